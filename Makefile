@@ -1,0 +1,48 @@
+# ccwallet: `make run` starts the wallet on the embedded default;
+# `make test` installs what is missing and runs every test.
+
+GO      ?= go
+BIN     := bin/ccwallet
+VERSION ?= $(shell git describe --always --dirty 2>/dev/null || echo dev)
+LDFLAGS := -X main.version=$(VERSION)
+
+# The Playwright driver lives in the repository's cache (scripts/deps.sh);
+# nothing is downloaded at run time.
+export PLAYWRIGHT_DRIVER_PATH := $(CURDIR)/.cache/playwright-driver
+
+.PHONY: all build run deps test lint bench fuzz clean
+
+all: build
+
+build:
+	$(GO) build -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/ccwallet
+
+## run: build and serve on the embedded default (SQLite, devnet, dev login)
+run: build
+	./$(BIN) serve
+
+## deps: install what the tests need (Postgres, chromium, Playwright driver)
+deps:
+	bash scripts/deps.sh
+
+## test: every test, browser end-to-end tests included, against real Postgres
+test: deps lint
+	$(GO) test -count=1 -timeout 40m ./...
+
+## lint: formatting, vet, and the direction of imports
+lint:
+	@unformatted=$$(gofmt -l $$(git ls-files '*.go' | grep -v '_templ.go$$') 2>/dev/null); \
+	if [ -n "$$unformatted" ]; then echo "gofmt needed:"; echo "$$unformatted"; exit 1; fi
+	$(GO) vet ./...
+	bash scripts/check-imports.sh
+
+## bench: benchmarks and their reference runs; writes bench/results.md
+bench: deps build
+	$(GO) test -run '^$$' -bench . -benchtime 1x -timeout 60m ./bench/... | tee bench/last-run.txt
+
+## fuzz: long fuzz runs of every fuzz target
+fuzz:
+	bash scripts/fuzz.sh 60s
+
+clean:
+	rm -rf bin

@@ -1,0 +1,86 @@
+package handlers
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net/http"
+
+	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/coin"
+	"github.com/ccwallet/ccwallet/web"
+)
+
+// statusError lets a handler pick a status for an error the domain does not
+// know about (a bad path parameter, say).
+type statusError struct {
+	status int
+	msg    string
+}
+
+func (e *statusError) Error() string { return e.msg }
+
+func badRequest(msg string) error { return &statusError{status: http.StatusBadRequest, msg: msg} }
+func forbidden(msg string) error  { return &statusError{status: http.StatusForbidden, msg: msg} }
+func notFound(msg string) error   { return &statusError{status: http.StatusNotFound, msg: msg} }
+
+// errorStatuses is the one table from domain errors to HTTP statuses,
+// checked in order with errors.Is.
+var errorStatuses = []struct {
+	err    error
+	status int
+}{
+	{ledger.ErrNotFound, http.StatusNotFound},
+	{ledger.ErrForbidden, http.StatusForbidden},
+	{ledger.ErrInFlight, http.StatusTooManyRequests},
+	{ledger.ErrDuplicate, http.StatusConflict},
+	{ledger.ErrConflict, http.StatusConflict},
+	{ledger.ErrExpired, http.StatusConflict},
+	// The real wallet answers 400 for a transfer it cannot fund.
+	{ledger.ErrInsufficientFunds, http.StatusBadRequest},
+	{ledger.ErrDisabled, http.StatusNotImplemented},
+	{ledger.ErrForgedBlob, http.StatusBadRequest},
+	{coin.ErrInvalidAmount, http.StatusBadRequest},
+	{coin.ErrInvalidPartyID, http.StatusBadRequest},
+	{coin.ErrInvalidContractID, http.StatusBadRequest},
+	{ledger.ErrUnavailable, http.StatusServiceUnavailable},
+	{context.DeadlineExceeded, http.StatusServiceUnavailable},
+}
+
+// Status maps an error to its HTTP status and the message the client sees.
+// 5xx messages are generic: the detail goes to the log, not the client.
+func Status(err error) (int, string) {
+	var se *statusError
+	if errors.As(err, &se) {
+		return se.status, se.msg
+	}
+	var re *web.RequestError
+	if errors.As(err, &re) {
+		return re.Status, re.Msg
+	}
+	if ledger.IsValidation(err) {
+		return http.StatusBadRequest, err.Error()
+	}
+	for _, e := range errorStatuses {
+		if errors.Is(err, e.err) {
+			switch e.status {
+			case http.StatusServiceUnavailable:
+				return e.status, "The service is temporarily unavailable; retry shortly."
+			default:
+				return e.status, err.Error()
+			}
+		}
+	}
+	return http.StatusInternalServerError, "An unexpected error occurred."
+}
+
+// writeError answers err as {"error": ...}, logging server-side failures
+// once, here, where they are handled.
+func writeError(log *slog.Logger, w http.ResponseWriter, r *http.Request, err error) {
+	status, msg := Status(err)
+	if status >= 500 {
+		log.ErrorContext(r.Context(), "request failed", "method", r.Method, "path", r.URL.Path, "status", status, "err", err,
+			"request_id", web.RequestIDFrom(r.Context()))
+	}
+	web.WriteError(w, status, msg)
+}

@@ -1,0 +1,109 @@
+// Package handlers holds the route table and the HTTP handlers of the JSON
+// APIs and the web UI. Handlers decode, call the ledger and encode; the
+// rules live in package ledger.
+package handlers
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"strings"
+
+	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/coin"
+	"github.com/ccwallet/ccwallet/web"
+)
+
+// Config is what the handlers need beyond the ledger.
+type Config struct {
+	// Auth verifies bearer tokens of the JSON APIs.
+	Auth *web.Verifier
+}
+
+// Handler serves every HTTP route of the app port.
+type Handler struct {
+	l    *ledger.Ledger
+	log  *slog.Logger
+	auth *web.Verifier
+}
+
+// New builds the handlers.
+func New(l *ledger.Ledger, cfg Config, log *slog.Logger) *Handler {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return &Handler{l: l, log: log, auth: cfg.Auth}
+}
+
+// apiFunc is a JSON handler; a returned error becomes {"error": ...}.
+type apiFunc func(w http.ResponseWriter, r *http.Request) error
+
+// api adapts an apiFunc, rendering its error with the status table.
+func (h *Handler) api(fn apiFunc) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if err := fn(w, r); err != nil {
+			writeError(h.log, w, r, err)
+		}
+	})
+}
+
+// user runs fn for an authenticated caller (any user, onboarded or not).
+func (h *Handler) user(fn apiFunc) http.Handler { return h.auth.Require(h.api(fn)) }
+
+// admin runs fn only for wallet admins (validatorWalletUsers).
+func (h *Handler) admin(fn apiFunc) http.Handler {
+	return h.auth.Require(h.api(func(w http.ResponseWriter, r *http.Request) error {
+		if !h.l.IsAdmin(subject(r.Context())) {
+			return forbidden("this endpoint is for the validator operator's wallet admins")
+		}
+		return fn(w, r)
+	}))
+}
+
+// subject is the authenticated user name (the token's sub).
+func subject(ctx context.Context) string {
+	c, _ := web.ClaimsFrom(ctx)
+	return c.Subject
+}
+
+// callerParty returns the caller's party, or 404 when the caller has not
+// onboarded, as the real wallet answers.
+func (h *Handler) callerParty(r *http.Request) (coin.PartyID, error) {
+	return h.l.PartyOf(r.Context(), subject(r.Context()))
+}
+
+// Routes returns the app port's handler. The JSON APIs are served at the
+// root, as the mission lists them, and under /api/validator, the base path
+// of the public specs' servers entry.
+func (h *Handler) Routes(health http.Handler) http.Handler {
+	mux := http.NewServeMux()
+
+	// validator-internal.yaml
+	mux.Handle("GET /v0/validator-user", h.api(h.getValidatorUserInfo))
+	mux.Handle("POST /v0/register", h.user(h.register))
+	mux.Handle("POST /v0/admin/users", h.admin(h.onboardUser))
+	mux.Handle("GET /v0/admin/users", h.admin(h.listUsers))
+	mux.Handle("POST /v0/admin/users/offboard", h.admin(h.offboardUser))
+
+	// wallet-internal.yaml
+	mux.Handle("GET /v0/wallet/user-status", h.user(h.userStatus))
+	mux.Handle("GET /v0/wallet/balance", h.user(h.getBalance))
+	mux.Handle("GET /v0/wallet/amulets", h.user(h.listHoldings))
+	mux.Handle("GET /v0/wallet/coins", h.user(h.listHoldings))
+	mux.Handle("POST /v0/wallet/tap", h.user(h.tap))
+
+	if health != nil {
+		mux.Handle("GET /readyz", health)
+		mux.Handle("GET /livez", health)
+	}
+	mux.Handle("/v0/", h.api(func(w http.ResponseWriter, r *http.Request) error {
+		return notFound("no such endpoint: " + r.Method + " " + r.URL.Path)
+	}))
+
+	root := http.NewServeMux()
+	root.Handle("/api/validator/", http.StripPrefix("/api/validator", mux))
+	root.Handle("/", mux)
+	return web.Chain(root, web.RequestID, web.Logger(h.log), web.Recover(h.log), web.SecurityHeaders)
+}
+
+func trimmed(s string) string { return strings.TrimSpace(s) }

@@ -1,0 +1,208 @@
+// Package coin holds the value types shared by the store, the ledger and the
+// views: exact amounts, party IDs, contract IDs and rounds. It imports nothing
+// of ours, so every layer can use it.
+package coin
+
+import (
+	"database/sql/driver"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/shopspring/decimal"
+)
+
+// Scale is the number of fractional digits of every amount, as Daml's
+// Numeric 10 that the real network uses.
+const Scale = 10
+
+// maxIntDigits bounds the integer part so amounts fit NUMERIC(38,10).
+const maxIntDigits = 28
+
+// Amount is an exact decimal with at most 10 fractional digits. The zero
+// value is 0. Amounts are never floats: every operation is exact, and the
+// two that cannot be (multiplication and division of two amounts) round
+// half-to-even at the 10th digit, as the real network does.
+type Amount struct {
+	d decimal.Decimal
+}
+
+// Zero is the amount 0.
+var Zero = Amount{}
+
+// ErrInvalidAmount is returned for text that is not an acceptable amount.
+var ErrInvalidAmount = errors.New("invalid amount")
+
+// ParseAmount reads a plain decimal such as "12", "-0.5" or "1000.0000000000".
+// It refuses exponents, more than 10 fractional digits, and values that do
+// not fit 28 integer digits, so nothing is ever rounded silently.
+func ParseAmount(s string) (Amount, error) {
+	t := strings.TrimSpace(s)
+	if t == "" {
+		return Zero, fmt.Errorf("%w: empty", ErrInvalidAmount)
+	}
+	body := strings.TrimPrefix(strings.TrimPrefix(t, "-"), "+")
+	if body == "" {
+		return Zero, fmt.Errorf("%w: %q is not a number", ErrInvalidAmount, s)
+	}
+	intPart, frac, hasDot := strings.Cut(body, ".")
+	if hasDot && frac == "" || intPart == "" && !hasDot || intPart == "" && frac == "" {
+		return Zero, fmt.Errorf("%w: %q is not a number", ErrInvalidAmount, s)
+	}
+	for _, part := range []string{intPart, frac} {
+		for _, c := range part {
+			if c < '0' || c > '9' {
+				return Zero, fmt.Errorf("%w: %q is not a number", ErrInvalidAmount, s)
+			}
+		}
+	}
+	if len(frac) > Scale {
+		return Zero, fmt.Errorf("%w: %q has more than %d decimal places", ErrInvalidAmount, s, Scale)
+	}
+	if len(strings.TrimLeft(intPart, "0")) > maxIntDigits {
+		return Zero, fmt.Errorf("%w: %q is too large", ErrInvalidAmount, s)
+	}
+	d, err := decimal.NewFromString(t)
+	if err != nil {
+		return Zero, fmt.Errorf("%w: %q is not a number", ErrInvalidAmount, s)
+	}
+	return Amount{d: d}, nil
+}
+
+// MustParse is ParseAmount for constants and tests; it panics on bad input.
+func MustParse(s string) Amount {
+	a, err := ParseAmount(s)
+	if err != nil {
+		panic(err)
+	}
+	return a
+}
+
+// FromInt returns the whole amount n.
+func FromInt(n int64) Amount { return Amount{d: decimal.NewFromInt(n)} }
+
+// String renders the amount with exactly 10 fractional digits, the form the
+// real network's JSON uses ("1000.0000000000").
+func (a Amount) String() string { return a.d.StringFixed(Scale) }
+
+// Short renders the amount without trailing zeros, for people.
+func (a Amount) Short() string { return a.d.String() }
+
+// Add returns a+b.
+func (a Amount) Add(b Amount) Amount { return Amount{d: a.d.Add(b.d)} }
+
+// Sub returns a-b.
+func (a Amount) Sub(b Amount) Amount { return Amount{d: a.d.Sub(b.d)} }
+
+// Neg returns -a.
+func (a Amount) Neg() Amount { return Amount{d: a.d.Neg()} }
+
+// MulInt returns a*n, which is exact.
+func (a Amount) MulInt(n int64) Amount { return Amount{d: a.d.Mul(decimal.NewFromInt(n))} }
+
+// Mul returns a*b rounded half-to-even at the 10th digit.
+func (a Amount) Mul(b Amount) Amount { return Amount{d: a.d.Mul(b.d).RoundBank(Scale)} }
+
+// Div returns a/b rounded half-to-even at the 10th digit. b must not be zero.
+func (a Amount) Div(b Amount) Amount {
+	// Two guard digits beyond the scale make the half-even decision exact
+	// for every quotient that is not itself a tie further out.
+	return Amount{d: a.d.DivRound(b.d, Scale+8).RoundBank(Scale)}
+}
+
+// DivCeil returns a/b rounded up to a whole number; used for round counts.
+func (a Amount) DivCeil(b Amount) int64 {
+	q := a.d.Div(b.d)
+	return q.Ceil().IntPart()
+}
+
+// Cmp compares a and b: -1, 0 or +1.
+func (a Amount) Cmp(b Amount) int { return a.d.Cmp(b.d) }
+
+// Equal reports whether a == b.
+func (a Amount) Equal(b Amount) bool { return a.d.Equal(b.d) }
+
+// IsZero reports whether a == 0.
+func (a Amount) IsZero() bool { return a.d.IsZero() }
+
+// IsPositive reports whether a > 0.
+func (a Amount) IsPositive() bool { return a.d.IsPositive() }
+
+// IsNegative reports whether a < 0.
+func (a Amount) IsNegative() bool { return a.d.IsNegative() }
+
+// Min returns the smaller of a and b.
+func Min(a, b Amount) Amount {
+	if a.Cmp(b) <= 0 {
+		return a
+	}
+	return b
+}
+
+// Max returns the larger of a and b.
+func Max(a, b Amount) Amount {
+	if a.Cmp(b) >= 0 {
+		return a
+	}
+	return b
+}
+
+// Sum adds all amounts.
+func Sum(as ...Amount) Amount {
+	s := Zero
+	for _, a := range as {
+		s = s.Add(a)
+	}
+	return s
+}
+
+// Value stores the amount as its 10-digit text, which both NUMERIC columns
+// (Postgres) and TEXT columns (SQLite, where NUMERIC would become a float)
+// take without loss.
+func (a Amount) Value() (driver.Value, error) { return a.String(), nil }
+
+// Scan reads an amount from text or bytes; integers are accepted too.
+func (a *Amount) Scan(src any) error {
+	switch v := src.(type) {
+	case nil:
+		*a = Zero
+		return nil
+	case string:
+		return a.scanText(v)
+	case []byte:
+		return a.scanText(string(v))
+	case int64:
+		*a = FromInt(v)
+		return nil
+	default:
+		return fmt.Errorf("scan amount: unsupported type %T", src)
+	}
+}
+
+func (a *Amount) scanText(s string) error {
+	d, err := decimal.NewFromString(s)
+	if err != nil {
+		return fmt.Errorf("scan amount %q: %w", s, err)
+	}
+	*a = Amount{d: d}
+	return nil
+}
+
+// MarshalJSON writes the amount as a JSON string with 10 decimals, as the
+// wallet APIs do.
+func (a Amount) MarshalJSON() ([]byte, error) { return json.Marshal(a.String()) }
+
+// UnmarshalJSON accepts a JSON string holding a decimal.
+func (a *Amount) UnmarshalJSON(b []byte) error {
+	var s string
+	if err := json.Unmarshal(b, &s); err != nil {
+		return fmt.Errorf("%w: must be a decimal in a JSON string", ErrInvalidAmount)
+	}
+	v, err := ParseAmount(s)
+	if err != nil {
+		return err
+	}
+	*a = v
+	return nil
+}

@@ -1,0 +1,171 @@
+package coin
+
+import (
+	"encoding/json"
+	"errors"
+	"testing"
+)
+
+func TestParseAmount(t *testing.T) {
+	tests := []struct {
+		in   string
+		want string // "" means an error
+	}{
+		{"0", "0.0000000000"},
+		{"12", "12.0000000000"},
+		{"-0.5", "-0.5000000000"},
+		{"1000.0000000000", "1000.0000000000"},
+		{"0.0000000001", "0.0000000001"},
+		{" 7.25 ", "7.2500000000"},
+		{"9999999999999999999999999999.9999999999", "9999999999999999999999999999.9999999999"},
+		{"0.00000000001", ""},
+		{"1e5", ""},
+		{"1E-3", ""},
+		{"abc", ""},
+		{"", ""},
+		{"-", ""},
+		{".", ""},
+		{"1.", ""},
+		{"--1", ""},
+		{"1.2.3", ""},
+		{"NaN", ""},
+		{"Infinity", ""},
+		{"0x10", ""},
+		{"1_000", ""},
+		{"10000000000000000000000000000", ""},
+	}
+	for _, tt := range tests {
+		got, err := ParseAmount(tt.in)
+		if tt.want == "" {
+			if err == nil || !errors.Is(err, ErrInvalidAmount) {
+				t.Errorf("ParseAmount(%q) = %s, %v; want ErrInvalidAmount", tt.in, got, err)
+			}
+			continue
+		}
+		if err != nil || got.String() != tt.want {
+			t.Errorf("ParseAmount(%q) = %s, %v; want %s", tt.in, got, err, tt.want)
+		}
+	}
+}
+
+func TestArithmeticRounding(t *testing.T) {
+	tests := []struct {
+		name string
+		got  Amount
+		want string
+	}{
+		{"add", MustParse("0.1").Add(MustParse("0.2")), "0.3000000000"},
+		{"sub", MustParse("1").Sub(MustParse("0.0000000001")), "0.9999999999"},
+		{"mulInt", MustParse("0.0038051800").MulInt(52560), "200.0002608000"},
+		// 0.00000000005 is a tie at the 10th digit: half-even keeps 0.
+		{"mul tie even", MustParse("0.0000000001").Mul(MustParse("0.5")), "0.0000000000"},
+		{"mul tie odd", MustParse("0.0000000003").Mul(MustParse("0.5")), "0.0000000002"},
+		{"div", MustParse("0.0000190259").Div(MustParse("0.005")), "0.0038051800"},
+		{"div thirds", MustParse("1").Div(MustParse("3")), "0.3333333333"},
+		{"div two thirds", MustParse("2").Div(MustParse("3")), "0.6666666667"},
+		{"div tie", MustParse("0.0000000001").Div(MustParse("2")), "0.0000000000"},
+		{"div tie odd", MustParse("0.0000000003").Div(MustParse("2")), "0.0000000002"},
+		{"neg", MustParse("5").Neg(), "-5.0000000000"},
+	}
+	for _, tt := range tests {
+		if tt.got.String() != tt.want {
+			t.Errorf("%s = %s, want %s", tt.name, tt.got, tt.want)
+		}
+	}
+}
+
+func TestAmountJSONAndSQL(t *testing.T) {
+	a := MustParse("12.5")
+	b, err := json.Marshal(a)
+	if err != nil || string(b) != `"12.5000000000"` {
+		t.Fatalf("marshal = %s, %v", b, err)
+	}
+	var back Amount
+	if err := json.Unmarshal(b, &back); err != nil || !back.Equal(a) {
+		t.Fatalf("unmarshal = %s, %v", back, err)
+	}
+	for _, bad := range []string{`12.5`, `"1e3"`, `"0.00000000001"`, `null`, `{}`} {
+		var x Amount
+		if err := json.Unmarshal([]byte(bad), &x); err == nil {
+			t.Errorf("unmarshal %s: no error", bad)
+		}
+	}
+	var s Amount
+	for _, src := range []any{"3.1400000000", []byte("3.14"), int64(3)} {
+		if err := s.Scan(src); err != nil {
+			t.Errorf("scan %T: %v", src, err)
+		}
+	}
+	if err := s.Scan(3.14); err == nil {
+		t.Error("scan float64: no error; floats must never become amounts")
+	}
+}
+
+func TestPartyID(t *testing.T) {
+	ns := Fingerprint([]byte("0123456789abcdef0123456789abcdef"))
+	if len(ns) != 68 || ns[:4] != "1220" {
+		t.Fatalf("fingerprint %q", ns)
+	}
+	good := []string{"alice::" + ns, "a-b_c d:e::" + ns}
+	bad := []string{"alice", "alice::1220", "::" + ns, "al::ice::" + ns, "alice::" + ns[:67] + "G", "al!ce::" + ns, "alice::" + "1221" + ns[4:]}
+	for _, s := range good {
+		if _, err := ParsePartyID(s); err != nil {
+			t.Errorf("ParsePartyID(%q): %v", s, err)
+		}
+	}
+	for _, s := range bad {
+		if _, err := ParsePartyID(s); !errors.Is(err, ErrInvalidPartyID) {
+			t.Errorf("ParsePartyID(%q) = %v, want ErrInvalidPartyID", s, err)
+		}
+	}
+	for in, want := range map[string]string{"alice": "alice", "a_b": "a__b", "bob@x.org": "bob_0040x_002eorg", "": "user"} {
+		if got := SanitizeHint(in); got != want {
+			t.Errorf("SanitizeHint(%q) = %q, want %q", in, got, want)
+		}
+		if err := ValidateHint(SanitizeHint(in)); err != nil {
+			t.Errorf("SanitizeHint(%q) is not a valid hint: %v", in, err)
+		}
+	}
+}
+
+func TestContractID(t *testing.T) {
+	a, b := NewContractID(), NewContractID()
+	if a == b {
+		t.Fatal("two fresh contract IDs are equal")
+	}
+	if _, err := ParseContractID(string(a)); err != nil {
+		t.Fatalf("ParseContractID(%s): %v", a, err)
+	}
+	for _, s := range []string{"", "00", string(a)[:137], string(a) + "0", "01" + string(a)[2:], string(a)[:137] + "Z"} {
+		if _, err := ParseContractID(s); !errors.Is(err, ErrInvalidContractID) {
+			t.Errorf("ParseContractID(%q) = %v", s, err)
+		}
+	}
+}
+
+func FuzzParseAmount(f *testing.F) {
+	for _, s := range []string{"0", "1.5", "-2", "1e3", "0.00000000001", "99999999999999999999999999999"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		a, err := ParseAmount(s)
+		if err != nil {
+			return
+		}
+		back, err := ParseAmount(a.String())
+		if err != nil || !back.Equal(a) {
+			t.Fatalf("round trip of %q: %s -> %v %v", s, a, back, err)
+		}
+	})
+}
+
+func FuzzParsePartyID(f *testing.F) {
+	f.Add("alice::" + Fingerprint([]byte("k")))
+	f.Add("::")
+	f.Fuzz(func(t *testing.T, s string) {
+		p, err := ParsePartyID(s)
+		if err == nil && string(p) != s {
+			t.Fatalf("ParsePartyID(%q) changed it to %q", s, p)
+		}
+	})
+}

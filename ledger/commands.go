@@ -1,0 +1,43 @@
+package ledger
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/ccwallet/ccwallet/ledger/coin"
+	"github.com/ccwallet/ccwallet/store"
+	"github.com/uptrace/bun"
+)
+
+// DeduplicationWindow is how long a command, tracking or deduplication id
+// is remembered (the real wallet's deduplicationDuration).
+const DeduplicationWindow = 24 * 60 * 60 // seconds; see PruneCommands
+
+// claimCommand reserves key for this transaction. It returns the stored
+// result when the key was used before (the caller answers with it or with
+// ErrDuplicate), and ErrInFlight when another transaction holds the key
+// right now, so concurrent duplicates get 429 instead of queuing.
+func (l *Ledger) claimCommand(ctx context.Context, tx bun.Tx, key string) (*store.Command, error) {
+	ok, err := l.db.TryLockKey(ctx, tx, "cmd:"+key)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return nil, fmt.Errorf("%w: a command with the same id is being processed", ErrInFlight)
+	}
+	c, err := store.CommandByKey(ctx, tx, key)
+	if err == nil {
+		return c, nil
+	}
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, nil
+	}
+	return nil, err
+}
+
+// saveCommand records key's result in the same transaction as its effect.
+func (l *Ledger) saveCommand(ctx context.Context, t *txn, key string, party coin.PartyID, kind, result string) error {
+	off := t.offset
+	return store.InsertCommand(ctx, t.tx, &store.Command{DedupKey: key, Party: party, Kind: kind, OffsetID: &off, Result: result, CreatedAt: t.now})
+}

@@ -1,0 +1,57 @@
+// Package ledger implements the coin's rules: parties, contracts, holdings
+// with their holding fee, transfers, rounds and the network rules. It owns
+// every database transaction; handlers and jobs call it and never the store.
+package ledger
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/ccwallet/ccwallet/store"
+)
+
+// Sentinel errors. Handlers map them to HTTP statuses in one table.
+var (
+	// ErrNotFound: the party, user, contract or command does not exist (or is
+	// not visible to the caller).
+	ErrNotFound = store.ErrNotFound
+	// ErrUnavailable: the database cannot be reached right now.
+	ErrUnavailable = store.ErrUnavailable
+	// ErrForbidden: the caller may not act on this object.
+	ErrForbidden = errors.New("forbidden")
+	// ErrConflict: the object is not in a state that allows the operation.
+	ErrConflict = errors.New("conflict")
+	// ErrInsufficientFunds: the sender's holdings do not cover the transfer.
+	ErrInsufficientFunds = errors.New("insufficient funds")
+	// ErrExpired: the object's deadline has passed.
+	ErrExpired = errors.New("expired")
+	// ErrDuplicate: the tracking or command id was used already.
+	ErrDuplicate = errors.New("duplicate command")
+	// ErrInFlight: a command with the same id is being processed right now.
+	ErrInFlight = errors.New("command in flight")
+	// ErrDisabled: the feature is off on this node (e.g. tap outside devnet).
+	ErrDisabled = errors.New("not available on this network")
+)
+
+// ValidationError reports bad input in one field.
+type ValidationError struct {
+	Field string
+	Msg   string
+}
+
+func (e *ValidationError) Error() string {
+	if e.Field == "" {
+		return e.Msg
+	}
+	return e.Field + ": " + e.Msg
+}
+
+func invalid(field, format string, args ...any) error {
+	return &ValidationError{Field: field, Msg: fmt.Sprintf(format, args...)}
+}
+
+// IsValidation reports whether err is a *ValidationError.
+func IsValidation(err error) bool {
+	var v *ValidationError
+	return errors.As(err, &v)
+}

@@ -1,0 +1,340 @@
+package ledger
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"time"
+
+	"github.com/ccwallet/ccwallet/ledger/coin"
+	"github.com/ccwallet/ccwallet/store"
+	"github.com/uptrace/bun"
+)
+
+// HoldingView is one holding (UTXO) as of a round.
+type HoldingView struct {
+	Contract      Contract
+	Owner         coin.PartyID
+	Initial       coin.Amount
+	CreatedRound  coin.Round
+	RatePerRound  coin.Amount
+	AccruedFee    coin.Amount
+	Effective     coin.Amount
+	Locked        bool
+	LockHolder    string
+	LockExpiresAt time.Time
+	// ExpiresAtRound is the round at which the holding becomes dust.
+	ExpiresAtRound coin.Round
+}
+
+// Balance is a party's balance as of the latest open round.
+type Balance struct {
+	Round             coin.Round
+	Price             coin.Amount
+	EffectiveUnlocked coin.Amount
+	EffectiveLocked   coin.Amount
+	// HoldingFees counts unlocked holdings only, as the real wallet does.
+	HoldingFees coin.Amount
+	Count       int
+	LockedCount int
+}
+
+// CurrentRound returns the latest open round and its price.
+func (l *Ledger) CurrentRound(ctx context.Context) (coin.Round, coin.Amount, error) {
+	r, err := store.LatestRound(ctx, l.db)
+	if err != nil {
+		return 0, coin.Zero, err
+	}
+	return r.Number, r.Price, nil
+}
+
+// Holdings lists a party's holdings valued at the latest open round,
+// largest first.
+func (l *Ledger) Holdings(ctx context.Context, party coin.PartyID) ([]HoldingView, coin.Round, error) {
+	r, err := store.LatestRound(ctx, l.db)
+	if err != nil {
+		return nil, 0, err
+	}
+	hs, err := store.HoldingsByOwner(ctx, l.db, party)
+	if err != nil {
+		return nil, 0, err
+	}
+	ids := make([]coin.ContractID, len(hs))
+	for i, h := range hs {
+		ids[i] = h.ContractID
+	}
+	contracts, err := l.contractsByID(ctx, l.db, ids)
+	if err != nil {
+		return nil, 0, err
+	}
+	out := make([]HoldingView, 0, len(hs))
+	for _, h := range hs {
+		v := l.holdingView(h, r.Number)
+		if c, ok := contracts[h.ContractID]; ok {
+			v.Contract = l.contractView(c)
+		}
+		out = append(out, v)
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Effective.Cmp(out[j].Effective) > 0 })
+	return out, r.Number, nil
+}
+
+func (l *Ledger) holdingView(h store.Holding, at coin.Round) HoldingView {
+	fee := HoldingFee(h.Amount, h.Rate, h.CreatedRound, at)
+	exp, _ := ExpiresAt(h.Amount, h.Rate, h.CreatedRound)
+	return HoldingView{
+		Owner: h.Owner, Initial: h.Amount, CreatedRound: h.CreatedRound, RatePerRound: h.Rate,
+		AccruedFee: fee, Effective: h.Amount.Sub(fee), Locked: h.LockHolder != "", LockHolder: h.LockHolder,
+		LockExpiresAt: h.LockExpiresAt.Time, ExpiresAtRound: exp,
+	}
+}
+
+func (l *Ledger) contractsByID(ctx context.Context, db bun.IDB, ids []coin.ContractID) (map[coin.ContractID]*store.Contract, error) {
+	out := make(map[coin.ContractID]*store.Contract, len(ids))
+	for start := 0; start < len(ids); start += 500 {
+		end := min(start+500, len(ids))
+		var cs []store.Contract
+		if err := db.NewSelect().Model(&cs).Where("contract_id IN (?)", bun.In(ids[start:end])).Scan(ctx); err != nil {
+			return nil, fmt.Errorf("load contracts: %w", store.Normalize(err))
+		}
+		for i := range cs {
+			out[cs[i].ContractID] = &cs[i]
+		}
+	}
+	return out, nil
+}
+
+// Balance sums a party's holdings at the latest open round.
+func (l *Ledger) Balance(ctx context.Context, party coin.PartyID) (Balance, error) {
+	r, err := store.LatestRound(ctx, l.db)
+	if err != nil {
+		return Balance{}, err
+	}
+	hs, err := store.HoldingsByOwner(ctx, l.db, party)
+	if err != nil {
+		return Balance{}, err
+	}
+	b := Balance{Round: r.Number, Price: r.Price}
+	for _, h := range hs {
+		fee := HoldingFee(h.Amount, h.Rate, h.CreatedRound, r.Number)
+		eff := h.Amount.Sub(fee)
+		if h.LockHolder != "" {
+			b.EffectiveLocked = b.EffectiveLocked.Add(eff)
+			b.LockedCount++
+			continue
+		}
+		b.EffectiveUnlocked = b.EffectiveUnlocked.Add(eff)
+		b.HoldingFees = b.HoldingFees.Add(fee)
+		b.Count++
+	}
+	return b, nil
+}
+
+// Candidate is a holding offered to coin selection, valued at a round.
+type Candidate struct {
+	ID        coin.ContractID
+	Effective coin.Amount
+}
+
+// SelectInputs picks the holdings that pay for target. It prefers few,
+// large inputs: candidates are taken largest first (ties by contract ID, so
+// the choice is deterministic) until they cover target. Holdings worth
+// nothing are skipped. It fails with ErrInsufficientFunds when all
+// candidates together fall short, and also when covering target would
+// need more than maxInputs holdings, saying that merging would help.
+func SelectInputs(cands []Candidate, target coin.Amount, maxInputs int) ([]Candidate, coin.Amount, error) {
+	sorted := make([]Candidate, 0, len(cands))
+	total := coin.Zero
+	for _, c := range cands {
+		if c.Effective.IsPositive() {
+			sorted = append(sorted, c)
+			total = total.Add(c.Effective)
+		}
+	}
+	if total.Cmp(target) < 0 {
+		return nil, coin.Zero, fmt.Errorf("%w: need %s, have %s", ErrInsufficientFunds, target, total)
+	}
+	sort.Slice(sorted, func(i, j int) bool {
+		if c := sorted[i].Effective.Cmp(sorted[j].Effective); c != 0 {
+			return c > 0
+		}
+		return sorted[i].ID < sorted[j].ID
+	})
+	sum := coin.Zero
+	for i, c := range sorted {
+		if i == maxInputs {
+			return nil, coin.Zero, fmt.Errorf("%w: need %s, but the largest %d holdings only cover %s; merge holdings first", ErrInsufficientFunds, target, maxInputs, sum)
+		}
+		sum = sum.Add(c.Effective)
+		if sum.Cmp(target) >= 0 && target.IsPositive() {
+			return sorted[:i+1], sum, nil
+		}
+	}
+	if !target.IsPositive() {
+		return nil, coin.Zero, nil
+	}
+	return nil, coin.Zero, fmt.Errorf("%w: need %s, have %s", ErrInsufficientFunds, target, total)
+}
+
+// Output is one receiver of a transfer.
+type Output struct {
+	Receiver coin.PartyID
+	Amount   coin.Amount
+	// Lock, when set, creates the output as a locked holding.
+	Lock *Lock
+}
+
+// TransferResult says what a transfer consumed and created.
+type TransferResult struct {
+	Inputs      []coin.ContractID
+	Outputs     []coin.ContractID
+	Change      coin.ContractID
+	Fees        coin.Amount
+	HoldingFees coin.Amount
+	InputTotal  coin.Amount
+}
+
+// transfer moves coin from sender's unlocked holdings to outputs inside t:
+// it selects inputs, spends them with a guarded delete, creates the outputs
+// and the change, burns fees and the inputs' accrued holding fees, and
+// charges the submitting validator traffic per input. The caller must hold
+// the sender's lock (lockParties).
+func (t *txn) transfer(ctx context.Context, sender coin.PartyID, outs []Output) (*TransferResult, error) {
+	rules := t.l.rules
+	if len(outs) == 0 {
+		return nil, invalid("receivers", "at least one output is needed")
+	}
+	if len(outs) > rules.MaxNumOutputs {
+		return nil, invalid("receivers", "at most %d outputs per transfer", rules.MaxNumOutputs)
+	}
+	need, fees := coin.Zero, coin.Zero
+	for _, o := range outs {
+		if !o.Amount.IsPositive() {
+			return nil, invalid("amount", "must be positive")
+		}
+		fee := rules.OutputFee(o.Amount, t.round.Price, o.Receiver == sender)
+		fees = fees.Add(fee)
+		need = need.Add(o.Amount).Add(fee)
+	}
+	hs, err := store.HoldingsByOwner(ctx, t.tx, sender)
+	if err != nil {
+		return nil, err
+	}
+	byID := make(map[coin.ContractID]store.Holding, len(hs))
+	cands := make([]Candidate, 0, len(hs))
+	for _, h := range hs {
+		if h.LockHolder != "" {
+			continue
+		}
+		byID[h.ContractID] = h
+		cands = append(cands, Candidate{ID: h.ContractID, Effective: EffectiveAmount(h.Amount, h.Rate, h.CreatedRound, t.round.Number)})
+	}
+	picked, sum, err := SelectInputs(cands, need, rules.MaxNumInputs)
+	if err != nil {
+		return nil, err
+	}
+	return t.spend(ctx, sender, picked, byID, sum, need, fees, outs)
+}
+
+// spend consumes picked inputs (worth sum) and creates outs plus change.
+func (t *txn) spend(ctx context.Context, sender coin.PartyID, picked []Candidate, byID map[coin.ContractID]store.Holding, sum, need, fees coin.Amount, outs []Output) (*TransferResult, error) {
+	res := &TransferResult{Fees: fees}
+	initial := coin.Zero
+	for _, c := range picked {
+		res.Inputs = append(res.Inputs, c.ID)
+		initial = initial.Add(byID[c.ID].Amount)
+	}
+	if err := store.DeleteHoldings(ctx, t.tx, res.Inputs, ""); err != nil {
+		return nil, err
+	}
+	t.archive(res.Inputs...)
+	res.InputTotal = sum
+	res.HoldingFees = initial.Sub(sum)
+	for _, o := range outs {
+		res.Outputs = append(res.Outputs, t.newHolding(o.Receiver, o.Amount, o.Lock))
+	}
+	if change := sum.Sub(need); change.IsPositive() {
+		res.Change = t.newHolding(sender, change, nil)
+	}
+	t.burn(fees.Add(res.HoldingFees))
+	t.traffic += t.l.rules.TrafficBytes(len(res.Inputs))
+	return res, nil
+}
+
+// lockParties takes the per-party locks an operation needs, in a fixed
+// order so two operations on the same pair cannot deadlock.
+func (l *Ledger) lockParties(ctx context.Context, tx bun.Tx, parties ...coin.PartyID) error {
+	ps := make([]string, 0, len(parties))
+	for _, p := range parties {
+		ps = append(ps, string(p))
+	}
+	sort.Strings(ps)
+	prev := ""
+	for _, p := range ps {
+		if p == prev {
+			continue
+		}
+		prev = p
+		if err := l.db.LockKey(ctx, tx, "party:"+p); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// TransferRequest is a direct transfer between two parties (the primitive
+// the other workflows build on).
+type TransferRequest struct {
+	Sender      coin.PartyID
+	Receiver    coin.PartyID
+	Amount      coin.Amount
+	Description string
+	// Kind names the workflow in history (e.g. "TransferPreapprovalSend").
+	Kind string
+}
+
+// Transfer moves amount from sender to receiver in one step.
+func (l *Ledger) Transfer(ctx context.Context, req TransferRequest) (*TransferResult, error) {
+	if err := l.KnownParty(ctx, req.Receiver); err != nil {
+		return nil, err
+	}
+	if req.Kind == "" {
+		req.Kind = "Transfer"
+	}
+	var res *TransferResult
+	err := l.db.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
+		if err := l.lockParties(ctx, tx, req.Sender); err != nil {
+			return err
+		}
+		t, err := l.beginTxn(ctx, tx, "transfer")
+		if err != nil {
+			return err
+		}
+		r, err := t.transfer(ctx, req.Sender, []Output{{Receiver: req.Receiver, Amount: req.Amount}})
+		if err != nil {
+			return err
+		}
+		t.recordTransfer(req.Sender, req.Receiver, req.Amount, r, req.Kind, req.Description)
+		res = r
+		return t.commit(ctx)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("transfer %s from %s to %s: %w", req.Amount, req.Sender, req.Receiver, err)
+	}
+	return res, nil
+}
+
+// recordTransfer writes the history rows of a transfer for both sides.
+func (t *txn) recordTransfer(sender, receiver coin.PartyID, amount coin.Amount, r *TransferResult, subtype, description string) {
+	d := HistoryDetails{
+		Provider: t.l.operator, Sender: &PartyAmount{Party: sender, Amount: amount.Add(r.Fees).Neg()},
+		Receivers: []PartyAmount{{Party: receiver, Amount: amount}}, HoldingFees: r.HoldingFees, Fees: r.Fees,
+	}
+	if len(r.Outputs) > 0 {
+		d.ContractID = r.Outputs[0]
+	}
+	t.record(sender, "transfer", subtype, receiver, amount.Add(r.Fees).Neg(), r.Fees.Add(r.HoldingFees), description, d)
+	if receiver != sender {
+		t.record(receiver, "transfer", subtype, sender, amount, coin.Zero, description, d)
+	}
+}

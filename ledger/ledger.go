@@ -1,0 +1,290 @@
+package ledger
+
+import (
+	"context"
+	"crypto/ed25519"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/ccwallet/ccwallet/ledger/coin"
+	"github.com/ccwallet/ccwallet/store"
+	"github.com/uptrace/bun"
+)
+
+// Config is what the ledger needs from the operator's configuration.
+type Config struct {
+	// OperatorHint is the validator operator party's hint (validatorPartyHint).
+	OperatorHint string
+	// AdminUsers are the wallet admin users (validatorWalletUsers); each is
+	// bound to the operator party.
+	AdminUsers []string
+	// DevNet enables the faucet (tap) and time control.
+	DevNet bool
+	// Rules seeds the network rules when the ledger is created; an existing
+	// ledger keeps the rules it was created with.
+	Rules *Rules
+	// Now is the clock; nil means time.Now. Tests pass a fake.
+	Now func() time.Time
+}
+
+// Ledger applies the coin's rules to the store. Safe for concurrent use.
+type Ledger struct {
+	db  *store.DB
+	log *slog.Logger
+	cfg Config
+
+	rules          Rules
+	rulesCID       coin.ContractID
+	blobKey        []byte
+	namespace      string
+	dso            coin.PartyID
+	operator       coin.PartyID
+	synchronizerID string
+}
+
+// Meta keys set once when the ledger is created.
+const (
+	metaBlobKey      = "blob_key"
+	metaNamespace    = "participant_namespace"
+	metaDSO          = "dso_party"
+	metaOperator     = "operator_party"
+	metaSynchronizer = "synchronizer_id"
+	metaRulesCID     = "rules_cid"
+)
+
+// Open loads the ledger from db, creating the network (DSO, operator party,
+// rules, first round) on first start. Several replicas may call it at once.
+func Open(ctx context.Context, db *store.DB, cfg Config, log *slog.Logger) (*Ledger, error) {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.OperatorHint == "" {
+		cfg.OperatorHint = "ccwallet-validator-1"
+	}
+	if err := coin.ValidateHint(cfg.OperatorHint); err != nil {
+		return nil, fmt.Errorf("validator party hint: %w", err)
+	}
+	l := &Ledger{db: db, log: log, cfg: cfg}
+	err := db.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
+		if err := db.LockKey(ctx, tx, "ccwallet:bootstrap"); err != nil {
+			return err
+		}
+		if _, err := store.MetaValue(ctx, tx, metaOperator); errors.Is(err, store.ErrNotFound) {
+			return l.bootstrap(ctx, tx)
+		} else if err != nil {
+			return err
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("bootstrap ledger: %w", err)
+	}
+	if err := l.loadMeta(ctx); err != nil {
+		return nil, err
+	}
+	if err := l.ensureAdmins(ctx); err != nil {
+		return nil, err
+	}
+	return l, nil
+}
+
+func (l *Ledger) now() time.Time { return l.cfg.Now().UTC() }
+
+// Rules returns the network rules.
+func (l *Ledger) Rules() Rules { return l.rules }
+
+// DSO returns the network's DSO party, the coin's registry admin.
+func (l *Ledger) DSO() coin.PartyID { return l.dso }
+
+// Operator returns the validator operator's party.
+func (l *Ledger) Operator() coin.PartyID { return l.operator }
+
+// SynchronizerID returns the ID of the network's synchronizer.
+func (l *Ledger) SynchronizerID() string { return l.synchronizerID }
+
+// DevNet reports whether this is a development network.
+func (l *Ledger) DevNet() bool { return l.cfg.DevNet }
+
+// Ping checks the database, for readiness probes.
+func (l *Ledger) Ping(ctx context.Context) error { return l.db.Ping(ctx) }
+
+func (l *Ledger) loadMeta(ctx context.Context) error {
+	get := func(k string) (string, error) { return store.MetaValue(ctx, l.db, k) }
+	key, err := get(metaBlobKey)
+	if err != nil {
+		return err
+	}
+	if l.blobKey, err = hex.DecodeString(key); err != nil {
+		return fmt.Errorf("decode blob key: %w", err)
+	}
+	if l.namespace, err = get(metaNamespace); err != nil {
+		return err
+	}
+	dso, err := get(metaDSO)
+	if err != nil {
+		return err
+	}
+	op, err := get(metaOperator)
+	if err != nil {
+		return err
+	}
+	l.dso, l.operator = coin.PartyID(dso), coin.PartyID(op)
+	if l.synchronizerID, err = get(metaSynchronizer); err != nil {
+		return err
+	}
+	cid, err := get(metaRulesCID)
+	if err != nil {
+		return err
+	}
+	l.rulesCID = coin.ContractID(cid)
+	c, err := store.ContractByID(ctx, l.db, l.rulesCID)
+	if err != nil {
+		return fmt.Errorf("load rules: %w", err)
+	}
+	var p rulesPayload
+	if err := json.Unmarshal([]byte(c.Payload), &p); err != nil {
+		return fmt.Errorf("decode rules: %w", err)
+	}
+	l.rules = p.Config
+	return nil
+}
+
+type rulesPayload struct {
+	DSO      coin.PartyID `json:"dso"`
+	Config   Rules        `json:"configSchedule"`
+	IsDevNet bool         `json:"isDevNet"`
+}
+
+type roundPayload struct {
+	DSO            coin.PartyID `json:"dso"`
+	Round          roundRef     `json:"round"`
+	AmuletPrice    coin.Amount  `json:"amuletPrice"`
+	OpensAt        string       `json:"opensAt"`
+	TargetClosesAt string       `json:"targetClosesAt"`
+	TickDuration   string       `json:"tickDuration"`
+}
+
+func randomKeyFingerprint() (string, error) {
+	pub, _, err := ed25519.GenerateKey(rand.Reader)
+	if err != nil {
+		return "", err
+	}
+	return coin.Fingerprint(pub), nil
+}
+
+// bootstrap creates the network on an empty database: keys, the DSO and
+// operator parties, the rules contract and round 0.
+func (l *Ledger) bootstrap(ctx context.Context, tx bun.Tx) error {
+	key := make([]byte, 32)
+	if _, err := rand.Read(key); err != nil {
+		return err
+	}
+	ns, err := randomKeyFingerprint()
+	if err != nil {
+		return err
+	}
+	dsoNS, err := randomKeyFingerprint()
+	if err != nil {
+		return err
+	}
+	dso, _ := coin.NewPartyID("DSO", dsoNS)
+	operator, err := coin.NewPartyID(l.cfg.OperatorHint, ns)
+	if err != nil {
+		return err
+	}
+	syncID := "global-domain::" + dsoNS
+	for k, v := range map[string]string{
+		metaBlobKey: hex.EncodeToString(key), metaNamespace: ns, metaDSO: string(dso),
+		metaOperator: string(operator), metaSynchronizer: syncID,
+	} {
+		if err := store.InsertMeta(ctx, tx, k, v); err != nil {
+			return err
+		}
+	}
+	l.blobKey, l.namespace, l.dso, l.operator, l.synchronizerID = key, ns, dso, operator, syncID
+	rules := DefaultRules()
+	if l.cfg.Rules != nil {
+		rules = *l.cfg.Rules
+	}
+	l.rules = rules
+	now := l.now()
+	for _, p := range []store.Party{
+		{PartyID: dso, Hint: "DSO", Kind: "dso", CreatedAt: now},
+		{PartyID: operator, Hint: l.cfg.OperatorHint, Kind: "local", CreatedAt: now},
+	} {
+		if err := store.InsertParty(ctx, tx, &p); err != nil {
+			return err
+		}
+	}
+	t := l.newTxn(tx, "bootstrap", &store.Round{Number: 0, Price: rules.InitialPriceUSD})
+	l.rulesCID = t.create(TemplateAmuletRules, rulesPayload{DSO: dso, Config: rules, IsDevNet: l.cfg.DevNet}, dso)
+	t.create(TemplateExternalPartyRule, map[string]any{"dso": dso}, dso)
+	t.create(TemplateFeaturedAppRight, map[string]any{"dso": dso, "provider": operator}, dso, operator)
+	if err := l.openRound(ctx, t, 0, rules.InitialPriceUSD, now); err != nil {
+		return err
+	}
+	if err := t.commit(ctx); err != nil {
+		return err
+	}
+	return store.InsertMeta(ctx, tx, metaRulesCID, string(l.rulesCID))
+}
+
+// openRound creates round n's contract and row inside t.
+func (l *Ledger) openRound(ctx context.Context, t *txn, n coin.Round, price coin.Amount, opensAt time.Time) error {
+	closes := opensAt.Add(2 * l.rules.TickDuration)
+	cid := t.create(TemplateOpenMiningRound, roundPayload{
+		DSO: l.dso, Round: roundString(n), AmuletPrice: price, OpensAt: FormatTime(opensAt),
+		TargetClosesAt: FormatTime(closes), TickDuration: fmt.Sprintf("%dus", l.rules.TickDuration.Microseconds()),
+	}, l.dso)
+	return store.InsertRound(ctx, t.tx, &store.Round{Number: n, ContractID: cid, Price: price, OpensAt: opensAt, TargetClosesAt: closes})
+}
+
+// ensureAdmins binds every configured wallet admin user to the operator
+// party, so the operator can log in from the first start on.
+func (l *Ledger) ensureAdmins(ctx context.Context) error {
+	for _, name := range l.cfg.AdminUsers {
+		err := l.db.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
+			u, err := store.UserByName(ctx, tx, name)
+			if err == nil {
+				if u.PartyID != l.operator || !u.IsAdmin || u.InstallCID == "" {
+					return fmt.Errorf("wallet admin user %q is bound to party %s, not to the operator party %s", name, u.PartyID, l.operator)
+				}
+				return nil
+			}
+			if !errors.Is(err, store.ErrNotFound) {
+				return err
+			}
+			t, err := l.beginTxn(ctx, tx, "onboard-admin")
+			if err != nil {
+				return err
+			}
+			install := l.createInstall(t, name, l.operator)
+			if err := t.commit(ctx); err != nil {
+				return err
+			}
+			return store.InsertUser(ctx, tx, &store.User{Name: name, PartyID: l.operator, IsAdmin: true, InstallCID: install, CreatedAt: l.now()})
+		})
+		if err != nil && !errors.Is(err, store.ErrAlreadyExists) {
+			return fmt.Errorf("set up wallet admin %q: %w", name, err)
+		}
+	}
+	return nil
+}
+
+// IsAdmin reports whether name is a wallet admin (a validatorWalletUsers entry).
+func (l *Ledger) IsAdmin(name string) bool {
+	for _, a := range l.cfg.AdminUsers {
+		if a == name {
+			return true
+		}
+	}
+	return false
+}

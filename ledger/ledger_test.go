@@ -1,0 +1,206 @@
+package ledger_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/coin"
+	"github.com/ccwallet/ccwallet/ledger/ledgertest"
+)
+
+func TestMain(m *testing.M) { ledgertest.Main(m) }
+
+func forEachEngine(t *testing.T, fn func(t *testing.T, l *ledger.Ledger)) {
+	for _, e := range ledgertest.Engines {
+		t.Run(ledgertest.Name(e), func(t *testing.T) {
+			t.Parallel()
+			fn(t, ledgertest.New(t, e))
+		})
+	}
+}
+
+func TestBootstrapAndOnboarding(t *testing.T) {
+	forEachEngine(t, func(t *testing.T, l *ledger.Ledger) {
+		ctx := context.Background()
+		admin, err := l.User(ctx, "admin")
+		if err != nil || admin.Party != l.Operator() || !admin.IsAdmin || !admin.WalletInstalled {
+			t.Fatalf("admin = %+v, %v; want bound to operator %s", admin, err, l.Operator())
+		}
+		if _, err := coin.ParsePartyID(string(l.Operator())); err != nil {
+			t.Fatalf("operator party: %v", err)
+		}
+		p, err := l.Onboard(ctx, "alice@example.com", "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.Hint() != "alice_0040example_002ecom" || p.Namespace() != l.Operator().Namespace() {
+			t.Errorf("party = %s", p)
+		}
+		again, err := l.Onboard(ctx, "alice@example.com", "")
+		if err != nil || again != p {
+			t.Errorf("onboarding twice = %s, %v; want the same party", again, err)
+		}
+		if err := l.Offboard(ctx, "alice@example.com"); err != nil {
+			t.Fatal(err)
+		}
+		if u, _ := l.User(ctx, "alice@example.com"); u.Onboarded || u.WalletInstalled {
+			t.Errorf("after offboard: %+v", u)
+		}
+		if err := l.Offboard(ctx, "alice@example.com"); !errors.Is(err, ledger.ErrNotFound) {
+			t.Errorf("offboard twice = %v, want ErrNotFound", err)
+		}
+		if back, err := l.Onboard(ctx, "alice@example.com", ""); err != nil || back != p {
+			t.Errorf("re-onboard = %s, %v; want the old party back", back, err)
+		}
+		if err := l.Offboard(ctx, "admin"); !errors.Is(err, ledger.ErrConflict) {
+			t.Errorf("offboard admin = %v, want ErrConflict", err)
+		}
+		if _, err := l.Onboard(ctx, "bob", coin.PartyID("stranger::"+l.Operator().Namespace())); err == nil {
+			t.Error("onboarding with an unknown party succeeded")
+		}
+	})
+}
+
+func TestTapIsIdempotentAndPricedInUSD(t *testing.T) {
+	forEachEngine(t, func(t *testing.T, l *ledger.Ledger) {
+		ctx := context.Background()
+		p := ledgertest.Party(t, l)
+		r1, err := l.Tap(ctx, p, coin.MustParse("10"), "cmd-1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		r2, err := l.Tap(ctx, p, coin.MustParse("10"), "cmd-1")
+		if err != nil || r2.ContractID != r1.ContractID {
+			t.Fatalf("replayed tap = %v, %v; want %s", r2, err, r1.ContractID)
+		}
+		b, err := l.Balance(ctx, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// 10 USD at the initial price of 0.005 USD per coin.
+		if !b.EffectiveUnlocked.Equal(coin.MustParse("2000")) {
+			t.Errorf("balance = %s, want 2000", b.EffectiveUnlocked)
+		}
+		if _, err := l.Tap(ctx, p, coin.MustParse("-1"), ""); !ledger.IsValidation(err) {
+			t.Errorf("negative tap = %v, want a validation error", err)
+		}
+		s := ledgertest.Conserved(t, l)
+		if !s.Minted.Equal(coin.MustParse("2000")) {
+			t.Errorf("minted = %s", s.Minted)
+		}
+	})
+}
+
+func TestTransfer(t *testing.T) {
+	forEachEngine(t, func(t *testing.T, l *ledger.Ledger) {
+		ctx := context.Background()
+		a, b := ledgertest.Party(t, l), ledgertest.Party(t, l)
+		ledgertest.Mint(t, l, a, "5")
+		ledgertest.Mint(t, l, a, "7")
+		res, err := l.Transfer(ctx, ledger.TransferRequest{Sender: a, Receiver: b, Amount: coin.MustParse("8"), Description: "rent"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res.Inputs) != 2 || res.Change == "" {
+			t.Errorf("result = %+v; want 2 inputs and change", res)
+		}
+		ba, _ := l.Balance(ctx, a)
+		bb, _ := l.Balance(ctx, b)
+		if !ba.EffectiveUnlocked.Equal(coin.MustParse("4")) || !bb.EffectiveUnlocked.Equal(coin.MustParse("8")) {
+			t.Errorf("balances = %s, %s; want 4, 8", ba.EffectiveUnlocked, bb.EffectiveUnlocked)
+		}
+		// A failed transfer changes nothing.
+		before := ledgertest.Conserved(t, l)
+		_, err = l.Transfer(ctx, ledger.TransferRequest{Sender: a, Receiver: b, Amount: coin.MustParse("4.0000000001")})
+		if !errors.Is(err, ledger.ErrInsufficientFunds) {
+			t.Fatalf("overdraft = %v, want ErrInsufficientFunds", err)
+		}
+		if after := ledgertest.Conserved(t, l); !after.Live.Equal(before.Live) {
+			t.Errorf("failed transfer changed supply: %s -> %s", before.Live, after.Live)
+		}
+		if _, err := l.Transfer(ctx, ledger.TransferRequest{Sender: a, Receiver: coin.PartyID("nobody::" + a.Namespace()), Amount: coin.MustParse("1")}); !errors.Is(err, ledger.ErrNotFound) {
+			t.Errorf("unknown receiver = %v, want ErrNotFound", err)
+		}
+		if _, err := l.Transfer(ctx, ledger.TransferRequest{Sender: a, Receiver: b, Amount: coin.MustParse("0")}); !ledger.IsValidation(err) {
+			t.Errorf("zero amount = %v, want a validation error", err)
+		}
+	})
+}
+
+// TestConcurrentTransfers runs 32 clients doing 500 random transfers each
+// among 20 parties whose holdings overlap; afterwards no holding was spent
+// twice (every spend is a guarded delete) and the supply is conserved.
+func TestConcurrentTransfers(t *testing.T) {
+	const clients, perClient, parties = 32, 500, 20
+	for _, e := range ledgertest.Engines {
+		t.Run(ledgertest.Name(e), func(t *testing.T) {
+			l := ledgertest.New(t, e)
+			ctx := context.Background()
+			ps := make([]coin.PartyID, parties)
+			for i := range ps {
+				ps[i] = ledgertest.Party(t, l)
+				for range 3 {
+					ledgertest.Mint(t, l, ps[i], "100")
+				}
+			}
+			var ok, poor atomic.Int64
+			var wg sync.WaitGroup
+			errc := make(chan error, clients)
+			for c := range clients {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					rng := rand.New(rand.NewPCG(uint64(c), 42))
+					for range perClient {
+						s, r := ps[rng.IntN(parties)], ps[rng.IntN(parties)]
+						amt := coin.FromInt(int64(rng.IntN(40) + 1)).Div(coin.FromInt(int64(rng.IntN(7) + 1)))
+						_, err := l.Transfer(ctx, ledger.TransferRequest{Sender: s, Receiver: r, Amount: amt})
+						switch {
+						case err == nil:
+							ok.Add(1)
+						case errors.Is(err, ledger.ErrInsufficientFunds):
+							poor.Add(1)
+						default:
+							errc <- fmt.Errorf("transfer %s -> %s: %w", s, r, err)
+							return
+						}
+					}
+				}()
+			}
+			wg.Wait()
+			close(errc)
+			for err := range errc {
+				t.Error(err)
+			}
+			s := ledgertest.Conserved(t, l)
+			if want := coin.FromInt(parties * 300); !s.Minted.Equal(want) {
+				t.Errorf("minted = %s, want %s", s.Minted, want)
+			}
+			total := coin.Zero
+			for _, p := range ps {
+				b, err := l.Balance(ctx, p)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if b.EffectiveUnlocked.IsNegative() {
+					t.Errorf("negative balance %s for %s", b.EffectiveUnlocked, p)
+				}
+				total = total.Add(b.EffectiveUnlocked).Add(b.EffectiveLocked)
+			}
+			// Holding fees only accrue across rounds; none passed here.
+			if !total.Equal(s.Live) {
+				t.Errorf("sum of balances %s != live supply %s", total, s.Live)
+			}
+			t.Logf("%s: %d transfers, %d refused for funds", e, ok.Load(), poor.Load())
+			if ok.Load() < clients*perClient/2 {
+				t.Errorf("only %d of %d transfers succeeded", ok.Load(), clients*perClient)
+			}
+		})
+	}
+}

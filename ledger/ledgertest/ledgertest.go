@@ -1,0 +1,193 @@
+// Package ledgertest sets up real databases and ledgers for tests: a
+// private Postgres cluster per test package (a migrated template cloned per
+// test) and SQLite files, so every ledger test runs on both engines.
+package ledgertest
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/coin"
+	"github.com/ccwallet/ccwallet/store"
+	"github.com/ccwallet/ccwallet/store/pgtest"
+	"github.com/google/uuid"
+)
+
+const templateName = "ccwallet_template"
+
+var (
+	cluster  *pgtest.Cluster
+	startErr error
+	once     sync.Once
+)
+
+// Main runs a test package's tests with a private Postgres cluster started
+// once and stopped at the end. Call it from TestMain. A cluster that cannot
+// start fails the run: tests never skip Postgres.
+func Main(m *testing.M) {
+	code := m.Run()
+	if cluster != nil {
+		cluster.Stop()
+	}
+	os.Exit(code)
+}
+
+// Cluster returns the package's Postgres cluster, starting it on first use.
+func Cluster(t testing.TB) *pgtest.Cluster {
+	t.Helper()
+	once.Do(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		defer cancel()
+		c, err := pgtest.Start(ctx)
+		if err != nil {
+			startErr = err
+			return
+		}
+		startErr = c.CreateTemplate(ctx, templateName, func(ctx context.Context, url string) error {
+			db, err := store.Open(ctx, store.Config{URL: url}, nil)
+			if err != nil {
+				return err
+			}
+			defer db.Close()
+			_, err = db.Migrate(ctx)
+			return err
+		})
+		cluster = c
+	})
+	if startErr != nil {
+		t.Fatalf("start test postgres (run `make deps`): %v", startErr)
+	}
+	return cluster
+}
+
+// Engines lists the database engines every ledger test runs on.
+var Engines = []store.Dialect{store.Postgres, store.SQLite}
+
+// DBURL returns the URL of a fresh, migrated database of the engine, removed
+// when the test ends.
+func DBURL(t testing.TB, engine store.Dialect) string {
+	t.Helper()
+	if engine == store.SQLite {
+		return filepath.Join(t.TempDir(), "ccwallet.db")
+	}
+	c := Cluster(t)
+	url, drop, err := c.CloneDB(context.Background(), templateName)
+	if err != nil {
+		t.Fatalf("clone test database: %v", err)
+	}
+	t.Cleanup(drop)
+	return url
+}
+
+// DB opens a fresh migrated database of the engine.
+func DB(t testing.TB, engine store.Dialect) *store.DB {
+	t.Helper()
+	ctx := context.Background()
+	db, err := store.Open(ctx, store.Config{URL: DBURL(t, engine)}, nil)
+	if err != nil {
+		t.Fatalf("open %s: %v", engine, err)
+	}
+	if _, err := db.Migrate(ctx); err != nil {
+		t.Fatalf("migrate %s: %v", engine, err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
+}
+
+// Clock is a settable clock for tests.
+type Clock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+// NewClock starts a clock at a fixed instant.
+func NewClock() *Clock { return &Clock{t: time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)} }
+
+// Now returns the clock's time.
+func (c *Clock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+// Advance moves the clock forward.
+func (c *Clock) Advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.t = c.t.Add(d)
+}
+
+// Options tune New.
+type Options struct {
+	Clock *Clock
+	Rules *ledger.Rules
+}
+
+// New returns a devnet ledger on a fresh database of the engine, with the
+// wallet admin user "admin". It checks conservation when the test ends.
+func New(t testing.TB, engine store.Dialect, opts ...Options) *ledger.Ledger {
+	t.Helper()
+	var o Options
+	if len(opts) > 0 {
+		o = opts[0]
+	}
+	if o.Clock == nil {
+		o.Clock = NewClock()
+	}
+	db := DB(t, engine)
+	l, err := ledger.Open(context.Background(), db, ledger.Config{
+		AdminUsers: []string{"admin"}, DevNet: true, Now: o.Clock.Now, Rules: o.Rules,
+	}, nil)
+	if err != nil {
+		t.Fatalf("open ledger: %v", err)
+	}
+	t.Cleanup(func() {
+		if t.Failed() {
+			return
+		}
+		if _, err := l.CheckConservation(context.Background()); err != nil {
+			t.Errorf("after the test: %v", err)
+		}
+	})
+	return l
+}
+
+// Party onboards a fresh user and returns its party.
+func Party(t testing.TB, l *ledger.Ledger) coin.PartyID {
+	t.Helper()
+	name := "user-" + uuid.NewString()[:8]
+	p, err := l.Onboard(context.Background(), name, "")
+	if err != nil {
+		t.Fatalf("onboard %s: %v", name, err)
+	}
+	return p
+}
+
+// Mint gives party amount coin in one new holding.
+func Mint(t testing.TB, l *ledger.Ledger, p coin.PartyID, amount string) coin.ContractID {
+	t.Helper()
+	cid, err := l.Mint(context.Background(), p, coin.MustParse(amount), "test")
+	if err != nil {
+		t.Fatalf("mint %s to %s: %v", amount, p, err)
+	}
+	return cid
+}
+
+// Conserved fails the test unless the conservation check holds now.
+func Conserved(t testing.TB, l *ledger.Ledger) ledger.Supply {
+	t.Helper()
+	s, err := l.CheckConservation(context.Background())
+	if err != nil {
+		t.Fatalf("conservation: %v", err)
+	}
+	return s
+}
+
+// Name is a readable subtest name for an engine.
+func Name(engine store.Dialect) string { return fmt.Sprint(engine) }

@@ -1,0 +1,171 @@
+package ledger
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/ccwallet/ccwallet/ledger/coin"
+	"github.com/ccwallet/ccwallet/store"
+	"github.com/google/uuid"
+	"github.com/uptrace/bun"
+)
+
+// txn collects one ledger transaction: the contracts it creates and
+// archives, the holdings it adds, the coin it mints and burns, and the
+// history rows it writes. commit writes it all into the surrounding
+// database transaction, so an update is all or nothing.
+type txn struct {
+	l     *Ledger
+	tx    bun.Tx
+	kind  string
+	round *store.Round
+	now   time.Time
+
+	created  []store.Contract
+	archived []coin.ContractID
+	holdings []store.Holding
+	history  []store.HistoryEntry
+
+	minted  coin.Amount
+	burned  coin.Amount
+	traffic int64
+	offset  int64
+	update  string
+}
+
+func (l *Ledger) newTxn(tx bun.Tx, kind string, round *store.Round) *txn {
+	return &txn{l: l, tx: tx, kind: kind, round: round, now: l.now()}
+}
+
+// beginTxn starts a ledger transaction at the latest open round.
+func (l *Ledger) beginTxn(ctx context.Context, tx bun.Tx, kind string) (*txn, error) {
+	r, err := store.LatestRound(ctx, tx)
+	if err != nil {
+		return nil, err
+	}
+	return l.newTxn(tx, kind, r), nil
+}
+
+// create records a new contract and returns its ID.
+func (t *txn) create(templateID string, payload any, stakeholders ...coin.PartyID) coin.ContractID {
+	cid := coin.NewContractID()
+	t.created = append(t.created, store.Contract{
+		ContractID: cid, TemplateID: templateID, Payload: mustJSON(payload),
+		Stakeholders: stakeholderList(stakeholders), SynchronizerID: t.l.synchronizerID, CreatedAt: t.now,
+	})
+	return cid
+}
+
+// archive consumes contracts; commit fails (and retries) if any was
+// consumed by someone else meanwhile.
+func (t *txn) archive(ids ...coin.ContractID) { t.archived = append(t.archived, ids...) }
+
+// Lock describes a lock on a new holding.
+type Lock struct {
+	Holder    string
+	ExpiresAt time.Time
+	Context   string
+}
+
+// newHolding creates a holding for owner at the current round; lock may be nil.
+func (t *txn) newHolding(owner coin.PartyID, amount coin.Amount, lock *Lock) coin.ContractID {
+	rate := t.l.rules.HoldingRate(t.round.Price)
+	am := amuletPayload{DSO: t.l.dso, Owner: owner, Amount: expiringAmount{
+		InitialAmount: amount, CreatedAt: roundString(t.round.Number), RatePerRound: rateRef{Rate: rate},
+	}}
+	h := store.Holding{Owner: owner, Amount: amount, CreatedRound: t.round.Number, Rate: rate}
+	if lock == nil {
+		h.ContractID = t.create(TemplateAmulet, am, t.l.dso, owner)
+	} else {
+		ctxText := lock.Context
+		h.ContractID = t.create(TemplateLockedAmulet, lockedAmuletPayload{Amulet: am, Lock: timeLock{
+			Holders: []string{string(t.l.dso)}, ExpiresAt: FormatTime(lock.ExpiresAt), OptContext: &ctxText,
+		}}, t.l.dso, owner)
+		h.LockHolder, h.LockContext = lock.Holder, lock.Context
+		h.LockExpiresAt = bun.NullTime{Time: lock.ExpiresAt}
+	}
+	t.holdings = append(t.holdings, h)
+	return h.ContractID
+}
+
+// mint adds newly issued coin as a holding of owner.
+func (t *txn) mint(owner coin.PartyID, amount coin.Amount) coin.ContractID {
+	t.minted = t.minted.Add(amount)
+	return t.newHolding(owner, amount, nil)
+}
+
+// burn records coin destroyed by this transaction (fees, expiry, traffic).
+func (t *txn) burn(amount coin.Amount) { t.burned = t.burned.Add(amount) }
+
+// HistoryDetails is the full record of one transaction as a party's history
+// shows it, in the wallet API's transaction shape.
+type HistoryDetails struct {
+	Provider     coin.PartyID    `json:"provider,omitempty"`
+	Sender       *PartyAmount    `json:"sender,omitempty"`
+	Receivers    []PartyAmount   `json:"receivers"`
+	HoldingFees  coin.Amount     `json:"holding_fees"`
+	Fees         coin.Amount     `json:"fees"`
+	Price        coin.Amount     `json:"amulet_price"`
+	ContractID   coin.ContractID `json:"contract_id,omitempty"`
+	TrackingID   string          `json:"tracking_id,omitempty"`
+	Notification string          `json:"details,omitempty"`
+}
+
+// PartyAmount is a party and the amount it sent or received.
+type PartyAmount struct {
+	Party  coin.PartyID `json:"party"`
+	Amount coin.Amount  `json:"amount"`
+}
+
+// record adds a history row for party.
+func (t *txn) record(party coin.PartyID, kind, subtype string, counterparty coin.PartyID, amount, fees coin.Amount, description string, d HistoryDetails) {
+	d.Price = t.round.Price
+	if d.Receivers == nil {
+		d.Receivers = []PartyAmount{}
+	}
+	b, _ := json.Marshal(d)
+	t.history = append(t.history, store.HistoryEntry{
+		Party: party, Kind: kind, Subtype: subtype, Counterparty: string(counterparty), Amount: amount,
+		Fees: fees, Description: description, Round: t.round.Number, RecordTime: t.now, Details: string(b),
+	})
+}
+
+// commit writes the transaction: the update row, the contracts it created
+// and archived, its holdings and history.
+func (t *txn) commit(ctx context.Context) error {
+	t.update = "1220" + uuidHex()
+	u := &store.Update{
+		UpdateID: t.update, Kind: t.kind, Submitter: string(t.l.operator), Round: t.round.Number,
+		RecordTime: t.now, Minted: t.minted, Burned: t.burned, TrafficBytes: t.traffic,
+	}
+	if err := store.InsertUpdate(ctx, t.tx, u); err != nil {
+		return err
+	}
+	t.offset = u.OffsetID
+	for i := range t.created {
+		t.created[i].CreatedOffset = u.OffsetID
+	}
+	if err := store.InsertContracts(ctx, t.tx, t.created); err != nil {
+		return err
+	}
+	if err := store.ArchiveContracts(ctx, t.tx, t.archived, u.OffsetID); err != nil {
+		return err
+	}
+	if err := store.InsertHoldings(ctx, t.tx, t.holdings); err != nil {
+		return err
+	}
+	for i := range t.history {
+		t.history[i].OffsetID = u.OffsetID
+	}
+	if err := store.InsertHistory(ctx, t.tx, t.history); err != nil {
+		return err
+	}
+	return nil
+}
+
+func uuidHex() string {
+	u := uuid.New()
+	return fmt.Sprintf("%x", u[:])
+}

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Imports point one way (STYLE.md section 2):
+#   handlers, jobs -> ledger -> store;  views -> ledger, coin;  web -> nothing of ours.
+set -euo pipefail
+mod=$(go list -m)
+fail=0
+while read -r pkg imports; do
+  rel=${pkg#"$mod"/}
+  for imp in $imports; do
+    case "$imp" in "$mod"/*) ;; net/http) ;; *) continue ;; esac
+    irel=${imp#"$mod"/}
+    bad=""
+    case "$rel" in
+      handlers*|jobs*|views*|web*) [[ $irel == store || $irel == store/* ]] && [[ $irel != store/pgtest ]] && bad=1 ;;
+    esac
+    case "$rel" in
+      ledger|ledger/*) [[ $irel == net/http || $irel == views* || $irel == web* || $irel == handlers* || $irel == jobs* ]] && bad=1 ;;
+      store|store/*) [[ $irel == ledger || $irel == handlers* || $irel == jobs* || $irel == views* || $irel == web* ]] && bad=1 ;;
+      web|web/*) [[ $irel != net/http ]] && bad=1 ;;
+      views|views/*) [[ $irel == handlers* || $irel == jobs* || $irel == web* ]] && bad=1 ;;
+      ledger/coin) [[ $irel != net/http ]] && bad=1 ;;
+    esac
+    if [[ -n $bad ]]; then echo "forbidden import: $rel -> $irel"; fail=1; fi
+  done
+done < <(go list -f '{{.ImportPath}} {{join .Imports " "}}' ./...)
+exit $fail

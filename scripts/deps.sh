@@ -1,0 +1,129 @@
+#!/usr/bin/env bash
+# Installs what `make test` needs, when it is missing:
+#   - PostgreSQL server binaries (Debian package postgresql; store/pgtest runs
+#     a private cluster from /usr/lib/postgresql/*/bin),
+#   - Chromium (/usr/bin/chromium, Debian package chromium) for the e2e tests,
+#   - Node.js and npm, only when node is missing,
+#   - the Playwright driver: npm package playwright-core (exactly the version
+#     playwright-go expects) in e2e/node, linked with node into
+#     .cache/playwright-driver (PLAYWRIGHT_DRIVER_PATH).
+# Idempotent, and quick when everything is there: apt-get update runs once, and
+# only when something must be installed through apt. Run as root, or as a user
+# with sudo.
+set -euo pipefail
+
+# playwright-go v0.5200.1 drives playwright-core 1.52.0; keep them in step.
+PLAYWRIGHT_CORE_VERSION=1.52.0
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
+NODE_PREFIX="$ROOT/e2e/node"
+DRIVER="${PLAYWRIGHT_DRIVER_PATH:-$ROOT/.cache/playwright-driver}"
+
+say() { printf 'deps: %s\n' "$*"; }
+
+SUDO=()
+as_root() {
+	if [ "$(id -u)" -ne 0 ] && [ ${#SUDO[@]} -eq 0 ]; then
+		if command -v sudo >/dev/null 2>&1; then
+			SUDO=(sudo)
+		else
+			say "need root or sudo to install: $*" >&2
+			exit 1
+		fi
+	fi
+	"${SUDO[@]}" "$@"
+}
+
+# quiet CMD...: runs CMD, shows its output only when it fails.
+quiet() {
+	local out rc=0
+	out="$("$@" 2>&1)" || rc=$?
+	if [ "$rc" -ne 0 ]; then
+		printf '%s\n' "$out" >&2
+		say "failed ($rc): $*" >&2
+		exit "$rc"
+	fi
+}
+
+APT_UPDATED=
+apt_install() {
+	if [ -z "$APT_UPDATED" ]; then
+		quiet as_root env DEBIAN_FRONTEND=noninteractive apt-get update
+		APT_UPDATED=1
+	fi
+	quiet as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "$@"
+}
+
+# The newest /usr/lib/postgresql/*/bin that holds initdb, or nothing.
+pg_bindir() {
+	local d
+	for d in $(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -t/ -k5,5 -rn); do
+		if [ -x "$d/initdb" ] && [ -x "$d/postgres" ]; then
+			echo "$d"
+			return
+		fi
+	done
+}
+
+# The installed playwright-core version, or nothing.
+pkg_json="$NODE_PREFIX/node_modules/playwright-core/package.json"
+playwright_version() {
+	if [ -f "$pkg_json" ]; then
+		sed -n 's/^[[:space:]]*"version":[[:space:]]*"\([^"]*\)".*/\1/p' "$pkg_json" | head -n1
+	fi
+}
+
+# Everything that comes from apt, gathered so that apt runs once.
+apt_pkgs=()
+if [ -z "$(pg_bindir)" ]; then apt_pkgs+=(postgresql); fi
+if [ ! -x /usr/bin/chromium ]; then apt_pkgs+=(chromium); fi
+if ! command -v node >/dev/null 2>&1; then
+	apt_pkgs+=(nodejs npm)
+elif ! command -v npm >/dev/null 2>&1 && [ "$(playwright_version)" != "$PLAYWRIGHT_CORE_VERSION" ]; then
+	apt_pkgs+=(npm) # node without npm (Debian splits them), and npm is needed
+fi
+
+if [ ${#apt_pkgs[@]} -gt 0 ]; then
+	say "installing with apt: ${apt_pkgs[*]}"
+	apt_install "${apt_pkgs[@]}"
+fi
+
+bindir="$(pg_bindir)"
+if [ -z "$bindir" ]; then
+	say "postgresql installed, but no initdb under /usr/lib/postgresql/*/bin" >&2
+	exit 1
+fi
+say "postgresql: $bindir"
+if ! id postgres >/dev/null 2>&1; then
+	say "warning: no OS user postgres; tests run as root need it (initdb refuses root)" >&2
+fi
+
+[ -x /usr/bin/chromium ] || { say "chromium missing after install" >&2; exit 1; }
+say "chromium: $(/usr/bin/chromium --version 2>/dev/null || echo /usr/bin/chromium)"
+
+NODE="$(command -v node)"
+say "node: $NODE $(node --version)"
+
+# playwright-core, at exactly the pinned version.
+have="$(playwright_version)"
+if [ "$have" = "$PLAYWRIGHT_CORE_VERSION" ]; then
+	say "playwright-core: $have (e2e/node)"
+else
+	say "installing playwright-core@$PLAYWRIGHT_CORE_VERSION into e2e/node${have:+ (had $have)}"
+	mkdir -p "$NODE_PREFIX"
+	quiet npm install --prefix "$NODE_PREFIX" --save-exact --no-audit --no-fund \
+		"playwright-core@$PLAYWRIGHT_CORE_VERSION"
+fi
+
+# The driver directory playwright-go runs: package/cli.js and node.
+mkdir -p "$DRIVER"
+link() { # link NAME TARGET
+	if [ "$(readlink "$DRIVER/$1" 2>/dev/null || true)" != "$2" ]; then
+		ln -sfn "$2" "$DRIVER/$1"
+	fi
+}
+link package "$NODE_PREFIX/node_modules/playwright-core"
+link node "$NODE"
+[ -f "$DRIVER/package/cli.js" ] || { say "$DRIVER/package/cli.js missing" >&2; exit 1; }
+say "playwright driver: $DRIVER"

@@ -1,0 +1,131 @@
+package store
+
+import (
+	"context"
+	"embed"
+	"fmt"
+	"io/fs"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/uptrace/bun"
+)
+
+//go:embed migrations/*.sql
+var migrationFS embed.FS
+
+// Migration is one numbered SQL file.
+type Migration struct {
+	Version string
+	Name    string
+	SQL     string
+}
+
+// Migrations lists the embedded migrations in order.
+func Migrations() ([]Migration, error) {
+	entries, err := fs.ReadDir(migrationFS, "migrations")
+	if err != nil {
+		return nil, fmt.Errorf("read migrations: %w", err)
+	}
+	var ms []Migration
+	for _, e := range entries {
+		name := e.Name()
+		if !strings.HasSuffix(name, ".up.sql") {
+			continue
+		}
+		b, err := migrationFS.ReadFile("migrations/" + name)
+		if err != nil {
+			return nil, fmt.Errorf("read migration %s: %w", name, err)
+		}
+		version, _, _ := strings.Cut(name, "_")
+		ms = append(ms, Migration{Version: version, Name: name, SQL: string(b)})
+	}
+	sort.Slice(ms, func(i, j int) bool { return ms[i].Version < ms[j].Version })
+	return ms, nil
+}
+
+// render fills the dialect placeholders of a migration, so one set of files
+// serves both engines.
+func (db *DB) render(sql string) string {
+	var r *strings.Replacer
+	if db.Engine == Postgres {
+		r = strings.NewReplacer("{{amount}}", "NUMERIC(38,10)", "{{id}}", "BIGSERIAL PRIMARY KEY", "{{ts}}", "TIMESTAMPTZ")
+	} else {
+		r = strings.NewReplacer("{{amount}}", "TEXT", "{{id}}", "INTEGER PRIMARY KEY AUTOINCREMENT", "{{ts}}", "TIMESTAMP")
+	}
+	return r.Replace(sql)
+}
+
+// migrationLockKey serialises migrations of replicas that start together.
+const migrationLockKey = "ccwallet:migrate"
+
+// Migrate applies every embedded migration not applied yet, each in its own
+// transaction, under a lock so two replicas starting at once do not race.
+// It returns the versions it applied.
+func (db *DB) Migrate(ctx context.Context) ([]string, error) {
+	ms, err := Migrations()
+	if err != nil {
+		return nil, err
+	}
+	if _, err := db.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (version TEXT PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)`); err != nil {
+		return nil, fmt.Errorf("create schema_migrations: %w", Normalize(err))
+	}
+	var applied []string
+	for _, m := range ms {
+		done := false
+		err := db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+			// The advisory lock (Postgres) or the immediate transaction
+			// (SQLite) makes the check-then-apply below atomic.
+			if err := db.LockKey(ctx, tx, migrationLockKey); err != nil {
+				return err
+			}
+			n, err := tx.NewSelect().Table("schema_migrations").Where("version = ?", m.Version).Count(ctx)
+			if err != nil {
+				return fmt.Errorf("read schema_migrations: %w", err)
+			}
+			if n > 0 {
+				done = true
+				return nil
+			}
+			for _, stmt := range splitStatements(db.render(m.SQL)) {
+				if _, err := tx.ExecContext(ctx, stmt); err != nil {
+					return fmt.Errorf("migration %s: %w", m.Name, err)
+				}
+			}
+			_, err = tx.ExecContext(ctx, "INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)",
+				m.Version, m.Name, time.Now().UTC().Format(time.RFC3339))
+			return err
+		})
+		if err != nil {
+			return applied, Normalize(err)
+		}
+		if !done {
+			applied = append(applied, m.Version)
+		}
+	}
+	return applied, nil
+}
+
+// splitStatements cuts a migration at semicolons that end a line, dropping
+// comment-only chunks. Our migrations have no semicolons inside literals.
+func splitStatements(sql string) []string {
+	var out []string
+	var cur strings.Builder
+	for _, line := range strings.Split(sql, "\n") {
+		trimmed := strings.TrimSpace(line)
+		if strings.HasPrefix(trimmed, "--") || trimmed == "" {
+			continue
+		}
+		cur.WriteString(line)
+		cur.WriteString("\n")
+		if strings.HasSuffix(trimmed, ";") {
+			out = append(out, strings.TrimSpace(cur.String()))
+			cur.Reset()
+		}
+	}
+	if s := strings.TrimSpace(cur.String()); s != "" {
+		out = append(out, s)
+	}
+	return out
+}

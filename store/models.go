@@ -1,0 +1,116 @@
+package store
+
+import (
+	"time"
+
+	"github.com/ccwallet/ccwallet/ledger/coin"
+	"github.com/uptrace/bun"
+)
+
+// Party is a row of parties.
+type Party struct {
+	bun.BaseModel `bun:"table:parties"`
+
+	PartyID   coin.PartyID `bun:"party_id,pk"`
+	Hint      string       `bun:"hint"`
+	Kind      string       `bun:"kind"`
+	PublicKey string       `bun:"public_key,nullzero"`
+	CreatedAt time.Time    `bun:"created_at"`
+}
+
+// User is a row of users: a wallet user bound to a party.
+type User struct {
+	bun.BaseModel `bun:"table:users"`
+
+	Name         string          `bun:"name,pk"`
+	PartyID      coin.PartyID    `bun:"party_id"`
+	IsAdmin      bool            `bun:"is_admin"`
+	InstallCID   coin.ContractID `bun:"install_cid,nullzero"`
+	CreatedAt    time.Time       `bun:"created_at"`
+	OffboardedAt bun.NullTime    `bun:"offboarded_at"`
+}
+
+// Update is a row of the update log.
+type Update struct {
+	bun.BaseModel `bun:"table:updates"`
+
+	OffsetID     int64       `bun:"offset_id,pk,autoincrement"`
+	UpdateID     string      `bun:"update_id"`
+	Kind         string      `bun:"kind"`
+	Submitter    string      `bun:"submitter"`
+	Round        coin.Round  `bun:"round"`
+	RecordTime   time.Time   `bun:"record_time"`
+	Minted       coin.Amount `bun:"minted,type:text"`
+	Burned       coin.Amount `bun:"burned,type:text"`
+	TrafficBytes int64       `bun:"traffic_bytes"`
+}
+
+// Contract is a row of contracts: any ledger object.
+type Contract struct {
+	bun.BaseModel `bun:"table:contracts"`
+
+	ContractID     coin.ContractID `bun:"contract_id,pk"`
+	TemplateID     string          `bun:"template_id"`
+	Payload        string          `bun:"payload"`
+	Stakeholders   string          `bun:"stakeholders"`
+	SynchronizerID string          `bun:"synchronizer_id"`
+	CreatedOffset  int64           `bun:"created_offset"`
+	ArchivedOffset *int64          `bun:"archived_offset"`
+	CreatedAt      time.Time       `bun:"created_at"`
+}
+
+// Holding is a live UTXO.
+type Holding struct {
+	bun.BaseModel `bun:"table:holdings"`
+
+	ContractID    coin.ContractID `bun:"contract_id,pk"`
+	Owner         coin.PartyID    `bun:"owner"`
+	Amount        coin.Amount     `bun:"amount,type:text"`
+	CreatedRound  coin.Round      `bun:"created_round"`
+	Rate          coin.Amount     `bun:"rate,type:text"`
+	LockHolder    string          `bun:"lock_holder,nullzero"`
+	LockExpiresAt bun.NullTime    `bun:"lock_expires_at"`
+	LockContext   string          `bun:"lock_context,nullzero"`
+}
+
+// Round is a mining round.
+type Round struct {
+	bun.BaseModel `bun:"table:rounds"`
+
+	Number         coin.Round      `bun:"number,pk"`
+	ContractID     coin.ContractID `bun:"contract_id"`
+	Price          coin.Amount     `bun:"price,type:text"`
+	OpensAt        time.Time       `bun:"opens_at"`
+	TargetClosesAt time.Time       `bun:"target_closes_at"`
+	ClosedAt       bun.NullTime    `bun:"closed_at"`
+}
+
+// HistoryEntry is one row of a party's wallet history.
+type HistoryEntry struct {
+	bun.BaseModel `bun:"table:history"`
+
+	ID           int64        `bun:"id,pk,autoincrement"`
+	OffsetID     int64        `bun:"offset_id"`
+	Party        coin.PartyID `bun:"party"`
+	Kind         string       `bun:"kind"`
+	Subtype      string       `bun:"subtype"`
+	Counterparty string       `bun:"counterparty"`
+	Amount       coin.Amount  `bun:"amount,type:text"`
+	Fees         coin.Amount  `bun:"fees,type:text"`
+	Description  string       `bun:"description"`
+	Round        coin.Round   `bun:"round"`
+	RecordTime   time.Time    `bun:"record_time"`
+	Details      string       `bun:"details"`
+}
+
+// Command is a deduplication record.
+type Command struct {
+	bun.BaseModel `bun:"table:commands"`
+
+	DedupKey  string       `bun:"dedup_key,pk"`
+	Party     coin.PartyID `bun:"party"`
+	Kind      string       `bun:"kind"`
+	OffsetID  *int64       `bun:"offset_id"`
+	Result    string       `bun:"result"`
+	CreatedAt time.Time    `bun:"created_at"`
+}

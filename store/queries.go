@@ -1,0 +1,355 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/ccwallet/ccwallet/ledger/coin"
+	"github.com/uptrace/bun"
+)
+
+// MetaValue reads one ledger_meta value.
+func MetaValue(ctx context.Context, db bun.IDB, key string) (string, error) {
+	var v string
+	err := db.NewSelect().Table("ledger_meta").Column("value").Where("key = ?", key).Scan(ctx, &v)
+	if err != nil {
+		return "", fmt.Errorf("meta %s: %w", key, Normalize(err))
+	}
+	return v, nil
+}
+
+// InsertMeta stores a ledger_meta value; ErrAlreadyExists if it is set.
+func InsertMeta(ctx context.Context, db bun.IDB, key, value string) error {
+	_, err := db.ExecContext(ctx, "INSERT INTO ledger_meta (key, value) VALUES (?, ?)", key, value)
+	if err != nil {
+		return fmt.Errorf("insert meta %s: %w", key, Normalize(err))
+	}
+	return nil
+}
+
+// InsertParty stores a party.
+func InsertParty(ctx context.Context, db bun.IDB, p *Party) error {
+	if _, err := db.NewInsert().Model(p).Exec(ctx); err != nil {
+		return fmt.Errorf("insert party %s: %w", p.PartyID, Normalize(err))
+	}
+	return nil
+}
+
+// PartyByID loads a party.
+func PartyByID(ctx context.Context, db bun.IDB, id coin.PartyID) (*Party, error) {
+	p := new(Party)
+	if err := db.NewSelect().Model(p).Where("party_id = ?", id).Scan(ctx); err != nil {
+		return nil, fmt.Errorf("party %s: %w", id, Normalize(err))
+	}
+	return p, nil
+}
+
+// InsertUser stores a user.
+func InsertUser(ctx context.Context, db bun.IDB, u *User) error {
+	if _, err := db.NewInsert().Model(u).Exec(ctx); err != nil {
+		return fmt.Errorf("insert user %s: %w", u.Name, Normalize(err))
+	}
+	return nil
+}
+
+// UpdateUser rewrites a user row.
+func UpdateUser(ctx context.Context, db bun.IDB, u *User) error {
+	if _, err := db.NewUpdate().Model(u).WherePK().Exec(ctx); err != nil {
+		return fmt.Errorf("update user %s: %w", u.Name, Normalize(err))
+	}
+	return nil
+}
+
+// UserByName loads a user.
+func UserByName(ctx context.Context, db bun.IDB, name string) (*User, error) {
+	u := new(User)
+	if err := db.NewSelect().Model(u).Where("name = ?", name).Scan(ctx); err != nil {
+		return nil, fmt.Errorf("user %s: %w", name, Normalize(err))
+	}
+	return u, nil
+}
+
+// Users lists users, onboarded ones only unless all is set.
+func Users(ctx context.Context, db bun.IDB, all bool) ([]User, error) {
+	var us []User
+	q := db.NewSelect().Model(&us).Order("name")
+	if !all {
+		q = q.Where("offboarded_at IS NULL")
+	}
+	if err := q.Scan(ctx); err != nil {
+		return nil, fmt.Errorf("list users: %w", Normalize(err))
+	}
+	return us, nil
+}
+
+// InsertUpdate appends to the update log and sets u.OffsetID.
+func InsertUpdate(ctx context.Context, db bun.IDB, u *Update) error {
+	if _, err := db.NewInsert().Model(u).Returning("offset_id").Exec(ctx); err != nil {
+		return fmt.Errorf("insert update: %w", Normalize(err))
+	}
+	return nil
+}
+
+// SetUpdateTotals records what an update minted, burned and cost in traffic,
+// known only once its body has run.
+func SetUpdateTotals(ctx context.Context, db bun.IDB, u *Update) error {
+	_, err := db.NewUpdate().Model(u).Column("minted", "burned", "traffic_bytes").WherePK().Exec(ctx)
+	if err != nil {
+		return fmt.Errorf("set update totals: %w", Normalize(err))
+	}
+	return nil
+}
+
+// InsertContracts stores created contracts.
+func InsertContracts(ctx context.Context, db bun.IDB, cs []Contract) error {
+	if len(cs) == 0 {
+		return nil
+	}
+	if _, err := db.NewInsert().Model(&cs).Exec(ctx); err != nil {
+		return fmt.Errorf("insert contracts: %w", Normalize(err))
+	}
+	return nil
+}
+
+// ArchiveContracts marks contracts archived at offset. It is guarded: if
+// any of them is already archived (or missing) nothing changes and ErrStale
+// is returned, so no contract is ever consumed twice.
+func ArchiveContracts(ctx context.Context, db bun.IDB, ids []coin.ContractID, offset int64) error {
+	if len(ids) == 0 {
+		return nil
+	}
+	res, err := db.NewUpdate().Table("contracts").Set("archived_offset = ?", offset).
+		Where("contract_id IN (?)", bun.In(ids)).Where("archived_offset IS NULL").Exec(ctx)
+	if err != nil {
+		return fmt.Errorf("archive contracts: %w", Normalize(err))
+	}
+	if n, _ := res.RowsAffected(); n != int64(len(ids)) {
+		return fmt.Errorf("archive %d contracts, %d were active: %w", len(ids), n, ErrStale)
+	}
+	return nil
+}
+
+// ContractByID loads a contract, active or archived.
+func ContractByID(ctx context.Context, db bun.IDB, id coin.ContractID) (*Contract, error) {
+	c := new(Contract)
+	if err := db.NewSelect().Model(c).Where("contract_id = ?", id).Scan(ctx); err != nil {
+		return nil, fmt.Errorf("contract %s: %w", id, Normalize(err))
+	}
+	return c, nil
+}
+
+// ActiveContractsByTemplate lists active contracts of a template whose
+// stakeholders include party (any party when empty).
+func ActiveContractsByTemplate(ctx context.Context, db bun.IDB, templateID string, party coin.PartyID) ([]Contract, error) {
+	var cs []Contract
+	q := db.NewSelect().Model(&cs).Where("template_id = ?", templateID).Where("archived_offset IS NULL").Order("created_offset")
+	if party != "" {
+		q = q.Where("stakeholders LIKE ?", "% "+string(party)+" %")
+	}
+	if err := q.Scan(ctx); err != nil {
+		return nil, fmt.Errorf("contracts of %s: %w", templateID, Normalize(err))
+	}
+	return cs, nil
+}
+
+// InsertHoldings stores new holdings.
+func InsertHoldings(ctx context.Context, db bun.IDB, hs []Holding) error {
+	if len(hs) == 0 {
+		return nil
+	}
+	if _, err := db.NewInsert().Model(&hs).Exec(ctx); err != nil {
+		return fmt.Errorf("insert holdings: %w", Normalize(err))
+	}
+	return nil
+}
+
+// DeleteHoldings removes spent holdings. Guarded like ArchiveContracts:
+// with locked set only holdings locked by that holder match, otherwise only
+// unlocked ones; any shortfall returns ErrStale and changes nothing.
+func DeleteHoldings(ctx context.Context, db bun.IDB, ids []coin.ContractID, lockedBy string) error {
+	if len(ids) == 0 {
+		return nil
+	}
+	q := db.NewDelete().Table("holdings").Where("contract_id IN (?)", bun.In(ids))
+	if lockedBy == "" {
+		q = q.Where("lock_holder IS NULL")
+	} else {
+		q = q.Where("lock_holder = ?", lockedBy)
+	}
+	res, err := q.Exec(ctx)
+	if err != nil {
+		return fmt.Errorf("spend holdings: %w", Normalize(err))
+	}
+	if n, _ := res.RowsAffected(); n != int64(len(ids)) {
+		return fmt.Errorf("spend %d holdings, %d were available: %w", len(ids), n, ErrStale)
+	}
+	return nil
+}
+
+// HoldingsByOwner lists an owner's live holdings, locked ones included.
+func HoldingsByOwner(ctx context.Context, db bun.IDB, owner coin.PartyID) ([]Holding, error) {
+	var hs []Holding
+	if err := db.NewSelect().Model(&hs).Where("owner = ?", owner).Order("contract_id").Scan(ctx); err != nil {
+		return nil, fmt.Errorf("holdings of %s: %w", owner, Normalize(err))
+	}
+	return hs, nil
+}
+
+// HoldingsByIDs loads specific live holdings.
+func HoldingsByIDs(ctx context.Context, db bun.IDB, ids []coin.ContractID) ([]Holding, error) {
+	var hs []Holding
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	if err := db.NewSelect().Model(&hs).Where("contract_id IN (?)", bun.In(ids)).Scan(ctx); err != nil {
+		return nil, fmt.Errorf("holdings: %w", Normalize(err))
+	}
+	return hs, nil
+}
+
+// ScanHoldings calls fn for every live holding, in batches, for checks that
+// read the whole ledger.
+func ScanHoldings(ctx context.Context, db bun.IDB, fn func(Holding) error) error {
+	last := ""
+	for {
+		var hs []Holding
+		err := db.NewSelect().Model(&hs).Where("contract_id > ?", last).Order("contract_id").Limit(5000).Scan(ctx)
+		if err != nil {
+			return fmt.Errorf("scan holdings: %w", Normalize(err))
+		}
+		for _, h := range hs {
+			if err := fn(h); err != nil {
+				return err
+			}
+		}
+		if len(hs) < 5000 {
+			return nil
+		}
+		last = string(hs[len(hs)-1].ContractID)
+	}
+}
+
+// ScanUpdateTotals calls fn with minted and burned of every update.
+func ScanUpdateTotals(ctx context.Context, db bun.IDB, fn func(minted, burned coin.Amount) error) error {
+	var last int64
+	for {
+		var us []Update
+		err := db.NewSelect().Model(&us).Column("offset_id", "minted", "burned").
+			Where("offset_id > ?", last).Order("offset_id").Limit(5000).Scan(ctx)
+		if err != nil {
+			return fmt.Errorf("scan updates: %w", Normalize(err))
+		}
+		for _, u := range us {
+			if err := fn(u.Minted, u.Burned); err != nil {
+				return err
+			}
+		}
+		if len(us) < 5000 {
+			return nil
+		}
+		last = us[len(us)-1].OffsetID
+	}
+}
+
+// InsertRound stores a round.
+func InsertRound(ctx context.Context, db bun.IDB, r *Round) error {
+	if _, err := db.NewInsert().Model(r).Exec(ctx); err != nil {
+		return fmt.Errorf("insert round %d: %w", r.Number, Normalize(err))
+	}
+	return nil
+}
+
+// LatestRound loads the newest open round.
+func LatestRound(ctx context.Context, db bun.IDB) (*Round, error) {
+	r := new(Round)
+	if err := db.NewSelect().Model(r).Where("closed_at IS NULL").Order("number DESC").Limit(1).Scan(ctx); err != nil {
+		return nil, fmt.Errorf("latest round: %w", Normalize(err))
+	}
+	return r, nil
+}
+
+// CloseRoundsBefore closes every open round numbered below n.
+func CloseRoundsBefore(ctx context.Context, db bun.IDB, n coin.Round, at time.Time) ([]Round, error) {
+	var rs []Round
+	err := db.NewSelect().Model(&rs).Where("closed_at IS NULL").Where("number < ?", n).Order("number").Scan(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("open rounds: %w", Normalize(err))
+	}
+	if len(rs) == 0 {
+		return nil, nil
+	}
+	_, err = db.NewUpdate().Table("rounds").Set("closed_at = ?", at).Where("closed_at IS NULL").Where("number < ?", n).Exec(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("close rounds: %w", Normalize(err))
+	}
+	return rs, nil
+}
+
+// InsertHistory stores history entries.
+func InsertHistory(ctx context.Context, db bun.IDB, es []HistoryEntry) error {
+	if len(es) == 0 {
+		return nil
+	}
+	if _, err := db.NewInsert().Model(&es).Exec(ctx); err != nil {
+		return fmt.Errorf("insert history: %w", Normalize(err))
+	}
+	return nil
+}
+
+// HistoryFilter selects a page of a party's history, newest first.
+type HistoryFilter struct {
+	Party        coin.PartyID
+	BeforeID     int64 // 0: from the newest
+	Limit        int
+	Kind         string
+	Counterparty string
+}
+
+// History returns a page of history, newest first. Paging by id keeps pages
+// stable while new entries arrive: new ones only ever sort before page 1.
+func History(ctx context.Context, db bun.IDB, f HistoryFilter) ([]HistoryEntry, error) {
+	var es []HistoryEntry
+	q := db.NewSelect().Model(&es).Where("party = ?", f.Party).Order("id DESC").Limit(int64(f.Limit))
+	if f.BeforeID > 0 {
+		q = q.Where("id < ?", f.BeforeID)
+	}
+	if f.Kind != "" {
+		q = q.Where("kind = ?", f.Kind)
+	}
+	if f.Counterparty != "" {
+		q = q.Where("counterparty = ?", f.Counterparty)
+	}
+	if err := q.Scan(ctx); err != nil {
+		return nil, fmt.Errorf("history of %s: %w", f.Party, Normalize(err))
+	}
+	return es, nil
+}
+
+// CommandByKey loads a deduplication record.
+func CommandByKey(ctx context.Context, db bun.IDB, key string) (*Command, error) {
+	c := new(Command)
+	if err := db.NewSelect().Model(c).Where("dedup_key = ?", key).Scan(ctx); err != nil {
+		return nil, fmt.Errorf("command %s: %w", key, Normalize(err))
+	}
+	return c, nil
+}
+
+// InsertCommand stores a deduplication record; ErrAlreadyExists when the
+// key was used.
+func InsertCommand(ctx context.Context, db bun.IDB, c *Command) error {
+	if _, err := db.NewInsert().Model(c).Exec(ctx); err != nil {
+		return fmt.Errorf("insert command %s: %w", c.DedupKey, Normalize(err))
+	}
+	return nil
+}
+
+// DeleteCommandsBefore forgets deduplication records older than t.
+func DeleteCommandsBefore(ctx context.Context, db bun.IDB, t time.Time) (int64, error) {
+	res, err := db.NewDelete().Table("commands").Where("created_at < ?", t).Exec(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("delete old commands: %w", Normalize(err))
+	}
+	n, _ := res.RowsAffected()
+	return n, nil
+}

@@ -1,0 +1,179 @@
+// Package store persists the ledger with bun on Postgres or embedded SQLite.
+// It knows SQL, not the rules: every query takes a bun.IDB so the ledger can
+// run it inside or outside its own transaction.
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	_ "github.com/jackc/pgx/v5/stdlib" // Postgres driver "pgx"
+	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect/pgdialect"
+	"github.com/uptrace/bun/dialect/sqlitedialect"
+	_ "modernc.org/sqlite" // pure-Go SQLite driver "sqlite"
+)
+
+// Dialect names the database engine behind a DB.
+type Dialect string
+
+// The supported engines.
+const (
+	Postgres Dialect = "postgres"
+	SQLite   Dialect = "sqlite"
+)
+
+// Config says where the database is.
+type Config struct {
+	// URL is a postgres:// URL, or a SQLite file path (optionally prefixed
+	// with sqlite:). Empty means the embedded default ./data/ccwallet.db.
+	URL string
+	// MaxOpenConns and MaxIdleConns size the pool (Postgres); 0 keeps defaults.
+	MaxOpenConns int
+	MaxIdleConns int
+	// ConnMaxLifetime recycles connections; 0 means forever.
+	ConnMaxLifetime time.Duration
+}
+
+// DefaultSQLitePath is where the embedded default keeps its data.
+const DefaultSQLitePath = "data/ccwallet.db"
+
+// DB is an open database of either dialect.
+type DB struct {
+	*bun.DB
+	Engine Dialect
+	log    *slog.Logger
+}
+
+// Open connects to the database described by cfg. It does not migrate.
+func Open(ctx context.Context, cfg Config, log *slog.Logger) (*DB, error) {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	url := cfg.URL
+	if strings.HasPrefix(url, "postgres://") || strings.HasPrefix(url, "postgresql://") {
+		sqldb, err := sql.Open("pgx", url)
+		if err != nil {
+			return nil, fmt.Errorf("open postgres: %w", err)
+		}
+		maxOpen := cfg.MaxOpenConns
+		if maxOpen == 0 {
+			maxOpen = 40
+		}
+		sqldb.SetMaxOpenConns(maxOpen)
+		maxIdle := cfg.MaxIdleConns
+		if maxIdle == 0 {
+			maxIdle = maxOpen
+		}
+		sqldb.SetMaxIdleConns(maxIdle)
+		sqldb.SetConnMaxLifetime(cfg.ConnMaxLifetime)
+		db := &DB{DB: bun.NewDB(sqldb, pgdialect.New()), Engine: Postgres, log: log}
+		pingCtx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		defer cancel()
+		if err := db.PingContext(pingCtx); err != nil {
+			db.Close()
+			return nil, fmt.Errorf("connect to postgres: %w", err)
+		}
+		return db, nil
+	}
+	path := strings.TrimPrefix(url, "sqlite:")
+	if path == "" {
+		path = DefaultSQLitePath
+	}
+	if path != ":memory:" {
+		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+			return nil, fmt.Errorf("create data directory: %w", err)
+		}
+	}
+	// _txlock=immediate takes the write lock at BEGIN, so concurrent
+	// read-modify-write transactions queue instead of failing with
+	// "database is locked" at their first write.
+	dsn := "file:" + path + "?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)&_txlock=immediate"
+	sqldb, err := sql.Open("sqlite", dsn)
+	if err != nil {
+		return nil, fmt.Errorf("open sqlite %s: %w", path, err)
+	}
+	// One writer at a time is SQLite's model; a small pool still lets reads
+	// proceed beside the writer under WAL.
+	sqldb.SetMaxOpenConns(4)
+	db := &DB{DB: bun.NewDB(sqldb, sqlitedialect.New()), Engine: SQLite, log: log}
+	if err := db.PingContext(ctx); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("open sqlite %s: %w", path, err)
+	}
+	return db, nil
+}
+
+// Ping checks that the database answers; used by /readyz.
+func (db *DB) Ping(ctx context.Context) error {
+	if err := db.PingContext(ctx); err != nil {
+		return fmt.Errorf("%w: %w", ErrUnavailable, err)
+	}
+	return nil
+}
+
+// maxTxAttempts bounds InTx's retries.
+const maxTxAttempts = 8
+
+// InTx runs fn in one transaction and commits it, or rolls back if fn fails.
+// Serialization failures, deadlocks, SQLite busy errors and ErrStale (a
+// guarded update that lost a race) are retried with jittered backoff, so fn
+// must be safe to run again: it re-reads what it needs.
+func (db *DB) InTx(ctx context.Context, fn func(ctx context.Context, tx bun.Tx) error) error {
+	var err error
+	for attempt := 1; ; attempt++ {
+		err = db.RunInTx(ctx, nil, fn)
+		if err == nil {
+			return nil
+		}
+		err = Normalize(err)
+		if !retryable(err) || attempt >= maxTxAttempts || ctx.Err() != nil {
+			return err
+		}
+		backoff := time.Duration(1<<min(attempt, 6)) * time.Millisecond
+		backoff += time.Duration(rand.Int64N(int64(backoff)))
+		select {
+		case <-time.After(backoff):
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}
+
+func retryable(err error) bool {
+	return errors.Is(err, ErrStale) || errors.Is(err, errSerialization)
+}
+
+// LockKey takes a transaction-scoped lock on key. On Postgres it is an
+// advisory lock, so operations on one party queue instead of conflicting;
+// on SQLite every write transaction is already exclusive.
+func (db *DB) LockKey(ctx context.Context, tx bun.IDB, key string) error {
+	if db.Engine != Postgres {
+		return nil
+	}
+	if _, err := tx.ExecContext(ctx, "SELECT pg_advisory_xact_lock(hashtextextended(?, 0))", key); err != nil {
+		return fmt.Errorf("lock %s: %w", key, Normalize(err))
+	}
+	return nil
+}
+
+// TryLockKey is LockKey without waiting: false when another transaction
+// holds the key (used to answer 429 for a command still in flight).
+func (db *DB) TryLockKey(ctx context.Context, tx bun.IDB, key string) (bool, error) {
+	if db.Engine != Postgres {
+		return true, nil
+	}
+	var ok bool
+	if err := tx.NewRaw("SELECT pg_try_advisory_xact_lock(hashtextextended(?, 0))", key).Scan(ctx, &ok); err != nil {
+		return false, fmt.Errorf("try lock %s: %w", key, Normalize(err))
+	}
+	return ok, nil
+}
