@@ -114,3 +114,16 @@ type Command struct {
 	Result    string       `bun:"result"`
 	CreatedAt time.Time    `bun:"created_at"`
 }
+
+// RewardCoupon is a reward waiting to be minted.
+type RewardCoupon struct {
+	bun.BaseModel `bun:"table:reward_coupons"`
+
+	ContractID  coin.ContractID `bun:"contract_id,pk"`
+	Kind        string          `bun:"kind"`
+	Beneficiary coin.PartyID    `bun:"beneficiary"`
+	Amount      coin.Amount     `bun:"amount,type:text"`
+	Round       coin.Round      `bun:"round"`
+	Featured    bool            `bun:"featured"`
+	CollectedAt bun.NullTime    `bun:"collected_at"`
+}

@@ -353,3 +353,28 @@ func DeleteCommandsBefore(ctx context.Context, db bun.IDB, t time.Time) (int64, 
 	n, _ := res.RowsAffected()
 	return n, nil
 }
+
+// InsertRewardCoupons stores new reward coupons.
+func InsertRewardCoupons(ctx context.Context, db bun.IDB, cs []RewardCoupon) error {
+	if len(cs) == 0 {
+		return nil
+	}
+	if _, err := db.NewInsert().Model(&cs).Exec(ctx); err != nil {
+		return fmt.Errorf("insert reward coupons: %w", Normalize(err))
+	}
+	return nil
+}
+
+// RewardCouponsOf lists a beneficiary's uncollected coupons of a kind (all
+// kinds when empty), oldest round first.
+func RewardCouponsOf(ctx context.Context, db bun.IDB, beneficiary coin.PartyID, kind string) ([]RewardCoupon, error) {
+	var cs []RewardCoupon
+	q := db.NewSelect().Model(&cs).Where("beneficiary = ?", beneficiary).Where("collected_at IS NULL").Order("round", "contract_id")
+	if kind != "" {
+		q = q.Where("kind = ?", kind)
+	}
+	if err := q.Scan(ctx); err != nil {
+		return nil, fmt.Errorf("reward coupons of %s: %w", beneficiary, Normalize(err))
+	}
+	return cs, nil
+}

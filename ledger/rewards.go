@@ -1,0 +1,67 @@
+package ledger
+
+import (
+	"context"
+
+	"github.com/ccwallet/ccwallet/ledger/coin"
+	"github.com/ccwallet/ccwallet/store"
+)
+
+// Reward kinds, with the real network's template of each.
+const (
+	RewardApp       = "app"
+	RewardValidator = "validator"
+	RewardLiveness  = "liveness"
+)
+
+var rewardTemplates = map[string]string{
+	RewardApp:       "#splice-amulet:Splice.Amulet:AppRewardCoupon",
+	RewardValidator: "#splice-amulet:Splice.Amulet:ValidatorRewardCoupon",
+	RewardLiveness:  "#splice-validator-lifecycle:Splice.ValidatorLicense:ValidatorLivenessActivityRecord",
+}
+
+// RewardTemplate returns the template ID of a reward kind.
+func RewardTemplate(kind string) string { return rewardTemplates[kind] }
+
+// addRewardCoupon creates a reward coupon for beneficiary in t, to be
+// minted by reward collection after its round closes. amount is the
+// coupon's weight in coin (for liveness records: the issuance per record).
+func (t *txn) addRewardCoupon(ctx context.Context, kind string, beneficiary coin.PartyID, amount coin.Amount, featured bool) (coin.ContractID, error) {
+	payload := map[string]any{"dso": t.l.dso, "round": roundString(t.round.Number)}
+	switch kind {
+	case RewardApp:
+		payload["provider"], payload["featured"], payload["amount"], payload["beneficiary"] = beneficiary, featured, amount, nil
+	case RewardValidator:
+		payload["user"], payload["amount"] = beneficiary, amount
+	case RewardLiveness:
+		payload["validator"] = beneficiary
+	}
+	cid := t.create(rewardTemplates[kind], payload, t.l.dso, beneficiary)
+	err := store.InsertRewardCoupons(ctx, t.tx, []store.RewardCoupon{{
+		ContractID: cid, Kind: kind, Beneficiary: beneficiary, Amount: amount, Round: t.round.Number, Featured: featured,
+	}})
+	return cid, err
+}
+
+// RewardCoupons lists a party's uncollected coupons of a kind as contracts.
+func (l *Ledger) RewardCoupons(ctx context.Context, party coin.PartyID, kind string) ([]Contract, error) {
+	cs, err := store.RewardCouponsOf(ctx, l.db, party, kind)
+	if err != nil {
+		return nil, err
+	}
+	ids := make([]coin.ContractID, len(cs))
+	for i, c := range cs {
+		ids[i] = c.ContractID
+	}
+	byID, err := l.contractsByID(ctx, l.db, ids)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Contract, 0, len(cs))
+	for _, c := range cs {
+		if sc, ok := byID[c.ContractID]; ok {
+			out = append(out, l.contractView(sc))
+		}
+	}
+	return out, nil
+}
