@@ -73,6 +73,9 @@ type Verifier struct {
 // first use, so the server can start before the identity provider (or serve
 // the embedded dev provider itself).
 func NewVerifier(cfg AuthConfig, log *slog.Logger) (*Verifier, error) {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
 	v := &Verifier{
 		log:      log,
 		audience: cfg.Audience,

@@ -32,9 +32,10 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if err := run(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr); err != nil {
-		if !errors.Is(err, flag.ErrHelp) {
-			fmt.Fprintln(os.Stderr, "ccwallet:", err)
+		if errors.Is(err, flag.ErrHelp) {
+			return // --help printed the usage
 		}
+		fmt.Fprintln(os.Stderr, "ccwallet:", err)
 		os.Exit(1)
 	}
 }
