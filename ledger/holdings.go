@@ -247,7 +247,7 @@ func (t *txn) spend(ctx context.Context, sender coin.PartyID, picked []Candidate
 	if err := store.DeleteHoldings(ctx, t.tx, res.Inputs, ""); err != nil {
 		return nil, err
 	}
-	t.archive(res.Inputs...)
+	t.spent = append(t.spent, res.Inputs...)
 	res.InputTotal = sum
 	res.HoldingFees = initial.Sub(sum)
 	for _, o := range outs {

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"sync"
 	"time"
 
 	"github.com/ccwallet/ccwallet/ledger/coin"
@@ -45,6 +46,8 @@ type Ledger struct {
 	dso            coin.PartyID
 	operator       coin.PartyID
 	synchronizerID string
+
+	knownParties sync.Map // coin.PartyID -> struct{}; see KnownParty
 }
 
 // Meta keys set once when the ledger is created.

@@ -25,6 +25,9 @@ type txn struct {
 
 	created  []store.Contract
 	archived []coin.ContractID
+	// spent are archived holdings whose guarded delete already proved them
+	// unspent, so their archive needs no second guard and rides the batch.
+	spent    []coin.ContractID
 	holdings []store.Holding
 	history  []store.HistoryEntry
 
@@ -41,11 +44,13 @@ func (l *Ledger) newTxn(tx bun.Tx, kind string, round *store.Round) *txn {
 
 // beginTxn starts a ledger transaction at the latest open round.
 func (l *Ledger) beginTxn(ctx context.Context, tx bun.Tx, kind string) (*txn, error) {
-	r, err := store.LatestRound(ctx, tx)
+	r, offset, err := l.db.BeginUpdate(ctx, tx)
 	if err != nil {
 		return nil, err
 	}
-	return l.newTxn(tx, kind, r), nil
+	t := l.newTxn(tx, kind, r)
+	t.offset = offset
+	return t, nil
 }
 
 // create records a new contract and returns its ID.
@@ -133,36 +138,47 @@ func (t *txn) record(party coin.PartyID, kind, subtype string, counterparty coin
 }
 
 // commit writes the transaction: the update row, the contracts it created
-// and archived, its holdings and history.
+// and archived, its holdings and history. The guarded archive runs on its
+// own (its row count is the double-spend check); the inserts go to the
+// database as one batch, one round trip.
 func (t *txn) commit(ctx context.Context) error {
+	if t.offset == 0 {
+		// Bootstrap reads no round first; take an offset now.
+		_, off, err := t.l.db.BeginUpdate(ctx, t.tx)
+		if err != nil {
+			return err
+		}
+		t.offset = off
+	}
+	if err := store.ArchiveContracts(ctx, t.tx, t.archived, t.offset); err != nil {
+		return err
+	}
 	t.update = "1220" + uuidHex()
 	u := &store.Update{
-		UpdateID: t.update, Kind: t.kind, Submitter: string(t.l.operator), Round: t.round.Number,
+		OffsetID: t.offset, UpdateID: t.update, Kind: t.kind, Submitter: string(t.l.operator), Round: t.round.Number,
 		RecordTime: t.now, Minted: t.minted, Burned: t.burned, TrafficBytes: t.traffic,
 	}
-	if err := store.InsertUpdate(ctx, t.tx, u); err != nil {
-		return err
+	batch := []interface{ String() string }{t.tx.NewInsert().Model(u)}
+	if len(t.spent) > 0 {
+		batch = append(batch, t.tx.NewUpdate().Table("contracts").Set("archived_offset = ?", t.offset).
+			Where("contract_id IN (?)", bun.In(t.spent)))
 	}
-	t.offset = u.OffsetID
 	for i := range t.created {
-		t.created[i].CreatedOffset = u.OffsetID
+		t.created[i].CreatedOffset = t.offset
 	}
-	if err := store.InsertContracts(ctx, t.tx, t.created); err != nil {
-		return err
+	if len(t.created) > 0 {
+		batch = append(batch, t.tx.NewInsert().Model(&t.created))
 	}
-	if err := store.ArchiveContracts(ctx, t.tx, t.archived, u.OffsetID); err != nil {
-		return err
-	}
-	if err := store.InsertHoldings(ctx, t.tx, t.holdings); err != nil {
-		return err
+	if len(t.holdings) > 0 {
+		batch = append(batch, t.tx.NewInsert().Model(&t.holdings))
 	}
 	for i := range t.history {
-		t.history[i].OffsetID = u.OffsetID
+		t.history[i].OffsetID = t.offset
 	}
-	if err := store.InsertHistory(ctx, t.tx, t.history); err != nil {
-		return err
+	if len(t.history) > 0 {
+		batch = append(batch, t.tx.NewInsert().Model(&t.history))
 	}
-	return nil
+	return store.ExecBatch(ctx, t.tx, batch...)
 }
 
 func uuidHex() string {

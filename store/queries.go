@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/ccwallet/ccwallet/ledger/coin"
@@ -377,4 +378,45 @@ func RewardCouponsOf(ctx context.Context, db bun.IDB, beneficiary coin.PartyID, 
 		return nil, fmt.Errorf("reward coupons of %s: %w", beneficiary, Normalize(err))
 	}
 	return cs, nil
+}
+
+// BeginUpdate reads the latest open round and reserves the offset of a new
+// update-log row in one round trip. Postgres draws the offset from the
+// sequence (a rolled-back transaction leaves a gap, which is harmless);
+// SQLite, whose write transactions are exclusive, takes max + 1.
+func (db *DB) BeginUpdate(ctx context.Context, tx bun.IDB) (*Round, int64, error) {
+	var row struct {
+		Round
+		Next int64 `bun:"next_offset"`
+	}
+	next := "(SELECT COALESCE(MAX(offset_id), 0) + 1 FROM updates)"
+	if db.Engine == Postgres {
+		next = "nextval(pg_get_serial_sequence('updates', 'offset_id'))"
+	}
+	err := tx.NewSelect().Model(&row.Round).ColumnExpr("round.*").ColumnExpr(next+" AS next_offset").
+		Where("closed_at IS NULL").Order("number DESC").Limit(1).Scan(ctx, &row)
+	if err != nil {
+		return nil, 0, fmt.Errorf("begin update: %w", Normalize(err))
+	}
+	return &row.Round, row.Next, nil
+}
+
+// ExecBatch runs several statements in one round trip. The statements are
+// rendered by bun with their values inlined, so they go to the driver as
+// plain text, bypassing bun's placeholder formatting.
+func ExecBatch(ctx context.Context, tx bun.Tx, queries ...interface{ String() string }) error {
+	var sb strings.Builder
+	for _, q := range queries {
+		if sb.Len() > 0 {
+			sb.WriteString(";\n")
+		}
+		sb.WriteString(q.String())
+	}
+	if sb.Len() == 0 {
+		return nil
+	}
+	if _, err := tx.Tx.ExecContext(ctx, sb.String()); err != nil {
+		return fmt.Errorf("write batch: %w", Normalize(err))
+	}
+	return nil
 }

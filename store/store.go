@@ -60,7 +60,7 @@ func Open(ctx context.Context, cfg Config, log *slog.Logger) (*DB, error) {
 	}
 	url := cfg.URL
 	if strings.HasPrefix(url, "postgres://") || strings.HasPrefix(url, "postgresql://") {
-		sqldb, err := sql.Open("pgx", url)
+		sqldb, err := sql.Open("pgx", withSimpleProtocol(url))
 		if err != nil {
 			return nil, fmt.Errorf("open postgres: %w", err)
 		}
@@ -110,6 +110,21 @@ func Open(ctx context.Context, cfg Config, log *slog.Logger) (*DB, error) {
 		return nil, fmt.Errorf("open sqlite %s: %w", path, err)
 	}
 	return db, nil
+}
+
+// withSimpleProtocol makes pgx send each statement in one round trip. bun
+// interpolates arguments into the SQL text itself, so every statement is a
+// new string: pgx's default (prepare, then execute, and cache the plan)
+// would cost an extra round trip per statement and churn its cache.
+func withSimpleProtocol(url string) string {
+	if strings.Contains(url, "default_query_exec_mode=") {
+		return url
+	}
+	sep := "?"
+	if strings.Contains(url, "?") {
+		sep = "&"
+	}
+	return url + sep + "default_query_exec_mode=simple_protocol"
 }
 
 // Ping checks that the database answers; used by /readyz.
