@@ -68,7 +68,16 @@ func (db *DB) Migrate(ctx context.Context) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	if _, err := db.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (version TEXT PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)`); err != nil {
+	// Even CREATE TABLE IF NOT EXISTS races on Postgres (two replicas both
+	// see no table), so it runs under the migration lock too.
+	err = db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		if err := db.LockKey(ctx, tx, migrationLockKey); err != nil {
+			return err
+		}
+		_, err := tx.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (version TEXT PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)`)
+		return err
+	})
+	if err != nil {
 		return nil, fmt.Errorf("create schema_migrations: %w", Normalize(err))
 	}
 	var applied []string

@@ -114,8 +114,8 @@ func InsertContracts(ctx context.Context, db bun.IDB, cs []Contract) error {
 }
 
 // ArchiveContracts marks contracts archived at offset. It is guarded: if
-// any of them is already archived (or missing) nothing changes and ErrStale
-// is returned, so no contract is ever consumed twice.
+// any of them is already archived (or missing) it returns ErrStale, and the
+// caller's transaction rolls back, so no contract is ever consumed twice.
 func ArchiveContracts(ctx context.Context, db bun.IDB, ids []coin.ContractID, offset int64) error {
 	if len(ids) == 0 {
 		return nil
@@ -166,8 +166,10 @@ func InsertHoldings(ctx context.Context, db bun.IDB, hs []Holding) error {
 }
 
 // DeleteHoldings removes spent holdings. Guarded like ArchiveContracts:
-// with locked set only holdings locked by that holder match, otherwise only
-// unlocked ones; any shortfall returns ErrStale and changes nothing.
+// with lockedBy set only holdings locked by that holder match, otherwise only
+// unlocked ones; any shortfall returns ErrStale. Run it inside a
+// transaction: the error is what makes the caller roll back the rows the
+// statement did delete.
 func DeleteHoldings(ctx context.Context, db bun.IDB, ids []coin.ContractID, lockedBy string) error {
 	if len(ids) == 0 {
 		return nil
