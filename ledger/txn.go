@@ -33,10 +33,11 @@ type txn struct {
 	traffic int64
 	offset  int64
 	update  string
+	started time.Time // wall clock, for Observer
 }
 
 func (l *Ledger) newTxn(tx bun.Tx, kind string, round *store.Round) *txn {
-	return &txn{l: l, tx: tx, kind: kind, round: round, now: l.now()}
+	return &txn{l: l, tx: tx, kind: kind, round: round, now: l.now(), started: time.Now()}
 }
 
 // beginTxn starts a ledger transaction at the latest open round.
@@ -134,7 +135,8 @@ func (t *txn) record(party coin.PartyID, kind, subtype string, counterparty coin
 
 // commit writes the transaction: the update row, the contracts it created
 // and archived, its holdings and history.
-func (t *txn) commit(ctx context.Context) error {
+func (t *txn) commit(ctx context.Context) (err error) {
+	defer func() { t.observe(err) }()
 	t.update = "1220" + uuidHex()
 	u := &store.Update{
 		UpdateID: t.update, Kind: t.kind, Submitter: string(t.l.operator), Round: t.round.Number,
