@@ -54,7 +54,12 @@ type testServer struct {
 // unless args say otherwise, and waits until it is ready.
 func startServe(t *testing.T, args []string, env []string) *testServer {
 	t.Helper()
-	s, err := tryServe(t, args, env)
+	return startServeCtx(t, context.Background(), args, env)
+}
+
+func startServeCtx(t *testing.T, ctx context.Context, args []string, env []string) *testServer {
+	t.Helper()
+	s, err := tryServeCtx(t, ctx, args, env)
 	if err != nil {
 		t.Fatalf("serve: %v\nlogs:\n%s", err, s.logs.String())
 	}
@@ -63,8 +68,13 @@ func startServe(t *testing.T, args []string, env []string) *testServer {
 
 func tryServe(t *testing.T, args []string, env []string) (*testServer, error) {
 	t.Helper()
+	return tryServeCtx(t, context.Background(), args, env)
+}
+
+func tryServeCtx(t *testing.T, ctx context.Context, args []string, env []string) (*testServer, error) {
+	t.Helper()
 	ready := make(chan readyAddrs, 1)
-	ctx, cancel := context.WithCancel(context.Background())
+	ctx, cancel := context.WithCancel(ctx)
 	ctx = context.WithValue(ctx, readyKey{}, func(a readyAddrs) { ready <- a })
 	s := &testServer{logs: &syncBuffer{}, cancel: cancel, done: make(chan error, 1)}
 	full := append([]string{"serve", "--listen", "127.0.0.1:0", "--health-listen", "127.0.0.1:0", "--metrics-listen", "127.0.0.1:0"}, args...)

@@ -282,6 +282,10 @@ func outboundClient() *http.Client {
 // addresses (ports chosen by the kernel for ":0").
 type readyKey struct{}
 
+// connStateKey is the context key of a func tests use to follow
+// connections (http.Server.ConnState) of the named server.
+type connStateKey struct{}
+
 // readyAddrs are the addresses serve listens on; empty when off.
 type readyAddrs struct {
 	App, Health, Metrics string
@@ -393,6 +397,9 @@ func serve(ctx context.Context, args []string, env envVars, stdout, stderr io.Wr
 		srv, err := web.NewServer(web.ServerConfig{Addr: addr, TLS: tlsCfg}, h, log)
 		if err != nil {
 			return err
+		}
+		if f, ok := ctx.Value(connStateKey{}).(func(string, net.Conn, http.ConnState)); ok {
+			srv.ConnState = func(c net.Conn, st http.ConnState) { f(name, c, st) }
 		}
 		ln, err := net.Listen("tcp", addr)
 		if err != nil {
