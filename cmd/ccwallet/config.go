@@ -82,10 +82,13 @@ type Config struct {
 }
 
 // AuthConfig holds auth.audience, auth.jwksUrl and auth.issuer.
+// auth.targetAudience (the participant chart's name) is accepted too and
+// used when audience is not set.
 type AuthConfig struct {
-	Audience string `yaml:"audience"`
-	JWKSURL  string `yaml:"jwksUrl"`
-	Issuer   string `yaml:"issuer"`
+	Audience       string `yaml:"audience"`
+	TargetAudience string `yaml:"targetAudience"`
+	JWKSURL        string `yaml:"jwksUrl"`
+	Issuer         string `yaml:"issuer"`
 }
 
 // Persistence is the database binding. URL wins; otherwise host, port,
@@ -315,6 +318,9 @@ func readConfig(path string, env envVars) (Config, error) {
 	}
 	if err := cfg.applyEnv(env); err != nil {
 		return cfg, err
+	}
+	if cfg.Auth.TargetAudience != "" && (cfg.Auth.Audience == "" || cfg.Auth.Audience == DefaultAudience) {
+		cfg.Auth.Audience = cfg.Auth.TargetAudience
 	}
 	return cfg, nil
 }
@@ -904,9 +910,15 @@ func (c Config) DatabaseURL(getenv func(string) string) (string, error) {
 	return u.String(), nil
 }
 
-// masked returns c with secrets replaced, for printing and logging.
+// masked returns c with secrets replaced and the defaults of unset
+// switches filled in, for printing and logging.
 func (c Config) masked() Config {
 	const mask = "****"
+	on := func(b bool) *bool { return &b }
+	c.EnableWallet = on(c.WalletEnabled())
+	c.EnableHealthProbes = on(c.HealthEnabled())
+	c.Metrics.Enable = on(c.MetricsEnabled())
+	c.Metrics.NativeHistograms = on(c.NativeHistograms())
 	if c.Persistence.Password != "" {
 		c.Persistence.Password = mask
 	}

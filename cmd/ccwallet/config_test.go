@@ -92,6 +92,7 @@ func TestConfigFiles(t *testing.T) {
 		want string // "" means valid; else a substring of the error
 	}{
 		{"empty file", "", nil, ""},
+		{"participant chart's targetAudience", "auth:\n  targetAudience: https://ledger.example.com\n", nil, ""},
 		{"all mission keys", goodValues, []string{"SECRET_ENV=pw"}, ""},
 		{"unknown key", "enableWalet: true\n", nil, "enableWalet (line 1): unknown key"},
 		{"unknown nested key", "auth:\n  jwks: x\n", nil, "auth.jwks (line 2): unknown key"},
@@ -299,7 +300,8 @@ func TestConfigCheckAndPrint(t *testing.T) {
 		{"flag fixes env", []string{"config", "check", "--config", good, "--network", "devnet"}, []string{"WALLET_NETWORK=mainnet"}, nil,
 			[]string{"configuration OK"}, nil},
 		{"print masks secrets", []string{"config", "print", "--config", good}, []string{"ONBOARDING_SECRET=topsecret", "WALLET_DATABASE_PASSWORD=pw2"}, nil,
-			[]string{"validatorPartyHint: acme-validator-1", "url: postgres://cnadmin:****@db:5432/participant_0", "onboardingSecret: '****'", "password: '****'"},
+			[]string{"validatorPartyHint: acme-validator-1", "url: postgres://cnadmin:****@db:5432/participant_0", "onboardingSecret: '****'", "password: '****'",
+				"enableWallet: true", "nativeHistograms: true"},
 			[]string{"hunter2", "topsecret", "pw2"}},
 	}
 	for _, tt := range tests {

@@ -134,6 +134,9 @@ func TestServeLogsRequestIDsAndNoSecrets(t *testing.T) {
 			t.Errorf("logs contain a secret %.20q...:\n%s", secret, logs)
 		}
 	}
+	if !strings.Contains(logs, "multi-validator settings accepted but ignored") || !strings.Contains(logs, "onboardingSecret") {
+		t.Errorf("logs do not say the onboarding secret is ignored by the embedded network:\n%s", logs)
+	}
 	requests := 0
 	for line := range strings.SplitSeq(strings.TrimSpace(logs), "\n") {
 		var rec map[string]any
