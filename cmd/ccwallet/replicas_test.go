@@ -18,13 +18,26 @@ func TestReplicas(t *testing.T) {
 	url := ledgertest.DBURL(t, store.Postgres)
 	env := []string{"WALLET_DATABASE_URL=" + url}
 	servers := make([]*testServer, 2)
+	// Replica 0 also takes pool settings from its values file.
+	pool := writeFile(t, "v.yaml", "persistence:\n  maxOpenConns: 7\n  maxIdleConns: 3\n  connMaxLifetime: 10m\n")
+	args := [][]string{{"--config", pool}, nil}
 	var wg sync.WaitGroup
 	for i := range servers {
-		wg.Go(func() { servers[i] = startServe(t, nil, env) })
+		wg.Go(func() {
+			// Not startServe: t.Fatal must not run off the test goroutine.
+			s, err := tryServe(t, args[i], env)
+			if err != nil {
+				t.Errorf("replica %d: %v\n%s", i, err, s.logs.String())
+			}
+			servers[i] = s
+		})
 	}
 	wg.Wait()
 	if t.Failed() {
 		return
+	}
+	if m := find(scrape(t, servers[0].addrs.Metrics), "go_sql_max_open_connections", nil); m == nil || m.GetGauge().GetValue() != 7 {
+		t.Errorf("pool max open connections = %v, want 7 from persistence.maxOpenConns", m)
 	}
 	a, b := "http://"+servers[0].addrs.App, "http://"+servers[1].addrs.App
 	if servers[0].addrs.Operator != servers[1].addrs.Operator {
