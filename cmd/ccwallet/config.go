@@ -152,6 +152,16 @@ func (s *SweepConfig) UnmarshalYAML(n *yaml.Node) error {
 		Receiver               string    `yaml:"receiver"`
 		UseTransferPreapproval bool      `yaml:"useTransferPreapproval"`
 	}
+	// Node.Decode does not refuse unknown keys as the file's decoder does.
+	if n.Kind == yaml.MappingNode {
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			switch k := n.Content[i]; k.Value {
+			case "maxBalanceUSD", "minBalanceUSD", "receiver", "useTransferPreapproval":
+			default:
+				return fmt.Errorf("line %d: field %s not found in type main.SweepConfig", k.Line, k.Value)
+			}
+		}
+	}
 	if err := n.Decode(&raw); err != nil {
 		return err
 	}

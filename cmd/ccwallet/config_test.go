@@ -121,6 +121,8 @@ func TestConfigFiles(t *testing.T) {
 			"walletSweep." + alice + ".receiver: invalid party id"},
 		{"sweep amount not a number", "walletSweep:\n  \"" + alice + "\":\n    maxBalanceUSD: lots\n    minBalanceUSD: 1\n    receiver: \"" + bob + "\"\n", nil,
 			"walletSweep." + alice + ".maxBalanceUSD (line 3)"},
+		{"sweep unknown key", "walletSweep:\n  \"" + alice + "\":\n    maxBalanceUSD: 10\n    minBalanceUSD: 1\n    receiver: \"" + bob + "\"\n    useTransferPreaproval: true\n", nil,
+			"walletSweep." + alice + ".useTransferPreaproval (line 6): unknown key"},
 		{"auto-accept bad sender", "autoAcceptTransfers:\n  \"" + bob + "\":\n    fromParties: [carol]\n", nil,
 			"autoAcceptTransfers." + bob + ".fromParties[0]: invalid party id"},
 		{"auto-accept bad receiver", "autoAcceptTransfers:\n  bob:\n    fromParties: [\"" + alice + "\"]\n", nil,

@@ -368,8 +368,14 @@ func serve(ctx context.Context, args []string, env envVars, stdout, stderr io.Wr
 		return err
 	}
 
-	// --- health: one check per dependency; automations add "scheduler".
+	// --- health: one check per dependency. The automations section adds
+	// checks["scheduler"] before the handler is built.
 	checks := map[string]web.HealthChecker{"database": l.Ping}
+
+	// --- automations: start them only when cfg.WalletEnabled() (enableWallet
+	// turns the wallet's automations off with its routes); feed job runs to
+	// m.JobRun when m != nil.
+
 	health := web.HealthHandler(checks)
 
 	// --- app routes
