@@ -18,6 +18,9 @@ import (
 type Config struct {
 	// Auth verifies bearer tokens of the JSON APIs.
 	Auth *web.Verifier
+	// Observe is extra middleware (e.g. web.Metrics) placed inside
+	// RequestID and Logger, where the route pattern is visible.
+	Observe []web.Middleware
 }
 
 // Handler serves every HTTP route of the app port.
@@ -25,6 +28,7 @@ type Handler struct {
 	l    *ledger.Ledger
 	log  *slog.Logger
 	auth *web.Verifier
+	obs  []web.Middleware
 }
 
 // New builds the handlers.
@@ -32,7 +36,7 @@ func New(l *ledger.Ledger, cfg Config, log *slog.Logger) *Handler {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Handler{l: l, log: log, auth: cfg.Auth}
+	return &Handler{l: l, log: log, auth: cfg.Auth, obs: cfg.Observe}
 }
 
 // apiFunc is a JSON handler; a returned error becomes {"error": ...}.
@@ -103,7 +107,8 @@ func (h *Handler) Routes(health http.Handler) http.Handler {
 	root := http.NewServeMux()
 	root.Handle("/api/validator/", http.StripPrefix("/api/validator", mux))
 	root.Handle("/", mux)
-	return web.Chain(root, web.RequestID, web.Logger(h.log), web.Recover(h.log), web.SecurityHeaders)
+	mws := append([]web.Middleware{web.RequestID, web.Logger(h.log)}, h.obs...)
+	return web.Chain(root, append(mws, web.Recover(h.log), web.SecurityHeaders)...)
 }
 
 func trimmed(s string) string { return strings.TrimSpace(s) }

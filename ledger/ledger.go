@@ -31,6 +31,8 @@ type Config struct {
 	Rules *Rules
 	// Now is the clock; nil means time.Now. Tests pass a fake.
 	Now func() time.Time
+	// Observer, when set, is told about every ledger transaction (metrics).
+	Observer Observer
 }
 
 // Ledger applies the coin's rules to the store. Safe for concurrent use.

@@ -36,10 +36,11 @@ type txn struct {
 	traffic int64
 	offset  int64
 	update  string
+	started time.Time // wall clock, for Observer
 }
 
 func (l *Ledger) newTxn(tx bun.Tx, kind string, round *store.Round) *txn {
-	return &txn{l: l, tx: tx, kind: kind, round: round, now: l.now()}
+	return &txn{l: l, tx: tx, kind: kind, round: round, now: l.now(), started: time.Now()}
 }
 
 // beginTxn starts a ledger transaction at the latest open round.
@@ -141,7 +142,8 @@ func (t *txn) record(party coin.PartyID, kind, subtype string, counterparty coin
 // and archived, its holdings and history. The guarded archive runs on its
 // own (its row count is the double-spend check); the inserts go to the
 // database as one batch, one round trip.
-func (t *txn) commit(ctx context.Context) error {
+func (t *txn) commit(ctx context.Context) (err error) {
+	defer func() { t.observe(err) }()
 	if t.offset == 0 {
 		// Bootstrap reads no round first; take an offset now.
 		_, off, err := t.l.db.BeginUpdate(ctx, t.tx)
