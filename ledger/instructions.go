@@ -108,7 +108,7 @@ func NextInstructionStatus(from InstructionStatus, move InstructionMove, actor, 
 	rule, ok := moves[move]
 	if !ok {
 		if len(moves) == 0 {
-			return "", fmt.Errorf("%w: it is %s, so it cannot be %s", ErrInstructionFinished, from, pastTense(move))
+			return "", fmt.Errorf("%w: it is already %s, so it cannot be %s", ErrInstructionFinished, from, pastTense(move))
 		}
 		return "", invalid("move", "unknown move %q", move)
 	}
@@ -137,8 +137,10 @@ func NextInstructionStatus(from InstructionStatus, move InstructionMove, actor, 
 
 func pastTense(m InstructionMove) string {
 	switch m {
-	case MoveAccept, MoveExpire:
-		return string(m) + "d"
+	case MoveAccept:
+		return "accepted"
+	case MoveExpire:
+		return "expired"
 	case MoveReject:
 		return "rejected"
 	case MoveWithdraw:

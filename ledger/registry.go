@@ -46,7 +46,9 @@ type ChoiceContext struct {
 // being reassigned between synchronizers; the client retries later.
 var ErrReassigning = fmt.Errorf("%w: contract is being reassigned", ErrConflict)
 
-func cidValue(c coin.ContractID) ContextValue { return ContextValue{Tag: "AV_ContractId", Value: string(c)} }
+func cidValue(c coin.ContractID) ContextValue {
+	return ContextValue{Tag: "AV_ContractId", Value: string(c)}
+}
 
 // InstructionChoiceContext answers the registry's choice-context request
 // for move (accept, reject or withdraw) on a transfer instruction, as the
