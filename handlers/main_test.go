@@ -3,6 +3,7 @@ package handlers_test
 import (
 	"context"
 	"crypto"
+	"log/slog"
 	"net/http"
 	"testing"
 	"time"
@@ -26,7 +27,10 @@ type testAPI struct {
 	signer crypto.Signer
 }
 
-const testKID = "test-key"
+const (
+	testKID      = "test-key"
+	testAudience = "https://ccwallet.test"
+)
 
 func newTestAPI(t testing.TB, engine store.Dialect) *testAPI {
 	t.Helper()
@@ -34,7 +38,7 @@ func newTestAPI(t testing.TB, engine store.Dialect) *testAPI {
 	if err != nil {
 		t.Fatal(err)
 	}
-	v, err := web.NewVerifier(web.AuthConfig{StaticKeys: map[string]crypto.PublicKey{testKID: key.Public()}}, nil)
+	v, err := web.NewVerifier(web.AuthConfig{StaticKeys: map[string]crypto.PublicKey{testKID: key.Public()}, Audience: testAudience}, slog.New(slog.DiscardHandler))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,7 +52,7 @@ func (a *testAPI) as(name string) apiClient {
 	a.t.Helper()
 	c := apiClient{t: a.t, h: a.h}
 	if name != "" {
-		tok, err := web.SignDevToken(a.signer, testKID, "", "", name, time.Hour)
+		tok, err := web.SignDevToken(a.signer, testKID, "", testAudience, name, time.Hour)
 		if err != nil {
 			a.t.Fatal(err)
 		}
