@@ -153,7 +153,13 @@ func specCheck(t testing.TB, req *http.Request, reqBody []byte, status int, head
 		}
 	}
 	vreq := req.Clone(context.Background())
-	vreq.URL = &url.URL{Path: strings.TrimPrefix(req.URL.Path, "/api/validator"), RawQuery: req.URL.RawQuery}
+	// The specs' paths have neither the /api/validator server prefix nor
+	// the validator's /v0/scan-proxy prefix of the registry APIs.
+	path := strings.TrimPrefix(req.URL.Path, "/api/validator")
+	if strings.HasPrefix(path, "/v0/scan-proxy/registry/") {
+		path = strings.TrimPrefix(path, "/v0/scan-proxy")
+	}
+	vreq.URL = &url.URL{Path: path, RawQuery: req.URL.RawQuery}
 	vreq.RequestURI = ""
 	vreq.Body = io.NopCloser(bytes.NewReader(reqBody))
 	route, params, name, err := findOperation(vreq)

@@ -392,8 +392,8 @@ func (t *txn) finishInstruction(ctx context.Context, ti *store.TransferInstructi
 		lock = &hs[0]
 	}
 	if lock == nil && move == MoveAccept {
-		return nil, fmt.Errorf("%w: LockedAmulet '%s' not found for AmuletTransferInstruction '%s', which expires on %s",
-			ErrNotFound, ti.LockedHoldingCID, ti.ContractID, FormatTime(ti.ExecuteBefore))
+		return nil, notFoundf("LockedAmulet '%s' not found for AmuletTransferInstruction '%s', which expires on %s",
+			ti.LockedHoldingCID, ti.ContractID, FormatTime(ti.ExecuteBefore))
 	}
 	t.archive(ti.ContractID)
 	value, fee := coin.Zero, coin.Zero

@@ -46,6 +46,17 @@ type ChoiceContext struct {
 // being reassigned between synchronizers; the client retries later.
 var ErrReassigning = fmt.Errorf("%w: contract is being reassigned", ErrConflict)
 
+// notFoundError is ErrNotFound with the exact message the real registry
+// gives, without our usual prefixes, for clients that match on it.
+type notFoundError struct{ msg string }
+
+func (e *notFoundError) Error() string { return e.msg }
+func (e *notFoundError) Unwrap() error { return ErrNotFound }
+
+func notFoundf(format string, args ...any) error {
+	return &notFoundError{msg: fmt.Sprintf(format, args...)}
+}
+
 func cidValue(c coin.ContractID) ContextValue {
 	return ContextValue{Tag: "AV_ContractId", Value: string(c)}
 }
@@ -56,7 +67,7 @@ func cidValue(c coin.ContractID) ContextValue {
 // the rules, round and locked holding disclosed. If the lock is already
 // gone, accept is not found and reject/withdraw get expire-lock=false only.
 func (l *Ledger) InstructionChoiceContext(ctx context.Context, cid coin.ContractID, move InstructionMove) (ChoiceContext, error) {
-	notFound := fmt.Errorf("%w: AmuletTransferInstruction '%s' not found.", ErrNotFound, cid)
+	notFound := notFoundf("AmuletTransferInstruction '%s' not found.", cid)
 	ti, err := store.TransferInstructionByID(ctx, l.db, cid)
 	if errors.Is(err, store.ErrNotFound) {
 		return ChoiceContext{}, notFound
@@ -72,8 +83,8 @@ func (l *Ledger) InstructionChoiceContext(ctx context.Context, cid coin.Contract
 	}
 	if len(hs) == 0 {
 		if move == MoveAccept {
-			return ChoiceContext{}, fmt.Errorf("%w: LockedAmulet '%s' not found for AmuletTransferInstruction '%s', which expires on %s",
-				ErrNotFound, ti.LockedHoldingCID, cid, FormatTime(ti.ExecuteBefore))
+			return ChoiceContext{}, notFoundf("LockedAmulet '%s' not found for AmuletTransferInstruction '%s', which expires on %s",
+				ti.LockedHoldingCID, cid, FormatTime(ti.ExecuteBefore))
 		}
 		return ChoiceContext{Values: map[string]ContextValue{ContextExpireLock: {Tag: "AV_Bool", Value: false}}, Disclosed: []DisclosedContract{}}, nil
 	}
@@ -97,7 +108,7 @@ func (l *Ledger) usableRound(ctx context.Context) (coin.ContractID, error) {
 		return "", err
 	}
 	if r.OpensAt.After(l.now()) {
-		return "", fmt.Errorf("%w: No open usable OpenMiningRound found.", ErrNotFound)
+		return "", notFoundf("No open usable OpenMiningRound found.")
 	}
 	return r.ContractID, nil
 }
