@@ -165,9 +165,9 @@ func TestRegistryTransferFactory(t *testing.T) {
 			"expectedAdmin": admin,
 			"transfer": map[string]any{
 				"sender": sender, "receiver": receiver, "amount": "5.0000000000",
-				"instrumentId":  map[string]any{"admin": admin, "id": "Amulet"},
-				"requestedAt":   ledger.FormatTime(a.clock.Now()),
-				"executeBefore": ledger.FormatTime(a.clock.Now().Add(time.Hour)),
+				"instrumentId":     map[string]any{"admin": admin, "id": "Amulet"},
+				"requestedAt":      ledger.FormatTime(a.clock.Now()),
+				"executeBefore":    ledger.FormatTime(a.clock.Now().Add(time.Hour)),
 				"inputHoldingCids": []string{}, "meta": map[string]any{"values": map[string]string{}},
 			},
 			"extraArgs": map[string]any{"context": map[string]any{"values": map[string]any{}}, "meta": map[string]any{"values": map[string]any{}}},
