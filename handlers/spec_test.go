@@ -291,3 +291,51 @@ func TestSpecsLoad(t *testing.T) {
 		}
 	}
 }
+
+// recordingTB collects what specCheck reports, to test the harness.
+type recordingTB struct {
+	testing.TB
+	errs []string
+}
+
+func (r *recordingTB) Helper()                   {}
+func (r *recordingTB) Logf(string, ...any)       {}
+func (r *recordingTB) Errorf(f string, a ...any) { r.errs = append(r.errs, fmt.Sprintf(f, a...)) }
+func (r *recordingTB) Fatalf(f string, a ...any) { r.errs = append(r.errs, fmt.Sprintf(f, a...)) }
+
+// TestSpecCheckCatchesMismatches proves specCheck fails on what it must.
+func TestSpecCheckCatchesMismatches(t *testing.T) {
+	const create = "/api/validator/v0/wallet/token-standard/transfers"
+	okReq := `{"receiver_party_id":"b::1220","amount":"1","description":"","expires_at":1,"tracking_id":"t"}`
+	cases := []struct {
+		name, method, path, req string
+		status                  int
+		resp                    string
+		wantErr                 bool
+	}{
+		{"valid", "POST", create, okReq, 200, `{"output":{"transfer_instruction_cid":"c"},"sender_change_cids":[],"meta":{}}`, false},
+		{"valid failed output", "POST", create, okReq, 200, `{"output":{},"sender_change_cids":[],"meta":{}}`, false},
+		{"missing required response field", "POST", create, okReq, 200, `{"output":{"transfer_instruction_cid":"c"},"meta":{}}`, true},
+		{"wrong response type", "POST", create, okReq, 200, `{"output":{"transfer_instruction_cid":1},"sender_change_cids":[],"meta":{}}`, true},
+		{"accepted an invalid request", "POST", create, `{"amount":"1"}`, 200, `{"output":{},"sender_change_cids":[],"meta":{}}`, true},
+		{"rejected an invalid request", "POST", create, `{"amount":"1"}`, 400, `{"error":"receiver_party_id: is required"}`, false},
+		{"error body shape", "POST", create, okReq, 409, `{"message":"dup"}`, true},
+		{"unknown operation", "POST", "/v0/wallet/nothing-here", "{}", 200, `{}`, true},
+		{"registry without prefix", "GET", "/registry/metadata/v1/info", "", 200, `{"adminId":"dso","supportedApis":{"x":1}}`, false},
+		{"registry bad response", "GET", "/registry/metadata/v1/info", "", 200, `{"supportedApis":{"x":1}}`, true},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			rec := &recordingTB{TB: t}
+			req := httptest.NewRequest(c.method, c.path, strings.NewReader(c.req))
+			if c.req != "" {
+				req.Header.Set("Content-Type", "application/json")
+			}
+			h := http.Header{"Content-Type": {"application/json"}}
+			specCheck(rec, req, []byte(c.req), c.status, h, []byte(c.resp))
+			if got := len(rec.errs) > 0; got != c.wantErr {
+				t.Errorf("errors = %q, want errors: %v", rec.errs, c.wantErr)
+			}
+		})
+	}
+}
