@@ -6,13 +6,13 @@ import (
 	"time"
 
 	"github.com/ccwallet/ccwallet/ledger/coin"
-	"github.com/ccwallet/ccwallet/store"
 )
 
 // TestBuyTrafficAPI covers createBuyTrafficRequest and
 // getBuyTrafficRequestStatus, every status, against the spec.
-func TestBuyTrafficAPI(t *testing.T) {
-	a := newTestAPI(t, store.Postgres)
+func TestBuyTrafficAPI(t *testing.T) { forEachEngine(t, testBuyTrafficAPI) }
+
+func testBuyTrafficAPI(t *testing.T, a *testAPI) {
 	alice, alicePID := a.user("alice", "1000")
 	poor, _ := a.user("poor", "1")
 	stranger := a.as("not-onboarded")

@@ -8,7 +8,6 @@ import (
 
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/coin"
-	"github.com/ccwallet/ccwallet/store"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -32,8 +31,9 @@ type choiceContextResp struct {
 
 // TestRegistryChoiceContexts covers the transfer-instruction choice-context
 // endpoints: every status, the debug fields, and the 409 of a reassignment.
-func TestRegistryChoiceContexts(t *testing.T) {
-	a := newTestAPI(t, store.Postgres)
+func TestRegistryChoiceContexts(t *testing.T) { forEachEngine(t, testRegistryChoiceContexts) }
+
+func testRegistryChoiceContexts(t *testing.T, a *testAPI) {
 	alice, _ := a.user("alice", "100")
 	_, bobPID := a.user("bob", "")
 	admin := a.as("admin")
@@ -155,8 +155,9 @@ func TestRegistryChoiceContexts(t *testing.T) {
 }
 
 // TestRegistryTransferFactory covers getTransferFactory.
-func TestRegistryTransferFactory(t *testing.T) {
-	a := newTestAPI(t, store.Postgres)
+func TestRegistryTransferFactory(t *testing.T) { forEachEngine(t, testRegistryTransferFactory) }
+
+func testRegistryTransferFactory(t *testing.T, a *testAPI) {
 	_, alicePID := a.user("alice", "100")
 	_, bobPID := a.user("bob", "")
 	anon := a.as("")
@@ -214,8 +215,9 @@ func TestRegistryTransferFactory(t *testing.T) {
 }
 
 // TestRegistryMetadata covers the token-metadata endpoints.
-func TestRegistryMetadata(t *testing.T) {
-	a := newTestAPI(t, store.Postgres)
+func TestRegistryMetadata(t *testing.T) { forEachEngine(t, testRegistryMetadata) }
+
+func testRegistryMetadata(t *testing.T, a *testAPI) {
 	a.user("alice", "100")
 	a.user("bob", "23.5")
 	anon := a.as("")

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/ccwallet/ccwallet/ledger/coin"
-	"github.com/ccwallet/ccwallet/store"
 )
 
 type tiResult struct {
@@ -29,8 +28,9 @@ func createTransferBody(receiver coin.PartyID, amount string, expires time.Time,
 
 // TestTokenStandardTransfersAPI covers every status of the token-standard
 // transfer endpoints, through the full router, against the spec.
-func TestTokenStandardTransfersAPI(t *testing.T) {
-	a := newTestAPI(t, store.Postgres)
+func TestTokenStandardTransfersAPI(t *testing.T) { forEachEngine(t, testTokenStandardTransfersAPI) }
+
+func testTokenStandardTransfersAPI(t *testing.T, a *testAPI) {
 	alice, alicePID := a.user("alice", "100")
 	bob, bobPID := a.user("bob", "")
 	carol, _ := a.user("carol", "")

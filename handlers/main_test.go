@@ -73,3 +73,14 @@ func (a *testAPI) user(name, amount string) (apiClient, coin.PartyID) {
 	}
 	return a.as(name), p
 }
+
+// forEachEngine runs an API test on a fresh router over each engine,
+// Postgres first.
+func forEachEngine(t *testing.T, fn func(t *testing.T, a *testAPI)) {
+	for _, e := range ledgertest.Engines {
+		t.Run(ledgertest.Name(e), func(t *testing.T) {
+			t.Parallel()
+			fn(t, newTestAPI(t, e))
+		})
+	}
+}
