@@ -44,3 +44,17 @@ func (l *Ledger) CreatePreapproval(ctx context.Context, receiver, provider coin.
 	})
 	return cid, err
 }
+
+// HoldInstructionTrackingID holds the in-flight lock of sender's tracking
+// id in an open transaction, as a concurrent request would, until release.
+func (l *Ledger) HoldInstructionTrackingID(ctx context.Context, sender coin.PartyID, trackingID string) (release func(), err error) {
+	tx, err := l.db.BeginTx(ctx, nil)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := l.claimCommand(ctx, tx, "token-transfer:"+string(sender)+":"+trackingID); err != nil {
+		tx.Rollback()
+		return nil, err
+	}
+	return func() { tx.Rollback() }, nil
+}

@@ -11,6 +11,7 @@ import (
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/coin"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
+	"github.com/ccwallet/ccwallet/store"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -314,5 +315,29 @@ func forEachEngineClock(t *testing.T, fn func(t *testing.T, l *ledger.Ledger, cl
 			clock := ledgertest.NewClock()
 			fn(t, ledgertest.New(t, e, ledgertest.Options{Clock: clock}), clock)
 		})
+	}
+}
+
+// TestTransferInstructionInFlight: while a request with the same tracking
+// id is being processed, another one is refused with ErrInFlight (429);
+// Postgres only, where the in-flight lock does not wait (SQLite runs one
+// writer at a time, so the second request just queues).
+func TestTransferInstructionInFlight(t *testing.T) {
+	clock := ledgertest.NewClock()
+	l := ledgertest.New(t, store.Postgres, ledgertest.Options{Clock: clock})
+	ctx := context.Background()
+	a, b := ledgertest.Party(t, l), ledgertest.Party(t, l)
+	ledgertest.Mint(t, l, a, "10")
+	release, err := l.HoldInstructionTrackingID(ctx, a, "busy")
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := ledger.TransferInstructionRequest{Sender: a, Receiver: b, Amount: coin.MustParse("1"), ExecuteBefore: clock.Now().Add(time.Hour), TrackingID: "busy"}
+	if _, err := l.CreateTransferInstruction(ctx, req); !errors.Is(err, ledger.ErrInFlight) {
+		t.Errorf("while in flight = %v, want ErrInFlight", err)
+	}
+	release()
+	if _, err := l.CreateTransferInstruction(ctx, req); err != nil {
+		t.Errorf("after release = %v", err)
 	}
 }
