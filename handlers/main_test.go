@@ -12,7 +12,6 @@ import (
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/coin"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
-	"github.com/ccwallet/ccwallet/store"
 	"github.com/ccwallet/ccwallet/web"
 )
 
@@ -32,7 +31,9 @@ const (
 	testAudience = "https://ccwallet.test"
 )
 
-func newTestAPI(t testing.TB, engine store.Dialect) *testAPI {
+// newTestAPI builds the API over ledgertest.Engines[engine] (an index, so
+// handler tests need not import the store).
+func newTestAPI(t testing.TB, engine int) *testAPI {
 	t.Helper()
 	key, err := web.GenerateDevKey()
 	if err != nil {
@@ -43,7 +44,7 @@ func newTestAPI(t testing.TB, engine store.Dialect) *testAPI {
 		t.Fatal(err)
 	}
 	clock := ledgertest.NewClock()
-	l := ledgertest.New(t, engine, ledgertest.Options{Clock: clock})
+	l := ledgertest.New(t, ledgertest.Engines[engine], ledgertest.Options{Clock: clock})
 	return &testAPI{t: t, l: l, h: handlers.New(l, handlers.Config{Auth: v}, nil).Routes(nil), clock: clock, signer: key}
 }
 
@@ -77,10 +78,10 @@ func (a *testAPI) user(name, amount string) (apiClient, coin.PartyID) {
 // forEachEngine runs an API test on a fresh router over each engine,
 // Postgres first.
 func forEachEngine(t *testing.T, fn func(t *testing.T, a *testAPI)) {
-	for _, e := range ledgertest.Engines {
+	for i, e := range ledgertest.Engines {
 		t.Run(ledgertest.Name(e), func(t *testing.T) {
 			t.Parallel()
-			fn(t, newTestAPI(t, e))
+			fn(t, newTestAPI(t, i))
 		})
 	}
 }
