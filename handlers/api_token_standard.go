@@ -65,7 +65,7 @@ func instructionResultDTO(r *ledger.InstructionResult) transferInstructionResult
 	return resp
 }
 
-// MicrosTime converts the wallet API's unix-microsecond timestamps.
+// microsTime converts the wallet API's unix-microsecond timestamps.
 func microsTime(us int64) time.Time { return time.UnixMicro(us).UTC() }
 
 // createTokenStandardTransfer answers POST /v0/wallet/token-standard/transfers:

@@ -113,7 +113,7 @@ func (l *Ledger) usableRound(ctx context.Context) (coin.ContractID, error) {
 	return r.ContractID, nil
 }
 
-// packageNames maps a template to the Daml package that defines it.
+// packageName is the Daml package that defines a template.
 func packageName(templateID string) string {
 	// "#<package>:<module>:<entity>"
 	for i := 1; i < len(templateID); i++ {

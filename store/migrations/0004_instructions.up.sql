@@ -42,4 +42,3 @@ CREATE TABLE member_traffic (
     usd_spent       {{amount}} NOT NULL,
     PRIMARY KEY (member_id, synchronizer_id)
 );
-CREATE INDEX updates_submitter ON updates (submitter);
