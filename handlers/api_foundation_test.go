@@ -21,10 +21,6 @@ import (
 	"github.com/ccwallet/ccwallet/web"
 )
 
-func TestMain(m *testing.M) { ledgertest.Main(m) }
-
-const testAudience = "https://ccwallet.test"
-
 // apiEnv is a ledger behind the full router, with a token minter.
 type apiEnv struct {
 	t   *testing.T

@@ -96,6 +96,35 @@ func (h *Handler) Routes(health http.Handler) http.Handler {
 	mux.Handle("GET /v0/wallet/coins", h.user(h.listHoldings))
 	mux.Handle("POST /v0/wallet/tap", h.user(h.tap))
 
+	// wallet-internal.yaml: token-standard transfers
+	mux.Handle("POST /v0/wallet/token-standard/transfers", h.user(h.createTokenStandardTransfer))
+	mux.Handle("GET /v0/wallet/token-standard/transfers", h.user(h.listTokenStandardTransfers))
+	mux.Handle("POST /v0/wallet/token-standard/transfers/{contract_id}/accept", h.user(h.moveTokenStandardTransfer(ledger.MoveAccept)))
+	mux.Handle("POST /v0/wallet/token-standard/transfers/{contract_id}/reject", h.user(h.moveTokenStandardTransfer(ledger.MoveReject)))
+	mux.Handle("POST /v0/wallet/token-standard/transfers/{contract_id}/withdraw", h.user(h.moveTokenStandardTransfer(ledger.MoveWithdraw)))
+
+	// wallet-external.yaml: traffic
+	mux.Handle("POST /v0/wallet/buy-traffic-requests", h.user(h.createBuyTrafficRequest))
+	mux.Handle("POST /v0/wallet/buy-traffic-requests/{tracking_id}/status", h.user(h.getBuyTrafficRequestStatus))
+
+	// Devnet reassignment control (ours, not in the specs).
+	mux.Handle("POST /v0/admin/devnet/reassignments", h.admin(h.beginReassignment))
+	mux.Handle("POST /v0/admin/devnet/reassignments/{contract_id}/complete", h.admin(h.completeReassignment))
+
+	// Token-standard registry (no auth), at the root as scan serves it and
+	// under /v0/scan-proxy as the validator proxies it.
+	for _, prefix := range []string{"", "/v0/scan-proxy"} {
+		ti := prefix + "/registry/transfer-instruction/v1"
+		mux.Handle("POST "+ti+"/transfer-factory", h.api(h.getTransferFactory))
+		mux.Handle("POST "+ti+"/{transferInstructionId}/choice-contexts/accept", h.api(h.getTransferInstructionChoiceContext(ledger.MoveAccept)))
+		mux.Handle("POST "+ti+"/{transferInstructionId}/choice-contexts/reject", h.api(h.getTransferInstructionChoiceContext(ledger.MoveReject)))
+		mux.Handle("POST "+ti+"/{transferInstructionId}/choice-contexts/withdraw", h.api(h.getTransferInstructionChoiceContext(ledger.MoveWithdraw)))
+		md := prefix + "/registry/metadata/v1"
+		mux.Handle("GET "+md+"/info", h.api(h.getRegistryInfo))
+		mux.Handle("GET "+md+"/instruments", h.api(h.listInstruments))
+		mux.Handle("GET "+md+"/instruments/{instrumentId}", h.api(h.getInstrument))
+	}
+
 	if health != nil {
 		mux.Handle("GET /readyz", health)
 		mux.Handle("GET /livez", health)

@@ -152,7 +152,25 @@ func (t *txn) commit(ctx context.Context) (err error) {
 		}
 		t.offset = off
 	}
-	if err := store.ArchiveContracts(ctx, t.tx, t.archived, t.offset); err != nil {
+	// A contract created and archived by this same transaction is written
+	// already archived; only contracts that existed before need the guard.
+	createdHere := make(map[coin.ContractID]int, len(t.created))
+	for i, c := range t.created {
+		createdHere[c.ContractID] = i
+	}
+	existing := t.archived[:0:0]
+	for _, id := range t.archived {
+		if i, ok := createdHere[id]; ok {
+			if t.created[i].ArchivedOffset != nil {
+				return fmt.Errorf("contract %s archived twice in one transaction: %w", id, store.ErrStale)
+			}
+			off := t.offset
+			t.created[i].ArchivedOffset = &off
+			continue
+		}
+		existing = append(existing, id)
+	}
+	if err := store.ArchiveContracts(ctx, t.tx, existing, t.offset); err != nil {
 		return err
 	}
 	t.update = "1220" + uuidHex()

@@ -1,0 +1,60 @@
+package ledger
+
+import (
+	"context"
+
+	"github.com/ccwallet/ccwallet/ledger/coin"
+	"github.com/ccwallet/ccwallet/store"
+	"github.com/uptrace/bun"
+)
+
+// DropLockedHolding destroys a locked holding the way the DSO's expiry of
+// a locked amulet would (burning it), leaving its lock holder behind: the
+// "lock already gone" case of the registry.
+func (l *Ledger) DropLockedHolding(ctx context.Context, cid coin.ContractID) error {
+	return l.db.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
+		hs, err := store.HoldingsByIDs(ctx, tx, []coin.ContractID{cid})
+		if err != nil || len(hs) != 1 {
+			return ErrNotFound
+		}
+		t, err := l.beginTxn(ctx, tx, "expire-locked-amulet")
+		if err != nil {
+			return err
+		}
+		if err := store.DeleteHoldings(ctx, tx, []coin.ContractID{cid}, hs[0].LockHolder); err != nil {
+			return err
+		}
+		t.archive(cid)
+		t.burn(hs[0].Amount)
+		return t.commit(ctx)
+	})
+}
+
+// CreatePreapproval creates a TransferPreapproval contract for receiver
+// with provider, as the preapproval workflow does.
+func (l *Ledger) CreatePreapproval(ctx context.Context, receiver, provider coin.PartyID) (coin.ContractID, error) {
+	var cid coin.ContractID
+	err := l.db.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
+		t, err := l.beginTxn(ctx, tx, "create-preapproval")
+		if err != nil {
+			return err
+		}
+		cid = t.create(TemplateTransferPreapproval, map[string]any{"dso": l.dso, "receiver": receiver, "provider": provider}, l.dso, receiver, provider)
+		return t.commit(ctx)
+	})
+	return cid, err
+}
+
+// HoldInstructionTrackingID holds the in-flight lock of sender's tracking
+// id in an open transaction, as a concurrent request would, until release.
+func (l *Ledger) HoldInstructionTrackingID(ctx context.Context, sender coin.PartyID, trackingID string) (release func(), err error) {
+	tx, err := l.db.BeginTx(ctx, nil)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := l.claimCommand(ctx, tx, "token-transfer:"+string(sender)+":"+trackingID); err != nil {
+		tx.Rollback()
+		return nil, err
+	}
+	return func() { tx.Rollback() }, nil
+}

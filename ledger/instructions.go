@@ -1,0 +1,542 @@
+package ledger
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/ccwallet/ccwallet/ledger/coin"
+	"github.com/ccwallet/ccwallet/store"
+	"github.com/uptrace/bun"
+)
+
+// Token-standard templates of the transfer-instruction workflow.
+const (
+	TemplateTransferInstruction = "#splice-amulet:Splice.AmuletTransferInstruction:AmuletTransferInstruction"
+	TemplateTransferPreapproval = "#splice-amulet:Splice.AmuletRules:TransferPreapproval"
+	// InstrumentID is the coin's instrument id in the token standard.
+	InstrumentID = "Amulet"
+	// MetaReason is the token-standard metadata key of a transfer's
+	// description.
+	MetaReason = "splice.lfdecentralizedtrust.org/reason"
+)
+
+// InstructionStatus is the state of a transfer instruction.
+type InstructionStatus string
+
+// The states of a transfer instruction. Only pending is live; the others
+// are final.
+const (
+	InstructionPending   InstructionStatus = "pending"
+	InstructionCompleted InstructionStatus = "completed"
+	InstructionRejected  InstructionStatus = "rejected"
+	InstructionWithdrawn InstructionStatus = "withdrawn"
+	InstructionExpired   InstructionStatus = "expired"
+)
+
+// InstructionMove is something that happens to a transfer instruction.
+type InstructionMove string
+
+// The moves of a transfer instruction (mission section 3).
+const (
+	MoveAccept   InstructionMove = "accept"
+	MoveReject   InstructionMove = "reject"
+	MoveWithdraw InstructionMove = "withdraw"
+	MoveExpire   InstructionMove = "expire"
+)
+
+// instructionActor says who may make a move.
+type instructionActor int
+
+const (
+	actorReceiver instructionActor = iota
+	actorSender
+	// actorAnyone: the expiry automation, on nobody's behalf.
+	actorAnyone
+)
+
+// deadlineRule says when, relative to executeBefore, a move is allowed.
+type deadlineRule int
+
+const (
+	anytime deadlineRule = iota
+	beforeDeadline
+	afterDeadline
+)
+
+// instructionRule is one allowed move: who makes it, when, and the state it
+// leads to.
+type instructionRule struct {
+	actor    instructionActor
+	deadline deadlineRule
+	to       InstructionStatus
+}
+
+// instructionTransitions is the state machine, as data: state x move ->
+// rule. A move missing here is refused. Reject and withdraw stay allowed
+// after the deadline because they only give the sender's coin back, as the
+// Daml choices do (they unlock with expire-lock); accept is refused after
+// it, and expiry is only possible after it.
+var instructionTransitions = map[InstructionStatus]map[InstructionMove]instructionRule{
+	InstructionPending: {
+		MoveAccept:   {actor: actorReceiver, deadline: beforeDeadline, to: InstructionCompleted},
+		MoveReject:   {actor: actorReceiver, deadline: anytime, to: InstructionRejected},
+		MoveWithdraw: {actor: actorSender, deadline: anytime, to: InstructionWithdrawn},
+		MoveExpire:   {actor: actorAnyone, deadline: afterDeadline, to: InstructionExpired},
+	},
+	InstructionCompleted: {},
+	InstructionRejected:  {},
+	InstructionWithdrawn: {},
+	InstructionExpired:   {},
+}
+
+// ErrInstructionFinished is returned for a move on an instruction that has
+// already left the pending state: the instruction contract is archived, so
+// like the real ledger it is not found any more.
+var ErrInstructionFinished = fmt.Errorf("transfer instruction is no longer pending: %w", ErrNotFound)
+
+// NextInstructionStatus applies the transition table: it returns the state
+// move leads to from from, made by actor (the sender, the receiver, or ""
+// for the automation) at now, or the error that refuses it.
+func NextInstructionStatus(from InstructionStatus, move InstructionMove, actor, sender, receiver coin.PartyID, now, executeBefore time.Time) (InstructionStatus, error) {
+	moves, ok := instructionTransitions[from]
+	if !ok {
+		return "", fmt.Errorf("unknown transfer instruction status %q", from)
+	}
+	rule, ok := moves[move]
+	if !ok {
+		if len(moves) == 0 {
+			return "", fmt.Errorf("%w: it is already %s, so it cannot be %s", ErrInstructionFinished, from, pastTense(move))
+		}
+		return "", invalid("move", "unknown move %q", move)
+	}
+	switch rule.actor {
+	case actorReceiver:
+		if actor != receiver {
+			return "", fmt.Errorf("%w: only the receiver %s may %s a transfer instruction", ErrForbidden, receiver, move)
+		}
+	case actorSender:
+		if actor != sender {
+			return "", fmt.Errorf("%w: only the sender %s may %s a transfer instruction", ErrForbidden, sender, move)
+		}
+	}
+	switch rule.deadline {
+	case beforeDeadline:
+		if !now.Before(executeBefore) {
+			return "", fmt.Errorf("%w: the transfer instruction had to be accepted before %s", ErrExpired, FormatTime(executeBefore))
+		}
+	case afterDeadline:
+		if now.Before(executeBefore) {
+			return "", fmt.Errorf("%w: the transfer instruction does not expire before %s", ErrConflict, FormatTime(executeBefore))
+		}
+	}
+	return rule.to, nil
+}
+
+func pastTense(m InstructionMove) string {
+	switch m {
+	case MoveAccept:
+		return "accepted"
+	case MoveExpire:
+		return "expired"
+	case MoveReject:
+		return "rejected"
+	case MoveWithdraw:
+		return "withdrawn"
+	}
+	return string(m)
+}
+
+// TransferInstruction is the read model of a transfer instruction.
+type TransferInstruction struct {
+	ContractID       coin.ContractID
+	Sender           coin.PartyID
+	Receiver         coin.PartyID
+	Amount           coin.Amount
+	Description      string
+	LockedHoldingCID coin.ContractID
+	RequestedAt      time.Time
+	ExecuteBefore    time.Time
+	Status           InstructionStatus
+	TrackingID       string
+	// ResultCIDs are the receiver's holdings (completed) or the sender's
+	// returned holding (rejected, withdrawn, expired).
+	ResultCIDs []coin.ContractID
+	Contract   Contract
+}
+
+// InstructionResult is the token standard's TransferInstructionResult.
+type InstructionResult struct {
+	Status InstructionStatus
+	// InstructionCID is set for a pending result (the new instruction).
+	InstructionCID coin.ContractID
+	// ReceiverHoldingCIDs is set for a completed result.
+	ReceiverHoldingCIDs []coin.ContractID
+	// SenderChangeCIDs are the sender's new holdings: the change of the
+	// locking transfer, or the coin given back when the lock is released.
+	SenderChangeCIDs []coin.ContractID
+	Meta             map[string]string
+}
+
+// TransferInstructionRequest creates a transfer instruction.
+type TransferInstructionRequest struct {
+	Sender        coin.PartyID
+	Receiver      coin.PartyID
+	Amount        coin.Amount
+	Description   string
+	ExecuteBefore time.Time
+	// TrackingID, when set, makes the request idempotent: a second request
+	// with the same id fails with ErrDuplicate (or ErrInFlight while the
+	// first runs) and creates nothing.
+	TrackingID string
+}
+
+type instrumentRef struct {
+	Admin coin.PartyID `json:"admin"`
+	ID    string       `json:"id"`
+}
+
+type metadata struct {
+	Values map[string]string `json:"values"`
+}
+
+type transferPayload struct {
+	Sender           coin.PartyID      `json:"sender"`
+	Receiver         coin.PartyID      `json:"receiver"`
+	Amount           coin.Amount       `json:"amount"`
+	InstrumentID     instrumentRef     `json:"instrumentId"`
+	RequestedAt      string            `json:"requestedAt"`
+	ExecuteBefore    string            `json:"executeBefore"`
+	InputHoldingCIDs []coin.ContractID `json:"inputHoldingCids"`
+	Meta             metadata          `json:"meta"`
+}
+
+type transferInstructionPayload struct {
+	LockedAmulet coin.ContractID `json:"lockedAmulet"`
+	Transfer     transferPayload `json:"transfer"`
+}
+
+// createWithID is t.create with a contract ID chosen beforehand, for
+// contracts that must be named before they exist (a lock's holder).
+func (t *txn) createWithID(cid coin.ContractID, templateID string, payload any, stakeholders ...coin.PartyID) {
+	t.created = append(t.created, store.Contract{
+		ContractID: cid, TemplateID: templateID, Payload: mustJSON(payload),
+		Stakeholders: stakeholderList(stakeholders), SynchronizerID: t.l.synchronizerID, CreatedAt: t.now,
+	})
+}
+
+// MaxDescriptionLength bounds a transfer's description, as the Daml
+// templates do.
+const MaxDescriptionLength = 280
+
+// CreateTransferInstruction locks the sender's coin for receiver and
+// creates the AmuletTransferInstruction holding the lock, in one
+// transaction. The lock is exactly amount: no fees are charged, only the
+// accrued holding fees of the spent inputs are burned.
+func (l *Ledger) CreateTransferInstruction(ctx context.Context, req TransferInstructionRequest) (*InstructionResult, error) {
+	now := l.now()
+	switch {
+	case !req.Amount.IsPositive():
+		return nil, invalid("amount", "must be positive")
+	case req.Receiver == req.Sender:
+		return nil, invalid("receiver_party_id", "must differ from the sender")
+	case !req.ExecuteBefore.After(now):
+		return nil, invalid("expires_at", "must be in the future")
+	case len(req.Description) > MaxDescriptionLength:
+		return nil, invalid("description", "must be at most %d characters", MaxDescriptionLength)
+	case len(req.TrackingID) > MaxDescriptionLength:
+		return nil, invalid("tracking_id", "must be at most %d characters", MaxDescriptionLength)
+	}
+	if err := l.KnownParty(ctx, req.Receiver); err != nil {
+		return nil, err
+	}
+	executeBefore := req.ExecuteBefore.UTC().Truncate(time.Microsecond)
+	key := ""
+	if req.TrackingID != "" {
+		key = "token-transfer:" + string(req.Sender) + ":" + req.TrackingID
+	}
+	var res *InstructionResult
+	err := l.db.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
+		if key != "" {
+			prev, err := l.claimCommand(ctx, tx, key)
+			if err != nil {
+				return err
+			}
+			if prev != nil {
+				return fmt.Errorf("%w: tracking id %q was already used for transfer instruction %s", ErrDuplicate, req.TrackingID, prev.Result)
+			}
+		}
+		if err := l.lockParties(ctx, tx, req.Sender); err != nil {
+			return err
+		}
+		t, err := l.beginTxn(ctx, tx, "create-transfer-instruction")
+		if err != nil {
+			return err
+		}
+		cid := coin.NewContractID()
+		tr, err := t.transfer(ctx, req.Sender, []Output{{Receiver: req.Sender, Amount: req.Amount, Lock: &Lock{
+			Holder: string(cid), ExpiresAt: executeBefore, Context: fmt.Sprintf("transfer to '%s'", req.Receiver),
+		}}})
+		if err != nil {
+			return err
+		}
+		locked := tr.Outputs[0]
+		meta := map[string]string{}
+		if req.Description != "" {
+			meta[MetaReason] = req.Description
+		}
+		t.createWithID(cid, TemplateTransferInstruction, transferInstructionPayload{LockedAmulet: locked, Transfer: transferPayload{
+			Sender: req.Sender, Receiver: req.Receiver, Amount: req.Amount, InstrumentID: instrumentRef{Admin: l.dso, ID: InstrumentID},
+			RequestedAt: FormatTime(t.now), ExecuteBefore: FormatTime(executeBefore),
+			InputHoldingCIDs: []coin.ContractID{locked}, Meta: metadata{Values: meta},
+		}}, l.dso, req.Sender, req.Receiver)
+		t.record(req.Sender, "transfer", "CreateTokenStandardTransferInstruction", req.Receiver, tr.HoldingFees.Neg(), tr.HoldingFees, req.Description, HistoryDetails{
+			Provider: l.operator, Sender: &PartyAmount{Party: req.Sender, Amount: tr.HoldingFees.Neg()},
+			HoldingFees: tr.HoldingFees, ContractID: cid, TrackingID: req.TrackingID,
+		})
+		if err := t.commit(ctx); err != nil {
+			return err
+		}
+		if err := store.InsertTransferInstruction(ctx, tx, &store.TransferInstruction{
+			ContractID: cid, Sender: req.Sender, Receiver: req.Receiver, Amount: req.Amount, Description: req.Description,
+			LockedHoldingCID: locked, RequestedAt: t.now, ExecuteBefore: executeBefore, Status: string(InstructionPending),
+			TrackingID: req.TrackingID, CreatedOffset: t.offset,
+		}); err != nil {
+			return err
+		}
+		if key != "" {
+			if err := l.saveCommand(ctx, t, key, req.Sender, "create-transfer-instruction", string(cid)); err != nil {
+				return err
+			}
+		}
+		res = &InstructionResult{Status: InstructionPending, InstructionCID: cid, SenderChangeCIDs: []coin.ContractID{}, Meta: map[string]string{}}
+		if tr.Change != "" {
+			res.SenderChangeCIDs = append(res.SenderChangeCIDs, tr.Change)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("create transfer instruction from %s to %s: %w", req.Sender, req.Receiver, err)
+	}
+	return res, nil
+}
+
+// AcceptTransferInstruction completes the transfer: the lock is spent and
+// the receiver gets the coin. Only the receiver may accept, and only
+// before the instruction's deadline.
+func (l *Ledger) AcceptTransferInstruction(ctx context.Context, actor coin.PartyID, cid coin.ContractID) (*InstructionResult, error) {
+	return l.MoveTransferInstruction(ctx, actor, cid, MoveAccept)
+}
+
+// RejectTransferInstruction closes the instruction without transfer; the
+// locked coin goes back to the sender. Only the receiver may reject.
+func (l *Ledger) RejectTransferInstruction(ctx context.Context, actor coin.PartyID, cid coin.ContractID) (*InstructionResult, error) {
+	return l.MoveTransferInstruction(ctx, actor, cid, MoveReject)
+}
+
+// WithdrawTransferInstruction closes the instruction before acceptance;
+// the sender reclaims the locked coin. Only the sender may withdraw.
+func (l *Ledger) WithdrawTransferInstruction(ctx context.Context, actor coin.PartyID, cid coin.ContractID) (*InstructionResult, error) {
+	return l.MoveTransferInstruction(ctx, actor, cid, MoveWithdraw)
+}
+
+// MoveTransferInstruction makes move on the instruction cid on behalf of
+// actor ("" for the expiry automation), following the transition table.
+// A refused move changes nothing.
+func (l *Ledger) MoveTransferInstruction(ctx context.Context, actor coin.PartyID, cid coin.ContractID, move InstructionMove) (*InstructionResult, error) {
+	var res *InstructionResult
+	err := l.db.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
+		ti, err := store.TransferInstructionByID(ctx, tx, cid)
+		if err != nil {
+			return fmt.Errorf("transfer instruction %s: %w", cid, err)
+		}
+		if actor != "" && actor != ti.Sender && actor != ti.Receiver {
+			// Not a stakeholder: the instruction is invisible to it.
+			return fmt.Errorf("transfer instruction %s: %w", cid, ErrNotFound)
+		}
+		if err := l.lockParties(ctx, tx, ti.Sender, ti.Receiver); err != nil {
+			return err
+		}
+		// Re-read under the parties' locks: a concurrent move may have won.
+		if ti, err = store.TransferInstructionByID(ctx, tx, cid); err != nil {
+			return err
+		}
+		t, err := l.beginTxn(ctx, tx, string(move)+"-transfer-instruction")
+		if err != nil {
+			return err
+		}
+		to, err := NextInstructionStatus(InstructionStatus(ti.Status), move, actor, ti.Sender, ti.Receiver, t.now, ti.ExecuteBefore)
+		if err != nil {
+			return fmt.Errorf("transfer instruction %s: %w", cid, err)
+		}
+		res, err = t.finishInstruction(ctx, ti, move, to)
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("%s transfer instruction: %w", move, err)
+	}
+	return res, nil
+}
+
+// finishInstruction carries out an allowed move inside t and commits it.
+func (t *txn) finishInstruction(ctx context.Context, ti *store.TransferInstruction, move InstructionMove, to InstructionStatus) (*InstructionResult, error) {
+	res := &InstructionResult{Status: to, ReceiverHoldingCIDs: []coin.ContractID{}, SenderChangeCIDs: []coin.ContractID{}, Meta: map[string]string{}}
+	hs, err := store.HoldingsByIDs(ctx, t.tx, []coin.ContractID{ti.LockedHoldingCID})
+	if err != nil {
+		return nil, err
+	}
+	var lock *store.Holding
+	if len(hs) == 1 && hs[0].LockHolder == string(ti.ContractID) {
+		lock = &hs[0]
+	}
+	if lock == nil && move == MoveAccept {
+		return nil, notFoundf("LockedAmulet '%s' not found for AmuletTransferInstruction '%s', which expires on %s",
+			ti.LockedHoldingCID, ti.ContractID, FormatTime(ti.ExecuteBefore))
+	}
+	t.archive(ti.ContractID)
+	value, fee := coin.Zero, coin.Zero
+	if lock != nil {
+		if err := store.DeleteHoldings(ctx, t.tx, []coin.ContractID{lock.ContractID}, string(ti.ContractID)); err != nil {
+			return nil, err
+		}
+		t.archive(lock.ContractID)
+		fee = HoldingFee(lock.Amount, lock.Rate, lock.CreatedRound, t.round.Number)
+		value = lock.Amount.Sub(fee)
+		t.burn(fee)
+	}
+	var results []coin.ContractID
+	subtype := "TransferInstruction_" + strings.ToUpper(string(move[:1])) + string(move[1:])
+	switch {
+	case move == MoveAccept:
+		if value.IsPositive() {
+			results = append(results, t.newHolding(ti.Receiver, value, nil))
+		}
+		res.ReceiverHoldingCIDs = results
+		d := HistoryDetails{
+			Provider: t.l.operator, Sender: &PartyAmount{Party: ti.Sender, Amount: value.Neg()},
+			Receivers: []PartyAmount{{Party: ti.Receiver, Amount: value}}, HoldingFees: fee, ContractID: ti.ContractID, TrackingID: ti.TrackingID,
+		}
+		// The sender's locked coin leaves its balance; the receiver's grows.
+		t.record(ti.Sender, "transfer", subtype, ti.Receiver, lockedAmount(lock).Neg(), fee, ti.Description, d)
+		t.record(ti.Receiver, "transfer", subtype, ti.Sender, value, coin.Zero, ti.Description, d)
+	default:
+		if value.IsPositive() {
+			results = append(results, t.newHolding(ti.Sender, value, nil))
+		}
+		res.SenderChangeCIDs = results
+		t.record(ti.Sender, "balance_change", subtype, ti.Receiver, fee.Neg(), fee, ti.Description, HistoryDetails{
+			Receivers: []PartyAmount{{Party: ti.Sender, Amount: value}}, HoldingFees: fee, ContractID: ti.ContractID, TrackingID: ti.TrackingID,
+		})
+		if move != MoveExpire {
+			t.record(ti.Receiver, "notification", subtype, ti.Sender, coin.Zero, coin.Zero, ti.Description, HistoryDetails{
+				ContractID: ti.ContractID, Notification: fmt.Sprintf("transfer instruction %s %s", ti.ContractID, to),
+			})
+		}
+	}
+	t.traffic += t.l.rules.TrafficBytes(len(hs))
+	if err := t.commit(ctx); err != nil {
+		return nil, err
+	}
+	ids := make([]string, len(results))
+	for i, c := range results {
+		ids[i] = string(c)
+	}
+	if err := store.FinishTransferInstruction(ctx, t.tx, ti.ContractID, string(InstructionPending), string(to), strings.Join(ids, ","), t.offset, t.now); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+func lockedAmount(h *store.Holding) coin.Amount {
+	if h == nil {
+		return coin.Zero
+	}
+	return h.Amount
+}
+
+// ExpireInstructions ends every pending instruction past its deadline: the
+// lock is released back to the sender and the status becomes expired. It
+// returns how many it expired; the automation calls it periodically.
+func (l *Ledger) ExpireInstructions(ctx context.Context) (int, error) {
+	n := 0
+	for {
+		due, err := store.TransferInstructionsDue(ctx, l.db, string(InstructionPending), l.now(), 100)
+		if err != nil {
+			return n, err
+		}
+		progressed := false
+		for _, ti := range due {
+			_, err := l.MoveTransferInstruction(ctx, "", ti.ContractID, MoveExpire)
+			switch {
+			case err == nil:
+				n++
+				progressed = true
+			case errors.Is(err, ErrInstructionFinished):
+				// Someone else finished it meanwhile.
+			default:
+				return n, fmt.Errorf("expire transfer instruction %s: %w", ti.ContractID, err)
+			}
+		}
+		if len(due) < 100 || !progressed {
+			return n, nil
+		}
+	}
+}
+
+// TransferInstructionByID returns an instruction, in any status. Only its
+// sender and receiver may see it (viewer ""; the registry sees all).
+func (l *Ledger) TransferInstructionByID(ctx context.Context, viewer coin.PartyID, cid coin.ContractID) (TransferInstruction, error) {
+	ti, err := store.TransferInstructionByID(ctx, l.db, cid)
+	if err != nil {
+		return TransferInstruction{}, fmt.Errorf("transfer instruction %s: %w", cid, err)
+	}
+	if viewer != "" && viewer != ti.Sender && viewer != ti.Receiver {
+		return TransferInstruction{}, fmt.Errorf("transfer instruction %s: %w", cid, ErrNotFound)
+	}
+	c, err := store.ContractByID(ctx, l.db, cid)
+	if err != nil {
+		return TransferInstruction{}, err
+	}
+	return l.instructionView(ti, c), nil
+}
+
+func (l *Ledger) instructionView(ti *store.TransferInstruction, c *store.Contract) TransferInstruction {
+	v := TransferInstruction{
+		ContractID: ti.ContractID, Sender: ti.Sender, Receiver: ti.Receiver, Amount: ti.Amount, Description: ti.Description,
+		LockedHoldingCID: ti.LockedHoldingCID, RequestedAt: ti.RequestedAt.UTC(), ExecuteBefore: ti.ExecuteBefore.UTC(),
+		Status: InstructionStatus(ti.Status), TrackingID: ti.TrackingID, ResultCIDs: []coin.ContractID{},
+	}
+	if ti.ResultCIDs != "" {
+		for _, s := range strings.Split(ti.ResultCIDs, ",") {
+			v.ResultCIDs = append(v.ResultCIDs, coin.ContractID(s))
+		}
+	}
+	if c != nil {
+		v.Contract = l.contractView(c)
+	}
+	return v
+}
+
+// TransferInstructions lists the pending instructions party sends or
+// receives, oldest first.
+func (l *Ledger) TransferInstructions(ctx context.Context, party coin.PartyID) ([]TransferInstruction, error) {
+	tis, err := store.TransferInstructionsOf(ctx, l.db, party, string(InstructionPending))
+	if err != nil {
+		return nil, err
+	}
+	ids := make([]coin.ContractID, len(tis))
+	for i, ti := range tis {
+		ids[i] = ti.ContractID
+	}
+	cs, err := l.contractsByID(ctx, l.db, ids)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]TransferInstruction, 0, len(tis))
+	for i := range tis {
+		out = append(out, l.instructionView(&tis[i], cs[tis[i].ContractID]))
+	}
+	return out, nil
+}

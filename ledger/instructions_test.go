@@ -1,0 +1,343 @@
+package ledger_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/coin"
+	"github.com/ccwallet/ccwallet/ledger/ledgertest"
+	"github.com/ccwallet/ccwallet/store"
+	"github.com/google/go-cmp/cmp"
+)
+
+// TestInstructionTransitionTable checks the state machine itself, every
+// state against every move.
+func TestInstructionTransitionTable(t *testing.T) {
+	sender, receiver, stranger := coin.PartyID("s::1220"), coin.PartyID("r::1220"), coin.PartyID("x::1220")
+	now := time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)
+	before, after := now.Add(time.Hour), now.Add(-time.Hour) // deadlines
+	finals := []ledger.InstructionStatus{ledger.InstructionCompleted, ledger.InstructionRejected, ledger.InstructionWithdrawn, ledger.InstructionExpired}
+	type tc struct {
+		from     ledger.InstructionStatus
+		move     ledger.InstructionMove
+		actor    coin.PartyID
+		deadline time.Time
+		want     ledger.InstructionStatus
+		wantErr  error
+	}
+	cases := []tc{
+		{ledger.InstructionPending, ledger.MoveAccept, receiver, before, ledger.InstructionCompleted, nil},
+		{ledger.InstructionPending, ledger.MoveReject, receiver, before, ledger.InstructionRejected, nil},
+		{ledger.InstructionPending, ledger.MoveWithdraw, sender, before, ledger.InstructionWithdrawn, nil},
+		{ledger.InstructionPending, ledger.MoveExpire, "", after, ledger.InstructionExpired, nil},
+		// Past the deadline reject and withdraw still give the coin back.
+		{ledger.InstructionPending, ledger.MoveReject, receiver, after, ledger.InstructionRejected, nil},
+		{ledger.InstructionPending, ledger.MoveWithdraw, sender, after, ledger.InstructionWithdrawn, nil},
+		{ledger.InstructionPending, ledger.MoveAccept, receiver, after, "", ledger.ErrExpired},
+		{ledger.InstructionPending, ledger.MoveAccept, receiver, now, "", ledger.ErrExpired},
+		{ledger.InstructionPending, ledger.MoveExpire, "", before, "", ledger.ErrConflict},
+		{ledger.InstructionPending, ledger.MoveAccept, sender, before, "", ledger.ErrForbidden},
+		{ledger.InstructionPending, ledger.MoveAccept, stranger, before, "", ledger.ErrForbidden},
+		{ledger.InstructionPending, ledger.MoveReject, sender, before, "", ledger.ErrForbidden},
+		{ledger.InstructionPending, ledger.MoveWithdraw, receiver, before, "", ledger.ErrForbidden},
+	}
+	for _, f := range finals {
+		for _, m := range []ledger.InstructionMove{ledger.MoveAccept, ledger.MoveReject, ledger.MoveWithdraw, ledger.MoveExpire} {
+			actor := receiver
+			if m == ledger.MoveWithdraw {
+				actor = sender
+			}
+			cases = append(cases, tc{f, m, actor, before, "", ledger.ErrInstructionFinished}, tc{f, m, actor, after, "", ledger.ErrInstructionFinished})
+		}
+	}
+	for _, c := range cases {
+		t.Run(fmt.Sprintf("%s/%s/by-%s/deadline-%s", c.from, c.move, c.actor.Hint(), c.deadline.Sub(now)), func(t *testing.T) {
+			got, err := ledger.NextInstructionStatus(c.from, c.move, c.actor, sender, receiver, now, c.deadline)
+			if c.wantErr != nil {
+				if !errors.Is(err, c.wantErr) {
+					t.Fatalf("err = %v, want %v", err, c.wantErr)
+				}
+				return
+			}
+			if err != nil || got != c.want {
+				t.Fatalf("= %s, %v; want %s", got, err, c.want)
+			}
+		})
+	}
+}
+
+type instrFixture struct {
+	l                  *ledger.Ledger
+	clock              *ledgertest.Clock
+	sender, receiver   coin.PartyID
+	stranger           coin.PartyID
+	cid                coin.ContractID
+	senderStart, total coin.Amount
+}
+
+func balances(t *testing.T, l *ledger.Ledger, ps ...coin.PartyID) []string {
+	t.Helper()
+	var out []string
+	for _, p := range ps {
+		b, err := l.Balance(context.Background(), p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, "unlocked="+b.EffectiveUnlocked.String()+" locked="+b.EffectiveLocked.String())
+	}
+	return out
+}
+
+// TestTransferInstructionMoves runs every move, legal and illegal, on a
+// real instruction on both engines. A refused move changes nothing.
+func TestTransferInstructionMoves(t *testing.T) {
+	type step struct {
+		who  string // sender, receiver, stranger, automation
+		move ledger.InstructionMove
+	}
+	cases := []struct {
+		name    string
+		before  []step
+		advance time.Duration
+		do      step
+		want    ledger.InstructionStatus
+		wantErr error
+		// balances after: sender unlocked, receiver unlocked
+		senderWant, receiverWant string
+	}{
+		{name: "accept", do: step{"receiver", ledger.MoveAccept}, want: ledger.InstructionCompleted, senderWant: "60", receiverWant: "40"},
+		{name: "reject", do: step{"receiver", ledger.MoveReject}, want: ledger.InstructionRejected, senderWant: "100", receiverWant: "0"},
+		{name: "withdraw", do: step{"sender", ledger.MoveWithdraw}, want: ledger.InstructionWithdrawn, senderWant: "100", receiverWant: "0"},
+		{name: "expire", advance: 2 * time.Hour, do: step{"automation", ledger.MoveExpire}, want: ledger.InstructionExpired, senderWant: "100", receiverWant: "0"},
+		{name: "withdraw after deadline", advance: 2 * time.Hour, do: step{"sender", ledger.MoveWithdraw}, want: ledger.InstructionWithdrawn, senderWant: "100", receiverWant: "0"},
+		{name: "accept after withdraw", before: []step{{"sender", ledger.MoveWithdraw}}, do: step{"receiver", ledger.MoveAccept}, wantErr: ledger.ErrInstructionFinished},
+		{name: "withdraw after accept", before: []step{{"receiver", ledger.MoveAccept}}, do: step{"sender", ledger.MoveWithdraw}, wantErr: ledger.ErrInstructionFinished},
+		{name: "accept by the sender", do: step{"sender", ledger.MoveAccept}, wantErr: ledger.ErrForbidden},
+		{name: "withdraw by the receiver", do: step{"receiver", ledger.MoveWithdraw}, wantErr: ledger.ErrForbidden},
+		{name: "accept by a stranger", do: step{"stranger", ledger.MoveAccept}, wantErr: ledger.ErrNotFound},
+		{name: "accept after expiry", advance: 2 * time.Hour, do: step{"receiver", ledger.MoveAccept}, wantErr: ledger.ErrExpired},
+		{name: "accept after expired", advance: 2 * time.Hour, before: []step{{"automation", ledger.MoveExpire}}, do: step{"receiver", ledger.MoveAccept}, wantErr: ledger.ErrInstructionFinished},
+		{name: "reject twice", before: []step{{"receiver", ledger.MoveReject}}, do: step{"receiver", ledger.MoveReject}, wantErr: ledger.ErrInstructionFinished},
+		{name: "expire before the deadline", do: step{"automation", ledger.MoveExpire}, wantErr: ledger.ErrConflict},
+	}
+	for _, e := range ledgertest.Engines {
+		t.Run(ledgertest.Name(e), func(t *testing.T) {
+			t.Parallel()
+			clock := ledgertest.NewClock()
+			l := ledgertest.New(t, e, ledgertest.Options{Clock: clock})
+			ctx := context.Background()
+			for _, c := range cases {
+				t.Run(c.name, func(t *testing.T) {
+					sender, receiver, stranger := ledgertest.Party(t, l), ledgertest.Party(t, l), ledgertest.Party(t, l)
+					ledgertest.Mint(t, l, sender, "100")
+					res, err := l.CreateTransferInstruction(ctx, ledger.TransferInstructionRequest{
+						Sender: sender, Receiver: receiver, Amount: coin.MustParse("40"), Description: "rent", ExecuteBefore: clock.Now().Add(time.Hour),
+					})
+					if err != nil {
+						t.Fatal(err)
+					}
+					cid := res.InstructionCID
+					if diff := cmp.Diff([]string{"unlocked=60.0000000000 locked=40.0000000000", "unlocked=0.0000000000 locked=0.0000000000"}, balances(t, l, sender, receiver)); diff != "" {
+						t.Fatalf("after create (-want +got):\n%s", diff)
+					}
+					party := map[string]coin.PartyID{"sender": sender, "receiver": receiver, "stranger": stranger, "automation": ""}
+					clock.Advance(c.advance)
+					for _, s := range c.before {
+						if _, err := l.MoveTransferInstruction(ctx, party[s.who], cid, s.move); err != nil {
+							t.Fatalf("%s by %s: %v", s.move, s.who, err)
+						}
+					}
+					before := balances(t, l, sender, receiver)
+					ti0, _ := l.TransferInstructionByID(ctx, "", cid)
+					supply0 := ledgertest.Conserved(t, l)
+					_, err = l.MoveTransferInstruction(ctx, party[c.do.who], cid, c.do.move)
+					if c.wantErr != nil {
+						if !errors.Is(err, c.wantErr) {
+							t.Fatalf("%s by %s = %v, want %v", c.do.move, c.do.who, err, c.wantErr)
+						}
+						t.Logf("refused: %v", err)
+						if diff := cmp.Diff(before, balances(t, l, sender, receiver)); diff != "" {
+							t.Errorf("a refused move changed balances (-before +after):\n%s", diff)
+						}
+						ti1, _ := l.TransferInstructionByID(ctx, "", cid)
+						if ti1.Status != ti0.Status {
+							t.Errorf("a refused move changed the status %s -> %s", ti0.Status, ti1.Status)
+						}
+						if s := ledgertest.Conserved(t, l); !s.Live.Equal(supply0.Live) {
+							t.Errorf("a refused move changed the supply %s -> %s", supply0.Live, s.Live)
+						}
+						return
+					}
+					if err != nil {
+						t.Fatalf("%s by %s: %v", c.do.move, c.do.who, err)
+					}
+					ti, err := l.TransferInstructionByID(ctx, sender, cid)
+					if err != nil || ti.Status != c.want {
+						t.Fatalf("status = %s, %v; want %s", ti.Status, err, c.want)
+					}
+					want := []string{
+						"unlocked=" + coin.MustParse(c.senderWant).String() + " locked=0.0000000000",
+						"unlocked=" + coin.MustParse(c.receiverWant).String() + " locked=0.0000000000",
+					}
+					if diff := cmp.Diff(want, balances(t, l, sender, receiver)); diff != "" {
+						t.Errorf("balances (-want +got):\n%s", diff)
+					}
+					if len(ti.ResultCIDs) != 1 {
+						t.Errorf("result cids = %v, want one holding", ti.ResultCIDs)
+					}
+					ledgertest.Conserved(t, l)
+				})
+			}
+		})
+	}
+}
+
+func TestTransferInstructionCreate(t *testing.T) {
+	forEachEngineClock(t, func(t *testing.T, l *ledger.Ledger, clock *ledgertest.Clock) {
+		ctx := context.Background()
+		a, b := ledgertest.Party(t, l), ledgertest.Party(t, l)
+		ledgertest.Mint(t, l, a, "30")
+		ledgertest.Mint(t, l, a, "30")
+		req := ledger.TransferInstructionRequest{Sender: a, Receiver: b, Amount: coin.MustParse("45"), ExecuteBefore: clock.Now().Add(time.Hour), TrackingID: "t-1"}
+		res, err := l.CreateTransferInstruction(ctx, req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Status != ledger.InstructionPending || res.InstructionCID == "" || len(res.SenderChangeCIDs) != 1 {
+			t.Errorf("result = %+v", res)
+		}
+		ti, err := l.TransferInstructionByID(ctx, b, res.InstructionCID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ti.Contract.TemplateID != ledger.TemplateTransferInstruction || ti.Status != ledger.InstructionPending {
+			t.Errorf("instruction = %+v", ti)
+		}
+		hs, _, err := l.Holdings(ctx, a)
+		if err != nil {
+			t.Fatal(err)
+		}
+		locked := 0
+		for _, h := range hs {
+			if h.Locked {
+				locked++
+				if h.Contract.TemplateID != ledger.TemplateLockedAmulet || h.LockHolder != string(res.InstructionCID) || !h.Initial.Equal(coin.MustParse("45")) {
+					t.Errorf("locked holding = %+v", h)
+				}
+			}
+		}
+		if locked != 1 {
+			t.Errorf("%d locked holdings, want 1", locked)
+		}
+		if _, err := l.CreateTransferInstruction(ctx, req); !errors.Is(err, ledger.ErrDuplicate) {
+			t.Errorf("reused tracking id = %v, want ErrDuplicate", err)
+		}
+		list, err := l.TransferInstructions(ctx, b)
+		if err != nil || len(list) != 1 {
+			t.Errorf("receiver's list = %d, %v; want 1", len(list), err)
+		}
+		bad := []struct {
+			name string
+			req  ledger.TransferInstructionRequest
+			want error
+		}{
+			{"too much", ledger.TransferInstructionRequest{Sender: a, Receiver: b, Amount: coin.MustParse("16"), ExecuteBefore: clock.Now().Add(time.Hour)}, ledger.ErrInsufficientFunds},
+			{"past deadline", ledger.TransferInstructionRequest{Sender: a, Receiver: b, Amount: coin.MustParse("1"), ExecuteBefore: clock.Now()}, nil},
+			{"self", ledger.TransferInstructionRequest{Sender: a, Receiver: a, Amount: coin.MustParse("1"), ExecuteBefore: clock.Now().Add(time.Hour)}, nil},
+			{"zero", ledger.TransferInstructionRequest{Sender: a, Receiver: b, Amount: coin.Zero, ExecuteBefore: clock.Now().Add(time.Hour)}, nil},
+			{"unknown receiver", ledger.TransferInstructionRequest{Sender: a, Receiver: coin.PartyID("nobody::" + a.Namespace()), Amount: coin.MustParse("1"), ExecuteBefore: clock.Now().Add(time.Hour)}, ledger.ErrNotFound},
+		}
+		for _, c := range bad {
+			_, err := l.CreateTransferInstruction(ctx, c.req)
+			if c.want == nil && !ledger.IsValidation(err) || c.want != nil && !errors.Is(err, c.want) {
+				t.Errorf("%s = %v, want %v", c.name, err, c.want)
+			}
+		}
+		// Expiry automation releases the lock back to the sender.
+		clock.Advance(2 * time.Hour)
+		n, err := l.ExpireInstructions(ctx)
+		if err != nil || n != 1 {
+			t.Fatalf("expired %d, %v; want 1", n, err)
+		}
+		if n, _ := l.ExpireInstructions(ctx); n != 0 {
+			t.Errorf("expired again: %d", n)
+		}
+		bal, _ := l.Balance(ctx, a)
+		if !bal.EffectiveUnlocked.Equal(coin.MustParse("60")) || bal.LockedCount != 0 {
+			t.Errorf("after expiry balance = %+v", bal)
+		}
+	})
+}
+
+// TestTransferInstructionConcurrentTracking sends one tracking id ten
+// times at once: one instruction is created.
+func TestTransferInstructionConcurrentTracking(t *testing.T) {
+	forEachEngineClock(t, func(t *testing.T, l *ledger.Ledger, clock *ledgertest.Clock) {
+		ctx := context.Background()
+		a, b := ledgertest.Party(t, l), ledgertest.Party(t, l)
+		ledgertest.Mint(t, l, a, "100")
+		var wg sync.WaitGroup
+		var mu sync.Mutex
+		ok := 0
+		for range 10 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				_, err := l.CreateTransferInstruction(ctx, ledger.TransferInstructionRequest{Sender: a, Receiver: b, Amount: coin.MustParse("5"), ExecuteBefore: clock.Now().Add(time.Hour), TrackingID: "same"})
+				mu.Lock()
+				defer mu.Unlock()
+				switch {
+				case err == nil:
+					ok++
+				case errors.Is(err, ledger.ErrDuplicate), errors.Is(err, ledger.ErrInFlight):
+				default:
+					t.Errorf("create: %v", err)
+				}
+			}()
+		}
+		wg.Wait()
+		list, err := l.TransferInstructions(ctx, a)
+		if err != nil || ok != 1 || len(list) != 1 {
+			t.Errorf("%d successes, %d instructions (%v); want 1 and 1", ok, len(list), err)
+		}
+	})
+}
+
+func forEachEngineClock(t *testing.T, fn func(t *testing.T, l *ledger.Ledger, clock *ledgertest.Clock)) {
+	for _, e := range ledgertest.Engines {
+		t.Run(ledgertest.Name(e), func(t *testing.T) {
+			t.Parallel()
+			clock := ledgertest.NewClock()
+			fn(t, ledgertest.New(t, e, ledgertest.Options{Clock: clock}), clock)
+		})
+	}
+}
+
+// TestTransferInstructionInFlight: while a request with the same tracking
+// id is being processed, another one is refused with ErrInFlight (429);
+// Postgres only, where the in-flight lock does not wait (SQLite runs one
+// writer at a time, so the second request just queues).
+func TestTransferInstructionInFlight(t *testing.T) {
+	clock := ledgertest.NewClock()
+	l := ledgertest.New(t, store.Postgres, ledgertest.Options{Clock: clock})
+	ctx := context.Background()
+	a, b := ledgertest.Party(t, l), ledgertest.Party(t, l)
+	ledgertest.Mint(t, l, a, "10")
+	release, err := l.HoldInstructionTrackingID(ctx, a, "busy")
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := ledger.TransferInstructionRequest{Sender: a, Receiver: b, Amount: coin.MustParse("1"), ExecuteBefore: clock.Now().Add(time.Hour), TrackingID: "busy"}
+	if _, err := l.CreateTransferInstruction(ctx, req); !errors.Is(err, ledger.ErrInFlight) {
+		t.Errorf("while in flight = %v, want ErrInFlight", err)
+	}
+	release()
+	if _, err := l.CreateTransferInstruction(ctx, req); err != nil {
+		t.Errorf("after release = %v", err)
+	}
+}

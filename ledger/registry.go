@@ -1,0 +1,303 @@
+package ledger
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/ccwallet/ccwallet/ledger/coin"
+	"github.com/ccwallet/ccwallet/store"
+	"github.com/uptrace/bun"
+)
+
+// Choice-context keys of the token standard (Splice TokenApiUtils.daml).
+const (
+	ContextAmuletRules        = "amulet-rules"
+	ContextOpenRound          = "open-round"
+	ContextExpireLock         = "expire-lock"
+	ContextTransferPreapprove = "transfer-preapproval"
+	ContextFeaturedAppRight   = "featured-app-right"
+)
+
+// ContextValue is one entry of a choice context, in Daml-JSON variant form:
+// {"tag": "AV_ContractId", "value": "<cid>"} or {"tag": "AV_Bool", ...}.
+type ContextValue struct {
+	Tag   string `json:"tag"`
+	Value any    `json:"value"`
+}
+
+// DisclosedContract is a contract a client must disclose to exercise a
+// choice, with the data the registry API shows about it.
+type DisclosedContract struct {
+	Contract    Contract
+	PackageName string
+}
+
+// ChoiceContext is what exercising a token-standard choice needs: the
+// context values (referring to contracts by id) and those contracts.
+type ChoiceContext struct {
+	Values    map[string]ContextValue
+	Disclosed []DisclosedContract
+}
+
+// ErrReassigning is returned when a contract that must be disclosed is
+// being reassigned between synchronizers; the client retries later.
+var ErrReassigning = fmt.Errorf("%w: contract is being reassigned", ErrConflict)
+
+// notFoundError is ErrNotFound with the exact message the real registry
+// gives, without our usual prefixes, for clients that match on it.
+type notFoundError struct{ msg string }
+
+func (e *notFoundError) Error() string { return e.msg }
+func (e *notFoundError) Unwrap() error { return ErrNotFound }
+
+func notFoundf(format string, args ...any) error {
+	return &notFoundError{msg: fmt.Sprintf(format, args...)}
+}
+
+func cidValue(c coin.ContractID) ContextValue {
+	return ContextValue{Tag: "AV_ContractId", Value: string(c)}
+}
+
+// InstructionChoiceContext answers the registry's choice-context request
+// for move (accept, reject or withdraw) on a transfer instruction, as the
+// real scan does: amulet-rules, the open round and expire-lock=true with
+// the rules, round and locked holding disclosed. If the lock is already
+// gone, accept is not found and reject/withdraw get expire-lock=false only.
+func (l *Ledger) InstructionChoiceContext(ctx context.Context, cid coin.ContractID, move InstructionMove) (ChoiceContext, error) {
+	notFound := notFoundf("AmuletTransferInstruction '%s' not found.", cid)
+	ti, err := store.TransferInstructionByID(ctx, l.db, cid)
+	if errors.Is(err, store.ErrNotFound) {
+		return ChoiceContext{}, notFound
+	} else if err != nil {
+		return ChoiceContext{}, err
+	}
+	if ti.Status != string(InstructionPending) {
+		return ChoiceContext{}, notFound
+	}
+	hs, err := store.HoldingsByIDs(ctx, l.db, []coin.ContractID{ti.LockedHoldingCID})
+	if err != nil {
+		return ChoiceContext{}, err
+	}
+	if len(hs) == 0 {
+		if move == MoveAccept {
+			return ChoiceContext{}, notFoundf("LockedAmulet '%s' not found for AmuletTransferInstruction '%s', which expires on %s",
+				ti.LockedHoldingCID, cid, FormatTime(ti.ExecuteBefore))
+		}
+		return ChoiceContext{Values: map[string]ContextValue{ContextExpireLock: {Tag: "AV_Bool", Value: false}}, Disclosed: []DisclosedContract{}}, nil
+	}
+	round, err := l.usableRound(ctx)
+	if err != nil {
+		return ChoiceContext{}, err
+	}
+	cc := ChoiceContext{Values: map[string]ContextValue{
+		ContextAmuletRules: cidValue(l.rulesCID),
+		ContextOpenRound:   cidValue(round),
+		ContextExpireLock:  {Tag: "AV_Bool", Value: true},
+	}}
+	cc.Disclosed, err = l.disclose(ctx, l.rulesCID, round, ti.LockedHoldingCID)
+	return cc, err
+}
+
+// usableRound is the newest open round that has opened.
+func (l *Ledger) usableRound(ctx context.Context) (coin.ContractID, error) {
+	r, err := store.LatestRound(ctx, l.db)
+	if err != nil {
+		return "", err
+	}
+	if r.OpensAt.After(l.now()) {
+		return "", notFoundf("No open usable OpenMiningRound found.")
+	}
+	return r.ContractID, nil
+}
+
+// packageName is the Daml package that defines a template.
+func packageName(templateID string) string {
+	// "#<package>:<module>:<entity>"
+	for i := 1; i < len(templateID); i++ {
+		if templateID[i] == ':' {
+			return templateID[1:i]
+		}
+	}
+	return ""
+}
+
+// disclose loads contracts for disclosure, refusing with ErrReassigning if
+// any is being reassigned and ErrNotFound if any is archived.
+func (l *Ledger) disclose(ctx context.Context, ids ...coin.ContractID) ([]DisclosedContract, error) {
+	rs, err := store.ReassignmentsOf(ctx, l.db, ids)
+	if err != nil {
+		return nil, err
+	}
+	if len(rs) > 0 {
+		return nil, fmt.Errorf("%w: contract %s is being reassigned from synchronizer %s to %s; retry when the reassignment completes",
+			ErrReassigning, rs[0].ContractID, rs[0].Source, rs[0].Target)
+	}
+	cs, err := l.contractsByID(ctx, l.db, ids)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]DisclosedContract, 0, len(ids))
+	for _, id := range ids {
+		c, ok := cs[id]
+		if !ok || c.ArchivedOffset != nil {
+			return nil, fmt.Errorf("contract %s: %w", id, ErrNotFound)
+		}
+		out = append(out, DisclosedContract{Contract: l.contractView(c), PackageName: packageName(c.TemplateID)})
+	}
+	return out, nil
+}
+
+// TransferKind says how a token-standard transfer will settle.
+type TransferKind string
+
+// The transfer kinds of the token standard's transfer factory.
+const (
+	TransferSelf   TransferKind = "self"
+	TransferDirect TransferKind = "direct"
+	TransferOffer  TransferKind = "offer"
+)
+
+// TransferFactory is the registry's transfer-factory answer.
+type TransferFactory struct {
+	FactoryID coin.ContractID
+	Kind      TransferKind
+	Context   ChoiceContext
+}
+
+type preapprovalPayload struct {
+	Receiver coin.PartyID `json:"receiver"`
+	Provider coin.PartyID `json:"provider"`
+}
+
+// TransferFactoryFor returns the transfer factory (the
+// ExternalPartyAmuletRules contract) and the choice context for a transfer
+// from sender to receiver: direct when the receiver has a transfer
+// preapproval (disclosed with its provider's featured-app right, if any),
+// self for a self-transfer, otherwise offer (a transfer instruction).
+func (l *Ledger) TransferFactoryFor(ctx context.Context, sender, receiver coin.PartyID) (TransferFactory, error) {
+	factories, err := store.ActiveContractsByTemplate(ctx, l.db, TemplateExternalPartyRule, l.dso)
+	if err != nil {
+		return TransferFactory{}, err
+	}
+	if len(factories) == 0 {
+		return TransferFactory{}, fmt.Errorf("ExternalPartyAmuletRules contract: %w", ErrNotFound)
+	}
+	round, err := l.usableRound(ctx)
+	if err != nil {
+		return TransferFactory{}, err
+	}
+	f := TransferFactory{FactoryID: factories[0].ContractID, Kind: TransferOffer, Context: ChoiceContext{Values: map[string]ContextValue{
+		ContextAmuletRules: cidValue(l.rulesCID),
+		ContextOpenRound:   cidValue(round),
+	}}}
+	ids := []coin.ContractID{f.FactoryID, l.rulesCID, round}
+	if sender == receiver {
+		f.Kind = TransferSelf
+	} else {
+		pre, err := l.preapprovalOf(ctx, receiver)
+		if err != nil && !errors.Is(err, ErrNotFound) {
+			return TransferFactory{}, err
+		}
+		if err == nil {
+			f.Kind = TransferDirect
+			f.Context.Values[ContextTransferPreapprove] = cidValue(pre.ContractID)
+			ids = append(ids, pre.ContractID)
+			var p preapprovalPayload
+			_ = json.Unmarshal([]byte(pre.Payload), &p)
+			if right, err := l.featuredAppRightOf(ctx, p.Provider); err == nil {
+				f.Context.Values[ContextFeaturedAppRight] = cidValue(right)
+				ids = append(ids, right)
+			} else if !errors.Is(err, ErrNotFound) {
+				return TransferFactory{}, err
+			}
+		}
+	}
+	f.Context.Disclosed, err = l.disclose(ctx, ids...)
+	return f, err
+}
+
+// preapprovalOf finds the receiver's active TransferPreapproval, if any.
+func (l *Ledger) preapprovalOf(ctx context.Context, receiver coin.PartyID) (*store.Contract, error) {
+	cs, err := store.ActiveContractsByTemplate(ctx, l.db, TemplateTransferPreapproval, receiver)
+	if err != nil {
+		return nil, err
+	}
+	for i := range cs {
+		var p preapprovalPayload
+		if json.Unmarshal([]byte(cs[i].Payload), &p) == nil && p.Receiver == receiver {
+			return &cs[i], nil
+		}
+	}
+	return nil, fmt.Errorf("transfer preapproval of %s: %w", receiver, ErrNotFound)
+}
+
+func (l *Ledger) featuredAppRightOf(ctx context.Context, provider coin.PartyID) (coin.ContractID, error) {
+	if provider == "" {
+		return "", ErrNotFound
+	}
+	cs, err := store.ActiveContractsByTemplate(ctx, l.db, TemplateFeaturedAppRight, provider)
+	if err != nil {
+		return "", err
+	}
+	for _, c := range cs {
+		var p preapprovalPayload
+		if json.Unmarshal([]byte(c.Payload), &p) == nil && p.Provider == provider {
+			return c.ContractID, nil
+		}
+	}
+	return "", fmt.Errorf("featured app right of %s: %w", provider, ErrNotFound)
+}
+
+// BeginReassignment marks a contract as being reassigned to the target
+// synchronizer. Until CompleteReassignment it cannot be disclosed.
+func (l *Ledger) BeginReassignment(ctx context.Context, cid coin.ContractID, target string) error {
+	if target == "" {
+		return invalid("target_synchronizer_id", "must not be empty")
+	}
+	return l.db.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
+		c, err := store.ContractByID(ctx, tx, cid)
+		if err != nil {
+			return err
+		}
+		if c.ArchivedOffset != nil {
+			return fmt.Errorf("contract %s is archived: %w", cid, ErrNotFound)
+		}
+		if c.SynchronizerID == target {
+			return invalid("target_synchronizer_id", "contract %s is already assigned to %s", cid, target)
+		}
+		err = store.InsertReassignment(ctx, tx, &store.Reassignment{ContractID: cid, Source: c.SynchronizerID, Target: target, StartedAt: l.now()})
+		if errors.Is(err, store.ErrAlreadyExists) {
+			return fmt.Errorf("%w: contract %s is already being reassigned", ErrConflict, cid)
+		}
+		return err
+	})
+}
+
+// CompleteReassignment finishes a reassignment: the contract is now
+// assigned to its target synchronizer.
+func (l *Ledger) CompleteReassignment(ctx context.Context, cid coin.ContractID) error {
+	return l.db.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
+		r, err := store.DeleteReassignment(ctx, tx, cid)
+		if err != nil {
+			return err
+		}
+		return store.SetContractSynchronizer(ctx, tx, cid, r.Target)
+	})
+}
+
+// TotalSupply is the live coin supply at initial amounts (locked holdings
+// included), and when it was computed.
+func (l *Ledger) TotalSupply(ctx context.Context) (coin.Amount, time.Time, error) {
+	total := coin.Zero
+	err := store.ScanHoldings(ctx, l.db, func(h store.Holding) error {
+		total = total.Add(h.Amount)
+		return nil
+	})
+	return total, l.now(), err
+}
+
+// RulesContractID returns the AmuletRules contract's ID.
+func (l *Ledger) RulesContractID() coin.ContractID { return l.rulesCID }

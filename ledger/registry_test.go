@@ -1,0 +1,99 @@
+package ledger_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/coin"
+	"github.com/ccwallet/ccwallet/ledger/ledgertest"
+	"github.com/google/go-cmp/cmp"
+)
+
+func contextKeys(cc ledger.ChoiceContext) []string {
+	var ks []string
+	for _, k := range []string{ledger.ContextAmuletRules, ledger.ContextOpenRound, ledger.ContextExpireLock, ledger.ContextTransferPreapprove, ledger.ContextFeaturedAppRight} {
+		if _, ok := cc.Values[k]; ok {
+			ks = append(ks, k)
+		}
+	}
+	return ks
+}
+
+// TestChoiceContextMissingLock: when the lock is gone, accept is not found
+// with scan's message, and reject/withdraw get expire-lock=false only.
+func TestChoiceContextMissingLock(t *testing.T) {
+	forEachEngineClock(t, func(t *testing.T, l *ledger.Ledger, clock *ledgertest.Clock) {
+		ctx := context.Background()
+		a, b := ledgertest.Party(t, l), ledgertest.Party(t, l)
+		ledgertest.Mint(t, l, a, "10")
+		res, err := l.CreateTransferInstruction(ctx, ledger.TransferInstructionRequest{Sender: a, Receiver: b, Amount: coin.MustParse("4"), ExecuteBefore: clock.Now().Add(time.Hour)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ti, err := l.TransferInstructionByID(ctx, a, res.InstructionCID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := l.DropLockedHolding(ctx, ti.LockedHoldingCID); err != nil {
+			t.Fatal(err)
+		}
+		_, err = l.InstructionChoiceContext(ctx, ti.ContractID, ledger.MoveAccept)
+		want := "LockedAmulet '" + string(ti.LockedHoldingCID) + "' not found for AmuletTransferInstruction '" + string(ti.ContractID) + "', which expires on " + ledger.FormatTime(ti.ExecuteBefore)
+		if !errors.Is(err, ledger.ErrNotFound) || err.Error() != want {
+			t.Errorf("accept context = %v, want %q", err, want)
+		}
+		for _, m := range []ledger.InstructionMove{ledger.MoveReject, ledger.MoveWithdraw} {
+			cc, err := l.InstructionChoiceContext(ctx, ti.ContractID, m)
+			if err != nil || len(cc.Disclosed) != 0 || cc.Values[ledger.ContextExpireLock].Value != false || len(cc.Values) != 1 {
+				t.Errorf("%s context = %+v, %v; want only expire-lock=false", m, cc, err)
+			}
+		}
+		if _, err := l.AcceptTransferInstruction(ctx, b, ti.ContractID); !errors.Is(err, ledger.ErrNotFound) || !strings.Contains(err.Error(), "LockedAmulet") {
+			t.Errorf("accept without lock = %v", err)
+		}
+		r, err := l.WithdrawTransferInstruction(ctx, a, ti.ContractID)
+		if err != nil || len(r.SenderChangeCIDs) != 0 {
+			t.Errorf("withdraw without lock = %+v, %v; want no coin back", r, err)
+		}
+	})
+}
+
+// TestTransferFactoryKinds: self, offer, and direct once the receiver has
+// a preapproval (with its provider's featured-app right disclosed).
+func TestTransferFactoryKinds(t *testing.T) {
+	forEachEngineClock(t, func(t *testing.T, l *ledger.Ledger, clock *ledgertest.Clock) {
+		ctx := context.Background()
+		a, b := ledgertest.Party(t, l), ledgertest.Party(t, l)
+		for _, c := range []struct {
+			sender, receiver coin.PartyID
+			kind             ledger.TransferKind
+		}{{a, a, ledger.TransferSelf}, {a, b, ledger.TransferOffer}} {
+			f, err := l.TransferFactoryFor(ctx, c.sender, c.receiver)
+			if err != nil || f.Kind != c.kind || len(f.Context.Disclosed) != 3 {
+				t.Errorf("%s -> %s = %+v, %v; want %s", c.sender, c.receiver, f, err, c.kind)
+			}
+		}
+		pre, err := l.CreatePreapproval(ctx, b, l.Operator())
+		if err != nil {
+			t.Fatal(err)
+		}
+		f, err := l.TransferFactoryFor(ctx, a, b)
+		if err != nil || f.Kind != ledger.TransferDirect {
+			t.Fatalf("with a preapproval = %+v, %v; want direct", f, err)
+		}
+		if diff := cmp.Diff([]string{ledger.ContextAmuletRules, ledger.ContextOpenRound, ledger.ContextTransferPreapprove, ledger.ContextFeaturedAppRight}, contextKeys(f.Context)); diff != "" {
+			t.Errorf("context keys (-want +got):\n%s", diff)
+		}
+		if f.Context.Values[ledger.ContextTransferPreapprove].Value != string(pre) || len(f.Context.Disclosed) != 5 {
+			t.Errorf("context = %+v", f.Context)
+		}
+		// The preapproval names its receiver: the provider itself gets none.
+		if f, err := l.TransferFactoryFor(ctx, a, l.Operator()); err != nil || f.Kind != ledger.TransferOffer {
+			t.Errorf("to the provider = %+v, %v; want offer", f.Kind, err)
+		}
+	})
+}

@@ -1,0 +1,292 @@
+package ledger
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/ccwallet/ccwallet/ledger/coin"
+	"github.com/ccwallet/ccwallet/store"
+	"github.com/uptrace/bun"
+)
+
+// Traffic templates.
+const (
+	TemplateBuyTrafficRequest = "#splice-wallet:Splice.Wallet.BuyTrafficRequest:BuyTrafficRequest"
+	TemplateMemberTraffic     = "#splice-amulet:Splice.DecentralizedSynchronizer:MemberTraffic"
+)
+
+// BuyTrafficRequest buys extra traffic for a member, paid by Payer.
+type BuyTrafficRequest struct {
+	Payer coin.PartyID
+	// Member is the validator whose traffic grows; any party hosted by it
+	// names it (receiving_validator_party_id).
+	Member         coin.PartyID
+	SynchronizerID string
+	Bytes          int64
+	ExpiresAt      time.Time
+	// TrackingID makes the request idempotent (409 reused, 429 in flight).
+	TrackingID string
+}
+
+// BuyTrafficResult says what a purchase created.
+type BuyTrafficResult struct {
+	RequestCID    coin.ContractID `json:"request_contract_id"`
+	TransactionID string          `json:"transaction_id"`
+	Cost          coin.Amount     `json:"cost"`
+}
+
+// TrafficStatus is a member's traffic balance.
+type TrafficStatus struct {
+	Member string
+	// Purchased is all extra traffic bought; Consumed all traffic used.
+	Purchased int64
+	Consumed  int64
+	// ExtraConsumed is the part of Consumed the free base rate did not
+	// cover; Remaining = Purchased - ExtraConsumed (negative: overdrawn).
+	ExtraConsumed int64
+	Remaining     int64
+	// BaseRateRemaining is the free traffic left in the current window.
+	BaseRateRemaining int64
+	NumPurchases      int64
+	CoinSpent         coin.Amount
+	USDSpent          coin.Amount
+}
+
+type buyTrafficPayload struct {
+	DSO            coin.PartyID `json:"dso"`
+	EndUserParty   coin.PartyID `json:"endUserParty"`
+	ExpiresAt      string       `json:"expiresAt"`
+	TrackingID     string       `json:"trackingId"`
+	TrafficAmount  string       `json:"trafficAmount"`
+	MemberID       string       `json:"memberId"`
+	SynchronizerID string       `json:"synchronizerId"`
+	MigrationID    string       `json:"migrationId"`
+}
+
+type memberTrafficPayload struct {
+	DSO            coin.PartyID `json:"dso"`
+	MemberID       string       `json:"memberId"`
+	SynchronizerID string       `json:"synchronizerId"`
+	MigrationID    string       `json:"migrationId"`
+	TotalPurchased string       `json:"totalPurchased"`
+	NumPurchases   string       `json:"numPurchases"`
+	AmuletSpent    coin.Amount  `json:"amuletSpent"`
+	USDSpent       coin.Amount  `json:"usdSpent"`
+}
+
+// memberOf is the member (validator) hosting party. Every party on this
+// ledger is hosted by its validator, the operator, which also submits
+// every update (updates.submitter), so traffic is bought and consumed
+// under the operator's party ID.
+func (l *Ledger) memberOf(ctx context.Context, party coin.PartyID) (string, error) {
+	if _, err := store.PartyByID(ctx, l.db, party); errors.Is(err, store.ErrNotFound) {
+		return "", invalid("receiving_validator_party_id", "party %s is not hosted on synchronizer %s", party, l.synchronizerID)
+	} else if err != nil {
+		return "", err
+	}
+	return string(l.operator), nil
+}
+
+func buyTrafficKey(payer coin.PartyID, trackingID string) string {
+	return "buy-traffic:" + string(payer) + ":" + trackingID
+}
+
+// BuyTraffic burns coin of the payer worth the traffic (bytes/1e6 ×
+// extraTrafficPrice USD, at the current round's price) and credits the
+// member. The request completes at once: the BuyTrafficRequest contract is
+// created and consumed in the same transaction. The top-up automation
+// calls it too.
+func (l *Ledger) BuyTraffic(ctx context.Context, req BuyTrafficRequest) (*BuyTrafficResult, error) {
+	switch {
+	case req.TrackingID == "":
+		return nil, invalid("tracking_id", "must not be empty")
+	case len(req.TrackingID) > MaxDescriptionLength:
+		return nil, invalid("tracking_id", "must be at most %d characters", MaxDescriptionLength)
+	case req.Bytes < l.rules.MinTopupAmountBytes:
+		return nil, invalid("traffic_amount", "must be at least the minimum top-up amount of %d bytes", l.rules.MinTopupAmountBytes)
+	case req.SynchronizerID != l.synchronizerID:
+		return nil, invalid("domain_id", "unknown synchronizer %q; this network's is %s", req.SynchronizerID, l.synchronizerID)
+	case !req.ExpiresAt.After(l.now()):
+		return nil, invalid("expires_at", "must be in the future")
+	}
+	member, err := l.memberOf(ctx, req.Member)
+	if err != nil {
+		return nil, err
+	}
+	key := buyTrafficKey(req.Payer, req.TrackingID)
+	var res *BuyTrafficResult
+	err = l.db.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
+		prev, err := l.claimCommand(ctx, tx, key)
+		if err != nil {
+			return err
+		}
+		if prev != nil {
+			return fmt.Errorf("%w: tracking id %q was already used for a traffic purchase", ErrDuplicate, req.TrackingID)
+		}
+		if err := l.lockParties(ctx, tx, req.Payer); err != nil {
+			return err
+		}
+		if err := l.db.LockKey(ctx, tx, "traffic:"+member); err != nil {
+			return err
+		}
+		t, err := l.beginTxn(ctx, tx, "buy-traffic")
+		if err != nil {
+			return err
+		}
+		cost := l.rules.TrafficCost(req.Bytes, t.round.Price)
+		usd := CoinToUSD(cost, t.round.Price)
+		paid, err := t.burnFrom(ctx, req.Payer, cost)
+		if err != nil {
+			return err
+		}
+		reqCID := t.create(TemplateBuyTrafficRequest, buyTrafficPayload{
+			DSO: l.dso, EndUserParty: req.Payer, ExpiresAt: FormatTime(req.ExpiresAt), TrackingID: req.TrackingID,
+			TrafficAmount: fmt.Sprint(req.Bytes), MemberID: member, SynchronizerID: req.SynchronizerID, MigrationID: "0",
+		}, l.dso, req.Payer)
+		t.archive(reqCID) // completed in the same transaction
+		mt, err := store.MemberTrafficOf(ctx, tx, member, req.SynchronizerID)
+		prevCID := coin.ContractID("")
+		switch {
+		case errors.Is(err, store.ErrNotFound):
+			mt = &store.MemberTraffic{MemberID: member, SynchronizerID: req.SynchronizerID}
+		case err != nil:
+			return err
+		default:
+			prevCID = mt.ContractID
+			t.archive(prevCID)
+		}
+		mt.TotalPurchased += req.Bytes
+		mt.NumPurchases++
+		mt.CoinSpent = mt.CoinSpent.Add(cost)
+		mt.USDSpent = mt.USDSpent.Add(usd)
+		mt.ContractID = t.create(TemplateMemberTraffic, memberTrafficPayload{
+			DSO: l.dso, MemberID: member, SynchronizerID: req.SynchronizerID, MigrationID: "0",
+			TotalPurchased: fmt.Sprint(mt.TotalPurchased), NumPurchases: fmt.Sprint(mt.NumPurchases), AmuletSpent: mt.CoinSpent, USDSpent: mt.USDSpent,
+		}, l.dso)
+		t.record(req.Payer, "transfer", "ExtraTrafficPurchase", coin.PartyID(member), cost.Add(paid.HoldingFees).Neg(), paid.HoldingFees,
+			fmt.Sprintf("bought %d bytes of traffic for %s", req.Bytes, member), HistoryDetails{
+				Provider: l.operator, Sender: &PartyAmount{Party: req.Payer, Amount: cost.Neg()}, HoldingFees: paid.HoldingFees,
+				Fees: cost, ContractID: reqCID, TrackingID: req.TrackingID,
+			})
+		if err := t.commit(ctx); err != nil {
+			return err
+		}
+		if err := store.SaveMemberTraffic(ctx, tx, mt, prevCID); err != nil {
+			return err
+		}
+		res = &BuyTrafficResult{RequestCID: reqCID, TransactionID: t.update, Cost: cost}
+		return l.saveCommand(ctx, t, key, req.Payer, "buy-traffic", mustJSON(res))
+	})
+	if err != nil {
+		return nil, fmt.Errorf("buy %d bytes of traffic for %s: %w", req.Bytes, req.Member, err)
+	}
+	return res, nil
+}
+
+// burnFrom spends owner's unlocked holdings worth amount and burns it,
+// giving the change back.
+func (t *txn) burnFrom(ctx context.Context, owner coin.PartyID, amount coin.Amount) (*TransferResult, error) {
+	hs, err := store.HoldingsByOwner(ctx, t.tx, owner)
+	if err != nil {
+		return nil, err
+	}
+	byID := make(map[coin.ContractID]store.Holding, len(hs))
+	cands := make([]Candidate, 0, len(hs))
+	for _, h := range hs {
+		if h.LockHolder != "" {
+			continue
+		}
+		byID[h.ContractID] = h
+		cands = append(cands, Candidate{ID: h.ContractID, Effective: EffectiveAmount(h.Amount, h.Rate, h.CreatedRound, t.round.Number)})
+	}
+	picked, sum, err := SelectInputs(cands, amount, t.l.rules.MaxNumInputs)
+	if err != nil {
+		return nil, err
+	}
+	// With no outputs, spend burns amount (as the fee) plus holding fees.
+	return t.spend(ctx, owner, picked, byID, sum, amount, amount, nil)
+}
+
+// BuyTrafficStatus is the status of a traffic purchase by tracking id.
+type BuyTrafficStatus struct {
+	// Status is created, completed or failed. Purchases complete in the
+	// transaction that creates them and a failed one leaves no trace, so
+	// only completed is ever stored.
+	Status        string
+	TransactionID string
+	RequestCID    coin.ContractID
+}
+
+// BuyTrafficStatusOf looks up payer's purchase by tracking id.
+func (l *Ledger) BuyTrafficStatusOf(ctx context.Context, payer coin.PartyID, trackingID string) (BuyTrafficStatus, error) {
+	c, err := store.CommandByKey(ctx, l.db, buyTrafficKey(payer, trackingID))
+	if err != nil {
+		return BuyTrafficStatus{}, fmt.Errorf("buy traffic request %q: %w", trackingID, err)
+	}
+	var r BuyTrafficResult
+	if err := json.Unmarshal([]byte(c.Result), &r); err != nil {
+		return BuyTrafficStatus{}, fmt.Errorf("buy traffic request %q: %w", trackingID, err)
+	}
+	return BuyTrafficStatus{Status: "completed", TransactionID: r.TransactionID, RequestCID: r.RequestCID}, nil
+}
+
+// TrafficStatusOf computes member's traffic balance. The free base rate
+// covers up to BaseRateBurstAmountBytes per BaseRateBurstWindow (windows
+// aligned to the Unix epoch); consumption beyond it draws on the
+// purchased extra traffic.
+func (l *Ledger) TrafficStatusOf(ctx context.Context, member string) (TrafficStatus, error) {
+	s := TrafficStatus{Member: member, CoinSpent: coin.Zero, USDSpent: coin.Zero}
+	mt, err := store.MemberTrafficOf(ctx, l.db, member, l.synchronizerID)
+	switch {
+	case err == nil:
+		s.Purchased, s.NumPurchases, s.CoinSpent, s.USDSpent = mt.TotalPurchased, mt.NumPurchases, mt.CoinSpent, mt.USDSpent
+	case !errors.Is(err, store.ErrNotFound):
+		return s, err
+	}
+	window := l.rules.BaseRateBurstWindow
+	burst := l.rules.BaseRateBurstAmountBytes
+	bucket := func(t time.Time) int64 {
+		if window <= 0 {
+			return 0
+		}
+		return t.UnixNano() / int64(window)
+	}
+	cur, curUsed := int64(-1), int64(0)
+	flush := func() {
+		if cur >= 0 && curUsed > burst {
+			s.ExtraConsumed += curUsed - burst
+		}
+	}
+	err = store.ScanTrafficOf(ctx, l.db, member, func(at time.Time, bytes int64) error {
+		s.Consumed += bytes
+		if b := bucket(at); b != cur {
+			flush()
+			cur, curUsed = b, 0
+		}
+		curUsed += bytes
+		return nil
+	})
+	if err != nil {
+		return s, err
+	}
+	flush()
+	s.BaseRateRemaining = burst
+	if cur == bucket(l.now()) {
+		s.BaseRateRemaining = max(0, burst-curUsed)
+	}
+	s.Remaining = s.Purchased - s.ExtraConsumed
+	return s, nil
+}
+
+// TrafficStatus computes the traffic balance of the validator hosting
+// party (the operator, for every party of this ledger).
+func (l *Ledger) TrafficStatus(ctx context.Context, party coin.PartyID) (TrafficStatus, error) {
+	member, err := l.memberOf(ctx, party)
+	if err != nil {
+		return TrafficStatus{}, err
+	}
+	return l.TrafficStatusOf(ctx, member)
+}
