@@ -18,6 +18,8 @@ import (
 type Config struct {
 	// Auth verifies bearer tokens of the JSON APIs.
 	Auth *web.Verifier
+	// UI is the web wallet; nil serves the JSON APIs only.
+	UI *UI
 }
 
 // Handler serves every HTTP route of the app port.
@@ -25,6 +27,7 @@ type Handler struct {
 	l    *ledger.Ledger
 	log  *slog.Logger
 	auth *web.Verifier
+	ui   *UI
 }
 
 // New builds the handlers.
@@ -32,7 +35,7 @@ func New(l *ledger.Ledger, cfg Config, log *slog.Logger) *Handler {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Handler{l: l, log: log, auth: cfg.Auth}
+	return &Handler{l: l, log: log, auth: cfg.Auth, ui: cfg.UI}
 }
 
 // apiFunc is a JSON handler; a returned error becomes {"error": ...}.
@@ -103,6 +106,9 @@ func (h *Handler) Routes(health http.Handler) http.Handler {
 	root := http.NewServeMux()
 	root.Handle("/api/validator/", http.StripPrefix("/api/validator", mux))
 	root.Handle("/", mux)
+	if h.ui != nil {
+		h.uiRoutes(root) // the web wallet (handlers/ui.go)
+	}
 	return web.Chain(root, web.RequestID, web.Logger(h.log), web.Recover(h.log), web.SecurityHeaders)
 }
 

@@ -22,6 +22,8 @@ type Config struct {
 	DisableAuth          bool        `yaml:"disableAuth"`
 	Auth                 AuthConfig  `yaml:"auth"`
 	Persistence          Persistence `yaml:"persistence"`
+	// OIDC is the web wallet's login (cmd/ccwallet/ui.go).
+	OIDC OIDCConfig `yaml:"oidc"`
 	// Network is "devnet" (faucet, time control, dev identity provider) or
 	// "production".
 	Network string `yaml:"network"`

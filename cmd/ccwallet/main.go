@@ -206,7 +206,6 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		return err
 	}
 	health := web.HealthHandler(map[string]web.HealthChecker{"database": l.Ping})
-	h := handlers.New(l, handlers.Config{Auth: verifier}, log)
 
 	appLn, err := net.Listen("tcp", cfg.Listen)
 	if err != nil {
@@ -217,6 +216,22 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		appLn.Close()
 		return fmt.Errorf("listen on %s: %w", cfg.HealthListen, err)
 	}
+	url := cfg.PublicURL
+	if url == "" {
+		url = "http://" + displayAddr(appLn.Addr().String()) + "/"
+	}
+
+	// --- web wallet (UI): sessions, OIDC login, dev provider; see ui.go ---
+	var ui *handlers.UI
+	if cfg.WalletEnabled() {
+		if ui, err = newUI(ctx, cfg, getenv, strings.TrimSuffix(url, "/"), log); err != nil {
+			appLn.Close()
+			healthLn.Close()
+			return err
+		}
+	}
+	// --- end web wallet ---
+	h := handlers.New(l, handlers.Config{Auth: verifier, UI: ui}, log)
 	app := &http.Server{Handler: h.Routes(health), ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 120 * time.Second}
 	healthSrv := &http.Server{Handler: health, ReadHeaderTimeout: 5 * time.Second}
 
@@ -224,10 +239,6 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	go func() { errc <- web.Serve(ctx, "app", app, appLn, log) }()
 	go func() { errc <- web.Serve(ctx, "health", healthSrv, healthLn, log) }()
 
-	url := cfg.PublicURL
-	if url == "" {
-		url = "http://" + displayAddr(appLn.Addr().String()) + "/"
-	}
 	log.Info("ccwallet ready", "url", url, "health", healthLn.Addr().String(), "engine", db.Engine,
 		"network", cfg.Network, "operator", l.Operator(), "startup", time.Since(start).Round(time.Millisecond))
 	fmt.Fprintf(stdout, "ccwallet is ready: open %s\n", url)
