@@ -14,6 +14,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -184,6 +185,10 @@ func newPage(t *testing.T, js bool) playwright.Page {
 
 func must(t *testing.T, err error) {
 	t.Helper()
+	if os.Getenv("E2E_TRACE") != "" {
+		_, f, l, _ := runtime.Caller(1)
+		t.Logf("%s %s:%d", time.Now().Format("15:04:05.000"), filepath.Base(f), l)
+	}
 	if err != nil {
 		t.Fatal(err)
 	}

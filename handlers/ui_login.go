@@ -3,6 +3,7 @@ package handlers
 import (
 	"errors"
 	"net/http"
+	"net/url"
 
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/views"
@@ -27,6 +28,12 @@ func (h *Handler) uiLogin(w http.ResponseWriter, r *http.Request) {
 	next := localPath(r.URL.Query().Get("next"))
 	if _, err := h.ui.Sessions.Load(r); err == nil {
 		http.Redirect(w, r, next, http.StatusSeeOther)
+		return
+	}
+	// The login cookie is per host: start on the public URL's host, where
+	// the provider will send the browser back.
+	if u, err := url.Parse(h.ui.BaseURL); err == nil && u.Host != "" && r.Host != u.Host {
+		http.Redirect(w, r, h.ui.BaseURL+"/login?next="+url.QueryEscape(next), http.StatusSeeOther)
 		return
 	}
 	if err := h.ui.Login.Begin(w, r, next); err != nil {

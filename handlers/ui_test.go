@@ -506,3 +506,30 @@ func TestUIEvents(t *testing.T) {
 		got += string(buf[:n])
 	}
 }
+
+func TestUIUTXOHealth(t *testing.T) {
+	forEngine(t, func(t *testing.T, e *uiEnv) {
+		b := e.browser(t)
+		csrf := b.onboarded("alice")
+		// 0.0005 USD is 0.1 CC at 0.005 USD/CC: the holding fee (about
+		// 0.0038 CC per round) eats it within a day of rounds.
+		for i := 0; i < 11; i++ {
+			amount := "10"
+			if i == 0 {
+				amount = "0.0005"
+			}
+			if r := b.post("/tap", url.Values{"csrf_token": {csrf}, "amount": {amount}}); r.status != http.StatusSeeOther {
+				t.Fatalf("tap %d = %d", i, r.status)
+			}
+		}
+		home := b.get("/")
+		mustHave(t, home, http.StatusOK, `data-testid="utxo-count">11<`, `data-testid="fragmented"`, `data-testid="dust-risk"`)
+		if n := strings.Count(home.body, `data-testid="dust-risk"`); n != 1 {
+			t.Errorf("%d holdings marked at risk, want 1", n)
+		}
+		// 11 holdings at 0.00380518 CC per round, 144 rounds a day.
+		if m := regexp.MustCompile(`Holding fee: ([0-9.]+) CC per day`).FindStringSubmatch(home.body); m == nil || m[1] != "6.0274051200" {
+			t.Errorf("fee per day: %v", m)
+		}
+	})
+}

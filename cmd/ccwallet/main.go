@@ -230,6 +230,9 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 			return err
 		}
 	}
+	if ui != nil && ui.DevProvider != nil {
+		fmt.Fprintln(stdout, devLoginHint())
+	}
 	// --- end web wallet ---
 	h := handlers.New(l, handlers.Config{Auth: verifier, UI: ui}, log)
 	app := &http.Server{Handler: h.Routes(health), ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 120 * time.Second}

@@ -110,3 +110,13 @@ func newUI(ctx context.Context, cfg Config, getenv func(string) string, baseURL 
 	ui.Sessions, ui.Login = sessions, login
 	return ui, nil
 }
+
+// devLoginHint tells whoever ran `make run` how to log in.
+func devLoginHint() string {
+	var b strings.Builder
+	b.WriteString("development login (built-in provider, devnet only):")
+	for _, u := range devoidc.DefaultUsers {
+		fmt.Fprintf(&b, "\n  %-6s password %-13s %s", u.Name, u.Password, u.Role)
+	}
+	return b.String()
+}
