@@ -27,7 +27,7 @@ var (
 	baseURL string
 	pw      *playwright.Playwright
 	browser playwright.Browser
-	expect  = playwright.NewPlaywrightAssertions(15000)
+	expect  = playwright.NewPlaywrightAssertions(30000)
 )
 
 const outputDir = "output"
@@ -44,6 +44,13 @@ func TestMain(m *testing.M) {
 // run builds the binary, starts Postgres, the wallet and the browser, runs
 // the tests and stops everything again.
 func run(m *testing.M) (int, error) {
+	start := time.Now()
+	trace := func(what string) {
+		if os.Getenv("E2E_TRACE") != "" {
+			fmt.Fprintf(os.Stderr, "e2e: %s after %s\n", what, time.Since(start).Round(time.Millisecond))
+		}
+	}
+	defer trace("stopped")
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	tmp, err := os.MkdirTemp("", "ccwallet-e2e")
@@ -58,6 +65,7 @@ func run(m *testing.M) (int, error) {
 		return 1, fmt.Errorf("build: %v\n%s", err, out)
 	}
 
+	trace("binary built")
 	cluster, err := pgtest.Start(ctx)
 	if err != nil {
 		return 1, fmt.Errorf("start postgres (run `make deps`): %w", err)
@@ -75,6 +83,7 @@ func run(m *testing.M) (int, error) {
 	}
 	defer stop()
 
+	trace("wallet ready")
 	driver := os.Getenv("PLAYWRIGHT_DRIVER_PATH")
 	if driver == "" {
 		abs, _ := filepath.Abs("../.cache/playwright-driver")
@@ -97,6 +106,8 @@ func run(m *testing.M) (int, error) {
 	if err := os.MkdirAll(outputDir, 0o755); err != nil {
 		return 1, err
 	}
+	trace("browser ready")
+	defer trace("tests done")
 	return m.Run(), nil
 }
 
@@ -175,7 +186,7 @@ func newPage(t *testing.T, js bool) playwright.Page {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { c.Close() })
-	c.SetDefaultTimeout(15000)
+	c.SetDefaultTimeout(30000)
 	p, err := c.NewPage()
 	if err != nil {
 		t.Fatal(err)
@@ -227,6 +238,7 @@ func login(t *testing.T, p playwright.Page, user string, shots bool) {
 }
 
 func TestTwoUsersOnboardTapAndSeeHistory(t *testing.T) {
+	t.Parallel()
 	alice := newPage(t, true)
 	bob := newPage(t, true)
 	login(t, alice, "alice", true)
@@ -268,6 +280,7 @@ func TestTwoUsersOnboardTapAndSeeHistory(t *testing.T) {
 }
 
 func TestAdminOnboardsAUserAndOthersAreRefused(t *testing.T) {
+	t.Parallel()
 	admin := newPage(t, true)
 	login(t, admin, "admin", false)
 	must(t, testID(admin, "nav-admin").Click())
@@ -290,6 +303,7 @@ func TestAdminOnboardsAUserAndOthersAreRefused(t *testing.T) {
 }
 
 func TestLogoutEndsTheSession(t *testing.T) {
+	t.Parallel()
 	p := newPage(t, true)
 	login(t, p, "alice", false)
 	old, err := p.Context().Cookies(baseURL)
@@ -316,6 +330,7 @@ func TestLogoutEndsTheSession(t *testing.T) {
 }
 
 func TestCrossSitePostIsRefused(t *testing.T) {
+	t.Parallel()
 	p := newPage(t, true)
 	login(t, p, "bob", false)
 	// Another site (localhost vs 127.0.0.1) with a form aimed at the wallet.
@@ -335,6 +350,7 @@ func TestCrossSitePostIsRefused(t *testing.T) {
 }
 
 func TestWorksWithoutJavaScript(t *testing.T) {
+	t.Parallel()
 	p := newPage(t, false)
 	login(t, p, "admin", false)
 	must(t, p.Locator("#tap-amount").Fill("1"))
