@@ -44,6 +44,9 @@ func (h *Handler) uiEvents(w http.ResponseWriter, r *http.Request, s *web.Sessio
 			return nil
 		case <-tick.C:
 		}
+		if !h.ui.Sessions.Alive(s) {
+			return nil // logged out or timed out: the stream ends with the session
+		}
 		id, err := h.latestHistoryID(r.Context(), party)
 		if err != nil {
 			return nil // the stream is open: an error page cannot be sent now

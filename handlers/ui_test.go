@@ -533,3 +533,21 @@ func TestUIUTXOHealth(t *testing.T) {
 		}
 	})
 }
+
+func TestUIEventsEndWithTheSession(t *testing.T) {
+	e := newUIEnv(t, store.SQLite)
+	b := e.browser(t)
+	csrf := b.onboarded("alice")
+	res, err := b.c.Get(e.srv.URL + "/events")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	if r := b.post("/logout", url.Values{"csrf_token": {csrf}}); r.status != http.StatusSeeOther {
+		t.Fatalf("logout = %d", r.status)
+	}
+	// The stream ends by itself: reading it to the end returns.
+	if _, err := io.Copy(io.Discard, res.Body); err != nil {
+		t.Fatalf("read events: %v", err)
+	}
+}

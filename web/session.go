@@ -146,6 +146,17 @@ func (s *Sessions) Load(r *http.Request) (*Session, error) {
 	return &cp, nil
 }
 
+// Alive reports whether the session is still live, without counting as
+// activity (a long-lived event stream must not keep a session from idling
+// out).
+func (s *Sessions) Alive(sess *Session) bool {
+	now := s.cfg.Now()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	live, ok := s.live[sess.ID]
+	return ok && now.Sub(live.Seen) <= s.cfg.IdleTimeout && now.Sub(live.Created) <= s.cfg.AbsoluteTimeout
+}
+
 // End revokes the session server-side and clears the cookie. It returns
 // the ended session's ID token (for the provider's logout), or "".
 func (s *Sessions) End(w http.ResponseWriter, r *http.Request, sess *Session) string {
