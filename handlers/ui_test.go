@@ -471,6 +471,14 @@ func TestUIPublicAndProtected(t *testing.T) {
 		}
 		// A forged callback without the login cookie logs nobody in.
 		mustHave(t, b.get("/auth/callback?code=x&state=y"), http.StatusUnauthorized, `data-testid="login-error"`)
+		// With a pending login, a wrong state is refused before any code exchange.
+		if r := b.get("/login"); r.status != http.StatusFound {
+			t.Fatalf("GET /login = %d", r.status)
+		}
+		mustHave(t, b.get("/auth/callback?code=x&state=y"), http.StatusUnauthorized, "state mismatch")
+		// A provider error is shown, not followed.
+		b.get("/login")
+		mustHave(t, b.get("/auth/callback?error=access_denied"), http.StatusUnauthorized, "access_denied")
 		// Wrong password: the provider's form answers 422 and stays.
 		b.get("/login")
 		r := b.post("/dev-oidc/login", url.Values{"id": {"nope"}, "username": {"alice"}, "password": {"wrong"}})
