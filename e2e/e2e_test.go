@@ -243,6 +243,12 @@ func TestTwoUsersOnboardTapAndSeeHistory(t *testing.T) {
 	bob := newPage(t, true)
 	login(t, alice, "alice", true)
 	login(t, bob, "bob", false)
+	// A second tab of alice's, to see live updates arrive over /events.
+	aliceTab, err := alice.Context().NewPage()
+	must(t, err)
+	_, err = aliceTab.Goto("/")
+	must(t, err)
+	must(t, expect.Locator(testID(aliceTab, "balance-cc")).ToHaveText("0.0000000000 CC"))
 
 	for _, u := range []struct {
 		p      playwright.Page
@@ -261,6 +267,12 @@ func TestTwoUsersOnboardTapAndSeeHistory(t *testing.T) {
 			screenshot(t, u.p, "home")
 		}
 	}
+	// The other tab updated without a reload (server-sent events).
+	must(t, expect.Locator(testID(aliceTab, "balance-cc")).ToHaveText("20000.0000000000 CC"))
+	// A background tab renders no frames, so screenshots need alice's first tab in front.
+	must(t, aliceTab.Close())
+	must(t, alice.BringToFront())
+
 	// A bad amount: 422 swapped in place, with the message.
 	must(t, alice.Locator("#tap-amount").Fill("lots"))
 	must(t, testID(alice, "tap-submit").Click())
