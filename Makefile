@@ -10,11 +10,15 @@ LDFLAGS := -X main.version=$(VERSION)
 # nothing is downloaded at run time.
 export PLAYWRIGHT_DRIVER_PATH := $(CURDIR)/.cache/playwright-driver
 
-.PHONY: all build run deps test lint bench fuzz clean
+.PHONY: all build run deps test lint bench fuzz clean generate
 
 all: build
 
-build:
+## generate: templ components to Go (the generated *_templ.go are committed)
+generate:
+	$(GO) tool templ generate
+
+build: generate
 	$(GO) build -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/ccwallet
 
 ## run: build and serve on the embedded default (SQLite, devnet, dev login)
@@ -26,7 +30,7 @@ deps:
 	bash scripts/deps.sh
 
 ## test: every test, browser end-to-end tests included, against real Postgres
-test: deps lint
+test: generate deps lint
 	$(GO) test -count=1 -timeout 40m ./...
 
 ## lint: formatting, vet, and the direction of imports

@@ -21,6 +21,8 @@ type Config struct {
 	// Observe is extra middleware (e.g. web.Metrics) placed inside
 	// RequestID and Logger, where the route pattern is visible.
 	Observe []web.Middleware
+	// UI is the web wallet; nil serves the JSON APIs only.
+	UI *UI
 }
 
 // Handler serves every HTTP route of the app port.
@@ -29,6 +31,7 @@ type Handler struct {
 	log  *slog.Logger
 	auth *web.Verifier
 	obs  []web.Middleware
+	ui   *UI
 }
 
 // New builds the handlers.
@@ -36,7 +39,7 @@ func New(l *ledger.Ledger, cfg Config, log *slog.Logger) *Handler {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Handler{l: l, log: log, auth: cfg.Auth, obs: cfg.Observe}
+	return &Handler{l: l, log: log, auth: cfg.Auth, obs: cfg.Observe, ui: cfg.UI}
 }
 
 // apiFunc is a JSON handler; a returned error becomes {"error": ...}.
@@ -136,6 +139,9 @@ func (h *Handler) Routes(health http.Handler) http.Handler {
 	root := http.NewServeMux()
 	root.Handle("/api/validator/", http.StripPrefix("/api/validator", mux))
 	root.Handle("/", mux)
+	if h.ui != nil {
+		h.uiRoutes(root) // the web wallet (handlers/ui.go)
+	}
 	mws := append([]web.Middleware{web.RequestID, web.Logger(h.log)}, h.obs...)
 	return web.Chain(root, append(mws, web.Recover(h.log), web.SecurityHeaders)...)
 }

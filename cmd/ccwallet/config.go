@@ -62,6 +62,9 @@ type Config struct {
 	Metrics            MetricsConfig `yaml:"metrics"`
 	EnableHealthProbes *bool         `yaml:"enableHealthProbes"`
 
+	// OIDC is the web wallet's login (cmd/ccwallet/ui.go).
+	OIDC OIDCConfig `yaml:"oidc"`
+
 	// Network is "devnet" (faucet, time control, dev identity provider) or
 	// "production".
 	Network string `yaml:"network"`

@@ -379,15 +379,6 @@ func serve(ctx context.Context, args []string, env envVars, stdout, stderr io.Wr
 
 	health := web.HealthHandler(checks)
 
-	// --- app routes
-	var appHandler http.Handler
-	if cfg.WalletEnabled() {
-		appHandler = handlers.New(l, handlers.Config{Auth: verifier, Observe: observers}, log).Routes(health)
-	} else {
-		log.Info("wallet disabled (enableWallet: false): the app port serves only health probes")
-		appHandler = walletDisabled(health, observers, log)
-	}
-
 	// --- servers
 	type server struct {
 		name string
@@ -415,10 +406,38 @@ func serve(ctx context.Context, args []string, env envVars, stdout, stderr io.Wr
 		servers = append(servers, server{name, srv, ln})
 		return nil
 	}
-	if err := add("app", cfg.Listen, appTLS(cfg.TLS), appHandler); err != nil {
+	// The app server's handler is set below, once the listening address
+	// (and so the public URL the login redirects to) is known.
+	if err := add("app", cfg.Listen, appTLS(cfg.TLS), http.NotFoundHandler()); err != nil {
 		return err
 	}
 	ready := readyAddrs{App: servers[0].ln.Addr().String(), Operator: string(l.Operator())}
+	url := cfg.PublicURL
+	if url == "" {
+		scheme := "http"
+		if cfg.TLS != nil {
+			scheme = "https"
+		}
+		url = scheme + "://" + displayAddr(ready.App) + "/"
+	}
+
+	// --- app routes, with the web wallet (UI: sessions, OIDC login, dev
+	// provider; see ui.go)
+	var appHandler http.Handler
+	if cfg.WalletEnabled() {
+		ui, err := newUI(ctx, cfg, env.get, strings.TrimSuffix(url, "/"), log)
+		if err != nil {
+			return err
+		}
+		if ui != nil && ui.DevProvider != nil {
+			fmt.Fprintln(stdout, devLoginHint())
+		}
+		appHandler = handlers.New(l, handlers.Config{Auth: verifier, Observe: observers, UI: ui}, log).Routes(health)
+	} else {
+		log.Info("wallet disabled (enableWallet: false): the app port serves only health probes")
+		appHandler = walletDisabled(health, observers, log)
+	}
+	servers[0].srv.Handler = appHandler
 	if cfg.HealthEnabled() {
 		if err := add("health", cfg.HealthListen, nil, health); err != nil {
 			return err
@@ -437,14 +456,6 @@ func serve(ctx context.Context, args []string, env envVars, stdout, stderr io.Wr
 		go func() { errc <- web.Serve(ctx, s.name, s.srv, s.ln, log) }()
 	}
 
-	url := cfg.PublicURL
-	if url == "" {
-		scheme := "http"
-		if cfg.TLS != nil {
-			scheme = "https"
-		}
-		url = scheme + "://" + displayAddr(ready.App) + "/"
-	}
 	log.Info("ccwallet ready", "url", url, "health", ready.Health, "metrics", ready.Metrics, "engine", db.Engine,
 		"network", cfg.Network, "operator", l.Operator(), "wallet", cfg.WalletEnabled(),
 		"startup", time.Since(start).Round(time.Millisecond))

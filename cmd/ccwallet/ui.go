@@ -1,0 +1,122 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strconv"
+	"strings"
+
+	"github.com/ccwallet/ccwallet/handlers"
+	"github.com/ccwallet/ccwallet/static"
+	"github.com/ccwallet/ccwallet/web"
+	"github.com/ccwallet/ccwallet/web/devoidc"
+)
+
+// OIDCConfig is the values file's oidc block: the OpenID Provider the web
+// wallet logs users in with, and its sessions. With no issuer on a
+// development network the built-in development provider is used.
+type OIDCConfig struct {
+	Issuer       string   `yaml:"issuer"`
+	ClientID     string   `yaml:"clientId"`
+	ClientSecret string   `yaml:"clientSecret"`
+	Scopes       []string `yaml:"scopes"`
+	// RedirectURL defaults to publicUrl + "/auth/callback".
+	RedirectURL string `yaml:"redirectUrl"`
+	// SessionSecret keys the session cookies (at least 32 characters).
+	SessionSecret string `yaml:"sessionSecret"`
+	// SecureCookies marks cookies Secure (with the __Host- prefix); set it
+	// when users reach the wallet over HTTPS.
+	SecureCookies bool `yaml:"secureCookies"`
+}
+
+// devClientID is the built-in provider's client of the wallet.
+const devClientID = "ccwallet-web"
+
+// oidcFromEnv applies the WALLET_OIDC_* and WALLET_SESSION_* variables.
+func (c *OIDCConfig) fromEnv(getenv func(string) string) error {
+	for env, dst := range map[string]*string{
+		"WALLET_OIDC_ISSUER": &c.Issuer, "WALLET_OIDC_CLIENT_ID": &c.ClientID, "WALLET_OIDC_CLIENT_SECRET": &c.ClientSecret,
+		"WALLET_OIDC_REDIRECT_URL": &c.RedirectURL, "WALLET_SESSION_SECRET": &c.SessionSecret,
+	} {
+		if v := getenv(env); v != "" {
+			*dst = v
+		}
+	}
+	if v := getenv("WALLET_OIDC_SCOPES"); v != "" {
+		c.Scopes = strings.Fields(strings.ReplaceAll(v, ",", " "))
+	}
+	if v := getenv("WALLET_SECURE_COOKIES"); v != "" {
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			return fmt.Errorf("WALLET_SECURE_COOKIES: %w", err)
+		}
+		c.SecureCookies = b
+	}
+	return nil
+}
+
+// newUI builds the web wallet's sessions, login and (on a development
+// network without a configured issuer) the built-in provider. baseURL is
+// the wallet's public URL without a trailing slash.
+func newUI(ctx context.Context, cfg Config, getenv func(string) string, baseURL string, log *slog.Logger) (*handlers.UI, error) {
+	oc := cfg.OIDC
+	if err := oc.fromEnv(getenv); err != nil {
+		return nil, err
+	}
+	if oc.SessionSecret == "" && cfg.DevNet() {
+		oc.SessionSecret = web.DevSessionSecret
+	}
+	if !cfg.DevNet() && (oc.SessionSecret == "" || oc.SessionSecret == web.DevSessionSecret) {
+		return nil, errors.New("oidc.sessionSecret: set a secret of your own (at least 32 characters) outside the development network")
+	}
+	if oc.RedirectURL == "" {
+		oc.RedirectURL = baseURL + "/auth/callback"
+	}
+	ui := &handlers.UI{BaseURL: baseURL, Shutdown: ctx.Done()}
+	if oc.Issuer == "" {
+		if !cfg.DevNet() {
+			return nil, errors.New("oidc.issuer: required outside the development network (the built-in provider is for development only)")
+		}
+		if oc.ClientID == "" {
+			oc.ClientID = devClientID
+		}
+		if oc.ClientSecret == "" {
+			oc.ClientSecret = "devnet-" + devClientID
+		}
+		dev, err := devoidc.New(devoidc.Config{
+			BaseURL: baseURL, ClientID: oc.ClientID, ClientSecret: oc.ClientSecret,
+			RedirectURL: oc.RedirectURL, PostLogoutURL: baseURL + "/", StylesheetURL: static.URL("app.css"),
+		}, log)
+		if err != nil {
+			return nil, err
+		}
+		oc.Issuer = dev.Issuer()
+		ui.DevProvider = dev.Handler()
+		log.Warn("development OpenID Provider on: demo users admin, alice and bob (passwords on its login page)", "issuer", oc.Issuer)
+	}
+	sessions, err := web.NewSessions(web.SessionConfig{Secret: oc.SessionSecret, Secure: oc.SecureCookies})
+	if err != nil {
+		return nil, err
+	}
+	login, err := web.NewOIDCLogin(web.OIDCConfig{
+		Issuer: oc.Issuer, ClientID: oc.ClientID, ClientSecret: oc.ClientSecret, Scopes: oc.Scopes,
+		RedirectURL: oc.RedirectURL, Secret: oc.SessionSecret, Secure: oc.SecureCookies,
+	})
+	if err != nil {
+		return nil, err
+	}
+	ui.Sessions, ui.Login = sessions, login
+	return ui, nil
+}
+
+// devLoginHint tells whoever ran `make run` how to log in.
+func devLoginHint() string {
+	var b strings.Builder
+	b.WriteString("development login (built-in provider, devnet only):")
+	for _, u := range devoidc.DefaultUsers {
+		fmt.Fprintf(&b, "\n  %-6s password %-13s %s", u.Name, u.Password, u.Role)
+	}
+	return b.String()
+}

@@ -1,0 +1,383 @@
+// Package e2e drives the real ccwallet binary in a real browser (Debian's
+// chromium through playwright-go), against a private Postgres and the
+// built-in development OpenID Provider. Screenshots of the main pages go to
+// e2e/output/ (gitignored).
+package e2e
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ccwallet/ccwallet/store/pgtest"
+	"github.com/playwright-community/playwright-go"
+)
+
+var (
+	baseURL string
+	pw      *playwright.Playwright
+	browser playwright.Browser
+	expect  = playwright.NewPlaywrightAssertions(30000)
+)
+
+const outputDir = "output"
+
+func TestMain(m *testing.M) {
+	code, err := run(m)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "e2e:", err)
+		code = 1
+	}
+	os.Exit(code)
+}
+
+// run builds the binary, starts Postgres, the wallet and the browser, runs
+// the tests and stops everything again.
+func run(m *testing.M) (int, error) {
+	start := time.Now()
+	trace := func(what string) {
+		if os.Getenv("E2E_TRACE") != "" {
+			fmt.Fprintf(os.Stderr, "e2e: %s after %s\n", what, time.Since(start).Round(time.Millisecond))
+		}
+	}
+	defer trace("stopped")
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	tmp, err := os.MkdirTemp("", "ccwallet-e2e")
+	if err != nil {
+		return 1, err
+	}
+	defer os.RemoveAll(tmp)
+	bin := filepath.Join(tmp, "ccwallet")
+	build := exec.CommandContext(ctx, "go", "build", "-o", bin, "./cmd/ccwallet")
+	build.Dir = ".."
+	if out, err := build.CombinedOutput(); err != nil {
+		return 1, fmt.Errorf("build: %v\n%s", err, out)
+	}
+
+	trace("binary built")
+	cluster, err := pgtest.Start(ctx)
+	if err != nil {
+		return 1, fmt.Errorf("start postgres (run `make deps`): %w", err)
+	}
+	defer cluster.Stop()
+	dbURL, drop, err := cluster.CloneDB(ctx, "template1")
+	if err != nil {
+		return 1, err
+	}
+	defer drop()
+
+	stop, err := startWallet(ctx, bin, dbURL, tmp)
+	if err != nil {
+		return 1, err
+	}
+	defer stop()
+
+	trace("wallet ready")
+	driver := os.Getenv("PLAYWRIGHT_DRIVER_PATH")
+	if driver == "" {
+		abs, _ := filepath.Abs("../.cache/playwright-driver")
+		driver = abs
+	}
+	pw, err = playwright.Run(&playwright.RunOptions{DriverDirectory: driver, SkipInstallBrowsers: true, Verbose: false})
+	if err != nil {
+		return 1, fmt.Errorf("playwright driver at %s (run `bash scripts/deps.sh`): %w", driver, err)
+	}
+	defer pw.Stop()
+	browser, err = pw.Chromium.Launch(playwright.BrowserTypeLaunchOptions{
+		ExecutablePath: playwright.String("/usr/bin/chromium"), Headless: playwright.Bool(true),
+		Args: []string{"--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+			"--disable-sync", "--no-first-run"},
+	})
+	if err != nil {
+		return 1, fmt.Errorf("launch chromium: %w", err)
+	}
+	defer browser.Close()
+	if err := os.MkdirAll(outputDir, 0o755); err != nil {
+		return 1, err
+	}
+	trace("browser ready")
+	defer trace("tests done")
+	return m.Run(), nil
+}
+
+var readyRe = regexp.MustCompile(`ccwallet is ready: open (\S+)`)
+
+// startWallet starts the binary on free ports and waits for /readyz.
+func startWallet(ctx context.Context, bin, dbURL, dir string) (func(), error) {
+	cmd := exec.Command(bin, "serve", "--db", dbURL, "--listen", "127.0.0.1:0", "--health-listen", "127.0.0.1:0")
+	cmd.Env = append(os.Environ(), "WALLET_NETWORK=devnet")
+	logf, err := os.Create(filepath.Join(dir, "wallet.log"))
+	if err != nil {
+		return nil, err
+	}
+	cmd.Stderr = logf
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	stop := func() {
+		_ = cmd.Process.Signal(os.Interrupt)
+		done := make(chan struct{})
+		go func() { _ = cmd.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(15 * time.Second):
+			_ = cmd.Process.Kill()
+		}
+		logf.Close()
+	}
+	urlc := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(out)
+		for sc.Scan() {
+			if m := readyRe.FindStringSubmatch(sc.Text()); m != nil {
+				urlc <- strings.TrimSuffix(m[1], "/")
+			}
+		}
+	}()
+	select {
+	case baseURL = <-urlc:
+	case <-time.After(60 * time.Second):
+		stop()
+		log, _ := os.ReadFile(filepath.Join(dir, "wallet.log"))
+		return nil, fmt.Errorf("wallet did not start:\n%s", log)
+	case <-ctx.Done():
+		stop()
+		return nil, ctx.Err()
+	}
+	for deadline := time.Now().Add(30 * time.Second); ; {
+		res, err := http.Get(baseURL + "/readyz")
+		if err == nil {
+			res.Body.Close()
+			if res.StatusCode == http.StatusOK {
+				return stop, nil
+			}
+		}
+		if time.Now().After(deadline) {
+			stop()
+			return nil, fmt.Errorf("wallet at %s never became ready", baseURL)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// newPage opens a fresh browser context (its own cookies) and a page.
+func newPage(t *testing.T, js bool) playwright.Page {
+	t.Helper()
+	c, err := browser.NewContext(playwright.BrowserNewContextOptions{
+		BaseURL: playwright.String(baseURL), JavaScriptEnabled: playwright.Bool(js),
+		Viewport: &playwright.Size{Width: 1024, Height: 800},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	c.SetDefaultTimeout(30000)
+	p, err := c.NewPage()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if os.Getenv("E2E_TRACE") != "" {
+		_, f, l, _ := runtime.Caller(1)
+		t.Logf("%s %s:%d", time.Now().Format("15:04:05.000"), filepath.Base(f), l)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func testID(p playwright.Page, id string) playwright.Locator { return p.GetByTestId(id) }
+
+func screenshot(t *testing.T, p playwright.Page, name string) {
+	t.Helper()
+	_, err := p.Screenshot(playwright.PageScreenshotOptions{Path: playwright.String(filepath.Join(outputDir, name+".png")), FullPage: playwright.Bool(true)})
+	must(t, err)
+}
+
+// login goes through the development provider's form and, for a new user,
+// onboarding; it ends on the home page.
+func login(t *testing.T, p playwright.Page, user string, shots bool) {
+	t.Helper()
+	_, err := p.Goto("/login")
+	must(t, err)
+	must(t, expect.Locator(testID(p, "dev-provider-notice")).ToContainText("development"))
+	if shots {
+		screenshot(t, p, "login")
+	}
+	must(t, p.Locator("#username").Fill(user))
+	must(t, p.Locator("#password").Fill(user+"-devnet"))
+	must(t, testID(p, "dev-login-submit").Click())
+	must(t, p.WaitForURL(regexp.MustCompile(`^`+regexp.QuoteMeta(baseURL)+`/(onboard)?$`)))
+	if strings.HasSuffix(p.URL(), "/onboard") {
+		if shots {
+			screenshot(t, p, "onboard")
+		}
+		must(t, testID(p, "onboard-submit").Click())
+		must(t, p.WaitForURL(baseURL+"/"))
+	}
+	must(t, expect.Locator(testID(p, "party-id")).ToContainText("::"))
+}
+
+func TestTwoUsersOnboardTapAndSeeHistory(t *testing.T) {
+	t.Parallel()
+	alice := newPage(t, true)
+	bob := newPage(t, true)
+	login(t, alice, "alice", true)
+	login(t, bob, "bob", false)
+	// A second tab of alice's, to see live updates arrive over /events.
+	aliceTab, err := alice.Context().NewPage()
+	must(t, err)
+	_, err = aliceTab.Goto("/")
+	must(t, err)
+	must(t, expect.Locator(testID(aliceTab, "balance-cc")).ToHaveText("0.0000000000 CC"))
+
+	for _, u := range []struct {
+		p      playwright.Page
+		usd    string
+		want   string
+		screen bool
+	}{{alice, "100", "20000.0000000000 CC", true}, {bob, "5", "1000.0000000000 CC", false}} {
+		must(t, expect.Locator(testID(u.p, "balance-cc")).ToHaveText("0.0000000000 CC"))
+		must(t, u.p.Locator("#tap-amount").Fill(u.usd))
+		must(t, testID(u.p, "tap-submit").Click())
+		must(t, expect.Locator(testID(u.p, "tap-ok")).ToBeVisible())
+		// The live part of the page reloads without a page load.
+		must(t, expect.Locator(testID(u.p, "balance-cc")).ToHaveText(u.want))
+		must(t, expect.Locator(testID(u.p, "holding-row")).ToHaveCount(1))
+		if u.screen {
+			screenshot(t, u.p, "home")
+		}
+	}
+	// The other tab updated without a reload (server-sent events).
+	must(t, expect.Locator(testID(aliceTab, "balance-cc")).ToHaveText("20000.0000000000 CC"))
+	// A background tab renders no frames, so screenshots need alice's first tab in front.
+	must(t, aliceTab.Close())
+	must(t, alice.BringToFront())
+
+	// A bad amount: 422 swapped in place, with the message.
+	must(t, alice.Locator("#tap-amount").Fill("lots"))
+	must(t, testID(alice, "tap-submit").Click())
+	must(t, expect.Locator(testID(alice, "tap-error")).ToContainText("invalid amount"))
+
+	for _, u := range []struct {
+		p    playwright.Page
+		want string
+	}{{alice, "20000.0000000000 CC"}, {bob, "1000.0000000000 CC"}} {
+		must(t, testID(u.p, "nav-history").Click())
+		must(t, u.p.WaitForURL(baseURL+"/history"))
+		row := u.p.Locator(`[data-testid="history-row"][data-subtype="Tap"]`)
+		must(t, expect.Locator(row).ToHaveCount(1))
+		must(t, expect.Locator(row).ToContainText(u.want))
+	}
+	screenshot(t, alice, "history")
+}
+
+func TestAdminOnboardsAUserAndOthersAreRefused(t *testing.T) {
+	t.Parallel()
+	admin := newPage(t, true)
+	login(t, admin, "admin", false)
+	must(t, testID(admin, "nav-admin").Click())
+	must(t, admin.WaitForURL(baseURL+"/admin"))
+	must(t, expect.Locator(testID(admin, "automations")).ToContainText("No automations yet"))
+	must(t, admin.Locator("#onboard-name").Fill("carol"))
+	must(t, testID(admin, "onboard-user-submit").Click())
+	must(t, expect.Locator(admin.Locator(`[data-testid="user-row"][data-user="carol"]`)).ToHaveCount(1))
+	screenshot(t, admin, "admin")
+
+	bob := newPage(t, true)
+	login(t, bob, "bob", false)
+	must(t, expect.Locator(testID(bob, "nav-admin")).ToHaveCount(0))
+	res, err := bob.Goto("/admin")
+	must(t, err)
+	if res.Status() != http.StatusForbidden {
+		t.Errorf("GET /admin as bob = %d, want 403", res.Status())
+	}
+	must(t, expect.Locator(testID(bob, "error-message")).ToBeVisible())
+}
+
+func TestLogoutEndsTheSession(t *testing.T) {
+	t.Parallel()
+	p := newPage(t, true)
+	login(t, p, "alice", false)
+	old, err := p.Context().Cookies(baseURL)
+	must(t, err)
+
+	must(t, testID(p, "logout").Click())
+	must(t, p.WaitForURL(baseURL+"/"))
+	must(t, expect.Locator(testID(p, "login-link")).ToBeVisible())
+	// A protected page now sends the browser to the login.
+	_, err = p.Goto("/history")
+	must(t, err)
+	must(t, expect.Locator(testID(p, "dev-login-form")).ToBeVisible())
+
+	// The old cookie, replayed in another browser, is refused.
+	other := newPage(t, true)
+	var cookies []playwright.OptionalCookie
+	for _, c := range old {
+		cookies = append(cookies, c.ToOptionalCookie())
+	}
+	must(t, other.Context().AddCookies(cookies))
+	_, err = other.Goto("/history")
+	must(t, err)
+	must(t, expect.Locator(testID(other, "dev-login-form")).ToBeVisible())
+}
+
+func TestCrossSitePostIsRefused(t *testing.T) {
+	t.Parallel()
+	p := newPage(t, true)
+	login(t, p, "bob", false)
+	// Another site (localhost vs 127.0.0.1) with a form aimed at the wallet.
+	evil := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		fmt.Fprintf(w, `<!doctype html><form method="post" action="%s/tap"><input name="amount" value="1"><input name="csrf_token" value="guess"><button id="go">go</button></form>`, baseURL)
+	}))
+	defer evil.Close()
+	evilURL := strings.Replace(evil.URL, "127.0.0.1", "localhost", 1)
+	_, err := p.Goto(evilURL)
+	must(t, err)
+	res, err := p.ExpectResponse(baseURL+"/tap", func() error { return p.Locator("#go").Click() })
+	must(t, err)
+	if res.Status() != http.StatusForbidden {
+		t.Errorf("cross-site POST /tap = %d, want 403", res.Status())
+	}
+}
+
+func TestWorksWithoutJavaScript(t *testing.T) {
+	t.Parallel()
+	p := newPage(t, false)
+	login(t, p, "admin", false)
+	must(t, p.Locator("#tap-amount").Fill("1"))
+	must(t, testID(p, "tap-submit").Click())
+	must(t, p.WaitForURL(baseURL+"/"))
+	must(t, expect.Locator(testID(p, "holding-row")).Not().ToHaveCount(0))
+	must(t, expect.Locator(testID(p, "copy-party")).ToBeHidden())
+	screenshot(t, p, "home-nojs")
+	// Filter the history with a plain GET form.
+	_, err := p.Goto("/history")
+	must(t, err)
+	_, err = p.Locator("#kind").SelectOption(playwright.SelectOptionValues{Values: &[]string{"balance_change"}})
+	must(t, err)
+	must(t, p.GetByRole("button", playwright.PageGetByRoleOptions{Name: "Filter"}).Click())
+	must(t, p.WaitForURL(regexp.MustCompile(`kind=balance_change`)))
+	must(t, expect.Locator(p.Locator(`[data-testid="history-row"][data-subtype="Onboarded"]`)).ToHaveCount(0))
+	must(t, expect.Locator(p.Locator(`[data-testid="history-row"][data-subtype="Tap"]`)).Not().ToHaveCount(0))
+}

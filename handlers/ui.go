@@ -1,0 +1,224 @@
+package handlers
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/a-h/templ"
+	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/coin"
+	"github.com/ccwallet/ccwallet/static"
+	"github.com/ccwallet/ccwallet/views"
+	"github.com/ccwallet/ccwallet/web"
+)
+
+// UI configures the web wallet. A nil *UI in Config serves the JSON APIs
+// only.
+type UI struct {
+	Sessions *web.Sessions
+	Login    *web.OIDCLogin
+	// DevProvider is the built-in development OpenID Provider, mounted at
+	// /dev-oidc/ (nil outside a development network).
+	DevProvider http.Handler
+	// Automations lists the automations for the admin page (nil: none yet).
+	Automations Automations
+	// BaseURL is the wallet's public URL, where the provider sends the
+	// browser after logout.
+	BaseURL string
+	// EventInterval is how often /events looks for new history (default 2s).
+	EventInterval time.Duration
+	// Shutdown ends open /events streams when the server stops.
+	Shutdown <-chan struct{}
+}
+
+// Automations is what the admin page shows about the background
+// automations; the scheduler implements it.
+type Automations interface {
+	Automations(ctx context.Context) ([]AutomationStatus, error)
+}
+
+// AutomationStatus is one automation's state.
+type AutomationStatus struct {
+	Name      string
+	LastRun   time.Time
+	NextRun   time.Time
+	LastError string
+}
+
+// uiFunc is a page handler of a logged-in user; a returned error becomes an
+// error page (or an inline message where the handler chooses).
+type uiFunc func(w http.ResponseWriter, r *http.Request, s *web.Session) error
+
+// nav is the top navigation. New pages (send, offers, instructions,
+// traffic, delegations) are one line each here plus their routes.
+func (h *Handler) nav(s *web.Session) []views.NavItem {
+	items := []views.NavItem{
+		{Key: "home", Label: "Wallet", Href: "/"},
+		{Key: "history", Label: "History", Href: "/history"},
+	}
+	if h.l.IsAdmin(s.User) {
+		items = append(items, views.NavItem{Key: "admin", Label: "Admin", Href: "/admin"})
+	}
+	return items
+}
+
+// page builds the layout model of a logged-in page.
+func (h *Handler) page(s *web.Session, title, active string) views.Page {
+	return views.Page{Title: title, User: s.User, CSRF: s.CSRF, Nav: h.nav(s), Active: active, DevNet: h.l.DevNet()}
+}
+
+// uiRoutes registers the web wallet on mux. Every route is behind Go's
+// cross-origin protection (Sec-Fetch-Site / Origin), and every POST also
+// needs the session's CSRF token (see h.session).
+func (h *Handler) uiRoutes(mux *http.ServeMux) {
+	cop := http.NewCrossOriginProtection()
+	cop.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, "cross-origin request refused", http.StatusForbidden)
+	}))
+	handle := func(pattern string, hd http.Handler) { mux.Handle(pattern, cop.Handler(hd)) }
+
+	handle("GET /static/", static.Handler())
+	if h.ui.DevProvider != nil {
+		handle("/dev-oidc/", h.ui.DevProvider)
+	}
+	handle("GET /{$}", http.HandlerFunc(h.uiRoot))
+	handle("GET /login", http.HandlerFunc(h.uiLogin))
+	handle("GET /auth/callback", http.HandlerFunc(h.uiCallback))
+	handle("POST /logout", http.HandlerFunc(h.uiLogout))
+	handle("GET /onboard", h.session(h.uiOnboardPage))
+	handle("POST /onboard", h.session(h.uiOnboard))
+	handle("GET /home/live", h.session(h.onboarded(h.uiHomeLive)))
+	handle("POST /tap", h.session(h.onboarded(h.uiTap)))
+	handle("GET /history", h.session(h.onboarded(h.uiHistory)))
+	handle("GET /history.csv", h.session(h.onboarded(h.uiHistoryCSV)))
+	handle("GET /events", h.session(h.onboarded(h.uiEvents)))
+	handle("GET /admin", h.session(h.uiAdminOnly(h.uiAdmin)))
+	handle("POST /admin/users", h.session(h.uiAdminOnly(h.uiAdminOnboard)))
+}
+
+// session runs fn for a logged-in user. Without a live session a page
+// request goes to the login; a POST also needs the session's CSRF token.
+func (h *Handler) session(fn uiFunc) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s, err := h.ui.Sessions.Load(r)
+		if err != nil {
+			if r.Method == http.MethodGet || r.Method == http.MethodHead {
+				redirect(w, r, "/login?next="+url.QueryEscape(r.URL.RequestURI()))
+				return
+			}
+			h.uiError(w, r, nil, &statusError{status: http.StatusUnauthorized, msg: "your session has ended; log in again"})
+			return
+		}
+		if r.Method != http.MethodGet && r.Method != http.MethodHead {
+			r.Body = http.MaxBytesReader(w, r.Body, 64<<10)
+			if !s.CheckCSRF(r) {
+				h.uiError(w, r, s, forbidden("the form is out of date (missing or wrong CSRF token); reload the page and try again"))
+				return
+			}
+		}
+		if err := fn(w, r, s); err != nil {
+			h.uiError(w, r, s, err)
+		}
+	})
+}
+
+// partyKey carries the caller's party from onboarded to the page handler.
+type partyKey struct{}
+
+// onboarded runs fn for a user with a party; others go to onboarding.
+func (h *Handler) onboarded(fn uiFunc) uiFunc {
+	return func(w http.ResponseWriter, r *http.Request, s *web.Session) error {
+		p, err := h.l.PartyOf(r.Context(), s.User)
+		if errors.Is(err, ledger.ErrNotFound) {
+			redirect(w, r, "/onboard")
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		return fn(w, r.WithContext(context.WithValue(r.Context(), partyKey{}, p)), s)
+	}
+}
+
+// uiParty is the party onboarded put in the context.
+func uiParty(r *http.Request) coin.PartyID {
+	p, _ := r.Context().Value(partyKey{}).(coin.PartyID)
+	return p
+}
+
+// uiAdminOnly runs fn for the validator operator's wallet admins, else 403.
+func (h *Handler) uiAdminOnly(fn uiFunc) uiFunc {
+	return func(w http.ResponseWriter, r *http.Request, s *web.Session) error {
+		if !h.l.IsAdmin(s.User) {
+			return forbidden("this page is for the validator operator's wallet admins")
+		}
+		return fn(w, r, s)
+	}
+}
+
+// isFragment reports an htmx request that wants a fragment, not a page: a
+// boosted request swaps the whole body and so gets the full page.
+func isFragment(r *http.Request) bool {
+	return r.Header.Get("HX-Request") == "true" && r.Header.Get("HX-Boosted") != "true"
+}
+
+// redirect answers 303 See Other, or HX-Redirect for htmx, so a POST is
+// never repeated by a reload.
+func redirect(w http.ResponseWriter, r *http.Request, to string) {
+	if r.Header.Get("HX-Request") == "true" {
+		w.Header().Set("HX-Redirect", to)
+		w.WriteHeader(http.StatusNoContent)
+		return
+	}
+	http.Redirect(w, r, to, http.StatusSeeOther)
+}
+
+// render writes a component with a status. Pages carry user data, so they
+// are never cached.
+func render(w http.ResponseWriter, r *http.Request, status int, c templ.Component) error {
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-store")
+	w.Header().Set("Vary", "HX-Request")
+	w.WriteHeader(status)
+	return c.Render(r.Context(), w)
+}
+
+// uiError renders err as an error page with the status table's status.
+func (h *Handler) uiError(w http.ResponseWriter, r *http.Request, s *web.Session, err error) {
+	status, msg := Status(err)
+	if status >= 500 {
+		h.log.ErrorContext(r.Context(), "page failed", "method", r.Method, "path", r.URL.Path, "status", status, "err", err,
+			"request_id", web.RequestIDFrom(r.Context()))
+	}
+	p := views.Page{Title: http.StatusText(status)}
+	if s != nil {
+		p = h.page(s, http.StatusText(status), "")
+	}
+	if err := render(w, r, status, views.ErrorView(views.ErrorPage{Page: p, Status: status, Message: msg})); err != nil {
+		h.log.DebugContext(r.Context(), "render error page", "err", err)
+	}
+}
+
+// inline reports whether err is the user's mistake (a bad amount, an
+// unknown party, too little money), shown next to the form with 422, and
+// its message.
+func inline(err error) (string, bool) {
+	status, msg := Status(err)
+	switch status {
+	case http.StatusBadRequest, http.StatusNotFound, http.StatusConflict:
+		return msg, true
+	}
+	return "", false
+}
+
+// localPath keeps only same-site paths for the post-login redirect.
+func localPath(p string) string {
+	if !strings.HasPrefix(p, "/") || strings.HasPrefix(p, "//") || strings.HasPrefix(p, "/\\") {
+		return "/"
+	}
+	return p
+}

@@ -1,0 +1,75 @@
+package handlers
+
+import (
+	"context"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/ccwallet/ccwallet/views"
+	"github.com/ccwallet/ccwallet/web"
+)
+
+// uiAdmin serves GET /admin (wallet admins only).
+func (h *Handler) uiAdmin(w http.ResponseWriter, r *http.Request, s *web.Session) error {
+	m, err := h.adminModel(r.Context(), s)
+	if err != nil {
+		return err
+	}
+	return render(w, r, http.StatusOK, views.AdminPage(m))
+}
+
+func (h *Handler) adminModel(ctx context.Context, s *web.Session) (views.Admin, error) {
+	users, err := h.l.Users(ctx)
+	if err != nil {
+		return views.Admin{}, err
+	}
+	m := views.Admin{Page: h.page(s, "Admin", "admin"), Operator: string(h.l.Operator()), Form: views.OnboardForm{CSRF: s.CSRF}}
+	for _, u := range users {
+		m.Users = append(m.Users, views.UserRow{Name: u.Name, Party: string(u.Party), Admin: u.IsAdmin})
+	}
+	if h.ui.Automations != nil {
+		as, err := h.ui.Automations.Automations(ctx)
+		if err != nil {
+			return views.Admin{}, err
+		}
+		for _, a := range as {
+			m.Automations = append(m.Automations, views.AutomationRow{
+				Name: a.Name, LastRun: fmtTime(a.LastRun), NextRun: fmtTime(a.NextRun), LastError: a.LastError,
+			})
+		}
+	}
+	return m, nil
+}
+
+func fmtTime(t time.Time) string {
+	if t.IsZero() {
+		return "—"
+	}
+	return t.UTC().Format(time.DateTime + " UTC")
+}
+
+// uiAdminOnboard serves POST /admin/users: onboard a user by name.
+func (h *Handler) uiAdminOnboard(w http.ResponseWriter, r *http.Request, s *web.Session) error {
+	name := strings.TrimSpace(r.PostFormValue("name"))
+	var perr error
+	if name == "" {
+		perr = badRequest("name: enter the user's ID")
+	} else {
+		_, perr = h.l.Onboard(r.Context(), name, "")
+	}
+	if perr != nil {
+		msg, ok := inline(perr)
+		if !ok {
+			return perr
+		}
+		m, err := h.adminModel(r.Context(), s)
+		if err != nil {
+			return err
+		}
+		m.Form.Name, m.Form.Error = name, msg
+		return render(w, r, http.StatusUnprocessableEntity, views.AdminPage(m))
+	}
+	redirect(w, r, "/admin")
+	return nil
+}

@@ -1,0 +1,152 @@
+package handlers
+
+import (
+	"encoding/csv"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/coin"
+	"github.com/ccwallet/ccwallet/views"
+	"github.com/ccwallet/ccwallet/web"
+)
+
+// historyPageSize is the history page's length.
+const historyPageSize = 25
+
+// historyKinds are the kinds the history filter offers.
+var historyKinds = []string{"transfer", "balance_change", "notification"}
+
+// historyFilter reads kind, counterparty and before from the query.
+func historyFilter(r *http.Request) (ledger.HistoryQuery, error) {
+	q := r.URL.Query()
+	hq := ledger.HistoryQuery{Kind: strings.TrimSpace(q.Get("kind"))}
+	if hq.Kind != "" {
+		ok := false
+		for _, k := range historyKinds {
+			ok = ok || k == hq.Kind
+		}
+		if !ok {
+			return hq, badRequest("kind: unknown kind " + strconv.Quote(hq.Kind))
+		}
+	}
+	if cp := strings.TrimSpace(q.Get("counterparty")); cp != "" {
+		p, err := coin.ParsePartyID(cp)
+		if err != nil {
+			return hq, err
+		}
+		hq.Counterparty = p
+	}
+	if b := q.Get("before"); b != "" {
+		n, err := strconv.ParseInt(b, 10, 64)
+		if err != nil || n <= 0 {
+			return hq, badRequest("before: must be a positive entry id")
+		}
+		hq.BeforeID = n
+	}
+	return hq, nil
+}
+
+func historyHref(path string, hq ledger.HistoryQuery, before int64) string {
+	v := url.Values{}
+	if hq.Kind != "" {
+		v.Set("kind", hq.Kind)
+	}
+	if hq.Counterparty != "" {
+		v.Set("counterparty", string(hq.Counterparty))
+	}
+	if before > 0 {
+		v.Set("before", strconv.FormatInt(before, 10))
+	}
+	if len(v) == 0 {
+		return path
+	}
+	return path + "?" + v.Encode()
+}
+
+// uiHistory serves GET /history: newest first, paged by entry id.
+func (h *Handler) uiHistory(w http.ResponseWriter, r *http.Request, s *web.Session) error {
+	m := views.History{Page: h.page(s, "History", "history"), Kinds: historyKinds}
+	m.Kind, m.Counterparty = r.URL.Query().Get("kind"), r.URL.Query().Get("counterparty")
+	hq, err := historyFilter(r)
+	status := http.StatusOK
+	if err != nil {
+		msg, _ := inline(err)
+		m.Error, status = msg, http.StatusUnprocessableEntity
+		hq = ledger.HistoryQuery{}
+	}
+	m.FirstHref = historyHref("/history", ledger.HistoryQuery{Kind: hq.Kind, Counterparty: hq.Counterparty}, 0)
+	m.CSVHref = historyHref("/history.csv", ledger.HistoryQuery{Kind: hq.Kind, Counterparty: hq.Counterparty}, 0)
+	if err == nil {
+		hq.PageSize = historyPageSize + 1
+		items, err := h.l.History(r.Context(), uiParty(r), hq)
+		if err != nil {
+			return err
+		}
+		if len(items) > historyPageSize {
+			items = items[:historyPageSize]
+			m.NextBefore = items[len(items)-1].ID
+			m.NextHref = historyHref("/history", hq, m.NextBefore)
+		}
+		for _, it := range items {
+			m.Rows = append(m.Rows, historyRow(it))
+		}
+	}
+	if isFragment(r) {
+		return render(w, r, status, views.HistoryList(m))
+	}
+	return render(w, r, status, views.HistoryPage(m))
+}
+
+func historyRow(it ledger.HistoryItem) views.HistoryRow {
+	return views.HistoryRow{
+		ID: it.ID, Time: it.Time.UTC().Format(time.DateTime + " UTC"), Kind: it.Kind, Subtype: it.Subtype,
+		Counterparty: string(it.Counterparty), Amount: it.Amount.String(), Fees: it.Fees.String(),
+		Description: it.Description, Round: int64(it.Round),
+	}
+}
+
+// uiHistoryCSV serves GET /history.csv: the whole filtered history.
+func (h *Handler) uiHistoryCSV(w http.ResponseWriter, r *http.Request, s *web.Session) error {
+	hq, err := historyFilter(r)
+	if err != nil {
+		return err
+	}
+	hq.BeforeID = 0
+	hq.PageSize = ledger.MaxHistoryPage
+	w.Header().Set("Content-Type", "text/csv; charset=utf-8")
+	w.Header().Set("Content-Disposition", `attachment; filename="ccwallet-history.csv"`)
+	w.Header().Set("Cache-Control", "no-store")
+	cw := csv.NewWriter(w)
+	_ = cw.Write([]string{"id", "time", "round", "kind", "subtype", "amount_cc", "fees_cc", "counterparty", "description"})
+	for {
+		items, err := h.l.History(r.Context(), uiParty(r), hq)
+		if err != nil {
+			return err
+		}
+		for _, it := range items {
+			_ = cw.Write([]string{
+				strconv.FormatInt(it.ID, 10), it.Time.UTC().Format(time.RFC3339), strconv.FormatInt(int64(it.Round), 10),
+				it.Kind, it.Subtype, it.Amount.String(), it.Fees.String(), string(it.Counterparty), csvText(it.Description),
+			})
+		}
+		if len(items) < hq.PageSize {
+			break
+		}
+		hq.BeforeID = items[len(items)-1].ID
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+// csvText defuses formula injection: a spreadsheet would run a cell that
+// starts with = + - @ as a formula.
+func csvText(s string) string {
+	if s != "" && strings.ContainsRune("=+-@\t\r", rune(s[0])) {
+		return "'" + s
+	}
+	return s
+}

@@ -1,0 +1,108 @@
+package handlers
+
+import (
+	"errors"
+	"net/http"
+	"net/url"
+
+	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/views"
+	"github.com/ccwallet/ccwallet/web"
+)
+
+// uiRoot serves GET /: the landing page when logged out, onboarding for a
+// user without a party, else the home page.
+func (h *Handler) uiRoot(w http.ResponseWriter, r *http.Request) {
+	if _, err := h.ui.Sessions.Load(r); err != nil {
+		m := views.Landing{Page: views.Page{Title: "Welcome", DevNet: h.l.DevNet()}, DevProvider: h.ui.DevProvider != nil}
+		if err := render(w, r, http.StatusOK, views.LandingPage(m)); err != nil {
+			h.log.DebugContext(r.Context(), "render landing", "err", err)
+		}
+		return
+	}
+	h.session(h.onboarded(h.uiHome)).ServeHTTP(w, r)
+}
+
+// uiLogin serves GET /login: it starts the OpenID Connect login.
+func (h *Handler) uiLogin(w http.ResponseWriter, r *http.Request) {
+	next := localPath(r.URL.Query().Get("next"))
+	if _, err := h.ui.Sessions.Load(r); err == nil {
+		http.Redirect(w, r, next, http.StatusSeeOther)
+		return
+	}
+	// The login cookie is per host: start on the public URL's host, where
+	// the provider will send the browser back.
+	if u, err := url.Parse(h.ui.BaseURL); err == nil && u.Host != "" && r.Host != u.Host {
+		http.Redirect(w, r, h.ui.BaseURL+"/login?next="+url.QueryEscape(next), http.StatusSeeOther)
+		return
+	}
+	if err := h.ui.Login.Begin(w, r, next); err != nil {
+		h.uiError(w, r, nil, err)
+	}
+}
+
+// uiCallback serves GET /auth/callback, the provider's redirect back: a
+// verified ID token starts a new session for its subject.
+func (h *Handler) uiCallback(w http.ResponseWriter, r *http.Request) {
+	login, err := h.ui.Login.Finish(w, r)
+	if err != nil {
+		if errors.Is(err, web.ErrLogin) {
+			h.log.InfoContext(r.Context(), "login refused", "err", err)
+			m := views.Landing{Page: views.Page{Title: "Login failed", DevNet: h.l.DevNet()}, Error: err.Error(), DevProvider: h.ui.DevProvider != nil}
+			_ = render(w, r, http.StatusUnauthorized, views.LandingPage(m))
+			return
+		}
+		h.uiError(w, r, nil, err)
+		return
+	}
+	if _, err := h.ui.Sessions.Start(w, r, login.Subject, login.IDToken); err != nil {
+		h.uiError(w, r, nil, err)
+		return
+	}
+	h.log.InfoContext(r.Context(), "user logged in", "user", login.Subject)
+	http.Redirect(w, r, localPath(login.Next), http.StatusSeeOther)
+}
+
+// uiLogout serves POST /logout: the session ends here (the old cookie is
+// refused from now on) and then at the provider when it supports it.
+func (h *Handler) uiLogout(w http.ResponseWriter, r *http.Request) {
+	s, err := h.ui.Sessions.Load(r)
+	if err != nil {
+		redirect(w, r, "/")
+		return
+	}
+	if !s.CheckCSRF(r) {
+		h.uiError(w, r, s, forbidden("the form is out of date (missing or wrong CSRF token); reload the page and try again"))
+		return
+	}
+	idToken := h.ui.Sessions.End(w, r, s)
+	to := "/"
+	if u := h.ui.Login.LogoutURL(r.Context(), idToken, h.ui.BaseURL+"/"); u != "" {
+		to = u
+	}
+	redirect(w, r, to)
+}
+
+// uiOnboardPage serves GET /onboard.
+func (h *Handler) uiOnboardPage(w http.ResponseWriter, r *http.Request, s *web.Session) error {
+	if _, err := h.l.PartyOf(r.Context(), s.User); err == nil {
+		redirect(w, r, "/")
+		return nil
+	} else if !errors.Is(err, ledger.ErrNotFound) {
+		return err
+	}
+	return render(w, r, http.StatusOK, views.OnboardPage(views.Onboard{Page: h.page(s, "Welcome", "")}))
+}
+
+// uiOnboard serves POST /onboard: the user gets a fresh party.
+func (h *Handler) uiOnboard(w http.ResponseWriter, r *http.Request, s *web.Session) error {
+	if _, err := h.l.Onboard(r.Context(), s.User, ""); err != nil {
+		msg, ok := inline(err)
+		if !ok {
+			return err
+		}
+		return render(w, r, http.StatusUnprocessableEntity, views.OnboardPage(views.Onboard{Page: h.page(s, "Welcome", ""), Error: msg}))
+	}
+	redirect(w, r, "/")
+	return nil
+}

@@ -1,0 +1,31 @@
+// ccwallet web wallet: the small bits htmx does not do. Loaded with defer;
+// everything here is an enhancement, the pages work without it.
+(function () {
+  "use strict";
+
+  // Copy buttons: <button data-copy="text">.
+  document.addEventListener("click", function (ev) {
+    var btn = ev.target.closest("[data-copy]");
+    if (!btn || !navigator.clipboard) return;
+    navigator.clipboard.writeText(btn.getAttribute("data-copy")).then(function () {
+      var old = btn.textContent;
+      btn.textContent = "Copied";
+      setTimeout(function () { btn.textContent = old; }, 1500);
+    });
+  });
+
+  // Live updates: the server sends "changed" when the user's history grows;
+  // elements with hx-trigger="wallet-changed from:body" then reload.
+  var url = document.body.getAttribute("data-events");
+  if (url && window.EventSource && window.htmx) {
+    var es = new EventSource(url);
+    es.addEventListener("changed", function () {
+      htmx.trigger(document.body, "wallet-changed");
+    });
+  }
+
+  // Reveal copy buttons only when they can work.
+  if (navigator.clipboard) {
+    document.querySelectorAll("[data-copy][hidden]").forEach(function (b) { b.hidden = false; });
+  }
+})();

@@ -1,0 +1,57 @@
+package static
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+)
+
+func TestHandler(t *testing.T) {
+	tests := []struct {
+		path   string
+		status int
+		cache  string
+		ctype  string
+	}{
+		{URL("htmx.min.js"), http.StatusOK, "immutable", "javascript"},
+		{URL("app.css"), http.StatusOK, "immutable", "text/css"},
+		{URL("app.js"), http.StatusOK, "immutable", "javascript"},
+		{"/static/000000000000/app.css", http.StatusOK, "no-cache", "text/css"},
+		{"/static/x/missing.css", http.StatusNotFound, "", ""},
+		{"/static/app.css", http.StatusNotFound, "", ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.path, func(t *testing.T) {
+			rec := httptest.NewRecorder()
+			Handler().ServeHTTP(rec, httptest.NewRequest(http.MethodGet, tc.path, nil))
+			if rec.Code != tc.status {
+				t.Fatalf("status %d, want %d", rec.Code, tc.status)
+			}
+			if !strings.Contains(rec.Header().Get("Cache-Control"), tc.cache) {
+				t.Errorf("Cache-Control %q, want %s", rec.Header().Get("Cache-Control"), tc.cache)
+			}
+			if !strings.Contains(rec.Header().Get("Content-Type"), tc.ctype) {
+				t.Errorf("Content-Type %q, want %s", rec.Header().Get("Content-Type"), tc.ctype)
+			}
+		})
+	}
+	if !strings.HasPrefix(URL("htmx.min.js"), "/static/") || URL("htmx.min.js") == URL("app.js") {
+		t.Errorf("URLs: %s %s", URL("htmx.min.js"), URL("app.js"))
+	}
+}
+
+// The first visit stays small: htmx, our CSS and JS together.
+func TestAssetsAreSmall(t *testing.T) {
+	total := 0
+	for _, name := range []string{"htmx.min.js", "app.css", "app.js"} {
+		b, err := files.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		total += len(b)
+	}
+	if total > 80<<10 {
+		t.Errorf("assets are %d bytes", total)
+	}
+}

@@ -1,0 +1,67 @@
+package views
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/a-h/templ"
+)
+
+func renderString(t *testing.T, c templ.Component) string {
+	t.Helper()
+	var b strings.Builder
+	if err := c.Render(context.Background(), &b); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}
+
+func TestHomePage(t *testing.T) {
+	m := Home{
+		Page:    Page{Title: "Wallet", User: "alice", CSRF: "tok", Nav: []NavItem{{Key: "home", Label: "Wallet", Href: "/"}}, Active: "home", Events: "/events"},
+		Party:   "alice::1220ab",
+		Balance: Balance{CC: "1.0000000000", USD: "0.0050000000", Price: "0.0050000000", Round: 7},
+		Holdings: []HoldingRow{
+			{Amount: "0.9000000000", CreatedRound: 1, AccruedFee: "0.1000000000"},
+			{Amount: "0.1000000000", CreatedRound: 2, AccruedFee: "0.0000000000", DustRisk: true, ExpiresRound: 30},
+		},
+		Health: UTXOHealth{Count: 2, FeePerDay: "1.0000000000", DustRisk: 1},
+		Tap:    &TapForm{CSRF: "tok", Error: "amount: must be positive"},
+	}
+	got := renderString(t, HomePage(m))
+	for _, want := range []string{
+		`data-testid="balance-cc">1.0000000000 CC`, `data-testid="party-id">alice::1220ab`, `data-copy="alice::1220ab"`,
+		`data-testid="dust-risk"`, `expires at round 30`, `data-testid="tap-error"`, `aria-invalid="true"`,
+		`name="csrf_token" value="tok"`, `data-events="/events"`, `aria-current="page"`, `<label for="tap-amount">`,
+		`hx-headers="{&#34;X-CSRF-Token&#34;:&#34;tok&#34;}"`,
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("home page lacks %s", want)
+		}
+	}
+	if strings.Contains(got, `data-testid="fragmented"`) {
+		t.Error("2 holdings marked fragmented")
+	}
+	for _, bad := range []string{" style=", " onclick=", "<script>"} {
+		if strings.Contains(got, bad) {
+			t.Errorf("inline %q in the page", bad)
+		}
+	}
+}
+
+func TestFragmentHasNoLayout(t *testing.T) {
+	got := renderString(t, TapFormView(TapForm{CSRF: "tok", Message: "Received 1.0000000000 CC."}))
+	if strings.Contains(got, "<html") || !strings.Contains(got, `data-testid="tap-ok"`) {
+		t.Errorf("fragment: %s", got)
+	}
+}
+
+func TestPublicPageHasNoUserBits(t *testing.T) {
+	got := renderString(t, LandingPage(Landing{Page: Page{Title: "Welcome"}, DevProvider: true}))
+	for _, bad := range []string{"hx-headers", `data-testid="logout"`, "data-events"} {
+		if strings.Contains(got, bad) {
+			t.Errorf("landing page has %s", bad)
+		}
+	}
+}

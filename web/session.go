@@ -1,0 +1,199 @@
+package web
+
+import (
+	"crypto/rand"
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/base64"
+	"errors"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/gorilla/sessions"
+)
+
+// DevSessionSecret is the session secret of the embedded default. It is
+// public (it is in the source), so the wallet refuses to start with it on a
+// production network.
+const DevSessionSecret = "ccwallet-development-session-secret-do-not-use-in-production"
+
+// Session timeouts of the web wallet.
+const (
+	DefaultIdleTimeout     = 30 * time.Minute
+	DefaultAbsoluteTimeout = 12 * time.Hour
+)
+
+// SessionConfig configures the web wallet's login sessions.
+type SessionConfig struct {
+	// Secret keys the cookie's MAC and encryption.
+	Secret string
+	// Secure marks the cookie Secure and gives it the __Host- prefix; set it
+	// when the wallet is served over TLS (directly or behind a proxy).
+	Secure          bool
+	IdleTimeout     time.Duration
+	AbsoluteTimeout time.Duration
+	// Now is the clock (tests); nil means time.Now.
+	Now func() time.Time
+}
+
+// Session is one logged-in browser.
+type Session struct {
+	ID      string
+	User    string
+	CSRF    string
+	Created time.Time
+	Seen    time.Time
+	// IDToken is the provider's ID token, kept server-side for the logout
+	// hint (it never goes into the cookie).
+	IDToken string
+}
+
+// Sessions keeps login sessions in an encrypted, authenticated cookie
+// (gorilla/sessions) and the list of live session IDs in memory. The list is
+// what makes logout final: a copied cookie of an ended session is refused
+// even though its MAC is still valid. A restart empties the list, which
+// logs everybody out; that is the safe side.
+type Sessions struct {
+	store *sessions.CookieStore
+	name  string
+	cfg   SessionConfig
+
+	mu   sync.Mutex
+	live map[string]*Session
+}
+
+// ErrNoSession means the request carries no live session.
+var ErrNoSession = errors.New("no live session")
+
+// NewSessions builds the session manager.
+func NewSessions(cfg SessionConfig) (*Sessions, error) {
+	if len(cfg.Secret) < 32 {
+		return nil, errors.New("session secret: must be at least 32 characters")
+	}
+	if cfg.IdleTimeout <= 0 {
+		cfg.IdleTimeout = DefaultIdleTimeout
+	}
+	if cfg.AbsoluteTimeout <= 0 {
+		cfg.AbsoluteTimeout = DefaultAbsoluteTimeout
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	hashKey := sha256.Sum256([]byte("ccwallet session mac\x00" + cfg.Secret))
+	blockKey := sha256.Sum256([]byte("ccwallet session enc\x00" + cfg.Secret))
+	st := sessions.NewCookieStore(hashKey[:], blockKey[:])
+	st.Options = &sessions.Options{
+		Path: "/", MaxAge: int(cfg.AbsoluteTimeout / time.Second),
+		HttpOnly: true, Secure: cfg.Secure, SameSite: http.SameSiteLaxMode,
+	}
+	st.MaxAge(int(cfg.AbsoluteTimeout / time.Second))
+	name := "ccwallet_session"
+	if cfg.Secure {
+		// __Host-: only set over HTTPS, for path /, without Domain, so a
+		// sibling subdomain cannot plant or read it.
+		name = "__Host-ccwallet_session"
+	}
+	return &Sessions{store: st, name: name, cfg: cfg, live: map[string]*Session{}}, nil
+}
+
+// CookieName is the session cookie's name.
+func (s *Sessions) CookieName() string { return s.name }
+
+// Start begins a new session for user (always a fresh ID, so a session
+// fixed before login is never promoted) and sets the cookie.
+func (s *Sessions) Start(w http.ResponseWriter, r *http.Request, user, idToken string) (*Session, error) {
+	now := s.cfg.Now()
+	sess := &Session{ID: randomToken(), User: user, CSRF: randomToken(), Created: now, Seen: now, IDToken: idToken}
+	s.mu.Lock()
+	s.prune(now)
+	s.live[sess.ID] = sess
+	s.mu.Unlock()
+	return sess, s.write(w, r, sess)
+}
+
+func (s *Sessions) write(w http.ResponseWriter, r *http.Request, sess *Session) error {
+	c, _ := s.store.New(r, s.name) // a bad old cookie just gives a new session
+	c.Values["sid"] = sess.ID
+	c.Values["user"] = sess.User
+	c.Values["created"] = sess.Created.Unix()
+	return c.Save(r, w)
+}
+
+// Load returns the request's live session, refreshing its idle timer. A
+// session past its idle or absolute timeout, or ended by logout, is
+// ErrNoSession.
+func (s *Sessions) Load(r *http.Request) (*Session, error) {
+	c, err := s.store.Get(r, s.name)
+	if err != nil || c.IsNew {
+		return nil, ErrNoSession
+	}
+	sid, _ := c.Values["sid"].(string)
+	user, _ := c.Values["user"].(string)
+	now := s.cfg.Now()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	sess, ok := s.live[sid]
+	if !ok || sess.User != user {
+		return nil, ErrNoSession
+	}
+	if now.Sub(sess.Seen) > s.cfg.IdleTimeout || now.Sub(sess.Created) > s.cfg.AbsoluteTimeout {
+		delete(s.live, sid)
+		return nil, ErrNoSession
+	}
+	sess.Seen = now
+	cp := *sess
+	return &cp, nil
+}
+
+// Alive reports whether the session is still live, without counting as
+// activity (a long-lived event stream must not keep a session from idling
+// out).
+func (s *Sessions) Alive(sess *Session) bool {
+	now := s.cfg.Now()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	live, ok := s.live[sess.ID]
+	return ok && now.Sub(live.Seen) <= s.cfg.IdleTimeout && now.Sub(live.Created) <= s.cfg.AbsoluteTimeout
+}
+
+// End revokes the session server-side and clears the cookie. It returns
+// the ended session's ID token (for the provider's logout), or "".
+func (s *Sessions) End(w http.ResponseWriter, r *http.Request, sess *Session) string {
+	idToken := ""
+	if sess != nil {
+		s.mu.Lock()
+		if live, ok := s.live[sess.ID]; ok {
+			idToken = live.IDToken
+		}
+		delete(s.live, sess.ID)
+		s.mu.Unlock()
+	}
+	http.SetCookie(w, &http.Cookie{Name: s.name, Value: "", Path: "/", MaxAge: -1, HttpOnly: true, Secure: s.cfg.Secure, SameSite: http.SameSiteLaxMode})
+	return idToken
+}
+
+// prune drops expired sessions; the caller holds mu.
+func (s *Sessions) prune(now time.Time) {
+	for id, sess := range s.live {
+		if now.Sub(sess.Seen) > s.cfg.IdleTimeout || now.Sub(sess.Created) > s.cfg.AbsoluteTimeout {
+			delete(s.live, id)
+		}
+	}
+}
+
+// CheckCSRF reports whether the request carries the session's CSRF token,
+// in the form field csrf_token or the X-CSRF-Token header (htmx).
+func (sess *Session) CheckCSRF(r *http.Request) bool {
+	got := r.Header.Get("X-CSRF-Token")
+	if got == "" {
+		got = r.PostFormValue("csrf_token")
+	}
+	return got != "" && subtle.ConstantTimeCompare([]byte(got), []byte(sess.CSRF)) == 1
+}
+
+func randomToken() string {
+	b := make([]byte, 32)
+	_, _ = rand.Read(b) // crypto/rand.Read never fails (Go 1.24+)
+	return base64.RawURLEncoding.EncodeToString(b)
+}
