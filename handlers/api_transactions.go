@@ -29,7 +29,7 @@ var subtypeChoices = map[string][2]string{
 // transaction_type requires (wallet-internal.yaml
 // ListTransactionsResponseItem).
 func transactionItem(party coin.PartyID, operator coin.PartyID, it ledger.HistoryItem) map[string]any {
-	sub := map[string]any{"template_id": ledger.TemplateAmuletRules, "choice": it.Subtype, "amulet_operation": it.Subtype}
+	sub := map[string]any{"template_id": ledger.TemplateAmuletRules, "choice": it.Subtype}
 	if tc, ok := subtypeChoices[it.Subtype]; ok {
 		sub["template_id"], sub["choice"] = tc[0], tc[1]
 	}

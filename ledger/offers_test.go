@@ -279,3 +279,42 @@ func TestOfferTrackingIDIsIdempotent(t *testing.T) {
 		}
 	})
 }
+
+// TestOfferRaceAcceptWithdraw races the receiver's accept against the
+// sender's withdraw: exactly one wins, the other is refused, and the
+// balances match the winner.
+func TestOfferRaceAcceptWithdraw(t *testing.T) {
+	forEachEngineClock(t, func(t *testing.T, l *ledger.Ledger, clock *ledgertest.Clock) {
+		ctx := context.Background()
+		for round := range 5 {
+			sender, receiver := ledgertest.Party(t, l), ledgertest.Party(t, l)
+			ledgertest.Mint(t, l, sender, "10")
+			o, _, err := l.CreateOffer(ctx, ledger.OfferRequest{Sender: sender, Receiver: receiver, Amount: coin.MustParse("4"),
+				ExpiresAt: clock.Now().Add(time.Hour), TrackingID: "race"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var wg sync.WaitGroup
+			errs := make([]error, 2)
+			wg.Add(2)
+			go func() { defer wg.Done(); _, errs[0] = l.AcceptOffer(ctx, receiver, o.ContractID) }()
+			go func() { defer wg.Done(); errs[1] = l.WithdrawOffer(ctx, sender, o.ContractID) }()
+			wg.Wait()
+			if (errs[0] == nil) == (errs[1] == nil) {
+				t.Fatalf("round %d: accept = %v, withdraw = %v; want exactly one to win", round, errs[0], errs[1])
+			}
+			for _, err := range errs {
+				if err != nil && !errors.Is(err, ledger.ErrConflict) {
+					t.Errorf("round %d: loser got %v, want ErrConflict", round, err)
+				}
+			}
+			want := "0.0000000000"
+			if errs[0] == nil {
+				want = "4.0000000000"
+			}
+			if got := balance(t, l, receiver); got != want {
+				t.Errorf("round %d: receiver has %s, want %s", round, got, want)
+			}
+		}
+	})
+}
