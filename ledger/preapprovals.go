@@ -130,7 +130,10 @@ func (t *txn) chargePreapproval(ctx context.Context, provider, receiver coin.Par
 	}
 	t.record(provider, "balance_change", subtype, receiver, fee.Neg(), fee.Add(r.HoldingFees), "",
 		HistoryDetails{Receivers: []PartyAmount{{Party: provider, Amount: fee.Neg()}}, HoldingFees: r.HoldingFees, Fees: fee})
-	return nil
+	// As splitAndBurn does on the real network, the burn earns the payer a
+	// validator reward coupon.
+	_, err = t.addRewardCoupon(ctx, RewardValidator, provider, fee, false)
+	return err
 }
 
 func (l *Ledger) unlockedAt(ctx context.Context, t *txn, party coin.PartyID) (coin.Amount, error) {

@@ -34,6 +34,9 @@ func TestPreapprovalCreateAndSend(t *testing.T) {
 		if got := balance(t, l, l.Operator()); got != "0.0000000000" {
 			t.Errorf("operator balance = %s, want 0 (tapped exactly the fee)", got)
 		}
+		if vc, err := l.RewardCoupons(ctx, l.Operator(), ledger.RewardValidator); err != nil || len(vc) != 1 {
+			t.Errorf("validator reward coupons for the fee = %d, %v; want 1", len(vc), err)
+		}
 		again, exists, err := l.CreatePreapproval(ctx, receiver)
 		if err != nil || !exists || again != cid {
 			t.Errorf("second create = %s, %v, %v; want the existing %s", again, exists, err, cid)
