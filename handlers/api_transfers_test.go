@@ -81,17 +81,15 @@ func (e *apiEnv) onboard(name string) coin.PartyID {
 // do calls the router as user ("" for no token) and decodes the JSON body.
 func (e *apiEnv) do(method, path, user string, body any) (int, map[string]any) {
 	e.t.Helper()
-	var rd *bytes.Reader
+	var raw []byte
 	switch b := body.(type) {
 	case nil:
-		rd = bytes.NewReader(nil)
 	case string:
-		rd = bytes.NewReader([]byte(b))
+		raw = []byte(b)
 	default:
-		raw, _ := json.Marshal(b)
-		rd = bytes.NewReader(raw)
+		raw, _ = json.Marshal(b)
 	}
-	req := httptest.NewRequest(method, path, rd)
+	req := httptest.NewRequest(method, path, bytes.NewReader(raw))
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}
@@ -104,6 +102,7 @@ func (e *apiEnv) do(method, path, user string, body any) (int, map[string]any) {
 	}
 	w := httptest.NewRecorder()
 	e.srv.ServeHTTP(w, req)
+	checkSpec(e.t, method, path, raw, w.Code, w.Body.Bytes())
 	out := map[string]any{}
 	if w.Body.Len() > 0 {
 		if err := json.Unmarshal(w.Body.Bytes(), &out); err != nil {
