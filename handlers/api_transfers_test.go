@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -433,4 +434,52 @@ func TestTransactionsAPI(t *testing.T) {
 	e.expect("POST", "/v0/wallet/transactions", "alice", map[string]any{"page_size": 0}, 400)
 	e.expect("POST", "/v0/wallet/transactions", "stranger", map[string]any{"page_size": 1}, 404)
 	e.expect("POST", "/v0/wallet/transactions", "", map[string]any{"page_size": 1}, 401)
+}
+
+// TestTransferOfferConcurrentTrackingID posts one tracking id 10 times at
+// once through the router: exactly one offer exists afterwards, and every
+// answer is 200 with it or 429 (in flight).
+func TestTransferOfferConcurrentTrackingID(t *testing.T) {
+	e := newAPI(t)
+	e.onboard("alice")
+	bob := e.onboard("bob")
+	body := offerBody(bob, "5", "same", e.clock.Now().Add(time.Hour))
+	type answer struct {
+		status int
+		cid    any
+	}
+	answers := make(chan answer, 10)
+	var wg sync.WaitGroup
+	for range 10 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			raw, _ := json.Marshal(body)
+			req := httptest.NewRequest("POST", "/v0/wallet/transfer-offers", bytes.NewReader(raw))
+			tok, _ := web.SignDevToken(e.key, "k", "", "", "alice", time.Hour)
+			req.Header.Set("Authorization", "Bearer "+tok)
+			w := httptest.NewRecorder()
+			e.srv.ServeHTTP(w, req)
+			var out map[string]any
+			_ = json.Unmarshal(w.Body.Bytes(), &out)
+			answers <- answer{w.Code, out["offer_contract_id"]}
+		}()
+	}
+	wg.Wait()
+	close(answers)
+	cids := map[any]bool{}
+	for a := range answers {
+		switch a.status {
+		case 200:
+			cids[a.cid] = true
+		case 429:
+		default:
+			t.Errorf("answer %d, want 200 or 429", a.status)
+		}
+	}
+	out := e.expect("GET", "/v0/wallet/transfer-offers", "alice", nil, 200, "offers")
+	offers := requireContracts(t, out["offers"], 1)
+	if len(cids) > 1 || (len(cids) == 1 && !cids[offers[0]["contract_id"]]) {
+		t.Errorf("answers named offers %v, want only %v", cids, offers[0]["contract_id"])
+	}
 }
