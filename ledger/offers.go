@@ -127,9 +127,6 @@ func (l *Ledger) validateOffer(ctx context.Context, r *OfferRequest) error {
 	if utf8.RuneCountInString(r.Description) >= MaxDescriptionLen {
 		return invalid("description", "must be shorter than %d characters", MaxDescriptionLen)
 	}
-	if !r.ExpiresAt.After(l.now()) {
-		return invalid("expires_at", "must be in the future")
-	}
 	if r.Receiver == r.Sender {
 		return invalid("receiver_party_id", "is the sender's own party")
 	}
@@ -172,6 +169,11 @@ func (l *Ledger) CreateOffer(ctx context.Context, r OfferRequest) (o Offer, crea
 			}
 			o = offerView(row)
 			return nil
+		}
+		// Checked after deduplication, so a client retrying a created
+		// offer gets it back even once its expiry has passed.
+		if !r.ExpiresAt.After(l.now()) {
+			return invalid("expires_at", "must be in the future")
 		}
 		t, err := l.beginTxn(ctx, tx, "create-transfer-offer")
 		if err != nil {

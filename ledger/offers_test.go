@@ -277,6 +277,12 @@ func TestOfferTrackingIDIsIdempotent(t *testing.T) {
 		if _, _, err := l.CreateOffer(ctx, req); !errors.Is(err, ledger.ErrDuplicate) {
 			t.Errorf("same tracking id, other amount = %v, want ErrDuplicate", err)
 		}
+		// A retry after the expiry still gets the offer back.
+		req.Amount = coin.MustParse("3")
+		clock.Advance(2 * time.Hour)
+		if late, c, err := l.CreateOffer(ctx, req); err != nil || c || late.ContractID != again.ContractID {
+			t.Errorf("replay after expiry = %v, created %v, %v; want the same offer", late.ContractID, c, err)
+		}
 	})
 }
 
