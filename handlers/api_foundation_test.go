@@ -21,15 +21,15 @@ import (
 	"github.com/ccwallet/ccwallet/web"
 )
 
-// apiEnv is a ledger behind the full router, with a token minter.
-type apiEnv struct {
+// foundationEnv is a ledger behind the full router, with a token minter.
+type foundationEnv struct {
 	t   *testing.T
 	l   *ledger.Ledger
 	h   http.Handler
 	key ed25519.PrivateKey
 }
 
-func newAPIEnv(t *testing.T, engine store.Dialect) *apiEnv {
+func newFoundationEnv(t *testing.T, engine store.Dialect) *foundationEnv {
 	t.Helper()
 	l := ledgertest.New(t, engine)
 	_, key, err := ed25519.GenerateKey(rand.Reader)
@@ -40,10 +40,10 @@ func newAPIEnv(t *testing.T, engine store.Dialect) *apiEnv {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &apiEnv{t: t, l: l, key: key, h: handlers.New(l, handlers.Config{Auth: v}, nil).Routes(web.HealthHandler(nil))}
+	return &foundationEnv{t: t, l: l, key: key, h: handlers.New(l, handlers.Config{Auth: v}, nil).Routes(web.HealthHandler(nil))}
 }
 
-func (e *apiEnv) token(user string) string {
+func (e *foundationEnv) token(user string) string {
 	tok, err := web.SignDevToken(e.key, "k1", "test", testAudience, user, time.Hour)
 	if err != nil {
 		e.t.Fatal(err)
@@ -52,7 +52,7 @@ func (e *apiEnv) token(user string) string {
 }
 
 // do sends a request as user ("" for none) and returns status and body.
-func (e *apiEnv) do(method, path, user, body string) (int, string) {
+func (e *foundationEnv) do(method, path, user, body string) (int, string) {
 	e.t.Helper()
 	var rd io.Reader
 	if body != "" {
@@ -81,7 +81,7 @@ func decode(t *testing.T, body string) map[string]any {
 }
 
 func TestFoundationAPI(t *testing.T) {
-	e := newAPIEnv(t, store.Postgres)
+	e := newFoundationEnv(t, store.Postgres)
 	otherKey := func() string {
 		_, k, _ := ed25519.GenerateKey(rand.Reader)
 		tok, _ := web.SignDevToken(k, "k1", "test", testAudience, "admin", time.Hour)

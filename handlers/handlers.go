@@ -91,6 +91,14 @@ func (h *Handler) Routes(health http.Handler) http.Handler {
 	mux.Handle("POST /v0/admin/users", h.admin(h.onboardUser))
 	mux.Handle("GET /v0/admin/users", h.admin(h.listUsers))
 	mux.Handle("POST /v0/admin/users/offboard", h.admin(h.offboardUser))
+	mux.Handle("GET /v0/admin/transfer-preapprovals", h.admin(h.listTransferPreapprovals))
+	mux.Handle("GET /v0/admin/transfer-preapprovals/by-party/{receiver}", h.admin(h.lookupTransferPreapprovalByParty))
+	mux.Handle("DELETE /v0/admin/transfer-preapprovals/by-party/{receiver}", h.admin(h.cancelTransferPreapprovalByParty))
+
+	// wallet-external.yaml
+	mux.Handle("POST /v0/wallet/transfer-offers", h.user(h.createTransferOffer))
+	mux.Handle("GET /v0/wallet/transfer-offers", h.user(h.listTransferOffers))
+	mux.Handle("POST /v0/wallet/transfer-offers/{tracking_id}/status", h.user(h.getTransferOfferStatus))
 
 	// wallet-internal.yaml
 	mux.Handle("GET /v0/wallet/user-status", h.user(h.userStatus))
@@ -98,6 +106,22 @@ func (h *Handler) Routes(health http.Handler) http.Handler {
 	mux.Handle("GET /v0/wallet/amulets", h.user(h.listHoldings))
 	mux.Handle("GET /v0/wallet/coins", h.user(h.listHoldings))
 	mux.Handle("POST /v0/wallet/tap", h.user(h.tap))
+	// The spec's paths carry the contract id; the mission's short forms
+	// take it in the body. One handler serves both.
+	mux.Handle("POST /v0/wallet/transfer-offers/{contract_id}/accept", h.user(h.acceptTransferOffer))
+	mux.Handle("POST /v0/wallet/transfer-offers/accept", h.user(h.acceptTransferOffer))
+	mux.Handle("POST /v0/wallet/transfer-offers/{contract_id}/reject", h.user(h.rejectTransferOffer))
+	mux.Handle("POST /v0/wallet/transfer-offers/reject", h.user(h.rejectTransferOffer))
+	mux.Handle("POST /v0/wallet/transfer-offers/{contract_id}/withdraw", h.user(h.withdrawTransferOffer))
+	mux.Handle("POST /v0/wallet/transfer-offers/withdraw", h.user(h.withdrawTransferOffer))
+	mux.Handle("GET /v0/wallet/accepted-transfer-offers", h.user(h.listAcceptedTransferOffers))
+	mux.Handle("POST /v0/wallet/transfer-preapproval", h.user(h.createTransferPreapproval))
+	mux.Handle("POST /v0/wallet/transfer-preapproval/send", h.user(h.transferPreapprovalSend))
+	mux.Handle("POST /v0/wallet/transactions", h.user(h.listTransactions))
+	mux.Handle("GET /v0/wallet/app-reward-coupons", h.user(h.rewardList(ledger.RewardApp, "app_reward_coupons")))
+	mux.Handle("GET /v0/wallet/validator-reward-coupons", h.user(h.rewardList(ledger.RewardValidator, "validator_reward_coupons")))
+	mux.Handle("GET /v0/wallet/validator-liveness-activity-records", h.user(h.rewardList(ledger.RewardLiveness, "validator_liveness_activity_records")))
+	mux.Handle("GET /v0/feature-support", h.api(h.featureSupport))
 
 	// wallet-internal.yaml: token-standard transfers
 	mux.Handle("POST /v0/wallet/token-standard/transfers", h.user(h.createTokenStandardTransfer))

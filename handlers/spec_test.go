@@ -144,14 +144,6 @@ func findOperation(req *http.Request) (*routers.Route, map[string]string, string
 // {"error": string}. It fails the test when no spec operation matches.
 func specCheck(t testing.TB, req *http.Request, reqBody []byte, status int, header http.Header, respBody []byte) {
 	t.Helper()
-	if status >= 400 {
-		var e map[string]any
-		if err := json.Unmarshal(respBody, &e); err != nil || len(e) != 1 {
-			t.Errorf("%s %s: %d body %q is not {\"error\": string}", req.Method, req.URL.Path, status, respBody)
-		} else if _, ok := e["error"].(string); !ok {
-			t.Errorf("%s %s: %d body %q is not {\"error\": string}", req.Method, req.URL.Path, status, respBody)
-		}
-	}
 	vreq := req.Clone(context.Background())
 	// The specs' paths have neither the /api/validator server prefix nor
 	// the validator's /v0/scan-proxy prefix of the registry APIs.
@@ -178,7 +170,18 @@ func specCheck(t testing.TB, req *http.Request, reqBody []byte, status int, head
 			t.Errorf("%s %s (%s %s): request does not match the spec:\n%v", req.Method, req.URL.Path, name, route.Operation.OperationID, err)
 		}
 	}
-	if route.Operation.Responses.Status(status) == nil && route.Operation.Responses.Default() == nil {
+	declared := route.Operation.Responses.Status(status) != nil || route.Operation.Responses.Default() != nil
+	if status >= 400 && !declared || status >= 400 && declaredAsError(route.Operation, status) {
+		// Errors are {"error": string}, except where the spec gives a
+		// status another body (createTransferPreapproval's 409).
+		var e map[string]any
+		if err := json.Unmarshal(respBody, &e); err != nil || len(e) != 1 {
+			t.Errorf("%s %s: %d body %q is not {\"error\": string}", req.Method, req.URL.Path, status, respBody)
+		} else if _, ok := e["error"].(string); !ok {
+			t.Errorf("%s %s: %d body %q is not {\"error\": string}", req.Method, req.URL.Path, status, respBody)
+		}
+	}
+	if !declared {
 		// The specs leave some statuses out (403 for another party's
 		// object, 409 for a reassignment); the body shape was checked above.
 		t.Logf("%s %s: status %d is not declared by %s", req.Method, req.URL.Path, status, route.Operation.OperationID)
@@ -338,4 +341,33 @@ func TestSpecCheckCatchesMismatches(t *testing.T) {
 			}
 		})
 	}
+}
+
+// checkSpec is specCheck for exchanges that may use the mission's aliases,
+// paths the specs do not have; those are skipped.
+func checkSpec(t testing.TB, req *http.Request, reqBody []byte, status int, header http.Header, body []byte) {
+	t.Helper()
+	probe := req.Clone(context.Background())
+	probe.URL = &url.URL{Path: strings.TrimPrefix(req.URL.Path, "/api/validator"), RawQuery: req.URL.RawQuery}
+	probe.RequestURI = ""
+	probe.Body = io.NopCloser(bytes.NewReader(reqBody))
+	if route, _, _, err := findOperation(probe); err == nil && route == nil {
+		return // a mission alias without a spec entry
+	}
+	specCheck(t, req, reqBody, status, header, body)
+}
+
+// declaredAsError reports whether the operation's response for status is
+// the common ErrorResponse (or has no schema).
+func declaredAsError(op *openapi3.Operation, status int) bool {
+	r := op.Responses.Status(status)
+	if r == nil || r.Value == nil {
+		return true
+	}
+	mt := r.Value.Content.Get("application/json")
+	if mt == nil || mt.Schema == nil || mt.Schema.Value == nil {
+		return true
+	}
+	_, hasError := mt.Schema.Value.Properties["error"]
+	return hasError
 }

@@ -20,7 +20,6 @@ import (
 	"github.com/ccwallet/ccwallet/web/devoidc"
 )
 
-
 // sessionClock is the sessions' clock, separate from the ledger's so
 // timeouts can be tested without moving rounds.
 type sessionClock struct {

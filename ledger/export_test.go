@@ -30,21 +30,6 @@ func (l *Ledger) DropLockedHolding(ctx context.Context, cid coin.ContractID) err
 	})
 }
 
-// CreatePreapproval creates a TransferPreapproval contract for receiver
-// with provider, as the preapproval workflow does.
-func (l *Ledger) CreatePreapproval(ctx context.Context, receiver, provider coin.PartyID) (coin.ContractID, error) {
-	var cid coin.ContractID
-	err := l.db.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
-		t, err := l.beginTxn(ctx, tx, "create-preapproval")
-		if err != nil {
-			return err
-		}
-		cid = t.create(TemplateTransferPreapproval, map[string]any{"dso": l.dso, "receiver": receiver, "provider": provider}, l.dso, receiver, provider)
-		return t.commit(ctx)
-	})
-	return cid, err
-}
-
 // HoldInstructionTrackingID holds the in-flight lock of sender's tracking
 // id in an open transaction, as a concurrent request would, until release.
 func (l *Ledger) HoldInstructionTrackingID(ctx context.Context, sender coin.PartyID, trackingID string) (release func(), err error) {

@@ -15,7 +15,6 @@ import (
 // Token-standard templates of the transfer-instruction workflow.
 const (
 	TemplateTransferInstruction = "#splice-amulet:Splice.AmuletTransferInstruction:AmuletTransferInstruction"
-	TemplateTransferPreapproval = "#splice-amulet:Splice.AmuletRules:TransferPreapproval"
 	// InstrumentID is the coin's instrument id in the token standard.
 	InstrumentID = "Amulet"
 	// MetaReason is the token-standard metadata key of a transfer's

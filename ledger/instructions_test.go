@@ -308,16 +308,6 @@ func TestTransferInstructionConcurrentTracking(t *testing.T) {
 	})
 }
 
-func forEachEngineClock(t *testing.T, fn func(t *testing.T, l *ledger.Ledger, clock *ledgertest.Clock)) {
-	for _, e := range ledgertest.Engines {
-		t.Run(ledgertest.Name(e), func(t *testing.T) {
-			t.Parallel()
-			clock := ledgertest.NewClock()
-			fn(t, ledgertest.New(t, e, ledgertest.Options{Clock: clock}), clock)
-		})
-	}
-}
-
 // TestTransferInstructionInFlight: while a request with the same tracking
 // id is being processed, another one is refused with ErrInFlight (429);
 // Postgres only, where the in-flight lock does not wait (SQLite runs one

@@ -25,6 +25,17 @@ func forEachEngine(t *testing.T, fn func(t *testing.T, l *ledger.Ledger)) {
 	}
 }
 
+// forEachEngineClock is forEachEngine with a settable clock.
+func forEachEngineClock(t *testing.T, fn func(t *testing.T, l *ledger.Ledger, clock *ledgertest.Clock)) {
+	for _, e := range ledgertest.Engines {
+		t.Run(ledgertest.Name(e), func(t *testing.T) {
+			t.Parallel()
+			clock := ledgertest.NewClock()
+			fn(t, ledgertest.New(t, e, ledgertest.Options{Clock: clock}), clock)
+		})
+	}
+}
+
 func TestBootstrapAndOnboarding(t *testing.T) {
 	forEachEngine(t, func(t *testing.T, l *ledger.Ledger) {
 		ctx := context.Background()

@@ -167,11 +167,6 @@ type TransferFactory struct {
 	Context   ChoiceContext
 }
 
-type preapprovalPayload struct {
-	Receiver coin.PartyID `json:"receiver"`
-	Provider coin.PartyID `json:"provider"`
-}
-
 // TransferFactoryFor returns the transfer factory (the
 // ExternalPartyAmuletRules contract) and the choice context for a transfer
 // from sender to receiver: direct when the receiver has a transfer
@@ -221,17 +216,13 @@ func (l *Ledger) TransferFactoryFor(ctx context.Context, sender, receiver coin.P
 
 // preapprovalOf finds the receiver's active TransferPreapproval, if any.
 func (l *Ledger) preapprovalOf(ctx context.Context, receiver coin.PartyID) (*store.Contract, error) {
-	cs, err := store.ActiveContractsByTemplate(ctx, l.db, TemplateTransferPreapproval, receiver)
+	// Only a valid (unexpired) preapproval makes a transfer direct; the rule
+	// lives in PreapprovalOf.
+	p, err := l.PreapprovalOf(ctx, receiver)
 	if err != nil {
 		return nil, err
 	}
-	for i := range cs {
-		var p preapprovalPayload
-		if json.Unmarshal([]byte(cs[i].Payload), &p) == nil && p.Receiver == receiver {
-			return &cs[i], nil
-		}
-	}
-	return nil, fmt.Errorf("transfer preapproval of %s: %w", receiver, ErrNotFound)
+	return store.ContractByID(ctx, l.db, p.ContractID)
 }
 
 func (l *Ledger) featuredAppRightOf(ctx context.Context, provider coin.PartyID) (coin.ContractID, error) {

@@ -77,7 +77,7 @@ func TestTransferFactoryKinds(t *testing.T) {
 				t.Errorf("%s -> %s = %+v, %v; want %s", c.sender, c.receiver, f, err, c.kind)
 			}
 		}
-		pre, err := l.CreatePreapproval(ctx, b, l.Operator())
+		pre, _, err := l.CreatePreapproval(ctx, b)
 		if err != nil {
 			t.Fatal(err)
 		}

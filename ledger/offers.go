@@ -1,0 +1,433 @@
+package ledger
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/ccwallet/ccwallet/ledger/coin"
+	"github.com/ccwallet/ccwallet/store"
+	"github.com/uptrace/bun"
+)
+
+// Transfer offer templates, as on the real network (splice-wallet's
+// Splice.Wallet.TransferOffer module).
+const (
+	TemplateTransferOffer         = "#splice-wallet:Splice.Wallet.TransferOffer:TransferOffer"
+	TemplateAcceptedTransferOffer = "#splice-wallet:Splice.Wallet.TransferOffer:AcceptedTransferOffer"
+)
+
+// Offer statuses, named as getTransferOfferStatus reports them.
+const (
+	OfferCreated   = "created"
+	OfferAccepted  = "accepted"
+	OfferCompleted = "completed"
+	OfferFailed    = "failed"
+)
+
+// Failure kinds of a failed offer (wallet-external.yaml failure_kind).
+const (
+	OfferExpired   = "expired"
+	OfferRejected  = "rejected"
+	OfferWithdrawn = "withdrawn"
+)
+
+// WithdrawnBySender is the withdrawn_reason of an offer its sender withdrew,
+// the text the real wallet uses.
+const WithdrawnBySender = "Withdrawn by sender"
+
+// MaxDescriptionLen bounds offer descriptions and tracking ids: the Daml
+// template requires fewer than 280 characters (TransferOffer.daml).
+const MaxDescriptionLen = 280
+
+// paymentAmount is splice-wallet-payments' PaymentAmount.
+type paymentAmount struct {
+	Amount coin.Amount `json:"amount"`
+	Unit   string      `json:"unit"`
+}
+
+type transferOfferPayload struct {
+	Sender      coin.PartyID  `json:"sender"`
+	Receiver    coin.PartyID  `json:"receiver"`
+	DSO         coin.PartyID  `json:"dso"`
+	Amount      paymentAmount `json:"amount"`
+	Description string        `json:"description"`
+	ExpiresAt   string        `json:"expiresAt"`
+	TrackingID  string        `json:"trackingId"`
+}
+
+type acceptedTransferOfferPayload struct {
+	Sender     coin.PartyID  `json:"sender"`
+	Receiver   coin.PartyID  `json:"receiver"`
+	DSO        coin.PartyID  `json:"dso"`
+	Amount     paymentAmount `json:"amount"`
+	ExpiresAt  string        `json:"expiresAt"`
+	TrackingID string        `json:"trackingId"`
+}
+
+// OfferRequest asks for a new transfer offer.
+type OfferRequest struct {
+	Sender      coin.PartyID
+	Receiver    coin.PartyID
+	Amount      coin.Amount
+	Description string
+	ExpiresAt   time.Time
+	TrackingID  string
+}
+
+// Offer is a transfer offer and where it stands.
+type Offer struct {
+	ContractID      coin.ContractID
+	TrackingID      string
+	Sender          coin.PartyID
+	Receiver        coin.PartyID
+	Amount          coin.Amount
+	Description     string
+	ExpiresAt       time.Time
+	Status          string
+	FailureKind     string
+	WithdrawnReason string
+	AcceptedCID     coin.ContractID
+	// CompletedCID is the receiver's new holding once completed.
+	CompletedCID coin.ContractID
+	CreatedTx    string
+	AcceptedTx   string
+	CompletedTx  string
+	CreatedAt    time.Time
+	UpdatedAt    time.Time
+}
+
+func offerView(o *store.TransferOffer) Offer {
+	return Offer{
+		ContractID: o.ContractID, TrackingID: o.TrackingID, Sender: o.Sender, Receiver: o.Receiver, Amount: o.Amount,
+		Description: o.Description, ExpiresAt: o.ExpiresAt, Status: o.Status, FailureKind: o.FailureKind,
+		WithdrawnReason: o.WithdrawnReason, AcceptedCID: o.AcceptedCID, CompletedCID: o.CompletedCID,
+		CreatedTx: o.CreatedTx, AcceptedTx: o.AcceptedTx, CompletedTx: o.CompletedTx, CreatedAt: o.CreatedAt, UpdatedAt: o.UpdatedAt,
+	}
+}
+
+func (r OfferRequest) same(o *store.TransferOffer) bool {
+	return r.Receiver == o.Receiver && r.Amount.Equal(o.Amount) && r.Description == o.Description && r.ExpiresAt.Equal(o.ExpiresAt)
+}
+
+func (l *Ledger) validateOffer(ctx context.Context, r *OfferRequest) error {
+	r.TrackingID = strings.TrimSpace(r.TrackingID)
+	if r.TrackingID == "" {
+		return invalid("tracking_id", "must not be empty")
+	}
+	if utf8.RuneCountInString(r.TrackingID) >= MaxDescriptionLen {
+		return invalid("tracking_id", "must be shorter than %d characters", MaxDescriptionLen)
+	}
+	if !r.Amount.IsPositive() {
+		return invalid("amount", "must be positive")
+	}
+	if utf8.RuneCountInString(r.Description) >= MaxDescriptionLen {
+		return invalid("description", "must be shorter than %d characters", MaxDescriptionLen)
+	}
+	if r.Receiver == r.Sender {
+		return invalid("receiver_party_id", "is the sender's own party")
+	}
+	// The sender's wallet exists (the caller resolved it), so an unknown
+	// receiver is bad input (400), not a missing wallet (404).
+	if err := l.KnownParty(ctx, r.Receiver); err != nil {
+		if errors.Is(err, ErrNotFound) {
+			return invalid("receiver_party_id", "no party %s is known on this network", r.Receiver)
+		}
+		return err
+	}
+	return nil
+}
+
+// CreateOffer creates a transfer offer from r.Sender. It does not lock
+// funds: the sender pays only when the receiver accepts, as on the real
+// network. The tracking id makes it idempotent per sender: the same id with
+// the same parameters returns the existing offer and creates nothing
+// (created is false); with other parameters it fails with ErrDuplicate; while
+// another request with the id is in flight it fails with ErrInFlight.
+func (l *Ledger) CreateOffer(ctx context.Context, r OfferRequest) (o Offer, created bool, err error) {
+	r.ExpiresAt = r.ExpiresAt.UTC().Truncate(time.Microsecond)
+	if err := l.validateOffer(ctx, &r); err != nil {
+		return Offer{}, false, err
+	}
+	key := "offer:" + string(r.Sender) + ":" + r.TrackingID
+	err = l.db.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
+		created = false
+		prev, err := l.claimCommand(ctx, tx, key)
+		if err != nil {
+			return err
+		}
+		if prev != nil {
+			row, err := store.TransferOfferByID(ctx, tx, coin.ContractID(prev.Result))
+			if err != nil {
+				return err
+			}
+			if !r.same(row) {
+				return fmt.Errorf("%w: tracking id %q was used for a different offer %s; check its status", ErrDuplicate, r.TrackingID, row.ContractID)
+			}
+			o = offerView(row)
+			return nil
+		}
+		// Checked after deduplication, so a client retrying a created
+		// offer gets it back even once its expiry has passed.
+		if !r.ExpiresAt.After(l.now()) {
+			return invalid("expires_at", "must be in the future")
+		}
+		t, err := l.beginTxn(ctx, tx, "create-transfer-offer")
+		if err != nil {
+			return err
+		}
+		cid := t.create(TemplateTransferOffer, transferOfferPayload{
+			Sender: r.Sender, Receiver: r.Receiver, DSO: l.dso, Amount: paymentAmount{Amount: r.Amount, Unit: "AmuletUnit"},
+			Description: r.Description, ExpiresAt: FormatTime(r.ExpiresAt), TrackingID: r.TrackingID,
+		}, r.Sender, r.Receiver)
+		if err := t.commit(ctx); err != nil {
+			return err
+		}
+		row := &store.TransferOffer{
+			ContractID: cid, TrackingID: r.TrackingID, Sender: r.Sender, Receiver: r.Receiver, Amount: r.Amount,
+			Description: r.Description, ExpiresAt: r.ExpiresAt, Status: OfferCreated, CreatedTx: t.update,
+			CreatedAt: t.now, UpdatedAt: t.now,
+		}
+		if err := store.InsertTransferOffer(ctx, tx, row); err != nil {
+			return err
+		}
+		o, created = offerView(row), true
+		return l.saveCommand(ctx, t, key, r.Sender, "create-transfer-offer", string(cid))
+	})
+	if err != nil {
+		return Offer{}, false, fmt.Errorf("create transfer offer %q: %w", r.TrackingID, err)
+	}
+	return o, created, nil
+}
+
+// offerRole checks that actor may perform an action reserved to role
+// ("sender" or "receiver") on o: a stakeholder in the other role gets
+// ErrForbidden, anyone else ErrNotFound (the offer is not theirs to see).
+func offerRole(o *store.TransferOffer, actor coin.PartyID, role string) error {
+	want := o.Receiver
+	if role == "sender" {
+		want = o.Sender
+	}
+	if actor == want {
+		return nil
+	}
+	if actor == o.Sender || actor == o.Receiver {
+		return fmt.Errorf("%w: only the offer's %s may do this", ErrForbidden, role)
+	}
+	return fmt.Errorf("transfer offer %s: %w", o.ContractID, ErrNotFound)
+}
+
+func offerOpen(o *store.TransferOffer) error {
+	if o.Status == OfferCreated {
+		return nil
+	}
+	state := o.Status
+	if o.FailureKind != "" {
+		state = o.FailureKind
+	}
+	return fmt.Errorf("%w: transfer offer %s is %s, not open", ErrConflict, o.ContractID, state)
+}
+
+// changeOffer runs fn on an open offer that actor may act on as role, in
+// one ledger transaction that also archives the offer.
+func (l *Ledger) changeOffer(ctx context.Context, actor coin.PartyID, cid coin.ContractID, role, kind string, fn func(t *txn, o *store.TransferOffer) error) error {
+	return l.db.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
+		o, err := store.TransferOfferByID(ctx, tx, cid)
+		if err != nil {
+			return err
+		}
+		if err := offerRole(o, actor, role); err != nil {
+			return err
+		}
+		if err := l.lockParties(ctx, tx, o.Sender, o.Receiver); err != nil {
+			return err
+		}
+		// Re-read under the parties' locks: a concurrent change waits above.
+		if o, err = store.TransferOfferByID(ctx, tx, cid); err != nil {
+			return err
+		}
+		if err := offerOpen(o); err != nil {
+			return err
+		}
+		t, err := l.beginTxn(ctx, tx, kind)
+		if err != nil {
+			return err
+		}
+		t.archive(o.ContractID)
+		return fn(t, o)
+	})
+}
+
+// finishOffer commits t and moves o from created to its new state.
+func (t *txn) finishOffer(ctx context.Context, o *store.TransferOffer) error {
+	if err := t.commit(ctx); err != nil {
+		return err
+	}
+	o.UpdatedAt = t.now
+	if o.AcceptedCID != "" && o.AcceptedTx == "" {
+		o.AcceptedTx = t.update
+	}
+	if o.Status == OfferCompleted {
+		o.CompletedTx = t.update
+	}
+	return store.UpdateTransferOffer(ctx, t.tx, o, OfferCreated)
+}
+
+// AcceptOffer accepts an offer as its receiver. In the same transaction the
+// sender's wallet completes the accepted offer at once (the real wallet's
+// AcceptedTransferOfferTrigger): the amount moves to the receiver and both
+// histories record a P2PPaymentCompleted transfer. If the sender cannot pay,
+// the acceptance stands and the offer fails as "withdrawn" with the reason,
+// as the real sender automation withdraws it. After expires_at it fails with
+// ErrExpired and changes nothing.
+func (l *Ledger) AcceptOffer(ctx context.Context, actor coin.PartyID, cid coin.ContractID) (coin.ContractID, error) {
+	var accepted coin.ContractID
+	err := l.changeOffer(ctx, actor, cid, "receiver", "accept-transfer-offer", func(t *txn, o *store.TransferOffer) error {
+		if !t.now.Before(o.ExpiresAt) {
+			return fmt.Errorf("%w: transfer offer %s expired at %s", ErrExpired, o.ContractID, FormatTime(o.ExpiresAt))
+		}
+		amount := paymentAmount{Amount: o.Amount, Unit: "AmuletUnit"}
+		accepted = t.create(TemplateAcceptedTransferOffer, acceptedTransferOfferPayload{
+			Sender: o.Sender, Receiver: o.Receiver, DSO: t.l.dso, Amount: amount, ExpiresAt: FormatTime(o.ExpiresAt), TrackingID: o.TrackingID,
+		}, o.Sender, o.Receiver)
+		o.AcceptedCID = accepted
+		// The accepted offer is consumed either way: completed or withdrawn.
+		t.archive(accepted)
+		r, err := t.transfer(ctx, o.Sender, []Output{{Receiver: o.Receiver, Amount: o.Amount}})
+		switch {
+		case err == nil:
+			t.recordTransfer(o.Sender, o.Receiver, o.Amount, r, "P2PPaymentCompleted", o.Description)
+			o.Status, o.CompletedCID = OfferCompleted, r.Outputs[0]
+		case errors.Is(err, ErrInsufficientFunds):
+			// transfer fails before it writes anything, so t is still clean.
+			o.Status, o.FailureKind, o.WithdrawnReason = OfferFailed, OfferWithdrawn, err.Error()
+			note := fmt.Sprintf("transfer offer %s of %s withdrawn: %s", o.TrackingID, o.Amount, err)
+			t.record(o.Sender, "notification", "TransferOfferWithdrawn", o.Receiver, coin.Zero, coin.Zero, o.Description, HistoryDetails{Notification: note})
+			t.record(o.Receiver, "notification", "TransferOfferWithdrawn", o.Sender, coin.Zero, coin.Zero, o.Description, HistoryDetails{Notification: note})
+		default:
+			return err
+		}
+		return t.finishOffer(ctx, o)
+	})
+	if err != nil {
+		return "", fmt.Errorf("accept transfer offer %s: %w", cid, err)
+	}
+	return accepted, nil
+}
+
+// RejectOffer rejects an open offer as its receiver.
+func (l *Ledger) RejectOffer(ctx context.Context, actor coin.PartyID, cid coin.ContractID) error {
+	err := l.changeOffer(ctx, actor, cid, "receiver", "reject-transfer-offer", func(t *txn, o *store.TransferOffer) error {
+		o.Status, o.FailureKind = OfferFailed, OfferRejected
+		t.record(o.Sender, "notification", "TransferOfferRejected", o.Receiver, coin.Zero, coin.Zero, o.Description,
+			HistoryDetails{Notification: fmt.Sprintf("transfer offer %s of %s rejected by the receiver", o.TrackingID, o.Amount)})
+		return t.finishOffer(ctx, o)
+	})
+	if err != nil {
+		return fmt.Errorf("reject transfer offer %s: %w", cid, err)
+	}
+	return nil
+}
+
+// WithdrawOffer withdraws an open offer as its sender.
+func (l *Ledger) WithdrawOffer(ctx context.Context, actor coin.PartyID, cid coin.ContractID) error {
+	err := l.changeOffer(ctx, actor, cid, "sender", "withdraw-transfer-offer", func(t *txn, o *store.TransferOffer) error {
+		o.Status, o.FailureKind, o.WithdrawnReason = OfferFailed, OfferWithdrawn, WithdrawnBySender
+		t.record(o.Receiver, "notification", "TransferOfferWithdrawn", o.Sender, coin.Zero, coin.Zero, o.Description,
+			HistoryDetails{Notification: fmt.Sprintf("transfer offer %s of %s withdrawn by the sender", o.TrackingID, o.Amount)})
+		return t.finishOffer(ctx, o)
+	})
+	if err != nil {
+		return fmt.Errorf("withdraw transfer offer %s: %w", cid, err)
+	}
+	return nil
+}
+
+// ExpireOffers ends every open offer whose expiry has passed (the real
+// wallet's ExpireTransferOfferTrigger) and returns how many it ended. Each
+// offer ends in its own transaction, so one failure does not hold the rest.
+func (l *Ledger) ExpireOffers(ctx context.Context) (int, error) {
+	n := 0
+	seen := map[coin.ContractID]bool{}
+	for {
+		due, err := store.TransferOffersDue(ctx, l.db, OfferCreated, l.now(), 100)
+		if err != nil {
+			return n, err
+		}
+		progressed := false
+		for _, d := range due {
+			if seen[d.ContractID] {
+				continue
+			}
+			seen[d.ContractID] = true
+			err := l.changeOffer(ctx, d.Sender, d.ContractID, "sender", "expire-transfer-offer", func(t *txn, o *store.TransferOffer) error {
+				if t.now.Before(o.ExpiresAt) {
+					return fmt.Errorf("%w: transfer offer %s has not expired", ErrConflict, o.ContractID)
+				}
+				o.Status, o.FailureKind = OfferFailed, OfferExpired
+				return t.finishOffer(ctx, o)
+			})
+			switch {
+			case err == nil:
+				n++
+				progressed = true
+			case errors.Is(err, ErrConflict):
+				// Accepted, rejected or withdrawn meanwhile.
+				progressed = true
+			default:
+				return n, fmt.Errorf("expire transfer offer %s: %w", d.ContractID, err)
+			}
+		}
+		if !progressed {
+			return n, nil
+		}
+	}
+}
+
+// OfferStatus returns the offer party sent (or received) with trackingID.
+func (l *Ledger) OfferStatus(ctx context.Context, party coin.PartyID, trackingID string) (Offer, error) {
+	o, err := store.TransferOfferByTracking(ctx, l.db, party, trackingID)
+	if err != nil {
+		return Offer{}, err
+	}
+	return offerView(o), nil
+}
+
+// Offer returns one offer visible to party (its sender or receiver).
+func (l *Ledger) Offer(ctx context.Context, party coin.PartyID, cid coin.ContractID) (Offer, error) {
+	o, err := store.TransferOfferByID(ctx, l.db, cid)
+	if err != nil {
+		return Offer{}, err
+	}
+	if party != o.Sender && party != o.Receiver {
+		return Offer{}, fmt.Errorf("transfer offer %s: %w", cid, ErrNotFound)
+	}
+	return offerView(o), nil
+}
+
+// Offers lists the open transfer offers party sends or receives, as
+// contracts.
+func (l *Ledger) Offers(ctx context.Context, party coin.PartyID) ([]Contract, error) {
+	return l.activeContracts(ctx, TemplateTransferOffer, party)
+}
+
+// AcceptedOffers lists the accepted offers of party awaiting completion.
+// Acceptance completes at once here, so the list is normally empty.
+func (l *Ledger) AcceptedOffers(ctx context.Context, party coin.PartyID) ([]Contract, error) {
+	return l.activeContracts(ctx, TemplateAcceptedTransferOffer, party)
+}
+
+func (l *Ledger) activeContracts(ctx context.Context, templateID string, party coin.PartyID) ([]Contract, error) {
+	cs, err := store.ActiveContractsByTemplate(ctx, l.db, templateID, party)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Contract, 0, len(cs))
+	for i := range cs {
+		out = append(out, l.contractView(&cs[i]))
+	}
+	return out, nil
+}

@@ -1,0 +1,431 @@
+package ledger
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/ccwallet/ccwallet/ledger/coin"
+	"github.com/ccwallet/ccwallet/store"
+	"github.com/uptrace/bun"
+)
+
+// TemplateTransferPreapproval is the real network's preapproval template.
+const TemplateTransferPreapproval = "#splice-amulet:Splice.AmuletRules:TransferPreapproval"
+
+// Preapproval lifetimes, the validator app's defaults (Splice v0.4.15,
+// apps/validator/.../config/ValidatorAppConfig.scala TransferPreapprovalConfig:
+// preapprovalLifetime = 90 days, renewalDuration = 30 days).
+const (
+	// PreapprovalLifetime is how long a new or renewed preapproval lasts.
+	PreapprovalLifetime = 90 * 24 * time.Hour
+	// PreapprovalRenewalWindow: preapprovals expiring within it are renewed.
+	PreapprovalRenewalWindow = 30 * 24 * time.Hour
+)
+
+type preapprovalPayload struct {
+	DSO           coin.PartyID `json:"dso"`
+	Receiver      coin.PartyID `json:"receiver"`
+	Provider      coin.PartyID `json:"provider"`
+	ValidFrom     string       `json:"validFrom"`
+	LastRenewedAt string       `json:"lastRenewedAt"`
+	ExpiresAt     string       `json:"expiresAt"`
+}
+
+// Preapproval is a receiver's transfer preapproval.
+type Preapproval struct {
+	ContractID    coin.ContractID
+	Receiver      coin.PartyID
+	Provider      coin.PartyID
+	ValidFrom     time.Time
+	LastRenewedAt time.Time
+	ExpiresAt     time.Time
+	Contract      Contract
+}
+
+func (l *Ledger) preapprovalView(ctx context.Context, db bun.IDB, p *store.TransferPreapproval) (Preapproval, error) {
+	c, err := store.ContractByID(ctx, db, p.ContractID)
+	if err != nil {
+		return Preapproval{}, err
+	}
+	return Preapproval{
+		ContractID: p.ContractID, Receiver: p.Receiver, Provider: p.Provider, ValidFrom: p.ValidFrom,
+		LastRenewedAt: p.LastRenewedAt, ExpiresAt: p.ExpiresAt, Contract: l.contractView(c),
+	}, nil
+}
+
+// PreapprovalFee is the fee, in coin at price, for a preapproval lasting
+// d: whole and partial days × TransferPreapprovalFeeUSDPerDay ÷ price.
+func (l *Ledger) PreapprovalFee(d time.Duration, price coin.Amount) coin.Amount {
+	usd := l.rules.TransferPreapprovalFeeUSDPerDay.MulInt(int64(d / time.Microsecond)).Div(coin.FromInt(int64(24 * time.Hour / time.Microsecond)))
+	return USDToCoin(usd, price)
+}
+
+// payFee spends payer's unlocked holdings to burn fee, returning the change
+// to payer. The caller must hold payer's lock.
+func (t *txn) payFee(ctx context.Context, payer coin.PartyID, fee coin.Amount) (*TransferResult, error) {
+	hs, err := store.HoldingsByOwner(ctx, t.tx, payer)
+	if err != nil {
+		return nil, err
+	}
+	byID := make(map[coin.ContractID]store.Holding, len(hs))
+	cands := make([]Candidate, 0, len(hs))
+	for _, h := range hs {
+		if h.LockHolder == "" {
+			byID[h.ContractID] = h
+			cands = append(cands, Candidate{ID: h.ContractID, Effective: EffectiveAmount(h.Amount, h.Rate, h.CreatedRound, t.round.Number)})
+		}
+	}
+	picked, sum, err := SelectInputs(cands, fee, t.l.rules.MaxNumInputs)
+	if err != nil {
+		return nil, err
+	}
+	return t.spend(ctx, payer, picked, byID, sum, fee, fee, nil)
+}
+
+// fundProvider makes sure provider can pay fee. On a development network
+// the faucet taps what is missing (the real validator taps for its own
+// automation on devnet); elsewhere a shortfall is a 400.
+func (l *Ledger) fundProvider(ctx context.Context, provider coin.PartyID, d time.Duration) error {
+	b, err := l.Balance(ctx, provider)
+	if err != nil {
+		return err
+	}
+	fee := l.PreapprovalFee(d, b.Price)
+	if b.EffectiveUnlocked.Cmp(fee) >= 0 {
+		return nil
+	}
+	missing := fee.Sub(b.EffectiveUnlocked)
+	if !l.cfg.DevNet {
+		return invalid("", "the validator operator cannot pay the preapproval fee (missing %s CC)", missing)
+	}
+	return l.db.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
+		t, err := l.beginTxn(ctx, tx, "tap")
+		if err != nil {
+			return err
+		}
+		cid := t.mint(provider, missing)
+		t.record(provider, "balance_change", "Tap", "", missing, coin.Zero, "preapproval fee", HistoryDetails{Receivers: []PartyAmount{{Party: provider, Amount: missing}}, ContractID: cid})
+		return t.commit(ctx)
+	})
+}
+
+// chargePreapproval burns the preapproval fee for d from provider inside t
+// and records it in the provider's history.
+func (t *txn) chargePreapproval(ctx context.Context, provider, receiver coin.PartyID, d time.Duration, subtype string) error {
+	fee := t.l.PreapprovalFee(d, t.round.Price)
+	r, err := t.payFee(ctx, provider, fee)
+	if errors.Is(err, ErrInsufficientFunds) {
+		b, berr := t.l.unlockedAt(ctx, t, provider)
+		if berr != nil {
+			return berr
+		}
+		return invalid("", "the validator operator cannot pay the preapproval fee (missing %s CC)", fee.Sub(b))
+	}
+	if err != nil {
+		return err
+	}
+	t.record(provider, "balance_change", subtype, receiver, fee.Neg(), fee.Add(r.HoldingFees), "",
+		HistoryDetails{Receivers: []PartyAmount{{Party: provider, Amount: fee.Neg()}}, HoldingFees: r.HoldingFees, Fees: fee})
+	// As splitAndBurn does on the real network, the burn earns the payer a
+	// validator reward coupon.
+	_, err = t.addRewardCoupon(ctx, RewardValidator, provider, fee, false)
+	return err
+}
+
+func (l *Ledger) unlockedAt(ctx context.Context, t *txn, party coin.PartyID) (coin.Amount, error) {
+	hs, err := store.HoldingsByOwner(ctx, t.tx, party)
+	if err != nil {
+		return coin.Zero, err
+	}
+	sum := coin.Zero
+	for _, h := range hs {
+		if h.LockHolder == "" {
+			sum = sum.Add(EffectiveAmount(h.Amount, h.Rate, h.CreatedRound, t.round.Number))
+		}
+	}
+	return sum, nil
+}
+
+// createPreapprovalContract creates the contract and its row inside t.
+func (t *txn) createPreapprovalContract(ctx context.Context, receiver, provider coin.PartyID, validFrom, expires time.Time) (coin.ContractID, error) {
+	cid := t.create(TemplateTransferPreapproval, preapprovalPayload{
+		DSO: t.l.dso, Receiver: receiver, Provider: provider, ValidFrom: FormatTime(validFrom),
+		LastRenewedAt: FormatTime(t.now), ExpiresAt: FormatTime(expires),
+	}, receiver, provider, t.l.dso)
+	err := store.InsertTransferPreapproval(ctx, t.tx, &store.TransferPreapproval{
+		ContractID: cid, Receiver: receiver, Provider: provider, ValidFrom: validFrom, LastRenewedAt: t.now, ExpiresAt: expires,
+	})
+	return cid, err
+}
+
+// CreatePreapproval gives receiver a transfer preapproval provided by the
+// validator operator, who pays its fee (PreapprovalLifetime's worth). When
+// receiver has a valid one already it returns that one with exists set.
+func (l *Ledger) CreatePreapproval(ctx context.Context, receiver coin.PartyID) (cid coin.ContractID, exists bool, err error) {
+	if p, err := l.PreapprovalOf(ctx, receiver); err == nil {
+		return p.ContractID, true, nil
+	} else if !errors.Is(err, ErrNotFound) {
+		return "", false, err
+	}
+	provider := l.operator
+	if err := l.fundProvider(ctx, provider, PreapprovalLifetime); err != nil {
+		return "", false, fmt.Errorf("create transfer preapproval for %s: %w", receiver, err)
+	}
+	err = l.db.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
+		exists = false
+		if err := l.lockParties(ctx, tx, receiver, provider); err != nil {
+			return err
+		}
+		t, err := l.beginTxn(ctx, tx, "create-transfer-preapproval")
+		if err != nil {
+			return err
+		}
+		live, err := store.LiveTransferPreapproval(ctx, tx, receiver)
+		switch {
+		case err == nil && t.now.Before(live.ExpiresAt):
+			cid, exists = live.ContractID, true
+			return nil
+		case err == nil:
+			// An expired one is archived (the DSO's expiry trigger).
+			t.archive(live.ContractID)
+			if err := store.ArchiveTransferPreapproval(ctx, tx, live.ContractID, t.now); err != nil {
+				return err
+			}
+		case !errors.Is(err, store.ErrNotFound):
+			return err
+		}
+		if err := t.chargePreapproval(ctx, provider, receiver, PreapprovalLifetime, "TransferPreapprovalCreation"); err != nil {
+			return err
+		}
+		if cid, err = t.createPreapprovalContract(ctx, receiver, provider, t.now, t.now.Add(PreapprovalLifetime)); err != nil {
+			return err
+		}
+		return t.commit(ctx)
+	})
+	if err != nil {
+		return "", false, fmt.Errorf("create transfer preapproval for %s: %w", receiver, err)
+	}
+	return cid, exists, nil
+}
+
+// RenewPreapproval extends a live, unexpired preapproval by
+// PreapprovalLifetime from its current expiry; its provider pays the fee.
+// An expired one is never renewed (ErrExpired).
+func (l *Ledger) RenewPreapproval(ctx context.Context, cid coin.ContractID) (coin.ContractID, error) {
+	p, err := store.TransferPreapprovalByID(ctx, l.db, cid)
+	if err != nil {
+		return "", err
+	}
+	if err := l.fundProvider(ctx, p.Provider, PreapprovalLifetime); err != nil {
+		return "", fmt.Errorf("renew transfer preapproval %s: %w", cid, err)
+	}
+	var renewed coin.ContractID
+	err = l.db.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
+		if err := l.lockParties(ctx, tx, p.Receiver, p.Provider); err != nil {
+			return err
+		}
+		p, err := store.TransferPreapprovalByID(ctx, tx, cid)
+		if err != nil {
+			return err
+		}
+		if !p.ArchivedAt.IsZero() {
+			return fmt.Errorf("%w: transfer preapproval %s is archived", ErrConflict, cid)
+		}
+		t, err := l.beginTxn(ctx, tx, "renew-transfer-preapproval")
+		if err != nil {
+			return err
+		}
+		if !t.now.Before(p.ExpiresAt) {
+			return fmt.Errorf("%w: transfer preapproval %s expired at %s", ErrExpired, cid, FormatTime(p.ExpiresAt))
+		}
+		if err := t.chargePreapproval(ctx, p.Provider, p.Receiver, PreapprovalLifetime, "TransferPreapprovalRenewal"); err != nil {
+			return err
+		}
+		t.archive(cid)
+		if err := store.ArchiveTransferPreapproval(ctx, tx, cid, t.now); err != nil {
+			return err
+		}
+		if renewed, err = t.createPreapprovalContract(ctx, p.Receiver, p.Provider, p.ValidFrom, p.ExpiresAt.Add(PreapprovalLifetime)); err != nil {
+			return err
+		}
+		return t.commit(ctx)
+	})
+	if err != nil {
+		return "", fmt.Errorf("renew transfer preapproval %s: %w", cid, err)
+	}
+	return renewed, nil
+}
+
+// RenewDuePreapprovals renews every preapproval this validator provides
+// that expires within PreapprovalRenewalWindow and has not expired (the
+// real validator's RenewTransferPreapprovalTrigger). It returns how many it
+// renewed.
+func (l *Ledger) RenewDuePreapprovals(ctx context.Context) (int, error) {
+	now := l.now()
+	due, err := store.LiveTransferPreapprovals(ctx, l.db, l.operator, now, now.Add(PreapprovalRenewalWindow))
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, p := range due {
+		_, err := l.RenewPreapproval(ctx, p.ContractID)
+		switch {
+		case err == nil:
+			n++
+		case errors.Is(err, ErrConflict), errors.Is(err, ErrExpired):
+			// Cancelled or renewed meanwhile, or expired since the query.
+		default:
+			return n, err
+		}
+	}
+	return n, nil
+}
+
+// CancelPreapproval archives receiver's live preapproval (the validator
+// admin's cancelTransferPreapprovalByParty).
+func (l *Ledger) CancelPreapproval(ctx context.Context, receiver coin.PartyID) error {
+	err := l.db.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
+		p, err := store.LiveTransferPreapproval(ctx, tx, receiver)
+		if err != nil {
+			return err
+		}
+		t, err := l.beginTxn(ctx, tx, "cancel-transfer-preapproval")
+		if err != nil {
+			return err
+		}
+		t.archive(p.ContractID)
+		if err := store.ArchiveTransferPreapproval(ctx, tx, p.ContractID, t.now); err != nil {
+			return err
+		}
+		return t.commit(ctx)
+	})
+	if err != nil {
+		return fmt.Errorf("cancel transfer preapproval of %s: %w", receiver, err)
+	}
+	return nil
+}
+
+// PreapprovalOf returns receiver's valid (live, unexpired) preapproval, or
+// ErrNotFound: one-step sends to receiver are possible only with one.
+func (l *Ledger) PreapprovalOf(ctx context.Context, receiver coin.PartyID) (Preapproval, error) {
+	p, err := l.LivePreapproval(ctx, receiver)
+	if err != nil {
+		return Preapproval{}, err
+	}
+	if !l.now().Before(p.ExpiresAt) {
+		return Preapproval{}, fmt.Errorf("transfer preapproval of %s expired at %s: %w", receiver, FormatTime(p.ExpiresAt), ErrNotFound)
+	}
+	return p, nil
+}
+
+// LivePreapproval returns receiver's unarchived preapproval, expired or not.
+func (l *Ledger) LivePreapproval(ctx context.Context, receiver coin.PartyID) (Preapproval, error) {
+	p, err := store.LiveTransferPreapproval(ctx, l.db, receiver)
+	if err != nil {
+		return Preapproval{}, err
+	}
+	return l.preapprovalView(ctx, l.db, p)
+}
+
+// Preapprovals lists the live preapprovals this validator's operator
+// provides.
+func (l *Ledger) Preapprovals(ctx context.Context) ([]Preapproval, error) {
+	ps, err := store.LiveTransferPreapprovals(ctx, l.db, l.operator, time.Time{}, time.Time{})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Preapproval, 0, len(ps))
+	for i := range ps {
+		v, err := l.preapprovalView(ctx, l.db, &ps[i])
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
+
+// PreapprovalSend is a one-step transfer to a receiver with a preapproval.
+type PreapprovalSend struct {
+	Sender          coin.PartyID
+	Receiver        coin.PartyID
+	Amount          coin.Amount
+	DeduplicationID string
+	Description     string
+}
+
+// SendPreapproved transfers in one step to a receiver with a valid
+// preapproval (TransferPreapproval_Send). The deduplication id allows one
+// success per id per sender within DeduplicationWindow; a replay fails with
+// ErrDuplicate. When the preapproval's provider is a featured app provider,
+// the transfer earns it an app reward coupon, as on the real network.
+func (l *Ledger) SendPreapproved(ctx context.Context, s PreapprovalSend) (*TransferResult, error) {
+	s.DeduplicationID = strings.TrimSpace(s.DeduplicationID)
+	if s.DeduplicationID == "" {
+		return nil, invalid("deduplication_id", "must not be empty")
+	}
+	if !s.Amount.IsPositive() {
+		return nil, invalid("amount", "must be positive")
+	}
+	if utf8.RuneCountInString(s.Description) >= MaxDescriptionLen {
+		return nil, invalid("description", "must be shorter than %d characters", MaxDescriptionLen)
+	}
+	key := "preapproval-send:" + string(s.Sender) + ":" + s.DeduplicationID
+	var res *TransferResult
+	err := l.db.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
+		prev, err := l.claimCommand(ctx, tx, key)
+		if err != nil {
+			return err
+		}
+		if prev != nil {
+			if l.now().Sub(prev.CreatedAt) < DeduplicationWindow*time.Second {
+				return fmt.Errorf("%w: deduplication id %q was used at %s", ErrDuplicate, s.DeduplicationID, FormatTime(prev.CreatedAt))
+			}
+			if err := store.DeleteCommand(ctx, tx, key); err != nil {
+				return err
+			}
+		}
+		p, err := store.LiveTransferPreapproval(ctx, tx, s.Receiver)
+		if errors.Is(err, store.ErrNotFound) || (err == nil && !l.now().Before(p.ExpiresAt)) {
+			return invalid("receiver_party_id", "%s has no valid transfer preapproval", s.Receiver)
+		}
+		if err != nil {
+			return err
+		}
+		if err := l.lockParties(ctx, tx, s.Sender); err != nil {
+			return err
+		}
+		t, err := l.beginTxn(ctx, tx, "transfer-preapproval-send")
+		if err != nil {
+			return err
+		}
+		r, err := t.transfer(ctx, s.Sender, []Output{{Receiver: s.Receiver, Amount: s.Amount}})
+		if err != nil {
+			return err
+		}
+		t.recordTransfer(s.Sender, s.Receiver, s.Amount, r, "TransferPreapprovalSend", s.Description)
+		featured, err := store.ActiveContractsByTemplate(ctx, tx, TemplateFeaturedAppRight, p.Provider)
+		if err != nil {
+			return err
+		}
+		if len(featured) > 0 {
+			reward := USDToCoin(l.rules.ExtraFeaturedAppRewardUSD, t.round.Price)
+			if _, err := t.addRewardCoupon(ctx, RewardApp, p.Provider, reward, true); err != nil {
+				return err
+			}
+		}
+		if err := t.commit(ctx); err != nil {
+			return err
+		}
+		res = r
+		return l.saveCommand(ctx, t, key, s.Sender, "transfer-preapproval-send", t.update)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("send %s to %s by preapproval: %w", s.Amount, s.Receiver, err)
+	}
+	return res, nil
+}

@@ -1,0 +1,164 @@
+package ledger_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/coin"
+	"github.com/ccwallet/ccwallet/ledger/ledgertest"
+)
+
+// fee90 is 90 days × 0.00274 USD/day ÷ 0.005 USD/CC.
+var fee90 = coin.MustParse("49.32")
+
+func TestPreapprovalCreateAndSend(t *testing.T) {
+	forEachEngineClock(t, func(t *testing.T, l *ledger.Ledger, clock *ledgertest.Clock) {
+		ctx := context.Background()
+		sender, receiver, other := ledgertest.Party(t, l), ledgertest.Party(t, l), ledgertest.Party(t, l)
+		ledgertest.Mint(t, l, sender, "100")
+		before := ledgertest.Conserved(t, l)
+
+		// The operator has nothing: on devnet the fee is tapped, then burned.
+		cid, exists, err := l.CreatePreapproval(ctx, receiver)
+		if err != nil || exists {
+			t.Fatalf("create = %s, %v, %v", cid, exists, err)
+		}
+		after := ledgertest.Conserved(t, l)
+		if burned := after.Burned.Sub(before.Burned); !burned.Equal(fee90) {
+			t.Errorf("burned %s, want the fee %s", burned, fee90)
+		}
+		if got := balance(t, l, l.Operator()); got != "0.0000000000" {
+			t.Errorf("operator balance = %s, want 0 (tapped exactly the fee)", got)
+		}
+		if vc, err := l.RewardCoupons(ctx, l.Operator(), ledger.RewardValidator); err != nil || len(vc) != 1 {
+			t.Errorf("validator reward coupons for the fee = %d, %v; want 1", len(vc), err)
+		}
+		again, exists, err := l.CreatePreapproval(ctx, receiver)
+		if err != nil || !exists || again != cid {
+			t.Errorf("second create = %s, %v, %v; want the existing %s", again, exists, err, cid)
+		}
+		p, err := l.PreapprovalOf(ctx, receiver)
+		if err != nil || p.Provider != l.Operator() || !p.ExpiresAt.Equal(clock.Now().Add(ledger.PreapprovalLifetime)) {
+			t.Fatalf("preapproval = %+v, %v", p, err)
+		}
+		if !strings.Contains(string(p.Contract.Payload), `"provider":"`+string(l.Operator())) {
+			t.Errorf("payload = %s", p.Contract.Payload)
+		}
+
+		send := ledger.PreapprovalSend{Sender: sender, Receiver: receiver, Amount: coin.MustParse("10"), DeduplicationID: "d-1", Description: "tip"}
+		if _, err := l.SendPreapproved(ctx, send); err != nil {
+			t.Fatal(err)
+		}
+		if got := balance(t, l, receiver); got != "10.0000000000" {
+			t.Errorf("receiver balance = %s", got)
+		}
+		coupons, err := l.RewardCoupons(ctx, l.Operator(), ledger.RewardApp)
+		if err != nil || len(coupons) != 1 || !strings.Contains(string(coupons[0].Payload), `"featured":true`) {
+			t.Errorf("app reward coupons of the featured provider = %+v, %v; want one", coupons, err)
+		}
+		if _, err := l.SendPreapproved(ctx, send); !errors.Is(err, ledger.ErrDuplicate) {
+			t.Errorf("replayed deduplication id = %v, want ErrDuplicate", err)
+		}
+		if got := balance(t, l, receiver); got != "10.0000000000" {
+			t.Errorf("receiver balance after replay = %s", got)
+		}
+		clock.Advance(25 * time.Hour)
+		if _, err := l.SendPreapproved(ctx, send); err != nil {
+			t.Errorf("deduplication id after 24 h = %v, want allowed", err)
+		}
+		send.Receiver, send.DeduplicationID = other, "d-2"
+		if _, err := l.SendPreapproved(ctx, send); !ledger.IsValidation(err) {
+			t.Errorf("send to a receiver without preapproval = %v, want a validation error", err)
+		}
+		items, err := l.History(ctx, sender, ledger.HistoryQuery{PageSize: 1})
+		if err != nil || len(items) != 1 || items[0].Subtype != "TransferPreapprovalSend" {
+			t.Errorf("sender history = %+v, %v", items, err)
+		}
+	})
+}
+
+func TestPreapprovalRenewalAndExpiry(t *testing.T) {
+	forEachEngineClock(t, func(t *testing.T, l *ledger.Ledger, clock *ledgertest.Clock) {
+		ctx := context.Background()
+		receiver := ledgertest.Party(t, l)
+		cid, _, err := l.CreatePreapproval(ctx, receiver)
+		if err != nil {
+			t.Fatal(err)
+		}
+		first, _ := l.PreapprovalOf(ctx, receiver)
+		if n, err := l.RenewDuePreapprovals(ctx); err != nil || n != 0 {
+			t.Errorf("renew a fresh one = %d, %v; want 0", n, err)
+		}
+		clock.Advance(61 * 24 * time.Hour) // 29 days left: inside the window
+		if n, err := l.RenewDuePreapprovals(ctx); err != nil || n != 1 {
+			t.Fatalf("renew due = %d, %v; want 1", n, err)
+		}
+		renewed, err := l.PreapprovalOf(ctx, receiver)
+		if err != nil || renewed.ContractID == cid || !renewed.ExpiresAt.Equal(first.ExpiresAt.Add(ledger.PreapprovalLifetime)) ||
+			!renewed.ValidFrom.Equal(first.ValidFrom) || !renewed.LastRenewedAt.Equal(clock.Now()) {
+			t.Fatalf("renewed = %+v, %v", renewed, err)
+		}
+		if _, err := l.RenewPreapproval(ctx, cid); !errors.Is(err, ledger.ErrConflict) {
+			t.Errorf("renew the archived one = %v, want ErrConflict", err)
+		}
+		clock.Advance(200 * 24 * time.Hour)
+		if n, err := l.RenewDuePreapprovals(ctx); err != nil || n != 0 {
+			t.Errorf("renew due after expiry = %d, %v; want 0 (never an expired one)", n, err)
+		}
+		if _, err := l.RenewPreapproval(ctx, renewed.ContractID); !errors.Is(err, ledger.ErrExpired) {
+			t.Errorf("renew an expired one = %v, want ErrExpired", err)
+		}
+		if _, err := l.PreapprovalOf(ctx, receiver); !errors.Is(err, ledger.ErrNotFound) {
+			t.Errorf("PreapprovalOf an expired one = %v, want ErrNotFound", err)
+		}
+		// A new one replaces the expired one.
+		fresh, exists, err := l.CreatePreapproval(ctx, receiver)
+		if err != nil || exists || fresh == renewed.ContractID {
+			t.Errorf("create after expiry = %s, %v, %v", fresh, exists, err)
+		}
+		if err := l.CancelPreapproval(ctx, receiver); err != nil {
+			t.Fatal(err)
+		}
+		if err := l.CancelPreapproval(ctx, receiver); !errors.Is(err, ledger.ErrNotFound) {
+			t.Errorf("cancel twice = %v, want ErrNotFound", err)
+		}
+		if ps, err := l.Preapprovals(ctx); err != nil || len(ps) != 0 {
+			t.Errorf("preapprovals after cancel = %d, %v", len(ps), err)
+		}
+	})
+}
+
+func TestPreapprovalFeeOutsideDevNet(t *testing.T) {
+	for _, e := range ledgertest.Engines {
+		t.Run(ledgertest.Name(e), func(t *testing.T) {
+			t.Parallel()
+			ctx := context.Background()
+			l, err := ledger.Open(ctx, ledgertest.DB(t, e), ledger.Config{AdminUsers: []string{"admin"}}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			receiver, err := l.Onboard(ctx, "bob", "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, _, err = l.CreatePreapproval(ctx, receiver)
+			if !ledger.IsValidation(err) || !strings.Contains(err.Error(), "the validator operator cannot pay the preapproval fee (missing 49.3200000000 CC)") {
+				t.Fatalf("create without operator funds = %v", err)
+			}
+			if _, err := l.Mint(ctx, l.Operator(), coin.MustParse("60"), "test"); err != nil {
+				t.Fatal(err)
+			}
+			if _, _, err := l.CreatePreapproval(ctx, receiver); err != nil {
+				t.Fatal(err)
+			}
+			if got := balance(t, l, l.Operator()); got != "10.6800000000" {
+				t.Errorf("operator balance = %s, want 60 - 49.32", got)
+			}
+			ledgertest.Conserved(t, l)
+		})
+	}
+}
