@@ -1,0 +1,102 @@
+package ledger
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/ccwallet/ccwallet/ledger/coin"
+	"github.com/ccwallet/ccwallet/store"
+	"github.com/uptrace/bun"
+)
+
+// collectPage bounds the coupons one collection transaction mints.
+const collectPage = 2000
+
+// CouponIssuance is what one reward coupon mints at the issuance rates:
+// validator and app rewards mint their weight up to the per-coupon cap
+// (featured and unfeatured app rewards alike use the featured cap; an
+// unfeatured one mints nothing extra), a liveness record mints the
+// per-record issuance.
+func (r Rules) CouponIssuance(kind string, weight coin.Amount) coin.Amount {
+	switch kind {
+	case RewardValidator:
+		return coin.Min(weight, r.ValidatorRewardPerCouponCap)
+	case RewardApp:
+		return coin.Min(weight, r.FeaturedAppRewardCap)
+	case RewardLiveness:
+		if weight.IsPositive() {
+			return coin.Min(weight, r.LivenessActivityReward)
+		}
+		return r.LivenessActivityReward
+	}
+	return coin.Zero
+}
+
+// CollectRewards mints every uncollected reward coupon of a closed round
+// (one older than the oldest open round, so its issuance is final) into a
+// holding of its beneficiary, for all parties. Each beneficiary gets one
+// holding per page and a history row; each coupon is archived and marked
+// collected in the same transaction, guarded, so a second run (another
+// replica) mints nothing twice. It returns the number of coupons collected.
+func (l *Ledger) CollectRewards(ctx context.Context) (int, error) {
+	total := 0
+	for {
+		n := 0
+		err := l.db.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
+			n = 0
+			open, err := store.OpenRounds(ctx, tx)
+			if err != nil {
+				return err
+			}
+			if len(open) == 0 {
+				return nil
+			}
+			cs, err := store.DueRewardCoupons(ctx, tx, open[0].Number, collectPage)
+			if err != nil || len(cs) == 0 {
+				return err
+			}
+			t := l.newTxn(tx, "collect-rewards", &open[len(open)-1])
+			type sum struct {
+				amount  coin.Amount
+				coupons int
+			}
+			sums := map[coin.PartyID]*sum{}
+			var order []coin.PartyID
+			ids := make([]coin.ContractID, 0, len(cs))
+			for _, c := range cs {
+				ids = append(ids, c.ContractID)
+				s := sums[c.Beneficiary]
+				if s == nil {
+					s = &sum{}
+					sums[c.Beneficiary] = s
+					order = append(order, c.Beneficiary)
+				}
+				s.amount = s.amount.Add(l.rules.CouponIssuance(c.Kind, c.Amount))
+				s.coupons++
+			}
+			if err := store.MarkCouponsCollected(ctx, tx, ids, t.now); err != nil {
+				return err
+			}
+			t.archive(ids...)
+			for _, p := range order {
+				s := sums[p]
+				if !s.amount.IsPositive() {
+					continue
+				}
+				cid := t.mint(p, s.amount)
+				t.record(p, "balance_change", "CollectRewards", l.dso, s.amount, coin.Zero,
+					fmt.Sprintf("minted %d reward coupons", s.coupons),
+					HistoryDetails{Receivers: []PartyAmount{{Party: p, Amount: s.amount}}, ContractID: cid})
+			}
+			n = len(cs)
+			return t.commit(ctx)
+		})
+		if err != nil {
+			return total, fmt.Errorf("collect rewards: %w", err)
+		}
+		total += n
+		if n < collectPage {
+			return total, nil
+		}
+	}
+}
