@@ -18,6 +18,9 @@ import (
 type Config struct {
 	// Auth verifies bearer tokens of the JSON APIs.
 	Auth *web.Verifier
+	// Jobs reports the background jobs' status (GET /v0/admin/jobs); nil
+	// when this process runs none.
+	Jobs func() []JobStatus
 }
 
 // Handler serves every HTTP route of the app port.
@@ -25,6 +28,7 @@ type Handler struct {
 	l    *ledger.Ledger
 	log  *slog.Logger
 	auth *web.Verifier
+	jobs func() []JobStatus
 }
 
 // New builds the handlers.
@@ -32,7 +36,7 @@ func New(l *ledger.Ledger, cfg Config, log *slog.Logger) *Handler {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Handler{l: l, log: log, auth: cfg.Auth}
+	return &Handler{l: l, log: log, auth: cfg.Auth, jobs: cfg.Jobs}
 }
 
 // apiFunc is a JSON handler; a returned error becomes {"error": ...}.
@@ -91,6 +95,15 @@ func (h *Handler) Routes(health http.Handler) http.Handler {
 	mux.Handle("GET /v0/wallet/amulets", h.user(h.listHoldings))
 	mux.Handle("GET /v0/wallet/coins", h.user(h.listHoldings))
 	mux.Handle("POST /v0/wallet/tap", h.user(h.tap))
+
+	// Automations (jobs, round clock, merge delegation).
+	mux.Handle("GET /v0/admin/jobs", h.admin(h.listJobs))
+	mux.Handle("POST /v0/admin/devnet/advance-rounds", h.admin(h.advanceRounds))
+	mux.Handle("GET /v0/admin/merge-progress", h.admin(h.pendingMerges))
+	mux.Handle("POST /v0/admin/merge-delegation-proposals/{contract_id}/accept", h.admin(h.acceptMergeDelegation))
+	mux.Handle("GET /v0/wallet/merge-delegations", h.user(h.listMergeDelegations))
+	mux.Handle("POST /v0/wallet/merge-delegation-proposals", h.user(h.proposeMergeDelegation))
+	mux.Handle("POST /v0/wallet/merge-delegations/{contract_id}/withdraw", h.user(h.withdrawMergeDelegation))
 
 	if health != nil {
 		mux.Handle("GET /readyz", health)

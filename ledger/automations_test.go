@@ -13,19 +13,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-func forEachEngineWith(t *testing.T, opts ledgertest.Options, fn func(t *testing.T, l *ledger.Ledger)) {
-	for _, e := range ledgertest.Engines {
-		t.Run(ledgertest.Name(e), func(t *testing.T) {
-			t.Parallel()
-			o := opts
-			if o.Clock == nil {
-				o.Clock = ledgertest.NewClock()
-			}
-			fn(t, ledgertest.New(t, e, o))
-		})
-	}
-}
-
 func openRoundNumbers(t *testing.T, l *ledger.Ledger) []coin.Round {
 	t.Helper()
 	rs, err := l.OpenRounds(context.Background())
@@ -119,9 +106,7 @@ func TestAdvanceRoundsOutsideDevNet(t *testing.T) {
 }
 
 func TestTickRoundsOpensOnTheInterval(t *testing.T) {
-	clock := ledgertest.NewClock()
-	forEachEngineWith(t, ledgertest.Options{}, func(t *testing.T, l *ledger.Ledger) {
-		_ = clock
+	forEachEngine(t, func(t *testing.T, l *ledger.Ledger) {
 		ctx := context.Background()
 		if _, err := l.TickRounds(ctx, 0); !ledger.IsValidation(err) {
 			t.Errorf("interval 0 = %v, want a validation error", err)
@@ -471,6 +456,30 @@ func TestPruneKeepsConservationAndHistory(t *testing.T) {
 			// The ledger keeps working after pruning.
 			if _, err := l.Transfer(ctx, ledger.TransferRequest{Sender: b, Receiver: a, Amount: coin.MustParse("1")}); err != nil {
 				t.Fatal(err)
+			}
+		})
+	}
+}
+
+// TestTickRoundsAfterDeveloperJump: after advance-rounds the latest round
+// opens in the future; the clock keeps ticking by wall time all the same.
+func TestTickRoundsAfterDeveloperJump(t *testing.T) {
+	for _, e := range ledgertest.Engines {
+		t.Run(ledgertest.Name(e), func(t *testing.T) {
+			t.Parallel()
+			clock := ledgertest.NewClock()
+			l := ledgertest.New(t, e, ledgertest.Options{Clock: clock})
+			ctx := context.Background()
+			if _, err := l.AdvanceRounds(ctx, 5); err != nil {
+				t.Fatal(err)
+			}
+			clock.Advance(time.Minute)
+			if rep, err := l.TickRounds(ctx, time.Minute); err != nil || rep.To != 6 {
+				t.Fatalf("tick after a jump = %+v, %v; want round 6", rep, err)
+			}
+			rs, _ := l.OpenRounds(ctx)
+			if !rs[2].OpensAt.After(rs[1].OpensAt) {
+				t.Errorf("round 6 opens %s, not after round 5 at %s", rs[2].OpensAt, rs[1].OpensAt)
 			}
 		})
 	}

@@ -54,11 +54,22 @@ func (l *Ledger) TickRounds(ctx context.Context, interval time.Duration) (RoundR
 			return err
 		}
 		rep.From, rep.To = latest.Number, latest.Number
-		if l.now().Before(latest.OpensAt.Add(interval)) {
+		// Due by the time the latest round was really created: after a
+		// developer's jump its opensAt lies ahead of the wall clock.
+		c, err := store.ContractByID(ctx, tx, latest.ContractID)
+		if err != nil {
+			return err
+		}
+		now := l.now()
+		if now.Before(c.CreatedAt.Add(interval)) {
 			return nil
 		}
 		opened = true
-		return l.advance(ctx, tx, latest, l.now(), &rep)
+		opens := latest.OpensAt.Add(interval)
+		if now.After(opens) {
+			opens = now
+		}
+		return l.advance(ctx, tx, latest, opens, &rep)
 	})
 	if err != nil || !opened {
 		return rep, err

@@ -33,6 +33,10 @@ type Config struct {
 	PublicURL string `yaml:"publicUrl"`
 	LogFormat string `yaml:"logFormat"`
 	LogLevel  string `yaml:"logLevel"`
+	// Automation and ParticipantPruningSchedule configure the background
+	// jobs; see automations.go.
+	Automation                 AutomationConfig `yaml:"automation"`
+	ParticipantPruningSchedule PruningConfig    `yaml:"participantPruningSchedule"`
 }
 
 // AuthConfig holds auth.audience, auth.jwksUrl and auth.issuer.
@@ -114,7 +118,11 @@ func loadConfig(path string, getenv func(string) string) (Config, error) {
 		}
 		cfg.DisableAuth = b
 	}
-	return cfg, cfg.validate()
+	if err := cfg.validate(); err != nil {
+		return cfg, err
+	}
+	_, err := cfg.automation() // refuse bad automation settings at start
+	return cfg, err
 }
 
 func (c Config) validate() error {

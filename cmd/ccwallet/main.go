@@ -45,6 +45,8 @@ Usage:
   ccwallet [serve] [flags]     start the wallet (the default)
   ccwallet migrate [flags]     apply database migrations and exit
   ccwallet token --user NAME   print a development JWT for NAME (devnet only)
+  ccwallet advance-rounds --rounds N
+                               open N mining rounds now and run their work (devnet only)
   ccwallet version             print the version
 
 Run "ccwallet COMMAND --help" for the flags of a command.
@@ -62,6 +64,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return migrate(ctx, args, getenv, stdout, stderr)
 	case "token":
 		return token(args, getenv, stdout, stderr)
+	case "advance-rounds":
+		return advanceRoundsCmd(ctx, args, getenv, stdout, stderr)
 	case "version":
 		fmt.Fprintln(stdout, "ccwallet", version)
 		return nil
@@ -206,7 +210,13 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		return err
 	}
 	health := web.HealthHandler(map[string]web.HealthChecker{"database": l.Ping})
-	h := handlers.New(l, handlers.Config{Auth: verifier}, log)
+	// Automations (automations.go): started here, stopped when serve returns.
+	sched, err := startAutomations(l, cfg, log)
+	if err != nil {
+		return err
+	}
+	defer stopAutomations(sched, log)
+	h := handlers.New(l, handlers.Config{Auth: verifier, Jobs: jobStatuses(sched)}, log)
 
 	appLn, err := net.Listen("tcp", cfg.Listen)
 	if err != nil {
