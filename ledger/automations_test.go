@@ -3,6 +3,7 @@ package ledger_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"testing"
 	"time"
@@ -483,4 +484,48 @@ func TestTickRoundsAfterDeveloperJump(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestCollectRewardsForManyParties mints 1,000 parties' coupons (more than
+// one collection page of beneficiaries) exactly once each.
+func TestCollectRewardsForManyParties(t *testing.T) {
+	forEachEngine(t, func(t *testing.T, l *ledger.Ledger) {
+		ctx := context.Background()
+		ps := make([]coin.PartyID, 1000)
+		for i := range ps {
+			p, err := coin.NewPartyID(fmt.Sprintf("bench-%d", i), l.Operator().Namespace())
+			if err != nil {
+				t.Fatal(err)
+			}
+			ps[i] = p
+		}
+		// Two coupons each: 2,000 coupons, exactly one collection page.
+		for range 2 {
+			if err := l.SeedRewardCoupons(ctx, ledger.RewardValidator, ps, coin.MustParse("0.15")); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := l.SeedRewardCoupons(ctx, "bogus", ps, coin.MustParse("1")); !ledger.IsValidation(err) {
+			t.Errorf("unknown kind = %v, want a validation error", err)
+		}
+		if _, err := l.AdvanceRounds(ctx, 2); err != nil {
+			t.Fatal(err)
+		}
+		if n, err := l.CollectRewards(ctx); err != nil || n != 0 {
+			t.Fatalf("round 0 still open: %d, %v", n, err)
+		}
+		rep, err := l.AdvanceRounds(ctx, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rep.Collected != 2000 {
+			t.Errorf("collected %d, want 2000", rep.Collected)
+		}
+		for _, p := range []coin.PartyID{ps[0], ps[999]} {
+			b, _ := l.Balance(ctx, p)
+			if !b.EffectiveUnlocked.Equal(coin.MustParse("0.3")) || b.Count != 1 {
+				t.Errorf("%s: %s in %d holdings, want 0.3 in 1", p, b.EffectiveUnlocked, b.Count)
+			}
+		}
+	})
 }

@@ -262,26 +262,60 @@ func (l *Ledger) MergeHoldings(ctx context.Context) (MergeReport, error) {
 	}
 	for _, o := range owners {
 		rep.Parties++
-		for {
-			inputs, err := l.mergeOnce(ctx, o.Owner)
-			if err != nil {
-				return rep, fmt.Errorf("merge holdings of %s: %w", o.Owner, err)
-			}
-			if inputs == 0 {
-				break
-			}
-			rep.Merges++
-			rep.Inputs += inputs
+		if err := l.mergeParty(ctx, o.Owner, &rep); err != nil {
+			return rep, fmt.Errorf("merge holdings of %s: %w", o.Owner, err)
 		}
 	}
 	return rep, nil
 }
 
-// mergeOnce merges one batch of owner's holdings; 0 means nothing to do.
-func (l *Ledger) mergeOnce(ctx context.Context, owner coin.PartyID) (int, error) {
+// mergeParty merges one owner's holdings down to MergeTarget. It reads the
+// owner's unlocked holdings once and merges them in batches, each its own
+// transaction; a batch that lost holdings to a concurrent spend is
+// re-read, so the plan is only ever an optimisation.
+func (l *Ledger) mergeParty(ctx context.Context, owner coin.PartyID, rep *MergeReport) error {
+	for reload := 0; reload < 3; reload++ {
+		hs, err := store.UnlockedHoldingsOf(ctx, l.db, owner, 0)
+		if err != nil {
+			return err
+		}
+		for len(hs) > MergeTarget {
+			// Just enough inputs to land on MergeTarget, at most MaxNumInputs.
+			take := min(l.rules.MaxNumInputs, len(hs)-MergeTarget+1)
+			out, used, err := l.mergeBatch(ctx, owner, hs[:take])
+			if err != nil {
+				return err
+			}
+			if used == 0 {
+				break // withdrawn, or the plan went stale: stop or re-read
+			}
+			if used < take {
+				hs = nil // the owner spent some meanwhile: re-read
+				break
+			}
+			rep.Merges++
+			rep.Inputs += used
+			hs = hs[take:]
+			if out != nil {
+				hs = append(hs, *out)
+			}
+		}
+		if hs != nil {
+			return nil
+		}
+	}
+	return nil
+}
+
+// mergeBatch merges the given holdings of owner into one, in one
+// transaction: the owner's self-transfer (the BatchMergeUtility_MergeHoldings
+// step). Holdings gone meanwhile are left out; used is how many inputs were
+// merged (0: nothing done).
+func (l *Ledger) mergeBatch(ctx context.Context, owner coin.PartyID, batch []store.Holding) (*store.Holding, int, error) {
+	var out *store.Holding
 	used := 0
 	err := l.db.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
-		used = 0
+		out, used = nil, 0
 		if err := l.lockParties(ctx, tx, owner); err != nil {
 			return err
 		}
@@ -289,27 +323,37 @@ func (l *Ledger) mergeOnce(ctx context.Context, owner coin.PartyID) (int, error)
 		if err != nil || len(active) == 0 {
 			return err // withdrawn meanwhile: stop
 		}
-		count, err := store.CountUnlockedHoldings(ctx, tx, owner)
-		if err != nil || count <= MergeTarget {
+		ids := make([]coin.ContractID, len(batch))
+		for i, h := range batch {
+			ids[i] = h.ContractID
+		}
+		// Under the owner's lock: keep only holdings still live and unlocked.
+		hs, err := store.HoldingsByIDs(ctx, tx, ids)
+		if err != nil {
 			return err
 		}
-		// Just enough inputs to land on MergeTarget, at most MaxNumInputs.
-		take := min(l.rules.MaxNumInputs, count-MergeTarget+1)
-		hs, err := store.UnlockedHoldingsOf(ctx, tx, owner, take)
-		if err != nil || len(hs) < 2 {
-			return err
+		byID := make(map[coin.ContractID]store.Holding, len(hs))
+		for _, h := range hs {
+			if h.LockHolder == "" && h.Owner == owner {
+				byID[h.ContractID] = h
+			}
+		}
+		if len(byID) < 2 {
+			return nil
 		}
 		t, err := l.beginTxn(ctx, tx, "merge-holdings")
 		if err != nil {
 			return err
 		}
-		byID := make(map[coin.ContractID]store.Holding, len(hs))
-		picked := make([]Candidate, 0, len(hs))
+		picked := make([]Candidate, 0, len(byID))
 		sum := coin.Zero
-		for _, h := range hs {
-			byID[h.ContractID] = h
+		for _, id := range ids {
+			h, ok := byID[id]
+			if !ok {
+				continue
+			}
 			eff := EffectiveAmount(h.Amount, h.Rate, h.CreatedRound, t.round.Number)
-			picked = append(picked, Candidate{ID: h.ContractID, Effective: eff})
+			picked = append(picked, Candidate{ID: id, Effective: eff})
 			sum = sum.Add(eff)
 		}
 		var outs []Output
@@ -324,6 +368,8 @@ func (l *Ledger) mergeOnce(ctx context.Context, owner coin.PartyID) (int, error)
 			Receivers: []PartyAmount{{Party: owner, Amount: sum}}, HoldingFees: res.HoldingFees}
 		if len(res.Outputs) > 0 {
 			d.ContractID = res.Outputs[0]
+			h := t.holdings[len(t.holdings)-1]
+			out = &h
 		}
 		t.record(owner, "transfer", MergeHistorySubtype, l.operator, coin.Zero, res.HoldingFees,
 			fmt.Sprintf("merged %d holdings", len(res.Inputs)), d)
@@ -338,7 +384,7 @@ func (l *Ledger) mergeOnce(ctx context.Context, owner coin.PartyID) (int, error)
 		used = len(res.Inputs)
 		return t.commit(ctx)
 	})
-	return used, err
+	return out, used, err
 }
 
 // MintBulk issues one holding per amount to party in a single ledger

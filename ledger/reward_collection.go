@@ -100,3 +100,25 @@ func (l *Ledger) CollectRewards(ctx context.Context) (int, error) {
 		}
 	}
 }
+
+// SeedRewardCoupons creates one coupon of kind with weight amount for each
+// beneficiary in one transaction, at the latest open round: seeding for
+// demos, benchmarks and tests (real coupons come from traffic, transfers
+// and liveness).
+func (l *Ledger) SeedRewardCoupons(ctx context.Context, kind string, beneficiaries []coin.PartyID, amount coin.Amount) error {
+	if _, ok := rewardTemplates[kind]; !ok {
+		return invalid("kind", "unknown reward kind %q", kind)
+	}
+	return l.db.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
+		t, err := l.beginTxn(ctx, tx, "seed-rewards")
+		if err != nil {
+			return err
+		}
+		for _, b := range beneficiaries {
+			if _, err := t.addRewardCoupon(ctx, kind, b, amount, kind == RewardApp); err != nil {
+				return err
+			}
+		}
+		return t.commit(ctx)
+	})
+}

@@ -204,12 +204,15 @@ func DelegatedOwnersAbove(ctx context.Context, db bun.IDB, limit int) ([]OwnerHo
 	return out, nil
 }
 
-// UnlockedHoldingsOf lists up to limit unlocked holdings of owner, smallest
-// first (merging the small ones first shrinks the count fastest per fee).
+// UnlockedHoldingsOf lists up to limit (all when limit <= 0) unlocked
+// holdings of owner in contract order.
 func UnlockedHoldingsOf(ctx context.Context, db bun.IDB, owner coin.PartyID, limit int) ([]Holding, error) {
 	var hs []Holding
-	err := db.NewSelect().Model(&hs).Where("owner = ?", owner).Where("lock_holder IS NULL").
-		Order("contract_id").Limit(int64(limit)).Scan(ctx)
+	q := db.NewSelect().Model(&hs).Where("owner = ?", owner).Where("lock_holder IS NULL").Order("contract_id")
+	if limit > 0 {
+		q = q.Limit(int64(limit))
+	}
+	err := q.Scan(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("holdings of %s: %w", owner, Normalize(err))
 	}

@@ -36,3 +36,7 @@ CREATE TABLE pruned_totals (
     pruned_at   {{ts}}
 );
 INSERT INTO pruned_totals (id, minted, burned, updates, contracts, last_offset) VALUES (1, '0', '0', 0, 0, 0);
+
+-- The merge automation reads an owner's unlocked holdings in contract order,
+-- 100 at a time, from parties with thousands of them.
+CREATE INDEX holdings_owner_unlocked ON holdings (owner, contract_id) WHERE lock_holder IS NULL;
