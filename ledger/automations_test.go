@@ -529,3 +529,42 @@ func TestCollectRewardsForManyParties(t *testing.T) {
 		}
 	})
 }
+
+func TestMergeDelegationAtOnboarding(t *testing.T) {
+	for _, e := range ledgertest.Engines {
+		t.Run(ledgertest.Name(e), func(t *testing.T) {
+			t.Parallel()
+			ctx := context.Background()
+			l, err := ledger.Open(ctx, ledgertest.DB(t, e), ledger.Config{AdminUsers: []string{"admin"}, DevNet: true, MergeDelegationAtOnboarding: true}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			p, err := l.Onboard(ctx, "carol", "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			ds, err := l.MergeDelegations(ctx, p)
+			if err != nil || len(ds) != 1 || ds[0].Status != ledger.MergeProposed || ds[0].Contract.TemplateID != ledger.TemplateMergeDelegationProposal {
+				t.Fatalf("after onboarding: %+v, %v; want one proposal", ds, err)
+			}
+			// The provider's automation accepts it; re-onboarding adds none.
+			if _, err := l.MergeHoldings(ctx); err != nil {
+				t.Fatal(err)
+			}
+			if err := l.Offboard(ctx, "carol"); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := l.Onboard(ctx, "carol", ""); err != nil {
+				t.Fatal(err)
+			}
+			ds, _ = l.MergeDelegations(ctx, p)
+			if len(ds) != 1 || ds[0].Status != ledger.MergeActive {
+				t.Errorf("after re-onboarding: %+v; want the one active delegation", ds)
+			}
+			// The operator's own party gets none.
+			if ds, _ := l.MergeDelegations(ctx, l.Operator()); len(ds) != 0 {
+				t.Errorf("operator has %d merge delegations", len(ds))
+			}
+		})
+	}
+}

@@ -30,6 +30,10 @@ type Config struct {
 	Rules *Rules
 	// Now is the clock; nil means time.Now. Tests pass a fake.
 	Now func() time.Time
+	// MergeDelegationAtOnboarding creates each new user's
+	// MergeDelegationProposal (to the operator) as part of onboarding, as
+	// the real wallet has the user sign it then.
+	MergeDelegationAtOnboarding bool
 }
 
 // Ledger applies the coin's rules to the store. Safe for concurrent use.

@@ -99,6 +99,29 @@ func (l *Ledger) ProposeMergeDelegation(ctx context.Context, owner coin.PartyID)
 	return l.mergeDelegation(ctx, cid)
 }
 
+// onboardMergeProposal adds owner's merge delegation proposal to the
+// onboarding transaction t, when configured and owner has none open.
+func (l *Ledger) onboardMergeProposal(ctx context.Context, t *txn, owner coin.PartyID) error {
+	if !l.cfg.MergeDelegationAtOnboarding || owner == l.operator {
+		return nil
+	}
+	existing, err := store.MergeDelegationsOf(ctx, t.tx, owner, "")
+	if err != nil {
+		return err
+	}
+	for _, m := range existing {
+		if m.Status == MergeActive || m.Status == MergeProposed {
+			return nil
+		}
+	}
+	cid := t.create(TemplateMergeDelegationProposal, mergeProposalPayload{Delegation: mergeDelegationPayload{
+		Operator: l.operator, Owner: owner, Meta: metaValues{Values: map[string]string{}},
+	}}, owner, l.operator)
+	return store.InsertMergeDelegation(ctx, t.tx, &store.MergeDelegation{
+		ContractID: cid, Owner: owner, Operator: l.operator, Status: MergeProposed, ProposalCID: cid, CreatedAt: t.now, UpdatedAt: t.now,
+	})
+}
+
 // AcceptMergeDelegation is the wallet provider accepting a proposal: the
 // proposal is archived and an active MergeDelegation created.
 func (l *Ledger) AcceptMergeDelegation(ctx context.Context, proposal coin.ContractID) (MergeDelegation, error) {

@@ -22,11 +22,13 @@ import (
 //	  roundInterval: 10m             # the round clock's tick (the network's default); "off" disables it
 //	  rewardCollectionInterval: 200s # as the real wallet
 //	  mergeInterval: 1m              # delegated merges
+//	  mergeDelegationAtOnboarding: true # new users propose a merge delegation (default true)
 type AutomationConfig struct {
-	Enabled                  *bool  `yaml:"enabled"`
-	RoundInterval            string `yaml:"roundInterval"`
-	RewardCollectionInterval string `yaml:"rewardCollectionInterval"`
-	MergeInterval            string `yaml:"mergeInterval"`
+	Enabled                     *bool  `yaml:"enabled"`
+	MergeDelegationAtOnboarding *bool  `yaml:"mergeDelegationAtOnboarding"`
+	RoundInterval               string `yaml:"roundInterval"`
+	RewardCollectionInterval    string `yaml:"rewardCollectionInterval"`
+	MergeInterval               string `yaml:"mergeInterval"`
 }
 
 // PruningConfig is participantPruningSchedule (section 8): off unless cron
@@ -169,4 +171,10 @@ func advanceRoundsCmd(ctx context.Context, args []string, getenv func(string) st
 	fmt.Fprintf(stdout, "advanced from round %d to round %d; closed %d rounds, expired %d holdings, collected %d reward coupons\n",
 		rep.From, rep.To, len(rep.Closed), rep.Expired, rep.Collected)
 	return nil
+}
+
+// mergeAtOnboarding reports automation.mergeDelegationAtOnboarding
+// (default true, as the real wallet has users sign it at onboarding).
+func (c Config) mergeAtOnboarding() bool {
+	return c.Automation.MergeDelegationAtOnboarding == nil || *c.Automation.MergeDelegationAtOnboarding
 }

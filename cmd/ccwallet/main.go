@@ -196,6 +196,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	defer db.Close()
 	l, err := ledger.Open(ctx, db, ledger.Config{
 		OperatorHint: cfg.ValidatorPartyHint, AdminUsers: cfg.ValidatorWalletUsers, DevNet: cfg.DevNet(),
+		MergeDelegationAtOnboarding: cfg.mergeAtOnboarding(),
 	}, log)
 	if err != nil {
 		return err
