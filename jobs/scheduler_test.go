@@ -19,8 +19,8 @@ func TestMain(m *testing.M) { ledgertest.Main(m) }
 // TestTwoSchedulersRunEachJobOncePerPeriod starts two schedulers (two
 // replicas) on one database. Every successful run takes the job's lease for
 // 90% of the period, so across both replicas runs can start at most once
-// per lease: the count is bounded by elapsed/lease + 1, about half of what
-// two unlocked schedulers would do.
+// per lease: the count is bounded by about elapsed/lease, little more than
+// half of what two unlocked schedulers would do.
 func TestTwoSchedulersRunEachJobOncePerPeriod(t *testing.T) {
 	for _, e := range ledgertest.Engines {
 		t.Run(ledgertest.Name(e), func(t *testing.T) {
@@ -56,7 +56,9 @@ func TestTwoSchedulersRunEachJobOncePerPeriod(t *testing.T) {
 			}
 			elapsed := time.Since(start)
 			lease := period * 9 / 10
-			bound := int64(elapsed/lease) + 1
+			// +2: the first run, and one early timer of the lease holder
+			// itself (it may renew its own lease).
+			bound := int64(elapsed/lease) + 2
 			if n := runs.Load(); n < 1 || n > bound {
 				t.Errorf("%d runs in %s across two replicas, want 1..%d (%v)", n, elapsed, bound, by)
 			}

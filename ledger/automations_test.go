@@ -568,3 +568,32 @@ func TestMergeDelegationAtOnboarding(t *testing.T) {
 		})
 	}
 }
+
+// TestPruneRetentionBoundary: an update exactly retention old is kept; one
+// a microsecond older is pruned.
+func TestPruneRetentionBoundary(t *testing.T) {
+	for _, e := range ledgertest.Engines {
+		t.Run(ledgertest.Name(e), func(t *testing.T) {
+			t.Parallel()
+			clock := ledgertest.NewClock()
+			l := ledgertest.New(t, e, ledgertest.Options{Clock: clock})
+			ctx := context.Background()
+			p := ledgertest.Party(t, l)
+			ledgertest.Mint(t, l, p, "5")
+			const retention = 30 * 24 * time.Hour
+			clock.Advance(retention)
+			if rep, err := l.Prune(ctx, retention, 0); err != nil || rep.Updates != 0 {
+				t.Fatalf("exactly at the retention: %+v, %v; want nothing pruned", rep, err)
+			}
+			clock.Advance(time.Microsecond)
+			rep, err := l.Prune(ctx, retention, 0)
+			if err != nil || rep.Updates == 0 {
+				t.Fatalf("past the retention: %+v, %v; want the old updates pruned", rep, err)
+			}
+			if b, _ := l.Balance(ctx, p); !b.EffectiveUnlocked.Equal(coin.MustParse("5")) {
+				t.Errorf("balance after pruning = %s, want 5", b.EffectiveUnlocked)
+			}
+			ledgertest.Conserved(t, l)
+		})
+	}
+}
