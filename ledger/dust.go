@@ -48,7 +48,7 @@ func (l *Ledger) ExpireDust(ctx context.Context) (int, error) {
 				}
 				subtype := "AmuletExpired"
 				if h.LockHolder != "" {
-					if !h.LockExpiresAt.IsZero() && !t.now.After(h.LockExpiresAt.Time) {
+					if h.LockExpiresAt.IsZero() || !t.now.After(h.LockExpiresAt.Time) {
 						continue // the lock still holds the coin
 					}
 					subtype = "LockedAmuletExpired"

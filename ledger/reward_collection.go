@@ -13,10 +13,10 @@ import (
 const collectPage = 2000
 
 // CouponIssuance is what one reward coupon mints at the issuance rates:
-// validator and app rewards mint their weight up to the per-coupon cap
-// (featured and unfeatured app rewards alike use the featured cap; an
-// unfeatured one mints nothing extra), a liveness record mints the
-// per-record issuance.
+// validator and app rewards mint their weight up to their per-coupon cap
+// (the rules have one app cap, FeaturedAppRewardCap, for both kinds of app
+// reward), a liveness record mints the per-record issuance (or its own
+// weight, if smaller and set).
 func (r Rules) CouponIssuance(kind string, weight coin.Amount) coin.Amount {
 	switch kind {
 	case RewardValidator:
