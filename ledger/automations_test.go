@@ -597,3 +597,27 @@ func TestPruneRetentionBoundary(t *testing.T) {
 		})
 	}
 }
+
+// TestAdvanceManyRoundsExpiresSmallHoldings: 300 developer rounds make a
+// 1 CC holding dust (it pays about 0.0038 CC per round) while a large one
+// only pays its fee; the operator collects its liveness rewards.
+func TestAdvanceManyRoundsExpiresSmallHoldings(t *testing.T) {
+	forEachEngine(t, func(t *testing.T, l *ledger.Ledger) {
+		ctx := context.Background()
+		p := ledgertest.Party(t, l)
+		ledgertest.Mint(t, l, p, "1")
+		ledgertest.Mint(t, l, p, "1000")
+		rep, err := l.AdvanceRounds(ctx, 300)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rep.To != 300 || rep.Expired < 1 || rep.Collected < 290 {
+			t.Errorf("report: to %d, expired %d, collected %d", rep.To, rep.Expired, rep.Collected)
+		}
+		b, _ := l.Balance(ctx, p)
+		if b.Count != 1 {
+			t.Errorf("%d holdings left, want only the large one", b.Count)
+		}
+		ledgertest.Conserved(t, l)
+	})
+}

@@ -31,7 +31,7 @@ func (l *Ledger) ExpireDust(ctx context.Context) (int, error) {
 			if err != nil {
 				return err
 			}
-			hs, err := store.HoldingsCreatedBefore(ctx, tx, r.Number, after, dustPage)
+			hs, err := store.DustCandidates(ctx, tx, r.Number, after, dustPage)
 			if err != nil {
 				return err
 			}

@@ -51,14 +51,18 @@ func RoundByNumber(ctx context.Context, db bun.IDB, n coin.Round) (*Round, error
 	return r, nil
 }
 
-// HoldingsCreatedBefore lists live holdings created before round at, in
-// pages after the contract ID after, for the dust sweep.
-func HoldingsCreatedBefore(ctx context.Context, db bun.IDB, at coin.Round, after coin.ContractID, limit int) ([]Holding, error) {
+// DustCandidates lists live holdings that may be dust at round at, in
+// pages after the contract ID after. The filter is a floating-point
+// estimate of the expiry round (created + amount/rate) with a round of
+// margin, so the database skips most holdings; the caller decides exactly
+// (ledger.IsDust). A zero rate never expires.
+func DustCandidates(ctx context.Context, db bun.IDB, at coin.Round, after coin.ContractID, limit int) ([]Holding, error) {
 	var hs []Holding
 	err := db.NewSelect().Model(&hs).Where("created_round < ?", at).Where("contract_id > ?", after).
+		Where("created_round + CAST(amount AS REAL) / NULLIF(CAST(rate AS REAL), 0) < ?", int64(at)+1).
 		Order("contract_id").Limit(int64(limit)).Scan(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("holdings before round %d: %w", at, Normalize(err))
+		return nil, fmt.Errorf("dust candidates at round %d: %w", at, Normalize(err))
 	}
 	return hs, nil
 }
