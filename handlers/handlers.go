@@ -23,6 +23,9 @@ type Config struct {
 	Observe []web.Middleware
 	// UI is the web wallet; nil serves the JSON APIs only.
 	UI *UI
+	// Jobs reports the background jobs' status (GET /v0/admin/jobs); nil
+	// when this process runs none.
+	Jobs func() []JobStatus
 }
 
 // Handler serves every HTTP route of the app port.
@@ -32,6 +35,7 @@ type Handler struct {
 	auth *web.Verifier
 	obs  []web.Middleware
 	ui   *UI
+	jobs func() []JobStatus
 }
 
 // New builds the handlers.
@@ -39,7 +43,7 @@ func New(l *ledger.Ledger, cfg Config, log *slog.Logger) *Handler {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Handler{l: l, log: log, auth: cfg.Auth, obs: cfg.Observe, ui: cfg.UI}
+	return &Handler{l: l, log: log, auth: cfg.Auth, obs: cfg.Observe, ui: cfg.UI, jobs: cfg.Jobs}
 }
 
 // apiFunc is a JSON handler; a returned error becomes {"error": ...}.
@@ -151,6 +155,15 @@ func (h *Handler) Routes(health http.Handler) http.Handler {
 		mux.Handle("GET "+md+"/instruments", h.api(h.listInstruments))
 		mux.Handle("GET "+md+"/instruments/{instrumentId}", h.api(h.getInstrument))
 	}
+
+	// Automations (jobs, round clock, merge delegation).
+	mux.Handle("GET /v0/admin/jobs", h.admin(h.listJobs))
+	mux.Handle("POST /v0/admin/devnet/advance-rounds", h.admin(h.advanceRounds))
+	mux.Handle("GET /v0/admin/merge-progress", h.admin(h.pendingMerges))
+	mux.Handle("POST /v0/admin/merge-delegation-proposals/{contract_id}/accept", h.admin(h.acceptMergeDelegation))
+	mux.Handle("GET /v0/wallet/merge-delegations", h.user(h.listMergeDelegations))
+	mux.Handle("POST /v0/wallet/merge-delegation-proposals", h.user(h.proposeMergeDelegation))
+	mux.Handle("POST /v0/wallet/merge-delegations/{contract_id}/withdraw", h.user(h.withdrawMergeDelegation))
 
 	if health != nil {
 		mux.Handle("GET /readyz", health)

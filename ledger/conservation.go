@@ -45,11 +45,21 @@ func (l *Ledger) CheckConservation(ctx context.Context) (Supply, error) {
 		}); err != nil {
 			return err
 		}
-		return store.ScanUpdateTotals(ctx, tx, func(m, b coin.Amount) error {
+		if err := store.ScanUpdateTotals(ctx, tx, func(m, b coin.Amount) error {
 			s.Minted = s.Minted.Add(m)
 			s.Burned = s.Burned.Add(b)
 			return nil
-		})
+		}); err != nil {
+			return err
+		}
+		// Participant pruning removes update rows but carries their totals.
+		p, err := store.LoadPrunedTotals(ctx, tx)
+		if err != nil {
+			return err
+		}
+		s.Minted = s.Minted.Add(p.Minted)
+		s.Burned = s.Burned.Add(p.Burned)
+		return nil
 	})
 	if err != nil {
 		return s, err

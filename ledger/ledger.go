@@ -33,6 +33,10 @@ type Config struct {
 	Now func() time.Time
 	// Observer, when set, is told about every ledger transaction (metrics).
 	Observer Observer
+	// MergeDelegationAtOnboarding creates each new user's
+	// MergeDelegationProposal (to the operator) as part of onboarding, as
+	// the real wallet has the user sign it then.
+	MergeDelegationAtOnboarding bool
 }
 
 // Ledger applies the coin's rules to the store. Safe for concurrent use.

@@ -73,6 +73,9 @@ func (l *Ledger) Onboard(ctx context.Context, name string, party coin.PartyID) (
 		}
 		install := l.createInstall(t, name, p)
 		t.record(p, "notification", "Onboarded", l.operator, coin.Zero, coin.Zero, "", HistoryDetails{Notification: "wallet installed for user " + name})
+		if err := l.onboardMergeProposal(ctx, t, p); err != nil { // merge.go
+			return err
+		}
 		if err := t.commit(ctx); err != nil {
 			return err
 		}

@@ -82,6 +82,9 @@ type Config struct {
 	// Ignored lists the ADDITIONAL_CONFIG_* variables that were set but mean
 	// nothing here; serve logs them. Not a file key.
 	Ignored []string `yaml:"-"`
+	// Automation configures the background jobs (participantPruningSchedule
+	// is above); see automations.go.
+	Automation AutomationConfig `yaml:"automation"`
 }
 
 // AuthConfig holds auth.audience, auth.jwksUrl and auth.issuer.
@@ -645,6 +648,13 @@ func (c Config) validate(now time.Time, env envVars) error {
 	var lvl slog.Level
 	if err := lvl.UnmarshalText([]byte(c.LogLevel)); err != nil {
 		add("logLevel", "must be debug, info, warn or error, not %q", c.LogLevel)
+	}
+	if len(errs) == 0 {
+		// The automations' own checks (automations.go), once the keys
+		// they read are known to be well-formed.
+		if _, err := c.automation(); err != nil {
+			errs = append(errs, err)
+		}
 	}
 	return errors.Join(errs...)
 }

@@ -49,6 +49,7 @@ Usage:
   ccwallet config print [--config F]  print the effective configuration, secrets masked
   ccwallet token --user NAME          print a development JWT for NAME (devnet only)
   ccwallet version                    print the version
+  ccwallet advance-rounds --rounds N  open N mining rounds now and run their work (devnet only)
 
 Run "ccwallet COMMAND --help" for the flags of a command.
 `
@@ -71,6 +72,8 @@ func run(ctx context.Context, args []string, environ []string, stdout, stderr io
 		return configCmd(args, env, stdout, stderr)
 	case "token":
 		return token(args, stdout, stderr)
+	case "advance-rounds":
+		return advanceRoundsCmd(ctx, args, env, stdout, stderr)
 	case "version":
 		fmt.Fprintln(stdout, "ccwallet", version)
 		return nil
@@ -343,7 +346,10 @@ func serve(ctx context.Context, args []string, env envVars, stdout, stderr io.Wr
 		return err
 	}
 	defer db.Close()
-	lcfg := ledger.Config{OperatorHint: cfg.ValidatorPartyHint, AdminUsers: cfg.ValidatorWalletUsers, DevNet: cfg.DevNet()}
+	lcfg := ledger.Config{
+		OperatorHint: cfg.ValidatorPartyHint, AdminUsers: cfg.ValidatorWalletUsers, DevNet: cfg.DevNet(),
+		MergeDelegationAtOnboarding: cfg.mergeAtOnboarding(),
+	}
 	if m != nil {
 		lcfg.Observer = m
 		m.watchDB(db.DB.DB, "ccwallet")
@@ -373,9 +379,17 @@ func serve(ctx context.Context, args []string, env envVars, stdout, stderr io.Wr
 	// checks["scheduler"] before the handler is built.
 	checks := map[string]web.HealthChecker{"database": l.Ping}
 
-	// --- automations: start them only when cfg.WalletEnabled() (enableWallet
-	// turns the wallet's automations off with its routes); feed job runs to
-	// m.JobRun when m != nil.
+	// --- automations (automations.go): only with the wallet on (enableWallet
+	// turns its automations off with its routes); stopped when serve returns.
+	var jobStatus func() []handlers.JobStatus
+	if cfg.WalletEnabled() {
+		sched, err := startAutomations(l, cfg, log)
+		if err != nil {
+			return err
+		}
+		defer stopAutomations(sched, log)
+		jobStatus = jobStatuses(sched)
+	}
 
 	health := web.HealthHandler(checks)
 
@@ -432,7 +446,7 @@ func serve(ctx context.Context, args []string, env envVars, stdout, stderr io.Wr
 		if ui != nil && ui.DevProvider != nil {
 			fmt.Fprintln(stdout, devLoginHint())
 		}
-		appHandler = handlers.New(l, handlers.Config{Auth: verifier, Observe: observers, UI: ui}, log).Routes(health)
+		appHandler = handlers.New(l, handlers.Config{Auth: verifier, Observe: observers, UI: ui, Jobs: jobStatus}, log).Routes(health)
 	} else {
 		log.Info("wallet disabled (enableWallet: false): the app port serves only health probes")
 		appHandler = walletDisabled(health, observers, log)

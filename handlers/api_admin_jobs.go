@@ -1,0 +1,34 @@
+package handlers
+
+import (
+	"net/http"
+	"time"
+
+	"github.com/ccwallet/ccwallet/web"
+)
+
+// JobStatus is one background job as GET /v0/admin/jobs shows it. cmd
+// fills it from the scheduler (package jobs), so handlers need not import
+// the scheduler.
+type JobStatus struct {
+	Name           string     `json:"name"`
+	Schedule       string     `json:"schedule"`
+	LastRun        *time.Time `json:"last_run"`
+	NextRun        *time.Time `json:"next_run"`
+	LastDurationMS int64      `json:"last_duration_ms"`
+	LastError      string     `json:"last_error"`
+	Runs           int64      `json:"runs"`
+	Failures       int64      `json:"failures"`
+	Skipped        int64      `json:"skipped"`
+	Running        bool       `json:"running"`
+}
+
+// listJobs answers GET /v0/admin/jobs: a list, one object per job (empty
+// when this replica runs no automation).
+func (h *Handler) listJobs(w http.ResponseWriter, r *http.Request) error {
+	out := []JobStatus{}
+	if h.jobs != nil {
+		out = append(out, h.jobs()...)
+	}
+	return web.WriteJSON(w, http.StatusOK, out)
+}

@@ -1,0 +1,623 @@
+package ledger_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/coin"
+	"github.com/ccwallet/ccwallet/ledger/ledgertest"
+	"github.com/google/go-cmp/cmp"
+)
+
+func openRoundNumbers(t *testing.T, l *ledger.Ledger) []coin.Round {
+	t.Helper()
+	rs, err := l.OpenRounds(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []coin.Round
+	for _, r := range rs {
+		out = append(out, r.Number)
+	}
+	return out
+}
+
+func historySubtypes(t *testing.T, l *ledger.Ledger, p coin.PartyID) []string {
+	t.Helper()
+	items, err := l.History(context.Background(), p, ledger.HistoryQuery{PageSize: ledger.MaxHistoryPage})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, it := range items {
+		out = append(out, it.Subtype)
+	}
+	return out
+}
+
+func TestAdvanceRoundsKeepsThreeOpenAndCarriesPrice(t *testing.T) {
+	forEachEngine(t, func(t *testing.T, l *ledger.Ledger) {
+		ctx := context.Background()
+		rs, _ := l.OpenRounds(ctx)
+		price, opens := rs[0].Price, rs[0].OpensAt
+		rep, err := l.AdvanceRounds(ctx, 5)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(ledger.RoundReport{From: 0, To: 5, Closed: []coin.Round{0, 1, 2}, Collected: rep.Collected}, rep); diff != "" {
+			t.Errorf("report (-want +got):\n%s", diff)
+		}
+		if diff := cmp.Diff([]coin.Round{3, 4, 5}, openRoundNumbers(t, l)); diff != "" {
+			t.Errorf("open rounds (-want +got):\n%s", diff)
+		}
+		rs, _ = l.OpenRounds(ctx)
+		for _, r := range rs {
+			if !r.Price.Equal(price) {
+				t.Errorf("round %d price %s, want %s carried over", r.Number, r.Price, price)
+			}
+		}
+		// Each developer round is one tick later: five ticks "passed".
+		if got, want := rs[2].OpensAt.Sub(opens), 5*l.Rules().TickDuration; got != want {
+			t.Errorf("round 5 opens %s after round 0, want %s", got, want)
+		}
+		// Liveness records of rounds 1 and 2 (closed) were minted for the
+		// operator, at the liveness issuance.
+		b, err := l.Balance(ctx, l.Operator())
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Initial amounts: the holding fee of the rounds since is not ours.
+		if got, want := b.EffectiveUnlocked.Add(b.HoldingFees), l.Rules().LivenessActivityReward.MulInt(2); !got.Equal(want) {
+			t.Errorf("operator holdings = %s, want %s from two liveness records", got, want)
+		}
+	})
+}
+
+func TestAdvanceRoundsRefusesBadInput(t *testing.T) {
+	forEachEngine(t, func(t *testing.T, l *ledger.Ledger) {
+		ctx := context.Background()
+		for _, n := range []int{0, -1, ledger.MaxAdvanceRounds + 1} {
+			if _, err := l.AdvanceRounds(ctx, n); !ledger.IsValidation(err) {
+				t.Errorf("AdvanceRounds(%d) = %v, want a validation error", n, err)
+			}
+		}
+		if diff := cmp.Diff([]coin.Round{0}, openRoundNumbers(t, l)); diff != "" {
+			t.Errorf("open rounds changed (-want +got):\n%s", diff)
+		}
+	})
+}
+
+func TestAdvanceRoundsOutsideDevNet(t *testing.T) {
+	for _, e := range ledgertest.Engines {
+		t.Run(ledgertest.Name(e), func(t *testing.T) {
+			l, err := ledger.Open(context.Background(), ledgertest.DB(t, e), ledger.Config{AdminUsers: []string{"admin"}}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := l.AdvanceRounds(context.Background(), 1); !errors.Is(err, ledger.ErrDisabled) {
+				t.Errorf("AdvanceRounds on production = %v, want ErrDisabled", err)
+			}
+		})
+	}
+}
+
+func TestTickRoundsOpensOnTheInterval(t *testing.T) {
+	forEachEngine(t, func(t *testing.T, l *ledger.Ledger) {
+		ctx := context.Background()
+		if _, err := l.TickRounds(ctx, 0); !ledger.IsValidation(err) {
+			t.Errorf("interval 0 = %v, want a validation error", err)
+		}
+	})
+	for _, e := range ledgertest.Engines {
+		t.Run("boundary/"+ledgertest.Name(e), func(t *testing.T) {
+			t.Parallel()
+			clock := ledgertest.NewClock()
+			l := ledgertest.New(t, e, ledgertest.Options{Clock: clock})
+			ctx := context.Background()
+			const interval = 10 * time.Minute
+			clock.Advance(interval - time.Nanosecond)
+			if rep, err := l.TickRounds(ctx, interval); err != nil || rep.To != 0 {
+				t.Fatalf("just before the interval: %+v, %v; want no new round", rep, err)
+			}
+			clock.Advance(time.Nanosecond) // exactly at the interval
+			if rep, err := l.TickRounds(ctx, interval); err != nil || rep.To != 1 {
+				t.Fatalf("at the interval: %+v, %v; want round 1", rep, err)
+			}
+			// A second replica ticking in the same instant opens nothing.
+			if rep, err := l.TickRounds(ctx, interval); err != nil || rep.To != 1 {
+				t.Fatalf("second tick: %+v, %v; want still round 1", rep, err)
+			}
+		})
+	}
+}
+
+func TestDustExpiry(t *testing.T) {
+	forEachEngine(t, func(t *testing.T, l *ledger.Ledger) {
+		ctx := context.Background()
+		p := ledgertest.Party(t, l)
+		_, price, _ := l.CurrentRound(ctx)
+		rate := l.Rules().HoldingRate(price)
+		// exact holds exactly two rounds of fee: at round 2 its fee equals
+		// its amount (not dust yet), at round 3 it exceeds it.
+		exact := rate.MulInt(2)
+		if _, err := l.Mint(ctx, p, exact, "dust"); err != nil {
+			t.Fatal(err)
+		}
+		ledgertest.Mint(t, l, p, "100")
+		// A locked dust holding whose lock expires later than the first
+		// check.
+		lockEnd := time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC).Add(time.Hour)
+		if _, err := l.MintLocked(ctx, p, exact, lockEnd); err != nil {
+			t.Fatal(err)
+		}
+		count := func() int {
+			hs, _, err := l.Holdings(ctx, p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return len(hs)
+		}
+		rep, err := l.AdvanceRounds(ctx, 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rep.Expired != 0 || count() != 3 {
+			t.Fatalf("at the boundary: expired %d, %d holdings; want 0, 3", rep.Expired, count())
+		}
+		rep, err = l.AdvanceRounds(ctx, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rep.Expired != 1 || count() != 2 {
+			t.Fatalf("past the boundary: expired %d, %d holdings; want 1 (the locked one waits), 2", rep.Expired, count())
+		}
+		if !slices.Contains(historySubtypes(t, l, p), "AmuletExpired") {
+			t.Error("no AmuletExpired history entry")
+		}
+		ledgertest.Conserved(t, l)
+	})
+}
+
+func TestLockedDustExpiresAfterItsLock(t *testing.T) {
+	for _, e := range ledgertest.Engines {
+		t.Run(ledgertest.Name(e), func(t *testing.T) {
+			t.Parallel()
+			clock := ledgertest.NewClock()
+			l := ledgertest.New(t, e, ledgertest.Options{Clock: clock})
+			ctx := context.Background()
+			p := ledgertest.Party(t, l)
+			_, price, _ := l.CurrentRound(ctx)
+			if _, err := l.MintLocked(ctx, p, l.Rules().HoldingRate(price), clock.Now().Add(time.Hour)); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := l.AdvanceRounds(ctx, 3); err != nil {
+				t.Fatal(err)
+			}
+			clock.Advance(time.Hour) // exactly at the lock's expiry: still locked
+			if n, err := l.ExpireDust(ctx); err != nil || n != 0 {
+				t.Fatalf("at lock expiry: %d, %v; want 0", n, err)
+			}
+			clock.Advance(time.Microsecond)
+			if n, err := l.ExpireDust(ctx); err != nil || n != 1 {
+				t.Fatalf("after lock expiry: %d, %v; want 1", n, err)
+			}
+			if !slices.Contains(historySubtypes(t, l, p), "LockedAmuletExpired") {
+				t.Error("no LockedAmuletExpired history entry")
+			}
+		})
+	}
+}
+
+func TestCollectRewards(t *testing.T) {
+	forEachEngine(t, func(t *testing.T, l *ledger.Ledger) {
+		ctx := context.Background()
+		a, b := ledgertest.Party(t, l), ledgertest.Party(t, l)
+		ledgertest.Mint(t, l, a, "10")
+		// Traffic in round 0 earns the operator a validator reward coupon
+		// once round 0 closes.
+		if _, err := l.Transfer(ctx, ledger.TransferRequest{Sender: a, Receiver: b, Amount: coin.MustParse("1")}); err != nil {
+			t.Fatal(err)
+		}
+		// Rounds 0..2 open: nothing is due yet.
+		if _, err := l.AdvanceRounds(ctx, 2); err != nil {
+			t.Fatal(err)
+		}
+		if n, err := l.CollectRewards(ctx); err != nil || n != 0 {
+			t.Fatalf("with round 0 open: collected %d, %v; want 0", n, err)
+		}
+		// Round 3 closes round 0: its validator coupon is minted, capped.
+		rep, err := l.AdvanceRounds(ctx, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rep.Collected != 1 {
+			t.Fatalf("collected %d coupons, want 1", rep.Collected)
+		}
+		bal, _ := l.Balance(ctx, l.Operator())
+		if want := l.Rules().ValidatorRewardPerCouponCap; !bal.EffectiveUnlocked.Equal(want) {
+			t.Errorf("operator balance = %s, want the capped validator reward %s", bal.EffectiveUnlocked, want)
+		}
+		if !slices.Contains(historySubtypes(t, l, l.Operator()), "CollectRewards") {
+			t.Error("no CollectRewards history entry")
+		}
+		// A second run (another replica) mints nothing.
+		if n, err := l.CollectRewards(ctx); err != nil || n != 0 {
+			t.Errorf("second run collected %d, %v; want 0", n, err)
+		}
+		left, err := l.RewardCoupons(ctx, l.Operator(), "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range left {
+			if c.TemplateID == ledger.RewardTemplate(ledger.RewardValidator) {
+				t.Errorf("validator coupon %s still uncollected", c.ContractID)
+			}
+		}
+	})
+}
+
+func TestCouponIssuance(t *testing.T) {
+	r := ledger.DefaultRules()
+	tests := []struct {
+		kind   string
+		weight string
+		want   coin.Amount
+	}{
+		{ledger.RewardValidator, "0.1", coin.MustParse("0.1")},
+		{ledger.RewardValidator, "0.2", r.ValidatorRewardPerCouponCap}, // exactly the cap
+		{ledger.RewardValidator, "5", r.ValidatorRewardPerCouponCap},
+		{ledger.RewardApp, "200", r.FeaturedAppRewardCap},
+		{ledger.RewardLiveness, "0", r.LivenessActivityReward},
+		{"unknown", "5", coin.Zero},
+	}
+	for _, tt := range tests {
+		if got := r.CouponIssuance(tt.kind, coin.MustParse(tt.weight)); !got.Equal(tt.want) {
+			t.Errorf("CouponIssuance(%s, %s) = %s, want %s", tt.kind, tt.weight, got, tt.want)
+		}
+	}
+}
+
+func holdingCount(t *testing.T, l *ledger.Ledger, p coin.PartyID) int {
+	t.Helper()
+	b, err := l.Balance(context.Background(), p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b.Count
+}
+
+func mintMany(t *testing.T, l *ledger.Ledger, p coin.PartyID, n int, amount string) {
+	t.Helper()
+	as := make([]coin.Amount, n)
+	for i := range as {
+		as[i] = coin.MustParse(amount)
+	}
+	if err := l.MintBulk(context.Background(), p, as); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func delegate(t *testing.T, l *ledger.Ledger, p coin.PartyID) ledger.MergeDelegation {
+	t.Helper()
+	ctx := context.Background()
+	prop, err := l.ProposeMergeDelegation(ctx, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := l.AcceptMergeDelegation(ctx, prop.Contract.ContractID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+func TestMergeHoldingsBoundaries(t *testing.T) {
+	forEachEngine(t, func(t *testing.T, l *ledger.Ledger) {
+		ctx := context.Background()
+		atTarget, above, noDelegation, withdrawn := ledgertest.Party(t, l), ledgertest.Party(t, l), ledgertest.Party(t, l), ledgertest.Party(t, l)
+		mintMany(t, l, atTarget, ledger.MergeTarget, "1")
+		mintMany(t, l, above, ledger.MergeTarget+1, "1")
+		mintMany(t, l, noDelegation, 50, "1")
+		mintMany(t, l, withdrawn, 50, "1")
+		delegate(t, l, atTarget)
+		delegate(t, l, above)
+		d := delegate(t, l, withdrawn)
+		if err := l.WithdrawMergeDelegation(ctx, withdrawn, d.Contract.ContractID); err != nil {
+			t.Fatal(err)
+		}
+		if err := l.WithdrawMergeDelegation(ctx, above, d.Contract.ContractID); !errors.Is(err, ledger.ErrNotFound) {
+			t.Errorf("withdrawing another party's delegation = %v, want ErrNotFound", err)
+		}
+		pending, err := l.PendingMerges(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff([]ledger.PendingMerge{{Party: above, Holdings: ledger.MergeTarget + 1}}, pending); diff != "" {
+			t.Errorf("pending merges (-want +got):\n%s", diff)
+		}
+		rep, err := l.MergeHoldings(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(ledger.MergeReport{Parties: 1, Merges: 1, Inputs: 2}, rep); diff != "" {
+			t.Errorf("report (-want +got):\n%s", diff)
+		}
+		for p, want := range map[coin.PartyID]int{atTarget: 10, above: 10, noDelegation: 50, withdrawn: 50} {
+			if got := holdingCount(t, l, p); got != want {
+				t.Errorf("%s has %d holdings, want %d", p, got, want)
+			}
+		}
+		if !slices.Contains(historySubtypes(t, l, above), ledger.MergeHistorySubtype) {
+			t.Error("no merge history entry")
+		}
+		// The featured provider earned one app reward for the merge.
+		cs, err := l.RewardCoupons(ctx, l.Operator(), ledger.RewardApp)
+		if err != nil || len(cs) != 1 {
+			t.Errorf("app reward coupons = %d, %v; want 1", len(cs), err)
+		}
+		if _, err := l.ProposeMergeDelegation(ctx, above); !errors.Is(err, ledger.ErrConflict) {
+			t.Errorf("second delegation = %v, want ErrConflict", err)
+		}
+	})
+}
+
+// TestMergeTenThousandHoldings brings one party from 10,000 holdings to at
+// most 10 with batches of at most 100 inputs; the balance and the supply
+// are unchanged (no round passed, so no holding fee was due).
+func TestMergeTenThousandHoldings(t *testing.T) {
+	forEachEngine(t, func(t *testing.T, l *ledger.Ledger) {
+		ctx := context.Background()
+		p := ledgertest.Party(t, l)
+		mintMany(t, l, p, 10_000, "0.5")
+		before, _ := l.Balance(ctx, p)
+		if _, err := l.ProposeMergeDelegation(ctx, p); err != nil {
+			t.Fatal(err)
+		}
+		start := time.Now()
+		rep, err := l.MergeHoldings(ctx) // accepts the proposal, then merges
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("merged %d inputs in %d merges in %s", rep.Inputs, rep.Merges, time.Since(start))
+		after, _ := l.Balance(ctx, p)
+		if after.Count > ledger.MergeTarget {
+			t.Errorf("%d holdings left, want at most %d", after.Count, ledger.MergeTarget)
+		}
+		if !after.EffectiveUnlocked.Equal(before.EffectiveUnlocked) {
+			t.Errorf("balance %s -> %s", before.EffectiveUnlocked, after.EffectiveUnlocked)
+		}
+		if rep.Merges < 100 || rep.Inputs/rep.Merges > l.Rules().MaxNumInputs {
+			t.Errorf("report %+v: want batches of at most %d inputs", rep, l.Rules().MaxNumInputs)
+		}
+		ledgertest.Conserved(t, l)
+	})
+}
+
+func TestPruneKeepsConservationAndHistory(t *testing.T) {
+	for _, e := range ledgertest.Engines {
+		t.Run(ledgertest.Name(e), func(t *testing.T) {
+			t.Parallel()
+			clock := ledgertest.NewClock()
+			l := ledgertest.New(t, e, ledgertest.Options{Clock: clock})
+			ctx := context.Background()
+			a, b := ledgertest.Party(t, l), ledgertest.Party(t, l)
+			ledgertest.Mint(t, l, a, "10")
+			if _, err := l.Transfer(ctx, ledger.TransferRequest{Sender: a, Receiver: b, Amount: coin.MustParse("3")}); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := l.AdvanceRounds(ctx, 4); err != nil {
+				t.Fatal(err)
+			}
+			clock.Advance(31 * 24 * time.Hour)
+			ledgertest.Mint(t, l, b, "2")
+			historyBefore := historySubtypes(t, l, a)
+			balBefore, _ := l.Balance(ctx, b)
+			supplyBefore := ledgertest.Conserved(t, l)
+
+			if _, err := l.Prune(ctx, 0, 0); !ledger.IsValidation(err) {
+				t.Errorf("retention 0 = %v, want a validation error", err)
+			}
+			rep, err := l.Prune(ctx, 30*24*time.Hour, time.Minute)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if rep.Updates == 0 || rep.Contracts == 0 || !rep.Complete {
+				t.Errorf("report %+v: want old updates and archived contracts removed", rep)
+			}
+			supplyAfter := ledgertest.Conserved(t, l)
+			if diff := cmp.Diff(supplyBefore, supplyAfter, cmp.Comparer(func(x, y coin.Amount) bool { return x.Equal(y) })); diff != "" {
+				t.Errorf("supply changed (-before +after):\n%s", diff)
+			}
+			if diff := cmp.Diff(historyBefore, historySubtypes(t, l, a)); diff != "" {
+				t.Errorf("history changed (-before +after):\n%s", diff)
+			}
+			balAfter, _ := l.Balance(ctx, b)
+			if !balAfter.EffectiveUnlocked.Equal(balBefore.EffectiveUnlocked) || balAfter.Count != balBefore.Count {
+				t.Errorf("balance %+v -> %+v", balBefore, balAfter)
+			}
+			// Holdings still resolve to their (live) contracts.
+			hs, _, err := l.Holdings(ctx, b)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, h := range hs {
+				if h.Contract.ContractID == "" {
+					t.Errorf("live holding lost its contract")
+				}
+			}
+			// Nothing older is left: a second run removes nothing.
+			if rep, err := l.Prune(ctx, 30*24*time.Hour, 0); err != nil || rep.Updates != 0 {
+				t.Errorf("second prune = %+v, %v; want nothing removed", rep, err)
+			}
+			// The ledger keeps working after pruning.
+			if _, err := l.Transfer(ctx, ledger.TransferRequest{Sender: b, Receiver: a, Amount: coin.MustParse("1")}); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+}
+
+// TestTickRoundsAfterDeveloperJump: after advance-rounds the latest round
+// opens in the future; the clock keeps ticking by wall time all the same.
+func TestTickRoundsAfterDeveloperJump(t *testing.T) {
+	for _, e := range ledgertest.Engines {
+		t.Run(ledgertest.Name(e), func(t *testing.T) {
+			t.Parallel()
+			clock := ledgertest.NewClock()
+			l := ledgertest.New(t, e, ledgertest.Options{Clock: clock})
+			ctx := context.Background()
+			if _, err := l.AdvanceRounds(ctx, 5); err != nil {
+				t.Fatal(err)
+			}
+			clock.Advance(time.Minute)
+			if rep, err := l.TickRounds(ctx, time.Minute); err != nil || rep.To != 6 {
+				t.Fatalf("tick after a jump = %+v, %v; want round 6", rep, err)
+			}
+			rs, _ := l.OpenRounds(ctx)
+			if !rs[2].OpensAt.After(rs[1].OpensAt) {
+				t.Errorf("round 6 opens %s, not after round 5 at %s", rs[2].OpensAt, rs[1].OpensAt)
+			}
+		})
+	}
+}
+
+// TestCollectRewardsForManyParties mints 1,000 parties' coupons (more than
+// one collection page of beneficiaries) exactly once each.
+func TestCollectRewardsForManyParties(t *testing.T) {
+	forEachEngine(t, func(t *testing.T, l *ledger.Ledger) {
+		ctx := context.Background()
+		ps := make([]coin.PartyID, 1000)
+		for i := range ps {
+			p, err := coin.NewPartyID(fmt.Sprintf("bench-%d", i), l.Operator().Namespace())
+			if err != nil {
+				t.Fatal(err)
+			}
+			ps[i] = p
+		}
+		// Two coupons each: 2,000 coupons, exactly one collection page.
+		for range 2 {
+			if err := l.SeedRewardCoupons(ctx, ledger.RewardValidator, ps, coin.MustParse("0.15")); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := l.SeedRewardCoupons(ctx, "bogus", ps, coin.MustParse("1")); !ledger.IsValidation(err) {
+			t.Errorf("unknown kind = %v, want a validation error", err)
+		}
+		if _, err := l.AdvanceRounds(ctx, 2); err != nil {
+			t.Fatal(err)
+		}
+		if n, err := l.CollectRewards(ctx); err != nil || n != 0 {
+			t.Fatalf("round 0 still open: %d, %v", n, err)
+		}
+		rep, err := l.AdvanceRounds(ctx, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rep.Collected != 2000 {
+			t.Errorf("collected %d, want 2000", rep.Collected)
+		}
+		for _, p := range []coin.PartyID{ps[0], ps[999]} {
+			b, _ := l.Balance(ctx, p)
+			if !b.EffectiveUnlocked.Equal(coin.MustParse("0.3")) || b.Count != 1 {
+				t.Errorf("%s: %s in %d holdings, want 0.3 in 1", p, b.EffectiveUnlocked, b.Count)
+			}
+		}
+	})
+}
+
+func TestMergeDelegationAtOnboarding(t *testing.T) {
+	for _, e := range ledgertest.Engines {
+		t.Run(ledgertest.Name(e), func(t *testing.T) {
+			t.Parallel()
+			ctx := context.Background()
+			l, err := ledger.Open(ctx, ledgertest.DB(t, e), ledger.Config{AdminUsers: []string{"admin"}, DevNet: true, MergeDelegationAtOnboarding: true}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			p, err := l.Onboard(ctx, "carol", "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			ds, err := l.MergeDelegations(ctx, p)
+			if err != nil || len(ds) != 1 || ds[0].Status != ledger.MergeProposed || ds[0].Contract.TemplateID != ledger.TemplateMergeDelegationProposal {
+				t.Fatalf("after onboarding: %+v, %v; want one proposal", ds, err)
+			}
+			// The provider's automation accepts it; re-onboarding adds none.
+			if _, err := l.MergeHoldings(ctx); err != nil {
+				t.Fatal(err)
+			}
+			if err := l.Offboard(ctx, "carol"); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := l.Onboard(ctx, "carol", ""); err != nil {
+				t.Fatal(err)
+			}
+			ds, _ = l.MergeDelegations(ctx, p)
+			if len(ds) != 1 || ds[0].Status != ledger.MergeActive {
+				t.Errorf("after re-onboarding: %+v; want the one active delegation", ds)
+			}
+			// The operator's own party gets none.
+			if ds, _ := l.MergeDelegations(ctx, l.Operator()); len(ds) != 0 {
+				t.Errorf("operator has %d merge delegations", len(ds))
+			}
+		})
+	}
+}
+
+// TestPruneRetentionBoundary: an update exactly retention old is kept; one
+// a microsecond older is pruned.
+func TestPruneRetentionBoundary(t *testing.T) {
+	for _, e := range ledgertest.Engines {
+		t.Run(ledgertest.Name(e), func(t *testing.T) {
+			t.Parallel()
+			clock := ledgertest.NewClock()
+			l := ledgertest.New(t, e, ledgertest.Options{Clock: clock})
+			ctx := context.Background()
+			p := ledgertest.Party(t, l)
+			ledgertest.Mint(t, l, p, "5")
+			const retention = 30 * 24 * time.Hour
+			clock.Advance(retention)
+			if rep, err := l.Prune(ctx, retention, 0); err != nil || rep.Updates != 0 {
+				t.Fatalf("exactly at the retention: %+v, %v; want nothing pruned", rep, err)
+			}
+			clock.Advance(time.Microsecond)
+			rep, err := l.Prune(ctx, retention, 0)
+			if err != nil || rep.Updates == 0 {
+				t.Fatalf("past the retention: %+v, %v; want the old updates pruned", rep, err)
+			}
+			if b, _ := l.Balance(ctx, p); !b.EffectiveUnlocked.Equal(coin.MustParse("5")) {
+				t.Errorf("balance after pruning = %s, want 5", b.EffectiveUnlocked)
+			}
+			ledgertest.Conserved(t, l)
+		})
+	}
+}
+
+// TestAdvanceManyRoundsExpiresSmallHoldings: 300 developer rounds make a
+// 1 CC holding dust (it pays about 0.0038 CC per round) while a large one
+// only pays its fee; the operator collects its liveness rewards.
+func TestAdvanceManyRoundsExpiresSmallHoldings(t *testing.T) {
+	forEachEngine(t, func(t *testing.T, l *ledger.Ledger) {
+		ctx := context.Background()
+		p := ledgertest.Party(t, l)
+		ledgertest.Mint(t, l, p, "1")
+		ledgertest.Mint(t, l, p, "1000")
+		rep, err := l.AdvanceRounds(ctx, 300)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rep.To != 300 || rep.Expired < 1 || rep.Collected < 290 {
+			t.Errorf("report: to %d, expired %d, collected %d", rep.To, rep.Expired, rep.Collected)
+		}
+		b, _ := l.Balance(ctx, p)
+		if b.Count != 1 {
+			t.Errorf("%d holdings left, want only the large one", b.Count)
+		}
+		ledgertest.Conserved(t, l)
+	})
+}

@@ -1,0 +1,79 @@
+package ledger
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/ccwallet/ccwallet/ledger/coin"
+	"github.com/ccwallet/ccwallet/store"
+	"github.com/uptrace/bun"
+)
+
+// dustPage bounds the holdings one dust transaction archives.
+const dustPage = 500
+
+// ExpireDust archives every holding that is dust at the latest open round
+// (its accrued holding fee exceeds its initial amount, IsDust) and burns
+// what is left of its initial amount, as the network's ExpiredAmuletTrigger
+// does. A locked holding expires only once its lock has expired too. It
+// returns how many holdings expired. Re-running is harmless: a holding
+// spent or expired meanwhile fails the guarded delete and the page retries.
+func (l *Ledger) ExpireDust(ctx context.Context) (int, error) {
+	total := 0
+	var after coin.ContractID
+	for {
+		var n int
+		var last coin.ContractID
+		done := false
+		err := l.db.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
+			n, last, done = 0, "", false
+			r, err := store.LatestRound(ctx, tx)
+			if err != nil {
+				return err
+			}
+			hs, err := store.DustCandidates(ctx, tx, r.Number, after, dustPage)
+			if err != nil {
+				return err
+			}
+			if len(hs) < dustPage {
+				done = true
+			}
+			if len(hs) > 0 {
+				last = hs[len(hs)-1].ContractID
+			}
+			t := l.newTxn(tx, "expire-dust", r)
+			for _, h := range hs {
+				if !IsDust(h.Amount, h.Rate, h.CreatedRound, r.Number) {
+					continue
+				}
+				subtype := "AmuletExpired"
+				if h.LockHolder != "" {
+					if h.LockExpiresAt.IsZero() || !t.now.After(h.LockExpiresAt.Time) {
+						continue // the lock still holds the coin
+					}
+					subtype = "LockedAmuletExpired"
+				}
+				if err := store.DeleteHolding(ctx, tx, h.ContractID); err != nil {
+					return err
+				}
+				t.archive(h.ContractID)
+				t.burn(h.Amount)
+				t.record(h.Owner, "balance_change", subtype, l.dso, coin.Zero, h.Amount, "",
+					HistoryDetails{ContractID: h.ContractID, HoldingFees: h.Amount})
+				n++
+			}
+			if n == 0 {
+				return nil
+			}
+			return t.commit(ctx)
+		})
+		if err != nil {
+			return total, fmt.Errorf("expire dust: %w", err)
+		}
+		total += n
+		if done {
+			return total, nil
+		}
+		after = last
+	}
+}

@@ -1,0 +1,439 @@
+package ledger
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/ccwallet/ccwallet/ledger/coin"
+	"github.com/ccwallet/ccwallet/store"
+	"github.com/uptrace/bun"
+)
+
+// Merge delegation templates, as in the newer upstream package
+// splice-util-token-standard-wallet.
+const (
+	TemplateMergeDelegation         = "#splice-util-token-standard-wallet:Splice.Util.Token.Wallet.MergeDelegation:MergeDelegation"
+	TemplateMergeDelegationProposal = "#splice-util-token-standard-wallet:Splice.Util.Token.Wallet.MergeDelegation:MergeDelegationProposal"
+)
+
+// Merge delegation states.
+const (
+	MergeProposed  = "proposed"
+	MergeActive    = "active"
+	MergeAccepted  = "accepted" // a proposal that became a delegation
+	MergeWithdrawn = "withdrawn"
+)
+
+// MergeTarget is how many holdings a merge leaves at most (the mission's
+// "roughly 10 or fewer"); a party with more is merged.
+const MergeTarget = 10
+
+// MergeHistorySubtype names a merge in history, after the batch choice.
+const MergeHistorySubtype = "BatchMergeUtility_MergeHoldings"
+
+type mergeDelegationPayload struct {
+	Operator coin.PartyID `json:"operator"`
+	Owner    coin.PartyID `json:"owner"`
+	Meta     metaValues   `json:"meta"`
+}
+
+type metaValues struct {
+	Values map[string]string `json:"values"`
+}
+
+type mergeProposalPayload struct {
+	Delegation mergeDelegationPayload `json:"delegation"`
+}
+
+// MergeDelegation is a proposal or an active delegation with its contract.
+type MergeDelegation struct {
+	Contract Contract
+	Owner    coin.PartyID
+	Operator coin.PartyID
+	Status   string
+}
+
+// ProposeMergeDelegation creates owner's MergeDelegationProposal naming the
+// wallet provider (the operator), as the user signs at onboarding. An open
+// proposal is returned again; an active delegation is ErrConflict.
+func (l *Ledger) ProposeMergeDelegation(ctx context.Context, owner coin.PartyID) (MergeDelegation, error) {
+	if err := l.KnownParty(ctx, owner); err != nil {
+		return MergeDelegation{}, err
+	}
+	var cid coin.ContractID
+	err := l.db.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
+		if err := l.lockParties(ctx, tx, owner); err != nil {
+			return err
+		}
+		existing, err := store.MergeDelegationsOf(ctx, tx, owner, "")
+		if err != nil {
+			return err
+		}
+		for _, m := range existing {
+			switch m.Status {
+			case MergeActive:
+				return fmt.Errorf("%w: %s already has an active merge delegation %s", ErrConflict, owner, m.ContractID)
+			case MergeProposed:
+				cid = m.ContractID
+				return nil
+			}
+		}
+		t, err := l.beginTxn(ctx, tx, "merge-delegation-proposal")
+		if err != nil {
+			return err
+		}
+		cid = t.create(TemplateMergeDelegationProposal, mergeProposalPayload{Delegation: mergeDelegationPayload{
+			Operator: l.operator, Owner: owner, Meta: metaValues{Values: map[string]string{}},
+		}}, owner, l.operator)
+		if err := t.commit(ctx); err != nil {
+			return err
+		}
+		return store.InsertMergeDelegation(ctx, tx, &store.MergeDelegation{
+			ContractID: cid, Owner: owner, Operator: l.operator, Status: MergeProposed, ProposalCID: cid, CreatedAt: t.now, UpdatedAt: t.now,
+		})
+	})
+	if err != nil {
+		return MergeDelegation{}, fmt.Errorf("propose merge delegation for %s: %w", owner, err)
+	}
+	return l.mergeDelegation(ctx, cid)
+}
+
+// onboardMergeProposal adds owner's merge delegation proposal to the
+// onboarding transaction t, when configured and owner has none open.
+func (l *Ledger) onboardMergeProposal(ctx context.Context, t *txn, owner coin.PartyID) error {
+	if !l.cfg.MergeDelegationAtOnboarding || owner == l.operator {
+		return nil
+	}
+	existing, err := store.MergeDelegationsOf(ctx, t.tx, owner, "")
+	if err != nil {
+		return err
+	}
+	for _, m := range existing {
+		if m.Status == MergeActive || m.Status == MergeProposed {
+			return nil
+		}
+	}
+	cid := t.create(TemplateMergeDelegationProposal, mergeProposalPayload{Delegation: mergeDelegationPayload{
+		Operator: l.operator, Owner: owner, Meta: metaValues{Values: map[string]string{}},
+	}}, owner, l.operator)
+	return store.InsertMergeDelegation(ctx, t.tx, &store.MergeDelegation{
+		ContractID: cid, Owner: owner, Operator: l.operator, Status: MergeProposed, ProposalCID: cid, CreatedAt: t.now, UpdatedAt: t.now,
+	})
+}
+
+// AcceptMergeDelegation is the wallet provider accepting a proposal: the
+// proposal is archived and an active MergeDelegation created.
+func (l *Ledger) AcceptMergeDelegation(ctx context.Context, proposal coin.ContractID) (MergeDelegation, error) {
+	var cid coin.ContractID
+	err := l.db.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
+		m, err := store.MergeDelegationByID(ctx, tx, proposal)
+		if err != nil {
+			return err
+		}
+		if m.Status != MergeProposed {
+			return fmt.Errorf("%w: merge delegation proposal %s is %s", ErrConflict, proposal, m.Status)
+		}
+		if err := l.lockParties(ctx, tx, m.Owner); err != nil {
+			return err
+		}
+		t, err := l.beginTxn(ctx, tx, "merge-delegation-accept")
+		if err != nil {
+			return err
+		}
+		if err := store.SetMergeDelegationStatus(ctx, tx, proposal, MergeProposed, MergeAccepted, t.now); err != nil {
+			return err
+		}
+		t.archive(proposal)
+		cid = t.create(TemplateMergeDelegation, mergeDelegationPayload{Operator: m.Operator, Owner: m.Owner, Meta: metaValues{Values: map[string]string{}}}, m.Owner, m.Operator)
+		t.record(m.Owner, "notification", "MergeDelegationAccepted", m.Operator, coin.Zero, coin.Zero, "", HistoryDetails{ContractID: cid, Notification: "merge delegation accepted by the wallet provider"})
+		if err := t.commit(ctx); err != nil {
+			return err
+		}
+		return store.InsertMergeDelegation(ctx, tx, &store.MergeDelegation{
+			ContractID: cid, Owner: m.Owner, Operator: m.Operator, Status: MergeActive, ProposalCID: proposal, CreatedAt: t.now, UpdatedAt: t.now,
+		})
+	})
+	if err != nil {
+		return MergeDelegation{}, fmt.Errorf("accept merge delegation proposal %s: %w", proposal, err)
+	}
+	return l.mergeDelegation(ctx, cid)
+}
+
+// AcceptMergeDelegations accepts every open proposal, as the provider's
+// automation does; it returns how many it accepted.
+func (l *Ledger) AcceptMergeDelegations(ctx context.Context) (int, error) {
+	ms, err := store.MergeDelegationsOf(ctx, l.db, "", MergeProposed)
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, m := range ms {
+		if _, err := l.AcceptMergeDelegation(ctx, m.ContractID); err != nil {
+			if errors.Is(err, ErrConflict) || errors.Is(err, store.ErrStale) {
+				continue // accepted or withdrawn meanwhile
+			}
+			return n, err
+		}
+		n++
+	}
+	return n, nil
+}
+
+// WithdrawMergeDelegation lets the owner end a proposal or an active
+// delegation; another party's is ErrNotFound, as it must not be revealed.
+func (l *Ledger) WithdrawMergeDelegation(ctx context.Context, owner coin.PartyID, id coin.ContractID) error {
+	err := l.db.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
+		m, err := store.MergeDelegationByID(ctx, tx, id)
+		if err != nil {
+			return err
+		}
+		if m.Owner != owner {
+			return fmt.Errorf("merge delegation %s: %w", id, ErrNotFound)
+		}
+		if m.Status != MergeActive && m.Status != MergeProposed {
+			return fmt.Errorf("%w: merge delegation %s is %s", ErrConflict, id, m.Status)
+		}
+		t, err := l.beginTxn(ctx, tx, "merge-delegation-withdraw")
+		if err != nil {
+			return err
+		}
+		if err := store.SetMergeDelegationStatus(ctx, tx, id, m.Status, MergeWithdrawn, t.now); err != nil {
+			return err
+		}
+		t.archive(id)
+		return t.commit(ctx)
+	})
+	if err != nil {
+		return fmt.Errorf("withdraw merge delegation %s: %w", id, err)
+	}
+	return nil
+}
+
+// MergeDelegations lists owner's open proposals and active delegations.
+func (l *Ledger) MergeDelegations(ctx context.Context, owner coin.PartyID) ([]MergeDelegation, error) {
+	ms, err := store.MergeDelegationsOf(ctx, l.db, owner, "")
+	if err != nil {
+		return nil, err
+	}
+	out := []MergeDelegation{}
+	for _, m := range ms {
+		if m.Status != MergeActive && m.Status != MergeProposed {
+			continue
+		}
+		d, err := l.mergeDelegation(ctx, m.ContractID)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, d)
+	}
+	return out, nil
+}
+
+func (l *Ledger) mergeDelegation(ctx context.Context, id coin.ContractID) (MergeDelegation, error) {
+	m, err := store.MergeDelegationByID(ctx, l.db, id)
+	if err != nil {
+		return MergeDelegation{}, err
+	}
+	c, err := store.ContractByID(ctx, l.db, id)
+	if err != nil {
+		return MergeDelegation{}, err
+	}
+	return MergeDelegation{Contract: l.contractView(c), Owner: m.Owner, Operator: m.Operator, Status: m.Status}, nil
+}
+
+// PendingMerge is a party the merge automation still has to work on.
+type PendingMerge struct {
+	Party    coin.PartyID
+	Holdings int
+}
+
+// PendingMerges lists parties with an active delegation and more than
+// MergeTarget unlocked holdings: the merge automation's progress.
+func (l *Ledger) PendingMerges(ctx context.Context) ([]PendingMerge, error) {
+	rows, err := store.DelegatedOwnersAbove(ctx, l.db, MergeTarget)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]PendingMerge, len(rows))
+	for i, r := range rows {
+		out[i] = PendingMerge{Party: r.Owner, Holdings: r.Count}
+	}
+	return out, nil
+}
+
+// MergeReport says what a merge run did.
+type MergeReport struct {
+	Parties int
+	Merges  int
+	Inputs  int
+}
+
+// MergeHoldings is the merge automation: the provider first accepts open
+// proposals, then every party with an active delegation and more than
+// MergeTarget holdings is merged by self-transfers of at most MaxNumInputs
+// inputs each (the BatchMergeUtility_MergeHoldings step) until at most
+// MergeTarget remain. A featured provider earns an app reward per merge.
+func (l *Ledger) MergeHoldings(ctx context.Context) (MergeReport, error) {
+	var rep MergeReport
+	if _, err := l.AcceptMergeDelegations(ctx); err != nil {
+		return rep, err
+	}
+	owners, err := store.DelegatedOwnersAbove(ctx, l.db, MergeTarget)
+	if err != nil {
+		return rep, err
+	}
+	for _, o := range owners {
+		rep.Parties++
+		if err := l.mergeParty(ctx, o.Owner, &rep); err != nil {
+			return rep, fmt.Errorf("merge holdings of %s: %w", o.Owner, err)
+		}
+	}
+	return rep, nil
+}
+
+// mergeParty merges one owner's holdings down to MergeTarget. It reads the
+// owner's unlocked holdings once and merges them in batches, each its own
+// transaction; a batch that lost holdings to a concurrent spend is
+// re-read, so the plan is only ever an optimisation.
+func (l *Ledger) mergeParty(ctx context.Context, owner coin.PartyID, rep *MergeReport) error {
+	for reload := 0; reload < 3; reload++ {
+		hs, err := store.UnlockedHoldingsOf(ctx, l.db, owner, 0)
+		if err != nil {
+			return err
+		}
+		for len(hs) > MergeTarget {
+			// Just enough inputs to land on MergeTarget, at most MaxNumInputs.
+			take := min(l.rules.MaxNumInputs, len(hs)-MergeTarget+1)
+			out, used, err := l.mergeBatch(ctx, owner, hs[:take])
+			if err != nil {
+				return err
+			}
+			if used == 0 {
+				break // withdrawn, or the plan went stale: stop or re-read
+			}
+			if used < take {
+				hs = nil // the owner spent some meanwhile: re-read
+				break
+			}
+			rep.Merges++
+			rep.Inputs += used
+			hs = hs[take:]
+			if out != nil {
+				hs = append(hs, *out)
+			}
+		}
+		if hs != nil {
+			return nil
+		}
+	}
+	return nil
+}
+
+// mergeBatch merges the given holdings of owner into one, in one
+// transaction: the owner's self-transfer (the BatchMergeUtility_MergeHoldings
+// step). Holdings gone meanwhile are left out; used is how many inputs were
+// merged (0: nothing done).
+func (l *Ledger) mergeBatch(ctx context.Context, owner coin.PartyID, batch []store.Holding) (*store.Holding, int, error) {
+	var out *store.Holding
+	used := 0
+	err := l.db.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
+		out, used = nil, 0
+		if err := l.lockParties(ctx, tx, owner); err != nil {
+			return err
+		}
+		active, err := store.MergeDelegationsOf(ctx, tx, owner, MergeActive)
+		if err != nil || len(active) == 0 {
+			return err // withdrawn meanwhile: stop
+		}
+		ids := make([]coin.ContractID, len(batch))
+		for i, h := range batch {
+			ids[i] = h.ContractID
+		}
+		// Under the owner's lock: keep only holdings still live and unlocked.
+		hs, err := store.HoldingsByIDs(ctx, tx, ids)
+		if err != nil {
+			return err
+		}
+		byID := make(map[coin.ContractID]store.Holding, len(hs))
+		for _, h := range hs {
+			if h.LockHolder == "" && h.Owner == owner {
+				byID[h.ContractID] = h
+			}
+		}
+		if len(byID) < 2 {
+			return nil
+		}
+		t, err := l.beginTxn(ctx, tx, "merge-holdings")
+		if err != nil {
+			return err
+		}
+		picked := make([]Candidate, 0, len(byID))
+		sum := coin.Zero
+		for _, id := range ids {
+			h, ok := byID[id]
+			if !ok {
+				continue
+			}
+			eff := EffectiveAmount(h.Amount, h.Rate, h.CreatedRound, t.round.Number)
+			picked = append(picked, Candidate{ID: id, Effective: eff})
+			sum = sum.Add(eff)
+		}
+		var outs []Output
+		if sum.IsPositive() {
+			outs = []Output{{Receiver: owner, Amount: sum}}
+		}
+		res, err := t.spend(ctx, owner, picked, byID, sum, sum, coin.Zero, outs)
+		if err != nil {
+			return err
+		}
+		d := HistoryDetails{Provider: l.operator, Sender: &PartyAmount{Party: owner, Amount: coin.Zero},
+			Receivers: []PartyAmount{{Party: owner, Amount: sum}}, HoldingFees: res.HoldingFees}
+		if len(res.Outputs) > 0 {
+			d.ContractID = res.Outputs[0]
+			h := t.holdings[len(t.holdings)-1]
+			out = &h
+		}
+		t.record(owner, "transfer", MergeHistorySubtype, l.operator, coin.Zero, res.HoldingFees,
+			fmt.Sprintf("merged %d holdings", len(res.Inputs)), d)
+		// The provider is featured (its FeaturedAppRight is created at
+		// bootstrap), so each merge earns it a featured app reward.
+		reward := USDToCoin(l.rules.ExtraFeaturedAppRewardUSD, t.round.Price)
+		if reward.IsPositive() {
+			if _, err := t.addRewardCoupon(ctx, RewardApp, l.operator, reward, true); err != nil {
+				return err
+			}
+		}
+		used = len(res.Inputs)
+		return t.commit(ctx)
+	})
+	return out, used, err
+}
+
+// MintBulk issues one holding per amount to party in a single ledger
+// transaction: seeding for demos, benchmarks and tests that need many
+// holdings quickly. Recorded as minted, so conservation holds.
+func (l *Ledger) MintBulk(ctx context.Context, party coin.PartyID, amounts []coin.Amount) error {
+	if err := l.KnownParty(ctx, party); err != nil {
+		return err
+	}
+	total := coin.Zero
+	for _, a := range amounts {
+		if !a.IsPositive() {
+			return invalid("amount", "must be positive")
+		}
+		total = total.Add(a)
+	}
+	return l.db.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
+		t, err := l.beginTxn(ctx, tx, "mint")
+		if err != nil {
+			return err
+		}
+		for _, a := range amounts {
+			t.mint(party, a)
+		}
+		t.record(party, "balance_change", "Mint", "", total, coin.Zero, fmt.Sprintf("%d holdings", len(amounts)),
+			HistoryDetails{Receivers: []PartyAmount{{Party: party, Amount: total}}})
+		return t.commit(ctx)
+	})
+}

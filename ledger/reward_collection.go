@@ -1,0 +1,124 @@
+package ledger
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/ccwallet/ccwallet/ledger/coin"
+	"github.com/ccwallet/ccwallet/store"
+	"github.com/uptrace/bun"
+)
+
+// collectPage bounds the coupons one collection transaction mints.
+const collectPage = 2000
+
+// CouponIssuance is what one reward coupon mints at the issuance rates:
+// validator and app rewards mint their weight up to their per-coupon cap
+// (the rules have one app cap, FeaturedAppRewardCap, for both kinds of app
+// reward), a liveness record mints the per-record issuance (or its own
+// weight, if smaller and set).
+func (r Rules) CouponIssuance(kind string, weight coin.Amount) coin.Amount {
+	switch kind {
+	case RewardValidator:
+		return coin.Min(weight, r.ValidatorRewardPerCouponCap)
+	case RewardApp:
+		return coin.Min(weight, r.FeaturedAppRewardCap)
+	case RewardLiveness:
+		if weight.IsPositive() {
+			return coin.Min(weight, r.LivenessActivityReward)
+		}
+		return r.LivenessActivityReward
+	}
+	return coin.Zero
+}
+
+// CollectRewards mints every uncollected reward coupon of a closed round
+// (one older than the oldest open round, so its issuance is final) into a
+// holding of its beneficiary, for all parties. Each beneficiary gets one
+// holding per page and a history row; each coupon is archived and marked
+// collected in the same transaction, guarded, so a second run (another
+// replica) mints nothing twice. It returns the number of coupons collected.
+func (l *Ledger) CollectRewards(ctx context.Context) (int, error) {
+	total := 0
+	for {
+		n := 0
+		err := l.db.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
+			n = 0
+			open, err := store.OpenRounds(ctx, tx)
+			if err != nil {
+				return err
+			}
+			if len(open) == 0 {
+				return nil
+			}
+			cs, err := store.DueRewardCoupons(ctx, tx, open[0].Number, collectPage)
+			if err != nil || len(cs) == 0 {
+				return err
+			}
+			t := l.newTxn(tx, "collect-rewards", &open[len(open)-1])
+			type sum struct {
+				amount  coin.Amount
+				coupons int
+			}
+			sums := map[coin.PartyID]*sum{}
+			var order []coin.PartyID
+			ids := make([]coin.ContractID, 0, len(cs))
+			for _, c := range cs {
+				ids = append(ids, c.ContractID)
+				s := sums[c.Beneficiary]
+				if s == nil {
+					s = &sum{}
+					sums[c.Beneficiary] = s
+					order = append(order, c.Beneficiary)
+				}
+				s.amount = s.amount.Add(l.rules.CouponIssuance(c.Kind, c.Amount))
+				s.coupons++
+			}
+			if err := store.MarkCouponsCollected(ctx, tx, ids, t.now); err != nil {
+				return err
+			}
+			t.archive(ids...)
+			for _, p := range order {
+				s := sums[p]
+				if !s.amount.IsPositive() {
+					continue
+				}
+				cid := t.mint(p, s.amount)
+				t.record(p, "balance_change", "CollectRewards", l.dso, s.amount, coin.Zero,
+					fmt.Sprintf("minted %d reward coupons", s.coupons),
+					HistoryDetails{Receivers: []PartyAmount{{Party: p, Amount: s.amount}}, ContractID: cid})
+			}
+			n = len(cs)
+			return t.commit(ctx)
+		})
+		if err != nil {
+			return total, fmt.Errorf("collect rewards: %w", err)
+		}
+		total += n
+		if n < collectPage {
+			return total, nil
+		}
+	}
+}
+
+// SeedRewardCoupons creates one coupon of kind with weight amount for each
+// beneficiary in one transaction, at the latest open round: seeding for
+// demos, benchmarks and tests (real coupons come from traffic, transfers
+// and liveness).
+func (l *Ledger) SeedRewardCoupons(ctx context.Context, kind string, beneficiaries []coin.PartyID, amount coin.Amount) error {
+	if _, ok := rewardTemplates[kind]; !ok {
+		return invalid("kind", "unknown reward kind %q", kind)
+	}
+	return l.db.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
+		t, err := l.beginTxn(ctx, tx, "seed-rewards")
+		if err != nil {
+			return err
+		}
+		for _, b := range beneficiaries {
+			if _, err := t.addRewardCoupon(ctx, kind, b, amount, kind == RewardApp); err != nil {
+				return err
+			}
+		}
+		return t.commit(ctx)
+	})
+}

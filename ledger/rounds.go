@@ -1,0 +1,228 @@
+package ledger
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/ccwallet/ccwallet/ledger/coin"
+	"github.com/ccwallet/ccwallet/store"
+	"github.com/uptrace/bun"
+)
+
+// OpenRoundsKept is how many mining rounds stay open at once, as on the
+// real network: opening round n+1 closes round n-2.
+const OpenRoundsKept = 3
+
+// MaxAdvanceRounds bounds one developer time jump.
+const MaxAdvanceRounds = 1000
+
+// RoundReport says what advancing the round clock did.
+type RoundReport struct {
+	// From and To are the latest open round before and after.
+	From coin.Round `json:"from"`
+	To   coin.Round `json:"to"`
+	// Closed lists the rounds closed on the way.
+	Closed []coin.Round `json:"closed"`
+	// Expired counts holdings archived as dust; Collected counts reward
+	// coupons minted.
+	Expired   int `json:"expired"`
+	Collected int `json:"collected"`
+}
+
+// roundsLockKey serialises round changes across replicas.
+const roundsLockKey = "ccwallet:rounds"
+
+// TickRounds is the round clock's job: it opens the next round when the
+// latest one has been open for interval (the real network's tick), and then
+// runs the per-round work. Run twice in the same tick it does nothing the
+// second time, so replicas racing each other are harmless.
+func (l *Ledger) TickRounds(ctx context.Context, interval time.Duration) (RoundReport, error) {
+	if interval <= 0 {
+		return RoundReport{}, invalid("interval", "must be positive, not %s", interval)
+	}
+	var rep RoundReport
+	opened := false
+	err := l.db.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
+		rep, opened = RoundReport{}, false
+		if err := l.db.LockKey(ctx, tx, roundsLockKey); err != nil {
+			return err
+		}
+		latest, err := store.LatestRound(ctx, tx)
+		if err != nil {
+			return err
+		}
+		rep.From, rep.To = latest.Number, latest.Number
+		// Due by the time the latest round was really created: after a
+		// developer's jump its opensAt lies ahead of the wall clock.
+		c, err := store.ContractByID(ctx, tx, latest.ContractID)
+		if err != nil {
+			return err
+		}
+		now := l.now()
+		if now.Before(c.CreatedAt.Add(interval)) {
+			return nil
+		}
+		opened = true
+		opens := latest.OpensAt.Add(interval)
+		if now.After(opens) {
+			opens = now
+		}
+		return l.advance(ctx, tx, latest, opens, &rep)
+	})
+	if err != nil || !opened {
+		return rep, err
+	}
+	return rep, l.afterRounds(ctx, &rep)
+}
+
+// AdvanceRounds is the development network's time control: it opens n
+// rounds at once, each one tick after the previous, and runs the per-round
+// work after each, so fees, expiry and rewards can be tested in seconds.
+func (l *Ledger) AdvanceRounds(ctx context.Context, n int) (RoundReport, error) {
+	if !l.cfg.DevNet {
+		return RoundReport{}, fmt.Errorf("%w: advancing rounds is only available on a development network", ErrDisabled)
+	}
+	if n < 1 || n > MaxAdvanceRounds {
+		return RoundReport{}, invalid("rounds", "must be between 1 and %d, not %d", MaxAdvanceRounds, n)
+	}
+	var total RoundReport
+	for i := 0; i < n; i++ {
+		rep, err := l.AdvanceRound(ctx)
+		if err != nil {
+			return total, err
+		}
+		if i == 0 {
+			total.From = rep.From
+		}
+		total.To = rep.To
+		total.Closed = append(total.Closed, rep.Closed...)
+		total.Expired += rep.Expired
+		total.Collected += rep.Collected
+	}
+	if total.Closed == nil {
+		total.Closed = []coin.Round{}
+	}
+	return total, nil
+}
+
+// AdvanceRound opens round n+1 now, whatever the interval, carrying the
+// price over, closes the rounds that fall out of the open window and runs
+// the per-round work: validator rewards for the closed rounds' traffic, a
+// liveness record for the new round, dust expiry and reward collection.
+func (l *Ledger) AdvanceRound(ctx context.Context) (RoundReport, error) {
+	var rep RoundReport
+	err := l.db.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
+		rep = RoundReport{}
+		if err := l.db.LockKey(ctx, tx, roundsLockKey); err != nil {
+			return err
+		}
+		latest, err := store.LatestRound(ctx, tx)
+		if err != nil {
+			return err
+		}
+		// A developer's jump opens each round one tick after the last, so
+		// the rounds' times say how much time "passed".
+		opens := latest.OpensAt.Add(l.rules.TickDuration)
+		if now := l.now(); now.After(opens) {
+			opens = now
+		}
+		return l.advance(ctx, tx, latest, opens, &rep)
+	})
+	if err != nil {
+		return rep, fmt.Errorf("advance round: %w", err)
+	}
+	return rep, l.afterRounds(ctx, &rep)
+}
+
+// advance opens the round after latest at opensAt and closes the old ones.
+func (l *Ledger) advance(ctx context.Context, tx bun.Tx, latest *store.Round, opensAt time.Time, rep *RoundReport) error {
+	next := latest.Number + 1
+	rep.From, rep.To = latest.Number, next
+	t := l.newTxn(tx, "advance-round", &store.Round{Number: next, Price: latest.Price})
+	if err := l.openRound(ctx, t, next, latest.Price, opensAt); err != nil {
+		return err
+	}
+	closed, err := store.CloseRoundsBefore(ctx, tx, next-OpenRoundsKept+1, t.now)
+	if err != nil {
+		return err
+	}
+	for _, r := range closed {
+		rep.Closed = append(rep.Closed, r.Number)
+		t.archive(r.ContractID)
+		if err := l.issueValidatorReward(ctx, t, r); err != nil {
+			return err
+		}
+	}
+	// ReceiveFaucetCouponTrigger: the validator records its liveness once
+	// per open round.
+	if _, err := t.addRewardCoupon(ctx, RewardLiveness, l.operator, l.rules.LivenessActivityReward, false); err != nil {
+		return err
+	}
+	return t.commit(ctx)
+}
+
+// issueValidatorReward creates the operator's validator reward coupon for
+// a closed round, weighted by the traffic its submissions spent in that
+// round (priced in coin), once per round.
+func (l *Ledger) issueValidatorReward(ctx context.Context, t *txn, r store.Round) error {
+	bytes, err := store.TrafficInRound(ctx, t.tx, r.Number)
+	if err != nil || bytes == 0 {
+		return err
+	}
+	n, err := store.CountRewardCoupons(ctx, t.tx, RewardValidator, l.operator, r.Number)
+	if err != nil || n > 0 {
+		return err
+	}
+	weight := l.rules.TrafficCost(bytes, r.Price)
+	if !weight.IsPositive() {
+		return nil
+	}
+	// The coupon belongs to the round it rewards, not to the round open now.
+	saved := t.round
+	t.round = &store.Round{Number: r.Number, Price: r.Price}
+	_, err = t.addRewardCoupon(ctx, RewardValidator, l.operator, weight, false)
+	t.round = saved
+	return err
+}
+
+// afterRounds runs the work every new round triggers.
+func (l *Ledger) afterRounds(ctx context.Context, rep *RoundReport) error {
+	if rep.Closed == nil {
+		rep.Closed = []coin.Round{}
+	}
+	n, err := l.ExpireDust(ctx)
+	rep.Expired += n
+	if err != nil {
+		return err
+	}
+	c, err := l.CollectRewards(ctx)
+	rep.Collected += c
+	return err
+}
+
+// RoundInfo is one open or recent mining round.
+type RoundInfo struct {
+	Number         coin.Round
+	Price          coin.Amount
+	OpensAt        time.Time
+	TargetClosesAt time.Time
+	ContractID     coin.ContractID
+}
+
+// OpenRounds lists the open rounds, oldest first.
+func (l *Ledger) OpenRounds(ctx context.Context) ([]RoundInfo, error) {
+	rs, err := store.OpenRounds(ctx, l.db)
+	if err != nil {
+		return nil, err
+	}
+	if len(rs) == 0 {
+		return nil, errors.New("no open round")
+	}
+	out := make([]RoundInfo, len(rs))
+	for i, r := range rs {
+		out[i] = RoundInfo{Number: r.Number, Price: r.Price, OpensAt: r.OpensAt, TargetClosesAt: r.TargetClosesAt, ContractID: r.ContractID}
+	}
+	return out, nil
+}

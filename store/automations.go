@@ -1,0 +1,300 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/ccwallet/ccwallet/ledger/coin"
+	"github.com/uptrace/bun"
+)
+
+// AcquireLease takes or renews the lease on name for holder until until.
+// It succeeds when nobody holds the lease, when holder already holds it, or
+// when the current lease expired before now; false means another holder
+// has a live lease. One statement, the same on both engines.
+func AcquireLease(ctx context.Context, db bun.IDB, name, holder string, now, until time.Time) (bool, error) {
+	res, err := db.ExecContext(ctx, `INSERT INTO job_leases (name, holder, expires_at_ms) VALUES (?, ?, ?)
+ON CONFLICT (name) DO UPDATE SET holder = excluded.holder, expires_at_ms = excluded.expires_at_ms
+WHERE job_leases.expires_at_ms <= ? OR job_leases.holder = excluded.holder`,
+		name, holder, until.UnixMilli(), now.UnixMilli())
+	if err != nil {
+		return false, fmt.Errorf("acquire lease %s: %w", name, Normalize(err))
+	}
+	n, _ := res.RowsAffected()
+	return n == 1, nil
+}
+
+// ReleaseLease ends holder's lease on name, if it still holds it.
+func ReleaseLease(ctx context.Context, db bun.IDB, name, holder string) error {
+	if _, err := db.ExecContext(ctx, "DELETE FROM job_leases WHERE name = ? AND holder = ?", name, holder); err != nil {
+		return fmt.Errorf("release lease %s: %w", name, Normalize(err))
+	}
+	return nil
+}
+
+// OpenRounds lists the open rounds, oldest first.
+func OpenRounds(ctx context.Context, db bun.IDB) ([]Round, error) {
+	var rs []Round
+	if err := db.NewSelect().Model(&rs).Where("closed_at IS NULL").Order("number").Scan(ctx); err != nil {
+		return nil, fmt.Errorf("open rounds: %w", Normalize(err))
+	}
+	return rs, nil
+}
+
+// RoundByNumber loads a round, open or closed.
+func RoundByNumber(ctx context.Context, db bun.IDB, n coin.Round) (*Round, error) {
+	r := new(Round)
+	if err := db.NewSelect().Model(r).Where("number = ?", n).Scan(ctx); err != nil {
+		return nil, fmt.Errorf("round %d: %w", n, Normalize(err))
+	}
+	return r, nil
+}
+
+// DustCandidates lists live holdings that may be dust at round at, in
+// pages after the contract ID after. The filter is a floating-point
+// estimate of the expiry round (created + amount/rate) with a round of
+// margin, so the database skips most holdings; the caller decides exactly
+// (ledger.IsDust). A zero rate never expires.
+func DustCandidates(ctx context.Context, db bun.IDB, at coin.Round, after coin.ContractID, limit int) ([]Holding, error) {
+	var hs []Holding
+	err := db.NewSelect().Model(&hs).Where("created_round < ?", at).Where("contract_id > ?", after).
+		Where("created_round + CAST(amount AS REAL) / NULLIF(CAST(rate AS REAL), 0) < ?", int64(at)+1).
+		Order("contract_id").Limit(int64(limit)).Scan(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("dust candidates at round %d: %w", at, Normalize(err))
+	}
+	return hs, nil
+}
+
+// DeleteHolding removes one live holding, guarded: ErrStale if it is gone.
+func DeleteHolding(ctx context.Context, db bun.IDB, id coin.ContractID) error {
+	res, err := db.NewDelete().Table("holdings").Where("contract_id = ?", id).Exec(ctx)
+	if err != nil {
+		return fmt.Errorf("delete holding %s: %w", id, Normalize(err))
+	}
+	if n, _ := res.RowsAffected(); n != 1 {
+		return fmt.Errorf("holding %s is gone: %w", id, ErrStale)
+	}
+	return nil
+}
+
+// DueRewardCoupons lists uncollected coupons of rounds before round, at
+// most limit, oldest first.
+func DueRewardCoupons(ctx context.Context, db bun.IDB, before coin.Round, limit int) ([]RewardCoupon, error) {
+	var cs []RewardCoupon
+	err := db.NewSelect().Model(&cs).Where("collected_at IS NULL").Where("round < ?", before).
+		Order("beneficiary", "round", "contract_id").Limit(int64(limit)).Scan(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("due reward coupons: %w", Normalize(err))
+	}
+	return cs, nil
+}
+
+// MarkCouponsCollected sets collected_at on uncollected coupons, guarded:
+// ErrStale if any was collected meanwhile.
+func MarkCouponsCollected(ctx context.Context, db bun.IDB, ids []coin.ContractID, at time.Time) error {
+	if len(ids) == 0 {
+		return nil
+	}
+	res, err := db.NewUpdate().Table("reward_coupons").Set("collected_at = ?", at).
+		Where("contract_id IN (?)", bun.In(ids)).Where("collected_at IS NULL").Exec(ctx)
+	if err != nil {
+		return fmt.Errorf("collect coupons: %w", Normalize(err))
+	}
+	if n, _ := res.RowsAffected(); n != int64(len(ids)) {
+		return fmt.Errorf("collect %d coupons, %d were uncollected: %w", len(ids), n, ErrStale)
+	}
+	return nil
+}
+
+// CountRewardCoupons counts coupons of a kind for a beneficiary in a round.
+func CountRewardCoupons(ctx context.Context, db bun.IDB, kind string, beneficiary coin.PartyID, round coin.Round) (int, error) {
+	n, err := db.NewSelect().Table("reward_coupons").Where("kind = ?", kind).Where("beneficiary = ?", beneficiary).
+		Where("round = ?", round).Count(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("count reward coupons: %w", Normalize(err))
+	}
+	return int(n), nil
+}
+
+// TrafficInRound sums the traffic of updates submitted in a round.
+func TrafficInRound(ctx context.Context, db bun.IDB, round coin.Round) (int64, error) {
+	var n int64
+	err := db.NewSelect().Table("updates").ColumnExpr("COALESCE(SUM(traffic_bytes), 0)").Where("round = ?", round).Scan(ctx, &n)
+	if err != nil {
+		return 0, fmt.Errorf("traffic in round %d: %w", round, Normalize(err))
+	}
+	return n, nil
+}
+
+// MergeDelegation is a row of merge_delegations.
+type MergeDelegation struct {
+	bun.BaseModel `bun:"table:merge_delegations"`
+
+	ContractID  coin.ContractID `bun:"contract_id,pk"`
+	Owner       coin.PartyID    `bun:"owner"`
+	Operator    coin.PartyID    `bun:"operator"`
+	Status      string          `bun:"status"`
+	ProposalCID coin.ContractID `bun:"proposal_cid"`
+	CreatedAt   time.Time       `bun:"created_at"`
+	UpdatedAt   time.Time       `bun:"updated_at"`
+}
+
+// InsertMergeDelegation stores a proposal or delegation row.
+func InsertMergeDelegation(ctx context.Context, db bun.IDB, m *MergeDelegation) error {
+	if _, err := db.NewInsert().Model(m).Exec(ctx); err != nil {
+		return fmt.Errorf("insert merge delegation: %w", Normalize(err))
+	}
+	return nil
+}
+
+// MergeDelegationByID loads a row by its contract ID.
+func MergeDelegationByID(ctx context.Context, db bun.IDB, id coin.ContractID) (*MergeDelegation, error) {
+	m := new(MergeDelegation)
+	if err := db.NewSelect().Model(m).Where("contract_id = ?", id).Scan(ctx); err != nil {
+		return nil, fmt.Errorf("merge delegation %s: %w", id, Normalize(err))
+	}
+	return m, nil
+}
+
+// MergeDelegationsOf lists an owner's rows in a status (all when empty).
+func MergeDelegationsOf(ctx context.Context, db bun.IDB, owner coin.PartyID, status string) ([]MergeDelegation, error) {
+	var ms []MergeDelegation
+	q := db.NewSelect().Model(&ms).Order("created_at", "contract_id")
+	if owner != "" {
+		q = q.Where("owner = ?", owner)
+	}
+	if status != "" {
+		q = q.Where("status = ?", status)
+	}
+	if err := q.Scan(ctx); err != nil {
+		return nil, fmt.Errorf("merge delegations: %w", Normalize(err))
+	}
+	return ms, nil
+}
+
+// SetMergeDelegationStatus moves a row from status from to to, guarded:
+// ErrStale when it is no longer in from.
+func SetMergeDelegationStatus(ctx context.Context, db bun.IDB, id coin.ContractID, from, to string, at time.Time) error {
+	res, err := db.NewUpdate().Table("merge_delegations").Set("status = ?", to).Set("updated_at = ?", at).
+		Where("contract_id = ?", id).Where("status = ?", from).Exec(ctx)
+	if err != nil {
+		return fmt.Errorf("update merge delegation %s: %w", id, Normalize(err))
+	}
+	if n, _ := res.RowsAffected(); n != 1 {
+		return fmt.Errorf("merge delegation %s is not %s: %w", id, from, ErrStale)
+	}
+	return nil
+}
+
+// OwnerHoldingCount is an owner and its number of unlocked holdings.
+type OwnerHoldingCount struct {
+	Owner coin.PartyID `bun:"owner"`
+	Count int          `bun:"n"`
+}
+
+// DelegatedOwnersAbove lists owners with an active merge delegation and
+// more than limit unlocked holdings, most holdings first.
+func DelegatedOwnersAbove(ctx context.Context, db bun.IDB, limit int) ([]OwnerHoldingCount, error) {
+	var out []OwnerHoldingCount
+	err := db.NewSelect().Table("holdings").ColumnExpr("owner, COUNT(*) AS n").
+		Where("lock_holder IS NULL").
+		Where("owner IN (SELECT owner FROM merge_delegations WHERE status = 'active')").
+		Group("owner").Having("COUNT(*) > ?", limit).OrderExpr("n DESC, owner").Scan(ctx, &out)
+	if err != nil {
+		return nil, fmt.Errorf("owners to merge: %w", Normalize(err))
+	}
+	return out, nil
+}
+
+// UnlockedHoldingsOf lists up to limit (all when limit <= 0) unlocked
+// holdings of owner in contract order.
+func UnlockedHoldingsOf(ctx context.Context, db bun.IDB, owner coin.PartyID, limit int) ([]Holding, error) {
+	var hs []Holding
+	q := db.NewSelect().Model(&hs).Where("owner = ?", owner).Where("lock_holder IS NULL").Order("contract_id")
+	if limit > 0 {
+		q = q.Limit(int64(limit))
+	}
+	err := q.Scan(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("holdings of %s: %w", owner, Normalize(err))
+	}
+	return hs, nil
+}
+
+// CountUnlockedHoldings counts an owner's unlocked holdings.
+func CountUnlockedHoldings(ctx context.Context, db bun.IDB, owner coin.PartyID) (int, error) {
+	n, err := db.NewSelect().Table("holdings").Where("owner = ?", owner).Where("lock_holder IS NULL").Count(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("count holdings of %s: %w", owner, Normalize(err))
+	}
+	return int(n), nil
+}
+
+// PrunedTotals is the single row carrying pruned update-log totals.
+type PrunedTotals struct {
+	bun.BaseModel `bun:"table:pruned_totals"`
+
+	ID         int64        `bun:"id,pk"`
+	Minted     coin.Amount  `bun:"minted,type:text"`
+	Burned     coin.Amount  `bun:"burned,type:text"`
+	Updates    int64        `bun:"updates"`
+	Contracts  int64        `bun:"contracts"`
+	LastOffset int64        `bun:"last_offset"`
+	PrunedAt   bun.NullTime `bun:"pruned_at"`
+}
+
+// LoadPrunedTotals reads the pruned totals.
+func LoadPrunedTotals(ctx context.Context, db bun.IDB) (*PrunedTotals, error) {
+	p := new(PrunedTotals)
+	if err := db.NewSelect().Model(p).Where("id = 1").Scan(ctx); err != nil {
+		return nil, fmt.Errorf("pruned totals: %w", Normalize(err))
+	}
+	return p, nil
+}
+
+// SavePrunedTotals rewrites the pruned totals.
+func SavePrunedTotals(ctx context.Context, db bun.IDB, p *PrunedTotals) error {
+	p.ID = 1
+	if _, err := db.NewUpdate().Model(p).WherePK().Exec(ctx); err != nil {
+		return fmt.Errorf("save pruned totals: %w", Normalize(err))
+	}
+	return nil
+}
+
+// PrunableUpdates lists up to limit updates recorded before cutoff, oldest
+// first.
+func PrunableUpdates(ctx context.Context, db bun.IDB, cutoff time.Time, limit int) ([]Update, error) {
+	var us []Update
+	err := db.NewSelect().Model(&us).Where("record_time < ?", cutoff).Order("offset_id").Limit(int64(limit)).Scan(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("prunable updates: %w", Normalize(err))
+	}
+	return us, nil
+}
+
+// DeleteUpdates removes update-log rows up to and including offset among
+// ids.
+func DeleteUpdates(ctx context.Context, db bun.IDB, ids []int64) (int64, error) {
+	if len(ids) == 0 {
+		return 0, nil
+	}
+	res, err := db.NewDelete().Table("updates").Where("offset_id IN (?)", bun.In(ids)).Exec(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("delete updates: %w", Normalize(err))
+	}
+	n, _ := res.RowsAffected()
+	return n, nil
+}
+
+// DeleteArchivedContracts removes contracts archived at or before offset.
+// Live contracts (archived_offset IS NULL) are never touched.
+func DeleteArchivedContracts(ctx context.Context, db bun.IDB, offset int64) (int64, error) {
+	res, err := db.NewDelete().Table("contracts").Where("archived_offset IS NOT NULL").Where("archived_offset <= ?", offset).Exec(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("delete archived contracts: %w", Normalize(err))
+	}
+	n, _ := res.RowsAffected()
+	return n, nil
+}
