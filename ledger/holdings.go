@@ -216,9 +216,30 @@ func (t *txn) transfer(ctx context.Context, sender coin.PartyID, outs []Output) 
 		fees = fees.Add(fee)
 		need = need.Add(o.Amount).Add(fee)
 	}
-	hs, err := store.HoldingsByOwner(ctx, t.tx, sender)
+	picked, byID, sum, err := t.selectInputs(ctx, sender, need)
 	if err != nil {
 		return nil, err
+	}
+	return t.spend(ctx, sender, picked, byID, sum, need, fees, outs)
+}
+
+// burnFrom spends owner's unlocked holdings worth amount and burns it
+// (fees, traffic), giving the change back. The caller holds owner's lock.
+func (t *txn) burnFrom(ctx context.Context, owner coin.PartyID, amount coin.Amount) (*TransferResult, error) {
+	picked, byID, sum, err := t.selectInputs(ctx, owner, amount)
+	if err != nil {
+		return nil, err
+	}
+	// With no outputs, spend burns amount (as the fee) plus holding fees.
+	return t.spend(ctx, owner, picked, byID, sum, amount, amount, nil)
+}
+
+// selectInputs values owner's unlocked holdings at the transaction's round
+// and picks those that pay for need (SelectInputs).
+func (t *txn) selectInputs(ctx context.Context, owner coin.PartyID, need coin.Amount) ([]Candidate, map[coin.ContractID]store.Holding, coin.Amount, error) {
+	hs, err := store.HoldingsByOwner(ctx, t.tx, owner)
+	if err != nil {
+		return nil, nil, coin.Zero, err
 	}
 	byID := make(map[coin.ContractID]store.Holding, len(hs))
 	cands := make([]Candidate, 0, len(hs))
@@ -229,11 +250,11 @@ func (t *txn) transfer(ctx context.Context, sender coin.PartyID, outs []Output) 
 		byID[h.ContractID] = h
 		cands = append(cands, Candidate{ID: h.ContractID, Effective: EffectiveAmount(h.Amount, h.Rate, h.CreatedRound, t.round.Number)})
 	}
-	picked, sum, err := SelectInputs(cands, need, rules.MaxNumInputs)
+	picked, sum, err := SelectInputs(cands, need, t.l.rules.MaxNumInputs)
 	if err != nil {
-		return nil, err
+		return nil, nil, coin.Zero, err
 	}
-	return t.spend(ctx, sender, picked, byID, sum, need, fees, outs)
+	return picked, byID, sum, nil
 }
 
 // spend consumes picked inputs (worth sum) and creates outs plus change.

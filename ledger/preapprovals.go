@@ -64,28 +64,6 @@ func (l *Ledger) PreapprovalFee(d time.Duration, price coin.Amount) coin.Amount 
 	return USDToCoin(usd, price)
 }
 
-// payFee spends payer's unlocked holdings to burn fee, returning the change
-// to payer. The caller must hold payer's lock.
-func (t *txn) payFee(ctx context.Context, payer coin.PartyID, fee coin.Amount) (*TransferResult, error) {
-	hs, err := store.HoldingsByOwner(ctx, t.tx, payer)
-	if err != nil {
-		return nil, err
-	}
-	byID := make(map[coin.ContractID]store.Holding, len(hs))
-	cands := make([]Candidate, 0, len(hs))
-	for _, h := range hs {
-		if h.LockHolder == "" {
-			byID[h.ContractID] = h
-			cands = append(cands, Candidate{ID: h.ContractID, Effective: EffectiveAmount(h.Amount, h.Rate, h.CreatedRound, t.round.Number)})
-		}
-	}
-	picked, sum, err := SelectInputs(cands, fee, t.l.rules.MaxNumInputs)
-	if err != nil {
-		return nil, err
-	}
-	return t.spend(ctx, payer, picked, byID, sum, fee, fee, nil)
-}
-
 // fundProvider makes sure provider can pay fee. On a development network
 // the faucet taps what is missing (the real validator taps for its own
 // automation on devnet); elsewhere a shortfall is a 400.
@@ -117,7 +95,7 @@ func (l *Ledger) fundProvider(ctx context.Context, provider coin.PartyID, d time
 // and records it in the provider's history.
 func (t *txn) chargePreapproval(ctx context.Context, provider, receiver coin.PartyID, d time.Duration, subtype string) error {
 	fee := t.l.PreapprovalFee(d, t.round.Price)
-	r, err := t.payFee(ctx, provider, fee)
+	r, err := t.burnFrom(ctx, provider, fee)
 	if errors.Is(err, ErrInsufficientFunds) {
 		b, berr := t.l.unlockedAt(ctx, t, provider)
 		if berr != nil {

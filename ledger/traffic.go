@@ -186,30 +186,6 @@ func (l *Ledger) BuyTraffic(ctx context.Context, req BuyTrafficRequest) (*BuyTra
 	return res, nil
 }
 
-// burnFrom spends owner's unlocked holdings worth amount and burns it,
-// giving the change back.
-func (t *txn) burnFrom(ctx context.Context, owner coin.PartyID, amount coin.Amount) (*TransferResult, error) {
-	hs, err := store.HoldingsByOwner(ctx, t.tx, owner)
-	if err != nil {
-		return nil, err
-	}
-	byID := make(map[coin.ContractID]store.Holding, len(hs))
-	cands := make([]Candidate, 0, len(hs))
-	for _, h := range hs {
-		if h.LockHolder != "" {
-			continue
-		}
-		byID[h.ContractID] = h
-		cands = append(cands, Candidate{ID: h.ContractID, Effective: EffectiveAmount(h.Amount, h.Rate, h.CreatedRound, t.round.Number)})
-	}
-	picked, sum, err := SelectInputs(cands, amount, t.l.rules.MaxNumInputs)
-	if err != nil {
-		return nil, err
-	}
-	// With no outputs, spend burns amount (as the fee) plus holding fees.
-	return t.spend(ctx, owner, picked, byID, sum, amount, amount, nil)
-}
-
 // BuyTrafficStatus is the status of a traffic purchase by tracking id.
 type BuyTrafficStatus struct {
 	// Status is created, completed or failed. Purchases complete in the
