@@ -103,6 +103,13 @@ func (h *Handler) Routes(health http.Handler) http.Handler {
 	mux.Handle("POST /v0/wallet/transfer-offers", h.user(h.createTransferOffer))
 	mux.Handle("GET /v0/wallet/transfer-offers", h.user(h.listTransferOffers))
 	mux.Handle("POST /v0/wallet/transfer-offers/{tracking_id}/status", h.user(h.getTransferOfferStatus))
+	mux.Handle("POST /v0/admin/external-party/topology/generate", h.admin(h.generateExternalPartyTopology))
+	mux.Handle("POST /v0/admin/external-party/topology/submit", h.admin(h.submitExternalPartyTopology))
+	mux.Handle("GET /v0/admin/external-party/balance", h.admin(h.getExternalPartyBalance))
+	// Our own prepare/submit kinds (not in the spec; see README "External parties").
+	mux.Handle("POST /v0/admin/external-party/transfer/prepare", h.admin(h.prepareExternalTransfer))
+	mux.Handle("POST /v0/admin/external-party/minting-delegation-proposal/prepare", h.admin(h.prepareMintingDelegationProposal))
+	mux.Handle("POST /v0/admin/external-party/submit", h.admin(h.submitExternal))
 
 	// wallet-internal.yaml
 	mux.Handle("GET /v0/wallet/user-status", h.user(h.userStatus))
@@ -164,6 +171,11 @@ func (h *Handler) Routes(health http.Handler) http.Handler {
 	mux.Handle("GET /v0/wallet/merge-delegations", h.user(h.listMergeDelegations))
 	mux.Handle("POST /v0/wallet/merge-delegation-proposals", h.user(h.proposeMergeDelegation))
 	mux.Handle("POST /v0/wallet/merge-delegations/{contract_id}/withdraw", h.user(h.withdrawMergeDelegation))
+	mux.Handle("GET /v0/wallet/minting-delegation-proposals", h.user(h.listMintingDelegationProposals))
+	mux.Handle("POST /v0/wallet/minting-delegation-proposals/{contract_id}/accept", h.user(h.acceptMintingDelegationProposal))
+	mux.Handle("POST /v0/wallet/minting-delegation-proposals/{contract_id}/reject", h.user(h.rejectMintingDelegationProposal))
+	mux.Handle("GET /v0/wallet/minting-delegations", h.user(h.listMintingDelegations))
+	mux.Handle("POST /v0/wallet/minting-delegations/{contract_id}/reject", h.user(h.withdrawMintingDelegation))
 
 	if health != nil {
 		mux.Handle("GET /readyz", health)

@@ -37,6 +37,9 @@ type Config struct {
 	// MergeDelegationProposal (to the operator) as part of onboarding, as
 	// the real wallet has the user sign it then.
 	MergeDelegationAtOnboarding bool
+	// PreparedTTL is how long an external party's prepared transaction can
+	// be submitted; zero means DefaultPreparedTTL.
+	PreparedTTL time.Duration
 }
 
 // Ledger applies the coin's rules to the store. Safe for concurrent use.

@@ -85,6 +85,9 @@ type Config struct {
 	// Automation configures the background jobs (participantPruningSchedule
 	// is above); see automations.go.
 	Automation AutomationConfig `yaml:"automation"`
+	// ExternalPartyPreparedTTL is how long an external party may submit a
+	// prepared transaction (default 10m).
+	ExternalPartyPreparedTTL time.Duration `yaml:"externalPartyPreparedTtl"`
 }
 
 // AuthConfig holds auth.audience, auth.jwksUrl and auth.issuer.

@@ -50,6 +50,7 @@ Usage:
   ccwallet token --user NAME          print a development JWT for NAME (devnet only)
   ccwallet version                    print the version
   ccwallet advance-rounds --rounds N  open N mining rounds now and run their work (devnet only)
+  ccwallet external COMMAND           external-party client (keygen, sign, onboard, transfer)
 
 Run "ccwallet COMMAND --help" for the flags of a command.
 `
@@ -74,6 +75,8 @@ func run(ctx context.Context, args []string, environ []string, stdout, stderr io
 		return token(args, stdout, stderr)
 	case "advance-rounds":
 		return advanceRoundsCmd(ctx, args, env, stdout, stderr)
+	case "external":
+		return externalCmd(ctx, args, env.get, stdout, stderr)
 	case "version":
 		fmt.Fprintln(stdout, "ccwallet", version)
 		return nil
@@ -349,6 +352,7 @@ func serve(ctx context.Context, args []string, env envVars, stdout, stderr io.Wr
 	lcfg := ledger.Config{
 		OperatorHint: cfg.ValidatorPartyHint, AdminUsers: cfg.ValidatorWalletUsers, DevNet: cfg.DevNet(),
 		MergeDelegationAtOnboarding: cfg.mergeAtOnboarding(),
+		PreparedTTL:                 cfg.ExternalPartyPreparedTTL,
 	}
 	if m != nil {
 		lcfg.Observer = m

@@ -1,0 +1,292 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"crypto/ed25519"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/ccwallet/ccwallet/ledger"
+)
+
+const externalUsage = `ccwallet external: a client for external parties, whose keys stay here.
+
+Usage:
+  ccwallet external keygen [--out FILE]
+      generate an Ed25519 key pair; print the hex public key (and the hex
+      private key seed unless --out writes it to a key file, mode 0600)
+  ccwallet external sign --key FILE --hash HEX
+      print the hex Ed25519 signature of a topology hash or a tx_hash
+  ccwallet external onboard --server URL --token T --hint H --key FILE
+      create the external party: topology generate, sign, submit
+  ccwallet external transfer --server URL --token T --key FILE --party P --to R --amount A
+      prepare, sign and submit a one-step transfer from the external party P
+  ccwallet external propose-delegation --server URL --token T --key FILE --party P [--merge-limit N] [--expires 720h]
+      propose that the validator mint P's rewards (a MintingDelegationProposal)
+
+--token defaults to $CCWALLET_TOKEN (an admin user's JWT, e.g. from "ccwallet token").
+`
+
+// externalCmd runs "ccwallet external ...".
+func externalCmd(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, externalUsage)
+		return errors.New("external: a subcommand is required")
+	}
+	sub, args := args[0], args[1:]
+	fs := flag.NewFlagSet("external "+sub, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	out := fs.String("out", "", "keygen: key file to write")
+	keyFile := fs.String("key", "", "key file (from keygen), or a file with the hex private key")
+	hash := fs.String("hash", "", "sign: hex hash to sign")
+	server := fs.String("server", "http://localhost:8080", "wallet base URL")
+	tok := fs.String("token", getenv("CCWALLET_TOKEN"), "admin bearer token")
+	hint := fs.String("hint", "", "onboard: party hint")
+	party := fs.String("party", "", "the external party ID")
+	to := fs.String("to", "", "transfer: receiver party ID")
+	amount := fs.String("amount", "", "transfer: amount of coin, e.g. 10.5")
+	description := fs.String("description", "", "transfer: description")
+	mergeLimit := fs.Int("merge-limit", 10, "propose-delegation: holdings to keep after merging")
+	expires := fs.Duration("expires", 30*24*time.Hour, "propose-delegation: lifetime of the delegation")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	c := &extClient{ctx: ctx, server: strings.TrimRight(*server, "/"), token: *tok}
+	switch sub {
+	case "keygen":
+		return keygen(*out, stdout)
+	case "sign":
+		key, err := readKey(*keyFile)
+		if err != nil {
+			return err
+		}
+		sig, err := ledger.SignHash(key, *hash)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintln(stdout, sig)
+		return nil
+	case "onboard":
+		key, err := readKey(*keyFile)
+		if err != nil {
+			return err
+		}
+		p, err := c.onboard(*hint, key)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintln(stdout, p)
+		return nil
+	case "transfer":
+		return c.prepareSignSubmit(stdout, *keyFile, *party, "/v0/admin/external-party/transfer/prepare", map[string]any{
+			"sender_party_id": *party, "receiver_party_id": *to, "amount": *amount, "description": *description})
+	case "propose-delegation":
+		return c.prepareSignSubmit(stdout, *keyFile, *party, "/v0/admin/external-party/minting-delegation-proposal/prepare", map[string]any{
+			"beneficiary_party_id": *party, "merge_limit": *mergeLimit, "expires_at": time.Now().Add(*expires).UTC().Format(time.RFC3339)})
+	case "help", "-h", "--help":
+		fmt.Fprint(stdout, externalUsage)
+		return nil
+	}
+	fmt.Fprint(stderr, externalUsage)
+	return fmt.Errorf("external: unknown subcommand %q", sub)
+}
+
+// keyFile is the JSON key file keygen writes.
+type keyFile struct {
+	PublicKey  string `json:"public_key"`
+	PrivateKey string `json:"private_key"` // hex of the 32-byte seed
+}
+
+func keygen(out string, stdout io.Writer) error {
+	pub, key, err := ed25519.GenerateKey(rand.Reader)
+	if err != nil {
+		return err
+	}
+	kf := keyFile{PublicKey: hex.EncodeToString(pub), PrivateKey: hex.EncodeToString(key.Seed())}
+	if out == "" {
+		fmt.Fprintf(stdout, "public_key %s\nprivate_key %s\n", kf.PublicKey, kf.PrivateKey)
+		return nil
+	}
+	b, _ := json.MarshalIndent(kf, "", "  ")
+	f, err := os.OpenFile(out, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return fmt.Errorf("keygen: %w", err)
+	}
+	if _, err := f.Write(append(b, '\n')); err != nil {
+		f.Close()
+		return fmt.Errorf("keygen: %w", err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("keygen: %w", err)
+	}
+	fmt.Fprintf(stdout, "public_key %s\n", kf.PublicKey)
+	return nil
+}
+
+// readKey reads a key file: keygen's JSON, or hex of a 32-byte seed or a
+// 64-byte Ed25519 private key.
+func readKey(path string) (ed25519.PrivateKey, error) {
+	if path == "" {
+		return nil, errors.New("--key is required")
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	text := strings.TrimSpace(string(b))
+	if strings.HasPrefix(text, "{") {
+		var kf keyFile
+		if err := json.Unmarshal(b, &kf); err != nil {
+			return nil, fmt.Errorf("key file %s: %w", path, err)
+		}
+		text = kf.PrivateKey
+	}
+	raw, err := hex.DecodeString(text)
+	if err != nil {
+		return nil, fmt.Errorf("key file %s: private key must be hex: %w", path, err)
+	}
+	switch len(raw) {
+	case ed25519.SeedSize:
+		return ed25519.NewKeyFromSeed(raw), nil
+	case ed25519.PrivateKeySize:
+		return ed25519.PrivateKey(raw), nil
+	}
+	return nil, fmt.Errorf("key file %s: want a 32-byte Ed25519 seed or 64-byte private key, got %d bytes", path, len(raw))
+}
+
+// extClient calls the wallet's admin API.
+type extClient struct {
+	ctx    context.Context
+	server string
+	token  string
+	http   http.Client
+}
+
+func (c *extClient) post(path string, body, out any) error {
+	b, err := json.Marshal(body)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(c.ctx, 60*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.server+path, bytes.NewReader(b))
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	if c.token != "" {
+		req.Header.Set("Authorization", "Bearer "+c.token)
+	}
+	resp, err := c.http.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	if err != nil {
+		return err
+	}
+	if resp.StatusCode != http.StatusOK {
+		var e struct {
+			Error string `json:"error"`
+		}
+		_ = json.Unmarshal(data, &e)
+		if e.Error == "" {
+			e.Error = strings.TrimSpace(string(data))
+		}
+		return fmt.Errorf("POST %s: %s: %s", path, resp.Status, e.Error)
+	}
+	if err := json.Unmarshal(data, out); err != nil {
+		return fmt.Errorf("POST %s: decode answer: %w", path, err)
+	}
+	return nil
+}
+
+func (c *extClient) onboard(hint string, key ed25519.PrivateKey) (string, error) {
+	if hint == "" {
+		return "", errors.New("--hint is required")
+	}
+	pub := hex.EncodeToString(key.Public().(ed25519.PublicKey))
+	var gen struct {
+		PartyID     string `json:"party_id"`
+		TopologyTxs []struct {
+			TopologyTx string `json:"topology_tx"`
+			Hash       string `json:"hash"`
+		} `json:"topology_txs"`
+	}
+	if err := c.post("/v0/admin/external-party/topology/generate", map[string]string{"party_hint": hint, "public_key": pub}, &gen); err != nil {
+		return "", err
+	}
+	signed := make([]map[string]string, 0, len(gen.TopologyTxs))
+	for _, tx := range gen.TopologyTxs {
+		sig, err := ledger.SignHash(key, tx.Hash)
+		if err != nil {
+			return "", err
+		}
+		signed = append(signed, map[string]string{"topology_tx": tx.TopologyTx, "signed_hash": sig})
+	}
+	var sub struct {
+		PartyID string `json:"party_id"`
+	}
+	if err := c.post("/v0/admin/external-party/topology/submit", map[string]any{"public_key": pub, "signed_topology_txs": signed}, &sub); err != nil {
+		return "", err
+	}
+	return sub.PartyID, nil
+}
+
+// prepareSignSubmit prepares a transaction, checks the hash it is given
+// against the transaction itself, signs it and submits it.
+func (c *extClient) prepareSignSubmit(stdout io.Writer, keyPath, party, preparePath string, body map[string]any) error {
+	key, err := readKey(keyPath)
+	if err != nil {
+		return err
+	}
+	if party == "" {
+		return errors.New("--party is required")
+	}
+	var p struct {
+		Transaction string `json:"transaction"`
+		TxHash      string `json:"tx_hash"`
+	}
+	if err := c.post(preparePath, body, &p); err != nil {
+		return err
+	}
+	raw, _, err := ledger.DecodePrepared(p.Transaction)
+	if err != nil {
+		return err
+	}
+	if got := hex.EncodeToString(ledger.PreparedTxHash(raw)); got != p.TxHash {
+		return fmt.Errorf("the server's tx_hash %s does not match the transaction (hash %s); not signing", p.TxHash, got)
+	}
+	sig, err := ledger.SignHash(key, p.TxHash)
+	if err != nil {
+		return err
+	}
+	var res struct {
+		Kind       string `json:"kind"`
+		UpdateID   string `json:"update_id"`
+		ContractID string `json:"contract_id"`
+	}
+	err = c.post("/v0/admin/external-party/submit", map[string]any{"submission": map[string]string{
+		"party_id": party, "transaction": p.Transaction, "signed_tx_hash": sig,
+		"public_key": hex.EncodeToString(key.Public().(ed25519.PublicKey)),
+	}}, &res)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "update_id %s\n", res.UpdateID)
+	if res.ContractID != "" {
+		fmt.Fprintf(stdout, "contract_id %s\n", res.ContractID)
+	}
+	return nil
+}

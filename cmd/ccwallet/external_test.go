@@ -1,0 +1,125 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"crypto"
+	"crypto/ed25519"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ccwallet/ccwallet/handlers"
+	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/coin"
+	"github.com/ccwallet/ccwallet/ledger/ledgertest"
+	"github.com/ccwallet/ccwallet/store"
+	"github.com/ccwallet/ccwallet/web"
+)
+
+func runCLI(t *testing.T, env map[string]string, args ...string) string {
+	t.Helper()
+	var out, errb bytes.Buffer
+	if err := run(context.Background(), args, environ(env), &out, &errb); err != nil {
+		t.Fatalf("ccwallet %s: %v (stderr %s)", strings.Join(args, " "), err, errb.String())
+	}
+	return out.String()
+}
+
+func TestExternalKeygenAndSign(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "key.json")
+	out := runCLI(t, nil, "external", "keygen", "--out", path)
+	var kf keyFile
+	b, _ := os.ReadFile(path)
+	if err := json.Unmarshal(b, &kf); err != nil || !strings.Contains(out, kf.PublicKey) {
+		t.Fatalf("key file %s (%v), output %q", b, err, out)
+	}
+	if st, _ := os.Stat(path); st.Mode().Perm() != 0o600 {
+		t.Errorf("key file mode %v, want 0600", st.Mode().Perm())
+	}
+	pub, _ := hex.DecodeString(kf.PublicKey)
+	for _, n := range []int{32, 34} {
+		msg := make([]byte, n)
+		_, _ = rand.Read(msg)
+		sig := strings.TrimSpace(runCLI(t, nil, "external", "sign", "--key", path, "--hash", hex.EncodeToString(msg)))
+		if err := ledger.VerifySignature("sig", pub, msg, sig); err != nil {
+			t.Errorf("%d-byte hash: %v", n, err)
+		}
+	}
+	if out := runCLI(t, nil, "external", "keygen"); !strings.Contains(out, "private_key ") {
+		t.Errorf("keygen without --out = %q", out)
+	}
+	if err := run(context.Background(), []string{"external", "keygen", "--out", path}, os.Environ(), &bytes.Buffer{}, &bytes.Buffer{}); err == nil {
+		t.Error("keygen overwrote an existing key file")
+	}
+}
+
+func TestExternalOnboardAndTransfer(t *testing.T) {
+	l := ledgertest.New(t, store.SQLite)
+	_, signer, _ := ed25519.GenerateKey(rand.Reader)
+	v, err := web.NewVerifier(web.AuthConfig{Audience: "aud", Issuer: "test", StaticKeys: map[string]crypto.PublicKey{"k1": signer.Public()}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(handlers.New(l, handlers.Config{Auth: v}, nil).Routes(nil))
+	defer srv.Close()
+	tok, _ := web.SignDevToken(signer, "k1", "test", "aud", "admin", time.Hour)
+	env := map[string]string{"CCWALLET_TOKEN": tok}
+
+	path := filepath.Join(t.TempDir(), "key.json")
+	runCLI(t, env, "external", "keygen", "--out", path)
+	party := strings.TrimSpace(runCLI(t, env, "external", "onboard", "--server", srv.URL, "--hint", "cli-ext", "--key", path))
+	if !strings.HasPrefix(party, "cli-ext::1220") {
+		t.Fatalf("onboard printed %q", party)
+	}
+	ledgertest.Mint(t, l, coin.PartyID(party), "50")
+	for i := 0; i < 3; i++ {
+		out := runCLI(t, env, "external", "transfer", "--server", srv.URL, "--key", path, "--party", party, "--to", string(l.Operator()), "--amount", "1.25")
+		if !strings.Contains(out, "update_id ") {
+			t.Fatalf("transfer printed %q", out)
+		}
+	}
+	out := runCLI(t, env, "external", "propose-delegation", "--server", srv.URL, "--key", path, "--party", party, "--merge-limit", "5")
+	if !strings.Contains(out, "contract_id ") {
+		t.Fatalf("propose-delegation printed %q", out)
+	}
+	ps, err := l.MintingDelegationProposals(context.Background(), l.Operator())
+	if err != nil || len(ps) != 1 || string(ps[0].Beneficiary) != party {
+		t.Errorf("proposals = %+v, %v", ps, err)
+	}
+	b, err := l.ExternalPartyBalance(context.Background(), coin.PartyID(party))
+	if err != nil || b.Unlocked.Cmp(coin.MustParse("46.25")) > 0 {
+		t.Errorf("balance after three transfers of 1.25 = %+v, %v", b, err)
+	}
+	var errb bytes.Buffer
+	err = run(context.Background(), []string{"external", "transfer", "--server", srv.URL, "--key", path, "--party", party, "--to", string(l.Operator()), "--amount", "1000"}, environ(env), &bytes.Buffer{}, &errb)
+	if err == nil || !strings.Contains(err.Error(), "400") {
+		t.Errorf("overspending = %v, want a 400 from the server", err)
+	}
+}
+
+func TestPreparedTTLConfig(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "values.yaml")
+	if err := os.WriteFile(path, []byte("externalPartyPreparedTtl: 90s\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := loadConfig(path, envVars{}, time.Now())
+	if err != nil || cfg.ExternalPartyPreparedTTL != 90*time.Second {
+		t.Errorf("externalPartyPreparedTtl = %v, %v; want 1m30s", cfg.ExternalPartyPreparedTTL, err)
+	}
+}
+
+// environ turns a map into the KEY=VALUE list run takes.
+func environ(env map[string]string) []string {
+	var out []string
+	for k, v := range env {
+		out = append(out, k+"="+v)
+	}
+	return out
+}

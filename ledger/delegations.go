@@ -1,0 +1,221 @@
+package ledger
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/ccwallet/ccwallet/ledger/coin"
+	"github.com/ccwallet/ccwallet/store"
+	"github.com/uptrace/bun"
+)
+
+// Minting delegation templates (Splice.Wallet.MintingDelegation).
+const (
+	TemplateMintingDelegationProposal = "#splice-wallet:Splice.Wallet.MintingDelegation:MintingDelegationProposal"
+	TemplateMintingDelegation         = "#splice-wallet:Splice.Wallet.MintingDelegation:MintingDelegation"
+)
+
+// MaxMergeLimit bounds a delegation's amulet merge limit.
+const MaxMergeLimit = 1000
+
+// mintingDelegationPayload is the payload of both templates: the
+// beneficiary lets the delegate mint its rewards and merge its holdings
+// down to mergeLimit until expiresAt.
+type mintingDelegationPayload struct {
+	DSO         coin.PartyID `json:"dso"`
+	Beneficiary coin.PartyID `json:"beneficiary"`
+	Delegate    coin.PartyID `json:"delegate"`
+	ExpiresAt   string       `json:"expiresAt"`
+	MergeLimit  string       `json:"amuletMergeLimit"`
+}
+
+// MintingDelegation is a proposal or an active delegation as the wallet
+// shows it.
+type MintingDelegation struct {
+	Contract    Contract
+	Beneficiary coin.PartyID
+	Delegate    coin.PartyID
+	ExpiresAt   time.Time
+	MergeLimit  int
+}
+
+// mintingDelegationArgs are the args of KindMintingDelegationPropose.
+type mintingDelegationArgs struct {
+	Delegate   coin.PartyID `json:"delegate"`
+	ExpiresAt  string       `json:"expires_at"`
+	MergeLimit int          `json:"merge_limit"`
+}
+
+// PrepareMintingDelegationProposal prepares, for the external party
+// beneficiary to sign, the creation of a MintingDelegationProposal naming
+// this validator's operator as delegate.
+func (l *Ledger) PrepareMintingDelegationProposal(ctx context.Context, beneficiary coin.PartyID, expiresAt time.Time, mergeLimit int) (Prepared, error) {
+	if !expiresAt.After(l.now()) {
+		return Prepared{}, invalid("expires_at", "must be in the future")
+	}
+	if mergeLimit < 1 || mergeLimit > MaxMergeLimit {
+		return Prepared{}, invalid("merge_limit", "must be between 1 and %d", MaxMergeLimit)
+	}
+	return l.prepare(ctx, beneficiary, KindMintingDelegationPropose, nil,
+		mintingDelegationArgs{Delegate: l.operator, ExpiresAt: FormatTime(expiresAt), MergeLimit: mergeLimit}, time.Time{})
+}
+
+func runMintingDelegationPropose(_ context.Context, t *txn, b *PreparedBody) (coin.ContractID, error) {
+	var a mintingDelegationArgs
+	if err := decodeArgs(b, &a); err != nil {
+		return "", err
+	}
+	return t.create(TemplateMintingDelegationProposal, mintingDelegationPayload{
+		DSO: t.l.dso, Beneficiary: b.Party, Delegate: a.Delegate, ExpiresAt: a.ExpiresAt, MergeLimit: fmt.Sprint(a.MergeLimit),
+	}, b.Party, a.Delegate), nil
+}
+
+func (l *Ledger) delegationView(c *store.Contract) (MintingDelegation, error) {
+	var p mintingDelegationPayload
+	if err := json.Unmarshal([]byte(c.Payload), &p); err != nil {
+		return MintingDelegation{}, fmt.Errorf("decode %s: %w", c.ContractID, err)
+	}
+	exp, _ := time.Parse(time.RFC3339Nano, p.ExpiresAt)
+	var limit int
+	_, _ = fmt.Sscan(p.MergeLimit, &limit)
+	return MintingDelegation{Contract: l.contractView(c), Beneficiary: p.Beneficiary, Delegate: p.Delegate, ExpiresAt: exp, MergeLimit: limit}, nil
+}
+
+func (l *Ledger) delegations(ctx context.Context, db bun.IDB, template string, party coin.PartyID, keep func(MintingDelegation) bool) ([]MintingDelegation, error) {
+	cs, err := store.ActiveContractsByTemplate(ctx, db, template, party)
+	if err != nil {
+		return nil, err
+	}
+	out := []MintingDelegation{}
+	for i := range cs {
+		d, err := l.delegationView(&cs[i])
+		if err != nil {
+			return nil, err
+		}
+		if keep(d) {
+			out = append(out, d)
+		}
+	}
+	return out, nil
+}
+
+// MintingDelegationProposals lists the proposals naming delegate.
+func (l *Ledger) MintingDelegationProposals(ctx context.Context, delegate coin.PartyID) ([]MintingDelegation, error) {
+	return l.delegations(ctx, l.db, TemplateMintingDelegationProposal, delegate, func(d MintingDelegation) bool { return d.Delegate == delegate })
+}
+
+// MintingDelegations lists the active delegations naming delegate.
+func (l *Ledger) MintingDelegations(ctx context.Context, delegate coin.PartyID) ([]MintingDelegation, error) {
+	return l.delegations(ctx, l.db, TemplateMintingDelegation, delegate, func(d MintingDelegation) bool { return d.Delegate == delegate })
+}
+
+// ActiveMintingDelegations lists every unexpired delegation, for the
+// reward-collection automation: it mints each beneficiary's coupons into
+// the beneficiary's holdings.
+func (l *Ledger) ActiveMintingDelegations(ctx context.Context) ([]MintingDelegation, error) {
+	now := l.now()
+	return l.delegations(ctx, l.db, TemplateMintingDelegation, "", func(d MintingDelegation) bool { return d.ExpiresAt.After(now) })
+}
+
+// activeDelegationContract loads an active contract of template naming
+// delegate; anything else is ErrNotFound, so other parties' contracts are
+// not revealed.
+func (l *Ledger) activeDelegationContract(ctx context.Context, db bun.IDB, template string, cid coin.ContractID, delegate coin.PartyID) (MintingDelegation, error) {
+	c, err := store.ContractByID(ctx, db, cid)
+	if err != nil && !errors.Is(err, store.ErrNotFound) {
+		return MintingDelegation{}, err
+	}
+	if err == nil && c.TemplateID == template && c.ArchivedOffset == nil {
+		d, err := l.delegationView(c)
+		if err != nil {
+			return MintingDelegation{}, err
+		}
+		if d.Delegate == delegate {
+			return d, nil
+		}
+	}
+	what := "minting delegation proposal"
+	if template == TemplateMintingDelegation {
+		what = "minting delegation"
+	}
+	return MintingDelegation{}, fmt.Errorf("%w: no active %s %s for %s", ErrNotFound, what, cid, delegate)
+}
+
+// AcceptMintingDelegationProposal accepts a proposal naming delegate: it
+// archives the proposal and any delegation of the same beneficiary to
+// delegate, and creates the new MintingDelegation. An expired proposal or
+// an unknown beneficiary is refused.
+func (l *Ledger) AcceptMintingDelegationProposal(ctx context.Context, delegate coin.PartyID, cid coin.ContractID) (coin.ContractID, error) {
+	var out coin.ContractID
+	err := l.db.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
+		p, err := l.activeDelegationContract(ctx, tx, TemplateMintingDelegationProposal, cid, delegate)
+		if err != nil {
+			return err
+		}
+		if err := l.lockParties(ctx, tx, p.Beneficiary); err != nil {
+			return err
+		}
+		if _, err := store.PartyByID(ctx, tx, p.Beneficiary); err != nil {
+			if errors.Is(err, store.ErrNotFound) {
+				return fmt.Errorf("%w: beneficiary %s is not onboarded", ErrConflict, p.Beneficiary)
+			}
+			return err
+		}
+		if !p.ExpiresAt.After(l.now()) {
+			return fmt.Errorf("%w: the proposal expired at %s", ErrExpired, FormatTime(p.ExpiresAt))
+		}
+		old, err := l.delegations(ctx, tx, TemplateMintingDelegation, p.Beneficiary, func(d MintingDelegation) bool {
+			return d.Beneficiary == p.Beneficiary && d.Delegate == delegate
+		})
+		if err != nil {
+			return err
+		}
+		t, err := l.beginTxn(ctx, tx, "minting-delegation-accept")
+		if err != nil {
+			return err
+		}
+		t.archive(cid)
+		for _, d := range old {
+			t.archive(d.Contract.ContractID)
+		}
+		out = t.create(TemplateMintingDelegation, mintingDelegationPayload{
+			DSO: l.dso, Beneficiary: p.Beneficiary, Delegate: delegate, ExpiresAt: FormatTime(p.ExpiresAt), MergeLimit: fmt.Sprint(p.MergeLimit),
+		}, p.Beneficiary, delegate)
+		return t.commit(ctx)
+	})
+	if err != nil {
+		return "", fmt.Errorf("accept minting delegation proposal %s: %w", cid, err)
+	}
+	return out, nil
+}
+
+// RejectMintingDelegationProposal archives a proposal naming delegate.
+func (l *Ledger) RejectMintingDelegationProposal(ctx context.Context, delegate coin.PartyID, cid coin.ContractID) error {
+	return l.archiveDelegation(ctx, "minting-delegation-reject", TemplateMintingDelegationProposal, delegate, cid)
+}
+
+// WithdrawMintingDelegation archives an active delegation naming delegate.
+func (l *Ledger) WithdrawMintingDelegation(ctx context.Context, delegate coin.PartyID, cid coin.ContractID) error {
+	return l.archiveDelegation(ctx, "minting-delegation-withdraw", TemplateMintingDelegation, delegate, cid)
+}
+
+func (l *Ledger) archiveDelegation(ctx context.Context, kind, template string, delegate coin.PartyID, cid coin.ContractID) error {
+	err := l.db.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
+		if _, err := l.activeDelegationContract(ctx, tx, template, cid, delegate); err != nil {
+			return err
+		}
+		t, err := l.beginTxn(ctx, tx, kind)
+		if err != nil {
+			return err
+		}
+		t.archive(cid)
+		return t.commit(ctx)
+	})
+	if err != nil {
+		return fmt.Errorf("%s %s: %w", kind, cid, err)
+	}
+	return nil
+}

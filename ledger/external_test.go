@@ -1,0 +1,333 @@
+package ledger_test
+
+import (
+	"context"
+	"crypto/ed25519"
+	"encoding/base64"
+	"encoding/hex"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/coin"
+	"github.com/ccwallet/ccwallet/ledger/ledgertest"
+)
+
+func signTopology(t *testing.T, key ed25519.PrivateKey, txs []ledger.TopologyTx) []ledger.SignedTopologyTx {
+	t.Helper()
+	out := make([]ledger.SignedTopologyTx, len(txs))
+	for i, tx := range txs {
+		sig, err := ledger.SignHash(key, tx.Hash)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[i] = ledger.SignedTopologyTx{Tx: tx.Tx, SignedHash: sig}
+	}
+	return out
+}
+
+func TestExternalTopology(t *testing.T) {
+	forEachEngine(t, func(t *testing.T, l *ledger.Ledger) {
+		ctx := context.Background()
+		pub, key, _ := ed25519.GenerateKey(nil)
+		_, otherKey, _ := ed25519.GenerateKey(nil)
+		pubHex := hex.EncodeToString(pub)
+		party, txs, err := l.GenerateExternalTopology("ext-alice", pubHex)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := "ext-alice::" + coin.Fingerprint(pub); string(party) != want || len(txs) != 3 {
+			t.Fatalf("party = %s (%d txs), want %s and 3 txs", party, len(txs), want)
+		}
+		for _, tx := range txs {
+			raw, _ := base64.StdEncoding.DecodeString(tx.Tx)
+			if tx.Hash != hex.EncodeToString(ledger.TopologyTxHash(raw)) || !strings.HasPrefix(tx.Hash, "1220") {
+				t.Errorf("hash %s does not match its transaction", tx.Hash)
+			}
+		}
+		good := signTopology(t, key, txs)
+		tampered := func(f func(s []ledger.SignedTopologyTx) []ledger.SignedTopologyTx) []ledger.SignedTopologyTx {
+			c := append([]ledger.SignedTopologyTx(nil), good...)
+			return f(c)
+		}
+		otherPub, _, _ := ed25519.GenerateKey(nil)
+		refused := []struct {
+			name, key string
+			txs       []ledger.SignedTopologyTx
+			want      string
+		}{
+			{"wrong signature", pubHex, tampered(func(s []ledger.SignedTopologyTx) []ledger.SignedTopologyTx {
+				s[1].SignedHash = s[0].SignedHash
+				return s
+			}), "does not verify"},
+			{"signed by another key", pubHex, signTopology(t, otherKey, txs), "does not verify"},
+			{"a different key submitted", hex.EncodeToString(otherPub), good, "is not the key"},
+			{"tampered transaction", pubHex, tampered(func(s []ledger.SignedTopologyTx) []ledger.SignedTopologyTx {
+				raw, _ := base64.StdEncoding.DecodeString(s[2].Tx)
+				s[2].Tx = base64.StdEncoding.EncodeToString([]byte(strings.Replace(string(raw), `"threshold":1`, `"threshold":2`, 1)))
+				return s
+			}), "is not one of the transactions"},
+			{"missing transaction", pubHex, good[:2], "must hold the 3"},
+			{"duplicated transaction", pubHex, []ledger.SignedTopologyTx{good[0], good[1], good[1]}, "twice"},
+			{"not base64", pubHex, tampered(func(s []ledger.SignedTopologyTx) []ledger.SignedTopologyTx {
+				s[0].Tx = "%%%"
+				return s
+			}), "base64"},
+			{"secp256k1 key", "02" + pubHex, good, "32 bytes"},
+			{"nothing", pubHex, nil, "is required"},
+		}
+		for _, tc := range refused {
+			_, err := l.SubmitExternalTopology(ctx, tc.key, tc.txs)
+			if err == nil || !ledger.IsValidation(err) || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("%s: err = %v, want a validation error containing %q", tc.name, err, tc.want)
+			}
+			if err := l.KnownParty(ctx, party); !errors.Is(err, ledger.ErrNotFound) {
+				t.Fatalf("%s: party exists after a refused submission (%v)", tc.name, err)
+			}
+		}
+		got, err := l.SubmitExternalTopology(ctx, pubHex, good)
+		if err != nil || got != party {
+			t.Fatalf("submit = %s, %v", got, err)
+		}
+		if _, err := l.SubmitExternalTopology(ctx, pubHex, good); !errors.Is(err, ledger.ErrConflict) {
+			t.Errorf("replayed submission = %v, want ErrConflict", err)
+		}
+	})
+}
+
+func TestExternalTransferFlow(t *testing.T) {
+	forEachEngineClock(t, func(t *testing.T, l *ledger.Ledger, clock *ledgertest.Clock) {
+		ctx := context.Background()
+		ext, key := ledgertest.ExternalParty(t, l, "ext-bob")
+		_, otherKey := ledgertest.ExternalParty(t, l, "ext-carol")
+		receiver := ledgertest.Party(t, l)
+		ledgertest.Mint(t, l, ext, "1000")
+
+		balanceOf := func(p coin.PartyID) coin.Amount {
+			t.Helper()
+			b, err := l.Balance(ctx, p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return b.EffectiveUnlocked.Add(b.EffectiveLocked)
+		}
+		var last ledger.Submission
+		var lastRes ledger.SubmitResult
+		for i := 0; i < 3; i++ {
+			p, err := l.PrepareExternalTransfer(ctx, ext, receiver, coin.MustParse("10"), "payment")
+			if err != nil {
+				t.Fatal(err)
+			}
+			last = ledgertest.Sign(t, ext, key, p)
+			if lastRes, err = l.Submit(ctx, last); err != nil {
+				t.Fatalf("submit %d: %v", i, err)
+			}
+			if lastRes.UpdateID == "" || lastRes.ContractID == "" || lastRes.Replayed {
+				t.Errorf("result = %+v", lastRes)
+			}
+		}
+		if got := balanceOf(receiver); !got.Equal(coin.MustParse("30")) {
+			t.Fatalf("receiver balance = %s, want 30", got)
+		}
+		before, extBefore := balanceOf(receiver), balanceOf(ext)
+
+		p, err := l.PrepareExternalTransfer(ctx, ext, receiver, coin.MustParse("5"), "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		other, err := l.PrepareExternalTransfer(ctx, ext, receiver, coin.MustParse("7"), "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		good := ledgertest.Sign(t, ext, key, p)
+		flip := func(s string, i int) string {
+			b, _ := hex.DecodeString(s)
+			b[i] ^= 0x01
+			return hex.EncodeToString(b)
+		}
+		rawTx, _ := base64.StdEncoding.DecodeString(p.Transaction)
+		flippedTx := append([]byte(nil), rawTx...)
+		flippedTx[len(flippedTx)-3] ^= 0x01
+		cases := []struct {
+			name string
+			mod  func(s ledger.Submission) ledger.Submission
+			want error
+		}{
+			{"bit flipped in signature", func(s ledger.Submission) ledger.Submission { s.SignedTxHash = flip(s.SignedTxHash, 10); return s }, nil},
+			{"signature by another key", func(s ledger.Submission) ledger.Submission {
+				s.SignedTxHash = ledgertest.Sign(t, ext, otherKey, p).SignedTxHash
+				return s
+			}, nil},
+			{"another party's key", func(s ledger.Submission) ledger.Submission {
+				s.PublicKey = hex.EncodeToString(otherKey.Public().(ed25519.PublicKey))
+				return s
+			}, nil},
+			{"signature for another transaction", func(s ledger.Submission) ledger.Submission {
+				s.SignedTxHash = ledgertest.Sign(t, ext, key, other).SignedTxHash
+				return s
+			}, nil},
+			{"bit flipped in transaction", func(s ledger.Submission) ledger.Submission {
+				s.Transaction = base64.StdEncoding.EncodeToString(flippedTx)
+				return s
+			}, nil},
+			{"another party id", func(s ledger.Submission) ledger.Submission { s.Party = receiver; return s }, nil},
+			{"submitted as another kind", func(s ledger.Submission) ledger.Submission { s.Kind = ledger.KindMintingDelegationPropose; return s }, nil},
+		}
+		for _, tc := range cases {
+			_, err := l.Submit(ctx, tc.mod(good))
+			if err == nil || !ledger.IsValidation(err) {
+				t.Errorf("%s: err = %v, want a validation error", tc.name, err)
+			}
+		}
+		if got := balanceOf(receiver); !got.Equal(before) {
+			t.Fatalf("tampered submissions moved coin: receiver %s, want %s", got, before)
+		}
+		// A replay of an executed submission answers the first result and
+		// moves nothing.
+		again, err := l.Submit(ctx, last)
+		if err != nil || !again.Replayed || again.UpdateID != lastRes.UpdateID || again.ContractID != lastRes.ContractID {
+			t.Errorf("replay = %+v, %v; want the first result %+v", again, err, lastRes)
+		}
+		if got, gotExt := balanceOf(receiver), balanceOf(ext); !got.Equal(before) || !gotExt.Equal(extBefore) {
+			t.Fatalf("replay moved coin: receiver %s ext %s", got, gotExt)
+		}
+		// Expired preparations are refused.
+		clock.Advance(ledger.DefaultPreparedTTL + time.Second)
+		if _, err := l.Submit(ctx, good); !errors.Is(err, ledger.ErrExpired) {
+			t.Errorf("expired submission = %v, want ErrExpired", err)
+		}
+		if got := balanceOf(receiver); !got.Equal(before) {
+			t.Fatalf("expired submission moved coin: %s", got)
+		}
+		// Not an external party, or nothing to prepare.
+		if _, err := l.PrepareExternalTransfer(ctx, receiver, ext, coin.MustParse("1"), ""); !ledger.IsValidation(err) {
+			t.Errorf("prepare for a local party = %v, want a validation error", err)
+		}
+		if _, err := l.PrepareExternalTransfer(ctx, ext, receiver, coin.Zero, ""); !ledger.IsValidation(err) {
+			t.Errorf("prepare of zero = %v, want a validation error", err)
+		}
+		ledgertest.Conserved(t, l)
+	})
+}
+
+func TestExternalPartyBalance(t *testing.T) {
+	forEachEngine(t, func(t *testing.T, l *ledger.Ledger) {
+		ctx := context.Background()
+		ext, _ := ledgertest.ExternalParty(t, l, "ext-dave")
+		ledgertest.Mint(t, l, ext, "100")
+		ledgertest.Mint(t, l, ext, "23.5")
+		b, err := l.ExternalPartyBalance(ctx, ext)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !b.Unlocked.Equal(coin.MustParse("123.5")) || !b.Locked.IsZero() || !b.Available().Equal(b.Unlocked.Sub(b.FeesUnlocked)) || b.HoldingsCount != 2 {
+			t.Errorf("balance = %+v", b)
+		}
+		if _, err := l.ExternalPartyBalance(ctx, coin.PartyID("nobody::1220"+strings.Repeat("0", 64))); !errors.Is(err, ledger.ErrNotFound) {
+			t.Errorf("unknown party = %v, want ErrNotFound", err)
+		}
+	})
+}
+
+func TestMintingDelegations(t *testing.T) {
+	forEachEngineClock(t, func(t *testing.T, l *ledger.Ledger, clock *ledgertest.Clock) {
+		ctx := context.Background()
+		ext, key := ledgertest.ExternalParty(t, l, "ext-erin")
+		op := l.Operator()
+		stranger := ledgertest.Party(t, l)
+		propose := func(limit int, expires time.Duration) coin.ContractID {
+			t.Helper()
+			p, err := l.PrepareMintingDelegationProposal(ctx, ext, clock.Now().Add(expires), limit)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r, err := l.Submit(ctx, ledgertest.Sign(t, ext, key, p))
+			if err != nil {
+				t.Fatal(err)
+			}
+			return r.ContractID
+		}
+		p1 := propose(10, 24*time.Hour)
+		ps, err := l.MintingDelegationProposals(ctx, op)
+		if err != nil || len(ps) != 1 || ps[0].Contract.ContractID != p1 || ps[0].Beneficiary != ext || ps[0].MergeLimit != 10 {
+			t.Fatalf("proposals = %+v, %v", ps, err)
+		}
+		if ps, _ := l.MintingDelegationProposals(ctx, stranger); len(ps) != 0 {
+			t.Errorf("a stranger sees proposals: %+v", ps)
+		}
+		if _, err := l.AcceptMintingDelegationProposal(ctx, stranger, p1); !errors.Is(err, ledger.ErrNotFound) {
+			t.Errorf("stranger accepts = %v, want ErrNotFound", err)
+		}
+		d1, err := l.AcceptMintingDelegationProposal(ctx, op, p1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := l.AcceptMintingDelegationProposal(ctx, op, p1); !errors.Is(err, ledger.ErrNotFound) {
+			t.Errorf("accepting twice = %v, want ErrNotFound", err)
+		}
+		if err := l.RejectMintingDelegationProposal(ctx, op, p1); !errors.Is(err, ledger.ErrNotFound) {
+			t.Errorf("rejecting an accepted proposal = %v, want ErrNotFound", err)
+		}
+		// A new accepted proposal replaces the delegation.
+		p2 := propose(20, 48*time.Hour)
+		d2, err := l.AcceptMintingDelegationProposal(ctx, op, p2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ds, err := l.MintingDelegations(ctx, op)
+		if err != nil || len(ds) != 1 || ds[0].Contract.ContractID != d2 || ds[0].MergeLimit != 20 {
+			t.Fatalf("delegations = %+v, %v; want only %s", ds, err, d2)
+		}
+		if err := l.WithdrawMintingDelegation(ctx, op, d1); !errors.Is(err, ledger.ErrNotFound) {
+			t.Errorf("withdrawing the replaced delegation = %v, want ErrNotFound", err)
+		}
+		active, err := l.ActiveMintingDelegations(ctx)
+		if err != nil || len(active) != 1 || active[0].Beneficiary != ext {
+			t.Fatalf("active = %+v, %v", active, err)
+		}
+		// Reject, withdraw, and the illegal repeats.
+		p3 := propose(5, time.Hour)
+		if err := l.RejectMintingDelegationProposal(ctx, stranger, p3); !errors.Is(err, ledger.ErrNotFound) {
+			t.Errorf("stranger rejects = %v", err)
+		}
+		if err := l.RejectMintingDelegationProposal(ctx, op, p3); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := l.AcceptMintingDelegationProposal(ctx, op, p3); !errors.Is(err, ledger.ErrNotFound) {
+			t.Errorf("accepting a rejected proposal = %v", err)
+		}
+		if err := l.WithdrawMintingDelegation(ctx, stranger, d2); !errors.Is(err, ledger.ErrNotFound) {
+			t.Errorf("stranger withdraws = %v", err)
+		}
+		if err := l.WithdrawMintingDelegation(ctx, op, p3); !errors.Is(err, ledger.ErrNotFound) {
+			t.Errorf("withdrawing a proposal as a delegation = %v", err)
+		}
+		if err := l.WithdrawMintingDelegation(ctx, op, d2); err != nil {
+			t.Fatal(err)
+		}
+		if err := l.WithdrawMintingDelegation(ctx, op, d2); !errors.Is(err, ledger.ErrNotFound) {
+			t.Errorf("withdrawing twice = %v", err)
+		}
+		if active, _ := l.ActiveMintingDelegations(ctx); len(active) != 0 {
+			t.Errorf("active after withdraw = %+v", active)
+		}
+		// An expired proposal cannot be accepted.
+		p4 := propose(5, time.Minute)
+		clock.Advance(2 * time.Minute)
+		if _, err := l.AcceptMintingDelegationProposal(ctx, op, p4); !errors.Is(err, ledger.ErrExpired) {
+			t.Errorf("accepting an expired proposal = %v, want ErrExpired", err)
+		}
+		// Bad proposals are refused at preparation.
+		if _, err := l.PrepareMintingDelegationProposal(ctx, ext, clock.Now().Add(-time.Hour), 5); !ledger.IsValidation(err) {
+			t.Errorf("past expiry = %v", err)
+		}
+		if _, err := l.PrepareMintingDelegationProposal(ctx, ext, clock.Now().Add(time.Hour), 0); !ledger.IsValidation(err) {
+			t.Errorf("zero merge limit = %v", err)
+		}
+		if _, err := l.PrepareMintingDelegationProposal(ctx, stranger, clock.Now().Add(time.Hour), 5); !ledger.IsValidation(err) {
+			t.Errorf("local party proposes = %v", err)
+		}
+	})
+}

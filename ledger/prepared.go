@@ -1,0 +1,293 @@
+package ledger
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/ccwallet/ccwallet/ledger/coin"
+	"github.com/ccwallet/ccwallet/store"
+	"github.com/uptrace/bun"
+)
+
+// DefaultPreparedTTL is how long a prepared transaction may be submitted
+// when Config.PreparedTTL is zero.
+const DefaultPreparedTTL = 10 * time.Minute
+
+// preparedVersion versions the prepared transaction encoding (signing.go).
+const preparedVersion = 1
+
+// Prepared transaction kinds. Each has an executor in executors.
+const (
+	// KindExternalTransfer moves coin from the external party to any party
+	// in one step (a plain transfer; no preapproval involved).
+	KindExternalTransfer = "external-party/transfer"
+	// KindMintingDelegationPropose creates a MintingDelegationProposal of
+	// the external party naming the validator operator as delegate.
+	KindMintingDelegationPropose = "minting-delegation/propose"
+)
+
+// PreparedBody is what a prepared transaction encodes: everything its
+// execution depends on, so the signature covers it all. Field order is
+// the canonical order of the encoding.
+type PreparedBody struct {
+	Version        int               `json:"version"`
+	Kind           string            `json:"kind"`
+	Party          coin.PartyID      `json:"party"`
+	Nonce          string            `json:"nonce"`
+	CreatedAt      string            `json:"created_at"`
+	ExpiresAt      string            `json:"expires_at"`
+	SynchronizerID string            `json:"synchronizer_id"`
+	ContractIDs    []coin.ContractID `json:"contract_ids"`
+	Args           json.RawMessage   `json:"args"`
+}
+
+// Prepared is a transaction ready for the external party to sign.
+type Prepared struct {
+	// Transaction is base64 of the encoded PreparedBody.
+	Transaction string
+	// TxHash is the hex hash to sign (PreparedTxHash of the bytes).
+	TxHash    string
+	ExpiresAt time.Time
+}
+
+// Submission is a signed prepared transaction, the spec's
+// ExternalPartySubmission.
+type Submission struct {
+	Party        coin.PartyID
+	Transaction  string
+	SignedTxHash string
+	PublicKey    string
+	// Kind, when set, is the only kind this submission may execute, so an
+	// endpoint for one kind (submit-send, say) refuses another's transaction.
+	Kind string
+}
+
+// SubmitResult is what executing a prepared transaction produced. A
+// replayed submission answers the stored result with Replayed set.
+type SubmitResult struct {
+	Kind       string          `json:"kind"`
+	UpdateID   string          `json:"update_id"`
+	ContractID coin.ContractID `json:"contract_id,omitempty"`
+	Replayed   bool            `json:"-"`
+}
+
+// executor runs one kind's effect inside the submitting ledger
+// transaction. parties are locked before the transaction begins.
+type executor struct {
+	parties func(b *PreparedBody) []coin.PartyID
+	run     func(ctx context.Context, t *txn, b *PreparedBody) (coin.ContractID, error)
+}
+
+// executors is the registry of prepared kinds: adding a kind (the
+// preapproval send, the setup-proposal acceptance) is one entry here plus
+// its Prepare wrapper.
+var executors = map[string]executor{
+	KindExternalTransfer:         {parties: senderOnly, run: runExternalTransfer},
+	KindMintingDelegationPropose: {parties: senderOnly, run: runMintingDelegationPropose},
+}
+
+func senderOnly(b *PreparedBody) []coin.PartyID { return []coin.PartyID{b.Party} }
+
+func (l *Ledger) preparedTTL() time.Duration {
+	if l.cfg.PreparedTTL > 0 {
+		return l.cfg.PreparedTTL
+	}
+	return DefaultPreparedTTL
+}
+
+// prepare encodes and stores a transaction of kind for an external party.
+// expiresAt, when set and earlier than the default lifetime, shortens it.
+func (l *Ledger) prepare(ctx context.Context, party coin.PartyID, kind string, contractIDs []coin.ContractID, args any, expiresAt time.Time) (Prepared, error) {
+	if _, ok := executors[kind]; !ok {
+		return Prepared{}, fmt.Errorf("prepare: unknown kind %q", kind)
+	}
+	if _, err := l.externalParty(ctx, l.db, party); err != nil {
+		return Prepared{}, err
+	}
+	now := l.now()
+	exp := now.Add(l.preparedTTL())
+	if !expiresAt.IsZero() {
+		if !expiresAt.After(now) {
+			return Prepared{}, invalid("expires_at", "must be in the future")
+		}
+		if expiresAt.Before(exp) {
+			exp = expiresAt.UTC()
+		}
+	}
+	nonce := make([]byte, 16)
+	if _, err := rand.Read(nonce); err != nil {
+		return Prepared{}, err
+	}
+	if contractIDs == nil {
+		contractIDs = []coin.ContractID{}
+	}
+	body := PreparedBody{
+		Version: preparedVersion, Kind: kind, Party: party, Nonce: hex.EncodeToString(nonce),
+		CreatedAt: FormatTime(now), ExpiresAt: FormatTime(exp), SynchronizerID: l.synchronizerID,
+		ContractIDs: contractIDs, Args: json.RawMessage(mustJSON(args)),
+	}
+	raw := []byte(mustJSON(body))
+	hash := hex.EncodeToString(PreparedTxHash(raw))
+	err := store.InsertPreparedTx(ctx, l.db, &store.PreparedTx{
+		TxHash: hash, Party: party, Kind: kind, Body: string(raw), Status: store.PreparedPending, CreatedAt: now, ExpiresAt: exp,
+	})
+	if err != nil {
+		return Prepared{}, fmt.Errorf("prepare %s for %s: %w", kind, party, err)
+	}
+	return Prepared{Transaction: base64.StdEncoding.EncodeToString(raw), TxHash: hash, ExpiresAt: exp}, nil
+}
+
+// DecodePrepared decodes a base64 prepared transaction, strictly: unknown
+// fields or another version are refused.
+func DecodePrepared(transaction string) ([]byte, *PreparedBody, error) {
+	raw, err := base64.StdEncoding.DecodeString(strings.TrimSpace(transaction))
+	if err != nil {
+		return nil, nil, invalid("transaction", "must be base64: %v", err)
+	}
+	var b PreparedBody
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&b); err != nil {
+		return nil, nil, invalid("transaction", "is not a prepared transaction: %v", err)
+	}
+	if b.Version != preparedVersion {
+		return nil, nil, invalid("transaction", "has version %d, want %d", b.Version, preparedVersion)
+	}
+	return raw, &b, nil
+}
+
+// Submit verifies and executes a signed prepared transaction: the
+// transaction must decode, its recomputed hash must name a preparation of
+// this party that is stored, unexpired and not executed, the public key
+// must be the party's and the signature must verify over the hash. The
+// effect and the executed mark commit together. Submitting an executed
+// transaction again changes nothing and answers the first result.
+func (l *Ledger) Submit(ctx context.Context, s Submission) (SubmitResult, error) {
+	party, err := coin.ParsePartyID(strings.TrimSpace(string(s.Party)))
+	if err != nil {
+		return SubmitResult{}, invalid("party_id", "%v", err)
+	}
+	raw, body, err := DecodePrepared(s.Transaction)
+	if err != nil {
+		return SubmitResult{}, err
+	}
+	if body.Party != party {
+		return SubmitResult{}, invalid("transaction", "was prepared for %s, not for %s", body.Party, party)
+	}
+	if s.Kind != "" && body.Kind != s.Kind {
+		return SubmitResult{}, invalid("transaction", "is a %s transaction, not %s", body.Kind, s.Kind)
+	}
+	exec, ok := executors[body.Kind]
+	if !ok {
+		return SubmitResult{}, invalid("transaction", "has unknown kind %q", body.Kind)
+	}
+	pub, err := ParsePublicKey("public_key", s.PublicKey)
+	if err != nil {
+		return SubmitResult{}, err
+	}
+	known, err := l.externalParty(ctx, l.db, party)
+	if err != nil {
+		return SubmitResult{}, err
+	}
+	if !known.Equal(pub) {
+		return SubmitResult{}, invalid("public_key", "is not the signing key of %s", party)
+	}
+	hash := PreparedTxHash(raw)
+	if err := VerifySignature("signed_tx_hash", pub, hash, s.SignedTxHash); err != nil {
+		return SubmitResult{}, err
+	}
+	hashHex := hex.EncodeToString(hash)
+	var res SubmitResult
+	err = l.db.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
+		res = SubmitResult{}
+		if err := l.lockParties(ctx, tx, exec.parties(body)...); err != nil {
+			return err
+		}
+		p, err := store.PreparedTxByHash(ctx, tx, hashHex)
+		if errors.Is(err, store.ErrNotFound) || (err == nil && p.Party != party) {
+			return fmt.Errorf("%w: no transaction with hash %s was prepared for %s", ErrNotFound, hashHex, party)
+		} else if err != nil {
+			return err
+		}
+		if p.Status == store.PreparedExecuted {
+			if err := json.Unmarshal([]byte(p.Result), &res); err != nil {
+				return fmt.Errorf("decode stored result: %w", err)
+			}
+			res.Replayed = true
+			return nil
+		}
+		if !l.now().Before(p.ExpiresAt) {
+			return fmt.Errorf("%w: the prepared transaction %s expired at %s; prepare it again", ErrExpired, hashHex, FormatTime(p.ExpiresAt))
+		}
+		t, err := l.beginTxn(ctx, tx, body.Kind)
+		if err != nil {
+			return err
+		}
+		cid, err := exec.run(ctx, t, body)
+		if err != nil {
+			return err
+		}
+		if err := t.commit(ctx); err != nil {
+			return err
+		}
+		res = SubmitResult{Kind: body.Kind, UpdateID: t.update, ContractID: cid}
+		return store.MarkPreparedExecuted(ctx, tx, hashHex, mustJSON(res), t.now)
+	})
+	if err != nil {
+		return SubmitResult{}, fmt.Errorf("submit %s for %s: %w", body.Kind, party, err)
+	}
+	return res, nil
+}
+
+// decodeArgs decodes a kind's args strictly.
+func decodeArgs(b *PreparedBody, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(b.Args))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return invalid("transaction", "has malformed %s args: %v", b.Kind, err)
+	}
+	return nil
+}
+
+// externalTransferArgs are the args of KindExternalTransfer.
+type externalTransferArgs struct {
+	Receiver    coin.PartyID `json:"receiver"`
+	Amount      coin.Amount  `json:"amount"`
+	Description string       `json:"description"`
+}
+
+// PrepareExternalTransfer prepares a one-step transfer of amount from the
+// external party sender to receiver, for sender to sign.
+func (l *Ledger) PrepareExternalTransfer(ctx context.Context, sender, receiver coin.PartyID, amount coin.Amount, description string) (Prepared, error) {
+	if !amount.IsPositive() {
+		return Prepared{}, invalid("amount", "must be positive")
+	}
+	if err := l.KnownParty(ctx, receiver); err != nil {
+		return Prepared{}, err
+	}
+	return l.prepare(ctx, sender, KindExternalTransfer, nil, externalTransferArgs{Receiver: receiver, Amount: amount, Description: description}, time.Time{})
+}
+
+func runExternalTransfer(ctx context.Context, t *txn, b *PreparedBody) (coin.ContractID, error) {
+	var a externalTransferArgs
+	if err := decodeArgs(b, &a); err != nil {
+		return "", err
+	}
+	r, err := t.transfer(ctx, b.Party, []Output{{Receiver: a.Receiver, Amount: a.Amount}})
+	if err != nil {
+		return "", err
+	}
+	t.recordTransfer(b.Party, a.Receiver, a.Amount, r, "ExternalPartyTransfer", a.Description)
+	if len(r.Outputs) > 0 {
+		return r.Outputs[0], nil
+	}
+	return "", nil
+}

@@ -1,0 +1,125 @@
+package ledger
+
+// External-party signing formats. Pure functions, no state.
+//
+// Topology transactions (topology/generate, topology/submit):
+//
+//   - topology_tx is base64 (standard, padded) of the transaction bytes. The
+//     bytes are our own versioned encoding, not Canton's protobuf: canonical
+//     JSON (UTF-8, no insignificant whitespace, keys in the order below),
+//     {"version":1,"serial":1,"operation":"replace","mapping":{...}} where the
+//     mapping is one of
+//     {"type":"NamespaceDelegation","namespace","target_key","restriction":"CanSignAllMappings"},
+//     {"type":"PartyToParticipant","party","threshold":1,"participants":[{"participant","permission":"Confirmation"}]},
+//     {"type":"PartyToKeyMapping","party","threshold":1,"signing_keys":[key]};
+//     a key is {"format":"raw","scheme":"ed25519","key":"<hex>"}.
+//   - hash = hex(0x12 0x20 || SHA-256(BE_int32(11) || tx_bytes)), exactly as
+//     Canton hashes a topology transaction (purpose 11, multihash prefix).
+//   - signed_hash = hex of the 64-byte Ed25519 signature (r||s) over the 34
+//     hash bytes (hex-decoded hash, prefix included).
+//
+// Prepared transactions (prepare/submit of external-party actions):
+//
+//   - transaction is base64 of canonical JSON of PreparedBody (version 1):
+//     {"version":1,"kind","party","nonce","created_at","expires_at",
+//     "synchronizer_id","contract_ids":[...],"args":{...kind-specific...}};
+//     amounts are strings with 10 decimals, times RFC 3339 UTC with
+//     microseconds. The body encoding is ours; Canton's is a protobuf.
+//   - tx_hash = hex(SHA-256(BE_int32(48) || 0x02 || tx_bytes)): raw 32
+//     bytes, no multihash prefix, starting like Canton's V2 scheme (purpose
+//     48 = PreparedSubmission, version byte 2).
+//   - signed_tx_hash = hex of the 64-byte Ed25519 signature over the 32
+//     hash bytes.
+//
+// The server never trusts a hash a client sends: it recomputes it from the
+// transaction bytes, so a client can verify the hash it signs the same way.
+
+import (
+	"crypto/ed25519"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"strings"
+)
+
+// Hash purposes, as Canton numbers them (HashPurpose.scala).
+const (
+	purposeTopologyTx         = 11
+	purposePreparedSubmission = 48
+	// preparedHashVersion is the version byte after the purpose, as in
+	// Canton's hashing scheme V2.
+	preparedHashVersion = 0x02
+)
+
+// TopologyTxHash returns the 34-byte multihash a topology transaction's
+// signature covers: 0x12 0x20 || SHA-256(BE_int32(11) || tx).
+func TopologyTxHash(tx []byte) []byte {
+	h := sha256.New()
+	h.Write(beInt32(purposeTopologyTx))
+	h.Write(tx)
+	return append([]byte{0x12, 0x20}, h.Sum(nil)...)
+}
+
+// PreparedTxHash returns the 32-byte hash a prepared transaction's
+// signature covers: SHA-256(BE_int32(48) || 0x02 || tx).
+func PreparedTxHash(tx []byte) []byte {
+	h := sha256.New()
+	h.Write(beInt32(purposePreparedSubmission))
+	h.Write([]byte{preparedHashVersion})
+	h.Write(tx)
+	return h.Sum(nil)
+}
+
+func beInt32(n uint32) []byte {
+	var b [4]byte
+	binary.BigEndian.PutUint32(b[:], n)
+	return b[:]
+}
+
+// ParsePublicKey decodes a hex raw Ed25519 public key (32 bytes), the only
+// key type external parties may use here.
+func ParsePublicKey(field, s string) (ed25519.PublicKey, error) {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return nil, invalid(field, "is required (hex of a raw 32-byte Ed25519 public key)")
+	}
+	b, err := hex.DecodeString(s)
+	if err != nil {
+		return nil, invalid(field, "must be hex: %v", err)
+	}
+	if len(b) != ed25519.PublicKeySize {
+		return nil, invalid(field, "must be a raw Ed25519 public key of 32 bytes, got %d bytes (other key types and DER/X.509 encodings are not supported)", len(b))
+	}
+	return ed25519.PublicKey(b), nil
+}
+
+// VerifySignature checks a hex Ed25519 signature (r||s, 64 bytes) of msg.
+func VerifySignature(field string, pub ed25519.PublicKey, msg []byte, sigHex string) error {
+	sig, err := hex.DecodeString(strings.TrimSpace(sigHex))
+	if err != nil {
+		return invalid(field, "must be hex: %v", err)
+	}
+	if len(sig) != ed25519.SignatureSize {
+		return invalid(field, "must be a 64-byte Ed25519 signature (r||s), got %d bytes", len(sig))
+	}
+	if len(pub) != ed25519.PublicKeySize {
+		return invalid("public_key", "must be a raw Ed25519 public key of 32 bytes")
+	}
+	if !ed25519.Verify(pub, msg, sig) {
+		return invalid(field, "signature does not verify against the public key for hash %s", hex.EncodeToString(msg))
+	}
+	return nil
+}
+
+// SignHash signs a hex hash with an Ed25519 private key and returns the hex
+// signature, as an external party's client does (see ccwallet external sign).
+func SignHash(key ed25519.PrivateKey, hashHex string) (string, error) {
+	msg, err := hex.DecodeString(strings.TrimSpace(hashHex))
+	if err != nil {
+		return "", invalid("hash", "must be hex: %v", err)
+	}
+	if len(msg) != 32 && len(msg) != 34 {
+		return "", invalid("hash", "must be a 32-byte transaction hash or a 34-byte topology multihash, got %d bytes", len(msg))
+	}
+	return hex.EncodeToString(ed25519.Sign(key, msg)), nil
+}
