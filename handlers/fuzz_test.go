@@ -1,10 +1,13 @@
 package handlers_test
 
 import (
+	"crypto"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/ccwallet/ccwallet/handlers"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
 	"github.com/ccwallet/ccwallet/store"
 	"github.com/ccwallet/ccwallet/web"
@@ -67,5 +70,36 @@ func TestOversizedBody(t *testing.T) {
 	status, resp := e.doToken("POST", "/v0/admin/users", tok, body)
 	if status != 413 || !strings.Contains(resp, `"error"`) {
 		t.Errorf("2 MiB body: %d %s, want 413 with an error body", status, resp)
+	}
+}
+
+// TestRateLimitPerUser: past their budget a user gets 429 with
+// Retry-After; another user is unaffected.
+func TestRateLimitPerUser(t *testing.T) {
+	e := newAPIEnvClock(t, store.SQLite, ledgertest.NewClock())
+	v, err := web.NewVerifier(web.AuthConfig{Audience: testAudience, Issuer: "test", StaticKeys: map[string]crypto.PublicKey{"k1": e.key.Public()}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := handlers.New(e.l, handlers.Config{Auth: v, Limiter: web.NewLimiter(web.RateLimit{Burst: 3, Per: time.Hour})}, nil).Routes(nil)
+	get := func(user string) *httptest.ResponseRecorder {
+		tok, _ := web.SignDevToken(e.key, "k1", "test", testAudience, user, time.Hour)
+		r := httptest.NewRequest("GET", "/v0/wallet/user-status", nil)
+		r.Header.Set("Authorization", "Bearer "+tok)
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, r)
+		return w
+	}
+	for i := range 3 {
+		if w := get("alice"); w.Code != 200 {
+			t.Fatalf("request %d: %d", i+1, w.Code)
+		}
+	}
+	w := get("alice")
+	if w.Code != 429 || w.Header().Get("Retry-After") == "" || !strings.Contains(w.Body.String(), `"error"`) {
+		t.Errorf("4th request: %d %q %s; want 429 with Retry-After and an error body", w.Code, w.Header().Get("Retry-After"), w.Body)
+	}
+	if w := get("bob"); w.Code != 200 {
+		t.Errorf("bob: %d; one user's limit must not affect another", w.Code)
 	}
 }

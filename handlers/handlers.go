@@ -23,6 +23,9 @@ type Config struct {
 	Observe []web.Middleware
 	// UI is the web wallet; nil serves the JSON APIs only.
 	UI *UI
+	// Limiter bounds each authenticated user's request rate (429 past it);
+	// nil means no limit.
+	Limiter *web.Limiter
 	// Jobs reports the background jobs' status (GET /v0/admin/jobs); nil
 	// when this process runs none.
 	Jobs func() []JobStatus
@@ -36,6 +39,7 @@ type Handler struct {
 	obs  []web.Middleware
 	ui   *UI
 	jobs func() []JobStatus
+	lim  *web.Limiter
 }
 
 // New builds the handlers.
@@ -43,7 +47,7 @@ func New(l *ledger.Ledger, cfg Config, log *slog.Logger) *Handler {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Handler{l: l, log: log, auth: cfg.Auth, obs: cfg.Observe, ui: cfg.UI, jobs: cfg.Jobs}
+	return &Handler{l: l, log: log, auth: cfg.Auth, obs: cfg.Observe, ui: cfg.UI, jobs: cfg.Jobs, lim: cfg.Limiter}
 }
 
 // apiFunc is a JSON handler; a returned error becomes {"error": ...}.
@@ -59,16 +63,28 @@ func (h *Handler) api(fn apiFunc) http.Handler {
 }
 
 // user runs fn for an authenticated caller (any user, onboarded or not).
-func (h *Handler) user(fn apiFunc) http.Handler { return h.auth.Require(h.api(fn)) }
+func (h *Handler) user(fn apiFunc) http.Handler { return h.auth.Require(h.limited(h.api(fn))) }
+
+// limited refuses an authenticated user's requests past their rate with
+// 429 and Retry-After; each user has their own budget.
+func (h *Handler) limited(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if ok, retry := h.lim.Allow("user:" + subject(r.Context())); !ok {
+			web.TooManyRequests(w, retry)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
 
 // admin runs fn only for wallet admins (validatorWalletUsers).
 func (h *Handler) admin(fn apiFunc) http.Handler {
-	return h.auth.Require(h.api(func(w http.ResponseWriter, r *http.Request) error {
+	return h.auth.Require(h.limited(h.api(func(w http.ResponseWriter, r *http.Request) error {
 		if !h.l.IsAdmin(subject(r.Context())) {
 			return forbidden("this endpoint is for the validator operator's wallet admins")
 		}
 		return fn(w, r)
-	}))
+	})))
 }
 
 // subject is the authenticated user name (the token's sub).

@@ -82,12 +82,21 @@ type Config struct {
 	// Ignored lists the ADDITIONAL_CONFIG_* variables that were set but mean
 	// nothing here; serve logs them. Not a file key.
 	Ignored []string `yaml:"-"`
+	// RateLimit bounds each authenticated API user's requests: burst
+	// requests, refilled at burst per `per`. burst 0 turns it off.
+	RateLimit RateLimitConfig `yaml:"rateLimit"`
 	// Automation configures the background jobs (participantPruningSchedule
 	// is above); see automations.go.
 	Automation AutomationConfig `yaml:"automation"`
 	// ExternalPartyPreparedTTL is how long an external party may submit a
 	// prepared transaction (default 10m).
 	ExternalPartyPreparedTTL time.Duration `yaml:"externalPartyPreparedTtl"`
+}
+
+// RateLimitConfig is rateLimit: {burst, per}.
+type RateLimitConfig struct {
+	Burst int      `yaml:"burst"`
+	Per   Duration `yaml:"per"`
 }
 
 // AuthConfig holds auth.audience, auth.jwksUrl and auth.issuer.
@@ -310,6 +319,10 @@ func defaultConfig() Config {
 		Auth:                 AuthConfig{Audience: DefaultAudience},
 		Topup:                TopupConfig{Enabled: true, TargetThroughput: 20000, MinTopupInterval: Duration(time.Minute)},
 		Metrics:              MetricsConfig{Listen: ":10013"},
+		// Splice's validator allows 120 per minute per client; the Wallet
+		// Gateway had to raise its limit for programmatic clients, so the
+		// default is more generous and configurable.
+		RateLimit: RateLimitConfig{Burst: 600, Per: Duration(time.Minute)},
 	}
 }
 
@@ -651,6 +664,9 @@ func (c Config) validate(now time.Time, env envVars) error {
 	var lvl slog.Level
 	if err := lvl.UnmarshalText([]byte(c.LogLevel)); err != nil {
 		add("logLevel", "must be debug, info, warn or error, not %q", c.LogLevel)
+	}
+	if c.RateLimit.Burst < 0 || c.RateLimit.Burst > 0 && c.RateLimit.Per <= 0 {
+		add("rateLimit", "burst must be 0 (off) or positive, with a positive per")
 	}
 	if len(errs) == 0 {
 		// The automations' own checks (automations.go), once the keys

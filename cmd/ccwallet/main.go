@@ -450,7 +450,8 @@ func serve(ctx context.Context, args []string, env envVars, stdout, stderr io.Wr
 		if ui != nil && ui.DevProvider != nil {
 			fmt.Fprintln(stdout, devLoginHint())
 		}
-		appHandler = handlers.New(l, handlers.Config{Auth: verifier, Observe: observers, UI: ui, Jobs: jobStatus}, log).Routes(health)
+		appHandler = handlers.New(l, handlers.Config{Auth: verifier, Observe: observers, UI: ui, Jobs: jobStatus,
+			Limiter: web.NewLimiter(web.RateLimit{Burst: cfg.RateLimit.Burst, Per: cfg.RateLimit.Per.Std()})}, log).Routes(health)
 	} else {
 		log.Info("wallet disabled (enableWallet: false): the app port serves only health probes")
 		appHandler = walletDisabled(health, observers, log)
