@@ -1,11 +1,13 @@
 package web
 
 import (
+	"context"
 	"crypto/rand"
 	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/base64"
 	"errors"
+	"fmt"
 	"net/http"
 	"sync"
 	"time"
@@ -35,7 +37,32 @@ type SessionConfig struct {
 	AbsoluteTimeout time.Duration
 	// Now is the clock (tests); nil means time.Now.
 	Now func() time.Time
+	// Store keeps the live sessions; nil keeps them in this process's
+	// memory. Replicas behind one load balancer need a shared store (the
+	// database), or a login on one is refused by the others.
+	Store SessionStore
 }
+
+// SessionStore keeps the live sessions server-side: what makes logout
+// final and timeouts enforceable, since a cookie's MAC stays valid.
+type SessionStore interface {
+	// PutSession stores a new session.
+	PutSession(ctx context.Context, s Session) error
+	// GetSession returns a live session, or ErrNoSession.
+	GetSession(ctx context.Context, id string) (Session, error)
+	// TouchSession records activity at seen.
+	TouchSession(ctx context.Context, id string, seen time.Time) error
+	// DeleteSession ends a session; ending an unknown one is no error.
+	DeleteSession(ctx context.Context, id string) error
+	// PruneSessions drops sessions idle since before idleBefore or created
+	// before createdBefore.
+	PruneSessions(ctx context.Context, idleBefore, createdBefore time.Time) error
+}
+
+// touchEvery limits how often a session's activity is written: the idle
+// timeout is 30 minutes, so a minute's precision costs nothing and saves a
+// write per page view.
+const touchEvery = time.Minute
 
 // Session is one logged-in browser.
 type Session struct {
@@ -50,17 +77,66 @@ type Session struct {
 }
 
 // Sessions keeps login sessions in an encrypted, authenticated cookie
-// (gorilla/sessions) and the list of live session IDs in memory. The list is
-// what makes logout final: a copied cookie of an ended session is refused
-// even though its MAC is still valid. A restart empties the list, which
-// logs everybody out; that is the safe side.
+// (gorilla/sessions) and the list of live sessions in a SessionStore. The
+// list is what makes logout final: a copied cookie of an ended session is
+// refused even though its MAC is still valid.
 type Sessions struct {
 	store *sessions.CookieStore
 	name  string
 	cfg   SessionConfig
+	live  SessionStore
+}
 
+// memorySessions is the in-process SessionStore. A restart empties it,
+// which logs everybody out; that is the safe side.
+type memorySessions struct {
 	mu   sync.Mutex
-	live map[string]*Session
+	live map[string]Session
+}
+
+func (m *memorySessions) PutSession(_ context.Context, s Session) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.live[s.ID] = s
+	return nil
+}
+
+func (m *memorySessions) GetSession(_ context.Context, id string) (Session, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	s, ok := m.live[id]
+	if !ok {
+		return Session{}, ErrNoSession
+	}
+	return s, nil
+}
+
+func (m *memorySessions) TouchSession(_ context.Context, id string, seen time.Time) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if s, ok := m.live[id]; ok {
+		s.Seen = seen
+		m.live[id] = s
+	}
+	return nil
+}
+
+func (m *memorySessions) DeleteSession(_ context.Context, id string) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	delete(m.live, id)
+	return nil
+}
+
+func (m *memorySessions) PruneSessions(_ context.Context, idleBefore, createdBefore time.Time) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for id, s := range m.live {
+		if s.Seen.Before(idleBefore) || s.Created.Before(createdBefore) {
+			delete(m.live, id)
+		}
+	}
+	return nil
 }
 
 // ErrNoSession means the request carries no live session.
@@ -94,7 +170,11 @@ func NewSessions(cfg SessionConfig) (*Sessions, error) {
 		// sibling subdomain cannot plant or read it.
 		name = "__Host-ccwallet_session"
 	}
-	return &Sessions{store: st, name: name, cfg: cfg, live: map[string]*Session{}}, nil
+	live := cfg.Store
+	if live == nil {
+		live = &memorySessions{live: map[string]Session{}}
+	}
+	return &Sessions{store: st, name: name, cfg: cfg, live: live}, nil
 }
 
 // CookieName is the session cookie's name.
@@ -105,10 +185,13 @@ func (s *Sessions) CookieName() string { return s.name }
 func (s *Sessions) Start(w http.ResponseWriter, r *http.Request, user, idToken string) (*Session, error) {
 	now := s.cfg.Now()
 	sess := &Session{ID: randomToken(), User: user, CSRF: randomToken(), Created: now, Seen: now, IDToken: idToken}
-	s.mu.Lock()
-	s.prune(now)
-	s.live[sess.ID] = sess
-	s.mu.Unlock()
+	ctx := r.Context()
+	if err := s.live.PruneSessions(ctx, now.Add(-s.cfg.IdleTimeout), now.Add(-s.cfg.AbsoluteTimeout)); err != nil {
+		return nil, fmt.Errorf("prune sessions: %w", err)
+	}
+	if err := s.live.PutSession(ctx, *sess); err != nil {
+		return nil, fmt.Errorf("store session: %w", err)
+	}
 	return sess, s.write(w, r, sess)
 }
 
@@ -122,7 +205,8 @@ func (s *Sessions) write(w http.ResponseWriter, r *http.Request, sess *Session) 
 
 // Load returns the request's live session, refreshing its idle timer. A
 // session past its idle or absolute timeout, or ended by logout, is
-// ErrNoSession.
+// ErrNoSession; a store that cannot be read is an error too, so no
+// request is served on a session that was not checked.
 func (s *Sessions) Load(r *http.Request) (*Session, error) {
 	c, err := s.store.Get(r, s.name)
 	if err != nil || c.IsNew {
@@ -131,30 +215,37 @@ func (s *Sessions) Load(r *http.Request) (*Session, error) {
 	sid, _ := c.Values["sid"].(string)
 	user, _ := c.Values["user"].(string)
 	now := s.cfg.Now()
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	sess, ok := s.live[sid]
-	if !ok || sess.User != user {
+	ctx := r.Context()
+	sess, err := s.live.GetSession(ctx, sid)
+	if err != nil {
+		return nil, err
+	}
+	if sess.User != user {
 		return nil, ErrNoSession
 	}
-	if now.Sub(sess.Seen) > s.cfg.IdleTimeout || now.Sub(sess.Created) > s.cfg.AbsoluteTimeout {
-		delete(s.live, sid)
+	if !s.fresh(sess, now) {
+		_ = s.live.DeleteSession(ctx, sid)
 		return nil, ErrNoSession
+	}
+	if now.Sub(sess.Seen) >= touchEvery {
+		if err := s.live.TouchSession(ctx, sid, now); err != nil {
+			return nil, fmt.Errorf("touch session: %w", err)
+		}
 	}
 	sess.Seen = now
-	cp := *sess
-	return &cp, nil
+	return &sess, nil
+}
+
+func (s *Sessions) fresh(sess Session, now time.Time) bool {
+	return now.Sub(sess.Seen) <= s.cfg.IdleTimeout && now.Sub(sess.Created) <= s.cfg.AbsoluteTimeout
 }
 
 // Alive reports whether the session is still live, without counting as
 // activity (a long-lived event stream must not keep a session from idling
 // out).
 func (s *Sessions) Alive(sess *Session) bool {
-	now := s.cfg.Now()
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	live, ok := s.live[sess.ID]
-	return ok && now.Sub(live.Seen) <= s.cfg.IdleTimeout && now.Sub(live.Created) <= s.cfg.AbsoluteTimeout
+	live, err := s.live.GetSession(context.Background(), sess.ID)
+	return err == nil && s.fresh(live, s.cfg.Now())
 }
 
 // End revokes the session server-side and clears the cookie. It returns
@@ -162,24 +253,13 @@ func (s *Sessions) Alive(sess *Session) bool {
 func (s *Sessions) End(w http.ResponseWriter, r *http.Request, sess *Session) string {
 	idToken := ""
 	if sess != nil {
-		s.mu.Lock()
-		if live, ok := s.live[sess.ID]; ok {
+		if live, err := s.live.GetSession(r.Context(), sess.ID); err == nil {
 			idToken = live.IDToken
 		}
-		delete(s.live, sess.ID)
-		s.mu.Unlock()
+		_ = s.live.DeleteSession(r.Context(), sess.ID)
 	}
 	http.SetCookie(w, &http.Cookie{Name: s.name, Value: "", Path: "/", MaxAge: -1, HttpOnly: true, Secure: s.cfg.Secure, SameSite: http.SameSiteLaxMode})
 	return idToken
-}
-
-// prune drops expired sessions; the caller holds mu.
-func (s *Sessions) prune(now time.Time) {
-	for id, sess := range s.live {
-		if now.Sub(sess.Seen) > s.cfg.IdleTimeout || now.Sub(sess.Created) > s.cfg.AbsoluteTimeout {
-			delete(s.live, id)
-		}
-	}
 }
 
 // CheckCSRF reports whether the request carries the session's CSRF token,

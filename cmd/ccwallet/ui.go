@@ -60,7 +60,7 @@ func (c *OIDCConfig) fromEnv(getenv func(string) string) error {
 // newUI builds the web wallet's sessions, login and (on a development
 // network without a configured issuer) the built-in provider. baseURL is
 // the wallet's public URL without a trailing slash.
-func newUI(ctx context.Context, cfg Config, getenv func(string) string, baseURL string, log *slog.Logger) (*handlers.UI, error) {
+func newUI(ctx context.Context, cfg Config, getenv func(string) string, baseURL string, live web.SessionStore, log *slog.Logger) (*handlers.UI, error) {
 	oc := cfg.OIDC
 	if err := oc.fromEnv(getenv); err != nil {
 		return nil, err
@@ -96,7 +96,7 @@ func newUI(ctx context.Context, cfg Config, getenv func(string) string, baseURL 
 		ui.DevProvider = dev.Handler()
 		log.Warn("development OpenID Provider on: demo users admin, alice and bob (passwords on its login page)", "issuer", oc.Issuer)
 	}
-	sessions, err := web.NewSessions(web.SessionConfig{Secret: oc.SessionSecret, Secure: oc.SecureCookies})
+	sessions, err := web.NewSessions(web.SessionConfig{Secret: oc.SessionSecret, Secure: oc.SecureCookies, Store: live})
 	if err != nil {
 		return nil, err
 	}

@@ -31,7 +31,7 @@ func TestNewUISecrets(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			ui, err := newUI(context.Background(), tc.cfg, env(tc.env), "http://localhost:8080", slog.New(slog.DiscardHandler))
+			ui, err := newUI(context.Background(), tc.cfg, env(tc.env), "http://localhost:8080", nil, slog.New(slog.DiscardHandler))
 			if tc.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
 					t.Fatalf("err = %v, want one about %s", err, tc.wantErr)
