@@ -131,16 +131,18 @@ func BenchmarkStartup(b *testing.B) {
 	var rss []int
 	for i := range 5 {
 		dir := b.TempDir()
-		app, health := freePort(b), freePort(b)
-		cmd := exec.Command(bin, "serve", "--db", filepath.Join(dir, "w.db"), "--listen", app, "--health-listen", health)
+		app, health, metrics := freePort(b), freePort(b), freePort(b)
+		cmd := exec.Command(bin, "serve", "--db", filepath.Join(dir, "w.db"), "--listen", app, "--health-listen", health, "--metrics-listen", metrics)
 		cmd.Dir = dir
+		var stderr strings.Builder
+		cmd.Stderr = &stderr
 		t0 := time.Now()
 		if err := cmd.Start(); err != nil {
 			b.Fatal(err)
 		}
 		if err := waitReady("http://" + health + "/readyz"); err != nil {
 			cmd.Process.Kill()
-			b.Fatal(err)
+			b.Fatalf("%v\n%s", err, stderr.String())
 		}
 		starts = append(starts, time.Since(t0))
 		if i == 0 {
