@@ -1,0 +1,247 @@
+package e2e
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/store"
+	"github.com/ccwallet/ccwallet/store/pgtest"
+)
+
+// crashServer is one ccwallet process on a database, killed with SIGKILL.
+type crashServer struct {
+	cmd *exec.Cmd
+	url string
+}
+
+func startCrashServer(t *testing.T, bin, dbURL, dir string) *crashServer {
+	t.Helper()
+	cfg := filepath.Join(dir, "values.yaml")
+	if err := os.WriteFile(cfg, []byte("rateLimit: {burst: 0}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(bin, "serve", "--config", cfg, "--db", dbURL, "--listen", "127.0.0.1:0",
+		"--health-listen", "127.0.0.1:0", "--metrics-listen", "127.0.0.1:0")
+	cmd.Env = append(os.Environ(), "WALLET_NETWORK=devnet")
+	logf, err := os.OpenFile(filepath.Join(dir, "crash.log"), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { logf.Close() })
+	cmd.Stderr = logf
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	urlc := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(out)
+		for sc.Scan() {
+			if m := readyRe.FindStringSubmatch(sc.Text()); m != nil {
+				urlc <- strings.TrimSuffix(m[1], "/")
+			}
+		}
+	}()
+	select {
+	case u := <-urlc:
+		return &crashServer{cmd: cmd, url: u}
+	case <-time.After(60 * time.Second):
+		log, _ := os.ReadFile(filepath.Join(dir, "crash.log"))
+		t.Fatalf("wallet did not start:\n%s", log)
+	}
+	return nil
+}
+
+func devToken(t *testing.T, bin, user string) string {
+	t.Helper()
+	out, err := exec.Command(bin, "token", "--user", user).Output()
+	if err != nil {
+		t.Fatalf("ccwallet token: %v", err)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+func postJSON(c *http.Client, url, token, body string) (int, string, error) {
+	req, _ := http.NewRequest("POST", url, strings.NewReader(body))
+	req.Header.Set("Authorization", "Bearer "+token)
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := c.Do(req)
+	if err != nil {
+		return 0, "", err
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b), nil
+}
+
+// TestKillNineUnderLoad kills the server with SIGKILL while clients send
+// one-step transfers, restarts it on the same database, and checks that
+// every acknowledged transfer is in the history exactly once, that
+// retrying any request with its deduplication id never transfers twice,
+// and that the ledger's supply is conserved: nothing is half-applied.
+func TestKillNineUnderLoad(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "ccwallet")
+	build := exec.Command("go", "build", "-o", bin, "./cmd/ccwallet")
+	build.Dir = ".."
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	cluster, err := pgtest.Start(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(cluster.Stop)
+	dbURL, drop, err := cluster.CloneDB(ctx, "template1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(drop)
+
+	srv := startCrashServer(t, bin, dbURL, dir)
+	c := &http.Client{Timeout: 20 * time.Second}
+	admin := devToken(t, bin, "admin")
+	const users = 6
+	tokens := make([]string, users)
+	parties := make([]string, users)
+	for i := range users {
+		name := fmt.Sprintf("crash-%d", i)
+		code, body, err := postJSON(c, srv.url+"/v0/admin/users", admin, fmt.Sprintf(`{"name":%q}`, name))
+		if err != nil || code != 200 {
+			t.Fatalf("onboard %s: %d %s %v", name, code, body, err)
+		}
+		var r struct{ PartyID string `json:"party_id"` }
+		_ = json.Unmarshal([]byte(body), &r)
+		parties[i], tokens[i] = r.PartyID, devToken(t, bin, name)
+		if code, body, err := postJSON(c, srv.url+"/v0/wallet/tap", tokens[i], `{"amount":"50"}`); err != nil || code != 200 {
+			t.Fatalf("tap: %d %s %v", code, body, err)
+		}
+		if code, body, err := postJSON(c, srv.url+"/v0/wallet/transfer-preapproval", tokens[i], ""); err != nil || code != 200 {
+			t.Fatalf("preapproval: %d %s %v", code, body, err)
+		}
+	}
+
+	type send struct {
+		from int
+		body string
+	}
+	var mu sync.Mutex
+	var acked, unknown []send
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	for w := range users {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; ; i++ {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				s := send{from: w, body: fmt.Sprintf(`{"receiver_party_id":%q,"amount":"0.5","deduplication_id":"w%d-%d"}`, parties[(w+1)%users], w, i)}
+				code, _, err := postJSON(c, srv.url+"/v0/wallet/transfer-preapproval/send", tokens[w], s.body)
+				mu.Lock()
+				switch {
+				case err != nil:
+					unknown = append(unknown, s) // the crash: committed or not
+				case code == 200:
+					acked = append(acked, s)
+				default:
+					unknown = append(unknown, s)
+				}
+				mu.Unlock()
+				if err != nil {
+					return
+				}
+			}
+		}()
+	}
+	time.Sleep(1500 * time.Millisecond)
+	if err := srv.cmd.Process.Kill(); err != nil { // SIGKILL: no shutdown at all
+		t.Fatal(err)
+	}
+	close(stop)
+	wg.Wait()
+	_ = srv.cmd.Wait()
+	if len(acked) == 0 {
+		t.Fatal("no transfer was acknowledged before the crash")
+	}
+
+	srv = startCrashServer(t, bin, dbURL, dir)
+	// Every acknowledged transfer is refused as a duplicate when retried.
+	for _, s := range acked {
+		code, body, err := postJSON(c, srv.url+"/v0/wallet/transfer-preapproval/send", tokens[s.from], s.body)
+		if err != nil || code != 409 {
+			t.Errorf("retry of an acknowledged transfer: %d %s %v, want 409", code, body, err)
+		}
+	}
+	// A request whose answer was lost is settled by retrying it: it either
+	// happened (409) or happens now (200), never twice.
+	settled := len(acked)
+	for _, s := range unknown {
+		code, body, err := postJSON(c, srv.url+"/v0/wallet/transfer-preapproval/send", tokens[s.from], s.body)
+		if err != nil || code != 200 && code != 409 {
+			t.Errorf("retry of an unanswered transfer: %d %s %v", code, body, err)
+		}
+		settled++
+	}
+
+	// The history holds each settled transfer exactly once.
+	sent := 0
+	for i := range users {
+		code, body, err := postJSON(c, srv.url+"/v0/wallet/transactions", tokens[i], `{"page_size":1000}`)
+		if err != nil || code != 200 {
+			t.Fatalf("transactions: %d %v", code, err)
+		}
+		var h struct {
+			Items []struct {
+				Subtype struct{ Choice string } `json:"transaction_subtype"`
+				Sender  *struct{ Party string } `json:"sender"`
+			} `json:"items"`
+		}
+		if err := json.Unmarshal([]byte(body), &h); err != nil {
+			t.Fatal(err)
+		}
+		for _, it := range h.Items {
+			if it.Sender != nil && it.Sender.Party == parties[i] && it.Subtype.Choice == "TransferPreapproval_Send" {
+				sent++
+			}
+		}
+	}
+	if sent != settled {
+		t.Errorf("%d transfers in the senders' histories, %d settled (%d acknowledged before the crash)", sent, settled, len(acked))
+	}
+
+	db, err := store.Open(ctx, store.Config{URL: dbURL}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	l, err := ledger.Open(ctx, db, ledger.Config{AdminUsers: []string{"admin"}, DevNet: true}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s, err := l.CheckConservation(ctx); err != nil {
+		t.Errorf("after the crash: %v", err)
+	} else {
+		t.Logf("%d acknowledged, %d settled after restart; supply %s", len(acked), settled, s.Live)
+	}
+}
