@@ -127,7 +127,9 @@ func TestKillNineUnderLoad(t *testing.T) {
 		if err != nil || code != 200 {
 			t.Fatalf("onboard %s: %d %s %v", name, code, body, err)
 		}
-		var r struct{ PartyID string `json:"party_id"` }
+		var r struct {
+			PartyID string `json:"party_id"`
+		}
 		_ = json.Unmarshal([]byte(body), &r)
 		parties[i], tokens[i] = r.PartyID, devToken(t, bin, name)
 		if code, body, err := postJSON(c, srv.url+"/v0/wallet/tap", tokens[i], `{"amount":"50"}`); err != nil || code != 200 {
