@@ -285,22 +285,29 @@ func (t *txn) spend(ctx context.Context, sender coin.PartyID, picked []Candidate
 // lockParties takes the per-party locks an operation needs, in a fixed
 // order so two operations on the same pair cannot deadlock.
 func (l *Ledger) lockParties(ctx context.Context, tx bun.Tx, parties ...coin.PartyID) error {
+	for _, k := range partyLockKeys(parties) {
+		if err := l.db.LockKey(ctx, tx, k); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// partyLockKeys are the lock keys of parties, sorted and without
+// duplicates, so every operation takes them in the same order.
+func partyLockKeys(parties []coin.PartyID) []string {
 	ps := make([]string, 0, len(parties))
 	for _, p := range parties {
 		ps = append(ps, string(p))
 	}
 	sort.Strings(ps)
-	prev := ""
-	for _, p := range ps {
-		if p == prev {
-			continue
-		}
-		prev = p
-		if err := l.db.LockKey(ctx, tx, "party:"+p); err != nil {
-			return err
+	keys := make([]string, 0, len(ps))
+	for i, p := range ps {
+		if i == 0 || p != ps[i-1] {
+			keys = append(keys, "party:"+p)
 		}
 	}
-	return nil
+	return keys
 }
 
 // TransferRequest is a direct transfer between two parties (the primitive
@@ -324,10 +331,7 @@ func (l *Ledger) Transfer(ctx context.Context, req TransferRequest) (*TransferRe
 	}
 	var res *TransferResult
 	err := l.db.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
-		if err := l.lockParties(ctx, tx, req.Sender); err != nil {
-			return err
-		}
-		t, err := l.beginTxn(ctx, tx, "transfer")
+		t, err := l.beginLocked(ctx, tx, "transfer", req.Sender)
 		if err != nil {
 			return err
 		}

@@ -45,7 +45,13 @@ func (l *Ledger) newTxn(tx bun.Tx, kind string, round *store.Round) *txn {
 
 // beginTxn starts a ledger transaction at the latest open round.
 func (l *Ledger) beginTxn(ctx context.Context, tx bun.Tx, kind string) (*txn, error) {
-	r, offset, err := l.db.BeginUpdate(ctx, tx)
+	return l.beginLocked(ctx, tx, kind)
+}
+
+// beginLocked is lockParties followed by beginTxn, in one round trip: the
+// hot paths (transfers) use it.
+func (l *Ledger) beginLocked(ctx context.Context, tx bun.Tx, kind string, parties ...coin.PartyID) (*txn, error) {
+	r, offset, err := l.db.BeginUpdate(ctx, tx, partyLockKeys(parties)...)
 	if err != nil {
 		return nil, err
 	}
