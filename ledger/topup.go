@@ -131,6 +131,10 @@ func (l *Ledger) Topup(ctx context.Context, c TopupConfig) (TopupResult, error) 
 		// Tap twice the shortfall (in USD at the same price), so holding
 		// fees and rounding cannot leave it short.
 		tap, err := l.Tap(ctx, l.operator, CoinToUSD(short.Add(short), b.Price), tracking)
+		if errors.Is(err, ErrInFlight) {
+			res.Reason = "another run is buying this top-up"
+			return res, nil
+		}
 		if err != nil {
 			return res, fmt.Errorf("tap for the traffic top-up: %w", err)
 		}
