@@ -84,7 +84,7 @@ func (l *Ledger) CheckSweep(ctx context.Context, c SweepConfig) error {
 // open it creates no other. It is safe to run twice at once: the offer is
 // created only after a re-check under the sender's lock; in preapproval
 // mode the transfer holds that lock and a second run finds too little
-// coin (its sweep fails with ErrInsufficientFunds, harmlessly).
+// coin and sends nothing.
 func (l *Ledger) Sweep(ctx context.Context, c SweepConfig) (SweepResult, error) {
 	res := SweepResult{Amount: coin.Zero, Outstanding: coin.Zero}
 	b, err := l.Balance(ctx, c.Sender)
@@ -121,6 +121,11 @@ func (l *Ledger) Sweep(ctx context.Context, c SweepConfig) (SweepResult, error) 
 			Sender: c.Sender, Receiver: c.Receiver, Amount: amount,
 			DeduplicationID: "sweep-" + uuid.NewString(), Description: SweepDescription(c.Receiver),
 		})
+		if errors.Is(err, ErrInsufficientFunds) {
+			// Another run swept first (the balance was read outside the
+			// sender's lock); the next run recomputes.
+			return res, nil
+		}
 		if err != nil {
 			return res, fmt.Errorf("sweep %s to %s through its transfer preapproval: %w", amount, c.Receiver, err)
 		}

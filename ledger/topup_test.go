@@ -11,6 +11,7 @@ import (
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/coin"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
+	"github.com/google/go-cmp/cmp"
 )
 
 func TestTopupPlan(t *testing.T) {
@@ -115,18 +116,26 @@ func TestTopupWithoutFunds(t *testing.T) {
 	}
 }
 
-// TestWalletAutomationsConcurrent: two replicas running the sweep and the
-// top-up at the same moment (no lease) create one sweep offer and buy
-// traffic once.
+// TestWalletAutomationsConcurrent: two replicas running the sweeps and the
+// top-up at the same moment (no lease) create one sweep offer, send one
+// preapproved sweep and buy traffic once.
 func TestWalletAutomationsConcurrent(t *testing.T) {
 	forEachEngineClock(t, func(t *testing.T, l *ledger.Ledger, clock *ledgertest.Clock) {
 		ctx := context.Background()
 		sender, receiver := ledgertest.Party(t, l), ledgertest.Party(t, l)
 		ledgertest.Mint(t, l, sender, "1000")
 		sweep := ledger.SweepConfig{Sender: sender, Receiver: receiver, MaxBalanceUSD: coin.MustParse("4"), MinBalanceUSD: coin.MustParse("1")}
+		// A second sender sweeps through the receiver's preapproval.
+		sender2 := ledgertest.Party(t, l)
+		ledgertest.Mint(t, l, sender2, "1000")
+		if _, _, err := l.CreatePreapproval(ctx, receiver); err != nil {
+			t.Fatal(err)
+		}
+		sweep2 := sweep
+		sweep2.Sender, sweep2.UsePreapproval = sender2, true
 		topup := ledger.TopupConfig{TargetThroughput: 20000, MinInterval: time.Minute, PollInterval: time.Second}
 		var wg sync.WaitGroup
-		errs := make(chan error, 4)
+		errs := make(chan error, 6)
 		for range 2 {
 			wg.Go(func() {
 				_, err := l.Sweep(ctx, sweep)
@@ -134,6 +143,10 @@ func TestWalletAutomationsConcurrent(t *testing.T) {
 			})
 			wg.Go(func() {
 				_, err := l.Topup(ctx, topup)
+				errs <- err
+			})
+			wg.Go(func() {
+				_, err := l.Sweep(ctx, sweep2)
 				errs <- err
 			})
 		}
@@ -147,6 +160,9 @@ func TestWalletAutomationsConcurrent(t *testing.T) {
 		offers, err := l.Offers(ctx, receiver)
 		if err != nil || len(offers) != 1 {
 			t.Errorf("%d sweep offers, %v; want 1", len(offers), err)
+		}
+		if diff := cmp.Diff([]string{"unlocked=200.0000000000 locked=0.0000000000"}, balances(t, l, sender2)); diff != "" {
+			t.Errorf("preapproval sweeper (-want +got):\n%s", diff)
 		}
 		if s, err := l.TrafficStatus(ctx, l.Operator()); err != nil || s.NumPurchases != 1 {
 			t.Errorf("traffic %+v, %v; want one purchase", s, err)
