@@ -1,10 +1,13 @@
 package jobs
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"time"
 
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/coin"
 )
 
 // Automation is the automation part of the operator's configuration.
@@ -22,6 +25,28 @@ type Automation struct {
 	MergeInterval time.Duration
 	// Pruning is participantPruningSchedule; off by default.
 	Pruning PruningSchedule
+	// ExpiryInterval is how often expired transfer offers and instructions
+	// end; default DefaultExpiryInterval.
+	ExpiryInterval time.Duration
+	// RenewalInterval is how often due preapprovals are renewed; default
+	// DefaultRenewalInterval.
+	RenewalInterval time.Duration
+	// PollInterval is the sweep, auto-accept and top-up jobs' interval and
+	// the top-up plan's poll interval; default DefaultPollInterval.
+	PollInterval time.Duration
+	// Sweeps are walletSweep's entries, one job each.
+	Sweeps []ledger.SweepConfig
+	// AutoAccept are autoAcceptTransfers' entries, one job each.
+	AutoAccept []AutoAcceptRule
+	// Topup is the operator's traffic top-up; off when its throughput is 0.
+	// Its PollInterval is taken from PollInterval.
+	Topup ledger.TopupConfig
+}
+
+// AutoAcceptRule is one autoAcceptTransfers entry.
+type AutoAcceptRule struct {
+	Receiver coin.PartyID
+	From     []coin.PartyID
 }
 
 // Default intervals.
@@ -41,6 +66,16 @@ func (a Automation) WithDefaults(r ledger.Rules) Automation {
 	if a.MergeInterval == 0 {
 		a.MergeInterval = DefaultMergeInterval
 	}
+	if a.ExpiryInterval == 0 {
+		a.ExpiryInterval = DefaultExpiryInterval
+	}
+	if a.RenewalInterval == 0 {
+		a.RenewalInterval = DefaultRenewalInterval
+	}
+	if a.PollInterval == 0 {
+		a.PollInterval = DefaultPollInterval
+	}
+	a.Topup.PollInterval = a.PollInterval
 	return a
 }
 
@@ -52,18 +87,58 @@ func (a Automation) Validate() error {
 	if a.MergeInterval < 0 {
 		return fmt.Errorf("automation.mergeInterval: must be positive, not %s", a.MergeInterval)
 	}
+	if a.ExpiryInterval < 0 {
+		return fmt.Errorf("automation.expiryInterval: must be positive, not %s", a.ExpiryInterval)
+	}
+	if a.RenewalInterval < 0 {
+		return fmt.Errorf("automation.renewalInterval: must be positive, not %s", a.RenewalInterval)
+	}
+	if a.PollInterval < 0 {
+		return fmt.Errorf("automation.pollInterval: must be positive, not %s", a.PollInterval)
+	}
+	if a.Topup.TargetThroughput < 0 {
+		return fmt.Errorf("topup.targetThroughput: must not be negative, got %d", a.Topup.TargetThroughput)
+	}
+	if a.Topup.Active() && a.Topup.MinInterval <= 0 {
+		return fmt.Errorf("topup.minTopupInterval: must be a positive duration such as 1m")
+	}
 	return a.Pruning.Validate()
 }
 
-// Build returns the jobs the configuration turns on. Jobs of other
-// automations (sweep, auto-accept, top-up, expiry, renewal) are appended
-// by cmd from their own files.
-func Build(l *ledger.Ledger, a Automation) ([]Job, error) {
+// check refuses sweeps and auto-accept rules naming parties this ledger
+// does not know, with the configuration key.
+func (a Automation) check(ctx context.Context, l *ledger.Ledger) error {
+	for _, s := range a.Sweeps {
+		if err := l.CheckSweep(ctx, s); err != nil {
+			return err
+		}
+	}
+	for _, r := range a.AutoAccept {
+		key := "autoAcceptTransfers." + string(r.Receiver)
+		if len(r.From) == 0 {
+			return fmt.Errorf("%s.fromParties: list at least one sender party", key)
+		}
+		if err := l.KnownParty(ctx, r.Receiver); err != nil {
+			if errors.Is(err, ledger.ErrNotFound) {
+				return fmt.Errorf("%s: receiver %s is not a party of this node", key, r.Receiver)
+			}
+			return err
+		}
+	}
+	return nil
+}
+
+// Build returns the jobs the configuration turns on, refusing a
+// misconfigured one with the key that holds it.
+func Build(ctx context.Context, l *ledger.Ledger, a Automation) ([]Job, error) {
 	if a.Disabled {
 		return nil, nil
 	}
 	a = a.WithDefaults(l.Rules())
 	if err := a.Validate(); err != nil {
+		return nil, err
+	}
+	if err := a.check(ctx, l); err != nil {
 		return nil, err
 	}
 	var js []Job
@@ -77,6 +152,16 @@ func Build(l *ledger.Ledger, a Automation) ([]Job, error) {
 			return nil, err
 		}
 		js = append(js, p)
+	}
+	js = append(js, Expiry(l, a.ExpiryInterval), PreapprovalRenewal(l, a.RenewalInterval))
+	for _, s := range a.Sweeps {
+		js = append(js, Sweep(l, s, a.PollInterval))
+	}
+	for _, r := range a.AutoAccept {
+		js = append(js, AutoAccept(l, r.Receiver, r.From, a.PollInterval))
+	}
+	if a.Topup.Active() {
+		js = append(js, Topup(l, a.Topup))
 	}
 	return js, nil
 }

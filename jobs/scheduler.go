@@ -55,7 +55,19 @@ type Config struct {
 	StopTimeout time.Duration
 	// Now is the clock leases are measured with; nil means time.Now.
 	Now func() time.Time
+	// OnRun, when set, is called after every run with the job's name, the
+	// run's duration and its error (the metrics hook).
+	OnRun func(name string, d time.Duration, err error)
+	// MaxConsecutiveFailures is how many failed runs in a row make Check
+	// fail; default DefaultMaxConsecutiveFailures.
+	MaxConsecutiveFailures int
 }
+
+// DefaultMaxConsecutiveFailures: five failed runs in a row (2.5 minutes for
+// a 30 s job) mark the scheduler unhealthy. One failure is often a
+// transient conflict or a database restart; five is a stuck automation
+// that needs an operator.
+const DefaultMaxConsecutiveFailures = 5
 
 // Status is one job's state, as the admin page and GET /v0/admin/jobs
 // show it.
@@ -73,6 +85,8 @@ type Status struct {
 	Failed  int64 `json:"failures"`
 	Skipped int64 `json:"skipped"`
 	Running bool  `json:"running"`
+	// ConsecutiveFailures counts failed runs since the last success.
+	ConsecutiveFailures int `json:"consecutive_failures"`
 }
 
 // Scheduler runs Jobs. Safe for concurrent use.
@@ -82,10 +96,12 @@ type Scheduler struct {
 	cfg    Config
 	log    *slog.Logger
 
-	mu     sync.Mutex
-	status map[string]*Status
-	jobs   map[string]gocron.Job
-	order  []string
+	mu      sync.Mutex
+	started bool
+	stopped bool
+	status  map[string]*Status
+	jobs    map[string]gocron.Job
+	order   []string
 }
 
 // New validates jobs and builds a scheduler for them; Start runs it. A job
@@ -96,6 +112,9 @@ func New(leaser Leaser, jobs []Job, cfg Config, log *slog.Logger) (*Scheduler, e
 	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
+	}
+	if cfg.MaxConsecutiveFailures <= 0 {
+		cfg.MaxConsecutiveFailures = DefaultMaxConsecutiveFailures
 	}
 	if cfg.StopTimeout <= 0 {
 		cfg.StopTimeout = 30 * time.Second
@@ -186,9 +205,15 @@ func (sc *Scheduler) wrap(j Job) func(ctx context.Context) {
 			s.LastError = ""
 			if err != nil {
 				s.Failed++
+				s.ConsecutiveFailures++
 				s.LastError = err.Error()
+			} else {
+				s.ConsecutiveFailures = 0
 			}
 		})
+		if sc.cfg.OnRun != nil {
+			sc.cfg.OnRun(j.Name, d, err)
+		}
 		if err != nil && ctx.Err() == nil {
 			sc.log.Error("job failed", "job", j.Name, "duration", d, "err", err)
 		} else {
@@ -217,11 +242,40 @@ func (sc *Scheduler) update(name string, fn func(*Status)) {
 }
 
 // Start begins running the jobs.
-func (sc *Scheduler) Start() { sc.s.Start() }
+func (sc *Scheduler) Start() {
+	sc.mu.Lock()
+	sc.started = true
+	sc.mu.Unlock()
+	sc.s.Start()
+}
+
+// Check is the scheduler's health check: it fails when the scheduler is not
+// running (never started, or shut down) or when a job has failed
+// MaxConsecutiveFailures times in a row, naming the job and its last error.
+func (sc *Scheduler) Check(context.Context) error {
+	sc.mu.Lock()
+	defer sc.mu.Unlock()
+	if !sc.started || sc.stopped {
+		return errors.New("scheduler is not running")
+	}
+	var bad []string
+	for _, name := range sc.order {
+		if s := sc.status[name]; s.ConsecutiveFailures >= sc.cfg.MaxConsecutiveFailures {
+			bad = append(bad, fmt.Sprintf("job %s failed %d times in a row: %s", name, s.ConsecutiveFailures, s.LastError))
+		}
+	}
+	if len(bad) > 0 {
+		return errors.New(strings.Join(bad, "; "))
+	}
+	return nil
+}
 
 // Shutdown stops the jobs, waiting up to StopTimeout for running ones, and
 // releases this replica's leases so another can take over at once.
 func (sc *Scheduler) Shutdown(ctx context.Context) error {
+	sc.mu.Lock()
+	sc.stopped = true
+	sc.mu.Unlock()
 	err := sc.s.Shutdown()
 	for _, name := range sc.order {
 		if rerr := sc.leaser.ReleaseLease(ctx, name, sc.cfg.Holder); rerr != nil && err == nil {

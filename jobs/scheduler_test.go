@@ -124,17 +124,17 @@ func TestAutomationConfig(t *testing.T) {
 		jobs  []string
 		wantE string
 	}{
-		{"defaults", jobs.Automation{}, []string{"round-clock", "collect-rewards", "merge-holdings"}, ""},
+		{"defaults", jobs.Automation{}, []string{"round-clock", "collect-rewards", "merge-holdings", "expire-transfers", "renew-preapprovals"}, ""},
 		{"disabled", jobs.Automation{Disabled: true}, nil, ""},
-		{"no round clock", jobs.Automation{RoundInterval: -1}, []string{"collect-rewards", "merge-holdings"}, ""},
+		{"no round clock", jobs.Automation{RoundInterval: -1}, []string{"collect-rewards", "merge-holdings", "expire-transfers", "renew-preapprovals"}, ""},
 		{"pruning on", jobs.Automation{Pruning: jobs.PruningSchedule{Cron: "0 3 * * *", Retention: 30 * 24 * time.Hour}},
-			[]string{"round-clock", "collect-rewards", "merge-holdings", "participant-pruning"}, ""},
+			[]string{"round-clock", "collect-rewards", "merge-holdings", "participant-pruning", "expire-transfers", "renew-preapprovals"}, ""},
 		{"pruning without retention", jobs.Automation{Pruning: jobs.PruningSchedule{Cron: "0 3 * * *"}}, nil, "retention: must be positive"},
 		{"pruning bad cron", jobs.Automation{Pruning: jobs.PruningSchedule{Cron: "daily", Retention: time.Hour}}, nil, "participantPruningSchedule.cron"},
 		{"negative merge interval", jobs.Automation{MergeInterval: -time.Second}, nil, "automation.mergeInterval"},
 	}
 	for _, tt := range tests {
-		js, err := jobs.Build(l, tt.cfg)
+		js, err := jobs.Build(context.Background(), l, tt.cfg)
 		if tt.wantE != "" {
 			if err == nil || !strings.Contains(err.Error(), tt.wantE) {
 				t.Errorf("%s: err = %v, want %q", tt.name, err, tt.wantE)

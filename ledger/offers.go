@@ -148,6 +148,12 @@ func (l *Ledger) validateOffer(ctx context.Context, r *OfferRequest) error {
 // (created is false); with other parameters it fails with ErrDuplicate; while
 // another request with the id is in flight it fails with ErrInFlight.
 func (l *Ledger) CreateOffer(ctx context.Context, r OfferRequest) (o Offer, created bool, err error) {
+	return l.createOffer(ctx, r, nil)
+}
+
+// createOffer is CreateOffer with an optional guard, run in the offer's
+// transaction just before it is created; its error aborts the creation.
+func (l *Ledger) createOffer(ctx context.Context, r OfferRequest, guard func(ctx context.Context, tx bun.Tx) error) (o Offer, created bool, err error) {
 	r.ExpiresAt = r.ExpiresAt.UTC().Truncate(time.Microsecond)
 	if err := l.validateOffer(ctx, &r); err != nil {
 		return Offer{}, false, err
@@ -174,6 +180,11 @@ func (l *Ledger) CreateOffer(ctx context.Context, r OfferRequest) (o Offer, crea
 		// offer gets it back even once its expiry has passed.
 		if !r.ExpiresAt.After(l.now()) {
 			return invalid("expires_at", "must be in the future")
+		}
+		if guard != nil {
+			if err := guard(ctx, tx); err != nil {
+				return err
+			}
 		}
 		t, err := l.beginTxn(ctx, tx, "create-transfer-offer")
 		if err != nil {

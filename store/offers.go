@@ -107,3 +107,20 @@ func DeleteCommand(ctx context.Context, db bun.IDB, key string) error {
 	}
 	return nil
 }
+
+// TransferOffersWith lists offers in status from sender to receiver, oldest
+// first; an empty sender or receiver matches any party.
+func TransferOffersWith(ctx context.Context, db bun.IDB, sender, receiver coin.PartyID, status string) ([]TransferOffer, error) {
+	var os []TransferOffer
+	q := db.NewSelect().Model(&os).Where("status = ?", status)
+	if sender != "" {
+		q = q.Where("sender = ?", sender)
+	}
+	if receiver != "" {
+		q = q.Where("receiver = ?", receiver)
+	}
+	if err := q.Order("created_at", "contract_id").Scan(ctx); err != nil {
+		return nil, fmt.Errorf("transfer offers from %s to %s: %w", sender, receiver, Normalize(err))
+	}
+	return os, nil
+}

@@ -12,6 +12,7 @@ import (
 	"github.com/ccwallet/ccwallet/handlers"
 	"github.com/ccwallet/ccwallet/jobs"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/coin"
 )
 
 // AutomationConfig is the values file's `automation:` block. Durations are
@@ -23,12 +24,21 @@ import (
 //	  rewardCollectionInterval: 200s # as the real wallet
 //	  mergeInterval: 1m              # delegated merges
 //	  mergeDelegationAtOnboarding: true # new users propose a merge delegation (default true)
+//	  expiryInterval: 30s            # ending expired transfer offers and instructions
+//	  renewalInterval: 1m            # renewing preapprovals due within 30 days
+//	  pollInterval: 30s              # walletSweep, autoAcceptTransfers and topup (Splice's pollingInterval)
+//
+// walletSweep, autoAcceptTransfers and topup are top-level keys (config.go)
+// whose jobs are built here too.
 type AutomationConfig struct {
 	Enabled                     *bool  `yaml:"enabled"`
 	MergeDelegationAtOnboarding *bool  `yaml:"mergeDelegationAtOnboarding"`
 	RoundInterval               string `yaml:"roundInterval"`
 	RewardCollectionInterval    string `yaml:"rewardCollectionInterval"`
 	MergeInterval               string `yaml:"mergeInterval"`
+	ExpiryInterval              string `yaml:"expiryInterval"`
+	RenewalInterval             string `yaml:"renewalInterval"`
+	PollInterval                string `yaml:"pollInterval"`
 }
 
 // automation turns the configuration into jobs.Automation, refusing bad
@@ -54,6 +64,54 @@ func (c Config) automation() (jobs.Automation, error) {
 	if err := parse("automation.mergeInterval", c.Automation.MergeInterval, &a.MergeInterval); err != nil {
 		return a, err
 	}
+	if err := parse("automation.expiryInterval", c.Automation.ExpiryInterval, &a.ExpiryInterval); err != nil {
+		return a, err
+	}
+	if err := parse("automation.renewalInterval", c.Automation.RenewalInterval, &a.RenewalInterval); err != nil {
+		return a, err
+	}
+	if err := parse("automation.pollInterval", c.Automation.PollInterval, &a.PollInterval); err != nil {
+		return a, err
+	}
+	party := func(key, v string) (coin.PartyID, error) {
+		p, err := coin.ParsePartyID(v)
+		if err != nil {
+			return "", fmt.Errorf("%s: %w", key, err)
+		}
+		return p, nil
+	}
+	for _, sender := range sortedKeys(c.WalletSweep) {
+		w := c.WalletSweep[sender]
+		key := "walletSweep." + sender
+		sc := ledger.SweepConfig{MaxBalanceUSD: w.MaxBalanceUSD, MinBalanceUSD: w.MinBalanceUSD, UsePreapproval: w.UseTransferPreapproval}
+		var err error
+		if sc.Sender, err = party(key, sender); err != nil {
+			return a, err
+		}
+		if sc.Receiver, err = party(key+".receiver", w.Receiver); err != nil {
+			return a, err
+		}
+		a.Sweeps = append(a.Sweeps, sc)
+	}
+	for _, receiver := range sortedKeys(c.AutoAcceptTransfers) {
+		key := "autoAcceptTransfers." + receiver
+		r, err := party(key, receiver)
+		if err != nil {
+			return a, err
+		}
+		rule := jobs.AutoAcceptRule{Receiver: r}
+		for i, f := range c.AutoAcceptTransfers[receiver].FromParties {
+			p, err := party(fmt.Sprintf("%s.fromParties[%d]", key, i), f)
+			if err != nil {
+				return a, err
+			}
+			rule.From = append(rule.From, p)
+		}
+		a.AutoAccept = append(a.AutoAccept, rule)
+	}
+	if c.Topup.Active() {
+		a.Topup = ledger.TopupConfig{TargetThroughput: c.Topup.TargetThroughput, MinInterval: c.Topup.MinTopupInterval.Std()}
+	}
 	// participantPruningSchedule's keys are parsed and checked in config.go.
 	if p := c.ParticipantPruningSchedule; p != nil {
 		a.Pruning.Cron = p.Cron
@@ -63,19 +121,22 @@ func (c Config) automation() (jobs.Automation, error) {
 	return a, a.Validate()
 }
 
-// startAutomations builds and starts the scheduler of the configured jobs.
-// More automations (sweep, auto-accept, top-up, expiry, renewal) append
-// their jobs.Job here.
-func startAutomations(l *ledger.Ledger, cfg Config, log *slog.Logger) (*jobs.Scheduler, error) {
+// startAutomations builds and starts the scheduler of the configured jobs;
+// with metrics on (m non-nil) every run is counted.
+func startAutomations(ctx context.Context, l *ledger.Ledger, cfg Config, m *metrics, log *slog.Logger) (*jobs.Scheduler, error) {
 	a, err := cfg.automation()
 	if err != nil {
 		return nil, err
 	}
-	js, err := jobs.Build(l, a)
+	js, err := jobs.Build(ctx, l, a)
 	if err != nil {
 		return nil, err
 	}
-	s, err := jobs.New(l, js, jobs.Config{StopTimeout: 30 * time.Second}, log)
+	jc := jobs.Config{StopTimeout: 30 * time.Second}
+	if m != nil {
+		jc.OnRun = m.JobRun
+	}
+	s, err := jobs.New(l, js, jc, log)
 	if err != nil {
 		return nil, err
 	}
@@ -83,7 +144,8 @@ func startAutomations(l *ledger.Ledger, cfg Config, log *slog.Logger) (*jobs.Sch
 	a = a.WithDefaults(l.Rules())
 	log.Info("automations started", "jobs", len(js), "round_interval", a.RoundInterval,
 		"reward_collection_interval", a.RewardCollectionInterval, "merge_interval", a.MergeInterval,
-		"pruning", a.Pruning.Enabled(), "holder", s.Holder())
+		"pruning", a.Pruning.Enabled(), "sweeps", len(a.Sweeps), "auto_accept", len(a.AutoAccept),
+		"topup", a.Topup.Active(), "holder", s.Holder())
 	return s, nil
 }
 

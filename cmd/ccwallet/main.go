@@ -387,12 +387,15 @@ func serve(ctx context.Context, args []string, env envVars, stdout, stderr io.Wr
 	// turns its automations off with its routes); stopped when serve returns.
 	var jobStatus func() []handlers.JobStatus
 	if cfg.WalletEnabled() {
-		sched, err := startAutomations(l, cfg, log)
+		sched, err := startAutomations(ctx, l, cfg, m, log)
 		if err != nil {
 			return err
 		}
 		defer stopAutomations(sched, log)
 		jobStatus = jobStatuses(sched)
+		// Fails when the scheduler stopped or a job failed
+		// jobs.DefaultMaxConsecutiveFailures times in a row.
+		checks["scheduler"] = sched.Check
 	}
 
 	health := web.HealthHandler(checks)

@@ -1,0 +1,21 @@
+package jobs
+
+import (
+	"context"
+	"time"
+
+	"github.com/ccwallet/ccwallet/ledger"
+)
+
+// DefaultRenewalInterval is how often due preapprovals are renewed.
+const DefaultRenewalInterval = time.Minute
+
+// PreapprovalRenewal renews the transfer preapprovals this validator
+// provides once they are within ledger.PreapprovalRenewalWindow of expiry
+// (the real RenewTransferPreapprovalTrigger).
+func PreapprovalRenewal(l *ledger.Ledger, every time.Duration) Job {
+	return Job{Name: "renew-preapprovals", Every: every, Run: func(ctx context.Context) error {
+		_, err := l.RenewDuePreapprovals(ctx)
+		return err
+	}}
+}

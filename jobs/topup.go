@@ -1,0 +1,17 @@
+package jobs
+
+import (
+	"context"
+
+	"github.com/ccwallet/ccwallet/ledger"
+)
+
+// Topup buys extra traffic for the operator's member when it runs low,
+// never more often than the plan's interval (the real
+// TopupMemberTrafficTrigger). It polls every c.PollInterval.
+func Topup(l *ledger.Ledger, c ledger.TopupConfig) Job {
+	return Job{Name: "traffic-topup", Every: c.PollInterval, Run: func(ctx context.Context) error {
+		_, err := l.Topup(ctx, c)
+		return err
+	}}
+}

@@ -1,0 +1,259 @@
+package jobs_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/ccwallet/ccwallet/jobs"
+	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/coin"
+	"github.com/ccwallet/ccwallet/ledger/ledgertest"
+	"github.com/google/go-cmp/cmp"
+)
+
+// withClock runs fn on every engine with a settable ledger clock.
+func withClock(t *testing.T, fn func(t *testing.T, l *ledger.Ledger, clock *ledgertest.Clock)) {
+	for _, e := range ledgertest.Engines {
+		t.Run(ledgertest.Name(e), func(t *testing.T) {
+			t.Parallel()
+			clock := ledgertest.NewClock()
+			fn(t, ledgertest.New(t, e, ledgertest.Options{Clock: clock}), clock)
+		})
+	}
+}
+
+func balance(t *testing.T, l *ledger.Ledger, p coin.PartyID) string {
+	t.Helper()
+	b, err := l.Balance(context.Background(), p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return "unlocked=" + b.EffectiveUnlocked.Short() + " locked=" + b.EffectiveLocked.Short()
+}
+
+// TestExpiryJobAtTheBoundary: an offer and an instruction expiring at T are
+// still open a microsecond before T and end exactly at T; the instruction's
+// locked coin returns to its sender.
+func TestExpiryJobAtTheBoundary(t *testing.T) {
+	withClock(t, func(t *testing.T, l *ledger.Ledger, clock *ledgertest.Clock) {
+		ctx := context.Background()
+		sender, receiver := ledgertest.Party(t, l), ledgertest.Party(t, l)
+		ledgertest.Mint(t, l, sender, "100")
+		expiry := clock.Now().Add(10 * time.Minute)
+		o, _, err := l.CreateOffer(ctx, ledger.OfferRequest{Sender: sender, Receiver: receiver, Amount: coin.MustParse("10"), ExpiresAt: expiry, TrackingID: "o-1"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ti, err := l.CreateTransferInstruction(ctx, ledger.TransferInstructionRequest{Sender: sender, Receiver: receiver, Amount: coin.MustParse("40"), ExecuteBefore: expiry})
+		if err != nil {
+			t.Fatal(err)
+		}
+		job := jobs.Expiry(l, jobs.DefaultExpiryInterval)
+		state := func() []string {
+			off, err := l.Offer(ctx, sender, o.ContractID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			in, err := l.TransferInstructionByID(ctx, sender, ti.InstructionCID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return []string{off.Status + "/" + off.FailureKind, string(in.Status), balance(t, l, sender)}
+		}
+		clock.Advance(10*time.Minute - time.Microsecond)
+		if err := job.Run(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff([]string{"created/", "pending", "unlocked=60 locked=40"}, state()); diff != "" {
+			t.Errorf("just before expiry (-want +got):\n%s", diff)
+		}
+		clock.Advance(time.Microsecond)
+		if err := job.Run(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff([]string{"failed/expired", "expired", "unlocked=100 locked=0"}, state()); diff != "" {
+			t.Errorf("exactly at expiry (-want +got):\n%s", diff)
+		}
+		if _, err := l.AcceptOffer(ctx, receiver, o.ContractID); err == nil {
+			t.Error("accepted an expired offer")
+		}
+		// Idempotent: a second run finds nothing.
+		if err := job.Run(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if got := balance(t, l, receiver); got != "unlocked=0 locked=0" {
+			t.Errorf("receiver %s", got)
+		}
+	})
+}
+
+// TestRenewalJob: renewed once inside the window, not twice, never after
+// expiry.
+func TestRenewalJob(t *testing.T) {
+	withClock(t, func(t *testing.T, l *ledger.Ledger, clock *ledgertest.Clock) {
+		ctx := context.Background()
+		receiver := ledgertest.Party(t, l)
+		if _, _, err := l.CreatePreapproval(ctx, receiver); err != nil {
+			t.Fatal(err)
+		}
+		first, err := l.PreapprovalOf(ctx, receiver)
+		if err != nil {
+			t.Fatal(err)
+		}
+		job := jobs.PreapprovalRenewal(l, jobs.DefaultRenewalInterval)
+		run := func() ledger.Preapproval {
+			t.Helper()
+			if err := job.Run(ctx); err != nil {
+				t.Fatal(err)
+			}
+			p, err := l.LivePreapproval(ctx, receiver)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return p
+		}
+		clock.Advance(ledger.PreapprovalLifetime - ledger.PreapprovalRenewalWindow - time.Second)
+		if p := run(); p.ContractID != first.ContractID {
+			t.Errorf("renewed before the window: %+v", p)
+		}
+		clock.Advance(2 * time.Second) // inside the window
+		renewed := run()
+		if renewed.ContractID == first.ContractID || !renewed.ExpiresAt.Equal(first.ExpiresAt.Add(ledger.PreapprovalLifetime)) {
+			t.Fatalf("not renewed inside the window: %+v (first %+v)", renewed, first)
+		}
+		if p := run(); p.ContractID != renewed.ContractID {
+			t.Errorf("renewed twice: %+v", p)
+		}
+		clock.Advance(renewed.ExpiresAt.Sub(clock.Now())) // exactly expired
+		if p := run(); p.ContractID != renewed.ContractID {
+			t.Errorf("renewed after expiry: %+v", p)
+		}
+	})
+}
+
+func TestAutomationBuildsWalletJobs(t *testing.T) {
+	l := ledgertest.New(t, ledgertest.Engines[1])
+	a, b := ledgertest.Party(t, l), ledgertest.Party(t, l)
+	unknown := coin.PartyID("nobody::1220" + strings.Repeat("ab", 32))
+	base := []string{"round-clock", "collect-rewards", "merge-holdings", "expire-transfers", "renew-preapprovals"}
+	sweep := ledger.SweepConfig{Sender: a, Receiver: b, MaxBalanceUSD: coin.MustParse("10"), MinBalanceUSD: coin.MustParse("1")}
+	tests := []struct {
+		name  string
+		cfg   jobs.Automation
+		jobs  []string
+		wantE string
+	}{
+		{"sweep, auto-accept, top-up", jobs.Automation{
+			Sweeps:     []ledger.SweepConfig{sweep},
+			AutoAccept: []jobs.AutoAcceptRule{{Receiver: b, From: []coin.PartyID{a}}},
+			Topup:      ledger.TopupConfig{TargetThroughput: 20000, MinInterval: time.Minute},
+		}, append(base[:5:5], "sweep-"+string(a), "auto-accept-"+string(b), "traffic-topup"), ""},
+		{"disabled", jobs.Automation{Disabled: true, Sweeps: []ledger.SweepConfig{sweep}}, nil, ""},
+		{"top-up throughput 0", jobs.Automation{Topup: ledger.TopupConfig{MinInterval: time.Minute}}, base, ""},
+		{"sweep min above max", jobs.Automation{Sweeps: []ledger.SweepConfig{{Sender: a, Receiver: b, MaxBalanceUSD: coin.MustParse("1"), MinBalanceUSD: coin.MustParse("2")}}},
+			nil, "walletSweep." + string(a) + ": minBalanceUSD 2 is greater than maxBalanceUSD 1"},
+		{"sweep unknown receiver", jobs.Automation{Sweeps: []ledger.SweepConfig{{Sender: a, Receiver: unknown, MaxBalanceUSD: coin.MustParse("1")}}},
+			nil, "walletSweep." + string(a) + ".receiver: no party"},
+		{"sweep unknown sender", jobs.Automation{Sweeps: []ledger.SweepConfig{{Sender: unknown, Receiver: b, MaxBalanceUSD: coin.MustParse("1")}}},
+			nil, "walletSweep." + string(unknown) + ": sender " + string(unknown) + " is not a party of this node"},
+		{"auto-accept unknown receiver", jobs.Automation{AutoAccept: []jobs.AutoAcceptRule{{Receiver: unknown, From: []coin.PartyID{a}}}},
+			nil, "autoAcceptTransfers." + string(unknown) + ": receiver"},
+		{"top-up without interval", jobs.Automation{Topup: ledger.TopupConfig{TargetThroughput: 1}}, nil, "topup.minTopupInterval"},
+	}
+	for _, tt := range tests {
+		js, err := jobs.Build(context.Background(), l, tt.cfg)
+		if tt.wantE != "" {
+			if err == nil || !strings.Contains(err.Error(), tt.wantE) {
+				t.Errorf("%s: err = %v, want %q", tt.name, err, tt.wantE)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("%s: %v", tt.name, err)
+			continue
+		}
+		var names []string
+		for _, j := range js {
+			names = append(names, j.Name)
+		}
+		if diff := cmp.Diff(tt.jobs, names); diff != "" {
+			t.Errorf("%s: jobs (-want +got):\n%s", tt.name, diff)
+		}
+	}
+}
+
+// TestOnRunAndCheck: the OnRun hook sees every run; Check fails after
+// MaxConsecutiveFailures failures in a row, recovers on success, and fails
+// once the scheduler is stopped.
+func TestOnRunAndCheck(t *testing.T) {
+	l := ledgertest.New(t, ledgertest.Engines[1])
+	var mu sync.Mutex
+	var calls []string
+	fail := true
+	ran := make(chan struct{}, 100)
+	job := jobs.Job{Name: "flaky", Every: 20 * time.Millisecond, Lease: time.Millisecond, Run: func(context.Context) error {
+		mu.Lock()
+		defer mu.Unlock()
+		if fail {
+			return errors.New("boom")
+		}
+		return nil
+	}}
+	s, err := jobs.New(l, []jobs.Job{job}, jobs.Config{MaxConsecutiveFailures: 3, OnRun: func(name string, _ time.Duration, err error) {
+		mu.Lock()
+		calls = append(calls, name+":"+errString(err))
+		mu.Unlock()
+		ran <- struct{}{}
+	}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if err := s.Check(ctx); err == nil || !strings.Contains(err.Error(), "not running") {
+		t.Errorf("check before start = %v", err)
+	}
+	s.Start()
+	for range 3 {
+		<-ran
+	}
+	if err := s.Check(ctx); err == nil || !strings.Contains(err.Error(), "job flaky failed") || !strings.Contains(err.Error(), "boom") {
+		t.Errorf("check after 3 failures = %v", err)
+	}
+	mu.Lock()
+	fail = false
+	mu.Unlock()
+	for {
+		<-ran
+		mu.Lock()
+		last := calls[len(calls)-1]
+		mu.Unlock()
+		if last == "flaky:" {
+			break
+		}
+	}
+	if err := s.Check(ctx); err != nil {
+		t.Errorf("check after a success = %v", err)
+	}
+	if err := s.Shutdown(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Check(ctx); err == nil || !strings.Contains(err.Error(), "not running") {
+		t.Errorf("check after shutdown = %v", err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(calls) < 4 || calls[0] != "flaky:boom" {
+		t.Errorf("OnRun calls = %v", calls)
+	}
+}
+
+func errString(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
+}
