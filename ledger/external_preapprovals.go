@@ -52,6 +52,11 @@ func (l *Ledger) CreateSetupProposal(ctx context.Context, user coin.PartyID) (co
 	if _, err := l.externalParty(ctx, l.db, user); err != nil {
 		return "", err
 	}
+	// Conflicts first (again under the lock below), so a refused request
+	// taps nothing.
+	if err := l.setupConflict(ctx, l.db, user); err != nil {
+		return "", fmt.Errorf("create setup proposal for %s: %w", user, err)
+	}
 	if err := l.fundProvider(ctx, l.operator, PreapprovalLifetime); err != nil {
 		return "", fmt.Errorf("create setup proposal for %s: %w", user, err)
 	}
@@ -60,13 +65,8 @@ func (l *Ledger) CreateSetupProposal(ctx context.Context, user coin.PartyID) (co
 		if err := l.lockParties(ctx, tx, user, l.operator); err != nil {
 			return err
 		}
-		if ps, err := l.setupProposals(ctx, tx, user); err != nil {
+		if err := l.setupConflict(ctx, tx, user); err != nil {
 			return err
-		} else if len(ps) > 0 {
-			return fmt.Errorf("%w: %s has a setup proposal already (%s)", ErrConflict, user, ps[0].ContractID)
-		}
-		if p, err := store.LiveTransferPreapproval(ctx, tx, user); err == nil && l.now().Before(p.ExpiresAt) {
-			return fmt.Errorf("%w: %s has a transfer preapproval already (%s)", ErrConflict, user, p.ContractID)
 		}
 		t, err := l.beginTxn(ctx, tx, "create-external-party-setup-proposal")
 		if err != nil {
@@ -82,6 +82,24 @@ func (l *Ledger) CreateSetupProposal(ctx context.Context, user coin.PartyID) (co
 		return "", fmt.Errorf("create setup proposal for %s: %w", user, err)
 	}
 	return cid, nil
+}
+
+// setupConflict reports ErrConflict when user has a pending setup
+// proposal or a valid preapproval.
+func (l *Ledger) setupConflict(ctx context.Context, db bun.IDB, user coin.PartyID) error {
+	if ps, err := l.setupProposals(ctx, db, user); err != nil {
+		return err
+	} else if len(ps) > 0 {
+		return fmt.Errorf("%w: %s has a setup proposal already (%s)", ErrConflict, user, ps[0].ContractID)
+	}
+	p, err := store.LiveTransferPreapproval(ctx, db, user)
+	if err == nil && l.now().Before(p.ExpiresAt) {
+		return fmt.Errorf("%w: %s has a transfer preapproval already (%s)", ErrConflict, user, p.ContractID)
+	}
+	if err != nil && !errors.Is(err, ErrNotFound) {
+		return err
+	}
+	return nil
 }
 
 // setupProposals lists the active proposals of user (all when empty).

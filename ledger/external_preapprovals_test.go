@@ -120,6 +120,21 @@ func TestExternalPreapprovalFlow(t *testing.T) {
 			t.Fatalf("balances: receiver %s (want 30), sender %s (want <= 970)", recvBal, senderBal)
 		}
 
+		appCoupons := func() int {
+			t.Helper()
+			cs, err := l.RewardCoupons(ctx, l.Operator(), ledger.RewardApp)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return len(cs)
+		}
+		if n := appCoupons(); n != 3 {
+			t.Errorf("featured app reward coupons of the provider after three sends = %d, want 3", n)
+		}
+		if vc, err := l.RewardCoupons(ctx, l.Operator(), ledger.RewardValidator); err != nil || len(vc) != 1 {
+			t.Errorf("validator reward coupons for the preapproval fee = %d, %v; want 1", len(vc), err)
+		}
+
 		// Wrong nonces are refused at preparation.
 		for _, n := range []int64{0, 2, 4} {
 			if _, err := l.PrepareTransferPreapprovalSend(ctx, send(n, "1")); !errors.Is(err, ledger.ErrConflict) {
@@ -176,6 +191,9 @@ func TestExternalPreapprovalFlow(t *testing.T) {
 		}
 		if r, s := balances(); !r.Equal(recvBal) || !s.Equal(senderBal) {
 			t.Fatalf("refused submissions moved coin: receiver %s sender %s", r, s)
+		}
+		if n := appCoupons(); n != 3 {
+			t.Errorf("refused submissions created app reward coupons: %d, want 3", n)
 		}
 		// Two preparations with one nonce: the first wins, the other is a
 		// conflict at submission.
