@@ -310,7 +310,40 @@ func FuzzSubmitExternal(f *testing.F) {
 	f.Add(uint8(1), fmt.Sprintf(`{"public_key":%q,"signed_topology_txs":[{"topology_tx":"e30=","signed_hash":"00"}]}`, s.PublicKey))
 	f.Add(uint8(1), `{"public_key":"","signed_topology_txs":null}`)
 	f.Add(uint8(1), `[]`)
-	paths := []string{"/v0/admin/external-party/submit", "/v0/admin/external-party/topology/submit"}
+	// The spec's submit endpoints: a signed acceptance and a signed send.
+	recv, recvKey := ledgertest.ExternalParty(f, l, "ext-fuzz-recv")
+	prop, err := l.CreateSetupProposal(f.Context(), recv)
+	if err != nil {
+		f.Fatal(err)
+	}
+	acc, err := l.PrepareAcceptSetupProposal(f.Context(), prop, recv)
+	if err != nil {
+		f.Fatal(err)
+	}
+	as := ledgertest.Sign(f, recv, recvKey, acc)
+	accBody, _ := json.Marshal(map[string]any{"submission": map[string]string{
+		"party_id": string(as.Party), "transaction": as.Transaction, "signed_tx_hash": as.SignedTxHash, "public_key": as.PublicKey}})
+	f.Add(uint8(2), string(accBody))
+	f.Add(uint8(2), string(sub))
+	f.Add(uint8(3), string(accBody))
+	f.Add(uint8(3), strings.Replace(string(accBody), as.SignedTxHash[:6], "ffffff", 1))
+	if _, err := l.Submit(f.Context(), as); err != nil {
+		f.Fatal(err)
+	}
+	ps, err := l.PrepareTransferPreapprovalSend(f.Context(), ledger.PreapprovalSendRequest{
+		Sender: ext, Receiver: recv, Amount: coin.MustParse("0.5"), ExpiresAt: clock.Now().Add(time.Hour)})
+	if err != nil {
+		f.Fatal(err)
+	}
+	ss := ledgertest.Sign(f, ext, key, ps)
+	sendBody, _ := json.Marshal(map[string]any{"submission": map[string]string{
+		"party_id": string(ss.Party), "transaction": ss.Transaction, "signed_tx_hash": ss.SignedTxHash, "public_key": ss.PublicKey}})
+	f.Add(uint8(3), string(sendBody))
+	f.Add(uint8(3), strings.Replace(string(sendBody), ss.SignedTxHash[:6], "000000", 1))
+	f.Add(uint8(2), string(sendBody))
+	f.Add(uint8(3), `{"submission":{"party_id":"x::1220","transaction":"bm90IGpzb24=","signed_tx_hash":"zz","public_key":"00"}}`)
+	paths := []string{"/v0/admin/external-party/submit", "/v0/admin/external-party/topology/submit",
+		"/v0/admin/external-party/setup-proposal/submit-accept", "/v0/admin/external-party/transfer-preapproval/submit-send"}
 	tok, err := web.SignDevToken(e.key, "k1", "test", testAudience, "admin", time.Hour)
 	if err != nil {
 		f.Fatal(err)

@@ -1,5 +1,7 @@
 package handlers
 
+import "encoding/json"
+
 // validator-internal.yaml: external parties.
 
 type generateExternalPartyTopologyRequest struct {
@@ -51,8 +53,7 @@ type externalPartyBalanceResponse struct {
 	ComputedAsOfRound              int64  `json:"computed_as_of_round"`
 }
 
-// The setup-proposal and transfer-preapproval shapes, wired once the
-// TransferPreapproval workflow lands (see ledger.executors).
+// The setup-proposal and transfer-preapproval shapes.
 
 type createExternalPartySetupProposalRequest struct {
 	UserPartyID string `json:"user_party_id"`
@@ -88,13 +89,15 @@ type submitAcceptExternalPartySetupProposalResponse struct {
 }
 
 type prepareTransferPreapprovalSendRequest struct {
-	SenderPartyID   string   `json:"sender_party_id"`
-	ReceiverPartyID string   `json:"receiver_party_id"`
-	Amount          *float64 `json:"amount"` // a JSON number in the spec; parse from the raw text, never via float, when wiring
-	ExpiresAt       string   `json:"expires_at"`
-	Nonce           *int64   `json:"nonce"`
-	VerboseHashing  bool     `json:"verbose_hashing"`
-	Description     string   `json:"description"`
+	SenderPartyID   string `json:"sender_party_id"`
+	ReceiverPartyID string `json:"receiver_party_id"`
+	// Amount is a JSON number in the spec: its text is parsed exactly by
+	// coin.ParseAmount, never through a float.
+	Amount         json.RawMessage `json:"amount"`
+	ExpiresAt      string          `json:"expires_at"`
+	Nonce          *int64          `json:"nonce"`
+	VerboseHashing bool            `json:"verbose_hashing"`
+	Description    string          `json:"description"`
 }
 
 type prepareTransferPreapprovalSendResponse struct {
@@ -165,4 +168,25 @@ type listMintingDelegationsResponse struct {
 
 type acceptMintingDelegationProposalResponse struct {
 	ContractID string `json:"contract_id"`
+}
+
+// lookupTransferCommandCounterResponse is scan.yaml
+// LookupTransferCommandCounterByPartyResponse.
+type lookupTransferCommandCounterResponse struct {
+	TransferCommandCounter ContractWithStateDTO `json:"transfer_command_counter"`
+	// NextNonce is ours (the counter's payload has it as a string too): the
+	// nonce the party's next prepare-send must carry.
+	NextNonce int64 `json:"next_nonce"`
+}
+
+// devnetTapRequest taps for any party (ours, development networks only).
+type devnetTapRequest struct {
+	PartyID   string  `json:"party_id"`
+	Amount    *string `json:"amount"`
+	CommandID string  `json:"command_id,omitempty"`
+}
+
+type devnetTapResponse struct {
+	ContractID string `json:"contract_id"`
+	Amount     string `json:"amount"`
 }

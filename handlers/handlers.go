@@ -126,6 +126,16 @@ func (h *Handler) Routes(health http.Handler) http.Handler {
 	mux.Handle("POST /v0/admin/external-party/transfer/prepare", h.admin(h.prepareExternalTransfer))
 	mux.Handle("POST /v0/admin/external-party/minting-delegation-proposal/prepare", h.admin(h.prepareMintingDelegationProposal))
 	mux.Handle("POST /v0/admin/external-party/submit", h.admin(h.submitExternal))
+	mux.Handle("POST /v0/admin/external-party/setup-proposal", h.admin(h.createExternalPartySetupProposal))
+	mux.Handle("GET /v0/admin/external-party/setup-proposal", h.admin(h.listExternalPartySetupProposals))
+	mux.Handle("POST /v0/admin/external-party/setup-proposal/prepare-accept", h.admin(h.prepareAcceptExternalPartySetupProposal))
+	mux.Handle("POST /v0/admin/external-party/setup-proposal/submit-accept", h.admin(h.submitAcceptExternalPartySetupProposal))
+	mux.Handle("POST /v0/admin/external-party/transfer-preapproval/prepare-send", h.admin(h.prepareTransferPreapprovalSend))
+	mux.Handle("POST /v0/admin/external-party/transfer-preapproval/submit-send", h.admin(h.submitTransferPreapprovalSend))
+	mux.Handle("GET /v0/admin/external-party/transfer-command-counter/{party}", h.admin(h.lookupTransferCommandCounter))
+	mux.Handle("GET /v0/transfer-command-counter/{party}", h.api(h.lookupTransferCommandCounter))
+	mux.Handle("GET /v0/scan-proxy/transfer-command-counter/{party}", h.api(h.lookupTransferCommandCounter))
+	mux.Handle("POST /v0/admin/devnet/tap", h.admin(h.devnetTap))
 
 	// wallet-internal.yaml
 	mux.Handle("GET /v0/wallet/user-status", h.user(h.userStatus))

@@ -30,7 +30,7 @@ import (
 // specFiles are the specs whose operations we serve.
 var specFiles = []string{
 	"wallet-external.yaml", "wallet-internal.yaml", "validator-internal.yaml",
-	"transfer-instruction-v1.yaml", "token-metadata-v1.yaml",
+	"transfer-instruction-v1.yaml", "token-metadata-v1.yaml", "scan.yaml",
 }
 
 // specRefPrefix is how the copied specs refer to the common specs in the

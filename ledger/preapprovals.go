@@ -162,24 +162,7 @@ func (l *Ledger) CreatePreapproval(ctx context.Context, receiver coin.PartyID) (
 		if err != nil {
 			return err
 		}
-		live, err := store.LiveTransferPreapproval(ctx, tx, receiver)
-		switch {
-		case err == nil && t.now.Before(live.ExpiresAt):
-			cid, exists = live.ContractID, true
-			return nil
-		case err == nil:
-			// An expired one is archived (the DSO's expiry trigger).
-			t.archive(live.ContractID)
-			if err := store.ArchiveTransferPreapproval(ctx, tx, live.ContractID, t.now); err != nil {
-				return err
-			}
-		case !errors.Is(err, store.ErrNotFound):
-			return err
-		}
-		if err := t.chargePreapproval(ctx, provider, receiver, PreapprovalLifetime, "TransferPreapprovalCreation"); err != nil {
-			return err
-		}
-		if cid, err = t.createPreapprovalContract(ctx, receiver, provider, t.now, t.now.Add(PreapprovalLifetime)); err != nil {
+		if cid, exists, err = t.newPreapproval(ctx, receiver, provider, t.now.Add(PreapprovalLifetime)); err != nil || exists {
 			return err
 		}
 		return t.commit(ctx)
@@ -188,6 +171,35 @@ func (l *Ledger) CreatePreapproval(ctx context.Context, receiver coin.PartyID) (
 		return "", false, fmt.Errorf("create transfer preapproval for %s: %w", receiver, err)
 	}
 	return cid, exists, nil
+}
+
+// newPreapproval is the one rule creating a preapproval inside t: when
+// receiver has a valid one it returns it with exists set and changes
+// nothing; otherwise an expired one is archived, provider pays the fee up
+// to expires and the new contract is created. Callers lock receiver and
+// provider.
+func (t *txn) newPreapproval(ctx context.Context, receiver, provider coin.PartyID, expires time.Time) (coin.ContractID, bool, error) {
+	live, err := store.LiveTransferPreapproval(ctx, t.tx, receiver)
+	switch {
+	case err == nil && t.now.Before(live.ExpiresAt):
+		return live.ContractID, true, nil
+	case err == nil:
+		// An expired one is archived (the DSO's expiry trigger).
+		t.archive(live.ContractID)
+		if err := store.ArchiveTransferPreapproval(ctx, t.tx, live.ContractID, t.now); err != nil {
+			return "", false, err
+		}
+	case !errors.Is(err, store.ErrNotFound):
+		return "", false, err
+	}
+	if !expires.After(t.now) {
+		return "", false, fmt.Errorf("%w: the preapproval would expire at %s, in the past", ErrExpired, FormatTime(expires))
+	}
+	if err := t.chargePreapproval(ctx, provider, receiver, expires.Sub(t.now), "TransferPreapprovalCreation"); err != nil {
+		return "", false, err
+	}
+	cid, err := t.createPreapprovalContract(ctx, receiver, provider, t.now, expires)
+	return cid, false, err
 }
 
 // RenewPreapproval extends a live, unexpired preapproval by
@@ -367,11 +379,7 @@ func (l *Ledger) SendPreapproved(ctx context.Context, s PreapprovalSend) (*Trans
 				return err
 			}
 		}
-		p, err := store.LiveTransferPreapproval(ctx, tx, s.Receiver)
-		if errors.Is(err, store.ErrNotFound) || (err == nil && !l.now().Before(p.ExpiresAt)) {
-			return invalid("receiver_party_id", "%s has no valid transfer preapproval", s.Receiver)
-		}
-		if err != nil {
+		if _, err := l.validPreapproval(ctx, tx, s.Receiver); err != nil {
 			return err
 		}
 		if err := l.lockParties(ctx, tx, s.Sender); err != nil {
@@ -381,20 +389,9 @@ func (l *Ledger) SendPreapproved(ctx context.Context, s PreapprovalSend) (*Trans
 		if err != nil {
 			return err
 		}
-		r, err := t.transfer(ctx, s.Sender, []Output{{Receiver: s.Receiver, Amount: s.Amount}})
+		r, err := t.sendPreapproved(ctx, s.Sender, s.Receiver, s.Amount, s.Description)
 		if err != nil {
 			return err
-		}
-		t.recordTransfer(s.Sender, s.Receiver, s.Amount, r, "TransferPreapprovalSend", s.Description)
-		featured, err := store.ActiveContractsByTemplate(ctx, tx, TemplateFeaturedAppRight, p.Provider)
-		if err != nil {
-			return err
-		}
-		if len(featured) > 0 {
-			reward := USDToCoin(l.rules.ExtraFeaturedAppRewardUSD, t.round.Price)
-			if _, err := t.addRewardCoupon(ctx, RewardApp, p.Provider, reward, true); err != nil {
-				return err
-			}
 		}
 		if err := t.commit(ctx); err != nil {
 			return err
@@ -406,4 +403,41 @@ func (l *Ledger) SendPreapproved(ctx context.Context, s PreapprovalSend) (*Trans
 		return nil, fmt.Errorf("send %s to %s by preapproval: %w", s.Amount, s.Receiver, err)
 	}
 	return res, nil
+}
+
+// validPreapproval returns receiver's valid preapproval row; none (or an
+// expired one) is a validation error on receiver_party_id.
+func (l *Ledger) validPreapproval(ctx context.Context, db bun.IDB, receiver coin.PartyID) (*store.TransferPreapproval, error) {
+	p, err := store.LiveTransferPreapproval(ctx, db, receiver)
+	if errors.Is(err, store.ErrNotFound) || (err == nil && !l.now().Before(p.ExpiresAt)) {
+		return nil, invalid("receiver_party_id", "%s has no valid transfer preapproval", receiver)
+	}
+	return p, err
+}
+
+// sendPreapproved is the one rule of TransferPreapproval_Send inside t:
+// the transfer through receiver's valid preapproval, its history, and the
+// featured app reward coupon of the preapproval's provider. Callers lock
+// sender.
+func (t *txn) sendPreapproved(ctx context.Context, sender, receiver coin.PartyID, amount coin.Amount, description string) (*TransferResult, error) {
+	p, err := t.l.validPreapproval(ctx, t.tx, receiver)
+	if err != nil {
+		return nil, err
+	}
+	r, err := t.transfer(ctx, sender, []Output{{Receiver: receiver, Amount: amount}})
+	if err != nil {
+		return nil, err
+	}
+	t.recordTransfer(sender, receiver, amount, r, "TransferPreapprovalSend", description)
+	featured, err := store.ActiveContractsByTemplate(ctx, t.tx, TemplateFeaturedAppRight, p.Provider)
+	if err != nil {
+		return nil, err
+	}
+	if len(featured) > 0 {
+		reward := USDToCoin(t.l.rules.ExtraFeaturedAppRewardUSD, t.round.Price)
+		if _, err := t.addRewardCoupon(ctx, RewardApp, p.Provider, reward, true); err != nil {
+			return nil, err
+		}
+	}
+	return r, nil
 }

@@ -32,6 +32,12 @@ const (
 	// KindMintingDelegationPropose creates a MintingDelegationProposal of
 	// the external party naming the validator operator as delegate.
 	KindMintingDelegationPropose = "minting-delegation/propose"
+	// KindSetupProposalAccept accepts an ExternalPartySetupProposal: it
+	// archives the proposal and creates the party's TransferPreapproval.
+	KindSetupProposalAccept = "external-party/setup-proposal/accept"
+	// KindTransferPreapprovalSend is a one-step transfer through the
+	// receiver's preapproval, ordered by the sender's TransferCommandCounter.
+	KindTransferPreapprovalSend = "external-party/transfer-preapproval/send"
 )
 
 // PreparedBody is what a prepared transaction encodes: everything its
@@ -82,8 +88,11 @@ type SubmitResult struct {
 // executor runs one kind's effect inside the submitting ledger
 // transaction. parties are locked before the transaction begins.
 type executor struct {
-	parties func(b *PreparedBody) []coin.PartyID
+	parties func(l *Ledger, b *PreparedBody) []coin.PartyID
 	run     func(ctx context.Context, t *txn, b *PreparedBody) (coin.ContractID, error)
+	// before, when set, runs after verification and before the submitting
+	// transaction, for what must commit separately (the devnet fee tap).
+	before func(ctx context.Context, l *Ledger, b *PreparedBody) error
 }
 
 // executors is the registry of prepared kinds: adding a kind (the
@@ -92,9 +101,15 @@ type executor struct {
 var executors = map[string]executor{
 	KindExternalTransfer:         {parties: senderOnly, run: runExternalTransfer},
 	KindMintingDelegationPropose: {parties: senderOnly, run: runMintingDelegationPropose},
+	KindSetupProposalAccept:      {parties: senderAndOperator, run: runSetupProposalAccept, before: fundSetupProposalAccept},
+	KindTransferPreapprovalSend:  {parties: senderOnly, run: runTransferPreapprovalSend},
 }
 
-func senderOnly(b *PreparedBody) []coin.PartyID { return []coin.PartyID{b.Party} }
+func senderOnly(_ *Ledger, b *PreparedBody) []coin.PartyID { return []coin.PartyID{b.Party} }
+
+func senderAndOperator(l *Ledger, b *PreparedBody) []coin.PartyID {
+	return []coin.PartyID{b.Party, l.operator}
+}
 
 func (l *Ledger) preparedTTL() time.Duration {
 	if l.cfg.PreparedTTL > 0 {
@@ -205,10 +220,18 @@ func (l *Ledger) Submit(ctx context.Context, s Submission) (SubmitResult, error)
 		return SubmitResult{}, err
 	}
 	hashHex := hex.EncodeToString(hash)
+	if exec.before != nil {
+		p, err := store.PreparedTxByHash(ctx, l.db, hashHex)
+		if err == nil && p.Party == party && p.Status != store.PreparedExecuted && l.now().Before(p.ExpiresAt) {
+			if err := exec.before(ctx, l, body); err != nil {
+				return SubmitResult{}, fmt.Errorf("submit %s for %s: %w", body.Kind, party, err)
+			}
+		}
+	}
 	var res SubmitResult
 	err = l.db.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
 		res = SubmitResult{}
-		if err := l.lockParties(ctx, tx, exec.parties(body)...); err != nil {
+		if err := l.lockParties(ctx, tx, exec.parties(l, body)...); err != nil {
 			return err
 		}
 		p, err := store.PreparedTxByHash(ctx, tx, hashHex)

@@ -12,11 +12,14 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/coin"
 )
 
 const externalUsage = `ccwallet external: a client for external parties, whose keys stay here.
@@ -33,6 +36,14 @@ Usage:
       prepare, sign and submit a one-step transfer from the external party P
   ccwallet external propose-delegation --server URL --token T --key FILE --party P [--merge-limit N] [--expires 720h]
       propose that the validator mint P's rewards (a MintingDelegationProposal)
+  ccwallet external setup-preapproval --server URL --token T --key FILE --party P
+      give P a transfer preapproval provided by the validator: create (or
+      reuse) the setup proposal, prepare its acceptance, sign, submit
+  ccwallet external send --server URL --token T --key FILE --party P --to R --amount A [--expires 1h]
+      send through R's transfer preapproval: read P's next nonce, prepare,
+      sign, submit
+  ccwallet external tap --server URL --token T --party P --amount USD
+      development networks only: the faucet for any party (amount in USD)
 
 --token defaults to $CCWALLET_TOKEN (an admin user's JWT, e.g. from "ccwallet token").
 `
@@ -53,14 +64,16 @@ func externalCmd(ctx context.Context, args []string, getenv func(string) string,
 	tok := fs.String("token", getenv("CCWALLET_TOKEN"), "admin bearer token")
 	hint := fs.String("hint", "", "onboard: party hint")
 	party := fs.String("party", "", "the external party ID")
-	to := fs.String("to", "", "transfer: receiver party ID")
-	amount := fs.String("amount", "", "transfer: amount of coin, e.g. 10.5")
-	description := fs.String("description", "", "transfer: description")
+	to := fs.String("to", "", "transfer, send: receiver party ID")
+	amount := fs.String("amount", "", "transfer, send: amount of coin, e.g. 10.5; tap: amount in USD")
+	description := fs.String("description", "", "transfer, send: description")
 	mergeLimit := fs.Int("merge-limit", 10, "propose-delegation: holdings to keep after merging")
-	expires := fs.Duration("expires", 30*24*time.Hour, "propose-delegation: lifetime of the delegation")
+	expires := fs.Duration("expires", 30*24*time.Hour, "propose-delegation: lifetime of the delegation; send: when the transfer expires (default 1h)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
+	expiresSet := false
+	fs.Visit(func(f *flag.Flag) { expiresSet = expiresSet || f.Name == "expires" })
 	c := &extClient{ctx: ctx, server: strings.TrimRight(*server, "/"), token: *tok}
 	switch sub {
 	case "keygen":
@@ -88,11 +101,44 @@ func externalCmd(ctx context.Context, args []string, getenv func(string) string,
 		fmt.Fprintln(stdout, p)
 		return nil
 	case "transfer":
-		return c.prepareSignSubmit(stdout, *keyFile, *party, "/v0/admin/external-party/transfer/prepare", map[string]any{
+		return c.prepareSignSubmit(stdout, *keyFile, *party, "/v0/admin/external-party/transfer/prepare", "/v0/admin/external-party/submit", map[string]any{
 			"sender_party_id": *party, "receiver_party_id": *to, "amount": *amount, "description": *description})
 	case "propose-delegation":
-		return c.prepareSignSubmit(stdout, *keyFile, *party, "/v0/admin/external-party/minting-delegation-proposal/prepare", map[string]any{
+		return c.prepareSignSubmit(stdout, *keyFile, *party, "/v0/admin/external-party/minting-delegation-proposal/prepare", "/v0/admin/external-party/submit", map[string]any{
 			"beneficiary_party_id": *party, "merge_limit": *mergeLimit, "expires_at": time.Now().Add(*expires).UTC().Format(time.RFC3339)})
+	case "setup-preapproval":
+		cid, err := c.setupProposal(*party)
+		if err != nil {
+			return err
+		}
+		return c.prepareSignSubmit(stdout, *keyFile, *party, "/v0/admin/external-party/setup-proposal/prepare-accept", "/v0/admin/external-party/setup-proposal/submit-accept",
+			map[string]any{"contract_id": cid, "user_party_id": *party})
+	case "send":
+		if _, err := coin.ParseAmount(*amount); err != nil {
+			return fmt.Errorf("--amount: %w", err)
+		}
+		nonce, err := c.nextNonce(*party)
+		if err != nil {
+			return err
+		}
+		exp := time.Hour
+		if expiresSet {
+			exp = *expires
+		}
+		// The spec's amount is a JSON number: json.Number sends its text as is.
+		return c.prepareSignSubmit(stdout, *keyFile, *party, "/v0/admin/external-party/transfer-preapproval/prepare-send", "/v0/admin/external-party/transfer-preapproval/submit-send",
+			map[string]any{"sender_party_id": *party, "receiver_party_id": *to, "amount": json.Number(*amount),
+				"expires_at": time.Now().Add(exp).UTC().Format(time.RFC3339), "nonce": nonce, "description": *description})
+	case "tap":
+		var res struct {
+			ContractID string `json:"contract_id"`
+			Amount     string `json:"amount"`
+		}
+		if err := c.post("/v0/admin/devnet/tap", map[string]any{"party_id": *party, "amount": *amount}, &res); err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "contract_id %s\namount %s\n", res.ContractID, res.Amount)
+		return nil
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, externalUsage)
 		return nil
@@ -173,28 +219,41 @@ type extClient struct {
 }
 
 func (c *extClient) post(path string, body, out any) error {
-	b, err := json.Marshal(body)
-	if err != nil {
-		return err
+	_, err := c.do(http.MethodPost, path, body, out)
+	return err
+}
+
+// do sends a request (body nil: none) and decodes a 200 answer into out;
+// any other status is an error, returned with the status.
+func (c *extClient) do(method, path string, body, out any) (int, error) {
+	var rd io.Reader
+	if body != nil {
+		b, err := json.Marshal(body)
+		if err != nil {
+			return 0, err
+		}
+		rd = bytes.NewReader(b)
 	}
 	ctx, cancel := context.WithTimeout(c.ctx, 60*time.Second)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.server+path, bytes.NewReader(b))
+	req, err := http.NewRequestWithContext(ctx, method, c.server+path, rd)
 	if err != nil {
-		return err
+		return 0, err
 	}
-	req.Header.Set("Content-Type", "application/json")
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
 	if c.token != "" {
 		req.Header.Set("Authorization", "Bearer "+c.token)
 	}
 	resp, err := c.http.Do(req)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	defer resp.Body.Close()
 	data, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
 	if err != nil {
-		return err
+		return resp.StatusCode, err
 	}
 	if resp.StatusCode != http.StatusOK {
 		var e struct {
@@ -204,12 +263,74 @@ func (c *extClient) post(path string, body, out any) error {
 		if e.Error == "" {
 			e.Error = strings.TrimSpace(string(data))
 		}
-		return fmt.Errorf("POST %s: %s: %s", path, resp.Status, e.Error)
+		return resp.StatusCode, fmt.Errorf("%s %s: %s: %s", method, path, resp.Status, e.Error)
 	}
 	if err := json.Unmarshal(data, out); err != nil {
-		return fmt.Errorf("POST %s: decode answer: %w", path, err)
+		return resp.StatusCode, fmt.Errorf("%s %s: decode answer: %w", method, path, err)
 	}
-	return nil
+	return resp.StatusCode, nil
+}
+
+// setupProposal creates party's setup proposal, or finds the pending one
+// (a retry after a failed acceptance), and returns its contract ID.
+func (c *extClient) setupProposal(party string) (string, error) {
+	if party == "" {
+		return "", errors.New("--party is required")
+	}
+	var created struct {
+		ContractID string `json:"contract_id"`
+	}
+	status, err := c.do(http.MethodPost, "/v0/admin/external-party/setup-proposal", map[string]string{"user_party_id": party}, &created)
+	if err == nil {
+		return created.ContractID, nil
+	}
+	if status != http.StatusConflict {
+		return "", err
+	}
+	var list struct {
+		Contracts []struct {
+			Contract struct {
+				ContractID string `json:"contract_id"`
+				Payload    struct {
+					User string `json:"user"`
+				} `json:"payload"`
+			} `json:"contract"`
+		} `json:"contracts"`
+	}
+	if _, lerr := c.do(http.MethodGet, "/v0/admin/external-party/setup-proposal", nil, &list); lerr != nil {
+		return "", lerr
+	}
+	for _, p := range list.Contracts {
+		if p.Contract.Payload.User == party {
+			return p.Contract.ContractID, nil
+		}
+	}
+	return "", err // a preapproval exists already
+}
+
+// nextNonce reads party's TransferCommandCounter as scan serves it; none
+// (404) means nonce 0.
+func (c *extClient) nextNonce(party string) (int64, error) {
+	if party == "" {
+		return 0, errors.New("--party is required")
+	}
+	var res struct {
+		TransferCommandCounter struct {
+			Contract struct {
+				Payload struct {
+					NextNonce string `json:"nextNonce"`
+				} `json:"payload"`
+			} `json:"contract"`
+		} `json:"transfer_command_counter"`
+	}
+	status, err := c.do(http.MethodGet, "/v0/transfer-command-counter/"+url.PathEscape(party), nil, &res)
+	if status == http.StatusNotFound {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, err
+	}
+	return strconv.ParseInt(res.TransferCommandCounter.Contract.Payload.NextNonce, 10, 64)
 }
 
 func (c *extClient) onboard(hint string, key ed25519.PrivateKey) (string, error) {
@@ -246,7 +367,7 @@ func (c *extClient) onboard(hint string, key ed25519.PrivateKey) (string, error)
 
 // prepareSignSubmit prepares a transaction, checks the hash it is given
 // against the transaction itself, signs it and submits it.
-func (c *extClient) prepareSignSubmit(stdout io.Writer, keyPath, party, preparePath string, body map[string]any) error {
+func (c *extClient) prepareSignSubmit(stdout io.Writer, keyPath, party, preparePath, submitPath string, body map[string]any) error {
 	key, err := readKey(keyPath)
 	if err != nil {
 		return err
@@ -273,11 +394,11 @@ func (c *extClient) prepareSignSubmit(stdout io.Writer, keyPath, party, prepareP
 		return err
 	}
 	var res struct {
-		Kind       string `json:"kind"`
-		UpdateID   string `json:"update_id"`
-		ContractID string `json:"contract_id"`
+		UpdateID      string `json:"update_id"`
+		ContractID    string `json:"contract_id"`
+		PreapprovalID string `json:"transfer_preapproval_contract_id"`
 	}
-	err = c.post("/v0/admin/external-party/submit", map[string]any{"submission": map[string]string{
+	err = c.post(submitPath, map[string]any{"submission": map[string]string{
 		"party_id": party, "transaction": p.Transaction, "signed_tx_hash": sig,
 		"public_key": hex.EncodeToString(key.Public().(ed25519.PublicKey)),
 	}}, &res)
@@ -287,6 +408,9 @@ func (c *extClient) prepareSignSubmit(stdout io.Writer, keyPath, party, prepareP
 	fmt.Fprintf(stdout, "update_id %s\n", res.UpdateID)
 	if res.ContractID != "" {
 		fmt.Fprintf(stdout, "contract_id %s\n", res.ContractID)
+	}
+	if res.PreapprovalID != "" {
+		fmt.Fprintf(stdout, "transfer_preapproval_contract_id %s\n", res.PreapprovalID)
 	}
 	return nil
 }

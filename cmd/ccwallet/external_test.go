@@ -104,6 +104,58 @@ func TestExternalOnboardAndTransfer(t *testing.T) {
 	}
 }
 
+// TestExternalPreapprovalCLI runs the whole flow with the CLI against a
+// router: onboard two parties, fund the sender with the devnet tap, give the
+// receiver a preapproval, three sends, balances.
+func TestExternalPreapprovalCLI(t *testing.T) {
+	l := ledgertest.New(t, store.SQLite)
+	_, signer, _ := ed25519.GenerateKey(rand.Reader)
+	v, err := web.NewVerifier(web.AuthConfig{Audience: "aud", Issuer: "test", StaticKeys: map[string]crypto.PublicKey{"k1": signer.Public()}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(handlers.New(l, handlers.Config{Auth: v}, nil).Routes(nil))
+	defer srv.Close()
+	tok, _ := web.SignDevToken(signer, "k1", "test", "aud", "admin", time.Hour)
+	env := map[string]string{"CCWALLET_TOKEN": tok}
+	dir := t.TempDir()
+	onboard := func(hint string) (string, string) {
+		path := filepath.Join(dir, hint+".json")
+		runCLI(t, env, "external", "keygen", "--out", path)
+		return strings.TrimSpace(runCLI(t, env, "external", "onboard", "--server", srv.URL, "--hint", hint, "--key", path)), path
+	}
+	recv, recvKey := onboard("cli-recv")
+	sender, senderKey := onboard("cli-send")
+	if out := runCLI(t, env, "external", "tap", "--server", srv.URL, "--party", sender, "--amount", "100"); !strings.Contains(out, "contract_id ") {
+		t.Fatalf("tap printed %q", out)
+	}
+	out := runCLI(t, env, "external", "setup-preapproval", "--server", srv.URL, "--key", recvKey, "--party", recv)
+	if !strings.Contains(out, "transfer_preapproval_contract_id ") {
+		t.Fatalf("setup-preapproval printed %q", out)
+	}
+	if _, err := l.PreapprovalOf(context.Background(), coin.PartyID(recv)); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 3; i++ {
+		out := runCLI(t, env, "external", "send", "--server", srv.URL, "--key", senderKey, "--party", sender, "--to", recv, "--amount", "2.5")
+		if !strings.Contains(out, "update_id ") {
+			t.Fatalf("send printed %q", out)
+		}
+	}
+	b, err := l.ExternalPartyBalance(context.Background(), coin.PartyID(recv))
+	if err != nil || !b.Total().Equal(coin.MustParse("7.5")) {
+		t.Errorf("receiver after three sends of 2.5 = %+v, %v", b, err)
+	}
+	if c, err := l.TransferCommandCounterOf(context.Background(), coin.PartyID(sender)); err != nil || c.NextNonce != 3 {
+		t.Errorf("counter = %+v, %v", c, err)
+	}
+	// A second setup is refused: the preapproval exists.
+	err = run(context.Background(), []string{"external", "setup-preapproval", "--server", srv.URL, "--key", recvKey, "--party", recv}, environ(env), &bytes.Buffer{}, &bytes.Buffer{})
+	if err == nil || !strings.Contains(err.Error(), "409") {
+		t.Errorf("second setup-preapproval = %v, want a 409", err)
+	}
+}
+
 func TestPreparedTTLConfig(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "values.yaml")
 	if err := os.WriteFile(path, []byte("externalPartyPreparedTtl: 90s\n"), 0o600); err != nil {
