@@ -89,7 +89,7 @@ func (h *Handler) receiverParty(ctx context.Context, sender coin.PartyID, receiv
 // choice, with the direct method only for a receiver with a preapproval.
 func (h *Handler) uiSendCheck(w http.ResponseWriter, r *http.Request, s *web.Session) error {
 	q := r.URL.Query()
-	m := h.checkReceiver(r.Context(), uiParty(r), q.Get("receiver"), views.SendMethod(q.Get("current_method")))
+	m := h.checkReceiver(r.Context(), uiParty(r), q.Get("receiver"), views.SendMethod(q.Get("method")))
 	return render(w, r, http.StatusOK, views.SendMethodsView(m))
 }
 
