@@ -168,7 +168,7 @@ func TestUISendErrors(t *testing.T) {
 		alice := e.wallet(t, "alice", "1") // 200 CC
 		bob := e.wallet(t, "bob", "")
 		tests := []struct {
-			name                                     string
+			name                                    string
 			receiver, amount, method, expires, want string
 		}{
 			{"no receiver", "", "1", "offer", "24", "enter the receiver"},
