@@ -173,7 +173,7 @@ func SendFormView(f SendForm) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 11, "\" required autocomplete=\"off\" placeholder=\"name::fingerprint\" hx-get=\"/send/check\" hx-trigger=\"change, keyup changed delay:500ms\" hx-target=\"#send-methods\" hx-swap=\"outerHTML\" hx-include=\"#send-methods\"")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 11, "\" required autocomplete=\"off\" placeholder=\"name::fingerprint\" hx-get=\"/send/check\" hx-trigger=\"input changed delay:400ms\" hx-target=\"#send-methods\" hx-swap=\"outerHTML\" hx-include=\"#send-methods\"")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
