@@ -180,6 +180,7 @@ func TestUISendErrors(t *testing.T) {
 			{"bad expiry", string(bob.party), "1", "offer", "0", "whole number of hours"},
 			{"no preapproval", string(bob.party), "1", "direct", "24", "has not pre-approved"},
 			{"insufficient funds", string(bob.party), "5000", "instruction", "24", "insufficient"},
+			{"offer beyond the balance", string(bob.party), "5000", "offer", "24", "more than your available"},
 			{"no method", string(bob.party), "1", "", "24", "choose how to send"},
 		}
 		for _, tc := range tests {
