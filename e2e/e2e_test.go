@@ -382,6 +382,16 @@ func TestWorksWithoutJavaScript(t *testing.T) {
 	must(t, p.WaitForURL(regexp.MustCompile(`kind=balance_change`)))
 	must(t, expect.Locator(p.Locator(`[data-testid="history-row"][data-subtype="Onboarded"]`)).ToHaveCount(0))
 	must(t, expect.Locator(p.Locator(`[data-testid="history-row"][data-subtype="Tap"]`)).Not().ToHaveCount(0))
+	// The send form: the receiver check and errors are plain posts.
+	_, err = p.Goto("/send")
+	must(t, err)
+	must(t, p.Locator("#send-receiver").Fill("nobody"))
+	must(t, testID(p, "send-check").Click())
+	must(t, expect.Locator(testID(p, "send-check-error")).ToBeVisible())
+	must(t, p.Locator("#send-amount").Fill("1"))
+	must(t, testID(p, "send-submit").Click())
+	must(t, expect.Locator(testID(p, "send-error")).ToContainText("receiver"))
+	must(t, expect.Locator(p.Locator("#send-amount")).ToHaveValue("1"))
 }
 
 // partyOf reads the party ID from p's home page.

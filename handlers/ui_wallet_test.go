@@ -133,6 +133,9 @@ func TestUISendOfferAcceptRejectWithdraw(t *testing.T) {
 		// Accepting again: the offer is gone, 422 inline.
 		r = bob.do(http.MethodPost, "/offers/"+offers[0]+"/accept", url.Values{"csrf_token": {bob.csrf}}, map[string]string{"HX-Request": "true"})
 		mustHave(t, r, http.StatusUnprocessableEntity, `data-testid="transfers-error"`)
+		// Without JavaScript the same error comes as the whole page.
+		r = bob.post("/offers/"+offers[0]+"/accept", url.Values{"csrf_token": {bob.csrf}})
+		mustHave(t, r, http.StatusUnprocessableEntity, `<html`, `data-testid="transfers-error"`, `data-testid="nav-offers"`)
 
 		// Reject without JavaScript: 303 back to the list.
 		mustSend(t, alice, bob.party, "5", "offer")

@@ -183,7 +183,7 @@ func SendFormView(f SendForm) templ.Component {
 				return templ_7745c5c3_Err
 			}
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 13, "> <button type=\"submit\" name=\"action\" value=\"check\" class=\"secondary\" data-testid=\"send-check\">Check receiver</button></div><div><label for=\"send-amount\">Amount (CC)</label> <input id=\"send-amount\" name=\"amount\" inputmode=\"decimal\" value=\"")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 13, "> <button type=\"submit\" name=\"action\" value=\"check\" class=\"secondary\" formnovalidate data-testid=\"send-check\">Check receiver</button></div><div><label for=\"send-amount\">Amount (CC)</label> <input id=\"send-amount\" name=\"amount\" inputmode=\"decimal\" value=\"")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
