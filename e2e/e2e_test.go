@@ -289,6 +289,7 @@ func TestTwoUsersOnboardTapAndSeeHistory(t *testing.T) {
 		must(t, expect.Locator(row).ToContainText(u.want))
 	}
 	screenshot(t, alice, "history")
+	offersPreapprovalInstructionsTraffic(t, alice, bob)
 }
 
 func TestAdminOnboardsAUserAndOthersAreRefused(t *testing.T) {
@@ -297,7 +298,8 @@ func TestAdminOnboardsAUserAndOthersAreRefused(t *testing.T) {
 	login(t, admin, "admin", false)
 	must(t, testID(admin, "nav-admin").Click())
 	must(t, admin.WaitForURL(baseURL+"/admin"))
-	must(t, expect.Locator(testID(admin, "automations")).ToContainText("No automations yet"))
+	// The automations' status comes from the scheduler.
+	must(t, expect.Locator(testID(admin, "automation-row")).Not().ToHaveCount(0))
 	must(t, admin.Locator("#onboard-name").Fill("carol"))
 	must(t, testID(admin, "onboard-user-submit").Click())
 	must(t, expect.Locator(admin.Locator(`[data-testid="user-row"][data-user="carol"]`)).ToHaveCount(1))
@@ -380,4 +382,122 @@ func TestWorksWithoutJavaScript(t *testing.T) {
 	must(t, p.WaitForURL(regexp.MustCompile(`kind=balance_change`)))
 	must(t, expect.Locator(p.Locator(`[data-testid="history-row"][data-subtype="Onboarded"]`)).ToHaveCount(0))
 	must(t, expect.Locator(p.Locator(`[data-testid="history-row"][data-subtype="Tap"]`)).Not().ToHaveCount(0))
+	// The send form: the receiver check and errors are plain posts.
+	_, err = p.Goto("/send")
+	must(t, err)
+	must(t, p.Locator("#send-receiver").Fill("nobody"))
+	must(t, testID(p, "send-check").Click())
+	must(t, expect.Locator(testID(p, "send-check-error")).ToBeVisible())
+	must(t, p.Locator("#send-amount").Fill("1"))
+	must(t, testID(p, "send-submit").Click())
+	must(t, expect.Locator(testID(p, "send-error")).ToContainText("receiver"))
+	must(t, expect.Locator(p.Locator("#send-amount")).ToHaveValue("1"))
+}
+
+// partyOf reads the party ID from p's home page.
+func partyOf(t *testing.T, p playwright.Page) string {
+	t.Helper()
+	_, err := p.Goto("/")
+	must(t, err)
+	s, err := testID(p, "party-id").TextContent()
+	must(t, err)
+	return strings.TrimSpace(s)
+}
+
+// sendForm fills the send page's form and submits it.
+func sendForm(t *testing.T, p playwright.Page, to, amount, method string) {
+	t.Helper()
+	must(t, testID(p, "nav-send").Click())
+	must(t, p.WaitForURL(baseURL+"/send"))
+	must(t, p.Locator("#send-receiver").Fill(to))
+	if method == "direct" {
+		// The receiver check (htmx) offers the direct method.
+		must(t, expect.Locator(testID(p, "method-direct")).ToBeVisible())
+	}
+	must(t, testID(p, "method-"+method).Check())
+	must(t, expect.Locator(testID(p, "method-"+method)).ToBeChecked())
+	must(t, p.Locator("#send-amount").Fill(amount))
+	must(t, p.Locator("#send-description").Fill(method+" from e2e"))
+	must(t, testID(p, "send-submit").Click())
+	must(t, p.WaitForURL(baseURL+"/send?sent="+method))
+	must(t, expect.Locator(testID(p, "send-ok")).ToBeVisible())
+}
+
+// offersPreapprovalInstructionsTraffic goes on from
+// TestTwoUsersOnboardTapAndSeeHistory (the development provider knows
+// only alice, bob and admin, and the other tests share them): frank
+// (alice, 20000 CC) sends to grace (bob, 1000 CC) in every way.
+func offersPreapprovalInstructionsTraffic(t *testing.T, frank, grace playwright.Page) {
+	graceParty, frankParty := partyOf(t, grace), partyOf(t, frank)
+
+	// An offer, accepted by the receiver in place.
+	sendForm(t, frank, graceParty, "100", "offer")
+	screenshot(t, frank, "send")
+	must(t, testID(grace, "nav-offers").Click())
+	must(t, grace.WaitForURL(baseURL+"/offers"))
+	must(t, expect.Locator(testID(grace, "incoming-offers-row")).ToHaveCount(1))
+	must(t, expect.Locator(testID(grace, "incoming-offers-row")).ToContainText(frankParty))
+	screenshot(t, grace, "offers")
+	must(t, testID(grace, "incoming-offers-row").GetByTestId("accept").Click())
+	must(t, expect.Locator(testID(grace, "transfers-ok")).ToContainText("Offer accepted"))
+	must(t, expect.Locator(testID(grace, "transfers-balance")).ToHaveText("1100.0000000000 CC"))
+	must(t, expect.Locator(testID(grace, "incoming-offers-empty")).ToBeVisible())
+	_, err := frank.Goto("/")
+	must(t, err)
+	must(t, expect.Locator(testID(frank, "balance-cc")).Not().ToHaveText("20000.0000000000 CC"))
+	for _, u := range []struct {
+		p             playwright.Page
+		other, amount string
+	}{{frank, graceParty, "-100.0000000000 CC"}, {grace, frankParty, "100.0000000000 CC"}} {
+		_, err := u.p.Goto("/history")
+		must(t, err)
+		row := u.p.Locator(`[data-testid="history-row"][data-subtype="P2PPaymentCompleted"]`)
+		must(t, expect.Locator(row).ToHaveCount(1))
+		must(t, expect.Locator(row).ToContainText(u.other))
+		must(t, expect.Locator(row).ToContainText(u.amount))
+	}
+
+	// An offer the receiver rejects.
+	sendForm(t, frank, graceParty, "5", "offer")
+	_, err = grace.Goto("/offers")
+	must(t, err)
+	must(t, testID(grace, "incoming-offers-row").GetByTestId("reject").Click())
+	must(t, expect.Locator(testID(grace, "transfers-ok")).ToContainText("Offer rejected"))
+	must(t, expect.Locator(testID(grace, "incoming-offers-empty")).ToBeVisible())
+
+	// A preapproval, then a one-step transfer.
+	must(t, testID(grace, "nav-approvals").Click())
+	must(t, grace.WaitForURL(baseURL+"/approvals"))
+	must(t, testID(grace, "preapproval-create").Click())
+	must(t, expect.Locator(testID(grace, "preapproval-active")).ToContainText("expires at"))
+	screenshot(t, grace, "approvals")
+	sendForm(t, frank, graceParty, "10", "direct")
+	_, err = grace.Goto("/")
+	must(t, err)
+	must(t, expect.Locator(testID(grace, "balance-cc")).ToHaveText("1110.0000000000 CC"))
+
+	// A transfer instruction, withdrawn by the sender.
+	sendForm(t, frank, graceParty, "50", "instruction")
+	must(t, testID(frank, "nav-offers").Click())
+	must(t, frank.WaitForURL(baseURL+"/offers"))
+	must(t, expect.Locator(testID(frank, "outgoing-instructions-row")).ToHaveCount(1))
+	must(t, testID(frank, "outgoing-instructions-row").GetByTestId("withdraw").Click())
+	must(t, expect.Locator(testID(frank, "transfers-ok")).ToContainText("withdrawn"))
+	must(t, expect.Locator(testID(frank, "outgoing-instructions-empty")).ToBeVisible())
+
+	// Traffic for the validator: price first, then the request's status.
+	must(t, testID(frank, "nav-traffic").Click())
+	must(t, frank.WaitForURL(baseURL+"/traffic"))
+	must(t, frank.Locator("#traffic-amount").Fill("200000"))
+	must(t, testID(frank, "traffic-quote-submit").Click())
+	must(t, expect.Locator(testID(frank, "traffic-cost-cc")).ToContainText("CC"))
+	must(t, expect.Locator(testID(frank, "traffic-cost-usd")).ToContainText("3.3340000000 USD"))
+	screenshot(t, frank, "traffic-confirm")
+	must(t, testID(frank, "traffic-confirm").Click())
+	must(t, expect.Locator(testID(frank, "traffic-request-status")).ToHaveText("completed"))
+	screenshot(t, frank, "traffic")
+	_, err = frank.Goto("/history")
+	must(t, err)
+	must(t, expect.Locator(frank.Locator(`[data-testid="history-row"][data-subtype="ExtraTrafficPurchase"]`)).ToHaveCount(1))
+	screenshot(t, frank, "history-transfers")
 }

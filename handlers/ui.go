@@ -58,6 +58,10 @@ type uiFunc func(w http.ResponseWriter, r *http.Request, s *web.Session) error
 func (h *Handler) nav(s *web.Session) []views.NavItem {
 	items := []views.NavItem{
 		{Key: "home", Label: "Wallet", Href: "/"},
+		{Key: "send", Label: "Send", Href: "/send"},
+		{Key: "offers", Label: "Offers", Href: "/offers"},
+		{Key: "approvals", Label: "Approvals", Href: "/approvals"},
+		{Key: "traffic", Label: "Traffic", Href: "/traffic"},
 		{Key: "history", Label: "History", Href: "/history"},
 	}
 	if h.l.IsAdmin(s.User) {
@@ -96,6 +100,17 @@ func (h *Handler) uiRoutes(mux *http.ServeMux) {
 	handle("GET /history", h.session(h.onboarded(h.uiHistory)))
 	handle("GET /history.csv", h.session(h.onboarded(h.uiHistoryCSV)))
 	handle("GET /events", h.session(h.onboarded(h.uiEvents)))
+	handle("GET /send", h.session(h.onboarded(h.uiSendPage)))
+	handle("GET /send/check", h.session(h.onboarded(h.uiSendCheck)))
+	handle("POST /send", h.session(h.onboarded(h.uiSend)))
+	handle("GET /offers", h.session(h.onboarded(h.uiOffers)))
+	handle("POST /offers/{cid}/{action}", h.session(h.onboarded(h.uiTransferAction("offers"))))
+	handle("POST /instructions/{cid}/{action}", h.session(h.onboarded(h.uiTransferAction("instructions"))))
+	handle("GET /approvals", h.session(h.onboarded(h.uiDelegations)))
+	handle("POST /preapproval", h.session(h.onboarded(h.uiCreatePreapproval)))
+	handle("POST /merge-delegation", h.session(h.onboarded(h.uiProposeMerge)))
+	handle("GET /traffic", h.session(h.onboarded(h.uiTraffic)))
+	handle("POST /traffic", h.session(h.onboarded(h.uiBuyTraffic)))
 	handle("GET /admin", h.session(h.uiAdminOnly(h.uiAdmin)))
 	handle("POST /admin/users", h.session(h.uiAdminOnly(h.uiAdminOnboard)))
 }

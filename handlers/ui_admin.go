@@ -28,18 +28,42 @@ func (h *Handler) adminModel(ctx context.Context, s *web.Session) (views.Admin, 
 	for _, u := range users {
 		m.Users = append(m.Users, views.UserRow{Name: u.Name, Party: string(u.Party), Admin: u.IsAdmin})
 	}
-	if h.ui.Automations != nil {
+	if h.jobs != nil {
+		for _, j := range h.jobs() {
+			row := views.AutomationRow{Name: j.Name, Schedule: j.Schedule, LastRun: fmtTimePtr(j.LastRun), NextRun: fmtTimePtr(j.NextRun),
+				LastDuration: "—", LastError: j.LastError}
+			if j.LastRun != nil {
+				row.LastDuration = (time.Duration(j.LastDurationMS) * time.Millisecond).String()
+			}
+			m.Automations = append(m.Automations, row)
+		}
+	} else if h.ui.Automations != nil {
 		as, err := h.ui.Automations.Automations(ctx)
 		if err != nil {
 			return views.Admin{}, err
 		}
 		for _, a := range as {
 			m.Automations = append(m.Automations, views.AutomationRow{
-				Name: a.Name, LastRun: fmtTime(a.LastRun), NextRun: fmtTime(a.NextRun), LastError: a.LastError,
+				Name: a.Name, LastRun: fmtTime(a.LastRun), NextRun: fmtTime(a.NextRun), LastDuration: "—", LastError: a.LastError,
 			})
 		}
 	}
+	merges, err := h.l.PendingMerges(ctx)
+	if err != nil {
+		return views.Admin{}, err
+	}
+	for _, pm := range merges {
+		m.Merges = append(m.Merges, views.MergeRow{Party: string(pm.Party), Holdings: pm.Holdings})
+	}
 	return m, nil
+}
+
+// fmtTimePtr is fmtTime of an optional time.
+func fmtTimePtr(t *time.Time) string {
+	if t == nil {
+		return "—"
+	}
+	return fmtTime(*t)
 }
 
 func fmtTime(t time.Time) string {

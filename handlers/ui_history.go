@@ -103,7 +103,7 @@ func (h *Handler) uiHistory(w http.ResponseWriter, r *http.Request, s *web.Sessi
 
 func historyRow(it ledger.HistoryItem) views.HistoryRow {
 	return views.HistoryRow{
-		ID: it.ID, Time: it.Time.UTC().Format(time.DateTime + " UTC"), Kind: it.Kind, Subtype: it.Subtype,
+		ID: it.ID, Label: historyLabel(it.Subtype), Time: it.Time.UTC().Format(time.DateTime + " UTC"), Kind: it.Kind, Subtype: it.Subtype,
 		Counterparty: string(it.Counterparty), Amount: it.Amount.String(), Fees: it.Fees.String(),
 		Description: it.Description, Round: int64(it.Round),
 	}
@@ -149,4 +149,29 @@ func csvText(s string) string {
 		return "'" + s
 	}
 	return s
+}
+
+// historyLabels name the history's subtypes in words; others show as they
+// are.
+var historyLabels = map[string]string{
+	"P2PPaymentCompleted":                    "Transfer offer paid",
+	"TransferOfferRejected":                  "Transfer offer rejected",
+	"TransferOfferWithdrawn":                 "Transfer offer withdrawn",
+	"TransferPreapprovalSend":                "Direct transfer (preapproved)",
+	"TransferPreapprovalCreation":            "Preapproval created",
+	"CreateTokenStandardTransferInstruction": "Transfer instruction sent",
+	"ExtraTrafficPurchase":                   "Traffic bought",
+	"TransferInstruction_Accept":             "Transfer instruction accepted",
+	"TransferInstruction_Reject":             "Transfer instruction rejected",
+	"TransferInstruction_Withdraw":           "Transfer instruction withdrawn",
+	"TransferInstruction_Expire":             "Transfer instruction expired",
+	"MergeDelegationAccepted":                "Merge delegation active",
+	"CollectRewards":                         "Rewards collected",
+}
+
+func historyLabel(subtype string) string {
+	if l, ok := historyLabels[subtype]; ok {
+		return l
+	}
+	return subtype
 }

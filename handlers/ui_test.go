@@ -47,7 +47,7 @@ type uiEnv struct {
 	clock *sessionClock
 }
 
-func newUIEnv(t *testing.T, engine store.Dialect) *uiEnv {
+func newUIEnv(t *testing.T, engine store.Dialect, jobs ...handlers.JobStatus) *uiEnv {
 	t.Helper()
 	l := ledgertest.New(t, engine)
 	var h http.Handler
@@ -73,7 +73,11 @@ func newUIEnv(t *testing.T, engine store.Dialect) *uiEnv {
 	t.Cleanup(func() { close(stop) })
 	ui := &handlers.UI{Sessions: sessions, Login: login, DevProvider: dev.Handler(), BaseURL: base,
 		EventInterval: 50 * time.Millisecond, Shutdown: stop}
-	h = handlers.New(l, handlers.Config{UI: ui}, nil).Routes(nil)
+	cfg := handlers.Config{UI: ui}
+	if jobs != nil {
+		cfg.Jobs = func() []handlers.JobStatus { return jobs }
+	}
+	h = handlers.New(l, cfg, nil).Routes(nil)
 	return &uiEnv{srv: srv, l: l, clock: clock}
 }
 

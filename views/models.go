@@ -100,7 +100,9 @@ type Home struct {
 
 // HistoryRow is one history entry.
 type HistoryRow struct {
-	ID           int64
+	ID int64
+	// Label is the subtype in words.
+	Label        string
 	Time         string
 	Kind         string
 	Subtype      string
@@ -135,7 +137,7 @@ type UserRow struct {
 
 // AutomationRow is one automation on the admin page.
 type AutomationRow struct {
-	Name, LastRun, NextRun, LastError string
+	Name, Schedule, LastRun, NextRun, LastDuration, LastError string
 }
 
 // OnboardForm is the admin's onboard-a-user form.
@@ -153,6 +155,9 @@ type Admin struct {
 	Users       []UserRow
 	Form        OnboardForm
 	Automations []AutomationRow
+	// Merges is the merge automation's progress: parties with more
+	// holdings than it merges down to.
+	Merges []MergeRow
 }
 
 // ErrorPage is a full-page error.
@@ -160,4 +165,149 @@ type ErrorPage struct {
 	Page
 	Status  int
 	Message string
+}
+
+// SendMethod is how the send form transfers.
+type SendMethod string
+
+// The send form's methods.
+const (
+	// SendOffer creates a transfer offer the receiver accepts or rejects.
+	SendOffer SendMethod = "offer"
+	// SendDirect is a one-step transfer to a receiver with a preapproval.
+	SendDirect SendMethod = "direct"
+	// SendInstruction is a token-standard transfer instruction (the coin
+	// is locked until the receiver accepts or it expires).
+	SendInstruction SendMethod = "instruction"
+)
+
+// SendMethods is the send form's method choice: a fragment the receiver
+// check re-renders.
+type SendMethods struct {
+	Method SendMethod
+	// Checked is true once the receiver was looked up; Preapproved says
+	// whether it has a valid preapproval (the direct method is offered
+	// only then), PreapprovalExpires until when.
+	Checked            bool
+	Preapproved        bool
+	PreapprovalExpires string
+	// CheckError is why the receiver could not be checked.
+	CheckError string
+}
+
+// SendForm is the send page's form.
+type SendForm struct {
+	CSRF        string
+	Receiver    string
+	Amount      string
+	Description string
+	// ExpiresHours is the offer's or instruction's lifetime in hours.
+	ExpiresHours string
+	// DedupID is generated once per form render, so a double submit
+	// transfers once.
+	DedupID string
+	Methods SendMethods
+	Error   string
+	Message string
+}
+
+// Send is the send page.
+type Send struct {
+	Page
+	Balance string
+	Form    SendForm
+}
+
+// OfferRow is one pending transfer offer or transfer instruction.
+type OfferRow struct {
+	ContractID   string
+	Counterparty string
+	Amount       string
+	Description  string
+	Expires      string
+	// Incoming is true when the user receives it (accept and reject),
+	// false when the user sent it (withdraw).
+	Incoming bool
+}
+
+// Transfers is the list fragment of the offers page: what the buttons
+// swap in place.
+type Transfers struct {
+	CSRF                 string
+	Balance              string
+	IncomingOffers       []OfferRow
+	OutgoingOffers       []OfferRow
+	IncomingInstructions []OfferRow
+	OutgoingInstructions []OfferRow
+	Error                string
+	Message              string
+}
+
+// Offers is the pending transfers page.
+type Offers struct {
+	Page
+	Transfers Transfers
+}
+
+// Delegations is the page of the user's standing authorisations: the
+// transfer preapproval and the merge delegation.
+type Delegations struct {
+	Page
+	// PreapprovalExpires is "" without a valid preapproval.
+	PreapprovalExpires string
+	PreapprovalCID     string
+	// MergeStatus is "active", "proposed" or "" (none).
+	MergeStatus string
+	MergeCID    string
+	Error       string
+	Message     string
+}
+
+// TrafficForm is the buy traffic form, in two steps: quote, then confirm.
+type TrafficForm struct {
+	CSRF   string
+	Member string
+	Amount string
+	// Unit is "bytes" or "cc".
+	Unit       string
+	TrackingID string
+	Error      string
+}
+
+// TrafficQuote is the confirm step: what the purchase costs.
+type TrafficQuote struct {
+	Bytes  int64
+	CostCC string
+	CostUS string
+	Price  string
+}
+
+// TrafficRequest is a purchase's status.
+type TrafficRequest struct {
+	TrackingID    string
+	Status        string
+	TransactionID string
+}
+
+// Traffic is the buy traffic page.
+type Traffic struct {
+	Page
+	Form TrafficForm
+	// Quote is set on the confirm step.
+	Quote *TrafficQuote
+	// Request is set after a purchase.
+	Request *TrafficRequest
+	// MinBytes is the smallest purchase; PricePerMB its USD price.
+	MinBytes   int64
+	PricePerMB string
+	Balance    string
+	// Purchased and Remaining are the validator's traffic in bytes.
+	Purchased int64
+	Remaining int64
+}
+
+// MergeRow is one party the merge automation still has to work on.
+type MergeRow struct {
+	Party    string
+	Holdings int
 }

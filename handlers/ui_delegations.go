@@ -1,0 +1,83 @@
+package handlers
+
+import (
+	"context"
+	"errors"
+	"net/http"
+
+	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/coin"
+	"github.com/ccwallet/ccwallet/views"
+	"github.com/ccwallet/ccwallet/web"
+)
+
+// uiDelegations serves GET /approvals: the user's transfer preapproval and
+// merge delegation.
+func (h *Handler) uiDelegations(w http.ResponseWriter, r *http.Request, s *web.Session) error {
+	m, err := h.delegationsModel(r.Context(), s, uiParty(r))
+	if err != nil {
+		return err
+	}
+	switch r.URL.Query().Get("done") {
+	case "preapproval":
+		m.Message = "Direct transfers pre-approved."
+	case "merge":
+		m.Message = "Merge delegation proposed."
+	}
+	return render(w, r, http.StatusOK, views.DelegationsPage(m))
+}
+
+func (h *Handler) delegationsModel(ctx context.Context, s *web.Session, party coin.PartyID) (views.Delegations, error) {
+	m := views.Delegations{Page: h.page(s, "Approvals", "approvals")}
+	p, err := h.l.PreapprovalOf(ctx, party)
+	switch {
+	case err == nil:
+		m.PreapprovalExpires, m.PreapprovalCID = fmtTime(p.ExpiresAt), string(p.ContractID)
+	case !errors.Is(err, ledger.ErrNotFound):
+		return m, err
+	}
+	ds, err := h.l.MergeDelegations(ctx, party)
+	if err != nil {
+		return m, err
+	}
+	for _, d := range ds {
+		// An active delegation outranks an open proposal.
+		if d.Status == ledger.MergeActive || m.MergeStatus == "" {
+			m.MergeStatus, m.MergeCID = d.Status, string(d.Contract.ContractID)
+		}
+	}
+	return m, nil
+}
+
+// uiCreatePreapproval serves POST /preapproval: the user's preapproval,
+// provided (and paid) by the validator operator.
+func (h *Handler) uiCreatePreapproval(w http.ResponseWriter, r *http.Request, s *web.Session) error {
+	if _, _, err := h.l.CreatePreapproval(r.Context(), uiParty(r)); err != nil {
+		return h.delegationsError(w, r, s, err)
+	}
+	redirect(w, r, "/approvals?done=preapproval")
+	return nil
+}
+
+// uiProposeMerge serves POST /merge-delegation: propose the merge
+// delegation when there is none.
+func (h *Handler) uiProposeMerge(w http.ResponseWriter, r *http.Request, s *web.Session) error {
+	if _, err := h.l.ProposeMergeDelegation(r.Context(), uiParty(r)); err != nil {
+		return h.delegationsError(w, r, s, err)
+	}
+	redirect(w, r, "/approvals?done=merge")
+	return nil
+}
+
+func (h *Handler) delegationsError(w http.ResponseWriter, r *http.Request, s *web.Session, err error) error {
+	msg, ok := inline(err)
+	if !ok {
+		return err
+	}
+	m, merr := h.delegationsModel(r.Context(), s, uiParty(r))
+	if merr != nil {
+		return merr
+	}
+	m.Error = msg
+	return render(w, r, http.StatusUnprocessableEntity, views.DelegationsPage(m))
+}

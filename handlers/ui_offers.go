@@ -1,0 +1,151 @@
+package handlers
+
+import (
+	"context"
+	"net/http"
+
+	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/coin"
+	"github.com/ccwallet/ccwallet/views"
+	"github.com/ccwallet/ccwallet/web"
+)
+
+// uiOffers serves GET /offers: pending transfer offers and instructions,
+// incoming and outgoing.
+func (h *Handler) uiOffers(w http.ResponseWriter, r *http.Request, s *web.Session) error {
+	m, err := h.transfersModel(r.Context(), s, uiParty(r))
+	if err != nil {
+		return err
+	}
+	if isFragment(r) {
+		return render(w, r, http.StatusOK, views.TransfersList(m))
+	}
+	return render(w, r, http.StatusOK, views.OffersPage(views.Offers{Page: h.page(s, "Offers", "offers"), Transfers: m}))
+}
+
+func (h *Handler) transfersModel(ctx context.Context, s *web.Session, party coin.PartyID) (views.Transfers, error) {
+	b, err := h.l.Balance(ctx, party)
+	if err != nil {
+		return views.Transfers{}, err
+	}
+	m := views.Transfers{CSRF: s.CSRF, Balance: b.EffectiveUnlocked.String()}
+	cs, err := h.l.Offers(ctx, party)
+	if err != nil {
+		return views.Transfers{}, err
+	}
+	for _, c := range cs {
+		o, err := h.l.Offer(ctx, party, c.ContractID)
+		if err != nil {
+			return views.Transfers{}, err
+		}
+		if o.Status != ledger.OfferCreated {
+			continue
+		}
+		row := views.OfferRow{ContractID: string(o.ContractID), Amount: o.Amount.String(), Description: o.Description,
+			Expires: fmtTime(o.ExpiresAt), Incoming: o.Receiver == party, Counterparty: string(o.Receiver)}
+		if row.Incoming {
+			row.Counterparty = string(o.Sender)
+			m.IncomingOffers = append(m.IncomingOffers, row)
+		} else {
+			m.OutgoingOffers = append(m.OutgoingOffers, row)
+		}
+	}
+	tis, err := h.l.TransferInstructions(ctx, party)
+	if err != nil {
+		return views.Transfers{}, err
+	}
+	for _, ti := range tis {
+		row := views.OfferRow{ContractID: string(ti.ContractID), Amount: ti.Amount.String(), Description: ti.Description,
+			Expires: fmtTime(ti.ExecuteBefore), Incoming: ti.Receiver == party, Counterparty: string(ti.Receiver)}
+		if row.Incoming {
+			row.Counterparty = string(ti.Sender)
+			m.IncomingInstructions = append(m.IncomingInstructions, row)
+		} else {
+			m.OutgoingInstructions = append(m.OutgoingInstructions, row)
+		}
+	}
+	return m, nil
+}
+
+// transferActions are the buttons of the offers page: the ledger call and
+// the confirmation of each.
+var transferActions = map[string]map[string]struct {
+	do  func(h *Handler, ctx context.Context, actor coin.PartyID, cid coin.ContractID) error
+	msg string
+}{
+	"offers": {
+		"accept": {func(h *Handler, ctx context.Context, a coin.PartyID, cid coin.ContractID) error {
+			_, err := h.l.AcceptOffer(ctx, a, cid)
+			return err
+		}, "Offer accepted."},
+		"reject": {func(h *Handler, ctx context.Context, a coin.PartyID, cid coin.ContractID) error {
+			return h.l.RejectOffer(ctx, a, cid)
+		}, "Offer rejected."},
+		"withdraw": {func(h *Handler, ctx context.Context, a coin.PartyID, cid coin.ContractID) error {
+			return h.l.WithdrawOffer(ctx, a, cid)
+		}, "Offer withdrawn."},
+	},
+	"instructions": {
+		"accept": {func(h *Handler, ctx context.Context, a coin.PartyID, cid coin.ContractID) error {
+			_, err := h.l.AcceptTransferInstruction(ctx, a, cid)
+			return err
+		}, "Transfer instruction accepted."},
+		"reject": {func(h *Handler, ctx context.Context, a coin.PartyID, cid coin.ContractID) error {
+			_, err := h.l.RejectTransferInstruction(ctx, a, cid)
+			return err
+		}, "Transfer instruction rejected."},
+		"withdraw": {func(h *Handler, ctx context.Context, a coin.PartyID, cid coin.ContractID) error {
+			_, err := h.l.WithdrawTransferInstruction(ctx, a, cid)
+			return err
+		}, "Transfer instruction withdrawn; the coin is yours again."},
+	},
+}
+
+// uiTransferAction serves POST /offers/{cid}/{action} and POST
+// /instructions/{cid}/{action}: with htmx it answers the updated list (422
+// with the error inline), without it 303 back to /offers.
+func (h *Handler) uiTransferAction(base string) uiFunc {
+	return func(w http.ResponseWriter, r *http.Request, s *web.Session) error {
+		act, ok := transferActions[base][r.PathValue("action")]
+		if !ok {
+			return notFound("no such action")
+		}
+		party := uiParty(r)
+		var perr error
+		cid, err := coin.ParseContractID(r.PathValue("cid"))
+		if err != nil {
+			perr = err
+		} else {
+			perr = act.do(h, r.Context(), party, cid)
+		}
+		status := http.StatusOK
+		var msg string
+		if perr != nil {
+			m, ok := inline(perr)
+			if !ok {
+				return perr
+			}
+			msg, status = m, http.StatusUnprocessableEntity
+		}
+		if !isFragment(r) {
+			if perr == nil {
+				redirect(w, r, "/offers")
+				return nil
+			}
+		}
+		m, err := h.transfersModel(r.Context(), s, party)
+		if err != nil {
+			return err
+		}
+		if perr != nil {
+			m.Error = msg
+		} else {
+			m.Message = act.msg
+			w.Header().Set("HX-Trigger", "wallet-changed")
+		}
+		if isFragment(r) {
+			return render(w, r, status, views.TransfersList(m))
+		}
+		return render(w, r, status, views.OffersPage(views.Offers{Page: h.page(s, "Offers", "offers"), Transfers: m}))
+	}
+}

@@ -1,0 +1,200 @@
+package handlers
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/coin"
+	"github.com/ccwallet/ccwallet/views"
+	"github.com/ccwallet/ccwallet/web"
+	"github.com/google/uuid"
+)
+
+// defaultExpiresHours is the send form's default lifetime of an offer or
+// instruction.
+const defaultExpiresHours = "24"
+
+// maxExpiresHours bounds the lifetime the send form accepts (a year).
+const maxExpiresHours = 24 * 366
+
+// sendMessages are the confirmations after a send, by method.
+var sendMessages = map[string]string{
+	string(views.SendOffer):       "Transfer offer sent; the receiver can accept it.",
+	string(views.SendDirect):      "Sent.",
+	string(views.SendInstruction): "Transfer instruction sent; the coin is locked until the receiver accepts it or it expires.",
+}
+
+// uiSendPage serves GET /send: a fresh form with a new dedup id.
+func (h *Handler) uiSendPage(w http.ResponseWriter, r *http.Request, s *web.Session) error {
+	f := views.SendForm{CSRF: s.CSRF, ExpiresHours: defaultExpiresHours, DedupID: uuid.NewString(),
+		Message: sendMessages[r.URL.Query().Get("sent")]}
+	return h.renderSend(w, r, s, http.StatusOK, f)
+}
+
+func (h *Handler) renderSend(w http.ResponseWriter, r *http.Request, s *web.Session, status int, f views.SendForm) error {
+	b, err := h.l.Balance(r.Context(), uiParty(r))
+	if err != nil {
+		return err
+	}
+	return render(w, r, status, views.SendPage(views.Send{Page: h.page(s, "Send", "send"), Balance: b.EffectiveUnlocked.String(), Form: f}))
+}
+
+// checkReceiver looks receiver up for the method choice: whether it is a
+// known party and has a valid preapproval.
+func (h *Handler) checkReceiver(ctx context.Context, sender coin.PartyID, receiver string, method views.SendMethod) views.SendMethods {
+	m := views.SendMethods{Method: method}
+	receiver = strings.TrimSpace(receiver)
+	if receiver == "" {
+		return m
+	}
+	m.Checked = true
+	p, err := h.receiverParty(ctx, sender, receiver)
+	if err != nil {
+		m.CheckError, _ = inline(err)
+		if m.CheckError == "" {
+			m.CheckError = "the receiver could not be checked; try again"
+		}
+	} else if pa, err := h.l.PreapprovalOf(ctx, p); err == nil {
+		m.Preapproved, m.PreapprovalExpires = true, fmtTime(pa.ExpiresAt)
+	}
+	if m.Method == views.SendDirect && !m.Preapproved {
+		m.Method = views.SendOffer
+	}
+	return m
+}
+
+// receiverParty parses receiver and checks it is another known party.
+func (h *Handler) receiverParty(ctx context.Context, sender coin.PartyID, receiver string) (coin.PartyID, error) {
+	p, err := coin.ParsePartyID(strings.TrimSpace(receiver))
+	if err != nil {
+		return "", badRequest("receiver: " + err.Error())
+	}
+	if p == sender {
+		return "", badRequest("receiver: that is your own party")
+	}
+	if err := h.l.KnownParty(ctx, p); errors.Is(err, ledger.ErrNotFound) {
+		return "", badRequest("receiver: no party " + string(p) + " is known on this network")
+	} else if err != nil {
+		return "", err
+	}
+	return p, nil
+}
+
+// uiSendCheck serves GET /send/check, the htmx receiver check: the method
+// choice, with the direct method only for a receiver with a preapproval.
+func (h *Handler) uiSendCheck(w http.ResponseWriter, r *http.Request, s *web.Session) error {
+	q := r.URL.Query()
+	m := h.checkReceiver(r.Context(), uiParty(r), q.Get("receiver"), views.SendMethod(q.Get("method")))
+	return render(w, r, http.StatusOK, views.SendMethodsView(m))
+}
+
+// uiSend serves POST /send. action=check re-renders the form with the
+// receiver checked (the no-JavaScript check); otherwise it sends by the
+// chosen method and redirects, or shows the error inline with 422.
+func (h *Handler) uiSend(w http.ResponseWriter, r *http.Request, s *web.Session) error {
+	sender := uiParty(r)
+	f := views.SendForm{
+		CSRF: s.CSRF, Receiver: strings.TrimSpace(r.PostFormValue("receiver")), Amount: strings.TrimSpace(r.PostFormValue("amount")),
+		Description: strings.TrimSpace(r.PostFormValue("description")), ExpiresHours: strings.TrimSpace(r.PostFormValue("expires_hours")),
+		DedupID: strings.TrimSpace(r.PostFormValue("dedup_id")),
+	}
+	method := views.SendMethod(r.PostFormValue("method"))
+	if f.DedupID == "" {
+		f.DedupID = uuid.NewString()
+	}
+	f.Methods = h.checkReceiver(r.Context(), sender, f.Receiver, method)
+	if r.PostFormValue("action") == "check" {
+		// The form's method choice may change, so keep the selection.
+		return h.renderSend(w, r, s, http.StatusOK, f)
+	}
+	err := h.send(r.Context(), sender, method, f)
+	if errors.Is(err, ledger.ErrDuplicate) {
+		// A double submit of the same form: the first one sent.
+		err = nil
+	}
+	if err != nil {
+		msg, ok := inline(err)
+		if !ok {
+			return err
+		}
+		f.Error = msg
+		return h.renderSend(w, r, s, http.StatusUnprocessableEntity, f)
+	}
+	w.Header().Set("HX-Trigger", "wallet-changed")
+	redirect(w, r, "/send?sent="+string(method))
+	return nil
+}
+
+// send performs one send of the form; the form's dedup id makes it
+// idempotent.
+func (h *Handler) send(ctx context.Context, sender coin.PartyID, method views.SendMethod, f views.SendForm) error {
+	if f.Receiver == "" {
+		return badRequest("receiver: enter the receiver's party ID")
+	}
+	receiver, err := h.receiverParty(ctx, sender, f.Receiver)
+	if err != nil {
+		return err
+	}
+	if f.Amount == "" {
+		return badRequest("amount: enter an amount in CC")
+	}
+	amount, err := coin.ParseAmount(f.Amount)
+	if err != nil {
+		return badRequest("amount: " + err.Error())
+	}
+	if !amount.IsPositive() {
+		return badRequest("amount: must be positive")
+	}
+	expires := func() (time.Time, error) {
+		n, err := strconv.Atoi(f.ExpiresHours)
+		if err != nil || n <= 0 || n > maxExpiresHours {
+			return time.Time{}, badRequest("expires: enter a whole number of hours from 1 to " + strconv.Itoa(maxExpiresHours))
+		}
+		return time.Now().Add(time.Duration(n) * time.Hour), nil
+	}
+	switch method {
+	case views.SendOffer:
+		at, err := expires()
+		if err != nil {
+			return err
+		}
+		// An offer locks nothing, so the ledger takes one the sender cannot
+		// pay; it would only fail at acceptance. The form refuses it now.
+		b, err := h.l.Balance(ctx, sender)
+		if err != nil {
+			return err
+		}
+		if amount.Cmp(b.EffectiveUnlocked) > 0 {
+			return fmt.Errorf("%w: the offer of %s CC is more than your available %s CC", ledger.ErrInsufficientFunds, amount, b.EffectiveUnlocked)
+		}
+		_, _, err = h.l.CreateOffer(ctx, ledger.OfferRequest{Sender: sender, Receiver: receiver, Amount: amount,
+			Description: f.Description, ExpiresAt: at, TrackingID: f.DedupID})
+		return err
+	case views.SendDirect:
+		// Re-checked here: the preapproval may have ended since the form
+		// showed the option.
+		if _, err := h.l.PreapprovalOf(ctx, receiver); errors.Is(err, ledger.ErrNotFound) {
+			return badRequest("receiver: " + string(receiver) + " has not pre-approved direct transfers; send a transfer offer instead")
+		} else if err != nil {
+			return err
+		}
+		_, err := h.l.SendPreapproved(ctx, ledger.PreapprovalSend{Sender: sender, Receiver: receiver, Amount: amount,
+			DeduplicationID: f.DedupID, Description: f.Description})
+		return err
+	case views.SendInstruction:
+		at, err := expires()
+		if err != nil {
+			return err
+		}
+		_, err = h.l.CreateTransferInstruction(ctx, ledger.TransferInstructionRequest{Sender: sender, Receiver: receiver,
+			Amount: amount, Description: f.Description, ExecuteBefore: at, TrackingID: f.DedupID})
+		return err
+	}
+	return badRequest("method: choose how to send")
+}
