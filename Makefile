@@ -43,8 +43,6 @@ lint:
 ## bench: benchmarks and their reference runs; writes bench/results.md
 bench: deps build
 	$(GO) test -run '^$$' -bench . -benchtime 1x -timeout 60m ./bench/... | tee bench/last-run.txt
-	# The issue's full HTTP load: 32 clients x 1000 mixed transfers.
-	CCWALLET_LOAD_PER_CLIENT=1000 $(GO) test -count=1 -run TestConcurrentHTTPLoad -v -timeout 30m ./handlers/ | tail -5
 
 ## fuzz: long fuzz runs of every fuzz target
 fuzz:
