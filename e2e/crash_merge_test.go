@@ -145,20 +145,74 @@ func TestKillNineDuringMerge(t *testing.T) {
 		return 0
 	}
 
-	// Two kills, each in the middle of a merge run: the first about half
-	// way through the fresh holdings, the second as soon as the run that
-	// resumes after the restart has merged anything.
+	// writing is the transaction id of a server transaction that has
+	// written but not committed (in a merge: holdings deleted, the merged
+	// one not yet created), or 0. The test's own connections only read.
+	writing := func() int64 {
+		t.Helper()
+		var xs []int64
+		err := db.NewRaw(`SELECT backend_xid::text::bigint FROM pg_stat_activity
+			WHERE backend_xid IS NOT NULL AND pid <> pg_backend_pid()`).Scan(ctx, &xs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(xs) == 0 {
+			return 0
+		}
+		return xs[0]
+	}
+	// fate is what became of transaction xid once its server died:
+	// "aborted" means the kill cut it off half-way.
+	fate := func(xid int64) string {
+		t.Helper()
+		for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+			var st string
+			if err := db.NewRaw("SELECT txid_status(?)", xid).Scan(ctx, &st); err != nil {
+				t.Fatal(err)
+			}
+			if st != "in progress" || time.Now().After(deadline) {
+				return st
+			}
+		}
+	}
+
+	// Kills in the middle of merge runs: the first about half way through
+	// the fresh holdings, the next ones in the runs that resume after each
+	// restart. Each kill aims at a moment when a merge transaction has
+	// written and not committed; whether it hit one (the transaction was
+	// rolled back) or the transaction committed first is logged. At least
+	// two kills, and more (up to six) until one cut a transaction off.
 	limit := seeded / 2
-	for kill := 1; kill <= 2; kill++ {
+	cutOff := 0
+	for kill := 1; kill <= 6 && (kill <= 2 || cutOff == 0); kill++ {
 		seen := waitBelow(limit)
+		// Aim for a transaction in flight, for as long as the merge makes
+		// less than about ten batches of progress.
+		xid := writing()
+		for xid == 0 && count() > max(seen-1000, ledger.MergeTarget+1) {
+			xid = writing()
+		}
 		srv.kill9(t)
 		after := count()
-		t.Logf("kill %d: %d holdings when the kill was sent, %d after", kill, seen, after)
+		what := "between two transactions"
+		if xid != 0 {
+			switch st := fate(xid); st {
+			case "aborted":
+				cutOff++
+				what = fmt.Sprintf("in transaction %d, which was rolled back", xid)
+			default:
+				what = fmt.Sprintf("just after transaction %d (%s)", xid, st)
+			}
+		}
+		t.Logf("kill %d: %d holdings when the merge was seen under way, %d after the kill, which landed %s", kill, seen, after, what)
 		if after <= ledger.MergeTarget {
 			t.Fatalf("kill %d came after the merge had finished (%d holdings): nothing was interrupted", kill, after)
 		}
 		limit = after
 		srv = startCrashServerWith(t, bin, dbURL, dir, values)
+	}
+	if cutOff == 0 {
+		t.Logf("no kill landed inside a writing transaction this time (each landed between two)")
 	}
 
 	// The restarted server finishes the merge by itself.
@@ -180,6 +234,7 @@ func TestKillNineDuringMerge(t *testing.T) {
 	}
 	checkHoldingsMatchContracts(t, db)
 	checkNoOrphanEvents(t, db)
+	checkEveryUpdateConserves(t, db)
 	merges, burned := checkMergeUpdatesWhole(t, db, party)
 
 	// The party's coin: what was minted, less exactly the fees the merges
@@ -247,6 +302,56 @@ func checkNoOrphanEvents(t *testing.T, db *store.DB) {
 		}
 		if n != 0 {
 			t.Errorf("%d %s without their update", n, what)
+		}
+	}
+}
+
+// checkEveryUpdateConserves proves each transaction of the update log
+// whole on its own: the holdings it created less the holdings it archived
+// (at their initial amounts) are exactly what it minted less what it
+// burned. A transaction with a missing event would not add up.
+func checkEveryUpdateConserves(t *testing.T, db *store.DB) {
+	t.Helper()
+	ctx := context.Background()
+	var us []store.Update
+	if err := db.NewSelect().Model(&us).Scan(ctx); err != nil {
+		t.Fatal(err)
+	}
+	delta := make(map[int64]coin.Amount, len(us))
+	var cs []store.Contract
+	err := db.NewSelect().Model(&cs).Where("template_id IN (?)", bun.In([]string{ledger.TemplateAmulet, ledger.TemplateLockedAmulet})).Scan(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range cs {
+		var p struct {
+			Amount struct {
+				InitialAmount *coin.Amount `json:"initialAmount"`
+			} `json:"amount"`
+			Amulet struct {
+				Amount struct {
+					InitialAmount *coin.Amount `json:"initialAmount"`
+				} `json:"amount"`
+			} `json:"amulet"`
+		}
+		if err := json.Unmarshal([]byte(c.Payload), &p); err != nil {
+			t.Fatalf("holding %s: %v", c.ContractID, err)
+		}
+		a := p.Amount.InitialAmount
+		if c.TemplateID == ledger.TemplateLockedAmulet {
+			a = p.Amulet.Amount.InitialAmount
+		}
+		if a == nil {
+			t.Fatalf("holding %s has no initial amount: %s", c.ContractID, c.Payload)
+		}
+		delta[c.CreatedOffset] = delta[c.CreatedOffset].Add(*a)
+		if c.ArchivedOffset != nil {
+			delta[*c.ArchivedOffset] = delta[*c.ArchivedOffset].Sub(*a)
+		}
+	}
+	for _, u := range us {
+		if want := u.Minted.Sub(u.Burned); !delta[u.OffsetID].Equal(want) {
+			t.Errorf("update %d (%s): holdings changed by %s, want minted %s - burned %s", u.OffsetID, u.Kind, delta[u.OffsetID], u.Minted, u.Burned)
 		}
 	}
 }
