@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"net/url"
+	"regexp"
 	"sync"
 	"testing"
 	"time"
@@ -255,4 +257,80 @@ func listedPreapprovals(t *testing.T, admin apiClient, receiver coin.PartyID) in
 		}
 	}
 	return n
+}
+
+// TestUIConcurrentDoubleSubmit posts one rendered send form (and one
+// traffic confirmation) several times at once, as an impatient double
+// click does: the form's id makes it one transfer, and every submission is
+// answered the same way, with the redirect that reports success, so the
+// page the browser ends up showing is right whichever answer it shows.
+func TestUIConcurrentDoubleSubmit(t *testing.T) {
+	forEngine(t, func(t *testing.T, e *uiEnv) {
+		alice := e.wallet(t, "alice", "100") // 20000 CC
+		bob := e.wallet(t, "bob", "")
+		if r := bob.post("/preapproval", url.Values{"csrf_token": {bob.csrf}}); r.status != http.StatusSeeOther {
+			t.Fatalf("create preapproval = %d", r.status)
+		}
+		concurrently := func(path string, form url.Values) []resp {
+			const clicks = 6
+			out := make([]resp, clicks)
+			start := make(chan struct{})
+			var wg sync.WaitGroup
+			for i := range clicks {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					<-start
+					out[i] = alice.post(path, form)
+				}()
+			}
+			close(start)
+			wg.Wait()
+			return out
+		}
+		for _, tc := range []struct {
+			method  string
+			effects func() int
+		}{
+			{"direct", func() int {
+				b, err := e.l.Balance(t.Context(), bob.party)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return b.Count
+			}},
+			{"offer", func() int { return len(alice.pending()["outgoing-offers"]) }},
+			{"instruction", func() int { return len(alice.pending()["outgoing-instructions"]) }},
+		} {
+			t.Run(tc.method, func(t *testing.T) {
+				before := tc.effects()
+				page := alice.get("/send")
+				form := url.Values{"csrf_token": {alice.csrf}, "dedup_id": {dedupOf(t, page.body)}, "receiver": {string(bob.party)},
+					"amount": {"7"}, "method": {tc.method}, "expires_hours": {"24"}}
+				for i, r := range concurrently("/send", form) {
+					if r.status != http.StatusSeeOther || r.header.Get("Location") != "/send?sent="+tc.method {
+						t.Errorf("submission %d = %d %q: %.300s", i, r.status, r.header.Get("Location"), r.body)
+					}
+				}
+				if n := tc.effects() - before; n != 1 {
+					t.Errorf("%d %s sends, want 1", n, tc.method)
+				}
+			})
+		}
+		t.Run("traffic", func(t *testing.T) {
+			q := alice.post("/traffic", url.Values{"csrf_token": {alice.csrf}, "step": {"quote"}, "member": {string(e.l.Operator())}, "amount": {"200000"}, "unit": {"bytes"}})
+			mustHave(t, q, http.StatusOK, `data-testid="traffic-confirm"`)
+			tracking := regexp.MustCompile(`name="tracking_id" value="([^"]+)"`).FindStringSubmatch(q.body)[1]
+			confirm := url.Values{"csrf_token": {alice.csrf}, "step": {"confirm"}, "member": {string(e.l.Operator())}, "amount": {"200000"}, "unit": {"bytes"}, "tracking_id": {tracking}}
+			for i, r := range concurrently("/traffic", confirm) {
+				if r.status != http.StatusSeeOther || r.header.Get("Location") != "/traffic?tracking="+tracking {
+					t.Errorf("confirmation %d = %d %q: %.300s", i, r.status, r.header.Get("Location"), r.body)
+				}
+			}
+			s, err := e.l.TrafficStatus(t.Context(), alice.party)
+			if err != nil || s.NumPurchases != 1 {
+				t.Errorf("traffic purchases = %d, %v; want 1", s.NumPurchases, err)
+			}
+		})
+	})
 }
