@@ -28,8 +28,14 @@ type crashServer struct {
 
 func startCrashServer(t *testing.T, bin, dbURL, dir string) *crashServer {
 	t.Helper()
+	return startCrashServerWith(t, bin, dbURL, dir, "rateLimit: {burst: 0}\n")
+}
+
+// startCrashServerWith starts the wallet with the given values file.
+func startCrashServerWith(t *testing.T, bin, dbURL, dir, values string) *crashServer {
+	t.Helper()
 	cfg := filepath.Join(dir, "values.yaml")
-	if err := os.WriteFile(cfg, []byte("rateLimit: {burst: 0}\n"), 0o600); err != nil {
+	if err := os.WriteFile(cfg, []byte(values), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	cmd := exec.Command(bin, "serve", "--config", cfg, "--db", dbURL, "--listen", "127.0.0.1:0",

@@ -230,6 +230,27 @@ func inline(err error) (string, bool) {
 	return "", false
 }
 
+// settled runs fn, a form submission carrying the form's idempotency id,
+// again while another submission of the same form is still in flight (a
+// double click): the ledger answers that one ErrInFlight (429), but the
+// browser shows whichever answer comes last, so every submission waits for
+// the settled outcome instead (done, a duplicate of what was done, or its
+// own real error when the first one failed).
+func settled(ctx context.Context, fn func() error) error {
+	delay := 5 * time.Millisecond
+	for deadline := time.Now().Add(5 * time.Second); ; delay = min(2*delay, 200*time.Millisecond) {
+		err := fn()
+		if !errors.Is(err, ledger.ErrInFlight) || time.Now().After(deadline) {
+			return err
+		}
+		select {
+		case <-time.After(delay):
+		case <-ctx.Done():
+			return err
+		}
+	}
+}
+
 // localPath keeps only same-site paths for the post-login redirect.
 func localPath(p string) string {
 	if !strings.HasPrefix(p, "/") || strings.HasPrefix(p, "//") || strings.HasPrefix(p, "/\\") {

@@ -113,7 +113,7 @@ func (h *Handler) uiSend(w http.ResponseWriter, r *http.Request, s *web.Session)
 		// The form's method choice may change, so keep the selection.
 		return h.renderSend(w, r, s, http.StatusOK, f)
 	}
-	err := h.send(r.Context(), sender, method, f)
+	err := settled(r.Context(), func() error { return h.send(r.Context(), sender, method, f) })
 	if errors.Is(err, ledger.ErrDuplicate) {
 		// A double submit of the same form: the first one sent.
 		err = nil

@@ -74,8 +74,11 @@ func (h *Handler) uiBuyTraffic(w http.ResponseWriter, r *http.Request, s *web.Se
 		if f.TrackingID == "" {
 			perr = badRequest("tracking_id: the form is incomplete; start again")
 		} else {
-			_, perr = h.l.BuyTraffic(r.Context(), ledger.BuyTrafficRequest{Payer: payer, Member: member,
-				SynchronizerID: h.l.SynchronizerID(), Bytes: bytes, ExpiresAt: time.Now().Add(trafficRequestLifetime), TrackingID: f.TrackingID})
+			perr = settled(r.Context(), func() error {
+				_, err := h.l.BuyTraffic(r.Context(), ledger.BuyTrafficRequest{Payer: payer, Member: member,
+					SynchronizerID: h.l.SynchronizerID(), Bytes: bytes, ExpiresAt: time.Now().Add(trafficRequestLifetime), TrackingID: f.TrackingID})
+				return err
+			})
 			if errors.Is(perr, ledger.ErrDuplicate) {
 				perr = nil // a double submit of the confirm step: bought once
 			}
