@@ -298,6 +298,21 @@ func (e *contractEnv) inFlight(key string, fn func()) {
 	fn()
 }
 
+// concurrently runs fn n times at once and returns the answers.
+func concurrently(n int, fn func() response) []response {
+	out := make([]response, n)
+	var wg sync.WaitGroup
+	for i := range out {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			out[i] = fn()
+		}()
+	}
+	wg.Wait()
+	return out
+}
+
 // field decodes the answer and returns one string field.
 func field(t *testing.T, r response, name string) string {
 	t.Helper()
@@ -418,6 +433,28 @@ func runContract(t *testing.T, e *contractEnv) {
 		}
 	}
 	e.expect(stranger, "GET", offers, nil, 404)
+
+	// One tracking id sent ten times at once creates one offer; every
+	// answer names it or says the request is in flight.
+	answers := concurrently(10, func() response { return e.call("alice", "POST", offers, offer(bob, "3", "conc")) })
+	named := map[string]bool{}
+	for _, r := range answers {
+		switch r.Status {
+		case 200:
+			named[field(t, r, "offer_contract_id")] = true
+		case 429:
+		default:
+			t.Errorf("concurrent create = %d %s, want 200 or 429", r.Status, r.Body)
+		}
+	}
+	conc := field(t, e.expect("alice", "POST", offers+"/conc/status", nil, 200), "contract_id")
+	if len(named) != 1 || !named[conc] {
+		t.Errorf("concurrent creates named %v, want only %s", named, conc)
+	}
+	if n := listLen(t, e.expect("alice", "GET", offers, nil, 200), "offers"); n != 2 {
+		t.Errorf("%d open offers after the concurrent creates, want 2", n)
+	}
+
 	if s := field(t, e.prefixed("bob", "POST", offers+"/o1/status", nil, 200), "status"); s != ledger.OfferCreated {
 		t.Errorf("o1 status = %s", s)
 	}
@@ -592,6 +629,28 @@ func runContract(t *testing.T, e *contractEnv) {
 		t.Errorf("b1 status = %s", s)
 	}
 	e.expect("alice", "POST", bt+"/b2/status", nil, 404)
+	// Ten at once with one tracking id buy once.
+	trafficBefore, err := e.l.TrafficStatus(ctx, e.l.Operator())
+	if err != nil {
+		t.Fatal(err)
+	}
+	okCount := 0
+	for _, r := range concurrently(10, func() response { return e.call("alice", "POST", bt, traffic(200_000, "b-conc")) }) {
+		switch r.Status {
+		case 200:
+			okCount++
+		case 409, 429:
+		default:
+			t.Errorf("concurrent buy = %d %s, want 200, 409 or 429", r.Status, r.Body)
+		}
+	}
+	trafficAfter, err := e.l.TrafficStatus(ctx, e.l.Operator())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if okCount != 1 || trafficAfter.NumPurchases != trafficBefore.NumPurchases+1 {
+		t.Errorf("concurrent buys: %d succeeded, purchases %d -> %d; want one", okCount, trafficBefore.NumPurchases, trafficAfter.NumPurchases)
+	}
 	e.expect("bob", "POST", bt+"/b1/status", nil, 404)
 
 	// listTransactions, paged one by one.
