@@ -140,6 +140,12 @@ func (t *txn) createPreapprovalContract(ctx context.Context, receiver, provider 
 	return cid, err
 }
 
+// preapprovalCreationKey is the in-flight lock of a preapproval's creation
+// for receiver.
+func preapprovalCreationKey(receiver coin.PartyID) string {
+	return "cmd:preapproval:" + string(receiver)
+}
+
 // CreatePreapproval gives receiver a transfer preapproval provided by the
 // validator operator, who pays its fee (PreapprovalLifetime's worth). When
 // receiver has a valid one already it returns that one with exists set;
@@ -159,7 +165,7 @@ func (l *Ledger) CreatePreapproval(ctx context.Context, receiver coin.PartyID) (
 		exists = false
 		// A second request for the same receiver while this one runs is
 		// told so (429, as the spec says) rather than queued behind it.
-		ok, err := l.db.TryLockKey(ctx, tx, "cmd:preapproval:"+string(receiver))
+		ok, err := l.db.TryLockKey(ctx, tx, preapprovalCreationKey(receiver))
 		if err != nil {
 			return err
 		}
