@@ -239,7 +239,7 @@ func (e *contractEnv) expect(user, method, path string, body any, status int) re
 
 // alias sends a request to one of the mission's paths (label names it),
 // then validates the answer as if the spec's request (specMethod,
-// specPathAndQuery, specBody) had been sent, and records that operation.
+// specURL, specBody) had been sent, and records that operation.
 func (e *contractEnv) alias(label, user, method, path string, body any, specMethod, specURL string, specBody any, status int) response {
 	e.t.Helper()
 	_, _, rec := e.client(user).exchange(method, path, body)
