@@ -40,6 +40,7 @@ const specRefPrefix = "../../../../common/src/main/openapi/"
 type loadedSpec struct {
 	name   string
 	router routers.Router
+	doc    *openapi3.T
 }
 
 var (
@@ -101,7 +102,7 @@ func loadSpecs() ([]loadedSpec, error) {
 				specsErr = fmt.Errorf("router for %s: %w", name, err)
 				return
 			}
-			specs = append(specs, loadedSpec{name: name, router: r})
+			specs = append(specs, loadedSpec{name: name, router: r, doc: doc})
 		}
 	})
 	return specs, specsErr

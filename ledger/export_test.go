@@ -45,6 +45,21 @@ func (l *Ledger) HoldInstructionTrackingID(ctx context.Context, sender coin.Part
 	return func() { tx.Rollback() }, nil
 }
 
+// HoldPreapprovalCreation holds the in-flight lock of a preapproval's
+// creation for receiver in an open transaction, as a concurrent request
+// would, until release.
+func (l *Ledger) HoldPreapprovalCreation(ctx context.Context, receiver coin.PartyID) (release func(), err error) {
+	tx, err := l.db.BeginTx(ctx, nil)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := l.db.TryLockKey(ctx, tx, preapprovalCreationKey(receiver)); err != nil {
+		tx.Rollback()
+		return nil, err
+	}
+	return func() { tx.Rollback() }, nil
+}
+
 // MintLocked mints a holding locked until expires, for tests of lock
 // expiry that must not depend on the transfer-instruction workflow.
 func (l *Ledger) MintLocked(ctx context.Context, party coin.PartyID, amount coin.Amount, expires time.Time) (coin.ContractID, error) {

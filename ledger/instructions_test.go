@@ -124,6 +124,18 @@ func TestTransferInstructionMoves(t *testing.T) {
 		{name: "accept after expired", advance: 2 * time.Hour, before: []step{{"automation", ledger.MoveExpire}}, do: step{"receiver", ledger.MoveAccept}, wantErr: ledger.ErrInstructionFinished},
 		{name: "reject twice", before: []step{{"receiver", ledger.MoveReject}}, do: step{"receiver", ledger.MoveReject}, wantErr: ledger.ErrInstructionFinished},
 		{name: "expire before the deadline", do: step{"automation", ledger.MoveExpire}, wantErr: ledger.ErrConflict},
+		{name: "reject after deadline", advance: 2 * time.Hour, do: step{"receiver", ledger.MoveReject}, want: ledger.InstructionRejected, senderWant: "100", receiverWant: "0"},
+		{name: "accept twice", before: []step{{"receiver", ledger.MoveAccept}}, do: step{"receiver", ledger.MoveAccept}, wantErr: ledger.ErrInstructionFinished},
+		{name: "reject after accept", before: []step{{"receiver", ledger.MoveAccept}}, do: step{"receiver", ledger.MoveReject}, wantErr: ledger.ErrInstructionFinished},
+		{name: "accept after reject", before: []step{{"receiver", ledger.MoveReject}}, do: step{"receiver", ledger.MoveAccept}, wantErr: ledger.ErrInstructionFinished},
+		{name: "withdraw after reject", before: []step{{"receiver", ledger.MoveReject}}, do: step{"sender", ledger.MoveWithdraw}, wantErr: ledger.ErrInstructionFinished},
+		{name: "reject after withdraw", before: []step{{"sender", ledger.MoveWithdraw}}, do: step{"receiver", ledger.MoveReject}, wantErr: ledger.ErrInstructionFinished},
+		{name: "withdraw twice", before: []step{{"sender", ledger.MoveWithdraw}}, do: step{"sender", ledger.MoveWithdraw}, wantErr: ledger.ErrInstructionFinished},
+		{name: "withdraw after expired", advance: 2 * time.Hour, before: []step{{"automation", ledger.MoveExpire}}, do: step{"sender", ledger.MoveWithdraw}, wantErr: ledger.ErrInstructionFinished},
+		{name: "expire after withdraw", advance: 2 * time.Hour, before: []step{{"sender", ledger.MoveWithdraw}}, do: step{"automation", ledger.MoveExpire}, wantErr: ledger.ErrInstructionFinished},
+		{name: "reject by the sender", do: step{"sender", ledger.MoveReject}, wantErr: ledger.ErrForbidden},
+		{name: "reject by a stranger", do: step{"stranger", ledger.MoveReject}, wantErr: ledger.ErrNotFound},
+		{name: "withdraw by a stranger", do: step{"stranger", ledger.MoveWithdraw}, wantErr: ledger.ErrNotFound},
 	}
 	for _, e := range ledgertest.Engines {
 		t.Run(ledgertest.Name(e), func(t *testing.T) {
@@ -153,6 +165,7 @@ func TestTransferInstructionMoves(t *testing.T) {
 						}
 					}
 					before := balances(t, l, sender, receiver)
+					hist0 := historyLens(t, l, sender, receiver)
 					ti0, _ := l.TransferInstructionByID(ctx, "", cid)
 					supply0 := ledgertest.Conserved(t, l)
 					_, err = l.MoveTransferInstruction(ctx, party[c.do.who], cid, c.do.move)
@@ -170,6 +183,9 @@ func TestTransferInstructionMoves(t *testing.T) {
 						}
 						if s := ledgertest.Conserved(t, l); !s.Live.Equal(supply0.Live) {
 							t.Errorf("a refused move changed the supply %s -> %s", supply0.Live, s.Live)
+						}
+						if diff := cmp.Diff(hist0, historyLens(t, l, sender, receiver)); diff != "" {
+							t.Errorf("a refused move wrote history (-before +after):\n%s", diff)
 						}
 						return
 					}

@@ -45,6 +45,21 @@ func stateOf(t *testing.T, l *ledger.Ledger, sender, receiver coin.PartyID, cid 
 	return offerState{Status: o.Status, FailureKind: o.FailureKind, Sender: balance(t, l, sender), Receiver: balance(t, l, receiver), Open: len(open)}
 }
 
+// historyLens counts the history items of each party: a refused move
+// records nothing.
+func historyLens(t *testing.T, l *ledger.Ledger, ps ...coin.PartyID) []int {
+	t.Helper()
+	var out []int
+	for _, p := range ps {
+		items, err := l.History(context.Background(), p, ledger.HistoryQuery{PageSize: 1000})
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, len(items))
+	}
+	return out
+}
+
 // TestOfferStateChanges runs every move on a transfer offer, legal and
 // illegal. An illegal move is refused with its error and changes nothing:
 // not the offer, not a balance, not the supply.
@@ -86,6 +101,32 @@ func TestOfferStateChanges(t *testing.T) {
 			offerState{ledger.OfferFailed, ledger.OfferExpired, "100.0000000000", "0.0000000000", 0}},
 		{"accept without funds", "5", []step{{"receiver", "accept", nil}, {"receiver", "accept", ledger.ErrConflict}},
 			offerState{ledger.OfferFailed, ledger.OfferWithdrawn, "5.0000000000", "0.0000000000", 0}},
+		{"accept twice", "100", []step{{"receiver", "accept", nil}, {"receiver", "accept", ledger.ErrConflict}},
+			offerState{ledger.OfferCompleted, "", "90.0000000000", "10.0000000000", 0}},
+		{"reject after accept", "100", []step{{"receiver", "accept", nil}, {"receiver", "reject", ledger.ErrConflict}},
+			offerState{ledger.OfferCompleted, "", "90.0000000000", "10.0000000000", 0}},
+		{"accept after reject", "100", []step{{"receiver", "reject", nil}, {"receiver", "accept", ledger.ErrConflict}},
+			offerState{ledger.OfferFailed, ledger.OfferRejected, "100.0000000000", "0.0000000000", 0}},
+		{"withdraw after reject", "100", []step{{"receiver", "reject", nil}, {"sender", "withdraw", ledger.ErrConflict}},
+			offerState{ledger.OfferFailed, ledger.OfferRejected, "100.0000000000", "0.0000000000", 0}},
+		{"reject after withdraw", "100", []step{{"sender", "withdraw", nil}, {"receiver", "reject", ledger.ErrConflict}},
+			offerState{ledger.OfferFailed, ledger.OfferWithdrawn, "100.0000000000", "0.0000000000", 0}},
+		{"withdraw twice", "100", []step{{"sender", "withdraw", nil}, {"sender", "withdraw", ledger.ErrConflict}},
+			offerState{ledger.OfferFailed, ledger.OfferWithdrawn, "100.0000000000", "0.0000000000", 0}},
+		{"reject by a stranger", "100", []step{{"stranger", "reject", ledger.ErrNotFound}},
+			offerState{ledger.OfferCreated, "", "100.0000000000", "0.0000000000", 1}},
+		{"withdraw by a stranger", "100", []step{{"stranger", "withdraw", ledger.ErrNotFound}},
+			offerState{ledger.OfferCreated, "", "100.0000000000", "0.0000000000", 1}},
+		{"a refused withdraw leaves the offer to accept", "100", []step{{"receiver", "withdraw", ledger.ErrForbidden}, {"receiver", "accept", nil}},
+			offerState{ledger.OfferCompleted, "", "90.0000000000", "10.0000000000", 0}},
+		// Past the expiry, before the expiry job ran: the offer can no longer
+		// be accepted, but either side may still end it.
+		{"reject after expiry", "100", []step{{"", "wait", nil}, {"receiver", "reject", nil}},
+			offerState{ledger.OfferFailed, ledger.OfferRejected, "100.0000000000", "0.0000000000", 0}},
+		{"withdraw after expiry", "100", []step{{"", "wait", nil}, {"sender", "withdraw", nil}, {"", "expire-none", nil}},
+			offerState{ledger.OfferFailed, ledger.OfferWithdrawn, "100.0000000000", "0.0000000000", 0}},
+		{"reject after expired", "100", []step{{"", "wait", nil}, {"", "expire", nil}, {"receiver", "reject", ledger.ErrConflict}},
+			offerState{ledger.OfferFailed, ledger.OfferExpired, "100.0000000000", "0.0000000000", 0}},
 	}
 	forEachEngineClock(t, func(t *testing.T, l *ledger.Ledger, clock *ledgertest.Clock) {
 		ctx := context.Background()
@@ -103,6 +144,7 @@ func TestOfferStateChanges(t *testing.T) {
 				actors := map[string]coin.PartyID{"sender": sender, "receiver": receiver, "stranger": stranger}
 				for i, s := range tc.steps {
 					before := stateOf(t, l, sender, receiver, o.ContractID)
+					histBefore := historyLens(t, l, sender, receiver)
 					supply := ledgertest.Conserved(t, l)
 					switch s.action {
 					case "accept":
@@ -119,6 +161,13 @@ func TestOfferStateChanges(t *testing.T) {
 						if err == nil && n < 1 {
 							t.Errorf("step %d: ExpireOffers ended %d offers, want at least 1", i, n)
 						}
+					case "expire-none":
+						// The offer ended already: the job leaves it as it is.
+						var n int
+						n, err = l.ExpireOffers(ctx)
+						if cur, _ := l.Offer(ctx, sender, o.ContractID); err == nil && cur.FailureKind == ledger.OfferExpired {
+							t.Errorf("step %d: ExpireOffers (%d) expired an ended offer", i, n)
+						}
 					}
 					if s.wantErr == nil && err != nil {
 						t.Fatalf("step %d (%s %s): %v", i, s.actor, s.action, err)
@@ -132,6 +181,9 @@ func TestOfferStateChanges(t *testing.T) {
 						}
 						if after := ledgertest.Conserved(t, l); !after.Live.Equal(supply.Live) || !after.Burned.Equal(supply.Burned) {
 							t.Errorf("refused step %d changed the supply: %+v -> %+v", i, supply, after)
+						}
+						if diff := cmp.Diff(histBefore, historyLens(t, l, sender, receiver)); diff != "" {
+							t.Errorf("refused step %d wrote history (-before +after):\n%s", i, diff)
 						}
 					}
 				}

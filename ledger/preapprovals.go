@@ -140,9 +140,17 @@ func (t *txn) createPreapprovalContract(ctx context.Context, receiver, provider 
 	return cid, err
 }
 
+// preapprovalCreationKey is the in-flight lock of a preapproval's creation
+// for receiver.
+func preapprovalCreationKey(receiver coin.PartyID) string {
+	return "cmd:preapproval:" + string(receiver)
+}
+
 // CreatePreapproval gives receiver a transfer preapproval provided by the
 // validator operator, who pays its fee (PreapprovalLifetime's worth). When
-// receiver has a valid one already it returns that one with exists set.
+// receiver has a valid one already it returns that one with exists set;
+// while another creation for receiver is in flight it fails with
+// ErrInFlight.
 func (l *Ledger) CreatePreapproval(ctx context.Context, receiver coin.PartyID) (cid coin.ContractID, exists bool, err error) {
 	if p, err := l.PreapprovalOf(ctx, receiver); err == nil {
 		return p.ContractID, true, nil
@@ -155,6 +163,15 @@ func (l *Ledger) CreatePreapproval(ctx context.Context, receiver coin.PartyID) (
 	}
 	err = l.db.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
 		exists = false
+		// A second request for the same receiver while this one runs is
+		// told so (429, as the spec says) rather than queued behind it.
+		ok, err := l.db.TryLockKey(ctx, tx, preapprovalCreationKey(receiver))
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return fmt.Errorf("%w: a transfer preapproval for this party is being created", ErrInFlight)
+		}
 		if err := l.lockParties(ctx, tx, receiver, provider); err != nil {
 			return err
 		}

@@ -10,6 +10,7 @@ import (
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/coin"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
+	"github.com/ccwallet/ccwallet/store"
 )
 
 // fee90 is 90 days × 0.00274 USD/day ÷ 0.005 USD/CC.
@@ -160,5 +161,29 @@ func TestPreapprovalFeeOutsideDevNet(t *testing.T) {
 			}
 			ledgertest.Conserved(t, l)
 		})
+	}
+}
+
+// TestPreapprovalCreationInFlight: while a preapproval for the same
+// receiver is being created, another request is refused with ErrInFlight
+// (the spec's 429) and changes nothing; Postgres only, where the in-flight
+// lock does not wait.
+func TestPreapprovalCreationInFlight(t *testing.T) {
+	l := ledgertest.New(t, store.Postgres)
+	ctx := context.Background()
+	receiver := ledgertest.Party(t, l)
+	release, err := l.HoldPreapprovalCreation(ctx, receiver)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := l.CreatePreapproval(ctx, receiver); !errors.Is(err, ledger.ErrInFlight) {
+		t.Errorf("while in flight = %v, want ErrInFlight", err)
+	}
+	if _, err := l.PreapprovalOf(ctx, receiver); !errors.Is(err, ledger.ErrNotFound) {
+		t.Errorf("a refused creation left a preapproval: %v", err)
+	}
+	release()
+	if _, exists, err := l.CreatePreapproval(ctx, receiver); err != nil || exists {
+		t.Errorf("after release = %v, exists %v", err, exists)
 	}
 }
