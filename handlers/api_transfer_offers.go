@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"fmt"
 	"net/http"
 	"time"
 
@@ -41,12 +42,18 @@ func (h *Handler) createTransferOffer(w http.ResponseWriter, r *http.Request) er
 	if err != nil {
 		return err
 	}
-	o, _, err := h.l.CreateOffer(r.Context(), ledger.OfferRequest{
+	o, created, err := h.l.CreateOffer(r.Context(), ledger.OfferRequest{
 		Sender: sender, Receiver: receiver, Amount: amount, Description: *req.Description,
 		ExpiresAt: time.UnixMicro(*req.ExpiresAt), TrackingID: *req.TrackingID,
 	})
 	if err != nil {
 		return err
+	}
+	if !created {
+		// The spec rejects every later use of a tracking id with 409, so a
+		// client retrying after a lost answer learns the offer exists
+		// without creating another; the message names it.
+		return fmt.Errorf("%w: tracking id %q was already used for transfer offer %s; check its status", ledger.ErrDuplicate, *req.TrackingID, o.ContractID)
 	}
 	return web.WriteJSON(w, http.StatusOK, createTransferOfferResponse{OfferContractID: string(o.ContractID)})
 }

@@ -80,7 +80,7 @@ func testConcurrentReplays(t *testing.T, a *testAPI) {
 		{"transfer offer, tracking id", func(t *testing.T) replay {
 			alice, _ := a.user("offer-alice", "100")
 			_, bob := a.user("offer-bob", "")
-			return replay{c: alice, path: "/v0/wallet/transfer-offers", dup: 200,
+			return replay{c: alice, path: "/v0/wallet/transfer-offers", dup: 409,
 				body:    offerBody(bob, "10", "offer-1", exp),
 				effects: listed(alice, "/v0/wallet/transfer-offers", "offers")}
 		}},
