@@ -881,9 +881,6 @@ func (c Config) networkNotes() []string {
 	if c.Migration.ID != 0 || c.Migration.Migrating {
 		set = append(set, "migration")
 	}
-	if c.ParticipantPruningSchedule != nil {
-		set = append(set, "participantPruningSchedule")
-	}
 	if c.Metrics.TopologyPollingInterval > 0 {
 		set = append(set, envTopologyMetricsExport)
 	}

@@ -209,7 +209,7 @@ func TestConfigGoodValues(t *testing.T) {
 		[]string{"auth0|admin", "ops"}, "100.5000000000", bob, []string{alice}, 30 * 24 * time.Hour, 5 * time.Minute, false, true,
 		"postgres://cnadmin:p%40ss%20word@db.example.com:5432/participant_3?search_path=participant&sslmode=require",
 		[]string{"svSponsorAddress", "scanAddress", "nonSvValidatorTrustSingleScan", "useSequencerConnectionsFromScan",
-			"decentralizedSynchronizerUrl", "migration", "participantPruningSchedule"},
+			"decentralizedSynchronizerUrl", "migration"},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("config mismatch (-want +got):\n%s", diff)
