@@ -958,6 +958,7 @@ func (c Config) masked() Config {
 	c.EnableHealthProbes = on(c.HealthEnabled())
 	c.Metrics.Enable = on(c.MetricsEnabled())
 	c.Metrics.NativeHistograms = on(c.NativeHistograms())
+	c.Automation = c.Automation.effective()
 	if c.Persistence.Password != "" {
 		c.Persistence.Password = mask
 	}

@@ -303,7 +303,7 @@ func TestConfigCheckAndPrint(t *testing.T) {
 			[]string{"configuration OK"}, nil},
 		{"print masks secrets", []string{"config", "print", "--config", good}, []string{"ONBOARDING_SECRET=topsecret", "WALLET_DATABASE_PASSWORD=pw2"}, nil,
 			[]string{"validatorPartyHint: acme-validator-1", "url: postgres://cnadmin:****@db:5432/participant_0", "onboardingSecret: '****'", "password: '****'",
-				"enableWallet: true", "nativeHistograms: true"},
+				"enableWallet: true", "nativeHistograms: true", "roundInterval: 10m0s", "rewardCollectionInterval: 3m20s", "pollInterval: 30s"},
 			[]string{"hunter2", "topsecret", "pw2"}},
 	}
 	for _, tt := range tests {
