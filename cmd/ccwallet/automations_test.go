@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"net/http"
@@ -179,5 +180,32 @@ func TestServeJobsEndpoint(t *testing.T) {
 	}
 	if code := call(t, plain, "GET", url, devToken(t, "nobody"), "", nil); code != http.StatusForbidden {
 		t.Errorf("GET /v0/admin/jobs by a non-admin = %d, want 403", code)
+	}
+}
+
+// TestAdvanceRoundsCLI: `ccwallet advance-rounds` opens rounds on the
+// configured database of a development network, refuses a bad count with
+// the ledger's message, and refuses outside a development network.
+func TestAdvanceRoundsCLI(t *testing.T) {
+	db := sqliteArgs(t)
+	cli := func(args ...string) (string, error) {
+		var out, errOut bytes.Buffer
+		err := run(t.Context(), append(append([]string{"advance-rounds"}, db...), args...), nil, &out, &errOut)
+		return out.String(), err
+	}
+	out, err := cli("--rounds", "3")
+	if err != nil || !strings.Contains(out, "advanced from round 0 to round 3") {
+		t.Fatalf("advance 3 = %q, %v", out, err)
+	}
+	out, err = cli("--rounds", "2")
+	if err != nil || !strings.Contains(out, "advanced from round 3 to round 5; closed 2 rounds") {
+		t.Errorf("advance 2 more = %q, %v", out, err)
+	}
+	if _, err := cli("--rounds", "0"); err == nil || !strings.Contains(err.Error(), "rounds") {
+		t.Errorf("advance 0 = %v, want a refusal naming rounds", err)
+	}
+	prod := writeFile(t, "prod.yaml", "network: production\nauth:\n  jwksUrl: https://idp.example.com/.well-known/jwks.json\n")
+	if _, err := cli("--config", prod, "--rounds", "1"); err == nil || !strings.Contains(err.Error(), "only available on a development network") {
+		t.Errorf("advance on production = %v, want a refusal", err)
 	}
 }
