@@ -29,6 +29,10 @@ type Config struct {
 	// Jobs reports the background jobs' status (GET /v0/admin/jobs); nil
 	// when this process runs none.
 	Jobs func() []JobStatus
+	// Network lists the configuration keys that concern a real
+	// multi-validator network, for the admin page; cmd fills it from the
+	// validated configuration with secrets masked.
+	Network []NetworkSetting
 }
 
 // Handler serves every HTTP route of the app port.
@@ -40,6 +44,7 @@ type Handler struct {
 	ui   *UI
 	jobs func() []JobStatus
 	lim  *web.Limiter
+	net  []NetworkSetting
 }
 
 // New builds the handlers.
@@ -47,7 +52,7 @@ func New(l *ledger.Ledger, cfg Config, log *slog.Logger) *Handler {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Handler{l: l, log: log, auth: cfg.Auth, obs: cfg.Observe, ui: cfg.UI, jobs: cfg.Jobs, lim: cfg.Limiter}
+	return &Handler{l: l, log: log, auth: cfg.Auth, obs: cfg.Observe, ui: cfg.UI, jobs: cfg.Jobs, lim: cfg.Limiter, net: cfg.Network}
 }
 
 // apiFunc is a JSON handler; a returned error becomes {"error": ...}.

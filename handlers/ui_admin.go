@@ -10,6 +10,20 @@ import (
 	"github.com/ccwallet/ccwallet/web"
 )
 
+// NetworkSetting is one configuration key that concerns a real
+// multi-validator network (sponsor, scan, sequencer modes, migration), as
+// the admin page shows it.
+type NetworkSetting struct {
+	// Key is the values-file key; Env the environment variable that sets
+	// it too, if any.
+	Key, Env string
+	// Value is the effective value, secrets masked; "" when unset.
+	Value string
+	// Ignored is true when the embedded network does not use the key: it
+	// is accepted and validated for a real network, and has no effect.
+	Ignored bool
+}
+
 // uiAdmin serves GET /admin (wallet admins only).
 func (h *Handler) uiAdmin(w http.ResponseWriter, r *http.Request, s *web.Session) error {
 	m, err := h.adminModel(r.Context(), s)
@@ -47,6 +61,9 @@ func (h *Handler) adminModel(ctx context.Context, s *web.Session) (views.Admin, 
 				Name: a.Name, LastRun: fmtTime(a.LastRun), NextRun: fmtTime(a.NextRun), LastDuration: "—", LastError: a.LastError,
 			})
 		}
+	}
+	for _, n := range h.net {
+		m.Network = append(m.Network, views.NetworkRow{Key: n.Key, Env: n.Env, Value: n.Value, Ignored: n.Ignored})
 	}
 	merges, err := h.l.PendingMerges(ctx)
 	if err != nil {

@@ -49,6 +49,16 @@ type uiEnv struct {
 
 func newUIEnv(t *testing.T, engine store.Dialect, jobs ...handlers.JobStatus) *uiEnv {
 	t.Helper()
+	return newUIEnvWith(t, engine, func(cfg *handlers.Config) {
+		if jobs != nil {
+			cfg.Jobs = func() []handlers.JobStatus { return jobs }
+		}
+	})
+}
+
+// newUIEnvWith is newUIEnv with the handlers' configuration set by set.
+func newUIEnvWith(t *testing.T, engine store.Dialect, set func(*handlers.Config)) *uiEnv {
+	t.Helper()
 	l := ledgertest.New(t, engine)
 	var h http.Handler
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { h.ServeHTTP(w, r) }))
@@ -74,9 +84,7 @@ func newUIEnv(t *testing.T, engine store.Dialect, jobs ...handlers.JobStatus) *u
 	ui := &handlers.UI{Sessions: sessions, Login: login, DevProvider: dev.Handler(), BaseURL: base,
 		EventInterval: 50 * time.Millisecond, Shutdown: stop}
 	cfg := handlers.Config{UI: ui}
-	if jobs != nil {
-		cfg.Jobs = func() []handlers.JobStatus { return jobs }
-	}
+	set(&cfg)
 	h = handlers.New(l, cfg, nil).Routes(nil)
 	return &uiEnv{srv: srv, l: l, clock: clock}
 }

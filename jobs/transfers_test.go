@@ -128,6 +128,20 @@ func TestRenewalJob(t *testing.T) {
 		if p := run(); p.ContractID != renewed.ContractID {
 			t.Errorf("renewed twice: %+v", p)
 		}
+		// The provider paid the renewal fee, once.
+		items, err := l.History(ctx, l.Operator(), ledger.HistoryQuery{PageSize: ledger.MaxHistoryPage})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var fees []string
+		for _, it := range items {
+			if it.Subtype == "TransferPreapprovalRenewal" {
+				fees = append(fees, it.Amount.String())
+			}
+		}
+		if len(fees) != 1 || !strings.HasPrefix(fees[0], "-") {
+			t.Errorf("renewal fees paid by the provider = %v, want one negative amount", fees)
+		}
 		clock.Advance(renewed.ExpiresAt.Sub(clock.Now())) // exactly expired
 		if p := run(); p.ContractID != renewed.ContractID {
 			t.Errorf("renewed after expiry: %+v", p)
@@ -256,4 +270,75 @@ func errString(err error) string {
 		return ""
 	}
 	return err.Error()
+}
+
+// TestWalletJobsRunTheirAutomation runs the sweep, auto-accept and top-up
+// jobs as the scheduler would, with the ledger's clock: a sweep exactly at
+// maxBalanceUSD does nothing and one above it offers everything above
+// minBalanceUSD; the auto-accept job takes that offer from a listed sender;
+// the top-up job buys once per interval, and the next purchase waits for
+// the interval to pass.
+func TestWalletJobsRunTheirAutomation(t *testing.T) {
+	withClock(t, func(t *testing.T, l *ledger.Ledger, clock *ledgertest.Clock) {
+		ctx := context.Background()
+		sender, receiver := ledgertest.Party(t, l), ledgertest.Party(t, l)
+		ledgertest.Mint(t, l, sender, "1000") // 5 USD at the initial price of 0.005
+		a := jobs.Automation{
+			Sweeps:     []ledger.SweepConfig{{Sender: sender, Receiver: receiver, MaxBalanceUSD: coin.MustParse("5"), MinBalanceUSD: coin.MustParse("1")}},
+			AutoAccept: []jobs.AutoAcceptRule{{Receiver: receiver, From: []coin.PartyID{sender}}},
+			Topup:      ledger.TopupConfig{TargetThroughput: 20000, MinInterval: time.Minute},
+		}
+		js, err := jobs.Build(ctx, l, a)
+		if err != nil {
+			t.Fatal(err)
+		}
+		byName := map[string]jobs.Job{}
+		for _, j := range js {
+			byName[j.Name] = j
+		}
+		run := func(name string) {
+			t.Helper()
+			j, ok := byName[name]
+			if !ok {
+				t.Fatalf("no job %s in %v", name, js)
+			}
+			if err := j.Run(ctx); err != nil {
+				t.Fatalf("%s: %v", name, err)
+			}
+		}
+		sweep, accept := "sweep-"+string(sender), "auto-accept-"+string(receiver)
+
+		run(sweep) // exactly at the maximum: nothing
+		run(accept)
+		if diff := cmp.Diff([]string{"unlocked=1000 locked=0", "unlocked=0 locked=0"},
+			[]string{balance(t, l, sender), balance(t, l, receiver)}); diff != "" {
+			t.Errorf("at the maximum (-want +got):\n%s", diff)
+		}
+		ledgertest.Mint(t, l, sender, "1") // 5.005 USD: above
+		run(sweep)
+		run(accept)
+		if diff := cmp.Diff([]string{"unlocked=200 locked=0", "unlocked=801 locked=0"},
+			[]string{balance(t, l, sender), balance(t, l, receiver)}); diff != "" {
+			t.Errorf("above the maximum, swept and auto-accepted (-want +got):\n%s", diff)
+		}
+
+		purchases := func() int64 {
+			t.Helper()
+			s, err := l.TrafficStatus(ctx, l.Operator())
+			if err != nil {
+				t.Fatal(err)
+			}
+			return s.NumPurchases
+		}
+		run("traffic-topup") // devnet: taps the operator's missing coin, then buys
+		run("traffic-topup")
+		if n := purchases(); n != 1 {
+			t.Fatalf("purchases after two runs in one instant = %d, want 1", n)
+		}
+		clock.Advance(time.Minute - time.Microsecond)
+		run("traffic-topup")
+		if n := purchases(); n != 1 {
+			t.Errorf("purchases just inside the interval = %d, want 1", n)
+		}
+	})
 }

@@ -621,3 +621,37 @@ func TestAdvanceManyRoundsExpiresSmallHoldings(t *testing.T) {
 		ledgertest.Conserved(t, l)
 	})
 }
+
+// TestPruneStopsAtMaxDuration: a run whose wall-clock budget is spent
+// before its first page removes nothing and reports itself incomplete; a
+// budget that lasts removes the old updates. The wall clock is replaced by
+// one that moves a minute per reading, so no test waits. Not parallel: it
+// replaces a package clock.
+func TestPruneStopsAtMaxDuration(t *testing.T) {
+	for _, e := range ledgertest.Engines {
+		t.Run(ledgertest.Name(e), func(t *testing.T) {
+			clock := ledgertest.NewClock()
+			l := ledgertest.New(t, e, ledgertest.Options{Clock: clock})
+			ctx := context.Background()
+			p := ledgertest.Party(t, l)
+			ledgertest.Mint(t, l, p, "5")
+			const retention = 30 * 24 * time.Hour
+			clock.Advance(retention + time.Hour)
+			wall := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+			restore := ledger.SetPruneWallClock(func() time.Time { wall = wall.Add(time.Minute); return wall })
+			defer restore()
+			rep, err := l.Prune(ctx, retention, 30*time.Second)
+			if err != nil || rep.Complete || rep.Updates != 0 {
+				t.Fatalf("budget spent at once: %+v, %v; want an incomplete run that removed nothing", rep, err)
+			}
+			rep, err = l.Prune(ctx, retention, 90*time.Second)
+			if err != nil || !rep.Complete || rep.Updates == 0 {
+				t.Fatalf("budget for one page: %+v, %v; want the old updates removed", rep, err)
+			}
+			if b, _ := l.Balance(ctx, p); !b.EffectiveUnlocked.Equal(coin.MustParse("5")) {
+				t.Errorf("balance after pruning = %s, want 5", b.EffectiveUnlocked)
+			}
+			ledgertest.Conserved(t, l)
+		})
+	}
+}

@@ -112,9 +112,9 @@ func (l *Ledger) MintingDelegations(ctx context.Context, delegate coin.PartyID) 
 	return l.delegations(ctx, l.db, TemplateMintingDelegation, delegate, func(d MintingDelegation) bool { return d.Delegate == delegate })
 }
 
-// ActiveMintingDelegations lists every unexpired delegation, for the
-// reward-collection automation: it mints each beneficiary's coupons into
-// the beneficiary's holdings.
+// ActiveMintingDelegations lists every unexpired delegation: reward
+// collection mints each such beneficiary's coupons into the beneficiary's
+// holdings (see undelegatedExternalParties).
 func (l *Ledger) ActiveMintingDelegations(ctx context.Context) ([]MintingDelegation, error) {
 	now := l.now()
 	return l.delegations(ctx, l.db, TemplateMintingDelegation, "", func(d MintingDelegation) bool { return d.ExpiresAt.After(now) })

@@ -75,3 +75,11 @@ func (l *Ledger) MintLocked(ctx context.Context, party coin.PartyID, amount coin
 	})
 	return cid, err
 }
+
+// SetPruneWallClock replaces the wall clock Prune measures maxDuration
+// with, until restore is called. Not for parallel tests.
+func SetPruneWallClock(now func() time.Time) (restore func()) {
+	old := pruneWallClock
+	pruneWallClock = now
+	return func() { pruneWallClock = old }
+}

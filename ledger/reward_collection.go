@@ -34,7 +34,9 @@ func (r Rules) CouponIssuance(kind string, weight coin.Amount) coin.Amount {
 
 // CollectRewards mints every uncollected reward coupon of a closed round
 // (one older than the oldest open round, so its issuance is final) into a
-// holding of its beneficiary, for all parties. Each beneficiary gets one
+// holding of its beneficiary, for all local parties and for the external
+// parties with an active minting delegation to this validator (an
+// external party's own coupons otherwise wait for the party itself). Each beneficiary gets one
 // holding per page and a history row; each coupon is archived and marked
 // collected in the same transaction, guarded, so a second run (another
 // replica) mints nothing twice. It returns the number of coupons collected.
@@ -51,7 +53,11 @@ func (l *Ledger) CollectRewards(ctx context.Context) (int, error) {
 			if len(open) == 0 {
 				return nil
 			}
-			cs, err := store.DueRewardCoupons(ctx, tx, open[0].Number, collectPage)
+			held, err := l.undelegatedExternalParties(ctx, tx)
+			if err != nil {
+				return err
+			}
+			cs, err := store.DueRewardCoupons(ctx, tx, open[0].Number, collectPage, held...)
 			if err != nil || len(cs) == 0 {
 				return err
 			}
@@ -121,4 +127,32 @@ func (l *Ledger) SeedRewardCoupons(ctx context.Context, kind string, beneficiari
 		}
 		return t.commit(ctx)
 	})
+}
+
+// undelegatedExternalParties lists the external parties without an active,
+// unexpired minting delegation to this validator: minting their coupons
+// needs their own signature, so reward collection leaves them alone.
+func (l *Ledger) undelegatedExternalParties(ctx context.Context, db bun.IDB) ([]coin.PartyID, error) {
+	ext, err := store.PartyIDsOfKind(ctx, db, PartyKindExternal)
+	if err != nil || len(ext) == 0 {
+		return nil, err
+	}
+	now := l.now()
+	ds, err := l.delegations(ctx, db, TemplateMintingDelegation, "", func(d MintingDelegation) bool {
+		return d.Delegate == l.operator && d.ExpiresAt.After(now)
+	})
+	if err != nil {
+		return nil, err
+	}
+	delegated := map[coin.PartyID]bool{}
+	for _, d := range ds {
+		delegated[d.Beneficiary] = true
+	}
+	var held []coin.PartyID
+	for _, p := range ext {
+		if !delegated[p] {
+			held = append(held, p)
+		}
+	}
+	return held, nil
 }

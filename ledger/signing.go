@@ -35,6 +35,7 @@ package ledger
 // transaction bytes, so a client can verify the hash it signs the same way.
 
 import (
+	"bytes"
 	"crypto/ed25519"
 	"crypto/sha256"
 	"encoding/binary"
@@ -88,9 +89,29 @@ func ParsePublicKey(field, s string) (ed25519.PublicKey, error) {
 		return nil, invalid(field, "must be hex: %v", err)
 	}
 	if len(b) != ed25519.PublicKeySize {
-		return nil, invalid(field, "must be a raw Ed25519 public key of 32 bytes, got %d bytes (other key types and DER/X.509 encodings are not supported)", len(b))
+		return nil, invalid(field, "must be a raw Ed25519 public key of 32 bytes, got %d bytes%s; only Ed25519 keys are supported", len(b), keyKind(b))
 	}
 	return ed25519.PublicKey(b), nil
+}
+
+// ed25519SPKIPrefix starts the DER SubjectPublicKeyInfo of an Ed25519 key
+// (RFC 8410): SEQUENCE, AlgorithmIdentifier 1.3.101.112, BIT STRING.
+var ed25519SPKIPrefix = []byte{0x30, 0x2a, 0x30, 0x05, 0x06, 0x03, 0x2b, 0x65, 0x70, 0x03, 0x21, 0x00}
+
+// keyKind names what a wrong-sized public key most likely is, so the
+// refusal tells the integrator what to change.
+func keyKind(b []byte) string {
+	switch {
+	case len(b) == len(ed25519SPKIPrefix)+ed25519.PublicKeySize && bytes.HasPrefix(b, ed25519SPKIPrefix):
+		return " (a DER/X.509 Ed25519 key: send its last 32 bytes, the raw key)"
+	case len(b) == 33 && (b[0] == 0x02 || b[0] == 0x03):
+		return " (a compressed ECDSA key, secp256k1 or P-256)"
+	case len(b) == 65 && b[0] == 0x04:
+		return " (an uncompressed ECDSA key, secp256k1 or P-256)"
+	case len(b) > 0 && b[0] == 0x30:
+		return " (a DER/X.509 key of another type)"
+	}
+	return ""
 }
 
 // VerifySignature checks a hex Ed25519 signature (r||s, 64 bytes) of msg.

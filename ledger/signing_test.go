@@ -42,8 +42,10 @@ func TestParsePublicKey(t *testing.T) {
 		{"empty", "", "is required"},
 		{"not hex", "zz", "must be hex"},
 		{"too short", hex.EncodeToString(pub[:31]), "32 bytes, got 31"},
-		{"DER/X.509 wrapped", "302a300506032b6570032100" + hex.EncodeToString(pub), "got 44 bytes"},
-		{"secp256k1 compressed", "02" + hex.EncodeToString(pub), "got 33 bytes"},
+		{"DER/X.509 wrapped", "302a300506032b6570032100" + hex.EncodeToString(pub), "got 44 bytes (a DER/X.509 Ed25519 key: send its last 32 bytes"},
+		{"secp256k1 compressed", "02" + hex.EncodeToString(pub), "got 33 bytes (a compressed ECDSA key"},
+		{"P-256 uncompressed", "04" + hex.EncodeToString(pub) + hex.EncodeToString(pub), "got 65 bytes (an uncompressed ECDSA key"},
+		{"P-256 DER", "3059301306072a8648ce3d020106082a8648ce3d03010703420004" + hex.EncodeToString(pub) + hex.EncodeToString(pub), "(a DER/X.509 key of another type); only Ed25519 keys are supported"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -80,11 +80,15 @@ func DeleteHolding(ctx context.Context, db bun.IDB, id coin.ContractID) error {
 }
 
 // DueRewardCoupons lists uncollected coupons of rounds before round, at
-// most limit, oldest first.
-func DueRewardCoupons(ctx context.Context, db bun.IDB, before coin.Round, limit int) ([]RewardCoupon, error) {
+// most limit, oldest first; coupons of the beneficiaries in except are
+// left out.
+func DueRewardCoupons(ctx context.Context, db bun.IDB, before coin.Round, limit int, except ...coin.PartyID) ([]RewardCoupon, error) {
 	var cs []RewardCoupon
-	err := db.NewSelect().Model(&cs).Where("collected_at IS NULL").Where("round < ?", before).
-		Order("beneficiary", "round", "contract_id").Limit(int64(limit)).Scan(ctx)
+	q := db.NewSelect().Model(&cs).Where("collected_at IS NULL").Where("round < ?", before)
+	if len(except) > 0 {
+		q = q.Where("beneficiary NOT IN (?)", bun.In(except))
+	}
+	err := q.Order("beneficiary", "round", "contract_id").Limit(int64(limit)).Scan(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("due reward coupons: %w", Normalize(err))
 	}

@@ -46,6 +46,15 @@ func PartyByID(ctx context.Context, db bun.IDB, id coin.PartyID) (*Party, error)
 	return p, nil
 }
 
+// PartyIDsOfKind lists the parties of one kind, by ID.
+func PartyIDsOfKind(ctx context.Context, db bun.IDB, kind string) ([]coin.PartyID, error) {
+	var ids []coin.PartyID
+	if err := db.NewSelect().Model((*Party)(nil)).Column("party_id").Where("kind = ?", kind).Order("party_id").Scan(ctx, &ids); err != nil {
+		return nil, fmt.Errorf("parties of kind %s: %w", kind, Normalize(err))
+	}
+	return ids, nil
+}
+
 // InsertUser stores a user.
 func InsertUser(ctx context.Context, db bun.IDB, u *User) error {
 	if _, err := db.NewInsert().Model(u).Exec(ctx); err != nil {

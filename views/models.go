@@ -158,6 +158,15 @@ type Admin struct {
 	// Merges is the merge automation's progress: parties with more
 	// holdings than it merges down to.
 	Merges []MergeRow
+	// Network is the multi-validator network configuration.
+	Network []NetworkRow
+}
+
+// NetworkRow is one multi-validator network key on the admin page.
+type NetworkRow struct {
+	Key, Env, Value string
+	// Ignored marks a key the embedded network accepts but does not use.
+	Ignored bool
 }
 
 // ErrorPage is a full-page error.

@@ -13,8 +13,8 @@ var (
 	labelForRe = regexp.MustCompile(`<label for="([^"]+)"`)
 )
 
-// TestWalletPagesAccessible checks the send, offers, approvals and
-// traffic pages: every visible field has a label, no inline script or
+// TestWalletPagesAccessible checks the send, offers, approvals, traffic
+// and admin pages: every visible field has a label, no inline script or
 // style, the CSRF token in every form.
 func TestWalletPagesAccessible(t *testing.T) {
 	p := Page{Title: "T", User: "alice", CSRF: "tok", Nav: []NavItem{{Key: "send", Label: "Send", Href: "/send"}}, Active: "send"}
@@ -27,6 +27,8 @@ func TestWalletPagesAccessible(t *testing.T) {
 		"approvals": DelegationsPage(Delegations{Page: p}),
 		"traffic":   TrafficPage(Traffic{Page: p, Form: TrafficForm{CSRF: "tok", Error: "amount: too small"}}),
 		"confirm":   TrafficPage(Traffic{Page: p, Form: TrafficForm{CSRF: "tok"}, Quote: &TrafficQuote{Bytes: 200000, CostCC: "1"}}),
+		"admin": AdminPage(Admin{Page: p, Operator: "op::1220", Form: OnboardForm{CSRF: "tok"},
+			Network: []NetworkRow{{Key: "scanAddress", Env: "TRUSTED_SCAN_URL", Value: "https://scan.example.com", Ignored: true}, {Key: "migration.id"}}}),
 	}
 	for name, c := range pages {
 		t.Run(name, func(t *testing.T) {
@@ -53,6 +55,10 @@ func TestWalletPagesAccessible(t *testing.T) {
 	if got := renderString(t, pages["offers"]); !strings.Contains(got, `aria-label="Accept 1.0000000000 CC, bob::1220"`) ||
 		!strings.Contains(got, `data-testid="withdraw"`) {
 		t.Error("offers page lacks its labelled buttons")
+	}
+	if got := renderString(t, pages["admin"]); !strings.Contains(got, `<tr data-testid="network-setting" data-key="scanAddress">`) ||
+		strings.Count(got, `data-testid="network-ignored"`) != 1 || !strings.Contains(got, "not set") {
+		t.Error("admin page lacks its network configuration rows")
 	}
 	if got := renderString(t, pages["send"]); !strings.Contains(got, `value="direct" checked`) || !strings.Contains(got, `name="dedup_id" value="d1"`) {
 		t.Error("send form lacks the direct method or the dedup id")

@@ -121,6 +121,30 @@ func (c Config) automation() (jobs.Automation, error) {
 	return a, a.Validate()
 }
 
+// effective returns the automation block with every unset switch and
+// interval replaced by the default it stands for, so `config print` shows
+// the round clock's interval (the network's tick) and the others.
+func (a AutomationConfig) effective() AutomationConfig {
+	on := func(b *bool) *bool {
+		v := b == nil || *b
+		return &v
+	}
+	a.Enabled, a.MergeDelegationAtOnboarding = on(a.Enabled), on(a.MergeDelegationAtOnboarding)
+	d := jobs.Automation{}.WithDefaults(ledger.DefaultRules())
+	fill := func(v *string, def time.Duration) {
+		if *v == "" {
+			*v = def.String()
+		}
+	}
+	fill(&a.RoundInterval, d.RoundInterval)
+	fill(&a.RewardCollectionInterval, d.RewardCollectionInterval)
+	fill(&a.MergeInterval, d.MergeInterval)
+	fill(&a.ExpiryInterval, d.ExpiryInterval)
+	fill(&a.RenewalInterval, d.RenewalInterval)
+	fill(&a.PollInterval, d.PollInterval)
+	return a
+}
+
 // startAutomations builds and starts the scheduler of the configured jobs;
 // with metrics on (m non-nil) every run is counted.
 func startAutomations(ctx context.Context, l *ledger.Ledger, cfg Config, m *metrics, log *slog.Logger) (*jobs.Scheduler, error) {

@@ -1,7 +1,9 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"strings"
 	"testing"
@@ -11,6 +13,7 @@ import (
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/coin"
 	"github.com/google/go-cmp/cmp"
+	dto "github.com/prometheus/client_model/go"
 )
 
 // TestConfigWalletAutomations maps walletSweep, autoAcceptTransfers and
@@ -89,4 +92,120 @@ func TestServeJobMetricsAndHealth(t *testing.T) {
 		t.Errorf("/readyz = %d %v", resp.StatusCode, body)
 	}
 	t.Logf("/readyz: %v", body)
+}
+
+// TestJobRunMetrics: every run counts in ccwallet_job_runs_total and the
+// duration histogram, a failed one in ccwallet_job_failures_total too.
+func TestJobRunMetrics(t *testing.T) {
+	for _, native := range []bool{true, false} {
+		m := newMetrics(native)
+		m.JobRun("sweep", 2*time.Second, nil)
+		m.JobRun("sweep", time.Second, errors.New("boom"))
+		m.JobRun("expire-transfers", time.Millisecond, nil)
+		fams, err := m.reg.Gather()
+		if err != nil {
+			t.Fatal(err)
+		}
+		mfs := map[string]*dto.MetricFamily{}
+		for _, f := range fams {
+			mfs[f.GetName()] = f
+		}
+		got := map[string]float64{}
+		for _, job := range []string{"sweep", "expire-transfers"} {
+			l := map[string]string{"job": job}
+			if r := find(mfs, "ccwallet_job_runs_total", l); r != nil {
+				got[job+" runs"] = r.GetCounter().GetValue()
+			}
+			if f := find(mfs, "ccwallet_job_failures_total", l); f != nil {
+				got[job+" failures"] = f.GetCounter().GetValue()
+			}
+			if d := find(mfs, "ccwallet_job_duration_seconds", l); d != nil {
+				got[job+" durations"] = float64(d.GetHistogram().GetSampleCount())
+				got[job+" seconds"] = d.GetHistogram().GetSampleSum()
+			}
+		}
+		want := map[string]float64{"sweep runs": 2, "sweep failures": 1, "sweep durations": 2, "sweep seconds": 3,
+			"expire-transfers runs": 1, "expire-transfers durations": 1, "expire-transfers seconds": 0.001}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("native=%v: job metrics (-want +got):\n%s", native, diff)
+		}
+	}
+}
+
+// TestServeJobsEndpoint: GET /v0/admin/jobs of a running server lists every
+// configured job, one object each with its name, schedule, last and next
+// run, duration and last error; it is for admins only.
+func TestServeJobsEndpoint(t *testing.T) {
+	cfg := writeFile(t, "v.yaml", "automation:\n  expiryInterval: 1s\n")
+	s := startServe(t, append(sqliteArgs(t), "--config", cfg), nil)
+	url := "http://" + s.addrs.App + "/v0/admin/jobs"
+	tok := devToken(t, "admin")
+	var jobsList []map[string]any
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		jobsList = nil
+		if code := call(t, plain, "GET", url, tok, "", &jobsList); code != http.StatusOK {
+			t.Fatalf("GET /v0/admin/jobs = %d", code)
+		}
+		ran := false
+		for _, j := range jobsList {
+			ran = ran || j["name"] == "expire-transfers" && j["runs"].(float64) >= 1
+		}
+		if ran {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("expire-transfers never ran: %v", jobsList)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	var names []string
+	for _, j := range jobsList {
+		names = append(names, j["name"].(string))
+		for _, k := range []string{"name", "schedule", "last_run", "next_run", "last_duration_ms", "last_error", "runs", "failures"} {
+			if _, ok := j[k]; !ok {
+				t.Errorf("job %v lacks %q", j["name"], k)
+			}
+		}
+		if j["next_run"] == nil {
+			t.Errorf("job %v has no next run", j["name"])
+		}
+		if j["name"] == "expire-transfers" && (j["schedule"] != "every 1s" || j["last_run"] == nil || j["last_error"] != "") {
+			t.Errorf("expire-transfers = %v", j)
+		}
+	}
+	want := []string{"collect-rewards", "expire-transfers", "merge-holdings", "renew-preapprovals", "round-clock", "traffic-topup"} // top-up is on by default
+	if diff := cmp.Diff(want, names); diff != "" {
+		t.Errorf("jobs (-want +got):\n%s", diff)
+	}
+	if code := call(t, plain, "GET", url, devToken(t, "nobody"), "", nil); code != http.StatusForbidden {
+		t.Errorf("GET /v0/admin/jobs by a non-admin = %d, want 403", code)
+	}
+}
+
+// TestAdvanceRoundsCLI: `ccwallet advance-rounds` opens rounds on the
+// configured database of a development network, refuses a bad count with
+// the ledger's message, and refuses outside a development network.
+func TestAdvanceRoundsCLI(t *testing.T) {
+	db := sqliteArgs(t)
+	cli := func(args ...string) (string, error) {
+		var out, errOut bytes.Buffer
+		err := run(t.Context(), append(append([]string{"advance-rounds"}, db...), args...), nil, &out, &errOut)
+		return out.String(), err
+	}
+	out, err := cli("--rounds", "3")
+	if err != nil || !strings.Contains(out, "advanced from round 0 to round 3") {
+		t.Fatalf("advance 3 = %q, %v", out, err)
+	}
+	out, err = cli("--rounds", "2")
+	if err != nil || !strings.Contains(out, "advanced from round 3 to round 5; closed 2 rounds") {
+		t.Errorf("advance 2 more = %q, %v", out, err)
+	}
+	if _, err := cli("--rounds", "0"); err == nil || !strings.Contains(err.Error(), "rounds") {
+		t.Errorf("advance 0 = %v, want a refusal naming rounds", err)
+	}
+	prod := writeFile(t, "prod.yaml", "network: production\nauth:\n  jwksUrl: https://idp.example.com/.well-known/jwks.json\n")
+	if _, err := cli("--config", prod, "--rounds", "1"); err == nil || !strings.Contains(err.Error(), "only available on a development network") {
+		t.Errorf("advance on production = %v, want a refusal", err)
+	}
 }

@@ -881,9 +881,6 @@ func (c Config) networkNotes() []string {
 	if c.Migration.ID != 0 || c.Migration.Migrating {
 		set = append(set, "migration")
 	}
-	if c.ParticipantPruningSchedule != nil {
-		set = append(set, "participantPruningSchedule")
-	}
 	if c.Metrics.TopologyPollingInterval > 0 {
 		set = append(set, envTopologyMetricsExport)
 	}
@@ -961,6 +958,7 @@ func (c Config) masked() Config {
 	c.EnableHealthProbes = on(c.HealthEnabled())
 	c.Metrics.Enable = on(c.MetricsEnabled())
 	c.Metrics.NativeHistograms = on(c.NativeHistograms())
+	c.Automation = c.Automation.effective()
 	if c.Persistence.Password != "" {
 		c.Persistence.Password = mask
 	}

@@ -209,7 +209,7 @@ func TestConfigGoodValues(t *testing.T) {
 		[]string{"auth0|admin", "ops"}, "100.5000000000", bob, []string{alice}, 30 * 24 * time.Hour, 5 * time.Minute, false, true,
 		"postgres://cnadmin:p%40ss%20word@db.example.com:5432/participant_3?search_path=participant&sslmode=require",
 		[]string{"svSponsorAddress", "scanAddress", "nonSvValidatorTrustSingleScan", "useSequencerConnectionsFromScan",
-			"decentralizedSynchronizerUrl", "migration", "participantPruningSchedule"},
+			"decentralizedSynchronizerUrl", "migration"},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("config mismatch (-want +got):\n%s", diff)
@@ -303,7 +303,7 @@ func TestConfigCheckAndPrint(t *testing.T) {
 			[]string{"configuration OK"}, nil},
 		{"print masks secrets", []string{"config", "print", "--config", good}, []string{"ONBOARDING_SECRET=topsecret", "WALLET_DATABASE_PASSWORD=pw2"}, nil,
 			[]string{"validatorPartyHint: acme-validator-1", "url: postgres://cnadmin:****@db:5432/participant_0", "onboardingSecret: '****'", "password: '****'",
-				"enableWallet: true", "nativeHistograms: true"},
+				"enableWallet: true", "nativeHistograms: true", "roundInterval: 10m0s", "rewardCollectionInterval: 3m20s", "pollInterval: 30s"},
 			[]string{"hunter2", "topsecret", "pw2"}},
 	}
 	for _, tt := range tests {

@@ -453,7 +453,7 @@ func serve(ctx context.Context, args []string, env envVars, stdout, stderr io.Wr
 		if ui != nil && ui.DevProvider != nil {
 			fmt.Fprintln(stdout, devLoginHint())
 		}
-		appHandler = handlers.New(l, handlers.Config{Auth: verifier, Observe: observers, UI: ui, Jobs: jobStatus,
+		appHandler = handlers.New(l, handlers.Config{Auth: verifier, Observe: observers, UI: ui, Jobs: jobStatus, Network: cfg.networkSettings(time.Now()),
 			Limiter: web.NewLimiter(web.RateLimit{Burst: cfg.RateLimit.Burst, Per: cfg.RateLimit.Per.Std()})}, log).Routes(health)
 	} else {
 		log.Info("wallet disabled (enableWallet: false): the app port serves only health probes")

@@ -1,8 +1,10 @@
 package main
 
 import (
+	"net/http"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/coin"
@@ -119,4 +121,51 @@ func TestReplicas(t *testing.T) {
 		t.Fatal(err)
 	}
 	ledgertest.Conserved(t, l)
+}
+
+// TestReplicasRunEachJobOncePerPeriod: two `ccwallet serve` on one
+// Postgres share the job leases. Each lists every job in GET
+// /v0/admin/jobs; across both, a 1 s job runs at most once per lease (90%
+// of the period, plus the first run and one early timer), and one replica
+// skips the periods the other holds.
+func TestReplicasRunEachJobOncePerPeriod(t *testing.T) {
+	url := ledgertest.DBURL(t, store.Postgres)
+	env := []string{"WALLET_DATABASE_URL=" + url}
+	cfg := writeFile(t, "v.yaml", "automation:\n  expiryInterval: 1s\n")
+	// Measured from before the first start: an upper bound on how long
+	// either replica has been running jobs.
+	start := time.Now()
+	first := startServe(t, []string{"--config", cfg}, env) // migrates and bootstraps
+	second := startServe(t, []string{"--config", cfg}, env)
+	time.Sleep(5 * time.Second)
+	admin := devToken(t, "admin")
+	type job struct {
+		Name    string `json:"name"`
+		Runs    int64  `json:"runs"`
+		Skipped int64  `json:"skipped"`
+	}
+	var runs, skipped int64
+	for i, s := range []*testServer{first, second} {
+		var js []job
+		if code := call(t, plain, "GET", "http://"+s.addrs.App+"/v0/admin/jobs", admin, "", &js); code != http.StatusOK {
+			t.Fatalf("replica %d: GET /v0/admin/jobs = %d", i, code)
+		}
+		found := false
+		for _, j := range js {
+			if j.Name == "expire-transfers" {
+				found = true
+				runs += j.Runs
+				skipped += j.Skipped
+			}
+		}
+		if !found {
+			t.Errorf("replica %d lists no expire-transfers job: %+v", i, js)
+		}
+	}
+	elapsed := time.Since(start)
+	bound := int64(elapsed/(900*time.Millisecond)) + 2
+	if runs < 1 || runs > bound || skipped == 0 {
+		t.Errorf("expire-transfers ran %d times across two replicas in %s (want 1..%d) and was skipped %d times (want > 0)",
+			runs, elapsed, bound, skipped)
+	}
 }
