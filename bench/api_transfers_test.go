@@ -77,12 +77,13 @@ func BenchmarkAPITransfers(b *testing.B) {
 		}
 
 		rate := maxRate / 2
-		lat, failed := g.openLoop(rate, apiLatency)
+		lat, failed, took := g.openLoop(rate, apiLatency)
 		p50, p99 := quantile(lat, 0.50), quantile(lat, 0.99)
 		b.ReportMetric(float64(p50)/1e6, "p50-ms")
 		b.ReportMetric(float64(p99)/1e6, "p99-ms")
 		row(fmt.Sprintf("One-step transfer latency via JSON API at half the max rate (%.0f/s open loop, %s), p50 / p99", rate, apiLatency),
-			ms(p50)+" / "+ms(p99), "", fmt.Sprintf("aim p99 < 20 ms; %d sent, %d failed", len(lat)+failed, failed))
+			ms(p50)+" / "+ms(p99), "", fmt.Sprintf("aim p99 < 20 ms; %d sent, %d failed, the last answered after %s (%.0f/s served)",
+				len(lat)+failed, failed, took.Round(100*time.Millisecond), float64(len(lat))/took.Seconds()))
 	}
 	if n := g.failed.Load(); n > 0 {
 		b.Logf("%d sends failed; first: %s", n, g.firstErr())
@@ -200,8 +201,9 @@ func (g *sendLoad) closedLoop(clients int, d time.Duration) float64 {
 // openLoop sends at a fixed arrival rate for d, whatever the answers'
 // pace, and returns the sorted latencies of the accepted sends, each from
 // its scheduled start (so a stalled server is not hidden by sending
-// less), and the number that failed.
-func (g *sendLoad) openLoop(rate float64, d time.Duration) ([]time.Duration, int) {
+// less), the number that failed, and the time until the last answer
+// (longer than d when the server fell behind).
+func (g *sendLoad) openLoop(rate float64, d time.Duration) ([]time.Duration, int, time.Duration) {
 	n := len(g.senders)
 	total := int(rate * d.Seconds())
 	interval := time.Duration(float64(time.Second) / rate)
@@ -220,6 +222,7 @@ func (g *sendLoad) openLoop(rate float64, d time.Duration) ([]time.Duration, int
 		}()
 	}
 	wg.Wait()
+	took := time.Since(start)
 	var out []time.Duration
 	failed := 0
 	for i := range total {
@@ -230,5 +233,5 @@ func (g *sendLoad) openLoop(rate float64, d time.Duration) ([]time.Duration, int
 		}
 	}
 	slices.Sort(out)
-	return out, failed
+	return out, failed, took
 }
