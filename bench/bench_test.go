@@ -200,26 +200,3 @@ func rssKiB(pid int) int {
 	}
 	return 0
 }
-
-// BenchmarkZWriteResults writes bench/results.md from the rows above; its
-// name sorts it last.
-func BenchmarkZWriteResults(b *testing.B) {
-	results.Lock()
-	defer results.Unlock()
-	var sb strings.Builder
-	sb.WriteString("# Benchmark results\n\n")
-	fmt.Fprintf(&sb, "Run %s on %s (`make bench`). Same-run references; medians where repeated.\n\n", time.Now().UTC().Format(time.RFC3339), hostInfo())
-	sb.WriteString("| metric | ccwallet | reference (same run) | note |\n|---|---|---|---|\n")
-	for _, r := range results.rows {
-		fmt.Fprintf(&sb, "| %s | %s | %s | %s |\n", r[0], r[1], r[2], r[3])
-	}
-	fmt.Print(sb.String())
-	if err := os.WriteFile("results.md", []byte(sb.String()), 0o644); err != nil {
-		b.Fatal(err)
-	}
-}
-
-func hostInfo() string {
-	out, _ := exec.Command("nproc").Output()
-	return strings.TrimSpace(string(out)) + " cores"
-}

@@ -42,14 +42,11 @@ func (h *Handler) uiHomeLive(w http.ResponseWriter, r *http.Request, s *web.Sess
 }
 
 func (h *Handler) homeModel(ctx context.Context, s *web.Session, party coin.PartyID) (views.Home, error) {
-	b, err := h.l.Balance(ctx, party)
+	b, hs, err := h.l.BalanceAndHoldings(ctx, party)
 	if err != nil {
 		return views.Home{}, err
 	}
-	hs, round, err := h.l.Holdings(ctx, party)
-	if err != nil {
-		return views.Home{}, err
-	}
+	round := b.Round
 	p := h.page(s, "Wallet", "home")
 	p.Events = "/events"
 	m := views.Home{

@@ -3,6 +3,7 @@ package ledger
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"time"
 
@@ -114,6 +115,10 @@ func (l *Ledger) Balance(ctx context.Context, party coin.PartyID) (Balance, erro
 	if err != nil {
 		return Balance{}, err
 	}
+	return balanceOf(r, hs), nil
+}
+
+func balanceOf(r *store.Round, hs []store.Holding) Balance {
 	b := Balance{Round: r.Number, Price: r.Price}
 	for _, h := range hs {
 		fee := HoldingFee(h.Amount, h.Rate, h.CreatedRound, r.Number)
@@ -127,7 +132,36 @@ func (l *Ledger) Balance(ctx context.Context, party coin.PartyID) (Balance, erro
 		b.HoldingFees = b.HoldingFees.Add(fee)
 		b.Count++
 	}
-	return b, nil
+	return b
+}
+
+// BalanceAndHoldings is Balance and Holdings from one read of the party's
+// holdings, without loading their contracts (each Contract carries only
+// its ID): the wallet's home page needs no payloads, and loading a
+// thousand of them cost more than the rest of the page.
+func (l *Ledger) BalanceAndHoldings(ctx context.Context, party coin.PartyID) (Balance, []HoldingView, error) {
+	r, err := store.LatestRound(ctx, l.db)
+	if err != nil {
+		return Balance{}, nil, err
+	}
+	hs, err := store.HoldingsByOwner(ctx, l.db, party)
+	if err != nil {
+		return Balance{}, nil, err
+	}
+	views := make([]HoldingView, len(hs))
+	order := make([]int, len(hs))
+	for i, h := range hs {
+		views[i] = l.holdingView(h, r.Number)
+		views[i].Contract.ContractID = h.ContractID
+		order[i] = i
+	}
+	// Largest first, as Holdings; sorting indexes, not the wide views.
+	slices.SortStableFunc(order, func(i, j int) int { return views[j].Effective.Cmp(views[i].Effective) })
+	out := make([]HoldingView, len(hs))
+	for k, i := range order {
+		out[k] = views[i]
+	}
+	return balanceOf(r, hs), out, nil
 }
 
 // Candidate is a holding offered to coin selection, valued at a round.

@@ -396,13 +396,9 @@ func (l *Ledger) SendPreapproved(ctx context.Context, s PreapprovalSend) (*Trans
 				return err
 			}
 		}
-		if _, err := l.validPreapproval(ctx, tx, s.Receiver); err != nil {
-			return err
-		}
-		if err := l.lockParties(ctx, tx, s.Sender); err != nil {
-			return err
-		}
-		t, err := l.beginTxn(ctx, tx, "transfer-preapproval-send")
+		// The receiver's preapproval is checked by sendPreapproved; the
+		// sender's lock is taken with the offset, in one round trip.
+		t, err := l.beginLocked(ctx, tx, "transfer-preapproval-send", s.Sender)
 		if err != nil {
 			return err
 		}

@@ -1,0 +1,237 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/ccwallet/ccwallet/ledger/coin"
+	"github.com/ccwallet/ccwallet/ledger/ledgertest"
+)
+
+// apiRun is how long one throughput run lasts; apiRuns runs of each client
+// count give the median, interleaved with pgbench runs of as many clients
+// so both see the same share of the shared machine.
+const (
+	apiRun     = 5 * time.Second
+	apiRuns    = 3
+	apiLatency = 10 * time.Second
+	apiParties = 128
+)
+
+// BenchmarkAPITransfers: one-step preapproved transfers per second through
+// the JSON API (POST /v0/wallet/transfer-preapproval/send with a
+// deduplication id, real JWTs, loopback HTTP, the full router) with 8 and
+// 32 closed-loop clients on Postgres, beside pgbench TPC-B with as many
+// clients on the same private cluster in the same run; then p50/p99
+// latency at a fixed open-loop arrival rate of half the measured maximum.
+func BenchmarkAPITransfers(b *testing.B) {
+	ctx := context.Background()
+	c := ledgertest.Cluster(b)
+	pgURL, drop, err := c.CloneDB(ctx, "template1")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer drop()
+	if out, err := c.Command(ctx, "pgbench", "-i", "-q", "-s", "10", pgURL).CombinedOutput(); err != nil {
+		b.Fatalf("pgbench -i: %v\n%s", err, out)
+	}
+	pgbench := func(clients int) float64 {
+		out, err := c.Command(ctx, "pgbench", "-c", strconv.Itoa(clients), "-j", "2", "-T", strconv.Itoa(int(apiRun.Seconds())), pgURL).CombinedOutput()
+		if err != nil {
+			b.Fatalf("pgbench: %v\n%s", err, out)
+		}
+		return parseTPS(string(out))
+	}
+
+	e := newHTTPEnv(b)
+	g := newSendLoad(b, e, apiParties)
+	b.ResetTimer()
+	for b.Loop() {
+		g.closedLoop(8, time.Second) // warm up connections and caches
+		ours := map[int][]float64{}
+		pg := map[int][]float64{}
+		for range apiRuns {
+			for _, clients := range []int{8, 32} {
+				pg[clients] = append(pg[clients], pgbench(clients))
+				ours[clients] = append(ours[clients], g.closedLoop(clients, apiRun))
+			}
+		}
+		maxRate := 0.0
+		for _, clients := range []int{8, 32} {
+			o, p := median(ours[clients]), median(pg[clients])
+			maxRate = max(maxRate, o)
+			b.ReportMetric(o, fmt.Sprintf("transfers/s-%dc", clients))
+			b.ReportMetric(p, fmt.Sprintf("pgbench-tps-%dc", clients))
+			row(fmt.Sprintf("One-step transfers via JSON API, Postgres, %d clients (transfers/s, median of %d × %s)", clients, apiRuns, apiRun),
+				fmt.Sprintf("%.0f", o), fmt.Sprintf("pgbench TPC-B %d clients: %.0f tps", clients, p),
+				fmt.Sprintf("ratio %.2f (aim ≥ 0.5); runs %s", o/p, fmtRates(ours[clients])))
+		}
+
+		rate := maxRate / 2
+		lat, failed, took := g.openLoop(rate, apiLatency)
+		p50, p99 := quantile(lat, 0.50), quantile(lat, 0.99)
+		b.ReportMetric(float64(p50)/1e6, "p50-ms")
+		b.ReportMetric(float64(p99)/1e6, "p99-ms")
+		row(fmt.Sprintf("One-step transfer latency via JSON API at half the max rate (%.0f/s open loop, %s), p50 / p99", rate, apiLatency),
+			ms(p50)+" / "+ms(p99), "", fmt.Sprintf("aim p99 < 20 ms; %d sent, %d failed, the last answered after %s (%.0f/s served)",
+				len(lat)+failed, failed, took.Round(100*time.Millisecond), float64(len(lat))/took.Seconds()))
+	}
+	if n := g.failed.Load(); n > 0 {
+		b.Logf("%d sends failed; first: %s", n, g.firstErr())
+	}
+}
+
+func fmtRates(xs []float64) string {
+	s := make([]string, len(xs))
+	for i, x := range xs {
+		s[i] = fmt.Sprintf("%.0f", x)
+	}
+	return strings.Join(s, ", ")
+}
+
+// sendLoad is the load generator: senders with coin and a token each,
+// receivers with preapprovals, and a counter for unique deduplication ids.
+// Senders never receive, so each keeps a few large holdings (its change),
+// as the merge automation keeps a steady wallet; the receivers' holdings
+// pile up instead, which no send reads.
+type sendLoad struct {
+	b         testing.TB
+	e         *httpEnv
+	senders   []coin.PartyID
+	tokens    []string
+	receivers []coin.PartyID
+	seq       atomic.Int64
+	failed    atomic.Int64
+
+	mu    sync.Mutex
+	first string
+}
+
+func newSendLoad(b testing.TB, e *httpEnv, parties int) *sendLoad {
+	ctx := context.Background()
+	g := &sendLoad{b: b, e: e}
+	for i := range parties {
+		name := fmt.Sprintf("sender-%03d", i)
+		p, err := e.l.Onboard(ctx, name, "")
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := e.l.MintBulk(ctx, p, []coin.Amount{coin.MustParse("1000"), coin.MustParse("1000"), coin.MustParse("1000")}); err != nil {
+			b.Fatal(err)
+		}
+		g.senders = append(g.senders, p)
+		g.tokens = append(g.tokens, e.token(name))
+
+		r, err := e.l.Onboard(ctx, fmt.Sprintf("receiver-%03d", i), "")
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, _, err := e.l.CreatePreapproval(ctx, r); err != nil {
+			b.Fatal(err)
+		}
+		g.receivers = append(g.receivers, r)
+	}
+	return g
+}
+
+// send posts one preapproved transfer from sender s to receiver r and
+// reports whether it was accepted (200).
+func (g *sendLoad) send(s, r int) bool {
+	body := fmt.Sprintf(`{"receiver_party_id":%q,"amount":"1.5","deduplication_id":"bench-%d"}`, g.receivers[r], g.seq.Add(1))
+	req, err := http.NewRequest(http.MethodPost, g.e.srv.URL+"/v0/wallet/transfer-preapproval/send", strings.NewReader(body))
+	if err != nil {
+		g.b.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+g.tokens[s])
+	req.Header.Set("Content-Type", "application/json")
+	status, resp, err := g.e.do(req)
+	if err == nil && status == http.StatusOK {
+		return true
+	}
+	g.failed.Add(1)
+	g.mu.Lock()
+	if g.first == "" {
+		g.first = fmt.Sprintf("status %d, %v: %s", status, err, resp)
+	}
+	g.mu.Unlock()
+	return false
+}
+
+func (g *sendLoad) firstErr() string {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.first
+}
+
+// closedLoop runs clients that each send as fast as answers come back for
+// d; each client sends from its own senders (a wallet's users act for
+// themselves) to any receiver. It returns accepted transfers per second.
+func (g *sendLoad) closedLoop(clients int, d time.Duration) float64 {
+	n := len(g.senders)
+	var ok atomic.Int64
+	var wg sync.WaitGroup
+	t0 := time.Now()
+	deadline := t0.Add(d)
+	for c := range clients {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			rng := rand.New(rand.NewPCG(uint64(c), uint64(g.seq.Load())))
+			for i := 0; time.Now().Before(deadline); i++ {
+				s := c + clients*(i%(n/clients))
+				if g.send(s, rng.IntN(n)) {
+					ok.Add(1)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	return float64(ok.Load()) / time.Since(t0).Seconds()
+}
+
+// openLoop sends at a fixed arrival rate for d, whatever the answers'
+// pace, and returns the sorted latencies of the accepted sends, each from
+// its scheduled start (so a stalled server is not hidden by sending
+// less), the number that failed, and the time until the last answer
+// (longer than d when the server fell behind).
+func (g *sendLoad) openLoop(rate float64, d time.Duration) ([]time.Duration, int, time.Duration) {
+	n := len(g.senders)
+	total := int(rate * d.Seconds())
+	interval := time.Duration(float64(time.Second) / rate)
+	lat := make([]time.Duration, total)
+	okAt := make([]bool, total)
+	var wg sync.WaitGroup
+	start := time.Now()
+	for i := range total {
+		at := start.Add(time.Duration(i) * interval)
+		time.Sleep(time.Until(at))
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			okAt[i] = g.send(i%n, (i*7919)%n)
+			lat[i] = time.Since(at)
+		}()
+	}
+	wg.Wait()
+	took := time.Since(start)
+	var out []time.Duration
+	failed := 0
+	for i := range total {
+		if okAt[i] {
+			out = append(out, lat[i])
+		} else {
+			failed++
+		}
+	}
+	slices.Sort(out)
+	return out, failed, took
+}
