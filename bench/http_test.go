@@ -5,7 +5,6 @@ import (
 	"crypto"
 	"crypto/ed25519"
 	"crypto/rand"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -62,7 +61,7 @@ func newHTTPEnv(b testing.TB) *httpEnv {
 		b.Fatal(err)
 	}
 	// Sessions live in the database, as cmd/ccwallet keeps them.
-	sessions, err := web.NewSessions(web.SessionConfig{Secret: web.DevSessionSecret, Store: sessionStore{l}})
+	sessions, err := web.NewSessions(web.SessionConfig{Secret: web.DevSessionSecret, Store: handlers.SessionStore(l)})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -176,35 +175,4 @@ func sameOriginAssets(page string) []string {
 		}
 	}
 	return out
-}
-
-// sessionStore keeps the web wallet's sessions in the ledger's database,
-// as cmd/ccwallet's adapter of the same name does.
-type sessionStore struct{ l *ledger.Ledger }
-
-func (s sessionStore) PutSession(ctx context.Context, w web.Session) error {
-	return s.l.PutWebSession(ctx, ledger.WebSession{ID: w.ID, User: w.User, CSRF: w.CSRF, IDToken: w.IDToken, Created: w.Created, Seen: w.Seen})
-}
-
-func (s sessionStore) GetSession(ctx context.Context, id string) (web.Session, error) {
-	w, err := s.l.WebSession(ctx, id)
-	if errors.Is(err, ledger.ErrNotFound) {
-		return web.Session{}, web.ErrNoSession
-	}
-	if err != nil {
-		return web.Session{}, err
-	}
-	return web.Session{ID: w.ID, User: w.User, CSRF: w.CSRF, IDToken: w.IDToken, Created: w.Created, Seen: w.Seen}, nil
-}
-
-func (s sessionStore) TouchSession(ctx context.Context, id string, seen time.Time) error {
-	return s.l.TouchWebSession(ctx, id, seen)
-}
-
-func (s sessionStore) DeleteSession(ctx context.Context, id string) error {
-	return s.l.DeleteWebSession(ctx, id)
-}
-
-func (s sessionStore) PruneSessions(ctx context.Context, idleBefore, createdBefore time.Time) error {
-	return s.l.PruneWebSessions(ctx, idleBefore, createdBefore)
 }

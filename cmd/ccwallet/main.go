@@ -446,7 +446,7 @@ func serve(ctx context.Context, args []string, env envVars, stdout, stderr io.Wr
 	// provider; see ui.go)
 	var appHandler http.Handler
 	if cfg.WalletEnabled() {
-		ui, err := newUI(ctx, cfg, env.get, strings.TrimSuffix(url, "/"), sessionStore{l}, log)
+		ui, err := newUI(ctx, cfg, env.get, strings.TrimSuffix(url, "/"), handlers.SessionStore(l), log)
 		if err != nil {
 			return err
 		}

@@ -1,9 +1,10 @@
-package main
+package handlers_test
 
 import (
 	"net/http/httptest"
 	"testing"
 
+	"github.com/ccwallet/ccwallet/handlers"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
 	"github.com/ccwallet/ccwallet/web"
 )
@@ -16,11 +17,11 @@ func TestSessionsSharedAcrossReplicas(t *testing.T) {
 		t.Run(ledgertest.Name(e), func(t *testing.T) {
 			l := ledgertest.New(t, e)
 			secret := "0123456789abcdef0123456789abcdef-test"
-			a, err := web.NewSessions(web.SessionConfig{Secret: secret, Store: sessionStore{l}})
+			a, err := web.NewSessions(web.SessionConfig{Secret: secret, Store: handlers.SessionStore(l)})
 			if err != nil {
 				t.Fatal(err)
 			}
-			b, err := web.NewSessions(web.SessionConfig{Secret: secret, Store: sessionStore{l}})
+			b, err := web.NewSessions(web.SessionConfig{Secret: secret, Store: handlers.SessionStore(l)})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -1,4 +1,4 @@
-package main
+package handlers
 
 import (
 	"context"
@@ -9,9 +9,11 @@ import (
 	"github.com/ccwallet/ccwallet/web"
 )
 
-// sessionStore keeps the web wallet's live sessions in the database, so
+// SessionStore keeps the web wallet's live sessions in the database, so
 // every replica honours a login and a logout. It adapts the ledger's
 // session rows to web.SessionStore (web imports nothing of ours).
+func SessionStore(l *ledger.Ledger) web.SessionStore { return sessionStore{l} }
+
 type sessionStore struct{ l *ledger.Ledger }
 
 func (s sessionStore) PutSession(ctx context.Context, w web.Session) error {
