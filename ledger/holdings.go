@@ -147,14 +147,15 @@ func (b *Balance) add(eff, fee coin.Amount, locked bool) {
 
 // BalanceAndHoldings is Balance and Holdings from one read of the party's
 // holdings, without loading their contracts (each Contract carries only
-// its ID): the wallet's home page needs no payloads, and loading a
-// thousand of them cost more than the rest of the page.
+// its ID) or lock details (LockExpiresAt is zero): the wallet's home page
+// needs neither, and loading a thousand payloads cost more than the rest
+// of the page.
 func (l *Ledger) BalanceAndHoldings(ctx context.Context, party coin.PartyID) (Balance, []HoldingView, error) {
 	r, err := store.LatestRound(ctx, l.db)
 	if err != nil {
 		return Balance{}, nil, err
 	}
-	hs, err := store.HoldingsByOwner(ctx, l.db, party)
+	hs, err := store.HoldingValuesByOwner(ctx, l.db, party)
 	if err != nil {
 		return Balance{}, nil, err
 	}
