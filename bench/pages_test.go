@@ -1,8 +1,11 @@
 package bench
 
 import (
+	"bytes"
+	"compress/gzip"
 	"context"
 	"fmt"
+	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -16,9 +19,11 @@ import (
 const pageRequests = 200
 
 // BenchmarkHomePage: server time to render the home page (GET / through
-// the web wallet's session) for a user with 1,000 holdings and 100,000
-// history rows on Postgres, and the bytes of a first visit: the home HTML
-// and every same-origin stylesheet and script it references.
+// the web wallet's session, compressed as the client accepts gzip, as a
+// browser does) for a user with 1,000 holdings and 100,000 history rows on
+// Postgres, and the bytes of a first visit: the home HTML and every
+// same-origin stylesheet and script it references, as transferred with
+// Accept-Encoding: gzip and, for reference, uncompressed.
 func BenchmarkHomePage(b *testing.B) {
 	ctx := context.Background()
 	e := newHTTPEnv(b)
@@ -78,38 +83,70 @@ func BenchmarkHomePage(b *testing.B) {
 		row(fmt.Sprintf("Home page render, %d holdings + 100,000 history rows, Postgres (server time p50 of %d)", bal.Count, pageRequests),
 			ms(p50), "", fmt.Sprintf("aim p50 < 5 ms; p99 %s", ms(p99)))
 
-		total, htmlBytes := firstVisit(b, e, cookie)
-		freshTotal, freshHTML := firstVisit(b, e, freshCookie)
-		b.ReportMetric(float64(total)/1024, "first-visit-KiB")
-		row(fmt.Sprintf("First visit bytes, home HTML + same-origin CSS/JS, %d holdings (uncompressed)", bal.Count),
-			kib(total), "", fmt.Sprintf("aim < 100 KB; HTML %s, assets %s; a user with 1 holding: %s (HTML %s)",
-				kib(htmlBytes), kib(total-htmlBytes), kib(freshTotal), kib(freshHTML)))
+		gz := firstVisit(b, e, cookie, "gzip")
+		plain := firstVisit(b, e, cookie, "identity")
+		freshGz := firstVisit(b, e, freshCookie, "gzip")
+		freshPlain := firstVisit(b, e, freshCookie, "identity")
+		b.ReportMetric(float64(gz.total)/1024, "first-visit-KiB")
+		b.ReportMetric(float64(plain.total)/1024, "first-visit-plain-KiB")
+		row(fmt.Sprintf("First visit bytes, home HTML + same-origin CSS/JS, %d holdings (Accept-Encoding: gzip)", bal.Count),
+			kib(gz.total), "", fmt.Sprintf("aim < 100 KB; HTML %s, assets %s; uncompressed %s (HTML %s); a user with 1 holding: %s gzip, %s uncompressed",
+				kib(gz.html), kib(gz.total-gz.html), kib(plain.total), kib(plain.html), kib(freshGz.total), kib(freshPlain.total)))
 	}
 }
 
+// visitBytes is what a first visit transferred: the bodies of all
+// responses and of the HTML alone, as sent (compressed when asked for).
+type visitBytes struct{ total, html int }
+
 // firstVisit fetches the home page and every same-origin stylesheet and
-// script it references, as a browser with an empty cache does, and
-// returns the body bytes of all and of the HTML alone.
-func firstVisit(b *testing.B, e *httpEnv, cookie *http.Cookie) (total, html int) {
-	get := func(path string) []byte {
+// script it references, as a browser with an empty cache does, sending
+// acceptEncoding ("gzip" as browsers do, "identity" for none), and
+// returns the body bytes as they came over the wire. Setting the header
+// by hand keeps the client from decompressing, so len(body) is what was
+// transferred.
+func firstVisit(b *testing.B, e *httpEnv, cookie *http.Cookie, acceptEncoding string) visitBytes {
+	get := func(path string) (wire, plain []byte) {
 		req, _ := http.NewRequest(http.MethodGet, e.srv.URL+path, nil)
 		req.AddCookie(cookie)
-		status, body, err := e.do(req)
-		if err != nil || status != http.StatusOK {
-			b.Fatalf("GET %s = %d, %v", path, status, err)
+		req.Header.Set("Accept-Encoding", acceptEncoding)
+		res, err := e.client.Do(req)
+		if err != nil {
+			b.Fatalf("GET %s: %v", path, err)
 		}
-		return body
+		defer res.Body.Close()
+		wire, err = io.ReadAll(res.Body)
+		if err != nil || res.StatusCode != http.StatusOK {
+			b.Fatalf("GET %s = %d, %v", path, res.StatusCode, err)
+		}
+		switch ce := res.Header.Get("Content-Encoding"); ce {
+		case "":
+			return wire, wire
+		case "gzip":
+			zr, err := gzip.NewReader(bytes.NewReader(wire))
+			if err == nil {
+				plain, err = io.ReadAll(zr)
+			}
+			if err != nil {
+				b.Fatalf("GET %s: gunzip: %v", path, err)
+			}
+			return wire, plain
+		default:
+			b.Fatalf("GET %s with Accept-Encoding %q sent Content-Encoding %q", path, acceptEncoding, ce)
+			return nil, nil
+		}
 	}
-	page := get("/")
-	total, html = len(page), len(page)
-	assets := sameOriginAssets(string(page))
+	page, html := get("/")
+	v := visitBytes{total: len(page), html: len(page)}
+	assets := sameOriginAssets(string(html))
 	if len(assets) == 0 {
-		b.Fatalf("home page references no assets: %.500s", page)
+		b.Fatalf("home page references no assets: %.500s", html)
 	}
 	for _, a := range assets {
-		total += len(get(a))
+		wire, _ := get(a)
+		v.total += len(wire)
 	}
-	return total, html
+	return v
 }
 
 func kib(n int) string { return fmt.Sprintf("%.1f KB", float64(n)/1000) }

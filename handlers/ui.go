@@ -96,6 +96,7 @@ func (h *Handler) uiRoutes(mux *http.ServeMux) {
 	handle("GET /onboard", h.session(h.uiOnboardPage))
 	handle("POST /onboard", h.session(h.uiOnboard))
 	handle("GET /home/live", h.session(h.onboarded(h.uiHomeLive)))
+	handle("GET /holdings", h.session(h.onboarded(h.uiHoldings)))
 	handle("POST /tap", h.session(h.onboarded(h.uiTap)))
 	handle("GET /history", h.session(h.onboarded(h.uiHistory)))
 	handle("GET /history.csv", h.session(h.onboarded(h.uiHistoryCSV)))
@@ -197,7 +198,7 @@ func redirect(w http.ResponseWriter, r *http.Request, to string) {
 func render(w http.ResponseWriter, r *http.Request, status int, c templ.Component) error {
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.Header().Set("Cache-Control", "no-store")
-	w.Header().Set("Vary", "HX-Request")
+	w.Header().Add("Vary", "HX-Request") // beside web.Compress's Accept-Encoding
 	w.WriteHeader(status)
 	return c.Render(r.Context(), w)
 }

@@ -3,6 +3,7 @@ package handlers
 import (
 	"context"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
@@ -61,27 +62,107 @@ func (h *Handler) homeModel(ctx context.Context, s *web.Session, party coin.Part
 	}
 	rules := h.l.Rules()
 	roundsPerDay := int64(24 * time.Hour / rules.TickDuration)
-	riskRounds := coin.Round(dustRiskWithin / rules.TickDuration)
+	risk := atRisk(round, rules.TickDuration)
 	feePerRound := coin.Zero
 	for _, hv := range hs {
-		row := views.HoldingRow{
-			ContractID: string(hv.Contract.ContractID), Amount: hv.Effective.String(), Initial: hv.Initial.String(),
-			CreatedRound: int64(hv.CreatedRound), AccruedFee: hv.AccruedFee.String(), ExpiresRound: int64(hv.ExpiresAtRound),
-			Locked: hv.Locked,
-		}
-		if hv.ExpiresAtRound > 0 && hv.ExpiresAtRound-round <= riskRounds {
-			row.DustRisk = true
+		if risk(hv) {
 			m.Health.DustRisk++
 		}
 		if hv.Effective.IsPositive() {
 			feePerRound = feePerRound.Add(hv.RatePerRound)
 		}
-		m.Holdings = append(m.Holdings, row)
 	}
 	m.Health.Count = len(hs)
 	m.Health.Fragmented = len(hs) > fragmentedAbove
 	m.Health.FeePerDay = feePerRound.MulInt(roundsPerDay).String()
+
+	// The table lists at most homeHoldings: every one at risk of expiry
+	// (small, so last by size, and the ones the user must see), then the
+	// largest to fill up, all in the usual largest-first order. The
+	// holdings page lists them all.
+	riskSlots := min(m.Health.DustRisk, homeHoldings)
+	otherSlots := homeHoldings - riskSlots
+	m.Holdings = make([]views.HoldingRow, 0, min(len(hs), homeHoldings))
+	for _, hv := range hs {
+		if len(m.Holdings) == homeHoldings {
+			break
+		}
+		r := risk(hv)
+		switch {
+		case r && riskSlots > 0:
+			riskSlots--
+		case !r && otherSlots > 0:
+			otherSlots--
+		default:
+			continue
+		}
+		m.Holdings = append(m.Holdings, holdingRow(hv, r))
+	}
 	return m, nil
+}
+
+// homeHoldings is how many holdings the home page lists at most; a wallet
+// with thousands of small holdings would otherwise send a table of
+// thousands of rows on every visit.
+const homeHoldings = 100
+
+// holdingsPageSize is how many holdings a page of /holdings lists.
+const holdingsPageSize = 100
+
+// atRisk reports whether a holding, valued at round, becomes dust within
+// dustRiskWithin.
+func atRisk(round coin.Round, tick time.Duration) func(ledger.HoldingView) bool {
+	riskRounds := coin.Round(dustRiskWithin / tick)
+	return func(hv ledger.HoldingView) bool {
+		return hv.ExpiresAtRound > 0 && hv.ExpiresAtRound-round <= riskRounds
+	}
+}
+
+func holdingRow(hv ledger.HoldingView, risk bool) views.HoldingRow {
+	return views.HoldingRow{
+		ContractID: string(hv.Contract.ContractID), Amount: hv.Effective.String(), Initial: hv.Initial.String(),
+		CreatedRound: int64(hv.CreatedRound), AccruedFee: hv.AccruedFee.String(), ExpiresRound: int64(hv.ExpiresAtRound),
+		Locked: hv.Locked, DustRisk: risk,
+	}
+}
+
+// uiHoldings serves GET /holdings?page=N: all of the user's holdings,
+// largest first, holdingsPageSize a page (the home page lists only the
+// largest). A page past the end shows the last one.
+func (h *Handler) uiHoldings(w http.ResponseWriter, r *http.Request, s *web.Session) error {
+	page := 1
+	if v := r.URL.Query().Get("page"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 {
+			return badRequest("page: must be a whole number from 1")
+		}
+		page = n
+	}
+	b, hs, err := h.l.BalanceAndHoldings(r.Context(), uiParty(r))
+	if err != nil {
+		return err
+	}
+	risk := atRisk(b.Round, h.l.Rules().TickDuration)
+	m := views.Holdings{Page: h.page(s, "Holdings", "home"), Total: len(hs)}
+	for _, hv := range hs {
+		if risk(hv) {
+			m.DustRisk++
+		}
+	}
+	last := max(1, (len(hs)+holdingsPageSize-1)/holdingsPageSize)
+	page = min(page, last)
+	from, to := (page-1)*holdingsPageSize, min(page*holdingsPageSize, len(hs))
+	for _, hv := range hs[from:to] {
+		m.Rows = append(m.Rows, holdingRow(hv, risk(hv)))
+	}
+	m.From, m.To = from+1, to
+	if page > 1 {
+		m.PrevHref = "/holdings?page=" + strconv.Itoa(page-1)
+	}
+	if page < last {
+		m.NextHref = "/holdings?page=" + strconv.Itoa(page+1)
+	}
+	return render(w, r, http.StatusOK, views.HoldingsPage(m))
 }
 
 // uiTap serves POST /tap (development network): amount in USD, as the

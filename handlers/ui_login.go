@@ -13,14 +13,19 @@ import (
 // uiRoot serves GET /: the landing page when logged out, onboarding for a
 // user without a party, else the home page.
 func (h *Handler) uiRoot(w http.ResponseWriter, r *http.Request) {
-	if _, err := h.ui.Sessions.Load(r); err != nil {
+	s, err := h.ui.Sessions.Load(r)
+	if err != nil {
 		m := views.Landing{Page: views.Page{Title: "Welcome", DevNet: h.l.DevNet()}, DevProvider: h.ui.DevProvider != nil}
 		if err := render(w, r, http.StatusOK, views.LandingPage(m)); err != nil {
 			h.log.DebugContext(r.Context(), "render landing", "err", err)
 		}
 		return
 	}
-	h.session(h.onboarded(h.uiHome)).ServeHTTP(w, r)
+	// As h.session does for a GET, with the session loaded once: each load
+	// is a database read.
+	if err := h.onboarded(h.uiHome)(w, r, s); err != nil {
+		h.uiError(w, r, s, err)
+	}
 }
 
 // uiLogin serves GET /login: it starts the OpenID Connect login.

@@ -1,6 +1,7 @@
 package ledger
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -81,7 +82,12 @@ func (l *Ledger) Holdings(ctx context.Context, party coin.PartyID) ([]HoldingVie
 }
 
 func (l *Ledger) holdingView(h store.Holding, at coin.Round) HoldingView {
-	fee := HoldingFee(h.Amount, h.Rate, h.CreatedRound, at)
+	return holdingViewWithFee(h, HoldingFee(h.Amount, h.Rate, h.CreatedRound, at))
+}
+
+// holdingViewWithFee is the view of h with fee accrued (HoldingFee at the
+// round of the view), for callers that have computed it already.
+func holdingViewWithFee(h store.Holding, fee coin.Amount) HoldingView {
 	exp, _ := ExpiresAt(h.Amount, h.Rate, h.CreatedRound)
 	return HoldingView{
 		Owner: h.Owner, Initial: h.Amount, CreatedRound: h.CreatedRound, RatePerRound: h.Rate,
@@ -122,46 +128,64 @@ func balanceOf(r *store.Round, hs []store.Holding) Balance {
 	b := Balance{Round: r.Number, Price: r.Price}
 	for _, h := range hs {
 		fee := HoldingFee(h.Amount, h.Rate, h.CreatedRound, r.Number)
-		eff := h.Amount.Sub(fee)
-		if h.LockHolder != "" {
-			b.EffectiveLocked = b.EffectiveLocked.Add(eff)
-			b.LockedCount++
-			continue
-		}
-		b.EffectiveUnlocked = b.EffectiveUnlocked.Add(eff)
-		b.HoldingFees = b.HoldingFees.Add(fee)
-		b.Count++
+		b.add(h.Amount.Sub(fee), fee, h.LockHolder != "")
 	}
 	return b
 }
 
+// add counts one holding worth eff, with fee accrued, in the balance.
+func (b *Balance) add(eff, fee coin.Amount, locked bool) {
+	if locked {
+		b.EffectiveLocked = b.EffectiveLocked.Add(eff)
+		b.LockedCount++
+		return
+	}
+	b.EffectiveUnlocked = b.EffectiveUnlocked.Add(eff)
+	b.HoldingFees = b.HoldingFees.Add(fee)
+	b.Count++
+}
+
 // BalanceAndHoldings is Balance and Holdings from one read of the party's
 // holdings, without loading their contracts (each Contract carries only
-// its ID): the wallet's home page needs no payloads, and loading a
-// thousand of them cost more than the rest of the page.
+// its ID) or lock details (LockExpiresAt is zero): the wallet's home page
+// needs neither, and loading a thousand payloads cost more than the rest
+// of the page.
 func (l *Ledger) BalanceAndHoldings(ctx context.Context, party coin.PartyID) (Balance, []HoldingView, error) {
 	r, err := store.LatestRound(ctx, l.db)
 	if err != nil {
 		return Balance{}, nil, err
 	}
-	hs, err := store.HoldingsByOwner(ctx, l.db, party)
+	hs, err := store.HoldingValuesByOwner(ctx, l.db, party)
 	if err != nil {
 		return Balance{}, nil, err
 	}
-	views := make([]HoldingView, len(hs))
+	// Largest first, as Holdings. The sort orders indexes by effective
+	// amount, and builds each (wide) view once, in place; ties keep the
+	// contract ID order HoldingsByOwner returns, as a stable sort would,
+	// with fewer comparisons.
+	fee := make([]coin.Amount, len(hs))
+	eff := make([]coin.Amount, len(hs))
 	order := make([]int, len(hs))
 	for i, h := range hs {
-		views[i] = l.holdingView(h, r.Number)
-		views[i].Contract.ContractID = h.ContractID
+		fee[i] = HoldingFee(h.Amount, h.Rate, h.CreatedRound, r.Number)
+		eff[i] = h.Amount.Sub(fee[i])
 		order[i] = i
 	}
-	// Largest first, as Holdings; sorting indexes, not the wide views.
-	slices.SortStableFunc(order, func(i, j int) int { return views[j].Effective.Cmp(views[i].Effective) })
+	slices.SortFunc(order, func(i, j int) int {
+		if c := eff[j].Cmp(eff[i]); c != 0 {
+			return c
+		}
+		return cmp.Compare(i, j)
+	})
+	b := Balance{Round: r.Number, Price: r.Price}
 	out := make([]HoldingView, len(hs))
 	for k, i := range order {
-		out[k] = views[i]
+		v := &out[k]
+		*v = holdingViewWithFee(hs[i], fee[i])
+		v.Contract.ContractID = hs[i].ContractID
+		b.add(v.Effective, v.AccruedFee, v.Locked)
 	}
-	return balanceOf(r, hs), out, nil
+	return b, out, nil
 }
 
 // Candidate is a holding offered to coin selection, valued at a round.

@@ -122,12 +122,10 @@ func ExpiresAt(initial, rate coin.Amount, created coin.Round) (coin.Round, bool)
 	if rate.IsZero() {
 		return 0, false
 	}
-	// Smallest n with rate*n > initial.
-	n := initial.DivCeil(rate)
-	if rate.MulInt(n).Cmp(initial) <= 0 {
-		n++
-	}
-	return created + coin.Round(n), true
+	// Smallest n with rate*n > initial: one more than the largest n with
+	// rate*n <= initial. (Exact integer division: the home page values
+	// every holding on each visit.)
+	return created + coin.Round(initial.Quo(rate)+1), true
 }
 
 // OutputFee is the fee, in coin, for one output of amount to another party

@@ -46,6 +46,27 @@ func TestHoldingFeeAndDust(t *testing.T) {
 	}
 }
 
+// TestExpiresAtIsFirstDustRound checks ExpiresAt's exact integer
+// division against IsDust over amounts that are, and are just off,
+// whole multiples of the rate.
+func TestExpiresAtIsFirstDustRound(t *testing.T) {
+	tick := coin.MustParse("0.0000000001")
+	for _, rate := range []string{"0.0038051800", "0.0000000001", "0.3", "1", "7.1234567891"} {
+		r := coin.MustParse(rate)
+		for i := int64(0); i < 2000; i += 7 {
+			for _, initial := range []coin.Amount{r.MulInt(i), r.MulInt(i).Add(tick), r.MulInt(i).Sub(tick), coin.MustParse("12.3456789012").MulInt(i)} {
+				if initial.IsNegative() {
+					continue
+				}
+				exp, ok := ExpiresAt(initial, r, 5)
+				if !ok || IsDust(initial, r, 5, exp-1) || !IsDust(initial, r, 5, exp) {
+					t.Fatalf("ExpiresAt(%s, %s) = %d, %v: not the first dust round", initial, r, exp, ok)
+				}
+			}
+		}
+	}
+}
+
 func TestFeesAndTraffic(t *testing.T) {
 	r := DefaultRules()
 	price := r.InitialPriceUSD

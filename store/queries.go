@@ -208,6 +208,22 @@ func HoldingsByOwner(ctx context.Context, db bun.IDB, owner coin.PartyID) ([]Hol
 	return hs, nil
 }
 
+// HoldingValuesByOwner is HoldingsByOwner with only what valuing a
+// holding needs (ID, amount, round, rate, lock holder; Owner is owner): a
+// page that values a thousand holdings on each visit reads less.
+func HoldingValuesByOwner(ctx context.Context, db bun.IDB, owner coin.PartyID) ([]Holding, error) {
+	var hs []Holding
+	err := db.NewSelect().Model(&hs).Column("contract_id", "amount", "created_round", "rate", "lock_holder").
+		Where("owner = ?", owner).Order("contract_id").Scan(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("holdings of %s: %w", owner, Normalize(err))
+	}
+	for i := range hs {
+		hs[i].Owner = owner
+	}
+	return hs, nil
+}
+
 // HoldingsByIDs loads specific live holdings.
 func HoldingsByIDs(ctx context.Context, db bun.IDB, ids []coin.ContractID) ([]Holding, error) {
 	var hs []Holding

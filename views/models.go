@@ -90,12 +90,28 @@ type TapForm struct {
 // Home is the home page.
 type Home struct {
 	Page
-	Party    string
-	Balance  Balance
+	Party   string
+	Balance Balance
+	// Holdings are the holdings listed: all of them, or the largest and
+	// those at risk of expiry when there are more than the page lists
+	// (Health.Count says how many there are).
 	Holdings []HoldingRow
 	Health   UTXOHealth
 	// Tap is nil outside a development network.
 	Tap *TapForm
+}
+
+// Holdings is the page of all holdings, a page at a time.
+type Holdings struct {
+	Page
+	Rows []HoldingRow
+	// Total is the number of holdings; From and To are the 1-based
+	// positions of the first and last row shown.
+	Total, From, To int
+	// DustRisk counts all holdings at risk of expiry.
+	DustRisk int
+	// PrevHref and NextHref are the neighbouring pages ("" for none).
+	PrevHref, NextHref string
 }
 
 // HistoryRow is one history entry.

@@ -65,3 +65,37 @@ func TestPublicPageHasNoUserBits(t *testing.T) {
 		}
 	}
 }
+
+func TestHomePageCappedHoldings(t *testing.T) {
+	m := Home{
+		Page:     Page{Title: "Wallet", User: "alice", CSRF: "tok"},
+		Holdings: []HoldingRow{{Amount: "5.0000000000"}, {Amount: "0.1000000000", DustRisk: true, ExpiresRound: 9}},
+		Health:   UTXOHealth{Count: 150, DustRisk: 1},
+	}
+	got := renderString(t, HomePage(m))
+	for _, want := range []string{`data-testid="holdings-shown"`, "Showing 2 of 150 holdings", "at risk of expiry", `href="/holdings"`} {
+		if !strings.Contains(got, want) {
+			t.Errorf("capped home page lacks %s", want)
+		}
+	}
+	m.Health.Count = 2
+	if got := renderString(t, HomePage(m)); strings.Contains(got, `data-testid="holdings-shown"`) {
+		t.Error("home page with every holding listed says it shows only some")
+	}
+}
+
+func TestHoldingsPage(t *testing.T) {
+	got := renderString(t, HoldingsPage(Holdings{
+		Page: Page{Title: "Holdings", User: "alice", CSRF: "tok"},
+		Rows: []HoldingRow{{Amount: "1.0000000000"}, {Amount: "0.5000000000"}}, Total: 202, From: 101, To: 102,
+		PrevHref: "/holdings?page=1", NextHref: "/holdings?page=3",
+	}))
+	for _, want := range []string{"Holdings 101–102 of 202", `href="/holdings?page=1"`, `href="/holdings?page=3"`, `data-testid="holding-row"`} {
+		if !strings.Contains(got, want) {
+			t.Errorf("holdings page lacks %s", want)
+		}
+	}
+	if n := strings.Count(got, `data-testid="holding-row"`); n != 2 {
+		t.Errorf("%d rows, want 2", n)
+	}
+}

@@ -117,6 +117,14 @@ func (a Amount) DivCeil(b Amount) int64 {
 	return q.Ceil().IntPart()
 }
 
+// Quo returns the integer part of a/b, truncated toward zero: for a ≥ 0
+// and b > 0 the largest n with b*n ≤ a. It is exact and, unlike DivCeil,
+// needs no rounded quotient. b must not be zero.
+func (a Amount) Quo(b Amount) int64 {
+	q, _ := a.d.QuoRem(b.d, 0)
+	return q.IntPart()
+}
+
 // Cmp compares a and b: -1, 0 or +1.
 func (a Amount) Cmp(b Amount) int { return a.d.Cmp(b.d) }
 

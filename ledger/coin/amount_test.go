@@ -74,6 +74,26 @@ func TestArithmeticRounding(t *testing.T) {
 	}
 }
 
+func TestQuo(t *testing.T) {
+	tests := []struct {
+		a, b string
+		want int64
+	}{
+		{"10", "3", 3},
+		{"9", "3", 3},
+		{"0", "0.0038051800", 0},
+		{"1", "0.0038051800", 262},
+		{"0.0000000003", "0.0000000001", 3},
+		{"0.0000000002", "0.0000000003", 0},
+		{"-7", "2", -3},
+	}
+	for _, tt := range tests {
+		if got := MustParse(tt.a).Quo(MustParse(tt.b)); got != tt.want {
+			t.Errorf("%s.Quo(%s) = %d, want %d", tt.a, tt.b, got, tt.want)
+		}
+	}
+}
+
 func TestAmountJSONAndSQL(t *testing.T) {
 	a := MustParse("12.5")
 	b, err := json.Marshal(a)
