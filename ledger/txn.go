@@ -30,6 +30,9 @@ type txn struct {
 	spent    []coin.ContractID
 	holdings []store.Holding
 	history  []store.HistoryEntry
+	// coupons and commands are inserted by commit's batch too.
+	coupons  []store.RewardCoupon
+	commands []store.Command
 
 	minted  coin.Amount
 	burned  coin.Amount
@@ -40,7 +43,9 @@ type txn struct {
 }
 
 func (l *Ledger) newTxn(tx bun.Tx, kind string, round *store.Round) *txn {
-	return &txn{l: l, tx: tx, kind: kind, round: round, now: l.now(), started: time.Now()}
+	// The update id is drawn up front so a command record can name it
+	// before commit (it rides commit's batch).
+	return &txn{l: l, tx: tx, kind: kind, round: round, now: l.now(), started: time.Now(), update: "1220" + uuidHex()}
 }
 
 // beginTxn starts a ledger transaction at the latest open round.
@@ -179,7 +184,6 @@ func (t *txn) commit(ctx context.Context) (err error) {
 	if err := store.ArchiveContracts(ctx, t.tx, existing, t.offset); err != nil {
 		return err
 	}
-	t.update = "1220" + uuidHex()
 	u := &store.Update{
 		OffsetID: t.offset, UpdateID: t.update, Kind: t.kind, Submitter: string(t.l.operator), Round: t.round.Number,
 		RecordTime: t.now, Minted: t.minted, Burned: t.burned, TrafficBytes: t.traffic,
@@ -203,6 +207,15 @@ func (t *txn) commit(ctx context.Context) (err error) {
 	}
 	if len(t.history) > 0 {
 		batch = append(batch, t.tx.NewInsert().Model(&t.history))
+	}
+	if len(t.coupons) > 0 {
+		batch = append(batch, t.tx.NewInsert().Model(&t.coupons))
+	}
+	for i := range t.commands {
+		t.commands[i].OffsetID = &t.offset
+	}
+	if len(t.commands) > 0 {
+		batch = append(batch, t.tx.NewInsert().Model(&t.commands))
 	}
 	return store.ExecBatch(ctx, t.tx, batch...)
 }

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"time"
 
@@ -83,4 +84,51 @@ func ArchiveTransferPreapproval(ctx context.Context, db bun.IDB, id coin.Contrac
 		return fmt.Errorf("transfer preapproval %s is archived already: %w", id, ErrStale)
 	}
 	return nil
+}
+
+// PreapprovalSendReads is what a preapproved send reads once its locks are
+// held: the deduplication record of its key, the receiver's unarchived
+// preapproval, and whether that preapproval's provider holds an active
+// contract of the featured-app template.
+type PreapprovalSendReads struct {
+	// CommandAt is when the key was used; zero when it was not.
+	CommandAt   time.Time
+	Preapproval *TransferPreapproval // nil when the receiver has none
+	Featured    bool
+}
+
+// ReadPreapprovalSend loads PreapprovalSendReads in one round trip.
+func ReadPreapprovalSend(ctx context.Context, db bun.IDB, key string, receiver coin.PartyID, featuredTemplate string) (*PreapprovalSendReads, error) {
+	var row struct {
+		CommandAt     bun.NullTime   `bun:"command_at"`
+		ContractID    sql.NullString `bun:"contract_id"`
+		Receiver      sql.NullString `bun:"receiver"`
+		Provider      sql.NullString `bun:"provider"`
+		ValidFrom     bun.NullTime   `bun:"valid_from"`
+		LastRenewedAt bun.NullTime   `bun:"last_renewed_at"`
+		ExpiresAt     bun.NullTime   `bun:"expires_at"`
+		Featured      bool           `bun:"featured"`
+	}
+	// The one-row base keeps a row when neither the command nor the
+	// preapproval exists; the receiver has at most one unarchived
+	// preapproval (unique index) and a key at most one command.
+	err := db.NewRaw(`SELECT c.created_at AS command_at, p.contract_id, p.receiver, p.provider, p.valid_from,
+	p.last_renewed_at, p.expires_at, (p.contract_id IS NOT NULL AND EXISTS (SELECT 1 FROM contracts AS f
+	WHERE f.template_id = ? AND f.archived_offset IS NULL AND f.stakeholders LIKE '% ' || p.provider || ' %')) AS featured
+FROM (SELECT 1 AS one) AS base
+LEFT JOIN commands AS c ON c.dedup_key = ?
+LEFT JOIN transfer_preapprovals AS p ON p.receiver = ? AND p.archived_at IS NULL`,
+		featuredTemplate, key, receiver).Scan(ctx, &row)
+	if err != nil {
+		return nil, fmt.Errorf("read preapproval send %s: %w", key, Normalize(err))
+	}
+	out := &PreapprovalSendReads{CommandAt: row.CommandAt.Time, Featured: row.Featured}
+	if row.ContractID.Valid {
+		out.Preapproval = &TransferPreapproval{
+			ContractID: coin.ContractID(row.ContractID.String), Receiver: coin.PartyID(row.Receiver.String),
+			Provider: coin.PartyID(row.Provider.String), ValidFrom: row.ValidFrom.Time,
+			LastRenewedAt: row.LastRenewedAt.Time, ExpiresAt: row.ExpiresAt.Time,
+		}
+	}
+	return out, nil
 }

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"strings"
 	"time"
@@ -425,6 +426,42 @@ func (db *DB) BeginUpdate(ctx context.Context, tx bun.IDB, lockKeys ...string) (
 		return nil, 0, fmt.Errorf("begin update: %w", Normalize(err))
 	}
 	return &row.Round, row.Next, nil
+}
+
+// BeginClaim is BeginUpdate for a command with a deduplication key: in the
+// same round trip it first tries the transaction-scoped lock on claimKey
+// without waiting (Postgres). When another transaction holds that key it
+// returns claimed false, having taken neither lockKeys nor an offset, so
+// a concurrent duplicate is answered at once instead of queuing. The
+// command's stored result must be read by a later statement: this one's
+// snapshot predates its locks.
+func (db *DB) BeginClaim(ctx context.Context, tx bun.IDB, claimKey string, lockKeys ...string) (*Round, int64, bool, error) {
+	if db.Engine != Postgres {
+		r, next, err := db.BeginUpdate(ctx, tx, lockKeys...)
+		return r, next, err == nil, err
+	}
+	var row struct {
+		Round
+		Next sql.NullInt64 `bun:"next_offset"`
+	}
+	next := "nextval(pg_get_serial_sequence('updates', 'offset_id'))"
+	args := []any{claimKey}
+	if len(lockKeys) > 0 {
+		locks := make([]string, len(lockKeys))
+		for i, k := range lockKeys {
+			locks[i] = "pg_advisory_xact_lock(hashtextextended(?, 0))"
+			args = append(args, k)
+		}
+		next = "(SELECT " + next + " FROM (SELECT " + strings.Join(locks, ", ") + ") AS locks)"
+	}
+	// CASE evaluates its branch only when the try-lock succeeded.
+	expr := "CASE WHEN pg_try_advisory_xact_lock(hashtextextended(?, 0)) THEN " + next + " END AS next_offset"
+	q := tx.NewSelect().Model(&row.Round).ColumnExpr("round.*").ColumnExpr(expr, args...)
+	err := q.Where("closed_at IS NULL").Order("number DESC").Limit(1).Scan(ctx, &row)
+	if err != nil {
+		return nil, 0, false, fmt.Errorf("begin update: %w", Normalize(err))
+	}
+	return &row.Round, row.Next.Int64, row.Next.Valid, nil
 }
 
 // ExecBatch runs several statements in one round trip. The statements are
