@@ -408,6 +408,7 @@ func (l *Ledger) SendPreapproved(ctx context.Context, s PreapprovalSend) (*Trans
 		if p == nil || !l.now().Before(p.ExpiresAt) {
 			return invalid("receiver_party_id", "%s has no valid transfer preapproval", s.Receiver)
 		}
+		t.deferSpend = true
 		r, err := t.sendPreapprovedTo(ctx, s.Sender, p, rd.Featured, s.Amount, s.Description)
 		if err != nil {
 			return err

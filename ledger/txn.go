@@ -30,6 +30,11 @@ type txn struct {
 	spent    []coin.ContractID
 	holdings []store.Holding
 	history  []store.HistoryEntry
+	// deferSpend (set by hot paths that spend once, then commit) makes
+	// spend leave its guarded delete to commit's batch (Postgres), in
+	// pending; selectInputs skips pending holdings.
+	deferSpend bool
+	pending    []coin.ContractID
 	// coupons and commands are inserted by commit's batch too.
 	coupons  []store.RewardCoupon
 	commands []store.Command
@@ -189,6 +194,13 @@ func (t *txn) commit(ctx context.Context) (err error) {
 		RecordTime: t.now, Minted: t.minted, Burned: t.burned, TrafficBytes: t.traffic,
 	}
 	batch := []interface{ String() string }{t.tx.NewInsert().Model(u)}
+	if len(t.pending) > 0 {
+		spend, err := store.SpendHoldingsStatement(t.tx, t.pending)
+		if err != nil {
+			return err
+		}
+		batch = append(batch, spend)
+	}
 	if len(t.spent) > 0 {
 		batch = append(batch, t.tx.NewUpdate().Table("contracts").Set("archived_offset = ?", t.offset).
 			Where("contract_id IN (?)", bun.In(t.spent)))

@@ -200,6 +200,30 @@ func DeleteHoldings(ctx context.Context, db bun.IDB, ids []coin.ContractID, lock
 	return nil
 }
 
+// staleCode is the SQLSTATE SpendHoldingsStatement raises when a holding
+// was spent meanwhile; Normalize maps it to ErrStale.
+const staleCode = "CWST1"
+
+// SpendHoldingsStatement is DeleteHoldings (unlocked holdings only) as a
+// statement for ExecBatch, on Postgres: its guard runs in the database and
+// raises an error the batch fails with (ErrStale) when fewer than all ids
+// were available, so the spend costs no round trip of its own.
+func SpendHoldingsStatement(db bun.IDB, ids []coin.ContractID) (fmt.Stringer, error) {
+	del := db.NewDelete().Table("holdings").Where("contract_id IN (?)", bun.In(ids)).Where("lock_holder IS NULL").String()
+	const tag = "$ccwspend$"
+	if strings.Contains(del, tag) {
+		return nil, fmt.Errorf("spend holdings: statement contains %s", tag)
+	}
+	return rawStatement(fmt.Sprintf("DO %[1]s DECLARE n bigint; BEGIN %[2]s; GET DIAGNOSTICS n = ROW_COUNT; "+
+		"IF n <> %[3]d THEN RAISE EXCEPTION 'spend %[3]d holdings, %% were available', n USING ERRCODE = '%[4]s'; END IF; END %[1]s",
+		tag, del, len(ids), staleCode)), nil
+}
+
+// rawStatement is SQL text ready for ExecBatch.
+type rawStatement string
+
+func (s rawStatement) String() string { return string(s) }
+
 // HoldingsByOwner lists an owner's live holdings, locked ones included.
 func HoldingsByOwner(ctx context.Context, db bun.IDB, owner coin.PartyID) ([]Holding, error) {
 	var hs []Holding
