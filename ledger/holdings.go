@@ -271,9 +271,14 @@ func (t *txn) burnFrom(ctx context.Context, owner coin.PartyID, amount coin.Amou
 // selectInputs values owner's unlocked holdings at the transaction's round
 // and picks those that pay for need (SelectInputs).
 func (t *txn) selectInputs(ctx context.Context, owner coin.PartyID, need coin.Amount) ([]Candidate, map[coin.ContractID]store.Holding, coin.Amount, error) {
-	hs, err := store.HoldingsByOwner(ctx, t.tx, owner)
-	if err != nil {
-		return nil, nil, coin.Zero, err
+	hs, ok := t.preread[owner]
+	if ok {
+		delete(t.preread, owner)
+	} else {
+		var err error
+		if hs, err = store.HoldingsByOwner(ctx, t.tx, owner); err != nil {
+			return nil, nil, coin.Zero, err
+		}
 	}
 	byID := make(map[coin.ContractID]store.Holding, len(hs))
 	cands := make([]Candidate, 0, len(hs))

@@ -386,13 +386,14 @@ func (l *Ledger) SendPreapproved(ctx context.Context, s PreapprovalSend) (*Trans
 	err := l.db.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
 		// One round trip claims the key (429 when in flight), locks the
 		// sender and draws the offset; the next reads the key's record,
-		// the receiver's preapproval and its provider's featured right.
-		// The command record and the coupon ride the commit batch.
+		// the receiver's preapproval, its provider's featured right and
+		// the sender's holdings. The spend, the command record and the
+		// coupon ride the commit batch.
 		t, err := l.beginCommand(ctx, tx, key, "transfer-preapproval-send", s.Sender)
 		if err != nil {
 			return err
 		}
-		rd, err := store.ReadPreapprovalSend(ctx, tx, key, s.Receiver, TemplateFeaturedAppRight)
+		rd, err := store.ReadPreapprovalSend(ctx, tx, key, s.Sender, s.Receiver, TemplateFeaturedAppRight)
 		if err != nil {
 			return err
 		}
@@ -409,6 +410,7 @@ func (l *Ledger) SendPreapproved(ctx context.Context, s PreapprovalSend) (*Trans
 			return invalid("receiver_party_id", "%s has no valid transfer preapproval", s.Receiver)
 		}
 		t.deferSpend = true
+		t.preread = map[coin.PartyID][]store.Holding{s.Sender: rd.Holdings}
 		r, err := t.sendPreapprovedTo(ctx, s.Sender, p, rd.Featured, s.Amount, s.Description)
 		if err != nil {
 			return err

@@ -35,6 +35,9 @@ type txn struct {
 	// pending; selectInputs skips pending holdings.
 	deferSpend bool
 	pending    []coin.ContractID
+	// preread holds an owner's holdings read with other rows after its
+	// lock was taken; the next selectInputs for the owner uses them once.
+	preread map[coin.PartyID][]store.Holding
 	// coupons and commands are inserted by commit's batch too.
 	coupons  []store.RewardCoupon
 	commands []store.Command
