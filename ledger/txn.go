@@ -26,7 +26,8 @@ type txn struct {
 	created  []store.Contract
 	archived []coin.ContractID
 	// spent are archived holdings whose guarded delete already proved them
-	// unspent, so their archive needs no second guard and rides the batch.
+	// unspent (or, when pending, proves it earlier in the same batch), so
+	// their archive needs no second guard and rides the batch.
 	spent    []coin.ContractID
 	holdings []store.Holding
 	history  []store.HistoryEntry
