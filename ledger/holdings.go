@@ -295,14 +295,19 @@ func (t *txn) burnFrom(ctx context.Context, owner coin.PartyID, amount coin.Amou
 // selectInputs values owner's unlocked holdings at the transaction's round
 // and picks those that pay for need (SelectInputs).
 func (t *txn) selectInputs(ctx context.Context, owner coin.PartyID, need coin.Amount) ([]Candidate, map[coin.ContractID]store.Holding, coin.Amount, error) {
-	hs, err := store.HoldingsByOwner(ctx, t.tx, owner)
-	if err != nil {
-		return nil, nil, coin.Zero, err
+	hs, ok := t.preread[owner]
+	if ok {
+		delete(t.preread, owner)
+	} else {
+		var err error
+		if hs, err = store.HoldingsByOwner(ctx, t.tx, owner); err != nil {
+			return nil, nil, coin.Zero, err
+		}
 	}
 	byID := make(map[coin.ContractID]store.Holding, len(hs))
 	cands := make([]Candidate, 0, len(hs))
 	for _, h := range hs {
-		if h.LockHolder != "" {
+		if h.LockHolder != "" || slices.Contains(t.pending, h.ContractID) {
 			continue
 		}
 		byID[h.ContractID] = h
@@ -323,7 +328,9 @@ func (t *txn) spend(ctx context.Context, sender coin.PartyID, picked []Candidate
 		res.Inputs = append(res.Inputs, c.ID)
 		initial = initial.Add(byID[c.ID].Amount)
 	}
-	if err := store.DeleteHoldings(ctx, t.tx, res.Inputs, ""); err != nil {
+	if t.deferSpend && t.l.db.Engine == store.Postgres {
+		t.pending = append(t.pending, res.Inputs...)
+	} else if err := store.DeleteHoldings(ctx, t.tx, res.Inputs, ""); err != nil {
 		return nil, err
 	}
 	t.spent = append(t.spent, res.Inputs...)
@@ -393,6 +400,7 @@ func (l *Ledger) Transfer(ctx context.Context, req TransferRequest) (*TransferRe
 		if err != nil {
 			return err
 		}
+		t.deferSpend = true
 		r, err := t.transfer(ctx, req.Sender, []Output{{Receiver: req.Receiver, Amount: req.Amount}})
 		if err != nil {
 			return err

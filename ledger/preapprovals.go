@@ -384,33 +384,43 @@ func (l *Ledger) SendPreapproved(ctx context.Context, s PreapprovalSend) (*Trans
 	key := "preapproval-send:" + string(s.Sender) + ":" + s.DeduplicationID
 	var res *TransferResult
 	err := l.db.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
-		prev, err := l.claimCommand(ctx, tx, key)
+		// One round trip claims the key (429 when in flight), locks the
+		// sender and draws the offset; the next reads the key's record,
+		// the receiver's preapproval, its provider's featured right and
+		// the sender's holdings. The spend, the command record and the
+		// coupon ride the commit batch.
+		t, err := l.beginCommand(ctx, tx, key, "transfer-preapproval-send", s.Sender)
 		if err != nil {
 			return err
 		}
-		if prev != nil {
-			if l.now().Sub(prev.CreatedAt) < DeduplicationWindow*time.Second {
-				return fmt.Errorf("%w: deduplication id %q was used at %s", ErrDuplicate, s.DeduplicationID, FormatTime(prev.CreatedAt))
+		rd, err := store.ReadPreapprovalSend(ctx, tx, key, s.Sender, s.Receiver, TemplateFeaturedAppRight)
+		if err != nil {
+			return err
+		}
+		if !rd.CommandAt.IsZero() {
+			if l.now().Sub(rd.CommandAt) < DeduplicationWindow*time.Second {
+				return fmt.Errorf("%w: deduplication id %q was used at %s", ErrDuplicate, s.DeduplicationID, FormatTime(rd.CommandAt))
 			}
 			if err := store.DeleteCommand(ctx, tx, key); err != nil {
 				return err
 			}
 		}
-		// The receiver's preapproval is checked by sendPreapproved; the
-		// sender's lock is taken with the offset, in one round trip.
-		t, err := l.beginLocked(ctx, tx, "transfer-preapproval-send", s.Sender)
+		p := rd.Preapproval
+		if p == nil || !l.now().Before(p.ExpiresAt) {
+			return invalid("receiver_party_id", "%s has no valid transfer preapproval", s.Receiver)
+		}
+		t.deferSpend = true
+		t.preread = map[coin.PartyID][]store.Holding{s.Sender: rd.Holdings}
+		r, err := t.sendPreapprovedTo(ctx, s.Sender, p, rd.Featured, s.Amount, s.Description)
 		if err != nil {
 			return err
 		}
-		r, err := t.sendPreapproved(ctx, s.Sender, s.Receiver, s.Amount, s.Description)
-		if err != nil {
-			return err
-		}
+		t.recordCommand(key, s.Sender, "transfer-preapproval-send")
 		if err := t.commit(ctx); err != nil {
 			return err
 		}
 		res = r
-		return l.saveCommand(ctx, t, key, s.Sender, "transfer-preapproval-send", t.update)
+		return nil
 	})
 	if err != nil {
 		return nil, fmt.Errorf("send %s to %s by preapproval: %w", s.Amount, s.Receiver, err)
@@ -437,16 +447,22 @@ func (t *txn) sendPreapproved(ctx context.Context, sender, receiver coin.PartyID
 	if err != nil {
 		return nil, err
 	}
-	r, err := t.transfer(ctx, sender, []Output{{Receiver: receiver, Amount: amount}})
-	if err != nil {
-		return nil, err
-	}
-	t.recordTransfer(sender, receiver, amount, r, "TransferPreapprovalSend", description)
 	featured, err := store.ActiveContractsByTemplate(ctx, t.tx, TemplateFeaturedAppRight, p.Provider)
 	if err != nil {
 		return nil, err
 	}
-	if len(featured) > 0 {
+	return t.sendPreapprovedTo(ctx, sender, p, len(featured) > 0, amount, description)
+}
+
+// sendPreapprovedTo is sendPreapproved once the receiver's valid
+// preapproval p and whether its provider is featured are known.
+func (t *txn) sendPreapprovedTo(ctx context.Context, sender coin.PartyID, p *store.TransferPreapproval, featured bool, amount coin.Amount, description string) (*TransferResult, error) {
+	r, err := t.transfer(ctx, sender, []Output{{Receiver: p.Receiver, Amount: amount}})
+	if err != nil {
+		return nil, err
+	}
+	t.recordTransfer(sender, p.Receiver, amount, r, "TransferPreapprovalSend", description)
+	if featured {
 		reward := USDToCoin(t.l.rules.ExtraFeaturedAppRewardUSD, t.round.Price)
 		if _, err := t.addRewardCoupon(ctx, RewardApp, p.Provider, reward, true); err != nil {
 			return nil, err

@@ -37,10 +37,11 @@ func (t *txn) addRewardCoupon(ctx context.Context, kind string, beneficiary coin
 		payload["validator"] = beneficiary
 	}
 	cid := t.create(rewardTemplates[kind], payload, t.l.dso, beneficiary)
-	err := store.InsertRewardCoupons(ctx, t.tx, []store.RewardCoupon{{
+	// The coupon row rides commit's batch with its contract.
+	t.coupons = append(t.coupons, store.RewardCoupon{
 		ContractID: cid, Kind: kind, Beneficiary: beneficiary, Amount: amount, Round: t.round.Number, Featured: featured,
-	}})
-	return cid, err
+	})
+	return cid, nil
 }
 
 // RewardCoupons lists a party's uncollected coupons of a kind as contracts.

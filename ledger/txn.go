@@ -26,10 +26,22 @@ type txn struct {
 	created  []store.Contract
 	archived []coin.ContractID
 	// spent are archived holdings whose guarded delete already proved them
-	// unspent, so their archive needs no second guard and rides the batch.
+	// unspent (or, when pending, proves it earlier in the same batch), so
+	// their archive needs no second guard and rides the batch.
 	spent    []coin.ContractID
 	holdings []store.Holding
 	history  []store.HistoryEntry
+	// deferSpend (set by hot paths that spend once, then commit) makes
+	// spend leave its guarded delete to commit's batch (Postgres), in
+	// pending; selectInputs skips pending holdings.
+	deferSpend bool
+	pending    []coin.ContractID
+	// preread holds an owner's holdings read with other rows after its
+	// lock was taken; the next selectInputs for the owner uses them once.
+	preread map[coin.PartyID][]store.Holding
+	// coupons and commands are inserted by commit's batch too.
+	coupons  []store.RewardCoupon
+	commands []store.Command
 
 	minted  coin.Amount
 	burned  coin.Amount
@@ -40,7 +52,9 @@ type txn struct {
 }
 
 func (l *Ledger) newTxn(tx bun.Tx, kind string, round *store.Round) *txn {
-	return &txn{l: l, tx: tx, kind: kind, round: round, now: l.now(), started: time.Now()}
+	// The update id is drawn up front so a command record can name it
+	// before commit (it rides commit's batch).
+	return &txn{l: l, tx: tx, kind: kind, round: round, now: l.now(), started: time.Now(), update: "1220" + uuidHex()}
 }
 
 // beginTxn starts a ledger transaction at the latest open round.
@@ -179,12 +193,18 @@ func (t *txn) commit(ctx context.Context) (err error) {
 	if err := store.ArchiveContracts(ctx, t.tx, existing, t.offset); err != nil {
 		return err
 	}
-	t.update = "1220" + uuidHex()
 	u := &store.Update{
 		OffsetID: t.offset, UpdateID: t.update, Kind: t.kind, Submitter: string(t.l.operator), Round: t.round.Number,
 		RecordTime: t.now, Minted: t.minted, Burned: t.burned, TrafficBytes: t.traffic,
 	}
 	batch := []interface{ String() string }{t.tx.NewInsert().Model(u)}
+	if len(t.pending) > 0 {
+		spend, err := store.SpendHoldingsStatement(t.tx, t.pending)
+		if err != nil {
+			return err
+		}
+		batch = append(batch, spend)
+	}
 	if len(t.spent) > 0 {
 		batch = append(batch, t.tx.NewUpdate().Table("contracts").Set("archived_offset = ?", t.offset).
 			Where("contract_id IN (?)", bun.In(t.spent)))
@@ -203,6 +223,15 @@ func (t *txn) commit(ctx context.Context) (err error) {
 	}
 	if len(t.history) > 0 {
 		batch = append(batch, t.tx.NewInsert().Model(&t.history))
+	}
+	if len(t.coupons) > 0 {
+		batch = append(batch, t.tx.NewInsert().Model(&t.coupons))
+	}
+	for i := range t.commands {
+		t.commands[i].OffsetID = &t.offset
+	}
+	if len(t.commands) > 0 {
+		batch = append(batch, t.tx.NewInsert().Model(&t.commands))
 	}
 	return store.ExecBatch(ctx, t.tx, batch...)
 }

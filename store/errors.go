@@ -51,6 +51,8 @@ func Normalize(err error) error {
 			return fmt.Errorf("%w: %w", ErrAlreadyExists, err)
 		case "40001", "40P01":
 			return fmt.Errorf("%w: %w", errSerialization, err)
+		case staleCode:
+			return fmt.Errorf("%w: %w", ErrStale, err)
 		case "57P01", "57P02", "57P03", "53300":
 			return fmt.Errorf("%w: %w", ErrUnavailable, err)
 		}

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"time"
 
@@ -83,4 +84,79 @@ func ArchiveTransferPreapproval(ctx context.Context, db bun.IDB, id coin.Contrac
 		return fmt.Errorf("transfer preapproval %s is archived already: %w", id, ErrStale)
 	}
 	return nil
+}
+
+// PreapprovalSendReads is what a preapproved send reads once its locks are
+// held: the deduplication record of its key, the receiver's unarchived
+// preapproval, whether that preapproval's provider holds an active
+// contract of the featured-app template, and the sender's live holdings.
+type PreapprovalSendReads struct {
+	// CommandAt is when the key was used; zero when it was not.
+	CommandAt   time.Time
+	Preapproval *TransferPreapproval // nil when the receiver has none
+	Featured    bool
+	Holdings    []Holding // the sender's, locked ones included, by contract id
+}
+
+// ReadPreapprovalSend loads PreapprovalSendReads in one round trip.
+func ReadPreapprovalSend(ctx context.Context, db bun.IDB, key string, sender, receiver coin.PartyID, featuredTemplate string) (*PreapprovalSendReads, error) {
+	var rows []struct {
+		CommandAt     bun.NullTime   `bun:"command_at"`
+		ContractID    sql.NullString `bun:"contract_id"`
+		Receiver      sql.NullString `bun:"receiver"`
+		Provider      sql.NullString `bun:"provider"`
+		ValidFrom     bun.NullTime   `bun:"valid_from"`
+		LastRenewedAt bun.NullTime   `bun:"last_renewed_at"`
+		ExpiresAt     bun.NullTime   `bun:"expires_at"`
+		Featured      bool           `bun:"featured"`
+		// The sender's holding on this row; all NULL when it has none.
+		HContractID    sql.NullString `bun:"h_contract_id"`
+		HAmount        coin.Amount    `bun:"h_amount"`
+		HCreatedRound  sql.NullInt64  `bun:"h_created_round"`
+		HRate          coin.Amount    `bun:"h_rate"`
+		HLockHolder    sql.NullString `bun:"h_lock_holder"`
+		HLockExpiresAt bun.NullTime   `bun:"h_lock_expires_at"`
+		HLockContext   sql.NullString `bun:"h_lock_context"`
+	}
+	// The one-row base keeps a row when neither the command nor the
+	// preapproval exists; the receiver has at most one unarchived
+	// preapproval (unique index) and a key at most one command. The
+	// sender's holdings repeat it, one row each.
+	err := db.NewRaw(`SELECT info.*, h.contract_id AS h_contract_id, h.amount AS h_amount, h.created_round AS h_created_round,
+	h.rate AS h_rate, h.lock_holder AS h_lock_holder, h.lock_expires_at AS h_lock_expires_at, h.lock_context AS h_lock_context
+FROM (SELECT c.created_at AS command_at, p.contract_id, p.receiver, p.provider, p.valid_from,
+		p.last_renewed_at, p.expires_at, (p.contract_id IS NOT NULL AND EXISTS (SELECT 1 FROM contracts AS f
+		WHERE f.template_id = ? AND f.archived_offset IS NULL AND f.stakeholders LIKE '% ' || p.provider || ' %')) AS featured
+	FROM (SELECT 1 AS one) AS base
+	LEFT JOIN commands AS c ON c.dedup_key = ?
+	LEFT JOIN transfer_preapprovals AS p ON p.receiver = ? AND p.archived_at IS NULL) AS info
+LEFT JOIN holdings AS h ON h.owner = ?
+ORDER BY h.contract_id`,
+		featuredTemplate, key, receiver, sender).Scan(ctx, &rows)
+	if err == nil && len(rows) == 0 {
+		err = sql.ErrNoRows
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read preapproval send %s: %w", key, Normalize(err))
+	}
+	row := rows[0]
+	out := &PreapprovalSendReads{CommandAt: row.CommandAt.Time, Featured: row.Featured}
+	if row.ContractID.Valid {
+		out.Preapproval = &TransferPreapproval{
+			ContractID: coin.ContractID(row.ContractID.String), Receiver: coin.PartyID(row.Receiver.String),
+			Provider: coin.PartyID(row.Provider.String), ValidFrom: row.ValidFrom.Time,
+			LastRenewedAt: row.LastRenewedAt.Time, ExpiresAt: row.ExpiresAt.Time,
+		}
+	}
+	for _, r := range rows {
+		if !r.HContractID.Valid {
+			continue
+		}
+		out.Holdings = append(out.Holdings, Holding{
+			ContractID: coin.ContractID(r.HContractID.String), Owner: sender, Amount: r.HAmount,
+			CreatedRound: coin.Round(r.HCreatedRound.Int64), Rate: r.HRate, LockHolder: r.HLockHolder.String,
+			LockExpiresAt: r.HLockExpiresAt, LockContext: r.HLockContext.String,
+		})
+	}
+	return out, nil
 }

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"strings"
 	"time"
@@ -198,6 +199,30 @@ func DeleteHoldings(ctx context.Context, db bun.IDB, ids []coin.ContractID, lock
 	}
 	return nil
 }
+
+// staleCode is the SQLSTATE SpendHoldingsStatement raises when a holding
+// was spent meanwhile; Normalize maps it to ErrStale.
+const staleCode = "CWST1"
+
+// SpendHoldingsStatement is DeleteHoldings (unlocked holdings only) as a
+// statement for ExecBatch, on Postgres: its guard runs in the database and
+// raises an error the batch fails with (ErrStale) when fewer than all ids
+// were available, so the spend costs no round trip of its own.
+func SpendHoldingsStatement(db bun.IDB, ids []coin.ContractID) (fmt.Stringer, error) {
+	del := db.NewDelete().Table("holdings").Where("contract_id IN (?)", bun.In(ids)).Where("lock_holder IS NULL").String()
+	const tag = "$ccwspend$"
+	if strings.Contains(del, tag) {
+		return nil, fmt.Errorf("spend holdings: statement contains %s", tag)
+	}
+	return rawStatement(fmt.Sprintf("DO %[1]s DECLARE n bigint; BEGIN %[2]s; GET DIAGNOSTICS n = ROW_COUNT; "+
+		"IF n <> %[3]d THEN RAISE EXCEPTION 'spend %[3]d holdings, %% were available', n USING ERRCODE = '%[4]s'; END IF; END %[1]s",
+		tag, del, len(ids), staleCode)), nil
+}
+
+// rawStatement is SQL text ready for ExecBatch.
+type rawStatement string
+
+func (s rawStatement) String() string { return string(s) }
 
 // HoldingsByOwner lists an owner's live holdings, locked ones included.
 func HoldingsByOwner(ctx context.Context, db bun.IDB, owner coin.PartyID) ([]Holding, error) {
@@ -441,6 +466,42 @@ func (db *DB) BeginUpdate(ctx context.Context, tx bun.IDB, lockKeys ...string) (
 		return nil, 0, fmt.Errorf("begin update: %w", Normalize(err))
 	}
 	return &row.Round, row.Next, nil
+}
+
+// BeginClaim is BeginUpdate for a command with a deduplication key: in the
+// same round trip it first tries the transaction-scoped lock on claimKey
+// without waiting (Postgres). When another transaction holds that key it
+// returns claimed false, having taken neither lockKeys nor an offset, so
+// a concurrent duplicate is answered at once instead of queuing. The
+// command's stored result must be read by a later statement: this one's
+// snapshot predates its locks.
+func (db *DB) BeginClaim(ctx context.Context, tx bun.IDB, claimKey string, lockKeys ...string) (*Round, int64, bool, error) {
+	if db.Engine != Postgres {
+		r, next, err := db.BeginUpdate(ctx, tx, lockKeys...)
+		return r, next, err == nil, err
+	}
+	var row struct {
+		Round
+		Next sql.NullInt64 `bun:"next_offset"`
+	}
+	next := "nextval(pg_get_serial_sequence('updates', 'offset_id'))"
+	args := []any{claimKey}
+	if len(lockKeys) > 0 {
+		locks := make([]string, len(lockKeys))
+		for i, k := range lockKeys {
+			locks[i] = "pg_advisory_xact_lock(hashtextextended(?, 0))"
+			args = append(args, k)
+		}
+		next = "(SELECT " + next + " FROM (SELECT " + strings.Join(locks, ", ") + ") AS locks)"
+	}
+	// CASE evaluates its branch only when the try-lock succeeded.
+	expr := "CASE WHEN pg_try_advisory_xact_lock(hashtextextended(?, 0)) THEN " + next + " END AS next_offset"
+	q := tx.NewSelect().Model(&row.Round).ColumnExpr("round.*").ColumnExpr(expr, args...)
+	err := q.Where("closed_at IS NULL").Order("number DESC").Limit(1).Scan(ctx, &row)
+	if err != nil {
+		return nil, 0, false, fmt.Errorf("begin update: %w", Normalize(err))
+	}
+	return &row.Round, row.Next.Int64, row.Next.Valid, nil
 }
 
 // ExecBatch runs several statements in one round trip. The statements are

@@ -12,6 +12,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"time"
 
@@ -36,7 +37,8 @@ type Config struct {
 	// URL is a postgres:// URL, or a SQLite file path (optionally prefixed
 	// with sqlite:). Empty means the embedded default ./data/ccwallet.db.
 	URL string
-	// MaxOpenConns and MaxIdleConns size the pool (Postgres); 0 keeps defaults.
+	// MaxOpenConns and MaxIdleConns size the pool (Postgres); 0 keeps
+	// defaults: DefaultMaxOpenConns open, as many idle.
 	MaxOpenConns int
 	MaxIdleConns int
 	// ConnMaxLifetime recycles connections; 0 means forever.
@@ -66,7 +68,7 @@ func Open(ctx context.Context, cfg Config, log *slog.Logger) (*DB, error) {
 		}
 		maxOpen := cfg.MaxOpenConns
 		if maxOpen == 0 {
-			maxOpen = 40
+			maxOpen = DefaultMaxOpenConns()
 		}
 		sqldb.SetMaxOpenConns(maxOpen)
 		maxIdle := cfg.MaxIdleConns
@@ -126,6 +128,14 @@ func withSimpleProtocol(url string) string {
 	}
 	return url + sep + "default_query_exec_mode=simple_protocol"
 }
+
+// DefaultMaxOpenConns is the Postgres pool size when the configuration
+// sets none: 4 per CPU this process may use, at least 4. A transaction
+// holds its connection while this process works between statements, so
+// connections beyond what the CPUs can serve only sit idle in transaction
+// holding locks: measured on 2 cores at 32 clients, 40 connections served
+// fewer transfers per second than 8 or 4.
+func DefaultMaxOpenConns() int { return max(4, 4*runtime.GOMAXPROCS(0)) }
 
 // Ping checks that the database answers; used by /readyz.
 func (db *DB) Ping(ctx context.Context) error {

@@ -113,3 +113,114 @@ func TestGuardsAndErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestSpendHoldingsStatement: the batched spend (Postgres) is guarded like
+// DeleteHoldings: a locked, missing or already spent holding fails the
+// whole batch with ErrStale and the transaction's other rows roll back.
+func TestSpendHoldingsStatement(t *testing.T) {
+	ctx := context.Background()
+	db := ledgertest.DB(t, store.Postgres)
+	a, b, c := coin.NewContractID(), coin.NewContractID(), coin.NewContractID()
+	hs := []store.Holding{
+		{ContractID: a, Owner: "o::x", Amount: coin.MustParse("1.5"), Rate: coin.MustParse("0.1")},
+		{ContractID: b, Owner: "o::x", Amount: coin.MustParse("2"), Rate: coin.MustParse("0.1"), LockHolder: "lock"},
+		{ContractID: c, Owner: "o::x", Amount: coin.MustParse("3"), Rate: coin.MustParse("0.1")},
+	}
+	if err := store.InsertHoldings(ctx, db, hs); err != nil {
+		t.Fatal(err)
+	}
+	spend := func(name string, ids ...coin.ContractID) error {
+		return db.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
+			q, err := store.SpendHoldingsStatement(tx, ids)
+			if err != nil {
+				return err
+			}
+			meta := tx.NewInsert().Model(&struct {
+				bun.BaseModel `bun:"table:ledger_meta"`
+				Key           string `bun:"key"`
+				Value         string `bun:"value"`
+			}{Key: "spent-" + name, Value: "x"})
+			return store.ExecBatch(ctx, tx, q, meta)
+		})
+	}
+	tests := []struct {
+		name   string
+		ids    []coin.ContractID
+		stale  bool
+		remain int
+	}{
+		{"locked", []coin.ContractID{a, b}, true, 3},
+		{"missing", []coin.ContractID{a, coin.NewContractID()}, true, 3},
+		{"unlocked", []coin.ContractID{a, c}, false, 1},
+		{"again", []coin.ContractID{a}, true, 1},
+	}
+	for _, tt := range tests {
+		err := spend(tt.name, tt.ids...)
+		if got := errors.Is(err, store.ErrStale); got != tt.stale || (!tt.stale && err != nil) {
+			t.Errorf("%s: spend = %v, want stale %v", tt.name, err, tt.stale)
+		}
+		got, err := store.HoldingsByOwner(ctx, db, "o::x")
+		if err != nil || len(got) != tt.remain {
+			t.Errorf("%s: %d holdings remain (%v), want %d", tt.name, len(got), err, tt.remain)
+		}
+		_, err = store.MetaValue(ctx, db, "spent-"+tt.name)
+		if tt.stale != errors.Is(err, store.ErrNotFound) {
+			t.Errorf("%s: the batch's other row: %v, want it only when the spend succeeded", tt.name, err)
+		}
+	}
+}
+
+// TestBeginClaim: a claim key held by another transaction is refused at
+// once (claimed false), taking no offset; once released it is claimed.
+func TestBeginClaim(t *testing.T) {
+	for _, e := range ledgertest.Engines {
+		t.Run(ledgertest.Name(e), func(t *testing.T) {
+			ctx := context.Background()
+			db := ledgertest.DB(t, e)
+			if err := store.InsertRound(ctx, db, &store.Round{Number: 1, Price: coin.MustParse("0.005")}); err != nil {
+				t.Fatal(err)
+			}
+			claim := func() (bool, int64, error) {
+				var ok bool
+				var off int64
+				err := db.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
+					_, o, c, err := db.BeginClaim(ctx, tx, "cmd:k", "party:p")
+					ok, off = c, o
+					return err
+				})
+				return ok, off, err
+			}
+			if ok, off, err := claim(); err != nil || !ok || off == 0 {
+				t.Fatalf("free key: claimed %v at offset %d, %v", ok, off, err)
+			}
+			if e != store.Postgres {
+				return // SQLite write transactions are exclusive: nothing to race.
+			}
+			held := make(chan struct{})
+			release := make(chan struct{})
+			done := make(chan error)
+			go func() {
+				done <- db.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
+					if err := db.LockKey(ctx, tx, "cmd:k"); err != nil {
+						return err
+					}
+					close(held)
+					<-release
+					return nil
+				})
+			}()
+			<-held
+			ok, off, err := claim()
+			close(release)
+			if err := <-done; err != nil {
+				t.Fatal(err)
+			}
+			if err != nil || ok || off != 0 {
+				t.Errorf("held key: claimed %v at offset %d, %v; want refused", ok, off, err)
+			}
+			if ok, _, err := claim(); err != nil || !ok {
+				t.Errorf("released key: claimed %v, %v", ok, err)
+			}
+		})
+	}
+}
