@@ -17,7 +17,6 @@ import (
 
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/store"
-	"github.com/ccwallet/ccwallet/store/pgtest"
 )
 
 // crashServer is one ccwallet process on a database, killed with SIGKILL.
@@ -103,24 +102,7 @@ func postJSON(c *http.Client, url, token, body string) (int, string, error) {
 // and that the ledger's supply is conserved: nothing is half-applied.
 func TestKillNineUnderLoad(t *testing.T) {
 	ctx := context.Background()
-	dir := t.TempDir()
-	bin := filepath.Join(dir, "ccwallet")
-	build := exec.Command("go", "build", "-o", bin, "./cmd/ccwallet")
-	build.Dir = ".."
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
-	cluster, err := pgtest.Start(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(cluster.Stop)
-	dbURL, drop, err := cluster.CloneDB(ctx, "template1")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(drop)
-
+	bin, dbURL, dir := crashEnv(t)
 	srv := startCrashServer(t, bin, dbURL, dir)
 	c := &http.Client{Timeout: 20 * time.Second}
 	admin := devToken(t, bin, "admin")

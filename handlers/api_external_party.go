@@ -68,6 +68,14 @@ func (h *Handler) getExternalPartyBalance(w http.ResponseWriter, r *http.Request
 	})
 }
 
+// requiredAmount parses a required amount given as a JSON string.
+func requiredAmount(field string, s *string) (coin.Amount, error) {
+	if s == nil {
+		return coin.Zero, badRequest(field + ": is required")
+	}
+	return coin.ParseAmount(*s)
+}
+
 func parseParty(field, s string) (coin.PartyID, error) {
 	s = trimmed(s)
 	if s == "" {
@@ -96,10 +104,7 @@ func (h *Handler) prepareExternalTransfer(w http.ResponseWriter, r *http.Request
 	if err != nil {
 		return err
 	}
-	if req.Amount == nil {
-		return badRequest("amount: is required")
-	}
-	amount, err := coin.ParseAmount(*req.Amount)
+	amount, err := requiredAmount("amount", req.Amount)
 	if err != nil {
 		return err
 	}

@@ -211,10 +211,7 @@ func (h *Handler) devnetTap(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	if req.Amount == nil {
-		return badRequest("amount: is required")
-	}
-	amount, err := coin.ParseAmount(*req.Amount)
+	amount, err := requiredAmount("amount", req.Amount)
 	if err != nil {
 		return err
 	}

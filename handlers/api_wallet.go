@@ -3,7 +3,6 @@ package handlers
 import (
 	"net/http"
 
-	"github.com/ccwallet/ccwallet/ledger/coin"
 	"github.com/ccwallet/ccwallet/web"
 )
 
@@ -69,10 +68,7 @@ func (h *Handler) tap(w http.ResponseWriter, r *http.Request) error {
 	if err := web.DecodeJSON(r, &req); err != nil {
 		return err
 	}
-	if req.Amount == nil {
-		return badRequest("amount: is required")
-	}
-	amount, err := coin.ParseAmount(*req.Amount)
+	amount, err := requiredAmount("amount", req.Amount)
 	if err != nil {
 		return err
 	}

@@ -77,6 +77,7 @@ import (
 	"os/exec"
 	"os/user"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -690,12 +691,16 @@ func findBinDir() (string, error) {
 		}
 	}
 	dirs, _ := filepath.Glob("/usr/lib/postgresql/*/bin")
-	// Newest major version first (numeric: 9.6 < 10 < 15).
-	major := func(d string) float64 {
-		v, _ := strconv.ParseFloat(filepath.Base(filepath.Dir(d)), 64)
+	// Newest version first, compared part by part (9.6 < 10 < 15).
+	version := func(d string) []int {
+		var v []int
+		for _, p := range strings.Split(filepath.Base(filepath.Dir(d)), ".") {
+			n, _ := strconv.Atoi(p)
+			v = append(v, n)
+		}
 		return v
 	}
-	sort.Slice(dirs, func(i, j int) bool { return major(dirs[i]) > major(dirs[j]) })
+	sort.Slice(dirs, func(i, j int) bool { return slices.Compare(version(dirs[i]), version(dirs[j])) > 0 })
 	for _, dir := range dirs {
 		if has(dir) {
 			return dir, nil
