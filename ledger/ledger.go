@@ -40,6 +40,10 @@ type Config struct {
 	// PreparedTTL is how long an external party's prepared transaction can
 	// be submitted; zero means DefaultPreparedTTL.
 	PreparedTTL time.Duration
+	// UserCacheTTL is how long an onboarded user read by User or PartyOf
+	// is trusted without reading it again; zero means DefaultUserCacheTTL,
+	// negative disables the cache. Measured on the Now clock.
+	UserCacheTTL time.Duration
 }
 
 // Ledger applies the coin's rules to the store. Safe for concurrent use.
@@ -56,7 +60,8 @@ type Ledger struct {
 	operator       coin.PartyID
 	synchronizerID string
 
-	knownParties sync.Map // coin.PartyID -> struct{}; see KnownParty
+	knownParties sync.Map   // coin.PartyID -> struct{}; see KnownParty
+	users        *userCache // onboarded users; see User (usercache.go)
 }
 
 // Meta keys set once when the ledger is created.
@@ -84,7 +89,10 @@ func Open(ctx context.Context, db *store.DB, cfg Config, log *slog.Logger) (*Led
 	if err := coin.ValidateHint(cfg.OperatorHint); err != nil {
 		return nil, fmt.Errorf("validator party hint: %w", err)
 	}
-	l := &Ledger{db: db, log: log, cfg: cfg}
+	if cfg.UserCacheTTL == 0 {
+		cfg.UserCacheTTL = DefaultUserCacheTTL
+	}
+	l := &Ledger{db: db, log: log, cfg: cfg, users: newUserCache(cfg.UserCacheTTL)}
 	err := db.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
 		if err := db.LockKey(ctx, tx, "ccwallet:bootstrap"); err != nil {
 			return err
@@ -284,6 +292,7 @@ func (l *Ledger) ensureAdmins(ctx context.Context) error {
 			}
 			return store.InsertUser(ctx, tx, &store.User{Name: name, PartyID: l.operator, IsAdmin: true, InstallCID: install, CreatedAt: l.now()})
 		})
+		l.users.forget(name) // every write to users forgets the user (usercache.go)
 		if err != nil && !errors.Is(err, store.ErrAlreadyExists) {
 			return fmt.Errorf("set up wallet admin %q: %w", name, err)
 		}

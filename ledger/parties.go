@@ -39,6 +39,7 @@ func (l *Ledger) Onboard(ctx context.Context, name string, party coin.PartyID) (
 		return "", invalid("name", "must be at most 255 characters")
 	}
 	var result coin.PartyID
+	defer l.users.forget(name) // also after an error: the commit may have happened
 	err := l.db.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
 		if err := l.db.LockKey(ctx, tx, "user:"+name); err != nil {
 			return err
@@ -121,6 +122,9 @@ func (l *Ledger) allocateParty(ctx context.Context, tx bun.IDB, name string) (co
 // Offboard archives the user's wallet install. The party and its holdings
 // stay; onboarding again restores access.
 func (l *Ledger) Offboard(ctx context.Context, name string) error {
+	// Forgotten after the commit, so no request of this process acts for
+	// the user once Offboard has returned (usercache.go).
+	defer l.users.forget(name)
 	return l.db.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
 		u, err := store.UserByName(ctx, tx, name)
 		if err != nil {
@@ -158,8 +162,15 @@ type UserInfo struct {
 }
 
 // User returns what the ledger knows about a user name. An unknown user is
-// not an error: it is a user who has not onboarded yet.
+// not an error: it is a user who has not onboarded yet. An onboarded user
+// is cached for Config.UserCacheTTL; see DefaultUserCacheTTL for what that
+// means across replicas.
 func (l *Ledger) User(ctx context.Context, name string) (UserInfo, error) {
+	now := l.cfg.Now()
+	if info, ok := l.users.get(name, now); ok {
+		return info, nil
+	}
+	gen := l.users.generation()
 	u, err := store.UserByName(ctx, l.db, name)
 	if errors.Is(err, store.ErrNotFound) {
 		return UserInfo{Name: name, IsAdmin: l.IsAdmin(name)}, nil
@@ -168,10 +179,14 @@ func (l *Ledger) User(ctx context.Context, name string) (UserInfo, error) {
 		return UserInfo{}, err
 	}
 	on := u.OffboardedAt.IsZero()
-	return UserInfo{
+	info := UserInfo{
 		Name: name, Party: u.PartyID, Onboarded: on, WalletInstalled: on && u.InstallCID != "",
 		IsAdmin: u.IsAdmin || l.IsAdmin(name), Featured: u.PartyID == l.operator,
-	}, nil
+	}
+	if on {
+		l.users.put(name, info, now, gen)
+	}
+	return info, nil
 }
 
 // PartyOf returns the party of an onboarded user, or ErrNotFound.

@@ -3,6 +3,7 @@ package web
 import (
 	"context"
 	"crypto"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -67,6 +68,12 @@ type Verifier struct {
 	static   map[string]verificationKey
 	jwks     *jwksCache // nil without JWKSURL
 	now      func() time.Time
+
+	// parse and validate are built once; their clock calls v.now, so
+	// tests can still swap it. Both are safe for concurrent use.
+	parse    *jwt.Parser
+	validate *jwt.Validator
+	tokens   *tokenCache // verified tokens (tokencache.go); nil when disabled
 }
 
 // NewVerifier checks cfg and returns a Verifier. The JWKS is fetched lazily on
@@ -129,6 +136,9 @@ func NewVerifier(cfg AuthConfig, log *slog.Logger) (*Verifier, error) {
 	if cfg.Audience == "" {
 		log.Warn("auth: no audience configured; tokens minted for any service of the identity provider are accepted")
 	}
+	opts := v.parserOptions()
+	v.parse, v.validate = jwt.NewParser(opts...), jwt.NewValidator(opts...)
+	v.tokens = newTokenCache(tokenCacheSize)
 	return v, nil
 }
 
@@ -145,16 +155,40 @@ func (v *Verifier) Verify(ctx context.Context, raw string) (Claims, error) {
 	if len(raw) > MaxTokenBytes {
 		return Claims{}, fmt.Errorf("%w: token larger than %d bytes", ErrInvalidToken, MaxTokenBytes)
 	}
-	var rc jwt.RegisteredClaims
 	if v.disabled {
+		var rc jwt.RegisteredClaims
 		if _, _, err := jwt.NewParser().ParseUnverified(raw, &rc); err != nil {
 			return Claims{}, fmt.Errorf("%w: %w", ErrInvalidToken, err)
 		}
-	} else {
-		if _, err := v.parser().ParseWithClaims(raw, &rc, v.keyFunc(ctx)); err != nil {
-			return Claims{}, fmt.Errorf("%w: %w", ErrInvalidToken, err)
-		}
+		return claimsOf(&rc)
 	}
+	key, now := tokenKey(sha256.Sum256([]byte(raw))), v.now()
+	if e, ok := v.tokens.get(key, now); ok {
+		// The signature, alg, header, aud and iss were checked when the
+		// token was first seen and cannot have changed (same bytes); exp
+		// and nbf depend on the clock and are checked again, with the
+		// error ParseWithClaims would give.
+		if err := v.validate.Validate(e.rc); err != nil {
+			return Claims{}, fmt.Errorf("%w: %w", ErrInvalidToken, fmt.Errorf("%w: %w", jwt.ErrTokenInvalidClaims, err))
+		}
+		return e.claims, nil
+	}
+	rc := new(jwt.RegisteredClaims)
+	if _, err := v.parse.ParseWithClaims(raw, rc, v.keyFunc(ctx)); err != nil {
+		return Claims{}, fmt.Errorf("%w: %w", ErrInvalidToken, err)
+	}
+	c, err := claimsOf(rc)
+	if err != nil {
+		return Claims{}, err
+	}
+	// now was read before the check, so the entry's age never understates
+	// the time since its signature was verified.
+	v.tokens.put(key, verifiedToken{rc: rc, claims: c, verified: now}, now, v.leeway)
+	return c, nil
+}
+
+// claimsOf returns the caller's identity in rc.
+func claimsOf(rc *jwt.RegisteredClaims) (Claims, error) {
 	// The subject is the caller's identity: a token without one proves
 	// nothing about who is calling (RFC 8725 §3.8).
 	if rc.Subject == "" {
@@ -167,13 +201,14 @@ func (v *Verifier) Verify(ctx context.Context, raw string) (Claims, error) {
 	return c, nil
 }
 
-// parser is built per call: it is cheap, and it keeps v.now swappable.
-func (v *Verifier) parser() *jwt.Parser {
+// parserOptions are the checks of a full verification. The clock is read
+// through v.now on every use, so tests can swap it after NewVerifier.
+func (v *Verifier) parserOptions() []jwt.ParserOption {
 	opts := []jwt.ParserOption{
 		jwt.WithValidMethods(v.allowedAlgs()),
 		jwt.WithExpirationRequired(),
 		jwt.WithLeeway(v.leeway),
-		jwt.WithTimeFunc(v.now),
+		jwt.WithTimeFunc(func() time.Time { return v.now() }),
 		jwt.WithStrictDecoding(),
 	}
 	if v.audience != "" {
@@ -182,7 +217,7 @@ func (v *Verifier) parser() *jwt.Parser {
 	if v.issuer != "" {
 		opts = append(opts, jwt.WithIssuer(v.issuer))
 	}
-	return jwt.NewParser(opts...)
+	return opts
 }
 
 // allowedAlgs is the algorithm allowlist (RFC 8725 §3.1). "none" and every

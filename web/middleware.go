@@ -81,6 +81,9 @@ func Logger(log *slog.Logger) Middleware {
 			next.ServeHTTP(rec, r)
 			// ServeMux sets r.Pattern on the request it is given; that is
 			// this r unless a middleware in between copied it.
+			if !log.Enabled(r.Context(), slog.LevelInfo) {
+				return // spare building the attributes nobody reads
+			}
 			path := r.Pattern
 			if path == "" {
 				path = r.URL.Path
