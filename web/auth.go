@@ -41,7 +41,8 @@ type AuthConfig struct {
 	HTTPClient *http.Client
 }
 
-// Claims is the caller's identity, taken from a verified token.
+// Claims is the caller's identity, taken from a verified token. Claims of
+// one token share their Audience slice: do not modify it.
 type Claims struct {
 	Subject  string
 	Issuer   string
