@@ -83,3 +83,13 @@ func SetPruneWallClock(now func() time.Time) (restore func()) {
 	pruneWallClock = now
 	return func() { pruneWallClock = old }
 }
+
+// SendsBatched is how many one-step sends ran in batches of two or more.
+func SendsBatched(l *Ledger) int64 {
+	l.sends.mu.Lock()
+	defer l.sends.mu.Unlock()
+	return l.sends.batched
+}
+
+// OnPostgres reports whether l runs on Postgres.
+func OnPostgres(l *Ledger) bool { return l.db.Engine == store.Postgres }

@@ -62,6 +62,7 @@ type Ledger struct {
 
 	knownParties sync.Map   // coin.PartyID -> struct{}; see KnownParty
 	users        *userCache // onboarded users; see User (usercache.go)
+	sends        sendQueue  // one-step sends waiting for a batch (sendbatch.go)
 }
 
 // Meta keys set once when the ledger is created.

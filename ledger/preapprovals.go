@@ -381,51 +381,43 @@ func (l *Ledger) SendPreapproved(ctx context.Context, s PreapprovalSend) (*Trans
 	if utf8.RuneCountInString(s.Description) >= MaxDescriptionLen {
 		return nil, invalid("description", "must be shorter than %d characters", MaxDescriptionLen)
 	}
-	key := "preapproval-send:" + string(s.Sender) + ":" + s.DeduplicationID
-	var res *TransferResult
-	err := l.db.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
-		// One round trip claims the key (429 when in flight), locks the
-		// sender and draws the offset; the next reads the key's record,
-		// the receiver's preapproval, its provider's featured right and
-		// the sender's holdings. The spend, the command record and the
-		// coupon ride the commit batch.
-		t, err := l.beginCommand(ctx, tx, key, "transfer-preapproval-send", s.Sender)
-		if err != nil {
-			return err
-		}
-		rd, err := store.ReadPreapprovalSend(ctx, tx, key, s.Sender, s.Receiver, TemplateFeaturedAppRight)
-		if err != nil {
-			return err
-		}
-		if !rd.CommandAt.IsZero() {
-			if l.now().Sub(rd.CommandAt) < DeduplicationWindow*time.Second {
-				return fmt.Errorf("%w: deduplication id %q was used at %s", ErrDuplicate, s.DeduplicationID, FormatTime(rd.CommandAt))
-			}
-			if err := store.DeleteCommand(ctx, tx, key); err != nil {
-				return err
-			}
-		}
-		p := rd.Preapproval
-		if p == nil || !l.now().Before(p.ExpiresAt) {
-			return invalid("receiver_party_id", "%s has no valid transfer preapproval", s.Receiver)
-		}
-		t.deferSpend = true
-		t.preread = map[coin.PartyID][]store.Holding{s.Sender: rd.Holdings}
-		r, err := t.sendPreapprovedTo(ctx, s.Sender, p, rd.Featured, s.Amount, s.Description)
-		if err != nil {
-			return err
-		}
-		t.recordCommand(key, s.Sender, "transfer-preapproval-send")
-		if err := t.commit(ctx); err != nil {
-			return err
-		}
-		res = r
-		return nil
-	})
-	if err != nil {
-		return nil, fmt.Errorf("send %s to %s by preapproval: %w", s.Amount, s.Receiver, err)
+	c := &sendCall{ctx: ctx, s: s, key: "preapproval-send:" + string(s.Sender) + ":" + s.DeduplicationID}
+	if l.db.Engine == store.Postgres {
+		l.sendBatched(c)
+	} else {
+		// SQLite's write transactions are exclusive: nothing to group.
+		c.sendResult = l.runSends(ctx, []*sendCall{c}, func() {})[0]
 	}
-	return res, nil
+	if c.err != nil {
+		return nil, fmt.Errorf("send %s to %s by preapproval: %w", s.Amount, s.Receiver, c.err)
+	}
+	return c.res, nil
+}
+
+// sendPreapprovedCommand is one send of SendPreapproved inside t, once
+// the batch has claimed its key (t has its offset) and read rd.
+func (t *txn) sendPreapprovedCommand(ctx context.Context, c *sendCall, rd *store.PreapprovalSendReads) (*TransferResult, error) {
+	s := c.s
+	if !rd.CommandAt.IsZero() {
+		if t.now.Sub(rd.CommandAt) < DeduplicationWindow*time.Second {
+			return nil, fmt.Errorf("%w: deduplication id %q was used at %s", ErrDuplicate, s.DeduplicationID, FormatTime(rd.CommandAt))
+		}
+		if err := store.DeleteCommand(ctx, t.tx, c.key); err != nil {
+			return nil, err
+		}
+	}
+	p := rd.Preapproval
+	if p == nil || !t.now.Before(p.ExpiresAt) {
+		return nil, invalid("receiver_party_id", "%s has no valid transfer preapproval", s.Receiver)
+	}
+	t.deferSpend = true
+	t.preread = map[coin.PartyID][]store.Holding{s.Sender: rd.Holdings}
+	r, err := t.sendPreapprovedTo(ctx, s.Sender, p, rd.Featured, s.Amount, s.Description)
+	if err != nil {
+		return nil, err
+	}
+	t.recordCommand(c.key, s.Sender, "transfer-preapproval-send")
+	return r, nil
 }
 
 // validPreapproval returns receiver's valid preapproval row; none (or an

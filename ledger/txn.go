@@ -162,18 +162,100 @@ func (t *txn) record(party coin.PartyID, kind, subtype string, counterparty coin
 // and archived, its holdings and history. The guarded archive runs on its
 // own (its row count is the double-spend check); the inserts go to the
 // database as one batch, one round trip.
-func (t *txn) commit(ctx context.Context) (err error) {
-	defer func() { t.observe(err) }()
+func (t *txn) commit(ctx context.Context) error { return commitAll(ctx, t.tx, []*txn{t}) }
+
+// commitAll is commit for several ledger transactions that share one
+// database transaction (a batch of one-step sends): each keeps its own
+// offset, update row and history, and their rows go to the database in
+// one round trip, a multi-row statement per table.
+func commitAll(ctx context.Context, tx bun.Tx, ts []*txn) (err error) {
+	defer func() {
+		for _, t := range ts {
+			t.observe(err)
+		}
+	}()
+	var (
+		updates        []store.Update
+		created        []store.Contract
+		holdings       []store.Holding
+		history        []store.HistoryEntry
+		coupons        []store.RewardCoupon
+		commands       []store.Command
+		pending, spent []coin.ContractID
+		spentAt        []int64
+	)
+	for _, t := range ts {
+		existing, err := t.settleArchives(ctx)
+		if err != nil {
+			return err
+		}
+		if err := store.ArchiveContracts(ctx, tx, existing, t.offset); err != nil {
+			return err
+		}
+		updates = append(updates, store.Update{
+			OffsetID: t.offset, UpdateID: t.update, Kind: t.kind, Submitter: string(t.l.operator), Round: t.round.Number,
+			RecordTime: t.now, Minted: t.minted, Burned: t.burned, TrafficBytes: t.traffic,
+		})
+		pending = append(pending, t.pending...)
+		for _, id := range t.spent {
+			spent, spentAt = append(spent, id), append(spentAt, t.offset)
+		}
+		for i := range t.created {
+			t.created[i].CreatedOffset = t.offset
+		}
+		created = append(created, t.created...)
+		holdings = append(holdings, t.holdings...)
+		for i := range t.history {
+			t.history[i].OffsetID = t.offset
+		}
+		history = append(history, t.history...)
+		coupons = append(coupons, t.coupons...)
+		for i := range t.commands {
+			t.commands[i].OffsetID = &t.offset
+		}
+		commands = append(commands, t.commands...)
+	}
+	batch := []interface{ String() string }{tx.NewInsert().Model(&updates)}
+	if len(pending) > 0 {
+		spend, err := store.SpendHoldingsStatement(tx, pending)
+		if err != nil {
+			return err
+		}
+		batch = append(batch, spend)
+	}
+	if len(spent) > 0 {
+		batch = append(batch, store.MarkArchivedStatement(tx, spent, spentAt))
+	}
+	if len(created) > 0 {
+		batch = append(batch, tx.NewInsert().Model(&created))
+	}
+	if len(holdings) > 0 {
+		batch = append(batch, tx.NewInsert().Model(&holdings))
+	}
+	if len(history) > 0 {
+		batch = append(batch, tx.NewInsert().Model(&history))
+	}
+	if len(coupons) > 0 {
+		batch = append(batch, tx.NewInsert().Model(&coupons))
+	}
+	if len(commands) > 0 {
+		batch = append(batch, tx.NewInsert().Model(&commands))
+	}
+	return store.ExecBatch(ctx, tx, batch...)
+}
+
+// settleArchives draws t's offset if it has none yet and marks the
+// contracts t both created and archived; it returns the archived
+// contracts that existed before t, which need the guarded archive.
+func (t *txn) settleArchives(ctx context.Context) ([]coin.ContractID, error) {
 	if t.offset == 0 {
 		// Bootstrap reads no round first; take an offset now.
 		_, off, err := t.l.db.BeginUpdate(ctx, t.tx)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		t.offset = off
 	}
-	// A contract created and archived by this same transaction is written
-	// already archived; only contracts that existed before need the guard.
 	createdHere := make(map[coin.ContractID]int, len(t.created))
 	for i, c := range t.created {
 		createdHere[c.ContractID] = i
@@ -182,7 +264,7 @@ func (t *txn) commit(ctx context.Context) (err error) {
 	for _, id := range t.archived {
 		if i, ok := createdHere[id]; ok {
 			if t.created[i].ArchivedOffset != nil {
-				return fmt.Errorf("contract %s archived twice in one transaction: %w", id, store.ErrStale)
+				return nil, fmt.Errorf("contract %s archived twice in one transaction: %w", id, store.ErrStale)
 			}
 			off := t.offset
 			t.created[i].ArchivedOffset = &off
@@ -190,50 +272,7 @@ func (t *txn) commit(ctx context.Context) (err error) {
 		}
 		existing = append(existing, id)
 	}
-	if err := store.ArchiveContracts(ctx, t.tx, existing, t.offset); err != nil {
-		return err
-	}
-	u := &store.Update{
-		OffsetID: t.offset, UpdateID: t.update, Kind: t.kind, Submitter: string(t.l.operator), Round: t.round.Number,
-		RecordTime: t.now, Minted: t.minted, Burned: t.burned, TrafficBytes: t.traffic,
-	}
-	batch := []interface{ String() string }{t.tx.NewInsert().Model(u)}
-	if len(t.pending) > 0 {
-		spend, err := store.SpendHoldingsStatement(t.tx, t.pending)
-		if err != nil {
-			return err
-		}
-		batch = append(batch, spend)
-	}
-	if len(t.spent) > 0 {
-		batch = append(batch, t.tx.NewUpdate().Table("contracts").Set("archived_offset = ?", t.offset).
-			Where("contract_id IN (?)", bun.In(t.spent)))
-	}
-	for i := range t.created {
-		t.created[i].CreatedOffset = t.offset
-	}
-	if len(t.created) > 0 {
-		batch = append(batch, t.tx.NewInsert().Model(&t.created))
-	}
-	if len(t.holdings) > 0 {
-		batch = append(batch, t.tx.NewInsert().Model(&t.holdings))
-	}
-	for i := range t.history {
-		t.history[i].OffsetID = t.offset
-	}
-	if len(t.history) > 0 {
-		batch = append(batch, t.tx.NewInsert().Model(&t.history))
-	}
-	if len(t.coupons) > 0 {
-		batch = append(batch, t.tx.NewInsert().Model(&t.coupons))
-	}
-	for i := range t.commands {
-		t.commands[i].OffsetID = &t.offset
-	}
-	if len(t.commands) > 0 {
-		batch = append(batch, t.tx.NewInsert().Model(&t.commands))
-	}
-	return store.ExecBatch(ctx, t.tx, batch...)
+	return existing, nil
 }
 
 func uuidHex() string {

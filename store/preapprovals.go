@@ -4,10 +4,13 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/ccwallet/ccwallet/ledger/coin"
 	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect"
+	"github.com/uptrace/bun/dialect/pgdialect"
 )
 
 // TransferPreapproval is a row of transfer_preapprovals.
@@ -98,9 +101,19 @@ type PreapprovalSendReads struct {
 	Holdings    []Holding // the sender's, locked ones included, by contract id
 }
 
-// ReadPreapprovalSend loads PreapprovalSendReads in one round trip.
-func ReadPreapprovalSend(ctx context.Context, db bun.IDB, key string, sender, receiver coin.PartyID, featuredTemplate string) (*PreapprovalSendReads, error) {
+// PreapprovalSendKey names what one send reads: its deduplication key,
+// its sender and its receiver.
+type PreapprovalSendKey struct {
+	Key      string
+	Sender   coin.PartyID
+	Receiver coin.PartyID
+}
+
+// ReadPreapprovalSends loads the PreapprovalSendReads of several sends in
+// one round trip; out[i] belongs to sends[i].
+func ReadPreapprovalSends(ctx context.Context, db bun.IDB, sends []PreapprovalSendKey, featuredTemplate string) ([]PreapprovalSendReads, error) {
 	var rows []struct {
+		I             int            `bun:"i"`
 		CommandAt     bun.NullTime   `bun:"command_at"`
 		ContractID    sql.NullString `bun:"contract_id"`
 		Receiver      sql.NullString `bun:"receiver"`
@@ -118,45 +131,86 @@ func ReadPreapprovalSend(ctx context.Context, db bun.IDB, key string, sender, re
 		HLockExpiresAt bun.NullTime   `bun:"h_lock_expires_at"`
 		HLockContext   sql.NullString `bun:"h_lock_context"`
 	}
-	// The one-row base keeps a row when neither the command nor the
-	// preapproval exists; the receiver has at most one unarchived
-	// preapproval (unique index) and a key at most one command. The
-	// sender's holdings repeat it, one row each.
-	err := db.NewRaw(`SELECT info.*, h.contract_id AS h_contract_id, h.amount AS h_amount, h.created_round AS h_created_round,
+	if len(sends) == 0 {
+		return nil, nil
+	}
+	var err error
+	if db.Dialect().Name() == dialect.PG {
+		// One row per send from arrays, so the text and its plan stay the
+		// same for any batch; each lookup is a LATERAL subquery kept apart
+		// by OFFSET 0, so it runs per send by index (a plain join lets the
+		// planner scan whole tables). A receiver has at most one
+		// unarchived preapproval (unique index) and a key at most one
+		// command; the sender's holdings repeat the send's row, one each.
+		keys, senders, receivers := make([]string, len(sends)), make([]string, len(sends)), make([]string, len(sends))
+		for i, r := range sends {
+			keys[i], senders[i], receivers[i] = r.Key, string(r.Sender), string(r.Receiver)
+		}
+		err = db.NewRaw(`SELECT r.i - 1 AS i, c.created_at AS command_at, p.contract_id, p.receiver, p.provider, p.valid_from,
+	p.last_renewed_at, p.expires_at, COALESCE(p.featured, false) AS featured,
+	h.contract_id AS h_contract_id, h.amount AS h_amount, h.created_round AS h_created_round,
+	h.rate AS h_rate, h.lock_holder AS h_lock_holder, h.lock_expires_at AS h_lock_expires_at, h.lock_context AS h_lock_context
+FROM unnest(?::text[], ?::text[], ?::text[]) WITH ORDINALITY AS r(k, s, rc, i)
+LEFT JOIN LATERAL (SELECT created_at FROM commands WHERE dedup_key = r.k OFFSET 0) AS c ON true
+LEFT JOIN LATERAL (SELECT t.*, EXISTS (SELECT 1 FROM contracts AS f WHERE f.template_id = ? AND f.archived_offset IS NULL
+		AND f.stakeholders LIKE '% ' || t.provider || ' %') AS featured
+	FROM transfer_preapprovals AS t WHERE t.receiver = r.rc AND t.archived_at IS NULL OFFSET 0) AS p ON true
+LEFT JOIN LATERAL (SELECT * FROM holdings WHERE owner = r.s OFFSET 0) AS h ON true
+ORDER BY r.i, h.contract_id`, pgdialect.Array(keys), pgdialect.Array(senders), pgdialect.Array(receivers), featuredTemplate).Scan(ctx, &rows)
+	} else {
+		// SQLite has no LATERAL: one branch per send (SQLite runs one at a
+		// time, so this is a single branch), its values as constants. The
+		// one-row base keeps a row when neither the command nor the
+		// preapproval exists.
+		branches := make([]string, len(sends))
+		args := make([]any, 0, 4*len(sends))
+		for i, r := range sends {
+			branches[i] = fmt.Sprintf(`SELECT %d AS i, info.*, h.contract_id AS h_contract_id, h.amount AS h_amount, h.created_round AS h_created_round,
 	h.rate AS h_rate, h.lock_holder AS h_lock_holder, h.lock_expires_at AS h_lock_expires_at, h.lock_context AS h_lock_context
 FROM (SELECT c.created_at AS command_at, p.contract_id, p.receiver, p.provider, p.valid_from,
 		p.last_renewed_at, p.expires_at, (p.contract_id IS NOT NULL AND EXISTS (SELECT 1 FROM contracts AS f
-		WHERE f.template_id = ? AND f.archived_offset IS NULL AND f.stakeholders LIKE '% ' || p.provider || ' %')) AS featured
+		WHERE f.template_id = ? AND f.archived_offset IS NULL AND f.stakeholders LIKE '%% ' || p.provider || ' %%')) AS featured
 	FROM (SELECT 1 AS one) AS base
 	LEFT JOIN commands AS c ON c.dedup_key = ?
 	LEFT JOIN transfer_preapprovals AS p ON p.receiver = ? AND p.archived_at IS NULL) AS info
-LEFT JOIN holdings AS h ON h.owner = ?
-ORDER BY h.contract_id`,
-		featuredTemplate, key, receiver, sender).Scan(ctx, &rows)
-	if err == nil && len(rows) == 0 {
-		err = sql.ErrNoRows
+LEFT JOIN holdings AS h ON h.owner = ?`, i)
+			args = append(args, featuredTemplate, r.Key, string(r.Receiver), string(r.Sender))
+		}
+		err = db.NewRaw(strings.Join(branches, "\nUNION ALL\n")+"\nORDER BY i, h_contract_id", args...).Scan(ctx, &rows)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("read preapproval send %s: %w", key, Normalize(err))
+		return nil, fmt.Errorf("read preapproval sends: %w", Normalize(err))
 	}
-	row := rows[0]
-	out := &PreapprovalSendReads{CommandAt: row.CommandAt.Time, Featured: row.Featured}
-	if row.ContractID.Valid {
-		out.Preapproval = &TransferPreapproval{
-			ContractID: coin.ContractID(row.ContractID.String), Receiver: coin.PartyID(row.Receiver.String),
-			Provider: coin.PartyID(row.Provider.String), ValidFrom: row.ValidFrom.Time,
-			LastRenewedAt: row.LastRenewedAt.Time, ExpiresAt: row.ExpiresAt.Time,
+	out := make([]PreapprovalSendReads, len(sends))
+	seen := make([]bool, len(sends))
+	for _, row := range rows {
+		if row.I < 0 || row.I >= len(sends) {
+			return nil, fmt.Errorf("read preapproval sends: row for send %d of %d", row.I, len(sends))
+		}
+		o := &out[row.I]
+		if !seen[row.I] {
+			seen[row.I] = true
+			o.CommandAt, o.Featured = row.CommandAt.Time, row.Featured
+			if row.ContractID.Valid {
+				o.Preapproval = &TransferPreapproval{
+					ContractID: coin.ContractID(row.ContractID.String), Receiver: coin.PartyID(row.Receiver.String),
+					Provider: coin.PartyID(row.Provider.String), ValidFrom: row.ValidFrom.Time,
+					LastRenewedAt: row.LastRenewedAt.Time, ExpiresAt: row.ExpiresAt.Time,
+				}
+			}
+		}
+		if row.HContractID.Valid {
+			o.Holdings = append(o.Holdings, Holding{
+				ContractID: coin.ContractID(row.HContractID.String), Owner: sends[row.I].Sender, Amount: row.HAmount,
+				CreatedRound: coin.Round(row.HCreatedRound.Int64), Rate: row.HRate, LockHolder: row.HLockHolder.String,
+				LockExpiresAt: row.HLockExpiresAt, LockContext: row.HLockContext.String,
+			})
 		}
 	}
-	for _, r := range rows {
-		if !r.HContractID.Valid {
-			continue
+	for i, ok := range seen {
+		if !ok {
+			return nil, fmt.Errorf("read preapproval sends: no row for send %d: %w", i, ErrNotFound)
 		}
-		out.Holdings = append(out.Holdings, Holding{
-			ContractID: coin.ContractID(r.HContractID.String), Owner: sender, Amount: r.HAmount,
-			CreatedRound: coin.Round(r.HCreatedRound.Int64), Rate: r.HRate, LockHolder: r.HLockHolder.String,
-			LockExpiresAt: r.HLockExpiresAt, LockContext: r.HLockContext.String,
-		})
 	}
 	return out, nil
 }

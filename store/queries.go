@@ -2,13 +2,14 @@ package store
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/ccwallet/ccwallet/ledger/coin"
 	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect/pgdialect"
 )
 
 // MetaValue reads one ledger_meta value.
@@ -217,6 +218,30 @@ func SpendHoldingsStatement(db bun.IDB, ids []coin.ContractID) (fmt.Stringer, er
 	return rawStatement(fmt.Sprintf("DO %[1]s DECLARE n bigint; BEGIN %[2]s; GET DIAGNOSTICS n = ROW_COUNT; "+
 		"IF n <> %[3]d THEN RAISE EXCEPTION 'spend %[3]d holdings, %% were available', n USING ERRCODE = '%[4]s'; END IF; END %[1]s",
 		tag, del, len(ids), staleCode)), nil
+}
+
+// MarkArchivedStatement marks contracts ids archived, each at the offset
+// of the same index, for ExecBatch; their guard already ran (a spent
+// holding's delete). Several offsets come from a batch of transactions;
+// a CASE keeps it one statement that finds its rows by primary key.
+func MarkArchivedStatement(db bun.IDB, ids []coin.ContractID, offsets []int64) fmt.Stringer {
+	same := true
+	for _, o := range offsets {
+		same = same && o == offsets[0]
+	}
+	q := db.NewUpdate().Table("contracts").Where("contract_id IN (?)", bun.In(ids))
+	if same {
+		return q.Set("archived_offset = ?", offsets[0])
+	}
+	var sb strings.Builder
+	args := make([]any, 0, 2*len(ids))
+	sb.WriteString("archived_offset = CASE contract_id")
+	for i, id := range ids {
+		sb.WriteString(" WHEN ? THEN ?")
+		args = append(args, string(id), offsets[i])
+	}
+	sb.WriteString(" END")
+	return q.Set(sb.String(), args...)
 }
 
 // rawStatement is SQL text ready for ExecBatch.
@@ -476,32 +501,92 @@ func (db *DB) BeginUpdate(ctx context.Context, tx bun.IDB, lockKeys ...string) (
 // command's stored result must be read by a later statement: this one's
 // snapshot predates its locks.
 func (db *DB) BeginClaim(ctx context.Context, tx bun.IDB, claimKey string, lockKeys ...string) (*Round, int64, bool, error) {
+	r, offsets, err := db.BeginClaims(ctx, tx, []Claim{{Key: claimKey, Locks: lockKeys}})
+	if err != nil {
+		return nil, 0, false, err
+	}
+	return r, offsets[0], offsets[0] != 0, nil
+}
+
+// Claim is one command's part of BeginClaims: its deduplication key, tried
+// without waiting, and the locks it needs once claimed.
+type Claim struct {
+	Key   string
+	Locks []string
+}
+
+// BeginClaims is BeginClaim for several commands sharing one database
+// transaction (a batch), still in one round trip: each key is tried
+// without waiting, the locks of the claimed commands are taken in sorted
+// order (so batches and single commands cannot deadlock one another),
+// and then an offset is drawn for each claimed command. offsets[i] is
+// claims[i]'s offset, or 0 when another transaction holds its key.
+func (db *DB) BeginClaims(ctx context.Context, tx bun.IDB, claims []Claim) (*Round, []int64, error) {
 	if db.Engine != Postgres {
-		r, next, err := db.BeginUpdate(ctx, tx, lockKeys...)
-		return r, next, err == nil, err
+		// Write transactions are exclusive: every claim succeeds.
+		r, next, err := db.BeginUpdate(ctx, tx)
+		if err != nil {
+			return nil, nil, err
+		}
+		offsets := make([]int64, len(claims))
+		for i := range offsets {
+			offsets[i] = next + int64(i)
+		}
+		return r, offsets, nil
+	}
+	keys := make([]string, len(claims))
+	type lock struct {
+		key   string
+		claim int64
+	}
+	var locks []lock
+	for i, c := range claims {
+		keys[i] = c.Key
+		for _, k := range c.Locks {
+			locks = append(locks, lock{k, int64(i + 1)})
+		}
+	}
+	slices.SortFunc(locks, func(a, b lock) int { return strings.Compare(a.key, b.key) })
+	lockKeys, lockClaims := make([]string, len(locks)), make([]int64, len(locks))
+	for i, l := range locks {
+		lockKeys[i], lockClaims[i] = l.key, l.claim
 	}
 	var row struct {
 		Round
-		Next sql.NullInt64 `bun:"next_offset"`
+		Claimed []bool  `bun:"claimed,array"`
+		Offsets []int64 `bun:"offsets,array"`
 	}
-	next := "nextval(pg_get_serial_sequence('updates', 'offset_id'))"
-	args := []any{claimKey}
-	if len(lockKeys) > 0 {
-		locks := make([]string, len(lockKeys))
-		for i, k := range lockKeys {
-			locks[i] = "pg_advisory_xact_lock(hashtextextended(?, 0))"
-			args = append(args, k)
-		}
-		next = "(SELECT " + next + " FROM (SELECT " + strings.Join(locks, ", ") + ") AS locks)"
+	// c tries the keys; l takes the claimed commands' locks in the array's
+	// (sorted) order, filtered by an init plan so the scan keeps that
+	// order; the offsets are drawn after l, which their WHERE evaluates
+	// first. MATERIALIZED makes each run exactly once.
+	err := tx.NewRaw(`WITH c AS MATERIALIZED (
+	SELECT i, pg_try_advisory_xact_lock(hashtextextended(k, 0)) AS ok FROM unnest(?::text[]) WITH ORDINALITY AS c(k, i)),
+l AS MATERIALIZED (
+	SELECT pg_advisory_xact_lock(hashtextextended(p.k, 0)) FROM unnest(?::text[], ?::bigint[]) AS p(k, ci)
+	WHERE p.ci = ANY ((SELECT COALESCE(array_agg(i), '{}') FROM c WHERE ok)::bigint[]))
+SELECT round.*, (SELECT array_agg(ok ORDER BY i) FROM c) AS claimed,
+	(SELECT array_agg(nextval(pg_get_serial_sequence('updates', 'offset_id'))) FROM generate_series(1, (SELECT count(*) FROM c WHERE ok)) AS g
+		WHERE (SELECT count(*) FROM l) >= 0) AS offsets
+FROM rounds AS round WHERE closed_at IS NULL ORDER BY number DESC LIMIT 1`,
+		pgdialect.Array(keys), pgdialect.Array(lockKeys), pgdialect.Array(lockClaims)).Scan(ctx, &row)
+	if err == nil && len(row.Claimed) != len(claims) {
+		err = fmt.Errorf("%d claims answered for %d", len(row.Claimed), len(claims))
 	}
-	// CASE evaluates its branch only when the try-lock succeeded.
-	expr := "CASE WHEN pg_try_advisory_xact_lock(hashtextextended(?, 0)) THEN " + next + " END AS next_offset"
-	q := tx.NewSelect().Model(&row.Round).ColumnExpr("round.*").ColumnExpr(expr, args...)
-	err := q.Where("closed_at IS NULL").Order("number DESC").Limit(1).Scan(ctx, &row)
 	if err != nil {
-		return nil, 0, false, fmt.Errorf("begin update: %w", Normalize(err))
+		return nil, nil, fmt.Errorf("begin update: %w", Normalize(err))
 	}
-	return &row.Round, row.Next.Int64, row.Next.Valid, nil
+	offsets := make([]int64, len(claims))
+	next := row.Offsets
+	for i, ok := range row.Claimed {
+		if ok {
+			if len(next) == 0 {
+				return nil, nil, fmt.Errorf("begin update: fewer offsets than claims")
+			}
+			offsets[i], next = next[0], next[1:]
+		}
+	}
+	return &row.Round, offsets, nil
 }
 
 // ExecBatch runs several statements in one round trip. The statements are

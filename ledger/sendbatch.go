@@ -1,0 +1,239 @@
+package ledger
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/ccwallet/ccwallet/ledger/coin"
+	"github.com/ccwallet/ccwallet/store"
+	"github.com/uptrace/bun"
+)
+
+// One-step sends are the hot path of a wallet; on Postgres concurrent ones
+// are grouped (group commit): one database transaction claims, locks,
+// reads and writes a batch of sends in five round trips, so the per-
+// statement cost of Postgres is paid once per batch instead of once per
+// send. Each send keeps its own offset, update row, history and result;
+// one that fails its own checks (duplicate, no preapproval, funds) fails
+// alone, and a batch the database refuses is re-run one send at a time so
+// no send fails for another's sake.
+const (
+	// maxSendBatch bounds a batch: a statement's size and the locks held.
+	maxSendBatch = 32
+	// sendWorkers batches may run at once: the next batch claims while
+	// the previous one commits.
+	sendWorkers = 2
+	// sendBatchTimeout bounds a batch's database work; a batch runs for
+	// several callers, so none of their contexts may cancel it.
+	sendBatchTimeout = 30 * time.Second
+)
+
+// sendQueue holds the sends waiting for a worker.
+type sendQueue struct {
+	mu      sync.Mutex
+	queue   []*sendCall
+	workers int
+	// gate is held by the batch in its claim and read phase: the next
+	// batch starts when this one starts writing, so sends that arrive
+	// meanwhile join it instead of each making a batch of one.
+	gate chan struct{}
+	// batched counts the sends that ran in batches of two or more, for
+	// tests that must know the grouping happened.
+	batched int64
+}
+
+// sendCall is one SendPreapproved call: its request and, once done is
+// closed, its answer. A batched call's answer is written under the
+// queue's lock, by its worker or, when the caller stops waiting (left),
+// by the caller.
+type sendCall struct {
+	ctx  context.Context
+	s    PreapprovalSend
+	key  string
+	done chan struct{}
+	left bool
+	sendResult
+}
+
+// sendBatched queues c and waits for its answer, or for c.ctx to end. A
+// send already taken by a worker may still complete after its caller left,
+// as with any request whose answer is lost; its deduplication id makes the
+// retry safe.
+func (l *Ledger) sendBatched(c *sendCall) {
+	c.done = make(chan struct{})
+	q := &l.sends
+	q.mu.Lock()
+	q.queue = append(q.queue, c)
+	if q.gate == nil {
+		q.gate = make(chan struct{}, 1)
+	}
+	start := q.workers < sendWorkers
+	if start {
+		q.workers++
+	}
+	q.mu.Unlock()
+	if start {
+		go l.sendWorker()
+	}
+	select {
+	case <-c.done:
+	case <-c.ctx.Done():
+		q.mu.Lock()
+		select {
+		case <-c.done: // answered meanwhile
+		default:
+			c.left = true
+			c.sendResult = sendResult{err: c.ctx.Err()}
+		}
+		q.mu.Unlock()
+	}
+}
+
+// sendWorker runs batches until the queue is empty.
+func (l *Ledger) sendWorker() {
+	q := &l.sends
+	for {
+		q.gate <- struct{}{}
+		batch := l.takeSends()
+		if len(batch) == 0 {
+			<-q.gate
+			return
+		}
+		var once sync.Once
+		open := func() { once.Do(func() { <-q.gate }) }
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(batch[0].ctx), sendBatchTimeout)
+		results := l.runSends(ctx, batch, open)
+		open()
+		cancel()
+		q.mu.Lock()
+		if len(batch) > 1 {
+			q.batched += int64(len(batch))
+		}
+		for i, c := range batch {
+			if !c.left {
+				c.sendResult = results[i]
+				close(c.done)
+			}
+		}
+		q.mu.Unlock()
+	}
+}
+
+// takeSends takes the next batch: queued sends whose callers still wait,
+// at most one per sender (a sender's second send spends the first one's
+// change, so it goes in a later batch), oldest first. With none left the
+// worker retires.
+func (l *Ledger) takeSends() []*sendCall {
+	q := &l.sends
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	var batch []*sendCall
+	senders := make(map[coin.PartyID]bool)
+	rest := q.queue[:0]
+	for _, c := range q.queue {
+		switch {
+		case c.ctx.Err() != nil:
+			if !c.left {
+				c.left = true
+				c.sendResult = sendResult{err: c.ctx.Err()}
+				close(c.done)
+			}
+		case len(batch) < maxSendBatch && !senders[c.s.Sender]:
+			senders[c.s.Sender] = true
+			batch = append(batch, c)
+		default:
+			rest = append(rest, c)
+		}
+	}
+	clear(q.queue[len(rest):])
+	q.queue = rest
+	if len(batch) == 0 {
+		q.workers--
+	}
+	return batch
+}
+
+// runSends runs calls in one database transaction and returns each one's
+// answer; reads is called once the batch has read what it needs (see
+// sendQueue.gate). When the transaction fails as a whole for a batch of
+// several, each call runs again alone, so only the call at fault fails.
+func (l *Ledger) runSends(ctx context.Context, calls []*sendCall, read func()) []sendResult {
+	var results []sendResult
+	err := l.db.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
+		var err error
+		results, err = l.sendMany(ctx, tx, calls, read)
+		return err
+	})
+	if err == nil {
+		return results
+	}
+	results = make([]sendResult, len(calls))
+	for i, c := range calls {
+		if len(calls) > 1 {
+			results[i] = l.runSends(ctx, []*sendCall{c}, read)[0]
+		} else {
+			results[i].err = err
+		}
+	}
+	return results
+}
+
+// sendResult is one send's answer.
+type sendResult struct {
+	res *TransferResult
+	err error
+}
+
+// sendMany is the database transaction of a batch: one round trip claims
+// the keys (a key in flight elsewhere answers ErrInFlight at once), locks
+// the senders and draws the offsets; the next reads every send's command
+// record, preapproval, featured right and holdings; each send then runs
+// its rule in memory, and the writes of those that succeeded ride one
+// commit batch. A send's own error is its result; only a database error
+// fails the batch.
+func (l *Ledger) sendMany(ctx context.Context, tx bun.Tx, calls []*sendCall, read func()) ([]sendResult, error) {
+	claims := make([]store.Claim, len(calls))
+	for i, c := range calls {
+		claims[i] = store.Claim{Key: "cmd:" + c.key, Locks: partyLockKeys([]coin.PartyID{c.s.Sender})}
+	}
+	r, offsets, err := l.db.BeginClaims(ctx, tx, claims)
+	if err != nil {
+		return nil, err
+	}
+	results := make([]sendResult, len(calls))
+	var keys []store.PreapprovalSendKey
+	var claimed []int
+	for i, c := range calls {
+		if offsets[i] == 0 {
+			results[i].err = fmt.Errorf("%w: a command with the same id is being processed", ErrInFlight)
+			continue
+		}
+		keys = append(keys, store.PreapprovalSendKey{Key: c.key, Sender: c.s.Sender, Receiver: c.s.Receiver})
+		claimed = append(claimed, i)
+	}
+	reads, err := store.ReadPreapprovalSends(ctx, tx, keys, TemplateFeaturedAppRight)
+	if err != nil {
+		return nil, err
+	}
+	var ts []*txn
+	for j, i := range claimed {
+		t := l.newTxn(tx, "transfer-preapproval-send", r)
+		t.offset = offsets[i]
+		res, err := t.sendPreapprovedCommand(ctx, calls[i], &reads[j])
+		if err != nil {
+			results[i].err = err
+			continue
+		}
+		results[i].res = res
+		ts = append(ts, t)
+	}
+	read()
+	if len(ts) > 0 {
+		if err := commitAll(ctx, tx, ts); err != nil {
+			return nil, err
+		}
+	}
+	return results, nil
+}

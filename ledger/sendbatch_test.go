@@ -1,0 +1,140 @@
+package ledger_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"testing"
+
+	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/coin"
+	"github.com/ccwallet/ccwallet/ledger/ledgertest"
+)
+
+// TestSendBatches starts many one-step sends at once, so that on Postgres
+// they run in batches, and mixes in sends that must fail on their own
+// (a replayed deduplication id, too little coin, no preapproval): every
+// send gets its own answer, the good ones all land exactly once, and a
+// failing one changes nothing for the others.
+func TestSendBatches(t *testing.T) {
+	forEachEngine(t, func(t *testing.T, l *ledger.Ledger) {
+		ctx := context.Background()
+		const n, each = 12, 4
+		var senders, receivers []coin.PartyID
+		for range n {
+			s, r := ledgertest.Party(t, l), ledgertest.Party(t, l)
+			ledgertest.Mint(t, l, s, "100")
+			if _, _, err := l.CreatePreapproval(ctx, r); err != nil {
+				t.Fatal(err)
+			}
+			senders, receivers = append(senders, s), append(receivers, r)
+		}
+		poor, nobody := ledgertest.Party(t, l), ledgertest.Party(t, l)
+		ledgertest.Mint(t, l, poor, "1")
+
+		type outcome struct {
+			send ledger.PreapprovalSend
+			err  error
+		}
+		var (
+			mu       sync.Mutex
+			outcomes []outcome
+			wg       sync.WaitGroup
+		)
+		start := make(chan struct{})
+		run := func(sends ...ledger.PreapprovalSend) {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				<-start
+				for _, s := range sends {
+					_, err := l.SendPreapproved(ctx, s)
+					mu.Lock()
+					outcomes = append(outcomes, outcome{s, err})
+					mu.Unlock()
+				}
+			}()
+		}
+		amount := coin.MustParse("2.5")
+		for i, s := range senders {
+			var sends []ledger.PreapprovalSend
+			for k := range each {
+				sends = append(sends, ledger.PreapprovalSend{Sender: s, Receiver: receivers[(i+k)%n], Amount: amount, DeduplicationID: fmt.Sprintf("s-%d-%d", i, k)})
+			}
+			run(sends...)
+			if i < 4 { // the same id twice at once: one success
+				dup := ledger.PreapprovalSend{Sender: s, Receiver: receivers[i], Amount: amount, DeduplicationID: "dup"}
+				run(dup)
+				run(dup)
+			}
+		}
+		run(ledger.PreapprovalSend{Sender: poor, Receiver: receivers[0], Amount: coin.MustParse("50"), DeduplicationID: "poor"})
+		run(ledger.PreapprovalSend{Sender: senders[5], Receiver: nobody, Amount: amount, DeduplicationID: "nobody"})
+		close(start)
+		wg.Wait()
+
+		received := map[coin.PartyID]int{}
+		sent := map[coin.PartyID]int{}
+		dups := map[coin.PartyID]int{}
+		for _, o := range outcomes {
+			s := o.send
+			switch {
+			case s.DeduplicationID == "poor":
+				if !errors.Is(o.err, ledger.ErrInsufficientFunds) {
+					t.Errorf("send beyond the balance = %v, want ErrInsufficientFunds", o.err)
+				}
+				continue
+			case s.DeduplicationID == "nobody":
+				if !ledger.IsValidation(o.err) {
+					t.Errorf("send without preapproval = %v, want a validation error", o.err)
+				}
+				continue
+			case s.DeduplicationID == "dup" && o.err != nil:
+				if !errors.Is(o.err, ledger.ErrDuplicate) && !errors.Is(o.err, ledger.ErrInFlight) {
+					t.Errorf("second send of one id = %v, want ErrDuplicate or ErrInFlight", o.err)
+				}
+				continue
+			case o.err != nil:
+				t.Errorf("send %s: %v", s.DeduplicationID, o.err)
+				continue
+			case s.DeduplicationID == "dup":
+				dups[s.Sender]++
+			}
+			received[s.Receiver]++
+			sent[s.Sender]++
+		}
+		for i, s := range senders[:4] {
+			if dups[s] != 1 {
+				t.Errorf("sender %d: %d successes of one deduplication id, want 1", i, dups[s])
+			}
+		}
+		for i, r := range receivers {
+			want := amount.MulInt(int64(received[r])).String()
+			if got := balance(t, l, r); got != want {
+				t.Errorf("receiver %d balance = %s, want %s (%d sends)", i, got, want, received[r])
+			}
+		}
+		for i, s := range senders {
+			items, err := l.History(ctx, s, ledger.HistoryQuery{PageSize: 100})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := 0
+			for _, it := range items {
+				if it.Subtype == "TransferPreapprovalSend" {
+					got++
+				}
+			}
+			if got != sent[s] {
+				t.Errorf("sender %d history has %d sends, want %d", i, got, sent[s])
+			}
+		}
+		if got := balance(t, l, poor); got != "1.0000000000" {
+			t.Errorf("balance after the refused send = %s, want 1", got)
+		}
+		if ledger.OnPostgres(l) && ledger.SendsBatched(l) == 0 {
+			t.Errorf("no sends ran in a batch on Postgres; the test did not exercise batching")
+		}
+	})
+}
