@@ -386,7 +386,7 @@ func (l *Ledger) SendPreapproved(ctx context.Context, s PreapprovalSend) (*Trans
 		l.sendBatched(c)
 	} else {
 		// SQLite's write transactions are exclusive: nothing to group.
-		c.sendResult = l.runSends(ctx, []*sendCall{c}, func() {})[0]
+		c.sendResult = l.runSends(ctx, []*sendCall{c})[0]
 	}
 	if c.err != nil {
 		return nil, fmt.Errorf("send %s to %s by preapproval: %w", s.Amount, s.Receiver, c.err)

@@ -46,13 +46,14 @@ func Migrations() ([]Migration, error) {
 }
 
 // render fills the dialect placeholders of a migration, so one set of files
-// serves both engines.
+// serves both engines. A line starting with {{postgres}} is a one-line
+// statement for Postgres only; SQLite sees it as a comment.
 func (db *DB) render(sql string) string {
 	var r *strings.Replacer
 	if db.Engine == Postgres {
-		r = strings.NewReplacer("{{amount}}", "NUMERIC(38,10)", "{{id}}", "BIGSERIAL PRIMARY KEY", "{{ts}}", "TIMESTAMPTZ")
+		r = strings.NewReplacer("{{amount}}", "NUMERIC(38,10)", "{{id}}", "BIGSERIAL PRIMARY KEY", "{{ts}}", "TIMESTAMPTZ", "{{postgres}}", "")
 	} else {
-		r = strings.NewReplacer("{{amount}}", "TEXT", "{{id}}", "INTEGER PRIMARY KEY AUTOINCREMENT", "{{ts}}", "TIMESTAMP")
+		r = strings.NewReplacer("{{amount}}", "TEXT", "{{id}}", "INTEGER PRIMARY KEY AUTOINCREMENT", "{{ts}}", "TIMESTAMP", "{{postgres}}", "-- ")
 	}
 	return r.Replace(sql)
 }

@@ -9,8 +9,6 @@ import (
 
 	"github.com/ccwallet/ccwallet/ledger/coin"
 	"github.com/uptrace/bun"
-	"github.com/uptrace/bun/dialect"
-	"github.com/uptrace/bun/dialect/pgdialect"
 )
 
 // TransferPreapproval is a row of transfer_preapprovals.
@@ -111,7 +109,7 @@ type PreapprovalSendKey struct {
 
 // ReadPreapprovalSends loads the PreapprovalSendReads of several sends in
 // one round trip; out[i] belongs to sends[i].
-func ReadPreapprovalSends(ctx context.Context, db bun.IDB, sends []PreapprovalSendKey, featuredTemplate string) ([]PreapprovalSendReads, error) {
+func (db *DB) ReadPreapprovalSends(ctx context.Context, tx bun.Tx, sends []PreapprovalSendKey, featuredTemplate string) ([]PreapprovalSendReads, error) {
 	var rows []struct {
 		I             int            `bun:"i"`
 		CommandAt     bun.NullTime   `bun:"command_at"`
@@ -135,7 +133,7 @@ func ReadPreapprovalSends(ctx context.Context, db bun.IDB, sends []PreapprovalSe
 		return nil, nil
 	}
 	var err error
-	if db.Dialect().Name() == dialect.PG {
+	if db.Engine == Postgres {
 		// One row per send from arrays, so the text and its plan stay the
 		// same for any batch; each lookup is a LATERAL subquery kept apart
 		// by OFFSET 0, so it runs per send by index (a plain join lets the
@@ -146,17 +144,17 @@ func ReadPreapprovalSends(ctx context.Context, db bun.IDB, sends []PreapprovalSe
 		for i, r := range sends {
 			keys[i], senders[i], receivers[i] = r.Key, string(r.Sender), string(r.Receiver)
 		}
-		err = db.NewRaw(`SELECT r.i - 1 AS i, c.created_at AS command_at, p.contract_id, p.receiver, p.provider, p.valid_from,
+		err = db.queryCached(ctx, tx, &rows, `SELECT r.i - 1 AS i, c.created_at AS command_at, p.contract_id, p.receiver, p.provider, p.valid_from,
 	p.last_renewed_at, p.expires_at, COALESCE(p.featured, false) AS featured,
 	h.contract_id AS h_contract_id, h.amount AS h_amount, h.created_round AS h_created_round,
 	h.rate AS h_rate, h.lock_holder AS h_lock_holder, h.lock_expires_at AS h_lock_expires_at, h.lock_context AS h_lock_context
-FROM unnest(?::text[], ?::text[], ?::text[]) WITH ORDINALITY AS r(k, s, rc, i)
+FROM unnest($1::text[], $2::text[], $3::text[]) WITH ORDINALITY AS r(k, s, rc, i)
 LEFT JOIN LATERAL (SELECT created_at FROM commands WHERE dedup_key = r.k OFFSET 0) AS c ON true
-LEFT JOIN LATERAL (SELECT t.*, EXISTS (SELECT 1 FROM contracts AS f WHERE f.template_id = ? AND f.archived_offset IS NULL
+LEFT JOIN LATERAL (SELECT t.*, EXISTS (SELECT 1 FROM contracts AS f WHERE f.template_id = $4 AND f.archived_offset IS NULL
 		AND f.stakeholders LIKE '% ' || t.provider || ' %') AS featured
 	FROM transfer_preapprovals AS t WHERE t.receiver = r.rc AND t.archived_at IS NULL OFFSET 0) AS p ON true
 LEFT JOIN LATERAL (SELECT * FROM holdings WHERE owner = r.s OFFSET 0) AS h ON true
-ORDER BY r.i, h.contract_id`, pgdialect.Array(keys), pgdialect.Array(senders), pgdialect.Array(receivers), featuredTemplate).Scan(ctx, &rows)
+ORDER BY r.i, h.contract_id`, keys, senders, receivers, featuredTemplate)
 	} else {
 		// SQLite has no LATERAL: one branch per send (SQLite runs one at a
 		// time, so this is a single branch), its values as constants. The
@@ -176,7 +174,7 @@ FROM (SELECT c.created_at AS command_at, p.contract_id, p.receiver, p.provider, 
 LEFT JOIN holdings AS h ON h.owner = ?`, i)
 			args = append(args, featuredTemplate, r.Key, string(r.Receiver), string(r.Sender))
 		}
-		err = db.NewRaw(strings.Join(branches, "\nUNION ALL\n")+"\nORDER BY i, h_contract_id", args...).Scan(ctx, &rows)
+		err = tx.NewRaw(strings.Join(branches, "\nUNION ALL\n")+"\nORDER BY i, h_contract_id", args...).Scan(ctx, &rows)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("read preapproval sends: %w", Normalize(err))

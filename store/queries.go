@@ -2,14 +2,15 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/ccwallet/ccwallet/ledger/coin"
+	"github.com/jackc/pgx/v5"
 	"github.com/uptrace/bun"
-	"github.com/uptrace/bun/dialect/pgdialect"
 )
 
 // MetaValue reads one ledger_meta value.
@@ -206,18 +207,13 @@ func DeleteHoldings(ctx context.Context, db bun.IDB, ids []coin.ContractID, lock
 const staleCode = "CWST1"
 
 // SpendHoldingsStatement is DeleteHoldings (unlocked holdings only) as a
-// statement for ExecBatch, on Postgres: its guard runs in the database and
-// raises an error the batch fails with (ErrStale) when fewer than all ids
-// were available, so the spend costs no round trip of its own.
+// statement for ExecBatch, on Postgres: its guard runs in the database
+// (ccwallet_spent, migration 0012) and raises an error the batch fails
+// with (ErrStale) when fewer than all ids were available, so the spend
+// costs no round trip of its own.
 func SpendHoldingsStatement(db bun.IDB, ids []coin.ContractID) (fmt.Stringer, error) {
-	del := db.NewDelete().Table("holdings").Where("contract_id IN (?)", bun.In(ids)).Where("lock_holder IS NULL").String()
-	const tag = "$ccwspend$"
-	if strings.Contains(del, tag) {
-		return nil, fmt.Errorf("spend holdings: statement contains %s", tag)
-	}
-	return rawStatement(fmt.Sprintf("DO %[1]s DECLARE n bigint; BEGIN %[2]s; GET DIAGNOSTICS n = ROW_COUNT; "+
-		"IF n <> %[3]d THEN RAISE EXCEPTION 'spend %[3]d holdings, %% were available', n USING ERRCODE = '%[4]s'; END IF; END %[1]s",
-		tag, del, len(ids), staleCode)), nil
+	del := db.NewDelete().Table("holdings").Where("contract_id IN (?)", bun.In(ids)).Where("lock_holder IS NULL").Returning("1").String()
+	return rawStatement(fmt.Sprintf("WITH spent AS (%s) SELECT ccwallet_spent(count(*), %d) FROM spent", del, len(ids))), nil
 }
 
 // MarkArchivedStatement marks contracts ids archived, each at the offset
@@ -500,7 +496,7 @@ func (db *DB) BeginUpdate(ctx context.Context, tx bun.IDB, lockKeys ...string) (
 // a concurrent duplicate is answered at once instead of queuing. The
 // command's stored result must be read by a later statement: this one's
 // snapshot predates its locks.
-func (db *DB) BeginClaim(ctx context.Context, tx bun.IDB, claimKey string, lockKeys ...string) (*Round, int64, bool, error) {
+func (db *DB) BeginClaim(ctx context.Context, tx bun.Tx, claimKey string, lockKeys ...string) (*Round, int64, bool, error) {
 	r, offsets, err := db.BeginClaims(ctx, tx, []Claim{{Key: claimKey, Locks: lockKeys}})
 	if err != nil {
 		return nil, 0, false, err
@@ -521,7 +517,7 @@ type Claim struct {
 // order (so batches and single commands cannot deadlock one another),
 // and then an offset is drawn for each claimed command. offsets[i] is
 // claims[i]'s offset, or 0 when another transaction holds its key.
-func (db *DB) BeginClaims(ctx context.Context, tx bun.IDB, claims []Claim) (*Round, []int64, error) {
+func (db *DB) BeginClaims(ctx context.Context, tx bun.Tx, claims []Claim) (*Round, []int64, error) {
 	if db.Engine != Postgres {
 		// Write transactions are exclusive: every claim succeeds.
 		r, next, err := db.BeginUpdate(ctx, tx)
@@ -551,57 +547,75 @@ func (db *DB) BeginClaims(ctx context.Context, tx bun.IDB, claims []Claim) (*Rou
 	for i, l := range locks {
 		lockKeys[i], lockClaims[i] = l.key, l.claim
 	}
-	var row struct {
+	var rows []struct {
 		Round
-		Claimed []bool  `bun:"claimed,array"`
-		Offsets []int64 `bun:"offsets,array"`
+		I    int64         `bun:"i"`
+		Next sql.NullInt64 `bun:"next_offset"`
 	}
 	// c tries the keys; l takes the claimed commands' locks in the array's
 	// (sorted) order, filtered by an init plan so the scan keeps that
-	// order; the offsets are drawn after l, which their WHERE evaluates
-	// first. MATERIALIZED makes each run exactly once.
-	err := tx.NewRaw(`WITH c AS MATERIALIZED (
-	SELECT i, pg_try_advisory_xact_lock(hashtextextended(k, 0)) AS ok FROM unnest(?::text[]) WITH ORDINALITY AS c(k, i)),
+	// order; o draws the claimed commands' offsets after l, which its
+	// WHERE evaluates first. MATERIALIZED makes each run exactly once.
+	err := db.queryCached(ctx, tx, &rows, `WITH c AS MATERIALIZED (
+	SELECT i, pg_try_advisory_xact_lock(hashtextextended(k, 0)) AS ok FROM unnest($1::text[]) WITH ORDINALITY AS c(k, i)),
 l AS MATERIALIZED (
-	SELECT pg_advisory_xact_lock(hashtextextended(p.k, 0)) FROM unnest(?::text[], ?::bigint[]) AS p(k, ci)
-	WHERE p.ci = ANY ((SELECT COALESCE(array_agg(i), '{}') FROM c WHERE ok)::bigint[]))
-SELECT round.*, (SELECT array_agg(ok ORDER BY i) FROM c) AS claimed,
-	(SELECT array_agg(nextval(pg_get_serial_sequence('updates', 'offset_id'))) FROM generate_series(1, (SELECT count(*) FROM c WHERE ok)) AS g
-		WHERE (SELECT count(*) FROM l) >= 0) AS offsets
-FROM rounds AS round WHERE closed_at IS NULL ORDER BY number DESC LIMIT 1`,
-		pgdialect.Array(keys), pgdialect.Array(lockKeys), pgdialect.Array(lockClaims)).Scan(ctx, &row)
-	if err == nil && len(row.Claimed) != len(claims) {
-		err = fmt.Errorf("%d claims answered for %d", len(row.Claimed), len(claims))
+	SELECT pg_advisory_xact_lock(hashtextextended(p.k, 0)) FROM unnest($2::text[], $3::bigint[]) AS p(k, ci)
+	WHERE p.ci = ANY ((SELECT COALESCE(array_agg(i), '{}') FROM c WHERE ok)::bigint[])),
+o AS MATERIALIZED (
+	SELECT i, CASE WHEN ok THEN nextval(pg_get_serial_sequence('updates', 'offset_id')) END AS next_offset
+	FROM (SELECT * FROM c ORDER BY i) AS s WHERE (SELECT count(*) FROM l) >= 0)
+SELECT round.*, o.i, o.next_offset
+FROM o, (SELECT * FROM rounds WHERE closed_at IS NULL ORDER BY number DESC LIMIT 1) AS round
+ORDER BY o.i`, keys, lockKeys, lockClaims)
+	if err == nil && len(rows) != len(claims) {
+		err = fmt.Errorf("%d claims answered for %d: %w", len(rows), len(claims), ErrNotFound)
 	}
 	if err != nil {
 		return nil, nil, fmt.Errorf("begin update: %w", Normalize(err))
 	}
 	offsets := make([]int64, len(claims))
-	next := row.Offsets
-	for i, ok := range row.Claimed {
-		if ok {
-			if len(next) == 0 {
-				return nil, nil, fmt.Errorf("begin update: fewer offsets than claims")
-			}
-			offsets[i], next = next[0], next[1:]
+	for i, r := range rows {
+		if r.I != int64(i+1) {
+			return nil, nil, fmt.Errorf("begin update: claim %d answered as %d", i+1, r.I)
 		}
+		offsets[i] = r.Next.Int64
 	}
-	return &row.Round, offsets, nil
+	return &rows[0].Round, offsets, nil
+}
+
+// queryCached runs a constant query of the hot path with $n parameters as a
+// prepared statement, cached per connection (Postgres): its plan is made
+// once instead of on every call, as bun's inlined values would need.
+func (db *DB) queryCached(ctx context.Context, tx bun.Tx, dest any, query string, args ...any) error {
+	rows, err := tx.Tx.QueryContext(ctx, query, append([]any{pgx.QueryExecModeCacheStatement}, args...)...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	return db.ScanRows(ctx, rows, dest)
 }
 
 // ExecBatch runs several statements in one round trip. The statements are
 // rendered by bun with their values inlined, so they go to the driver as
 // plain text, bypassing bun's placeholder formatting.
 func ExecBatch(ctx context.Context, tx bun.Tx, queries ...interface{ String() string }) error {
+	texts := make([]string, len(queries))
+	n := 0
+	for i, q := range queries {
+		texts[i] = q.String()
+		n += len(texts[i]) + 2
+	}
+	if n == 0 {
+		return nil
+	}
+	// Sized once: a batch of sends is tens of kilobytes of text.
 	var sb strings.Builder
-	for _, q := range queries {
-		if sb.Len() > 0 {
+	sb.Grow(n)
+	for i, t := range texts {
+		if i > 0 {
 			sb.WriteString(";\n")
 		}
-		sb.WriteString(q.String())
-	}
-	if sb.Len() == 0 {
-		return nil
+		sb.WriteString(t)
 	}
 	if _, err := tx.Tx.ExecContext(ctx, sb.String()); err != nil {
 		return fmt.Errorf("write batch: %w", Normalize(err))
