@@ -11,6 +11,7 @@ import (
 	"github.com/ccwallet/ccwallet/ledger/coin"
 	"github.com/jackc/pgx/v5"
 	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/schema"
 )
 
 // MetaValue reads one ledger_meta value.
@@ -597,27 +598,29 @@ func (db *DB) queryCached(ctx context.Context, tx bun.Tx, dest any, query string
 
 // ExecBatch runs several statements in one round trip. The statements are
 // rendered by bun with their values inlined, so they go to the driver as
-// plain text, bypassing bun's placeholder formatting.
+// plain text, bypassing bun's placeholder formatting. They are rendered
+// into one buffer: a batch of sends is tens of kilobytes of text, and
+// rendering each statement on its own grew and copied it many times.
 func ExecBatch(ctx context.Context, tx bun.Tx, queries ...interface{ String() string }) error {
-	texts := make([]string, len(queries))
-	n := 0
-	for i, q := range queries {
-		texts[i] = q.String()
-		n += len(texts[i]) + 2
-	}
-	if n == 0 {
+	if len(queries) == 0 {
 		return nil
 	}
-	// Sized once: a batch of sends is tens of kilobytes of text.
-	var sb strings.Builder
-	sb.Grow(n)
-	for i, t := range texts {
+	gen := schema.NewQueryGen(tx.Dialect())
+	b := make([]byte, 0, 16<<10)
+	for i, q := range queries {
 		if i > 0 {
-			sb.WriteString(";\n")
+			b = append(b, ";\n"...)
 		}
-		sb.WriteString(t)
+		if a, ok := q.(schema.QueryAppender); ok {
+			var err error
+			if b, err = a.AppendQuery(gen, b); err != nil {
+				return fmt.Errorf("write batch: %w", err)
+			}
+			continue
+		}
+		b = append(b, q.String()...)
 	}
-	if _, err := tx.Tx.ExecContext(ctx, sb.String()); err != nil {
+	if _, err := tx.Tx.ExecContext(ctx, string(b)); err != nil {
 		return fmt.Errorf("write batch: %w", Normalize(err))
 	}
 	return nil
