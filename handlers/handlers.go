@@ -227,7 +227,7 @@ func (h *Handler) Routes(health http.Handler) http.Handler {
 		h.uiRoutes(root) // the web wallet (handlers/ui.go)
 	}
 	mws := append([]web.Middleware{web.RequestID, web.Logger(h.log)}, h.obs...)
-	return web.Chain(root, append(mws, web.Recover(h.log), web.SecurityHeaders, web.Compress)...)
+	return web.Chain(root, append(mws, web.Recover(h.log), web.SecurityHeaders, web.Compress, web.RejectNUL)...)
 }
 
 func trimmed(s string) string { return strings.TrimSpace(s) }

@@ -195,6 +195,9 @@ func claimsOf(rc *jwt.RegisteredClaims) (Claims, error) {
 	if rc.Subject == "" {
 		return Claims{}, fmt.Errorf("%w: token has no sub", ErrInvalidToken)
 	}
+	if strings.IndexByte(rc.Subject, 0) >= 0 {
+		return Claims{}, fmt.Errorf("%w: token sub contains a NUL character", ErrInvalidToken)
+	}
 	c := Claims{Subject: rc.Subject, Issuer: rc.Issuer, Audience: []string(rc.Audience)}
 	if rc.ExpiresAt != nil {
 		c.Expiry = rc.ExpiresAt.Time

@@ -113,6 +113,9 @@ func DecodeJSONLimit(r *http.Request, dst any, limit int64) error {
 	var extra json.RawMessage
 	switch err := dec.Decode(&extra); {
 	case errors.Is(err, io.EOF):
+		if hasNUL(reflect.ValueOf(dst)) {
+			return &RequestError{Status: http.StatusBadRequest, Msg: nulMessage}
+		}
 		return nil
 	case err == nil:
 		return &RequestError{Status: http.StatusBadRequest, Msg: "malformed JSON: unexpected data after the top-level value"}
