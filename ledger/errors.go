@@ -6,6 +6,7 @@ package ledger
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/ccwallet/ccwallet/store"
 )
@@ -44,6 +45,18 @@ func (e *ValidationError) Error() string {
 		return e.Msg
 	}
 	return e.Field + ": " + e.Msg
+}
+
+// textFields refuses the NUL character in text fields (name, value
+// pairs): no field of ours has a use for it and Postgres text cannot hold
+// it, so it would fail the transaction (and a batch of sends) late.
+func textFields(kv ...string) error {
+	for i := 0; i+1 < len(kv); i += 2 {
+		if strings.IndexByte(kv[i+1], 0) >= 0 {
+			return invalid(kv[i], "must not contain the NUL character (U+0000)")
+		}
+	}
+	return nil
 }
 
 func invalid(field, format string, args ...any) error {

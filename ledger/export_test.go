@@ -2,6 +2,8 @@ package ledger
 
 import (
 	"context"
+	"errors"
+	"sync/atomic"
 	"time"
 
 	"github.com/ccwallet/ccwallet/ledger/coin"
@@ -93,3 +95,19 @@ func SendsBatched(l *Ledger) int64 {
 
 // OnPostgres reports whether l runs on Postgres.
 func OnPostgres(l *Ledger) bool { return l.db.Engine == store.Postgres }
+
+// FailSendBatches makes every batch of more than one send fail before its
+// writes (as a refusing database would) until the returned function is
+// called; it counts the batches it failed.
+func FailSendBatches() (failed *atomic.Int64, restore func()) {
+	failed = new(atomic.Int64)
+	f := func(sends int) error {
+		if sends > 1 {
+			failed.Add(1)
+			return errors.New("injected: the database refused the batch")
+		}
+		return nil
+	}
+	sendBatchFault.Store(&f)
+	return failed, func() { sendBatchFault.Store(nil) }
+}

@@ -278,6 +278,9 @@ func (l *Ledger) PrepareTransferPreapprovalSend(ctx context.Context, r Preapprov
 	if utf8.RuneCountInString(r.Description) >= MaxDescriptionLen {
 		return Prepared{}, invalid("description", "must be shorter than %d characters", MaxDescriptionLen)
 	}
+	if err := textFields("description", r.Description); err != nil {
+		return Prepared{}, err
+	}
 	if r.Nonce < 0 {
 		return Prepared{}, invalid("nonce", "must not be negative")
 	}

@@ -248,6 +248,9 @@ func (l *Ledger) CreateTransferInstruction(ctx context.Context, req TransferInst
 	case len(req.TrackingID) > MaxDescriptionLength:
 		return nil, invalid("tracking_id", "must be at most %d characters", MaxDescriptionLength)
 	}
+	if err := textFields("tracking_id", req.TrackingID, "description", req.Description); err != nil {
+		return nil, err
+	}
 	if err := l.KnownParty(ctx, req.Receiver); err != nil {
 		return nil, err
 	}

@@ -127,6 +127,9 @@ func (l *Ledger) validateOffer(ctx context.Context, r *OfferRequest) error {
 	if utf8.RuneCountInString(r.Description) >= MaxDescriptionLen {
 		return invalid("description", "must be shorter than %d characters", MaxDescriptionLen)
 	}
+	if err := textFields("tracking_id", r.TrackingID, "description", r.Description); err != nil {
+		return err
+	}
 	if r.Receiver == r.Sender {
 		return invalid("receiver_party_id", "is the sender's own party")
 	}

@@ -381,6 +381,9 @@ func (l *Ledger) SendPreapproved(ctx context.Context, s PreapprovalSend) (*Trans
 	if utf8.RuneCountInString(s.Description) >= MaxDescriptionLen {
 		return nil, invalid("description", "must be shorter than %d characters", MaxDescriptionLen)
 	}
+	if err := textFields("deduplication_id", s.DeduplicationID, "description", s.Description); err != nil {
+		return nil, err
+	}
 	c := &sendCall{ctx: ctx, s: s, key: "preapproval-send:" + string(s.Sender) + ":" + s.DeduplicationID}
 	if l.db.Engine == store.Postgres {
 		l.sendBatched(c)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/ccwallet/ccwallet/ledger/coin"
@@ -169,6 +170,10 @@ func (l *Ledger) runSends(ctx context.Context, calls []*sendCall) []sendResult {
 	return results
 }
 
+// sendBatchFault, set by tests, can fail a batch before its writes, as the
+// database would refuse it, to prove the one-by-one re-run.
+var sendBatchFault atomic.Pointer[func(sends int) error]
+
 // sendResult is one send's answer.
 type sendResult struct {
 	res *TransferResult
@@ -217,6 +222,11 @@ func (l *Ledger) sendMany(ctx context.Context, tx bun.Tx, calls []*sendCall) ([]
 		}
 		results[i].res = res
 		ts = append(ts, t)
+	}
+	if f := sendBatchFault.Load(); f != nil {
+		if err := (*f)(len(calls)); err != nil {
+			return nil, err
+		}
 	}
 	if len(ts) > 0 {
 		if err := commitAll(ctx, tx, ts); err != nil {

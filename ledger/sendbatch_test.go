@@ -10,6 +10,7 @@ import (
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/coin"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
+	"github.com/ccwallet/ccwallet/store"
 )
 
 // TestSendBatches starts many one-step sends at once, so that on Postgres
@@ -137,4 +138,54 @@ func TestSendBatches(t *testing.T) {
 			t.Errorf("no sends ran in a batch on Postgres; the test did not exercise batching")
 		}
 	})
+}
+
+// TestSendBatchRerunsOneByOne: when the database refuses a batch as a
+// whole, its sends run again one at a time, so each still gets its own
+// answer and lands exactly once.
+func TestSendBatchRerunsOneByOne(t *testing.T) {
+	l := ledgertest.New(t, store.Postgres)
+	ctx := context.Background()
+	const n = 12
+	var senders, receivers []coin.PartyID
+	for range n {
+		s, r := ledgertest.Party(t, l), ledgertest.Party(t, l)
+		ledgertest.Mint(t, l, s, "100")
+		if _, _, err := l.CreatePreapproval(ctx, r); err != nil {
+			t.Fatal(err)
+		}
+		senders, receivers = append(senders, s), append(receivers, r)
+	}
+	failed, restore := ledger.FailSendBatches()
+	defer restore()
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	start := make(chan struct{})
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-start
+			for k := range 3 {
+				send := ledger.PreapprovalSend{Sender: senders[i], Receiver: receivers[i], Amount: coin.MustParse("2"), DeduplicationID: fmt.Sprintf("r-%d", k)}
+				if _, err := l.SendPreapproved(ctx, send); err != nil && errs[i] == nil {
+					errs[i] = err
+				}
+			}
+		}()
+	}
+	close(start)
+	wg.Wait()
+	restore()
+	for i, err := range errs {
+		if err != nil {
+			t.Errorf("sender %d: %v", i, err)
+		}
+		if got := balance(t, l, receivers[i]); got != "6.0000000000" {
+			t.Errorf("receiver %d balance = %s, want 6 (three sends, each once)", i, got)
+		}
+	}
+	if failed.Load() == 0 {
+		t.Errorf("no batch of several sends formed, so the re-run was not exercised")
+	}
 }

@@ -105,6 +105,8 @@ func (l *Ledger) BuyTraffic(ctx context.Context, req BuyTrafficRequest) (*BuyTra
 		return nil, invalid("tracking_id", "must not be empty")
 	case len(req.TrackingID) > MaxDescriptionLength:
 		return nil, invalid("tracking_id", "must be at most %d characters", MaxDescriptionLength)
+	case textFields("tracking_id", req.TrackingID) != nil:
+		return nil, textFields("tracking_id", req.TrackingID)
 	case req.Bytes < l.rules.MinTopupAmountBytes:
 		return nil, invalid("traffic_amount", "must be at least the minimum top-up amount of %d bytes", l.rules.MinTopupAmountBytes)
 	case req.SynchronizerID != l.synchronizerID:
