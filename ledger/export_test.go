@@ -111,3 +111,11 @@ func FailSendBatches() (failed *atomic.Int64, restore func()) {
 	sendBatchFault.Store(&f)
 	return failed, func() { sendBatchFault.Store(nil) }
 }
+
+// PanicSendBatches makes every batch of sends panic before its writes
+// until the returned function is called.
+func PanicSendBatches() (restore func()) {
+	f := func(int) error { panic("injected panic in a batch of sends") }
+	sendBatchFault.Store(&f)
+	return func() { sendBatchFault.Store(nil) }
+}

@@ -3,6 +3,7 @@ package ledger
 import (
 	"context"
 	"fmt"
+	"runtime/debug"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -96,7 +97,7 @@ func (l *Ledger) sendWorker() {
 			return
 		}
 		ctx, cancel := context.WithTimeout(context.WithoutCancel(batch[0].ctx), sendBatchTimeout)
-		results := l.runSends(ctx, batch)
+		results := l.runSendsRecovered(ctx, batch)
 		cancel()
 		q.mu.Lock()
 		if len(batch) > 1 {
@@ -110,6 +111,22 @@ func (l *Ledger) sendWorker() {
 		}
 		q.mu.Unlock()
 	}
+}
+
+// runSendsRecovered is runSends for a worker: a panic (a bug) answers the
+// batch's sends with an error instead of killing the process, as the HTTP
+// server's recovery does for a request, and keeps the worker counted.
+func (l *Ledger) runSendsRecovered(ctx context.Context, batch []*sendCall) (results []sendResult) {
+	defer func() {
+		if r := recover(); r != nil {
+			l.log.Error("batch of one-step sends panicked", "panic", r, "stack", string(debug.Stack()))
+			results = make([]sendResult, len(batch))
+			for i := range results {
+				results[i].err = fmt.Errorf("internal error in a batch of sends: %v", r)
+			}
+		}
+	}()
+	return l.runSends(ctx, batch)
 }
 
 // takeSends takes the next batch: queued sends whose callers still wait,

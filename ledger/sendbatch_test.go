@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 
@@ -187,5 +188,33 @@ func TestSendBatchRerunsOneByOne(t *testing.T) {
 	}
 	if failed.Load() == 0 {
 		t.Errorf("no batch of several sends formed, so the re-run was not exercised")
+	}
+}
+
+// TestSendBatchPanicIsAnError: a bug that panics inside a batch answers
+// its sends with an error (the worker runs outside any HTTP recovery, so
+// it must not take the process down) and the next sends still work.
+func TestSendBatchPanicIsAnError(t *testing.T) {
+	l := ledgertest.New(t, store.Postgres)
+	ctx := context.Background()
+	s, r := ledgertest.Party(t, l), ledgertest.Party(t, l)
+	ledgertest.Mint(t, l, s, "100")
+	if _, _, err := l.CreatePreapproval(ctx, r); err != nil {
+		t.Fatal(err)
+	}
+	restore := ledger.PanicSendBatches()
+	_, err := l.SendPreapproved(ctx, ledger.PreapprovalSend{Sender: s, Receiver: r, Amount: coin.MustParse("1"), DeduplicationID: "p1"})
+	restore()
+	if err == nil || !strings.Contains(err.Error(), "internal error") {
+		t.Fatalf("send in a panicking batch = %v, want an internal error", err)
+	}
+	if got := balance(t, l, r); got != "0.0000000000" {
+		t.Errorf("receiver balance after the panic = %s, want 0", got)
+	}
+	if _, err := l.SendPreapproved(ctx, ledger.PreapprovalSend{Sender: s, Receiver: r, Amount: coin.MustParse("1"), DeduplicationID: "p1"}); err != nil {
+		t.Fatalf("the same send after the panic: %v", err)
+	}
+	if got := balance(t, l, r); got != "1.0000000000" {
+		t.Errorf("receiver balance = %s, want 1", got)
 	}
 }
