@@ -37,21 +37,9 @@ type apiEnv struct {
 
 func newAPI(t *testing.T) *apiEnv {
 	t.Helper()
-	ctx := context.Background()
 	clock := ledgertest.NewClock()
 	url := ledgertest.DBURL(t, store.Postgres)
-	db, err := store.Open(ctx, store.Config{URL: url}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	if _, err := db.Migrate(ctx); err != nil {
-		t.Fatal(err)
-	}
-	l, err := ledger.Open(ctx, db, ledger.Config{AdminUsers: []string{"admin"}, DevNet: true, Now: clock.Now}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	l := ledgertest.Open(t, url, ledgertest.Options{Clock: clock})
 	t.Cleanup(func() {
 		if !t.Failed() {
 			ledgertest.Conserved(t, l)

@@ -119,21 +119,9 @@ type contractEnv struct {
 
 func newContractEnv(t *testing.T, engine store.Dialect) *contractEnv {
 	t.Helper()
-	ctx := context.Background()
 	clock := ledgertest.NewClock()
 	u := ledgertest.DBURL(t, engine)
-	db, err := store.Open(ctx, store.Config{URL: u}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	if _, err := db.Migrate(ctx); err != nil {
-		t.Fatal(err)
-	}
-	l, err := ledger.Open(ctx, db, ledger.Config{AdminUsers: []string{"admin"}, DevNet: true, Now: clock.Now}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	l := ledgertest.Open(t, u, ledgertest.Options{Clock: clock})
 	t.Cleanup(func() {
 		if !t.Failed() {
 			ledgertest.Conserved(t, l)

@@ -16,23 +16,10 @@ import (
 // of the wallet would, all on clock.
 func replicas(t *testing.T, engine store.Dialect, clock *ledgertest.Clock, n int) []*ledger.Ledger {
 	t.Helper()
-	ctx := context.Background()
 	url := ledgertest.DBURL(t, engine)
 	var ls []*ledger.Ledger
 	for range n {
-		db, err := store.Open(ctx, store.Config{URL: url}, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { db.Close() })
-		if _, err := db.Migrate(ctx); err != nil {
-			t.Fatal(err)
-		}
-		l, err := ledger.Open(ctx, db, ledger.Config{AdminUsers: []string{"admin"}, DevNet: true, Now: clock.Now}, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		ls = append(ls, l)
+		ls = append(ls, ledgertest.Open(t, url, ledgertest.Options{Clock: clock}))
 	}
 	return ls
 }

@@ -14,6 +14,21 @@ import (
 	"github.com/ccwallet/ccwallet/store"
 )
 
+// sendPairs makes n senders with 100 coin each and n receivers with a
+// transfer preapproval each.
+func sendPairs(t *testing.T, l *ledger.Ledger, n int) (senders, receivers []coin.PartyID) {
+	t.Helper()
+	for range n {
+		s, r := ledgertest.Party(t, l), ledgertest.Party(t, l)
+		ledgertest.Mint(t, l, s, "100")
+		if _, _, err := l.CreatePreapproval(context.Background(), r); err != nil {
+			t.Fatal(err)
+		}
+		senders, receivers = append(senders, s), append(receivers, r)
+	}
+	return senders, receivers
+}
+
 // TestSendBatches starts many one-step sends at once, so that on Postgres
 // they run in batches, and mixes in sends that must fail on their own
 // (a replayed deduplication id, too little coin, no preapproval): every
@@ -23,15 +38,7 @@ func TestSendBatches(t *testing.T) {
 	forEachEngine(t, func(t *testing.T, l *ledger.Ledger) {
 		ctx := context.Background()
 		const n, each = 12, 4
-		var senders, receivers []coin.PartyID
-		for range n {
-			s, r := ledgertest.Party(t, l), ledgertest.Party(t, l)
-			ledgertest.Mint(t, l, s, "100")
-			if _, _, err := l.CreatePreapproval(ctx, r); err != nil {
-				t.Fatal(err)
-			}
-			senders, receivers = append(senders, s), append(receivers, r)
-		}
+		senders, receivers := sendPairs(t, l, n)
 		poor, nobody := ledgertest.Party(t, l), ledgertest.Party(t, l)
 		ledgertest.Mint(t, l, poor, "1")
 
@@ -148,15 +155,7 @@ func TestSendBatchRerunsOneByOne(t *testing.T) {
 	l := ledgertest.New(t, store.Postgres)
 	ctx := context.Background()
 	const n = 12
-	var senders, receivers []coin.PartyID
-	for range n {
-		s, r := ledgertest.Party(t, l), ledgertest.Party(t, l)
-		ledgertest.Mint(t, l, s, "100")
-		if _, _, err := l.CreatePreapproval(ctx, r); err != nil {
-			t.Fatal(err)
-		}
-		senders, receivers = append(senders, s), append(receivers, r)
-	}
+	senders, receivers := sendPairs(t, l, n)
 	failed, restore := ledger.FailSendBatches()
 	defer restore()
 	errs := make([]error, n)
@@ -197,11 +196,8 @@ func TestSendBatchRerunsOneByOne(t *testing.T) {
 func TestSendBatchPanicIsAnError(t *testing.T) {
 	l := ledgertest.New(t, store.Postgres)
 	ctx := context.Background()
-	s, r := ledgertest.Party(t, l), ledgertest.Party(t, l)
-	ledgertest.Mint(t, l, s, "100")
-	if _, _, err := l.CreatePreapproval(ctx, r); err != nil {
-		t.Fatal(err)
-	}
+	senders, receivers := sendPairs(t, l, 1)
+	s, r := senders[0], receivers[0]
 	restore := ledger.PanicSendBatches()
 	_, err := l.SendPreapproved(ctx, ledger.PreapprovalSend{Sender: s, Receiver: r, Amount: coin.MustParse("1"), DeduplicationID: "p1"})
 	restore()

@@ -100,13 +100,14 @@ func buyTrafficKey(payer coin.PartyID, trackingID string) string {
 // created and consumed in the same transaction. The top-up automation
 // calls it too.
 func (l *Ledger) BuyTraffic(ctx context.Context, req BuyTrafficRequest) (*BuyTrafficResult, error) {
+	if err := textFields("tracking_id", req.TrackingID); err != nil {
+		return nil, err
+	}
 	switch {
 	case req.TrackingID == "":
 		return nil, invalid("tracking_id", "must not be empty")
 	case len(req.TrackingID) > MaxDescriptionLength:
 		return nil, invalid("tracking_id", "must be at most %d characters", MaxDescriptionLength)
-	case textFields("tracking_id", req.TrackingID) != nil:
-		return nil, textFields("tracking_id", req.TrackingID)
 	case req.Bytes < l.rules.MinTopupAmountBytes:
 		return nil, invalid("traffic_amount", "must be at least the minimum top-up amount of %d bytes", l.rules.MinTopupAmountBytes)
 	case req.SynchronizerID != l.synchronizerID:

@@ -217,11 +217,7 @@ func commitAll(ctx context.Context, tx bun.Tx, ts []*txn) (err error) {
 	}
 	batch := []interface{ String() string }{tx.NewInsert().Model(&updates)}
 	if len(pending) > 0 {
-		spend, err := store.SpendHoldingsStatement(tx, pending)
-		if err != nil {
-			return err
-		}
-		batch = append(batch, spend)
+		batch = append(batch, store.SpendHoldingsStatement(tx, pending))
 	}
 	if len(spent) > 0 {
 		batch = append(batch, store.MarkArchivedStatement(tx, spent, spentAt))

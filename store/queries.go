@@ -212,9 +212,9 @@ const staleCode = "CWST1"
 // (ccwallet_spent, migration 0012) and raises an error the batch fails
 // with (ErrStale) when fewer than all ids were available, so the spend
 // costs no round trip of its own.
-func SpendHoldingsStatement(db bun.IDB, ids []coin.ContractID) (fmt.Stringer, error) {
+func SpendHoldingsStatement(db bun.IDB, ids []coin.ContractID) fmt.Stringer {
 	del := db.NewDelete().Table("holdings").Where("contract_id IN (?)", bun.In(ids)).Where("lock_holder IS NULL").Returning("1").String()
-	return rawStatement(fmt.Sprintf("WITH spent AS (%s) SELECT ccwallet_spent(count(*), %d) FROM spent", del, len(ids))), nil
+	return rawStatement(fmt.Sprintf("WITH spent AS (%s) SELECT ccwallet_spent(count(*), %d) FROM spent", del, len(ids)))
 }
 
 // MarkArchivedStatement marks contracts ids archived, each at the offset

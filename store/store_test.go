@@ -131,10 +131,7 @@ func TestSpendHoldingsStatement(t *testing.T) {
 	}
 	spend := func(name string, ids ...coin.ContractID) error {
 		return db.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
-			q, err := store.SpendHoldingsStatement(tx, ids)
-			if err != nil {
-				return err
-			}
+			q := store.SpendHoldingsStatement(tx, ids)
 			meta := tx.NewInsert().Model(&struct {
 				bun.BaseModel `bun:"table:ledger_meta"`
 				Key           string `bun:"key"`

@@ -88,16 +88,40 @@ func DBURL(t testing.TB, engine store.Dialect) string {
 // DB opens a fresh migrated database of the engine.
 func DB(t testing.TB, engine store.Dialect) *store.DB {
 	t.Helper()
+	return openDB(t, DBURL(t, engine))
+}
+
+// openDB opens and migrates the database at url, closed when the test ends.
+func openDB(t testing.TB, url string) *store.DB {
+	t.Helper()
 	ctx := context.Background()
-	db, err := store.Open(ctx, store.Config{URL: DBURL(t, engine)}, nil)
+	db, err := store.Open(ctx, store.Config{URL: url}, nil)
 	if err != nil {
-		t.Fatalf("open %s: %v", engine, err)
+		t.Fatalf("open %s: %v", url, err)
 	}
 	if _, err := db.Migrate(ctx); err != nil {
-		t.Fatalf("migrate %s: %v", engine, err)
+		t.Fatalf("migrate %s: %v", url, err)
 	}
 	t.Cleanup(func() { db.Close() })
 	return db
+}
+
+// Open opens a ledger on the database at url (from DBURL) as a wallet
+// process would, with the tests' configuration (admin user "admin", the
+// development network, o's clock and rules): several calls on one url are
+// replicas. Unlike New it checks nothing when the test ends.
+func Open(t testing.TB, url string, o Options) *ledger.Ledger {
+	t.Helper()
+	if o.Clock == nil {
+		o.Clock = NewClock()
+	}
+	l, err := ledger.Open(context.Background(), openDB(t, url), ledger.Config{
+		AdminUsers: []string{"admin"}, DevNet: true, Now: o.Clock.Now, Rules: o.Rules,
+	}, nil)
+	if err != nil {
+		t.Fatalf("open ledger: %v", err)
+	}
+	return l
 }
 
 // Clock is a settable clock for tests.
@@ -137,16 +161,7 @@ func New(t testing.TB, engine store.Dialect, opts ...Options) *ledger.Ledger {
 	if len(opts) > 0 {
 		o = opts[0]
 	}
-	if o.Clock == nil {
-		o.Clock = NewClock()
-	}
-	db := DB(t, engine)
-	l, err := ledger.Open(context.Background(), db, ledger.Config{
-		AdminUsers: []string{"admin"}, DevNet: true, Now: o.Clock.Now, Rules: o.Rules,
-	}, nil)
-	if err != nil {
-		t.Fatalf("open ledger: %v", err)
-	}
+	l := Open(t, DBURL(t, engine), o)
 	t.Cleanup(func() {
 		if t.Failed() {
 			return
