@@ -65,6 +65,8 @@ func newHTTPEnv(b testing.TB) *httpEnv {
 	if err != nil {
 		b.Fatal(err)
 	}
+	// The collector's target as ccwallet serve sets it.
+	web.TuneGC()
 	e := &httpEnv{b: b, db: db, l: l, key: key, sessions: sessions}
 	stop := make(chan struct{})
 	ui := &handlers.UI{Sessions: sessions, Shutdown: stop}

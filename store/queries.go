@@ -6,11 +6,14 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"time"
+	"unsafe"
 
 	"github.com/ccwallet/ccwallet/ledger/coin"
 	"github.com/jackc/pgx/v5"
 	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect"
 	"github.com/uptrace/bun/schema"
 )
 
@@ -596,6 +599,15 @@ func (db *DB) queryCached(ctx context.Context, tx bun.Tx, dest any, query string
 	return db.ScanRows(ctx, rows, dest)
 }
 
+// batchBufs holds the buffers ExecBatch renders into. A fresh buffer per
+// batch, grown by doubling, was a third of the bytes a send allocates, and
+// every byte allocated brings the next garbage collection closer.
+var batchBufs = sync.Pool{New: func() any { b := make([]byte, 0, 16<<10); return &b }}
+
+// maxPooledBatch bounds the buffers kept: a rare huge batch (a merge of
+// thousands of holdings) should not pin its buffer for ever.
+const maxPooledBatch = 1 << 20
+
 // ExecBatch runs several statements in one round trip. The statements are
 // rendered by bun with their values inlined, so they go to the driver as
 // plain text, bypassing bun's placeholder formatting. They are rendered
@@ -606,7 +618,13 @@ func ExecBatch(ctx context.Context, tx bun.Tx, queries ...interface{ String() st
 		return nil
 	}
 	gen := schema.NewQueryGen(tx.Dialect())
-	b := make([]byte, 0, 16<<10)
+	buf := batchBufs.Get().(*[]byte)
+	defer func() {
+		if cap(*buf) <= maxPooledBatch {
+			batchBufs.Put(buf)
+		}
+	}()
+	b := (*buf)[:0]
 	for i, q := range queries {
 		if i > 0 {
 			b = append(b, ";\n"...)
@@ -620,7 +638,17 @@ func ExecBatch(ctx context.Context, tx bun.Tx, queries ...interface{ String() st
 		}
 		b = append(b, q.String()...)
 	}
-	if _, err := tx.Tx.ExecContext(ctx, string(b)); err != nil {
+	*buf = b
+	var text string
+	if tx.Dialect().Name() == dialect.PG {
+		// No copy for pgx: it copies the text into its write buffer and
+		// keeps no reference once ExecContext returns, and the buffer is
+		// not reused before then.
+		text = unsafe.String(unsafe.SliceData(b), len(b))
+	} else {
+		text = string(b)
+	}
+	if _, err := tx.Tx.ExecContext(ctx, text); err != nil {
 		return fmt.Errorf("write batch: %w", Normalize(err))
 	}
 	return nil
