@@ -215,7 +215,11 @@ func commitAll(ctx context.Context, tx bun.Tx, ts []*txn) (err error) {
 		}
 		commands = append(commands, t.commands...)
 	}
-	batch := []interface{ String() string }{tx.NewInsert().Model(&updates)}
+	// The batch runs as plain text, so nothing would read the RETURNING
+	// clause bun adds for defaulted columns; without it Postgres sends no
+	// rows back.
+	insert := func(model any) *bun.InsertQuery { return tx.NewInsert().Model(model).Returning("") }
+	batch := []interface{ String() string }{insert(&updates)}
 	if len(pending) > 0 {
 		batch = append(batch, store.SpendHoldingsStatement(tx, pending))
 	}
@@ -223,19 +227,19 @@ func commitAll(ctx context.Context, tx bun.Tx, ts []*txn) (err error) {
 		batch = append(batch, store.MarkArchivedStatement(tx, spent, spentAt))
 	}
 	if len(created) > 0 {
-		batch = append(batch, tx.NewInsert().Model(&created))
+		batch = append(batch, insert(&created))
 	}
 	if len(holdings) > 0 {
-		batch = append(batch, tx.NewInsert().Model(&holdings))
+		batch = append(batch, insert(&holdings))
 	}
 	if len(history) > 0 {
-		batch = append(batch, tx.NewInsert().Model(&history))
+		batch = append(batch, insert(&history))
 	}
 	if len(coupons) > 0 {
-		batch = append(batch, tx.NewInsert().Model(&coupons))
+		batch = append(batch, insert(&coupons))
 	}
 	if len(commands) > 0 {
-		batch = append(batch, tx.NewInsert().Model(&commands))
+		batch = append(batch, insert(&commands))
 	}
 	return store.ExecBatch(ctx, tx, batch...)
 }
