@@ -39,6 +39,10 @@ type sendQueue struct {
 	mu      sync.Mutex
 	queue   []*sendCall
 	workers int
+	// busy holds the senders of the batches running now. Their next sends
+	// wait for a later batch: taken by the other worker, they would only
+	// wait there for the sender's lock, and hold up that whole batch.
+	busy map[coin.PartyID]bool
 	// batched counts the sends that ran in batches of two or more, for
 	// tests that must know the grouping happened.
 	batched int64
@@ -90,7 +94,6 @@ func (l *Ledger) sendBatched(c *sendCall) {
 
 // sendWorker runs batches until the queue is empty.
 func (l *Ledger) sendWorker() {
-	q := &l.sends
 	for {
 		batch := l.takeSends()
 		if len(batch) == 0 {
@@ -99,17 +102,25 @@ func (l *Ledger) sendWorker() {
 		ctx, cancel := context.WithTimeout(context.WithoutCancel(batch[0].ctx), sendBatchTimeout)
 		results := l.runSendsRecovered(ctx, batch)
 		cancel()
-		q.mu.Lock()
-		if len(batch) > 1 {
-			q.batched += int64(len(batch))
+		l.finishSends(batch, results)
+	}
+}
+
+// finishSends answers the callers of a batch that ran and frees its
+// senders for later batches.
+func (l *Ledger) finishSends(batch []*sendCall, results []sendResult) {
+	q := &l.sends
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if len(batch) > 1 {
+		q.batched += int64(len(batch))
+	}
+	for i, c := range batch {
+		delete(q.busy, c.s.Sender)
+		if !c.left {
+			c.sendResult = results[i]
+			close(c.done)
 		}
-		for i, c := range batch {
-			if !c.left {
-				c.sendResult = results[i]
-				close(c.done)
-			}
-		}
-		q.mu.Unlock()
 	}
 }
 
@@ -130,15 +141,18 @@ func (l *Ledger) runSendsRecovered(ctx context.Context, batch []*sendCall) (resu
 }
 
 // takeSends takes the next batch: queued sends whose callers still wait,
-// at most one per sender (a sender's second send spends the first one's
-// change, so it goes in a later batch), oldest first. With none left the
-// worker retires.
+// at most one per sender and none of a sender in the other worker's batch
+// (a sender's next send spends the previous one's change, so it goes in a
+// later batch), oldest first. With none left the worker retires; the
+// worker whose batch holds a skipped sender takes it up when it is done.
 func (l *Ledger) takeSends() []*sendCall {
 	q := &l.sends
 	q.mu.Lock()
 	defer q.mu.Unlock()
+	if q.busy == nil {
+		q.busy = make(map[coin.PartyID]bool)
+	}
 	var batch []*sendCall
-	senders := make(map[coin.PartyID]bool)
 	rest := q.queue[:0]
 	for _, c := range q.queue {
 		switch {
@@ -148,8 +162,8 @@ func (l *Ledger) takeSends() []*sendCall {
 				c.sendResult = sendResult{err: c.ctx.Err()}
 				close(c.done)
 			}
-		case len(batch) < maxSendBatch && !senders[c.s.Sender]:
-			senders[c.s.Sender] = true
+		case len(batch) < maxSendBatch && !q.busy[c.s.Sender]:
+			q.busy[c.s.Sender] = true
 			batch = append(batch, c)
 		default:
 			rest = append(rest, c)
