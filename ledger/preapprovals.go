@@ -386,7 +386,7 @@ func (l *Ledger) SendPreapproved(ctx context.Context, s PreapprovalSend) (*Trans
 	}
 	c := &sendCall{ctx: ctx, s: s, key: "preapproval-send:" + string(s.Sender) + ":" + s.DeduplicationID}
 	if l.db.Engine == store.Postgres {
-		l.sendBatched(c)
+		c.sendResult = l.sendBatched(c)
 	} else {
 		// SQLite's write transactions are exclusive: nothing to group.
 		c.sendResult = l.runSends(ctx, []*sendCall{c})[0]

@@ -48,25 +48,24 @@ type sendQueue struct {
 	batched int64
 }
 
-// sendCall is one SendPreapproved call: its request and, once done is
-// closed, its answer. A batched call's answer is written under the
-// queue's lock, by its worker or, when the caller stops waiting (left),
-// by the caller.
+// sendCall is one SendPreapproved call: its request and, for a batched
+// call, the channel its answer comes on. The channel has room for the
+// answer, so a worker never waits for a caller, even one that left.
 type sendCall struct {
 	ctx  context.Context
 	s    PreapprovalSend
 	key  string
-	done chan struct{}
-	left bool
+	done chan sendResult
 	sendResult
 }
 
-// sendBatched queues c and waits for its answer, or for c.ctx to end. A
-// send already taken by a worker may still complete after its caller left,
-// as with any request whose answer is lost; its deduplication id makes the
-// retry safe.
-func (l *Ledger) sendBatched(c *sendCall) {
-	c.done = make(chan struct{})
+// sendBatched queues c and returns its answer, or c.ctx's error once
+// c.ctx ends first. A send already taken by a worker may still complete
+// after its caller left, as with any request whose answer is lost; its
+// deduplication id makes the retry safe. Answers bypass the queue's lock,
+// which is then held only to queue and take sends.
+func (l *Ledger) sendBatched(c *sendCall) sendResult {
+	c.done = make(chan sendResult, 1)
 	q := &l.sends
 	q.mu.Lock()
 	q.queue = append(q.queue, c)
@@ -79,16 +78,15 @@ func (l *Ledger) sendBatched(c *sendCall) {
 		go l.sendWorker()
 	}
 	select {
-	case <-c.done:
+	case r := <-c.done:
+		return r
 	case <-c.ctx.Done():
-		q.mu.Lock()
 		select {
-		case <-c.done: // answered meanwhile
+		case r := <-c.done: // answered meanwhile
+			return r
 		default:
-			c.left = true
-			c.sendResult = sendResult{err: c.ctx.Err()}
+			return sendResult{err: c.ctx.Err()}
 		}
-		q.mu.Unlock()
 	}
 }
 
@@ -106,21 +104,20 @@ func (l *Ledger) sendWorker() {
 	}
 }
 
-// finishSends answers the callers of a batch that ran and frees its
-// senders for later batches.
+// finishSends frees the senders of a batch that ran for later batches
+// and answers its callers.
 func (l *Ledger) finishSends(batch []*sendCall, results []sendResult) {
 	q := &l.sends
 	q.mu.Lock()
-	defer q.mu.Unlock()
 	if len(batch) > 1 {
 		q.batched += int64(len(batch))
 	}
-	for i, c := range batch {
+	for _, c := range batch {
 		delete(q.busy, c.s.Sender)
-		if !c.left {
-			c.sendResult = results[i]
-			close(c.done)
-		}
+	}
+	q.mu.Unlock()
+	for i, c := range batch {
+		c.done <- results[i]
 	}
 }
 
@@ -157,11 +154,7 @@ func (l *Ledger) takeSends() []*sendCall {
 	for _, c := range q.queue {
 		switch {
 		case c.ctx.Err() != nil:
-			if !c.left {
-				c.left = true
-				c.sendResult = sendResult{err: c.ctx.Err()}
-				close(c.done)
-			}
+			// Its caller has left, or is leaving, with the context's error.
 		case len(batch) < maxSendBatch && !q.busy[c.s.Sender]:
 			q.busy[c.s.Sender] = true
 			batch = append(batch, c)

@@ -15,7 +15,7 @@ import (
 func TestTakeSendsSkipsBusySenders(t *testing.T) {
 	l := &Ledger{}
 	call := func(sender string) *sendCall {
-		return &sendCall{ctx: context.Background(), s: PreapprovalSend{Sender: coin.PartyID(sender)}, done: make(chan struct{})}
+		return &sendCall{ctx: context.Background(), s: PreapprovalSend{Sender: coin.PartyID(sender)}, done: make(chan sendResult, 1)}
 	}
 	a1, a2, b1, c1, a3 := call("a"), call("a"), call("b"), call("c"), call("a")
 	l.sends.queue = []*sendCall{a1, a2, b1}
