@@ -215,8 +215,8 @@ func Serve(ctx context.Context, name string, srv *http.Server, ln net.Listener, 
 // DefaultGCPercent is the garbage collector's target (GOGC) when the
 // operator sets none. The wallet's live heap is a few megabytes, so at Go's
 // default of 100 a busy wallet collects dozens of times a second, and each
-// collection costs CPU the requests need; at 200 it collects half as often
-// for a few megabytes more heap (BenchmarkAPITransfers: about 15% more
+// collection costs CPU the requests need; at 200 it collected a fifth as
+// often for about 6 MB more heap (BenchmarkAPITransfers: 10-15% more
 // transfers per second with 8 clients).
 const DefaultGCPercent = 200
 
