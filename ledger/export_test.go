@@ -3,6 +3,7 @@ package ledger
 import (
 	"context"
 	"errors"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -118,4 +119,25 @@ func PanicSendBatches() (restore func()) {
 	f := func(int) error { panic("injected panic in a batch of sends") }
 	sendBatchFault.Store(&f)
 	return func() { sendBatchFault.Store(nil) }
+}
+
+// HoldSendBatches makes every batch of sends wait before its writes until
+// the returned release is called; held receives once per batch that
+// waits.
+func HoldSendBatches() (held <-chan int, release func()) {
+	h := make(chan int, 16)
+	gate := make(chan struct{})
+	f := func(sends int) error {
+		h <- sends
+		<-gate
+		return nil
+	}
+	sendBatchFault.Store(&f)
+	var once sync.Once
+	return h, func() {
+		once.Do(func() {
+			sendBatchFault.Store(nil)
+			close(gate)
+		})
+	}
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/coin"
@@ -212,5 +213,54 @@ func TestSendBatchPanicIsAnError(t *testing.T) {
 	}
 	if got := balance(t, l, r); got != "1.0000000000" {
 		t.Errorf("receiver balance = %s, want 1", got)
+	}
+}
+
+// TestSendCallerLeaves: a caller whose context ends gets its context's
+// error at once, whether its send is queued or already in a running
+// batch. The running one still completes (its answer is lost, as with any
+// request; the deduplication id makes the retry safe), the queued one
+// never runs, and the worker is not held up by callers that left.
+func TestSendCallerLeaves(t *testing.T) {
+	l := ledgertest.New(t, store.Postgres)
+	senders, receivers := sendPairs(t, l, 1)
+	s, r := senders[0], receivers[0]
+	held, release := ledger.HoldSendBatches()
+	defer release()
+
+	send := func(ctx context.Context, id string) <-chan error {
+		out := make(chan error, 1)
+		go func() {
+			_, err := l.SendPreapproved(ctx, ledger.PreapprovalSend{Sender: s, Receiver: r, Amount: coin.MustParse("2"), DeduplicationID: id})
+			out <- err
+		}()
+		return out
+	}
+	ctxA, cancelA := context.WithCancel(context.Background())
+	a := send(ctxA, "a")
+	<-held // a's batch is running, held before its writes
+	ctxB, cancelB := context.WithCancel(context.Background())
+	b := send(ctxB, "b") // queued: its sender is in the running batch
+	time.Sleep(50 * time.Millisecond)
+	cancelA()
+	cancelB()
+	for name, ch := range map[string]<-chan error{"running": a, "queued": b} {
+		select {
+		case err := <-ch:
+			if !errors.Is(err, context.Canceled) {
+				t.Errorf("%s send whose caller left: %v, want context.Canceled", name, err)
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatalf("%s send whose caller left did not return", name)
+		}
+	}
+	release()
+	// The worker is free. The next send of the same sender runs only after
+	// the held batch is done, so then that batch's send has landed.
+	if _, err := l.SendPreapproved(context.Background(), ledger.PreapprovalSend{Sender: s, Receiver: r, Amount: coin.MustParse("1"), DeduplicationID: "c"}); err != nil {
+		t.Fatal(err)
+	}
+	if got := balance(t, l, r); got != "3.0000000000" {
+		t.Errorf("receiver balance = %s, want 3: the running send (2) completes, the queued one never runs, then 1", got)
 	}
 }
