@@ -385,16 +385,17 @@ func (l *Ledger) SendPreapproved(ctx context.Context, s PreapprovalSend) (*Trans
 		return nil, err
 	}
 	c := &sendCall{ctx: ctx, s: s, key: "preapproval-send:" + string(s.Sender) + ":" + s.DeduplicationID}
+	var r sendResult
 	if l.db.Engine == store.Postgres {
-		c.sendResult = l.sendBatched(c)
+		r = l.sendBatched(c)
 	} else {
 		// SQLite's write transactions are exclusive: nothing to group.
-		c.sendResult = l.runSends(ctx, []*sendCall{c})[0]
+		r = l.runSends(ctx, []*sendCall{c})[0]
 	}
-	if c.err != nil {
-		return nil, fmt.Errorf("send %s to %s by preapproval: %w", s.Amount, s.Receiver, c.err)
+	if r.err != nil {
+		return nil, fmt.Errorf("send %s to %s by preapproval: %w", s.Amount, s.Receiver, r.err)
 	}
-	return c.res, nil
+	return r.res, nil
 }
 
 // sendPreapprovedCommand is one send of SendPreapproved inside t, once

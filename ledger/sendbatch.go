@@ -56,7 +56,6 @@ type sendCall struct {
 	s    PreapprovalSend
 	key  string
 	done chan sendResult
-	sendResult
 }
 
 // sendBatched queues c and returns its answer, or c.ctx's error once
@@ -194,8 +193,8 @@ func (l *Ledger) runSends(ctx context.Context, calls []*sendCall) []sendResult {
 	return results
 }
 
-// sendBatchFault, set by tests, can fail a batch before its writes, as the
-// database would refuse it, to prove the one-by-one re-run.
+// sendBatchFault, set by tests, runs before a batch's writes: it can fail
+// the batch as the database would refuse it, panic, or hold it running.
 var sendBatchFault atomic.Pointer[func(sends int) error]
 
 // sendResult is one send's answer.
