@@ -406,9 +406,8 @@ func (t *txn) sendPreapprovedCommand(ctx context.Context, c *sendCall, rd *store
 		if t.now.Sub(rd.CommandAt) < DeduplicationWindow*time.Second {
 			return nil, fmt.Errorf("%w: deduplication id %q was used at %s", ErrDuplicate, s.DeduplicationID, FormatTime(rd.CommandAt))
 		}
-		if err := store.DeleteCommand(ctx, t.tx, c.key); err != nil {
-			return nil, err
-		}
+		// The old record goes in the write batch, before the new one.
+		t.forget = append(t.forget, c.key)
 	}
 	p := rd.Preapproval
 	if p == nil || !t.now.Before(p.ExpiresAt) {

@@ -171,14 +171,25 @@ func (l *Ledger) takeSends() []*sendCall {
 
 // runSends runs calls in one database transaction and returns each one's
 // answer. When the transaction fails as a whole for a batch of several,
-// each call runs again alone, so only the call at fault fails.
+// each call runs again alone, so only the call at fault fails. On Postgres
+// the transaction is a store.PipeTx: three round trips, BEGIN riding the
+// claims and COMMIT the writes.
 func (l *Ledger) runSends(ctx context.Context, calls []*sendCall) []sendResult {
 	var results []sendResult
-	err := l.db.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
-		var err error
-		results, err = l.sendMany(ctx, tx, calls)
-		return err
-	})
+	var err error
+	if l.db.Engine == store.Postgres {
+		err = l.db.InPipeTx(ctx, func(ctx context.Context, p *store.PipeTx) error {
+			var err error
+			results, err = l.sendMany(ctx, pipeSends{p}, calls)
+			return err
+		})
+	} else {
+		err = l.db.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
+			var err error
+			results, err = l.sendMany(ctx, txSends{txWriter{tx}, l.db}, calls)
+			return err
+		})
+	}
 	if err == nil {
 		return results
 	}
@@ -191,6 +202,53 @@ func (l *Ledger) runSends(ctx context.Context, calls []*sendCall) []sendResult {
 		}
 	}
 	return results
+}
+
+// sendDB is the database transaction of a batch of sends.
+type sendDB interface {
+	batchWriter
+	claims(ctx context.Context, claims []store.Claim) (*store.Round, []int64, error)
+	reads(ctx context.Context, keys []store.PreapprovalSendKey, featuredTemplate string) ([]store.PreapprovalSendReads, error)
+}
+
+// pipeSends is sendDB on Postgres: the batch's write commits it.
+type pipeSends struct{ p *store.PipeTx }
+
+func (s pipeSends) claims(ctx context.Context, c []store.Claim) (*store.Round, []int64, error) {
+	return s.p.BeginClaims(ctx, c)
+}
+
+func (s pipeSends) reads(ctx context.Context, k []store.PreapprovalSendKey, featured string) ([]store.PreapprovalSendReads, error) {
+	return s.p.ReadPreapprovalSends(ctx, k, featured)
+}
+
+func (s pipeSends) bunTx() bun.Tx { return bun.Tx{} }
+
+func (s pipeSends) archive(_ context.Context, ids []coin.ContractID, _ int64) error {
+	// A send archives only the holdings it spends, whose guard is in the
+	// write batch; anything else would need a round trip of its own.
+	if len(ids) == 0 {
+		return nil
+	}
+	return fmt.Errorf("a batched send archives %d contracts besides its inputs", len(ids))
+}
+
+func (s pipeSends) write(ctx context.Context, stmts ...interface{ String() string }) error {
+	return s.p.Commit(ctx, stmts...)
+}
+
+// txSends is sendDB on SQLite, inside InTx (which commits).
+type txSends struct {
+	txWriter
+	db *store.DB
+}
+
+func (s txSends) claims(ctx context.Context, c []store.Claim) (*store.Round, []int64, error) {
+	return s.db.BeginClaims(ctx, s.tx, c)
+}
+
+func (s txSends) reads(ctx context.Context, k []store.PreapprovalSendKey, featured string) ([]store.PreapprovalSendReads, error) {
+	return s.db.ReadPreapprovalSends(ctx, s.tx, k, featured)
 }
 
 // sendBatchFault, set by tests, runs before a batch's writes: it can fail
@@ -210,12 +268,12 @@ type sendResult struct {
 // its rule in memory, and the writes of those that succeeded ride one
 // commit batch. A send's own error is its result; only a database error
 // fails the batch.
-func (l *Ledger) sendMany(ctx context.Context, tx bun.Tx, calls []*sendCall) ([]sendResult, error) {
+func (l *Ledger) sendMany(ctx context.Context, db sendDB, calls []*sendCall) ([]sendResult, error) {
 	claims := make([]store.Claim, len(calls))
 	for i, c := range calls {
 		claims[i] = store.Claim{Key: "cmd:" + c.key, Locks: partyLockKeys([]coin.PartyID{c.s.Sender})}
 	}
-	r, offsets, err := l.db.BeginClaims(ctx, tx, claims)
+	r, offsets, err := db.claims(ctx, claims)
 	if err != nil {
 		return nil, err
 	}
@@ -230,13 +288,13 @@ func (l *Ledger) sendMany(ctx context.Context, tx bun.Tx, calls []*sendCall) ([]
 		keys = append(keys, store.PreapprovalSendKey{Key: c.key, Sender: c.s.Sender, Receiver: c.s.Receiver})
 		claimed = append(claimed, i)
 	}
-	reads, err := l.db.ReadPreapprovalSends(ctx, tx, keys, TemplateFeaturedAppRight)
+	reads, err := db.reads(ctx, keys, TemplateFeaturedAppRight)
 	if err != nil {
 		return nil, err
 	}
 	var ts []*txn
 	for j, i := range claimed {
-		t := l.newTxn(tx, "transfer-preapproval-send", r)
+		t := l.newTxn(db.bunTx(), "transfer-preapproval-send", r)
 		t.offset = offsets[i]
 		res, err := t.sendPreapprovedCommand(ctx, calls[i], &reads[j])
 		if err != nil {
@@ -251,10 +309,10 @@ func (l *Ledger) sendMany(ctx context.Context, tx bun.Tx, calls []*sendCall) ([]
 			return nil, err
 		}
 	}
-	if len(ts) > 0 {
-		if err := commitAll(ctx, tx, ts); err != nil {
-			return nil, err
-		}
+	// Always written, even with nothing to write: on Postgres the write
+	// ends the transaction.
+	if err := commitVia(ctx, db, ts); err != nil {
+		return nil, err
 	}
 	return results, nil
 }

@@ -42,6 +42,9 @@ type txn struct {
 	// coupons and commands are inserted by commit's batch too.
 	coupons  []store.RewardCoupon
 	commands []store.Command
+	// forget are deduplication keys whose window has passed; their old
+	// records are deleted by commit's batch before commands are inserted.
+	forget []string
 
 	minted  coin.Amount
 	burned  coin.Amount
@@ -164,11 +167,46 @@ func (t *txn) record(party coin.PartyID, kind, subtype string, counterparty coin
 // database as one batch, one round trip.
 func (t *txn) commit(ctx context.Context) error { return commitAll(ctx, t.tx, []*txn{t}) }
 
+// batchWriter is where commit writes: a bun.Tx, or the pipelined
+// transaction of a batch of sends (whose write also commits).
+type batchWriter interface {
+	// bunTx is the transaction for a rule's own queries; a zero one for a
+	// batch of sends, whose rules read nothing of their own.
+	bunTx() bun.Tx
+	// archive is the guarded archive of contracts that existed before
+	// the transaction (ErrStale when any was archived meanwhile).
+	archive(ctx context.Context, ids []coin.ContractID, offset int64) error
+	// write runs statements in one round trip.
+	write(ctx context.Context, stmts ...interface{ String() string }) error
+}
+
+// txWriter is batchWriter on a bun.Tx.
+type txWriter struct{ tx bun.Tx }
+
+func (w txWriter) bunTx() bun.Tx { return w.tx }
+
+func (w txWriter) archive(ctx context.Context, ids []coin.ContractID, offset int64) error {
+	return store.ArchiveContracts(ctx, w.tx, ids, offset)
+}
+
+func (w txWriter) write(ctx context.Context, stmts ...interface{ String() string }) error {
+	return store.ExecBatch(ctx, w.tx, stmts...)
+}
+
 // commitAll is commit for several ledger transactions that share one
-// database transaction (a batch of one-step sends): each keeps its own
+// database transaction.
+func commitAll(ctx context.Context, tx bun.Tx, ts []*txn) error {
+	return commitVia(ctx, txWriter{tx}, ts)
+}
+
+// commitVia is commitAll through w: each transaction keeps its own
 // offset, update row and history, and their rows go to the database in
-// one round trip, a multi-row statement per table.
-func commitAll(ctx context.Context, tx bun.Tx, ts []*txn) (err error) {
+// one round trip, a multi-row statement per table. With no transactions
+// it still writes (nothing), which ends a pipelined transaction.
+func commitVia(ctx context.Context, w batchWriter, ts []*txn) (err error) {
+	if len(ts) == 0 {
+		return w.write(ctx)
+	}
 	defer func() {
 		for _, t := range ts {
 			t.observe(err)
@@ -181,6 +219,7 @@ func commitAll(ctx context.Context, tx bun.Tx, ts []*txn) (err error) {
 		history        []store.HistoryEntry
 		coupons        []store.RewardCoupon
 		commands       []store.Command
+		forget         []string
 		pending, spent []coin.ContractID
 		spentAt        []int64
 	)
@@ -189,7 +228,7 @@ func commitAll(ctx context.Context, tx bun.Tx, ts []*txn) (err error) {
 		if err != nil {
 			return err
 		}
-		if err := store.ArchiveContracts(ctx, tx, existing, t.offset); err != nil {
+		if err := w.archive(ctx, existing, t.offset); err != nil {
 			return err
 		}
 		updates = append(updates, store.Update{
@@ -214,17 +253,20 @@ func commitAll(ctx context.Context, tx bun.Tx, ts []*txn) (err error) {
 			t.commands[i].OffsetID = &t.offset
 		}
 		commands = append(commands, t.commands...)
+		forget = append(forget, t.forget...)
 	}
-	// The batch runs as plain text, so nothing would read the RETURNING
-	// clause bun adds for defaulted columns; without it Postgres sends no
-	// rows back.
-	insert := func(model any) *bun.InsertQuery { return tx.NewInsert().Model(model).Returning("") }
+	// The statements are only rendered here, so the ledger's database
+	// serves for that whatever w is. The batch runs as plain text, so
+	// nothing would read the RETURNING clause bun adds for defaulted
+	// columns; without it Postgres sends no rows back.
+	db := ts[0].l.db
+	insert := func(model any) *bun.InsertQuery { return db.NewInsert().Model(model).Returning("") }
 	batch := []interface{ String() string }{insert(&updates)}
 	if len(pending) > 0 {
-		batch = append(batch, store.SpendHoldingsStatement(tx, pending))
+		batch = append(batch, store.SpendHoldingsStatement(db, pending))
 	}
 	if len(spent) > 0 {
-		batch = append(batch, store.MarkArchivedStatement(tx, spent, spentAt))
+		batch = append(batch, store.MarkArchivedStatement(db, spent, spentAt))
 	}
 	if len(created) > 0 {
 		batch = append(batch, insert(&created))
@@ -238,10 +280,13 @@ func commitAll(ctx context.Context, tx bun.Tx, ts []*txn) (err error) {
 	if len(coupons) > 0 {
 		batch = append(batch, insert(&coupons))
 	}
+	if len(forget) > 0 {
+		batch = append(batch, store.DeleteCommandsStatement(db, forget))
+	}
 	if len(commands) > 0 {
 		batch = append(batch, insert(&commands))
 	}
-	return store.ExecBatch(ctx, tx, batch...)
+	return w.write(ctx, batch...)
 }
 
 // settleArchives draws t's offset if it has none yet and marks the

@@ -108,6 +108,12 @@ func DeleteCommand(ctx context.Context, db bun.IDB, key string) error {
 	return nil
 }
 
+// DeleteCommandsStatement is DeleteCommand for several keys as a statement
+// for a write batch.
+func DeleteCommandsStatement(db bun.IDB, keys []string) fmt.Stringer {
+	return db.NewDelete().Table("commands").Where("dedup_key IN (?)", bun.In(keys))
+}
+
 // TransferOffersWith lists offers in status from sender to receiver, oldest
 // first; an empty sender or receiver matches any party.
 func TransferOffersWith(ctx context.Context, db bun.IDB, sender, receiver coin.PartyID, status string) ([]TransferOffer, error) {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/ccwallet/ccwallet/ledger/coin"
+	"github.com/jackc/pgx/v5"
 	"github.com/uptrace/bun"
 )
 
@@ -110,41 +111,51 @@ type PreapprovalSendKey struct {
 // ReadPreapprovalSends loads the PreapprovalSendReads of several sends in
 // one round trip; out[i] belongs to sends[i].
 func (db *DB) ReadPreapprovalSends(ctx context.Context, tx bun.Tx, sends []PreapprovalSendKey, featuredTemplate string) ([]PreapprovalSendReads, error) {
-	var rows []struct {
-		I             int            `bun:"i"`
-		CommandAt     bun.NullTime   `bun:"command_at"`
-		ContractID    sql.NullString `bun:"contract_id"`
-		Receiver      sql.NullString `bun:"receiver"`
-		Provider      sql.NullString `bun:"provider"`
-		ValidFrom     bun.NullTime   `bun:"valid_from"`
-		LastRenewedAt bun.NullTime   `bun:"last_renewed_at"`
-		ExpiresAt     bun.NullTime   `bun:"expires_at"`
-		Featured      bool           `bun:"featured"`
-		// The sender's holding on this row; all NULL when it has none.
-		HContractID    sql.NullString `bun:"h_contract_id"`
-		HAmount        coin.Amount    `bun:"h_amount"`
-		HCreatedRound  sql.NullInt64  `bun:"h_created_round"`
-		HRate          coin.Amount    `bun:"h_rate"`
-		HLockHolder    sql.NullString `bun:"h_lock_holder"`
-		HLockExpiresAt bun.NullTime   `bun:"h_lock_expires_at"`
-		HLockContext   sql.NullString `bun:"h_lock_context"`
-	}
 	if len(sends) == 0 {
 		return nil, nil
 	}
-	var err error
 	if db.Engine == Postgres {
-		// One row per send from arrays, so the text and its plan stay the
-		// same for any batch; each lookup is a LATERAL subquery kept apart
-		// by OFFSET 0, so it runs per send by index (a plain join lets the
-		// planner scan whole tables). A receiver has at most one
-		// unarchived preapproval (unique index) and a key at most one
-		// command; the sender's holdings repeat the send's row, one each.
-		keys, senders, receivers := make([]string, len(sends)), make([]string, len(sends)), make([]string, len(sends))
-		for i, r := range sends {
-			keys[i], senders[i], receivers[i] = r.Key, string(r.Sender), string(r.Receiver)
+		args := append([]any{pgx.QueryExecModeCacheStatement}, readSendsArgs(sends, featuredTemplate)...)
+		rows, err := tx.Tx.QueryContext(ctx, readSendsQuery, args...)
+		if err != nil {
+			return nil, fmt.Errorf("read preapproval sends: %w", Normalize(err))
 		}
-		err = db.queryCached(ctx, tx, &rows, `SELECT r.i - 1 AS i, c.created_at AS command_at, p.contract_id, p.receiver, p.provider, p.valid_from,
+		defer rows.Close()
+		return scanSendReads(rows, sends)
+	}
+	// SQLite has no LATERAL: one branch per send (SQLite runs one at a
+	// time, so this is a single branch), its values as constants. The
+	// one-row base keeps a row when neither the command nor the
+	// preapproval exists.
+	branches := make([]string, len(sends))
+	args := make([]any, 0, 4*len(sends))
+	for i, r := range sends {
+		branches[i] = fmt.Sprintf(`SELECT %d AS i, info.*, h.contract_id AS h_contract_id, h.amount AS h_amount, h.created_round AS h_created_round,
+	h.rate AS h_rate, h.lock_holder AS h_lock_holder, h.lock_expires_at AS h_lock_expires_at, h.lock_context AS h_lock_context
+FROM (SELECT c.created_at AS command_at, p.contract_id, p.receiver, p.provider, p.valid_from,
+		p.last_renewed_at, p.expires_at, (p.contract_id IS NOT NULL AND EXISTS (SELECT 1 FROM contracts AS f
+		WHERE f.template_id = ? AND f.archived_offset IS NULL AND f.stakeholders LIKE '%% ' || p.provider || ' %%')) AS featured
+	FROM (SELECT 1 AS one) AS base
+	LEFT JOIN commands AS c ON c.dedup_key = ?
+	LEFT JOIN transfer_preapprovals AS p ON p.receiver = ? AND p.archived_at IS NULL) AS info
+LEFT JOIN holdings AS h ON h.owner = ?`, i)
+		args = append(args, featuredTemplate, r.Key, string(r.Receiver), string(r.Sender))
+	}
+	rows, err := tx.QueryContext(ctx, strings.Join(branches, "\nUNION ALL\n")+"\nORDER BY i, h_contract_id", args...)
+	if err != nil {
+		return nil, fmt.Errorf("read preapproval sends: %w", Normalize(err))
+	}
+	defer rows.Close()
+	return scanSendReads(rows, sends)
+}
+
+// readSendsQuery is ReadPreapprovalSends on Postgres. One row per send
+// from arrays, so the text and its plan stay the same for any batch; each
+// lookup is a LATERAL subquery kept apart by OFFSET 0, so it runs per send
+// by index (a plain join lets the planner scan whole tables). A receiver
+// has at most one unarchived preapproval (unique index) and a key at most
+// one command; the sender's holdings repeat the send's row, one each.
+const readSendsQuery = `SELECT r.i - 1 AS i, c.created_at AS command_at, p.contract_id, p.receiver, p.provider, p.valid_from,
 	p.last_renewed_at, p.expires_at, COALESCE(p.featured, false) AS featured,
 	h.contract_id AS h_contract_id, h.amount AS h_amount, h.created_round AS h_created_round,
 	h.rate AS h_rate, h.lock_holder AS h_lock_holder, h.lock_expires_at AS h_lock_expires_at, h.lock_context AS h_lock_context
@@ -154,34 +165,48 @@ LEFT JOIN LATERAL (SELECT t.*, EXISTS (SELECT 1 FROM contracts AS f WHERE f.temp
 		AND f.stakeholders LIKE '% ' || t.provider || ' %') AS featured
 	FROM transfer_preapprovals AS t WHERE t.receiver = r.rc AND t.archived_at IS NULL OFFSET 0) AS p ON true
 LEFT JOIN LATERAL (SELECT * FROM holdings WHERE owner = r.s OFFSET 0) AS h ON true
-ORDER BY r.i, h.contract_id`, keys, senders, receivers, featuredTemplate)
-	} else {
-		// SQLite has no LATERAL: one branch per send (SQLite runs one at a
-		// time, so this is a single branch), its values as constants. The
-		// one-row base keeps a row when neither the command nor the
-		// preapproval exists.
-		branches := make([]string, len(sends))
-		args := make([]any, 0, 4*len(sends))
-		for i, r := range sends {
-			branches[i] = fmt.Sprintf(`SELECT %d AS i, info.*, h.contract_id AS h_contract_id, h.amount AS h_amount, h.created_round AS h_created_round,
-	h.rate AS h_rate, h.lock_holder AS h_lock_holder, h.lock_expires_at AS h_lock_expires_at, h.lock_context AS h_lock_context
-FROM (SELECT c.created_at AS command_at, p.contract_id, p.receiver, p.provider, p.valid_from,
-		p.last_renewed_at, p.expires_at, (p.contract_id IS NOT NULL AND EXISTS (SELECT 1 FROM contracts AS f
-		WHERE f.template_id = ? AND f.archived_offset IS NULL AND f.stakeholders LIKE '%% ' || p.provider || ' %%')) AS featured
-	FROM (SELECT 1 AS one) AS base
-	LEFT JOIN commands AS c ON c.dedup_key = ?
-	LEFT JOIN transfer_preapprovals AS p ON p.receiver = ? AND p.archived_at IS NULL) AS info
-LEFT JOIN holdings AS h ON h.owner = ?`, i)
-			args = append(args, featuredTemplate, r.Key, string(r.Receiver), string(r.Sender))
-		}
-		err = tx.NewRaw(strings.Join(branches, "\nUNION ALL\n")+"\nORDER BY i, h_contract_id", args...).Scan(ctx, &rows)
+ORDER BY r.i, h.contract_id`
+
+// readSendsArgs are readSendsQuery's arguments for sends.
+func readSendsArgs(sends []PreapprovalSendKey, featuredTemplate string) []any {
+	keys, senders, receivers := make([]string, len(sends)), make([]string, len(sends)), make([]string, len(sends))
+	for i, r := range sends {
+		keys[i], senders[i], receivers[i] = r.Key, string(r.Sender), string(r.Receiver)
 	}
-	if err != nil {
-		return nil, fmt.Errorf("read preapproval sends: %w", Normalize(err))
+	return []any{keys, senders, receivers, featuredTemplate}
+}
+
+// scanSendReads gathers the rows of either engine's query (same columns,
+// same order) into one PreapprovalSendReads per send.
+func scanSendReads(rows rowScanner, sends []PreapprovalSendKey) ([]PreapprovalSendReads, error) {
+	var row struct {
+		I             int
+		CommandAt     bun.NullTime
+		ContractID    sql.NullString
+		Receiver      sql.NullString
+		Provider      sql.NullString
+		ValidFrom     bun.NullTime
+		LastRenewedAt bun.NullTime
+		ExpiresAt     bun.NullTime
+		Featured      bool
+		// The sender's holding on this row; all NULL when it has none.
+		HContractID    sql.NullString
+		HAmount        coin.Amount
+		HCreatedRound  sql.NullInt64
+		HRate          coin.Amount
+		HLockHolder    sql.NullString
+		HLockExpiresAt bun.NullTime
+		HLockContext   sql.NullString
 	}
 	out := make([]PreapprovalSendReads, len(sends))
 	seen := make([]bool, len(sends))
-	for _, row := range rows {
+	for rows.Next() {
+		row.HAmount, row.HRate = coin.Zero, coin.Zero
+		if err := rows.Scan(&row.I, &row.CommandAt, &row.ContractID, &row.Receiver, &row.Provider, &row.ValidFrom,
+			&row.LastRenewedAt, &row.ExpiresAt, &row.Featured, &row.HContractID, &row.HAmount, &row.HCreatedRound,
+			&row.HRate, &row.HLockHolder, &row.HLockExpiresAt, &row.HLockContext); err != nil {
+			return nil, fmt.Errorf("read preapproval sends: %w", Normalize(err))
+		}
 		if row.I < 0 || row.I >= len(sends) {
 			return nil, fmt.Errorf("read preapproval sends: row for send %d of %d", row.I, len(sends))
 		}
@@ -204,6 +229,9 @@ LEFT JOIN holdings AS h ON h.owner = ?`, i)
 				LockExpiresAt: row.HLockExpiresAt, LockContext: row.HLockContext.String,
 			})
 		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("read preapproval sends: %w", Normalize(err))
 	}
 	for i, ok := range seen {
 		if !ok {

@@ -534,6 +534,26 @@ func (db *DB) BeginClaims(ctx context.Context, tx bun.Tx, claims []Claim) (*Roun
 		}
 		return r, offsets, nil
 	}
+	query, args := claimsQuery(claims)
+	rows, err := tx.Tx.QueryContext(ctx, query, append([]any{pgx.QueryExecModeCacheStatement}, args...)...)
+	if err != nil {
+		return nil, nil, fmt.Errorf("begin update: %w", Normalize(err))
+	}
+	defer rows.Close()
+	r, offsets, err := scanClaims(rows, len(claims))
+	if err != nil {
+		return nil, nil, fmt.Errorf("begin update: %w", Normalize(err))
+	}
+	return r, offsets, nil
+}
+
+// claimsQuery is BeginClaims's statement on Postgres and its arguments.
+// c tries the keys; l takes the claimed commands' locks in the array's
+// (sorted) order, filtered by an init plan so the scan keeps that order;
+// o draws the claimed commands' offsets after l, which its WHERE
+// evaluates first. MATERIALIZED makes each run exactly once. The text is
+// the same for any batch, so it is prepared once per connection.
+func claimsQuery(claims []Claim) (string, []any) {
 	keys := make([]string, len(claims))
 	type lock struct {
 		key   string
@@ -551,16 +571,10 @@ func (db *DB) BeginClaims(ctx context.Context, tx bun.Tx, claims []Claim) (*Roun
 	for i, l := range locks {
 		lockKeys[i], lockClaims[i] = l.key, l.claim
 	}
-	var rows []struct {
-		Round
-		I    int64         `bun:"i"`
-		Next sql.NullInt64 `bun:"next_offset"`
-	}
-	// c tries the keys; l takes the claimed commands' locks in the array's
-	// (sorted) order, filtered by an init plan so the scan keeps that
-	// order; o draws the claimed commands' offsets after l, which its
-	// WHERE evaluates first. MATERIALIZED makes each run exactly once.
-	err := db.queryCached(ctx, tx, &rows, `WITH c AS MATERIALIZED (
+	return claimsSQL, []any{keys, lockKeys, lockClaims}
+}
+
+const claimsSQL = `WITH c AS MATERIALIZED (
 	SELECT i, pg_try_advisory_xact_lock(hashtextextended(k, 0)) AS ok FROM unnest($1::text[]) WITH ORDINALITY AS c(k, i)),
 l AS MATERIALIZED (
 	SELECT pg_advisory_xact_lock(hashtextextended(p.k, 0)) FROM unnest($2::text[], $3::bigint[]) AS p(k, ci)
@@ -568,35 +582,44 @@ l AS MATERIALIZED (
 o AS MATERIALIZED (
 	SELECT i, CASE WHEN ok THEN nextval(pg_get_serial_sequence('updates', 'offset_id')) END AS next_offset
 	FROM (SELECT * FROM c ORDER BY i) AS s WHERE (SELECT count(*) FROM l) >= 0)
-SELECT round.*, o.i, o.next_offset
+SELECT round.number, round.contract_id, round.price, round.opens_at, round.target_closes_at, round.closed_at, o.i, o.next_offset
 FROM o, (SELECT * FROM rounds WHERE closed_at IS NULL ORDER BY number DESC LIMIT 1) AS round
-ORDER BY o.i`, keys, lockKeys, lockClaims)
-	if err == nil && len(rows) != len(claims) {
-		err = fmt.Errorf("%d claims answered for %d: %w", len(rows), len(claims), ErrNotFound)
-	}
-	if err != nil {
-		return nil, nil, fmt.Errorf("begin update: %w", Normalize(err))
-	}
-	offsets := make([]int64, len(claims))
-	for i, r := range rows {
-		if r.I != int64(i+1) {
-			return nil, nil, fmt.Errorf("begin update: claim %d answered as %d", i+1, r.I)
-		}
-		offsets[i] = r.Next.Int64
-	}
-	return &rows[0].Round, offsets, nil
+ORDER BY o.i`
+
+// rowScanner is what database/sql's rows and pgx's have in common, so
+// one hand-written scan serves both (bun's reflection was a tenth of the
+// hot path's CPU in the Go process).
+type rowScanner interface {
+	Next() bool
+	Scan(dest ...any) error
+	Err() error
 }
 
-// queryCached runs a constant query of the hot path with $n parameters as a
-// prepared statement, cached per connection (Postgres): its plan is made
-// once instead of on every call, as bun's inlined values would need.
-func (db *DB) queryCached(ctx context.Context, tx bun.Tx, dest any, query string, args ...any) error {
-	rows, err := tx.Tx.QueryContext(ctx, query, append([]any{pgx.QueryExecModeCacheStatement}, args...)...)
-	if err != nil {
-		return err
+// scanClaims reads claimsSQL's answer for n claims: the open round and
+// each claim's offset, 0 for a key held elsewhere.
+func scanClaims(rows rowScanner, n int) (*Round, []int64, error) {
+	var r Round
+	offsets := make([]int64, n)
+	got := 0
+	for rows.Next() {
+		var i int64
+		var next sql.NullInt64
+		if err := rows.Scan(&r.Number, &r.ContractID, &r.Price, &r.OpensAt, &r.TargetClosesAt, &r.ClosedAt, &i, &next); err != nil {
+			return nil, nil, err
+		}
+		if got >= n || i != int64(got+1) {
+			return nil, nil, fmt.Errorf("claim %d answered as %d", got+1, i)
+		}
+		offsets[got] = next.Int64
+		got++
 	}
-	defer rows.Close()
-	return db.ScanRows(ctx, rows, dest)
+	if err := rows.Err(); err != nil {
+		return nil, nil, err
+	}
+	if got != n {
+		return nil, nil, fmt.Errorf("%d claims answered for %d: %w", got, n, ErrNotFound)
+	}
+	return &r, offsets, nil
 }
 
 // batchBufs holds the buffers ExecBatch renders into. A fresh buffer per
@@ -617,7 +640,21 @@ func ExecBatch(ctx context.Context, tx bun.Tx, queries ...interface{ String() st
 	if len(queries) == 0 {
 		return nil
 	}
-	gen := schema.NewQueryGen(tx.Dialect())
+	err := renderBatch(tx.Dialect(), queries, "", func(text string) error {
+		_, err := tx.Tx.ExecContext(ctx, text)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("write batch: %w", Normalize(err))
+	}
+	return nil
+}
+
+// renderBatch renders queries, then last when it is not empty, as one text
+// and hands it to exec. The text lives in a pooled buffer and is valid
+// only until exec returns.
+func renderBatch(d schema.Dialect, queries []interface{ String() string }, last string, exec func(text string) error) error {
+	gen := schema.NewQueryGen(d)
 	buf := batchBufs.Get().(*[]byte)
 	defer func() {
 		if cap(*buf) <= maxPooledBatch {
@@ -632,24 +669,24 @@ func ExecBatch(ctx context.Context, tx bun.Tx, queries ...interface{ String() st
 		if a, ok := q.(schema.QueryAppender); ok {
 			var err error
 			if b, err = a.AppendQuery(gen, b); err != nil {
-				return fmt.Errorf("write batch: %w", err)
+				return err
 			}
 			continue
 		}
 		b = append(b, q.String()...)
 	}
+	if last != "" {
+		if len(b) > 0 {
+			b = append(b, ";\n"...)
+		}
+		b = append(b, last...)
+	}
 	*buf = b
-	var text string
-	if tx.Dialect().Name() == dialect.PG {
+	if d.Name() == dialect.PG {
 		// No copy for pgx: it copies the text into its write buffer and
-		// keeps no reference once ExecContext returns, and the buffer is
+		// keeps no reference once the exec returns, and the buffer is
 		// not reused before then.
-		text = unsafe.String(unsafe.SliceData(b), len(b))
-	} else {
-		text = string(b)
+		return exec(unsafe.String(unsafe.SliceData(b), len(b)))
 	}
-	if _, err := tx.Tx.ExecContext(ctx, text); err != nil {
-		return fmt.Errorf("write batch: %w", Normalize(err))
-	}
-	return nil
+	return exec(string(b))
 }

@@ -153,14 +153,15 @@ const maxTxAttempts = 8
 // guarded update that lost a race) are retried with jittered backoff, so fn
 // must be safe to run again: it re-reads what it needs.
 func (db *DB) InTx(ctx context.Context, fn func(ctx context.Context, tx bun.Tx) error) error {
-	var err error
+	return retryTx(ctx, func() error { return db.RunInTx(ctx, nil, fn) })
+}
+
+// retryTx runs a transaction until it succeeds, fails for good, or has
+// had maxTxAttempts attempts.
+func retryTx(ctx context.Context, run func() error) error {
 	for attempt := 1; ; attempt++ {
-		err = db.RunInTx(ctx, nil, fn)
-		if err == nil {
-			return nil
-		}
-		err = Normalize(err)
-		if !retryable(err) || attempt >= maxTxAttempts || ctx.Err() != nil {
+		err := Normalize(run())
+		if err == nil || !retryable(err) || attempt >= maxTxAttempts || ctx.Err() != nil {
 			return err
 		}
 		backoff := time.Duration(1<<min(attempt, 6)) * time.Millisecond
