@@ -83,15 +83,6 @@ func (db *DB) runPipe(ctx context.Context, fn func(ctx context.Context, p *PipeT
 	return nil
 }
 
-// pipeSettings go with the BEGIN. A bitmap scan never marks the index
-// entries of dead rows as dead, so with one, each read of a sender's
-// holdings visited every holding the sender had spent since the table was
-// last vacuumed: the read grew slower by the minute under load (autovacuum
-// visits a database about once a minute, and a busy table needs more than
-// one visit). A plain index scan marks them on first sight, and later
-// reads skip them.
-const pipeSettings = "SET LOCAL enable_bitmapscan = off"
-
 // BeginClaims is DB.BeginClaims as the transaction's first statement: the
 // BEGIN rides its round trip.
 func (p *PipeTx) BeginClaims(ctx context.Context, claims []Claim) (*Round, []int64, error) {
@@ -101,17 +92,14 @@ func (p *PipeTx) BeginClaims(ctx context.Context, claims []Claim) (*Round, []int
 	query, args := claimsQuery(claims)
 	b := &pgx.Batch{}
 	b.Queue("BEGIN")
-	b.Queue(pipeSettings)
 	b.Queue(query, args...)
 	// From here the server may be inside the transaction whatever the
 	// answer, so a failure rolls back.
 	p.open = true
 	br := p.conn.SendBatch(ctx, b)
 	r, offsets, err := func() (*Round, []int64, error) {
-		for range 2 { // BEGIN, SET
-			if _, err := br.Exec(); err != nil {
-				return nil, nil, err
-			}
+		if _, err := br.Exec(); err != nil {
+			return nil, nil, err
 		}
 		rows, err := br.Query()
 		if err != nil {
@@ -134,8 +122,8 @@ func (p *PipeTx) ReadPreapprovalSends(ctx context.Context, sends []PreapprovalSe
 	if len(sends) == 0 {
 		return nil, nil
 	}
-	query, args := readSends(sends, featuredTemplate)
-	rows, err := p.conn.Query(ctx, query, args...)
+	args := append([]any{pgx.QueryExecModeCacheStatement}, readSendsArgs(sends, featuredTemplate)...)
+	rows, err := p.conn.Query(ctx, readSendsQuery, args...)
 	if err != nil {
 		return nil, fmt.Errorf("read preapproval sends: %w", Normalize(err))
 	}

@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"fmt"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/ccwallet/ccwallet/ledger/coin"
@@ -116,8 +115,8 @@ func (db *DB) ReadPreapprovalSends(ctx context.Context, tx bun.Tx, sends []Preap
 		return nil, nil
 	}
 	if db.Engine == Postgres {
-		query, args := readSends(sends, featuredTemplate)
-		rows, err := tx.Tx.QueryContext(ctx, query, args...)
+		args := append([]any{pgx.QueryExecModeCacheStatement}, readSendsArgs(sends, featuredTemplate)...)
+		rows, err := tx.Tx.QueryContext(ctx, readSendsQuery, args...)
 		if err != nil {
 			return nil, fmt.Errorf("read preapproval sends: %w", Normalize(err))
 		}
@@ -162,28 +161,19 @@ const readSendsQuery = `SELECT r.i - 1 AS i, c.created_at AS command_at, p.contr
 	h.rate AS h_rate, h.lock_holder AS h_lock_holder, h.lock_expires_at AS h_lock_expires_at, h.lock_context AS h_lock_context
 FROM unnest($1::text[], $2::text[], $3::text[]) WITH ORDINALITY AS r(k, s, rc, i)
 LEFT JOIN LATERAL (SELECT created_at FROM commands WHERE dedup_key = r.k OFFSET 0) AS c ON true
-LEFT JOIN LATERAL (SELECT t.*, EXISTS (SELECT 1 FROM contracts AS f WHERE f.template_id = '{{featured}}' AND f.archived_offset IS NULL
+LEFT JOIN LATERAL (SELECT t.*, EXISTS (SELECT 1 FROM contracts AS f WHERE f.template_id = $4 AND f.archived_offset IS NULL
 		AND f.stakeholders LIKE '% ' || t.provider || ' %') AS featured
 	FROM transfer_preapprovals AS t WHERE t.receiver = r.rc AND t.archived_at IS NULL OFFSET 0) AS p ON true
 LEFT JOIN LATERAL (SELECT * FROM holdings WHERE owner = r.s OFFSET 0) AS h ON true
 ORDER BY r.i, h.contract_id`
 
-// readSendsTexts caches readSendsQuery per featured template. The template
-// is a constant written into the text rather than a parameter, so the
-// planner knows how rare it is.
-var readSendsTexts sync.Map
-
-// readSends is readSendsQuery for featuredTemplate, and its arguments.
-func readSends(sends []PreapprovalSendKey, featuredTemplate string) (string, []any) {
-	text, ok := readSendsTexts.Load(featuredTemplate)
-	if !ok {
-		text, _ = readSendsTexts.LoadOrStore(featuredTemplate, strings.Replace(readSendsQuery, "{{featured}}", strings.ReplaceAll(featuredTemplate, "'", "''"), 1))
-	}
+// readSendsArgs are readSendsQuery's arguments for sends.
+func readSendsArgs(sends []PreapprovalSendKey, featuredTemplate string) []any {
 	keys, senders, receivers := make([]string, len(sends)), make([]string, len(sends)), make([]string, len(sends))
 	for i, r := range sends {
 		keys[i], senders[i], receivers[i] = r.Key, string(r.Sender), string(r.Receiver)
 	}
-	return text.(string), []any{pgx.QueryExecModeCacheStatement, keys, senders, receivers}
+	return []any{keys, senders, receivers, featuredTemplate}
 }
 
 // scanSendReads gathers the rows of either engine's query (same columns,
