@@ -547,12 +547,10 @@ func (db *DB) BeginClaims(ctx context.Context, tx bun.Tx, claims []Claim) (*Roun
 	return r, offsets, nil
 }
 
-// claimsQuery is BeginClaims's statement on Postgres and its arguments.
-// c tries the keys; l takes the claimed commands' locks in the array's
-// (sorted) order, filtered by an init plan so the scan keeps that order;
-// o draws the claimed commands' offsets after l, which its WHERE
-// evaluates first. MATERIALIZED makes each run exactly once. The text is
-// the same for any batch, so it is prepared once per connection.
+// claimsQuery is BeginClaims's statement on Postgres and its arguments:
+// the function ccwallet_claim (migration 0015) with the keys, and the
+// claimed commands' lock keys sorted, each with the (1-based) claim it
+// belongs to. The text is the same for any batch.
 func claimsQuery(claims []Claim) (string, []any) {
 	keys := make([]string, len(claims))
 	type lock struct {
@@ -574,17 +572,7 @@ func claimsQuery(claims []Claim) (string, []any) {
 	return claimsSQL, []any{keys, lockKeys, lockClaims}
 }
 
-const claimsSQL = `WITH c AS MATERIALIZED (
-	SELECT i, pg_try_advisory_xact_lock(hashtextextended(k, 0)) AS ok FROM unnest($1::text[]) WITH ORDINALITY AS c(k, i)),
-l AS MATERIALIZED (
-	SELECT pg_advisory_xact_lock(hashtextextended(p.k, 0)) FROM unnest($2::text[], $3::bigint[]) AS p(k, ci)
-	WHERE p.ci = ANY ((SELECT COALESCE(array_agg(i), '{}') FROM c WHERE ok)::bigint[])),
-o AS MATERIALIZED (
-	SELECT i, CASE WHEN ok THEN nextval(pg_get_serial_sequence('updates', 'offset_id')) END AS next_offset
-	FROM (SELECT * FROM c ORDER BY i) AS s WHERE (SELECT count(*) FROM l) >= 0)
-SELECT round.number, round.contract_id, round.price, round.opens_at, round.target_closes_at, round.closed_at, o.i, o.next_offset
-FROM o, (SELECT * FROM rounds WHERE closed_at IS NULL ORDER BY number DESC LIMIT 1) AS round
-ORDER BY o.i`
+const claimsSQL = `SELECT * FROM ccwallet_claim($1::text[], $2::text[], $3::bigint[])`
 
 // rowScanner is what database/sql's rows and pgx's have in common, so
 // one hand-written scan serves both (bun's reflection was a tenth of the
