@@ -3,6 +3,8 @@ package store_test
 import (
 	"context"
 	"errors"
+	"fmt"
+	"strings"
 	"sync"
 	"testing"
 
@@ -219,5 +221,98 @@ func TestBeginClaim(t *testing.T) {
 				t.Errorf("released key: claimed %v, %v", ok, err)
 			}
 		})
+	}
+}
+
+// TestPipeTx: a pipelined transaction commits its write batch with the
+// COMMIT riding it, and rolls back everything when a statement of the
+// batch fails, when fn fails after BEGIN, or when fn forgets to commit;
+// every connection goes back to the pool outside a transaction.
+func TestPipeTx(t *testing.T) {
+	ctx := context.Background()
+	db := ledgertest.DB(t, store.Postgres)
+	db.SetMaxOpenConns(1) // every run reuses the one connection
+	if err := store.InsertRound(ctx, db, &store.Round{Number: 1, Price: coin.MustParse("0.005")}); err != nil {
+		t.Fatal(err)
+	}
+	meta := func(key string) fmt.Stringer {
+		return db.NewInsert().Model(&struct {
+			bun.BaseModel `bun:"table:ledger_meta"`
+			Key           string `bun:"key"`
+			Value         string `bun:"value"`
+		}{Key: key, Value: "x"})
+	}
+	claims := []store.Claim{{Key: "cmd:a", Locks: []string{"party:p"}}, {Key: "cmd:b", Locks: []string{"party:q"}}}
+	boom := errors.New("boom")
+	tests := []struct {
+		name    string
+		fn      func(ctx context.Context, p *store.PipeTx) error
+		wantErr error // nil: committed
+	}{
+		{"committed", func(ctx context.Context, p *store.PipeTx) error {
+			r, offsets, err := p.BeginClaims(ctx, claims)
+			if err != nil {
+				return err
+			}
+			if r.Number != 1 || len(offsets) != 2 || offsets[0] == 0 || offsets[1] != offsets[0]+1 {
+				return fmt.Errorf("round %d, offsets %v", r.Number, offsets)
+			}
+			return p.Commit(ctx, meta("committed"))
+		}, nil},
+		{"statement fails", func(ctx context.Context, p *store.PipeTx) error {
+			if _, _, err := p.BeginClaims(ctx, claims); err != nil {
+				return err
+			}
+			return p.Commit(ctx, meta("statement fails"), meta("committed"))
+		}, store.ErrAlreadyExists},
+		{"fn fails", func(ctx context.Context, p *store.PipeTx) error {
+			if _, _, err := p.BeginClaims(ctx, claims); err != nil {
+				return err
+			}
+			if _, err := p.ReadPreapprovalSends(ctx, []store.PreapprovalSendKey{{Key: "k", Sender: "s::1", Receiver: "r::1"}}, "t"); err != nil {
+				return err
+			}
+			return boom
+		}, boom},
+		{"no commit", func(ctx context.Context, p *store.PipeTx) error {
+			_, _, err := p.BeginClaims(ctx, claims)
+			return err
+		}, errors.New("returned without committing")},
+	}
+	var pid0 int
+	if err := db.NewRaw("SELECT pg_backend_pid()").Scan(ctx, &pid0); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range tests {
+		err := db.InPipeTx(ctx, tt.fn)
+		switch {
+		case tt.wantErr == nil && err != nil:
+			t.Errorf("%s: %v", tt.name, err)
+		case tt.wantErr != nil && (err == nil || (!errors.Is(err, tt.wantErr) && !strings.Contains(err.Error(), tt.wantErr.Error()))):
+			t.Errorf("%s: err = %v, want %v", tt.name, err, tt.wantErr)
+		}
+		if _, err := store.MetaValue(ctx, db, tt.name); (tt.wantErr == nil) != (err == nil) {
+			t.Errorf("%s: its row: %v, want it only when committed", tt.name, err)
+		}
+		// The one connection came back to the pool outside any
+		// transaction (one left inside would have been discarded, and a
+		// new server process would answer), and the claims' locks went
+		// with the transaction.
+		var pid int
+		if err := db.NewRaw("SELECT pg_backend_pid()").Scan(ctx, &pid); err != nil {
+			t.Fatal(err)
+		}
+		if pid != pid0 {
+			t.Errorf("%s: the connection was replaced (server process %d, then %d)", tt.name, pid0, pid)
+		}
+		if err := db.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
+			_, _, ok, err := db.BeginClaim(ctx, tx, "cmd:a", "party:p")
+			if err == nil && !ok {
+				err = errors.New("cmd:a is still held")
+			}
+			return err
+		}); err != nil {
+			t.Errorf("%s: claim after it: %v", tt.name, err)
+		}
 	}
 }
