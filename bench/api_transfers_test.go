@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"net/http"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -66,10 +67,15 @@ func BenchmarkAPITransfers(b *testing.B) {
 		g.closedLoop(32, 2*time.Second)
 		ours := map[int][]float64{}
 		pg := map[int][]float64{}
+		// CPU per send (Go process, Postgres) of each run, keyed by
+		// client count; 0 stands for the open-loop latency runs.
+		cpu := map[int][]sendCPU{}
 		for range apiRuns {
 			for _, clients := range []int{8, 32} {
 				pg[clients] = append(pg[clients], pgbench(clients))
+				m := g.startCPU()
 				ours[clients] = append(ours[clients], g.closedLoop(clients, apiRun))
+				cpu[clients] = append(cpu[clients], m.perSend())
 			}
 		}
 		maxRate := 0.0
@@ -98,7 +104,9 @@ func BenchmarkAPITransfers(b *testing.B) {
 		sent, failed := 0, 0
 		var served []string
 		for range apiRuns {
+			m := g.startCPU()
 			lat, f, took := g.openLoop(rate, apiLatency)
+			cpu[0] = append(cpu[0], m.perSend())
 			p50s = append(p50s, float64(quantile(lat, 0.50)))
 			p99s = append(p99s, float64(quantile(lat, 0.99)))
 			sent, failed = sent+len(lat)+f, failed+f
@@ -114,10 +122,95 @@ func BenchmarkAPITransfers(b *testing.B) {
 		row(fmt.Sprintf("One-step transfer latency via JSON API at half the max rate (%.0f/s open loop, median of %d × %s), p50 / p99", rate, apiRuns, apiLatency),
 			ms(p50)+" / "+ms(p99), "", fmt.Sprintf("aim p99 < 20 ms; p99 of the runs %s; %d sent, %d failed; served %s",
 				strings.Join(p99runs, ", "), sent, failed, strings.Join(served, ", ")))
+		row("CPU per one-step send: 8 clients / 32 clients closed loop / open loop at half the max rate (median of 3 runs each)",
+			fmt.Sprintf("Go %s / %s / %s; Postgres %s / %s / %s", medianCPU(cpu[8], false), medianCPU(cpu[32], false), medianCPU(cpu[0], false),
+				medianCPU(cpu[8], true), medianCPU(cpu[32], true), medianCPU(cpu[0], true)),
+			"", "steadier than the rates when comparing changes; the Go process includes the load generator, Postgres is every postgres process on the machine")
 	}
 	if n := g.failed.Load(); n > 0 {
 		b.Logf("%d sends failed; first: %s", n, g.firstErr())
 	}
+}
+
+// sendCPU is the CPU time per send of one run: this process's (server and
+// load generator) and Postgres's.
+type sendCPU struct{ goCPU, pgCPU time.Duration }
+
+// cpuMark is the CPU used so far (this process's, and each postgres
+// process's by pid) and the sends sent so far, at a run's start.
+type cpuMark struct {
+	g          *sendLoad
+	self       time.Duration
+	pg         map[string]time.Duration
+	sendsSoFar int64
+}
+
+func (g *sendLoad) startCPU() cpuMark {
+	self, pg := cpuNow()
+	return cpuMark{g: g, self: self, pg: pg, sendsSoFar: g.seq.Load()}
+}
+
+// perSend is the CPU used since m, per send sent since m. A postgres
+// process counts for what it used since m, or since it started; one that
+// ended meanwhile (pgbench's connections closing, an autovacuum worker)
+// is missed.
+func (m cpuMark) perSend() sendCPU {
+	self, pg := cpuNow()
+	var pgUsed time.Duration
+	for pid, t := range pg {
+		pgUsed += t - m.pg[pid]
+	}
+	n := time.Duration(max(1, m.g.seq.Load()-m.sendsSoFar))
+	return sendCPU{goCPU: (self - m.self) / n, pgCPU: pgUsed / n}
+}
+
+func medianCPU(xs []sendCPU, pg bool) string {
+	fs := make([]float64, len(xs))
+	for i, x := range xs {
+		fs[i] = float64(x.goCPU)
+		if pg {
+			fs[i] = float64(x.pgCPU)
+		}
+	}
+	if len(fs) == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.2f ms", median(fs)/1e6)
+}
+
+// cpuNow is the CPU time (user and system) used so far by this process
+// and by each process named postgres on the machine (during make bench:
+// the private cluster's server processes), by pid, from /proc. It counts
+// in clock ticks of 10 ms (USER_HZ is 100 on Linux), so runs of seconds
+// are needed.
+func cpuNow() (self time.Duration, pg map[string]time.Duration) {
+	ticks := func(stat string) time.Duration {
+		// Fields after the command name, which is in parentheses and may
+		// hold spaces: utime and stime are the 12th and 13th.
+		f := strings.Fields(stat[strings.LastIndexByte(stat, ')')+1:])
+		if len(f) < 13 {
+			return 0
+		}
+		u, _ := strconv.ParseInt(f[11], 10, 64)
+		s, _ := strconv.ParseInt(f[12], 10, 64)
+		return time.Duration(u+s) * 10 * time.Millisecond
+	}
+	if b, err := os.ReadFile("/proc/self/stat"); err == nil {
+		self = ticks(string(b))
+	}
+	pg = map[string]time.Duration{}
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		if e.Name()[0] < '0' || e.Name()[0] > '9' {
+			continue
+		}
+		b, err := os.ReadFile("/proc/" + e.Name() + "/stat")
+		if err != nil || !strings.Contains(string(b), "(postgres)") {
+			continue
+		}
+		pg[e.Name()] = ticks(string(b))
+	}
+	return self, pg
 }
 
 func fmtRates(xs []float64) string {
