@@ -107,11 +107,33 @@ func Open(ctx context.Context, cfg Config, log *slog.Logger) (*DB, error) {
 	// proceed beside the writer under WAL.
 	sqldb.SetMaxOpenConns(4)
 	db := &DB{DB: bun.NewDB(sqldb, sqlitedialect.New()), Engine: SQLite, log: log}
-	if err := db.PingContext(ctx); err != nil {
+	if err := pingSQLite(ctx, db); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("open sqlite %s: %w", path, err)
 	}
 	return db, nil
+}
+
+// sqliteOpenTimeout bounds pingSQLite's retries.
+const sqliteOpenTimeout = 10 * time.Second
+
+// pingSQLite opens the first connection. Replicas starting together on a
+// new file race to switch it to WAL, and SQLite refuses that at once to
+// all but one (SQLITE_BUSY, without waiting for busy_timeout): the others
+// try again, for a while.
+func pingSQLite(ctx context.Context, db *DB) error {
+	deadline := time.Now().Add(sqliteOpenTimeout)
+	for {
+		err := db.PingContext(ctx)
+		if err == nil || !errors.Is(Normalize(err), errSerialization) || time.Now().After(deadline) {
+			return err
+		}
+		select {
+		case <-time.After(time.Duration(5+rand.IntN(20)) * time.Millisecond):
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
 }
 
 // withSimpleProtocol makes pgx send each statement in one round trip. bun
