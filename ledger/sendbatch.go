@@ -15,7 +15,7 @@ import (
 
 // One-step sends are the hot path of a wallet; on Postgres concurrent ones
 // are grouped (group commit): one database transaction claims, locks,
-// reads and writes a batch of sends in five round trips, so the per-
+// reads and writes a batch of sends in three round trips, so the per-
 // statement cost of Postgres is paid once per batch instead of once per
 // send, and its two reads are prepared statements whose text is the same
 // for any batch. Each send keeps its own offset, update row, history and result;
@@ -207,6 +207,9 @@ func (l *Ledger) runSends(ctx context.Context, calls []*sendCall) []sendResult {
 // sendDB is the database transaction of a batch of sends.
 type sendDB interface {
 	batchWriter
+	// bunTx is the transaction for a rule's own queries; a zero one on
+	// Postgres, where a send's rule reads nothing of its own.
+	bunTx() bun.Tx
 	claims(ctx context.Context, claims []store.Claim) (*store.Round, []int64, error)
 	reads(ctx context.Context, keys []store.PreapprovalSendKey, featuredTemplate string) ([]store.PreapprovalSendReads, error)
 }
@@ -242,6 +245,8 @@ type txSends struct {
 	txWriter
 	db *store.DB
 }
+
+func (s txSends) bunTx() bun.Tx { return s.tx }
 
 func (s txSends) claims(ctx context.Context, c []store.Claim) (*store.Round, []int64, error) {
 	return s.db.BeginClaims(ctx, s.tx, c)

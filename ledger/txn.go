@@ -170,9 +170,6 @@ func (t *txn) commit(ctx context.Context) error { return commitAll(ctx, t.tx, []
 // batchWriter is where commit writes: a bun.Tx, or the pipelined
 // transaction of a batch of sends (whose write also commits).
 type batchWriter interface {
-	// bunTx is the transaction for a rule's own queries; a zero one for a
-	// batch of sends, whose rules read nothing of their own.
-	bunTx() bun.Tx
 	// archive is the guarded archive of contracts that existed before
 	// the transaction (ErrStale when any was archived meanwhile).
 	archive(ctx context.Context, ids []coin.ContractID, offset int64) error
@@ -182,8 +179,6 @@ type batchWriter interface {
 
 // txWriter is batchWriter on a bun.Tx.
 type txWriter struct{ tx bun.Tx }
-
-func (w txWriter) bunTx() bun.Tx { return w.tx }
 
 func (w txWriter) archive(ctx context.Context, ids []coin.ContractID, offset int64) error {
 	return store.ArchiveContracts(ctx, w.tx, ids, offset)

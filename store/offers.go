@@ -99,16 +99,8 @@ func TransferOffersDue(ctx context.Context, db bun.IDB, status string, t time.Ti
 	return os, nil
 }
 
-// DeleteCommand forgets one deduplication record (one whose window has
-// passed, so its key may be used again).
-func DeleteCommand(ctx context.Context, db bun.IDB, key string) error {
-	if _, err := db.NewDelete().Table("commands").Where("dedup_key = ?", key).Exec(ctx); err != nil {
-		return fmt.Errorf("delete command %s: %w", key, Normalize(err))
-	}
-	return nil
-}
-
-// DeleteCommandsStatement is DeleteCommand for several keys as a statement
+// DeleteCommandsStatement forgets the deduplication records of keys (ones
+// whose window has passed, so the keys may be used again), as a statement
 // for a write batch.
 func DeleteCommandsStatement(db bun.IDB, keys []string) fmt.Stringer {
 	return db.NewDelete().Table("commands").Where("dedup_key IN (?)", bun.In(keys))

@@ -117,13 +117,13 @@ func (p *PipeTx) BeginClaims(ctx context.Context, claims []Claim) (*Round, []int
 	return r, offsets, nil
 }
 
-// ReadPreapprovalSends is DB.ReadPreapprovalSends inside the transaction.
+// ReadPreapprovalSends is DB.ReadPreapprovalSends inside the transaction,
+// as one prepared statement.
 func (p *PipeTx) ReadPreapprovalSends(ctx context.Context, sends []PreapprovalSendKey, featuredTemplate string) ([]PreapprovalSendReads, error) {
 	if len(sends) == 0 {
 		return nil, nil
 	}
-	args := append([]any{pgx.QueryExecModeCacheStatement}, readSendsArgs(sends, featuredTemplate)...)
-	rows, err := p.conn.Query(ctx, readSendsQuery, args...)
+	rows, err := p.conn.Query(ctx, readSendsQuery, readSendsArgs(sends, featuredTemplate)...)
 	if err != nil {
 		return nil, fmt.Errorf("read preapproval sends: %w", Normalize(err))
 	}

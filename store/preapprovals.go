@@ -109,19 +109,12 @@ type PreapprovalSendKey struct {
 }
 
 // ReadPreapprovalSends loads the PreapprovalSendReads of several sends in
-// one round trip; out[i] belongs to sends[i].
+// one round trip; out[i] belongs to sends[i]. Batches on Postgres read
+// through PipeTx.ReadPreapprovalSends (readSendsQuery) instead; this is
+// the SQLite form, plain SQL that either engine runs.
 func (db *DB) ReadPreapprovalSends(ctx context.Context, tx bun.Tx, sends []PreapprovalSendKey, featuredTemplate string) ([]PreapprovalSendReads, error) {
 	if len(sends) == 0 {
 		return nil, nil
-	}
-	if db.Engine == Postgres {
-		args := append([]any{pgx.QueryExecModeCacheStatement}, readSendsArgs(sends, featuredTemplate)...)
-		rows, err := tx.Tx.QueryContext(ctx, readSendsQuery, args...)
-		if err != nil {
-			return nil, fmt.Errorf("read preapproval sends: %w", Normalize(err))
-		}
-		defer rows.Close()
-		return scanSendReads(rows, sends)
 	}
 	// SQLite has no LATERAL: one branch per send (SQLite runs one at a
 	// time, so this is a single branch), its values as constants. The
@@ -149,7 +142,7 @@ LEFT JOIN holdings AS h ON h.owner = ?`, i)
 	return scanSendReads(rows, sends)
 }
 
-// readSendsQuery is ReadPreapprovalSends on Postgres. One row per send
+// readSendsQuery is PipeTx.ReadPreapprovalSends's statement. One row per send
 // from arrays, so the text and its plan stay the same for any batch; each
 // lookup is a LATERAL subquery kept apart by OFFSET 0, so it runs per send
 // by index (a plain join lets the planner scan whole tables). A receiver
@@ -167,13 +160,14 @@ LEFT JOIN LATERAL (SELECT t.*, EXISTS (SELECT 1 FROM contracts AS f WHERE f.temp
 LEFT JOIN LATERAL (SELECT * FROM holdings WHERE owner = r.s OFFSET 0) AS h ON true
 ORDER BY r.i, h.contract_id`
 
-// readSendsArgs are readSendsQuery's arguments for sends.
+// readSendsArgs are readSendsQuery's arguments for sends, led by the
+// mode that keeps the statement prepared on the connection.
 func readSendsArgs(sends []PreapprovalSendKey, featuredTemplate string) []any {
 	keys, senders, receivers := make([]string, len(sends)), make([]string, len(sends)), make([]string, len(sends))
 	for i, r := range sends {
 		keys[i], senders[i], receivers[i] = r.Key, string(r.Sender), string(r.Receiver)
 	}
-	return []any{keys, senders, receivers, featuredTemplate}
+	return []any{pgx.QueryExecModeCacheStatement, keys, senders, receivers, featuredTemplate}
 }
 
 // scanSendReads gathers the rows of either engine's query (same columns,
