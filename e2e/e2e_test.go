@@ -410,9 +410,13 @@ func sendForm(t *testing.T, p playwright.Page, to, amount, method string) {
 	must(t, testID(p, "nav-send").Click())
 	must(t, p.WaitForURL(baseURL+"/send"))
 	must(t, p.Locator("#send-receiver").Fill(to))
+	// The receiver check (htmx, 400 ms after typing) swaps the method
+	// choice, which would undo a choice made before its answer: wait for
+	// the answer (the direct method, or why there is none) first.
 	if method == "direct" {
-		// The receiver check (htmx) offers the direct method.
 		must(t, expect.Locator(testID(p, "method-direct")).ToBeVisible())
+	} else {
+		must(t, expect.Locator(p.Locator(`[data-testid="method-direct"], [data-testid="no-preapproval"], [data-testid="send-check-error"]`).First()).ToBeVisible())
 	}
 	must(t, testID(p, "method-"+method).Check())
 	must(t, expect.Locator(testID(p, "method-"+method)).ToBeChecked())
