@@ -210,19 +210,17 @@ type sendDB interface {
 	// bunTx is the transaction for a rule's own queries; a zero one on
 	// Postgres, where a send's rule reads nothing of its own.
 	bunTx() bun.Tx
-	claims(ctx context.Context, claims []store.Claim) (*store.Round, []int64, error)
-	reads(ctx context.Context, keys []store.PreapprovalSendKey, featuredTemplate string) ([]store.PreapprovalSendReads, error)
+	// begin claims the commands, locks the senders of those claimed and
+	// draws their offsets, then reads every send (reads[i] is keys[i]'s).
+	begin(ctx context.Context, claims []store.Claim, keys []store.PreapprovalSendKey, featuredTemplate string) (*store.Round, []int64, []store.PreapprovalSendReads, error)
 }
 
-// pipeSends is sendDB on Postgres: the batch's write commits it.
+// pipeSends is sendDB on Postgres: begin is one round trip, and the
+// batch's write commits it.
 type pipeSends struct{ p *store.PipeTx }
 
-func (s pipeSends) claims(ctx context.Context, c []store.Claim) (*store.Round, []int64, error) {
-	return s.p.BeginClaims(ctx, c)
-}
-
-func (s pipeSends) reads(ctx context.Context, k []store.PreapprovalSendKey, featured string) ([]store.PreapprovalSendReads, error) {
-	return s.p.ReadPreapprovalSends(ctx, k, featured)
+func (s pipeSends) begin(ctx context.Context, c []store.Claim, k []store.PreapprovalSendKey, featured string) (*store.Round, []int64, []store.PreapprovalSendReads, error) {
+	return s.p.BeginSends(ctx, c, k, featured)
 }
 
 func (s pipeSends) bunTx() bun.Tx { return bun.Tx{} }
@@ -248,12 +246,13 @@ type txSends struct {
 
 func (s txSends) bunTx() bun.Tx { return s.tx }
 
-func (s txSends) claims(ctx context.Context, c []store.Claim) (*store.Round, []int64, error) {
-	return s.db.BeginClaims(ctx, s.tx, c)
-}
-
-func (s txSends) reads(ctx context.Context, k []store.PreapprovalSendKey, featured string) ([]store.PreapprovalSendReads, error) {
-	return s.db.ReadPreapprovalSends(ctx, s.tx, k, featured)
+func (s txSends) begin(ctx context.Context, c []store.Claim, k []store.PreapprovalSendKey, featured string) (*store.Round, []int64, []store.PreapprovalSendReads, error) {
+	r, offsets, err := s.db.BeginClaims(ctx, s.tx, c)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	reads, err := s.db.ReadPreapprovalSends(ctx, s.tx, k, featured)
+	return r, offsets, reads, err
 }
 
 // sendBatchFault, set by tests, runs before a batch's writes: it can fail
@@ -268,40 +267,34 @@ type sendResult struct {
 
 // sendMany is the database transaction of a batch: one round trip claims
 // the keys (a key in flight elsewhere answers ErrInFlight at once), locks
-// the senders and draws the offsets; the next reads every send's command
-// record, preapproval, featured right and holdings; each send then runs
-// its rule in memory, and the writes of those that succeeded ride one
-// commit batch. A send's own error is its result; only a database error
-// fails the batch.
+// the senders, draws the offsets and reads every send's command record,
+// preapproval, featured right and holdings; each send then runs its rule
+// in memory, and the writes of those that succeeded ride one commit
+// batch. A send's own error is its result; only a database error fails
+// the batch.
 func (l *Ledger) sendMany(ctx context.Context, db sendDB, calls []*sendCall) ([]sendResult, error) {
 	claims := make([]store.Claim, len(calls))
+	keys := make([]store.PreapprovalSendKey, len(calls))
 	for i, c := range calls {
 		claims[i] = store.Claim{Key: "cmd:" + c.key, Locks: partyLockKeys([]coin.PartyID{c.s.Sender})}
+		keys[i] = store.PreapprovalSendKey{Key: c.key, Sender: c.s.Sender, Receiver: c.s.Receiver}
 	}
-	r, offsets, err := db.claims(ctx, claims)
+	r, offsets, reads, err := db.begin(ctx, claims, keys, TemplateFeaturedAppRight)
 	if err != nil {
 		return nil, err
 	}
 	results := make([]sendResult, len(calls))
-	var keys []store.PreapprovalSendKey
-	var claimed []int
+	var ts []*txn
 	for i, c := range calls {
 		if offsets[i] == 0 {
+			// Its read is of rows another transaction may be changing
+			// (no lock was taken for it), and goes unused.
 			results[i].err = fmt.Errorf("%w: a command with the same id is being processed", ErrInFlight)
 			continue
 		}
-		keys = append(keys, store.PreapprovalSendKey{Key: c.key, Sender: c.s.Sender, Receiver: c.s.Receiver})
-		claimed = append(claimed, i)
-	}
-	reads, err := db.reads(ctx, keys, TemplateFeaturedAppRight)
-	if err != nil {
-		return nil, err
-	}
-	var ts []*txn
-	for j, i := range claimed {
 		t := l.newTxn(db.bunTx(), "transfer-preapproval-send", r)
 		t.offset = offsets[i]
-		res, err := t.sendPreapprovedCommand(ctx, calls[i], &reads[j])
+		res, err := t.sendPreapprovedCommand(ctx, c, &reads[i])
 		if err != nil {
 			results[i].err = err
 			continue

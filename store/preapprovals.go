@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/ccwallet/ccwallet/ledger/coin"
-	"github.com/jackc/pgx/v5"
 	"github.com/uptrace/bun"
 )
 
@@ -110,8 +109,8 @@ type PreapprovalSendKey struct {
 
 // ReadPreapprovalSends loads the PreapprovalSendReads of several sends in
 // one round trip; out[i] belongs to sends[i]. Batches on Postgres read
-// through PipeTx.ReadPreapprovalSends (readSendsQuery) instead; this is
-// the SQLite form, plain SQL that either engine runs.
+// in PipeTx.BeginSends (readSendsQuery) instead; this is the SQLite form,
+// plain SQL that either engine runs.
 func (db *DB) ReadPreapprovalSends(ctx context.Context, tx bun.Tx, sends []PreapprovalSendKey, featuredTemplate string) ([]PreapprovalSendReads, error) {
 	if len(sends) == 0 {
 		return nil, nil
@@ -142,7 +141,7 @@ LEFT JOIN holdings AS h ON h.owner = ?`, i)
 	return scanSendReads(rows, sends)
 }
 
-// readSendsQuery is PipeTx.ReadPreapprovalSends's statement. One row per send
+// readSendsQuery is the read of PipeTx.BeginSends. One row per send
 // from arrays, so the text and its plan stay the same for any batch; each
 // lookup is a LATERAL subquery kept apart by OFFSET 0, so it runs per send
 // by index (a plain join lets the planner scan whole tables). A receiver
@@ -160,14 +159,13 @@ LEFT JOIN LATERAL (SELECT t.*, EXISTS (SELECT 1 FROM contracts AS f WHERE f.temp
 LEFT JOIN LATERAL (SELECT * FROM holdings WHERE owner = r.s OFFSET 0) AS h ON true
 ORDER BY r.i, h.contract_id`
 
-// readSendsArgs are readSendsQuery's arguments for sends, led by the
-// mode that keeps the statement prepared on the connection.
+// readSendsArgs are readSendsQuery's arguments for sends.
 func readSendsArgs(sends []PreapprovalSendKey, featuredTemplate string) []any {
 	keys, senders, receivers := make([]string, len(sends)), make([]string, len(sends)), make([]string, len(sends))
 	for i, r := range sends {
 		keys[i], senders[i], receivers[i] = r.Key, string(r.Sender), string(r.Receiver)
 	}
-	return []any{pgx.QueryExecModeCacheStatement, keys, senders, receivers, featuredTemplate}
+	return []any{keys, senders, receivers, featuredTemplate}
 }
 
 // scanSendReads gathers the rows of either engine's query (same columns,

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/ccwallet/ccwallet/ledger/coin"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
@@ -250,7 +251,7 @@ func TestPipeTx(t *testing.T) {
 		wantErr error // nil: committed
 	}{
 		{"committed", func(ctx context.Context, p *store.PipeTx) error {
-			r, offsets, err := p.BeginClaims(ctx, claims)
+			r, offsets, _, err := p.BeginSends(ctx, claims, nil, "")
 			if err != nil {
 				return err
 			}
@@ -260,22 +261,24 @@ func TestPipeTx(t *testing.T) {
 			return p.Commit(ctx, meta("committed"))
 		}, nil},
 		{"statement fails", func(ctx context.Context, p *store.PipeTx) error {
-			if _, _, err := p.BeginClaims(ctx, claims); err != nil {
+			if _, _, _, err := p.BeginSends(ctx, claims, nil, ""); err != nil {
 				return err
 			}
 			return p.Commit(ctx, meta("statement fails"), meta("committed"))
 		}, store.ErrAlreadyExists},
 		{"fn fails", func(ctx context.Context, p *store.PipeTx) error {
-			if _, _, err := p.BeginClaims(ctx, claims); err != nil {
+			sends := []store.PreapprovalSendKey{{Key: "k", Sender: "s::1", Receiver: "r::1"}, {Key: "k2", Sender: "s::2", Receiver: "r::1"}}
+			_, _, reads, err := p.BeginSends(ctx, claims, sends, "t")
+			if err != nil {
 				return err
 			}
-			if _, err := p.ReadPreapprovalSends(ctx, []store.PreapprovalSendKey{{Key: "k", Sender: "s::1", Receiver: "r::1"}}, "t"); err != nil {
-				return err
+			if len(reads) != 2 || !reads[0].CommandAt.IsZero() || len(reads[1].Holdings) != 0 {
+				return fmt.Errorf("reads of sends with no rows: %+v", reads)
 			}
 			return boom
 		}, boom},
 		{"no commit", func(ctx context.Context, p *store.PipeTx) error {
-			_, _, err := p.BeginClaims(ctx, claims)
+			_, _, _, err := p.BeginSends(ctx, claims, nil, "")
 			return err
 		}, errors.New("returned without committing")},
 	}
@@ -314,5 +317,92 @@ func TestPipeTx(t *testing.T) {
 		}); err != nil {
 			t.Errorf("%s: claim after it: %v", tt.name, err)
 		}
+	}
+}
+
+// TestReadPreapprovalSends: the read of a batch of sends answers the same
+// on SQLite (DB.ReadPreapprovalSends) and inside a pipelined transaction
+// on Postgres (PipeTx.BeginSends, whose rows are decoded by hand): the
+// command record, the receiver's live preapproval, the provider's featured
+// right and the sender's holdings, locked ones included, by contract id.
+func TestReadPreapprovalSends(t *testing.T) {
+	ctx := context.Background()
+	at := time.Date(2026, 11, 24, 19, 0, 0, 123456000, time.UTC)
+	sends := []store.PreapprovalSendKey{
+		{Key: "used", Sender: "s::1", Receiver: "r::1"},
+		{Key: "fresh", Sender: "s::2", Receiver: "r::2"},
+		{Key: "none", Sender: "s::3", Receiver: "r::3"},
+	}
+	read := map[store.Dialect]func(db *store.DB) ([]store.PreapprovalSendReads, error){
+		store.SQLite: func(db *store.DB) (reads []store.PreapprovalSendReads, err error) {
+			err = db.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
+				reads, err = db.ReadPreapprovalSends(ctx, tx, sends, "T:Featured")
+				return err
+			})
+			return reads, err
+		},
+		store.Postgres: func(db *store.DB) (reads []store.PreapprovalSendReads, err error) {
+			err = db.InPipeTx(ctx, func(ctx context.Context, p *store.PipeTx) error {
+				if _, _, reads, err = p.BeginSends(ctx, []store.Claim{{Key: "cmd:x"}}, sends, "T:Featured"); err != nil {
+					return err
+				}
+				return p.Commit(ctx)
+			})
+			return reads, err
+		},
+	}
+	for engine, read := range read {
+		t.Run(string(engine), func(t *testing.T) {
+			db := ledgertest.DB(t, engine)
+			if err := store.InsertRound(ctx, db, &store.Round{Number: 1, Price: coin.MustParse("0.005")}); err != nil {
+				t.Fatal(err)
+			}
+			must := func(err error) {
+				t.Helper()
+				if err != nil {
+					t.Fatal(err)
+				}
+			}
+			must(store.InsertCommand(ctx, db, &store.Command{DedupKey: "used", Party: "s::1", Kind: "send", Result: "{}", CreatedAt: at}))
+			for _, p := range []store.TransferPreapproval{
+				{ContractID: "00p1", Receiver: "r::1", Provider: "v::featured", ValidFrom: at, LastRenewedAt: at, ExpiresAt: at.Add(time.Hour)},
+				{ContractID: "00p2", Receiver: "r::2", Provider: "v::plain", ValidFrom: at, LastRenewedAt: at, ExpiresAt: at.Add(time.Hour)},
+				{ContractID: "00p3", Receiver: "r::3", Provider: "v::plain", ValidFrom: at, LastRenewedAt: at, ExpiresAt: at, ArchivedAt: bun.NullTime{Time: at}},
+			} {
+				must(store.InsertTransferPreapproval(ctx, db, &p))
+			}
+			must(store.InsertContracts(ctx, db, []store.Contract{
+				{ContractID: "00f1", TemplateID: "T:Featured", Payload: "{}", Stakeholders: " dso::1 v::featured ", SynchronizerID: "s", CreatedOffset: 1, CreatedAt: at},
+			}))
+			must(store.InsertHoldings(ctx, db, []store.Holding{
+				{ContractID: "00h2", Owner: "s::1", Amount: coin.MustParse("2.5"), CreatedRound: 1, Rate: coin.MustParse("0.0001")},
+				{ContractID: "00h1", Owner: "s::1", Amount: coin.MustParse("1"), CreatedRound: 1, Rate: coin.MustParse("0"),
+					LockHolder: "instr", LockExpiresAt: bun.NullTime{Time: at.Add(time.Hour)}, LockContext: "ctx"},
+				{ContractID: "00h3", Owner: "s::2", Amount: coin.MustParse("7.0000000001"), CreatedRound: 1, Rate: coin.MustParse("0")},
+			}))
+			reads, err := read(db)
+			must(err)
+			if len(reads) != 3 {
+				t.Fatalf("%d reads for 3 sends", len(reads))
+			}
+			r := reads[0]
+			if !r.CommandAt.Equal(at) || r.Preapproval == nil || r.Preapproval.ContractID != "00p1" || r.Preapproval.Provider != "v::featured" ||
+				!r.Preapproval.ExpiresAt.Equal(at.Add(time.Hour)) || !r.Featured || len(r.Holdings) != 2 {
+				t.Fatalf("send 1 read %+v", r)
+			}
+			h0, h1 := r.Holdings[0], r.Holdings[1]
+			if h0.ContractID != "00h1" || h0.LockHolder != "instr" || h0.LockContext != "ctx" || !h0.LockExpiresAt.Equal(at.Add(time.Hour)) ||
+				h1.ContractID != "00h2" || h1.Amount.String() != "2.5000000000" || h1.Rate.String() != "0.0001000000" || h1.LockHolder != "" {
+				t.Errorf("send 1 holdings %+v", r.Holdings)
+			}
+			r = reads[1]
+			if !r.CommandAt.IsZero() || r.Preapproval == nil || r.Preapproval.ContractID != "00p2" || r.Featured ||
+				len(r.Holdings) != 1 || r.Holdings[0].Amount.String() != "7.0000000001" || r.Holdings[0].Owner != "s::2" {
+				t.Errorf("send 2 read %+v", r)
+			}
+			if r = reads[2]; !r.CommandAt.IsZero() || r.Preapproval != nil || r.Featured || len(r.Holdings) != 0 {
+				t.Errorf("send 3 read %+v", r)
+			}
+		})
 	}
 }
