@@ -15,10 +15,9 @@ import (
 
 // One-step sends are the hot path of a wallet; on Postgres concurrent ones
 // are grouped (group commit): one database transaction claims, locks,
-// reads and writes a batch of sends in three round trips, so the per-
+// reads and writes a batch of sends in two round trips, so the per-
 // statement cost of Postgres is paid once per batch instead of once per
-// send, and its two reads are prepared statements whose text is the same
-// for any batch. Each send keeps its own offset, update row, history and result;
+// send, and its claim and read have the same text for any batch. Each send keeps its own offset, update row, history and result;
 // one that fails its own checks (duplicate, no preapproval, funds) fails
 // alone, and a batch the database refuses is re-run one send at a time so
 // no send fails for another's sake.
@@ -172,8 +171,8 @@ func (l *Ledger) takeSends() []*sendCall {
 // runSends runs calls in one database transaction and returns each one's
 // answer. When the transaction fails as a whole for a batch of several,
 // each call runs again alone, so only the call at fault fails. On Postgres
-// the transaction is a store.PipeTx: three round trips, BEGIN riding the
-// claims and COMMIT the writes.
+// the transaction is a store.PipeTx: two round trips, BEGIN riding the
+// claims and the read, COMMIT the writes.
 func (l *Ledger) runSends(ctx context.Context, calls []*sendCall) []sendResult {
 	var results []sendResult
 	var err error
