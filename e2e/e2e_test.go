@@ -16,6 +16,7 @@ import (
 	"regexp"
 	"runtime"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -411,8 +412,9 @@ func sendForm(t *testing.T, p playwright.Page, to, amount, method string) {
 	must(t, p.WaitForURL(baseURL+"/send"))
 	must(t, p.Locator("#send-receiver").Fill(to))
 	// The receiver check (htmx, 400 ms after typing) swaps the method
-	// choice, which would undo a choice made before its answer: wait for
-	// the answer (the direct method, or why there is none) first.
+	// choice; choose once its answer (the direct method, or why there is
+	// none) is in, as a user sees the form. A choice made while it is on
+	// its way is kept too (TestSendMethodKeptAcrossReceiverCheck).
 	if method == "direct" {
 		must(t, expect.Locator(testID(p, "method-direct")).ToBeVisible())
 	} else {
@@ -504,4 +506,32 @@ func offersPreapprovalInstructionsTraffic(t *testing.T, frank, grace playwright.
 	must(t, err)
 	must(t, expect.Locator(frank.Locator(`[data-testid="history-row"][data-subtype="ExtraTrafficPurchase"]`)).ToHaveCount(1))
 	screenshot(t, frank, "history-transfers")
+}
+
+// TestSendMethodKeptAcrossReceiverCheck: a method picked while the
+// receiver check is on its way stays picked when its answer replaces the
+// method choice (the answer was rendered with the choice made before).
+func TestSendMethodKeptAcrossReceiverCheck(t *testing.T) {
+	t.Parallel()
+	p := newPage(t, true)
+	login(t, p, "alice", false)
+	sent, release := make(chan struct{}), make(chan struct{})
+	var once sync.Once
+	must(t, p.Route("**/send/check**", func(r playwright.Route) {
+		once.Do(func() { close(sent) })
+		<-release
+		must(t, r.Continue())
+	}))
+	_, err := p.Goto("/send")
+	must(t, err)
+	must(t, p.Locator("#send-receiver").Fill("nobody"))
+	select {
+	case <-sent:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the receiver check was not sent")
+	}
+	must(t, testID(p, "method-instruction").Check())
+	close(release)
+	must(t, expect.Locator(testID(p, "send-check-error")).ToBeVisible())
+	must(t, expect.Locator(testID(p, "method-instruction")).ToBeChecked())
 }

@@ -24,6 +24,24 @@
     });
   }
 
+  // The receiver check swaps the send form's method choice, rendered with
+  // the choice made when the check was sent; a method picked while it was
+  // on its way is put back (when the new choice still offers it).
+  var picked = null;
+  document.body.addEventListener("htmx:beforeSwap", function (ev) {
+    var t = ev.detail.target;
+    if (!t || t.id !== "send-methods") return;
+    var c = t.querySelector("input[name=method]:checked");
+    picked = c ? c.value : null;
+  });
+  document.body.addEventListener("htmx:afterSettle", function () {
+    if (picked === null) return;
+    document.querySelectorAll("#send-methods input[name=method]").forEach(function (r) {
+      if (r.value === picked) r.checked = true;
+    });
+    picked = null;
+  });
+
   // Reveal copy buttons only when they can work.
   if (navigator.clipboard) {
     document.querySelectorAll("[data-copy][hidden]").forEach(function (b) { b.hidden = false; });
