@@ -17,10 +17,11 @@ import (
 // are grouped (group commit): one database transaction claims, locks,
 // reads and writes a batch of sends in two round trips, so the per-
 // statement cost of Postgres is paid once per batch instead of once per
-// send, and its claim and read have the same text for any batch. Each send keeps its own offset, update row, history and result;
-// one that fails its own checks (duplicate, no preapproval, funds) fails
-// alone, and a batch the database refuses is re-run one send at a time so
-// no send fails for another's sake.
+// send, and its claim and read have the same text for any batch. Each
+// send keeps its own offset, update row, history and result; one that
+// fails its own checks (duplicate, no preapproval, funds) fails alone,
+// and a batch the database refuses is re-run one send at a time so no
+// send fails for another's sake.
 const (
 	// maxSendBatch bounds a batch: a statement's size and the locks held.
 	maxSendBatch = 32

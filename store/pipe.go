@@ -17,9 +17,10 @@ import (
 // through pgx itself rather than database/sql, so that BEGIN travels with
 // the transaction's first statement and COMMIT with its last: a batch of
 // one-step sends, the wallet's hot path, takes two round trips instead
-// of five (its claims and read share the first). Every round trip costs both processes a wake-up and a system
-// call or two, and under load each is a chance to wait for a CPU, so the
-// saving shows in the tail latency as well as in CPU per send.
+// of five (its claims and read share the first). Every round trip costs
+// both processes a wake-up and a system call or two, and under load each
+// is a chance to wait for a CPU, so the saving shows in the tail latency
+// as well as in CPU per send.
 //
 // database/sql knows nothing of the transaction: the connection is taken
 // from its pool for the duration and given back outside any transaction
@@ -103,18 +104,15 @@ func (p *PipeTx) BeginSends(ctx context.Context, claims []Claim, sends []Preappr
 	// per sender with 3 live holdings, within 15 s); a plain index scan
 	// marks the dead entries it meets and skips them from then on.
 	b.ExecParams("SET LOCAL enable_bitmapscan = off", nil, nil, nil, nil)
+	// Results 0 and 1 are the BEGIN and the SET.
+	const claimResult, readResult = 2, 3
 	query, args := claimsQuery(claims)
-	if err := queueParams(b, p.conn.TypeMap(), query, args...); err != nil {
+	if err := p.queuePrepared(ctx, b, "ccwallet_claim", query, args...); err != nil {
 		return nil, nil, nil, fmt.Errorf("begin update: %w", err)
 	}
 	if len(sends) > 0 {
-		// Prepared once per connection, as before the pipeline; Postgres
-		// still plans it for each batch's arguments.
-		sd, err := p.conn.Prepare(ctx, "ccwallet_read_sends", readSendsQuery)
-		if err != nil {
-			return nil, nil, nil, fmt.Errorf("read preapproval sends: %w", Normalize(err))
-		}
-		if err := queuePrepared(b, p.conn.TypeMap(), sd, readSendsArgs(sends, featuredTemplate)...); err != nil {
+		// Postgres still plans the read for each batch's arguments.
+		if err := p.queuePrepared(ctx, b, "ccwallet_read_sends", readSendsQuery, readSendsArgs(sends, featuredTemplate)...); err != nil {
 			return nil, nil, nil, fmt.Errorf("read preapproval sends: %w", err)
 		}
 	}
@@ -132,13 +130,13 @@ func (p *PipeTx) BeginSends(ctx context.Context, claims []Claim, sends []Preappr
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("begin update: %w", Normalize(err))
 	}
-	r, offsets, err := scanClaims(p.rows(results[2]), len(claims))
+	r, offsets, err := scanClaims(p.rows(results[claimResult]), len(claims))
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("begin update: %w", Normalize(err))
 	}
 	var reads []PreapprovalSendReads
 	if len(sends) > 0 {
-		if reads, err = scanSendReads(p.rows(results[3]), sends); err != nil {
+		if reads, err = scanSendReads(p.rows(results[readResult]), sends); err != nil {
 			return nil, nil, nil, fmt.Errorf("read preapproval sends: %w", Normalize(err))
 		}
 	}
@@ -207,52 +205,26 @@ func (p *PipeTx) Commit(ctx context.Context, queries ...interface{ String() stri
 	return nil
 }
 
-// queuePrepared queues the prepared statement sd with args on b.
-func queuePrepared(b *pgconn.Batch, m *pgtype.Map, sd *pgconn.StatementDescription, args ...any) error {
-	params, formats, err := encodeParams(m, sd.ParamOIDs, args)
+// queuePrepared queues sql with args on b as the statement name, prepared
+// on the connection the first time it is queued there (a round trip of its
+// own, once); its parameters' types are the ones Postgres gave them.
+func (p *PipeTx) queuePrepared(ctx context.Context, b *pgconn.Batch, name, sql string, args ...any) error {
+	sd, err := p.conn.Prepare(ctx, name, sql)
 	if err != nil {
-		return err
+		return Normalize(err)
 	}
-	b.ExecPrepared(sd.Name, params, formats, nil)
-	return nil
-}
-
-// queueParams queues sql with args on b as an unnamed statement, planned
-// for these arguments. The parameters' types follow from the Go types.
-func queueParams(b *pgconn.Batch, m *pgtype.Map, sql string, args ...any) error {
-	oids := make([]uint32, len(args))
-	for i, a := range args {
-		switch a.(type) {
-		case []string:
-			oids[i] = pgtype.TextArrayOID
-		case []int64:
-			oids[i] = pgtype.Int8ArrayOID
-		default:
-			return fmt.Errorf("argument %d is a %T", i+1, a)
-		}
+	if len(sd.ParamOIDs) != len(args) {
+		return fmt.Errorf("%s: %d arguments for %d parameters", name, len(args), len(sd.ParamOIDs))
 	}
-	params, formats, err := encodeParams(m, oids, args)
-	if err != nil {
-		return err
-	}
-	b.ExecParams(sql, params, oids, formats, nil)
-	return nil
-}
-
-// encodeParams encodes args for parameters of types oids, each in the
-// format pgx prefers for its type.
-func encodeParams(m *pgtype.Map, oids []uint32, args []any) ([][]byte, []int16, error) {
-	if len(oids) != len(args) {
-		return nil, nil, fmt.Errorf("%d arguments for %d parameters", len(args), len(oids))
-	}
+	m := p.conn.TypeMap()
 	params := make([][]byte, len(args))
 	formats := make([]int16, len(args))
 	for i, a := range args {
-		formats[i] = m.FormatCodeForOID(oids[i])
-		var err error
-		if params[i], err = m.Encode(oids[i], formats[i], a, nil); err != nil {
-			return nil, nil, fmt.Errorf("argument %d: %w", i+1, err)
+		formats[i] = m.FormatCodeForOID(sd.ParamOIDs[i])
+		if params[i], err = m.Encode(sd.ParamOIDs[i], formats[i], a, nil); err != nil {
+			return fmt.Errorf("%s: argument %d: %w", name, i+1, err)
 		}
 	}
-	return params, formats, nil
+	b.ExecPrepared(sd.Name, params, formats, nil)
+	return nil
 }
