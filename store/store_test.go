@@ -406,3 +406,50 @@ func TestReadPreapprovalSends(t *testing.T) {
 		})
 	}
 }
+
+// TestReadSendsPlanUsesIndexes: the read of a send batch runs on a generic
+// plan, made once per connection and kept, so it must not depend on the
+// tables' sizes when it is made. Made on a fresh database (every table
+// empty, as at a wallet's first sends) it must still find each row by an
+// index: a sequential scan there would scan the grown tables on every
+// later batch.
+func TestReadSendsPlanUsesIndexes(t *testing.T) {
+	ctx := context.Background()
+	db := ledgertest.DB(t, store.Postgres)
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	_, query := store.ReadSendsQuery("T:Featured")
+	for _, stmt := range []string{"ANALYZE", "BEGIN", store.SendBatchSettings, "PREPARE read_sends AS " + query} {
+		if _, err := conn.ExecContext(ctx, stmt); err != nil {
+			t.Fatalf("%s: %v", stmt, err)
+		}
+	}
+	defer conn.ExecContext(ctx, "ROLLBACK")
+	rows, err := conn.QueryContext(ctx, "EXPLAIN (COSTS OFF) EXECUTE read_sends('{k}', '{s}', '{r}')")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var plan strings.Builder
+	for rows.Next() {
+		var line string
+		if err := rows.Scan(&line); err != nil {
+			t.Fatal(err)
+		}
+		plan.WriteString(line + "\n")
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"commands_pkey", "transfer_preapprovals_live", "contracts_active_template", "holdings_owner_contract"} {
+		if !strings.Contains(plan.String(), "Index Scan using "+want) {
+			t.Errorf("plan does not use index %s:\n%s", want, plan.String())
+		}
+	}
+	if strings.Contains(plan.String(), "Seq Scan") || strings.Contains(plan.String(), "Bitmap") {
+		t.Errorf("plan scans a table whole or by bitmap:\n%s", plan.String())
+	}
+}

@@ -1,0 +1,7 @@
+package store
+
+// Internals that the tests of package store_test check.
+var (
+	ReadSendsQuery    = readSendsQuery
+	SendBatchSettings = sendBatchSettings
+)
