@@ -167,6 +167,10 @@ type resultRows struct {
 	m   *pgtype.Map
 	res *pgconn.Result
 	i   int
+	// plans are the scan plans of the columns, made on the first row and
+	// kept while the destinations' types stay, as pgx's rows keep theirs:
+	// planning each value again was most of the time spent scanning.
+	plans []pgtype.ScanPlan
 }
 
 func (r *resultRows) Next() bool {
@@ -182,8 +186,19 @@ func (r *resultRows) Scan(dest ...any) error {
 	if len(dest) != len(row) || len(fields) != len(row) {
 		return fmt.Errorf("scan %d values into %d destinations", len(row), len(dest))
 	}
+	if len(r.plans) != len(dest) {
+		r.plans = make([]pgtype.ScanPlan, len(dest))
+	}
 	for j, d := range dest {
-		if err := r.m.Scan(fields[j].DataTypeOID, fields[j].Format, row[j], d); err != nil {
+		if r.plans[j] == nil {
+			r.plans[j] = r.m.PlanScan(fields[j].DataTypeOID, fields[j].Format, d)
+		}
+		err := r.plans[j].Scan(row[j], d)
+		if errors.Is(err, pgtype.ErrScanTargetTypeChanged) {
+			r.plans[j] = r.m.PlanScan(fields[j].DataTypeOID, fields[j].Format, d)
+			err = r.plans[j].Scan(row[j], d)
+		}
+		if err != nil {
 			return fmt.Errorf("column %s: %w", fields[j].Name, err)
 		}
 	}
