@@ -29,15 +29,6 @@ const (
 	// other writes (measured: 1 worker leaves a core idle, 4 make batches
 	// of one).
 	sendWorkers = 2
-	// secondWorkerAt sends waiting start the second worker. Fewer wait for
-	// the running batch to end and go in the next: at moderate load the
-	// second worker would otherwise take each send alone, and a batch's
-	// fixed cost (two round trips, the claim's and the read's work) would
-	// be paid per send. Measured in an open loop at 900 sends/s: CPU per
-	// send, Go and Postgres, 0.78 + 1.07 ms with the second worker
-	// starting at once, 0.67 + 0.82 ms at 3; the closed-loop rates of 8
-	// and 32 clients did not move.
-	secondWorkerAt = 3
 	// sendBatchTimeout bounds a batch's database work; a batch runs for
 	// several callers, so none of their contexts may cancel it.
 	sendBatchTimeout = 30 * time.Second
@@ -77,7 +68,7 @@ func (l *Ledger) sendBatched(c *sendCall) sendResult {
 	q := &l.sends
 	q.mu.Lock()
 	q.queue = append(q.queue, c)
-	start := q.workers == 0 || (q.workers < sendWorkers && len(q.queue) >= secondWorkerAt)
+	start := q.workers < sendWorkers
 	if start {
 		q.workers++
 	}
