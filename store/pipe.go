@@ -9,7 +9,6 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
-	"github.com/jackc/pgx/v5/pgtype"
 	"github.com/jackc/pgx/v5/stdlib"
 )
 
@@ -133,79 +132,38 @@ func (p *PipeTx) BeginSends(ctx context.Context, claims []Claim, sends []Preappr
 	// From here the server may be inside the transaction whatever the
 	// answer, so a failure rolls back.
 	p.open = true
-	results, err := p.conn.PgConn().ExecBatch(ctx, b).ReadAll()
-	if err == nil {
-		for _, res := range results {
-			if err = res.Err; err != nil {
-				break
+	// Each result is read as it comes, through pgx's own rows; the BEGIN
+	// and the settings have none, but their errors count.
+	var (
+		r       *Round
+		offsets []int64
+		reads   []PreapprovalSendReads
+		err     error
+	)
+	results := p.conn.PgConn().ExecBatch(ctx, b)
+	for i := 0; err == nil && results.NextResult(); i++ {
+		rows := pgx.RowsFromResultReader(p.conn.TypeMap(), results.ResultReader())
+		switch i {
+		case claimResult:
+			r, offsets, err = scanClaims(rows, len(claims))
+		case readResult:
+			if reads, err = scanSendReads(rows, sends); err != nil {
+				err = fmt.Errorf("read preapproval sends: %w", err)
 			}
 		}
-	}
-	if err != nil {
-		return nil, nil, nil, fmt.Errorf("begin update: %w", Normalize(err))
-	}
-	r, offsets, err := scanClaims(p.rows(results[claimResult]), len(claims))
-	if err != nil {
-		return nil, nil, nil, fmt.Errorf("begin update: %w", Normalize(err))
-	}
-	var reads []PreapprovalSendReads
-	if len(sends) > 0 {
-		if reads, err = scanSendReads(p.rows(results[readResult]), sends); err != nil {
-			return nil, nil, nil, fmt.Errorf("read preapproval sends: %w", Normalize(err))
+		rows.Close()
+		if err == nil {
+			err = rows.Err()
 		}
+	}
+	if cerr := results.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("begin update: %w", Normalize(err))
 	}
 	return r, offsets, reads, nil
 }
-
-// rows is a rowScanner over a result of a pgconn batch, decoding each
-// value with the connection's types as pgx's own rows do.
-func (p *PipeTx) rows(res *pgconn.Result) *resultRows {
-	return &resultRows{m: p.conn.TypeMap(), res: res}
-}
-
-type resultRows struct {
-	m   *pgtype.Map
-	res *pgconn.Result
-	i   int
-	// plans are the scan plans of the columns, made on the first row and
-	// kept while the destinations' types stay, as pgx's rows keep theirs:
-	// planning each value again was most of the time spent scanning.
-	plans []pgtype.ScanPlan
-}
-
-func (r *resultRows) Next() bool {
-	if r.i >= len(r.res.Rows) {
-		return false
-	}
-	r.i++
-	return true
-}
-
-func (r *resultRows) Scan(dest ...any) error {
-	row, fields := r.res.Rows[r.i-1], r.res.FieldDescriptions
-	if len(dest) != len(row) || len(fields) != len(row) {
-		return fmt.Errorf("scan %d values into %d destinations", len(row), len(dest))
-	}
-	if len(r.plans) != len(dest) {
-		r.plans = make([]pgtype.ScanPlan, len(dest))
-	}
-	for j, d := range dest {
-		if r.plans[j] == nil {
-			r.plans[j] = r.m.PlanScan(fields[j].DataTypeOID, fields[j].Format, d)
-		}
-		err := r.plans[j].Scan(row[j], d)
-		if errors.Is(err, pgtype.ErrScanTargetTypeChanged) {
-			r.plans[j] = r.m.PlanScan(fields[j].DataTypeOID, fields[j].Format, d)
-			err = r.plans[j].Scan(row[j], d)
-		}
-		if err != nil {
-			return fmt.Errorf("column %s: %w", fields[j].Name, err)
-		}
-	}
-	return nil
-}
-
-func (r *resultRows) Err() error { return nil }
 
 // Commit runs the statements of a write batch and commits, in one round
 // trip. When a statement fails, Postgres skips the rest, COMMIT included,
