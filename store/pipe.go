@@ -93,8 +93,9 @@ func (db *DB) runPipe(ctx context.Context, fn func(ctx context.Context, p *PipeT
 //     as long as it takes to run it (0.2 ms).
 //   - No sequential scans: a generic plan made while a table is small
 //     (commands is empty at first) scans it whole, and keeps doing so once
-//     it has grown. Every statement of the batch finds its rows by an
-//     index, so none loses by this.
+//     it has grown; and for the featured template, a parameter, it guesses
+//     a large share of contracts and scans them all. Every statement of the
+//     batch finds its rows by an index, so none loses by this.
 //   - No bitmap scans: a sender's spent holdings stay in the owner index
 //     until a vacuum, and a bitmap scan visits every one of them on every
 //     read, so the read grew slower by the second under load (29, then
@@ -124,8 +125,7 @@ func (p *PipeTx) BeginSends(ctx context.Context, claims []Claim, sends []Preappr
 		return nil, nil, nil, fmt.Errorf("begin update: %w", err)
 	}
 	if len(sends) > 0 {
-		name, query := readSendsQuery(featuredTemplate)
-		if err := p.queuePrepared(ctx, b, name, query, readSendsArgs(sends)...); err != nil {
+		if err := p.queuePrepared(ctx, b, "ccwallet_read_sends", readSendsQuery, readSendsArgs(sends, featuredTemplate)...); err != nil {
 			return nil, nil, nil, fmt.Errorf("read preapproval sends: %w", err)
 		}
 	}

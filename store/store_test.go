@@ -421,14 +421,13 @@ func TestReadSendsPlanUsesIndexes(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer conn.Close()
-	_, query := store.ReadSendsQuery("T:Featured")
-	for _, stmt := range []string{"ANALYZE", "BEGIN", store.SendBatchSettings, "PREPARE read_sends AS " + query} {
+	for _, stmt := range []string{"ANALYZE", "BEGIN", store.SendBatchSettings, "PREPARE read_sends AS " + store.ReadSendsQuery} {
 		if _, err := conn.ExecContext(ctx, stmt); err != nil {
 			t.Fatalf("%s: %v", stmt, err)
 		}
 	}
 	defer conn.ExecContext(ctx, "ROLLBACK")
-	rows, err := conn.QueryContext(ctx, "EXPLAIN (COSTS OFF) EXECUTE read_sends('{k}', '{s}', '{r}')")
+	rows, err := conn.QueryContext(ctx, "EXPLAIN (COSTS OFF) EXECUTE read_sends('{k}', '{s}', '{r}', 'T:Featured')")
 	if err != nil {
 		t.Fatal(err)
 	}
