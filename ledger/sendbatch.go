@@ -236,8 +236,8 @@ func (s pipeSends) archive(_ context.Context, ids []coin.ContractID, _ int64) er
 	return fmt.Errorf("a batched send archives %d contracts besides its inputs", len(ids))
 }
 
-func (s pipeSends) write(ctx context.Context, stmts ...interface{ String() string }) error {
-	return s.p.Commit(ctx, stmts...)
+func (s pipeSends) write(ctx context.Context, w *store.Writes) error {
+	return s.p.Commit(ctx, w)
 }
 
 // txSends is sendDB on SQLite, inside InTx (which commits).

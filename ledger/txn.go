@@ -163,8 +163,8 @@ func (t *txn) record(party coin.PartyID, kind, subtype string, counterparty coin
 
 // commit writes the transaction: the update row, the contracts it created
 // and archived, its holdings and history. The guarded archive runs on its
-// own (its row count is the double-spend check); the inserts go to the
-// database as one batch, one round trip.
+// own (its row count is the double-spend check); the rest goes to the
+// database in one round trip.
 func (t *txn) commit(ctx context.Context) error { return commitAll(ctx, t.tx, []*txn{t}) }
 
 // batchWriter is where commit writes: a bun.Tx, or the pipelined
@@ -173,8 +173,8 @@ type batchWriter interface {
 	// archive is the guarded archive of contracts that existed before
 	// the transaction (ErrStale when any was archived meanwhile).
 	archive(ctx context.Context, ids []coin.ContractID, offset int64) error
-	// write runs statements in one round trip.
-	write(ctx context.Context, stmts ...interface{ String() string }) error
+	// write writes w in one round trip.
+	write(ctx context.Context, w *store.Writes) error
 }
 
 // txWriter is batchWriter on a bun.Tx.
@@ -184,8 +184,8 @@ func (w txWriter) archive(ctx context.Context, ids []coin.ContractID, offset int
 	return store.ArchiveContracts(ctx, w.tx, ids, offset)
 }
 
-func (w txWriter) write(ctx context.Context, stmts ...interface{ String() string }) error {
-	return store.ExecBatch(ctx, w.tx, stmts...)
+func (w txWriter) write(ctx context.Context, ws *store.Writes) error {
+	return store.WriteTx(ctx, w.tx, ws)
 }
 
 // commitAll is commit for several ledger transactions that share one
@@ -195,29 +195,19 @@ func commitAll(ctx context.Context, tx bun.Tx, ts []*txn) error {
 }
 
 // commitVia is commitAll through w: each transaction keeps its own
-// offset, update row and history, and their rows go to the database in
-// one round trip, a multi-row statement per table. With no transactions
-// it still writes (nothing), which ends a pipelined transaction.
+// offset, update row and history, and their rows go to the database
+// together, in one round trip. With no transactions it still writes
+// (nothing), which ends a pipelined transaction.
 func commitVia(ctx context.Context, w batchWriter, ts []*txn) (err error) {
+	var ws store.Writes
 	if len(ts) == 0 {
-		return w.write(ctx)
+		return w.write(ctx, &ws)
 	}
 	defer func() {
 		for _, t := range ts {
 			t.observe(err)
 		}
 	}()
-	var (
-		updates        []store.Update
-		created        []store.Contract
-		holdings       []store.Holding
-		history        []store.HistoryEntry
-		coupons        []store.RewardCoupon
-		commands       []store.Command
-		forget         []string
-		pending, spent []coin.ContractID
-		spentAt        []int64
-	)
 	for _, t := range ts {
 		existing, err := t.settleArchives(ctx)
 		if err != nil {
@@ -226,62 +216,31 @@ func commitVia(ctx context.Context, w batchWriter, ts []*txn) (err error) {
 		if err := w.archive(ctx, existing, t.offset); err != nil {
 			return err
 		}
-		updates = append(updates, store.Update{
+		ws.Updates = append(ws.Updates, store.Update{
 			OffsetID: t.offset, UpdateID: t.update, Kind: t.kind, Submitter: string(t.l.operator), Round: t.round.Number,
 			RecordTime: t.now, Minted: t.minted, Burned: t.burned, TrafficBytes: t.traffic,
 		})
-		pending = append(pending, t.pending...)
+		ws.Spend = append(ws.Spend, t.pending...)
 		for _, id := range t.spent {
-			spent, spentAt = append(spent, id), append(spentAt, t.offset)
+			ws.Archived, ws.ArchivedAt = append(ws.Archived, id), append(ws.ArchivedAt, t.offset)
 		}
 		for i := range t.created {
 			t.created[i].CreatedOffset = t.offset
 		}
-		created = append(created, t.created...)
-		holdings = append(holdings, t.holdings...)
+		ws.Contracts = append(ws.Contracts, t.created...)
+		ws.Holdings = append(ws.Holdings, t.holdings...)
 		for i := range t.history {
 			t.history[i].OffsetID = t.offset
 		}
-		history = append(history, t.history...)
-		coupons = append(coupons, t.coupons...)
+		ws.History = append(ws.History, t.history...)
+		ws.Coupons = append(ws.Coupons, t.coupons...)
 		for i := range t.commands {
 			t.commands[i].OffsetID = &t.offset
 		}
-		commands = append(commands, t.commands...)
-		forget = append(forget, t.forget...)
+		ws.Commands = append(ws.Commands, t.commands...)
+		ws.Forget = append(ws.Forget, t.forget...)
 	}
-	// The statements are only rendered here, so the ledger's database
-	// serves for that whatever w is. The batch runs as plain text, so
-	// nothing would read the RETURNING clause bun adds for defaulted
-	// columns; without it Postgres sends no rows back.
-	db := ts[0].l.db
-	insert := func(model any) *bun.InsertQuery { return db.NewInsert().Model(model).Returning("") }
-	batch := []interface{ String() string }{insert(&updates)}
-	if len(pending) > 0 {
-		batch = append(batch, store.SpendHoldingsStatement(db, pending))
-	}
-	if len(spent) > 0 {
-		batch = append(batch, store.MarkArchivedStatement(db, spent, spentAt))
-	}
-	if len(created) > 0 {
-		batch = append(batch, insert(&created))
-	}
-	if len(holdings) > 0 {
-		batch = append(batch, insert(&holdings))
-	}
-	if len(history) > 0 {
-		batch = append(batch, insert(&history))
-	}
-	if len(coupons) > 0 {
-		batch = append(batch, insert(&coupons))
-	}
-	if len(forget) > 0 {
-		batch = append(batch, store.DeleteCommandsStatement(db, forget))
-	}
-	if len(commands) > 0 {
-		batch = append(batch, insert(&commands))
-	}
-	return w.write(ctx, batch...)
+	return w.write(ctx, &ws)
 }
 
 // settleArchives draws t's offset if it has none yet and marks the

@@ -2,6 +2,7 @@ package store
 
 // Internals that the tests of package store_test check.
 var (
-	ReadSendsQuery    = readSendsQuery
-	SendBatchSettings = sendBatchSettings
+	ReadSendsQuery = readSendsQuery
+	PlanSettings   = planSettings
+	WriteSQL       = writeSQL
 )

@@ -99,13 +99,6 @@ func TransferOffersDue(ctx context.Context, db bun.IDB, status string, t time.Ti
 	return os, nil
 }
 
-// DeleteCommandsStatement forgets the deduplication records of keys (ones
-// whose window has passed, so the keys may be used again), as a statement
-// for a write batch.
-func DeleteCommandsStatement(db bun.IDB, keys []string) fmt.Stringer {
-	return db.NewDelete().Table("commands").Where("dedup_key IN (?)", bun.In(keys))
-}
-
 // TransferOffersWith lists offers in status from sender to receiver, oldest
 // first; an empty sender or receiver matches any party.
 func TransferOffersWith(ctx context.Context, db bun.IDB, sender, receiver coin.PartyID, status string) ([]TransferOffer, error) {

@@ -85,24 +85,25 @@ func (db *DB) runPipe(ctx context.Context, fn func(ctx context.Context, p *PipeT
 	return nil
 }
 
-// sendBatchSettings are the settings of a send batch's transaction, for
-// it only, as one statement:
-//   - The read runs on a generic plan, made once per connection: its plan
-//     does not depend on its arguments (arrays of any length, one lookup
-//     per send by index), but Postgres would plan it again for each call,
-//     as long as it takes to run it (0.2 ms).
+// planSettings are the settings of a transaction that runs the store's
+// prepared array statements (a send batch's read, writeSQL), for the rest
+// of it only, as one statement:
+//   - They run on a generic plan, made once per connection: their plans
+//     do not depend on their arguments (arrays of any length, one lookup
+//     per element by index), but Postgres would plan them again for each
+//     call, as long as it takes to run them (0.2 ms for the read).
 //   - No sequential scans: a generic plan made while a table is small
 //     (commands is empty at first) scans it whole, and keeps doing so once
 //     it has grown; and for the featured template, a parameter, it guesses
-//     a large share of contracts and scans them all. Every statement of the
-//     batch finds its rows by an index, so none loses by this.
+//     a large share of contracts and scans them all. Every statement run
+//     after them finds its rows by an index, so none loses by this.
 //   - No bitmap scans: a sender's spent holdings stay in the owner index
 //     until a vacuum, and a bitmap scan visits every one of them on every
 //     read, so the read grew slower by the second under load (29, then
 //     55, then 95 entries per sender with 3 live holdings, within 15 s); a
 //     plain index scan marks the dead entries it meets and skips them from
 //     then on.
-const sendBatchSettings = `SELECT set_config('plan_cache_mode', 'force_generic_plan', true),
+const planSettings = `SELECT set_config('plan_cache_mode', 'force_generic_plan', true),
 	set_config('enable_seqscan', 'off', true), set_config('enable_bitmapscan', 'off', true)`
 
 // BeginSends begins the transaction of a batch of sends in one round
@@ -117,7 +118,7 @@ func (p *PipeTx) BeginSends(ctx context.Context, claims []Claim, sends []Preappr
 	}
 	b := &pgconn.Batch{}
 	b.ExecParams("BEGIN", nil, nil, nil, nil)
-	b.ExecParams(sendBatchSettings, nil, nil, nil, nil)
+	b.ExecParams(planSettings, nil, nil, nil, nil)
 	// Results 0 and 1 are the BEGIN and the settings.
 	const claimResult, readResult = 2, 3
 	query, args := claimsQuery(claims)
@@ -165,29 +166,45 @@ func (p *PipeTx) BeginSends(ctx context.Context, claims []Claim, sends []Preappr
 	return r, offsets, reads, nil
 }
 
-// Commit runs the statements of a write batch and commits, in one round
+// Commit writes w (forgotten commands first) and commits, in one round
 // trip. When a statement fails, Postgres skips the rest, COMMIT included,
 // and InPipeTx rolls back.
-func (p *PipeTx) Commit(ctx context.Context, queries ...interface{ String() string }) error {
+func (p *PipeTx) Commit(ctx context.Context, w *Writes) error {
 	if !p.open {
-		return errors.New("write batch: the pipelined transaction is not open")
+		return errors.New("write: the pipelined transaction is not open")
 	}
-	err := renderBatch(p.db.Dialect(), queries, "COMMIT", func(text string) error {
-		tag, err := p.conn.Exec(ctx, text)
-		if err != nil {
-			return err
+	b := &pgconn.Batch{}
+	if len(w.Forget) > 0 {
+		if err := p.queuePrepared(ctx, b, "ccwallet_forget", forgetCommandsSQL, w.Forget); err != nil {
+			return fmt.Errorf("write: %w", err)
 		}
-		// A transaction that had failed would answer COMMIT with
-		// ROLLBACK; ours never goes on after a failure, but say so if
-		// it did rather than report a commit.
-		p.open = false
-		if tag.String() != "COMMIT" {
-			return fmt.Errorf("transaction ended with %s, not COMMIT", tag)
+	}
+	if !w.empty() {
+		if err := p.queuePrepared(ctx, b, "ccwallet_write", writeSQL, w.args()...); err != nil {
+			return fmt.Errorf("write: %w", err)
 		}
-		return nil
-	})
+	}
+	b.ExecParams("COMMIT", nil, nil, nil, nil)
+	var (
+		tag pgconn.CommandTag
+		err error
+	)
+	results := p.conn.PgConn().ExecBatch(ctx, b)
+	for err == nil && results.NextResult() {
+		tag, err = results.ResultReader().Close()
+	}
+	if cerr := results.Close(); err == nil {
+		err = cerr
+	}
 	if err != nil {
-		return fmt.Errorf("write batch: %w", Normalize(err))
+		return fmt.Errorf("write: %w", Normalize(err))
+	}
+	// The COMMIT was answered: the transaction is over either way. One
+	// that had failed would answer ROLLBACK; ours never goes on after a
+	// failure, but say so if it did rather than report a commit.
+	p.open = false
+	if tag.String() != "COMMIT" {
+		return fmt.Errorf("write: transaction ended with %s, not COMMIT", tag)
 	}
 	return nil
 }

@@ -8,12 +8,10 @@ import (
 	"strings"
 	"sync"
 	"time"
-	"unsafe"
 
 	"github.com/ccwallet/ccwallet/ledger/coin"
 	"github.com/jackc/pgx/v5"
 	"github.com/uptrace/bun"
-	"github.com/uptrace/bun/dialect"
 	"github.com/uptrace/bun/schema"
 )
 
@@ -206,25 +204,15 @@ func DeleteHoldings(ctx context.Context, db bun.IDB, ids []coin.ContractID, lock
 	return nil
 }
 
-// staleCode is the SQLSTATE SpendHoldingsStatement raises when a holding
+// staleCode is the SQLSTATE writeSQL's guard raises when a holding
 // was spent meanwhile; Normalize maps it to ErrStale.
 const staleCode = "CWST1"
 
-// SpendHoldingsStatement is DeleteHoldings (unlocked holdings only) as a
-// statement for ExecBatch, on Postgres: its guard runs in the database
-// (ccwallet_spent, migration 0012) and raises an error the batch fails
-// with (ErrStale) when fewer than all ids were available, so the spend
-// costs no round trip of its own.
-func SpendHoldingsStatement(db bun.IDB, ids []coin.ContractID) fmt.Stringer {
-	del := db.NewDelete().Table("holdings").Where("contract_id IN (?)", bun.In(ids)).Where("lock_holder IS NULL").Returning("1").String()
-	return rawStatement(fmt.Sprintf("WITH spent AS (%s) SELECT ccwallet_spent(count(*), %d) FROM spent", del, len(ids)))
-}
-
-// MarkArchivedStatement marks contracts ids archived, each at the offset
+// markArchivedStatement marks contracts ids archived, each at the offset
 // of the same index, for ExecBatch; their guard already ran (a spent
 // holding's delete). Several offsets come from a batch of transactions;
 // a CASE keeps it one statement that finds its rows by primary key.
-func MarkArchivedStatement(db bun.IDB, ids []coin.ContractID, offsets []int64) fmt.Stringer {
+func markArchivedStatement(db bun.IDB, ids []coin.ContractID, offsets []int64) fmt.Stringer {
 	same := true
 	for _, o := range offsets {
 		same = same && o == offsets[0]
@@ -243,11 +231,6 @@ func MarkArchivedStatement(db bun.IDB, ids []coin.ContractID, offsets []int64) f
 	sb.WriteString(" END")
 	return q.Set(sb.String(), args...)
 }
-
-// rawStatement is SQL text ready for ExecBatch.
-type rawStatement string
-
-func (s rawStatement) String() string { return string(s) }
 
 // HoldingsByOwner lists an owner's live holdings, locked ones included.
 func HoldingsByOwner(ctx context.Context, db bun.IDB, owner coin.PartyID) ([]Holding, error) {
@@ -610,7 +593,7 @@ func scanClaims(rows rowScanner, n int) (*Round, []int64, error) {
 	return &r, offsets, nil
 }
 
-// batchBufs holds the buffers ExecBatch renders into. A fresh buffer per
+// batchBufs holds the buffers execBatch renders into. A fresh buffer per
 // batch, grown by doubling, was a third of the bytes a send allocates, and
 // every byte allocated brings the next garbage collection closer.
 var batchBufs = sync.Pool{New: func() any { b := make([]byte, 0, 16<<10); return &b }}
@@ -619,30 +602,15 @@ var batchBufs = sync.Pool{New: func() any { b := make([]byte, 0, 16<<10); return
 // thousands of holdings) should not pin its buffer for ever.
 const maxPooledBatch = 1 << 20
 
-// ExecBatch runs several statements in one round trip. The statements are
-// rendered by bun with their values inlined, so they go to the driver as
-// plain text, bypassing bun's placeholder formatting. They are rendered
-// into one buffer: a batch of sends is tens of kilobytes of text, and
-// rendering each statement on its own grew and copied it many times.
-func ExecBatch(ctx context.Context, tx bun.Tx, queries ...interface{ String() string }) error {
+// execBatch runs several statements in one round trip (SQLite's write;
+// Postgres has writeSQL). The statements are rendered by bun with their
+// values inlined, into one buffer, so they go to the driver as plain
+// text, bypassing bun's placeholder formatting.
+func execBatch(ctx context.Context, tx bun.Tx, queries ...interface{ String() string }) error {
 	if len(queries) == 0 {
 		return nil
 	}
-	err := renderBatch(tx.Dialect(), queries, "", func(text string) error {
-		_, err := tx.Tx.ExecContext(ctx, text)
-		return err
-	})
-	if err != nil {
-		return fmt.Errorf("write batch: %w", Normalize(err))
-	}
-	return nil
-}
-
-// renderBatch renders queries, then last when it is not empty, as one text
-// and hands it to exec. The text lives in a pooled buffer and is valid
-// only until exec returns.
-func renderBatch(d schema.Dialect, queries []interface{ String() string }, last string, exec func(text string) error) error {
-	gen := schema.NewQueryGen(d)
+	gen := schema.NewQueryGen(tx.Dialect())
 	buf := batchBufs.Get().(*[]byte)
 	defer func() {
 		if cap(*buf) <= maxPooledBatch {
@@ -657,24 +625,15 @@ func renderBatch(d schema.Dialect, queries []interface{ String() string }, last 
 		if a, ok := q.(schema.QueryAppender); ok {
 			var err error
 			if b, err = a.AppendQuery(gen, b); err != nil {
-				return err
+				return fmt.Errorf("write batch: %w", err)
 			}
 			continue
 		}
 		b = append(b, q.String()...)
 	}
-	if last != "" {
-		if len(b) > 0 {
-			b = append(b, ";\n"...)
-		}
-		b = append(b, last...)
-	}
 	*buf = b
-	if d.Name() == dialect.PG {
-		// No copy for pgx: it copies the text into its write buffer and
-		// keeps no reference once the exec returns, and the buffer is
-		// not reused before then.
-		return exec(unsafe.String(unsafe.SliceData(b), len(b)))
+	if _, err := tx.Tx.ExecContext(ctx, string(b)); err != nil {
+		return fmt.Errorf("write batch: %w", Normalize(err))
 	}
-	return exec(string(b))
+	return nil
 }

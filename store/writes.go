@@ -1,0 +1,244 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/ccwallet/ccwallet/ledger/coin"
+	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect"
+)
+
+// Writes are the rows a commit of ledger transactions writes, one list per
+// table; a commit's other changes (its claims, guarded archives) ran
+// before.
+type Writes struct {
+	Updates []Update
+	// Spend are holdings to delete, each unlocked and live: fewer than
+	// all available fails the write with ErrStale. Postgres only (the
+	// ledger defers a spend only there).
+	Spend []coin.ContractID
+	// Archived are contracts to mark archived, Archived[i] at offset
+	// ArchivedAt[i]; their guard ran already (a spent holding's delete).
+	Archived   []coin.ContractID
+	ArchivedAt []int64
+	Contracts  []Contract
+	Holdings   []Holding
+	History    []HistoryEntry
+	Coupons    []RewardCoupon
+	// Forget are deduplication keys whose window has passed, deleted
+	// before Commands are inserted, which may use them again.
+	Forget   []string
+	Commands []Command
+}
+
+// WriteTx writes w in tx, in one round trip on Postgres; on SQLite as a
+// batch of statements.
+func WriteTx(ctx context.Context, tx bun.Tx, w *Writes) error {
+	if w.empty() {
+		return nil
+	}
+	if tx.Dialect().Name() != dialect.PG {
+		if len(w.Spend) > 0 {
+			return errSpendNeedsPostgres
+		}
+		return execBatch(ctx, tx, w.statements(tx)...)
+	}
+	// A round trip of its own here: database/sql sends one statement at
+	// a time. A send batch has the settings already (BeginSends).
+	_, err := tx.Tx.ExecContext(ctx, planSettings)
+	if err == nil && len(w.Forget) > 0 {
+		_, err = tx.Tx.ExecContext(ctx, forgetCommandsSQL, w.Forget)
+	}
+	if err == nil {
+		_, err = tx.Tx.ExecContext(ctx, writeSQL, w.args()...)
+	}
+	if err != nil {
+		return fmt.Errorf("write: %w", Normalize(err))
+	}
+	return nil
+}
+
+func (w *Writes) empty() bool {
+	return w == nil || len(w.Updates)+len(w.Spend)+len(w.Archived)+len(w.Contracts)+len(w.Holdings)+
+		len(w.History)+len(w.Coupons)+len(w.Forget)+len(w.Commands) == 0
+}
+
+// statements are w as bun statements with their values inlined, for
+// SQLite, where a spend is never deferred.
+func (w *Writes) statements(db bun.IDB) []interface{ String() string } {
+	insert := func(model any) *bun.InsertQuery { return db.NewInsert().Model(model).Returning("") }
+	var batch []interface{ String() string }
+	if len(w.Updates) > 0 {
+		batch = append(batch, insert(&w.Updates))
+	}
+	if len(w.Archived) > 0 {
+		batch = append(batch, markArchivedStatement(db, w.Archived, w.ArchivedAt))
+	}
+	if len(w.Contracts) > 0 {
+		batch = append(batch, insert(&w.Contracts))
+	}
+	if len(w.Holdings) > 0 {
+		batch = append(batch, insert(&w.Holdings))
+	}
+	if len(w.History) > 0 {
+		batch = append(batch, insert(&w.History))
+	}
+	if len(w.Coupons) > 0 {
+		batch = append(batch, insert(&w.Coupons))
+	}
+	if len(w.Forget) > 0 {
+		batch = append(batch, db.NewDelete().Table("commands").Where("dedup_key IN (?)", bun.In(w.Forget)))
+	}
+	if len(w.Commands) > 0 {
+		batch = append(batch, insert(&w.Commands))
+	}
+	return batch
+}
+
+// errSpendNeedsPostgres: a deferred spend reached the SQLite writer.
+var errSpendNeedsPostgres = errors.New("write: a deferred spend needs Postgres")
+
+// forgetCommandsSQL deletes the commands of Writes.Forget. It runs before
+// writeSQL, not inside it: the sub-statements of one statement run in no
+// set order, and the insert of a reused key must come after its delete.
+const forgetCommandsSQL = `DELETE FROM commands WHERE dedup_key = ANY($1::text[])`
+
+// writeSQL writes a Writes on Postgres as one statement with an array per
+// column, so its text is the same for any number of rows: each connection
+// prepares and plans it once, where a statement per table with the values
+// inlined was parsed and planned on every commit (a third of Postgres's
+// time for a send's write). Amounts travel as text, cast to numeric. Its
+// last step is the spend's guard, which raises ErrStale's code when fewer
+// holdings were deleted than asked, failing the whole statement. The
+// archive's ANY is the index condition: the join alone let a generic plan
+// read every contract.
+const writeSQL = `WITH spent AS (
+	DELETE FROM holdings WHERE contract_id = ANY($1::text[]) AND lock_holder IS NULL RETURNING 1
+), archived AS (
+	UPDATE contracts SET archived_offset = a.at FROM unnest($2::text[], $3::bigint[]) AS a(id, at)
+	WHERE contract_id = ANY($2::text[]) AND contract_id = a.id
+), ins_updates AS (
+	INSERT INTO updates (offset_id, update_id, kind, submitter, round, record_time, minted, burned, traffic_bytes)
+	SELECT * FROM unnest($4::bigint[], $5::text[], $6::text[], $7::text[], $8::bigint[], $9::timestamptz[], $10::text[]::numeric[], $11::text[]::numeric[], $12::bigint[])
+), ins_contracts AS (
+	INSERT INTO contracts (contract_id, template_id, payload, stakeholders, synchronizer_id, created_offset, archived_offset, created_at)
+	SELECT * FROM unnest($13::text[], $14::text[], $15::text[], $16::text[], $17::text[], $18::bigint[], $19::bigint[], $20::timestamptz[])
+), ins_holdings AS (
+	INSERT INTO holdings (contract_id, owner, amount, created_round, rate, lock_holder, lock_expires_at, lock_context)
+	SELECT * FROM unnest($21::text[], $22::text[], $23::text[]::numeric[], $24::bigint[], $25::text[]::numeric[], $26::text[], $27::timestamptz[], $28::text[])
+), ins_history AS (
+	INSERT INTO history (offset_id, party, kind, subtype, counterparty, amount, fees, description, round, record_time, details)
+	SELECT * FROM unnest($29::bigint[], $30::text[], $31::text[], $32::text[], $33::text[], $34::text[]::numeric[], $35::text[]::numeric[], $36::text[], $37::bigint[], $38::timestamptz[], $39::text[])
+), ins_coupons AS (
+	INSERT INTO reward_coupons (contract_id, kind, beneficiary, amount, round, featured, collected_at)
+	SELECT * FROM unnest($40::text[], $41::text[], $42::text[], $43::text[]::numeric[], $44::bigint[], $45::boolean[], $46::timestamptz[])
+), ins_commands AS (
+	INSERT INTO commands (dedup_key, party, kind, offset_id, result, created_at)
+	SELECT * FROM unnest($47::text[], $48::text[], $49::text[], $50::bigint[], $51::text[], $52::timestamptz[])
+)
+SELECT ccwallet_spent((SELECT count(*) FROM spent), cardinality($1::text[]))`
+
+// args are writeSQL's arguments for w, in its parameters' order.
+func (w *Writes) args() []any {
+	args := []any{ids(w.Spend), ids(w.Archived), w.ArchivedAt}
+	n := len(w.Updates)
+	var (
+		uOffset, uRound, uTraffic       = make([]int64, n), make([]int64, n), make([]int64, n)
+		uID, uKind, uSub, uMint, uBurnt = make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n)
+		uTime                           = make([]time.Time, n)
+	)
+	for i, u := range w.Updates {
+		uOffset[i], uID[i], uKind[i], uSub[i], uRound[i] = u.OffsetID, u.UpdateID, u.Kind, u.Submitter, int64(u.Round)
+		uTime[i], uMint[i], uBurnt[i], uTraffic[i] = u.RecordTime, u.Minted.String(), u.Burned.String(), u.TrafficBytes
+	}
+	args = append(args, uOffset, uID, uKind, uSub, uRound, uTime, uMint, uBurnt, uTraffic)
+
+	n = len(w.Contracts)
+	var (
+		cID, cTmpl, cPayload, cStake, cSync = make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n)
+		cCreated                            = make([]int64, n)
+		cArchived                           = make([]*int64, n)
+		cAt                                 = make([]time.Time, n)
+	)
+	for i, c := range w.Contracts {
+		cID[i], cTmpl[i], cPayload[i], cStake[i], cSync[i] = string(c.ContractID), c.TemplateID, c.Payload, c.Stakeholders, c.SynchronizerID
+		cCreated[i], cArchived[i], cAt[i] = c.CreatedOffset, c.ArchivedOffset, c.CreatedAt
+	}
+	args = append(args, cID, cTmpl, cPayload, cStake, cSync, cCreated, cArchived, cAt)
+
+	n = len(w.Holdings)
+	var (
+		hID, hOwner, hAmount, hRate = make([]string, n), make([]string, n), make([]string, n), make([]string, n)
+		hRound                      = make([]int64, n)
+		hLock, hLockCtx             = make([]*string, n), make([]*string, n)
+		hLockExp                    = make([]*time.Time, n)
+	)
+	for i, h := range w.Holdings {
+		hID[i], hOwner[i], hAmount[i], hRound[i], hRate[i] = string(h.ContractID), string(h.Owner), h.Amount.String(), int64(h.CreatedRound), h.Rate.String()
+		hLock[i], hLockExp[i], hLockCtx[i] = nullString(h.LockHolder), nullTime(h.LockExpiresAt), nullString(h.LockContext)
+	}
+	args = append(args, hID, hOwner, hAmount, hRound, hRate, hLock, hLockExp, hLockCtx)
+
+	n = len(w.History)
+	var (
+		eOffset, eRound                               = make([]int64, n), make([]int64, n)
+		eParty, eKind, eSub, eCounter, eAmount, eFees = make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n)
+		eDesc, eDetails                               = make([]string, n), make([]string, n)
+		eTime                                         = make([]time.Time, n)
+	)
+	for i, e := range w.History {
+		eOffset[i], eParty[i], eKind[i], eSub[i], eCounter[i] = e.OffsetID, string(e.Party), e.Kind, e.Subtype, string(e.Counterparty)
+		eAmount[i], eFees[i], eDesc[i], eRound[i], eTime[i], eDetails[i] = e.Amount.String(), e.Fees.String(), e.Description, int64(e.Round), e.RecordTime, e.Details
+	}
+	args = append(args, eOffset, eParty, eKind, eSub, eCounter, eAmount, eFees, eDesc, eRound, eTime, eDetails)
+
+	n = len(w.Coupons)
+	var (
+		rID, rKind, rBen, rAmount = make([]string, n), make([]string, n), make([]string, n), make([]string, n)
+		rRound                    = make([]int64, n)
+		rFeatured                 = make([]bool, n)
+		rCollected                = make([]*time.Time, n)
+	)
+	for i, r := range w.Coupons {
+		rID[i], rKind[i], rBen[i], rAmount[i], rRound[i] = string(r.ContractID), r.Kind, string(r.Beneficiary), r.Amount.String(), int64(r.Round)
+		rFeatured[i], rCollected[i] = r.Featured, nullTime(r.CollectedAt)
+	}
+	args = append(args, rID, rKind, rBen, rAmount, rRound, rFeatured, rCollected)
+
+	n = len(w.Commands)
+	var (
+		kKey, kParty, kKind, kResult = make([]string, n), make([]string, n), make([]string, n), make([]string, n)
+		kOffset                      = make([]*int64, n)
+		kAt                          = make([]time.Time, n)
+	)
+	for i, k := range w.Commands {
+		kKey[i], kParty[i], kKind[i], kOffset[i], kResult[i], kAt[i] = k.DedupKey, string(k.Party), k.Kind, k.OffsetID, k.Result, k.CreatedAt
+	}
+	return append(args, kKey, kParty, kKind, kOffset, kResult, kAt)
+}
+
+func ids(cs []coin.ContractID) []string {
+	out := make([]string, len(cs))
+	for i, c := range cs {
+		out[i] = string(c)
+	}
+	return out
+}
+
+// nullString is s, or NULL when empty (the models' nullzero strings).
+func nullString(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+func nullTime(t bun.NullTime) *time.Time {
+	if t.IsZero() {
+		return nil
+	}
+	return &t.Time
+}
