@@ -2,7 +2,7 @@ package store
 
 // Internals that the tests of package store_test check.
 var (
-	ReadSendsQuery = readSendsQuery
-	PlanSettings   = planSettings
-	WriteSQL       = writeSQL
+	ReadSendsQuery    = readSendsQuery
+	SendBatchSettings = sendBatchSettings
+	WriteSQL          = writeSQL
 )

@@ -85,26 +85,23 @@ func (db *DB) runPipe(ctx context.Context, fn func(ctx context.Context, p *PipeT
 	return nil
 }
 
-// planSettings are the settings of a transaction that runs the store's
-// prepared array statements (a send batch's read, writeSQL), for the rest
-// of it only, as one statement:
-//   - They run on a generic plan, made once per connection: their plans
-//     do not depend on their arguments (arrays of any length, one lookup
-//     per element by index), but Postgres would plan them again for each
-//     call, as long as it takes to run them (0.2 ms for the read).
+// sendBatchSettings are the settings of a send batch's transaction, for
+// it only, as one statement. Its read and write run on generic plans (the
+// session's plan_cache_mode, withSessionDefaults), made once per
+// connection, and these keep those plans on indexes:
 //   - No sequential scans: a generic plan made while a table is small
 //     (commands is empty at first) scans it whole, and keeps doing so once
-//     it has grown; and for the featured template, a parameter, it guesses
-//     a large share of contracts and scans them all. Every statement run
-//     after them finds its rows by an index, so none loses by this.
+//     it has grown, until an analyze of the table; and for the featured
+//     template, a parameter, it guesses a large share of contracts and
+//     scans them all. Every statement of the batch finds its rows by an
+//     index, so none loses by this.
 //   - No bitmap scans: a sender's spent holdings stay in the owner index
 //     until a vacuum, and a bitmap scan visits every one of them on every
 //     read, so the read grew slower by the second under load (29, then
 //     55, then 95 entries per sender with 3 live holdings, within 15 s); a
 //     plain index scan marks the dead entries it meets and skips them from
 //     then on.
-const planSettings = `SELECT set_config('plan_cache_mode', 'force_generic_plan', true),
-	set_config('enable_seqscan', 'off', true), set_config('enable_bitmapscan', 'off', true)`
+const sendBatchSettings = `SELECT set_config('enable_seqscan', 'off', true), set_config('enable_bitmapscan', 'off', true)`
 
 // BeginSends begins the transaction of a batch of sends in one round
 // trip: BEGIN, the claims (as DB.BeginClaims) and the read of every send
@@ -118,7 +115,7 @@ func (p *PipeTx) BeginSends(ctx context.Context, claims []Claim, sends []Preappr
 	}
 	b := &pgconn.Batch{}
 	b.ExecParams("BEGIN", nil, nil, nil, nil)
-	b.ExecParams(planSettings, nil, nil, nil, nil)
+	b.ExecParams(sendBatchSettings, nil, nil, nil, nil)
 	// Results 0 and 1 are the BEGIN and the settings.
 	const claimResult, readResult = 2, 3
 	query, args := claimsQuery(claims)

@@ -62,7 +62,7 @@ func Open(ctx context.Context, cfg Config, log *slog.Logger) (*DB, error) {
 	}
 	url := cfg.URL
 	if strings.HasPrefix(url, "postgres://") || strings.HasPrefix(url, "postgresql://") {
-		sqldb, err := sql.Open("pgx", withSimpleProtocol(url))
+		sqldb, err := sql.Open("pgx", withSessionDefaults(url))
 		if err != nil {
 			return nil, fmt.Errorf("open postgres: %w", err)
 		}
@@ -136,19 +136,31 @@ func pingSQLite(ctx context.Context, db *DB) error {
 	}
 }
 
-// withSimpleProtocol makes pgx send each statement in one round trip. bun
-// interpolates arguments into the SQL text itself, so every statement is a
-// new string: pgx's default (prepare, then execute, and cache the plan)
-// would cost an extra round trip per statement and churn its cache.
-func withSimpleProtocol(url string) string {
-	if strings.Contains(url, "default_query_exec_mode=") {
-		return url
+// withSessionDefaults sets two defaults of every Postgres connection,
+// unless url sets them:
+//   - pgx sends each statement in one round trip (the simple protocol).
+//     bun interpolates arguments into the SQL text itself, so every
+//     statement is a new string: pgx's default (prepare, then execute,
+//     and cache the plan) would cost an extra round trip per statement
+//     and churn its cache.
+//   - The few statements the store does prepare (its array statements:
+//     claims, a send batch's read, the write) run on a generic plan, made
+//     once per connection: their plans do not depend on their arguments,
+//     but Postgres would plan them again for each call for as long as
+//     the generic plan seemed dearer, and planning the write costs more
+//     than running it.
+func withSessionDefaults(url string) string {
+	for _, p := range []string{"default_query_exec_mode=simple_protocol", "plan_cache_mode=force_generic_plan"} {
+		if strings.Contains(url, p[:strings.Index(p, "=")+1]) {
+			continue
+		}
+		sep := "?"
+		if strings.Contains(url, "?") {
+			sep = "&"
+		}
+		url += sep + p
 	}
-	sep := "?"
-	if strings.Contains(url, "?") {
-		sep = "&"
-	}
-	return url + sep + "default_query_exec_mode=simple_protocol"
+	return url
 }
 
 // DefaultMaxOpenConns is the Postgres pool size when the configuration

@@ -436,7 +436,7 @@ func TestArrayStatementPlansUseIndexes(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer conn.Close()
-			for _, stmt := range []string{tt.seed, "ANALYZE", "BEGIN", store.PlanSettings, "PREPARE plan_" + tt.name + " AS " + tt.query} {
+			for _, stmt := range []string{tt.seed, "ANALYZE", "BEGIN", store.SendBatchSettings, "PREPARE plan_" + tt.name + " AS " + tt.query} {
 				if stmt == "" {
 					continue
 				}

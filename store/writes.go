@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/ccwallet/ccwallet/ledger/coin"
+	"github.com/jackc/pgx/v5"
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect"
 )
@@ -46,14 +47,18 @@ func WriteTx(ctx context.Context, tx bun.Tx, w *Writes) error {
 		}
 		return execBatch(ctx, tx, w.statements(tx)...)
 	}
-	// A round trip of its own here: database/sql sends one statement at
-	// a time. A send batch has the settings already (BeginSends).
-	_, err := tx.Tx.ExecContext(ctx, planSettings)
-	if err == nil && len(w.Forget) > 0 {
-		_, err = tx.Tx.ExecContext(ctx, forgetCommandsSQL, w.Forget)
+	// Without sendBatchSettings, which would cost a round trip of their
+	// own here (database/sql sends one statement at a time): the generic
+	// plan comes from the tables' statistics then, and is made again
+	// after each analyze of them.
+	var err error
+	if len(w.Forget) > 0 {
+		_, err = tx.Tx.ExecContext(ctx, forgetCommandsSQL, pgx.QueryExecModeCacheStatement, w.Forget)
 	}
 	if err == nil {
-		_, err = tx.Tx.ExecContext(ctx, writeSQL, w.args()...)
+		// Prepared once per connection: the connection's default is the
+		// simple protocol, which would parse and plan it every time.
+		_, err = tx.Tx.ExecContext(ctx, writeSQL, append([]any{pgx.QueryExecModeCacheStatement}, w.args()...)...)
 	}
 	if err != nil {
 		return fmt.Errorf("write: %w", Normalize(err))
