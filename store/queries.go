@@ -209,7 +209,7 @@ func DeleteHoldings(ctx context.Context, db bun.IDB, ids []coin.ContractID, lock
 const staleCode = "CWST1"
 
 // markArchivedStatement marks contracts ids archived, each at the offset
-// of the same index, for ExecBatch; their guard already ran (a spent
+// of the same index, for SQLite's execBatch; their guard already ran (a spent
 // holding's delete). Several offsets come from a batch of transactions;
 // a CASE keeps it one statement that finds its rows by primary key.
 func markArchivedStatement(db bun.IDB, ids []coin.ContractID, offsets []int64) fmt.Stringer {

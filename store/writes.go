@@ -35,8 +35,8 @@ type Writes struct {
 	Commands []Command
 }
 
-// WriteTx writes w in tx, in one round trip on Postgres; on SQLite as a
-// batch of statements.
+// WriteTx writes w in tx: on Postgres in one round trip (two when it
+// forgets commands), on SQLite as a batch of statements.
 func WriteTx(ctx context.Context, tx bun.Tx, w *Writes) error {
 	if w.empty() {
 		return nil
