@@ -559,3 +559,35 @@ func byID[T any](rows []T, id func(T) coin.ContractID) *[]T {
 	slices.SortFunc(out, func(a, b T) int { return strings.Compare(string(id(a)), string(id(b))) })
 	return &out
 }
+
+// TestSessionDefaults: every Postgres connection runs the store's prepared
+// statements on generic plans (left to choose, Postgres planned the write
+// again on every call, and the transfer primitive lost a third of its
+// rate), and a URL's own choice is kept.
+func TestSessionDefaults(t *testing.T) {
+	ctx := context.Background()
+	show := func(db *store.DB) string {
+		var mode string
+		if err := db.NewRaw("SHOW plan_cache_mode").Scan(ctx, &mode); err != nil {
+			t.Fatal(err)
+		}
+		return mode
+	}
+	url := ledgertest.DBURL(t, store.Postgres)
+	db := ledgertest.DB(t, store.Postgres)
+	if got := show(db); got != "force_generic_plan" {
+		t.Errorf("plan_cache_mode = %q, want force_generic_plan", got)
+	}
+	sep := "?"
+	if strings.Contains(url, "?") {
+		sep = "&"
+	}
+	own, err := store.Open(ctx, store.Config{URL: url + sep + "plan_cache_mode=auto"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer own.Close()
+	if got := show(own); got != "auto" {
+		t.Errorf("with the URL's plan_cache_mode=auto: %q", got)
+	}
+}
