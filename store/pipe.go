@@ -130,17 +130,16 @@ func (p *PipeTx) BeginSends(ctx context.Context, claims []Claim, sends []Preappr
 	// From here the server may be inside the transaction whatever the
 	// answer, so a failure rolls back.
 	p.open = true
-	// Each result is read as it comes, through pgx's own rows; the BEGIN
-	// and the settings have none, but their errors count.
+	// Each result is read through pgx's own rows; the BEGIN and the
+	// settings have none, but their errors count.
 	var (
 		r       *Round
 		offsets []int64
 		reads   []PreapprovalSendReads
-		err     error
 	)
-	results := p.conn.PgConn().ExecBatch(ctx, b)
-	for i := 0; err == nil && results.NextResult(); i++ {
-		rows := pgx.RowsFromResultReader(p.conn.TypeMap(), results.ResultReader())
+	err := p.runBatch(ctx, b, func(i int, rr *pgconn.ResultReader) error {
+		var err error
+		rows := pgx.RowsFromResultReader(p.conn.TypeMap(), rr)
 		switch i {
 		case claimResult:
 			r, offsets, err = scanClaims(rows, len(claims))
@@ -153,10 +152,8 @@ func (p *PipeTx) BeginSends(ctx context.Context, claims []Claim, sends []Preappr
 		if err == nil {
 			err = rows.Err()
 		}
-	}
-	if cerr := results.Close(); err == nil {
-		err = cerr
-	}
+		return err
+	})
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("begin update: %w", Normalize(err))
 	}
@@ -182,17 +179,11 @@ func (p *PipeTx) Commit(ctx context.Context, w *Writes) error {
 		}
 	}
 	b.ExecParams("COMMIT", nil, nil, nil, nil)
-	var (
-		tag pgconn.CommandTag
-		err error
-	)
-	results := p.conn.PgConn().ExecBatch(ctx, b)
-	for err == nil && results.NextResult() {
-		tag, err = results.ResultReader().Close()
-	}
-	if cerr := results.Close(); err == nil {
-		err = cerr
-	}
+	var tag pgconn.CommandTag // the last result's: the COMMIT's
+	err := p.runBatch(ctx, b, func(_ int, rr *pgconn.ResultReader) (err error) {
+		tag, err = rr.Close()
+		return err
+	})
 	if err != nil {
 		return fmt.Errorf("write: %w", Normalize(err))
 	}
@@ -204,6 +195,20 @@ func (p *PipeTx) Commit(ctx context.Context, w *Writes) error {
 		return fmt.Errorf("write: transaction ended with %s, not COMMIT", tag)
 	}
 	return nil
+}
+
+// runBatch sends b and hands its results to read in order, as they come;
+// it stops at the first error. read must consume or close the result.
+func (p *PipeTx) runBatch(ctx context.Context, b *pgconn.Batch, read func(i int, rr *pgconn.ResultReader) error) error {
+	results := p.conn.PgConn().ExecBatch(ctx, b)
+	var err error
+	for i := 0; err == nil && results.NextResult(); i++ {
+		err = read(i, results.ResultReader())
+	}
+	if cerr := results.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 // queuePrepared queues sql with args on b as the statement name, prepared

@@ -6,13 +6,11 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/ccwallet/ccwallet/ledger/coin"
 	"github.com/jackc/pgx/v5"
 	"github.com/uptrace/bun"
-	"github.com/uptrace/bun/schema"
 )
 
 // MetaValue reads one ledger_meta value.
@@ -208,11 +206,18 @@ func DeleteHoldings(ctx context.Context, db bun.IDB, ids []coin.ContractID, lock
 // was spent meanwhile; Normalize maps it to ErrStale.
 const staleCode = "CWST1"
 
+// cachedStatement is args for a query that database/sql runs on pgx as a
+// statement prepared once per connection, rather than in the connections'
+// simple protocol (withSessionDefaults): the store's array statements.
+func cachedStatement(args ...any) []any {
+	return append([]any{pgx.QueryExecModeCacheStatement}, args...)
+}
+
 // markArchivedStatement marks contracts ids archived, each at the offset
 // of the same index, for SQLite's execBatch; their guard already ran (a spent
 // holding's delete). Several offsets come from a batch of transactions;
 // a CASE keeps it one statement that finds its rows by primary key.
-func markArchivedStatement(db bun.IDB, ids []coin.ContractID, offsets []int64) fmt.Stringer {
+func markArchivedStatement(db bun.IDB, ids []coin.ContractID, offsets []int64) *bun.UpdateQuery {
 	same := true
 	for _, o := range offsets {
 		same = same && o == offsets[0]
@@ -518,7 +523,7 @@ func (db *DB) BeginClaims(ctx context.Context, tx bun.Tx, claims []Claim) (*Roun
 		return r, offsets, nil
 	}
 	query, args := claimsQuery(claims)
-	rows, err := tx.Tx.QueryContext(ctx, query, append([]any{pgx.QueryExecModeCacheStatement}, args...)...)
+	rows, err := tx.Tx.QueryContext(ctx, query, cachedStatement(args...)...)
 	if err != nil {
 		return nil, nil, fmt.Errorf("begin update: %w", Normalize(err))
 	}
@@ -591,49 +596,4 @@ func scanClaims(rows rowScanner, n int) (*Round, []int64, error) {
 		return nil, nil, fmt.Errorf("%d claims answered for %d: %w", got, n, ErrNotFound)
 	}
 	return &r, offsets, nil
-}
-
-// batchBufs holds the buffers execBatch renders into. A fresh buffer per
-// batch, grown by doubling, was a third of the bytes a send allocates, and
-// every byte allocated brings the next garbage collection closer.
-var batchBufs = sync.Pool{New: func() any { b := make([]byte, 0, 16<<10); return &b }}
-
-// maxPooledBatch bounds the buffers kept: a rare huge batch (a merge of
-// thousands of holdings) should not pin its buffer for ever.
-const maxPooledBatch = 1 << 20
-
-// execBatch runs several statements in one round trip (SQLite's write;
-// Postgres has writeSQL). The statements are rendered by bun with their
-// values inlined, into one buffer, so they go to the driver as plain
-// text, bypassing bun's placeholder formatting.
-func execBatch(ctx context.Context, tx bun.Tx, queries ...interface{ String() string }) error {
-	if len(queries) == 0 {
-		return nil
-	}
-	gen := schema.NewQueryGen(tx.Dialect())
-	buf := batchBufs.Get().(*[]byte)
-	defer func() {
-		if cap(*buf) <= maxPooledBatch {
-			batchBufs.Put(buf)
-		}
-	}()
-	b := (*buf)[:0]
-	for i, q := range queries {
-		if i > 0 {
-			b = append(b, ";\n"...)
-		}
-		if a, ok := q.(schema.QueryAppender); ok {
-			var err error
-			if b, err = a.AppendQuery(gen, b); err != nil {
-				return fmt.Errorf("write batch: %w", err)
-			}
-			continue
-		}
-		b = append(b, q.String()...)
-	}
-	*buf = b
-	if _, err := tx.Tx.ExecContext(ctx, string(b)); err != nil {
-		return fmt.Errorf("write batch: %w", Normalize(err))
-	}
-	return nil
 }

@@ -150,15 +150,15 @@ func pingSQLite(ctx context.Context, db *DB) error {
 //     the generic plan seemed dearer, and planning the write costs more
 //     than running it.
 func withSessionDefaults(url string) string {
-	for _, p := range []string{"default_query_exec_mode=simple_protocol", "plan_cache_mode=force_generic_plan"} {
-		if strings.Contains(url, p[:strings.Index(p, "=")+1]) {
+	for _, kv := range [][2]string{{"default_query_exec_mode", "simple_protocol"}, {"plan_cache_mode", "force_generic_plan"}} {
+		if strings.Contains(url, kv[0]+"=") {
 			continue
 		}
 		sep := "?"
 		if strings.Contains(url, "?") {
 			sep = "&"
 		}
-		url += sep + p
+		url += sep + kv[0] + "=" + kv[1]
 	}
 	return url
 }

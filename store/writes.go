@@ -7,9 +7,9 @@ import (
 	"time"
 
 	"github.com/ccwallet/ccwallet/ledger/coin"
-	"github.com/jackc/pgx/v5"
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect"
+	"github.com/uptrace/bun/schema"
 )
 
 // Writes are the rows a commit of ledger transactions writes, one list per
@@ -45,7 +45,7 @@ func WriteTx(ctx context.Context, tx bun.Tx, w *Writes) error {
 		if len(w.Spend) > 0 {
 			return errSpendNeedsPostgres
 		}
-		return execBatch(ctx, tx, w.statements(tx)...)
+		return execBatch(ctx, tx, w.statements(tx))
 	}
 	// Without sendBatchSettings, which would cost a round trip of their
 	// own here (database/sql sends one statement at a time): the generic
@@ -53,12 +53,12 @@ func WriteTx(ctx context.Context, tx bun.Tx, w *Writes) error {
 	// after each analyze of them.
 	var err error
 	if len(w.Forget) > 0 {
-		_, err = tx.Tx.ExecContext(ctx, forgetCommandsSQL, pgx.QueryExecModeCacheStatement, w.Forget)
+		_, err = tx.Tx.ExecContext(ctx, forgetCommandsSQL, cachedStatement(w.Forget)...)
 	}
 	if err == nil {
 		// Prepared once per connection: the connection's default is the
 		// simple protocol, which would parse and plan it every time.
-		_, err = tx.Tx.ExecContext(ctx, writeSQL, append([]any{pgx.QueryExecModeCacheStatement}, w.args()...)...)
+		_, err = tx.Tx.ExecContext(ctx, writeSQL, cachedStatement(w.args()...)...)
 	}
 	if err != nil {
 		return fmt.Errorf("write: %w", Normalize(err))
@@ -71,11 +71,11 @@ func (w *Writes) empty() bool {
 		len(w.History)+len(w.Coupons)+len(w.Forget)+len(w.Commands) == 0
 }
 
-// statements are w as bun statements with their values inlined, for
-// SQLite, where a spend is never deferred.
-func (w *Writes) statements(db bun.IDB) []interface{ String() string } {
+// statements are w as bun statements, for SQLite, where a spend is never
+// deferred.
+func (w *Writes) statements(db bun.IDB) []schema.QueryAppender {
 	insert := func(model any) *bun.InsertQuery { return db.NewInsert().Model(model).Returning("") }
-	var batch []interface{ String() string }
+	var batch []schema.QueryAppender
 	if len(w.Updates) > 0 {
 		batch = append(batch, insert(&w.Updates))
 	}
@@ -101,6 +101,30 @@ func (w *Writes) statements(db bun.IDB) []interface{ String() string } {
 		batch = append(batch, insert(&w.Commands))
 	}
 	return batch
+}
+
+// execBatch runs SQLite's write statements in one call, rendered by bun
+// with their values inlined, into one text, so they bypass bun's
+// placeholder formatting.
+func execBatch(ctx context.Context, tx bun.Tx, queries []schema.QueryAppender) error {
+	if len(queries) == 0 {
+		return nil
+	}
+	gen := schema.NewQueryGen(tx.Dialect())
+	var b []byte
+	for i, q := range queries {
+		if i > 0 {
+			b = append(b, ";\n"...)
+		}
+		var err error
+		if b, err = q.AppendQuery(gen, b); err != nil {
+			return fmt.Errorf("write batch: %w", err)
+		}
+	}
+	if _, err := tx.Tx.ExecContext(ctx, string(b)); err != nil {
+		return fmt.Errorf("write batch: %w", Normalize(err))
+	}
+	return nil
 }
 
 // errSpendNeedsPostgres: a deferred spend reached the SQLite writer.
