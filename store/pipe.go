@@ -5,6 +5,7 @@ import (
 	"database/sql/driver"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -211,6 +212,10 @@ func (p *PipeTx) runBatch(ctx context.Context, b *pgconn.Batch, read func(i int,
 	return err
 }
 
+// paramBufs are the buffers queuePrepared encodes arrays into; a batch's
+// write, with its contracts' payloads, takes a few kilobytes.
+var paramBufs = sync.Pool{New: func() any { b := make([]byte, 0, 16<<10); return &b }}
+
 // queuePrepared queues sql with args on b as the statement name, prepared
 // on the connection the first time it is queued there (a round trip of its
 // own, once); its parameters' types are the ones Postgres gave them.
@@ -225,10 +230,31 @@ func (p *PipeTx) queuePrepared(ctx context.Context, b *pgconn.Batch, name, sql s
 	m := p.conn.TypeMap()
 	params := make([][]byte, len(args))
 	formats := make([]int16, len(args))
+	// One buffer holds every array's bytes; params are cut from it at the
+	// end, once it has stopped moving. ExecPrepared copies them into the
+	// batch, so the buffer goes back to the pool after.
+	bp := paramBufs.Get().(*[]byte)
+	buf := (*bp)[:0]
+	defer func() {
+		*bp = buf[:0]
+		paramBufs.Put(bp)
+	}()
+	ends := make([]int, len(args))
 	for i, a := range args {
-		formats[i] = m.FormatCodeForOID(sd.ParamOIDs[i])
+		var ok bool
+		if buf, ok = appendArray(buf, sd.ParamOIDs[i], a); ok {
+			formats[i], ends[i] = pgx.BinaryFormatCode, len(buf)
+			continue
+		}
+		formats[i], ends[i] = m.FormatCodeForOID(sd.ParamOIDs[i]), -1
 		if params[i], err = m.Encode(sd.ParamOIDs[i], formats[i], a, nil); err != nil {
 			return fmt.Errorf("%s: argument %d: %w", name, i+1, err)
+		}
+	}
+	start := 0
+	for i, end := range ends {
+		if end >= 0 {
+			params[i], start = buf[start:end:end], end
 		}
 	}
 	b.ExecPrepared(sd.Name, params, formats, nil)

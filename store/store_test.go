@@ -482,15 +482,21 @@ func TestArrayStatementPlansUseIndexes(t *testing.T) {
 
 // TestWriteRoundTrip: every column of every table a write fills comes back
 // as written, on both engines (Postgres writes one statement of arrays,
-// SQLite a statement per table), nullable columns both set and NULL; and
-// a forgotten command key can be used again in the same write.
+// SQLite a statement per table) and through a pipelined transaction (its
+// own encoding of the arrays), nullable columns both set and NULL, text
+// that an array literal would have to quote; and a forgotten command key
+// can be used again in the same write.
 func TestWriteRoundTrip(t *testing.T) {
 	ctx := context.Background()
 	at := time.Date(2026, 11, 24, 10, 30, 15, 123456000, time.UTC)
 	off := int64(7)
-	for _, engine := range []store.Dialect{store.SQLite, store.Postgres} {
-		t.Run(string(engine), func(t *testing.T) {
-			db := ledgertest.DB(t, engine)
+	for _, tc := range []struct {
+		name   string
+		engine store.Dialect
+		pipe   bool
+	}{{"sqlite", store.SQLite, false}, {"postgres", store.Postgres, false}, {"postgres pipelined", store.Postgres, true}} {
+		t.Run(tc.name, func(t *testing.T) {
+			db := ledgertest.DB(t, tc.engine)
 			old := store.Command{DedupKey: "reused", Party: "p::1", Kind: "old", Result: "{}", CreatedAt: at}
 			if err := store.InsertCommand(ctx, db, &old); err != nil {
 				t.Fatal(err)
@@ -500,7 +506,7 @@ func TestWriteRoundTrip(t *testing.T) {
 				Updates: []store.Update{{OffsetID: off, UpdateID: "u1", Kind: "k", Submitter: "op::1", Round: 3, RecordTime: at,
 					Minted: coin.MustParse("1.25"), Burned: coin.MustParse("0.0000000001"), TrafficBytes: 99}},
 				Contracts: []store.Contract{
-					{ContractID: live, TemplateID: "T:A", Payload: `{"a":1}`, Stakeholders: "p::1", SynchronizerID: "sync::1", CreatedOffset: off, CreatedAt: at},
+					{ContractID: live, TemplateID: "T:A", Payload: `{"a":"x, y}", "b":"NULL"}`, Stakeholders: "p::1", SynchronizerID: "sync::1", CreatedOffset: off, CreatedAt: at},
 					{ContractID: archived, TemplateID: "T:B", Payload: `{}`, Stakeholders: "p::1,p::2", SynchronizerID: "sync::1", CreatedOffset: off, ArchivedOffset: &off, CreatedAt: at},
 				},
 				Holdings: []store.Holding{
@@ -509,7 +515,7 @@ func TestWriteRoundTrip(t *testing.T) {
 						LockHolder: "lk::1", LockExpiresAt: bun.NullTime{Time: at}, LockContext: "ctx"},
 				},
 				History: []store.HistoryEntry{{OffsetID: off, Party: "p::1", Kind: "send", Subtype: "x", Counterparty: "p::2",
-					Amount: coin.MustParse("3.3"), Fees: coin.MustParse("0.01"), Description: "d", Round: 3, RecordTime: at, Details: `{"k":"v"}`}},
+					Amount: coin.MustParse("3.3"), Fees: coin.MustParse("0.01"), Description: `d "q" {a,b} \ é`, Round: 3, RecordTime: at, Details: `{"k":"v"}`}},
 				Coupons: []store.RewardCoupon{
 					{ContractID: coin.NewContractID(), Kind: "app", Beneficiary: "p::1", Amount: coin.MustParse("0.5"), Round: 3, Featured: true},
 					{ContractID: coin.NewContractID(), Kind: "validator", Beneficiary: "p::2", Amount: coin.MustParse("0.7"), Round: 3, CollectedAt: bun.NullTime{Time: at}},
@@ -520,7 +526,19 @@ func TestWriteRoundTrip(t *testing.T) {
 					{DedupKey: "plain", Party: "p::2", Kind: "new", Result: "{}", CreatedAt: at},
 				},
 			}
-			if err := db.InTx(ctx, func(ctx context.Context, tx bun.Tx) error { return store.WriteTx(ctx, tx, w) }); err != nil {
+			write := func(ctx context.Context, tx bun.Tx) error { return store.WriteTx(ctx, tx, w) }
+			var err error
+			if tc.pipe {
+				err = db.InPipeTx(ctx, func(ctx context.Context, p *store.PipeTx) error {
+					if _, _, _, err := p.BeginSends(ctx, nil, nil, ""); err != nil {
+						return err
+					}
+					return p.Commit(ctx, w)
+				})
+			} else {
+				err = db.InTx(ctx, write)
+			}
+			if err != nil {
 				t.Fatal(err)
 			}
 			// Then the later archive of the live contract, alone.
