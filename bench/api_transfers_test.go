@@ -334,17 +334,38 @@ func (g *sendLoad) openLoop(rate float64, d time.Duration) ([]time.Duration, int
 	okAt := make([]bool, total)
 	var wg sync.WaitGroup
 	start := time.Now()
+	// Each send goes to an idle client goroutine, or to a new one when
+	// none is idle, so none waits; the clients stay for the next sends
+	// rather than each send starting a goroutine whose stack grows
+	// through the HTTP client's calls (a twentieth of this process's CPU).
+	type job struct {
+		i  int
+		at time.Time
+	}
+	jobs := make(chan job)
+	client := func(j job) {
+		for {
+			okAt[j.i] = g.send(j.i%n, (j.i*7919)%n)
+			lat[j.i] = time.Since(j.at)
+			wg.Done()
+			var ok bool
+			if j, ok = <-jobs; !ok {
+				return
+			}
+		}
+	}
 	for i := range total {
 		at := start.Add(time.Duration(i) * interval)
 		time.Sleep(time.Until(at))
 		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			okAt[i] = g.send(i%n, (i*7919)%n)
-			lat[i] = time.Since(at)
-		}()
+		select {
+		case jobs <- job{i, at}:
+		default:
+			go client(job{i, at})
+		}
 	}
 	wg.Wait()
+	close(jobs)
 	took := time.Since(start)
 	var out []time.Duration
 	failed := 0
