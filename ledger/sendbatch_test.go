@@ -264,3 +264,58 @@ func TestSendCallerLeaves(t *testing.T) {
 		t.Errorf("receiver balance = %s, want 3: the running send (2) completes, the queued one never runs, then 1", got)
 	}
 }
+
+// TestSendGather: while a batch runs, the next one waits for more sends to
+// join it, up to SendGatherMin of them; with none running, a send starts
+// at once. (The wait is lengthened here, so the grouping does not hang on
+// the machine's speed; the sends queue 50 ms apart, so without the wait
+// the second batch would start with the first of them alone.)
+func TestSendGather(t *testing.T) {
+	l := ledgertest.New(t, store.Postgres)
+	ctx := context.Background()
+	defer ledger.SetSendGather(time.Minute)()
+	n := ledger.SendGatherMin + 1
+	senders, receivers := sendPairs(t, l, n)
+	held, release := ledger.HoldSendBatches()
+	defer release()
+	errs := make(chan error, n)
+	send := func(i int) {
+		_, err := l.SendPreapproved(ctx, ledger.PreapprovalSend{Sender: senders[i], Receiver: receivers[i],
+			Amount: coin.MustParse("1"), DeduplicationID: fmt.Sprintf("gather-%d", i)})
+		errs <- err
+	}
+	waitBatch := func() int {
+		t.Helper()
+		select {
+		case k := <-held:
+			return k
+		case <-time.After(30 * time.Second):
+			t.Fatal("no batch started")
+			return 0
+		}
+	}
+	go send(0)
+	if k := waitBatch(); k != 1 {
+		t.Fatalf("first batch holds %d sends, want 1 (none was running)", k)
+	}
+	for i := 1; i < n; i++ {
+		go send(i)
+		time.Sleep(50 * time.Millisecond)
+	}
+	if k := waitBatch(); k != ledger.SendGatherMin {
+		t.Errorf("the batch started while another ran holds %d sends, want %d", k, ledger.SendGatherMin)
+	}
+	release()
+	for range n {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+	// Nothing runs now: a send starts at once, not after the wait.
+	sctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+	defer cancel()
+	if _, err := l.SendPreapproved(sctx, ledger.PreapprovalSend{Sender: senders[0], Receiver: receivers[1],
+		Amount: coin.MustParse("1"), DeduplicationID: "alone"}); err != nil {
+		t.Errorf("a send with no batch running: %v", err)
+	}
+}
