@@ -145,9 +145,8 @@ func HoldSendBatches() (held <-chan int, release func()) {
 // SetSendGather sets how long a batch waits for more sends while another
 // runs, until the returned function restores it.
 func SetSendGather(d time.Duration) (restore func()) {
-	old := sendGather
-	sendGather = d
-	return func() { sendGather = old }
+	old := sendGather.Swap(int64(d))
+	return func() { sendGather.Store(old) }
 }
 
 // SendGatherMin is how many queued sends end a batch's wait.

@@ -214,7 +214,10 @@ func (p *PipeTx) runBatch(ctx context.Context, b *pgconn.Batch, read func(i int,
 
 // paramBufs are the buffers queuePrepared encodes arrays into; a batch's
 // write, with its contracts' payloads, takes a few kilobytes.
+// One that grew past maxPooledParams is left to the collector.
 var paramBufs = sync.Pool{New: func() any { b := make([]byte, 0, 16<<10); return &b }}
+
+const maxPooledParams = 1 << 20
 
 // queuePrepared queues sql with args on b as the statement name, prepared
 // on the connection the first time it is queued there (a round trip of its
@@ -236,8 +239,10 @@ func (p *PipeTx) queuePrepared(ctx context.Context, b *pgconn.Batch, name, sql s
 	bp := paramBufs.Get().(*[]byte)
 	buf := (*bp)[:0]
 	defer func() {
-		*bp = buf[:0]
-		paramBufs.Put(bp)
+		if cap(buf) <= maxPooledParams {
+			*bp = buf[:0]
+			paramBufs.Put(bp)
+		}
 	}()
 	ends := make([]int, len(args))
 	for i, a := range args {
