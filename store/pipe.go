@@ -234,7 +234,7 @@ func (p *PipeTx) queuePrepared(ctx context.Context, b *pgconn.Batch, name, sql s
 	params := make([][]byte, len(args))
 	formats := make([]int16, len(args))
 	// One buffer holds every array's bytes; params are cut from it at the
-	// end, once it has stopped moving. ExecPrepared copies them into the
+	// end, once it has stopped moving. ExecStatement copies them into the
 	// batch, so the buffer goes back to the pool after.
 	bp := paramBufs.Get().(*[]byte)
 	buf := (*bp)[:0]
@@ -262,6 +262,10 @@ func (p *PipeTx) queuePrepared(ctx context.Context, b *pgconn.Batch, name, sql s
 			params[i], start = buf[start:end:end], end
 		}
 	}
-	b.ExecPrepared(sd.Name, params, formats, nil)
+	// The columns are the ones described when the statement was
+	// prepared, so no Describe travels with each run (Postgres would
+	// answer every one with the columns again); results come as text,
+	// as before.
+	b.ExecStatement(sd, params, formats, nil)
 	return nil
 }
