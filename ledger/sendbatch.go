@@ -57,12 +57,11 @@ type sendQueue struct {
 	mu      sync.Mutex
 	queue   []*sendCall
 	workers int
-	// busy holds the senders of the batches running now. Their next sends
+	// busy holds the senders of the batches running now (none when no
+	// batch runs). Their next sends
 	// wait for a later batch: taken by the other worker, they would only
 	// wait there for the sender's lock, and hold up that whole batch.
 	busy map[coin.PartyID]bool
-	// running counts the batches running now.
-	running int
 	// gathered, while a worker waits for sends to join its batch, is
 	// closed once sendGatherMin wait.
 	gathered chan struct{}
@@ -139,7 +138,7 @@ func (l *Ledger) sendWorker() {
 func (l *Ledger) gatherSends() {
 	q := &l.sends
 	q.mu.Lock()
-	if q.running == 0 || len(q.queue) == 0 || len(q.queue) >= sendGatherMin || q.gathered != nil {
+	if len(q.busy) == 0 || len(q.queue) == 0 || len(q.queue) >= sendGatherMin || q.gathered != nil {
 		q.mu.Unlock()
 		return
 	}
@@ -172,7 +171,6 @@ func (l *Ledger) finishSends(batch []*sendCall, results []sendResult) {
 	if len(batch) > 1 {
 		q.batched += int64(len(batch))
 	}
-	q.running--
 	for _, c := range batch {
 		delete(q.busy, c.s.Sender)
 	}
@@ -227,8 +225,6 @@ func (l *Ledger) takeSends() []*sendCall {
 	q.queue = rest
 	if len(batch) == 0 {
 		q.workers--
-	} else {
-		q.running++
 	}
 	return batch
 }

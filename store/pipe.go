@@ -233,9 +233,10 @@ func (p *PipeTx) queuePrepared(ctx context.Context, b *pgconn.Batch, name, sql s
 	m := p.conn.TypeMap()
 	params := make([][]byte, len(args))
 	formats := make([]int16, len(args))
-	// One buffer holds every array's bytes; params are cut from it at the
-	// end, once it has stopped moving. ExecStatement copies them into the
-	// batch, so the buffer goes back to the pool after.
+	// One buffer holds every array's bytes. A param cut from it keeps its
+	// bytes when a later append moves the buffer (the old array stays
+	// as it was), and ExecStatement copies them into the batch, so the
+	// buffer goes back to the pool after.
 	bp := paramBufs.Get().(*[]byte)
 	buf := (*bp)[:0]
 	defer func() {
@@ -244,22 +245,16 @@ func (p *PipeTx) queuePrepared(ctx context.Context, b *pgconn.Batch, name, sql s
 			paramBufs.Put(bp)
 		}
 	}()
-	ends := make([]int, len(args))
 	for i, a := range args {
+		start := len(buf)
 		var ok bool
 		if buf, ok = appendArray(buf, sd.ParamOIDs[i], a); ok {
-			formats[i], ends[i] = pgx.BinaryFormatCode, len(buf)
+			formats[i], params[i] = pgx.BinaryFormatCode, buf[start:len(buf):len(buf)]
 			continue
 		}
-		formats[i], ends[i] = m.FormatCodeForOID(sd.ParamOIDs[i]), -1
+		formats[i] = m.FormatCodeForOID(sd.ParamOIDs[i])
 		if params[i], err = m.Encode(sd.ParamOIDs[i], formats[i], a, nil); err != nil {
 			return fmt.Errorf("%s: argument %d: %w", name, i+1, err)
-		}
-	}
-	start := 0
-	for i, end := range ends {
-		if end >= 0 {
-			params[i], start = buf[start:end:end], end
 		}
 	}
 	// The columns are the ones described when the statement was

@@ -526,7 +526,6 @@ func TestWriteRoundTrip(t *testing.T) {
 					{DedupKey: "plain", Party: "p::2", Kind: "new", Result: "{}", CreatedAt: at},
 				},
 			}
-			write := func(ctx context.Context, tx bun.Tx) error { return store.WriteTx(ctx, tx, w) }
 			var err error
 			if tc.pipe {
 				err = db.InPipeTx(ctx, func(ctx context.Context, p *store.PipeTx) error {
@@ -536,7 +535,7 @@ func TestWriteRoundTrip(t *testing.T) {
 					return p.Commit(ctx, w)
 				})
 			} else {
-				err = db.InTx(ctx, write)
+				err = db.InTx(ctx, func(ctx context.Context, tx bun.Tx) error { return store.WriteTx(ctx, tx, w) })
 			}
 			if err != nil {
 				t.Fatal(err)
