@@ -2,6 +2,7 @@ package ledger
 
 import (
 	"context"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"time"
@@ -274,7 +275,10 @@ func (t *txn) settleArchives(ctx context.Context) ([]coin.ContractID, error) {
 	return existing, nil
 }
 
+// uuidHex is a fresh update ID's hex: a version 7 UUID, time-ordered, so
+// that the updates' unique index takes new IDs at its right edge instead
+// of at random leaves.
 func uuidHex() string {
-	u := uuid.New()
-	return fmt.Sprintf("%x", u[:])
+	u := uuid.Must(uuid.NewV7())
+	return hex.EncodeToString(u[:])
 }

@@ -3,6 +3,11 @@ package coin
 import (
 	"encoding/json"
 	"errors"
+	"maps"
+	"math/rand/v2"
+	"slices"
+	"strconv"
+	"sync"
 	"testing"
 )
 
@@ -163,6 +168,69 @@ func TestContractID(t *testing.T) {
 	}
 }
 
+// TestContractIDsOrdered: fresh IDs sort in creation order, from
+// concurrent goroutines too, and differ after the time prefix.
+func TestContractIDsOrdered(t *testing.T) {
+	const perG, gs = 2000, 4
+	ids := make([][]ContractID, gs)
+	var wg sync.WaitGroup
+	for g := range gs {
+		wg.Go(func() {
+			for range perG {
+				ids[g] = append(ids[g], NewContractID())
+			}
+		})
+	}
+	wg.Wait()
+	seen := map[ContractID]bool{}
+	for _, list := range ids {
+		if !slices.IsSorted(list) {
+			t.Fatal("one goroutine's contract IDs are not in creation order")
+		}
+		for _, id := range list {
+			if seen[id] {
+				t.Fatalf("contract ID %s made twice", id)
+			}
+			seen[id] = true
+		}
+	}
+	// A later ID sorts after every earlier one.
+	if last := NewContractID(); slices.ContainsFunc(slices.Collect(maps.Keys(seen)), func(id ContractID) bool { return id >= last }) {
+		t.Fatal("a later contract ID sorts before an earlier one")
+	}
+	// The random part: the same time prefix never repeats its remainder.
+	a, b := NewContractID(), NewContractID()
+	if a[18:66] == b[18:66] {
+		t.Fatal("the random rest of two contract IDs' discriminators is equal")
+	}
+}
+
+// TestStringMatchesDecimal holds String's integer fast path to the decimal
+// library's StringFixed, on both sides of the int64 boundary, at every
+// exponent an amount can have, negative, zero and after arithmetic.
+func TestStringMatchesDecimal(t *testing.T) {
+	var as []Amount
+	for _, s := range []string{"0", "1", "-1", "0.0000000001", "-0.0000000001", "1.5", "-2.25", "12.5000000000",
+		"922337203.6854775807", "922337203.6854775808", "99999999.9999999999", "100000000", "-99999999.9999999999",
+		"999999999", "1000000000", "123456789012345678901234567.0123456789", "-5000000000000000000", "7.0000000000"} {
+		as = append(as, MustParse(s))
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for range 2000 {
+		a := MustParse(strconv.FormatInt(rng.Int64N(2e12)-1e12, 10) + "." + strconv.Itoa(rng.IntN(1e6)))
+		b := MustParse("0." + strconv.Itoa(1+rng.IntN(1e9)))
+		as = append(as, a, a.Neg(), a.Mul(b), a.Div(b), a.Sub(b), a.MulInt(3), FromInt(rng.Int64()), FromInt(-rng.Int64()))
+	}
+	for _, a := range as {
+		if got, want := a.String(), a.d.StringFixed(Scale); got != want {
+			t.Errorf("String() = %s, StringFixed = %s (exponent %d)", got, want, a.d.Exponent())
+		}
+		if b, _ := a.MarshalJSON(); string(b) != `"`+a.d.StringFixed(Scale)+`"` {
+			t.Errorf("MarshalJSON = %s", b)
+		}
+	}
+}
+
 func FuzzParseAmount(f *testing.F) {
 	for _, s := range []string{"0", "1.5", "-2", "1e3", "0.00000000001", "99999999999999999999999999999"} {
 		f.Add(s)
@@ -171,6 +239,9 @@ func FuzzParseAmount(f *testing.F) {
 		a, err := ParseAmount(s)
 		if err != nil {
 			return
+		}
+		if got, want := a.String(), a.d.StringFixed(Scale); got != want {
+			t.Fatalf("String of %q = %s, the decimal library writes %s", s, got, want)
 		}
 		back, err := ParseAmount(a.String())
 		if err != nil || !back.Equal(a) {
