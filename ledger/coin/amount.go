@@ -85,13 +85,16 @@ func FromInt(n int64) Amount { return Amount{d: decimal.NewFromInt(n)} }
 
 // String renders the amount with exactly 10 fractional digits, the form the
 // real network's JSON uses ("1000.0000000000").
-func (a Amount) String() string { return string(a.appendFixed(nil)) }
+func (a Amount) String() string {
+	var buf [40]byte
+	return string(a.appendFixed(buf[:0]))
+}
 
 // appendFixed appends the amount with exactly Scale fractional digits.
-// Amounts whose coefficient at Scale digits fits an int64 (any below
-// 922,337,337 coins) are written with integer arithmetic; the decimal
-// library's StringFixed, which does the rest, goes through big.Int and was
-// a twentieth of the server's CPU on the send path.
+// Amounts whose coefficient at Scale digits has at most 18 digits (any
+// below 100,000,000 coins) are written with integer arithmetic; the
+// decimal library's StringFixed, which does the rest, goes through big.Int
+// and was about 4% of the server's CPU on the send path.
 func (a Amount) appendFixed(b []byte) []byte {
 	exp := int(a.d.Exponent())
 	if exp < -Scale || exp > 0 || a.d.NumDigits()+exp+Scale > 18 {
