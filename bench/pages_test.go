@@ -249,20 +249,27 @@ func seededUser(b *testing.B, e *httpEnv, user string) coin.PartyID {
 }
 
 // seedHistory brings party's history to n rows with one INSERT ... SELECT
-// generate_series copying its newest row. History rows are the wallet's
-// record, not money: the ledger's conservation is untouched.
+// generate_series copying its newest row, a send both sides read: every
+// other copy is turned round, so half the rows are the party's as the
+// sender and half as the receiver, each read through its own index.
+// History rows are the wallet's record, not money: the ledger's
+// conservation is untouched.
 func seedHistory(b *testing.B, e *httpEnv, party coin.PartyID, n int) {
 	ctx := context.Background()
 	var have int
-	if err := e.db.NewRaw("SELECT count(*) FROM history WHERE party = ?", party).Scan(ctx, &have); err != nil {
+	if err := e.db.NewRaw("SELECT count(*) FROM history WHERE party = ? OR counterparty = ? AND counter_amount IS NOT NULL", party, party).Scan(ctx, &have); err != nil {
 		b.Fatal(err)
 	}
 	if have >= n {
 		return
 	}
-	_, err := e.db.ExecContext(ctx, `INSERT INTO history (offset_id, party, kind, subtype, counterparty, amount, fees, description, round, record_time, details)
-		SELECT h.offset_id, h.party, h.kind, h.subtype, h.counterparty, h.amount, h.fees, h.description, h.round, h.record_time, h.details
-		FROM (SELECT * FROM history WHERE party = ? ORDER BY id DESC LIMIT 1) AS h, generate_series(1, ?) AS g`, party, n-have)
+	_, err := e.db.ExecContext(ctx, `INSERT INTO history (offset_id, party, kind, subtype, counterparty, amount, fees, description, round, record_time, details, counter_amount, counter_fees)
+		SELECT h.offset_id, CASE WHEN g % 2 = 0 THEN h.party ELSE h.counterparty END, h.kind, h.subtype,
+			CASE WHEN g % 2 = 0 THEN h.counterparty ELSE h.party END,
+			CASE WHEN g % 2 = 0 THEN h.amount ELSE h.counter_amount END, CASE WHEN g % 2 = 0 THEN h.fees ELSE h.counter_fees END,
+			h.description, h.round, h.record_time, h.details,
+			CASE WHEN g % 2 = 0 THEN h.counter_amount ELSE h.amount END, CASE WHEN g % 2 = 0 THEN h.counter_fees ELSE h.fees END
+		FROM (SELECT * FROM history WHERE party = ? AND counter_amount IS NOT NULL ORDER BY id DESC LIMIT 1) AS h, generate_series(1, ?) AS g`, party, n-have)
 	if err != nil {
 		b.Fatal(err)
 	}

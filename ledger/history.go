@@ -53,6 +53,13 @@ func (l *Ledger) History(ctx context.Context, party coin.PartyID, q HistoryQuery
 	}
 	out := make([]HistoryItem, 0, len(es))
 	for _, e := range es {
+		if e.Party != party && e.CounterAmount != nil {
+			// A row both sides share, read from the counterparty's side.
+			e.Party, e.Counterparty, e.Amount, e.Fees = party, string(e.Party), *e.CounterAmount, coin.Zero
+			if e.CounterFees != nil {
+				e.Fees = *e.CounterFees
+			}
+		}
 		it := HistoryItem{
 			ID: e.ID, UpdateOffset: e.OffsetID, Kind: e.Kind, Subtype: e.Subtype, Counterparty: coin.PartyID(e.Counterparty),
 			Amount: e.Amount, Fees: e.Fees, Description: e.Description, Round: e.Round, Time: e.RecordTime,

@@ -415,7 +415,7 @@ func (l *Ledger) Transfer(ctx context.Context, req TransferRequest) (*TransferRe
 	return res, nil
 }
 
-// recordTransfer writes the history rows of a transfer for both sides.
+// recordTransfer writes the history of a transfer for both sides.
 func (t *txn) recordTransfer(sender, receiver coin.PartyID, amount coin.Amount, r *TransferResult, subtype, description string) {
 	d := HistoryDetails{
 		Provider: t.l.operator, Sender: &PartyAmount{Party: sender, Amount: amount.Add(r.Fees).Neg()},
@@ -424,8 +424,10 @@ func (t *txn) recordTransfer(sender, receiver coin.PartyID, amount coin.Amount, 
 	if len(r.Outputs) > 0 {
 		d.ContractID = r.Outputs[0]
 	}
-	t.record(sender, "transfer", subtype, receiver, amount.Add(r.Fees).Neg(), r.Fees.Add(r.HoldingFees), description, d)
-	if receiver != sender {
-		t.record(receiver, "transfer", subtype, sender, amount, coin.Zero, description, d)
+	if receiver == sender {
+		// A transfer to oneself shows once, as what it cost.
+		t.record(sender, "transfer", subtype, receiver, amount.Add(r.Fees).Neg(), r.Fees.Add(r.HoldingFees), description, d)
+		return
 	}
+	t.recordPair(sender, receiver, "transfer", subtype, amount.Add(r.Fees).Neg(), r.Fees.Add(r.HoldingFees), amount, coin.Zero, description, d)
 }

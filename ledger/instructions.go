@@ -421,8 +421,7 @@ func (t *txn) finishInstruction(ctx context.Context, ti *store.TransferInstructi
 			Receivers: []PartyAmount{{Party: ti.Receiver, Amount: value}}, HoldingFees: fee, ContractID: ti.ContractID, TrackingID: ti.TrackingID,
 		}
 		// The sender's locked coin leaves its balance; the receiver's grows.
-		t.record(ti.Sender, "transfer", subtype, ti.Receiver, lockedAmount(lock).Neg(), fee, ti.Description, d)
-		t.record(ti.Receiver, "transfer", subtype, ti.Sender, value, coin.Zero, ti.Description, d)
+		t.recordPair(ti.Sender, ti.Receiver, "transfer", subtype, lockedAmount(lock).Neg(), fee, value, coin.Zero, ti.Description, d)
 	default:
 		if value.IsPositive() {
 			results = append(results, t.newHolding(ti.Sender, value, nil))

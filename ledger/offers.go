@@ -319,8 +319,7 @@ func (l *Ledger) AcceptOffer(ctx context.Context, actor coin.PartyID, cid coin.C
 			// transfer fails before it writes anything, so t is still clean.
 			o.Status, o.FailureKind, o.WithdrawnReason = OfferFailed, OfferWithdrawn, err.Error()
 			note := fmt.Sprintf("transfer offer %s of %s withdrawn: %s", o.TrackingID, o.Amount, err)
-			t.record(o.Sender, "notification", "TransferOfferWithdrawn", o.Receiver, coin.Zero, coin.Zero, o.Description, HistoryDetails{Notification: note})
-			t.record(o.Receiver, "notification", "TransferOfferWithdrawn", o.Sender, coin.Zero, coin.Zero, o.Description, HistoryDetails{Notification: note})
+			t.recordPair(o.Sender, o.Receiver, "notification", "TransferOfferWithdrawn", coin.Zero, coin.Zero, coin.Zero, coin.Zero, o.Description, HistoryDetails{Notification: note})
 		default:
 			return err
 		}

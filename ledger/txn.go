@@ -162,6 +162,21 @@ func (t *txn) record(party coin.PartyID, kind, subtype string, counterparty coin
 	})
 }
 
+// recordPair records a transaction that sender and receiver both see with
+// the same kind, subtype, description and details, each with its own
+// amount and fees, in one row: the sender's view, carrying the receiver's
+// as its counter view (store.HistoryEntry). A party on both sides gets a
+// row per side, as separate views.
+func (t *txn) recordPair(sender, receiver coin.PartyID, kind, subtype string, senderAmount, senderFees, receiverAmount, receiverFees coin.Amount, description string, d HistoryDetails) {
+	t.record(sender, kind, subtype, receiver, senderAmount, senderFees, description, d)
+	if receiver == sender {
+		t.record(receiver, kind, subtype, sender, receiverAmount, receiverFees, description, d)
+		return
+	}
+	e := &t.history[len(t.history)-1]
+	e.CounterAmount, e.CounterFees = &receiverAmount, &receiverFees
+}
+
 // commit writes the transaction: the update row, the contracts it created
 // and archived, its holdings and history. The guarded archive runs on its
 // own (its row count is the double-spend check); the rest goes to the

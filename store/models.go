@@ -85,7 +85,9 @@ type Round struct {
 	ClosedAt       bun.NullTime    `bun:"closed_at"`
 }
 
-// HistoryEntry is one row of a party's wallet history.
+// HistoryEntry is one row of wallet history: Party's view of a
+// transaction and, when CounterAmount is set, also Counterparty's (one row
+// serves both sides of a transfer).
 type HistoryEntry struct {
 	bun.BaseModel `bun:"table:history"`
 
@@ -101,6 +103,9 @@ type HistoryEntry struct {
 	Round        coin.Round   `bun:"round"`
 	RecordTime   time.Time    `bun:"record_time"`
 	Details      string       `bun:"details"`
+	// The counterparty's view, nil when the row is Party's alone.
+	CounterAmount *coin.Amount `bun:"counter_amount,type:text"`
+	CounterFees   *coin.Amount `bun:"counter_fees,type:text"`
 }
 
 // Command is a deduplication record.

@@ -372,21 +372,32 @@ type HistoryFilter struct {
 	Counterparty string
 }
 
-// History returns a page of history, newest first. Paging by id keeps pages
-// stable while new entries arrive: new ones only ever sort before page 1.
+// History returns a page of history, newest first: the rows that are the
+// party's own view and the rows that carry its view as their counterparty
+// (HistoryEntry). Each side is read newest first through its own index and
+// the two merged. Paging by id keeps pages stable while new entries
+// arrive: new ones only ever sort before page 1.
 func History(ctx context.Context, db bun.IDB, f HistoryFilter) ([]HistoryEntry, error) {
+	side := func(self, other, extra string) (string, []any) {
+		q, args := "SELECT * FROM history WHERE "+self+" = ?"+extra, []any{f.Party}
+		if f.BeforeID > 0 {
+			q, args = q+" AND id < ?", append(args, f.BeforeID)
+		}
+		if f.Kind != "" {
+			q, args = q+" AND kind = ?", append(args, f.Kind)
+		}
+		if f.Counterparty != "" {
+			q, args = q+" AND "+other+" = ?", append(args, f.Counterparty)
+		}
+		return q + " ORDER BY id DESC LIMIT ?", append(args, f.Limit)
+	}
+	own, ownArgs := side("party", "counterparty", "")
+	theirs, theirArgs := side("counterparty", "party", " AND counter_amount IS NOT NULL")
+	// Subqueries in FROM, not parenthesised members: SQLite allows no
+	// ORDER BY or LIMIT on a member of a compound select otherwise.
+	q := "SELECT * FROM (" + own + ") AS own UNION ALL SELECT * FROM (" + theirs + ") AS theirs ORDER BY id DESC LIMIT ?"
 	var es []HistoryEntry
-	q := db.NewSelect().Model(&es).Where("party = ?", f.Party).Order("id DESC").Limit(int64(f.Limit))
-	if f.BeforeID > 0 {
-		q = q.Where("id < ?", f.BeforeID)
-	}
-	if f.Kind != "" {
-		q = q.Where("kind = ?", f.Kind)
-	}
-	if f.Counterparty != "" {
-		q = q.Where("counterparty = ?", f.Counterparty)
-	}
-	if err := q.Scan(ctx); err != nil {
+	if err := db.NewRaw(q, append(append(ownArgs, theirArgs...), f.Limit)...).Scan(ctx, &es); err != nil {
 		return nil, fmt.Errorf("history of %s: %w", f.Party, Normalize(err))
 	}
 	return es, nil

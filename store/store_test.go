@@ -426,7 +426,7 @@ func TestArrayStatementPlansUseIndexes(t *testing.T) {
 		{"read", "", store.ReadSendsQuery, "'{k}', '{s}', '{r}', 'T:Featured'",
 			[]string{"commands_pkey", "transfer_preapprovals_live", "contracts_active_template", "holdings_owner_contract"}},
 		{"write", "INSERT INTO holdings SELECT 'h' || i, 'o' || i % 100, 1, 0, 0 FROM generate_series(1, 1000) i",
-			store.WriteSQL, "'{h}', '{c}', '{1}'" + strings.Repeat(", '{}'", 49),
+			store.WriteSQL, "'{h}', '{c}', '{1}'" + strings.Repeat(", '{}'", 51),
 			[]string{"holdings_pkey", "contracts_pkey"}},
 	}
 	for _, tt := range tests {

@@ -159,14 +159,14 @@ const writeSQL = `WITH spent AS (
 	INSERT INTO holdings (contract_id, owner, amount, created_round, rate, lock_holder, lock_expires_at, lock_context)
 	SELECT * FROM unnest($21::text[], $22::text[], $23::text[]::numeric[], $24::bigint[], $25::text[]::numeric[], $26::text[], $27::timestamptz[], $28::text[])
 ), ins_history AS (
-	INSERT INTO history (offset_id, party, kind, subtype, counterparty, amount, fees, description, round, record_time, details)
-	SELECT * FROM unnest($29::bigint[], $30::text[], $31::text[], $32::text[], $33::text[], $34::text[]::numeric[], $35::text[]::numeric[], $36::text[], $37::bigint[], $38::timestamptz[], $39::text[])
+	INSERT INTO history (offset_id, party, kind, subtype, counterparty, amount, fees, description, round, record_time, details, counter_amount, counter_fees)
+	SELECT * FROM unnest($29::bigint[], $30::text[], $31::text[], $32::text[], $33::text[], $34::text[]::numeric[], $35::text[]::numeric[], $36::text[], $37::bigint[], $38::timestamptz[], $39::text[], $40::text[]::numeric[], $41::text[]::numeric[])
 ), ins_coupons AS (
 	INSERT INTO reward_coupons (contract_id, kind, beneficiary, amount, round, featured, collected_at)
-	SELECT * FROM unnest($40::text[], $41::text[], $42::text[], $43::text[]::numeric[], $44::bigint[], $45::boolean[], $46::timestamptz[])
+	SELECT * FROM unnest($42::text[], $43::text[], $44::text[], $45::text[]::numeric[], $46::bigint[], $47::boolean[], $48::timestamptz[])
 ), ins_commands AS (
 	INSERT INTO commands (dedup_key, party, kind, offset_id, result, created_at)
-	SELECT * FROM unnest($47::text[], $48::text[], $49::text[], $50::bigint[], $51::text[], $52::timestamptz[])
+	SELECT * FROM unnest($49::text[], $50::text[], $51::text[], $52::bigint[], $53::text[], $54::timestamptz[])
 )
 SELECT ccwallet_spent((SELECT count(*) FROM spent), cardinality($1::text[]))`
 
@@ -217,12 +217,14 @@ func (w *Writes) args() []any {
 		eParty, eKind, eSub, eCounter, eAmount, eFees = make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n)
 		eDesc, eDetails                               = make([]string, n), make([]string, n)
 		eTime                                         = make([]time.Time, n)
+		eCAmount, eCFees                              = make([]*string, n), make([]*string, n)
 	)
 	for i, e := range w.History {
 		eOffset[i], eParty[i], eKind[i], eSub[i], eCounter[i] = e.OffsetID, string(e.Party), e.Kind, e.Subtype, string(e.Counterparty)
 		eAmount[i], eFees[i], eDesc[i], eRound[i], eTime[i], eDetails[i] = e.Amount.String(), e.Fees.String(), e.Description, int64(e.Round), e.RecordTime, e.Details
+		eCAmount[i], eCFees[i] = nullAmount(e.CounterAmount), nullAmount(e.CounterFees)
 	}
-	args = append(args, eOffset, eParty, eKind, eSub, eCounter, eAmount, eFees, eDesc, eRound, eTime, eDetails)
+	args = append(args, eOffset, eParty, eKind, eSub, eCounter, eAmount, eFees, eDesc, eRound, eTime, eDetails, eCAmount, eCFees)
 
 	n = len(w.Coupons)
 	var (
@@ -262,6 +264,14 @@ func nullString(s string) *string {
 	if s == "" {
 		return nil
 	}
+	return &s
+}
+
+func nullAmount(a *coin.Amount) *string {
+	if a == nil {
+		return nil
+	}
+	s := a.String()
 	return &s
 }
 

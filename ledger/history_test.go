@@ -1,0 +1,113 @@
+package ledger_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/coin"
+	"github.com/ccwallet/ccwallet/ledger/ledgertest"
+)
+
+// TestHistoryBothSides: a transfer is one history row that both parties
+// read, each as its own view (amount, fees, counterparty), newest first,
+// merged with the party's other rows; the kind and counterparty filters
+// and paging by id see both kinds of row.
+func TestHistoryBothSides(t *testing.T) {
+	forEachEngine(t, func(t *testing.T, l *ledger.Ledger) {
+		ctx := context.Background()
+		a, b, c := ledgertest.Party(t, l), ledgertest.Party(t, l), ledgertest.Party(t, l)
+		ledgertest.Mint(t, l, a, "100")
+		ledgertest.Mint(t, l, b, "50")
+		send := func(from, to coin.PartyID, amount, desc string) *ledger.TransferResult {
+			t.Helper()
+			r, err := l.Transfer(ctx, ledger.TransferRequest{Sender: from, Receiver: to, Amount: coin.MustParse(amount), Description: desc})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return r
+		}
+		ab := send(a, b, "10", "a to b")
+		send(b, a, "5", "b to a")
+		send(a, c, "3", "a to c")
+		self := send(a, a, "1", "a to a")
+
+		all := func(p coin.PartyID, q ledger.HistoryQuery) []ledger.HistoryItem {
+			t.Helper()
+			items, err := l.History(ctx, p, q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return items
+		}
+		transfers := func(items []ledger.HistoryItem) (out []string) {
+			for _, it := range items {
+				if it.Kind == "transfer" {
+					out = append(out, fmt.Sprintf("%s %s %s %s", it.Description, it.Counterparty, it.Amount, it.Fees))
+				}
+			}
+			return out
+		}
+		fee := func(r *ledger.TransferResult) coin.Amount { return r.Fees.Add(r.HoldingFees) }
+		sent := func(amount string, r *ledger.TransferResult) coin.Amount {
+			return coin.MustParse(amount).Add(r.Fees).Neg()
+		}
+		want := map[coin.PartyID][]string{
+			a: {
+				fmt.Sprintf("a to a %s %s %s", a, sent("1", self), fee(self)),
+				fmt.Sprintf("a to c %s %s %s", c, "-3.0000000000", "0.0000000000"),
+				fmt.Sprintf("b to a %s %s %s", b, "5.0000000000", "0.0000000000"),
+				fmt.Sprintf("a to b %s %s %s", b, sent("10", ab), fee(ab)),
+			},
+			b: {
+				fmt.Sprintf("b to a %s %s %s", a, "-5.0000000000", "0.0000000000"),
+				fmt.Sprintf("a to b %s %s %s", a, "10.0000000000", "0.0000000000"),
+			},
+			c: {fmt.Sprintf("a to c %s %s %s", a, "3.0000000000", "0.0000000000")},
+		}
+		for p, w := range want {
+			got := transfers(all(p, ledger.HistoryQuery{PageSize: 100}))
+			if fmt.Sprint(got) != fmt.Sprint(w) {
+				t.Errorf("history of %s:\n got %q\nwant %q", p.Hint(), got, w)
+			}
+		}
+
+		// One row for both sides: the same id on each.
+		ida, idb := all(a, ledger.HistoryQuery{PageSize: 100}), all(b, ledger.HistoryQuery{PageSize: 100})
+		if ida[3].ID != idb[1].ID || ida[2].ID != idb[0].ID {
+			t.Errorf("a and b read different rows for their transfers: %d/%d, %d/%d", ida[3].ID, idb[1].ID, ida[2].ID, idb[0].ID)
+		}
+
+		// The counterparty filter finds both directions, from both sides.
+		if got := transfers(all(a, ledger.HistoryQuery{PageSize: 100, Counterparty: b})); len(got) != 2 || got[0] != want[a][2] || got[1] != want[a][3] {
+			t.Errorf("a's history with b = %q", got)
+		}
+		if got := transfers(all(b, ledger.HistoryQuery{PageSize: 100, Counterparty: a})); fmt.Sprint(got) != fmt.Sprint(want[b]) {
+			t.Errorf("b's history with a = %q", got)
+		}
+		if got := all(c, ledger.HistoryQuery{PageSize: 100, Counterparty: b}); len(got) != 0 {
+			t.Errorf("c's history with b = %+v, want none", got)
+		}
+		if got := all(b, ledger.HistoryQuery{PageSize: 100, Kind: "transfer"}); len(got) != 2 {
+			t.Errorf("b's transfers = %d rows, want 2", len(got))
+		}
+
+		// Pages of one walk the same rows in the same order.
+		full := all(a, ledger.HistoryQuery{PageSize: 100})
+		var before int64
+		for i := 0; ; i++ {
+			page := all(a, ledger.HistoryQuery{PageSize: 1, BeforeID: before})
+			if len(page) == 0 {
+				if i != len(full) {
+					t.Errorf("paged %d rows, want %d", i, len(full))
+				}
+				break
+			}
+			if i >= len(full) || page[0].ID != full[i].ID || page[0].Amount.String() != full[i].Amount.String() {
+				t.Fatalf("page %d = %+v, want %+v", i, page[0], full[i])
+			}
+			before = page[0].ID
+		}
+	})
+}
