@@ -157,6 +157,10 @@ type lockedAmuletPayload struct {
 func roundString(r coin.Round) roundRef { return roundRef{Number: fmt.Sprint(int64(r))} }
 
 func mustJSON(v any) string {
+	if a, ok := v.(jsonAppender); ok {
+		var buf [512]byte
+		return string(a.appendJSON(buf[:0]))
+	}
 	b, err := json.Marshal(v)
 	if err != nil {
 		panic(fmt.Sprintf("marshal payload: %v", err))

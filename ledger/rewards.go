@@ -27,14 +27,13 @@ func RewardTemplate(kind string) string { return rewardTemplates[kind] }
 // minted by reward collection after its round closes. amount is the
 // coupon's weight in coin (for liveness records: the issuance per record).
 func (t *txn) addRewardCoupon(ctx context.Context, kind string, beneficiary coin.PartyID, amount coin.Amount, featured bool) (coin.ContractID, error) {
-	payload := map[string]any{"dso": t.l.dso, "round": roundString(t.round.Number)}
+	var payload any
 	switch kind {
 	case RewardApp:
-		payload["provider"], payload["featured"], payload["amount"], payload["beneficiary"] = beneficiary, featured, amount, nil
-	case RewardValidator:
-		payload["user"], payload["amount"] = beneficiary, amount
-	case RewardLiveness:
-		payload["validator"] = beneficiary
+		// Every send to a featured provider's user makes one (payloadjson.go).
+		payload = appRewardPayload{DSO: t.l.dso, Provider: beneficiary, Featured: featured, Amount: amount, Round: t.round.Number}
+	default:
+		payload = rewardPayload(t.l.dso, t.round.Number, kind, beneficiary, amount)
 	}
 	cid := t.create(rewardTemplates[kind], payload, t.l.dso, beneficiary)
 	// The coupon row rides commit's batch with its contract.
@@ -42,6 +41,19 @@ func (t *txn) addRewardCoupon(ctx context.Context, kind string, beneficiary coin
 		ContractID: cid, Kind: kind, Beneficiary: beneficiary, Amount: amount, Round: t.round.Number, Featured: featured,
 	})
 	return cid, nil
+}
+
+// rewardPayload is the payload of a validator reward coupon or a liveness
+// activity record.
+func rewardPayload(dso coin.PartyID, round coin.Round, kind string, beneficiary coin.PartyID, amount coin.Amount) map[string]any {
+	payload := map[string]any{"dso": dso, "round": roundString(round)}
+	switch kind {
+	case RewardValidator:
+		payload["user"], payload["amount"] = beneficiary, amount
+	case RewardLiveness:
+		payload["validator"] = beneficiary
+	}
+	return payload
 }
 
 // RewardCoupons lists a party's uncollected coupons of a kind as contracts.

@@ -3,7 +3,6 @@ package ledger
 import (
 	"context"
 	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"time"
 
@@ -152,10 +151,8 @@ type PartyAmount struct {
 // record adds a history row for party.
 func (t *txn) record(party coin.PartyID, kind, subtype string, counterparty coin.PartyID, amount, fees coin.Amount, description string, d HistoryDetails) {
 	d.Price = t.round.Price
-	if d.Receivers == nil {
-		d.Receivers = []PartyAmount{}
-	}
-	b, _ := json.Marshal(d)
+	var buf [512]byte
+	b := d.appendJSON(buf[:0])
 	t.history = append(t.history, store.HistoryEntry{
 		Party: party, Kind: kind, Subtype: subtype, Counterparty: string(counterparty), Amount: amount,
 		Fees: fees, Description: description, Round: t.round.Number, RecordTime: t.now, Details: string(b),

@@ -90,6 +90,10 @@ func (a Amount) String() string {
 	return string(a.appendFixed(buf[:0]))
 }
 
+// AppendFixed appends String's form of the amount to b, for encoders that
+// write their own JSON.
+func (a Amount) AppendFixed(b []byte) []byte { return a.appendFixed(b) }
+
 // appendFixed appends the amount with exactly Scale fractional digits.
 // Amounts whose coefficient at Scale digits has at most 18 digits (any
 // below 100,000,000 coins) are written with integer arithmetic; the
