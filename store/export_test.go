@@ -2,7 +2,7 @@ package store
 
 // Internals that the tests of package store_test check.
 var (
-	ReadSendsQuery    = readSendsQuery
-	SendBatchSettings = sendBatchSettings
-	WriteSQL          = writeSQL
+	ReadSendsQuery = readSendsQuery
+	ClaimSendsSQL  = claimSendsSQL
+	WriteSQL       = writeSQL
 )

@@ -87,7 +87,7 @@ func (db *DB) runPipe(ctx context.Context, fn func(ctx context.Context, p *PipeT
 }
 
 // sendBatchSettings are the settings of a send batch's transaction, for
-// it only, as one statement. Its read and write run on generic plans (the
+// it only, as one query (claimSendsSQL runs it). Its read and write run on generic plans (the
 // session's plan_cache_mode, withSessionDefaults), made once per
 // connection, and these keep those plans on indexes:
 //   - No sequential scans: a generic plan made while a table is small
@@ -104,6 +104,14 @@ func (db *DB) runPipe(ctx context.Context, fn func(ctx context.Context, p *PipeT
 //     then on.
 const sendBatchSettings = `SELECT set_config('enable_seqscan', 'off', true), set_config('enable_bitmapscan', 'off', true)`
 
+// claimSendsSQL is claimsSQL that first applies sendBatchSettings, as its
+// one-time filter, so they are in force for the read and the write that
+// follow. As a statement of their own (unnamed, so parsed and planned on
+// every batch) they cost about 4% of the 8-client send rate (scratch runs,
+// alternated).
+const claimSendsSQL = `WITH settings AS MATERIALIZED (` + sendBatchSettings + `)
+SELECT c.* FROM ccwallet_claim($1::text[], $2::text[], $3::bigint[]) AS c WHERE (SELECT count(*) FROM settings) = 1`
+
 // BeginSends begins the transaction of a batch of sends in one round
 // trip: BEGIN, the claims (as DB.BeginClaims) and the read of every send
 // (as DB.ReadPreapprovalSends) travel together, and Postgres runs them in
@@ -116,11 +124,10 @@ func (p *PipeTx) BeginSends(ctx context.Context, claims []Claim, sends []Preappr
 	}
 	b := &pgconn.Batch{}
 	b.ExecParams("BEGIN", nil, nil, nil, nil)
-	b.ExecParams(sendBatchSettings, nil, nil, nil, nil)
-	// Results 0 and 1 are the BEGIN and the settings.
-	const claimResult, readResult = 2, 3
-	query, args := claimsQuery(claims)
-	if err := p.queuePrepared(ctx, b, "ccwallet_claim", query, args...); err != nil {
+	// Result 0 is the BEGIN's.
+	const claimResult, readResult = 1, 2
+	_, args := claimsQuery(claims)
+	if err := p.queuePrepared(ctx, b, "ccwallet_claim_sends", claimSendsSQL, args...); err != nil {
 		return nil, nil, nil, fmt.Errorf("begin update: %w", err)
 	}
 	if len(sends) > 0 {

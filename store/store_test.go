@@ -436,7 +436,7 @@ func TestArrayStatementPlansUseIndexes(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer conn.Close()
-			for _, stmt := range []string{tt.seed, "ANALYZE", "BEGIN", store.SendBatchSettings, "PREPARE plan_" + tt.name + " AS " + tt.query} {
+			for _, stmt := range []string{tt.seed, "ANALYZE", "BEGIN"} {
 				if stmt == "" {
 					continue
 				}
@@ -445,6 +445,19 @@ func TestArrayStatementPlansUseIndexes(t *testing.T) {
 				}
 			}
 			defer conn.ExecContext(ctx, "ROLLBACK")
+			// The batch's claim brings its settings, even when it
+			// claims nothing.
+			claim := strings.NewReplacer("$1", "'{}'", "$2", "'{}'", "$3", "'{}'").Replace(store.ClaimSendsSQL)
+			if _, err := conn.ExecContext(ctx, claim); err != nil {
+				t.Fatal(err)
+			}
+			var seq, bitmap string
+			if err := conn.QueryRowContext(ctx, "SELECT current_setting('enable_seqscan'), current_setting('enable_bitmapscan')").Scan(&seq, &bitmap); err != nil || seq != "off" || bitmap != "off" {
+				t.Fatalf("after the claim: enable_seqscan %q, enable_bitmapscan %q, %v; want both off", seq, bitmap, err)
+			}
+			if _, err := conn.ExecContext(ctx, "PREPARE plan_"+tt.name+" AS "+tt.query); err != nil {
+				t.Fatal(err)
+			}
 			rows, err := conn.QueryContext(ctx, "EXPLAIN (COSTS OFF) EXECUTE plan_"+tt.name+"("+tt.args+")")
 			if err != nil {
 				t.Fatal(err)
