@@ -456,6 +456,11 @@ func RewardCouponsOf(ctx context.Context, db bun.IDB, beneficiary coin.PartyID, 
 	return cs, nil
 }
 
+// OffsetSequence is the sequence that offsets are drawn from on Postgres,
+// BIGSERIAL's for updates.offset_id, named so that no draw looks it up in
+// the catalog (pg_get_serial_sequence did, on every one).
+const OffsetSequence = "updates_offset_id_seq"
+
 // BeginUpdate reads the latest open round and reserves the offset of a new
 // update-log row in one round trip. Postgres draws the offset from the
 // sequence (a rolled-back transaction leaves a gap, which is harmless);
@@ -471,7 +476,7 @@ func (db *DB) BeginUpdate(ctx context.Context, tx bun.IDB, lockKeys ...string) (
 	}
 	next := "(SELECT COALESCE(MAX(offset_id), 0) + 1 FROM updates)"
 	if db.Engine == Postgres {
-		next = "nextval(pg_get_serial_sequence('updates', 'offset_id'))"
+		next = "nextval('" + OffsetSequence + "'::regclass)"
 	}
 	var args []any
 	if db.Engine == Postgres && len(lockKeys) > 0 {

@@ -621,3 +621,24 @@ func TestSessionDefaults(t *testing.T) {
 		t.Errorf("with the URL's plan_cache_mode=auto: %q", got)
 	}
 }
+
+// TestOffsetSequenceName: the sequence that BeginUpdate and ccwallet_claim
+// (migration 0017) name is the one behind updates.offset_id, and the
+// claim no longer looks it up in the catalog on every call.
+func TestOffsetSequenceName(t *testing.T) {
+	ctx := context.Background()
+	db := ledgertest.DB(t, store.Postgres)
+	var seq, body string
+	if err := db.NewRaw("SELECT pg_get_serial_sequence('updates', 'offset_id')").Scan(ctx, &seq); err != nil {
+		t.Fatal(err)
+	}
+	if seq != "public."+store.OffsetSequence {
+		t.Errorf("updates.offset_id draws from %s, the code names %s", seq, store.OffsetSequence)
+	}
+	if err := db.NewRaw("SELECT prosrc FROM pg_proc WHERE proname = 'ccwallet_claim'").Scan(ctx, &body); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(body, "nextval('"+store.OffsetSequence+"'::regclass)") || strings.Contains(body, "pg_get_serial_sequence") {
+		t.Errorf("ccwallet_claim draws offsets with: %s", body)
+	}
+}
