@@ -87,9 +87,9 @@ func (db *DB) runPipe(ctx context.Context, fn func(ctx context.Context, p *PipeT
 }
 
 // sendBatchSettings are the settings of a send batch's transaction, for
-// it only, as one query (claimSendsSQL runs it). Its read and write run on generic plans (the
-// session's plan_cache_mode, withSessionDefaults), made once per
-// connection, and these keep those plans on indexes:
+// it only, as one query (claimSendsSQL runs it). Its read and write run
+// on generic plans (the session's plan_cache_mode, withSessionDefaults),
+// made once per connection, and these keep those plans on indexes:
 //   - No sequential scans: a generic plan made while a table is small
 //     (commands is empty at first) scans it whole, and keeps doing so once
 //     it has grown, until an analyze of the table; and for the featured
