@@ -23,11 +23,11 @@ func (p amuletPayload) appendJSON(b []byte) []byte {
 	b = append(b, `,"owner":`...)
 	b = appendJSONString(b, string(p.Owner))
 	b = append(b, `,"amount":{"initialAmount":`...)
-	b = appendJSONAmount(b, p.Amount.InitialAmount)
+	b = p.Amount.InitialAmount.AppendJSON(b)
 	b = append(b, `,"createdAt":{"number":`...)
 	b = appendJSONString(b, p.Amount.CreatedAt.Number)
 	b = append(b, `},"ratePerRound":{"rate":`...)
-	b = appendJSONAmount(b, p.Amount.RatePerRound.Rate)
+	b = p.Amount.RatePerRound.Rate.AppendJSON(b)
 	return append(b, "}}}"...)
 }
 
@@ -42,7 +42,7 @@ type appRewardPayload struct {
 
 func (p appRewardPayload) appendJSON(b []byte) []byte {
 	b = append(b, `{"amount":`...)
-	b = appendJSONAmount(b, p.Amount)
+	b = p.Amount.AppendJSON(b)
 	b = append(b, `,"beneficiary":null,"dso":`...)
 	b = appendJSONString(b, string(p.DSO))
 	if p.Featured {
@@ -78,11 +78,11 @@ func (d HistoryDetails) appendJSON(b []byte) []byte {
 		b = r.appendJSON(b)
 	}
 	b = append(b, `],"holding_fees":`...)
-	b = appendJSONAmount(b, d.HoldingFees)
+	b = d.HoldingFees.AppendJSON(b)
 	b = append(b, `,"fees":`...)
-	b = appendJSONAmount(b, d.Fees)
+	b = d.Fees.AppendJSON(b)
 	b = append(b, `,"amulet_price":`...)
-	b = appendJSONAmount(b, d.Price)
+	b = d.Price.AppendJSON(b)
 	if d.ContractID != "" {
 		b = append(b, `,"contract_id":`...)
 		b = appendJSONString(b, string(d.ContractID))
@@ -102,13 +102,8 @@ func (p PartyAmount) appendJSON(b []byte) []byte {
 	b = append(b, `{"party":`...)
 	b = appendJSONString(b, string(p.Party))
 	b = append(b, `,"amount":`...)
-	b = appendJSONAmount(b, p.Amount)
+	b = p.Amount.AppendJSON(b)
 	return append(b, '}')
-}
-
-func appendJSONAmount(b []byte, a coin.Amount) []byte {
-	b = append(b, '"')
-	return append(a.AppendFixed(b), '"')
 }
 
 // appendJSONString writes s as a JSON string. Party and contract IDs and

@@ -126,8 +126,7 @@ func (p *PipeTx) BeginSends(ctx context.Context, claims []Claim, sends []Preappr
 	b.ExecParams("BEGIN", nil, nil, nil, nil)
 	// Result 0 is the BEGIN's.
 	const claimResult, readResult = 1, 2
-	_, args := claimsQuery(claims)
-	if err := p.queuePrepared(ctx, b, "ccwallet_claim_sends", claimSendsSQL, args...); err != nil {
+	if err := p.queuePrepared(ctx, b, "ccwallet_claim_sends", claimSendsSQL, claimsArgs(claims)...); err != nil {
 		return nil, nil, nil, fmt.Errorf("begin update: %w", err)
 	}
 	if len(sends) > 0 {

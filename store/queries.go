@@ -538,8 +538,7 @@ func (db *DB) BeginClaims(ctx context.Context, tx bun.Tx, claims []Claim) (*Roun
 		}
 		return r, offsets, nil
 	}
-	query, args := claimsQuery(claims)
-	rows, err := tx.Tx.QueryContext(ctx, query, cachedStatement(args...)...)
+	rows, err := tx.Tx.QueryContext(ctx, claimsSQL, cachedStatement(claimsArgs(claims)...)...)
 	if err != nil {
 		return nil, nil, fmt.Errorf("begin update: %w", Normalize(err))
 	}
@@ -551,11 +550,10 @@ func (db *DB) BeginClaims(ctx context.Context, tx bun.Tx, claims []Claim) (*Roun
 	return r, offsets, nil
 }
 
-// claimsQuery is BeginClaims's statement on Postgres and its arguments:
-// the function ccwallet_claim (migration 0015) with the keys, and the
-// claimed commands' lock keys sorted, each with the (1-based) claim it
-// belongs to. The text is the same for any batch.
-func claimsQuery(claims []Claim) (string, []any) {
+// claimsArgs are the arguments of claimsSQL (BeginClaims on Postgres) and
+// of claimSendsSQL: the keys, and the claimed commands' lock keys sorted,
+// each with the (1-based) claim it belongs to.
+func claimsArgs(claims []Claim) []any {
 	keys := make([]string, len(claims))
 	type lock struct {
 		key   string
@@ -573,9 +571,11 @@ func claimsQuery(claims []Claim) (string, []any) {
 	for i, l := range locks {
 		lockKeys[i], lockClaims[i] = l.key, l.claim
 	}
-	return claimsSQL, []any{keys, lockKeys, lockClaims}
+	return []any{keys, lockKeys, lockClaims}
 }
 
+// claimsSQL calls the function ccwallet_claim (migrations 0015, 0017); its
+// text is the same for any batch.
 const claimsSQL = `SELECT * FROM ccwallet_claim($1::text[], $2::text[], $3::bigint[])`
 
 // rowScanner is what database/sql's rows and pgx's have in common, so

@@ -87,19 +87,15 @@ func FromInt(n int64) Amount { return Amount{d: decimal.NewFromInt(n)} }
 // real network's JSON uses ("1000.0000000000").
 func (a Amount) String() string {
 	var buf [40]byte
-	return string(a.appendFixed(buf[:0]))
+	return string(a.AppendFixed(buf[:0]))
 }
 
-// AppendFixed appends String's form of the amount to b, for encoders that
-// write their own JSON.
-func (a Amount) AppendFixed(b []byte) []byte { return a.appendFixed(b) }
-
-// appendFixed appends the amount with exactly Scale fractional digits.
-// Amounts whose coefficient at Scale digits has at most 18 digits (any
+// AppendFixed appends the amount with exactly Scale fractional digits
+// (String's form). Amounts whose coefficient at Scale digits has at most 18 digits (any
 // below 100,000,000 coins) are written with integer arithmetic; the
 // decimal library's StringFixed, which does the rest, goes through big.Int
 // and was about 4% of the server's CPU on the send path.
-func (a Amount) appendFixed(b []byte) []byte {
+func (a Amount) AppendFixed(b []byte) []byte {
 	exp := int(a.d.Exponent())
 	if exp < -Scale || exp > 0 || a.d.NumDigits()+exp+Scale > 18 {
 		return append(b, a.d.StringFixed(Scale)...)
@@ -234,10 +230,13 @@ func (a *Amount) scanText(s string) error {
 
 // MarshalJSON writes the amount as a JSON string with 10 decimals, as the
 // wallet APIs do.
-func (a Amount) MarshalJSON() ([]byte, error) {
-	b := make([]byte, 0, 24)
+func (a Amount) MarshalJSON() ([]byte, error) { return a.AppendJSON(make([]byte, 0, 24)), nil }
+
+// AppendJSON appends MarshalJSON's form of the amount to b, for encoders
+// that write their own JSON.
+func (a Amount) AppendJSON(b []byte) []byte {
 	b = append(b, '"')
-	return append(a.appendFixed(b), '"'), nil
+	return append(a.AppendFixed(b), '"')
 }
 
 // UnmarshalJSON accepts a JSON string holding a decimal.
