@@ -259,30 +259,31 @@ func TestKillNineDuringMerge(t *testing.T) {
 	t.Logf("%d merge transactions; %d holdings left holding %s; supply %s; %d transactions rolled back", merges, len(live), bal, s.Live, gaps)
 }
 
-// checkHoldingsMatchContracts proves that the live holdings are exactly
-// the active holding contracts: none spent (archived) and still live, none
-// live without its contract, no active holding contract without its row.
+// checkHoldingsMatchContracts proves that the live holdings and the
+// holding contracts agree: a locked holding has its active LockedAmulet
+// contract and an unlocked one no contracts row (its row is its
+// contract), no active holding contract is without its live holding, and
+// no spent holding is still live.
 func checkHoldingsMatchContracts(t *testing.T, db *store.DB) {
 	t.Helper()
 	ctx := context.Background()
-	var bad []string
-	err := db.NewRaw(`SELECT h.contract_id FROM holdings h LEFT JOIN contracts c ON c.contract_id = h.contract_id
-		WHERE c.contract_id IS NULL OR c.archived_offset IS NOT NULL`).Scan(ctx, &bad)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(bad) > 0 {
-		t.Errorf("%d live holdings archived or without a contract, e.g. %s", len(bad), bad[0])
-	}
-	bad = nil
-	err = db.NewRaw(`SELECT c.contract_id FROM contracts c WHERE c.template_id IN (?) AND c.archived_offset IS NULL
-		AND NOT EXISTS (SELECT 1 FROM holdings h WHERE h.contract_id = c.contract_id)`,
-		bun.In([]string{ledger.TemplateAmulet, ledger.TemplateLockedAmulet})).Scan(ctx, &bad)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(bad) > 0 {
-		t.Errorf("%d active holding contracts without a live holding, e.g. %s", len(bad), bad[0])
+	for what, q := range map[string]string{
+		"locked holdings archived or without a contract": `SELECT h.contract_id FROM holdings h LEFT JOIN contracts c ON c.contract_id = h.contract_id
+			WHERE h.lock_holder IS NOT NULL AND (c.contract_id IS NULL OR c.archived_offset IS NOT NULL)`,
+		"unlocked holdings with a contracts row": `SELECT h.contract_id FROM holdings h JOIN contracts c ON c.contract_id = h.contract_id
+			WHERE h.lock_holder IS NULL`,
+		"active holding contracts without a live locked holding": `SELECT c.contract_id FROM contracts c WHERE c.template_id IN ('` +
+			ledger.TemplateAmulet + `', '` + ledger.TemplateLockedAmulet + `') AND c.archived_offset IS NULL
+			AND NOT EXISTS (SELECT 1 FROM holdings h WHERE h.contract_id = c.contract_id AND h.lock_holder IS NOT NULL)`,
+		"spent holdings still live": `SELECT s.contract_id FROM spent_holdings s JOIN holdings h ON h.contract_id = s.contract_id`,
+	} {
+		var bad []string
+		if err := db.NewRaw(q).Scan(ctx, &bad); err != nil {
+			t.Fatal(err)
+		}
+		if len(bad) > 0 {
+			t.Errorf("%d %s, e.g. %s", len(bad), what, bad[0])
+		}
 	}
 }
 
@@ -292,9 +293,12 @@ func checkNoOrphanEvents(t *testing.T, db *store.DB) {
 	t.Helper()
 	ctx := context.Background()
 	for what, q := range map[string]string{
-		"created events":  `SELECT COUNT(*) FROM contracts c WHERE NOT EXISTS (SELECT 1 FROM updates u WHERE u.offset_id = c.created_offset)`,
-		"archived events": `SELECT COUNT(*) FROM contracts c WHERE c.archived_offset IS NOT NULL AND NOT EXISTS (SELECT 1 FROM updates u WHERE u.offset_id = c.archived_offset)`,
-		"history rows":    `SELECT COUNT(*) FROM history h WHERE NOT EXISTS (SELECT 1 FROM updates u WHERE u.offset_id = h.offset_id)`,
+		"created events":          `SELECT COUNT(*) FROM contracts c WHERE NOT EXISTS (SELECT 1 FROM updates u WHERE u.offset_id = c.created_offset)`,
+		"archived events":         `SELECT COUNT(*) FROM contracts c WHERE c.archived_offset IS NOT NULL AND NOT EXISTS (SELECT 1 FROM updates u WHERE u.offset_id = c.archived_offset)`,
+		"live holdings":           `SELECT COUNT(*) FROM holdings h WHERE NOT EXISTS (SELECT 1 FROM updates u WHERE u.offset_id = h.created_offset)`,
+		"spent holdings' creates": `SELECT COUNT(*) FROM spent_holdings s WHERE NOT EXISTS (SELECT 1 FROM updates u WHERE u.offset_id = s.created_offset)`,
+		"spent holdings' spends":  `SELECT COUNT(*) FROM spent_holdings s WHERE NOT EXISTS (SELECT 1 FROM updates u WHERE u.offset_id = s.spent_offset)`,
+		"history rows":            `SELECT COUNT(*) FROM history h WHERE NOT EXISTS (SELECT 1 FROM updates u WHERE u.offset_id = h.offset_id)`,
 	} {
 		var n int
 		if err := db.NewRaw(q).Scan(ctx, &n); err != nil {
@@ -304,6 +308,70 @@ func checkNoOrphanEvents(t *testing.T, db *store.DB) {
 			t.Errorf("%d %s without their update", n, what)
 		}
 	}
+}
+
+// holdingEvent is one holding's life in the update log: created at an
+// offset, archived (spent, expired, unlocked) at another unless live.
+type holdingEvent struct {
+	id       coin.ContractID
+	owner    coin.PartyID
+	initial  coin.Amount
+	created  int64
+	archived *int64
+}
+
+// holdingEvents reads every holding the log knows: locked ones (and
+// unlocked ones archived before migration 0018) from their contracts, live
+// unlocked ones from holdings, spent ones from spent_holdings.
+func holdingEvents(t *testing.T, db *store.DB) []holdingEvent {
+	t.Helper()
+	ctx := context.Background()
+	var cs []store.Contract
+	err := db.NewSelect().Model(&cs).Where("template_id IN (?)", bun.In([]string{ledger.TemplateAmulet, ledger.TemplateLockedAmulet})).Scan(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []holdingEvent
+	for _, c := range cs {
+		var p struct {
+			Owner  coin.PartyID `json:"owner"`
+			Amount struct {
+				InitialAmount *coin.Amount `json:"initialAmount"`
+			} `json:"amount"`
+			Amulet struct {
+				Owner  coin.PartyID `json:"owner"`
+				Amount struct {
+					InitialAmount *coin.Amount `json:"initialAmount"`
+				} `json:"amount"`
+			} `json:"amulet"`
+		}
+		if err := json.Unmarshal([]byte(c.Payload), &p); err != nil {
+			t.Fatalf("holding %s: %v", c.ContractID, err)
+		}
+		owner, a := p.Owner, p.Amount.InitialAmount
+		if c.TemplateID == ledger.TemplateLockedAmulet {
+			owner, a = p.Amulet.Owner, p.Amulet.Amount.InitialAmount
+		}
+		if a == nil {
+			t.Fatalf("holding %s has no initial amount: %s", c.ContractID, c.Payload)
+		}
+		out = append(out, holdingEvent{id: c.ContractID, owner: owner, initial: *a, created: c.CreatedOffset, archived: c.ArchivedOffset})
+	}
+	var live []store.Holding
+	if err := db.NewSelect().Model(&live).Where("lock_holder IS NULL").Scan(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for _, h := range live {
+		out = append(out, holdingEvent{id: h.ContractID, owner: h.Owner, initial: h.Amount, created: h.CreatedOffset})
+	}
+	var spent []store.SpentHolding
+	if err := db.NewSelect().Model(&spent).Scan(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range spent {
+		out = append(out, holdingEvent{id: s.ContractID, owner: s.Owner, initial: s.Amount, created: s.CreatedOffset, archived: &s.SpentOffset})
+	}
+	return out
 }
 
 // checkEveryUpdateConserves proves each transaction of the update log
@@ -318,35 +386,10 @@ func checkEveryUpdateConserves(t *testing.T, db *store.DB) {
 		t.Fatal(err)
 	}
 	delta := make(map[int64]coin.Amount, len(us))
-	var cs []store.Contract
-	err := db.NewSelect().Model(&cs).Where("template_id IN (?)", bun.In([]string{ledger.TemplateAmulet, ledger.TemplateLockedAmulet})).Scan(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, c := range cs {
-		var p struct {
-			Amount struct {
-				InitialAmount *coin.Amount `json:"initialAmount"`
-			} `json:"amount"`
-			Amulet struct {
-				Amount struct {
-					InitialAmount *coin.Amount `json:"initialAmount"`
-				} `json:"amount"`
-			} `json:"amulet"`
-		}
-		if err := json.Unmarshal([]byte(c.Payload), &p); err != nil {
-			t.Fatalf("holding %s: %v", c.ContractID, err)
-		}
-		a := p.Amount.InitialAmount
-		if c.TemplateID == ledger.TemplateLockedAmulet {
-			a = p.Amulet.Amount.InitialAmount
-		}
-		if a == nil {
-			t.Fatalf("holding %s has no initial amount: %s", c.ContractID, c.Payload)
-		}
-		delta[c.CreatedOffset] = delta[c.CreatedOffset].Add(*a)
-		if c.ArchivedOffset != nil {
-			delta[*c.ArchivedOffset] = delta[*c.ArchivedOffset].Sub(*a)
+	for _, h := range holdingEvents(t, db) {
+		delta[h.created] = delta[h.created].Add(h.initial)
+		if h.archived != nil {
+			delta[*h.archived] = delta[*h.archived].Sub(h.initial)
 		}
 	}
 	for _, u := range us {
@@ -375,11 +418,6 @@ func checkMergeUpdatesWhole(t *testing.T, db *store.DB, party coin.PartyID) (int
 	for i, u := range us {
 		offs[i] = u.OffsetID
 	}
-	var cs []store.Contract
-	if err := db.NewSelect().Model(&cs).Where("template_id = ?", ledger.TemplateAmulet).
-		Where("created_offset IN (?) OR archived_offset IN (?)", bun.In(offs), bun.In(offs)).Scan(ctx); err != nil {
-		t.Fatal(err)
-	}
 	var hs []store.HistoryEntry
 	if err := db.NewSelect().Model(&hs).Where("offset_id IN (?)", bun.In(offs)).Where("party = ?", party).Scan(ctx); err != nil {
 		t.Fatal(err)
@@ -394,28 +432,19 @@ func checkMergeUpdatesWhole(t *testing.T, db *store.DB, party coin.PartyID) (int
 	for _, u := range us {
 		ev[u.OffsetID] = &event{in: coin.Zero, out: coin.Zero}
 	}
-	for _, c := range cs {
-		var p struct {
-			Owner  coin.PartyID `json:"owner"`
-			Amount struct {
-				InitialAmount coin.Amount `json:"initialAmount"`
-			} `json:"amount"`
-		}
-		if err := json.Unmarshal([]byte(c.Payload), &p); err != nil {
-			t.Fatalf("holding %s: %v", c.ContractID, err)
-		}
-		if e, ok := ev[c.CreatedOffset]; ok {
+	for _, h := range holdingEvents(t, db) {
+		if e, ok := ev[h.created]; ok {
 			e.made++
-			e.out = e.out.Add(p.Amount.InitialAmount)
-			if p.Owner != party {
+			e.out = e.out.Add(h.initial)
+			if h.owner != party {
 				e.foreignOwners++
 			}
 		}
-		if c.ArchivedOffset != nil {
-			if e, ok := ev[*c.ArchivedOffset]; ok {
+		if h.archived != nil {
+			if e, ok := ev[*h.archived]; ok {
 				e.inputs++
-				e.in = e.in.Add(p.Amount.InitialAmount)
-				if p.Owner != party {
+				e.in = e.in.Add(h.initial)
+				if h.owner != party {
 					e.foreignOwners++
 				}
 			}

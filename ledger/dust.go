@@ -53,10 +53,16 @@ func (l *Ledger) ExpireDust(ctx context.Context) (int, error) {
 					}
 					subtype = "LockedAmuletExpired"
 				}
-				if err := store.DeleteHolding(ctx, tx, h.ContractID); err != nil {
-					return err
+				if h.LockHolder == "" {
+					if err := store.SpendHoldings(ctx, tx, []coin.ContractID{h.ContractID}, t.offset); err != nil {
+						return err
+					}
+				} else {
+					if err := store.DeleteHoldings(ctx, tx, []coin.ContractID{h.ContractID}, h.LockHolder); err != nil {
+						return err
+					}
+					t.archive(h.ContractID)
 				}
-				t.archive(h.ContractID)
 				t.burn(h.Amount)
 				t.record(h.Owner, "balance_change", subtype, l.dso, coin.Zero, h.Amount, "",
 					HistoryDetails{ContractID: h.ContractID, HoldingFees: h.Amount})

@@ -151,3 +151,6 @@ func SetSendGather(d time.Duration) (restore func()) {
 
 // SendGatherMin is how many queued sends end a batch's wait.
 const SendGatherMin = sendGatherMin
+
+// StoreOf is the ledger's database, for tests that check its rows.
+func StoreOf(l *Ledger) *store.DB { return l.db }

@@ -61,18 +61,22 @@ func (l *Ledger) Holdings(ctx context.Context, party coin.PartyID) ([]HoldingVie
 	if err != nil {
 		return nil, 0, err
 	}
-	ids := make([]coin.ContractID, len(hs))
-	for i, h := range hs {
-		ids[i] = h.ContractID
+	var locked []coin.ContractID
+	for _, h := range hs {
+		if h.LockHolder != "" {
+			locked = append(locked, h.ContractID)
+		}
 	}
-	contracts, err := l.contractsByID(ctx, l.db, ids)
+	contracts, err := l.contractsByID(ctx, l.db, locked)
 	if err != nil {
 		return nil, 0, err
 	}
 	out := make([]HoldingView, 0, len(hs))
 	for _, h := range hs {
 		v := l.holdingView(h, r.Number)
-		if c, ok := contracts[h.ContractID]; ok {
+		if h.LockHolder == "" {
+			v.Contract = l.contractView(l.holdingContract(h))
+		} else if c, ok := contracts[h.ContractID]; ok {
 			v.Contract = l.contractView(c)
 		}
 		out = append(out, v)
@@ -330,10 +334,9 @@ func (t *txn) spend(ctx context.Context, sender coin.PartyID, picked []Candidate
 	}
 	if t.deferSpend && t.l.db.Engine == store.Postgres {
 		t.pending = append(t.pending, res.Inputs...)
-	} else if err := store.DeleteHoldings(ctx, t.tx, res.Inputs, ""); err != nil {
+	} else if err := store.SpendHoldings(ctx, t.tx, res.Inputs, t.offset); err != nil {
 		return nil, err
 	}
-	t.spent = append(t.spent, res.Inputs...)
 	res.InputTotal = sum
 	res.HoldingFees = initial.Sub(sum)
 	for _, o := range outs {

@@ -25,10 +25,6 @@ type txn struct {
 
 	created  []store.Contract
 	archived []coin.ContractID
-	// spent are archived holdings whose guarded delete already proved them
-	// unspent (or, when pending, proves it earlier in the same batch), so
-	// their archive needs no second guard and rides the batch.
-	spent    []coin.ContractID
 	holdings []store.Holding
 	history  []store.HistoryEntry
 	// deferSpend (set by hot paths that spend once, then commit) makes
@@ -98,18 +94,17 @@ type Lock struct {
 	Context   string
 }
 
-// newHolding creates a holding for owner at the current round; lock may be nil.
+// newHolding creates a holding for owner at the current round; lock may be
+// nil. An unlocked holding's contract is its holdings row alone
+// (holdingContract builds it when read); a locked one has a LockedAmulet
+// contract as well, which choice contexts disclose.
 func (t *txn) newHolding(owner coin.PartyID, amount coin.Amount, lock *Lock) coin.ContractID {
-	rate := t.l.rules.HoldingRate(t.round.Price)
-	am := amuletPayload{DSO: t.l.dso, Owner: owner, Amount: expiringAmount{
-		InitialAmount: amount, CreatedAt: roundString(t.round.Number), RatePerRound: rateRef{Rate: rate},
-	}}
-	h := store.Holding{Owner: owner, Amount: amount, CreatedRound: t.round.Number, Rate: rate}
+	h := store.Holding{Owner: owner, Amount: amount, CreatedRound: t.round.Number, Rate: t.l.rules.HoldingRate(t.round.Price), CreatedAt: t.now}
 	if lock == nil {
-		h.ContractID = t.create(TemplateAmulet, am, t.l.dso, owner)
+		h.ContractID = coin.NewContractID()
 	} else {
 		ctxText := lock.Context
-		h.ContractID = t.create(TemplateLockedAmulet, lockedAmuletPayload{Amulet: am, Lock: timeLock{
+		h.ContractID = t.create(TemplateLockedAmulet, lockedAmuletPayload{Amulet: t.l.amuletOf(h), Lock: timeLock{
 			Holders: []string{string(t.l.dso)}, ExpiresAt: FormatTime(lock.ExpiresAt), OptContext: &ctxText,
 		}}, t.l.dso, owner)
 		h.LockHolder, h.LockContext = lock.Holder, lock.Context
@@ -117,6 +112,23 @@ func (t *txn) newHolding(owner coin.PartyID, amount coin.Amount, lock *Lock) coi
 	}
 	t.holdings = append(t.holdings, h)
 	return h.ContractID
+}
+
+// amuletOf is the Amulet payload of h, locked or not.
+func (l *Ledger) amuletOf(h store.Holding) amuletPayload {
+	return amuletPayload{DSO: l.dso, Owner: h.Owner, Amount: expiringAmount{
+		InitialAmount: h.Amount, CreatedAt: roundString(h.CreatedRound), RatePerRound: rateRef{Rate: h.Rate},
+	}}
+}
+
+// holdingContract is the Amulet contract of an unlocked holding, built from
+// its row as newHolding would have written it.
+func (l *Ledger) holdingContract(h store.Holding) *store.Contract {
+	return &store.Contract{
+		ContractID: h.ContractID, TemplateID: TemplateAmulet, Payload: mustJSON(l.amuletOf(h)),
+		Stakeholders: stakeholderList([]coin.PartyID{l.dso, h.Owner}), SynchronizerID: l.synchronizerID,
+		CreatedOffset: h.CreatedOffset, CreatedAt: h.CreatedAt,
+	}
 }
 
 // mint adds newly issued coin as a holding of owner.
@@ -234,13 +246,16 @@ func commitVia(ctx context.Context, w batchWriter, ts []*txn) (err error) {
 			RecordTime: t.now, Minted: t.minted, Burned: t.burned, TrafficBytes: t.traffic,
 		})
 		ws.Spend = append(ws.Spend, t.pending...)
-		for _, id := range t.spent {
-			ws.Archived, ws.ArchivedAt = append(ws.Archived, id), append(ws.ArchivedAt, t.offset)
+		for range t.pending {
+			ws.SpendAt = append(ws.SpendAt, t.offset)
 		}
 		for i := range t.created {
 			t.created[i].CreatedOffset = t.offset
 		}
 		ws.Contracts = append(ws.Contracts, t.created...)
+		for i := range t.holdings {
+			t.holdings[i].CreatedOffset = t.offset
+		}
 		ws.Holdings = append(ws.Holdings, t.holdings...)
 		for i := range t.history {
 			t.history[i].OffsetID = t.offset

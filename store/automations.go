@@ -67,18 +67,6 @@ func DustCandidates(ctx context.Context, db bun.IDB, at coin.Round, after coin.C
 	return hs, nil
 }
 
-// DeleteHolding removes one live holding, guarded: ErrStale if it is gone.
-func DeleteHolding(ctx context.Context, db bun.IDB, id coin.ContractID) error {
-	res, err := db.NewDelete().Table("holdings").Where("contract_id = ?", id).Exec(ctx)
-	if err != nil {
-		return fmt.Errorf("delete holding %s: %w", id, Normalize(err))
-	}
-	if n, _ := res.RowsAffected(); n != 1 {
-		return fmt.Errorf("holding %s is gone: %w", id, ErrStale)
-	}
-	return nil
-}
-
 // DueRewardCoupons lists uncollected coupons of rounds before round, at
 // most limit, oldest first; coupons of the beneficiaries in except are
 // left out.
@@ -292,13 +280,18 @@ func DeleteUpdates(ctx context.Context, db bun.IDB, ids []int64) (int64, error) 
 	return n, nil
 }
 
-// DeleteArchivedContracts removes contracts archived at or before offset.
-// Live contracts (archived_offset IS NULL) are never touched.
+// DeleteArchivedContracts removes contracts archived at or before offset,
+// and the records of holdings spent by then (an unlocked holding's
+// archive). Live contracts (archived_offset IS NULL) are never touched.
 func DeleteArchivedContracts(ctx context.Context, db bun.IDB, offset int64) (int64, error) {
 	res, err := db.NewDelete().Table("contracts").Where("archived_offset IS NOT NULL").Where("archived_offset <= ?", offset).Exec(ctx)
 	if err != nil {
 		return 0, fmt.Errorf("delete archived contracts: %w", Normalize(err))
 	}
 	n, _ := res.RowsAffected()
-	return n, nil
+	if res, err = db.NewDelete().Table("spent_holdings").Where("spent_offset <= ?", offset).Exec(ctx); err != nil {
+		return 0, fmt.Errorf("delete spent holdings: %w", Normalize(err))
+	}
+	m, _ := res.RowsAffected()
+	return n + m, nil
 }

@@ -5,6 +5,7 @@ import (
 	"embed"
 	"fmt"
 	"io/fs"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -64,10 +65,17 @@ const migrationLockKey = "ccwallet:migrate"
 // Migrate applies every embedded migration not applied yet, each in its own
 // transaction, under a lock so two replicas starting at once do not race.
 // It returns the versions it applied.
-func (db *DB) Migrate(ctx context.Context) ([]string, error) {
+func (db *DB) Migrate(ctx context.Context) ([]string, error) { return db.migrate(ctx, "") }
+
+// migrate is Migrate up to and including version upTo ("" for all): the
+// tests of a migration that moves data fill the schema before it first.
+func (db *DB) migrate(ctx context.Context, upTo string) ([]string, error) {
 	ms, err := Migrations()
 	if err != nil {
 		return nil, err
+	}
+	if upTo != "" {
+		ms = slices.DeleteFunc(ms, func(m Migration) bool { return m.Version > upTo })
 	}
 	// Even CREATE TABLE IF NOT EXISTS races on Postgres (two replicas both
 	// see no table), so it runs under the migration lock too.

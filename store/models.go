@@ -71,6 +71,24 @@ type Holding struct {
 	LockHolder    string          `bun:"lock_holder,nullzero"`
 	LockExpiresAt bun.NullTime    `bun:"lock_expires_at"`
 	LockContext   string          `bun:"lock_context,nullzero"`
+	// CreatedOffset and CreatedAt are the creating update's, which an
+	// unlocked holding's contract (it has no contracts row) needs.
+	CreatedOffset int64     `bun:"created_offset"`
+	CreatedAt     time.Time `bun:"created_at"`
+}
+
+// SpentHolding is the record of an unlocked holding's archive: the
+// holding as it was, and the offset of the update that spent it.
+type SpentHolding struct {
+	bun.BaseModel `bun:"table:spent_holdings"`
+
+	ContractID    coin.ContractID `bun:"contract_id,pk"`
+	Owner         coin.PartyID    `bun:"owner"`
+	Amount        coin.Amount     `bun:"amount,type:text"`
+	CreatedRound  coin.Round      `bun:"created_round"`
+	Rate          coin.Amount     `bun:"rate,type:text"`
+	CreatedOffset int64           `bun:"created_offset"`
+	SpentOffset   int64           `bun:"spent_offset"`
 }
 
 // Round is a mining round.

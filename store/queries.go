@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -177,27 +178,50 @@ func InsertHoldings(ctx context.Context, db bun.IDB, hs []Holding) error {
 	return nil
 }
 
-// DeleteHoldings removes spent holdings. Guarded like ArchiveContracts:
-// with lockedBy set only holdings locked by that holder match, otherwise only
-// unlocked ones; any shortfall returns ErrStale. Run it inside a
+// SpendHoldings archives unlocked holdings at offset: each row moves to
+// spent_holdings. Guarded like ArchiveContracts: a locked, missing or
+// already spent holding fails it with ErrStale. Run it inside a
 // transaction: the error is what makes the caller roll back the rows the
-// statement did delete.
-func DeleteHoldings(ctx context.Context, db bun.IDB, ids []coin.ContractID, lockedBy string) error {
+// statements did move.
+func SpendHoldings(ctx context.Context, db bun.IDB, ids []coin.ContractID, offset int64) error {
 	if len(ids) == 0 {
 		return nil
 	}
-	q := db.NewDelete().Table("holdings").Where("contract_id IN (?)", bun.In(ids))
-	if lockedBy == "" {
-		q = q.Where("lock_holder IS NULL")
-	} else {
-		q = q.Where("lock_holder = ?", lockedBy)
+	res, err := db.ExecContext(ctx, `INSERT INTO spent_holdings (contract_id, owner, amount, created_round, rate, created_offset, spent_offset)
+		SELECT contract_id, owner, amount, created_round, rate, created_offset, ? FROM holdings WHERE contract_id IN (?) AND lock_holder IS NULL`,
+		offset, bun.In(ids))
+	if err == nil {
+		if n, _ := res.RowsAffected(); n == int64(len(ids)) {
+			res, err = db.NewDelete().Table("holdings").Where("contract_id IN (?)", bun.In(ids)).Exec(ctx)
+		}
 	}
-	res, err := q.Exec(ctx)
 	if err != nil {
 		return fmt.Errorf("spend holdings: %w", Normalize(err))
 	}
 	if n, _ := res.RowsAffected(); n != int64(len(ids)) {
 		return fmt.Errorf("spend %d holdings, %d were available: %w", len(ids), n, ErrStale)
+	}
+	return nil
+}
+
+// DeleteHoldings removes holdings locked by lockedBy, whose archive is
+// their LockedAmulet contract's. Guarded like ArchiveContracts: a holding
+// not locked by lockedBy, missing or gone fails it with ErrStale. Run it
+// inside a transaction: the error is what makes the caller roll back the
+// rows the statement did delete.
+func DeleteHoldings(ctx context.Context, db bun.IDB, ids []coin.ContractID, lockedBy string) error {
+	if len(ids) == 0 {
+		return nil
+	}
+	if lockedBy == "" {
+		return errors.New("delete holdings: unlocked holdings are spent (SpendHoldings), not deleted")
+	}
+	res, err := db.NewDelete().Table("holdings").Where("contract_id IN (?)", bun.In(ids)).Where("lock_holder = ?", lockedBy).Exec(ctx)
+	if err != nil {
+		return fmt.Errorf("delete holdings: %w", Normalize(err))
+	}
+	if n, _ := res.RowsAffected(); n != int64(len(ids)) {
+		return fmt.Errorf("delete %d holdings, %d were available: %w", len(ids), n, ErrStale)
 	}
 	return nil
 }
@@ -211,30 +235,6 @@ const staleCode = "CWST1"
 // simple protocol (withSessionDefaults): the store's array statements.
 func cachedStatement(args ...any) []any {
 	return append([]any{pgx.QueryExecModeCacheStatement}, args...)
-}
-
-// markArchivedStatement marks contracts ids archived, each at the offset
-// of the same index, for SQLite's execBatch; their guard already ran (a spent
-// holding's delete). Several offsets come from a batch of transactions;
-// a CASE keeps it one statement that finds its rows by primary key.
-func markArchivedStatement(db bun.IDB, ids []coin.ContractID, offsets []int64) *bun.UpdateQuery {
-	same := true
-	for _, o := range offsets {
-		same = same && o == offsets[0]
-	}
-	q := db.NewUpdate().Table("contracts").Where("contract_id IN (?)", bun.In(ids))
-	if same {
-		return q.Set("archived_offset = ?", offsets[0])
-	}
-	var sb strings.Builder
-	args := make([]any, 0, 2*len(ids))
-	sb.WriteString("archived_offset = CASE contract_id")
-	for i, id := range ids {
-		sb.WriteString(" WHEN ? THEN ?")
-		args = append(args, string(id), offsets[i])
-	}
-	sb.WriteString(" END")
-	return q.Set(sb.String(), args...)
 }
 
 // HoldingsByOwner lists an owner's live holdings, locked ones included.

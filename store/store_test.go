@@ -95,25 +95,44 @@ func TestGuardsAndErrors(t *testing.T) {
 			if err != nil || len(got) != 2 {
 				t.Fatalf("holdings = %v, %v", got, err)
 			}
-			spend := func(ids []coin.ContractID, lockedBy string) error {
-				return db.InTx(ctx, func(ctx context.Context, tx bun.Tx) error { return store.DeleteHoldings(ctx, tx, ids, lockedBy) })
+			spend := func(ids []coin.ContractID) error {
+				return db.InTx(ctx, func(ctx context.Context, tx bun.Tx) error { return store.SpendHoldings(ctx, tx, ids, 5) })
+			}
+			spent := func() []store.SpentHolding {
+				var ss []store.SpentHolding
+				if err := db.NewSelect().Model(&ss).Order("contract_id").Scan(ctx); err != nil {
+					t.Fatal(err)
+				}
+				return ss
 			}
 			// A locked holding cannot be spent as unlocked, and the failed
-			// transaction leaves the unlocked one in place.
-			if err := spend([]coin.ContractID{a, b}, ""); !errors.Is(err, store.ErrStale) {
+			// transaction leaves the unlocked one in place, unrecorded.
+			if err := spend([]coin.ContractID{a, b}); !errors.Is(err, store.ErrStale) {
 				t.Errorf("spend incl. locked = %v, want ErrStale", err)
 			}
 			if got, _ := store.HoldingsByOwner(ctx, db, "o::x"); len(got) != 2 {
 				t.Fatalf("after a refused spend %d holdings remain, want 2", len(got))
 			}
-			if err := spend([]coin.ContractID{a}, ""); err != nil {
+			if ss := spent(); len(ss) != 0 {
+				t.Fatalf("a refused spend recorded %v", ss)
+			}
+			if err := spend([]coin.ContractID{a}); err != nil {
 				t.Fatal(err)
 			}
-			if err := spend([]coin.ContractID{a}, ""); !errors.Is(err, store.ErrStale) {
+			if ss := spent(); len(ss) != 1 || ss[0].ContractID != a || ss[0].SpentOffset != 5 || !ss[0].Amount.Equal(coin.MustParse("1.5")) {
+				t.Errorf("spent holdings = %+v, want a at offset 5", ss)
+			}
+			if err := spend([]coin.ContractID{a}); !errors.Is(err, store.ErrStale) {
 				t.Errorf("second spend = %v, want ErrStale", err)
 			}
+			if err := store.DeleteHoldings(ctx, db, []coin.ContractID{b}, ""); err == nil {
+				t.Error("DeleteHoldings of unlocked holdings succeeded; they must be spent")
+			}
+			if err := store.DeleteHoldings(ctx, db, []coin.ContractID{b}, "other"); !errors.Is(err, store.ErrStale) {
+				t.Errorf("delete by another lock holder = %v, want ErrStale", err)
+			}
 			if err := store.DeleteHoldings(ctx, db, []coin.ContractID{b}, "lock"); err != nil {
-				t.Errorf("spend by lock holder: %v", err)
+				t.Errorf("delete by lock holder: %v", err)
 			}
 		})
 	}
@@ -136,7 +155,11 @@ func TestWriteSpendGuard(t *testing.T) {
 	}
 	spend := func(name string, ids ...coin.ContractID) error {
 		return db.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
-			return store.WriteTx(ctx, tx, &store.Writes{Spend: ids, Commands: []store.Command{
+			at := make([]int64, len(ids))
+			for i := range at {
+				at[i] = 9
+			}
+			return store.WriteTx(ctx, tx, &store.Writes{Spend: ids, SpendAt: at, Commands: []store.Command{
 				{DedupKey: "spent-" + name, Party: "o::x", Kind: "test", Result: "{}", CreatedAt: time.Now()},
 			}})
 		})
@@ -166,6 +189,29 @@ func TestWriteSpendGuard(t *testing.T) {
 			t.Errorf("%s: the write's other row: %v, want it only when the spend succeeded", tt.name, err)
 		}
 	}
+	// The one spend that went through is recorded, with the holdings as
+	// they were; a second record of a holding would break the key.
+	var ss []store.SpentHolding
+	if err := db.NewSelect().Model(&ss).Order("contract_id").Scan(ctx); err != nil {
+		t.Fatal(err)
+	}
+	want := []store.SpentHolding{
+		{ContractID: a, Owner: "o::x", Amount: coin.MustParse("1.5"), Rate: coin.MustParse("0.1"), SpentOffset: 9},
+		{ContractID: c, Owner: "o::x", Amount: coin.MustParse("3"), Rate: coin.MustParse("0.1"), SpentOffset: 9},
+	}
+	slices.SortFunc(want, func(x, y store.SpentHolding) int { return strings.Compare(string(x.ContractID), string(y.ContractID)) })
+	if wj, gj := mustJSONString(t, want), mustJSONString(t, ss); wj != gj {
+		t.Errorf("spent holdings:\n got %s\nwant %s", gj, wj)
+	}
+}
+
+func mustJSONString(t *testing.T, v any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }
 
 // TestBeginClaim: a claim key held by another transaction is refused at
@@ -426,8 +472,8 @@ func TestArrayStatementPlansUseIndexes(t *testing.T) {
 		{"read", "", store.ReadSendsQuery, "'{k}', '{s}', '{r}', 'T:Featured'",
 			[]string{"commands_pkey", "transfer_preapprovals_live", "contracts_active_template", "holdings_owner_contract"}},
 		{"write", "INSERT INTO holdings SELECT 'h' || i, 'o' || i % 100, 1, 0, 0 FROM generate_series(1, 1000) i",
-			store.WriteSQL, "'{h}', '{c}', '{1}'" + strings.Repeat(", '{}'", 51),
-			[]string{"holdings_pkey", "contracts_pkey"}},
+			store.WriteSQL, "'{h}', '{1}'" + strings.Repeat(", '{}'", 53),
+			[]string{"holdings_pkey"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -523,9 +569,9 @@ func TestWriteRoundTrip(t *testing.T) {
 					{ContractID: archived, TemplateID: "T:B", Payload: `{}`, Stakeholders: "p::1,p::2", SynchronizerID: "sync::1", CreatedOffset: off, ArchivedOffset: &off, CreatedAt: at},
 				},
 				Holdings: []store.Holding{
-					{ContractID: live, Owner: "p::1", Amount: coin.MustParse("10.5"), CreatedRound: 3, Rate: coin.MustParse("0.0001")},
+					{ContractID: live, Owner: "p::1", Amount: coin.MustParse("10.5"), CreatedRound: 3, Rate: coin.MustParse("0.0001"), CreatedOffset: off, CreatedAt: at},
 					{ContractID: archived, Owner: "p::2", Amount: coin.MustParse("2"), CreatedRound: 3, Rate: coin.MustParse("0.0001"),
-						LockHolder: "lk::1", LockExpiresAt: bun.NullTime{Time: at}, LockContext: "ctx"},
+						LockHolder: "lk::1", LockExpiresAt: bun.NullTime{Time: at}, LockContext: "ctx", CreatedOffset: off, CreatedAt: at},
 				},
 				History: []store.HistoryEntry{{OffsetID: off, Party: "p::1", Kind: "send", Subtype: "x", Counterparty: "p::2",
 					Amount: coin.MustParse("3.3"), Fees: coin.MustParse("0.01"), Description: `d "q" {a,b} \ é`, Round: 3, RecordTime: at, Details: `{"k":"v"}`}},
@@ -553,14 +599,6 @@ func TestWriteRoundTrip(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			// Then the later archive of the live contract, alone.
-			later := int64(8)
-			if err := db.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
-				return store.WriteTx(ctx, tx, &store.Writes{Archived: []coin.ContractID{live}, ArchivedAt: []int64{later}})
-			}); err != nil {
-				t.Fatal(err)
-			}
-			w.Contracts[0].ArchivedOffset = &later
 			check := func(name string, want, got any, order string) {
 				t.Helper()
 				if err := db.NewSelect().Model(got).Order(order).Scan(ctx); err != nil {
@@ -642,3 +680,64 @@ func TestOffsetSequenceName(t *testing.T) {
 		t.Errorf("ccwallet_claim draws offsets with: %s", body)
 	}
 }
+
+// TestMigrationHoldingContracts: migration 0018 gives live holdings their
+// contract's offset and time, drops the contracts rows of unlocked ones
+// (their row is their contract now) and keeps locked holdings' contracts
+// and archived ones.
+func TestMigrationHoldingContracts(t *testing.T) {
+	for _, e := range ledgertest.Engines {
+		t.Run(ledgertest.Name(e), func(t *testing.T) {
+			ctx := context.Background()
+			db, err := store.Open(ctx, store.Config{URL: ledgertest.DBURL(t, e)}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer db.Close()
+			if e == store.Postgres {
+				// DBURL clones the migrated template; start from an empty one.
+				if _, err := db.ExecContext(ctx, "DROP SCHEMA public CASCADE; CREATE SCHEMA public"); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if _, err := db.MigrateUpTo(ctx, "0017"); err != nil {
+				t.Fatal(err)
+			}
+			at := time.Date(2026, 11, 25, 9, 0, 0, 123456000, time.UTC)
+			for _, c := range []struct {
+				id, template string
+				created      int64
+				archived     *int64
+			}{{"00u", "T:Amulet", 3, nil}, {"00l", "T:LockedAmulet", 4, nil}, {"00a", "T:Amulet", 2, ptr(int64(3))}} {
+				if _, err := db.ExecContext(ctx, `INSERT INTO contracts (contract_id, template_id, payload, stakeholders, synchronizer_id, created_offset, archived_offset, created_at)
+					VALUES (?, ?, '{}', ' o::1 ', 's', ?, ?, ?)`, c.id, c.template, c.created, c.archived, at.Add(time.Duration(c.created)*time.Second)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if _, err := db.ExecContext(ctx, `INSERT INTO holdings (contract_id, owner, amount, created_round, rate, lock_holder)
+				VALUES ('00u', 'o::1', 1, 1, 0, NULL), ('00l', 'o::1', 2, 1, 0, 'instr')`); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := db.Migrate(ctx); err != nil {
+				t.Fatal(err)
+			}
+			var hs []store.Holding
+			if err := db.NewSelect().Model(&hs).Order("contract_id").Scan(ctx); err != nil {
+				t.Fatal(err)
+			}
+			if len(hs) != 2 || hs[0].ContractID != "00l" || hs[0].CreatedOffset != 4 || !hs[0].CreatedAt.Equal(at.Add(4*time.Second)) ||
+				hs[1].ContractID != "00u" || hs[1].CreatedOffset != 3 || !hs[1].CreatedAt.Equal(at.Add(3*time.Second)) {
+				t.Errorf("holdings after the migration: %+v", hs)
+			}
+			var ids []string
+			if err := db.NewSelect().Table("contracts").Column("contract_id").Order("contract_id").Scan(ctx, &ids); err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(ids, []string{"00a", "00l"}) {
+				t.Errorf("contracts after the migration: %v, want the archived and the locked holding's", ids)
+			}
+		})
+	}
+}
+
+func ptr[T any](v T) *T { return &v }

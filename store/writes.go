@@ -17,18 +17,16 @@ import (
 // before.
 type Writes struct {
 	Updates []Update
-	// Spend are holdings to delete, each unlocked and live: fewer than
-	// all available fails the write with ErrStale. Postgres only (the
-	// ledger defers a spend only there).
-	Spend []coin.ContractID
-	// Archived are contracts to mark archived, Archived[i] at offset
-	// ArchivedAt[i]; their guard ran already (a spent holding's delete).
-	Archived   []coin.ContractID
-	ArchivedAt []int64
-	Contracts  []Contract
-	Holdings   []Holding
-	History    []HistoryEntry
-	Coupons    []RewardCoupon
+	// Spend are holdings to spend (as SpendHoldings), each unlocked and
+	// live, Spend[i] at offset SpendAt[i]: fewer than all available fails
+	// the write with ErrStale. Postgres only (the ledger defers a spend
+	// only there).
+	Spend     []coin.ContractID
+	SpendAt   []int64
+	Contracts []Contract
+	Holdings  []Holding
+	History   []HistoryEntry
+	Coupons   []RewardCoupon
 	// Forget are deduplication keys whose window has passed, deleted
 	// before Commands are inserted, which may use them again.
 	Forget   []string
@@ -67,7 +65,7 @@ func WriteTx(ctx context.Context, tx bun.Tx, w *Writes) error {
 }
 
 func (w *Writes) empty() bool {
-	return w == nil || len(w.Updates)+len(w.Spend)+len(w.Archived)+len(w.Contracts)+len(w.Holdings)+
+	return w == nil || len(w.Updates)+len(w.Spend)+len(w.Contracts)+len(w.Holdings)+
 		len(w.History)+len(w.Coupons)+len(w.Forget)+len(w.Commands) == 0
 }
 
@@ -78,9 +76,6 @@ func (w *Writes) statements(db bun.IDB) []schema.QueryAppender {
 	var batch []schema.QueryAppender
 	if len(w.Updates) > 0 {
 		batch = append(batch, insert(&w.Updates))
-	}
-	if len(w.Archived) > 0 {
-		batch = append(batch, markArchivedStatement(db, w.Archived, w.ArchivedAt))
 	}
 	if len(w.Contracts) > 0 {
 		batch = append(batch, insert(&w.Contracts))
@@ -141,38 +136,40 @@ const forgetCommandsSQL = `DELETE FROM commands WHERE dedup_key = ANY($1::text[]
 // inlined was parsed and planned on every commit (a third of Postgres's
 // time for a send's write). Amounts travel as text, cast to numeric. Its
 // last step is the spend's guard, which raises ErrStale's code when fewer
-// holdings were deleted than asked, failing the whole statement. The
-// archive's ANY is the index condition: the join alone let a generic plan
-// read every contract.
+// holdings were spent than asked, failing the whole statement. The
+// spend's ANY is the index condition: the join alone let a generic plan
+// read every holding.
 const writeSQL = `WITH spent AS (
-	DELETE FROM holdings WHERE contract_id = ANY($1::text[]) AND lock_holder IS NULL RETURNING 1
-), archived AS (
-	UPDATE contracts SET archived_offset = a.at FROM unnest($2::text[], $3::bigint[]) AS a(id, at)
-	WHERE contract_id = ANY($2::text[]) AND contract_id = a.id
+	DELETE FROM holdings AS h USING unnest($1::text[], $2::bigint[]) AS s(id, at)
+	WHERE h.contract_id = ANY($1::text[]) AND h.contract_id = s.id AND h.lock_holder IS NULL
+	RETURNING h.contract_id, h.owner, h.amount, h.created_round, h.rate, h.created_offset, s.at
+), ins_spent AS (
+	INSERT INTO spent_holdings (contract_id, owner, amount, created_round, rate, created_offset, spent_offset)
+	SELECT * FROM spent
 ), ins_updates AS (
 	INSERT INTO updates (offset_id, update_id, kind, submitter, round, record_time, minted, burned, traffic_bytes)
-	SELECT * FROM unnest($4::bigint[], $5::text[], $6::text[], $7::text[], $8::bigint[], $9::timestamptz[], $10::text[]::numeric[], $11::text[]::numeric[], $12::bigint[])
+	SELECT * FROM unnest($3::bigint[], $4::text[], $5::text[], $6::text[], $7::bigint[], $8::timestamptz[], $9::text[]::numeric[], $10::text[]::numeric[], $11::bigint[])
 ), ins_contracts AS (
 	INSERT INTO contracts (contract_id, template_id, payload, stakeholders, synchronizer_id, created_offset, archived_offset, created_at)
-	SELECT * FROM unnest($13::text[], $14::text[], $15::text[], $16::text[], $17::text[], $18::bigint[], $19::bigint[], $20::timestamptz[])
+	SELECT * FROM unnest($12::text[], $13::text[], $14::text[], $15::text[], $16::text[], $17::bigint[], $18::bigint[], $19::timestamptz[])
 ), ins_holdings AS (
-	INSERT INTO holdings (contract_id, owner, amount, created_round, rate, lock_holder, lock_expires_at, lock_context)
-	SELECT * FROM unnest($21::text[], $22::text[], $23::text[]::numeric[], $24::bigint[], $25::text[]::numeric[], $26::text[], $27::timestamptz[], $28::text[])
+	INSERT INTO holdings (contract_id, owner, amount, created_round, rate, lock_holder, lock_expires_at, lock_context, created_offset, created_at)
+	SELECT * FROM unnest($20::text[], $21::text[], $22::text[]::numeric[], $23::bigint[], $24::text[]::numeric[], $25::text[], $26::timestamptz[], $27::text[], $28::bigint[], $29::timestamptz[])
 ), ins_history AS (
 	INSERT INTO history (offset_id, party, kind, subtype, counterparty, amount, fees, description, round, record_time, details, counter_amount, counter_fees)
-	SELECT * FROM unnest($29::bigint[], $30::text[], $31::text[], $32::text[], $33::text[], $34::text[]::numeric[], $35::text[]::numeric[], $36::text[], $37::bigint[], $38::timestamptz[], $39::text[], $40::text[]::numeric[], $41::text[]::numeric[])
+	SELECT * FROM unnest($30::bigint[], $31::text[], $32::text[], $33::text[], $34::text[], $35::text[]::numeric[], $36::text[]::numeric[], $37::text[], $38::bigint[], $39::timestamptz[], $40::text[], $41::text[]::numeric[], $42::text[]::numeric[])
 ), ins_coupons AS (
 	INSERT INTO reward_coupons (contract_id, kind, beneficiary, amount, round, featured, collected_at)
-	SELECT * FROM unnest($42::text[], $43::text[], $44::text[], $45::text[]::numeric[], $46::bigint[], $47::boolean[], $48::timestamptz[])
+	SELECT * FROM unnest($43::text[], $44::text[], $45::text[], $46::text[]::numeric[], $47::bigint[], $48::boolean[], $49::timestamptz[])
 ), ins_commands AS (
 	INSERT INTO commands (dedup_key, party, kind, offset_id, result, created_at)
-	SELECT * FROM unnest($49::text[], $50::text[], $51::text[], $52::bigint[], $53::text[], $54::timestamptz[])
+	SELECT * FROM unnest($50::text[], $51::text[], $52::text[], $53::bigint[], $54::text[], $55::timestamptz[])
 )
 SELECT ccwallet_spent((SELECT count(*) FROM spent), cardinality($1::text[]))`
 
 // args are writeSQL's arguments for w, in its parameters' order.
 func (w *Writes) args() []any {
-	args := []any{ids(w.Spend), ids(w.Archived), w.ArchivedAt}
+	args := []any{ids(w.Spend), w.SpendAt}
 	n := len(w.Updates)
 	var (
 		uOffset, uRound, uTraffic       = make([]int64, n), make([]int64, n), make([]int64, n)
@@ -204,12 +201,15 @@ func (w *Writes) args() []any {
 		hRound                      = make([]int64, n)
 		hLock, hLockCtx             = make([]*string, n), make([]*string, n)
 		hLockExp                    = make([]*time.Time, n)
+		hOffset                     = make([]int64, n)
+		hAt                         = make([]time.Time, n)
 	)
 	for i, h := range w.Holdings {
 		hID[i], hOwner[i], hAmount[i], hRound[i], hRate[i] = string(h.ContractID), string(h.Owner), h.Amount.String(), int64(h.CreatedRound), h.Rate.String()
 		hLock[i], hLockExp[i], hLockCtx[i] = nullString(h.LockHolder), nullTime(h.LockExpiresAt), nullString(h.LockContext)
+		hOffset[i], hAt[i] = h.CreatedOffset, h.CreatedAt
 	}
-	args = append(args, hID, hOwner, hAmount, hRound, hRate, hLock, hLockExp, hLockCtx)
+	args = append(args, hID, hOwner, hAmount, hRound, hRate, hLock, hLockExp, hLockCtx, hOffset, hAt)
 
 	n = len(w.History)
 	var (
