@@ -2,6 +2,7 @@ package ledger_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -11,6 +12,7 @@ import (
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/coin"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
+	"github.com/ccwallet/ccwallet/store"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -654,4 +656,61 @@ func TestPruneStopsAtMaxDuration(t *testing.T) {
 			ledgertest.Conserved(t, l)
 		})
 	}
+}
+
+// TestRewardCouponContracts: a reward coupon's contract is built from its
+// row (no contracts row), with the payload, template and blob of the real
+// coupon; collecting it archives it at the collection's offset.
+func TestRewardCouponContracts(t *testing.T) {
+	forEachEngine(t, func(t *testing.T, l *ledger.Ledger) {
+		ctx := context.Background()
+		db := ledger.StoreOf(l)
+		p := ledgertest.Party(t, l)
+		if err := l.SeedRewardCoupons(ctx, ledger.RewardApp, []coin.PartyID{p}, coin.MustParse("2.5")); err != nil {
+			t.Fatal(err)
+		}
+		cs, err := l.RewardCoupons(ctx, p, ledger.RewardApp)
+		if err != nil || len(cs) != 1 {
+			t.Fatalf("coupons %v, %v", cs, err)
+		}
+		c := cs[0]
+		var payload struct {
+			Provider coin.PartyID `json:"provider"`
+			Featured bool         `json:"featured"`
+			Amount   coin.Amount  `json:"amount"`
+			Round    struct {
+				Number string `json:"number"`
+			} `json:"round"`
+		}
+		if err := json.Unmarshal(c.Payload, &payload); err != nil {
+			t.Fatal(err)
+		}
+		if c.TemplateID != ledger.RewardTemplate(ledger.RewardApp) || payload.Provider != p || !payload.Featured ||
+			!payload.Amount.Equal(coin.MustParse("2.5")) || payload.Round.Number == "" || c.CreatedAt.IsZero() || c.Archived {
+			t.Errorf("coupon contract %+v, payload %s", c, c.Payload)
+		}
+		if id, tmpl, err := l.VerifyBlob(c.CreatedEventBlob); err != nil || id != c.ContractID || tmpl != c.TemplateID {
+			t.Errorf("blob: %s %s %v", id, tmpl, err)
+		}
+		if n, err := db.NewSelect().Table("contracts").Where("contract_id = ?", c.ContractID).Count(ctx); err != nil || n != 0 {
+			t.Errorf("%d contracts rows for the coupon (%v), want none", n, err)
+		}
+		if _, err := l.AdvanceRounds(ctx, 3); err != nil {
+			t.Fatal(err)
+		}
+		var row store.RewardCoupon
+		if err := db.NewSelect().Model(&row).Where("contract_id = ?", c.ContractID).Scan(ctx); err != nil {
+			t.Fatal(err)
+		}
+		var collect store.Update
+		if err := db.NewSelect().Model(&collect).Where("kind = ?", "collect-rewards").Order("offset_id").Limit(1).Scan(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if row.CollectedAt.IsZero() || row.CollectedOffset == nil || *row.CollectedOffset != collect.OffsetID {
+			t.Errorf("collected coupon %+v, want collected at offset %d", row, collect.OffsetID)
+		}
+		if left, err := l.RewardCoupons(ctx, p, ledger.RewardApp); err != nil || len(left) != 0 {
+			t.Errorf("after collection: %v, %v; want none", left, err)
+		}
+	})
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"strings"
 
 	"github.com/ccwallet/ccwallet/ledger/coin"
 	"github.com/ccwallet/ccwallet/store"
@@ -59,6 +60,16 @@ func (l *Ledger) CheckConservation(ctx context.Context) (Supply, error) {
 		}
 		s.Minted = s.Minted.Add(p.Minted)
 		s.Burned = s.Burned.Add(p.Burned)
+		// Every event the rows record belongs to an update in the log
+		// (or to one pruned already): a row written with a wrong or
+		// missing offset would not be found by an audit of its update.
+		orphans, err := store.EventsWithoutUpdate(ctx, tx, p.LastOffset)
+		if err != nil {
+			return err
+		}
+		if len(orphans) > 0 {
+			return fmt.Errorf("%w: events without their update: %s", ErrNotConserved, strings.Join(orphans, "; "))
+		}
 		return nil
 	})
 	if err != nil {

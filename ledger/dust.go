@@ -54,6 +54,9 @@ func (l *Ledger) ExpireDust(ctx context.Context) (int, error) {
 					subtype = "LockedAmuletExpired"
 				}
 				if h.LockHolder == "" {
+					if err := t.ensureOffset(ctx); err != nil {
+						return err
+					}
 					if err := store.SpendHoldings(ctx, tx, []coin.ContractID{h.ContractID}, t.offset); err != nil {
 						return err
 					}

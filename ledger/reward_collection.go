@@ -80,10 +80,12 @@ func (l *Ledger) CollectRewards(ctx context.Context) (int, error) {
 				s.amount = s.amount.Add(l.rules.CouponIssuance(c.Kind, c.Amount))
 				s.coupons++
 			}
-			if err := store.MarkCouponsCollected(ctx, tx, ids, t.now); err != nil {
+			if err := t.ensureOffset(ctx); err != nil {
 				return err
 			}
-			t.archive(ids...)
+			if err := store.MarkCouponsCollected(ctx, tx, ids, t.now, t.offset); err != nil {
+				return err
+			}
 			for _, p := range order {
 				s := sums[p]
 				if !s.amount.IsPositive() {

@@ -26,21 +26,32 @@ func RewardTemplate(kind string) string { return rewardTemplates[kind] }
 // addRewardCoupon creates a reward coupon for beneficiary in t, to be
 // minted by reward collection after its round closes. amount is the
 // coupon's weight in coin (for liveness records: the issuance per record).
+// The coupon's contract is its row (rewardContract builds it).
 func (t *txn) addRewardCoupon(ctx context.Context, kind string, beneficiary coin.PartyID, amount coin.Amount, featured bool) (coin.ContractID, error) {
-	var payload any
-	switch kind {
-	case RewardApp:
-		// Every send to a featured provider's user makes one (payloadjson.go).
-		payload = appRewardPayload{DSO: t.l.dso, Provider: beneficiary, Featured: featured, Amount: amount, Round: t.round.Number}
-	default:
-		payload = rewardPayload(t.l.dso, t.round.Number, kind, beneficiary, amount)
-	}
-	cid := t.create(rewardTemplates[kind], payload, t.l.dso, beneficiary)
-	// The coupon row rides commit's batch with its contract.
+	cid := coin.NewContractID()
+	// The coupon row rides commit's batch.
 	t.coupons = append(t.coupons, store.RewardCoupon{
-		ContractID: cid, Kind: kind, Beneficiary: beneficiary, Amount: amount, Round: t.round.Number, Featured: featured,
+		ContractID: cid, Kind: kind, Beneficiary: beneficiary, Amount: amount, Round: t.round.Number, Featured: featured, CreatedAt: t.now,
 	})
 	return cid, nil
+}
+
+// rewardContract is the contract of a reward coupon, built from its row:
+// archived once collected.
+func (l *Ledger) rewardContract(c store.RewardCoupon) *store.Contract {
+	var payload any
+	switch c.Kind {
+	case RewardApp:
+		// Every send to a featured provider's user makes one (payloadjson.go).
+		payload = appRewardPayload{DSO: l.dso, Provider: c.Beneficiary, Featured: c.Featured, Amount: c.Amount, Round: c.Round}
+	default:
+		payload = rewardPayload(l.dso, c.Round, c.Kind, c.Beneficiary, c.Amount)
+	}
+	return &store.Contract{
+		ContractID: c.ContractID, TemplateID: rewardTemplates[c.Kind], Payload: mustJSON(payload),
+		Stakeholders: stakeholderList([]coin.PartyID{l.dso, c.Beneficiary}), SynchronizerID: l.synchronizerID,
+		CreatedOffset: c.CreatedOffset, ArchivedOffset: c.CollectedOffset, CreatedAt: c.CreatedAt,
+	}
 }
 
 // rewardPayload is the payload of a validator reward coupon or a liveness
@@ -62,19 +73,9 @@ func (l *Ledger) RewardCoupons(ctx context.Context, party coin.PartyID, kind str
 	if err != nil {
 		return nil, err
 	}
-	ids := make([]coin.ContractID, len(cs))
-	for i, c := range cs {
-		ids[i] = c.ContractID
-	}
-	byID, err := l.contractsByID(ctx, l.db, ids)
-	if err != nil {
-		return nil, err
-	}
 	out := make([]Contract, 0, len(cs))
 	for _, c := range cs {
-		if sc, ok := byID[c.ContractID]; ok {
-			out = append(out, l.contractView(sc))
-		}
+		out = append(out, l.contractView(l.rewardContract(c)))
 	}
 	return out, nil
 }

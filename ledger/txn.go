@@ -261,6 +261,9 @@ func commitVia(ctx context.Context, w batchWriter, ts []*txn) (err error) {
 			t.history[i].OffsetID = t.offset
 		}
 		ws.History = append(ws.History, t.history...)
+		for i := range t.coupons {
+			t.coupons[i].CreatedOffset = t.offset
+		}
 		ws.Coupons = append(ws.Coupons, t.coupons...)
 		for i := range t.commands {
 			t.commands[i].OffsetID = &t.offset
@@ -275,13 +278,8 @@ func commitVia(ctx context.Context, w batchWriter, ts []*txn) (err error) {
 // contracts t both created and archived; it returns the archived
 // contracts that existed before t, which need the guarded archive.
 func (t *txn) settleArchives(ctx context.Context) ([]coin.ContractID, error) {
-	if t.offset == 0 {
-		// Bootstrap reads no round first; take an offset now.
-		_, off, err := t.l.db.BeginUpdate(ctx, t.tx)
-		if err != nil {
-			return nil, err
-		}
-		t.offset = off
+	if err := t.ensureOffset(ctx); err != nil {
+		return nil, err
 	}
 	createdHere := make(map[coin.ContractID]int, len(t.created))
 	for i, c := range t.created {
@@ -300,6 +298,21 @@ func (t *txn) settleArchives(ctx context.Context) ([]coin.ContractID, error) {
 		existing = append(existing, id)
 	}
 	return existing, nil
+}
+
+// ensureOffset draws t's offset if it has none yet: transactions begun
+// without a claim (bootstrap, the round clock's) take it when they first
+// need it, to record an archive or at commit.
+func (t *txn) ensureOffset(ctx context.Context) error {
+	if t.offset != 0 {
+		return nil
+	}
+	_, off, err := t.l.db.BeginUpdate(ctx, t.tx)
+	if err != nil {
+		return err
+	}
+	t.offset = off
+	return nil
 }
 
 // uuidHex is a fresh update ID's hex: a version 7 UUID, time-ordered, so

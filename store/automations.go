@@ -83,13 +83,14 @@ func DueRewardCoupons(ctx context.Context, db bun.IDB, before coin.Round, limit 
 	return cs, nil
 }
 
-// MarkCouponsCollected sets collected_at on uncollected coupons, guarded:
-// ErrStale if any was collected meanwhile.
-func MarkCouponsCollected(ctx context.Context, db bun.IDB, ids []coin.ContractID, at time.Time) error {
+// MarkCouponsCollected marks uncollected coupons collected at time at by
+// the update at offset (their contracts' archive), guarded: ErrStale if
+// any was collected meanwhile.
+func MarkCouponsCollected(ctx context.Context, db bun.IDB, ids []coin.ContractID, at time.Time, offset int64) error {
 	if len(ids) == 0 {
 		return nil
 	}
-	res, err := db.NewUpdate().Table("reward_coupons").Set("collected_at = ?", at).
+	res, err := db.NewUpdate().Table("reward_coupons").Set("collected_at = ?", at).Set("collected_offset = ?", offset).
 		Where("contract_id IN (?)", bun.In(ids)).Where("collected_at IS NULL").Exec(ctx)
 	if err != nil {
 		return fmt.Errorf("collect coupons: %w", Normalize(err))

@@ -149,4 +149,10 @@ type RewardCoupon struct {
 	Round       coin.Round      `bun:"round"`
 	Featured    bool            `bun:"featured"`
 	CollectedAt bun.NullTime    `bun:"collected_at"`
+	// The coupon's contract (it has no contracts row) is created at
+	// CreatedOffset and CreatedAt, and archived by its collection at
+	// CollectedOffset.
+	CreatedOffset   int64     `bun:"created_offset"`
+	CreatedAt       time.Time `bun:"created_at"`
+	CollectedOffset *int64    `bun:"collected_offset"`
 }

@@ -296,6 +296,37 @@ func ScanHoldings(ctx context.Context, db bun.IDB, fn func(Holding) error) error
 	}
 }
 
+// eventOffsets are the columns that record a contract event's offset, for
+// EventsWithoutUpdate.
+var eventOffsets = []struct{ what, table, column string }{
+	{"contracts created", "contracts", "created_offset"},
+	{"contracts archived", "contracts", "archived_offset"},
+	{"holdings created", "holdings", "created_offset"},
+	{"spent holdings created", "spent_holdings", "created_offset"},
+	{"holdings spent", "spent_holdings", "spent_offset"},
+	{"reward coupons created", "reward_coupons", "created_offset"},
+	{"reward coupons collected", "reward_coupons", "collected_offset"},
+}
+
+// EventsWithoutUpdate lists, as "what: count", the events after offset
+// after whose update is not in the log, and those at offset 0 or below,
+// which no update has.
+func EventsWithoutUpdate(ctx context.Context, db bun.IDB, after int64) ([]string, error) {
+	var out []string
+	for _, e := range eventOffsets {
+		var n int
+		err := db.NewRaw(`SELECT COUNT(*) FROM ? AS r WHERE r.? <= 0 OR (r.? > ? AND NOT EXISTS (SELECT 1 FROM updates AS u WHERE u.offset_id = r.?))`,
+			bun.Ident(e.table), bun.Ident(e.column), bun.Ident(e.column), after, bun.Ident(e.column)).Scan(ctx, &n)
+		if err != nil {
+			return nil, fmt.Errorf("events without update: %w", Normalize(err))
+		}
+		if n > 0 {
+			out = append(out, fmt.Sprintf("%s: %d", e.what, n))
+		}
+	}
+	return out, nil
+}
+
 // ScanUpdateTotals calls fn with minted and burned of every update.
 func ScanUpdateTotals(ctx context.Context, db bun.IDB, fn func(minted, burned coin.Amount) error) error {
 	var last int64

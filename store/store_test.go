@@ -472,7 +472,7 @@ func TestArrayStatementPlansUseIndexes(t *testing.T) {
 		{"read", "", store.ReadSendsQuery, "'{k}', '{s}', '{r}', 'T:Featured'",
 			[]string{"commands_pkey", "transfer_preapprovals_live", "contracts_active_template", "holdings_owner_contract"}},
 		{"write", "INSERT INTO holdings SELECT 'h' || i, 'o' || i % 100, 1, 0, 0 FROM generate_series(1, 1000) i",
-			store.WriteSQL, "'{h}', '{1}'" + strings.Repeat(", '{}'", 53),
+			store.WriteSQL, "'{h}', '{1}'" + strings.Repeat(", '{}'", 56),
 			[]string{"holdings_pkey"}},
 	}
 	for _, tt := range tests {
@@ -576,8 +576,9 @@ func TestWriteRoundTrip(t *testing.T) {
 				History: []store.HistoryEntry{{OffsetID: off, Party: "p::1", Kind: "send", Subtype: "x", Counterparty: "p::2",
 					Amount: coin.MustParse("3.3"), Fees: coin.MustParse("0.01"), Description: `d "q" {a,b} \ é`, Round: 3, RecordTime: at, Details: `{"k":"v"}`}},
 				Coupons: []store.RewardCoupon{
-					{ContractID: coin.NewContractID(), Kind: "app", Beneficiary: "p::1", Amount: coin.MustParse("0.5"), Round: 3, Featured: true},
-					{ContractID: coin.NewContractID(), Kind: "validator", Beneficiary: "p::2", Amount: coin.MustParse("0.7"), Round: 3, CollectedAt: bun.NullTime{Time: at}},
+					{ContractID: coin.NewContractID(), Kind: "app", Beneficiary: "p::1", Amount: coin.MustParse("0.5"), Round: 3, Featured: true, CreatedOffset: off, CreatedAt: at},
+					{ContractID: coin.NewContractID(), Kind: "validator", Beneficiary: "p::2", Amount: coin.MustParse("0.7"), Round: 3, CollectedAt: bun.NullTime{Time: at},
+						CreatedOffset: off, CreatedAt: at, CollectedOffset: &off},
 				},
 				Forget: []string{"reused"},
 				Commands: []store.Command{
@@ -681,11 +682,13 @@ func TestOffsetSequenceName(t *testing.T) {
 	}
 }
 
-// TestMigrationHoldingContracts: migration 0018 gives live holdings their
+// TestMigrationRowContracts: migration 0018 gives live holdings their
 // contract's offset and time, drops the contracts rows of unlocked ones
 // (their row is their contract now) and keeps locked holdings' contracts
-// and archived ones.
-func TestMigrationHoldingContracts(t *testing.T) {
+// and archived ones; 0019 does the same for reward coupons, whose
+// collection's offset is their contract's archive, or the last pruned
+// offset when pruning removed the contract.
+func TestMigrationRowContracts(t *testing.T) {
 	for _, e := range ledgertest.Engines {
 		t.Run(ledgertest.Name(e), func(t *testing.T) {
 			ctx := context.Background()
@@ -708,7 +711,8 @@ func TestMigrationHoldingContracts(t *testing.T) {
 				id, template string
 				created      int64
 				archived     *int64
-			}{{"00u", "T:Amulet", 3, nil}, {"00l", "T:LockedAmulet", 4, nil}, {"00a", "T:Amulet", 2, ptr(int64(3))}} {
+			}{{"00u", "T:Amulet", 3, nil}, {"00l", "T:LockedAmulet", 4, nil}, {"00a", "T:Amulet", 2, ptr(int64(3))},
+				{"00c1", "T:AppRewardCoupon", 5, nil}, {"00c2", "T:AppRewardCoupon", 5, ptr(int64(8))}} {
 				if _, err := db.ExecContext(ctx, `INSERT INTO contracts (contract_id, template_id, payload, stakeholders, synchronizer_id, created_offset, archived_offset, created_at)
 					VALUES (?, ?, '{}', ' o::1 ', 's', ?, ?, ?)`, c.id, c.template, c.created, c.archived, at.Add(time.Duration(c.created)*time.Second)); err != nil {
 					t.Fatal(err)
@@ -718,8 +722,23 @@ func TestMigrationHoldingContracts(t *testing.T) {
 				VALUES ('00u', 'o::1', 1, 1, 0, NULL), ('00l', 'o::1', 2, 1, 0, 'instr')`); err != nil {
 				t.Fatal(err)
 			}
+			if _, err := db.ExecContext(ctx, `INSERT INTO reward_coupons (contract_id, kind, beneficiary, amount, round, featured, collected_at)
+				VALUES ('00c1', 'app', 'o::1', 1, 1, TRUE, NULL), ('00c2', 'app', 'o::1', 1, 1, TRUE, ?), ('00c3', 'app', 'o::1', 1, 1, TRUE, ?)`, at, at); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := db.ExecContext(ctx, `UPDATE pruned_totals SET last_offset = 6`); err != nil {
+				t.Fatal(err)
+			}
 			if _, err := db.Migrate(ctx); err != nil {
 				t.Fatal(err)
+			}
+			var cs []store.RewardCoupon
+			if err := db.NewSelect().Model(&cs).Order("contract_id").Scan(ctx); err != nil {
+				t.Fatal(err)
+			}
+			if len(cs) != 3 || cs[0].CreatedOffset != 5 || !cs[0].CreatedAt.Equal(at.Add(5*time.Second)) || cs[0].CollectedOffset != nil ||
+				cs[1].CollectedOffset == nil || *cs[1].CollectedOffset != 8 || cs[2].CollectedOffset == nil || *cs[2].CollectedOffset != 6 {
+				t.Errorf("coupons after the migration: %+v", cs)
 			}
 			var hs []store.Holding
 			if err := db.NewSelect().Model(&hs).Order("contract_id").Scan(ctx); err != nil {

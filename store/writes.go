@@ -159,11 +159,11 @@ const writeSQL = `WITH spent AS (
 	INSERT INTO history (offset_id, party, kind, subtype, counterparty, amount, fees, description, round, record_time, details, counter_amount, counter_fees)
 	SELECT * FROM unnest($30::bigint[], $31::text[], $32::text[], $33::text[], $34::text[], $35::text[]::numeric[], $36::text[]::numeric[], $37::text[], $38::bigint[], $39::timestamptz[], $40::text[], $41::text[]::numeric[], $42::text[]::numeric[])
 ), ins_coupons AS (
-	INSERT INTO reward_coupons (contract_id, kind, beneficiary, amount, round, featured, collected_at)
-	SELECT * FROM unnest($43::text[], $44::text[], $45::text[], $46::text[]::numeric[], $47::bigint[], $48::boolean[], $49::timestamptz[])
+	INSERT INTO reward_coupons (contract_id, kind, beneficiary, amount, round, featured, collected_at, created_offset, created_at, collected_offset)
+	SELECT * FROM unnest($43::text[], $44::text[], $45::text[], $46::text[]::numeric[], $47::bigint[], $48::boolean[], $49::timestamptz[], $50::bigint[], $51::timestamptz[], $52::bigint[])
 ), ins_commands AS (
 	INSERT INTO commands (dedup_key, party, kind, offset_id, result, created_at)
-	SELECT * FROM unnest($50::text[], $51::text[], $52::text[], $53::bigint[], $54::text[], $55::timestamptz[])
+	SELECT * FROM unnest($53::text[], $54::text[], $55::text[], $56::bigint[], $57::text[], $58::timestamptz[])
 )
 SELECT ccwallet_spent((SELECT count(*) FROM spent), cardinality($1::text[]))`
 
@@ -232,12 +232,16 @@ func (w *Writes) args() []any {
 		rRound                    = make([]int64, n)
 		rFeatured                 = make([]bool, n)
 		rCollected                = make([]*time.Time, n)
+		rOffset                   = make([]int64, n)
+		rAt                       = make([]time.Time, n)
+		rCollectedOffset          = make([]*int64, n)
 	)
 	for i, r := range w.Coupons {
 		rID[i], rKind[i], rBen[i], rAmount[i], rRound[i] = string(r.ContractID), r.Kind, string(r.Beneficiary), r.Amount.String(), int64(r.Round)
 		rFeatured[i], rCollected[i] = r.Featured, nullTime(r.CollectedAt)
+		rOffset[i], rAt[i], rCollectedOffset[i] = r.CreatedOffset, r.CreatedAt, r.CollectedOffset
 	}
-	args = append(args, rID, rKind, rBen, rAmount, rRound, rFeatured, rCollected)
+	args = append(args, rID, rKind, rBen, rAmount, rRound, rFeatured, rCollected, rOffset, rAt, rCollectedOffset)
 
 	n = len(w.Commands)
 	var (
