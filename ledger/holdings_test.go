@@ -74,7 +74,8 @@ func TestBalanceAndHoldings(t *testing.T) {
 // TestHoldingContracts: an unlocked holding's contract is built from its
 // row (no contracts row), with the payload, time and blob a created event
 // carries; spending it records it in spent_holdings at the spending
-// update's offset, as it was, and a second spend of it is refused.
+// update's offset, as it was (store's TestWriteSpendGuard and
+// TestGuardsAndErrors refuse a second spend).
 func TestHoldingContracts(t *testing.T) {
 	forEachEngine(t, func(t *testing.T, l *ledger.Ledger) {
 		ctx := context.Background()
