@@ -420,6 +420,16 @@ func TestPruneKeepsConservationAndHistory(t *testing.T) {
 			historyBefore := historySubtypes(t, l, a)
 			balBefore, _ := l.Balance(ctx, b)
 			supplyBefore := ledgertest.Conserved(t, l)
+			spentRecords := func() int {
+				n, err := ledger.StoreOf(l).NewSelect().Table("spent_holdings").Count(ctx)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return int(n)
+			}
+			if n := spentRecords(); n != 1 {
+				t.Fatalf("%d spent holdings recorded before pruning, want the transfer's input", n)
+			}
 
 			if _, err := l.Prune(ctx, 0, 0); !ledger.IsValidation(err) {
 				t.Errorf("retention 0 = %v, want a validation error", err)
@@ -430,6 +440,9 @@ func TestPruneKeepsConservationAndHistory(t *testing.T) {
 			}
 			if rep.Updates == 0 || rep.Contracts == 0 || !rep.Complete {
 				t.Errorf("report %+v: want old updates and archived contracts removed", rep)
+			}
+			if n := spentRecords(); n != 0 {
+				t.Errorf("%d old spent holdings left after pruning, want none", n)
 			}
 			supplyAfter := ledgertest.Conserved(t, l)
 			if diff := cmp.Diff(supplyBefore, supplyAfter, cmp.Comparer(func(x, y coin.Amount) bool { return x.Equal(y) })); diff != "" {
@@ -459,6 +472,9 @@ func TestPruneKeepsConservationAndHistory(t *testing.T) {
 			// The ledger keeps working after pruning.
 			if _, err := l.Transfer(ctx, ledger.TransferRequest{Sender: b, Receiver: a, Amount: coin.MustParse("1")}); err != nil {
 				t.Fatal(err)
+			}
+			if n := spentRecords(); n != 1 {
+				t.Errorf("%d spent holdings recorded after a new transfer, want 1", n)
 			}
 		})
 	}
