@@ -27,13 +27,12 @@ func RewardTemplate(kind string) string { return rewardTemplates[kind] }
 // minted by reward collection after its round closes. amount is the
 // coupon's weight in coin (for liveness records: the issuance per record).
 // The coupon's contract is its row (rewardContract builds it).
-func (t *txn) addRewardCoupon(ctx context.Context, kind string, beneficiary coin.PartyID, amount coin.Amount, featured bool) (coin.ContractID, error) {
-	cid := coin.NewContractID()
+func (t *txn) addRewardCoupon(kind string, beneficiary coin.PartyID, amount coin.Amount, featured bool) {
 	// The coupon row rides commit's batch.
 	t.coupons = append(t.coupons, store.RewardCoupon{
-		ContractID: cid, Kind: kind, Beneficiary: beneficiary, Amount: amount, Round: t.round.Number, Featured: featured, CreatedAt: t.now,
+		ContractID: coin.NewContractID(), Kind: kind, Beneficiary: beneficiary, Amount: amount, Round: t.round.Number,
+		Featured: featured, CreatedAt: t.now,
 	})
-	return cid, nil
 }
 
 // rewardContract is the contract of a reward coupon, built from its row:
