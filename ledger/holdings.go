@@ -257,7 +257,7 @@ type TransferResult struct {
 }
 
 // transfer moves coin from sender's unlocked holdings to outputs inside t:
-// it selects inputs, spends them with a guarded delete, creates the outputs
+// it selects inputs, spends them with a guarded move to spent_holdings, creates the outputs
 // and the change, burns fees and the inputs' accrued holding fees, and
 // charges the submitting validator traffic per input. The caller must hold
 // the sender's lock (lockParties).

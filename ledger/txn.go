@@ -28,7 +28,7 @@ type txn struct {
 	holdings []store.Holding
 	history  []store.HistoryEntry
 	// deferSpend (set by hot paths that spend once, then commit) makes
-	// spend leave its guarded delete to commit's batch (Postgres), in
+	// spend leave its guarded move to spent_holdings to commit's batch (Postgres), in
 	// pending; selectInputs skips pending holdings.
 	deferSpend bool
 	pending    []coin.ContractID
