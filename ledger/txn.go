@@ -28,8 +28,8 @@ type txn struct {
 	holdings []store.Holding
 	history  []store.HistoryEntry
 	// deferSpend (set by hot paths that spend once, then commit) makes
-	// spend leave its guarded move to spent_holdings to commit's batch (Postgres), in
-	// pending; selectInputs skips pending holdings.
+	// spend leave its guarded move to spent_holdings to commit's batch
+	// (Postgres), in pending; selectInputs skips pending holdings.
 	deferSpend bool
 	pending    []coin.ContractID
 	// preread holds an owner's holdings read with other rows after its
