@@ -259,9 +259,8 @@ type TransferResult struct {
 // transfer moves coin from sender's unlocked holdings to outputs inside t:
 // it selects inputs, spends them with a guarded move to spent_holdings,
 // creates the outputs and the change, burns fees and the inputs' accrued
-// holding fees, and
-// charges the submitting validator traffic per input. The caller must hold
-// the sender's lock (lockParties).
+// holding fees, and charges the submitting validator traffic per input.
+// The caller must hold the sender's lock (lockParties).
 func (t *txn) transfer(ctx context.Context, sender coin.PartyID, outs []Output) (*TransferResult, error) {
 	rules := t.l.rules
 	if len(outs) == 0 {
