@@ -220,10 +220,7 @@ type transferInstructionPayload struct {
 // createWithID is t.create with a contract ID chosen beforehand, for
 // contracts that must be named before they exist (a lock's holder).
 func (t *txn) createWithID(cid coin.ContractID, templateID string, payload any, stakeholders ...coin.PartyID) {
-	t.created = append(t.created, store.Contract{
-		ContractID: cid, TemplateID: templateID, Payload: mustJSON(payload),
-		Stakeholders: stakeholderList(stakeholders), SynchronizerID: t.l.synchronizerID, CreatedAt: t.now,
-	})
+	t.created = append(t.created, t.l.contract(cid, templateID, payload, t.now, stakeholders...))
 }
 
 // MaxDescriptionLength bounds a transfer's description, as the Daml

@@ -46,11 +46,9 @@ func (l *Ledger) rewardContract(c store.RewardCoupon) *store.Contract {
 	default:
 		payload = rewardPayload(l.dso, c.Round, c.Kind, c.Beneficiary, c.Amount)
 	}
-	return &store.Contract{
-		ContractID: c.ContractID, TemplateID: rewardTemplates[c.Kind], Payload: mustJSON(payload),
-		Stakeholders: stakeholderList([]coin.PartyID{l.dso, c.Beneficiary}), SynchronizerID: l.synchronizerID,
-		CreatedOffset: c.CreatedOffset, ArchivedOffset: c.CollectedOffset, CreatedAt: c.CreatedAt,
-	}
+	sc := l.contract(c.ContractID, rewardTemplates[c.Kind], payload, c.CreatedAt, l.dso, c.Beneficiary)
+	sc.CreatedOffset, sc.ArchivedOffset = c.CreatedOffset, c.CollectedOffset
+	return &sc
 }
 
 // rewardPayload is the payload of a validator reward coupon or a liveness

@@ -76,11 +76,20 @@ func (l *Ledger) beginLocked(ctx context.Context, tx bun.Tx, kind string, partie
 // create records a new contract and returns its ID.
 func (t *txn) create(templateID string, payload any, stakeholders ...coin.PartyID) coin.ContractID {
 	cid := coin.NewContractID()
-	t.created = append(t.created, store.Contract{
-		ContractID: cid, TemplateID: templateID, Payload: mustJSON(payload),
-		Stakeholders: stakeholderList(stakeholders), SynchronizerID: t.l.synchronizerID, CreatedAt: t.now,
-	})
+	t.createWithID(cid, templateID, payload, stakeholders...)
 	return cid
+}
+
+// contract is a contract of this ledger as it is stored: the payload as
+// JSON, the stakeholders listed for lookup, on the ledger's synchronizer,
+// created at time at (its offset is its creating update's, set at commit).
+// New contracts and the ones built from holdings' and coupons' rows are
+// made by it alike.
+func (l *Ledger) contract(id coin.ContractID, templateID string, payload any, at time.Time, stakeholders ...coin.PartyID) store.Contract {
+	return store.Contract{
+		ContractID: id, TemplateID: templateID, Payload: mustJSON(payload),
+		Stakeholders: stakeholderList(stakeholders), SynchronizerID: l.synchronizerID, CreatedAt: at,
+	}
 }
 
 // archive consumes contracts; commit fails (and retries) if any was
@@ -124,11 +133,9 @@ func (l *Ledger) amuletOf(h store.Holding) amuletPayload {
 // holdingContract is the Amulet contract of an unlocked holding, built from
 // its row as newHolding would have written it.
 func (l *Ledger) holdingContract(h store.Holding) *store.Contract {
-	return &store.Contract{
-		ContractID: h.ContractID, TemplateID: TemplateAmulet, Payload: mustJSON(l.amuletOf(h)),
-		Stakeholders: stakeholderList([]coin.PartyID{l.dso, h.Owner}), SynchronizerID: l.synchronizerID,
-		CreatedOffset: h.CreatedOffset, CreatedAt: h.CreatedAt,
-	}
+	c := l.contract(h.ContractID, TemplateAmulet, l.amuletOf(h), h.CreatedAt, l.dso, h.Owner)
+	c.CreatedOffset = h.CreatedOffset
+	return &c
 }
 
 // mint adds newly issued coin as a holding of owner.
