@@ -53,18 +53,8 @@ func (l *Ledger) ExpireDust(ctx context.Context) (int, error) {
 					}
 					subtype = "LockedAmuletExpired"
 				}
-				if h.LockHolder == "" {
-					if err := t.ensureOffset(ctx); err != nil {
-						return err
-					}
-					if err := store.SpendHoldings(ctx, tx, []coin.ContractID{h.ContractID}, t.offset); err != nil {
-						return err
-					}
-				} else {
-					if err := store.DeleteHoldings(ctx, tx, []coin.ContractID{h.ContractID}, h.LockHolder); err != nil {
-						return err
-					}
-					t.archive(h.ContractID)
+				if err := t.archiveHolding(ctx, h); err != nil {
+					return err
 				}
 				t.burn(h.Amount)
 				t.record(h.Owner, "balance_change", subtype, l.dso, coin.Zero, h.Amount, "",

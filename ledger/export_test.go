@@ -25,10 +25,9 @@ func (l *Ledger) DropLockedHolding(ctx context.Context, cid coin.ContractID) err
 		if err != nil {
 			return err
 		}
-		if err := store.DeleteHoldings(ctx, tx, []coin.ContractID{cid}, hs[0].LockHolder); err != nil {
+		if err := t.archiveHolding(ctx, hs[0]); err != nil {
 			return err
 		}
-		t.archive(cid)
 		t.burn(hs[0].Amount)
 		return t.commit(ctx)
 	})

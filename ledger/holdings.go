@@ -334,9 +334,7 @@ func (t *txn) spend(ctx context.Context, sender coin.PartyID, picked []Candidate
 	}
 	if t.deferSpend && t.l.db.Engine == store.Postgres {
 		t.pending = append(t.pending, res.Inputs...)
-	} else if err := t.ensureOffset(ctx); err != nil {
-		return nil, err
-	} else if err := store.SpendHoldings(ctx, t.tx, res.Inputs, t.offset); err != nil {
+	} else if err := t.spendHoldings(ctx, res.Inputs); err != nil {
 		return nil, err
 	}
 	res.InputTotal = sum

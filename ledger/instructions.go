@@ -397,10 +397,10 @@ func (t *txn) finishInstruction(ctx context.Context, ti *store.TransferInstructi
 	t.archive(ti.ContractID)
 	value, fee := coin.Zero, coin.Zero
 	if lock != nil {
-		if err := store.DeleteHoldings(ctx, t.tx, []coin.ContractID{lock.ContractID}, string(ti.ContractID)); err != nil {
+		// lock's holder is the instruction (checked above).
+		if err := t.archiveHolding(ctx, *lock); err != nil {
 			return nil, err
 		}
-		t.archive(lock.ContractID)
 		fee = HoldingFee(lock.Amount, lock.Rate, lock.CreatedRound, t.round.Number)
 		value = lock.Amount.Sub(fee)
 		t.burn(fee)

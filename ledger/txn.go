@@ -92,6 +92,29 @@ func (l *Ledger) contract(id coin.ContractID, templateID string, payload any, at
 	}
 }
 
+// spendHoldings spends unlocked holdings now, at t's offset: each moves
+// to spent_holdings (store.SpendHoldings, guarded).
+func (t *txn) spendHoldings(ctx context.Context, ids []coin.ContractID) error {
+	if err := t.ensureOffset(ctx); err != nil {
+		return err
+	}
+	return store.SpendHoldings(ctx, t.tx, ids, t.offset)
+}
+
+// archiveHolding takes h out of the live holdings in t: an unlocked one is
+// spent (its row is its contract); a locked one is deleted, guarded by its
+// lock holder, and its LockedAmulet contract archived.
+func (t *txn) archiveHolding(ctx context.Context, h store.Holding) error {
+	if h.LockHolder == "" {
+		return t.spendHoldings(ctx, []coin.ContractID{h.ContractID})
+	}
+	if err := store.DeleteHoldings(ctx, t.tx, []coin.ContractID{h.ContractID}, h.LockHolder); err != nil {
+		return err
+	}
+	t.archive(h.ContractID)
+	return nil
+}
+
 // archive consumes contracts; commit fails (and retries) if any was
 // consumed by someone else meanwhile.
 func (t *txn) archive(ids ...coin.ContractID) { t.archived = append(t.archived, ids...) }
