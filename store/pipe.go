@@ -61,6 +61,20 @@ func (db *DB) runPipe(ctx context.Context, fn func(ctx context.Context, p *PipeT
 			return nil
 		}
 		p := &PipeTx{db: db, conn: sc.Conn()}
+		defer func() {
+			// A panic in fn (a bug, which the caller may recover from)
+			// rolls back first, so the transaction's locks are gone
+			// before anyone hears of it; closing the connection alone,
+			// which database/sql does for a panic, ends the transaction
+			// only once the server notices. The connection is discarded
+			// all the same.
+			if r := recover(); r != nil {
+				if p.open {
+					p.rollback(ctx)
+				}
+				panic(r)
+			}
+		}()
 		fnErr = fn(ctx, p)
 		if fnErr == nil && p.open {
 			fnErr = errors.New("pipelined transaction: returned without committing")
@@ -68,9 +82,7 @@ func (db *DB) runPipe(ctx context.Context, fn func(ctx context.Context, p *PipeT
 		if !p.open {
 			return nil
 		}
-		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), pipeRollbackTimeout)
-		defer cancel()
-		if _, err := p.conn.Exec(rctx, "ROLLBACK"); err != nil {
+		if err := p.rollback(ctx); err != nil {
 			// The connection's state is unknown: database/sql must not
 			// hand it out again.
 			return driver.ErrBadConn
@@ -84,6 +96,15 @@ func (db *DB) runPipe(ctx context.Context, fn func(ctx context.Context, p *PipeT
 		return fmt.Errorf("pipelined transaction: %w", rawErr)
 	}
 	return nil
+}
+
+// rollback ends the open transaction, within pipeRollbackTimeout even when
+// ctx has ended.
+func (p *PipeTx) rollback(ctx context.Context) error {
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), pipeRollbackTimeout)
+	defer cancel()
+	_, err := p.conn.Exec(rctx, "ROLLBACK")
+	return err
 }
 
 // sendBatchSettings are the settings of a send batch's transaction, for
