@@ -208,10 +208,16 @@ func must(t *testing.T, err error) {
 
 func testID(p playwright.Page, id string) playwright.Locator { return p.GetByTestId(id) }
 
+// A screenshot is a picture for people, not a check (the assertions around
+// it are): one that times out, as one did once in ~20 runs of make test on
+// the busy 2-core machine (30 s), is logged and the test goes on.
 func screenshot(t *testing.T, p playwright.Page, name string) {
 	t.Helper()
-	_, err := p.Screenshot(playwright.PageScreenshotOptions{Path: playwright.String(filepath.Join(outputDir, name+".png")), FullPage: playwright.Bool(true)})
-	must(t, err)
+	_, err := p.Screenshot(playwright.PageScreenshotOptions{Path: playwright.String(filepath.Join(outputDir, name+".png")),
+		FullPage: playwright.Bool(true), Timeout: playwright.Float(15000)})
+	if err != nil {
+		t.Logf("screenshot %s not taken: %v", name, err)
+	}
 }
 
 // login goes through the development provider's form and, for a new user,
