@@ -131,7 +131,7 @@ func (h *Handler) Routes(health http.Handler) http.Handler {
 	mux.Handle("POST /v0/admin/external-party/topology/generate", h.admin(h.generateExternalPartyTopology))
 	mux.Handle("POST /v0/admin/external-party/topology/submit", h.admin(h.submitExternalPartyTopology))
 	mux.Handle("GET /v0/admin/external-party/balance", h.admin(h.getExternalPartyBalance))
-	// Our own prepare/submit kinds (not in the spec; see README "External parties").
+	// Our own prepare/submit kinds (not in the spec; see docs/api.md, "External parties").
 	mux.Handle("POST /v0/admin/external-party/transfer/prepare", h.admin(h.prepareExternalTransfer))
 	mux.Handle("POST /v0/admin/external-party/minting-delegation-proposal/prepare", h.admin(h.prepareMintingDelegationProposal))
 	mux.Handle("POST /v0/admin/external-party/submit", h.admin(h.submitExternal))

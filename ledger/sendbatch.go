@@ -43,7 +43,7 @@ const (
 // batch running a send starts at once. At 1,000 sends/s a batch held
 // 1.2 sends without it and its fixed cost was paid per send: holding
 // 0.7 ms saved 15% of the CPU per send there and p99 fell from 12-26
-// to 12-16 ms with p50 alike (scratch runs, README); with 32 clients
+// to 12-16 ms with p50 alike (scratch runs, bench/NOTES.md); with 32 clients
 // the rate rose by a tenth. In nanoseconds, atomic, so that tests can
 // lengthen it while workers run.
 var sendGather atomic.Int64
