@@ -1,6 +1,9 @@
 package store
 
-import "context"
+import (
+	"context"
+	"os"
+)
 
 // Internals that the tests of package store_test check.
 var (
@@ -13,3 +16,16 @@ var (
 func (db *DB) MigrateUpTo(ctx context.Context, version string) ([]string, error) {
 	return db.migrate(ctx, version)
 }
+
+// MigrateDir applies the migrations of a directory (the landed copies in
+// testdata) instead of the embedded ones.
+func (db *DB) MigrateDir(ctx context.Context, dir string) ([]string, error) {
+	ms, err := readMigrations(os.DirFS(dir), ".")
+	if err != nil {
+		return nil, err
+	}
+	return db.apply(ctx, ms, "")
+}
+
+// SplitStatements is splitStatements.
+var SplitStatements = splitStatements

@@ -5,6 +5,7 @@ import (
 	"embed"
 	"fmt"
 	"io/fs"
+	"path"
 	"slices"
 	"sort"
 	"strings"
@@ -24,8 +25,11 @@ type Migration struct {
 }
 
 // Migrations lists the embedded migrations in order.
-func Migrations() ([]Migration, error) {
-	entries, err := fs.ReadDir(migrationFS, "migrations")
+func Migrations() ([]Migration, error) { return readMigrations(migrationFS, "migrations") }
+
+// readMigrations lists the migrations in dir of fsys in order.
+func readMigrations(fsys fs.FS, dir string) ([]Migration, error) {
+	entries, err := fs.ReadDir(fsys, dir)
 	if err != nil {
 		return nil, fmt.Errorf("read migrations: %w", err)
 	}
@@ -35,7 +39,7 @@ func Migrations() ([]Migration, error) {
 		if !strings.HasSuffix(name, ".up.sql") {
 			continue
 		}
-		b, err := migrationFS.ReadFile("migrations/" + name)
+		b, err := fs.ReadFile(fsys, path.Join(dir, name))
 		if err != nil {
 			return nil, fmt.Errorf("read migration %s: %w", name, err)
 		}
@@ -47,8 +51,9 @@ func Migrations() ([]Migration, error) {
 }
 
 // render fills the dialect placeholders of a migration, so one set of files
-// serves both engines. A line starting with {{postgres}} is a one-line
-// statement for Postgres only; SQLite sees it as a comment.
+// serves both engines. A line starting with {{postgres}} is for Postgres
+// only (SQLite sees a comment); a statement, a function's body included,
+// may span several such lines.
 func (db *DB) render(sql string) string {
 	var r *strings.Replacer
 	if db.Engine == Postgres {
@@ -74,12 +79,18 @@ func (db *DB) migrate(ctx context.Context, upTo string) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
+	return db.apply(ctx, ms, upTo)
+}
+
+// apply applies the migrations of ms up to and including upTo ("" for all)
+// that are not applied yet.
+func (db *DB) apply(ctx context.Context, ms []Migration, upTo string) ([]string, error) {
 	if upTo != "" {
 		ms = slices.DeleteFunc(ms, func(m Migration) bool { return m.Version > upTo })
 	}
 	// Even CREATE TABLE IF NOT EXISTS races on Postgres (two replicas both
 	// see no table), so it runs under the migration lock too.
-	err = db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+	err := db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
 		if err := db.LockKey(ctx, tx, migrationLockKey); err != nil {
 			return err
 		}
@@ -126,10 +137,13 @@ func (db *DB) migrate(ctx context.Context, upTo string) ([]string, error) {
 }
 
 // splitStatements cuts a migration at semicolons that end a line, dropping
-// comment-only chunks. Our migrations have no semicolons inside literals.
+// comment-only lines, except inside a dollar-quoted body ($f$ ... $f$), so
+// a function's body may span lines. Our migrations have no semicolons
+// inside literals.
 func splitStatements(sql string) []string {
 	var out []string
 	var cur strings.Builder
+	inBody := false
 	for _, line := range strings.Split(sql, "\n") {
 		trimmed := strings.TrimSpace(line)
 		if strings.HasPrefix(trimmed, "--") || trimmed == "" {
@@ -137,7 +151,10 @@ func splitStatements(sql string) []string {
 		}
 		cur.WriteString(line)
 		cur.WriteString("\n")
-		if strings.HasSuffix(trimmed, ";") {
+		if strings.Count(line, "$f$")%2 == 1 {
+			inBody = !inBody
+		}
+		if !inBody && strings.HasSuffix(trimmed, ";") {
 			out = append(out, strings.TrimSpace(cur.String()))
 			cur.Reset()
 		}
