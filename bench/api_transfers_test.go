@@ -130,6 +130,35 @@ func BenchmarkAPITransfers(b *testing.B) {
 			fmt.Sprintf("Go %s / %s / %s; Postgres %s / %s / %s", medianCPU(cpu[8], false), medianCPU(cpu[32], false), medianCPU(cpu[0], false),
 				medianCPU(cpu[8], true), medianCPU(cpu[32], true), medianCPU(cpu[0], true)),
 			"", "steadier than the rates when comparing changes; the Go process includes the load generator, Postgres is every postgres process on the machine")
+
+		// The same closed-loop runs with production durability: the
+		// private cluster runs without fsync (fast tests), operators with
+		// it, and a commit then waits for the disk, which grouping sends
+		// into one transaction shares among them.
+		if err := durable(ctx, e, true); err != nil {
+			row("One-step transfers via JSON API, Postgres with fsync and synchronous_commit on", "-", "", "not measured: "+err.Error())
+			continue
+		}
+		dOurs := map[int][]float64{}
+		dPg := map[int][]float64{}
+		g.closedLoop(8, 2*time.Second)
+		for range apiRuns {
+			for _, clients := range []int{8, 32} {
+				dPg[clients] = append(dPg[clients], pgbench(clients))
+				dOurs[clients] = append(dOurs[clients], g.closedLoop(clients, apiRun))
+			}
+		}
+		if err := durable(ctx, e, false); err != nil {
+			b.Fatal(err)
+		}
+		for _, clients := range []int{8, 32} {
+			o, p := median(dOurs[clients]), median(dPg[clients])
+			b.ReportMetric(o, fmt.Sprintf("durable-transfers/s-%dc", clients))
+			b.ReportMetric(p, fmt.Sprintf("durable-pgbench-tps-%dc", clients))
+			row(fmt.Sprintf("One-step transfers via JSON API, Postgres with fsync and synchronous_commit on, %d clients (transfers/s, median of %d × %s)", clients, apiRuns, apiRun),
+				fmt.Sprintf("%.0f", o), fmt.Sprintf("pgbench TPC-B %d clients, same settings: %.0f tps", clients, p),
+				fmt.Sprintf("ratio %.2f (aim ≥ 0.5); runs %s", o/p, fmtRates(dOurs[clients])))
+		}
 	}
 	if n := g.failed.Load(); n > 0 {
 		b.Logf("%d sends failed; first: %s", n, g.firstErr())
@@ -431,4 +460,33 @@ func (g *sendLoad) openLoop(rate float64, d time.Duration) ([]time.Duration, int
 	}
 	slices.Sort(out)
 	return out, failed, took
+}
+
+// durable turns the cluster's durability settings on (fsync,
+// synchronous_commit, full_page_writes, as a production server runs) or
+// back to the test cluster's. All three take effect on reload; the
+// server must let us ALTER SYSTEM (the private cluster does).
+func durable(ctx context.Context, e *httpEnv, on bool) error {
+	stmts := []string{"ALTER SYSTEM RESET fsync", "ALTER SYSTEM RESET synchronous_commit", "ALTER SYSTEM RESET full_page_writes"}
+	if on {
+		stmts = []string{"ALTER SYSTEM SET fsync = on", "ALTER SYSTEM SET synchronous_commit = on", "ALTER SYSTEM SET full_page_writes = on"}
+	}
+	for _, q := range append(stmts, "SELECT pg_reload_conf()") {
+		if _, err := e.db.ExecContext(ctx, q); err != nil {
+			return fmt.Errorf("%s: %w", q, err)
+		}
+	}
+	// pg_reload_conf only signals: wait until this session sees it.
+	want := map[bool]string{true: "on", false: "off"}[on]
+	for range 100 {
+		var got string
+		if err := e.db.QueryRowContext(ctx, "SHOW fsync").Scan(&got); err != nil {
+			return err
+		}
+		if got == want {
+			return nil
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	return fmt.Errorf("fsync did not become %s after reload", want)
 }
