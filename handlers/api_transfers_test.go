@@ -166,6 +166,7 @@ func TestTransferOfferAPI(t *testing.T) {
 		"zero amount":      offerBody(bob, "0", "t-x", exp),
 		"bad amount":       offerBody(bob, "1.5e3", "t-x", exp),
 		"past expiry":      offerBody(bob, "1", "t-x", e.clock.Now().Add(-time.Minute)),
+		"beyond balance":   offerBody(bob, "1000", "t-x", exp),
 		"missing field":    map[string]any{"receiver_party_id": bob, "amount": "1"},
 		"malformed":        `{"amount":`,
 	} {
@@ -277,8 +278,14 @@ func TestTransferOfferAPI(t *testing.T) {
 		t.Errorf("expired status = %v", out)
 	}
 
-	// A sender who cannot pay: the acceptance stands, the offer fails.
-	out = e.expect("POST", "/v0/wallet/transfer-offers", "alice", offerBody(bob, "1000", "t5", e.clock.Now().Add(time.Hour)), 200)
+	// A sender who can no longer pay (an offer of more than the balance is
+	// refused, so the funds leave after it, locked by an instruction): the
+	// acceptance stands, the offer fails.
+	out = e.expect("POST", "/v0/wallet/transfer-offers", "alice", offerBody(bob, "50", "t5", e.clock.Now().Add(time.Hour)), 200)
+	if _, err := e.l.CreateTransferInstruction(context.Background(), ledger.TransferInstructionRequest{Sender: alice, Receiver: bob,
+		Amount: coin.MustParse("80"), ExecuteBefore: e.clock.Now().Add(time.Hour), TrackingID: "lock-80"}); err != nil {
+		t.Fatal(err)
+	}
 	e.expect("POST", "/v0/wallet/transfer-offers/"+out["offer_contract_id"].(string)+"/accept", "bob", nil, 200, "accepted_offer_contract_id")
 	out = e.expect("POST", "/v0/wallet/transfer-offers/t5/status", "alice", nil, 200, "status", "failure_kind", "withdrawn_reason")
 	if out["failure_kind"] != "withdrawn" || !strings.HasPrefix(out["withdrawn_reason"].(string), "insufficient funds") {
@@ -428,7 +435,7 @@ func TestTransactionsAPI(t *testing.T) {
 // answer is 200 with it or 429 (in flight).
 func TestTransferOfferConcurrentTrackingID(t *testing.T) {
 	e := newAPI(t)
-	e.onboard("alice")
+	ledgertest.Mint(t, e.l, e.onboard("alice"), "10")
 	bob := e.onboard("bob")
 	body := offerBody(bob, "5", "same", e.clock.Now().Add(time.Hour))
 	type answer struct {

@@ -3,7 +3,6 @@ package handlers
 import (
 	"context"
 	"errors"
-	"fmt"
 	"net/http"
 	"strconv"
 	"strings"
@@ -163,15 +162,6 @@ func (h *Handler) send(ctx context.Context, sender coin.PartyID, method views.Se
 		at, err := expires()
 		if err != nil {
 			return err
-		}
-		// An offer locks nothing, so the ledger takes one the sender cannot
-		// pay; it would only fail at acceptance. The form refuses it now.
-		b, err := h.l.Balance(ctx, sender)
-		if err != nil {
-			return err
-		}
-		if amount.Cmp(b.EffectiveUnlocked) > 0 {
-			return fmt.Errorf("%w: the offer of %s CC is more than your available %s CC", ledger.ErrInsufficientFunds, amount, b.EffectiveUnlocked)
 		}
 		_, _, err = h.l.CreateOffer(ctx, ledger.OfferRequest{Sender: sender, Receiver: receiver, Amount: amount,
 			Description: f.Description, ExpiresAt: at, TrackingID: f.DedupID})

@@ -118,36 +118,26 @@ func (h *Handler) trafficQuote(ctx context.Context, f views.TrafficForm) (coin.P
 	} else if err != nil {
 		return "", 0, q, err
 	}
-	_, price, err := h.l.CurrentRound(ctx)
-	if err != nil {
-		return "", 0, q, err
-	}
-	rules := h.l.Rules()
-	var bytes int64
+	var lq ledger.TrafficQuote
 	switch f.Unit {
 	case "cc":
 		cc, err := coin.ParseAmount(f.Amount)
 		if err != nil || !cc.IsPositive() {
 			return "", 0, q, badRequest("amount: enter a positive amount of CC")
 		}
-		// bytes = cc × price ÷ (USD per MB) × 1e6, rounded down so the
-		// cost stays within cc.
-		bytes = ledger.CoinToUSD(cc, price).MulInt(1_000_000).DivCeil(rules.ExtraTrafficPriceUSDPerMB)
-		for bytes > 0 && rules.TrafficCost(bytes, price).Cmp(cc) > 0 {
-			bytes--
+		lq, err = h.l.QuoteTrafficForCoin(ctx, cc)
+		if err != nil {
+			return "", 0, q, err
 		}
 	default:
 		n, err := strconv.ParseInt(f.Amount, 10, 64)
 		if err != nil || n <= 0 {
 			return "", 0, q, badRequest("amount: enter a whole number of bytes")
 		}
-		bytes = n
+		if lq, err = h.l.QuoteTraffic(ctx, n); err != nil {
+			return "", 0, q, err
+		}
 	}
-	if bytes < rules.MinTopupAmountBytes {
-		return "", 0, q, badRequest("amount: " + strconv.FormatInt(bytes, 10) + " bytes is below the minimum purchase of " +
-			strconv.FormatInt(rules.MinTopupAmountBytes, 10) + " bytes")
-	}
-	cost := rules.TrafficCost(bytes, price)
-	q = views.TrafficQuote{Bytes: bytes, CostCC: cost.String(), CostUS: ledger.CoinToUSD(cost, price).String(), Price: price.String()}
-	return member, bytes, q, nil
+	q = views.TrafficQuote{Bytes: lq.Bytes, CostCC: lq.Cost.String(), CostUS: lq.CostUSD.String(), Price: lq.Price.String()}
+	return member, lq.Bytes, q, nil
 }

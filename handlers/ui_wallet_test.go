@@ -274,7 +274,7 @@ func TestUITraffic(t *testing.T) {
 		tests := []struct {
 			name, member, amount, unit, want string
 		}{
-			{"below minimum", string(alice.party), "1000", "bytes", "below the minimum"},
+			{"below minimum", string(alice.party), "1000", "bytes", "the minimum traffic purchase is 200,000 bytes (about 667 CC)"},
 			{"not a number", string(alice.party), "lots", "bytes", "whole number of bytes"},
 			{"bad coin amount", string(alice.party), "-3", "cc", "positive amount of CC"},
 			{"unknown member", "ghost::1220" + strings.Repeat("ab", 32), "200000", "bytes", "is known on this network"},

@@ -184,6 +184,9 @@ func (l *Ledger) createOffer(ctx context.Context, r OfferRequest, guard func(ctx
 		if !r.ExpiresAt.After(l.now()) {
 			return invalid("expires_at", "must be in the future")
 		}
+		if err := l.affordOffer(ctx, tx, r.Sender, r.Amount); err != nil {
+			return err
+		}
 		if guard != nil {
 			if err := guard(ctx, tx); err != nil {
 				return err
@@ -215,6 +218,26 @@ func (l *Ledger) createOffer(ctx context.Context, r OfferRequest, guard func(ctx
 		return Offer{}, false, fmt.Errorf("create transfer offer %q: %w", r.TrackingID, err)
 	}
 	return o, created, nil
+}
+
+// affordOffer refuses an offer of more than the sender's available
+// balance. An offer locks nothing, so the ledger could take one the sender
+// cannot pay, and it would fail only at acceptance, after the receiver
+// acted on it; every caller (web form, API, sweep) is held to this. The
+// fees are not known until acceptance, so only the amount is compared.
+func (l *Ledger) affordOffer(ctx context.Context, tx bun.Tx, sender coin.PartyID, amount coin.Amount) error {
+	r, err := store.LatestRound(ctx, tx)
+	if err != nil {
+		return err
+	}
+	hs, err := store.HoldingsByOwner(ctx, tx, sender)
+	if err != nil {
+		return err
+	}
+	if avail := balanceOf(r, hs).EffectiveUnlocked; amount.Cmp(avail) > 0 {
+		return fmt.Errorf("%w: the offer of %s CC is more than your available %s CC", ErrInsufficientFunds, amount, avail)
+	}
+	return nil
 }
 
 // offerRole checks that actor may perform an action reserved to role

@@ -99,7 +99,9 @@ func TestOfferStateChanges(t *testing.T) {
 			offerState{ledger.OfferCreated, "", "100.0000000000", "0.0000000000", 1}},
 		{"expiry ends it", "100", []step{{"", "wait", nil}, {"", "expire", nil}, {"receiver", "accept", ledger.ErrConflict}, {"sender", "withdraw", ledger.ErrConflict}},
 			offerState{ledger.OfferFailed, ledger.OfferExpired, "100.0000000000", "0.0000000000", 0}},
-		{"accept without funds", "5", []step{{"receiver", "accept", nil}, {"receiver", "accept", ledger.ErrConflict}},
+		// The funds leave after the offer was made (an instruction locks
+		// 95 without fees): the acceptance stands and the offer fails.
+		{"accept without funds", "100", []step{{"sender", "lock95", nil}, {"receiver", "accept", nil}, {"receiver", "accept", ledger.ErrConflict}},
 			offerState{ledger.OfferFailed, ledger.OfferWithdrawn, "5.0000000000", "0.0000000000", 0}},
 		{"accept twice", "100", []step{{"receiver", "accept", nil}, {"receiver", "accept", ledger.ErrConflict}},
 			offerState{ledger.OfferCompleted, "", "90.0000000000", "10.0000000000", 0}},
@@ -153,6 +155,9 @@ func TestOfferStateChanges(t *testing.T) {
 						err = l.RejectOffer(ctx, actors[s.actor], o.ContractID)
 					case "withdraw":
 						err = l.WithdrawOffer(ctx, actors[s.actor], o.ContractID)
+					case "lock95":
+						_, err = l.CreateTransferInstruction(ctx, ledger.TransferInstructionRequest{Sender: sender, Receiver: stranger,
+							Amount: coin.MustParse("95"), ExecuteBefore: clock.Now().Add(time.Hour), TrackingID: uuid.NewString()})
 					case "wait":
 						clock.Advance(2 * time.Hour)
 					case "expire":
@@ -275,6 +280,7 @@ func TestOfferTrackingIDIsIdempotent(t *testing.T) {
 	forEachEngineClock(t, func(t *testing.T, l *ledger.Ledger, clock *ledgertest.Clock) {
 		ctx := context.Background()
 		sender, receiver := ledgertest.Party(t, l), ledgertest.Party(t, l)
+		ledgertest.Mint(t, l, sender, "10")
 		req := ledger.OfferRequest{Sender: sender, Receiver: receiver, Amount: coin.MustParse("3"), Description: "d",
 			ExpiresAt: clock.Now().Add(time.Hour), TrackingID: "same-id"}
 		var (
@@ -364,5 +370,30 @@ func TestOfferRaceAcceptWithdraw(t *testing.T) {
 				t.Errorf("round %d: receiver has %s, want %s", round, got, want)
 			}
 		}
+	})
+}
+
+// TestOfferBeyondBalance: an offer locks nothing, yet one of more than the
+// sender's available balance is refused when it is made, for every caller
+// (the web form used to be the only one to check), and nothing is written.
+func TestOfferBeyondBalance(t *testing.T) {
+	forEachEngineClock(t, func(t *testing.T, l *ledger.Ledger, clock *ledgertest.Clock) {
+		ctx := context.Background()
+		sender, receiver := ledgertest.Party(t, l), ledgertest.Party(t, l)
+		ledgertest.Mint(t, l, sender, "10")
+		req := ledger.OfferRequest{Sender: sender, Receiver: receiver, Amount: coin.MustParse("10.0000000001"),
+			ExpiresAt: clock.Now().Add(time.Hour), TrackingID: uuid.NewString()}
+		_, _, err := l.CreateOffer(ctx, req)
+		if !errors.Is(err, ledger.ErrInsufficientFunds) || !strings.Contains(err.Error(), "available 10.0000000000 CC") {
+			t.Fatalf("offer beyond the balance = %v, want ErrInsufficientFunds naming the available amount", err)
+		}
+		if open, _ := l.Offers(ctx, sender); len(open) != 0 {
+			t.Errorf("a refused offer was stored: %+v", open)
+		}
+		req.Amount, req.TrackingID = coin.MustParse("10"), uuid.NewString()
+		if _, _, err := l.CreateOffer(ctx, req); err != nil {
+			t.Fatalf("offer of the whole balance: %v", err)
+		}
+		ledgertest.Conserved(t, l)
 	})
 }

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/ccwallet/ccwallet/ledger/coin"
@@ -109,7 +111,11 @@ func (l *Ledger) BuyTraffic(ctx context.Context, req BuyTrafficRequest) (*BuyTra
 	case len(req.TrackingID) > MaxDescriptionLength:
 		return nil, invalid("tracking_id", "must be at most %d characters", MaxDescriptionLength)
 	case req.Bytes < l.rules.MinTopupAmountBytes:
-		return nil, invalid("traffic_amount", "must be at least the minimum top-up amount of %d bytes", l.rules.MinTopupAmountBytes)
+		_, price, err := l.CurrentRound(ctx)
+		if err != nil {
+			return nil, err
+		}
+		return nil, l.checkTrafficBytes("traffic_amount", req.Bytes, price)
 	case req.SynchronizerID != l.synchronizerID:
 		return nil, invalid("domain_id", "unknown synchronizer %q; this network's is %s", req.SynchronizerID, l.synchronizerID)
 	case !req.ExpiresAt.After(l.now()):
@@ -268,4 +274,79 @@ func (l *Ledger) TrafficStatus(ctx context.Context, party coin.PartyID) (Traffic
 		return TrafficStatus{}, err
 	}
 	return l.TrafficStatusOf(ctx, member)
+}
+
+// TrafficQuote is the price of a traffic purchase at the current round.
+type TrafficQuote struct {
+	Bytes   int64
+	Cost    coin.Amount // coin burned
+	CostUSD coin.Amount
+	Price   coin.Amount // USD per coin, the current round's
+}
+
+// QuoteTraffic prices a purchase of bytes at the current round's price;
+// below the minimum purchase it is refused, as BuyTraffic would.
+func (l *Ledger) QuoteTraffic(ctx context.Context, bytes int64) (TrafficQuote, error) {
+	_, price, err := l.CurrentRound(ctx)
+	if err != nil {
+		return TrafficQuote{}, err
+	}
+	return l.quoteTraffic(bytes, price)
+}
+
+// QuoteTrafficForCoin prices the most bytes cc buys at the current
+// round's price (the cost stays within cc).
+func (l *Ledger) QuoteTrafficForCoin(ctx context.Context, cc coin.Amount) (TrafficQuote, error) {
+	if !cc.IsPositive() {
+		return TrafficQuote{}, invalid("amount", "enter a positive amount of CC")
+	}
+	_, price, err := l.CurrentRound(ctx)
+	if err != nil {
+		return TrafficQuote{}, err
+	}
+	r := l.rules
+	// bytes = cc × price ÷ (USD per MB) × 1e6, then down until the cost,
+	// rounded as TrafficCost rounds it, is within cc.
+	bytes := CoinToUSD(cc, price).MulInt(1_000_000).DivCeil(r.ExtraTrafficPriceUSDPerMB)
+	for bytes > 0 && r.TrafficCost(bytes, price).Cmp(cc) > 0 {
+		bytes--
+	}
+	return l.quoteTraffic(bytes, price)
+}
+
+func (l *Ledger) quoteTraffic(bytes int64, price coin.Amount) (TrafficQuote, error) {
+	if err := l.checkTrafficBytes("amount", bytes, price); err != nil {
+		return TrafficQuote{}, err
+	}
+	cost := l.rules.TrafficCost(bytes, price)
+	return TrafficQuote{Bytes: bytes, Cost: cost, CostUSD: CoinToUSD(cost, price), Price: price}, nil
+}
+
+// checkTrafficBytes is the minimum purchase, said in bytes and in coin at
+// price, so the buyer knows what to enter.
+func (l *Ledger) checkTrafficBytes(field string, bytes int64, price coin.Amount) error {
+	min := l.rules.MinTopupAmountBytes
+	if bytes >= min {
+		return nil
+	}
+	minCC := l.rules.TrafficCost(min, price)
+	return invalid(field, "the minimum traffic purchase is %s bytes (about %s CC)", groupThousands(min), groupThousands(minCC.DivCeil(coin.FromInt(1))))
+}
+
+// groupThousands writes n with commas between groups of three digits.
+func groupThousands(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	var b strings.Builder
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	if neg {
+		return "-" + b.String()
+	}
+	return b.String()
 }

@@ -3,6 +3,7 @@ package ledger_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -62,6 +63,40 @@ func TestBuyTrafficAndStatus(t *testing.T) {
 		supply := ledgertest.Conserved(t, l)
 		if !supply.Burned.Equal(coin.MustParse("1333.6")) {
 			t.Errorf("burned = %s, want the traffic cost", supply.Burned)
+		}
+	})
+}
+
+// TestTrafficQuote: the price of a purchase and its minimum are the
+// ledger's, for the web form and the API alike, and the minimum is said in
+// bytes and in coin so the buyer knows what to enter.
+func TestTrafficQuote(t *testing.T) {
+	forEachEngineClock(t, func(t *testing.T, l *ledger.Ledger, clock *ledgertest.Clock) {
+		ctx := context.Background()
+		q, err := l.QuoteTraffic(ctx, 400_000)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// 0.4 MB x 16.67 USD / 0.005 USD per coin, as BuyTraffic burns.
+		if q.Bytes != 400_000 || !q.Cost.Equal(coin.MustParse("1333.6")) || !q.CostUSD.Equal(coin.MustParse("6.668")) {
+			t.Errorf("quote = %+v", q)
+		}
+		// The most bytes 1333.6 CC buys is the same 400,000.
+		if q2, err := l.QuoteTrafficForCoin(ctx, coin.MustParse("1333.6")); err != nil || q2.Bytes != 400_000 || !q2.Cost.Equal(q.Cost) {
+			t.Errorf("quote for 1333.6 CC = %+v, %v", q2, err)
+		}
+		if q3, err := l.QuoteTrafficForCoin(ctx, coin.MustParse("1333.5999999999")); err != nil || q3.Bytes != 399_999 || q3.Cost.Cmp(coin.MustParse("1333.5999999999")) > 0 {
+			t.Errorf("quote for just under 1333.6 CC = %+v, %v", q3, err)
+		}
+		const want = "the minimum traffic purchase is 200,000 bytes (about 667 CC)"
+		if _, err := l.QuoteTraffic(ctx, 199_999); !ledger.IsValidation(err) || !strings.Contains(err.Error(), want) {
+			t.Errorf("quote under the minimum = %v, want %q", err, want)
+		}
+		p := ledgertest.Party(t, l)
+		ledgertest.Mint(t, l, p, "2000")
+		_, err = l.BuyTraffic(ctx, ledger.BuyTrafficRequest{Payer: p, Member: p, SynchronizerID: l.SynchronizerID(), Bytes: 299, ExpiresAt: clock.Now().Add(time.Hour), TrackingID: "small"})
+		if !ledger.IsValidation(err) || !strings.Contains(err.Error(), want) {
+			t.Errorf("purchase under the minimum = %v, want %q", err, want)
 		}
 	})
 }
