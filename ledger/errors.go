@@ -1,6 +1,3 @@
-// Package ledger implements the coin's rules: parties, contracts, holdings
-// with their holding fee, transfers, rounds and the network rules. It owns
-// every database transaction; handlers and jobs call it and never the store.
 package ledger
 
 import (

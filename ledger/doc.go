@@ -1,0 +1,64 @@
+// Package ledger is the coin's domain: parties, contracts, holdings with
+// their holding fee, transfers, offers, instructions, preapprovals,
+// delegations, rewards, traffic, rounds and the network rules. It owns
+// every database transaction; handlers and jobs call it and never the
+// store, so a rule lives here once and the web pages, the JSON APIs and
+// the automations share it.
+//
+// # How a ledger change runs
+//
+// A public method validates its request (bounds, parties, amounts: the
+// ValidationError of errors.go names the field), then opens one database
+// transaction with store.DB.InTx, which retries serialization failures and
+// lost races. Inside it a txn (txn.go) collects the change:
+//
+//   - beginTxn / beginLocked take the open round and, on Postgres, the
+//     parties' advisory locks, so operations on one party queue instead of
+//     conflicting; beginCommand and claimCommand (commands.go) first claim
+//     the request's deduplication key, so a retried request answers what
+//     the first one did.
+//   - The rule reads what it needs, then records its effects on the txn:
+//     contracts created (txn.create) and archived (txn.archive), holdings
+//     spent (spendHoldings, archiveHolding) and created (newHolding, mint),
+//     coin burned (burn), history rows (record, recordPair).
+//   - txn.commit draws the update's offset (ensureOffset), stamps it on
+//     every row, archives pre-existing contracts with a guarded update (a
+//     lost race is store.ErrStale and the whole transaction retries) and
+//     writes the update row with all its rows in one round trip
+//     (store.WriteTx). All of it lands, or none.
+//
+// The update log (the updates table, one row per change, ordered by offset)
+// is what pruning trims (pruning.go) and what CheckConservation
+// (conservation.go) audits: the live holdings at their initial amounts
+// equal everything minted minus everything burned, exactly, and every
+// offset a row records is an update in the log or a pruned one. The tests
+// run it after every scenario.
+//
+// # Where each rule lives
+//
+//   - rules.go: the network's rules (fees, prices, traffic, issuance) and
+//     their pure functions; rounds.go: opening and closing mining rounds,
+//     time control (AdvanceRounds) and the open round in use.
+//   - holdings.go: balances, holdings (UTXOs) and the transfer core (input
+//     selection, fees, change); dust.go: dust expiry; merge.go: merge
+//     delegations and merging; tap.go: the faucet and minting.
+//   - offers.go: two-step transfer offers; instructions.go: token-standard
+//     transfer instructions and their locks; preapprovals.go: transfer
+//     preapprovals and one-step sends; sendbatch.go: the grouped Postgres
+//     path of one-step sends (see its comment and docs/architecture.md).
+//   - registry.go: the token-standard registry's choice contexts, transfer
+//     factory and metadata; contracts.go: template IDs and the contract
+//     read model.
+//   - external.go, external_preapprovals.go, prepared.go, signing.go:
+//     external parties, whose Ed25519 keys stay off the node (prepare,
+//     sign, submit).
+//   - rewards.go, reward_collection.go: reward coupons and their
+//     collection; delegations.go: minting delegations.
+//   - traffic.go, topup.go: traffic purchases and the top-up automation's
+//     rule; sweep.go, autoaccept.go: the sweep and auto-accept automations'
+//     rules.
+//   - history.go: a party's history; parties.go: onboarding and users;
+//     usercache.go: the per-process cache of who a caller is.
+//   - errors.go: the sentinel errors, which handlers map to HTTP statuses
+//     in one table.
+package ledger
