@@ -281,7 +281,7 @@ func newSendLoad(b testing.TB, e *httpEnv, parties int) *sendLoad {
 		if err != nil {
 			b.Fatal(err)
 		}
-		if err := e.l.MintBulk(ctx, p, []coin.Amount{coin.MustParse("1000"), coin.MustParse("1000"), coin.MustParse("1000")}); err != nil {
+		if err := ledgertest.Dev(b, e.l).MintBulk(ctx, p, []coin.Amount{coin.MustParse("1000"), coin.MustParse("1000"), coin.MustParse("1000")}); err != nil {
 			b.Fatal(err)
 		}
 		g.senders = append(g.senders, p)

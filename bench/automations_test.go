@@ -24,7 +24,7 @@ func BenchmarkMergeTenThousandHoldings(b *testing.B) {
 		for i := range as {
 			as[i] = coin.MustParse("0.5")
 		}
-		if err := l.MintBulk(ctx, p, as); err != nil {
+		if err := ledgertest.Dev(b, l).MintBulk(ctx, p, as); err != nil {
 			b.Fatal(err)
 		}
 		prop, err := l.ProposeMergeDelegation(ctx, p)
@@ -66,7 +66,7 @@ func BenchmarkCollectRewardsThousandParties(b *testing.B) {
 			}
 			ps[i] = p
 		}
-		if err := l.SeedRewardCoupons(ctx, ledger.RewardValidator, ps, coin.MustParse("0.1")); err != nil {
+		if err := ledgertest.Dev(b, l).SeedRewardCoupons(ctx, ledger.RewardValidator, ps, coin.MustParse("0.1")); err != nil {
 			b.Fatal(err)
 		}
 		// Rounds 0..2 open: the coupons of round 0 are not due yet.

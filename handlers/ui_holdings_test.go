@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/ccwallet/ccwallet/ledger/coin"
+	"github.com/ccwallet/ccwallet/ledger/ledgertest"
 	"github.com/ccwallet/ccwallet/static"
 	"github.com/ccwallet/ccwallet/store"
 )
@@ -37,7 +38,7 @@ func TestUIHoldingsCap(t *testing.T) {
 		for range 3 {
 			as = append(as, coin.MustParse("0.1"))
 		}
-		if err := e.l.MintBulk(ctx, party, as); err != nil {
+		if err := ledgertest.Dev(t, e.l).MintBulk(ctx, party, as); err != nil {
 			t.Fatal(err)
 		}
 
@@ -94,7 +95,7 @@ func TestUIHoldingsFew(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := e.l.MintBulk(context.Background(), party, []coin.Amount{coin.MustParse("1"), coin.MustParse("2")}); err != nil {
+	if err := ledgertest.Dev(t, e.l).MintBulk(context.Background(), party, []coin.Amount{coin.MustParse("1"), coin.MustParse("2")}); err != nil {
 		t.Fatal(err)
 	}
 	home := b.get("/")

@@ -147,7 +147,7 @@ func TestDustExpiry(t *testing.T) {
 		// exact holds exactly two rounds of fee: at round 2 its fee equals
 		// its amount (not dust yet), at round 3 it exceeds it.
 		exact := rate.MulInt(2)
-		if _, err := l.Mint(ctx, p, exact, "dust"); err != nil {
+		if _, err := ledgertest.Dev(t, l).Mint(ctx, p, exact, "dust"); err != nil {
 			t.Fatal(err)
 		}
 		ledgertest.Mint(t, l, p, "100")
@@ -299,7 +299,7 @@ func mintMany(t *testing.T, l *ledger.Ledger, p coin.PartyID, n int, amount stri
 	for i := range as {
 		as[i] = coin.MustParse(amount)
 	}
-	if err := l.MintBulk(context.Background(), p, as); err != nil {
+	if err := ledgertest.Dev(t, l).MintBulk(context.Background(), p, as); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -519,11 +519,11 @@ func TestCollectRewardsForManyParties(t *testing.T) {
 		}
 		// Two coupons each: 2,000 coupons, exactly one collection page.
 		for range 2 {
-			if err := l.SeedRewardCoupons(ctx, ledger.RewardValidator, ps, coin.MustParse("0.15")); err != nil {
+			if err := ledgertest.Dev(t, l).SeedRewardCoupons(ctx, ledger.RewardValidator, ps, coin.MustParse("0.15")); err != nil {
 				t.Fatal(err)
 			}
 		}
-		if err := l.SeedRewardCoupons(ctx, "bogus", ps, coin.MustParse("1")); !ledger.IsValidation(err) {
+		if err := ledgertest.Dev(t, l).SeedRewardCoupons(ctx, "bogus", ps, coin.MustParse("1")); !ledger.IsValidation(err) {
 			t.Errorf("unknown kind = %v, want a validation error", err)
 		}
 		if _, err := l.AdvanceRounds(ctx, 2); err != nil {
@@ -682,7 +682,7 @@ func TestRewardCouponContracts(t *testing.T) {
 		ctx := context.Background()
 		db := ledger.StoreOf(l)
 		p := ledgertest.Party(t, l)
-		if err := l.SeedRewardCoupons(ctx, ledger.RewardApp, []coin.PartyID{p}, coin.MustParse("2.5")); err != nil {
+		if err := ledgertest.Dev(t, l).SeedRewardCoupons(ctx, ledger.RewardApp, []coin.PartyID{p}, coin.MustParse("2.5")); err != nil {
 			t.Fatal(err)
 		}
 		cs, err := l.RewardCoupons(ctx, p, ledger.RewardApp)

@@ -349,7 +349,7 @@ func TestRewardCollectionNeedsMintingDelegation(t *testing.T) {
 		// closes that round, which collects.
 		seedAndClose := func() {
 			t.Helper()
-			if err := l.SeedRewardCoupons(ctx, ledger.RewardApp, []coin.PartyID{ext, local}, weight); err != nil {
+			if err := ledgertest.Dev(t, l).SeedRewardCoupons(ctx, ledger.RewardApp, []coin.PartyID{ext, local}, weight); err != nil {
 				t.Fatal(err)
 			}
 			if _, err := l.AdvanceRounds(ctx, 3); err != nil {

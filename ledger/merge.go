@@ -411,7 +411,8 @@ func (l *Ledger) mergeBatch(ctx context.Context, owner coin.PartyID, batch []sto
 // MintBulk issues one holding per amount to party in a single ledger
 // transaction: seeding for demos, benchmarks and tests that need many
 // holdings quickly. Recorded as minted, so conservation holds.
-func (l *Ledger) MintBulk(ctx context.Context, party coin.PartyID, amounts []coin.Amount) error {
+func (d Dev) MintBulk(ctx context.Context, party coin.PartyID, amounts []coin.Amount) error {
+	l := d.l
 	if err := l.KnownParty(ctx, party); err != nil {
 		return err
 	}

@@ -113,7 +113,8 @@ func (l *Ledger) CollectRewards(ctx context.Context) (int, error) {
 // beneficiary in one transaction, at the latest open round: seeding for
 // demos, benchmarks and tests (real coupons come from traffic, transfers
 // and liveness).
-func (l *Ledger) SeedRewardCoupons(ctx context.Context, kind string, beneficiaries []coin.PartyID, amount coin.Amount) error {
+func (d Dev) SeedRewardCoupons(ctx context.Context, kind string, beneficiaries []coin.PartyID, amount coin.Amount) error {
+	l := d.l
 	if _, ok := rewardTemplates[kind]; !ok {
 		return invalid("kind", "unknown reward kind %q", kind)
 	}

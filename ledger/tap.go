@@ -64,7 +64,8 @@ func (l *Ledger) Tap(ctx context.Context, party coin.PartyID, amountUSD coin.Amo
 
 // Mint issues amount coin to party outside the faucet (seeding, tests,
 // rewards use their own paths). It is recorded as minted.
-func (l *Ledger) Mint(ctx context.Context, party coin.PartyID, amount coin.Amount, reason string) (coin.ContractID, error) {
+func (d Dev) Mint(ctx context.Context, party coin.PartyID, amount coin.Amount, reason string) (coin.ContractID, error) {
+	l := d.l
 	if !amount.IsPositive() {
 		return "", invalid("amount", "must be positive")
 	}

@@ -91,6 +91,13 @@ func DB(t testing.TB, engine store.Dialect) *store.DB {
 	return openDB(t, DBURL(t, engine))
 }
 
+// OpenDB opens and migrates the database at url (from DBURL), closed when
+// the test ends: several calls on one url are replicas' connections.
+func OpenDB(t testing.TB, url string) *store.DB {
+	t.Helper()
+	return openDB(t, url)
+}
+
 // openDB opens and migrates the database at url, closed when the test ends.
 func openDB(t testing.TB, url string) *store.DB {
 	t.Helper()
@@ -187,11 +194,22 @@ func Party(t testing.TB, l *ledger.Ledger) coin.PartyID {
 // Mint gives party amount coin in one new holding.
 func Mint(t testing.TB, l *ledger.Ledger, p coin.PartyID, amount string) coin.ContractID {
 	t.Helper()
-	cid, err := l.Mint(context.Background(), p, coin.MustParse(amount), "test")
+	cid, err := Dev(t, l).Mint(context.Background(), p, coin.MustParse(amount), "test")
 	if err != nil {
 		t.Fatalf("mint %s to %s: %v", amount, p, err)
 	}
 	return cid
+}
+
+// Dev is l's development-network powers (minting outside the faucet,
+// seeding rewards); the test fails unless l runs a development network.
+func Dev(t testing.TB, l *ledger.Ledger) ledger.Dev {
+	t.Helper()
+	d, err := l.Dev()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
 }
 
 // Conserved fails the test unless the conservation check holds now.
