@@ -25,6 +25,7 @@ type listMergeDelegationsResponse struct {
 type pendingMergeDTO struct {
 	PartyID  string `json:"party_id"`
 	Holdings int    `json:"holdings"`
+	Target   int    `json:"target"`
 }
 
 type pendingMergesResponse struct {
@@ -104,7 +105,7 @@ func (h *Handler) acceptMergeDelegation(w http.ResponseWriter, r *http.Request) 
 }
 
 // pendingMerges answers GET /v0/admin/merge-progress: parties the merge
-// automation still has to bring down to ledger.MergeTarget holdings.
+// automation still has to bring down to their target.
 func (h *Handler) pendingMerges(w http.ResponseWriter, r *http.Request) error {
 	ps, err := h.l.PendingMerges(r.Context())
 	if err != nil {
@@ -112,7 +113,7 @@ func (h *Handler) pendingMerges(w http.ResponseWriter, r *http.Request) error {
 	}
 	resp := pendingMergesResponse{Parties: []pendingMergeDTO{}}
 	for _, p := range ps {
-		resp.Parties = append(resp.Parties, pendingMergeDTO{PartyID: string(p.Party), Holdings: p.Holdings})
+		resp.Parties = append(resp.Parties, pendingMergeDTO{PartyID: string(p.Party), Holdings: p.Holdings, Target: p.Target})
 	}
 	return web.WriteJSON(w, http.StatusOK, resp)
 }
