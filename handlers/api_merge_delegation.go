@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"fmt"
 	"net/http"
 
 	"github.com/ccwallet/ccwallet/ledger"
@@ -116,4 +117,55 @@ func (h *Handler) pendingMerges(w http.ResponseWriter, r *http.Request) error {
 		resp.Parties = append(resp.Parties, pendingMergeDTO{PartyID: string(p.Party), Holdings: p.Holdings, Target: p.Target})
 	}
 	return web.WriteJSON(w, http.StatusOK, resp)
+}
+
+type airdropShareDTO struct {
+	PartyID string `json:"party_id"`
+	Amount  string `json:"amount"`
+}
+
+type airdropRequest struct {
+	Recipients  []airdropShareDTO `json:"recipients"`
+	Description string            `json:"description"`
+}
+
+type airdropResponse struct {
+	UpdateID     string `json:"update_id"`
+	Recipients   int    `json:"recipients"`
+	Total        string `json:"total"`
+	Fees         string `json:"fees"`
+	Merges       int    `json:"merges"`
+	MergedInputs int    `json:"merged_inputs"`
+}
+
+// airdrop answers POST /v0/admin/merge-delegations/airdrop: the provider
+// (the operator) sends each delegating recipient its amount through its
+// preapproval and merges its holdings, all in one transaction
+// (ledger.Airdrop). Amounts are decimal strings, exact to 10 digits.
+func (h *Handler) airdrop(w http.ResponseWriter, r *http.Request) error {
+	var req airdropRequest
+	if err := web.DecodeJSON(r, &req); err != nil {
+		return err
+	}
+	if len(req.Recipients) > ledger.MaxAirdropRecipients {
+		return badRequest(fmt.Sprintf("recipients: at most %d per airdrop", ledger.MaxAirdropRecipients))
+	}
+	shares := make([]ledger.AirdropShare, len(req.Recipients))
+	for i, s := range req.Recipients {
+		p, err := coin.ParsePartyID(trimmed(s.PartyID))
+		if err != nil {
+			return badRequest(fmt.Sprintf("recipients[%d].party_id: %s", i, err.Error()))
+		}
+		a, err := coin.ParseAmount(s.Amount)
+		if err != nil {
+			return badRequest(fmt.Sprintf("recipients[%d].amount: %s", i, err.Error()))
+		}
+		shares[i] = ledger.AirdropShare{Party: p, Amount: a}
+	}
+	res, err := h.l.Airdrop(r.Context(), shares, req.Description)
+	if err != nil {
+		return err
+	}
+	return web.WriteJSON(w, http.StatusOK, airdropResponse{UpdateID: res.UpdateID, Recipients: len(shares), Total: res.Total.String(),
+		Fees: res.Fees.String(), Merges: res.Merges, MergedInputs: res.MergedInputs})
 }
