@@ -2,6 +2,7 @@ package ledger_test
 
 import (
 	"context"
+	"slices"
 	"testing"
 	"time"
 
@@ -64,6 +65,10 @@ func TestMergeHoldingsOfEveryPartyTheWalletActsFor(t *testing.T) {
 			mintMany(t, l, p, 20, "1")
 		}
 		supply := ledgertest.Conserved(t, l)
+		coupons, err := l.RewardCoupons(ctx, op, ledger.RewardApp)
+		if err != nil {
+			t.Fatal(err)
+		}
 
 		if _, err := l.MergeHoldings(ctx); err != nil {
 			t.Fatal(err)
@@ -79,6 +84,16 @@ func TestMergeHoldingsOfEveryPartyTheWalletActsFor(t *testing.T) {
 		}
 		if after := ledgertest.Conserved(t, l); !after.Minted.Sub(after.Burned).Equal(supply.Minted.Sub(supply.Burned)) {
 			t.Errorf("supply %s -> %s", supply.Minted.Sub(supply.Burned), after.Minted.Sub(after.Burned))
+		}
+		// The wallet's own merges and a minting delegation's are not
+		// MergeDelegation merges: no featured app reward, their own subtype.
+		if after, _ := l.RewardCoupons(ctx, op, ledger.RewardApp); len(after) != len(coupons) {
+			t.Errorf("app reward coupons %d -> %d, want no new ones", len(coupons), len(after))
+		}
+		for p, sub := range map[coin.PartyID]string{op: ledger.WalletMergeHistorySubtype, user: ledger.WalletMergeHistorySubtype, ext: ledger.MintingMergeHistorySubtype} {
+			if !slices.Contains(historySubtypes(t, l, p), sub) {
+				t.Errorf("%s: no %s history row", p, sub)
+			}
 		}
 		if pending, err := l.PendingMerges(ctx); err != nil || len(pending) != 0 {
 			t.Errorf("pending merges after the run = %+v, %v; want none", pending, err)
