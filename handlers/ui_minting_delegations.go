@@ -118,15 +118,13 @@ func mintingRow(d ledger.MintingDelegation, now time.Time) views.MintingDelegati
 		Expires: fmtTime(d.ExpiresAt), Expired: !d.ExpiresAt.After(now), MergeLimit: d.MergeLimit}
 }
 
-// delegateActivityRow says in words what one history row of a delegate's
-// work was.
+// delegateActivityRow is one history row of a delegate's work: its
+// description says what was done ("minted 3 reward coupons", "merged 4
+// holdings"); minting also shows the amount it added (a merge adds none).
 func delegateActivityRow(it ledger.HistoryItem) views.DelegateActivityRow {
 	row := views.DelegateActivityRow{Time: fmtTime(it.Time), What: it.Description}
-	switch it.Subtype {
-	case "CollectRewards":
-		row.What, row.Amount = "minted rewards: "+it.Description, it.Amount.String()
-	default:
-		row.What = it.Description // "merged N holdings"
+	if it.Amount.IsPositive() {
+		row.Amount = it.Amount.String()
 	}
 	return row
 }
