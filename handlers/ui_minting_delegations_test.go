@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/coin"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
 )
@@ -80,8 +81,15 @@ func TestUIMintingDelegations(t *testing.T) {
 		if _, err := e.l.MergeHoldings(ctx); err != nil {
 			t.Fatal(err)
 		}
+		// And the rewards it minted for erin once their round closed.
+		if err := e.l.SeedRewardCoupons(ctx, ledger.RewardValidator, []coin.PartyID{erin}, coin.MustParse("0.5")); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := e.l.AdvanceRounds(ctx, 3); err != nil {
+			t.Fatal(err)
+		}
 		page = admin.get("/delegations")
-		mustHave(t, page, http.StatusOK, `data-testid="minting-activity-row"`, "merged 4 holdings", "(now 5)")
+		mustHave(t, page, http.StatusOK, `data-testid="minting-activity-row"`, "merged 4 holdings", "(now 6)", "minted 1 reward coupons")
 
 		// Stale buttons and bad input are explained on the page.
 		mustHave(t, post(pErin, "accept"), http.StatusUnprocessableEntity, `data-testid="minting-error"`, "no active minting delegation proposal")
