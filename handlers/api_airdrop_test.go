@@ -93,9 +93,14 @@ func TestAirdropEndpoint(t *testing.T) {
 	if code := a.do("admin", "POST", path, body(share(alice, "5000")), &e); code != http.StatusBadRequest || !strings.Contains(e.Error, "cannot pay") {
 		t.Errorf("airdrop beyond the operator's means = %d %q, want 400", code, e.Error)
 	}
-	if code := a.do("admin", "POST", path, body(share(alice, "2.5000000001")), &res); code != http.StatusOK ||
+	drop := `{"command_id":"drop-1",` + body(share(alice, "2.5000000001"))[1:]
+	if code := a.do("admin", "POST", path, drop, &res); code != http.StatusOK ||
 		res.Total != "2.5000000001" || res.Recipients != 1 || res.Merges != 1 || res.MergedInputs != 4 || res.UpdateID == "" {
 		t.Fatalf("airdrop = %d %+v", code, res)
+	}
+	first := res
+	if code := a.do("admin", "POST", path, drop, &res); code != http.StatusOK || res != first {
+		t.Errorf("retried airdrop = %d %+v, want the first answer %+v", code, res, first)
 	}
 	if b, _ := l.Balance(ctx, alice); !b.EffectiveUnlocked.Equal(coin.MustParse("14.5000000001")) || b.Count != ledger.MergeTarget {
 		t.Errorf("alice after the airdrop: %s in %d holdings, want 14.5000000001 in %d", b.EffectiveUnlocked, b.Count, ledger.MergeTarget)

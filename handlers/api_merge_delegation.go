@@ -127,6 +127,7 @@ type airdropShareDTO struct {
 type airdropRequest struct {
 	Recipients  []airdropShareDTO `json:"recipients"`
 	Description string            `json:"description"`
+	CommandID   string            `json:"command_id"`
 }
 
 type airdropResponse struct {
@@ -141,7 +142,8 @@ type airdropResponse struct {
 // airdrop answers POST /v0/admin/merge-delegations/airdrop: the provider
 // (the operator) sends each delegating recipient its amount through its
 // preapproval and merges its holdings, all in one transaction
-// (ledger.Airdrop). Amounts are decimal strings, exact to 10 digits.
+// (ledger.Airdrop). Amounts are decimal strings, exact to 10 digits; an
+// optional command_id makes a retry answer the first result.
 func (h *Handler) airdrop(w http.ResponseWriter, r *http.Request) error {
 	var req airdropRequest
 	if err := web.DecodeJSON(r, &req); err != nil {
@@ -162,7 +164,7 @@ func (h *Handler) airdrop(w http.ResponseWriter, r *http.Request) error {
 		}
 		shares[i] = ledger.AirdropShare{Party: p, Amount: a}
 	}
-	res, err := h.l.Airdrop(r.Context(), shares, req.Description)
+	res, err := h.l.Airdrop(r.Context(), ledger.AirdropRequest{Shares: shares, Description: req.Description, CommandID: req.CommandID})
 	if err != nil {
 		return err
 	}

@@ -2,6 +2,7 @@ package ledger
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"unicode/utf8"
@@ -20,6 +21,16 @@ const MaxAirdropRecipients = 100
 type AirdropShare struct {
 	Party  coin.PartyID
 	Amount coin.Amount
+}
+
+// AirdropRequest is an airdrop: the shares, the description every share's
+// history shows, and an optional command id that makes a retry safe.
+type AirdropRequest struct {
+	Shares      []AirdropShare
+	Description string
+	// CommandID, when set, makes the airdrop happen once: a retry with the
+	// same id answers the first airdrop's result and pays nobody again.
+	CommandID string
 }
 
 // AirdropResult says what an airdrop did.
@@ -46,7 +57,8 @@ type AirdropResult struct {
 // reward per share, and the featured operator one per merge. Each share
 // shows in history as a TransferPreapprovalSend and each merge as a
 // MergeHistorySubtype row, as the batch's calls would.
-func (l *Ledger) Airdrop(ctx context.Context, shares []AirdropShare, description string) (AirdropResult, error) {
+func (l *Ledger) Airdrop(ctx context.Context, req AirdropRequest) (AirdropResult, error) {
+	shares, description := req.Shares, req.Description
 	res := AirdropResult{Total: coin.Zero, Fees: coin.Zero}
 	limit := min(MaxAirdropRecipients, l.rules.MaxNumOutputs)
 	switch {
@@ -56,6 +68,11 @@ func (l *Ledger) Airdrop(ctx context.Context, shares []AirdropShare, description
 		return res, invalid("recipients", "at most %d recipients per airdrop", limit)
 	case utf8.RuneCountInString(description) >= MaxDescriptionLen:
 		return res, invalid("description", "must be shorter than %d characters", MaxDescriptionLen)
+	case len(req.CommandID) > MaxDescriptionLength:
+		return res, invalid("command_id", "must be at most %d characters", MaxDescriptionLength)
+	}
+	if err := textFields("description", description, "command_id", req.CommandID); err != nil {
+		return res, err
 	}
 	parties := make([]coin.PartyID, 0, len(shares)+1)
 	seen := make(map[coin.PartyID]bool, len(shares))
@@ -78,6 +95,16 @@ func (l *Ledger) Airdrop(ctx context.Context, shares []AirdropShare, description
 	parties = append(parties, l.operator)
 	err := l.db.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
 		res.Fees, res.Merges, res.MergedInputs = coin.Zero, 0, 0
+		key := "airdrop:" + req.CommandID
+		if req.CommandID != "" {
+			prev, err := l.claimCommand(ctx, tx, key)
+			if err != nil {
+				return err
+			}
+			if prev != nil {
+				return json.Unmarshal([]byte(prev.Result), &res)
+			}
+		}
 		t, err := l.beginLocked(ctx, tx, "airdrop", parties...)
 		if err != nil {
 			return err
@@ -147,7 +174,13 @@ func (l *Ledger) Airdrop(ctx context.Context, shares []AirdropShare, description
 			}
 		}
 		res.UpdateID = t.update
-		return t.commit(ctx)
+		if err := t.commit(ctx); err != nil {
+			return err
+		}
+		if req.CommandID == "" {
+			return nil
+		}
+		return l.saveCommand(ctx, t, key, l.operator, "airdrop", mustJSON(res))
 	})
 	if err != nil {
 		if errors.Is(err, ErrInsufficientFunds) {

@@ -99,16 +99,25 @@ func TestAirdropWithAutoMerge(t *testing.T) {
 			{"too many", make([]ledger.AirdropShare, ledger.MaxAirdropRecipients+1), ledger.IsValidation},
 		}
 		for _, r := range refusals {
-			if _, err := l.Airdrop(ctx, r.shares, "drop"); !r.check(err) {
+			if _, err := l.Airdrop(ctx, ledger.AirdropRequest{Shares: r.shares, Description: "drop"}); !r.check(err) {
 				t.Errorf("%s: err = %v", r.name, err)
 			}
 		}
 		unchanged("the refused airdrops", before)
 
-		res, err := l.Airdrop(ctx, []ledger.AirdropShare{share(a, "1.5"), share(b, "2.25"), share(c, "0.0000000001")}, "launch")
+		req := ledger.AirdropRequest{Shares: []ledger.AirdropShare{share(a, "1.5"), share(b, "2.25"), share(c, "0.0000000001")},
+			Description: "launch", CommandID: "launch-1"}
+		res, err := l.Airdrop(ctx, req)
 		if err != nil {
 			t.Fatal(err)
 		}
+		// A retry of the same command pays nobody again: it answers the
+		// first result.
+		done := snapshot()
+		if again, err := l.Airdrop(ctx, req); err != nil || fmt.Sprint(again) != fmt.Sprint(res) {
+			t.Errorf("retry = %+v, %v; want %+v", again, err, res)
+		}
+		unchanged("the retried airdrop", done)
 		// a: 30 + 1 -> merge 22 into one -> 10; b: 3 + 1, no merge; c: 10 + 1 -> merge 2 -> 10.
 		if res.Merges != 2 || res.MergedInputs != 24 || !res.Total.Equal(coin.MustParse("3.7500000001")) || res.UpdateID == "" {
 			t.Errorf("result %+v", res)
