@@ -335,6 +335,7 @@ type Traffic struct {
 type MergeRow struct {
 	Party    string
 	Holdings int
+	Target   int // the holdings the merge leaves
 }
 
 // MintingDelegations is the page where the validator, as delegate,
