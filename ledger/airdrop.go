@@ -151,18 +151,21 @@ func (l *Ledger) Airdrop(ctx context.Context, req AirdropRequest) (AirdropResult
 			t.preapprovedSent(l.operator, pas[i], featured[pas[i].Provider], s.Amount, share, description)
 		}
 		for _, s := range shares {
-			hs, err := store.UnlockedHoldingsOf(ctx, tx, s.Party, 0)
+			n, err := store.CountUnlockedHoldings(ctx, tx, s.Party)
 			if err != nil {
 				return err
 			}
-			// With the share (not yet in the table) it holds len(hs)+1.
-			if len(hs)+1 <= MergeTarget {
+			// With the share (not yet in the table) it holds n+1.
+			if n+1 <= MergeTarget {
 				continue
 			}
-			take := min(l.rules.MaxNumInputs, len(hs)+2-MergeTarget, len(hs))
-			ids := make([]coin.ContractID, take)
-			for i := range ids {
-				ids[i] = hs[i].ContractID
+			hs, err := store.UnlockedHoldingsOf(ctx, tx, s.Party, min(l.rules.MaxNumInputs, n+2-MergeTarget))
+			if err != nil {
+				return err
+			}
+			ids := make([]coin.ContractID, len(hs))
+			for i, h := range hs {
+				ids[i] = h.ContractID
 			}
 			_, used, err := t.mergeInputs(ctx, s.Party, ids, mergeGoal{target: MergeTarget, subtype: MergeHistorySubtype, featured: true})
 			if err != nil {
