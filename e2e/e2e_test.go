@@ -24,6 +24,9 @@ import (
 	"github.com/playwright-community/playwright-go"
 )
 
+// walletBin is the built binary, for its tokens and external clients.
+var walletBin string
+
 var (
 	baseURL string
 	pw      *playwright.Playwright
@@ -66,6 +69,7 @@ func run(m *testing.M) (int, error) {
 		return 1, fmt.Errorf("build: %v\n%s", err, out)
 	}
 
+	walletBin = bin
 	trace("binary built")
 	cluster, err := pgtest.Start(ctx)
 	if err != nil {

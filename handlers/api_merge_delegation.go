@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"fmt"
 	"net/http"
 
 	"github.com/ccwallet/ccwallet/ledger"
@@ -25,6 +26,7 @@ type listMergeDelegationsResponse struct {
 type pendingMergeDTO struct {
 	PartyID  string `json:"party_id"`
 	Holdings int    `json:"holdings"`
+	Target   int    `json:"target"`
 }
 
 type pendingMergesResponse struct {
@@ -104,7 +106,7 @@ func (h *Handler) acceptMergeDelegation(w http.ResponseWriter, r *http.Request) 
 }
 
 // pendingMerges answers GET /v0/admin/merge-progress: parties the merge
-// automation still has to bring down to ledger.MergeTarget holdings.
+// automation still has to bring down to their target.
 func (h *Handler) pendingMerges(w http.ResponseWriter, r *http.Request) error {
 	ps, err := h.l.PendingMerges(r.Context())
 	if err != nil {
@@ -112,7 +114,60 @@ func (h *Handler) pendingMerges(w http.ResponseWriter, r *http.Request) error {
 	}
 	resp := pendingMergesResponse{Parties: []pendingMergeDTO{}}
 	for _, p := range ps {
-		resp.Parties = append(resp.Parties, pendingMergeDTO{PartyID: string(p.Party), Holdings: p.Holdings})
+		resp.Parties = append(resp.Parties, pendingMergeDTO{PartyID: string(p.Party), Holdings: p.Holdings, Target: p.Target})
 	}
 	return web.WriteJSON(w, http.StatusOK, resp)
+}
+
+type airdropShareDTO struct {
+	PartyID string `json:"party_id"`
+	Amount  string `json:"amount"`
+}
+
+type airdropRequest struct {
+	Recipients  []airdropShareDTO `json:"recipients"`
+	Description string            `json:"description"`
+	CommandID   string            `json:"command_id"`
+}
+
+type airdropResponse struct {
+	UpdateID     string `json:"update_id"`
+	Recipients   int    `json:"recipients"`
+	Total        string `json:"total"`
+	Fees         string `json:"fees"`
+	Merges       int    `json:"merges"`
+	MergedInputs int    `json:"merged_inputs"`
+}
+
+// airdrop answers POST /v0/admin/merge-delegations/airdrop: the provider
+// (the operator) sends each delegating recipient its amount through its
+// preapproval and merges its holdings, all in one transaction
+// (ledger.Airdrop). Amounts are decimal strings, exact to 10 digits; an
+// optional command_id makes a retry answer the first result.
+func (h *Handler) airdrop(w http.ResponseWriter, r *http.Request) error {
+	var req airdropRequest
+	if err := web.DecodeJSON(r, &req); err != nil {
+		return err
+	}
+	if len(req.Recipients) > ledger.MaxAirdropRecipients {
+		return badRequest(fmt.Sprintf("recipients: at most %d per airdrop", ledger.MaxAirdropRecipients))
+	}
+	shares := make([]ledger.AirdropShare, len(req.Recipients))
+	for i, s := range req.Recipients {
+		p, err := coin.ParsePartyID(trimmed(s.PartyID))
+		if err != nil {
+			return badRequest(fmt.Sprintf("recipients[%d].party_id: %s", i, err.Error()))
+		}
+		a, err := coin.ParseAmount(s.Amount)
+		if err != nil {
+			return badRequest(fmt.Sprintf("recipients[%d].amount: %s", i, err.Error()))
+		}
+		shares[i] = ledger.AirdropShare{Party: p, Amount: a}
+	}
+	res, err := h.l.Airdrop(r.Context(), ledger.AirdropRequest{Shares: shares, Description: req.Description, CommandID: req.CommandID})
+	if err != nil {
+		return err
+	}
+	return web.WriteJSON(w, http.StatusOK, airdropResponse{UpdateID: res.UpdateID, Recipients: len(shares), Total: res.Total.String(),
+		Fees: res.Fees.String(), Merges: res.Merges, MergedInputs: res.MergedInputs})
 }

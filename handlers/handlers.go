@@ -203,6 +203,7 @@ func (h *Handler) Routes(health http.Handler) http.Handler {
 	mux.Handle("POST /v0/admin/devnet/advance-rounds", h.admin(h.advanceRounds))
 	mux.Handle("GET /v0/admin/merge-progress", h.admin(h.pendingMerges))
 	mux.Handle("POST /v0/admin/merge-delegation-proposals/{contract_id}/accept", h.admin(h.acceptMergeDelegation))
+	mux.Handle("POST /v0/admin/merge-delegations/airdrop", h.admin(h.airdrop))
 	mux.Handle("GET /v0/wallet/merge-delegations", h.user(h.listMergeDelegations))
 	mux.Handle("POST /v0/wallet/merge-delegation-proposals", h.user(h.proposeMergeDelegation))
 	mux.Handle("POST /v0/wallet/merge-delegations/{contract_id}/withdraw", h.user(h.withdrawMergeDelegation))

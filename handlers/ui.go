@@ -65,6 +65,7 @@ func (h *Handler) nav(s *web.Session) []views.NavItem {
 		{Key: "history", Label: "History", Href: "/history"},
 	}
 	if h.l.IsAdmin(s.User) {
+		items = append(items, views.NavItem{Key: "delegations", Label: "Delegations", Href: "/delegations"})
 		items = append(items, views.NavItem{Key: "admin", Label: "Admin", Href: "/admin"})
 	}
 	return items
@@ -110,6 +111,8 @@ func (h *Handler) uiRoutes(mux *http.ServeMux) {
 	handle("GET /approvals", h.session(h.onboarded(h.uiDelegations)))
 	handle("POST /preapproval", h.session(h.onboarded(h.uiCreatePreapproval)))
 	handle("POST /merge-delegation", h.session(h.onboarded(h.uiProposeMerge)))
+	handle("GET /delegations", h.session(h.onboarded(h.uiMintingDelegations)))
+	handle("POST /delegations/{cid}/{action}", h.session(h.onboarded(h.uiMintingDelegationAction)))
 	handle("GET /traffic", h.session(h.onboarded(h.uiTraffic)))
 	handle("POST /traffic", h.session(h.onboarded(h.uiBuyTraffic)))
 	handle("GET /admin", h.session(h.uiAdminOnly(h.uiAdmin)))

@@ -70,7 +70,7 @@ func (h *Handler) adminModel(ctx context.Context, s *web.Session) (views.Admin, 
 		return views.Admin{}, err
 	}
 	for _, pm := range merges {
-		m.Merges = append(m.Merges, views.MergeRow{Party: string(pm.Party), Holdings: pm.Holdings})
+		m.Merges = append(m.Merges, views.MergeRow{Party: string(pm.Party), Holdings: pm.Holdings, Target: pm.Target})
 	}
 	return m, nil
 }

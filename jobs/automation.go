@@ -21,7 +21,7 @@ type Automation struct {
 	RoundInterval time.Duration
 	// RewardCollectionInterval defaults to 200 s, as the real wallet.
 	RewardCollectionInterval time.Duration
-	// MergeInterval is how often delegated merges run; default 1 minute.
+	// MergeInterval is how often merges run; default 1 minute.
 	MergeInterval time.Duration
 	// Pruning is participantPruningSchedule; off by default.
 	Pruning PruningSchedule

@@ -321,7 +321,11 @@ func delegate(t *testing.T, l *ledger.Ledger, p coin.PartyID) ledger.MergeDelega
 func TestMergeHoldingsBoundaries(t *testing.T) {
 	forEachEngine(t, func(t *testing.T, l *ledger.Ledger) {
 		ctx := context.Background()
-		atTarget, above, noDelegation, withdrawn := ledgertest.Party(t, l), ledgertest.Party(t, l), ledgertest.Party(t, l), ledgertest.Party(t, l)
+		atTarget, above := ledgertest.Party(t, l), ledgertest.Party(t, l)
+		// External parties: the wallet merges an onboarded user's party
+		// with or without a delegation, an external one only with.
+		noDelegation, _ := ledgertest.ExternalParty(t, l, "ext-nodelegation")
+		withdrawn, _ := ledgertest.ExternalParty(t, l, "ext-withdrawn")
 		mintMany(t, l, atTarget, ledger.MergeTarget, "1")
 		mintMany(t, l, above, ledger.MergeTarget+1, "1")
 		mintMany(t, l, noDelegation, 50, "1")
@@ -339,7 +343,7 @@ func TestMergeHoldingsBoundaries(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if diff := cmp.Diff([]ledger.PendingMerge{{Party: above, Holdings: ledger.MergeTarget + 1}}, pending); diff != "" {
+		if diff := cmp.Diff([]ledger.PendingMerge{{Party: above, Holdings: ledger.MergeTarget + 1, Target: ledger.MergeTarget}}, pending); diff != "" {
 			t.Errorf("pending merges (-want +got):\n%s", diff)
 		}
 		rep, err := l.MergeHoldings(ctx)

@@ -1,10 +1,12 @@
 package ledger
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/ccwallet/ccwallet/ledger/coin"
@@ -219,3 +221,36 @@ func (l *Ledger) archiveDelegation(ctx context.Context, kind, template string, d
 	}
 	return nil
 }
+
+// delegateActivitySubtypes are the history rows of what the validator did
+// for a party as its delegate: minting its rewards and merging its
+// holdings.
+var delegateActivitySubtypes = map[string]bool{
+	"CollectRewards": true, MergeHistorySubtype: true, WalletMergeHistorySubtype: true, MintingMergeHistorySubtype: true,
+}
+
+// DelegateActivity lists, newest first, up to n of the latest things the
+// validator did for beneficiary as its delegate: reward minting (rows with
+// the DSO as counterparty) and merges (rows with the operator). Each side
+// is read from its latest page of history only, so older activity behind
+// many other rows is not shown.
+func (l *Ledger) DelegateActivity(ctx context.Context, beneficiary coin.PartyID, n int) ([]HistoryItem, error) {
+	var out []HistoryItem
+	for _, by := range []coin.PartyID{l.dso, l.operator} {
+		items, err := l.History(ctx, beneficiary, HistoryQuery{PageSize: 100, Counterparty: by})
+		if err != nil {
+			return nil, err
+		}
+		for _, it := range items {
+			if delegateActivitySubtypes[it.Subtype] {
+				out = append(out, it)
+			}
+		}
+	}
+	slices.SortFunc(out, func(a, b HistoryItem) int { return cmp.Compare(b.ID, a.ID) })
+	return out[:min(n, len(out))], nil
+}
+
+// Now is the ledger's clock, for pages that show whether a delegation
+// has expired.
+func (l *Ledger) Now() time.Time { return l.now() }

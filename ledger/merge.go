@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/ccwallet/ccwallet/ledger/coin"
 	"github.com/ccwallet/ccwallet/store"
@@ -246,19 +247,116 @@ func (l *Ledger) mergeDelegation(ctx context.Context, id coin.ContractID) (Merge
 type PendingMerge struct {
 	Party    coin.PartyID
 	Holdings int
+	// Target is how many holdings the automation leaves the party.
+	Target int
 }
 
-// PendingMerges lists parties with an active delegation and more than
-// MergeTarget unlocked holdings: the merge automation's progress.
+// Merge history subtypes besides MergeHistorySubtype, after what each
+// merge stands for.
+const (
+	// WalletMergeHistorySubtype is the wallet's own merge of a party it
+	// runs, as the real wallet's reward collection merges its inputs
+	// (CO_MergeTransferInputs).
+	WalletMergeHistorySubtype = "MergeTransferInputs"
+	// MintingMergeHistorySubtype is a merge under a minting delegation.
+	MintingMergeHistorySubtype = "MintingDelegation_MergeAmulets"
+)
+
+// mergeGoal is how far, and on whose authority, the merge automation
+// merges one party's holdings.
+type mergeGoal struct {
+	target   int
+	subtype  string
+	featured bool // a MergeDelegation merge earns the provider an app reward
+}
+
+// mergeGoalOf is the one rule of whose holdings the wallet merges, and how
+// far: a party with an active merge delegation to MergeTarget (a featured
+// merge); the operator and every onboarded user's party, whose wallets the
+// validator runs, to MergeTarget; an external party with an active,
+// unexpired minting delegation to the operator down to the delegation's
+// merge limit (the smaller target wins when several apply). ok is false
+// for anyone else: an external party without a delegation signs its own
+// transactions, and an offboarded user's wallet no longer runs.
+func (l *Ledger) mergeGoalOf(ctx context.Context, db bun.IDB, owner coin.PartyID) (g mergeGoal, ok bool, err error) {
+	active, err := store.MergeDelegationsOf(ctx, db, owner, MergeActive)
+	if err != nil {
+		return g, false, err
+	}
+	switch {
+	case len(active) > 0:
+		g, ok = mergeGoal{target: MergeTarget, subtype: MergeHistorySubtype, featured: true}, true
+	case owner == l.operator:
+		g, ok = mergeGoal{target: MergeTarget, subtype: WalletMergeHistorySubtype}, true
+	default:
+		on, err := store.PartyOnboarded(ctx, db, owner)
+		if err != nil {
+			return g, false, err
+		}
+		if on {
+			g, ok = mergeGoal{target: MergeTarget, subtype: WalletMergeHistorySubtype}, true
+		}
+	}
+	now := l.now()
+	ds, err := l.delegations(ctx, db, TemplateMintingDelegation, owner, func(d MintingDelegation) bool {
+		return d.Beneficiary == owner && d.Delegate == l.operator && d.ExpiresAt.After(now)
+	})
+	if err != nil {
+		return g, false, err
+	}
+	for _, d := range ds {
+		limit := max(d.MergeLimit, 1) // validated at proposal; never merge to nothing
+		if !ok {
+			g, ok = mergeGoal{target: limit, subtype: MintingMergeHistorySubtype}, true
+		}
+		g.target = min(g.target, limit)
+	}
+	return g, ok, nil
+}
+
+// PendingMerges lists the parties with more unlocked holdings than their
+// merge target (mergeGoalOf), most first: the merge automation's progress.
 func (l *Ledger) PendingMerges(ctx context.Context) ([]PendingMerge, error) {
-	rows, err := store.DelegatedOwnersAbove(ctx, l.db, MergeTarget)
+	rows, err := store.MergeCandidatesAbove(ctx, l.db, MergeTarget, l.operator)
 	if err != nil {
 		return nil, err
 	}
-	out := make([]PendingMerge, len(rows))
-	for i, r := range rows {
-		out[i] = PendingMerge{Party: r.Owner, Holdings: r.Count}
+	counts := make(map[coin.PartyID]int, len(rows))
+	order := make([]coin.PartyID, 0, len(rows))
+	for _, r := range rows {
+		counts[r.Owner] = r.Count
+		order = append(order, r.Owner)
 	}
+	// Minting delegations can merge below MergeTarget; there are few of
+	// them, so their beneficiaries are counted one by one.
+	ds, err := l.ActiveMintingDelegations(ctx)
+	if err != nil {
+		return nil, err
+	}
+	for _, d := range ds {
+		if _, seen := counts[d.Beneficiary]; seen || d.Delegate != l.operator {
+			continue
+		}
+		n, err := store.CountUnlockedHoldings(ctx, l.db, d.Beneficiary)
+		if err != nil {
+			return nil, err
+		}
+		if n > d.MergeLimit {
+			counts[d.Beneficiary] = n
+			order = append(order, d.Beneficiary)
+		}
+	}
+	out := []PendingMerge{}
+	for _, p := range order {
+		g, ok, err := l.mergeGoalOf(ctx, l.db, p)
+		if err != nil {
+			return nil, err
+		}
+		if ok && counts[p] > g.target {
+			out = append(out, PendingMerge{Party: p, Holdings: counts[p], Target: g.target})
+		}
+	}
+	slices.SortStableFunc(out, func(a, b PendingMerge) int { return b.Holdings - a.Holdings })
 	return out, nil
 }
 
@@ -270,47 +368,47 @@ type MergeReport struct {
 }
 
 // MergeHoldings is the merge automation: the provider first accepts open
-// proposals, then every party with an active delegation and more than
-// MergeTarget holdings is merged by self-transfers of at most MaxNumInputs
-// inputs each (the BatchMergeUtility_MergeHoldings step) until at most
-// MergeTarget remain. A featured provider earns an app reward per merge.
+// proposals, then every pending party (PendingMerges) is merged by
+// self-transfers of at most MaxNumInputs inputs each (the
+// BatchMergeUtility_MergeHoldings step) down to its target. A featured
+// provider earns an app reward per delegated merge.
 func (l *Ledger) MergeHoldings(ctx context.Context) (MergeReport, error) {
 	var rep MergeReport
 	if _, err := l.AcceptMergeDelegations(ctx); err != nil {
 		return rep, err
 	}
-	owners, err := store.DelegatedOwnersAbove(ctx, l.db, MergeTarget)
+	pending, err := l.PendingMerges(ctx)
 	if err != nil {
 		return rep, err
 	}
-	for _, o := range owners {
+	for _, p := range pending {
 		rep.Parties++
-		if err := l.mergeParty(ctx, o.Owner, &rep); err != nil {
-			return rep, fmt.Errorf("merge holdings of %s: %w", o.Owner, err)
+		if err := l.mergeParty(ctx, p.Party, p.Target, &rep); err != nil {
+			return rep, fmt.Errorf("merge holdings of %s: %w", p.Party, err)
 		}
 	}
 	return rep, nil
 }
 
-// mergeParty merges one owner's holdings down to MergeTarget. It reads the
+// mergeParty merges one owner's holdings down to target. It reads the
 // owner's unlocked holdings once and merges them in batches, each its own
 // transaction; a batch that lost holdings to a concurrent spend is
 // re-read, so the plan is only ever an optimisation.
-func (l *Ledger) mergeParty(ctx context.Context, owner coin.PartyID, rep *MergeReport) error {
+func (l *Ledger) mergeParty(ctx context.Context, owner coin.PartyID, target int, rep *MergeReport) error {
 	for reload := 0; reload < 3; reload++ {
 		hs, err := store.UnlockedHoldingsOf(ctx, l.db, owner, 0)
 		if err != nil {
 			return err
 		}
-		for len(hs) > MergeTarget {
-			// Just enough inputs to land on MergeTarget, at most MaxNumInputs.
-			take := min(l.rules.MaxNumInputs, len(hs)-MergeTarget+1)
+		for len(hs) > target {
+			// Just enough inputs to land on target, at most MaxNumInputs.
+			take := min(l.rules.MaxNumInputs, len(hs)-target+1)
 			out, used, err := l.mergeBatch(ctx, owner, hs[:take])
 			if err != nil {
 				return err
 			}
 			if used == 0 {
-				break // withdrawn, or the plan went stale: stop or re-read
+				break // no longer ours to merge, or the plan went stale: stop or re-read
 			}
 			if used < take {
 				hs = nil // the owner spent some meanwhile: re-read
@@ -331,8 +429,8 @@ func (l *Ledger) mergeParty(ctx context.Context, owner coin.PartyID, rep *MergeR
 }
 
 // mergeBatch merges the given holdings of owner into one, in one
-// transaction: the owner's self-transfer (the BatchMergeUtility_MergeHoldings
-// step). Holdings gone meanwhile are left out; used is how many inputs were
+// transaction, if the wallet still merges owner's holdings (mergeGoalOf).
+// Holdings gone meanwhile are left out; used is how many inputs were
 // merged (0: nothing done).
 func (l *Ledger) mergeBatch(ctx context.Context, owner coin.PartyID, batch []store.Holding) (*store.Holding, int, error) {
 	var out *store.Holding
@@ -342,70 +440,86 @@ func (l *Ledger) mergeBatch(ctx context.Context, owner coin.PartyID, batch []sto
 		if err := l.lockParties(ctx, tx, owner); err != nil {
 			return err
 		}
-		active, err := store.MergeDelegationsOf(ctx, tx, owner, MergeActive)
-		if err != nil || len(active) == 0 {
-			return err // withdrawn meanwhile: stop
+		g, ok, err := l.mergeGoalOf(ctx, tx, owner)
+		if err != nil || !ok {
+			return err // withdrawn, expired or offboarded meanwhile: stop
 		}
 		ids := make([]coin.ContractID, len(batch))
 		for i, h := range batch {
 			ids[i] = h.ContractID
 		}
-		// Under the owner's lock: keep only holdings still live and unlocked.
-		hs, err := store.HoldingsByIDs(ctx, tx, ids)
-		if err != nil {
-			return err
-		}
-		byID := make(map[coin.ContractID]store.Holding, len(hs))
-		for _, h := range hs {
-			if h.LockHolder == "" && h.Owner == owner {
-				byID[h.ContractID] = h
-			}
-		}
-		if len(byID) < 2 {
-			return nil
-		}
 		t, err := l.beginTxn(ctx, tx, "merge-holdings")
 		if err != nil {
 			return err
 		}
-		picked := make([]Candidate, 0, len(byID))
-		sum := coin.Zero
-		for _, id := range ids {
-			h, ok := byID[id]
-			if !ok {
-				continue
-			}
-			eff := EffectiveAmount(h.Amount, h.Rate, h.CreatedRound, t.round.Number)
-			picked = append(picked, Candidate{ID: id, Effective: eff})
-			sum = sum.Add(eff)
-		}
-		var outs []Output
-		if sum.IsPositive() {
-			outs = []Output{{Receiver: owner, Amount: sum}}
-		}
-		res, err := t.spend(ctx, owner, picked, byID, sum, sum, coin.Zero, outs)
-		if err != nil {
+		out, used, err = t.mergeInputs(ctx, owner, ids, g)
+		if err != nil || used == 0 {
 			return err
 		}
-		d := HistoryDetails{Provider: l.operator, Sender: &PartyAmount{Party: owner, Amount: coin.Zero},
-			Receivers: []PartyAmount{{Party: owner, Amount: sum}}, HoldingFees: res.HoldingFees}
-		if len(res.Outputs) > 0 {
-			d.ContractID = res.Outputs[0]
-			h := t.holdings[len(t.holdings)-1]
-			out = &h
+		return t.commit(ctx)
+	})
+	return out, used, err
+}
+
+// mergeInputs is one merge inside t, the owner's self-transfer of those of
+// ids that are still owner's live, unlocked holdings into one holding
+// (none when they are all worth nothing), with its history row and, for a
+// delegated merge, the provider's featured app reward. It returns the
+// merged holding and how many inputs it used (0, and nothing done, when
+// fewer than two are left). The caller holds owner's lock.
+func (t *txn) mergeInputs(ctx context.Context, owner coin.PartyID, ids []coin.ContractID, g mergeGoal) (*store.Holding, int, error) {
+	l := t.l
+	hs, err := store.HoldingsByIDs(ctx, t.tx, ids)
+	if err != nil {
+		return nil, 0, err
+	}
+	byID := make(map[coin.ContractID]store.Holding, len(hs))
+	for _, h := range hs {
+		if h.LockHolder == "" && h.Owner == owner {
+			byID[h.ContractID] = h
 		}
-		t.record(owner, "transfer", MergeHistorySubtype, l.operator, coin.Zero, res.HoldingFees,
-			fmt.Sprintf("merged %d holdings", len(res.Inputs)), d)
+	}
+	if len(byID) < 2 {
+		return nil, 0, nil
+	}
+	picked := make([]Candidate, 0, len(byID))
+	sum := coin.Zero
+	for _, id := range ids {
+		h, ok := byID[id]
+		if !ok {
+			continue
+		}
+		eff := EffectiveAmount(h.Amount, h.Rate, h.CreatedRound, t.round.Number)
+		picked = append(picked, Candidate{ID: id, Effective: eff})
+		sum = sum.Add(eff)
+	}
+	var outs []Output
+	if sum.IsPositive() {
+		outs = []Output{{Receiver: owner, Amount: sum}}
+	}
+	res, err := t.spend(ctx, owner, picked, byID, sum, sum, coin.Zero, outs)
+	if err != nil {
+		return nil, 0, err
+	}
+	d := HistoryDetails{Provider: l.operator, Sender: &PartyAmount{Party: owner, Amount: coin.Zero},
+		Receivers: []PartyAmount{{Party: owner, Amount: sum}}, HoldingFees: res.HoldingFees}
+	var out *store.Holding
+	if len(res.Outputs) > 0 {
+		d.ContractID = res.Outputs[0]
+		h := t.holdings[len(t.holdings)-1]
+		out = &h
+	}
+	t.record(owner, "transfer", g.subtype, l.operator, coin.Zero, res.HoldingFees,
+		fmt.Sprintf("merged %d holdings", len(res.Inputs)), d)
+	if g.featured {
 		// The provider is featured (its FeaturedAppRight is created at
-		// bootstrap), so each merge earns it a featured app reward.
+		// bootstrap), so each delegated merge earns it a featured app reward.
 		reward := USDToCoin(l.rules.ExtraFeaturedAppRewardUSD, t.round.Price)
 		if reward.IsPositive() {
 			t.addRewardCoupon(RewardApp, l.operator, reward, true)
 		}
-		used = len(res.Inputs)
-		return t.commit(ctx)
-	})
-	return out, used, err
+	}
+	return out, len(res.Inputs), nil
 }
 
 // MintBulk issues one holding per amount to party in a single ledger

@@ -456,10 +456,17 @@ func (t *txn) sendPreapprovedTo(ctx context.Context, sender coin.PartyID, p *sto
 	if err != nil {
 		return nil, err
 	}
+	t.preapprovedSent(sender, p, featured, amount, r, description)
+	return r, nil
+}
+
+// preapprovedSent is what a TransferPreapproval_Send writes besides the
+// transfer r itself: its history and, when the preapproval's provider is
+// featured, the provider's app reward coupon.
+func (t *txn) preapprovedSent(sender coin.PartyID, p *store.TransferPreapproval, featured bool, amount coin.Amount, r *TransferResult, description string) {
 	t.recordTransfer(sender, p.Receiver, amount, r, "TransferPreapprovalSend", description)
 	if featured {
 		reward := USDToCoin(t.l.rules.ExtraFeaturedAppRewardUSD, t.round.Price)
 		t.addRewardCoupon(RewardApp, p.Provider, reward, true)
 	}
-	return r, nil
 }

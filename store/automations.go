@@ -187,18 +187,37 @@ type OwnerHoldingCount struct {
 	Count int          `bun:"n"`
 }
 
-// DelegatedOwnersAbove lists owners with an active merge delegation and
-// more than limit unlocked holdings, most holdings first.
-func DelegatedOwnersAbove(ctx context.Context, db bun.IDB, limit int) ([]OwnerHoldingCount, error) {
+// MergeCandidatesAbove lists the owners with more than limit unlocked
+// holdings that have an active merge delegation, are an onboarded user's
+// party, or are one of also (the operator), most holdings first: the
+// parties whose wallet the merge automation keeps at the merge target.
+func MergeCandidatesAbove(ctx context.Context, db bun.IDB, limit int, also ...coin.PartyID) ([]OwnerHoldingCount, error) {
 	var out []OwnerHoldingCount
 	err := db.NewSelect().Table("holdings").ColumnExpr("owner, COUNT(*) AS n").
 		Where("lock_holder IS NULL").
-		Where("owner IN (SELECT owner FROM merge_delegations WHERE status = 'active')").
+		WhereGroup(" AND ", func(q *bun.SelectQuery) *bun.SelectQuery {
+			q = q.Where("owner IN (SELECT owner FROM merge_delegations WHERE status = 'active')").
+				WhereOr("owner IN (SELECT party_id FROM users WHERE offboarded_at IS NULL)")
+			if len(also) > 0 {
+				q = q.WhereOr("owner IN (?)", bun.In(also))
+			}
+			return q
+		}).
 		Group("owner").Having("COUNT(*) > ?", limit).OrderExpr("n DESC, owner").Scan(ctx, &out)
 	if err != nil {
 		return nil, fmt.Errorf("owners to merge: %w", Normalize(err))
 	}
 	return out, nil
+}
+
+// PartyOnboarded reports whether party is an onboarded (not offboarded)
+// user's party.
+func PartyOnboarded(ctx context.Context, db bun.IDB, party coin.PartyID) (bool, error) {
+	n, err := db.NewSelect().Table("users").Where("party_id = ?", party).Where("offboarded_at IS NULL").Count(ctx)
+	if err != nil {
+		return false, fmt.Errorf("users of %s: %w", party, Normalize(err))
+	}
+	return n > 0, nil
 }
 
 // UnlockedHoldingsOf lists up to limit (all when limit <= 0) unlocked

@@ -335,4 +335,38 @@ type Traffic struct {
 type MergeRow struct {
 	Party    string
 	Holdings int
+	Target   int // the holdings the merge leaves
+}
+
+// MintingDelegations is the page where the validator, as delegate,
+// answers external parties' minting delegation proposals and withdraws
+// active delegations.
+type MintingDelegations struct {
+	Page
+	Proposals []MintingDelegationRow
+	Active    []MintingDelegationRow
+	Error     string
+	Message   string
+}
+
+// MintingDelegationRow is one proposal or active delegation.
+type MintingDelegationRow struct {
+	ContractID  string
+	Beneficiary string
+	Expires     string
+	Expired     bool
+	MergeLimit  int
+	// Replaces describes, on a proposal, the active delegation of the same
+	// beneficiary that accepting it replaces ("" when none).
+	Replaces string
+	// Holdings is the beneficiary's unlocked holdings now (active rows).
+	Holdings int
+	Activity []DelegateActivityRow
+}
+
+// DelegateActivityRow is one thing the delegate did for a beneficiary.
+type DelegateActivityRow struct {
+	Time   string
+	What   string
+	Amount string
 }

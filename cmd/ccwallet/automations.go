@@ -22,7 +22,7 @@ import (
 //	  enabled: true                  # default true (also off with enableWallet: false)
 //	  roundInterval: 10m             # the round clock's tick (the network's default); "off" disables it
 //	  rewardCollectionInterval: 200s # as the real wallet
-//	  mergeInterval: 1m              # delegated merges
+//	  mergeInterval: 1m              # merges (holdings)
 //	  mergeDelegationAtOnboarding: true # new users propose a merge delegation (default true)
 //	  expiryInterval: 30s            # ending expired transfer offers and instructions
 //	  renewalInterval: 1m            # renewing preapprovals due within 30 days

@@ -1,0 +1,118 @@
+package handlers_test
+
+import (
+	"context"
+	"crypto/ed25519"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/coin"
+	"github.com/ccwallet/ccwallet/ledger/ledgertest"
+)
+
+// proposeMinting submits ext's signed minting delegation proposal naming
+// the operator.
+func proposeMinting(t *testing.T, e *uiEnv, ext coin.PartyID, key ed25519.PrivateKey, limit int) coin.ContractID {
+	t.Helper()
+	ctx := context.Background()
+	p, err := e.l.PrepareMintingDelegationProposal(ctx, ext, time.Now().Add(48*time.Hour), limit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := e.l.Submit(ctx, ledgertest.Sign(t, ext, key, p))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r.ContractID
+}
+
+// TestUIMintingDelegations drives the delegations page as a browser
+// without JavaScript would: plain form posts, 303 back to the page with a
+// message saying what happened, errors inline with 422.
+func TestUIMintingDelegations(t *testing.T) {
+	forEngine(t, func(t *testing.T, e *uiEnv) {
+		ctx := context.Background()
+		admin := e.browser(t)
+		admin.login("admin") // the operator's user, onboarded at bootstrap
+		adminCSRF := csrfOf(t, admin.get("/delegations").body)
+		erin, erinKey := ledgertest.ExternalParty(t, e.l, "ext-erin")
+		fred, fredKey := ledgertest.ExternalParty(t, e.l, "ext-fred")
+		pErin := proposeMinting(t, e, erin, erinKey, 5)
+		pFred := proposeMinting(t, e, fred, fredKey, 20)
+
+		mustHave(t, admin.get("/"), http.StatusOK, `data-testid="nav-delegations"`)
+		page := admin.get("/delegations")
+		mustHave(t, page, http.StatusOK, `data-testid="minting-proposal-row" data-cid="`+string(pErin), `data-cid="`+string(pFred),
+			`data-testid="minting-active-empty"`, `action="/delegations/`+string(pErin)+`/accept"`, `name="csrf_token"`)
+
+		post := func(cid coin.ContractID, action string) resp {
+			return admin.post("/delegations/"+string(cid)+"/"+action, url.Values{"csrf_token": {adminCSRF}})
+		}
+		r := post(pErin, "accept")
+		if r.status != http.StatusSeeOther || r.header.Get("Location") != "/delegations?done=accept" {
+			t.Fatalf("accept = %d to %q: %.300s", r.status, r.header.Get("Location"), r.body)
+		}
+		mustHave(t, admin.get("/delegations?done=accept"), http.StatusOK, `data-testid="minting-ok"`, "Proposal accepted",
+			`data-testid="minting-active-row"`, `data-beneficiary="`+string(erin), `data-testid="merge-limit">5<`)
+		if r := post(pFred, "reject"); r.status != http.StatusSeeOther {
+			t.Fatalf("reject = %d: %.300s", r.status, r.body)
+		}
+		mustHave(t, admin.get("/delegations?done=reject"), http.StatusOK, "Proposal rejected.", `data-testid="minting-proposals-empty"`)
+
+		// A second proposal of erin's shows what accepting it replaces.
+		pErin2 := proposeMinting(t, e, erin, erinKey, 7)
+		mustHave(t, admin.get("/delegations"), http.StatusOK, `data-testid="minting-replaces"`, "merge limit 5", "Accept and replace")
+		if r := post(pErin2, "reject"); r.status != http.StatusSeeOther {
+			t.Fatalf("reject = %d", r.status)
+		}
+
+		// What the delegate did: the merge down to erin's limit of 5.
+		as := make([]coin.Amount, 8)
+		for i := range as {
+			as[i] = coin.MustParse("1")
+		}
+		if err := e.l.MintBulk(ctx, erin, as); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := e.l.MergeHoldings(ctx); err != nil {
+			t.Fatal(err)
+		}
+		// And the rewards it minted for erin once their round closed.
+		if err := e.l.SeedRewardCoupons(ctx, ledger.RewardValidator, []coin.PartyID{erin}, coin.MustParse("0.5")); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := e.l.AdvanceRounds(ctx, 3); err != nil {
+			t.Fatal(err)
+		}
+		page = admin.get("/delegations")
+		mustHave(t, page, http.StatusOK, `data-testid="minting-activity-row"`, "merged 4 holdings", "(now 6)", "minted 1 reward coupons")
+
+		// Stale buttons and bad input are explained on the page.
+		mustHave(t, post(pErin, "accept"), http.StatusUnprocessableEntity, `data-testid="minting-error"`, "no active minting delegation proposal")
+		mustHave(t, admin.post("/delegations/not-a-cid/reject", url.Values{"csrf_token": {adminCSRF}}), http.StatusUnprocessableEntity, `data-testid="minting-error"`)
+		if r := admin.post("/delegations/"+string(pErin)+"/accept", url.Values{}); r.status != http.StatusForbidden {
+			t.Errorf("post without CSRF token = %d, want 403", r.status)
+		}
+		if r := post(pErin, "frobnicate"); r.status != http.StatusNotFound {
+			t.Errorf("unknown action = %d, want 404", r.status)
+		}
+
+		d := strings.Split(strings.Split(page.body, `data-testid="minting-active-row" data-cid="`)[1], `"`)[0]
+		if r := post(coin.ContractID(d), "withdraw"); r.status != http.StatusSeeOther {
+			t.Fatalf("withdraw = %d: %.300s", r.status, r.body)
+		}
+		mustHave(t, admin.get("/delegations?done=withdraw"), http.StatusOK, "Delegation withdrawn", `data-testid="minting-active-empty"`)
+
+		// A user who is not an admin has no menu entry and sees none of
+		// the operator's proposals.
+		alice := e.wallet(t, "alice", "")
+		if strings.Contains(alice.get("/").body, `data-testid="nav-delegations"`) {
+			t.Error("alice has the delegations menu entry")
+		}
+		mustHave(t, alice.get("/delegations"), http.StatusOK, `data-testid="minting-proposals-empty"`, `data-testid="minting-active-empty"`)
+	})
+}
