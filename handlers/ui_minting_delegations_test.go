@@ -75,14 +75,14 @@ func TestUIMintingDelegations(t *testing.T) {
 		for i := range as {
 			as[i] = coin.MustParse("1")
 		}
-		if err := e.l.MintBulk(ctx, erin, as); err != nil {
+		if err := ledgertest.Dev(t, e.l).MintBulk(ctx, erin, as); err != nil {
 			t.Fatal(err)
 		}
 		if _, err := e.l.MergeHoldings(ctx); err != nil {
 			t.Fatal(err)
 		}
 		// And the rewards it minted for erin once their round closed.
-		if err := e.l.SeedRewardCoupons(ctx, ledger.RewardValidator, []coin.PartyID{erin}, coin.MustParse("0.5")); err != nil {
+		if err := ledgertest.Dev(t, e.l).SeedRewardCoupons(ctx, ledger.RewardValidator, []coin.PartyID{erin}, coin.MustParse("0.5")); err != nil {
 			t.Fatal(err)
 		}
 		if _, err := e.l.AdvanceRounds(ctx, 3); err != nil {

@@ -41,7 +41,10 @@
 //     time control (AdvanceRounds) and the open round in use.
 //   - holdings.go: balances, holdings (UTXOs) and the transfer core (input
 //     selection, fees, change); dust.go: dust expiry; merge.go: merge
-//     delegations and merging; tap.go: the faucet and minting.
+//     delegations and merging (who is merged, and to how many holdings);
+//     airdrop.go: a provider's airdrop that merges in the same
+//     transaction; tap.go: the faucet; devnet.go: minting outside it,
+//     for development networks only.
 //   - offers.go: two-step transfer offers; instructions.go: token-standard
 //     transfer instructions and their locks; preapprovals.go: transfer
 //     preapprovals and one-step sends; sendbatch.go: the grouped Postgres
