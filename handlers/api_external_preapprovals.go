@@ -185,6 +185,12 @@ func (h *Handler) submitTransferPreapprovalSend(w http.ResponseWriter, r *http.R
 // /v0/scan-proxy and /v0/admin/external-party). 404 means the party's
 // next nonce is 0.
 func (h *Handler) lookupTransferCommandCounter(w http.ResponseWriter, r *http.Request) error {
+	return h.writeTransferCommandCounter(w, r, true)
+}
+
+// writeTransferCommandCounter answers a counter lookup, with our
+// next_nonce or, as the scan proxy, exactly as the spec has it.
+func (h *Handler) writeTransferCommandCounter(w http.ResponseWriter, r *http.Request, withNextNonce bool) error {
 	party, err := parseParty("party", r.PathValue("party"))
 	if err != nil {
 		return err
@@ -193,9 +199,11 @@ func (h *Handler) lookupTransferCommandCounter(w http.ResponseWriter, r *http.Re
 	if err != nil {
 		return err
 	}
-	return web.WriteJSON(w, http.StatusOK, lookupTransferCommandCounterResponse{
-		TransferCommandCounter: contractWithState(c.Contract), NextNonce: c.NextNonce,
-	})
+	resp := lookupTransferCommandCounterResponse{TransferCommandCounter: contractWithState(c.Contract)}
+	if withNextNonce {
+		resp.NextNonce = &c.NextNonce
+	}
+	return web.WriteJSON(w, http.StatusOK, resp)
 }
 
 // devnetTap answers POST /v0/admin/devnet/tap (ours, development networks

@@ -335,6 +335,7 @@ func runTransferPreapprovalSend(ctx context.Context, t *txn, b *PreparedBody) (c
 	if err != nil {
 		return "", err
 	}
+	t.recordTransferCommand(b.Party, a.Receiver, a.Amount, a.ExpiresAt, a.Nonce, a.Description)
 	if c != nil {
 		t.archive(c.ContractID)
 	}
