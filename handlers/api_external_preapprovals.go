@@ -152,9 +152,10 @@ func (h *Handler) prepareTransferPreapprovalSend(w http.ResponseWriter, r *http.
 	}
 	return web.WriteJSON(w, http.StatusOK, prepareTransferPreapprovalSendResponse{
 		Transaction: p.Transaction, TxHash: p.TxHash,
-		// Our transfer executes on submission and creates no
-		// TransferCommand; the prefix names the preparation instead.
-		TransferCommandContractIDPrefix: p.TxHash[:16],
+		// The TransferCommand's id is fixed by the preparation; the
+		// transfer executes on submission and the command is then "sent"
+		// in /v0/scan-proxy/transfer-command/status.
+		TransferCommandContractIDPrefix: p.TransferCommandIDPrefix,
 		HashingDetails:                  hashingDetails(req.VerboseHashing, p),
 	})
 }

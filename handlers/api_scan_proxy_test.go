@@ -258,6 +258,10 @@ func runScanProxyContract(t *testing.T, e *contractEnv) {
 		t.Fatalf("transfer commands of nonce 0: %+v", st)
 	}
 	for cid, c := range st.ByCID {
+		// The client finds its command by the prefix prepare-send gave.
+		if !strings.HasPrefix(cid, p.Prefix) || len(p.Prefix) < 66 {
+			t.Errorf("transfer command %s does not start with the prefix %q prepare-send gave", cid, p.Prefix)
+		}
 		if c.Contract.ContractID != cid || c.Contract.TemplateID != ledger.TemplateTransferCommand || c.Status.Status != "sent" ||
 			payloadField(t, c.Contract.Payload, "sender") != sender || payloadField(t, c.Contract.Payload, "receiver") != string(bob) ||
 			payloadField(t, c.Contract.Payload, "nonce") != "0" || payloadField(t, c.Contract.Payload, "amount") != "7.5000000000" ||

@@ -2,6 +2,8 @@ package ledger
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"strconv"
@@ -120,14 +122,32 @@ func (l *Ledger) TransferCommands(ctx context.Context, sender coin.PartyID, nonc
 // and archives it in the same transaction, as the DSO's delegate
 // executing TransferCommand_Send would: the send is done when submitted,
 // and transfer-command/status reports it sent.
-func (t *txn) recordTransferCommand(sender, receiver coin.PartyID, amount coin.Amount, expiresAt string, nonce int64, description string) {
+func (t *txn) recordTransferCommand(b *PreparedBody, a preapprovalSendArgs) {
 	var desc *string
-	if description != "" {
-		desc = &description
+	if a.Description != "" {
+		desc = &a.Description
 	}
-	cid := t.create(TemplateTransferCommand, transferCommandPayload{
-		DSO: t.l.dso, Sender: sender, Receiver: receiver, Delegate: t.l.operator, Amount: amount,
-		ExpiresAt: expiresAt, Nonce: strconv.FormatInt(nonce, 10), Description: desc,
-	}, sender, t.l.dso, t.l.operator)
+	cid := transferCommandID(b)
+	t.createWithID(cid, TemplateTransferCommand, transferCommandPayload{
+		DSO: t.l.dso, Sender: b.Party, Receiver: a.Receiver, Delegate: t.l.operator, Amount: a.Amount,
+		ExpiresAt: a.ExpiresAt, Nonce: strconv.FormatInt(a.Nonce, 10), Description: desc,
+	}, b.Party, t.l.dso, t.l.operator)
 	t.archive(cid)
+}
+
+// transferCommandID is the contract id of the TransferCommand a prepared
+// preapproval send creates: fixed by the preparation (its random nonce),
+// so prepare-send can name it before the sender signs, and a preparation
+// executes once.
+func transferCommandID(b *PreparedBody) coin.ContractID {
+	disc := sha256.Sum256([]byte("transfer-command\x00" + string(b.Party) + "\x00" + b.Nonce))
+	suffix := sha256.Sum256(disc[:])
+	return coin.ContractID("00" + hex.EncodeToString(disc[:]) + "ca111220" + hex.EncodeToString(suffix[:]))
+}
+
+// transferCommandIDPrefix is transferCommandID without its suffix, the
+// part a Canton contract id has before the transaction commits: what
+// prepare-send tells the client to look for in transfer-command/status.
+func transferCommandIDPrefix(b *PreparedBody) string {
+	return string(transferCommandID(b))[:len("00")+64]
 }
