@@ -28,8 +28,8 @@ func (h *Handler) scanProxyRoutes() map[string]apiFunc {
 		"GET /transfer-command-counter/{party}":       h.scanLookupTransferCommandCounter,
 		"GET /transfer-command/status":                h.lookupTransferCommandStatus,
 		// The name service (ANS) is not part of this validator yet.
-		"GET /ans-entries/by-party/{party}": ansEntryNotFound("party"),
-		"GET /ans-entries/by-name/{name}":   ansEntryNotFound("name"),
+		"GET /ans-entries/by-party/{party}": ansEntryByPartyNotFound,
+		"GET /ans-entries/by-name/{name}":   ansEntryByNameNotFound,
 		"GET /ans-entries":                  ansNotImplemented,
 		"POST /ans-rules":                   ansNotImplemented,
 	}
@@ -168,13 +168,28 @@ func (h *Handler) lookupTransferCommandStatus(w http.ResponseWriter, r *http.Req
 	return web.WriteJSON(w, http.StatusOK, resp)
 }
 
-// ansEntryNotFound answers the ANS lookups by party or name: with no name
+// ansEntryByPartyNotFound answers the ANS lookup by party: with no name
 // service, nobody has an entry.
-func ansEntryNotFound(param string) apiFunc {
-	return func(_ http.ResponseWriter, r *http.Request) error {
-		return notFound(fmt.Sprintf("No ANS entry for %s %q: this validator has no name service (ANS) yet", param, r.PathValue(param)))
+func ansEntryByPartyNotFound(_ http.ResponseWriter, r *http.Request) error {
+	party, err := parseParty("party", r.PathValue("party"))
+	if err != nil {
+		return err
 	}
+	return notFound(fmt.Sprintf("Party %s does not have any ANS entry: this validator has no name service (ANS) yet", party))
 }
+
+// ansEntryByNameNotFound answers the ANS lookup by name, likewise.
+func ansEntryByNameNotFound(_ http.ResponseWriter, r *http.Request) error {
+	name := r.PathValue("name")
+	if len(name) > maxANSNameLen {
+		return badRequest(fmt.Sprintf("name: must be at most %d characters", maxANSNameLen))
+	}
+	return notFound(fmt.Sprintf("Did not find an ANS entry with name %q: this validator has no name service (ANS) yet", name))
+}
+
+// maxANSNameLen bounds the names we echo back; real ANS names are far
+// shorter.
+const maxANSNameLen = 255
 
 // ansNotImplemented answers the ANS operations that are not lookups.
 func ansNotImplemented(http.ResponseWriter, *http.Request) error {

@@ -225,18 +225,54 @@ func runScanProxyContract(t *testing.T, e *contractEnv) {
 	if r := admin.doOwn("POST", "/v0/admin/devnet/tap", map[string]any{"party_id": sender, "amount": "100"}); r.Status != 200 {
 		t.Fatalf("tap: %d %s", r.Status, r.Body)
 	}
-	r := admin.do("POST", "/v0/admin/external-party/transfer-preapproval/prepare-send", fmt.Sprintf(
-		`{"sender_party_id":%q,"receiver_party_id":%q,"amount":7.5,"expires_at":%q,"nonce":0,"description":"rent"}`,
-		sender, bob, e.clock.Now().Add(time.Hour).Format(time.RFC3339)))
-	if r.Status != 200 {
-		t.Fatalf("prepare-send: %d %s", r.Status, r.Body)
+	// send sends amount to bob with nonce and returns the prefix of its
+	// TransferCommand's id.
+	send := func(nonce int, amount string) string {
+		t.Helper()
+		r := admin.do("POST", "/v0/admin/external-party/transfer-preapproval/prepare-send", fmt.Sprintf(
+			`{"sender_party_id":%q,"receiver_party_id":%q,"amount":%s,"expires_at":%q,"nonce":%d,"description":"rent"}`,
+			sender, bob, amount, e.clock.Now().Add(time.Hour).Format(time.RFC3339), nonce))
+		if r.Status != 200 {
+			t.Fatalf("prepare-send: %d %s", r.Status, r.Body)
+		}
+		var p preparedSend
+		r.JSON(t, &p)
+		if r := admin.do("POST", "/v0/admin/external-party/transfer-preapproval/submit-send",
+			submissionBody(sender, key, prepared{Transaction: p.Transaction}, sign(t, key, p.TxHash))); r.Status != 200 {
+			t.Fatalf("submit-send: %d %s", r.Status, r.Body)
+		}
+		return p.Prefix
 	}
-	var p preparedSend
-	r.JSON(t, &p)
-	if r := admin.do("POST", "/v0/admin/external-party/transfer-preapproval/submit-send",
-		submissionBody(sender, key, prepared{Transaction: p.Transaction}, sign(t, key, p.TxHash))); r.Status != 200 {
-		t.Fatalf("submit-send: %d %s", r.Status, r.Body)
+	status := sp + "/transfer-command/status?sender=" + sender + "&nonce="
+	// sent checks that nonce has one TransferCommand, sent, with the id
+	// prefix prepare-send gave (how a client finds its command).
+	sent := func(nonce int, prefix, amount string) {
+		t.Helper()
+		var st struct {
+			ByCID map[string]struct {
+				Contract proxyContract `json:"contract"`
+				Status   struct {
+					Status string `json:"status"`
+				} `json:"status"`
+			} `json:"transfer_commands_by_contract_id"`
+		}
+		e.prefixed(stranger, "GET", status+fmt.Sprint(nonce), nil, 200).JSON(t, &st)
+		if len(st.ByCID) != 1 {
+			t.Fatalf("transfer commands of nonce %d: %+v", nonce, st)
+		}
+		for cid, c := range st.ByCID {
+			if !strings.HasPrefix(cid, prefix) || len(prefix) < 66 {
+				t.Errorf("transfer command %s does not start with the prefix %q prepare-send gave", cid, prefix)
+			}
+			if c.Contract.ContractID != cid || c.Contract.TemplateID != ledger.TemplateTransferCommand || c.Status.Status != "sent" ||
+				payloadField(t, c.Contract.Payload, "sender") != sender || payloadField(t, c.Contract.Payload, "receiver") != string(bob) ||
+				payloadField(t, c.Contract.Payload, "nonce") != fmt.Sprint(nonce) || payloadField(t, c.Contract.Payload, "amount") != amount ||
+				payloadField(t, c.Contract.Payload, "delegate") != operator || payloadField(t, c.Contract.Payload, "description") != "rent" {
+				t.Errorf("transfer command %s = %+v", cid, c)
+			}
+		}
 	}
+	first := send(0, "7.5")
 	var cnt struct {
 		TransferCommandCounter proxyContractWithState `json:"transfer_command_counter"`
 	}
@@ -244,32 +280,11 @@ func runScanProxyContract(t *testing.T, e *contractEnv) {
 	if c := cnt.TransferCommandCounter.Contract; payloadField(t, c.Payload, "sender") != sender || payloadField(t, c.Payload, "nextNonce") != "1" {
 		t.Errorf("counter = %+v", cnt.TransferCommandCounter)
 	}
-	var st struct {
-		ByCID map[string]struct {
-			Contract proxyContract `json:"contract"`
-			Status   struct {
-				Status string `json:"status"`
-			} `json:"status"`
-		} `json:"transfer_commands_by_contract_id"`
-	}
-	status := sp + "/transfer-command/status?sender=" + sender + "&nonce="
-	e.prefixed(stranger, "GET", status+"0", nil, 200).JSON(t, &st)
-	if len(st.ByCID) != 1 {
-		t.Fatalf("transfer commands of nonce 0: %+v", st)
-	}
-	for cid, c := range st.ByCID {
-		// The client finds its command by the prefix prepare-send gave.
-		if !strings.HasPrefix(cid, p.Prefix) || len(p.Prefix) < 66 {
-			t.Errorf("transfer command %s does not start with the prefix %q prepare-send gave", cid, p.Prefix)
-		}
-		if c.Contract.ContractID != cid || c.Contract.TemplateID != ledger.TemplateTransferCommand || c.Status.Status != "sent" ||
-			payloadField(t, c.Contract.Payload, "sender") != sender || payloadField(t, c.Contract.Payload, "receiver") != string(bob) ||
-			payloadField(t, c.Contract.Payload, "nonce") != "0" || payloadField(t, c.Contract.Payload, "amount") != "7.5000000000" ||
-			payloadField(t, c.Contract.Payload, "delegate") != operator || payloadField(t, c.Contract.Payload, "description") != "rent" {
-			t.Errorf("transfer command %s = %+v", cid, c)
-		}
-	}
+	sent(0, first, "7.5000000000")
 	e.expect(stranger, "GET", status+"1", nil, 404)
+	sent(1, send(1, "2"), "2.0000000000")
+	sent(0, first, "7.5000000000")
+	e.expect(stranger, "GET", status+"2", nil, 404)
 	e.expect(stranger, "GET", sp+"/transfer-command/status?sender="+sender, nil, 400)
 	e.expect(stranger, "GET", status+"x", nil, 400)
 	e.expect(stranger, "GET", status+"-1", nil, 400)
@@ -285,6 +300,8 @@ func runScanProxyContract(t *testing.T, e *contractEnv) {
 		}
 	}
 	e.expect(stranger, "POST", sp+"/ans-rules", map[string]any{}, scanProxyUnserved["scan-proxy.yaml#getAnsRules"])
+	e.expect(stranger, "GET", sp+"/ans-entries/by-party/not-a-party", nil, 400)
+	e.expect(stranger, "GET", sp+"/ans-entries/by-name/"+strings.Repeat("n", 256), nil, 400)
 
 	// A command is looked up for 24 hours.
 	e.clock.Advance(ledger.TransferCommandWindow + time.Minute)

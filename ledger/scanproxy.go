@@ -93,7 +93,9 @@ func (l *Ledger) TransferCommands(ctx context.Context, sender coin.PartyID, nonc
 	if nonce < 0 {
 		return nil, invalid("nonce", "must not be negative")
 	}
-	cs, err := store.ContractsByTemplateSince(ctx, l.db, TemplateTransferCommand, sender, l.now().Add(-TransferCommandWindow))
+	want := strconv.FormatInt(nonce, 10)
+	// The nonce pre-filter keeps the rows read to this nonce's commands.
+	cs, err := store.ContractsByTemplateSince(ctx, l.db, TemplateTransferCommand, sender, l.now().Add(-TransferCommandWindow), `"nonce":"`+want+`"`)
 	if err != nil {
 		return nil, err
 	}
@@ -103,7 +105,7 @@ func (l *Ledger) TransferCommands(ctx context.Context, sender coin.PartyID, nonc
 		if err := json.Unmarshal([]byte(cs[i].Payload), &p); err != nil {
 			return nil, fmt.Errorf("decode %s: %w", cs[i].ContractID, err)
 		}
-		if p.Sender != sender || p.Nonce != strconv.FormatInt(nonce, 10) {
+		if p.Sender != sender || p.Nonce != want {
 			continue
 		}
 		st := "created"
