@@ -137,19 +137,63 @@ func runScanProxyContract(t *testing.T, e *contractEnv) {
 	if rules.ContractID != string(e.l.RulesContractID()) || rules.TemplateID != ledger.TemplateAmuletRules || ar.AmuletRules.DomainID != e.l.SynchronizerID() {
 		t.Errorf("amulet rules = %+v", ar.AmuletRules)
 	}
+	// The payload has the shape of Splice's AmuletRules: a client reads
+	// the traffic parameters and fees where it does on the real network.
 	var rp struct {
-		DSO    string `json:"dso"`
-		Config struct {
-			MinTopup          int64  `json:"minTopupAmount"`
-			ExtraTrafficPrice string `json:"extraTrafficPrice"`
+		DSO            string `json:"dso"`
+		ConfigSchedule struct {
+			InitialValue struct {
+				TransferConfig struct {
+					HoldingFee struct {
+						Rate string `json:"rate"`
+					} `json:"holdingFee"`
+					MaxNumInputs string `json:"maxNumInputs"`
+				} `json:"transferConfig"`
+				DecentralizedSynchronizer struct {
+					ActiveSynchronizer string `json:"activeSynchronizer"`
+					Fees               struct {
+						BaseRateTrafficLimits struct {
+							BurstAmount string `json:"burstAmount"`
+							BurstWindow struct {
+								Microseconds string `json:"microseconds"`
+							} `json:"burstWindow"`
+						} `json:"baseRateTrafficLimits"`
+						ExtraTrafficPrice string `json:"extraTrafficPrice"`
+						MinTopupAmount    string `json:"minTopupAmount"`
+					} `json:"fees"`
+				} `json:"decentralizedSynchronizer"`
+				TickDuration struct {
+					Microseconds string `json:"microseconds"`
+				} `json:"tickDuration"`
+				TransferPreapprovalFee string `json:"transferPreapprovalFee"`
+			} `json:"initialValue"`
+			FutureValues []any `json:"futureValues"`
 		} `json:"configSchedule"`
 	}
 	if err := json.Unmarshal(rules.Payload, &rp); err != nil {
 		t.Fatal(err)
 	}
-	if want := e.l.Rules(); rp.DSO != string(e.l.DSO()) || rp.Config.MinTopup != want.MinTopupAmountBytes ||
-		!coin.MustParse(rp.Config.ExtraTrafficPrice).Equal(want.ExtraTrafficPriceUSDPerMB) {
-		t.Errorf("rules payload %s does not carry the traffic parameters %d, %s", rules.Payload, want.MinTopupAmountBytes, want.ExtraTrafficPriceUSDPerMB)
+	want := e.l.Rules()
+	cfg := rp.ConfigSchedule.InitialValue
+	fees := cfg.DecentralizedSynchronizer.Fees
+	for _, c := range []struct{ what, got, want string }{
+		{"dso", rp.DSO, string(e.l.DSO())},
+		{"holding fee", cfg.TransferConfig.HoldingFee.Rate, want.HoldingFeeUSD.String()},
+		{"max inputs", cfg.TransferConfig.MaxNumInputs, fmt.Sprint(want.MaxNumInputs)},
+		{"active synchronizer", cfg.DecentralizedSynchronizer.ActiveSynchronizer, e.l.SynchronizerID()},
+		{"burst amount", fees.BaseRateTrafficLimits.BurstAmount, fmt.Sprint(want.BaseRateBurstAmountBytes)},
+		{"burst window", fees.BaseRateTrafficLimits.BurstWindow.Microseconds, fmt.Sprint(want.BaseRateBurstWindow.Microseconds())},
+		{"extra traffic price", fees.ExtraTrafficPrice, want.ExtraTrafficPriceUSDPerMB.String()},
+		{"min top-up", fees.MinTopupAmount, fmt.Sprint(want.MinTopupAmountBytes)},
+		{"tick", cfg.TickDuration.Microseconds, fmt.Sprint(want.TickDuration.Microseconds())},
+		{"preapproval fee", cfg.TransferPreapprovalFee, want.TransferPreapprovalFeeUSDPerDay.String()},
+	} {
+		if c.got != c.want {
+			t.Errorf("amulet rules %s = %q, want %q (payload %s)", c.what, c.got, c.want, rules.Payload)
+		}
+	}
+	if rp.ConfigSchedule.FutureValues == nil {
+		t.Errorf("amulet rules have no futureValues: %s", rules.Payload)
 	}
 	if !sameAsDisclosed(t, disclosed, rules) {
 		t.Errorf("the registry did not disclose the rules %s", rules.ContractID)
@@ -177,12 +221,24 @@ func runScanProxyContract(t *testing.T, e *contractEnv) {
 			if c.ContractID != string(r.ContractID) || c.TemplateID != ledger.TemplateOpenMiningRound {
 				t.Errorf("%s: open round %d = %s %s, want %s", what, i, c.TemplateID, c.ContractID, r.ContractID)
 			}
+			// Splice's OpenMiningRound: RelTimes as microseconds, the
+			// round's transfer config in USD.
 			var p struct {
 				Round struct {
 					Number string `json:"number"`
 				} `json:"round"`
+				TickDuration struct {
+					Microseconds string `json:"microseconds"`
+				} `json:"tickDuration"`
+				TransferConfigUSD struct {
+					HoldingFee struct {
+						Rate string `json:"rate"`
+					} `json:"holdingFee"`
+				} `json:"transferConfigUsd"`
 			}
-			if err := json.Unmarshal(c.Payload, &p); err != nil || p.Round.Number != fmt.Sprint(int64(r.Number)) {
+			rules := e.l.Rules()
+			if err := json.Unmarshal(c.Payload, &p); err != nil || p.Round.Number != fmt.Sprint(int64(r.Number)) ||
+				p.TickDuration.Microseconds != fmt.Sprint(rules.TickDuration.Microseconds()) || p.TransferConfigUSD.HoldingFee.Rate != rules.HoldingFeeUSD.String() {
 				t.Errorf("%s: round %d payload %s", what, r.Number, c.Payload)
 			}
 			if sameAsDisclosed(t, disclosed, c) {
