@@ -28,8 +28,9 @@ var (
 // maxNumLockHolders is Splice's default; ours locks hold one holder.
 const maxNumLockHolders = 50
 
-// damlPackageVersion names the Splice release whose templates the payloads
-// imitate; this ledger runs no Daml packages.
+// damlPackageVersion fills packageConfig: a splice-amulet version of the
+// 0.4 releases (one for every package, unchecked per package). This
+// ledger runs no Daml packages, so nothing resolves it.
 const damlPackageVersion = "0.1.14"
 
 type damlRelTime struct {
