@@ -86,7 +86,8 @@ func testRegistryChoiceContexts(t *testing.T, a *testAPI) {
 		})
 	}
 	t.Run("excludeDebugFields", func(t *testing.T) {
-		r := anon.do(http.MethodPost, "/api/validator/v0/scan-proxy"+base+cid+"/choice-contexts/withdraw", map[string]any{"excludeDebugFields": true})
+		// The validator's proxy wants a token (any user's).
+		r := alice.do(http.MethodPost, "/api/validator/v0/scan-proxy"+base+cid+"/choice-contexts/withdraw", map[string]any{"excludeDebugFields": true})
 		if r.Status != http.StatusOK || strings.Contains(string(r.Body), `"debug`) {
 			t.Errorf("= %d %s; want 200 without debug fields", r.Status, r.Body)
 		}

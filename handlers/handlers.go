@@ -143,7 +143,6 @@ func (h *Handler) Routes(health http.Handler) http.Handler {
 	mux.Handle("POST /v0/admin/external-party/transfer-preapproval/submit-send", h.admin(h.submitTransferPreapprovalSend))
 	mux.Handle("GET /v0/admin/external-party/transfer-command-counter/{party}", h.admin(h.lookupTransferCommandCounter))
 	mux.Handle("GET /v0/transfer-command-counter/{party}", h.api(h.lookupTransferCommandCounter))
-	mux.Handle("GET /v0/scan-proxy/transfer-command-counter/{party}", h.api(h.lookupTransferCommandCounter))
 	mux.Handle("POST /v0/admin/devnet/tap", h.admin(h.devnetTap))
 
 	// wallet-internal.yaml
@@ -185,17 +184,28 @@ func (h *Handler) Routes(health http.Handler) http.Handler {
 	mux.Handle("POST /v0/admin/devnet/reassignments/{contract_id}/complete", h.admin(h.completeReassignment))
 
 	// Token-standard registry (no auth), at the root as scan serves it and
-	// under /v0/scan-proxy as the validator proxies it.
+	// under /v0/scan-proxy as the validator proxies it (with a token, as
+	// every scan-proxy path).
 	for _, prefix := range []string{"", "/v0/scan-proxy"} {
+		reg := h.api
+		if prefix != "" {
+			reg = h.user
+		}
 		ti := prefix + "/registry/transfer-instruction/v1"
-		mux.Handle("POST "+ti+"/transfer-factory", h.api(h.getTransferFactory))
-		mux.Handle("POST "+ti+"/{transferInstructionId}/choice-contexts/accept", h.api(h.getTransferInstructionChoiceContext(ledger.MoveAccept)))
-		mux.Handle("POST "+ti+"/{transferInstructionId}/choice-contexts/reject", h.api(h.getTransferInstructionChoiceContext(ledger.MoveReject)))
-		mux.Handle("POST "+ti+"/{transferInstructionId}/choice-contexts/withdraw", h.api(h.getTransferInstructionChoiceContext(ledger.MoveWithdraw)))
+		mux.Handle("POST "+ti+"/transfer-factory", reg(h.getTransferFactory))
+		mux.Handle("POST "+ti+"/{transferInstructionId}/choice-contexts/accept", reg(h.getTransferInstructionChoiceContext(ledger.MoveAccept)))
+		mux.Handle("POST "+ti+"/{transferInstructionId}/choice-contexts/reject", reg(h.getTransferInstructionChoiceContext(ledger.MoveReject)))
+		mux.Handle("POST "+ti+"/{transferInstructionId}/choice-contexts/withdraw", reg(h.getTransferInstructionChoiceContext(ledger.MoveWithdraw)))
 		md := prefix + "/registry/metadata/v1"
-		mux.Handle("GET "+md+"/info", h.api(h.getRegistryInfo))
-		mux.Handle("GET "+md+"/instruments", h.api(h.listInstruments))
-		mux.Handle("GET "+md+"/instruments/{instrumentId}", h.api(h.getInstrument))
+		mux.Handle("GET "+md+"/info", reg(h.getRegistryInfo))
+		mux.Handle("GET "+md+"/instruments", reg(h.listInstruments))
+		mux.Handle("GET "+md+"/instruments/{instrumentId}", reg(h.getInstrument))
+	}
+
+	// The validator's scan proxy (api_scan_proxy.go).
+	for route, fn := range h.scanProxyRoutes() {
+		method, path, _ := strings.Cut(route, " ")
+		mux.Handle(method+" /v0/scan-proxy"+path, h.user(fn))
 	}
 
 	// Automations (jobs, round clock, merge delegation).

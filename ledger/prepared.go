@@ -62,6 +62,9 @@ type Prepared struct {
 	// TxHash is the hex hash to sign (PreparedTxHash of the bytes).
 	TxHash    string
 	ExpiresAt time.Time
+	// TransferCommandIDPrefix, for a preapproval send, is the contract-id
+	// prefix of the TransferCommand its execution creates.
+	TransferCommandIDPrefix string
 }
 
 // Submission is a signed prepared transaction, the spec's
