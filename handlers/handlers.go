@@ -45,6 +45,8 @@ type Handler struct {
 	jobs func() []JobStatus
 	lim  *web.Limiter
 	net  []NetworkSetting
+
+	events *eventHub // counts and feeds the /events streams (nil without UI)
 }
 
 // New builds the handlers.
@@ -52,7 +54,11 @@ func New(l *ledger.Ledger, cfg Config, log *slog.Logger) *Handler {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Handler{l: l, log: log, auth: cfg.Auth, obs: cfg.Observe, ui: cfg.UI, jobs: cfg.Jobs, lim: cfg.Limiter, net: cfg.Network}
+	h := &Handler{l: l, log: log, auth: cfg.Auth, obs: cfg.Observe, ui: cfg.UI, jobs: cfg.Jobs, lim: cfg.Limiter, net: cfg.Network}
+	if cfg.UI != nil {
+		h.events = newEventHub(l, cfg.UI)
+	}
+	return h
 }
 
 // apiFunc is a JSON handler; a returned error becomes {"error": ...}.
