@@ -154,8 +154,10 @@ func TestUIEventsThousandsOfStreams(t *testing.T) {
 			for _, path := range []string{"/readyz", "/holdings", "/readyz", "/history", "/readyz"} {
 				start := time.Now()
 				r := b.get(path)
-				if d := time.Since(start); r.status != 200 || d > time.Second {
-					t.Errorf("GET %s with %d streams open = %d in %s, want 200 within 1s: %.200s", path, streams, r.status, d, r.body)
+				d := time.Since(start)
+				t.Logf("GET %s in %s", path, d.Round(time.Millisecond))
+				if r.status != 200 || d > 500*time.Millisecond {
+					t.Errorf("GET %s with %d streams open = %d in %s, want 200 within 500 ms: %.200s", path, streams, r.status, d, r.body)
 				}
 			}
 			// The streams still hear of a change.
