@@ -31,6 +31,9 @@ type UI struct {
 	BaseURL string
 	// EventInterval is how often /events looks for new history (default 2s).
 	EventInterval time.Duration
+	// EventStreamsPerSession, EventStreamsPerUser and EventStreams cap the
+	// open /events streams (429 past them); 0 means the Default* caps.
+	EventStreamsPerSession, EventStreamsPerUser, EventStreams int
 	// Shutdown ends open /events streams when the server stops.
 	Shutdown <-chan struct{}
 }
@@ -208,6 +211,9 @@ func render(w http.ResponseWriter, r *http.Request, status int, c templ.Componen
 
 // uiError renders err as an error page with the status table's status.
 func (h *Handler) uiError(w http.ResponseWriter, r *http.Request, s *web.Session, err error) {
+	if clientGone(h.log, r, err) {
+		return
+	}
 	status, msg := Status(err)
 	if status >= 500 {
 		h.log.ErrorContext(r.Context(), "page failed", "method", r.Method, "path", r.URL.Path, "status", status, "err", err,

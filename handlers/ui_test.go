@@ -2,6 +2,7 @@ package handlers_test
 
 import (
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/cookiejar"
 	"net/http/httptest"
@@ -59,6 +60,12 @@ func newUIEnv(t *testing.T, engine store.Dialect, jobs ...handlers.JobStatus) *u
 // newUIEnvWith is newUIEnv with the handlers' configuration set by set.
 func newUIEnvWith(t *testing.T, engine store.Dialect, set func(*handlers.Config)) *uiEnv {
 	t.Helper()
+	return newUIEnvLog(t, engine, nil, set)
+}
+
+// newUIEnvLog is newUIEnvWith with the handlers' log going to log.
+func newUIEnvLog(t *testing.T, engine store.Dialect, log *slog.Logger, set func(*handlers.Config)) *uiEnv {
+	t.Helper()
 	l := ledgertest.New(t, engine)
 	var h http.Handler
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { h.ServeHTTP(w, r) }))
@@ -85,7 +92,7 @@ func newUIEnvWith(t *testing.T, engine store.Dialect, set func(*handlers.Config)
 		EventInterval: 50 * time.Millisecond, Shutdown: stop}
 	cfg := handlers.Config{UI: ui}
 	set(&cfg)
-	h = handlers.New(l, cfg, nil).Routes(nil)
+	h = handlers.New(l, cfg, log).Routes(web.HealthHandler(map[string]web.HealthChecker{"database": l.Ping}))
 	return &uiEnv{srv: srv, l: l, clock: clock}
 }
 

@@ -176,6 +176,9 @@ type Admin struct {
 	Merges []MergeRow
 	// Network is the multi-validator network configuration.
 	Network []NetworkRow
+	// Warnings are the configuration's security warnings (disableAuth,
+	// no issuer, cookies without Secure), shown first.
+	Warnings []string
 }
 
 // NetworkRow is one multi-validator network key on the admin page.

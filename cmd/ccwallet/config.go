@@ -82,6 +82,9 @@ type Config struct {
 	// Ignored lists the ADDITIONAL_CONFIG_* variables that were set but mean
 	// nothing here; serve logs them. Not a file key.
 	Ignored []string `yaml:"-"`
+	// disableAuthByEnv: WALLET_DISABLE_AUTH turned auth off, not the
+	// values file (refused in production, see Config.check).
+	disableAuthByEnv bool
 	// RateLimit bounds each authenticated API user's requests: burst
 	// requests, refilled at burst per `per`. burst 0 turns it off.
 	RateLimit RateLimitConfig `yaml:"rateLimit"`
@@ -489,6 +492,7 @@ func (c *Config) applyEnv(env envVars) error {
 		if err != nil {
 			return fmt.Errorf("WALLET_DISABLE_AUTH: want true or false, not %q", v)
 		}
+		c.disableAuthByEnv = b && !c.DisableAuth
 		c.DisableAuth = b
 	}
 	if v := env["MIGRATION_ID"]; v != "" {

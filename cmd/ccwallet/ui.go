@@ -57,28 +57,46 @@ func (c *OIDCConfig) fromEnv(getenv func(string) string) error {
 	return nil
 }
 
+// oidcSettings is the oidc block with the environment applied and the
+// development network's defaults filled in, or every reason serve would
+// refuse it (config check runs it too, see Config.check).
+func (c Config) oidcSettings(getenv func(string) string) (OIDCConfig, error) {
+	oc := c.OIDC
+	if err := oc.fromEnv(getenv); err != nil {
+		return oc, err
+	}
+	var errs []error
+	if oc.SessionSecret == "" && c.DevNet() {
+		oc.SessionSecret = web.DevSessionSecret
+	}
+	switch {
+	case !c.DevNet() && (oc.SessionSecret == "" || oc.SessionSecret == web.DevSessionSecret):
+		errs = append(errs, errors.New("oidc.sessionSecret: set a secret of your own (at least 32 characters) outside the development network"))
+	case len(oc.SessionSecret) < web.MinSessionSecret:
+		errs = append(errs, fmt.Errorf("oidc.sessionSecret: must be at least %d characters, not %d", web.MinSessionSecret, len(oc.SessionSecret)))
+	}
+	if oc.Issuer == "" && !c.DevNet() {
+		errs = append(errs, errors.New("oidc.issuer: required outside the development network (the built-in provider is for development only)"))
+	}
+	if oc.Issuer != "" && oc.ClientID == "" {
+		errs = append(errs, errors.New("oidc.clientId: required with oidc.issuer (the wallet's client at the provider)"))
+	}
+	return oc, errors.Join(errs...)
+}
+
 // newUI builds the web wallet's sessions, login and (on a development
 // network without a configured issuer) the built-in provider. baseURL is
 // the wallet's public URL without a trailing slash.
 func newUI(ctx context.Context, cfg Config, getenv func(string) string, baseURL string, live web.SessionStore, log *slog.Logger) (*handlers.UI, error) {
-	oc := cfg.OIDC
-	if err := oc.fromEnv(getenv); err != nil {
+	oc, err := cfg.oidcSettings(getenv)
+	if err != nil {
 		return nil, err
-	}
-	if oc.SessionSecret == "" && cfg.DevNet() {
-		oc.SessionSecret = web.DevSessionSecret
-	}
-	if !cfg.DevNet() && (oc.SessionSecret == "" || oc.SessionSecret == web.DevSessionSecret) {
-		return nil, errors.New("oidc.sessionSecret: set a secret of your own (at least 32 characters) outside the development network")
 	}
 	if oc.RedirectURL == "" {
 		oc.RedirectURL = baseURL + "/auth/callback"
 	}
 	ui := &handlers.UI{BaseURL: baseURL, Shutdown: ctx.Done()}
 	if oc.Issuer == "" {
-		if !cfg.DevNet() {
-			return nil, errors.New("oidc.issuer: required outside the development network (the built-in provider is for development only)")
-		}
 		if oc.ClientID == "" {
 			oc.ClientID = devClientID
 		}
