@@ -5,7 +5,6 @@ import (
 	"errors"
 	"net/http"
 	"net/url"
-	"strings"
 	"time"
 
 	"github.com/a-h/templ"
@@ -250,12 +249,4 @@ func settled(ctx context.Context, fn func() error) error {
 			return err
 		}
 	}
-}
-
-// localPath keeps only same-site paths for the post-login redirect.
-func localPath(p string) string {
-	if !strings.HasPrefix(p, "/") || strings.HasPrefix(p, "//") || strings.HasPrefix(p, "/\\") {
-		return "/"
-	}
-	return p
 }

@@ -30,7 +30,7 @@ func (h *Handler) uiRoot(w http.ResponseWriter, r *http.Request) {
 
 // uiLogin serves GET /login: it starts the OpenID Connect login.
 func (h *Handler) uiLogin(w http.ResponseWriter, r *http.Request) {
-	next := localPath(r.URL.Query().Get("next"))
+	next := web.LocalPath(r.URL.Query().Get("next"))
 	if _, err := h.ui.Sessions.Load(r); err == nil {
 		http.Redirect(w, r, next, http.StatusSeeOther)
 		return
@@ -65,7 +65,7 @@ func (h *Handler) uiCallback(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	h.log.InfoContext(r.Context(), "user logged in", "user", login.Subject)
-	http.Redirect(w, r, localPath(login.Next), http.StatusSeeOther)
+	http.Redirect(w, r, web.LocalPath(login.Next), http.StatusSeeOther)
 }
 
 // uiLogout serves POST /logout: the session ends here (the old cookie is

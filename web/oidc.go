@@ -107,13 +107,13 @@ func (o *OIDCLogin) oauth(p *oidc.Provider) *oauth2.Config {
 }
 
 // Begin redirects the browser to the provider. next is a local path to
-// return to after login.
+// return to after login (anything else becomes "/").
 func (o *OIDCLogin) Begin(w http.ResponseWriter, r *http.Request, next string) error {
 	p, err := o.discover(r.Context())
 	if err != nil {
 		return err
 	}
-	pl := pendingLogin{State: randomToken(), Nonce: randomToken(), Verifier: oauth2.GenerateVerifier(), Next: next}
+	pl := pendingLogin{State: randomToken(), Nonce: randomToken(), Verifier: oauth2.GenerateVerifier(), Next: LocalPath(next)}
 	v, err := o.cookie.Encode(o.name, pl)
 	if err != nil {
 		return fmt.Errorf("encode login cookie: %w", err)
@@ -171,7 +171,7 @@ func (o *OIDCLogin) Finish(w http.ResponseWriter, r *http.Request) (Login, error
 	if idt.Subject == "" {
 		return Login{}, fmt.Errorf("%w: ID token without subject", ErrLogin)
 	}
-	return Login{Subject: idt.Subject, IDToken: raw, Next: pl.Next}, nil
+	return Login{Subject: idt.Subject, IDToken: raw, Next: LocalPath(pl.Next)}, nil
 }
 
 // LogoutURL is the provider's end_session_endpoint with the ID token hint
