@@ -13,8 +13,10 @@ import (
 	"log/slog"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/zitadel/oidc/v3/example/server/storage"
+	"github.com/zitadel/oidc/v3/pkg/oidc"
 	"github.com/zitadel/oidc/v3/pkg/op"
 )
 
@@ -48,7 +50,21 @@ type Config struct {
 	// StylesheetURL is the wallet's stylesheet, for a consistent login page.
 	StylesheetURL string
 	Users         []User
+	// PendingTTL is how long a login started at the authorize endpoint
+	// may take (default 10 minutes); MaxPending caps the logins pending at
+	// once (default 1000), dropping the oldest. Anyone can start a login,
+	// so without both the provider's memory grows with every attempt.
+	PendingTTL time.Duration
+	MaxPending int
+	// Now is the clock (tests); nil means time.Now.
+	Now func() time.Time
 }
+
+// Defaults of Config.PendingTTL and Config.MaxPending.
+const (
+	DefaultPendingTTL = 10 * time.Minute
+	DefaultMaxPending = 1000
+)
 
 // Provider is the mounted development provider.
 type Provider struct {
@@ -70,13 +86,23 @@ func New(cfg Config, log *slog.Logger) (*Provider, error) {
 	if len(cfg.Users) == 0 {
 		cfg.Users = DefaultUsers
 	}
+	if cfg.PendingTTL <= 0 {
+		cfg.PendingTTL = DefaultPendingTTL
+	}
+	if cfg.MaxPending <= 0 {
+		cfg.MaxPending = DefaultMaxPending
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
 	issuer := strings.TrimSuffix(cfg.BaseURL, "/") + Prefix
 	users := userStore{}
 	for _, u := range cfg.Users {
 		users[u.Name] = &storage.User{ID: u.Name, Username: u.Name, Password: u.Password, FirstName: u.Name, EmailVerified: true}
 	}
 	client := storage.WebClient(cfg.ClientID, cfg.ClientSecret, cfg.RedirectURL)
-	st := &devStorage{Storage: storage.NewStorageWithClients(users, map[string]*storage.Client{cfg.ClientID: client}), postLogout: cfg.PostLogoutURL}
+	st := &devStorage{Storage: storage.NewStorageWithClients(users, map[string]*storage.Client{cfg.ClientID: client}), postLogout: cfg.PostLogoutURL,
+		pending: newPending(cfg.PendingTTL, cfg.MaxPending, cfg.Now)}
 	var key [32]byte
 	_, _ = rand.Read(key[:])
 	provider, err := op.NewProvider(&op.Config{
@@ -100,6 +126,10 @@ func New(cfg Config, log *slog.Logger) (*Provider, error) {
 // end_session, the login form) under Prefix.
 func (p *Provider) Handler() http.Handler { return p.handler }
 
+// Pending is the number of logins started and not yet finished, expired
+// or dropped.
+func (p *Provider) Pending() int { return p.storage.pending.len() }
+
 // userStore is the seeded users by name; storage.UserStore.
 type userStore map[string]*storage.User
 
@@ -108,10 +138,53 @@ func (u userStore) GetUserByUsername(name string) *storage.User { return u[name]
 func (u userStore) ExampleClientID() string                     { return "" }
 
 // devStorage is the library's in-memory storage with our login page and
-// post-logout address on the client.
+// post-logout address on the client, and its pending auth requests bounded
+// (the library keeps each one until its code is exchanged, so an
+// abandoned login stayed forever).
 type devStorage struct {
 	*storage.Storage
 	postLogout string
+	pending    *pending
+}
+
+func (s *devStorage) CreateAuthRequest(ctx context.Context, req *oidc.AuthRequest, userID string) (op.AuthRequest, error) {
+	s.expire(ctx)
+	ar, err := s.Storage.CreateAuthRequest(ctx, req, userID)
+	if err != nil {
+		return nil, err
+	}
+	for _, id := range s.pending.add(ar.GetID()) {
+		_ = s.Storage.DeleteAuthRequest(ctx, id)
+	}
+	return ar, nil
+}
+
+func (s *devStorage) AuthRequestByID(ctx context.Context, id string) (op.AuthRequest, error) {
+	s.expire(ctx)
+	return s.Storage.AuthRequestByID(ctx, id)
+}
+
+func (s *devStorage) AuthRequestByCode(ctx context.Context, code string) (op.AuthRequest, error) {
+	s.expire(ctx)
+	return s.Storage.AuthRequestByCode(ctx, code)
+}
+
+func (s *devStorage) DeleteAuthRequest(ctx context.Context, id string) error {
+	s.pending.remove(id)
+	return s.Storage.DeleteAuthRequest(ctx, id)
+}
+
+// CheckUsernamePassword is the login form's check of a pending request.
+func (s *devStorage) CheckUsernamePassword(username, password, id string) error {
+	s.expire(context.Background())
+	return s.Storage.CheckUsernamePassword(username, password, id)
+}
+
+// expire deletes the auth requests past their time (and their codes).
+func (s *devStorage) expire(ctx context.Context) {
+	for _, id := range s.pending.expired() {
+		_ = s.Storage.DeleteAuthRequest(ctx, id)
+	}
 }
 
 func (s *devStorage) GetClientByClientID(ctx context.Context, id string) (op.Client, error) {
