@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"net/url"
 	"sync"
@@ -29,7 +30,19 @@ type OIDCConfig struct {
 	Secure bool
 	// HTTPClient talks to the provider (nil: http.DefaultClient).
 	HTTPClient *http.Client
+	// Log gets one warning when the provider becomes unreachable and one
+	// note when it is back (nil: discard).
+	Log *slog.Logger
 }
+
+// ErrProviderUnreachable is a login that cannot start or finish because
+// the OpenID Provider does not answer its discovery: the login service is
+// down, not the wallet (503).
+var ErrProviderUnreachable = errors.New("the login service is unreachable")
+
+// discoveryRetry is how long a failed discovery is remembered: logins in
+// that time fail at once instead of each waiting for the provider.
+const discoveryRetry = 5 * time.Second
 
 // OIDCLogin runs the relying-party side of the login. The provider is
 // discovered lazily, at the first login, so the wallet starts even when the
@@ -42,6 +55,10 @@ type OIDCLogin struct {
 	mu       sync.Mutex
 	provider *oidc.Provider
 	endSess  string
+	// failed is when discovery last failed, with its error; zero while the
+	// provider answers.
+	failed  time.Time
+	failErr error
 }
 
 // Login is the outcome of a successful login callback.
@@ -87,11 +104,23 @@ func (o *OIDCLogin) discover(ctx context.Context) (*oidc.Provider, error) {
 	if o.provider != nil {
 		return o.provider, nil
 	}
+	if !o.failed.IsZero() && time.Since(o.failed) < discoveryRetry {
+		return nil, o.failErr
+	}
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	p, err := oidc.NewProvider(o.ctx(ctx), o.cfg.Issuer)
 	if err != nil {
-		return nil, fmt.Errorf("oidc discovery of %s: %w", o.cfg.Issuer, err)
+		if o.failed.IsZero() { // once per outage, not once per login
+			o.log().Warn("login service unreachable: OpenID Provider discovery failed; logins answer 503 until it is back",
+				"issuer", o.cfg.Issuer, "err", err)
+		}
+		o.failed, o.failErr = time.Now(), fmt.Errorf("%w: discovery of %s: %w", ErrProviderUnreachable, o.cfg.Issuer, err)
+		return nil, o.failErr
+	}
+	if !o.failed.IsZero() {
+		o.log().Info("login service reachable again", "issuer", o.cfg.Issuer)
+		o.failed, o.failErr = time.Time{}, nil
 	}
 	var extra struct {
 		EndSession string `json:"end_session_endpoint"`
@@ -99,6 +128,13 @@ func (o *OIDCLogin) discover(ctx context.Context) (*oidc.Provider, error) {
 	_ = p.Claims(&extra)
 	o.provider, o.endSess = p, extra.EndSession
 	return p, nil
+}
+
+func (o *OIDCLogin) log() *slog.Logger {
+	if o.cfg.Log == nil {
+		return slog.New(slog.DiscardHandler)
+	}
+	return o.cfg.Log
 }
 
 func (o *OIDCLogin) oauth(p *oidc.Provider) *oauth2.Config {

@@ -102,7 +102,7 @@ func newUI(ctx context.Context, cfg Config, getenv func(string) string, baseURL 
 	}
 	login, err := web.NewOIDCLogin(web.OIDCConfig{
 		Issuer: oc.Issuer, ClientID: oc.ClientID, ClientSecret: oc.ClientSecret, Scopes: oc.Scopes,
-		RedirectURL: oc.RedirectURL, Secret: oc.SessionSecret, Secure: oc.SecureCookies,
+		RedirectURL: oc.RedirectURL, Secret: oc.SessionSecret, Secure: oc.SecureCookies, Log: log,
 	})
 	if err != nil {
 		return nil, err
