@@ -95,6 +95,8 @@ type browser struct {
 	t   *testing.T
 	env *uiEnv
 	c   *http.Client
+	// hdr is sent with every request (say X-Forwarded-For).
+	hdr map[string]string
 }
 
 func (e *uiEnv) browser(t *testing.T) *browser {
@@ -126,6 +128,9 @@ func (b *browser) do(method, path string, form url.Values, hdr map[string]string
 	}
 	if form != nil {
 		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	}
+	for k, v := range b.hdr {
+		req.Header.Set(k, v)
 	}
 	for k, v := range hdr {
 		req.Header.Set(k, v)
