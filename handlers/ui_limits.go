@@ -39,7 +39,7 @@ func (h *Handler) loginLimited(next http.Handler) http.Handler {
 // each, not four of one.
 func (h *Handler) loginLimitedAs(prefix string, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if ok, retry := h.ui.Limits.Login.Allow(prefix + h.ui.Limits.ClientAddr.Of(r)); !ok {
+		if ok, retry := h.ui.Limits.Login.Allow(prefix + h.ui.Limits.ClientAddr.Key(r)); !ok {
 			h.tooMany(w, r, nil, loginLimitedMsg, retry)
 			return
 		}
@@ -68,7 +68,7 @@ func (h *Handler) devLoginLimited(next http.Handler) http.Handler {
 // checked before the session is even read) or the session's. Past it, it
 // answers 429 and returns false.
 func (h *Handler) allowForm(w http.ResponseWriter, r *http.Request, s *web.Session) bool {
-	lim, key := h.ui.Limits.FormPerClient, "form:"+h.ui.Limits.ClientAddr.Of(r)
+	lim, key := h.ui.Limits.FormPerClient, "form:"+h.ui.Limits.ClientAddr.Key(r)
 	if s != nil {
 		lim, key = h.ui.Limits.FormPerSession, "form:"+s.ID
 	}

@@ -45,8 +45,11 @@ func (c *ClientAddr) Of(r *http.Request) string {
 		host = r.RemoteAddr
 	}
 	addr, err := netip.ParseAddr(host)
-	if err != nil || c == nil || !c.isTrusted(addr) {
+	if err != nil {
 		return host
+	}
+	if c == nil || !c.isTrusted(addr) {
+		return addr.Unmap().String()
 	}
 	hops := strings.Split(strings.Join(r.Header.Values("X-Forwarded-For"), ","), ",")
 	for i := len(hops) - 1; i >= 0; i-- {
@@ -70,4 +73,16 @@ func (c *ClientAddr) isTrusted(a netip.Addr) bool {
 		}
 	}
 	return false
+}
+
+// Key is the client's address as a rate-limit key: an IPv4 address, or
+// an IPv6 address's /64, since one subscriber usually holds a whole /64
+// and could otherwise take a fresh budget per address.
+func (c *ClientAddr) Key(r *http.Request) string {
+	s := c.Of(r)
+	a, err := netip.ParseAddr(s)
+	if err != nil || !a.Is6() {
+		return s
+	}
+	return netip.PrefixFrom(a, 64).Masked().String()
 }

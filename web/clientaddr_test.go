@@ -42,6 +42,18 @@ func TestClientAddr(t *testing.T) {
 			t.Errorf("%s: %q, want %q", c.name, got, c.want)
 		}
 	}
+	for remote, want := range map[string]string{
+		"203.0.113.9:1":            "203.0.113.9",
+		"[2001:db8:1:2:3:4:5:6]:1": "2001:db8:1:2::/64",
+		"[2001:db8:1:2:ffff::1]:1": "2001:db8:1:2::/64",
+		"[::ffff:203.0.113.9]:1":   "203.0.113.9",
+	} {
+		r := httptest.NewRequest("GET", "/", nil)
+		r.RemoteAddr = remote
+		if got := none.Key(r); got != want {
+			t.Errorf("Key of %s = %q, want %q", remote, got, want)
+		}
+	}
 	if _, err := NewClientAddr([]string{"not-an-ip"}); err == nil {
 		t.Error("a bad trusted proxy was accepted")
 	}
