@@ -102,7 +102,8 @@ func New(cfg Config, log *slog.Logger) (*Provider, error) {
 	}
 	client := storage.WebClient(cfg.ClientID, cfg.ClientSecret, cfg.RedirectURL)
 	st := &devStorage{Storage: storage.NewStorageWithClients(users, map[string]*storage.Client{cfg.ClientID: client}), postLogout: cfg.PostLogoutURL,
-		pending: newPending(cfg.PendingTTL, cfg.MaxPending, cfg.Now)}
+		pending: newPending(cfg.PendingTTL, cfg.MaxPending, cfg.Now), clientID: cfg.ClientID,
+		access: newPending(accessTokenTTL, maxTokens, cfg.Now), refresh: newPending(refreshTokenTTL, maxTokens, cfg.Now)}
 	var key [32]byte
 	_, _ = rand.Read(key[:])
 	provider, err := op.NewProvider(&op.Config{
@@ -145,6 +146,48 @@ type devStorage struct {
 	*storage.Storage
 	postLogout string
 	pending    *pending
+	// access and refresh are the tokens issued to clientID, revoked once
+	// past their lifetime: the library checks expiry on use but never
+	// deletes them.
+	clientID        string
+	access, refresh *pending
+}
+
+// The library's token lifetimes (storage.go: 5 minutes, 5 hours), with a
+// margin, and a cap on the tokens kept at once.
+const (
+	accessTokenTTL  = 6 * time.Minute
+	refreshTokenTTL = 5*time.Hour + time.Minute
+	maxTokens       = 10000
+)
+
+func (s *devStorage) CreateAccessToken(ctx context.Context, req op.TokenRequest) (string, time.Time, error) {
+	s.revoke(ctx, s.access.expired())
+	id, exp, err := s.Storage.CreateAccessToken(ctx, req)
+	if err == nil {
+		s.revoke(ctx, s.access.add(id))
+	}
+	return id, exp, err
+}
+
+func (s *devStorage) CreateAccessAndRefreshTokens(ctx context.Context, req op.TokenRequest, current string) (string, string, time.Time, error) {
+	s.revoke(ctx, s.access.expired())
+	s.revoke(ctx, s.refresh.expired())
+	id, refresh, exp, err := s.Storage.CreateAccessAndRefreshTokens(ctx, req, current)
+	if err == nil {
+		s.revoke(ctx, s.access.add(id))
+		s.refresh.remove(current) // rotated: the library dropped it
+		s.revoke(ctx, s.refresh.add(refresh))
+	}
+	return id, refresh, exp, err
+}
+
+// revoke deletes tokens (an access token by ID, a refresh token with its
+// access token); unknown ones are no error.
+func (s *devStorage) revoke(ctx context.Context, ids []string) {
+	for _, id := range ids {
+		_ = s.Storage.RevokeToken(ctx, id, "", s.clientID)
+	}
 }
 
 func (s *devStorage) CreateAuthRequest(ctx context.Context, req *oidc.AuthRequest, userID string) (op.AuthRequest, error) {
