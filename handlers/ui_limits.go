@@ -87,7 +87,7 @@ func (h *Handler) tooMany(w http.ResponseWriter, r *http.Request, s *web.Session
 		wait = fmt.Sprintf("%d minutes", int(retry.Minutes()+1))
 	}
 	msg := why + " Please wait " + wait + ", then try again."
-	h.log.InfoContext(r.Context(), "rate limited", "path", r.URL.Path, "client", h.ui.Limits.ClientAddr.Of(r))
+	h.log.DebugContext(r.Context(), "rate limited", "path", r.URL.Path, "client", h.ui.Limits.ClientAddr.Of(r))
 	if r.Header.Get("HX-Request") == "true" {
 		w.Header().Set("HX-Retarget", "#main")
 		w.Header().Set("HX-Reswap", "afterbegin")
