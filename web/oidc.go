@@ -107,9 +107,13 @@ func (o *OIDCLogin) discover(ctx context.Context) (*oidc.Provider, error) {
 	if !o.failed.IsZero() && time.Since(o.failed) < discoveryRetry {
 		return nil, o.failErr
 	}
+	caller := ctx
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	p, err := oidc.NewProvider(o.ctx(ctx), o.cfg.Issuer)
+	if err != nil && caller.Err() != nil {
+		return nil, err // the browser left: says nothing about the provider
+	}
 	if err != nil {
 		if o.failed.IsZero() { // once per outage, not once per login
 			o.log().Warn("login service unreachable: OpenID Provider discovery failed; logins answer 503 until it is back",
