@@ -5,7 +5,6 @@ import (
 	"errors"
 	"net/http"
 	"net/url"
-	"strings"
 	"time"
 
 	"github.com/a-h/templ"
@@ -36,6 +35,8 @@ type UI struct {
 	EventStreamsPerSession, EventStreamsPerUser, EventStreams int
 	// Shutdown ends open /events streams when the server stops.
 	Shutdown <-chan struct{}
+	// Limits bounds login attempts and form posts (ui_limits.go).
+	Limits UILimits
 }
 
 // Automations is what the admin page shows about the background
@@ -91,11 +92,11 @@ func (h *Handler) uiRoutes(mux *http.ServeMux) {
 
 	handle("GET /static/", static.Handler())
 	if h.ui.DevProvider != nil {
-		handle("/dev-oidc/", h.ui.DevProvider)
+		handle("/dev-oidc/", h.devLoginLimited(h.ui.DevProvider))
 	}
 	handle("GET /{$}", http.HandlerFunc(h.uiRoot))
-	handle("GET /login", http.HandlerFunc(h.uiLogin))
-	handle("GET /auth/callback", http.HandlerFunc(h.uiCallback))
+	handle("GET /login", h.loginLimited(http.HandlerFunc(h.uiLogin)))
+	handle("GET /auth/callback", h.loginLimited(http.HandlerFunc(h.uiCallback)))
 	handle("POST /logout", http.HandlerFunc(h.uiLogout))
 	handle("GET /onboard", h.session(h.uiOnboardPage))
 	handle("POST /onboard", h.session(h.uiOnboard))
@@ -126,16 +127,23 @@ func (h *Handler) uiRoutes(mux *http.ServeMux) {
 // request goes to the login; a POST also needs the session's CSRF token.
 func (h *Handler) session(fn uiFunc) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		post := r.Method != http.MethodGet && r.Method != http.MethodHead
+		if post && !h.allowForm(w, r, nil) {
+			return
+		}
 		s, err := h.ui.Sessions.Load(r)
 		if err != nil {
-			if r.Method == http.MethodGet || r.Method == http.MethodHead {
+			if !post {
 				redirect(w, r, "/login?next="+url.QueryEscape(r.URL.RequestURI()))
 				return
 			}
 			h.uiError(w, r, nil, &statusError{status: http.StatusUnauthorized, msg: "your session has ended; log in again"})
 			return
 		}
-		if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		if post {
+			if !h.allowForm(w, r, s) {
+				return
+			}
 			r.Body = http.MaxBytesReader(w, r.Body, 64<<10)
 			if !s.CheckCSRF(r) {
 				h.uiError(w, r, s, forbidden("the form is out of date (missing or wrong CSRF token); reload the page and try again"))
@@ -259,12 +267,4 @@ func settled(ctx context.Context, fn func() error) error {
 			return err
 		}
 	}
-}
-
-// localPath keeps only same-site paths for the post-login redirect.
-func localPath(p string) string {
-	if !strings.HasPrefix(p, "/") || strings.HasPrefix(p, "//") || strings.HasPrefix(p, "/\\") {
-		return "/"
-	}
-	return p
 }

@@ -64,6 +64,8 @@ type Config struct {
 
 	// OIDC is the web wallet's login (cmd/ccwallet/ui.go).
 	OIDC OIDCConfig `yaml:"oidc"`
+	// Web bounds the web wallet's logins and form posts (ui.go).
+	Web WebConfig `yaml:"web"`
 
 	// Network is "devnet" (faucet, time control, dev identity provider) or
 	// "production".
@@ -326,6 +328,7 @@ func defaultConfig() Config {
 		// Gateway had to raise its limit for programmatic clients, so the
 		// default is more generous and configurable.
 		RateLimit: RateLimitConfig{Burst: 600, Per: Duration(time.Minute)},
+		Web:       defaultWebConfig(),
 	}
 }
 
@@ -660,6 +663,7 @@ func (c Config) validate(now time.Time, env envVars) error {
 	if c.TLS != nil {
 		errs = append(errs, c.TLS.validate()...)
 	}
+	errs = append(errs, c.Web.validate()...)
 	switch c.LogFormat {
 	case "text", "json":
 	default:
