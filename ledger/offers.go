@@ -226,7 +226,7 @@ func (l *Ledger) createOffer(ctx context.Context, r OfferRequest, guard func(ctx
 // acted on it; every caller (web form, API, sweep) is held to this. The
 // fees are not known until acceptance, so only the amount is compared.
 func (l *Ledger) affordOffer(ctx context.Context, tx bun.Tx, sender coin.PartyID, amount coin.Amount) error {
-	r, err := store.LatestRound(ctx, tx)
+	r, err := l.usableRound(ctx, tx)
 	if err != nil {
 		return err
 	}

@@ -88,10 +88,11 @@ func (l *Ledger) InstructionChoiceContext(ctx context.Context, cid coin.Contract
 		}
 		return ChoiceContext{Values: map[string]ContextValue{ContextExpireLock: {Tag: "AV_Bool", Value: false}}, Disclosed: []DisclosedContract{}}, nil
 	}
-	round, err := l.usableRound(ctx)
+	r, err := l.usableRound(ctx, l.db)
 	if err != nil {
 		return ChoiceContext{}, err
 	}
+	round := r.ContractID
 	cc := ChoiceContext{Values: map[string]ContextValue{
 		ContextAmuletRules: cidValue(l.rulesCID),
 		ContextOpenRound:   cidValue(round),
@@ -99,18 +100,6 @@ func (l *Ledger) InstructionChoiceContext(ctx context.Context, cid coin.Contract
 	}}
 	cc.Disclosed, err = l.disclose(ctx, l.rulesCID, round, ti.LockedHoldingCID)
 	return cc, err
-}
-
-// usableRound is the newest open round that has opened.
-func (l *Ledger) usableRound(ctx context.Context) (coin.ContractID, error) {
-	r, err := store.LatestRound(ctx, l.db)
-	if err != nil {
-		return "", err
-	}
-	if r.OpensAt.After(l.now()) {
-		return "", notFoundf("No open usable OpenMiningRound found.")
-	}
-	return r.ContractID, nil
 }
 
 // packageName is the Daml package that defines a template.
@@ -180,10 +169,11 @@ func (l *Ledger) TransferFactoryFor(ctx context.Context, sender, receiver coin.P
 	if len(factories) == 0 {
 		return TransferFactory{}, fmt.Errorf("ExternalPartyAmuletRules contract: %w", ErrNotFound)
 	}
-	round, err := l.usableRound(ctx)
+	r, err := l.usableRound(ctx, l.db)
 	if err != nil {
 		return TransferFactory{}, err
 	}
+	round := r.ContractID
 	f := TransferFactory{FactoryID: factories[0].ContractID, Kind: TransferOffer, Context: ChoiceContext{Values: map[string]ContextValue{
 		ContextAmuletRules: cidValue(l.rulesCID),
 		ContextOpenRound:   cidValue(round),

@@ -97,3 +97,59 @@ func TestTransferFactoryKinds(t *testing.T) {
 		}
 	})
 }
+
+// TestWalletAndRegistryAgreeOnTheRound: the wallet (balance, a transfer's
+// round) and the registry (transfer factory, choice context) use the same
+// round at every moment, the newest that has opened by the ledger's clock,
+// even when the newest open round lies ahead of the clock (a replica whose
+// clock lags); with none opened both refuse alike (issue 22.2).
+func TestWalletAndRegistryAgreeOnTheRound(t *testing.T) {
+	forEachEngineClock(t, func(t *testing.T, l *ledger.Ledger, clock *ledgertest.Clock) {
+		ctx := context.Background()
+		a, b := ledgertest.Party(t, l), ledgertest.Party(t, l)
+		ledgertest.Mint(t, l, a, "100")
+		for i := 0; i < 3; i++ {
+			clock.Advance(time.Minute)
+			if _, err := l.AdvanceRounds(ctx, 1); err != nil {
+				t.Fatal(err)
+			}
+		}
+		ti, err := l.CreateTransferInstruction(ctx, ledger.TransferInstructionRequest{Sender: a, Receiver: b, Amount: coin.MustParse("1"), ExecuteBefore: clock.Now().Add(time.Hour)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		clock.Advance(-30 * time.Second) // round 3 opened 30 s "ahead"
+		rs, err := l.OpenRounds(ctx)
+		if err != nil || len(rs) != 3 || rs[1].Number != 2 {
+			t.Fatalf("open rounds = %+v, %v", rs, err)
+		}
+		want := string(rs[1].ContractID)
+		if n, _, err := l.CurrentRound(ctx); err != nil || n != 2 {
+			t.Errorf("wallet's round = %d, %v; want 2", n, err)
+		}
+		if bal, err := l.Balance(ctx, a); err != nil || bal.Round != 2 {
+			t.Errorf("balance at round %d, %v; want 2", bal.Round, err)
+		}
+		if _, err := l.Transfer(ctx, ledger.TransferRequest{Sender: a, Receiver: b, Amount: coin.MustParse("1")}); err != nil {
+			t.Fatal(err)
+		}
+		if h, err := l.History(ctx, a, ledger.HistoryQuery{PageSize: 1}); err != nil || len(h) != 1 || h[0].Round != 2 {
+			t.Errorf("the transfer's round = %+v, %v; want 2", h, err)
+		}
+		f, err := l.TransferFactoryFor(ctx, a, b)
+		if err != nil || f.Context.Values[ledger.ContextOpenRound].Value != want {
+			t.Errorf("factory = %+v, %v; want round 2 (%s)", f.Context.Values, err, want)
+		}
+		cc, err := l.InstructionChoiceContext(ctx, ti.InstructionCID, ledger.MoveWithdraw)
+		if err != nil || cc.Values[ledger.ContextOpenRound].Value != want {
+			t.Errorf("choice context = %+v, %v; want round 2 (%s)", cc.Values, err, want)
+		}
+		clock.Advance(-3 * time.Minute) // before any open round opened
+		if _, _, err := l.CurrentRound(ctx); !errors.Is(err, ledger.ErrNotFound) {
+			t.Errorf("wallet's round with none opened: %v; want not found", err)
+		}
+		if _, err := l.TransferFactoryFor(ctx, a, b); !errors.Is(err, ledger.ErrNotFound) || err.Error() != "No open usable OpenMiningRound found." {
+			t.Errorf("factory with none opened: %v; want scan's not found", err)
+		}
+	})
+}
