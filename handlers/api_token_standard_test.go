@@ -3,6 +3,7 @@ package handlers_test
 import (
 	"fmt"
 	"net/http"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -180,7 +181,27 @@ func testTokenStandardTransfersAPI(t *testing.T, a *testAPI) {
 	t.Run("accept after expiry", func(t *testing.T) {
 		c := create(alice, createTransferBody(bobPID, "5", a.clock.Now().Add(time.Minute), "e1"), http.StatusOK).Output.TransferInstructionCID
 		a.clock.Advance(2 * time.Minute)
-		move(bob, c, "accept", http.StatusConflict)
+		move(bob, c, "accept", http.StatusNotFound)
 		move(alice, c, "withdraw", http.StatusOK)
+	})
+}
+
+// TestInstructionPastDeadlineIs404: accepting an instruction after its
+// deadline answers 404 like one already finished, the only error the spec
+// declares for accept (it answered 409); reject and withdraw still work.
+func TestInstructionPastDeadlineIs404(t *testing.T) {
+	forEachEngine(t, func(t *testing.T, a *testAPI) {
+		alice, _ := a.user("alice", "100")
+		bob, bobPID := a.user("bob", "")
+		var created tiResult
+		alice.do(http.MethodPost, "/v0/wallet/token-standard/transfers", createTransferBody(bobPID, "10", a.clock.Now().Add(time.Minute), "late")).JSON(t, &created)
+		cid := created.Output.TransferInstructionCID
+		a.clock.Advance(2 * time.Minute)
+		if r := bob.do(http.MethodPost, "/v0/wallet/token-standard/transfers/"+cid+"/accept", nil); r.Status != http.StatusNotFound || !strings.Contains(r.Error(), "accepted before") {
+			t.Errorf("accept after the deadline = %d %s, want 404 naming the deadline", r.Status, r.Body)
+		}
+		if r := bob.do(http.MethodPost, "/v0/wallet/token-standard/transfers/"+cid+"/reject", nil); r.Status != http.StatusOK {
+			t.Errorf("reject after the deadline = %d %s, want 200", r.Status, r.Body)
+		}
 	})
 }

@@ -550,12 +550,13 @@ func runContract(t *testing.T, e *contractEnv) {
 		if m.name == "accept" && (field(t, spec, "accepted_offer_contract_id") == "" || field(t, alias, "accepted_offer_contract_id") == "") {
 			t.Errorf("accept answers %s and %s", spec.Body, alias.Body)
 		}
-		// On a finished offer and an unknown one, both forms answer alike.
+		// On a finished offer and an unknown one, both forms answer alike:
+		// 404, the spec's only error (issue 22.4).
 		for _, cid := range []string{byPath, unknownCID} {
 			want := e.call(m.actor, "POST", offers+"/"+cid+"/"+m.name, nil)
 			e.same(short+" on "+cid, want, e.alias(short, m.actor, "POST", offers+"/"+m.name, map[string]any{"contract_id": cid}, "POST", offers+"/"+cid+"/"+m.name, nil, want.Status))
-			if wantStatus := map[bool]int{true: 409, false: 404}[cid == byPath]; want.Status != wantStatus {
-				t.Errorf("%s on %s = %d %s, want %d", m.name, cid, want.Status, want.Body, wantStatus)
+			if want.Status != http.StatusNotFound {
+				t.Errorf("%s on %s = %d %s, want 404", m.name, cid, want.Status, want.Body)
 			}
 		}
 	}
@@ -677,7 +678,7 @@ func runContract(t *testing.T, e *contractEnv) {
 			t.Errorf("%s gave no holdings: %+v", c.move, res)
 		}
 		// A finished instruction is archived: not found, as the spec's
-		// only error status says (offers answer 409 instead).
+		// only error status says (offers too).
 		e.expect(c.actor, "POST", ts+"/"+c.cid+"/"+c.move, nil, 404)
 		e.expect(c.actor, "POST", ts+"/"+unknownCID+"/"+c.move, nil, 404)
 		e.expect("", "POST", ti+c.cid+"/choice-contexts/"+c.move, map[string]any{}, 404)

@@ -92,7 +92,8 @@ func testConcurrentReplays(t *testing.T, a *testAPI) {
 				CID string `json:"offer_contract_id"`
 			}
 			r.JSON(t, &out)
-			return replay{c: bob, path: "/v0/wallet/transfer-offers/" + out.CID + "/accept", dup: 409, effects: holdings(bobPID)}
+			// Once accepted the offer is no longer open: 404, as the spec says.
+			return replay{c: bob, path: "/v0/wallet/transfer-offers/" + out.CID + "/accept", dup: 404, effects: holdings(bobPID)}
 		}},
 		{"transfer preapproval, one per receiver", func(t *testing.T) replay {
 			bob, bobPID := a.user("pre-bob", "")

@@ -124,7 +124,9 @@ func NextInstructionStatus(from InstructionStatus, move InstructionMove, actor, 
 	switch rule.deadline {
 	case beforeDeadline:
 		if !now.Before(executeBefore) {
-			return "", fmt.Errorf("%w: the transfer instruction had to be accepted before %s", ErrExpired, FormatTime(executeBefore))
+			// No longer open for acceptance: not found, as the spec's
+			// only error for accept says.
+			return "", fmt.Errorf("%w: the transfer instruction had to be accepted before %s (%w)", ErrExpired, FormatTime(executeBefore), ErrNotFound)
 		}
 	case afterDeadline:
 		if now.Before(executeBefore) {
