@@ -205,3 +205,47 @@ func TestInstructionPastDeadlineIs404(t *testing.T) {
 		}
 	})
 }
+
+// TestTokenStandardTransferDirect: the wallet's token-standard transfer to
+// a receiver with a preapproval completes in one step (receiver holdings,
+// no instruction), as the transfer factory's "direct" says (issue 22.3).
+func TestTokenStandardTransferDirect(t *testing.T) {
+	forEachEngine(t, func(t *testing.T, a *testAPI) {
+		alice, alicePID := a.user("alice", "100")
+		carol, carolPID := a.user("carol", "")
+		if _, _, err := a.l.CreatePreapproval(t.Context(), carolPID); err != nil {
+			t.Fatal(err)
+		}
+		dso := string(a.l.DSO())
+		var f struct {
+			TransferKind string `json:"transferKind"`
+		}
+		a.as("").do(http.MethodPost, "/registry/transfer-instruction/v1/transfer-factory", map[string]any{"choiceArguments": map[string]any{
+			"expectedAdmin": dso, "transfer": map[string]any{"sender": alicePID, "receiver": carolPID, "amount": "10",
+				"instrumentId": map[string]any{"admin": dso, "id": "Amulet"}},
+		}}).JSON(t, &f)
+		if f.TransferKind != "direct" {
+			t.Fatalf("factory kind = %q, want direct", f.TransferKind)
+		}
+		r := alice.do(http.MethodPost, "/v0/wallet/token-standard/transfers", createTransferBody(carolPID, "10", a.clock.Now().Add(time.Hour), "direct-1"))
+		var res tiResult
+		r.JSON(t, &res)
+		if r.Status != http.StatusOK || res.Output.TransferInstructionCID != "" || len(res.Output.ReceiverHoldingCIDs) != 1 {
+			t.Fatalf("transfer = %d %s; want completed with one receiver holding", r.Status, r.Body)
+		}
+		var bal struct {
+			Unlocked string `json:"effective_unlocked_qty"`
+		}
+		carol.do(http.MethodGet, "/v0/wallet/balance", nil).JSON(t, &bal)
+		if bal.Unlocked != "10.0000000000" {
+			t.Errorf("carol's balance = %s, want 10", bal.Unlocked)
+		}
+		var list struct {
+			Transfers []any `json:"transfers"`
+		}
+		alice.do(http.MethodGet, "/v0/wallet/token-standard/transfers", nil).JSON(t, &list)
+		if len(list.Transfers) != 0 {
+			t.Errorf("pending transfers = %d, want none", len(list.Transfers))
+		}
+	})
+}

@@ -156,11 +156,38 @@ type TransferFactory struct {
 	Context   ChoiceContext
 }
 
+// transferKind is the one rule for how a token-standard transfer from
+// sender to receiver settles, for the transfer factory's answer and the
+// transfer itself alike: self for a self-transfer, direct (in one step,
+// through the returned preapproval) when the receiver has a valid transfer
+// preapproval, otherwise offer (a transfer instruction the receiver
+// accepts).
+func (l *Ledger) transferKind(ctx context.Context, db bun.IDB, sender, receiver coin.PartyID) (TransferKind, *store.TransferPreapproval, error) {
+	if sender == receiver {
+		return TransferSelf, nil, nil
+	}
+	p, err := l.validPreapproval(ctx, db, receiver)
+	switch {
+	case IsValidation(err):
+		return TransferOffer, nil, nil
+	case err != nil:
+		return "", nil, err
+	}
+	return TransferDirect, p, nil
+}
+
+// TransferKind says how a token-standard transfer from sender to receiver
+// would settle now (transferKind).
+func (l *Ledger) TransferKind(ctx context.Context, sender, receiver coin.PartyID) (TransferKind, error) {
+	k, _, err := l.transferKind(ctx, l.db, sender, receiver)
+	return k, err
+}
+
 // TransferFactoryFor returns the transfer factory (the
 // ExternalPartyAmuletRules contract) and the choice context for a transfer
-// from sender to receiver: direct when the receiver has a transfer
-// preapproval (disclosed with its provider's featured-app right, if any),
-// self for a self-transfer, otherwise offer (a transfer instruction).
+// from sender to receiver, of the kind transferKind says: for direct the
+// receiver's preapproval is disclosed with its provider's featured-app
+// right, if any.
 func (l *Ledger) TransferFactoryFor(ctx context.Context, sender, receiver coin.PartyID) (TransferFactory, error) {
 	factories, err := store.ActiveContractsByTemplate(ctx, l.db, TemplateExternalPartyRule, l.dso)
 	if err != nil {
@@ -174,45 +201,27 @@ func (l *Ledger) TransferFactoryFor(ctx context.Context, sender, receiver coin.P
 		return TransferFactory{}, err
 	}
 	round := r.ContractID
-	f := TransferFactory{FactoryID: factories[0].ContractID, Kind: TransferOffer, Context: ChoiceContext{Values: map[string]ContextValue{
+	kind, pre, err := l.transferKind(ctx, l.db, sender, receiver)
+	if err != nil {
+		return TransferFactory{}, err
+	}
+	f := TransferFactory{FactoryID: factories[0].ContractID, Kind: kind, Context: ChoiceContext{Values: map[string]ContextValue{
 		ContextAmuletRules: cidValue(l.rulesCID),
 		ContextOpenRound:   cidValue(round),
 	}}}
 	ids := []coin.ContractID{f.FactoryID, l.rulesCID, round}
-	if sender == receiver {
-		f.Kind = TransferSelf
-	} else {
-		pre, err := l.preapprovalOf(ctx, receiver)
-		if err != nil && !errors.Is(err, ErrNotFound) {
+	if kind == TransferDirect {
+		f.Context.Values[ContextTransferPreapprove] = cidValue(pre.ContractID)
+		ids = append(ids, pre.ContractID)
+		if right, err := l.featuredAppRightOf(ctx, pre.Provider); err == nil {
+			f.Context.Values[ContextFeaturedAppRight] = cidValue(right)
+			ids = append(ids, right)
+		} else if !errors.Is(err, ErrNotFound) {
 			return TransferFactory{}, err
-		}
-		if err == nil {
-			f.Kind = TransferDirect
-			f.Context.Values[ContextTransferPreapprove] = cidValue(pre.ContractID)
-			ids = append(ids, pre.ContractID)
-			var p preapprovalPayload
-			_ = json.Unmarshal([]byte(pre.Payload), &p)
-			if right, err := l.featuredAppRightOf(ctx, p.Provider); err == nil {
-				f.Context.Values[ContextFeaturedAppRight] = cidValue(right)
-				ids = append(ids, right)
-			} else if !errors.Is(err, ErrNotFound) {
-				return TransferFactory{}, err
-			}
 		}
 	}
 	f.Context.Disclosed, err = l.disclose(ctx, ids...)
 	return f, err
-}
-
-// preapprovalOf finds the receiver's active TransferPreapproval, if any.
-func (l *Ledger) preapprovalOf(ctx context.Context, receiver coin.PartyID) (*store.Contract, error) {
-	// Only a valid (unexpired) preapproval makes a transfer direct; the rule
-	// lives in PreapprovalOf.
-	p, err := l.PreapprovalOf(ctx, receiver)
-	if err != nil {
-		return nil, err
-	}
-	return store.ContractByID(ctx, l.db, p.ContractID)
 }
 
 func (l *Ledger) featuredAppRightOf(ctx context.Context, provider coin.PartyID) (coin.ContractID, error) {
