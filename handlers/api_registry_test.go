@@ -131,6 +131,10 @@ func testRegistryChoiceContexts(t *testing.T, a *testAPI) {
 				t.Errorf("%s during reassignment = %d %s, want 409", move, r.Status, r.Body)
 			}
 		}
+		// The wallet refuses the same instruction alike (issue 22.8).
+		if r := alice.doOwn(http.MethodPost, "/v0/wallet/token-standard/transfers/"+cid+"/withdraw", nil); r.Status != http.StatusConflict || !strings.Contains(r.Error(), "reassigned") {
+			t.Errorf("wallet withdraw during reassignment = %d %s, want 409", r.Status, r.Body)
+		}
 		if r := admin.doOwn(http.MethodPost, "/v0/admin/devnet/reassignments/"+string(a.l.RulesContractID())+"/complete", nil); r.Status != http.StatusOK {
 			t.Fatalf("complete = %d %s", r.Status, r.Body)
 		}

@@ -435,6 +435,9 @@ func (t *txn) finishInstruction(ctx context.Context, ti *store.TransferInstructi
 		return nil, notFoundf("LockedAmulet '%s' not found for AmuletTransferInstruction '%s', which expires on %s",
 			ti.LockedHoldingCID, ti.ContractID, FormatTime(ti.ExecuteBefore))
 	}
+	if err := t.l.refuseReassigning(ctx, t.tx, t.l.instructionUses(ti, lock != nil, t.round.ContractID)...); err != nil {
+		return nil, fmt.Errorf("transfer instruction %s: %w", ti.ContractID, err)
+	}
 	t.archive(ti.ContractID)
 	value, fee := coin.Zero, coin.Zero
 	if lock != nil {
@@ -514,6 +517,8 @@ func (l *Ledger) ExpireInstructions(ctx context.Context) (int, error) {
 				progressed = true
 			case errors.Is(err, ErrInstructionFinished):
 				// Someone else finished it meanwhile.
+			case errors.Is(err, ErrReassigning):
+				// Expired on a later run, once the reassignment completes.
 			default:
 				return n, fmt.Errorf("expire transfer instruction %s: %w", ti.ContractID, err)
 			}

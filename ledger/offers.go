@@ -299,6 +299,9 @@ func (l *Ledger) changeOffer(ctx context.Context, actor coin.PartyID, cid coin.C
 		if err != nil {
 			return err
 		}
+		if err := l.refuseReassigning(ctx, tx, o.ContractID); err != nil {
+			return err
+		}
 		t.archive(o.ContractID)
 		return fn(t, o)
 	})
@@ -332,6 +335,10 @@ func (l *Ledger) AcceptOffer(ctx context.Context, actor coin.PartyID, cid coin.C
 		if !t.now.Before(o.ExpiresAt) {
 			// Not yet expired by the automation, but no longer open all the same.
 			return fmt.Errorf("%w: transfer offer %s expired at %s (%w)", ErrExpired, o.ContractID, FormatTime(o.ExpiresAt), ErrOfferFinished)
+		}
+		// The payment is a transfer under the rules at the open round.
+		if err := t.usingRules(ctx); err != nil {
+			return err
 		}
 		amount := paymentAmount{Amount: o.Amount, Unit: "AmuletUnit"}
 		accepted = t.create(TemplateAcceptedTransferOffer, acceptedTransferOfferPayload{

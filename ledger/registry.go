@@ -93,13 +93,51 @@ func (l *Ledger) InstructionChoiceContext(ctx context.Context, cid coin.Contract
 		return ChoiceContext{}, err
 	}
 	round := r.ContractID
+	if err := l.refuseReassigning(ctx, l.db, l.instructionUses(ti, true, round)...); err != nil {
+		return ChoiceContext{}, err
+	}
 	cc := ChoiceContext{Values: map[string]ContextValue{
 		ContextAmuletRules: cidValue(l.rulesCID),
 		ContextOpenRound:   cidValue(round),
 		ContextExpireLock:  {Tag: "AV_Bool", Value: true},
 	}}
-	cc.Disclosed, err = l.disclose(ctx, l.rulesCID, round, ti.LockedHoldingCID)
+	cc.Disclosed, err = l.disclosed(ctx, l.rulesCID, round, ti.LockedHoldingCID)
 	return cc, err
+}
+
+// instructionUses lists the contracts a move on the instruction ti uses,
+// for the registry's choice context and the wallet's move alike: the
+// instruction and, while its lock holds, the locked holding, AmuletRules
+// and the open round round (the context's expire-lock).
+func (l *Ledger) instructionUses(ti *store.TransferInstruction, locked bool, round coin.ContractID) []coin.ContractID {
+	if !locked {
+		return []coin.ContractID{ti.ContractID}
+	}
+	return []coin.ContractID{ti.ContractID, ti.LockedHoldingCID, l.rulesCID, round}
+}
+
+// refuseReassigning is the one check that none of the contracts a command
+// is about to use is being reassigned between synchronizers: the
+// registry's choice contexts and transfer factory, the wallet's moves on
+// transfer instructions and offers, and external parties' submissions all
+// refuse such a contract alike, with ErrReassigning (409), for the client
+// to retry once the reassignment completes.
+func (l *Ledger) refuseReassigning(ctx context.Context, db bun.IDB, ids ...coin.ContractID) error {
+	rs, err := store.ReassignmentsOf(ctx, db, ids)
+	if err != nil {
+		return err
+	}
+	if len(rs) > 0 {
+		return fmt.Errorf("%w: contract %s is being reassigned from synchronizer %s to %s; retry when the reassignment completes",
+			ErrReassigning, rs[0].ContractID, rs[0].Source, rs[0].Target)
+	}
+	return nil
+}
+
+// usingRules is refuseReassigning for a transaction that moves coin: it
+// uses ids, AmuletRules and its open round.
+func (t *txn) usingRules(ctx context.Context, ids ...coin.ContractID) error {
+	return t.l.refuseReassigning(ctx, t.tx, append(ids, t.l.rulesCID, t.round.ContractID)...)
 }
 
 // packageName is the Daml package that defines a template.
@@ -116,14 +154,14 @@ func packageName(templateID string) string {
 // disclose loads contracts for disclosure, refusing with ErrReassigning if
 // any is being reassigned and ErrNotFound if any is archived.
 func (l *Ledger) disclose(ctx context.Context, ids ...coin.ContractID) ([]DisclosedContract, error) {
-	rs, err := store.ReassignmentsOf(ctx, l.db, ids)
-	if err != nil {
+	if err := l.refuseReassigning(ctx, l.db, ids...); err != nil {
 		return nil, err
 	}
-	if len(rs) > 0 {
-		return nil, fmt.Errorf("%w: contract %s is being reassigned from synchronizer %s to %s; retry when the reassignment completes",
-			ErrReassigning, rs[0].ContractID, rs[0].Source, rs[0].Target)
-	}
+	return l.disclosed(ctx, ids...)
+}
+
+// disclosed is disclose once refuseReassigning has passed.
+func (l *Ledger) disclosed(ctx context.Context, ids ...coin.ContractID) ([]DisclosedContract, error) {
 	cs, err := l.contractsByID(ctx, l.db, ids)
 	if err != nil {
 		return nil, err

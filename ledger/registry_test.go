@@ -153,3 +153,97 @@ func TestWalletAndRegistryAgreeOnTheRound(t *testing.T) {
 		}
 	})
 }
+
+// TestReassignmentRefusedEverywhere: while a contract is being reassigned
+// every path that would use it refuses it alike with ErrReassigning: the
+// registry's choice contexts and factory, the wallet's moves on
+// instructions and offers, and external parties' submissions; nothing
+// changes, and once the reassignment completes the moves go through
+// (issue 22.8: a wallet withdraw went through while the registry said 409).
+func TestReassignmentRefusedEverywhere(t *testing.T) {
+	forEachEngineClock(t, func(t *testing.T, l *ledger.Ledger, clock *ledgertest.Clock) {
+		ctx := context.Background()
+		const target = "global-domain::1220feedfeed"
+		a, b := ledgertest.Party(t, l), ledgertest.Party(t, l)
+		ledgertest.Mint(t, l, a, "100")
+		ext, key := ledgertest.ExternalParty(t, l, "ext")
+		ledgertest.Mint(t, l, ext, "100")
+		ti, err := l.CreateTransferInstruction(ctx, ledger.TransferInstructionRequest{Sender: a, Receiver: b, Amount: coin.MustParse("10"), ExecuteBefore: clock.Now().Add(time.Hour)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		offer := func(tracking string) coin.ContractID {
+			o, _, err := l.CreateOffer(ctx, ledger.OfferRequest{Sender: a, Receiver: b, Amount: coin.MustParse("1"), ExpiresAt: clock.Now().Add(time.Hour), TrackingID: tracking})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return o.ContractID
+		}
+		o1, o2 := offer("o1"), offer("o2")
+		refused := func(what string, err error) {
+			t.Helper()
+			if !errors.Is(err, ledger.ErrReassigning) || !strings.Contains(err.Error(), "retry when the reassignment completes") {
+				t.Errorf("%s during the reassignment: %v; want ErrReassigning", what, err)
+			}
+		}
+		reassign := func(cid coin.ContractID, during func()) {
+			t.Helper()
+			if err := l.BeginReassignment(ctx, cid, target); err != nil {
+				t.Fatal(err)
+			}
+			during()
+			if err := l.CompleteReassignment(ctx, cid); err != nil {
+				t.Fatal(err)
+			}
+		}
+		before, _ := l.Balance(ctx, a)
+		reassign(l.RulesContractID(), func() {
+			for _, m := range []ledger.InstructionMove{ledger.MoveAccept, ledger.MoveReject, ledger.MoveWithdraw} {
+				_, err := l.InstructionChoiceContext(ctx, ti.InstructionCID, m)
+				refused("registry "+string(m)+" context", err)
+			}
+			_, err := l.TransferFactoryFor(ctx, a, b)
+			refused("transfer factory", err)
+			_, err = l.WithdrawTransferInstruction(ctx, a, ti.InstructionCID)
+			refused("wallet withdraw", err)
+			_, err = l.AcceptTransferInstruction(ctx, b, ti.InstructionCID)
+			refused("wallet accept", err)
+			_, err = l.RejectTransferInstruction(ctx, b, ti.InstructionCID)
+			refused("wallet reject", err)
+			_, err = l.AcceptOffer(ctx, b, o1)
+			refused("offer accept", err)
+			p, err := l.PrepareExternalTransfer(ctx, ext, b, coin.MustParse("5"), "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = l.Submit(ctx, ledgertest.Sign(t, ext, key, p))
+			refused("external transfer", err)
+		})
+		reassign(ti.InstructionCID, func() {
+			_, err := l.InstructionChoiceContext(ctx, ti.InstructionCID, ledger.MoveWithdraw)
+			refused("registry context of the instruction itself", err)
+			_, err = l.WithdrawTransferInstruction(ctx, a, ti.InstructionCID)
+			refused("wallet withdraw of the instruction itself", err)
+		})
+		reassign(o2, func() {
+			refused("offer reject", l.RejectOffer(ctx, b, o2))
+			refused("offer withdraw", l.WithdrawOffer(ctx, a, o2))
+		})
+		if after, _ := l.Balance(ctx, a); !after.EffectiveUnlocked.Equal(before.EffectiveUnlocked) || !after.EffectiveLocked.Equal(before.EffectiveLocked) {
+			t.Errorf("a's balance moved during the reassignments: %+v -> %+v", before, after)
+		}
+		if cur, err := l.TransferInstructionByID(ctx, a, ti.InstructionCID); err != nil || cur.Status != ledger.InstructionPending {
+			t.Errorf("instruction = %s, %v; want still pending", cur.Status, err)
+		}
+		// Completed: everything goes through again.
+		if _, err := l.WithdrawTransferInstruction(ctx, a, ti.InstructionCID); err != nil {
+			t.Errorf("withdraw after the reassignment: %v", err)
+		}
+		if _, err := l.AcceptOffer(ctx, b, o1); err != nil {
+			t.Errorf("offer accept after the reassignment: %v", err)
+		}
+		if err := l.WithdrawOffer(ctx, a, o2); err != nil {
+			t.Errorf("offer withdraw after the reassignment: %v", err)
+		}
+	})
+}
