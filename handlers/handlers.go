@@ -33,6 +33,9 @@ type Config struct {
 	// multi-validator network, for the admin page; cmd fills it from the
 	// validated configuration with secrets masked.
 	Network []NetworkSetting
+	// WalletOff is enableWallet: false: the wallet's API and pages answer
+	// 503; the validator's admin API, the registry and health still work.
+	WalletOff bool
 }
 
 // Handler serves every HTTP route of the app port.
@@ -45,6 +48,8 @@ type Handler struct {
 	jobs func() []JobStatus
 	lim  *web.Limiter
 	net  []NetworkSetting
+	// walletOff: see Config.WalletOff.
+	walletOff bool
 }
 
 // New builds the handlers.
@@ -52,7 +57,7 @@ func New(l *ledger.Ledger, cfg Config, log *slog.Logger) *Handler {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Handler{l: l, log: log, auth: cfg.Auth, obs: cfg.Observe, ui: cfg.UI, jobs: cfg.Jobs, lim: cfg.Limiter, net: cfg.Network}
+	return &Handler{l: l, log: log, auth: cfg.Auth, obs: cfg.Observe, ui: cfg.UI, jobs: cfg.Jobs, lim: cfg.Limiter, net: cfg.Network, walletOff: cfg.WalletOff}
 }
 
 // apiFunc is a JSON handler; a returned error becomes {"error": ...}.
@@ -227,13 +232,12 @@ func (h *Handler) Routes(health http.Handler) http.Handler {
 		mux.Handle("GET /readyz", health)
 		mux.Handle("GET /livez", health)
 	}
-	mux.Handle("/v0/", h.api(func(w http.ResponseWriter, r *http.Request) error {
-		return notFound("no such endpoint: " + r.Method + " " + r.URL.Path)
-	}))
-
 	root := http.NewServeMux()
-	root.Handle("/api/validator/", http.StripPrefix("/api/validator", mux))
-	root.Handle("/", mux)
+	mux.Handle("/", h.unrouted(mux, root)) // 404 and 405 as JSON or a page
+
+	api := h.walletGate(mux)
+	root.Handle("/api/validator/", http.StripPrefix("/api/validator", api))
+	root.Handle("/", api)
 	if h.ui != nil {
 		h.uiRoutes(root) // the web wallet (handlers/ui.go)
 	}
