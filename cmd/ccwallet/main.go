@@ -383,20 +383,17 @@ func serve(ctx context.Context, args []string, env envVars, stdout, stderr io.Wr
 	// checks["scheduler"] before the handler is built.
 	checks := map[string]web.HealthChecker{"database": l.Ping}
 
-	// --- automations (automations.go): only with the wallet on (enableWallet
-	// turns its automations off with its routes); stopped when serve returns.
-	var jobStatus func() []handlers.JobStatus
-	if cfg.WalletEnabled() {
-		sched, err := startAutomations(ctx, l, cfg, m, log)
-		if err != nil {
-			return err
-		}
-		defer stopAutomations(sched, log)
-		jobStatus = jobStatuses(sched)
-		// Fails when the scheduler stopped or a job failed
-		// jobs.DefaultMaxConsecutiveFailures times in a row.
-		checks["scheduler"] = sched.Check
+	// --- automations (automations.go): enableWallet: false leaves the
+	// wallet's out, the network's run on; stopped when serve returns.
+	sched, err := startAutomations(ctx, l, cfg, m, log)
+	if err != nil {
+		return err
 	}
+	defer stopAutomations(sched, log)
+	jobStatus := jobStatuses(sched)
+	// Fails when the scheduler stopped or a job failed
+	// jobs.DefaultMaxConsecutiveFailures times in a row.
+	checks["scheduler"] = sched.Check
 
 	health := web.HealthHandler(checks)
 
@@ -444,22 +441,21 @@ func serve(ctx context.Context, args []string, env envVars, stdout, stderr io.Wr
 
 	// --- app routes, with the web wallet (UI: sessions, OIDC login, dev
 	// provider; see ui.go)
-	var appHandler http.Handler
+	var ui *handlers.UI
 	if cfg.WalletEnabled() {
-		ui, err := newUI(ctx, cfg, env.get, strings.TrimSuffix(url, "/"), handlers.SessionStore(l), log)
+		ui, err = newUI(ctx, cfg, env.get, strings.TrimSuffix(url, "/"), handlers.SessionStore(l), log)
 		if err != nil {
 			return err
 		}
 		if ui != nil && ui.DevProvider != nil {
 			fmt.Fprintln(stdout, devLoginHint())
 		}
-		appHandler = handlers.New(l, handlers.Config{Auth: verifier, Observe: observers, UI: ui, Jobs: jobStatus, Network: cfg.networkSettings(time.Now()),
-			Limiter: web.NewLimiter(web.RateLimit{Burst: cfg.RateLimit.Burst, Per: cfg.RateLimit.Per.Std()})}, log).Routes(health)
 	} else {
-		log.Info("wallet disabled (enableWallet: false): the app port serves only health probes")
-		appHandler = walletDisabled(health, observers, log)
+		log.Info("wallet disabled (enableWallet: false): its pages, API and automations are off; the admin API, registry, health and metrics run")
 	}
-	servers[0].srv.Handler = appHandler
+	servers[0].srv.Handler = handlers.New(l, handlers.Config{Auth: verifier, Observe: observers, UI: ui, Jobs: jobStatus, Network: cfg.networkSettings(time.Now()),
+		Limiter:   web.NewLimiter(web.RateLimit{Burst: cfg.RateLimit.Burst, Per: cfg.RateLimit.Per.Std()}),
+		WalletOff: !cfg.WalletEnabled()}, log).Routes(health)
 	if cfg.HealthEnabled() {
 		if err := add("health", cfg.HealthListen, nil, health); err != nil {
 			return err
@@ -498,19 +494,6 @@ func serve(ctx context.Context, args []string, env envVars, stdout, stderr io.Wr
 	servers = nil // closed by Serve
 	log.Info("ccwallet stopped")
 	return first
-}
-
-// walletDisabled is the app port's handler with enableWallet: false:
-// health probes answer, everything else is 503 with the reason.
-func walletDisabled(health http.Handler, observers []web.Middleware, log *slog.Logger) http.Handler {
-	mux := http.NewServeMux()
-	mux.Handle("GET /readyz", health)
-	mux.Handle("GET /livez", health)
-	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		web.WriteError(w, http.StatusServiceUnavailable, "the wallet is disabled on this validator (enableWallet: false)")
-	})
-	mws := append([]web.Middleware{web.RequestID, web.Logger(log)}, observers...)
-	return web.Chain(mux, append(mws, web.Recover(log))...)
 }
 
 // displayAddr turns a listen address into one a browser can open.
