@@ -218,11 +218,13 @@ func configCmd(args []string, env envVars, stdout, stderr io.Writer) error {
 		return err
 	}
 	verr := cfg.validate(time.Now(), env)
-	if verr == nil && cfg.TLS != nil {
-		// Load the files too: a key that is not PKCS#8 is found now, not
-		// at the next restart.
-		if _, err := appTLS(cfg.TLS).Build(); err != nil {
-			verr = err
+	// Load the files too: a key that is not PKCS#8 is found now, not at
+	// the next restart.
+	for _, t := range []*TLSConfig{cfg.TLS, cfg.HealthTLS, cfg.Metrics.TLS} {
+		if verr == nil && t != nil {
+			if _, err := appTLS(t).Build(); err != nil {
+				verr = err
+			}
 		}
 	}
 	if sub == "print" {
@@ -265,15 +267,21 @@ func token(args []string, stdout, stderr io.Writer) error {
 	return nil
 }
 
-// appTLS maps the values file's tls block to web.TLSConfig.
+// appTLS maps a values file's TLS block (tls, healthTls, metrics.tls) to
+// web.TLSConfig.
 func appTLS(t *TLSConfig) *web.TLSConfig {
 	if t == nil {
 		return nil
 	}
-	return &web.TLSConfig{
+	w := &web.TLSConfig{
 		CertChainFile: t.CertChainFile, PrivateKeyFile: t.PrivateKeyFile, TrustCollectionFile: t.TrustCollectionFile,
 		ClientAuthRequire: t.ClientAuth.Type == "require", MinVersion: t.MinimumServerProtocolVersion,
+		CipherSuites: t.Ciphers,
 	}
+	if a := t.adminClient(); a != nil {
+		w.AdminClient = &web.ClientCert{CertChainFile: a.CertChainFile, PrivateKeyFile: a.PrivateKeyFile}
+	}
+	return w
 }
 
 // outboundClient is the HTTP client for JWKS and OIDC discovery. It honours
@@ -457,13 +465,13 @@ func serve(ctx context.Context, args []string, env envVars, stdout, stderr io.Wr
 		Limiter:   web.NewLimiter(web.RateLimit{Burst: cfg.RateLimit.Burst, Per: cfg.RateLimit.Per.Std()}),
 		WalletOff: !cfg.WalletEnabled()}, log).Routes(health)
 	if cfg.HealthEnabled() {
-		if err := add("health", cfg.HealthListen, nil, health); err != nil {
+		if err := add("health", cfg.HealthListen, appTLS(cfg.HealthTLS), health); err != nil {
 			return err
 		}
 		ready.Health = servers[len(servers)-1].ln.Addr().String()
 	}
 	if m != nil {
-		if err := add("metrics", cfg.Metrics.Listen, nil, web.MetricsHandler(m.reg)); err != nil {
+		if err := add("metrics", cfg.Metrics.Listen, appTLS(cfg.Metrics.TLS), web.MetricsHandler(m.reg)); err != nil {
 			return err
 		}
 		ready.Metrics = servers[len(servers)-1].ln.Addr().String()
