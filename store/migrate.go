@@ -162,6 +162,19 @@ func (db *DB) ensureSchema(ctx context.Context) error {
 	if schema == "" {
 		return fmt.Errorf("search_path %q names no schema to create the tables in; set persistence.schema", path)
 	}
+	// current_schema() also skips a schema the role may not use; read
+	// again, as a replica starting beside this one may just have made it.
+	var exists bool
+	if err := db.QueryRowContext(ctx, "SELECT EXISTS (SELECT 1 FROM pg_namespace WHERE nspname = ?), current_schema()", schema).Scan(&exists, &current); err != nil {
+		return fmt.Errorf("look up schema %s: %w", quoteIdent(schema), Normalize(err))
+	}
+	if current.Valid {
+		return nil
+	}
+	if exists {
+		return fmt.Errorf("role %s may not use schema %s; as the schema's owner run: GRANT USAGE, CREATE ON SCHEMA %s TO %s;",
+			quoteIdent(role), quoteIdent(schema), quoteIdent(schema), quoteIdent(role))
+	}
 	// IF NOT EXISTS: replicas starting together may both get here.
 	_, err := db.ExecContext(ctx, "CREATE SCHEMA IF NOT EXISTS "+quoteIdent(schema))
 	var pgErr *pgconn.PgError

@@ -56,6 +56,28 @@ func TestMigrateCreatesSchema(t *testing.T) {
 		}
 	})
 
+	t.Run("replicas starting together", func(t *testing.T) {
+		url := withURL(t, base, "", "replicas")
+		errs := make(chan error, 3)
+		for range 3 {
+			go func() {
+				db, err := store.Open(ctx, store.Config{URL: url}, nil)
+				if err != nil {
+					errs <- err
+					return
+				}
+				defer db.Close()
+				_, err = db.Migrate(ctx)
+				errs <- err
+			}()
+		}
+		for range 3 {
+			if err := <-errs; err != nil {
+				t.Errorf("replica: %v", err)
+			}
+		}
+	})
+
 	t.Run("role may not create it", func(t *testing.T) {
 		admin, err := store.Open(ctx, store.Config{URL: base}, nil)
 		if err != nil {
@@ -69,15 +91,30 @@ func TestMigrateCreatesSchema(t *testing.T) {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { _, _ = admin.ExecContext(context.Background(), "DROP ROLE IF EXISTS "+role) })
-		db, err := store.Open(ctx, store.Config{URL: withURL(t, base, role, "Participant")}, nil)
+		db, err := store.Open(ctx, store.Config{URL: withURL(t, base, role, "Fresh")}, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
 		defer db.Close()
 		_, err = db.Migrate(ctx)
-		want := `CREATE SCHEMA "participant" AUTHORIZATION "ccwallet_nocreate";`
+		want := `CREATE SCHEMA "fresh" AUTHORIZATION "ccwallet_nocreate";`
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Fatalf("migrate as a role without CREATE = %v, want an error naming %s", err, want)
+		}
+
+		// A schema that exists but the role may not use.
+		if _, err := admin.ExecContext(ctx, "CREATE SCHEMA locked"); err != nil {
+			t.Fatal(err)
+		}
+		locked, err := store.Open(ctx, store.Config{URL: withURL(t, base, role, "locked")}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer locked.Close()
+		_, err = locked.Migrate(ctx)
+		want = `GRANT USAGE, CREATE ON SCHEMA "locked" TO "ccwallet_nocreate";`
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Fatalf("migrate as a role without USAGE = %v, want an error naming %s", err, want)
 		}
 	})
 }
