@@ -45,6 +45,9 @@ var probeMethods = []string{http.MethodGet, http.MethodHead, http.MethodPost, ht
 // JSON mux this is the catch-all of, root the app port's mux (the pages).
 func (h *Handler) unrouted(api, root *http.ServeMux) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		// No route matched: the mux set this catch-all's "/" on the
+		// request web.Metrics and web.Logger read; they say "unmatched".
+		r.Pattern = ""
 		// Under /api/validator the path was stripped: only the API's
 		// routes count there, never a page's.
 		viaPrefix := strings.HasPrefix(r.RequestURI, "/api/")
