@@ -265,14 +265,14 @@ type TLSConfig struct {
 		Type string `yaml:"type"` // none (default), optional or require
 		// AdminClient is the certificate our own clients (ccwallet
 		// external --config) present, as Canton's admin-client.
-		AdminClient *CertPair `yaml:"admin-client"`
+		AdminClient *CertPair `yaml:"admin-client,omitempty"`
 	} `yaml:"client-auth"`
 	// AdminClient at tls level is accepted too (the seed's key name
 	// without its client-auth parent).
-	AdminClient                  *CertPair `yaml:"admin-client"`
+	AdminClient                  *CertPair `yaml:"admin-client,omitempty"`
 	MinimumServerProtocolVersion string    `yaml:"minimum-server-protocol-version"`
 	// Ciphers restricts the TLS 1.2 cipher suites (IANA names).
-	Ciphers []string `yaml:"ciphers"`
+	Ciphers []string `yaml:"ciphers,omitempty"`
 }
 
 // CertPair is a certificate chain and its PKCS#8 private key (PEM files).
