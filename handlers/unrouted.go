@@ -101,6 +101,7 @@ func wantsJSON(r *http.Request) bool {
 			return true
 		}
 	}
+	// application/json, and its kin such as application/problem+json.
 	accept := r.Header.Get("Accept")
-	return strings.Contains(accept, "application/json") && !strings.Contains(accept, "text/html")
+	return strings.Contains(accept, "json") && !strings.Contains(accept, "text/html")
 }
