@@ -28,6 +28,7 @@ func TestUnroutedAnswersInShape(t *testing.T) {
 		{"GET", "/no-such-page", html, 404, "", false},
 		{"GET", "/no-such-page", nil, 404, "", false}, // curl's */*
 		{"GET", "/no-such-page", jsonAccept, 404, "", true},
+		{"GET", "/no-such-page", map[string]string{"Accept": "application/problem+json"}, 404, "", true},
 		{"GET", "/api/nope", html, 404, "", true},
 		{"GET", "/registry/nope", nil, 404, "", true},
 		{"GET", "/api/validator/v0/nope", nil, 404, "", true},
