@@ -162,21 +162,24 @@ func (db *DB) ensureSchema(ctx context.Context) error {
 	if schema == "" {
 		return fmt.Errorf("search_path %q names no schema to create the tables in; set persistence.schema", path)
 	}
-	// current_schema() also skips a schema the role may not use; read
-	// again, as a replica starting beside this one may just have made it.
-	var exists bool
-	if err := db.QueryRowContext(ctx, "SELECT EXISTS (SELECT 1 FROM pg_namespace WHERE nspname = ?), current_schema()", schema).Scan(&exists, &current); err != nil {
-		return fmt.Errorf("look up schema %s: %w", quoteIdent(schema), Normalize(err))
-	}
-	if current.Valid {
-		return nil
-	}
-	if exists {
-		return fmt.Errorf("role %s may not use schema %s; as the schema's owner run: GRANT USAGE, CREATE ON SCHEMA %s TO %s;",
-			quoteIdent(role), quoteIdent(schema), quoteIdent(schema), quoteIdent(role))
-	}
-	// IF NOT EXISTS: replicas starting together may both get here.
-	_, err := db.ExecContext(ctx, "CREATE SCHEMA IF NOT EXISTS "+quoteIdent(schema))
+	// Under the migration lock: concurrent CREATE SCHEMA IF NOT EXISTS
+	// still collide on pg_namespace's unique index.
+	created := false
+	err := db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		if err := db.LockKey(ctx, tx, migrationLockKey); err != nil {
+			return err
+		}
+		var exists bool
+		if err := tx.QueryRowContext(ctx, "SELECT EXISTS (SELECT 1 FROM pg_namespace WHERE nspname = ?)", schema).Scan(&exists); err != nil {
+			return err
+		}
+		if exists { // made by a replica meanwhile, or there all along
+			return nil
+		}
+		_, err := tx.ExecContext(ctx, "CREATE SCHEMA "+quoteIdent(schema))
+		created = err == nil
+		return err
+	})
 	var pgErr *pgconn.PgError
 	if errors.As(err, &pgErr) && pgErr.Code == "42501" { // insufficient_privilege
 		return fmt.Errorf("schema %s does not exist and role %s may not create it; as the database's owner run: CREATE SCHEMA %s AUTHORIZATION %s;",
@@ -184,6 +187,18 @@ func (db *DB) ensureSchema(ctx context.Context) error {
 	}
 	if err != nil {
 		return fmt.Errorf("create schema %s: %w", quoteIdent(schema), Normalize(err))
+	}
+	// current_schema() also skips a schema that exists but the role may
+	// not use.
+	if err := db.QueryRowContext(ctx, "SELECT current_schema()").Scan(&current); err != nil {
+		return fmt.Errorf("read the current schema: %w", Normalize(err))
+	}
+	if !current.Valid {
+		return fmt.Errorf("role %s may not use schema %s; as the schema's owner run: GRANT USAGE, CREATE ON SCHEMA %s TO %s;",
+			quoteIdent(role), quoteIdent(schema), quoteIdent(schema), quoteIdent(role))
+	}
+	if !created {
+		return nil
 	}
 	db.log.Info("database schema created", "schema", schema)
 	return nil

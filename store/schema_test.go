@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
 	"github.com/ccwallet/ccwallet/store"
@@ -56,25 +57,40 @@ func TestMigrateCreatesSchema(t *testing.T) {
 		}
 	})
 
-	t.Run("replicas starting together", func(t *testing.T) {
-		url := withURL(t, base, "", "replicas")
-		errs := make(chan error, 3)
-		for range 3 {
-			go func() {
-				db, err := store.Open(ctx, store.Config{URL: url}, nil)
-				if err != nil {
-					errs <- err
-					return
-				}
-				defer db.Close()
-				_, err = db.Migrate(ctx)
-				errs <- err
-			}()
+	t.Run("a replica creating it meanwhile", func(t *testing.T) {
+		// Another replica has created the schema, under the migration
+		// lock, and not committed yet: this one must wait for it and use
+		// the schema, not collide with it on pg_namespace's unique index
+		// (which CREATE SCHEMA IF NOT EXISTS does).
+		admin, err := store.Open(ctx, store.Config{URL: base}, nil)
+		if err != nil {
+			t.Fatal(err)
 		}
-		for range 3 {
-			if err := <-errs; err != nil {
-				t.Errorf("replica: %v", err)
-			}
+		defer admin.Close()
+		other, err := admin.BeginTx(ctx, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer other.Rollback()
+		if err := admin.LockKey(ctx, other, store.MigrationLockKey); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := other.ExecContext(ctx, "CREATE SCHEMA racing"); err != nil {
+			t.Fatal(err)
+		}
+		db, err := store.Open(ctx, store.Config{URL: withURL(t, base, "", "racing")}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer db.Close()
+		done := make(chan error, 1)
+		go func() { _, err := db.Migrate(ctx); done <- err }()
+		time.Sleep(300 * time.Millisecond) // this replica is waiting now
+		if err := other.Commit(); err != nil {
+			t.Fatal(err)
+		}
+		if err := <-done; err != nil {
+			t.Fatalf("migrate beside a replica creating the schema: %v", err)
 		}
 	})
 
