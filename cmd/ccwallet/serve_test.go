@@ -149,6 +149,11 @@ func TestServeWalletDisabledAndHealthOff(t *testing.T) {
 	if !slices.Contains(names, "round-clock") || slices.Contains(names, "collect-rewards") || slices.Contains(names, "merge-holdings") {
 		t.Errorf("jobs with the wallet off = %v, want the round clock without reward collection or merges", names)
 	}
+	// The health port too, with its scheduler check.
+	s2 := startServe(t, append(sqliteArgs(t), "--config", writeFile(t, "v.yaml", "enableWallet: false\n")), nil)
+	if code := call(t, plain, "GET", "http://"+s2.addrs.Health+"/readyz", "", "", nil); code != 200 {
+		t.Errorf("/readyz on the health port with the wallet off = %d, want 200", code)
+	}
 	// The pages are the wallet's too.
 	req, _ = http.NewRequest("GET", app+"/history", nil)
 	req.Header.Set("Accept", "text/html")
