@@ -73,6 +73,7 @@ func (h *Handler) unrouted(api, root *http.ServeMux) http.Handler {
 			return
 		}
 		if h.walletOff { // every page is the wallet's
+			w.Header().Del("Allow")
 			p := views.Page{Title: "Wallet disabled"}
 			_ = render(w, r, http.StatusServiceUnavailable, views.ErrorView(views.ErrorPage{Page: p, Status: http.StatusServiceUnavailable,
 				Message: "The web wallet is turned off on this validator (enableWallet: false)."}))
@@ -89,8 +90,8 @@ func (h *Handler) unrouted(api, root *http.ServeMux) http.Handler {
 	})
 }
 
-// wantsJSON reports a JSON API path (or a health probe), or a client that asked for JSON and
-// not for a page.
+// wantsJSON reports a JSON API path (or a health probe), or a client that
+// asked for JSON and not for a page.
 func wantsJSON(r *http.Request) bool {
 	p := r.URL.Path
 	if p == "/readyz" || p == "/livez" {
