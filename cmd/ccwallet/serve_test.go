@@ -132,8 +132,8 @@ func TestServeWalletDisabledAndHealthOff(t *testing.T) {
 			t.Errorf("GET %s/v0/wallet/user-status with the wallet off = %d, want 503", base, code)
 		}
 	}
-	for _, p := range []string{"/registry/metadata/v1/info", "/v0/scan-proxy/registry/metadata/v1/instruments"} {
-		if code := call(t, plain, "GET", app+p, "", "", nil); code != 200 {
+	for _, p := range []string{"/registry/metadata/v1/info", "/v0/scan-proxy/registry/metadata/v1/instruments", "/v0/scan-proxy/dso-party-id"} {
+		if code := call(t, plain, "GET", app+p, admin, "", nil); code != 200 { // the scan proxy wants a token
 			t.Errorf("GET %s with the wallet off = %d, want 200", p, code)
 		}
 	}
