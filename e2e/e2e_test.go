@@ -546,3 +546,18 @@ func TestSendMethodKeptAcrossReceiverCheck(t *testing.T) {
 	must(t, expect.Locator(testID(p, "send-check-error")).ToBeVisible())
 	must(t, expect.Locator(testID(p, "method-instruction")).ToBeChecked())
 }
+
+func TestUnknownPageHasAWayHome(t *testing.T) {
+	t.Parallel()
+	p := newPage(t, true)
+	login(t, p, "alice", false)
+	res, err := p.Goto("/no-such-page")
+	must(t, err)
+	if res.Status() != http.StatusNotFound {
+		t.Errorf("GET /no-such-page = %d, want 404", res.Status())
+	}
+	must(t, expect.Locator(testID(p, "error-message")).ToContainText("There is no page at /no-such-page."))
+	must(t, expect.Locator(testID(p, "nav")).ToBeVisible())
+	must(t, testID(p, "error-home").Click())
+	must(t, p.WaitForURL(baseURL+"/"))
+}

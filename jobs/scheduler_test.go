@@ -126,6 +126,9 @@ func TestAutomationConfig(t *testing.T) {
 	}{
 		{"defaults", jobs.Automation{}, []string{"round-clock", "collect-rewards", "merge-holdings", "expire-transfers", "renew-preapprovals"}, ""},
 		{"disabled", jobs.Automation{Disabled: true}, nil, ""},
+		// enableWallet: false: the network's jobs only.
+		{"wallet off", jobs.Automation{WalletOff: true, Pruning: jobs.PruningSchedule{Cron: "0 3 * * *", Retention: time.Hour}},
+			[]string{"round-clock", "participant-pruning", "expire-transfers"}, ""},
 		{"no round clock", jobs.Automation{RoundInterval: -1}, []string{"collect-rewards", "merge-holdings", "expire-transfers", "renew-preapprovals"}, ""},
 		{"pruning on", jobs.Automation{Pruning: jobs.PruningSchedule{Cron: "0 3 * * *", Retention: 30 * 24 * time.Hour}},
 			[]string{"round-clock", "collect-rewards", "merge-holdings", "participant-pruning", "expire-transfers", "renew-preapprovals"}, ""},

@@ -263,15 +263,21 @@ func token(args []string, stdout, stderr io.Writer) error {
 	return nil
 }
 
-// appTLS maps the values file's tls block to web.TLSConfig.
+// appTLS maps a values file's TLS block (tls, healthTls, metrics.tls) to
+// web.TLSConfig.
 func appTLS(t *TLSConfig) *web.TLSConfig {
 	if t == nil {
 		return nil
 	}
-	return &web.TLSConfig{
+	w := &web.TLSConfig{
 		CertChainFile: t.CertChainFile, PrivateKeyFile: t.PrivateKeyFile, TrustCollectionFile: t.TrustCollectionFile,
 		ClientAuthRequire: t.ClientAuth.Type == "require", MinVersion: t.MinimumServerProtocolVersion,
+		CipherSuites: t.Ciphers,
 	}
+	if a := t.adminClient(); a != nil {
+		w.AdminClient = &web.ClientCert{CertChainFile: a.CertChainFile, PrivateKeyFile: a.PrivateKeyFile}
+	}
+	return w
 }
 
 // outboundClient is the HTTP client for JWKS and OIDC discovery. It honours
@@ -384,20 +390,17 @@ func serve(ctx context.Context, args []string, env envVars, stdout, stderr io.Wr
 	// checks["scheduler"] before the handler is built.
 	checks := map[string]web.HealthChecker{"database": l.Ping}
 
-	// --- automations (automations.go): only with the wallet on (enableWallet
-	// turns its automations off with its routes); stopped when serve returns.
-	var jobStatus func() []handlers.JobStatus
-	if cfg.WalletEnabled() {
-		sched, err := startAutomations(ctx, l, cfg, m, log)
-		if err != nil {
-			return err
-		}
-		defer stopAutomations(sched, log)
-		jobStatus = jobStatuses(sched)
-		// Fails when the scheduler stopped or a job failed
-		// jobs.DefaultMaxConsecutiveFailures times in a row.
-		checks["scheduler"] = sched.Check
+	// --- automations (automations.go): enableWallet: false leaves the
+	// wallet's out, the network's run on; stopped when serve returns.
+	sched, err := startAutomations(ctx, l, cfg, m, log)
+	if err != nil {
+		return err
 	}
+	defer stopAutomations(sched, log)
+	jobStatus := jobStatuses(sched)
+	// Fails when the scheduler stopped or a job failed
+	// jobs.DefaultMaxConsecutiveFailures times in a row.
+	checks["scheduler"] = sched.Check
 
 	health := web.NewHealthHandler(web.HealthConfig{Checks: checks, Log: log, Warnings: warnings})
 
@@ -445,30 +448,30 @@ func serve(ctx context.Context, args []string, env envVars, stdout, stderr io.Wr
 
 	// --- app routes, with the web wallet (UI: sessions, OIDC login, dev
 	// provider; see ui.go)
-	var appHandler http.Handler
+	var ui *handlers.UI
 	if cfg.WalletEnabled() {
-		ui, err := newUI(ctx, cfg, env.get, strings.TrimSuffix(url, "/"), handlers.SessionStore(l), log)
+		ui, err = newUI(ctx, cfg, env.get, strings.TrimSuffix(url, "/"), handlers.SessionStore(l), log)
 		if err != nil {
 			return err
 		}
 		if ui != nil && ui.DevProvider != nil {
 			fmt.Fprintln(stdout, devLoginHint())
 		}
-		appHandler = handlers.New(l, handlers.Config{Auth: verifier, Observe: observers, UI: ui, Jobs: jobStatus, Network: cfg.networkSettings(time.Now()), Warnings: warnings,
-			Limiter: web.NewLimiter(web.RateLimit{Burst: cfg.RateLimit.Burst, Per: cfg.RateLimit.Per.Std()})}, log).Routes(health)
 	} else {
-		log.Info("wallet disabled (enableWallet: false): the app port serves only health probes")
-		appHandler = walletDisabled(health, observers, log)
+		log.Info("wallet disabled (enableWallet: false): its pages, API and automations are off; the admin API, registry, health and metrics run")
 	}
-	servers[0].srv.Handler = appHandler
+	servers[0].srv.Handler = handlers.New(l, handlers.Config{Auth: verifier, Observe: observers, UI: ui, Jobs: jobStatus, Network: cfg.networkSettings(time.Now()),
+		Warnings:  warnings,
+		Limiter:   web.NewLimiter(web.RateLimit{Burst: cfg.RateLimit.Burst, Per: cfg.RateLimit.Per.Std()}),
+		WalletOff: !cfg.WalletEnabled()}, log).Routes(health)
 	if cfg.HealthEnabled() {
-		if err := add("health", cfg.HealthListen, nil, health); err != nil {
+		if err := add("health", cfg.HealthListen, appTLS(cfg.HealthTLS), health); err != nil {
 			return err
 		}
 		ready.Health = servers[len(servers)-1].ln.Addr().String()
 	}
 	if m != nil {
-		if err := add("metrics", cfg.Metrics.Listen, nil, web.MetricsHandler(m.reg)); err != nil {
+		if err := add("metrics", cfg.Metrics.Listen, appTLS(cfg.Metrics.TLS), web.MetricsHandler(m.reg)); err != nil {
 			return err
 		}
 		ready.Metrics = servers[len(servers)-1].ln.Addr().String()
@@ -499,19 +502,6 @@ func serve(ctx context.Context, args []string, env envVars, stdout, stderr io.Wr
 	servers = nil // closed by Serve
 	log.Info("ccwallet stopped")
 	return first
-}
-
-// walletDisabled is the app port's handler with enableWallet: false:
-// health probes answer, everything else is 503 with the reason.
-func walletDisabled(health http.Handler, observers []web.Middleware, log *slog.Logger) http.Handler {
-	mux := http.NewServeMux()
-	mux.Handle("GET /readyz", health)
-	mux.Handle("GET /livez", health)
-	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		web.WriteError(w, http.StatusServiceUnavailable, "the wallet is disabled on this validator (enableWallet: false)")
-	})
-	mws := append([]web.Middleware{web.RequestID, web.Logger(log)}, observers...)
-	return web.Chain(mux, append(mws, web.Recover(log))...)
 }
 
 // displayAddr turns a listen address into one a browser can open.
