@@ -540,6 +540,11 @@ func (l *Ledger) TransferInstructionByID(ctx context.Context, viewer coin.PartyI
 		return TransferInstruction{}, fmt.Errorf("transfer instruction %s: %w", cid, ErrNotFound)
 	}
 	c, err := store.ContractByID(ctx, l.db, cid)
+	if errors.Is(err, store.ErrNotFound) {
+		// A finished instruction's contract was pruned; its row still says
+		// how it ended.
+		c, err = nil, nil
+	}
 	if err != nil {
 		return TransferInstruction{}, err
 	}

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -271,6 +272,46 @@ func SavePrunedTotals(ctx context.Context, db bun.IDB, p *PrunedTotals) error {
 	p.ID = 1
 	if _, err := db.NewUpdate().Model(p).WherePK().Exec(ctx); err != nil {
 		return fmt.Errorf("save pruned totals: %w", Normalize(err))
+	}
+	return nil
+}
+
+// PrunedTraffic is the traffic use of a submitter's pruned updates, as
+// the traffic meter left it (ledger.trafficMeter).
+type PrunedTraffic struct {
+	bun.BaseModel `bun:"table:pruned_traffic"`
+
+	Submitter     string `bun:"submitter,pk"`
+	Consumed      int64  `bun:"consumed"`
+	ExtraConsumed int64  `bun:"extra_consumed"`
+	WindowIndex   int64  `bun:"window_index"`
+	WindowUsed    int64  `bun:"window_used"`
+}
+
+// PrunedTrafficOf reads submitter's pruned traffic: nothing pruned yet is
+// a zero total with no window (WindowIndex -1).
+func PrunedTrafficOf(ctx context.Context, db bun.IDB, submitter string) (*PrunedTraffic, error) {
+	p := &PrunedTraffic{Submitter: submitter}
+	err := db.NewSelect().Model(p).WherePK().Scan(ctx)
+	if err = Normalize(err); errors.Is(err, ErrNotFound) {
+		return &PrunedTraffic{Submitter: submitter, WindowIndex: -1}, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("pruned traffic of %s: %w", submitter, err)
+	}
+	return p, nil
+}
+
+// SavePrunedTraffic writes submitters' pruned traffic, inserting or
+// replacing each row.
+func SavePrunedTraffic(ctx context.Context, db bun.IDB, ps []PrunedTraffic) error {
+	if len(ps) == 0 {
+		return nil
+	}
+	_, err := db.NewInsert().Model(&ps).On("CONFLICT (submitter) DO UPDATE").
+		Set("consumed = excluded.consumed, extra_consumed = excluded.extra_consumed, window_index = excluded.window_index, window_used = excluded.window_used").Exec(ctx)
+	if err != nil {
+		return fmt.Errorf("save pruned traffic: %w", Normalize(err))
 	}
 	return nil
 }
