@@ -38,8 +38,10 @@ func transactionItem(party coin.PartyID, operator coin.PartyID, it ledger.Histor
 		"event_id": strconv.FormatInt(it.ID, 10), "date": ledger.FormatTime(it.Time),
 	}
 	d := it.Details
-	receivers := make([]map[string]string, 0, len(d.Receivers))
-	for _, r := range d.Receivers {
+	// Sender and receivers add up, for party, to the amount the history
+	// page and the CSV show (ledger.HistoryItem).
+	receivers := make([]map[string]string, 0, len(it.Receivers))
+	for _, r := range it.Receivers {
 		receivers = append(receivers, map[string]string{"party": string(r.Party), "amount": r.Amount.String()})
 	}
 	switch it.Kind {
@@ -49,8 +51,8 @@ func transactionItem(party coin.PartyID, operator coin.PartyID, it ledger.Histor
 			provider = operator
 		}
 		sender := map[string]string{"party": string(party), "amount": it.Amount.String()}
-		if d.Sender != nil {
-			sender = map[string]string{"party": string(d.Sender.Party), "amount": d.Sender.Amount.String()}
+		if it.Sender != nil {
+			sender = map[string]string{"party": string(it.Sender.Party), "amount": it.Sender.Amount.String()}
 		}
 		zero := coin.Zero.String()
 		m["provider"], m["sender"], m["receivers"] = string(provider), sender, receivers

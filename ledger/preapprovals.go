@@ -86,7 +86,7 @@ func (l *Ledger) fundProvider(ctx context.Context, provider coin.PartyID, d time
 			return err
 		}
 		cid := t.mint(provider, missing)
-		t.record(provider, "balance_change", "Tap", "", missing, coin.Zero, "preapproval fee", HistoryDetails{Receivers: []PartyAmount{{Party: provider, Amount: missing}}, ContractID: cid})
+		t.record(provider, "balance_change", "Tap", "", missing, coin.Zero, "preapproval fee", HistoryDetails{ContractID: cid})
 		return t.commit(ctx)
 	})
 }
@@ -106,8 +106,7 @@ func (t *txn) chargePreapproval(ctx context.Context, provider, receiver coin.Par
 	if err != nil {
 		return err
 	}
-	t.record(provider, "balance_change", subtype, receiver, fee.Neg(), fee.Add(r.HoldingFees), "",
-		HistoryDetails{Receivers: []PartyAmount{{Party: provider, Amount: fee.Neg()}}, HoldingFees: r.HoldingFees, Fees: fee})
+	t.record(provider, "balance_change", subtype, receiver, r.cost(coin.Zero).Neg(), fee.Add(r.HoldingFees), "", HistoryDetails{HoldingFees: r.HoldingFees, Fees: fee})
 	// As splitAndBurn does on the real network, the burn earns the payer a
 	// validator reward coupon.
 	t.addRewardCoupon(RewardValidator, provider, fee, false)
