@@ -13,16 +13,17 @@ import (
 // real wallet's transaction log reports for it (TxLogEntry.scala). Other
 // subtypes are reported against AmuletRules with the subtype as choice.
 var subtypeChoices = map[string][2]string{
-	"P2PPaymentCompleted":         {ledger.TemplateAcceptedTransferOffer, "AcceptedTransferOffer_Complete"},
-	"TransferPreapprovalSend":     {ledger.TemplateTransferPreapproval, "TransferPreapproval_Send"},
-	"TransferPreapprovalCreation": {ledger.TemplateAmuletRules, "AmuletRules_CreateTransferPreapproval"},
-	"TransferPreapprovalRenewal":  {ledger.TemplateTransferPreapproval, "TransferPreapproval_Renew"},
-	"TransferOfferRejected":       {ledger.TemplateTransferOffer, "TransferOffer_Reject"},
-	"TransferOfferWithdrawn":      {ledger.TemplateTransferOffer, "TransferOffer_Withdraw"},
-	"Tap":                         {ledger.TemplateAmuletRules, "AmuletRules_DevNet_Tap"},
-	"Mint":                        {ledger.TemplateAmuletRules, "AmuletRules_Mint"},
-	"Transfer":                    {ledger.TemplateAmuletRules, "AmuletRules_Transfer"},
-	"Onboarded":                   {ledger.TemplateWalletAppInstall, "WalletAppInstall_Onboarded"},
+	"P2PPaymentCompleted":          {ledger.TemplateAcceptedTransferOffer, "AcceptedTransferOffer_Complete"},
+	"TransferPreapprovalSend":      {ledger.TemplateTransferPreapproval, "TransferPreapproval_Send"},
+	"TransferPreapprovalCreation":  {ledger.TemplateAmuletRules, "AmuletRules_CreateTransferPreapproval"},
+	"TransferPreapprovalRenewal":   {ledger.TemplateTransferPreapproval, "TransferPreapproval_Renew"},
+	"TransferPreapprovalCancelled": {ledger.TemplateTransferPreapproval, "TransferPreapproval_Cancel"},
+	"TransferOfferRejected":        {ledger.TemplateTransferOffer, "TransferOffer_Reject"},
+	"TransferOfferWithdrawn":       {ledger.TemplateTransferOffer, "TransferOffer_Withdraw"},
+	"Tap":                          {ledger.TemplateAmuletRules, "AmuletRules_DevNet_Tap"},
+	"Mint":                         {ledger.TemplateAmuletRules, "AmuletRules_Mint"},
+	"Transfer":                     {ledger.TemplateAmuletRules, "AmuletRules_Transfer"},
+	"Onboarded":                    {ledger.TemplateWalletAppInstall, "WalletAppInstall_Onboarded"},
 }
 
 // transactionItem renders a history item in the shape its

@@ -161,6 +161,7 @@ var historyLabels = map[string]string{
 	"TransferOfferWithdrawn":                 "Transfer offer withdrawn",
 	"TransferPreapprovalSend":                "Direct transfer (preapproved)",
 	"TransferPreapprovalCreation":            "Preapproval created",
+	"TransferPreapprovalCancelled":           "Preapproval cancelled",
 	"CreateTokenStandardTransferInstruction": "Transfer instruction sent",
 	"ExtraTrafficPurchase":                   "Traffic bought",
 	"TransferInstruction_Accept":             "Transfer instruction accepted",

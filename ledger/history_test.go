@@ -117,7 +117,8 @@ func TestHistoryBothSides(t *testing.T) {
 
 // TestHistoryOwnActions: whoever rejects or withdraws an offer sees it in
 // its own history, as the counterparty does; before, only the
-// counterparty did.
+// counterparty did. A party sees the preapproval it asked for, and its
+// cancellation, which the provider sees too.
 func TestHistoryOwnActions(t *testing.T) {
 	forEachEngine(t, func(t *testing.T, l *ledger.Ledger) {
 		ctx := context.Background()
@@ -137,7 +138,15 @@ func TestHistoryOwnActions(t *testing.T) {
 		if err := l.WithdrawOffer(ctx, a, offer("w")); err != nil {
 			t.Fatal(err)
 		}
-		for _, p := range []coin.PartyID{a, b} {
+		c := ledgertest.Party(t, l)
+		if _, _, err := l.CreatePreapproval(ctx, c); err != nil {
+			t.Fatal(err)
+		}
+		if err := l.CancelPreapproval(ctx, c); err != nil {
+			t.Fatal(err)
+		}
+		notes := func(p coin.PartyID) string {
+			t.Helper()
 			items, err := l.History(ctx, p, ledger.HistoryQuery{PageSize: 10, Kind: "notification"})
 			if err != nil {
 				t.Fatal(err)
@@ -148,8 +157,16 @@ func TestHistoryOwnActions(t *testing.T) {
 					got = append(got, it.Subtype)
 				}
 			}
-			if fmt.Sprint(got) != "[TransferOfferWithdrawn TransferOfferRejected]" {
-				t.Errorf("%s's notifications: %v, want the withdrawal and the rejection", p.Hint(), got)
+			return fmt.Sprint(got)
+		}
+		for p, want := range map[coin.PartyID]string{
+			a:            "[TransferOfferWithdrawn TransferOfferRejected]",
+			b:            "[TransferOfferWithdrawn TransferOfferRejected]",
+			c:            "[TransferPreapprovalCancelled TransferPreapprovalCreation]",
+			l.Operator(): "[TransferPreapprovalCancelled]",
+		} {
+			if got := notes(p); got != want {
+				t.Errorf("%s's notifications: %s, want %s", p.Hint(), got, want)
 			}
 		}
 	})

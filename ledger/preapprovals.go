@@ -215,6 +215,12 @@ func (t *txn) newPreapproval(ctx context.Context, receiver, provider coin.PartyI
 		return "", false, err
 	}
 	cid, err := t.createPreapprovalContract(ctx, receiver, provider, t.now, expires)
+	if err == nil && receiver != provider {
+		// The receiver asked for it; the provider's row is the fee.
+		t.record(receiver, "notification", "TransferPreapprovalCreation", provider, coin.Zero, coin.Zero, "", HistoryDetails{
+			ContractID: cid, Notification: "transfer preapproval created, valid until " + FormatTime(expires),
+		})
+	}
 	return cid, false, err
 }
 
@@ -306,6 +312,14 @@ func (l *Ledger) CancelPreapproval(ctx context.Context, receiver coin.PartyID) e
 		t.archive(p.ContractID)
 		if err := store.ArchiveTransferPreapproval(ctx, tx, p.ContractID, t.now); err != nil {
 			return err
+		}
+		// The provider (the operator, whose admin cancels) and the
+		// receiver both see it.
+		d := HistoryDetails{ContractID: p.ContractID, Notification: "transfer preapproval cancelled"}
+		if p.Provider == receiver {
+			t.record(receiver, "notification", "TransferPreapprovalCancelled", receiver, coin.Zero, coin.Zero, "", d)
+		} else {
+			t.recordPair(p.Provider, receiver, "notification", "TransferPreapprovalCancelled", coin.Zero, coin.Zero, coin.Zero, coin.Zero, "", d)
 		}
 		return t.commit(ctx)
 	})
