@@ -3,6 +3,7 @@ package handlers
 import (
 	"net/http"
 	"strconv"
+	"strings"
 
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/coin"
@@ -62,8 +63,20 @@ func transactionItem(party coin.PartyID, operator coin.PartyID, it ledger.Histor
 		if it.Description != "" {
 			m["description"] = it.Description
 		}
+		if it.Subtype == "CreateTokenStandardTransferInstruction" {
+			// The lock the sender's amount includes: its amount is what
+			// left, less the fees (ledger.CreateTransferInstruction).
+			m["transfer_instruction_receiver"] = string(it.Counterparty)
+			m["transfer_instruction_amount"] = it.Amount.Neg().Sub(it.Fees).String()
+		}
+		if strings.Contains(it.Subtype, "TransferInstruction") {
+			m["transfer_instruction_cid"] = string(d.ContractID)
+		}
 	case "balance_change":
 		m["receivers"], m["amulet_price"] = receivers, d.Price.String()
+		if strings.HasPrefix(it.Subtype, "TransferInstruction_") {
+			m["transfer_instruction_cid"] = string(d.ContractID)
+		}
 	case "notification":
 		m["details"] = d.Notification
 	default:

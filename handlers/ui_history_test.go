@@ -97,6 +97,9 @@ func TestHistorySameEverywhere(t *testing.T) {
 						Choice string `json:"choice"`
 					} `json:"transaction_subtype"`
 					Type      string               `json:"transaction_type"`
+					Receiver  string               `json:"transfer_instruction_receiver"`
+					Amount    string               `json:"transfer_instruction_amount"`
+					CID       string               `json:"transfer_instruction_cid"`
 					Sender    *ledger.PartyAmount  `json:"sender"`
 					Receivers []ledger.PartyAmount `json:"receivers"`
 				} `json:"items"`
@@ -114,6 +117,12 @@ func TestHistorySameEverywhere(t *testing.T) {
 					sub = "Mint"
 				}
 				api[sub] = ledgertest.ShareOf(alice, it.Sender, it.Receivers).String()
+				if strings.Contains(sub, "TransferInstruction") && it.CID != string(ti.InstructionCID) {
+					t.Errorf("API: %s names instruction %q, want %s", sub, it.CID, ti.InstructionCID)
+				}
+				if sub == "CreateTokenStandardTransferInstruction" && (it.Receiver != string(bob) || it.Amount != "50.0000000000") {
+					t.Errorf("API: the instruction's receiver and amount are %q, %q; want bob and 50", it.Receiver, it.Amount)
+				}
 			}
 			check("API", api)
 
