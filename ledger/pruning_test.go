@@ -9,6 +9,7 @@ import (
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/coin"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
+	"github.com/ccwallet/ccwallet/store"
 )
 
 // TestPruneChangesNothingVisible: a pruning run removes old update-log
@@ -55,11 +56,13 @@ func TestPruneChangesNothingVisible(t *testing.T) {
 			if err := l.RejectOffer(ctx, q, o.ContractID); err != nil {
 				t.Fatal(err)
 			}
+			closeRounds(t, l)
 			// Into a fresh base-rate window, then updates on both sides of
-			// the cutoff within it.
+			// the cutoff within it, the first in a closed round.
 			window := rules.BaseRateBurstWindow
 			clock.Advance(window - time.Duration(clock.Now().UnixNano()%int64(window)) + time.Second)
 			send("1")
+			closeRounds(t, l)
 			clock.Advance(time.Minute)
 			cutoff := clock.Now()
 			clock.Advance(time.Minute)
@@ -120,4 +123,48 @@ func TestPruneChangesNothingVisible(t *testing.T) {
 			}
 		})
 	}
+}
+
+// closeRounds advances rounds until every round open now is closed.
+func closeRounds(t *testing.T, l *ledger.Ledger) {
+	t.Helper()
+	if _, err := l.AdvanceRounds(context.Background(), 4); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestPruneKeepsOpenRounds: the updates of a round still open are not
+// pruned, however old, because closing the round weighs the operator's
+// validator reward by the traffic they spent (a node that was down for
+// longer than the retention prunes before its round clock catches up).
+// Before, they were pruned and the round closed with no reward.
+func TestPruneKeepsOpenRounds(t *testing.T) {
+	forEachEngineClock(t, func(t *testing.T, l *ledger.Ledger, clock *ledgertest.Clock) {
+		ctx := context.Background()
+		p, q := ledgertest.Party(t, l), ledgertest.Party(t, l)
+		ledgertest.Mint(t, l, p, "100")
+		if _, err := l.Transfer(ctx, ledger.TransferRequest{Sender: p, Receiver: q, Amount: coin.MustParse("1")}); err != nil {
+			t.Fatal(err)
+		}
+		st, err := l.TrafficStatus(ctx, p)
+		if err != nil || st.Consumed == 0 {
+			t.Fatalf("traffic %+v, %v; want the transfer's", st, err)
+		}
+		round, price, err := l.CurrentRound(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		const retention = 30 * 24 * time.Hour
+		clock.Advance(retention + time.Hour)
+		if _, err := l.Prune(ctx, retention, 0); err != nil {
+			t.Fatal(err)
+		}
+		closeRounds(t, l)
+		var rewards []store.RewardCoupon
+		err = ledger.StoreOf(l).NewSelect().Model(&rewards).Where("kind = ?", ledger.RewardValidator).Where("round = ?", round).Scan(ctx)
+		want := l.Rules().TrafficCost(st.Consumed, price)
+		if err != nil || len(rewards) != 1 || !rewards[0].Amount.Equal(want) {
+			t.Errorf("validator reward of round %d = %+v, %v; want one of %s for its %d bytes", round, rewards, err, want, st.Consumed)
+		}
+	})
 }

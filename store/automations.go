@@ -317,10 +317,13 @@ func SavePrunedTraffic(ctx context.Context, db bun.IDB, ps []PrunedTraffic) erro
 }
 
 // PrunableUpdates lists up to limit updates recorded before cutoff, oldest
-// first.
+// first, of rounds closed already: an open round's updates are still read
+// when it closes (TrafficInRound weighs its validator reward).
 func PrunableUpdates(ctx context.Context, db bun.IDB, cutoff time.Time, limit int) ([]Update, error) {
 	var us []Update
-	err := db.NewSelect().Model(&us).Where("record_time < ?", cutoff).Order("offset_id").Limit(int64(limit)).Scan(ctx)
+	err := db.NewSelect().Model(&us).Where("record_time < ?", cutoff).
+		Where("round < (SELECT COALESCE(MIN(r.number), 0) FROM rounds AS r WHERE r.closed_at IS NULL)").
+		Order("offset_id").Limit(int64(limit)).Scan(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("prunable updates: %w", Normalize(err))
 	}
