@@ -19,7 +19,7 @@ import (
 // operation (transfers, offers accepted, rejected, withdrawn and expired,
 // instructions accepted, rejected, withdrawn and expired, preapprovals
 // created, used, renewed and cancelled, traffic purchases, rewards, merges,
-// dust expiry with many rounds advanced, sweeps, taps), each party's
+// dust expiry with many rounds advanced, sweeps, airdrops, taps), each party's
 // history amounts since the start sum to the change of its available
 // balance (EffectiveUnlocked + HoldingFees), and each entry's API sender
 // and receivers sum to its amount for the reader. On both engines; the
@@ -245,6 +245,25 @@ func historyAddsUp(t *testing.T, l *ledger.Ledger, clock *ledgertest.Clock, r *r
 		{"sweep", func() error {
 			a, b := pair()
 			_, err := l.Sweep(ctx, ledger.SweepConfig{Sender: a, Receiver: b, MaxBalanceUSD: coin.MustParse("1"), MinBalanceUSD: coin.MustParse("0.5"), UsePreapproval: r.IntN(2) == 0})
+			return err
+		}},
+		{"airdrop", func() error {
+			// From the operator, to users with a preapproval, merging
+			// their holdings in the same transaction.
+			var shares []ledger.AirdropShare
+			for _, u := range users {
+				if _, err := l.PreapprovalOf(ctx, u); err == nil && r.IntN(3) > 0 {
+					shares = append(shares, ledger.AirdropShare{Party: u, Amount: amount()})
+				}
+			}
+			if len(shares) == 0 {
+				return nil
+			}
+			if _, err := l.Tap(ctx, l.Operator(), coin.MustParse("10"), fmt.Sprint("airdrop-", n)); err != nil {
+				return err
+			}
+			n++
+			_, err := l.Airdrop(ctx, ledger.AirdropRequest{Shares: shares, Description: "airdrop"})
 			return err
 		}},
 		{"tap", func() error {
