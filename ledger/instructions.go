@@ -304,9 +304,9 @@ func (l *Ledger) CreateTransferInstruction(ctx context.Context, req TransferInst
 			RequestedAt: FormatTime(t.now), ExecuteBefore: FormatTime(executeBefore),
 			InputHoldingCIDs: []coin.ContractID{locked}, Meta: metadata{Values: meta},
 		}}, l.dso, req.Sender, req.Receiver)
-		t.record(req.Sender, "transfer", "CreateTokenStandardTransferInstruction", req.Receiver, tr.HoldingFees.Neg(), tr.HoldingFees, req.Description, HistoryDetails{
-			Provider: l.operator, Sender: &PartyAmount{Party: req.Sender, Amount: tr.HoldingFees.Neg()},
-			HoldingFees: tr.HoldingFees, ContractID: cid, TrackingID: req.TrackingID,
+		// The locked coin leaves the sender's available balance now.
+		t.record(req.Sender, "transfer", "CreateTokenStandardTransferInstruction", req.Receiver, tr.cost(req.Amount).Neg(), tr.Fees.Add(tr.HoldingFees), req.Description, HistoryDetails{
+			Provider: l.operator, HoldingFees: tr.HoldingFees, Fees: tr.Fees, ContractID: cid, TrackingID: req.TrackingID,
 		})
 		if err := t.commit(ctx); err != nil {
 			return err
@@ -457,19 +457,18 @@ func (t *txn) finishInstruction(ctx context.Context, ti *store.TransferInstructi
 			results = append(results, t.newHolding(ti.Receiver, value, nil))
 		}
 		res.ReceiverHoldingCIDs = results
-		d := HistoryDetails{
-			Provider: t.l.operator, Sender: &PartyAmount{Party: ti.Sender, Amount: value.Neg()},
-			Receivers: []PartyAmount{{Party: ti.Receiver, Amount: value}}, HoldingFees: fee, ContractID: ti.ContractID, TrackingID: ti.TrackingID,
-		}
-		// The sender's locked coin leaves its balance; the receiver's grows.
-		t.recordPair(ti.Sender, ti.Receiver, "transfer", subtype, lockedAmount(lock).Neg(), fee, value, coin.Zero, ti.Description, d)
+		d := HistoryDetails{Provider: t.l.operator, HoldingFees: fee, ContractID: ti.ContractID, TrackingID: ti.TrackingID}
+		// The locked coin left the sender's available balance when it was
+		// locked; the receiver's grows.
+		t.recordPair(ti.Sender, ti.Receiver, "transfer", subtype, coin.Zero, fee, value, coin.Zero, ti.Description, d)
 	default:
 		if value.IsPositive() {
 			results = append(results, t.newHolding(ti.Sender, value, nil))
 		}
 		res.SenderChangeCIDs = results
-		t.record(ti.Sender, "balance_change", subtype, ti.Receiver, fee.Neg(), fee, ti.Description, HistoryDetails{
-			Receivers: []PartyAmount{{Party: ti.Sender, Amount: value}}, HoldingFees: fee, ContractID: ti.ContractID, TrackingID: ti.TrackingID,
+		// The unlocked coin returns to the sender's available balance.
+		t.record(ti.Sender, "balance_change", subtype, ti.Receiver, value, fee, ti.Description, HistoryDetails{
+			HoldingFees: fee, ContractID: ti.ContractID, TrackingID: ti.TrackingID,
 		})
 		if move != MoveExpire {
 			t.record(ti.Receiver, "notification", subtype, ti.Sender, coin.Zero, coin.Zero, ti.Description, HistoryDetails{
@@ -489,13 +488,6 @@ func (t *txn) finishInstruction(ctx context.Context, ti *store.TransferInstructi
 		return nil, err
 	}
 	return res, nil
-}
-
-func lockedAmount(h *store.Holding) coin.Amount {
-	if h == nil {
-		return coin.Zero
-	}
-	return h.Amount
 }
 
 // ExpireInstructions ends every pending instruction past its deadline: the
@@ -540,6 +532,11 @@ func (l *Ledger) TransferInstructionByID(ctx context.Context, viewer coin.PartyI
 		return TransferInstruction{}, fmt.Errorf("transfer instruction %s: %w", cid, ErrNotFound)
 	}
 	c, err := store.ContractByID(ctx, l.db, cid)
+	if errors.Is(err, store.ErrNotFound) {
+		// A finished instruction's contract was pruned; its row still says
+		// how it ended.
+		c, err = nil, nil
+	}
 	if err != nil {
 		return TransferInstruction{}, err
 	}

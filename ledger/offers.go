@@ -372,7 +372,8 @@ func (l *Ledger) AcceptOffer(ctx context.Context, actor coin.PartyID, cid coin.C
 func (l *Ledger) RejectOffer(ctx context.Context, actor coin.PartyID, cid coin.ContractID) error {
 	err := l.changeOffer(ctx, actor, cid, "receiver", "reject-transfer-offer", func(t *txn, o *store.TransferOffer) error {
 		o.Status, o.FailureKind = OfferFailed, OfferRejected
-		t.record(o.Sender, "notification", "TransferOfferRejected", o.Receiver, coin.Zero, coin.Zero, o.Description,
+		// Both see it: the receiver did it, the sender's offer ended.
+		t.recordPair(o.Sender, o.Receiver, "notification", "TransferOfferRejected", coin.Zero, coin.Zero, coin.Zero, coin.Zero, o.Description,
 			HistoryDetails{Notification: fmt.Sprintf("transfer offer %s of %s rejected by the receiver", o.TrackingID, o.Amount)})
 		return t.finishOffer(ctx, o)
 	})
@@ -386,7 +387,8 @@ func (l *Ledger) RejectOffer(ctx context.Context, actor coin.PartyID, cid coin.C
 func (l *Ledger) WithdrawOffer(ctx context.Context, actor coin.PartyID, cid coin.ContractID) error {
 	err := l.changeOffer(ctx, actor, cid, "sender", "withdraw-transfer-offer", func(t *txn, o *store.TransferOffer) error {
 		o.Status, o.FailureKind, o.WithdrawnReason = OfferFailed, OfferWithdrawn, WithdrawnBySender
-		t.record(o.Receiver, "notification", "TransferOfferWithdrawn", o.Sender, coin.Zero, coin.Zero, o.Description,
+		// Both see it: the sender did it, the receiver's offer ended.
+		t.recordPair(o.Sender, o.Receiver, "notification", "TransferOfferWithdrawn", coin.Zero, coin.Zero, coin.Zero, coin.Zero, o.Description,
 			HistoryDetails{Notification: fmt.Sprintf("transfer offer %s of %s withdrawn by the sender", o.TrackingID, o.Amount)})
 		return t.finishOffer(ctx, o)
 	})

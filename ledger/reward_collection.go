@@ -98,7 +98,7 @@ func (l *Ledger) CollectRewards(ctx context.Context) (int, error) {
 				cid := t.mint(p, s.amount)
 				t.record(p, "balance_change", "CollectRewards", l.dso, s.amount, coin.Zero,
 					fmt.Sprintf("minted %d reward coupons", s.coupons),
-					HistoryDetails{Receivers: []PartyAmount{{Party: p, Amount: s.amount}}, ContractID: cid})
+					HistoryDetails{ContractID: cid})
 			}
 			n = len(cs)
 			return t.commit(ctx)
