@@ -14,7 +14,7 @@ import (
 
 var (
 	networkRowRE = regexp.MustCompile(`(?s)<tr data-testid="network-setting" data-key="([^"]+)">(.*?)</tr>`)
-	networkValRE = regexp.MustCompile(`(?s)<td data-testid="network-value">(.*?)</td>`)
+	networkValRE = regexp.MustCompile(`(?s)<td[^>]*data-testid="network-value"[^>]*>(.*?)</td>`)
 	tagRE        = regexp.MustCompile(`<[^>]*>`)
 )
 
@@ -82,3 +82,4 @@ func TestUIAdminNetworkConfiguration(t *testing.T) {
 	admin.login("admin")
 	mustHave(t, admin.get("/admin"), http.StatusOK, `data-testid="network-none"`)
 }
+

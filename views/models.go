@@ -154,6 +154,9 @@ type UserRow struct {
 // AutomationRow is one automation on the admin page.
 type AutomationRow struct {
 	Name, Schedule, LastRun, NextRun, LastDuration, LastError string
+	// About says what the schedule means, when the schedule alone
+	// misleads (the round clock checks every minute; rounds last longer).
+	About string
 }
 
 // OnboardForm is the admin's onboard-a-user form.
