@@ -3,6 +3,7 @@ package e2e
 import (
 	"fmt"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/playwright-community/playwright-go"
@@ -143,4 +144,46 @@ func TestEveryActionFitsOnPhoneAndDesktop(t *testing.T) {
 	must(t, expect.Locator(admin.Locator(`[data-testid="history-row"]`).Filter(playwright.LocatorFilterOptions{HasText: long[:60]}).First()).ToBeVisible())
 	checkLayout(t, admin, "admin", []string{"/", "/holdings", "/send", "/offers", "/approvals", "/traffic", "/history", "/delegations", "/admin"})
 	checkLayout(t, alice, "alice", []string{"/", "/offers", "/history"})
+}
+
+// TestFaviconAndNoConsoleErrors: the layout links the SVG coin, and
+// /favicon.ico (which browsers ask for on their own) leads to it, so a
+// first visit logs no console error and no response fails (issue 24
+// item 13).
+func TestFaviconAndNoConsoleErrors(t *testing.T) {
+	t.Parallel()
+	p := newPage(t, true)
+	var mu sync.Mutex
+	var problems []string
+	p.On("console", func(m playwright.ConsoleMessage) {
+		if m.Type() == "error" {
+			mu.Lock()
+			problems = append(problems, "console: "+m.Text())
+			mu.Unlock()
+		}
+	})
+	p.On("response", func(r playwright.Response) {
+		if r.Status() >= 400 {
+			mu.Lock()
+			problems = append(problems, fmt.Sprintf("%d %s", r.Status(), r.URL()))
+			mu.Unlock()
+		}
+	})
+	_, err := p.Goto("/")
+	must(t, err)
+	href, err := p.Locator(`link[rel="icon"]`).GetAttribute("href")
+	must(t, err)
+	for _, path := range []string{href, "/favicon.ico"} {
+		res, err := p.Request().Get(path)
+		must(t, err)
+		if res.Status() != 200 || !strings.HasPrefix(res.Headers()["content-type"], "image/svg+xml") {
+			t.Errorf("GET %s = %d %q, want the SVG icon", path, res.Status(), res.Headers()["content-type"])
+		}
+	}
+	login(t, p, "bob", false)
+	mu.Lock()
+	defer mu.Unlock()
+	for _, pr := range problems {
+		t.Error(pr)
+	}
 }

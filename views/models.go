@@ -193,6 +193,9 @@ type ErrorPage struct {
 	Page
 	Status  int
 	Message string
+	// Reference is the request ID the server's log records a failure
+	// under (5xx pages); Retry the page to try again ("" for none).
+	Reference, Retry string
 }
 
 // SendMethod is how the send form transfers.
