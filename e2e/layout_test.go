@@ -104,8 +104,8 @@ func checkLayout(t *testing.T, p playwright.Page, who string, paths []string) {
 			if l.Widest > l.Inner+0.5 {
 				t.Errorf("%s: a table is %v px wide in a %v px column", where, l.Widest, l.Inner)
 			}
-			if w == 390 && (path == "/offers" || path == "/history") {
-				screenshot(t, p, "phone-"+who+strings.ReplaceAll(path, "/", "-"))
+			if w == 390 {
+				screenshot(t, p, "phone-"+who+strings.ReplaceAll(strings.TrimSuffix(path, "/"), "/", "-"))
 			}
 		}
 	}
@@ -185,5 +185,33 @@ func TestFaviconAndNoConsoleErrors(t *testing.T) {
 	defer mu.Unlock()
 	for _, pr := range problems {
 		t.Error(pr)
+	}
+}
+
+// TestPartyIDShortWholeOnCopyAndFocus: a party ID reads
+// "hint::1220ab12…e88d"; selecting it copies the whole ID, and focusing
+// it shows the whole ID, wrapped inside its column (issue 24 item 2).
+func TestPartyIDShortWholeOnCopyAndFocus(t *testing.T) {
+	t.Parallel()
+	p := newPage(t, true)
+	login(t, p, "bob", false)
+	must(t, p.SetViewportSize(390, 844))
+	full := partyOf(t, p)
+	hint, fp, _ := strings.Cut(full, "::")
+	id := testID(p, "party-id")
+	must(t, expect.Locator(id).ToHaveText(hint+"::"+fp[:8]+"…"+fp[len(fp)-4:]+full))
+	must(t, expect.Locator(id.Locator(".party-short")).ToBeVisible())
+	got, err := id.Evaluate(`el => { const r = document.createRange(); r.selectNodeContents(el);
+		const s = getSelection(); s.removeAllRanges(); s.addRange(r); return s.toString(); }`, nil)
+	must(t, err)
+	if got != full {
+		t.Errorf("selecting the party ID copies %q, want %q", got, full)
+	}
+	must(t, id.Focus())
+	must(t, expect.Locator(id.Locator(".party-short")).ToBeHidden())
+	box, err := id.Locator(".party-full").BoundingBox()
+	must(t, err)
+	if box == nil || box.Width < 100 || box.X+box.Width > 390 {
+		t.Errorf("focused party ID box %+v, want the whole ID within 390 px", box)
 	}
 }
