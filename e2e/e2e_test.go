@@ -490,6 +490,16 @@ func offersPreapprovalInstructionsTraffic(t *testing.T, frank, grace playwright.
 	must(t, expect.Locator(testID(grace, "transfers-ok")).ToContainText("Offer rejected"))
 	must(t, expect.Locator(testID(grace, "incoming-offers-empty")).ToBeVisible())
 
+	// A transfer instruction, withdrawn by the sender (before grace
+	// preapproves: to a receiver with a preapproval it completes at once).
+	sendForm(t, frank, graceParty, "50", "instruction")
+	must(t, testID(frank, "nav-offers").Click())
+	must(t, frank.WaitForURL(baseURL+"/offers"))
+	must(t, expect.Locator(testID(frank, "outgoing-instructions-row")).ToHaveCount(1))
+	must(t, testID(frank, "outgoing-instructions-row").GetByTestId("withdraw").Click())
+	must(t, expect.Locator(testID(frank, "transfers-ok")).ToContainText("withdrawn"))
+	must(t, expect.Locator(testID(frank, "outgoing-instructions-empty")).ToBeVisible())
+
 	// A preapproval, then a one-step transfer.
 	must(t, testID(grace, "nav-approvals").Click())
 	must(t, grace.WaitForURL(baseURL+"/approvals"))
@@ -500,15 +510,6 @@ func offersPreapprovalInstructionsTraffic(t *testing.T, frank, grace playwright.
 	_, err = grace.Goto("/")
 	must(t, err)
 	must(t, expect.Locator(testID(grace, "balance-cc")).ToHaveText("1,110 CC"))
-
-	// A transfer instruction, withdrawn by the sender.
-	sendForm(t, frank, graceParty, "50", "instruction")
-	must(t, testID(frank, "nav-offers").Click())
-	must(t, frank.WaitForURL(baseURL+"/offers"))
-	must(t, expect.Locator(testID(frank, "outgoing-instructions-row")).ToHaveCount(1))
-	must(t, testID(frank, "outgoing-instructions-row").GetByTestId("withdraw").Click())
-	must(t, expect.Locator(testID(frank, "transfers-ok")).ToContainText("withdrawn"))
-	must(t, expect.Locator(testID(frank, "outgoing-instructions-empty")).ToBeVisible())
 
 	// Traffic for the validator: price first, then the request's status.
 	must(t, testID(frank, "nav-traffic").Click())

@@ -152,9 +152,10 @@ func (h *Handler) prepareTransferPreapprovalSend(w http.ResponseWriter, r *http.
 	}
 	return web.WriteJSON(w, http.StatusOK, prepareTransferPreapprovalSendResponse{
 		Transaction: p.Transaction, TxHash: p.TxHash,
-		// Our transfer executes on submission and creates no
-		// TransferCommand; the prefix names the preparation instead.
-		TransferCommandContractIDPrefix: p.TxHash[:16],
+		// The TransferCommand's id is fixed by the preparation; the
+		// transfer executes on submission and the command is then "sent"
+		// in /v0/scan-proxy/transfer-command/status.
+		TransferCommandContractIDPrefix: p.TransferCommandIDPrefix,
 		HashingDetails:                  hashingDetails(req.VerboseHashing, p),
 	})
 }
@@ -185,6 +186,12 @@ func (h *Handler) submitTransferPreapprovalSend(w http.ResponseWriter, r *http.R
 // /v0/scan-proxy and /v0/admin/external-party). 404 means the party's
 // next nonce is 0.
 func (h *Handler) lookupTransferCommandCounter(w http.ResponseWriter, r *http.Request) error {
+	return h.writeTransferCommandCounter(w, r, true)
+}
+
+// writeTransferCommandCounter answers a counter lookup, with our
+// next_nonce or, as the scan proxy, exactly as the spec has it.
+func (h *Handler) writeTransferCommandCounter(w http.ResponseWriter, r *http.Request, withNextNonce bool) error {
 	party, err := parseParty("party", r.PathValue("party"))
 	if err != nil {
 		return err
@@ -193,9 +200,11 @@ func (h *Handler) lookupTransferCommandCounter(w http.ResponseWriter, r *http.Re
 	if err != nil {
 		return err
 	}
-	return web.WriteJSON(w, http.StatusOK, lookupTransferCommandCounterResponse{
-		TransferCommandCounter: contractWithState(c.Contract), NextNonce: c.NextNonce,
-	})
+	resp := lookupTransferCommandCounterResponse{TransferCommandCounter: contractWithState(c.Contract)}
+	if withNextNonce {
+		resp.NextNonce = &c.NextNonce
+	}
+	return web.WriteJSON(w, http.StatusOK, resp)
 }
 
 // devnetTap answers POST /v0/admin/devnet/tap (ours, development networks

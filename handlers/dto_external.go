@@ -175,8 +175,9 @@ type acceptMintingDelegationProposalResponse struct {
 type lookupTransferCommandCounterResponse struct {
 	TransferCommandCounter ContractWithStateDTO `json:"transfer_command_counter"`
 	// NextNonce is ours (the counter's payload has it as a string too): the
-	// nonce the party's next prepare-send must carry.
-	NextNonce int64 `json:"next_nonce"`
+	// nonce the party's next prepare-send must carry. The scan proxy leaves
+	// it out, as the spec does.
+	NextNonce *int64 `json:"next_nonce,omitempty"`
 }
 
 // devnetTapRequest taps for any party (ours, development networks only).

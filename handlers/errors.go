@@ -77,10 +77,26 @@ func Status(err error) (int, string) {
 // writeError answers err as {"error": ...}, logging server-side failures
 // once, here, where they are handled.
 func writeError(log *slog.Logger, w http.ResponseWriter, r *http.Request, err error) {
+	if clientGone(log, r, err) {
+		return
+	}
 	status, msg := Status(err)
 	if status >= 500 {
 		log.ErrorContext(r.Context(), "request failed", "method", r.Method, "path", r.URL.Path, "status", status, "err", err,
 			"request_id", web.RequestIDFrom(r.Context()))
 	}
 	web.WriteError(w, status, msg)
+}
+
+// clientGone reports (and logs at debug level) a request whose client went
+// away before it was answered: a closed tab or a stream's reconnect is not
+// a server error, and there is no one left to answer. Its failure is most
+// likely the cancelled context itself, so it is logged only for debugging.
+func clientGone(log *slog.Logger, r *http.Request, err error) bool {
+	if r.Context().Err() == nil {
+		return false
+	}
+	log.DebugContext(r.Context(), "client went away", "method", r.Method, "path", r.URL.Path, "err", err,
+		"request_id", web.RequestIDFrom(r.Context()))
+	return true
 }

@@ -33,6 +33,9 @@ type Config struct {
 	// multi-validator network, for the admin page; cmd fills it from the
 	// validated configuration with secrets masked.
 	Network []NetworkSetting
+	// Warnings are the configuration's security warnings, shown to admins
+	// on the admin page and on /readyz.
+	Warnings []string
 }
 
 // Handler serves every HTTP route of the app port.
@@ -45,6 +48,9 @@ type Handler struct {
 	jobs func() []JobStatus
 	lim  *web.Limiter
 	net  []NetworkSetting
+
+	warnings []string
+	events   *eventHub // counts and feeds the /events streams (nil without UI)
 }
 
 // New builds the handlers.
@@ -52,7 +58,12 @@ func New(l *ledger.Ledger, cfg Config, log *slog.Logger) *Handler {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Handler{l: l, log: log, auth: cfg.Auth, obs: cfg.Observe, ui: cfg.UI, jobs: cfg.Jobs, lim: cfg.Limiter, net: cfg.Network}
+	h := &Handler{l: l, log: log, auth: cfg.Auth, obs: cfg.Observe, ui: cfg.UI, jobs: cfg.Jobs, lim: cfg.Limiter, net: cfg.Network,
+		warnings: cfg.Warnings}
+	if cfg.UI != nil {
+		h.events = newEventHub(l, cfg.UI)
+	}
+	return h
 }
 
 // apiFunc is a JSON handler; a returned error becomes {"error": ...}.
@@ -143,7 +154,6 @@ func (h *Handler) Routes(health http.Handler) http.Handler {
 	mux.Handle("POST /v0/admin/external-party/transfer-preapproval/submit-send", h.admin(h.submitTransferPreapprovalSend))
 	mux.Handle("GET /v0/admin/external-party/transfer-command-counter/{party}", h.admin(h.lookupTransferCommandCounter))
 	mux.Handle("GET /v0/transfer-command-counter/{party}", h.api(h.lookupTransferCommandCounter))
-	mux.Handle("GET /v0/scan-proxy/transfer-command-counter/{party}", h.api(h.lookupTransferCommandCounter))
 	mux.Handle("POST /v0/admin/devnet/tap", h.admin(h.devnetTap))
 
 	// wallet-internal.yaml
@@ -185,17 +195,28 @@ func (h *Handler) Routes(health http.Handler) http.Handler {
 	mux.Handle("POST /v0/admin/devnet/reassignments/{contract_id}/complete", h.admin(h.completeReassignment))
 
 	// Token-standard registry (no auth), at the root as scan serves it and
-	// under /v0/scan-proxy as the validator proxies it.
+	// under /v0/scan-proxy as the validator proxies it (with a token, as
+	// every scan-proxy path).
 	for _, prefix := range []string{"", "/v0/scan-proxy"} {
+		reg := h.api
+		if prefix != "" {
+			reg = h.user
+		}
 		ti := prefix + "/registry/transfer-instruction/v1"
-		mux.Handle("POST "+ti+"/transfer-factory", h.api(h.getTransferFactory))
-		mux.Handle("POST "+ti+"/{transferInstructionId}/choice-contexts/accept", h.api(h.getTransferInstructionChoiceContext(ledger.MoveAccept)))
-		mux.Handle("POST "+ti+"/{transferInstructionId}/choice-contexts/reject", h.api(h.getTransferInstructionChoiceContext(ledger.MoveReject)))
-		mux.Handle("POST "+ti+"/{transferInstructionId}/choice-contexts/withdraw", h.api(h.getTransferInstructionChoiceContext(ledger.MoveWithdraw)))
+		mux.Handle("POST "+ti+"/transfer-factory", reg(h.getTransferFactory))
+		mux.Handle("POST "+ti+"/{transferInstructionId}/choice-contexts/accept", reg(h.getTransferInstructionChoiceContext(ledger.MoveAccept)))
+		mux.Handle("POST "+ti+"/{transferInstructionId}/choice-contexts/reject", reg(h.getTransferInstructionChoiceContext(ledger.MoveReject)))
+		mux.Handle("POST "+ti+"/{transferInstructionId}/choice-contexts/withdraw", reg(h.getTransferInstructionChoiceContext(ledger.MoveWithdraw)))
 		md := prefix + "/registry/metadata/v1"
-		mux.Handle("GET "+md+"/info", h.api(h.getRegistryInfo))
-		mux.Handle("GET "+md+"/instruments", h.api(h.listInstruments))
-		mux.Handle("GET "+md+"/instruments/{instrumentId}", h.api(h.getInstrument))
+		mux.Handle("GET "+md+"/info", reg(h.getRegistryInfo))
+		mux.Handle("GET "+md+"/instruments", reg(h.listInstruments))
+		mux.Handle("GET "+md+"/instruments/{instrumentId}", reg(h.getInstrument))
+	}
+
+	// The validator's scan proxy (api_scan_proxy.go).
+	for route, fn := range h.scanProxyRoutes() {
+		method, path, _ := strings.Cut(route, " ")
+		mux.Handle(method+" /v0/scan-proxy"+path, h.user(fn))
 	}
 
 	// Automations (jobs, round clock, merge delegation).
@@ -214,7 +235,7 @@ func (h *Handler) Routes(health http.Handler) http.Handler {
 	mux.Handle("POST /v0/wallet/minting-delegations/{contract_id}/reject", h.user(h.withdrawMintingDelegation))
 
 	if health != nil {
-		mux.Handle("GET /readyz", health)
+		mux.Handle("GET /readyz", h.readyzDetails(health))
 		mux.Handle("GET /livez", health)
 	}
 	mux.Handle("/v0/", h.api(func(w http.ResponseWriter, r *http.Request) error {
@@ -229,6 +250,20 @@ func (h *Handler) Routes(health http.Handler) http.Handler {
 	}
 	mws := append([]web.Middleware{web.RequestID, web.Logger(h.log)}, h.obs...)
 	return web.Chain(root, append(mws, web.Recover(h.log), web.SecurityHeaders, web.Compress, web.RejectNUL)...)
+}
+
+// readyzDetails lets an admin's authenticated /readyz see the details
+// (web.WithHealthDetails); without a valid admin token it is the plain
+// probe, never a 401, so probes with stray headers keep working.
+func (h *Handler) readyzDetails(health http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if raw, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer "); ok && h.auth != nil {
+			if c, err := h.auth.Verify(r.Context(), strings.TrimSpace(raw)); err == nil && h.l.IsAdmin(c.Subject) {
+				r = web.WithHealthDetails(r)
+			}
+		}
+		health.ServeHTTP(w, r)
+	})
 }
 
 func trimmed(s string) string { return strings.TrimSpace(s) }

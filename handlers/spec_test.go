@@ -30,11 +30,13 @@ import (
 var specFiles = []string{
 	"wallet-external.yaml", "wallet-internal.yaml", "validator-internal.yaml",
 	"transfer-instruction-v1.yaml", "token-metadata-v1.yaml", "scan.yaml",
+	"scan-proxy.yaml",
 }
 
-// specRefPrefix is how the copied specs refer to the common specs in the
-// Splice repository; the copies sit side by side (specs/SOURCE.md).
-const specRefPrefix = "../../../../common/src/main/openapi/"
+// specRefPrefixes are how the copied specs refer to the common specs and
+// to scan.yaml (scan-proxy.yaml does) in the Splice repository; the copies
+// sit side by side (specs/SOURCE.md).
+var specRefPrefixes = []string{"../../../../common/src/main/openapi/", "../../../../scan/src/main/openapi/"}
 
 type loadedSpec struct {
 	name   string
@@ -87,7 +89,10 @@ func loadSpecs() ([]loadedSpec, error) {
 			// as it is read.
 			loader.ReadFromURIFunc = func(_ *openapi3.Loader, loc *url.URL) ([]byte, error) {
 				data, err := os.ReadFile(loc.Path)
-				return bytes.ReplaceAll(data, []byte(specRefPrefix), []byte("./")), err
+				for _, prefix := range specRefPrefixes {
+					data = bytes.ReplaceAll(data, []byte(prefix), []byte("./"))
+				}
+				return data, err
 			}
 			doc, err := loader.LoadFromURI(&url.URL{Path: filepath.Join(dir, name)})
 			if err != nil {

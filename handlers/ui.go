@@ -5,7 +5,6 @@ import (
 	"errors"
 	"net/http"
 	"net/url"
-	"strings"
 	"time"
 
 	"github.com/a-h/templ"
@@ -31,8 +30,13 @@ type UI struct {
 	BaseURL string
 	// EventInterval is how often /events looks for new history (default 2s).
 	EventInterval time.Duration
+	// EventStreamsPerSession, EventStreamsPerUser and EventStreams cap the
+	// open /events streams (429 past them); 0 means the Default* caps.
+	EventStreamsPerSession, EventStreamsPerUser, EventStreams int
 	// Shutdown ends open /events streams when the server stops.
 	Shutdown <-chan struct{}
+	// Limits bounds login attempts and form posts (ui_limits.go).
+	Limits UILimits
 }
 
 // Automations is what the admin page shows about the background
@@ -89,11 +93,11 @@ func (h *Handler) uiRoutes(mux *http.ServeMux) {
 	handle("GET /static/", static.Handler())
 	handle("GET /favicon.ico", static.Redirect("favicon.svg"))
 	if h.ui.DevProvider != nil {
-		handle("/dev-oidc/", h.ui.DevProvider)
+		handle("/dev-oidc/", h.devLoginLimited(h.ui.DevProvider))
 	}
 	handle("GET /{$}", http.HandlerFunc(h.uiRoot))
-	handle("GET /login", http.HandlerFunc(h.uiLogin))
-	handle("GET /auth/callback", http.HandlerFunc(h.uiCallback))
+	handle("GET /login", h.loginLimited(http.HandlerFunc(h.uiLogin)))
+	handle("GET /auth/callback", h.loginLimited(http.HandlerFunc(h.uiCallback)))
 	handle("POST /logout", http.HandlerFunc(h.uiLogout))
 	handle("GET /onboard", h.session(h.uiOnboardPage))
 	handle("POST /onboard", h.session(h.uiOnboard))
@@ -124,16 +128,23 @@ func (h *Handler) uiRoutes(mux *http.ServeMux) {
 // request goes to the login; a POST also needs the session's CSRF token.
 func (h *Handler) session(fn uiFunc) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		post := r.Method != http.MethodGet && r.Method != http.MethodHead
+		if post && !h.allowForm(w, r, nil) {
+			return
+		}
 		s, err := h.ui.Sessions.Load(r)
 		if err != nil {
-			if r.Method == http.MethodGet || r.Method == http.MethodHead {
+			if !post {
 				redirect(w, r, "/login?next="+url.QueryEscape(r.URL.RequestURI()))
 				return
 			}
 			h.uiError(w, r, nil, &statusError{status: http.StatusUnauthorized, msg: "your session has ended; log in again"})
 			return
 		}
-		if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		if post {
+			if !h.allowForm(w, r, s) {
+				return
+			}
 			r.Body = http.MaxBytesReader(w, r.Body, 64<<10)
 			if !s.CheckCSRF(r) {
 				h.uiError(w, r, s, forbidden("the form is out of date (missing or wrong CSRF token); reload the page and try again"))
@@ -209,6 +220,9 @@ func render(w http.ResponseWriter, r *http.Request, status int, c templ.Componen
 
 // uiError renders err as an error page with the status table's status.
 func (h *Handler) uiError(w http.ResponseWriter, r *http.Request, s *web.Session, err error) {
+	if clientGone(h.log, r, err) {
+		return
+	}
 	status, msg := Status(err)
 	if status >= 500 {
 		h.log.ErrorContext(r.Context(), "page failed", "method", r.Method, "path", r.URL.Path, "status", status, "err", err,
@@ -223,7 +237,7 @@ func (h *Handler) uiError(w http.ResponseWriter, r *http.Request, s *web.Session
 	if status >= 500 {
 		m.Reference = web.RequestIDFrom(r.Context())
 		if r.Method == http.MethodGet {
-			m.Retry = localPath(r.URL.RequestURI())
+			m.Retry = web.LocalPath(r.URL.RequestURI())
 		}
 		page = views.ServerErrorView(m)
 	}
@@ -263,12 +277,4 @@ func settled(ctx context.Context, fn func() error) error {
 			return err
 		}
 	}
-}
-
-// localPath keeps only same-site paths for the post-login redirect.
-func localPath(p string) string {
-	if !strings.HasPrefix(p, "/") || strings.HasPrefix(p, "//") || strings.HasPrefix(p, "/\\") {
-		return "/"
-	}
-	return p
 }

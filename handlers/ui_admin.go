@@ -62,6 +62,7 @@ func (h *Handler) adminModel(ctx context.Context, s *web.Session) (views.Admin, 
 			})
 		}
 	}
+	m.Warnings = h.warnings
 	for _, n := range h.net {
 		m.Network = append(m.Network, views.NetworkRow{Key: n.Key, Env: n.Env, Value: n.Value, Ignored: n.Ignored})
 	}

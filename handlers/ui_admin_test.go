@@ -82,3 +82,20 @@ func TestUIAdminNetworkConfiguration(t *testing.T) {
 	admin.login("admin")
 	mustHave(t, admin.get("/admin"), http.StatusOK, `data-testid="network-none"`)
 }
+
+// TestUIAdminConfigWarnings: the configuration's security warnings (say,
+// disableAuth) head the admin page; a configuration without any shows no
+// warning box (issue 21).
+func TestUIAdminConfigWarnings(t *testing.T) {
+	warning := "disableAuth: authentication is OFF & anyone can act as any user"
+	e := newUIEnvWith(t, ledgertest.Engines[0], func(c *handlers.Config) { c.Warnings = []string{warning} })
+	admin := e.browser(t)
+	admin.login("admin")
+	mustHave(t, admin.get("/admin"), http.StatusOK, `data-testid="config-warnings"`, html.EscapeString(warning))
+
+	quiet := newUIEnv(t, ledgertest.Engines[0]).browser(t)
+	quiet.login("admin")
+	if page := quiet.get("/admin"); strings.Contains(page.body, "config-warnings") {
+		t.Error("the admin page shows a warning box without warnings")
+	}
+}

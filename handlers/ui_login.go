@@ -30,7 +30,7 @@ func (h *Handler) uiRoot(w http.ResponseWriter, r *http.Request) {
 
 // uiLogin serves GET /login: it starts the OpenID Connect login.
 func (h *Handler) uiLogin(w http.ResponseWriter, r *http.Request) {
-	next := localPath(r.URL.Query().Get("next"))
+	next := web.LocalPath(r.URL.Query().Get("next"))
 	if _, err := h.ui.Sessions.Load(r); err == nil {
 		http.Redirect(w, r, next, http.StatusSeeOther)
 		return
@@ -42,7 +42,23 @@ func (h *Handler) uiLogin(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if err := h.ui.Login.Begin(w, r, next); err != nil {
+		h.loginFailed(w, r, err)
+	}
+}
+
+// loginFailed answers a login that could not start or finish: 503 with a
+// page saying so while the provider is unreachable (OIDCLogin logs that
+// once per outage), else the error page.
+func (h *Handler) loginFailed(w http.ResponseWriter, r *http.Request, err error) {
+	if !errors.Is(err, web.ErrProviderUnreachable) {
 		h.uiError(w, r, nil, err)
+		return
+	}
+	w.Header().Set("Retry-After", "30")
+	m := views.ErrorPage{Page: views.Page{Title: "Login unavailable", DevNet: h.l.DevNet()}, Status: http.StatusServiceUnavailable,
+		Message: "The login service is unreachable right now, so nobody can log in. Your wallet and its funds are not affected; please try again in a few minutes."}
+	if err := render(w, r, http.StatusServiceUnavailable, views.ErrorView(m)); err != nil {
+		h.log.DebugContext(r.Context(), "render login unavailable", "err", err)
 	}
 }
 
@@ -57,7 +73,7 @@ func (h *Handler) uiCallback(w http.ResponseWriter, r *http.Request) {
 			_ = render(w, r, http.StatusUnauthorized, views.LandingPage(m))
 			return
 		}
-		h.uiError(w, r, nil, err)
+		h.loginFailed(w, r, err)
 		return
 	}
 	if _, err := h.ui.Sessions.Start(w, r, login.Subject, login.IDToken); err != nil {
@@ -65,7 +81,7 @@ func (h *Handler) uiCallback(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	h.log.InfoContext(r.Context(), "user logged in", "user", login.Subject)
-	http.Redirect(w, r, localPath(login.Next), http.StatusSeeOther)
+	http.Redirect(w, r, web.LocalPath(login.Next), http.StatusSeeOther)
 }
 
 // uiLogout serves POST /logout: the session ends here (the old cookie is

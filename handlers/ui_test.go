@@ -2,6 +2,7 @@ package handlers_test
 
 import (
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/cookiejar"
 	"net/http/httptest"
@@ -59,6 +60,12 @@ func newUIEnv(t *testing.T, engine store.Dialect, jobs ...handlers.JobStatus) *u
 // newUIEnvWith is newUIEnv with the handlers' configuration set by set.
 func newUIEnvWith(t *testing.T, engine store.Dialect, set func(*handlers.Config)) *uiEnv {
 	t.Helper()
+	return newUIEnvLog(t, engine, nil, set)
+}
+
+// newUIEnvLog is newUIEnvWith with the handlers' log going to log.
+func newUIEnvLog(t *testing.T, engine store.Dialect, log *slog.Logger, set func(*handlers.Config)) *uiEnv {
+	t.Helper()
 	l := ledgertest.New(t, engine)
 	var h http.Handler
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { h.ServeHTTP(w, r) }))
@@ -85,7 +92,7 @@ func newUIEnvWith(t *testing.T, engine store.Dialect, set func(*handlers.Config)
 		EventInterval: 50 * time.Millisecond, Shutdown: stop}
 	cfg := handlers.Config{UI: ui}
 	set(&cfg)
-	h = handlers.New(l, cfg, nil).Routes(nil)
+	h = handlers.New(l, cfg, log).Routes(web.HealthHandler(map[string]web.HealthChecker{"database": l.Ping}))
 	return &uiEnv{srv: srv, l: l, clock: clock}
 }
 
@@ -95,6 +102,8 @@ type browser struct {
 	t   *testing.T
 	env *uiEnv
 	c   *http.Client
+	// hdr is sent with every request (say X-Forwarded-For).
+	hdr map[string]string
 }
 
 func (e *uiEnv) browser(t *testing.T) *browser {
@@ -127,6 +136,9 @@ func (b *browser) do(method, path string, form url.Values, hdr map[string]string
 	if form != nil {
 		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 	}
+	for k, v := range b.hdr {
+		req.Header.Set(k, v)
+	}
 	for k, v := range hdr {
 		req.Header.Set(k, v)
 	}
@@ -147,9 +159,13 @@ func (b *browser) post(path string, form url.Values) resp {
 
 // login runs the authorization code flow through the development
 // provider's form and returns after the wallet's callback.
-func (b *browser) login(user string) {
+func (b *browser) login(user string) { b.t.Helper(); b.loginFrom(user, "/login") }
+
+// loginFrom is login starting at start (say /login?next=...); it returns
+// the wallet's final Location.
+func (b *browser) loginFrom(user, start string) string {
 	b.t.Helper()
-	r := b.get("/login")
+	r := b.get(start)
 	for i := 0; r.status == http.StatusFound || r.status == http.StatusSeeOther; i++ {
 		loc := r.header.Get("Location")
 		if strings.Contains(loc, "/dev-oidc/login?") {
@@ -157,8 +173,8 @@ func (b *browser) login(user string) {
 			r = b.post("/dev-oidc/login", url.Values{"id": {id}, "username": {user}, "password": {user + "-devnet"}})
 			continue
 		}
-		if strings.HasPrefix(loc, "/") && !strings.HasPrefix(loc, "/dev-oidc") && !strings.HasPrefix(loc, "/auth/") {
-			return // back in the wallet
+		if rel := strings.TrimPrefix(loc, b.env.srv.URL); !strings.HasPrefix(rel, "/dev-oidc") && !strings.HasPrefix(rel, "/auth/") {
+			return loc // back in the wallet (or, for a bad next, elsewhere)
 		}
 		if i > 10 {
 			b.t.Fatalf("login loop at %s", loc)
@@ -166,6 +182,7 @@ func (b *browser) login(user string) {
 		r = b.get(loc)
 	}
 	b.t.Fatalf("login of %s ended with %d: %s", user, r.status, r.body)
+	return ""
 }
 
 var scriptRe = regexp.MustCompile(`<script[^>]*>[^<]*</script>`)

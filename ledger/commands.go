@@ -54,6 +54,9 @@ func (l *Ledger) beginCommand(ctx context.Context, tx bun.Tx, key, kind string, 
 	if !ok {
 		return nil, fmt.Errorf("%w: a command with the same id is being processed", ErrInFlight)
 	}
+	if r, err = l.usable(ctx, tx, r); err != nil {
+		return nil, err
+	}
 	t := l.newTxn(tx, kind, r)
 	t.offset = offset
 	return t, nil

@@ -52,6 +52,10 @@
 //   - registry.go: the token-standard registry's choice contexts, transfer
 //     factory and metadata; contracts.go: template IDs and the contract
 //     read model.
+//   - scanproxy.go: the reads behind the validator's scan proxy (rules,
+//     open rounds, featured app rights, transfer commands);
+//     amuletconfig.go: the AmuletRules and OpenMiningRound payloads in
+//     Splice's Daml shape.
 //   - external.go, external_preapprovals.go, prepared.go, signing.go:
 //     external parties, whose Ed25519 keys stay off the node (prepare,
 //     sign, submit).

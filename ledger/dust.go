@@ -27,7 +27,7 @@ func (l *Ledger) ExpireDust(ctx context.Context) (int, error) {
 		done := false
 		err := l.db.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
 			n, last, done = 0, "", false
-			r, err := store.LatestRound(ctx, tx)
+			r, err := l.usableRound(ctx, tx)
 			if err != nil {
 				return err
 			}

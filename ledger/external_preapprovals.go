@@ -300,9 +300,18 @@ func (l *Ledger) PrepareTransferPreapprovalSend(ctx context.Context, r Preapprov
 	if r.Nonce != next {
 		return Prepared{}, nonceConflict(r.Sender, r.Nonce, next)
 	}
-	return l.prepare(ctx, r.Sender, KindTransferPreapprovalSend, nil, preapprovalSendArgs{
+	p, err := l.prepare(ctx, r.Sender, KindTransferPreapprovalSend, nil, preapprovalSendArgs{
 		Receiver: r.Receiver, Amount: r.Amount, ExpiresAt: FormatTime(r.ExpiresAt), Nonce: r.Nonce, Description: r.Description,
 	}, r.ExpiresAt)
+	if err != nil {
+		return Prepared{}, err
+	}
+	_, b, err := DecodePrepared(p.Transaction)
+	if err != nil {
+		return Prepared{}, err
+	}
+	p.TransferCommandIDPrefix = transferCommandIDPrefix(b)
+	return p, nil
 }
 
 func nonceConflict(sender coin.PartyID, got, want int64) error {
@@ -335,6 +344,7 @@ func runTransferPreapprovalSend(ctx context.Context, t *txn, b *PreparedBody) (c
 	if err != nil {
 		return "", err
 	}
+	t.recordTransferCommand(b, a)
 	if c != nil {
 		t.archive(c.ContractID)
 	}

@@ -43,7 +43,7 @@ type Balance struct {
 
 // CurrentRound returns the latest open round and its price.
 func (l *Ledger) CurrentRound(ctx context.Context) (coin.Round, coin.Amount, error) {
-	r, err := store.LatestRound(ctx, l.db)
+	r, err := l.usableRound(ctx, l.db)
 	if err != nil {
 		return 0, coin.Zero, err
 	}
@@ -53,7 +53,7 @@ func (l *Ledger) CurrentRound(ctx context.Context) (coin.Round, coin.Amount, err
 // Holdings lists a party's holdings valued at the latest open round,
 // largest first.
 func (l *Ledger) Holdings(ctx context.Context, party coin.PartyID) ([]HoldingView, coin.Round, error) {
-	r, err := store.LatestRound(ctx, l.db)
+	r, err := l.usableRound(ctx, l.db)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -117,7 +117,7 @@ func (l *Ledger) contractsByID(ctx context.Context, db bun.IDB, ids []coin.Contr
 
 // Balance sums a party's holdings at the latest open round.
 func (l *Ledger) Balance(ctx context.Context, party coin.PartyID) (Balance, error) {
-	r, err := store.LatestRound(ctx, l.db)
+	r, err := l.usableRound(ctx, l.db)
 	if err != nil {
 		return Balance{}, err
 	}
@@ -155,7 +155,7 @@ func (b *Balance) add(eff, fee coin.Amount, locked bool) {
 // needs neither, and loading a thousand payloads cost more than the rest
 // of the page.
 func (l *Ledger) BalanceAndHoldings(ctx context.Context, party coin.PartyID) (Balance, []HoldingView, error) {
-	r, err := store.LatestRound(ctx, l.db)
+	r, err := l.usableRound(ctx, l.db)
 	if err != nil {
 		return Balance{}, nil, err
 	}

@@ -73,6 +73,9 @@ const (
 	metaOperator     = "operator_party"
 	metaSynchronizer = "synchronizer_id"
 	metaRulesCID     = "rules_cid"
+	// metaRules holds the ledger's Rules (their own JSON); the AmuletRules
+	// contract shows them in Splice's shape (amuletconfig.go).
+	metaRules = "rules"
 )
 
 // Open loads the ledger from db, creating the network (DSO, operator party,
@@ -166,6 +169,16 @@ func (l *Ledger) loadMeta(ctx context.Context) error {
 		return err
 	}
 	l.rulesCID = coin.ContractID(cid)
+	if raw, err := get(metaRules); err == nil {
+		if err := json.Unmarshal([]byte(raw), &l.rules); err != nil {
+			return fmt.Errorf("decode rules: %w", err)
+		}
+		return nil
+	} else if !errors.Is(err, store.ErrNotFound) {
+		return err
+	}
+	// A ledger bootstrapped before metaRules has its rules in the rules
+	// contract, in their own JSON (rulesPayload).
 	c, err := store.ContractByID(ctx, l.db, l.rulesCID)
 	if err != nil {
 		return fmt.Errorf("load rules: %w", err)
@@ -178,19 +191,25 @@ func (l *Ledger) loadMeta(ctx context.Context) error {
 	return nil
 }
 
+// rulesPayload is the rules contract's payload as ledgers bootstrapped
+// before metaRules stored it; loadMeta still reads it from those.
 type rulesPayload struct {
 	DSO      coin.PartyID `json:"dso"`
 	Config   Rules        `json:"configSchedule"`
 	IsDevNet bool         `json:"isDevNet"`
 }
 
+// roundPayload is Splice.Round:OpenMiningRound's payload.
 type roundPayload struct {
-	DSO            coin.PartyID `json:"dso"`
-	Round          roundRef     `json:"round"`
-	AmuletPrice    coin.Amount  `json:"amuletPrice"`
-	OpensAt        string       `json:"opensAt"`
-	TargetClosesAt string       `json:"targetClosesAt"`
-	TickDuration   string       `json:"tickDuration"`
+	DSO               coin.PartyID   `json:"dso"`
+	Round             roundRef       `json:"round"`
+	AmuletPrice       coin.Amount    `json:"amuletPrice"`
+	OpensAt           string         `json:"opensAt"`
+	TargetClosesAt    string         `json:"targetClosesAt"`
+	IssuingFor        damlRelTime    `json:"issuingFor"`
+	TransferConfigUSD transferConfig `json:"transferConfigUsd"`
+	IssuanceConfig    issuanceConfig `json:"issuanceConfig"`
+	TickDuration      damlRelTime    `json:"tickDuration"`
 }
 
 func randomKeyFingerprint() (string, error) {
@@ -246,13 +265,16 @@ func (l *Ledger) bootstrap(ctx context.Context, tx bun.Tx) error {
 		}
 	}
 	t := l.newTxn(tx, "bootstrap", &store.Round{Number: 0, Price: rules.InitialPriceUSD})
-	l.rulesCID = t.create(TemplateAmuletRules, rulesPayload{DSO: dso, Config: rules, IsDevNet: l.cfg.DevNet}, dso)
+	l.rulesCID = t.create(TemplateAmuletRules, newAmuletRulesPayload(dso, rules, l.cfg.DevNet, syncID), dso)
 	t.create(TemplateExternalPartyRule, map[string]any{"dso": dso}, dso)
 	t.create(TemplateFeaturedAppRight, map[string]any{"dso": dso, "provider": operator}, dso, operator)
 	if err := l.openRound(ctx, t, 0, rules.InitialPriceUSD, now); err != nil {
 		return err
 	}
 	if err := t.commit(ctx); err != nil {
+		return err
+	}
+	if err := store.InsertMeta(ctx, tx, metaRules, mustJSON(rules)); err != nil {
 		return err
 	}
 	return store.InsertMeta(ctx, tx, metaRulesCID, string(l.rulesCID))
@@ -263,7 +285,8 @@ func (l *Ledger) openRound(ctx context.Context, t *txn, n coin.Round, price coin
 	closes := opensAt.Add(2 * l.rules.TickDuration)
 	cid := t.create(TemplateOpenMiningRound, roundPayload{
 		DSO: l.dso, Round: roundString(n), AmuletPrice: price, OpensAt: FormatTime(opensAt),
-		TargetClosesAt: FormatTime(closes), TickDuration: fmt.Sprintf("%dus", l.rules.TickDuration.Microseconds()),
+		TargetClosesAt: FormatTime(closes), IssuingFor: relTime(time.Duration(n) * l.rules.TickDuration),
+		TransferConfigUSD: transferConfigOf(l.rules), IssuanceConfig: issuanceConfigOf(l.rules), TickDuration: relTime(l.rules.TickDuration),
 	}, l.dso)
 	return store.InsertRound(ctx, t.tx, &store.Round{Number: n, ContractID: cid, Price: price, OpensAt: opensAt, TargetClosesAt: closes})
 }

@@ -442,6 +442,15 @@ func (t *txn) sendPreapproved(ctx context.Context, sender, receiver coin.PartyID
 	if err != nil {
 		return nil, err
 	}
+	return t.sendThrough(ctx, sender, p, amount, description)
+}
+
+// sendThrough is sendPreapproved once the receiver's valid preapproval p
+// is known.
+func (t *txn) sendThrough(ctx context.Context, sender coin.PartyID, p *store.TransferPreapproval, amount coin.Amount, description string) (*TransferResult, error) {
+	if err := t.usingRules(ctx, p.ContractID); err != nil {
+		return nil, err
+	}
 	featured, err := store.ActiveContractsByTemplate(ctx, t.tx, TemplateFeaturedAppRight, p.Provider)
 	if err != nil {
 		return nil, err

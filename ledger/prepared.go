@@ -62,6 +62,9 @@ type Prepared struct {
 	// TxHash is the hex hash to sign (PreparedTxHash of the bytes).
 	TxHash    string
 	ExpiresAt time.Time
+	// TransferCommandIDPrefix, for a preapproval send, is the contract-id
+	// prefix of the TransferCommand its execution creates.
+	TransferCommandIDPrefix string
 }
 
 // Submission is a signed prepared transaction, the spec's
@@ -254,6 +257,9 @@ func (l *Ledger) Submit(ctx context.Context, s Submission) (SubmitResult, error)
 		if err != nil {
 			return err
 		}
+		if err := l.refuseReassigning(ctx, tx, body.ContractIDs...); err != nil {
+			return err
+		}
 		cid, err := exec.run(ctx, t, body)
 		if err != nil {
 			return err
@@ -302,6 +308,9 @@ func (l *Ledger) PrepareExternalTransfer(ctx context.Context, sender, receiver c
 func runExternalTransfer(ctx context.Context, t *txn, b *PreparedBody) (coin.ContractID, error) {
 	var a externalTransferArgs
 	if err := decodeArgs(b, &a); err != nil {
+		return "", err
+	}
+	if err := t.usingRules(ctx); err != nil {
 		return "", err
 	}
 	r, err := t.transfer(ctx, b.Party, []Output{{Receiver: a.Receiver, Amount: a.Amount}})

@@ -61,7 +61,11 @@ func (l *Ledger) CollectRewards(ctx context.Context) (int, error) {
 			if err != nil || len(cs) == 0 {
 				return err
 			}
-			t := l.newTxn(tx, "collect-rewards", &open[len(open)-1])
+			r, err := l.usable(ctx, tx, &open[len(open)-1])
+			if err != nil {
+				return err
+			}
+			t := l.newTxn(tx, "collect-rewards", r)
 			type sum struct {
 				amount  coin.Amount
 				coupons int

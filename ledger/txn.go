@@ -68,6 +68,9 @@ func (l *Ledger) beginLocked(ctx context.Context, tx bun.Tx, kind string, partie
 	if err != nil {
 		return nil, err
 	}
+	if r, err = l.usable(ctx, tx, r); err != nil {
+		return nil, err
+	}
 	t := l.newTxn(tx, kind, r)
 	t.offset = offset
 	return t, nil

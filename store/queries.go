@@ -167,6 +167,21 @@ func ActiveContractsByTemplate(ctx context.Context, db bun.IDB, templateID strin
 	return cs, nil
 }
 
+// ContractsByTemplateSince lists the contracts of a template, archived
+// ones included, created at or after since whose stakeholders include
+// party and whose payload contains the text payloadHas (a LIKE pattern,
+// so a pre-filter: callers check the payload they decode), oldest first.
+func ContractsByTemplateSince(ctx context.Context, db bun.IDB, templateID string, party coin.PartyID, since time.Time, payloadHas string) ([]Contract, error) {
+	var cs []Contract
+	err := db.NewSelect().Model(&cs).Where("template_id = ?", templateID).Where("created_at >= ?", since).
+		Where("stakeholders LIKE ?", "% "+string(party)+" %").Where("payload LIKE ?", "%"+payloadHas+"%").
+		Order("created_offset").Scan(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("contracts of %s: %w", templateID, Normalize(err))
+	}
+	return cs, nil
+}
+
 // InsertHoldings stores new holdings.
 func InsertHoldings(ctx context.Context, db bun.IDB, hs []Holding) error {
 	if len(hs) == 0 {

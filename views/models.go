@@ -34,8 +34,9 @@ func (p Page) csrfHeaders() string {
 }
 
 // htmxConfig turns off htmx's inline indicator styles (CSP forbids inline
-// style) and swaps 422 responses, so validation errors render in place.
-const htmxConfig = `{"includeIndicatorStyles":false,"allowEval":false,"responseHandling":[{"code":"204","swap":false},{"code":"[23]..","swap":true},{"code":"422","swap":true},{"code":"[45]..","swap":false,"error":true}]}`
+// style) and swaps 422 responses, so validation errors render in place,
+// and 429, which the server retargets to the top of the page.
+const htmxConfig = `{"includeIndicatorStyles":false,"allowEval":false,"responseHandling":[{"code":"204","swap":false},{"code":"[23]..","swap":true},{"code":"422","swap":true},{"code":"429","swap":true,"error":true},{"code":"[45]..","swap":false,"error":true}]}`
 
 // Landing is the public page with the login button.
 type Landing struct {
@@ -179,6 +180,9 @@ type Admin struct {
 	Merges []MergeRow
 	// Network is the multi-validator network configuration.
 	Network []NetworkRow
+	// Warnings are the configuration's security warnings (disableAuth,
+	// no issuer, cookies without Secure), shown first.
+	Warnings []string
 }
 
 // NetworkRow is one multi-validator network key on the admin page.

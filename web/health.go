@@ -2,7 +2,9 @@ package web
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"slices"
 	"time"
@@ -20,14 +22,54 @@ const readyTimeout = 2 * time.Second
 //
 // /livez answers 200 whenever the process can serve HTTP at all; it checks no
 // dependency, because restarting the process does not fix a database outage.
-// /readyz runs every check concurrently and answers 200 {"status":"ok"} when
-// all pass within 2 s, else 503 {"error": "<name>: <err>"} naming the first
-// failing check in name order, so the answer is stable between probes.
+// /readyz runs every check concurrently and answers 200
+// {"status":"ok","checks":{"<name>":"ok",...}} when all pass within 2 s, else
+// 503 {"status":"unavailable","error":"<name>: <reason>","checks":{...}}
+// naming the first failing check in name order, so the answer is stable
+// between probes.
 func HealthHandler(checks map[string]HealthChecker) http.Handler {
-	return healthHandler(checks, readyTimeout)
+	return NewHealthHandler(HealthConfig{Checks: checks})
 }
 
-func healthHandler(checks map[string]HealthChecker, timeout time.Duration) http.Handler {
+// HealthConfig configures NewHealthHandler.
+type HealthConfig struct {
+	Checks map[string]HealthChecker
+	// Log receives a failing check's error. The answer carries only each
+	// check's state ("ok", "failing", "timeout"): an error can name the
+	// database's host, user and name, and probes are unauthenticated.
+	Log *slog.Logger
+	// Warnings are configuration warnings, added to /readyz's answer for
+	// requests marked with WithHealthDetails (an authenticated admin).
+	Warnings []string
+}
+
+// NewHealthHandler is HealthHandler with a log and warnings.
+func NewHealthHandler(cfg HealthConfig) http.Handler {
+	return healthHandler(cfg, readyTimeout)
+}
+
+// healthDetailsKey marks a request allowed to see /readyz's details.
+type healthDetailsKey struct{}
+
+// WithHealthDetails marks r as allowed to see /readyz's details (the
+// configuration warnings); the caller decides who is, e.g. an admin.
+func WithHealthDetails(r *http.Request) *http.Request {
+	return r.WithContext(context.WithValue(r.Context(), healthDetailsKey{}, true))
+}
+
+// readyAnswer is /readyz's body.
+type readyAnswer struct {
+	Status   string            `json:"status"`
+	Error    string            `json:"error,omitempty"`
+	Checks   map[string]string `json:"checks"`
+	Warnings []string          `json:"warnings,omitempty"`
+}
+
+func healthHandler(cfg HealthConfig, timeout time.Duration) http.Handler {
+	checks, log := cfg.Checks, cfg.Log
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
 	names := make([]string, 0, len(checks))
 	for name := range checks {
 		names = append(names, name)
@@ -41,38 +83,62 @@ func healthHandler(checks map[string]HealthChecker, timeout time.Duration) http.
 	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, r *http.Request) {
 		ctx, cancel := context.WithTimeout(r.Context(), timeout)
 		defer cancel()
-		if err := runChecks(ctx, timeout, names, checks); err != nil {
-			WriteError(w, http.StatusServiceUnavailable, err.Error())
-			return
+		ans := readyAnswer{Status: "ok", Checks: make(map[string]string, len(names))}
+		for i, err := range runChecks(ctx, names, checks) {
+			state := "ok"
+			switch {
+			case errors.Is(err, errNoAnswer):
+				state = "timeout"
+			case err != nil:
+				state = "failing"
+				log.WarnContext(r.Context(), "readiness check failed", "check", names[i], "err", err)
+			}
+			ans.Checks[names[i]] = state
+			if err != nil && ans.Error == "" {
+				ans.Status = "unavailable"
+				ans.Error = names[i] + ": " + state
+				if state == "timeout" {
+					ans.Error = fmt.Sprintf("%s: no answer within %s", names[i], timeout)
+				}
+			}
 		}
-		_ = WriteJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+		if details, _ := r.Context().Value(healthDetailsKey{}).(bool); details {
+			ans.Warnings = cfg.Warnings
+		}
+		status := http.StatusOK
+		if ans.Error != "" {
+			status = http.StatusServiceUnavailable
+		}
+		_ = WriteJSON(w, status, ans)
 	})
 	return mux
 }
 
+// errNoAnswer is a check that did not answer within the probe's time.
+var errNoAnswer = errors.New("no answer in time")
+
 // runChecks runs all checks at once and waits until they are done or ctx
-// ends. A check that ignores ctx is abandoned rather than waited for, so a
-// hung dependency cannot hang the probe.
-func runChecks(ctx context.Context, timeout time.Duration, names []string, checks map[string]HealthChecker) error {
+// ends; it returns each check's error, errNoAnswer for one that did not
+// answer in time. A check that ignores ctx is abandoned rather than waited
+// for, so a hung dependency cannot hang the probe.
+func runChecks(ctx context.Context, names []string, checks map[string]HealthChecker) []error {
 	results := make([]chan error, len(names))
 	for i, name := range names {
 		results[i] = make(chan error, 1) // buffered: an abandoned check must not leak blocked
 		go func() { results[i] <- checks[name](ctx) }()
 	}
-	for i, name := range names {
+	errs := make([]error, len(names))
+	for i := range names {
 		select {
 		case err := <-results[i]:
 			if err != nil && ctx.Err() != nil {
-				// Most likely the check gave up because of our deadline;
-				// say so rather than "context deadline exceeded".
-				return fmt.Errorf("%s: no answer within %s", name, timeout)
+				// Most likely the check gave up because of our deadline.
+				err = errNoAnswer
 			}
-			if err != nil {
-				return fmt.Errorf("%s: %w", name, err)
-			}
+			errs[i] = err
 		case <-ctx.Done():
-			return fmt.Errorf("%s: no answer within %s", name, timeout)
+			errs[i] = errNoAnswer
 		}
 	}
-	return nil
+	return errs
 }

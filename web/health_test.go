@@ -1,8 +1,10 @@
 package web
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -24,16 +26,20 @@ func TestHealthHandler(t *testing.T) {
 		wantBody string
 	}{
 		{"live with failing checks", map[string]HealthChecker{"db": down}, "/livez", 200, `{"status":"ok"}`},
-		{"ready", map[string]HealthChecker{"db": ok, "jobs": ok}, "/readyz", 200, `{"status":"ok"}`},
-		{"ready without checks", nil, "/readyz", 200, `{"status":"ok"}`},
-		{"one check fails", map[string]HealthChecker{"db": down, "jobs": ok}, "/readyz", 503, `{"error":"db: connection refused"}`},
-		{"first failure by name", map[string]HealthChecker{"zeta": down, "alpha": down}, "/readyz", 503, `{"error":"alpha: connection refused"}`},
-		{"check too slow", map[string]HealthChecker{"db": hang}, "/readyz", 503, `{"error":"db: no answer within 50ms"}`},
-		{"check ignores ctx", map[string]HealthChecker{"db": deaf}, "/readyz", 503, `{"error":"db: no answer within 50ms"}`},
+		{"ready", map[string]HealthChecker{"db": ok, "jobs": ok}, "/readyz", 200, `{"status":"ok","checks":{"db":"ok","jobs":"ok"}}`},
+		{"ready without checks", nil, "/readyz", 200, `{"status":"ok","checks":{}}`},
+		{"one check fails", map[string]HealthChecker{"db": down, "jobs": ok}, "/readyz", 503,
+			`{"status":"unavailable","error":"db: failing","checks":{"db":"failing","jobs":"ok"}}`},
+		{"first failure by name", map[string]HealthChecker{"zeta": down, "alpha": down}, "/readyz", 503,
+			`{"status":"unavailable","error":"alpha: failing","checks":{"alpha":"failing","zeta":"failing"}}`},
+		{"check too slow", map[string]HealthChecker{"db": hang}, "/readyz", 503,
+			`{"status":"unavailable","error":"db: no answer within 50ms","checks":{"db":"timeout"}}`},
+		{"check ignores ctx", map[string]HealthChecker{"db": deaf}, "/readyz", 503,
+			`{"status":"unavailable","error":"db: no answer within 50ms","checks":{"db":"timeout"}}`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			h := healthHandler(tt.checks, 50*time.Millisecond)
+			h := healthHandler(HealthConfig{Checks: tt.checks}, 50*time.Millisecond)
 			rec := httptest.NewRecorder()
 			start := time.Now()
 			h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, tt.path, nil))
@@ -62,5 +68,33 @@ func TestHealthHandlerMethods(t *testing.T) {
 		if rec.Code != tc.want {
 			t.Errorf("%s %s = %d, want %d", tc.method, tc.path, rec.Code, tc.want)
 		}
+	}
+}
+
+// TestReadyzHidesConnectionDetails: a failing check's error (which names
+// the database's user, name and host) goes to the log, never into the
+// unauthenticated answer; configuration warnings are shown only to a
+// request marked WithHealthDetails (issue 21).
+func TestReadyzHidesConnectionDetails(t *testing.T) {
+	const secret = `failed to connect to user=cnadmin database=participant_3 host=db.internal.example`
+	var logs bytes.Buffer
+	h := NewHealthHandler(HealthConfig{
+		Checks:   map[string]HealthChecker{"database": func(context.Context) error { return errors.New(secret) }},
+		Log:      slog.New(slog.NewTextHandler(&logs, nil)),
+		Warnings: []string{"disableAuth: authentication is OFF"},
+	})
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/readyz", nil))
+	if body := rec.Body.String(); rec.Code != 503 || strings.Contains(body, "cnadmin") || strings.Contains(body, "db.internal") ||
+		strings.Contains(body, "participant_3") || strings.Contains(body, "disableAuth") {
+		t.Errorf("/readyz = %d %s: want 503 without connection details or warnings", rec.Code, body)
+	}
+	if !strings.Contains(logs.String(), "db.internal.example") {
+		t.Errorf("the check's error is not in the log: %s", logs.String())
+	}
+	rec = httptest.NewRecorder()
+	h.ServeHTTP(rec, WithHealthDetails(httptest.NewRequest(http.MethodGet, "/readyz", nil)))
+	if body := rec.Body.String(); !strings.Contains(body, `"warnings":["disableAuth: authentication is OFF"]`) || strings.Contains(body, "cnadmin") {
+		t.Errorf("/readyz for an admin = %s: want the warnings and still no connection details", body)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"net/url"
 	"sync"
@@ -29,7 +30,19 @@ type OIDCConfig struct {
 	Secure bool
 	// HTTPClient talks to the provider (nil: http.DefaultClient).
 	HTTPClient *http.Client
+	// Log gets one warning when the provider becomes unreachable and one
+	// note when it is back (nil: discard).
+	Log *slog.Logger
 }
+
+// ErrProviderUnreachable is a login that cannot start or finish because
+// the OpenID Provider does not answer its discovery: the login service is
+// down, not the wallet (503).
+var ErrProviderUnreachable = errors.New("the login service is unreachable")
+
+// discoveryRetry is how long a failed discovery is remembered: logins in
+// that time fail at once instead of each waiting for the provider.
+const discoveryRetry = 5 * time.Second
 
 // OIDCLogin runs the relying-party side of the login. The provider is
 // discovered lazily, at the first login, so the wallet starts even when the
@@ -42,6 +55,10 @@ type OIDCLogin struct {
 	mu       sync.Mutex
 	provider *oidc.Provider
 	endSess  string
+	// failed is when discovery last failed, with its error; zero while the
+	// provider answers.
+	failed  time.Time
+	failErr error
 }
 
 // Login is the outcome of a successful login callback.
@@ -87,11 +104,27 @@ func (o *OIDCLogin) discover(ctx context.Context) (*oidc.Provider, error) {
 	if o.provider != nil {
 		return o.provider, nil
 	}
+	if !o.failed.IsZero() && time.Since(o.failed) < discoveryRetry {
+		return nil, o.failErr
+	}
+	caller := ctx
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	p, err := oidc.NewProvider(o.ctx(ctx), o.cfg.Issuer)
+	if err != nil && caller.Err() != nil {
+		return nil, err // the browser left: says nothing about the provider
+	}
 	if err != nil {
-		return nil, fmt.Errorf("oidc discovery of %s: %w", o.cfg.Issuer, err)
+		if o.failed.IsZero() { // once per outage, not once per login
+			o.log().Warn("login service unreachable: OpenID Provider discovery failed; logins answer 503 until it is back",
+				"issuer", o.cfg.Issuer, "err", err)
+		}
+		o.failed, o.failErr = time.Now(), fmt.Errorf("%w: discovery of %s: %w", ErrProviderUnreachable, o.cfg.Issuer, err)
+		return nil, o.failErr
+	}
+	if !o.failed.IsZero() {
+		o.log().Info("login service reachable again", "issuer", o.cfg.Issuer)
+		o.failed, o.failErr = time.Time{}, nil
 	}
 	var extra struct {
 		EndSession string `json:"end_session_endpoint"`
@@ -101,19 +134,26 @@ func (o *OIDCLogin) discover(ctx context.Context) (*oidc.Provider, error) {
 	return p, nil
 }
 
+func (o *OIDCLogin) log() *slog.Logger {
+	if o.cfg.Log == nil {
+		return slog.New(slog.DiscardHandler)
+	}
+	return o.cfg.Log
+}
+
 func (o *OIDCLogin) oauth(p *oidc.Provider) *oauth2.Config {
 	return &oauth2.Config{ClientID: o.cfg.ClientID, ClientSecret: o.cfg.ClientSecret, Endpoint: p.Endpoint(),
 		RedirectURL: o.cfg.RedirectURL, Scopes: o.cfg.Scopes}
 }
 
 // Begin redirects the browser to the provider. next is a local path to
-// return to after login.
+// return to after login (anything else becomes "/").
 func (o *OIDCLogin) Begin(w http.ResponseWriter, r *http.Request, next string) error {
 	p, err := o.discover(r.Context())
 	if err != nil {
 		return err
 	}
-	pl := pendingLogin{State: randomToken(), Nonce: randomToken(), Verifier: oauth2.GenerateVerifier(), Next: next}
+	pl := pendingLogin{State: randomToken(), Nonce: randomToken(), Verifier: oauth2.GenerateVerifier(), Next: LocalPath(next)}
 	v, err := o.cookie.Encode(o.name, pl)
 	if err != nil {
 		return fmt.Errorf("encode login cookie: %w", err)
@@ -171,7 +211,7 @@ func (o *OIDCLogin) Finish(w http.ResponseWriter, r *http.Request) (Login, error
 	if idt.Subject == "" {
 		return Login{}, fmt.Errorf("%w: ID token without subject", ErrLogin)
 	}
-	return Login{Subject: idt.Subject, IDToken: raw, Next: pl.Next}, nil
+	return Login{Subject: idt.Subject, IDToken: raw, Next: LocalPath(pl.Next)}, nil
 }
 
 // LogoutURL is the provider's end_session_endpoint with the ID token hint

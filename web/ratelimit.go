@@ -75,8 +75,7 @@ func (l *Limiter) Allow(key string) (bool, time.Duration) {
 // TooManyRequests answers 429 with Retry-After (whole seconds, at least 1)
 // and a JSON error.
 func TooManyRequests(w http.ResponseWriter, retry time.Duration) {
-	w.Header().Set("Retry-After", strconv.Itoa(int(math.Max(1, math.Ceil(retry.Seconds())))))
-	WriteError(w, http.StatusTooManyRequests, "too many requests; retry after "+w.Header().Get("Retry-After")+" s")
+	WriteError(w, http.StatusTooManyRequests, "too many requests; retry after "+strconv.Itoa(RetryAfter(w, retry))+" s")
 }
 
 // LimitByIP refuses a client address's requests past its rate with 429.
@@ -93,4 +92,22 @@ func (l *Limiter) LimitByIP(next http.Handler) http.Handler {
 		}
 		next.ServeHTTP(w, r)
 	})
+}
+
+// Defaults of the web wallet's limits: login attempts per client address
+// (a login takes two: starting it and the provider's callback), and form
+// posts per session and per client address (a whole office can share one
+// address behind NAT, hence the larger budget).
+var (
+	DefaultLoginRateLimit      = RateLimit{Burst: 30, Per: time.Minute}
+	DefaultFormRateLimit       = RateLimit{Burst: 60, Per: time.Minute}
+	DefaultFormClientRateLimit = RateLimit{Burst: 300, Per: time.Minute}
+)
+
+// RetryAfter sets Retry-After to retry in whole seconds (at least 1) and
+// returns the value.
+func RetryAfter(w http.ResponseWriter, retry time.Duration) int {
+	s := int(math.Max(1, math.Ceil(retry.Seconds())))
+	w.Header().Set("Retry-After", strconv.Itoa(s))
+	return s
 }

@@ -142,10 +142,13 @@ func (m *memorySessions) PruneSessions(_ context.Context, idleBefore, createdBef
 // ErrNoSession means the request carries no live session.
 var ErrNoSession = errors.New("no live session")
 
+// MinSessionSecret is the shortest session secret NewSessions takes.
+const MinSessionSecret = 32
+
 // NewSessions builds the session manager.
 func NewSessions(cfg SessionConfig) (*Sessions, error) {
-	if len(cfg.Secret) < 32 {
-		return nil, errors.New("session secret: must be at least 32 characters")
+	if len(cfg.Secret) < MinSessionSecret {
+		return nil, fmt.Errorf("session secret: must be at least %d characters", MinSessionSecret)
 	}
 	if cfg.IdleTimeout <= 0 {
 		cfg.IdleTimeout = DefaultIdleTimeout

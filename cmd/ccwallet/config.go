@@ -64,6 +64,8 @@ type Config struct {
 
 	// OIDC is the web wallet's login (cmd/ccwallet/ui.go).
 	OIDC OIDCConfig `yaml:"oidc"`
+	// Web bounds the web wallet's logins and form posts (ui.go).
+	Web WebConfig `yaml:"web"`
 
 	// Network is "devnet" (faucet, time control, dev identity provider) or
 	// "production".
@@ -82,6 +84,9 @@ type Config struct {
 	// Ignored lists the ADDITIONAL_CONFIG_* variables that were set but mean
 	// nothing here; serve logs them. Not a file key.
 	Ignored []string `yaml:"-"`
+	// disableAuthByEnv: WALLET_DISABLE_AUTH turned auth off, not the
+	// values file (refused in production, see Config.check).
+	disableAuthByEnv bool
 	// RateLimit bounds each authenticated API user's requests: burst
 	// requests, refilled at burst per `per`. burst 0 turns it off.
 	RateLimit RateLimitConfig `yaml:"rateLimit"`
@@ -323,6 +328,7 @@ func defaultConfig() Config {
 		// Gateway had to raise its limit for programmatic clients, so the
 		// default is more generous and configurable.
 		RateLimit: RateLimitConfig{Burst: 600, Per: Duration(time.Minute)},
+		Web:       defaultWebConfig(),
 	}
 }
 
@@ -489,6 +495,7 @@ func (c *Config) applyEnv(env envVars) error {
 		if err != nil {
 			return fmt.Errorf("WALLET_DISABLE_AUTH: want true or false, not %q", v)
 		}
+		c.disableAuthByEnv = b && !c.DisableAuth
 		c.DisableAuth = b
 	}
 	if v := env["MIGRATION_ID"]; v != "" {
@@ -656,6 +663,7 @@ func (c Config) validate(now time.Time, env envVars) error {
 	if c.TLS != nil {
 		errs = append(errs, c.TLS.validate()...)
 	}
+	errs = append(errs, c.Web.validate()...)
 	switch c.LogFormat {
 	case "text", "json":
 	default:

@@ -217,17 +217,15 @@ func configCmd(args []string, env envVars, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	verr := cfg.validate(time.Now(), env)
-	if verr == nil && cfg.TLS != nil {
-		// Load the files too: a key that is not PKCS#8 is found now, not
-		// at the next restart.
-		if _, err := appTLS(cfg.TLS).Build(); err != nil {
-			verr = err
-		}
-	}
+	warnings, verr := cfg.check(time.Now(), env) // what serve runs
 	if sub == "print" {
 		if err := cfg.printYAML(stdout); err != nil {
 			return err
+		}
+	}
+	if sub == "check" {
+		for _, w := range warnings {
+			fmt.Fprintf(stdout, "warning: %s\n", w)
 		}
 	}
 	if verr != nil {
@@ -311,7 +309,7 @@ func serve(ctx context.Context, args []string, env envVars, stdout, stderr io.Wr
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	cfg, err := c.load(env, func(cfg *Config) {
+	cfg, warnings, err := c.checked(env, func(cfg *Config) {
 		if *listen != "" {
 			cfg.Listen = *listen
 		}
@@ -327,6 +325,9 @@ func serve(ctx context.Context, args []string, env envVars, stdout, stderr io.Wr
 	}
 	log := newLogger(cfg, stderr)
 	start := time.Now()
+	for _, w := range warnings {
+		log.Warn("configuration weakens security: " + w)
+	}
 	if notes := cfg.networkNotes(); len(notes) > 0 {
 		log.Info("multi-validator settings accepted but ignored: the embedded network has one validator, no sponsor, scan or sequencers",
 			"ignored", notes)
@@ -398,7 +399,7 @@ func serve(ctx context.Context, args []string, env envVars, stdout, stderr io.Wr
 		checks["scheduler"] = sched.Check
 	}
 
-	health := web.HealthHandler(checks)
+	health := web.NewHealthHandler(web.HealthConfig{Checks: checks, Log: log, Warnings: warnings})
 
 	// --- servers
 	type server struct {
@@ -453,7 +454,7 @@ func serve(ctx context.Context, args []string, env envVars, stdout, stderr io.Wr
 		if ui != nil && ui.DevProvider != nil {
 			fmt.Fprintln(stdout, devLoginHint())
 		}
-		appHandler = handlers.New(l, handlers.Config{Auth: verifier, Observe: observers, UI: ui, Jobs: jobStatus, Network: cfg.networkSettings(time.Now()),
+		appHandler = handlers.New(l, handlers.Config{Auth: verifier, Observe: observers, UI: ui, Jobs: jobStatus, Network: cfg.networkSettings(time.Now()), Warnings: warnings,
 			Limiter: web.NewLimiter(web.RateLimit{Burst: cfg.RateLimit.Burst, Per: cfg.RateLimit.Per.Std()})}, log).Routes(health)
 	} else {
 		log.Info("wallet disabled (enableWallet: false): the app port serves only health probes")

@@ -31,6 +31,58 @@ type OIDCConfig struct {
 	SecureCookies bool `yaml:"secureCookies"`
 }
 
+// WebConfig is the values file's web block: the web wallet's rate limits
+// and the reverse proxies trusted to name the client's address.
+type WebConfig struct {
+	// TrustedProxies are addresses or CIDR prefixes of reverse proxies
+	// whose X-Forwarded-For names the client. Empty (the default): the
+	// header is ignored and the connection's address is the client's.
+	TrustedProxies []string      `yaml:"trustedProxies"`
+	RateLimit      WebRateLimits `yaml:"rateLimit"`
+}
+
+// WebRateLimits is web.rateLimit; each is {burst, per}, burst 0 is off.
+type WebRateLimits struct {
+	// Login: login attempts per client address.
+	Login RateLimitConfig `yaml:"login"`
+	// FormsPerSession and FormsPerClient: form posts per logged-in session
+	// and per client address.
+	FormsPerSession RateLimitConfig `yaml:"formsPerSession"`
+	FormsPerClient  RateLimitConfig `yaml:"formsPerClient"`
+}
+
+func defaultWebConfig() WebConfig {
+	rl := func(r web.RateLimit) RateLimitConfig { return RateLimitConfig{Burst: r.Burst, Per: Duration(r.Per)} }
+	return WebConfig{RateLimit: WebRateLimits{Login: rl(web.DefaultLoginRateLimit),
+		FormsPerSession: rl(web.DefaultFormRateLimit), FormsPerClient: rl(web.DefaultFormClientRateLimit)}}
+}
+
+func (c WebConfig) validate() []error {
+	var errs []error
+	if _, err := web.NewClientAddr(c.TrustedProxies); err != nil {
+		errs = append(errs, fmt.Errorf("web.trustedProxies: %w", err))
+	}
+	for _, l := range []struct {
+		key string
+		r   RateLimitConfig
+	}{{"login", c.RateLimit.Login}, {"formsPerSession", c.RateLimit.FormsPerSession}, {"formsPerClient", c.RateLimit.FormsPerClient}} {
+		if l.r.Burst < 0 || l.r.Burst > 0 && l.r.Per <= 0 {
+			errs = append(errs, fmt.Errorf("web.rateLimit.%s: burst must be 0 (off) or positive, with a positive per", l.key))
+		}
+	}
+	return errs
+}
+
+// limits builds the web wallet's limiters from the validated block.
+func (c WebConfig) limits() handlers.UILimits {
+	lim := func(r RateLimitConfig) *web.Limiter {
+		return web.NewLimiter(web.RateLimit{Burst: r.Burst, Per: r.Per.Std()})
+	}
+	addr, _ := web.NewClientAddr(c.TrustedProxies) // checked by validate
+	return handlers.UILimits{Login: lim(c.RateLimit.Login), FormPerSession: lim(c.RateLimit.FormsPerSession),
+		FormPerClient: lim(c.RateLimit.FormsPerClient), ClientAddr: addr}
+}
+
 // devClientID is the built-in provider's client of the wallet.
 const devClientID = "ccwallet-web"
 
@@ -57,28 +109,46 @@ func (c *OIDCConfig) fromEnv(getenv func(string) string) error {
 	return nil
 }
 
+// oidcSettings is the oidc block with the environment applied and the
+// development network's defaults filled in, or every reason serve would
+// refuse it (config check runs it too, see Config.check).
+func (c Config) oidcSettings(getenv func(string) string) (OIDCConfig, error) {
+	oc := c.OIDC
+	if err := oc.fromEnv(getenv); err != nil {
+		return oc, err
+	}
+	var errs []error
+	if oc.SessionSecret == "" && c.DevNet() {
+		oc.SessionSecret = web.DevSessionSecret
+	}
+	switch {
+	case !c.DevNet() && (oc.SessionSecret == "" || oc.SessionSecret == web.DevSessionSecret):
+		errs = append(errs, errors.New("oidc.sessionSecret: set a secret of your own (at least 32 characters) outside the development network"))
+	case len(oc.SessionSecret) < web.MinSessionSecret:
+		errs = append(errs, fmt.Errorf("oidc.sessionSecret: must be at least %d characters, not %d", web.MinSessionSecret, len(oc.SessionSecret)))
+	}
+	if oc.Issuer == "" && !c.DevNet() {
+		errs = append(errs, errors.New("oidc.issuer: required outside the development network (the built-in provider is for development only)"))
+	}
+	if oc.Issuer != "" && oc.ClientID == "" {
+		errs = append(errs, errors.New("oidc.clientId: required with oidc.issuer (the wallet's client at the provider)"))
+	}
+	return oc, errors.Join(errs...)
+}
+
 // newUI builds the web wallet's sessions, login and (on a development
 // network without a configured issuer) the built-in provider. baseURL is
 // the wallet's public URL without a trailing slash.
 func newUI(ctx context.Context, cfg Config, getenv func(string) string, baseURL string, live web.SessionStore, log *slog.Logger) (*handlers.UI, error) {
-	oc := cfg.OIDC
-	if err := oc.fromEnv(getenv); err != nil {
+	oc, err := cfg.oidcSettings(getenv)
+	if err != nil {
 		return nil, err
-	}
-	if oc.SessionSecret == "" && cfg.DevNet() {
-		oc.SessionSecret = web.DevSessionSecret
-	}
-	if !cfg.DevNet() && (oc.SessionSecret == "" || oc.SessionSecret == web.DevSessionSecret) {
-		return nil, errors.New("oidc.sessionSecret: set a secret of your own (at least 32 characters) outside the development network")
 	}
 	if oc.RedirectURL == "" {
 		oc.RedirectURL = baseURL + "/auth/callback"
 	}
-	ui := &handlers.UI{BaseURL: baseURL, Shutdown: ctx.Done()}
+	ui := &handlers.UI{BaseURL: baseURL, Shutdown: ctx.Done(), Limits: cfg.Web.limits()}
 	if oc.Issuer == "" {
-		if !cfg.DevNet() {
-			return nil, errors.New("oidc.issuer: required outside the development network (the built-in provider is for development only)")
-		}
 		if oc.ClientID == "" {
 			oc.ClientID = devClientID
 		}
@@ -102,7 +172,7 @@ func newUI(ctx context.Context, cfg Config, getenv func(string) string, baseURL 
 	}
 	login, err := web.NewOIDCLogin(web.OIDCConfig{
 		Issuer: oc.Issuer, ClientID: oc.ClientID, ClientSecret: oc.ClientSecret, Scopes: oc.Scopes,
-		RedirectURL: oc.RedirectURL, Secret: oc.SessionSecret, Secure: oc.SecureCookies,
+		RedirectURL: oc.RedirectURL, Secret: oc.SessionSecret, Secure: oc.SecureCookies, Log: log,
 	})
 	if err != nil {
 		return nil, err

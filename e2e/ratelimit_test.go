@@ -1,0 +1,49 @@
+package e2e
+
+import (
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	"github.com/playwright-community/playwright-go"
+)
+
+// TestFormRateLimitInBrowser: past the session's form budget an htmx form
+// (the tap) gets its 429 fragment shown at the top of the page, and the
+// form itself stays. A wallet of its own, with a budget of three posts.
+func TestFormRateLimitInBrowser(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "ccwallet")
+	build := exec.Command("go", "build", "-o", bin, "./cmd/ccwallet")
+	build.Dir = ".."
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	srv := startCrashServerWith(t, bin, filepath.Join(dir, "wallet.db"), dir,
+		"web:\n  rateLimit:\n    formsPerSession: {burst: 3, per: 1h}\n")
+	c, err := browser.NewContext(playwright.BrowserNewContextOptions{BaseURL: playwright.String(srv.url)})
+	must(t, err)
+	t.Cleanup(func() { c.Close() })
+	p, err := c.NewPage()
+	must(t, err)
+
+	_, err = p.Goto("/login")
+	must(t, err)
+	must(t, p.Locator("#username").Fill("alice"))
+	must(t, p.Locator("#password").Fill("alice-devnet"))
+	must(t, testID(p, "dev-login-submit").Click())
+	must(t, p.WaitForURL(srv.url+"/onboard"))
+	must(t, testID(p, "onboard-submit").Click()) // form post 1
+	must(t, p.WaitForURL(srv.url+"/"))
+	for range 2 { // posts 2 and 3
+		must(t, p.Locator("#tap-amount").Fill("1"))
+		must(t, testID(p, "tap-submit").Click())
+		must(t, expect.Locator(testID(p, "tap-ok")).ToBeVisible())
+	}
+	must(t, p.Locator("#tap-amount").Fill("1"))
+	must(t, testID(p, "tap-submit").Click())
+	must(t, expect.Locator(p.Locator("#main > [data-testid=rate-limited]")).ToContainText("Please wait"))
+	must(t, expect.Locator(testID(p, "tap-form")).ToBeVisible())
+	screenshot(t, p, "rate-limited")
+}
