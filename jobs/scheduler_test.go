@@ -183,6 +183,15 @@ func TestRoundClockJob(t *testing.T) {
 	if job.Every != time.Minute {
 		t.Errorf("round clock checks every %s, want 1m", job.Every)
 	}
+	// The admin page shows this: the check interval alone read as the
+	// round's length.
+	for d, want := range map[time.Duration]string{10 * time.Minute: "a new mining round opens every 10 minutes",
+		time.Minute: "a new mining round opens every minute", 2 * time.Hour: "a new mining round opens every 2 hours",
+		90 * time.Second: "a new mining round opens every 90 seconds", 1500 * time.Millisecond: "a new mining round opens every 1.5s"} {
+		if got := jobs.RoundClock(l, d).About; got != want {
+			t.Errorf("round clock of %s says %q, want %q", d, got, want)
+		}
+	}
 	ctx := context.Background()
 	if err := job.Run(ctx); err != nil {
 		t.Fatal(err)

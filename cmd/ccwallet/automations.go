@@ -188,7 +188,7 @@ func jobStatuses(s *jobs.Scheduler) func() []handlers.JobStatus {
 		var out []handlers.JobStatus
 		for _, st := range s.Statuses() {
 			js := handlers.JobStatus{
-				Name: st.Name, Schedule: st.Schedule, LastDurationMS: st.LastDuration.Milliseconds(), LastError: st.LastError,
+				Name: st.Name, Schedule: st.Schedule, About: st.About, LastDurationMS: st.LastDuration.Milliseconds(), LastError: st.LastError,
 				Runs: st.Runs, Failures: st.Failed, Skipped: st.Skipped, Running: st.Running,
 			}
 			if !st.LastRun.IsZero() {
