@@ -238,13 +238,15 @@ const MaxDescriptionLength = 280
 // the spent inputs are burned.
 func (l *Ledger) CreateTransferInstruction(ctx context.Context, req TransferInstructionRequest) (*InstructionResult, error) {
 	now := l.now()
+	if err := checkAmount("amount", req.Amount); err != nil {
+		return nil, err
+	}
+	if err := checkExpiry("expires_at", req.ExecuteBefore, now); err != nil {
+		return nil, err
+	}
 	switch {
-	case !req.Amount.IsPositive():
-		return nil, invalid("amount", "must be positive")
 	case req.Receiver == req.Sender:
 		return nil, invalid("receiver_party_id", "must differ from the sender")
-	case !req.ExecuteBefore.After(now):
-		return nil, invalid("expires_at", "must be in the future")
 	case len(req.Description) > MaxDescriptionLength:
 		return nil, invalid("description", "must be at most %d characters", MaxDescriptionLength)
 	case len(req.TrackingID) > MaxDescriptionLength:

@@ -121,8 +121,11 @@ func (l *Ledger) validateOffer(ctx context.Context, r *OfferRequest) error {
 	if utf8.RuneCountInString(r.TrackingID) >= MaxDescriptionLen {
 		return invalid("tracking_id", "must be shorter than %d characters", MaxDescriptionLen)
 	}
-	if !r.Amount.IsPositive() {
-		return invalid("amount", "must be positive")
+	if err := checkAmount("amount", r.Amount); err != nil {
+		return err
+	}
+	if err := checkTime("expires_at", r.ExpiresAt); err != nil {
+		return err
 	}
 	if utf8.RuneCountInString(r.Description) >= MaxDescriptionLen {
 		return invalid("description", "must be shorter than %d characters", MaxDescriptionLen)

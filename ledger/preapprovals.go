@@ -375,8 +375,8 @@ func (l *Ledger) SendPreapproved(ctx context.Context, s PreapprovalSend) (*Trans
 	if s.DeduplicationID == "" {
 		return nil, invalid("deduplication_id", "must not be empty")
 	}
-	if !s.Amount.IsPositive() {
-		return nil, invalid("amount", "must be positive")
+	if err := checkAmount("amount", s.Amount); err != nil {
+		return nil, err
 	}
 	if utf8.RuneCountInString(s.Description) >= MaxDescriptionLen {
 		return nil, invalid("description", "must be shorter than %d characters", MaxDescriptionLen)

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/ccwallet/ccwallet/ledger/coin"
 	"github.com/ccwallet/ccwallet/store"
@@ -133,8 +134,8 @@ func (l *Ledger) prepare(ctx context.Context, party coin.PartyID, kind string, c
 	now := l.now()
 	exp := now.Add(l.preparedTTL())
 	if !expiresAt.IsZero() {
-		if !expiresAt.After(now) {
-			return Prepared{}, invalid("expires_at", "must be in the future")
+		if err := checkExpiry("expires_at", expiresAt, now); err != nil {
+			return Prepared{}, err
 		}
 		if expiresAt.Before(exp) {
 			exp = expiresAt.UTC()
@@ -296,8 +297,14 @@ type externalTransferArgs struct {
 // PrepareExternalTransfer prepares a one-step transfer of amount from the
 // external party sender to receiver, for sender to sign.
 func (l *Ledger) PrepareExternalTransfer(ctx context.Context, sender, receiver coin.PartyID, amount coin.Amount, description string) (Prepared, error) {
-	if !amount.IsPositive() {
-		return Prepared{}, invalid("amount", "must be positive")
+	if err := checkAmount("amount", amount); err != nil {
+		return Prepared{}, err
+	}
+	if utf8.RuneCountInString(description) >= MaxDescriptionLen {
+		return Prepared{}, invalid("description", "must be shorter than %d characters", MaxDescriptionLen)
+	}
+	if err := textFields("description", description); err != nil {
+		return Prepared{}, err
 	}
 	if err := l.KnownParty(ctx, receiver); err != nil {
 		return Prepared{}, err

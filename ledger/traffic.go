@@ -118,8 +118,11 @@ func (l *Ledger) BuyTraffic(ctx context.Context, req BuyTrafficRequest) (*BuyTra
 		return nil, l.checkTrafficBytes("traffic_amount", req.Bytes, price)
 	case req.SynchronizerID != l.synchronizerID:
 		return nil, invalid("domain_id", "unknown synchronizer %q; this network's is %s", req.SynchronizerID, l.synchronizerID)
-	case !req.ExpiresAt.After(l.now()):
-		return nil, invalid("expires_at", "must be in the future")
+	case req.Bytes > MaxTrafficBytes:
+		return nil, invalid("traffic_amount", "must be at most %d bytes", int64(MaxTrafficBytes))
+	}
+	if err := checkExpiry("expires_at", req.ExpiresAt, l.now()); err != nil {
+		return nil, err
 	}
 	member, err := l.memberOf(ctx, req.Member)
 	if err != nil {

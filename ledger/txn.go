@@ -267,6 +267,14 @@ func commitVia(ctx context.Context, w batchWriter, ts []*txn) (err error) {
 		}
 	}()
 	for _, t := range ts {
+		// The last guard of the amount limit: a holding no column can
+		// hold would fail on Postgres and be stored unreadable-as-exact on
+		// SQLite. Entry points check their inputs; this catches a sum.
+		for _, h := range t.holdings {
+			if err := checkFits("amount", h.Amount); err != nil {
+				return err
+			}
+		}
 		existing, err := t.settleArchives(ctx)
 		if err != nil {
 			return err

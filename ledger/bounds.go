@@ -1,0 +1,64 @@
+package ledger
+
+import (
+	"time"
+
+	"github.com/ccwallet/ccwallet/ledger/coin"
+)
+
+// The bounds every value a request carries is held to before it is
+// stored, whichever surface it came through (JSON API, web forms, external
+// parties' prepare and submit, the registry, automations): a row one party
+// can write must stay readable for every other party it concerns, on both
+// engines.
+
+// MinTime and MaxTime bound every time a request carries (expiries,
+// deadlines). SQLite keeps times as text with a four-digit year, so a time
+// in year 10000 or later is stored but can never be read back ("hour out of
+// range"), which broke every read of the offer's receiver and sender;
+// Postgres takes such times. One range holds on both engines.
+var (
+	MinTime = time.Date(1970, 1, 1, 0, 0, 0, 0, time.UTC)
+	MaxTime = time.Date(9999, 12, 31, 23, 59, 59, 999999000, time.UTC)
+)
+
+// MaxTrafficBytes bounds one traffic purchase (1 TiB), so a member's
+// purchased total, which anyone may add to, stays far inside an int64.
+const MaxTrafficBytes = 1 << 40
+
+// checkTime refuses a time outside [MinTime, MaxTime], naming field.
+func checkTime(field string, t time.Time) error {
+	if t.Before(MinTime) || t.After(MaxTime) {
+		return invalid(field, "must be between %s and %s", FormatTime(MinTime), FormatTime(MaxTime))
+	}
+	return nil
+}
+
+// checkExpiry refuses a deadline outside the time range or not after now.
+func checkExpiry(field string, t, now time.Time) error {
+	if err := checkTime(field, t); err != nil {
+		return err
+	}
+	if !t.After(now) {
+		return invalid(field, "must be in the future")
+	}
+	return nil
+}
+
+// checkAmount refuses an amount that is not positive or that no column can
+// hold (coin.MaxAmount).
+func checkAmount(field string, a coin.Amount) error {
+	if !a.IsPositive() {
+		return invalid(field, "must be positive")
+	}
+	return checkFits(field, a)
+}
+
+// checkFits refuses an amount beyond coin.MaxAmount; a computed amount
+// (a conversion, a sum) can get there though every input fits.
+func checkFits(field string, a coin.Amount) error {
+	if !a.Fits() {
+		return invalid(field, "%s is more than the largest amount the ledger holds (%s)", a.Short(), coin.MaxAmount)
+	}
+	return nil
+}
