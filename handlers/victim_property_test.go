@@ -8,6 +8,7 @@ import (
 	"math"
 	"math/rand"
 	"net/http"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -122,6 +123,9 @@ func TestRequestBounds(t *testing.T) {
 	forEachEngine(t, func(t *testing.T, a *testAPI) {
 		alice, _ := a.user("alice", "1000")
 		_, bobPID := a.user("bob", "")
+		if _, _, err := a.l.CreatePreapproval(t.Context(), bobPID); err != nil {
+			t.Fatal(err)
+		}
 		admin := a.as("admin")
 		op := a.l.Operator()
 		sync := a.l.SynchronizerID()
@@ -142,6 +146,13 @@ func TestRequestBounds(t *testing.T) {
 			{"traffic past the limit", "/v0/wallet/buy-traffic-requests", "traffic_amount", alice,
 				map[string]any{"receiving_validator_party_id": op, "domain_id": sync, "traffic_amount": int64(math.MaxInt64), "tracking_id": "b2", "expires_at": micros(a.clock.Now().Add(time.Hour))}},
 			{"tap past the limit", "/v0/wallet/tap", "amount", alice, map[string]any{"amount": huge}},
+			{"tap with a huge command id", "/v0/wallet/tap", "command_id", alice, map[string]any{"amount": "1", "command_id": strings.Repeat("x", 100_000)}},
+			{"send with a huge deduplication id", "/v0/wallet/transfer-preapproval/send", "deduplication_id", alice,
+				map[string]any{"receiver_party_id": bobPID, "amount": "1", "deduplication_id": strings.Repeat("x", 100_000)}},
+			{"send with a huge description", "/v0/wallet/transfer-preapproval/send", "description", alice,
+				map[string]any{"receiver_party_id": bobPID, "amount": "1", "deduplication_id": "d1", "description": strings.Repeat("x", 100_000)}},
+			{"instruction with a huge tracking id", "/v0/wallet/token-standard/transfers", "tracking_id", alice,
+				map[string]any{"receiver_party_id": bobPID, "amount": "1", "description": "x", "expires_at": micros(a.clock.Now().Add(time.Hour)), "tracking_id": strings.Repeat("é", 200)}},
 			{"admin tap past the limit", "/v0/admin/devnet/tap", "amount", admin, map[string]any{"party_id": bobPID, "amount": huge}},
 		}
 		for _, c := range cases {
@@ -359,4 +370,24 @@ func submitSigned(t *testing.T, admin apiClient, party string, key ed25519.Priva
 		submit = "/v0/admin/external-party/transfer-preapproval/submit-send"
 	}
 	check(submit, admin.raw("POST", submit, submissionBody(party, key, p, sign(t, key, p.TxHash))))
+}
+
+// TestInvalidUTF8Refused: text that is not UTF-8 cannot come through JSON
+// (the decoder replaces it) but can through a form; the ledger refuses it
+// with a message naming the field, on both engines (Postgres failed the
+// transaction with 500; SQLite stored bytes no page can show).
+func TestInvalidUTF8Refused(t *testing.T) {
+	forEngine(t, func(t *testing.T, e *uiEnv) {
+		alice := e.wallet(t, "alice", "100")
+		bob := e.wallet(t, "bob", "")
+		for _, method := range []string{"offer", "instruction"} {
+			r := alice.send(url.Values{"receiver": {string(bob.party)}, "amount": {"1"}, "expires_hours": {"1"},
+				"method": {method}, "description": {"ok\xff\xfeok"}})
+			if r.status != http.StatusUnprocessableEntity || !strings.Contains(r.body, "valid UTF-8") {
+				t.Errorf("send by %s with invalid UTF-8: %d %.300s; want 422 naming UTF-8", method, r.status, r.body)
+			}
+		}
+		mustHave(t, bob.get("/offers"), http.StatusOK, `data-testid="transfers-list"`)
+		ledgertest.Conserved(t, e.l)
+	})
 }

@@ -26,6 +26,16 @@ var (
 // purchased total, which anyone may add to, stays far inside an int64.
 const MaxTrafficBytes = 1 << 40
 
+// checkID refuses a client-chosen id (command, deduplication) longer
+// than MaxDescriptionLength bytes or holding NUL or invalid UTF-8: it
+// becomes part of a stored key.
+func checkID(field, id string) error {
+	if len(id) > MaxDescriptionLength {
+		return invalid(field, "must be at most %d characters", MaxDescriptionLength)
+	}
+	return textFields(field, id)
+}
+
 // checkTime refuses a time outside [MinTime, MaxTime], naming field.
 func checkTime(field string, t time.Time) error {
 	if t.Before(MinTime) || t.After(MaxTime) {

@@ -375,6 +375,9 @@ func (l *Ledger) SendPreapproved(ctx context.Context, s PreapprovalSend) (*Trans
 	if s.DeduplicationID == "" {
 		return nil, invalid("deduplication_id", "must not be empty")
 	}
+	if err := checkID("deduplication_id", s.DeduplicationID); err != nil {
+		return nil, err
+	}
 	if err := checkAmount("amount", s.Amount); err != nil {
 		return nil, err
 	}

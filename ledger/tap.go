@@ -26,6 +26,9 @@ func (l *Ledger) Tap(ctx context.Context, party coin.PartyID, amountUSD coin.Amo
 	if err := checkAmount("amount", amountUSD); err != nil {
 		return TapResult{}, err
 	}
+	if err := checkID("command_id", commandID); err != nil {
+		return TapResult{}, err
+	}
 	if commandID == "" {
 		commandID = uuid.NewString()
 	}

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 )
@@ -261,4 +262,20 @@ func FuzzParsePartyID(f *testing.F) {
 			t.Fatalf("ParsePartyID(%q) changed it to %q", s, p)
 		}
 	})
+}
+
+// TestFits: MaxAmount is the largest amount ParseAmount takes, and a sum
+// or conversion one step past it, either sign, no longer fits.
+func TestFits(t *testing.T) {
+	limit := MustParse(strings.Repeat("9", 28) + "." + strings.Repeat("9", 10))
+	if !MaxAmount.Equal(limit) || !limit.Fits() || !limit.Neg().Fits() || !Zero.Fits() {
+		t.Fatalf("MaxAmount = %s", MaxAmount)
+	}
+	step := MustParse("0.0000000001")
+	if over := limit.Add(step); over.Fits() || over.Neg().Fits() {
+		t.Errorf("%s fits", over)
+	}
+	if _, err := ParseAmount(limit.Add(step).String()); err == nil {
+		t.Errorf("ParseAmount took %s, which does not fit", limit.Add(step))
+	}
 }
