@@ -275,6 +275,9 @@ func commitVia(ctx context.Context, w batchWriter, ts []*txn) (err error) {
 				return err
 			}
 		}
+		if err := checkFits("amount", t.minted.Add(t.burned)); err != nil {
+			return err // the update's totals are columns too
+		}
 		existing, err := t.settleArchives(ctx)
 		if err != nil {
 			return err
