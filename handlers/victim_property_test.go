@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ccwallet/ccwallet/handlers"
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/coin"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
@@ -80,6 +81,16 @@ func victimReads(t *testing.T, a *testAPI, user string, party coin.PartyID, exte
 	}
 	if external {
 		return
+	}
+	// The web wallet's pages of the victim, logged in through the real
+	// OIDC flow on the same ledger (whose development provider knows
+	// alice and bob).
+	b := newUIEnvOn(t, a.l, nil, func(*handlers.Config) {}).browser(t)
+	b.login(user)
+	for _, page := range []string{"/", "/holdings", "/history", "/history.csv", "/send", "/offers", "/approvals", "/traffic"} {
+		if r := b.get(page); r.status != http.StatusOK {
+			t.Errorf("%s page %s = %d %.300s", user, page, r.status, r.body)
+		}
 	}
 	// What the victim was sent can still be answered: accept, reject.
 	moveAll(t, c, user, "/v0/wallet/transfer-offers", "offers", "accept", "reject")
@@ -184,8 +195,8 @@ func TestRequestBounds(t *testing.T) {
 func TestVictimProperty(t *testing.T) {
 	forEachEngine(t, func(t *testing.T, a *testAPI) {
 		rng := rand.New(rand.NewSource(21))
-		attacker, attackerPID := a.user("mallory", "")
-		_, victim := a.user("victim", "10")
+		attacker, attackerPID := a.user("alice", "")
+		_, victim := a.user("bob", "10")
 		if _, _, err := a.l.CreatePreapproval(t.Context(), victim); err != nil {
 			t.Fatal(err)
 		}
@@ -200,11 +211,18 @@ func TestVictimProperty(t *testing.T) {
 		now := a.clock.Now()
 		timesMicros := []int64{micros(year10000), micros(year9999), micros(year0001), -1, 0, math.MaxInt64, math.MinInt64,
 			micros(now.Add(time.Hour)), micros(now.Add(-time.Hour)), micros(now.AddDate(100, 0, 0))}
+		// Each generator gives a value the ledger takes (an extreme but
+		// valid one) half the time, so that such values get stored.
+		validTimes := []int64{micros(year9999), micros(now.Add(time.Microsecond)), micros(now.Add(time.Hour)), micros(now.AddDate(100, 0, 0))}
 		timeMicros := func() int64 {
-			if rng.Intn(3) == 0 {
+			switch rng.Intn(6) {
+			case 0, 1, 2:
+				return validTimes[rng.Intn(len(validTimes))]
+			case 3:
 				return rng.Int63() - rng.Int63()
+			default:
+				return timesMicros[rng.Intn(len(timesMicros))]
 			}
-			return timesMicros[rng.Intn(len(timesMicros))]
 		}
 		timeText := func() string {
 			switch rng.Intn(4) {
@@ -222,7 +240,7 @@ func TestVictimProperty(t *testing.T) {
 			strings.Repeat("9", 29), "1" + strings.Repeat("0", 27), "-1", "0", "1e3", "NaN", "", " 1 ", "00000000000000000000000000000001",
 			"99999", "12345678901234567890.1234567890"}
 		amount := func() string {
-			if rng.Intn(3) == 0 {
+			if rng.Intn(2) == 0 {
 				return fmt.Sprintf("%d.%010d", rng.Intn(100), rng.Intn(1e10))
 			}
 			return amounts[rng.Intn(len(amounts))]
@@ -230,7 +248,12 @@ func TestVictimProperty(t *testing.T) {
 		texts := []string{"", "x", strings.Repeat("é", 279), strings.Repeat("é", 280), strings.Repeat("x", 100_000),
 			"a\x00b", invalidUTF8, "\u202eevil\u202c", strings.Repeat("😀", 300), "😀", "e\u0301\u0301\u0301", "<script>alert(1)</script>",
 			"'; DROP TABLE holdings; --", "\r\n\t", strings.Repeat("\u200b", 50)}
+		validTexts := []string{"", "x", strings.Repeat("é", 139), "\u202eevil\u202c", strings.Repeat("😀", 60), "e\u0301\u0301\u0301",
+			"<script>alert(1)</script>", "'; DROP TABLE holdings; --", "\r\n\t", strings.Repeat("\u200b", 50), "שלום עולם", "\ufeff\u2028"}
 		text := func() string {
+			if rng.Intn(2) == 0 {
+				return validTexts[rng.Intn(len(validTexts))]
+			}
 			if rng.Intn(4) == 0 {
 				b := make([]byte, rng.Intn(400))
 				rng.Read(b)
@@ -301,8 +324,13 @@ func TestVictimProperty(t *testing.T) {
 						"meta": map[string]any{"values": meta()}}, "extraArgs": map[string]any{"meta": meta()}}}
 			},
 			func() (apiClient, string, map[string]any) {
-				return admin, "/v0/admin/external-party/minting-delegation-proposal/prepare", map[string]any{"beneficiary_party_id": ext,
-					"expires_at": timeText(), "merge_limit": []int{1, 0, -1, math.MaxInt32, 100}[rng.Intn(5)]}
+				return attacker, "/v0/wallet/transfer-preapproval", map[string]any{"meta": meta()}
+			},
+			func() (apiClient, string, map[string]any) {
+				return attacker, "/v0/wallet/merge-delegation-proposals", map[string]any{"meta": meta()}
+			},
+			func() (apiClient, string, map[string]any) {
+				return admin, "/v0/admin/external-party/setup-proposal", map[string]any{"user_party_id": extVictim}
 			},
 		}
 		// External sends are prepared and then signed and submitted, so what
@@ -316,6 +344,10 @@ func TestVictimProperty(t *testing.T) {
 				return "/v0/admin/external-party/transfer-preapproval/prepare-send", map[string]any{"sender_party_id": ext,
 					"receiver_party_id": victim, "amount": jsonNumber(amount()), "expires_at": timeText(), "nonce": 0, "description": text()}
 			},
+			func() (string, map[string]any) {
+				return "/v0/admin/external-party/minting-delegation-proposal/prepare", map[string]any{"beneficiary_party_id": ext,
+					"expires_at": timeText(), "merge_limit": []int{1, 0, -1, math.MaxInt32, 100}[rng.Intn(5)]}
+			},
 		}
 		noFiveHundred := func(what string, r response) {
 			t.Helper()
@@ -323,7 +355,7 @@ func TestVictimProperty(t *testing.T) {
 				t.Errorf("%s = %d %s", what, r.Status, r.Body)
 			}
 		}
-		const n = 120
+		const n = 200
 		for i := range n {
 			if i%4 == 3 {
 				path, body := externalOps[rng.Intn(len(externalOps))]()
@@ -337,8 +369,32 @@ func TestVictimProperty(t *testing.T) {
 			c, path, body := ops[rng.Intn(len(ops))]()
 			noFiveHundred(path, c.raw("POST", path, body))
 		}
-		victimReads(t, a, "victim", victim, false)
-		victimReads(t, a, "mallory", attackerPID, false)
+		// The web forms, which reach the same ledger calls by another way.
+		ui := newUIEnvOn(t, a.l, nil, func(*handlers.Config) {}).browser(t)
+		ui.login("alice")
+		csrf := csrfOf(t, ui.get("/send").body)
+		formText := func() string { return strings.ReplaceAll(text(), invalidUTF8, "\xff\xfe") }
+		for range 30 {
+			var path string
+			var f url.Values
+			switch rng.Intn(3) {
+			case 0:
+				path, f = "/send", url.Values{"receiver": {string(victim)}, "amount": {amount()}, "description": {formText()},
+					"expires_hours": {[]string{"1", "0", "-1", "999999999", "x", "720"}[rng.Intn(6)]},
+					"method":        {[]string{"offer", "instruction", "direct"}[rng.Intn(3)]}, "dedup_id": {formText()}}
+			case 1:
+				path, f = "/tap", url.Values{"amount": {amount()}}
+			default:
+				path, f = "/traffic", url.Values{"member": {string(a.l.Operator())}, "amount": {amount()},
+					"unit": {[]string{"cc", "bytes"}[rng.Intn(2)]}, "step": {"confirm"}, "tracking_id": {formText()}}
+			}
+			f.Set("csrf_token", csrf)
+			if r := ui.post(path, f); r.status >= 500 {
+				t.Errorf("form %s %v = %d %.300s", path, f, r.status, r.body)
+			}
+		}
+		victimReads(t, a, "bob", victim, false)
+		victimReads(t, a, "alice", attackerPID, false)
 		victimReads(t, a, "", extVictim, true)
 		victimReads(t, a, "", ext, true)
 		// The expiry job and a restart of time do not trip over what was stored.
@@ -346,7 +402,7 @@ func TestVictimProperty(t *testing.T) {
 		if _, err := a.l.ExpireOffers(t.Context()); err != nil {
 			t.Errorf("expire offers: %v", err)
 		}
-		victimReads(t, a, "victim", victim, false)
+		victimReads(t, a, "bob", victim, false)
 		ledgertest.Conserved(t, a.l)
 	})
 }
@@ -372,11 +428,13 @@ func submitSigned(t *testing.T, admin apiClient, party string, key ed25519.Priva
 	check(submit, admin.raw("POST", submit, submissionBody(party, key, p, sign(t, key, p.TxHash))))
 }
 
-// TestInvalidUTF8Refused: text that is not UTF-8 cannot come through JSON
-// (the decoder replaces it) but can through a form; the ledger refuses it
-// with a message naming the field, on both engines (Postgres failed the
-// transaction with 500; SQLite stored bytes no page can show).
-func TestInvalidUTF8Refused(t *testing.T) {
+// TestUIFormBounds: text that is not UTF-8 cannot come through JSON (the
+// decoder replaces it) but can through a form; the ledger refuses it with
+// a message naming the field, on both engines (Postgres failed the
+// transaction with 500; SQLite stored bytes no page can show). A traffic
+// purchase past MaxTrafficBytes, in bytes or in CC (whose byte count
+// overflowed an int64), is refused by the form too.
+func TestUIFormBounds(t *testing.T) {
 	forEngine(t, func(t *testing.T, e *uiEnv) {
 		alice := e.wallet(t, "alice", "100")
 		bob := e.wallet(t, "bob", "")
@@ -385,6 +443,14 @@ func TestInvalidUTF8Refused(t *testing.T) {
 				"method": {method}, "description": {"ok\xff\xfeok"}})
 			if r.status != http.StatusUnprocessableEntity || !strings.Contains(r.body, "valid UTF-8") {
 				t.Errorf("send by %s with invalid UTF-8: %d %.300s; want 422 naming UTF-8", method, r.status, r.body)
+			}
+		}
+		for _, f := range []url.Values{{"unit": {"cc"}, "amount": {strings.Repeat("9", 28)}}, {"unit": {"bytes"}, "amount": {"4611686018427387904"}}} {
+			f.Set("csrf_token", alice.csrf)
+			f.Set("member", string(e.l.Operator()))
+			f.Set("step", "quote")
+			if r := alice.post("/traffic", f); r.status != http.StatusUnprocessableEntity || !strings.Contains(r.body, "at most") {
+				t.Errorf("traffic quote of %s %s: %d %.300s; want 422 naming the most", f.Get("amount"), f.Get("unit"), r.status, r.body)
 			}
 		}
 		mustHave(t, bob.get("/offers"), http.StatusOK, `data-testid="transfers-list"`)
