@@ -332,6 +332,10 @@ func TestVictimProperty(t *testing.T) {
 			func() (apiClient, string, map[string]any) {
 				return admin, "/v0/admin/external-party/setup-proposal", map[string]any{"user_party_id": extVictim}
 			},
+			func() (apiClient, string, map[string]any) {
+				return admin, "/v0/admin/merge-delegations/airdrop", map[string]any{"recipients": []map[string]any{{"party_id": victim, "amount": amount()}},
+					"description": text(), "command_id": id()}
+			},
 		}
 		// External sends are prepared and then signed and submitted, so what
 		// a preparation let through is also executed.

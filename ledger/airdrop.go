@@ -85,8 +85,9 @@ func (l *Ledger) Airdrop(ctx context.Context, req AirdropRequest) (AirdropResult
 			return res, invalid(field+".party_id", "the operator cannot airdrop to itself")
 		case seen[s.Party]:
 			return res, invalid(field+".party_id", "%s is listed twice", s.Party)
-		case !s.Amount.IsPositive():
-			return res, invalid(field+".amount", "must be positive")
+		}
+		if err := checkAmount(field+".amount", s.Amount); err != nil {
+			return res, err
 		}
 		seen[s.Party] = true
 		parties = append(parties, s.Party)
