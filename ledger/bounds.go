@@ -22,8 +22,9 @@ var (
 	MaxTime = time.Date(9999, 12, 31, 23, 59, 59, 999999000, time.UTC)
 )
 
-// MaxTrafficBytes bounds one traffic purchase (1 TiB), so a member's
-// purchased total, which anyone may add to, stays far inside an int64.
+// MaxTrafficBytes bounds one traffic purchase (1 TiB): int64 bytes near
+// the type's limit answered 500 on SQLite, and a member's purchased total,
+// which anyone may add to, now takes millions of purchases to overflow.
 const MaxTrafficBytes = 1 << 40
 
 // checkID refuses a client-chosen id (command, deduplication) longer

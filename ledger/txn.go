@@ -267,16 +267,19 @@ func commitVia(ctx context.Context, w batchWriter, ts []*txn) (err error) {
 		}
 	}()
 	for _, t := range ts {
-		// The last guard of the amount limit: a holding no column can
-		// hold would fail on Postgres and be stored unreadable-as-exact on
-		// SQLite. Entry points check their inputs; this catches a sum.
+		// The last guard of the amount limit: an amount no column can hold
+		// fails on Postgres (numeric field overflow) and, stored on
+		// SQLite, breaks the reads that parse it. Entry points check their
+		// inputs; this catches a sum. The update's totals are columns too.
 		for _, h := range t.holdings {
 			if err := checkFits("amount", h.Amount); err != nil {
 				return err
 			}
 		}
-		if err := checkFits("amount", t.minted.Add(t.burned)); err != nil {
-			return err // the update's totals are columns too
+		for _, total := range []coin.Amount{t.minted, t.burned} {
+			if err := checkFits("amount", total); err != nil {
+				return err
+			}
 		}
 		existing, err := t.settleArchives(ctx)
 		if err != nil {

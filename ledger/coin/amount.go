@@ -164,7 +164,14 @@ func (a Amount) Quo(b Amount) int64 {
 }
 
 // Fits reports whether a is within ±MaxAmount, so a column can hold it.
-func (a Amount) Fits() bool { return a.d.Abs().Cmp(MaxAmount.d) <= 0 }
+// It runs on every commit, so an amount with at most 28 integer digits is
+// judged from its digit count, without the comparison's rescaling.
+func (a Amount) Fits() bool {
+	if a.d.NumDigits()+int(a.d.Exponent()) <= maxIntDigits && a.d.Exponent() >= -Scale {
+		return true
+	}
+	return a.d.Abs().Cmp(MaxAmount.d) <= 0
+}
 
 // Cmp compares a and b: -1, 0 or +1.
 func (a Amount) Cmp(b Amount) int { return a.d.Cmp(b.d) }
