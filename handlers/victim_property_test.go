@@ -61,6 +61,9 @@ func victimReads(t *testing.T, a *testAPI, user string, party coin.PartyID, exte
 			add("GET", "/v0/wallet/"+p)
 		}
 		add("POST", "/v0/wallet/transactions")
+		for _, sp := range []string{"open-and-issuing-mining-rounds", "amulet-rules", "dso-party-id"} {
+			add("GET", "/v0/scan-proxy/"+sp)
+		}
 	}
 	add("GET", "/v0/admin/transfer-preapprovals")
 	add("GET", "/v0/admin/users")
@@ -92,7 +95,14 @@ func victimReads(t *testing.T, a *testAPI, user string, party coin.PartyID, exte
 			t.Errorf("%s page %s = %d %.300s", user, page, r.status, r.body)
 		}
 	}
-	// What the victim was sent can still be answered: accept, reject.
+	// What the victim was sent can still be answered: the registry's
+	// choice contexts, then accept, reject.
+	for _, cid := range listedIDs(t, c, "/v0/wallet/token-standard/transfers", "transfers") {
+		path := "/registry/transfer-instruction/v1/" + cid + "/choice-contexts/accept"
+		if r := c.raw("POST", path, map[string]any{}); r.Status >= 500 {
+			t.Errorf("%s %s = %d %s", user, path, r.Status, r.Body)
+		}
+	}
 	moveAll(t, c, user, "/v0/wallet/transfer-offers", "offers", "accept", "reject")
 	moveAll(t, c, user, "/v0/wallet/token-standard/transfers", "transfers", "reject", "accept")
 }
@@ -101,18 +111,28 @@ func victimReads(t *testing.T, a *testAPI, user string, party coin.PartyID, exte
 // moves taken in turn; none may answer 500.
 func moveAll(t *testing.T, c apiClient, user, path, key string, moves ...string) {
 	t.Helper()
+	for i, cid := range listedIDs(t, c, path, key) {
+		move := moves[i%len(moves)]
+		if r := c.raw("POST", path+"/"+cid+"/"+move, map[string]any{}); r.Status >= 500 {
+			t.Errorf("%s %s %s = %d %s", user, move, cid, r.Status, r.Body)
+		}
+	}
+}
+
+// listedIDs is the contract ids of the list at path (under key).
+func listedIDs(t *testing.T, c apiClient, path, key string) []string {
+	t.Helper()
 	var list map[string][]struct {
 		ContractID string `json:"contract_id"`
 	}
 	if r := c.raw("GET", path, nil); r.Status == http.StatusOK {
 		r.JSON(t, &list)
 	}
-	for i, k := range list[key] {
-		move := moves[i%len(moves)]
-		if r := c.raw("POST", path+"/"+k.ContractID+"/"+move, map[string]any{}); r.Status >= 500 {
-			t.Errorf("%s %s %s = %d %s", user, move, k.ContractID, r.Status, r.Body)
-		}
+	var ids []string
+	for _, k := range list[key] {
+		ids = append(ids, k.ContractID)
 	}
+	return ids
 }
 
 // micros converts t to the wallet API's unix microseconds.
