@@ -154,7 +154,8 @@ func TestRequestBounds(t *testing.T) {
 	forEachEngine(t, func(t *testing.T, a *testAPI) {
 		alice, _ := a.user("alice", "1000")
 		_, bobPID := a.user("bob", "")
-		if _, _, err := a.l.CreatePreapproval(t.Context(), bobPID); err != nil {
+		bobPreapproval, _, err := a.l.CreatePreapproval(t.Context(), bobPID)
+		if err != nil {
 			t.Fatal(err)
 		}
 		admin := a.as("admin")
@@ -182,6 +183,8 @@ func TestRequestBounds(t *testing.T) {
 				map[string]any{"receiver_party_id": bobPID, "amount": "1", "deduplication_id": strings.Repeat("x", 100_000)}},
 			{"send with a huge description", "/v0/wallet/transfer-preapproval/send", "description", alice,
 				map[string]any{"receiver_party_id": bobPID, "amount": "1", "deduplication_id": "d1", "description": strings.Repeat("x", 100_000)}},
+			{"reassignment to a huge synchronizer id", "/v0/admin/devnet/reassignments", "target_synchronizer_id", admin,
+				map[string]any{"contract_id": bobPreapproval, "target_synchronizer_id": strings.Repeat("x", 100_000)}},
 			{"instruction with a huge tracking id", "/v0/wallet/token-standard/transfers", "tracking_id", alice,
 				map[string]any{"receiver_party_id": bobPID, "amount": "1", "description": "x", "expires_at": micros(a.clock.Now().Add(time.Hour)), "tracking_id": strings.Repeat("é", 200)}},
 			{"admin tap past the limit", "/v0/admin/devnet/tap", "amount", admin, map[string]any{"party_id": bobPID, "amount": huge}},
@@ -217,7 +220,8 @@ func TestVictimProperty(t *testing.T) {
 		rng := rand.New(rand.NewSource(21))
 		attacker, attackerPID := a.user("alice", "")
 		_, victim := a.user("bob", "10")
-		if _, _, err := a.l.CreatePreapproval(t.Context(), victim); err != nil {
+		victimPreapproval, _, err := a.l.CreatePreapproval(t.Context(), victim)
+		if err != nil {
 			t.Fatal(err)
 		}
 		admin := a.as("admin")
@@ -351,6 +355,12 @@ func TestVictimProperty(t *testing.T) {
 			},
 			func() (apiClient, string, map[string]any) {
 				return admin, "/v0/admin/external-party/setup-proposal", map[string]any{"user_party_id": extVictim}
+			},
+			func() (apiClient, string, map[string]any) {
+				if rng.Intn(2) == 0 {
+					return admin, "/v0/admin/devnet/reassignments/" + string(victimPreapproval) + "/complete", map[string]any{}
+				}
+				return admin, "/v0/admin/devnet/reassignments", map[string]any{"contract_id": victimPreapproval, "target_synchronizer_id": text()}
 			},
 			func() (apiClient, string, map[string]any) {
 				return admin, "/v0/admin/merge-delegations/airdrop", map[string]any{"recipients": []map[string]any{{"party_id": victim, "amount": amount()}},
