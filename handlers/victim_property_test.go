@@ -195,6 +195,20 @@ func TestRequestBounds(t *testing.T) {
 				t.Errorf("%s = %d %s, want 400 naming %s", c.name, r.Status, r.Body, c.field)
 			}
 		}
+		// One description rule for every way of sending: fewer than 280
+		// characters, however many bytes they take.
+		for i, path := range []string{"/v0/wallet/transfer-offers", "/v0/wallet/token-standard/transfers"} {
+			for j, c := range []struct {
+				description string
+				want        int
+			}{{strings.Repeat("é", 279), http.StatusOK}, {strings.Repeat("x", 280), http.StatusBadRequest}} {
+				r := alice.raw("POST", path, map[string]any{"receiver_party_id": bobPID, "amount": "1", "description": c.description,
+					"expires_at": micros(a.clock.Now().Add(time.Hour)), "tracking_id": fmt.Sprint("d", i, j)})
+				if r.Status != c.want || c.want == http.StatusBadRequest && !strings.HasPrefix(r.Error(), "description:") {
+					t.Errorf("%s with %d characters of description = %d %s, want %d", path, len([]rune(c.description)), r.Status, r.Body, c.want)
+				}
+			}
+		}
 		// The last moment of the range is taken, and read back on both engines.
 		if r := alice.raw("POST", "/v0/wallet/transfer-offers", map[string]any{"receiver_party_id": bobPID, "amount": "1",
 			"description": "x", "expires_at": micros(year9999), "tracking_id": "o3"}); r.Status != http.StatusOK {

@@ -2,6 +2,7 @@ package ledger
 
 import (
 	"time"
+	"unicode/utf8"
 
 	"github.com/ccwallet/ccwallet/ledger/coin"
 )
@@ -22,17 +23,36 @@ var (
 	MaxTime = time.Date(9999, 12, 31, 23, 59, 59, 999999000, time.UTC)
 )
 
+// MaxDescriptionLen bounds descriptions and offers' tracking ids: the Daml
+// TransferOffer requires fewer than 280 characters (TransferOffer.daml).
+const MaxDescriptionLen = 280
+
+// MaxIDLength bounds, in bytes, the other ids a client chooses (command,
+// deduplication and tracking ids, synchronizer ids), which become part of
+// stored keys.
+const MaxIDLength = 280
+
 // MaxTrafficBytes bounds one traffic purchase (1 TiB): int64 bytes near
 // the type's limit answered 500 on SQLite, and a member's purchased total,
 // which anyone may add to, now takes millions of purchases to overflow.
 const MaxTrafficBytes = 1 << 40
 
-// checkID refuses a client-chosen id (command, deduplication) longer
-// than MaxDescriptionLength bytes or holding NUL or invalid UTF-8: it
-// becomes part of a stored key.
+// checkText refuses a description (or an offer's tracking id) of
+// MaxDescriptionLen characters or more, as the Daml TransferOffer does, or
+// holding NUL or invalid UTF-8. Every description goes through it, so one
+// text is taken or refused alike by every way of sending.
+func checkText(field, s string) error {
+	if utf8.RuneCountInString(s) >= MaxDescriptionLen {
+		return invalid(field, "must be shorter than %d characters", MaxDescriptionLen)
+	}
+	return textFields(field, s)
+}
+
+// checkID refuses a client-chosen id longer than MaxIDLength bytes or
+// holding NUL or invalid UTF-8.
 func checkID(field, id string) error {
-	if len(id) > MaxDescriptionLength {
-		return invalid(field, "must be at most %d characters", MaxDescriptionLength)
+	if len(id) > MaxIDLength {
+		return invalid(field, "must be at most %d bytes", MaxIDLength)
 	}
 	return textFields(field, id)
 }

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"strconv"
 	"time"
-	"unicode/utf8"
 
 	"github.com/ccwallet/ccwallet/ledger/coin"
 	"github.com/ccwallet/ccwallet/store"
@@ -275,10 +274,7 @@ func (l *Ledger) PrepareTransferPreapprovalSend(ctx context.Context, r Preapprov
 	if err := checkAmount("amount", r.Amount); err != nil {
 		return Prepared{}, err
 	}
-	if utf8.RuneCountInString(r.Description) >= MaxDescriptionLen {
-		return Prepared{}, invalid("description", "must be shorter than %d characters", MaxDescriptionLen)
-	}
-	if err := textFields("description", r.Description); err != nil {
+	if err := checkText("description", r.Description); err != nil {
 		return Prepared{}, err
 	}
 	if r.Nonce < 0 {

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/ccwallet/ccwallet/ledger/coin"
 	"github.com/ccwallet/ccwallet/store"
@@ -381,10 +380,7 @@ func (l *Ledger) SendPreapproved(ctx context.Context, s PreapprovalSend) (*Trans
 	if err := checkAmount("amount", s.Amount); err != nil {
 		return nil, err
 	}
-	if utf8.RuneCountInString(s.Description) >= MaxDescriptionLen {
-		return nil, invalid("description", "must be shorter than %d characters", MaxDescriptionLen)
-	}
-	if err := textFields("deduplication_id", s.DeduplicationID, "description", s.Description); err != nil {
+	if err := checkText("description", s.Description); err != nil {
 		return nil, err
 	}
 	c := &sendCall{ctx: ctx, s: s, key: "preapproval-send:" + string(s.Sender) + ":" + s.DeduplicationID}

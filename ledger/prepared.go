@@ -11,7 +11,6 @@ import (
 	"fmt"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/ccwallet/ccwallet/ledger/coin"
 	"github.com/ccwallet/ccwallet/store"
@@ -300,10 +299,7 @@ func (l *Ledger) PrepareExternalTransfer(ctx context.Context, sender, receiver c
 	if err := checkAmount("amount", amount); err != nil {
 		return Prepared{}, err
 	}
-	if utf8.RuneCountInString(description) >= MaxDescriptionLen {
-		return Prepared{}, invalid("description", "must be shorter than %d characters", MaxDescriptionLen)
-	}
-	if err := textFields("description", description); err != nil {
+	if err := checkText("description", description); err != nil {
 		return Prepared{}, err
 	}
 	if err := l.KnownParty(ctx, receiver); err != nil {

@@ -102,14 +102,12 @@ func buyTrafficKey(payer coin.PartyID, trackingID string) string {
 // created and consumed in the same transaction. The top-up automation
 // calls it too.
 func (l *Ledger) BuyTraffic(ctx context.Context, req BuyTrafficRequest) (*BuyTrafficResult, error) {
-	if err := textFields("tracking_id", req.TrackingID); err != nil {
+	if err := checkID("tracking_id", req.TrackingID); err != nil {
 		return nil, err
 	}
 	switch {
 	case req.TrackingID == "":
 		return nil, invalid("tracking_id", "must not be empty")
-	case len(req.TrackingID) > MaxDescriptionLength:
-		return nil, invalid("tracking_id", "must be at most %d characters", MaxDescriptionLength)
 	case req.Bytes < l.rules.MinTopupAmountBytes || req.Bytes > MaxTrafficBytes:
 		_, price, err := l.CurrentRound(ctx)
 		if err != nil {
