@@ -66,7 +66,12 @@ func newUIEnvWith(t *testing.T, engine store.Dialect, set func(*handlers.Config)
 // newUIEnvLog is newUIEnvWith with the handlers' log going to log.
 func newUIEnvLog(t *testing.T, engine store.Dialect, log *slog.Logger, set func(*handlers.Config)) *uiEnv {
 	t.Helper()
-	l := ledgertest.New(t, engine)
+	return newUIEnvOn(t, ledgertest.New(t, engine), log, set)
+}
+
+// newUIEnvOn is newUIEnvLog over an existing ledger.
+func newUIEnvOn(t *testing.T, l *ledger.Ledger, log *slog.Logger, set func(*handlers.Config)) *uiEnv {
+	t.Helper()
 	var h http.Handler
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { h.ServeHTTP(w, r) }))
 	t.Cleanup(srv.Close)

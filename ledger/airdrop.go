@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"unicode/utf8"
 
 	"github.com/ccwallet/ccwallet/ledger/coin"
 	"github.com/ccwallet/ccwallet/store"
@@ -66,12 +65,11 @@ func (l *Ledger) Airdrop(ctx context.Context, req AirdropRequest) (AirdropResult
 		return res, invalid("recipients", "at least one recipient is needed")
 	case len(shares) > limit:
 		return res, invalid("recipients", "at most %d recipients per airdrop", limit)
-	case utf8.RuneCountInString(description) >= MaxDescriptionLen:
-		return res, invalid("description", "must be shorter than %d characters", MaxDescriptionLen)
-	case len(req.CommandID) > MaxDescriptionLength:
-		return res, invalid("command_id", "must be at most %d characters", MaxDescriptionLength)
 	}
-	if err := textFields("description", description, "command_id", req.CommandID); err != nil {
+	if err := checkText("description", description); err != nil {
+		return res, err
+	}
+	if err := checkID("command_id", req.CommandID); err != nil {
 		return res, err
 	}
 	parties := make([]coin.PartyID, 0, len(shares)+1)
@@ -85,8 +83,9 @@ func (l *Ledger) Airdrop(ctx context.Context, req AirdropRequest) (AirdropResult
 			return res, invalid(field+".party_id", "the operator cannot airdrop to itself")
 		case seen[s.Party]:
 			return res, invalid(field+".party_id", "%s is listed twice", s.Party)
-		case !s.Amount.IsPositive():
-			return res, invalid(field+".amount", "must be positive")
+		}
+		if err := checkAmount(field+".amount", s.Amount); err != nil {
+			return res, err
 		}
 		seen[s.Party] = true
 		parties = append(parties, s.Party)

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -739,5 +740,33 @@ func TestRewardCouponContracts(t *testing.T) {
 		if left, err := l.RewardCoupons(ctx, p, ledger.RewardApp); err != nil || len(left) != 0 {
 			t.Errorf("after collection: %v, %v; want none", left, err)
 		}
+	})
+}
+
+// TestMergeStaysWithinLimit: a party whose holdings together are more than
+// one holding can hold (coin.MaxAmount) is merged only as far as the
+// limit allows; the merge neither fails (Postgres: numeric field overflow)
+// nor stores an amount past the limit (SQLite).
+func TestMergeStaysWithinLimit(t *testing.T) {
+	forEachEngine(t, func(t *testing.T, l *ledger.Ledger) {
+		rich := ledgertest.Party(t, l)
+		big := "6" + strings.Repeat("0", 27) // two of them are past the limit
+		for range ledger.MergeTarget + 1 {
+			ledgertest.Mint(t, l, rich, big)
+		}
+		delegate(t, l, rich)
+		if _, err := l.MergeHoldings(context.Background()); err != nil {
+			t.Fatalf("merge: %v", err)
+		}
+		hs, _, err := l.Holdings(context.Background(), rich)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, h := range hs {
+			if !h.Initial.Fits() {
+				t.Errorf("a holding of %s is past the limit", h.Initial)
+			}
+		}
+		ledgertest.Conserved(t, l)
 	})
 }

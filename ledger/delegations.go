@@ -55,8 +55,8 @@ type mintingDelegationArgs struct {
 // beneficiary to sign, the creation of a MintingDelegationProposal naming
 // this validator's operator as delegate.
 func (l *Ledger) PrepareMintingDelegationProposal(ctx context.Context, beneficiary coin.PartyID, expiresAt time.Time, mergeLimit int) (Prepared, error) {
-	if !expiresAt.After(l.now()) {
-		return Prepared{}, invalid("expires_at", "must be in the future")
+	if err := checkExpiry("expires_at", expiresAt, l.now()); err != nil {
+		return Prepared{}, err
 	}
 	if mergeLimit < 1 || mergeLimit > MaxMergeLimit {
 		return Prepared{}, invalid("merge_limit", "must be between 1 and %d", MaxMergeLimit)

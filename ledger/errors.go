@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/ccwallet/ccwallet/store"
 )
@@ -44,13 +45,17 @@ func (e *ValidationError) Error() string {
 	return e.Field + ": " + e.Msg
 }
 
-// textFields refuses the NUL character in text fields (name, value
-// pairs): no field of ours has a use for it and Postgres text cannot hold
-// it, so it would fail the transaction (and a batch of sends) late.
+// textFields refuses the NUL character and invalid UTF-8 in text fields
+// (name, value pairs): no field of ours has a use for them and Postgres
+// text cannot hold them, so they would fail the transaction (and a batch
+// of sends) late, and SQLite would keep bytes no page can show.
 func textFields(kv ...string) error {
 	for i := 0; i+1 < len(kv); i += 2 {
 		if strings.IndexByte(kv[i+1], 0) >= 0 {
 			return invalid(kv[i], "must not contain the NUL character (U+0000)")
+		}
+		if !utf8.ValidString(kv[i+1]) {
+			return invalid(kv[i], "must be valid UTF-8 text")
 		}
 	}
 	return nil

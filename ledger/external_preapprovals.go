@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"strconv"
 	"time"
-	"unicode/utf8"
 
 	"github.com/ccwallet/ccwallet/ledger/coin"
 	"github.com/ccwallet/ccwallet/store"
@@ -272,20 +271,17 @@ type preapprovalSendArgs struct {
 // be the sender's next (else ErrConflict). The preparation expires at
 // ExpiresAt at the latest.
 func (l *Ledger) PrepareTransferPreapprovalSend(ctx context.Context, r PreapprovalSendRequest) (Prepared, error) {
-	if !r.Amount.IsPositive() {
-		return Prepared{}, invalid("amount", "must be positive")
+	if err := checkAmount("amount", r.Amount); err != nil {
+		return Prepared{}, err
 	}
-	if utf8.RuneCountInString(r.Description) >= MaxDescriptionLen {
-		return Prepared{}, invalid("description", "must be shorter than %d characters", MaxDescriptionLen)
-	}
-	if err := textFields("description", r.Description); err != nil {
+	if err := checkText("description", r.Description); err != nil {
 		return Prepared{}, err
 	}
 	if r.Nonce < 0 {
 		return Prepared{}, invalid("nonce", "must not be negative")
 	}
-	if !r.ExpiresAt.After(l.now()) {
-		return Prepared{}, invalid("expires_at", "must be in the future")
+	if err := checkExpiry("expires_at", r.ExpiresAt, l.now()); err != nil {
+		return Prepared{}, err
 	}
 	if _, err := l.externalParty(ctx, l.db, r.Sender); err != nil {
 		return Prepared{}, err

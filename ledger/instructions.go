@@ -225,10 +225,6 @@ func (t *txn) createWithID(cid coin.ContractID, templateID string, payload any, 
 	t.created = append(t.created, t.l.contract(cid, templateID, payload, t.now, stakeholders...))
 }
 
-// MaxDescriptionLength bounds a transfer's description, as the Daml
-// templates do.
-const MaxDescriptionLength = 280
-
 // CreateTransferInstruction is the token standard's transfer, of the kind
 // transferKind says (as the transfer factory answers): to a receiver with
 // a valid preapproval it completes in one step, as a preapproval send;
@@ -238,19 +234,19 @@ const MaxDescriptionLength = 280
 // the spent inputs are burned.
 func (l *Ledger) CreateTransferInstruction(ctx context.Context, req TransferInstructionRequest) (*InstructionResult, error) {
 	now := l.now()
-	switch {
-	case !req.Amount.IsPositive():
-		return nil, invalid("amount", "must be positive")
-	case req.Receiver == req.Sender:
-		return nil, invalid("receiver_party_id", "must differ from the sender")
-	case !req.ExecuteBefore.After(now):
-		return nil, invalid("expires_at", "must be in the future")
-	case len(req.Description) > MaxDescriptionLength:
-		return nil, invalid("description", "must be at most %d characters", MaxDescriptionLength)
-	case len(req.TrackingID) > MaxDescriptionLength:
-		return nil, invalid("tracking_id", "must be at most %d characters", MaxDescriptionLength)
+	if err := checkAmount("amount", req.Amount); err != nil {
+		return nil, err
 	}
-	if err := textFields("tracking_id", req.TrackingID, "description", req.Description); err != nil {
+	if err := checkExpiry("expires_at", req.ExecuteBefore, now); err != nil {
+		return nil, err
+	}
+	if req.Receiver == req.Sender {
+		return nil, invalid("receiver_party_id", "must differ from the sender")
+	}
+	if err := checkText("description", req.Description); err != nil {
+		return nil, err
+	}
+	if err := checkID("tracking_id", req.TrackingID); err != nil {
 		return nil, err
 	}
 	if err := l.KnownParty(ctx, req.Receiver); err != nil {

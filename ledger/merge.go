@@ -474,9 +474,13 @@ func (t *txn) mergeInputs(ctx context.Context, owner coin.PartyID, ids []coin.Co
 		return nil, 0, err
 	}
 	byID := make(map[coin.ContractID]store.Holding, len(hs))
+	total := coin.Zero
 	for _, h := range hs {
-		if h.LockHolder == "" && h.Owner == owner {
+		// One holding holds at most coin.MaxAmount: a holding that would
+		// take the merged one past it stays apart.
+		if h.LockHolder == "" && h.Owner == owner && total.Add(h.Amount).Fits() {
 			byID[h.ContractID] = h
+			total = total.Add(h.Amount)
 		}
 	}
 	if len(byID) < 2 {

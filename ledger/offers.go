@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/ccwallet/ccwallet/ledger/coin"
 	"github.com/ccwallet/ccwallet/store"
@@ -38,10 +37,6 @@ const (
 // WithdrawnBySender is the withdrawn_reason of an offer its sender withdrew,
 // the text the real wallet uses.
 const WithdrawnBySender = "Withdrawn by sender"
-
-// MaxDescriptionLen bounds offer descriptions and tracking ids: the Daml
-// template requires fewer than 280 characters (TransferOffer.daml).
-const MaxDescriptionLen = 280
 
 // paymentAmount is splice-wallet-payments' PaymentAmount.
 type paymentAmount struct {
@@ -118,16 +113,16 @@ func (l *Ledger) validateOffer(ctx context.Context, r *OfferRequest) error {
 	if r.TrackingID == "" {
 		return invalid("tracking_id", "must not be empty")
 	}
-	if utf8.RuneCountInString(r.TrackingID) >= MaxDescriptionLen {
-		return invalid("tracking_id", "must be shorter than %d characters", MaxDescriptionLen)
+	if err := checkText("tracking_id", r.TrackingID); err != nil {
+		return err
 	}
-	if !r.Amount.IsPositive() {
-		return invalid("amount", "must be positive")
+	if err := checkAmount("amount", r.Amount); err != nil {
+		return err
 	}
-	if utf8.RuneCountInString(r.Description) >= MaxDescriptionLen {
-		return invalid("description", "must be shorter than %d characters", MaxDescriptionLen)
+	if err := checkTime("expires_at", r.ExpiresAt); err != nil {
+		return err
 	}
-	if err := textFields("tracking_id", r.TrackingID, "description", r.Description); err != nil {
+	if err := checkText("description", r.Description); err != nil {
 		return err
 	}
 	if r.Receiver == r.Sender {

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/ccwallet/ccwallet/ledger/coin"
 	"github.com/ccwallet/ccwallet/store"
@@ -388,13 +387,13 @@ func (l *Ledger) SendPreapproved(ctx context.Context, s PreapprovalSend) (*Trans
 	if s.DeduplicationID == "" {
 		return nil, invalid("deduplication_id", "must not be empty")
 	}
-	if !s.Amount.IsPositive() {
-		return nil, invalid("amount", "must be positive")
+	if err := checkID("deduplication_id", s.DeduplicationID); err != nil {
+		return nil, err
 	}
-	if utf8.RuneCountInString(s.Description) >= MaxDescriptionLen {
-		return nil, invalid("description", "must be shorter than %d characters", MaxDescriptionLen)
+	if err := checkAmount("amount", s.Amount); err != nil {
+		return nil, err
 	}
-	if err := textFields("deduplication_id", s.DeduplicationID, "description", s.Description); err != nil {
+	if err := checkText("description", s.Description); err != nil {
 		return nil, err
 	}
 	c := &sendCall{ctx: ctx, s: s, key: "preapproval-send:" + string(s.Sender) + ":" + s.DeduplicationID}

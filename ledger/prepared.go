@@ -133,8 +133,8 @@ func (l *Ledger) prepare(ctx context.Context, party coin.PartyID, kind string, c
 	now := l.now()
 	exp := now.Add(l.preparedTTL())
 	if !expiresAt.IsZero() {
-		if !expiresAt.After(now) {
-			return Prepared{}, invalid("expires_at", "must be in the future")
+		if err := checkExpiry("expires_at", expiresAt, now); err != nil {
+			return Prepared{}, err
 		}
 		if expiresAt.Before(exp) {
 			exp = expiresAt.UTC()
@@ -296,8 +296,11 @@ type externalTransferArgs struct {
 // PrepareExternalTransfer prepares a one-step transfer of amount from the
 // external party sender to receiver, for sender to sign.
 func (l *Ledger) PrepareExternalTransfer(ctx context.Context, sender, receiver coin.PartyID, amount coin.Amount, description string) (Prepared, error) {
-	if !amount.IsPositive() {
-		return Prepared{}, invalid("amount", "must be positive")
+	if err := checkAmount("amount", amount); err != nil {
+		return Prepared{}, err
+	}
+	if err := checkText("description", description); err != nil {
+		return Prepared{}, err
 	}
 	if err := l.KnownParty(ctx, receiver); err != nil {
 		return Prepared{}, err

@@ -285,6 +285,10 @@ func (l *Ledger) BeginReassignment(ctx context.Context, cid coin.ContractID, tar
 	if target == "" {
 		return invalid("target_synchronizer_id", "must not be empty")
 	}
+	// It becomes the contract's synchronizer, which every reader shows.
+	if err := checkID("target_synchronizer_id", target); err != nil {
+		return err
+	}
 	return l.db.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
 		c, err := store.ContractByID(ctx, tx, cid)
 		if err != nil {

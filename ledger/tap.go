@@ -23,8 +23,11 @@ func (l *Ledger) Tap(ctx context.Context, party coin.PartyID, amountUSD coin.Amo
 	if !l.cfg.DevNet {
 		return TapResult{}, fmt.Errorf("%w: tap is only available on a development network", ErrDisabled)
 	}
-	if !amountUSD.IsPositive() {
-		return TapResult{}, invalid("amount", "must be positive")
+	if err := checkAmount("amount", amountUSD); err != nil {
+		return TapResult{}, err
+	}
+	if err := checkID("command_id", commandID); err != nil {
+		return TapResult{}, err
 	}
 	if commandID == "" {
 		commandID = uuid.NewString()
@@ -48,6 +51,12 @@ func (l *Ledger) Tap(ctx context.Context, party coin.PartyID, amountUSD coin.Amo
 		if !cc.IsPositive() {
 			return invalid("amount", "is worth less than 0.0000000001 coin")
 		}
+		// The conversion multiplies: 28 digits of USD at a price below 1
+		// are more coin than a holding can hold.
+		if !cc.Fits() {
+			return invalid("amount", "%s USD is worth %s coin at the current price, more than the largest amount the ledger holds (%s)",
+				amountUSD.Short(), cc.Short(), coin.MaxAmount)
+		}
 		cid := t.mint(party, cc)
 		t.record(party, "balance_change", "Tap", "", cc, coin.Zero, "", HistoryDetails{ContractID: cid})
 		if err := t.commit(ctx); err != nil {
@@ -56,6 +65,9 @@ func (l *Ledger) Tap(ctx context.Context, party coin.PartyID, amountUSD coin.Amo
 		res = TapResult{ContractID: cid, Amount: cc}
 		return l.saveCommand(ctx, t, key, party, "tap", string(cid))
 	})
+	if IsValidation(err) {
+		return TapResult{}, err // the message names the field
+	}
 	if err != nil {
 		return TapResult{}, fmt.Errorf("tap for %s: %w", party, err)
 	}
@@ -66,8 +78,8 @@ func (l *Ledger) Tap(ctx context.Context, party coin.PartyID, amountUSD coin.Amo
 // rewards use their own paths). It is recorded as minted.
 func (d Dev) Mint(ctx context.Context, party coin.PartyID, amount coin.Amount, reason string) (coin.ContractID, error) {
 	l := d.l
-	if !amount.IsPositive() {
-		return "", invalid("amount", "must be positive")
+	if err := checkAmount("amount", amount); err != nil {
+		return "", err
 	}
 	var cid coin.ContractID
 	err := l.db.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {

@@ -102,15 +102,13 @@ func buyTrafficKey(payer coin.PartyID, trackingID string) string {
 // created and consumed in the same transaction. The top-up automation
 // calls it too.
 func (l *Ledger) BuyTraffic(ctx context.Context, req BuyTrafficRequest) (*BuyTrafficResult, error) {
-	if err := textFields("tracking_id", req.TrackingID); err != nil {
+	if err := checkID("tracking_id", req.TrackingID); err != nil {
 		return nil, err
 	}
 	switch {
 	case req.TrackingID == "":
 		return nil, invalid("tracking_id", "must not be empty")
-	case len(req.TrackingID) > MaxDescriptionLength:
-		return nil, invalid("tracking_id", "must be at most %d characters", MaxDescriptionLength)
-	case req.Bytes < l.rules.MinTopupAmountBytes:
+	case req.Bytes < l.rules.MinTopupAmountBytes || req.Bytes > MaxTrafficBytes:
 		_, price, err := l.CurrentRound(ctx)
 		if err != nil {
 			return nil, err
@@ -118,8 +116,9 @@ func (l *Ledger) BuyTraffic(ctx context.Context, req BuyTrafficRequest) (*BuyTra
 		return nil, l.checkTrafficBytes("traffic_amount", req.Bytes, price)
 	case req.SynchronizerID != l.synchronizerID:
 		return nil, invalid("domain_id", "unknown synchronizer %q; this network's is %s", req.SynchronizerID, l.synchronizerID)
-	case !req.ExpiresAt.After(l.now()):
-		return nil, invalid("expires_at", "must be in the future")
+	}
+	if err := checkExpiry("expires_at", req.ExpiresAt, l.now()); err != nil {
+		return nil, err
 	}
 	member, err := l.memberOf(ctx, req.Member)
 	if err != nil {
@@ -330,6 +329,12 @@ func (l *Ledger) QuoteTrafficForCoin(ctx context.Context, cc coin.Amount) (Traff
 		return TrafficQuote{}, err
 	}
 	r := l.rules
+	// Past the most one purchase buys, the byte count below would not fit
+	// an int64.
+	if most := r.TrafficCost(MaxTrafficBytes, price); cc.Cmp(most) > 0 {
+		return TrafficQuote{}, invalid("amount", "one purchase buys at most %s bytes, for about %s CC",
+			groupThousands(MaxTrafficBytes), groupThousands(most.DivCeil(coin.FromInt(1))))
+	}
 	// bytes = cc × price ÷ (USD per MB) × 1e6, then down until the cost,
 	// rounded as TrafficCost rounds it, is within cc.
 	bytes := CoinToUSD(cc, price).MulInt(1_000_000).DivCeil(r.ExtraTrafficPriceUSDPerMB)
@@ -348,8 +353,12 @@ func (l *Ledger) quoteTraffic(bytes int64, price coin.Amount) (TrafficQuote, err
 }
 
 // checkTrafficBytes is the minimum purchase, said in bytes and in coin at
-// price, so the buyer knows what to enter.
+// price, so the buyer knows what to enter, and the maximum
+// (MaxTrafficBytes).
 func (l *Ledger) checkTrafficBytes(field string, bytes int64, price coin.Amount) error {
+	if bytes > MaxTrafficBytes {
+		return invalid(field, "one purchase buys at most %s bytes", groupThousands(MaxTrafficBytes))
+	}
 	min := l.rules.MinTopupAmountBytes
 	if bytes >= min {
 		return nil

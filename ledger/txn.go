@@ -268,6 +268,20 @@ func commitVia(ctx context.Context, w batchWriter, ts []*txn) (err error) {
 		}
 	}()
 	for _, t := range ts {
+		// The last guard of the amount limit: an amount no column can hold
+		// fails on Postgres (numeric field overflow) and, stored on
+		// SQLite, breaks the reads that parse it. Entry points check their
+		// inputs; this catches a sum. The update's totals are columns too.
+		for _, h := range t.holdings {
+			if err := checkFits("amount", h.Amount); err != nil {
+				return err
+			}
+		}
+		for _, total := range []coin.Amount{t.minted, t.burned} {
+			if err := checkFits("amount", total); err != nil {
+				return err
+			}
+		}
 		existing, err := t.settleArchives(ctx)
 		if err != nil {
 			return err

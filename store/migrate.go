@@ -56,13 +56,13 @@ func readMigrations(fsys fs.FS, dir string) ([]Migration, error) {
 // render fills the dialect placeholders of a migration, so one set of files
 // serves both engines. A line starting with {{postgres}} is for Postgres
 // only (SQLite sees a comment); a statement, a function's body included,
-// may span several such lines.
+// may span several such lines. {{sqlite}} is the same for SQLite only.
 func (db *DB) render(sql string) string {
 	var r *strings.Replacer
 	if db.Engine == Postgres {
-		r = strings.NewReplacer("{{amount}}", "NUMERIC(38,10)", "{{id}}", "BIGSERIAL PRIMARY KEY", "{{ts}}", "TIMESTAMPTZ", "{{postgres}}", "")
+		r = strings.NewReplacer("{{amount}}", "NUMERIC(38,10)", "{{id}}", "BIGSERIAL PRIMARY KEY", "{{ts}}", "TIMESTAMPTZ", "{{postgres}}", "", "{{sqlite}}", "-- ")
 	} else {
-		r = strings.NewReplacer("{{amount}}", "TEXT", "{{id}}", "INTEGER PRIMARY KEY AUTOINCREMENT", "{{ts}}", "TIMESTAMP", "{{postgres}}", "-- ")
+		r = strings.NewReplacer("{{amount}}", "TEXT", "{{id}}", "INTEGER PRIMARY KEY AUTOINCREMENT", "{{ts}}", "TIMESTAMP", "{{postgres}}", "-- ", "{{sqlite}}", "")
 	}
 	return r.Replace(sql)
 }

@@ -692,10 +692,7 @@ func TestMigrationRowContracts(t *testing.T) {
 	for _, e := range ledgertest.Engines {
 		t.Run(ledgertest.Name(e), func(t *testing.T) {
 			ctx := context.Background()
-			db := emptyDB(t, e)
-			if _, err := db.MigrateUpTo(ctx, "0017"); err != nil {
-				t.Fatal(err)
-			}
+			db := migratedUpTo(t, e, "0017")
 			at := time.Date(2026, 11, 25, 9, 0, 0, 123456000, time.UTC)
 			for _, c := range []struct {
 				id, template string
@@ -783,6 +780,73 @@ func TestMigrationPrunedTraffic(t *testing.T) {
 			}
 			if p, err := store.PrunedTrafficOf(ctx, db, "op::1"); err != nil || p.Consumed != 4000 || p.WindowIndex != 7 || p.WindowUsed != 4000 {
 				t.Errorf("carried traffic = %+v, %v; want the second write", p, err)
+			}
+		})
+	}
+}
+
+// migratedUpTo opens an empty database of engine migrated up to and
+// including version, for a test of the migrations after it.
+func migratedUpTo(t *testing.T, e store.Dialect, version string) *store.DB {
+	t.Helper()
+	db := emptyDB(t, e)
+	if _, err := db.MigrateUpTo(context.Background(), version); err != nil {
+		t.Fatal(err)
+	}
+	return db
+}
+
+// TestMigrationTimeRange: migration 0020 brings the times past 9999 that
+// were stored before requests were bounded (issue 21) back to the end of
+// the range, so SQLite can read the rows again (it could not: "hour out
+// of range"); times inside the range and absent lock expiries stay.
+func TestMigrationTimeRange(t *testing.T) {
+	for _, e := range ledgertest.Engines {
+		t.Run(ledgertest.Name(e), func(t *testing.T) {
+			ctx := context.Background()
+			db := migratedUpTo(t, e, "0019")
+			far := time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC)
+			in := time.Date(2027, 1, 1, 0, 0, 0, 0, time.UTC)
+			end := time.Date(9999, 12, 31, 23, 59, 59, 999999000, time.UTC)
+			for _, q := range []struct {
+				sql  string
+				args []any
+			}{
+				{`INSERT INTO transfer_offers (contract_id, tracking_id, sender, receiver, amount, expires_at, status, created_at, updated_at)
+					VALUES ('00o1', 't1', 'a::1', 'b::1', 1, ?, 'created', ?, ?), ('00o2', 't2', 'a::1', 'b::1', 1, ?, 'created', ?, ?)`,
+					[]any{far, in, in, in, in, in}},
+				{`INSERT INTO transfer_instructions (contract_id, sender, receiver, amount, locked_holding_cid, requested_at, execute_before, status, created_offset)
+					VALUES ('00i1', 'a::1', 'b::1', 1, '00h1', ?, ?, 'pending', 1)`, []any{in, far}},
+				{`INSERT INTO holdings (contract_id, owner, amount, created_round, rate, lock_holder, lock_expires_at)
+					VALUES ('00h1', 'a::1', 1, 1, 0, '00i1', ?), ('00h2', 'a::1', 1, 1, 0, NULL, NULL)`, []any{far}},
+			} {
+				if _, err := db.ExecContext(ctx, q.sql, q.args...); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if _, err := db.Migrate(ctx); err != nil {
+				t.Fatal(err)
+			}
+			var os []store.TransferOffer
+			if err := db.NewSelect().Model(&os).Order("contract_id").Scan(ctx); err != nil {
+				t.Fatal(err)
+			}
+			if len(os) != 2 || !os[0].ExpiresAt.Equal(end) || !os[1].ExpiresAt.Equal(in) {
+				t.Errorf("offers after the migration: %+v", os)
+			}
+			var is []store.TransferInstruction
+			if err := db.NewSelect().Model(&is).Scan(ctx); err != nil {
+				t.Fatal(err)
+			}
+			if len(is) != 1 || !is[0].ExecuteBefore.Equal(end) {
+				t.Errorf("instructions after the migration: %+v", is)
+			}
+			var hs []store.Holding
+			if err := db.NewSelect().Model(&hs).Order("contract_id").Scan(ctx); err != nil {
+				t.Fatal(err)
+			}
+			if len(hs) != 2 || !hs[0].LockExpiresAt.Time.Equal(end) || !hs[1].LockExpiresAt.IsZero() {
+				t.Errorf("holdings after the migration: %+v", hs)
 			}
 		})
 	}

@@ -21,6 +21,13 @@ const Scale = 10
 // maxIntDigits bounds the integer part so amounts fit NUMERIC(38,10).
 const maxIntDigits = 28
 
+// MaxAmount is the largest amount the ledger stores: 28 nines before the
+// point and 10 after, the most a NUMERIC(38,10) column holds. Postgres
+// refuses more ("numeric field overflow") and SQLite would store it, so
+// every amount, parsed or computed (a converted faucet amount, a merge's
+// sum), is held to it before it is written (Fits).
+var MaxAmount = MustParse(strings.Repeat("9", maxIntDigits) + "." + strings.Repeat("9", Scale))
+
 // Amount is an exact decimal with at most 10 fractional digits. The zero
 // value is 0. Amounts are never floats: every operation is exact, and the
 // two that cannot be (multiplication and division of two amounts) round
@@ -154,6 +161,16 @@ func (a Amount) DivCeil(b Amount) int64 {
 func (a Amount) Quo(b Amount) int64 {
 	q, _ := a.d.QuoRem(b.d, 0)
 	return q.IntPart()
+}
+
+// Fits reports whether a is within ±MaxAmount, so a column can hold it.
+// It runs on every commit, so an amount with at most 28 integer digits is
+// judged from its digit count, without the comparison's rescaling.
+func (a Amount) Fits() bool {
+	if a.d.NumDigits()+int(a.d.Exponent()) <= maxIntDigits && a.d.Exponent() >= -Scale {
+		return true
+	}
+	return a.d.Abs().Cmp(MaxAmount.d) <= 0
 }
 
 // Cmp compares a and b: -1, 0 or +1.

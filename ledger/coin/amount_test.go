@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 )
@@ -261,4 +262,27 @@ func FuzzParsePartyID(f *testing.F) {
 			t.Fatalf("ParsePartyID(%q) changed it to %q", s, p)
 		}
 	})
+}
+
+// TestFits: MaxAmount is the largest amount ParseAmount takes, and a sum
+// or conversion one step past it, either sign, no longer fits.
+func TestFits(t *testing.T) {
+	limit := MustParse(strings.Repeat("9", 28) + "." + strings.Repeat("9", 10))
+	if !MaxAmount.Equal(limit) || !limit.Fits() || !limit.Neg().Fits() || !Zero.Fits() {
+		t.Fatalf("MaxAmount = %s", MaxAmount)
+	}
+	step := MustParse("0.0000000001")
+	if over := limit.Add(step); over.Fits() || over.Neg().Fits() {
+		t.Errorf("%s fits", over)
+	}
+	// Whole amounts (exponent 0) and finer ones take the same path.
+	if e28 := FromInt(1e18).MulInt(1e10); e28.Fits() || !e28.Sub(FromInt(1)).Fits() || !FromInt(1).Fits() {
+		t.Errorf("10^28 fits, or 10^28-1 or 1 does not")
+	}
+	if tiny := MustParse("0.0000000001").Mul(MustParse("0.5")); !tiny.Fits() {
+		t.Errorf("%s does not fit", tiny)
+	}
+	if _, err := ParseAmount(limit.Add(step).String()); err == nil {
+		t.Errorf("ParseAmount took %s, which does not fit", limit.Add(step))
+	}
 }

@@ -1,0 +1,95 @@
+package ledger
+
+import (
+	"time"
+	"unicode/utf8"
+
+	"github.com/ccwallet/ccwallet/ledger/coin"
+)
+
+// The bounds every value a request carries is held to before it is
+// stored, whichever surface it came through (JSON API, web forms, external
+// parties' prepare and submit, the registry, automations): a row one party
+// can write must stay readable for every other party it concerns, on both
+// engines.
+
+// MinTime and MaxTime bound every time a request carries (expiries,
+// deadlines). SQLite keeps times as text with a four-digit year, so a time
+// in year 10000 or later is stored but can never be read back ("hour out of
+// range"), which broke every read of the offer's receiver and sender;
+// Postgres takes such times. One range holds on both engines.
+var (
+	MinTime = time.Date(1970, 1, 1, 0, 0, 0, 0, time.UTC)
+	MaxTime = time.Date(9999, 12, 31, 23, 59, 59, 999999000, time.UTC)
+)
+
+// MaxDescriptionLen bounds descriptions and offers' tracking ids: the Daml
+// TransferOffer requires fewer than 280 characters (TransferOffer.daml).
+const MaxDescriptionLen = 280
+
+// MaxIDLength bounds, in bytes, the other ids a client chooses (command,
+// deduplication and tracking ids, synchronizer ids), which become part of
+// stored keys.
+const MaxIDLength = 280
+
+// MaxTrafficBytes bounds one traffic purchase (1 TiB): int64 bytes near
+// the type's limit answered 500 on SQLite, and a member's purchased total,
+// which anyone may add to, now takes millions of purchases to overflow.
+const MaxTrafficBytes = 1 << 40
+
+// checkText refuses a description (or an offer's tracking id) of
+// MaxDescriptionLen characters or more, as the Daml TransferOffer does, or
+// holding NUL or invalid UTF-8. Every description goes through it, so one
+// text is taken or refused alike by every way of sending.
+func checkText(field, s string) error {
+	if utf8.RuneCountInString(s) >= MaxDescriptionLen {
+		return invalid(field, "must be shorter than %d characters", MaxDescriptionLen)
+	}
+	return textFields(field, s)
+}
+
+// checkID refuses a client-chosen id longer than MaxIDLength bytes or
+// holding NUL or invalid UTF-8.
+func checkID(field, id string) error {
+	if len(id) > MaxIDLength {
+		return invalid(field, "must be at most %d bytes", MaxIDLength)
+	}
+	return textFields(field, id)
+}
+
+// checkTime refuses a time outside [MinTime, MaxTime], naming field.
+func checkTime(field string, t time.Time) error {
+	if t.Before(MinTime) || t.After(MaxTime) {
+		return invalid(field, "must be between %s and %s", FormatTime(MinTime), FormatTime(MaxTime))
+	}
+	return nil
+}
+
+// checkExpiry refuses a deadline outside the time range or not after now.
+func checkExpiry(field string, t, now time.Time) error {
+	if err := checkTime(field, t); err != nil {
+		return err
+	}
+	if !t.After(now) {
+		return invalid(field, "must be in the future")
+	}
+	return nil
+}
+
+// checkAmount refuses an amount that is not positive or that no column can
+// hold (coin.MaxAmount).
+func checkAmount(field string, a coin.Amount) error {
+	if !a.IsPositive() {
+		return invalid(field, "must be positive")
+	}
+	return checkFits(field, a)
+}
+
+// checkFits refuses an amount beyond coin.MaxAmount; a computed amount
+// (a conversion, a sum) can get there though every input fits.
+func checkFits(field string, a coin.Amount) error {
+	if !a.Fits() {
+		return invalid(field, "%s is more than the largest amount the ledger holds (%s)", a.Short(), coin.MaxAmount)
+	}
+	return nil
+}
