@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ccwallet/ccwallet/ledger/coin"
+	"github.com/ccwallet/ccwallet/coin"
 )
 
 // TestBuyTrafficAPI covers createBuyTrafficRequest and

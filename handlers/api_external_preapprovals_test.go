@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
-	"github.com/ccwallet/ccwallet/ledger/coin"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
 )
 

@@ -13,9 +13,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/handlers"
 	"github.com/ccwallet/ccwallet/ledger"
-	"github.com/ccwallet/ccwallet/ledger/coin"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
 	"github.com/ccwallet/ccwallet/store"
 	"github.com/ccwallet/ccwallet/web"

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ccwallet/ccwallet/ledger/coin"
+	"github.com/ccwallet/ccwallet/coin"
 )
 
 type tiResult struct {

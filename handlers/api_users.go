@@ -3,7 +3,7 @@ package handlers
 import (
 	"net/http"
 
-	"github.com/ccwallet/ccwallet/ledger/coin"
+	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/web"
 )
 

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ccwallet/ccwallet/ledger/coin"
+	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
 	"github.com/ccwallet/ccwallet/store"
 	"github.com/golang-jwt/jwt/v5"

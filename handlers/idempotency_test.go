@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ccwallet/ccwallet/ledger/coin"
+	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
 )
 

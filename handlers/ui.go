@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/a-h/templ"
+	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
-	"github.com/ccwallet/ccwallet/ledger/coin"
 	"github.com/ccwallet/ccwallet/static"
 	"github.com/ccwallet/ccwallet/views"
 	"github.com/ccwallet/ccwallet/web"

@@ -5,8 +5,8 @@ import (
 	"errors"
 	"net/http"
 
+	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
-	"github.com/ccwallet/ccwallet/ledger/coin"
 	"github.com/ccwallet/ccwallet/views"
 	"github.com/ccwallet/ccwallet/web"
 )

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ccwallet/ccwallet/ledger/coin"
+	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
 	"github.com/ccwallet/ccwallet/static"
 	"github.com/ccwallet/ccwallet/store"

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
-	"github.com/ccwallet/ccwallet/ledger/coin"
 	"github.com/ccwallet/ccwallet/views"
 	"github.com/ccwallet/ccwallet/web"
 	"github.com/google/uuid"

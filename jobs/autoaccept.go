@@ -4,8 +4,8 @@ import (
 	"context"
 	"time"
 
+	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
-	"github.com/ccwallet/ccwallet/ledger/coin"
 )
 
 // AutoAccept is one autoAcceptTransfers entry's job: it accepts the

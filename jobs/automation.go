@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
-	"github.com/ccwallet/ccwallet/ledger/coin"
 )
 
 // Automation is the automation part of the operator's configuration.

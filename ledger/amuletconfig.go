@@ -4,7 +4,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/ccwallet/ccwallet/ledger/coin"
+	"github.com/ccwallet/ccwallet/coin"
 )
 
 // The AmuletRules contract's payload in the shape of Splice's Daml

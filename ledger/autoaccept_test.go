@@ -5,8 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
-	"github.com/ccwallet/ccwallet/ledger/coin"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
 	"github.com/google/go-cmp/cmp"
 )

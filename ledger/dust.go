@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/ccwallet/ccwallet/ledger/coin"
+	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/store"
 	"github.com/uptrace/bun"
 )

@@ -12,7 +12,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/ccwallet/ccwallet/ledger/coin"
+	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/store"
 	"github.com/uptrace/bun"
 )

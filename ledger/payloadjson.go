@@ -3,7 +3,7 @@ package ledger
 import (
 	"encoding/json"
 
-	"github.com/ccwallet/ccwallet/ledger/coin"
+	"github.com/ccwallet/ccwallet/coin"
 )
 
 // JSON written by hand for what every one-step send creates: two holdings

@@ -3,7 +3,7 @@ package ledger
 import (
 	"context"
 
-	"github.com/ccwallet/ccwallet/ledger/coin"
+	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/store"
 )
 

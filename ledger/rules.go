@@ -3,7 +3,7 @@ package ledger
 import (
 	"time"
 
-	"github.com/ccwallet/ccwallet/ledger/coin"
+	"github.com/ccwallet/ccwallet/coin"
 )
 
 // Rules are the network's coin rules (the real network's AmuletRules). Fee

@@ -4,7 +4,7 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/ccwallet/ccwallet/ledger/coin"
+	"github.com/ccwallet/ccwallet/coin"
 )
 
 func TestHoldingFeeAndDust(t *testing.T) {

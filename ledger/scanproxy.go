@@ -9,7 +9,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/ccwallet/ccwallet/ledger/coin"
+	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/store"
 )
 

@@ -8,7 +8,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/ccwallet/ccwallet/ledger/coin"
+	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/store"
 	"github.com/uptrace/bun"
 )

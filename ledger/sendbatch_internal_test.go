@@ -5,7 +5,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/ccwallet/ccwallet/ledger/coin"
+	"github.com/ccwallet/ccwallet/coin"
 )
 
 // TestTakeSendsSkipsBusySenders: a batch takes one send per sender, and

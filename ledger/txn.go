@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/ccwallet/ccwallet/ledger/coin"
+	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/store"
 	"github.com/google/uuid"
 	"github.com/uptrace/bun"

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Imports point one way (STYLE.md section 2):
-#   handlers, jobs -> ledger -> store;  views -> ledger, coin;  web -> nothing of ours.
+#   handlers, jobs -> ledger -> store -> coin;  views -> ledger, coin;  web, coin -> nothing of ours.
 set -euo pipefail
 mod=$(go list -m)
 fail=0
@@ -18,7 +18,7 @@ while read -r pkg imports; do
       store|store/*) [[ $irel == ledger || $irel == handlers* || $irel == jobs* || $irel == views* || $irel == web* ]] && bad=1 ;;
       web|web/*) [[ $irel != net/http ]] && bad=1 ;;
       views|views/*) [[ $irel == handlers* || $irel == jobs* || $irel == web* ]] && bad=1 ;;
-      ledger/coin) [[ $irel != net/http ]] && bad=1 ;;
+      coin|coin/*) [[ $irel != net/http ]] && bad=1 ;;
     esac
     if [[ -n $bad ]]; then echo "forbidden import: $rel -> $irel"; fail=1; fi
   done

@@ -3,7 +3,7 @@ package store
 import (
 	"time"
 
-	"github.com/ccwallet/ccwallet/ledger/coin"
+	"github.com/ccwallet/ccwallet/coin"
 	"github.com/uptrace/bun"
 )
 

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/ccwallet/ccwallet/ledger/coin"
+	"github.com/ccwallet/ccwallet/coin"
 	"github.com/uptrace/bun"
 )
 

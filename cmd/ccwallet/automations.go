@@ -9,10 +9,10 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/handlers"
 	"github.com/ccwallet/ccwallet/jobs"
 	"github.com/ccwallet/ccwallet/ledger"
-	"github.com/ccwallet/ccwallet/ledger/coin"
 )
 
 // AutomationConfig is the values file's `automation:` block. Durations are

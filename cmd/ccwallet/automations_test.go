@@ -9,9 +9,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/jobs"
 	"github.com/ccwallet/ccwallet/ledger"
-	"github.com/ccwallet/ccwallet/ledger/coin"
 	"github.com/google/go-cmp/cmp"
 	dto "github.com/prometheus/client_model/go"
 )

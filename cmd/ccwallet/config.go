@@ -16,7 +16,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ccwallet/ccwallet/ledger/coin"
+	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/web"
 	"gopkg.in/yaml.v3"
 )

@@ -18,8 +18,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
-	"github.com/ccwallet/ccwallet/ledger/coin"
 	"github.com/ccwallet/ccwallet/web"
 )
 

@@ -7,8 +7,8 @@ import (
 	"encoding/hex"
 	"testing"
 
+	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
-	"github.com/ccwallet/ccwallet/ledger/coin"
 )
 
 // ExternalParty creates an external party with a fresh Ed25519 key through

@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
-	"github.com/ccwallet/ccwallet/ledger/coin"
 	"github.com/ccwallet/ccwallet/store"
 	"github.com/ccwallet/ccwallet/store/pgtest"
 	"github.com/google/uuid"
