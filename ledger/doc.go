@@ -41,8 +41,8 @@
 //   - rules.go: the network's rules (fees, prices, traffic, issuance) and
 //     their pure functions; rounds.go: opening and closing mining rounds,
 //     time control (AdvanceRounds) and the open round in use.
-//   - holdings.go: balances, holdings (UTXOs) and the transfer core (input
-//     selection, fees, change); dust.go: dust expiry; merge.go: merge
+//   - holdings.go: balances and holdings (UTXOs); transfer.go: the
+//     transfer core (input selection, fees, change, the parties' locks); dust.go: dust expiry; merge.go: merge
 //     delegations and merging (who is merged, and to how many holdings);
 //     airdrop.go: a provider's airdrop that merges in the same
 //     transaction; tap.go: the faucet; devnet.go: minting outside it,

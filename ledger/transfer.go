@@ -1,0 +1,266 @@
+package ledger
+
+// The transfer core: coin selection, the spend of inputs into outputs and
+// change with their fees, the parties' locks, and the transfer primitive.
+// One-step sends, offers, instructions, merges, airdrops, traffic and
+// fees all spend through txn.transfer or txn.burnFrom, and so through
+// selectInputs and spend.
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sort"
+
+	"github.com/ccwallet/ccwallet/coin"
+	"github.com/ccwallet/ccwallet/store"
+	"github.com/uptrace/bun"
+)
+
+// Candidate is a holding offered to coin selection, valued at a round.
+type Candidate struct {
+	ID        coin.ContractID
+	Effective coin.Amount
+}
+
+// SelectInputs picks the holdings that pay for target. It prefers few,
+// large inputs: candidates are taken largest first (ties by contract ID, so
+// the choice is deterministic) until they cover target. Holdings worth
+// nothing are skipped. It fails with ErrInsufficientFunds when all
+// candidates together fall short, and also when covering target would
+// need more than maxInputs holdings, saying that merging would help.
+func SelectInputs(cands []Candidate, target coin.Amount, maxInputs int) ([]Candidate, coin.Amount, error) {
+	sorted := make([]Candidate, 0, len(cands))
+	total := coin.Zero
+	for _, c := range cands {
+		if c.Effective.IsPositive() {
+			sorted = append(sorted, c)
+			total = total.Add(c.Effective)
+		}
+	}
+	if total.Cmp(target) < 0 {
+		return nil, coin.Zero, fmt.Errorf("%w: need %s, have %s", ErrInsufficientFunds, target, total)
+	}
+	sort.Slice(sorted, func(i, j int) bool {
+		if c := sorted[i].Effective.Cmp(sorted[j].Effective); c != 0 {
+			return c > 0
+		}
+		return sorted[i].ID < sorted[j].ID
+	})
+	sum := coin.Zero
+	for i, c := range sorted {
+		if i == maxInputs {
+			return nil, coin.Zero, fmt.Errorf("%w: need %s, but the largest %d holdings only cover %s; merge holdings first", ErrInsufficientFunds, target, maxInputs, sum)
+		}
+		sum = sum.Add(c.Effective)
+		if sum.Cmp(target) >= 0 && target.IsPositive() {
+			return sorted[:i+1], sum, nil
+		}
+	}
+	if !target.IsPositive() {
+		return nil, coin.Zero, nil
+	}
+	return nil, coin.Zero, fmt.Errorf("%w: need %s, have %s", ErrInsufficientFunds, target, total)
+}
+
+// Output is one receiver of a transfer.
+type Output struct {
+	Receiver coin.PartyID
+	Amount   coin.Amount
+	// Lock, when set, creates the output as a locked holding.
+	Lock *Lock
+}
+
+// TransferResult says what a transfer consumed and created.
+type TransferResult struct {
+	Inputs      []coin.ContractID
+	Outputs     []coin.ContractID
+	Change      coin.ContractID
+	Fees        coin.Amount
+	HoldingFees coin.Amount
+	InputTotal  coin.Amount
+}
+
+// transfer moves coin from sender's unlocked holdings to outputs inside t:
+// it selects inputs, spends them with a guarded move to spent_holdings,
+// creates the outputs and the change, burns fees and the inputs' accrued
+// holding fees, and charges the submitting validator traffic per input.
+// The caller must hold the sender's lock (lockParties).
+func (t *txn) transfer(ctx context.Context, sender coin.PartyID, outs []Output) (*TransferResult, error) {
+	rules := t.l.rules
+	if len(outs) == 0 {
+		return nil, invalid("receivers", "at least one output is needed")
+	}
+	if len(outs) > rules.MaxNumOutputs {
+		return nil, invalid("receivers", "at most %d outputs per transfer", rules.MaxNumOutputs)
+	}
+	need, fees := coin.Zero, coin.Zero
+	for _, o := range outs {
+		if !o.Amount.IsPositive() {
+			return nil, invalid("amount", "must be positive")
+		}
+		fee := rules.OutputFee(o.Amount, t.round.Price, o.Receiver == sender)
+		fees = fees.Add(fee)
+		need = need.Add(o.Amount).Add(fee)
+	}
+	picked, byID, sum, err := t.selectInputs(ctx, sender, need)
+	if err != nil {
+		return nil, err
+	}
+	return t.spend(ctx, sender, picked, byID, sum, need, fees, outs)
+}
+
+// burnFrom spends owner's unlocked holdings worth amount and burns it
+// (fees, traffic), giving the change back. The caller holds owner's lock.
+func (t *txn) burnFrom(ctx context.Context, owner coin.PartyID, amount coin.Amount) (*TransferResult, error) {
+	picked, byID, sum, err := t.selectInputs(ctx, owner, amount)
+	if err != nil {
+		return nil, err
+	}
+	// With no outputs, spend burns amount (as the fee) plus holding fees.
+	return t.spend(ctx, owner, picked, byID, sum, amount, amount, nil)
+}
+
+// selectInputs values owner's unlocked holdings at the transaction's round
+// and picks those that pay for need (SelectInputs).
+func (t *txn) selectInputs(ctx context.Context, owner coin.PartyID, need coin.Amount) ([]Candidate, map[coin.ContractID]store.Holding, coin.Amount, error) {
+	hs, ok := t.preread[owner]
+	if ok {
+		delete(t.preread, owner)
+	} else {
+		var err error
+		if hs, err = store.HoldingsByOwner(ctx, t.tx, owner); err != nil {
+			return nil, nil, coin.Zero, err
+		}
+	}
+	byID := make(map[coin.ContractID]store.Holding, len(hs))
+	cands := make([]Candidate, 0, len(hs))
+	for _, h := range hs {
+		if h.LockHolder != "" || slices.Contains(t.pending, h.ContractID) {
+			continue
+		}
+		byID[h.ContractID] = h
+		cands = append(cands, Candidate{ID: h.ContractID, Effective: EffectiveAmount(h.Amount, h.Rate, h.CreatedRound, t.round.Number)})
+	}
+	picked, sum, err := SelectInputs(cands, need, t.l.rules.MaxNumInputs)
+	if err != nil {
+		return nil, nil, coin.Zero, err
+	}
+	return picked, byID, sum, nil
+}
+
+// spend consumes picked inputs (worth sum) and creates outs plus change.
+func (t *txn) spend(ctx context.Context, sender coin.PartyID, picked []Candidate, byID map[coin.ContractID]store.Holding, sum, need, fees coin.Amount, outs []Output) (*TransferResult, error) {
+	res := &TransferResult{Fees: fees}
+	initial := coin.Zero
+	for _, c := range picked {
+		res.Inputs = append(res.Inputs, c.ID)
+		initial = initial.Add(byID[c.ID].Amount)
+	}
+	if t.deferSpend && t.l.db.Engine == store.Postgres {
+		t.pending = append(t.pending, res.Inputs...)
+	} else if err := t.spendHoldings(ctx, res.Inputs); err != nil {
+		return nil, err
+	}
+	res.InputTotal = sum
+	res.HoldingFees = initial.Sub(sum)
+	for _, o := range outs {
+		res.Outputs = append(res.Outputs, t.newHolding(o.Receiver, o.Amount, o.Lock))
+	}
+	if change := sum.Sub(need); change.IsPositive() {
+		res.Change = t.newHolding(sender, change, nil)
+	}
+	t.burn(fees.Add(res.HoldingFees))
+	t.traffic += t.l.rules.TrafficBytes(len(res.Inputs))
+	return res, nil
+}
+
+// lockParties takes the per-party locks an operation needs, in a fixed
+// order so two operations on the same pair cannot deadlock.
+func (l *Ledger) lockParties(ctx context.Context, tx bun.Tx, parties ...coin.PartyID) error {
+	for _, k := range partyLockKeys(parties) {
+		if err := l.db.LockKey(ctx, tx, k); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// partyLockKeys are the lock keys of parties, sorted and without
+// duplicates, so every operation takes them in the same order.
+func partyLockKeys(parties []coin.PartyID) []string {
+	ps := make([]string, 0, len(parties))
+	for _, p := range parties {
+		ps = append(ps, string(p))
+	}
+	sort.Strings(ps)
+	keys := make([]string, 0, len(ps))
+	for i, p := range ps {
+		if i == 0 || p != ps[i-1] {
+			keys = append(keys, "party:"+p)
+		}
+	}
+	return keys
+}
+
+// TransferRequest is a direct transfer between two parties (the primitive
+// the other workflows build on).
+type TransferRequest struct {
+	Sender      coin.PartyID
+	Receiver    coin.PartyID
+	Amount      coin.Amount
+	Description string
+	// Kind names the workflow in history (e.g. "TransferPreapprovalSend").
+	Kind string
+}
+
+// Transfer moves amount from sender to receiver in one step.
+func (l *Ledger) Transfer(ctx context.Context, req TransferRequest) (*TransferResult, error) {
+	if err := l.KnownParty(ctx, req.Receiver); err != nil {
+		return nil, err
+	}
+	if req.Kind == "" {
+		req.Kind = "Transfer"
+	}
+	var res *TransferResult
+	err := l.db.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
+		t, err := l.beginLocked(ctx, tx, "transfer", req.Sender)
+		if err != nil {
+			return err
+		}
+		t.deferSpend = true
+		r, err := t.transfer(ctx, req.Sender, []Output{{Receiver: req.Receiver, Amount: req.Amount}})
+		if err != nil {
+			return err
+		}
+		t.recordTransfer(req.Sender, req.Receiver, req.Amount, r, req.Kind, req.Description)
+		res = r
+		return t.commit(ctx)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("transfer %s from %s to %s: %w", req.Amount, req.Sender, req.Receiver, err)
+	}
+	return res, nil
+}
+
+// recordTransfer writes the history of a transfer for both sides.
+func (t *txn) recordTransfer(sender, receiver coin.PartyID, amount coin.Amount, r *TransferResult, subtype, description string) {
+	d := HistoryDetails{Provider: t.l.operator, HoldingFees: r.HoldingFees, Fees: r.Fees}
+	if len(r.Outputs) > 0 {
+		d.ContractID = r.Outputs[0]
+	}
+	if receiver == sender {
+		// A transfer to oneself shows once, as what it cost.
+		t.record(sender, "transfer", subtype, receiver, r.cost(coin.Zero).Neg(), r.Fees.Add(r.HoldingFees), description, d)
+		return
+	}
+	t.recordPair(sender, receiver, "transfer", subtype, r.cost(amount).Neg(), r.Fees.Add(r.HoldingFees), amount, coin.Zero, description, d)
+}
+
+// cost is what a transfer with outputs worth outputs (those that leave
+// the sender's available balance: to others, or locked) takes from that
+// balance: the outputs, the fees, and the holding fees of the inputs,
+// charged now. It is the inputs' initial amounts less the change.
+func (r *TransferResult) cost(outputs coin.Amount) coin.Amount {
+	return outputs.Add(r.Fees).Add(r.HoldingFees)
+}
