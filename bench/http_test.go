@@ -9,7 +9,9 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"regexp"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"sync"
@@ -65,8 +67,10 @@ func newHTTPEnv(b testing.TB) *httpEnv {
 	if err != nil {
 		b.Fatal(err)
 	}
-	// The collector's target as ccwallet serve sets it.
-	web.TuneGC()
+	// The collector's target as ccwallet serve sets it (cmd/ccwallet/gc.go).
+	if _, ok := os.LookupEnv("GOGC"); !ok {
+		debug.SetGCPercent(200)
+	}
 	e := &httpEnv{b: b, db: db, l: l, key: key, sessions: sessions}
 	stop := make(chan struct{})
 	ui := &handlers.UI{Sessions: sessions, Shutdown: stop}

@@ -481,7 +481,7 @@ func serve(ctx context.Context, args []string, env envVars, stdout, stderr io.Wr
 
 	// The collector's target rises only now: start-up's garbage is
 	// collected at Go's default, so the idle process stays small.
-	gogc, gogcFrom := web.TuneGC()
+	gogc, gogcFrom := tuneGC()
 	log.Info("ccwallet ready", "url", url, "health", ready.Health, "metrics", ready.Metrics, "engine", db.Engine,
 		"network", cfg.Network, "operator", l.Operator(), "wallet", cfg.WalletEnabled(),
 		"startup", time.Since(start).Round(time.Millisecond), "gogc", gogc, "gogc_from", gogcFrom)
