@@ -74,7 +74,7 @@ func newHTTPEnv(b testing.TB) *httpEnv {
 	e := &httpEnv{b: b, db: db, l: l, key: key, sessions: sessions}
 	stop := make(chan struct{})
 	ui := &handlers.UI{Sessions: sessions, Shutdown: stop}
-	routes := handlers.New(l, handlers.Config{Auth: v, UI: ui}, nil).Routes(web.HealthHandler(nil))
+	routes := handlers.New(l, handlers.Config{Auth: v, UI: ui}, nil).Routes(web.NewHealthHandler(web.HealthConfig{}))
 	e.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		t0 := time.Now()
 		routes.ServeHTTP(w, r)

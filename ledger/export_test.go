@@ -146,3 +146,6 @@ const SendGatherMin = sendGatherMin
 
 // StoreOf is the ledger's database, for tests that check its rows.
 func StoreOf(l *Ledger) *store.DB { return l.db }
+
+// RewardTemplate returns the template ID of a reward kind.
+func RewardTemplate(kind string) string { return rewardTemplates[kind] }

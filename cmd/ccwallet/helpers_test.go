@@ -223,3 +223,13 @@ func tlsClient(ca *testCA, cert *tls.Certificate) *http.Client {
 	}
 	return &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{TLSClientConfig: cfg}}
 }
+
+// loadConfig reads the values file (if any), then the environment, then
+// validates. now is the clock for the onboarding secret's lifetime.
+func loadConfig(path string, env envVars, now time.Time) (Config, error) {
+	cfg, err := readConfig(path, env)
+	if err != nil {
+		return cfg, err
+	}
+	return cfg, cfg.validate(now, env)
+}

@@ -120,10 +120,6 @@ func New(cfg Config, log *slog.Logger) (*Provider, error) {
 // end_session, the login form) under Prefix.
 func (p *Provider) Handler() http.Handler { return p.handler }
 
-// Pending is the number of logins started and not yet finished, expired
-// or dropped.
-func (p *Provider) Pending() int { return p.storage.pending.len() }
-
 type loginPage struct {
 	ID, Error, Stylesheet string
 	Users                 []User

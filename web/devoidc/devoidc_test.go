@@ -183,3 +183,13 @@ func TestAccessTokensSwept(t *testing.T) {
 		t.Errorf("%d access tokens tracked, want 1", n)
 	}
 }
+
+// Pending is the number of logins started and not yet finished, expired
+// or dropped.
+func (p *Provider) Pending() int { return p.storage.pending.len() }
+
+func (p *pending) len() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.order.Len()
+}
