@@ -165,6 +165,8 @@ func openStore(ctx context.Context, cfg Config, env envVars, log *slog.Logger) (
 	return db, nil
 }
 
+// openDatabase opens the configured database (the pool as persistence
+// sets it), without migrating.
 func openDatabase(ctx context.Context, cfg Config, env envVars, log *slog.Logger) (*store.DB, error) {
 	dbURL, err := cfg.DatabaseURL(env.get)
 	if err != nil {

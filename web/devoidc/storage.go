@@ -44,7 +44,10 @@ const (
 	maxTokens      = 10000
 )
 
-var _ op.Storage = (*storage)(nil)
+var (
+	_ op.Storage                   = (*storage)(nil)
+	_ op.CanSetUserinfoFromRequest = (*storage)(nil)
+)
 
 func newStorage(cfg Config) (*storage, error) {
 	key, err := rsa.GenerateKey(rand.Reader, 2048)
