@@ -259,15 +259,15 @@ func TestTwoUsersOnboardTapAndSeeHistory(t *testing.T) {
 	must(t, err)
 	_, err = aliceTab.Goto("/")
 	must(t, err)
-	must(t, expect.Locator(testID(aliceTab, "balance-cc")).ToHaveText("0.0000000000 CC"))
+	must(t, expect.Locator(testID(aliceTab, "balance-cc")).ToHaveText("0 CC"))
 
 	for _, u := range []struct {
 		p      playwright.Page
 		usd    string
 		want   string
 		screen bool
-	}{{alice, "100", "20000.0000000000 CC", true}, {bob, "5", "1000.0000000000 CC", false}} {
-		must(t, expect.Locator(testID(u.p, "balance-cc")).ToHaveText("0.0000000000 CC"))
+	}{{alice, "100", "20,000 CC", true}, {bob, "5", "1,000 CC", false}} {
+		must(t, expect.Locator(testID(u.p, "balance-cc")).ToHaveText("0 CC"))
 		must(t, u.p.Locator("#tap-amount").Fill(u.usd))
 		must(t, testID(u.p, "tap-submit").Click())
 		must(t, expect.Locator(testID(u.p, "tap-ok")).ToBeVisible())
@@ -279,7 +279,9 @@ func TestTwoUsersOnboardTapAndSeeHistory(t *testing.T) {
 		}
 	}
 	// The other tab updated without a reload (server-sent events).
-	must(t, expect.Locator(testID(aliceTab, "balance-cc")).ToHaveText("20000.0000000000 CC"))
+	must(t, expect.Locator(testID(aliceTab, "balance-cc")).ToHaveText("20,000 CC"))
+	// The exact amount is a hover away.
+	must(t, expect.Locator(testID(aliceTab, "balance-cc")).ToHaveAttribute("title", "20000.0000000000 CC"))
 	// A background tab renders no frames, so screenshots need alice's first tab in front.
 	must(t, aliceTab.Close())
 	must(t, alice.BringToFront())
@@ -292,7 +294,7 @@ func TestTwoUsersOnboardTapAndSeeHistory(t *testing.T) {
 	for _, u := range []struct {
 		p    playwright.Page
 		want string
-	}{{alice, "20000.0000000000 CC"}, {bob, "1000.0000000000 CC"}} {
+	}{{alice, "20,000 CC"}, {bob, "1,000 CC"}} {
 		must(t, testID(u.p, "nav-history").Click())
 		must(t, u.p.WaitForURL(baseURL+"/history"))
 		row := u.p.Locator(`[data-testid="history-row"][data-subtype="Tap"]`)
@@ -410,13 +412,20 @@ func partyOf(t *testing.T, p playwright.Page) string {
 	t.Helper()
 	_, err := p.Goto("/")
 	must(t, err)
-	s, err := testID(p, "party-id").TextContent()
+	// The page shows it shortened; the title holds the whole ID.
+	s, err := testID(p, "party-id").GetAttribute("title")
 	must(t, err)
 	return strings.TrimSpace(s)
 }
 
 // sendForm fills the send page's form and submits it.
 func sendForm(t *testing.T, p playwright.Page, to, amount, method string) {
+	t.Helper()
+	sendFormWith(t, p, to, amount, method, method+" from e2e")
+}
+
+// sendFormWith is sendForm with a description.
+func sendFormWith(t *testing.T, p playwright.Page, to, amount, method, description string) {
 	t.Helper()
 	must(t, testID(p, "nav-send").Click())
 	must(t, p.WaitForURL(baseURL+"/send"))
@@ -433,7 +442,7 @@ func sendForm(t *testing.T, p playwright.Page, to, amount, method string) {
 	must(t, testID(p, "method-"+method).Check())
 	must(t, expect.Locator(testID(p, "method-"+method)).ToBeChecked())
 	must(t, p.Locator("#send-amount").Fill(amount))
-	must(t, p.Locator("#send-description").Fill(method+" from e2e"))
+	must(t, p.Locator("#send-description").Fill(description))
 	must(t, testID(p, "send-submit").Click())
 	must(t, p.WaitForURL(baseURL+"/send?sent="+method))
 	must(t, expect.Locator(testID(p, "send-ok")).ToBeVisible())
@@ -456,15 +465,15 @@ func offersPreapprovalInstructionsTraffic(t *testing.T, frank, grace playwright.
 	screenshot(t, grace, "offers")
 	must(t, testID(grace, "incoming-offers-row").GetByTestId("accept").Click())
 	must(t, expect.Locator(testID(grace, "transfers-ok")).ToContainText("Offer accepted"))
-	must(t, expect.Locator(testID(grace, "transfers-balance")).ToHaveText("1100.0000000000 CC"))
+	must(t, expect.Locator(testID(grace, "transfers-balance")).ToHaveText("1,100 CC"))
 	must(t, expect.Locator(testID(grace, "incoming-offers-empty")).ToBeVisible())
 	_, err := frank.Goto("/")
 	must(t, err)
-	must(t, expect.Locator(testID(frank, "balance-cc")).Not().ToHaveText("20000.0000000000 CC"))
+	must(t, expect.Locator(testID(frank, "balance-cc")).Not().ToHaveText("20,000 CC"))
 	for _, u := range []struct {
 		p             playwright.Page
 		other, amount string
-	}{{frank, graceParty, "-100.0000000000 CC"}, {grace, frankParty, "100.0000000000 CC"}} {
+	}{{frank, graceParty, "-100 CC"}, {grace, frankParty, "100 CC"}} {
 		_, err := u.p.Goto("/history")
 		must(t, err)
 		row := u.p.Locator(`[data-testid="history-row"][data-subtype="P2PPaymentCompleted"]`)
@@ -481,6 +490,16 @@ func offersPreapprovalInstructionsTraffic(t *testing.T, frank, grace playwright.
 	must(t, expect.Locator(testID(grace, "transfers-ok")).ToContainText("Offer rejected"))
 	must(t, expect.Locator(testID(grace, "incoming-offers-empty")).ToBeVisible())
 
+	// A transfer instruction, withdrawn by the sender (before grace
+	// preapproves: to a receiver with a preapproval it completes at once).
+	sendForm(t, frank, graceParty, "50", "instruction")
+	must(t, testID(frank, "nav-offers").Click())
+	must(t, frank.WaitForURL(baseURL+"/offers"))
+	must(t, expect.Locator(testID(frank, "outgoing-instructions-row")).ToHaveCount(1))
+	must(t, testID(frank, "outgoing-instructions-row").GetByTestId("withdraw").Click())
+	must(t, expect.Locator(testID(frank, "transfers-ok")).ToContainText("withdrawn"))
+	must(t, expect.Locator(testID(frank, "outgoing-instructions-empty")).ToBeVisible())
+
 	// A preapproval, then a one-step transfer.
 	must(t, testID(grace, "nav-approvals").Click())
 	must(t, grace.WaitForURL(baseURL+"/approvals"))
@@ -490,16 +509,7 @@ func offersPreapprovalInstructionsTraffic(t *testing.T, frank, grace playwright.
 	sendForm(t, frank, graceParty, "10", "direct")
 	_, err = grace.Goto("/")
 	must(t, err)
-	must(t, expect.Locator(testID(grace, "balance-cc")).ToHaveText("1110.0000000000 CC"))
-
-	// A transfer instruction, withdrawn by the sender.
-	sendForm(t, frank, graceParty, "50", "instruction")
-	must(t, testID(frank, "nav-offers").Click())
-	must(t, frank.WaitForURL(baseURL+"/offers"))
-	must(t, expect.Locator(testID(frank, "outgoing-instructions-row")).ToHaveCount(1))
-	must(t, testID(frank, "outgoing-instructions-row").GetByTestId("withdraw").Click())
-	must(t, expect.Locator(testID(frank, "transfers-ok")).ToContainText("withdrawn"))
-	must(t, expect.Locator(testID(frank, "outgoing-instructions-empty")).ToBeVisible())
+	must(t, expect.Locator(testID(grace, "balance-cc")).ToHaveText("1,110 CC"))
 
 	// Traffic for the validator: price first, then the request's status.
 	must(t, testID(frank, "nav-traffic").Click())
@@ -507,7 +517,7 @@ func offersPreapprovalInstructionsTraffic(t *testing.T, frank, grace playwright.
 	must(t, frank.Locator("#traffic-amount").Fill("200000"))
 	must(t, testID(frank, "traffic-quote-submit").Click())
 	must(t, expect.Locator(testID(frank, "traffic-cost-cc")).ToContainText("CC"))
-	must(t, expect.Locator(testID(frank, "traffic-cost-usd")).ToContainText("3.3340000000 USD"))
+	must(t, expect.Locator(testID(frank, "traffic-cost-usd")).ToHaveText("3.33 USD"))
 	screenshot(t, frank, "traffic-confirm")
 	must(t, testID(frank, "traffic-confirm").Click())
 	must(t, expect.Locator(testID(frank, "traffic-request-status")).ToHaveText("completed"))
@@ -544,4 +554,19 @@ func TestSendMethodKeptAcrossReceiverCheck(t *testing.T) {
 	close(release)
 	must(t, expect.Locator(testID(p, "send-check-error")).ToBeVisible())
 	must(t, expect.Locator(testID(p, "method-instruction")).ToBeChecked())
+}
+
+func TestUnknownPageHasAWayHome(t *testing.T) {
+	t.Parallel()
+	p := newPage(t, true)
+	login(t, p, "alice", false)
+	res, err := p.Goto("/no-such-page")
+	must(t, err)
+	if res.Status() != http.StatusNotFound {
+		t.Errorf("GET /no-such-page = %d, want 404", res.Status())
+	}
+	must(t, expect.Locator(testID(p, "error-message")).ToContainText("There is no page at /no-such-page."))
+	must(t, expect.Locator(testID(p, "nav")).ToBeVisible())
+	must(t, testID(p, "error-home").Click())
+	must(t, p.WaitForURL(baseURL+"/"))
 }

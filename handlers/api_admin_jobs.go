@@ -13,6 +13,7 @@ import (
 type JobStatus struct {
 	Name           string     `json:"name"`
 	Schedule       string     `json:"schedule"`
+	About          string     `json:"about,omitempty"`
 	LastRun        *time.Time `json:"last_run"`
 	NextRun        *time.Time `json:"next_run"`
 	LastDurationMS int64      `json:"last_duration_ms"`

@@ -131,6 +131,10 @@ func testRegistryChoiceContexts(t *testing.T, a *testAPI) {
 				t.Errorf("%s during reassignment = %d %s, want 409", move, r.Status, r.Body)
 			}
 		}
+		// The wallet refuses the same instruction alike (issue 22.8).
+		if r := alice.doOwn(http.MethodPost, "/v0/wallet/token-standard/transfers/"+cid+"/withdraw", nil); r.Status != http.StatusConflict || !strings.Contains(r.Error(), "reassigned") {
+			t.Errorf("wallet withdraw during reassignment = %d %s, want 409", r.Status, r.Body)
+		}
 		if r := admin.doOwn(http.MethodPost, "/v0/admin/devnet/reassignments/"+string(a.l.RulesContractID())+"/complete", nil); r.Status != http.StatusOK {
 			t.Fatalf("complete = %d %s", r.Status, r.Body)
 		}
@@ -264,6 +268,80 @@ func testRegistryMetadata(t *testing.T, a *testAPI) {
 			r.JSON(t, &l)
 			if len(l.Instruments) != c.n || l.NextPageToken != c.next {
 				t.Errorf("list%s = %s", c.query, r.Body)
+			}
+		}
+	}
+}
+
+// TestRegistryAfterAdvanceRounds: right after a developer's jump of 1 and
+// of n rounds every registry choice context and the transfer factory (of
+// each kind) answer 200 and name the round the wallet uses (issue 22.2;
+// they answered 404 "No open usable OpenMiningRound found." until the wall
+// clock reached the jumped-to round's start).
+func TestRegistryAfterAdvanceRounds(t *testing.T) { forEachEngine(t, testRegistryAfterAdvanceRounds) }
+
+func testRegistryAfterAdvanceRounds(t *testing.T, a *testAPI) {
+	alice, alicePID := a.user("alice", "100")
+	_, bobPID := a.user("bob", "")
+	_, carolPID := a.user("carol", "")
+	if _, _, err := a.l.CreatePreapproval(t.Context(), carolPID); err != nil {
+		t.Fatal(err)
+	}
+	admin, anon := a.as("admin"), a.as("")
+	r := alice.do(http.MethodPost, "/v0/wallet/token-standard/transfers", createTransferBody(bobPID, "10", a.clock.Now().Add(24*time.Hour), "jump"))
+	var created tiResult
+	r.JSON(t, &created)
+	cid := created.Output.TransferInstructionCID
+	dso := string(a.l.DSO())
+	factory := func(receiver coin.PartyID) map[string]any {
+		return map[string]any{"choiceArguments": map[string]any{
+			"expectedAdmin": dso,
+			"transfer": map[string]any{
+				"sender": alicePID, "receiver": receiver, "amount": "1.0000000000",
+				"instrumentId": map[string]any{"admin": dso, "id": "Amulet"},
+			},
+		}}
+	}
+	for _, n := range []int{1, 7} {
+		if r := admin.doOwn(http.MethodPost, "/v0/admin/devnet/advance-rounds", map[string]any{"rounds": n}); r.Status != http.StatusOK {
+			t.Fatalf("advance %d = %d %s", n, r.Status, r.Body)
+		}
+		var bal struct {
+			Round int64 `json:"round"`
+		}
+		alice.do(http.MethodGet, "/v0/wallet/balance", nil).JSON(t, &bal)
+		rs, err := a.l.OpenRounds(t.Context())
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want string
+		for _, r := range rs {
+			if int64(r.Number) == bal.Round {
+				want = string(r.ContractID)
+			}
+		}
+		if want == "" || bal.Round != int64(rs[len(rs)-1].Number) {
+			t.Fatalf("after %d: the wallet uses round %d, open are %+v", n, bal.Round, rs)
+		}
+		calls := map[string]response{}
+		for _, move := range []string{"accept", "reject", "withdraw"} {
+			calls[move] = anon.do(http.MethodPost, "/registry/transfer-instruction/v1/"+cid+"/choice-contexts/"+move, map[string]any{})
+		}
+		for name, receiver := range map[string]coin.PartyID{"factory offer": bobPID, "factory direct": carolPID, "factory self": alicePID} {
+			calls[name] = anon.do(http.MethodPost, "/registry/transfer-instruction/v1/transfer-factory", factory(receiver))
+		}
+		for name, r := range calls {
+			var body struct {
+				choiceContextResp
+				ChoiceContext choiceContextResp `json:"choiceContext"`
+			}
+			r.JSON(t, &body)
+			vals := body.ChoiceContextData.Values
+			if strings.HasPrefix(name, "factory") {
+				vals = body.ChoiceContext.ChoiceContextData.Values
+			}
+			if r.Status != http.StatusOK || vals["open-round"].Value != want {
+				t.Errorf("after advancing %d: %s = %d %s; want 200 naming round %d (%s)", n, name, r.Status, r.Body, bal.Round, want)
 			}
 		}
 	}

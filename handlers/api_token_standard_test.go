@@ -3,6 +3,7 @@ package handlers_test
 import (
 	"fmt"
 	"net/http"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -180,7 +181,71 @@ func testTokenStandardTransfersAPI(t *testing.T, a *testAPI) {
 	t.Run("accept after expiry", func(t *testing.T) {
 		c := create(alice, createTransferBody(bobPID, "5", a.clock.Now().Add(time.Minute), "e1"), http.StatusOK).Output.TransferInstructionCID
 		a.clock.Advance(2 * time.Minute)
-		move(bob, c, "accept", http.StatusConflict)
+		move(bob, c, "accept", http.StatusNotFound)
 		move(alice, c, "withdraw", http.StatusOK)
+	})
+}
+
+// TestInstructionPastDeadlineIs404: accepting an instruction after its
+// deadline answers 404 like one already finished, the only error the spec
+// declares for accept (it answered 409); reject and withdraw still work.
+func TestInstructionPastDeadlineIs404(t *testing.T) {
+	forEachEngine(t, func(t *testing.T, a *testAPI) {
+		alice, _ := a.user("alice", "100")
+		bob, bobPID := a.user("bob", "")
+		var created tiResult
+		alice.do(http.MethodPost, "/v0/wallet/token-standard/transfers", createTransferBody(bobPID, "10", a.clock.Now().Add(time.Minute), "late")).JSON(t, &created)
+		cid := created.Output.TransferInstructionCID
+		a.clock.Advance(2 * time.Minute)
+		if r := bob.do(http.MethodPost, "/v0/wallet/token-standard/transfers/"+cid+"/accept", nil); r.Status != http.StatusNotFound || !strings.Contains(r.Error(), "accepted before") {
+			t.Errorf("accept after the deadline = %d %s, want 404 naming the deadline", r.Status, r.Body)
+		}
+		if r := bob.do(http.MethodPost, "/v0/wallet/token-standard/transfers/"+cid+"/reject", nil); r.Status != http.StatusOK {
+			t.Errorf("reject after the deadline = %d %s, want 200", r.Status, r.Body)
+		}
+	})
+}
+
+// TestTokenStandardTransferDirect: the wallet's token-standard transfer to
+// a receiver with a preapproval completes in one step (receiver holdings,
+// no instruction), as the transfer factory's "direct" says (issue 22.3).
+func TestTokenStandardTransferDirect(t *testing.T) {
+	forEachEngine(t, func(t *testing.T, a *testAPI) {
+		alice, alicePID := a.user("alice", "100")
+		carol, carolPID := a.user("carol", "")
+		if _, _, err := a.l.CreatePreapproval(t.Context(), carolPID); err != nil {
+			t.Fatal(err)
+		}
+		dso := string(a.l.DSO())
+		var f struct {
+			TransferKind string `json:"transferKind"`
+		}
+		a.as("").do(http.MethodPost, "/registry/transfer-instruction/v1/transfer-factory", map[string]any{"choiceArguments": map[string]any{
+			"expectedAdmin": dso, "transfer": map[string]any{"sender": alicePID, "receiver": carolPID, "amount": "10",
+				"instrumentId": map[string]any{"admin": dso, "id": "Amulet"}},
+		}}).JSON(t, &f)
+		if f.TransferKind != "direct" {
+			t.Fatalf("factory kind = %q, want direct", f.TransferKind)
+		}
+		r := alice.do(http.MethodPost, "/v0/wallet/token-standard/transfers", createTransferBody(carolPID, "10", a.clock.Now().Add(time.Hour), "direct-1"))
+		var res tiResult
+		r.JSON(t, &res)
+		if r.Status != http.StatusOK || res.Output.TransferInstructionCID != "" || len(res.Output.ReceiverHoldingCIDs) != 1 {
+			t.Fatalf("transfer = %d %s; want completed with one receiver holding", r.Status, r.Body)
+		}
+		var bal struct {
+			Unlocked string `json:"effective_unlocked_qty"`
+		}
+		carol.do(http.MethodGet, "/v0/wallet/balance", nil).JSON(t, &bal)
+		if bal.Unlocked != "10.0000000000" {
+			t.Errorf("carol's balance = %s, want 10", bal.Unlocked)
+		}
+		var list struct {
+			Transfers []any `json:"transfers"`
+		}
+		alice.do(http.MethodGet, "/v0/wallet/token-standard/transfers", nil).JSON(t, &list)
+		if len(list.Transfers) != 0 {
+			t.Errorf("pending transfers = %d, want none", len(list.Transfers))
+		}
 	})
 }

@@ -3,6 +3,7 @@ package handlers
 import (
 	"net/http"
 	"strconv"
+	"strings"
 
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/coin"
@@ -13,16 +14,17 @@ import (
 // real wallet's transaction log reports for it (TxLogEntry.scala). Other
 // subtypes are reported against AmuletRules with the subtype as choice.
 var subtypeChoices = map[string][2]string{
-	"P2PPaymentCompleted":         {ledger.TemplateAcceptedTransferOffer, "AcceptedTransferOffer_Complete"},
-	"TransferPreapprovalSend":     {ledger.TemplateTransferPreapproval, "TransferPreapproval_Send"},
-	"TransferPreapprovalCreation": {ledger.TemplateAmuletRules, "AmuletRules_CreateTransferPreapproval"},
-	"TransferPreapprovalRenewal":  {ledger.TemplateTransferPreapproval, "TransferPreapproval_Renew"},
-	"TransferOfferRejected":       {ledger.TemplateTransferOffer, "TransferOffer_Reject"},
-	"TransferOfferWithdrawn":      {ledger.TemplateTransferOffer, "TransferOffer_Withdraw"},
-	"Tap":                         {ledger.TemplateAmuletRules, "AmuletRules_DevNet_Tap"},
-	"Mint":                        {ledger.TemplateAmuletRules, "AmuletRules_Mint"},
-	"Transfer":                    {ledger.TemplateAmuletRules, "AmuletRules_Transfer"},
-	"Onboarded":                   {ledger.TemplateWalletAppInstall, "WalletAppInstall_Onboarded"},
+	"P2PPaymentCompleted":          {ledger.TemplateAcceptedTransferOffer, "AcceptedTransferOffer_Complete"},
+	"TransferPreapprovalSend":      {ledger.TemplateTransferPreapproval, "TransferPreapproval_Send"},
+	"TransferPreapprovalCreation":  {ledger.TemplateAmuletRules, "AmuletRules_CreateTransferPreapproval"},
+	"TransferPreapprovalRenewal":   {ledger.TemplateTransferPreapproval, "TransferPreapproval_Renew"},
+	"TransferPreapprovalCancelled": {ledger.TemplateTransferPreapproval, "TransferPreapproval_Cancel"},
+	"TransferOfferRejected":        {ledger.TemplateTransferOffer, "TransferOffer_Reject"},
+	"TransferOfferWithdrawn":       {ledger.TemplateTransferOffer, "TransferOffer_Withdraw"},
+	"Tap":                          {ledger.TemplateAmuletRules, "AmuletRules_DevNet_Tap"},
+	"Mint":                         {ledger.TemplateAmuletRules, "AmuletRules_Mint"},
+	"Transfer":                     {ledger.TemplateAmuletRules, "AmuletRules_Transfer"},
+	"Onboarded":                    {ledger.TemplateWalletAppInstall, "WalletAppInstall_Onboarded"},
 }
 
 // transactionItem renders a history item in the shape its
@@ -38,8 +40,10 @@ func transactionItem(party coin.PartyID, operator coin.PartyID, it ledger.Histor
 		"event_id": strconv.FormatInt(it.ID, 10), "date": ledger.FormatTime(it.Time),
 	}
 	d := it.Details
-	receivers := make([]map[string]string, 0, len(d.Receivers))
-	for _, r := range d.Receivers {
+	// Sender and receivers add up, for party, to the amount the history
+	// page and the CSV show (ledger.HistoryItem).
+	receivers := make([]map[string]string, 0, len(it.Receivers))
+	for _, r := range it.Receivers {
 		receivers = append(receivers, map[string]string{"party": string(r.Party), "amount": r.Amount.String()})
 	}
 	switch it.Kind {
@@ -49,8 +53,8 @@ func transactionItem(party coin.PartyID, operator coin.PartyID, it ledger.Histor
 			provider = operator
 		}
 		sender := map[string]string{"party": string(party), "amount": it.Amount.String()}
-		if d.Sender != nil {
-			sender = map[string]string{"party": string(d.Sender.Party), "amount": d.Sender.Amount.String()}
+		if it.Sender != nil {
+			sender = map[string]string{"party": string(it.Sender.Party), "amount": it.Sender.Amount.String()}
 		}
 		zero := coin.Zero.String()
 		m["provider"], m["sender"], m["receivers"] = string(provider), sender, receivers
@@ -59,8 +63,20 @@ func transactionItem(party coin.PartyID, operator coin.PartyID, it ledger.Histor
 		if it.Description != "" {
 			m["description"] = it.Description
 		}
+		if it.Subtype == "CreateTokenStandardTransferInstruction" {
+			// The lock the sender's amount includes: its amount is what
+			// left, less the fees (ledger.CreateTransferInstruction).
+			m["transfer_instruction_receiver"] = string(it.Counterparty)
+			m["transfer_instruction_amount"] = it.Amount.Neg().Sub(it.Fees).String()
+		}
+		if strings.Contains(it.Subtype, "TransferInstruction") {
+			m["transfer_instruction_cid"] = string(d.ContractID)
+		}
 	case "balance_change":
 		m["receivers"], m["amulet_price"] = receivers, d.Price.String()
+		if strings.HasPrefix(it.Subtype, "TransferInstruction_") {
+			m["transfer_instruction_cid"] = string(d.ContractID)
+		}
 	case "notification":
 		m["details"] = d.Notification
 	default:

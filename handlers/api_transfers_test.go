@@ -225,13 +225,17 @@ func TestTransferOfferAPI(t *testing.T) {
 	e.expect("POST", "/v0/wallet/transfer-offers/t1/status", "carol", nil, 404)
 	e.expect("POST", "/v0/wallet/transfer-offers/unknown/status", "alice", nil, 404)
 
-	// accept: wrong party 403, stranger 404, unknown 404, then 200 and 409.
+	// accept: wrong party 403, stranger 404, unknown 404, then 200 and 404:
+	// an offer no longer open is not found, as the spec and the real wallet
+	// say (issue 22.4).
 	e.expect("POST", "/v0/wallet/transfer-offers/"+cid+"/accept", "alice", nil, 403)
 	e.expect("POST", "/v0/wallet/transfer-offers/"+cid+"/accept", "carol", nil, 404)
 	e.expect("POST", "/v0/wallet/transfer-offers/00ff/accept", "bob", nil, 404)
 	e.expect("POST", "/v0/wallet/transfer-offers/accept", "bob", map[string]any{}, 400)
 	out = e.expect("POST", "/api/validator/v0/wallet/transfer-offers/"+cid+"/accept", "bob", nil, 200, "accepted_offer_contract_id")
-	e.expect("POST", "/v0/wallet/transfer-offers/accept", "bob", map[string]any{"contract_id": cid}, 409)
+	e.expect("POST", "/v0/wallet/transfer-offers/accept", "bob", map[string]any{"contract_id": cid}, 404)
+	e.expect("POST", "/v0/wallet/transfer-offers/"+cid+"/reject", "bob", nil, 404)
+	e.expect("POST", "/v0/wallet/transfer-offers/"+cid+"/withdraw", "alice", nil, 404)
 	out = e.expect("POST", "/v0/wallet/transfer-offers/t1/status", "alice", nil, 200, "status", "transaction_id", "contract_id")
 	if out["status"] != "completed" {
 		t.Errorf("status after accept = %v", out)
@@ -252,27 +256,35 @@ func TestTransferOfferAPI(t *testing.T) {
 	c2 := e.mustOffer(alice, "t2")
 	e.expect("POST", "/v0/wallet/transfer-offers/"+c2+"/reject", "alice", nil, 403)
 	e.expect("POST", "/v0/wallet/transfer-offers/"+c2+"/reject", "bob", nil, 200)
-	e.expect("POST", "/v0/wallet/transfer-offers/reject", "bob", map[string]any{"contract_id": c2}, 409)
+	e.expect("POST", "/v0/wallet/transfer-offers/reject", "bob", map[string]any{"contract_id": c2}, 404)
+	e.expect("POST", "/v0/wallet/transfer-offers/"+c2+"/accept", "bob", nil, 404)
+	e.expect("POST", "/v0/wallet/transfer-offers/"+c2+"/withdraw", "alice", nil, 404)
 	out = e.expect("POST", "/v0/wallet/transfer-offers/t2/status", "alice", nil, 200, "status", "failure_kind")
 	if out["status"] != "failed" || out["failure_kind"] != "rejected" {
 		t.Errorf("rejected status = %v", out)
 	}
 	e.expect("POST", "/v0/wallet/transfer-offers/withdraw", "bob", map[string]any{"contract_id": c3}, 403)
 	e.expect("POST", "/v0/wallet/transfer-offers/withdraw", "alice", map[string]any{"contract_id": c3}, 200)
-	e.expect("POST", "/v0/wallet/transfer-offers/"+c3+"/accept", "bob", nil, 409)
+	e.expect("POST", "/v0/wallet/transfer-offers/"+c3+"/accept", "bob", nil, 404)
+	e.expect("POST", "/v0/wallet/transfer-offers/"+c3+"/reject", "bob", nil, 404)
+	e.expect("POST", "/v0/wallet/transfer-offers/"+c3+"/withdraw", "alice", nil, 404)
 	out = e.expect("POST", "/v0/wallet/transfer-offers/t3/status", "bob", nil, 200, "status", "failure_kind", "withdrawn_reason")
 	if out["failure_kind"] != "withdrawn" || out["withdrawn_reason"] != ledger.WithdrawnBySender {
 		t.Errorf("withdrawn status = %v", out)
 	}
 
-	// expiry: accept after expires_at is 409 and changes nothing.
+	// expiry: accept after expires_at is 404 and changes nothing; so is
+	// every action once the automation has expired it.
 	out = e.expect("POST", "/v0/wallet/transfer-offers", "alice", offerBody(bob, "1", "t4", e.clock.Now().Add(time.Minute)), 200)
 	c4 := out["offer_contract_id"].(string)
 	e.clock.Advance(2 * time.Minute)
-	e.expect("POST", "/v0/wallet/transfer-offers/"+c4+"/accept", "bob", nil, 409)
+	e.expect("POST", "/v0/wallet/transfer-offers/"+c4+"/accept", "bob", nil, 404)
 	if n, err := e.l.ExpireOffers(context.Background()); err != nil || n != 1 {
 		t.Errorf("ExpireOffers = %d, %v", n, err)
 	}
+	e.expect("POST", "/v0/wallet/transfer-offers/"+c4+"/accept", "bob", nil, 404)
+	e.expect("POST", "/v0/wallet/transfer-offers/"+c4+"/reject", "bob", nil, 404)
+	e.expect("POST", "/v0/wallet/transfer-offers/"+c4+"/withdraw", "alice", nil, 404)
 	out = e.expect("POST", "/v0/wallet/transfer-offers/t4/status", "alice", nil, 200, "status", "failure_kind")
 	if out["failure_kind"] != "expired" {
 		t.Errorf("expired status = %v", out)

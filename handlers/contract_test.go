@@ -550,12 +550,13 @@ func runContract(t *testing.T, e *contractEnv) {
 		if m.name == "accept" && (field(t, spec, "accepted_offer_contract_id") == "" || field(t, alias, "accepted_offer_contract_id") == "") {
 			t.Errorf("accept answers %s and %s", spec.Body, alias.Body)
 		}
-		// On a finished offer and an unknown one, both forms answer alike.
+		// On a finished offer and an unknown one, both forms answer alike:
+		// 404, the spec's only error (issue 22.4).
 		for _, cid := range []string{byPath, unknownCID} {
 			want := e.call(m.actor, "POST", offers+"/"+cid+"/"+m.name, nil)
 			e.same(short+" on "+cid, want, e.alias(short, m.actor, "POST", offers+"/"+m.name, map[string]any{"contract_id": cid}, "POST", offers+"/"+cid+"/"+m.name, nil, want.Status))
-			if wantStatus := map[bool]int{true: 409, false: 404}[cid == byPath]; want.Status != wantStatus {
-				t.Errorf("%s on %s = %d %s, want %d", m.name, cid, want.Status, want.Body, wantStatus)
+			if want.Status != http.StatusNotFound {
+				t.Errorf("%s on %s = %d %s, want 404", m.name, cid, want.Status, want.Body)
 			}
 		}
 	}
@@ -609,30 +610,36 @@ func runContract(t *testing.T, e *contractEnv) {
 	e.expect("admin", "DELETE", byParty+string(carol), nil, 404)
 
 	// Token-standard transfers: create (200, 409, 400, 404, 429), list,
-	// accept, reject, withdraw.
+	// accept, reject, withdraw; to carol, whose preapproval is gone, they
+	// wait as instructions, to bob, who has one, they complete at once.
 	const ts = "/v0/wallet/token-standard/transfers"
 	transfer := func(receiver coin.PartyID, tracking string) map[string]any {
 		return map[string]any{"receiver_party_id": receiver, "amount": "5", "description": "rent", "expires_at": exp.UnixMicro(), "tracking_id": tracking}
 	}
 	createTI := func(tracking string) string {
 		var res tiResult
-		e.expect("alice", "POST", ts, transfer(bob, tracking), 200).JSON(t, &res)
+		e.expect("alice", "POST", ts, transfer(carol, tracking), 200).JSON(t, &res)
 		if res.Output.TransferInstructionCID == "" {
 			t.Fatalf("create %s gave no instruction", tracking)
 		}
 		return res.Output.TransferInstructionCID
 	}
+	var direct tiResult
+	e.expect("alice", "POST", ts, map[string]any{"receiver_party_id": bob, "amount": "5", "description": "rent", "expires_at": exp.UnixMicro(), "tracking_id": "x-direct"}, 200).JSON(t, &direct)
+	if direct.Output.TransferInstructionCID != "" || len(direct.Output.ReceiverHoldingCIDs) != 1 {
+		t.Errorf("transfer to a preapproved receiver = %+v, want completed", direct)
+	}
 	x1 := createTI("x1")
-	e.expect("alice", "POST", ts, transfer(bob, "x1"), 409)
+	e.expect("alice", "POST", ts, transfer(carol, "x1"), 409)
 	e.expect("alice", "POST", ts, map[string]any{"receiver_party_id": bob, "amount": "1"}, 400)
 	e.expect("alice", "POST", ts, transfer(coin.PartyID("ghost::"+alice.Namespace()), "x-ghost"), 404)
-	e.expect(stranger, "POST", ts, transfer(bob, "x-s"), 404)
+	e.expect(stranger, "POST", ts, transfer(carol, "x-s"), 404)
 	e.inFlight("token-transfer:"+string(alice)+":busy", func() {
-		e.expect("alice", "POST", ts, transfer(bob, "busy"), 429)
+		e.expect("alice", "POST", ts, transfer(carol, "busy"), 429)
 	})
 	x2, x3, x4 := createTI("x2"), createTI("x3"), createTI("x4")
-	if n := listLen(t, e.prefixed("bob", "GET", ts, nil, 200), "transfers"); n != 4 {
-		t.Errorf("bob sees %d transfers, want 4", n)
+	if n := listLen(t, e.prefixed("carol", "GET", ts, nil, 200), "transfers"); n != 4 {
+		t.Errorf("carol sees %d transfers, want 4", n)
 	}
 	e.expect(stranger, "GET", ts, nil, 404)
 
@@ -670,14 +677,14 @@ func runContract(t *testing.T, e *contractEnv) {
 	e.expect("", "POST", ti+x4+"/choice-contexts/withdraw", map[string]any{}, 200)
 
 	// The wallet's moves; then the finished instruction has no context.
-	for _, c := range []struct{ cid, move, actor string }{{x1, "accept", "bob"}, {x2, "reject", "bob"}, {x3, "withdraw", "alice"}} {
+	for _, c := range []struct{ cid, move, actor string }{{x1, "accept", "carol"}, {x2, "reject", "carol"}, {x3, "withdraw", "alice"}} {
 		var res tiResult
 		e.expect(c.actor, "POST", ts+"/"+c.cid+"/"+c.move, nil, 200).JSON(t, &res)
 		if len(res.Output.ReceiverHoldingCIDs)+len(res.SenderChangeCIDs) == 0 {
 			t.Errorf("%s gave no holdings: %+v", c.move, res)
 		}
 		// A finished instruction is archived: not found, as the spec's
-		// only error status says (offers answer 409 instead).
+		// only error status says (offers too).
 		e.expect(c.actor, "POST", ts+"/"+c.cid+"/"+c.move, nil, 404)
 		e.expect(c.actor, "POST", ts+"/"+unknownCID+"/"+c.move, nil, 404)
 		e.expect("", "POST", ti+c.cid+"/choice-contexts/"+c.move, map[string]any{}, 404)

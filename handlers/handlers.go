@@ -36,6 +36,9 @@ type Config struct {
 	// Warnings are the configuration's security warnings, shown to admins
 	// on the admin page and on /readyz.
 	Warnings []string
+	// WalletOff is enableWallet: false: the wallet's API and pages answer
+	// 503; the validator's admin API, the registry and health still work.
+	WalletOff bool
 }
 
 // Handler serves every HTTP route of the app port.
@@ -51,6 +54,8 @@ type Handler struct {
 
 	warnings []string
 	events   *eventHub // counts and feeds the /events streams (nil without UI)
+	// walletOff: see Config.WalletOff.
+	walletOff bool
 }
 
 // New builds the handlers.
@@ -59,7 +64,7 @@ func New(l *ledger.Ledger, cfg Config, log *slog.Logger) *Handler {
 		log = slog.New(slog.DiscardHandler)
 	}
 	h := &Handler{l: l, log: log, auth: cfg.Auth, obs: cfg.Observe, ui: cfg.UI, jobs: cfg.Jobs, lim: cfg.Limiter, net: cfg.Network,
-		warnings: cfg.Warnings}
+		warnings: cfg.Warnings, walletOff: cfg.WalletOff}
 	if cfg.UI != nil {
 		h.events = newEventHub(l, cfg.UI)
 	}
@@ -238,13 +243,12 @@ func (h *Handler) Routes(health http.Handler) http.Handler {
 		mux.Handle("GET /readyz", h.readyzDetails(health))
 		mux.Handle("GET /livez", health)
 	}
-	mux.Handle("/v0/", h.api(func(w http.ResponseWriter, r *http.Request) error {
-		return notFound("no such endpoint: " + r.Method + " " + r.URL.Path)
-	}))
-
 	root := http.NewServeMux()
-	root.Handle("/api/validator/", http.StripPrefix("/api/validator", mux))
-	root.Handle("/", mux)
+	mux.Handle("/", h.unrouted(mux, root)) // 404 and 405 as JSON or a page
+
+	api := h.walletGate(mux)
+	root.Handle("/api/validator/", http.StripPrefix("/api/validator", api))
+	root.Handle("/", api)
 	if h.ui != nil {
 		h.uiRoutes(root) // the web wallet (handlers/ui.go)
 	}

@@ -92,7 +92,8 @@ func testConcurrentReplays(t *testing.T, a *testAPI) {
 				CID string `json:"offer_contract_id"`
 			}
 			r.JSON(t, &out)
-			return replay{c: bob, path: "/v0/wallet/transfer-offers/" + out.CID + "/accept", dup: 409, effects: holdings(bobPID)}
+			// Once accepted the offer is no longer open: 404, as the spec says.
+			return replay{c: bob, path: "/v0/wallet/transfer-offers/" + out.CID + "/accept", dup: 404, effects: holdings(bobPID)}
 		}},
 		{"transfer preapproval, one per receiver", func(t *testing.T) replay {
 			bob, bobPID := a.user("pre-bob", "")
@@ -288,27 +289,37 @@ func TestUIConcurrentDoubleSubmit(t *testing.T) {
 			wg.Wait()
 			return out
 		}
+		carol, err := e.l.Onboard(t.Context(), "carol", "") // no preapproval
+		if err != nil {
+			t.Fatal(err)
+		}
+		bobsHoldings := func() int {
+			b, err := e.l.Balance(t.Context(), bob.party)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return b.Count
+		}
 		for _, tc := range []struct {
-			method  string
+			name, method string
+			to           coin.PartyID
+			// sent is how the send settled: an instruction to a receiver
+			// with a preapproval completes at once (issue 22.3).
+			sent    string
 			effects func() int
 		}{
-			{"direct", func() int {
-				b, err := e.l.Balance(t.Context(), bob.party)
-				if err != nil {
-					t.Fatal(err)
-				}
-				return b.Count
-			}},
-			{"offer", func() int { return len(alice.pending()["outgoing-offers"]) }},
-			{"instruction", func() int { return len(alice.pending()["outgoing-instructions"]) }},
+			{"direct", "direct", bob.party, "direct", bobsHoldings},
+			{"offer", "offer", bob.party, "offer", func() int { return len(alice.pending()["outgoing-offers"]) }},
+			{"instruction", "instruction", carol, "instruction", func() int { return len(alice.pending()["outgoing-instructions"]) }},
+			{"instruction to a preapproved receiver", "instruction", bob.party, "direct", bobsHoldings},
 		} {
-			t.Run(tc.method, func(t *testing.T) {
+			t.Run(tc.name, func(t *testing.T) {
 				before := tc.effects()
 				page := alice.get("/send")
-				form := url.Values{"csrf_token": {alice.csrf}, "dedup_id": {dedupOf(t, page.body)}, "receiver": {string(bob.party)},
+				form := url.Values{"csrf_token": {alice.csrf}, "dedup_id": {dedupOf(t, page.body)}, "receiver": {string(tc.to)},
 					"amount": {"7"}, "method": {tc.method}, "expires_hours": {"24"}}
 				for i, r := range concurrently("/send", form) {
-					if r.status != http.StatusSeeOther || r.header.Get("Location") != "/send?sent="+tc.method {
+					if r.status != http.StatusSeeOther || r.header.Get("Location") != "/send?sent="+tc.sent {
 						t.Errorf("submission %d = %d %q: %.300s", i, r.status, r.header.Get("Location"), r.body)
 					}
 				}

@@ -91,6 +91,7 @@ func (h *Handler) uiRoutes(mux *http.ServeMux) {
 	handle := func(pattern string, hd http.Handler) { mux.Handle(pattern, cop.Handler(hd)) }
 
 	handle("GET /static/", static.Handler())
+	handle("GET /favicon.ico", static.Redirect("favicon.svg"))
 	if h.ui.DevProvider != nil {
 		handle("/dev-oidc/", h.devLoginLimited(h.ui.DevProvider))
 	}
@@ -231,7 +232,16 @@ func (h *Handler) uiError(w http.ResponseWriter, r *http.Request, s *web.Session
 	if s != nil {
 		p = h.page(s, http.StatusText(status), "")
 	}
-	if err := render(w, r, status, views.ErrorView(views.ErrorPage{Page: p, Status: status, Message: msg})); err != nil {
+	m := views.ErrorPage{Page: p, Status: status, Message: msg}
+	page := views.ErrorView(m)
+	if status >= 500 {
+		m.Reference = web.RequestIDFrom(r.Context())
+		if r.Method == http.MethodGet {
+			m.Retry = web.LocalPath(r.URL.RequestURI())
+		}
+		page = views.ServerErrorView(m)
+	}
+	if err := render(w, r, status, page); err != nil {
 		h.log.DebugContext(r.Context(), "render error page", "err", err)
 	}
 }

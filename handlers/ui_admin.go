@@ -44,7 +44,7 @@ func (h *Handler) adminModel(ctx context.Context, s *web.Session) (views.Admin, 
 	}
 	if h.jobs != nil {
 		for _, j := range h.jobs() {
-			row := views.AutomationRow{Name: j.Name, Schedule: j.Schedule, LastRun: fmtTimePtr(j.LastRun), NextRun: fmtTimePtr(j.NextRun),
+			row := views.AutomationRow{Name: j.Name, Schedule: j.Schedule, About: j.About, LastRun: fmtTimePtr(j.LastRun), NextRun: fmtTimePtr(j.NextRun),
 				LastDuration: "—", LastError: j.LastError}
 			if j.LastRun != nil {
 				row.LastDuration = (time.Duration(j.LastDurationMS) * time.Millisecond).String()

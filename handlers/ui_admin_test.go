@@ -14,7 +14,7 @@ import (
 
 var (
 	networkRowRE = regexp.MustCompile(`(?s)<tr data-testid="network-setting" data-key="([^"]+)">(.*?)</tr>`)
-	networkValRE = regexp.MustCompile(`(?s)<td data-testid="network-value">(.*?)</td>`)
+	networkValRE = regexp.MustCompile(`(?s)<td[^>]*data-testid="network-value"[^>]*>(.*?)</td>`)
 	tagRE        = regexp.MustCompile(`<[^>]*>`)
 )
 

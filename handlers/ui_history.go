@@ -128,9 +128,11 @@ func (h *Handler) uiHistoryCSV(w http.ResponseWriter, r *http.Request, s *web.Se
 			return err
 		}
 		for _, it := range items {
+			// The page's row: the same amounts, from the same function.
+			row := historyRow(it)
 			_ = cw.Write([]string{
 				strconv.FormatInt(it.ID, 10), it.Time.UTC().Format(time.RFC3339), strconv.FormatInt(int64(it.Round), 10),
-				it.Kind, it.Subtype, it.Amount.String(), it.Fees.String(), string(it.Counterparty), csvText(it.Description),
+				it.Kind, it.Subtype, row.Amount, row.Fees, row.Counterparty, csvText(it.Description),
 			})
 		}
 		if len(items) < hq.PageSize {
@@ -159,6 +161,7 @@ var historyLabels = map[string]string{
 	"TransferOfferWithdrawn":                 "Transfer offer withdrawn",
 	"TransferPreapprovalSend":                "Direct transfer (preapproved)",
 	"TransferPreapprovalCreation":            "Preapproval created",
+	"TransferPreapprovalCancelled":           "Preapproval cancelled",
 	"CreateTokenStandardTransferInstruction": "Transfer instruction sent",
 	"ExtraTrafficPurchase":                   "Traffic bought",
 	"TransferInstruction_Accept":             "Transfer instruction accepted",

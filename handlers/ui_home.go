@@ -189,7 +189,7 @@ func (h *Handler) uiTap(w http.ResponseWriter, r *http.Request, s *web.Session) 
 	if isFragment(r) {
 		// Tell the live part of the page to reload now, not at the next event.
 		w.Header().Set("HX-Trigger", "wallet-changed")
-		return render(w, r, http.StatusOK, views.TapFormView(views.TapForm{CSRF: s.CSRF, Message: "Received " + res.Amount.String() + " CC."}))
+		return render(w, r, http.StatusOK, views.TapFormView(views.TapForm{CSRF: s.CSRF, Message: "Received " + views.HumanAmount(res.Amount.String()) + " CC."}))
 	}
 	redirect(w, r, "/")
 	return nil

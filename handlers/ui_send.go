@@ -112,7 +112,8 @@ func (h *Handler) uiSend(w http.ResponseWriter, r *http.Request, s *web.Session)
 		// The form's method choice may change, so keep the selection.
 		return h.renderSend(w, r, s, http.StatusOK, f)
 	}
-	err := settled(r.Context(), func() error { return h.send(r.Context(), sender, method, f) })
+	sent := method
+	err := settled(r.Context(), func() error { return h.send(r.Context(), sender, method, &sent, f) })
 	if errors.Is(err, ledger.ErrDuplicate) {
 		// A double submit of the same form: the first one sent.
 		err = nil
@@ -126,13 +127,14 @@ func (h *Handler) uiSend(w http.ResponseWriter, r *http.Request, s *web.Session)
 		return h.renderSend(w, r, s, http.StatusUnprocessableEntity, f)
 	}
 	w.Header().Set("HX-Trigger", "wallet-changed")
-	redirect(w, r, "/send?sent="+string(method))
+	redirect(w, r, "/send?sent="+string(sent))
 	return nil
 }
 
 // send performs one send of the form; the form's dedup id makes it
-// idempotent.
-func (h *Handler) send(ctx context.Context, sender coin.PartyID, method views.SendMethod, f views.SendForm) error {
+// idempotent. sent is set to how the send settled: a transfer instruction
+// to a receiver with a preapproval completes at once (direct).
+func (h *Handler) send(ctx context.Context, sender coin.PartyID, method views.SendMethod, sent *views.SendMethod, f views.SendForm) error {
 	if f.Receiver == "" {
 		return badRequest("receiver: enter the receiver's party ID")
 	}
@@ -182,8 +184,21 @@ func (h *Handler) send(ctx context.Context, sender coin.PartyID, method views.Se
 		if err != nil {
 			return err
 		}
-		_, err = h.l.CreateTransferInstruction(ctx, ledger.TransferInstructionRequest{Sender: sender, Receiver: receiver,
+		// A double submit is told how the first one settled (its answer is
+		// ErrDuplicate), so ask the ledger's rule first.
+		if kind, err := h.l.TransferKind(ctx, sender, receiver); err != nil {
+			return err
+		} else if kind == ledger.TransferDirect {
+			*sent = views.SendDirect
+		}
+		res, err := h.l.CreateTransferInstruction(ctx, ledger.TransferInstructionRequest{Sender: sender, Receiver: receiver,
 			Amount: amount, Description: f.Description, ExecuteBefore: at, TrackingID: f.DedupID})
+		if err == nil {
+			*sent = views.SendInstruction
+			if res.Status == ledger.InstructionCompleted {
+				*sent = views.SendDirect
+			}
+		}
 		return err
 	}
 	return badRequest("method: choose how to send")

@@ -88,7 +88,7 @@ func TestUISendOfferAcceptRejectWithdraw(t *testing.T) {
 		bob := e.wallet(t, "bob", "")
 		page := alice.get("/send")
 		mustHave(t, page, http.StatusOK, `data-testid="nav-send"`, `aria-current="page" data-testid="nav-send"`, `data-testid="method-offer"`,
-			`data-testid="method-instruction"`, `data-testid="send-balance">Available: 20000.0000000000 CC`)
+			`data-testid="method-instruction"`, `data-testid="send-balance">Available: <span class="amt" title="20000.0000000000 CC">20,000 CC<`)
 		if strings.Contains(page.body, `data-testid="method-direct"`) {
 			t.Error("direct method offered before the receiver is checked")
 		}
@@ -116,7 +116,7 @@ func TestUISendOfferAcceptRejectWithdraw(t *testing.T) {
 
 		// Accept with htmx: the list fragment comes back with the balance.
 		r := bob.do(http.MethodPost, "/offers/"+offers[0]+"/accept", url.Values{"csrf_token": {bob.csrf}}, map[string]string{"HX-Request": "true"})
-		mustHave(t, r, http.StatusOK, `id="transfers-list"`, `data-testid="transfers-ok"`, `data-testid="transfers-balance">100.0000000000 CC`,
+		mustHave(t, r, http.StatusOK, `id="transfers-list"`, `data-testid="transfers-ok"`, `data-testid="transfers-balance" title="100.0000000000 CC">100 CC<`,
 			`data-testid="incoming-offers-empty"`)
 		if strings.Contains(r.body, "<html") {
 			t.Error("htmx answer is a whole page")
@@ -288,7 +288,7 @@ func TestUITraffic(t *testing.T) {
 		}
 		// 200000 bytes at 16.67 USD/MB is 3.334 USD, 666.8 CC at 0.005 USD.
 		q := alice.post("/traffic", url.Values{"csrf_token": {alice.csrf}, "step": {"quote"}, "member": {string(e.l.Operator())}, "amount": {"200000"}, "unit": {"bytes"}})
-		mustHave(t, q, http.StatusOK, `data-testid="traffic-confirm"`, `data-testid="traffic-cost-cc">666.8000000000 CC`, `data-testid="traffic-cost-usd">3.3340000000 USD`)
+		mustHave(t, q, http.StatusOK, `data-testid="traffic-confirm"`, `data-testid="traffic-cost-cc" title="666.8000000000 CC">666.8 CC<`, `data-testid="traffic-cost-usd" title="3.3340000000 USD">3.33 USD<`)
 		// In CC: 700 CC buys the most bytes costing at most 700 CC.
 		qc := alice.post("/traffic", url.Values{"csrf_token": {alice.csrf}, "step": {"quote"}, "member": {string(alice.party)}, "amount": {"700"}, "unit": {"cc"}})
 		mustHave(t, qc, http.StatusOK, `name="amount" value="209958"`)
@@ -299,7 +299,7 @@ func TestUITraffic(t *testing.T) {
 				t.Fatalf("confirm %d = %d %q: %.300s", i, r.status, r.header.Get("Location"), r.body)
 			}
 		}
-		mustHave(t, alice.get("/traffic?tracking="+tracking), http.StatusOK, `data-testid="traffic-request-status">completed`, "200000 bytes bought")
+		mustHave(t, alice.get("/traffic?tracking="+tracking), http.StatusOK, `data-testid="traffic-request-status">completed`, "200,000 bytes bought")
 		if got := alice.balance(); got != "19333.2000000000" {
 			t.Errorf("alice's balance = %s, want 20000 - 666.8", got)
 		}
@@ -334,7 +334,8 @@ func TestUIAdminJobsAndMerges(t *testing.T) {
 			last := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 			next := last.Add(time.Minute)
 			e := newUIEnv(t, engine, handlers.JobStatus{Name: "merge-holdings", Schedule: "every 1m0s", LastRun: &last, NextRun: &next,
-				LastDurationMS: 1500, LastError: "database is busy"}, handlers.JobStatus{Name: "expire-offers", Schedule: "every 10s"})
+				LastDurationMS: 1500, LastError: "database is busy"}, handlers.JobStatus{Name: "expire-offers", Schedule: "every 10s"},
+				handlers.JobStatus{Name: "round-clock", Schedule: "every 1m0s", About: "a new mining round opens every 10 minutes"})
 			alice := e.wallet(t, "alice", "")
 			if _, err := e.l.ProposeMergeDelegation(context.Background(), alice.party); err != nil {
 				t.Fatal(err)
@@ -352,7 +353,8 @@ func TestUIAdminJobsAndMerges(t *testing.T) {
 			admin := e.browser(t)
 			admin.login("admin")
 			mustHave(t, admin.get("/admin"), http.StatusOK, `data-name="merge-holdings"`, "every 1m0s", "2026-01-02 03:04:05 UTC",
-				"2026-01-02 03:05:05 UTC", "1.5s", "database is busy", `data-name="expire-offers"`, `data-testid="merge-row"`, string(alice.party))
+				"2026-01-02 03:05:05 UTC", "1.5s", "database is busy", `data-name="expire-offers"`, `data-testid="merge-row"`, string(alice.party),
+				`<span data-testid="automation-about">a new mining round opens every 10 minutes</span><div class="muted">checks every 1m0s</div>`)
 		})
 	}
 }

@@ -13,8 +13,13 @@ import (
 // Automation is the automation part of the operator's configuration.
 // Zero values take the defaults below.
 type Automation struct {
-	// Disabled turns every automation off (enableWallet: false does too).
+	// Disabled turns every automation off.
 	Disabled bool
+	// WalletOff (enableWallet: false) leaves the wallet's automations out
+	// (reward collection, merges, renewals, sweeps, auto-accept, top-up);
+	// the network's own (round clock, pruning, expiry) still run, so the
+	// registry keeps open rounds.
+	WalletOff bool
 	// RoundInterval is the round clock's tick; default the network rules'
 	// TickDuration (10 minutes). Negative turns the round clock off (a
 	// node following a network's clock elsewhere).
@@ -145,7 +150,9 @@ func Build(ctx context.Context, l *ledger.Ledger, a Automation) ([]Job, error) {
 	if a.RoundInterval > 0 {
 		js = append(js, RoundClock(l, a.RoundInterval))
 	}
-	js = append(js, RewardCollection(l, a.RewardCollectionInterval), MergeHoldings(l, a.MergeInterval))
+	if !a.WalletOff {
+		js = append(js, RewardCollection(l, a.RewardCollectionInterval), MergeHoldings(l, a.MergeInterval))
+	}
 	if a.Pruning.Enabled() {
 		p, err := Pruning(l, a.Pruning)
 		if err != nil {
@@ -153,7 +160,11 @@ func Build(ctx context.Context, l *ledger.Ledger, a Automation) ([]Job, error) {
 		}
 		js = append(js, p)
 	}
-	js = append(js, Expiry(l, a.ExpiryInterval), PreapprovalRenewal(l, a.RenewalInterval))
+	js = append(js, Expiry(l, a.ExpiryInterval))
+	if a.WalletOff {
+		return js, nil
+	}
+	js = append(js, PreapprovalRenewal(l, a.RenewalInterval))
 	for _, s := range a.Sweeps {
 		js = append(js, Sweep(l, s, a.PollInterval))
 	}

@@ -38,6 +38,10 @@ type Job struct {
 	Lease time.Duration
 	// Run does the work; its error is recorded in the job's status.
 	Run func(ctx context.Context) error
+	// About says in words what the job's rhythm means to people when its
+	// schedule alone misleads (the round clock checks every minute, but a
+	// round lasts ten); "" for none.
+	About string
 }
 
 // Leaser is what the scheduler needs from the ledger: a lease per job.
@@ -74,6 +78,7 @@ const DefaultMaxConsecutiveFailures = 5
 type Status struct {
 	Name     string    `json:"name"`
 	Schedule string    `json:"schedule"`
+	About    string    `json:"about,omitempty"`
 	LastRun  time.Time `json:"last_run,omitzero"`
 	NextRun  time.Time `json:"next_run,omitzero"`
 	// LastDuration is the last run's duration.
@@ -157,7 +162,7 @@ func New(leaser Leaser, jobs []Job, cfg Config, log *slog.Logger) (*Scheduler, e
 			return nil, fmt.Errorf("job %q: schedule %s: %w", j.Name, schedule, err)
 		}
 		sc.jobs[j.Name] = gj
-		sc.status[j.Name] = &Status{Name: j.Name, Schedule: schedule}
+		sc.status[j.Name] = &Status{Name: j.Name, Schedule: schedule, About: j.About}
 		sc.order = append(sc.order, j.Name)
 	}
 	sort.Strings(sc.order)

@@ -126,6 +126,9 @@ func TestAutomationConfig(t *testing.T) {
 	}{
 		{"defaults", jobs.Automation{}, []string{"round-clock", "collect-rewards", "merge-holdings", "expire-transfers", "renew-preapprovals"}, ""},
 		{"disabled", jobs.Automation{Disabled: true}, nil, ""},
+		// enableWallet: false: the network's jobs only.
+		{"wallet off", jobs.Automation{WalletOff: true, Pruning: jobs.PruningSchedule{Cron: "0 3 * * *", Retention: time.Hour}},
+			[]string{"round-clock", "participant-pruning", "expire-transfers"}, ""},
 		{"no round clock", jobs.Automation{RoundInterval: -1}, []string{"collect-rewards", "merge-holdings", "expire-transfers", "renew-preapprovals"}, ""},
 		{"pruning on", jobs.Automation{Pruning: jobs.PruningSchedule{Cron: "0 3 * * *", Retention: 30 * 24 * time.Hour}},
 			[]string{"round-clock", "collect-rewards", "merge-holdings", "participant-pruning", "expire-transfers", "renew-preapprovals"}, ""},
@@ -179,6 +182,15 @@ func TestRoundClockJob(t *testing.T) {
 	job := jobs.RoundClock(l, 10*time.Minute)
 	if job.Every != time.Minute {
 		t.Errorf("round clock checks every %s, want 1m", job.Every)
+	}
+	// The admin page shows this: the check interval alone read as the
+	// round's length.
+	for d, want := range map[time.Duration]string{10 * time.Minute: "a new mining round opens every 10 minutes",
+		time.Minute: "a new mining round opens every minute", 2 * time.Hour: "a new mining round opens every 2 hours",
+		90 * time.Second: "a new mining round opens every 90 seconds", 1500 * time.Millisecond: "a new mining round opens every 1.5s"} {
+		if got := jobs.RoundClock(l, d).About; got != want {
+			t.Errorf("round clock of %s says %q, want %q", d, got, want)
+		}
 	}
 	ctx := context.Background()
 	if err := job.Run(ctx); err != nil {

@@ -37,7 +37,7 @@ func (l *Ledger) AutoAccept(ctx context.Context, receiver coin.PartyID, fromPart
 		switch {
 		case err == nil:
 			res.Offers++
-		case errors.Is(err, ErrConflict), errors.Is(err, ErrExpired):
+		case errors.Is(err, ErrOfferFinished), errors.Is(err, ErrConflict), errors.Is(err, ErrExpired):
 		default:
 			return res, fmt.Errorf("auto-accept for %s: %w", receiver, err)
 		}

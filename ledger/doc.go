@@ -32,7 +32,9 @@
 // (conservation.go) audits: the live holdings at their initial amounts
 // equal everything minted minus everything burned, exactly, and every
 // offset a row records is an update in the log or a pruned one. The tests
-// run it after every scenario.
+// run it after every scenario. Pruning takes only closed rounds' updates
+// and carries their traffic use forward (pruned_traffic), so no status a
+// user or an automation reads changes.
 //
 // # Where each rule lives
 //
@@ -64,7 +66,9 @@
 //   - traffic.go, topup.go: traffic purchases and the top-up automation's
 //     rule; sweep.go, autoaccept.go: the sweep and auto-accept automations'
 //     rules.
-//   - history.go: a party's history; parties.go: onboarding and users;
+//   - history.go: a party's history, whose amounts add up to its
+//     available balance's changes (HistoryItem); parties.go: onboarding
+//     and users;
 //     usercache.go: the per-process cache of who a caller is.
 //   - errors.go: the sentinel errors, which handlers map to HTTP statuses
 //     in one table.

@@ -27,7 +27,7 @@ func (l *Ledger) ExpireDust(ctx context.Context) (int, error) {
 		done := false
 		err := l.db.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
 			n, last, done = 0, "", false
-			r, err := store.LatestRound(ctx, tx)
+			r, err := l.usableRound(ctx, tx)
 			if err != nil {
 				return err
 			}
@@ -57,7 +57,13 @@ func (l *Ledger) ExpireDust(ctx context.Context) (int, error) {
 					return err
 				}
 				t.burn(h.Amount)
-				t.record(h.Owner, "balance_change", subtype, l.dso, coin.Zero, h.Amount, "",
+				// An unlocked holding leaves the available balance now; a
+				// locked one left it when it was locked.
+				gone := h.Amount.Neg()
+				if h.LockHolder != "" {
+					gone = coin.Zero
+				}
+				t.record(h.Owner, "balance_change", subtype, l.dso, gone, h.Amount, "",
 					HistoryDetails{ContractID: h.ContractID, HoldingFees: h.Amount})
 				n++
 			}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/coin"
@@ -50,12 +51,14 @@ func TestHistoryBothSides(t *testing.T) {
 			return out
 		}
 		fee := func(r *ledger.TransferResult) coin.Amount { return r.Fees.Add(r.HoldingFees) }
+		// What leaves the sender's available balance: the amount, the
+		// fees and the inputs' holding fees; to oneself, the fees alone.
 		sent := func(amount string, r *ledger.TransferResult) coin.Amount {
-			return coin.MustParse(amount).Add(r.Fees).Neg()
+			return coin.MustParse(amount).Add(fee(r)).Neg()
 		}
 		want := map[coin.PartyID][]string{
 			a: {
-				fmt.Sprintf("a to a %s %s %s", a, sent("1", self), fee(self)),
+				fmt.Sprintf("a to a %s %s %s", a, fee(self).Neg(), fee(self)),
 				fmt.Sprintf("a to c %s %s %s", c, "-3.0000000000", "0.0000000000"),
 				fmt.Sprintf("b to a %s %s %s", b, "5.0000000000", "0.0000000000"),
 				fmt.Sprintf("a to b %s %s %s", b, sent("10", ab), fee(ab)),
@@ -108,6 +111,63 @@ func TestHistoryBothSides(t *testing.T) {
 				t.Fatalf("page %d = %+v, want %+v", i, page[0], full[i])
 			}
 			before = page[0].ID
+		}
+	})
+}
+
+// TestHistoryOwnActions: whoever rejects or withdraws an offer sees it in
+// its own history, as the counterparty does; before, only the
+// counterparty did. A party sees the preapproval it asked for, and its
+// cancellation, which the provider sees too.
+func TestHistoryOwnActions(t *testing.T) {
+	forEachEngine(t, func(t *testing.T, l *ledger.Ledger) {
+		ctx := context.Background()
+		a, b := ledgertest.Party(t, l), ledgertest.Party(t, l)
+		ledgertest.Mint(t, l, a, "10")
+		offer := func(id string) coin.ContractID {
+			t.Helper()
+			o, _, err := l.CreateOffer(ctx, ledger.OfferRequest{Sender: a, Receiver: b, Amount: coin.MustParse("1"), ExpiresAt: time.Now().Add(time.Hour), TrackingID: id})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return o.ContractID
+		}
+		if err := l.RejectOffer(ctx, b, offer("r")); err != nil {
+			t.Fatal(err)
+		}
+		if err := l.WithdrawOffer(ctx, a, offer("w")); err != nil {
+			t.Fatal(err)
+		}
+		c := ledgertest.Party(t, l)
+		if _, _, err := l.CreatePreapproval(ctx, c); err != nil {
+			t.Fatal(err)
+		}
+		if err := l.CancelPreapproval(ctx, c); err != nil {
+			t.Fatal(err)
+		}
+		notes := func(p coin.PartyID) string {
+			t.Helper()
+			items, err := l.History(ctx, p, ledger.HistoryQuery{PageSize: 10, Kind: "notification"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, it := range items {
+				if it.Subtype != "Onboarded" {
+					got = append(got, it.Subtype)
+				}
+			}
+			return fmt.Sprint(got)
+		}
+		for p, want := range map[coin.PartyID]string{
+			a:            "[TransferOfferWithdrawn TransferOfferRejected]",
+			b:            "[TransferOfferWithdrawn TransferOfferRejected]",
+			c:            "[TransferPreapprovalCancelled TransferPreapprovalCreation]",
+			l.Operator(): "[TransferPreapprovalCancelled]",
+		} {
+			if got := notes(p); got != want {
+				t.Errorf("%s's notifications: %s, want %s", p.Hint(), got, want)
+			}
 		}
 	})
 }

@@ -43,7 +43,7 @@ type Balance struct {
 
 // CurrentRound returns the latest open round and its price.
 func (l *Ledger) CurrentRound(ctx context.Context) (coin.Round, coin.Amount, error) {
-	r, err := store.LatestRound(ctx, l.db)
+	r, err := l.usableRound(ctx, l.db)
 	if err != nil {
 		return 0, coin.Zero, err
 	}
@@ -53,7 +53,7 @@ func (l *Ledger) CurrentRound(ctx context.Context) (coin.Round, coin.Amount, err
 // Holdings lists a party's holdings valued at the latest open round,
 // largest first.
 func (l *Ledger) Holdings(ctx context.Context, party coin.PartyID) ([]HoldingView, coin.Round, error) {
-	r, err := store.LatestRound(ctx, l.db)
+	r, err := l.usableRound(ctx, l.db)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -117,7 +117,7 @@ func (l *Ledger) contractsByID(ctx context.Context, db bun.IDB, ids []coin.Contr
 
 // Balance sums a party's holdings at the latest open round.
 func (l *Ledger) Balance(ctx context.Context, party coin.PartyID) (Balance, error) {
-	r, err := store.LatestRound(ctx, l.db)
+	r, err := l.usableRound(ctx, l.db)
 	if err != nil {
 		return Balance{}, err
 	}
@@ -155,7 +155,7 @@ func (b *Balance) add(eff, fee coin.Amount, locked bool) {
 // needs neither, and loading a thousand payloads cost more than the rest
 // of the page.
 func (l *Ledger) BalanceAndHoldings(ctx context.Context, party coin.PartyID) (Balance, []HoldingView, error) {
-	r, err := store.LatestRound(ctx, l.db)
+	r, err := l.usableRound(ctx, l.db)
 	if err != nil {
 		return Balance{}, nil, err
 	}
@@ -420,17 +420,22 @@ func (l *Ledger) Transfer(ctx context.Context, req TransferRequest) (*TransferRe
 
 // recordTransfer writes the history of a transfer for both sides.
 func (t *txn) recordTransfer(sender, receiver coin.PartyID, amount coin.Amount, r *TransferResult, subtype, description string) {
-	d := HistoryDetails{
-		Provider: t.l.operator, Sender: &PartyAmount{Party: sender, Amount: amount.Add(r.Fees).Neg()},
-		Receivers: []PartyAmount{{Party: receiver, Amount: amount}}, HoldingFees: r.HoldingFees, Fees: r.Fees,
-	}
+	d := HistoryDetails{Provider: t.l.operator, HoldingFees: r.HoldingFees, Fees: r.Fees}
 	if len(r.Outputs) > 0 {
 		d.ContractID = r.Outputs[0]
 	}
 	if receiver == sender {
 		// A transfer to oneself shows once, as what it cost.
-		t.record(sender, "transfer", subtype, receiver, amount.Add(r.Fees).Neg(), r.Fees.Add(r.HoldingFees), description, d)
+		t.record(sender, "transfer", subtype, receiver, r.cost(coin.Zero).Neg(), r.Fees.Add(r.HoldingFees), description, d)
 		return
 	}
-	t.recordPair(sender, receiver, "transfer", subtype, amount.Add(r.Fees).Neg(), r.Fees.Add(r.HoldingFees), amount, coin.Zero, description, d)
+	t.recordPair(sender, receiver, "transfer", subtype, r.cost(amount).Neg(), r.Fees.Add(r.HoldingFees), amount, coin.Zero, description, d)
+}
+
+// cost is what a transfer with outputs worth outputs (those that leave
+// the sender's available balance: to others, or locked) takes from that
+// balance: the outputs, the fees, and the holding fees of the inputs,
+// charged now. It is the inputs' initial amounts less the change.
+func (r *TransferResult) cost(outputs coin.Amount) coin.Amount {
+	return outputs.Add(r.Fees).Add(r.HoldingFees)
 }

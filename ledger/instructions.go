@@ -124,7 +124,9 @@ func NextInstructionStatus(from InstructionStatus, move InstructionMove, actor, 
 	switch rule.deadline {
 	case beforeDeadline:
 		if !now.Before(executeBefore) {
-			return "", fmt.Errorf("%w: the transfer instruction had to be accepted before %s", ErrExpired, FormatTime(executeBefore))
+			// No longer open for acceptance: not found, as the spec's
+			// only error for accept says.
+			return "", fmt.Errorf("%w: the transfer instruction had to be accepted before %s (%w)", ErrExpired, FormatTime(executeBefore), ErrNotFound)
 		}
 	case afterDeadline:
 		if now.Before(executeBefore) {
@@ -227,10 +229,13 @@ func (t *txn) createWithID(cid coin.ContractID, templateID string, payload any, 
 // templates do.
 const MaxDescriptionLength = 280
 
-// CreateTransferInstruction locks the sender's coin for receiver and
-// creates the AmuletTransferInstruction holding the lock, in one
-// transaction. The lock is exactly amount: no fees are charged, only the
-// accrued holding fees of the spent inputs are burned.
+// CreateTransferInstruction is the token standard's transfer, of the kind
+// transferKind says (as the transfer factory answers): to a receiver with
+// a valid preapproval it completes in one step, as a preapproval send;
+// otherwise it locks the sender's coin for receiver and creates the
+// AmuletTransferInstruction holding the lock, in one transaction. The lock
+// is exactly amount: no fees are charged, only the accrued holding fees of
+// the spent inputs are burned.
 func (l *Ledger) CreateTransferInstruction(ctx context.Context, req TransferInstructionRequest) (*InstructionResult, error) {
 	now := l.now()
 	switch {
@@ -264,10 +269,18 @@ func (l *Ledger) CreateTransferInstruction(ctx context.Context, req TransferInst
 				return err
 			}
 			if prev != nil {
-				return fmt.Errorf("%w: tracking id %q was already used for transfer instruction %s", ErrDuplicate, req.TrackingID, prev.Result)
+				return fmt.Errorf("%w: tracking id %q was already used for transfer %s", ErrDuplicate, req.TrackingID, prev.Result)
 			}
 		}
 		if err := l.lockParties(ctx, tx, req.Sender); err != nil {
+			return err
+		}
+		kind, pre, err := l.transferKind(ctx, tx, req.Sender, req.Receiver)
+		if err != nil {
+			return err
+		}
+		if kind == TransferDirect {
+			res, err = l.transferDirect(ctx, tx, req, pre, key)
 			return err
 		}
 		t, err := l.beginTxn(ctx, tx, "create-transfer-instruction")
@@ -291,9 +304,9 @@ func (l *Ledger) CreateTransferInstruction(ctx context.Context, req TransferInst
 			RequestedAt: FormatTime(t.now), ExecuteBefore: FormatTime(executeBefore),
 			InputHoldingCIDs: []coin.ContractID{locked}, Meta: metadata{Values: meta},
 		}}, l.dso, req.Sender, req.Receiver)
-		t.record(req.Sender, "transfer", "CreateTokenStandardTransferInstruction", req.Receiver, tr.HoldingFees.Neg(), tr.HoldingFees, req.Description, HistoryDetails{
-			Provider: l.operator, Sender: &PartyAmount{Party: req.Sender, Amount: tr.HoldingFees.Neg()},
-			HoldingFees: tr.HoldingFees, ContractID: cid, TrackingID: req.TrackingID,
+		// The locked coin leaves the sender's available balance now.
+		t.record(req.Sender, "transfer", "CreateTokenStandardTransferInstruction", req.Receiver, tr.cost(req.Amount).Neg(), tr.Fees.Add(tr.HoldingFees), req.Description, HistoryDetails{
+			Provider: l.operator, HoldingFees: tr.HoldingFees, Fees: tr.Fees, ContractID: cid, TrackingID: req.TrackingID,
 		})
 		if err := t.commit(ctx); err != nil {
 			return err
@@ -318,6 +331,34 @@ func (l *Ledger) CreateTransferInstruction(ctx context.Context, req TransferInst
 	})
 	if err != nil {
 		return nil, fmt.Errorf("create transfer instruction from %s to %s: %w", req.Sender, req.Receiver, err)
+	}
+	return res, nil
+}
+
+// transferDirect is CreateTransferInstruction's direct kind, inside its
+// database transaction: the transfer through the receiver's preapproval
+// p, completed at once. key, when set, records the tracking id with the
+// receiver's new holding.
+func (l *Ledger) transferDirect(ctx context.Context, tx bun.Tx, req TransferInstructionRequest, p *store.TransferPreapproval, key string) (*InstructionResult, error) {
+	t, err := l.beginTxn(ctx, tx, "transfer-preapproval-send")
+	if err != nil {
+		return nil, err
+	}
+	tr, err := t.sendThrough(ctx, req.Sender, p, req.Amount, req.Description)
+	if err != nil {
+		return nil, err
+	}
+	if err := t.commit(ctx); err != nil {
+		return nil, err
+	}
+	if key != "" {
+		if err := l.saveCommand(ctx, t, key, req.Sender, "create-transfer-instruction", string(tr.Outputs[0])); err != nil {
+			return nil, err
+		}
+	}
+	res := &InstructionResult{Status: InstructionCompleted, ReceiverHoldingCIDs: tr.Outputs, SenderChangeCIDs: []coin.ContractID{}, Meta: map[string]string{}}
+	if tr.Change != "" {
+		res.SenderChangeCIDs = append(res.SenderChangeCIDs, tr.Change)
 	}
 	return res, nil
 }
@@ -394,6 +435,9 @@ func (t *txn) finishInstruction(ctx context.Context, ti *store.TransferInstructi
 		return nil, notFoundf("LockedAmulet '%s' not found for AmuletTransferInstruction '%s', which expires on %s",
 			ti.LockedHoldingCID, ti.ContractID, FormatTime(ti.ExecuteBefore))
 	}
+	if err := t.l.refuseReassigning(ctx, t.tx, t.l.instructionUses(ti, lock != nil, t.round.ContractID)...); err != nil {
+		return nil, fmt.Errorf("transfer instruction %s: %w", ti.ContractID, err)
+	}
 	t.archive(ti.ContractID)
 	value, fee := coin.Zero, coin.Zero
 	if lock != nil {
@@ -413,19 +457,18 @@ func (t *txn) finishInstruction(ctx context.Context, ti *store.TransferInstructi
 			results = append(results, t.newHolding(ti.Receiver, value, nil))
 		}
 		res.ReceiverHoldingCIDs = results
-		d := HistoryDetails{
-			Provider: t.l.operator, Sender: &PartyAmount{Party: ti.Sender, Amount: value.Neg()},
-			Receivers: []PartyAmount{{Party: ti.Receiver, Amount: value}}, HoldingFees: fee, ContractID: ti.ContractID, TrackingID: ti.TrackingID,
-		}
-		// The sender's locked coin leaves its balance; the receiver's grows.
-		t.recordPair(ti.Sender, ti.Receiver, "transfer", subtype, lockedAmount(lock).Neg(), fee, value, coin.Zero, ti.Description, d)
+		d := HistoryDetails{Provider: t.l.operator, HoldingFees: fee, ContractID: ti.ContractID, TrackingID: ti.TrackingID}
+		// The locked coin left the sender's available balance when it was
+		// locked; the receiver's grows.
+		t.recordPair(ti.Sender, ti.Receiver, "transfer", subtype, coin.Zero, fee, value, coin.Zero, ti.Description, d)
 	default:
 		if value.IsPositive() {
 			results = append(results, t.newHolding(ti.Sender, value, nil))
 		}
 		res.SenderChangeCIDs = results
-		t.record(ti.Sender, "balance_change", subtype, ti.Receiver, fee.Neg(), fee, ti.Description, HistoryDetails{
-			Receivers: []PartyAmount{{Party: ti.Sender, Amount: value}}, HoldingFees: fee, ContractID: ti.ContractID, TrackingID: ti.TrackingID,
+		// The unlocked coin returns to the sender's available balance.
+		t.record(ti.Sender, "balance_change", subtype, ti.Receiver, value, fee, ti.Description, HistoryDetails{
+			HoldingFees: fee, ContractID: ti.ContractID, TrackingID: ti.TrackingID,
 		})
 		if move != MoveExpire {
 			t.record(ti.Receiver, "notification", subtype, ti.Sender, coin.Zero, coin.Zero, ti.Description, HistoryDetails{
@@ -447,13 +490,6 @@ func (t *txn) finishInstruction(ctx context.Context, ti *store.TransferInstructi
 	return res, nil
 }
 
-func lockedAmount(h *store.Holding) coin.Amount {
-	if h == nil {
-		return coin.Zero
-	}
-	return h.Amount
-}
-
 // ExpireInstructions ends every pending instruction past its deadline: the
 // lock is released back to the sender and the status becomes expired. It
 // returns how many it expired; the automation calls it periodically.
@@ -473,6 +509,8 @@ func (l *Ledger) ExpireInstructions(ctx context.Context) (int, error) {
 				progressed = true
 			case errors.Is(err, ErrInstructionFinished):
 				// Someone else finished it meanwhile.
+			case errors.Is(err, ErrReassigning):
+				// Expired on a later run, once the reassignment completes.
 			default:
 				return n, fmt.Errorf("expire transfer instruction %s: %w", ti.ContractID, err)
 			}
@@ -494,6 +532,11 @@ func (l *Ledger) TransferInstructionByID(ctx context.Context, viewer coin.PartyI
 		return TransferInstruction{}, fmt.Errorf("transfer instruction %s: %w", cid, ErrNotFound)
 	}
 	c, err := store.ContractByID(ctx, l.db, cid)
+	if errors.Is(err, store.ErrNotFound) {
+		// A finished instruction's contract was pruned; its row still says
+		// how it ended.
+		c, err = nil, nil
+	}
 	if err != nil {
 		return TransferInstruction{}, err
 	}

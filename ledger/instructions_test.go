@@ -347,3 +347,46 @@ func TestTransferInstructionInFlight(t *testing.T) {
 		t.Errorf("after release = %v", err)
 	}
 }
+
+// TestTransferToPreapprovedReceiverIsDirect: a token-standard transfer to a
+// receiver with a valid preapproval completes in one step, the kind the
+// transfer factory names for the pair; once the preapproval has expired
+// both say offer and the transfer waits as an instruction (issue 22.3).
+func TestTransferToPreapprovedReceiverIsDirect(t *testing.T) {
+	forEachEngineClock(t, func(t *testing.T, l *ledger.Ledger, clock *ledgertest.Clock) {
+		ctx := context.Background()
+		sender, receiver := ledgertest.Party(t, l), ledgertest.Party(t, l)
+		ledgertest.Mint(t, l, sender, "100")
+		if _, _, err := l.CreatePreapproval(ctx, receiver); err != nil {
+			t.Fatal(err)
+		}
+		send := func(tracking string) (*ledger.InstructionResult, error) {
+			return l.CreateTransferInstruction(ctx, ledger.TransferInstructionRequest{Sender: sender, Receiver: receiver,
+				Amount: coin.MustParse("10"), Description: "rent", ExecuteBefore: clock.Now().Add(time.Hour), TrackingID: tracking})
+		}
+		f, err := l.TransferFactoryFor(ctx, sender, receiver)
+		if err != nil || f.Kind != ledger.TransferDirect {
+			t.Fatalf("factory = %+v, %v; want direct", f.Kind, err)
+		}
+		res, err := send("d1")
+		if err != nil || res.Status != ledger.InstructionCompleted || len(res.ReceiverHoldingCIDs) != 1 || res.InstructionCID != "" {
+			t.Fatalf("direct transfer = %+v, %v; want completed with the receiver's holding", res, err)
+		}
+		if b, err := l.Balance(ctx, receiver); err != nil || !b.EffectiveUnlocked.Equal(coin.MustParse("10")) {
+			t.Errorf("receiver's balance = %s, %v; want 10", b.EffectiveUnlocked, err)
+		}
+		if tis, err := l.TransferInstructions(ctx, sender); err != nil || len(tis) != 0 {
+			t.Errorf("pending instructions = %d, %v; want none", len(tis), err)
+		}
+		if _, err := send("d1"); !errors.Is(err, ledger.ErrDuplicate) {
+			t.Errorf("same tracking id again: %v; want ErrDuplicate", err)
+		}
+		clock.Advance(ledger.PreapprovalLifetime + time.Hour)
+		if f, err := l.TransferFactoryFor(ctx, sender, receiver); err != nil || f.Kind != ledger.TransferOffer {
+			t.Errorf("factory after the preapproval expired = %+v, %v; want offer", f.Kind, err)
+		}
+		if res, err := send("d2"); err != nil || res.Status != ledger.InstructionPending || res.InstructionCID == "" {
+			t.Errorf("transfer after the preapproval expired = %+v, %v; want pending", res, err)
+		}
+	})
+}

@@ -501,15 +501,15 @@ func (t *txn) mergeInputs(ctx context.Context, owner coin.PartyID, ids []coin.Co
 	if err != nil {
 		return nil, 0, err
 	}
-	d := HistoryDetails{Provider: l.operator, Sender: &PartyAmount{Party: owner, Amount: coin.Zero},
-		Receivers: []PartyAmount{{Party: owner, Amount: sum}}, HoldingFees: res.HoldingFees}
+	d := HistoryDetails{Provider: l.operator, HoldingFees: res.HoldingFees}
 	var out *store.Holding
 	if len(res.Outputs) > 0 {
 		d.ContractID = res.Outputs[0]
 		h := t.holdings[len(t.holdings)-1]
 		out = &h
 	}
-	t.record(owner, "transfer", g.subtype, l.operator, coin.Zero, res.HoldingFees,
+	// The inputs' holding fees are charged now.
+	t.record(owner, "transfer", g.subtype, l.operator, res.HoldingFees.Neg(), res.HoldingFees,
 		fmt.Sprintf("merged %d holdings", len(res.Inputs)), d)
 	if g.featured {
 		// The provider is featured (its FeaturedAppRight is created at
@@ -545,8 +545,7 @@ func (d Dev) MintBulk(ctx context.Context, party coin.PartyID, amounts []coin.Am
 		for _, a := range amounts {
 			t.mint(party, a)
 		}
-		t.record(party, "balance_change", "Mint", "", total, coin.Zero, fmt.Sprintf("%d holdings", len(amounts)),
-			HistoryDetails{Receivers: []PartyAmount{{Party: party, Amount: total}}})
+		t.record(party, "balance_change", "Mint", "", total, coin.Zero, fmt.Sprintf("%d holdings", len(amounts)), HistoryDetails{})
 		return t.commit(ctx)
 	})
 }

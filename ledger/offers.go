@@ -226,7 +226,7 @@ func (l *Ledger) createOffer(ctx context.Context, r OfferRequest, guard func(ctx
 // acted on it; every caller (web form, API, sweep) is held to this. The
 // fees are not known until acceptance, so only the amount is compared.
 func (l *Ledger) affordOffer(ctx context.Context, tx bun.Tx, sender coin.PartyID, amount coin.Amount) error {
-	r, err := store.LatestRound(ctx, tx)
+	r, err := l.usableRound(ctx, tx)
 	if err != nil {
 		return err
 	}
@@ -257,6 +257,12 @@ func offerRole(o *store.TransferOffer, actor coin.PartyID, role string) error {
 	return fmt.Errorf("transfer offer %s: %w", o.ContractID, ErrNotFound)
 }
 
+// ErrOfferFinished is returned for an action on an offer that is no longer
+// open (completed, rejected, withdrawn or expired): its contract is
+// archived, so like the real wallet we answer that it is not found, the
+// one error the spec declares for accept, reject and withdraw.
+var ErrOfferFinished = fmt.Errorf("transfer offer is no longer open: %w", ErrNotFound)
+
 func offerOpen(o *store.TransferOffer) error {
 	if o.Status == OfferCreated {
 		return nil
@@ -265,7 +271,7 @@ func offerOpen(o *store.TransferOffer) error {
 	if o.FailureKind != "" {
 		state = o.FailureKind
 	}
-	return fmt.Errorf("%w: transfer offer %s is %s, not open", ErrConflict, o.ContractID, state)
+	return fmt.Errorf("%w: it is %s", ErrOfferFinished, state)
 }
 
 // changeOffer runs fn on an open offer that actor may act on as role, in
@@ -291,6 +297,9 @@ func (l *Ledger) changeOffer(ctx context.Context, actor coin.PartyID, cid coin.C
 		}
 		t, err := l.beginTxn(ctx, tx, kind)
 		if err != nil {
+			return err
+		}
+		if err := l.refuseReassigning(ctx, tx, o.ContractID); err != nil {
 			return err
 		}
 		t.archive(o.ContractID)
@@ -324,7 +333,12 @@ func (l *Ledger) AcceptOffer(ctx context.Context, actor coin.PartyID, cid coin.C
 	var accepted coin.ContractID
 	err := l.changeOffer(ctx, actor, cid, "receiver", "accept-transfer-offer", func(t *txn, o *store.TransferOffer) error {
 		if !t.now.Before(o.ExpiresAt) {
-			return fmt.Errorf("%w: transfer offer %s expired at %s", ErrExpired, o.ContractID, FormatTime(o.ExpiresAt))
+			// Not yet expired by the automation, but no longer open all the same.
+			return fmt.Errorf("%w: transfer offer %s expired at %s (%w)", ErrExpired, o.ContractID, FormatTime(o.ExpiresAt), ErrOfferFinished)
+		}
+		// The payment is a transfer under the rules at the open round.
+		if err := t.usingRules(ctx); err != nil {
+			return err
 		}
 		amount := paymentAmount{Amount: o.Amount, Unit: "AmuletUnit"}
 		accepted = t.create(TemplateAcceptedTransferOffer, acceptedTransferOfferPayload{
@@ -358,7 +372,8 @@ func (l *Ledger) AcceptOffer(ctx context.Context, actor coin.PartyID, cid coin.C
 func (l *Ledger) RejectOffer(ctx context.Context, actor coin.PartyID, cid coin.ContractID) error {
 	err := l.changeOffer(ctx, actor, cid, "receiver", "reject-transfer-offer", func(t *txn, o *store.TransferOffer) error {
 		o.Status, o.FailureKind = OfferFailed, OfferRejected
-		t.record(o.Sender, "notification", "TransferOfferRejected", o.Receiver, coin.Zero, coin.Zero, o.Description,
+		// Both see it: the receiver did it, the sender's offer ended.
+		t.recordPair(o.Sender, o.Receiver, "notification", "TransferOfferRejected", coin.Zero, coin.Zero, coin.Zero, coin.Zero, o.Description,
 			HistoryDetails{Notification: fmt.Sprintf("transfer offer %s of %s rejected by the receiver", o.TrackingID, o.Amount)})
 		return t.finishOffer(ctx, o)
 	})
@@ -372,7 +387,8 @@ func (l *Ledger) RejectOffer(ctx context.Context, actor coin.PartyID, cid coin.C
 func (l *Ledger) WithdrawOffer(ctx context.Context, actor coin.PartyID, cid coin.ContractID) error {
 	err := l.changeOffer(ctx, actor, cid, "sender", "withdraw-transfer-offer", func(t *txn, o *store.TransferOffer) error {
 		o.Status, o.FailureKind, o.WithdrawnReason = OfferFailed, OfferWithdrawn, WithdrawnBySender
-		t.record(o.Receiver, "notification", "TransferOfferWithdrawn", o.Sender, coin.Zero, coin.Zero, o.Description,
+		// Both see it: the sender did it, the receiver's offer ended.
+		t.recordPair(o.Sender, o.Receiver, "notification", "TransferOfferWithdrawn", coin.Zero, coin.Zero, coin.Zero, coin.Zero, o.Description,
 			HistoryDetails{Notification: fmt.Sprintf("transfer offer %s of %s withdrawn by the sender", o.TrackingID, o.Amount)})
 		return t.finishOffer(ctx, o)
 	})
@@ -410,7 +426,7 @@ func (l *Ledger) ExpireOffers(ctx context.Context) (int, error) {
 			case err == nil:
 				n++
 				progressed = true
-			case errors.Is(err, ErrConflict):
+			case errors.Is(err, ErrOfferFinished), errors.Is(err, ErrConflict):
 				// Accepted, rejected or withdrawn meanwhile.
 				progressed = true
 			default:

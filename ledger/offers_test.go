@@ -81,9 +81,9 @@ func TestOfferStateChanges(t *testing.T) {
 			offerState{ledger.OfferFailed, ledger.OfferRejected, "100.0000000000", "0.0000000000", 0}},
 		{"withdraw", "100", []step{{"sender", "withdraw", nil}},
 			offerState{ledger.OfferFailed, ledger.OfferWithdrawn, "100.0000000000", "0.0000000000", 0}},
-		{"accept after withdraw", "100", []step{{"sender", "withdraw", nil}, {"receiver", "accept", ledger.ErrConflict}},
+		{"accept after withdraw", "100", []step{{"sender", "withdraw", nil}, {"receiver", "accept", ledger.ErrOfferFinished}},
 			offerState{ledger.OfferFailed, ledger.OfferWithdrawn, "100.0000000000", "0.0000000000", 0}},
-		{"withdraw after accept", "100", []step{{"receiver", "accept", nil}, {"sender", "withdraw", ledger.ErrConflict}},
+		{"withdraw after accept", "100", []step{{"receiver", "accept", nil}, {"sender", "withdraw", ledger.ErrOfferFinished}},
 			offerState{ledger.OfferCompleted, "", "90.0000000000", "10.0000000000", 0}},
 		{"accept by the sender", "100", []step{{"sender", "accept", ledger.ErrForbidden}},
 			offerState{ledger.OfferCreated, "", "100.0000000000", "0.0000000000", 1}},
@@ -93,27 +93,27 @@ func TestOfferStateChanges(t *testing.T) {
 			offerState{ledger.OfferCreated, "", "100.0000000000", "0.0000000000", 1}},
 		{"withdraw by the receiver", "100", []step{{"receiver", "withdraw", ledger.ErrForbidden}},
 			offerState{ledger.OfferCreated, "", "100.0000000000", "0.0000000000", 1}},
-		{"reject twice", "100", []step{{"receiver", "reject", nil}, {"receiver", "reject", ledger.ErrConflict}},
+		{"reject twice", "100", []step{{"receiver", "reject", nil}, {"receiver", "reject", ledger.ErrOfferFinished}},
 			offerState{ledger.OfferFailed, ledger.OfferRejected, "100.0000000000", "0.0000000000", 0}},
 		{"accept after expiry", "100", []step{{"", "wait", nil}, {"receiver", "accept", ledger.ErrExpired}},
 			offerState{ledger.OfferCreated, "", "100.0000000000", "0.0000000000", 1}},
-		{"expiry ends it", "100", []step{{"", "wait", nil}, {"", "expire", nil}, {"receiver", "accept", ledger.ErrConflict}, {"sender", "withdraw", ledger.ErrConflict}},
+		{"expiry ends it", "100", []step{{"", "wait", nil}, {"", "expire", nil}, {"receiver", "accept", ledger.ErrOfferFinished}, {"sender", "withdraw", ledger.ErrOfferFinished}},
 			offerState{ledger.OfferFailed, ledger.OfferExpired, "100.0000000000", "0.0000000000", 0}},
 		// The funds leave after the offer was made (an instruction locks
 		// 95 without fees): the acceptance stands and the offer fails.
-		{"accept without funds", "100", []step{{"sender", "lock95", nil}, {"receiver", "accept", nil}, {"receiver", "accept", ledger.ErrConflict}},
+		{"accept without funds", "100", []step{{"sender", "lock95", nil}, {"receiver", "accept", nil}, {"receiver", "accept", ledger.ErrOfferFinished}},
 			offerState{ledger.OfferFailed, ledger.OfferWithdrawn, "5.0000000000", "0.0000000000", 0}},
-		{"accept twice", "100", []step{{"receiver", "accept", nil}, {"receiver", "accept", ledger.ErrConflict}},
+		{"accept twice", "100", []step{{"receiver", "accept", nil}, {"receiver", "accept", ledger.ErrOfferFinished}},
 			offerState{ledger.OfferCompleted, "", "90.0000000000", "10.0000000000", 0}},
-		{"reject after accept", "100", []step{{"receiver", "accept", nil}, {"receiver", "reject", ledger.ErrConflict}},
+		{"reject after accept", "100", []step{{"receiver", "accept", nil}, {"receiver", "reject", ledger.ErrOfferFinished}},
 			offerState{ledger.OfferCompleted, "", "90.0000000000", "10.0000000000", 0}},
-		{"accept after reject", "100", []step{{"receiver", "reject", nil}, {"receiver", "accept", ledger.ErrConflict}},
+		{"accept after reject", "100", []step{{"receiver", "reject", nil}, {"receiver", "accept", ledger.ErrOfferFinished}},
 			offerState{ledger.OfferFailed, ledger.OfferRejected, "100.0000000000", "0.0000000000", 0}},
-		{"withdraw after reject", "100", []step{{"receiver", "reject", nil}, {"sender", "withdraw", ledger.ErrConflict}},
+		{"withdraw after reject", "100", []step{{"receiver", "reject", nil}, {"sender", "withdraw", ledger.ErrOfferFinished}},
 			offerState{ledger.OfferFailed, ledger.OfferRejected, "100.0000000000", "0.0000000000", 0}},
-		{"reject after withdraw", "100", []step{{"sender", "withdraw", nil}, {"receiver", "reject", ledger.ErrConflict}},
+		{"reject after withdraw", "100", []step{{"sender", "withdraw", nil}, {"receiver", "reject", ledger.ErrOfferFinished}},
 			offerState{ledger.OfferFailed, ledger.OfferWithdrawn, "100.0000000000", "0.0000000000", 0}},
-		{"withdraw twice", "100", []step{{"sender", "withdraw", nil}, {"sender", "withdraw", ledger.ErrConflict}},
+		{"withdraw twice", "100", []step{{"sender", "withdraw", nil}, {"sender", "withdraw", ledger.ErrOfferFinished}},
 			offerState{ledger.OfferFailed, ledger.OfferWithdrawn, "100.0000000000", "0.0000000000", 0}},
 		{"reject by a stranger", "100", []step{{"stranger", "reject", ledger.ErrNotFound}},
 			offerState{ledger.OfferCreated, "", "100.0000000000", "0.0000000000", 1}},
@@ -127,7 +127,7 @@ func TestOfferStateChanges(t *testing.T) {
 			offerState{ledger.OfferFailed, ledger.OfferRejected, "100.0000000000", "0.0000000000", 0}},
 		{"withdraw after expiry", "100", []step{{"", "wait", nil}, {"sender", "withdraw", nil}, {"", "expire-none", nil}},
 			offerState{ledger.OfferFailed, ledger.OfferWithdrawn, "100.0000000000", "0.0000000000", 0}},
-		{"reject after expired", "100", []step{{"", "wait", nil}, {"", "expire", nil}, {"receiver", "reject", ledger.ErrConflict}},
+		{"reject after expired", "100", []step{{"", "wait", nil}, {"", "expire", nil}, {"receiver", "reject", ledger.ErrOfferFinished}},
 			offerState{ledger.OfferFailed, ledger.OfferExpired, "100.0000000000", "0.0000000000", 0}},
 	}
 	forEachEngineClock(t, func(t *testing.T, l *ledger.Ledger, clock *ledgertest.Clock) {
@@ -358,8 +358,8 @@ func TestOfferRaceAcceptWithdraw(t *testing.T) {
 				t.Fatalf("round %d: accept = %v, withdraw = %v; want exactly one to win", round, errs[0], errs[1])
 			}
 			for _, err := range errs {
-				if err != nil && !errors.Is(err, ledger.ErrConflict) {
-					t.Errorf("round %d: loser got %v, want ErrConflict", round, err)
+				if err != nil && !errors.Is(err, ledger.ErrOfferFinished) {
+					t.Errorf("round %d: loser got %v, want ErrOfferFinished", round, err)
 				}
 			}
 			want := "0.0000000000"

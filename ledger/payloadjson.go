@@ -65,19 +65,7 @@ func (d HistoryDetails) appendJSON(b []byte) []byte {
 		b = appendJSONString(b, string(d.Provider))
 		b = append(b, ',')
 	}
-	if d.Sender != nil {
-		b = append(b, `"sender":`...)
-		b = d.Sender.appendJSON(b)
-		b = append(b, ',')
-	}
-	b = append(b, `"receivers":[`...)
-	for i, r := range d.Receivers {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = r.appendJSON(b)
-	}
-	b = append(b, `],"holding_fees":`...)
+	b = append(b, `"holding_fees":`...)
 	b = d.HoldingFees.AppendJSON(b)
 	b = append(b, `,"fees":`...)
 	b = d.Fees.AppendJSON(b)
@@ -95,14 +83,6 @@ func (d HistoryDetails) appendJSON(b []byte) []byte {
 		b = append(b, `,"details":`...)
 		b = appendJSONString(b, d.Notification)
 	}
-	return append(b, '}')
-}
-
-func (p PartyAmount) appendJSON(b []byte) []byte {
-	b = append(b, `{"party":`...)
-	b = appendJSONString(b, string(p.Party))
-	b = append(b, `,"amount":`...)
-	b = p.Amount.AppendJSON(b)
 	return append(b, '}')
 }
 

@@ -43,15 +43,9 @@ func TestPayloadJSONMatchesMarshal(t *testing.T) {
 			"dso": ar.DSO, "round": roundString(ar.Round), "provider": ar.Provider, "featured": ar.Featured, "amount": ar.Amount, "beneficiary": nil,
 		})
 
-		d := HistoryDetails{HoldingFees: amt(), Fees: amt(), Price: amt(), Receivers: []PartyAmount{}}
+		d := HistoryDetails{HoldingFees: amt(), Fees: amt(), Price: amt()}
 		if r.IntN(2) == 0 {
 			d.Provider = coin.PartyID(str())
-		}
-		if r.IntN(2) == 0 {
-			d.Sender = &PartyAmount{Party: coin.PartyID(str()), Amount: amt()}
-		}
-		for range r.IntN(3) {
-			d.Receivers = append(d.Receivers, PartyAmount{Party: coin.PartyID(str()), Amount: amt()})
 		}
 		if r.IntN(2) == 0 {
 			d.ContractID = coin.NewContractID()
@@ -59,8 +53,7 @@ func TestPayloadJSONMatchesMarshal(t *testing.T) {
 		d.TrackingID, d.Notification = str(), str()
 		check("history details", d.appendJSON(nil), d)
 	}
-	// No receivers are a list, as the API's transaction shape has.
-	if got := string(HistoryDetails{}.appendJSON(nil)); got != `{"receivers":[],"holding_fees":"0.0000000000","fees":"0.0000000000","amulet_price":"0.0000000000"}` {
+	if got := string(HistoryDetails{}.appendJSON(nil)); got != `{"holding_fees":"0.0000000000","fees":"0.0000000000","amulet_price":"0.0000000000"}` {
 		t.Errorf("empty details = %s", got)
 	}
 }

@@ -86,7 +86,7 @@ func (l *Ledger) fundProvider(ctx context.Context, provider coin.PartyID, d time
 			return err
 		}
 		cid := t.mint(provider, missing)
-		t.record(provider, "balance_change", "Tap", "", missing, coin.Zero, "preapproval fee", HistoryDetails{Receivers: []PartyAmount{{Party: provider, Amount: missing}}, ContractID: cid})
+		t.record(provider, "balance_change", "Tap", "", missing, coin.Zero, "preapproval fee", HistoryDetails{ContractID: cid})
 		return t.commit(ctx)
 	})
 }
@@ -106,8 +106,7 @@ func (t *txn) chargePreapproval(ctx context.Context, provider, receiver coin.Par
 	if err != nil {
 		return err
 	}
-	t.record(provider, "balance_change", subtype, receiver, fee.Neg(), fee.Add(r.HoldingFees), "",
-		HistoryDetails{Receivers: []PartyAmount{{Party: provider, Amount: fee.Neg()}}, HoldingFees: r.HoldingFees, Fees: fee})
+	t.record(provider, "balance_change", subtype, receiver, r.cost(coin.Zero).Neg(), fee.Add(r.HoldingFees), "", HistoryDetails{HoldingFees: r.HoldingFees, Fees: fee})
 	// As splitAndBurn does on the real network, the burn earns the payer a
 	// validator reward coupon.
 	t.addRewardCoupon(RewardValidator, provider, fee, false)
@@ -216,6 +215,12 @@ func (t *txn) newPreapproval(ctx context.Context, receiver, provider coin.PartyI
 		return "", false, err
 	}
 	cid, err := t.createPreapprovalContract(ctx, receiver, provider, t.now, expires)
+	if err == nil && receiver != provider {
+		// The receiver asked for it; the provider's row is the fee.
+		t.record(receiver, "notification", "TransferPreapprovalCreation", provider, coin.Zero, coin.Zero, "", HistoryDetails{
+			ContractID: cid, Notification: "transfer preapproval created, valid until " + FormatTime(expires),
+		})
+	}
 	return cid, false, err
 }
 
@@ -307,6 +312,14 @@ func (l *Ledger) CancelPreapproval(ctx context.Context, receiver coin.PartyID) e
 		t.archive(p.ContractID)
 		if err := store.ArchiveTransferPreapproval(ctx, tx, p.ContractID, t.now); err != nil {
 			return err
+		}
+		// The provider (the operator, whose admin cancels) and the
+		// receiver both see it.
+		d := HistoryDetails{ContractID: p.ContractID, Notification: "transfer preapproval cancelled"}
+		if p.Provider == receiver {
+			t.record(receiver, "notification", "TransferPreapprovalCancelled", receiver, coin.Zero, coin.Zero, "", d)
+		} else {
+			t.recordPair(p.Provider, receiver, "notification", "TransferPreapprovalCancelled", coin.Zero, coin.Zero, coin.Zero, coin.Zero, "", d)
 		}
 		return t.commit(ctx)
 	})
@@ -440,6 +453,15 @@ func (l *Ledger) validPreapproval(ctx context.Context, db bun.IDB, receiver coin
 func (t *txn) sendPreapproved(ctx context.Context, sender, receiver coin.PartyID, amount coin.Amount, description string) (*TransferResult, error) {
 	p, err := t.l.validPreapproval(ctx, t.tx, receiver)
 	if err != nil {
+		return nil, err
+	}
+	return t.sendThrough(ctx, sender, p, amount, description)
+}
+
+// sendThrough is sendPreapproved once the receiver's valid preapproval p
+// is known.
+func (t *txn) sendThrough(ctx context.Context, sender coin.PartyID, p *store.TransferPreapproval, amount coin.Amount, description string) (*TransferResult, error) {
+	if err := t.usingRules(ctx, p.ContractID); err != nil {
 		return nil, err
 	}
 	featured, err := store.ActiveContractsByTemplate(ctx, t.tx, TemplateFeaturedAppRight, p.Provider)

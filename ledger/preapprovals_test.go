@@ -156,7 +156,11 @@ func TestPreapprovalFeeOutsideDevNet(t *testing.T) {
 			if _, err := l.Dev(); !errors.Is(err, ledger.ErrDisabled) {
 				t.Fatalf("Dev on a production ledger = %v, want ErrDisabled", err)
 			}
-			ledgertest.Mint(t, ledgertest.Open(t, url, ledgertest.Options{}), l.Operator(), "60")
+			// The replica keeps the network's (wall) time: with the test
+			// clock, weeks behind, no open round would have opened yet.
+			clock := ledgertest.NewClock()
+			clock.Advance(time.Since(clock.Now()))
+			ledgertest.Mint(t, ledgertest.Open(t, url, ledgertest.Options{Clock: clock}), l.Operator(), "60")
 			if _, _, err := l.CreatePreapproval(ctx, receiver); err != nil {
 				t.Fatal(err)
 			}

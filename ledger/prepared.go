@@ -257,6 +257,9 @@ func (l *Ledger) Submit(ctx context.Context, s Submission) (SubmitResult, error)
 		if err != nil {
 			return err
 		}
+		if err := l.refuseReassigning(ctx, tx, body.ContractIDs...); err != nil {
+			return err
+		}
 		cid, err := exec.run(ctx, t, body)
 		if err != nil {
 			return err
@@ -305,6 +308,9 @@ func (l *Ledger) PrepareExternalTransfer(ctx context.Context, sender, receiver c
 func runExternalTransfer(ctx context.Context, t *txn, b *PreparedBody) (coin.ContractID, error) {
 	var a externalTransferArgs
 	if err := decodeArgs(b, &a); err != nil {
+		return "", err
+	}
+	if err := t.usingRules(ctx); err != nil {
 		return "", err
 	}
 	r, err := t.transfer(ctx, b.Party, []Output{{Receiver: a.Receiver, Amount: a.Amount}})

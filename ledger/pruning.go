@@ -25,7 +25,9 @@ type PruneReport struct {
 // transactions, stopping once maxDuration has passed (0: no limit). Wallet
 // history, live contracts and live holdings are never touched. The minted
 // and burned totals of the removed rows are carried forward in
-// pruned_totals in the same transaction, so CheckConservation stays exact.
+// pruned_totals in the same transaction, so CheckConservation stays exact,
+// and their traffic use into pruned_traffic, so no member's traffic status
+// changes.
 func (l *Ledger) Prune(ctx context.Context, retention, maxDuration time.Duration) (PruneReport, error) {
 	var rep PruneReport
 	if retention <= 0 {
@@ -56,11 +58,31 @@ func (l *Ledger) Prune(ctx context.Context, retention, maxDuration time.Duration
 				return err
 			}
 			ids := make([]int64, len(us))
+			meters := map[string]*trafficMeter{}
+			var submitters []string
 			for i, u := range us {
 				ids[i] = u.OffsetID
 				tot.Minted = tot.Minted.Add(u.Minted)
 				tot.Burned = tot.Burned.Add(u.Burned)
 				tot.LastOffset = max(tot.LastOffset, u.OffsetID)
+				tm := meters[u.Submitter]
+				if tm == nil {
+					carried, err := store.PrunedTrafficOf(ctx, tx, u.Submitter)
+					if err != nil {
+						return err
+					}
+					tm = l.newTrafficMeter(*carried)
+					meters[u.Submitter] = tm
+					submitters = append(submitters, u.Submitter)
+				}
+				tm.add(u.RecordTime, u.TrafficBytes)
+			}
+			carry := make([]store.PrunedTraffic, len(submitters))
+			for i, s := range submitters {
+				carry[i] = meters[s].m
+			}
+			if err := store.SavePrunedTraffic(ctx, tx, carry); err != nil {
+				return err
 			}
 			if n, err = store.DeleteUpdates(ctx, tx, ids); err != nil {
 				return err

@@ -88,8 +88,12 @@ func (l *Ledger) InstructionChoiceContext(ctx context.Context, cid coin.Contract
 		}
 		return ChoiceContext{Values: map[string]ContextValue{ContextExpireLock: {Tag: "AV_Bool", Value: false}}, Disclosed: []DisclosedContract{}}, nil
 	}
-	round, err := l.usableRound(ctx)
+	r, err := l.usableRound(ctx, l.db)
 	if err != nil {
+		return ChoiceContext{}, err
+	}
+	round := r.ContractID
+	if err := l.refuseReassigning(ctx, l.db, l.instructionUses(ti, true, round)...); err != nil {
 		return ChoiceContext{}, err
 	}
 	cc := ChoiceContext{Values: map[string]ContextValue{
@@ -97,20 +101,43 @@ func (l *Ledger) InstructionChoiceContext(ctx context.Context, cid coin.Contract
 		ContextOpenRound:   cidValue(round),
 		ContextExpireLock:  {Tag: "AV_Bool", Value: true},
 	}}
-	cc.Disclosed, err = l.disclose(ctx, l.rulesCID, round, ti.LockedHoldingCID)
+	cc.Disclosed, err = l.disclosed(ctx, l.rulesCID, round, ti.LockedHoldingCID)
 	return cc, err
 }
 
-// usableRound is the newest open round that has opened.
-func (l *Ledger) usableRound(ctx context.Context) (coin.ContractID, error) {
-	r, err := store.LatestRound(ctx, l.db)
+// instructionUses lists the contracts a move on the instruction ti uses,
+// for the registry's choice context and the wallet's move alike: the
+// instruction and, while its lock holds, the locked holding, AmuletRules
+// and the open round round (the context's expire-lock).
+func (l *Ledger) instructionUses(ti *store.TransferInstruction, locked bool, round coin.ContractID) []coin.ContractID {
+	if !locked {
+		return []coin.ContractID{ti.ContractID}
+	}
+	return []coin.ContractID{ti.ContractID, ti.LockedHoldingCID, l.rulesCID, round}
+}
+
+// refuseReassigning is the one check that none of the contracts a command
+// is about to use is being reassigned between synchronizers: the
+// registry's choice contexts and transfer factory, the wallet's moves on
+// transfer instructions and offers, and external parties' submissions all
+// refuse such a contract alike, with ErrReassigning (409), for the client
+// to retry once the reassignment completes.
+func (l *Ledger) refuseReassigning(ctx context.Context, db bun.IDB, ids ...coin.ContractID) error {
+	rs, err := store.ReassignmentsOf(ctx, db, ids)
 	if err != nil {
-		return "", err
+		return err
 	}
-	if r.OpensAt.After(l.now()) {
-		return "", notFoundf("No open usable OpenMiningRound found.")
+	if len(rs) > 0 {
+		return fmt.Errorf("%w: contract %s is being reassigned from synchronizer %s to %s; retry when the reassignment completes",
+			ErrReassigning, rs[0].ContractID, rs[0].Source, rs[0].Target)
 	}
-	return r.ContractID, nil
+	return nil
+}
+
+// usingRules is refuseReassigning for a transaction that moves coin: it
+// uses ids, AmuletRules and its open round.
+func (t *txn) usingRules(ctx context.Context, ids ...coin.ContractID) error {
+	return t.l.refuseReassigning(ctx, t.tx, append(ids, t.l.rulesCID, t.round.ContractID)...)
 }
 
 // packageName is the Daml package that defines a template.
@@ -127,14 +154,14 @@ func packageName(templateID string) string {
 // disclose loads contracts for disclosure, refusing with ErrReassigning if
 // any is being reassigned and ErrNotFound if any is archived.
 func (l *Ledger) disclose(ctx context.Context, ids ...coin.ContractID) ([]DisclosedContract, error) {
-	rs, err := store.ReassignmentsOf(ctx, l.db, ids)
-	if err != nil {
+	if err := l.refuseReassigning(ctx, l.db, ids...); err != nil {
 		return nil, err
 	}
-	if len(rs) > 0 {
-		return nil, fmt.Errorf("%w: contract %s is being reassigned from synchronizer %s to %s; retry when the reassignment completes",
-			ErrReassigning, rs[0].ContractID, rs[0].Source, rs[0].Target)
-	}
+	return l.disclosed(ctx, ids...)
+}
+
+// disclosed is disclose once refuseReassigning has passed.
+func (l *Ledger) disclosed(ctx context.Context, ids ...coin.ContractID) ([]DisclosedContract, error) {
 	cs, err := l.contractsByID(ctx, l.db, ids)
 	if err != nil {
 		return nil, err
@@ -167,11 +194,38 @@ type TransferFactory struct {
 	Context   ChoiceContext
 }
 
+// transferKind is the one rule for how a token-standard transfer from
+// sender to receiver settles, for the transfer factory's answer and the
+// transfer itself alike: self for a self-transfer, direct (in one step,
+// through the returned preapproval) when the receiver has a valid transfer
+// preapproval, otherwise offer (a transfer instruction the receiver
+// accepts).
+func (l *Ledger) transferKind(ctx context.Context, db bun.IDB, sender, receiver coin.PartyID) (TransferKind, *store.TransferPreapproval, error) {
+	if sender == receiver {
+		return TransferSelf, nil, nil
+	}
+	p, err := l.validPreapproval(ctx, db, receiver)
+	switch {
+	case IsValidation(err):
+		return TransferOffer, nil, nil
+	case err != nil:
+		return "", nil, err
+	}
+	return TransferDirect, p, nil
+}
+
+// TransferKind says how a token-standard transfer from sender to receiver
+// would settle now (transferKind).
+func (l *Ledger) TransferKind(ctx context.Context, sender, receiver coin.PartyID) (TransferKind, error) {
+	k, _, err := l.transferKind(ctx, l.db, sender, receiver)
+	return k, err
+}
+
 // TransferFactoryFor returns the transfer factory (the
 // ExternalPartyAmuletRules contract) and the choice context for a transfer
-// from sender to receiver: direct when the receiver has a transfer
-// preapproval (disclosed with its provider's featured-app right, if any),
-// self for a self-transfer, otherwise offer (a transfer instruction).
+// from sender to receiver, of the kind transferKind says: for direct the
+// receiver's preapproval is disclosed with its provider's featured-app
+// right, if any.
 func (l *Ledger) TransferFactoryFor(ctx context.Context, sender, receiver coin.PartyID) (TransferFactory, error) {
 	factories, err := store.ActiveContractsByTemplate(ctx, l.db, TemplateExternalPartyRule, l.dso)
 	if err != nil {
@@ -180,49 +234,32 @@ func (l *Ledger) TransferFactoryFor(ctx context.Context, sender, receiver coin.P
 	if len(factories) == 0 {
 		return TransferFactory{}, fmt.Errorf("ExternalPartyAmuletRules contract: %w", ErrNotFound)
 	}
-	round, err := l.usableRound(ctx)
+	r, err := l.usableRound(ctx, l.db)
 	if err != nil {
 		return TransferFactory{}, err
 	}
-	f := TransferFactory{FactoryID: factories[0].ContractID, Kind: TransferOffer, Context: ChoiceContext{Values: map[string]ContextValue{
+	round := r.ContractID
+	kind, pre, err := l.transferKind(ctx, l.db, sender, receiver)
+	if err != nil {
+		return TransferFactory{}, err
+	}
+	f := TransferFactory{FactoryID: factories[0].ContractID, Kind: kind, Context: ChoiceContext{Values: map[string]ContextValue{
 		ContextAmuletRules: cidValue(l.rulesCID),
 		ContextOpenRound:   cidValue(round),
 	}}}
 	ids := []coin.ContractID{f.FactoryID, l.rulesCID, round}
-	if sender == receiver {
-		f.Kind = TransferSelf
-	} else {
-		pre, err := l.preapprovalOf(ctx, receiver)
-		if err != nil && !errors.Is(err, ErrNotFound) {
+	if kind == TransferDirect {
+		f.Context.Values[ContextTransferPreapprove] = cidValue(pre.ContractID)
+		ids = append(ids, pre.ContractID)
+		if right, err := l.featuredAppRightOf(ctx, pre.Provider); err == nil {
+			f.Context.Values[ContextFeaturedAppRight] = cidValue(right)
+			ids = append(ids, right)
+		} else if !errors.Is(err, ErrNotFound) {
 			return TransferFactory{}, err
-		}
-		if err == nil {
-			f.Kind = TransferDirect
-			f.Context.Values[ContextTransferPreapprove] = cidValue(pre.ContractID)
-			ids = append(ids, pre.ContractID)
-			var p preapprovalPayload
-			_ = json.Unmarshal([]byte(pre.Payload), &p)
-			if right, err := l.featuredAppRightOf(ctx, p.Provider); err == nil {
-				f.Context.Values[ContextFeaturedAppRight] = cidValue(right)
-				ids = append(ids, right)
-			} else if !errors.Is(err, ErrNotFound) {
-				return TransferFactory{}, err
-			}
 		}
 	}
 	f.Context.Disclosed, err = l.disclose(ctx, ids...)
 	return f, err
-}
-
-// preapprovalOf finds the receiver's active TransferPreapproval, if any.
-func (l *Ledger) preapprovalOf(ctx context.Context, receiver coin.PartyID) (*store.Contract, error) {
-	// Only a valid (unexpired) preapproval makes a transfer direct; the rule
-	// lives in PreapprovalOf.
-	p, err := l.PreapprovalOf(ctx, receiver)
-	if err != nil {
-		return nil, err
-	}
-	return store.ContractByID(ctx, l.db, p.ContractID)
 }
 
 func (l *Ledger) featuredAppRightOf(ctx context.Context, provider coin.PartyID) (coin.ContractID, error) {

@@ -97,3 +97,153 @@ func TestTransferFactoryKinds(t *testing.T) {
 		}
 	})
 }
+
+// TestWalletAndRegistryAgreeOnTheRound: the wallet (balance, a transfer's
+// round) and the registry (transfer factory, choice context) use the same
+// round at every moment, the newest that has opened by the ledger's clock,
+// even when the newest open round lies ahead of the clock (a replica whose
+// clock lags); with none opened both refuse alike (issue 22.2).
+func TestWalletAndRegistryAgreeOnTheRound(t *testing.T) {
+	forEachEngineClock(t, func(t *testing.T, l *ledger.Ledger, clock *ledgertest.Clock) {
+		ctx := context.Background()
+		a, b := ledgertest.Party(t, l), ledgertest.Party(t, l)
+		ledgertest.Mint(t, l, a, "100")
+		for i := 0; i < 3; i++ {
+			clock.Advance(time.Minute)
+			if _, err := l.AdvanceRounds(ctx, 1); err != nil {
+				t.Fatal(err)
+			}
+		}
+		ti, err := l.CreateTransferInstruction(ctx, ledger.TransferInstructionRequest{Sender: a, Receiver: b, Amount: coin.MustParse("1"), ExecuteBefore: clock.Now().Add(time.Hour)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		clock.Advance(-30 * time.Second) // round 3 opened 30 s "ahead"
+		rs, err := l.OpenRounds(ctx)
+		if err != nil || len(rs) != 3 || rs[1].Number != 2 {
+			t.Fatalf("open rounds = %+v, %v", rs, err)
+		}
+		want := string(rs[1].ContractID)
+		if n, _, err := l.CurrentRound(ctx); err != nil || n != 2 {
+			t.Errorf("wallet's round = %d, %v; want 2", n, err)
+		}
+		if bal, err := l.Balance(ctx, a); err != nil || bal.Round != 2 {
+			t.Errorf("balance at round %d, %v; want 2", bal.Round, err)
+		}
+		if _, err := l.Transfer(ctx, ledger.TransferRequest{Sender: a, Receiver: b, Amount: coin.MustParse("1")}); err != nil {
+			t.Fatal(err)
+		}
+		if h, err := l.History(ctx, a, ledger.HistoryQuery{PageSize: 1}); err != nil || len(h) != 1 || h[0].Round != 2 {
+			t.Errorf("the transfer's round = %+v, %v; want 2", h, err)
+		}
+		f, err := l.TransferFactoryFor(ctx, a, b)
+		if err != nil || f.Context.Values[ledger.ContextOpenRound].Value != want {
+			t.Errorf("factory = %+v, %v; want round 2 (%s)", f.Context.Values, err, want)
+		}
+		cc, err := l.InstructionChoiceContext(ctx, ti.InstructionCID, ledger.MoveWithdraw)
+		if err != nil || cc.Values[ledger.ContextOpenRound].Value != want {
+			t.Errorf("choice context = %+v, %v; want round 2 (%s)", cc.Values, err, want)
+		}
+		clock.Advance(-3 * time.Minute) // before any open round opened
+		if _, _, err := l.CurrentRound(ctx); !errors.Is(err, ledger.ErrNotFound) {
+			t.Errorf("wallet's round with none opened: %v; want not found", err)
+		}
+		if _, err := l.TransferFactoryFor(ctx, a, b); !errors.Is(err, ledger.ErrNotFound) || err.Error() != "No open usable OpenMiningRound found." {
+			t.Errorf("factory with none opened: %v; want scan's not found", err)
+		}
+	})
+}
+
+// TestReassignmentRefusedEverywhere: while a contract is being reassigned
+// every path that would use it refuses it alike with ErrReassigning: the
+// registry's choice contexts and factory, the wallet's moves on
+// instructions and offers, and external parties' submissions; nothing
+// changes, and once the reassignment completes the moves go through
+// (issue 22.8: a wallet withdraw went through while the registry said 409).
+func TestReassignmentRefusedEverywhere(t *testing.T) {
+	forEachEngineClock(t, func(t *testing.T, l *ledger.Ledger, clock *ledgertest.Clock) {
+		ctx := context.Background()
+		const target = "global-domain::1220feedfeed"
+		a, b := ledgertest.Party(t, l), ledgertest.Party(t, l)
+		ledgertest.Mint(t, l, a, "100")
+		ext, key := ledgertest.ExternalParty(t, l, "ext")
+		ledgertest.Mint(t, l, ext, "100")
+		ti, err := l.CreateTransferInstruction(ctx, ledger.TransferInstructionRequest{Sender: a, Receiver: b, Amount: coin.MustParse("10"), ExecuteBefore: clock.Now().Add(time.Hour)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		offer := func(tracking string) coin.ContractID {
+			o, _, err := l.CreateOffer(ctx, ledger.OfferRequest{Sender: a, Receiver: b, Amount: coin.MustParse("1"), ExpiresAt: clock.Now().Add(time.Hour), TrackingID: tracking})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return o.ContractID
+		}
+		o1, o2 := offer("o1"), offer("o2")
+		refused := func(what string, err error) {
+			t.Helper()
+			if !errors.Is(err, ledger.ErrReassigning) || !strings.Contains(err.Error(), "retry when the reassignment completes") {
+				t.Errorf("%s during the reassignment: %v; want ErrReassigning", what, err)
+			}
+		}
+		reassign := func(cid coin.ContractID, during func()) {
+			t.Helper()
+			if err := l.BeginReassignment(ctx, cid, target); err != nil {
+				t.Fatal(err)
+			}
+			during()
+			if err := l.CompleteReassignment(ctx, cid); err != nil {
+				t.Fatal(err)
+			}
+		}
+		before, _ := l.Balance(ctx, a)
+		reassign(l.RulesContractID(), func() {
+			for _, m := range []ledger.InstructionMove{ledger.MoveAccept, ledger.MoveReject, ledger.MoveWithdraw} {
+				_, err := l.InstructionChoiceContext(ctx, ti.InstructionCID, m)
+				refused("registry "+string(m)+" context", err)
+			}
+			_, err := l.TransferFactoryFor(ctx, a, b)
+			refused("transfer factory", err)
+			_, err = l.WithdrawTransferInstruction(ctx, a, ti.InstructionCID)
+			refused("wallet withdraw", err)
+			_, err = l.AcceptTransferInstruction(ctx, b, ti.InstructionCID)
+			refused("wallet accept", err)
+			_, err = l.RejectTransferInstruction(ctx, b, ti.InstructionCID)
+			refused("wallet reject", err)
+			_, err = l.AcceptOffer(ctx, b, o1)
+			refused("offer accept", err)
+			p, err := l.PrepareExternalTransfer(ctx, ext, b, coin.MustParse("5"), "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = l.Submit(ctx, ledgertest.Sign(t, ext, key, p))
+			refused("external transfer", err)
+		})
+		reassign(ti.InstructionCID, func() {
+			_, err := l.InstructionChoiceContext(ctx, ti.InstructionCID, ledger.MoveWithdraw)
+			refused("registry context of the instruction itself", err)
+			_, err = l.WithdrawTransferInstruction(ctx, a, ti.InstructionCID)
+			refused("wallet withdraw of the instruction itself", err)
+		})
+		reassign(o2, func() {
+			refused("offer reject", l.RejectOffer(ctx, b, o2))
+			refused("offer withdraw", l.WithdrawOffer(ctx, a, o2))
+		})
+		if after, _ := l.Balance(ctx, a); !after.EffectiveUnlocked.Equal(before.EffectiveUnlocked) || !after.EffectiveLocked.Equal(before.EffectiveLocked) {
+			t.Errorf("a's balance moved during the reassignments: %+v -> %+v", before, after)
+		}
+		if cur, err := l.TransferInstructionByID(ctx, a, ti.InstructionCID); err != nil || cur.Status != ledger.InstructionPending {
+			t.Errorf("instruction = %s, %v; want still pending", cur.Status, err)
+		}
+		// Completed: everything goes through again.
+		if _, err := l.WithdrawTransferInstruction(ctx, a, ti.InstructionCID); err != nil {
+			t.Errorf("withdraw after the reassignment: %v", err)
+		}
+		if _, err := l.AcceptOffer(ctx, b, o1); err != nil {
+			t.Errorf("offer accept after the reassignment: %v", err)
+		}
+		if err := l.WithdrawOffer(ctx, a, o2); err != nil {
+			t.Errorf("offer withdraw after the reassignment: %v", err)
+		}
+	})
+}

@@ -61,7 +61,11 @@ func (l *Ledger) CollectRewards(ctx context.Context) (int, error) {
 			if err != nil || len(cs) == 0 {
 				return err
 			}
-			t := l.newTxn(tx, "collect-rewards", &open[len(open)-1])
+			r, err := l.usable(ctx, tx, &open[len(open)-1])
+			if err != nil {
+				return err
+			}
+			t := l.newTxn(tx, "collect-rewards", r)
 			type sum struct {
 				amount  coin.Amount
 				coupons int
@@ -94,7 +98,7 @@ func (l *Ledger) CollectRewards(ctx context.Context) (int, error) {
 				cid := t.mint(p, s.amount)
 				t.record(p, "balance_change", "CollectRewards", l.dso, s.amount, coin.Zero,
 					fmt.Sprintf("minted %d reward coupons", s.coupons),
-					HistoryDetails{Receivers: []PartyAmount{{Party: p, Amount: s.amount}}, ContractID: cid})
+					HistoryDetails{ContractID: cid})
 			}
 			n = len(cs)
 			return t.commit(ctx)

@@ -60,16 +60,11 @@ func (l *Ledger) TickRounds(ctx context.Context, interval time.Duration) (RoundR
 		if err != nil {
 			return err
 		}
-		now := l.now()
-		if now.Before(c.CreatedAt.Add(interval)) {
+		if l.now().Before(c.CreatedAt.Add(interval)) {
 			return nil
 		}
 		opened = true
-		opens := latest.OpensAt.Add(interval)
-		if now.After(opens) {
-			opens = now
-		}
-		return l.advance(ctx, tx, latest, opens, &rep)
+		return l.advance(ctx, tx, latest, &rep)
 	})
 	if err != nil || !opened {
 		return rep, err
@@ -122,13 +117,7 @@ func (l *Ledger) AdvanceRound(ctx context.Context) (RoundReport, error) {
 		if err != nil {
 			return err
 		}
-		// A developer's jump opens each round one tick after the last, so
-		// the rounds' times say how much time "passed".
-		opens := latest.OpensAt.Add(l.rules.TickDuration)
-		if now := l.now(); now.After(opens) {
-			opens = now
-		}
-		return l.advance(ctx, tx, latest, opens, &rep)
+		return l.advance(ctx, tx, latest, &rep)
 	})
 	if err != nil {
 		return rep, fmt.Errorf("advance round: %w", err)
@@ -136,12 +125,17 @@ func (l *Ledger) AdvanceRound(ctx context.Context) (RoundReport, error) {
 	return rep, l.afterRounds(ctx, &rep)
 }
 
-// advance opens the round after latest at opensAt and closes the old ones.
-func (l *Ledger) advance(ctx context.Context, tx bun.Tx, latest *store.Round, opensAt time.Time, rep *RoundReport) error {
+// advance opens the round after latest and closes the old ones. The new
+// round opens the moment it is created, by the ledger's clock, whether the
+// tick or a developer's jump opened it: a round whose opensAt lay ahead
+// would be open for the wallet but not yet usable for the registry (see
+// usable), and after a jump of n rounds it would stay so for n ticks of
+// wall time.
+func (l *Ledger) advance(ctx context.Context, tx bun.Tx, latest *store.Round, rep *RoundReport) error {
 	next := latest.Number + 1
 	rep.From, rep.To = latest.Number, next
 	t := l.newTxn(tx, "advance-round", &store.Round{Number: next, Price: latest.Price})
-	if err := l.openRound(ctx, t, next, latest.Price, opensAt); err != nil {
+	if err := l.openRound(ctx, t, next, latest.Price, t.now); err != nil {
 		return err
 	}
 	closed, err := store.CloseRoundsBefore(ctx, tx, next-OpenRoundsKept+1, t.now)
@@ -207,6 +201,40 @@ type RoundInfo struct {
 	OpensAt        time.Time
 	TargetClosesAt time.Time
 	ContractID     coin.ContractID
+}
+
+// usableRound is the round a ledger transaction or a registry answer uses
+// now: see usable.
+func (l *Ledger) usableRound(ctx context.Context, db bun.IDB) (*store.Round, error) {
+	r, err := store.LatestRound(ctx, db)
+	if err != nil {
+		return nil, err
+	}
+	return l.usable(ctx, db, r)
+}
+
+// usable is the one rule for which open round is in use, shared by the
+// wallet (every transaction, balance and holding view) and the registry
+// (choice contexts, transfer factory), so they always name the same round:
+// the newest open round that has already opened by the ledger's clock, as
+// the real scan's latest usable OpenMiningRound. latest is the newest open
+// round; it is the answer unless its opensAt lies ahead of the clock (a
+// replica whose clock lags the one that opened it, say).
+func (l *Ledger) usable(ctx context.Context, db bun.IDB, latest *store.Round) (*store.Round, error) {
+	now := l.now()
+	if !latest.OpensAt.After(now) {
+		return latest, nil
+	}
+	rs, err := store.OpenRounds(ctx, db)
+	if err != nil {
+		return nil, err
+	}
+	for i := len(rs) - 1; i >= 0; i-- {
+		if !rs[i].OpensAt.After(now) {
+			return &rs[i], nil
+		}
+	}
+	return nil, notFoundf("No open usable OpenMiningRound found.")
 }
 
 // OpenRounds lists the open rounds, oldest first.

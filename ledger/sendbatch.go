@@ -346,6 +346,15 @@ func (l *Ledger) sendMany(ctx context.Context, db sendDB, calls []*sendCall) ([]
 	if err != nil {
 		return nil, err
 	}
+	// On Postgres the batch has no transaction to read in; the open rounds
+	// are read outside it, only when the newest has not opened yet.
+	var rounds bun.IDB = l.db
+	if tx := db.bunTx(); tx.Tx != nil {
+		rounds = tx
+	}
+	if r, err = l.usable(ctx, rounds, r); err != nil {
+		return nil, err
+	}
 	results := make([]sendResult, len(calls))
 	var ts []*txn
 	for i, c := range calls {

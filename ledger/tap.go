@@ -49,7 +49,7 @@ func (l *Ledger) Tap(ctx context.Context, party coin.PartyID, amountUSD coin.Amo
 			return invalid("amount", "is worth less than 0.0000000001 coin")
 		}
 		cid := t.mint(party, cc)
-		t.record(party, "balance_change", "Tap", "", cc, coin.Zero, "", HistoryDetails{Receivers: []PartyAmount{{Party: party, Amount: cc}}, ContractID: cid})
+		t.record(party, "balance_change", "Tap", "", cc, coin.Zero, "", HistoryDetails{ContractID: cid})
 		if err := t.commit(ctx); err != nil {
 			return err
 		}
@@ -76,7 +76,7 @@ func (d Dev) Mint(ctx context.Context, party coin.PartyID, amount coin.Amount, r
 			return err
 		}
 		cid = t.mint(party, amount)
-		t.record(party, "balance_change", "Mint", "", amount, coin.Zero, reason, HistoryDetails{Receivers: []PartyAmount{{Party: party, Amount: amount}}, ContractID: cid})
+		t.record(party, "balance_change", "Mint", "", amount, coin.Zero, reason, HistoryDetails{ContractID: cid})
 		return t.commit(ctx)
 	})
 	return cid, err

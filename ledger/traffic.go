@@ -175,10 +175,9 @@ func (l *Ledger) BuyTraffic(ctx context.Context, req BuyTrafficRequest) (*BuyTra
 			DSO: l.dso, MemberID: member, SynchronizerID: req.SynchronizerID, MigrationID: "0",
 			TotalPurchased: fmt.Sprint(mt.TotalPurchased), NumPurchases: fmt.Sprint(mt.NumPurchases), AmuletSpent: mt.CoinSpent, USDSpent: mt.USDSpent,
 		}, l.dso)
-		t.record(req.Payer, "transfer", "ExtraTrafficPurchase", coin.PartyID(member), cost.Add(paid.HoldingFees).Neg(), paid.HoldingFees,
+		t.record(req.Payer, "transfer", "ExtraTrafficPurchase", coin.PartyID(member), paid.cost(coin.Zero).Neg(), paid.HoldingFees,
 			fmt.Sprintf("bought %d bytes of traffic for %s", req.Bytes, member), HistoryDetails{
-				Provider: l.operator, Sender: &PartyAmount{Party: req.Payer, Amount: cost.Neg()}, HoldingFees: paid.HoldingFees,
-				Fees: cost, ContractID: reqCID, TrackingID: req.TrackingID,
+				Provider: l.operator, HoldingFees: paid.HoldingFees, Fees: cost, ContractID: reqCID, TrackingID: req.TrackingID,
 			})
 		if err := t.commit(ctx); err != nil {
 			return err
@@ -218,10 +217,50 @@ func (l *Ledger) BuyTrafficStatusOf(ctx context.Context, payer coin.PartyID, tra
 	return BuyTrafficStatus{Status: "completed", TransactionID: r.TransactionID, RequestCID: r.RequestCID}, nil
 }
 
-// TrafficStatusOf computes member's traffic balance. The free base rate
-// covers up to BaseRateBurstAmountBytes per BaseRateBurstWindow (windows
-// aligned to the Unix epoch); consumption beyond it draws on the
-// purchased extra traffic.
+// trafficMeter folds a member's traffic use, update by update in log
+// order, into consumed and extra-consumed bytes: the free base rate covers
+// up to BaseRateBurstAmountBytes per BaseRateBurstWindow (windows aligned
+// to the Unix epoch), and use beyond it draws on the purchased extra
+// traffic. Its state is store.PrunedTraffic: pruning folds the updates it
+// removes into the carried meter, and TrafficStatusOf goes on from there
+// over the rest of the log, so a pruning run changes no number.
+type trafficMeter struct {
+	window time.Duration
+	burst  int64
+	m      store.PrunedTraffic
+}
+
+func (l *Ledger) newTrafficMeter(carried store.PrunedTraffic) *trafficMeter {
+	return &trafficMeter{window: l.rules.BaseRateBurstWindow, burst: l.rules.BaseRateBurstAmountBytes, m: carried}
+}
+
+func (tm *trafficMeter) windowOf(at time.Time) int64 {
+	if tm.window <= 0 {
+		return 0
+	}
+	return at.UnixNano() / int64(tm.window)
+}
+
+// add folds one update's traffic in.
+func (tm *trafficMeter) add(at time.Time, bytes int64) {
+	tm.m.Consumed += bytes
+	if w := tm.windowOf(at); w != tm.m.WindowIndex {
+		tm.m.ExtraConsumed += tm.overBurst()
+		tm.m.WindowIndex, tm.m.WindowUsed = w, 0
+	}
+	tm.m.WindowUsed += bytes
+}
+
+// overBurst is the extra traffic the open window has drawn so far.
+func (tm *trafficMeter) overBurst() int64 {
+	if tm.m.WindowIndex >= 0 && tm.m.WindowUsed > tm.burst {
+		return tm.m.WindowUsed - tm.burst
+	}
+	return 0
+}
+
+// TrafficStatusOf computes member's traffic balance: its purchases, and
+// its use from the traffic meter carried over pruning and the update log.
 func (l *Ledger) TrafficStatusOf(ctx context.Context, member string) (TrafficStatus, error) {
 	s := TrafficStatus{Member: member, CoinSpent: coin.Zero, USDSpent: coin.Zero}
 	mt, err := store.MemberTrafficOf(ctx, l.db, member, l.synchronizerID)
@@ -231,36 +270,22 @@ func (l *Ledger) TrafficStatusOf(ctx context.Context, member string) (TrafficSta
 	case !errors.Is(err, store.ErrNotFound):
 		return s, err
 	}
-	window := l.rules.BaseRateBurstWindow
-	burst := l.rules.BaseRateBurstAmountBytes
-	bucket := func(t time.Time) int64 {
-		if window <= 0 {
-			return 0
-		}
-		return t.UnixNano() / int64(window)
+	carried, err := store.PrunedTrafficOf(ctx, l.db, member)
+	if err != nil {
+		return s, err
 	}
-	cur, curUsed := int64(-1), int64(0)
-	flush := func() {
-		if cur >= 0 && curUsed > burst {
-			s.ExtraConsumed += curUsed - burst
-		}
-	}
+	tm := l.newTrafficMeter(*carried)
 	err = store.ScanTrafficOf(ctx, l.db, member, func(at time.Time, bytes int64) error {
-		s.Consumed += bytes
-		if b := bucket(at); b != cur {
-			flush()
-			cur, curUsed = b, 0
-		}
-		curUsed += bytes
+		tm.add(at, bytes)
 		return nil
 	})
 	if err != nil {
 		return s, err
 	}
-	flush()
-	s.BaseRateRemaining = burst
-	if cur == bucket(l.now()) {
-		s.BaseRateRemaining = max(0, burst-curUsed)
+	s.Consumed, s.ExtraConsumed = tm.m.Consumed, tm.m.ExtraConsumed+tm.overBurst()
+	s.BaseRateRemaining = tm.burst
+	if tm.m.WindowIndex == tm.windowOf(l.now()) {
+		s.BaseRateRemaining = max(0, tm.burst-tm.m.WindowUsed)
 	}
 	s.Remaining = s.Purchased - s.ExtraConsumed
 	return s, nil

@@ -68,6 +68,9 @@ func (l *Ledger) beginLocked(ctx context.Context, tx bun.Tx, kind string, partie
 	if err != nil {
 		return nil, err
 	}
+	if r, err = l.usable(ctx, tx, r); err != nil {
+		return nil, err
+	}
 	t := l.newTxn(tx, kind, r)
 	t.offset = offset
 	return t, nil
@@ -170,12 +173,13 @@ func (t *txn) mint(owner coin.PartyID, amount coin.Amount) coin.ContractID {
 // burn records coin destroyed by this transaction (fees, expiry, traffic).
 func (t *txn) burn(amount coin.Amount) { t.burned = t.burned.Add(amount) }
 
-// HistoryDetails is the full record of one transaction as a party's history
-// shows it, in the wallet API's transaction shape.
+// HistoryDetails is the rest of the record of one transaction as a party's
+// history shows it, in the wallet API's transaction shape. Who sent and
+// received what is not here: HistoryItem's Sender and Receivers are built
+// from the amounts of the row (historyLegs), so they add up to its Amount.
+// (Rows written before carry sender and receivers too; they are ignored.)
 type HistoryDetails struct {
 	Provider     coin.PartyID    `json:"provider,omitempty"`
-	Sender       *PartyAmount    `json:"sender,omitempty"`
-	Receivers    []PartyAmount   `json:"receivers"`
 	HoldingFees  coin.Amount     `json:"holding_fees"`
 	Fees         coin.Amount     `json:"fees"`
 	Price        coin.Amount     `json:"amulet_price"`

@@ -1,7 +1,7 @@
 // Package static embeds the web wallet's browser assets and serves them
 // under content-hash URLs with long cache lifetimes. Nothing is built:
 // htmx.min.js is htmx 2.0.11 (npm htmx.org@2.0.11, dist/htmx.min.js),
-// copied as is; app.css and app.js are ours.
+// copied as is; app.css, app.js and favicon.svg are ours.
 package static
 
 import (
@@ -14,7 +14,7 @@ import (
 	"strings"
 )
 
-//go:embed *.js *.css
+//go:embed *.js *.css *.svg
 var files embed.FS
 
 // Prefix is the URL path the assets are served under.
@@ -36,6 +36,16 @@ var hashes = func() map[string]string {
 // cached forever.
 func URL(name string) string {
 	return Prefix + hashes[name] + "/" + name
+}
+
+// Redirect answers a fixed URL that browsers ask for on their own (such as
+// /favicon.ico) with a redirect to the asset's content-hash URL. It is
+// temporary and cached for a day, since the target changes with the file.
+func Redirect(name string) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Cache-Control", "public, max-age=86400")
+		http.Redirect(w, r, URL(name), http.StatusFound)
+	})
 }
 
 // Handler serves /static/<hash>/<name>. A matching hash is cached for a

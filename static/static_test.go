@@ -17,6 +17,7 @@ func TestHandler(t *testing.T) {
 		{URL("htmx.min.js"), http.StatusOK, "immutable", "javascript"},
 		{URL("app.css"), http.StatusOK, "immutable", "text/css"},
 		{URL("app.js"), http.StatusOK, "immutable", "javascript"},
+		{URL("favicon.svg"), http.StatusOK, "immutable", "image/svg+xml"},
 		{"/static/000000000000/app.css", http.StatusOK, "no-cache", "text/css"},
 		{"/static/x/missing.css", http.StatusNotFound, "", ""},
 		{"/static/app.css", http.StatusNotFound, "", ""},
@@ -41,10 +42,20 @@ func TestHandler(t *testing.T) {
 	}
 }
 
+// TestFaviconRedirect: /favicon.ico, which browsers ask for whatever the
+// page links, leads to the SVG coin's content-hash URL.
+func TestFaviconRedirect(t *testing.T) {
+	rec := httptest.NewRecorder()
+	Redirect("favicon.svg").ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/favicon.ico", nil))
+	if rec.Code != http.StatusFound || rec.Header().Get("Location") != URL("favicon.svg") || !strings.HasSuffix(URL("favicon.svg"), "/favicon.svg") {
+		t.Errorf("GET /favicon.ico = %d %q", rec.Code, rec.Header().Get("Location"))
+	}
+}
+
 // The first visit stays small: htmx, our CSS and JS together.
 func TestAssetsAreSmall(t *testing.T) {
 	total := 0
-	for _, name := range []string{"htmx.min.js", "app.css", "app.js"} {
+	for _, name := range []string{"htmx.min.js", "app.css", "app.js", "favicon.svg"} {
 		b, err := files.ReadFile(name)
 		if err != nil {
 			t.Fatal(err)

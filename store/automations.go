@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -266,11 +267,54 @@ func SavePrunedTotals(ctx context.Context, db bun.IDB, p *PrunedTotals) error {
 	return nil
 }
 
+// PrunedTraffic is the traffic use of a submitter's pruned updates, as
+// the traffic meter left it (ledger.trafficMeter).
+type PrunedTraffic struct {
+	bun.BaseModel `bun:"table:pruned_traffic"`
+
+	Submitter     string `bun:"submitter,pk"`
+	Consumed      int64  `bun:"consumed"`
+	ExtraConsumed int64  `bun:"extra_consumed"`
+	WindowIndex   int64  `bun:"window_index"`
+	WindowUsed    int64  `bun:"window_used"`
+}
+
+// PrunedTrafficOf reads submitter's pruned traffic: nothing pruned yet is
+// a zero total with no window (WindowIndex -1).
+func PrunedTrafficOf(ctx context.Context, db bun.IDB, submitter string) (*PrunedTraffic, error) {
+	p := &PrunedTraffic{Submitter: submitter}
+	err := db.NewSelect().Model(p).WherePK().Scan(ctx)
+	if err = Normalize(err); errors.Is(err, ErrNotFound) {
+		return &PrunedTraffic{Submitter: submitter, WindowIndex: -1}, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("pruned traffic of %s: %w", submitter, err)
+	}
+	return p, nil
+}
+
+// SavePrunedTraffic writes submitters' pruned traffic, inserting or
+// replacing each row.
+func SavePrunedTraffic(ctx context.Context, db bun.IDB, ps []PrunedTraffic) error {
+	if len(ps) == 0 {
+		return nil
+	}
+	_, err := db.NewInsert().Model(&ps).On("CONFLICT (submitter) DO UPDATE").
+		Set("consumed = excluded.consumed, extra_consumed = excluded.extra_consumed, window_index = excluded.window_index, window_used = excluded.window_used").Exec(ctx)
+	if err != nil {
+		return fmt.Errorf("save pruned traffic: %w", Normalize(err))
+	}
+	return nil
+}
+
 // PrunableUpdates lists up to limit updates recorded before cutoff, oldest
-// first.
+// first, of rounds closed already: an open round's updates are still read
+// when it closes (TrafficInRound weighs its validator reward).
 func PrunableUpdates(ctx context.Context, db bun.IDB, cutoff time.Time, limit int) ([]Update, error) {
 	var us []Update
-	err := db.NewSelect().Model(&us).Where("record_time < ?", cutoff).Order("offset_id").Limit(int64(limit)).Scan(ctx)
+	err := db.NewSelect().Model(&us).Where("record_time < ?", cutoff).
+		Where("round < (SELECT COALESCE(MIN(r.number), 0) FROM rounds AS r WHERE r.closed_at IS NULL)").
+		Order("offset_id").Limit(int64(limit)).Scan(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("prunable updates: %w", Normalize(err))
 	}

@@ -13,6 +13,8 @@ var (
 	ReadSendsQuery = readSendsQuery
 	ClaimSendsSQL  = claimSendsSQL
 	WriteSQL       = writeSQL
+	// MigrationLockKey serialises migrations (and schema creation).
+	MigrationLockKey = migrationLockKey
 )
 
 // MigrateUpTo applies the migrations up to and including version.

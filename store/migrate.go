@@ -2,7 +2,9 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"embed"
+	"errors"
 	"fmt"
 	"io/fs"
 	"path"
@@ -11,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/uptrace/bun"
 )
 
@@ -88,6 +91,11 @@ func (db *DB) apply(ctx context.Context, ms []Migration, upTo string) ([]string,
 	if upTo != "" {
 		ms = slices.DeleteFunc(ms, func(m Migration) bool { return m.Version > upTo })
 	}
+	if db.Engine == Postgres {
+		if err := db.ensureSchema(ctx); err != nil {
+			return nil, err
+		}
+	}
 	// Even CREATE TABLE IF NOT EXISTS races on Postgres (two replicas both
 	// see no table), so it runs under the migration lock too.
 	err := db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
@@ -135,6 +143,85 @@ func (db *DB) apply(ctx context.Context, ms []Migration, upTo string) ([]string,
 	}
 	return applied, nil
 }
+
+// ensureSchema creates the schema the connection's search_path names
+// (persistence.schema) when none of its schemas exists yet: Postgres would
+// otherwise refuse the first CREATE TABLE with "no schema has been selected
+// to create in". A role without CREATE on the database gets the statement
+// a database owner has to run instead.
+func (db *DB) ensureSchema(ctx context.Context) error {
+	var current sql.NullString
+	var path, role string
+	if err := db.QueryRowContext(ctx, "SELECT current_schema(), current_setting('search_path'), current_user").Scan(&current, &path, &role); err != nil {
+		return fmt.Errorf("read the current schema: %w", Normalize(err))
+	}
+	if current.Valid {
+		return nil
+	}
+	schema := firstSchema(path)
+	if schema == "" {
+		return fmt.Errorf("search_path %q names no schema to create the tables in; set persistence.schema", path)
+	}
+	// Under the migration lock: concurrent CREATE SCHEMA IF NOT EXISTS
+	// still collide on pg_namespace's unique index.
+	created := false
+	err := db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		if err := db.LockKey(ctx, tx, migrationLockKey); err != nil {
+			return err
+		}
+		var exists bool
+		if err := tx.QueryRowContext(ctx, "SELECT EXISTS (SELECT 1 FROM pg_namespace WHERE nspname = ?)", schema).Scan(&exists); err != nil {
+			return err
+		}
+		if exists { // made by a replica meanwhile, or there all along
+			return nil
+		}
+		_, err := tx.ExecContext(ctx, "CREATE SCHEMA "+quoteIdent(schema))
+		created = err == nil
+		return err
+	})
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) && pgErr.Code == "42501" { // insufficient_privilege
+		return fmt.Errorf("schema %s does not exist and role %s may not create it; as the database's owner run: CREATE SCHEMA %s AUTHORIZATION %s;",
+			quoteIdent(schema), quoteIdent(role), quoteIdent(schema), quoteIdent(role))
+	}
+	if err != nil {
+		return fmt.Errorf("create schema %s: %w", quoteIdent(schema), Normalize(err))
+	}
+	// current_schema() also skips a schema that exists but the role may
+	// not use.
+	if err := db.QueryRowContext(ctx, "SELECT current_schema()").Scan(&current); err != nil {
+		return fmt.Errorf("read the current schema: %w", Normalize(err))
+	}
+	if !current.Valid {
+		return fmt.Errorf("role %s may not use schema %s; as the schema's owner run: GRANT USAGE, CREATE ON SCHEMA %s TO %s;",
+			quoteIdent(role), quoteIdent(schema), quoteIdent(schema), quoteIdent(role))
+	}
+	if !created {
+		return nil
+	}
+	db.log.Info("database schema created", "schema", schema)
+	return nil
+}
+
+// firstSchema is the first schema search_path names, skipping "$user" (a
+// role's own schema is not ours to create). Unquoted names are folded to
+// lower case, as Postgres reads them.
+func firstSchema(path string) string {
+	for _, part := range strings.Split(path, ",") {
+		part = strings.TrimSpace(part)
+		switch {
+		case part == "" || part == `"$user"` || part == "$user":
+		case strings.HasPrefix(part, `"`) && strings.HasSuffix(part, `"`) && len(part) >= 2:
+			return strings.ReplaceAll(part[1:len(part)-1], `""`, `"`)
+		default:
+			return strings.ToLower(part)
+		}
+	}
+	return ""
+}
+
+func quoteIdent(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }
 
 // splitStatements cuts a migration at semicolons that end a line, dropping
 // comment-only lines, except inside a dollar-quoted body ($f$ ... $f$), so

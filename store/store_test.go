@@ -692,17 +692,7 @@ func TestMigrationRowContracts(t *testing.T) {
 	for _, e := range ledgertest.Engines {
 		t.Run(ledgertest.Name(e), func(t *testing.T) {
 			ctx := context.Background()
-			db, err := store.Open(ctx, store.Config{URL: ledgertest.DBURL(t, e)}, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer db.Close()
-			if e == store.Postgres {
-				// DBURL clones the migrated template; start from an empty one.
-				if _, err := db.ExecContext(ctx, "DROP SCHEMA public CASCADE; CREATE SCHEMA public"); err != nil {
-					t.Fatal(err)
-				}
-			}
+			db := emptyDB(t, e)
 			if _, err := db.MigrateUpTo(ctx, "0017"); err != nil {
 				t.Fatal(err)
 			}
@@ -760,3 +750,40 @@ func TestMigrationRowContracts(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// TestMigrationPrunedTraffic: migration 0030 adds pruned_traffic to a
+// database that has an update log already; nothing was carried before it
+// (the log still holds all the traffic of a database that never pruned),
+// so every submitter starts with no carried use, and a carried meter is
+// written and rewritten in place.
+func TestMigrationPrunedTraffic(t *testing.T) {
+	for _, e := range ledgertest.Engines {
+		t.Run(ledgertest.Name(e), func(t *testing.T) {
+			ctx := context.Background()
+			db := emptyDB(t, e)
+			if _, err := db.MigrateUpTo(ctx, "0029"); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := db.ExecContext(ctx, `INSERT INTO updates (update_id, kind, submitter, round, record_time, minted, burned, traffic_bytes)
+				VALUES ('u1', 'transfer', 'op::1', 0, ?, 0, 0, 2500)`, time.Date(2026, 11, 25, 9, 0, 0, 0, time.UTC)); err != nil {
+				t.Fatal(err)
+			}
+			applied, err := db.Migrate(ctx)
+			if err != nil || !slices.Contains(applied, "0030") {
+				t.Fatalf("migrate = %v, %v; want 0030 applied", applied, err)
+			}
+			p, err := store.PrunedTrafficOf(ctx, db, "op::1")
+			if err != nil || p.Consumed != 0 || p.ExtraConsumed != 0 || p.WindowIndex != -1 {
+				t.Fatalf("carried traffic after the migration = %+v, %v; want none", p, err)
+			}
+			for _, used := range []int64{2500, 4000} {
+				if err := store.SavePrunedTraffic(ctx, db, []store.PrunedTraffic{{Submitter: "op::1", Consumed: used, WindowIndex: 7, WindowUsed: used}}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if p, err := store.PrunedTrafficOf(ctx, db, "op::1"); err != nil || p.Consumed != 4000 || p.WindowIndex != 7 || p.WindowUsed != 4000 {
+				t.Errorf("carried traffic = %+v, %v; want the second write", p, err)
+			}
+		})
+	}
+}

@@ -155,6 +155,9 @@ type UserRow struct {
 // AutomationRow is one automation on the admin page.
 type AutomationRow struct {
 	Name, Schedule, LastRun, NextRun, LastDuration, LastError string
+	// About says what the schedule means, when the schedule alone
+	// misleads (the round clock checks every minute; rounds last longer).
+	About string
 }
 
 // OnboardForm is the admin's onboard-a-user form.
@@ -194,6 +197,9 @@ type ErrorPage struct {
 	Page
 	Status  int
 	Message string
+	// Reference is the request ID the server's log records a failure
+	// under (5xx pages); Retry the page to try again ("" for none).
+	Reference, Retry string
 }
 
 // SendMethod is how the send form transfers.

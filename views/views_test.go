@@ -20,7 +20,7 @@ func renderString(t *testing.T, c templ.Component) string {
 func TestHomePage(t *testing.T) {
 	m := Home{
 		Page:    Page{Title: "Wallet", User: "alice", CSRF: "tok", Nav: []NavItem{{Key: "home", Label: "Wallet", Href: "/"}}, Active: "home", Events: "/events"},
-		Party:   "alice::1220ab",
+		Party:   testParty,
 		Balance: Balance{CC: "1.0000000000", USD: "0.0050000000", Price: "0.0050000000", Round: 7},
 		Holdings: []HoldingRow{
 			{Amount: "0.9000000000", CreatedRound: 1, AccruedFee: "0.1000000000"},
@@ -31,7 +31,8 @@ func TestHomePage(t *testing.T) {
 	}
 	got := renderString(t, HomePage(m))
 	for _, want := range []string{
-		`data-testid="balance-cc">1.0000000000 CC`, `data-testid="party-id">alice::1220ab`, `data-copy="alice::1220ab"`,
+		`data-testid="balance-cc" title="1.0000000000 CC">1 CC<`, `data-testid="balance-usd" title="0.0050000000 USD">0.01 USD<`,
+		`data-testid="party-id" title="` + testParty + `"`, `>alice::1220ab12…e88d<`, `data-copy="` + testParty + `"`,
 		`data-testid="dust-risk"`, `expires at round 30`, `data-testid="tap-error"`, `aria-invalid="true"`,
 		`name="csrf_token" value="tok"`, `data-events="/events"`, `aria-current="page"`, `<label for="tap-amount">`,
 		`hx-headers="{&#34;X-CSRF-Token&#34;:&#34;tok&#34;}"`,

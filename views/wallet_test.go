@@ -52,7 +52,7 @@ func TestWalletPagesAccessible(t *testing.T) {
 			}
 		})
 	}
-	if got := renderString(t, pages["offers"]); !strings.Contains(got, `aria-label="Accept 1.0000000000 CC, bob::1220"`) ||
+	if got := renderString(t, pages["offers"]); !strings.Contains(got, `aria-label="Accept 1 CC, bob::1220"`) ||
 		!strings.Contains(got, `data-testid="withdraw"`) {
 		t.Error("offers page lacks its labelled buttons")
 	}

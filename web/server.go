@@ -11,6 +11,8 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"slices"
+	"strings"
 	"time"
 )
 
@@ -31,6 +33,25 @@ type TLSConfig struct {
 	TrustCollectionFile string // CA certificates that may sign client certificates
 	ClientAuthRequire   bool   // mTLS: refuse clients without a valid certificate
 	MinVersion          string // "TLSv1.2" (default), "TLSv1.3", "1.2" or "1.3"
+	// CipherSuites restricts the TLS 1.2 suites, by IANA name (Canton's
+	// ciphers); empty keeps Go's defaults. See ParseCipherSuites.
+	CipherSuites []string
+	// AdminClient is the certificate our own clients (ccwallet external)
+	// present under client-auth require (Canton's client-auth.admin-client).
+	// Build checks that it loads and that the trust collection accepts it,
+	// so a deployment cannot lock its own tools out.
+	AdminClient *ClientCert
+}
+
+// ClientCert names a client certificate's PEM files.
+type ClientCert struct {
+	CertChainFile  string // leaf first, then intermediates
+	PrivateKeyFile string // PKCS#8 PEM
+}
+
+// Load reads the pair, refusing a key that is not PKCS#8.
+func (c ClientCert) Load() (tls.Certificate, error) {
+	return loadKeyPair(c.CertChainFile, c.PrivateKeyFile)
 }
 
 // Build loads the files and returns the server's tls.Config.
@@ -43,28 +64,22 @@ func (c TLSConfig) Build() (*tls.Config, error) {
 	if c.CertChainFile == "" || c.PrivateKeyFile == "" {
 		return nil, errors.New("tls: cert-chain-file and private-key-file are both required")
 	}
-	minVersion, err := parseTLSVersion(c.MinVersion)
+	minVersion, err := ParseTLSVersion(c.MinVersion)
 	if err != nil {
 		return nil, err
 	}
-	certPEM, err := os.ReadFile(c.CertChainFile)
+	suites, err := ParseCipherSuites(c.CipherSuites, minVersion)
 	if err != nil {
-		return nil, fmt.Errorf("tls: read cert-chain-file: %w", err)
-	}
-	keyPEM, err := os.ReadFile(c.PrivateKeyFile)
-	if err != nil {
-		return nil, fmt.Errorf("tls: read private-key-file: %w", err)
-	}
-	if err := checkPKCS8(keyPEM, c.PrivateKeyFile); err != nil {
 		return nil, err
 	}
-	cert, err := tls.X509KeyPair(certPEM, keyPEM)
+	cert, err := loadKeyPair(c.CertChainFile, c.PrivateKeyFile)
 	if err != nil {
-		return nil, fmt.Errorf("tls: load key pair %s, %s: %w", c.CertChainFile, c.PrivateKeyFile, err)
+		return nil, err
 	}
 	cfg := &tls.Config{
 		Certificates: []tls.Certificate{cert},
 		MinVersion:   minVersion,
+		CipherSuites: suites,
 	}
 	if c.TrustCollectionFile != "" {
 		pool, err := loadCertPool(c.TrustCollectionFile)
@@ -82,7 +97,123 @@ func (c TLSConfig) Build() (*tls.Config, error) {
 		}
 		cfg.ClientAuth = tls.RequireAndVerifyClientCert
 	}
+	if c.AdminClient != nil {
+		if err := c.AdminClient.check(cfg.ClientCAs); err != nil {
+			return nil, err
+		}
+	}
 	return cfg, nil
+}
+
+// check loads the admin client's pair and verifies it against the server's
+// client CAs (when it has any).
+func (c ClientCert) check(cas *x509.CertPool) error {
+	cert, err := c.Load()
+	if err != nil {
+		return fmt.Errorf("tls: client-auth.admin-client: %w", err)
+	}
+	if cas == nil {
+		return nil
+	}
+	inter := x509.NewCertPool()
+	for _, der := range cert.Certificate[1:] {
+		if ic, err := x509.ParseCertificate(der); err == nil {
+			inter.AddCert(ic)
+		}
+	}
+	_, err = cert.Leaf.Verify(x509.VerifyOptions{Roots: cas, Intermediates: inter, KeyUsages: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth}})
+	if err != nil {
+		return fmt.Errorf("tls: client-auth.admin-client %s is not accepted by trust-collection-file: %w", c.CertChainFile, err)
+	}
+	return nil
+}
+
+// loadKeyPair reads a certificate chain and its PKCS#8 key.
+func loadKeyPair(certFile, keyFile string) (tls.Certificate, error) {
+	certPEM, err := os.ReadFile(certFile)
+	if err != nil {
+		return tls.Certificate{}, fmt.Errorf("tls: read cert-chain-file: %w", err)
+	}
+	keyPEM, err := os.ReadFile(keyFile)
+	if err != nil {
+		return tls.Certificate{}, fmt.Errorf("tls: read private-key-file: %w", err)
+	}
+	if err := checkPKCS8(keyPEM, keyFile); err != nil {
+		return tls.Certificate{}, err
+	}
+	cert, err := tls.X509KeyPair(certPEM, keyPEM)
+	if err != nil {
+		return tls.Certificate{}, fmt.Errorf("tls: load key pair %s, %s: %w", certFile, keyFile, err)
+	}
+	return cert, nil
+}
+
+// ClientTLS is the tls.Config of a client of our servers: CAFile (PEM)
+// verifies the server instead of the system roots when set, and Cert is
+// presented for client-auth require when set.
+func ClientTLS(caFile string, cert *ClientCert) (*tls.Config, error) {
+	cfg := &tls.Config{MinVersion: tls.VersionTLS12}
+	if caFile != "" {
+		pool, err := loadCertPool(caFile)
+		if err != nil {
+			return nil, err
+		}
+		cfg.RootCAs = pool
+	}
+	if cert != nil {
+		c, err := cert.Load()
+		if err != nil {
+			return nil, err
+		}
+		cfg.Certificates = []tls.Certificate{c}
+	}
+	return cfg, nil
+}
+
+// ParseCipherSuites maps IANA suite names to Go's IDs. Only Go's secure
+// TLS 1.2 suites can be chosen: Go does not let TLS 1.3 suites be
+// configured (all three are always on under TLS 1.3), so naming one, or
+// any suite with a TLS 1.3 minimum, is an error that says so.
+func ParseCipherSuites(names []string, minVersion uint16) ([]uint16, error) {
+	if len(names) == 0 {
+		return nil, nil
+	}
+	var valid []string
+	byName := map[string]uint16{}
+	for _, cs := range tls.CipherSuites() {
+		if slices.Contains(cs.SupportedVersions, tls.VersionTLS12) {
+			byName[cs.Name] = cs.ID
+			valid = append(valid, cs.Name)
+		}
+	}
+	tls13 := map[string]bool{}
+	for _, cs := range tls.CipherSuites() {
+		if !slices.Contains(cs.SupportedVersions, tls.VersionTLS12) {
+			tls13[cs.Name] = true
+		}
+	}
+	if minVersion >= tls.VersionTLS13 {
+		return nil, errors.New("tls: ciphers restrict TLS 1.2 suites only, and minimum-server-protocol-version is TLSv1.3: " +
+			"Go does not let TLS 1.3 suites be configured (TLS_AES_128_GCM_SHA256, TLS_AES_256_GCM_SHA384 and TLS_CHACHA20_POLY1305_SHA256 are always on); remove ciphers")
+	}
+	ids := make([]uint16, 0, len(names))
+	for _, n := range names {
+		id, ok := byName[n]
+		switch {
+		case ok:
+			ids = append(ids, id)
+		case tls13[n]:
+			return nil, fmt.Errorf("tls: cipher %s is a TLS 1.3 suite, which Go does not let be configured (TLS 1.3's suites are always on); list TLS 1.2 suites only: %s",
+				n, strings.Join(valid, ", "))
+		default:
+			return nil, fmt.Errorf("tls: unknown or insecure cipher %q; valid TLS 1.2 suites: %s", n, strings.Join(valid, ", "))
+		}
+	}
+	// net/http refuses to serve HTTP/2 (and so to start) without one.
+	if !slices.Contains(ids, tls.TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256) && !slices.Contains(ids, tls.TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256) {
+		return nil, errors.New("tls: ciphers must include TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256 or TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256 (HTTP/2 requires one)")
+	}
+	return ids, nil
 }
 
 // checkPKCS8 looks at the first key block so a PKCS#1/SEC 1 key gets an
@@ -126,7 +257,8 @@ func loadCertPool(path string) (*x509.CertPool, error) {
 	return pool, nil
 }
 
-func parseTLSVersion(s string) (uint16, error) {
+// ParseTLSVersion reads minimum-server-protocol-version ("" is TLS 1.2).
+func ParseTLSVersion(s string) (uint16, error) {
 	switch s {
 	case "", "TLSv1.2", "1.2":
 		return tls.VersionTLS12, nil

@@ -19,7 +19,7 @@ import (
 // Go durations or days ("30d"); empty means the default.
 //
 //	automation:
-//	  enabled: true                  # default true (also off with enableWallet: false)
+//	  enabled: true                  # default true (enableWallet: false turns the wallet's off)
 //	  roundInterval: 10m             # the round clock's tick (the network's default); "off" disables it
 //	  rewardCollectionInterval: 200s # as the real wallet
 //	  mergeInterval: 1m              # merges (holdings)
@@ -44,7 +44,7 @@ type AutomationConfig struct {
 // automation turns the configuration into jobs.Automation, refusing bad
 // values with the key that holds them.
 func (c Config) automation() (jobs.Automation, error) {
-	a := jobs.Automation{Disabled: !c.WalletEnabled() || (c.Automation.Enabled != nil && !*c.Automation.Enabled)}
+	a := jobs.Automation{Disabled: c.Automation.Enabled != nil && !*c.Automation.Enabled, WalletOff: !c.WalletEnabled()}
 	parse := func(key, v string, dst *time.Duration) error {
 		d, err := jobs.ParseDuration(v)
 		if err != nil {
@@ -188,7 +188,7 @@ func jobStatuses(s *jobs.Scheduler) func() []handlers.JobStatus {
 		var out []handlers.JobStatus
 		for _, st := range s.Statuses() {
 			js := handlers.JobStatus{
-				Name: st.Name, Schedule: st.Schedule, LastDurationMS: st.LastDuration.Milliseconds(), LastError: st.LastError,
+				Name: st.Name, Schedule: st.Schedule, About: st.About, LastDurationMS: st.LastDuration.Milliseconds(), LastError: st.LastError,
 				Runs: st.Runs, Failures: st.Failed, Skipped: st.Skipped, Running: st.Running,
 			}
 			if !st.LastRun.IsZero() {

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/ccwallet/ccwallet/ledger/coin"
+	"github.com/ccwallet/ccwallet/web"
 	"gopkg.in/yaml.v3"
 )
 
@@ -74,8 +75,10 @@ type Config struct {
 	// /livez (port 5003, as every Splice app).
 	Listen       string `yaml:"listen"`
 	HealthListen string `yaml:"healthListen"`
-	// TLS, when set, serves the app port over TLS (optionally mTLS).
-	TLS *TLSConfig `yaml:"tls"`
+	// TLS, when set, serves the app port over TLS (optionally mTLS);
+	// HealthTLS the health port.
+	TLS       *TLSConfig `yaml:"tls"`
+	HealthTLS *TLSConfig `yaml:"healthTls"`
 	// PublicURL is the address users open, printed at start.
 	PublicURL string `yaml:"publicUrl"`
 	LogFormat string `yaml:"logFormat"`
@@ -253,17 +256,45 @@ type MetricsConfig struct {
 	// TopologyPollingInterval comes from
 	// ADDITIONAL_CONFIG_TOPOLOGY_METRICS_EXPORT; 0 means off.
 	TopologyPollingInterval Duration `yaml:"topologyPollingInterval"`
+	// TLS, when set, serves /metrics over TLS.
+	TLS *TLSConfig `yaml:"tls"`
 }
 
-// TLSConfig is the app port's TLS block, with the Canton key names.
+// TLSConfig is a server's TLS block (tls, healthTls, metrics.tls), with
+// the Canton key names.
 type TLSConfig struct {
 	CertChainFile       string `yaml:"cert-chain-file"`
 	PrivateKeyFile      string `yaml:"private-key-file"`
 	TrustCollectionFile string `yaml:"trust-collection-file"`
 	ClientAuth          struct {
 		Type string `yaml:"type"` // none (default), optional or require
+		// AdminClient is the certificate our own clients (ccwallet
+		// external --config) present, as Canton's admin-client.
+		AdminClient *CertPair `yaml:"admin-client,omitempty"`
 	} `yaml:"client-auth"`
-	MinimumServerProtocolVersion string `yaml:"minimum-server-protocol-version"`
+	// AdminClient at tls level is accepted too (the seed's key name
+	// without its client-auth parent).
+	AdminClient                  *CertPair `yaml:"admin-client,omitempty"`
+	MinimumServerProtocolVersion string    `yaml:"minimum-server-protocol-version"`
+	// Ciphers restricts the TLS 1.2 cipher suites (IANA names).
+	Ciphers []string `yaml:"ciphers,omitempty"`
+}
+
+// CertPair is a certificate chain and its PKCS#8 private key (PEM files).
+type CertPair struct {
+	CertChainFile  string `yaml:"cert-chain-file"`
+	PrivateKeyFile string `yaml:"private-key-file"`
+}
+
+// adminClient is the admin-client pair from either place, nil if unset.
+func (t *TLSConfig) adminClient() *CertPair {
+	if t == nil {
+		return nil
+	}
+	if t.ClientAuth.AdminClient != nil {
+		return t.ClientAuth.AdminClient
+	}
+	return t.AdminClient
 }
 
 // Duration is a time.Duration written as in Go ("90s", "1h30m") or in days
@@ -655,6 +686,12 @@ func (c Config) validate(now time.Time, env envVars) error {
 		errs = append(errs, c.TLS.validate()...)
 	}
 	errs = append(errs, c.Web.validate()...)
+	if c.HealthTLS != nil {
+		errs = append(errs, c.HealthTLS.validateAt("healthTls")...)
+	}
+	if c.Metrics.TLS != nil {
+		errs = append(errs, c.Metrics.TLS.validateAt("metrics.tls")...)
+	}
 	switch c.LogFormat {
 	case "text", "json":
 	default:
@@ -745,10 +782,13 @@ func (p Persistence) resolvePassword(getenv func(string) string) (string, error)
 	return "", fmt.Errorf("persistence.secretName: %q is neither a readable file nor a set environment variable holding the database password", p.SecretName)
 }
 
-func (t *TLSConfig) validate() []error {
+func (t *TLSConfig) validate() []error { return t.validateAt("tls") }
+
+// validateAt checks the block at key prefix (tls, healthTls, metrics.tls).
+func (t *TLSConfig) validateAt(prefix string) []error {
 	var errs []error
 	add := func(key, format string, args ...any) {
-		errs = append(errs, fmt.Errorf("tls.%s: %s", key, fmt.Sprintf(format, args...)))
+		errs = append(errs, fmt.Errorf("%s.%s: %s", prefix, key, fmt.Sprintf(format, args...)))
 	}
 	if t.CertChainFile == "" {
 		add("cert-chain-file", "required when tls is set")
@@ -769,6 +809,17 @@ func (t *TLSConfig) validate() []error {
 	case "", "TLSv1.2", "TLSv1.3", "1.2", "1.3":
 	default:
 		add("minimum-server-protocol-version", "must be TLSv1.2 or TLSv1.3, not %q", t.MinimumServerProtocolVersion)
+	}
+	if min, err := web.ParseTLSVersion(t.MinimumServerProtocolVersion); err == nil {
+		if _, err := web.ParseCipherSuites(t.Ciphers, min); err != nil {
+			add("ciphers", "%s", strings.TrimPrefix(err.Error(), "tls: "))
+		}
+	}
+	if t.ClientAuth.AdminClient != nil && t.AdminClient != nil {
+		add("admin-client", "set either tls.client-auth.admin-client or tls.admin-client, not both")
+	}
+	if a := t.adminClient(); a != nil && (a.CertChainFile == "" || a.PrivateKeyFile == "") {
+		add("client-auth.admin-client", "cert-chain-file and private-key-file are both required")
 	}
 	return errs
 }

@@ -20,6 +20,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/coin"
+	"github.com/ccwallet/ccwallet/web"
 )
 
 const externalUsage = `ccwallet external: a client for external parties, whose keys stay here.
@@ -46,6 +47,10 @@ Usage:
       development networks only: the faucet for any party (amount in USD)
 
 --token defaults to $CCWALLET_TOKEN (an admin user's JWT, e.g. from "ccwallet token").
+Over https, --cacert names the CAs that verify the server, and --cert and
+--cert-key the client certificate (PKCS#8 key) a server with client-auth
+require wants; --config takes them from the values file's
+tls.client-auth.admin-client instead.
 `
 
 // externalCmd runs "ccwallet external ...".
@@ -69,12 +74,20 @@ func externalCmd(ctx context.Context, args []string, getenv func(string) string,
 	description := fs.String("description", "", "transfer, send: description")
 	mergeLimit := fs.Int("merge-limit", 10, "propose-delegation: holdings to keep after merging")
 	expires := fs.Duration("expires", 30*24*time.Hour, "propose-delegation: lifetime of the delegation; send: when the transfer expires (default 1h)")
+	caFile := fs.String("cacert", "", "https: CA certificates (PEM) that verify the server, instead of the system's")
+	certFile := fs.String("cert", "", "https: client certificate chain (PEM) for a server with client-auth require")
+	certKey := fs.String("cert-key", "", "https: the client certificate's PKCS#8 PEM private key")
+	values := fs.String("config", "", "values file: --cert and --cert-key default to its tls.client-auth.admin-client")
 	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	httpc, err := externalHTTP(*values, *caFile, *certFile, *certKey)
+	if err != nil {
 		return err
 	}
 	expiresSet := false
 	fs.Visit(func(f *flag.Flag) { expiresSet = expiresSet || f.Name == "expires" })
-	c := &extClient{ctx: ctx, server: strings.TrimRight(*server, "/"), token: *tok}
+	c := &extClient{ctx: ctx, server: strings.TrimRight(*server, "/"), token: *tok, http: httpc}
 	switch sub {
 	case "keygen":
 		return keygen(*out, stdout)
@@ -215,7 +228,36 @@ type extClient struct {
 	ctx    context.Context
 	server string
 	token  string
-	http   http.Client
+	http   *http.Client
+}
+
+// externalHTTP is the client's HTTP client: for an https server, caFile
+// verifies it and the client certificate (the flags, else the values
+// file's admin-client) answers client-auth require.
+func externalHTTP(values, caFile, certFile, keyFile string) (*http.Client, error) {
+	if (certFile == "") != (keyFile == "") {
+		return nil, errors.New("--cert and --cert-key go together (the client certificate and its PKCS#8 key)")
+	}
+	if certFile == "" && values != "" {
+		cfg, err := readConfig(values, nil)
+		if err != nil {
+			return nil, err
+		}
+		if a := cfg.TLS.adminClient(); a != nil {
+			certFile, keyFile = a.CertChainFile, a.PrivateKeyFile
+		}
+	}
+	var cert *web.ClientCert
+	if certFile != "" {
+		cert = &web.ClientCert{CertChainFile: certFile, PrivateKeyFile: keyFile}
+	}
+	tlsCfg, err := web.ClientTLS(caFile, cert)
+	if err != nil {
+		return nil, err
+	}
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr.TLSClientConfig = tlsCfg
+	return &http.Client{Transport: tr}, nil
 }
 
 func (c *extClient) post(path string, body, out any) error {

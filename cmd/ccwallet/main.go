@@ -275,15 +275,21 @@ func token(args []string, stdout, stderr io.Writer) error {
 	return nil
 }
 
-// appTLS maps the values file's tls block to web.TLSConfig.
+// appTLS maps a values file's TLS block (tls, healthTls, metrics.tls) to
+// web.TLSConfig.
 func appTLS(t *TLSConfig) *web.TLSConfig {
 	if t == nil {
 		return nil
 	}
-	return &web.TLSConfig{
+	w := &web.TLSConfig{
 		CertChainFile: t.CertChainFile, PrivateKeyFile: t.PrivateKeyFile, TrustCollectionFile: t.TrustCollectionFile,
 		ClientAuthRequire: t.ClientAuth.Type == "require", MinVersion: t.MinimumServerProtocolVersion,
+		CipherSuites: t.Ciphers,
 	}
+	if a := t.adminClient(); a != nil {
+		w.AdminClient = &web.ClientCert{CertChainFile: a.CertChainFile, PrivateKeyFile: a.PrivateKeyFile}
+	}
+	return w
 }
 
 // outboundClient is the HTTP client for JWKS and OIDC discovery. It honours
@@ -293,19 +299,6 @@ func outboundClient() *http.Client {
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	tr.Proxy = http.ProxyFromEnvironment
 	return &http.Client{Timeout: 10 * time.Second, Transport: tr}
-}
-
-// walletDisabled is the app port's handler with enableWallet: false:
-// health probes answer, everything else is 503 with the reason.
-func walletDisabled(health http.Handler, observers []web.Middleware, log *slog.Logger) http.Handler {
-	mux := http.NewServeMux()
-	mux.Handle("GET /readyz", health)
-	mux.Handle("GET /livez", health)
-	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		web.WriteError(w, http.StatusServiceUnavailable, "the wallet is disabled on this validator (enableWallet: false)")
-	})
-	mws := append([]web.Middleware{web.RequestID, web.Logger(log)}, observers...)
-	return web.Chain(mux, append(mws, web.Recover(log))...)
 }
 
 // displayAddr turns a listen address into one a browser can open.

@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/ccwallet/ccwallet/handlers"
-	"github.com/ccwallet/ccwallet/jobs"
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/store"
 	"github.com/ccwallet/ccwallet/web"
@@ -100,7 +99,7 @@ type serving struct {
 	// checks are the health checks, one per dependency.
 	checks    map[string]web.HealthChecker
 	health    http.Handler
-	jobStatus func() []handlers.JobStatus // nil with the wallet off
+	jobStatus func() []handlers.JobStatus
 	servers   []server
 	ready     readyAddrs
 	url       string // the public URL, with a trailing slash
@@ -201,23 +200,18 @@ func (s *serving) authVerifier() (*web.Verifier, error) {
 	return web.NewVerifier(authCfg, s.log)
 }
 
-// startJobs starts the automations (automations.go), only with the wallet
-// on (enableWallet turns its automations off with its routes); stop stops
-// them.
+// startJobs starts the automations (automations.go): enableWallet: false
+// leaves the wallet's out, the network's run on. stop stops them.
 func (s *serving) startJobs(ctx context.Context) (stop func(), err error) {
-	stop = func() {}
-	if s.cfg.WalletEnabled() {
-		var sched *jobs.Scheduler
-		if sched, err = startAutomations(ctx, s.l, s.cfg, s.m, s.log); err != nil {
-			return nil, err
-		}
-		stop = func() { stopAutomations(sched, s.log) }
-		s.jobStatus = jobStatuses(sched)
-		// Fails when the scheduler stopped or a job failed
-		// jobs.DefaultMaxConsecutiveFailures times in a row.
-		s.checks["scheduler"] = sched.Check
+	sched, err := startAutomations(ctx, s.l, s.cfg, s.m, s.log)
+	if err != nil {
+		return nil, err
 	}
-	return stop, nil
+	s.jobStatus = jobStatuses(sched)
+	// Fails when the scheduler stopped or a job failed
+	// jobs.DefaultMaxConsecutiveFailures times in a row.
+	s.checks["scheduler"] = sched.Check
+	return func() { stopAutomations(sched, s.log) }, nil
 }
 
 // listen adds a server listening on addr; it serves once startServers
@@ -261,31 +255,34 @@ func (s *serving) buildHandlers(ctx context.Context, env envVars, verifier *web.
 		}
 		s.url = scheme + "://" + displayAddr(s.ready.App) + "/"
 	}
-	if !cfg.WalletEnabled() {
-		s.log.Info("wallet disabled (enableWallet: false): the app port serves only health probes")
-		return walletDisabled(s.health, s.observers, s.log), nil
+	var ui *handlers.UI
+	if cfg.WalletEnabled() {
+		var err error
+		if ui, err = newUI(ctx, cfg, env.get, strings.TrimSuffix(s.url, "/"), handlers.SessionStore(s.l), s.log); err != nil {
+			return nil, err
+		}
+		if ui != nil && ui.DevProvider != nil {
+			fmt.Fprintln(s.stdout, devLoginHint())
+		}
+	} else {
+		s.log.Info("wallet disabled (enableWallet: false): its pages, API and automations are off; the admin API, registry, health and metrics run")
 	}
-	ui, err := newUI(ctx, cfg, env.get, strings.TrimSuffix(s.url, "/"), handlers.SessionStore(s.l), s.log)
-	if err != nil {
-		return nil, err
-	}
-	if ui != nil && ui.DevProvider != nil {
-		fmt.Fprintln(s.stdout, devLoginHint())
-	}
-	return handlers.New(s.l, handlers.Config{Auth: verifier, Observe: s.observers, UI: ui, Jobs: s.jobStatus, Network: cfg.networkSettings(time.Now()), Warnings: s.warnings,
-		Limiter: web.NewLimiter(web.RateLimit{Burst: cfg.RateLimit.Burst, Per: cfg.RateLimit.Per.Std()})}, s.log).Routes(s.health), nil
+	return handlers.New(s.l, handlers.Config{Auth: verifier, Observe: s.observers, UI: ui, Jobs: s.jobStatus, Network: cfg.networkSettings(time.Now()),
+		Warnings:  s.warnings,
+		Limiter:   web.NewLimiter(web.RateLimit{Burst: cfg.RateLimit.Burst, Per: cfg.RateLimit.Per.Std()}),
+		WalletOff: !cfg.WalletEnabled()}, s.log).Routes(s.health), nil
 }
 
 // listenProbes adds the health and metrics servers, when on.
 func (s *serving) listenProbes() error {
 	if s.cfg.HealthEnabled() {
-		if err := s.listen("health", s.cfg.HealthListen, nil, s.health); err != nil {
+		if err := s.listen("health", s.cfg.HealthListen, appTLS(s.cfg.HealthTLS), s.health); err != nil {
 			return err
 		}
 		s.ready.Health = s.servers[len(s.servers)-1].ln.Addr().String()
 	}
 	if s.m != nil {
-		if err := s.listen("metrics", s.cfg.Metrics.Listen, nil, web.MetricsHandler(s.m.reg)); err != nil {
+		if err := s.listen("metrics", s.cfg.Metrics.Listen, appTLS(s.cfg.Metrics.TLS), web.MetricsHandler(s.m.reg)); err != nil {
 			return err
 		}
 		s.ready.Metrics = s.servers[len(s.servers)-1].ln.Addr().String()

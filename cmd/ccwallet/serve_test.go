@@ -5,9 +5,11 @@ import (
 	"crypto/x509"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -112,6 +114,57 @@ func TestServeWalletDisabledAndHealthOff(t *testing.T) {
 	}
 	if code := call(t, plain, "GET", "http://"+s.addrs.Metrics+"/metrics", "", "", nil); code != 200 {
 		t.Errorf("/metrics = %d, want 200", code)
+	}
+
+	// Only the wallet is off: the validator's admin API and the registry
+	// work, at the root and under /api/validator.
+	app, admin := "http://"+s.addrs.App, devToken(t, "admin")
+	for i, base := range []string{app, app + "/api/validator"} {
+		user := fmt.Sprintf("carol%d", i)
+		if code := call(t, plain, "POST", base+"/v0/admin/users", admin, `{"name":"`+user+`"}`, nil); code != 200 {
+			t.Errorf("POST %s/v0/admin/users with the wallet off = %d, want 200", base, code)
+		}
+		var users struct{ Usernames []string }
+		if code := call(t, plain, "GET", base+"/v0/admin/users", admin, "", &users); code != 200 || !slices.Contains(users.Usernames, user) {
+			t.Errorf("GET %s/v0/admin/users with the wallet off = %d %v, want 200 with %s", base, code, users.Usernames, user)
+		}
+		if code := call(t, plain, "GET", base+"/v0/wallet/user-status", devToken(t, user), "", nil); code != 503 {
+			t.Errorf("GET %s/v0/wallet/user-status with the wallet off = %d, want 503", base, code)
+		}
+	}
+	for _, p := range []string{"/registry/metadata/v1/info", "/v0/scan-proxy/registry/metadata/v1/instruments", "/v0/scan-proxy/dso-party-id"} {
+		if code := call(t, plain, "GET", app+p, admin, "", nil); code != 200 { // the scan proxy wants a token
+			t.Errorf("GET %s with the wallet off = %d, want 200", p, code)
+		}
+	}
+	// The network's automations run, the wallet's do not.
+	var js []struct{ Name string }
+	if code := call(t, plain, "GET", app+"/v0/admin/jobs", admin, "", &js); code != 200 {
+		t.Fatalf("GET /v0/admin/jobs = %d", code)
+	}
+	var names []string
+	for _, j := range js {
+		names = append(names, j.Name)
+	}
+	if !slices.Contains(names, "round-clock") || slices.Contains(names, "collect-rewards") || slices.Contains(names, "merge-holdings") {
+		t.Errorf("jobs with the wallet off = %v, want the round clock without reward collection or merges", names)
+	}
+	// The health port too, with its scheduler check.
+	s2 := startServe(t, append(sqliteArgs(t), "--config", writeFile(t, "v.yaml", "enableWallet: false\n")), nil)
+	if code := call(t, plain, "GET", "http://"+s2.addrs.Health+"/readyz", "", "", nil); code != 200 {
+		t.Errorf("/readyz on the health port with the wallet off = %d, want 200", code)
+	}
+	// The pages are the wallet's too.
+	req, _ = http.NewRequest("GET", app+"/history", nil)
+	req.Header.Set("Accept", "text/html")
+	page, err := plain.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(page.Body)
+	page.Body.Close()
+	if page.StatusCode != 503 || !strings.Contains(page.Header.Get("Content-Type"), "text/html") || !strings.Contains(string(body), "enableWallet: false") {
+		t.Errorf("GET /history with the wallet off = %d %s, want a 503 page naming enableWallet", page.StatusCode, page.Header.Get("Content-Type"))
 	}
 }
 

@@ -18,11 +18,13 @@ func (c Config) check(now time.Time, env envVars) (warnings []string, err error)
 	if err := c.validate(now, env); err != nil {
 		errs = append(errs, err)
 	}
-	if len(errs) == 0 && c.TLS != nil {
-		// Load the files too: a key that is not PKCS#8 is found now, not
-		// at the next restart.
-		if _, err := appTLS(c.TLS).Build(); err != nil {
-			errs = append(errs, err)
+	// Load the files of every listener's TLS too: a key that is not
+	// PKCS#8 is found now, not at the next restart.
+	for _, t := range []*TLSConfig{c.TLS, c.HealthTLS, c.Metrics.TLS} {
+		if len(errs) == 0 && t != nil {
+			if _, err := appTLS(t).Build(); err != nil {
+				errs = append(errs, err)
+			}
 		}
 	}
 	production := c.Network == "production"

@@ -224,3 +224,18 @@ func Conserved(t testing.TB, l *ledger.Ledger) ledger.Supply {
 
 // Name is a readable subtest name for an engine.
 func Name(engine store.Dialect) string { return fmt.Sprint(engine) }
+
+// ShareOf is p's part of a history entry in the wallet API's shape: its
+// amount as sender plus its amounts as receiver.
+func ShareOf(p coin.PartyID, sender *ledger.PartyAmount, receivers []ledger.PartyAmount) coin.Amount {
+	a := coin.Zero
+	if sender != nil && sender.Party == p {
+		a = a.Add(sender.Amount)
+	}
+	for _, r := range receivers {
+		if r.Party == p {
+			a = a.Add(r.Amount)
+		}
+	}
+	return a
+}

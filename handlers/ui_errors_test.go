@@ -1,0 +1,44 @@
+package handlers_test
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+
+	"github.com/ccwallet/ccwallet/handlers"
+	"github.com/ccwallet/ccwallet/ledger/ledgertest"
+)
+
+// failingAutomations is an automations source whose status cannot be read.
+type failingAutomations struct{}
+
+func (failingAutomations) Automations(context.Context) ([]handlers.AutomationStatus, error) {
+	return nil, errors.New("scheduler status unreadable")
+}
+
+// TestUIServerErrorPage: a page that fails on the server's side is a page
+// in the layout (menu and all), not a bare text, saying that nothing
+// changed and what to do, with the reference the log carries, a retry of
+// the same page and a way back; the cause stays in the log.
+func TestUIServerErrorPage(t *testing.T) {
+	e := newUIEnvWith(t, ledgertest.Engines[1], func(cfg *handlers.Config) { cfg.UI.Automations = failingAutomations{} })
+	admin := e.browser(t)
+	admin.login("admin")
+	r := admin.get("/admin?x=1")
+	ref := r.header.Get("X-Request-Id")
+	mustHave(t, r, http.StatusInternalServerError, `data-testid="server-error"`, `data-testid="nav"`, "changes nothing in your wallet",
+		`<code data-testid="error-reference">`+ref+`</code>`, `href="/admin?x=1" data-testid="error-retry"`, `href="/" data-testid="error-home"`,
+		`<link rel="icon"`)
+	if ref == "" || strings.Contains(r.body, "scheduler status unreadable") {
+		t.Errorf("reference %q; the cause must stay in the log", ref)
+	}
+	// A form post that fails is not repeated by a link.
+	p := admin.post("/admin/users", url.Values{"csrf_token": {csrfOf(t, r.body)}, "name": {""}})
+	mustHave(t, p, http.StatusInternalServerError, `data-testid="server-error"`, `data-testid="error-home"`)
+	if strings.Contains(p.body, `data-testid="error-retry"`) {
+		t.Error("a failed post offers a retry link")
+	}
+}

@@ -1,0 +1,153 @@
+package handlers_test
+
+import (
+	"context"
+	"crypto"
+	"crypto/ed25519"
+	"encoding/csv"
+	"encoding/json"
+	"log/slog"
+	"net/http"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ccwallet/ccwallet/handlers"
+	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/coin"
+	"github.com/ccwallet/ccwallet/ledger/ledgertest"
+	"github.com/ccwallet/ccwallet/web"
+)
+
+var historyRowRe = regexp.MustCompile(`(?s)data-testid="history-row" data-kind="[^"]*" data-subtype="([^"]*)">.*?<td class="num">([^<]*) CC</td>`)
+
+// TestHistorySameEverywhere: a 50 CC transfer instruction, created and
+// withdrawn, shows -50 then +50 in the JSON API (the caller's share of
+// sender and receivers), on the history page and in the CSV alike, and
+// each of the three adds up to the balance. Before, the API showed only
+// the fee for the creation and +50 for the withdrawal, the page and the
+// CSV 0 for both.
+func TestHistorySameEverywhere(t *testing.T) {
+	for _, engine := range ledgertest.Engines {
+		t.Run(ledgertest.Name(engine), func(t *testing.T) {
+			_, key, err := ed25519.GenerateKey(nil) // nil: crypto/rand
+			if err != nil {
+				t.Fatal(err)
+			}
+			v, err := web.NewVerifier(web.AuthConfig{StaticKeys: map[string]crypto.PublicKey{"k": key.Public()}}, slog.New(slog.DiscardHandler))
+			if err != nil {
+				t.Fatal(err)
+			}
+			e := newUIEnvWith(t, engine, func(cfg *handlers.Config) { cfg.Auth = v })
+			ctx := context.Background()
+			b := e.browser(t)
+			b.onboarded("alice")
+			u, err := e.l.User(ctx, "alice")
+			if err != nil {
+				t.Fatal(err)
+			}
+			alice := u.Party
+			bob, err := e.l.Onboard(ctx, "bob", "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			ledgertest.Mint(t, e.l, alice, "80")
+			ti, err := e.l.CreateTransferInstruction(ctx, ledger.TransferInstructionRequest{Sender: alice, Receiver: bob, Amount: coin.MustParse("50"), ExecuteBefore: time.Now().Add(time.Hour)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := e.l.WithdrawTransferInstruction(ctx, alice, ti.InstructionCID); err != nil {
+				t.Fatal(err)
+			}
+			want := map[string]string{
+				"CreateTokenStandardTransferInstruction": "-50.0000000000",
+				"TransferInstruction_Withdraw":           "50.0000000000",
+				"Mint":                                   "80.0000000000",
+			}
+			check := func(where string, got map[string]string) {
+				t.Helper()
+				sum := coin.Zero
+				for sub, a := range got {
+					sum = sum.Add(coin.MustParse(a))
+					if w, ok := want[sub]; ok && a != w {
+						t.Errorf("%s: %s shows %s, want %s", where, sub, a, w)
+					}
+				}
+				if len(got) < len(want) || !sum.Equal(coin.MustParse("80")) {
+					t.Errorf("%s: %v adds up to %s, want the balance 80", where, got, sum)
+				}
+			}
+
+			// The API: the caller's share of sender and receivers.
+			tok, err := web.SignDevToken(key, "k", "", "", "alice", time.Hour)
+			if err != nil {
+				t.Fatal(err)
+			}
+			req, _ := http.NewRequest(http.MethodPost, e.srv.URL+"/v0/wallet/transactions", strings.NewReader(`{"page_size": 100}`))
+			req.Header.Set("Authorization", "Bearer "+tok)
+			req.Header.Set("Content-Type", "application/json")
+			res, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer res.Body.Close()
+			var out struct {
+				Items []struct {
+					Subtype struct {
+						Choice string `json:"choice"`
+					} `json:"transaction_subtype"`
+					Type      string               `json:"transaction_type"`
+					Receiver  string               `json:"transfer_instruction_receiver"`
+					Amount    string               `json:"transfer_instruction_amount"`
+					CID       string               `json:"transfer_instruction_cid"`
+					Sender    *ledger.PartyAmount  `json:"sender"`
+					Receivers []ledger.PartyAmount `json:"receivers"`
+				} `json:"items"`
+			}
+			if err := json.NewDecoder(res.Body).Decode(&out); err != nil || res.StatusCode != http.StatusOK {
+				t.Fatalf("transactions: %d, %v", res.StatusCode, err)
+			}
+			api := map[string]string{}
+			for _, it := range out.Items {
+				if it.Type == "notification" {
+					continue
+				}
+				sub := it.Subtype.Choice
+				if sub == "AmuletRules_Mint" {
+					sub = "Mint"
+				}
+				api[sub] = ledgertest.ShareOf(alice, it.Sender, it.Receivers).String()
+				if strings.Contains(sub, "TransferInstruction") && it.CID != string(ti.InstructionCID) {
+					t.Errorf("API: %s names instruction %q, want %s", sub, it.CID, ti.InstructionCID)
+				}
+				if sub == "CreateTokenStandardTransferInstruction" && (it.Receiver != string(bob) || it.Amount != "50.0000000000") {
+					t.Errorf("API: the instruction's receiver and amount are %q, %q; want bob and 50", it.Receiver, it.Amount)
+				}
+			}
+			check("API", api)
+
+			page := map[string]string{}
+			h := b.get("/history")
+			mustHave(t, h, http.StatusOK)
+			for _, m := range historyRowRe.FindAllStringSubmatch(h.body, -1) {
+				if m[1] != "Onboarded" {
+					page[m[1]] = m[2]
+				}
+			}
+			check("page", page)
+
+			rows, err := csv.NewReader(strings.NewReader(b.get("/history.csv").body)).ReadAll()
+			if err != nil {
+				t.Fatal(err)
+			}
+			file := map[string]string{}
+			for _, r := range rows[1:] {
+				if r[4] != "Onboarded" {
+					file[r[4]] = r[5]
+				}
+			}
+			check("CSV", file)
+		})
+	}
+}

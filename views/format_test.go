@@ -1,0 +1,123 @@
+package views
+
+import (
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/a-h/templ"
+)
+
+func TestHumanAmount(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"19311.2000000000", "19,311.2"},
+		{"0.0000000000", "0"},
+		{"-0.0000000000", "0"},
+		{"-100.0000000000", "-100"},
+		{"-1234567.0000000001", "-1,234,567.0000000001"},
+		{"0.0000000001", "0.0000000001"},
+		{"999.9999999999", "999.9999999999"},
+		{"1000.0000000000", "1,000"},
+		{"100", "100"},
+		{"0012.50", "12.5"},
+		{"9999999999999999999999999999.9999999999", "9,999,999,999,999,999,999,999,999,999.9999999999"},
+		{"", ""},
+		{"lots", "lots"},
+		{"1e5", "1e5"},
+	} {
+		if got := HumanAmount(c.in); got != c.want {
+			t.Errorf("HumanAmount(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}
+
+func TestHumanUSD(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"96.5560000000", "96.56"},
+		{"96.5549999999", "96.55"},
+		{"0.0000000000", "0.00"},
+		{"0.0049999999", "0.00"},
+		{"-0.0040000000", "0.00"},
+		{"0.0050000000", "0.01"},
+		{"-3.3350000000", "-3.34"},
+		{"999.9950000000", "1,000.00"},
+		{"9999999999999999999999999999.9950000000", "10,000,000,000,000,000,000,000,000,000.00"},
+		{"1234567.1000000000", "1,234,567.10"},
+		{"100", "100.00"},
+		{"x", "x"},
+	} {
+		if got := HumanUSD(c.in); got != c.want {
+			t.Errorf("HumanUSD(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}
+
+func TestShortParty(t *testing.T) {
+	fp := "1220ab12" + "00000000000000000000000000000000000000000000000000000000" + "e88d"
+	for _, c := range []struct{ in, want string }{
+		{"hint::" + fp, "hint::1220ab12…e88d"},
+		{"bob::1220", "bob::1220"},
+		{"nobody", "nobody"},
+		{"", ""},
+	} {
+		if got := ShortParty(c.in); got != c.want {
+			t.Errorf("ShortParty(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}
+
+// testParty is a party ID of the real form: hint, "::", "1220" and 64 hex.
+const testParty = "alice::1220ab12" + "00000000000000000000000000000000000000000000000000000000" + "e88d"
+
+var tdRe = regexp.MustCompile(`<td[^>]*>`)
+
+// TestTableCellsAreLabelled: on a phone every table row is a card whose
+// lines are labelled by the cells' data-label, so every cell needs one.
+func TestTableCellsAreLabelled(t *testing.T) {
+	p := Page{Title: "T", User: "alice", CSRF: "tok"}
+	row := OfferRow{ContractID: "00ab", Counterparty: testParty, Amount: "1.0000000000", Incoming: true}
+	pages := map[string]templ.Component{
+		"home": HomePage(Home{Page: p, Party: testParty, Holdings: []HoldingRow{{Amount: "1.0000000000", DustRisk: true, Locked: true}},
+			Health: UTXOHealth{Count: 1}}),
+		"history": HistoryPage(History{Page: p, Rows: []HistoryRow{{Amount: "-1.0000000000", Fees: "0.0000000000", Counterparty: testParty,
+			Description: "rent"}}}),
+		"offers": OffersPage(Offers{Page: p, Transfers: Transfers{CSRF: "tok", IncomingOffers: []OfferRow{row}, OutgoingOffers: []OfferRow{row},
+			IncomingInstructions: []OfferRow{row}, OutgoingInstructions: []OfferRow{row}}}),
+		"admin": AdminPage(Admin{Page: p, Operator: testParty, Users: []UserRow{{Name: "alice", Party: testParty}},
+			Automations: []AutomationRow{{Name: "merge"}}, Merges: []MergeRow{{Party: testParty}}, Network: []NetworkRow{{Key: "k"}}}),
+		"minting": MintingDelegationsPage(MintingDelegations{Page: p, Proposals: []MintingDelegationRow{{ContractID: "00ef", Beneficiary: testParty}}}),
+	}
+	for name, c := range pages {
+		got := renderString(t, c)
+		tds := tdRe.FindAllString(got, -1)
+		if len(tds) == 0 {
+			t.Errorf("%s: no table cells rendered", name)
+		}
+		for _, td := range tds {
+			if !strings.Contains(td, `data-label="`) {
+				t.Errorf("%s: cell without data-label: %s", name, td)
+			}
+		}
+		if strings.Contains(got, `class="party">`+testParty) {
+			t.Errorf("%s: a party ID shown whole", name)
+		}
+	}
+}
+
+func TestAmountAndPartyComponents(t *testing.T) {
+	for _, c := range []struct {
+		c    templ.Component
+		want string
+	}{
+		{CC("19311.2000000000", "x"), `<span class="amt" data-testid="x" title="19311.2000000000 CC">19,311.2 CC</span>`},
+		{USD("96.5560000000", ""), `<span class="amt" title="96.5560000000 USD">96.56 USD</span>`},
+		{Party(testParty, ""), `<span class="party" title="` + testParty + `" data-party="` + testParty + `" tabindex="0">` +
+			`<span class="party-short" aria-hidden="true">alice::1220ab12…e88d</span><span class="party-full">` + testParty + `</span></span>`},
+		{Party("bob::1220", ""), `<span class="party" title="bob::1220" data-party="bob::1220">bob::1220</span>`},
+		{Party("", ""), ``},
+	} {
+		if got := renderString(t, c.c); got != c.want {
+			t.Errorf("got  %s\nwant %s", got, c.want)
+		}
+	}
+}
