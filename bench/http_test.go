@@ -9,7 +9,9 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"regexp"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"sync"
@@ -65,12 +67,14 @@ func newHTTPEnv(b testing.TB) *httpEnv {
 	if err != nil {
 		b.Fatal(err)
 	}
-	// The collector's target as ccwallet serve sets it.
-	web.TuneGC()
+	// The collector's target as ccwallet serve sets it (cmd/ccwallet/gc.go).
+	if _, ok := os.LookupEnv("GOGC"); !ok {
+		debug.SetGCPercent(200)
+	}
 	e := &httpEnv{b: b, db: db, l: l, key: key, sessions: sessions}
 	stop := make(chan struct{})
 	ui := &handlers.UI{Sessions: sessions, Shutdown: stop}
-	routes := handlers.New(l, handlers.Config{Auth: v, UI: ui}, nil).Routes(web.HealthHandler(nil))
+	routes := handlers.New(l, handlers.Config{Auth: v, UI: ui}, nil).Routes(web.NewHealthHandler(web.HealthConfig{}))
 	e.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		t0 := time.Now()
 		routes.ServeHTTP(w, r)

@@ -196,23 +196,6 @@ func Min(a, b Amount) Amount {
 	return b
 }
 
-// Max returns the larger of a and b.
-func Max(a, b Amount) Amount {
-	if a.Cmp(b) >= 0 {
-		return a
-	}
-	return b
-}
-
-// Sum adds all amounts.
-func Sum(as ...Amount) Amount {
-	s := Zero
-	for _, a := range as {
-		s = s.Add(a)
-	}
-	return s
-}
-
 // Value stores the amount as its 10-digit text, which both NUMERIC columns
 // (Postgres) and TEXT columns (SQLite, where NUMERIC would become a float)
 // take without loss.

@@ -40,7 +40,7 @@ func newFoundationEnv(t *testing.T, engine store.Dialect) *foundationEnv {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &foundationEnv{t: t, l: l, key: key, h: handlers.New(l, handlers.Config{Auth: v}, nil).Routes(web.HealthHandler(nil))}
+	return &foundationEnv{t: t, l: l, key: key, h: handlers.New(l, handlers.Config{Auth: v}, nil).Routes(web.NewHealthHandler(web.HealthConfig{}))}
 }
 
 func (e *foundationEnv) token(user string) string {

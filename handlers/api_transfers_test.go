@@ -45,7 +45,7 @@ func newAPI(t *testing.T) *apiEnv {
 			ledgertest.Conserved(t, l)
 		}
 	})
-	key, err := web.GenerateDevKey()
+	_, key, err := ed25519.GenerateKey(nil) // nil: crypto/rand
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -127,7 +127,7 @@ func newContractEnv(t *testing.T, engine store.Dialect) *contractEnv {
 			ledgertest.Conserved(t, l)
 		}
 	})
-	key, err := web.GenerateDevKey()
+	_, key, err := ed25519.GenerateKey(nil) // nil: crypto/rand
 	if err != nil {
 		t.Fatal(err)
 	}

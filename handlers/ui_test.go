@@ -97,7 +97,7 @@ func newUIEnvOn(t *testing.T, l *ledger.Ledger, log *slog.Logger, set func(*hand
 		EventInterval: 50 * time.Millisecond, Shutdown: stop}
 	cfg := handlers.Config{UI: ui}
 	set(&cfg)
-	h = handlers.New(l, cfg, log).Routes(web.HealthHandler(map[string]web.HealthChecker{"database": l.Ping}))
+	h = handlers.New(l, cfg, log).Routes(web.NewHealthHandler(web.HealthConfig{Checks: map[string]web.HealthChecker{"database": l.Ping}}))
 	return &uiEnv{srv: srv, l: l, clock: clock}
 }
 

@@ -653,8 +653,7 @@ func TestAdvanceManyRoundsExpiresSmallHoldings(t *testing.T) {
 // TestPruneStopsAtMaxDuration: a run whose wall-clock budget is spent
 // before its first page removes nothing and reports itself incomplete; a
 // budget that lasts removes the old updates. The wall clock is replaced by
-// one that moves a minute per reading, so no test waits. Not parallel: it
-// replaces a package clock.
+// one that moves a minute per reading, so no test waits.
 func TestPruneStopsAtMaxDuration(t *testing.T) {
 	for _, e := range ledgertest.Engines {
 		t.Run(ledgertest.Name(e), func(t *testing.T) {
@@ -668,8 +667,7 @@ func TestPruneStopsAtMaxDuration(t *testing.T) {
 			const retention = 30 * 24 * time.Hour
 			clock.Advance(retention + time.Hour)
 			wall := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-			restore := ledger.SetPruneWallClock(func() time.Time { wall = wall.Add(time.Minute); return wall })
-			defer restore()
+			ledger.SetPruneWallClock(l, func() time.Time { wall = wall.Add(time.Minute); return wall })
 			rep, err := l.Prune(ctx, retention, 30*time.Second)
 			if err != nil || rep.Complete || rep.Updates != 0 {
 				t.Fatalf("budget spent at once: %+v, %v; want an incomplete run that removed nothing", rep, err)

@@ -42,26 +42,6 @@ func (l *Ledger) saveCommand(ctx context.Context, t *txn, key string, party coin
 	return store.InsertCommand(ctx, t.tx, &store.Command{DedupKey: key, Party: party, Kind: kind, OffsetID: &off, Result: result, CreatedAt: t.now})
 }
 
-// beginCommand is claimCommand's try-lock and beginLocked in one round
-// trip, for hot paths: ErrInFlight when another transaction holds key. The
-// caller reads key's stored record afterwards, in a statement of its own,
-// since this one's snapshot predates the locks.
-func (l *Ledger) beginCommand(ctx context.Context, tx bun.Tx, key, kind string, parties ...coin.PartyID) (*txn, error) {
-	r, offset, ok, err := l.db.BeginClaim(ctx, tx, "cmd:"+key, partyLockKeys(parties)...)
-	if err != nil {
-		return nil, err
-	}
-	if !ok {
-		return nil, fmt.Errorf("%w: a command with the same id is being processed", ErrInFlight)
-	}
-	if r, err = l.usable(ctx, tx, r); err != nil {
-		return nil, err
-	}
-	t := l.newTxn(tx, kind, r)
-	t.offset = offset
-	return t, nil
-}
-
 // recordCommand is saveCommand riding t's commit batch: key's result is
 // this transaction's update id. The insert fails the commit (rolling the
 // effect back) if the key was used meanwhile.

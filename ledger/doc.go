@@ -14,8 +14,8 @@
 //
 //   - beginTxn / beginLocked take the open round and, on Postgres, the
 //     parties' advisory locks, so operations on one party queue instead of
-//     conflicting; beginCommand and claimCommand (commands.go) first claim
-//     the request's deduplication key, so a retried request answers what
+//     conflicting; claimCommand (commands.go) first claims the
+//     request's deduplication key, so a retried request answers what
 //     the first one did.
 //   - The rule reads what it needs, then records its effects on the txn:
 //     contracts created (txn.create) and archived (txn.archive), holdings

@@ -78,13 +78,9 @@ func (l *Ledger) MintLocked(ctx context.Context, party coin.PartyID, amount coin
 	return cid, err
 }
 
-// SetPruneWallClock replaces the wall clock Prune measures maxDuration
-// with, until restore is called. Not for parallel tests.
-func SetPruneWallClock(now func() time.Time) (restore func()) {
-	old := pruneWallClock
-	pruneWallClock = now
-	return func() { pruneWallClock = old }
-}
+// SetPruneWallClock replaces the wall clock l's Prune measures
+// maxDuration with.
+func SetPruneWallClock(l *Ledger, now func() time.Time) { l.pruneWallClock = now }
 
 // SendsBatched is how many one-step sends ran in batches of two or more.
 func SendsBatched(l *Ledger) int64 {
@@ -96,10 +92,10 @@ func SendsBatched(l *Ledger) int64 {
 // OnPostgres reports whether l runs on Postgres.
 func OnPostgres(l *Ledger) bool { return l.db.Engine == store.Postgres }
 
-// FailSendBatches makes every batch of more than one send fail before its
+// FailSendBatches makes every batch of l of more than one send fail before its
 // writes (as a refusing database would) until the returned function is
 // called; it counts the batches it failed.
-func FailSendBatches() (failed *atomic.Int64, restore func()) {
+func FailSendBatches(l *Ledger) (failed *atomic.Int64, restore func()) {
 	failed = new(atomic.Int64)
 	f := func(sends int) error {
 		if sends > 1 {
@@ -108,22 +104,22 @@ func FailSendBatches() (failed *atomic.Int64, restore func()) {
 		}
 		return nil
 	}
-	sendBatchFault.Store(&f)
-	return failed, func() { sendBatchFault.Store(nil) }
+	l.sends.fault.Store(&f)
+	return failed, func() { l.sends.fault.Store(nil) }
 }
 
-// PanicSendBatches makes every batch of sends panic before its writes
+// PanicSendBatches makes every batch of sends of l panic before its writes
 // until the returned function is called.
-func PanicSendBatches() (restore func()) {
+func PanicSendBatches(l *Ledger) (restore func()) {
 	f := func(int) error { panic("injected panic in a batch of sends") }
-	sendBatchFault.Store(&f)
-	return func() { sendBatchFault.Store(nil) }
+	l.sends.fault.Store(&f)
+	return func() { l.sends.fault.Store(nil) }
 }
 
-// HoldSendBatches makes every batch of sends wait before its writes until
+// HoldSendBatches makes every batch of sends of l wait before its writes until
 // the returned release is called; held receives once per batch that
 // waits.
-func HoldSendBatches() (held <-chan int, release func()) {
+func HoldSendBatches(l *Ledger) (held <-chan int, release func()) {
 	h := make(chan int, 16)
 	gate := make(chan struct{})
 	f := func(sends int) error {
@@ -131,25 +127,25 @@ func HoldSendBatches() (held <-chan int, release func()) {
 		<-gate
 		return nil
 	}
-	sendBatchFault.Store(&f)
+	l.sends.fault.Store(&f)
 	var once sync.Once
 	return h, func() {
 		once.Do(func() {
-			sendBatchFault.Store(nil)
+			l.sends.fault.Store(nil)
 			close(gate)
 		})
 	}
 }
 
-// SetSendGather sets how long a batch waits for more sends while another
-// runs, until the returned function restores it.
-func SetSendGather(d time.Duration) (restore func()) {
-	old := sendGather.Swap(int64(d))
-	return func() { sendGather.Store(old) }
-}
+// SetSendGather sets how long a batch of l waits for more sends while
+// another runs.
+func SetSendGather(l *Ledger, d time.Duration) { l.sends.gather.Store(int64(d)) }
 
 // SendGatherMin is how many queued sends end a batch's wait.
 const SendGatherMin = sendGatherMin
 
 // StoreOf is the ledger's database, for tests that check its rows.
 func StoreOf(l *Ledger) *store.DB { return l.db }
+
+// RewardTemplate returns the template ID of a reward kind.
+func RewardTemplate(kind string) string { return rewardTemplates[kind] }

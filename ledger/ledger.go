@@ -63,6 +63,9 @@ type Ledger struct {
 	knownParties sync.Map   // coin.PartyID -> struct{}; see KnownParty
 	users        *userCache // onboarded users; see User (usercache.go)
 	sends        sendQueue  // one-step sends waiting for a batch (sendbatch.go)
+	// pruneWallClock measures Prune's maxDuration; nil is time.Now.
+	// Tests set it (export_test.go) to stop a run without waiting.
+	pruneWallClock func() time.Time
 }
 
 // Meta keys set once when the ledger is created.

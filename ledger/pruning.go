@@ -9,10 +9,6 @@ import (
 	"github.com/uptrace/bun"
 )
 
-// pruneWallClock is the wall clock maxDuration is measured with; tests
-// replace it to stop a run without waiting.
-var pruneWallClock = time.Now
-
 // prunePage bounds the update-log rows one pruning transaction removes.
 const prunePage = 1000
 
@@ -40,10 +36,14 @@ func (l *Ledger) Prune(ctx context.Context, retention, maxDuration time.Duration
 	if maxDuration < 0 {
 		return rep, invalid("maxDuration", "must not be negative, not %s", maxDuration)
 	}
-	start := pruneWallClock() // wall time: maxDuration bounds real work, not ledger time
+	wall := l.pruneWallClock
+	if wall == nil {
+		wall = time.Now
+	}
+	start := wall() // wall time: maxDuration bounds real work, not ledger time
 	cutoff := l.now().Add(-retention)
 	for {
-		if maxDuration > 0 && pruneWallClock().Sub(start) >= maxDuration {
+		if maxDuration > 0 && wall().Sub(start) >= maxDuration {
 			return rep, nil
 		}
 		var n, c int64

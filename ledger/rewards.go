@@ -20,9 +20,6 @@ var rewardTemplates = map[string]string{
 	RewardLiveness:  "#splice-validator-lifecycle:Splice.ValidatorLicense:ValidatorLivenessActivityRecord",
 }
 
-// RewardTemplate returns the template ID of a reward kind.
-func RewardTemplate(kind string) string { return rewardTemplates[kind] }
-
 // addRewardCoupon creates a reward coupon for beneficiary in t, to be
 // minted by reward collection after its round closes. amount is the
 // coupon's weight in coin (for liveness records: the issuance per record).

@@ -44,11 +44,8 @@ const (
 // 1.2 sends without it and its fixed cost was paid per send: holding
 // 0.7 ms saved 15% of the CPU per send there and p99 fell from 12-26
 // to 12-16 ms with p50 alike (scratch runs, bench/NOTES.md); with 32 clients
-// the rate rose by a tenth. In nanoseconds, atomic, so that tests can
-// lengthen it while workers run.
-var sendGather atomic.Int64
-
-func init() { sendGather.Store(int64(700 * time.Microsecond)) }
+// the rate rose by a tenth. A ledger's sendQueue.gather overrides it.
+const sendGather = 700 * time.Microsecond
 
 const sendGatherMin = 4
 
@@ -68,6 +65,12 @@ type sendQueue struct {
 	// batched counts the sends that ran in batches of two or more, for
 	// tests that must know the grouping happened.
 	batched int64
+	// gather, in nanoseconds, replaces sendGather when not zero; fault,
+	// when set, runs before a batch's writes: it can fail the batch as the
+	// database would refuse it, panic, or hold it running. Both are set by
+	// tests (export_test.go), atomic as workers may be running.
+	gather atomic.Int64
+	fault  atomic.Pointer[func(sends int) error]
 }
 
 // sendCall is one SendPreapproved call: its request and, for a batched
@@ -142,7 +145,11 @@ func (l *Ledger) gatherSends() {
 		q.mu.Unlock()
 		return
 	}
-	wait := time.Duration(sendGather.Load()) - time.Since(q.queue[0].queued)
+	gather := time.Duration(q.gather.Load())
+	if gather == 0 {
+		gather = sendGather
+	}
+	wait := gather - time.Since(q.queue[0].queued)
 	if wait <= 0 {
 		q.mu.Unlock()
 		return
@@ -315,10 +322,6 @@ func (s txSends) begin(ctx context.Context, c []store.Claim, k []store.Preapprov
 	return r, offsets, reads, err
 }
 
-// sendBatchFault, set by tests, runs before a batch's writes: it can fail
-// the batch as the database would refuse it, panic, or hold it running.
-var sendBatchFault atomic.Pointer[func(sends int) error]
-
 // sendResult is one send's answer.
 type sendResult struct {
 	res *TransferResult
@@ -371,7 +374,7 @@ func (l *Ledger) sendMany(ctx context.Context, db sendDB, calls []*sendCall) ([]
 		results[i].res = res
 		ts = append(ts, t)
 	}
-	if f := sendBatchFault.Load(); f != nil {
+	if f := l.sends.fault.Load(); f != nil {
 		if err := (*f)(len(calls)); err != nil {
 			return nil, err
 		}

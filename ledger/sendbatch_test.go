@@ -157,7 +157,7 @@ func TestSendBatchRerunsOneByOne(t *testing.T) {
 	ctx := context.Background()
 	const n = 12
 	senders, receivers := sendPairs(t, l, n)
-	failed, restore := ledger.FailSendBatches()
+	failed, restore := ledger.FailSendBatches(l)
 	defer restore()
 	errs := make([]error, n)
 	var wg sync.WaitGroup
@@ -199,7 +199,7 @@ func TestSendBatchPanicIsAnError(t *testing.T) {
 	ctx := context.Background()
 	senders, receivers := sendPairs(t, l, 1)
 	s, r := senders[0], receivers[0]
-	restore := ledger.PanicSendBatches()
+	restore := ledger.PanicSendBatches(l)
 	_, err := l.SendPreapproved(ctx, ledger.PreapprovalSend{Sender: s, Receiver: r, Amount: coin.MustParse("1"), DeduplicationID: "p1"})
 	restore()
 	if err == nil || !strings.Contains(err.Error(), "internal error") {
@@ -225,7 +225,7 @@ func TestSendCallerLeaves(t *testing.T) {
 	l := ledgertest.New(t, store.Postgres)
 	senders, receivers := sendPairs(t, l, 1)
 	s, r := senders[0], receivers[0]
-	held, release := ledger.HoldSendBatches()
+	held, release := ledger.HoldSendBatches(l)
 	defer release()
 
 	send := func(ctx context.Context, id string) <-chan error {
@@ -273,10 +273,10 @@ func TestSendCallerLeaves(t *testing.T) {
 func TestSendGather(t *testing.T) {
 	l := ledgertest.New(t, store.Postgres)
 	ctx := context.Background()
-	defer ledger.SetSendGather(time.Minute)()
+	ledger.SetSendGather(l, time.Minute)
 	n := ledger.SendGatherMin + 1
 	senders, receivers := sendPairs(t, l, n)
-	held, release := ledger.HoldSendBatches()
+	held, release := ledger.HoldSendBatches(l)
 	defer release()
 	errs := make(chan error, n)
 	send := func(i int) {

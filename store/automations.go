@@ -43,15 +43,6 @@ func OpenRounds(ctx context.Context, db bun.IDB) ([]Round, error) {
 	return rs, nil
 }
 
-// RoundByNumber loads a round, open or closed.
-func RoundByNumber(ctx context.Context, db bun.IDB, n coin.Round) (*Round, error) {
-	r := new(Round)
-	if err := db.NewSelect().Model(r).Where("number = ?", n).Scan(ctx); err != nil {
-		return nil, fmt.Errorf("round %d: %w", n, Normalize(err))
-	}
-	return r, nil
-}
-
 // DustCandidates lists live holdings that may be dust at round at, in
 // pages after the contract ID after. The filter is a floating-point
 // estimate of the expiry round (created + amount/rate) with a round of

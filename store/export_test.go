@@ -2,7 +2,10 @@ package store
 
 import (
 	"context"
+	"fmt"
 	"os"
+
+	"github.com/uptrace/bun"
 )
 
 // Internals that the tests of package store_test check.
@@ -31,3 +34,25 @@ func (db *DB) MigrateDir(ctx context.Context, dir string) ([]string, error) {
 
 // SplitStatements is splitStatements.
 var SplitStatements = splitStatements
+
+// InsertContracts stores created contracts.
+func InsertContracts(ctx context.Context, db bun.IDB, cs []Contract) error {
+	if len(cs) == 0 {
+		return nil
+	}
+	if _, err := db.NewInsert().Model(&cs).Exec(ctx); err != nil {
+		return fmt.Errorf("insert contracts: %w", Normalize(err))
+	}
+	return nil
+}
+
+// InsertHoldings stores new holdings.
+func InsertHoldings(ctx context.Context, db bun.IDB, hs []Holding) error {
+	if len(hs) == 0 {
+		return nil
+	}
+	if _, err := db.NewInsert().Model(&hs).Exec(ctx); err != nil {
+		return fmt.Errorf("insert holdings: %w", Normalize(err))
+	}
+	return nil
+}

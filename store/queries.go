@@ -97,35 +97,6 @@ func Users(ctx context.Context, db bun.IDB, all bool) ([]User, error) {
 	return us, nil
 }
 
-// InsertUpdate appends to the update log and sets u.OffsetID.
-func InsertUpdate(ctx context.Context, db bun.IDB, u *Update) error {
-	if _, err := db.NewInsert().Model(u).Returning("offset_id").Exec(ctx); err != nil {
-		return fmt.Errorf("insert update: %w", Normalize(err))
-	}
-	return nil
-}
-
-// SetUpdateTotals records what an update minted, burned and cost in traffic,
-// known only once its body has run.
-func SetUpdateTotals(ctx context.Context, db bun.IDB, u *Update) error {
-	_, err := db.NewUpdate().Model(u).Column("minted", "burned", "traffic_bytes").WherePK().Exec(ctx)
-	if err != nil {
-		return fmt.Errorf("set update totals: %w", Normalize(err))
-	}
-	return nil
-}
-
-// InsertContracts stores created contracts.
-func InsertContracts(ctx context.Context, db bun.IDB, cs []Contract) error {
-	if len(cs) == 0 {
-		return nil
-	}
-	if _, err := db.NewInsert().Model(&cs).Exec(ctx); err != nil {
-		return fmt.Errorf("insert contracts: %w", Normalize(err))
-	}
-	return nil
-}
-
 // ArchiveContracts marks contracts archived at offset. It is guarded: if
 // any of them is already archived (or missing) it returns ErrStale, and the
 // caller's transaction rolls back, so no contract is ever consumed twice.
@@ -180,17 +151,6 @@ func ContractsByTemplateSince(ctx context.Context, db bun.IDB, templateID string
 		return nil, fmt.Errorf("contracts of %s: %w", templateID, Normalize(err))
 	}
 	return cs, nil
-}
-
-// InsertHoldings stores new holdings.
-func InsertHoldings(ctx context.Context, db bun.IDB, hs []Holding) error {
-	if len(hs) == 0 {
-		return nil
-	}
-	if _, err := db.NewInsert().Model(&hs).Exec(ctx); err != nil {
-		return fmt.Errorf("insert holdings: %w", Normalize(err))
-	}
-	return nil
 }
 
 // SpendHoldings archives unlocked holdings at offset: each row moves to
@@ -398,17 +358,6 @@ func CloseRoundsBefore(ctx context.Context, db bun.IDB, n coin.Round, at time.Ti
 	return rs, nil
 }
 
-// InsertHistory stores history entries.
-func InsertHistory(ctx context.Context, db bun.IDB, es []HistoryEntry) error {
-	if len(es) == 0 {
-		return nil
-	}
-	if _, err := db.NewInsert().Model(&es).Exec(ctx); err != nil {
-		return fmt.Errorf("insert history: %w", Normalize(err))
-	}
-	return nil
-}
-
 // HistoryFilter selects a page of a party's history, newest first.
 type HistoryFilter struct {
 	Party        coin.PartyID
@@ -463,27 +412,6 @@ func CommandByKey(ctx context.Context, db bun.IDB, key string) (*Command, error)
 func InsertCommand(ctx context.Context, db bun.IDB, c *Command) error {
 	if _, err := db.NewInsert().Model(c).Exec(ctx); err != nil {
 		return fmt.Errorf("insert command %s: %w", c.DedupKey, Normalize(err))
-	}
-	return nil
-}
-
-// DeleteCommandsBefore forgets deduplication records older than t.
-func DeleteCommandsBefore(ctx context.Context, db bun.IDB, t time.Time) (int64, error) {
-	res, err := db.NewDelete().Table("commands").Where("created_at < ?", t).Exec(ctx)
-	if err != nil {
-		return 0, fmt.Errorf("delete old commands: %w", Normalize(err))
-	}
-	n, _ := res.RowsAffected()
-	return n, nil
-}
-
-// InsertRewardCoupons stores new reward coupons.
-func InsertRewardCoupons(ctx context.Context, db bun.IDB, cs []RewardCoupon) error {
-	if len(cs) == 0 {
-		return nil
-	}
-	if _, err := db.NewInsert().Model(&cs).Exec(ctx); err != nil {
-		return fmt.Errorf("insert reward coupons: %w", Normalize(err))
 	}
 	return nil
 }

@@ -182,7 +182,7 @@ func TestRequireRejects(t *testing.T) {
 	v := newTestVerifier(t, srv.URL, nil)
 	now := time.Now()
 	rsaPEM := rsaPublicPEM(t, &k.rsa.PublicKey)
-	attacker, _ := GenerateDevKey()
+	_, attacker, _ := ed25519.GenerateKey(nil)
 	attackerJWK, _ := toJWK("rsa1", attacker.Public())
 	// jku/x5u point here: the verifier must never fetch from them.
 	var evilHits atomic.Int32

@@ -18,19 +18,6 @@ type HealthChecker func(ctx context.Context) error
 // a few seconds, and a slow dependency is as bad as a failing one.
 const readyTimeout = 2 * time.Second
 
-// HealthHandler serves GET /livez and GET /readyz, for the health port.
-//
-// /livez answers 200 whenever the process can serve HTTP at all; it checks no
-// dependency, because restarting the process does not fix a database outage.
-// /readyz runs every check concurrently and answers 200
-// {"status":"ok","checks":{"<name>":"ok",...}} when all pass within 2 s, else
-// 503 {"status":"unavailable","error":"<name>: <reason>","checks":{...}}
-// naming the first failing check in name order, so the answer is stable
-// between probes.
-func HealthHandler(checks map[string]HealthChecker) http.Handler {
-	return NewHealthHandler(HealthConfig{Checks: checks})
-}
-
 // HealthConfig configures NewHealthHandler.
 type HealthConfig struct {
 	Checks map[string]HealthChecker
@@ -43,7 +30,15 @@ type HealthConfig struct {
 	Warnings []string
 }
 
-// NewHealthHandler is HealthHandler with a log and warnings.
+// NewHealthHandler serves GET /livez and GET /readyz, for the health port.
+//
+// /livez answers 200 whenever the process can serve HTTP at all; it checks no
+// dependency, because restarting the process does not fix a database outage.
+// /readyz runs every check concurrently and answers 200
+// {"status":"ok","checks":{"<name>":"ok",...}} when all pass within 2 s, else
+// 503 {"status":"unavailable","error":"<name>: <reason>","checks":{...}}
+// naming the first failing check in name order, so the answer is stable
+// between probes.
 func NewHealthHandler(cfg HealthConfig) http.Handler {
 	return healthHandler(cfg, readyTimeout)
 }

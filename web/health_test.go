@@ -54,7 +54,7 @@ func TestHealthHandler(t *testing.T) {
 }
 
 func TestHealthHandlerMethods(t *testing.T) {
-	h := HealthHandler(nil)
+	h := NewHealthHandler(HealthConfig{})
 	for _, tc := range []struct {
 		method, path string
 		want         int

@@ -16,7 +16,6 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"runtime/debug"
 	"strings"
 	"testing"
 	"time"
@@ -288,24 +287,5 @@ func TestServeReturnsListenerErrors(t *testing.T) {
 	ln.Close()
 	if err := Serve(context.Background(), "closed", srv, ln, discardLogger()); err == nil || !strings.Contains(err.Error(), "serve closed") {
 		t.Errorf("err = %v", err)
-	}
-}
-
-func TestTuneGC(t *testing.T) {
-	defer debug.SetGCPercent(debug.SetGCPercent(100))
-	t.Setenv("GOGC", "77") // restored when the test ends
-	debug.SetGCPercent(77) // as the runtime applied it at start
-	if v, from := TuneGC(); v != "77" || from != "GOGC" {
-		t.Fatalf("with GOGC=77: %q from %q", v, from)
-	}
-	if prev := debug.SetGCPercent(100); prev != 77 {
-		t.Fatalf("the operator's GOGC was overridden: %d", prev)
-	}
-	os.Unsetenv("GOGC")
-	if v, from := TuneGC(); v != "200" || from != "default" {
-		t.Fatalf("without GOGC: %q from %q", v, from)
-	}
-	if prev := debug.SetGCPercent(100); prev != DefaultGCPercent {
-		t.Fatalf("without GOGC the target is %d, want %d", prev, DefaultGCPercent)
 	}
 }

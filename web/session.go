@@ -180,9 +180,6 @@ func NewSessions(cfg SessionConfig) (*Sessions, error) {
 	return &Sessions{store: st, name: name, cfg: cfg, live: live}, nil
 }
 
-// CookieName is the session cookie's name.
-func (s *Sessions) CookieName() string { return s.name }
-
 // Start begins a new session for user (always a fresh ID, so a session
 // fixed before login is never promoted) and sets the cookie.
 func (s *Sessions) Start(w http.ResponseWriter, r *http.Request, user, idToken string) (*Session, error) {

@@ -83,13 +83,6 @@ func (c *tokenCache) put(k tokenKey, e verifiedToken, now time.Time, leeway time
 	c.entries[k] = e
 }
 
-// len is the number of remembered tokens.
-func (c *tokenCache) len() int {
-	c.mu.RLock()
-	defer c.mu.RUnlock()
-	return len(c.entries)
-}
-
 // stale reports whether e can no longer be served at now.
 func stale(e verifiedToken, now time.Time, leeway time.Duration) bool {
 	if now.Before(e.verified) || now.Sub(e.verified) >= tokenCacheMaxAge {

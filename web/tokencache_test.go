@@ -171,3 +171,10 @@ func TestTokenCacheConcurrent(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+// len is the number of remembered tokens.
+func (c *tokenCache) len() int {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	return len(c.entries)
+}

@@ -363,17 +363,8 @@ func defaultConfig() Config {
 	}
 }
 
-// loadConfig reads the values file (if any), then the environment, then
-// validates. now is the clock for the onboarding secret's lifetime.
-func loadConfig(path string, env envVars, now time.Time) (Config, error) {
-	cfg, err := readConfig(path, env)
-	if err != nil {
-		return cfg, err
-	}
-	return cfg, cfg.validate(now, env)
-}
-
-// readConfig is loadConfig without validation (flags still follow).
+// readConfig reads the values file (if any), then the environment,
+// without validating (flags still follow).
 func readConfig(path string, env envVars) (Config, error) {
 	cfg := defaultConfig()
 	if path != "" {

@@ -55,12 +55,13 @@ type testServer struct {
 // unless args say otherwise, and waits until it is ready.
 func startServe(t *testing.T, args []string, env []string) *testServer {
 	t.Helper()
-	return startServeCtx(t, context.Background(), args, env)
+	return startServeWith(t, serveOptions{}, args, env)
 }
 
-func startServeCtx(t *testing.T, ctx context.Context, args []string, env []string) *testServer {
+// startServeWith is startServe with opts (opts.ready is set here).
+func startServeWith(t *testing.T, opts serveOptions, args []string, env []string) *testServer {
 	t.Helper()
-	s, err := tryServeCtx(t, ctx, args, env)
+	s, err := tryServeWith(t, opts, args, env)
 	if err != nil {
 		t.Fatalf("serve: %v\nlogs:\n%s", err, s.logs.String())
 	}
@@ -69,17 +70,17 @@ func startServeCtx(t *testing.T, ctx context.Context, args []string, env []strin
 
 func tryServe(t *testing.T, args []string, env []string) (*testServer, error) {
 	t.Helper()
-	return tryServeCtx(t, context.Background(), args, env)
+	return tryServeWith(t, serveOptions{}, args, env)
 }
 
-func tryServeCtx(t *testing.T, ctx context.Context, args []string, env []string) (*testServer, error) {
+func tryServeWith(t *testing.T, opts serveOptions, args []string, env []string) (*testServer, error) {
 	t.Helper()
 	ready := make(chan readyAddrs, 1)
-	ctx, cancel := context.WithCancel(ctx)
-	ctx = context.WithValue(ctx, readyKey{}, func(a readyAddrs) { ready <- a })
+	opts.ready = func(a readyAddrs) { ready <- a }
+	ctx, cancel := context.WithCancel(context.Background())
 	s := &testServer{logs: &syncBuffer{}, cancel: cancel, done: make(chan error, 1)}
-	full := append([]string{"serve", "--listen", "127.0.0.1:0", "--health-listen", "127.0.0.1:0", "--metrics-listen", "127.0.0.1:0"}, args...)
-	go func() { s.done <- run(ctx, full, env, io.Discard, s.logs) }()
+	full := append([]string{"--listen", "127.0.0.1:0", "--health-listen", "127.0.0.1:0", "--metrics-listen", "127.0.0.1:0"}, args...)
+	go func() { s.done <- serve(ctx, full, newEnv(env), io.Discard, s.logs, opts) }()
 	select {
 	case s.addrs = <-ready:
 		t.Cleanup(func() { s.stop(t) })
@@ -221,4 +222,14 @@ func tlsClient(ca *testCA, cert *tls.Certificate) *http.Client {
 		cfg.Certificates = []tls.Certificate{*cert}
 	}
 	return &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{TLSClientConfig: cfg}}
+}
+
+// loadConfig reads the values file (if any), then the environment, then
+// validates. now is the clock for the onboarding secret's lifetime.
+func loadConfig(path string, env envVars, now time.Time) (Config, error) {
+	cfg, err := readConfig(path, env)
+	if err != nil {
+		return cfg, err
+	}
+	return cfg, cfg.validate(now, env)
 }

@@ -5,7 +5,6 @@ package main
 
 import (
 	"context"
-	"crypto"
 	"errors"
 	"flag"
 	"fmt"
@@ -19,8 +18,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/ccwallet/ccwallet/handlers"
-	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/store"
 	"github.com/ccwallet/ccwallet/web"
 )
@@ -66,7 +63,7 @@ func run(ctx context.Context, args []string, environ []string, stdout, stderr io
 	}
 	switch cmd {
 	case "serve":
-		return serve(ctx, args, env, stdout, stderr)
+		return serve(ctx, args, env, stdout, stderr, serveOptions{})
 	case "migrate":
 		return migrate(ctx, args, env, stdout, stderr)
 	case "config":
@@ -155,27 +152,42 @@ func newLogger(cfg Config, w io.Writer) *slog.Logger {
 	return slog.New(slog.NewTextHandler(w, opts))
 }
 
+// openStore opens the database and migrates it.
 func openStore(ctx context.Context, cfg Config, env envVars, log *slog.Logger) (*store.DB, error) {
+	db, err := openDatabase(ctx, cfg, env, log)
+	if err != nil {
+		return nil, err
+	}
+	if err := migrateDatabase(ctx, db, log); err != nil {
+		db.Close()
+		return nil, err
+	}
+	return db, nil
+}
+
+// openDatabase opens the configured database (the pool as persistence
+// sets it), without migrating.
+func openDatabase(ctx context.Context, cfg Config, env envVars, log *slog.Logger) (*store.DB, error) {
 	dbURL, err := cfg.DatabaseURL(env.get)
 	if err != nil {
 		return nil, err
 	}
 	p := cfg.Persistence
-	db, err := store.Open(ctx, store.Config{
+	return store.Open(ctx, store.Config{
 		URL: dbURL, MaxOpenConns: p.MaxOpenConns, MaxIdleConns: p.MaxIdleConns, ConnMaxLifetime: p.ConnMaxLifetime.Std(),
 	}, log)
-	if err != nil {
-		return nil, err
-	}
+}
+
+// migrateDatabase applies the migrations db has not had yet.
+func migrateDatabase(ctx context.Context, db *store.DB, log *slog.Logger) error {
 	applied, err := db.Migrate(ctx)
 	if err != nil {
-		db.Close()
-		return nil, fmt.Errorf("migrate: %w", err)
+		return fmt.Errorf("migrate: %w", err)
 	}
 	if len(applied) > 0 {
 		log.Info("database migrated", "applied", applied, "engine", db.Engine)
 	}
-	return db, nil
+	return nil
 }
 
 func migrate(ctx context.Context, args []string, env envVars, stdout, stderr io.Writer) error {
@@ -287,221 +299,6 @@ func outboundClient() *http.Client {
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	tr.Proxy = http.ProxyFromEnvironment
 	return &http.Client{Timeout: 10 * time.Second, Transport: tr}
-}
-
-// readyKey is the context key of a func tests use to learn the bound
-// addresses (ports chosen by the kernel for ":0").
-type readyKey struct{}
-
-// connStateKey is the context key of a func tests use to follow
-// connections (http.Server.ConnState) of the named server.
-type connStateKey struct{}
-
-// readyAddrs are the addresses serve listens on; empty when off.
-type readyAddrs struct {
-	App, Health, Metrics string
-	Operator             string
-}
-
-func serve(ctx context.Context, args []string, env envVars, stdout, stderr io.Writer) error {
-	// --- configuration
-	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	var c commonFlags
-	c.register(fs)
-	listen := fs.String("listen", "", "app port address (default :8080)")
-	healthListen := fs.String("health-listen", "", "health port address (default :5003)")
-	metricsListen := fs.String("metrics-listen", "", "metrics port address (default :10013)")
-	if err := fs.Parse(args); err != nil {
-		return err
-	}
-	cfg, warnings, err := c.checked(env, func(cfg *Config) {
-		if *listen != "" {
-			cfg.Listen = *listen
-		}
-		if *healthListen != "" {
-			cfg.HealthListen = *healthListen
-		}
-		if *metricsListen != "" {
-			cfg.Metrics.Listen = *metricsListen
-		}
-	})
-	if err != nil {
-		return err
-	}
-	log := newLogger(cfg, stderr)
-	start := time.Now()
-	for _, w := range warnings {
-		log.Warn("configuration weakens security: " + w)
-	}
-	if notes := cfg.networkNotes(); len(notes) > 0 {
-		log.Info("multi-validator settings accepted but ignored: the embedded network has one validator, no sponsor, scan or sequencers",
-			"ignored", notes)
-	}
-	if len(cfg.Ignored) > 0 {
-		log.Warn("ADDITIONAL_CONFIG variables accepted but ignored", "vars", cfg.Ignored)
-	}
-
-	// --- metrics
-	var m *metrics
-	var observers []web.Middleware
-	if cfg.MetricsEnabled() {
-		m = newMetrics(cfg.NativeHistograms())
-		observers = append(observers, web.Metrics(m.reg, cfg.NativeHistograms()))
-	}
-
-	// --- database and ledger
-	db, err := openStore(ctx, cfg, env, log)
-	if err != nil {
-		return err
-	}
-	defer db.Close()
-	lcfg := ledger.Config{
-		OperatorHint: cfg.ValidatorPartyHint, AdminUsers: cfg.ValidatorWalletUsers, DevNet: cfg.DevNet(),
-		MergeDelegationAtOnboarding: cfg.mergeAtOnboarding(),
-		PreparedTTL:                 cfg.ExternalPartyPreparedTTL,
-	}
-	if m != nil {
-		lcfg.Observer = m
-		m.watchDB(db.DB.DB, "ccwallet")
-	}
-	l, err := ledger.Open(ctx, db, lcfg, log)
-	if err != nil {
-		return err
-	}
-	if m != nil {
-		m.watchOperator(l, log)
-	}
-
-	// --- authentication
-	authCfg := web.AuthConfig{
-		Audience: cfg.Auth.Audience, Issuer: cfg.Auth.Issuer, JWKSURL: cfg.Auth.JWKSURL, DisableAuth: cfg.DisableAuth,
-		Leeway: 30 * time.Second, HTTPClient: outboundClient(),
-	}
-	if cfg.DevNet() {
-		authCfg.StaticKeys = map[string]crypto.PublicKey{devKeyID: devKey().Public()}
-	}
-	verifier, err := web.NewVerifier(authCfg, log)
-	if err != nil {
-		return err
-	}
-
-	// --- health: one check per dependency. The automations section adds
-	// checks["scheduler"] before the handler is built.
-	checks := map[string]web.HealthChecker{"database": l.Ping}
-
-	// --- automations (automations.go): enableWallet: false leaves the
-	// wallet's out, the network's run on; stopped when serve returns.
-	sched, err := startAutomations(ctx, l, cfg, m, log)
-	if err != nil {
-		return err
-	}
-	defer stopAutomations(sched, log)
-	jobStatus := jobStatuses(sched)
-	// Fails when the scheduler stopped or a job failed
-	// jobs.DefaultMaxConsecutiveFailures times in a row.
-	checks["scheduler"] = sched.Check
-
-	health := web.NewHealthHandler(web.HealthConfig{Checks: checks, Log: log, Warnings: warnings})
-
-	// --- servers
-	type server struct {
-		name string
-		srv  *http.Server
-		ln   net.Listener
-	}
-	var servers []server
-	defer func() {
-		for _, s := range servers {
-			s.ln.Close()
-		}
-	}()
-	add := func(name, addr string, tlsCfg *web.TLSConfig, h http.Handler) error {
-		srv, err := web.NewServer(web.ServerConfig{Addr: addr, TLS: tlsCfg}, h, log)
-		if err != nil {
-			return err
-		}
-		if f, ok := ctx.Value(connStateKey{}).(func(string, net.Conn, http.ConnState)); ok {
-			srv.ConnState = func(c net.Conn, st http.ConnState) { f(name, c, st) }
-		}
-		ln, err := net.Listen("tcp", addr)
-		if err != nil {
-			return fmt.Errorf("listen on %s (%s): %w", addr, name, err)
-		}
-		servers = append(servers, server{name, srv, ln})
-		return nil
-	}
-	// The app server's handler is set below, once the listening address
-	// (and so the public URL the login redirects to) is known.
-	if err := add("app", cfg.Listen, appTLS(cfg.TLS), http.NotFoundHandler()); err != nil {
-		return err
-	}
-	ready := readyAddrs{App: servers[0].ln.Addr().String(), Operator: string(l.Operator())}
-	url := cfg.PublicURL
-	if url == "" {
-		scheme := "http"
-		if cfg.TLS != nil {
-			scheme = "https"
-		}
-		url = scheme + "://" + displayAddr(ready.App) + "/"
-	}
-
-	// --- app routes, with the web wallet (UI: sessions, OIDC login, dev
-	// provider; see ui.go)
-	var ui *handlers.UI
-	if cfg.WalletEnabled() {
-		ui, err = newUI(ctx, cfg, env.get, strings.TrimSuffix(url, "/"), handlers.SessionStore(l), log)
-		if err != nil {
-			return err
-		}
-		if ui != nil && ui.DevProvider != nil {
-			fmt.Fprintln(stdout, devLoginHint())
-		}
-	} else {
-		log.Info("wallet disabled (enableWallet: false): its pages, API and automations are off; the admin API, registry, health and metrics run")
-	}
-	servers[0].srv.Handler = handlers.New(l, handlers.Config{Auth: verifier, Observe: observers, UI: ui, Jobs: jobStatus, Network: cfg.networkSettings(time.Now()),
-		Warnings:  warnings,
-		Limiter:   web.NewLimiter(web.RateLimit{Burst: cfg.RateLimit.Burst, Per: cfg.RateLimit.Per.Std()}),
-		WalletOff: !cfg.WalletEnabled()}, log).Routes(health)
-	if cfg.HealthEnabled() {
-		if err := add("health", cfg.HealthListen, appTLS(cfg.HealthTLS), health); err != nil {
-			return err
-		}
-		ready.Health = servers[len(servers)-1].ln.Addr().String()
-	}
-	if m != nil {
-		if err := add("metrics", cfg.Metrics.Listen, appTLS(cfg.Metrics.TLS), web.MetricsHandler(m.reg)); err != nil {
-			return err
-		}
-		ready.Metrics = servers[len(servers)-1].ln.Addr().String()
-	}
-
-	errc := make(chan error, len(servers))
-	for _, s := range servers {
-		go func() { errc <- web.Serve(ctx, s.name, s.srv, s.ln, log) }()
-	}
-
-	// The collector's target rises only now: start-up's garbage is
-	// collected at Go's default, so the idle process stays small.
-	gogc, gogcFrom := web.TuneGC()
-	log.Info("ccwallet ready", "url", url, "health", ready.Health, "metrics", ready.Metrics, "engine", db.Engine,
-		"network", cfg.Network, "operator", l.Operator(), "wallet", cfg.WalletEnabled(),
-		"startup", time.Since(start).Round(time.Millisecond), "gogc", gogc, "gogc_from", gogcFrom)
-	fmt.Fprintf(stdout, "ccwallet is ready: open %s\n", url)
-	if f, ok := ctx.Value(readyKey{}).(func(readyAddrs)); ok {
-		f(ready)
-	}
-
-	var first error
-	for range servers {
-		if err := <-errc; err != nil && first == nil {
-			first = err
-		}
-	}
-	servers = nil // closed by Serve
-	log.Info("ccwallet stopped")
-	return first
 }
 
 // displayAddr turns a listen address into one a browser can open.

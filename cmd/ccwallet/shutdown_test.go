@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"io"
 	"net"
 	"net/http"
@@ -15,15 +14,15 @@ import (
 // the request completes and serve returns cleanly.
 func TestShutdownDrains(t *testing.T) {
 	active := make(chan struct{}, 1)
-	ctx := context.WithValue(context.Background(), connStateKey{}, func(name string, _ net.Conn, st http.ConnState) {
+	opts := serveOptions{connState: func(name string, _ net.Conn, st http.ConnState) {
 		if name == "app" && st == http.StateActive {
 			select {
 			case active <- struct{}{}:
 			default:
 			}
 		}
-	})
-	s := startServeCtx(t, ctx, sqliteArgs(t), nil)
+	}}
+	s := startServeWith(t, opts, sqliteArgs(t), nil)
 	pr, pw := io.Pipe()
 	req, _ := http.NewRequest("POST", "http://"+s.addrs.App+"/v0/admin/users", pr)
 	req.Header.Set("Authorization", "Bearer "+devToken(t, "admin"))

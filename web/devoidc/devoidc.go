@@ -6,7 +6,6 @@
 package devoidc
 
 import (
-	"context"
 	"crypto/rand"
 	"fmt"
 	"html/template"
@@ -15,8 +14,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/zitadel/oidc/v3/example/server/storage"
-	"github.com/zitadel/oidc/v3/pkg/oidc"
 	"github.com/zitadel/oidc/v3/pkg/op"
 )
 
@@ -70,7 +67,7 @@ const (
 type Provider struct {
 	cfg     Config
 	issuer  string
-	storage *devStorage
+	storage *storage
 	op      *op.Provider
 	handler http.Handler
 }
@@ -96,14 +93,10 @@ func New(cfg Config, log *slog.Logger) (*Provider, error) {
 		cfg.Now = time.Now
 	}
 	issuer := strings.TrimSuffix(cfg.BaseURL, "/") + Prefix
-	users := userStore{}
-	for _, u := range cfg.Users {
-		users[u.Name] = &storage.User{ID: u.Name, Username: u.Name, Password: u.Password, FirstName: u.Name, EmailVerified: true}
+	st, err := newStorage(cfg)
+	if err != nil {
+		return nil, err
 	}
-	client := storage.WebClient(cfg.ClientID, cfg.ClientSecret, cfg.RedirectURL)
-	st := &devStorage{Storage: storage.NewStorageWithClients(users, map[string]*storage.Client{cfg.ClientID: client}), postLogout: cfg.PostLogoutURL,
-		pending: newPending(cfg.PendingTTL, cfg.MaxPending, cfg.Now), clientID: cfg.ClientID,
-		access: newPending(accessTokenTTL, maxTokens, cfg.Now), refresh: newPending(refreshTokenTTL, maxTokens, cfg.Now)}
 	var key [32]byte
 	_, _ = rand.Read(key[:])
 	provider, err := op.NewProvider(&op.Config{
@@ -126,126 +119,6 @@ func New(cfg Config, log *slog.Logger) (*Provider, error) {
 // Handler serves the provider (discovery, authorize, token, keys,
 // end_session, the login form) under Prefix.
 func (p *Provider) Handler() http.Handler { return p.handler }
-
-// Pending is the number of logins started and not yet finished, expired
-// or dropped.
-func (p *Provider) Pending() int { return p.storage.pending.len() }
-
-// userStore is the seeded users by name; storage.UserStore.
-type userStore map[string]*storage.User
-
-func (u userStore) GetUserByID(id string) *storage.User         { return u[id] }
-func (u userStore) GetUserByUsername(name string) *storage.User { return u[name] }
-func (u userStore) ExampleClientID() string                     { return "" }
-
-// devStorage is the library's in-memory storage with our login page and
-// post-logout address on the client, and its pending auth requests bounded
-// (the library keeps each one until its code is exchanged, so an
-// abandoned login stayed forever).
-type devStorage struct {
-	*storage.Storage
-	postLogout string
-	pending    *pending
-	// access and refresh are the tokens issued to clientID, revoked once
-	// past their lifetime: the library checks expiry on use but never
-	// deletes them.
-	clientID        string
-	access, refresh *pending
-}
-
-// The library's token lifetimes (storage.go: 5 minutes, 5 hours), with a
-// margin, and a cap on the tokens kept at once.
-const (
-	accessTokenTTL  = 6 * time.Minute
-	refreshTokenTTL = 5*time.Hour + time.Minute
-	maxTokens       = 10000
-)
-
-func (s *devStorage) CreateAccessToken(ctx context.Context, req op.TokenRequest) (string, time.Time, error) {
-	s.revoke(ctx, s.access.expired())
-	id, exp, err := s.Storage.CreateAccessToken(ctx, req)
-	if err == nil {
-		s.revoke(ctx, s.access.add(id))
-	}
-	return id, exp, err
-}
-
-func (s *devStorage) CreateAccessAndRefreshTokens(ctx context.Context, req op.TokenRequest, current string) (string, string, time.Time, error) {
-	s.revoke(ctx, s.access.expired())
-	s.revoke(ctx, s.refresh.expired())
-	id, refresh, exp, err := s.Storage.CreateAccessAndRefreshTokens(ctx, req, current)
-	if err == nil {
-		s.revoke(ctx, s.access.add(id))
-		s.refresh.remove(current) // rotated: the library dropped it
-		s.revoke(ctx, s.refresh.add(refresh))
-	}
-	return id, refresh, exp, err
-}
-
-// revoke deletes tokens (an access token by ID, a refresh token with its
-// access token); unknown ones are no error.
-func (s *devStorage) revoke(ctx context.Context, ids []string) {
-	for _, id := range ids {
-		_ = s.Storage.RevokeToken(ctx, id, "", s.clientID)
-	}
-}
-
-func (s *devStorage) CreateAuthRequest(ctx context.Context, req *oidc.AuthRequest, userID string) (op.AuthRequest, error) {
-	s.expire(ctx)
-	ar, err := s.Storage.CreateAuthRequest(ctx, req, userID)
-	if err != nil {
-		return nil, err
-	}
-	for _, id := range s.pending.add(ar.GetID()) {
-		_ = s.Storage.DeleteAuthRequest(ctx, id)
-	}
-	return ar, nil
-}
-
-func (s *devStorage) AuthRequestByID(ctx context.Context, id string) (op.AuthRequest, error) {
-	s.expire(ctx)
-	return s.Storage.AuthRequestByID(ctx, id)
-}
-
-func (s *devStorage) AuthRequestByCode(ctx context.Context, code string) (op.AuthRequest, error) {
-	s.expire(ctx)
-	return s.Storage.AuthRequestByCode(ctx, code)
-}
-
-func (s *devStorage) DeleteAuthRequest(ctx context.Context, id string) error {
-	s.pending.remove(id)
-	return s.Storage.DeleteAuthRequest(ctx, id)
-}
-
-// CheckUsernamePassword is the login form's check of a pending request.
-func (s *devStorage) CheckUsernamePassword(username, password, id string) error {
-	s.expire(context.Background())
-	return s.Storage.CheckUsernamePassword(username, password, id)
-}
-
-// expire deletes the auth requests past their time (and their codes).
-func (s *devStorage) expire(ctx context.Context) {
-	for _, id := range s.pending.expired() {
-		_ = s.Storage.DeleteAuthRequest(ctx, id)
-	}
-}
-
-func (s *devStorage) GetClientByClientID(ctx context.Context, id string) (op.Client, error) {
-	c, err := s.Storage.GetClientByClientID(ctx, id)
-	if err != nil {
-		return nil, err
-	}
-	return devClient{Client: c, postLogout: s.postLogout}, nil
-}
-
-type devClient struct {
-	op.Client
-	postLogout string
-}
-
-func (c devClient) LoginURL(id string) string { return Prefix + "/login?authRequestID=" + id }
-
-func (c devClient) PostLogoutRedirectURIs() []string { return []string{c.postLogout} }
 
 type loginPage struct {
 	ID, Error, Stylesheet string

@@ -183,3 +183,47 @@ func TestAccessTokensSwept(t *testing.T) {
 		t.Errorf("%d access tokens tracked, want 1", n)
 	}
 }
+
+// Pending is the number of logins started and not yet finished, expired
+// or dropped.
+func (p *Provider) Pending() int { return p.storage.pending.len() }
+
+func (p *pending) len() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.order.Len()
+}
+
+// TestOnlyTheCodeFlow: the provider grants tokens only through the
+// wallet's login (the authorization code flow). The library's example
+// storage it once used also had a built-in service user (sid1 /
+// verysecret) that got an access token by client credentials alone.
+func TestOnlyTheCodeFlow(t *testing.T) {
+	e := newDevEnv(t)
+	post := func(user, secret string, form url.Values) int {
+		req, _ := http.NewRequest(http.MethodPost, e.srv.URL+Prefix+"/oauth/token", strings.NewReader(form.Encode()))
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		req.SetBasicAuth(user, secret)
+		res, err := e.client.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		return res.StatusCode
+	}
+	for name, c := range map[string]struct {
+		user, secret string
+		form         url.Values
+	}{
+		"demo service user":    {"sid1", "verysecret", url.Values{"grant_type": {"client_credentials"}, "scope": {"openid"}}},
+		"wallet, client creds": {"wallet", "secret", url.Values{"grant_type": {"client_credentials"}, "scope": {"openid"}}},
+		"wallet, refresh":      {"wallet", "secret", url.Values{"grant_type": {"refresh_token"}, "refresh_token": {"x"}}},
+	} {
+		if got := post(c.user, c.secret, c.form); got == http.StatusOK {
+			t.Errorf("%s: token endpoint = 200, want a refusal", name)
+		}
+	}
+	if e.token() == "" { // the code flow still works
+		t.Error("no access token from the code flow")
+	}
+}

@@ -62,9 +62,3 @@ func (p *pending) remove(id string) {
 		delete(p.byID, id)
 	}
 }
-
-func (p *pending) len() int {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.order.Len()
-}
