@@ -4,6 +4,7 @@ import (
 	"errors"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -287,5 +288,72 @@ func TestChartBadValuesRefused(t *testing.T) {
 	out, ok := podOf(t, docs).check(t)
 	if ok || !strings.Contains(out, "participantPruningSchedule.retention") || !strings.Contains(out, "minimum-server-protocol-version") {
 		t.Fatalf("bad values accepted or not named:\n%s", out)
+	}
+}
+
+// TestChartSeedKeysReachTheWallet: each of the seed's keys, set in the
+// chart's values, is what the wallet's effective configuration says
+// (ccwallet config print in the pod's place).
+func TestChartSeedKeysReachTheWallet(t *testing.T) {
+	t.Parallel()
+	docs := render(t, "-f", exampleValues, "--set",
+		"useSequencerConnectionsFromScan=false,decentralizedSynchronizerUrl=https://sequencer.sv-1.global.example,enableWallet=false,migration.migrating=true")
+	p := podOf(t, docs)
+	cmd := exec.Command(wallet, append([]string{"config", "print"}, p.args[1:]...)...)
+	cmd.Env = p.env
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("config print: %v\n%s", err, out)
+	}
+	var eff map[string]any
+	if err := yaml.Unmarshal(out, &eff); err != nil {
+		t.Fatal(err)
+	}
+	sender := "acme-validator-1::1220" + strings.Repeat("a", 64)
+	receiver := "acme-treasury-1::1220" + strings.Repeat("a", 64)
+	for _, c := range []struct {
+		path []any
+		want any
+	}{
+		{[]any{"validatorPartyHint"}, "acme-validator-1"},
+		{[]any{"nodeIdentifier"}, "acme-validator-1"},
+		{[]any{"validatorWalletUsers", 0}, "auth0|6543210abcdef"},
+		{[]any{"contactPoint"}, "ops@acme.example"},
+		{[]any{"enableWallet"}, false},
+		{[]any{"auth", "audience"}, "https://ledger_api.acme.example"},
+		{[]any{"auth", "jwksUrl"}, "https://acme.eu.auth0.com/.well-known/jwks.json"},
+		{[]any{"persistence", "host"}, "postgres.acme-validator.svc.cluster.local"},
+		{[]any{"persistence", "port"}, 5432},
+		{[]any{"persistence", "databaseName"}, "participant_3"},
+		{[]any{"persistence", "schema"}, "participant"},
+		{[]any{"persistence", "user"}, "cnadmin"},
+		{[]any{"persistence", "sslmode"}, "verify-ca"},
+		{[]any{"migration", "id"}, 3},
+		{[]any{"migration", "migrating"}, true},
+		{[]any{"svSponsorAddress"}, "https://sv.sv-1.global.example"},
+		{[]any{"scanAddress"}, "https://scan.sv-1.global.example"},
+		{[]any{"useSequencerConnectionsFromScan"}, false},
+		{[]any{"decentralizedSynchronizerUrl"}, "https://sequencer.sv-1.global.example"},
+		{[]any{"onboardingSecret"}, "****"},
+		{[]any{"participantPruningSchedule", "cron"}, "0 /10 * * * ?"},
+		{[]any{"participantPruningSchedule", "retention"}, "720h0m0s"},
+		{[]any{"walletSweep", sender, "maxBalanceUSD"}, 1000000},
+		{[]any{"walletSweep", sender, "minBalanceUSD"}, 2000.25},
+		{[]any{"walletSweep", sender, "receiver"}, receiver},
+		{[]any{"walletSweep", sender, "useTransferPreapproval"}, true},
+		{[]any{"autoAcceptTransfers", receiver, "fromParties", 0}, sender},
+		{[]any{"topup", "targetThroughput"}, 20000},
+		{[]any{"topup", "minTopupInterval"}, "1m0s"},
+		{[]any{"metrics", "enable"}, true},
+		{[]any{"metrics", "listen"}, ":10013"},
+		{[]any{"enableHealthProbes"}, true},
+		{[]any{"healthListen"}, ":5003"},
+		{[]any{"listen"}, ":8080"},
+		{[]any{"oidc", "issuer"}, "https://acme.eu.auth0.com/"},
+		{[]any{"tls", "client-auth", "type"}, "optional"},
+	} {
+		if got := dig(eff, c.path...); got != c.want {
+			t.Errorf("%v: the wallet has %v (%T), want %v", c.path, got, got, c.want)
+		}
 	}
 }

@@ -43,9 +43,10 @@ secrets replaced by the paths they are mounted at, the ports fixed.
   "topup" $v.topup
   "migration" $v.migration
 -}}
-{{- range $k := list "nodeIdentifier" "contactPoint" "publicUrl" "svSponsorAddress" "scanAddress" -}}
+{{- range $k := list "nodeIdentifier" "contactPoint" "publicUrl" "svSponsorAddress" "scanAddress" "decentralizedSynchronizerUrl" "nonSvValidatorTrustSingleScan" -}}
 {{- if index $v $k }}{{ $_ := set $c $k (index $v $k) }}{{ end -}}
 {{- end -}}
+{{- if not $v.useSequencerConnectionsFromScan }}{{ $_ := set $c "useSequencerConnectionsFromScan" false }}{{ end -}}
 {{- $auth := dict -}}
 {{- range $k, $x := $v.auth }}{{ if $x }}{{ $_ := set $auth $k $x }}{{ end }}{{ end -}}
 {{- if $auth }}{{ $_ := set $c "auth" $auth }}{{ end -}}
