@@ -152,6 +152,11 @@ func TestImageReproducible(t *testing.T) {
 			t.Fatal("the binary is dynamically linked (has an interpreter); it cannot run on an empty base")
 		}
 	}
+	// The empty base has no /etc/ssl: the roots must be in the binary, or
+	// JWKS and OpenID requests fail.
+	if !bytes.Contains(exe, []byte("golang.org/x/crypto/x509roots/fallback")) {
+		t.Error("the binary has no fallback root certificates")
+	}
 	bin := filepath.Join(dir, "ccwallet")
 	if err := os.WriteFile(bin, exe, 0o755); err != nil {
 		t.Fatal(err)
