@@ -2,13 +2,17 @@ package deploy
 
 import (
 	"bufio"
+	"database/sql"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/ccwallet/ccwallet/store/pgtest"
+	_ "github.com/jackc/pgx/v5/stdlib"
 	"gopkg.in/yaml.v3"
 )
 
@@ -146,5 +150,74 @@ func TestComposeConfigCheck(t *testing.T) {
 	out, ok := composePod(t, vars, map[string]string{"postgres-password": "stand-in\n"}).check(t)
 	if ok || !strings.Contains(out, "MIN_TRAFFIC_TOPUP_INTERVAL") {
 		t.Fatalf("a bad MIN_TRAFFIC_TOPUP_INTERVAL was not refused:\n%s", out)
+	}
+}
+
+// TestComposeMigratesOnPostgres plays the compose deployment on a real
+// Postgres: the database and user the postgres service creates, its
+// initdb scripts, then `ccwallet migrate` with the wallet service's
+// command, environment and secret file (the host "postgres" is the test
+// cluster). The wallet's tables must land in the schema participant.
+func TestComposeMigratesOnPostgres(t *testing.T) {
+	ctx := t.Context()
+	c, err := pgtest.Start(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Stop()
+	const password = "stand-in-password"
+	admin, err := sql.Open("pgx", c.URL("postgres"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Close()
+	for _, q := range []string{
+		`CREATE ROLE cnadmin LOGIN PASSWORD '` + password + `'`,
+		`CREATE DATABASE participant_0 OWNER cnadmin`,
+	} {
+		if _, err := admin.ExecContext(ctx, q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	// The postgres image runs /docker-entrypoint-initdb.d as POSTGRES_USER.
+	raw, err := os.ReadFile("compose/compose.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(raw), "./initdb:/docker-entrypoint-initdb.d") {
+		t.Fatal("the postgres service does not mount ./initdb")
+	}
+	scripts, _ := filepath.Glob("compose/initdb/*.sql")
+	db, err := sql.Open("pgx", strings.Replace(c.URL("participant_0"), "postgres@", "cnadmin:"+password+"@", 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	for _, s := range scripts {
+		body, _ := os.ReadFile(s)
+		if _, err := db.ExecContext(ctx, string(body)); err != nil {
+			t.Fatalf("%s: %v", s, err)
+		}
+	}
+
+	p := composePod(t, readEnvFile(t, "compose/env.example"), map[string]string{"postgres-password": password + "\n"})
+	host := strings.Split(c.URL(""), "@")[1]
+	host = host[:strings.Index(host, "/")]
+	for i, e := range p.env {
+		if strings.HasPrefix(e, "WALLET_DATABASE_URL=") {
+			p.env[i] = strings.Replace(e, "@postgres:5432/", "@"+host+"/", 1)
+		}
+	}
+	cmd := exec.CommandContext(ctx, wallet, append([]string{"migrate"}, p.args[1:]...)...)
+	cmd.Env = p.env
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("ccwallet migrate with the compose configuration: %v\n%s", err, out)
+	}
+	var n int
+	if err := db.QueryRowContext(ctx, `SELECT count(*) FROM information_schema.tables WHERE table_schema = 'participant'`).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	if n == 0 {
+		t.Fatal("no table in the schema participant after migrate")
 	}
 }
