@@ -3,6 +3,7 @@ package deploy
 import (
 	"bufio"
 	"database/sql"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -159,26 +160,7 @@ func TestComposeConfigCheck(t *testing.T) {
 // command, environment and secret file (the host "postgres" is the test
 // cluster). The wallet's tables must land in the schema participant.
 func TestComposeMigratesOnPostgres(t *testing.T) {
-	ctx := t.Context()
-	c, err := pgtest.Start(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Stop()
-	const password = "stand-in-password"
-	admin, err := sql.Open("pgx", c.URL("postgres"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer admin.Close()
-	for _, q := range []string{
-		`CREATE ROLE cnadmin LOGIN PASSWORD '` + password + `'`,
-		`CREATE DATABASE participant_0 OWNER cnadmin`,
-	} {
-		if _, err := admin.ExecContext(ctx, q); err != nil {
-			t.Fatalf("%s: %v", q, err)
-		}
-	}
+	pg := startPostgres(t, "participant_0")
 	// The postgres image runs /docker-entrypoint-initdb.d as POSTGRES_USER.
 	raw, err := os.ReadFile("compose/compose.yaml")
 	if err != nil {
@@ -188,36 +170,95 @@ func TestComposeMigratesOnPostgres(t *testing.T) {
 		t.Fatal("the postgres service does not mount ./initdb")
 	}
 	scripts, _ := filepath.Glob("compose/initdb/*.sql")
-	db, err := sql.Open("pgx", strings.Replace(c.URL("participant_0"), "postgres@", "cnadmin:"+password+"@", 1))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
 	for _, s := range scripts {
 		body, _ := os.ReadFile(s)
-		if _, err := db.ExecContext(ctx, string(body)); err != nil {
+		if _, err := pg.db.ExecContext(t.Context(), string(body)); err != nil {
 			t.Fatalf("%s: %v", s, err)
 		}
 	}
-
-	p := composePod(t, readEnvFile(t, "compose/env.example"), map[string]string{"postgres-password": password + "\n"})
-	host := strings.Split(c.URL(""), "@")[1]
-	host = host[:strings.Index(host, "/")]
+	p := composePod(t, readEnvFile(t, "compose/env.example"), map[string]string{"postgres-password": pg.password + "\n"})
 	for i, e := range p.env {
 		if strings.HasPrefix(e, "WALLET_DATABASE_URL=") {
-			p.env[i] = strings.Replace(e, "@postgres:5432/", "@"+host+"/", 1)
+			p.env[i] = strings.Replace(e, "@postgres:5432/", "@"+pg.hostPort+"/", 1)
 		}
 	}
-	cmd := exec.CommandContext(ctx, wallet, append([]string{"migrate"}, p.args[1:]...)...)
+	pg.migrate(t, p, "participant")
+}
+
+// testPostgres is a real Postgres with the chart's and compose's user
+// cnadmin, which must give its password (the rest of the private cluster
+// trusts local connections), owning database db.
+type testPostgres struct {
+	hostPort, password string
+	db                 *sql.DB // as cnadmin, in db
+}
+
+func startPostgres(t *testing.T, dbName string) testPostgres {
+	t.Helper()
+	ctx := t.Context()
+	c, err := pgtest.Start(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Stop)
+	pg := testPostgres{password: "stand-in-password"}
+	u, err := url.Parse(c.URL(dbName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pg.hostPort = u.Host
+	admin, err := sql.Open("pgx", c.URL("postgres"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Close()
+	hba := filepath.Join(c.DataDir(), "pg_hba.conf")
+	old, err := os.ReadFile(hba)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(hba, append([]byte("host all cnadmin 127.0.0.1/32 scram-sha-256\n"), old...), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{
+		"SELECT pg_reload_conf()",
+		"CREATE ROLE cnadmin LOGIN PASSWORD '" + pg.password + "'",
+		"CREATE DATABASE " + dbName + " OWNER cnadmin",
+	} {
+		if _, err := admin.ExecContext(ctx, q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	u.User = url.UserPassword("cnadmin", pg.password)
+	if pg.db, err = sql.Open("pgx", u.String()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { pg.db.Close() })
+	// A wrong password is refused, so the wallet's connection below proves
+	// it read the right one.
+	u.User = url.UserPassword("cnadmin", "wrong")
+	wrong, _ := sql.Open("pgx", u.String())
+	defer wrong.Close()
+	if err := wrong.PingContext(ctx); err == nil {
+		t.Fatal("the test cluster accepts cnadmin with a wrong password")
+	}
+	return pg
+}
+
+// migrate runs `ccwallet migrate` with the pod's flags and environment
+// and checks the wallet's tables are in schema.
+func (pg testPostgres) migrate(t *testing.T, p pod, schema string) {
+	t.Helper()
+	cmd := exec.CommandContext(t.Context(), wallet, append([]string{"migrate"}, p.args[1:]...)...)
 	cmd.Env = p.env
 	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("ccwallet migrate with the compose configuration: %v\n%s", err, out)
+		t.Fatalf("ccwallet migrate with the deployment's configuration: %v\n%s", err, out)
 	}
 	var n int
-	if err := db.QueryRowContext(ctx, `SELECT count(*) FROM information_schema.tables WHERE table_schema = 'participant'`).Scan(&n); err != nil {
+	if err := pg.db.QueryRowContext(t.Context(), "SELECT count(*) FROM information_schema.tables WHERE table_schema = $1", schema).Scan(&n); err != nil {
 		t.Fatal(err)
 	}
 	if n == 0 {
-		t.Fatal("no table in the schema participant after migrate")
+		t.Fatalf("no table in the schema %s after migrate", schema)
 	}
 }

@@ -357,3 +357,22 @@ func TestChartSeedKeysReachTheWallet(t *testing.T) {
 		}
 	}
 }
+
+// TestChartMigratesOnPostgres: the pod's database binding (host, port,
+// databaseName, schema, user cnadmin, the password from the mounted
+// Secret) reaches a real Postgres; TLS to the database is left out, the
+// test cluster has none.
+func TestChartMigratesOnPostgres(t *testing.T) {
+	pg := startPostgres(t, "participant_3")
+	if _, err := pg.db.ExecContext(t.Context(), "CREATE SCHEMA participant"); err != nil {
+		t.Fatal(err)
+	}
+	host, port, _ := strings.Cut(pg.hostPort, ":")
+	docs := render(t, "-f", exampleValues, "--set", "persistence.sslmode=,persistence.sslSecretName=,persistence.host="+host+",persistence.port="+port)
+	p := podOf(t, docs)
+	// The Secret's stand-in value is the password the cluster wants.
+	if err := os.WriteFile(filepath.Join(p.root, "etc/ccwallet/secrets/db/password"), []byte(pg.password+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	pg.migrate(t, p, "participant")
+}
