@@ -10,7 +10,7 @@ LDFLAGS := -X main.version=$(VERSION)
 # nothing is downloaded at run time.
 export PLAYWRIGHT_DRIVER_PATH := $(CURDIR)/.cache/playwright-driver
 
-.PHONY: all build run deps test lint bench fuzz clean generate
+.PHONY: all build run deps test lint bench fuzz clean generate image
 
 all: build
 
@@ -20,6 +20,12 @@ generate:
 
 build: generate
 	$(GO) build -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/ccwallet
+
+## image: the OCI image archive bin/ccwallet-image.tar, built without Docker
+## (deploy/image); the same commit gives the same digest
+image:
+	SOURCE_DATE_EPOCH=$$(git log -1 --format=%ct 2>/dev/null || echo 0) $(GO) run ./deploy/image \
+		--version $(VERSION) --revision $$(git rev-parse HEAD 2>/dev/null) --out bin/ccwallet-image.tar
 
 ## run: build and serve on the embedded default (SQLite, devnet, dev login)
 run: build

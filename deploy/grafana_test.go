@@ -1,0 +1,182 @@
+package deploy
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+const dashboardFile = "grafana/validator-grafana-dashboards/ccwallet.json"
+
+// metricRE finds the wallet's metric names in a PromQL expression.
+var metricRE = regexp.MustCompile(`\b(?:ccwallet|go_sql)_[a-z_]+\b`)
+
+// dashboardMetrics lists every metric name the dashboard's panels query.
+func dashboardMetrics(t *testing.T) []string {
+	t.Helper()
+	b, err := os.ReadFile(dashboardFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var d struct {
+		Panels []struct {
+			Title   string `json:"title"`
+			Targets []struct {
+				Expr string `json:"expr"`
+			} `json:"targets"`
+		} `json:"panels"`
+	}
+	if err := json.Unmarshal(b, &d); err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, p := range d.Panels {
+		for _, q := range p.Targets {
+			found := metricRE.FindAllString(q.Expr, -1)
+			if len(found) == 0 {
+				t.Errorf("panel %q queries none of the wallet's metrics: %s", p.Title, q.Expr)
+			}
+			names = append(names, found...)
+		}
+	}
+	slices.Sort(names)
+	return slices.Compact(names)
+}
+
+// TestDashboardIsGenerated: the committed JSON is what the generator
+// writes now.
+func TestDashboardIsGenerated(t *testing.T) {
+	out, err := exec.Command("go", "run", "./grafana/gen").Output()
+	if err != nil {
+		t.Fatalf("go run ./grafana/gen: %v", err)
+	}
+	committed, err := os.ReadFile(dashboardFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(out, committed) {
+		t.Fatalf("%s is stale: run go generate ./deploy/grafana/...", dashboardFile)
+	}
+}
+
+// eventOnly are series that appear only once their event happened (a
+// labelled counter has no series before its first increment); each is
+// counted next to a sibling that a running wallet does export.
+var eventOnly = map[string]string{
+	"ccwallet_job_failures_total": "ccwallet_job_runs_total",
+}
+
+// TestDashboardMetricsExported starts the wallet with metrics on, lets its
+// automations run and serves a request, then checks that every metric a
+// panel queries is on /metrics.
+func TestDashboardMetricsExported(t *testing.T) {
+	want := dashboardMetrics(t)
+	if len(want) < 10 {
+		t.Fatalf("only %d metrics found in the dashboard: %v", len(want), want)
+	}
+	dir := t.TempDir()
+	app, health, metrics := freePort(t), freePort(t), freePort(t)
+	cfg := filepath.Join(dir, "values.yaml")
+	if err := os.WriteFile(cfg, []byte("metrics: {enable: true}\nautomation: {pollInterval: 1s, mergeInterval: 1s, expiryInterval: 1s, renewalInterval: 1s, rewardCollectionInterval: 1s, roundInterval: 2s}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cmd := exec.CommandContext(ctx, wallet, "serve", "--config", cfg, "--db", filepath.Join(dir, "wallet.db"),
+		"--listen", app, "--health-listen", health, "--metrics-listen", metrics)
+	cmd.Dir = dir
+	var log bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &log, &log
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cancel()
+		_ = cmd.Wait()
+		if t.Failed() {
+			t.Logf("wallet log:\n%s", log.String())
+		}
+	})
+
+	var missing []string
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		if resp, err := http.Get("http://" + app + "/readyz"); err == nil {
+			resp.Body.Close()
+		}
+		exported := scrape("http://" + metrics + "/metrics")
+		missing = missing[:0]
+		for _, name := range want {
+			if sibling, ok := eventOnly[name]; ok {
+				name = sibling
+			}
+			if !exported[name] {
+				missing = append(missing, name)
+			}
+		}
+		if len(missing) == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("panels query metrics the wallet does not export: %v", missing)
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
+	// The event-only names are in the binary the image ships.
+	bin, err := os.ReadFile(wallet)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name := range eventOnly {
+		if slices.Contains(want, name) && !bytes.Contains(bin, []byte(name)) {
+			t.Errorf("%s is queried but is no metric of the wallet", name)
+		}
+	}
+}
+
+// scrape returns the metric names on a /metrics page, with the histogram
+// and counter suffixes as they appear (name_bucket, name_sum, ...) and the
+// family name itself.
+func scrape(url string) map[string]bool {
+	names := map[string]bool{}
+	resp, err := http.Get(url)
+	if err != nil {
+		return names
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	for _, line := range strings.Split(string(b), "\n") {
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		name := line[:strings.IndexAny(line+" ", "{ ")]
+		names[name] = true
+		for _, suffix := range []string{"_bucket", "_sum", "_count"} {
+			if base, ok := strings.CutSuffix(name, suffix); ok {
+				names[base] = true
+			}
+		}
+	}
+	return names
+}
+
+func freePort(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return fmt.Sprintf("127.0.0.1:%d", l.Addr().(*net.TCPAddr).Port)
+}
