@@ -283,6 +283,9 @@ func (l *Ledger) CreateTransferInstruction(ctx context.Context, req TransferInst
 		if err != nil {
 			return err
 		}
+		if err := t.usingRules(ctx); err != nil {
+			return err
+		}
 		cid := coin.NewContractID()
 		tr, err := t.transfer(ctx, req.Sender, []Output{{Receiver: req.Sender, Amount: req.Amount, Lock: &Lock{
 			Holder: string(cid), ExpiresAt: executeBefore, Context: fmt.Sprintf("transfer to '%s'", req.Receiver),

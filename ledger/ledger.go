@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/ccwallet/ccwallet/coin"
@@ -63,6 +64,12 @@ type Ledger struct {
 	knownParties sync.Map   // coin.PartyID -> struct{}; see KnownParty
 	users        *userCache // onboarded users; see User (usercache.go)
 	sends        sendQueue  // one-step sends waiting for a batch (sendbatch.go)
+	// reassigning counts the reassignments running as far as this process
+	// knows (those running when it opened, and those it began and did not
+	// complete); one-step sends check for them only while it is above
+	// zero, so the hot path pays nothing on a network that never
+	// reassigns (a development network's tool).
+	reassigning atomic.Int64
 	// pruneWallClock measures Prune's maxDuration; nil is time.Now.
 	// Tests set it (export_test.go) to stop a run without waiting.
 	pruneWallClock func() time.Time
@@ -117,6 +124,11 @@ func Open(ctx context.Context, db *store.DB, cfg Config, log *slog.Logger) (*Led
 	if err := l.loadMeta(ctx); err != nil {
 		return nil, err
 	}
+	n, err := store.CountReassignments(ctx, l.db)
+	if err != nil {
+		return nil, err
+	}
+	l.reassigning.Store(int64(n))
 	if err := l.ensureAdmins(ctx); err != nil {
 		return nil, err
 	}

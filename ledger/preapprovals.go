@@ -396,6 +396,9 @@ func (l *Ledger) SendPreapproved(ctx context.Context, s PreapprovalSend) (*Trans
 	if err := checkText("description", s.Description); err != nil {
 		return nil, err
 	}
+	if err := l.refuseReassigningSend(ctx, s.Receiver); err != nil {
+		return nil, fmt.Errorf("send %s to %s by preapproval: %w", s.Amount, s.Receiver, err)
+	}
 	c := &sendCall{ctx: ctx, s: s, key: "preapproval-send:" + string(s.Sender) + ":" + s.DeduplicationID}
 	var r sendResult
 	if l.db.Engine == store.Postgres {

@@ -289,7 +289,7 @@ func (l *Ledger) BeginReassignment(ctx context.Context, cid coin.ContractID, tar
 	if err := checkID("target_synchronizer_id", target); err != nil {
 		return err
 	}
-	return l.db.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
+	err := l.db.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
 		c, err := store.ContractByID(ctx, tx, cid)
 		if err != nil {
 			return err
@@ -306,18 +306,43 @@ func (l *Ledger) BeginReassignment(ctx context.Context, cid coin.ContractID, tar
 		}
 		return err
 	})
+	if err == nil {
+		l.reassigning.Add(1)
+	}
+	return err
 }
 
 // CompleteReassignment finishes a reassignment: the contract is now
 // assigned to its target synchronizer.
 func (l *Ledger) CompleteReassignment(ctx context.Context, cid coin.ContractID) error {
-	return l.db.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
+	err := l.db.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
 		r, err := store.DeleteReassignment(ctx, tx, cid)
 		if err != nil {
 			return err
 		}
 		return store.SetContractSynchronizer(ctx, tx, cid, r.Target)
 	})
+	if err == nil && l.reassigning.Add(-1) < 0 {
+		l.reassigning.Store(0) // begun by another replica
+	}
+	return err
+}
+
+// refuseReassigningSend is the reassignment check of a one-step send to
+// receiver: its preapproval, AmuletRules and the round in use. It reads
+// only while a reassignment may be running (Ledger.reassigning).
+func (l *Ledger) refuseReassigningSend(ctx context.Context, receiver coin.PartyID) error {
+	if l.reassigning.Load() <= 0 {
+		return nil
+	}
+	ids := []coin.ContractID{l.rulesCID}
+	if p, err := store.LiveTransferPreapproval(ctx, l.db, receiver); err == nil {
+		ids = append(ids, p.ContractID)
+	}
+	if r, err := l.usableRound(ctx, l.db); err == nil {
+		ids = append(ids, r.ContractID)
+	}
+	return l.refuseReassigning(ctx, l.db, ids...)
 }
 
 // TotalSupply is the live coin supply at initial amounts (locked holdings

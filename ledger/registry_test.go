@@ -180,6 +180,12 @@ func TestReassignmentRefusedEverywhere(t *testing.T) {
 			return o.ContractID
 		}
 		o1, o2 := offer("o1"), offer("o2")
+		// c pre-approves direct transfers.
+		c := ledgertest.Party(t, l)
+		pre, _, err := l.CreatePreapproval(ctx, c)
+		if err != nil {
+			t.Fatal(err)
+		}
 		refused := func(what string, err error) {
 			t.Helper()
 			if !errors.Is(err, ledger.ErrReassigning) || !strings.Contains(err.Error(), "retry when the reassignment completes") {
@@ -218,6 +224,18 @@ func TestReassignmentRefusedEverywhere(t *testing.T) {
 			}
 			_, err = l.Submit(ctx, ledgertest.Sign(t, ext, key, p))
 			refused("external transfer", err)
+			_, err = l.CreateTransferInstruction(ctx, ledger.TransferInstructionRequest{Sender: a, Receiver: b, Amount: coin.MustParse("1"), ExecuteBefore: clock.Now().Add(time.Hour)})
+			refused("instruction creation", err)
+			_, err = l.SendPreapproved(ctx, ledger.PreapprovalSend{Sender: a, Receiver: c, Amount: coin.MustParse("1"), DeduplicationID: "during-rules"})
+			refused("one-step send", err)
+		})
+		// The receiver's own preapproval being reassigned stops a one-step
+		// send to it (and a token-standard transfer, which goes direct).
+		reassign(pre, func() {
+			_, err := l.SendPreapproved(ctx, ledger.PreapprovalSend{Sender: a, Receiver: c, Amount: coin.MustParse("1"), DeduplicationID: "during-preapproval"})
+			refused("one-step send through the preapproval", err)
+			_, err = l.CreateTransferInstruction(ctx, ledger.TransferInstructionRequest{Sender: a, Receiver: c, Amount: coin.MustParse("1"), ExecuteBefore: clock.Now().Add(time.Hour)})
+			refused("direct token-standard transfer", err)
 		})
 		reassign(ti.InstructionCID, func() {
 			_, err := l.InstructionChoiceContext(ctx, ti.InstructionCID, ledger.MoveWithdraw)
@@ -244,6 +262,9 @@ func TestReassignmentRefusedEverywhere(t *testing.T) {
 		}
 		if err := l.WithdrawOffer(ctx, a, o2); err != nil {
 			t.Errorf("offer withdraw after the reassignment: %v", err)
+		}
+		if _, err := l.SendPreapproved(ctx, ledger.PreapprovalSend{Sender: a, Receiver: c, Amount: coin.MustParse("1"), DeduplicationID: "after"}); err != nil {
+			t.Errorf("one-step send after the reassignments: %v", err)
 		}
 	})
 }

@@ -136,6 +136,15 @@ func ReassignmentsOf(ctx context.Context, db bun.IDB, ids []coin.ContractID) ([]
 	return rs, nil
 }
 
+// CountReassignments counts the running reassignments.
+func CountReassignments(ctx context.Context, db bun.IDB) (int, error) {
+	n, err := db.NewSelect().Table("contract_reassignments").Count(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("count reassignments: %w", Normalize(err))
+	}
+	return int(n), nil
+}
+
 // SetContractSynchronizer records that a contract is now assigned to sync.
 func SetContractSynchronizer(ctx context.Context, db bun.IDB, id coin.ContractID, sync string) error {
 	res, err := db.NewUpdate().Table("contracts").Set("synchronizer_id = ?", sync).Where("contract_id = ?", id).Exec(ctx)

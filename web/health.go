@@ -106,6 +106,15 @@ func healthHandler(cfg HealthConfig, timeout time.Duration) http.Handler {
 		}
 		_ = WriteJSON(w, status, ans)
 	})
+	// Anything else on the health port is JSON too, never Go's plain text.
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/readyz" || r.URL.Path == "/livez" {
+			w.Header().Set("Allow", "GET, HEAD")
+			WriteError(w, http.StatusMethodNotAllowed, r.Method+" is not allowed on "+r.URL.Path+"; use GET")
+			return
+		}
+		WriteError(w, http.StatusNotFound, "no such path on the health port: "+r.URL.Path+" (there are /readyz and /livez)")
+	})
 	return mux
 }
 

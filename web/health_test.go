@@ -68,6 +68,14 @@ func TestHealthHandlerMethods(t *testing.T) {
 		if rec.Code != tc.want {
 			t.Errorf("%s %s = %d, want %d", tc.method, tc.path, rec.Code, tc.want)
 		}
+		// Every answer, errors included, is JSON (issue 22: never Go's
+		// plain-text "404 page not found").
+		if ct := rec.Header().Get("Content-Type"); tc.method != http.MethodHead && !strings.HasPrefix(ct, "application/json") {
+			t.Errorf("%s %s: Content-Type %q, body %q; want JSON", tc.method, tc.path, ct, rec.Body.String())
+		}
+		if tc.want == 405 && rec.Header().Get("Allow") == "" {
+			t.Errorf("%s %s: 405 without Allow", tc.method, tc.path)
+		}
 	}
 }
 
