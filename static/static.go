@@ -8,6 +8,7 @@ import (
 	"crypto/sha256"
 	"embed"
 	"encoding/hex"
+	"encoding/json"
 	"io/fs"
 	"net/http"
 	"path"
@@ -56,7 +57,12 @@ func Handler() http.Handler {
 		hash, name, ok := strings.Cut(rest, "/")
 		want, known := hashes[name]
 		if !ok || !known || path.Base(name) != name {
-			http.NotFound(w, r)
+			// As every unrouted path of the app: JSON, not Go's plain text.
+			w.Header().Set("Content-Type", "application/json")
+			w.Header().Set("X-Content-Type-Options", "nosniff")
+			w.WriteHeader(http.StatusNotFound)
+			msg, _ := json.Marshal(map[string]string{"error": "no such asset: " + r.URL.Path})
+			_, _ = w.Write(msg)
 			return
 		}
 		if hash == want {

@@ -19,8 +19,8 @@ func TestHandler(t *testing.T) {
 		{URL("app.js"), http.StatusOK, "immutable", "javascript"},
 		{URL("favicon.svg"), http.StatusOK, "immutable", "image/svg+xml"},
 		{"/static/000000000000/app.css", http.StatusOK, "no-cache", "text/css"},
-		{"/static/x/missing.css", http.StatusNotFound, "", ""},
-		{"/static/app.css", http.StatusNotFound, "", ""},
+		{"/static/x/missing.css", http.StatusNotFound, "", "application/json"},
+		{"/static/app.css", http.StatusNotFound, "", "application/json"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.path, func(t *testing.T) {
