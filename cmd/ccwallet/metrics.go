@@ -25,6 +25,8 @@ type metrics struct {
 	jobRuns        *prometheus.CounterVec
 	jobFailures    *prometheus.CounterVec
 	jobDuration    *prometheus.HistogramVec
+	jobLastFailed  *prometheus.GaugeVec
+	jobLastFailure *prometheus.GaugeVec
 }
 
 func newMetrics(native bool) *metrics {
@@ -50,7 +52,18 @@ func newMetrics(native bool) *metrics {
 		Name: "ccwallet_job_duration_seconds",
 		Help: "Duration of automation job runs, by job.",
 	}, native), []string{"job"})
-	m.reg.MustRegister(m.ledgerOps, m.ledgerDuration, m.jobRuns, m.jobFailures, m.jobDuration)
+	// The last run's outcome and the last failure's time: a dashboard's
+	// "last error" (the error's text, unbounded, is in GET /v0/admin/jobs
+	// and the log, never in a label).
+	m.jobLastFailed = prometheus.NewGaugeVec(prometheus.GaugeOpts{
+		Name: "ccwallet_job_last_run_failed",
+		Help: "1 when the job's last run failed, 0 when it succeeded; the error is in GET /v0/admin/jobs.",
+	}, []string{"job"})
+	m.jobLastFailure = prometheus.NewGaugeVec(prometheus.GaugeOpts{
+		Name: "ccwallet_job_last_failure_timestamp_seconds",
+		Help: "Unix time of the job's last failed run.",
+	}, []string{"job"})
+	m.reg.MustRegister(m.ledgerOps, m.ledgerDuration, m.jobRuns, m.jobFailures, m.jobDuration, m.jobLastFailed, m.jobLastFailure)
 	return m
 }
 
@@ -69,9 +82,13 @@ func (m *metrics) LedgerOp(kind string, d time.Duration, err error) {
 // jobs.Config{OnRun: m.JobRun}.
 func (m *metrics) JobRun(job string, d time.Duration, err error) {
 	m.jobRuns.WithLabelValues(job).Inc()
+	failed := 0.0
 	if err != nil {
+		failed = 1
 		m.jobFailures.WithLabelValues(job).Inc()
+		m.jobLastFailure.WithLabelValues(job).SetToCurrentTime()
 	}
+	m.jobLastFailed.WithLabelValues(job).Set(failed)
 	m.jobDuration.WithLabelValues(job).Observe(d.Seconds())
 }
 
@@ -94,6 +111,10 @@ var (
 		"Effective locked coin of the validator operator's party.", nil, nil)
 	descHoldings = prometheus.NewDesc("ccwallet_operator_holdings",
 		"Unlocked holdings (UTXOs) of the validator operator's party.", nil, nil)
+	descTrafficRemaining = prometheus.NewDesc("ccwallet_operator_traffic_remaining_bytes",
+		"Extra traffic the validator's member has left (purchased less what the free base rate did not cover).", nil, nil)
+	descTrafficPurchased = prometheus.NewDesc("ccwallet_operator_traffic_purchased_bytes",
+		"Extra traffic the validator's member has bought in all.", nil, nil)
 )
 
 type operatorCollector struct {
@@ -105,6 +126,8 @@ func (c *operatorCollector) Describe(ch chan<- *prometheus.Desc) {
 	ch <- descUnlocked
 	ch <- descLocked
 	ch <- descHoldings
+	ch <- descTrafficRemaining
+	ch <- descTrafficPurchased
 }
 
 func (c *operatorCollector) Collect(ch chan<- prometheus.Metric) {
@@ -121,6 +144,14 @@ func (c *operatorCollector) Collect(ch chan<- prometheus.Metric) {
 	ch <- prometheus.MustNewConstMetric(descUnlocked, prometheus.GaugeValue, approx(b.EffectiveUnlocked))
 	ch <- prometheus.MustNewConstMetric(descLocked, prometheus.GaugeValue, approx(b.EffectiveLocked))
 	ch <- prometheus.MustNewConstMetric(descHoldings, prometheus.GaugeValue, float64(b.Count))
+	ts, err := c.l.TrafficStatusOf(ctx, string(c.l.Operator()))
+	if err != nil {
+		c.log.Warn("metrics: read operator traffic", "err", err)
+		ch <- prometheus.NewInvalidMetric(descTrafficRemaining, err)
+		return
+	}
+	ch <- prometheus.MustNewConstMetric(descTrafficRemaining, prometheus.GaugeValue, float64(ts.Remaining))
+	ch <- prometheus.MustNewConstMetric(descTrafficPurchased, prometheus.GaugeValue, float64(ts.Purchased))
 }
 
 func approx(a coin.Amount) float64 {

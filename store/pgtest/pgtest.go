@@ -123,6 +123,7 @@ type Cluster struct {
 	templates map[string]string
 	clones    map[string]bool
 	stopped   bool
+	durable   bool // see SetDurable
 }
 
 // Start starts a private cluster, or connects to the server named by
@@ -279,6 +280,15 @@ func (c *Cluster) StopServer() error {
 	return c.stopLocked(syscall.SIGINT)
 }
 
+// SetDurable chooses the durability of the next StartServer: on runs
+// with fsync, synchronous_commit and full_page_writes on, as a production
+// server does (benchmarks measure both); off is the tests' default.
+func (c *Cluster) SetDurable(on bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.durable = on
+}
+
 // StartServer starts the server again after StopServer, on the same port and
 // data directory, and waits until it accepts connections. It does nothing
 // when the server is running.
@@ -430,18 +440,20 @@ func (c *Cluster) startServerLocked(ctx context.Context) error {
 	}
 	defer logFile.Close() // the child has its own copy
 	// Not tied to ctx: the server outlives the call that starts it.
-	cmd := c.command(context.Background(), "postgres",
+	args := []string{
 		"-D", c.dataDir,
 		"-k", c.dir,
 		"-p", strconv.Itoa(c.port),
-		"-F",
 		"-c", "listen_addresses=127.0.0.1",
-		"-c", "fsync=off",
-		"-c", "synchronous_commit=off",
-		"-c", "full_page_writes=off",
 		"-c", "max_connections=300",
 		"-c", "shared_buffers=128MB",
-	)
+	}
+	if !c.durable {
+		// Tests need no durability; command-line settings also override
+		// ALTER SYSTEM, so SetDurable restarts the server to change them.
+		args = append(args, "-F", "-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off")
+	}
+	cmd := c.command(context.Background(), "postgres", args...)
 	cmd.Stdout = logFile
 	cmd.Stderr = logFile
 	if err := cmd.Start(); err != nil {

@@ -91,10 +91,11 @@ func Dashboard() ([]byte, error) {
 		WithPanel(series("Job duration (p95)", "s", "95th percentile of a run's duration, by job.", 8,
 			quantile("0.95", "ccwallet_job_duration_seconds", "job", "", "{{job}}")...)).
 		WithPanel(table.NewPanelBuilder().Title("Last failure, by job").
-			Description("Failures in the last 24 hours and how long ago the newest was (a job failing 5 times in a row makes /readyz fail). The last error's text: GET /v0/admin/jobs.").
+			Description("Whether each job's last run failed, failures in the last 24 hours and how long ago the newest was (a job failing 5 times in a row makes /readyz fail). The last error's text: GET /v0/admin/jobs.").
 			Datasource(ds).Height(8).Span(24).
-			WithTarget(query(`sum by (job) (increase(ccwallet_job_failures_total[24h])) > 0`, "failures (24h)").Instant().Format(prometheus.PromQueryFormatTable).RefId("A")).
-			WithTarget(query(`time() - max by (job) (max_over_time(timestamp(changes(ccwallet_job_failures_total[5m]) > 0)[24h:1m]))`, "seconds since").Instant().Format(prometheus.PromQueryFormatTable).RefId("B")).
+			WithTarget(query(`max by (job) (ccwallet_job_last_run_failed)`, "last run failed").Instant().Format(prometheus.PromQueryFormatTable).RefId("A")).
+			WithTarget(query(`sum by (job) (increase(ccwallet_job_failures_total[24h])) > 0`, "failures (24h)").Instant().Format(prometheus.PromQueryFormatTable).RefId("B")).
+			WithTarget(query(`time() - max by (job) (ccwallet_job_last_failure_timestamp_seconds)`, "seconds since").Instant().Format(prometheus.PromQueryFormatTable).RefId("C")).
 			WithTransformation(dashboard.DataTransformerConfig{Id: "merge", Options: map[string]any{}})).
 
 		// --- ledger
@@ -124,10 +125,14 @@ func Dashboard() ([]byte, error) {
 		WithPanel(gauge("Unlocked balance", "none", "Effective unlocked coin of the validator operator's party (CC).", `sum (ccwallet_operator_balance_unlocked)`)).
 		WithPanel(gauge("Locked balance", "none", "Effective locked coin of the validator operator's party (CC).", `sum (ccwallet_operator_balance_locked)`)).
 		WithPanel(gauge("Holdings", "short", "Unlocked holdings (UTXOs) of the operator; merging keeps them near 10.", `max (ccwallet_operator_holdings)`)).
+		WithPanel(gauge("Traffic remaining", "decbytes", "Extra traffic the validator's member has left; the top-up automation buys more below its target.", `max (ccwallet_operator_traffic_remaining_bytes)`)).
 		WithPanel(gauge("Traffic purchases (24h)", "short", "Traffic top-ups bought in the last 24 hours.", `sum (increase(ccwallet_ledger_operations_total{kind="buy-traffic",outcome="ok"}[24h]))`)).
 		WithPanel(series("Operator balance", "none", "The operator's coin over time (CC).", 12,
 			query(`sum (ccwallet_operator_balance_unlocked)`, "unlocked"),
 			query(`sum (ccwallet_operator_balance_locked)`, "locked"))).
+		WithPanel(series("Operator traffic", "decbytes", "Extra traffic remaining and bought in all.", 12,
+			query(`max (ccwallet_operator_traffic_remaining_bytes)`, "remaining"),
+			query(`max (ccwallet_operator_traffic_purchased_bytes)`, "purchased"))).
 		WithPanel(series("Traffic top-up", "short", "Top-up runs and failures (an operator that cannot pay for traffic cannot submit) and purchases.", 12,
 			query(`sum (increase(ccwallet_job_runs_total{job="traffic-topup"}[$__rate_interval]))`, "runs"),
 			query(`sum (increase(ccwallet_job_failures_total{job="traffic-topup"}[$__rate_interval]))`, "failures"),
