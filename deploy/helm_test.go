@@ -266,6 +266,32 @@ func TestChartSwitches(t *testing.T) {
 	}
 }
 
+// TestChartTLSOnEveryListener: healthTls and metrics.tls mount their
+// Secrets, give the wallet the files (config check loads them), switch the
+// probes to HTTPS and make the ServiceMonitor scrape over https.
+func TestChartTLSOnEveryListener(t *testing.T) {
+	t.Parallel()
+	docs := render(t, "-f", exampleValues, "--set", "healthTls.secretName=ccwallet-health-tls,metrics.tls.secretName=ccwallet-metrics-tls")
+	if out, ok := podOf(t, docs).check(t); !ok {
+		t.Fatalf("refused:\n%s", out)
+	}
+	values, _ := dig(find(docs, "ConfigMap"), "data", "values.yaml").(string)
+	for _, want := range []string{"healthTls:", "/etc/ccwallet/health-tls/tls.crt", "/etc/ccwallet/metrics-tls/tls.key"} {
+		if !strings.Contains(values, want) {
+			t.Errorf("the wallet's values lack %q:\n%s", want, values)
+		}
+	}
+	ctr := dig(find(docs, "Deployment"), "spec", "template", "spec", "containers", 0)
+	for _, probe := range []string{"livenessProbe", "readinessProbe", "startupProbe"} {
+		if dig(ctr, probe, "httpGet", "scheme") != "HTTPS" {
+			t.Errorf("%s is not HTTPS: %v", probe, dig(ctr, probe))
+		}
+	}
+	if dig(find(docs, "ServiceMonitor"), "spec", "endpoints", 0, "scheme") != "https" {
+		t.Errorf("the ServiceMonitor does not scrape over https: %v", dig(find(docs, "ServiceMonitor"), "spec", "endpoints", 0))
+	}
+}
+
 // TestChartDevnetSQLite: the smallest install, on the embedded SQLite
 // file; two replicas on it are refused at render time.
 func TestChartDevnetSQLite(t *testing.T) {

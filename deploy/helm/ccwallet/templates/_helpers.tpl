@@ -19,6 +19,8 @@ helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version }}
 {{- define "ccwallet.dbSecretDir" -}}/etc/ccwallet/secrets/db{{- end -}}
 {{- define "ccwallet.dbTLSDir" -}}/etc/ccwallet/db-tls{{- end -}}
 {{- define "ccwallet.tlsDir" -}}/etc/ccwallet/tls{{- end -}}
+{{- define "ccwallet.healthTLSDir" -}}/etc/ccwallet/health-tls{{- end -}}
+{{- define "ccwallet.metricsTLSDir" -}}/etc/ccwallet/metrics-tls{{- end -}}
 
 {{/*
 The wallet's values file: the seed's keys as the operator gave them, the
@@ -79,6 +81,16 @@ secrets replaced by the paths they are mounted at, the ports fixed.
 {{- if ne $v.tls.clientAuth "none" }}{{ $_ := set $tls "trust-collection-file" (printf "%s/ca.crt" $dir) }}{{ end -}}
 {{- if $v.tls.minimumServerProtocolVersion }}{{ $_ := set $tls "minimum-server-protocol-version" $v.tls.minimumServerProtocolVersion }}{{ end -}}
 {{- $_ := set $c "tls" $tls -}}
+{{- end -}}
+{{- if $v.healthTls.secretName -}}
+{{- $dir := include "ccwallet.healthTLSDir" . -}}
+{{- $_ := set $c "healthTls" (dict "cert-chain-file" (printf "%s/tls.crt" $dir) "private-key-file" (printf "%s/tls.key" $dir)) -}}
+{{- end -}}
+{{- if $v.metrics.tls.secretName -}}
+{{- $dir := include "ccwallet.metricsTLSDir" . -}}
+{{- $m := get $c "metrics" | default dict -}}
+{{- $_ := set $m "tls" (dict "cert-chain-file" (printf "%s/tls.crt" $dir) "private-key-file" (printf "%s/tls.key" $dir)) -}}
+{{- $_ := set $c "metrics" $m -}}
 {{- end -}}
 {{- toYaml (mergeOverwrite $c (deepCopy $v.walletConfig)) -}}
 {{- end -}}
