@@ -273,6 +273,9 @@ func TestTwoUsersOnboardTapAndSeeHistory(t *testing.T) {
 		must(t, expect.Locator(testID(u.p, "tap-ok")).ToBeVisible())
 		// The live part of the page reloads without a page load.
 		must(t, expect.Locator(testID(u.p, "balance-cc")).ToHaveText(u.want))
+		// The breakdown (splice#182): nothing locked, no fee accrued yet.
+		must(t, expect.Locator(testID(u.p, "balance-total")).ToHaveText(u.want))
+		must(t, expect.Locator(testID(u.p, "balance-fees")).ToHaveText("0 CC"))
 		must(t, expect.Locator(testID(u.p, "holding-row")).ToHaveCount(1))
 		if u.screen {
 			screenshot(t, u.p, "home")

@@ -78,7 +78,9 @@ func (h *Handler) uiHistory(w http.ResponseWriter, r *http.Request, s *web.Sessi
 		m.Error, status = msg, http.StatusUnprocessableEntity
 		hq = ledger.HistoryQuery{}
 	}
-	m.FirstHref = historyHref("/history", ledger.HistoryQuery{Kind: hq.Kind, Counterparty: hq.Counterparty}, 0)
+	if hq.BeforeID != 0 { // on the newest page already: no link to it
+		m.FirstHref = historyHref("/history", ledger.HistoryQuery{Kind: hq.Kind, Counterparty: hq.Counterparty}, 0)
+	}
 	m.CSVHref = historyHref("/history.csv", ledger.HistoryQuery{Kind: hq.Kind, Counterparty: hq.Counterparty}, 0)
 	if err == nil {
 		hq.PageSize = historyPageSize + 1

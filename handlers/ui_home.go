@@ -54,6 +54,7 @@ func (h *Handler) homeModel(ctx context.Context, s *web.Session, party coin.Part
 		Page: p, Party: string(party),
 		Balance: views.Balance{
 			CC: b.EffectiveUnlocked.String(), USD: ledger.CoinToUSD(b.EffectiveUnlocked, b.Price).String(),
+			Total: b.EffectiveUnlocked.Add(b.EffectiveLocked).String(), Fees: b.HoldingFees.String(),
 			Price: b.Price.String(), Round: int64(b.Round),
 		},
 	}

@@ -52,9 +52,13 @@ type Onboard struct {
 	Error string
 }
 
-// Balance is the balance summary of the home page.
+// Balance is the balance summary of the home page: CC is what the party
+// can send (unlocked, less accrued holding fees); Total adds what is
+// locked in transfer instructions; Fees are the holding fees accrued on
+// the unlocked holdings, which their next spend pays.
 type Balance struct {
 	CC, USD, Locked, Price string
+	Total, Fees            string
 	Round                  int64
 }
 

@@ -1,0 +1,71 @@
+package handlers_test
+
+import (
+	"context"
+	"html"
+	"net/http"
+	"net/url"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ccwallet/ccwallet/coin"
+	"github.com/ccwallet/ccwallet/ledger"
+)
+
+// TestUIBalanceBreakdown (issue 24, splice#182): the home page says what
+// can be sent, the total with what is locked in instructions, and the
+// holding fees accrued, each exact in its title.
+func TestUIBalanceBreakdown(t *testing.T) {
+	forEngine(t, func(t *testing.T, e *uiEnv) {
+		ctx := context.Background()
+		alice := e.wallet(t, "alice", "100") // 20,000 CC
+		bob := e.wallet(t, "bob", "")
+		if _, err := e.l.CreateTransferInstruction(ctx, ledger.TransferInstructionRequest{Sender: alice.party, Receiver: bob.party,
+			Amount: coin.MustParse("5000"), ExecuteBefore: time.Now().Add(time.Hour), TrackingID: "lock"}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := e.l.AdvanceRounds(ctx, 3); err != nil {
+			t.Fatal(err)
+		}
+		b, err := e.l.Balance(ctx, alice.party)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !b.HoldingFees.IsPositive() || !b.EffectiveLocked.IsPositive() {
+			t.Fatalf("the scenario needs fees and a lock: %+v", b)
+		}
+		total := b.EffectiveUnlocked.Add(b.EffectiveLocked)
+		mustHave(t, alice.get("/"), http.StatusOK, "Available to send",
+			`data-testid="balance-cc" title="`+b.EffectiveUnlocked.String()+` CC"`,
+			`data-testid="balance-total" title="`+total.String()+` CC"`,
+			`data-testid="balance-locked" title="`+b.EffectiveLocked.String()+` CC"`,
+			`data-testid="balance-fees" title="`+b.HoldingFees.String()+` CC"`)
+	})
+}
+
+// TestUIHistoryPagerNewest: the newest page has no "Newest" link; an older
+// page links back to it.
+func TestUIHistoryPagerNewest(t *testing.T) {
+	forEngine(t, func(t *testing.T, e *uiEnv) {
+		alice := e.wallet(t, "alice", "")
+		for range 30 { // more than one page of 25
+			if r := alice.post("/tap", url.Values{"csrf_token": {alice.csrf}, "amount": {"1"}}); r.status != http.StatusSeeOther {
+				t.Fatalf("tap = %d", r.status)
+			}
+		}
+		first := alice.get("/history")
+		mustHave(t, first, http.StatusOK, `data-testid="history-older"`)
+		if strings.Contains(first.body, `data-testid="history-newest"`) {
+			t.Error("the newest page links to the newest page")
+		}
+		older := historyOlderRe.FindStringSubmatch(first.body)
+		if older == nil {
+			t.Fatalf("no Older link: %.500s", first.body)
+		}
+		mustHave(t, alice.get(html.UnescapeString(older[1])), http.StatusOK, `data-testid="history-newest"`)
+	})
+}
+
+var historyOlderRe = regexp.MustCompile(`href="([^"]+)" data-testid="history-older"`)
