@@ -46,7 +46,7 @@ func TestUIBalanceBreakdown(t *testing.T) {
 }
 
 // TestUIHistoryPagerNewest: the newest page has no "Newest" link; an older
-// page links back to it.
+// page links back to it. Kinds read as words.
 func TestUIHistoryPagerNewest(t *testing.T) {
 	forEngine(t, func(t *testing.T, e *uiEnv) {
 		alice := e.wallet(t, "alice", "")
@@ -59,6 +59,11 @@ func TestUIHistoryPagerNewest(t *testing.T) {
 		mustHave(t, first, http.StatusOK, `data-testid="history-older"`)
 		if strings.Contains(first.body, `data-testid="history-newest"`) {
 			t.Error("the newest page links to the newest page")
+		}
+		// Kinds in words, in the rows and the filter (issue 24 point 10).
+		mustHave(t, first, http.StatusOK, `<div class="muted">Balance change</div>`, `<option value="balance_change">Balance change</option>`)
+		if strings.Contains(first.body, `>balance_change<`) {
+			t.Error("the page shows the kind balance_change as a code")
 		}
 		older := historyOlderRe.FindStringSubmatch(first.body)
 		if older == nil {

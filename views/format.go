@@ -102,3 +102,19 @@ func ShortParty(id string) string {
 	}
 	return hint + "::" + fp[:8] + "…" + fp[len(fp)-4:]
 }
+
+// historyKinds name the history's kinds in words.
+var historyKinds = map[string]string{
+	"transfer":       "Transfer",
+	"balance_change": "Balance change",
+	"notification":   "Notification",
+}
+
+// HistoryKind is a history entry's kind in words ("balance_change" is
+// "Balance change"); an unknown kind shows as it is.
+func HistoryKind(kind string) string {
+	if w, ok := historyKinds[kind]; ok {
+		return w
+	}
+	return kind
+}
