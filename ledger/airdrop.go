@@ -127,11 +127,9 @@ func (l *Ledger) Airdrop(ctx context.Context, req AirdropRequest) (AirdropResult
 			}
 			prov := pas[i].Provider
 			if _, ok := featured[prov]; !ok {
-				rights, err := store.ActiveContractsByTemplate(ctx, tx, TemplateFeaturedAppRight, prov)
-				if err != nil {
+				if featured[prov], err = isFeatured(ctx, tx, prov); err != nil {
 					return err
 				}
-				featured[prov] = len(rights) > 0
 			}
 			outs[i] = Output{Receiver: s.Party, Amount: s.Amount}
 		}

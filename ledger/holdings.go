@@ -117,11 +117,17 @@ func (l *Ledger) contractsByID(ctx context.Context, db bun.IDB, ids []coin.Contr
 
 // Balance sums a party's holdings at the latest open round.
 func (l *Ledger) Balance(ctx context.Context, party coin.PartyID) (Balance, error) {
-	r, err := l.usableRound(ctx, l.db)
+	return l.balanceIn(ctx, l.db, party)
+}
+
+// balanceIn is Balance read through db (a transaction's, when a rule
+// decides on the balance).
+func (l *Ledger) balanceIn(ctx context.Context, db bun.IDB, party coin.PartyID) (Balance, error) {
+	r, err := l.usableRound(ctx, db)
 	if err != nil {
 		return Balance{}, err
 	}
-	hs, err := store.HoldingsByOwner(ctx, l.db, party)
+	hs, err := store.HoldingsByOwner(ctx, db, party)
 	if err != nil {
 		return Balance{}, err
 	}

@@ -221,15 +221,11 @@ func (l *Ledger) createOffer(ctx context.Context, r OfferRequest, guard func(ctx
 // acted on it; every caller (web form, API, sweep) is held to this. The
 // fees are not known until acceptance, so only the amount is compared.
 func (l *Ledger) affordOffer(ctx context.Context, tx bun.Tx, sender coin.PartyID, amount coin.Amount) error {
-	r, err := l.usableRound(ctx, tx)
+	b, err := l.balanceIn(ctx, tx, sender)
 	if err != nil {
 		return err
 	}
-	hs, err := store.HoldingsByOwner(ctx, tx, sender)
-	if err != nil {
-		return err
-	}
-	if avail := balanceOf(r, hs).EffectiveUnlocked; amount.Cmp(avail) > 0 {
+	if avail := b.EffectiveUnlocked; amount.Cmp(avail) > 0 {
 		return fmt.Errorf("%w: the offer of %s CC is more than your available %s CC", ErrInsufficientFunds, amount, avail)
 	}
 	return nil

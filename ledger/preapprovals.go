@@ -466,11 +466,11 @@ func (t *txn) sendThrough(ctx context.Context, sender coin.PartyID, p *store.Tra
 	if err := t.usingRules(ctx, p.ContractID); err != nil {
 		return nil, err
 	}
-	featured, err := store.ActiveContractsByTemplate(ctx, t.tx, TemplateFeaturedAppRight, p.Provider)
+	featured, err := isFeatured(ctx, t.tx, p.Provider)
 	if err != nil {
 		return nil, err
 	}
-	return t.sendPreapprovedTo(ctx, sender, p, len(featured) > 0, amount, description)
+	return t.sendPreapprovedTo(ctx, sender, p, featured, amount, description)
 }
 
 // sendPreapprovedTo is sendPreapproved once the receiver's valid
@@ -493,4 +493,11 @@ func (t *txn) preapprovedSent(sender coin.PartyID, p *store.TransferPreapproval,
 		reward := USDToCoin(t.l.rules.ExtraFeaturedAppRewardUSD, t.round.Price)
 		t.addRewardCoupon(RewardApp, p.Provider, reward, true)
 	}
+}
+
+// isFeatured reports whether provider holds a FeaturedAppRight, which
+// earns it an app reward for each send through its preapprovals.
+func isFeatured(ctx context.Context, db bun.IDB, provider coin.PartyID) (bool, error) {
+	rights, err := store.ActiveContractsByTemplate(ctx, db, TemplateFeaturedAppRight, provider)
+	return len(rights) > 0, err
 }

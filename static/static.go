@@ -8,11 +8,12 @@ import (
 	"crypto/sha256"
 	"embed"
 	"encoding/hex"
-	"encoding/json"
 	"io/fs"
 	"net/http"
 	"path"
 	"strings"
+
+	"github.com/ccwallet/ccwallet/web"
 )
 
 //go:embed *.js *.css *.svg
@@ -58,11 +59,7 @@ func Handler() http.Handler {
 		want, known := hashes[name]
 		if !ok || !known || path.Base(name) != name {
 			// As every unrouted path of the app: JSON, not Go's plain text.
-			w.Header().Set("Content-Type", "application/json")
-			w.Header().Set("X-Content-Type-Options", "nosniff")
-			w.WriteHeader(http.StatusNotFound)
-			msg, _ := json.Marshal(map[string]string{"error": "no such asset: " + r.URL.Path})
-			_, _ = w.Write(msg)
+			web.WriteError(w, http.StatusNotFound, "no such asset: "+r.URL.Path)
 			return
 		}
 		if hash == want {
