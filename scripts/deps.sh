@@ -6,7 +6,9 @@
 #   - Node.js and npm, only when node is missing,
 #   - the Playwright driver: npm package playwright-core (exactly the version
 #     playwright-go expects) in e2e/node, linked with node into
-#     .cache/playwright-driver (PLAYWRIGHT_DRIVER_PATH).
+#     .cache/playwright-driver (PLAYWRIGHT_DRIVER_PATH),
+#   - axe-core (the accessibility rules the e2e tests run in each page) in
+#     e2e/node, beside playwright-core.
 # Idempotent, and quick when everything is there: apt-get update runs once, and
 # only when something must be installed through apt. Run as root, or as a user
 # with sudo.
@@ -14,6 +16,8 @@ set -euo pipefail
 
 # playwright-go v0.5200.1 drives playwright-core 1.52.0; keep them in step.
 PLAYWRIGHT_CORE_VERSION=1.52.0
+# The e2e tests read e2e/node/node_modules/axe-core/axe.min.js.
+AXE_CORE_VERSION=4.14.1
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
@@ -66,12 +70,17 @@ pg_bindir() {
 	done
 }
 
-# The installed playwright-core version, or nothing.
-pkg_json="$NODE_PREFIX/node_modules/playwright-core/package.json"
-playwright_version() {
+# The installed version of an npm package in e2e/node, or nothing.
+npm_version() { # npm_version NAME
+	local pkg_json="$NODE_PREFIX/node_modules/$1/package.json"
 	if [ -f "$pkg_json" ]; then
 		sed -n 's/^[[:space:]]*"version":[[:space:]]*"\([^"]*\)".*/\1/p' "$pkg_json" | head -n1
 	fi
+}
+playwright_version() { npm_version playwright-core; }
+# npm_needed: true when a pinned npm package is missing or at another version.
+npm_needed() {
+	[ "$(playwright_version)" != "$PLAYWRIGHT_CORE_VERSION" ] || [ "$(npm_version axe-core)" != "$AXE_CORE_VERSION" ]
 }
 
 # Everything that comes from apt, gathered so that apt runs once.
@@ -80,7 +89,7 @@ if [ -z "$(pg_bindir)" ]; then apt_pkgs+=(postgresql); fi
 if [ ! -x /usr/bin/chromium ]; then apt_pkgs+=(chromium); fi
 if ! command -v node >/dev/null 2>&1; then
 	apt_pkgs+=(nodejs npm)
-elif ! command -v npm >/dev/null 2>&1 && [ "$(playwright_version)" != "$PLAYWRIGHT_CORE_VERSION" ]; then
+elif ! command -v npm >/dev/null 2>&1 && npm_needed; then
 	apt_pkgs+=(npm) # node without npm (Debian splits them), and npm is needed
 fi
 
@@ -105,16 +114,21 @@ say "chromium: $(/usr/bin/chromium --version 2>/dev/null || echo /usr/bin/chromi
 NODE="$(command -v node)"
 say "node: $NODE $(node --version)"
 
-# playwright-core, at exactly the pinned version.
-have="$(playwright_version)"
-if [ "$have" = "$PLAYWRIGHT_CORE_VERSION" ]; then
-	say "playwright-core: $have (e2e/node)"
-else
-	say "installing playwright-core@$PLAYWRIGHT_CORE_VERSION into e2e/node${have:+ (had $have)}"
-	mkdir -p "$NODE_PREFIX"
-	quiet npm install --prefix "$NODE_PREFIX" --save-exact --no-audit --no-fund \
-		"playwright-core@$PLAYWRIGHT_CORE_VERSION"
-fi
+# playwright-core and axe-core, at exactly the pinned versions.
+npm_pin() { # npm_pin NAME VERSION
+	local have
+	have="$(npm_version "$1")"
+	if [ "$have" = "$2" ]; then
+		say "$1: $have (e2e/node)"
+	else
+		say "installing $1@$2 into e2e/node${have:+ (had $have)}"
+		mkdir -p "$NODE_PREFIX"
+		quiet npm install --prefix "$NODE_PREFIX" --save-exact --no-audit --no-fund "$1@$2"
+	fi
+}
+npm_pin playwright-core "$PLAYWRIGHT_CORE_VERSION"
+npm_pin axe-core "$AXE_CORE_VERSION"
+[ -f "$NODE_PREFIX/node_modules/axe-core/axe.min.js" ] || { say "axe-core/axe.min.js missing" >&2; exit 1; }
 
 # The driver directory playwright-go runs: package/cli.js and node.
 mkdir -p "$DRIVER"
