@@ -42,6 +42,30 @@
     picked = null;
   });
 
+  // A swap that replaces the focused element (a button in the offers list,
+  // the tap form) would drop keyboard focus to the top of the page: focus
+  // moves to what the swap says happened (its alert or status message),
+  // else to the element of the same id, else to the swapped part itself,
+  // so Tab goes on from there.
+  var swapped = null;
+  document.body.addEventListener("htmx:beforeSwap", function (ev) {
+    var t = ev.detail.target, el = document.activeElement;
+    swapped = t && t.id && t.contains(el) ? { part: t.id, same: el.id } : null;
+  });
+  document.body.addEventListener("htmx:afterSettle", function () {
+    var s = swapped;
+    swapped = null;
+    if (!s || (document.activeElement && document.activeElement !== document.body)) return;
+    var part = document.getElementById(s.part);
+    if (!part) return;
+    var same = s.same && document.getElementById(s.same);
+    var to = part.querySelector("[role=alert], [role=status]") || (same && part.contains(same) ? same : part);
+    if (!to.hasAttribute("tabindex") && !to.matches("a[href], button, input, select, textarea")) {
+      to.setAttribute("tabindex", "-1");
+    }
+    to.focus();
+  });
+
   // Reveal copy buttons only when they can work.
   if (navigator.clipboard) {
     document.querySelectorAll("[data-copy][hidden]").forEach(function (b) { b.hidden = false; });
