@@ -39,6 +39,13 @@ deps:
 test: generate deps lint
 	$(GO) test -count=1 -timeout 40m ./...
 
+## screenshots: the e2e flows save the main pages at 390 and 1280 px wide
+## (phone-NAME.png, NAME.png) to docs/img; the crash and rate-limit tests,
+## which take none, are skipped
+.PHONY: screenshots
+screenshots: generate deps
+	CCWALLET_SCREENSHOTS=$(CURDIR)/docs/img $(GO) test -count=1 -timeout 20m -skip 'TestKillNine|TestFormRateLimit' ./e2e
+
 ## lint: formatting, vet, and the direction of imports
 lint:
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go' | grep -v '_templ.go$$') 2>/dev/null); \

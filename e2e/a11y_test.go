@@ -233,6 +233,7 @@ func keyboardLogin(t *testing.T, p playwright.Page, base, user string) {
 	must(t, p.Keyboard().Press("Enter"))
 	must(t, p.WaitForURL(base+"/onboard"))
 	checkA11yWidths(t, p, user+" /onboard")
+	screenshot(t, p, "onboard") // always a new user here
 	tabTo(t, p, `[data-testid="onboard-submit"]`)
 	must(t, p.Keyboard().Press("Enter"))
 	must(t, p.WaitForURL(base+"/"))

@@ -59,7 +59,6 @@ func TestMintingDelegationsWithoutJavaScript(t *testing.T) {
 	}
 	must(t, expect.Locator(row("minting-proposal-row", erin)).ToHaveCount(1))
 	must(t, expect.Locator(row("minting-proposal-row", fred)).ToHaveCount(1))
-	screenshot(t, p, "delegations-proposed")
 
 	must(t, row("minting-proposal-row", erin).GetByTestId("minting-accept").Click())
 	must(t, p.WaitForURL(regexp.MustCompile(`/delegations\?done=accept$`)))
@@ -91,7 +90,7 @@ func TestMintingDelegationsWithoutJavaScript(t *testing.T) {
 	}
 	must(t, expect.Locator(activity.First()).ToContainText("merged 3 holdings"))
 	must(t, expect.Locator(row("minting-active-row", erin)).ToContainText("(now 5)"))
-	screenshot(t, p, "delegations-active")
+	screenshot(t, p, "delegations")
 
 	must(t, row("minting-active-row", erin).GetByTestId("minting-withdraw").Click())
 	must(t, p.WaitForURL(regexp.MustCompile(`/delegations\?done=withdraw$`)))

@@ -1,7 +1,7 @@
 // Package e2e drives the real ccwallet binary in a real browser (Debian's
 // chromium through playwright-go), against a private Postgres and the
-// built-in development OpenID Provider. Screenshots of the main pages go to
-// e2e/output/ (gitignored).
+// built-in development OpenID Provider. With CCWALLET_SCREENSHOTS set (make
+// screenshots), the flows save pictures of the main pages there.
 package e2e
 
 import (
@@ -33,8 +33,6 @@ var (
 	browser playwright.Browser
 	expect  = playwright.NewPlaywrightAssertions(30000)
 )
-
-const outputDir = "output"
 
 func TestMain(m *testing.M) {
 	code, err := run(m)
@@ -108,9 +106,6 @@ func run(m *testing.M) (int, error) {
 		return 1, fmt.Errorf("launch chromium: %w", err)
 	}
 	defer browser.Close()
-	if err := os.MkdirAll(outputDir, 0o755); err != nil {
-		return 1, err
-	}
 	trace("browser ready")
 	defer trace("tests done")
 	return m.Run(), nil
@@ -212,18 +207,6 @@ func must(t *testing.T, err error) {
 
 func testID(p playwright.Page, id string) playwright.Locator { return p.GetByTestId(id) }
 
-// A screenshot is a picture for people, not a check (the assertions around
-// it are): one that times out, as one did once in ~20 runs of make test on
-// the busy 2-core machine (30 s), is logged and the test goes on.
-func screenshot(t *testing.T, p playwright.Page, name string) {
-	t.Helper()
-	_, err := p.Screenshot(playwright.PageScreenshotOptions{Path: playwright.String(filepath.Join(outputDir, name+".png")),
-		FullPage: playwright.Bool(true), Timeout: playwright.Float(15000)})
-	if err != nil {
-		t.Logf("screenshot %s not taken: %v", name, err)
-	}
-}
-
 // login goes through the development provider's form and, for a new user,
 // onboarding; it ends on the home page.
 func login(t *testing.T, p playwright.Page, user string, shots bool) {
@@ -304,7 +287,6 @@ func TestTwoUsersOnboardTapAndSeeHistory(t *testing.T) {
 		must(t, expect.Locator(row).ToHaveCount(1))
 		must(t, expect.Locator(row).ToContainText(u.want))
 	}
-	screenshot(t, alice, "history")
 	offersPreapprovalInstructionsTraffic(t, alice, bob)
 }
 
@@ -388,7 +370,6 @@ func TestWorksWithoutJavaScript(t *testing.T) {
 	must(t, p.WaitForURL(baseURL+"/"))
 	must(t, expect.Locator(testID(p, "holding-row")).Not().ToHaveCount(0))
 	must(t, expect.Locator(testID(p, "copy-party")).ToBeHidden())
-	screenshot(t, p, "home-nojs")
 	// Filter the history with a plain GET form.
 	_, err := p.Goto("/history")
 	must(t, err)
@@ -521,14 +502,13 @@ func offersPreapprovalInstructionsTraffic(t *testing.T, frank, grace playwright.
 	must(t, testID(frank, "traffic-quote-submit").Click())
 	must(t, expect.Locator(testID(frank, "traffic-cost-cc")).ToContainText("CC"))
 	must(t, expect.Locator(testID(frank, "traffic-cost-usd")).ToHaveText("3.33 USD"))
-	screenshot(t, frank, "traffic-confirm")
+	screenshot(t, frank, "traffic")
 	must(t, testID(frank, "traffic-confirm").Click())
 	must(t, expect.Locator(testID(frank, "traffic-request-status")).ToHaveText("completed"))
-	screenshot(t, frank, "traffic")
 	_, err = frank.Goto("/history")
 	must(t, err)
 	must(t, expect.Locator(frank.Locator(`[data-testid="history-row"][data-subtype="ExtraTrafficPurchase"]`)).ToHaveCount(1))
-	screenshot(t, frank, "history-transfers")
+	screenshot(t, frank, "history")
 }
 
 // TestSendMethodKeptAcrossReceiverCheck: a method picked while the

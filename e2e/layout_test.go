@@ -104,9 +104,6 @@ func checkLayout(t *testing.T, p playwright.Page, who string, paths []string) {
 			if l.Widest > l.Inner+0.5 {
 				t.Errorf("%s: a table is %v px wide in a %v px column", where, l.Widest, l.Inner)
 			}
-			if w == 390 {
-				screenshot(t, p, "phone-"+who+strings.ReplaceAll(strings.TrimSuffix(path, "/"), "/", "-"))
-			}
 		}
 	}
 }

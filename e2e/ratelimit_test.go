@@ -45,5 +45,4 @@ func TestFormRateLimitInBrowser(t *testing.T) {
 	must(t, testID(p, "tap-submit").Click())
 	must(t, expect.Locator(p.Locator("#main > [data-testid=rate-limited]")).ToContainText("Please wait"))
 	must(t, expect.Locator(testID(p, "tap-form")).ToBeVisible())
-	screenshot(t, p, "rate-limited")
 }
