@@ -57,7 +57,9 @@ const axeRunJS = `async () => {
 // checkA11y runs axe-core on the page as it is now, at its current width,
 // and reports every serious or critical violation as a test error (the
 // test goes on, so one run lists them all). Any e2e test can call it
-// after bringing a page into a state worth checking.
+// after bringing a page into a state worth checking. axe runs in the
+// page, so p needs JavaScript (a page without it never answers; the
+// markup is the same either way).
 func checkA11y(t *testing.T, p playwright.Page, where string) {
 	t.Helper()
 	for _, v := range axeViolations(t, p) {
@@ -121,9 +123,10 @@ var a11yPages = []struct{ user, path string }{
 }
 
 // TestEveryPageAccessible: axe-core finds no serious or critical
-// violation on any page at 390 and 1280 px (issue 24 item 14). The admin
-// has coin, a pending minting delegation proposal, and an offer and an
-// instruction out to alice, so the tables have rows and buttons.
+// violation on any page at 390 and 1280 px, nor on the forms' answers
+// (issue 24 item 14). The admin has coin, a pending minting delegation
+// proposal, and an offer and an instruction out to alice, so the tables
+// have rows and buttons.
 func TestEveryPageAccessible(t *testing.T) {
 	t.Parallel()
 	newExternalParty(t, devToken(t, walletBin, "admin"), "e2e-a11y", "5")
@@ -152,6 +155,24 @@ func TestEveryPageAccessible(t *testing.T) {
 		}
 		checkA11yWidths(t, p, who+" "+pg.path)
 	}
+
+	// Pages with what a form said back, none of which changes anything:
+	// the receiver check's and the send's errors, the traffic price to
+	// confirm, and the faucet's error.
+	answer := func(path, field, value, submit, shown, where string) {
+		if path != "" {
+			_, err := admin.Goto(path)
+			must(t, err)
+		}
+		must(t, admin.Locator(field).Fill(value))
+		must(t, testID(admin, submit).Click())
+		must(t, expect.Locator(testID(admin, shown)).ToBeVisible())
+		checkA11yWidths(t, admin, where)
+	}
+	answer("/send", "#send-receiver", "nobody", "send-check", "send-check-error", "send, receiver checked")
+	answer("", "#send-amount", "1", "send-submit", "send-error", "send error")
+	answer("/traffic", "#traffic-amount", "200000", "traffic-quote-submit", "traffic-confirm", "traffic price to confirm")
+	answer("/", "#tap-amount", "lots", "tap-submit", "tap-error", "faucet error")
 }
 
 // TestAccessibilityCheckFindsViolations guards the helper itself: a page with an
