@@ -45,4 +45,5 @@ func TestFormRateLimitInBrowser(t *testing.T) {
 	must(t, testID(p, "tap-submit").Click())
 	must(t, expect.Locator(p.Locator("#main > [data-testid=rate-limited]")).ToContainText("Please wait"))
 	must(t, expect.Locator(testID(p, "tap-form")).ToBeVisible())
+	checkA11yWidths(t, p, "rate limited")
 }
