@@ -504,3 +504,15 @@ func (l *Ledger) AllocateParty(ctx context.Context, hint string) (coin.PartyID, 
 	}
 	return p, err
 }
+
+// UpdateAt returns the id and record time of the update at offset.
+func (l *Ledger) UpdateAt(ctx context.Context, offset int64) (string, time.Time, error) {
+	us, err := store.UpdatesAt(ctx, l.db, []int64{offset})
+	if err != nil {
+		return "", time.Time{}, err
+	}
+	if len(us) == 0 {
+		return "", time.Time{}, fmt.Errorf("update at offset %d: %w", offset, ErrNotFound)
+	}
+	return us[0].UpdateID, us[0].RecordTime, nil
+}

@@ -87,7 +87,11 @@ var (
 	codeUserAlreadyExists    = errorCode{"USER_ALREADY_EXISTS", catResourceExists}
 	codePartyAlreadyExists   = errorCode{"PARTY_ALREADY_EXISTS", catResourceExists}
 	codeDuplicateCommand     = errorCode{"DUPLICATE_COMMAND", catResourceExists}
-	codeContention           = errorCode{"CONTRACT_NOT_ACTIVE", catContention}
+	codeNotActive            = errorCode{"CONTRACT_NOT_ACTIVE", catResourceMissing}
+	codeContention           = errorCode{"LOCAL_VERDICT_LOCKED_CONTRACTS", catContention}
+	codeInFlight             = errorCode{"SUBMISSION_ALREADY_IN_FLIGHT", catContention}
+	codeInterpretation       = errorCode{"DAML_INTERPRETATION_ERROR", catInvalidGivenState}
+	codeAuthorization        = errorCode{"DAML_AUTHORIZATION_ERROR", catInvalidIndependent}
 	codePruned               = errorCode{"PARTICIPANT_PRUNED_DATA_ACCESSED", catInvalidGivenState}
 	codeAfterLedgerEnd       = errorCode{"OFFSET_AFTER_LEDGER_END", catSeekAfterEnd}
 	codeUnsupported          = errorCode{"UNSUPPORTED_OPERATION", catUnsupported}
@@ -152,8 +156,14 @@ func asCanton(err error) *cantonError {
 		return cantonErr(codeContractNotFound, "%s", err.Error())
 	case errors.Is(err, ledger.ErrDuplicate):
 		return cantonErr(codeDuplicateCommand, "%s", err.Error())
-	case errors.Is(err, ledger.ErrConflict), errors.Is(err, ledger.ErrInFlight):
+	case errors.Is(err, ledger.ErrInFlight):
+		return cantonErr(codeInFlight, "%s", err.Error())
+	case errors.Is(err, ledger.ErrReassigning):
 		return cantonErr(codeContention, "%s", err.Error())
+	case errors.Is(err, ledger.ErrInsufficientFunds), errors.Is(err, ledger.ErrExpired):
+		return cantonErr(codeInterpretation, "%s", err.Error())
+	case errors.Is(err, ledger.ErrConflict):
+		return cantonErr(codeNotActive, "%s", err.Error())
 	case errors.Is(err, ledger.ErrUnavailable):
 		return cantonErr(codeUnavailable, "the ledger is temporarily unavailable; retry shortly")
 	}

@@ -211,6 +211,25 @@ func eventFormatOf(filter, format *eventFormatJSON, verbose bool, c *caller) (*e
 	return parseEventFormat("filter", filter, c)
 }
 
+// requestingFormat is the legacy requestingParties: every template of
+// each party, which the caller must be able to read as.
+func requestingFormat(parties []string, instead string, c *caller) (*eventFormat, error) {
+	if len(parties) == 0 || len(parties) > maxFilterParties {
+		return nil, invalidArgument("requestingParties: give 1 to %d parties (or a %s)", maxFilterParties, instead)
+	}
+	ps := make([]coin.PartyID, len(parties))
+	for i, s := range parties {
+		var err error
+		if ps[i], err = parseParty("requestingParties", s); err != nil {
+			return nil, err
+		}
+		if err := c.requireRead(ps[i]); err != nil {
+			return nil, err
+		}
+	}
+	return wildcardFormat(ps), nil
+}
+
 // eventsByContractID is POST /v2/events/events-by-contract-id.
 func (s *Server) eventsByContractID(w http.ResponseWriter, r *http.Request, c *caller) error {
 	var req struct {
@@ -234,19 +253,9 @@ func (s *Server) eventsByContractID(w http.ResponseWriter, r *http.Request, c *c
 			return err
 		}
 	default:
-		if len(req.RequestingParties) == 0 || len(req.RequestingParties) > maxFilterParties {
-			return invalidArgument("requestingParties: give 1 to %d parties (or an eventFormat)", maxFilterParties)
+		if ef, err = requestingFormat(req.RequestingParties, "eventFormat", c); err != nil {
+			return err
 		}
-		ps := make([]coin.PartyID, len(req.RequestingParties))
-		for i, s := range req.RequestingParties {
-			if ps[i], err = parseParty("requestingParties", s); err != nil {
-				return err
-			}
-			if err := c.requireRead(ps[i]); err != nil {
-				return err
-			}
-		}
-		ef = wildcardFormat(ps)
 	}
 	notFound := cantonErr(codeEventsNotFound, "contract events not found, or not visible to the requesting parties: %s", cid)
 	ct, err := s.l.LedgerContractByID(r.Context(), cid)
@@ -313,22 +322,22 @@ func (s *Server) transactionOf(u ledger.LedgerUpdate, ef *eventFormat) (jsTransa
 	return tx, len(tx.Events) > 0
 }
 
+// transactionFormatJSON is TransactionFormat.
+type transactionFormatJSON struct {
+	EventFormat      *eventFormatJSON `json:"eventFormat"`
+	TransactionShape string           `json:"transactionShape"`
+}
+
 // updateFormatJSON is UpdateFormat: only transactions are served (this
 // ledger has no reassignments or topology events to show).
 type updateFormatJSON struct {
-	IncludeTransactions *struct {
-		EventFormat      *eventFormatJSON `json:"eventFormat"`
-		TransactionShape string           `json:"transactionShape"`
-	} `json:"includeTransactions"`
-	IncludeReassignments  *eventFormatJSON `json:"includeReassignments"`
-	IncludeTopologyEvents json.RawMessage  `json:"includeTopologyEvents"`
+	IncludeTransactions   *transactionFormatJSON `json:"includeTransactions"`
+	IncludeReassignments  *eventFormatJSON       `json:"includeReassignments"`
+	IncludeTopologyEvents json.RawMessage        `json:"includeTopologyEvents"`
 }
 
 // transactionFormat checks an updateFormat's transactions part.
-func transactionFormat(field string, tf *struct {
-	EventFormat      *eventFormatJSON `json:"eventFormat"`
-	TransactionShape string           `json:"transactionShape"`
-}, c *caller) (*eventFormat, error) {
+func transactionFormat(field string, tf *transactionFormatJSON, c *caller) (*eventFormat, error) {
 	if tf == nil {
 		return nil, invalidArgument("%s.includeTransactions: only transactions are served here; set it", field)
 	}
@@ -413,13 +422,10 @@ func (s *Server) updateFlats(w http.ResponseWriter, r *http.Request, c *caller) 
 
 // lookupRequest is GetTransactionByIdRequest / ByOffsetRequest.
 type lookupRequest struct {
-	UpdateID          string   `json:"updateId"`
-	Offset            *int64   `json:"offset"`
-	RequestingParties []string `json:"requestingParties"`
-	TransactionFormat *struct {
-		EventFormat      *eventFormatJSON `json:"eventFormat"`
-		TransactionShape string           `json:"transactionShape"`
-	} `json:"transactionFormat"`
+	UpdateID          string                 `json:"updateId"`
+	Offset            *int64                 `json:"offset"`
+	RequestingParties []string               `json:"requestingParties"`
+	TransactionFormat *transactionFormatJSON `json:"transactionFormat"`
 }
 
 func (s *Server) transactionByID(w http.ResponseWriter, r *http.Request, c *caller) error {
@@ -441,27 +447,14 @@ func (s *Server) lookupTransaction(w http.ResponseWriter, r *http.Request, c *ca
 	case req.TransactionFormat != nil && len(req.RequestingParties) > 0:
 		return invalidArgument("give either requestingParties or transactionFormat, not both")
 	case req.TransactionFormat != nil:
-		ef, err = transactionFormat("transactionFormat", &struct {
-			EventFormat      *eventFormatJSON `json:"eventFormat"`
-			TransactionShape string           `json:"transactionShape"`
-		}{req.TransactionFormat.EventFormat, req.TransactionFormat.TransactionShape}, c)
+		ef, err = transactionFormat("transactionFormat", req.TransactionFormat, c)
 		if err != nil {
 			return err
 		}
 	default:
-		if len(req.RequestingParties) == 0 || len(req.RequestingParties) > maxFilterParties {
-			return invalidArgument("requestingParties: give 1 to %d parties (or a transactionFormat)", maxFilterParties)
+		if ef, err = requestingFormat(req.RequestingParties, "transactionFormat", c); err != nil {
+			return err
 		}
-		ps := make([]coin.PartyID, len(req.RequestingParties))
-		for i, p := range req.RequestingParties {
-			if ps[i], err = parseParty("requestingParties", p); err != nil {
-				return err
-			}
-			if err := c.requireRead(ps[i]); err != nil {
-				return err
-			}
-		}
-		ef = wildcardFormat(ps)
 	}
 	var offset int64
 	what := ""

@@ -1,8 +1,9 @@
 // Package ledgerapi serves the JSON Ledger API v2 (Canton's, as bundled
 // with Splice; shared/specs/ledger-api-v2.yaml) over the ledger, on its own
-// listener: identity (version, parties, users and rights) and reads (ledger
+// listener: identity (version, parties, users and rights), reads (ledger
 // end, active contracts with template and interface filters, events by
-// contract, updates), in Canton's JSON shapes and errors. It decodes,
+// contract, updates) and the token standard's transfer commands, in
+// Canton's JSON shapes and errors. It decodes,
 // checks the caller's rights, calls the ledger and encodes; the rules live
 // in package ledger.
 package ledgerapi
@@ -71,6 +72,8 @@ func (s *Server) Handler() http.Handler {
 	mux.Handle("POST /v2/updates/flats", s.api(s.updateFlats))
 	mux.Handle("POST /v2/updates/transaction-by-id", s.api(s.transactionByID))
 	mux.Handle("POST /v2/updates/transaction-by-offset", s.api(s.transactionByOffset))
+	mux.Handle("POST /v2/commands/submit-and-wait", s.api(s.submitAndWait))
+	mux.Handle("POST /v2/commands/submit-and-wait-for-transaction", s.api(s.submitAndWaitForTransaction))
 	mux.Handle("/", s.api(s.unsupported(mux)))
 	mws := append([]web.Middleware{web.RequestID, web.Logger(s.log)}, s.obs...)
 	return web.Chain(mux, append(mws, web.Recover(s.log), web.SecurityHeaders)...)
@@ -82,7 +85,8 @@ var supported = []string{
 	"GET /v2/users/{userId}", "GET /v2/users/{userId}/rights", "GET /v2/state/ledger-end",
 	"GET /v2/state/latest-pruned-offsets", "GET /v2/state/connected-synchronizers", "POST /v2/state/active-contracts",
 	"POST /v2/events/events-by-contract-id", "POST /v2/updates/flats", "POST /v2/updates/transaction-by-id",
-	"POST /v2/updates/transaction-by-offset",
+	"POST /v2/updates/transaction-by-offset", "POST /v2/commands/submit-and-wait (" + supportedCommands + ")",
+	"POST /v2/commands/submit-and-wait-for-transaction",
 }
 
 // unsupported answers every other path: 501 for the rest of the Ledger
