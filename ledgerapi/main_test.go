@@ -250,6 +250,7 @@ type createdEvent struct {
 	WitnessParties []string `json:"witnessParties"`
 	Signatories    []string `json:"signatories"`
 	Observers      []string `json:"observers"`
+	CreatedAt      string   `json:"createdAt"`
 }
 
 // acs reads the active contracts as user with eventFormat at offset.

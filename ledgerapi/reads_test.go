@@ -354,8 +354,37 @@ func TestUpdatesPaging(t *testing.T) {
 			t.Errorf("updates after the pruned offset: %+v", ups)
 		}
 		// The holdings live through pruning.
-		if hs := e.acs("alice", filter(alice, interfaceFilter(holdingIface, false, false)), e.ledgerEnd()); len(hs) != 8 {
+		pruned := po.JSON200.ParticipantPrunedUpToInclusive
+		hs := e.acs("alice", filter(alice, interfaceFilter(holdingIface, false, false)), e.ledgerEnd())
+		if len(hs) != 8 {
 			t.Errorf("alice has %d holdings after pruning, want 8", len(hs))
+		}
+		// Spending holdings created before the pruned offset shows their
+		// archives (their creating update is gone).
+		if _, err := e.l.CreateTransferInstruction(ctx, ledger.TransferInstructionRequest{
+			Sender: alice, Receiver: bob, Amount: coin.MustParse("7.5"), ExecuteBefore: e.clock.Now().Add(time.Hour),
+		}); err != nil {
+			t.Fatal(err)
+		}
+		archived := 0
+		for _, u := range e.flats("alice", map[string]any{"beginExclusive": pruned, "verbose": false,
+			"updateFormat": acsDelta(filter(alice, interfaceFilter(holdingIface, false, false)))}, 10) {
+			if u.Update.Transaction == nil {
+				continue
+			}
+			for _, ev := range u.Update.Transaction.Value.Events {
+				if _, ok := ev["ArchivedEvent"]; ok {
+					archived++
+				}
+			}
+		}
+		if archived < 7 {
+			t.Errorf("%d archives of alice's holdings after the pruned offset %d, want at least the 7 spent", archived, pruned)
+		}
+		for _, h := range e.acs("alice", filter(alice, interfaceFilter(holdingIface, false, false)), e.ledgerEnd()-1) {
+			if h.Offset <= pruned && h.CreatedAt == "0001-01-01T00:00:00Z" {
+				t.Errorf("holding %s created at offset %d has no creation time", h.ContractID, h.Offset)
+			}
 		}
 	})
 }

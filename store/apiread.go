@@ -82,13 +82,16 @@ type HoldingRow struct {
 }
 
 // unlockedHoldingsSQL is every unlocked holding ever created and not
-// pruned, live or spent; a spent holding's creation time is its creating
-// update's record time (spent_holdings does not keep it).
+// pruned, live or spent. spent_holdings does not keep a holding's
+// creation time: it is its creating update's record time or, once that
+// update is pruned, the opening of the round it was created in.
 const unlockedHoldingsSQL = `(SELECT contract_id, owner, amount, created_round, rate, created_offset, created_at, 0 AS spent_offset
 	FROM holdings WHERE lock_holder IS NULL
 	UNION ALL
-	SELECT s.contract_id, s.owner, s.amount, s.created_round, s.rate, s.created_offset, u.record_time AS created_at, s.spent_offset
-	FROM spent_holdings AS s JOIN updates AS u ON u.offset_id = s.created_offset)`
+	SELECT s.contract_id, s.owner, s.amount, s.created_round, s.rate, s.created_offset,
+		COALESCE(u.record_time, r.opens_at) AS created_at, s.spent_offset
+	FROM spent_holdings AS s LEFT JOIN updates AS u ON u.offset_id = s.created_offset
+	LEFT JOIN rounds AS r ON r.number = s.created_round)`
 
 func scanHoldingRows(ctx context.Context, db bun.IDB, where string, args []any, owners []coin.PartyID, limit int) ([]HoldingRow, error) {
 	var rows []struct {
