@@ -90,6 +90,7 @@ var (
 	codeNotActive            = errorCode{"CONTRACT_NOT_ACTIVE", catResourceMissing}
 	codeContention           = errorCode{"LOCAL_VERDICT_LOCKED_CONTRACTS", catContention}
 	codeInFlight             = errorCode{"SUBMISSION_ALREADY_IN_FLIGHT", catContention}
+	codeBackpressure         = errorCode{"PARTICIPANT_BACKPRESSURE", catContention}
 	codeInterpretation       = errorCode{"DAML_INTERPRETATION_ERROR", catInvalidGivenState}
 	codeAuthorization        = errorCode{"DAML_AUTHORIZATION_ERROR", catInvalidIndependent}
 	codePruned               = errorCode{"PARTICIPANT_PRUNED_DATA_ACCESSED", catInvalidGivenState}

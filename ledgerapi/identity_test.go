@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"net/http"
 	"testing"
+	"time"
 
 	"github.com/ccwallet/ccwallet/ledgerapi/internal/client"
+	"github.com/ccwallet/ccwallet/web"
 )
 
 // TestIdentity: version, participant id, parties and users with rights,
@@ -143,3 +145,24 @@ func TestIdentity(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// TestRateLimit: a user past its request rate gets Canton's
+// PARTICIPANT_BACKPRESSURE with a Retry-After; other users go on.
+func TestRateLimit(t *testing.T) {
+	e := newEnv(t, 1, web.NewLimiter(web.RateLimit{Burst: 3, Per: time.Hour}))
+	e.user("alice", "")
+	al := e.as("alice")
+	for i := range 3 {
+		if r, err := al.GetV2StateLedgerEndWithResponse(context.Background()); err != nil || r.StatusCode() != http.StatusOK {
+			t.Fatalf("request %d: %v %s", i, err, r.Body)
+		}
+	}
+	r, _ := al.GetV2StateLedgerEndWithResponse(context.Background())
+	wantError(t, "4th request", http.StatusConflict, r.HTTPResponse, r.JSONDefault, "PARTICIPANT_BACKPRESSURE")
+	if r.HTTPResponse.Header.Get("Retry-After") == "" || r.JSONDefault == nil || r.JSONDefault.RetryInfo == nil {
+		t.Errorf("no retry advice: %v %s", r.HTTPResponse.Header, r.Body)
+	}
+	if r, err := e.as(adminUser).GetV2StateLedgerEndWithResponse(context.Background()); err != nil || r.StatusCode() != http.StatusOK {
+		t.Errorf("another user: %v %s", err, r.Body)
+	}
+}

@@ -127,7 +127,7 @@ type env struct {
 	clock  *ledgertest.Clock
 }
 
-func newEnv(t testing.TB, engine int) *env {
+func newEnv(t testing.TB, engine int, lim ...*web.Limiter) *env {
 	t.Helper()
 	_, key, err := ed25519.GenerateKey(nil)
 	if err != nil {
@@ -139,7 +139,11 @@ func newEnv(t testing.TB, engine int) *env {
 	}
 	clock := ledgertest.NewClock()
 	l := ledgertest.New(t, ledgertest.Engines[engine], ledgertest.Options{Clock: clock})
-	srv := httptest.NewServer(ledgerapi.New(l, ledgerapi.Config{Auth: v}, nil).Handler())
+	cfg := ledgerapi.Config{Auth: v}
+	if len(lim) > 0 {
+		cfg.Limiter = lim[0]
+	}
+	srv := httptest.NewServer(ledgerapi.New(l, cfg, nil).Handler())
 	t.Cleanup(srv.Close)
 	return &env{t: t, l: l, url: srv.URL, signer: key, clock: clock}
 }

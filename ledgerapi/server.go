@@ -15,6 +15,7 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
@@ -32,6 +33,8 @@ type Config struct {
 	// Observe is extra middleware (e.g. web.Metrics) inside RequestID and
 	// Logger.
 	Observe []web.Middleware
+	// Limiter bounds each user's request rate; nil means no limit.
+	Limiter *web.Limiter
 }
 
 // Server serves the Ledger API.
@@ -40,6 +43,7 @@ type Server struct {
 	log  *slog.Logger
 	auth *web.Verifier
 	obs  []web.Middleware
+	lim  *web.Limiter
 }
 
 // New builds the server.
@@ -47,7 +51,7 @@ func New(l *ledger.Ledger, cfg Config, log *slog.Logger) *Server {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Server{l: l, log: log, auth: cfg.Auth, obs: cfg.Observe}
+	return &Server{l: l, log: log, auth: cfg.Auth, obs: cfg.Observe, lim: cfg.Limiter}
 }
 
 // apiFunc is a handler; a returned error becomes a JsCantonError.
@@ -149,7 +153,12 @@ func (s *Server) api(fn apiFunc) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		c, err := s.authenticate(r)
 		if err == nil {
-			err = fn(w, r, c)
+			if ok, retry := s.lim.Allow("user:" + c.user.Name); !ok {
+				web.RetryAfter(w, retry)
+				err = cantonErr(codeBackpressure, "user %q sends requests faster than this participant allows; retry in %s", c.user.Name, retry.Round(time.Second))
+			} else {
+				err = fn(w, r, c)
+			}
 		}
 		if err != nil {
 			var de *decodeError

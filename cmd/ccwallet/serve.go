@@ -309,7 +309,8 @@ func (s *serving) listenLedgerAPI(verifier *web.Verifier) error {
 	if s.cfg.LedgerAPIListen == "" {
 		return nil
 	}
-	h := ledgerapi.New(s.l, ledgerapi.Config{Auth: verifier, Observe: s.observers}, s.log).Handler()
+	h := ledgerapi.New(s.l, ledgerapi.Config{Auth: verifier, Observe: s.observers,
+		Limiter: web.NewLimiter(web.RateLimit{Burst: s.cfg.RateLimit.Burst, Per: s.cfg.RateLimit.Per.Std()})}, s.log).Handler()
 	if err := s.listen("ledger-api", s.cfg.LedgerAPIListen, appTLS(s.cfg.LedgerAPITLS), h); err != nil {
 		return err
 	}
