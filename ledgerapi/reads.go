@@ -426,17 +426,29 @@ type lookupRequest struct {
 	Offset            *int64                 `json:"offset"`
 	RequestingParties []string               `json:"requestingParties"`
 	TransactionFormat *transactionFormatJSON `json:"transactionFormat"`
+	UpdateFormat      *updateFormatJSON      `json:"updateFormat"`
 }
 
 func (s *Server) transactionByID(w http.ResponseWriter, r *http.Request, c *caller) error {
-	return s.lookupTransaction(w, r, c, true)
+	return s.lookupTransaction(w, r, c, true, false)
 }
 
 func (s *Server) transactionByOffset(w http.ResponseWriter, r *http.Request, c *caller) error {
-	return s.lookupTransaction(w, r, c, false)
+	return s.lookupTransaction(w, r, c, false, false)
 }
 
-func (s *Server) lookupTransaction(w http.ResponseWriter, r *http.Request, c *caller, byID bool) error {
+func (s *Server) updateByID(w http.ResponseWriter, r *http.Request, c *caller) error {
+	return s.lookupTransaction(w, r, c, true, true)
+}
+
+func (s *Server) updateByOffset(w http.ResponseWriter, r *http.Request, c *caller) error {
+	return s.lookupTransaction(w, r, c, false, true)
+}
+
+// lookupTransaction answers the transaction (by id or offset) as
+// {"transaction": tx}, or as {"update": {"Transaction": ...}} for the
+// update-by-* endpoints, which take an updateFormat.
+func (s *Server) lookupTransaction(w http.ResponseWriter, r *http.Request, c *caller, byID, asUpdate bool) error {
 	var req lookupRequest
 	if err := decode(r, &req); err != nil {
 		return err
@@ -444,17 +456,19 @@ func (s *Server) lookupTransaction(w http.ResponseWriter, r *http.Request, c *ca
 	var ef *eventFormat
 	var err error
 	switch {
+	case asUpdate && req.UpdateFormat == nil:
+		return cantonErr(codeMissingField, "updateFormat: say which events to show")
+	case asUpdate:
+		ef, err = transactionFormat("updateFormat", req.UpdateFormat.IncludeTransactions, c)
 	case req.TransactionFormat != nil && len(req.RequestingParties) > 0:
 		return invalidArgument("give either requestingParties or transactionFormat, not both")
 	case req.TransactionFormat != nil:
 		ef, err = transactionFormat("transactionFormat", req.TransactionFormat, c)
-		if err != nil {
-			return err
-		}
 	default:
-		if ef, err = requestingFormat(req.RequestingParties, "transactionFormat", c); err != nil {
-			return err
-		}
+		ef, err = requestingFormat(req.RequestingParties, "transactionFormat", c)
+	}
+	if err != nil {
+		return err
 	}
 	var offset int64
 	what := ""
@@ -480,7 +494,12 @@ func (s *Server) lookupTransaction(w http.ResponseWriter, r *http.Request, c *ca
 		return err
 	}
 	for _, u := range ups {
-		if tx, ok := s.transactionOf(u, ef); ok && u.Offset == offset {
+		tx, ok := s.transactionOf(u, ef)
+		switch {
+		case !ok || u.Offset != offset:
+		case asUpdate:
+			return writeJSON(w, map[string]any{"update": map[string]any{"Transaction": map[string]any{"value": tx}}})
+		default:
 			return writeJSON(w, map[string]jsTransaction{"transaction": tx})
 		}
 	}

@@ -224,6 +224,30 @@ func TestReadsAfterTransfer(t *testing.T) {
 		if err != nil || byOff.JSON200 == nil || byOff.JSON200.Transaction.UpdateId != instrUpdate || byOff.JSON200.Transaction.Events == nil || len(*byOff.JSON200.Transaction.Events) != 1 {
 			t.Errorf("transaction at %d by offset for bob (the instruction only): %v %s", afterInstr, err, byOff.Body)
 		}
+		for name, req := range map[string]map[string]any{
+			"update-by-id":     {"updateId": instrUpdate, "updateFormat": acsDelta(filter(bob, interfaceFilter(instructionIface, true, false)))},
+			"update-by-offset": {"offset": afterInstr, "updateFormat": acsDelta(filter(bob, interfaceFilter(instructionIface, true, false)))},
+		} {
+			var raw []byte
+			if name == "update-by-id" {
+				r, err := e.as("bob").PostV2UpdatesUpdateByIdWithBodyWithResponse(ctx, jsonType, body(t, req))
+				if err != nil {
+					t.Fatal(err)
+				}
+				raw = r.Body
+			} else {
+				r, err := e.as("bob").PostV2UpdatesUpdateByOffsetWithBodyWithResponse(ctx, jsonType, body(t, req))
+				if err != nil {
+					t.Fatal(err)
+				}
+				raw = r.Body
+			}
+			var u flatUpdate
+			if err := json.Unmarshal(raw, &u); err != nil || u.Update.Transaction == nil || u.Update.Transaction.Value.UpdateID != instrUpdate ||
+				len(u.Update.Transaction.Value.Events) != 1 {
+				t.Errorf("%s: %v %s", name, err, raw)
+			}
+		}
 	})
 }
 

@@ -76,6 +76,8 @@ func (s *Server) Handler() http.Handler {
 	mux.Handle("POST /v2/updates/flats", s.api(s.updateFlats))
 	mux.Handle("POST /v2/updates/transaction-by-id", s.api(s.transactionByID))
 	mux.Handle("POST /v2/updates/transaction-by-offset", s.api(s.transactionByOffset))
+	mux.Handle("POST /v2/updates/update-by-id", s.api(s.updateByID))
+	mux.Handle("POST /v2/updates/update-by-offset", s.api(s.updateByOffset))
 	mux.Handle("POST /v2/commands/submit-and-wait", s.api(s.submitAndWait))
 	mux.Handle("POST /v2/commands/submit-and-wait-for-transaction", s.api(s.submitAndWaitForTransaction))
 	mux.Handle("/", s.api(s.unsupported(mux)))
@@ -89,7 +91,7 @@ var supported = []string{
 	"GET /v2/users/{userId}", "GET /v2/users/{userId}/rights", "GET /v2/state/ledger-end",
 	"GET /v2/state/latest-pruned-offsets", "GET /v2/state/connected-synchronizers", "POST /v2/state/active-contracts",
 	"POST /v2/events/events-by-contract-id", "POST /v2/updates/flats", "POST /v2/updates/transaction-by-id",
-	"POST /v2/updates/transaction-by-offset", "POST /v2/commands/submit-and-wait (" + supportedCommands + ")",
+	"POST /v2/updates/transaction-by-offset", "POST /v2/updates/update-by-id", "POST /v2/updates/update-by-offset", "POST /v2/commands/submit-and-wait (" + supportedCommands + ")",
 	"POST /v2/commands/submit-and-wait-for-transaction",
 }
 
