@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"slices"
 	"strings"
@@ -24,7 +25,15 @@ import (
 
 // supportedCommands says what a submission may be.
 const supportedCommands = "one ExerciseCommand of TransferFactory_Transfer on " + ledger.InterfaceTransferFactory +
-	" (the registry's transfer factory) or TransferInstruction_Accept on " + ledger.InterfaceTransferInstruction
+	" (the registry's transfer factory) or TransferInstruction_Accept, _Reject or _Withdraw on " + ledger.InterfaceTransferInstruction
+
+// instructionChoices are the TransferInstruction choices served, and the
+// ledger's move of each.
+var instructionChoices = map[string]ledger.InstructionMove{
+	"TransferInstruction_Accept":   ledger.MoveAccept,
+	"TransferInstruction_Reject":   ledger.MoveReject,
+	"TransferInstruction_Withdraw": ledger.MoveWithdraw,
+}
 
 // maxCommandIDLength bounds commandId, as Canton's LedgerString.
 const maxCommandIDLength = 255
@@ -152,8 +161,8 @@ func (s *Server) submit(r *http.Request, c *caller, cmds *jsCommands) (submitted
 	switch {
 	case iface == ledger.InterfaceTransferFactory && ex.Choice == "TransferFactory_Transfer":
 		sub.offset, err = s.transferFactoryTransfer(r, sub.actAs, cid, ex.ChoiceArgument, key)
-	case iface == ledger.InterfaceTransferInstruction && ex.Choice == "TransferInstruction_Accept":
-		sub.offset, err = s.instructionAccept(r, sub.actAs, cid, key)
+	case iface == ledger.InterfaceTransferInstruction && instructionChoices[ex.Choice] != "":
+		sub.offset, err = s.instructionMove(r, sub.actAs, cid, instructionChoices[ex.Choice], key)
 	default:
 		return submitted{}, cantonErr(codeUnsupported, "choice %s on %s: this participant runs %s", ex.Choice, iface, supportedCommands)
 	}
@@ -245,19 +254,23 @@ func (s *Server) transferFactoryTransfer(r *http.Request, actAs []coin.PartyID, 
 	return s.offsetOf(r, made)
 }
 
-// instructionAccept is TransferInstruction_Accept by the receiver.
-func (s *Server) instructionAccept(r *http.Request, actAs []coin.PartyID, cid coin.ContractID, key string) (int64, error) {
-	res, err := s.l.MoveTransferInstructionOnce(r.Context(), actAs[0], cid, ledger.MoveAccept, key)
-	if errors.Is(err, ledger.ErrNotFound) {
+// instructionMove is TransferInstruction_Accept or _Reject (by the
+// receiver) or _Withdraw (by the sender).
+func (s *Server) instructionMove(r *http.Request, actAs []coin.PartyID, cid coin.ContractID, move ledger.InstructionMove, key string) (int64, error) {
+	if _, err := s.l.MoveTransferInstructionOnce(r.Context(), actAs[0], cid, move, key); errors.Is(err, ledger.ErrNotFound) {
 		return 0, cantonErr(codeContractNotFound, "transfer instruction %s not found, not visible to %s, or no longer pending", cid, actAs[0])
+	} else if err != nil {
+		return 0, err
 	}
+	// The move's update is the one that archived the instruction.
+	ct, err := s.l.LedgerContractByID(r.Context(), cid)
 	if err != nil {
 		return 0, err
 	}
-	if len(res.ReceiverHoldingCIDs) == 0 {
-		return 0, errors.New("accepted transfer instruction without a receiver holding")
+	if ct.ArchivedOffset == 0 {
+		return 0, fmt.Errorf("transfer instruction %s still active after %s", cid, move)
 	}
-	return s.offsetOf(r, res.ReceiverHoldingCIDs[0])
+	return ct.ArchivedOffset, nil
 }
 
 func (s *Server) offsetOf(r *http.Request, cid coin.ContractID) (int64, error) {

@@ -174,6 +174,27 @@ func TestTransferFlow(t *testing.T) {
 			t.Errorf("bob accepts again: %d %s", code, b)
 		}
 
+		// Alice withdraws a second transfer, bob rejects a third: the coin
+		// comes back.
+		for i, m := range []struct{ user, choice string }{{"alice", "TransferInstruction_Withdraw"}, {"bob", "TransferInstruction_Reject"}} {
+			id := "back" + m.choice
+			code, b := submit("alice", id, alice, factory.FactoryID, "TransferFactory_Transfer", transferArg, factory.ChoiceContext, factoryIface)
+			if code != http.StatusOK {
+				t.Fatalf("transfer %d: %d %s", i, code, b)
+			}
+			found := e.acs("bob", filter(bob, interfaceFilter(instructionIface, false, false)), e.ledgerEnd())
+			if len(found) != 1 {
+				t.Fatalf("bob's instructions: %+v", found)
+			}
+			var ctx choiceContext
+			e.registry("/"+found[0].ContractID+"/choice-contexts/"+map[bool]string{true: "withdraw", false: "reject"}[m.user == "alice"], map[string]any{"meta": map[string]any{}}, &ctx)
+			arg := map[string]any{"extraArgs": map[string]any{"context": ctx.ChoiceContextData, "meta": map[string]any{"values": map[string]any{}}}}
+			actAs := map[string]coin.PartyID{"alice": alice, "bob": bob}[m.user]
+			if code, b := submit(m.user, m.choice, actAs, found[0].ContractID, m.choice, arg, ctx, instructionIface); code != http.StatusOK {
+				t.Fatalf("%s: %d %s", m.choice, code, b)
+			}
+		}
+
 		// Both follow it on the updates through the Holding interface.
 		for who, p := range map[string]coin.PartyID{"alice": alice, "bob": bob} {
 			var total coin.Amount
