@@ -166,6 +166,10 @@ func (s *Server) submit(r *http.Request, c *caller, cmds *jsCommands) (submitted
 	default:
 		return submitted{}, cantonErr(codeUnsupported, "choice %s on %s: this participant runs %s", ex.Choice, iface, supportedCommands)
 	}
+	if errors.Is(err, ledger.ErrDuplicate) {
+		return submitted{}, cantonErr(codeDuplicateCommand, "command %q of user %q acting as %v was already executed; a new change needs a new commandId",
+			cmds.CommandID, c.user.Name, sub.actAs)
+	}
 	return sub, err
 }
 
