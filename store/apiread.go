@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"fmt"
+	"strconv"
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/uptrace/bun"
@@ -81,19 +82,34 @@ type HoldingRow struct {
 	SpentOffset int64
 }
 
-// unlockedHoldingsSQL is every unlocked holding ever created and not
-// pruned, live or spent. spent_holdings does not keep a holding's
-// creation time: it is its creating update's record time or, once that
-// update is pruned, the opening of the round it was created in.
-const unlockedHoldingsSQL = `(SELECT contract_id, owner, amount, created_round, rate, created_offset, created_at, 0 AS spent_offset
-	FROM holdings WHERE lock_holder IS NULL
+// unlockedHoldings selects unlocked holdings, live (from holdings,
+// where live holds) and spent (from spent_holdings, where spent holds),
+// of owners (nil: every owner). Each side has its own condition, so that
+// each can use its table's indexes (holdings by owner, spent_holdings by
+// spent_offset): spent_holdings only grows. spent_holdings does not keep
+// a holding's creation time: it is its creating update's record time or,
+// once that update is pruned, the opening of the round it was created in.
+func unlockedHoldings(db bun.IDB, live, spent string, liveArgs, spentArgs []any, owners []coin.PartyID, tail string) *bun.RawQuery {
+	ownerLive, ownerSpent, oargs := "", "", []any{}
+	if owners != nil {
+		ownerLive, ownerSpent, oargs = " AND owner IN (?)", " AND s.owner IN (?)", []any{bun.In(owners)}
+		if len(owners) == 0 {
+			ownerLive, ownerSpent, oargs = " AND 1 = 0", " AND 1 = 0", nil
+		}
+	}
+	args := append(append(append(append([]any{}, liveArgs...), oargs...), spentArgs...), oargs...)
+	return db.NewRaw(`SELECT * FROM (
+	SELECT contract_id, owner, amount, created_round, rate, created_offset, created_at, 0 AS spent_offset
+	FROM holdings WHERE lock_holder IS NULL AND (`+live+`)`+ownerLive+`
 	UNION ALL
 	SELECT s.contract_id, s.owner, s.amount, s.created_round, s.rate, s.created_offset,
 		COALESCE(u.record_time, r.opens_at) AS created_at, s.spent_offset
 	FROM spent_holdings AS s LEFT JOIN updates AS u ON u.offset_id = s.created_offset
-	LEFT JOIN rounds AS r ON r.number = s.created_round)`
+	LEFT JOIN rounds AS r ON r.number = s.created_round
+	WHERE (`+spent+`)`+ownerSpent+`) AS h `+tail, args...)
+}
 
-func scanHoldingRows(ctx context.Context, db bun.IDB, where string, args []any, owners []coin.PartyID, limit int) ([]HoldingRow, error) {
+func scanHoldingRows(ctx context.Context, q *bun.RawQuery) ([]HoldingRow, error) {
 	var rows []struct {
 		ContractID    coin.ContractID `bun:"contract_id"`
 		Owner         coin.PartyID    `bun:"owner"`
@@ -103,11 +119,6 @@ func scanHoldingRows(ctx context.Context, db bun.IDB, where string, args []any, 
 		CreatedOffset int64           `bun:"created_offset"`
 		CreatedAt     bun.NullTime    `bun:"created_at"`
 		SpentOffset   int64           `bun:"spent_offset"`
-	}
-	q := db.NewSelect().TableExpr(unlockedHoldingsSQL+" AS h").Column("*").Where(where, args...)
-	q = ownerWhere(q, owners).Order("created_offset", "contract_id")
-	if limit > 0 {
-		q = q.Limit(int64(limit))
 	}
 	if err := q.Scan(ctx, &rows); err != nil {
 		return nil, fmt.Errorf("unlocked holdings: %w", Normalize(err))
@@ -120,22 +131,34 @@ func scanHoldingRows(ctx context.Context, db bun.IDB, where string, args []any, 
 	return out, nil
 }
 
+// The conditions of the Ledger API's holding reads; a holding spent after
+// an offset was created before its spend, so every spent holding these
+// select has spent_offset above the range's start, which the index on
+// spent_offset finds.
+const (
+	holdingsLiveAt         = "created_offset <= ?"
+	holdingsSpentAt        = "s.spent_offset > ? AND s.created_offset <= ?"
+	holdingsCreatedIn      = "created_offset > ? AND created_offset <= ?"
+	holdingsSpentChangedIn = "s.spent_offset > ? AND s.created_offset <= ? AND (s.created_offset > ? OR s.spent_offset <= ?)"
+)
+
 // UnlockedHoldingsAt lists the unlocked holdings of owners (nil: every
 // owner) live at offset upto, oldest first, at most limit.
 func UnlockedHoldingsAt(ctx context.Context, db bun.IDB, owners []coin.PartyID, upto int64, limit int) ([]HoldingRow, error) {
-	return scanHoldingRows(ctx, db, "created_offset <= ? AND (spent_offset = 0 OR spent_offset > ?)", []any{upto, upto}, owners, limit)
+	q := unlockedHoldings(db, holdingsLiveAt, holdingsSpentAt, []any{upto}, []any{upto, upto}, owners, "ORDER BY created_offset, contract_id LIMIT "+strconv.Itoa(limit))
+	return scanHoldingRows(ctx, q)
 }
 
 // UnlockedHoldingsChanged lists the unlocked holdings of owners (nil:
 // every owner) created or spent in (after, upto].
 func UnlockedHoldingsChanged(ctx context.Context, db bun.IDB, owners []coin.PartyID, after, upto int64) ([]HoldingRow, error) {
-	return scanHoldingRows(ctx, db, "(created_offset > ? AND created_offset <= ?) OR (spent_offset > ? AND spent_offset <= ?)",
-		[]any{after, upto, after, upto}, owners, 0)
+	q := unlockedHoldings(db, holdingsCreatedIn, holdingsSpentChangedIn, []any{after, upto}, []any{after, upto, after, upto}, owners, "")
+	return scanHoldingRows(ctx, q)
 }
 
 // UnlockedHoldingByID finds an unlocked holding, live or spent.
 func UnlockedHoldingByID(ctx context.Context, db bun.IDB, id coin.ContractID) (*HoldingRow, error) {
-	hs, err := scanHoldingRows(ctx, db, "contract_id = ?", []any{id}, nil, 1)
+	hs, err := scanHoldingRows(ctx, unlockedHoldings(db, "contract_id = ?", "s.contract_id = ?", []any{id}, []any{id}, nil, ""))
 	if err != nil {
 		return nil, err
 	}
@@ -171,9 +194,22 @@ func EventOffsets(ctx context.Context, db bun.IDB, q ContractQuery, holdings boo
 	archived = templateWhere(stakeholderWhere(archived, q.Parties), q.Templates)
 	union := created.Union(archived)
 	if holdings {
-		h := db.NewSelect().TableExpr(unlockedHoldingsSQL+" AS h").ColumnExpr("created_offset AS o").Where("created_offset > ? AND created_offset <= ?", q.After, q.Upto)
-		s := db.NewSelect().TableExpr(unlockedHoldingsSQL+" AS h").ColumnExpr("spent_offset AS o").Where("spent_offset > ? AND spent_offset <= ?", q.After, q.Upto)
-		union = union.Union(ownerWhere(h, owners)).Union(ownerWhere(s, owners))
+		owned := func(q *bun.SelectQuery, col string) *bun.SelectQuery {
+			if owners == nil {
+				return q
+			}
+			if len(owners) == 0 {
+				return q.Where("1 = 0")
+			}
+			return q.Where(col+" IN (?)", bun.In(owners))
+		}
+		live := db.NewSelect().Table("holdings").ColumnExpr("created_offset AS o").Where("lock_holder IS NULL").
+			Where("created_offset > ? AND created_offset <= ?", q.After, q.Upto)
+		// Both events of a spent holding in the range have spent_offset > q.After.
+		spentCreated := db.NewSelect().Table("spent_holdings").ColumnExpr("created_offset AS o").
+			Where("spent_offset > ? AND created_offset > ? AND created_offset <= ?", q.After, q.After, q.Upto)
+		spent := db.NewSelect().Table("spent_holdings").ColumnExpr("spent_offset AS o").Where("spent_offset > ? AND spent_offset <= ?", q.After, q.Upto)
+		union = union.Union(owned(live, "owner")).Union(owned(spentCreated, "owner")).Union(owned(spent, "owner"))
 	}
 	err := db.NewSelect().TableExpr("(?) AS x", union).ColumnExpr("o").Order("o").Limit(int64(q.Limit)).Scan(ctx, &offsets)
 	if err != nil {
