@@ -66,13 +66,16 @@ func ownerWhere(q *bun.SelectQuery, owners []coin.PartyID) *bun.SelectQuery {
 // at or before it, not archived by then), oldest first, at most q.Limit.
 func ActiveContractsAt(ctx context.Context, db bun.IDB, q ContractQuery) ([]Contract, error) {
 	var cs []Contract
-	sel := db.NewSelect().Model(&cs).Where("created_offset <= ?", q.Upto).
-		Where("(archived_offset IS NULL OR archived_offset > ?)", q.Upto)
-	sel = templateWhere(stakeholderWhere(sel, q.Parties), q.Templates)
-	if err := sel.Order("created_offset", "contract_id").Limit(int64(q.Limit)).Scan(ctx); err != nil {
+	if err := activeContractsQuery(db, q).Scan(ctx, &cs); err != nil {
 		return nil, fmt.Errorf("active contracts: %w", Normalize(err))
 	}
 	return cs, nil
+}
+
+func activeContractsQuery(db bun.IDB, q ContractQuery) *bun.SelectQuery {
+	sel := db.NewSelect().Model((*Contract)(nil)).Where("created_offset <= ?", q.Upto).
+		Where("(archived_offset IS NULL OR archived_offset > ?)", q.Upto)
+	return templateWhere(stakeholderWhere(sel, q.Parties), q.Templates).Order("created_offset", "contract_id").Limit(int64(q.Limit))
 }
 
 // HoldingRow is an unlocked holding, live or spent, with the offset that
