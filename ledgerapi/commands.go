@@ -25,7 +25,8 @@ import (
 
 // supportedCommands says what a submission may be.
 const supportedCommands = "one ExerciseCommand of TransferFactory_Transfer on " + ledger.InterfaceTransferFactory +
-	" (the registry's transfer factory) or TransferInstruction_Accept, _Reject or _Withdraw on " + ledger.InterfaceTransferInstruction
+	" (the registry's transfer factory), TransferInstruction_Accept, _Reject or _Withdraw on " + ledger.InterfaceTransferInstruction +
+	", or TransferPreapproval_Send on " + ledger.TemplateTransferPreapproval
 
 // instructionChoices are the TransferInstruction choices served, and the
 // ledger's move of each.
@@ -151,7 +152,10 @@ func (s *Server) submit(r *http.Request, c *caller, cmds *jsCommands) (submitted
 	}
 	iface, err := resolveID("commands[0].ExerciseCommand.templateId", ex.TemplateID, kindInterface)
 	if err != nil {
-		return submitted{}, cantonErr(codeUnsupported, "commands[0].ExerciseCommand.templateId %q: this participant runs %s", ex.TemplateID, supportedCommands)
+		// The coin's own choice is exercised on its template.
+		if iface, err = resolveID("commands[0].ExerciseCommand.templateId", ex.TemplateID, kindTemplate); err != nil {
+			return submitted{}, cantonErr(codeUnsupported, "commands[0].ExerciseCommand.templateId %q: this participant runs %s", ex.TemplateID, supportedCommands)
+		}
 	}
 	cid, err := coin.ParseContractID(ex.ContractID)
 	if err != nil {
@@ -161,6 +165,8 @@ func (s *Server) submit(r *http.Request, c *caller, cmds *jsCommands) (submitted
 	switch {
 	case iface == ledger.InterfaceTransferFactory && ex.Choice == "TransferFactory_Transfer":
 		sub.offset, err = s.transferFactoryTransfer(r, sub.actAs, cid, ex.ChoiceArgument, key)
+	case iface == ledger.TemplateTransferPreapproval && ex.Choice == "TransferPreapproval_Send":
+		sub.offset, err = s.preapprovalSend(r, sub.actAs, cid, ex.ChoiceArgument, key)
 	case iface == ledger.InterfaceTransferInstruction && instructionChoices[ex.Choice] != "":
 		sub.offset, err = s.instructionMove(r, sub.actAs, cid, instructionChoices[ex.Choice], key)
 	default:
@@ -256,6 +262,52 @@ func (s *Server) transferFactoryTransfer(r *http.Request, actAs []coin.PartyID, 
 		made = res.ReceiverHoldingCIDs[0]
 	}
 	return s.offsetOf(r, made)
+}
+
+// preapprovalSend is TransferPreapproval_Send: the sender (an actAs
+// party) sends to the preapproval's receiver in one step.
+func (s *Server) preapprovalSend(r *http.Request, actAs []coin.PartyID, cid coin.ContractID, raw json.RawMessage, key string) (int64, error) {
+	ct, err := s.l.LedgerContractByID(r.Context(), cid)
+	if errors.Is(err, ledger.ErrNotFound) || err == nil && (ct.ArchivedOffset != 0 || ct.TemplateID != ledger.TemplateTransferPreapproval) {
+		return 0, cantonErr(codeContractNotFound, "transfer preapproval %s not found or not active; look the receiver's current one up", cid)
+	} else if err != nil {
+		return 0, err
+	}
+	var arg struct {
+		Context     json.RawMessage `json:"context"`
+		Inputs      json.RawMessage `json:"inputs"`
+		Amount      coin.Amount     `json:"amount"`
+		Sender      string          `json:"sender"`
+		Description *string         `json:"description"`
+	}
+	if err := decodeArg(raw, &arg); err != nil {
+		return 0, err
+	}
+	sender, err := parseParty("choiceArgument.sender", arg.Sender)
+	if err != nil {
+		return 0, err
+	}
+	if !slices.Contains(actAs, sender) {
+		return 0, cantonErr(codeAuthorization, "the sender %s must be among actAs %v", sender, actAs)
+	}
+	var pre struct {
+		Receiver coin.PartyID `json:"receiver"`
+	}
+	if err := json.Unmarshal(ct.Payload, &pre); err != nil {
+		return 0, fmt.Errorf("preapproval %s: %w", cid, err)
+	}
+	send := ledger.PreapprovalSend{Sender: sender, Receiver: pre.Receiver, Amount: arg.Amount, DeduplicationID: key}
+	if arg.Description != nil {
+		send.Description = *arg.Description
+	}
+	res, err := s.l.SendPreapproved(r.Context(), send)
+	if err != nil {
+		return 0, err
+	}
+	if len(res.Outputs) == 0 {
+		return 0, fmt.Errorf("preapproved send to %s made no holding", pre.Receiver)
+	}
+	return s.offsetOf(r, res.Outputs[0])
 }
 
 // instructionMove is TransferInstruction_Accept or _Reject (by the

@@ -237,3 +237,50 @@ func TestTransferFlow(t *testing.T) {
 		wantError(t, "a create command", http.StatusNotImplemented, un.HTTPResponse, un.JSONDefault, "UNSUPPORTED_OPERATION")
 	})
 }
+
+// TestPreapprovalSend: alice sends to bob in one step through bob's
+// transfer preapproval (the coin's TransferPreapproval_Send, on its
+// template); a replay is DUPLICATE_COMMAND, a sender not acted as is
+// refused.
+func TestPreapprovalSend(t *testing.T) {
+	forEachEngine(t, func(t *testing.T, e *env) {
+		ctx := context.Background()
+		alice, bob := e.user("alice", "100"), e.user("bob", "")
+		pre, _, err := e.l.CreatePreapproval(ctx, bob)
+		if err != nil {
+			t.Fatal(err)
+		}
+		send := func(commandID string, sender coin.PartyID) (int, []byte) {
+			t.Helper()
+			r, err := e.as("alice").PostV2CommandsSubmitAndWaitWithBodyWithResponse(ctx, jsonType, body(t, map[string]any{
+				"commands": []any{map[string]any{"ExerciseCommand": map[string]any{
+					"templateId": "#splice-amulet:Splice.AmuletRules:TransferPreapproval", "contractId": pre, "choice": "TransferPreapproval_Send",
+					"choiceArgument": map[string]any{"context": map[string]any{}, "inputs": []any{}, "amount": "10.0", "sender": sender, "description": "rent"},
+				}}},
+				"commandId": commandID, "actAs": []coin.PartyID{alice},
+			}))
+			if err != nil {
+				t.Fatal(err)
+			}
+			return r.StatusCode(), r.Body
+		}
+		if code, b := send("s1", alice); code != http.StatusOK {
+			t.Fatalf("send: %d %s", code, b)
+		}
+		if code, b := send("s1", alice); code != http.StatusConflict || !bytes.Contains(b, []byte("DUPLICATE_COMMAND")) {
+			t.Errorf("replay: %d %s", code, b)
+		}
+		if code, b := send("s2", bob); code != http.StatusBadRequest || !bytes.Contains(b, []byte("DAML_AUTHORIZATION_ERROR")) {
+			t.Errorf("bob as sender: %d %s", code, b)
+		}
+		hs := e.acs("bob", filter(bob, interfaceFilter(holdingIface, true, false)), e.ledgerEnd())
+		if len(hs) != 1 {
+			t.Fatalf("bob's holdings: %+v", hs)
+		}
+		var v holdingView
+		json.Unmarshal(hs[0].InterfaceViews[0].ViewValue, &v)
+		if !coin.MustParse(v.Amount).Equal(coin.MustParse("10")) {
+			t.Errorf("bob holds %s, want 10", v.Amount)
+		}
+	})
+}
