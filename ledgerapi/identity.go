@@ -2,7 +2,9 @@ package ledgerapi
 
 import (
 	"errors"
+	"maps"
 	"net/http"
+	"slices"
 	"strconv"
 
 	"github.com/ccwallet/ccwallet/coin"
@@ -293,4 +295,33 @@ func (s *Server) createUser(w http.ResponseWriter, r *http.Request, c *caller) e
 		return err
 	}
 	return writeJSON(w, map[string]userDTO{"user": userOf(u)})
+}
+
+// listPackages is GET /v2/packages: the packages of the templates and
+// interfaces this ledger knows, by id.
+func (s *Server) listPackages(w http.ResponseWriter, r *http.Request, _ *caller) error {
+	ids := slices.Sorted(maps.Keys(packageNames))
+	return writeJSON(w, map[string][]string{"packageIds": ids})
+}
+
+// getParty is GET /v2/parties/{party}: the party's details for an admin
+// or a user that may read as it; a party the ledger does not know is left
+// out, as Canton does.
+func (s *Server) getParty(w http.ResponseWriter, r *http.Request, c *caller) error {
+	p, err := parseParty("party", r.PathValue("party"))
+	if err != nil {
+		return err
+	}
+	if !c.admin {
+		if err := c.requireRead(p); err != nil {
+			return err
+		}
+	}
+	out := []partyDetails{}
+	if err := s.l.KnownParty(r.Context(), p); err == nil {
+		out = append(out, partyDetails{Party: p, IsLocal: true, LocalMetadata: emptyMeta})
+	} else if !errors.Is(err, ledger.ErrNotFound) {
+		return err
+	}
+	return writeJSON(w, map[string][]partyDetails{"partyDetails": out})
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"slices"
 	"testing"
 	"time"
 
@@ -133,6 +134,17 @@ func TestIdentity(t *testing.T) {
 		}
 		if !found[bob] || !found[string(alice)] {
 			t.Errorf("parties %v lack bob or alice", found)
+		}
+
+		gp, err := al.GetV2PartiesPartyWithResponse(ctx, string(alice), nil)
+		if err != nil || gp.JSON200 == nil || gp.JSON200.PartyDetails == nil || len(*gp.JSON200.PartyDetails) != 1 || (*gp.JSON200.PartyDetails)[0].Party != string(alice) {
+			t.Errorf("alice's party: %v %s", err, gp.Body)
+		}
+		gb, _ := al.GetV2PartiesPartyWithResponse(ctx, bob, nil)
+		wantError(t, "alice looks bob's party up", http.StatusForbidden, gb.HTTPResponse, gb.JSONDefault, "PERMISSION_DENIED")
+		pk, err := al.GetV2PackagesWithResponse(ctx)
+		if err != nil || pk.JSON200 == nil || pk.JSON200.PackageIds == nil || !slices.Contains(*pk.JSON200.PackageIds, "718a0f77e505a8de22f188bd4c87fe74101274e9d4cb1bfac7d09aec7158d35b") {
+			t.Errorf("packages lack the Holding interface's: %v %s", err, pk.Body)
 		}
 
 		cs, err := al.GetV2StateConnectedSynchronizersWithResponse(ctx, &client.GetV2StateConnectedSynchronizersParams{Party: string(alice)})

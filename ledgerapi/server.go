@@ -64,6 +64,8 @@ func (s *Server) Handler() http.Handler {
 	mux.Handle("GET /v2/parties", s.api(s.listParties))
 	mux.Handle("POST /v2/parties", s.api(s.allocateParty))
 	mux.Handle("GET /v2/parties/participant-id", s.api(s.getParticipantID))
+	mux.Handle("GET /v2/parties/{party}", s.api(s.getParty))
+	mux.Handle("GET /v2/packages", s.api(s.listPackages))
 	mux.Handle("GET /v2/users", s.api(s.listUsers))
 	mux.Handle("POST /v2/users", s.api(s.createUser))
 	mux.Handle("GET /v2/users/{userId}", s.api(s.getUser))
@@ -87,7 +89,7 @@ func (s *Server) Handler() http.Handler {
 
 // supported lists the routes served, for the unsupported answer.
 var supported = []string{
-	"GET /v2/version", "GET|POST /v2/parties", "GET /v2/parties/participant-id", "GET|POST /v2/users",
+	"GET /v2/version", "GET /v2/packages", "GET|POST /v2/parties", "GET /v2/parties/participant-id", "GET /v2/parties/{party}", "GET|POST /v2/users",
 	"GET /v2/users/{userId}", "GET /v2/users/{userId}/rights", "GET /v2/state/ledger-end",
 	"GET /v2/state/latest-pruned-offsets", "GET /v2/state/connected-synchronizers", "POST /v2/state/active-contracts",
 	"POST /v2/events/events-by-contract-id", "POST /v2/updates/flats", "POST /v2/updates/transaction-by-id",
