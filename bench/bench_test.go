@@ -138,7 +138,7 @@ func BenchmarkStartup(b *testing.B) {
 	for i := range 5 {
 		dir := b.TempDir()
 		app, health, metrics := freePort(b), freePort(b), freePort(b)
-		cmd := exec.Command(bin, "serve", "--db", filepath.Join(dir, "w.db"), "--listen", app, "--health-listen", health, "--metrics-listen", metrics)
+		cmd := exec.Command(bin, "serve", "--db", filepath.Join(dir, "w.db"), "--listen", app, "--health-listen", health, "--metrics-listen", metrics, "--ledger-api-listen", "off")
 		cmd.Dir = dir
 		var stderr strings.Builder
 		cmd.Stderr = &stderr

@@ -95,7 +95,7 @@ func TestDashboardMetricsExported(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cmd := exec.CommandContext(ctx, wallet, "serve", "--config", cfg, "--db", filepath.Join(dir, "wallet.db"),
-		"--listen", app, "--health-listen", health, "--metrics-listen", metrics)
+		"--listen", app, "--health-listen", health, "--metrics-listen", metrics, "--ledger-api-listen", "off")
 	cmd.Dir = dir
 	var log bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &log, &log

@@ -38,7 +38,7 @@ func startCrashServerWith(t *testing.T, bin, dbURL, dir, values string) *crashSe
 		t.Fatal(err)
 	}
 	cmd := exec.Command(bin, "serve", "--config", cfg, "--db", dbURL, "--listen", "127.0.0.1:0",
-		"--health-listen", "127.0.0.1:0", "--metrics-listen", "127.0.0.1:0")
+		"--health-listen", "127.0.0.1:0", "--metrics-listen", "127.0.0.1:0", "--ledger-api-listen", "127.0.0.1:0")
 	cmd.Env = append(os.Environ(), "WALLET_NETWORK=devnet")
 	logf, err := os.OpenFile(filepath.Join(dir, "crash.log"), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
 	if err != nil {

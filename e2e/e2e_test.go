@@ -115,7 +115,7 @@ var readyRe = regexp.MustCompile(`ccwallet is ready: open (\S+)`)
 
 // startWallet starts the binary on free ports and waits for /readyz.
 func startWallet(ctx context.Context, bin, dbURL, dir string) (func(), error) {
-	cmd := exec.Command(bin, "serve", "--db", dbURL, "--listen", "127.0.0.1:0", "--health-listen", "127.0.0.1:0", "--metrics-listen", "127.0.0.1:0")
+	cmd := exec.Command(bin, "serve", "--db", dbURL, "--listen", "127.0.0.1:0", "--health-listen", "127.0.0.1:0", "--metrics-listen", "127.0.0.1:0", "--ledger-api-listen", "127.0.0.1:0")
 	cmd.Env = append(os.Environ(), "WALLET_NETWORK=devnet")
 	logf, err := os.Create(filepath.Join(dir, "wallet.log"))
 	if err != nil {

@@ -385,8 +385,31 @@ func (l *Ledger) WithdrawTransferInstruction(ctx context.Context, actor coin.Par
 // actor ("" for the expiry automation), following the transition table.
 // A refused move changes nothing.
 func (l *Ledger) MoveTransferInstruction(ctx context.Context, actor coin.PartyID, cid coin.ContractID, move InstructionMove) (*InstructionResult, error) {
+	return l.moveInstruction(ctx, actor, cid, move, "")
+}
+
+// MoveTransferInstructionOnce is MoveTransferInstruction deduplicated by
+// key (the Ledger API's change id): a key used before fails with
+// ErrDuplicate and moves nothing; key and move commit together.
+func (l *Ledger) MoveTransferInstructionOnce(ctx context.Context, actor coin.PartyID, cid coin.ContractID, move InstructionMove, key string) (*InstructionResult, error) {
+	if err := checkID("commandId", key); err != nil {
+		return nil, err
+	}
+	return l.moveInstruction(ctx, actor, cid, move, "instruction-move:"+key)
+}
+
+func (l *Ledger) moveInstruction(ctx context.Context, actor coin.PartyID, cid coin.ContractID, move InstructionMove, key string) (*InstructionResult, error) {
 	var res *InstructionResult
 	err := l.db.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
+		if key != "" {
+			prev, err := l.claimCommand(ctx, tx, key)
+			if err != nil {
+				return err
+			}
+			if prev != nil {
+				return fmt.Errorf("%w: the command was already executed at offset %d", ErrDuplicate, *prev.OffsetID)
+			}
+		}
 		ti, err := store.TransferInstructionByID(ctx, tx, cid)
 		if err != nil {
 			return fmt.Errorf("transfer instruction %s: %w", cid, err)
@@ -410,8 +433,10 @@ func (l *Ledger) MoveTransferInstruction(ctx context.Context, actor coin.PartyID
 		if err != nil {
 			return fmt.Errorf("transfer instruction %s: %w", cid, err)
 		}
-		res, err = t.finishInstruction(ctx, ti, move, to)
-		return err
+		if res, err = t.finishInstruction(ctx, ti, move, to); err != nil || key == "" {
+			return err
+		}
+		return l.saveCommand(ctx, t, key, actor, string(move)+"-transfer-instruction", string(cid))
 	})
 	if err != nil {
 		return nil, fmt.Errorf("%s transfer instruction: %w", move, err)

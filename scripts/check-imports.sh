@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Imports point one way (STYLE.md section 2):
-#   handlers, jobs -> ledger -> store -> coin;  views -> ledger, coin;  web, coin -> nothing of ours.
+#   handlers, ledgerapi, jobs -> ledger -> store -> coin;  views -> ledger, coin;  web, coin -> nothing of ours.
 set -euo pipefail
 mod=$(go list -m)
 fail=0
@@ -11,13 +11,13 @@ while read -r pkg imports; do
     irel=${imp#"$mod"/}
     bad=""
     case "$rel" in
-      handlers*|jobs*|views*|web*) [[ $irel == store || $irel == store/* ]] && [[ $irel != store/pgtest ]] && bad=1 ;;
+      handlers*|ledgerapi*|jobs*|views*|web*) [[ $irel == store || $irel == store/* ]] && [[ $irel != store/pgtest ]] && bad=1 ;;
     esac
     case "$rel" in
-      ledger|ledger/*) [[ $irel == net/http || $irel == views* || $irel == web* || $irel == handlers* || $irel == jobs* ]] && bad=1 ;;
-      store|store/*) [[ $irel == ledger || $irel == handlers* || $irel == jobs* || $irel == views* || $irel == web* ]] && bad=1 ;;
+      ledger|ledger/*) [[ $irel == net/http || $irel == views* || $irel == web* || $irel == handlers* || $irel == ledgerapi* || $irel == jobs* ]] && bad=1 ;;
+      store|store/*) [[ $irel == ledger || $irel == ledgerapi* || $irel == handlers* || $irel == jobs* || $irel == views* || $irel == web* ]] && bad=1 ;;
       web|web/*) [[ $irel != net/http ]] && bad=1 ;;
-      views|views/*) [[ $irel == handlers* || $irel == jobs* || $irel == web* ]] && bad=1 ;;
+      views|views/*) [[ $irel == handlers* || $irel == ledgerapi* || $irel == jobs* || $irel == web* ]] && bad=1 ;;
       coin|coin/*) [[ $irel != net/http ]] && bad=1 ;;
     esac
     if [[ -n $bad ]]; then echo "forbidden import: $rel -> $irel"; fail=1; fi

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/ccwallet/ccwallet/coin"
 	"github.com/uptrace/bun"
 )
 
@@ -55,4 +56,16 @@ func InsertHoldings(ctx context.Context, db bun.IDB, hs []Holding) error {
 		return fmt.Errorf("insert holdings: %w", Normalize(err))
 	}
 	return nil
+}
+
+// LedgerAPIQueries are the Ledger API's reads of unlocked holdings (owner
+// o5 at offset 100000, and changes in (99000, 99100]) and of active
+// contracts (template T of o5 at 100000), for plan checks.
+func LedgerAPIQueries(db bun.IDB) map[string]string {
+	o := []coin.PartyID{"o5"}
+	return map[string]string{
+		"contracts at": activeContractsQuery(db, ContractQuery{Parties: o, Templates: []string{"T"}, Upto: 100000, Limit: 200}).String(),
+		"at":           unlockedHoldings(db, holdingsLiveAt, holdingsSpentAt, []any{100000}, []any{100000, 100000}, o, "LIMIT 200").String(),
+		"changed":      unlockedHoldings(db, holdingsCreatedIn, holdingsSpentChangedIn, []any{99000, 99100}, []any{99000, 99100, 99000, 99100}, o, "").String(),
+	}
 }

@@ -79,6 +79,11 @@ type Config struct {
 	// HealthTLS the health port.
 	TLS       *TLSConfig `yaml:"tls"`
 	HealthTLS *TLSConfig `yaml:"healthTls"`
+	// LedgerAPIListen is the JSON Ledger API v2's address (port 7575, as a
+	// participant's JSON API commonly runs); empty turns it off.
+	// LedgerAPITLS, when set, serves it over TLS (optionally mTLS).
+	LedgerAPIListen string     `yaml:"ledgerApiListen"`
+	LedgerAPITLS    *TLSConfig `yaml:"ledgerApiTls"`
 	// PublicURL is the address users open, printed at start.
 	PublicURL string `yaml:"publicUrl"`
 	LogFormat string `yaml:"logFormat"`
@@ -350,6 +355,7 @@ func defaultConfig() Config {
 		Network:              "devnet",
 		Listen:               ":8080",
 		HealthListen:         ":5003",
+		LedgerAPIListen:      ":7575",
 		LogFormat:            "text",
 		LogLevel:             "info",
 		Auth:                 AuthConfig{Audience: DefaultAudience},
@@ -498,6 +504,7 @@ func (c *Config) applyEnv(env envVars) error {
 		"WALLET_DATABASE_PASSWORD": &c.Persistence.Password,
 		"WALLET_LISTEN":            &c.Listen,
 		"WALLET_HEALTH_LISTEN":     &c.HealthListen,
+		"WALLET_LEDGER_API_LISTEN": &c.LedgerAPIListen,
 		"WALLET_METRICS_LISTEN":    &c.Metrics.Listen,
 		"WALLET_NETWORK":           &c.Network,
 		"WALLET_PUBLIC_URL":        &c.PublicURL,
@@ -691,6 +698,9 @@ func (c Config) validate(now time.Time, env envVars) error {
 	}
 	if c.Metrics.TLS != nil {
 		errs = append(errs, c.Metrics.TLS.validateAt("metrics.tls")...)
+	}
+	if c.LedgerAPITLS != nil {
+		errs = append(errs, c.LedgerAPITLS.validateAt("ledgerApiTls")...)
 	}
 	switch c.LogFormat {
 	case "text", "json":

@@ -79,7 +79,7 @@ func tryServeWith(t *testing.T, opts serveOptions, args []string, env []string) 
 	opts.ready = func(a readyAddrs) { ready <- a }
 	ctx, cancel := context.WithCancel(context.Background())
 	s := &testServer{logs: &syncBuffer{}, cancel: cancel, done: make(chan error, 1)}
-	full := append([]string{"--listen", "127.0.0.1:0", "--health-listen", "127.0.0.1:0", "--metrics-listen", "127.0.0.1:0"}, args...)
+	full := append([]string{"--listen", "127.0.0.1:0", "--health-listen", "127.0.0.1:0", "--metrics-listen", "127.0.0.1:0", "--ledger-api-listen", "127.0.0.1:0"}, args...)
 	go func() { s.done <- serve(ctx, full, newEnv(env), io.Discard, s.logs, opts) }()
 	select {
 	case s.addrs = <-ready:

@@ -14,6 +14,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/handlers"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledgerapi"
 	"github.com/ccwallet/ccwallet/store"
 	"github.com/ccwallet/ccwallet/web"
 )
@@ -33,6 +34,7 @@ type serveOptions struct {
 type readyAddrs struct {
 	App, Health, Metrics string
 	Operator             string
+	LedgerAPI            string
 }
 
 // serve is `ccwallet serve`: each step below is one function, in the
@@ -76,6 +78,9 @@ func serve(ctx context.Context, args []string, env envVars, stdout, stderr io.Wr
 	}
 	s.servers[0].srv.Handler = app
 	if err := s.listenProbes(); err != nil {
+		return err
+	}
+	if err := s.listenLedgerAPI(verifier); err != nil {
 		return err
 	}
 	errc := s.startServers(ctx)
@@ -122,6 +127,7 @@ func loadServeConfig(args []string, env envVars, stderr io.Writer) (Config, []st
 	listen := fs.String("listen", "", "app port address (default :8080)")
 	healthListen := fs.String("health-listen", "", "health port address (default :5003)")
 	metricsListen := fs.String("metrics-listen", "", "metrics port address (default :10013)")
+	ledgerAPIListen := fs.String("ledger-api-listen", "", `JSON Ledger API address (default :7575; "off" turns it off)`)
 	if err := fs.Parse(args); err != nil {
 		return Config{}, nil, err
 	}
@@ -134,6 +140,13 @@ func loadServeConfig(args []string, env envVars, stderr io.Writer) (Config, []st
 		}
 		if *metricsListen != "" {
 			cfg.Metrics.Listen = *metricsListen
+		}
+		switch *ledgerAPIListen {
+		case "":
+		case "off":
+			cfg.LedgerAPIListen = ""
+		default:
+			cfg.LedgerAPIListen = *ledgerAPIListen
 		}
 	})
 }
@@ -290,6 +303,21 @@ func (s *serving) listenProbes() error {
 	return nil
 }
 
+// listenLedgerAPI adds the JSON Ledger API's server (package ledgerapi),
+// unless its address is empty.
+func (s *serving) listenLedgerAPI(verifier *web.Verifier) error {
+	if s.cfg.LedgerAPIListen == "" {
+		return nil
+	}
+	h := ledgerapi.New(s.l, ledgerapi.Config{Auth: verifier, Observe: s.observers,
+		Limiter: web.NewLimiter(web.RateLimit{Burst: s.cfg.RateLimit.Burst, Per: s.cfg.RateLimit.Per.Std()})}, s.log).Handler()
+	if err := s.listen("ledger-api", s.cfg.LedgerAPIListen, appTLS(s.cfg.LedgerAPITLS), h); err != nil {
+		return err
+	}
+	s.ready.LedgerAPI = s.servers[len(s.servers)-1].ln.Addr().String()
+	return nil
+}
+
 // startServers serves every server until ctx is done; each one's result
 // comes on the channel.
 func (s *serving) startServers(ctx context.Context) <-chan error {
@@ -306,7 +334,7 @@ func (s *serving) announceReady() {
 	// The collector's target rises only now: start-up's garbage is
 	// collected at Go's default, so the idle process stays small.
 	gogc, gogcFrom := tuneGC()
-	s.log.Info("ccwallet ready", "url", s.url, "health", s.ready.Health, "metrics", s.ready.Metrics, "engine", s.db.Engine,
+	s.log.Info("ccwallet ready", "url", s.url, "health", s.ready.Health, "metrics", s.ready.Metrics, "ledger_api", s.ready.LedgerAPI, "engine", s.db.Engine,
 		"network", s.cfg.Network, "operator", s.l.Operator(), "wallet", s.cfg.WalletEnabled(),
 		"startup", time.Since(s.start).Round(time.Millisecond), "gogc", gogc, "gogc_from", gogcFrom)
 	fmt.Fprintf(s.stdout, "ccwallet is ready: open %s\n", s.url)

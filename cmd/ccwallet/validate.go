@@ -20,7 +20,7 @@ func (c Config) check(now time.Time, env envVars) (warnings []string, err error)
 	}
 	// Load the files of every listener's TLS too: a key that is not
 	// PKCS#8 is found now, not at the next restart.
-	for _, t := range []*TLSConfig{c.TLS, c.HealthTLS, c.Metrics.TLS} {
+	for _, t := range []*TLSConfig{c.TLS, c.HealthTLS, c.Metrics.TLS, c.LedgerAPITLS} {
 		if len(errs) == 0 && t != nil {
 			if _, err := appTLS(t).Build(); err != nil {
 				errs = append(errs, err)

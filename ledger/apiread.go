@@ -1,0 +1,518 @@
+package ledger
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/ccwallet/ccwallet/coin"
+	"github.com/ccwallet/ccwallet/store"
+	"github.com/uptrace/bun"
+)
+
+// The ledger as the JSON Ledger API v2 reads it: contracts with their
+// stakeholders and offsets, the active contract set as of an offset, the
+// contract events of each update, and the token standard's interface views
+// of the coin's contracts.
+
+// Token-standard interfaces the coin's contracts implement, in package-name
+// form.
+const (
+	InterfaceHolding             = "#splice-api-token-holding-v1:Splice.Api.Token.HoldingV1:Holding"
+	InterfaceTransferInstruction = "#splice-api-token-transfer-instruction-v1:Splice.Api.Token.TransferInstructionV1:TransferInstruction"
+	InterfaceTransferFactory     = "#splice-api-token-transfer-instruction-v1:Splice.Api.Token.TransferInstructionV1:TransferFactory"
+)
+
+// interfaceImplementers maps each interface to the templates implementing
+// it on this ledger.
+var interfaceImplementers = map[string][]string{
+	InterfaceHolding:             {TemplateAmulet, TemplateLockedAmulet},
+	InterfaceTransferInstruction: {TemplateTransferInstruction},
+	InterfaceTransferFactory:     {TemplateExternalPartyRule},
+}
+
+// Templates lists the templates of the contracts this ledger creates.
+func Templates() []string {
+	ts := []string{
+		TemplateAmulet, TemplateLockedAmulet, TemplateAmuletRules, TemplateOpenMiningRound, TemplateWalletAppInstall,
+		TemplateValidatorRight, TemplateFeaturedAppRight, TemplateExternalPartyRule, TemplateMintingDelegationProposal,
+		TemplateMintingDelegation, TemplateExternalPartySetupProposal, TemplateTransferCommandCounter, TemplateTransferInstruction,
+		TemplateMergeDelegation, TemplateMergeDelegationProposal, TemplateTransferOffer, TemplateAcceptedTransferOffer,
+		TemplateTransferPreapproval, TemplateTransferCommand, TemplateBuyTrafficRequest, TemplateMemberTraffic,
+	}
+	for _, t := range rewardTemplates {
+		ts = append(ts, t)
+	}
+	slices.Sort(ts)
+	return slices.Compact(ts)
+}
+
+// Interfaces lists the interfaces some template of this ledger implements.
+func Interfaces() []string {
+	out := make([]string, 0, len(interfaceImplementers))
+	for i := range interfaceImplementers {
+		out = append(out, i)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// Implementers lists the templates implementing iface (nil when none).
+func Implementers(iface string) []string { return interfaceImplementers[iface] }
+
+// Implements reports whether template implements iface.
+func Implements(template, iface string) bool {
+	return slices.Contains(interfaceImplementers[iface], template)
+}
+
+// LedgerContract is a contract as the Ledger API shows it.
+type LedgerContract struct {
+	Contract
+	Signatories []coin.PartyID
+	Observers   []coin.PartyID
+	// CreatedOffset and ArchivedOffset are the offsets of the updates that
+	// created and archived it; ArchivedOffset is 0 while it is active.
+	CreatedOffset  int64
+	ArchivedOffset int64
+}
+
+// Stakeholders are its signatories and observers.
+func (c LedgerContract) Stakeholders() []coin.PartyID {
+	return append(slices.Clone(c.Signatories), c.Observers...)
+}
+
+// observerFields are, per template, the payload paths of parties that are
+// observers, not signatories; every other stakeholder signs.
+var observerFields = map[string][]string{
+	TemplateTransferInstruction: {"transfer", "receiver"},
+}
+
+func (l *Ledger) ledgerContract(c *store.Contract) LedgerContract {
+	lc := LedgerContract{Contract: l.contractView(c), CreatedOffset: c.CreatedOffset}
+	if c.ArchivedOffset != nil {
+		lc.ArchivedOffset = *c.ArchivedOffset
+	}
+	var observer coin.PartyID
+	if path, ok := observerFields[c.TemplateID]; ok {
+		var v any
+		if json.Unmarshal([]byte(c.Payload), &v) == nil {
+			for _, k := range path {
+				m, _ := v.(map[string]any)
+				v = m[k]
+			}
+			s, _ := v.(string)
+			observer = coin.PartyID(s)
+		}
+	}
+	for _, p := range strings.Fields(c.Stakeholders) {
+		if coin.PartyID(p) == observer {
+			lc.Observers = append(lc.Observers, observer)
+		} else {
+			lc.Signatories = append(lc.Signatories, coin.PartyID(p))
+		}
+	}
+	return lc
+}
+
+func (l *Ledger) holdingLedgerContract(h store.HoldingRow) LedgerContract {
+	lc := l.ledgerContract(l.holdingContract(h.Holding))
+	lc.ArchivedOffset = h.SpentOffset
+	return lc
+}
+
+// ContractFilter selects contracts for the Ledger API.
+type ContractFilter struct {
+	// Parties keeps contracts with one of them as stakeholder; nil keeps
+	// every contract.
+	Parties []coin.PartyID
+	// Templates keeps contracts of these templates; nil keeps every one.
+	Templates []string
+}
+
+// holdingOwners is which owners' unlocked holdings f sees: nil for all
+// (the DSO is a stakeholder of every holding), and whether it sees any.
+func (l *Ledger) holdingOwners(f ContractFilter) ([]coin.PartyID, bool) {
+	if f.Templates != nil && !slices.Contains(f.Templates, TemplateAmulet) {
+		return nil, false
+	}
+	if f.Parties == nil || slices.Contains(f.Parties, l.dso) {
+		return nil, true
+	}
+	return f.Parties, len(f.Parties) > 0
+}
+
+// MaxAPIPage bounds the elements one Ledger API list returns, as
+// Canton's httpListMaxElementsLimit does.
+const MaxAPIPage = 200
+
+// LedgerEnd is the offset of the latest update.
+func (l *Ledger) LedgerEnd(ctx context.Context) (int64, error) {
+	return store.LedgerEnd(ctx, l.db)
+}
+
+// PrunedOffset is the offset up to which (inclusive) the update log was
+// pruned; 0 when it never was.
+func (l *Ledger) PrunedOffset(ctx context.Context) (int64, error) {
+	t, err := store.LoadPrunedTotals(ctx, l.db)
+	if err != nil {
+		return 0, err
+	}
+	return t.LastOffset, nil
+}
+
+// ErrPruned is a read below the pruned offset.
+var ErrPruned = errors.New("pruned")
+
+// ErrAfterLedgerEnd is a read past the ledger end.
+var ErrAfterLedgerEnd = errors.New("offset after ledger end")
+
+// checkOffset refuses an offset below the pruned offset or past the
+// ledger end, which it returns.
+func (l *Ledger) checkOffset(ctx context.Context, db bun.IDB, field string, offset int64) (int64, error) {
+	if offset < 0 {
+		return 0, invalid(field, "must not be negative, got %d", offset)
+	}
+	end, err := store.LedgerEnd(ctx, db)
+	if err != nil {
+		return 0, err
+	}
+	if offset > end {
+		return 0, fmt.Errorf("%w: %s %d is after the ledger end %d", ErrAfterLedgerEnd, field, offset, end)
+	}
+	t, err := store.LoadPrunedTotals(ctx, db)
+	if err != nil {
+		return 0, err
+	}
+	if offset < t.LastOffset {
+		return 0, fmt.Errorf("%w: %s %d is before the pruning offset %d; read from %d on", ErrPruned, field, offset, t.LastOffset, t.LastOffset)
+	}
+	return end, nil
+}
+
+// ActiveContracts lists the contracts f selects that are active at
+// offset at, oldest first, at most limit (at most MaxAPIPage). Offset 0
+// is the ledger's beginning, before any contract.
+func (l *Ledger) ActiveContracts(ctx context.Context, f ContractFilter, at int64, limit int) ([]LedgerContract, error) {
+	if limit <= 0 || limit > MaxAPIPage {
+		limit = MaxAPIPage
+	}
+	var out []LedgerContract
+	// Plain reads: offsets are given out in commit order, so bounding
+	// every query by an offset read first gives a consistent answer.
+	var tx bun.IDB = l.db
+	err := func() error {
+		out = nil
+		if _, err := l.checkOffset(ctx, tx, "activeAtOffset", at); err != nil || at == 0 {
+			return err
+		}
+		cs, err := store.ActiveContractsAt(ctx, tx, store.ContractQuery{Parties: f.Parties, Templates: f.Templates, Upto: at, Limit: limit})
+		if err != nil {
+			return err
+		}
+		for i := range cs {
+			out = append(out, l.ledgerContract(&cs[i]))
+		}
+		if owners, ok := l.holdingOwners(f); ok {
+			hs, err := store.UnlockedHoldingsAt(ctx, tx, owners, at, limit)
+			if err != nil {
+				return err
+			}
+			for _, h := range hs {
+				out = append(out, l.holdingLedgerContract(h))
+			}
+		}
+		return nil
+	}()
+	if err != nil {
+		return nil, err
+	}
+	sortContracts(out)
+	if len(out) > limit {
+		out = out[:limit]
+	}
+	return out, nil
+}
+
+func sortContracts(cs []LedgerContract) {
+	slices.SortFunc(cs, func(a, b LedgerContract) int {
+		return cmp.Or(cmp.Compare(a.CreatedOffset, b.CreatedOffset), cmp.Compare(a.ContractID, b.ContractID))
+	})
+}
+
+// ContractByID returns a contract, active or archived, with the parties
+// that may see it, or ErrNotFound.
+func (l *Ledger) LedgerContractByID(ctx context.Context, cid coin.ContractID) (LedgerContract, error) {
+	c, err := store.ContractByID(ctx, l.db, cid)
+	if err == nil {
+		return l.ledgerContract(c), nil
+	}
+	if !errors.Is(err, store.ErrNotFound) {
+		return LedgerContract{}, err
+	}
+	h, err := store.UnlockedHoldingByID(ctx, l.db, cid)
+	if err != nil {
+		return LedgerContract{}, fmt.Errorf("contract %s: %w", cid, err)
+	}
+	return l.holdingLedgerContract(*h), nil
+}
+
+// LedgerEvent is one event of an update: a contract's creation or its
+// archive.
+type LedgerEvent struct {
+	Archived bool
+	Contract LedgerContract
+}
+
+// LedgerUpdate is one update (transaction) of the log with the events f
+// selected.
+type LedgerUpdate struct {
+	Offset     int64
+	UpdateID   string
+	RecordTime time.Time
+	Events     []LedgerEvent
+}
+
+// Updates returns the updates in (after, upto] with events f selects,
+// oldest first, at most limit (at most MaxAPIPage); upto 0 means the
+// ledger end. scanned is the offset the page read up to: the next page
+// starts after it (updates in between had no event for f).
+func (l *Ledger) Updates(ctx context.Context, f ContractFilter, after, upto int64, limit int) (ups []LedgerUpdate, scanned int64, err error) {
+	if limit <= 0 || limit > MaxAPIPage {
+		limit = MaxAPIPage
+	}
+	var tx bun.IDB = l.db
+	err = func() error {
+		ups = nil
+		end, err := l.checkOffset(ctx, tx, "beginExclusive", after)
+		if err != nil {
+			return err
+		}
+		if upto == 0 {
+			upto = end
+		} else if _, err := l.checkOffset(ctx, tx, "endInclusive", upto); err != nil {
+			return err
+		} else if upto < after {
+			return invalid("endInclusive", "must not be before beginExclusive")
+		}
+		scanned = upto
+		q := store.ContractQuery{Parties: f.Parties, Templates: f.Templates, After: after, Upto: upto, Limit: limit}
+		owners, holdings := l.holdingOwners(f)
+		offsets, err := store.EventOffsets(ctx, tx, q, holdings, owners)
+		if err != nil || len(offsets) == 0 {
+			return err
+		}
+		if len(offsets) == limit {
+			scanned = offsets[len(offsets)-1]
+		}
+		q.Upto = scanned
+		us, err := store.UpdatesAt(ctx, tx, offsets)
+		if err != nil {
+			return err
+		}
+		byOffset := make(map[int64]*LedgerUpdate, len(us))
+		for _, u := range us {
+			ups = append(ups, LedgerUpdate{Offset: u.OffsetID, UpdateID: u.UpdateID, RecordTime: u.RecordTime})
+		}
+		for i := range ups {
+			byOffset[ups[i].Offset] = &ups[i]
+		}
+		add := func(c LedgerContract) {
+			if u := byOffset[c.CreatedOffset]; u != nil {
+				u.Events = append(u.Events, LedgerEvent{Contract: c})
+			}
+			if u := byOffset[c.ArchivedOffset]; u != nil && c.ArchivedOffset != 0 {
+				u.Events = append(u.Events, LedgerEvent{Archived: true, Contract: c})
+			}
+		}
+		cs, err := store.ContractsChanged(ctx, tx, q)
+		if err != nil {
+			return err
+		}
+		for i := range cs {
+			add(l.ledgerContract(&cs[i]))
+		}
+		if holdings {
+			hs, err := store.UnlockedHoldingsChanged(ctx, tx, owners, after, scanned)
+			if err != nil {
+				return err
+			}
+			for _, h := range hs {
+				add(l.holdingLedgerContract(h))
+			}
+		}
+		return nil
+	}()
+	if err != nil {
+		return nil, 0, err
+	}
+	for i := range ups {
+		// Archives first, then creates, each by contract: a stable order
+		// that gives each event its node id.
+		slices.SortFunc(ups[i].Events, func(a, b LedgerEvent) int {
+			if a.Archived != b.Archived {
+				if a.Archived {
+					return -1
+				}
+				return 1
+			}
+			return cmp.Compare(a.Contract.ContractID, b.Contract.ContractID)
+		})
+	}
+	return ups, scanned, nil
+}
+
+// UpdateOffset returns the offset of the update with id updateID.
+func (l *Ledger) UpdateOffset(ctx context.Context, updateID string) (int64, error) {
+	if err := checkID("updateId", updateID); err != nil {
+		return 0, err
+	}
+	u, err := store.UpdateByID(ctx, l.db, updateID)
+	if err != nil {
+		return 0, err
+	}
+	return u.OffsetID, nil
+}
+
+// InterfaceView computes the view of c through iface, as the coin's
+// implementations of the token standard define it (Splice's Amulet,
+// LockedAmulet and AmuletTransferInstruction).
+func (l *Ledger) InterfaceView(c LedgerContract, iface string) (json.RawMessage, error) {
+	if !Implements(c.TemplateID, iface) {
+		return nil, fmt.Errorf("template %s does not implement %s", c.TemplateID, iface)
+	}
+	switch c.TemplateID {
+	case TemplateAmulet, TemplateLockedAmulet:
+		var a amuletPayload
+		var lock *holdingLock
+		if c.TemplateID == TemplateLockedAmulet {
+			var p lockedAmuletPayload
+			if err := json.Unmarshal(c.Payload, &p); err != nil {
+				return nil, fmt.Errorf("locked amulet %s: %w", c.ContractID, err)
+			}
+			a = p.Amulet
+			exp := p.Lock.ExpiresAt
+			lock = &holdingLock{Holders: p.Lock.Holders, ExpiresAt: &exp, Context: p.Lock.OptContext}
+		} else if err := json.Unmarshal(c.Payload, &a); err != nil {
+			return nil, fmt.Errorf("amulet %s: %w", c.ContractID, err)
+		}
+		return json.Marshal(holdingView{
+			Owner: a.Owner, InstrumentID: instrumentRef{Admin: a.DSO, ID: InstrumentID}, Amount: a.Amount.InitialAmount, Lock: lock,
+			Meta: metadata{Values: map[string]string{
+				"amulet.splice.lfdecentralizedtrust.org/created-in-round": a.Amount.CreatedAt.Number,
+				"amulet.splice.lfdecentralizedtrust.org/rate-per-round":   a.Amount.RatePerRound.Rate.String(),
+			}},
+		})
+	case TemplateTransferInstruction:
+		var p transferInstructionPayload
+		if err := json.Unmarshal(c.Payload, &p); err != nil {
+			return nil, fmt.Errorf("transfer instruction %s: %w", c.ContractID, err)
+		}
+		return json.Marshal(transferInstructionView{
+			Transfer: p.Transfer, Status: variant{Tag: "TransferPendingReceiverAcceptance", Value: struct{}{}},
+			Meta: metadata{Values: map[string]string{}},
+		})
+	case TemplateExternalPartyRule:
+		// TransferFactoryView: the admin and empty metadata.
+		return json.Marshal(struct {
+			Admin coin.PartyID `json:"admin"`
+			Meta  metadata     `json:"meta"`
+		}{l.dso, metadata{Values: map[string]string{}}})
+	}
+	return nil, fmt.Errorf("no view of %s through %s", c.TemplateID, iface)
+}
+
+// holdingView is the token standard's HoldingView.
+type holdingView struct {
+	Owner        coin.PartyID  `json:"owner"`
+	InstrumentID instrumentRef `json:"instrumentId"`
+	Amount       coin.Amount   `json:"amount"`
+	Lock         *holdingLock  `json:"lock"`
+	Meta         metadata      `json:"meta"`
+}
+
+// holdingLock is the token standard's Lock.
+type holdingLock struct {
+	Holders      []string `json:"holders"`
+	ExpiresAt    *string  `json:"expiresAt"`
+	ExpiresAfter *string  `json:"expiresAfter"`
+	Context      *string  `json:"context"`
+}
+
+// transferInstructionView is the token standard's TransferInstructionView.
+type transferInstructionView struct {
+	OriginalInstructionCid *coin.ContractID `json:"originalInstructionCid"`
+	Transfer               transferPayload  `json:"transfer"`
+	Status                 variant          `json:"status"`
+	Meta                   metadata         `json:"meta"`
+}
+
+// variant is a Daml variant in the JSON API encoding.
+type variant struct {
+	Tag   string `json:"tag"`
+	Value any    `json:"value"`
+}
+
+// ParticipantID is this node's participant id.
+func (l *Ledger) ParticipantID() string { return l.participantID() }
+
+// PartyInfo is a party known to this node.
+type PartyInfo struct {
+	Party coin.PartyID
+	Kind  string // local, external, dso, operator...
+}
+
+// MaxPartiesPage bounds a page of parties.
+const MaxPartiesPage = 1000
+
+// Parties lists the parties after after (by ID), at most limit.
+func (l *Ledger) Parties(ctx context.Context, after coin.PartyID, limit int) ([]PartyInfo, error) {
+	if limit <= 0 || limit > MaxPartiesPage {
+		limit = MaxPartiesPage
+	}
+	ps, err := store.PartiesAfter(ctx, l.db, after, limit)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]PartyInfo, len(ps))
+	for i, p := range ps {
+		out[i] = PartyInfo{Party: p.PartyID, Kind: p.Kind}
+	}
+	return out, nil
+}
+
+// AllocateParty creates a local party with hint (a fresh one when empty)
+// in this node's namespace; a hint in use is a conflict.
+func (l *Ledger) AllocateParty(ctx context.Context, hint string) (coin.PartyID, error) {
+	if hint == "" {
+		hint = "party-" + uuidHex()[:12]
+	}
+	if err := coin.ValidateHint(hint); err != nil {
+		return "", invalid("partyIdHint", "%v", err)
+	}
+	p, err := coin.NewPartyID(hint, l.namespace)
+	if err != nil {
+		return "", invalid("partyIdHint", "%v", err)
+	}
+	err = store.InsertParty(ctx, l.db, &store.Party{PartyID: p, Hint: hint, Kind: "local", CreatedAt: l.now()})
+	if errors.Is(err, store.ErrAlreadyExists) {
+		return "", fmt.Errorf("%w: party %s already exists", ErrConflict, p)
+	}
+	return p, err
+}
+
+// UpdateAt returns the id and record time of the update at offset.
+func (l *Ledger) UpdateAt(ctx context.Context, offset int64) (string, time.Time, error) {
+	us, err := store.UpdatesAt(ctx, l.db, []int64{offset})
+	if err != nil {
+		return "", time.Time{}, err
+	}
+	if len(us) == 0 {
+		return "", time.Time{}, fmt.Errorf("update at offset %d: %w", offset, ErrNotFound)
+	}
+	return us[0].UpdateID, us[0].RecordTime, nil
+}

@@ -1,0 +1,404 @@
+package ledgerapi
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/ccwallet/ccwallet/coin"
+	"github.com/ccwallet/ccwallet/ledger"
+)
+
+// Commands: submit-and-wait (and -for-transaction) for the token
+// standard's transfer: TransferFactory_Transfer on the coin's transfer
+// factory and TransferInstruction_Accept on its instructions, exercised
+// through the interfaces with the choice context and disclosed contracts
+// the registry hands out. Each command is deduplicated by its change id
+// (user, actAs, commandId).
+
+// supportedCommands says what a submission may be.
+const supportedCommands = "one ExerciseCommand of TransferFactory_Transfer on " + ledger.InterfaceTransferFactory +
+	" (the registry's transfer factory), TransferInstruction_Accept, _Reject or _Withdraw on " + ledger.InterfaceTransferInstruction +
+	", or TransferPreapproval_Send on " + ledger.TemplateTransferPreapproval
+
+// instructionChoices are the TransferInstruction choices served, and the
+// ledger's move of each.
+var instructionChoices = map[string]ledger.InstructionMove{
+	"TransferInstruction_Accept":   ledger.MoveAccept,
+	"TransferInstruction_Reject":   ledger.MoveReject,
+	"TransferInstruction_Withdraw": ledger.MoveWithdraw,
+}
+
+// maxCommandIDLength bounds commandId, as Canton's LedgerString.
+const maxCommandIDLength = 255
+
+type disclosedContract struct {
+	TemplateID       string `json:"templateId"`
+	ContractID       string `json:"contractId"`
+	CreatedEventBlob string `json:"createdEventBlob"`
+	SynchronizerID   string `json:"synchronizerId"`
+}
+
+// jsCommands is JsCommands.
+type jsCommands struct {
+	Commands           []map[string]json.RawMessage `json:"commands"`
+	CommandID          string                       `json:"commandId"`
+	ActAs              []string                     `json:"actAs"`
+	UserID             string                       `json:"userId"`
+	ReadAs             []string                     `json:"readAs"`
+	WorkflowID         string                       `json:"workflowId"`
+	SubmissionID       string                       `json:"submissionId"`
+	SynchronizerID     string                       `json:"synchronizerId"`
+	DisclosedContracts []disclosedContract          `json:"disclosedContracts"`
+}
+
+type exerciseCommand struct {
+	TemplateID     string          `json:"templateId"`
+	ContractID     string          `json:"contractId"`
+	Choice         string          `json:"choice"`
+	ChoiceArgument json.RawMessage `json:"choiceArgument"`
+}
+
+// damlMeta is the token standard's Metadata.
+type damlMeta struct {
+	Values map[string]string `json:"values"`
+}
+
+// transferArg is TransferFactory_Transfer's argument.
+type transferArg struct {
+	ExpectedAdmin string `json:"expectedAdmin"`
+	Transfer      *struct {
+		Sender       string      `json:"sender"`
+		Receiver     string      `json:"receiver"`
+		Amount       coin.Amount `json:"amount"`
+		InstrumentID struct {
+			Admin string `json:"admin"`
+			ID    string `json:"id"`
+		} `json:"instrumentId"`
+		RequestedAt      string   `json:"requestedAt"`
+		ExecuteBefore    string   `json:"executeBefore"`
+		InputHoldingCids []string `json:"inputHoldingCids"`
+		Meta             damlMeta `json:"meta"`
+	} `json:"transfer"`
+	ExtraArgs json.RawMessage `json:"extraArgs"`
+}
+
+// submitted is a command's outcome: its update's offset.
+type submitted struct {
+	offset int64
+	actAs  []coin.PartyID
+}
+
+// submit checks and runs a submission.
+func (s *Server) submit(r *http.Request, c *caller, cmds *jsCommands) (submitted, error) {
+	if cmds.CommandID == "" {
+		return submitted{}, cantonErr(codeMissingField, "commandId: every command needs an id, unique per change")
+	}
+	if len(cmds.CommandID) > maxCommandIDLength {
+		return submitted{}, invalidArgument("commandId: at most %d characters", maxCommandIDLength)
+	}
+	if cmds.UserID != "" && cmds.UserID != c.user.Name {
+		return submitted{}, permissionDenied("userId %q is not the token's user %q", cmds.UserID, c.user.Name)
+	}
+	if len(cmds.ActAs) == 0 {
+		return submitted{}, cantonErr(codeMissingField, "actAs: give the party to act as")
+	}
+	var sub submitted
+	for _, a := range cmds.ActAs {
+		p, err := parseParty("actAs", a)
+		if err != nil {
+			return submitted{}, err
+		}
+		if !slices.Contains(c.actAs, p) {
+			return submitted{}, permissionDenied("user %q has no right to act as party %s", c.user.Name, p)
+		}
+		sub.actAs = append(sub.actAs, p)
+	}
+	for _, a := range cmds.ReadAs {
+		p, err := parseParty("readAs", a)
+		if err != nil {
+			return submitted{}, err
+		}
+		if err := c.requireRead(p); err != nil {
+			return submitted{}, err
+		}
+	}
+	if cmds.SynchronizerID != "" && cmds.SynchronizerID != s.l.SynchronizerID() {
+		return submitted{}, invalidArgument("synchronizerId: this participant is connected to %s only", s.l.SynchronizerID())
+	}
+	for i, d := range cmds.DisclosedContracts {
+		cid, _, err := s.l.VerifyBlob(d.CreatedEventBlob)
+		if err != nil || string(cid) != d.ContractID {
+			return submitted{}, invalidArgument("disclosedContracts[%d]: the created event blob of %s was not issued by this ledger; disclose what the registry handed out", i, d.ContractID)
+		}
+	}
+	if len(cmds.Commands) != 1 {
+		return submitted{}, cantonErr(codeUnsupported, "commands: %d commands; this participant runs %s", len(cmds.Commands), supportedCommands)
+	}
+	raw, ok := cmds.Commands[0]["ExerciseCommand"]
+	if !ok || len(cmds.Commands[0]) != 1 {
+		return submitted{}, cantonErr(codeUnsupported, "commands[0]: this participant runs %s", supportedCommands)
+	}
+	var ex exerciseCommand
+	if err := json.Unmarshal(raw, &ex); err != nil {
+		return submitted{}, &decodeError{status: http.StatusBadRequest, msg: "commands[0].ExerciseCommand: " + err.Error()}
+	}
+	iface, err := resolveID("commands[0].ExerciseCommand.templateId", ex.TemplateID, kindInterface)
+	if err != nil {
+		// The coin's own choice is exercised on its template.
+		if iface, err = resolveID("commands[0].ExerciseCommand.templateId", ex.TemplateID, kindTemplate); err != nil {
+			return submitted{}, cantonErr(codeUnsupported, "commands[0].ExerciseCommand.templateId %q: this participant runs %s", ex.TemplateID, supportedCommands)
+		}
+	}
+	cid, err := coin.ParseContractID(ex.ContractID)
+	if err != nil {
+		return submitted{}, invalidArgument("commands[0].ExerciseCommand.contractId: %v", err)
+	}
+	key := changeID(c.user.Name, sub.actAs, cmds.CommandID)
+	switch {
+	case iface == ledger.InterfaceTransferFactory && ex.Choice == "TransferFactory_Transfer":
+		sub.offset, err = s.transferFactoryTransfer(r, sub.actAs, cid, ex.ChoiceArgument, key)
+	case iface == ledger.TemplateTransferPreapproval && ex.Choice == "TransferPreapproval_Send":
+		sub.offset, err = s.preapprovalSend(r, sub.actAs, cid, ex.ChoiceArgument, key)
+	case iface == ledger.InterfaceTransferInstruction && instructionChoices[ex.Choice] != "":
+		sub.offset, err = s.instructionMove(r, sub.actAs, cid, instructionChoices[ex.Choice], key)
+	default:
+		return submitted{}, cantonErr(codeUnsupported, "choice %s on %s: this participant runs %s", ex.Choice, iface, supportedCommands)
+	}
+	if errors.Is(err, ledger.ErrDuplicate) {
+		return submitted{}, cantonErr(codeDuplicateCommand, "command %q of user %q acting as %v was already executed; a new change needs a new commandId",
+			cmds.CommandID, c.user.Name, sub.actAs)
+	}
+	return sub, err
+}
+
+// changeID is the deduplication key of a command: its user, the set of
+// parties it acts as and its id.
+func changeID(user string, actAs []coin.PartyID, commandID string) string {
+	ps := make([]string, len(actAs))
+	for i, p := range actAs {
+		ps[i] = string(p)
+	}
+	slices.Sort(ps)
+	sum := sha256.Sum256([]byte(user + "\x00" + strings.Join(slices.Compact(ps), "\x00") + "\x00" + commandID))
+	return hex.EncodeToString(sum[:])
+}
+
+// decodeArg decodes a choice argument strictly: an unknown field is an
+// error, as Canton refuses it.
+func decodeArg(raw json.RawMessage, dst any) error {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(dst); err != nil {
+		return invalidArgument("commands[0].ExerciseCommand.choiceArgument: %v", err)
+	}
+	return nil
+}
+
+// transferFactoryTransfer is TransferFactory_Transfer: the sender (an
+// actAs party) transfers through the ledger's transfer factory.
+func (s *Server) transferFactoryTransfer(r *http.Request, actAs []coin.PartyID, factory coin.ContractID, raw json.RawMessage, key string) (int64, error) {
+	ct, err := s.l.LedgerContractByID(r.Context(), factory)
+	if errors.Is(err, ledger.ErrNotFound) || err == nil && (ct.ArchivedOffset != 0 || !ledger.Implements(ct.TemplateID, ledger.InterfaceTransferFactory)) {
+		return 0, cantonErr(codeContractNotFound, "transfer factory %s not found or not active; get the current one from the registry's transfer-factory endpoint", factory)
+	} else if err != nil {
+		return 0, err
+	}
+	var arg transferArg
+	if err := decodeArg(raw, &arg); err != nil {
+		return 0, err
+	}
+	tr := arg.Transfer
+	if tr == nil {
+		return 0, cantonErr(codeMissingField, "choiceArgument.transfer: the transfer is required")
+	}
+	dso := string(s.l.DSO())
+	if arg.ExpectedAdmin != dso {
+		return 0, cantonErr(codeInterpretation, "expectedAdmin %q is not the registry's admin %s", arg.ExpectedAdmin, dso)
+	}
+	if tr.InstrumentID.Admin != dso || tr.InstrumentID.ID != ledger.InstrumentID {
+		return 0, cantonErr(codeInterpretation, "instrument %s/%s is not this registry's; it holds %s/%s", tr.InstrumentID.Admin, tr.InstrumentID.ID, dso, ledger.InstrumentID)
+	}
+	sender, err := parseParty("transfer.sender", tr.Sender)
+	if err != nil {
+		return 0, err
+	}
+	if !slices.Contains(actAs, sender) {
+		return 0, cantonErr(codeAuthorization, "the transfer's sender %s must be among actAs %v", sender, actAs)
+	}
+	receiver, err := parseParty("transfer.receiver", tr.Receiver)
+	if err != nil {
+		return 0, err
+	}
+	requested, err := time.Parse(time.RFC3339Nano, tr.RequestedAt)
+	if err != nil {
+		return 0, invalidArgument("transfer.requestedAt: want an ISO 8601 timestamp, not %q", tr.RequestedAt)
+	}
+	if requested.After(s.l.Now()) {
+		return 0, cantonErr(codeInterpretation, "transfer.requestedAt %s is in the future", tr.RequestedAt)
+	}
+	before, err := time.Parse(time.RFC3339Nano, tr.ExecuteBefore)
+	if err != nil {
+		return 0, invalidArgument("transfer.executeBefore: want an ISO 8601 timestamp, not %q", tr.ExecuteBefore)
+	}
+	res, err := s.l.CreateTransferInstruction(r.Context(), ledger.TransferInstructionRequest{
+		Sender: sender, Receiver: receiver, Amount: tr.Amount, Description: tr.Meta.Values[ledger.MetaReason],
+		ExecuteBefore: before, TrackingID: key,
+	})
+	if err != nil {
+		return 0, err
+	}
+	// The instruction (pending) or the receiver's new holding (direct)
+	// was created by the command's update.
+	made := res.InstructionCID
+	if made == "" && len(res.ReceiverHoldingCIDs) > 0 {
+		made = res.ReceiverHoldingCIDs[0]
+	}
+	return s.offsetOf(r, made)
+}
+
+// preapprovalSend is TransferPreapproval_Send: the sender (an actAs
+// party) sends to the preapproval's receiver in one step.
+func (s *Server) preapprovalSend(r *http.Request, actAs []coin.PartyID, cid coin.ContractID, raw json.RawMessage, key string) (int64, error) {
+	ct, err := s.l.LedgerContractByID(r.Context(), cid)
+	if errors.Is(err, ledger.ErrNotFound) || err == nil && (ct.ArchivedOffset != 0 || ct.TemplateID != ledger.TemplateTransferPreapproval) {
+		return 0, cantonErr(codeContractNotFound, "transfer preapproval %s not found or not active; look the receiver's current one up", cid)
+	} else if err != nil {
+		return 0, err
+	}
+	var arg struct {
+		Context     json.RawMessage `json:"context"`
+		Inputs      json.RawMessage `json:"inputs"`
+		Amount      coin.Amount     `json:"amount"`
+		Sender      string          `json:"sender"`
+		Description *string         `json:"description"`
+	}
+	if err := decodeArg(raw, &arg); err != nil {
+		return 0, err
+	}
+	sender, err := parseParty("choiceArgument.sender", arg.Sender)
+	if err != nil {
+		return 0, err
+	}
+	if !slices.Contains(actAs, sender) {
+		return 0, cantonErr(codeAuthorization, "the sender %s must be among actAs %v", sender, actAs)
+	}
+	var pre struct {
+		Receiver coin.PartyID `json:"receiver"`
+	}
+	if err := json.Unmarshal(ct.Payload, &pre); err != nil {
+		return 0, fmt.Errorf("preapproval %s: %w", cid, err)
+	}
+	send := ledger.PreapprovalSend{Sender: sender, Receiver: pre.Receiver, Amount: arg.Amount, DeduplicationID: key}
+	if arg.Description != nil {
+		send.Description = *arg.Description
+	}
+	res, err := s.l.SendPreapproved(r.Context(), send)
+	if err != nil {
+		return 0, err
+	}
+	if len(res.Outputs) == 0 {
+		return 0, fmt.Errorf("preapproved send to %s made no holding", pre.Receiver)
+	}
+	return s.offsetOf(r, res.Outputs[0])
+}
+
+// instructionMove is TransferInstruction_Accept or _Reject (by the
+// receiver) or _Withdraw (by the sender).
+func (s *Server) instructionMove(r *http.Request, actAs []coin.PartyID, cid coin.ContractID, move ledger.InstructionMove, key string) (int64, error) {
+	if _, err := s.l.MoveTransferInstructionOnce(r.Context(), actAs[0], cid, move, key); errors.Is(err, ledger.ErrNotFound) {
+		return 0, cantonErr(codeContractNotFound, "transfer instruction %s not found, not visible to %s, or no longer pending", cid, actAs[0])
+	} else if err != nil {
+		return 0, err
+	}
+	// The move's update is the one that archived the instruction.
+	ct, err := s.l.LedgerContractByID(r.Context(), cid)
+	if err != nil {
+		return 0, err
+	}
+	if ct.ArchivedOffset == 0 {
+		return 0, fmt.Errorf("transfer instruction %s still active after %s", cid, move)
+	}
+	return ct.ArchivedOffset, nil
+}
+
+func (s *Server) offsetOf(r *http.Request, cid coin.ContractID) (int64, error) {
+	ct, err := s.l.LedgerContractByID(r.Context(), cid)
+	if err != nil {
+		return 0, err
+	}
+	return ct.CreatedOffset, nil
+}
+
+// submitAndWait is POST /v2/commands/submit-and-wait.
+func (s *Server) submitAndWait(w http.ResponseWriter, r *http.Request, c *caller) error {
+	var cmds jsCommands
+	if err := decode(r, &cmds); err != nil {
+		return err
+	}
+	sub, err := s.submit(r, c, &cmds)
+	if err != nil {
+		return err
+	}
+	id, _, err := s.l.UpdateAt(r.Context(), sub.offset)
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, map[string]any{"updateId": id, "completionOffset": sub.offset})
+}
+
+// submitAndWaitForTransaction is POST
+// /v2/commands/submit-and-wait-for-transaction: the transaction as the
+// transactionFormat (by default: every event of the actAs parties) sees it.
+func (s *Server) submitAndWaitForTransaction(w http.ResponseWriter, r *http.Request, c *caller) error {
+	var req struct {
+		Commands          *jsCommands            `json:"commands"`
+		TransactionFormat *transactionFormatJSON `json:"transactionFormat"`
+	}
+	if err := decode(r, &req); err != nil {
+		return err
+	}
+	if req.Commands == nil {
+		return cantonErr(codeMissingField, "commands: the commands to submit are required")
+	}
+	var ef *eventFormat
+	if req.TransactionFormat != nil {
+		var err error
+		if ef, err = transactionFormat("transactionFormat", req.TransactionFormat, c); err != nil {
+			return err
+		}
+	}
+	sub, err := s.submit(r, c, req.Commands)
+	if err != nil {
+		return err
+	}
+	if ef == nil {
+		ef = wildcardFormat(sub.actAs)
+	}
+	ups, _, err := s.l.Updates(r.Context(), ef.ledgerFilter(), sub.offset-1, sub.offset, 1)
+	if err != nil {
+		return err
+	}
+	for _, u := range ups {
+		if tx, ok := s.transactionOf(u, ef); ok && u.Offset == sub.offset {
+			tx.CommandID = req.Commands.CommandID
+			return writeJSON(w, map[string]jsTransaction{"transaction": tx})
+		}
+	}
+	// The format sees nothing of it: an empty transaction, as Canton.
+	id, at, err := s.l.UpdateAt(r.Context(), sub.offset)
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, map[string]jsTransaction{"transaction": {
+		UpdateID: id, CommandID: req.Commands.CommandID, EffectiveAt: formatTime(at), Events: []map[string]any{},
+		Offset: sub.offset, SynchronizerID: s.l.SynchronizerID(), RecordTime: formatTime(at),
+	}})
+}

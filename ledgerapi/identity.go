@@ -1,0 +1,327 @@
+package ledgerapi
+
+import (
+	"errors"
+	"maps"
+	"net/http"
+	"slices"
+	"strconv"
+
+	"github.com/ccwallet/ccwallet/coin"
+	"github.com/ccwallet/ccwallet/ledger"
+)
+
+// Identity: version, parties, participant id, users and their rights. A
+// ledger user is a wallet user: it acts as its party (CanActAs), and the
+// wallet admins (validatorWalletUsers) are ParticipantAdmin.
+
+// maxUsersPage bounds a page of users.
+const maxUsersPage = 1000
+
+type objectMeta struct {
+	ResourceVersion string            `json:"resourceVersion"`
+	Annotations     map[string]string `json:"annotations"`
+}
+
+var emptyMeta = objectMeta{Annotations: map[string]string{}}
+
+func (s *Server) getVersion(w http.ResponseWriter, r *http.Request, _ *caller) error {
+	type userMgmt struct {
+		Supported        bool `json:"supported"`
+		MaxRightsPerUser int  `json:"maxRightsPerUser"`
+		MaxUsersPageSize int  `json:"maxUsersPageSize"`
+	}
+	type partyMgmt struct {
+		MaxPartiesPageSize int `json:"maxPartiesPageSize"`
+	}
+	type features struct {
+		UserManagement  userMgmt  `json:"userManagement"`
+		PartyManagement partyMgmt `json:"partyManagement"`
+	}
+	return writeJSON(w, struct {
+		Version  string   `json:"version"`
+		Features features `json:"features"`
+	}{Version, features{userMgmt{true, 2, maxUsersPage}, partyMgmt{ledger.MaxPartiesPage}}})
+}
+
+func (s *Server) getParticipantID(w http.ResponseWriter, r *http.Request, _ *caller) error {
+	return writeJSON(w, map[string]string{"participantId": s.l.ParticipantID()})
+}
+
+type partyDetails struct {
+	Party              coin.PartyID `json:"party"`
+	IsLocal            bool         `json:"isLocal"`
+	LocalMetadata      objectMeta   `json:"localMetadata"`
+	IdentityProviderID string       `json:"identityProviderId"`
+}
+
+// pageSize reads the pageSize query parameter (0 when absent).
+func pageSize(r *http.Request) (int, error) {
+	v := r.URL.Query().Get("pageSize")
+	if v == "" {
+		return 0, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 0 {
+		return 0, invalidArgument("pageSize: want a non-negative whole number, not %q", v)
+	}
+	return n, nil
+}
+
+func (s *Server) listParties(w http.ResponseWriter, r *http.Request, c *caller) error {
+	if err := c.requireAdmin(); err != nil {
+		return err
+	}
+	n, err := pageSize(r)
+	if err != nil {
+		return err
+	}
+	if n == 0 || n > ledger.MaxPartiesPage {
+		n = ledger.MaxPartiesPage
+	}
+	ps, err := s.l.Parties(r.Context(), coin.PartyID(r.URL.Query().Get("pageToken")), n)
+	if err != nil {
+		return err
+	}
+	out := struct {
+		PartyDetails  []partyDetails `json:"partyDetails"`
+		NextPageToken string         `json:"nextPageToken"`
+	}{PartyDetails: make([]partyDetails, len(ps))}
+	for i, p := range ps {
+		// Every party the ledger knows is hosted on this node.
+		out.PartyDetails[i] = partyDetails{Party: p.Party, IsLocal: true, LocalMetadata: emptyMeta}
+	}
+	if len(ps) == n {
+		out.NextPageToken = string(ps[len(ps)-1].Party)
+	}
+	return writeJSON(w, out)
+}
+
+func (s *Server) allocateParty(w http.ResponseWriter, r *http.Request, c *caller) error {
+	if err := c.requireAdmin(); err != nil {
+		return err
+	}
+	var req struct {
+		PartyIDHint        string `json:"partyIdHint"`
+		IdentityProviderID string `json:"identityProviderId"`
+	}
+	if err := decode(r, &req); err != nil {
+		return err
+	}
+	if req.IdentityProviderID != "" {
+		return invalidArgument("identityProviderId: only the default identity provider (\"\") is supported")
+	}
+	p, err := s.l.AllocateParty(r.Context(), req.PartyIDHint)
+	if errors.Is(err, ledger.ErrConflict) {
+		return cantonErr(codePartyAlreadyExists, "%s", err.Error())
+	}
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, map[string]partyDetails{"partyDetails": {Party: p, IsLocal: true, LocalMetadata: emptyMeta}})
+}
+
+type userDTO struct {
+	ID                 string       `json:"id"`
+	PrimaryParty       coin.PartyID `json:"primaryParty"`
+	IsDeactivated      bool         `json:"isDeactivated"`
+	Metadata           objectMeta   `json:"metadata"`
+	IdentityProviderID string       `json:"identityProviderId"`
+}
+
+func userOf(u ledger.UserInfo) userDTO {
+	return userDTO{ID: u.Name, PrimaryParty: u.Party, Metadata: emptyMeta}
+}
+
+// right is a user right in the JSON API's encoding:
+// {"kind": {"CanActAs": {"value": {"party": p}}}}.
+type right struct {
+	Kind map[string]rightValue `json:"kind"`
+}
+
+type rightValue struct {
+	Value map[string]string `json:"value"`
+}
+
+func rightsDTO(c *caller) []right {
+	out := []right{}
+	for _, p := range c.actAs {
+		out = append(out, right{Kind: map[string]rightValue{"CanActAs": {Value: map[string]string{"party": string(p)}}}})
+	}
+	if c.admin {
+		out = append(out, right{Kind: map[string]rightValue{"ParticipantAdmin": {Value: map[string]string{}}}})
+	}
+	return out
+}
+
+func (s *Server) listUsers(w http.ResponseWriter, r *http.Request, c *caller) error {
+	if err := c.requireAdmin(); err != nil {
+		return err
+	}
+	n, err := pageSize(r)
+	if err != nil {
+		return err
+	}
+	if n == 0 || n > maxUsersPage {
+		n = maxUsersPage
+	}
+	us, err := s.l.Users(r.Context())
+	if err != nil {
+		return err
+	}
+	token := r.URL.Query().Get("pageToken")
+	out := struct {
+		Users         []userDTO `json:"users"`
+		NextPageToken string    `json:"nextPageToken"`
+	}{Users: []userDTO{}}
+	for _, u := range us { // by name
+		if u.Name <= token {
+			continue
+		}
+		if len(out.Users) == n {
+			out.NextPageToken = out.Users[n-1].ID
+			break
+		}
+		out.Users = append(out.Users, userOf(u))
+	}
+	return writeJSON(w, out)
+}
+
+// lookupUser returns the user named in the path, for an admin or the user
+// itself.
+func (s *Server) lookupUser(r *http.Request, c *caller) (*caller, error) {
+	id := r.PathValue("userId")
+	if id != c.user.Name {
+		if err := c.requireAdmin(); err != nil {
+			return nil, err
+		}
+	}
+	u, err := s.l.User(r.Context(), id)
+	if err != nil {
+		return nil, err
+	}
+	if !u.Onboarded && !u.IsAdmin {
+		return nil, cantonErr(codeUserNotFound, "user %q not found", id)
+	}
+	return rightsOf(u), nil
+}
+
+func (s *Server) getUser(w http.ResponseWriter, r *http.Request, c *caller) error {
+	u, err := s.lookupUser(r, c)
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, map[string]userDTO{"user": userOf(u.user)})
+}
+
+func (s *Server) listUserRights(w http.ResponseWriter, r *http.Request, c *caller) error {
+	u, err := s.lookupUser(r, c)
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, map[string][]right{"rights": rightsDTO(u)})
+}
+
+// createUser onboards a wallet user: a ledger user here always acts as one
+// party, its primary party (allocated when neither it nor a CanActAs
+// right names one). Admin rights come from the configuration only.
+func (s *Server) createUser(w http.ResponseWriter, r *http.Request, c *caller) error {
+	if err := c.requireAdmin(); err != nil {
+		return err
+	}
+	var req struct {
+		User   *userDTO `json:"user"`
+		Rights []struct {
+			Kind map[string]struct {
+				Value struct {
+					Party string `json:"party"`
+				} `json:"value"`
+			} `json:"kind"`
+		} `json:"rights"`
+	}
+	if err := decode(r, &req); err != nil {
+		return err
+	}
+	if req.User == nil || req.User.ID == "" {
+		return cantonErr(codeMissingField, "user.id: the user to create must have an id")
+	}
+	if req.User.IdentityProviderID != "" {
+		return invalidArgument("user.identityProviderId: only the default identity provider (\"\") is supported")
+	}
+	if req.User.IsDeactivated {
+		return invalidArgument("user.isDeactivated: a user is created active")
+	}
+	party := string(req.User.PrimaryParty)
+	for i, rt := range req.Rights {
+		if len(rt.Kind) != 1 {
+			return invalidArgument("rights[%d].kind: give exactly one of CanActAs, CanReadAs", i)
+		}
+		for kind, v := range rt.Kind {
+			switch kind {
+			case "CanActAs", "CanReadAs":
+				if party == "" {
+					party = v.Value.Party
+				}
+				if v.Value.Party != party {
+					return invalidArgument("rights[%d]: a user acts and reads as its primary party %s only, not %s", i, party, v.Value.Party)
+				}
+			default:
+				return invalidArgument("rights[%d]: %s cannot be granted here; a user gets CanActAs its party, and the admins (validatorWalletUsers) ParticipantAdmin", i, kind)
+			}
+		}
+	}
+	var p coin.PartyID
+	if party != "" {
+		var err error
+		if p, err = parseParty("user.primaryParty", party); err != nil {
+			return err
+		}
+		if err := s.l.KnownParty(r.Context(), p); err != nil {
+			return cantonErr(codePartyNotKnown, "party %s is not known to this participant; allocate it first", p)
+		}
+	}
+	existing, err := s.l.User(r.Context(), req.User.ID)
+	if err != nil {
+		return err
+	}
+	if existing.Onboarded {
+		return cantonErr(codeUserAlreadyExists, "user %q already exists", req.User.ID)
+	}
+	if _, err := s.l.Onboard(r.Context(), req.User.ID, p); err != nil {
+		return err
+	}
+	u, err := s.l.User(r.Context(), req.User.ID)
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, map[string]userDTO{"user": userOf(u)})
+}
+
+// listPackages is GET /v2/packages: the packages of the templates and
+// interfaces this ledger knows, by id.
+func (s *Server) listPackages(w http.ResponseWriter, r *http.Request, _ *caller) error {
+	ids := slices.Sorted(maps.Keys(packageNames))
+	return writeJSON(w, map[string][]string{"packageIds": ids})
+}
+
+// getParty is GET /v2/parties/{party}: the party's details for an admin
+// or a user that may read as it; a party the ledger does not know is left
+// out, as Canton does.
+func (s *Server) getParty(w http.ResponseWriter, r *http.Request, c *caller) error {
+	p, err := parseParty("party", r.PathValue("party"))
+	if err != nil {
+		return err
+	}
+	if !c.admin {
+		if err := c.requireRead(p); err != nil {
+			return err
+		}
+	}
+	out := []partyDetails{}
+	if err := s.l.KnownParty(r.Context(), p); err == nil {
+		out = append(out, partyDetails{Party: p, IsLocal: true, LocalMetadata: emptyMeta})
+	} else if !errors.Is(err, ledger.ErrNotFound) {
+		return err
+	}
+	return writeJSON(w, map[string][]partyDetails{"partyDetails": out})
+}

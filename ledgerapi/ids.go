@@ -1,0 +1,97 @@
+package ledgerapi
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"strings"
+
+	"github.com/ccwallet/ccwallet/ledger"
+)
+
+// packageIDs are the package ids of the token standard's interface
+// packages (v1.0.0, as vetted on the real network), so clients that name
+// the interfaces by package id find them.
+var packageIDs = map[string]string{
+	"splice-api-token-metadata-v1":               "4ded6b668cb3b64f7a88a30874cd41c75829f5e064b3fbbadf41ec7e8363354f",
+	"splice-api-token-holding-v1":                "718a0f77e505a8de22f188bd4c87fe74101274e9d4cb1bfac7d09aec7158d35b",
+	"splice-api-token-allocation-v1":             "93c942ae2b4c2ba674fb152fe38473c507bda4e82b4e4c5da55a552a9d8cce1d",
+	"splice-api-token-allocation-instruction-v1": "275064aacfe99cea72ee0c80563936129563776f67415ef9f13e4297eecbc520",
+	"splice-api-token-allocation-request-v1":     "6fe848530b2404017c4a12874c956ad7d5c8a419ee9b040f96b5c13172d2e193",
+	"splice-api-token-transfer-instruction-v1":   "55ba4deb0ad4662c4168b39859738a0e91388d252286480c7331b3f71a517281",
+}
+
+// packageID is the package id of a package name. The coin's own packages
+// (splice-amulet, splice-wallet, ...) have no DAR here: their id is a
+// SHA-256 of the name, stable across nodes and releases of ccwallet.
+func packageID(name string) string {
+	if id, ok := packageIDs[name]; ok {
+		return id
+	}
+	sum := sha256.Sum256([]byte("ccwallet package " + name))
+	return hex.EncodeToString(sum[:])
+}
+
+// packageNames maps package ids back to names, for every package of a
+// known template or interface.
+var packageNames = func() map[string]string {
+	m := map[string]string{}
+	for _, id := range append(ledger.Templates(), ledger.Interfaces()...) {
+		name := packageNameOf(id)
+		m[packageID(name)] = name
+	}
+	for name, id := range packageIDs {
+		m[id] = name
+	}
+	return m
+}()
+
+// packageNameOf is the package name of an id in "#name:Module:Entity" form.
+func packageNameOf(id string) string {
+	name, _, _ := strings.Cut(strings.TrimPrefix(id, "#"), ":")
+	return name
+}
+
+// byPackageID renders a "#name:Module:Entity" id in the package-id form
+// the API answers with.
+func byPackageID(id string) string {
+	name, rest, _ := strings.Cut(strings.TrimPrefix(id, "#"), ":")
+	return packageID(name) + ":" + rest
+}
+
+// identifierKind says what an identifier names.
+type identifierKind int
+
+const (
+	kindTemplate identifierKind = iota
+	kindInterface
+)
+
+// resolveID turns a template or interface id the client sent, by package
+// name or package id, into the ledger's "#name:Module:Entity" form.
+func resolveID(field, id string, want identifierKind) (string, error) {
+	parts := strings.Split(id, ":")
+	if len(parts) != 3 || parts[0] == "" || parts[1] == "" || parts[2] == "" {
+		return "", invalidArgument("%s: %q is not an identifier of the form <package>:<Module.Name>:<Entity>, e.g. #splice-amulet:Splice.Amulet:Amulet", field, id)
+	}
+	name, ok := strings.CutPrefix(parts[0], "#")
+	if !ok {
+		if name, ok = packageNames[parts[0]]; !ok {
+			return "", cantonErr(codePackageNamesNotFound, "package %s of %s is not known to this participant", parts[0], field)
+		}
+	}
+	canon := "#" + name + ":" + parts[1] + ":" + parts[2]
+	known := ledger.Templates()
+	what := "template"
+	if want == kindInterface {
+		known, what = ledger.Interfaces(), "interface"
+	}
+	for _, k := range known {
+		if k == canon {
+			return canon, nil
+		}
+	}
+	if _, ok := packageNames[packageID(name)]; !ok {
+		return "", cantonErr(codePackageNamesNotFound, "package %s of %s is not known to this participant", name, field)
+	}
+	return "", cantonErr(codeTemplatesNotFound, "%s %s is not known to this participant; known %ss: %s", what, canon, what, strings.Join(known, ", "))
+}

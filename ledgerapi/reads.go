@@ -1,0 +1,507 @@
+package ledgerapi
+
+import (
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/ccwallet/ccwallet/coin"
+	"github.com/ccwallet/ccwallet/ledger"
+)
+
+// Reads: ledger end, pruned offsets, connected synchronizers, the active
+// contract set, events by contract and updates.
+
+// formatTime renders a timestamp as the JSON API does: ISO 8601 UTC,
+// microseconds, trailing zeros trimmed.
+func formatTime(t time.Time) string {
+	return t.UTC().Truncate(time.Microsecond).Format(time.RFC3339Nano)
+}
+
+func (s *Server) getLedgerEnd(w http.ResponseWriter, r *http.Request, _ *caller) error {
+	end, err := s.l.LedgerEnd(r.Context())
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, map[string]int64{"offset": end})
+}
+
+func (s *Server) getPrunedOffsets(w http.ResponseWriter, r *http.Request, _ *caller) error {
+	p, err := s.l.PrunedOffset(r.Context())
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, map[string]int64{"participantPrunedUpToInclusive": p, "allDivulgedContractsPrunedUpToInclusive": p})
+}
+
+func (s *Server) getConnectedSynchronizers(w http.ResponseWriter, r *http.Request, c *caller) error {
+	ps := r.URL.Query().Get("party")
+	if ps == "" {
+		return cantonErr(codeMissingField, "party: the party whose synchronizers to list is required")
+	}
+	p, err := parseParty("party", ps)
+	if err != nil {
+		return err
+	}
+	if err := c.requireRead(p); err != nil {
+		return err
+	}
+	type synchronizer struct {
+		Alias      string `json:"synchronizerAlias"`
+		ID         string `json:"synchronizerId"`
+		Permission string `json:"permission"`
+	}
+	return writeJSON(w, map[string][]synchronizer{"connectedSynchronizers": {{
+		Alias: "global", ID: s.l.SynchronizerID(), Permission: "PARTICIPANT_PERMISSION_SUBMISSION",
+	}}})
+}
+
+// listLimit reads the limit query parameter of a list endpoint (0: none).
+func listLimit(r *http.Request) (int, error) {
+	v := r.URL.Query().Get("limit")
+	if v == "" {
+		return 0, nil
+	}
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil || n < 0 {
+		return 0, &decodeError{status: http.StatusBadRequest, msg: "limit: want a non-negative whole number, not " + strconv.Quote(v)}
+	}
+	return int(min(n, ledger.MaxAPIPage)), nil
+}
+
+type interfaceView struct {
+	InterfaceID string          `json:"interfaceId"`
+	ViewStatus  viewStatus      `json:"viewStatus"`
+	ViewValue   json.RawMessage `json:"viewValue,omitempty"`
+}
+
+type viewStatus struct {
+	Code    int    `json:"code"`
+	Message string `json:"message"`
+	Details []any  `json:"details"`
+}
+
+// createdEvent is CreatedEvent. Absent optional values are left out
+// rather than null (the spec does not allow null).
+type createdEvent struct {
+	Offset           int64           `json:"offset"`
+	NodeID           int             `json:"nodeId"`
+	ContractID       coin.ContractID `json:"contractId"`
+	TemplateID       string          `json:"templateId"`
+	CreateArgument   json.RawMessage `json:"createArgument,omitempty"`
+	CreatedEventBlob string          `json:"createdEventBlob"`
+	InterfaceViews   []interfaceView `json:"interfaceViews"`
+	WitnessParties   []coin.PartyID  `json:"witnessParties"`
+	Signatories      []coin.PartyID  `json:"signatories"`
+	Observers        []coin.PartyID  `json:"observers"`
+	CreatedAt        string          `json:"createdAt"`
+	PackageName      string          `json:"packageName"`
+}
+
+type archivedEvent struct {
+	Offset                int64           `json:"offset"`
+	NodeID                int             `json:"nodeId"`
+	ContractID            coin.ContractID `json:"contractId"`
+	TemplateID            string          `json:"templateId"`
+	WitnessParties        []coin.PartyID  `json:"witnessParties"`
+	PackageName           string          `json:"packageName"`
+	ImplementedInterfaces []string        `json:"implementedInterfaces"`
+}
+
+func (s *Server) createdEventOf(c ledger.LedgerContract, m match, nodeID int) createdEvent {
+	e := createdEvent{
+		Offset: c.CreatedOffset, NodeID: nodeID, ContractID: c.ContractID, TemplateID: byPackageID(c.TemplateID),
+		InterfaceViews: []interfaceView{}, WitnessParties: m.witnesses, Signatories: c.Signatories,
+		Observers: c.Observers, CreatedAt: formatTime(c.CreatedAt), PackageName: packageNameOf(c.TemplateID),
+	}
+	if e.Observers == nil {
+		e.Observers = []coin.PartyID{}
+	}
+	if m.argument {
+		e.CreateArgument = c.Payload
+	}
+	if m.blob {
+		e.CreatedEventBlob = c.CreatedEventBlob
+	}
+	for _, i := range m.views {
+		v := interfaceView{InterfaceID: byPackageID(i), ViewStatus: viewStatus{Details: []any{}}}
+		if val, err := s.l.InterfaceView(c, i); err != nil {
+			// Canton reports a view that fails to compute in its status.
+			v.ViewStatus.Code, v.ViewStatus.Message = grpcInternal, err.Error()
+		} else {
+			v.ViewValue = val
+		}
+		e.InterfaceViews = append(e.InterfaceViews, v)
+	}
+	return e
+}
+
+func archivedEventOf(c ledger.LedgerContract, m match, nodeID int) archivedEvent {
+	e := archivedEvent{
+		Offset: c.ArchivedOffset, NodeID: nodeID, ContractID: c.ContractID, TemplateID: byPackageID(c.TemplateID),
+		WitnessParties: m.witnesses, PackageName: packageNameOf(c.TemplateID), ImplementedInterfaces: []string{},
+	}
+	for _, i := range m.views {
+		e.ImplementedInterfaces = append(e.ImplementedInterfaces, byPackageID(i))
+	}
+	return e
+}
+
+// activeContracts is POST /v2/state/active-contracts.
+func (s *Server) activeContracts(w http.ResponseWriter, r *http.Request, c *caller) error {
+	limit, err := listLimit(r)
+	if err != nil {
+		return err
+	}
+	var req struct {
+		Filter         *eventFormatJSON `json:"filter"`
+		Verbose        bool             `json:"verbose"`
+		ActiveAtOffset *int64           `json:"activeAtOffset"`
+		EventFormat    *eventFormatJSON `json:"eventFormat"`
+	}
+	if err := decode(r, &req); err != nil {
+		return err
+	}
+	ef, err := eventFormatOf(req.Filter, req.EventFormat, req.Verbose, c)
+	if err != nil {
+		return err
+	}
+	if req.ActiveAtOffset == nil {
+		return cantonErr(codeMissingField, "activeAtOffset: the offset to read the active contracts at is required (GET /v2/state/ledger-end gives the latest)")
+	}
+	cs, err := s.l.ActiveContracts(r.Context(), ef.ledgerFilter(), *req.ActiveAtOffset, limit)
+	if err != nil {
+		return err
+	}
+	type activeContract struct {
+		CreatedEvent        createdEvent `json:"createdEvent"`
+		SynchronizerID      string       `json:"synchronizerId"`
+		ReassignmentCounter int64        `json:"reassignmentCounter"`
+	}
+	type entry struct {
+		WorkflowID    string                    `json:"workflowId"`
+		ContractEntry map[string]activeContract `json:"contractEntry"`
+	}
+	out := []entry{}
+	for _, ct := range cs {
+		m, ok := ef.match(ct)
+		if !ok {
+			continue
+		}
+		out = append(out, entry{ContractEntry: map[string]activeContract{"JsActiveContract": {
+			CreatedEvent: s.createdEventOf(ct, m, 0), SynchronizerID: ct.SynchronizerID,
+		}}})
+	}
+	return writeJSON(w, out)
+}
+
+// eventFormatOf takes the legacy filter (with verbose) or the event
+// format, exactly one of them.
+func eventFormatOf(filter, format *eventFormatJSON, verbose bool, c *caller) (*eventFormat, error) {
+	switch {
+	case filter != nil && format != nil:
+		return nil, invalidArgument("give either filter (with verbose) or eventFormat, not both")
+	case format != nil && verbose:
+		return nil, invalidArgument("verbose goes with filter; with eventFormat, set eventFormat.verbose")
+	case format != nil:
+		return parseEventFormat("eventFormat", format, c)
+	}
+	return parseEventFormat("filter", filter, c)
+}
+
+// requestingFormat is the legacy requestingParties: every template of
+// each party, which the caller must be able to read as.
+func requestingFormat(parties []string, instead string, c *caller) (*eventFormat, error) {
+	if len(parties) == 0 || len(parties) > maxFilterParties {
+		return nil, invalidArgument("requestingParties: give 1 to %d parties (or a %s)", maxFilterParties, instead)
+	}
+	ps := make([]coin.PartyID, len(parties))
+	for i, s := range parties {
+		var err error
+		if ps[i], err = parseParty("requestingParties", s); err != nil {
+			return nil, err
+		}
+		if err := c.requireRead(ps[i]); err != nil {
+			return nil, err
+		}
+	}
+	return wildcardFormat(ps), nil
+}
+
+// eventsByContractID is POST /v2/events/events-by-contract-id.
+func (s *Server) eventsByContractID(w http.ResponseWriter, r *http.Request, c *caller) error {
+	var req struct {
+		ContractID        string           `json:"contractId"`
+		RequestingParties []string         `json:"requestingParties"`
+		EventFormat       *eventFormatJSON `json:"eventFormat"`
+	}
+	if err := decode(r, &req); err != nil {
+		return err
+	}
+	cid, err := coin.ParseContractID(req.ContractID)
+	if err != nil {
+		return invalidArgument("contractId: %v", err)
+	}
+	var ef *eventFormat
+	switch {
+	case req.EventFormat != nil && len(req.RequestingParties) > 0:
+		return invalidArgument("give either requestingParties or eventFormat, not both")
+	case req.EventFormat != nil:
+		if ef, err = parseEventFormat("eventFormat", req.EventFormat, c); err != nil {
+			return err
+		}
+	default:
+		if ef, err = requestingFormat(req.RequestingParties, "eventFormat", c); err != nil {
+			return err
+		}
+	}
+	notFound := cantonErr(codeEventsNotFound, "contract events not found, or not visible to the requesting parties: %s", cid)
+	ct, err := s.l.LedgerContractByID(r.Context(), cid)
+	if errors.Is(err, ledger.ErrNotFound) {
+		return notFound
+	} else if err != nil {
+		return err
+	}
+	m, ok := ef.match(ct)
+	if !ok {
+		return notFound
+	}
+	type created struct {
+		CreatedEvent   createdEvent `json:"createdEvent"`
+		SynchronizerID string       `json:"synchronizerId"`
+	}
+	type archived struct {
+		ArchivedEvent  archivedEvent `json:"archivedEvent"`
+		SynchronizerID string        `json:"synchronizerId"`
+	}
+	out := struct {
+		Created  *created  `json:"created,omitempty"`
+		Archived *archived `json:"archived,omitempty"`
+	}{Created: &created{CreatedEvent: s.createdEventOf(ct, m, 0), SynchronizerID: ct.SynchronizerID}}
+	if ct.ArchivedOffset != 0 {
+		out.Archived = &archived{ArchivedEvent: archivedEventOf(ct, m, 0), SynchronizerID: ct.SynchronizerID}
+	}
+	return writeJSON(w, out)
+}
+
+// jsTransaction is JsTransaction (flat, ACS delta shape).
+type jsTransaction struct {
+	UpdateID       string           `json:"updateId"`
+	CommandID      string           `json:"commandId"`
+	WorkflowID     string           `json:"workflowId"`
+	EffectiveAt    string           `json:"effectiveAt"`
+	Events         []map[string]any `json:"events"`
+	Offset         int64            `json:"offset"`
+	SynchronizerID string           `json:"synchronizerId"`
+	RecordTime     string           `json:"recordTime"`
+}
+
+// transactionOf renders an update through ef; false when ef sees none of
+// its events.
+func (s *Server) transactionOf(u ledger.LedgerUpdate, ef *eventFormat) (jsTransaction, bool) {
+	tx := jsTransaction{
+		UpdateID: u.UpdateID, EffectiveAt: formatTime(u.RecordTime), Events: []map[string]any{}, Offset: u.Offset,
+		SynchronizerID: s.l.SynchronizerID(), RecordTime: formatTime(u.RecordTime),
+	}
+	for _, e := range u.Events {
+		m, ok := ef.match(e.Contract)
+		if !ok {
+			continue
+		}
+		node := len(tx.Events)
+		if e.Archived {
+			tx.Events = append(tx.Events, map[string]any{"ArchivedEvent": archivedEventOf(e.Contract, m, node)})
+		} else {
+			ce := s.createdEventOf(e.Contract, m, node)
+			ce.Offset = u.Offset
+			tx.Events = append(tx.Events, map[string]any{"CreatedEvent": ce})
+		}
+	}
+	return tx, len(tx.Events) > 0
+}
+
+// transactionFormatJSON is TransactionFormat.
+type transactionFormatJSON struct {
+	EventFormat      *eventFormatJSON `json:"eventFormat"`
+	TransactionShape string           `json:"transactionShape"`
+}
+
+// updateFormatJSON is UpdateFormat: only transactions are served (this
+// ledger has no reassignments or topology events to show).
+type updateFormatJSON struct {
+	IncludeTransactions   *transactionFormatJSON `json:"includeTransactions"`
+	IncludeReassignments  *eventFormatJSON       `json:"includeReassignments"`
+	IncludeTopologyEvents json.RawMessage        `json:"includeTopologyEvents"`
+}
+
+// transactionFormat checks an updateFormat's transactions part.
+func transactionFormat(field string, tf *transactionFormatJSON, c *caller) (*eventFormat, error) {
+	if tf == nil {
+		return nil, invalidArgument("%s.includeTransactions: only transactions are served here; set it", field)
+	}
+	switch tf.TransactionShape {
+	case "TRANSACTION_SHAPE_ACS_DELTA":
+	case "TRANSACTION_SHAPE_LEDGER_EFFECTS":
+		return nil, cantonErr(codeUnsupported, "%s.includeTransactions.transactionShape: TRANSACTION_SHAPE_LEDGER_EFFECTS is not supported yet; use TRANSACTION_SHAPE_ACS_DELTA", field)
+	default:
+		return nil, invalidArgument("%s.includeTransactions.transactionShape: want TRANSACTION_SHAPE_ACS_DELTA, not %q", field, tf.TransactionShape)
+	}
+	return parseEventFormat(field+".includeTransactions.eventFormat", tf.EventFormat, c)
+}
+
+// updateFlats is POST /v2/updates/flats: the transactions after
+// beginExclusive up to endInclusive (or the ledger end), at most limit,
+// then an OffsetCheckpoint at the offset read up to, from where the next
+// request goes on.
+func (s *Server) updateFlats(w http.ResponseWriter, r *http.Request, c *caller) error {
+	limit, err := listLimit(r)
+	if err != nil {
+		return err
+	}
+	var req struct {
+		BeginExclusive *int64            `json:"beginExclusive"`
+		EndInclusive   *int64            `json:"endInclusive"`
+		Filter         *eventFormatJSON  `json:"filter"`
+		Verbose        bool              `json:"verbose"`
+		UpdateFormat   *updateFormatJSON `json:"updateFormat"`
+	}
+	if err := decode(r, &req); err != nil {
+		return err
+	}
+	var ef *eventFormat
+	switch {
+	case req.Filter != nil && req.UpdateFormat != nil:
+		return invalidArgument("give either filter (with verbose) or updateFormat, not both")
+	case req.UpdateFormat != nil && req.Verbose:
+		return invalidArgument("verbose goes with filter; with updateFormat, set the event format's verbose")
+	case req.UpdateFormat != nil:
+		ef, err = transactionFormat("updateFormat", req.UpdateFormat.IncludeTransactions, c)
+	case req.Filter != nil:
+		ef, err = parseEventFormat("filter", req.Filter, c)
+	default:
+		return invalidArgument("give filter (with verbose) or updateFormat")
+	}
+	if err != nil {
+		return err
+	}
+	if req.BeginExclusive == nil {
+		return cantonErr(codeMissingField, "beginExclusive: the offset to read after is required (0 is the ledger's beginning)")
+	}
+	var end int64
+	if req.EndInclusive != nil {
+		if end = *req.EndInclusive; end <= 0 {
+			return invalidArgument("endInclusive: must be a positive offset, not %d", end)
+		}
+	}
+	if limit == 0 {
+		limit = ledger.MaxAPIPage
+	}
+	ups, scanned, err := s.l.Updates(r.Context(), ef.ledgerFilter(), *req.BeginExclusive, end, limit)
+	if err != nil {
+		return err
+	}
+	out := []map[string]any{}
+	for _, u := range ups {
+		if tx, ok := s.transactionOf(u, ef); ok {
+			out = append(out, map[string]any{"update": map[string]any{"Transaction": map[string]any{"value": tx}}})
+		}
+	}
+	if len(out) < limit && scanned > *req.BeginExclusive {
+		// A resume point past updates this filter does not see.
+		type syncTime struct {
+			SynchronizerID string `json:"synchronizerId"`
+			RecordTime     string `json:"recordTime"`
+		}
+		cp := map[string]any{"offset": scanned, "synchronizerTimes": []syncTime{{s.l.SynchronizerID(), formatTime(s.l.Now())}}}
+		out = append(out, map[string]any{"update": map[string]any{"OffsetCheckpoint": map[string]any{"value": cp}}})
+	}
+	return writeJSON(w, out)
+}
+
+// lookupRequest is GetTransactionByIdRequest / ByOffsetRequest.
+type lookupRequest struct {
+	UpdateID          string                 `json:"updateId"`
+	Offset            *int64                 `json:"offset"`
+	RequestingParties []string               `json:"requestingParties"`
+	TransactionFormat *transactionFormatJSON `json:"transactionFormat"`
+	UpdateFormat      *updateFormatJSON      `json:"updateFormat"`
+}
+
+func (s *Server) transactionByID(w http.ResponseWriter, r *http.Request, c *caller) error {
+	return s.lookupTransaction(w, r, c, true, false)
+}
+
+func (s *Server) transactionByOffset(w http.ResponseWriter, r *http.Request, c *caller) error {
+	return s.lookupTransaction(w, r, c, false, false)
+}
+
+func (s *Server) updateByID(w http.ResponseWriter, r *http.Request, c *caller) error {
+	return s.lookupTransaction(w, r, c, true, true)
+}
+
+func (s *Server) updateByOffset(w http.ResponseWriter, r *http.Request, c *caller) error {
+	return s.lookupTransaction(w, r, c, false, true)
+}
+
+// lookupTransaction answers the transaction (by id or offset) as
+// {"transaction": tx}, or as {"update": {"Transaction": ...}} for the
+// update-by-* endpoints, which take an updateFormat.
+func (s *Server) lookupTransaction(w http.ResponseWriter, r *http.Request, c *caller, byID, asUpdate bool) error {
+	var req lookupRequest
+	if err := decode(r, &req); err != nil {
+		return err
+	}
+	var ef *eventFormat
+	var err error
+	switch {
+	case asUpdate && req.UpdateFormat == nil:
+		return cantonErr(codeMissingField, "updateFormat: say which events to show")
+	case asUpdate:
+		ef, err = transactionFormat("updateFormat", req.UpdateFormat.IncludeTransactions, c)
+	case req.TransactionFormat != nil && len(req.RequestingParties) > 0:
+		return invalidArgument("give either requestingParties or transactionFormat, not both")
+	case req.TransactionFormat != nil:
+		ef, err = transactionFormat("transactionFormat", req.TransactionFormat, c)
+	default:
+		ef, err = requestingFormat(req.RequestingParties, "transactionFormat", c)
+	}
+	if err != nil {
+		return err
+	}
+	var offset int64
+	what := ""
+	if byID {
+		what = "update " + req.UpdateID
+		if req.UpdateID == "" {
+			return cantonErr(codeMissingField, "updateId: the id of the transaction is required")
+		}
+		offset, err = s.l.UpdateOffset(r.Context(), req.UpdateID)
+		if errors.Is(err, ledger.ErrNotFound) {
+			return cantonErr(codeUpdateNotFound, "%s not found, or not visible to the requesting parties", what)
+		} else if err != nil {
+			return err
+		}
+	} else {
+		if req.Offset == nil || *req.Offset <= 0 {
+			return invalidArgument("offset: give the positive offset of the transaction")
+		}
+		offset, what = *req.Offset, "update at offset "+strconv.FormatInt(*req.Offset, 10)
+	}
+	ups, _, err := s.l.Updates(r.Context(), ef.ledgerFilter(), offset-1, offset, 1)
+	if err != nil {
+		return err
+	}
+	for _, u := range ups {
+		tx, ok := s.transactionOf(u, ef)
+		switch {
+		case !ok || u.Offset != offset:
+		case asUpdate:
+			return writeJSON(w, map[string]any{"update": map[string]any{"Transaction": map[string]any{"value": tx}}})
+		default:
+			return writeJSON(w, map[string]jsTransaction{"transaction": tx})
+		}
+	}
+	return cantonErr(codeUpdateNotFound, "%s not found, or not visible to the requesting parties", what)
+}

@@ -1,0 +1,238 @@
+// Package ledgerapi serves the JSON Ledger API v2 (Canton's, as bundled
+// with Splice; shared/specs/ledger-api-v2.yaml) over the ledger, on its own
+// listener: identity (version, parties, users and rights), reads (ledger
+// end, active contracts with template and interface filters, events by
+// contract, updates) and the token standard's transfer commands, in
+// Canton's JSON shapes and errors. It decodes,
+// checks the caller's rights, calls the ledger and encodes; the rules live
+// in package ledger.
+package ledgerapi
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/ccwallet/ccwallet/coin"
+	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/web"
+)
+
+// Version is the Ledger API version this server answers as (Canton's,
+// as bundled with Splice 0.4.15).
+const Version = "3.3.0"
+
+// Config is what the server needs beyond the ledger.
+type Config struct {
+	// Auth verifies bearer tokens, as on the app port (sub = user id).
+	Auth *web.Verifier
+	// Observe is extra middleware (e.g. web.Metrics) inside RequestID and
+	// Logger.
+	Observe []web.Middleware
+	// Limiter bounds each user's request rate; nil means no limit.
+	Limiter *web.Limiter
+}
+
+// Server serves the Ledger API.
+type Server struct {
+	l    *ledger.Ledger
+	log  *slog.Logger
+	auth *web.Verifier
+	obs  []web.Middleware
+	lim  *web.Limiter
+}
+
+// New builds the server.
+func New(l *ledger.Ledger, cfg Config, log *slog.Logger) *Server {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return &Server{l: l, log: log, auth: cfg.Auth, obs: cfg.Observe, lim: cfg.Limiter}
+}
+
+// apiFunc is a handler; a returned error becomes a JsCantonError.
+type apiFunc func(w http.ResponseWriter, r *http.Request, c *caller) error
+
+// Handler returns the Ledger API's routes.
+func (s *Server) Handler() http.Handler {
+	mux := http.NewServeMux()
+	mux.Handle("GET /v2/version", s.api(s.getVersion))
+	mux.Handle("GET /v2/parties", s.api(s.listParties))
+	mux.Handle("POST /v2/parties", s.api(s.allocateParty))
+	mux.Handle("GET /v2/parties/participant-id", s.api(s.getParticipantID))
+	mux.Handle("GET /v2/parties/{party}", s.api(s.getParty))
+	mux.Handle("GET /v2/packages", s.api(s.listPackages))
+	mux.Handle("GET /v2/users", s.api(s.listUsers))
+	mux.Handle("POST /v2/users", s.api(s.createUser))
+	mux.Handle("GET /v2/users/{userId}", s.api(s.getUser))
+	mux.Handle("GET /v2/users/{userId}/rights", s.api(s.listUserRights))
+	mux.Handle("GET /v2/state/ledger-end", s.api(s.getLedgerEnd))
+	mux.Handle("GET /v2/state/latest-pruned-offsets", s.api(s.getPrunedOffsets))
+	mux.Handle("GET /v2/state/connected-synchronizers", s.api(s.getConnectedSynchronizers))
+	mux.Handle("POST /v2/state/active-contracts", s.api(s.activeContracts))
+	mux.Handle("POST /v2/events/events-by-contract-id", s.api(s.eventsByContractID))
+	mux.Handle("POST /v2/updates/flats", s.api(s.updateFlats))
+	mux.Handle("POST /v2/updates/transaction-by-id", s.api(s.transactionByID))
+	mux.Handle("POST /v2/updates/transaction-by-offset", s.api(s.transactionByOffset))
+	mux.Handle("POST /v2/updates/update-by-id", s.api(s.updateByID))
+	mux.Handle("POST /v2/updates/update-by-offset", s.api(s.updateByOffset))
+	mux.Handle("POST /v2/commands/submit-and-wait", s.api(s.submitAndWait))
+	mux.Handle("POST /v2/commands/submit-and-wait-for-transaction", s.api(s.submitAndWaitForTransaction))
+	mux.Handle("/", s.api(s.unsupported(mux)))
+	mws := append([]web.Middleware{web.RequestID, web.Logger(s.log)}, s.obs...)
+	return web.Chain(mux, append(mws, web.Recover(s.log), web.SecurityHeaders)...)
+}
+
+// supported lists the routes served, for the unsupported answer.
+var supported = []string{
+	"GET /v2/version", "GET /v2/packages", "GET|POST /v2/parties", "GET /v2/parties/participant-id", "GET /v2/parties/{party}", "GET|POST /v2/users",
+	"GET /v2/users/{userId}", "GET /v2/users/{userId}/rights", "GET /v2/state/ledger-end",
+	"GET /v2/state/latest-pruned-offsets", "GET /v2/state/connected-synchronizers", "POST /v2/state/active-contracts",
+	"POST /v2/events/events-by-contract-id", "POST /v2/updates/flats", "POST /v2/updates/transaction-by-id",
+	"POST /v2/updates/transaction-by-offset", "POST /v2/updates/update-by-id", "POST /v2/updates/update-by-offset", "POST /v2/commands/submit-and-wait (" + supportedCommands + ")",
+	"POST /v2/commands/submit-and-wait-for-transaction",
+}
+
+// unsupported answers every other path: 501 for the rest of the Ledger
+// API, with what is supported, and 404 for paths outside it.
+func (s *Server) unsupported(mux *http.ServeMux) apiFunc {
+	return func(w http.ResponseWriter, r *http.Request, _ *caller) error {
+		if _, pattern := mux.Handler(r); pattern != "/" && pattern != "" {
+			return cantonErr(codeInvalidArgument, "%s is not allowed on %s", r.Method, r.URL.Path)
+		}
+		if strings.HasPrefix(r.URL.Path, "/v2/") {
+			return cantonErr(codeUnsupported, "%s %s is not supported by this participant; supported: %s", r.Method, r.URL.Path, strings.Join(supported, ", "))
+		}
+		return &cantonError{code: errorCode{"NOT_FOUND", catResourceMissing}, cause: "no such path: " + r.URL.Path}
+	}
+}
+
+// caller is the authenticated user and its rights.
+type caller struct {
+	user  ledger.UserInfo
+	admin bool
+	// actAs and readAs are the parties the user may act and read as
+	// (actAs implies readAs).
+	actAs []coin.PartyID
+}
+
+// rightsOf derives a ledger user's rights from its wallet user: an
+// onboarded user acts as its party; a wallet admin is ParticipantAdmin.
+func rightsOf(u ledger.UserInfo) *caller {
+	c := &caller{user: u, admin: u.IsAdmin}
+	if u.Onboarded {
+		c.actAs = []coin.PartyID{u.Party}
+	}
+	return c
+}
+
+// canRead reports whether c may read as party.
+func (c *caller) canRead(p coin.PartyID) bool { return slices.Contains(c.actAs, p) }
+
+// requireRead refuses unless c may read as every party.
+func (c *caller) requireRead(parties ...coin.PartyID) error {
+	for _, p := range parties {
+		if !c.canRead(p) {
+			return permissionDenied("user %q has no right to read as party %s", c.user.Name, p)
+		}
+	}
+	return nil
+}
+
+// requireAdmin refuses unless c is ParticipantAdmin.
+func (c *caller) requireAdmin() error {
+	if !c.admin {
+		return permissionDenied("user %q is not a participant admin", c.user.Name)
+	}
+	return nil
+}
+
+// api authenticates the caller (401 without a valid token, 403 for a
+// user the ledger does not know) and renders a returned error.
+func (s *Server) api(fn apiFunc) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		c, err := s.authenticate(r)
+		if err == nil {
+			if ok, retry := s.lim.Allow("user:" + c.user.Name); !ok {
+				web.RetryAfter(w, retry)
+				err = cantonErr(codeBackpressure, "user %q sends requests faster than this participant allows; retry in %s", c.user.Name, retry.Round(time.Second))
+			} else {
+				err = fn(w, r, c)
+			}
+		}
+		if err != nil {
+			var de *decodeError
+			if errors.As(err, &de) {
+				// Canton answers a body it cannot decode with 400 text/plain.
+				w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+				w.WriteHeader(de.status)
+				fmt.Fprintf(w, "Invalid value for: body (%s)", de.msg)
+				return
+			}
+			writeError(s.log, w, r, err)
+		}
+	})
+}
+
+func (s *Server) authenticate(r *http.Request) (*caller, error) {
+	scheme, raw, _ := strings.Cut(r.Header.Get("Authorization"), " ")
+	if !strings.EqualFold(scheme, "Bearer") || strings.TrimSpace(raw) == "" {
+		return nil, cantonErr(codeUnauthenticated, "send a token as Authorization: Bearer <token>")
+	}
+	if s.auth == nil {
+		return nil, cantonErr(codeUnauthenticated, "authentication is not configured")
+	}
+	claims, err := s.auth.Verify(r.Context(), strings.TrimSpace(raw))
+	if err != nil {
+		return nil, cantonErr(codeUnauthenticated, "%s", err.Error())
+	}
+	u, err := s.l.User(r.Context(), claims.Subject)
+	if err != nil {
+		return nil, err
+	}
+	if !u.Onboarded && !u.IsAdmin {
+		return nil, permissionDenied("user %q is not a user of this participant; onboard it first", claims.Subject)
+	}
+	return rightsOf(u), nil
+}
+
+// decodeError is a request body that does not decode.
+type decodeError struct {
+	status int
+	msg    string
+}
+
+func (e *decodeError) Error() string { return e.msg }
+
+// maxBody bounds request bodies.
+const maxBody = 1 << 20
+
+// decode reads the JSON body into dst.
+func decode(r *http.Request, dst any) error {
+	if err := web.DecodeJSONLimit(r, dst, maxBody); err != nil {
+		var re *web.RequestError
+		if errors.As(err, &re) {
+			return &decodeError{status: re.Status, msg: re.Msg}
+		}
+		return err
+	}
+	return nil
+}
+
+// writeJSON answers v with 200.
+func writeJSON(w http.ResponseWriter, v any) error {
+	return web.WriteJSON(w, http.StatusOK, v)
+}
+
+// parseParty checks a party id the client sent.
+func parseParty(field, s string) (coin.PartyID, error) {
+	p, err := coin.ParsePartyID(s)
+	if err != nil {
+		return "", invalidArgument("%s: %v", field, err)
+	}
+	return p, nil
+}
