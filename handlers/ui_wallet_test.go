@@ -75,8 +75,13 @@ func (w *wallet) pending() map[string][]string {
 	w.t.Helper()
 	r := w.get("/offers")
 	mustHave(w.t, r, http.StatusOK, `data-testid="transfers-list"`)
+	return groupIDs(cidRe, r.body)
+}
+
+// groupIDs groups the second submatches of re in body by the first.
+func groupIDs(re *regexp.Regexp, body string) map[string][]string {
 	out := map[string][]string{}
-	for _, m := range cidRe.FindAllStringSubmatch(r.body, -1) {
+	for _, m := range re.FindAllStringSubmatch(body, -1) {
 		out[m[1]] = append(out[m[1]], m[2])
 	}
 	return out

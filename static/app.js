@@ -14,13 +14,17 @@
     });
   });
 
-  // Live updates: the server sends "changed" when the user's history grows;
-  // elements with hx-trigger="wallet-changed from:body" then reload.
+  // Live updates: the server sends "changed" when the user's history grows
+  // and "pending" when an offer or instruction comes or goes; elements with
+  // hx-trigger="wallet-changed from:body" (or transfers-changed) reload.
   var url = document.body.getAttribute("data-events");
   if (url && window.EventSource && window.htmx) {
     var es = new EventSource(url);
     es.addEventListener("changed", function () {
       htmx.trigger(document.body, "wallet-changed");
+    });
+    es.addEventListener("pending", function () {
+      htmx.trigger(document.body, "transfers-changed");
     });
   }
 

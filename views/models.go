@@ -104,6 +104,19 @@ type Home struct {
 	Health   UTXOHealth
 	// Tap is nil outside a development network.
 	Tap *TapForm
+	// Incoming is what waits for the user's answer.
+	Incoming Incoming
+}
+
+// Incoming is the home page's cards of what waits for the user's answer:
+// the transfer offers and instructions it receives, with accept and
+// reject on each (the offers page's actions).
+type Incoming struct {
+	CSRF         string
+	Offers       []OfferRow
+	Instructions []OfferRow
+	// Error or Message says how the last accept or reject went.
+	Error, Message string
 }
 
 // Holdings is the page of all holdings, a page at a time.

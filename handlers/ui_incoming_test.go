@@ -1,0 +1,186 @@
+package handlers_test
+
+import (
+	"bufio"
+	"context"
+	"net/http"
+	"net/url"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ccwallet/ccwallet/coin"
+	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/ledgertest"
+	"github.com/ccwallet/ccwallet/store"
+)
+
+var incomingRe = regexp.MustCompile(`data-testid="incoming-card" data-kind="([a-z]+)" data-cid="([^"]+)"`)
+
+// incoming is the cards of w's home page fragment, kind -> contract ids.
+func (w *wallet) incoming() map[string][]string {
+	w.t.Helper()
+	r := w.do(http.MethodGet, "/home/incoming", nil, map[string]string{"HX-Request": "true"})
+	mustHave(w.t, r, http.StatusOK, `id="incoming-cards"`, `hx-get="/home/incoming"`)
+	if strings.Contains(r.body, "<html") {
+		w.t.Error("GET /home/incoming answered a whole page")
+	}
+	return groupIDs(incomingRe, r.body)
+}
+
+// TestUIHomeIncomingCards: the home page shows what waits for the user's
+// answer as cards, answered in place with htmx (the cards come back with
+// what happened) or by plain posts (redirected home, saying what
+// happened); the fragments live updates reload answer on their own.
+func TestUIHomeIncomingCards(t *testing.T) {
+	forEngine(t, func(t *testing.T, e *uiEnv) {
+		alice := e.wallet(t, "alice", "100") // 20000 CC
+		bob := e.wallet(t, "bob", "")
+		mustHave(t, bob.get("/"), http.StatusOK, `id="home-incoming"`, `id="incoming-cards"`)
+		if got := bob.incoming(); len(got) != 0 {
+			t.Fatalf("cards before anything was sent: %v", got)
+		}
+		for _, f := range []url.Values{
+			{"method": {"offer"}, "amount": {"12.5"}, "description": {"lunch at Lou's"}},
+			{"method": {"instruction"}, "amount": {"3"}, "description": {"rent"}},
+		} {
+			f.Set("receiver", string(bob.party))
+			f.Set("expires_hours", "24")
+			if r := alice.send(f); r.status != http.StatusSeeOther {
+				t.Fatalf("send %s = %d: %.300s", f.Get("method"), r.status, r.body)
+			}
+		}
+		cards := bob.incoming()
+		if len(cards["offers"]) != 1 || len(cards["instructions"]) != 1 {
+			t.Fatalf("bob's cards = %v, want one offer and one instruction", cards)
+		}
+		if got := alice.incoming(); len(got) != 0 {
+			t.Errorf("the sender has cards: %v", got)
+		}
+		home := bob.get("/")
+		mustHave(t, home, http.StatusOK, `data-testid="incoming-card"`, `title="`+string(alice.party)+`"`,
+			`data-testid="incoming-amount" title="12.5000000000 CC">12.5 CC<`, "lunch at Lou&#39;s", `data-testid="incoming-description">rent<`,
+			`name="from" value="home"`, `action="/offers/`+cards["offers"][0]+`/accept"`, `action="/instructions/`+cards["instructions"][0]+`/reject"`,
+			`name="csrf_token" value="`+bob.csrf+`"`, "Expires ")
+
+		// Accept with htmx: the section comes back saying so, one card
+		// fewer, and the balance above is told to reload.
+		r := bob.do(http.MethodPost, "/offers/"+cards["offers"][0]+"/accept", url.Values{"csrf_token": {bob.csrf}, "from": {"home"}},
+			map[string]string{"HX-Request": "true"})
+		mustHave(t, r, http.StatusOK, `id="home-incoming"`, `data-testid="incoming-ok"`, "Offer accepted.", `data-kind="instructions"`)
+		if strings.Contains(r.body, `data-kind="offers"`) || strings.Contains(r.body, "<html") {
+			t.Errorf("answer to an htmx accept: %.1000s", r.body)
+		}
+		if got := r.header.Get("HX-Trigger"); got != "wallet-changed" {
+			t.Errorf("HX-Trigger = %q, want wallet-changed", got)
+		}
+		if got := bob.balance(); got != "12.5000000000" {
+			t.Errorf("bob's balance = %s, want 12.5", got)
+		}
+		// The same again: 422 with the error in place, nothing changed.
+		r = bob.do(http.MethodPost, "/offers/"+cards["offers"][0]+"/accept", url.Values{"csrf_token": {bob.csrf}, "from": {"home"}},
+			map[string]string{"HX-Request": "true"})
+		mustHave(t, r, http.StatusUnprocessableEntity, `id="home-incoming"`, `data-testid="incoming-error"`, "no longer open")
+		// Without JavaScript: the whole home page with the error.
+		r = bob.post("/offers/"+cards["offers"][0]+"/accept", url.Values{"csrf_token": {bob.csrf}, "from": {"home"}})
+		mustHave(t, r, http.StatusUnprocessableEntity, "<html", `data-testid="nav-home"`, `data-testid="incoming-error"`, `data-testid="balance-cc"`)
+		if got := bob.balance(); got != "12.5000000000" {
+			t.Errorf("bob's balance after the refused accepts = %s", got)
+		}
+
+		// Reject without JavaScript: 303 home, which says what happened.
+		r = bob.post("/instructions/"+cards["instructions"][0]+"/reject", url.Values{"csrf_token": {bob.csrf}, "from": {"home"}})
+		if r.status != http.StatusSeeOther || r.header.Get("Location") != "/?done=instructions-reject" {
+			t.Fatalf("reject = %d %q", r.status, r.header.Get("Location"))
+		}
+		mustHave(t, bob.get("/?done=instructions-reject"), http.StatusOK, `data-testid="incoming-ok"`, "Transfer instruction rejected.")
+		if got := bob.incoming(); len(got) != 0 {
+			t.Errorf("cards after answering both: %v", got)
+		}
+		if r := bob.get("/?done=bogus-thing"); strings.Contains(r.body, `data-testid="incoming-ok"`) {
+			t.Error("an unknown done shows a message")
+		}
+		// Answered from the offers page, the answer stays there.
+		mustSend(t, alice, bob.party, "1", "offer")
+		id := bob.incoming()["offers"][0]
+		if r := bob.post("/offers/"+id+"/reject", url.Values{"csrf_token": {bob.csrf}}); r.status != http.StatusSeeOther || r.header.Get("Location") != "/offers" {
+			t.Errorf("reject from the offers page = %d %q", r.status, r.header.Get("Location"))
+		}
+	})
+}
+
+// TestUIOffersLive: the offers page listens for live updates, and its
+// fragment is the balance and lists without the message above them.
+func TestUIOffersLive(t *testing.T) {
+	forEngine(t, func(t *testing.T, e *uiEnv) {
+		alice := e.wallet(t, "alice", "100")
+		bob := e.wallet(t, "bob", "")
+		mustHave(t, bob.get("/offers"), http.StatusOK, `data-events="/events"`, `id="transfers-live"`, `hx-get="/offers/live"`,
+			`hx-trigger="transfers-changed from:body, wallet-changed from:body"`)
+		mustSend(t, alice, bob.party, "7", "offer")
+		r := bob.do(http.MethodGet, "/offers/live", nil, map[string]string{"HX-Request": "true"})
+		mustHave(t, r, http.StatusOK, `id="transfers-live"`, `data-testid="incoming-offers-row"`, `title="7.0000000000 CC"`,
+			`data-testid="transfers-balance"`, `data-testid="outgoing-offers-empty"`)
+		if strings.Contains(r.body, "<html") || strings.Contains(r.body, `id="transfers-list"`) {
+			t.Errorf("GET /offers/live: %.500s", r.body)
+		}
+	})
+}
+
+// TestUIEventsPending: an offer or instruction created, answered or
+// expired sends "pending" to the open streams of both parties, whoever
+// made the change and however (here the ledger, as the JSON API does).
+func TestUIEventsPending(t *testing.T) {
+	for _, engine := range []store.Dialect{store.SQLite, store.Postgres} {
+		t.Run(ledgertest.Name(engine), func(t *testing.T) {
+			e := newUIEnv(t, engine)
+			alice := e.wallet(t, "alice", "100")
+			bob := e.wallet(t, "bob", "")
+			ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+			defer cancel()
+			streams := map[string]*bufio.Reader{}
+			for name, w := range map[string]*wallet{"alice": alice, "bob": bob} {
+				_, res := w.openStream(ctx)
+				if res == nil {
+					t.Fatal("no stream")
+				}
+				streams[name] = bufio.NewReader(res.Body)
+			}
+			// next reads a stream up to its next event other than the
+			// one a new stream starts with.
+			next := func(name string) string {
+				t.Helper()
+				for {
+					line, err := streams[name].ReadString('\n')
+					if err != nil {
+						t.Fatalf("%s's stream: %v", name, err)
+					}
+					if ev, ok := strings.CutPrefix(strings.TrimSpace(line), "event: "); ok {
+						return ev
+					}
+				}
+			}
+			waitPending := func(what string) {
+				t.Helper()
+				for _, name := range []string{"alice", "bob"} {
+					for ev := next(name); ev != "pending"; ev = next(name) {
+						if ev != "changed" {
+							t.Fatalf("%s: %s got event %q", what, name, ev)
+						}
+					}
+				}
+			}
+			o, _, err := e.l.CreateOffer(ctx, ledger.OfferRequest{Sender: alice.party, Receiver: bob.party, Amount: coin.MustParse("2"),
+				ExpiresAt: time.Now().Add(time.Hour), TrackingID: "api-1"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			waitPending("offer created")
+			if err := e.l.WithdrawOffer(ctx, alice.party, o.ContractID); err != nil {
+				t.Fatal(err)
+			}
+			waitPending("offer withdrawn")
+		})
+	}
+}
