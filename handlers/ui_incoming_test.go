@@ -46,7 +46,7 @@ func TestUIHomeIncomingCards(t *testing.T) {
 			{"method": {"instruction"}, "amount": {"3"}, "description": {"rent"}},
 		} {
 			f.Set("receiver", string(bob.party))
-			f.Set("expires_hours", "24")
+			f.Set("expires", "1d")
 			if r := alice.send(f); r.status != http.StatusSeeOther {
 				t.Fatalf("send %s = %d: %.300s", f.Get("method"), r.status, r.body)
 			}
@@ -183,4 +183,71 @@ func TestUIEventsPending(t *testing.T) {
 			waitPending("offer withdrawn")
 		})
 	}
+}
+
+// TestUISendDefaultsAndExpiry: the send form chooses the one-step direct
+// transfer for a receiver with a preapproval (on ?to=, on the htmx check
+// and on the no-JavaScript check) unless the user chose another method;
+// a post without a method goes by the ledger's rule; the expiry is a
+// choice of lifetimes, which the offer gets.
+func TestUISendDefaultsAndExpiry(t *testing.T) {
+	forEngine(t, func(t *testing.T, e *uiEnv) {
+		alice := e.wallet(t, "alice", "100")
+		bob := e.wallet(t, "bob", "")
+		carol := ledgertest.Party(t, e.l) // without a preapproval
+		if r := bob.post("/preapproval", url.Values{"csrf_token": {bob.csrf}}); r.status != http.StatusSeeOther {
+			t.Fatalf("preapprove = %d", r.status)
+		}
+		page := alice.get("/send")
+		mustHave(t, page, http.StatusOK, `<select id="send-expires" name="expires"`, `<option value="1d" selected>1 day</option>`,
+			`<option value="30d">30 days</option>`, `name="default_method" value="offer"`, `value="offer" checked`)
+		mustHave(t, alice.get("/send?to="+url.QueryEscape(string(bob.party))), http.StatusOK, `value="`+string(bob.party)+`"`,
+			`value="direct" checked`, `name="default_method" value="direct"`)
+		check := func(to coin.PartyID, method, prevDefault, want string) {
+			t.Helper()
+			q := url.Values{"receiver": {string(to)}, "method": {method}, "default_method": {prevDefault}}
+			mustHave(t, alice.get("/send/check?"+q.Encode()), http.StatusOK, `value="`+want+`" checked`)
+			// The no-JavaScript check re-renders the whole form alike.
+			q.Set("csrf_token", alice.csrf)
+			q.Set("action", "check")
+			mustHave(t, alice.post("/send", q), http.StatusOK, `data-testid="send-form"`, `value="`+want+`" checked`)
+		}
+		check(bob.party, "offer", "offer", "direct")            // the default, not chosen: direct
+		check(bob.party, "instruction", "offer", "instruction") // chosen before the check: kept
+		check(bob.party, "offer", "direct", "offer")            // direct turned down: kept
+		check(carol, "direct", "direct", "offer")               // no preapproval: no direct
+		check(carol, "instruction", "direct", "instruction")
+
+		// No method: the ledger's rule sends bob's in one step.
+		r := alice.send(url.Values{"receiver": {string(bob.party)}, "amount": {"4"}})
+		if r.status != http.StatusSeeOther || r.header.Get("Location") != "/send?sent=direct" {
+			t.Fatalf("send without a method = %d %q: %.300s", r.status, r.header.Get("Location"), r.body)
+		}
+		if got := bob.balance(); got != "4.0000000000" {
+			t.Errorf("bob's balance = %s, want 4", got)
+		}
+
+		// The lifetime chosen is the offer's.
+		for _, c := range []struct {
+			value string
+			d     time.Duration
+		}{{"1h", time.Hour}, {"7d", 7 * 24 * time.Hour}, {"30d", 30 * 24 * time.Hour}} {
+			before := time.Now()
+			r := alice.send(url.Values{"receiver": {string(carol)}, "amount": {"1"}, "method": {"offer"}, "expires": {c.value}})
+			if r.status != http.StatusSeeOther {
+				t.Fatalf("send expiring after %s = %d: %.300s", c.value, r.status, r.body)
+			}
+			in, err := e.l.Incoming(t.Context(), carol)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := in.Offers[len(in.Offers)-1].ExpiresAt
+			if got.Before(before.Add(c.d).Truncate(time.Second)) || got.After(time.Now().Add(c.d)) {
+				t.Errorf("expires %s: the offer expires at %s, want %s from %s", c.value, got, c.d, before)
+			}
+		}
+		// A failed send keeps the choice.
+		r = alice.send(url.Values{"receiver": {string(carol)}, "amount": {"lots"}, "method": {"offer"}, "expires": {"7d"}})
+		mustHave(t, r, http.StatusUnprocessableEntity, `data-testid="send-error"`, `<option value="7d" selected>7 days</option>`)
+	})
 }

@@ -29,14 +29,23 @@
   }
 
   // The receiver check swaps the send form's method choice, rendered with
-  // the choice made when the check was sent; a method picked while it was
-  // on its way is put back (when the new choice still offers it).
-  var picked = null;
+  // the choice made when the check was sent (the server may choose direct
+  // for the user); a method picked while it was on its way is put back
+  // (when the new choice still offers it).
+  var sentWith = null, picked = null;
+  function checkedMethod(t) {
+    var c = t.querySelector("input[name=method]:checked");
+    return c ? c.value : null;
+  }
+  document.body.addEventListener("htmx:beforeRequest", function (ev) {
+    var t = ev.detail.target;
+    if (t && t.id === "send-methods") sentWith = checkedMethod(t);
+  });
   document.body.addEventListener("htmx:beforeSwap", function (ev) {
     var t = ev.detail.target;
     if (!t || t.id !== "send-methods") return;
-    var c = t.querySelector("input[name=method]:checked");
-    picked = c ? c.value : null;
+    var now = checkedMethod(t);
+    picked = now !== sentWith ? now : null;
   });
   document.body.addEventListener("htmx:afterSettle", function () {
     if (picked === null) return;
