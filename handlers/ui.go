@@ -156,6 +156,8 @@ func (h *Handler) session(fn uiFunc) http.Handler {
 		}
 		if err := fn(w, r, s); err != nil {
 			h.uiError(w, r, s, err)
+		} else if post {
+			h.events.nudge()
 		}
 	})
 }

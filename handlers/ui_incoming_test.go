@@ -3,6 +3,9 @@ package handlers_test
 import (
 	"bufio"
 	"context"
+	"crypto"
+	"crypto/ed25519"
+	"log/slog"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -11,9 +14,10 @@ import (
 	"time"
 
 	"github.com/ccwallet/ccwallet/coin"
+	"github.com/ccwallet/ccwallet/handlers"
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
-	"github.com/ccwallet/ccwallet/store"
+	"github.com/ccwallet/ccwallet/web"
 )
 
 var incomingRe = regexp.MustCompile(`data-testid="incoming-card" data-kind="([a-z]+)" data-cid="([^"]+)"`)
@@ -128,59 +132,104 @@ func TestUIOffersLive(t *testing.T) {
 	})
 }
 
+// waitPending opens a live-update stream for each wallet and returns a
+// function that waits until each stream has sent "pending" (passing over
+// "changed"), failing the test after timeout.
+func waitPending(t *testing.T, timeout time.Duration, ws ...*wallet) func(what string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), timeout)
+	t.Cleanup(cancel)
+	var streams []*bufio.Reader
+	for _, w := range ws {
+		_, res := w.openStream(ctx)
+		if res == nil {
+			t.Fatal("no stream")
+		}
+		streams = append(streams, bufio.NewReader(res.Body))
+	}
+	return func(what string) {
+		t.Helper()
+		for i, s := range streams {
+			for {
+				line, err := s.ReadString('\n')
+				if err != nil {
+					t.Fatalf("%s: stream %d: %v", what, i, err)
+				}
+				ev, ok := strings.CutPrefix(strings.TrimSpace(line), "event: ")
+				if ev == "pending" {
+					break
+				}
+				if ok && ev != "changed" {
+					t.Fatalf("%s: stream %d sent %q", what, i, ev)
+				}
+			}
+		}
+	}
+}
+
 // TestUIEventsPending: an offer or instruction created, answered or
 // expired sends "pending" to the open streams of both parties, whoever
-// made the change and however (here the ledger, as the JSON API does).
+// made the change and however (here the ledger itself, as a job or
+// another replica would).
 func TestUIEventsPending(t *testing.T) {
-	for _, engine := range []store.Dialect{store.SQLite, store.Postgres} {
+	forEngine(t, func(t *testing.T, e *uiEnv) {
+		alice := e.wallet(t, "alice", "100")
+		bob := e.wallet(t, "bob", "")
+		wait := waitPending(t, 30*time.Second, alice, bob)
+		ctx := t.Context()
+		o, _, err := e.l.CreateOffer(ctx, ledger.OfferRequest{Sender: alice.party, Receiver: bob.party, Amount: coin.MustParse("2"),
+			ExpiresAt: time.Now().Add(time.Hour), TrackingID: "api-1"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		wait("offer created")
+		if err := e.l.WithdrawOffer(ctx, alice.party, o.ContractID); err != nil {
+			t.Fatal(err)
+		}
+		wait("offer withdrawn")
+	})
+}
+
+// TestUIEventsNudged: a change made through this process's JSON API or
+// web forms reaches the open streams at once, not at the next tick (an
+// hour here).
+func TestUIEventsNudged(t *testing.T) {
+	_, key, err := ed25519.GenerateKey(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := web.NewVerifier(web.AuthConfig{StaticKeys: map[string]crypto.PublicKey{"k": key.Public()}, Audience: "aud"}, slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, engine := range ledgertest.Engines {
 		t.Run(ledgertest.Name(engine), func(t *testing.T) {
-			e := newUIEnv(t, engine)
+			e := newUIEnvWith(t, engine, func(cfg *handlers.Config) {
+				cfg.UI.EventInterval = time.Hour
+				cfg.Auth = v
+			})
 			alice := e.wallet(t, "alice", "100")
 			bob := e.wallet(t, "bob", "")
-			ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
-			defer cancel()
-			streams := map[string]*bufio.Reader{}
-			for name, w := range map[string]*wallet{"alice": alice, "bob": bob} {
-				_, res := w.openStream(ctx)
-				if res == nil {
-					t.Fatal("no stream")
-				}
-				streams[name] = bufio.NewReader(res.Body)
-			}
-			// next reads a stream up to its next event other than the
-			// one a new stream starts with.
-			next := func(name string) string {
-				t.Helper()
-				for {
-					line, err := streams[name].ReadString('\n')
-					if err != nil {
-						t.Fatalf("%s's stream: %v", name, err)
-					}
-					if ev, ok := strings.CutPrefix(strings.TrimSpace(line), "event: "); ok {
-						return ev
-					}
-				}
-			}
-			waitPending := func(what string) {
-				t.Helper()
-				for _, name := range []string{"alice", "bob"} {
-					for ev := next(name); ev != "pending"; ev = next(name) {
-						if ev != "changed" {
-							t.Fatalf("%s: %s got event %q", what, name, ev)
-						}
-					}
-				}
-			}
-			o, _, err := e.l.CreateOffer(ctx, ledger.OfferRequest{Sender: alice.party, Receiver: bob.party, Amount: coin.MustParse("2"),
-				ExpiresAt: time.Now().Add(time.Hour), TrackingID: "api-1"})
+			wait := waitPending(t, 20*time.Second, bob)
+			mustSend(t, alice, bob.party, "2", "offer")
+			wait("offer sent with the form")
+
+			tok, err := web.SignDevToken(key, "k", "", "aud", "alice", time.Hour)
 			if err != nil {
 				t.Fatal(err)
 			}
-			waitPending("offer created")
-			if err := e.l.WithdrawOffer(ctx, alice.party, o.ContractID); err != nil {
+			req, _ := http.NewRequest(http.MethodPost, e.srv.URL+"/v0/wallet/transfer-offers/"+bob.incoming()["offers"][0]+"/withdraw", strings.NewReader("{}"))
+			req.Header.Set("Authorization", "Bearer "+tok)
+			req.Header.Set("Content-Type", "application/json")
+			res, err := http.DefaultClient.Do(req)
+			if err != nil {
 				t.Fatal(err)
 			}
-			waitPending("offer withdrawn")
+			res.Body.Close()
+			if res.StatusCode != http.StatusOK {
+				t.Fatalf("withdraw through the API = %d", res.StatusCode)
+			}
+			wait("offer withdrawn through the API")
 		})
 	}
 }
