@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -79,6 +80,23 @@ func TestIncomingOnHomeLive(t *testing.T) {
 	must(t, err)
 	token := devToken(t, walletBin, "alice")
 
+	// No request of bob's pages fails, live reloads included.
+	var mu sync.Mutex
+	var failed []string
+	bob.Context().On("response", func(r playwright.Response) {
+		if r.Status() >= 400 {
+			mu.Lock()
+			failed = append(failed, fmt.Sprintf("%d %s", r.Status(), r.URL()))
+			mu.Unlock()
+		}
+	})
+	t.Cleanup(func() {
+		mu.Lock()
+		defer mu.Unlock()
+		for _, f := range failed {
+			t.Errorf("bob's request failed: %s", f)
+		}
+	})
 	openLive(t, bob, base+"/")
 	offers, err := bob.Context().NewPage()
 	must(t, err)
