@@ -63,8 +63,8 @@ func mustBeSameDocument(t *testing.T, p playwright.Page, where string) {
 // on bob's open Home and Offers pages within 2 s, without a reload; the
 // card fits a phone, its sender, amount, description and expiry are
 // there, accepting it on Home moves the balance and takes the card away
-// on both pages; offers withdrawn or expired go away by themselves too
-// (issue 24 point 5).
+// on both pages; offers withdrawn or expired go away by themselves too,
+// and a transfer instruction has its card as well (issue 24 point 5).
 func TestIncomingOnHomeLive(t *testing.T) {
 	t.Parallel()
 	base := ownWallet(t)
@@ -172,6 +172,26 @@ func TestIncomingOnHomeLive(t *testing.T) {
 	must(t, expect.Locator(card).ToBeVisible(within2s))
 	must(t, expect.Locator(card).ToHaveCount(0, playwright.LocatorAssertionsToHaveCountOptions{Timeout: playwright.Float(45000)}))
 	must(t, expect.Locator(offers.Locator(`[data-cid="`+cid+`"]`)).ToHaveCount(0))
+
+	// A transfer instruction alice sends with the form: its card comes,
+	// and bob rejects it in place.
+	_, err = alice.Goto(base + "/send")
+	must(t, err)
+	must(t, alice.Locator("#send-receiver").Fill(bobParty))
+	must(t, expect.Locator(testID(alice, "no-preapproval")).ToBeVisible())
+	must(t, testID(alice, "method-instruction").Check())
+	must(t, alice.Locator("#send-amount").Fill("4"))
+	must(t, testID(alice, "send-submit").Click())
+	must(t, alice.WaitForURL(base+"/send?sent=instruction"))
+	card = bob.Locator(`[data-testid="incoming-card"][data-kind="instructions"]`)
+	must(t, expect.Locator(card).ToBeVisible(within2s))
+	must(t, expect.Locator(card).ToContainText("Transfer instruction from"))
+	must(t, expect.Locator(offers.Locator(`[data-testid="incoming-instructions-row"]`)).ToHaveCount(1))
+	must(t, card.GetByTestId("reject").Click())
+	must(t, expect.Locator(testID(bob, "incoming-ok")).ToContainText("Transfer instruction rejected"))
+	must(t, expect.Locator(card).ToHaveCount(0))
+	must(t, expect.Locator(testID(offers, "incoming-instructions-empty")).ToBeVisible())
+	must(t, expect.Locator(testID(bob, "balance-cc")).ToHaveText("12.5 CC"))
 	mustBeSameDocument(t, bob, "home at the end")
 	mustBeSameDocument(t, offers, "offers at the end")
 }
