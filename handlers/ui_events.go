@@ -38,14 +38,14 @@ const eventKeepAlive = 15 * time.Second
 // answered, withdrawn or expired).
 //
 // A stream holds no database connection and makes no query while open: one
-// hub goroutine (eventHub) polls, once per interval, the newest history id
-// of each party and the liveness of each session that has streams, one
-// query at a time, and wakes the streams whose party changed. Per party
-// it reads two index ranges: the newest history id and the pending mark
-// (ledger.PendingMark). So thousands
-// of streams cost the pool one connection at a time, and the other
-// requests and /readyz never queue behind them (issue 21: 5,000 streams
-// each polling made a balance request take 43 s and /readyz answer 503).
+// hub goroutine (eventHub) polls, once per interval (or at once when a
+// request of this process changed the ledger: nudge), the mark of each
+// party (its newest history id and ledger.PendingMark) and the liveness of
+// each session that has streams, one query at a time, and wakes the
+// streams whose party changed. So thousands of streams cost the pool one
+// connection at a time, and the other requests and /readyz never queue
+// behind them (issue 21: 5,000 streams each polling made a balance request
+// take 43 s and /readyz answer 503).
 func (h *Handler) uiEvents(w http.ResponseWriter, r *http.Request, s *web.Session) error {
 	party := uiParty(r)
 	sub, refused := h.events.join(s, party)
