@@ -46,14 +46,21 @@ func (h *Handler) incomingModel(ctx context.Context, s *web.Session, party coin.
 		return views.Incoming{}, err
 	}
 	m := views.Incoming{CSRF: s.CSRF}
-	for _, o := range in.Offers {
+	for _, o := range in.Offers[:min(len(in.Offers), homeIncoming)] {
 		m.Offers = append(m.Offers, offerRow(o, party))
 	}
-	for _, ti := range in.Instructions {
+	for _, ti := range in.Instructions[:min(len(in.Instructions), homeIncoming-len(m.Offers))] {
 		m.Instructions = append(m.Instructions, instructionRow(ti, party))
+	}
+	if n := len(in.Offers) + len(in.Instructions); n > homeIncoming {
+		m.Total = n
 	}
 	return m, nil
 }
+
+// homeIncoming is how many incoming cards the home page shows at most,
+// the oldest offers first; the offers page lists them all.
+const homeIncoming = 20
 
 // answeredMessage is the confirmation of done ("offers-accept"), the
 // answer on an incoming card the home page redirected from; "" for none.

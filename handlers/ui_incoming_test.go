@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto"
 	"crypto/ed25519"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"net/url"
@@ -110,6 +111,31 @@ func TestUIHomeIncomingCards(t *testing.T) {
 		id := bob.incoming()["offers"][0]
 		if r := bob.post("/offers/"+id+"/reject", url.Values{"csrf_token": {bob.csrf}}); r.status != http.StatusSeeOther || r.header.Get("Location") != "/offers" {
 			t.Errorf("reject from the offers page = %d %q", r.status, r.header.Get("Location"))
+		}
+	})
+}
+
+// TestUIHomeIncomingCapped: a user with more incoming transfers than the
+// home page shows gets the first 20 (offers first, oldest first) and a
+// link to them all.
+func TestUIHomeIncomingCapped(t *testing.T) {
+	forEngine(t, func(t *testing.T, e *uiEnv) {
+		alice := e.wallet(t, "alice", "100")
+		bob := e.wallet(t, "bob", "")
+		for i := range 21 {
+			_, _, err := e.l.CreateOffer(t.Context(), ledger.OfferRequest{Sender: alice.party, Receiver: bob.party,
+				Amount: coin.MustParse("1"), ExpiresAt: time.Now().Add(time.Hour), TrackingID: fmt.Sprint("cap-", i)})
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		mustSend(t, alice, bob.party, "1", "instruction")
+		if got := bob.incoming(); len(got["offers"]) != 20 || len(got["instructions"]) != 0 {
+			t.Errorf("cards: %d offers, %d instructions; want the first 20 offers", len(got["offers"]), len(got["instructions"]))
+		}
+		mustHave(t, bob.get("/"), http.StatusOK, `data-testid="incoming-more"`, "Showing 20 of 22.", `href="/offers" data-testid="incoming-all"`)
+		if r := alice.get("/"); strings.Contains(r.body, `data-testid="incoming-more"`) {
+			t.Error("the sender is told of more incoming transfers")
 		}
 	})
 }

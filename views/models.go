@@ -118,6 +118,9 @@ type Incoming struct {
 	CSRF         string
 	Offers       []OfferRow
 	Instructions []OfferRow
+	// Total counts them all when there are more than the cards show
+	// (the offers page lists them all); 0 when all are shown.
+	Total int
 	// Error or Message says how the last accept or reject went.
 	Error, Message string
 }
