@@ -211,7 +211,13 @@ func testID(p playwright.Page, id string) playwright.Locator { return p.GetByTes
 // onboarding; it ends on the home page.
 func login(t *testing.T, p playwright.Page, user string, shots bool) {
 	t.Helper()
-	_, err := p.Goto("/login")
+	loginAt(t, p, baseURL, user, shots)
+}
+
+// loginAt is login on the wallet at baseURL (say a test's own wallet).
+func loginAt(t *testing.T, p playwright.Page, baseURL, user string, shots bool) {
+	t.Helper()
+	_, err := p.Goto(baseURL + "/login")
 	must(t, err)
 	must(t, expect.Locator(testID(p, "dev-provider-notice")).ToContainText("development"))
 	if shots {

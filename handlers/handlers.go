@@ -79,6 +79,8 @@ func (h *Handler) api(fn apiFunc) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if err := fn(w, r); err != nil {
 			writeError(h.log, w, r, err)
+		} else if r.Method != http.MethodGet {
+			h.events.nudge()
 		}
 	})
 }

@@ -317,7 +317,7 @@ func TestUIConcurrentDoubleSubmit(t *testing.T) {
 				before := tc.effects()
 				page := alice.get("/send")
 				form := url.Values{"csrf_token": {alice.csrf}, "dedup_id": {dedupOf(t, page.body)}, "receiver": {string(tc.to)},
-					"amount": {"7"}, "method": {tc.method}, "expires_hours": {"24"}}
+					"amount": {"7"}, "method": {tc.method}, "expires": {"1d"}}
 				for i, r := range concurrently("/send", form) {
 					if r.status != http.StatusSeeOther || r.header.Get("Location") != "/send?sent="+tc.sent {
 						t.Errorf("submission %d = %d %q: %.300s", i, r.status, r.header.Get("Location"), r.body)

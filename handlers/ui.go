@@ -28,7 +28,8 @@ type UI struct {
 	// BaseURL is the wallet's public URL, where the provider sends the
 	// browser after logout.
 	BaseURL string
-	// EventInterval is how often /events looks for new history (default 2s).
+	// EventInterval is how often /events looks for new history and changed
+	// offers (default DefaultEventInterval).
 	EventInterval time.Duration
 	// EventStreamsPerSession, EventStreamsPerUser and EventStreams cap the
 	// open /events streams (429 past them); 0 means the Default* caps.
@@ -102,6 +103,7 @@ func (h *Handler) uiRoutes(mux *http.ServeMux) {
 	handle("GET /onboard", h.session(h.uiOnboardPage))
 	handle("POST /onboard", h.session(h.uiOnboard))
 	handle("GET /home/live", h.session(h.onboarded(h.uiHomeLive)))
+	handle("GET /home/incoming", h.session(h.onboarded(h.uiHomeIncoming)))
 	handle("GET /holdings", h.session(h.onboarded(h.uiHoldings)))
 	handle("POST /tap", h.session(h.onboarded(h.uiTap)))
 	handle("GET /history", h.session(h.onboarded(h.uiHistory)))
@@ -111,6 +113,7 @@ func (h *Handler) uiRoutes(mux *http.ServeMux) {
 	handle("GET /send/check", h.session(h.onboarded(h.uiSendCheck)))
 	handle("POST /send", h.session(h.onboarded(h.uiSend)))
 	handle("GET /offers", h.session(h.onboarded(h.uiOffers)))
+	handle("GET /offers/live", h.session(h.onboarded(h.uiOffersLive)))
 	handle("POST /offers/{cid}/{action}", h.session(h.onboarded(h.uiTransferAction("offers"))))
 	handle("POST /instructions/{cid}/{action}", h.session(h.onboarded(h.uiTransferAction("instructions"))))
 	handle("GET /approvals", h.session(h.onboarded(h.uiDelegations)))
@@ -153,6 +156,8 @@ func (h *Handler) session(fn uiFunc) http.Handler {
 		}
 		if err := fn(w, r, s); err != nil {
 			h.uiError(w, r, s, err)
+		} else if post {
+			h.events.nudge()
 		}
 	})
 }

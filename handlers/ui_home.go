@@ -22,14 +22,83 @@ const dustRiskWithin = 24 * time.Hour
 
 // uiHome serves the home page (GET / for an onboarded user).
 func (h *Handler) uiHome(w http.ResponseWriter, r *http.Request, s *web.Session) error {
-	m, err := h.homeModel(r.Context(), s, uiParty(r))
+	m, err := h.homePageModel(r.Context(), s, uiParty(r))
 	if err != nil {
 		return err
 	}
-	if h.l.DevNet() {
-		m.Tap = &views.TapForm{CSRF: s.CSRF}
-	}
+	m.Incoming.Message = answeredMessage(r.URL.Query().Get("done"))
 	return render(w, r, http.StatusOK, views.HomePage(m))
+}
+
+// uiHomeIncoming serves GET /home/incoming, the home page's incoming
+// cards that live updates reload.
+func (h *Handler) uiHomeIncoming(w http.ResponseWriter, r *http.Request, s *web.Session) error {
+	m, err := h.incomingModel(r.Context(), s, uiParty(r))
+	if err != nil {
+		return err
+	}
+	return render(w, r, http.StatusOK, views.HomeIncomingCards(m))
+}
+
+func (h *Handler) incomingModel(ctx context.Context, s *web.Session, party coin.PartyID) (views.Incoming, error) {
+	in, err := h.l.Incoming(ctx, party)
+	if err != nil {
+		return views.Incoming{}, err
+	}
+	m := views.Incoming{CSRF: s.CSRF}
+	for _, o := range in.Offers[:min(len(in.Offers), homeIncoming)] {
+		m.Offers = append(m.Offers, offerRow(o, party))
+	}
+	for _, ti := range in.Instructions[:min(len(in.Instructions), homeIncoming-len(m.Offers))] {
+		m.Instructions = append(m.Instructions, instructionRow(ti, party))
+	}
+	if n := len(in.Offers) + len(in.Instructions); n > homeIncoming {
+		m.Total = n
+	}
+	return m, nil
+}
+
+// homeIncoming is how many incoming cards the home page shows at most,
+// the oldest offers first; the offers page lists them all.
+const homeIncoming = 20
+
+// answeredMessage is the confirmation of done ("offers-accept"), the
+// answer on an incoming card the home page redirected from; "" for none.
+func answeredMessage(done string) string {
+	base, action, _ := strings.Cut(done, "-")
+	return transferActions[base][action].msg
+}
+
+// homeAnswered ends an accept or reject from the home page's incoming
+// cards (uiTransferAction with from=home): with htmx the cards come back
+// with the message (422 with the error), without it a success redirects
+// home (saying what happened) and an error shows the home page with it.
+func (h *Handler) homeAnswered(w http.ResponseWriter, r *http.Request, s *web.Session, done string, ok bool, errMsg string, status int) error {
+	if ok && !isFragment(r) {
+		redirect(w, r, "/?done="+done)
+		return nil
+	}
+	party := uiParty(r)
+	in, err := h.incomingModel(r.Context(), s, party)
+	if err != nil {
+		return err
+	}
+	if ok {
+		in.Message = answeredMessage(done)
+		// The balance above the cards reloads now, not at the next event.
+		w.Header().Set("HX-Trigger", "wallet-changed")
+	} else {
+		in.Error = errMsg
+	}
+	if isFragment(r) {
+		return render(w, r, status, views.HomeIncoming(in))
+	}
+	m, err := h.homePageModel(r.Context(), s, party)
+	if err != nil {
+		return err
+	}
+	m.Incoming = in
+	return render(w, r, status, views.HomePage(m))
 }
 
 // uiHomeLive serves GET /home/live, the part of the home page that live
@@ -40,6 +109,22 @@ func (h *Handler) uiHomeLive(w http.ResponseWriter, r *http.Request, s *web.Sess
 		return err
 	}
 	return render(w, r, http.StatusOK, views.HomeLive(m))
+}
+
+// homePageModel is homeModel with what only the whole page shows: the
+// incoming cards and, on a development network, the faucet.
+func (h *Handler) homePageModel(ctx context.Context, s *web.Session, party coin.PartyID) (views.Home, error) {
+	m, err := h.homeModel(ctx, s, party)
+	if err != nil {
+		return views.Home{}, err
+	}
+	if m.Incoming, err = h.incomingModel(ctx, s, party); err != nil {
+		return views.Home{}, err
+	}
+	if h.l.DevNet() {
+		m.Tap = &views.TapForm{CSRF: s.CSRF}
+	}
+	return m, nil
 }
 
 func (h *Handler) homeModel(ctx context.Context, s *web.Session, party coin.PartyID) (views.Home, error) {
@@ -180,7 +265,7 @@ func (h *Handler) uiTap(w http.ResponseWriter, r *http.Request, s *web.Session) 
 		if isFragment(r) {
 			return render(w, r, http.StatusUnprocessableEntity, views.TapFormView(f))
 		}
-		m, merr := h.homeModel(r.Context(), s, uiParty(r))
+		m, merr := h.homePageModel(r.Context(), s, uiParty(r))
 		if merr != nil {
 			return merr
 		}

@@ -3,6 +3,7 @@ package handlers
 import (
 	"context"
 	"net/http"
+	"time"
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
@@ -20,7 +21,23 @@ func (h *Handler) uiOffers(w http.ResponseWriter, r *http.Request, s *web.Sessio
 	if isFragment(r) {
 		return render(w, r, http.StatusOK, views.TransfersList(m))
 	}
-	return render(w, r, http.StatusOK, views.OffersPage(views.Offers{Page: h.page(s, "Offers", "offers"), Transfers: m}))
+	return render(w, r, http.StatusOK, views.OffersPage(views.Offers{Page: h.offersPage(s), Transfers: m}))
+}
+
+// uiOffersLive serves GET /offers/live, the lists live updates reload.
+func (h *Handler) uiOffersLive(w http.ResponseWriter, r *http.Request, s *web.Session) error {
+	m, err := h.transfersModel(r.Context(), s, uiParty(r))
+	if err != nil {
+		return err
+	}
+	return render(w, r, http.StatusOK, views.TransfersLive(m))
+}
+
+// offersPage is the offers page's layout, with live updates.
+func (h *Handler) offersPage(s *web.Session) views.Page {
+	p := h.page(s, "Offers", "offers")
+	p.Events = "/events"
+	return p
 }
 
 func (h *Handler) transfersModel(ctx context.Context, s *web.Session, party coin.PartyID) (views.Transfers, error) {
@@ -41,10 +58,8 @@ func (h *Handler) transfersModel(ctx context.Context, s *web.Session, party coin
 		if o.Status != ledger.OfferCreated {
 			continue
 		}
-		row := views.OfferRow{ContractID: string(o.ContractID), Amount: o.Amount.String(), Description: o.Description,
-			Expires: fmtTime(o.ExpiresAt), Incoming: o.Receiver == party, Counterparty: string(o.Receiver)}
+		row := offerRow(o, party)
 		if row.Incoming {
-			row.Counterparty = string(o.Sender)
 			m.IncomingOffers = append(m.IncomingOffers, row)
 		} else {
 			m.OutgoingOffers = append(m.OutgoingOffers, row)
@@ -55,10 +70,8 @@ func (h *Handler) transfersModel(ctx context.Context, s *web.Session, party coin
 		return views.Transfers{}, err
 	}
 	for _, ti := range tis {
-		row := views.OfferRow{ContractID: string(ti.ContractID), Amount: ti.Amount.String(), Description: ti.Description,
-			Expires: fmtTime(ti.ExecuteBefore), Incoming: ti.Receiver == party, Counterparty: string(ti.Receiver)}
+		row := instructionRow(ti, party)
 		if row.Incoming {
-			row.Counterparty = string(ti.Sender)
 			m.IncomingInstructions = append(m.IncomingInstructions, row)
 		} else {
 			m.OutgoingInstructions = append(m.OutgoingInstructions, row)
@@ -67,8 +80,29 @@ func (h *Handler) transfersModel(ctx context.Context, s *web.Session, party coin
 	return m, nil
 }
 
-// transferActions are the buttons of the offers page: the ledger call and
-// the confirmation of each.
+// offerRow is offer o as party sees it.
+func offerRow(o ledger.Offer, party coin.PartyID) views.OfferRow {
+	return transferRow(o.ContractID, o.Sender, o.Receiver, o.Amount, o.Description, o.ExpiresAt, party)
+}
+
+// instructionRow is transfer instruction ti as party sees it.
+func instructionRow(ti ledger.TransferInstruction, party coin.PartyID) views.OfferRow {
+	return transferRow(ti.ContractID, ti.Sender, ti.Receiver, ti.Amount, ti.Description, ti.ExecuteBefore, party)
+}
+
+// transferRow is an offer or instruction as party sees it: the
+// counterparty is the other side.
+func transferRow(cid coin.ContractID, sender, receiver coin.PartyID, amount coin.Amount, desc string, expires time.Time, party coin.PartyID) views.OfferRow {
+	row := views.OfferRow{ContractID: string(cid), Amount: amount.String(), Description: desc,
+		Expires: fmtTime(expires), Incoming: receiver == party, Counterparty: string(receiver)}
+	if row.Incoming {
+		row.Counterparty = string(sender)
+	}
+	return row
+}
+
+// transferActions are the buttons of the offers page (and of the home
+// page's incoming cards): the ledger call and the confirmation of each.
 var transferActions = map[string]map[string]struct {
 	do  func(h *Handler, ctx context.Context, actor coin.PartyID, cid coin.ContractID) error
 	msg string
@@ -127,6 +161,9 @@ func (h *Handler) uiTransferAction(base string) uiFunc {
 			}
 			msg, status = m, http.StatusUnprocessableEntity
 		}
+		if r.PostFormValue("from") == "home" {
+			return h.homeAnswered(w, r, s, base+"-"+r.PathValue("action"), perr == nil, msg, status)
+		}
 		if !isFragment(r) {
 			if perr == nil {
 				redirect(w, r, "/offers")
@@ -146,6 +183,6 @@ func (h *Handler) uiTransferAction(base string) uiFunc {
 		if isFragment(r) {
 			return render(w, r, status, views.TransfersList(m))
 		}
-		return render(w, r, status, views.OffersPage(views.Offers{Page: h.page(s, "Offers", "offers"), Transfers: m}))
+		return render(w, r, status, views.OffersPage(views.Offers{Page: h.offersPage(s), Transfers: m}))
 	}
 }

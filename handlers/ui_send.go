@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"net/http"
-	"strconv"
 	"strings"
 	"time"
 
@@ -15,12 +14,9 @@ import (
 	"github.com/google/uuid"
 )
 
-// defaultExpiresHours is the send form's default lifetime of an offer or
-// instruction.
-const defaultExpiresHours = "24"
-
-// maxExpiresHours bounds the lifetime the send form accepts (a year).
-const maxExpiresHours = 24 * 366
+// defaultExpires is the send form's default lifetime of an offer or
+// instruction (a views.SendExpiries value); a post without one gets it.
+const defaultExpires = "1d"
 
 // sendMessages are the confirmations after a send, by method.
 var sendMessages = map[string]string{
@@ -29,10 +25,13 @@ var sendMessages = map[string]string{
 	string(views.SendInstruction): "Transfer instruction sent; the coin is locked until the receiver accepts it or it expires.",
 }
 
-// uiSendPage serves GET /send: a fresh form with a new dedup id.
+// uiSendPage serves GET /send: a fresh form with a new dedup id. ?to=
+// fills the receiver in, checked, so the method is chosen for it.
 func (h *Handler) uiSendPage(w http.ResponseWriter, r *http.Request, s *web.Session) error {
-	f := views.SendForm{CSRF: s.CSRF, ExpiresHours: defaultExpiresHours, DedupID: uuid.NewString(),
-		Message: sendMessages[r.URL.Query().Get("sent")]}
+	q := r.URL.Query()
+	f := views.SendForm{CSRF: s.CSRF, Expires: defaultExpires, DedupID: uuid.NewString(),
+		Message: sendMessages[q.Get("sent")], Receiver: strings.TrimSpace(q.Get("to"))}
+	f.Methods = h.checkReceiver(r.Context(), uiParty(r), f.Receiver, "", "")
 	return h.renderSend(w, r, s, http.StatusOK, f)
 }
 
@@ -45,22 +44,34 @@ func (h *Handler) renderSend(w http.ResponseWriter, r *http.Request, s *web.Sess
 }
 
 // checkReceiver looks receiver up for the method choice: whether it is a
-// known party and has a valid preapproval.
-func (h *Handler) checkReceiver(ctx context.Context, sender coin.PartyID, receiver string, method views.SendMethod) views.SendMethods {
-	m := views.SendMethods{Method: method}
-	receiver = strings.TrimSpace(receiver)
-	if receiver == "" {
-		return m
-	}
-	m.Checked = true
-	p, err := h.receiverParty(ctx, sender, receiver)
-	if err != nil {
-		m.CheckError, _ = inline(err)
-		if m.CheckError == "" {
-			m.CheckError = "the receiver could not be checked; try again"
+// known party and how a transfer to it settles (the ledger's rule: in one
+// step through a valid preapproval). The default is direct when it can
+// be, else offer; a method other than the previous default (prevDefault,
+// what the form chose for the user before) is the user's and stays,
+// unless it is direct and the receiver has no preapproval.
+func (h *Handler) checkReceiver(ctx context.Context, sender coin.PartyID, receiver string, method, prevDefault views.SendMethod) views.SendMethods {
+	m := views.SendMethods{Method: method, Default: views.SendOffer}
+	if receiver = strings.TrimSpace(receiver); receiver != "" {
+		m.Checked = true
+		p, err := h.receiverParty(ctx, sender, receiver)
+		if err == nil {
+			var kind ledger.TransferKind
+			if kind, err = h.l.TransferKind(ctx, sender, p); err == nil && kind == ledger.TransferDirect {
+				m.Preapproved, m.Default = true, views.SendDirect
+				if pa, perr := h.l.PreapprovalOf(ctx, p); perr == nil {
+					m.PreapprovalExpires = fmtTime(pa.ExpiresAt)
+				}
+			}
 		}
-	} else if pa, err := h.l.PreapprovalOf(ctx, p); err == nil {
-		m.Preapproved, m.PreapprovalExpires = true, fmtTime(pa.ExpiresAt)
+		if err != nil {
+			m.CheckError, _ = inline(err)
+			if m.CheckError == "" {
+				m.CheckError = "the receiver could not be checked; try again"
+			}
+		}
+	}
+	if m.Method == "" || m.Method == prevDefault {
+		m.Method = m.Default
 	}
 	if m.Method == views.SendDirect && !m.Preapproved {
 		m.Method = views.SendOffer
@@ -89,25 +100,32 @@ func (h *Handler) receiverParty(ctx context.Context, sender coin.PartyID, receiv
 // choice, with the direct method only for a receiver with a preapproval.
 func (h *Handler) uiSendCheck(w http.ResponseWriter, r *http.Request, s *web.Session) error {
 	q := r.URL.Query()
-	m := h.checkReceiver(r.Context(), uiParty(r), q.Get("receiver"), views.SendMethod(q.Get("method")))
+	m := h.checkReceiver(r.Context(), uiParty(r), q.Get("receiver"), views.SendMethod(q.Get("method")), views.SendMethod(q.Get("default_method")))
 	return render(w, r, http.StatusOK, views.SendMethodsView(m))
 }
 
 // uiSend serves POST /send. action=check re-renders the form with the
 // receiver checked (the no-JavaScript check); otherwise it sends by the
-// chosen method and redirects, or shows the error inline with 422.
+// chosen method (none chosen: the ledger's rule, as the check's default)
+// and redirects, or shows the error inline with 422.
 func (h *Handler) uiSend(w http.ResponseWriter, r *http.Request, s *web.Session) error {
 	sender := uiParty(r)
 	f := views.SendForm{
 		CSRF: s.CSRF, Receiver: strings.TrimSpace(r.PostFormValue("receiver")), Amount: strings.TrimSpace(r.PostFormValue("amount")),
-		Description: strings.TrimSpace(r.PostFormValue("description")), ExpiresHours: strings.TrimSpace(r.PostFormValue("expires_hours")),
+		Description: strings.TrimSpace(r.PostFormValue("description")), Expires: strings.TrimSpace(r.PostFormValue("expires")),
 		DedupID: strings.TrimSpace(r.PostFormValue("dedup_id")),
 	}
 	method := views.SendMethod(r.PostFormValue("method"))
 	if f.DedupID == "" {
 		f.DedupID = uuid.NewString()
 	}
-	f.Methods = h.checkReceiver(r.Context(), sender, f.Receiver, method)
+	if f.Expires == "" {
+		f.Expires = defaultExpires
+	}
+	f.Methods = h.checkReceiver(r.Context(), sender, f.Receiver, method, views.SendMethod(r.PostFormValue("default_method")))
+	if method == "" {
+		method = f.Methods.Method
+	}
 	if r.PostFormValue("action") == "check" {
 		// The form's method choice may change, so keep the selection.
 		return h.renderSend(w, r, s, http.StatusOK, f)
@@ -153,11 +171,16 @@ func (h *Handler) send(ctx context.Context, sender coin.PartyID, method views.Se
 		return badRequest("amount: must be positive")
 	}
 	expires := func() (time.Time, error) {
-		n, err := strconv.Atoi(f.ExpiresHours)
-		if err != nil || n <= 0 || n > maxExpiresHours {
-			return time.Time{}, badRequest("expires: enter a whole number of hours from 1 to " + strconv.Itoa(maxExpiresHours))
+		for _, e := range views.SendExpiries {
+			if e.Value == f.Expires {
+				return time.Now().Add(e.Duration), nil
+			}
 		}
-		return time.Now().Add(time.Duration(n) * time.Hour), nil
+		labels := make([]string, len(views.SendExpiries))
+		for i, e := range views.SendExpiries {
+			labels[i] = e.Label
+		}
+		return time.Time{}, badRequest("expires: choose how long the receiver has to accept: " + strings.Join(labels, ", "))
 	}
 	switch method {
 	case views.SendOffer:

@@ -75,8 +75,13 @@ func (w *wallet) pending() map[string][]string {
 	w.t.Helper()
 	r := w.get("/offers")
 	mustHave(w.t, r, http.StatusOK, `data-testid="transfers-list"`)
+	return groupIDs(cidRe, r.body)
+}
+
+// groupIDs groups the second submatches of re in body by the first.
+func groupIDs(re *regexp.Regexp, body string) map[string][]string {
 	out := map[string][]string{}
-	for _, m := range cidRe.FindAllStringSubmatch(r.body, -1) {
+	for _, m := range re.FindAllStringSubmatch(body, -1) {
 		out[m[1]] = append(out[m[1]], m[2])
 	}
 	return out
@@ -98,7 +103,7 @@ func TestUISendOfferAcceptRejectWithdraw(t *testing.T) {
 
 		// A double submit of one form creates one offer.
 		form := url.Values{"csrf_token": {alice.csrf}, "dedup_id": {dedupOf(t, page.body)}, "receiver": {string(bob.party)},
-			"amount": {"100"}, "description": {"lunch"}, "method": {"offer"}, "expires_hours": {"24"}}
+			"amount": {"100"}, "description": {"lunch"}, "method": {"offer"}, "expires": {"1d"}}
 		for i := 0; i < 2; i++ {
 			r := alice.post("/send", form)
 			if r.status != http.StatusSeeOther || r.header.Get("Location") != "/send?sent=offer" {
@@ -160,7 +165,7 @@ func TestUISendOfferAcceptRejectWithdraw(t *testing.T) {
 
 func mustSend(t *testing.T, w *wallet, to coin.PartyID, amount, method string) {
 	t.Helper()
-	r := w.send(url.Values{"receiver": {string(to)}, "amount": {amount}, "method": {method}, "expires_hours": {"24"}})
+	r := w.send(url.Values{"receiver": {string(to)}, "amount": {amount}, "method": {method}, "expires": {"1d"}})
 	if r.status != http.StatusSeeOther {
 		t.Fatalf("send %s %s = %d: %.500s", method, amount, r.status, r.body)
 	}
@@ -174,21 +179,21 @@ func TestUISendErrors(t *testing.T) {
 			name                                    string
 			receiver, amount, method, expires, want string
 		}{
-			{"no receiver", "", "1", "offer", "24", "enter the receiver"},
-			{"bad party id", "nobody", "1", "offer", "24", "receiver:"},
-			{"unknown party", "ghost::1220" + strings.Repeat("ab", 32), "1", "offer", "24", "is known on this network"},
-			{"own party", string(alice.party), "1", "offer", "24", "your own party"},
-			{"bad amount", string(bob.party), "lots", "offer", "24", "amount:"},
-			{"negative amount", string(bob.party), "-1", "instruction", "24", "must be positive"},
-			{"bad expiry", string(bob.party), "1", "offer", "0", "whole number of hours"},
-			{"no preapproval", string(bob.party), "1", "direct", "24", "has not pre-approved"},
-			{"insufficient funds", string(bob.party), "5000", "instruction", "24", "insufficient"},
-			{"offer beyond the balance", string(bob.party), "5000", "offer", "24", "more than your available"},
-			{"no method", string(bob.party), "1", "", "24", "choose how to send"},
+			{"no receiver", "", "1", "offer", "1d", "enter the receiver"},
+			{"bad party id", "nobody", "1", "offer", "1d", "receiver:"},
+			{"unknown party", "ghost::1220" + strings.Repeat("ab", 32), "1", "offer", "1d", "is known on this network"},
+			{"own party", string(alice.party), "1", "offer", "1d", "your own party"},
+			{"bad amount", string(bob.party), "lots", "offer", "1d", "amount:"},
+			{"negative amount", string(bob.party), "-1", "instruction", "1d", "must be positive"},
+			{"bad expiry", string(bob.party), "1", "offer", "1w", "choose how long the receiver has to accept: 1 hour, 1 day, 7 days, 30 days"},
+			{"no preapproval", string(bob.party), "1", "direct", "1d", "has not pre-approved"},
+			{"insufficient funds", string(bob.party), "5000", "instruction", "1d", "insufficient"},
+			{"offer beyond the balance", string(bob.party), "5000", "offer", "1d", "more than your available"},
+			{"unknown method", string(bob.party), "1", "mail", "1d", "choose how to send"},
 		}
 		for _, tc := range tests {
 			t.Run(tc.name, func(t *testing.T) {
-				r := alice.send(url.Values{"receiver": {tc.receiver}, "amount": {tc.amount}, "method": {tc.method}, "expires_hours": {tc.expires}})
+				r := alice.send(url.Values{"receiver": {tc.receiver}, "amount": {tc.amount}, "method": {tc.method}, "expires": {tc.expires}})
 				mustHave(t, r, http.StatusUnprocessableEntity, `data-testid="send-error"`, tc.want, `value="`+tc.amount+`"`)
 			})
 		}

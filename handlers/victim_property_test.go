@@ -428,8 +428,8 @@ func TestVictimProperty(t *testing.T) {
 			switch rng.Intn(3) {
 			case 0:
 				path, f = "/send", url.Values{"receiver": {string(victim)}, "amount": {amount()}, "description": {formText()},
-					"expires_hours": {[]string{"1", "0", "-1", "999999999", "x", "720"}[rng.Intn(6)]},
-					"method":        {[]string{"offer", "instruction", "direct"}[rng.Intn(3)]}, "dedup_id": {formText()}}
+					"expires": {[]string{"1h", "0", "-1d", "999999999d", "x", "30d"}[rng.Intn(6)]},
+					"method":  {[]string{"offer", "instruction", "direct"}[rng.Intn(3)]}, "dedup_id": {formText()}}
 			case 1:
 				path, f = "/tap", url.Values{"amount": {amount()}}
 			default:
@@ -487,7 +487,7 @@ func TestUIFormBounds(t *testing.T) {
 		alice := e.wallet(t, "alice", "100")
 		bob := e.wallet(t, "bob", "")
 		for _, method := range []string{"offer", "instruction"} {
-			r := alice.send(url.Values{"receiver": {string(bob.party)}, "amount": {"1"}, "expires_hours": {"1"},
+			r := alice.send(url.Values{"receiver": {string(bob.party)}, "amount": {"1"}, "expires": {"1h"},
 				"method": {method}, "description": {"ok\xff\xfeok"}})
 			if r.status != http.StatusUnprocessableEntity || !strings.Contains(r.body, "valid UTF-8") {
 				t.Errorf("send by %s with invalid UTF-8: %d %.300s; want 422 naming UTF-8", method, r.status, r.body)

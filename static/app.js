@@ -14,25 +14,38 @@
     });
   });
 
-  // Live updates: the server sends "changed" when the user's history grows;
-  // elements with hx-trigger="wallet-changed from:body" then reload.
+  // Live updates: the server sends "changed" when the user's history grows
+  // and "pending" when an offer or instruction comes or goes; elements with
+  // hx-trigger="wallet-changed from:body" (or transfers-changed) reload.
   var url = document.body.getAttribute("data-events");
   if (url && window.EventSource && window.htmx) {
     var es = new EventSource(url);
     es.addEventListener("changed", function () {
       htmx.trigger(document.body, "wallet-changed");
     });
+    es.addEventListener("pending", function () {
+      htmx.trigger(document.body, "transfers-changed");
+    });
   }
 
   // The receiver check swaps the send form's method choice, rendered with
-  // the choice made when the check was sent; a method picked while it was
-  // on its way is put back (when the new choice still offers it).
-  var picked = null;
+  // the choice made when the check was sent (the server may choose direct
+  // for the user); a method picked while it was on its way is put back
+  // (when the new choice still offers it).
+  var sentWith = null, picked = null;
+  function checkedMethod(t) {
+    var c = t.querySelector("input[name=method]:checked");
+    return c ? c.value : null;
+  }
+  document.body.addEventListener("htmx:beforeRequest", function (ev) {
+    var t = ev.detail.target;
+    if (t && t.id === "send-methods") sentWith = checkedMethod(t);
+  });
   document.body.addEventListener("htmx:beforeSwap", function (ev) {
     var t = ev.detail.target;
     if (!t || t.id !== "send-methods") return;
-    var c = t.querySelector("input[name=method]:checked");
-    picked = c ? c.value : null;
+    var now = checkedMethod(t);
+    picked = now !== sentWith ? now : null;
   });
   document.body.addEventListener("htmx:afterSettle", function () {
     if (picked === null) return;

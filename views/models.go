@@ -3,7 +3,10 @@
 // and the user as fields) and do no I/O.
 package views
 
-import "encoding/json"
+import (
+	"encoding/json"
+	"time"
+)
 
 // NavItem is one entry of the top navigation. Handlers build the list, so a
 // new page is one more entry there.
@@ -104,6 +107,22 @@ type Home struct {
 	Health   UTXOHealth
 	// Tap is nil outside a development network.
 	Tap *TapForm
+	// Incoming is what waits for the user's answer.
+	Incoming Incoming
+}
+
+// Incoming is the home page's cards of what waits for the user's answer:
+// the transfer offers and instructions it receives, with accept and
+// reject on each (the offers page's actions).
+type Incoming struct {
+	CSRF         string
+	Offers       []OfferRow
+	Instructions []OfferRow
+	// Total counts them all when there are more than the cards show
+	// (the offers page lists them all); 0 when all are shown.
+	Total int
+	// Error or Message says how the last accept or reject went.
+	Error, Message string
 }
 
 // Holdings is the page of all holdings, a page at a time.
@@ -220,6 +239,22 @@ const (
 	SendInstruction SendMethod = "instruction"
 )
 
+// SendExpiry is a lifetime the send form offers for an offer or
+// instruction.
+type SendExpiry struct {
+	Value, Label string
+	Duration     time.Duration
+}
+
+// SendExpiries are the send form's lifetimes, shortest first; a choice
+// instead of a number, so none is out of range.
+var SendExpiries = []SendExpiry{
+	{"1h", "1 hour", time.Hour},
+	{"1d", "1 day", 24 * time.Hour},
+	{"7d", "7 days", 7 * 24 * time.Hour},
+	{"30d", "30 days", 30 * 24 * time.Hour},
+}
+
 // SendMethods is the send form's method choice: a fragment the receiver
 // check re-renders.
 type SendMethods struct {
@@ -232,6 +267,10 @@ type SendMethods struct {
 	PreapprovalExpires string
 	// CheckError is why the receiver could not be checked.
 	CheckError string
+	// Default is the method chosen for the user (direct for a receiver
+	// with a preapproval, else offer); a check keeps a method the user
+	// changed it to.
+	Default SendMethod
 }
 
 // SendForm is the send page's form.
@@ -240,8 +279,9 @@ type SendForm struct {
 	Receiver    string
 	Amount      string
 	Description string
-	// ExpiresHours is the offer's or instruction's lifetime in hours.
-	ExpiresHours string
+	// Expires is the offer's or instruction's lifetime, a SendExpiries
+	// value.
+	Expires string
 	// DedupID is generated once per form render, so a double submit
 	// transfers once.
 	DedupID string

@@ -1,0 +1,256 @@
+package e2e
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/playwright-community/playwright-go"
+)
+
+// ownWallet starts a wallet of the test's own, on SQLite: the tests here
+// move bob's and alice's coin and leave offers pending, which the shared
+// wallet's other tests count.
+func ownWallet(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	return startCrashServerWith(t, walletBin, filepath.Join(dir, "wallet.db"), dir, "rateLimit: {burst: 0}\n").url
+}
+
+// apiOffer creates a transfer offer through the JSON API as token's user
+// and returns its contract id.
+func apiOffer(t *testing.T, base, token, receiver, amount, desc string, expires time.Time) string {
+	t.Helper()
+	body, _ := json.Marshal(map[string]any{"receiver_party_id": receiver, "amount": amount, "description": desc,
+		"expires_at": expires.UnixMicro(), "tracking_id": fmt.Sprintf("e2e-%d", time.Now().UnixNano())})
+	status, out, err := postJSON(http.DefaultClient, base+"/v0/wallet/transfer-offers", token, string(body))
+	if err != nil || status != http.StatusOK {
+		t.Fatalf("create offer = %d %s, %v", status, out, err)
+	}
+	var res struct {
+		OfferContractID string `json:"offer_contract_id"`
+	}
+	must(t, json.Unmarshal([]byte(out), &res))
+	return res.OfferContractID
+}
+
+// openLive opens path on p and waits until its live-update stream is
+// connected, so a change made next reaches it.
+func openLive(t *testing.T, p playwright.Page, url string) {
+	t.Helper()
+	_, err := p.ExpectResponse("**/events", func() error { _, err := p.Goto(url); return err })
+	must(t, err)
+	// Set on this document only: a reload would lose it.
+	_, err = p.Evaluate(`() => { window.sameDocument = true }`)
+	must(t, err)
+}
+
+func mustBeSameDocument(t *testing.T, p playwright.Page, where string) {
+	t.Helper()
+	v, err := p.Evaluate(`() => window.sameDocument === true`)
+	must(t, err)
+	if v != true {
+		t.Errorf("%s: the page was reloaded", where)
+	}
+}
+
+// TestIncomingOnHomeLive: an offer alice makes through the JSON API shows
+// on bob's open Home and Offers pages within 2 s, without a reload; the
+// card fits a phone, its sender, amount, description and expiry are
+// there, accepting it on Home moves the balance and takes the card away
+// on both pages; offers withdrawn or expired go away by themselves too,
+// and a transfer instruction has its card as well (issue 24 point 5).
+func TestIncomingOnHomeLive(t *testing.T) {
+	t.Parallel()
+	base := ownWallet(t)
+	alice, bob := newPage(t, true), newPage(t, true)
+	loginAt(t, alice, base, "alice", false)
+	must(t, alice.Locator("#tap-amount").Fill("100"))
+	must(t, testID(alice, "tap-submit").Click())
+	must(t, expect.Locator(testID(alice, "balance-cc")).ToHaveText("20,000 CC"))
+	aliceParty, err := testID(alice, "party-id").GetAttribute("title")
+	must(t, err)
+	loginAt(t, bob, base, "bob", false)
+	bobParty, err := testID(bob, "party-id").GetAttribute("title")
+	must(t, err)
+	token := devToken(t, walletBin, "alice")
+
+	// No request of bob's pages fails, live reloads included.
+	var mu sync.Mutex
+	var failed []string
+	bob.Context().On("response", func(r playwright.Response) {
+		if r.Status() >= 400 {
+			mu.Lock()
+			failed = append(failed, fmt.Sprintf("%d %s", r.Status(), r.URL()))
+			mu.Unlock()
+		}
+	})
+	t.Cleanup(func() {
+		mu.Lock()
+		defer mu.Unlock()
+		for _, f := range failed {
+			t.Errorf("bob's request failed: %s", f)
+		}
+	})
+	openLive(t, bob, base+"/")
+	offers, err := bob.Context().NewPage()
+	must(t, err)
+	openLive(t, offers, base+"/offers")
+	must(t, expect.Locator(testID(offers, "incoming-offers-empty")).ToBeVisible())
+	must(t, bob.BringToFront())
+	must(t, expect.Locator(testID(bob, "incoming-card")).ToHaveCount(0))
+
+	within2s := playwright.LocatorAssertionsToBeVisibleOptions{Timeout: playwright.Float(2000)}
+	desc := "Concert tickets for Saturday, row 12"
+	cid := apiOffer(t, base, token, bobParty, "12.5", desc, time.Now().Add(24*time.Hour))
+	created := time.Now()
+	card := bob.Locator(`[data-testid="incoming-card"][data-cid="` + cid + `"]`)
+	must(t, expect.Locator(card).ToBeVisible(within2s))
+	t.Logf("the card showed %s after the offer was made", time.Since(created).Round(time.Millisecond))
+	row := offers.Locator(`[data-testid="incoming-offers-row"][data-cid="` + cid + `"]`)
+	must(t, expect.Locator(row).ToBeVisible(within2s))
+	mustBeSameDocument(t, bob, "home")
+	mustBeSameDocument(t, offers, "offers")
+	must(t, expect.Locator(card.GetByTestId("incoming-sender")).ToHaveAttribute("title", aliceParty))
+	must(t, expect.Locator(card.GetByTestId("incoming-amount")).ToHaveText("12.5 CC"))
+	must(t, expect.Locator(card.GetByTestId("incoming-description")).ToHaveText(desc))
+	must(t, expect.Locator(card).ToContainText("Expires "+time.Now().UTC().Add(24*time.Hour).Format("2006-01-02")))
+
+	// On a phone and a desktop: no sideways scrolling, both actions on
+	// the screen.
+	for _, w := range []int{390, 1280} {
+		must(t, bob.SetViewportSize(w, 844))
+		l := measure(t, bob)
+		if l.SW > l.VW {
+			t.Errorf("home at %d px scrolls sideways (%v px in %v)", w, l.SW, l.VW)
+		}
+		for _, b := range l.Bad {
+			t.Errorf("home at %d px: action outside the screen: %s", w, b)
+		}
+		for _, a := range []string{"accept", "reject"} {
+			box, err := card.GetByTestId(a).BoundingBox()
+			must(t, err)
+			if box == nil || box.X < 0 || box.X+box.Width > float64(w) {
+				t.Errorf("home at %d px: %s at %+v", w, a, box)
+			}
+		}
+		if w == 390 {
+			screenshot(t, bob, "phone-home-incoming")
+		}
+	}
+
+	// Accept on Home: the card goes, the balance comes, and the Offers
+	// page follows by itself.
+	must(t, card.GetByTestId("accept").Click())
+	must(t, expect.Locator(testID(bob, "incoming-ok")).ToContainText("Offer accepted"))
+	must(t, expect.Locator(card).ToHaveCount(0))
+	must(t, expect.Locator(testID(bob, "balance-cc")).ToHaveText("12.5 CC"))
+	must(t, expect.Locator(row).ToHaveCount(0))
+	must(t, expect.Locator(testID(offers, "transfers-balance")).ToHaveText("12.5 CC"))
+	mustBeSameDocument(t, bob, "home after accepting")
+	mustBeSameDocument(t, offers, "offers after accepting")
+
+	// Withdrawn by alice through the API: gone from both pages.
+	cid = apiOffer(t, base, token, bobParty, "3", "withdrawn soon", time.Now().Add(time.Hour))
+	card = bob.Locator(`[data-testid="incoming-card"][data-cid="` + cid + `"]`)
+	must(t, expect.Locator(card).ToBeVisible(within2s))
+	status, out, err := postJSON(http.DefaultClient, base+"/v0/wallet/transfer-offers/"+cid+"/withdraw", token, `{}`)
+	if err != nil || status != http.StatusOK {
+		t.Fatalf("withdraw = %d %s, %v", status, out, err)
+	}
+	must(t, expect.Locator(card).ToHaveCount(0, playwright.LocatorAssertionsToHaveCountOptions{Timeout: playwright.Float(2000)}))
+	must(t, expect.Locator(offers.Locator(`[data-cid="`+cid+`"]`)).ToHaveCount(0))
+
+	// Expired: the expiry job (every 30 s) ends it, and it goes.
+	cid = apiOffer(t, base, token, bobParty, "1", "expires at once", time.Now().Add(3*time.Second))
+	card = bob.Locator(`[data-testid="incoming-card"][data-cid="` + cid + `"]`)
+	must(t, expect.Locator(card).ToBeVisible(within2s))
+	must(t, expect.Locator(card).ToHaveCount(0, playwright.LocatorAssertionsToHaveCountOptions{Timeout: playwright.Float(45000)}))
+	must(t, expect.Locator(offers.Locator(`[data-cid="`+cid+`"]`)).ToHaveCount(0))
+
+	// A transfer instruction alice sends with the form: its card comes,
+	// and bob rejects it in place.
+	_, err = alice.Goto(base + "/send")
+	must(t, err)
+	must(t, alice.Locator("#send-receiver").Fill(bobParty))
+	must(t, expect.Locator(testID(alice, "no-preapproval")).ToBeVisible())
+	must(t, testID(alice, "method-instruction").Check())
+	must(t, alice.Locator("#send-amount").Fill("4"))
+	must(t, testID(alice, "send-submit").Click())
+	must(t, alice.WaitForURL(base+"/send?sent=instruction"))
+	card = bob.Locator(`[data-testid="incoming-card"][data-kind="instructions"]`)
+	must(t, expect.Locator(card).ToBeVisible(within2s))
+	must(t, expect.Locator(card).ToContainText("Transfer instruction from"))
+	must(t, expect.Locator(offers.Locator(`[data-testid="incoming-instructions-row"]`)).ToHaveCount(1))
+	must(t, card.GetByTestId("reject").Click())
+	must(t, expect.Locator(testID(bob, "incoming-ok")).ToContainText("Transfer instruction rejected"))
+	must(t, expect.Locator(card).ToHaveCount(0))
+	must(t, expect.Locator(testID(offers, "incoming-instructions-empty")).ToBeVisible())
+	must(t, expect.Locator(testID(bob, "balance-cc")).ToHaveText("12.5 CC"))
+	mustBeSameDocument(t, bob, "home at the end")
+	mustBeSameDocument(t, offers, "offers at the end")
+}
+
+// TestSendDefaultsAndExpiryChoice: sending to a receiver with a
+// preapproval chooses the one-step transfer (typed in or ?to=); the
+// expiry is a choice, and the offer expires when chosen (issue 24
+// point 12).
+func TestSendDefaultsAndExpiryChoice(t *testing.T) {
+	t.Parallel()
+	base := ownWallet(t)
+	alice, bob := newPage(t, true), newPage(t, true)
+	loginAt(t, alice, base, "alice", false)
+	must(t, alice.Locator("#tap-amount").Fill("10"))
+	must(t, testID(alice, "tap-submit").Click())
+	must(t, expect.Locator(testID(alice, "tap-ok")).ToBeVisible())
+	loginAt(t, bob, base, "bob", false)
+	bobParty, err := testID(bob, "party-id").GetAttribute("title")
+	must(t, err)
+	_, err = bob.Goto(base + "/approvals")
+	must(t, err)
+	must(t, testID(bob, "preapproval-create").Click())
+	must(t, expect.Locator(testID(bob, "preapproval-active")).ToBeVisible())
+
+	_, err = alice.Goto(base + "/send")
+	must(t, err)
+	must(t, expect.Locator(testID(alice, "method-offer")).ToBeChecked())
+	must(t, alice.Locator("#send-receiver").Fill(bobParty))
+	must(t, expect.Locator(testID(alice, "method-direct")).ToBeChecked())
+	_, err = alice.Goto(base + "/send?to=" + bobParty)
+	must(t, err)
+	must(t, expect.Locator(testID(alice, "method-direct")).ToBeChecked())
+	must(t, expect.Locator(alice.Locator("#send-receiver")).ToHaveValue(bobParty))
+
+	// Turned down for an offer, which stays chosen through another check.
+	must(t, testID(alice, "method-offer").Check())
+	must(t, alice.Locator("#send-receiver").Fill(bobParty+" "))
+	must(t, alice.Locator("#send-amount").Fill("2"))
+	must(t, alice.Locator("#send-description").Fill("a week to think"))
+	_, err = alice.Locator("#send-expires").SelectOption(playwright.SelectOptionValues{Labels: &[]string{"7 days"}})
+	must(t, err)
+	must(t, expect.Locator(testID(alice, "method-offer")).ToBeChecked())
+	sent := time.Now().UTC()
+	must(t, testID(alice, "send-submit").Click())
+	must(t, alice.WaitForURL(base+"/send?sent=offer"))
+
+	_, err = bob.Goto(base + "/")
+	must(t, err)
+	card := testID(bob, "incoming-card")
+	must(t, expect.Locator(card).ToHaveCount(1))
+	text, err := card.TextContent()
+	must(t, err)
+	i := strings.Index(text, "Expires ")
+	if i < 0 {
+		t.Fatalf("card without expiry: %q", text)
+	}
+	at, err := time.Parse("2006-01-02 15:04:05 MST", strings.TrimSpace(text[i+len("Expires "):])[:23])
+	must(t, err)
+	if want := sent.Add(7 * 24 * time.Hour); at.Before(want.Add(-time.Minute)) || at.After(want.Add(time.Minute)) {
+		t.Errorf("the offer expires at %s, want 7 days from %s", at, sent)
+	}
+}

@@ -1,0 +1,328 @@
+package handlers_test
+
+import (
+	"bufio"
+	"context"
+	"crypto"
+	"crypto/ed25519"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ccwallet/ccwallet/coin"
+	"github.com/ccwallet/ccwallet/handlers"
+	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/ledgertest"
+	"github.com/ccwallet/ccwallet/web"
+)
+
+var incomingRe = regexp.MustCompile(`data-testid="incoming-card" data-kind="([a-z]+)" data-cid="([^"]+)"`)
+
+// incoming is the cards of w's home page fragment, kind -> contract ids.
+func (w *wallet) incoming() map[string][]string {
+	w.t.Helper()
+	r := w.do(http.MethodGet, "/home/incoming", nil, map[string]string{"HX-Request": "true"})
+	mustHave(w.t, r, http.StatusOK, `id="incoming-cards"`, `hx-get="/home/incoming"`)
+	if strings.Contains(r.body, "<html") {
+		w.t.Error("GET /home/incoming answered a whole page")
+	}
+	return groupIDs(incomingRe, r.body)
+}
+
+// TestUIHomeIncomingCards: the home page shows what waits for the user's
+// answer as cards, answered in place with htmx (the cards come back with
+// what happened) or by plain posts (redirected home, saying what
+// happened); the fragments live updates reload answer on their own.
+func TestUIHomeIncomingCards(t *testing.T) {
+	forEngine(t, func(t *testing.T, e *uiEnv) {
+		alice := e.wallet(t, "alice", "100") // 20000 CC
+		bob := e.wallet(t, "bob", "")
+		mustHave(t, bob.get("/"), http.StatusOK, `id="home-incoming"`, `id="incoming-cards"`)
+		if got := bob.incoming(); len(got) != 0 {
+			t.Fatalf("cards before anything was sent: %v", got)
+		}
+		for _, f := range []url.Values{
+			{"method": {"offer"}, "amount": {"12.5"}, "description": {"lunch at Lou's"}},
+			{"method": {"instruction"}, "amount": {"3"}, "description": {"rent"}},
+		} {
+			f.Set("receiver", string(bob.party))
+			f.Set("expires", "1d")
+			if r := alice.send(f); r.status != http.StatusSeeOther {
+				t.Fatalf("send %s = %d: %.300s", f.Get("method"), r.status, r.body)
+			}
+		}
+		cards := bob.incoming()
+		if len(cards["offers"]) != 1 || len(cards["instructions"]) != 1 {
+			t.Fatalf("bob's cards = %v, want one offer and one instruction", cards)
+		}
+		if got := alice.incoming(); len(got) != 0 {
+			t.Errorf("the sender has cards: %v", got)
+		}
+		home := bob.get("/")
+		mustHave(t, home, http.StatusOK, `data-testid="incoming-card"`, `title="`+string(alice.party)+`"`,
+			`data-testid="incoming-amount" title="12.5000000000 CC">12.5 CC<`, "lunch at Lou&#39;s", `data-testid="incoming-description">rent<`,
+			`name="from" value="home"`, `action="/offers/`+cards["offers"][0]+`/accept"`, `action="/instructions/`+cards["instructions"][0]+`/reject"`,
+			`name="csrf_token" value="`+bob.csrf+`"`, "Expires ")
+
+		// Accept with htmx: the section comes back saying so, one card
+		// fewer, and the balance above is told to reload.
+		r := bob.do(http.MethodPost, "/offers/"+cards["offers"][0]+"/accept", url.Values{"csrf_token": {bob.csrf}, "from": {"home"}},
+			map[string]string{"HX-Request": "true"})
+		mustHave(t, r, http.StatusOK, `id="home-incoming"`, `data-testid="incoming-ok"`, "Offer accepted.", `data-kind="instructions"`)
+		if strings.Contains(r.body, `data-kind="offers"`) || strings.Contains(r.body, "<html") {
+			t.Errorf("answer to an htmx accept: %.1000s", r.body)
+		}
+		if got := r.header.Get("HX-Trigger"); got != "wallet-changed" {
+			t.Errorf("HX-Trigger = %q, want wallet-changed", got)
+		}
+		if got := bob.balance(); got != "12.5000000000" {
+			t.Errorf("bob's balance = %s, want 12.5", got)
+		}
+		// The same again: 422 with the error in place, nothing changed.
+		r = bob.do(http.MethodPost, "/offers/"+cards["offers"][0]+"/accept", url.Values{"csrf_token": {bob.csrf}, "from": {"home"}},
+			map[string]string{"HX-Request": "true"})
+		mustHave(t, r, http.StatusUnprocessableEntity, `id="home-incoming"`, `data-testid="incoming-error"`, "no longer open")
+		// Without JavaScript: the whole home page with the error.
+		r = bob.post("/offers/"+cards["offers"][0]+"/accept", url.Values{"csrf_token": {bob.csrf}, "from": {"home"}})
+		mustHave(t, r, http.StatusUnprocessableEntity, "<html", `data-testid="nav-home"`, `data-testid="incoming-error"`, `data-testid="balance-cc"`)
+		if got := bob.balance(); got != "12.5000000000" {
+			t.Errorf("bob's balance after the refused accepts = %s", got)
+		}
+
+		// Reject without JavaScript: 303 home, which says what happened.
+		r = bob.post("/instructions/"+cards["instructions"][0]+"/reject", url.Values{"csrf_token": {bob.csrf}, "from": {"home"}})
+		if r.status != http.StatusSeeOther || r.header.Get("Location") != "/?done=instructions-reject" {
+			t.Fatalf("reject = %d %q", r.status, r.header.Get("Location"))
+		}
+		mustHave(t, bob.get("/?done=instructions-reject"), http.StatusOK, `data-testid="incoming-ok"`, "Transfer instruction rejected.")
+		if got := bob.incoming(); len(got) != 0 {
+			t.Errorf("cards after answering both: %v", got)
+		}
+		if r := bob.get("/?done=bogus-thing"); strings.Contains(r.body, `data-testid="incoming-ok"`) {
+			t.Error("an unknown done shows a message")
+		}
+		// Answered from the offers page, the answer stays there.
+		mustSend(t, alice, bob.party, "1", "offer")
+		id := bob.incoming()["offers"][0]
+		if r := bob.post("/offers/"+id+"/reject", url.Values{"csrf_token": {bob.csrf}}); r.status != http.StatusSeeOther || r.header.Get("Location") != "/offers" {
+			t.Errorf("reject from the offers page = %d %q", r.status, r.header.Get("Location"))
+		}
+	})
+}
+
+// TestUIHomeIncomingCapped: a user with more incoming transfers than the
+// home page shows gets the first 20 (offers first, oldest first) and a
+// link to them all.
+func TestUIHomeIncomingCapped(t *testing.T) {
+	forEngine(t, func(t *testing.T, e *uiEnv) {
+		alice := e.wallet(t, "alice", "100")
+		bob := e.wallet(t, "bob", "")
+		for i := range 21 {
+			_, _, err := e.l.CreateOffer(t.Context(), ledger.OfferRequest{Sender: alice.party, Receiver: bob.party,
+				Amount: coin.MustParse("1"), ExpiresAt: time.Now().Add(time.Hour), TrackingID: fmt.Sprint("cap-", i)})
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		mustSend(t, alice, bob.party, "1", "instruction")
+		if got := bob.incoming(); len(got["offers"]) != 20 || len(got["instructions"]) != 0 {
+			t.Errorf("cards: %d offers, %d instructions; want the first 20 offers", len(got["offers"]), len(got["instructions"]))
+		}
+		mustHave(t, bob.get("/"), http.StatusOK, `data-testid="incoming-more"`, "Showing 20 of 22.", `href="/offers" data-testid="incoming-all"`)
+		if r := alice.get("/"); strings.Contains(r.body, `data-testid="incoming-more"`) {
+			t.Error("the sender is told of more incoming transfers")
+		}
+	})
+}
+
+// TestUIOffersLive: the offers page listens for live updates, and its
+// fragment is the balance and lists without the message above them.
+func TestUIOffersLive(t *testing.T) {
+	forEngine(t, func(t *testing.T, e *uiEnv) {
+		alice := e.wallet(t, "alice", "100")
+		bob := e.wallet(t, "bob", "")
+		mustHave(t, bob.get("/offers"), http.StatusOK, `data-events="/events"`, `id="transfers-live"`, `hx-get="/offers/live"`,
+			`hx-trigger="transfers-changed from:body, wallet-changed from:body"`)
+		mustSend(t, alice, bob.party, "7", "offer")
+		r := bob.do(http.MethodGet, "/offers/live", nil, map[string]string{"HX-Request": "true"})
+		mustHave(t, r, http.StatusOK, `id="transfers-live"`, `data-testid="incoming-offers-row"`, `title="7.0000000000 CC"`,
+			`data-testid="transfers-balance"`, `data-testid="outgoing-offers-empty"`)
+		if strings.Contains(r.body, "<html") || strings.Contains(r.body, `id="transfers-list"`) {
+			t.Errorf("GET /offers/live: %.500s", r.body)
+		}
+	})
+}
+
+// waitPending opens a live-update stream for each wallet and returns a
+// function that waits until each stream has sent "pending" (passing over
+// "changed"), failing the test after timeout.
+func waitPending(t *testing.T, timeout time.Duration, ws ...*wallet) func(what string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), timeout)
+	t.Cleanup(cancel)
+	var streams []*bufio.Reader
+	for _, w := range ws {
+		_, res := w.openStream(ctx)
+		if res == nil {
+			t.Fatal("no stream")
+		}
+		streams = append(streams, bufio.NewReader(res.Body))
+	}
+	return func(what string) {
+		t.Helper()
+		for i, s := range streams {
+			for {
+				line, err := s.ReadString('\n')
+				if err != nil {
+					t.Fatalf("%s: stream %d: %v", what, i, err)
+				}
+				ev, ok := strings.CutPrefix(strings.TrimSpace(line), "event: ")
+				if ev == "pending" {
+					break
+				}
+				if ok && ev != "changed" {
+					t.Fatalf("%s: stream %d sent %q", what, i, ev)
+				}
+			}
+		}
+	}
+}
+
+// TestUIEventsPending: an offer or instruction created, answered or
+// expired sends "pending" to the open streams of both parties, whoever
+// made the change and however (here the ledger itself, as a job or
+// another replica would).
+func TestUIEventsPending(t *testing.T) {
+	forEngine(t, func(t *testing.T, e *uiEnv) {
+		alice := e.wallet(t, "alice", "100")
+		bob := e.wallet(t, "bob", "")
+		wait := waitPending(t, 30*time.Second, alice, bob)
+		ctx := t.Context()
+		o, _, err := e.l.CreateOffer(ctx, ledger.OfferRequest{Sender: alice.party, Receiver: bob.party, Amount: coin.MustParse("2"),
+			ExpiresAt: time.Now().Add(time.Hour), TrackingID: "api-1"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		wait("offer created")
+		if err := e.l.WithdrawOffer(ctx, alice.party, o.ContractID); err != nil {
+			t.Fatal(err)
+		}
+		wait("offer withdrawn")
+	})
+}
+
+// TestUIEventsNudged: a change made through this process's JSON API or
+// web forms reaches the open streams at once, not at the next tick (an
+// hour here).
+func TestUIEventsNudged(t *testing.T) {
+	_, key, err := ed25519.GenerateKey(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := web.NewVerifier(web.AuthConfig{StaticKeys: map[string]crypto.PublicKey{"k": key.Public()}, Audience: "aud"}, slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, engine := range ledgertest.Engines {
+		t.Run(ledgertest.Name(engine), func(t *testing.T) {
+			e := newUIEnvWith(t, engine, func(cfg *handlers.Config) {
+				cfg.UI.EventInterval = time.Hour
+				cfg.Auth = v
+			})
+			alice := e.wallet(t, "alice", "100")
+			bob := e.wallet(t, "bob", "")
+			wait := waitPending(t, 20*time.Second, bob)
+			mustSend(t, alice, bob.party, "2", "offer")
+			wait("offer sent with the form")
+
+			tok, err := web.SignDevToken(key, "k", "", "aud", "alice", time.Hour)
+			if err != nil {
+				t.Fatal(err)
+			}
+			req, _ := http.NewRequest(http.MethodPost, e.srv.URL+"/v0/wallet/transfer-offers/"+bob.incoming()["offers"][0]+"/withdraw", strings.NewReader("{}"))
+			req.Header.Set("Authorization", "Bearer "+tok)
+			req.Header.Set("Content-Type", "application/json")
+			res, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res.Body.Close()
+			if res.StatusCode != http.StatusOK {
+				t.Fatalf("withdraw through the API = %d", res.StatusCode)
+			}
+			wait("offer withdrawn through the API")
+		})
+	}
+}
+
+// TestUISendDefaultsAndExpiry: the send form chooses the one-step direct
+// transfer for a receiver with a preapproval (on ?to=, on the htmx check
+// and on the no-JavaScript check) unless the user chose another method;
+// a post without a method goes by the ledger's rule; the expiry is a
+// choice of lifetimes, which the offer gets.
+func TestUISendDefaultsAndExpiry(t *testing.T) {
+	forEngine(t, func(t *testing.T, e *uiEnv) {
+		alice := e.wallet(t, "alice", "100")
+		bob := e.wallet(t, "bob", "")
+		carol := ledgertest.Party(t, e.l) // without a preapproval
+		if r := bob.post("/preapproval", url.Values{"csrf_token": {bob.csrf}}); r.status != http.StatusSeeOther {
+			t.Fatalf("preapprove = %d", r.status)
+		}
+		page := alice.get("/send")
+		mustHave(t, page, http.StatusOK, `<select id="send-expires" name="expires"`, `<option value="1d" selected>1 day</option>`,
+			`<option value="30d">30 days</option>`, `name="default_method" value="offer"`, `value="offer" checked`)
+		mustHave(t, alice.get("/send?to="+url.QueryEscape(string(bob.party))), http.StatusOK, `value="`+string(bob.party)+`"`,
+			`value="direct" checked`, `name="default_method" value="direct"`)
+		check := func(to coin.PartyID, method, prevDefault, want string) {
+			t.Helper()
+			q := url.Values{"receiver": {string(to)}, "method": {method}, "default_method": {prevDefault}}
+			mustHave(t, alice.get("/send/check?"+q.Encode()), http.StatusOK, `value="`+want+`" checked`)
+			// The no-JavaScript check re-renders the whole form alike.
+			q.Set("csrf_token", alice.csrf)
+			q.Set("action", "check")
+			mustHave(t, alice.post("/send", q), http.StatusOK, `data-testid="send-form"`, `value="`+want+`" checked`)
+		}
+		check(bob.party, "offer", "offer", "direct")            // the default, not chosen: direct
+		check(bob.party, "instruction", "offer", "instruction") // chosen before the check: kept
+		check(bob.party, "offer", "direct", "offer")            // direct turned down: kept
+		check(carol, "direct", "direct", "offer")               // no preapproval: no direct
+		check(carol, "instruction", "direct", "instruction")
+
+		// No method: the ledger's rule sends bob's in one step.
+		r := alice.send(url.Values{"receiver": {string(bob.party)}, "amount": {"4"}})
+		if r.status != http.StatusSeeOther || r.header.Get("Location") != "/send?sent=direct" {
+			t.Fatalf("send without a method = %d %q: %.300s", r.status, r.header.Get("Location"), r.body)
+		}
+		if got := bob.balance(); got != "4.0000000000" {
+			t.Errorf("bob's balance = %s, want 4", got)
+		}
+
+		// The lifetime chosen is the offer's.
+		for _, c := range []struct {
+			value string
+			d     time.Duration
+		}{{"1h", time.Hour}, {"7d", 7 * 24 * time.Hour}, {"30d", 30 * 24 * time.Hour}} {
+			before := time.Now()
+			r := alice.send(url.Values{"receiver": {string(carol)}, "amount": {"1"}, "method": {"offer"}, "expires": {c.value}})
+			if r.status != http.StatusSeeOther {
+				t.Fatalf("send expiring after %s = %d: %.300s", c.value, r.status, r.body)
+			}
+			in, err := e.l.Incoming(t.Context(), carol)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := in.Offers[len(in.Offers)-1].ExpiresAt
+			if got.Before(before.Add(c.d).Truncate(time.Second)) || got.After(time.Now().Add(c.d)) {
+				t.Errorf("expires %s: the offer expires at %s, want %s from %s", c.value, got, c.d, before)
+			}
+		}
+		// A failed send keeps the choice.
+		r = alice.send(url.Values{"receiver": {string(carol)}, "amount": {"lots"}, "method": {"offer"}, "expires": {"7d"}})
+		mustHave(t, r, http.StatusUnprocessableEntity, `data-testid="send-error"`, `<option value="7d" selected>7 days</option>`)
+	})
+}
