@@ -88,4 +88,7 @@
 //     change records and its commit; commands.go: deduplication keys.
 //   - errors.go: the sentinel errors, which handlers map to HTTP statuses
 //     in one table.
+//
+// Web login sessions and the automations' job leases are not the ledger's:
+// cmd/ccwallet/replicas keeps them in the store for web and jobs.
 package ledger
