@@ -88,7 +88,8 @@ func (c *change) drop() { c.t = nil }
 // afterCommit leaves step to run after t's commit, in the same database
 // transaction: the writes that need t's update row and offset first (the
 // read models' rows, a command's stored result). Steps run in order; an
-// error rolls the whole change back.
+// error rolls the whole change back. Only change runs them: the grouped
+// sends' commitVia does not.
 func (t *txn) afterCommit(step func(ctx context.Context) error) {
 	t.after = append(t.after, step)
 }
