@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ccwallet/ccwallet/cmd/ccwallet/replicas"
 	"github.com/ccwallet/ccwallet/handlers"
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
@@ -63,7 +64,7 @@ func newHTTPEnv(b testing.TB) *httpEnv {
 		b.Fatal(err)
 	}
 	// Sessions live in the database, as cmd/ccwallet keeps them.
-	sessions, err := web.NewSessions(web.SessionConfig{Secret: web.DevSessionSecret, Store: handlers.SessionStore(l)})
+	sessions, err := web.NewSessions(web.SessionConfig{Secret: web.DevSessionSecret, Store: replicas.Sessions(db)})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -44,9 +44,15 @@ type Job struct {
 	About string
 }
 
-// Leaser is what the scheduler needs from the ledger: a lease per job.
+// Leaser is what the scheduler needs shared between replicas: a lease per
+// job (cmd/ccwallet/replicas keeps them in the database).
 type Leaser interface {
+	// AcquireLease takes (or renews) the lease that lets holder run the
+	// job name until now+ttl; false means another replica holds a live
+	// lease.
 	AcquireLease(ctx context.Context, name, holder string, now time.Time, ttl time.Duration) (bool, error)
+	// ReleaseLease gives up holder's lease on name so another replica may
+	// run the job at once (used on shutdown).
 	ReleaseLease(ctx context.Context, name, holder string) error
 }
 

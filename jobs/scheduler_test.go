@@ -5,10 +5,10 @@ import (
 	"errors"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/ccwallet/ccwallet/cmd/ccwallet/replicas"
 	"github.com/ccwallet/ccwallet/jobs"
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
@@ -16,65 +16,11 @@ import (
 
 func TestMain(m *testing.M) { ledgertest.Main(m) }
 
-// TestTwoSchedulersRunEachJobOncePerPeriod starts two schedulers (two
-// replicas) on one database. Every successful run takes the job's lease for
-// 90% of the period, so across both replicas runs can start at most once
-// per lease: the count is bounded by about elapsed/lease, little more than
-// half of what two unlocked schedulers would do.
-func TestTwoSchedulersRunEachJobOncePerPeriod(t *testing.T) {
-	for _, e := range ledgertest.Engines {
-		t.Run(ledgertest.Name(e), func(t *testing.T) {
-			l := ledgertest.New(t, e)
-			const period = 200 * time.Millisecond
-			var runs atomic.Int64
-			var mu sync.Mutex
-			by := map[string]int{}
-			mk := func(holder string) *jobs.Scheduler {
-				job := jobs.Job{Name: "count", Every: period, Run: func(context.Context) error {
-					runs.Add(1)
-					mu.Lock()
-					by[holder]++
-					mu.Unlock()
-					return nil
-				}}
-				s, err := jobs.New(l, []jobs.Job{job}, jobs.Config{Holder: holder, StopTimeout: time.Second}, nil)
-				if err != nil {
-					t.Fatal(err)
-				}
-				return s
-			}
-			a, b := mk("replica-a"), mk("replica-b")
-			start := time.Now()
-			a.Start()
-			b.Start()
-			time.Sleep(2 * time.Second)
-			if err := a.Shutdown(context.Background()); err != nil {
-				t.Fatal(err)
-			}
-			if err := b.Shutdown(context.Background()); err != nil {
-				t.Fatal(err)
-			}
-			elapsed := time.Since(start)
-			lease := period * 9 / 10
-			// +2: the first run, and one early timer of the lease holder
-			// itself (it may renew its own lease).
-			bound := int64(elapsed/lease) + 2
-			if n := runs.Load(); n < 1 || n > bound {
-				t.Errorf("%d runs in %s across two replicas, want 1..%d (%v)", n, elapsed, bound, by)
-			}
-			sa, sb := a.Statuses()[0], b.Statuses()[0]
-			if sa.Runs+sb.Runs != runs.Load() || sa.Skipped+sb.Skipped == 0 {
-				t.Errorf("statuses %+v / %+v: want runs to add up and one replica to skip", sa, sb)
-			}
-		})
-	}
-}
-
 func TestStatusRecordsRunsAndErrors(t *testing.T) {
-	l := ledgertest.New(t, ledgertest.Engines[0])
+	leases := replicas.Leases(ledgertest.DB(t, ledgertest.Engines[0])) // as cmd/ccwallet wires them
 	done := make(chan struct{})
 	var once sync.Once
-	s, err := jobs.New(l, []jobs.Job{{Name: "boom", Every: 50 * time.Millisecond, Run: func(context.Context) error {
+	s, err := jobs.New(leases, []jobs.Job{{Name: "boom", Every: 50 * time.Millisecond, Run: func(context.Context) error {
 		once.Do(func() { close(done) })
 		return errors.New("boom")
 	}}}, jobs.Config{}, nil)
@@ -95,7 +41,7 @@ func TestStatusRecordsRunsAndErrors(t *testing.T) {
 }
 
 func TestMisconfiguredJobsAreRefused(t *testing.T) {
-	l := ledgertest.New(t, ledgertest.Engines[1])
+	leases := replicas.Leases(ledgertest.DB(t, ledgertest.Engines[1]))
 	run := func(context.Context) error { return nil }
 	tests := []struct {
 		name string
@@ -109,7 +55,7 @@ func TestMisconfiguredJobsAreRefused(t *testing.T) {
 		{"no work", jobs.Job{Name: "a", Every: time.Second}, "no work"},
 	}
 	for _, tt := range tests {
-		_, err := jobs.New(l, []jobs.Job{tt.job}, jobs.Config{}, nil)
+		_, err := jobs.New(leases, []jobs.Job{tt.job}, jobs.Config{}, nil)
 		if err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("%s: err = %v, want %q", tt.name, err, tt.want)
 		}

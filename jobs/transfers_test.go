@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ccwallet/ccwallet/cmd/ccwallet/replicas"
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/jobs"
 	"github.com/ccwallet/ccwallet/ledger"
@@ -204,7 +205,7 @@ func TestAutomationBuildsWalletJobs(t *testing.T) {
 // MaxConsecutiveFailures failures in a row, recovers on success, and fails
 // once the scheduler is stopped.
 func TestOnRunAndCheck(t *testing.T) {
-	l := ledgertest.New(t, ledgertest.Engines[1])
+	leases := replicas.Leases(ledgertest.DB(t, ledgertest.Engines[1]))
 	var mu sync.Mutex
 	var calls []string
 	fail := true
@@ -217,7 +218,7 @@ func TestOnRunAndCheck(t *testing.T) {
 		}
 		return nil
 	}}
-	s, err := jobs.New(l, []jobs.Job{job}, jobs.Config{MaxConsecutiveFailures: 3, OnRun: func(name string, _ time.Duration, err error) {
+	s, err := jobs.New(leases, []jobs.Job{job}, jobs.Config{MaxConsecutiveFailures: 3, OnRun: func(name string, _ time.Duration, err error) {
 		mu.Lock()
 		calls = append(calls, name+":"+errString(err))
 		mu.Unlock()

@@ -8,7 +8,6 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/store"
-	"github.com/uptrace/bun"
 )
 
 // MaxAirdropRecipients bounds one airdrop: it is one batched call, and the
@@ -92,7 +91,8 @@ func (l *Ledger) Airdrop(ctx context.Context, req AirdropRequest) (AirdropResult
 		res.Total = res.Total.Add(s.Amount)
 	}
 	parties = append(parties, l.operator)
-	err := l.db.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
+	err := l.change(ctx, func(ctx context.Context, c *change) error {
+		tx := c.tx
 		res.Fees, res.Merges, res.MergedInputs = coin.Zero, 0, 0
 		key := "airdrop:" + req.CommandID
 		if req.CommandID != "" {
@@ -104,7 +104,7 @@ func (l *Ledger) Airdrop(ctx context.Context, req AirdropRequest) (AirdropResult
 				return json.Unmarshal([]byte(prev.Result), &res)
 			}
 		}
-		t, err := l.beginLocked(ctx, tx, "airdrop", parties...)
+		t, err := c.begin(ctx, "airdrop", parties...)
 		if err != nil {
 			return err
 		}
@@ -174,13 +174,11 @@ func (l *Ledger) Airdrop(ctx context.Context, req AirdropRequest) (AirdropResult
 			}
 		}
 		res.UpdateID = t.update
-		if err := t.commit(ctx); err != nil {
-			return err
+		if req.CommandID != "" {
+			stored := mustJSON(res)
+			t.afterCommit(func(ctx context.Context) error { return l.saveCommand(ctx, t, key, l.operator, "airdrop", stored) })
 		}
-		if req.CommandID == "" {
-			return nil
-		}
-		return l.saveCommand(ctx, t, key, l.operator, "airdrop", mustJSON(res))
+		return nil
 	})
 	if err != nil {
 		if errors.Is(err, ErrInsufficientFunds) {

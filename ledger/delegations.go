@@ -152,15 +152,15 @@ func (l *Ledger) activeDelegationContract(ctx context.Context, db bun.IDB, templ
 // an unknown beneficiary is refused.
 func (l *Ledger) AcceptMintingDelegationProposal(ctx context.Context, delegate coin.PartyID, cid coin.ContractID) (coin.ContractID, error) {
 	var out coin.ContractID
-	err := l.db.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
-		p, err := l.activeDelegationContract(ctx, tx, TemplateMintingDelegationProposal, cid, delegate)
+	err := l.change(ctx, func(ctx context.Context, c *change) error {
+		p, err := l.activeDelegationContract(ctx, c.tx, TemplateMintingDelegationProposal, cid, delegate)
 		if err != nil {
 			return err
 		}
-		if err := l.lockParties(ctx, tx, p.Beneficiary); err != nil {
+		if err := l.lockParties(ctx, c.tx, p.Beneficiary); err != nil {
 			return err
 		}
-		if _, err := store.PartyByID(ctx, tx, p.Beneficiary); err != nil {
+		if _, err := store.PartyByID(ctx, c.tx, p.Beneficiary); err != nil {
 			if errors.Is(err, store.ErrNotFound) {
 				return fmt.Errorf("%w: beneficiary %s is not onboarded", ErrConflict, p.Beneficiary)
 			}
@@ -169,13 +169,13 @@ func (l *Ledger) AcceptMintingDelegationProposal(ctx context.Context, delegate c
 		if !p.ExpiresAt.After(l.now()) {
 			return fmt.Errorf("%w: the proposal expired at %s", ErrExpired, FormatTime(p.ExpiresAt))
 		}
-		old, err := l.delegations(ctx, tx, TemplateMintingDelegation, p.Beneficiary, func(d MintingDelegation) bool {
+		old, err := l.delegations(ctx, c.tx, TemplateMintingDelegation, p.Beneficiary, func(d MintingDelegation) bool {
 			return d.Beneficiary == p.Beneficiary && d.Delegate == delegate
 		})
 		if err != nil {
 			return err
 		}
-		t, err := l.beginTxn(ctx, tx, "minting-delegation-accept")
+		t, err := c.begin(ctx, "minting-delegation-accept")
 		if err != nil {
 			return err
 		}
@@ -186,7 +186,7 @@ func (l *Ledger) AcceptMintingDelegationProposal(ctx context.Context, delegate c
 		out = t.create(TemplateMintingDelegation, mintingDelegationPayload{
 			DSO: l.dso, Beneficiary: p.Beneficiary, Delegate: delegate, ExpiresAt: FormatTime(p.ExpiresAt), MergeLimit: fmt.Sprint(p.MergeLimit),
 		}, p.Beneficiary, delegate)
-		return t.commit(ctx)
+		return nil
 	})
 	if err != nil {
 		return "", fmt.Errorf("accept minting delegation proposal %s: %w", cid, err)
@@ -205,16 +205,16 @@ func (l *Ledger) WithdrawMintingDelegation(ctx context.Context, delegate coin.Pa
 }
 
 func (l *Ledger) archiveDelegation(ctx context.Context, kind, template string, delegate coin.PartyID, cid coin.ContractID) error {
-	err := l.db.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
-		if _, err := l.activeDelegationContract(ctx, tx, template, cid, delegate); err != nil {
+	err := l.change(ctx, func(ctx context.Context, c *change) error {
+		if _, err := l.activeDelegationContract(ctx, c.tx, template, cid, delegate); err != nil {
 			return err
 		}
-		t, err := l.beginTxn(ctx, tx, kind)
+		t, err := c.begin(ctx, kind)
 		if err != nil {
 			return err
 		}
 		t.archive(cid)
-		return t.commit(ctx)
+		return nil
 	})
 	if err != nil {
 		return fmt.Errorf("%s %s: %w", kind, cid, err)

@@ -8,24 +8,38 @@
 // # How a ledger change runs
 //
 // A public method validates its request (bounds, parties, amounts: the
-// ValidationError of errors.go names the field), then opens one database
-// transaction with store.DB.InTx, which retries serialization failures and
-// lost races. Inside it a txn (txn.go) collects the change:
+// ValidationError of errors.go names the field), then runs the change with
+// Ledger.change (change.go), the one place that begins and commits: one
+// database transaction (store.DB.InTx, which retries serialization
+// failures and lost races), in which the body
 //
-//   - beginTxn / beginLocked take the open round and, on Postgres, the
-//     parties' advisory locks, so operations on one party queue instead of
-//     conflicting; claimCommand (commands.go) first claims the
-//     request's deduplication key, so a retried request answers what
-//     the first one did.
-//   - The rule reads what it needs, then records its effects on the txn:
-//     contracts created (txn.create) and archived (txn.archive), holdings
-//     spent (spendHoldings, archiveHolding) and created (newHolding, mint),
-//     coin burned (burn), history rows (record, recordPair).
-//   - txn.commit draws the update's offset (ensureOffset), stamps it on
-//     every row, archives pre-existing contracts with a guarded update (a
-//     lost race is store.ErrStale and the whole transaction retries) and
-//     writes the update row with all its rows in one round trip
-//     (store.WriteTx). All of it lands, or none.
+//   - reads what it needs through the change's database transaction:
+//     claimCommand (commands.go) first claims the request's deduplication
+//     key, so a retried request answers what the first one did, and
+//     lockParties takes the parties' advisory locks on Postgres, so
+//     operations on one party queue instead of conflicting;
+//   - begins the change's txn (txn.go) once it knows there is something to
+//     change: change.begin takes the open round (and more parties' locks,
+//     in the same round trip) and claims the update's offset;
+//     change.beginAt starts at a given round, drawing the offset only when
+//     needed (bootstrap, the round clock, dust, reward collection);
+//   - records its effects on the txn: contracts created (txn.create) and
+//     archived (txn.archive), holdings spent (spendHoldings,
+//     archiveHolding) and created (newHolding, mint), coin burned (burn),
+//     history rows (record, recordPair); rows that need the update's row
+//     first (a read model's row, a command's stored result) are left to
+//     txn.afterCommit.
+//
+// change then commits the txn: txn.commit draws the offset if it has none
+// (ensureOffset), stamps it on every row, archives pre-existing contracts
+// with a guarded update (a lost race is store.ErrStale and the whole
+// change retries), writes the update row with all its rows in one round
+// trip (store.WriteTx) and reports it to the Observer; then the
+// after-commit steps run and the database transaction commits. All of it
+// lands, or none: an error or a panic anywhere rolls it back. A body that
+// begins no txn (a deduplicated retry, nothing to do) writes no update.
+// The grouped one-step sends (sendbatch.go) commit several txns together
+// through commitVia instead.
 //
 // The update log (the updates table, one row per change, ordered by offset)
 // is what pruning trims (pruning.go) and what CheckConservation
@@ -70,6 +84,11 @@
 //     available balance's changes (HistoryItem); parties.go: onboarding
 //     and users;
 //     usercache.go: the per-process cache of who a caller is.
+//   - change.go: a change's database transaction (above); txn.go: what a
+//     change records and its commit; commands.go: deduplication keys.
 //   - errors.go: the sentinel errors, which handlers map to HTTP statuses
 //     in one table.
+//
+// Web login sessions and the automations' job leases are not the ledger's:
+// cmd/ccwallet/replicas keeps them in the store for web and jobs.
 package ledger

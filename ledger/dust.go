@@ -6,7 +6,6 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/store"
-	"github.com/uptrace/bun"
 )
 
 // dustPage bounds the holdings one dust transaction archives.
@@ -25,13 +24,13 @@ func (l *Ledger) ExpireDust(ctx context.Context) (int, error) {
 		var n int
 		var last coin.ContractID
 		done := false
-		err := l.db.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
+		err := l.change(ctx, func(ctx context.Context, c *change) error {
 			n, last, done = 0, "", false
-			r, err := l.usableRound(ctx, tx)
+			r, err := l.usableRound(ctx, c.tx)
 			if err != nil {
 				return err
 			}
-			hs, err := store.DustCandidates(ctx, tx, r.Number, after, dustPage)
+			hs, err := store.DustCandidates(ctx, c.tx, r.Number, after, dustPage)
 			if err != nil {
 				return err
 			}
@@ -41,7 +40,7 @@ func (l *Ledger) ExpireDust(ctx context.Context) (int, error) {
 			if len(hs) > 0 {
 				last = hs[len(hs)-1].ContractID
 			}
-			t := l.newTxn(tx, "expire-dust", r)
+			t := c.beginAt("expire-dust", r)
 			for _, h := range hs {
 				if !IsDust(h.Amount, h.Rate, h.CreatedRound, r.Number) {
 					continue
@@ -68,9 +67,9 @@ func (l *Ledger) ExpireDust(ctx context.Context) (int, error) {
 				n++
 			}
 			if n == 0 {
-				return nil
+				c.drop()
 			}
-			return t.commit(ctx)
+			return nil
 		})
 		if err != nil {
 			return total, fmt.Errorf("expire dust: %w", err)

@@ -9,19 +9,18 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/store"
-	"github.com/uptrace/bun"
 )
 
 // DropLockedHolding destroys a locked holding the way the DSO's expiry of
 // a locked amulet would (burning it), leaving its lock holder behind: the
 // "lock already gone" case of the registry.
 func (l *Ledger) DropLockedHolding(ctx context.Context, cid coin.ContractID) error {
-	return l.db.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
-		hs, err := store.HoldingsByIDs(ctx, tx, []coin.ContractID{cid})
+	return l.change(ctx, func(ctx context.Context, c *change) error {
+		hs, err := store.HoldingsByIDs(ctx, c.tx, []coin.ContractID{cid})
 		if err != nil || len(hs) != 1 {
 			return ErrNotFound
 		}
-		t, err := l.beginTxn(ctx, tx, "expire-locked-amulet")
+		t, err := c.begin(ctx, "expire-locked-amulet")
 		if err != nil {
 			return err
 		}
@@ -29,7 +28,7 @@ func (l *Ledger) DropLockedHolding(ctx context.Context, cid coin.ContractID) err
 			return err
 		}
 		t.burn(hs[0].Amount)
-		return t.commit(ctx)
+		return nil
 	})
 }
 
@@ -66,14 +65,14 @@ func (l *Ledger) HoldPreapprovalCreation(ctx context.Context, receiver coin.Part
 // expiry that must not depend on the transfer-instruction workflow.
 func (l *Ledger) MintLocked(ctx context.Context, party coin.PartyID, amount coin.Amount, expires time.Time) (coin.ContractID, error) {
 	var cid coin.ContractID
-	err := l.db.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
-		t, err := l.beginTxn(ctx, tx, "mint")
+	err := l.change(ctx, func(ctx context.Context, c *change) error {
+		t, err := c.begin(ctx, "mint")
 		if err != nil {
 			return err
 		}
 		t.minted = t.minted.Add(amount)
 		cid = t.newHolding(party, amount, &Lock{Holder: string(l.dso), ExpiresAt: expires, Context: "test"})
-		return t.commit(ctx)
+		return nil
 	})
 	return cid, err
 }
@@ -149,3 +148,20 @@ func StoreOf(l *Ledger) *store.DB { return l.db }
 
 // RewardTemplate returns the template ID of a reward kind.
 func RewardTemplate(kind string) string { return rewardTemplates[kind] }
+
+// MintThen mints amount to party in one ledger change whose step after
+// the commit is then: what its error or panic undoes is what tests see.
+func (l *Ledger) MintThen(ctx context.Context, party coin.PartyID, amount coin.Amount, then func() error) (coin.ContractID, error) {
+	var cid coin.ContractID
+	err := l.change(ctx, func(ctx context.Context, c *change) error {
+		t, err := c.begin(ctx, "mint")
+		if err != nil {
+			return err
+		}
+		cid = t.mint(party, amount)
+		t.record(party, "balance_change", "Mint", "", amount, coin.Zero, "", HistoryDetails{ContractID: cid})
+		t.afterCommit(func(context.Context) error { return then() })
+		return nil
+	})
+	return cid, err
+}

@@ -172,16 +172,16 @@ func (l *Ledger) SubmitExternalTopology(ctx context.Context, publicKey string, s
 			return "", err
 		}
 	}
-	err = l.db.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
-		if err := l.lockParties(ctx, tx, party); err != nil {
+	err = l.change(ctx, func(ctx context.Context, c *change) error {
+		if err := l.lockParties(ctx, c.tx, party); err != nil {
 			return err
 		}
-		if _, err := store.PartyByID(ctx, tx, party); err == nil {
+		if _, err := store.PartyByID(ctx, c.tx, party); err == nil {
 			return fmt.Errorf("%w: party %s already exists", ErrConflict, party)
 		} else if !errors.Is(err, store.ErrNotFound) {
 			return err
 		}
-		return store.InsertParty(ctx, tx, &store.Party{PartyID: party, Hint: party.Hint(), Kind: PartyKindExternal,
+		return store.InsertParty(ctx, c.tx, &store.Party{PartyID: party, Hint: party.Hint(), Kind: PartyKindExternal,
 			PublicKey: hex.EncodeToString(pub), CreatedAt: l.now()})
 	})
 	if err != nil {

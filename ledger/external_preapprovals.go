@@ -60,14 +60,14 @@ func (l *Ledger) CreateSetupProposal(ctx context.Context, user coin.PartyID) (co
 		return "", fmt.Errorf("create setup proposal for %s: %w", user, err)
 	}
 	var cid coin.ContractID
-	err := l.db.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
-		if err := l.lockParties(ctx, tx, user, l.operator); err != nil {
+	err := l.change(ctx, func(ctx context.Context, c *change) error {
+		if err := l.lockParties(ctx, c.tx, user, l.operator); err != nil {
 			return err
 		}
-		if err := l.setupConflict(ctx, tx, user); err != nil {
+		if err := l.setupConflict(ctx, c.tx, user); err != nil {
 			return err
 		}
-		t, err := l.beginTxn(ctx, tx, "create-external-party-setup-proposal")
+		t, err := c.begin(ctx, "create-external-party-setup-proposal")
 		if err != nil {
 			return err
 		}
@@ -75,7 +75,7 @@ func (l *Ledger) CreateSetupProposal(ctx context.Context, user coin.PartyID) (co
 			Validator: l.operator, User: user, DSO: l.dso, CreatedAt: FormatTime(t.now),
 			PreapprovalExpiresAt: FormatTime(t.now.Add(PreapprovalLifetime)),
 		}, l.operator, user)
-		return t.commit(ctx)
+		return nil
 	})
 	if err != nil {
 		return "", fmt.Errorf("create setup proposal for %s: %w", user, err)

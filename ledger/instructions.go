@@ -9,7 +9,6 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/store"
-	"github.com/uptrace/bun"
 )
 
 // Token-standard templates of the transfer-instruction workflow.
@@ -258,7 +257,8 @@ func (l *Ledger) CreateTransferInstruction(ctx context.Context, req TransferInst
 		key = "token-transfer:" + string(req.Sender) + ":" + req.TrackingID
 	}
 	var res *InstructionResult
-	err := l.db.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
+	err := l.change(ctx, func(ctx context.Context, c *change) error {
+		tx := c.tx
 		if key != "" {
 			prev, err := l.claimCommand(ctx, tx, key)
 			if err != nil {
@@ -276,10 +276,10 @@ func (l *Ledger) CreateTransferInstruction(ctx context.Context, req TransferInst
 			return err
 		}
 		if kind == TransferDirect {
-			res, err = l.transferDirect(ctx, tx, req, pre, key)
+			res, err = l.transferDirect(ctx, c, req, pre, key)
 			return err
 		}
-		t, err := l.beginTxn(ctx, tx, "create-transfer-instruction")
+		t, err := c.begin(ctx, "create-transfer-instruction")
 		if err != nil {
 			return err
 		}
@@ -307,21 +307,16 @@ func (l *Ledger) CreateTransferInstruction(ctx context.Context, req TransferInst
 		t.record(req.Sender, "transfer", "CreateTokenStandardTransferInstruction", req.Receiver, tr.cost(req.Amount).Neg(), tr.Fees.Add(tr.HoldingFees), req.Description, HistoryDetails{
 			Provider: l.operator, HoldingFees: tr.HoldingFees, Fees: tr.Fees, ContractID: cid, TrackingID: req.TrackingID,
 		})
-		if err := t.commit(ctx); err != nil {
-			return err
-		}
-		if err := store.InsertTransferInstruction(ctx, tx, &store.TransferInstruction{
-			ContractID: cid, Sender: req.Sender, Receiver: req.Receiver, Amount: req.Amount, Description: req.Description,
-			LockedHoldingCID: locked, RequestedAt: t.now, ExecuteBefore: executeBefore, Status: string(InstructionPending),
-			TrackingID: req.TrackingID, CreatedOffset: t.offset,
-		}); err != nil {
-			return err
-		}
-		if key != "" {
-			if err := l.saveCommand(ctx, t, key, req.Sender, "create-transfer-instruction", string(cid)); err != nil {
+		t.afterCommit(func(ctx context.Context) error {
+			if err := store.InsertTransferInstruction(ctx, tx, &store.TransferInstruction{
+				ContractID: cid, Sender: req.Sender, Receiver: req.Receiver, Amount: req.Amount, Description: req.Description,
+				LockedHoldingCID: locked, RequestedAt: t.now, ExecuteBefore: executeBefore, Status: string(InstructionPending),
+				TrackingID: req.TrackingID, CreatedOffset: t.offset,
+			}); err != nil || key == "" {
 				return err
 			}
-		}
+			return l.saveCommand(ctx, t, key, req.Sender, "create-transfer-instruction", string(cid))
+		})
 		res = &InstructionResult{Status: InstructionPending, InstructionCID: cid, SenderChangeCIDs: []coin.ContractID{}, Meta: map[string]string{}}
 		if tr.Change != "" {
 			res.SenderChangeCIDs = append(res.SenderChangeCIDs, tr.Change)
@@ -334,12 +329,12 @@ func (l *Ledger) CreateTransferInstruction(ctx context.Context, req TransferInst
 	return res, nil
 }
 
-// transferDirect is CreateTransferInstruction's direct kind, inside its
-// database transaction: the transfer through the receiver's preapproval
-// p, completed at once. key, when set, records the tracking id with the
-// receiver's new holding.
-func (l *Ledger) transferDirect(ctx context.Context, tx bun.Tx, req TransferInstructionRequest, p *store.TransferPreapproval, key string) (*InstructionResult, error) {
-	t, err := l.beginTxn(ctx, tx, "transfer-preapproval-send")
+// transferDirect is CreateTransferInstruction's direct kind, in its
+// change c: the transfer through the receiver's preapproval p, completed
+// at once. key, when set, records the tracking id with the receiver's new
+// holding.
+func (l *Ledger) transferDirect(ctx context.Context, c *change, req TransferInstructionRequest, p *store.TransferPreapproval, key string) (*InstructionResult, error) {
+	t, err := c.begin(ctx, "transfer-preapproval-send")
 	if err != nil {
 		return nil, err
 	}
@@ -347,13 +342,10 @@ func (l *Ledger) transferDirect(ctx context.Context, tx bun.Tx, req TransferInst
 	if err != nil {
 		return nil, err
 	}
-	if err := t.commit(ctx); err != nil {
-		return nil, err
-	}
 	if key != "" {
-		if err := l.saveCommand(ctx, t, key, req.Sender, "create-transfer-instruction", string(tr.Outputs[0])); err != nil {
-			return nil, err
-		}
+		t.afterCommit(func(ctx context.Context) error {
+			return l.saveCommand(ctx, t, key, req.Sender, "create-transfer-instruction", string(tr.Outputs[0]))
+		})
 	}
 	res := &InstructionResult{Status: InstructionCompleted, ReceiverHoldingCIDs: tr.Outputs, SenderChangeCIDs: []coin.ContractID{}, Meta: map[string]string{}}
 	if tr.Change != "" {
@@ -400,7 +392,8 @@ func (l *Ledger) MoveTransferInstructionOnce(ctx context.Context, actor coin.Par
 
 func (l *Ledger) moveInstruction(ctx context.Context, actor coin.PartyID, cid coin.ContractID, move InstructionMove, key string) (*InstructionResult, error) {
 	var res *InstructionResult
-	err := l.db.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
+	err := l.change(ctx, func(ctx context.Context, c *change) error {
+		tx := c.tx
 		if key != "" {
 			prev, err := l.claimCommand(ctx, tx, key)
 			if err != nil {
@@ -425,7 +418,7 @@ func (l *Ledger) moveInstruction(ctx context.Context, actor coin.PartyID, cid co
 		if ti, err = store.TransferInstructionByID(ctx, tx, cid); err != nil {
 			return err
 		}
-		t, err := l.beginTxn(ctx, tx, string(move)+"-transfer-instruction")
+		t, err := c.begin(ctx, string(move)+"-transfer-instruction")
 		if err != nil {
 			return err
 		}
@@ -436,7 +429,10 @@ func (l *Ledger) moveInstruction(ctx context.Context, actor coin.PartyID, cid co
 		if res, err = t.finishInstruction(ctx, ti, move, to); err != nil || key == "" {
 			return err
 		}
-		return l.saveCommand(ctx, t, key, actor, string(move)+"-transfer-instruction", string(cid))
+		t.afterCommit(func(ctx context.Context) error {
+			return l.saveCommand(ctx, t, key, actor, string(move)+"-transfer-instruction", string(cid))
+		})
+		return nil
 	})
 	if err != nil {
 		return nil, fmt.Errorf("%s transfer instruction: %w", move, err)
@@ -444,7 +440,8 @@ func (l *Ledger) moveInstruction(ctx context.Context, actor coin.PartyID, cid co
 	return res, nil
 }
 
-// finishInstruction carries out an allowed move inside t and commits it.
+// finishInstruction carries out an allowed move inside t; the
+// instruction's row follows once t commits.
 func (t *txn) finishInstruction(ctx context.Context, ti *store.TransferInstruction, move InstructionMove, to InstructionStatus) (*InstructionResult, error) {
 	res := &InstructionResult{Status: to, ReceiverHoldingCIDs: []coin.ContractID{}, SenderChangeCIDs: []coin.ContractID{}, Meta: map[string]string{}}
 	hs, err := store.HoldingsByIDs(ctx, t.tx, []coin.ContractID{ti.LockedHoldingCID})
@@ -501,16 +498,13 @@ func (t *txn) finishInstruction(ctx context.Context, ti *store.TransferInstructi
 		}
 	}
 	t.traffic += t.l.rules.TrafficBytes(len(hs))
-	if err := t.commit(ctx); err != nil {
-		return nil, err
-	}
 	ids := make([]string, len(results))
 	for i, c := range results {
 		ids[i] = string(c)
 	}
-	if err := store.FinishTransferInstruction(ctx, t.tx, ti.ContractID, string(InstructionPending), string(to), strings.Join(ids, ","), t.offset, t.now); err != nil {
-		return nil, err
-	}
+	t.afterCommit(func(ctx context.Context) error {
+		return store.FinishTransferInstruction(ctx, t.tx, ti.ContractID, string(InstructionPending), string(to), strings.Join(ids, ","), t.offset, t.now)
+	})
 	return res, nil
 }
 

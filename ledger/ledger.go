@@ -15,7 +15,6 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/store"
-	"github.com/uptrace/bun"
 )
 
 // Config is what the ledger needs from the operator's configuration.
@@ -107,12 +106,12 @@ func Open(ctx context.Context, db *store.DB, cfg Config, log *slog.Logger) (*Led
 		cfg.UserCacheTTL = DefaultUserCacheTTL
 	}
 	l := &Ledger{db: db, log: log, cfg: cfg, users: newUserCache(cfg.UserCacheTTL)}
-	err := db.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
-		if err := db.LockKey(ctx, tx, "ccwallet:bootstrap"); err != nil {
+	err := l.change(ctx, func(ctx context.Context, c *change) error {
+		if err := db.LockKey(ctx, c.tx, "ccwallet:bootstrap"); err != nil {
 			return err
 		}
-		if _, err := store.MetaValue(ctx, tx, metaOperator); errors.Is(err, store.ErrNotFound) {
-			return l.bootstrap(ctx, tx)
+		if _, err := store.MetaValue(ctx, c.tx, metaOperator); errors.Is(err, store.ErrNotFound) {
+			return l.bootstrap(ctx, c)
 		} else if err != nil {
 			return err
 		}
@@ -237,7 +236,8 @@ func randomKeyFingerprint() (string, error) {
 
 // bootstrap creates the network on an empty database: keys, the DSO and
 // operator parties, the rules contract and round 0.
-func (l *Ledger) bootstrap(ctx context.Context, tx bun.Tx) error {
+func (l *Ledger) bootstrap(ctx context.Context, c *change) error {
+	tx := c.tx
 	key := make([]byte, 32)
 	if _, err := rand.Read(key); err != nil {
 		return err
@@ -279,20 +279,20 @@ func (l *Ledger) bootstrap(ctx context.Context, tx bun.Tx) error {
 			return err
 		}
 	}
-	t := l.newTxn(tx, "bootstrap", &store.Round{Number: 0, Price: rules.InitialPriceUSD})
+	t := c.beginAt("bootstrap", &store.Round{Number: 0, Price: rules.InitialPriceUSD})
 	l.rulesCID = t.create(TemplateAmuletRules, newAmuletRulesPayload(dso, rules, l.cfg.DevNet, syncID), dso)
 	t.create(TemplateExternalPartyRule, map[string]any{"dso": dso}, dso)
 	t.create(TemplateFeaturedAppRight, map[string]any{"dso": dso, "provider": operator}, dso, operator)
 	if err := l.openRound(ctx, t, 0, rules.InitialPriceUSD, now); err != nil {
 		return err
 	}
-	if err := t.commit(ctx); err != nil {
-		return err
-	}
-	if err := store.InsertMeta(ctx, tx, metaRules, mustJSON(rules)); err != nil {
-		return err
-	}
-	return store.InsertMeta(ctx, tx, metaRulesCID, string(l.rulesCID))
+	t.afterCommit(func(ctx context.Context) error {
+		if err := store.InsertMeta(ctx, tx, metaRules, mustJSON(rules)); err != nil {
+			return err
+		}
+		return store.InsertMeta(ctx, tx, metaRulesCID, string(l.rulesCID))
+	})
+	return nil
 }
 
 // openRound creates round n's contract and row inside t.
@@ -310,8 +310,8 @@ func (l *Ledger) openRound(ctx context.Context, t *txn, n coin.Round, price coin
 // party, so the operator can log in from the first start on.
 func (l *Ledger) ensureAdmins(ctx context.Context) error {
 	for _, name := range l.cfg.AdminUsers {
-		err := l.db.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
-			u, err := store.UserByName(ctx, tx, name)
+		err := l.change(ctx, func(ctx context.Context, c *change) error {
+			u, err := store.UserByName(ctx, c.tx, name)
 			if err == nil {
 				if u.PartyID != l.operator || !u.IsAdmin || u.InstallCID == "" {
 					return fmt.Errorf("wallet admin user %q is bound to party %s, not to the operator party %s", name, u.PartyID, l.operator)
@@ -321,15 +321,15 @@ func (l *Ledger) ensureAdmins(ctx context.Context) error {
 			if !errors.Is(err, store.ErrNotFound) {
 				return err
 			}
-			t, err := l.beginTxn(ctx, tx, "onboard-admin")
+			t, err := c.begin(ctx, "onboard-admin")
 			if err != nil {
 				return err
 			}
 			install := l.createInstall(t, name, l.operator)
-			if err := t.commit(ctx); err != nil {
-				return err
-			}
-			return store.InsertUser(ctx, tx, &store.User{Name: name, PartyID: l.operator, IsAdmin: true, InstallCID: install, CreatedAt: l.now()})
+			t.afterCommit(func(ctx context.Context) error {
+				return store.InsertUser(ctx, c.tx, &store.User{Name: name, PartyID: l.operator, IsAdmin: true, InstallCID: install, CreatedAt: l.now()})
+			})
+			return nil
 		})
 		l.users.forget(name) // every write to users forgets the user (usercache.go)
 		if err != nil && !errors.Is(err, store.ErrAlreadyExists) {

@@ -63,11 +63,11 @@ func (l *Ledger) ProposeMergeDelegation(ctx context.Context, owner coin.PartyID)
 		return MergeDelegation{}, err
 	}
 	var cid coin.ContractID
-	err := l.db.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
-		if err := l.lockParties(ctx, tx, owner); err != nil {
+	err := l.change(ctx, func(ctx context.Context, c *change) error {
+		if err := l.lockParties(ctx, c.tx, owner); err != nil {
 			return err
 		}
-		existing, err := store.MergeDelegationsOf(ctx, tx, owner, "")
+		existing, err := store.MergeDelegationsOf(ctx, c.tx, owner, "")
 		if err != nil {
 			return err
 		}
@@ -80,19 +80,19 @@ func (l *Ledger) ProposeMergeDelegation(ctx context.Context, owner coin.PartyID)
 				return nil
 			}
 		}
-		t, err := l.beginTxn(ctx, tx, "merge-delegation-proposal")
+		t, err := c.begin(ctx, "merge-delegation-proposal")
 		if err != nil {
 			return err
 		}
 		cid = t.create(TemplateMergeDelegationProposal, mergeProposalPayload{Delegation: mergeDelegationPayload{
 			Operator: l.operator, Owner: owner, Meta: metaValues{Values: map[string]string{}},
 		}}, owner, l.operator)
-		if err := t.commit(ctx); err != nil {
-			return err
-		}
-		return store.InsertMergeDelegation(ctx, tx, &store.MergeDelegation{
-			ContractID: cid, Owner: owner, Operator: l.operator, Status: MergeProposed, ProposalCID: cid, CreatedAt: t.now, UpdatedAt: t.now,
+		t.afterCommit(func(ctx context.Context) error {
+			return store.InsertMergeDelegation(ctx, t.tx, &store.MergeDelegation{
+				ContractID: cid, Owner: owner, Operator: l.operator, Status: MergeProposed, ProposalCID: cid, CreatedAt: t.now, UpdatedAt: t.now,
+			})
 		})
+		return nil
 	})
 	if err != nil {
 		return MergeDelegation{}, fmt.Errorf("propose merge delegation for %s: %w", owner, err)
@@ -127,33 +127,33 @@ func (l *Ledger) onboardMergeProposal(ctx context.Context, t *txn, owner coin.Pa
 // proposal is archived and an active MergeDelegation created.
 func (l *Ledger) AcceptMergeDelegation(ctx context.Context, proposal coin.ContractID) (MergeDelegation, error) {
 	var cid coin.ContractID
-	err := l.db.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
-		m, err := store.MergeDelegationByID(ctx, tx, proposal)
+	err := l.change(ctx, func(ctx context.Context, c *change) error {
+		m, err := store.MergeDelegationByID(ctx, c.tx, proposal)
 		if err != nil {
 			return err
 		}
 		if m.Status != MergeProposed {
 			return fmt.Errorf("%w: merge delegation proposal %s is %s", ErrConflict, proposal, m.Status)
 		}
-		if err := l.lockParties(ctx, tx, m.Owner); err != nil {
+		if err := l.lockParties(ctx, c.tx, m.Owner); err != nil {
 			return err
 		}
-		t, err := l.beginTxn(ctx, tx, "merge-delegation-accept")
+		t, err := c.begin(ctx, "merge-delegation-accept")
 		if err != nil {
 			return err
 		}
-		if err := store.SetMergeDelegationStatus(ctx, tx, proposal, MergeProposed, MergeAccepted, t.now); err != nil {
+		if err := store.SetMergeDelegationStatus(ctx, c.tx, proposal, MergeProposed, MergeAccepted, t.now); err != nil {
 			return err
 		}
 		t.archive(proposal)
 		cid = t.create(TemplateMergeDelegation, mergeDelegationPayload{Operator: m.Operator, Owner: m.Owner, Meta: metaValues{Values: map[string]string{}}}, m.Owner, m.Operator)
 		t.record(m.Owner, "notification", "MergeDelegationAccepted", m.Operator, coin.Zero, coin.Zero, "", HistoryDetails{ContractID: cid, Notification: "merge delegation accepted by the wallet provider"})
-		if err := t.commit(ctx); err != nil {
-			return err
-		}
-		return store.InsertMergeDelegation(ctx, tx, &store.MergeDelegation{
-			ContractID: cid, Owner: m.Owner, Operator: m.Operator, Status: MergeActive, ProposalCID: proposal, CreatedAt: t.now, UpdatedAt: t.now,
+		t.afterCommit(func(ctx context.Context) error {
+			return store.InsertMergeDelegation(ctx, t.tx, &store.MergeDelegation{
+				ContractID: cid, Owner: m.Owner, Operator: m.Operator, Status: MergeActive, ProposalCID: proposal, CreatedAt: t.now, UpdatedAt: t.now,
+			})
 		})
+		return nil
 	})
 	if err != nil {
 		return MergeDelegation{}, fmt.Errorf("accept merge delegation proposal %s: %w", proposal, err)
@@ -184,8 +184,8 @@ func (l *Ledger) AcceptMergeDelegations(ctx context.Context) (int, error) {
 // WithdrawMergeDelegation lets the owner end a proposal or an active
 // delegation; another party's is ErrNotFound, as it must not be revealed.
 func (l *Ledger) WithdrawMergeDelegation(ctx context.Context, owner coin.PartyID, id coin.ContractID) error {
-	err := l.db.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
-		m, err := store.MergeDelegationByID(ctx, tx, id)
+	err := l.change(ctx, func(ctx context.Context, c *change) error {
+		m, err := store.MergeDelegationByID(ctx, c.tx, id)
 		if err != nil {
 			return err
 		}
@@ -195,15 +195,15 @@ func (l *Ledger) WithdrawMergeDelegation(ctx context.Context, owner coin.PartyID
 		if m.Status != MergeActive && m.Status != MergeProposed {
 			return fmt.Errorf("%w: merge delegation %s is %s", ErrConflict, id, m.Status)
 		}
-		t, err := l.beginTxn(ctx, tx, "merge-delegation-withdraw")
+		t, err := c.begin(ctx, "merge-delegation-withdraw")
 		if err != nil {
 			return err
 		}
-		if err := store.SetMergeDelegationStatus(ctx, tx, id, m.Status, MergeWithdrawn, t.now); err != nil {
+		if err := store.SetMergeDelegationStatus(ctx, c.tx, id, m.Status, MergeWithdrawn, t.now); err != nil {
 			return err
 		}
 		t.archive(id)
-		return t.commit(ctx)
+		return nil
 	})
 	if err != nil {
 		return fmt.Errorf("withdraw merge delegation %s: %w", id, err)
@@ -435,12 +435,12 @@ func (l *Ledger) mergeParty(ctx context.Context, owner coin.PartyID, target int,
 func (l *Ledger) mergeBatch(ctx context.Context, owner coin.PartyID, batch []store.Holding) (*store.Holding, int, error) {
 	var out *store.Holding
 	used := 0
-	err := l.db.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
+	err := l.change(ctx, func(ctx context.Context, c *change) error {
 		out, used = nil, 0
-		if err := l.lockParties(ctx, tx, owner); err != nil {
+		if err := l.lockParties(ctx, c.tx, owner); err != nil {
 			return err
 		}
-		g, ok, err := l.mergeGoalOf(ctx, tx, owner)
+		g, ok, err := l.mergeGoalOf(ctx, c.tx, owner)
 		if err != nil || !ok {
 			return err // withdrawn, expired or offboarded meanwhile: stop
 		}
@@ -448,15 +448,15 @@ func (l *Ledger) mergeBatch(ctx context.Context, owner coin.PartyID, batch []sto
 		for i, h := range batch {
 			ids[i] = h.ContractID
 		}
-		t, err := l.beginTxn(ctx, tx, "merge-holdings")
+		t, err := c.begin(ctx, "merge-holdings")
 		if err != nil {
 			return err
 		}
 		out, used, err = t.mergeInputs(ctx, owner, ids, g)
-		if err != nil || used == 0 {
-			return err
+		if err == nil && used == 0 {
+			c.drop() // fewer than two inputs left: nothing merged
 		}
-		return t.commit(ctx)
+		return err
 	})
 	return out, used, err
 }
@@ -541,8 +541,8 @@ func (d Dev) MintBulk(ctx context.Context, party coin.PartyID, amounts []coin.Am
 		}
 		total = total.Add(a)
 	}
-	return l.db.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
-		t, err := l.beginTxn(ctx, tx, "mint")
+	return l.change(ctx, func(ctx context.Context, c *change) error {
+		t, err := c.begin(ctx, "mint")
 		if err != nil {
 			return err
 		}
@@ -550,6 +550,6 @@ func (d Dev) MintBulk(ctx context.Context, party coin.PartyID, amounts []coin.Am
 			t.mint(party, a)
 		}
 		t.record(party, "balance_change", "Mint", "", total, coin.Zero, fmt.Sprintf("%d holdings", len(amounts)), HistoryDetails{})
-		return t.commit(ctx)
+		return nil
 	})
 }

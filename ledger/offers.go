@@ -157,7 +157,8 @@ func (l *Ledger) createOffer(ctx context.Context, r OfferRequest, guard func(ctx
 		return Offer{}, false, err
 	}
 	key := "offer:" + string(r.Sender) + ":" + r.TrackingID
-	err = l.db.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
+	err = l.change(ctx, func(ctx context.Context, c *change) error {
+		tx := c.tx
 		created = false
 		prev, err := l.claimCommand(ctx, tx, key)
 		if err != nil {
@@ -187,7 +188,7 @@ func (l *Ledger) createOffer(ctx context.Context, r OfferRequest, guard func(ctx
 				return err
 			}
 		}
-		t, err := l.beginTxn(ctx, tx, "create-transfer-offer")
+		t, err := c.begin(ctx, "create-transfer-offer")
 		if err != nil {
 			return err
 		}
@@ -195,19 +196,19 @@ func (l *Ledger) createOffer(ctx context.Context, r OfferRequest, guard func(ctx
 			Sender: r.Sender, Receiver: r.Receiver, DSO: l.dso, Amount: paymentAmount{Amount: r.Amount, Unit: "AmuletUnit"},
 			Description: r.Description, ExpiresAt: FormatTime(r.ExpiresAt), TrackingID: r.TrackingID,
 		}, r.Sender, r.Receiver)
-		if err := t.commit(ctx); err != nil {
-			return err
-		}
 		row := &store.TransferOffer{
 			ContractID: cid, TrackingID: r.TrackingID, Sender: r.Sender, Receiver: r.Receiver, Amount: r.Amount,
 			Description: r.Description, ExpiresAt: r.ExpiresAt, Status: OfferCreated, CreatedTx: t.update,
 			CreatedAt: t.now, UpdatedAt: t.now,
 		}
-		if err := store.InsertTransferOffer(ctx, tx, row); err != nil {
-			return err
-		}
+		t.afterCommit(func(ctx context.Context) error {
+			if err := store.InsertTransferOffer(ctx, tx, row); err != nil {
+				return err
+			}
+			return l.saveCommand(ctx, t, key, r.Sender, "create-transfer-offer", string(cid))
+		})
 		o, created = offerView(row), true
-		return l.saveCommand(ctx, t, key, r.Sender, "create-transfer-offer", string(cid))
+		return nil
 	})
 	if err != nil {
 		return Offer{}, false, fmt.Errorf("create transfer offer %q: %w", r.TrackingID, err)
@@ -266,9 +267,11 @@ func offerOpen(o *store.TransferOffer) error {
 }
 
 // changeOffer runs fn on an open offer that actor may act on as role, in
-// one ledger transaction that also archives the offer.
+// one ledger change that also archives the offer and moves its row to the
+// state fn set (finishOffer).
 func (l *Ledger) changeOffer(ctx context.Context, actor coin.PartyID, cid coin.ContractID, role, kind string, fn func(t *txn, o *store.TransferOffer) error) error {
-	return l.db.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
+	return l.change(ctx, func(ctx context.Context, c *change) error {
+		tx := c.tx
 		o, err := store.TransferOfferByID(ctx, tx, cid)
 		if err != nil {
 			return err
@@ -286,7 +289,7 @@ func (l *Ledger) changeOffer(ctx context.Context, actor coin.PartyID, cid coin.C
 		if err := offerOpen(o); err != nil {
 			return err
 		}
-		t, err := l.beginTxn(ctx, tx, kind)
+		t, err := c.begin(ctx, kind)
 		if err != nil {
 			return err
 		}
@@ -294,23 +297,26 @@ func (l *Ledger) changeOffer(ctx context.Context, actor coin.PartyID, cid coin.C
 			return err
 		}
 		t.archive(o.ContractID)
-		return fn(t, o)
+		if err := fn(t, o); err != nil {
+			return err
+		}
+		t.finishOffer(o)
+		return nil
 	})
 }
 
-// finishOffer commits t and moves o from created to its new state.
-func (t *txn) finishOffer(ctx context.Context, o *store.TransferOffer) error {
-	if err := t.commit(ctx); err != nil {
-		return err
-	}
-	o.UpdatedAt = t.now
-	if o.AcceptedCID != "" && o.AcceptedTx == "" {
-		o.AcceptedTx = t.update
-	}
-	if o.Status == OfferCompleted {
-		o.CompletedTx = t.update
-	}
-	return store.UpdateTransferOffer(ctx, t.tx, o, OfferCreated)
+// finishOffer moves o from created to its new state once t commits.
+func (t *txn) finishOffer(o *store.TransferOffer) {
+	t.afterCommit(func(ctx context.Context) error {
+		o.UpdatedAt = t.now
+		if o.AcceptedCID != "" && o.AcceptedTx == "" {
+			o.AcceptedTx = t.update
+		}
+		if o.Status == OfferCompleted {
+			o.CompletedTx = t.update
+		}
+		return store.UpdateTransferOffer(ctx, t.tx, o, OfferCreated)
+	})
 }
 
 // AcceptOffer accepts an offer as its receiver. In the same transaction the
@@ -351,7 +357,7 @@ func (l *Ledger) AcceptOffer(ctx context.Context, actor coin.PartyID, cid coin.C
 		default:
 			return err
 		}
-		return t.finishOffer(ctx, o)
+		return nil
 	})
 	if err != nil {
 		return "", fmt.Errorf("accept transfer offer %s: %w", cid, err)
@@ -366,7 +372,7 @@ func (l *Ledger) RejectOffer(ctx context.Context, actor coin.PartyID, cid coin.C
 		// Both see it: the receiver did it, the sender's offer ended.
 		t.recordPair(o.Sender, o.Receiver, "notification", "TransferOfferRejected", coin.Zero, coin.Zero, coin.Zero, coin.Zero, o.Description,
 			HistoryDetails{Notification: fmt.Sprintf("transfer offer %s of %s rejected by the receiver", o.TrackingID, o.Amount)})
-		return t.finishOffer(ctx, o)
+		return nil
 	})
 	if err != nil {
 		return fmt.Errorf("reject transfer offer %s: %w", cid, err)
@@ -381,7 +387,7 @@ func (l *Ledger) WithdrawOffer(ctx context.Context, actor coin.PartyID, cid coin
 		// Both see it: the sender did it, the receiver's offer ended.
 		t.recordPair(o.Sender, o.Receiver, "notification", "TransferOfferWithdrawn", coin.Zero, coin.Zero, coin.Zero, coin.Zero, o.Description,
 			HistoryDetails{Notification: fmt.Sprintf("transfer offer %s of %s withdrawn by the sender", o.TrackingID, o.Amount)})
-		return t.finishOffer(ctx, o)
+		return nil
 	})
 	if err != nil {
 		return fmt.Errorf("withdraw transfer offer %s: %w", cid, err)
@@ -411,7 +417,7 @@ func (l *Ledger) ExpireOffers(ctx context.Context) (int, error) {
 					return fmt.Errorf("%w: transfer offer %s has not expired", ErrConflict, o.ContractID)
 				}
 				o.Status, o.FailureKind = OfferFailed, OfferExpired
-				return t.finishOffer(ctx, o)
+				return nil
 			})
 			switch {
 			case err == nil:

@@ -40,7 +40,8 @@ func (l *Ledger) Onboard(ctx context.Context, name string, party coin.PartyID) (
 	}
 	var result coin.PartyID
 	defer l.users.forget(name) // also after an error: the commit may have happened
-	err := l.db.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
+	err := l.change(ctx, func(ctx context.Context, c *change) error {
+		tx := c.tx
 		if err := l.db.LockKey(ctx, tx, "user:"+name); err != nil {
 			return err
 		}
@@ -55,7 +56,7 @@ func (l *Ledger) Onboard(ctx context.Context, name string, party coin.PartyID) (
 		case err != nil && !errors.Is(err, store.ErrNotFound):
 			return err
 		}
-		t, err := l.beginTxn(ctx, tx, "onboard")
+		t, err := c.begin(ctx, "onboard")
 		if err != nil {
 			return err
 		}
@@ -77,17 +78,13 @@ func (l *Ledger) Onboard(ctx context.Context, name string, party coin.PartyID) (
 		if err := l.onboardMergeProposal(ctx, t, p); err != nil { // merge.go
 			return err
 		}
-		if err := t.commit(ctx); err != nil {
-			return err
-		}
-		if u != nil {
-			u.PartyID, u.InstallCID, u.OffboardedAt = p, install, bun.NullTime{}
-			if err := store.UpdateUser(ctx, tx, u); err != nil {
-				return err
+		t.afterCommit(func(ctx context.Context) error {
+			if u != nil {
+				u.PartyID, u.InstallCID, u.OffboardedAt = p, install, bun.NullTime{}
+				return store.UpdateUser(ctx, tx, u)
 			}
-		} else if err := store.InsertUser(ctx, tx, &store.User{Name: name, PartyID: p, IsAdmin: l.IsAdmin(name), InstallCID: install, CreatedAt: l.now()}); err != nil {
-			return err
-		}
+			return store.InsertUser(ctx, tx, &store.User{Name: name, PartyID: p, IsAdmin: l.IsAdmin(name), InstallCID: install, CreatedAt: l.now()})
+		})
 		result = p
 		return nil
 	})
@@ -125,8 +122,8 @@ func (l *Ledger) Offboard(ctx context.Context, name string) error {
 	// Forgotten after the commit, so no request of this process acts for
 	// the user once Offboard has returned (usercache.go).
 	defer l.users.forget(name)
-	return l.db.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
-		u, err := store.UserByName(ctx, tx, name)
+	return l.change(ctx, func(ctx context.Context, c *change) error {
+		u, err := store.UserByName(ctx, c.tx, name)
 		if err != nil {
 			return err
 		}
@@ -136,18 +133,18 @@ func (l *Ledger) Offboard(ctx context.Context, name string) error {
 		if u.IsAdmin && u.PartyID == l.operator {
 			return fmt.Errorf("%w: the validator operator's user %q cannot be offboarded", ErrConflict, name)
 		}
-		t, err := l.beginTxn(ctx, tx, "offboard")
+		t, err := c.begin(ctx, "offboard")
 		if err != nil {
 			return err
 		}
 		if u.InstallCID != "" {
 			t.archive(u.InstallCID)
 		}
-		if err := t.commit(ctx); err != nil {
-			return err
-		}
-		u.InstallCID, u.OffboardedAt = "", bun.NullTime{Time: l.now()}
-		return store.UpdateUser(ctx, tx, u)
+		t.afterCommit(func(ctx context.Context) error {
+			u.InstallCID, u.OffboardedAt = "", bun.NullTime{Time: l.now()}
+			return store.UpdateUser(ctx, c.tx, u)
+		})
+		return nil
 	})
 }
 

@@ -14,7 +14,6 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/store"
-	"github.com/uptrace/bun"
 )
 
 // DefaultPreparedTTL is how long a prepared transaction may be submitted
@@ -232,7 +231,8 @@ func (l *Ledger) Submit(ctx context.Context, s Submission) (SubmitResult, error)
 		}
 	}
 	var res SubmitResult
-	err = l.db.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
+	err = l.change(ctx, func(ctx context.Context, c *change) error {
+		tx := c.tx
 		res = SubmitResult{}
 		if err := l.lockParties(ctx, tx, exec.parties(l, body)...); err != nil {
 			return err
@@ -253,7 +253,7 @@ func (l *Ledger) Submit(ctx context.Context, s Submission) (SubmitResult, error)
 		if !l.now().Before(p.ExpiresAt) {
 			return fmt.Errorf("%w: the prepared transaction %s expired at %s; prepare it again", ErrExpired, hashHex, FormatTime(p.ExpiresAt))
 		}
-		t, err := l.beginTxn(ctx, tx, body.Kind)
+		t, err := c.begin(ctx, body.Kind)
 		if err != nil {
 			return err
 		}
@@ -264,11 +264,10 @@ func (l *Ledger) Submit(ctx context.Context, s Submission) (SubmitResult, error)
 		if err != nil {
 			return err
 		}
-		if err := t.commit(ctx); err != nil {
-			return err
-		}
 		res = SubmitResult{Kind: body.Kind, UpdateID: t.update, ContractID: cid}
-		return store.MarkPreparedExecuted(ctx, tx, hashHex, mustJSON(res), t.now)
+		stored := mustJSON(res)
+		t.afterCommit(func(ctx context.Context) error { return store.MarkPreparedExecuted(ctx, tx, hashHex, stored, t.now) })
+		return nil
 	})
 	if err != nil {
 		return SubmitResult{}, fmt.Errorf("submit %s for %s: %w", body.Kind, party, err)

@@ -47,7 +47,8 @@ func (l *Ledger) Prune(ctx context.Context, retention, maxDuration time.Duration
 			return rep, nil
 		}
 		var n, c int64
-		err := l.db.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
+		err := l.change(ctx, func(ctx context.Context, ch *change) error {
+			tx := ch.tx
 			n, c = 0, 0
 			us, err := store.PrunableUpdates(ctx, tx, cutoff, prunePage)
 			if err != nil || len(us) == 0 {

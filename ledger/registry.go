@@ -289,7 +289,8 @@ func (l *Ledger) BeginReassignment(ctx context.Context, cid coin.ContractID, tar
 	if err := checkID("target_synchronizer_id", target); err != nil {
 		return err
 	}
-	err := l.db.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
+	err := l.change(ctx, func(ctx context.Context, ch *change) error {
+		tx := ch.tx
 		c, err := store.ContractByID(ctx, tx, cid)
 		if err != nil {
 			return err
@@ -315,12 +316,12 @@ func (l *Ledger) BeginReassignment(ctx context.Context, cid coin.ContractID, tar
 // CompleteReassignment finishes a reassignment: the contract is now
 // assigned to its target synchronizer.
 func (l *Ledger) CompleteReassignment(ctx context.Context, cid coin.ContractID) error {
-	err := l.db.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
-		r, err := store.DeleteReassignment(ctx, tx, cid)
+	err := l.change(ctx, func(ctx context.Context, c *change) error {
+		r, err := store.DeleteReassignment(ctx, c.tx, cid)
 		if err != nil {
 			return err
 		}
-		return store.SetContractSynchronizer(ctx, tx, cid, r.Target)
+		return store.SetContractSynchronizer(ctx, c.tx, cid, r.Target)
 	})
 	if err == nil && l.reassigning.Add(-1) < 0 {
 		l.reassigning.Store(0) // begun by another replica

@@ -44,7 +44,8 @@ func (l *Ledger) CollectRewards(ctx context.Context) (int, error) {
 	total := 0
 	for {
 		n := 0
-		err := l.db.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
+		err := l.change(ctx, func(ctx context.Context, ch *change) error {
+			tx := ch.tx
 			n = 0
 			open, err := store.OpenRounds(ctx, tx)
 			if err != nil {
@@ -65,7 +66,7 @@ func (l *Ledger) CollectRewards(ctx context.Context) (int, error) {
 			if err != nil {
 				return err
 			}
-			t := l.newTxn(tx, "collect-rewards", r)
+			t := ch.beginAt("collect-rewards", r)
 			type sum struct {
 				amount  coin.Amount
 				coupons int
@@ -101,7 +102,7 @@ func (l *Ledger) CollectRewards(ctx context.Context) (int, error) {
 					HistoryDetails{ContractID: cid})
 			}
 			n = len(cs)
-			return t.commit(ctx)
+			return nil
 		})
 		if err != nil {
 			return total, fmt.Errorf("collect rewards: %w", err)
@@ -122,15 +123,15 @@ func (d Dev) SeedRewardCoupons(ctx context.Context, kind string, beneficiaries [
 	if _, ok := rewardTemplates[kind]; !ok {
 		return invalid("kind", "unknown reward kind %q", kind)
 	}
-	return l.db.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
-		t, err := l.beginTxn(ctx, tx, "seed-rewards")
+	return l.change(ctx, func(ctx context.Context, c *change) error {
+		t, err := c.begin(ctx, "seed-rewards")
 		if err != nil {
 			return err
 		}
 		for _, b := range beneficiaries {
 			t.addRewardCoupon(kind, b, amount, kind == RewardApp)
 		}
-		return t.commit(ctx)
+		return nil
 	})
 }
 

@@ -44,19 +44,19 @@ func (l *Ledger) TickRounds(ctx context.Context, interval time.Duration) (RoundR
 	}
 	var rep RoundReport
 	opened := false
-	err := l.db.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
+	err := l.change(ctx, func(ctx context.Context, ch *change) error {
 		rep, opened = RoundReport{}, false
-		if err := l.db.LockKey(ctx, tx, roundsLockKey); err != nil {
+		if err := l.db.LockKey(ctx, ch.tx, roundsLockKey); err != nil {
 			return err
 		}
-		latest, err := store.LatestRound(ctx, tx)
+		latest, err := store.LatestRound(ctx, ch.tx)
 		if err != nil {
 			return err
 		}
 		rep.From, rep.To = latest.Number, latest.Number
 		// Due by the time the latest round was really created: after a
 		// developer's jump its opensAt lies ahead of the wall clock.
-		c, err := store.ContractByID(ctx, tx, latest.ContractID)
+		c, err := store.ContractByID(ctx, ch.tx, latest.ContractID)
 		if err != nil {
 			return err
 		}
@@ -64,7 +64,7 @@ func (l *Ledger) TickRounds(ctx context.Context, interval time.Duration) (RoundR
 			return nil
 		}
 		opened = true
-		return l.advance(ctx, tx, latest, &rep)
+		return l.advance(ctx, ch, latest, &rep)
 	})
 	if err != nil || !opened {
 		return rep, err
@@ -108,16 +108,16 @@ func (l *Ledger) AdvanceRounds(ctx context.Context, n int) (RoundReport, error) 
 // liveness record for the new round, dust expiry and reward collection.
 func (l *Ledger) AdvanceRound(ctx context.Context) (RoundReport, error) {
 	var rep RoundReport
-	err := l.db.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
+	err := l.change(ctx, func(ctx context.Context, c *change) error {
 		rep = RoundReport{}
-		if err := l.db.LockKey(ctx, tx, roundsLockKey); err != nil {
+		if err := l.db.LockKey(ctx, c.tx, roundsLockKey); err != nil {
 			return err
 		}
-		latest, err := store.LatestRound(ctx, tx)
+		latest, err := store.LatestRound(ctx, c.tx)
 		if err != nil {
 			return err
 		}
-		return l.advance(ctx, tx, latest, &rep)
+		return l.advance(ctx, c, latest, &rep)
 	})
 	if err != nil {
 		return rep, fmt.Errorf("advance round: %w", err)
@@ -131,14 +131,14 @@ func (l *Ledger) AdvanceRound(ctx context.Context) (RoundReport, error) {
 // would be open for the wallet but not yet usable for the registry (see
 // usable), and after a jump of n rounds it would stay so for n ticks of
 // wall time.
-func (l *Ledger) advance(ctx context.Context, tx bun.Tx, latest *store.Round, rep *RoundReport) error {
+func (l *Ledger) advance(ctx context.Context, c *change, latest *store.Round, rep *RoundReport) error {
 	next := latest.Number + 1
 	rep.From, rep.To = latest.Number, next
-	t := l.newTxn(tx, "advance-round", &store.Round{Number: next, Price: latest.Price})
+	t := c.beginAt("advance-round", &store.Round{Number: next, Price: latest.Price})
 	if err := l.openRound(ctx, t, next, latest.Price, t.now); err != nil {
 		return err
 	}
-	closed, err := store.CloseRoundsBefore(ctx, tx, next-OpenRoundsKept+1, t.now)
+	closed, err := store.CloseRoundsBefore(ctx, c.tx, next-OpenRoundsKept+1, t.now)
 	if err != nil {
 		return err
 	}
@@ -152,7 +152,7 @@ func (l *Ledger) advance(ctx context.Context, tx bun.Tx, latest *store.Round, re
 	// ReceiveFaucetCouponTrigger: the validator records its liveness once
 	// per open round.
 	t.addRewardCoupon(RewardLiveness, l.operator, l.rules.LivenessActivityReward, false)
-	return t.commit(ctx)
+	return nil
 }
 
 // issueValidatorReward creates the operator's validator reward coupon for

@@ -6,7 +6,6 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/google/uuid"
-	"github.com/uptrace/bun"
 )
 
 // TapResult is the holding a tap created.
@@ -34,8 +33,8 @@ func (l *Ledger) Tap(ctx context.Context, party coin.PartyID, amountUSD coin.Amo
 	}
 	key := "tap:" + string(party) + ":" + commandID
 	var res TapResult
-	err := l.db.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
-		prev, err := l.claimCommand(ctx, tx, key)
+	err := l.change(ctx, func(ctx context.Context, c *change) error {
+		prev, err := l.claimCommand(ctx, c.tx, key)
 		if err != nil {
 			return err
 		}
@@ -43,7 +42,7 @@ func (l *Ledger) Tap(ctx context.Context, party coin.PartyID, amountUSD coin.Amo
 			res = TapResult{ContractID: coin.ContractID(prev.Result)}
 			return nil
 		}
-		t, err := l.beginTxn(ctx, tx, "tap")
+		t, err := c.begin(ctx, "tap")
 		if err != nil {
 			return err
 		}
@@ -59,11 +58,9 @@ func (l *Ledger) Tap(ctx context.Context, party coin.PartyID, amountUSD coin.Amo
 		}
 		cid := t.mint(party, cc)
 		t.record(party, "balance_change", "Tap", "", cc, coin.Zero, "", HistoryDetails{ContractID: cid})
-		if err := t.commit(ctx); err != nil {
-			return err
-		}
 		res = TapResult{ContractID: cid, Amount: cc}
-		return l.saveCommand(ctx, t, key, party, "tap", string(cid))
+		t.afterCommit(func(ctx context.Context) error { return l.saveCommand(ctx, t, key, party, "tap", string(cid)) })
+		return nil
 	})
 	if IsValidation(err) {
 		return TapResult{}, err // the message names the field
@@ -82,14 +79,14 @@ func (d Dev) Mint(ctx context.Context, party coin.PartyID, amount coin.Amount, r
 		return "", err
 	}
 	var cid coin.ContractID
-	err := l.db.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
-		t, err := l.beginTxn(ctx, tx, "mint")
+	err := l.change(ctx, func(ctx context.Context, c *change) error {
+		t, err := c.begin(ctx, "mint")
 		if err != nil {
 			return err
 		}
 		cid = t.mint(party, amount)
 		t.record(party, "balance_change", "Mint", "", amount, coin.Zero, reason, HistoryDetails{ContractID: cid})
-		return t.commit(ctx)
+		return nil
 	})
 	return cid, err
 }

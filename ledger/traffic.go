@@ -11,7 +11,6 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/store"
-	"github.com/uptrace/bun"
 )
 
 // Traffic templates.
@@ -126,7 +125,8 @@ func (l *Ledger) BuyTraffic(ctx context.Context, req BuyTrafficRequest) (*BuyTra
 	}
 	key := buyTrafficKey(req.Payer, req.TrackingID)
 	var res *BuyTrafficResult
-	err = l.db.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
+	err = l.change(ctx, func(ctx context.Context, c *change) error {
+		tx := c.tx
 		prev, err := l.claimCommand(ctx, tx, key)
 		if err != nil {
 			return err
@@ -140,7 +140,7 @@ func (l *Ledger) BuyTraffic(ctx context.Context, req BuyTrafficRequest) (*BuyTra
 		if err := l.db.LockKey(ctx, tx, "traffic:"+member); err != nil {
 			return err
 		}
-		t, err := l.beginTxn(ctx, tx, "buy-traffic")
+		t, err := c.begin(ctx, "buy-traffic")
 		if err != nil {
 			return err
 		}
@@ -178,14 +178,15 @@ func (l *Ledger) BuyTraffic(ctx context.Context, req BuyTrafficRequest) (*BuyTra
 			fmt.Sprintf("bought %d bytes of traffic for %s", req.Bytes, member), HistoryDetails{
 				Provider: l.operator, HoldingFees: paid.HoldingFees, Fees: cost, ContractID: reqCID, TrackingID: req.TrackingID,
 			})
-		if err := t.commit(ctx); err != nil {
-			return err
-		}
-		if err := store.SaveMemberTraffic(ctx, tx, mt, prevCID); err != nil {
-			return err
-		}
 		res = &BuyTrafficResult{RequestCID: reqCID, TransactionID: t.update, Cost: cost}
-		return l.saveCommand(ctx, t, key, req.Payer, "buy-traffic", mustJSON(res))
+		stored := mustJSON(res)
+		t.afterCommit(func(ctx context.Context) error {
+			if err := store.SaveMemberTraffic(ctx, tx, mt, prevCID); err != nil {
+				return err
+			}
+			return l.saveCommand(ctx, t, key, req.Payer, "buy-traffic", stored)
+		})
+		return nil
 	})
 	if err != nil {
 		return nil, fmt.Errorf("buy %d bytes of traffic for %s: %w", req.Bytes, req.Member, err)

@@ -41,6 +41,8 @@ type txn struct {
 	// forget are deduplication keys whose window has passed; their old
 	// records are deleted by commit's batch before commands are inserted.
 	forget []string
+	// after are the steps change runs after commit (afterCommit).
+	after []func(ctx context.Context) error
 
 	minted  coin.Amount
 	burned  coin.Amount

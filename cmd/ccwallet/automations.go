@@ -145,9 +145,10 @@ func (a AutomationConfig) effective() AutomationConfig {
 	return a
 }
 
-// startAutomations builds and starts the scheduler of the configured jobs;
-// with metrics on (m non-nil) every run is counted.
-func startAutomations(ctx context.Context, l *ledger.Ledger, cfg Config, m *metrics, log *slog.Logger) (*jobs.Scheduler, error) {
+// startAutomations builds and starts the scheduler of the configured jobs,
+// which take their leases from leases; with metrics on (m non-nil) every
+// run is counted.
+func startAutomations(ctx context.Context, l *ledger.Ledger, leases jobs.Leaser, cfg Config, m *metrics, log *slog.Logger) (*jobs.Scheduler, error) {
 	a, err := cfg.automation()
 	if err != nil {
 		return nil, err
@@ -160,7 +161,7 @@ func startAutomations(ctx context.Context, l *ledger.Ledger, cfg Config, m *metr
 	if m != nil {
 		jc.OnRun = m.JobRun
 	}
-	s, err := jobs.New(l, js, jc, log)
+	s, err := jobs.New(leases, js, jc, log)
 	if err != nil {
 		return nil, err
 	}

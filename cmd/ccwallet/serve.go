@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ccwallet/ccwallet/cmd/ccwallet/replicas"
 	"github.com/ccwallet/ccwallet/handlers"
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledgerapi"
@@ -216,7 +217,7 @@ func (s *serving) authVerifier() (*web.Verifier, error) {
 // startJobs starts the automations (automations.go): enableWallet: false
 // leaves the wallet's out, the network's run on. stop stops them.
 func (s *serving) startJobs(ctx context.Context) (stop func(), err error) {
-	sched, err := startAutomations(ctx, s.l, s.cfg, s.m, s.log)
+	sched, err := startAutomations(ctx, s.l, replicas.Leases(s.db), s.cfg, s.m, s.log)
 	if err != nil {
 		return nil, err
 	}
@@ -271,7 +272,7 @@ func (s *serving) buildHandlers(ctx context.Context, env envVars, verifier *web.
 	var ui *handlers.UI
 	if cfg.WalletEnabled() {
 		var err error
-		if ui, err = newUI(ctx, cfg, env.get, strings.TrimSuffix(s.url, "/"), handlers.SessionStore(s.l), s.log); err != nil {
+		if ui, err = newUI(ctx, cfg, env.get, strings.TrimSuffix(s.url, "/"), replicas.Sessions(s.db), s.log); err != nil {
 			return nil, err
 		}
 		if ui != nil && ui.DevProvider != nil {

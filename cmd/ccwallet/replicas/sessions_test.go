@@ -1,27 +1,27 @@
-package handlers_test
+package replicas_test
 
 import (
 	"net/http/httptest"
 	"testing"
 
-	"github.com/ccwallet/ccwallet/handlers"
+	"github.com/ccwallet/ccwallet/cmd/ccwallet/replicas"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
 	"github.com/ccwallet/ccwallet/web"
 )
 
 // TestSessionsSharedAcrossReplicas: two session managers on one database
-// (two replicas) honour each other's logins, and a logout on either ends
-// the session everywhere.
+// (two replicas, each with its own connections) honour each other's
+// logins, and a logout on either ends the session everywhere.
 func TestSessionsSharedAcrossReplicas(t *testing.T) {
 	for _, e := range ledgertest.Engines {
 		t.Run(ledgertest.Name(e), func(t *testing.T) {
-			l := ledgertest.New(t, e)
+			url := ledgertest.DBURL(t, e)
 			secret := "0123456789abcdef0123456789abcdef-test"
-			a, err := web.NewSessions(web.SessionConfig{Secret: secret, Store: handlers.SessionStore(l)})
+			a, err := web.NewSessions(web.SessionConfig{Secret: secret, Store: replicas.Sessions(ledgertest.OpenDB(t, url))})
 			if err != nil {
 				t.Fatal(err)
 			}
-			b, err := web.NewSessions(web.SessionConfig{Secret: secret, Store: handlers.SessionStore(l)})
+			b, err := web.NewSessions(web.SessionConfig{Secret: secret, Store: replicas.Sessions(ledgertest.OpenDB(t, url))})
 			if err != nil {
 				t.Fatal(err)
 			}
