@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
@@ -260,5 +261,53 @@ func TestRestoreWhileBusy(t *testing.T) {
 		}
 		t.Logf("%d transfers ran, %d turned away", ran, refused)
 		ledgertest.Conserved(t, l)
+	})
+}
+
+// TestRestoreWaitsForRequests: a restore waits for the request admitted
+// before it (which may hold what it read of the old state), turns new ones
+// away meanwhile, refuses a second restore, and admits again after.
+func TestRestoreWaitsForRequests(t *testing.T) {
+	forEachEngine(t, func(t *testing.T, l *ledger.Ledger) {
+		ctx := context.Background()
+		dev := ledgertest.Dev(t, l)
+		if _, err := dev.Snapshot(ctx, "base"); err != nil {
+			t.Fatal(err)
+		}
+		done, err := l.Admit()
+		if err != nil {
+			t.Fatal(err)
+		}
+		restored := make(chan error, 1)
+		go func() { restored <- dev.Restore(ctx, "base") }()
+		// Wait until the restore has closed the gate.
+		for {
+			d, err := l.Admit()
+			if err != nil {
+				if !errors.Is(err, ledger.ErrRestoring) {
+					t.Fatalf("admit during restore: %v; want ErrRestoring", err)
+				}
+				break
+			}
+			d()
+			time.Sleep(time.Millisecond)
+		}
+		if err := dev.Restore(ctx, "base"); !errors.Is(err, ledger.ErrConflict) {
+			t.Errorf("second restore at once: %v; want a conflict", err)
+		}
+		select {
+		case err := <-restored:
+			t.Fatalf("restore finished while a request was in flight: %v", err)
+		case <-time.After(50 * time.Millisecond):
+		}
+		done()
+		if err := <-restored; err != nil {
+			t.Fatalf("restore: %v", err)
+		}
+		d, err := l.Admit()
+		if err != nil {
+			t.Fatalf("admit after restore: %v", err)
+		}
+		d()
 	})
 }

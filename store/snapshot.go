@@ -87,7 +87,7 @@ func snapshotSchema(name string) string { return snapshotSchemaPrefix + name }
 func (db *DB) networkTables(ctx context.Context, idb bun.IDB) ([]string, error) {
 	q := "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'"
 	if db.Engine == Postgres {
-		q = "SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema() AND table_type = 'BASE TABLE'"
+		q = "SELECT relname FROM pg_class WHERE relnamespace = current_schema()::regnamespace AND relkind = 'r'"
 	}
 	var all []string
 	if err := idb.NewRaw(q).Scan(ctx, &all); err != nil {
@@ -111,23 +111,36 @@ func (db *DB) networkTables(ctx context.Context, idb bun.IDB) ([]string, error) 
 	return tables, nil
 }
 
-// columns lists table's columns, in order.
-func (db *DB) columns(ctx context.Context, idb bun.IDB, table string) ([]string, error) {
-	var cols []string
-	var err error
+// columns lists each table's columns, in order, quoted. Postgres reads
+// pg_catalog: information_schema took tens of milliseconds a query.
+func (db *DB) columns(ctx context.Context, idb bun.IDB, tables []string) (map[string][]string, error) {
+	out := make(map[string][]string, len(tables))
 	if db.Engine == Postgres {
-		err = idb.NewRaw("SELECT column_name FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = ? ORDER BY ordinal_position",
-			table).Scan(ctx, &cols)
-	} else {
-		err = idb.NewRaw("SELECT name FROM pragma_table_info(?) ORDER BY cid", table).Scan(ctx, &cols)
+		var rows []struct {
+			Table  string `bun:"relname"`
+			Column string `bun:"attname"`
+		}
+		err := idb.NewRaw(`SELECT c.relname, a.attname FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid
+			WHERE c.relnamespace = current_schema()::regnamespace AND c.relkind = 'r' AND a.attnum > 0 AND NOT a.attisdropped
+			ORDER BY c.relname, a.attnum`).Scan(ctx, &rows)
+		if err != nil {
+			return nil, fmt.Errorf("list columns: %w", Normalize(err))
+		}
+		for _, r := range rows {
+			out[r.Table] = append(out[r.Table], quoteIdent(r.Column))
+		}
+		return out, nil
 	}
-	if err != nil {
-		return nil, fmt.Errorf("columns of %s: %w", table, Normalize(err))
+	for _, t := range tables {
+		var cols []string
+		if err := idb.NewRaw("SELECT name FROM pragma_table_info(?) ORDER BY cid", t).Scan(ctx, &cols); err != nil {
+			return nil, fmt.Errorf("columns of %s: %w", t, Normalize(err))
+		}
+		for _, c := range cols {
+			out[t] = append(out[t], quoteIdent(c))
+		}
 	}
-	for i, c := range cols {
-		cols[i] = quoteIdent(c)
-	}
-	return cols, nil
+	return out, nil
 }
 
 // CreateSnapshot copies the network's tables to a new snapshot called
@@ -206,7 +219,7 @@ func (db *DB) Snapshots(ctx context.Context, dir string) ([]SnapshotInfo, error)
 		for _, r := range rows {
 			s := SnapshotInfo{Name: strings.TrimPrefix(r.Name, snapshotSchemaPrefix), Bytes: r.Bytes}
 			// A schema being written has no info table yet: not listed.
-			if err := db.NewRaw("SELECT created_at FROM " + quoteIdent(r.Name) + "." + snapshotInfoTable).Scan(ctx, &s.CreatedAt); err != nil {
+			if err := db.NewRaw("SELECT created_at FROM "+quoteIdent(r.Name)+"."+snapshotInfoTable).Scan(ctx, &s.CreatedAt); err != nil {
 				continue
 			}
 			out = append(out, s)
@@ -329,12 +342,12 @@ func (db *DB) restoreTables(ctx context.Context, tx bun.Tx, from string) error {
 	if err := db.clearTables(ctx, tx, tables); err != nil {
 		return err
 	}
+	columns, err := db.columns(ctx, tx, tables)
+	if err != nil {
+		return err
+	}
 	for _, t := range tables {
-		cols, err := db.columns(ctx, tx, t)
-		if err != nil {
-			return err
-		}
-		list := strings.Join(cols, ", ")
+		list := strings.Join(columns[t], ", ")
 		if _, err := tx.ExecContext(ctx, "INSERT INTO "+quoteIdent(t)+" ("+list+") SELECT "+list+" FROM "+from+quoteIdent(t)); err != nil {
 			return fmt.Errorf("restore %s: %w", t, Normalize(err))
 		}
@@ -349,7 +362,7 @@ func sameMigrations(ctx context.Context, tx bun.Tx, from string) error {
 	if err := tx.NewRaw("SELECT version FROM schema_migrations ORDER BY version").Scan(ctx, &have); err != nil {
 		return fmt.Errorf("read migrations: %w", Normalize(err))
 	}
-	if err := tx.NewRaw("SELECT version FROM " + from + "schema_migrations ORDER BY version").Scan(ctx, &snap); err != nil {
+	if err := tx.NewRaw("SELECT version FROM "+from+"schema_migrations ORDER BY version").Scan(ctx, &snap); err != nil {
 		return fmt.Errorf("%w: it has no migration record", ErrIncompatible)
 	}
 	if !slices.Equal(have, snap) {
@@ -364,21 +377,23 @@ func sameMigrations(ctx context.Context, tx bun.Tx, from string) error {
 	return nil
 }
 
-// clearTables empties tables inside tx. On Postgres the truncate's
-// ACCESS EXCLUSIVE locks make every other transaction on them wait for
-// tx's end.
+// clearTables empties tables inside tx, children before parents (tables
+// has parties first). On Postgres every table is locked ACCESS EXCLUSIVE
+// first, so every other transaction on them waits for tx's end and then
+// sees the new state whole. DELETE, not TRUNCATE: truncating the ~20
+// tables made new files for each and their indexes, 300 ms on an empty
+// network, where deleting even 10,000 holdings' rows is quicker.
 func (db *DB) clearTables(ctx context.Context, tx bun.Tx, tables []string) error {
 	if db.Engine == Postgres {
 		quoted := make([]string, len(tables))
 		for i, t := range tables {
 			quoted[i] = quoteIdent(t)
 		}
-		if _, err := tx.ExecContext(ctx, "TRUNCATE "+strings.Join(quoted, ", ")); err != nil {
-			return fmt.Errorf("clear tables: %w", Normalize(err))
+		if _, err := tx.ExecContext(ctx, "LOCK TABLE "+strings.Join(quoted, ", ")+" IN ACCESS EXCLUSIVE MODE"); err != nil {
+			return fmt.Errorf("lock tables: %w", Normalize(err))
 		}
-		return nil
 	}
-	for _, t := range tables {
+	for _, t := range slices.Backward(tables) {
 		if _, err := tx.ExecContext(ctx, "DELETE FROM "+quoteIdent(t)); err != nil {
 			return fmt.Errorf("clear %s: %w", t, Normalize(err))
 		}
@@ -407,8 +422,10 @@ func (db *DB) resetSequences(ctx context.Context, tx bun.Tx, tables []string, fr
 		Column string `bun:"column_name"`
 		Seq    string `bun:"seq"`
 	}
-	err := tx.NewRaw(`SELECT table_name, column_name, pg_get_serial_sequence(quote_ident(table_name), column_name) AS seq
-		FROM information_schema.columns WHERE table_schema = current_schema() AND table_name IN (?) AND column_default LIKE 'nextval(%'`,
+	err := tx.NewRaw(`SELECT t.relname AS table_name, a.attname AS column_name, s.oid::regclass::text AS seq
+		FROM pg_class s JOIN pg_depend d ON d.objid = s.oid AND d.classid = 'pg_class'::regclass AND d.deptype IN ('a', 'i')
+		JOIN pg_class t ON t.oid = d.refobjid JOIN pg_attribute a ON a.attrelid = t.oid AND a.attnum = d.refobjsubid
+		WHERE s.relkind = 'S' AND t.relnamespace = current_schema()::regnamespace AND t.relname IN (?)`,
 		bun.In(tables)).Scan(ctx, &serials)
 	if err != nil {
 		return fmt.Errorf("list sequences: %w", Normalize(err))
@@ -418,7 +435,7 @@ func (db *DB) resetSequences(ctx context.Context, tx bun.Tx, tables []string, fr
 		// SEQUENCE ... RESTART is transactional (unlike setval): a
 		// restore that rolls back leaves the sequence as it was.
 		var next int64
-		if err := tx.NewRaw("SELECT COALESCE(MAX(" + quoteIdent(s.Column) + "), 0) + 1 FROM " + quoteIdent(s.Table)).Scan(ctx, &next); err != nil {
+		if err := tx.NewRaw("SELECT COALESCE(MAX("+quoteIdent(s.Column)+"), 0) + 1 FROM "+quoteIdent(s.Table)).Scan(ctx, &next); err != nil {
 			return fmt.Errorf("read %s: %w", s.Table, Normalize(err))
 		}
 		if _, err := tx.ExecContext(ctx, fmt.Sprintf("ALTER SEQUENCE %s RESTART WITH %d", s.Seq, next)); err != nil {
