@@ -185,4 +185,3 @@ func TestRestoreUnderLoad(t *testing.T) {
 		ledgertest.Conserved(t, a.l)
 	})
 }
-
