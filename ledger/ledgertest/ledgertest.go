@@ -154,6 +154,14 @@ func (c *Clock) Advance(d time.Duration) {
 	c.t = c.t.Add(d)
 }
 
+// Set moves the clock to t, back as well as forward (a test that
+// restores a snapshot puts its clock back with it).
+func (c *Clock) Set(t time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.t = t
+}
+
 // Options tune New.
 type Options struct {
 	Clock *Clock
