@@ -1,9 +1,11 @@
 package ledger
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
 	"regexp"
 	"sync"
 	"time"
@@ -184,8 +186,24 @@ func (l *Ledger) exclusive(ctx context.Context, fn func() error) error {
 func (l *Ledger) reload(ctx context.Context) error {
 	l.users.clear()
 	l.knownParties.Clear()
-	if err := l.loadMeta(ctx); err != nil {
+	// Read into a copy and change only what differs: the few readers the
+	// gate does not hold off (the live-update hub, the metrics) then never
+	// race with a write of the same value. A restore changes the rules
+	// contract after a reset, the identity only for a snapshot file of
+	// another network.
+	fresh := &Ledger{db: l.db, cfg: l.cfg}
+	if err := fresh.loadMeta(ctx); err != nil {
 		return err
+	}
+	if !bytes.Equal(fresh.blobKey, l.blobKey) || fresh.namespace != l.namespace || fresh.dso != l.dso ||
+		fresh.operator != l.operator || fresh.synchronizerID != l.synchronizerID {
+		l.blobKey, l.namespace, l.dso, l.operator, l.synchronizerID = fresh.blobKey, fresh.namespace, fresh.dso, fresh.operator, fresh.synchronizerID
+	}
+	if fresh.rulesCID != l.rulesCID {
+		l.rulesCID = fresh.rulesCID
+	}
+	if !reflect.DeepEqual(fresh.rules, l.rules) {
+		l.rules = fresh.rules
 	}
 	n, err := store.CountReassignments(ctx, l.db)
 	if err != nil {
