@@ -44,6 +44,7 @@ func (h *Handler) uiEvents(w http.ResponseWriter, r *http.Request, s *web.Sessio
 		return &statusError{status: http.StatusTooManyRequests, msg: refused}
 	}
 	defer h.events.leave(sub)
+	restored := h.events.restoredSignal()
 	last, err := h.latestHistoryID(r.Context(), party)
 	if err != nil {
 		return err
@@ -74,6 +75,9 @@ func (h *Handler) uiEvents(w http.ResponseWriter, r *http.Request, s *web.Sessio
 			}
 			last = id
 			fmt.Fprintf(w, "event: changed\ndata: %d\n\n", id)
+		case <-restored: // the whole network changed
+			restored = h.events.restoredSignal()
+			fmt.Fprintf(w, "event: changed\ndata: %d\n\n", last)
 		case <-keepAlive.C:
 			fmt.Fprint(w, ": keep-alive\n\n")
 		}
@@ -112,6 +116,7 @@ type eventHub struct {
 	bySession map[string]int
 	byUser    map[string]int
 	running   bool
+	restore   chan struct{} // closed by a restore of the network; see restoredSignal
 }
 
 // eventSub is one open stream. seen and fresh belong to the hub goroutine
@@ -137,13 +142,31 @@ func newEventHub(l *ledger.Ledger, ui *UI) *eventHub {
 	if every <= 0 {
 		every = 2 * time.Second
 	}
-	return &eventHub{
-		l: l, sessions: ui.Sessions, every: every,
+	hub := &eventHub{
+		l: l, sessions: ui.Sessions, every: every, restore: make(chan struct{}),
 		perSession: orDefault(ui.EventStreamsPerSession, DefaultEventStreamsPerSession),
 		perUser:    orDefault(ui.EventStreamsPerUser, DefaultEventStreamsPerUser),
 		total:      orDefault(ui.EventStreams, DefaultEventStreams),
 		subs:       map[*eventSub]struct{}{}, bySession: map[string]int{}, byUser: map[string]int{},
 	}
+	l.OnRestore(hub.restored)
+	return hub
+}
+
+// restoredSignal is closed by the next restore or reset of a development
+// network, which changes any party's state without its history growing.
+func (hub *eventHub) restoredSignal() <-chan struct{} {
+	hub.mu.Lock()
+	defer hub.mu.Unlock()
+	return hub.restore
+}
+
+// restored tells every open stream that the network was restored.
+func (hub *eventHub) restored() {
+	hub.mu.Lock()
+	defer hub.mu.Unlock()
+	close(hub.restore)
+	hub.restore = make(chan struct{})
 }
 
 // join registers a stream of session s, or says why it is refused.

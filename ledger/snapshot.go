@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"reflect"
 	"regexp"
+	"slices"
 	"sync"
 	"time"
 
@@ -179,7 +180,19 @@ func (l *Ledger) exclusive(ctx context.Context, fn func() error) error {
 	if rerr := l.reload(ctx); rerr != nil {
 		return errors.Join(err, fmt.Errorf("reload the ledger after restore: %w", rerr))
 	}
+	for _, hook := range l.gate.restoreHooks() {
+		hook()
+	}
 	return err
+}
+
+// OnRestore registers fn to run after each restore or reset of a
+// development network, before requests are let in again: for what is
+// remembered of the state outside the ledger (the live-update streams).
+func (l *Ledger) OnRestore(fn func()) {
+	l.gate.mu.Lock()
+	defer l.gate.mu.Unlock()
+	l.gate.hooks = append(l.gate.hooks, fn)
 }
 
 // reload forgets what the ledger remembers of the state and reads it again.
@@ -233,6 +246,13 @@ type restoreGate struct {
 	active  int
 	closed  bool
 	drained chan struct{} // closed when active reaches 0 while closed
+	hooks   []func()      // OnRestore's
+}
+
+func (g *restoreGate) restoreHooks() []func() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return slices.Clone(g.hooks)
 }
 
 func (g *restoreGate) enter() bool {
