@@ -79,6 +79,8 @@ type Ledger struct {
 	// gate holds requests and jobs off while a development network is
 	// restored (snapshot.go).
 	gate restoreGate
+	// maxSnapshots replaces MaxSnapshots when not zero (tests).
+	maxSnapshots int
 }
 
 // Meta keys set once when the ledger is created.

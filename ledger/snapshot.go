@@ -37,6 +37,10 @@ const SnapshotNameMax = 40
 
 var snapshotNameRE = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]*$`)
 
+// MaxSnapshots bounds the stored snapshots: each is a whole copy of the
+// network, and a script taking one per test must not fill the disk.
+const MaxSnapshots = 100
+
 // RestoreDrain is how long a restore or reset waits for the requests and
 // jobs in flight to finish before it gives up.
 const RestoreDrain = 10 * time.Second
@@ -83,6 +87,17 @@ func (l *Ledger) snapshotDir() string {
 func (d Dev) Snapshot(ctx context.Context, name string) (Snapshot, error) {
 	if err := ValidateSnapshotName(name); err != nil {
 		return Snapshot{}, err
+	}
+	all, err := d.Snapshots(ctx)
+	if err != nil {
+		return Snapshot{}, err
+	}
+	limit := MaxSnapshots
+	if d.l.maxSnapshots > 0 {
+		limit = d.l.maxSnapshots
+	}
+	if len(all) >= limit && !slices.ContainsFunc(all, func(s Snapshot) bool { return s.Name == name }) {
+		return Snapshot{}, fmt.Errorf("%w: there are %d snapshots, the most kept; delete some first", ErrConflict, len(all))
 	}
 	if err := d.l.db.CreateSnapshot(ctx, d.l.snapshotDir(), name); err != nil {
 		if errors.Is(err, store.ErrAlreadyExists) {

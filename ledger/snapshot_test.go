@@ -311,3 +311,30 @@ func TestRestoreWaitsForRequests(t *testing.T) {
 		d()
 	})
 }
+
+// TestSnapshotLimit: past the most snapshots kept a new one is refused
+// with words, and deleting one makes room.
+func TestSnapshotLimit(t *testing.T) {
+	forEachEngine(t, func(t *testing.T, l *ledger.Ledger) {
+		ctx := context.Background()
+		dev := ledgertest.Dev(t, l)
+		ledger.SetMaxSnapshots(l, 2)
+		for _, n := range []string{"a", "b"} {
+			if _, err := dev.Snapshot(ctx, n); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if _, err := dev.Snapshot(ctx, "c"); !errors.Is(err, ledger.ErrConflict) || !strings.Contains(err.Error(), "delete some") {
+			t.Fatalf("third snapshot: %v; want a conflict saying to delete some", err)
+		}
+		if _, err := dev.Snapshot(ctx, "a"); !errors.Is(err, ledger.ErrDuplicate) {
+			t.Errorf("an existing name at the limit: %v; want ErrDuplicate", err)
+		}
+		if err := dev.DeleteSnapshot(ctx, "a"); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := dev.Snapshot(ctx, "c"); err != nil {
+			t.Errorf("after a delete: %v", err)
+		}
+	})
+}
