@@ -6,6 +6,7 @@ import (
 	"database/sql/driver"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
@@ -160,16 +161,18 @@ func (db *DB) CreateSnapshot(ctx context.Context, dir, name string) error {
 	if _, err := os.Stat(path); err == nil {
 		return fmt.Errorf("snapshot %s: %w", name, ErrAlreadyExists)
 	}
-	// Written under a temporary name and renamed, so a half-written file
-	// never passes for a snapshot.
-	tmp := filepath.Join(dir, "."+name+".tmp")
-	os.Remove(tmp)
+	// Written under a temporary name of its own and then linked to its
+	// name, which fails if the name exists: a half-written file never
+	// passes for a snapshot, and of two taken at once under one name the
+	// second is refused rather than replacing the first.
+	tmp := filepath.Join(dir, fmt.Sprintf(".%s.%d.tmp", name, rand.Uint64()))
+	defer os.Remove(tmp)
 	if _, err := db.ExecContext(ctx, "VACUUM INTO ?", tmp); err != nil {
-		os.Remove(tmp)
 		return fmt.Errorf("write snapshot %s: %w", name, Normalize(err))
 	}
-	if err := os.Rename(tmp, path); err != nil {
-		os.Remove(tmp)
+	if err := os.Link(tmp, path); errors.Is(err, os.ErrExist) {
+		return fmt.Errorf("snapshot %s: %w", name, ErrAlreadyExists)
+	} else if err != nil {
 		return fmt.Errorf("write snapshot %s: %w", name, err)
 	}
 	return nil

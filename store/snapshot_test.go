@@ -66,3 +66,31 @@ func TestSnapshotFileNames(t *testing.T) {
 		}
 	}
 }
+
+// TestSnapshotSameNameAtOnce: of snapshots taken at once under one name,
+// one is written and the others are refused with ErrAlreadyExists; none
+// replaces another, and no temporary file stays behind.
+func TestSnapshotSameNameAtOnce(t *testing.T) {
+	ctx := context.Background()
+	db := ledgertest.DB(t, store.SQLite)
+	dir := db.SnapshotDir()
+	errs := make(chan error, 4)
+	for range 4 {
+		go func() { errs <- db.CreateSnapshot(ctx, dir, "same") }()
+	}
+	ok := 0
+	for range 4 {
+		if err := <-errs; err == nil {
+			ok++
+		} else if !errors.Is(err, store.ErrAlreadyExists) {
+			t.Errorf("snapshot: %v; want nil or ErrAlreadyExists", err)
+		}
+	}
+	if ok != 1 {
+		t.Errorf("%d snapshots written under one name, want 1", ok)
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 1 || entries[0].Name() != "same.db" {
+		t.Errorf("snapshot directory holds %v; want only same.db", entries)
+	}
+}
