@@ -229,6 +229,7 @@ func (h *Handler) Routes(health http.Handler) http.Handler {
 	// Automations (jobs, round clock, merge delegation).
 	mux.Handle("GET /v0/admin/jobs", h.admin(h.listJobs))
 	mux.Handle("POST /v0/admin/devnet/advance-rounds", h.admin(h.advanceRounds))
+	h.devnetSnapshotRoutes(mux) // snapshots, restore, reset: development network only
 	mux.Handle("GET /v0/admin/merge-progress", h.admin(h.pendingMerges))
 	mux.Handle("POST /v0/admin/merge-delegation-proposals/{contract_id}/accept", h.admin(h.acceptMergeDelegation))
 	mux.Handle("POST /v0/admin/merge-delegations/airdrop", h.admin(h.airdrop))
@@ -255,7 +256,7 @@ func (h *Handler) Routes(health http.Handler) http.Handler {
 		h.uiRoutes(root) // the web wallet (handlers/ui.go)
 	}
 	mws := append([]web.Middleware{web.RequestID, web.Logger(h.log)}, h.obs...)
-	return web.Chain(root, append(mws, web.Recover(h.log), web.SecurityHeaders, web.Compress, web.RejectNUL)...)
+	return web.Chain(h.restoreGate(root), append(mws, web.Recover(h.log), web.SecurityHeaders, web.Compress, web.RejectNUL)...)
 }
 
 // readyzDetails lets an admin's authenticated /readyz see the details

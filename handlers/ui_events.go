@@ -54,6 +54,7 @@ func (h *Handler) uiEvents(w http.ResponseWriter, r *http.Request, s *web.Sessio
 		return &statusError{status: http.StatusTooManyRequests, msg: refused}
 	}
 	defer h.events.leave(sub)
+	restored := h.events.restoredSignal()
 	last, err := partyMark(r.Context(), h.l, party)
 	if err != nil {
 		return err
@@ -89,6 +90,10 @@ func (h *Handler) uiEvents(w http.ResponseWriter, r *http.Request, s *web.Sessio
 				fmt.Fprint(w, "event: pending\ndata: \n\n")
 			}
 			last = m
+		case <-restored: // the whole network changed
+			restored = h.events.restoredSignal()
+			fmt.Fprintf(w, "event: changed\ndata: %d\n\n", last.history)
+			fmt.Fprint(w, "event: pending\ndata: \n\n")
 		case <-keepAlive.C:
 			fmt.Fprint(w, ": keep-alive\n\n")
 		}
@@ -146,6 +151,7 @@ type eventHub struct {
 	bySession map[string]int
 	byUser    map[string]int
 	running   bool
+	restore   chan struct{} // closed by a restore of the network; see restoredSignal
 }
 
 // eventSub is one open stream. seen and fresh belong to the hub goroutine
@@ -171,14 +177,32 @@ func newEventHub(l *ledger.Ledger, ui *UI) *eventHub {
 	if every <= 0 {
 		every = DefaultEventInterval
 	}
-	return &eventHub{
-		l: l, sessions: ui.Sessions, every: every,
+	hub := &eventHub{
+		l: l, sessions: ui.Sessions, every: every, restore: make(chan struct{}),
 		perSession: orDefault(ui.EventStreamsPerSession, DefaultEventStreamsPerSession),
 		perUser:    orDefault(ui.EventStreamsPerUser, DefaultEventStreamsPerUser),
 		total:      orDefault(ui.EventStreams, DefaultEventStreams),
 		subs:       map[*eventSub]struct{}{}, bySession: map[string]int{}, byUser: map[string]int{},
 		wake: make(chan struct{}, 1),
 	}
+	l.OnRestore(hub.restored)
+	return hub
+}
+
+// restoredSignal is closed by the next restore or reset of a development
+// network, which changes any party's state without its history growing.
+func (hub *eventHub) restoredSignal() <-chan struct{} {
+	hub.mu.Lock()
+	defer hub.mu.Unlock()
+	return hub.restore
+}
+
+// restored tells every open stream that the network was restored.
+func (hub *eventHub) restored() {
+	hub.mu.Lock()
+	defer hub.mu.Unlock()
+	close(hub.restore)
+	hub.restore = make(chan struct{})
 }
 
 // join registers a stream of session s, or says why it is refused.

@@ -253,3 +253,25 @@ func TestUIEventsDisconnectIsNotAnError(t *testing.T) {
 		})
 	}
 }
+
+// TestUIEventsRestore: a restore of the development network tells every
+// open stream that the state changed, though no history grew (the page's
+// balance, offers and holdings may all differ).
+func TestUIEventsRestore(t *testing.T) {
+	for _, engine := range ledgertest.Engines {
+		t.Run(ledgertest.Name(engine), func(t *testing.T) {
+			e := newUIEnv(t, engine)
+			alice := e.browser(t)
+			alice.onboarded("alice")
+			restore := ledgertest.Snapshot(t, e.l)
+			_, res := alice.openStream(t.Context())
+			if res == nil {
+				t.Fatal("no stream")
+			}
+			restore(t)
+			if !waitForEvent(res.Body, "event: changed", 5*time.Second) {
+				t.Error("no changed event after the restore")
+			}
+		})
+	}
+}

@@ -143,20 +143,25 @@ func TestTransferInstructionMoves(t *testing.T) {
 			clock := ledgertest.NewClock()
 			l := ledgertest.New(t, e, ledgertest.Options{Clock: clock})
 			ctx := context.Background()
+			// One network with an instruction pending, set up once; each
+			// case starts from its snapshot, at the same instant.
+			sender, receiver, stranger := ledgertest.Party(t, l), ledgertest.Party(t, l), ledgertest.Party(t, l)
+			ledgertest.Mint(t, l, sender, "100")
+			res, err := l.CreateTransferInstruction(ctx, ledger.TransferInstructionRequest{
+				Sender: sender, Receiver: receiver, Amount: coin.MustParse("40"), Description: "rent", ExecuteBefore: clock.Now().Add(time.Hour),
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			cid := res.InstructionCID
+			if diff := cmp.Diff([]string{"unlocked=60.0000000000 locked=40.0000000000", "unlocked=0.0000000000 locked=0.0000000000"}, balances(t, l, sender, receiver)); diff != "" {
+				t.Fatalf("after create (-want +got):\n%s", diff)
+			}
+			restore, created := ledgertest.Snapshot(t, l), clock.Now()
 			for _, c := range cases {
 				t.Run(c.name, func(t *testing.T) {
-					sender, receiver, stranger := ledgertest.Party(t, l), ledgertest.Party(t, l), ledgertest.Party(t, l)
-					ledgertest.Mint(t, l, sender, "100")
-					res, err := l.CreateTransferInstruction(ctx, ledger.TransferInstructionRequest{
-						Sender: sender, Receiver: receiver, Amount: coin.MustParse("40"), Description: "rent", ExecuteBefore: clock.Now().Add(time.Hour),
-					})
-					if err != nil {
-						t.Fatal(err)
-					}
-					cid := res.InstructionCID
-					if diff := cmp.Diff([]string{"unlocked=60.0000000000 locked=40.0000000000", "unlocked=0.0000000000 locked=0.0000000000"}, balances(t, l, sender, receiver)); diff != "" {
-						t.Fatalf("after create (-want +got):\n%s", diff)
-					}
+					restore(t)
+					clock.Set(created)
 					party := map[string]coin.PartyID{"sender": sender, "receiver": receiver, "stranger": stranger, "automation": ""}
 					clock.Advance(c.advance)
 					for _, s := range c.before {

@@ -44,6 +44,9 @@ type Config struct {
 	// is trusted without reading it again; zero means DefaultUserCacheTTL,
 	// negative disables the cache. Measured on the Now clock.
 	UserCacheTTL time.Duration
+	// SnapshotDir is where a development network's SQLite snapshots live;
+	// empty means "snapshots" beside the database file (snapshot.go).
+	SnapshotDir string
 }
 
 // Ledger applies the coin's rules to the store. Safe for concurrent use.
@@ -72,6 +75,11 @@ type Ledger struct {
 	// pruneWallClock measures Prune's maxDuration; nil is time.Now.
 	// Tests set it (export_test.go) to stop a run without waiting.
 	pruneWallClock func() time.Time
+	// gate holds requests and jobs off while a development network is
+	// restored (snapshot.go).
+	gate restoreGate
+	// maxSnapshots replaces MaxSnapshots when not zero (tests).
+	maxSnapshots int
 }
 
 // Meta keys set once when the ledger is created.
@@ -237,7 +245,6 @@ func randomKeyFingerprint() (string, error) {
 // bootstrap creates the network on an empty database: keys, the DSO and
 // operator parties, the rules contract and round 0.
 func (l *Ledger) bootstrap(ctx context.Context, c *change) error {
-	tx := c.tx
 	key := make([]byte, 32)
 	if _, err := rand.Read(key); err != nil {
 		return err
@@ -255,25 +262,33 @@ func (l *Ledger) bootstrap(ctx context.Context, c *change) error {
 	if err != nil {
 		return err
 	}
-	syncID := "global-domain::" + dsoNS
-	for k, v := range map[string]string{
-		metaBlobKey: hex.EncodeToString(key), metaNamespace: ns, metaDSO: string(dso),
-		metaOperator: string(operator), metaSynchronizer: syncID,
-	} {
-		if err := store.InsertMeta(ctx, tx, k, v); err != nil {
-			return err
-		}
-	}
-	l.blobKey, l.namespace, l.dso, l.operator, l.synchronizerID = key, ns, dso, operator, syncID
+	l.blobKey, l.namespace, l.dso, l.operator, l.synchronizerID = key, ns, dso, operator, "global-domain::"+dsoNS
 	rules := DefaultRules()
 	if l.cfg.Rules != nil {
 		rules = *l.cfg.Rules
 	}
 	l.rules = rules
+	return l.genesis(ctx, c)
+}
+
+// genesis creates the network with l's identity and rules on empty
+// tables: the identity's meta, the DSO and operator parties, the rules
+// contract and round 0. A development network's reset runs it again.
+func (l *Ledger) genesis(ctx context.Context, c *change) error {
+	tx := c.tx
+	for k, v := range map[string]string{
+		metaBlobKey: hex.EncodeToString(l.blobKey), metaNamespace: l.namespace, metaDSO: string(l.dso),
+		metaOperator: string(l.operator), metaSynchronizer: l.synchronizerID,
+	} {
+		if err := store.InsertMeta(ctx, tx, k, v); err != nil {
+			return err
+		}
+	}
+	dso, operator, syncID, rules := l.dso, l.operator, l.synchronizerID, l.rules
 	now := l.now()
 	for _, p := range []store.Party{
 		{PartyID: dso, Hint: "DSO", Kind: "dso", CreatedAt: now},
-		{PartyID: operator, Hint: l.cfg.OperatorHint, Kind: "local", CreatedAt: now},
+		{PartyID: operator, Hint: operator.Hint(), Kind: "local", CreatedAt: now},
 	} {
 		if err := store.InsertParty(ctx, tx, &p); err != nil {
 			return err

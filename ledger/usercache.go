@@ -101,3 +101,11 @@ func (c *userCache) forget(name string) {
 	c.gen++
 	delete(c.entries, name)
 }
+
+// clear forgets every user, after a restore replaced the users table.
+func (c *userCache) clear() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.gen++
+	c.entries = make(map[string]cachedUser)
+}

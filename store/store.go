@@ -52,7 +52,10 @@ const DefaultSQLitePath = "data/ccwallet.db"
 type DB struct {
 	*bun.DB
 	Engine Dialect
-	log    *slog.Logger
+	// Path is the SQLite file (empty on Postgres); development snapshots
+	// live beside it (snapshot.go).
+	Path string
+	log  *slog.Logger
 }
 
 // Open connects to the database described by cfg. It does not migrate.
@@ -106,7 +109,7 @@ func Open(ctx context.Context, cfg Config, log *slog.Logger) (*DB, error) {
 	// One writer at a time is SQLite's model; a small pool still lets reads
 	// proceed beside the writer under WAL.
 	sqldb.SetMaxOpenConns(4)
-	db := &DB{DB: bun.NewDB(sqldb, sqlitedialect.New()), Engine: SQLite, log: log}
+	db := &DB{DB: bun.NewDB(sqldb, sqlitedialect.New()), Engine: SQLite, Path: path, log: log}
 	if err := pingSQLite(ctx, db); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("open sqlite %s: %w", path, err)

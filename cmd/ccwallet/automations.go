@@ -157,6 +157,9 @@ func startAutomations(ctx context.Context, l *ledger.Ledger, leases jobs.Leaser,
 	if err != nil {
 		return nil, err
 	}
+	for i := range js {
+		js[i].Run = admitted(l, js[i].Run)
+	}
 	jc := jobs.Config{StopTimeout: 30 * time.Second}
 	if m != nil {
 		jc.OnRun = m.JobRun
@@ -172,6 +175,20 @@ func startAutomations(ctx context.Context, l *ledger.Ledger, leases jobs.Leaser,
 		"pruning", a.Pruning.Enabled(), "sweeps", len(a.Sweeps), "auto_accept", len(a.AutoAccept),
 		"topup", a.Topup.Active(), "holder", s.Holder())
 	return s, nil
+}
+
+// admitted runs a job unless a development network's restore or reset is
+// running (ledger.Admit), so a restore waits for the runs in flight and no
+// run sees half of one; a run that falls in one is skipped, not failed.
+func admitted(l *ledger.Ledger, run func(context.Context) error) func(context.Context) error {
+	return func(ctx context.Context) error {
+		done, err := l.Admit()
+		if err != nil {
+			return nil
+		}
+		defer done()
+		return run(ctx)
+	}
 }
 
 // stopAutomations stops the scheduler on shutdown and hands its leases on.

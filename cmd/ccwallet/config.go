@@ -71,6 +71,10 @@ type Config struct {
 	// Network is "devnet" (faucet, time control, dev identity provider) or
 	// "production".
 	Network string `yaml:"network"`
+	// SnapshotDir is where a development network's SQLite snapshots live
+	// (default: "snapshots" beside the database file); Postgres keeps
+	// them in the database. See devnet.go.
+	SnapshotDir string `yaml:"snapshotDir"`
 	// Listen is the app port's address; HealthListen serves /readyz and
 	// /livez (port 5003, as every Splice app).
 	Listen       string `yaml:"listen"`
@@ -507,6 +511,7 @@ func (c *Config) applyEnv(env envVars) error {
 		"WALLET_LEDGER_API_LISTEN": &c.LedgerAPIListen,
 		"WALLET_METRICS_LISTEN":    &c.Metrics.Listen,
 		"WALLET_NETWORK":           &c.Network,
+		"WALLET_SNAPSHOT_DIR":      &c.SnapshotDir,
 		"WALLET_PUBLIC_URL":        &c.PublicURL,
 		"WALLET_LOG_FORMAT":        &c.LogFormat,
 		"WALLET_LOG_LEVEL":         &c.LogLevel,

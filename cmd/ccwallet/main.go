@@ -46,8 +46,10 @@ Usage:
   ccwallet config print [--config F]  print the effective configuration, secrets masked
   ccwallet token --user NAME          print a development JWT for NAME (devnet only)
   ccwallet version                    print the version
+  ccwallet help [COMMAND]             this list, or the flags of COMMAND (also --help, -h)
   ccwallet advance-rounds --rounds N  open N mining rounds now and run their work (devnet only)
   ccwallet external COMMAND           external-party client (keygen, sign, onboard, transfer)
+  ccwallet devnet COMMAND             snapshots, restore and reset (devnet only; "ccwallet devnet help")
 
 Run "ccwallet COMMAND --help" for the flags of a command.
 `
@@ -57,6 +59,9 @@ Run "ccwallet COMMAND --help" for the flags of a command.
 // the real commands in-process.
 func run(ctx context.Context, args []string, environ []string, stdout, stderr io.Writer) error {
 	env := newEnv(environ)
+	if len(args) > 0 && (args[0] == "-h" || args[0] == "-help" || args[0] == "--help") {
+		args = append([]string{"help"}, args[1:]...) // every command, not only serve's flags
+	}
 	cmd := "serve"
 	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
 		cmd, args = args[0], args[1:]
@@ -74,10 +79,15 @@ func run(ctx context.Context, args []string, environ []string, stdout, stderr io
 		return advanceRoundsCmd(ctx, args, env, stdout, stderr)
 	case "external":
 		return externalCmd(ctx, args, env.get, stdout, stderr)
+	case "devnet":
+		return devnetCmd(ctx, args, env, stdout, stderr)
 	case "version":
 		fmt.Fprintln(stdout, "ccwallet", version)
 		return nil
-	case "help", "-h", "--help":
+	case "help":
+		if len(args) > 0 && args[0] != "help" && !strings.HasPrefix(args[0], "-") {
+			return run(ctx, []string{args[0], "--help"}, environ, stdout, stderr) // `help COMMAND`
+		}
 		fmt.Fprint(stdout, usage)
 		return nil
 	}

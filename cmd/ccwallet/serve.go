@@ -184,6 +184,7 @@ func (s *serving) openLedger(ctx context.Context) error {
 		OperatorHint: cfg.ValidatorPartyHint, AdminUsers: cfg.ValidatorWalletUsers, DevNet: cfg.DevNet(),
 		MergeDelegationAtOnboarding: cfg.mergeAtOnboarding(),
 		PreparedTTL:                 cfg.ExternalPartyPreparedTTL,
+		SnapshotDir:                 cfg.SnapshotDir,
 	}
 	if s.m != nil {
 		lcfg.Observer = s.m

@@ -1,0 +1,148 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/ccwallet/ccwallet/ledger"
+)
+
+const devnetUsage = `Usage:
+  ccwallet devnet snapshot NAME [flags]  save the network's state as NAME
+  ccwallet devnet restore NAME [flags]   put the network back to snapshot NAME
+  ccwallet devnet reset [flags]          start a new network with the same identity
+  ccwallet devnet snapshots [flags]      list the snapshots
+  ccwallet devnet delete NAME [flags]    delete snapshot NAME
+
+Development network only. These work on the configured database directly;
+a running server restores through its admin API
+(POST /v0/admin/devnet/snapshots/NAME/restore), which also resets what it
+holds in memory. Names: 1-40 of a-z, 0-9, '-' and '_'. SQLite snapshots
+are files in snapshotDir (default: "snapshots" beside the database);
+Postgres keeps them as schemas ccwallet_snapshot_NAME in the database.
+`
+
+// devnetCmd is `ccwallet devnet SUBCOMMAND`: the development network's
+// snapshots, restore and reset.
+func devnetCmd(ctx context.Context, args []string, env envVars, stdout, stderr io.Writer) error {
+	subs := map[string]bool{"snapshot": true, "restore": true, "delete": true, "reset": false, "snapshots": false}
+	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
+		fmt.Fprint(stdout, devnetUsage)
+		return nil
+	}
+	sub := args[0]
+	needsName, known := subs[sub]
+	if !known {
+		fmt.Fprint(stderr, devnetUsage)
+		return fmt.Errorf("devnet: unknown command %q", sub)
+	}
+	fs := flag.NewFlagSet("devnet "+sub, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() { fmt.Fprint(stderr, devnetUsage, "\nFlags:\n"); fs.PrintDefaults() }
+	var c commonFlags
+	c.register(fs)
+	snapshotDir := fs.String("snapshot-dir", "", `directory of the SQLite snapshots (default "snapshots" beside the database)`)
+	// The name may come before or after the flags.
+	var names []string
+	rest := args[1:]
+	for {
+		if err := fs.Parse(rest); err != nil {
+			return err
+		}
+		if fs.NArg() == 0 {
+			break
+		}
+		names = append(names, fs.Arg(0))
+		rest = fs.Args()[1:]
+	}
+	switch {
+	case needsName && len(names) != 1:
+		return fmt.Errorf("devnet %s: want one snapshot name", sub)
+	case !needsName && len(names) != 0:
+		return fmt.Errorf("devnet %s: takes no name, got %q", sub, strings.Join(names, " "))
+	}
+	cfg, err := c.load(env, func(cfg *Config) {
+		if *snapshotDir != "" {
+			cfg.SnapshotDir = *snapshotDir
+		}
+	})
+	if err != nil {
+		return err
+	}
+	if !cfg.DevNet() {
+		return fmt.Errorf("devnet %s: only available on a development network (network: devnet), this is %s", sub, cfg.Network)
+	}
+	log := newLogger(cfg, stderr)
+	db, err := openStore(ctx, cfg, env, log)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	l, err := ledger.Open(ctx, db, ledger.Config{OperatorHint: cfg.ValidatorPartyHint, AdminUsers: cfg.ValidatorWalletUsers, DevNet: true,
+		SnapshotDir: cfg.SnapshotDir}, log)
+	if err != nil {
+		return err
+	}
+	dev, err := l.Dev()
+	if err != nil {
+		return err
+	}
+	start := time.Now()
+	took := func() time.Duration { return time.Since(start).Round(time.Millisecond) }
+	switch sub {
+	case "snapshot":
+		s, err := dev.Snapshot(ctx, names[0])
+		if err != nil {
+			return devnetErr(sub, err)
+		}
+		fmt.Fprintf(stdout, "saved snapshot %s (%s) in %s\n", s.Name, kib(s.Bytes), took())
+	case "restore":
+		if err := dev.Restore(ctx, names[0]); err != nil {
+			return devnetErr(sub, err)
+		}
+		fmt.Fprintf(stdout, "restored snapshot %s in %s\n", names[0], took())
+	case "reset":
+		if err := dev.Reset(ctx); err != nil {
+			return devnetErr(sub, err)
+		}
+		fmt.Fprintf(stdout, "reset the network in %s; operator party %s\n", took(), l.Operator())
+	case "delete":
+		if err := dev.DeleteSnapshot(ctx, names[0]); err != nil {
+			return devnetErr(sub, err)
+		}
+		fmt.Fprintf(stdout, "deleted snapshot %s\n", names[0])
+	case "snapshots":
+		all, err := dev.Snapshots(ctx)
+		if err != nil {
+			return devnetErr(sub, err)
+		}
+		if len(all) == 0 {
+			fmt.Fprintln(stdout, "no snapshots")
+			return nil
+		}
+		tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "NAME\tTAKEN\tSIZE")
+		for _, s := range all {
+			fmt.Fprintf(tw, "%s\t%s\t%s\n", s.Name, s.CreatedAt.UTC().Format(time.RFC3339), kib(s.Bytes))
+		}
+		return tw.Flush()
+	}
+	return nil
+}
+
+// devnetErr words a ledger error for the terminal.
+func devnetErr(sub string, err error) error {
+	var v *ledger.ValidationError
+	if errors.As(err, &v) {
+		return fmt.Errorf("devnet %s: snapshot %s", sub, v.Error())
+	}
+	return fmt.Errorf("devnet %s: %w", sub, err)
+}
+
+func kib(n int64) string { return fmt.Sprintf("%d KiB", (n+1023)/1024) }
