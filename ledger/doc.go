@@ -24,8 +24,11 @@
 //   - txn.commit draws the update's offset (ensureOffset), stamps it on
 //     every row, archives pre-existing contracts with a guarded update (a
 //     lost race is store.ErrStale and the whole transaction retries) and
-//     writes the update row with all its rows in one round trip
-//     (store.WriteTx). All of it lands, or none.
+//     writes the update row with all its rows in one round trip through
+//     the ledger's store.Writer (store/pgbatch.For chose it at Open: on
+//     Postgres one prepared statement of arrays, whose columns come from
+//     the store's models). All of it lands, or none. The ledger never
+//     asks which engine it runs on.
 //
 // The update log (the updates table, one row per change, ordered by offset)
 // is what pruning trims (pruning.go) and what CheckConservation
@@ -49,8 +52,11 @@
 //     for development networks only.
 //   - offers.go: two-step transfer offers; instructions.go: token-standard
 //     transfer instructions and their locks; preapprovals.go: transfer
-//     preapprovals and one-step sends; sendbatch.go: the grouped Postgres
-//     path of one-step sends (see its comment and docs/architecture.md).
+//     preapprovals and one-step sends; sendbatch.go: concurrent one-step
+//     sends grouped into one transaction where the Writer groups them
+//     (Postgres: store/pgbatch claims, locks and reads a batch with BEGIN
+//     in one round trip and writes it with COMMIT in another; see
+//     docs/architecture.md).
 //   - registry.go: the token-standard registry's choice contexts, transfer
 //     factory and metadata; contracts.go: template IDs and the contract
 //     read model.

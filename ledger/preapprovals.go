@@ -401,10 +401,10 @@ func (l *Ledger) SendPreapproved(ctx context.Context, s PreapprovalSend) (*Trans
 	}
 	c := &sendCall{ctx: ctx, s: s, key: "preapproval-send:" + string(s.Sender) + ":" + s.DeduplicationID}
 	var r sendResult
-	if l.db.Engine == store.Postgres {
+	if l.w.Groups() {
 		r = l.sendBatched(c)
 	} else {
-		// SQLite's write transactions are exclusive: nothing to group.
+		// Write transactions are exclusive (SQLite): nothing to group.
 		r = l.runSends(ctx, []*sendCall{c})[0]
 	}
 	if r.err != nil {

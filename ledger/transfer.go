@@ -157,7 +157,7 @@ func (t *txn) spend(ctx context.Context, sender coin.PartyID, picked []Candidate
 		res.Inputs = append(res.Inputs, c.ID)
 		initial = initial.Add(byID[c.ID].Amount)
 	}
-	if t.deferSpend && t.l.db.Engine == store.Postgres {
+	if t.deferSpend {
 		t.pending = append(t.pending, res.Inputs...)
 	} else if err := t.spendHoldings(ctx, res.Inputs); err != nil {
 		return nil, err

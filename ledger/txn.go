@@ -224,10 +224,12 @@ func (t *txn) recordPair(sender, receiver coin.PartyID, kind, subtype string, se
 // and archived, its holdings and history. The guarded archive runs on its
 // own (its row count is the double-spend check); the rest goes to the
 // database in one round trip.
-func (t *txn) commit(ctx context.Context) error { return commitAll(ctx, t.tx, []*txn{t}) }
+func (t *txn) commit(ctx context.Context) error {
+	return commitVia(ctx, txWriter{t.tx, t.l.w}, []*txn{t})
+}
 
-// batchWriter is where commit writes: a bun.Tx, or the pipelined
-// transaction of a batch of sends (whose write also commits).
+// batchWriter is where commit writes: a bun.Tx, or the transaction of a
+// batch of sends (whose write ends it).
 type batchWriter interface {
 	// archive is the guarded archive of contracts that existed before
 	// the transaction (ErrStale when any was archived meanwhile).
@@ -236,27 +238,25 @@ type batchWriter interface {
 	write(ctx context.Context, w *store.Writes) error
 }
 
-// txWriter is batchWriter on a bun.Tx.
-type txWriter struct{ tx bun.Tx }
+// txWriter is batchWriter on a bun.Tx, writing through the ledger's
+// store.Writer.
+type txWriter struct {
+	tx bun.Tx
+	w  store.Writer
+}
 
 func (w txWriter) archive(ctx context.Context, ids []coin.ContractID, offset int64) error {
 	return store.ArchiveContracts(ctx, w.tx, ids, offset)
 }
 
 func (w txWriter) write(ctx context.Context, ws *store.Writes) error {
-	return store.WriteTx(ctx, w.tx, ws)
+	return w.w.WriteTx(ctx, w.tx, ws)
 }
 
-// commitAll is commit for several ledger transactions that share one
-// database transaction.
-func commitAll(ctx context.Context, tx bun.Tx, ts []*txn) error {
-	return commitVia(ctx, txWriter{tx}, ts)
-}
-
-// commitVia is commitAll through w: each transaction keeps its own
+// commitVia commits several ledger transactions through w: each keeps its own
 // offset, update row and history, and their rows go to the database
 // together, in one round trip. With no transactions it still writes
-// (nothing), which ends a pipelined transaction.
+// (nothing), which ends a batch of sends' transaction.
 func commitVia(ctx context.Context, w batchWriter, ts []*txn) (err error) {
 	var ws store.Writes
 	if len(ts) == 0 {
