@@ -10,7 +10,6 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/store"
-	"github.com/uptrace/bun"
 )
 
 // One-step sends are the hot path of a wallet; on Postgres concurrent ones
@@ -306,7 +305,7 @@ func (l *Ledger) sendMany(ctx context.Context, db store.SendTx, calls []*sendCal
 		return nil, err
 	}
 	results := make([]sendResult, len(calls))
-	var ts []*txn
+	var ts []*changes
 	for i, c := range calls {
 		if offsets[i] == 0 {
 			// Its read is of rows another transaction may be changing
@@ -314,15 +313,15 @@ func (l *Ledger) sendMany(ctx context.Context, db store.SendTx, calls []*sendCal
 			results[i].err = fmt.Errorf("%w: a command with the same id is being processed", ErrInFlight)
 			continue
 		}
-		t := l.newTxn(bun.Tx{}, "transfer-preapproval-send", r)
+		t := l.newChanges("transfer-preapproval-send", r)
 		t.offset = offsets[i]
-		res, err := t.sendPreapprovedCommand(ctx, c, &reads[i])
+		res, err := t.sendPreapprovedCommand(c, &reads[i])
 		if err != nil {
 			results[i].err = err
 			continue
 		}
 		results[i].res = res
-		ts = append(ts, t)
+		ts = append(ts, &t)
 	}
 	if f := l.sends.fault.Load(); f != nil {
 		if err := (*f)(len(calls)); err != nil {
