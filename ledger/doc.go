@@ -17,10 +17,17 @@
 //     conflicting; claimCommand (commands.go) first claims the
 //     request's deduplication key, so a retried request answers what
 //     the first one did.
-//   - The rule reads what it needs, then records its effects on the txn:
-//     contracts created (txn.create) and archived (txn.archive), holdings
-//     spent (spendHoldings, archiveHolding) and created (newHolding, mint),
-//     coin burned (burn), history rows (record, recordPair).
+//   - The rule reads what it needs, then records its effects in the
+//     txn's changes (txn.go; changes hold no database, txn adds the
+//     bun.Tx): contracts created (create) and archived (archive),
+//     holdings spent (transfer, burnFrom, archiveHolding at once;
+//     transferFrom leaves its inputs to commit's write) and created
+//     (newHolding, mint), coin burned (burn), history rows (record,
+//     recordPair).
+//   - A one-step send is the exception that shows the rule: its batch
+//     (sendbatch.go) reads everything first, and its rule
+//     (changes.sendPreapprovedCommand) is a pure function from those
+//     reads to its changes, the same on both engines.
 //   - txn.commit draws the update's offset (ensureOffset), stamps it on
 //     every row, archives pre-existing contracts with a guarded update (a
 //     lost race is store.ErrStale and the whole transaction retries) and

@@ -109,7 +109,7 @@ type PreapprovalSendKey struct {
 
 // ReadPreapprovalSends loads the PreapprovalSendReads of several sends in
 // one round trip; out[i] belongs to sends[i]. Batches on Postgres read
-// in PipeTx.BeginSends (readSendsQuery) instead; this is the SQLite form,
+// in store/pgbatch (PipeTx.Begin) instead; this is the SQLite form,
 // plain SQL that either engine runs.
 func (db *DB) ReadPreapprovalSends(ctx context.Context, tx bun.Tx, sends []PreapprovalSendKey, featuredTemplate string) ([]PreapprovalSendReads, error) {
 	if len(sends) == 0 {

@@ -201,7 +201,7 @@ func TestPipeTx(t *testing.T) {
 
 // TestReadPreapprovalSends: the read of a batch of sends answers the same
 // on SQLite (DB.ReadPreapprovalSends) and inside a pipelined transaction
-// on Postgres (PipeTx.BeginSends, whose rows are decoded by hand): the
+// on Postgres (PipeTx.Begin, whose rows are decoded by hand): the
 // command record, the receiver's live preapproval, the provider's featured
 // right and the sender's holdings, locked ones included, by contract id.
 func TestReadPreapprovalSends(t *testing.T) {

@@ -15,7 +15,7 @@ import (
 	"github.com/uptrace/bun"
 )
 
-// PipeTx is a transaction on one Postgres connection that the store drives
+// PipeTx is a transaction on one Postgres connection that this package drives
 // through pgx itself rather than database/sql, so that BEGIN travels with
 // the transaction's first statement and COMMIT with its last: a batch of
 // one-step sends, the wallet's hot path, takes two round trips instead
