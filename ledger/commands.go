@@ -45,6 +45,6 @@ func (l *Ledger) saveCommand(ctx context.Context, t *txn, key string, party coin
 // recordCommand is saveCommand riding t's commit batch: key's result is
 // this transaction's update id. The insert fails the commit (rolling the
 // effect back) if the key was used meanwhile.
-func (t *txn) recordCommand(key string, party coin.PartyID, kind string) {
+func (t *changes) recordCommand(key string, party coin.PartyID, kind string) {
 	t.commands = append(t.commands, store.Command{DedupKey: key, Party: party, Kind: kind, Result: t.update, CreatedAt: t.now})
 }

@@ -2,7 +2,6 @@ package ledger
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"strings"
 
@@ -29,13 +28,8 @@ var ErrNotConserved = fmt.Errorf("conservation violated")
 // which is what keeps the equation exact at every instant.
 func (l *Ledger) CheckConservation(ctx context.Context) (Supply, error) {
 	var s Supply
-	// One read-only transaction gives one snapshot of holdings and updates.
-	var opts *sql.TxOptions
-	if l.db.Engine == store.Postgres {
-		// Read committed would give each scan its own snapshot.
-		opts = &sql.TxOptions{Isolation: sql.LevelRepeatableRead, ReadOnly: true}
-	}
-	err := l.db.RunInTx(ctx, opts, func(ctx context.Context, tx bun.Tx) error {
+	// One snapshot of holdings and updates for all the scans.
+	err := l.db.InSnapshot(ctx, func(ctx context.Context, tx bun.Tx) error {
 		s = Supply{}
 		if err := store.ScanHoldings(ctx, tx, func(h store.Holding) error {
 			if !h.Amount.IsPositive() {

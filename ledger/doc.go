@@ -23,23 +23,32 @@
 //     in the same round trip) and claims the update's offset;
 //     change.beginAt starts at a given round, drawing the offset only when
 //     needed (bootstrap, the round clock, dust, reward collection);
-//   - records its effects on the txn: contracts created (txn.create) and
-//     archived (txn.archive), holdings spent (spendHoldings,
-//     archiveHolding) and created (newHolding, mint), coin burned (burn),
-//     history rows (record, recordPair); rows that need the update's row
-//     first (a read model's row, a command's stored result) are left to
+//   - records its effects in the txn's changes (txn.go; changes hold no
+//     database, txn adds the bun.Tx): contracts created (create) and
+//     archived (archive), holdings spent (transfer, burnFrom,
+//     archiveHolding at once; transferFrom leaves its inputs to commit's
+//     write) and created (newHolding, mint), coin burned (burn), history
+//     rows (record, recordPair); rows that need the update's row first (a
+//     read model's row, a command's stored result) are left to
 //     txn.afterCommit.
 //
 // change then commits the txn: txn.commit draws the offset if it has none
 // (ensureOffset), stamps it on every row, archives pre-existing contracts
 // with a guarded update (a lost race is store.ErrStale and the whole
 // change retries), writes the update row with all its rows in one round
-// trip (store.WriteTx) and reports it to the Observer; then the
+// trip through the ledger's store.Writer (store/pgbatch.For chose it at
+// Open: on Postgres one prepared statement of arrays, whose columns come
+// from the store's models) and reports it to the Observer; then the
 // after-commit steps run and the database transaction commits. All of it
 // lands, or none: an error or a panic anywhere rolls it back. A body that
 // begins no txn (a deduplicated retry, nothing to do) writes no update.
-// The grouped one-step sends (sendbatch.go) commit several txns together
-// through commitVia instead.
+// The ledger never asks which engine it runs on.
+//
+// A one-step send is the exception that shows the rule: its batch
+// (sendbatch.go) reads everything first, and its rule
+// (changes.sendPreapprovedCommand) is a pure function from those reads to
+// its changes, the same on both engines; the batch commits several txns
+// together through commitVia.
 //
 // The update log (the updates table, one row per change, ordered by offset)
 // is what pruning trims (pruning.go) and what CheckConservation
@@ -63,8 +72,11 @@
 //     for development networks only.
 //   - offers.go: two-step transfer offers; instructions.go: token-standard
 //     transfer instructions and their locks; preapprovals.go: transfer
-//     preapprovals and one-step sends; sendbatch.go: the grouped Postgres
-//     path of one-step sends (see its comment and docs/architecture.md).
+//     preapprovals and one-step sends; sendbatch.go: concurrent one-step
+//     sends grouped into one transaction where the Writer groups them
+//     (Postgres: store/pgbatch claims, locks and reads a batch with BEGIN
+//     in one round trip and writes it with COMMIT in another; see
+//     docs/architecture.md).
 //   - registry.go: the token-standard registry's choice contexts, transfer
 //     factory and metadata; contracts.go: template IDs and the contract
 //     read model.

@@ -220,7 +220,7 @@ type transferInstructionPayload struct {
 
 // createWithID is t.create with a contract ID chosen beforehand, for
 // contracts that must be named before they exist (a lock's holder).
-func (t *txn) createWithID(cid coin.ContractID, templateID string, payload any, stakeholders ...coin.PartyID) {
+func (t *changes) createWithID(cid coin.ContractID, templateID string, payload any, stakeholders ...coin.PartyID) {
 	t.created = append(t.created, t.l.contract(cid, templateID, payload, t.now, stakeholders...))
 }
 

@@ -15,6 +15,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/store"
+	"github.com/ccwallet/ccwallet/store/pgbatch"
 )
 
 // Config is what the ledger needs from the operator's configuration.
@@ -51,7 +52,9 @@ type Config struct {
 
 // Ledger applies the coin's rules to the store. Safe for concurrent use.
 type Ledger struct {
-	db  *store.DB
+	db *store.DB
+	// w is how commits reach db, chosen for its engine at Open.
+	w   store.Writer
 	log *slog.Logger
 	cfg Config
 
@@ -113,7 +116,7 @@ func Open(ctx context.Context, db *store.DB, cfg Config, log *slog.Logger) (*Led
 	if cfg.UserCacheTTL == 0 {
 		cfg.UserCacheTTL = DefaultUserCacheTTL
 	}
-	l := &Ledger{db: db, log: log, cfg: cfg, users: newUserCache(cfg.UserCacheTTL)}
+	l := &Ledger{db: db, w: pgbatch.For(db), log: log, cfg: cfg, users: newUserCache(cfg.UserCacheTTL)}
 	err := l.change(ctx, func(ctx context.Context, c *change) error {
 		if err := db.LockKey(ctx, c.tx, "ccwallet:bootstrap"); err != nil {
 			return err

@@ -12,7 +12,7 @@ type Observer interface {
 }
 
 // observe reports t to the configured observer, if any.
-func (t *txn) observe(err error) {
+func (t *changes) observe(err error) {
 	if o := t.l.cfg.Observer; o != nil {
 		o.LedgerOp(t.kind, time.Since(t.started), err)
 	}

@@ -401,10 +401,10 @@ func (l *Ledger) SendPreapproved(ctx context.Context, s PreapprovalSend) (*Trans
 	}
 	c := &sendCall{ctx: ctx, s: s, key: "preapproval-send:" + string(s.Sender) + ":" + s.DeduplicationID}
 	var r sendResult
-	if l.db.Engine == store.Postgres {
+	if l.w.Groups() {
 		r = l.sendBatched(c)
 	} else {
-		// SQLite's write transactions are exclusive: nothing to group.
+		// Write transactions are exclusive (SQLite): nothing to group.
 		r = l.runSends(ctx, []*sendCall{c})[0]
 	}
 	if r.err != nil {
@@ -413,9 +413,12 @@ func (l *Ledger) SendPreapproved(ctx context.Context, s PreapprovalSend) (*Trans
 	return r.res, nil
 }
 
-// sendPreapprovedCommand is one send of SendPreapproved inside t, once
-// the batch has claimed its key (t has its offset) and read rd.
-func (t *txn) sendPreapprovedCommand(ctx context.Context, c *sendCall, rd *store.PreapprovalSendReads) (*TransferResult, error) {
+// sendPreapprovedCommand is the rule of one send of SendPreapproved, from
+// what its batch read for it (rd, under the sender's lock, after its key
+// was claimed and t given its offset) to what it writes (t): a pure
+// function of both, the same on either engine. The inputs' spend rides
+// the batch's write.
+func (t *changes) sendPreapprovedCommand(c *sendCall, rd *store.PreapprovalSendReads) (*TransferResult, error) {
 	s := c.s
 	if !rd.CommandAt.IsZero() {
 		if t.now.Sub(rd.CommandAt) < DeduplicationWindow*time.Second {
@@ -428,12 +431,11 @@ func (t *txn) sendPreapprovedCommand(ctx context.Context, c *sendCall, rd *store
 	if p == nil || !t.now.Before(p.ExpiresAt) {
 		return nil, invalid("receiver_party_id", "%s has no valid transfer preapproval", s.Receiver)
 	}
-	t.deferSpend = true
-	t.preread = map[coin.PartyID][]store.Holding{s.Sender: rd.Holdings}
-	r, err := t.sendPreapprovedTo(ctx, s.Sender, p, rd.Featured, s.Amount, s.Description)
+	r, err := t.transferFrom(rd.Holdings, s.Sender, []Output{{Receiver: p.Receiver, Amount: s.Amount}})
 	if err != nil {
 		return nil, err
 	}
+	t.preapprovedSent(s.Sender, p, rd.Featured, s.Amount, r, s.Description)
 	t.recordCommand(c.key, s.Sender, "transfer-preapproval-send")
 	return r, nil
 }
@@ -487,7 +489,7 @@ func (t *txn) sendPreapprovedTo(ctx context.Context, sender coin.PartyID, p *sto
 // preapprovedSent is what a TransferPreapproval_Send writes besides the
 // transfer r itself: its history and, when the preapproval's provider is
 // featured, the provider's app reward coupon.
-func (t *txn) preapprovedSent(sender coin.PartyID, p *store.TransferPreapproval, featured bool, amount coin.Amount, r *TransferResult, description string) {
+func (t *changes) preapprovedSent(sender coin.PartyID, p *store.TransferPreapproval, featured bool, amount coin.Amount, r *TransferResult, description string) {
 	t.recordTransfer(sender, p.Receiver, amount, r, "TransferPreapprovalSend", description)
 	if featured {
 		reward := USDToCoin(t.l.rules.ExtraFeaturedAppRewardUSD, t.round.Price)

@@ -24,7 +24,7 @@ var rewardTemplates = map[string]string{
 // minted by reward collection after its round closes. amount is the
 // coupon's weight in coin (for liveness records: the issuance per record).
 // The coupon's contract is its row (rewardContract builds it).
-func (t *txn) addRewardCoupon(kind string, beneficiary coin.PartyID, amount coin.Amount, featured bool) {
+func (t *changes) addRewardCoupon(kind string, beneficiary coin.PartyID, amount coin.Amount, featured bool) {
 	// The coupon row rides commit's batch.
 	t.coupons = append(t.coupons, store.RewardCoupon{
 		ContractID: coin.NewContractID(), Kind: kind, Beneficiary: beneficiary, Amount: amount, Round: t.round.Number,

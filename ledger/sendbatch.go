@@ -10,7 +10,6 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/store"
-	"github.com/uptrace/bun"
 )
 
 // One-step sends are the hot path of a wallet; on Postgres concurrent ones
@@ -239,24 +238,15 @@ func (l *Ledger) takeSends() []*sendCall {
 // runSends runs calls in one database transaction and returns each one's
 // answer. When the transaction fails as a whole for a batch of several,
 // each call runs again alone, so only the call at fault fails. On Postgres
-// the transaction is a store.PipeTx: two round trips, BEGIN riding the
+// the transaction takes two round trips (store/pgbatch): BEGIN riding the
 // claims and the read, COMMIT the writes.
 func (l *Ledger) runSends(ctx context.Context, calls []*sendCall) []sendResult {
 	var results []sendResult
-	var err error
-	if l.db.Engine == store.Postgres {
-		err = l.db.InPipeTx(ctx, func(ctx context.Context, p *store.PipeTx) error {
-			var err error
-			results, err = l.sendMany(ctx, pipeSends{p}, calls)
-			return err
-		})
-	} else {
-		err = l.db.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
-			var err error
-			results, err = l.sendMany(ctx, txSends{txWriter{tx}, l.db}, calls)
-			return err
-		})
-	}
+	err := l.w.InSendTx(ctx, func(ctx context.Context, s store.SendTx) error {
+		var err error
+		results, err = l.sendMany(ctx, s, calls)
+		return err
+	})
 	if err == nil {
 		return results
 	}
@@ -271,56 +261,20 @@ func (l *Ledger) runSends(ctx context.Context, calls []*sendCall) []sendResult {
 	return results
 }
 
-// sendDB is the database transaction of a batch of sends.
-type sendDB interface {
-	batchWriter
-	// bunTx is the transaction for a rule's own queries; a zero one on
-	// Postgres, where a send's rule reads nothing of its own.
-	bunTx() bun.Tx
-	// begin claims the commands, locks the senders of those claimed and
-	// draws their offsets, then reads every send (reads[i] is keys[i]'s).
-	begin(ctx context.Context, claims []store.Claim, keys []store.PreapprovalSendKey, featuredTemplate string) (*store.Round, []int64, []store.PreapprovalSendReads, error)
-}
+// sendWriter is batchWriter on a batch of sends' transaction, whose write
+// ends it.
+type sendWriter struct{ s store.SendTx }
 
-// pipeSends is sendDB on Postgres: begin is one round trip, and the
-// batch's write commits it.
-type pipeSends struct{ p *store.PipeTx }
-
-func (s pipeSends) begin(ctx context.Context, c []store.Claim, k []store.PreapprovalSendKey, featured string) (*store.Round, []int64, []store.PreapprovalSendReads, error) {
-	return s.p.BeginSends(ctx, c, k, featured)
-}
-
-func (s pipeSends) bunTx() bun.Tx { return bun.Tx{} }
-
-func (s pipeSends) archive(_ context.Context, ids []coin.ContractID, _ int64) error {
-	// A send archives only the holdings it spends, whose guard is in the
-	// write batch; anything else would need a round trip of its own.
+func (w sendWriter) archive(_ context.Context, ids []coin.ContractID, _ int64) error {
+	// A send archives only the holdings it spends, which ride the write;
+	// anything else would need a statement of its own.
 	if len(ids) == 0 {
 		return nil
 	}
 	return fmt.Errorf("a batched send archives %d contracts besides its inputs", len(ids))
 }
 
-func (s pipeSends) write(ctx context.Context, w *store.Writes) error {
-	return s.p.Commit(ctx, w)
-}
-
-// txSends is sendDB on SQLite, inside InTx (which commits).
-type txSends struct {
-	txWriter
-	db *store.DB
-}
-
-func (s txSends) bunTx() bun.Tx { return s.tx }
-
-func (s txSends) begin(ctx context.Context, c []store.Claim, k []store.PreapprovalSendKey, featured string) (*store.Round, []int64, []store.PreapprovalSendReads, error) {
-	r, offsets, err := s.db.BeginClaims(ctx, s.tx, c)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	reads, err := s.db.ReadPreapprovalSends(ctx, s.tx, k, featured)
-	return r, offsets, reads, err
-}
+func (w sendWriter) write(ctx context.Context, ws *store.Writes) error { return w.s.Write(ctx, ws) }
 
 // sendResult is one send's answer.
 type sendResult struct {
@@ -335,28 +289,23 @@ type sendResult struct {
 // in memory, and the writes of those that succeeded ride one commit
 // batch. A send's own error is its result; only a database error fails
 // the batch.
-func (l *Ledger) sendMany(ctx context.Context, db sendDB, calls []*sendCall) ([]sendResult, error) {
+func (l *Ledger) sendMany(ctx context.Context, db store.SendTx, calls []*sendCall) ([]sendResult, error) {
 	claims := make([]store.Claim, len(calls))
 	keys := make([]store.PreapprovalSendKey, len(calls))
 	for i, c := range calls {
 		claims[i] = store.Claim{Key: "cmd:" + c.key, Locks: partyLockKeys([]coin.PartyID{c.s.Sender})}
 		keys[i] = store.PreapprovalSendKey{Key: c.key, Sender: c.s.Sender, Receiver: c.s.Receiver}
 	}
-	r, offsets, reads, err := db.begin(ctx, claims, keys, TemplateFeaturedAppRight)
+	r, offsets, reads, err := db.Begin(ctx, claims, keys, TemplateFeaturedAppRight)
 	if err != nil {
 		return nil, err
 	}
-	// On Postgres the batch has no transaction to read in; the open rounds
-	// are read outside it, only when the newest has not opened yet.
-	var rounds bun.IDB = l.db
-	if tx := db.bunTx(); tx.Tx != nil {
-		rounds = tx
-	}
-	if r, err = l.usable(ctx, rounds, r); err != nil {
+	// The open rounds are read only when the newest has not opened yet.
+	if r, err = l.usable(ctx, db.Reads(), r); err != nil {
 		return nil, err
 	}
 	results := make([]sendResult, len(calls))
-	var ts []*txn
+	var ts []*changes
 	for i, c := range calls {
 		if offsets[i] == 0 {
 			// Its read is of rows another transaction may be changing
@@ -364,24 +313,24 @@ func (l *Ledger) sendMany(ctx context.Context, db sendDB, calls []*sendCall) ([]
 			results[i].err = fmt.Errorf("%w: a command with the same id is being processed", ErrInFlight)
 			continue
 		}
-		t := l.newTxn(db.bunTx(), "transfer-preapproval-send", r)
+		t := l.newChanges("transfer-preapproval-send", r)
 		t.offset = offsets[i]
-		res, err := t.sendPreapprovedCommand(ctx, c, &reads[i])
+		res, err := t.sendPreapprovedCommand(c, &reads[i])
 		if err != nil {
 			results[i].err = err
 			continue
 		}
 		results[i].res = res
-		ts = append(ts, t)
+		ts = append(ts, &t)
 	}
 	if f := l.sends.fault.Load(); f != nil {
 		if err := (*f)(len(calls)); err != nil {
 			return nil, err
 		}
 	}
-	// Always written, even with nothing to write: on Postgres the write
-	// ends the transaction.
-	if err := commitVia(ctx, db, ts); err != nil {
+	// Always written, even with nothing to write: the write ends the
+	// transaction.
+	if err := commitVia(ctx, sendWriter{db}, ts); err != nil {
 		return nil, err
 	}
 	return results, nil

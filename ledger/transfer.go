@@ -82,11 +82,28 @@ type TransferResult struct {
 }
 
 // transfer moves coin from sender's unlocked holdings to outputs inside t:
-// it selects inputs, spends them with a guarded move to spent_holdings,
-// creates the outputs and the change, burns fees and the inputs' accrued
-// holding fees, and charges the submitting validator traffic per input.
-// The caller must hold the sender's lock (lockParties).
+// it selects inputs, spends them with a guarded move to spent_holdings
+// (at once, so later reads in t do not see them), creates the outputs and
+// the change, burns fees and the inputs' accrued holding fees, and charges
+// the submitting validator traffic per input. The caller must hold the
+// sender's lock (lockParties).
 func (t *txn) transfer(ctx context.Context, sender coin.PartyID, outs []Output) (*TransferResult, error) {
+	hs, err := store.HoldingsByOwner(ctx, t.tx, sender)
+	if err != nil {
+		return nil, err
+	}
+	r, err := t.transferFrom(hs, sender, outs)
+	if err != nil {
+		return nil, err
+	}
+	return r, t.spendNow(ctx)
+}
+
+// transferFrom is transfer's rule on sender's live holdings hs, read
+// already under the sender's lock: its inputs are left in t.spend, for
+// commit's write to spend (guarded) unless the caller spends them sooner
+// (spendNow).
+func (t *changes) transferFrom(hs []store.Holding, sender coin.PartyID, outs []Output) (*TransferResult, error) {
 	rules := t.l.rules
 	if len(outs) == 0 {
 		return nil, invalid("receivers", "at least one output is needed")
@@ -103,17 +120,21 @@ func (t *txn) transfer(ctx context.Context, sender coin.PartyID, outs []Output) 
 		fees = fees.Add(fee)
 		need = need.Add(o.Amount).Add(fee)
 	}
-	picked, byID, sum, err := t.selectInputs(ctx, sender, need)
+	picked, byID, sum, err := t.selectInputs(hs, need)
 	if err != nil {
 		return nil, err
 	}
-	return t.spend(ctx, sender, picked, byID, sum, need, fees, outs)
+	return t.spendInputs(sender, picked, byID, sum, need, fees, outs), nil
 }
 
 // burnFrom spends owner's unlocked holdings worth amount and burns it
 // (fees, traffic), giving the change back. The caller holds owner's lock.
 func (t *txn) burnFrom(ctx context.Context, owner coin.PartyID, amount coin.Amount) (*TransferResult, error) {
-	picked, byID, sum, err := t.selectInputs(ctx, owner, amount)
+	hs, err := store.HoldingsByOwner(ctx, t.tx, owner)
+	if err != nil {
+		return nil, err
+	}
+	picked, byID, sum, err := t.selectInputs(hs, amount)
 	if err != nil {
 		return nil, err
 	}
@@ -121,22 +142,14 @@ func (t *txn) burnFrom(ctx context.Context, owner coin.PartyID, amount coin.Amou
 	return t.spend(ctx, owner, picked, byID, sum, amount, amount, nil)
 }
 
-// selectInputs values owner's unlocked holdings at the transaction's round
-// and picks those that pay for need (SelectInputs).
-func (t *txn) selectInputs(ctx context.Context, owner coin.PartyID, need coin.Amount) ([]Candidate, map[coin.ContractID]store.Holding, coin.Amount, error) {
-	hs, ok := t.preread[owner]
-	if ok {
-		delete(t.preread, owner)
-	} else {
-		var err error
-		if hs, err = store.HoldingsByOwner(ctx, t.tx, owner); err != nil {
-			return nil, nil, coin.Zero, err
-		}
-	}
+// selectInputs values owner's unlocked holdings hs at the transaction's
+// round, leaving out those t spends already, and picks those that pay for
+// need (SelectInputs).
+func (t *changes) selectInputs(hs []store.Holding, need coin.Amount) ([]Candidate, map[coin.ContractID]store.Holding, coin.Amount, error) {
 	byID := make(map[coin.ContractID]store.Holding, len(hs))
 	cands := make([]Candidate, 0, len(hs))
 	for _, h := range hs {
-		if h.LockHolder != "" || slices.Contains(t.pending, h.ContractID) {
+		if h.LockHolder != "" || slices.Contains(t.inputs, h.ContractID) {
 			continue
 		}
 		byID[h.ContractID] = h
@@ -149,19 +162,23 @@ func (t *txn) selectInputs(ctx context.Context, owner coin.PartyID, need coin.Am
 	return picked, byID, sum, nil
 }
 
-// spend consumes picked inputs (worth sum) and creates outs plus change.
+// spend consumes picked inputs (worth sum) at once and creates outs plus
+// change (spendInputs).
 func (t *txn) spend(ctx context.Context, sender coin.PartyID, picked []Candidate, byID map[coin.ContractID]store.Holding, sum, need, fees coin.Amount, outs []Output) (*TransferResult, error) {
+	res := t.spendInputs(sender, picked, byID, sum, need, fees, outs)
+	return res, t.spendNow(ctx)
+}
+
+// spendInputs records picked inputs (worth sum) in t.inputs and creates
+// outs plus change; it burns fees and the inputs' holding fees.
+func (t *changes) spendInputs(sender coin.PartyID, picked []Candidate, byID map[coin.ContractID]store.Holding, sum, need, fees coin.Amount, outs []Output) *TransferResult {
 	res := &TransferResult{Fees: fees}
 	initial := coin.Zero
 	for _, c := range picked {
 		res.Inputs = append(res.Inputs, c.ID)
 		initial = initial.Add(byID[c.ID].Amount)
 	}
-	if t.deferSpend && t.l.db.Engine == store.Postgres {
-		t.pending = append(t.pending, res.Inputs...)
-	} else if err := t.spendHoldings(ctx, res.Inputs); err != nil {
-		return nil, err
-	}
+	t.inputs = append(t.inputs, res.Inputs...)
 	res.InputTotal = sum
 	res.HoldingFees = initial.Sub(sum)
 	for _, o := range outs {
@@ -172,7 +189,15 @@ func (t *txn) spend(ctx context.Context, sender coin.PartyID, picked []Candidate
 	}
 	t.burn(fees.Add(res.HoldingFees))
 	t.traffic += t.l.rules.TrafficBytes(len(res.Inputs))
-	return res, nil
+	return res
+}
+
+// spendNow spends the inputs t has recorded (t.inputs) at once, so that
+// later reads in t's database transaction do not see them.
+func (t *txn) spendNow(ctx context.Context) error {
+	ids := t.inputs
+	t.inputs = nil
+	return t.spendHoldings(ctx, ids)
 }
 
 // lockParties takes the per-party locks an operation needs, in a fixed
@@ -228,8 +253,12 @@ func (l *Ledger) Transfer(ctx context.Context, req TransferRequest) (*TransferRe
 		if err != nil {
 			return err
 		}
-		t.deferSpend = true
-		r, err := t.transfer(ctx, req.Sender, []Output{{Receiver: req.Receiver, Amount: req.Amount}})
+		hs, err := store.HoldingsByOwner(ctx, tx, req.Sender)
+		if err != nil {
+			return err
+		}
+		// The inputs' spend rides commit's write: a statement fewer.
+		r, err := t.transferFrom(hs, req.Sender, []Output{{Receiver: req.Receiver, Amount: req.Amount}})
 		if err != nil {
 			return err
 		}
@@ -244,7 +273,7 @@ func (l *Ledger) Transfer(ctx context.Context, req TransferRequest) (*TransferRe
 }
 
 // recordTransfer writes the history of a transfer for both sides.
-func (t *txn) recordTransfer(sender, receiver coin.PartyID, amount coin.Amount, r *TransferResult, subtype, description string) {
+func (t *changes) recordTransfer(sender, receiver coin.PartyID, amount coin.Amount, r *TransferResult, subtype, description string) {
 	d := HistoryDetails{Provider: t.l.operator, HoldingFees: r.HoldingFees, Fees: r.Fees}
 	if len(r.Outputs) > 0 {
 		d.ContractID = r.Outputs[0]

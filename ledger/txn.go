@@ -3,6 +3,7 @@ package ledger
 import (
 	"context"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"time"
 
@@ -12,13 +13,14 @@ import (
 	"github.com/uptrace/bun"
 )
 
-// txn collects one ledger transaction: the contracts it creates and
-// archives, the holdings it adds, the coin it mints and burns, and the
-// history rows it writes. commit writes it all into the surrounding
-// database transaction, so an update is all or nothing.
-type txn struct {
+// changes are what one ledger transaction writes, collected in memory:
+// the contracts it creates and archives, the holdings it adds and spends,
+// the coin it mints and burns, and its history, coupons and command
+// records. Rules that work on what was read already (a one-step send's,
+// sendPreapprovedCommand) are methods of changes, and so cannot reach the
+// database; commitVia writes changes, all or nothing.
+type changes struct {
 	l     *Ledger
-	tx    bun.Tx
 	kind  string
 	round *store.Round
 	now   time.Time
@@ -27,19 +29,15 @@ type txn struct {
 	archived []coin.ContractID
 	holdings []store.Holding
 	history  []store.HistoryEntry
-	// deferSpend (set by hot paths that spend once, then commit) makes
-	// spend leave its guarded move to spent_holdings to commit's batch
-	// (Postgres), in pending; selectInputs skips pending holdings.
-	deferSpend bool
-	pending    []coin.ContractID
-	// preread holds an owner's holdings read with other rows after its
-	// lock was taken; the next selectInputs for the owner uses them once.
-	preread map[coin.PartyID][]store.Holding
-	// coupons and commands are inserted by commit's batch too.
+	// inputs are unlocked holdings spent as inputs, moved to spent_holdings
+	// by commit's write, guarded (one spent meanwhile fails it with
+	// ErrStale); selectInputs skips them. txn.spendNow moves them at once.
+	inputs []coin.ContractID
+	// coupons and commands are inserted by commit's write too.
 	coupons  []store.RewardCoupon
 	commands []store.Command
 	// forget are deduplication keys whose window has passed; their old
-	// records are deleted by commit's batch before commands are inserted.
+	// records are deleted by commit's write before commands are inserted.
 	forget []string
 	// after are the steps change runs after commit (afterCommit).
 	after []func(ctx context.Context) error
@@ -52,10 +50,21 @@ type txn struct {
 	started time.Time // wall clock, for Observer
 }
 
-func (l *Ledger) newTxn(tx bun.Tx, kind string, round *store.Round) *txn {
+// txn is a ledger transaction inside a database transaction: its changes,
+// and tx, where its rules read and lock.
+type txn struct {
+	changes
+	tx bun.Tx
+}
+
+func (l *Ledger) newChanges(kind string, round *store.Round) changes {
 	// The update id is drawn up front so a command record can name it
-	// before commit (it rides commit's batch).
-	return &txn{l: l, tx: tx, kind: kind, round: round, now: l.now(), started: time.Now(), update: "1220" + uuidHex()}
+	// before commit (it rides commit's write).
+	return changes{l: l, kind: kind, round: round, now: l.now(), started: time.Now(), update: "1220" + uuidHex()}
+}
+
+func (l *Ledger) newTxn(tx bun.Tx, kind string, round *store.Round) *txn {
+	return &txn{changes: l.newChanges(kind, round), tx: tx}
 }
 
 // beginTxn starts a ledger transaction at the latest open round.
@@ -79,7 +88,7 @@ func (l *Ledger) beginLocked(ctx context.Context, tx bun.Tx, kind string, partie
 }
 
 // create records a new contract and returns its ID.
-func (t *txn) create(templateID string, payload any, stakeholders ...coin.PartyID) coin.ContractID {
+func (t *changes) create(templateID string, payload any, stakeholders ...coin.PartyID) coin.ContractID {
 	cid := coin.NewContractID()
 	t.createWithID(cid, templateID, payload, stakeholders...)
 	return cid
@@ -122,7 +131,7 @@ func (t *txn) archiveHolding(ctx context.Context, h store.Holding) error {
 
 // archive consumes contracts; commit fails (and retries) if any was
 // consumed by someone else meanwhile.
-func (t *txn) archive(ids ...coin.ContractID) { t.archived = append(t.archived, ids...) }
+func (t *changes) archive(ids ...coin.ContractID) { t.archived = append(t.archived, ids...) }
 
 // Lock describes a lock on a new holding.
 type Lock struct {
@@ -135,7 +144,7 @@ type Lock struct {
 // nil. An unlocked holding's contract is its holdings row alone
 // (holdingContract builds it when read); a locked one has a LockedAmulet
 // contract as well, which choice contexts disclose.
-func (t *txn) newHolding(owner coin.PartyID, amount coin.Amount, lock *Lock) coin.ContractID {
+func (t *changes) newHolding(owner coin.PartyID, amount coin.Amount, lock *Lock) coin.ContractID {
 	h := store.Holding{Owner: owner, Amount: amount, CreatedRound: t.round.Number, Rate: t.l.rules.HoldingRate(t.round.Price), CreatedAt: t.now}
 	if lock == nil {
 		h.ContractID = coin.NewContractID()
@@ -167,13 +176,13 @@ func (l *Ledger) holdingContract(h store.Holding) *store.Contract {
 }
 
 // mint adds newly issued coin as a holding of owner.
-func (t *txn) mint(owner coin.PartyID, amount coin.Amount) coin.ContractID {
+func (t *changes) mint(owner coin.PartyID, amount coin.Amount) coin.ContractID {
 	t.minted = t.minted.Add(amount)
 	return t.newHolding(owner, amount, nil)
 }
 
 // burn records coin destroyed by this transaction (fees, expiry, traffic).
-func (t *txn) burn(amount coin.Amount) { t.burned = t.burned.Add(amount) }
+func (t *changes) burn(amount coin.Amount) { t.burned = t.burned.Add(amount) }
 
 // HistoryDetails is the rest of the record of one transaction as a party's
 // history shows it, in the wallet API's transaction shape. Who sent and
@@ -197,7 +206,7 @@ type PartyAmount struct {
 }
 
 // record adds a history row for party.
-func (t *txn) record(party coin.PartyID, kind, subtype string, counterparty coin.PartyID, amount, fees coin.Amount, description string, d HistoryDetails) {
+func (t *changes) record(party coin.PartyID, kind, subtype string, counterparty coin.PartyID, amount, fees coin.Amount, description string, d HistoryDetails) {
 	d.Price = t.round.Price
 	var buf [512]byte
 	b := d.appendJSON(buf[:0])
@@ -212,7 +221,7 @@ func (t *txn) record(party coin.PartyID, kind, subtype string, counterparty coin
 // amount and fees, in one row: the sender's view, carrying the receiver's
 // as its counter view (store.HistoryEntry). A party on both sides gets a
 // row per side, as separate views.
-func (t *txn) recordPair(sender, receiver coin.PartyID, kind, subtype string, senderAmount, senderFees, receiverAmount, receiverFees coin.Amount, description string, d HistoryDetails) {
+func (t *changes) recordPair(sender, receiver coin.PartyID, kind, subtype string, senderAmount, senderFees, receiverAmount, receiverFees coin.Amount, description string, d HistoryDetails) {
 	t.record(sender, kind, subtype, receiver, senderAmount, senderFees, description, d)
 	if receiver == sender {
 		t.record(receiver, kind, subtype, sender, receiverAmount, receiverFees, description, d)
@@ -226,10 +235,16 @@ func (t *txn) recordPair(sender, receiver coin.PartyID, kind, subtype string, se
 // and archived, its holdings and history. The guarded archive runs on its
 // own (its row count is the double-spend check); the rest goes to the
 // database in one round trip.
-func (t *txn) commit(ctx context.Context) error { return commitAll(ctx, t.tx, []*txn{t}) }
+func (t *txn) commit(ctx context.Context) error {
+	if err := t.ensureOffset(ctx); err != nil {
+		t.observe(err)
+		return err
+	}
+	return commitVia(ctx, txWriter{t.tx, t.l.w}, []*changes{&t.changes})
+}
 
-// batchWriter is where commit writes: a bun.Tx, or the pipelined
-// transaction of a batch of sends (whose write also commits).
+// batchWriter is where commit writes: a bun.Tx, or the transaction of a
+// batch of sends (whose write ends it).
 type batchWriter interface {
 	// archive is the guarded archive of contracts that existed before
 	// the transaction (ErrStale when any was archived meanwhile).
@@ -238,28 +253,27 @@ type batchWriter interface {
 	write(ctx context.Context, w *store.Writes) error
 }
 
-// txWriter is batchWriter on a bun.Tx.
-type txWriter struct{ tx bun.Tx }
+// txWriter is batchWriter on a bun.Tx, writing through the ledger's
+// store.Writer.
+type txWriter struct {
+	tx bun.Tx
+	w  store.Writer
+}
 
 func (w txWriter) archive(ctx context.Context, ids []coin.ContractID, offset int64) error {
 	return store.ArchiveContracts(ctx, w.tx, ids, offset)
 }
 
 func (w txWriter) write(ctx context.Context, ws *store.Writes) error {
-	return store.WriteTx(ctx, w.tx, ws)
+	return w.w.WriteTx(ctx, w.tx, ws)
 }
 
-// commitAll is commit for several ledger transactions that share one
-// database transaction.
-func commitAll(ctx context.Context, tx bun.Tx, ts []*txn) error {
-	return commitVia(ctx, txWriter{tx}, ts)
-}
-
-// commitVia is commitAll through w: each transaction keeps its own
+// commitVia commits several ledger transactions' changes, each with its
+// offset drawn, through w: each keeps its own
 // offset, update row and history, and their rows go to the database
 // together, in one round trip. With no transactions it still writes
-// (nothing), which ends a pipelined transaction.
-func commitVia(ctx context.Context, w batchWriter, ts []*txn) (err error) {
+// (nothing), which ends a batch of sends' transaction.
+func commitVia(ctx context.Context, w batchWriter, ts []*changes) (err error) {
 	var ws store.Writes
 	if len(ts) == 0 {
 		return w.write(ctx, &ws)
@@ -284,7 +298,7 @@ func commitVia(ctx context.Context, w batchWriter, ts []*txn) (err error) {
 				return err
 			}
 		}
-		existing, err := t.settleArchives(ctx)
+		existing, err := t.settleArchives()
 		if err != nil {
 			return err
 		}
@@ -295,8 +309,8 @@ func commitVia(ctx context.Context, w batchWriter, ts []*txn) (err error) {
 			OffsetID: t.offset, UpdateID: t.update, Kind: t.kind, Submitter: string(t.l.operator), Round: t.round.Number,
 			RecordTime: t.now, Minted: t.minted, Burned: t.burned, TrafficBytes: t.traffic,
 		})
-		ws.Spend = append(ws.Spend, t.pending...)
-		for range t.pending {
+		ws.Spend = append(ws.Spend, t.inputs...)
+		for range t.inputs {
 			ws.SpendAt = append(ws.SpendAt, t.offset)
 		}
 		for i := range t.created {
@@ -324,12 +338,12 @@ func commitVia(ctx context.Context, w batchWriter, ts []*txn) (err error) {
 	return w.write(ctx, &ws)
 }
 
-// settleArchives draws t's offset if it has none yet and marks the
-// contracts t both created and archived; it returns the archived
-// contracts that existed before t, which need the guarded archive.
-func (t *txn) settleArchives(ctx context.Context) ([]coin.ContractID, error) {
-	if err := t.ensureOffset(ctx); err != nil {
-		return nil, err
+// settleArchives marks the contracts t both created and archived; it
+// returns the archived contracts that existed before t, which need the
+// guarded archive.
+func (t *changes) settleArchives() ([]coin.ContractID, error) {
+	if t.offset == 0 {
+		return nil, errors.New("commit of a ledger transaction without its offset")
 	}
 	createdHere := make(map[coin.ContractID]int, len(t.created))
 	for i, c := range t.created {

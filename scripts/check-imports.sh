@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Imports point one way (STYLE.md section 2):
 #   handlers, ledgerapi, jobs -> ledger -> store -> coin;  views -> ledger, coin;  web, coin -> nothing of ours.
+#   store/pgbatch (the Postgres fast path) -> store, coin only: nothing of the ledger's rules.
 set -euo pipefail
 mod=$(go list -m)
 fail=0
@@ -14,6 +15,7 @@ while read -r pkg imports; do
       handlers*|ledgerapi*|jobs*|views*|web*) [[ $irel == store || $irel == store/* ]] && [[ $irel != store/pgtest ]] && bad=1 ;;
     esac
     case "$rel" in
+      store/pgbatch|store/pgbatch/*) [[ $irel != store && $irel != coin ]] && bad=1 ;;
       ledger|ledger/*) [[ $irel == net/http || $irel == views* || $irel == web* || $irel == handlers* || $irel == ledgerapi* || $irel == jobs* ]] && bad=1 ;;
       store|store/*) [[ $irel == ledger || $irel == ledgerapi* || $irel == handlers* || $irel == jobs* || $irel == views* || $irel == web* ]] && bad=1 ;;
       web|web/*) [[ $irel != net/http ]] && bad=1 ;;

@@ -11,9 +11,6 @@ import (
 
 // Internals that the tests of package store_test check.
 var (
-	ReadSendsQuery = readSendsQuery
-	ClaimSendsSQL  = claimSendsSQL
-	WriteSQL       = writeSQL
 	// MigrationLockKey serialises migrations (and schema creation).
 	MigrationLockKey = migrationLockKey
 )

@@ -109,7 +109,7 @@ type PreapprovalSendKey struct {
 
 // ReadPreapprovalSends loads the PreapprovalSendReads of several sends in
 // one round trip; out[i] belongs to sends[i]. Batches on Postgres read
-// in PipeTx.BeginSends (readSendsQuery) instead; this is the SQLite form,
+// in store/pgbatch (PipeTx.Begin) instead; this is the SQLite form,
 // plain SQL that either engine runs.
 func (db *DB) ReadPreapprovalSends(ctx context.Context, tx bun.Tx, sends []PreapprovalSendKey, featuredTemplate string) ([]PreapprovalSendReads, error) {
 	if len(sends) == 0 {
@@ -138,39 +138,12 @@ LEFT JOIN holdings AS h ON h.owner = ?`, i)
 		return nil, fmt.Errorf("read preapproval sends: %w", Normalize(err))
 	}
 	defer rows.Close()
-	return scanSendReads(rows, sends)
+	return ScanSendReads(rows, sends)
 }
 
-// readSendsQuery is the read of PipeTx.BeginSends. One row per send
-// from arrays, so the text and its plan stay the same for any batch; each
-// lookup is a LATERAL subquery kept apart by OFFSET 0, so it runs per send
-// by index (a plain join lets the planner scan whole tables). A receiver
-// has at most one unarchived preapproval (unique index) and a key at most
-// one command; the sender's holdings repeat the send's row, one each.
-const readSendsQuery = `SELECT r.i - 1 AS i, c.created_at AS command_at, p.contract_id, p.receiver, p.provider, p.valid_from,
-	p.last_renewed_at, p.expires_at, COALESCE(p.featured, false) AS featured,
-	h.contract_id AS h_contract_id, h.amount AS h_amount, h.created_round AS h_created_round,
-	h.rate AS h_rate, h.lock_holder AS h_lock_holder, h.lock_expires_at AS h_lock_expires_at, h.lock_context AS h_lock_context
-FROM unnest($1::text[], $2::text[], $3::text[]) WITH ORDINALITY AS r(k, s, rc, i)
-LEFT JOIN LATERAL (SELECT created_at FROM commands WHERE dedup_key = r.k OFFSET 0) AS c ON true
-LEFT JOIN LATERAL (SELECT t.*, EXISTS (SELECT 1 FROM contracts AS f WHERE f.template_id = $4 AND f.archived_offset IS NULL
-		AND f.stakeholders LIKE '% ' || t.provider || ' %') AS featured
-	FROM transfer_preapprovals AS t WHERE t.receiver = r.rc AND t.archived_at IS NULL OFFSET 0) AS p ON true
-LEFT JOIN LATERAL (SELECT * FROM holdings WHERE owner = r.s OFFSET 0) AS h ON true
-ORDER BY r.i, h.contract_id`
-
-// readSendsArgs are readSendsQuery's arguments for sends.
-func readSendsArgs(sends []PreapprovalSendKey, featuredTemplate string) []any {
-	keys, senders, receivers := make([]string, len(sends)), make([]string, len(sends)), make([]string, len(sends))
-	for i, r := range sends {
-		keys[i], senders[i], receivers[i] = r.Key, string(r.Sender), string(r.Receiver)
-	}
-	return []any{keys, senders, receivers, featuredTemplate}
-}
-
-// scanSendReads gathers the rows of either engine's query (same columns,
+// ScanSendReads gathers the rows of either engine's query (same columns,
 // same order) into one PreapprovalSendReads per send.
-func scanSendReads(rows rowScanner, sends []PreapprovalSendKey) ([]PreapprovalSendReads, error) {
+func ScanSendReads(rows RowScanner, sends []PreapprovalSendKey) ([]PreapprovalSendReads, error) {
 	var row struct {
 		I             int
 		CommandAt     bun.NullTime

@@ -201,14 +201,14 @@ func DeleteHoldings(ctx context.Context, db bun.IDB, ids []coin.ContractID, lock
 	return nil
 }
 
-// staleCode is the SQLSTATE writeSQL's guard raises when a holding
+// staleCode is the SQLSTATE the write statement's guard (store/pgbatch) raises when a holding
 // was spent meanwhile; Normalize maps it to ErrStale.
 const staleCode = "CWST1"
 
-// cachedStatement is args for a query that database/sql runs on pgx as a
+// CachedStatement is args for a query that database/sql runs on pgx as a
 // statement prepared once per connection, rather than in the connections'
 // simple protocol (withSessionDefaults): the store's array statements.
-func cachedStatement(args ...any) []any {
+func CachedStatement(args ...any) []any {
 	return append([]any{pgx.QueryExecModeCacheStatement}, args...)
 }
 
@@ -512,22 +512,22 @@ func (db *DB) BeginClaims(ctx context.Context, tx bun.Tx, claims []Claim) (*Roun
 		}
 		return r, offsets, nil
 	}
-	rows, err := tx.Tx.QueryContext(ctx, claimsSQL, cachedStatement(claimsArgs(claims)...)...)
+	rows, err := tx.Tx.QueryContext(ctx, claimsSQL, CachedStatement(ClaimsArgs(claims)...)...)
 	if err != nil {
 		return nil, nil, fmt.Errorf("begin update: %w", Normalize(err))
 	}
 	defer rows.Close()
-	r, offsets, err := scanClaims(rows, len(claims))
+	r, offsets, err := ScanClaims(rows, len(claims))
 	if err != nil {
 		return nil, nil, fmt.Errorf("begin update: %w", Normalize(err))
 	}
 	return r, offsets, nil
 }
 
-// claimsArgs are the arguments of claimsSQL (BeginClaims on Postgres) and
+// ClaimsArgs are the arguments of claimsSQL (BeginClaims on Postgres) and
 // of claimSendsSQL: the keys, and the claimed commands' lock keys sorted,
 // each with the (1-based) claim it belongs to.
-func claimsArgs(claims []Claim) []any {
+func ClaimsArgs(claims []Claim) []any {
 	keys := make([]string, len(claims))
 	type lock struct {
 		key   string
@@ -552,18 +552,18 @@ func claimsArgs(claims []Claim) []any {
 // text is the same for any batch.
 const claimsSQL = `SELECT * FROM ccwallet_claim($1::text[], $2::text[], $3::bigint[])`
 
-// rowScanner is what database/sql's rows and pgx's have in common, so
+// RowScanner is what database/sql's rows and pgx's have in common, so
 // one hand-written scan serves both (bun's reflection was a tenth of the
 // hot path's CPU in the Go process).
-type rowScanner interface {
+type RowScanner interface {
 	Next() bool
 	Scan(dest ...any) error
 	Err() error
 }
 
-// scanClaims reads claimsSQL's answer for n claims: the open round and
+// ScanClaims reads claimsSQL's answer for n claims: the open round and
 // each claim's offset, 0 for a key held elsewhere.
-func scanClaims(rows rowScanner, n int) (*Round, []int64, error) {
+func ScanClaims(rows RowScanner, n int) (*Round, []int64, error) {
 	var r Round
 	offsets := make([]int64, n)
 	got := 0

@@ -320,7 +320,7 @@ func (db *DB) RestoreSnapshot(ctx context.Context, dir, name string) error {
 			_ = conn.Raw(func(any) error { return driver.ErrBadConn })
 		}
 	}()
-	return retryTx(ctx, func() error {
+	return RetryTx(ctx, func() error {
 		return conn.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
 			// Rows go in table by table; the foreign keys are checked at
 			// commit, when every table is whole again.

@@ -190,12 +190,25 @@ const maxTxAttempts = 8
 // guarded update that lost a race) are retried with jittered backoff, so fn
 // must be safe to run again: it re-reads what it needs.
 func (db *DB) InTx(ctx context.Context, fn func(ctx context.Context, tx bun.Tx) error) error {
-	return retryTx(ctx, func() error { return db.RunInTx(ctx, nil, fn) })
+	return RetryTx(ctx, func() error { return db.RunInTx(ctx, nil, fn) })
 }
 
-// retryTx runs a transaction until it succeeds, fails for good, or has
-// had maxTxAttempts attempts.
-func retryTx(ctx context.Context, run func() error) error {
+// InSnapshot runs fn in a read-only transaction that sees one snapshot of
+// the database for all its statements (an audit that sums several
+// tables): on Postgres repeatable read, as read committed gives each
+// statement its own; SQLite's transactions see one already.
+func (db *DB) InSnapshot(ctx context.Context, fn func(ctx context.Context, tx bun.Tx) error) error {
+	var opts *sql.TxOptions
+	if db.Engine == Postgres {
+		opts = &sql.TxOptions{Isolation: sql.LevelRepeatableRead, ReadOnly: true}
+	}
+	return db.RunInTx(ctx, opts, fn)
+}
+
+// RetryTx runs a transaction until it succeeds, fails for good, or has
+// had maxTxAttempts attempts (InTx's retries, for transactions driven
+// otherwise, as store/pgbatch's are).
+func RetryTx(ctx context.Context, run func() error) error {
 	for attempt := 1; ; attempt++ {
 		err := Normalize(run())
 		if err == nil || !retryable(err) || attempt >= maxTxAttempts || ctx.Err() != nil {

@@ -1,4 +1,4 @@
-package store
+package pgbatch
 
 import (
 	"context"
@@ -8,12 +8,14 @@ import (
 	"sync"
 	"time"
 
+	"github.com/ccwallet/ccwallet/store"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/stdlib"
+	"github.com/uptrace/bun"
 )
 
-// PipeTx is a transaction on one Postgres connection that the store drives
+// PipeTx is a transaction on one Postgres connection that this package drives
 // through pgx itself rather than database/sql, so that BEGIN travels with
 // the transaction's first statement and COMMIT with its last: a batch of
 // one-step sends, the wallet's hot path, takes two round trips instead
@@ -26,7 +28,7 @@ import (
 // from its pool for the duration and given back outside any transaction
 // (or, when that cannot be assured, discarded).
 type PipeTx struct {
-	db   *DB
+	db   *store.DB
 	conn *pgx.Conn
 	// open is true from the BEGIN until the COMMIT or ROLLBACK.
 	open bool
@@ -36,19 +38,18 @@ type PipeTx struct {
 // connection is discarded, which ends the transaction too.
 const pipeRollbackTimeout = 5 * time.Second
 
-// InPipeTx runs fn in a PipeTx on Postgres. fn's first statement is
-// BeginClaims (it sends BEGIN) and its last Commit; if fn fails, or returns
+// InSendTx runs fn in a PipeTx: fn's first statement is Begin (it sends
+// BEGIN) and its last Write (it sends COMMIT); if fn fails, or returns
 // without committing, the transaction rolls back. Failures are retried as
 // InTx retries them, so fn must be safe to run again.
-func (db *DB) InPipeTx(ctx context.Context, fn func(ctx context.Context, p *PipeTx) error) error {
-	if db.Engine != Postgres {
-		return errors.New("pipelined transactions need Postgres")
-	}
-	return retryTx(ctx, func() error { return db.runPipe(ctx, fn) })
+func (x *Writer) InSendTx(ctx context.Context, fn func(ctx context.Context, s store.SendTx) error) error {
+	return store.RetryTx(ctx, func() error {
+		return x.runPipe(ctx, func(ctx context.Context, p *PipeTx) error { return fn(ctx, p) })
+	})
 }
 
-func (db *DB) runPipe(ctx context.Context, fn func(ctx context.Context, p *PipeTx) error) error {
-	conn, err := db.DB.DB.Conn(ctx)
+func (x *Writer) runPipe(ctx context.Context, fn func(ctx context.Context, p *PipeTx) error) error {
+	conn, err := x.db.DB.DB.Conn(ctx)
 	if err != nil {
 		return fmt.Errorf("pipelined transaction: %w", err)
 	}
@@ -60,7 +61,7 @@ func (db *DB) runPipe(ctx context.Context, fn func(ctx context.Context, p *PipeT
 			fnErr = fmt.Errorf("pipelined transaction: the driver connection is %T, not pgx", dc)
 			return nil
 		}
-		p := &PipeTx{db: db, conn: sc.Conn()}
+		p := &PipeTx{db: x.db, conn: sc.Conn()}
 		defer func() {
 			// A panic in fn (a bug, which the caller may recover from)
 			// rolls back first, so the transaction's locks are gone
@@ -107,39 +108,13 @@ func (p *PipeTx) rollback(ctx context.Context) error {
 	return err
 }
 
-// sendBatchSettings are the settings of a send batch's transaction, for
-// it only, as one query (claimSendsSQL runs it). Its read and write run
-// on generic plans (the session's plan_cache_mode, withSessionDefaults),
-// made once per connection, and these keep those plans on indexes:
-//   - No sequential scans: a generic plan made while a table is small
-//     (commands is empty at first) scans it whole, and keeps doing so once
-//     it has grown, until an analyze of the table; and for the featured
-//     template, a parameter, it guesses a large share of contracts and
-//     scans them all. Every statement of the batch finds its rows by an
-//     index, so none loses by this.
-//   - No bitmap scans: a sender's spent holdings stay in the owner index
-//     until a vacuum, and a bitmap scan visits every one of them on every
-//     read, so the read grew slower by the second under load (29, then
-//     55, then 95 entries per sender with 3 live holdings, within 15 s); a
-//     plain index scan marks the dead entries it meets and skips them from
-//     then on.
-const sendBatchSettings = `SELECT set_config('enable_seqscan', 'off', true), set_config('enable_bitmapscan', 'off', true)`
-
-// claimSendsSQL is claimsSQL that first applies sendBatchSettings, as its
-// one-time filter, so they are in force for the read and the write that
-// follow. As a statement of their own (unnamed, so parsed and planned on
-// every batch) they cost about 4% of the 8-client send rate (scratch runs,
-// alternated).
-const claimSendsSQL = `WITH settings AS MATERIALIZED (` + sendBatchSettings + `)
-SELECT c.* FROM ccwallet_claim($1::text[], $2::text[], $3::bigint[]) AS c WHERE (SELECT count(*) FROM settings) = 1`
-
-// BeginSends begins the transaction of a batch of sends in one round
-// trip: BEGIN, the claims (as DB.BeginClaims) and the read of every send
-// (as DB.ReadPreapprovalSends) travel together, and Postgres runs them in
+// Begin begins the transaction of a batch of sends in one round
+// trip: BEGIN, the claims (as store.DB.BeginClaims) and the read of every
+// send (as store.DB.ReadPreapprovalSends) travel together, and Postgres runs them in
 // order, so the read sees the rows under the locks the claims took.
 // reads[i] belongs to sends[i], claimed or not (the caller ignores the
 // reads of unclaimed commands); with no sends nothing is read.
-func (p *PipeTx) BeginSends(ctx context.Context, claims []Claim, sends []PreapprovalSendKey, featuredTemplate string) (*Round, []int64, []PreapprovalSendReads, error) {
+func (p *PipeTx) Begin(ctx context.Context, claims []store.Claim, sends []store.PreapprovalSendKey, featuredTemplate string) (*store.Round, []int64, []store.PreapprovalSendReads, error) {
 	if p.open {
 		return nil, nil, nil, errors.New("begin update: the pipelined transaction has begun already")
 	}
@@ -147,7 +122,7 @@ func (p *PipeTx) BeginSends(ctx context.Context, claims []Claim, sends []Preappr
 	b.ExecParams("BEGIN", nil, nil, nil, nil)
 	// Result 0 is the BEGIN's.
 	const claimResult, readResult = 1, 2
-	if err := p.queuePrepared(ctx, b, "ccwallet_claim_sends", claimSendsSQL, claimsArgs(claims)...); err != nil {
+	if err := p.queuePrepared(ctx, b, "ccwallet_claim_sends", claimSendsSQL, store.ClaimsArgs(claims)...); err != nil {
 		return nil, nil, nil, fmt.Errorf("begin update: %w", err)
 	}
 	if len(sends) > 0 {
@@ -161,18 +136,18 @@ func (p *PipeTx) BeginSends(ctx context.Context, claims []Claim, sends []Preappr
 	// Each result is read through pgx's own rows; the BEGIN and the
 	// settings have none, but their errors count.
 	var (
-		r       *Round
+		r       *store.Round
 		offsets []int64
-		reads   []PreapprovalSendReads
+		reads   []store.PreapprovalSendReads
 	)
 	err := p.runBatch(ctx, b, func(i int, rr *pgconn.ResultReader) error {
 		var err error
 		rows := pgx.RowsFromResultReader(p.conn.TypeMap(), rr)
 		switch i {
 		case claimResult:
-			r, offsets, err = scanClaims(rows, len(claims))
+			r, offsets, err = store.ScanClaims(rows, len(claims))
 		case readResult:
-			if reads, err = scanSendReads(rows, sends); err != nil {
+			if reads, err = store.ScanSendReads(rows, sends); err != nil {
 				err = fmt.Errorf("read preapproval sends: %w", err)
 			}
 		}
@@ -183,15 +158,20 @@ func (p *PipeTx) BeginSends(ctx context.Context, claims []Claim, sends []Preappr
 		return err
 	})
 	if err != nil {
-		return nil, nil, nil, fmt.Errorf("begin update: %w", Normalize(err))
+		return nil, nil, nil, fmt.Errorf("begin update: %w", store.Normalize(err))
 	}
 	return r, offsets, reads, nil
 }
 
-// Commit writes w (forgotten commands first) and commits, in one round
+// Reads is the database outside the transaction: a batch's rule reads
+// nothing of its own inside it, and anything else (the open rounds,
+// rarely) costs no round trip of the batch's.
+func (p *PipeTx) Reads() bun.IDB { return p.db }
+
+// Write writes w (forgotten commands first) and commits, in one round
 // trip. When a statement fails, Postgres skips the rest, COMMIT included,
-// and InPipeTx rolls back.
-func (p *PipeTx) Commit(ctx context.Context, w *Writes) error {
+// and InSendTx rolls back.
+func (p *PipeTx) Write(ctx context.Context, w *store.Writes) error {
 	if !p.open {
 		return errors.New("write: the pipelined transaction is not open")
 	}
@@ -201,8 +181,8 @@ func (p *PipeTx) Commit(ctx context.Context, w *Writes) error {
 			return fmt.Errorf("write: %w", err)
 		}
 	}
-	if !w.empty() {
-		if err := p.queuePrepared(ctx, b, "ccwallet_write", writeSQL, w.args()...); err != nil {
+	if !w.Empty() {
+		if err := p.queuePrepared(ctx, b, "ccwallet_write", writeSQL, writeArgs(w)...); err != nil {
 			return fmt.Errorf("write: %w", err)
 		}
 	}
@@ -213,7 +193,7 @@ func (p *PipeTx) Commit(ctx context.Context, w *Writes) error {
 		return err
 	})
 	if err != nil {
-		return fmt.Errorf("write: %w", Normalize(err))
+		return fmt.Errorf("write: %w", store.Normalize(err))
 	}
 	// The COMMIT was answered: the transaction is over either way. One
 	// that had failed would answer ROLLBACK; ours never goes on after a
@@ -252,7 +232,7 @@ const maxPooledParams = 1 << 20
 func (p *PipeTx) queuePrepared(ctx context.Context, b *pgconn.Batch, name, sql string, args ...any) error {
 	sd, err := p.conn.Prepare(ctx, name, sql)
 	if err != nil {
-		return Normalize(err)
+		return store.Normalize(err)
 	}
 	if len(sd.ParamOIDs) != len(args) {
 		return fmt.Errorf("%s: %d arguments for %d parameters", name, len(args), len(sd.ParamOIDs))
