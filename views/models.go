@@ -132,6 +132,8 @@ type HistoryRow struct {
 	Fees         string
 	Description  string
 	Round        int64
+	// UpdateID is the entry's update ("" if pruned).
+	UpdateID string
 }
 
 // History is the history page.
