@@ -62,7 +62,7 @@ func TestUIRewards(t *testing.T) {
 		_, collectedBy := rewardsWallet(t, e, b)
 		r := b.get("/rewards")
 		mustHave(t, r, 200, `data-testid="nav-rewards"`, `aria-current="page" data-testid="nav-rewards"`,
-			`data-update="`+collectedBy+`"`, `title="`+collectedBy+`"`, `>`+collectedBy[:8]+`…`, `2 coupons`, `data-testid="reward-pending"`)
+			`data-update="`+collectedBy+`"`, `title="`+collectedBy+`"`, `>`+collectedBy[:4]+`…`+collectedBy[len(collectedBy)-8:]+`<`, `2 coupons`, `data-testid="reward-pending"`)
 		var got []string
 		for _, m := range rewardRowRe.FindAllStringSubmatch(r.body, -1) {
 			got = append(got, m[1]+" "+m[3]+" "+m[4])

@@ -123,14 +123,15 @@ func inWords(words map[string]string, key string) string {
 	return key
 }
 
-// ShortID writes a long hex ID (an update ID) as its first 8 and last 4
-// digits: "1220ab12…e88d". IDs of 16 characters or fewer are returned as
-// they are.
+// ShortID writes a long hex ID (an update ID) as its first 4 and last 8
+// digits: "1220…5a7c26ef". Update IDs begin with "1220" and a timestamp,
+// which most IDs of a day share, so the end is what tells them apart. IDs
+// of 16 characters or fewer are returned as they are.
 func ShortID(id string) string {
 	if len(id) <= 16 {
 		return id
 	}
-	return id[:8] + "…" + id[len(id)-4:]
+	return id[:4] + "…" + id[len(id)-8:]
 }
 
 // rewardKinds name the reward kinds in words.
