@@ -2,6 +2,7 @@ package ledger
 
 import (
 	"context"
+	"time"
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/store"
@@ -73,4 +74,30 @@ func (l *Ledger) HistoryPageFor(ctx context.Context, party coin.PartyID, q Histo
 
 func rewardItem(e EarnedReward) HistoryItem {
 	return HistoryItem{Kind: "reward", Subtype: e.Kind, UpdateOffset: e.Offset, Round: e.Round, Time: e.Time, UpdateID: e.UpdateID, Reward: &e}
+}
+
+// BalancePoint is a party's available balance right after one of its
+// history entries.
+type BalancePoint struct {
+	Time    time.Time
+	Round   coin.Round
+	Balance coin.Amount
+}
+
+// BalanceSeries returns a party's available balance before holding fees
+// (the sum of the initial amounts of its unlocked holdings) after each of
+// items, its latest history entries as History returns them (newest
+// first), oldest first: walked back from b, its balance now
+// (BalanceAndHoldings), by the entries' Amounts, which add up to the
+// changes of that sum (HistoryItem). The two are read apart (at once, on
+// the home page), so an entry written between the reads shifts the points
+// until the next read; nothing is stored.
+func BalanceSeries(b Balance, items []HistoryItem) []BalancePoint {
+	out := make([]BalancePoint, len(items))
+	bal := b.EffectiveUnlocked.Add(b.HoldingFees)
+	for i, it := range items {
+		out[len(items)-1-i] = BalancePoint{Time: it.Time, Round: it.Round, Balance: bal}
+		bal = bal.Sub(it.Amount)
+	}
+	return out
 }

@@ -25,8 +25,9 @@ type Chart struct {
 	// ID prefixes the ids the svg's aria-labelledby points at.
 	ID string
 	// Title names the chart; Summary is its text alternative, numbers
-	// included.
-	Title, Summary string
+	// included; Legend is what a line chart shows beside it in words (its
+	// Summary without the title).
+	Title, Summary, Legend string
 	// Width and Height are the viewBox's.
 	Width, Height int
 	// Points counts the values drawn (data-points on the svg).
@@ -95,9 +96,10 @@ func StepChart(id, title string, pts []ChartPoint) Chart {
 	}
 	c.Path = b.String()
 	first, last := pts[0], pts[len(pts)-1]
-	c.Summary = title + ": from " + HumanAmount(first.Value.String()) + " CC (" + first.Label + ") to " +
+	c.Legend = "From " + HumanAmount(first.Value.String()) + " CC (" + first.Label + ") to " +
 		HumanAmount(last.Value.String()) + " CC (" + last.Label + "); lowest " + HumanAmount(lo.String()) +
 		" CC, highest " + HumanAmount(hi.String()) + " CC."
+	c.Summary = title + ": " + c.Legend
 	return c
 }
 

@@ -63,7 +63,7 @@ func TestStepChart(t *testing.T) {
 		if got := ys(c.Path); strings.Join(got, " ") != strings.Join(want, " ") {
 			t.Errorf("ys %v, want %v (path %s)", got, want, c.Path)
 		}
-		if !strings.Contains(c.Summary, "from 100 CC (p0) to 1,000.5 CC (p3); lowest 50 CC, highest 1,000.5 CC") {
+		if !strings.Contains(c.Summary, "From 100 CC (p0) to 1,000.5 CC (p3); lowest 50 CC, highest 1,000.5 CC") {
 			t.Errorf("summary %q", c.Summary)
 		}
 	})
@@ -82,7 +82,7 @@ func TestStepChart(t *testing.T) {
 	})
 	t.Run("renders accessible", func(t *testing.T) {
 		got := renderString(t, LineChartView(StepChart("bal", "Balance", points("1", "2"))))
-		for _, want := range []string{`role="img"`, `aria-labelledby="bal-t"`, `<title id="bal-t">Balance: from 1 CC (p0) to 2 CC (p1)`, `data-points="2"`, `viewBox="0 0 600 120"`} {
+		for _, want := range []string{`role="img"`, `aria-labelledby="bal-t"`, `<title id="bal-t">Balance: From 1 CC (p0) to 2 CC (p1)`, `aria-hidden="true">From 1 CC (p0) to 2 CC (p1); lowest 1 CC, highest 2 CC.</p>`, `data-points="2"`, `viewBox="0 0 600 120"`} {
 			if !strings.Contains(got, want) {
 				t.Errorf("line chart lacks %s: %s", want, got)
 			}

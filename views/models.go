@@ -102,6 +102,8 @@ type Home struct {
 	// (Health.Count says how many there are).
 	Holdings []HoldingRow
 	Health   UTXOHealth
+	// BalanceChart is the balance over the last changes (StepChart).
+	BalanceChart Chart
 	// Tap is nil outside a development network.
 	Tap *TapForm
 }
@@ -115,6 +117,8 @@ type Holdings struct {
 	Total, From, To int
 	// DustRisk counts all holdings at risk of expiry.
 	DustRisk int
+	// SizeChart counts all holdings by size (SizeHistogram).
+	SizeChart Chart
 	// PrevHref and NextHref are the neighbouring pages ("" for none).
 	PrevHref, NextHref string
 }
