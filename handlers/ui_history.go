@@ -96,6 +96,7 @@ func (h *Handler) uiHistory(w http.ResponseWriter, r *http.Request, s *web.Sessi
 		for _, it := range page.Items {
 			m.Rows = append(m.Rows, historyRow(it))
 		}
+		m.RewardsPartial = page.RewardsPartial
 	}
 	if isFragment(r) {
 		return render(w, r, status, views.HistoryList(m))

@@ -55,7 +55,7 @@ var rewardRowRe = regexp.MustCompile(`(?s)data-testid="reward-row" data-kind="([
 // TestUIRewards: the rewards page lists the pending liveness record
 // (2.85 CC) and the collected app (2 coupons, 3 CC) and validator (the 0.2
 // cap) rewards, by round, with the collecting update's ID, shortened and
-// whole in the title; the menu leads there.
+// whole in the title; the menu leads there. Bob has none.
 func TestUIRewards(t *testing.T) {
 	forEngine(t, func(t *testing.T, e *uiEnv) {
 		b := e.browser(t)
@@ -77,6 +77,9 @@ func TestUIRewards(t *testing.T) {
 		if strings.Contains(r.body, `data-testid="rewards-newest"`) || strings.Contains(r.body, `data-testid="rewards-older"`) {
 			t.Error("one page of rewards has a pager")
 		}
+		bob := e.browser(t)
+		bob.onboarded("bob")
+		mustHave(t, bob.get("/rewards"), 200, `data-testid="rewards-empty"`)
 		mustHave(t, b.get("/rewards?before=x"), 400, "before: must be a round number from 1")
 		mustHave(t, b.get("/rewards?before=1"), 200, `data-testid="rewards-newest"`)
 	})

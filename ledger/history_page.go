@@ -16,6 +16,9 @@ type HistoryPage struct {
 	// NextBefore is the before cursor of the next (older) page, 0 when
 	// there is none.
 	NextBefore int64
+	// RewardsPartial: more rewards were earned among these entries than a
+	// page lists (MaxEarnedGroups); the oldest are left out.
+	RewardsPartial bool
 }
 
 // HistoryPageFor returns a page of party's history, newest first, with
@@ -53,7 +56,8 @@ func (l *Ledger) HistoryPageFor(ctx context.Context, party coin.PartyID, q Histo
 		page.Items = items
 		return page, nil
 	}
-	earned, err := l.earnedRewards(ctx, party, q.BeforeID, items, older)
+	earned, partial, err := l.earnedRewards(ctx, party, q.BeforeID, items, older)
+	page.RewardsPartial = partial
 	if err != nil {
 		return HistoryPage{}, err
 	}

@@ -136,8 +136,9 @@ type EarnedReward struct {
 	UpdateID string
 }
 
-// maxEarnedGroups bounds the coupon groups one history page reads.
-const maxEarnedGroups = 500
+// MaxEarnedGroups bounds the coupon groups (same round, kind and weight)
+// one history page reads.
+const MaxEarnedGroups = 500
 
 // earnedRewards lists the rewards party earned between the history page
 // items (newest first) and the page before it (entry before, 0 for none),
@@ -145,16 +146,18 @@ const maxEarnedGroups = 500
 // provider's user makes one, and the history is written on that path),
 // so the page reads them beside its entries. older reports whether older
 // entries follow items; if not, the page takes every older coupon too.
-func (l *Ledger) earnedRewards(ctx context.Context, party coin.PartyID, before int64, items []HistoryItem, older bool) ([]EarnedReward, error) {
+// partial reports that there were more than MaxEarnedGroups groups, the
+// oldest left out.
+func (l *Ledger) earnedRewards(ctx context.Context, party coin.PartyID, before int64, items []HistoryItem, older bool) (earned []EarnedReward, partial bool, err error) {
 	var upTo int64
 	var to coin.Round
 	if before > 0 {
 		off, r, err := store.HistoryPlace(ctx, l.db, before)
 		if errors.Is(err, store.ErrNotFound) {
-			return nil, nil
+			return nil, false, nil
 		}
 		if err != nil {
-			return nil, err
+			return nil, false, err
 		}
 		upTo, to = off, r
 	}
@@ -164,9 +167,12 @@ func (l *Ledger) earnedRewards(ctx context.Context, party coin.PartyID, before i
 		last := items[len(items)-1]
 		after, from = last.UpdateOffset, last.Round
 	}
-	gs, err := store.EarnedRewards(ctx, l.db, party, after, upTo, from, to, maxEarnedGroups)
+	gs, err := store.EarnedRewards(ctx, l.db, party, after, upTo, from, to, MaxEarnedGroups+1)
 	if err != nil {
-		return nil, err
+		return nil, false, err
+	}
+	if len(gs) > MaxEarnedGroups {
+		gs, partial = gs[:MaxEarnedGroups], true
 	}
 	type key struct {
 		round coin.Round
@@ -193,10 +199,10 @@ func (l *Ledger) earnedRewards(ctx context.Context, party coin.PartyID, before i
 	}
 	updates, err := store.UpdateRefs(ctx, l.db, offsets)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	for i := range out {
 		out[i].Time, out[i].UpdateID = updates[out[i].Offset].RecordTime, updates[out[i].Offset].UpdateID
 	}
-	return out, nil
+	return out, partial, nil
 }

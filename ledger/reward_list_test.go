@@ -170,3 +170,30 @@ func TestHistoryPageRewards(t *testing.T) {
 		}
 	})
 }
+
+// TestHistoryPageRewardsBounded: a history page reads at most
+// MaxEarnedGroups groups of coupons and says when it left some out.
+func TestHistoryPageRewardsBounded(t *testing.T) {
+	forEachEngine(t, func(t *testing.T, l *ledger.Ledger) {
+		ctx := context.Background()
+		p := ledgertest.Party(t, l)
+		seed := seeder(t, l, p)
+		// Weights all different: a group each.
+		for i := range ledger.MaxEarnedGroups + 1 {
+			seed(ledger.RewardApp, fmt.Sprintf("0.%04d", i+1))
+		}
+		page, err := l.HistoryPageFor(ctx, p, ledger.HistoryQuery{PageSize: 10})
+		if err != nil {
+			t.Fatal(err)
+		}
+		coupons := 0
+		for _, it := range page.Items {
+			if it.Reward != nil {
+				coupons += it.Reward.Coupons
+			}
+		}
+		if !page.RewardsPartial || coupons != ledger.MaxEarnedGroups {
+			t.Errorf("partial %v with %d coupons, want true with %d", page.RewardsPartial, coupons, ledger.MaxEarnedGroups)
+		}
+	})
+}

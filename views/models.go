@@ -154,6 +154,8 @@ type History struct {
 	NextHref   string
 	CSVHref    string
 	Error      string
+	// RewardsPartial: the page lists only some of the rewards earned.
+	RewardsPartial bool
 }
 
 // UserRow is one user on the admin page.
