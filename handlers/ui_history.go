@@ -192,6 +192,16 @@ var historyLabels = map[string]string{
 	"TransferInstruction_Expire":             "Transfer instruction expired",
 	"MergeDelegationAccepted":                "Merge delegation active",
 	"CollectRewards":                         "Rewards collected",
+	// Seen on a devnet with rounds advancing, shown as they were.
+	"Onboarded":                       "Wallet created",
+	"Mint":                            "Minted",
+	"AmuletExpired":                   "Holding expired as dust",
+	"LockedAmuletExpired":             "Locked holding expired as dust",
+	"TransferPreapprovalRenewal":      "Preapproval renewed",
+	"ExternalPartyTransfer":           "Transfer (external party)",
+	ledger.WalletMergeHistorySubtype:  "Holdings merged",
+	ledger.MergeHistorySubtype:        "Holdings merged (merge delegation)",
+	ledger.MintingMergeHistorySubtype: "Holdings merged (minting delegation)",
 }
 
 func historyLabel(subtype string) string {

@@ -96,7 +96,8 @@ func TestUIHistoryUpdatesAndRewards(t *testing.T) {
 		r := b.get("/history")
 		mustHave(t, r, 200, `data-update="`+collectedBy+`"`,
 			`Liveness (validator faucet) for round`, `: 2.85 CC from 1 coupon`,
-			`App reward for round`, `: 3 CC from 2 coupons`, `Validator reward for round`, `: 0.2 CC from 1 coupon`)
+			`App reward for round`, `: 3 CC from 2 coupons`, `Validator reward for round`, `: 0.2 CC from 1 coupon`,
+			`data-subtype="Onboarded"`, `Wallet created`)
 		rows := strings.Split(r.body, `data-testid="history-row"`)[1:]
 		rewards := 0
 		for _, row := range rows {
