@@ -68,6 +68,7 @@ func (h *Handler) nav(s *web.Session) []views.NavItem {
 		{Key: "approvals", Label: "Approvals", Href: "/approvals"},
 		{Key: "traffic", Label: "Traffic", Href: "/traffic"},
 		{Key: "history", Label: "History", Href: "/history"},
+		{Key: "rewards", Label: "Rewards", Href: "/rewards"},
 	}
 	if h.l.IsAdmin(s.User) {
 		items = append(items, views.NavItem{Key: "delegations", Label: "Delegations", Href: "/delegations"})
@@ -108,6 +109,7 @@ func (h *Handler) uiRoutes(mux *http.ServeMux) {
 	handle("POST /tap", h.session(h.onboarded(h.uiTap)))
 	handle("GET /history", h.session(h.onboarded(h.uiHistory)))
 	handle("GET /history.csv", h.session(h.onboarded(h.uiHistoryCSV)))
+	handle("GET /rewards", h.session(h.onboarded(h.uiRewards)))
 	handle("GET /events", h.session(h.onboarded(h.uiEvents)))
 	handle("GET /send", h.session(h.onboarded(h.uiSendPage)))
 	handle("GET /send/check", h.session(h.onboarded(h.uiSendCheck)))

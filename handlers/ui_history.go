@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"encoding/csv"
+	"fmt"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -83,19 +84,19 @@ func (h *Handler) uiHistory(w http.ResponseWriter, r *http.Request, s *web.Sessi
 	}
 	m.CSVHref = historyHref("/history.csv", ledger.HistoryQuery{Kind: hq.Kind, Counterparty: hq.Counterparty}, 0)
 	if err == nil {
-		hq.PageSize = historyPageSize + 1
-		items, err := h.l.History(r.Context(), uiParty(r), hq)
+		hq.PageSize = historyPageSize
+		page, err := h.l.HistoryPageFor(r.Context(), uiParty(r), hq)
 		if err != nil {
 			return err
 		}
-		if len(items) > historyPageSize {
-			items = items[:historyPageSize]
-			m.NextBefore = items[len(items)-1].ID
+		if page.NextBefore != 0 {
+			m.NextBefore = page.NextBefore
 			m.NextHref = historyHref("/history", hq, m.NextBefore)
 		}
-		for _, it := range items {
+		for _, it := range page.Items {
 			m.Rows = append(m.Rows, historyRow(it))
 		}
+		m.RewardsPartial = page.RewardsPartial
 	}
 	if isFragment(r) {
 		return render(w, r, status, views.HistoryList(m))
@@ -104,11 +105,30 @@ func (h *Handler) uiHistory(w http.ResponseWriter, r *http.Request, s *web.Sessi
 }
 
 func historyRow(it ledger.HistoryItem) views.HistoryRow {
-	return views.HistoryRow{
+	row := views.HistoryRow{
 		ID: it.ID, Label: historyLabel(it.Subtype), Time: it.Time.UTC().Format(time.DateTime + " UTC"), Kind: it.Kind, Subtype: it.Subtype,
 		Counterparty: string(it.Counterparty), Amount: it.Amount.String(), Fees: it.Fees.String(),
-		Description: it.Description, Round: int64(it.Round),
+		Description: it.Description, Round: int64(it.Round), UpdateID: it.UpdateID,
 	}
+	if e := it.Reward; e != nil {
+		// A reward earned changes no balance until it is collected: its
+		// amount is in the description, the row's Amount stays zero.
+		row.Label = "Reward earned"
+		row.Description = fmt.Sprintf("%s for round %d: %s CC from %s, minted into your balance when it is collected after the round closes.",
+			views.RewardKind(e.Kind), e.Round, views.HumanAmount(e.Amount.String()), plural(e.Coupons, "coupon"))
+		if it.Time.IsZero() {
+			row.Time = ""
+		}
+	}
+	return row
+}
+
+// plural writes "1 coupon", "2 coupons".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return strconv.Itoa(n) + " " + noun + "s"
 }
 
 // uiHistoryCSV serves GET /history.csv: the whole filtered history.
@@ -172,6 +192,16 @@ var historyLabels = map[string]string{
 	"TransferInstruction_Expire":             "Transfer instruction expired",
 	"MergeDelegationAccepted":                "Merge delegation active",
 	"CollectRewards":                         "Rewards collected",
+	// Seen on a devnet with rounds advancing, shown as they were.
+	"Onboarded":                       "Wallet created",
+	"Mint":                            "Minted",
+	"AmuletExpired":                   "Holding expired as dust",
+	"LockedAmuletExpired":             "Locked holding expired as dust",
+	"TransferPreapprovalRenewal":      "Preapproval renewed",
+	"ExternalPartyTransfer":           "Transfer (external party)",
+	ledger.WalletMergeHistorySubtype:  "Holdings merged",
+	ledger.MergeHistorySubtype:        "Holdings merged (merge delegation)",
+	ledger.MintingMergeHistorySubtype: "Holdings merged (minting delegation)",
 }
 
 func historyLabel(subtype string) string {

@@ -128,8 +128,10 @@ func (h *Handler) homePageModel(ctx context.Context, s *web.Session, party coin.
 }
 
 func (h *Handler) homeModel(ctx context.Context, s *web.Session, party coin.PartyID) (views.Home, error) {
+	chart := h.startBalanceChart(ctx, party)
 	b, hs, err := h.l.BalanceAndHoldings(ctx, party)
 	if err != nil {
+		_, _ = chart(b) // ends its read
 		return views.Home{}, err
 	}
 	round := b.Round
@@ -145,6 +147,9 @@ func (h *Handler) homeModel(ctx context.Context, s *web.Session, party coin.Part
 	}
 	if b.EffectiveLocked.IsPositive() {
 		m.Balance.Locked = b.EffectiveLocked.String()
+	}
+	if m.BalanceChart, err = chart(b); err != nil {
+		return views.Home{}, err
 	}
 	rules := h.l.Rules()
 	roundsPerDay := int64(24 * time.Hour / rules.TickDuration)
@@ -242,6 +247,7 @@ func (h *Handler) uiHoldings(w http.ResponseWriter, r *http.Request, s *web.Sess
 		m.Rows = append(m.Rows, holdingRow(hv, risk(hv)))
 	}
 	m.From, m.To = from+1, to
+	m.SizeChart = sizeChart(hs)
 	if page > 1 {
 		m.PrevHref = "/holdings?page=" + strconv.Itoa(page-1)
 	}

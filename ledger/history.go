@@ -45,6 +45,10 @@ type HistoryItem struct {
 	Sender    *PartyAmount
 	Receivers []PartyAmount
 	Details   HistoryDetails
+	// UpdateID is the update's ID (HistoryPageFor fills it in; "" if
+	// pruned), Reward a reward earned (kind "reward", HistoryPageFor).
+	UpdateID string
+	Reward   *EarnedReward
 }
 
 // historyLegs builds the API's sender and receivers of a row from its

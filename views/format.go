@@ -108,13 +108,38 @@ var historyKinds = map[string]string{
 	"transfer":       "Transfer",
 	"balance_change": "Balance change",
 	"notification":   "Notification",
+	"reward":         "Reward",
 }
 
 // HistoryKind is a history entry's kind in words ("balance_change" is
 // "Balance change"); an unknown kind shows as it is.
-func HistoryKind(kind string) string {
-	if w, ok := historyKinds[kind]; ok {
+func HistoryKind(kind string) string { return inWords(historyKinds, kind) }
+
+// inWords looks key up in words; a key it lacks shows as it is.
+func inWords(words map[string]string, key string) string {
+	if w, ok := words[key]; ok {
 		return w
 	}
-	return kind
+	return key
 }
+
+// ShortID writes a long hex ID (an update ID) as its first 4 and last 8
+// digits: "1220…5a7c26ef". Update IDs begin with "1220" and a timestamp,
+// which most IDs of a day share, so the end is what tells them apart. IDs
+// of 16 characters or fewer are returned as they are.
+func ShortID(id string) string {
+	if len(id) <= 16 {
+		return id
+	}
+	return id[:4] + "…" + id[len(id)-8:]
+}
+
+// rewardKinds name the reward kinds in words.
+var rewardKinds = map[string]string{
+	"app":       "App reward",
+	"validator": "Validator reward",
+	"liveness":  "Liveness (validator faucet)",
+}
+
+// RewardKind is a reward kind in words; an unknown kind shows as it is.
+func RewardKind(kind string) string { return inWords(rewardKinds, kind) }

@@ -121,3 +121,15 @@ func TestAmountAndPartyComponents(t *testing.T) {
 		}
 	}
 }
+
+func TestShortID(t *testing.T) {
+	for in, want := range map[string]string{
+		"122001a2b3c4d5e6f708090a0b0c0d0e5a7c26ef": "1220…5a7c26ef",
+		"1220abcd": "1220abcd",
+		"":         "",
+	} {
+		if got := ShortID(in); got != want {
+			t.Errorf("ShortID(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -105,6 +105,8 @@ type Home struct {
 	// (Health.Count says how many there are).
 	Holdings []HoldingRow
 	Health   UTXOHealth
+	// BalanceChart is the balance over the last changes (StepChart).
+	BalanceChart Chart
 	// Tap is nil outside a development network.
 	Tap *TapForm
 	// Incoming is what waits for the user's answer.
@@ -134,6 +136,8 @@ type Holdings struct {
 	Total, From, To int
 	// DustRisk counts all holdings at risk of expiry.
 	DustRisk int
+	// SizeChart counts all holdings by size (SizeHistogram).
+	SizeChart Chart
 	// PrevHref and NextHref are the neighbouring pages ("" for none).
 	PrevHref, NextHref string
 }
@@ -151,6 +155,8 @@ type HistoryRow struct {
 	Fees         string
 	Description  string
 	Round        int64
+	// UpdateID is the entry's update ("" if pruned).
+	UpdateID string
 }
 
 // History is the history page.
@@ -167,6 +173,8 @@ type History struct {
 	NextHref   string
 	CSVHref    string
 	Error      string
+	// RewardsPartial: the page lists only some of the rewards earned.
+	RewardsPartial bool
 }
 
 // UserRow is one user on the admin page.

@@ -1,0 +1,57 @@
+package handlers_test
+
+import (
+	"context"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/ccwallet/ccwallet/ledger/ledgertest"
+)
+
+// svgRe reads a chart's svg: its point count and its title (the text
+// alternative).
+var svgRe = regexp.MustCompile(`(?s)<figure class="chart" data-testid="([^"]+)">.*?<svg [^>]*role="img"[^>]*data-points="(\d+)"[^>]*>\s*<title id="[^"]+">([^<]*)</title>`)
+
+// TestUICharts: Home draws the balance after each change, one point per
+// history entry (onboarding, then three mints), and says the numbers in
+// the chart's title; the holdings page counts the holdings by size. A
+// wallet with one change draws no line.
+func TestUICharts(t *testing.T) {
+	forEngine(t, func(t *testing.T, e *uiEnv) {
+		b := e.browser(t)
+		b.onboarded("alice")
+		if strings.Contains(b.get("/").body, `data-testid="balance-chart"`) {
+			t.Error("a wallet with one change draws a balance line")
+		}
+		u, err := e.l.User(context.Background(), "alice")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, a := range []string{"10", "20", "30.5", "0.5"} {
+			ledgertest.Mint(t, e.l, u.Party, a)
+		}
+		charts := func(path string) map[string][2]string {
+			t.Helper()
+			r := b.get(path)
+			mustHave(t, r, 200)
+			out := map[string][2]string{}
+			for _, m := range svgRe.FindAllStringSubmatch(r.body, -1) {
+				out[m[1]] = [2]string{m[2], m[3]}
+			}
+			return out
+		}
+		home := charts("/")["balance-chart"]
+		if home[0] != "5" {
+			t.Errorf("balance chart has %q points, want 5 (onboarding and 4 mints)", home[0])
+		}
+		if !strings.Contains(home[1], "last 5 changes: From 0 CC (") || !strings.Contains(home[1], ") to 61 CC (") ||
+			!strings.HasSuffix(home[1], "; lowest 0 CC, highest 61 CC.") {
+			t.Errorf("balance chart's text: %q", home[1])
+		}
+		sizes := charts("/holdings")["holdings-chart"]
+		if sizes[0] != "3" || sizes[1] != "Holdings by size in CC: 1 of 0.1–1, 0 of 1–10, 3 of 10–100." {
+			t.Errorf("holdings chart: %q", sizes)
+		}
+	})
+}

@@ -1,0 +1,118 @@
+package handlers_test
+
+import (
+	"context"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/ccwallet/ccwallet/coin"
+	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/ledgertest"
+)
+
+// rewardsWallet onboards alice through the UI and gives her two app
+// coupons and a validator coupon that reward collection mints, and a
+// liveness record still pending; it returns her party and the ID of the
+// update that collected.
+func rewardsWallet(t *testing.T, e *uiEnv, b *browser) (coin.PartyID, string) {
+	t.Helper()
+	ctx := context.Background()
+	b.onboarded("alice")
+	u, err := e.l.User(ctx, "alice")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dev := ledgertest.Dev(t, e.l)
+	seed := func(kind, amount string) {
+		t.Helper()
+		if err := dev.SeedRewardCoupons(ctx, kind, []coin.PartyID{u.Party}, coin.MustParse(amount)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	seed(ledger.RewardApp, "1.5")
+	seed(ledger.RewardApp, "1.5")
+	seed(ledger.RewardValidator, "0.5")
+	if _, err := e.l.AdvanceRounds(ctx, 4); err != nil {
+		t.Fatal(err)
+	}
+	seed(ledger.RewardLiveness, "0")
+	page, err := e.l.HistoryPageFor(ctx, u.Party, ledger.HistoryQuery{PageSize: 50, Kind: "balance_change"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, it := range page.Items {
+		if it.Subtype == "CollectRewards" {
+			return u.Party, it.UpdateID
+		}
+	}
+	t.Fatal("reward collection wrote no history")
+	return "", ""
+}
+
+var rewardRowRe = regexp.MustCompile(`(?s)data-testid="reward-row" data-kind="([^"]*)" data-round="(\d+)" data-collected="(\w+)">.*?<span class="amt" title="([^"]*) CC">.*?</tr>`)
+
+// TestUIRewards: the rewards page lists the pending liveness record
+// (2.85 CC) and the collected app (2 coupons, 3 CC) and validator (the 0.2
+// cap) rewards, by round, with the collecting update's ID, shortened and
+// whole in the title; the menu leads there. Bob has none.
+func TestUIRewards(t *testing.T) {
+	forEngine(t, func(t *testing.T, e *uiEnv) {
+		b := e.browser(t)
+		_, collectedBy := rewardsWallet(t, e, b)
+		r := b.get("/rewards")
+		mustHave(t, r, 200, `data-testid="nav-rewards"`, `aria-current="page" data-testid="nav-rewards"`,
+			`data-update="`+collectedBy+`"`, `title="`+collectedBy+`"`, `>`+collectedBy[:4]+`…`+collectedBy[len(collectedBy)-8:]+`<`, `2 coupons`, `data-testid="reward-pending"`)
+		var got []string
+		for _, m := range rewardRowRe.FindAllStringSubmatch(r.body, -1) {
+			got = append(got, m[1]+" "+m[3]+" "+m[4])
+			if m[3] == "true" && !strings.Contains(m[0], collectedBy) {
+				t.Errorf("collected row without its update %s: %s", collectedBy, m[0])
+			}
+		}
+		want := "liveness false 2.8500000000; app true 3.0000000000; validator true 0.2000000000"
+		if strings.Join(got, "; ") != want {
+			t.Errorf("rows %q, want %q", strings.Join(got, "; "), want)
+		}
+		if strings.Contains(r.body, `data-testid="rewards-newest"`) || strings.Contains(r.body, `data-testid="rewards-older"`) {
+			t.Error("one page of rewards has a pager")
+		}
+		bob := e.browser(t)
+		bob.onboarded("bob")
+		mustHave(t, bob.get("/rewards"), 200, `data-testid="rewards-empty"`)
+		mustHave(t, b.get("/rewards?before=x"), 400, "before: must be a round number from 1")
+		mustHave(t, b.get("/rewards?before=1"), 200, `data-testid="rewards-newest"`)
+	})
+}
+
+// TestUIHistoryUpdatesAndRewards: every history row shows its update ID
+// (the reward collection's is the one the rewards page names), and the
+// rewards earned show as rows of their own with their amounts, adding
+// nothing to the balance column.
+func TestUIHistoryUpdatesAndRewards(t *testing.T) {
+	forEngine(t, func(t *testing.T, e *uiEnv) {
+		b := e.browser(t)
+		_, collectedBy := rewardsWallet(t, e, b)
+		r := b.get("/history")
+		mustHave(t, r, 200, `data-update="`+collectedBy+`"`,
+			`Liveness (validator faucet) for round`, `: 2.85 CC from 1 coupon`,
+			`App reward for round`, `: 3 CC from 2 coupons`, `Validator reward for round`, `: 0.2 CC from 1 coupon`,
+			`data-subtype="Onboarded"`, `Wallet created`)
+		rows := strings.Split(r.body, `data-testid="history-row"`)[1:]
+		rewards := 0
+		for _, row := range rows {
+			if !strings.Contains(row, `data-testid="history-update"`) {
+				t.Errorf("history row without its update ID: %.300s", row)
+			}
+			if strings.Contains(row, `data-kind="reward"`) {
+				rewards++
+				if !strings.Contains(row, "Reward earned") || !strings.Contains(row, `title="0.0000000000 CC"`) {
+					t.Errorf("reward row: %.600s", row)
+				}
+			}
+		}
+		if rewards != 3 {
+			t.Errorf("%d reward rows, want 3 (app, validator, liveness)", rewards)
+		}
+	})
+}

@@ -1,0 +1,199 @@
+package ledger_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/ccwallet/ccwallet/coin"
+	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/ledgertest"
+)
+
+// seeder returns a function that gives p a reward coupon at the current
+// round.
+func seeder(t *testing.T, l *ledger.Ledger, p coin.PartyID) func(kind, amount string) {
+	dev := ledgertest.Dev(t, l)
+	return func(kind, amount string) {
+		t.Helper()
+		if err := dev.SeedRewardCoupons(context.Background(), kind, []coin.PartyID{p}, coin.MustParse(amount)); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestRewardsByRound: a party's coupons show by round and kind, pending
+// or collected by the update that minted them, with what they mint at the
+// issuance caps (a 0.5 validator coupon mints the 0.2 cap), and page by
+// round.
+func TestRewardsByRound(t *testing.T) {
+	forEachEngine(t, func(t *testing.T, l *ledger.Ledger) {
+		ctx := context.Background()
+		p := ledgertest.Party(t, l)
+		seed := seeder(t, l, p)
+		seed(ledger.RewardApp, "1.5")
+		seed(ledger.RewardApp, "1.5")
+		seed(ledger.RewardValidator, "0.5")
+		first, _, err := l.CurrentRound(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := l.AdvanceRounds(ctx, 4); err != nil {
+			t.Fatal(err)
+		}
+		seed(ledger.RewardLiveness, "0")
+		now, _, err := l.CurrentRound(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		page, err := l.Rewards(ctx, p, 0, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, r := range page.Rows {
+			s := fmt.Sprintf("%d %s %d %s", r.Round, r.Kind, r.Coupons, r.Amount)
+			if r.Collected {
+				s += " collected"
+				if !strings.HasPrefix(r.CollectedBy, "1220") || r.CollectedAt.IsZero() {
+					t.Errorf("collected row without its update: %+v", r)
+				}
+			}
+			got = append(got, s)
+		}
+		want := []string{
+			fmt.Sprintf("%d liveness 1 2.8500000000", now),
+			fmt.Sprintf("%d app 2 3.0000000000 collected", first),
+			fmt.Sprintf("%d validator 1 0.2000000000 collected", first),
+		}
+		if strings.Join(got, "\n") != strings.Join(want, "\n") {
+			t.Errorf("rows:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+		}
+		if page.Older != 0 {
+			t.Errorf("one page has an older page: %d", page.Older)
+		}
+		// One round a page: the newest, then the first, then none.
+		p1, err := l.Rewards(ctx, p, 0, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(p1.Rows) != 1 || p1.Older != now {
+			t.Fatalf("page 1: %+v", p1)
+		}
+		p2, err := l.Rewards(ctx, p, p1.Older, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(p2.Rows) != 2 || p2.Rows[0].Round != first || p2.Older != 0 {
+			t.Errorf("page 2: %+v", p2)
+		}
+	})
+}
+
+// TestHistoryPageRewards: the rewards a party earned show among its
+// history entries where they were earned, each once however the history
+// is paged, with update IDs on every item; a filtered history has none.
+func TestHistoryPageRewards(t *testing.T) {
+	forEachEngine(t, func(t *testing.T, l *ledger.Ledger) {
+		ctx := context.Background()
+		p := ledgertest.Party(t, l)
+		seed := seeder(t, l, p)
+		ledgertest.Mint(t, l, p, "10")
+		seed(ledger.RewardApp, "1")
+		seed(ledger.RewardApp, "2") // the same round and kind: one row
+		ledgertest.Mint(t, l, p, "20")
+		if _, err := l.AdvanceRounds(ctx, 1); err != nil {
+			t.Fatal(err)
+		}
+		seed(ledger.RewardValidator, "0.1")
+		ledgertest.Mint(t, l, p, "30")
+		seed(ledger.RewardLiveness, "0")
+
+		describe := func(it ledger.HistoryItem) string {
+			if it.Reward != nil {
+				return fmt.Sprintf("reward %s r%d x%d %s", it.Reward.Kind, it.Round, it.Reward.Coupons, it.Reward.Amount)
+			}
+			return fmt.Sprintf("%s %s", it.Subtype, it.Amount)
+		}
+		walk := func(size int) []string {
+			t.Helper()
+			var out []string
+			q := ledger.HistoryQuery{PageSize: size}
+			for range 50 {
+				page, err := l.HistoryPageFor(ctx, p, q)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, it := range page.Items {
+					if it.UpdateID == "" {
+						t.Errorf("no update ID: %s", describe(it))
+					}
+					out = append(out, describe(it))
+				}
+				if page.NextBefore == 0 {
+					return out
+				}
+				q.BeforeID = page.NextBefore
+			}
+			t.Fatal("history pages never end")
+			return nil
+		}
+		all := walk(100)
+		want := []string{
+			"reward liveness", "Mint 30.0000000000", "reward validator", "Mint 20.0000000000", "reward app", "Mint 10.0000000000", "Onboarded 0.0000000000",
+		}
+		var kinds []string
+		for _, s := range all {
+			f := strings.Fields(s)
+			kinds = append(kinds, f[0]+" "+f[1])
+		}
+		if strings.Join(kinds, ", ") != strings.Join(want, ", ") {
+			t.Fatalf("history %q, want %q", all, want)
+		}
+		if !strings.Contains(strings.Join(all, "\n"), " x2 3.0000000000") {
+			t.Errorf("the two app coupons are not one row of 3 CC: %q", all)
+		}
+		for _, size := range []int{1, 2, 4} {
+			if got := walk(size); strings.Join(got, "\n") != strings.Join(all, "\n") {
+				t.Errorf("pages of %d: %q, want %q", size, got, all)
+			}
+		}
+		page, err := l.HistoryPageFor(ctx, p, ledger.HistoryQuery{PageSize: 100, Kind: "balance_change"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, it := range page.Items {
+			if it.Reward != nil {
+				t.Errorf("filtered history has a reward: %s", describe(it))
+			}
+		}
+	})
+}
+
+// TestHistoryPageRewardsBounded: a history page reads at most
+// MaxEarnedGroups groups of coupons and says when it left some out.
+func TestHistoryPageRewardsBounded(t *testing.T) {
+	forEachEngine(t, func(t *testing.T, l *ledger.Ledger) {
+		ctx := context.Background()
+		p := ledgertest.Party(t, l)
+		seed := seeder(t, l, p)
+		// Weights all different: a group each.
+		for i := range ledger.MaxEarnedGroups + 1 {
+			seed(ledger.RewardApp, fmt.Sprintf("0.%04d", i+1))
+		}
+		page, err := l.HistoryPageFor(ctx, p, ledger.HistoryQuery{PageSize: 10})
+		if err != nil {
+			t.Fatal(err)
+		}
+		coupons := 0
+		for _, it := range page.Items {
+			if it.Reward != nil {
+				coupons += it.Reward.Coupons
+			}
+		}
+		if !page.RewardsPartial || coupons != ledger.MaxEarnedGroups {
+			t.Errorf("partial %v with %d coupons, want true with %d", page.RewardsPartial, coupons, ledger.MaxEarnedGroups)
+		}
+	})
+}
