@@ -172,6 +172,8 @@ var historyLabels = map[string]string{
 	"TransferInstruction_Expire":             "Transfer instruction expired",
 	"MergeDelegationAccepted":                "Merge delegation active",
 	"CollectRewards":                         "Rewards collected",
+	ledger.FeaturedAppRightGranted:           "Featured app right granted",
+	ledger.FeaturedAppRightCancelled:         "Featured app right cancelled",
 }
 
 func historyLabel(subtype string) string {
