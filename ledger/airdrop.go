@@ -164,7 +164,12 @@ func (l *Ledger) Airdrop(ctx context.Context, req AirdropRequest) (AirdropResult
 			for i, h := range hs {
 				ids[i] = h.ContractID
 			}
-			_, used, err := t.mergeInputs(ctx, s.Party, ids, mergeGoal{target: MergeTarget, subtype: MergeHistorySubtype, featured: true})
+			if _, ok := featured[l.operator]; !ok {
+				if featured[l.operator], err = isFeatured(ctx, tx, l.operator); err != nil {
+					return err
+				}
+			}
+			_, used, err := t.mergeInputs(ctx, s.Party, ids, mergeGoal{target: MergeTarget, subtype: MergeHistorySubtype, featured: featured[l.operator]})
 			if err != nil {
 				return err
 			}

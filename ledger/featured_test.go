@@ -113,3 +113,73 @@ func wantHistory(t *testing.T, l *ledger.Ledger, party coin.PartyID, subtype str
 		t.Fatalf("%s rows in %s's history = %d, want %d", subtype, party, got, n)
 	}
 }
+
+// TestMergeRewardFollowsFeaturedRight: a delegated merge earns the
+// provider a featured app reward only while it holds its right; after its
+// admin cancels it, merges earn none.
+func TestMergeRewardFollowsFeaturedRight(t *testing.T) {
+	forEachEngine(t, func(t *testing.T, l *ledger.Ledger) {
+		ctx := context.Background()
+		op := l.Operator()
+		merged := func(p coin.PartyID) int {
+			t.Helper()
+			before, err := l.RewardCoupons(ctx, op, ledger.RewardApp)
+			if err != nil {
+				t.Fatal(err)
+			}
+			mintMany(t, l, p, ledger.MergeTarget+5, "1")
+			if _, err := l.MergeHoldings(ctx); err != nil {
+				t.Fatal(err)
+			}
+			after, err := l.RewardCoupons(ctx, op, ledger.RewardApp)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return len(after) - len(before)
+		}
+		featured, plain := ledgertest.Party(t, l), ledgertest.Party(t, l)
+		delegate(t, l, featured)
+		delegate(t, l, plain)
+		if n := merged(featured); n == 0 {
+			t.Fatal("a delegated merge of a featured provider earned no app reward")
+		}
+		if n, err := l.CancelFeaturedAppRights(ctx, op); err != nil || n != 1 {
+			t.Fatalf("cancel the operator's right = %d, %v", n, err)
+		}
+		if n := merged(plain); n != 0 {
+			t.Errorf("after the right was cancelled a delegated merge earned %d app rewards, want none", n)
+		}
+		ledgertest.Conserved(t, l)
+	})
+}
+
+// TestAirdropRewardFollowsFeaturedRight: once the operator's right is
+// cancelled, an airdrop earns it no app reward, neither for the share
+// nor for the merge it does on the way.
+func TestAirdropRewardFollowsFeaturedRight(t *testing.T) {
+	forEachEngine(t, func(t *testing.T, l *ledger.Ledger) {
+		ctx := context.Background()
+		op := l.Operator()
+		ledgertest.Mint(t, l, op, "100")
+		p := airdropRecipient(t, l, ledger.MergeTarget+3)
+		if _, err := l.CancelFeaturedAppRights(ctx, op); err != nil {
+			t.Fatal(err)
+		}
+		before, err := l.RewardCoupons(ctx, op, ledger.RewardApp)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := l.Airdrop(ctx, ledger.AirdropRequest{Shares: []ledger.AirdropShare{{Party: p, Amount: coin.MustParse("1")}}, Description: "drop"})
+		if err != nil || res.Merges != 1 {
+			t.Fatalf("airdrop = %+v, %v; want one merge", res, err)
+		}
+		after, err := l.RewardCoupons(ctx, op, ledger.RewardApp)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := len(after) - len(before); n != 0 {
+			t.Errorf("an airdrop by an unfeatured operator earned %d app rewards, want none", n)
+		}
+		ledgertest.Conserved(t, l)
+	})
+}

@@ -285,7 +285,14 @@ func (l *Ledger) mergeGoalOf(ctx context.Context, db bun.IDB, owner coin.PartyID
 	}
 	switch {
 	case len(active) > 0:
-		g, ok = mergeGoal{target: MergeTarget, subtype: MergeHistorySubtype, featured: true}, true
+		// The provider's reward is featured only while it holds a
+		// FeaturedAppRight (MergeDelegation_Merge's optFeaturedAppRight):
+		// its admin may have cancelled it.
+		rights, err := featuredRightsOf(ctx, db, l.operator)
+		if err != nil {
+			return g, false, err
+		}
+		g, ok = mergeGoal{target: MergeTarget, subtype: MergeHistorySubtype, featured: len(rights) > 0}, true
 	case owner == l.operator:
 		g, ok = mergeGoal{target: MergeTarget, subtype: WalletMergeHistorySubtype}, true
 	default:
@@ -517,7 +524,8 @@ func (t *txn) mergeInputs(ctx context.Context, owner coin.PartyID, ids []coin.Co
 		fmt.Sprintf("merged %d holdings", len(res.Inputs)), d)
 	if g.featured {
 		// The provider is featured (its FeaturedAppRight is created at
-		// bootstrap), so each delegated merge earns it a featured app reward.
+		// bootstrap, mergeGoalOf checks it is still live), so each
+		// delegated merge earns it a featured app reward.
 		reward := USDToCoin(l.rules.ExtraFeaturedAppRewardUSD, t.round.Price)
 		if reward.IsPositive() {
 			t.addRewardCoupon(RewardApp, l.operator, reward, true)
