@@ -164,12 +164,7 @@ func (l *Ledger) Airdrop(ctx context.Context, req AirdropRequest) (AirdropResult
 			for i, h := range hs {
 				ids[i] = h.ContractID
 			}
-			if _, ok := featured[l.operator]; !ok {
-				if featured[l.operator], err = isFeatured(ctx, tx, l.operator); err != nil {
-					return err
-				}
-			}
-			_, used, err := t.mergeInputs(ctx, s.Party, ids, mergeGoal{target: MergeTarget, subtype: MergeHistorySubtype, featured: featured[l.operator]})
+			_, used, err := t.mergeInputs(ctx, s.Party, ids, mergeGoal{target: MergeTarget, subtype: MergeHistorySubtype, featured: true})
 			if err != nil {
 				return err
 			}
