@@ -10,8 +10,8 @@ import (
 	"github.com/ccwallet/ccwallet/web"
 )
 
-// The remaining wallet operations (featured app rights, the coupon lists
-// this network never fills) and the validator's support endpoints
+// The remaining wallet operations (featured app rights) and the
+// validator's support endpoints
 // (participant identities, synchronizer connection, data snapshot).
 
 type selfGrantFeaturedAppRightResponse struct {
@@ -44,20 +44,6 @@ func (h *Handler) cancelFeaturedAppRights(w http.ResponseWriter, r *http.Request
 		return err
 	}
 	return web.WriteJSON(w, http.StatusOK, struct{}{})
-}
-
-// emptyCouponList answers a coupon list this network never has entries
-// for: validator faucet coupons (validators record liveness with
-// ValidatorLivenessActivityRecords instead) and SV reward coupons (the
-// embedded network has no super validators). The caller must still have a
-// wallet, as for the other reward lists.
-func (h *Handler) emptyCouponList(field string) apiFunc {
-	return func(w http.ResponseWriter, r *http.Request) error {
-		if _, err := h.callerParty(r); err != nil {
-			return err
-		}
-		return web.WriteJSON(w, http.StatusOK, map[string][]ContractDTO{field: {}})
-	}
 }
 
 // nodeKeyDTO is a NodeKey of common-internal.yaml (the KeyPair shape).

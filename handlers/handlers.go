@@ -186,8 +186,8 @@ func (h *Handler) Routes(health http.Handler) http.Handler {
 	mux.Handle("GET /v0/wallet/validator-reward-coupons", h.user(h.rewardList(ledger.RewardValidator, "validator_reward_coupons")))
 	mux.Handle("GET /v0/wallet/validator-liveness-activity-records", h.user(h.rewardList(ledger.RewardLiveness, "validator_liveness_activity_records")))
 	mux.Handle("GET /v0/feature-support", h.api(h.featureSupport))
-	mux.Handle("GET /v0/wallet/validator-faucet-coupons", h.user(h.emptyCouponList("validator_faucet_coupons")))
-	mux.Handle("GET /v0/wallet/sv-reward-coupons", h.user(h.emptyCouponList("sv_reward_coupons")))
+	mux.Handle("GET /v0/wallet/validator-faucet-coupons", h.user(h.rewardList(ledger.RewardValidatorFaucet, "validator_faucet_coupons")))
+	mux.Handle("GET /v0/wallet/sv-reward-coupons", h.user(h.rewardList(ledger.RewardSV, "sv_reward_coupons")))
 	mux.Handle("POST /v0/wallet/self-grant-feature-app-right", h.user(h.selfGrantFeatureAppRight))
 	mux.Handle("DELETE /v0/wallet/cancel-featured-app-rights", h.user(h.cancelFeaturedAppRights))
 
