@@ -25,6 +25,8 @@ var subtypeChoices = map[string][2]string{
 	"Mint":                         {ledger.TemplateAmuletRules, "AmuletRules_Mint"},
 	"Transfer":                     {ledger.TemplateAmuletRules, "AmuletRules_Transfer"},
 	"Onboarded":                    {ledger.TemplateWalletAppInstall, "WalletAppInstall_Onboarded"},
+	"FeaturedAppRightSelfGranted":  {ledger.TemplateWalletAppInstall, "WalletAppInstall_FeaturedAppRights_SelfGrant"},
+	"FeaturedAppRightCancelled":    {ledger.TemplateFeaturedAppRight, "FeaturedAppRight_Cancel"},
 }
 
 // transactionItem renders a history item in the shape its

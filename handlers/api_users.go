@@ -20,7 +20,11 @@ func (h *Handler) getValidatorUserInfo(w http.ResponseWriter, r *http.Request) e
 			break
 		}
 	}
-	return web.WriteJSON(w, http.StatusOK, getValidatorUserInfoResponse{PartyID: string(h.l.Operator()), UserName: name, Featured: true})
+	featured, err := h.l.IsFeatured(r.Context(), h.l.Operator())
+	if err != nil {
+		return err
+	}
+	return web.WriteJSON(w, http.StatusOK, getValidatorUserInfoResponse{PartyID: string(h.l.Operator()), UserName: name, Featured: featured})
 }
 
 // register answers POST /v0/register: the caller onboards itself.

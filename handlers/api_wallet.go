@@ -13,9 +13,13 @@ func (h *Handler) userStatus(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	resp := userStatusResponse{UserOnboarded: u.Onboarded, UserWalletInstalled: u.WalletInstalled, HasFeaturedAppRight: u.Featured && u.Onboarded}
+	resp := userStatusResponse{UserOnboarded: u.Onboarded, UserWalletInstalled: u.WalletInstalled}
 	if u.Onboarded {
 		resp.PartyID = string(u.Party)
+		// Read, not cached with the user: a self-grant shows at once.
+		if resp.HasFeaturedAppRight, err = h.l.IsFeatured(r.Context(), u.Party); err != nil {
+			return err
+		}
 	}
 	return web.WriteJSON(w, http.StatusOK, resp)
 }

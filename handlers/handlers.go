@@ -141,6 +141,9 @@ func (h *Handler) Routes(health http.Handler) http.Handler {
 	mux.Handle("GET /v0/admin/transfer-preapprovals", h.admin(h.listTransferPreapprovals))
 	mux.Handle("GET /v0/admin/transfer-preapprovals/by-party/{receiver}", h.admin(h.lookupTransferPreapprovalByParty))
 	mux.Handle("DELETE /v0/admin/transfer-preapprovals/by-party/{receiver}", h.admin(h.cancelTransferPreapprovalByParty))
+	mux.Handle("GET /v0/admin/participant/identities", h.admin(h.dumpParticipantIdentities))
+	mux.Handle("GET /v0/admin/participant/global-domain-connection-config", h.admin(h.getDecentralizedSynchronizerConnectionConfig))
+	mux.Handle("GET /v0/admin/domain/data-snapshot", h.admin(h.getValidatorDomainDataSnapshot))
 
 	// wallet-external.yaml
 	mux.Handle("POST /v0/wallet/transfer-offers", h.user(h.createTransferOffer))
@@ -185,6 +188,10 @@ func (h *Handler) Routes(health http.Handler) http.Handler {
 	mux.Handle("GET /v0/wallet/validator-reward-coupons", h.user(h.rewardList(ledger.RewardValidator, "validator_reward_coupons")))
 	mux.Handle("GET /v0/wallet/validator-liveness-activity-records", h.user(h.rewardList(ledger.RewardLiveness, "validator_liveness_activity_records")))
 	mux.Handle("GET /v0/feature-support", h.api(h.featureSupport))
+	mux.Handle("GET /v0/wallet/validator-faucet-coupons", h.user(h.rewardList(ledger.RewardValidatorFaucet, "validator_faucet_coupons")))
+	mux.Handle("GET /v0/wallet/sv-reward-coupons", h.user(h.rewardList(ledger.RewardSV, "sv_reward_coupons")))
+	mux.Handle("POST /v0/wallet/self-grant-feature-app-right", h.user(h.selfGrantFeatureAppRight))
+	mux.Handle("DELETE /v0/wallet/cancel-featured-app-rights", h.user(h.cancelFeaturedAppRights))
 
 	// wallet-internal.yaml: token-standard transfers
 	mux.Handle("POST /v0/wallet/token-standard/transfers", h.user(h.createTokenStandardTransfer))

@@ -121,6 +121,7 @@ func (h *Handler) uiRoutes(mux *http.ServeMux) {
 	handle("GET /approvals", h.session(h.onboarded(h.uiDelegations)))
 	handle("POST /preapproval", h.session(h.onboarded(h.uiCreatePreapproval)))
 	handle("POST /merge-delegation", h.session(h.onboarded(h.uiProposeMerge)))
+	handle("POST /featured-app-right", h.session(h.onboarded(h.uiFeaturedAppRight)))
 	handle("GET /delegations", h.session(h.onboarded(h.uiMintingDelegations)))
 	handle("POST /delegations/{cid}/{action}", h.session(h.onboarded(h.uiMintingDelegationAction)))
 	handle("GET /traffic", h.session(h.onboarded(h.uiTraffic)))

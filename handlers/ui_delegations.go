@@ -23,6 +23,10 @@ func (h *Handler) uiDelegations(w http.ResponseWriter, r *http.Request, s *web.S
 		m.Message = "Direct transfers pre-approved."
 	case "merge":
 		m.Message = "Merge delegation proposed."
+	case "featured-grant":
+		m.Message = "Your party is now a featured app provider."
+	case "featured-cancel":
+		m.Message = "Your party is no longer a featured app provider."
 	}
 	return render(w, r, http.StatusOK, views.DelegationsPage(m))
 }
@@ -33,6 +37,14 @@ func (h *Handler) delegationsModel(ctx context.Context, s *web.Session, party co
 	switch {
 	case err == nil:
 		m.PreapprovalExpires, m.PreapprovalCID = fmtTime(p.ExpiresAt), string(p.ContractID)
+	case !errors.Is(err, ledger.ErrNotFound):
+		return m, err
+	}
+	m.FeaturedGrantable = h.l.DevNet()
+	right, err := h.l.FeaturedAppRight(ctx, party)
+	switch {
+	case err == nil:
+		m.FeaturedCID = string(right.ContractID)
 	case !errors.Is(err, ledger.ErrNotFound):
 		return m, err
 	}
@@ -66,6 +78,25 @@ func (h *Handler) uiProposeMerge(w http.ResponseWriter, r *http.Request, s *web.
 		return h.delegationsError(w, r, s, err)
 	}
 	redirect(w, r, "/approvals?done=merge")
+	return nil
+}
+
+// uiFeaturedAppRight serves POST /featured-app-right: action "grant"
+// self-grants the user's party a featured app right, "cancel" cancels it.
+func (h *Handler) uiFeaturedAppRight(w http.ResponseWriter, r *http.Request, s *web.Session) error {
+	var err error
+	switch action := r.PostFormValue("action"); action {
+	case "grant":
+		_, err = h.l.SelfGrantFeaturedAppRight(r.Context(), uiParty(r))
+	case "cancel":
+		_, err = h.l.CancelFeaturedAppRights(r.Context(), uiParty(r))
+	default:
+		err = badRequest("unknown action: choose grant or cancel")
+	}
+	if err != nil {
+		return h.delegationsError(w, r, s, err)
+	}
+	redirect(w, r, "/approvals?done=featured-"+r.PostFormValue("action"))
 	return nil
 }
 

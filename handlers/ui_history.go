@@ -202,6 +202,8 @@ var historyLabels = map[string]string{
 	ledger.WalletMergeHistorySubtype:  "Holdings merged",
 	ledger.MergeHistorySubtype:        "Holdings merged (merge delegation)",
 	ledger.MintingMergeHistorySubtype: "Holdings merged (minting delegation)",
+	ledger.FeaturedAppRightGranted:    "Featured app right granted",
+	ledger.FeaturedAppRightCancelled:  "Featured app right cancelled",
 }
 
 func historyLabel(subtype string) string {

@@ -385,3 +385,32 @@ func TestUINewFormsRefuseCSRF(t *testing.T) {
 		}
 	})
 }
+
+func TestUIFeaturedAppRight(t *testing.T) {
+	forEngine(t, func(t *testing.T, e *uiEnv) {
+		alice := e.wallet(t, "alice", "")
+		mustHave(t, alice.get("/approvals"), http.StatusOK, `data-testid="featured-none"`, `data-testid="featured-grant"`)
+		if r := alice.post("/featured-app-right", url.Values{"csrf_token": {alice.csrf}, "action": {"grant"}}); r.status != http.StatusSeeOther {
+			t.Fatalf("grant = %d: %.300s", r.status, r.body)
+		}
+		mustHave(t, alice.get("/approvals?done=featured-grant"), http.StatusOK, `data-testid="featured-active"`,
+			`data-testid="featured-cancel"`, "Your party is now a featured app provider.")
+		if f, err := e.l.IsFeatured(context.Background(), alice.party); err != nil || !f {
+			t.Fatalf("alice featured after the grant = %v, %v", f, err)
+		}
+		mustHave(t, alice.get("/history"), http.StatusOK, "Featured app right granted")
+		if r := alice.post("/featured-app-right", url.Values{"csrf_token": {alice.csrf}, "action": {"cancel"}}); r.status != http.StatusSeeOther {
+			t.Fatalf("cancel = %d: %.300s", r.status, r.body)
+		}
+		mustHave(t, alice.get("/approvals"), http.StatusOK, `data-testid="featured-none"`)
+		mustHave(t, alice.post("/featured-app-right", url.Values{"csrf_token": {alice.csrf}, "action": {"steal"}}),
+			http.StatusUnprocessableEntity, `data-testid="delegations-error"`, "unknown action: choose grant or cancel")
+		// Without the CSRF token nothing is granted.
+		if r := alice.post("/featured-app-right", url.Values{"action": {"grant"}}); r.status != http.StatusForbidden {
+			t.Errorf("grant without CSRF = %d", r.status)
+		}
+		if f, _ := e.l.IsFeatured(context.Background(), alice.party); f {
+			t.Error("a form without CSRF token granted the right")
+		}
+	})
+}

@@ -57,7 +57,7 @@ func victimReads(t *testing.T, a *testAPI, user string, party coin.PartyID, exte
 	} else {
 		for _, p := range []string{"user-status", "balance", "amulets", "coins", "transfer-offers", "accepted-transfer-offers",
 			"token-standard/transfers", "app-reward-coupons", "validator-reward-coupons", "validator-liveness-activity-records",
-			"merge-delegations", "minting-delegation-proposals", "minting-delegations"} {
+			"merge-delegations", "minting-delegation-proposals", "minting-delegations", "validator-faucet-coupons", "sv-reward-coupons"} {
 			add("GET", "/v0/wallet/"+p)
 		}
 		add("POST", "/v0/wallet/transactions")
@@ -68,6 +68,7 @@ func victimReads(t *testing.T, a *testAPI, user string, party coin.PartyID, exte
 	add("GET", "/v0/admin/transfer-preapprovals")
 	add("GET", "/v0/admin/users")
 	add("GET", "/v0/admin/external-party/setup-proposal")
+	add("GET", "/v0/admin/domain/data-snapshot?timestamp=2020-01-01T00:00:00Z")
 	c := a.as(user)
 	for _, rd := range reads {
 		client := c
@@ -366,6 +367,9 @@ func TestVictimProperty(t *testing.T) {
 			},
 			func() (apiClient, string, map[string]any) {
 				return attacker, "/v0/wallet/merge-delegation-proposals", map[string]any{"meta": meta()}
+			},
+			func() (apiClient, string, map[string]any) {
+				return attacker, "/v0/wallet/self-grant-feature-app-right", map[string]any{"meta": meta()}
 			},
 			func() (apiClient, string, map[string]any) {
 				return admin, "/v0/admin/external-party/setup-proposal", map[string]any{"user_party_id": extVictim}

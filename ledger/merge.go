@@ -516,10 +516,16 @@ func (t *txn) mergeInputs(ctx context.Context, owner coin.PartyID, ids []coin.Co
 	t.record(owner, "transfer", g.subtype, l.operator, res.HoldingFees.Neg(), res.HoldingFees,
 		fmt.Sprintf("merged %d holdings", len(res.Inputs)), d)
 	if g.featured {
-		// The provider is featured (its FeaturedAppRight is created at
-		// bootstrap), so each delegated merge earns it a featured app reward.
+		// The provider earns a featured app reward for each delegated
+		// merge while it holds its FeaturedAppRight (created at bootstrap;
+		// its admin may cancel it), as MergeDelegation_Merge's
+		// optFeaturedAppRight.
+		live, err := isFeatured(ctx, t.tx, l.operator)
+		if err != nil {
+			return nil, 0, err
+		}
 		reward := USDToCoin(l.rules.ExtraFeaturedAppRewardUSD, t.round.Price)
-		if reward.IsPositive() {
+		if live && reward.IsPositive() {
 			t.addRewardCoupon(RewardApp, l.operator, reward, true)
 		}
 	}

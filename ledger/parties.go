@@ -155,7 +155,6 @@ type UserInfo struct {
 	Onboarded       bool
 	WalletInstalled bool
 	IsAdmin         bool
-	Featured        bool
 }
 
 // User returns what the ledger knows about a user name. An unknown user is
@@ -178,7 +177,7 @@ func (l *Ledger) User(ctx context.Context, name string) (UserInfo, error) {
 	on := u.OffboardedAt.IsZero()
 	info := UserInfo{
 		Name: name, Party: u.PartyID, Onboarded: on, WalletInstalled: on && u.InstallCID != "",
-		IsAdmin: u.IsAdmin || l.IsAdmin(name), Featured: u.PartyID == l.operator,
+		IsAdmin: u.IsAdmin || l.IsAdmin(name),
 	}
 	if on {
 		l.users.put(name, info, now, gen)
@@ -207,7 +206,7 @@ func (l *Ledger) Users(ctx context.Context) ([]UserInfo, error) {
 	out := make([]UserInfo, 0, len(us))
 	for _, u := range us {
 		out = append(out, UserInfo{Name: u.Name, Party: u.PartyID, Onboarded: true, WalletInstalled: u.InstallCID != "",
-			IsAdmin: u.IsAdmin || l.IsAdmin(u.Name), Featured: u.PartyID == l.operator})
+			IsAdmin: u.IsAdmin || l.IsAdmin(u.Name)})
 	}
 	return out, nil
 }

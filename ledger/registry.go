@@ -2,7 +2,6 @@ package ledger
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -266,17 +265,14 @@ func (l *Ledger) featuredAppRightOf(ctx context.Context, provider coin.PartyID) 
 	if provider == "" {
 		return "", ErrNotFound
 	}
-	cs, err := store.ActiveContractsByTemplate(ctx, l.db, TemplateFeaturedAppRight, provider)
+	ids, err := featuredRightsOf(ctx, l.db, provider)
 	if err != nil {
 		return "", err
 	}
-	for _, c := range cs {
-		var p preapprovalPayload
-		if json.Unmarshal([]byte(c.Payload), &p) == nil && p.Provider == provider {
-			return c.ContractID, nil
-		}
+	if len(ids) == 0 {
+		return "", fmt.Errorf("featured app right of %s: %w", provider, ErrNotFound)
 	}
-	return "", fmt.Errorf("featured app right of %s: %w", provider, ErrNotFound)
+	return ids[0], nil
 }
 
 // BeginReassignment marks a contract as being reassigned to the target

@@ -12,6 +12,11 @@ const (
 	RewardApp       = "app"
 	RewardValidator = "validator"
 	RewardLiveness  = "liveness"
+	// Kinds the embedded network never issues, so their lists are always
+	// empty: validators record liveness (RewardLiveness) instead of
+	// receiving faucet coupons, and there are no super validators.
+	RewardValidatorFaucet = "validator-faucet"
+	RewardSV              = "sv"
 )
 
 var rewardTemplates = map[string]string{

@@ -346,8 +346,12 @@ type Delegations struct {
 	// MergeStatus is "active", "proposed" or "" (none).
 	MergeStatus string
 	MergeCID    string
-	Error       string
-	Message     string
+	// FeaturedCID is the user's FeaturedAppRight, "" when not featured;
+	// FeaturedGrantable: a development network, where one self-grants it.
+	FeaturedCID       string
+	FeaturedGrantable bool
+	Error             string
+	Message           string
 }
 
 // TrafficForm is the buy traffic form, in two steps: quote, then confirm.

@@ -1,0 +1,185 @@
+package ledger_test
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"testing"
+
+	"github.com/ccwallet/ccwallet/coin"
+	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/ledgertest"
+)
+
+// TestSelfGrantFeaturedAppRight: a party grants itself one right (again
+// is the same right, concurrent grants too), which the scan-proxy lookup
+// serves and its history shows; cancel archives it, for that party only.
+func TestSelfGrantFeaturedAppRight(t *testing.T) {
+	forEachEngine(t, func(t *testing.T, l *ledger.Ledger) {
+		ctx := context.Background()
+		alice, err := l.Onboard(ctx, "alice", "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		bob, err := l.Onboard(ctx, "bob", "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if f, err := l.IsFeatured(ctx, alice); err != nil || f {
+			t.Fatalf("alice featured before the grant = %v, %v", f, err)
+		}
+		// Concurrent grants: one right, every caller gets its id.
+		ids := make([]coin.ContractID, 4)
+		var wg sync.WaitGroup
+		for i := range ids {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				id, err := l.SelfGrantFeaturedAppRight(ctx, alice)
+				if err != nil {
+					t.Error(err)
+				}
+				ids[i] = id
+			}()
+		}
+		wg.Wait()
+		for _, id := range ids[1:] {
+			if id != ids[0] || id == "" {
+				t.Fatalf("concurrent grants gave %v, want one right", ids)
+			}
+		}
+		c, err := l.FeaturedAppRight(ctx, alice)
+		if err != nil || c.ContractID != ids[0] || c.TemplateID != ledger.TemplateFeaturedAppRight {
+			t.Fatalf("lookup = %+v, %v; want %s", c, err, ids[0])
+		}
+		if f, _ := l.IsFeatured(ctx, bob); f {
+			t.Fatal("bob is featured by alice's grant")
+		}
+		wantHistory(t, l, alice, ledger.FeaturedAppRightGranted, 1)
+
+		// Bob cancelling his (none) leaves alice's right alone.
+		if n, err := l.CancelFeaturedAppRights(ctx, bob); err != nil || n != 0 {
+			t.Fatalf("bob cancels = %d, %v", n, err)
+		}
+		if f, _ := l.IsFeatured(ctx, alice); !f {
+			t.Fatal("bob's cancel removed alice's right")
+		}
+		if n, err := l.CancelFeaturedAppRights(ctx, alice); err != nil || n != 1 {
+			t.Fatalf("alice cancels = %d, %v", n, err)
+		}
+		if _, err := l.FeaturedAppRight(ctx, alice); !errors.Is(err, ledger.ErrNotFound) {
+			t.Fatalf("lookup after cancel = %v, want ErrNotFound", err)
+		}
+		wantHistory(t, l, alice, ledger.FeaturedAppRightCancelled, 1)
+		if n, err := l.CancelFeaturedAppRights(ctx, alice); err != nil || n != 0 {
+			t.Fatalf("cancel again = %d, %v", n, err)
+		}
+		// The operator's bootstrap right is untouched throughout.
+		if f, _ := l.IsFeatured(ctx, l.Operator()); !f {
+			t.Fatal("the operator lost its featured app right")
+		}
+	})
+}
+
+func TestSelfGrantFeaturedAppRightOutsideDevNet(t *testing.T) {
+	for _, e := range ledgertest.Engines {
+		t.Run(ledgertest.Name(e), func(t *testing.T) {
+			ctx := context.Background()
+			l, err := ledger.Open(ctx, ledgertest.DB(t, e), ledger.Config{AdminUsers: []string{"admin"}}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := l.SelfGrantFeaturedAppRight(ctx, l.Operator()); !errors.Is(err, ledger.ErrDisabled) {
+				t.Fatalf("self-grant on production = %v, want ErrDisabled", err)
+			}
+		})
+	}
+}
+
+// wantHistory fails unless party's history has n rows of subtype.
+func wantHistory(t *testing.T, l *ledger.Ledger, party coin.PartyID, subtype string, n int) {
+	t.Helper()
+	items, err := l.History(context.Background(), party, ledger.HistoryQuery{PageSize: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := 0
+	for _, it := range items {
+		if it.Subtype == subtype {
+			got++
+		}
+	}
+	if got != n {
+		t.Fatalf("%s rows in %s's history = %d, want %d", subtype, party, got, n)
+	}
+}
+
+// TestMergeRewardFollowsFeaturedRight: a delegated merge earns the
+// provider a featured app reward only while it holds its right; after its
+// admin cancels it, merges earn none.
+func TestMergeRewardFollowsFeaturedRight(t *testing.T) {
+	forEachEngine(t, func(t *testing.T, l *ledger.Ledger) {
+		ctx := context.Background()
+		op := l.Operator()
+		merged := func(p coin.PartyID) int {
+			t.Helper()
+			before, err := l.RewardCoupons(ctx, op, ledger.RewardApp)
+			if err != nil {
+				t.Fatal(err)
+			}
+			mintMany(t, l, p, ledger.MergeTarget+5, "1")
+			if _, err := l.MergeHoldings(ctx); err != nil {
+				t.Fatal(err)
+			}
+			after, err := l.RewardCoupons(ctx, op, ledger.RewardApp)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return len(after) - len(before)
+		}
+		featured, plain := ledgertest.Party(t, l), ledgertest.Party(t, l)
+		delegate(t, l, featured)
+		delegate(t, l, plain)
+		if n := merged(featured); n == 0 {
+			t.Fatal("a delegated merge of a featured provider earned no app reward")
+		}
+		if n, err := l.CancelFeaturedAppRights(ctx, op); err != nil || n != 1 {
+			t.Fatalf("cancel the operator's right = %d, %v", n, err)
+		}
+		if n := merged(plain); n != 0 {
+			t.Errorf("after the right was cancelled a delegated merge earned %d app rewards, want none", n)
+		}
+		ledgertest.Conserved(t, l)
+	})
+}
+
+// TestAirdropRewardFollowsFeaturedRight: once the operator's right is
+// cancelled, an airdrop earns it no app reward, neither for the share
+// nor for the merge it does on the way.
+func TestAirdropRewardFollowsFeaturedRight(t *testing.T) {
+	forEachEngine(t, func(t *testing.T, l *ledger.Ledger) {
+		ctx := context.Background()
+		op := l.Operator()
+		ledgertest.Mint(t, l, op, "100")
+		p := airdropRecipient(t, l, ledger.MergeTarget+3)
+		if _, err := l.CancelFeaturedAppRights(ctx, op); err != nil {
+			t.Fatal(err)
+		}
+		before, err := l.RewardCoupons(ctx, op, ledger.RewardApp)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := l.Airdrop(ctx, ledger.AirdropRequest{Shares: []ledger.AirdropShare{{Party: p, Amount: coin.MustParse("1")}}, Description: "drop"})
+		if err != nil || res.Merges != 1 {
+			t.Fatalf("airdrop = %+v, %v; want one merge", res, err)
+		}
+		after, err := l.RewardCoupons(ctx, op, ledger.RewardApp)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := len(after) - len(before); n != 0 {
+			t.Errorf("an airdrop by an unfeatured operator earned %d app rewards, want none", n)
+		}
+		ledgertest.Conserved(t, l)
+	})
+}
