@@ -243,7 +243,7 @@ func login(t *testing.T, p playwright.Page, user string, shots bool) {
 			screenshot(t, p, "onboard")
 		}
 		must(t, testID(p, "onboard-submit").Click())
-		must(t, p.WaitForURL(baseURL+"/"))
+		must(t, p.WaitForURL(baseURL+"/?done=onboarded"))
 	}
 	must(t, expect.Locator(testID(p, "party-id")).ToContainText("::"))
 }
@@ -270,7 +270,7 @@ func TestTwoUsersOnboardTapAndSeeHistory(t *testing.T) {
 		must(t, expect.Locator(testID(u.p, "balance-cc")).ToHaveText("0 CC"))
 		must(t, u.p.Locator("#tap-amount").Fill(u.usd))
 		must(t, testID(u.p, "tap-submit").Click())
-		must(t, expect.Locator(testID(u.p, "tap-ok")).ToBeVisible())
+		must(t, expect.Locator(testID(u.p, "flash")).ToBeVisible())
 		// The live part of the page reloads without a page load.
 		must(t, expect.Locator(testID(u.p, "balance-cc")).ToHaveText(u.want))
 		// The breakdown (splice#182): nothing locked, no fee accrued yet.
@@ -447,8 +447,8 @@ func sendFormWith(t *testing.T, p playwright.Page, to, amount, method, descripti
 	must(t, p.Locator("#send-amount").Fill(amount))
 	must(t, p.Locator("#send-description").Fill(description))
 	must(t, testID(p, "send-submit").Click())
-	must(t, p.WaitForURL(baseURL+"/send?sent="+method))
-	must(t, expect.Locator(testID(p, "send-ok")).ToBeVisible())
+	must(t, p.WaitForURL(baseURL+"/send?done=sent-"+method))
+	must(t, expect.Locator(testID(p, "flash")).ToBeVisible())
 }
 
 // offersPreapprovalInstructionsTraffic goes on from
@@ -467,7 +467,7 @@ func offersPreapprovalInstructionsTraffic(t *testing.T, frank, grace playwright.
 	must(t, expect.Locator(testID(grace, "incoming-offers-row")).ToContainText(frankParty))
 	screenshot(t, grace, "offers")
 	must(t, testID(grace, "incoming-offers-row").GetByTestId("accept").Click())
-	must(t, expect.Locator(testID(grace, "transfers-ok")).ToContainText("Offer accepted"))
+	must(t, expect.Locator(testID(grace, "flash")).ToContainText("Offer accepted"))
 	must(t, expect.Locator(testID(grace, "transfers-balance")).ToHaveText("1,100 CC"))
 	must(t, expect.Locator(testID(grace, "incoming-offers-empty")).ToBeVisible())
 	_, err := frank.Goto("/")
@@ -490,7 +490,7 @@ func offersPreapprovalInstructionsTraffic(t *testing.T, frank, grace playwright.
 	_, err = grace.Goto("/offers")
 	must(t, err)
 	must(t, testID(grace, "incoming-offers-row").GetByTestId("reject").Click())
-	must(t, expect.Locator(testID(grace, "transfers-ok")).ToContainText("Offer rejected"))
+	must(t, expect.Locator(testID(grace, "flash")).ToContainText("Offer rejected"))
 	must(t, expect.Locator(testID(grace, "incoming-offers-empty")).ToBeVisible())
 
 	// A transfer instruction, withdrawn by the sender (before grace
@@ -500,7 +500,7 @@ func offersPreapprovalInstructionsTraffic(t *testing.T, frank, grace playwright.
 	must(t, frank.WaitForURL(baseURL+"/offers"))
 	must(t, expect.Locator(testID(frank, "outgoing-instructions-row")).ToHaveCount(1))
 	must(t, testID(frank, "outgoing-instructions-row").GetByTestId("withdraw").Click())
-	must(t, expect.Locator(testID(frank, "transfers-ok")).ToContainText("withdrawn"))
+	must(t, expect.Locator(testID(frank, "flash")).ToContainText("withdrawn"))
 	must(t, expect.Locator(testID(frank, "outgoing-instructions-empty")).ToBeVisible())
 
 	// A preapproval, then a one-step transfer.

@@ -116,12 +116,15 @@ func (h *Handler) uiRoutes(mux *http.ServeMux) {
 	handle("GET /approvals", h.session(h.onboarded(h.uiDelegations)))
 	handle("POST /preapproval", h.session(h.onboarded(h.uiCreatePreapproval)))
 	handle("POST /merge-delegation", h.session(h.onboarded(h.uiProposeMerge)))
+	handle("POST /preapproval/revoke", h.session(h.onboarded(h.uiRevokePreapproval)))
+	handle("POST /merge-delegation/withdraw", h.session(h.onboarded(h.uiWithdrawMerge)))
 	handle("GET /delegations", h.session(h.onboarded(h.uiMintingDelegations)))
 	handle("POST /delegations/{cid}/{action}", h.session(h.onboarded(h.uiMintingDelegationAction)))
 	handle("GET /traffic", h.session(h.onboarded(h.uiTraffic)))
 	handle("POST /traffic", h.session(h.onboarded(h.uiBuyTraffic)))
 	handle("GET /admin", h.session(h.uiAdminOnly(h.uiAdmin)))
 	handle("POST /admin/users", h.session(h.uiAdminOnly(h.uiAdminOnboard)))
+	handle("POST /admin/users/offboard", h.session(h.uiAdminOnly(h.uiAdminOffboard)))
 }
 
 // session runs fn for a logged-in user. Without a live session a page
@@ -215,7 +218,7 @@ func render(w http.ResponseWriter, r *http.Request, status int, c templ.Componen
 	w.Header().Set("Cache-Control", "no-store")
 	w.Header().Add("Vary", "HX-Request") // beside web.Compress's Accept-Encoding
 	w.WriteHeader(status)
-	return c.Render(r.Context(), w)
+	return c.Render(flashContext(r), w)
 }
 
 // uiError renders err as an error page with the status table's status.

@@ -170,7 +170,7 @@ func (h *Handler) uiHoldings(w http.ResponseWriter, r *http.Request, s *web.Sess
 // JSON API's tap. Errors show next to the form with 422.
 func (h *Handler) uiTap(w http.ResponseWriter, r *http.Request, s *web.Session) error {
 	f := views.TapForm{CSRF: s.CSRF, Amount: strings.TrimSpace(r.PostFormValue("amount"))}
-	res, err := h.tapAmount(r.Context(), uiParty(r), f.Amount)
+	_, err := h.tapAmount(r.Context(), uiParty(r), f.Amount)
 	if err != nil {
 		msg, ok := inline(err)
 		if !ok {
@@ -190,9 +190,9 @@ func (h *Handler) uiTap(w http.ResponseWriter, r *http.Request, s *web.Session) 
 	if isFragment(r) {
 		// Tell the live part of the page to reload now, not at the next event.
 		w.Header().Set("HX-Trigger", "wallet-changed")
-		return render(w, r, http.StatusOK, views.TapFormView(views.TapForm{CSRF: s.CSRF, Message: "Received " + views.HumanAmount(res.Amount.String()) + " CC."}))
+		return render(w, r, http.StatusOK, withFlash(views.TapFormView(views.TapForm{CSRF: s.CSRF}), "tapped"))
 	}
-	redirect(w, r, "/")
+	done(w, r, "/", "tapped")
 	return nil
 }
 

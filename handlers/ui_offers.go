@@ -67,37 +67,36 @@ func (h *Handler) transfersModel(ctx context.Context, s *web.Session, party coin
 	return m, nil
 }
 
-// transferActions are the buttons of the offers page: the ledger call and
-// the confirmation of each.
+// transferActions are the buttons of the offers page: the ledger call of
+// each; doneMessages["<base>-<action>"] says what it did.
 var transferActions = map[string]map[string]struct {
-	do  func(h *Handler, ctx context.Context, actor coin.PartyID, cid coin.ContractID) error
-	msg string
+	do func(h *Handler, ctx context.Context, actor coin.PartyID, cid coin.ContractID) error
 }{
 	"offers": {
 		"accept": {func(h *Handler, ctx context.Context, a coin.PartyID, cid coin.ContractID) error {
 			_, err := h.l.AcceptOffer(ctx, a, cid)
 			return err
-		}, "Offer accepted."},
+		}},
 		"reject": {func(h *Handler, ctx context.Context, a coin.PartyID, cid coin.ContractID) error {
 			return h.l.RejectOffer(ctx, a, cid)
-		}, "Offer rejected."},
+		}},
 		"withdraw": {func(h *Handler, ctx context.Context, a coin.PartyID, cid coin.ContractID) error {
 			return h.l.WithdrawOffer(ctx, a, cid)
-		}, "Offer withdrawn."},
+		}},
 	},
 	"instructions": {
 		"accept": {func(h *Handler, ctx context.Context, a coin.PartyID, cid coin.ContractID) error {
 			_, err := h.l.AcceptTransferInstruction(ctx, a, cid)
 			return err
-		}, "Transfer instruction accepted."},
+		}},
 		"reject": {func(h *Handler, ctx context.Context, a coin.PartyID, cid coin.ContractID) error {
 			_, err := h.l.RejectTransferInstruction(ctx, a, cid)
 			return err
-		}, "Transfer instruction rejected."},
+		}},
 		"withdraw": {func(h *Handler, ctx context.Context, a coin.PartyID, cid coin.ContractID) error {
 			_, err := h.l.WithdrawTransferInstruction(ctx, a, cid)
 			return err
-		}, "Transfer instruction withdrawn; the coin is yours again."},
+		}},
 	},
 }
 
@@ -127,9 +126,10 @@ func (h *Handler) uiTransferAction(base string) uiFunc {
 			}
 			msg, status = m, http.StatusUnprocessableEntity
 		}
+		code := base + "-" + r.PathValue("action")
 		if !isFragment(r) {
 			if perr == nil {
-				redirect(w, r, "/offers")
+				done(w, r, "/offers", code)
 				return nil
 			}
 		}
@@ -140,8 +140,8 @@ func (h *Handler) uiTransferAction(base string) uiFunc {
 		if perr != nil {
 			m.Error = msg
 		} else {
-			m.Message = act.msg
 			w.Header().Set("HX-Trigger", "wallet-changed")
+			return render(w, r, status, withFlash(views.TransfersList(m), code))
 		}
 		if isFragment(r) {
 			return render(w, r, status, views.TransfersList(m))

@@ -22,17 +22,9 @@ const defaultExpiresHours = "24"
 // maxExpiresHours bounds the lifetime the send form accepts (a year).
 const maxExpiresHours = 24 * 366
 
-// sendMessages are the confirmations after a send, by method.
-var sendMessages = map[string]string{
-	string(views.SendOffer):       "Transfer offer sent; the receiver can accept it.",
-	string(views.SendDirect):      "Sent.",
-	string(views.SendInstruction): "Transfer instruction sent; the coin is locked until the receiver accepts it or it expires.",
-}
-
 // uiSendPage serves GET /send: a fresh form with a new dedup id.
 func (h *Handler) uiSendPage(w http.ResponseWriter, r *http.Request, s *web.Session) error {
-	f := views.SendForm{CSRF: s.CSRF, ExpiresHours: defaultExpiresHours, DedupID: uuid.NewString(),
-		Message: sendMessages[r.URL.Query().Get("sent")]}
+	f := views.SendForm{CSRF: s.CSRF, ExpiresHours: defaultExpiresHours, DedupID: uuid.NewString()}
 	return h.renderSend(w, r, s, http.StatusOK, f)
 }
 
@@ -127,7 +119,7 @@ func (h *Handler) uiSend(w http.ResponseWriter, r *http.Request, s *web.Session)
 		return h.renderSend(w, r, s, http.StatusUnprocessableEntity, f)
 	}
 	w.Header().Set("HX-Trigger", "wallet-changed")
-	redirect(w, r, "/send?sent="+string(sent))
+	done(w, r, "/send", "sent-"+string(sent))
 	return nil
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -84,7 +85,7 @@ func (h *Handler) uiBuyTraffic(w http.ResponseWriter, r *http.Request, s *web.Se
 			}
 			if perr == nil {
 				w.Header().Set("HX-Trigger", "wallet-changed")
-				redirect(w, r, "/traffic?tracking="+f.TrackingID)
+				done(w, r, "/traffic?tracking="+url.QueryEscape(f.TrackingID), "traffic-bought")
 				return nil
 			}
 		}

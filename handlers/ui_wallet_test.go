@@ -101,11 +101,11 @@ func TestUISendOfferAcceptRejectWithdraw(t *testing.T) {
 			"amount": {"100"}, "description": {"lunch"}, "method": {"offer"}, "expires_hours": {"24"}}
 		for i := 0; i < 2; i++ {
 			r := alice.post("/send", form)
-			if r.status != http.StatusSeeOther || r.header.Get("Location") != "/send?sent=offer" {
+			if r.status != http.StatusSeeOther || r.header.Get("Location") != "/send?done=sent-offer" {
 				t.Fatalf("send %d = %d %q: %.300s", i, r.status, r.header.Get("Location"), r.body)
 			}
 		}
-		mustHave(t, alice.get("/send?sent=offer"), http.StatusOK, `data-testid="send-ok"`)
+		mustHave(t, alice.get("/send?done=sent-offer"), http.StatusOK, `data-testid="flash"><p>Transfer offer sent; the receiver can accept it.</p>`)
 		offers := bob.pending()["incoming-offers"]
 		if len(offers) != 1 {
 			t.Fatalf("bob has %d incoming offers, want 1", len(offers))
@@ -116,7 +116,7 @@ func TestUISendOfferAcceptRejectWithdraw(t *testing.T) {
 
 		// Accept with htmx: the list fragment comes back with the balance.
 		r := bob.do(http.MethodPost, "/offers/"+offers[0]+"/accept", url.Values{"csrf_token": {bob.csrf}}, map[string]string{"HX-Request": "true"})
-		mustHave(t, r, http.StatusOK, `id="transfers-list"`, `data-testid="transfers-ok"`, `data-testid="transfers-balance" title="100.0000000000 CC">100 CC<`,
+		mustHave(t, r, http.StatusOK, `id="transfers-list"`, `hx-swap-oob="true"><p>Offer accepted; the coin is in your wallet.</p>`, `data-testid="transfers-balance" title="100.0000000000 CC">100 CC<`,
 			`data-testid="incoming-offers-empty"`)
 		if strings.Contains(r.body, "<html") {
 			t.Error("htmx answer is a whole page")
@@ -140,7 +140,7 @@ func TestUISendOfferAcceptRejectWithdraw(t *testing.T) {
 		// Reject without JavaScript: 303 back to the list.
 		mustSend(t, alice, bob.party, "5", "offer")
 		id := bob.pending()["incoming-offers"][0]
-		if r := bob.post("/offers/"+id+"/reject", url.Values{"csrf_token": {bob.csrf}}); r.status != http.StatusSeeOther || r.header.Get("Location") != "/offers" {
+		if r := bob.post("/offers/"+id+"/reject", url.Values{"csrf_token": {bob.csrf}}); r.status != http.StatusSeeOther || r.header.Get("Location") != "/offers?done=offers-reject" {
 			t.Fatalf("reject = %d %q", r.status, r.header.Get("Location"))
 		}
 		if got := bob.pending()["incoming-offers"]; len(got) != 0 {
@@ -153,7 +153,7 @@ func TestUISendOfferAcceptRejectWithdraw(t *testing.T) {
 		id = alice.pending()["outgoing-offers"][0]
 		mustHave(t, bob.post("/offers/"+id+"/withdraw", url.Values{"csrf_token": {bob.csrf}}), http.StatusForbidden)
 		r = alice.do(http.MethodPost, "/offers/"+id+"/withdraw", url.Values{"csrf_token": {alice.csrf}}, map[string]string{"HX-Request": "true"})
-		mustHave(t, r, http.StatusOK, `data-testid="transfers-ok"`, "Offer withdrawn", `data-testid="outgoing-offers-empty"`)
+		mustHave(t, r, http.StatusOK, `data-testid="flash" hx-swap-oob="true"><p>Offer withdrawn.</p>`, `data-testid="outgoing-offers-empty"`)
 		mustHave(t, bob.do(http.MethodPost, "/offers/"+id+"/bogus", url.Values{"csrf_token": {bob.csrf}}, nil), http.StatusNotFound)
 	})
 }
@@ -211,7 +211,7 @@ func TestUIPreapprovalAndDirectSend(t *testing.T) {
 		if r := bob.post("/preapproval", url.Values{"csrf_token": {bob.csrf}}); r.status != http.StatusSeeOther {
 			t.Fatalf("create preapproval = %d: %.300s", r.status, r.body)
 		}
-		mustHave(t, bob.get("/approvals?done=preapproval"), http.StatusOK, `data-testid="preapproval-active"`, `data-testid="delegations-ok"`)
+		mustHave(t, bob.get("/approvals?done=preapproved"), http.StatusOK, `data-testid="preapproval-active"`, `data-testid="flash"><p>Direct transfers pre-approved`)
 		// Creating it again keeps the one there is.
 		if r := bob.post("/preapproval", url.Values{"csrf_token": {bob.csrf}}); r.status != http.StatusSeeOther {
 			t.Fatalf("create preapproval again = %d", r.status)
@@ -247,7 +247,7 @@ func TestUIInstructionWithdrawAndAccept(t *testing.T) {
 			t.Fatalf("instructions: alice %v, bob %v", id, bob.pending())
 		}
 		r := alice.do(http.MethodPost, "/instructions/"+id[0]+"/withdraw", url.Values{"csrf_token": {alice.csrf}}, map[string]string{"HX-Request": "true"})
-		mustHave(t, r, http.StatusOK, `data-testid="transfers-ok"`, "withdrawn", `data-testid="outgoing-instructions-empty"`)
+		mustHave(t, r, http.StatusOK, `hx-swap-oob="true"><p>Transfer instruction withdrawn; the coin is yours again.</p>`, `data-testid="outgoing-instructions-empty"`)
 		if r.header.Get("HX-Trigger") != "wallet-changed" {
 			t.Errorf("HX-Trigger = %q", r.header.Get("HX-Trigger"))
 		}
@@ -295,7 +295,7 @@ func TestUITraffic(t *testing.T) {
 		tracking := regexp.MustCompile(`name="tracking_id" value="([^"]+)"`).FindStringSubmatch(q.body)[1]
 		confirm := url.Values{"csrf_token": {alice.csrf}, "step": {"confirm"}, "member": {string(e.l.Operator())}, "amount": {"200000"}, "unit": {"bytes"}, "tracking_id": {tracking}}
 		for i := 0; i < 2; i++ { // a double submit buys once
-			if r := alice.post("/traffic", confirm); r.status != http.StatusSeeOther || r.header.Get("Location") != "/traffic?tracking="+tracking {
+			if r := alice.post("/traffic", confirm); r.status != http.StatusSeeOther || r.header.Get("Location") != "/traffic?tracking="+tracking+"&done=traffic-bought" {
 				t.Fatalf("confirm %d = %d %q: %.300s", i, r.status, r.header.Get("Location"), r.body)
 			}
 		}

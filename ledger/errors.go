@@ -32,6 +32,22 @@ var (
 	ErrDisabled = errors.New("not available on this network")
 )
 
+// Problem is an error a person can cause and mend, in words saying what is
+// wrong and what to do; Err is its sentinel (the status). Both surfaces
+// show Msg as it is, without the wrapping context, which is for the log.
+type Problem struct {
+	Err error
+	Msg string
+}
+
+func (p *Problem) Error() string { return p.Msg }
+func (p *Problem) Unwrap() error { return p.Err }
+
+// problem is a *Problem of sentinel kind.
+func problem(kind error, format string, args ...any) error {
+	return &Problem{Err: kind, Msg: fmt.Sprintf(format, args...)}
+}
+
 // ValidationError reports bad input in one field.
 type ValidationError struct {
 	Field string

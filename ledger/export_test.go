@@ -149,3 +149,9 @@ func StoreOf(l *Ledger) *store.DB { return l.db }
 
 // RewardTemplate returns the template ID of a reward kind.
 func RewardTemplate(kind string) string { return rewardTemplates[kind] }
+
+// ActiveContractsOf lists the active contracts of a template that party is
+// a stakeholder of.
+func (l *Ledger) ActiveContractsOf(ctx context.Context, templateID string, party coin.PartyID) ([]Contract, error) {
+	return l.activeContracts(ctx, templateID, party)
+}
