@@ -292,7 +292,7 @@ func TestTwoUsersOnboardTapAndSeeHistory(t *testing.T) {
 	// A bad amount: 422 swapped in place, with the message.
 	must(t, alice.Locator("#tap-amount").Fill("lots"))
 	must(t, testID(alice, "tap-submit").Click())
-	must(t, expect.Locator(testID(alice, "tap-error")).ToContainText("invalid amount"))
+	must(t, expect.Locator(testID(alice, "tap-error")).ToContainText("is not a number"))
 
 	for _, u := range []struct {
 		p    playwright.Page
@@ -385,7 +385,7 @@ func TestWorksWithoutJavaScript(t *testing.T) {
 	login(t, p, "admin", false)
 	must(t, p.Locator("#tap-amount").Fill("1"))
 	must(t, testID(p, "tap-submit").Click())
-	must(t, p.WaitForURL(baseURL+"/"))
+	must(t, p.WaitForURL(baseURL+"/?done=tapped"))
 	must(t, expect.Locator(testID(p, "holding-row")).Not().ToHaveCount(0))
 	must(t, expect.Locator(testID(p, "copy-party")).ToBeHidden())
 	screenshot(t, p, "home-nojs")
@@ -406,7 +406,7 @@ func TestWorksWithoutJavaScript(t *testing.T) {
 	must(t, expect.Locator(testID(p, "send-check-error")).ToBeVisible())
 	must(t, p.Locator("#send-amount").Fill("1"))
 	must(t, testID(p, "send-submit").Click())
-	must(t, expect.Locator(testID(p, "send-error")).ToContainText("receiver"))
+	must(t, expect.Locator(testID(p, "send-error")).ToContainText("copy the whole ID"))
 	must(t, expect.Locator(p.Locator("#send-amount")).ToHaveValue("1"))
 }
 

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"net/http"
 	"net/url"
+	"regexp"
+	"strings"
 	"time"
 
 	"github.com/a-h/templ"
@@ -251,14 +253,32 @@ func (h *Handler) uiError(w http.ResponseWriter, r *http.Request, s *web.Session
 
 // inline reports whether err is the user's mistake (a bad amount, an
 // unknown party, too little money), shown next to the form with 422, and
-// its message.
+// its message in people's words (see sentence).
 func inline(err error) (string, bool) {
 	status, msg := Status(err)
 	switch status {
 	case http.StatusBadRequest, http.StatusNotFound, http.StatusConflict:
-		return msg, true
+		return sentence(msg), true
 	}
 	return "", false
+}
+
+// fieldPrefix is the "amount: " the JSON API's messages start with.
+var fieldPrefix = regexp.MustCompile(`^[a-z][a-z_]*: `)
+
+// sentence turns an error message of the JSON API ("amount: enter an
+// amount greater than 0") into the form's words ("Enter an amount greater
+// than 0."): next to the form, the field is plain. A message starting
+// with an ID ("bob::1220…") keeps its case.
+func sentence(msg string) string {
+	msg = fieldPrefix.ReplaceAllString(msg, "")
+	if first, _, _ := strings.Cut(msg, " "); first != "" && first == strings.ToLower(first) && !strings.ContainsAny(first, ":\"") {
+		msg = strings.ToUpper(msg[:1]) + msg[1:]
+	}
+	if !strings.HasSuffix(msg, ".") {
+		msg += "."
+	}
+	return msg
 }
 
 // settled runs fn, a form submission carrying the form's idempotency id,

@@ -8,8 +8,6 @@ import (
 	"regexp"
 	"strings"
 	"testing"
-
-	"github.com/ccwallet/ccwallet/ledger"
 )
 
 var flashRE = regexp.MustCompile(`(?s)<div id="flash"[^>]*data-testid="flash"[^>]*>(.*?)</div>`)
@@ -18,9 +16,15 @@ var flashRE = regexp.MustCompile(`(?s)<div id="flash"[^>]*data-testid="flash"[^>
 // answer's swap of it), "" when empty.
 func flashText(t *testing.T, body string) string {
 	t.Helper()
-	m := flashRE.FindStringSubmatch(body)
+	return textOf(t, flashRE, body)
+}
+
+// textOf is the text of re's first match in body, tags dropped.
+func textOf(t *testing.T, re *regexp.Regexp, body string) string {
+	t.Helper()
+	m := re.FindStringSubmatch(body)
 	if m == nil {
-		t.Fatalf("no status region in: %.500s", body)
+		t.Fatalf("nothing matches %s in: %.1500s", re, body)
 	}
 	return strings.TrimSpace(html.UnescapeString(tagRE.ReplaceAllString(m[1], "")))
 }
@@ -197,6 +201,118 @@ func TestUIAdminOnboardOffboard(t *testing.T) {
 		if _, err := e.l.PartyOf(context.Background(), "carol"); err != nil {
 			t.Errorf("a user offboarded carol: %v", err)
 		}
-		_ = ledger.ErrNotFound
+	})
+}
+
+// alertText is the words of the page's (or fragment's) first error.
+func alertText(t *testing.T, body string) string {
+	t.Helper()
+	return textOf(t, alertRE, body)
+}
+
+var alertRE = regexp.MustCompile(`(?s)class="error" role="alert"[^>]*>(.*?)</p>`)
+
+// TestUIErrorsInPeoplesWords: every form error says what is wrong and
+// what to do, with amounts as people write them, not the JSON API's field
+// prefixes or the ledger's wrapped chain (issue 24 point 8).
+func TestUIErrorsInPeoplesWords(t *testing.T) {
+	forEngine(t, func(t *testing.T, e *uiEnv) {
+		alice := e.wallet(t, "alice", "100") // 20,000 CC
+		bob := e.wallet(t, "bob", "")        // nothing
+		op := string(e.l.Operator())
+		mustSend(t, alice, bob.party, "2", "offer")
+		done := bob.pending()["incoming-offers"][0]
+		if r := bob.post("/offers/"+done+"/accept", url.Values{"csrf_token": {bob.csrf}}); r.status != http.StatusSeeOther {
+			t.Fatalf("accept = %d", r.status)
+		}
+		ghost := "ghost::1220" + strings.Repeat("ab", 32)
+		tests := []struct {
+			name string
+			who  *wallet
+			path string
+			form []string
+			want string // the whole message, or with a leading "~" a part of it
+		}{
+			{"tap not a number", alice, "/tap", []string{"amount", "abc"},
+				`"abc" is not a number: enter digits with at most one decimal point, such as 1250.5 (no thousands separators).`},
+			{"tap decimals", alice, "/tap", []string{"amount", "1.123456789012"}, `"1.123456789012" has 12 decimal places: use at most 10.`},
+			{"tap separators", alice, "/tap", []string{"amount", "1,000"}, "~(no thousands separators)"},
+			{"tap zero", alice, "/tap", []string{"amount", "0"}, "Enter an amount greater than 0."},
+			{"tap empty", alice, "/tap", []string{"amount", ""}, "Enter an amount in USD."},
+			{"send decimals", alice, "/send", []string{"receiver", string(bob.party), "amount", "1.123456789012", "method", "offer", "expires_hours", "24"},
+				`"1.123456789012" has 12 decimal places: use at most 10.`},
+			{"send zero", alice, "/send", []string{"receiver", string(bob.party), "amount", "0", "method", "offer", "expires_hours", "24"}, "Enter an amount greater than 0."},
+			{"send name for a party", alice, "/send", []string{"receiver", "bob", "amount", "1", "method", "offer", "expires_hours", "24"},
+				`Invalid party id "bob": a party ID looks like name::1220 followed by 64 hex digits; copy the whole ID.`},
+			{"send cut party", alice, "/send", []string{"receiver", "bob::1220ab", "amount", "1", "method", "offer", "expires_hours", "24"}, "~copy the whole ID."},
+			{"send unknown party", alice, "/send", []string{"receiver", ghost, "amount", "1", "method", "offer", "expires_hours", "24"},
+				"No party " + ghost + " is known on this network; check the ID with the receiver."},
+			{"offer beyond the balance", bob, "/send", []string{"receiver", string(alice.party), "amount", "5", "method", "offer", "expires_hours", "24"},
+				"Insufficient funds: the offer of 5 CC is more than your available 2 CC; offer less, or wait for incoming coin."},
+			{"instruction beyond the balance", bob, "/send", []string{"receiver", string(alice.party), "amount", "1500.5", "method", "instruction", "expires_hours", "24"},
+				"~Insufficient funds: this needs 1,500.5 CC including fees, and 2 CC is available; use a smaller amount, or wait for incoming coin."},
+			{"traffic below the minimum", alice, "/traffic", []string{"member", op, "amount", "299", "unit", "bytes", "step", "quote"},
+				"The minimum traffic purchase is 200,000 bytes (about 667 CC)."},
+			{"traffic separators", alice, "/traffic", []string{"member", op, "amount", "200,000", "unit", "bytes", "step", "quote"},
+				"Enter a whole number of bytes, such as 200000 (no thousands separators), or choose CC as the unit."},
+			{"traffic CC decimals", alice, "/traffic", []string{"member", op, "amount", "1.123456789012", "unit", "cc", "step", "quote"}, "~use at most 10."},
+			{"traffic CC zero", alice, "/traffic", []string{"member", op, "amount", "0", "unit", "cc", "step", "quote"}, "Enter an amount of CC greater than 0."},
+			{"traffic beyond the balance", bob, "/traffic", []string{"member", op, "amount", "200000", "unit", "bytes", "step", "confirm", "tracking_id", "t-poor"},
+				"~Insufficient funds: this needs 666.8 CC including fees, and 2 CC is available"},
+			{"accept a finished offer", bob, "/offers/" + done + "/accept", nil,
+				"This transfer offer is completed already, so there is nothing left to do; reload the list."},
+			{"a broken action link", bob, "/offers/zzz/accept", nil, "There is no such offer or instruction; reload the list."},
+			{"revoke without a preapproval", bob, "/preapproval/revoke", nil, "There is no preapproval to revoke: it expired or was revoked already."},
+		}
+		for _, tc := range tests {
+			t.Run(tc.name, func(t *testing.T) {
+				form := url.Values{"csrf_token": {tc.who.csrf}}
+				for i := 0; i+1 < len(tc.form); i += 2 {
+					form.Set(tc.form[i], tc.form[i+1])
+				}
+				r := tc.who.post(tc.path, form)
+				if r.status != http.StatusUnprocessableEntity {
+					t.Fatalf("status %d, want 422: %.500s", r.status, r.body)
+				}
+				got := alertText(t, r.body)
+				if part, ok := strings.CutPrefix(tc.want, "~"); ok && !strings.Contains(got, part) || !ok && got != tc.want {
+					t.Errorf("says %q\nwant %q", got, tc.want)
+				}
+			})
+		}
+
+		// The merge delegation's undo, twice: the second says it is over.
+		if r := bob.post("/merge-delegation", url.Values{"csrf_token": {bob.csrf}}); r.status != http.StatusSeeOther {
+			t.Fatalf("propose = %d", r.status)
+		}
+		cid := regexp.MustCompile(`name="cid" value="([^"]+)"`).FindStringSubmatch(bob.get("/approvals").body)[1]
+		withdraw := url.Values{"csrf_token": {bob.csrf}, "cid": {cid}}
+		if r := bob.post("/merge-delegation/withdraw", withdraw); r.status != http.StatusSeeOther {
+			t.Fatalf("withdraw = %d", r.status)
+		}
+		r := bob.post("/merge-delegation/withdraw", withdraw)
+		if got := alertText(t, r.body); r.status != http.StatusUnprocessableEntity || got != "This merge delegation is withdrawn already; reload the page." {
+			t.Errorf("withdrawing again = %d %q", r.status, got)
+		}
+
+		admin := e.browser(t)
+		admin.login("admin")
+		csrf := csrfOf(t, admin.get("/admin").body)
+		for _, tc := range []struct{ path, name, want string }{
+			{"/admin/users", "", "Enter the user's ID."},
+			{"/admin/users", strings.Repeat("x", 256), "A user ID has at most 255 characters."},
+			{"/admin/users/offboard", "nobody", "There is no user nobody on this validator; check the user ID."},
+		} {
+			r := admin.post(tc.path, url.Values{"csrf_token": {csrf}, "name": {tc.name}, "confirm": {"yes"}})
+			if got := alertText(t, r.body); r.status != http.StatusUnprocessableEntity || got != tc.want {
+				t.Errorf("POST %s %.20q = %d %q, want %q", tc.path, tc.name, r.status, got, tc.want)
+			}
+		}
+
+		// htmx gets the same words in its fragment.
+		api := alice.do(http.MethodPost, "/tap", url.Values{"csrf_token": {alice.csrf}, "amount": {"1.123456789012"}}, map[string]string{"HX-Request": "true"})
+		if got := alertText(t, api.body); !strings.Contains(got, "use at most 10") {
+			t.Errorf("htmx tap error = %q", got)
+		}
 	})
 }

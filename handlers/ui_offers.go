@@ -113,7 +113,7 @@ func (h *Handler) uiTransferAction(base string) uiFunc {
 		var perr error
 		cid, err := coin.ParseContractID(r.PathValue("cid"))
 		if err != nil {
-			perr = err
+			perr = notFound("there is no such offer or instruction; reload the list")
 		} else {
 			perr = act.do(h, r.Context(), party, cid)
 		}

@@ -70,7 +70,7 @@ func (h *Handler) receiverParty(ctx context.Context, sender coin.PartyID, receiv
 		return "", badRequest("receiver: that is your own party")
 	}
 	if err := h.l.KnownParty(ctx, p); errors.Is(err, ledger.ErrNotFound) {
-		return "", badRequest("receiver: no party " + string(p) + " is known on this network")
+		return "", badRequest("receiver: no party " + string(p) + " is known on this network; check the ID with the receiver")
 	} else if err != nil {
 		return "", err
 	}
@@ -142,7 +142,7 @@ func (h *Handler) send(ctx context.Context, sender coin.PartyID, method views.Se
 		return badRequest("amount: " + err.Error())
 	}
 	if !amount.IsPositive() {
-		return badRequest("amount: must be positive")
+		return badRequest("amount: enter an amount greater than 0")
 	}
 	expires := func() (time.Time, error) {
 		n, err := strconv.Atoi(f.ExpiresHours)

@@ -287,8 +287,8 @@ func TestUITapErrors(t *testing.T) {
 			htmx         bool
 			want         string
 		}{
-			{"not a number", "abc", false, "invalid amount"},
-			{"negative", "-5", true, "must be positive"},
+			{"not a number", "abc", false, "is not a number"},
+			{"negative", "-5", true, "greater than 0"},
 			{"empty", "", true, "enter an amount"},
 		}
 		for _, tc := range tests {

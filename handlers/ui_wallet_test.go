@@ -175,11 +175,11 @@ func TestUISendErrors(t *testing.T) {
 			receiver, amount, method, expires, want string
 		}{
 			{"no receiver", "", "1", "offer", "24", "enter the receiver"},
-			{"bad party id", "nobody", "1", "offer", "24", "receiver:"},
+			{"bad party id", "nobody", "1", "offer", "24", "copy the whole ID"},
 			{"unknown party", "ghost::1220" + strings.Repeat("ab", 32), "1", "offer", "24", "is known on this network"},
 			{"own party", string(alice.party), "1", "offer", "24", "your own party"},
-			{"bad amount", string(bob.party), "lots", "offer", "24", "amount:"},
-			{"negative amount", string(bob.party), "-1", "instruction", "24", "must be positive"},
+			{"bad amount", string(bob.party), "lots", "offer", "24", "is not a number"},
+			{"negative amount", string(bob.party), "-1", "instruction", "24", "Enter an amount greater than 0."},
 			{"bad expiry", string(bob.party), "1", "offer", "0", "whole number of hours"},
 			{"no preapproval", string(bob.party), "1", "direct", "24", "has not pre-approved"},
 			{"insufficient funds", string(bob.party), "5000", "instruction", "24", "insufficient"},
