@@ -47,7 +47,9 @@ func (h *Handler) uiMintingDelegationAction(w http.ResponseWriter, r *http.Reque
 	}
 	party := uiParty(r)
 	cid, err := coin.ParseContractID(r.PathValue("cid"))
-	if err == nil {
+	if err != nil {
+		err = notFound("there is no such proposal or delegation; reload the page")
+	} else {
 		err = act(h.l, r.Context(), party, cid)
 	}
 	if err == nil {

@@ -92,8 +92,10 @@ func TestUIMintingDelegations(t *testing.T) {
 		mustHave(t, page, http.StatusOK, `data-testid="minting-activity-row"`, "merged 4 holdings", "(now 6)", "minted 1 reward coupons")
 
 		// Stale buttons and bad input are explained on the page.
-		mustHave(t, post(pErin, "accept"), http.StatusUnprocessableEntity, `data-testid="minting-error"`, "no active minting delegation proposal")
-		mustHave(t, admin.post("/delegations/not-a-cid/reject", url.Values{"csrf_token": {adminCSRF}}), http.StatusUnprocessableEntity, `data-testid="minting-error"`)
+		mustHave(t, post(pErin, "accept"), http.StatusUnprocessableEntity, `data-testid="minting-error"`,
+			"This minting delegation proposal is no longer active (it was accepted, rejected or withdrawn meanwhile); reload the page.")
+		mustHave(t, admin.post("/delegations/not-a-cid/reject", url.Values{"csrf_token": {adminCSRF}}), http.StatusUnprocessableEntity, `data-testid="minting-error"`,
+			"There is no such proposal or delegation; reload the page.")
 		if r := admin.post("/delegations/"+string(pErin)+"/accept", url.Values{}); r.status != http.StatusForbidden {
 			t.Errorf("post without CSRF token = %d, want 403", r.status)
 		}
