@@ -181,7 +181,7 @@ func TestUIAdminOnboardOffboard(t *testing.T) {
 		}
 		// Offboarding again, or the operator: said in words, nothing done.
 		r := admin.post("/admin/users/offboard", url.Values{"csrf_token": {csrf}, "name": {"carol"}, "confirm": {"yes"}})
-		mustHave(t, r, http.StatusUnprocessableEntity, `data-testid="offboard-error"`, "carol is not onboarded on this validator; there is nothing to offboard")
+		mustHave(t, r, http.StatusUnprocessableEntity, `data-testid="offboard-error"`, "The user carol is not onboarded on this validator; there is nothing to offboard.")
 		r = admin.post("/admin/users/offboard", url.Values{"csrf_token": {csrf}, "name": {"admin"}, "confirm": {"yes"}})
 		mustHave(t, r, http.StatusUnprocessableEntity, `data-testid="offboard-error"`, "validator operator")
 		if _, err := e.l.PartyOf(context.Background(), "admin"); err != nil {

@@ -265,7 +265,7 @@ func TestUIOnboardTapHistory(t *testing.T) {
 		if r := b.get("/history?kind=notification"); strings.Contains(r.body, `data-subtype="Tap"`) {
 			t.Error("kind filter kept a Tap row")
 		}
-		mustHave(t, b.get("/history?kind=bogus"), http.StatusUnprocessableEntity, "unknown kind")
+		mustHave(t, b.get("/history?kind=bogus"), http.StatusUnprocessableEntity, "Unknown kind &#34;bogus&#34;; choose one from the list.")
 
 		csv := b.get("/history.csv?kind=balance_change")
 		mustHave(t, csv, http.StatusOK, "id,time,round,kind,subtype,amount_cc", ",balance_change,Tap,20000.0000000000,")
@@ -289,7 +289,7 @@ func TestUITapErrors(t *testing.T) {
 		}{
 			{"not a number", "abc", false, "is not a number"},
 			{"negative", "-5", true, "greater than 0"},
-			{"empty", "", true, "enter an amount"},
+			{"empty", "", true, "Enter an amount"},
 		}
 		for _, tc := range tests {
 			t.Run(tc.name, func(t *testing.T) {

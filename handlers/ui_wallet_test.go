@@ -174,7 +174,7 @@ func TestUISendErrors(t *testing.T) {
 			name                                    string
 			receiver, amount, method, expires, want string
 		}{
-			{"no receiver", "", "1", "offer", "24", "enter the receiver"},
+			{"no receiver", "", "1", "offer", "24", "Enter the receiver"},
 			{"bad party id", "nobody", "1", "offer", "24", "copy the whole ID"},
 			{"unknown party", "ghost::1220" + strings.Repeat("ab", 32), "1", "offer", "24", "is known on this network"},
 			{"own party", string(alice.party), "1", "offer", "24", "your own party"},
@@ -182,9 +182,9 @@ func TestUISendErrors(t *testing.T) {
 			{"negative amount", string(bob.party), "-1", "instruction", "24", "Enter an amount greater than 0."},
 			{"bad expiry", string(bob.party), "1", "offer", "0", "whole number of hours"},
 			{"no preapproval", string(bob.party), "1", "direct", "24", "has not pre-approved"},
-			{"insufficient funds", string(bob.party), "5000", "instruction", "24", "insufficient"},
+			{"insufficient funds", string(bob.party), "5000", "instruction", "24", "Insufficient funds"},
 			{"offer beyond the balance", string(bob.party), "5000", "offer", "24", "more than your available"},
-			{"no method", string(bob.party), "1", "", "24", "choose how to send"},
+			{"no method", string(bob.party), "1", "", "24", "Choose how to send"},
 		}
 		for _, tc := range tests {
 			t.Run(tc.name, func(t *testing.T) {
@@ -274,11 +274,11 @@ func TestUITraffic(t *testing.T) {
 		tests := []struct {
 			name, member, amount, unit, want string
 		}{
-			{"below minimum", string(alice.party), "1000", "bytes", "the minimum traffic purchase is 200,000 bytes (about 667 CC)"},
+			{"below minimum", string(alice.party), "1000", "bytes", "The minimum traffic purchase is 200,000 bytes (about 667 CC)."},
 			{"not a number", string(alice.party), "lots", "bytes", "whole number of bytes"},
-			{"bad coin amount", string(alice.party), "-3", "cc", "positive amount of CC"},
+			{"bad coin amount", string(alice.party), "-3", "cc", "Enter an amount of CC greater than 0."},
 			{"unknown member", "ghost::1220" + strings.Repeat("ab", 32), "200000", "bytes", "is known on this network"},
-			{"no member", "", "200000", "bytes", "enter a party ID"},
+			{"no member", "", "200000", "bytes", "Enter a party ID"},
 		}
 		for _, tc := range tests {
 			t.Run(tc.name, func(t *testing.T) {

@@ -155,10 +155,10 @@ func (l *Ledger) Offboard(ctx context.Context, name string) error {
 			return err
 		}
 		if !u.OffboardedAt.IsZero() {
-			return problem(ErrNotFound, "%s is not onboarded on this validator; there is nothing to offboard", name)
+			return problem(ErrNotFound, "the user %s is not onboarded on this validator; there is nothing to offboard", name)
 		}
 		if u.IsAdmin && u.PartyID == l.operator {
-			return problem(ErrConflict, "%s is the validator operator's own user, whom the validator needs: it cannot be offboarded", name)
+			return problem(ErrConflict, "the user %s is the validator operator's own, whom the validator needs: it cannot be offboarded", name)
 		}
 		t, err := l.beginTxn(ctx, tx, "offboard")
 		if err != nil {
