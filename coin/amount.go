@@ -42,38 +42,62 @@ var Zero = Amount{}
 // ErrInvalidAmount is returned for text that is not an acceptable amount.
 var ErrInvalidAmount = errors.New("invalid amount")
 
+// amountError is an ErrInvalidAmount in words a person can act on: what is
+// wrong with the text and what to enter instead.
+type amountError struct{ msg string }
+
+func (e *amountError) Error() string        { return e.msg }
+func (e *amountError) Is(target error) bool { return target == ErrInvalidAmount }
+
+func badAmount(format string, args ...any) error {
+	return &amountError{msg: fmt.Sprintf(format, args...)}
+}
+
+// quoted is s quoted for an error message, shortened past 40 characters.
+func quoted(s string) string {
+	if r := []rune(s); len(r) > 40 {
+		s = string(r[:40]) + "…"
+	}
+	return strconv.Quote(s)
+}
+
+// notANumber is the message for text that is no plain decimal.
+func notANumber(s string) error {
+	return badAmount("%s is not a number: enter digits with at most one decimal point, such as 1250.5 (no thousands separators)", quoted(s))
+}
+
 // ParseAmount reads a plain decimal such as "12", "-0.5" or "1000.0000000000".
 // It refuses exponents, more than 10 fractional digits, and values that do
 // not fit 28 integer digits, so nothing is ever rounded silently.
 func ParseAmount(s string) (Amount, error) {
 	t := strings.TrimSpace(s)
 	if t == "" {
-		return Zero, fmt.Errorf("%w: empty", ErrInvalidAmount)
+		return Zero, badAmount("enter an amount")
 	}
 	body := strings.TrimPrefix(strings.TrimPrefix(t, "-"), "+")
 	if body == "" {
-		return Zero, fmt.Errorf("%w: %q is not a number", ErrInvalidAmount, s)
+		return Zero, notANumber(s)
 	}
 	intPart, frac, hasDot := strings.Cut(body, ".")
 	if hasDot && frac == "" || intPart == "" && !hasDot || intPart == "" && frac == "" {
-		return Zero, fmt.Errorf("%w: %q is not a number", ErrInvalidAmount, s)
+		return Zero, notANumber(s)
 	}
 	for _, part := range []string{intPart, frac} {
 		for _, c := range part {
 			if c < '0' || c > '9' {
-				return Zero, fmt.Errorf("%w: %q is not a number", ErrInvalidAmount, s)
+				return Zero, notANumber(s)
 			}
 		}
 	}
 	if len(frac) > Scale {
-		return Zero, fmt.Errorf("%w: %q has more than %d decimal places", ErrInvalidAmount, s, Scale)
+		return Zero, badAmount("%s has %d decimal places: use at most %d", quoted(s), len(frac), Scale)
 	}
 	if len(strings.TrimLeft(intPart, "0")) > maxIntDigits {
-		return Zero, fmt.Errorf("%w: %q is too large", ErrInvalidAmount, s)
+		return Zero, badAmount("%s is too large: at most %d digits before the decimal point", quoted(s), maxIntDigits)
 	}
 	d, err := decimal.NewFromString(t)
 	if err != nil {
-		return Zero, fmt.Errorf("%w: %q is not a number", ErrInvalidAmount, s)
+		return Zero, notANumber(s)
 	}
 	return Amount{d: d}, nil
 }

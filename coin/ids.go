@@ -53,15 +53,17 @@ func NewPartyID(hint, namespace string) (PartyID, error) {
 
 // ParsePartyID checks the form "<hint>::1220<64 hex>".
 func ParsePartyID(s string) (PartyID, error) {
+	// The messages say what a whole ID looks like: the usual mistake is a
+	// name alone or an ID cut short in copying.
 	hint, ns, ok := strings.Cut(s, "::")
 	if !ok {
-		return "", fmt.Errorf("%w: %q must look like <hint>::1220<64 hex digits>", ErrInvalidPartyID, s)
+		return "", fmt.Errorf("%w %s: a party ID looks like name::1220 followed by 64 hex digits; copy the whole ID", ErrInvalidPartyID, quoted(s))
 	}
 	if err := ValidateHint(hint); err != nil {
-		return "", fmt.Errorf("%w: %v", ErrInvalidPartyID, err)
+		return "", fmt.Errorf("%w %s: %v", ErrInvalidPartyID, quoted(s), err)
 	}
 	if len(ns) != 68 || !strings.HasPrefix(ns, "1220") || !isLowerHex(ns) {
-		return "", fmt.Errorf("%w: namespace of %q must be 1220 followed by 64 lower-case hex digits", ErrInvalidPartyID, s)
+		return "", fmt.Errorf("%w %s: after the \"::\" come 1220 and 64 lower-case hex digits; copy the whole ID", ErrInvalidPartyID, quoted(s))
 	}
 	return PartyID(s), nil
 }

@@ -61,13 +61,13 @@ func TestMintingDelegationsWithoutJavaScript(t *testing.T) {
 	must(t, expect.Locator(row("minting-proposal-row", fred)).ToHaveCount(1))
 
 	must(t, row("minting-proposal-row", erin).GetByTestId("minting-accept").Click())
-	must(t, p.WaitForURL(regexp.MustCompile(`/delegations\?done=accept$`)))
-	must(t, expect.Locator(testID(p, "minting-ok")).ToContainText("accepted"))
+	must(t, p.WaitForURL(regexp.MustCompile(`/delegations\?done=delegations-accept$`)))
+	must(t, expect.Locator(testID(p, "flash")).ToContainText("accepted"))
 	must(t, expect.Locator(row("minting-active-row", erin).GetByTestId("merge-limit")).ToHaveText("5"))
 
 	must(t, row("minting-proposal-row", fred).GetByTestId("minting-reject").Click())
-	must(t, p.WaitForURL(regexp.MustCompile(`/delegations\?done=reject$`)))
-	must(t, expect.Locator(testID(p, "minting-ok")).ToContainText("rejected"))
+	must(t, p.WaitForURL(regexp.MustCompile(`/delegations\?done=delegations-reject$`)))
+	must(t, expect.Locator(testID(p, "flash")).ToContainText("rejected"))
 	must(t, expect.Locator(row("minting-proposal-row", fred)).ToHaveCount(0))
 	must(t, expect.Locator(row("minting-active-row", fred)).ToHaveCount(0))
 
@@ -93,7 +93,7 @@ func TestMintingDelegationsWithoutJavaScript(t *testing.T) {
 	screenshot(t, p, "delegations")
 
 	must(t, row("minting-active-row", erin).GetByTestId("minting-withdraw").Click())
-	must(t, p.WaitForURL(regexp.MustCompile(`/delegations\?done=withdraw$`)))
-	must(t, expect.Locator(testID(p, "minting-ok")).ToContainText("withdrawn"))
+	must(t, p.WaitForURL(regexp.MustCompile(`/delegations\?done=delegations-withdraw$`)))
+	must(t, expect.Locator(testID(p, "flash")).ToContainText("withdrawn"))
 	must(t, expect.Locator(row("minting-active-row", erin)).ToHaveCount(0))
 }

@@ -232,7 +232,7 @@ func loginAt(t *testing.T, p playwright.Page, baseURL, user string, shots bool) 
 			screenshot(t, p, "onboard")
 		}
 		must(t, testID(p, "onboard-submit").Click())
-		must(t, p.WaitForURL(baseURL+"/"))
+		must(t, p.WaitForURL(baseURL+"/?done=onboarded"))
 	}
 	must(t, expect.Locator(testID(p, "party-id")).ToContainText("::"))
 }
@@ -259,7 +259,7 @@ func TestTwoUsersOnboardTapAndSeeHistory(t *testing.T) {
 		must(t, expect.Locator(testID(u.p, "balance-cc")).ToHaveText("0 CC"))
 		must(t, u.p.Locator("#tap-amount").Fill(u.usd))
 		must(t, testID(u.p, "tap-submit").Click())
-		must(t, expect.Locator(testID(u.p, "tap-ok")).ToBeVisible())
+		must(t, expect.Locator(testID(u.p, "flash")).ToBeVisible())
 		// The live part of the page reloads without a page load.
 		must(t, expect.Locator(testID(u.p, "balance-cc")).ToHaveText(u.want))
 		// The breakdown (splice#182): nothing locked, no fee accrued yet.
@@ -281,7 +281,7 @@ func TestTwoUsersOnboardTapAndSeeHistory(t *testing.T) {
 	// A bad amount: 422 swapped in place, with the message.
 	must(t, alice.Locator("#tap-amount").Fill("lots"))
 	must(t, testID(alice, "tap-submit").Click())
-	must(t, expect.Locator(testID(alice, "tap-error")).ToContainText("invalid amount"))
+	must(t, expect.Locator(testID(alice, "tap-error")).ToContainText("is not a number"))
 
 	for _, u := range []struct {
 		p    playwright.Page
@@ -373,7 +373,7 @@ func TestWorksWithoutJavaScript(t *testing.T) {
 	login(t, p, "admin", false)
 	must(t, p.Locator("#tap-amount").Fill("1"))
 	must(t, testID(p, "tap-submit").Click())
-	must(t, p.WaitForURL(baseURL+"/"))
+	must(t, p.WaitForURL(baseURL+"/?done=tapped"))
 	must(t, expect.Locator(testID(p, "holding-row")).Not().ToHaveCount(0))
 	must(t, expect.Locator(testID(p, "copy-party")).ToBeHidden())
 	// Filter the history with a plain GET form.
@@ -393,7 +393,7 @@ func TestWorksWithoutJavaScript(t *testing.T) {
 	must(t, expect.Locator(testID(p, "send-check-error")).ToBeVisible())
 	must(t, p.Locator("#send-amount").Fill("1"))
 	must(t, testID(p, "send-submit").Click())
-	must(t, expect.Locator(testID(p, "send-error")).ToContainText("receiver"))
+	must(t, expect.Locator(testID(p, "send-error")).ToContainText("copy the whole ID"))
 	must(t, expect.Locator(p.Locator("#send-amount")).ToHaveValue("1"))
 }
 
@@ -434,8 +434,8 @@ func sendFormWith(t *testing.T, p playwright.Page, to, amount, method, descripti
 	must(t, p.Locator("#send-amount").Fill(amount))
 	must(t, p.Locator("#send-description").Fill(description))
 	must(t, testID(p, "send-submit").Click())
-	must(t, p.WaitForURL(baseURL+"/send?sent="+method))
-	must(t, expect.Locator(testID(p, "send-ok")).ToBeVisible())
+	must(t, p.WaitForURL(baseURL+"/send?done=sent-"+method))
+	must(t, expect.Locator(testID(p, "flash")).ToBeVisible())
 }
 
 // offersPreapprovalInstructionsTraffic goes on from
@@ -454,7 +454,7 @@ func offersPreapprovalInstructionsTraffic(t *testing.T, frank, grace playwright.
 	must(t, expect.Locator(testID(grace, "incoming-offers-row")).ToContainText(frankParty))
 	screenshot(t, grace, "offers")
 	must(t, testID(grace, "incoming-offers-row").GetByTestId("accept").Click())
-	must(t, expect.Locator(testID(grace, "transfers-ok")).ToContainText("Offer accepted"))
+	must(t, expect.Locator(testID(grace, "flash")).ToContainText("Offer accepted"))
 	must(t, expect.Locator(testID(grace, "transfers-balance")).ToHaveText("1,100 CC"))
 	must(t, expect.Locator(testID(grace, "incoming-offers-empty")).ToBeVisible())
 	_, err := frank.Goto("/")
@@ -477,7 +477,7 @@ func offersPreapprovalInstructionsTraffic(t *testing.T, frank, grace playwright.
 	_, err = grace.Goto("/offers")
 	must(t, err)
 	must(t, testID(grace, "incoming-offers-row").GetByTestId("reject").Click())
-	must(t, expect.Locator(testID(grace, "transfers-ok")).ToContainText("Offer rejected"))
+	must(t, expect.Locator(testID(grace, "flash")).ToContainText("Offer rejected"))
 	must(t, expect.Locator(testID(grace, "incoming-offers-empty")).ToBeVisible())
 
 	// A transfer instruction, withdrawn by the sender (before grace
@@ -487,7 +487,7 @@ func offersPreapprovalInstructionsTraffic(t *testing.T, frank, grace playwright.
 	must(t, frank.WaitForURL(baseURL+"/offers"))
 	must(t, expect.Locator(testID(frank, "outgoing-instructions-row")).ToHaveCount(1))
 	must(t, testID(frank, "outgoing-instructions-row").GetByTestId("withdraw").Click())
-	must(t, expect.Locator(testID(frank, "transfers-ok")).ToContainText("withdrawn"))
+	must(t, expect.Locator(testID(frank, "flash")).ToContainText("withdrawn"))
 	must(t, expect.Locator(testID(frank, "outgoing-instructions-empty")).ToBeVisible())
 
 	// A preapproval, then a one-step transfer.

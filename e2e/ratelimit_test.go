@@ -35,11 +35,11 @@ func TestFormRateLimitInBrowser(t *testing.T) {
 	must(t, testID(p, "dev-login-submit").Click())
 	must(t, p.WaitForURL(srv.url+"/onboard"))
 	must(t, testID(p, "onboard-submit").Click()) // form post 1
-	must(t, p.WaitForURL(srv.url+"/"))
+	must(t, p.WaitForURL(srv.url+"/?done=onboarded"))
 	for range 2 { // posts 2 and 3
 		must(t, p.Locator("#tap-amount").Fill("1"))
 		must(t, testID(p, "tap-submit").Click())
-		must(t, expect.Locator(testID(p, "tap-ok")).ToBeVisible())
+		must(t, expect.Locator(testID(p, "flash")).ToBeVisible())
 	}
 	must(t, p.Locator("#tap-amount").Fill("1"))
 	must(t, testID(p, "tap-submit").Click())

@@ -61,6 +61,11 @@ func Status(err error) (int, string) {
 	if ledger.IsValidation(err) {
 		return http.StatusBadRequest, err.Error()
 	}
+	var p *ledger.Problem
+	if errors.As(err, &p) {
+		status, _ := Status(p.Err)
+		return status, p.Msg
+	}
 	for _, e := range errorStatuses {
 		if errors.Is(err, e.err) {
 			switch e.status {

@@ -319,7 +319,7 @@ func TestUIConcurrentDoubleSubmit(t *testing.T) {
 				form := url.Values{"csrf_token": {alice.csrf}, "dedup_id": {dedupOf(t, page.body)}, "receiver": {string(tc.to)},
 					"amount": {"7"}, "method": {tc.method}, "expires": {"1d"}}
 				for i, r := range concurrently("/send", form) {
-					if r.status != http.StatusSeeOther || r.header.Get("Location") != "/send?sent="+tc.sent {
+					if r.status != http.StatusSeeOther || r.header.Get("Location") != "/send?done=sent-"+tc.sent {
 						t.Errorf("submission %d = %d %q: %.300s", i, r.status, r.header.Get("Location"), r.body)
 					}
 				}
@@ -334,7 +334,7 @@ func TestUIConcurrentDoubleSubmit(t *testing.T) {
 			tracking := regexp.MustCompile(`name="tracking_id" value="([^"]+)"`).FindStringSubmatch(q.body)[1]
 			confirm := url.Values{"csrf_token": {alice.csrf}, "step": {"confirm"}, "member": {string(e.l.Operator())}, "amount": {"200000"}, "unit": {"bytes"}, "tracking_id": {tracking}}
 			for i, r := range concurrently("/traffic", confirm) {
-				if r.status != http.StatusSeeOther || r.header.Get("Location") != "/traffic?tracking="+tracking {
+				if r.status != http.StatusSeeOther || r.header.Get("Location") != "/traffic?tracking="+tracking+"&done=traffic-bought" {
 					t.Errorf("confirmation %d = %d %q: %.300s", i, r.status, r.header.Get("Location"), r.body)
 				}
 			}

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"net/http"
 	"net/url"
+	"regexp"
+	"strings"
 	"time"
 
 	"github.com/a-h/templ"
@@ -122,12 +124,15 @@ func (h *Handler) uiRoutes(mux *http.ServeMux) {
 	handle("POST /preapproval", h.session(h.onboarded(h.uiCreatePreapproval)))
 	handle("POST /merge-delegation", h.session(h.onboarded(h.uiProposeMerge)))
 	handle("POST /featured-app-right", h.session(h.onboarded(h.uiFeaturedAppRight)))
+	handle("POST /preapproval/revoke", h.session(h.onboarded(h.uiRevokePreapproval)))
+	handle("POST /merge-delegation/withdraw", h.session(h.onboarded(h.uiWithdrawMerge)))
 	handle("GET /delegations", h.session(h.onboarded(h.uiMintingDelegations)))
 	handle("POST /delegations/{cid}/{action}", h.session(h.onboarded(h.uiMintingDelegationAction)))
 	handle("GET /traffic", h.session(h.onboarded(h.uiTraffic)))
 	handle("POST /traffic", h.session(h.onboarded(h.uiBuyTraffic)))
 	handle("GET /admin", h.session(h.uiAdminOnly(h.uiAdmin)))
 	handle("POST /admin/users", h.session(h.uiAdminOnly(h.uiAdminOnboard)))
+	handle("POST /admin/users/offboard", h.session(h.uiAdminOnly(h.uiAdminOffboard)))
 }
 
 // session runs fn for a logged-in user. Without a live session a page
@@ -223,7 +228,7 @@ func render(w http.ResponseWriter, r *http.Request, status int, c templ.Componen
 	w.Header().Set("Cache-Control", "no-store")
 	w.Header().Add("Vary", "HX-Request") // beside web.Compress's Accept-Encoding
 	w.WriteHeader(status)
-	return c.Render(r.Context(), w)
+	return c.Render(flashContext(r), w)
 }
 
 // uiError renders err as an error page with the status table's status.
@@ -256,14 +261,32 @@ func (h *Handler) uiError(w http.ResponseWriter, r *http.Request, s *web.Session
 
 // inline reports whether err is the user's mistake (a bad amount, an
 // unknown party, too little money), shown next to the form with 422, and
-// its message.
+// its message in people's words (see sentence).
 func inline(err error) (string, bool) {
 	status, msg := Status(err)
 	switch status {
 	case http.StatusBadRequest, http.StatusNotFound, http.StatusConflict:
-		return msg, true
+		return sentence(msg), true
 	}
 	return "", false
+}
+
+// fieldPrefix is the "amount: " the JSON API's messages start with.
+var fieldPrefix = regexp.MustCompile(`^[a-z][a-z_]*: `)
+
+// sentence turns an error message of the JSON API ("amount: enter an
+// amount greater than 0") into the form's words ("Enter an amount greater
+// than 0."): next to the form, the field is plain. A message starting
+// with an ID ("bob::1220…") keeps its case.
+func sentence(msg string) string {
+	msg = fieldPrefix.ReplaceAllString(msg, "")
+	if first, _, _ := strings.Cut(msg, " "); first != "" && first == strings.ToLower(first) && !strings.ContainsAny(first, ":\"") {
+		msg = strings.ToUpper(msg[:1]) + msg[1:]
+	}
+	if !strings.HasSuffix(msg, ".") {
+		msg += "."
+	}
+	return msg
 }
 
 // settled runs fn, a form submission carrying the form's idempotency id,

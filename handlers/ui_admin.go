@@ -40,7 +40,7 @@ func (h *Handler) adminModel(ctx context.Context, s *web.Session) (views.Admin, 
 	}
 	m := views.Admin{Page: h.page(s, "Admin", "admin"), Operator: string(h.l.Operator()), Form: views.OnboardForm{CSRF: s.CSRF}}
 	for _, u := range users {
-		m.Users = append(m.Users, views.UserRow{Name: u.Name, Party: string(u.Party), Admin: u.IsAdmin})
+		m.Users = append(m.Users, views.UserRow{Name: u.Name, Party: string(u.Party), Admin: u.IsAdmin, Offboardable: u.Party != h.l.Operator()})
 	}
 	if h.jobs != nil {
 		for _, j := range h.jobs() {
@@ -94,12 +94,7 @@ func fmtTime(t time.Time) string {
 // uiAdminOnboard serves POST /admin/users: onboard a user by name.
 func (h *Handler) uiAdminOnboard(w http.ResponseWriter, r *http.Request, s *web.Session) error {
 	name := strings.TrimSpace(r.PostFormValue("name"))
-	var perr error
-	if name == "" {
-		perr = badRequest("name: enter the user's ID")
-	} else {
-		_, perr = h.l.Onboard(r.Context(), name, "")
-	}
+	res, perr := h.l.OnboardUser(r.Context(), name, "")
 	if perr != nil {
 		msg, ok := inline(perr)
 		if !ok {
@@ -112,6 +107,36 @@ func (h *Handler) uiAdminOnboard(w http.ResponseWriter, r *http.Request, s *web.
 		m.Form.Name, m.Form.Error = name, msg
 		return render(w, r, http.StatusUnprocessableEntity, views.AdminPage(m))
 	}
-	redirect(w, r, "/admin")
+	if !res.Created {
+		done(w, r, "/admin", "user-already-onboarded")
+		return nil
+	}
+	done(w, r, "/admin", "user-onboarded")
+	return nil
+}
+
+// uiAdminOffboard serves POST /admin/users/offboard (form field name): the
+// ledger's Offboard, as POST /v0/admin/users/offboard. The page asks to
+// confirm first: with confirm=yes it offboards, without it shows what
+// offboarding does.
+func (h *Handler) uiAdminOffboard(w http.ResponseWriter, r *http.Request, s *web.Session) error {
+	name := strings.TrimSpace(r.PostFormValue("name"))
+	m, err := h.adminModel(r.Context(), s)
+	if err != nil {
+		return err
+	}
+	if r.PostFormValue("confirm") != "yes" {
+		m.Offboard = &views.OffboardConfirm{CSRF: s.CSRF, Name: name}
+		return render(w, r, http.StatusOK, views.AdminPage(m))
+	}
+	if err := h.l.Offboard(r.Context(), name); err != nil {
+		msg, ok := inline(err)
+		if !ok {
+			return err
+		}
+		m.OffboardError = msg
+		return render(w, r, http.StatusUnprocessableEntity, views.AdminPage(m))
+	}
+	done(w, r, "/admin", "user-offboarded")
 	return nil
 }

@@ -12,21 +12,11 @@ import (
 )
 
 // uiDelegations serves GET /approvals: the user's transfer preapproval and
-// merge delegation.
+// merge delegation, each with its undo.
 func (h *Handler) uiDelegations(w http.ResponseWriter, r *http.Request, s *web.Session) error {
 	m, err := h.delegationsModel(r.Context(), s, uiParty(r))
 	if err != nil {
 		return err
-	}
-	switch r.URL.Query().Get("done") {
-	case "preapproval":
-		m.Message = "Direct transfers pre-approved."
-	case "merge":
-		m.Message = "Merge delegation proposed."
-	case "featured-grant":
-		m.Message = "Your party is now a featured app provider."
-	case "featured-cancel":
-		m.Message = "Your party is no longer a featured app provider."
 	}
 	return render(w, r, http.StatusOK, views.DelegationsPage(m))
 }
@@ -64,10 +54,25 @@ func (h *Handler) delegationsModel(ctx context.Context, s *web.Session, party co
 // uiCreatePreapproval serves POST /preapproval: the user's preapproval,
 // provided (and paid) by the validator operator.
 func (h *Handler) uiCreatePreapproval(w http.ResponseWriter, r *http.Request, s *web.Session) error {
-	if _, _, err := h.l.CreatePreapproval(r.Context(), uiParty(r)); err != nil {
+	_, exists, err := h.l.CreatePreapproval(r.Context(), uiParty(r))
+	if err != nil {
 		return h.delegationsError(w, r, s, err)
 	}
-	redirect(w, r, "/approvals?done=preapproval")
+	if exists {
+		done(w, r, "/approvals", "already-preapproved")
+		return nil
+	}
+	done(w, r, "/approvals", "preapproved")
+	return nil
+}
+
+// uiRevokePreapproval serves POST /preapproval/revoke: the undo of
+// uiCreatePreapproval; senders must make offers again.
+func (h *Handler) uiRevokePreapproval(w http.ResponseWriter, r *http.Request, s *web.Session) error {
+	if err := h.l.CancelPreapproval(r.Context(), uiParty(r)); err != nil {
+		return h.delegationsError(w, r, s, err)
+	}
+	done(w, r, "/approvals", "preapproval-revoked")
 	return nil
 }
 
@@ -77,7 +82,21 @@ func (h *Handler) uiProposeMerge(w http.ResponseWriter, r *http.Request, s *web.
 	if _, err := h.l.ProposeMergeDelegation(r.Context(), uiParty(r)); err != nil {
 		return h.delegationsError(w, r, s, err)
 	}
-	redirect(w, r, "/approvals?done=merge")
+	done(w, r, "/approvals", "merge-proposed")
+	return nil
+}
+
+// uiWithdrawMerge serves POST /merge-delegation/withdraw (form field cid):
+// the undo of uiProposeMerge, for the proposal or the active delegation.
+func (h *Handler) uiWithdrawMerge(w http.ResponseWriter, r *http.Request, s *web.Session) error {
+	cid, err := coin.ParseContractID(r.PostFormValue("cid"))
+	if err == nil {
+		err = h.l.WithdrawMergeDelegation(r.Context(), uiParty(r), cid)
+	}
+	if err != nil {
+		return h.delegationsError(w, r, s, err)
+	}
+	done(w, r, "/approvals", "merge-withdrawn")
 	return nil
 }
 

@@ -31,7 +31,7 @@ func historyFilter(r *http.Request) (ledger.HistoryQuery, error) {
 			ok = ok || k == hq.Kind
 		}
 		if !ok {
-			return hq, badRequest("kind: unknown kind " + strconv.Quote(hq.Kind))
+			return hq, badRequest("kind: unknown kind " + strconv.Quote(hq.Kind) + "; choose one from the list")
 		}
 	}
 	if cp := strings.TrimSpace(q.Get("counterparty")); cp != "" {

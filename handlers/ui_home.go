@@ -26,7 +26,6 @@ func (h *Handler) uiHome(w http.ResponseWriter, r *http.Request, s *web.Session)
 	if err != nil {
 		return err
 	}
-	m.Incoming.Message = answeredMessage(r.URL.Query().Get("done"))
 	return render(w, r, http.StatusOK, views.HomePage(m))
 }
 
@@ -62,20 +61,13 @@ func (h *Handler) incomingModel(ctx context.Context, s *web.Session, party coin.
 // the oldest offers first; the offers page lists them all.
 const homeIncoming = 20
 
-// answeredMessage is the confirmation of done ("offers-accept"), the
-// answer on an incoming card the home page redirected from; "" for none.
-func answeredMessage(done string) string {
-	base, action, _ := strings.Cut(done, "-")
-	return transferActions[base][action].msg
-}
-
 // homeAnswered ends an accept or reject from the home page's incoming
 // cards (uiTransferAction with from=home): with htmx the cards come back
 // with the message (422 with the error), without it a success redirects
 // home (saying what happened) and an error shows the home page with it.
-func (h *Handler) homeAnswered(w http.ResponseWriter, r *http.Request, s *web.Session, done string, ok bool, errMsg string, status int) error {
+func (h *Handler) homeAnswered(w http.ResponseWriter, r *http.Request, s *web.Session, code string, ok bool, errMsg string, status int) error {
 	if ok && !isFragment(r) {
-		redirect(w, r, "/?done="+done)
+		done(w, r, "/", code)
 		return nil
 	}
 	party := uiParty(r)
@@ -84,7 +76,7 @@ func (h *Handler) homeAnswered(w http.ResponseWriter, r *http.Request, s *web.Se
 		return err
 	}
 	if ok {
-		in.Message = answeredMessage(done)
+		in.Message = doneMessage(code)
 		// The balance above the cards reloads now, not at the next event.
 		w.Header().Set("HX-Trigger", "wallet-changed")
 	} else {
@@ -261,7 +253,7 @@ func (h *Handler) uiHoldings(w http.ResponseWriter, r *http.Request, s *web.Sess
 // JSON API's tap. Errors show next to the form with 422.
 func (h *Handler) uiTap(w http.ResponseWriter, r *http.Request, s *web.Session) error {
 	f := views.TapForm{CSRF: s.CSRF, Amount: strings.TrimSpace(r.PostFormValue("amount"))}
-	res, err := h.tapAmount(r.Context(), uiParty(r), f.Amount)
+	_, err := h.tapAmount(r.Context(), uiParty(r), f.Amount)
 	if err != nil {
 		msg, ok := inline(err)
 		if !ok {
@@ -281,9 +273,9 @@ func (h *Handler) uiTap(w http.ResponseWriter, r *http.Request, s *web.Session) 
 	if isFragment(r) {
 		// Tell the live part of the page to reload now, not at the next event.
 		w.Header().Set("HX-Trigger", "wallet-changed")
-		return render(w, r, http.StatusOK, views.TapFormView(views.TapForm{CSRF: s.CSRF, Message: "Received " + views.HumanAmount(res.Amount.String()) + " CC."}))
+		return render(w, r, http.StatusOK, withFlash(views.TapFormView(views.TapForm{CSRF: s.CSRF}), "tapped"))
 	}
-	redirect(w, r, "/")
+	done(w, r, "/", "tapped")
 	return nil
 }
 

@@ -97,7 +97,7 @@ func (h *Handler) uiLogout(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	idToken := h.ui.Sessions.End(w, r, s)
-	to := "/"
+	to := "/?done=logged-out"
 	if u := h.ui.Login.LogoutURL(r.Context(), idToken, h.ui.BaseURL+"/"); u != "" {
 		to = u
 	}
@@ -124,6 +124,6 @@ func (h *Handler) uiOnboard(w http.ResponseWriter, r *http.Request, s *web.Sessi
 		}
 		return render(w, r, http.StatusUnprocessableEntity, views.OnboardPage(views.Onboard{Page: h.page(s, "Welcome", ""), Error: msg}))
 	}
-	redirect(w, r, "/")
+	done(w, r, "/", "onboarded")
 	return nil
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"net/url"
 	"time"
 
 	"github.com/ccwallet/ccwallet/coin"
@@ -18,28 +17,21 @@ import (
 const delegateActivityShown = 5
 
 // mintingActions are the buttons of the delegations page: the ledger call
-// and, as the flash after the redirect, what happened.
-var mintingActions = map[string]struct {
-	do  func(l *ledger.Ledger, ctx context.Context, delegate coin.PartyID, cid coin.ContractID) error
-	msg string
-}{
-	"accept": {func(l *ledger.Ledger, ctx context.Context, d coin.PartyID, cid coin.ContractID) error {
+// of each; doneMessages["delegations-<action>"] says what it did.
+var mintingActions = map[string]func(l *ledger.Ledger, ctx context.Context, delegate coin.PartyID, cid coin.ContractID) error{
+	"accept": func(l *ledger.Ledger, ctx context.Context, d coin.PartyID, cid coin.ContractID) error {
 		_, err := l.AcceptMintingDelegationProposal(ctx, d, cid)
 		return err
-	}, "Proposal accepted: the validator now mints this party's rewards and merges its holdings."},
-	"reject":   {(*ledger.Ledger).RejectMintingDelegationProposal, "Proposal rejected."},
-	"withdraw": {(*ledger.Ledger).WithdrawMintingDelegation, "Delegation withdrawn: the validator no longer acts for this party."},
+	},
+	"reject":   (*ledger.Ledger).RejectMintingDelegationProposal,
+	"withdraw": (*ledger.Ledger).WithdrawMintingDelegation,
 }
 
-// uiMintingDelegations serves GET /delegations; ?done=<action> is the
-// flash of the action just done (POST-redirect-GET).
+// uiMintingDelegations serves GET /delegations.
 func (h *Handler) uiMintingDelegations(w http.ResponseWriter, r *http.Request, s *web.Session) error {
 	m, err := h.mintingDelegationsModel(r.Context(), s, uiParty(r))
 	if err != nil {
 		return err
-	}
-	if act, ok := mintingActions[r.URL.Query().Get("done")]; ok {
-		m.Message = act.msg
 	}
 	return render(w, r, http.StatusOK, views.MintingDelegationsPage(m))
 }
@@ -55,11 +47,13 @@ func (h *Handler) uiMintingDelegationAction(w http.ResponseWriter, r *http.Reque
 	}
 	party := uiParty(r)
 	cid, err := coin.ParseContractID(r.PathValue("cid"))
-	if err == nil {
-		err = act.do(h.l, r.Context(), party, cid)
+	if err != nil {
+		err = notFound("there is no such proposal or delegation; reload the page")
+	} else {
+		err = act(h.l, r.Context(), party, cid)
 	}
 	if err == nil {
-		redirect(w, r, "/delegations?done="+url.QueryEscape(action))
+		done(w, r, "/delegations", "delegations-"+action)
 		return nil
 	}
 	msg, ok := inline(err)

@@ -53,15 +53,15 @@ func TestUIMintingDelegations(t *testing.T) {
 			return admin.post("/delegations/"+string(cid)+"/"+action, url.Values{"csrf_token": {adminCSRF}})
 		}
 		r := post(pErin, "accept")
-		if r.status != http.StatusSeeOther || r.header.Get("Location") != "/delegations?done=accept" {
+		if r.status != http.StatusSeeOther || r.header.Get("Location") != "/delegations?done=delegations-accept" {
 			t.Fatalf("accept = %d to %q: %.300s", r.status, r.header.Get("Location"), r.body)
 		}
-		mustHave(t, admin.get("/delegations?done=accept"), http.StatusOK, `data-testid="minting-ok"`, "Proposal accepted",
+		mustHave(t, admin.get("/delegations?done=delegations-accept"), http.StatusOK, `data-testid="flash"><p>Proposal accepted`,
 			`data-testid="minting-active-row"`, `data-beneficiary="`+string(erin), `data-testid="merge-limit">5<`)
 		if r := post(pFred, "reject"); r.status != http.StatusSeeOther {
 			t.Fatalf("reject = %d: %.300s", r.status, r.body)
 		}
-		mustHave(t, admin.get("/delegations?done=reject"), http.StatusOK, "Proposal rejected.", `data-testid="minting-proposals-empty"`)
+		mustHave(t, admin.get("/delegations?done=delegations-reject"), http.StatusOK, "Proposal rejected.", `data-testid="minting-proposals-empty"`)
 
 		// A second proposal of erin's shows what accepting it replaces.
 		pErin2 := proposeMinting(t, e, erin, erinKey, 7)
@@ -92,8 +92,10 @@ func TestUIMintingDelegations(t *testing.T) {
 		mustHave(t, page, http.StatusOK, `data-testid="minting-activity-row"`, "merged 4 holdings", "(now 6)", "minted 1 reward coupons")
 
 		// Stale buttons and bad input are explained on the page.
-		mustHave(t, post(pErin, "accept"), http.StatusUnprocessableEntity, `data-testid="minting-error"`, "no active minting delegation proposal")
-		mustHave(t, admin.post("/delegations/not-a-cid/reject", url.Values{"csrf_token": {adminCSRF}}), http.StatusUnprocessableEntity, `data-testid="minting-error"`)
+		mustHave(t, post(pErin, "accept"), http.StatusUnprocessableEntity, `data-testid="minting-error"`,
+			"This minting delegation proposal is no longer active (it was accepted, rejected or withdrawn meanwhile); reload the page.")
+		mustHave(t, admin.post("/delegations/not-a-cid/reject", url.Values{"csrf_token": {adminCSRF}}), http.StatusUnprocessableEntity, `data-testid="minting-error"`,
+			"There is no such proposal or delegation; reload the page.")
 		if r := admin.post("/delegations/"+string(pErin)+"/accept", url.Values{}); r.status != http.StatusForbidden {
 			t.Errorf("post without CSRF token = %d, want 403", r.status)
 		}
@@ -105,7 +107,7 @@ func TestUIMintingDelegations(t *testing.T) {
 		if r := post(coin.ContractID(d), "withdraw"); r.status != http.StatusSeeOther {
 			t.Fatalf("withdraw = %d: %.300s", r.status, r.body)
 		}
-		mustHave(t, admin.get("/delegations?done=withdraw"), http.StatusOK, "Delegation withdrawn", `data-testid="minting-active-empty"`)
+		mustHave(t, admin.get("/delegations?done=delegations-withdraw"), http.StatusOK, "Delegation withdrawn", `data-testid="minting-active-empty"`)
 
 		// A user who is not an admin has no menu entry and sees none of
 		// the operator's proposals.

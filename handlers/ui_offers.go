@@ -102,36 +102,36 @@ func transferRow(cid coin.ContractID, sender, receiver coin.PartyID, amount coin
 }
 
 // transferActions are the buttons of the offers page (and of the home
-// page's incoming cards): the ledger call and the confirmation of each.
+// page's incoming cards): the ledger call of each;
+// doneMessages["<base>-<action>"] says what it did.
 var transferActions = map[string]map[string]struct {
-	do  func(h *Handler, ctx context.Context, actor coin.PartyID, cid coin.ContractID) error
-	msg string
+	do func(h *Handler, ctx context.Context, actor coin.PartyID, cid coin.ContractID) error
 }{
 	"offers": {
 		"accept": {func(h *Handler, ctx context.Context, a coin.PartyID, cid coin.ContractID) error {
 			_, err := h.l.AcceptOffer(ctx, a, cid)
 			return err
-		}, "Offer accepted."},
+		}},
 		"reject": {func(h *Handler, ctx context.Context, a coin.PartyID, cid coin.ContractID) error {
 			return h.l.RejectOffer(ctx, a, cid)
-		}, "Offer rejected."},
+		}},
 		"withdraw": {func(h *Handler, ctx context.Context, a coin.PartyID, cid coin.ContractID) error {
 			return h.l.WithdrawOffer(ctx, a, cid)
-		}, "Offer withdrawn."},
+		}},
 	},
 	"instructions": {
 		"accept": {func(h *Handler, ctx context.Context, a coin.PartyID, cid coin.ContractID) error {
 			_, err := h.l.AcceptTransferInstruction(ctx, a, cid)
 			return err
-		}, "Transfer instruction accepted."},
+		}},
 		"reject": {func(h *Handler, ctx context.Context, a coin.PartyID, cid coin.ContractID) error {
 			_, err := h.l.RejectTransferInstruction(ctx, a, cid)
 			return err
-		}, "Transfer instruction rejected."},
+		}},
 		"withdraw": {func(h *Handler, ctx context.Context, a coin.PartyID, cid coin.ContractID) error {
 			_, err := h.l.WithdrawTransferInstruction(ctx, a, cid)
 			return err
-		}, "Transfer instruction withdrawn; the coin is yours again."},
+		}},
 	},
 }
 
@@ -148,7 +148,7 @@ func (h *Handler) uiTransferAction(base string) uiFunc {
 		var perr error
 		cid, err := coin.ParseContractID(r.PathValue("cid"))
 		if err != nil {
-			perr = err
+			perr = notFound("there is no such offer or instruction; reload the list")
 		} else {
 			perr = act.do(h, r.Context(), party, cid)
 		}
@@ -161,12 +161,13 @@ func (h *Handler) uiTransferAction(base string) uiFunc {
 			}
 			msg, status = m, http.StatusUnprocessableEntity
 		}
+		code := base + "-" + r.PathValue("action")
 		if r.PostFormValue("from") == "home" {
-			return h.homeAnswered(w, r, s, base+"-"+r.PathValue("action"), perr == nil, msg, status)
+			return h.homeAnswered(w, r, s, code, perr == nil, msg, status)
 		}
 		if !isFragment(r) {
 			if perr == nil {
-				redirect(w, r, "/offers")
+				done(w, r, "/offers", code)
 				return nil
 			}
 		}
@@ -177,8 +178,8 @@ func (h *Handler) uiTransferAction(base string) uiFunc {
 		if perr != nil {
 			m.Error = msg
 		} else {
-			m.Message = act.msg
 			w.Header().Set("HX-Trigger", "wallet-changed")
+			return render(w, r, status, withFlash(views.TransfersList(m), code))
 		}
 		if isFragment(r) {
 			return render(w, r, status, views.TransfersList(m))

@@ -18,19 +18,11 @@ import (
 // instruction (a views.SendExpiries value); a post without one gets it.
 const defaultExpires = "1d"
 
-// sendMessages are the confirmations after a send, by method.
-var sendMessages = map[string]string{
-	string(views.SendOffer):       "Transfer offer sent; the receiver can accept it.",
-	string(views.SendDirect):      "Sent.",
-	string(views.SendInstruction): "Transfer instruction sent; the coin is locked until the receiver accepts it or it expires.",
-}
-
 // uiSendPage serves GET /send: a fresh form with a new dedup id. ?to=
 // fills the receiver in, checked, so the method is chosen for it.
 func (h *Handler) uiSendPage(w http.ResponseWriter, r *http.Request, s *web.Session) error {
-	q := r.URL.Query()
 	f := views.SendForm{CSRF: s.CSRF, Expires: defaultExpires, DedupID: uuid.NewString(),
-		Message: sendMessages[q.Get("sent")], Receiver: strings.TrimSpace(q.Get("to"))}
+		Receiver: strings.TrimSpace(r.URL.Query().Get("to"))}
 	f.Methods = h.checkReceiver(r.Context(), uiParty(r), f.Receiver, "", "")
 	return h.renderSend(w, r, s, http.StatusOK, f)
 }
@@ -89,7 +81,7 @@ func (h *Handler) receiverParty(ctx context.Context, sender coin.PartyID, receiv
 		return "", badRequest("receiver: that is your own party")
 	}
 	if err := h.l.KnownParty(ctx, p); errors.Is(err, ledger.ErrNotFound) {
-		return "", badRequest("receiver: no party " + string(p) + " is known on this network")
+		return "", badRequest("receiver: no party " + string(p) + " is known on this network; check the ID with the receiver")
 	} else if err != nil {
 		return "", err
 	}
@@ -145,7 +137,7 @@ func (h *Handler) uiSend(w http.ResponseWriter, r *http.Request, s *web.Session)
 		return h.renderSend(w, r, s, http.StatusUnprocessableEntity, f)
 	}
 	w.Header().Set("HX-Trigger", "wallet-changed")
-	redirect(w, r, "/send?sent="+string(sent))
+	done(w, r, "/send", "sent-"+string(sent))
 	return nil
 }
 
@@ -168,7 +160,7 @@ func (h *Handler) send(ctx context.Context, sender coin.PartyID, method views.Se
 		return badRequest("amount: " + err.Error())
 	}
 	if !amount.IsPositive() {
-		return badRequest("amount: must be positive")
+		return badRequest("amount: enter an amount greater than 0")
 	}
 	expires := func() (time.Time, error) {
 		for _, e := range views.SendExpiries {

@@ -247,9 +247,10 @@ func TestUIOnboardTapHistory(t *testing.T) {
 
 		// Without JavaScript: post, then 303 back home.
 		r := b.post("/tap", url.Values{"csrf_token": {csrf}, "amount": {"100"}})
-		if r.status != http.StatusSeeOther || r.header.Get("Location") != "/" {
+		if r.status != http.StatusSeeOther || r.header.Get("Location") != "/?done=tapped" {
 			t.Fatalf("POST /tap = %d %q", r.status, r.header.Get("Location"))
 		}
+		mustHave(t, b.get("/?done=tapped"), http.StatusOK, `data-testid="flash"><p>Coin from the faucet is in your wallet.</p>`)
 		// At the initial price of 0.005 USD, 100 USD is 20000 CC.
 		mustHave(t, b.get("/"), http.StatusOK, `data-testid="balance-cc" title="20000.0000000000 CC">20,000 CC<`,
 			`data-testid="balance-usd" title="100.0000000000 USD">100.00 USD<`, `data-testid="holding-row"`, `data-testid="utxo-count">1<`)
@@ -264,7 +265,7 @@ func TestUIOnboardTapHistory(t *testing.T) {
 		if r := b.get("/history?kind=notification"); strings.Contains(r.body, `data-subtype="Tap"`) {
 			t.Error("kind filter kept a Tap row")
 		}
-		mustHave(t, b.get("/history?kind=bogus"), http.StatusUnprocessableEntity, "unknown kind")
+		mustHave(t, b.get("/history?kind=bogus"), http.StatusUnprocessableEntity, "Unknown kind &#34;bogus&#34;; choose one from the list.")
 
 		csv := b.get("/history.csv?kind=balance_change")
 		mustHave(t, csv, http.StatusOK, "id,time,round,kind,subtype,amount_cc", ",balance_change,Tap,20000.0000000000,")
@@ -286,9 +287,9 @@ func TestUITapErrors(t *testing.T) {
 			htmx         bool
 			want         string
 		}{
-			{"not a number", "abc", false, "invalid amount"},
-			{"negative", "-5", true, "must be positive"},
-			{"empty", "", true, "enter an amount"},
+			{"not a number", "abc", false, "is not a number"},
+			{"negative", "-5", true, "greater than 0"},
+			{"empty", "", true, "Enter an amount"},
 		}
 		for _, tc := range tests {
 			t.Run(tc.name, func(t *testing.T) {
@@ -304,7 +305,7 @@ func TestUITapErrors(t *testing.T) {
 			})
 		}
 		r := b.do(http.MethodPost, "/tap", url.Values{"csrf_token": {csrf}, "amount": {"1"}}, map[string]string{"HX-Request": "true"})
-		mustHave(t, r, http.StatusOK, `data-testid="tap-ok"`)
+		mustHave(t, r, http.StatusOK, `data-testid="flash" hx-swap-oob="true"><p>Coin from the faucet is in your wallet.</p>`)
 		if r.header.Get("HX-Trigger") != "wallet-changed" {
 			t.Errorf("HX-Trigger = %q", r.header.Get("HX-Trigger"))
 		}

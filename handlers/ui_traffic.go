@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -84,7 +85,7 @@ func (h *Handler) uiBuyTraffic(w http.ResponseWriter, r *http.Request, s *web.Se
 			}
 			if perr == nil {
 				w.Header().Set("HX-Trigger", "wallet-changed")
-				redirect(w, r, "/traffic?tracking="+f.TrackingID)
+				done(w, r, "/traffic?tracking="+url.QueryEscape(f.TrackingID), "traffic-bought")
 				return nil
 			}
 		}
@@ -114,7 +115,7 @@ func (h *Handler) trafficQuote(ctx context.Context, f views.TrafficForm) (coin.P
 		return "", 0, q, badRequest("member: " + err.Error())
 	}
 	if err := h.l.KnownParty(ctx, member); errors.Is(err, ledger.ErrNotFound) {
-		return "", 0, q, badRequest("member: no party " + string(member) + " is known on this network")
+		return "", 0, q, badRequest("member: no party " + string(member) + " is known on this network; check the ID with the validator")
 	} else if err != nil {
 		return "", 0, q, err
 	}
@@ -122,8 +123,11 @@ func (h *Handler) trafficQuote(ctx context.Context, f views.TrafficForm) (coin.P
 	switch f.Unit {
 	case "cc":
 		cc, err := coin.ParseAmount(f.Amount)
-		if err != nil || !cc.IsPositive() {
-			return "", 0, q, badRequest("amount: enter a positive amount of CC")
+		if err != nil {
+			return "", 0, q, badRequest("amount: " + err.Error())
+		}
+		if !cc.IsPositive() {
+			return "", 0, q, badRequest("amount: enter an amount of CC greater than 0")
 		}
 		lq, err = h.l.QuoteTrafficForCoin(ctx, cc)
 		if err != nil {
@@ -132,7 +136,7 @@ func (h *Handler) trafficQuote(ctx context.Context, f views.TrafficForm) (coin.P
 	default:
 		n, err := strconv.ParseInt(f.Amount, 10, 64)
 		if err != nil || n <= 0 {
-			return "", 0, q, badRequest("amount: enter a whole number of bytes")
+			return "", 0, q, badRequest("amount: enter a whole number of bytes, such as 200000 (no thousands separators), or choose CC as the unit")
 		}
 		if lq, err = h.l.QuoteTraffic(ctx, n); err != nil {
 			return "", 0, q, err

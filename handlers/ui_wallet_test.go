@@ -106,11 +106,11 @@ func TestUISendOfferAcceptRejectWithdraw(t *testing.T) {
 			"amount": {"100"}, "description": {"lunch"}, "method": {"offer"}, "expires": {"1d"}}
 		for i := 0; i < 2; i++ {
 			r := alice.post("/send", form)
-			if r.status != http.StatusSeeOther || r.header.Get("Location") != "/send?sent=offer" {
+			if r.status != http.StatusSeeOther || r.header.Get("Location") != "/send?done=sent-offer" {
 				t.Fatalf("send %d = %d %q: %.300s", i, r.status, r.header.Get("Location"), r.body)
 			}
 		}
-		mustHave(t, alice.get("/send?sent=offer"), http.StatusOK, `data-testid="send-ok"`)
+		mustHave(t, alice.get("/send?done=sent-offer"), http.StatusOK, `data-testid="flash"><p>Transfer offer sent; the receiver can accept it.</p>`)
 		offers := bob.pending()["incoming-offers"]
 		if len(offers) != 1 {
 			t.Fatalf("bob has %d incoming offers, want 1", len(offers))
@@ -121,7 +121,7 @@ func TestUISendOfferAcceptRejectWithdraw(t *testing.T) {
 
 		// Accept with htmx: the list fragment comes back with the balance.
 		r := bob.do(http.MethodPost, "/offers/"+offers[0]+"/accept", url.Values{"csrf_token": {bob.csrf}}, map[string]string{"HX-Request": "true"})
-		mustHave(t, r, http.StatusOK, `id="transfers-list"`, `data-testid="transfers-ok"`, `data-testid="transfers-balance" title="100.0000000000 CC">100 CC<`,
+		mustHave(t, r, http.StatusOK, `id="transfers-list"`, `hx-swap-oob="true"><p>Offer accepted; the coin is in your wallet.</p>`, `data-testid="transfers-balance" title="100.0000000000 CC">100 CC<`,
 			`data-testid="incoming-offers-empty"`)
 		if strings.Contains(r.body, "<html") {
 			t.Error("htmx answer is a whole page")
@@ -145,7 +145,7 @@ func TestUISendOfferAcceptRejectWithdraw(t *testing.T) {
 		// Reject without JavaScript: 303 back to the list.
 		mustSend(t, alice, bob.party, "5", "offer")
 		id := bob.pending()["incoming-offers"][0]
-		if r := bob.post("/offers/"+id+"/reject", url.Values{"csrf_token": {bob.csrf}}); r.status != http.StatusSeeOther || r.header.Get("Location") != "/offers" {
+		if r := bob.post("/offers/"+id+"/reject", url.Values{"csrf_token": {bob.csrf}}); r.status != http.StatusSeeOther || r.header.Get("Location") != "/offers?done=offers-reject" {
 			t.Fatalf("reject = %d %q", r.status, r.header.Get("Location"))
 		}
 		if got := bob.pending()["incoming-offers"]; len(got) != 0 {
@@ -158,7 +158,7 @@ func TestUISendOfferAcceptRejectWithdraw(t *testing.T) {
 		id = alice.pending()["outgoing-offers"][0]
 		mustHave(t, bob.post("/offers/"+id+"/withdraw", url.Values{"csrf_token": {bob.csrf}}), http.StatusForbidden)
 		r = alice.do(http.MethodPost, "/offers/"+id+"/withdraw", url.Values{"csrf_token": {alice.csrf}}, map[string]string{"HX-Request": "true"})
-		mustHave(t, r, http.StatusOK, `data-testid="transfers-ok"`, "Offer withdrawn", `data-testid="outgoing-offers-empty"`)
+		mustHave(t, r, http.StatusOK, `data-testid="flash" hx-swap-oob="true"><p>Offer withdrawn.</p>`, `data-testid="outgoing-offers-empty"`)
 		mustHave(t, bob.do(http.MethodPost, "/offers/"+id+"/bogus", url.Values{"csrf_token": {bob.csrf}}, nil), http.StatusNotFound)
 	})
 }
@@ -179,17 +179,17 @@ func TestUISendErrors(t *testing.T) {
 			name                                    string
 			receiver, amount, method, expires, want string
 		}{
-			{"no receiver", "", "1", "offer", "1d", "enter the receiver"},
-			{"bad party id", "nobody", "1", "offer", "1d", "receiver:"},
+			{"no receiver", "", "1", "offer", "1d", "Enter the receiver"},
+			{"bad party id", "nobody", "1", "offer", "1d", "copy the whole ID"},
 			{"unknown party", "ghost::1220" + strings.Repeat("ab", 32), "1", "offer", "1d", "is known on this network"},
 			{"own party", string(alice.party), "1", "offer", "1d", "your own party"},
-			{"bad amount", string(bob.party), "lots", "offer", "1d", "amount:"},
-			{"negative amount", string(bob.party), "-1", "instruction", "1d", "must be positive"},
-			{"bad expiry", string(bob.party), "1", "offer", "1w", "choose how long the receiver has to accept: 1 hour, 1 day, 7 days, 30 days"},
+			{"bad amount", string(bob.party), "lots", "offer", "1d", "is not a number"},
+			{"negative amount", string(bob.party), "-1", "instruction", "1d", "Enter an amount greater than 0."},
+			{"bad expiry", string(bob.party), "1", "offer", "1w", "how long the receiver has to accept: 1 hour, 1 day, 7 days, 30 days"},
 			{"no preapproval", string(bob.party), "1", "direct", "1d", "has not pre-approved"},
-			{"insufficient funds", string(bob.party), "5000", "instruction", "1d", "insufficient"},
+			{"insufficient funds", string(bob.party), "5000", "instruction", "1d", "Insufficient funds"},
 			{"offer beyond the balance", string(bob.party), "5000", "offer", "1d", "more than your available"},
-			{"unknown method", string(bob.party), "1", "mail", "1d", "choose how to send"},
+			{"unknown method", string(bob.party), "1", "mail", "1d", "how to send"},
 		}
 		for _, tc := range tests {
 			t.Run(tc.name, func(t *testing.T) {
@@ -216,7 +216,7 @@ func TestUIPreapprovalAndDirectSend(t *testing.T) {
 		if r := bob.post("/preapproval", url.Values{"csrf_token": {bob.csrf}}); r.status != http.StatusSeeOther {
 			t.Fatalf("create preapproval = %d: %.300s", r.status, r.body)
 		}
-		mustHave(t, bob.get("/approvals?done=preapproval"), http.StatusOK, `data-testid="preapproval-active"`, `data-testid="delegations-ok"`)
+		mustHave(t, bob.get("/approvals?done=preapproved"), http.StatusOK, `data-testid="preapproval-active"`, `data-testid="flash"><p>Direct transfers pre-approved`)
 		// Creating it again keeps the one there is.
 		if r := bob.post("/preapproval", url.Values{"csrf_token": {bob.csrf}}); r.status != http.StatusSeeOther {
 			t.Fatalf("create preapproval again = %d", r.status)
@@ -252,7 +252,7 @@ func TestUIInstructionWithdrawAndAccept(t *testing.T) {
 			t.Fatalf("instructions: alice %v, bob %v", id, bob.pending())
 		}
 		r := alice.do(http.MethodPost, "/instructions/"+id[0]+"/withdraw", url.Values{"csrf_token": {alice.csrf}}, map[string]string{"HX-Request": "true"})
-		mustHave(t, r, http.StatusOK, `data-testid="transfers-ok"`, "withdrawn", `data-testid="outgoing-instructions-empty"`)
+		mustHave(t, r, http.StatusOK, `hx-swap-oob="true"><p>Transfer instruction withdrawn; the coin is yours again.</p>`, `data-testid="outgoing-instructions-empty"`)
 		if r.header.Get("HX-Trigger") != "wallet-changed" {
 			t.Errorf("HX-Trigger = %q", r.header.Get("HX-Trigger"))
 		}
@@ -279,11 +279,11 @@ func TestUITraffic(t *testing.T) {
 		tests := []struct {
 			name, member, amount, unit, want string
 		}{
-			{"below minimum", string(alice.party), "1000", "bytes", "the minimum traffic purchase is 200,000 bytes (about 667 CC)"},
+			{"below minimum", string(alice.party), "1000", "bytes", "The minimum traffic purchase is 200,000 bytes (about 667 CC)."},
 			{"not a number", string(alice.party), "lots", "bytes", "whole number of bytes"},
-			{"bad coin amount", string(alice.party), "-3", "cc", "positive amount of CC"},
+			{"bad coin amount", string(alice.party), "-3", "cc", "Enter an amount of CC greater than 0."},
 			{"unknown member", "ghost::1220" + strings.Repeat("ab", 32), "200000", "bytes", "is known on this network"},
-			{"no member", "", "200000", "bytes", "enter a party ID"},
+			{"no member", "", "200000", "bytes", "Enter a party ID"},
 		}
 		for _, tc := range tests {
 			t.Run(tc.name, func(t *testing.T) {
@@ -300,7 +300,7 @@ func TestUITraffic(t *testing.T) {
 		tracking := regexp.MustCompile(`name="tracking_id" value="([^"]+)"`).FindStringSubmatch(q.body)[1]
 		confirm := url.Values{"csrf_token": {alice.csrf}, "step": {"confirm"}, "member": {string(e.l.Operator())}, "amount": {"200000"}, "unit": {"bytes"}, "tracking_id": {tracking}}
 		for i := 0; i < 2; i++ { // a double submit buys once
-			if r := alice.post("/traffic", confirm); r.status != http.StatusSeeOther || r.header.Get("Location") != "/traffic?tracking="+tracking {
+			if r := alice.post("/traffic", confirm); r.status != http.StatusSeeOther || r.header.Get("Location") != "/traffic?tracking="+tracking+"&done=traffic-bought" {
 				t.Fatalf("confirm %d = %d %q: %.300s", i, r.status, r.header.Get("Location"), r.body)
 			}
 		}

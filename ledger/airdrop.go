@@ -182,7 +182,8 @@ func (l *Ledger) Airdrop(ctx context.Context, req AirdropRequest) (AirdropResult
 	})
 	if err != nil {
 		if errors.Is(err, ErrInsufficientFunds) {
-			return AirdropResult{}, fmt.Errorf("airdrop of %s to %d parties: the operator's wallet cannot pay it and its fees: %w", res.Total, len(shares), err)
+			return AirdropResult{}, &Problem{Err: err, Msg: fmt.Sprintf("the operator's wallet cannot pay the airdrop of %s CC to %d parties and its fees (%s)",
+				humanCC(res.Total), len(shares), problemWords(err))}
 		}
 		return AirdropResult{}, fmt.Errorf("airdrop to %d parties: %w", len(shares), err)
 	}

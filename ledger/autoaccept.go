@@ -24,6 +24,9 @@ type AutoAcceptResult struct {
 // that expired.
 func (l *Ledger) AutoAccept(ctx context.Context, receiver coin.PartyID, fromParties []coin.PartyID) (AutoAcceptResult, error) {
 	var res AutoAcceptResult
+	if closed, err := store.PartyOffboarded(ctx, l.db, receiver); err != nil || closed {
+		return res, err // an offboarded user's wallet no longer runs
+	}
 	offers, err := store.TransferOffersWith(ctx, l.db, "", receiver, OfferCreated)
 	if err != nil {
 		return res, err

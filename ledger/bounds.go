@@ -80,7 +80,7 @@ func checkExpiry(field string, t, now time.Time) error {
 // hold (coin.MaxAmount).
 func checkAmount(field string, a coin.Amount) error {
 	if !a.IsPositive() {
-		return invalid(field, "must be positive")
+		return invalid(field, "enter an amount greater than 0")
 	}
 	return checkFits(field, a)
 }

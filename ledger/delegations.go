@@ -143,7 +143,7 @@ func (l *Ledger) activeDelegationContract(ctx context.Context, db bun.IDB, templ
 	if template == TemplateMintingDelegation {
 		what = "minting delegation"
 	}
-	return MintingDelegation{}, fmt.Errorf("%w: no active %s %s for %s", ErrNotFound, what, cid, delegate)
+	return MintingDelegation{}, problem(ErrNotFound, "this %s is no longer active (it was accepted, rejected or withdrawn meanwhile); reload the page", what)
 }
 
 // AcceptMintingDelegationProposal accepts a proposal naming delegate: it
@@ -162,12 +162,12 @@ func (l *Ledger) AcceptMintingDelegationProposal(ctx context.Context, delegate c
 		}
 		if _, err := store.PartyByID(ctx, c.tx, p.Beneficiary); err != nil {
 			if errors.Is(err, store.ErrNotFound) {
-				return fmt.Errorf("%w: beneficiary %s is not onboarded", ErrConflict, p.Beneficiary)
+				return problem(ErrConflict, "the beneficiary %s is not a party of this network, so the proposal cannot be accepted; reject it", p.Beneficiary)
 			}
 			return err
 		}
 		if !p.ExpiresAt.After(l.now()) {
-			return fmt.Errorf("%w: the proposal expired at %s", ErrExpired, FormatTime(p.ExpiresAt))
+			return problem(ErrExpired, "the proposal expired at %s; reject it, and ask the beneficiary for a new one", FormatTime(p.ExpiresAt))
 		}
 		old, err := l.delegations(ctx, c.tx, TemplateMintingDelegation, p.Beneficiary, func(d MintingDelegation) bool {
 			return d.Beneficiary == p.Beneficiary && d.Delegate == delegate

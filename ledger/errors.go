@@ -6,6 +6,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/store"
 )
 
@@ -31,6 +32,59 @@ var (
 	// ErrDisabled: the feature is off on this node (e.g. tap outside devnet).
 	ErrDisabled = errors.New("not available on this network")
 )
+
+// Problem is an error a person can cause and mend, in words saying what is
+// wrong and what to do; Err is its sentinel (the status). Both surfaces
+// show Msg as it is, without the wrapping context, which is for the log.
+type Problem struct {
+	Err error
+	Msg string
+}
+
+func (p *Problem) Error() string { return p.Msg }
+func (p *Problem) Unwrap() error { return p.Err }
+
+// humanCC writes a for a person: trailing zeros trimmed, thousands
+// separated ("19311.2000000000" -> "19,311.2"), as the pages show amounts.
+func humanCC(a coin.Amount) string {
+	s := a.Short()
+	neg := strings.HasPrefix(s, "-")
+	whole, frac, _ := strings.Cut(strings.TrimPrefix(s, "-"), ".")
+	var b strings.Builder
+	if neg {
+		b.WriteByte('-')
+	}
+	for i, c := range whole {
+		if i > 0 && (len(whole)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	if frac != "" {
+		b.WriteString("." + frac)
+	}
+	return b.String()
+}
+
+// notEnough is ErrInsufficientFunds when need is more than have.
+func notEnough(need, have coin.Amount) error {
+	return problem(ErrInsufficientFunds, "insufficient funds: this needs %s CC including fees, and %s CC is available; use a smaller amount, or wait for incoming coin",
+		humanCC(need), humanCC(have))
+}
+
+// problemWords is the people's words of err: its *Problem's, else its text.
+func problemWords(err error) string {
+	var p *Problem
+	if errors.As(err, &p) {
+		return p.Msg
+	}
+	return err.Error()
+}
+
+// problem is a *Problem of sentinel kind.
+func problem(kind error, format string, args ...any) error {
+	return &Problem{Err: kind, Msg: fmt.Sprintf(format, args...)}
+}
 
 // ValidationError reports bad input in one field.
 type ValidationError struct {

@@ -165,3 +165,9 @@ func (l *Ledger) MintThen(ctx context.Context, party coin.PartyID, amount coin.A
 	})
 	return cid, err
 }
+
+// ActiveContractsOf lists the active contracts of a template that party is
+// a stakeholder of.
+func (l *Ledger) ActiveContractsOf(ctx context.Context, templateID string, party coin.PartyID) ([]Contract, error) {
+	return l.activeContracts(ctx, templateID, party)
+}

@@ -106,7 +106,7 @@ func NextInstructionStatus(from InstructionStatus, move InstructionMove, actor, 
 	rule, ok := moves[move]
 	if !ok {
 		if len(moves) == 0 {
-			return "", fmt.Errorf("%w: it is already %s, so it cannot be %s", ErrInstructionFinished, from, pastTense(move))
+			return "", &Problem{Err: ErrInstructionFinished, Msg: fmt.Sprintf("this transfer instruction is %s already, so it cannot be %s; reload the list", from, pastTense(move))}
 		}
 		return "", invalid("move", "unknown move %q", move)
 	}
@@ -125,7 +125,8 @@ func NextInstructionStatus(from InstructionStatus, move InstructionMove, actor, 
 		if !now.Before(executeBefore) {
 			// No longer open for acceptance: not found, as the spec's
 			// only error for accept says.
-			return "", fmt.Errorf("%w: the transfer instruction had to be accepted before %s (%w)", ErrExpired, FormatTime(executeBefore), ErrNotFound)
+			return "", &Problem{Err: fmt.Errorf("%w (%w)", ErrExpired, ErrNotFound),
+				Msg: fmt.Sprintf("this transfer instruction had to be accepted before %s and can no longer be; ask the sender to send again", FormatTime(executeBefore))}
 		}
 	case afterDeadline:
 		if now.Before(executeBefore) {

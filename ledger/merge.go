@@ -193,7 +193,7 @@ func (l *Ledger) WithdrawMergeDelegation(ctx context.Context, owner coin.PartyID
 			return fmt.Errorf("merge delegation %s: %w", id, ErrNotFound)
 		}
 		if m.Status != MergeActive && m.Status != MergeProposed {
-			return fmt.Errorf("%w: merge delegation %s is %s", ErrConflict, id, m.Status)
+			return problem(ErrConflict, "this merge delegation is %s already; reload the page", m.Status)
 		}
 		t, err := c.begin(ctx, "merge-delegation-withdraw")
 		if err != nil {

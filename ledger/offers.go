@@ -227,7 +227,8 @@ func (l *Ledger) affordOffer(ctx context.Context, tx bun.Tx, sender coin.PartyID
 		return err
 	}
 	if avail := b.EffectiveUnlocked; amount.Cmp(avail) > 0 {
-		return fmt.Errorf("%w: the offer of %s CC is more than your available %s CC", ErrInsufficientFunds, amount, avail)
+		return problem(ErrInsufficientFunds, "insufficient funds: the offer of %s CC is more than your available %s CC; offer less, or wait for incoming coin",
+			humanCC(amount), humanCC(avail))
 	}
 	return nil
 }
@@ -263,7 +264,7 @@ func offerOpen(o *store.TransferOffer) error {
 	if o.FailureKind != "" {
 		state = o.FailureKind
 	}
-	return fmt.Errorf("%w: it is %s", ErrOfferFinished, state)
+	return &Problem{Err: ErrOfferFinished, Msg: fmt.Sprintf("this transfer offer is %s already, so there is nothing left to do; reload the list", state)}
 }
 
 // changeOffer runs fn on an open offer that actor may act on as role, in
@@ -331,7 +332,8 @@ func (l *Ledger) AcceptOffer(ctx context.Context, actor coin.PartyID, cid coin.C
 	err := l.changeOffer(ctx, actor, cid, "receiver", "accept-transfer-offer", func(t *txn, o *store.TransferOffer) error {
 		if !t.now.Before(o.ExpiresAt) {
 			// Not yet expired by the automation, but no longer open all the same.
-			return fmt.Errorf("%w: transfer offer %s expired at %s (%w)", ErrExpired, o.ContractID, FormatTime(o.ExpiresAt), ErrOfferFinished)
+			return &Problem{Err: fmt.Errorf("%w (%w)", ErrExpired, ErrOfferFinished),
+				Msg: fmt.Sprintf("this transfer offer expired at %s and can no longer be accepted; ask the sender for a new one", FormatTime(o.ExpiresAt))}
 		}
 		// The payment is a transfer under the rules at the open round.
 		if err := t.usingRules(ctx); err != nil {

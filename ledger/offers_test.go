@@ -384,7 +384,7 @@ func TestOfferBeyondBalance(t *testing.T) {
 		req := ledger.OfferRequest{Sender: sender, Receiver: receiver, Amount: coin.MustParse("10.0000000001"),
 			ExpiresAt: clock.Now().Add(time.Hour), TrackingID: uuid.NewString()}
 		_, _, err := l.CreateOffer(ctx, req)
-		if !errors.Is(err, ledger.ErrInsufficientFunds) || !strings.Contains(err.Error(), "available 10.0000000000 CC") {
+		if !errors.Is(err, ledger.ErrInsufficientFunds) || !strings.Contains(err.Error(), "available 10 CC") {
 			t.Fatalf("offer beyond the balance = %v, want ErrInsufficientFunds naming the available amount", err)
 		}
 		if open, _ := l.Offers(ctx, sender); len(open) != 0 {

@@ -31,14 +31,28 @@ func (l *Ledger) createInstall(t *txn, name string, party coin.PartyID) coin.Con
 // it adopts that existing party. Onboarding an onboarded user returns its
 // party and changes nothing, so clients may retry.
 func (l *Ledger) Onboard(ctx context.Context, name string, party coin.PartyID) (coin.PartyID, error) {
+	res, err := l.OnboardUser(ctx, name, party)
+	return res.Party, err
+}
+
+// OnboardResult is what Onboard did: the user's party, and whether this
+// call onboarded the user (false: the user was onboarded already).
+type OnboardResult struct {
+	Party   coin.PartyID
+	Created bool
+}
+
+// OnboardUser is Onboard, also telling whether the user was onboarded
+// already.
+func (l *Ledger) OnboardUser(ctx context.Context, name string, party coin.PartyID) (OnboardResult, error) {
 	name = strings.TrimSpace(name)
 	if name == "" {
-		return "", invalid("name", "must not be empty")
+		return OnboardResult{}, invalid("name", "enter the user's ID")
 	}
 	if len(name) > 255 {
-		return "", invalid("name", "must be at most 255 characters")
+		return OnboardResult{}, invalid("name", "a user ID has at most 255 characters")
 	}
-	var result coin.PartyID
+	var result OnboardResult
 	defer l.users.forget(name) // also after an error: the commit may have happened
 	err := l.change(ctx, func(ctx context.Context, c *change) error {
 		tx := c.tx
@@ -51,7 +65,7 @@ func (l *Ledger) Onboard(ctx context.Context, name string, party coin.PartyID) (
 			if party != "" && party != u.PartyID {
 				return fmt.Errorf("%w: user %q is already onboarded with party %s", ErrConflict, name, u.PartyID)
 			}
-			result = u.PartyID
+			result = OnboardResult{Party: u.PartyID}
 			return nil
 		case err != nil && !errors.Is(err, store.ErrNotFound):
 			return err
@@ -85,11 +99,11 @@ func (l *Ledger) Onboard(ctx context.Context, name string, party coin.PartyID) (
 			}
 			return store.InsertUser(ctx, tx, &store.User{Name: name, PartyID: p, IsAdmin: l.IsAdmin(name), InstallCID: install, CreatedAt: l.now()})
 		})
-		result = p
+		result = OnboardResult{Party: p, Created: true}
 		return nil
 	})
 	if err != nil {
-		return "", fmt.Errorf("onboard %q: %w", name, err)
+		return OnboardResult{}, fmt.Errorf("onboard %q: %w", name, err)
 	}
 	return result, nil
 }
@@ -116,22 +130,32 @@ func (l *Ledger) allocateParty(ctx context.Context, tx bun.IDB, name string) (co
 	return "", fmt.Errorf("%w: no free party hint for %q", ErrConflict, name)
 }
 
-// Offboard archives the user's wallet install. The party and its holdings
-// stay; onboarding again restores access.
+// Offboard archives the contracts that make the user's wallet usable on
+// this validator (WalletAppInstall and ValidatorRight), as the real
+// validator's offboardUser does; nothing else of the user's party is
+// archived: its holdings, offers, preapproval and merge delegation stay.
+// From then on the wallet stops acting for the party: every page and call
+// of the user answers "not onboarded", and the automations that run the
+// user's wallet (merging, auto-accept, sweep) skip it. The user's login is
+// the identity provider's: it stays, so the user may onboard again
+// (POST /v0/register), which restores the same party.
 func (l *Ledger) Offboard(ctx context.Context, name string) error {
 	// Forgotten after the commit, so no request of this process acts for
 	// the user once Offboard has returned (usercache.go).
 	defer l.users.forget(name)
 	return l.change(ctx, func(ctx context.Context, c *change) error {
 		u, err := store.UserByName(ctx, c.tx, name)
+		if errors.Is(err, store.ErrNotFound) {
+			return problem(ErrNotFound, "there is no user %s on this validator; check the user ID", name)
+		}
 		if err != nil {
 			return err
 		}
 		if !u.OffboardedAt.IsZero() {
-			return fmt.Errorf("user %q is not onboarded: %w", name, ErrNotFound)
+			return problem(ErrNotFound, "the user %s is not onboarded on this validator; there is nothing to offboard", name)
 		}
 		if u.IsAdmin && u.PartyID == l.operator {
-			return fmt.Errorf("%w: the validator operator's user %q cannot be offboarded", ErrConflict, name)
+			return problem(ErrConflict, "the user %s is the validator operator's own, whom the validator needs: it cannot be offboarded", name)
 		}
 		t, err := c.begin(ctx, "offboard")
 		if err != nil {
@@ -139,6 +163,13 @@ func (l *Ledger) Offboard(ctx context.Context, name string) error {
 		}
 		if u.InstallCID != "" {
 			t.archive(u.InstallCID)
+		}
+		rights, err := store.ActiveContractsByTemplate(ctx, c.tx, TemplateValidatorRight, u.PartyID)
+		if err != nil {
+			return err
+		}
+		for _, r := range rights {
+			t.archive(r.ContractID)
 		}
 		t.afterCommit(func(ctx context.Context) error {
 			u.InstallCID, u.OffboardedAt = "", bun.NullTime{Time: l.now()}

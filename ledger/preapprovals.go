@@ -63,6 +63,12 @@ func (l *Ledger) PreapprovalFee(d time.Duration, price coin.Amount) coin.Amount 
 	return USDToCoin(usd, price)
 }
 
+// operatorCannotPay is the error of a preapproval fee the operator's
+// wallet lacks missing for.
+func operatorCannotPay(missing coin.Amount) error {
+	return invalid("", "the validator operator cannot pay the preapproval fee (missing %s CC); ask the operator to add coin to their wallet", humanCC(missing))
+}
+
 // fundProvider makes sure provider can pay fee. On a development network
 // the faucet taps what is missing (the real validator taps for its own
 // automation on devnet); elsewhere a shortfall is a 400.
@@ -77,7 +83,7 @@ func (l *Ledger) fundProvider(ctx context.Context, provider coin.PartyID, d time
 	}
 	missing := fee.Sub(b.EffectiveUnlocked)
 	if !l.cfg.DevNet {
-		return invalid("", "the validator operator cannot pay the preapproval fee (missing %s CC)", missing)
+		return operatorCannotPay(missing)
 	}
 	return l.db.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
 		t, err := l.beginTxn(ctx, tx, "tap")
@@ -100,7 +106,7 @@ func (t *txn) chargePreapproval(ctx context.Context, provider, receiver coin.Par
 		if berr != nil {
 			return berr
 		}
-		return invalid("", "the validator operator cannot pay the preapproval fee (missing %s CC)", fee.Sub(b))
+		return operatorCannotPay(fee.Sub(b))
 	}
 	if err != nil {
 		return err
@@ -301,6 +307,9 @@ func (l *Ledger) RenewDuePreapprovals(ctx context.Context) (int, error) {
 func (l *Ledger) CancelPreapproval(ctx context.Context, receiver coin.PartyID) error {
 	err := l.db.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
 		p, err := store.LiveTransferPreapproval(ctx, tx, receiver)
+		if errors.Is(err, store.ErrNotFound) {
+			return problem(ErrNotFound, "there is no preapproval to revoke: it expired or was revoked already")
+		}
 		if err != nil {
 			return err
 		}

@@ -148,7 +148,7 @@ func TestPreapprovalFeeOutsideDevNet(t *testing.T) {
 				t.Fatal(err)
 			}
 			_, _, err = l.CreatePreapproval(ctx, receiver)
-			if !ledger.IsValidation(err) || !strings.Contains(err.Error(), "the validator operator cannot pay the preapproval fee (missing 49.3200000000 CC)") {
+			if !ledger.IsValidation(err) || !strings.Contains(err.Error(), "the validator operator cannot pay the preapproval fee (missing 49.32 CC)") {
 				t.Fatalf("create without operator funds = %v", err)
 			}
 			// A production ledger cannot mint; the coin comes from a

@@ -87,6 +87,9 @@ func (l *Ledger) CheckSweep(ctx context.Context, c SweepConfig) error {
 // coin and sends nothing.
 func (l *Ledger) Sweep(ctx context.Context, c SweepConfig) (SweepResult, error) {
 	res := SweepResult{Amount: coin.Zero, Outstanding: coin.Zero}
+	if closed, err := store.PartyOffboarded(ctx, l.db, c.Sender); err != nil || closed {
+		return res, err // an offboarded user's wallet no longer runs
+	}
 	b, err := l.Balance(ctx, c.Sender)
 	if err != nil {
 		return res, fmt.Errorf("sweep %s: %w", c.Sender, err)

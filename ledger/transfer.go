@@ -39,7 +39,7 @@ func SelectInputs(cands []Candidate, target coin.Amount, maxInputs int) ([]Candi
 		}
 	}
 	if total.Cmp(target) < 0 {
-		return nil, coin.Zero, fmt.Errorf("%w: need %s, have %s", ErrInsufficientFunds, target, total)
+		return nil, coin.Zero, notEnough(target, total)
 	}
 	sort.Slice(sorted, func(i, j int) bool {
 		if c := sorted[i].Effective.Cmp(sorted[j].Effective); c != 0 {
@@ -50,7 +50,8 @@ func SelectInputs(cands []Candidate, target coin.Amount, maxInputs int) ([]Candi
 	sum := coin.Zero
 	for i, c := range sorted {
 		if i == maxInputs {
-			return nil, coin.Zero, fmt.Errorf("%w: need %s, but the largest %d holdings only cover %s; merge holdings first", ErrInsufficientFunds, target, maxInputs, sum)
+			return nil, coin.Zero, problem(ErrInsufficientFunds, "insufficient funds: this needs %s CC including fees, but one transfer spends at most %d holdings and your largest %d cover %s CC; merge your holdings first (Approvals: let the validator merge them), or use a smaller amount",
+				humanCC(target), maxInputs, maxInputs, humanCC(sum))
 		}
 		sum = sum.Add(c.Effective)
 		if sum.Cmp(target) >= 0 && target.IsPositive() {
@@ -60,7 +61,7 @@ func SelectInputs(cands []Candidate, target coin.Amount, maxInputs int) ([]Candi
 	if !target.IsPositive() {
 		return nil, coin.Zero, nil
 	}
-	return nil, coin.Zero, fmt.Errorf("%w: need %s, have %s", ErrInsufficientFunds, target, total)
+	return nil, coin.Zero, notEnough(target, total)
 }
 
 // Output is one receiver of a transfer.

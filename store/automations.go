@@ -202,6 +202,24 @@ func MergeCandidatesAbove(ctx context.Context, db bun.IDB, limit int, also ...co
 	return out, nil
 }
 
+// PartyOffboarded reports whether party belongs only to offboarded users:
+// its wallet was closed (a party of no user at all is not).
+func PartyOffboarded(ctx context.Context, db bun.IDB, party coin.PartyID) (bool, error) {
+	var users []struct {
+		Offboarded bool `bun:"offboarded"`
+	}
+	err := db.NewSelect().Table("users").ColumnExpr("offboarded_at IS NOT NULL AS offboarded").Where("party_id = ?", party).Scan(ctx, &users)
+	if err != nil {
+		return false, fmt.Errorf("users of %s: %w", party, Normalize(err))
+	}
+	for _, u := range users {
+		if !u.Offboarded {
+			return false, nil
+		}
+	}
+	return len(users) > 0, nil
+}
+
 // PartyOnboarded reports whether party is an onboarded (not offboarded)
 // user's party.
 func PartyOnboarded(ctx context.Context, db bun.IDB, party coin.PartyID) (bool, error) {

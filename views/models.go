@@ -181,6 +181,9 @@ type History struct {
 type UserRow struct {
 	Name, Party string
 	Admin       bool
+	// Offboardable is false for the validator operator's own user, whom
+	// the ledger refuses to offboard.
+	Offboardable bool
 }
 
 // AutomationRow is one automation on the admin page.
@@ -193,10 +196,9 @@ type AutomationRow struct {
 
 // OnboardForm is the admin's onboard-a-user form.
 type OnboardForm struct {
-	CSRF    string
-	Name    string
-	Error   string
-	Message string
+	CSRF  string
+	Name  string
+	Error string
 }
 
 // Admin is the validator operator's page.
@@ -214,6 +216,16 @@ type Admin struct {
 	// Warnings are the configuration's security warnings (disableAuth,
 	// no issuer, cookies without Secure), shown first.
 	Warnings []string
+	// Offboard asks to confirm offboarding a user (nil: not asked);
+	// OffboardError says why an offboarding failed.
+	Offboard      *OffboardConfirm
+	OffboardError string
+}
+
+// OffboardConfirm is the confirmation of offboarding a user: the page's
+// no-JavaScript equivalent of a confirm dialog.
+type OffboardConfirm struct {
+	CSRF, Name string
 }
 
 // NetworkRow is one multi-validator network key on the admin page.
@@ -351,7 +363,6 @@ type Delegations struct {
 	FeaturedCID       string
 	FeaturedGrantable bool
 	Error             string
-	Message           string
 }
 
 // TrafficForm is the buy traffic form, in two steps: quote, then confirm.
@@ -412,7 +423,6 @@ type MintingDelegations struct {
 	Proposals []MintingDelegationRow
 	Active    []MintingDelegationRow
 	Error     string
-	Message   string
 }
 
 // MintingDelegationRow is one proposal or active delegation.

@@ -1,0 +1,94 @@
+package e2e
+
+import (
+	"testing"
+
+	"github.com/playwright-community/playwright-go"
+)
+
+// These tests are not parallel: they run before the parallel ones start,
+// so bob's preapproval, made and revoked here, is gone again when the
+// other tests use bob.
+
+// newPageAt is newPage at a width (a phone's is 390 px).
+func newPageAt(t *testing.T, js bool, width int) playwright.Page {
+	t.Helper()
+	p := newPage(t, js)
+	must(t, p.SetViewportSize(width, 844))
+	return p
+}
+
+// noSidewaysScroll fails when p's document is wider than its viewport.
+func noSidewaysScroll(t *testing.T, p playwright.Page, where string) {
+	t.Helper()
+	if l := measure(t, p); l.SW > l.VW {
+		t.Errorf("%s: scrolls sideways (document %v px wide in %v)", where, l.SW, l.VW)
+	}
+}
+
+// TestFormPostWithoutJavaScriptSaysWhatHappened: a plain form post (no
+// htmx) lands on a page whose status region says what it did, on a phone
+// without sideways scrolling (issue 24 point 6).
+func TestFormPostWithoutJavaScriptSaysWhatHappened(t *testing.T) {
+	p := newPageAt(t, false, 390)
+	login(t, p, "admin", false)
+	must(t, p.Locator("#tap-amount").Fill("1"))
+	must(t, testID(p, "tap-submit").Click())
+	must(t, p.WaitForURL(baseURL+"/?done=tapped"))
+	flash := testID(p, "flash")
+	must(t, expect.Locator(flash).ToHaveText("Coin from the faucet is in your wallet."))
+	must(t, expect.Locator(flash).ToHaveAttribute("role", "status"))
+	noSidewaysScroll(t, p, "home after a tap")
+
+	// An error in words, next to the form.
+	must(t, p.Locator("#tap-amount").Fill("1.123456789012"))
+	must(t, testID(p, "tap-submit").Click())
+	must(t, expect.Locator(testID(p, "tap-error")).ToHaveText(`"1.123456789012" has 12 decimal places: use at most 10.`))
+	noSidewaysScroll(t, p, "home with a tap error")
+}
+
+// TestAdminOffboardsAUser: the admin onboards dave, is told so, offboards
+// him after confirming, and onboarding him again says "onboarded" once
+// more; on a phone (issue 24 point 6).
+func TestAdminOffboardsAUser(t *testing.T) {
+	p := newPageAt(t, true, 390)
+	login(t, p, "admin", false)
+	_, err := p.Goto("/admin")
+	must(t, err)
+	must(t, p.Locator("#onboard-name").Fill("dave"))
+	must(t, testID(p, "onboard-user-submit").Click())
+	must(t, expect.Locator(testID(p, "flash")).ToHaveText("User onboarded: they can log in and use their wallet."))
+	must(t, p.Locator("#onboard-name").Fill("dave"))
+	must(t, testID(p, "onboard-user-submit").Click())
+	must(t, expect.Locator(testID(p, "flash")).ToHaveText("That user was already onboarded; nothing changed."))
+
+	dave := p.Locator(`[data-testid="user-row"][data-user="dave"]`)
+	must(t, dave.GetByTestId("offboard-user").Click())
+	must(t, expect.Locator(testID(p, "offboard-confirm")).ToContainText("Offboard dave?"))
+	noSidewaysScroll(t, p, "admin asking to confirm")
+	must(t, testID(p, "offboard-confirm-submit").Click())
+	must(t, expect.Locator(testID(p, "flash")).ToContainText("User offboarded"))
+	must(t, expect.Locator(dave).ToHaveCount(0))
+	noSidewaysScroll(t, p, "admin after offboarding")
+
+	// The operator's own user has no offboard button.
+	must(t, expect.Locator(p.Locator(`[data-testid="user-row"][data-user="admin"]`).GetByTestId("offboard-user")).ToHaveCount(0))
+}
+
+// TestUndoPreapproval: bob pre-approves direct transfers and revokes the
+// preapproval on the same page, each time told what happened (issue 24
+// point 7).
+func TestUndoPreapproval(t *testing.T) {
+	p := newPageAt(t, true, 390)
+	login(t, p, "bob", false)
+	must(t, testID(p, "nav-approvals").Click())
+	must(t, p.WaitForURL(baseURL+"/approvals"))
+	must(t, testID(p, "preapproval-create").Click())
+	must(t, expect.Locator(testID(p, "flash")).ToContainText("Direct transfers pre-approved"))
+	must(t, expect.Locator(testID(p, "preapproval-active")).ToBeVisible())
+	must(t, testID(p, "preapproval-revoke").Click())
+	must(t, expect.Locator(testID(p, "flash")).ToHaveText("Preapproval revoked: others must send you transfer offers again."))
+	must(t, expect.Locator(testID(p, "preapproval-none")).ToBeVisible())
+	must(t, expect.Locator(testID(p, "preapproval-create")).ToBeVisible())
+	noSidewaysScroll(t, p, "approvals after the undo")
+}

@@ -1,0 +1,346 @@
+package handlers_test
+
+import (
+	"context"
+	"html"
+	"net/http"
+	"net/url"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+)
+
+var flashRE = regexp.MustCompile(`(?s)<div id="flash"[^>]*data-testid="flash"[^>]*>(.*?)</div>`)
+
+// flashText is the words in the layout's status region (or an htmx
+// answer's swap of it), "" when empty.
+func flashText(t *testing.T, body string) string {
+	t.Helper()
+	return textOf(t, flashRE, body)
+}
+
+// textOf is the text of re's first match in body, tags dropped.
+func textOf(t *testing.T, re *regexp.Regexp, body string) string {
+	t.Helper()
+	m := re.FindStringSubmatch(body)
+	if m == nil {
+		t.Fatalf("nothing matches %s in: %.1500s", re, body)
+	}
+	return strings.TrimSpace(html.UnescapeString(tagRE.ReplaceAllString(m[1], "")))
+}
+
+// followed posts form to path as a form without JavaScript and follows
+// the 303: the words the page after the redirect shows.
+func (b *browser) followed(path string, form url.Values) string {
+	b.t.Helper()
+	r := b.post(path, form)
+	if r.status != http.StatusSeeOther {
+		b.t.Fatalf("POST %s = %d, want 303: %.500s", path, r.status, r.body)
+	}
+	page := b.get(strings.TrimPrefix(r.header.Get("Location"), b.env.srv.URL))
+	if page.status != http.StatusOK {
+		b.t.Fatalf("GET %s = %d", r.header.Get("Location"), page.status)
+	}
+	return flashText(b.t, page.body)
+}
+
+// TestUIActionsSayWhatHappened: every POST form of the web wallet, without
+// JavaScript, lands on a page whose status region says what it did; with
+// htmx the same words come swapped into it (issue 24 point 6).
+func TestUIActionsSayWhatHappened(t *testing.T) {
+	forEngine(t, func(t *testing.T, e *uiEnv) {
+		b := e.browser(t)
+		b.login("alice")
+		csrf := csrfOf(t, b.get("/onboard").body)
+		if got := b.followed("/onboard", url.Values{"csrf_token": {csrf}}); got != "Your wallet is ready." {
+			t.Errorf("onboard says %q", got)
+		}
+		alice := &wallet{browser: b, csrf: csrf}
+		alice.party, _ = e.l.PartyOf(context.Background(), "alice")
+		form := func(kv ...string) url.Values {
+			v := url.Values{"csrf_token": {csrf}}
+			for i := 0; i+1 < len(kv); i += 2 {
+				v.Set(kv[i], kv[i+1])
+			}
+			return v
+		}
+		if got := alice.followed("/tap", form("amount", "100")); got != "Coin from the faucet is in your wallet." {
+			t.Errorf("tap says %q", got)
+		}
+		r := alice.do(http.MethodPost, "/tap", form("amount", "1"), map[string]string{"HX-Request": "true"})
+		if got := flashText(t, r.body); r.status != http.StatusOK || got != "Coin from the faucet is in your wallet." || !strings.Contains(r.body, `hx-swap-oob="true"`) {
+			t.Errorf("htmx tap = %d %q", r.status, got)
+		}
+
+		bob := e.wallet(t, "bob", "")
+		if got := alice.followed("/send", form("receiver", string(bob.party), "amount", "3", "method", "offer", "expires_hours", "24", "dedup_id", "f1")); got != "Transfer offer sent; the receiver can accept it." {
+			t.Errorf("send says %q", got)
+		}
+		for _, action := range []string{"accept", "reject"} {
+			mustSend(t, alice, bob.party, "2", "offer")
+			id := bob.pending()["incoming-offers"][0]
+			want := map[string]string{"accept": "Offer accepted; the coin is in your wallet.", "reject": "Offer rejected."}[action]
+			if got := bob.followed("/offers/"+id+"/"+action, url.Values{"csrf_token": {bob.csrf}}); got != want {
+				t.Errorf("offer %s says %q, want %q", action, got, want)
+			}
+		}
+		mustSend(t, alice, bob.party, "2", "offer")
+		if got := alice.followed("/offers/"+alice.pending()["outgoing-offers"][0]+"/withdraw", form()); got != "Offer withdrawn." {
+			t.Errorf("offer withdraw says %q", got)
+		}
+		mustSend(t, alice, bob.party, "2", "instruction")
+		if got := bob.followed("/instructions/"+bob.pending()["incoming-instructions"][0]+"/reject", url.Values{"csrf_token": {bob.csrf}}); got != "Transfer instruction rejected; the coin goes back to the sender." {
+			t.Errorf("instruction reject says %q", got)
+		}
+
+		// Approvals: each action and its undo, from the same page.
+		if got := bob.followed("/preapproval", url.Values{"csrf_token": {bob.csrf}}); got != "Direct transfers pre-approved: others can now send you coin in one step." {
+			t.Errorf("preapprove says %q", got)
+		}
+		if got := bob.followed("/preapproval", url.Values{"csrf_token": {bob.csrf}}); got != "Direct transfers were already pre-approved; nothing changed." {
+			t.Errorf("preapprove again says %q", got)
+		}
+		mustHave(t, bob.get("/approvals"), http.StatusOK, `data-testid="preapproval-revoke"`)
+		if got := bob.followed("/preapproval/revoke", url.Values{"csrf_token": {bob.csrf}}); got != "Preapproval revoked: others must send you transfer offers again." {
+			t.Errorf("revoke says %q", got)
+		}
+		if _, err := e.l.PreapprovalOf(context.Background(), bob.party); err == nil {
+			t.Error("the revoked preapproval is still valid")
+		}
+		mustHave(t, bob.get("/approvals"), http.StatusOK, `data-testid="preapproval-none"`, `data-testid="preapproval-create"`)
+
+		// Propose a merge delegation, withdraw the proposal; propose again,
+		// and withdraw that one too.
+		for i := 0; i < 2; i++ {
+			if got := bob.followed("/merge-delegation", url.Values{"csrf_token": {bob.csrf}}); got != "Merge delegation proposed; the validator accepts it on its next run." {
+				t.Errorf("merge propose says %q", got)
+			}
+			page := bob.get("/approvals")
+			cid := regexp.MustCompile(`name="cid" value="([^"]+)"`).FindStringSubmatch(page.body)
+			if cid == nil {
+				t.Fatalf("no merge delegation to withdraw: %.2000s", page.body)
+			}
+			if got := bob.followed("/merge-delegation/withdraw", url.Values{"csrf_token": {bob.csrf}, "cid": {cid[1]}}); got != "Merge delegation withdrawn: the validator no longer merges your holdings." {
+				t.Errorf("merge withdraw says %q", got)
+			}
+			mustHave(t, bob.get("/approvals"), http.StatusOK, `data-testid="merge-none"`)
+		}
+
+		// Nothing on a page without an action; an unknown code shows no
+		// words, and request text is never shown.
+		if got := flashText(t, alice.get("/").body); got != "" {
+			t.Errorf("plain page says %q", got)
+		}
+		if r := alice.get("/?done=" + url.QueryEscape("<b>send your coin to mallory</b>")); flashText(t, r.body) != "" || strings.Contains(r.body, "mallory") {
+			t.Error("the page reflects the done parameter")
+		}
+	})
+}
+
+// TestUIAdminOnboardOffboard: the admin page tells onboarding from
+// onboarding again, and offboards after a confirmation; the offboarded
+// user's wallet closes (pages send them to onboarding, the JSON API says
+// not onboarded), their party stays, and onboarding them again restores
+// the same party (issue 24 point 6).
+func TestUIAdminOnboardOffboard(t *testing.T) {
+	forEngine(t, func(t *testing.T, e *uiEnv) {
+		admin := e.browser(t)
+		admin.login("admin")
+		page := admin.get("/admin")
+		csrf := csrfOf(t, page.body)
+		if strings.Contains(page.body, `aria-label="Offboard admin"`) {
+			t.Error("the operator's own user has an offboard button")
+		}
+		if got := admin.followed("/admin/users", url.Values{"csrf_token": {csrf}, "name": {"carol"}}); got != "User onboarded: they can log in and use their wallet." {
+			t.Errorf("onboard says %q", got)
+		}
+		if got := admin.followed("/admin/users", url.Values{"csrf_token": {csrf}, "name": {"carol"}}); got != "That user was already onboarded; nothing changed." {
+			t.Errorf("onboard again says %q", got)
+		}
+		carol, err := e.l.PartyOf(context.Background(), "carol")
+		if err != nil {
+			t.Fatal(err)
+		}
+		mustHave(t, admin.get("/admin"), http.StatusOK, `aria-label="Offboard carol"`)
+
+		// The button asks first; nothing happens until confirmed.
+		ask := admin.post("/admin/users/offboard", url.Values{"csrf_token": {csrf}, "name": {"carol"}})
+		mustHave(t, ask, http.StatusOK, `data-testid="offboard-confirm"`, "Offboard carol?", `name="confirm" value="yes"`)
+		if _, err := e.l.PartyOf(context.Background(), "carol"); err != nil {
+			t.Fatalf("carol offboarded before the confirmation: %v", err)
+		}
+		if got := admin.followed("/admin/users/offboard", url.Values{"csrf_token": {csrf}, "name": {"carol"}, "confirm": {"yes"}}); !strings.HasPrefix(got, "User offboarded:") {
+			t.Errorf("offboard says %q", got)
+		}
+		if _, err := e.l.PartyOf(context.Background(), "carol"); err == nil {
+			t.Error("carol is still onboarded")
+		}
+		if strings.Contains(admin.get("/admin").body, `data-user="carol"`) {
+			t.Error("the offboarded user is still listed")
+		}
+		// Offboarding again, or the operator: said in words, nothing done.
+		r := admin.post("/admin/users/offboard", url.Values{"csrf_token": {csrf}, "name": {"carol"}, "confirm": {"yes"}})
+		mustHave(t, r, http.StatusUnprocessableEntity, `data-testid="offboard-error"`, "The user carol is not onboarded on this validator; there is nothing to offboard.")
+		r = admin.post("/admin/users/offboard", url.Values{"csrf_token": {csrf}, "name": {"admin"}, "confirm": {"yes"}})
+		mustHave(t, r, http.StatusUnprocessableEntity, `data-testid="offboard-error"`, "validator operator")
+		if _, err := e.l.PartyOf(context.Background(), "admin"); err != nil {
+			t.Errorf("the operator was offboarded: %v", err)
+		}
+		if got := admin.followed("/admin/users", url.Values{"csrf_token": {csrf}, "name": {"carol"}}); got != "User onboarded: they can log in and use their wallet." {
+			t.Errorf("onboarding again says %q", got)
+		}
+		if p, err := e.l.PartyOf(context.Background(), "carol"); err != nil || p != carol {
+			t.Errorf("carol's party after onboarding again = %s, %v; want %s", p, err, carol)
+		}
+
+		// Only admins offboard.
+		alice := e.wallet(t, "alice", "")
+		if r := alice.post("/admin/users/offboard", url.Values{"csrf_token": {alice.csrf}, "name": {"carol"}, "confirm": {"yes"}}); r.status != http.StatusForbidden {
+			t.Errorf("a user offboarding = %d, want 403", r.status)
+		}
+		if _, err := e.l.PartyOf(context.Background(), "carol"); err != nil {
+			t.Errorf("a user offboarded carol: %v", err)
+		}
+	})
+}
+
+// alertText is the words of the page's (or fragment's) first error.
+func alertText(t *testing.T, body string) string {
+	t.Helper()
+	return textOf(t, alertRE, body)
+}
+
+var alertRE = regexp.MustCompile(`(?s)class="error" role="alert"[^>]*>(.*?)</p>`)
+
+// TestUIErrorsInPeoplesWords: every form error says what is wrong and
+// what to do, with amounts as people write them, not the JSON API's field
+// prefixes or the ledger's wrapped chain (issue 24 point 8).
+func TestUIErrorsInPeoplesWords(t *testing.T) {
+	forEngine(t, func(t *testing.T, e *uiEnv) {
+		alice := e.wallet(t, "alice", "100") // 20,000 CC
+		bob := e.wallet(t, "bob", "")        // nothing
+		op := string(e.l.Operator())
+		mustSend(t, alice, bob.party, "2", "offer")
+		done := bob.pending()["incoming-offers"][0]
+		if r := bob.post("/offers/"+done+"/accept", url.Values{"csrf_token": {bob.csrf}}); r.status != http.StatusSeeOther {
+			t.Fatalf("accept = %d", r.status)
+		}
+		ghost := "ghost::1220" + strings.Repeat("ab", 32)
+		tests := []struct {
+			name string
+			who  *wallet
+			path string
+			form []string
+			want string // the whole message, or with a leading "~" a part of it
+		}{
+			{"tap not a number", alice, "/tap", []string{"amount", "abc"},
+				`"abc" is not a number: enter digits with at most one decimal point, such as 1250.5 (no thousands separators).`},
+			{"tap decimals", alice, "/tap", []string{"amount", "1.123456789012"}, `"1.123456789012" has 12 decimal places: use at most 10.`},
+			{"tap separators", alice, "/tap", []string{"amount", "1,000"}, "~(no thousands separators)"},
+			{"tap zero", alice, "/tap", []string{"amount", "0"}, "Enter an amount greater than 0."},
+			{"tap empty", alice, "/tap", []string{"amount", ""}, "Enter an amount in USD."},
+			{"send decimals", alice, "/send", []string{"receiver", string(bob.party), "amount", "1.123456789012", "method", "offer", "expires_hours", "24"},
+				`"1.123456789012" has 12 decimal places: use at most 10.`},
+			{"send zero", alice, "/send", []string{"receiver", string(bob.party), "amount", "0", "method", "offer", "expires_hours", "24"}, "Enter an amount greater than 0."},
+			{"send name for a party", alice, "/send", []string{"receiver", "bob", "amount", "1", "method", "offer", "expires_hours", "24"},
+				`Invalid party id "bob": a party ID looks like name::1220 followed by 64 hex digits; copy the whole ID.`},
+			{"send cut party", alice, "/send", []string{"receiver", "bob::1220ab", "amount", "1", "method", "offer", "expires_hours", "24"}, "~copy the whole ID."},
+			{"send unknown party", alice, "/send", []string{"receiver", ghost, "amount", "1", "method", "offer", "expires_hours", "24"},
+				"No party " + ghost + " is known on this network; check the ID with the receiver."},
+			{"offer beyond the balance", bob, "/send", []string{"receiver", string(alice.party), "amount", "5", "method", "offer", "expires_hours", "24"},
+				"Insufficient funds: the offer of 5 CC is more than your available 2 CC; offer less, or wait for incoming coin."},
+			{"instruction beyond the balance", bob, "/send", []string{"receiver", string(alice.party), "amount", "1500.5", "method", "instruction", "expires_hours", "24"},
+				"~Insufficient funds: this needs 1,500.5 CC including fees, and 2 CC is available; use a smaller amount, or wait for incoming coin."},
+			{"traffic below the minimum", alice, "/traffic", []string{"member", op, "amount", "299", "unit", "bytes", "step", "quote"},
+				"The minimum traffic purchase is 200,000 bytes (about 667 CC)."},
+			{"traffic separators", alice, "/traffic", []string{"member", op, "amount", "200,000", "unit", "bytes", "step", "quote"},
+				"Enter a whole number of bytes, such as 200000 (no thousands separators), or choose CC as the unit."},
+			{"traffic CC decimals", alice, "/traffic", []string{"member", op, "amount", "1.123456789012", "unit", "cc", "step", "quote"}, "~use at most 10."},
+			{"traffic CC zero", alice, "/traffic", []string{"member", op, "amount", "0", "unit", "cc", "step", "quote"}, "Enter an amount of CC greater than 0."},
+			{"traffic beyond the balance", bob, "/traffic", []string{"member", op, "amount", "200000", "unit", "bytes", "step", "confirm", "tracking_id", "t-poor"},
+				"~Insufficient funds: this needs 666.8 CC including fees, and 2 CC is available"},
+			{"accept a finished offer", bob, "/offers/" + done + "/accept", nil,
+				"This transfer offer is completed already, so there is nothing left to do; reload the list."},
+			{"a broken action link", bob, "/offers/zzz/accept", nil, "There is no such offer or instruction; reload the list."},
+			{"revoke without a preapproval", bob, "/preapproval/revoke", nil, "There is no preapproval to revoke: it expired or was revoked already."},
+		}
+		for _, tc := range tests {
+			t.Run(tc.name, func(t *testing.T) {
+				form := url.Values{"csrf_token": {tc.who.csrf}}
+				for i := 0; i+1 < len(tc.form); i += 2 {
+					form.Set(tc.form[i], tc.form[i+1])
+				}
+				r := tc.who.post(tc.path, form)
+				if r.status != http.StatusUnprocessableEntity {
+					t.Fatalf("status %d, want 422: %.500s", r.status, r.body)
+				}
+				got := alertText(t, r.body)
+				if part, ok := strings.CutPrefix(tc.want, "~"); ok && !strings.Contains(got, part) || !ok && got != tc.want {
+					t.Errorf("says %q\nwant %q", got, tc.want)
+				}
+			})
+		}
+
+		// The merge delegation's undo, twice: the second says it is over.
+		if r := bob.post("/merge-delegation", url.Values{"csrf_token": {bob.csrf}}); r.status != http.StatusSeeOther {
+			t.Fatalf("propose = %d", r.status)
+		}
+		cid := regexp.MustCompile(`name="cid" value="([^"]+)"`).FindStringSubmatch(bob.get("/approvals").body)[1]
+		withdraw := url.Values{"csrf_token": {bob.csrf}, "cid": {cid}}
+		if r := bob.post("/merge-delegation/withdraw", withdraw); r.status != http.StatusSeeOther {
+			t.Fatalf("withdraw = %d", r.status)
+		}
+		r := bob.post("/merge-delegation/withdraw", withdraw)
+		if got := alertText(t, r.body); r.status != http.StatusUnprocessableEntity || got != "This merge delegation is withdrawn already; reload the page." {
+			t.Errorf("withdrawing again = %d %q", r.status, got)
+		}
+
+		admin := e.browser(t)
+		admin.login("admin")
+		csrf := csrfOf(t, admin.get("/admin").body)
+		for _, tc := range []struct{ path, name, want string }{
+			{"/admin/users", "", "Enter the user's ID."},
+			{"/admin/users", strings.Repeat("x", 256), "A user ID has at most 255 characters."},
+			{"/admin/users/offboard", "nobody", "There is no user nobody on this validator; check the user ID."},
+		} {
+			r := admin.post(tc.path, url.Values{"csrf_token": {csrf}, "name": {tc.name}, "confirm": {"yes"}})
+			if got := alertText(t, r.body); r.status != http.StatusUnprocessableEntity || got != tc.want {
+				t.Errorf("POST %s %.20q = %d %q, want %q", tc.path, tc.name, r.status, got, tc.want)
+			}
+		}
+
+		// htmx gets the same words in its fragment.
+		api := alice.do(http.MethodPost, "/tap", url.Values{"csrf_token": {alice.csrf}, "amount": {"1.123456789012"}}, map[string]string{"HX-Request": "true"})
+		if got := alertText(t, api.body); !strings.Contains(got, "use at most 10") {
+			t.Errorf("htmx tap error = %q", got)
+		}
+	})
+}
+
+// TestAPIErrorsInPeoplesWords: the JSON API's {"error"} carries the same
+// words where it is the same error, after the field prefix it keeps, and
+// offboarding through it says why it cannot.
+func TestAPIErrorsInPeoplesWords(t *testing.T) {
+	forEachEngine(t, func(t *testing.T, a *testAPI) {
+		alice, _ := a.user("alice", "10")
+		_, bob := a.user("bob", "")
+		exp := a.clock.Now().Add(time.Hour)
+		for _, tc := range []struct {
+			amount, want string
+		}{
+			{"1.123456789012", `"1.123456789012" has 12 decimal places: use at most 10`},
+			{"12", "insufficient funds: the offer of 12 CC is more than your available 10 CC; offer less, or wait for incoming coin"},
+		} {
+			r := alice.do("POST", "/v0/wallet/transfer-offers", offerBody(bob, tc.amount, "t-"+tc.amount, exp))
+			if r.Status != http.StatusBadRequest || !strings.Contains(r.Error(), tc.want) {
+				t.Errorf("offer of %s = %d %q, want 400 with %q", tc.amount, r.Status, r.Error(), tc.want)
+			}
+		}
+		admin := a.as("admin")
+		if r := admin.do("POST", "/v0/admin/users/offboard?username=nobody", nil); r.Status != http.StatusNotFound ||
+			r.Error() != "there is no user nobody on this validator; check the user ID" {
+			t.Errorf("offboarding an unknown user = %d %q", r.Status, r.Error())
+		}
+	})
+}
