@@ -29,9 +29,10 @@ type change struct {
 // back. A body that begins no txn, or drops it, writes only what it wrote
 // itself through c.tx: a deduplicated retry writes nothing.
 //
-// Every database transaction of the ledger runs here, except the send
-// fast path's (sendbatch.go, transfer.go, preapprovals.go), whose
-// grouped commit is its own, and the conservation audit's read-only one.
+// Every database transaction of the ledger runs here, and every txn is
+// begun here, except two: the grouped one-step sends (sendbatch.go),
+// whose batch commits several txns together through commitVia, and the
+// conservation audit's read-only snapshot (conservation.go).
 func (l *Ledger) change(ctx context.Context, body func(ctx context.Context, c *change) error) error {
 	return l.db.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
 		c := &change{l: l, tx: tx}
@@ -53,15 +54,20 @@ func (l *Ledger) change(ctx context.Context, body func(ctx context.Context, c *c
 	})
 }
 
-// begin begins the change's txn at the latest open round, first taking
-// the parties' locks (beginLocked), so operations on one party queue.
+// begin begins the change's txn at the latest open round and claims its
+// offset, first taking the parties' locks, all in one round trip
+// (store.DB.BeginUpdate), so operations on one party queue.
 func (c *change) begin(ctx context.Context, kind string, parties ...coin.PartyID) (*txn, error) {
 	c.once(kind)
-	t, err := c.l.beginLocked(ctx, c.tx, kind, parties...)
+	r, offset, err := c.l.db.BeginUpdate(ctx, c.tx, partyLockKeys(parties)...)
 	if err != nil {
 		return nil, err
 	}
-	c.t = t
+	if r, err = c.l.usable(ctx, c.tx, r); err != nil {
+		return nil, err
+	}
+	t := c.beginAt(kind, r)
+	t.offset = offset
 	return t, nil
 }
 
@@ -70,7 +76,7 @@ func (c *change) begin(ctx context.Context, kind string, parties ...coin.PartyID
 // the txn draws one when it first needs it (ensureOffset).
 func (c *change) beginAt(kind string, r *store.Round) *txn {
 	c.once(kind)
-	c.t = c.l.newTxn(c.tx, kind, r)
+	c.t = &txn{changes: c.l.newChanges(kind, r), tx: c.tx}
 	return c.t
 }
 

@@ -48,7 +48,7 @@
 // (sendbatch.go) reads everything first, and its rule
 // (changes.sendPreapprovedCommand) is a pure function from those reads to
 // its changes, the same on both engines; the batch commits several txns
-// together through commitVia.
+// together through commitVia, the one commit not made by Ledger.change.
 //
 // The update log (the updates table, one row per change, ordered by offset)
 // is what pruning trims (pruning.go) and what CheckConservation

@@ -85,14 +85,14 @@ func (l *Ledger) fundProvider(ctx context.Context, provider coin.PartyID, d time
 	if !l.cfg.DevNet {
 		return operatorCannotPay(missing)
 	}
-	return l.db.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
-		t, err := l.beginTxn(ctx, tx, "tap")
+	return l.change(ctx, func(ctx context.Context, c *change) error {
+		t, err := c.begin(ctx, "tap")
 		if err != nil {
 			return err
 		}
 		cid := t.mint(provider, missing)
 		t.record(provider, "balance_change", "Tap", "", missing, coin.Zero, "preapproval fee", HistoryDetails{ContractID: cid})
-		return t.commit(ctx)
+		return nil
 	})
 }
 
@@ -165,7 +165,8 @@ func (l *Ledger) CreatePreapproval(ctx context.Context, receiver coin.PartyID) (
 	if err := l.fundProvider(ctx, provider, PreapprovalLifetime); err != nil {
 		return "", false, fmt.Errorf("create transfer preapproval for %s: %w", receiver, err)
 	}
-	err = l.db.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
+	err = l.change(ctx, func(ctx context.Context, c *change) error {
+		tx := c.tx
 		exists = false
 		// A second request for the same receiver while this one runs is
 		// told so (429, as the spec says) rather than queued behind it.
@@ -179,14 +180,15 @@ func (l *Ledger) CreatePreapproval(ctx context.Context, receiver coin.PartyID) (
 		if err := l.lockParties(ctx, tx, receiver, provider); err != nil {
 			return err
 		}
-		t, err := l.beginTxn(ctx, tx, "create-transfer-preapproval")
+		t, err := c.begin(ctx, "create-transfer-preapproval")
 		if err != nil {
 			return err
 		}
-		if cid, exists, err = t.newPreapproval(ctx, receiver, provider, t.now.Add(PreapprovalLifetime)); err != nil || exists {
-			return err
+		if cid, exists, err = t.newPreapproval(ctx, receiver, provider, t.now.Add(PreapprovalLifetime)); exists {
+			// A valid one is there: nothing to change.
+			c.drop()
 		}
-		return t.commit(ctx)
+		return err
 	})
 	if err != nil {
 		return "", false, fmt.Errorf("create transfer preapproval for %s: %w", receiver, err)
@@ -241,7 +243,8 @@ func (l *Ledger) RenewPreapproval(ctx context.Context, cid coin.ContractID) (coi
 		return "", fmt.Errorf("renew transfer preapproval %s: %w", cid, err)
 	}
 	var renewed coin.ContractID
-	err = l.db.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
+	err = l.change(ctx, func(ctx context.Context, c *change) error {
+		tx := c.tx
 		if err := l.lockParties(ctx, tx, p.Receiver, p.Provider); err != nil {
 			return err
 		}
@@ -252,7 +255,7 @@ func (l *Ledger) RenewPreapproval(ctx context.Context, cid coin.ContractID) (coi
 		if !p.ArchivedAt.IsZero() {
 			return fmt.Errorf("%w: transfer preapproval %s is archived", ErrConflict, cid)
 		}
-		t, err := l.beginTxn(ctx, tx, "renew-transfer-preapproval")
+		t, err := c.begin(ctx, "renew-transfer-preapproval")
 		if err != nil {
 			return err
 		}
@@ -266,10 +269,8 @@ func (l *Ledger) RenewPreapproval(ctx context.Context, cid coin.ContractID) (coi
 		if err := store.ArchiveTransferPreapproval(ctx, tx, cid, t.now); err != nil {
 			return err
 		}
-		if renewed, err = t.createPreapprovalContract(ctx, p.Receiver, p.Provider, p.ValidFrom, p.ExpiresAt.Add(PreapprovalLifetime)); err != nil {
-			return err
-		}
-		return t.commit(ctx)
+		renewed, err = t.createPreapprovalContract(ctx, p.Receiver, p.Provider, p.ValidFrom, p.ExpiresAt.Add(PreapprovalLifetime))
+		return err
 	})
 	if err != nil {
 		return "", fmt.Errorf("renew transfer preapproval %s: %w", cid, err)
@@ -305,7 +306,8 @@ func (l *Ledger) RenewDuePreapprovals(ctx context.Context) (int, error) {
 // CancelPreapproval archives receiver's live preapproval (the validator
 // admin's cancelTransferPreapprovalByParty).
 func (l *Ledger) CancelPreapproval(ctx context.Context, receiver coin.PartyID) error {
-	err := l.db.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
+	err := l.change(ctx, func(ctx context.Context, c *change) error {
+		tx := c.tx
 		p, err := store.LiveTransferPreapproval(ctx, tx, receiver)
 		if errors.Is(err, store.ErrNotFound) {
 			return problem(ErrNotFound, "there is no preapproval to revoke: it expired or was revoked already")
@@ -313,7 +315,7 @@ func (l *Ledger) CancelPreapproval(ctx context.Context, receiver coin.PartyID) e
 		if err != nil {
 			return err
 		}
-		t, err := l.beginTxn(ctx, tx, "cancel-transfer-preapproval")
+		t, err := c.begin(ctx, "cancel-transfer-preapproval")
 		if err != nil {
 			return err
 		}
@@ -329,7 +331,7 @@ func (l *Ledger) CancelPreapproval(ctx context.Context, receiver coin.PartyID) e
 		} else {
 			t.recordPair(p.Provider, receiver, "notification", "TransferPreapprovalCancelled", coin.Zero, coin.Zero, coin.Zero, coin.Zero, "", d)
 		}
-		return t.commit(ctx)
+		return nil
 	})
 	if err != nil {
 		return fmt.Errorf("cancel transfer preapproval of %s: %w", receiver, err)

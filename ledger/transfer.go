@@ -249,12 +249,12 @@ func (l *Ledger) Transfer(ctx context.Context, req TransferRequest) (*TransferRe
 		req.Kind = "Transfer"
 	}
 	var res *TransferResult
-	err := l.db.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
-		t, err := l.beginLocked(ctx, tx, "transfer", req.Sender)
+	err := l.change(ctx, func(ctx context.Context, c *change) error {
+		t, err := c.begin(ctx, "transfer", req.Sender)
 		if err != nil {
 			return err
 		}
-		hs, err := store.HoldingsByOwner(ctx, tx, req.Sender)
+		hs, err := store.HoldingsByOwner(ctx, c.tx, req.Sender)
 		if err != nil {
 			return err
 		}
@@ -265,7 +265,7 @@ func (l *Ledger) Transfer(ctx context.Context, req TransferRequest) (*TransferRe
 		}
 		t.recordTransfer(req.Sender, req.Receiver, req.Amount, r, req.Kind, req.Description)
 		res = r
-		return t.commit(ctx)
+		return nil
 	})
 	if err != nil {
 		return nil, fmt.Errorf("transfer %s from %s to %s: %w", req.Amount, req.Sender, req.Receiver, err)

@@ -63,30 +63,6 @@ func (l *Ledger) newChanges(kind string, round *store.Round) changes {
 	return changes{l: l, kind: kind, round: round, now: l.now(), started: time.Now(), update: "1220" + uuidHex()}
 }
 
-func (l *Ledger) newTxn(tx bun.Tx, kind string, round *store.Round) *txn {
-	return &txn{changes: l.newChanges(kind, round), tx: tx}
-}
-
-// beginTxn starts a ledger transaction at the latest open round.
-func (l *Ledger) beginTxn(ctx context.Context, tx bun.Tx, kind string) (*txn, error) {
-	return l.beginLocked(ctx, tx, kind)
-}
-
-// beginLocked is lockParties followed by beginTxn, in one round trip: the
-// hot paths (transfers) use it.
-func (l *Ledger) beginLocked(ctx context.Context, tx bun.Tx, kind string, parties ...coin.PartyID) (*txn, error) {
-	r, offset, err := l.db.BeginUpdate(ctx, tx, partyLockKeys(parties)...)
-	if err != nil {
-		return nil, err
-	}
-	if r, err = l.usable(ctx, tx, r); err != nil {
-		return nil, err
-	}
-	t := l.newTxn(tx, kind, r)
-	t.offset = offset
-	return t, nil
-}
-
 // create records a new contract and returns its ID.
 func (t *changes) create(templateID string, payload any, stakeholders ...coin.PartyID) coin.ContractID {
 	cid := coin.NewContractID()
