@@ -115,7 +115,7 @@ func (h *Handler) uiFeaturedAppRight(w http.ResponseWriter, r *http.Request, s *
 	if err != nil {
 		return h.delegationsError(w, r, s, err)
 	}
-	redirect(w, r, "/approvals?done=featured-"+r.PostFormValue("action"))
+	done(w, r, "/approvals", "featured-"+r.PostFormValue("action"))
 	return nil
 }
 

@@ -36,6 +36,8 @@ var doneMessages = map[string]string{
 	"preapproval-revoked":  "Preapproval revoked: others must send you transfer offers again.",
 	"merge-proposed":       "Merge delegation proposed; the validator accepts it on its next run.",
 	"merge-withdrawn":      "Merge delegation withdrawn: the validator no longer merges your holdings.",
+	"featured-grant":       "Your party is now a featured app provider.",
+	"featured-cancel":      "Your party is no longer a featured app provider.",
 	"traffic-bought":       "Traffic bought.",
 	"delegations-accept":   "Proposal accepted: the validator now mints this party's rewards and merges its holdings.",
 	"delegations-reject":   "Proposal rejected.",

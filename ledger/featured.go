@@ -51,7 +51,8 @@ func (l *Ledger) SelfGrantFeaturedAppRight(ctx context.Context, party coin.Party
 		return "", fmt.Errorf("%w: a featured app right can only be self-granted on a development network", ErrDisabled)
 	}
 	var out coin.ContractID
-	err := l.db.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
+	err := l.change(ctx, func(ctx context.Context, c *change) error {
+		tx := c.tx
 		if err := l.lockParties(ctx, tx, party); err != nil {
 			return err
 		}
@@ -62,7 +63,7 @@ func (l *Ledger) SelfGrantFeaturedAppRight(ctx context.Context, party coin.Party
 			}
 			return err
 		}
-		t, err := l.beginTxn(ctx, tx, "featured-app-right-grant")
+		t, err := c.begin(ctx, "featured-app-right-grant")
 		if err != nil {
 			return err
 		}
@@ -70,7 +71,7 @@ func (l *Ledger) SelfGrantFeaturedAppRight(ctx context.Context, party coin.Party
 		t.record(party, "notification", FeaturedAppRightGranted, l.dso, coin.Zero, coin.Zero, "", HistoryDetails{
 			ContractID: out, Notification: "featured app right granted",
 		})
-		return t.commit(ctx)
+		return nil
 	})
 	if err != nil {
 		return "", fmt.Errorf("self-grant featured app right of %s: %w", party, err)
@@ -83,7 +84,8 @@ func (l *Ledger) SelfGrantFeaturedAppRight(ctx context.Context, party coin.Party
 // nothing. It returns how many it archived.
 func (l *Ledger) CancelFeaturedAppRights(ctx context.Context, party coin.PartyID) (int, error) {
 	var n int
-	err := l.db.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
+	err := l.change(ctx, func(ctx context.Context, c *change) error {
+		tx := c.tx
 		if err := l.lockParties(ctx, tx, party); err != nil {
 			return err
 		}
@@ -91,7 +93,7 @@ func (l *Ledger) CancelFeaturedAppRights(ctx context.Context, party coin.PartyID
 		if err != nil || len(ids) == 0 {
 			return err
 		}
-		t, err := l.beginTxn(ctx, tx, "featured-app-right-cancel")
+		t, err := c.begin(ctx, "featured-app-right-cancel")
 		if err != nil {
 			return err
 		}
@@ -102,7 +104,7 @@ func (l *Ledger) CancelFeaturedAppRights(ctx context.Context, party coin.PartyID
 				ContractID: id, Notification: "featured app right cancelled",
 			})
 		}
-		return t.commit(ctx)
+		return nil
 	})
 	if err != nil {
 		return 0, fmt.Errorf("cancel featured app rights of %s: %w", party, err)
