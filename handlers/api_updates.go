@@ -234,7 +234,7 @@ func (hub *updateHub) poll() bool {
 }
 
 func (sub *updateSub) matches(e *ledger.UpdateEvent) bool {
-	return (sub.party == "" || e.Concerns(sub.party)) && (sub.template == "" || e.HasTemplate(sub.template))
+	return e.Matches(sub.party, sub.template)
 }
 
 // send never blocks the hub: a full stream is marked lagged and closed.

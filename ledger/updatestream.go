@@ -97,6 +97,13 @@ func (l *Ledger) UpdatesAfter(ctx context.Context, after int64, limit int) ([]Up
 	return out, nil
 }
 
+// Matches is the update stream's filter: party, if not empty, is a
+// stakeholder (Concerns) and template, if not empty, one it created or
+// archived (HasTemplate).
+func (e *UpdateEvent) Matches(party coin.PartyID, template string) bool {
+	return (party == "" || e.Concerns(party)) && (template == "" || e.HasTemplate(template))
+}
+
 // Concerns says whether party is a stakeholder of the update.
 func (e *UpdateEvent) Concerns(party coin.PartyID) bool {
 	_, ok := slices.BinarySearch(e.Parties, party)

@@ -48,6 +48,7 @@ Usage:
   ccwallet version                    print the version
   ccwallet advance-rounds --rounds N  open N mining rounds now and run their work (devnet only)
   ccwallet external COMMAND           external-party client (keygen, sign, onboard, transfer)
+  ccwallet devnet tail                print every update the ledger commits (devnet only)
 
 Run "ccwallet COMMAND --help" for the flags of a command.
 `
@@ -74,6 +75,8 @@ func run(ctx context.Context, args []string, environ []string, stdout, stderr io
 		return advanceRoundsCmd(ctx, args, env, stdout, stderr)
 	case "external":
 		return externalCmd(ctx, args, env.get, stdout, stderr)
+	case "devnet":
+		return devnetCmd(ctx, args, env, stdout, stderr)
 	case "version":
 		fmt.Fprintln(stdout, "ccwallet", version)
 		return nil
