@@ -81,7 +81,7 @@ func (h *Handler) updateStream(w http.ResponseWriter, r *http.Request) error {
 		return &statusError{status: http.StatusTooManyRequests, msg: refused}
 	}
 	defer h.updates.leave(sub)
-	rc, err := startEventStream(w, fmt.Sprintf("connected after offset %d", start))
+	rc, err := startEventStream(w, fmt.Sprintf("connected after offset %d", sub.after))
 	if err != nil {
 		return nil
 	}
@@ -143,6 +143,7 @@ type updateSub struct {
 	ch       chan ledger.UpdateEvent
 	lagged   chan struct{} // closed by the hub when ch overflowed
 	isLagged bool
+	after    int64 // the stream gets every update after this offset
 }
 
 func newUpdateHub(l *ledger.Ledger, cfg Config) *updateHub {
@@ -178,6 +179,9 @@ func (hub *updateHub) join(user string, party coin.PartyID, template string, sta
 		hub.running, hub.last = true, start
 		go hub.run()
 	}
+	// A running hub may have delivered past start already: the stream
+	// gets what follows the hub's position, and says so.
+	sub.after = hub.last
 	return sub, ""
 }
 

@@ -38,8 +38,8 @@ func LatestOffset(ctx context.Context, db bun.IDB) (int64, error) {
 }
 
 // UpdateTouches lists what the updates at offsets lo..hi touched, each
-// part a range read of an offset index. A holding created and spent
-// between two reads is seen by its spend and history rows only.
+// part a range read of an offset index. A holding already spent is in
+// spent_holdings, which keeps its creating offset too.
 func UpdateTouches(ctx context.Context, db bun.IDB, lo, hi int64) ([]UpdateTouch, error) {
 	var ts []UpdateTouch
 	err := db.NewRaw(`
@@ -48,6 +48,7 @@ UNION ALL SELECT offset_id, counterparty, '', 0 FROM history WHERE offset_id BET
 UNION ALL SELECT created_offset, stakeholders, template_id, 0 FROM contracts WHERE created_offset BETWEEN ?0 AND ?1
 UNION ALL SELECT archived_offset, stakeholders, template_id, 0 FROM contracts WHERE archived_offset BETWEEN ?0 AND ?1
 UNION ALL SELECT created_offset, owner, '', 1 FROM holdings WHERE created_offset BETWEEN ?0 AND ?1
+UNION ALL SELECT created_offset, owner, '', 1 FROM spent_holdings WHERE created_offset BETWEEN ?0 AND ?1
 UNION ALL SELECT spent_offset, owner, '', 1 FROM spent_holdings WHERE spent_offset BETWEEN ?0 AND ?1`, lo, hi).Scan(ctx, &ts)
 	if err != nil {
 		return nil, fmt.Errorf("update touches %d..%d: %w", lo, hi, Normalize(err))

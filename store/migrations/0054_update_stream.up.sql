@@ -5,3 +5,4 @@
 CREATE INDEX history_offset ON history (offset_id);
 CREATE INDEX contracts_created_offset ON contracts (created_offset);
 CREATE INDEX holdings_created_offset ON holdings (created_offset);
+CREATE INDEX spent_holdings_created_offset ON spent_holdings (created_offset);
