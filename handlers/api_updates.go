@@ -25,6 +25,10 @@ const (
 // rather than holding the hub up.
 const updateStreamBuffer = 1024
 
+// maxUpdateBacklog bounds how far back a stream may resume (after=,
+// Last-Event-ID): the past beyond is the history API's.
+const maxUpdateBacklog = 10000
+
 // updateEvent is one update on the stream (data: of an "update" event).
 type updateEvent struct {
 	Offset     int64    `json:"offset"`
@@ -39,7 +43,8 @@ type updateEvent struct {
 
 // updateStream serves GET /v0/updates/stream?party=&template=: a
 // server-sent "update" event for every update the ledger commits from now
-// on, filtered by party (a stakeholder) and template (created or
+// on (or after ?after=N, or the Last-Event-ID a reconnecting EventSource
+// sends, at most maxUpdateBacklog back), filtered by party (a stakeholder) and template (created or
 // archived). It respects visibility rather than being devnet-only: a user
 // sees only the updates their own party is a stakeholder of (party, if
 // given, must be theirs); an admin sees all, or one party's.
@@ -71,9 +76,26 @@ func (h *Handler) updateStream(w http.ResponseWriter, r *http.Request) error {
 		}
 		party = own
 	}
+	// A reconnecting EventSource sends the last id (an offset) it got;
+	// ?after= does the same by hand.
+	resume := r.Header.Get("Last-Event-ID")
+	if v := q.Get("after"); v != "" {
+		resume = v
+	}
+	after := int64(-1)
+	if resume != "" {
+		n, err := strconv.ParseInt(resume, 10, 64)
+		if err != nil || n < 0 {
+			return badRequest("after (or Last-Event-ID) must be an update offset, a whole number from 0")
+		}
+		after = n
+	}
 	start, err := h.l.LatestOffset(r.Context())
 	if err != nil {
 		return err
+	}
+	if after >= 0 && start-after > maxUpdateBacklog {
+		return badRequest(fmt.Sprintf("after is more than %d updates back; reconnect without it, or read the past with the history API", maxUpdateBacklog))
 	}
 	sub, refused := h.updates.join(user, party, template, start)
 	if refused != "" {
@@ -81,8 +103,32 @@ func (h *Handler) updateStream(w http.ResponseWriter, r *http.Request) error {
 		return &statusError{status: http.StatusTooManyRequests, msg: refused}
 	}
 	defer h.updates.leave(sub)
-	rc, err := startEventStream(w, fmt.Sprintf("connected after offset %d", sub.after))
+	from := sub.after
+	if after >= 0 && after < from {
+		from = after
+	}
+	rc, err := startEventStream(w, fmt.Sprintf("connected after offset %d", from))
 	if err != nil {
+		return nil
+	}
+	// The backlog up to where the hub delivers: the stream joined first,
+	// so nothing between falls through.
+	for cur := from; cur < sub.after; {
+		es, err := h.l.UpdatesAfter(r.Context(), cur, ledger.MaxUpdateEvents)
+		if err != nil || len(es) == 0 {
+			break
+		}
+		for _, e := range es {
+			if e.Offset > sub.after {
+				break
+			}
+			if sub.matches(&e) {
+				writeUpdateEvent(w, e)
+			}
+		}
+		cur = es[len(es)-1].Offset
+	}
+	if err := rc.Flush(); err != nil {
 		return nil
 	}
 	keepAlive := time.NewTicker(eventKeepAlive)
@@ -98,11 +144,7 @@ func (h *Handler) updateStream(w http.ResponseWriter, r *http.Request) error {
 			rc.Flush()
 			return nil
 		case e := <-sub.ch:
-			b, err := json.Marshal(updateEventOf(e))
-			if err != nil {
-				return nil
-			}
-			fmt.Fprintf(w, "id: %d\nevent: update\ndata: %s\n\n", e.Offset, b)
+			writeUpdateEvent(w, e)
 		case <-keepAlive.C:
 			fmt.Fprint(w, ": keep-alive\n\n")
 		}
@@ -110,6 +152,12 @@ func (h *Handler) updateStream(w http.ResponseWriter, r *http.Request) error {
 			return nil
 		}
 	}
+}
+
+// writeUpdateEvent writes e as an "update" event whose id is its offset.
+func writeUpdateEvent(w http.ResponseWriter, e ledger.UpdateEvent) {
+	b, _ := json.Marshal(updateEventOf(e)) // strings and numbers only
+	fmt.Fprintf(w, "id: %d\nevent: update\ndata: %s\n\n", e.Offset, b)
 }
 
 func updateEventOf(e ledger.UpdateEvent) updateEvent {

@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -164,6 +165,18 @@ func TestUpdateStream(t *testing.T) {
 			next(t, carolS, "carol's mint, for carol", has(carol))
 			next(t, adminCarol, "carol's mint, for the admin watching carol", has(carol))
 			none(t, aliceS, "carol's mint, for alice", 300*time.Millisecond, has(carol))
+
+			// A stream resumed after the transfer's predecessor replays the
+			// transfer, as a reconnecting EventSource would get it.
+			_, _, _, resumed := a.open(t, "alice", url.Values{"after": {strconv.FormatInt(tr.Offset-1, 10)}})
+			if u := next(t, resumed, "the transfer, resumed", func(streamedUpdate) bool { return true }); u.Offset != tr.Offset {
+				t.Errorf("resumed stream's first update %+v, want the transfer at %d", u, tr.Offset)
+			}
+			for _, bad := range []string{"-1", "x", "99999999999999999999"} {
+				if got, body, _, _ := a.open(t, "alice", url.Values{"after": {bad}}); got != http.StatusBadRequest || !strings.Contains(body, "must be an update offset") {
+					t.Errorf("after=%s = %d %s, want 400", bad, got, body)
+				}
+			}
 
 			dave, err := a.l.Onboard(ctx, "dave", "")
 			if err != nil {
