@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
@@ -39,6 +40,13 @@ type Config struct {
 	// WalletOff is enableWallet: false: the wallet's API and pages answer
 	// 503; the validator's admin API, the registry and health still work.
 	WalletOff bool
+	// UpdateStreamsPerUser and UpdateStreams cap the open
+	// /v0/updates/stream streams (0: the Default* caps);
+	// UpdateStreamInterval is how often they read the log (default 1s).
+	UpdateStreamsPerUser, UpdateStreams int
+	UpdateStreamInterval                time.Duration
+	// Shutdown ends open update streams when the server stops.
+	Shutdown <-chan struct{}
 }
 
 // Handler serves every HTTP route of the app port.
@@ -54,6 +62,8 @@ type Handler struct {
 
 	warnings []string
 	events   *eventHub // counts and feeds the /events streams (nil without UI)
+	updates  *updateHub
+	shutdown <-chan struct{}
 	// walletOff: see Config.WalletOff.
 	walletOff bool
 }
@@ -64,7 +74,8 @@ func New(l *ledger.Ledger, cfg Config, log *slog.Logger) *Handler {
 		log = slog.New(slog.DiscardHandler)
 	}
 	h := &Handler{l: l, log: log, auth: cfg.Auth, obs: cfg.Observe, ui: cfg.UI, jobs: cfg.Jobs, lim: cfg.Limiter, net: cfg.Network,
-		warnings: cfg.Warnings, walletOff: cfg.WalletOff}
+		warnings: cfg.Warnings, walletOff: cfg.WalletOff, shutdown: cfg.Shutdown}
+	h.updates = newUpdateHub(l, cfg)
 	if cfg.UI != nil {
 		h.events = newEventHub(l, cfg.UI)
 	}
@@ -237,6 +248,7 @@ func (h *Handler) Routes(health http.Handler) http.Handler {
 	mux.Handle("GET /v0/admin/jobs", h.admin(h.listJobs))
 	mux.Handle("POST /v0/admin/devnet/advance-rounds", h.admin(h.advanceRounds))
 	h.devnetSnapshotRoutes(mux) // snapshots, restore, reset: development network only
+	mux.Handle("GET /v0/updates/stream", h.user(h.updateStream))
 	mux.Handle("GET /v0/admin/merge-progress", h.admin(h.pendingMerges))
 	mux.Handle("POST /v0/admin/merge-delegation-proposals/{contract_id}/accept", h.admin(h.acceptMergeDelegation))
 	mux.Handle("POST /v0/admin/merge-delegations/airdrop", h.admin(h.airdrop))

@@ -34,7 +34,10 @@ const (
 
 // newTestAPI builds the API over ledgertest.Engines[engine] (an index, so
 // handler tests need not import the store).
-func newTestAPI(t testing.TB, engine int) *testAPI {
+func newTestAPI(t testing.TB, engine int) *testAPI { return newTestAPIWith(t, engine, nil) }
+
+// newTestAPIWith is newTestAPI with the handlers' Config changed by set.
+func newTestAPIWith(t testing.TB, engine int, set func(*handlers.Config)) *testAPI {
 	t.Helper()
 	_, key, err := ed25519.GenerateKey(nil) // nil: crypto/rand
 	if err != nil {
@@ -46,7 +49,11 @@ func newTestAPI(t testing.TB, engine int) *testAPI {
 	}
 	clock := ledgertest.NewClock()
 	l := ledgertest.New(t, ledgertest.Engines[engine], ledgertest.Options{Clock: clock})
-	return &testAPI{t: t, l: l, h: handlers.New(l, handlers.Config{Auth: v}, nil).Routes(nil), clock: clock, signer: key}
+	cfg := handlers.Config{Auth: v}
+	if set != nil {
+		set(&cfg)
+	}
+	return &testAPI{t: t, l: l, h: handlers.New(l, cfg, nil).Routes(nil), clock: clock, signer: key}
 }
 
 // as returns a client acting as user name ("" for no token).

@@ -59,14 +59,8 @@ func (h *Handler) uiEvents(w http.ResponseWriter, r *http.Request, s *web.Sessio
 	if err != nil {
 		return err
 	}
-	rc := http.NewResponseController(w)
-	w.Header().Set("Content-Type", "text/event-stream")
-	w.Header().Set("Cache-Control", "no-store")
-	w.Header().Set("X-Accel-Buffering", "no")
-	w.WriteHeader(http.StatusOK)
-	// retry: how long the browser waits before reconnecting.
-	fmt.Fprintf(w, "retry: 5000\n: connected\n\n")
-	if err := rc.Flush(); err != nil {
+	rc, err := startEventStream(w, "connected")
+	if err != nil {
 		return nil
 	}
 	keepAlive := time.NewTicker(eventKeepAlive)
@@ -128,6 +122,26 @@ func latestHistoryID(ctx context.Context, l *ledger.Ledger, party coin.PartyID) 
 		return 0, err
 	}
 	return items[0].ID, nil
+}
+
+// startEventStream answers 200 with a server-sent event stream's headers
+// and its first lines (retry: how long a browser waits before
+// reconnecting, then a comment), flushed.
+func startEventStream(w http.ResponseWriter, comment string) (*http.ResponseController, error) {
+	rc := http.NewResponseController(w)
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("Cache-Control", "no-store")
+	w.Header().Set("X-Accel-Buffering", "no")
+	w.WriteHeader(http.StatusOK)
+	fmt.Fprintf(w, "retry: 5000\n: %s\n\n", comment)
+	return rc, rc.Flush()
+}
+
+// countDown takes one from counts[k], dropping the key at zero.
+func countDown(counts map[string]int, k string) {
+	if counts[k]--; counts[k] <= 0 {
+		delete(counts, k)
+	}
 }
 
 // eventRetryAfter is the Retry-After of a refused stream.
@@ -232,12 +246,8 @@ func (hub *eventHub) leave(sub *eventSub) {
 	hub.mu.Lock()
 	defer hub.mu.Unlock()
 	delete(hub.subs, sub)
-	if hub.bySession[sub.session.ID]--; hub.bySession[sub.session.ID] <= 0 {
-		delete(hub.bySession, sub.session.ID)
-	}
-	if hub.byUser[sub.session.User]--; hub.byUser[sub.session.User] <= 0 {
-		delete(hub.byUser, sub.session.User)
-	}
+	countDown(hub.bySession, sub.session.ID)
+	countDown(hub.byUser, sub.session.User)
 }
 
 func (hub *eventHub) run() {

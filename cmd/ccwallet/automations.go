@@ -243,16 +243,11 @@ func advanceRoundsCmd(ctx context.Context, args []string, env envVars, stdout, s
 	if !cfg.DevNet() {
 		return errors.New("advance-rounds: only available on a development network (network: devnet)")
 	}
-	log := newLogger(cfg, stderr)
-	db, err := openStore(ctx, cfg, env, log)
+	l, closeDB, err := openDevLedger(ctx, cfg, env, stderr)
 	if err != nil {
 		return err
 	}
-	defer db.Close()
-	l, err := ledger.Open(ctx, db, ledger.Config{OperatorHint: cfg.ValidatorPartyHint, AdminUsers: cfg.ValidatorWalletUsers, DevNet: true}, log)
-	if err != nil {
-		return err
-	}
+	defer closeDB()
 	rep, err := l.AdvanceRounds(ctx, *n)
 	if err != nil {
 		return fmt.Errorf("advance-rounds: %w", err)

@@ -19,6 +19,8 @@ const devnetUsage = `Usage:
   ccwallet devnet reset [flags]          start a new network with the same identity
   ccwallet devnet snapshots [flags]      list the snapshots
   ccwallet devnet delete NAME [flags]    delete snapshot NAME
+  ccwallet devnet tail [--party P] [--template T] [flags]
+                                         print every update the ledger commits
 
 Development network only. These work on the configured database directly;
 a running server restores through its admin API
@@ -35,6 +37,9 @@ func devnetCmd(ctx context.Context, args []string, env envVars, stdout, stderr i
 	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
 		fmt.Fprint(stdout, devnetUsage)
 		return nil
+	}
+	if args[0] == "tail" {
+		return devnetTail(ctx, args[1:], env, stdout, stderr)
 	}
 	sub := args[0]
 	needsName, known := subs[sub]
@@ -78,17 +83,11 @@ func devnetCmd(ctx context.Context, args []string, env envVars, stdout, stderr i
 	if !cfg.DevNet() {
 		return fmt.Errorf("devnet %s: only available on a development network (network: devnet), this is %s", sub, cfg.Network)
 	}
-	log := newLogger(cfg, stderr)
-	db, err := openStore(ctx, cfg, env, log)
+	l, closeDB, err := openDevLedger(ctx, cfg, env, stderr)
 	if err != nil {
 		return err
 	}
-	defer db.Close()
-	l, err := ledger.Open(ctx, db, ledger.Config{OperatorHint: cfg.ValidatorPartyHint, AdminUsers: cfg.ValidatorWalletUsers, DevNet: true,
-		SnapshotDir: cfg.SnapshotDir}, log)
-	if err != nil {
-		return err
-	}
+	defer closeDB()
 	dev, err := l.Dev()
 	if err != nil {
 		return err

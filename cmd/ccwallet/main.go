@@ -49,7 +49,7 @@ Usage:
   ccwallet help [COMMAND]             this list, or the flags of COMMAND (also --help, -h)
   ccwallet advance-rounds --rounds N  open N mining rounds now and run their work (devnet only)
   ccwallet external COMMAND           external-party client (keygen, sign, onboard, transfer)
-  ccwallet devnet COMMAND             snapshots, restore and reset (devnet only; "ccwallet devnet help")
+  ccwallet devnet COMMAND             snapshots, restore, reset, tail (devnet only; "ccwallet devnet help")
 
 Run "ccwallet COMMAND --help" for the flags of a command.
 `

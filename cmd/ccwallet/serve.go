@@ -284,6 +284,7 @@ func (s *serving) buildHandlers(ctx context.Context, env envVars, verifier *web.
 	}
 	return handlers.New(s.l, handlers.Config{Auth: verifier, Observe: s.observers, UI: ui, Jobs: s.jobStatus, Network: cfg.networkSettings(time.Now()),
 		Warnings:  s.warnings,
+		Shutdown:  ctx.Done(),
 		Limiter:   web.NewLimiter(web.RateLimit{Burst: cfg.RateLimit.Burst, Per: cfg.RateLimit.Per.Std()}),
 		WalletOff: !cfg.WalletEnabled()}, s.log).Routes(s.health), nil
 }

@@ -1,0 +1,125 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/ccwallet/ccwallet/coin"
+	"github.com/ccwallet/ccwallet/ledger"
+)
+
+// devnetTail is `ccwallet devnet tail`: it prints every update the ledger
+// commits from now on (or after --after), filtered like GET
+// /v0/updates/stream, until interrupted. It reads the configured database
+// directly, so it sees what a running server commits (an admin's view);
+// on a production network the stream endpoint, with its visibility rules,
+// is the way.
+func devnetTail(ctx context.Context, args []string, env envVars, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("devnet tail", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var c commonFlags
+	c.register(fs)
+	party := fs.String("party", "", "only the updates this party is a stakeholder of")
+	template := fs.String("template", "", `only the updates that created or archived a contract of this template (full ID or its tail, e.g. "Splice.Amulet:Amulet")`)
+	after := fs.Int64("after", -1, "start after this offset (default: the newest, so only what follows)")
+	every := fs.Duration("interval", 500*time.Millisecond, "how often to read the update log")
+	asJSON := fs.Bool("json", false, "print one JSON object per update")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("devnet tail: takes no arguments, got %q", strings.Join(fs.Args(), " "))
+	}
+	if *every < 10*time.Millisecond || *every > time.Hour {
+		return errors.New("devnet tail: --interval must be between 10ms and 1h")
+	}
+	var p coin.PartyID
+	if *party != "" {
+		var err error
+		if p, err = coin.ParsePartyID(*party); err != nil {
+			return fmt.Errorf("devnet tail: --party: %w", err)
+		}
+	}
+	cfg, err := c.load(env, nil)
+	if err != nil {
+		return err
+	}
+	if !cfg.DevNet() {
+		return fmt.Errorf("devnet tail: only available on a development network (network: devnet), this is %s", cfg.Network)
+	}
+	l, closeDB, err := openDevLedger(ctx, cfg, env, stderr)
+	if err != nil {
+		return err
+	}
+	defer closeDB()
+	last := *after
+	if last < 0 {
+		if last, err = l.LatestOffset(ctx); err != nil {
+			return err
+		}
+	}
+	fmt.Fprintf(stderr, "watching updates after offset %d (Ctrl-C to stop)\n", last)
+	tick := time.NewTicker(*every)
+	defer tick.Stop()
+	for {
+		es, err := l.UpdatesAfter(ctx, last, ledger.MaxUpdateEvents)
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil
+			}
+			return fmt.Errorf("devnet tail: %w", err)
+		}
+		for _, e := range es {
+			last = e.Offset
+			if e.Matches(p, *template) {
+				printUpdate(stdout, e, *asJSON)
+			}
+		}
+		if len(es) == ledger.MaxUpdateEvents {
+			continue // more are waiting
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-tick.C:
+		}
+	}
+}
+
+func printUpdate(w io.Writer, e ledger.UpdateEvent, asJSON bool) {
+	if asJSON {
+		b, _ := json.Marshal(map[string]any{"offset": e.Offset, "update_id": e.UpdateID, "kind": e.Kind, "submitter": e.Submitter,
+			"round": e.Round, "record_time": e.Time.UTC().Format(time.RFC3339Nano), "parties": e.Parties, "templates": e.Templates})
+		fmt.Fprintf(w, "%s\n", b)
+		return
+	}
+	ps := make([]string, len(e.Parties))
+	for i, p := range e.Parties {
+		ps[i] = string(p)
+	}
+	fmt.Fprintf(w, "%d %s round %d %s parties=%s templates=%s\n", e.Offset, e.Time.UTC().Format(time.RFC3339), e.Round, e.Kind,
+		strings.Join(ps, ","), strings.Join(e.Templates, ","))
+}
+
+// openDevLedger opens the configured database's ledger as a development
+// network, for the devnet commands; closeDB closes the database.
+func openDevLedger(ctx context.Context, cfg Config, env envVars, stderr io.Writer) (l *ledger.Ledger, closeDB func(), err error) {
+	log := newLogger(cfg, stderr)
+	db, err := openStore(ctx, cfg, env, log)
+	if err != nil {
+		return nil, nil, err
+	}
+	l, err = ledger.Open(ctx, db, ledger.Config{OperatorHint: cfg.ValidatorPartyHint, AdminUsers: cfg.ValidatorWalletUsers, DevNet: true,
+		SnapshotDir: cfg.SnapshotDir}, log)
+	if err != nil {
+		db.Close()
+		return nil, nil, err
+	}
+	return l, func() { db.Close() }, nil
+}
