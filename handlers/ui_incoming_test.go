@@ -73,7 +73,7 @@ func TestUIHomeIncomingCards(t *testing.T) {
 		// fewer, and the balance above is told to reload.
 		r := bob.do(http.MethodPost, "/offers/"+cards["offers"][0]+"/accept", url.Values{"csrf_token": {bob.csrf}, "from": {"home"}},
 			map[string]string{"HX-Request": "true"})
-		mustHave(t, r, http.StatusOK, `id="home-incoming"`, `data-testid="incoming-ok"`, "Offer accepted.", `data-kind="instructions"`)
+		mustHave(t, r, http.StatusOK, `id="home-incoming"`, `data-testid="incoming-ok"`, "Offer accepted;", `data-kind="instructions"`)
 		if strings.Contains(r.body, `data-kind="offers"`) || strings.Contains(r.body, "<html") {
 			t.Errorf("answer to an htmx accept: %.1000s", r.body)
 		}
@@ -86,7 +86,7 @@ func TestUIHomeIncomingCards(t *testing.T) {
 		// The same again: 422 with the error in place, nothing changed.
 		r = bob.do(http.MethodPost, "/offers/"+cards["offers"][0]+"/accept", url.Values{"csrf_token": {bob.csrf}, "from": {"home"}},
 			map[string]string{"HX-Request": "true"})
-		mustHave(t, r, http.StatusUnprocessableEntity, `id="home-incoming"`, `data-testid="incoming-error"`, "no longer open")
+		mustHave(t, r, http.StatusUnprocessableEntity, `id="home-incoming"`, `data-testid="incoming-error"`, "nothing left to do")
 		// Without JavaScript: the whole home page with the error.
 		r = bob.post("/offers/"+cards["offers"][0]+"/accept", url.Values{"csrf_token": {bob.csrf}, "from": {"home"}})
 		mustHave(t, r, http.StatusUnprocessableEntity, "<html", `data-testid="nav-home"`, `data-testid="incoming-error"`, `data-testid="balance-cc"`)
@@ -99,17 +99,17 @@ func TestUIHomeIncomingCards(t *testing.T) {
 		if r.status != http.StatusSeeOther || r.header.Get("Location") != "/?done=instructions-reject" {
 			t.Fatalf("reject = %d %q", r.status, r.header.Get("Location"))
 		}
-		mustHave(t, bob.get("/?done=instructions-reject"), http.StatusOK, `data-testid="incoming-ok"`, "Transfer instruction rejected.")
+		mustHave(t, bob.get("/?done=instructions-reject"), http.StatusOK, `data-testid="flash"`, "Transfer instruction rejected;")
 		if got := bob.incoming(); len(got) != 0 {
 			t.Errorf("cards after answering both: %v", got)
 		}
-		if r := bob.get("/?done=bogus-thing"); strings.Contains(r.body, `data-testid="incoming-ok"`) {
+		if r := bob.get("/?done=bogus-thing"); strings.Contains(r.body, `data-testid="incoming-ok"`) || strings.Contains(r.body, "Transfer instruction rejected") {
 			t.Error("an unknown done shows a message")
 		}
 		// Answered from the offers page, the answer stays there.
 		mustSend(t, alice, bob.party, "1", "offer")
 		id := bob.incoming()["offers"][0]
-		if r := bob.post("/offers/"+id+"/reject", url.Values{"csrf_token": {bob.csrf}}); r.status != http.StatusSeeOther || r.header.Get("Location") != "/offers" {
+		if r := bob.post("/offers/"+id+"/reject", url.Values{"csrf_token": {bob.csrf}}); r.status != http.StatusSeeOther || r.header.Get("Location") != "/offers?done=offers-reject" {
 			t.Errorf("reject from the offers page = %d %q", r.status, r.header.Get("Location"))
 		}
 	})
@@ -295,7 +295,7 @@ func TestUISendDefaultsAndExpiry(t *testing.T) {
 
 		// No method: the ledger's rule sends bob's in one step.
 		r := alice.send(url.Values{"receiver": {string(bob.party)}, "amount": {"4"}})
-		if r.status != http.StatusSeeOther || r.header.Get("Location") != "/send?sent=direct" {
+		if r.status != http.StatusSeeOther || r.header.Get("Location") != "/send?done=sent-direct" {
 			t.Fatalf("send without a method = %d %q: %.300s", r.status, r.header.Get("Location"), r.body)
 		}
 		if got := bob.balance(); got != "4.0000000000" {

