@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -138,7 +139,7 @@ func TestEveryPageAccessible(t *testing.T) {
 	admin := pages["admin"]
 	must(t, admin.Locator("#tap-amount").Fill("10"))
 	must(t, testID(admin, "tap-submit").Click())
-	must(t, expect.Locator(testID(admin, "tap-ok")).ToBeVisible())
+	must(t, expect.Locator(testID(admin, "flash")).ToBeVisible())
 	// Alice's coin is left alone (other tests count it): what she gets
 	// stays pending.
 	aliceParty := partyOf(t, pages["alice"])
@@ -257,7 +258,7 @@ func keyboardLogin(t *testing.T, p playwright.Page, base, user string) {
 	screenshot(t, p, "onboard") // always a new user here
 	tabTo(t, p, `[data-testid="onboard-submit"]`)
 	must(t, p.Keyboard().Press("Enter"))
-	must(t, p.WaitForURL(base+"/"))
+	must(t, p.WaitForURL(regexp.MustCompile(`^`+regexp.QuoteMeta(base)+`/(\?done=onboarded)?$`)))
 }
 
 // TestSendAndAcceptByKeyboard: alice logs in, taps, and sends bob an
@@ -289,7 +290,7 @@ func TestSendAndAcceptByKeyboard(t *testing.T) {
 	tabTo(t, alice, "#tap-amount")
 	typeKeys(t, alice, "10")
 	must(t, alice.Keyboard().Press("Enter"))
-	must(t, expect.Locator(testID(alice, "tap-ok")).ToBeVisible())
+	must(t, expect.Locator(testID(alice, "flash")).ToBeVisible())
 	// The tap form was swapped with the focus in it; htmx keeps it on
 	// the field of the same id.
 	if match, what, _ := focused(t, alice, "#tap-amount"); !match {
@@ -321,8 +322,8 @@ func TestSendAndAcceptByKeyboard(t *testing.T) {
 	tabTo(t, alice, "#send-description")
 	typeKeys(t, alice, "sent by keyboard")
 	must(t, alice.Keyboard().Press("Enter"))
-	must(t, alice.WaitForURL(srv.url+"/send?sent=offer"))
-	must(t, expect.Locator(testID(alice, "send-ok")).ToBeVisible())
+	must(t, alice.WaitForURL(srv.url+"/send?done=sent-offer"))
+	must(t, expect.Locator(testID(alice, "flash")).ToContainText("Transfer offer sent"))
 
 	_, err = bob.Goto("/")
 	must(t, err)
@@ -331,9 +332,9 @@ func TestSendAndAcceptByKeyboard(t *testing.T) {
 	must(t, bob.WaitForURL(srv.url+"/offers"))
 	tabTo(t, bob, `[data-testid="incoming-offers-row"] [data-testid="accept"]`)
 	must(t, bob.Keyboard().Press("Enter"))
-	must(t, expect.Locator(testID(bob, "transfers-ok")).ToContainText("accepted"))
+	must(t, expect.Locator(testID(bob, "flash")).ToContainText("accepted"))
 	must(t, expect.Locator(testID(bob, "transfers-balance")).ToHaveText("2.5 CC"))
-	if match, what, ring := focused(t, bob, `[data-testid="transfers-ok"]`); !match || !ring {
+	if match, what, ring := focused(t, bob, `[data-testid="flash"]`); !match || !ring {
 		t.Errorf("after accepting, the focus is on %s (ring %v), want the message saying so, with a ring", what, ring)
 	}
 }

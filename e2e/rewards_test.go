@@ -41,7 +41,7 @@ func TestRewardsPageAndCharts(t *testing.T) {
 	for _, usd := range []string{"10", "5"} {
 		must(t, admin.Locator("#tap-amount").Fill(usd))
 		must(t, testID(admin, "tap-submit").Click())
-		must(t, expect.Locator(testID(admin, "tap-ok")).ToBeVisible())
+		must(t, expect.Locator(testID(admin, "flash")).ToBeVisible())
 	}
 	// Two taps at least: a line, reloaded live.
 	chart := admin.Locator(`[data-testid="balance-chart"] svg[role="img"]`)

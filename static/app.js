@@ -57,22 +57,30 @@
 
   // A swap that replaces the focused element (a button in the offers list,
   // the tap form) would drop keyboard focus to the top of the page: focus
-  // moves to what the swap says happened (its alert or status message),
-  // else to the element of the same id, else to the swapped part itself,
-  // so Tab goes on from there.
+  // moves to what the swap says happened (its alert or status message, or
+  // the page's status line when the answer put its words there), else to
+  // the element of the same id, else to the swapped part itself, so Tab
+  // goes on from there.
   var swapped = null;
   document.body.addEventListener("htmx:beforeSwap", function (ev) {
     var t = ev.detail.target, el = document.activeElement;
-    swapped = t && t.id && t.contains(el) ? { part: t.id, same: el.id } : null;
+    // Another swap before that part settles (a live reload the answer
+    // triggered) must not make it forget the focus.
+    if (t && t.id && t.contains(el)) swapped = { part: t.id, same: el.id };
   });
-  document.body.addEventListener("htmx:afterSettle", function () {
+  document.body.addEventListener("htmx:afterSettle", function (ev) {
     var s = swapped;
+    // An out-of-band part (the status line) settles on its own: wait for
+    // the part that held the focus.
+    if (s && ev.detail.target && ev.detail.target.id && ev.detail.target.id !== s.part) return;
     swapped = null;
     if (!s || (document.activeElement && document.activeElement !== document.body)) return;
     var part = document.getElementById(s.part);
     if (!part) return;
     var same = s.same && document.getElementById(s.same);
-    var to = part.querySelector("[role=alert], [role=status]") || (same && part.contains(same) ? same : part);
+    var flash = document.getElementById("flash");
+    var said = flash && flash.textContent.trim() !== "" ? flash : null;
+    var to = part.querySelector("[role=alert], [role=status]") || said || (same && part.contains(same) ? same : part);
     if (!to.hasAttribute("tabindex") && !to.matches("a[href], button, input, select, textarea")) {
       to.setAttribute("tabindex", "-1");
     }
