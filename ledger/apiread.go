@@ -34,6 +34,8 @@ var interfaceImplementers = map[string][]string{
 	InterfaceHolding:             {TemplateAmulet, TemplateLockedAmulet},
 	InterfaceTransferInstruction: {TemplateTransferInstruction},
 	InterfaceTransferFactory:     {TemplateExternalPartyRule},
+	InterfaceAllocation:          {TemplateAmuletAllocation},
+	InterfaceAllocationFactory:   {TemplateExternalPartyRule},
 }
 
 // Templates lists the templates of the contracts this ledger creates.
@@ -44,6 +46,7 @@ func Templates() []string {
 		TemplateMintingDelegation, TemplateExternalPartySetupProposal, TemplateTransferCommandCounter, TemplateTransferInstruction,
 		TemplateMergeDelegation, TemplateMergeDelegationProposal, TemplateTransferOffer, TemplateAcceptedTransferOffer,
 		TemplateTransferPreapproval, TemplateTransferCommand, TemplateBuyTrafficRequest, TemplateMemberTraffic,
+		TemplateAmuletAllocation,
 	}
 	for _, t := range rewardTemplates {
 		ts = append(ts, t)
@@ -90,6 +93,7 @@ func (c LedgerContract) Stakeholders() []coin.PartyID {
 // observers, not signatories; every other stakeholder signs.
 var observerFields = map[string][]string{
 	TemplateTransferInstruction: {"transfer", "receiver"},
+	TemplateAmuletAllocation:    {"allocation", "settlement", "executor"},
 }
 
 func (l *Ledger) ledgerContract(c *store.Contract) LedgerContract {
@@ -416,8 +420,14 @@ func (l *Ledger) InterfaceView(c LedgerContract, iface string) (json.RawMessage,
 			Transfer: p.Transfer, Status: variant{Tag: "TransferPendingReceiverAcceptance", Value: struct{}{}},
 			Meta: metadata{Values: map[string]string{}},
 		})
+	case TemplateAmuletAllocation:
+		var p amuletAllocationPayload
+		if err := json.Unmarshal(c.Payload, &p); err != nil {
+			return nil, fmt.Errorf("allocation %s: %w", c.ContractID, err)
+		}
+		return json.Marshal(allocationView{Allocation: p.Allocation, HoldingCids: []coin.ContractID{p.LockedAmulet}, Meta: metadata{Values: map[string]string{}}})
 	case TemplateExternalPartyRule:
-		// TransferFactoryView: the admin and empty metadata.
+		// TransferFactoryView and AllocationFactoryView: the admin and empty metadata.
 		return json.Marshal(struct {
 			Admin coin.PartyID `json:"admin"`
 			Meta  metadata     `json:"meta"`
