@@ -417,10 +417,19 @@ func (l *Ledger) moveAllocationIn(ctx context.Context, tx bun.Tx, actor coin.Par
 	if err := CheckAllocationMove(spec, move, actor, t.now); err != nil {
 		return nil, fmt.Errorf("allocation %s: %w", cid, err)
 	}
-	return t.finishAllocation(ctx, cid, p, move)
+	res, err := t.finishAllocation(ctx, cid, p, move)
+	if err != nil {
+		return nil, err
+	}
+	if err := t.commit(ctx); err != nil {
+		return nil, err
+	}
+	res.Offset = t.offset
+	return res, nil
 }
 
-// finishAllocation carries out an allowed move inside t and commits it.
+// finishAllocation carries out an allowed move inside t, for the caller
+// to commit (a trade's settlement ends several allocations in one update).
 func (t *txn) finishAllocation(ctx context.Context, cid coin.ContractID, p *amuletAllocationPayload, move AllocationMove) (*AllocationResult, error) {
 	leg := p.Allocation.TransferLeg
 	res := &AllocationResult{AllocationCID: cid, SenderChangeCIDs: []coin.ContractID{}, ReceiverHoldingCIDs: []coin.ContractID{}}
@@ -455,10 +464,6 @@ func (t *txn) finishAllocation(ctx context.Context, cid coin.ContractID, p *amul
 		}
 		t.record(leg.Sender, "balance_change", subtype, leg.Receiver, value, fee, desc, d)
 	}
-	if err := t.commit(ctx); err != nil {
-		return nil, err
-	}
-	res.Offset = t.offset
 	return res, nil
 }
 

@@ -36,6 +36,7 @@ var interfaceImplementers = map[string][]string{
 	InterfaceTransferFactory:     {TemplateExternalPartyRule},
 	InterfaceAllocation:          {TemplateAmuletAllocation},
 	InterfaceAllocationFactory:   {TemplateExternalPartyRule},
+	InterfaceAllocationRequest:   {TemplateOTCTrade},
 }
 
 // Templates lists the templates of the contracts this ledger creates.
@@ -46,7 +47,7 @@ func Templates() []string {
 		TemplateMintingDelegation, TemplateExternalPartySetupProposal, TemplateTransferCommandCounter, TemplateTransferInstruction,
 		TemplateMergeDelegation, TemplateMergeDelegationProposal, TemplateTransferOffer, TemplateAcceptedTransferOffer,
 		TemplateTransferPreapproval, TemplateTransferCommand, TemplateBuyTrafficRequest, TemplateMemberTraffic,
-		TemplateAmuletAllocation,
+		TemplateAmuletAllocation, TemplateOTCTradeProposal, TemplateOTCTrade,
 	}
 	for _, t := range rewardTemplates {
 		ts = append(ts, t)
@@ -96,6 +97,16 @@ var observerFields = map[string][]string{
 	TemplateAmuletAllocation:    {"allocation", "settlement", "executor"},
 }
 
+// signatoriesOf are, for templates whose signatories a payload field
+// lists, those signatories; their other stakeholders observe.
+var signatoriesOf = map[string]func(payload []byte) []coin.PartyID{
+	TemplateOTCTradeProposal: func(b []byte) []coin.PartyID {
+		var p OTCTradeProposal
+		_ = json.Unmarshal(b, &p)
+		return p.Approvers
+	},
+}
+
 func (l *Ledger) ledgerContract(c *store.Contract) LedgerContract {
 	lc := LedgerContract{Contract: l.contractView(c), CreatedOffset: c.CreatedOffset}
 	if c.ArchivedOffset != nil {
@@ -113,8 +124,13 @@ func (l *Ledger) ledgerContract(c *store.Contract) LedgerContract {
 			observer = coin.PartyID(s)
 		}
 	}
+	var signs func(coin.PartyID) bool
+	if f, ok := signatoriesOf[c.TemplateID]; ok {
+		ss := f([]byte(c.Payload))
+		signs = func(p coin.PartyID) bool { return slices.Contains(ss, p) }
+	}
 	for _, p := range strings.Fields(c.Stakeholders) {
-		if coin.PartyID(p) == observer {
+		if coin.PartyID(p) == observer || signs != nil && !signs(coin.PartyID(p)) {
 			lc.Observers = append(lc.Observers, observer)
 		} else {
 			lc.Signatories = append(lc.Signatories, coin.PartyID(p))
@@ -426,6 +442,12 @@ func (l *Ledger) InterfaceView(c LedgerContract, iface string) (json.RawMessage,
 			return nil, fmt.Errorf("allocation %s: %w", c.ContractID, err)
 		}
 		return json.Marshal(allocationView{Allocation: p.Allocation, HoldingCids: []coin.ContractID{p.LockedAmulet}, Meta: metadata{Values: map[string]string{}}})
+	case TemplateOTCTrade:
+		var tr OTCTrade
+		if err := json.Unmarshal(c.Payload, &tr); err != nil {
+			return nil, fmt.Errorf("OTC trade %s: %w", c.ContractID, err)
+		}
+		return json.Marshal(allocationRequestView{Settlement: tr.settlement(), TransferLegs: tr.TransferLegs, Meta: metadata{Values: map[string]string{}}})
 	case TemplateExternalPartyRule:
 		// TransferFactoryView and AllocationFactoryView: the admin and empty metadata.
 		return json.Marshal(struct {
