@@ -131,7 +131,7 @@ func (l *Ledger) ledgerContract(c *store.Contract) LedgerContract {
 	}
 	for _, p := range strings.Fields(c.Stakeholders) {
 		if coin.PartyID(p) == observer || signs != nil && !signs(coin.PartyID(p)) {
-			lc.Observers = append(lc.Observers, observer)
+			lc.Observers = append(lc.Observers, coin.PartyID(p))
 		} else {
 			lc.Signatories = append(lc.Signatories, coin.PartyID(p))
 		}

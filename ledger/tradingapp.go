@@ -87,12 +87,16 @@ func (tr *OTCTrade) settlement() SettlementInfo {
 	}
 }
 
-// require is TradingApp's require: a Daml assertion failure.
+// ErrRequirement is a trading-app choice's failed requirement (a Daml
+// assertion: the command is refused as the interpreter would).
+var ErrRequirement = fmt.Errorf("%w: requirement not met", ErrConflict)
+
+// require is TradingApp's require.
 func require(msg string, ok bool) error {
 	if ok {
 		return nil
 	}
-	return fmt.Errorf("%w: the requirement '%s' was not met", ErrConflict, msg)
+	return fmt.Errorf("%w: the requirement '%s' was not met", ErrRequirement, msg)
 }
 
 // authorized refuses a command unless every party of need is among actAs.
