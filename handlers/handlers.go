@@ -190,6 +190,11 @@ func (h *Handler) Routes(health http.Handler) http.Handler {
 	mux.Handle("POST /v0/wallet/token-standard/transfers/{contract_id}/accept", h.user(h.moveTokenStandardTransfer(ledger.MoveAccept)))
 	mux.Handle("POST /v0/wallet/token-standard/transfers/{contract_id}/reject", h.user(h.moveTokenStandardTransfer(ledger.MoveReject)))
 	mux.Handle("POST /v0/wallet/token-standard/transfers/{contract_id}/withdraw", h.user(h.moveTokenStandardTransfer(ledger.MoveWithdraw)))
+	mux.Handle("GET /v0/wallet/token-standard/allocation-requests", h.user(h.listAllocationRequests()))
+	mux.Handle("POST /v0/wallet/token-standard/allocation-requests/{contract_id}/reject", h.user(h.rejectAllocationRequest))
+	mux.Handle("GET /v0/allocations", h.user(h.listAllocations()))
+	mux.Handle("POST /v0/allocations", h.user(h.allocateAmulet))
+	mux.Handle("POST /v0/allocations/{contract_id}/withdraw", h.user(h.withdrawAllocation))
 
 	// wallet-external.yaml: traffic
 	mux.Handle("POST /v0/wallet/buy-traffic-requests", h.user(h.createBuyTrafficRequest))

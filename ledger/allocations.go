@@ -531,3 +531,23 @@ func (l *Ledger) AllocationByID(ctx context.Context, viewer coin.PartyID, cid co
 	}
 	return Allocation{Spec: p.Allocation, LockedHoldingCID: p.LockedAmulet, Contract: l.ledgerContract(c)}, nil
 }
+
+// AllocationsOf lists the active allocations party is the sender of,
+// oldest first.
+func (l *Ledger) AllocationsOf(ctx context.Context, party coin.PartyID) ([]Contract, error) {
+	cs, err := store.ActiveContractsByTemplate(ctx, l.db, TemplateAmuletAllocation, party)
+	if err != nil {
+		return nil, err
+	}
+	var out []Contract
+	for i := range cs {
+		var p amuletAllocationPayload
+		if err := json.Unmarshal([]byte(cs[i].Payload), &p); err != nil {
+			return nil, fmt.Errorf("allocation %s: %w", cs[i].ContractID, err)
+		}
+		if p.Allocation.TransferLeg.Sender == party {
+			out = append(out, l.contractView(&cs[i]))
+		}
+	}
+	return out, nil
+}

@@ -383,3 +383,67 @@ func (l *Ledger) tradeTx(ctx context.Context, key, kind string, cid coin.Contrac
 	}
 	return res, nil
 }
+
+// RejectAllocationRequest is AllocationRequest_Reject on an OTCTrade: a
+// sender of one of its legs (actor, among actAs) declines to allocate, and
+// the trade ends.
+func (l *Ledger) RejectAllocationRequest(ctx context.Context, actAs []coin.PartyID, cid coin.ContractID, actor coin.PartyID, key string) (*TradeResult, error) {
+	if err := authorized(actAs, "AllocationRequest_Reject", actor); err != nil {
+		return nil, err
+	}
+	return l.tradeTx(ctx, key, "reject-allocation-request", cid, TemplateOTCTrade, func(t *txn, c *store.Contract) (*TradeResult, error) {
+		if !slices.Contains(contractParties(c), actor) {
+			// Not a stakeholder: the trade is invisible to it.
+			return nil, fmt.Errorf("%s %s: %w", TemplateOTCTrade, cid, ErrNotFound)
+		}
+		var tr OTCTrade
+		if err := json.Unmarshal([]byte(c.Payload), &tr); err != nil {
+			return nil, err
+		}
+		sender := false
+		for _, leg := range tr.TransferLegs {
+			sender = sender || leg.Sender == actor
+		}
+		if err := require("Actor is a sender", sender); err != nil {
+			return nil, err
+		}
+		t.archive(cid)
+		return &TradeResult{}, nil
+	})
+}
+
+// WithdrawAllocationRequest is AllocationRequest_Withdraw on an OTCTrade:
+// the venue (its settlement's executor) ends the trade.
+func (l *Ledger) WithdrawAllocationRequest(ctx context.Context, actAs []coin.PartyID, cid coin.ContractID, key string) (*TradeResult, error) {
+	return l.tradeTx(ctx, key, "withdraw-allocation-request", cid, TemplateOTCTrade, func(t *txn, c *store.Contract) (*TradeResult, error) {
+		var tr OTCTrade
+		if err := json.Unmarshal([]byte(c.Payload), &tr); err != nil {
+			return nil, err
+		}
+		if err := authorized(actAs, "AllocationRequest_Withdraw", tr.Venue); err != nil {
+			return nil, err
+		}
+		t.archive(cid)
+		return &TradeResult{}, nil
+	})
+}
+
+// AllocationRequestsOf lists the active OTC trades party trades in (a
+// sender or receiver of a leg), oldest first.
+func (l *Ledger) AllocationRequestsOf(ctx context.Context, party coin.PartyID) ([]Contract, error) {
+	cs, err := store.ActiveContractsByTemplate(ctx, l.db, TemplateOTCTrade, party)
+	if err != nil {
+		return nil, err
+	}
+	var out []Contract
+	for i := range cs {
+		var tr OTCTrade
+		if err := json.Unmarshal([]byte(cs[i].Payload), &tr); err != nil {
+			return nil, fmt.Errorf("OTC trade %s: %w", cs[i].ContractID, err)
+		}
+		if slices.Contains(tradingParties(tr.TransferLegs), party) {
+			out = append(out, l.contractView(&cs[i]))
+		}
+	}
+	return out, nil
+}
