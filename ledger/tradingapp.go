@@ -63,7 +63,7 @@ type allocationRequestView struct {
 // (none for a settlement or a rejection) and its update's offset.
 type TradeResult struct {
 	Created coin.ContractID
-	// Executed are the settled legs' results, by leg id.
+	// Executed are the settled (or cancelled) legs' results, by leg id.
 	Executed map[string]*AllocationResult
 	Offset   int64
 }
@@ -259,20 +259,36 @@ func (l *Ledger) InitiateTradeSettlement(ctx context.Context, actAs []coin.Party
 // allocation of every leg (allocations: leg id -> allocation), each of
 // which must be exactly the allocation the trade asks for.
 func (l *Ledger) SettleTrade(ctx context.Context, actAs []coin.PartyID, cid coin.ContractID, allocations map[string]coin.ContractID, key string) (*TradeResult, error) {
-	return l.tradeTx(ctx, key, "settle-trade", cid, TemplateOTCTrade, func(t *txn, c *store.Contract) (*TradeResult, error) {
+	return l.closeTrade(ctx, actAs, cid, allocations, AllocationExecute, key)
+}
+
+// CancelTrade is OTCTrade_Cancel: the venue cancels, in one update, the
+// allocations given (any legs), each checked as for settlement, and the
+// trade ends; the cancelled allocations' coin returns to their senders.
+func (l *Ledger) CancelTrade(ctx context.Context, actAs []coin.PartyID, cid coin.ContractID, allocations map[string]coin.ContractID, key string) (*TradeResult, error) {
+	return l.closeTrade(ctx, actAs, cid, allocations, AllocationCancel, key)
+}
+
+// closeTrade ends the trade cid by making move (execute: every leg, before
+// the deadline; cancel: the legs given) on its allocations.
+func (l *Ledger) closeTrade(ctx context.Context, actAs []coin.PartyID, cid coin.ContractID, allocations map[string]coin.ContractID, move AllocationMove, key string) (*TradeResult, error) {
+	choice := map[AllocationMove]string{AllocationExecute: "OTCTrade_Settle", AllocationCancel: "OTCTrade_Cancel"}[move]
+	return l.tradeTx(ctx, key, strings.ToLower(choice), cid, TemplateOTCTrade, func(t *txn, c *store.Contract) (*TradeResult, error) {
 		var tr OTCTrade
 		if err := json.Unmarshal([]byte(c.Payload), &tr); err != nil {
 			return nil, err
 		}
-		if err := authorized(actAs, "OTCTrade_Settle", tr.Venue); err != nil {
+		if err := authorized(actAs, choice, tr.Venue); err != nil {
 			return nil, err
 		}
-		settleBefore, err := time.Parse(time.RFC3339Nano, tr.SettleBefore)
-		if err != nil {
-			return nil, err
-		}
-		if err := require("Settlement deadline has not passed", t.now.Before(settleBefore)); err != nil {
-			return nil, err
+		if move == AllocationExecute {
+			settleBefore, err := time.Parse(time.RFC3339Nano, tr.SettleBefore)
+			if err != nil {
+				return nil, err
+			}
+			if err := require("Settlement deadline has not passed", t.now.Before(settleBefore)); err != nil {
+				return nil, err
+			}
 		}
 		for id := range allocations {
 			if _, ok := tr.TransferLegs[id]; !ok {
@@ -287,8 +303,11 @@ func (l *Ledger) SettleTrade(ctx context.Context, actAs []coin.PartyID, cid coin
 		res := &TradeResult{Executed: map[string]*AllocationResult{}}
 		for _, id := range legIDs {
 			acid, ok := allocations[id]
-			if !ok {
+			if !ok && move == AllocationExecute {
 				return nil, require("Allocation cid and extra arg is missing for leg "+id, false)
+			}
+			if !ok {
+				continue
 			}
 			ac, p, err := l.allocationIn(ctx, t.tx, acid)
 			if err == nil && ac.ArchivedOffset != nil {
@@ -302,10 +321,10 @@ func (l *Ledger) SettleTrade(ctx context.Context, actAs []coin.PartyID, cid coin
 			if err := require("Allocation matches expected allocation (leg "+id+")", string(want) == string(got)); err != nil {
 				return nil, err
 			}
-			if err := CheckAllocationMove(p.Allocation, AllocationExecute, tr.Venue, t.now); err != nil {
+			if err := CheckAllocationMove(p.Allocation, move, tr.Venue, t.now); err != nil {
 				return nil, fmt.Errorf("allocation %s: %w", acid, err)
 			}
-			if res.Executed[id], err = t.finishAllocation(ctx, acid, p, AllocationExecute); err != nil {
+			if res.Executed[id], err = t.finishAllocation(ctx, acid, p, move); err != nil {
 				return nil, err
 			}
 		}

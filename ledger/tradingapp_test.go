@@ -115,3 +115,70 @@ func TestTradingAppDvP(t *testing.T) {
 		ledgertest.Conserved(t, l)
 	})
 }
+
+// TestTradingAppCancelAndWithdraw: the venue cancels a trade with an
+// allocated leg (OTCTrade_Cancel: that coin returns) and withdraws
+// another (AllocationRequest_Withdraw), on both engines.
+func TestTradingAppCancelAndWithdraw(t *testing.T) {
+	forEachEngineClock(t, func(t *testing.T, l *ledger.Ledger, clock *ledgertest.Clock) {
+		ctx := context.Background()
+		alice, bob, venue := ledgertest.Party(t, l), ledgertest.Party(t, l), ledgertest.Party(t, l)
+		ledgertest.Mint(t, l, alice, "100")
+		cc := ledger.InstrumentRef{Admin: l.DSO(), ID: ledger.InstrumentID}
+		legs := map[string]ledger.TransferLeg{
+			"a": {Sender: alice, Receiver: bob, Amount: coin.MustParse("20"), InstrumentID: cc},
+			"b": {Sender: bob, Receiver: alice, Amount: coin.MustParse("5"), InstrumentID: cc},
+		}
+		trade := func() coin.ContractID {
+			t.Helper()
+			p, err := l.ProposeTrade(ctx, []coin.PartyID{alice, bob}, ledger.OTCTradeProposal{Venue: venue, TransferLegs: legs, Approvers: []coin.PartyID{alice, bob}}, "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			now := clock.Now()
+			tr, err := l.InitiateTradeSettlement(ctx, []coin.PartyID{venue}, p.Created, ledger.FormatTime(now.Add(time.Hour)), ledger.FormatTime(now.Add(2*time.Hour)), "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			return tr.Created
+		}
+		first := trade()
+		tc, err := l.LedgerContractByID(ctx, first)
+		if err != nil {
+			t.Fatal(err)
+		}
+		raw, _ := l.InterfaceView(tc, ledger.InterfaceAllocationRequest)
+		var req struct {
+			Settlement ledger.SettlementInfo `json:"settlement"`
+		}
+		if err := json.Unmarshal(raw, &req); err != nil {
+			t.Fatal(err)
+		}
+		a, err := l.Allocate(ctx, ledger.AllocationSpecification{Settlement: req.Settlement, TransferLegID: "a", TransferLeg: legs["a"]}, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := l.CancelTrade(ctx, []coin.PartyID{alice}, first, map[string]coin.ContractID{"a": a.AllocationCID}, ""); !errors.Is(err, ledger.ErrForbidden) {
+			t.Fatalf("cancel by alice = %v", err)
+		}
+		if _, err := l.CancelTrade(ctx, []coin.PartyID{venue}, first, map[string]coin.ContractID{"a": a.AllocationCID}, ""); err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff([]string{"unlocked=100.0000000000 locked=0.0000000000"}, balances(t, l, alice)); diff != "" {
+			t.Errorf("after cancel (-want +got):\n%s", diff)
+		}
+		second := trade()
+		if _, err := l.WithdrawAllocationRequest(ctx, []coin.PartyID{alice}, second, ""); !errors.Is(err, ledger.ErrForbidden) {
+			t.Fatalf("withdraw by alice = %v", err)
+		}
+		if _, err := l.WithdrawAllocationRequest(ctx, []coin.PartyID{venue}, second, ""); err != nil {
+			t.Fatal(err)
+		}
+		for _, cid := range []coin.ContractID{first, second, a.AllocationCID} {
+			if c, err := l.LedgerContractByID(ctx, cid); err != nil || c.ArchivedOffset == 0 {
+				t.Errorf("%s still active (%v)", cid, err)
+			}
+		}
+		ledgertest.Conserved(t, l)
+	})
+}

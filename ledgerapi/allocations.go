@@ -136,7 +136,7 @@ func (s *Server) tradeChoice(r *http.Request, actAs []coin.PartyID, tmpl string,
 			return 0, err
 		}
 		res, err = s.l.InitiateTradeSettlement(ctx, actAs, cid, arg.PrepareUntil, arg.SettleBefore, key)
-	case tmpl == ledger.TemplateOTCTrade && choice == "OTCTrade_Settle":
+	case tmpl == ledger.TemplateOTCTrade && (choice == "OTCTrade_Settle" || choice == "OTCTrade_Cancel"):
 		// TextMap (ContractId Allocation, ExtraArgs): a Daml tuple is the
 		// record DA.Types:Tuple2 with fields _1 and _2.
 		var arg struct {
@@ -155,7 +155,28 @@ func (s *Server) tradeChoice(r *http.Request, actAs []coin.PartyID, tmpl string,
 		for id, a := range arg.AllocationsWithContext {
 			allocs[id] = a.Allocation
 		}
-		res, err = s.l.SettleTrade(ctx, actAs, cid, allocs, key)
+		if choice == "OTCTrade_Settle" {
+			res, err = s.l.SettleTrade(ctx, actAs, cid, allocs, key)
+		} else {
+			res, err = s.l.CancelTrade(ctx, actAs, cid, allocs, key)
+		}
+	case tmpl == ledger.InterfaceAllocationRequest && choice == "AllocationRequest_Reject":
+		var arg struct {
+			Actor     coin.PartyID `json:"actor"`
+			ExtraArgs extraArgs    `json:"extraArgs"`
+		}
+		if err := decodeArg(raw, &arg); err != nil {
+			return 0, err
+		}
+		res, err = s.l.RejectAllocationRequest(ctx, actAs, cid, arg.Actor, key)
+	case tmpl == ledger.InterfaceAllocationRequest && choice == "AllocationRequest_Withdraw":
+		var arg struct {
+			ExtraArgs extraArgs `json:"extraArgs"`
+		}
+		if err := decodeArg(raw, &arg); err != nil {
+			return 0, err
+		}
+		res, err = s.l.WithdrawAllocationRequest(ctx, actAs, cid, key)
 	default:
 		return 0, cantonErr(codeUnsupported, "choice %s on %s: this participant runs %s", choice, tmpl, supportedCommands)
 	}

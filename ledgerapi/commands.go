@@ -30,7 +30,8 @@ const supportedCommands = "one ExerciseCommand of TransferFactory_Transfer on " 
 	", AllocationFactory_Allocate on " + ledger.InterfaceAllocationFactory +
 	", Allocation_ExecuteTransfer, _Withdraw or _Cancel on " + ledger.InterfaceAllocation +
 	", OTCTradeProposal_Accept, _Reject or _InitiateSettlement on " + ledger.TemplateOTCTradeProposal +
-	", OTCTrade_Settle on " + ledger.TemplateOTCTrade +
+	", OTCTrade_Settle or _Cancel on " + ledger.TemplateOTCTrade +
+	", AllocationRequest_Reject or _Withdraw on " + ledger.InterfaceAllocationRequest +
 	"; or one CreateCommand of " + ledger.TemplateOTCTradeProposal
 
 // instructionChoices are the TransferInstruction choices served, and the
@@ -191,7 +192,7 @@ func (s *Server) submit(r *http.Request, c *caller, cmds *jsCommands) (submitted
 		sub.offset, err = s.allocate(r, sub.actAs, cid, ex.ChoiceArgument, key)
 	case iface == ledger.InterfaceAllocation && allocationChoices[ex.Choice] != "":
 		sub.offset, err = s.allocationMove(r, sub.actAs, cid, allocationChoices[ex.Choice], ex.ChoiceArgument, key)
-	case iface == ledger.TemplateOTCTradeProposal || iface == ledger.TemplateOTCTrade:
+	case iface == ledger.TemplateOTCTradeProposal || iface == ledger.TemplateOTCTrade || iface == ledger.InterfaceAllocationRequest:
 		sub.offset, err = s.tradeChoice(r, sub.actAs, iface, cid, ex.Choice, ex.ChoiceArgument, key)
 	default:
 		return submitted{}, cantonErr(codeUnsupported, "choice %s on %s: this participant runs %s", ex.Choice, iface, supportedCommands)

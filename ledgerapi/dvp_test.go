@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/ccwallet/ccwallet/coin"
+	"github.com/ccwallet/ccwallet/ledger"
 )
 
 const (
@@ -197,4 +198,69 @@ func wantBalance(t *testing.T, e *env, p coin.PartyID, unlocked, locked string) 
 	if b.EffectiveUnlocked.String() != unlocked || b.EffectiveLocked.String() != locked {
 		t.Errorf("%s: unlocked %s locked %s, want %s %s", p, b.EffectiveUnlocked, b.EffectiveLocked, unlocked, locked)
 	}
+}
+
+// TestTradeEndings: through the Ledger API, on both engines, a trade ends
+// by AllocationRequest_Reject (a sender only; a receiver's reject fails
+// the Daml requirement), AllocationRequest_Withdraw (the venue) or
+// OTCTrade_Cancel (the venue; the allocated coin returns).
+func TestTradeEndings(t *testing.T) {
+	forEachEngine(t, func(t *testing.T, e *env) {
+		ctx := context.Background()
+		alice, bob, venue := e.user("alice", "100"), e.user("bob", ""), e.user("venue", "")
+		cc := ledger.InstrumentRef{Admin: e.l.DSO(), ID: ledger.InstrumentID}
+		legs := map[string]ledger.TransferLeg{"leg0": {Sender: alice, Receiver: bob, Amount: coin.MustParse("20"), InstrumentID: cc}}
+		trade := func() coin.ContractID {
+			t.Helper()
+			p, err := e.l.ProposeTrade(ctx, []coin.PartyID{alice, bob}, ledger.OTCTradeProposal{Venue: venue, TransferLegs: legs, Approvers: []coin.PartyID{alice, bob}}, "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			now := e.clock.Now()
+			tr, err := e.l.InitiateTradeSettlement(ctx, []coin.PartyID{venue}, p.Created, ledger.FormatTime(now.Add(time.Hour)), ledger.FormatTime(now.Add(2*time.Hour)), "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			return tr.Created
+		}
+		first := string(trade())
+		reject := func(actor coin.PartyID) map[string]any {
+			return exercise(allocRequestIface, first, "AllocationRequest_Reject", map[string]any{"actor": actor, "extraArgs": emptyExtra()})
+		}
+		if code, b := e.command("bob", "reject-bob", bob, reject(bob), nil); code != http.StatusBadRequest {
+			t.Errorf("bob (a receiver) rejects = %d %s, want 400", code, b)
+		}
+		e.mustCommand("alice", "reject", alice, reject(alice), nil)
+
+		second := string(trade())
+		withdraw := exercise(allocRequestIface, second, "AllocationRequest_Withdraw", map[string]any{"extraArgs": emptyExtra()})
+		if code, b := e.command("alice", "withdraw-alice", alice, withdraw, nil); code != http.StatusForbidden {
+			t.Errorf("alice withdraws the request = %d %s, want 403", code, b)
+		}
+		e.mustCommand("venue", "withdraw", venue, withdraw, nil)
+
+		third := trade()
+		tc, err := e.l.LedgerContractByID(ctx, third)
+		if err != nil {
+			t.Fatal(err)
+		}
+		raw, _ := e.l.InterfaceView(tc, ledger.InterfaceAllocationRequest)
+		var req struct {
+			Settlement ledger.SettlementInfo `json:"settlement"`
+		}
+		if err := json.Unmarshal(raw, &req); err != nil {
+			t.Fatal(err)
+		}
+		a, err := e.l.Allocate(ctx, ledger.AllocationSpecification{Settlement: req.Settlement, TransferLegID: "leg0", TransferLeg: legs["leg0"]}, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		wantBalance(t, e, alice, "80.0000000000", "20.0000000000")
+		e.mustCommand("venue", "cancel", venue, exercise(tradeTemplate, string(third), "OTCTrade_Cancel", map[string]any{"allocationsWithContext": map[string]any{
+			"leg0": map[string]any{"_1": a.AllocationCID, "_2": emptyExtra()}}}), nil)
+		wantBalance(t, e, alice, "100.0000000000", "0.0000000000")
+		if left := e.acs("venue", filter(venue, interfaceFilter(allocRequestIface, true, false), interfaceFilter(allocationIface, true, false)), e.ledgerEnd()); len(left) != 0 {
+			t.Errorf("the venue still sees %d trades or allocations", len(left))
+		}
+	})
 }
