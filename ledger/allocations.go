@@ -458,6 +458,17 @@ func (t *txn) finishAllocation(ctx context.Context, cid coin.ContractID, p *amul
 		// The locked coin left the sender's available balance when it was
 		// allocated; the receiver's grows.
 		t.recordPair(leg.Sender, leg.Receiver, "transfer", subtype, coin.Zero, fee, value, coin.Zero, desc, d)
+		// Splice executes an allocation as a two-step transfer that allows
+		// featuring: a featured executor earns the featured app reward, as
+		// a featured preapproval provider does for a send.
+		executor := p.Allocation.Settlement.Executor
+		featured, err := isFeatured(ctx, t.tx, executor)
+		if err != nil {
+			return nil, err
+		}
+		if featured {
+			t.addRewardCoupon(RewardApp, executor, USDToCoin(t.l.rules.ExtraFeaturedAppRewardUSD, t.round.Price), true)
+		}
 	} else {
 		if value.IsPositive() {
 			res.SenderChangeCIDs = append(res.SenderChangeCIDs, t.newHolding(leg.Sender, value, nil))

@@ -202,3 +202,40 @@ func TestExpireAllocations(t *testing.T) {
 		ledgertest.Conserved(t, l)
 	})
 }
+
+// TestAllocationFeaturedExecutor: executing an allocation earns a
+// featured executor (here the operator, whose FeaturedAppRight the
+// ledger creates) one featured app reward coupon; a venue without the
+// right earns none.
+func TestAllocationFeaturedExecutor(t *testing.T) {
+	forEachEngineClock(t, func(t *testing.T, l *ledger.Ledger, clock *ledgertest.Clock) {
+		ctx := context.Background()
+		sender, receiver, venue := ledgertest.Party(t, l), ledgertest.Party(t, l), ledgertest.Party(t, l)
+		ledgertest.Mint(t, l, sender, "100")
+		coupons := func(p coin.PartyID) int {
+			t.Helper()
+			cs, err := l.RewardCoupons(ctx, p, ledger.RewardApp)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return len(cs)
+		}
+		before := coupons(l.Operator())
+		for _, executor := range []coin.PartyID{l.Operator(), venue} {
+			res, err := l.Allocate(ctx, allocationSpec(l, sender, receiver, executor, "10", clock.Now()), "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := l.MoveAllocation(ctx, executor, res.AllocationCID, ledger.AllocationExecute, ""); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if got := coupons(l.Operator()) - before; got != 1 {
+			t.Errorf("the featured executor earned %d app reward coupons, want 1", got)
+		}
+		if got := coupons(venue); got != 0 {
+			t.Errorf("the unfeatured venue earned %d app reward coupons, want 0", got)
+		}
+		ledgertest.Conserved(t, l)
+	})
+}
