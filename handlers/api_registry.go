@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -81,17 +82,25 @@ func choiceContextResponse(cc ledger.ChoiceContext, excludeDebug bool) choiceCon
 // getTransferInstructionChoiceContext answers POST
 // /registry/transfer-instruction/v1/{transferInstructionId}/choice-contexts/{accept,reject,withdraw}.
 func (h *Handler) getTransferInstructionChoiceContext(move ledger.InstructionMove) apiFunc {
+	return choiceContextOf("transferInstructionId", func(ctx context.Context, cid coin.ContractID) (ledger.ChoiceContext, error) {
+		return h.l.InstructionChoiceContext(ctx, cid, move)
+	})
+}
+
+// choiceContextOf answers a registry's choice-context request for the
+// contract named by the path parameter param.
+func choiceContextOf(param string, get func(context.Context, coin.ContractID) (ledger.ChoiceContext, error)) apiFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
-		raw := r.PathValue("transferInstructionId")
+		raw := r.PathValue(param)
 		cid, err := coin.ParseContractID(raw)
 		if err != nil {
-			return badRequest(fmt.Sprintf("transferInstructionId: malformed contract id %q", raw))
+			return badRequest(fmt.Sprintf("%s: malformed contract id %q", param, raw))
 		}
 		var req getChoiceContextRequest
 		if err := web.DecodeJSON(r, &req); err != nil {
 			return err
 		}
-		cc, err := h.l.InstructionChoiceContext(r.Context(), cid, move)
+		cc, err := get(r.Context(), cid)
 		if err != nil {
 			return err
 		}
@@ -131,6 +140,69 @@ func (h *Handler) getTransferFactory(w http.ResponseWriter, r *http.Request) err
 	})
 }
 
+// allocation-instruction-v1.yaml and allocation-v1.yaml
+
+type allocationFactoryArgs struct {
+	ExpectedAdmin coin.PartyID `json:"expectedAdmin"`
+	Allocation    *struct {
+		TransferLeg *struct {
+			Sender       string `json:"sender"`
+			Receiver     string `json:"receiver"`
+			Amount       string `json:"amount"`
+			InstrumentID struct {
+				Admin string `json:"admin"`
+				ID    string `json:"id"`
+			} `json:"instrumentId"`
+		} `json:"transferLeg"`
+	} `json:"allocation"`
+}
+
+type factoryWithChoiceContext struct {
+	FactoryID     string           `json:"factoryId"`
+	ChoiceContext choiceContextDTO `json:"choiceContext"`
+}
+
+// getAllocationFactory answers POST /registry/allocation-instruction/v1/allocation-factory.
+func (h *Handler) getAllocationFactory(w http.ResponseWriter, r *http.Request) error {
+	var req getFactoryRequest
+	if err := web.DecodeJSON(r, &req); err != nil {
+		return err
+	}
+	const invalidArgs = "Field choiceArguments does not contain a valid AllocationFactory_Allocate"
+	if req.ChoiceArguments == nil {
+		return badRequest("choiceArguments: is required")
+	}
+	var args allocationFactoryArgs
+	if err := json.Unmarshal(*req.ChoiceArguments, &args); err != nil || args.Allocation == nil || args.Allocation.TransferLeg == nil {
+		return badRequest(invalidArgs)
+	}
+	leg := args.Allocation.TransferLeg
+	_, err1 := coin.ParsePartyID(leg.Sender)
+	_, err2 := coin.ParsePartyID(leg.Receiver)
+	amount, err3 := coin.ParseAmount(leg.Amount)
+	if err1 != nil || err2 != nil || err3 != nil || !amount.IsPositive() {
+		return badRequest(invalidArgs)
+	}
+	if id := leg.InstrumentID; id.ID != ledger.InstrumentID || id.Admin != string(h.l.DSO()) {
+		return badRequest(fmt.Sprintf("%s: unknown instrument %s/%s; this registry serves %s/%s", invalidArgs, id.Admin, id.ID, h.l.DSO(), ledger.InstrumentID))
+	}
+	f, err := h.l.AllocationFactory(r.Context())
+	if err != nil {
+		return err
+	}
+	return web.WriteJSON(w, http.StatusOK, factoryWithChoiceContext{
+		FactoryID: string(f.FactoryID), ChoiceContext: choiceContextResponse(f.Context, req.ExcludeDebugFields),
+	})
+}
+
+// getAllocationChoiceContext answers POST
+// /registry/allocations/v1/{allocationId}/choice-contexts/{execute-transfer,withdraw,cancel}.
+func (h *Handler) getAllocationChoiceContext(move ledger.AllocationMove) apiFunc {
+	return choiceContextOf("allocationId", func(ctx context.Context, cid coin.ContractID) (ledger.ChoiceContext, error) {
+		return h.l.AllocationChoiceContext(ctx, cid, move)
+	})
+}
+
 // token-metadata-v1.yaml
 
 type getRegistryInfoResponse struct {
@@ -154,12 +226,14 @@ type listInstrumentsResponse struct {
 }
 
 // supportedApis lists the token-standard APIs this registry serves, with
-// their minor versions. Allocations are not served, so not listed.
+// their minor versions.
 func supportedApis() map[string]int {
 	return map[string]int{
-		"splice-api-token-metadata-v1":             1,
-		"splice-api-token-holding-v1":              1,
-		"splice-api-token-transfer-instruction-v1": 1,
+		"splice-api-token-metadata-v1":               1,
+		"splice-api-token-holding-v1":                1,
+		"splice-api-token-transfer-instruction-v1":   1,
+		"splice-api-token-allocation-v1":             1,
+		"splice-api-token-allocation-instruction-v1": 1,
 	}
 }
 

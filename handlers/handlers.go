@@ -210,6 +210,11 @@ func (h *Handler) Routes(health http.Handler) http.Handler {
 	mux.Handle("POST /v0/wallet/token-standard/transfers/{contract_id}/accept", h.user(h.moveTokenStandardTransfer(ledger.MoveAccept)))
 	mux.Handle("POST /v0/wallet/token-standard/transfers/{contract_id}/reject", h.user(h.moveTokenStandardTransfer(ledger.MoveReject)))
 	mux.Handle("POST /v0/wallet/token-standard/transfers/{contract_id}/withdraw", h.user(h.moveTokenStandardTransfer(ledger.MoveWithdraw)))
+	mux.Handle("GET /v0/wallet/token-standard/allocation-requests", h.user(h.listAllocationRequests()))
+	mux.Handle("POST /v0/wallet/token-standard/allocation-requests/{contract_id}/reject", h.user(h.rejectAllocationRequest))
+	mux.Handle("GET /v0/allocations", h.user(h.listAllocations()))
+	mux.Handle("POST /v0/allocations", h.user(h.allocateAmulet))
+	mux.Handle("POST /v0/allocations/{contract_id}/withdraw", h.user(h.withdrawAllocation))
 
 	// wallet-external.yaml: traffic
 	mux.Handle("POST /v0/wallet/buy-traffic-requests", h.user(h.createBuyTrafficRequest))
@@ -232,6 +237,11 @@ func (h *Handler) Routes(health http.Handler) http.Handler {
 		mux.Handle("POST "+ti+"/{transferInstructionId}/choice-contexts/accept", reg(h.getTransferInstructionChoiceContext(ledger.MoveAccept)))
 		mux.Handle("POST "+ti+"/{transferInstructionId}/choice-contexts/reject", reg(h.getTransferInstructionChoiceContext(ledger.MoveReject)))
 		mux.Handle("POST "+ti+"/{transferInstructionId}/choice-contexts/withdraw", reg(h.getTransferInstructionChoiceContext(ledger.MoveWithdraw)))
+		mux.Handle("POST "+prefix+"/registry/allocation-instruction/v1/allocation-factory", reg(h.getAllocationFactory))
+		al := prefix + "/registry/allocations/v1/{allocationId}/choice-contexts"
+		mux.Handle("POST "+al+"/execute-transfer", reg(h.getAllocationChoiceContext(ledger.AllocationExecute)))
+		mux.Handle("POST "+al+"/withdraw", reg(h.getAllocationChoiceContext(ledger.AllocationWithdraw)))
+		mux.Handle("POST "+al+"/cancel", reg(h.getAllocationChoiceContext(ledger.AllocationCancel)))
 		md := prefix + "/registry/metadata/v1"
 		mux.Handle("GET "+md+"/info", reg(h.getRegistryInfo))
 		mux.Handle("GET "+md+"/instruments", reg(h.listInstruments))

@@ -30,7 +30,7 @@ import (
 var specFiles = []string{
 	"wallet-external.yaml", "wallet-internal.yaml", "validator-internal.yaml",
 	"transfer-instruction-v1.yaml", "token-metadata-v1.yaml", "scan.yaml",
-	"scan-proxy.yaml",
+	"scan-proxy.yaml", "allocation-instruction-v1.yaml", "allocation-v1.yaml",
 }
 
 // specRefPrefixes are how the copied specs refer to the common specs and
@@ -120,12 +120,15 @@ func patchSpec(doc *openapi3.T) {
 	if doc.Components == nil {
 		return
 	}
-	// TransferInstructionFailed is meant to be the empty object ("cannot
+	// TransferInstructionFailed (and AllocationInstructionResultFailed)
+	// is meant to be the empty object ("cannot
 	// define an empty object for some reason"); with additional properties
 	// open it also matches the Pending shape, and oneOf needs exactly one.
-	if s, ok := doc.Components.Schemas["TransferInstructionFailed"]; ok && s.Value != nil {
-		no := false
-		s.Value.AdditionalProperties = openapi3.AdditionalProperties{Has: &no}
+	for _, name := range []string{"TransferInstructionFailed", "AllocationInstructionResultFailed"} {
+		if s, ok := doc.Components.Schemas[name]; ok && s.Value != nil {
+			no := false
+			s.Value.AdditionalProperties = openapi3.AdditionalProperties{Has: &no}
+		}
 	}
 }
 

@@ -34,6 +34,9 @@ var interfaceImplementers = map[string][]string{
 	InterfaceHolding:             {TemplateAmulet, TemplateLockedAmulet},
 	InterfaceTransferInstruction: {TemplateTransferInstruction},
 	InterfaceTransferFactory:     {TemplateExternalPartyRule},
+	InterfaceAllocation:          {TemplateAmuletAllocation},
+	InterfaceAllocationFactory:   {TemplateExternalPartyRule},
+	InterfaceAllocationRequest:   {TemplateOTCTrade},
 }
 
 // Templates lists the templates of the contracts this ledger creates.
@@ -44,6 +47,7 @@ func Templates() []string {
 		TemplateMintingDelegation, TemplateExternalPartySetupProposal, TemplateTransferCommandCounter, TemplateTransferInstruction,
 		TemplateMergeDelegation, TemplateMergeDelegationProposal, TemplateTransferOffer, TemplateAcceptedTransferOffer,
 		TemplateTransferPreapproval, TemplateTransferCommand, TemplateBuyTrafficRequest, TemplateMemberTraffic,
+		TemplateAmuletAllocation, TemplateOTCTradeProposal, TemplateOTCTrade,
 	}
 	for _, t := range rewardTemplates {
 		ts = append(ts, t)
@@ -90,6 +94,17 @@ func (c LedgerContract) Stakeholders() []coin.PartyID {
 // observers, not signatories; every other stakeholder signs.
 var observerFields = map[string][]string{
 	TemplateTransferInstruction: {"transfer", "receiver"},
+	TemplateAmuletAllocation:    {"allocation", "settlement", "executor"},
+}
+
+// signatoriesOf are, for templates whose signatories a payload field
+// lists, those signatories; their other stakeholders observe.
+var signatoriesOf = map[string]func(payload []byte) []coin.PartyID{
+	TemplateOTCTradeProposal: func(b []byte) []coin.PartyID {
+		var p OTCTradeProposal
+		_ = json.Unmarshal(b, &p)
+		return p.Approvers
+	},
 }
 
 func (l *Ledger) ledgerContract(c *store.Contract) LedgerContract {
@@ -109,9 +124,14 @@ func (l *Ledger) ledgerContract(c *store.Contract) LedgerContract {
 			observer = coin.PartyID(s)
 		}
 	}
+	var signs func(coin.PartyID) bool
+	if f, ok := signatoriesOf[c.TemplateID]; ok {
+		ss := f([]byte(c.Payload))
+		signs = func(p coin.PartyID) bool { return slices.Contains(ss, p) }
+	}
 	for _, p := range strings.Fields(c.Stakeholders) {
-		if coin.PartyID(p) == observer {
-			lc.Observers = append(lc.Observers, observer)
+		if coin.PartyID(p) == observer || signs != nil && !signs(coin.PartyID(p)) {
+			lc.Observers = append(lc.Observers, coin.PartyID(p))
 		} else {
 			lc.Signatories = append(lc.Signatories, coin.PartyID(p))
 		}
@@ -416,8 +436,20 @@ func (l *Ledger) InterfaceView(c LedgerContract, iface string) (json.RawMessage,
 			Transfer: p.Transfer, Status: variant{Tag: "TransferPendingReceiverAcceptance", Value: struct{}{}},
 			Meta: metadata{Values: map[string]string{}},
 		})
+	case TemplateAmuletAllocation:
+		var p amuletAllocationPayload
+		if err := json.Unmarshal(c.Payload, &p); err != nil {
+			return nil, fmt.Errorf("allocation %s: %w", c.ContractID, err)
+		}
+		return json.Marshal(allocationView{Allocation: p.Allocation, HoldingCids: []coin.ContractID{p.LockedAmulet}, Meta: metadata{Values: map[string]string{}}})
+	case TemplateOTCTrade:
+		var tr OTCTrade
+		if err := json.Unmarshal(c.Payload, &tr); err != nil {
+			return nil, fmt.Errorf("OTC trade %s: %w", c.ContractID, err)
+		}
+		return json.Marshal(allocationRequestView{Settlement: tr.settlement(), TransferLegs: tr.TransferLegs, Meta: metadata{Values: map[string]string{}}})
 	case TemplateExternalPartyRule:
-		// TransferFactoryView: the admin and empty metadata.
+		// TransferFactoryView and AllocationFactoryView: the admin and empty metadata.
 		return json.Marshal(struct {
 			Admin coin.PartyID `json:"admin"`
 			Meta  metadata     `json:"meta"`

@@ -445,32 +445,18 @@ func (l *Ledger) moveInstruction(ctx context.Context, actor coin.PartyID, cid co
 // instruction's row follows once t commits.
 func (t *txn) finishInstruction(ctx context.Context, ti *store.TransferInstruction, move InstructionMove, to InstructionStatus) (*InstructionResult, error) {
 	res := &InstructionResult{Status: to, ReceiverHoldingCIDs: []coin.ContractID{}, SenderChangeCIDs: []coin.ContractID{}, Meta: map[string]string{}}
-	hs, err := store.HoldingsByIDs(ctx, t.tx, []coin.ContractID{ti.LockedHoldingCID})
+	value, fee, locked, err := t.releaseLock(ctx, ti.LockedHoldingCID, ti.ContractID)
 	if err != nil {
 		return nil, err
 	}
-	var lock *store.Holding
-	if len(hs) == 1 && hs[0].LockHolder == string(ti.ContractID) {
-		lock = &hs[0]
-	}
-	if lock == nil && move == MoveAccept {
+	if !locked && move == MoveAccept {
 		return nil, notFoundf("LockedAmulet '%s' not found for AmuletTransferInstruction '%s', which expires on %s",
 			ti.LockedHoldingCID, ti.ContractID, FormatTime(ti.ExecuteBefore))
 	}
-	if err := t.l.refuseReassigning(ctx, t.tx, t.l.instructionUses(ti, lock != nil, t.round.ContractID)...); err != nil {
+	if err := t.l.refuseReassigning(ctx, t.tx, t.l.instructionUses(ti, locked, t.round.ContractID)...); err != nil {
 		return nil, fmt.Errorf("transfer instruction %s: %w", ti.ContractID, err)
 	}
 	t.archive(ti.ContractID)
-	value, fee := coin.Zero, coin.Zero
-	if lock != nil {
-		// lock's holder is the instruction (checked above).
-		if err := t.archiveHolding(ctx, *lock); err != nil {
-			return nil, err
-		}
-		fee = HoldingFee(lock.Amount, lock.Rate, lock.CreatedRound, t.round.Number)
-		value = lock.Amount.Sub(fee)
-		t.burn(fee)
-	}
 	var results []coin.ContractID
 	subtype := "TransferInstruction_" + strings.ToUpper(string(move[:1])) + string(move[1:])
 	switch {
@@ -498,7 +484,6 @@ func (t *txn) finishInstruction(ctx context.Context, ti *store.TransferInstructi
 			})
 		}
 	}
-	t.traffic += t.l.rules.TrafficBytes(len(hs))
 	ids := make([]string, len(results))
 	for i, c := range results {
 		ids[i] = string(c)

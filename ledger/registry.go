@@ -226,27 +226,15 @@ func (l *Ledger) TransferKind(ctx context.Context, sender, receiver coin.PartyID
 // receiver's preapproval is disclosed with its provider's featured-app
 // right, if any.
 func (l *Ledger) TransferFactoryFor(ctx context.Context, sender, receiver coin.PartyID) (TransferFactory, error) {
-	factories, err := store.ActiveContractsByTemplate(ctx, l.db, TemplateExternalPartyRule, l.dso)
+	f, ids, err := l.rulesFactory(ctx)
 	if err != nil {
 		return TransferFactory{}, err
 	}
-	if len(factories) == 0 {
-		return TransferFactory{}, fmt.Errorf("ExternalPartyAmuletRules contract: %w", ErrNotFound)
-	}
-	r, err := l.usableRound(ctx, l.db)
-	if err != nil {
-		return TransferFactory{}, err
-	}
-	round := r.ContractID
 	kind, pre, err := l.transferKind(ctx, l.db, sender, receiver)
 	if err != nil {
 		return TransferFactory{}, err
 	}
-	f := TransferFactory{FactoryID: factories[0].ContractID, Kind: kind, Context: ChoiceContext{Values: map[string]ContextValue{
-		ContextAmuletRules: cidValue(l.rulesCID),
-		ContextOpenRound:   cidValue(round),
-	}}}
-	ids := []coin.ContractID{f.FactoryID, l.rulesCID, round}
+	f.Kind = kind
 	if kind == TransferDirect {
 		f.Context.Values[ContextTransferPreapprove] = cidValue(pre.ContractID)
 		ids = append(ids, pre.ContractID)
@@ -259,6 +247,92 @@ func (l *Ledger) TransferFactoryFor(ctx context.Context, sender, receiver coin.P
 	}
 	f.Context.Disclosed, err = l.disclose(ctx, ids...)
 	return f, err
+}
+
+// rulesFactory is the factory of the token standard's transfers and
+// allocations (the ExternalPartyAmuletRules contract) with the context
+// every use of it needs, AmuletRules and the open round, and the contracts
+// to disclose for them.
+func (l *Ledger) rulesFactory(ctx context.Context) (TransferFactory, []coin.ContractID, error) {
+	factories, err := store.ActiveContractsByTemplate(ctx, l.db, TemplateExternalPartyRule, l.dso)
+	if err != nil {
+		return TransferFactory{}, nil, err
+	}
+	if len(factories) == 0 {
+		return TransferFactory{}, nil, fmt.Errorf("ExternalPartyAmuletRules contract: %w", ErrNotFound)
+	}
+	r, err := l.usableRound(ctx, l.db)
+	if err != nil {
+		return TransferFactory{}, nil, err
+	}
+	f := TransferFactory{FactoryID: factories[0].ContractID, Context: ChoiceContext{Values: map[string]ContextValue{
+		ContextAmuletRules: cidValue(l.rulesCID),
+		ContextOpenRound:   cidValue(r.ContractID),
+	}}}
+	return f, []coin.ContractID{f.FactoryID, l.rulesCID, r.ContractID}, nil
+}
+
+// AllocationFactory returns the allocation factory (the
+// ExternalPartyAmuletRules contract) and the choice context of
+// AllocationFactory_Allocate: AmuletRules and the open round, disclosed.
+func (l *Ledger) AllocationFactory(ctx context.Context) (TransferFactory, error) {
+	f, ids, err := l.rulesFactory(ctx)
+	if err != nil {
+		return TransferFactory{}, err
+	}
+	f.Context.Disclosed, err = l.disclose(ctx, ids...)
+	return f, err
+}
+
+// AllocationChoiceContext answers the registry's choice-context request
+// for move (execute, withdraw or cancel) on an allocation, as the real
+// scan does: AmuletRules and the open round with the locked holding
+// disclosed; execute adds the executor's featured-app right, if any, and
+// withdraw and cancel expire-lock=true. If the lock is already gone,
+// execute is not found and withdraw/cancel get expire-lock=false only.
+func (l *Ledger) AllocationChoiceContext(ctx context.Context, cid coin.ContractID, move AllocationMove) (ChoiceContext, error) {
+	notFound := notFoundf("AmuletAllocation '%s' not found.", cid)
+	c, p, err := l.allocationIn(ctx, l.db, cid)
+	if errors.Is(err, ErrNotFound) || err == nil && c.ArchivedOffset != nil {
+		return ChoiceContext{}, notFound
+	} else if err != nil {
+		return ChoiceContext{}, err
+	}
+	hs, err := store.HoldingsByIDs(ctx, l.db, []coin.ContractID{p.LockedAmulet})
+	if err != nil {
+		return ChoiceContext{}, err
+	}
+	if len(hs) == 0 {
+		if move == AllocationExecute {
+			return ChoiceContext{}, notFoundf("LockedAmulet '%s' not found for AmuletAllocation '%s', which expires on %s",
+				p.LockedAmulet, cid, p.Allocation.Settlement.SettleBefore)
+		}
+		return ChoiceContext{Values: map[string]ContextValue{ContextExpireLock: {Tag: "AV_Bool", Value: false}}, Disclosed: []DisclosedContract{}}, nil
+	}
+	r, err := l.usableRound(ctx, l.db)
+	if err != nil {
+		return ChoiceContext{}, err
+	}
+	if err := l.refuseReassigning(ctx, l.db, cid); err != nil {
+		return ChoiceContext{}, err
+	}
+	cc := ChoiceContext{Values: map[string]ContextValue{
+		ContextAmuletRules: cidValue(l.rulesCID),
+		ContextOpenRound:   cidValue(r.ContractID),
+	}}
+	ids := []coin.ContractID{l.rulesCID, r.ContractID, p.LockedAmulet}
+	if move == AllocationExecute {
+		if right, err := l.featuredAppRightOf(ctx, p.Allocation.Settlement.Executor); err == nil {
+			cc.Values[ContextFeaturedAppRight] = cidValue(right)
+			ids = append(ids, right)
+		} else if !errors.Is(err, ErrNotFound) {
+			return ChoiceContext{}, err
+		}
+	} else {
+		cc.Values[ContextExpireLock] = ContextValue{Tag: "AV_Bool", Value: true}
+	}
+	cc.Disclosed, err = l.disclose(ctx, ids...)
+	return cc, err
 }
 
 func (l *Ledger) featuredAppRightOf(ctx context.Context, provider coin.PartyID) (coin.ContractID, error) {

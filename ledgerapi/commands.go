@@ -26,7 +26,13 @@ import (
 // supportedCommands says what a submission may be.
 const supportedCommands = "one ExerciseCommand of TransferFactory_Transfer on " + ledger.InterfaceTransferFactory +
 	" (the registry's transfer factory), TransferInstruction_Accept, _Reject or _Withdraw on " + ledger.InterfaceTransferInstruction +
-	", or TransferPreapproval_Send on " + ledger.TemplateTransferPreapproval
+	", TransferPreapproval_Send on " + ledger.TemplateTransferPreapproval +
+	", AllocationFactory_Allocate on " + ledger.InterfaceAllocationFactory +
+	", Allocation_ExecuteTransfer, _Withdraw or _Cancel on " + ledger.InterfaceAllocation +
+	", OTCTradeProposal_Accept, _Reject or _InitiateSettlement on " + ledger.TemplateOTCTradeProposal +
+	", OTCTrade_Settle or _Cancel on " + ledger.TemplateOTCTrade +
+	", AllocationRequest_Reject or _Withdraw on " + ledger.InterfaceAllocationRequest +
+	"; or one CreateCommand of " + ledger.TemplateOTCTradeProposal
 
 // instructionChoices are the TransferInstruction choices served, and the
 // ledger's move of each.
@@ -34,6 +40,14 @@ var instructionChoices = map[string]ledger.InstructionMove{
 	"TransferInstruction_Accept":   ledger.MoveAccept,
 	"TransferInstruction_Reject":   ledger.MoveReject,
 	"TransferInstruction_Withdraw": ledger.MoveWithdraw,
+}
+
+// allocationChoices are the Allocation choices served, and the ledger's
+// move of each.
+var allocationChoices = map[string]ledger.AllocationMove{
+	"Allocation_ExecuteTransfer": ledger.AllocationExecute,
+	"Allocation_Withdraw":        ledger.AllocationWithdraw,
+	"Allocation_Cancel":          ledger.AllocationCancel,
 }
 
 // maxCommandIDLength bounds commandId, as Canton's LedgerString.
@@ -142,7 +156,13 @@ func (s *Server) submit(r *http.Request, c *caller, cmds *jsCommands) (submitted
 	if len(cmds.Commands) != 1 {
 		return submitted{}, cantonErr(codeUnsupported, "commands: %d commands; this participant runs %s", len(cmds.Commands), supportedCommands)
 	}
+	key := changeID(c.user.Name, sub.actAs, cmds.CommandID)
 	raw, ok := cmds.Commands[0]["ExerciseCommand"]
+	if create, isCreate := cmds.Commands[0]["CreateCommand"]; isCreate && len(cmds.Commands[0]) == 1 {
+		var err error
+		sub.offset, err = s.createCommand(r, sub.actAs, create, key)
+		return sub, dedupError(err, cmds.CommandID, c.user.Name, sub.actAs)
+	}
 	if !ok || len(cmds.Commands[0]) != 1 {
 		return submitted{}, cantonErr(codeUnsupported, "commands[0]: this participant runs %s", supportedCommands)
 	}
@@ -161,7 +181,6 @@ func (s *Server) submit(r *http.Request, c *caller, cmds *jsCommands) (submitted
 	if err != nil {
 		return submitted{}, invalidArgument("commands[0].ExerciseCommand.contractId: %v", err)
 	}
-	key := changeID(c.user.Name, sub.actAs, cmds.CommandID)
 	switch {
 	case iface == ledger.InterfaceTransferFactory && ex.Choice == "TransferFactory_Transfer":
 		sub.offset, err = s.transferFactoryTransfer(r, sub.actAs, cid, ex.ChoiceArgument, key)
@@ -169,14 +188,26 @@ func (s *Server) submit(r *http.Request, c *caller, cmds *jsCommands) (submitted
 		sub.offset, err = s.preapprovalSend(r, sub.actAs, cid, ex.ChoiceArgument, key)
 	case iface == ledger.InterfaceTransferInstruction && instructionChoices[ex.Choice] != "":
 		sub.offset, err = s.instructionMove(r, sub.actAs, cid, instructionChoices[ex.Choice], key)
+	case iface == ledger.InterfaceAllocationFactory && ex.Choice == "AllocationFactory_Allocate":
+		sub.offset, err = s.allocate(r, sub.actAs, cid, ex.ChoiceArgument, key)
+	case iface == ledger.InterfaceAllocation && allocationChoices[ex.Choice] != "":
+		sub.offset, err = s.allocationMove(r, sub.actAs, cid, allocationChoices[ex.Choice], ex.ChoiceArgument, key)
+	case iface == ledger.TemplateOTCTradeProposal || iface == ledger.TemplateOTCTrade || iface == ledger.InterfaceAllocationRequest:
+		sub.offset, err = s.tradeChoice(r, sub.actAs, iface, cid, ex.Choice, ex.ChoiceArgument, key)
 	default:
 		return submitted{}, cantonErr(codeUnsupported, "choice %s on %s: this participant runs %s", ex.Choice, iface, supportedCommands)
 	}
+	return sub, dedupError(err, cmds.CommandID, c.user.Name, sub.actAs)
+}
+
+// dedupError is err, as DUPLICATE_COMMAND when the ledger saw the
+// command's change id before.
+func dedupError(err error, commandID, user string, actAs []coin.PartyID) error {
 	if errors.Is(err, ledger.ErrDuplicate) {
-		return submitted{}, cantonErr(codeDuplicateCommand, "command %q of user %q acting as %v was already executed; a new change needs a new commandId",
-			cmds.CommandID, c.user.Name, sub.actAs)
+		return cantonErr(codeDuplicateCommand, "command %q of user %q acting as %v was already executed; a new change needs a new commandId",
+			commandID, user, actAs)
 	}
-	return sub, err
+	return err
 }
 
 // changeID is the deduplication key of a command: its user, the set of

@@ -24,10 +24,16 @@ const (
 // token) and decodes the answer.
 func (e *env) registry(path string, req any, out any) {
 	e.t.Helper()
+	e.registryAt(registryPrefix+path, req, out)
+}
+
+// registryAt is registry with the full path.
+func (e *env) registryAt(path string, req any, out any) {
+	e.t.Helper()
 	srv := httptest.NewServer(handlers.New(e.l, handlers.Config{}, nil).Routes(nil))
 	defer srv.Close()
 	b, _ := json.Marshal(req)
-	resp, err := http.Post(srv.URL+registryPrefix+path, jsonType, bytes.NewReader(b))
+	resp, err := http.Post(srv.URL+path, jsonType, bytes.NewReader(b))
 	if err != nil {
 		e.t.Fatal(err)
 	}

@@ -161,7 +161,7 @@ func asCanton(err error) *cantonError {
 		return cantonErr(codeInFlight, "%s", err.Error())
 	case errors.Is(err, ledger.ErrReassigning):
 		return cantonErr(codeContention, "%s", err.Error())
-	case errors.Is(err, ledger.ErrInsufficientFunds), errors.Is(err, ledger.ErrExpired):
+	case errors.Is(err, ledger.ErrInsufficientFunds), errors.Is(err, ledger.ErrExpired), errors.Is(err, ledger.ErrRequirement):
 		return cantonErr(codeInterpretation, "%s", err.Error())
 	case errors.Is(err, ledger.ErrConflict):
 		return cantonErr(codeNotActive, "%s", err.Error())

@@ -1,0 +1,241 @@
+package ledger_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/ccwallet/ccwallet/coin"
+	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/ledgertest"
+	"github.com/google/go-cmp/cmp"
+)
+
+func allocationSpec(l *ledger.Ledger, sender, receiver, executor coin.PartyID, amount string, now time.Time) ledger.AllocationSpecification {
+	return ledger.AllocationSpecification{
+		Settlement: ledger.SettlementInfo{
+			Executor: executor, SettlementRef: ledger.Reference{ID: "trade-1"},
+			RequestedAt: ledger.FormatTime(now), AllocateBefore: ledger.FormatTime(now.Add(30 * time.Minute)),
+			SettleBefore: ledger.FormatTime(now.Add(time.Hour)),
+		},
+		TransferLegID: "leg0",
+		TransferLeg: ledger.TransferLeg{
+			Sender: sender, Receiver: receiver, Amount: coin.MustParse(amount),
+			InstrumentID: ledger.InstrumentRef{Admin: l.DSO(), ID: ledger.InstrumentID},
+		},
+	}
+}
+
+// TestAllocationMoves runs every allocation move, legal and illegal, on a
+// real allocation on both engines: the lock holds exactly the leg's
+// amount, execute gives it to the receiver, the others give it back, and
+// a refused move changes nothing.
+func TestAllocationMoves(t *testing.T) {
+	type step struct {
+		who  string // sender, receiver, executor, stranger, automation
+		move ledger.AllocationMove
+	}
+	cases := []struct {
+		name         string
+		before       []step
+		advance      time.Duration
+		do           step
+		wantErr      error
+		senderWant   string
+		receiverWant string
+	}{
+		{name: "execute", do: step{"executor", ledger.AllocationExecute}, senderWant: "60", receiverWant: "40"},
+		{name: "withdraw", do: step{"sender", ledger.AllocationWithdraw}, senderWant: "100", receiverWant: "0"},
+		{name: "cancel", do: step{"executor", ledger.AllocationCancel}, senderWant: "100", receiverWant: "0"},
+		{name: "expire", advance: 2 * time.Hour, do: step{"automation", ledger.AllocationExpire}, senderWant: "100", receiverWant: "0"},
+		{name: "withdraw after deadline", advance: 2 * time.Hour, do: step{"sender", ledger.AllocationWithdraw}, senderWant: "100", receiverWant: "0"},
+		{name: "execute after deadline", advance: 2 * time.Hour, do: step{"executor", ledger.AllocationExecute}, wantErr: ledger.ErrExpired},
+		{name: "expire before deadline", do: step{"automation", ledger.AllocationExpire}, wantErr: ledger.ErrConflict},
+		{name: "execute by the sender", do: step{"sender", ledger.AllocationExecute}, wantErr: ledger.ErrForbidden},
+		{name: "execute by the receiver", do: step{"receiver", ledger.AllocationExecute}, wantErr: ledger.ErrForbidden},
+		{name: "withdraw by the executor", do: step{"executor", ledger.AllocationWithdraw}, wantErr: ledger.ErrForbidden},
+		{name: "cancel by the sender", do: step{"sender", ledger.AllocationCancel}, wantErr: ledger.ErrForbidden},
+		{name: "execute by a stranger", do: step{"stranger", ledger.AllocationExecute}, wantErr: ledger.ErrNotFound},
+		{name: "execute twice", before: []step{{"executor", ledger.AllocationExecute}}, do: step{"executor", ledger.AllocationExecute}, wantErr: ledger.ErrAllocationFinished},
+		{name: "withdraw after execute", before: []step{{"executor", ledger.AllocationExecute}}, do: step{"sender", ledger.AllocationWithdraw}, wantErr: ledger.ErrAllocationFinished},
+		{name: "execute after withdraw", before: []step{{"sender", ledger.AllocationWithdraw}}, do: step{"executor", ledger.AllocationExecute}, wantErr: ledger.ErrAllocationFinished},
+		{name: "expire after cancel", advance: 2 * time.Hour, before: []step{{"executor", ledger.AllocationCancel}}, do: step{"automation", ledger.AllocationExpire}, wantErr: ledger.ErrAllocationFinished},
+	}
+	for _, e := range ledgertest.Engines {
+		t.Run(ledgertest.Name(e), func(t *testing.T) {
+			t.Parallel()
+			clock := ledgertest.NewClock()
+			l := ledgertest.New(t, e, ledgertest.Options{Clock: clock})
+			ctx := context.Background()
+			for _, c := range cases {
+				t.Run(c.name, func(t *testing.T) {
+					sender, receiver, executor, stranger := ledgertest.Party(t, l), ledgertest.Party(t, l), ledgertest.Party(t, l), ledgertest.Party(t, l)
+					ledgertest.Mint(t, l, sender, "100")
+					res, err := l.Allocate(ctx, allocationSpec(l, sender, receiver, executor, "40", clock.Now()), "")
+					if err != nil {
+						t.Fatal(err)
+					}
+					cid := res.AllocationCID
+					if diff := cmp.Diff([]string{"unlocked=60.0000000000 locked=40.0000000000", "unlocked=0.0000000000 locked=0.0000000000"}, balances(t, l, sender, receiver)); diff != "" {
+						t.Fatalf("after allocate (-want +got):\n%s", diff)
+					}
+					a, err := l.AllocationByID(ctx, executor, cid)
+					if err != nil || a.Contract.ArchivedOffset != 0 || a.Spec.TransferLeg.Amount.String() != "40.0000000000" {
+						t.Fatalf("AllocationByID = %+v, %v", a, err)
+					}
+					party := map[string]coin.PartyID{"sender": sender, "receiver": receiver, "executor": executor, "stranger": stranger, "automation": ""}
+					clock.Advance(c.advance)
+					for _, s := range c.before {
+						if _, err := l.MoveAllocation(ctx, party[s.who], cid, s.move, ""); err != nil {
+							t.Fatalf("%s by %s: %v", s.move, s.who, err)
+						}
+					}
+					before := balances(t, l, sender, receiver)
+					hist0 := historyLens(t, l, sender, receiver)
+					supply0 := ledgertest.Conserved(t, l)
+					_, err = l.MoveAllocation(ctx, party[c.do.who], cid, c.do.move, "")
+					if c.wantErr != nil {
+						if !errors.Is(err, c.wantErr) {
+							t.Fatalf("%s by %s = %v, want %v", c.do.move, c.do.who, err, c.wantErr)
+						}
+						t.Logf("refused: %v", err)
+						if diff := cmp.Diff(before, balances(t, l, sender, receiver)); diff != "" {
+							t.Errorf("a refused move changed balances (-before +after):\n%s", diff)
+						}
+						if s := ledgertest.Conserved(t, l); !s.Live.Equal(supply0.Live) {
+							t.Errorf("a refused move changed the supply %s -> %s", supply0.Live, s.Live)
+						}
+						if diff := cmp.Diff(hist0, historyLens(t, l, sender, receiver)); diff != "" {
+							t.Errorf("a refused move wrote history (-before +after):\n%s", diff)
+						}
+						return
+					}
+					if err != nil {
+						t.Fatalf("%s by %s: %v", c.do.move, c.do.who, err)
+					}
+					if a, err := l.AllocationByID(ctx, sender, cid); err != nil || a.Contract.ArchivedOffset == 0 {
+						t.Fatalf("allocation after %s: archived at %d, %v", c.do.move, a.Contract.ArchivedOffset, err)
+					}
+					want := []string{
+						"unlocked=" + coin.MustParse(c.senderWant).String() + " locked=0.0000000000",
+						"unlocked=" + coin.MustParse(c.receiverWant).String() + " locked=0.0000000000",
+					}
+					if diff := cmp.Diff(want, balances(t, l, sender, receiver)); diff != "" {
+						t.Errorf("balances after %s (-want +got):\n%s", c.do.move, diff)
+					}
+					ledgertest.Conserved(t, l)
+				})
+			}
+		})
+	}
+}
+
+// TestAllocateRefusals: a bad allocation request is refused with the
+// field it is about, and locks nothing.
+func TestAllocateRefusals(t *testing.T) {
+	forEachEngineClock(t, func(t *testing.T, l *ledger.Ledger, clock *ledgertest.Clock) {
+		ctx := context.Background()
+		sender, receiver, executor := ledgertest.Party(t, l), ledgertest.Party(t, l), ledgertest.Party(t, l)
+		ledgertest.Mint(t, l, sender, "100")
+		now := clock.Now()
+		cases := map[string]func(s *ledger.AllocationSpecification){
+			"zero amount":       func(s *ledger.AllocationSpecification) { s.TransferLeg.Amount = coin.Zero },
+			"other instrument":  func(s *ledger.AllocationSpecification) { s.TransferLeg.InstrumentID.ID = "USD" },
+			"allocate too late": func(s *ledger.AllocationSpecification) { s.Settlement.AllocateBefore = ledger.FormatTime(now) },
+			"settle before alloc": func(s *ledger.AllocationSpecification) {
+				s.Settlement.SettleBefore = ledger.FormatTime(now.Add(time.Minute))
+			},
+			"bad time": func(s *ledger.AllocationSpecification) { s.Settlement.SettleBefore = "tomorrow" },
+			"requested in future": func(s *ledger.AllocationSpecification) {
+				s.Settlement.RequestedAt = ledger.FormatTime(now.Add(time.Hour))
+			},
+			"unknown receiver":     func(s *ledger.AllocationSpecification) { s.TransferLeg.Receiver = "nobody::1220ab" },
+			"more than the sender": func(s *ledger.AllocationSpecification) { s.TransferLeg.Amount = coin.MustParse("1000") },
+			"long leg id":          func(s *ledger.AllocationSpecification) { s.TransferLegID = string(make([]byte, 300)) },
+		}
+		for name, mut := range cases {
+			spec := allocationSpec(l, sender, receiver, executor, "40", now)
+			mut(&spec)
+			if _, err := l.Allocate(ctx, spec, ""); err == nil {
+				t.Errorf("%s: allocated", name)
+			} else {
+				t.Logf("%s: %v", name, err)
+			}
+		}
+		if diff := cmp.Diff([]string{"unlocked=100.0000000000 locked=0.0000000000"}, balances(t, l, sender)); diff != "" {
+			t.Errorf("refusals locked coin (-want +got):\n%s", diff)
+		}
+	})
+}
+
+// TestExpireAllocations: the expiry automation returns the coin of every
+// allocation past its settlement deadline, and only those; a
+// deduplicated allocate runs once.
+func TestExpireAllocations(t *testing.T) {
+	forEachEngineClock(t, func(t *testing.T, l *ledger.Ledger, clock *ledgertest.Clock) {
+		ctx := context.Background()
+		sender, receiver, executor := ledgertest.Party(t, l), ledgertest.Party(t, l), ledgertest.Party(t, l)
+		ledgertest.Mint(t, l, sender, "100")
+		early := allocationSpec(l, sender, receiver, executor, "10", clock.Now())
+		late := allocationSpec(l, sender, receiver, executor, "20", clock.Now())
+		late.Settlement.SettleBefore = ledger.FormatTime(clock.Now().Add(3 * time.Hour))
+		if _, err := l.Allocate(ctx, early, "cmd-1"); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := l.Allocate(ctx, early, "cmd-1"); !errors.Is(err, ledger.ErrDuplicate) {
+			t.Fatalf("second allocate with the same key = %v, want ErrDuplicate", err)
+		}
+		if _, err := l.Allocate(ctx, late, ""); err != nil {
+			t.Fatal(err)
+		}
+		if n, err := l.ExpireAllocations(ctx); err != nil || n != 0 {
+			t.Fatalf("expire before any deadline = %d, %v", n, err)
+		}
+		clock.Advance(2 * time.Hour)
+		if n, err := l.ExpireAllocations(ctx); err != nil || n != 1 {
+			t.Fatalf("expire = %d, %v; want 1", n, err)
+		}
+		if diff := cmp.Diff([]string{"unlocked=80.0000000000 locked=20.0000000000"}, balances(t, l, sender)); diff != "" {
+			t.Errorf("after expiry (-want +got):\n%s", diff)
+		}
+		ledgertest.Conserved(t, l)
+	})
+}
+
+// TestAllocationFeaturedExecutor: executing an allocation earns a
+// featured executor (here the operator, whose FeaturedAppRight the
+// ledger creates) one featured app reward coupon; a venue without the
+// right earns none.
+func TestAllocationFeaturedExecutor(t *testing.T) {
+	forEachEngineClock(t, func(t *testing.T, l *ledger.Ledger, clock *ledgertest.Clock) {
+		ctx := context.Background()
+		sender, receiver, venue := ledgertest.Party(t, l), ledgertest.Party(t, l), ledgertest.Party(t, l)
+		ledgertest.Mint(t, l, sender, "100")
+		coupons := func(p coin.PartyID) int {
+			t.Helper()
+			cs, err := l.RewardCoupons(ctx, p, ledger.RewardApp)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return len(cs)
+		}
+		before := coupons(l.Operator())
+		for _, executor := range []coin.PartyID{l.Operator(), venue} {
+			res, err := l.Allocate(ctx, allocationSpec(l, sender, receiver, executor, "10", clock.Now()), "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := l.MoveAllocation(ctx, executor, res.AllocationCID, ledger.AllocationExecute, ""); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if got := coupons(l.Operator()) - before; got != 1 {
+			t.Errorf("the featured executor earned %d app reward coupons, want 1", got)
+		}
+		if got := coupons(venue); got != 0 {
+			t.Errorf("the unfeatured venue earned %d app reward coupons, want 0", got)
+		}
+		ledgertest.Conserved(t, l)
+	})
+}

@@ -1,0 +1,189 @@
+package ledgerapi
+
+import (
+	"encoding/json"
+	"errors"
+	"net/http"
+	"slices"
+
+	"github.com/ccwallet/ccwallet/coin"
+	"github.com/ccwallet/ccwallet/ledger"
+)
+
+// Commands of the token standard's DvP: AllocationFactory_Allocate on the
+// registry's allocation factory, the Allocation choices, and the example
+// trading app's templates (create of OTCTradeProposal, its choices and
+// OTCTrade_Settle). Each decodes the Daml-JSON argument strictly and
+// leaves the choice's rule to the ledger.
+
+// extraArgs is the token standard's ExtraArgs: the registry's choice
+// context and metadata; the ledger reads what it needs itself.
+type extraArgs struct {
+	Context json.RawMessage `json:"context"`
+	Meta    json.RawMessage `json:"meta"`
+}
+
+// allocate is AllocationFactory_Allocate: the leg's sender (an actAs
+// party) locks the leg's amount for the settlement.
+func (s *Server) allocate(r *http.Request, actAs []coin.PartyID, factory coin.ContractID, raw json.RawMessage, key string) (int64, error) {
+	ct, err := s.l.LedgerContractByID(r.Context(), factory)
+	if errors.Is(err, ledger.ErrNotFound) || err == nil && (ct.ArchivedOffset != 0 || !ledger.Implements(ct.TemplateID, ledger.InterfaceAllocationFactory)) {
+		return 0, cantonErr(codeContractNotFound, "allocation factory %s not found or not active; get the current one from the registry's allocation-factory endpoint", factory)
+	} else if err != nil {
+		return 0, err
+	}
+	var arg struct {
+		ExpectedAdmin    string                          `json:"expectedAdmin"`
+		Allocation       *ledger.AllocationSpecification `json:"allocation"`
+		RequestedAt      string                          `json:"requestedAt"`
+		InputHoldingCids []string                        `json:"inputHoldingCids"`
+		ExtraArgs        extraArgs                       `json:"extraArgs"`
+	}
+	if err := decodeArg(raw, &arg); err != nil {
+		return 0, err
+	}
+	if arg.Allocation == nil {
+		return 0, cantonErr(codeMissingField, "choiceArgument.allocation: the allocation is required")
+	}
+	if dso := string(s.l.DSO()); arg.ExpectedAdmin != dso {
+		return 0, cantonErr(codeInterpretation, "expectedAdmin %q is not the registry's admin %s", arg.ExpectedAdmin, dso)
+	}
+	if sender := arg.Allocation.TransferLeg.Sender; !slices.Contains(actAs, sender) {
+		return 0, cantonErr(codeAuthorization, "the leg's sender %s must be among actAs %v", sender, actAs)
+	}
+	res, err := s.l.Allocate(r.Context(), *arg.Allocation, key)
+	if err != nil {
+		return 0, err
+	}
+	return res.Offset, nil
+}
+
+// allocationMove is Allocation_ExecuteTransfer or _Cancel (by the
+// settlement's executor) or _Withdraw (by the sender), made by the first
+// actAs party.
+func (s *Server) allocationMove(r *http.Request, actAs []coin.PartyID, cid coin.ContractID, move ledger.AllocationMove, raw json.RawMessage, key string) (int64, error) {
+	var arg struct {
+		ExtraArgs extraArgs `json:"extraArgs"`
+	}
+	if err := decodeArg(raw, &arg); err != nil {
+		return 0, err
+	}
+	res, err := s.l.MoveAllocation(r.Context(), actAs[0], cid, move, key)
+	if errors.Is(err, ledger.ErrNotFound) && !errors.Is(err, ledger.ErrDuplicate) {
+		return 0, cantonErr(codeContractNotFound, "allocation %s not found, not visible to %s, or no longer pending", cid, actAs[0])
+	} else if err != nil {
+		return 0, err
+	}
+	return res.Offset, nil
+}
+
+// createCommand is a CreateCommand: only the trading app's
+// OTCTradeProposal may be created.
+func (s *Server) createCommand(r *http.Request, actAs []coin.PartyID, raw json.RawMessage, key string) (int64, error) {
+	var cc struct {
+		TemplateID      string          `json:"templateId"`
+		CreateArguments json.RawMessage `json:"createArguments"`
+	}
+	if err := json.Unmarshal(raw, &cc); err != nil {
+		return 0, &decodeError{status: http.StatusBadRequest, msg: "commands[0].CreateCommand: " + err.Error()}
+	}
+	tmpl, err := resolveID("commands[0].CreateCommand.templateId", cc.TemplateID, kindTemplate)
+	if err != nil {
+		return 0, err
+	}
+	if tmpl != ledger.TemplateOTCTradeProposal {
+		return 0, cantonErr(codeUnsupported, "create of %s: this participant runs %s", tmpl, supportedCommands)
+	}
+	var p ledger.OTCTradeProposal
+	if err := decodeArg(cc.CreateArguments, &p); err != nil {
+		return 0, err
+	}
+	res, err := s.l.ProposeTrade(r.Context(), actAs, p, key)
+	if err != nil {
+		return 0, err
+	}
+	return res.Offset, nil
+}
+
+// tradeChoice exercises a choice of the trading app's templates.
+func (s *Server) tradeChoice(r *http.Request, actAs []coin.PartyID, tmpl string, cid coin.ContractID, choice string, raw json.RawMessage, key string) (int64, error) {
+	ctx := r.Context()
+	var res *ledger.TradeResult
+	var err error
+	switch {
+	case tmpl == ledger.TemplateOTCTradeProposal && choice == "OTCTradeProposal_Accept":
+		var arg struct {
+			Approver coin.PartyID `json:"approver"`
+		}
+		if err := decodeArg(raw, &arg); err != nil {
+			return 0, err
+		}
+		res, err = s.l.AcceptTradeProposal(ctx, actAs, cid, arg.Approver, key)
+	case tmpl == ledger.TemplateOTCTradeProposal && choice == "OTCTradeProposal_Reject":
+		var arg struct {
+			Trader coin.PartyID `json:"trader"`
+		}
+		if err := decodeArg(raw, &arg); err != nil {
+			return 0, err
+		}
+		res, err = s.l.RejectTradeProposal(ctx, actAs, cid, arg.Trader, key)
+	case tmpl == ledger.TemplateOTCTradeProposal && choice == "OTCTradeProposal_InitiateSettlement":
+		var arg struct {
+			PrepareUntil string `json:"prepareUntil"`
+			SettleBefore string `json:"settleBefore"`
+		}
+		if err := decodeArg(raw, &arg); err != nil {
+			return 0, err
+		}
+		res, err = s.l.InitiateTradeSettlement(ctx, actAs, cid, arg.PrepareUntil, arg.SettleBefore, key)
+	case tmpl == ledger.TemplateOTCTrade && (choice == "OTCTrade_Settle" || choice == "OTCTrade_Cancel"):
+		// TextMap (ContractId Allocation, ExtraArgs): a Daml tuple is the
+		// record DA.Types:Tuple2 with fields _1 and _2.
+		var arg struct {
+			AllocationsWithContext map[string]struct {
+				Allocation coin.ContractID `json:"_1"`
+				ExtraArgs  extraArgs       `json:"_2"`
+			} `json:"allocationsWithContext"`
+		}
+		if err := decodeArg(raw, &arg); err != nil {
+			return 0, err
+		}
+		if len(arg.AllocationsWithContext) > ledger.MaxTradeLegs {
+			return 0, invalidArgument("allocationsWithContext: at most %d legs", ledger.MaxTradeLegs)
+		}
+		allocs := map[string]coin.ContractID{}
+		for id, a := range arg.AllocationsWithContext {
+			allocs[id] = a.Allocation
+		}
+		if choice == "OTCTrade_Settle" {
+			res, err = s.l.SettleTrade(ctx, actAs, cid, allocs, key)
+		} else {
+			res, err = s.l.CancelTrade(ctx, actAs, cid, allocs, key)
+		}
+	case tmpl == ledger.InterfaceAllocationRequest && choice == "AllocationRequest_Reject":
+		var arg struct {
+			Actor     coin.PartyID `json:"actor"`
+			ExtraArgs extraArgs    `json:"extraArgs"`
+		}
+		if err := decodeArg(raw, &arg); err != nil {
+			return 0, err
+		}
+		res, err = s.l.RejectAllocationRequest(ctx, actAs, cid, arg.Actor, key)
+	case tmpl == ledger.InterfaceAllocationRequest && choice == "AllocationRequest_Withdraw":
+		var arg struct {
+			ExtraArgs extraArgs `json:"extraArgs"`
+		}
+		if err := decodeArg(raw, &arg); err != nil {
+			return 0, err
+		}
+		res, err = s.l.WithdrawAllocationRequest(ctx, actAs, cid, key)
+	default:
+		return 0, cantonErr(codeUnsupported, "choice %s on %s: this participant runs %s", choice, tmpl, supportedCommands)
+	}
+	if errors.Is(err, ledger.ErrNotFound) && !errors.Is(err, ledger.ErrDuplicate) {
+		return 0, cantonErr(codeContractNotFound, "%s %s not found or not active: %v", tmpl, cid, err)
+	} else if err != nil {
+		return 0, err
+	}
+	return res.Offset, nil
+}
