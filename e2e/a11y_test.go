@@ -119,6 +119,9 @@ var a11yPages = []struct{ user, path string }{
 	{"admin", "/delegations"},
 	{"admin", "/admin"},
 	{"alice", "/offers"}, // incoming offers with Accept and Reject
+	{"alice", "/"},       // the same as cards on Home
+	{"admin", "/rewards"},
+	{"admin", "/history?done=tapped"}, // the status line saying what happened
 	{"alice", "/no-such-page"},
 	{"bob", "/admin"}, // 403 for a user
 }
