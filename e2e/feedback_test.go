@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/playwright-community/playwright-go"
@@ -91,4 +92,43 @@ func TestUndoPreapproval(t *testing.T) {
 	must(t, expect.Locator(testID(p, "preapproval-none")).ToBeVisible())
 	must(t, expect.Locator(testID(p, "preapproval-create")).ToBeVisible())
 	noSidewaysScroll(t, p, "approvals after the undo")
+}
+
+// TestErrorsAndUpdateIDsInPeoplesTerms: the traffic form's minimum is
+// said in bytes and coin, grouped for people, with no field prefix
+// (issue 24 point 8); History shows each entry's update ID short, with
+// the whole ID in its title and on copy (point 10).
+func TestErrorsAndUpdateIDsInPeoplesTerms(t *testing.T) {
+	p := newPageAt(t, false, 390)
+	login(t, p, "admin", false)
+	party := partyOf(t, p)
+	must(t, p.Locator("#tap-amount").Fill("1")) // an entry for History below
+	must(t, testID(p, "tap-submit").Click())
+	must(t, p.WaitForURL(baseURL+"/?done=tapped"))
+	_, err := p.Goto("/traffic")
+	must(t, err)
+	must(t, p.Locator("#traffic-member").Fill(party))
+	must(t, p.Locator("#traffic-amount").Fill("299"))
+	must(t, testID(p, "traffic-quote-submit").Click())
+	errText := testID(p, "traffic-error")
+	must(t, expect.Locator(errText).ToContainText("minimum traffic purchase is 200,000 bytes (about"))
+	if txt, err := errText.TextContent(); err != nil || strings.Contains(txt, "amount:") {
+		t.Errorf("traffic error %q (%v) carries a field prefix", txt, err)
+	}
+	noSidewaysScroll(t, p, "traffic with an error")
+
+	_, err = p.Goto("/history")
+	must(t, err)
+	id := testID(p, "history-update").First()
+	must(t, expect.Locator(id).ToBeVisible())
+	full, err := id.GetAttribute("data-update")
+	must(t, err)
+	title, err := id.GetAttribute("title")
+	must(t, err)
+	if full == "" || title != full {
+		t.Errorf("update ID: data-update %q, title %q", full, title)
+	}
+	if shown, err := id.Locator(".party-short").InnerText(); err != nil || len(shown) >= len(full) || !strings.HasPrefix(full, shown[:4]) {
+		t.Errorf("update ID shown as %q (%v), want a short form of %q", shown, err, full)
+	}
 }
