@@ -140,7 +140,7 @@ func TestIncomingOnHomeLive(t *testing.T) {
 			}
 		}
 		if w == 390 {
-			screenshot(t, bob, "phone-home-incoming")
+			screenshot(t, bob, "home-incoming")
 		}
 	}
 
