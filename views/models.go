@@ -307,7 +307,6 @@ type SendForm struct {
 	DedupID string
 	Methods SendMethods
 	Error   string
-	Message string
 }
 
 // Send is the send page.
@@ -339,7 +338,6 @@ type Transfers struct {
 	IncomingInstructions []OfferRow
 	OutgoingInstructions []OfferRow
 	Error                string
-	Message              string
 }
 
 // Offers is the pending transfers page.
