@@ -328,22 +328,6 @@ func (l *Ledger) Allocate(ctx context.Context, spec AllocationSpecification, key
 	return res, nil
 }
 
-// claimOnce claims the deduplication key (none when empty) inside tx: a
-// key used before fails with ErrDuplicate.
-func (l *Ledger) claimOnce(ctx context.Context, tx bun.Tx, key string) error {
-	if key == "" {
-		return nil
-	}
-	prev, err := l.claimCommand(ctx, tx, key)
-	if err != nil {
-		return err
-	}
-	if prev != nil {
-		return fmt.Errorf("%w: the command was already executed (%s)", ErrDuplicate, prev.Result)
-	}
-	return nil
-}
-
 // allocationIn reads the allocation cid inside db; a contract of another
 // template is not found.
 func (l *Ledger) allocationIn(ctx context.Context, db bun.IDB, cid coin.ContractID) (*store.Contract, *amuletAllocationPayload, error) {

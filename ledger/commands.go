@@ -48,3 +48,19 @@ func (l *Ledger) saveCommand(ctx context.Context, t *txn, key string, party coin
 func (t *changes) recordCommand(key string, party coin.PartyID, kind string) {
 	t.commands = append(t.commands, store.Command{DedupKey: key, Party: party, Kind: kind, Result: t.update, CreatedAt: t.now})
 }
+
+// claimOnce claims the deduplication key (none when empty) inside tx: a
+// key used before fails with ErrDuplicate.
+func (l *Ledger) claimOnce(ctx context.Context, tx bun.Tx, key string) error {
+	if key == "" {
+		return nil
+	}
+	prev, err := l.claimCommand(ctx, tx, key)
+	if err != nil {
+		return err
+	}
+	if prev != nil {
+		return fmt.Errorf("%w: the command was already executed (%s)", ErrDuplicate, prev.Result)
+	}
+	return nil
+}
