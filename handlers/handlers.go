@@ -62,6 +62,7 @@ type Handler struct {
 
 	warnings []string
 	events   *eventHub // counts and feeds the /events streams (nil without UI)
+	docs     apiDocs   // the OpenAPI documents as served (api_docs.go)
 	updates  *updateHub
 	shutdown <-chan struct{}
 	// walletOff: see Config.WalletOff.
@@ -97,7 +98,7 @@ func (h *Handler) api(fn apiFunc) http.Handler {
 }
 
 // user runs fn for an authenticated caller (any user, onboarded or not).
-func (h *Handler) user(fn apiFunc) http.Handler { return h.auth.Require(h.limited(h.api(fn))) }
+func (h *Handler) user(fn apiFunc) http.Handler { return h.authed(h.limited(h.api(fn))) }
 
 // limited refuses an authenticated user's requests past their rate with
 // 429 and Retry-After; each user has their own budget.
@@ -117,7 +118,7 @@ func (h *Handler) limited(next http.Handler) http.Handler {
 
 // admin runs fn only for wallet admins (validatorWalletUsers).
 func (h *Handler) admin(fn apiFunc) http.Handler {
-	return h.auth.Require(h.limited(h.api(func(w http.ResponseWriter, r *http.Request) error {
+	return h.authed(h.limited(h.api(func(w http.ResponseWriter, r *http.Request) error {
 		if !h.l.IsAdmin(subject(r.Context())) {
 			return forbidden("this endpoint is for the validator operator's wallet admins")
 		}
@@ -275,6 +276,11 @@ func (h *Handler) Routes(health http.Handler) http.Handler {
 		mux.Handle("GET /readyz", h.readyzDetails(health))
 		mux.Handle("GET /livez", health)
 	}
+	// The OpenAPI documents (api_docs.go), cut to what mux routes.
+	mux.Handle("GET /openapi", h.api(h.listAPIDocs))
+	mux.Handle("GET /openapi/{name}", h.api(h.getAPIDoc))
+	h.docs.mux = mux
+
 	root := http.NewServeMux()
 	mux.Handle("/", h.unrouted(mux, root)) // 404 and 405 as JSON or a page
 

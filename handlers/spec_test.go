@@ -53,7 +53,7 @@ var (
 // specsDir finds the specs: $CCWALLET_SPECS_DIR, else the first
 // shared/specs walking up from the working directory (the project's
 // reference copy, when the checkout sits beside it), else the verbatim
-// copy in testdata/specs, so a lone clone tests the same contracts.
+// copy in apispec/specs (served by the app too), so a lone clone tests the same contracts.
 func specsDir() (string, error) {
 	if d := os.Getenv("CCWALLET_SPECS_DIR"); d != "" {
 		return d, nil
@@ -69,7 +69,7 @@ func specsDir() (string, error) {
 		}
 		parent := filepath.Dir(dir)
 		if parent == dir {
-			return filepath.Abs(filepath.Join("testdata", "specs"))
+			return filepath.Abs(filepath.Join("..", "apispec", "specs"))
 		}
 		dir = parent
 	}

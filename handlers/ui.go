@@ -130,6 +130,7 @@ func (h *Handler) uiRoutes(mux *http.ServeMux) {
 	handle("POST /delegations/{cid}/{action}", h.session(h.onboarded(h.uiMintingDelegationAction)))
 	handle("GET /traffic", h.session(h.onboarded(h.uiTraffic)))
 	handle("POST /traffic", h.session(h.onboarded(h.uiBuyTraffic)))
+	handle("GET /api-explorer", h.session(h.uiExplorer))
 	handle("GET /admin", h.session(h.uiAdminOnly(h.uiAdmin)))
 	handle("POST /admin/users", h.session(h.uiAdminOnly(h.uiAdminOnboard)))
 	handle("POST /admin/users/offboard", h.session(h.uiAdminOnly(h.uiAdminOffboard)))

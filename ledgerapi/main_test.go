@@ -51,7 +51,7 @@ var (
 func spec(t testing.TB) routers.Router {
 	specOnce.Do(func() {
 		loader := openapi3.NewLoader()
-		doc, err := loader.LoadFromFile(filepath.Join("testdata", "ledger-api-v2.yaml"))
+		doc, err := loader.LoadFromFile(filepath.Join("..", "apispec", "specs", "ledger-api-v2.yaml"))
 		if err != nil {
 			specErr = err
 			return

@@ -82,6 +82,7 @@ func (s *Server) Handler() http.Handler {
 	mux.Handle("POST /v2/updates/update-by-offset", s.api(s.updateByOffset))
 	mux.Handle("POST /v2/commands/submit-and-wait", s.api(s.submitAndWait))
 	mux.Handle("POST /v2/commands/submit-and-wait-for-transaction", s.api(s.submitAndWaitForTransaction))
+	mux.Handle("GET /docs/openapi", s.openAPI(mux))
 	mux.Handle("/", s.api(s.unsupported(mux)))
 	mws := append([]web.Middleware{web.RequestID, web.Logger(s.log)}, s.obs...)
 	return web.Chain(mux, append(mws, web.Recover(s.log), web.SecurityHeaders)...)

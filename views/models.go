@@ -5,6 +5,7 @@ package views
 
 import (
 	"encoding/json"
+	"strings"
 	"time"
 )
 
@@ -443,4 +444,40 @@ type DelegateActivityRow struct {
 	Time   string
 	What   string
 	Amount string
+}
+
+// Explorer is the API explorer page.
+type Explorer struct {
+	Page
+	// Origin is the app's origin as the browser reached it, for the curl
+	// lines.
+	Origin string
+	Docs   []ExplorerDoc
+}
+
+// ExplorerDoc is one OpenAPI document and the operations it routes.
+type ExplorerDoc struct {
+	Name, Title, URL string
+	Ops              []ExplorerOp
+}
+
+// ExplorerOp is one operation.
+type ExplorerOp struct {
+	ID, Method, Path, Summary string
+	PathParams, Query         []string
+	HasBody, Extension        bool
+}
+
+// Curl is the operation as a curl command line with a bearer token.
+func (op ExplorerOp) Curl(origin string) string {
+	var b strings.Builder
+	b.WriteString(`curl -H "Authorization: Bearer $TOKEN"`)
+	if op.Method != "GET" {
+		b.WriteString(" -X " + op.Method)
+	}
+	if op.HasBody {
+		b.WriteString(` -H "Content-Type: application/json" -d '{}'`)
+	}
+	b.WriteString(" '" + origin + op.Path + "'")
+	return b.String()
 }

@@ -1,0 +1,42 @@
+package handlers
+
+import (
+	"net/http"
+
+	"github.com/ccwallet/ccwallet/web"
+)
+
+// authed lets an API request through with a valid bearer token
+// (web.Verifier.Require), or with the web wallet's session: its cookie
+// plus the session's CSRF token in X-CSRF-Token, which is how the API
+// explorer page calls the API as the logged-in user. The cookie alone
+// never authenticates: a cross-site page can make the browser send it but
+// can neither read the CSRF token nor set the header (the API answers no
+// CORS preflight), and what a browser marks as coming from another site is
+// refused anyway.
+func (h *Handler) authed(next http.Handler) http.Handler {
+	bearer := h.auth.Require(next)
+	if h.ui == nil || h.ui.Sessions == nil {
+		return bearer
+	}
+	cop := http.NewCrossOriginProtection()
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Authorization") != "" || r.Header.Get("X-CSRF-Token") == "" {
+			bearer.ServeHTTP(w, r)
+			return
+		}
+		// Go's check passes every GET; a browser's Sec-Fetch-Site says
+		// where any request came from.
+		if site := r.Header.Get("Sec-Fetch-Site"); site != "" && site != "same-origin" && site != "none" || cop.Check(r) != nil {
+			web.WriteError(w, http.StatusForbidden, "cross-origin request refused")
+			return
+		}
+		s, err := h.ui.Sessions.Load(r)
+		if err != nil || !s.CheckCSRF(r) {
+			w.Header().Set("WWW-Authenticate", "Bearer")
+			web.WriteError(w, http.StatusUnauthorized, "no live session with this CSRF token; log in again or send Authorization: Bearer <token>")
+			return
+		}
+		next.ServeHTTP(w, r.WithContext(web.WithClaims(r.Context(), web.Claims{Subject: s.User, Issuer: "session"})))
+	})
+}
