@@ -39,6 +39,8 @@ type updateEvent struct {
 	RecordTime string   `json:"record_time"`
 	Parties    []string `json:"parties"`
 	Templates  []string `json:"templates"`
+	// ActedBy: the admin who made it acting as another party (devnet).
+	ActedBy string `json:"acted_by,omitempty"`
 }
 
 // updateStream serves GET /v0/updates/stream?party=&template=: a
@@ -161,7 +163,7 @@ func writeUpdateEvent(w http.ResponseWriter, e ledger.UpdateEvent) {
 }
 
 func updateEventOf(e ledger.UpdateEvent) updateEvent {
-	out := updateEvent{Offset: e.Offset, UpdateID: e.UpdateID, Kind: e.Kind, Submitter: e.Submitter, Round: int64(e.Round),
+	out := updateEvent{Offset: e.Offset, UpdateID: e.UpdateID, Kind: e.Kind, Submitter: e.Submitter, Round: int64(e.Round), ActedBy: e.ActedBy,
 		RecordTime: e.Time.UTC().Format(time.RFC3339Nano), Parties: make([]string, len(e.Parties)), Templates: e.Templates}
 	for i, p := range e.Parties {
 		out.Parties[i] = string(p)

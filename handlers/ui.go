@@ -81,7 +81,7 @@ func (h *Handler) nav(s *web.Session) []views.NavItem {
 
 // page builds the layout model of a logged-in page.
 func (h *Handler) page(s *web.Session, title, active string) views.Page {
-	return views.Page{Title: title, User: s.User, CSRF: s.CSRF, Nav: h.nav(s), Active: active, DevNet: h.l.DevNet()}
+	return views.Page{Title: title, User: s.User, CSRF: s.CSRF, Nav: h.nav(s), Active: active, DevNet: h.l.DevNet(), ViewAs: s.ActAs}
 }
 
 // uiRoutes registers the web wallet on mux. Every route is behind Go's
@@ -134,6 +134,8 @@ func (h *Handler) uiRoutes(mux *http.ServeMux) {
 	handle("GET /admin", h.session(h.uiAdminOnly(h.uiAdmin)))
 	handle("POST /admin/users", h.session(h.uiAdminOnly(h.uiAdminOnboard)))
 	handle("POST /admin/users/offboard", h.session(h.uiAdminOnly(h.uiAdminOffboard)))
+	handle("POST /admin/view-as", h.session(h.uiAdminOnly(h.uiViewAs)))
+	handle("POST /view-as/stop", h.session(h.uiStopViewAs))
 }
 
 // session runs fn for a logged-in user. Without a live session a page
@@ -177,6 +179,17 @@ type partyKey struct{}
 // onboarded runs fn for a user with a party; others go to onboarding.
 func (h *Handler) onboarded(fn uiFunc) uiFunc {
 	return func(w http.ResponseWriter, r *http.Request, s *web.Session) error {
+		if s.ActAs != "" { // an admin viewing the wallet as another party
+			party := coin.PartyID(s.ActAs)
+			if err := h.l.Impersonate(r.Context(), s.User, party); err != nil {
+				// Refused now (no longer an admin, not a development
+				// network): back to one's own wallet, and say why.
+				_ = h.ui.Sessions.SetActAs(w, r, s, "")
+				return forbidden("you can no longer view the wallet as " + string(party) + ": " + err.Error())
+			}
+			ctx := context.WithValue(ledger.ActingAs(r.Context(), s.User), partyKey{}, party)
+			return fn(w, r.WithContext(ctx), s)
+		}
 		p, err := h.l.PartyOf(r.Context(), s.User)
 		if errors.Is(err, ledger.ErrNotFound) {
 			redirect(w, r, "/onboard")

@@ -20,6 +20,9 @@ var doneMessages = map[string]string{
 	"logged-out": "You are logged out.",
 	"tapped":     "Coin from the faucet is in your wallet.",
 
+	"viewing-as":      "You are viewing the wallet as another party; the banner above says which.",
+	"view-as-stopped": "You are back in your own wallet.",
+
 	"sent-offer":       "Transfer offer sent; the receiver can accept it.",
 	"sent-direct":      "Sent.",
 	"sent-instruction": "Transfer instruction sent; the coin is locked until the receiver accepts it or it expires.",

@@ -15,6 +15,8 @@ type change struct {
 	l  *Ledger
 	tx bun.Tx
 	t  *txn
+	// actor is the admin acting as another party (ActingAs), "".
+	actor string
 }
 
 // change runs body as one ledger change, in one database transaction that
@@ -35,7 +37,7 @@ type change struct {
 // conservation audit's read-only snapshot (conservation.go).
 func (l *Ledger) change(ctx context.Context, body func(ctx context.Context, c *change) error) error {
 	return l.db.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
-		c := &change{l: l, tx: tx}
+		c := &change{l: l, tx: tx, actor: ActorOf(ctx)}
 		if err := body(ctx, c); err != nil {
 			return err
 		}
@@ -77,6 +79,7 @@ func (c *change) begin(ctx context.Context, kind string, parties ...coin.PartyID
 func (c *change) beginAt(kind string, r *store.Round) *txn {
 	c.once(kind)
 	c.t = &txn{changes: c.l.newChanges(kind, r), tx: c.tx}
+	c.t.actedBy = c.actor
 	return c.t
 }
 

@@ -315,6 +315,7 @@ func (l *Ledger) sendMany(ctx context.Context, db store.SendTx, calls []*sendCal
 		}
 		t := l.newChanges("transfer-preapproval-send", r)
 		t.offset = offsets[i]
+		t.actedBy = ActorOf(c.ctx)
 		res, err := t.sendPreapprovedCommand(c, &reads[i])
 		if err != nil {
 			results[i].err = err

@@ -20,10 +20,12 @@ import (
 // sendPreapprovedCommand) are methods of changes, and so cannot reach the
 // database; commitVia writes changes, all or nothing.
 type changes struct {
-	l     *Ledger
-	kind  string
-	round *store.Round
-	now   time.Time
+	l    *Ledger
+	kind string
+	// actedBy is the admin acting as another party (impersonate.go).
+	actedBy string
+	round   *store.Round
+	now     time.Time
 
 	created  []store.Contract
 	archived []coin.ContractID
@@ -283,7 +285,7 @@ func commitVia(ctx context.Context, w batchWriter, ts []*changes) (err error) {
 		}
 		ws.Updates = append(ws.Updates, store.Update{
 			OffsetID: t.offset, UpdateID: t.update, Kind: t.kind, Submitter: string(t.l.operator), Round: t.round.Number,
-			RecordTime: t.now, Minted: t.minted, Burned: t.burned, TrafficBytes: t.traffic,
+			RecordTime: t.now, Minted: t.minted, Burned: t.burned, TrafficBytes: t.traffic, ActedBy: t.actedBy,
 		})
 		ws.Spend = append(ws.Spend, t.inputs...)
 		for range t.inputs {

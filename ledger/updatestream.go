@@ -20,6 +20,9 @@ type UpdateEvent struct {
 	Submitter string
 	Round     coin.Round
 	Time      time.Time
+	// ActedBy is the admin who made it acting as another party on a
+	// development network (impersonate.go), "" otherwise.
+	ActedBy string
 	// Parties are the stakeholders: the parties of its history rows, the
 	// stakeholders of its contracts, the owners of its holdings and the
 	// submitter; sorted.
@@ -76,7 +79,7 @@ func (l *Ledger) UpdatesAfter(ctx context.Context, after int64, limit int) ([]Up
 	out := make([]UpdateEvent, 0, len(us))
 	for _, u := range us {
 		e := UpdateEvent{Offset: u.OffsetID, UpdateID: u.UpdateID, Kind: u.Kind, Submitter: u.Submitter, Round: u.Round, Time: u.RecordTime,
-			Parties: []coin.PartyID{}, Templates: []string{}}
+			ActedBy: u.ActedBy, Parties: []coin.PartyID{}, Templates: []string{}}
 		ps := parties[u.OffsetID]
 		if u.Submitter != "" {
 			if ps == nil {

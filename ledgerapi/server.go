@@ -119,6 +119,8 @@ type caller struct {
 	// actAs and readAs are the parties the user may act and read as
 	// (actAs implies readAs).
 	actAs []coin.PartyID
+	// actor is the admin acting as actAs's party (ledger.ActingAs), "".
+	actor string
 }
 
 // rightsOf derives a ledger user's rights from its wallet user: an
@@ -162,6 +164,9 @@ func (s *Server) api(fn apiFunc) http.Handler {
 				web.RetryAfter(w, retry)
 				err = cantonErr(codeBackpressure, "user %q sends requests faster than this participant allows; retry in %s", c.user.Name, retry.Round(time.Second))
 			} else {
+				if c.actor != "" {
+					r = r.WithContext(ledger.ActingAs(r.Context(), c.actor))
+				}
 				err = fn(w, r, c)
 			}
 		}
@@ -198,7 +203,17 @@ func (s *Server) authenticate(r *http.Request) (*caller, error) {
 	if !u.Onboarded && !u.IsAdmin {
 		return nil, permissionDenied("user %q is not a user of this participant; onboard it first", claims.Subject)
 	}
-	return rightsOf(u), nil
+	c := rightsOf(u)
+	if claims.ActAs != "" {
+		// A development network's impersonation: the admin acts (and
+		// reads) as the party the token names, and only as it.
+		party := coin.PartyID(claims.ActAs)
+		if err := s.l.Impersonate(r.Context(), claims.Subject, party); err != nil {
+			return nil, permissionDenied("%s", err.Error())
+		}
+		c.actAs, c.actor = []coin.PartyID{party}, claims.Subject
+	}
+	return c, nil
 }
 
 // decodeError is a request body that does not decode.

@@ -43,6 +43,9 @@ type Update struct {
 	Minted       coin.Amount `bun:"minted,type:text"`
 	Burned       coin.Amount `bun:"burned,type:text"`
 	TrafficBytes int64       `bun:"traffic_bytes"`
+	// ActedBy is the admin who made the update acting as another party on
+	// a development network, "" otherwise.
+	ActedBy string `bun:"acted_by"`
 }
 
 // Contract is a row of contracts: any ledger object.

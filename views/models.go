@@ -26,6 +26,9 @@ type Page struct {
 	// Events is the server-sent events URL for live updates ("" for none).
 	Events string
 	DevNet bool
+	// ViewAs is the party an admin views the wallet as (development
+	// networks' impersonation), "" for their own: every page says so.
+	ViewAs string
 }
 
 // csrfHeaders is the hx-headers value that makes htmx send the CSRF token.
@@ -221,6 +224,13 @@ type Admin struct {
 	// OffboardError says why an offboarding failed.
 	Offboard      *OffboardConfirm
 	OffboardError string
+	// ViewAs is the "view as a party" form (development networks only).
+	ViewAs ViewAsForm
+}
+
+// ViewAsForm is the admin's form to view the wallet as another party.
+type ViewAsForm struct {
+	Party, Error string
 }
 
 // OffboardConfirm is the confirmation of offboarding a user: the page's

@@ -48,7 +48,21 @@ type Claims struct {
 	Issuer   string
 	Audience []string
 	Expiry   time.Time
+	// ActAs is the party the token's user asks to act as (the private
+	// claim ccwallet_act_as): a development network's impersonation,
+	// which the handlers allow only to an admin there. "" for none.
+	ActAs string
 }
+
+// tokenClaims is what a token is parsed into: the registered claims and
+// ccwallet's act-as claim.
+type tokenClaims struct {
+	jwt.RegisteredClaims
+	ActAs string `json:"ccwallet_act_as,omitempty"`
+}
+
+// MaxActAsBytes bounds the act-as claim (a party ID).
+const MaxActAsBytes = 512
 
 // ErrInvalidToken is wrapped by every error of Verify, so callers can tell a
 // rejected token (401) from anything else with errors.Is.
@@ -157,11 +171,11 @@ func (v *Verifier) Verify(ctx context.Context, raw string) (Claims, error) {
 		return Claims{}, fmt.Errorf("%w: token larger than %d bytes", ErrInvalidToken, MaxTokenBytes)
 	}
 	if v.disabled {
-		var rc jwt.RegisteredClaims
-		if _, _, err := jwt.NewParser().ParseUnverified(raw, &rc); err != nil {
+		var tc tokenClaims
+		if _, _, err := jwt.NewParser().ParseUnverified(raw, &tc); err != nil {
 			return Claims{}, fmt.Errorf("%w: %w", ErrInvalidToken, err)
 		}
-		return claimsOf(&rc)
+		return claimsOf(&tc)
 	}
 	key, now := tokenKey(sha256.Sum256([]byte(raw))), v.now()
 	if e, ok := v.tokens.get(key, now); ok {
@@ -174,11 +188,12 @@ func (v *Verifier) Verify(ctx context.Context, raw string) (Claims, error) {
 		}
 		return e.claims, nil
 	}
-	rc := new(jwt.RegisteredClaims)
-	if _, err := v.parse.ParseWithClaims(raw, rc, v.keyFunc(ctx)); err != nil {
+	tc := new(tokenClaims)
+	if _, err := v.parse.ParseWithClaims(raw, tc, v.keyFunc(ctx)); err != nil {
 		return Claims{}, fmt.Errorf("%w: %w", ErrInvalidToken, err)
 	}
-	c, err := claimsOf(rc)
+	rc := &tc.RegisteredClaims
+	c, err := claimsOf(tc)
 	if err != nil {
 		return Claims{}, err
 	}
@@ -189,7 +204,8 @@ func (v *Verifier) Verify(ctx context.Context, raw string) (Claims, error) {
 }
 
 // claimsOf returns the caller's identity in rc.
-func claimsOf(rc *jwt.RegisteredClaims) (Claims, error) {
+func claimsOf(tc *tokenClaims) (Claims, error) {
+	rc := &tc.RegisteredClaims
 	// The subject is the caller's identity: a token without one proves
 	// nothing about who is calling (RFC 8725 §3.8).
 	if rc.Subject == "" {
@@ -198,7 +214,10 @@ func claimsOf(rc *jwt.RegisteredClaims) (Claims, error) {
 	if strings.IndexByte(rc.Subject, 0) >= 0 {
 		return Claims{}, fmt.Errorf("%w: token sub contains a NUL character", ErrInvalidToken)
 	}
-	c := Claims{Subject: rc.Subject, Issuer: rc.Issuer, Audience: []string(rc.Audience)}
+	if len(tc.ActAs) > MaxActAsBytes || strings.IndexByte(tc.ActAs, 0) >= 0 {
+		return Claims{}, fmt.Errorf("%w: ccwallet_act_as is not a party ID", ErrInvalidToken)
+	}
+	c := Claims{Subject: rc.Subject, Issuer: rc.Issuer, Audience: []string(rc.Audience), ActAs: tc.ActAs}
 	if rc.ExpiresAt != nil {
 		c.Expiry = rc.ExpiresAt.Time
 	}

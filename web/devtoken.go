@@ -20,6 +20,12 @@ import (
 // public key) → EdDSA. issuer and audience are left out when empty. The token
 // expires after ttl.
 func SignDevToken(key crypto.Signer, kid, issuer, audience, subject string, ttl time.Duration) (string, error) {
+	return SignDevTokenActAs(key, kid, issuer, audience, subject, "", ttl)
+}
+
+// SignDevTokenActAs is SignDevToken with the ccwallet_act_as claim: the
+// subject (an admin) asks to act as party on a development network.
+func SignDevTokenActAs(key crypto.Signer, kid, issuer, audience, subject, party string, ttl time.Duration) (string, error) {
 	if ttl <= 0 {
 		return "", errors.New("sign dev token: ttl must be positive")
 	}
@@ -39,13 +45,13 @@ func SignDevToken(key crypto.Signer, kid, issuer, audience, subject string, ttl 
 		method = jwt.SigningMethodEdDSA
 	}
 	now := time.Now()
-	claims := jwt.RegisteredClaims{
+	claims := tokenClaims{RegisteredClaims: jwt.RegisteredClaims{
 		ID:        uuid.NewString(),
 		Subject:   subject,
 		Issuer:    issuer,
 		IssuedAt:  jwt.NewNumericDate(now),
 		ExpiresAt: jwt.NewNumericDate(now.Add(ttl)),
-	}
+	}, ActAs: party}
 	if audience != "" {
 		claims.Audience = jwt.ClaimStrings{audience}
 	}

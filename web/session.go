@@ -74,6 +74,12 @@ type Session struct {
 	// IDToken is the provider's ID token, kept server-side for the logout
 	// hint (it never goes into the cookie).
 	IDToken string
+	// ActAs is the party an admin chose to view the wallet as ("view
+	// as", a development network's impersonation), "" for their own. It
+	// lives in the encrypted, authenticated cookie; the handlers check it
+	// with the ledger on every request, so a stale one (the admin right
+	// gone, a production network) is refused, not obeyed.
+	ActAs string
 }
 
 // Sessions keeps login sessions in an encrypted, authenticated cookie
@@ -200,7 +206,21 @@ func (s *Sessions) write(w http.ResponseWriter, r *http.Request, sess *Session) 
 	c.Values["sid"] = sess.ID
 	c.Values["user"] = sess.User
 	c.Values["created"] = sess.Created.Unix()
+	// New decodes the request's cookie, if any: what is not set here
+	// must be removed, not left over.
+	if sess.ActAs != "" {
+		c.Values["act_as"] = sess.ActAs
+	} else {
+		delete(c.Values, "act_as")
+	}
 	return c.Save(r, w)
+}
+
+// SetActAs rewrites the session's cookie to view the wallet as party ("" to
+// stop). The session stays the same (ID, CSRF token, timeouts).
+func (s *Sessions) SetActAs(w http.ResponseWriter, r *http.Request, sess *Session, party string) error {
+	sess.ActAs = party
+	return s.write(w, r, sess)
 }
 
 // Load returns the request's live session, refreshing its idle timer. A
@@ -214,6 +234,7 @@ func (s *Sessions) Load(r *http.Request) (*Session, error) {
 	}
 	sid, _ := c.Values["sid"].(string)
 	user, _ := c.Values["user"].(string)
+	actAs, _ := c.Values["act_as"].(string)
 	now := s.cfg.Now()
 	ctx := r.Context()
 	sess, err := s.live.GetSession(ctx, sid)
@@ -233,6 +254,7 @@ func (s *Sessions) Load(r *http.Request) (*Session, error) {
 		}
 	}
 	sess.Seen = now
+	sess.ActAs = actAs
 	return &sess, nil
 }
 

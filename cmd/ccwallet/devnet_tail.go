@@ -94,8 +94,12 @@ func devnetTail(ctx context.Context, args []string, env envVars, stdout, stderr 
 
 func printUpdate(w io.Writer, e ledger.UpdateEvent, asJSON bool) {
 	if asJSON {
-		b, _ := json.Marshal(map[string]any{"offset": e.Offset, "update_id": e.UpdateID, "kind": e.Kind, "submitter": e.Submitter,
-			"round": e.Round, "record_time": e.Time.UTC().Format(time.RFC3339Nano), "parties": e.Parties, "templates": e.Templates})
+		m := map[string]any{"offset": e.Offset, "update_id": e.UpdateID, "kind": e.Kind, "submitter": e.Submitter,
+			"round": e.Round, "record_time": e.Time.UTC().Format(time.RFC3339Nano), "parties": e.Parties, "templates": e.Templates}
+		if e.ActedBy != "" {
+			m["acted_by"] = e.ActedBy
+		}
+		b, _ := json.Marshal(m)
 		fmt.Fprintf(w, "%s\n", b)
 		return
 	}
@@ -103,8 +107,12 @@ func printUpdate(w io.Writer, e ledger.UpdateEvent, asJSON bool) {
 	for i, p := range e.Parties {
 		ps[i] = string(p)
 	}
-	fmt.Fprintf(w, "%d %s round %d %s parties=%s templates=%s\n", e.Offset, e.Time.UTC().Format(time.RFC3339), e.Round, e.Kind,
-		strings.Join(ps, ","), strings.Join(e.Templates, ","))
+	actedBy := ""
+	if e.ActedBy != "" {
+		actedBy = " acted-by=" + e.ActedBy
+	}
+	fmt.Fprintf(w, "%d %s round %d %s parties=%s templates=%s%s\n", e.Offset, e.Time.UTC().Format(time.RFC3339), e.Round, e.Kind,
+		strings.Join(ps, ","), strings.Join(e.Templates, ","), actedBy)
 }
 
 // openDevLedger opens the configured database's ledger as a development

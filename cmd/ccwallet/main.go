@@ -271,13 +271,14 @@ func token(args []string, stdout, stderr io.Writer) error {
 	user := fs.String("user", "", "user name (the token's sub)")
 	ttl := fs.Duration("ttl", 24*time.Hour, "lifetime of the token")
 	audience := fs.String("audience", DefaultAudience, "token audience")
+	actAs := fs.String("act-as", "", "party ID the user (an admin) acts as: a development network's impersonation")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	if *user == "" {
 		return errors.New("token: --user is required")
 	}
-	t, err := web.SignDevToken(devKey(), devKeyID, devIssuer, *audience, *user, *ttl)
+	t, err := web.SignDevTokenActAs(devKey(), devKeyID, devIssuer, *audience, *user, *actAs, *ttl)
 	if err != nil {
 		return err
 	}

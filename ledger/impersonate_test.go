@@ -1,0 +1,92 @@
+package ledger_test
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/ccwallet/ccwallet/coin"
+	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/ledgertest"
+)
+
+// TestImpersonationMarksUpdates: changes made with ActingAs carry the
+// admin in acted_by, through a ledger change and through the grouped
+// one-step send alike; changes without it carry none.
+func TestImpersonationMarksUpdates(t *testing.T) {
+	forEachEngineClock(t, func(t *testing.T, l *ledger.Ledger, _ *ledgertest.Clock) {
+		ctx := context.Background()
+		alice, bob := ledgertest.Party(t, l), ledgertest.Party(t, l)
+		if err := l.Impersonate(ctx, "admin", alice); err != nil {
+			t.Fatal(err)
+		}
+		as := ledger.ActingAs(ctx, "admin")
+		from := lastOffset(t, l)
+		if _, err := l.Tap(as, alice, coin.MustParse("5"), "imp-tap"); err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := l.CreatePreapproval(ctx, bob); err != nil {
+			t.Fatal(err)
+		}
+		send := ledger.PreapprovalSend{Sender: alice, Receiver: bob, Amount: coin.MustParse("1"), DeduplicationID: "imp-1"}
+		if _, err := l.SendPreapproved(as, send); err != nil {
+			t.Fatal(err)
+		}
+		evs, err := l.UpdatesAfter(ctx, from, 100)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, e := range evs {
+			got = append(got, e.Kind+":"+e.ActedBy)
+		}
+		// The preapproval's fee is tapped for the operator first (devnet),
+		// not impersonated.
+		want := []string{"tap:admin", "tap:", "create-transfer-preapproval:", "transfer-preapproval-send:admin"}
+		if !slices.Equal(got, want) {
+			t.Fatalf("updates = %v, want %v", got, want)
+		}
+	})
+}
+
+// lastOffset is the newest update's offset.
+func lastOffset(t *testing.T, l *ledger.Ledger) int64 {
+	t.Helper()
+	evs, err := l.UpdatesAfter(context.Background(), 0, 1_000_000)
+	if err != nil || len(evs) == 0 {
+		t.Fatalf("updates: %d, %v", len(evs), err)
+	}
+	return evs[len(evs)-1].Offset
+}
+
+// TestImpersonateRule: only an admin, only a known party, only on a
+// development network.
+func TestImpersonateRule(t *testing.T) {
+	forEachEngineClock(t, func(t *testing.T, l *ledger.Ledger, _ *ledgertest.Clock) {
+		ctx := context.Background()
+		alice := ledgertest.Party(t, l)
+		if err := l.Impersonate(ctx, "admin", l.Operator()); err != nil {
+			t.Errorf("admin as the validator's party: %v", err)
+		}
+		if err := l.Impersonate(ctx, "alice", alice); !errors.Is(err, ledger.ErrForbidden) {
+			t.Errorf("a user impersonating = %v, want ErrForbidden", err)
+		}
+		if err := l.Impersonate(ctx, "admin", coin.PartyID("nobody::1220"+strings.Repeat("ab", 32))); !errors.Is(err, ledger.ErrNotFound) {
+			t.Errorf("unknown party = %v, want ErrNotFound", err)
+		}
+		if err := l.Impersonate(ctx, "admin", "not a party"); !errors.As(err, new(*ledger.ValidationError)) {
+			t.Errorf("malformed party = %v, want a validation error", err)
+		}
+	})
+	for _, e := range ledgertest.Engines {
+		prod, err := ledger.Open(context.Background(), ledgertest.DB(t, e), ledger.Config{AdminUsers: []string{"admin"}}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := prod.Impersonate(context.Background(), "admin", prod.Operator()); !errors.Is(err, ledger.ErrDisabled) {
+			t.Errorf("%s: impersonating on a production ledger = %v, want ErrDisabled", ledgertest.Name(e), err)
+		}
+	}
+}
