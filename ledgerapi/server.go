@@ -82,6 +82,8 @@ func (s *Server) Handler() http.Handler {
 	mux.Handle("POST /v2/updates/update-by-offset", s.api(s.updateByOffset))
 	mux.Handle("POST /v2/commands/submit-and-wait", s.api(s.submitAndWait))
 	mux.Handle("POST /v2/commands/submit-and-wait-for-transaction", s.api(s.submitAndWaitForTransaction))
+	mux.Handle("POST /v2/interactive-submission/prepare", s.api(s.prepareSubmission))
+	mux.Handle("POST /v2/interactive-submission/execute", s.api(s.executeSubmission))
 	mux.Handle("/", s.api(s.unsupported(mux)))
 	mws := append([]web.Middleware{web.RequestID, web.Logger(s.log)}, s.obs...)
 	return web.Chain(mux, append(mws, web.Recover(s.log), web.SecurityHeaders)...)
@@ -95,6 +97,7 @@ var supported = []string{
 	"POST /v2/events/events-by-contract-id", "POST /v2/updates/flats", "POST /v2/updates/transaction-by-id",
 	"POST /v2/updates/transaction-by-offset", "POST /v2/updates/update-by-id", "POST /v2/updates/update-by-offset", "POST /v2/commands/submit-and-wait (" + supportedCommands + ")",
 	"POST /v2/commands/submit-and-wait-for-transaction",
+	"POST /v2/interactive-submission/prepare", "POST /v2/interactive-submission/execute",
 }
 
 // unsupported answers every other path: 501 for the rest of the Ledger
