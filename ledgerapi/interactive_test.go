@@ -345,3 +345,115 @@ func TestInteractiveDvP(t *testing.T) {
 		wantBalance(t, e, bob, "117.5000000000", "0.0000000000")
 	})
 }
+
+// field returns a pointer to the value at the record path of v.
+func field(t *testing.T, v *preparedtx.Value, path ...string) *preparedtx.Value {
+	t.Helper()
+	for _, label := range path {
+		var next *preparedtx.Value
+		for i := range v.Fields {
+			if v.Fields[i].Label == label {
+				next = &v.Fields[i].Value
+			}
+		}
+		if next == nil {
+			t.Fatalf("no field %s in %+v", label, v)
+		}
+		v = next
+	}
+	return v
+}
+
+// TestInteractiveRefusals: a tampered transaction, one re-signed after
+// tampering (not what this node prepared), a wrong key, a wrong signedBy,
+// a missing signature, an unsupported format, a user without the right to
+// act as the party, bytes that are no PreparedTransaction and an expired
+// preparation each get Canton's error and change nothing; preparing for a
+// local party or without the right to read as the party is refused. The
+// untouched transaction then executes.
+func TestInteractiveRefusals(t *testing.T) {
+	forEachEngine(t, func(t *testing.T, e *env) {
+		alice := e.external("alice-ext", "100")
+		bob := e.user("bob", "10")
+		cmd, disclose := e.transferCommand(alice.party, bob, "25.0", []string{})
+		p := e.mustPrepare(alice, "x1", cmd, disclose)
+		start := e.ledgerEnd()
+		good := signatures(alice.party, alice.key, p.hash)
+
+		tampered := func(change func(*preparedtx.Prepared)) (string, []byte) {
+			t.Helper()
+			q, err := preparedtx.Unmarshal(mustB64(t, p.raw))
+			if err != nil {
+				t.Fatal(err)
+			}
+			change(q)
+			h, err := preparedtx.Hash(q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return base64.StdEncoding.EncodeToString(preparedtx.Marshal(q)), h
+		}
+		more, moreHash := tampered(func(q *preparedtx.Prepared) {
+			field(t, &q.Transaction.Nodes[0].Exercise.ChosenValue, "transfer", "amount").Str = "90.0"
+		})
+		_, otherKey, _ := ed25519.GenerateKey(nil)
+		sig := func(mut func(s map[string]any)) map[string]any {
+			s := signatures(alice.party, alice.key, p.hash)
+			mut(s["signatures"].([]any)[0].(map[string]any)["signatures"].([]any)[0].(map[string]any))
+			return s
+		}
+		for _, c := range []struct {
+			name, user, raw string
+			sigs            map[string]any
+			status          int
+			code            string
+		}{
+			{"a tampered amount", alice.user, more, good, http.StatusBadRequest, "INVALID_EXTERNAL_SIGNATURE"},
+			{"a tampered amount, re-signed", alice.user, more, signatures(alice.party, alice.key, moreHash), http.StatusBadRequest, "INVALID_EXTERNAL_TRANSACTION"},
+			{"another key", alice.user, p.raw, signatures(alice.party, otherKey, p.hash), http.StatusBadRequest, "INVALID_EXTERNAL_SIGNATURE"},
+			{"another key's fingerprint", alice.user, p.raw, sig(func(s map[string]any) { s["signedBy"] = coin.Fingerprint(otherKey.Public().(ed25519.PublicKey)) }),
+				http.StatusBadRequest, "INVALID_EXTERNAL_SIGNATURE"},
+			{"no signature", alice.user, p.raw, map[string]any{"signatures": []any{}}, http.StatusBadRequest, "INVALID_EXTERNAL_SIGNATURE"},
+			{"a DER signature", alice.user, p.raw, sig(func(s map[string]any) { s["format"] = "SIGNATURE_FORMAT_DER" }), http.StatusBadRequest, "INVALID_EXTERNAL_SIGNATURE"},
+			{"bob executes, unsigned", "bob", p.raw, map[string]any{"signatures": []any{}}, http.StatusForbidden, "PERMISSION_DENIED"},
+		} {
+			resp := e.execute(c.user, c.raw, c.sigs)
+			wantError(t, c.name, c.status, resp.HTTPResponse, resp.JSONDefault, c.code)
+		}
+		if resp := e.execute(alice.user, base64.StdEncoding.EncodeToString([]byte("not a prepared transaction")), good); resp.StatusCode() != http.StatusBadRequest ||
+			resp.HTTPResponse.Header.Get("Content-Type") == jsonType {
+			t.Errorf("bytes that are no PreparedTransaction: %d %s", resp.StatusCode(), resp.Body)
+		}
+		local := e.prepare("bob", bob, "l1", cmd, disclose)
+		wantError(t, "preparing for a local party", http.StatusBadRequest, local.HTTPResponse, local.JSONDefault, "INVALID_ARGUMENT")
+		other := e.prepare("bob", alice.party, "l2", cmd, disclose)
+		wantError(t, "bob prepares for alice-ext", http.StatusForbidden, other.HTTPResponse, other.JSONDefault, "PERMISSION_DENIED")
+		if end := e.ledgerEnd(); end != start {
+			t.Fatalf("the refusals moved the ledger end from %d to %d", start, end)
+		}
+		wantBalance(t, e, bob, "10.0000000000", "0.0000000000")
+
+		// The untouched transaction executes; a later one, left until it
+		// expires, does not.
+		if resp := e.execute(alice.user, p.raw, good); resp.StatusCode() != http.StatusOK {
+			t.Fatalf("execute: %d %s", resp.StatusCode(), resp.Body)
+		}
+		late := e.mustPrepare(alice, "x2", cmd, disclose)
+		e.clock.Advance(e.l.PreparedTTL() + time.Second)
+		end := e.ledgerEnd()
+		resp := e.execute(alice.user, late.raw, signatures(alice.party, alice.key, late.hash))
+		wantError(t, "an expired preparation", http.StatusBadRequest, resp.HTTPResponse, resp.JSONDefault, "LEDGER_TIME_OUTSIDE_BOUNDS")
+		if e.ledgerEnd() != end {
+			t.Errorf("the expired execute moved the ledger end")
+		}
+	})
+}
+
+func mustB64(t *testing.T, s string) []byte {
+	t.Helper()
+	b, err := base64.StdEncoding.DecodeString(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
