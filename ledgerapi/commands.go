@@ -135,6 +135,9 @@ func (s *Server) submit(r *http.Request, c *caller, cmds *jsCommands) (submitted
 		}
 		sub.actAs = append(sub.actAs, p)
 	}
+	if err := s.refuseUnsigned(r, sub.actAs); err != nil {
+		return submitted{}, err
+	}
 	for _, a := range cmds.ReadAs {
 		p, err := parseParty("readAs", a)
 		if err != nil {

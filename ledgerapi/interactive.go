@@ -1,6 +1,7 @@
 package ledgerapi
 
 import (
+	"context"
 	"crypto/rand"
 	"encoding/base64"
 	"encoding/hex"
@@ -32,6 +33,7 @@ var (
 	codeInvalidExternalSignature   = errorCode{"INVALID_EXTERNAL_SIGNATURE", catInvalidIndependent}
 	codeInvalidExternalTransaction = errorCode{"INVALID_EXTERNAL_TRANSACTION", catInvalidIndependent}
 	codeLedgerTimeOutsideBounds    = errorCode{"LEDGER_TIME_OUTSIDE_BOUNDS", catInvalidIndependent}
+	codeCannotActViaParticipant    = errorCode{"SUBMITTER_CANNOT_ACT_VIA_PARTICIPANT", catInsufficientPermission}
 )
 
 const (
@@ -383,10 +385,32 @@ func (s *Server) executeSubmission(w http.ResponseWriter, r *http.Request, c *ca
 		Commands: []map[string]json.RawMessage{cmd}, CommandID: p.Metadata.CommandID, ActAs: p.Metadata.ActAs,
 		UserID: *req.UserID, SubmissionID: *req.SubmissionID, SynchronizerID: p.Metadata.SynchronizerID,
 	}
+	// The parties signed it: submit may act as them.
+	r = r.WithContext(context.WithValue(r.Context(), signedKey{}, true))
 	if _, err := s.submit(r, c, &cmds); err != nil {
 		return err
 	}
 	return writeJSON(w, struct{}{})
+}
+
+// signedKey marks a request whose submitters signed its transaction.
+type signedKey struct{}
+
+// refuseUnsigned refuses a submission acting as an external party unless
+// the party signed it (execute): this node hosts an external party to
+// confirm, not to submit for it, as Canton does.
+func (s *Server) refuseUnsigned(r *http.Request, actAs []coin.PartyID) error {
+	if r.Context().Value(signedKey{}) != nil {
+		return nil
+	}
+	for _, p := range actAs {
+		if _, err := s.l.ExternalPartyKey(r.Context(), p); err == nil {
+			return cantonErr(codeCannotActViaParticipant, "%s is an external party: this participant cannot submit for it; prepare the command with /v2/interactive-submission/prepare, have the party sign it and execute it", p)
+		} else if !ledger.IsValidation(err) && !errors.Is(err, ledger.ErrNotFound) {
+			return err
+		}
+	}
+	return nil
 }
 
 // signaturesOf decodes the request's signatures by party.

@@ -367,8 +367,9 @@ func field(t *testing.T, v *preparedtx.Value, path ...string) *preparedtx.Value 
 // TestInteractiveRefusals: a tampered transaction, one re-signed after
 // tampering (not what this node prepared), a wrong key, a wrong signedBy,
 // a missing signature, an unsupported format, a user without the right to
-// act as the party, bytes that are no PreparedTransaction and an expired
-// preparation each get Canton's error and change nothing; preparing for a
+// act as the party, bytes that are no PreparedTransaction, an expired
+// preparation and a submit-and-wait acting as the external party (which
+// bypasses her signature) each get Canton's error and change nothing; preparing for a
 // local party or without the right to read as the party is refused. The
 // untouched transaction then executes.
 func TestInteractiveRefusals(t *testing.T) {
@@ -423,6 +424,10 @@ func TestInteractiveRefusals(t *testing.T) {
 		if resp := e.execute(alice.user, base64.StdEncoding.EncodeToString([]byte("not a prepared transaction")), good); resp.StatusCode() != http.StatusBadRequest ||
 			resp.HTTPResponse.Header.Get("Content-Type") == jsonType {
 			t.Errorf("bytes that are no PreparedTransaction: %d %s", resp.StatusCode(), resp.Body)
+		}
+		// Submitting for her without her signature is refused.
+		if code, b := e.command(alice.user, "u1", alice.party, cmd, disclose); code != http.StatusForbidden || !bytes.Contains(b, []byte("SUBMITTER_CANNOT_ACT_VIA_PARTICIPANT")) {
+			t.Errorf("submit-and-wait acting as alice-ext: %d %s", code, b)
 		}
 		local := e.prepare("bob", bob, "l1", cmd, disclose)
 		wantError(t, "preparing for a local party", http.StatusBadRequest, local.HTTPResponse, local.JSONDefault, "INVALID_ARGUMENT")
