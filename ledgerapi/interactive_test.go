@@ -268,13 +268,13 @@ func TestInteractiveTransferFlow(t *testing.T) {
 	})
 }
 
-// TestInteractiveDvP is flow (b)'s allocation for an external party: a
-// venue's OTC trade between alice-ext and bob; alice-ext allocates her leg
+// TestInteractiveDvP is flow (b) for an external party: alice-ext
+// proposes an OTC trade with bob at a venue by prepare/execute of a
+// CreateCommand; bob approves and the venue initiates; alice-ext allocates her leg
 // through AllocationFactory_Allocate by prepare/execute, bob through
 // submit-and-wait, and the venue settles, executing both.
 func TestInteractiveDvP(t *testing.T) {
 	forEachEngine(t, func(t *testing.T, e *env) {
-		ctx := context.Background()
 		alice := e.external("alice-ext", "100")
 		bob, venue := e.user("bob", "100"), e.user("venue", "")
 		dso := e.l.DSO()
@@ -283,14 +283,19 @@ func TestInteractiveDvP(t *testing.T) {
 			"leg0": {Sender: alice.party, Receiver: bob, Amount: coin.MustParse("30"), InstrumentID: cc},
 			"leg1": {Sender: bob, Receiver: alice.party, Amount: coin.MustParse("12.5"), InstrumentID: cc},
 		}
-		prop, err := e.l.ProposeTrade(ctx, []coin.PartyID{alice.party, bob}, ledger.OTCTradeProposal{Venue: venue, TransferLegs: legs, Approvers: []coin.PartyID{alice.party, bob}}, "")
-		if err != nil {
-			t.Fatal(err)
+		// She proposes by prepare/execute of a CreateCommand; bob approves
+		// and the venue initiates the settlement.
+		p := e.run(alice, "propose", map[string]any{"CreateCommand": map[string]any{"templateId": proposalTemplate,
+			"createArguments": map[string]any{"venue": venue, "tradeCid": nil, "transferLegs": legs, "approvers": []coin.PartyID{alice.party}}}}, nil)
+		if c := p.tx.Transaction.Nodes[0].Create; c == nil || c.TemplateID.EntityName != "OTCTradeProposal" || c.Argument.Kind != preparedtx.KindRecord {
+			t.Fatalf("the proposal's node %+v", p.tx.Transaction.Nodes[0])
 		}
+		prop := only(t, "bob's proposals", e.acs("bob", filter(bob, templateFilter(proposalTemplate, false)), e.ledgerEnd()))
+		e.mustCommand("bob", "accept", bob, exercise(proposalTemplate, prop.ContractID, "OTCTradeProposal_Accept", map[string]any{"approver": bob}), nil)
+		prop = only(t, "venue's proposals", e.acs("venue", filter(venue, templateFilter(proposalTemplate, false)), e.ledgerEnd()))
 		now := e.clock.Now()
-		if _, err := e.l.InitiateTradeSettlement(ctx, []coin.PartyID{venue}, prop.Created, ledger.FormatTime(now.Add(time.Hour)), ledger.FormatTime(now.Add(2*time.Hour)), ""); err != nil {
-			t.Fatal(err)
-		}
+		e.mustCommand("venue", "initiate", venue, exercise(proposalTemplate, prop.ContractID, "OTCTradeProposal_InitiateSettlement", map[string]any{
+			"prepareUntil": now.Add(time.Hour).Format(time.RFC3339Nano), "settleBefore": now.Add(2 * time.Hour).Format(time.RFC3339Nano)}), nil)
 		for _, tr := range []struct {
 			user  string
 			party coin.PartyID
