@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/ccwallet/ccwallet/coin"
@@ -135,4 +136,14 @@ func (l *Ledger) VerifyExternalSignatures(ctx context.Context, hash []byte, part
 		}
 	}
 	return nil
+}
+
+// PackageVersion is the version this ledger answers for a Daml package
+// name: 1.0.0 for the token standard's interface packages and the example
+// trading app, the release's splice-amulet version for the coin's own.
+func PackageVersion(name string) string {
+	if strings.HasPrefix(name, "splice-api-token-") || name == "splice-token-test-trading-app" {
+		return "1.0.0"
+	}
+	return damlPackageVersion
 }

@@ -84,6 +84,8 @@ func (s *Server) Handler() http.Handler {
 	mux.Handle("POST /v2/commands/submit-and-wait-for-transaction", s.api(s.submitAndWaitForTransaction))
 	mux.Handle("POST /v2/interactive-submission/prepare", s.api(s.prepareSubmission))
 	mux.Handle("POST /v2/interactive-submission/execute", s.api(s.executeSubmission))
+	mux.Handle("GET /v2/interactive-submission/preferred-package-version", s.api(s.preferredPackageVersion))
+	mux.Handle("POST /v2/interactive-submission/preferred-packages", s.api(s.preferredPackages))
 	mux.Handle("/", s.api(s.unsupported(mux)))
 	mws := append([]web.Middleware{web.RequestID, web.Logger(s.log)}, s.obs...)
 	return web.Chain(mux, append(mws, web.Recover(s.log), web.SecurityHeaders)...)
@@ -98,6 +100,7 @@ var supported = []string{
 	"POST /v2/updates/transaction-by-offset", "POST /v2/updates/update-by-id", "POST /v2/updates/update-by-offset", "POST /v2/commands/submit-and-wait (" + supportedCommands + ")",
 	"POST /v2/commands/submit-and-wait-for-transaction",
 	"POST /v2/interactive-submission/prepare", "POST /v2/interactive-submission/execute",
+	"GET /v2/interactive-submission/preferred-package-version", "POST /v2/interactive-submission/preferred-packages",
 }
 
 // unsupported answers every other path: 501 for the rest of the Ledger
