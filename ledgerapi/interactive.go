@@ -108,11 +108,13 @@ func (s *Server) prepareSubmission(w http.ResponseWriter, r *http.Request, c *ca
 	} else if err != nil {
 		return invalidArgument("actAs: %s has no registered signing key; prepare only for external parties, and submit for local ones with /v2/commands/submit-and-wait", party)
 	}
+	visible := visibility{readAs: readAs, disclosed: map[coin.ContractID]bool{}}
 	for i, d := range req.DisclosedContracts {
 		cid, _, err := s.l.VerifyBlob(d.CreatedEventBlob)
 		if err != nil || string(cid) != d.ContractID {
 			return invalidArgument("disclosedContracts[%d]: the created event blob of %s was not issued by this ledger; disclose what the registry handed out", i, d.ContractID)
 		}
+		visible.disclosed[cid] = true
 	}
 	if len(req.Commands) != 1 || len(req.Commands[0]) != 1 {
 		return cantonErr(codeUnsupported, "commands: this participant runs %s", supportedCommands)
@@ -121,7 +123,7 @@ func (s *Server) prepareSubmission(w http.ResponseWriter, r *http.Request, c *ca
 	expires := now.Add(s.l.PreparedTTL())
 	seed := make([]byte, 32)
 	rand.Read(seed)
-	node, inputs, err := s.rootNode(r, party, req.Commands[0])
+	node, inputs, err := s.rootNode(r, party, visible, req.Commands[0])
 	if err != nil {
 		return err
 	}
@@ -158,7 +160,7 @@ func (s *Server) prepareSubmission(w http.ResponseWriter, r *http.Request, c *ca
 
 // rootNode is the command as a transaction node, and the contracts it
 // uses as input contracts.
-func (s *Server) rootNode(r *http.Request, party coin.PartyID, cmd map[string]json.RawMessage) (preparedtx.Node, []preparedtx.InputContract, error) {
+func (s *Server) rootNode(r *http.Request, party coin.PartyID, visible visibility, cmd map[string]json.RawMessage) (preparedtx.Node, []preparedtx.InputContract, error) {
 	acting := []string{string(party)}
 	if raw, ok := cmd["CreateCommand"]; ok {
 		var cc struct {
@@ -209,8 +211,8 @@ func (s *Server) rootNode(r *http.Request, party coin.PartyID, cmd map[string]js
 		return preparedtx.Node{}, nil, invalidArgument("commands[0].ExerciseCommand.contractId: %v", err)
 	}
 	ct, err := s.l.LedgerContractByID(r.Context(), cid)
-	if errors.Is(err, ledger.ErrNotFound) || err == nil && (ct.ArchivedOffset != 0 || ct.TemplateID != target && !ledger.Implements(ct.TemplateID, target)) {
-		return preparedtx.Node{}, nil, cantonErr(codeContractNotFound, "%s %s not found or not active", target, cid)
+	if errors.Is(err, ledger.ErrNotFound) || err == nil && (ct.ArchivedOffset != 0 || ct.TemplateID != target && !ledger.Implements(ct.TemplateID, target) || !visible.sees(ct)) {
+		return preparedtx.Node{}, nil, cantonErr(codeContractNotFound, "%s %s not found, not active, or neither visible to the parties nor disclosed", target, cid)
 	} else if err != nil {
 		return preparedtx.Node{}, nil, err
 	}
@@ -243,6 +245,27 @@ func (s *Server) rootNode(r *http.Request, party coin.PartyID, cmd map[string]js
 		Signatories: sigs, Stakeholders: holders, ActingParties: acting, InterfaceID: iface, ChoiceID: ex.Choice,
 		ChosenValue: arg, Consuming: !nonconsuming[ex.Choice],
 	}}, []preparedtx.InputContract{input}, nil
+}
+
+// visibility is what a preparation may use: contracts of which a party
+// it reads as is a stakeholder, and the contracts it disclosed. The
+// prepared transaction carries the contract's payload, so nothing else
+// may be named.
+type visibility struct {
+	readAs    []coin.PartyID
+	disclosed map[coin.ContractID]bool
+}
+
+func (v visibility) sees(ct ledger.LedgerContract) bool {
+	if v.disclosed[ct.ContractID] {
+		return true
+	}
+	for _, p := range ct.Stakeholders() {
+		if slices.Contains(v.readAs, p) {
+			return true
+		}
+	}
+	return false
 }
 
 // servedChoice reports whether submit runs choice on target (an interface

@@ -375,7 +375,8 @@ func field(t *testing.T, v *preparedtx.Value, path ...string) *preparedtx.Value 
 // act as the party, bytes that are no PreparedTransaction, an expired
 // preparation and a submit-and-wait acting as the external party (which
 // bypasses her signature) each get Canton's error and change nothing; preparing for a
-// local party or without the right to read as the party is refused. The
+// local party, without the right to read as the party or naming a
+// contract neither visible to it nor disclosed is refused. The
 // untouched transaction then executes.
 func TestInteractiveRefusals(t *testing.T) {
 	forEachEngine(t, func(t *testing.T, e *env) {
@@ -436,6 +437,10 @@ func TestInteractiveRefusals(t *testing.T) {
 		}
 		local := e.prepare("bob", bob, "l1", cmd, disclose)
 		wantError(t, "preparing for a local party", http.StatusBadRequest, local.HTTPResponse, local.JSONDefault, "INVALID_ARGUMENT")
+		// The factory is the registry's: without its disclosure she cannot
+		// name it (and read its payload).
+		hidden := e.prepare(alice.user, alice.party, "h1", cmd, nil)
+		wantError(t, "an undisclosed factory", http.StatusNotFound, hidden.HTTPResponse, hidden.JSONDefault, "CONTRACT_NOT_FOUND")
 		other := e.prepare("bob", alice.party, "l2", cmd, disclose)
 		wantError(t, "bob prepares for alice-ext", http.StatusForbidden, other.HTTPResponse, other.JSONDefault, "PERMISSION_DENIED")
 		if end := e.ledgerEnd(); end != start {
