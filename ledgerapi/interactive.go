@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/ccwallet/ccwallet/coin"
@@ -344,6 +345,10 @@ func (s *Server) executeSubmission(w http.ResponseWriter, r *http.Request, c *ca
 		if missing {
 			return &decodeError{status: http.StatusBadRequest, msg: "Missing required field: " + field}
 		}
+	}
+	if v := *req.HashingSchemeVersion; v != hashingSchemeV2 && v != "HASHING_SCHEME_VERSION_UNSPECIFIED" {
+		// Not a name of the enum: the JSON layer cannot decode it.
+		return &decodeError{status: http.StatusBadRequest, msg: "hashingSchemeVersion: unknown HashingSchemeVersion " + strconv.Quote(v)}
 	}
 	if *req.HashingSchemeVersion != hashingSchemeV2 {
 		return invalidArgument("hashingSchemeVersion: this participant hashes with %s, not %q", hashingSchemeV2, *req.HashingSchemeVersion)

@@ -443,6 +443,22 @@ func TestInteractiveRefusals(t *testing.T) {
 		wantError(t, "an undisclosed factory", http.StatusNotFound, hidden.HTTPResponse, hidden.JSONDefault, "CONTRACT_NOT_FOUND")
 		other := e.prepare("bob", alice.party, "l2", cmd, disclose)
 		wantError(t, "bob prepares for alice-ext", http.StatusForbidden, other.HTTPResponse, other.JSONDefault, "PERMISSION_DENIED")
+		for v, status := range map[string]int{"HASHING_SCHEME_VERSION_UNSPECIFIED": http.StatusBadRequest, "V2": http.StatusBadRequest} {
+			resp, err := e.as(alice.user).PostV2InteractiveSubmissionExecuteWithBodyWithResponse(context.Background(), jsonType, body(t, map[string]any{
+				"preparedTransaction": p.raw, "partySignatures": good, "deduplicationPeriod": map[string]any{"Empty": map[string]any{}},
+				"submissionId": "s", "userId": alice.user, "hashingSchemeVersion": v,
+			}))
+			if err != nil || resp.StatusCode() != status {
+				t.Errorf("hashing scheme %s: %v %d %s", v, err, resp.StatusCode(), resp.Body)
+			}
+		}
+		verbose, err := e.as(alice.user).PostV2InteractiveSubmissionPrepareWithBodyWithResponse(context.Background(), jsonType, body(t, map[string]any{
+			"userId": alice.user, "commandId": "v1", "commands": []any{cmd}, "actAs": []coin.PartyID{alice.party},
+			"disclosedContracts": disclose, "synchronizerId": e.l.SynchronizerID(), "verboseHashing": true,
+		}))
+		if err != nil || verbose.JSON200 == nil || verbose.JSON200.HashingDetails == nil || !bytes.Contains([]byte(*verbose.JSON200.HashingDetails), []byte("V2")) {
+			t.Errorf("verbose hashing: %v %s", err, verbose.Body)
+		}
 		if end := e.ledgerEnd(); end != start {
 			t.Fatalf("the refusals moved the ledger end from %d to %d", start, end)
 		}
