@@ -200,3 +200,27 @@ func TestHashRefuses(t *testing.T) {
 		t.Errorf("a contract id that is not hex: %v", err)
 	}
 }
+
+// FuzzUnmarshal: any bytes either fail to decode or decode to a
+// transaction that hashes (or fails to) and encodes again without a
+// panic, and what decodes re-encodes to something that decodes the same.
+func FuzzUnmarshal(f *testing.F) {
+	f.Add(Marshal(sample()))
+	f.Add([]byte{0x0a, 0x00, 0x12, 0x00})
+	f.Fuzz(func(t *testing.T, b []byte) {
+		p, err := Unmarshal(b)
+		if err != nil {
+			return
+		}
+		Hash(p)
+		q, err := Unmarshal(Marshal(p))
+		if err != nil {
+			t.Fatalf("re-encoding does not decode: %v", err)
+		}
+		if h1, err1 := Hash(p); err1 == nil {
+			if h2, _ := Hash(q); !bytes.Equal(h1, h2) {
+				t.Fatalf("re-encoding changes the hash")
+			}
+		}
+	})
+}
