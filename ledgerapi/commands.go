@@ -112,6 +112,9 @@ type submitted struct {
 
 // submit checks and runs a submission.
 func (s *Server) submit(r *http.Request, c *caller, cmds *jsCommands) (submitted, error) {
+	if err := s.refuseUnsigned(r, c, cmds.ActAs); err != nil {
+		return submitted{}, err
+	}
 	if cmds.CommandID == "" {
 		return submitted{}, cantonErr(codeMissingField, "commandId: every command needs an id, unique per change")
 	}
@@ -134,9 +137,6 @@ func (s *Server) submit(r *http.Request, c *caller, cmds *jsCommands) (submitted
 			return submitted{}, permissionDenied("user %q has no right to act as party %s", c.user.Name, p)
 		}
 		sub.actAs = append(sub.actAs, p)
-	}
-	if err := s.refuseUnsigned(r, sub.actAs); err != nil {
-		return submitted{}, err
 	}
 	for _, a := range cmds.ReadAs {
 		p, err := parseParty("readAs", a)

@@ -427,11 +427,16 @@ type signedKey struct{}
 // refuseUnsigned refuses a submission acting as an external party unless
 // the party signed it (execute): this node hosts an external party to
 // confirm, not to submit for it, as Canton does.
-func (s *Server) refuseUnsigned(r *http.Request, actAs []coin.PartyID) error {
+// Parties the caller may not act as are left to submit's own checks.
+func (s *Server) refuseUnsigned(r *http.Request, c *caller, actAs []string) error {
 	if r.Context().Value(signedKey{}) != nil {
 		return nil
 	}
-	for _, p := range actAs {
+	for _, a := range actAs {
+		p := coin.PartyID(a)
+		if !slices.Contains(c.actAs, p) {
+			continue
+		}
 		if _, err := s.l.ExternalPartyKey(r.Context(), p); err == nil {
 			return cantonErr(codeCannotActViaParticipant, "%s is an external party: this participant cannot submit for it; prepare the command with /v2/interactive-submission/prepare, have the party sign it and execute it", p)
 		} else if !ledger.IsValidation(err) && !errors.Is(err, ledger.ErrNotFound) {

@@ -73,6 +73,10 @@ func (s *Server) Handler() http.Handler {
 	mux.Handle("GET /v2/state/ledger-end", s.api(s.getLedgerEnd))
 	mux.Handle("GET /v2/state/latest-pruned-offsets", s.api(s.getPrunedOffsets))
 	mux.Handle("GET /v2/state/connected-synchronizers", s.api(s.getConnectedSynchronizers))
+	mux.Handle("POST /v2/interactive-submission/prepare", s.api(s.prepareSubmission))
+	mux.Handle("POST /v2/interactive-submission/execute", s.api(s.executeSubmission))
+	mux.Handle("GET /v2/interactive-submission/preferred-package-version", s.api(s.preferredPackageVersion))
+	mux.Handle("POST /v2/interactive-submission/preferred-packages", s.api(s.preferredPackages))
 	mux.Handle("POST /v2/state/active-contracts", s.api(s.activeContracts))
 	mux.Handle("POST /v2/events/events-by-contract-id", s.api(s.eventsByContractID))
 	mux.Handle("POST /v2/updates/flats", s.api(s.updateFlats))
@@ -82,10 +86,6 @@ func (s *Server) Handler() http.Handler {
 	mux.Handle("POST /v2/updates/update-by-offset", s.api(s.updateByOffset))
 	mux.Handle("POST /v2/commands/submit-and-wait", s.api(s.submitAndWait))
 	mux.Handle("POST /v2/commands/submit-and-wait-for-transaction", s.api(s.submitAndWaitForTransaction))
-	mux.Handle("POST /v2/interactive-submission/prepare", s.api(s.prepareSubmission))
-	mux.Handle("POST /v2/interactive-submission/execute", s.api(s.executeSubmission))
-	mux.Handle("GET /v2/interactive-submission/preferred-package-version", s.api(s.preferredPackageVersion))
-	mux.Handle("POST /v2/interactive-submission/preferred-packages", s.api(s.preferredPackages))
 	mux.Handle("/", s.api(s.unsupported(mux)))
 	mws := append([]web.Middleware{web.RequestID, web.Logger(s.log)}, s.obs...)
 	return web.Chain(mux, append(mws, web.Recover(s.log), web.SecurityHeaders)...)
@@ -93,14 +93,14 @@ func (s *Server) Handler() http.Handler {
 
 // supported lists the routes served, for the unsupported answer.
 var supported = []string{
+	"POST /v2/interactive-submission/prepare", "POST /v2/interactive-submission/execute",
+	"GET /v2/interactive-submission/preferred-package-version", "POST /v2/interactive-submission/preferred-packages",
 	"GET /v2/version", "GET /v2/packages", "GET|POST /v2/parties", "GET /v2/parties/participant-id", "GET /v2/parties/{party}", "GET|POST /v2/users",
 	"GET /v2/users/{userId}", "GET /v2/users/{userId}/rights", "GET /v2/state/ledger-end",
 	"GET /v2/state/latest-pruned-offsets", "GET /v2/state/connected-synchronizers", "POST /v2/state/active-contracts",
 	"POST /v2/events/events-by-contract-id", "POST /v2/updates/flats", "POST /v2/updates/transaction-by-id",
 	"POST /v2/updates/transaction-by-offset", "POST /v2/updates/update-by-id", "POST /v2/updates/update-by-offset", "POST /v2/commands/submit-and-wait (" + supportedCommands + ")",
 	"POST /v2/commands/submit-and-wait-for-transaction",
-	"POST /v2/interactive-submission/prepare", "POST /v2/interactive-submission/execute",
-	"GET /v2/interactive-submission/preferred-package-version", "POST /v2/interactive-submission/preferred-packages",
 }
 
 // unsupported answers every other path: 501 for the rest of the Ledger
