@@ -87,6 +87,9 @@
 //   - external.go, external_preapprovals.go, prepared.go, signing.go:
 //     external parties, whose Ed25519 keys stay off the node (prepare,
 //     sign, submit).
+//   - interactive.go: the Ledger API's interactive submission (what was
+//     prepared, until when, whose signatures count); package preparedtx:
+//     Canton's PreparedTransaction protobuf and its V2 hash.
 //   - rewards.go, reward_collection.go: reward coupons and their
 //     collection; delegations.go: minting delegations.
 //   - traffic.go, topup.go: traffic purchases and the top-up automation's

@@ -112,6 +112,9 @@ type submitted struct {
 
 // submit checks and runs a submission.
 func (s *Server) submit(r *http.Request, c *caller, cmds *jsCommands) (submitted, error) {
+	if err := s.refuseUnsigned(r, c, cmds.ActAs); err != nil {
+		return submitted{}, err
+	}
 	if cmds.CommandID == "" {
 		return submitted{}, cantonErr(codeMissingField, "commandId: every command needs an id, unique per change")
 	}

@@ -73,6 +73,10 @@ func (s *Server) Handler() http.Handler {
 	mux.Handle("GET /v2/state/ledger-end", s.api(s.getLedgerEnd))
 	mux.Handle("GET /v2/state/latest-pruned-offsets", s.api(s.getPrunedOffsets))
 	mux.Handle("GET /v2/state/connected-synchronizers", s.api(s.getConnectedSynchronizers))
+	mux.Handle("POST /v2/interactive-submission/prepare", s.api(s.prepareSubmission))
+	mux.Handle("POST /v2/interactive-submission/execute", s.api(s.executeSubmission))
+	mux.Handle("GET /v2/interactive-submission/preferred-package-version", s.api(s.preferredPackageVersion))
+	mux.Handle("POST /v2/interactive-submission/preferred-packages", s.api(s.preferredPackages))
 	mux.Handle("POST /v2/state/active-contracts", s.api(s.activeContracts))
 	mux.Handle("POST /v2/events/events-by-contract-id", s.api(s.eventsByContractID))
 	mux.Handle("POST /v2/updates/flats", s.api(s.updateFlats))
@@ -90,6 +94,8 @@ func (s *Server) Handler() http.Handler {
 
 // supported lists the routes served, for the unsupported answer.
 var supported = []string{
+	"POST /v2/interactive-submission/prepare", "POST /v2/interactive-submission/execute",
+	"GET /v2/interactive-submission/preferred-package-version", "POST /v2/interactive-submission/preferred-packages",
 	"GET /v2/version", "GET /v2/packages", "GET|POST /v2/parties", "GET /v2/parties/participant-id", "GET /v2/parties/{party}", "GET|POST /v2/users",
 	"GET /v2/users/{userId}", "GET /v2/users/{userId}/rights", "GET /v2/state/ledger-end",
 	"GET /v2/state/latest-pruned-offsets", "GET /v2/state/connected-synchronizers", "POST /v2/state/active-contracts",

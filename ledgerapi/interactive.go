@@ -1,0 +1,516 @@
+package ledgerapi
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/ccwallet/ccwallet/coin"
+	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/preparedtx"
+)
+
+// Interactive submission: an external party's command is prepared as
+// Canton's PreparedTransaction (its one root node is the command's
+// create or exercise, with the choice argument as an enriched Daml
+// value), the party signs the V2 hash off the node, and execute verifies
+// the signatures over the hash recomputed from the submitted bytes and
+// runs the root node as the same command submit-and-wait runs, under the
+// same change id (user, actAs, commandId), so its outcome is stored where
+// submit-and-wait's is. Execute answers {} once the command ran; what
+// the ledger refuses is answered at once, as submit-and-wait does.
+
+// Canton's codes for externally signed transactions
+// (TransactionProcessor.scala, RequestValidationErrors.scala).
+var (
+	codeInvalidExternalSignature   = errorCode{"INVALID_EXTERNAL_SIGNATURE", catInvalidIndependent}
+	codeInvalidExternalTransaction = errorCode{"INVALID_EXTERNAL_TRANSACTION", catInvalidIndependent}
+	codeLedgerTimeOutsideBounds    = errorCode{"LEDGER_TIME_OUTSIDE_BOUNDS", catInvalidIndependent}
+	codeCannotActViaParticipant    = errorCode{"SUBMITTER_CANNOT_ACT_VIA_PARTICIPANT", catInsufficientPermission}
+)
+
+const (
+	hashingSchemeV2 = "HASHING_SCHEME_VERSION_V2"
+	// lfVersion is the Daml-LF version of the nodes (Canton accepts 2.1).
+	lfVersion = "2.1"
+	// maxSignatures bounds the signatures an execute may carry, per party
+	// and in all.
+	maxSignatures = 16
+)
+
+// nonconsuming are the served choices that leave their contract active.
+var nonconsuming = map[string]bool{
+	"TransferFactory_Transfer": true, "AllocationFactory_Allocate": true, "TransferPreapproval_Send": true,
+}
+
+type prepareRequest struct {
+	UserID             string                       `json:"userId"`
+	CommandID          string                       `json:"commandId"`
+	Commands           []map[string]json.RawMessage `json:"commands"`
+	MinLedgerTime      json.RawMessage              `json:"minLedgerTime"`
+	ActAs              []string                     `json:"actAs"`
+	ReadAs             []string                     `json:"readAs"`
+	DisclosedContracts []disclosedContract          `json:"disclosedContracts"`
+	SynchronizerID     string                       `json:"synchronizerId"`
+	PackagePreference  []string                     `json:"packageIdSelectionPreference"`
+	VerboseHashing     bool                         `json:"verboseHashing"`
+}
+
+// prepareSubmission is POST /v2/interactive-submission/prepare. Preparing
+// changes nothing on the ledger, so reading as the parties is enough.
+func (s *Server) prepareSubmission(w http.ResponseWriter, r *http.Request, c *caller) error {
+	var req prepareRequest
+	if err := decode(r, &req); err != nil {
+		return err
+	}
+	if req.UserID != "" && req.UserID != c.user.Name {
+		return permissionDenied("userId %q is not the token's user %q", req.UserID, c.user.Name)
+	}
+	if req.CommandID == "" {
+		return cantonErr(codeMissingField, "commandId: every command needs an id, unique per change")
+	}
+	if len(req.CommandID) > maxCommandIDLength {
+		return invalidArgument("commandId: at most %d characters", maxCommandIDLength)
+	}
+	if req.SynchronizerID == "" {
+		return cantonErr(codeMissingField, "synchronizerId: name the synchronizer to prepare for (%s)", s.l.SynchronizerID())
+	}
+	if req.SynchronizerID != s.l.SynchronizerID() {
+		return invalidArgument("synchronizerId: this participant is connected to %s only", s.l.SynchronizerID())
+	}
+	if len(req.ActAs) != 1 {
+		return invalidArgument("actAs: an interactive submission acts as exactly one external party, not %d", len(req.ActAs))
+	}
+	party, err := parseParty("actAs", req.ActAs[0])
+	if err != nil {
+		return err
+	}
+	readAs := []coin.PartyID{party}
+	for _, a := range req.ReadAs {
+		p, err := parseParty("readAs", a)
+		if err != nil {
+			return err
+		}
+		readAs = append(readAs, p)
+	}
+	if err := c.requireRead(readAs...); err != nil {
+		return err
+	}
+	if _, err := s.l.ExternalPartyKey(r.Context(), party); errors.Is(err, ledger.ErrNotFound) {
+		return cantonErr(codePartyNotKnown, "party %s is not known to this participant", party)
+	} else if err != nil {
+		return invalidArgument("actAs: %s has no registered signing key; prepare only for external parties, and submit for local ones with /v2/commands/submit-and-wait", party)
+	}
+	visible := visibility{readAs: readAs, disclosed: map[coin.ContractID]bool{}}
+	for i, d := range req.DisclosedContracts {
+		cid, _, err := s.l.VerifyBlob(d.CreatedEventBlob)
+		if err != nil || string(cid) != d.ContractID {
+			return invalidArgument("disclosedContracts[%d]: the created event blob of %s was not issued by this ledger; disclose what the registry handed out", i, d.ContractID)
+		}
+		visible.disclosed[cid] = true
+	}
+	if len(req.Commands) != 1 || len(req.Commands[0]) != 1 {
+		return cantonErr(codeUnsupported, "commands: this participant runs %s", supportedCommands)
+	}
+	now := s.l.Now()
+	expires := now.Add(s.l.PreparedTTL())
+	seed := make([]byte, 32)
+	rand.Read(seed)
+	node, inputs, err := s.rootNode(r, party, visible, req.Commands[0])
+	if err != nil {
+		return err
+	}
+	maxLET := uint64(expires.UnixMicro())
+	p := &preparedtx.Prepared{
+		Transaction: preparedtx.Transaction{Version: lfVersion, Roots: []string{"0"}, Nodes: []preparedtx.Node{node},
+			Seeds: []preparedtx.NodeSeed{{NodeID: 0, Seed: seed}}},
+		Metadata: preparedtx.Metadata{
+			ActAs: []string{string(party)}, CommandID: req.CommandID, SynchronizerID: s.l.SynchronizerID(),
+			TransactionUUID: newUUID(), PreparationTime: uint64(now.UnixMicro()), InputContracts: inputs,
+			MaxLedgerEffectiveTime: &maxLET,
+		},
+	}
+	raw := preparedtx.Marshal(p)
+	hash, err := preparedtx.Hash(p)
+	if err != nil {
+		return fmt.Errorf("hash the prepared transaction: %w", err)
+	}
+	if err := s.l.RecordInteractive(r.Context(), party, hash, req.CommandID, expires); err != nil {
+		return err
+	}
+	out := map[string]string{
+		"preparedTransaction":     base64.StdEncoding.EncodeToString(raw),
+		"preparedTransactionHash": base64.StdEncoding.EncodeToString(hash),
+		"hashingSchemeVersion":    hashingSchemeV2,
+	}
+	if req.VerboseHashing {
+		th, _ := preparedtx.TransactionHash(&p.Transaction)
+		mh, _ := preparedtx.MetadataHash(&p.Metadata)
+		out["hashingDetails"] = fmt.Sprintf("scheme V2: SHA-256(00000030 02 transaction %x metadata %x) = %x", th, mh, hash)
+	}
+	return writeJSON(w, out)
+}
+
+// rootNode is the command as a transaction node, and the contracts it
+// uses as input contracts.
+func (s *Server) rootNode(r *http.Request, party coin.PartyID, visible visibility, cmd map[string]json.RawMessage) (preparedtx.Node, []preparedtx.InputContract, error) {
+	acting := []string{string(party)}
+	if raw, ok := cmd["CreateCommand"]; ok {
+		var cc struct {
+			TemplateID      string          `json:"templateId"`
+			CreateArguments json.RawMessage `json:"createArguments"`
+		}
+		if err := json.Unmarshal(raw, &cc); err != nil {
+			return preparedtx.Node{}, nil, &decodeError{status: http.StatusBadRequest, msg: "commands[0].CreateCommand: " + err.Error()}
+		}
+		tmpl, err := resolveID("commands[0].CreateCommand.templateId", cc.TemplateID, kindTemplate)
+		if err != nil {
+			return preparedtx.Node{}, nil, err
+		}
+		if tmpl != ledger.TemplateOTCTradeProposal {
+			return preparedtx.Node{}, nil, cantonErr(codeUnsupported, "create of %s: this participant runs %s", tmpl, supportedCommands)
+		}
+		id := identifier(tmpl)
+		arg, err := damlValue(cc.CreateArguments, "", &id, 0)
+		if err != nil {
+			return preparedtx.Node{}, nil, err
+		}
+		local := make([]byte, 32)
+		rand.Read(local)
+		return preparedtx.Node{ID: "0", Create: &preparedtx.Create{
+			LfVersion: lfVersion, ContractID: "00" + hex.EncodeToString(local), PackageName: packageNameOf(tmpl), TemplateID: id,
+			Argument: arg, Signatories: acting, Stakeholders: acting,
+		}}, nil, nil
+	}
+	raw, ok := cmd["ExerciseCommand"]
+	if !ok {
+		return preparedtx.Node{}, nil, cantonErr(codeUnsupported, "commands[0]: this participant runs %s", supportedCommands)
+	}
+	var ex exerciseCommand
+	if err := json.Unmarshal(raw, &ex); err != nil {
+		return preparedtx.Node{}, nil, &decodeError{status: http.StatusBadRequest, msg: "commands[0].ExerciseCommand: " + err.Error()}
+	}
+	target, err := resolveID("commands[0].ExerciseCommand.templateId", ex.TemplateID, kindInterface)
+	if err != nil {
+		if target, err = resolveID("commands[0].ExerciseCommand.templateId", ex.TemplateID, kindTemplate); err != nil {
+			return preparedtx.Node{}, nil, cantonErr(codeUnsupported, "commands[0].ExerciseCommand.templateId %q: this participant runs %s", ex.TemplateID, supportedCommands)
+		}
+	}
+	if !servedChoice(target, ex.Choice) {
+		return preparedtx.Node{}, nil, cantonErr(codeUnsupported, "choice %s on %s: this participant runs %s", ex.Choice, target, supportedCommands)
+	}
+	cid, err := coin.ParseContractID(ex.ContractID)
+	if err != nil {
+		return preparedtx.Node{}, nil, invalidArgument("commands[0].ExerciseCommand.contractId: %v", err)
+	}
+	ct, err := s.l.LedgerContractByID(r.Context(), cid)
+	if errors.Is(err, ledger.ErrNotFound) || err == nil && (ct.ArchivedOffset != 0 || ct.TemplateID != target && !ledger.Implements(ct.TemplateID, target) || !visible.sees(ct)) {
+		return preparedtx.Node{}, nil, cantonErr(codeContractNotFound, "%s %s not found, not active, or neither visible to the parties nor disclosed", target, cid)
+	} else if err != nil {
+		return preparedtx.Node{}, nil, err
+	}
+	tmpl := identifier(ct.TemplateID)
+	var iface *preparedtx.Identifier
+	if target != ct.TemplateID {
+		id := identifier(target)
+		iface = &id
+	}
+	// The choice's argument is the record named after the choice, in the
+	// module that declares it.
+	argID := identifier(target)
+	argID.EntityName = ex.Choice
+	arg, err := damlValue(ex.ChoiceArgument, "", &argID, 0)
+	if err != nil {
+		return preparedtx.Node{}, nil, err
+	}
+	payload, err := damlValue(ct.Payload, "", &tmpl, 0)
+	if err != nil {
+		return preparedtx.Node{}, nil, fmt.Errorf("contract %s: %w", cid, err)
+	}
+	sigs, holders := sortedParties(ct.Signatories), sortedParties(ct.Stakeholders())
+	blob, _ := base64.StdEncoding.DecodeString(ct.CreatedEventBlob)
+	input := preparedtx.InputContract{CreatedAt: uint64(ct.CreatedAt.UnixMicro()), EventBlob: blob, Create: preparedtx.Create{
+		LfVersion: lfVersion, ContractID: string(cid), PackageName: packageNameOf(ct.TemplateID), TemplateID: tmpl,
+		Argument: payload, Signatories: sigs, Stakeholders: holders,
+	}}
+	return preparedtx.Node{ID: "0", Exercise: &preparedtx.Exercise{
+		LfVersion: lfVersion, ContractID: string(cid), PackageName: packageNameOf(ct.TemplateID), TemplateID: tmpl,
+		Signatories: sigs, Stakeholders: holders, ActingParties: acting, InterfaceID: iface, ChoiceID: ex.Choice,
+		ChosenValue: arg, Consuming: !nonconsuming[ex.Choice],
+	}}, []preparedtx.InputContract{input}, nil
+}
+
+// visibility is what a preparation may use: contracts of which a party
+// it reads as is a stakeholder, and the contracts it disclosed. The
+// prepared transaction carries the contract's payload, so nothing else
+// may be named.
+type visibility struct {
+	readAs    []coin.PartyID
+	disclosed map[coin.ContractID]bool
+}
+
+func (v visibility) sees(ct ledger.LedgerContract) bool {
+	if v.disclosed[ct.ContractID] {
+		return true
+	}
+	for _, p := range ct.Stakeholders() {
+		if slices.Contains(v.readAs, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// servedChoice reports whether submit runs choice on target (an interface
+// or template id), as its dispatch does.
+func servedChoice(target, choice string) bool {
+	switch target {
+	case ledger.InterfaceTransferFactory:
+		return choice == "TransferFactory_Transfer"
+	case ledger.TemplateTransferPreapproval:
+		return choice == "TransferPreapproval_Send"
+	case ledger.InterfaceTransferInstruction:
+		return instructionChoices[choice] != ""
+	case ledger.InterfaceAllocationFactory:
+		return choice == "AllocationFactory_Allocate"
+	case ledger.InterfaceAllocation:
+		return allocationChoices[choice] != ""
+	case ledger.TemplateOTCTradeProposal, ledger.TemplateOTCTrade, ledger.InterfaceAllocationRequest:
+		return true // the trading app's own dispatch refuses the rest
+	}
+	return false
+}
+
+func sortedParties(ps []coin.PartyID) []string {
+	out := make([]string, 0, len(ps))
+	for _, p := range ps {
+		out = append(out, string(p))
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// identifier is a "#name:Module:Entity" id by package id.
+func identifier(id string) preparedtx.Identifier {
+	name, rest, _ := strings.Cut(strings.TrimPrefix(id, "#"), ":")
+	mod, ent, _ := strings.Cut(rest, ":")
+	return preparedtx.Identifier{PackageID: packageID(name), ModuleName: mod, EntityName: ent}
+}
+
+func newUUID() string {
+	var u [16]byte
+	rand.Read(u[:])
+	u[6] = u[6]&0x0f | 0x40
+	u[8] = u[8]&0x3f | 0x80
+	h := hex.EncodeToString(u[:])
+	return h[:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:]
+}
+
+type executeRequest struct {
+	PreparedTransaction *string `json:"preparedTransaction"`
+	PartySignatures     *struct {
+		Signatures []struct {
+			Party      string `json:"party"`
+			Signatures []struct {
+				Format               string `json:"format"`
+				Signature            string `json:"signature"`
+				SignedBy             string `json:"signedBy"`
+				SigningAlgorithmSpec string `json:"signingAlgorithmSpec"`
+			} `json:"signatures"`
+		} `json:"signatures"`
+	} `json:"partySignatures"`
+	DeduplicationPeriod  json.RawMessage `json:"deduplicationPeriod"`
+	SubmissionID         *string         `json:"submissionId"`
+	UserID               *string         `json:"userId"`
+	HashingSchemeVersion *string         `json:"hashingSchemeVersion"`
+	MinLedgerTime        json.RawMessage `json:"minLedgerTime"`
+}
+
+// executeSubmission is POST /v2/interactive-submission/execute.
+func (s *Server) executeSubmission(w http.ResponseWriter, r *http.Request, c *caller) error {
+	var req executeRequest
+	if err := decode(r, &req); err != nil {
+		return err
+	}
+	for field, missing := range map[string]bool{"deduplicationPeriod": len(req.DeduplicationPeriod) == 0, "submissionId": req.SubmissionID == nil,
+		"userId": req.UserID == nil, "hashingSchemeVersion": req.HashingSchemeVersion == nil} {
+		if missing {
+			return &decodeError{status: http.StatusBadRequest, msg: "Missing required field: " + field}
+		}
+	}
+	if v := *req.HashingSchemeVersion; v != hashingSchemeV2 && v != "HASHING_SCHEME_VERSION_UNSPECIFIED" {
+		// Not a name of the enum: the JSON layer cannot decode it.
+		return &decodeError{status: http.StatusBadRequest, msg: "hashingSchemeVersion: unknown HashingSchemeVersion " + strconv.Quote(v)}
+	}
+	if *req.HashingSchemeVersion != hashingSchemeV2 {
+		return invalidArgument("hashingSchemeVersion: this participant hashes with %s, not %q", hashingSchemeV2, *req.HashingSchemeVersion)
+	}
+	if *req.UserID != "" && *req.UserID != c.user.Name {
+		return permissionDenied("userId %q is not the token's user %q", *req.UserID, c.user.Name)
+	}
+	if req.PreparedTransaction == nil || *req.PreparedTransaction == "" {
+		return cantonErr(codeMissingField, "preparedTransaction: send the preparedTransaction that prepare returned")
+	}
+	raw, err := base64.StdEncoding.DecodeString(*req.PreparedTransaction)
+	if err != nil {
+		return &decodeError{status: http.StatusBadRequest, msg: "preparedTransaction: not base64: " + err.Error()}
+	}
+	p, err := preparedtx.Unmarshal(raw)
+	if err != nil {
+		return &decodeError{status: http.StatusBadRequest, msg: "preparedTransaction: " + err.Error()}
+	}
+	// Executing needs the right to act as each submitter.
+	var actAs []coin.PartyID
+	for _, a := range p.Metadata.ActAs {
+		party, err := parseParty("preparedTransaction.metadata.submitterInfo.actAs", a)
+		if err != nil {
+			return err
+		}
+		if !slices.Contains(c.actAs, party) {
+			return permissionDenied("user %q has no right to act as party %s", c.user.Name, party)
+		}
+		actAs = append(actAs, party)
+	}
+	if len(actAs) != 1 {
+		return cantonErr(codeInvalidExternalTransaction, "Provided external transaction is invalid: it acts as %d parties; only single-party submissions are supported", len(actAs))
+	}
+	hash, err := preparedtx.Hash(p)
+	if err != nil {
+		return cantonErr(codeInvalidExternalTransaction, "Provided external transaction is invalid: %v", err)
+	}
+	sigs, err := signaturesOf(&req)
+	if err != nil {
+		return err
+	}
+	if err := s.l.VerifyExternalSignatures(r.Context(), hash, actAs, sigs); err != nil {
+		var se *ledger.SignatureError
+		if errors.As(err, &se) {
+			return cantonErr(codeInvalidExternalSignature, "Provided external signatures are invalid: %s", se.Error())
+		}
+		return err
+	}
+	if _, err := s.l.InteractivePrepared(r.Context(), hash); errors.Is(err, ledger.ErrNotFound) {
+		return cantonErr(codeInvalidExternalTransaction, "Provided external transaction is invalid: %v; execute what prepare returned, unchanged", err)
+	} else if errors.Is(err, ledger.ErrExpired) {
+		return cantonErr(codeLedgerTimeOutsideBounds, "The submitted command with a ledger effective time of %s is outside of the bounds required by the transaction: %v",
+			formatTime(s.l.Now()), err)
+	} else if err != nil {
+		return err
+	}
+	cmd, err := commandOf(p)
+	if err != nil {
+		return cantonErr(codeInvalidExternalTransaction, "Provided external transaction is invalid: %v", err)
+	}
+	cmds := jsCommands{
+		Commands: []map[string]json.RawMessage{cmd}, CommandID: p.Metadata.CommandID, ActAs: p.Metadata.ActAs,
+		UserID: *req.UserID, SubmissionID: *req.SubmissionID, SynchronizerID: p.Metadata.SynchronizerID,
+	}
+	// The parties signed it: submit may act as them.
+	r = r.WithContext(context.WithValue(r.Context(), signedKey{}, true))
+	if _, err := s.submit(r, c, &cmds); err != nil {
+		return err
+	}
+	return writeJSON(w, struct{}{})
+}
+
+// signedKey marks a request whose submitters signed its transaction.
+type signedKey struct{}
+
+// refuseUnsigned refuses a submission acting as an external party unless
+// the party signed it (execute): this node hosts an external party to
+// confirm, not to submit for it, as Canton does.
+// Parties the caller may not act as are left to submit's own checks.
+func (s *Server) refuseUnsigned(r *http.Request, c *caller, actAs []string) error {
+	if r.Context().Value(signedKey{}) != nil {
+		return nil
+	}
+	for _, a := range actAs {
+		p := coin.PartyID(a)
+		if !slices.Contains(c.actAs, p) {
+			continue
+		}
+		if _, err := s.l.ExternalPartyKey(r.Context(), p); err == nil {
+			return cantonErr(codeCannotActViaParticipant, "%s is an external party: this participant cannot submit for it; prepare the command with /v2/interactive-submission/prepare, have the party sign it and execute it", p)
+		} else if !ledger.IsValidation(err) && !errors.Is(err, ledger.ErrNotFound) {
+			return err
+		}
+	}
+	return nil
+}
+
+// signaturesOf decodes the request's signatures by party.
+func signaturesOf(req *executeRequest) (map[coin.PartyID][]ledger.ExternalSignature, error) {
+	out := map[coin.PartyID][]ledger.ExternalSignature{}
+	if req.PartySignatures == nil {
+		return out, nil
+	}
+	n := 0
+	for i, ps := range req.PartySignatures.Signatures {
+		party, err := parseParty(fmt.Sprintf("partySignatures.signatures[%d].party", i), ps.Party)
+		if err != nil {
+			return nil, err
+		}
+		for j, sg := range ps.Signatures {
+			if n++; n > maxSignatures {
+				return nil, invalidArgument("partySignatures: at most %d signatures", maxSignatures)
+			}
+			b, err := base64.StdEncoding.DecodeString(sg.Signature)
+			if err != nil {
+				return nil, invalidArgument("partySignatures.signatures[%d].signatures[%d].signature: not base64: %v", i, j, err)
+			}
+			out[party] = append(out[party], ledger.ExternalSignature{Format: sg.Format, Signature: b, SignedBy: sg.SignedBy, Algorithm: sg.SigningAlgorithmSpec})
+		}
+	}
+	return out, nil
+}
+
+// commandOf turns the prepared transaction's one root node back into the
+// Ledger API command it was prepared from.
+func commandOf(p *preparedtx.Prepared) (map[string]json.RawMessage, error) {
+	if len(p.Transaction.Roots) != 1 {
+		return nil, fmt.Errorf("%d root nodes; this participant prepares one", len(p.Transaction.Roots))
+	}
+	var root *preparedtx.Node
+	for i := range p.Transaction.Nodes {
+		if p.Transaction.Nodes[i].ID == p.Transaction.Roots[0] {
+			root = &p.Transaction.Nodes[i]
+		}
+	}
+	if root == nil {
+		return nil, fmt.Errorf("root node %q is missing", p.Transaction.Roots[0])
+	}
+	ref := func(id preparedtx.Identifier) string { return id.PackageID + ":" + id.ModuleName + ":" + id.EntityName }
+	var cmd any
+	if c := root.Create; c != nil {
+		arg, err := jsonValue(c.Argument)
+		if err != nil {
+			return nil, err
+		}
+		cmd = map[string]any{"CreateCommand": map[string]any{"templateId": ref(c.TemplateID), "createArguments": arg}}
+	} else {
+		x := root.Exercise
+		arg, err := jsonValue(x.ChosenValue)
+		if err != nil {
+			return nil, err
+		}
+		target := x.TemplateID
+		if x.InterfaceID != nil {
+			target = *x.InterfaceID
+		}
+		cmd = map[string]any{"ExerciseCommand": map[string]any{"templateId": ref(target), "contractId": x.ContractID, "choice": x.ChoiceID, "choiceArgument": arg}}
+	}
+	b, err := json.Marshal(cmd)
+	if err != nil {
+		return nil, err
+	}
+	var out map[string]json.RawMessage
+	return out, json.Unmarshal(b, &out)
+}
