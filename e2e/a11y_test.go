@@ -124,6 +124,8 @@ var a11yPages = []struct{ user, path string }{
 	{"admin", "/history?done=tapped"}, // the status line saying what happened
 	{"alice", "/no-such-page"},
 	{"bob", "/admin"}, // 403 for a user
+	// With a trade and allocations: TestDvPFromTheAllocationsPage.
+	{"alice", "/allocations"},
 }
 
 // TestEveryPageAccessible: axe-core finds no serious or critical
