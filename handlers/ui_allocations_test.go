@@ -214,6 +214,22 @@ func TestUIAllocations(t *testing.T) {
 		mustHave(t, alice.get("/allocations?done=allocations-reject"), http.StatusOK, "Allocation request rejected", `data-testid="allocation-requests-empty"`)
 		mustHave(t, bob.act(second, "allocate", "leg0"), http.StatusUnprocessableEntity, "no longer open")
 
+		// Left past its settlement deadline, an allocation says its coin
+		// comes back, and the expiry automation returns it.
+		fourth := e.trade(t, map[string][3]string{"leg0": {a, b, "2"}})
+		mustDone(t, alice.act(fourth, "allocate", "leg0"), "allocations-allocate")
+		e.clock.Advance(2 * time.Hour)
+		mustHave(t, alice.get("/allocations"), http.StatusOK, `data-testid="allocation-overdue"`, `data-testid="allocation-closed"`)
+		if n, err := e.l.ExpireAllocations(ctx); err != nil || n != 1 {
+			t.Fatalf("expired %d, %v", n, err)
+		}
+		page = alice.get("/allocations")
+		mustHave(t, page, http.StatusOK, `data-testid="allocations-empty"`, `data-state="expired"`)
+		if alice.balance() != "19982.5000000000" || alice.locked() != "0.0000000000" {
+			t.Errorf("alice after expiry: %s available, %s locked", alice.balance(), alice.locked())
+		}
+		mustDone(t, alice.act(fourth, "reject", ""), "allocations-reject")
+
 		// More than bob has: refused, nothing locked.
 		third := e.trade(t, map[string][3]string{"leg0": {b, a, "1000"}})
 		mustHave(t, bob.act(third, "allocate", "leg0"), http.StatusUnprocessableEntity, "Insufficient funds")
@@ -222,7 +238,7 @@ func TestUIAllocations(t *testing.T) {
 		}
 		// Past the time to allocate: refused in words; the page says so.
 		e.clock.Advance(90 * time.Minute)
-		mustHave(t, bob.act(third, "allocate", "leg0"), http.StatusUnprocessableEntity, "The time to allocate for this trade ended at 2026-11-01 13:00 UTC")
+		mustHave(t, bob.act(third, "allocate", "leg0"), http.StatusUnprocessableEntity, "The time to allocate for this trade ended at 2026-11-01 15:00 UTC")
 		page = bob.get("/allocations")
 		mustHave(t, page, http.StatusOK, `data-testid="allocation-closed"`)
 		if strings.Contains(page.body, `data-testid="allocate"`) {
