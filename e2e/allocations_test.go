@@ -238,6 +238,7 @@ func TestDvPFromTheAllocationsPage(t *testing.T) {
 	must(t, expect.Locator(request.GetByTestId("leg-allocated")).ToHaveCount(1))
 	must(t, expect.Locator(testID(alice, "allocations-row")).ToHaveCount(1))
 	must(t, expect.Locator(testID(alice, "allocations-balance")).ToHaveText("19,970 CC"))
+	screenshot(t, alice, "allocations")
 
 	// Bob, without JavaScript, finds the request on Home and allocates.
 	_, err = bob.Goto(base + "/")

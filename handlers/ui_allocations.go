@@ -91,7 +91,7 @@ func allocationRequestRow(r ledger.AllocationRequest, party coin.PartyID, now ti
 	for _, leg := range r.Legs {
 		mine := leg.Sender == party
 		row.Legs = append(row.Legs, views.AllocationLegRow{ID: leg.ID, Sender: string(leg.Sender), Receiver: string(leg.Receiver),
-			Amount: leg.Amount.String(), Mine: mine, Allocated: leg.Allocation != ""})
+			Amount: leg.Amount.String(), Mine: mine, Allocated: leg.Allocation != "", ToMe: leg.Receiver == party})
 		row.Sends = row.Sends || mine
 		if mine && leg.Allocation == "" {
 			row.ToAllocate++

@@ -231,7 +231,8 @@ func TestUIAllocations(t *testing.T) {
 		mustDone(t, alice.act(fourth, "reject", ""), "allocations-reject")
 
 		// More than bob has: refused, nothing locked.
-		third := e.trade(t, map[string][3]string{"leg0": {b, a, "1000"}})
+		third := e.trade(t, map[string][3]string{"leg0": {b, a, "1000"}, "leg1": {b, string(e.venue), "1"}})
+		mustHave(t, alice.get("/allocations"), http.StatusOK, "Yours to receive", "Between others")
 		mustHave(t, bob.act(third, "allocate", "leg0"), http.StatusUnprocessableEntity, "Insufficient funds")
 		if bob.locked() != "0.0000000000" {
 			t.Errorf("bob's locked coin after a refused allocate: %s", bob.locked())

@@ -42,7 +42,8 @@ type AllocationRequestRow struct {
 type AllocationLegRow struct {
 	ID, Sender, Receiver, Amount string
 	// Mine is true when the user sends the leg; Allocated once it did.
-	Mine, Allocated bool
+	// ToMe is true when the user receives it.
+	Mine, Allocated, ToMe bool
 }
 
 // AllocationRow is one of the user's allocations, pending or finished.
