@@ -229,7 +229,12 @@ func TestDvPFromTheAllocationsPage(t *testing.T) {
 	must(t, expect.Locator(request.GetByTestId("allocation-leg")).ToHaveCount(2))
 	must(t, expect.Locator(request.GetByTestId("allocate")).ToHaveCount(1))
 	checkA11yWidths(t, alice, "alice /allocations with a trade")
-	checkLayout(t, alice, "alice", []string{base + "/allocations"})
+	// Home's card of the request, too.
+	_, err = alice.Goto(base + "/")
+	must(t, err)
+	must(t, expect.Locator(alice.Locator(`[data-testid="incoming-card"][data-kind="allocations"]`)).ToHaveCount(1))
+	checkA11yWidths(t, alice, "alice / with an allocation request")
+	checkLayout(t, alice, "alice", []string{base + "/allocations", base + "/"})
 	openLive(t, alice, base+"/allocations") // checkLayout loaded it anew
 
 	// Alice allocates her leg in place.

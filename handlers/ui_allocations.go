@@ -52,10 +52,10 @@ func (h *Handler) allocationsModel(ctx context.Context, s *web.Session, party co
 	if err != nil {
 		return views.AllocationsList{}, err
 	}
-	now := h.l.Now()
 	for _, r := range rs {
-		m.Requests = append(m.Requests, allocationRequestRow(r, party, now))
+		m.Requests = append(m.Requests, allocationRequestRow(r, party))
 	}
+	now := h.l.Now()
 	pending, err := h.l.PendingAllocations(ctx, party)
 	if err != nil {
 		return views.AllocationsList{}, err
@@ -66,7 +66,8 @@ func (h *Handler) allocationsModel(ctx context.Context, s *web.Session, party co
 		if err != nil {
 			return views.AllocationsList{}, err
 		}
-		row.SettleBefore, row.Overdue = fmtTime(settle), !now.Before(settle)
+		// Past the deadline the expiry automation may end it.
+		row.SettleBefore, row.Overdue = fmtTime(settle), ledger.CheckAllocationMove(a.Spec, ledger.AllocationExpire, "", now) == nil
 		m.Pending = append(m.Pending, row)
 	}
 	finished, err := h.l.FinishedAllocations(ctx, party, finishedAllocations)
@@ -82,10 +83,10 @@ func (h *Handler) allocationsModel(ctx context.Context, s *web.Session, party co
 }
 
 // allocationRequestRow is request r as party sees it.
-func allocationRequestRow(r ledger.AllocationRequest, party coin.PartyID, now time.Time) views.AllocationRequestRow {
+func allocationRequestRow(r ledger.AllocationRequest, party coin.PartyID) views.AllocationRequestRow {
 	row := views.AllocationRequestRow{
 		ContractID: string(r.ContractID), Executor: string(r.Executor), RequestedAt: fmtTime(r.RequestedAt),
-		AllocateBefore: fmtTime(r.AllocateBefore), SettleBefore: fmtTime(r.SettleBefore), Closed: !now.Before(r.AllocateBefore),
+		AllocateBefore: fmtTime(r.AllocateBefore), SettleBefore: fmtTime(r.SettleBefore), Closed: r.Closed,
 	}
 	send, receive := coin.Zero, coin.Zero
 	for _, leg := range r.Legs {

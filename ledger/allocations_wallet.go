@@ -39,7 +39,13 @@ type AllocationRequest struct {
 	RequestedAt    time.Time
 	AllocateBefore time.Time
 	SettleBefore   time.Time
+	// Closed is true once the time to allocate has passed: AllocateLeg
+	// refuses, and the venue can no longer settle; only Reject is left.
+	Closed bool
 }
+
+// allocationClosed is the rule of Closed.
+func allocationClosed(allocateBefore, now time.Time) bool { return !now.Before(allocateBefore) }
 
 // AwaitsAllocation reports whether party sends a leg of r it has not
 // allocated yet.
@@ -83,6 +89,7 @@ func (l *Ledger) AllocationRequestsFor(ctx context.Context, party coin.PartyID) 
 		if err != nil {
 			return nil, fmt.Errorf("OTC trade %s: %w", cs[i].ContractID, err)
 		}
+		r.Closed = allocationClosed(r.AllocateBefore, l.now())
 		for id, leg := range tr.TransferLegs {
 			rl := RequestLeg{ID: id, TransferLeg: leg}
 			for _, a := range mine {
@@ -203,7 +210,7 @@ func (l *Ledger) AllocateLeg(ctx context.Context, party coin.PartyID, cid coin.C
 	if err != nil {
 		return nil, err
 	}
-	if !l.now().Before(prep) {
+	if allocationClosed(prep, l.now()) {
 		return nil, problem(ErrExpired, "the time to allocate for this trade ended at %s; reject it, or ask the venue for a new trade", wallClock(prep))
 	}
 	settle, err := time.Parse(time.RFC3339Nano, tr.SettleBefore)
