@@ -130,6 +130,8 @@ func TestUIAllocations(t *testing.T) {
 
 		// Someone else's leg, and an unknown action: refused, nothing changed.
 		mustHave(t, alice.act(trade, "allocate", "leg1"), http.StatusUnprocessableEntity, "<html", `data-testid="allocations-error"`, "has no leg &#34;leg1&#34; that you send")
+		mustHave(t, alice.act(trade, "allocate", strings.Repeat("x", 5000)), http.StatusUnprocessableEntity, "Must be at most")
+		mustHave(t, alice.act(trade, "allocate", "leg\xff"), http.StatusUnprocessableEntity, "valid UTF-8")
 		mustHave(t, alice.act(trade, "settle", ""), http.StatusNotFound)
 		mustHave(t, alice.act("nonsense", "allocate", "leg0"), http.StatusUnprocessableEntity, "no such allocation or request")
 

@@ -186,6 +186,10 @@ func (l *Ledger) FinishedAllocations(ctx context.Context, party coin.PartyID, li
 // open, a leg party does not send, a passed deadline and a leg party has
 // allocated already. key, when set, deduplicates the command.
 func (l *Ledger) AllocateLeg(ctx context.Context, party coin.PartyID, cid coin.ContractID, legID, key string) (*AllocationResult, error) {
+	// Bounded before any words repeat it.
+	if err := checkID("leg", legID); err != nil {
+		return nil, err
+	}
 	gone := problem(ErrNotFound, "this allocation request is no longer open (it was settled, rejected or withdrawn meanwhile); reload the page")
 	trade := func(db bun.IDB) (*OTCTrade, error) {
 		c, err := store.ContractByID(ctx, db, cid)
