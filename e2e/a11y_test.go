@@ -124,7 +124,7 @@ var a11yPages = []struct{ user, path string }{
 	{"admin", "/history?done=tapped"}, // the status line saying what happened
 	{"alice", "/no-such-page"},
 	{"bob", "/admin"}, // 403 for a user
-	// With a trade and allocations: TestDvPFromTheAllocationsPage.
+	// Empty here; TestDvPFromTheAllocationsPage checks it with a trade.
 	{"alice", "/allocations"},
 }
 
