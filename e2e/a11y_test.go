@@ -125,6 +125,8 @@ var a11yPages = []struct{ user, path string }{
 	{"alice", "/no-such-page"},
 	{"bob", "/admin"}, // 403 for a user
 	{"alice", "/api-explorer"},
+	// Empty here; TestDvPFromTheAllocationsPage checks it with a trade.
+	{"alice", "/allocations"},
 }
 
 // TestEveryPageAccessible: axe-core finds no serious or critical

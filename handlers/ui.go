@@ -67,6 +67,7 @@ func (h *Handler) nav(s *web.Session) []views.NavItem {
 		{Key: "home", Label: "Wallet", Href: "/"},
 		{Key: "send", Label: "Send", Href: "/send"},
 		{Key: "offers", Label: "Offers", Href: "/offers"},
+		{Key: "allocations", Label: "Allocations", Href: "/allocations"},
 		{Key: "approvals", Label: "Approvals", Href: "/approvals"},
 		{Key: "traffic", Label: "Traffic", Href: "/traffic"},
 		{Key: "history", Label: "History", Href: "/history"},
@@ -120,6 +121,9 @@ func (h *Handler) uiRoutes(mux *http.ServeMux) {
 	handle("GET /offers/live", h.session(h.onboarded(h.uiOffersLive)))
 	handle("POST /offers/{cid}/{action}", h.session(h.onboarded(h.uiTransferAction("offers"))))
 	handle("POST /instructions/{cid}/{action}", h.session(h.onboarded(h.uiTransferAction("instructions"))))
+	handle("GET /allocations", h.session(h.onboarded(h.uiAllocations)))
+	handle("GET /allocations/live", h.session(h.onboarded(h.uiAllocationsLive)))
+	handle("POST /allocations/{cid}/{action}", h.session(h.onboarded(h.uiAllocationAction)))
 	handle("GET /approvals", h.session(h.onboarded(h.uiDelegations)))
 	handle("POST /preapproval", h.session(h.onboarded(h.uiCreatePreapproval)))
 	handle("POST /merge-delegation", h.session(h.onboarded(h.uiProposeMerge)))

@@ -34,6 +34,10 @@ var doneMessages = map[string]string{
 	"instructions-reject":   "Transfer instruction rejected; the coin goes back to the sender.",
 	"instructions-withdraw": "Transfer instruction withdrawn; the coin is yours again.",
 
+	"allocations-allocate": "Allocated: your coin is locked for the trade until its settlement deadline; the venue settles it, or the coin comes back to you.",
+	"allocations-reject":   "Allocation request rejected; the trade is off.",
+	"allocations-withdraw": "Allocation withdrawn; the coin is yours again.",
+
 	"preapproved":          "Direct transfers pre-approved: others can now send you coin in one step.",
 	"already-preapproved":  "Direct transfers were already pre-approved; nothing changed.",
 	"preapproval-revoked":  "Preapproval revoked: others must send you transfer offers again.",

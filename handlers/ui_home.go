@@ -51,7 +51,10 @@ func (h *Handler) incomingModel(ctx context.Context, s *web.Session, party coin.
 	for _, ti := range in.Instructions[:min(len(in.Instructions), homeIncoming-len(m.Offers))] {
 		m.Instructions = append(m.Instructions, instructionRow(ti, party))
 	}
-	if n := len(in.Offers) + len(in.Instructions); n > homeIncoming {
+	for _, r := range in.AllocationRequests[:min(len(in.AllocationRequests), homeIncoming-len(m.Offers)-len(m.Instructions))] {
+		m.Allocations = append(m.Allocations, allocationRequestRow(r, party))
+	}
+	if n := len(in.Offers) + len(in.Instructions) + len(in.AllocationRequests); n > homeIncoming {
 		m.Total = n
 	}
 	return m, nil

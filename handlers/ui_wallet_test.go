@@ -369,7 +369,7 @@ func TestUINewFormsRefuseCSRF(t *testing.T) {
 		alice := e.wallet(t, "alice", "")
 		cid := string(coin.NewContractID())
 		for _, p := range []string{"/send", "/offers/" + cid + "/accept", "/instructions/" + cid + "/withdraw", "/preapproval",
-			"/merge-delegation", "/traffic"} {
+			"/merge-delegation", "/traffic", "/allocations/" + cid + "/allocate"} {
 			for name, form := range map[string]url.Values{"no token": {}, "wrong token": {"csrf_token": {"x" + alice.csrf}}} {
 				if r := alice.post(p, form); r.status != http.StatusForbidden {
 					t.Errorf("POST %s with %s = %d, want 403", p, name, r.status)
@@ -378,7 +378,7 @@ func TestUINewFormsRefuseCSRF(t *testing.T) {
 		}
 		// Logged out, the new pages go to the login.
 		b := e.browser(t)
-		for _, p := range []string{"/send", "/offers", "/approvals", "/traffic"} {
+		for _, p := range []string{"/send", "/offers", "/approvals", "/traffic", "/allocations"} {
 			if r := b.get(p); r.status != http.StatusSeeOther || !strings.HasPrefix(r.header.Get("Location"), "/login?next=") {
 				t.Errorf("GET %s logged out = %d %q", p, r.status, r.header.Get("Location"))
 			}

@@ -91,7 +91,7 @@ func victimReads(t *testing.T, a *testAPI, user string, party coin.PartyID, exte
 	// alice and bob).
 	b := newUIEnvOn(t, a.l, nil, func(*handlers.Config) {}).browser(t)
 	b.login(user)
-	for _, page := range []string{"/", "/holdings", "/history", "/history.csv", "/send", "/offers", "/approvals", "/traffic"} {
+	for _, page := range []string{"/", "/holdings", "/history", "/history.csv", "/send", "/offers", "/approvals", "/traffic", "/allocations"} {
 		if r := b.get(page); r.status != http.StatusOK {
 			t.Errorf("%s page %s = %d %.300s", user, page, r.status, r.body)
 		}

@@ -267,6 +267,13 @@ func (l *Ledger) checkAllocation(ctx context.Context, spec *AllocationSpecificat
 // the spent inputs are burned. key, when set, deduplicates the command
 // (the Ledger API's change id).
 func (l *Ledger) Allocate(ctx context.Context, spec AllocationSpecification, key string) (*AllocationResult, error) {
+	return l.allocate(ctx, spec, key, nil)
+}
+
+// allocate is Allocate; guard, when set, runs in the change's transaction
+// under the sender's lock before anything is written (the wallet's own
+// checks of AllocateLeg), so no concurrent allocation slips past it.
+func (l *Ledger) allocate(ctx context.Context, spec AllocationSpecification, key string, guard func(ctx context.Context, tx bun.IDB) error) (*AllocationResult, error) {
 	now := l.now()
 	if err := checkID("commandId", key); err != nil {
 		return nil, err
@@ -287,6 +294,11 @@ func (l *Ledger) Allocate(ctx context.Context, spec AllocationSpecification, key
 		}
 		if err := l.lockParties(ctx, tx, sender); err != nil {
 			return err
+		}
+		if guard != nil {
+			if err := guard(ctx, tx); err != nil {
+				return err
+			}
 		}
 		t, err := c.begin(ctx, "allocate")
 		if err != nil {

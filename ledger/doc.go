@@ -77,6 +77,10 @@
 //     (Postgres: store/pgbatch claims, locks and reads a batch with BEGIN
 //     in one round trip and writes it with COMMIT in another; see
 //     docs/architecture.md).
+//   - allocations.go: the token standard's allocations (DvP legs);
+//     tradingapp.go: the example trading app (OTC trades) on them;
+//     allocations_wallet.go: the wallet's view of both and its Allocate,
+//     Reject and Withdraw buttons' rules.
 //   - registry.go: the token-standard registry's choice contexts, transfer
 //     factory and metadata; contracts.go: template IDs and the contract
 //     read model.

@@ -12,6 +12,9 @@ import (
 type Incoming struct {
 	Offers       []Offer
 	Instructions []TransferInstruction
+	// AllocationRequests are the requests with a leg party sends and has
+	// not allocated yet (AwaitsAllocation).
+	AllocationRequests []AllocationRequest
 }
 
 // Incoming lists the open transfer offers and pending transfer
@@ -34,13 +37,23 @@ func (l *Ledger) Incoming(ctx context.Context, party coin.PartyID) (Incoming, er
 			in.Instructions = append(in.Instructions, l.instructionView(&tis[i], nil))
 		}
 	}
+	rs, err := l.AllocationRequestsFor(ctx, party)
+	if err != nil {
+		return Incoming{}, err
+	}
+	for _, r := range rs {
+		if r.AwaitsAllocation(party) {
+			in.AllocationRequests = append(in.AllocationRequests, r)
+		}
+	}
 	return in, nil
 }
 
 // PendingMark is a value that changes whenever an offer or instruction
 // party sends or receives is created or leaves its open status
-// (accepted, rejected, withdrawn, expired), so live updates can tell
-// without reading the lists.
+// (accepted, rejected, withdrawn, expired), and whenever an allocation
+// request party trades in or an allocation it is party to comes or goes,
+// so live updates can tell without reading the lists.
 func (l *Ledger) PendingMark(ctx context.Context, party coin.PartyID) (string, error) {
-	return store.PendingMark(ctx, l.db, party, OfferCreated, string(InstructionPending))
+	return store.PendingMark(ctx, l.db, party, OfferCreated, string(InstructionPending), TemplateOTCTrade, TemplateAmuletAllocation)
 }

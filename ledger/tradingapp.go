@@ -86,6 +86,19 @@ func (tr *OTCTrade) settlement() SettlementInfo {
 	}
 }
 
+// allocationSpec is the allocation the trade asks for its leg id.
+func (tr *OTCTrade) allocationSpec(id string) AllocationSpecification {
+	return AllocationSpecification{Settlement: tr.settlement(), TransferLegID: id, TransferLeg: tr.TransferLegs[id]}
+}
+
+// allocatedBy reports whether spec is exactly the allocation the trade
+// asks for its leg id.
+func (tr *OTCTrade) allocatedBy(id string, spec AllocationSpecification) bool {
+	want, _ := json.Marshal(tr.allocationSpec(id))
+	got, _ := json.Marshal(spec)
+	return string(want) == string(got)
+}
+
 // ErrRequirement is a trading-app choice's failed requirement (a Daml
 // assertion: the command is refused as the interpreter would).
 var ErrRequirement = fmt.Errorf("%w: requirement not met", ErrConflict)
@@ -315,9 +328,7 @@ func (l *Ledger) closeTrade(ctx context.Context, actAs []coin.PartyID, cid coin.
 			if err != nil {
 				return nil, err
 			}
-			want, _ := json.Marshal(AllocationSpecification{Settlement: tr.settlement(), TransferLegID: id, TransferLeg: tr.TransferLegs[id]})
-			got, _ := json.Marshal(p.Allocation)
-			if err := require("Allocation matches expected allocation (leg "+id+")", string(want) == string(got)); err != nil {
+			if err := require("Allocation matches expected allocation (leg "+id+")", tr.allocatedBy(id, p.Allocation)); err != nil {
 				return nil, err
 			}
 			if err := CheckAllocationMove(p.Allocation, move, tr.Venue, t.now); err != nil {

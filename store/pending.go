@@ -16,7 +16,11 @@ import (
 // gains another keeps its count but gains a newer newest. It is compared,
 // not read. Live updates poll it, so it reads only index ranges of the
 // party's open ones.
-func PendingMark(ctx context.Context, db bun.IDB, party coin.PartyID, offerStatus, instructionStatus string) (string, error) {
+//
+// templates adds the party's active contracts of those templates (say an
+// app's requests it has to answer), counted and newest-offset like the
+// lists; they are few, read through the active contracts' template index.
+func PendingMark(ctx context.Context, db bun.IDB, party coin.PartyID, offerStatus, instructionStatus string, templates ...string) (string, error) {
 	var cols []string
 	var args []any
 	for _, s := range [][3]string{
@@ -33,10 +37,19 @@ func PendingMark(ctx context.Context, db bun.IDB, party coin.PartyID, offerStatu
 			" WHERE "+s[1]+" = ? AND status = ?)")
 		args = append(args, party, status)
 	}
-	// One round trip and one row: the four lists' marks in this order.
-	var m [4]string
-	if err := db.QueryRowContext(ctx, "SELECT "+strings.Join(cols, ", "), args...).Scan(&m[0], &m[1], &m[2], &m[3]); err != nil {
+	if len(templates) > 0 {
+		cols = append(cols, "(SELECT CAST(count(*) AS TEXT) || '@' || COALESCE(CAST(max(created_offset) AS TEXT), '') FROM contracts"+
+			" WHERE template_id IN (?) AND archived_offset IS NULL AND stakeholders LIKE ?)")
+		args = append(args, bun.In(templates), "% "+string(party)+" %")
+	}
+	// One round trip and one row: the lists' marks in this order.
+	m := make([]string, len(cols))
+	dest := make([]any, len(cols))
+	for i := range m {
+		dest[i] = &m[i]
+	}
+	if err := db.QueryRowContext(ctx, "SELECT "+strings.Join(cols, ", "), args...).Scan(dest...); err != nil {
 		return "", fmt.Errorf("pending mark of %s: %w", party, Normalize(err))
 	}
-	return strings.Join(m[:], ";"), nil
+	return strings.Join(m, ";"), nil
 }

@@ -124,6 +124,9 @@ type Incoming struct {
 	CSRF         string
 	Offers       []OfferRow
 	Instructions []OfferRow
+	// Allocations are the allocation requests with a leg the user has to
+	// allocate; their card links to the Allocations page.
+	Allocations []AllocationRequestRow
 	// Total counts them all when there are more than the cards show
 	// (the offers page lists them all); 0 when all are shown.
 	Total int
