@@ -54,6 +54,10 @@ type Scenario struct {
 	Parties      []ScenarioParty    `yaml:"parties,omitempty" json:"parties,omitempty"`
 	Offers       []ScenarioTransfer `yaml:"offers,omitempty" json:"offers,omitempty"`
 	Instructions []ScenarioTransfer `yaml:"instructions,omitempty" json:"instructions,omitempty"`
+	// KeysDir is where the command seeding a file writes the external
+	// parties' keys (relative to the file; default: beside it, in
+	// NAME.keys). The endpoint answers the keys instead.
+	KeysDir string `yaml:"keys_dir,omitempty" json:"keys_dir,omitempty"`
 }
 
 // ScenarioParty is a user or a party and what it holds.
@@ -152,6 +156,12 @@ func (sc *Scenario) Validate() error {
 	}
 	if len(sc.Users)+len(sc.Parties)+len(sc.Offers)+len(sc.Instructions) == 0 {
 		return invalid("scenario", "has nothing to create: list users, parties, offers or instructions")
+	}
+	if len(sc.KeysDir) > 255 {
+		return invalid("keys_dir", "has more than 255 characters")
+	}
+	if err := textFields("keys_dir", sc.KeysDir); err != nil {
+		return err
 	}
 	names := map[string]string{}
 	for i := range sc.Users {

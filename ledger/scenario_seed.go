@@ -125,7 +125,7 @@ func (s *seeding) run(ctx context.Context) error {
 			return itemErr(at, err)
 		}
 		if !got.Created {
-			return invalid(at+".name", "a user %q is on the network already", u.Name)
+			return invalid(at+".name", "a user %q is on the network already (seeded before? reset the network first: ccwallet devnet reset)", u.Name)
 		}
 		s.res.Parties[u.Name] = got.Party
 	}
