@@ -89,6 +89,22 @@ func TestScenarioExamples(t *testing.T) {
 			t.Errorf("alice's merge delegations = %+v, %v", ms, err)
 		}
 
+		// The example in docs/devnet.md's Scenarios section, on a new
+		// network.
+		if err := ledgertest.Dev(t, l).Reset(ctx); err != nil {
+			t.Fatal(err)
+		}
+		doc := read(t, "../devnet.md")
+		doc = doc[strings.Index(doc, "## Scenarios"):]
+		doc = doc[strings.Index(doc, "```yaml\n")+len("```yaml\n"):]
+		res = seedFile(t, l, doc[:strings.Index(doc, "```")])
+		if got := available(t, l, res.Parties["treasury"]); !got.Equal(coin.MustParse("5000")) {
+			t.Errorf("the docs' treasury has %s; want 5000", got)
+		}
+		if err := ledgertest.Dev(t, l).Reset(ctx); err != nil {
+			t.Fatal(err)
+		}
+
 		res = seedFile(t, l, read(t, "external-party.yaml"))
 		treasury, carol := res.Parties["treasury"], res.Parties["carol"]
 		if res.Keys["treasury"] == nil || len(res.Keys) != 1 {
