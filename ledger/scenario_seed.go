@@ -75,22 +75,23 @@ func (d Dev) Seed(ctx context.Context, sc *Scenario, keys map[string]ed25519.Pri
 	l := d.l
 	res := SeedResult{Parties: map[string]coin.PartyID{}, Keys: keys}
 	undo := scenarioUndo + uuidHex()[:8]
-	err = l.exclusive(ctx, func() error {
-		if err := l.db.CreateSnapshot(ctx, l.snapshotDir(), undo); err != nil {
-			return fmt.Errorf("seed: save the state to roll back to: %w", err)
-		}
-		defer func() { _ = l.db.DeleteSnapshot(context.WithoutCancel(ctx), l.snapshotDir(), undo) }()
-		s := &seeding{l: l, d: d, sc: sc, res: &res}
-		if err := s.run(ctx); err != nil {
-			if rerr := l.db.RestoreSnapshot(context.WithoutCancel(ctx), l.snapshotDir(), undo); rerr != nil {
-				return errors.Join(err, fmt.Errorf("seed: roll back: %w", rerr))
-			}
-			return err
-		}
-		return nil
-	})
-	if err != nil {
+	// The gate stays closed for the whole seed; only a rollback replaces
+	// the state, so only it reloads the ledger's memory and tells the
+	// live streams (a successful seed's updates reach them as any do).
+	if err := l.gate.close(ctx, RestoreDrain); err != nil {
 		return SeedResult{}, err
+	}
+	defer l.gate.open()
+	if err := l.db.CreateSnapshot(ctx, l.snapshotDir(), undo); err != nil {
+		return SeedResult{}, fmt.Errorf("seed: save the state to roll back to: %w", err)
+	}
+	defer func() { _ = l.db.DeleteSnapshot(context.WithoutCancel(ctx), l.snapshotDir(), undo) }()
+	s := &seeding{l: l, d: d, sc: sc, res: &res}
+	if err := s.run(ctx); err != nil {
+		if rerr := l.db.RestoreSnapshot(context.WithoutCancel(ctx), l.snapshotDir(), undo); rerr != nil {
+			err = errors.Join(err, fmt.Errorf("seed: roll back: %w", rerr))
+		}
+		return SeedResult{}, l.replaced(context.WithoutCancel(ctx), err)
 	}
 	return res, nil
 }

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/ccwallet/ccwallet/coin"
@@ -242,6 +243,8 @@ func holdingAmounts(hs []ledger.HoldingView) []string {
 func TestScenarioAllOrNothing(t *testing.T) {
 	forEachEngine(t, func(t *testing.T, l *ledger.Ledger) {
 		ctx := context.Background()
+		var restores atomic.Int32
+		l.OnRestore(func() { restores.Add(1) })
 		before := ledgertest.Conserved(t, l)
 		contracts := liveContracts(t, l)
 		sc, err := ledger.ParseScenario([]byte(roundTrip + "  - {from: dave, to: alice, amount: \"1\"}\n" +
@@ -266,6 +269,9 @@ func TestScenarioAllOrNothing(t *testing.T) {
 		if got := liveContracts(t, l); !reflect.DeepEqual(got, contracts) {
 			t.Errorf("contracts = %v; want %v", got, contracts)
 		}
+		if n := restores.Load(); n != 1 {
+			t.Errorf("the rollback ran the restore hooks %d times; want once", n)
+		}
 		snaps, err := ledgertest.Dev(t, l).Snapshots(ctx)
 		if err != nil || len(snaps) != 0 {
 			t.Errorf("snapshots left = %+v, %v; want none", snaps, err)
@@ -274,6 +280,11 @@ func TestScenarioAllOrNothing(t *testing.T) {
 		sc.Instructions = sc.Instructions[:3]
 		if _, err := ledgertest.Dev(t, l).Seed(ctx, sc, nil); err != nil {
 			t.Fatalf("seed the fixed scenario: %v", err)
+		}
+		// A seed that lands replaces nothing: the live streams are not
+		// moved past its updates.
+		if n := restores.Load(); n != 1 {
+			t.Errorf("a seed that landed ran the restore hooks (%d runs in all); want none", n-1)
 		}
 		// A second seed of the same users is refused, naming the first.
 		_, err = ledgertest.Dev(t, l).Seed(ctx, sc, nil)
