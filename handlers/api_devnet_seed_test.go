@@ -87,6 +87,7 @@ func TestDevnetSeedAPI(t *testing.T) {
 		}{
 			{"admin", `{"users": [{"name": "dave", "balance": "5"}], "offers": [{"from": "dave", "to": "nobody", "amount": "1"}]}`, `offers[0].to: "nobody" is no user or party`, 400},
 			{"admin", "users:\n  - name: erin\n    colour: red\n", "field colour not found", 400},
+			{"admin", "users:\n  - name: erin\n    balance: 1\noffers:\n  - {from: erin, to: alice, amount: 1, expires_at: \"2020-01-01T00:00:00Z\"}\n", "offers[0].expires_at: 2020-01-01T00:00:00Z is not in the future", 400},
 			{"admin", "users:\n  - name: alice\n", `users[0].name: a user "alice" is on the network already`, 400},
 			{"admin", "", "scenario: is empty", 400},
 			{"admin", strings.Repeat("#", ledger.MaxScenarioBytes+1), "larger than", 413},

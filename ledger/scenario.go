@@ -194,6 +194,8 @@ func (p *ScenarioParty) validate(at string, user bool, names map[string]string) 
 		return invalid(field("name"), "is required")
 	case len(p.Name) > MaxScenarioName:
 		return invalid(field("name"), "has %d characters; at most %d", len(p.Name), MaxScenarioName)
+	case strings.TrimSpace(p.Name) != p.Name:
+		return invalid(field("name"), "must not begin or end with spaces")
 	case strings.Contains(p.Name, "::"):
 		return invalid(field("name"), `must not contain "::" (it names a user or party, not a party ID)`)
 	}

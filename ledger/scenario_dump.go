@@ -19,8 +19,8 @@ import (
 // the open offers and pending instructions with their tracking ids and
 // expiries. What instructions lock is not in the balances: seeding an
 // instruction mints what it locks. Not dumped, because a scenario cannot
-// make them: the history, reward coupons, traffic, accepted offers and
-// the operator's own holdings. External parties' keys are not on the node:
+// make them: the history, reward coupons, traffic, accepted offers,
+// allocations and what they lock, and the operator's own holdings. External parties' keys are not on the node:
 // seeding the dump gives them new keys (and so new party IDs).
 //
 // The reads are not one transaction: dump a network nobody is changing.

@@ -309,6 +309,7 @@ func TestParseScenario(t *testing.T) {
 		{"users:\n  - name: a\n    balance: 1\n    holdings: [1]\n", "users[0].holdings: give a balance or holdings, not both"},
 		{"users:\n  - name: a\nparties:\n  - name: a\n", `parties[0].name: "a" is also users[0]'s name`},
 		{"parties:\n  - name: a b!\n", "parties[0].name: party hint has the character"},
+		{"users:\n  - name: \" a\"\n", "users[0].name: must not begin or end with spaces"},
 		{"users:\n  - name: " + strings.Repeat("n", 65) + "\n", "users[0].name: has 65 characters"},
 		{"users:\n  - name: a\n    external: true\n", "users[0].external"},
 		{"parties:\n  - name: a\n    minting_delegation: {}\n", "parties[0].minting_delegation: only an external party"},
