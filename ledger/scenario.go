@@ -30,8 +30,10 @@ const (
 	MaxScenarioItems = 1000
 	// MaxScenarioHoldings bounds a party's holdings list.
 	MaxScenarioHoldings = 100
-	// MaxScenarioName bounds a user's or party's name.
-	MaxScenarioName = 64
+	// MaxScenarioName bounds a user's or party's name: onboarding's
+	// bound, so every user a network has can be dumped and seeded (a
+	// party's name, its hint, stops at 185).
+	MaxScenarioName = 255
 	// MaxScenarioExpiry bounds how far ahead an offer, instruction or
 	// delegation of a scenario may expire.
 	MaxScenarioExpiry = 366 * 24 * time.Hour
@@ -196,8 +198,6 @@ func (p *ScenarioParty) validate(at string, user bool, names map[string]string) 
 		return invalid(field("name"), "has %d characters; at most %d", len(p.Name), MaxScenarioName)
 	case strings.TrimSpace(p.Name) != p.Name:
 		return invalid(field("name"), "must not begin or end with spaces")
-	case strings.Contains(p.Name, "::"):
-		return invalid(field("name"), `must not contain "::" (it names a user or party, not a party ID)`)
 	}
 	if err := textFields(field("name"), p.Name); err != nil {
 		return err
