@@ -1,6 +1,11 @@
 package handlers
 
 import (
+	"crypto/ed25519"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
 	"net/http"
 	"strings"
 	"time"
@@ -66,6 +71,72 @@ func (h *Handler) devnetSnapshotRoutes(mux *http.ServeMux) {
 	mux.Handle("DELETE /v0/admin/devnet/snapshots/{name}", h.admin(h.deleteSnapshot))
 	mux.Handle("POST /v0/admin/devnet/snapshots/{name}/restore", h.admin(h.restoreSnapshot))
 	mux.Handle("POST /v0/admin/devnet/reset", h.admin(h.resetDevnet))
+	mux.Handle("POST /v0/admin/devnet/seed", h.admin(h.seedDevnet))
+	mux.Handle("GET /v0/admin/devnet/dump", h.admin(h.dumpDevnet))
+}
+
+// seededKeyJSON is an external party's key as the seed answers it: the
+// caller needs it to act as the party, and the node keeps no copy.
+type seededKeyJSON struct {
+	PartyID    string `json:"party_id"`
+	PublicKey  string `json:"public_key"`
+	PrivateKey string `json:"private_key"` // hex of the 32-byte Ed25519 seed, as ccwallet external keygen writes it
+}
+
+// seedDevnet answers POST /v0/admin/devnet/seed with a scenario (YAML or
+// JSON, at most ledger.MaxScenarioBytes) as the body: 201 with each
+// name's party and the external parties' new keys, or 400 naming the
+// item that failed, with nothing of the scenario created.
+func (h *Handler) seedDevnet(w http.ResponseWriter, r *http.Request) error {
+	dev, err := h.l.Dev()
+	if err != nil {
+		return err
+	}
+	b, err := io.ReadAll(http.MaxBytesReader(w, r.Body, ledger.MaxScenarioBytes))
+	if err != nil {
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			return &web.RequestError{Status: http.StatusRequestEntityTooLarge, Msg: fmt.Sprintf("the scenario is larger than %d bytes", ledger.MaxScenarioBytes)}
+		}
+		return err
+	}
+	sc, err := ledger.ParseScenario(b)
+	if err != nil {
+		return err
+	}
+	start := time.Now()
+	res, err := dev.Seed(r.Context(), sc, nil)
+	if err != nil {
+		return err
+	}
+	keys := map[string]seededKeyJSON{}
+	for name, k := range res.Keys {
+		keys[name] = seededKeyJSON{PartyID: string(res.Parties[name]), PublicKey: hex.EncodeToString(k.Public().(ed25519.PublicKey)),
+			PrivateKey: hex.EncodeToString(k.Seed())}
+	}
+	w.Header().Set("Cache-Control", "no-store")
+	return web.WriteJSON(w, http.StatusCreated, map[string]any{"parties": res.Parties, "keys": keys, "took_ms": time.Since(start).Milliseconds()})
+}
+
+// dumpDevnet answers GET /v0/admin/devnet/dump: the network's state as a
+// scenario in YAML, which POST /v0/admin/devnet/seed (or serve --seed)
+// loads on another development network.
+func (h *Handler) dumpDevnet(w http.ResponseWriter, r *http.Request) error {
+	dev, err := h.l.Dev()
+	if err != nil {
+		return err
+	}
+	sc, err := dev.Dump(r.Context())
+	if err != nil {
+		return err
+	}
+	b, err := sc.Marshal()
+	if err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/yaml; charset=utf-8")
+	_, err = w.Write(b)
+	return err
 }
 
 // listSnapshots answers GET /v0/admin/devnet/snapshots.
@@ -158,7 +229,7 @@ func (h *Handler) restoreGate(next http.Handler) http.Handler {
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		p := r.URL.Path
-		if strings.Contains(p, "/v0/admin/devnet/snapshots") || strings.HasSuffix(p, "/v0/admin/devnet/reset") ||
+		if strings.Contains(p, "/v0/admin/devnet/snapshots") || strings.HasSuffix(p, "/v0/admin/devnet/reset") || strings.HasSuffix(p, "/v0/admin/devnet/seed") ||
 			p == "/events" || p == "/readyz" || p == "/livez" || strings.HasPrefix(p, "/static/") {
 			next.ServeHTTP(w, r)
 			return

@@ -70,6 +70,9 @@
 //     airdrop.go: a provider's airdrop that merges in the same
 //     transaction; tap.go: the faucet; devnet.go: minting outside it,
 //     for development networks only.
+//   - scenario.go: a development network's state as a file; Seed
+//     (scenario_seed.go) loads one through the operations below, all or
+//     nothing, and Dump (scenario_dump.go) writes one.
 //   - offers.go: two-step transfer offers; instructions.go: token-standard
 //     transfer instructions and their locks; preapprovals.go: transfer
 //     preapprovals and one-step sends; sendbatch.go: concurrent one-step

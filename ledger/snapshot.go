@@ -190,7 +190,13 @@ func (l *Ledger) exclusive(ctx context.Context, fn func() error) error {
 		return err
 	}
 	defer l.gate.open()
-	err := fn()
+	return l.replaced(ctx, fn())
+}
+
+// replaced reads the ledger's memory of the state again and runs the
+// OnRestore hooks, once the state was replaced (with the gate closed);
+// err is the replacing's, returned with any of reload's.
+func (l *Ledger) replaced(ctx context.Context, err error) error {
 	if rerr := l.reload(ctx); rerr != nil {
 		return errors.Join(err, fmt.Errorf("reload the ledger after restore: %w", rerr))
 	}

@@ -96,6 +96,8 @@ type Config struct {
 	// Ignored lists the ADDITIONAL_CONFIG_* variables that were set but mean
 	// nothing here; serve logs them. Not a file key.
 	Ignored []string `yaml:"-"`
+	// Seed is serve --seed's scenario file (a development network's only).
+	Seed string `yaml:"-"`
 	// disableAuthByEnv: WALLET_DISABLE_AUTH turned auth off, not the
 	// values file (refused in production, see Config.check).
 	disableAuthByEnv bool

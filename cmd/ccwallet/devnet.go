@@ -21,6 +21,8 @@ const devnetUsage = `Usage:
   ccwallet devnet delete NAME [flags]    delete snapshot NAME
   ccwallet devnet tail [--party P] [--template T] [flags]
                                          print every update the ledger commits
+  ccwallet devnet seed FILE [flags]      create what scenario FILE describes, all or nothing
+  ccwallet devnet dump [--out FILE]      write the network's state as a scenario
 
 Development network only. These work on the configured database directly;
 a running server restores through its admin API
@@ -41,6 +43,9 @@ func devnetCmd(ctx context.Context, args []string, env envVars, stdout, stderr i
 	if args[0] == "tail" {
 		return devnetTail(ctx, args[1:], env, stdout, stderr)
 	}
+	if args[0] == "seed" || args[0] == "dump" {
+		return devnetScenario(ctx, args[0], args[1:], env, stdout, stderr)
+	}
 	sub := args[0]
 	needsName, known := subs[sub]
 	if !known {
@@ -53,18 +58,9 @@ func devnetCmd(ctx context.Context, args []string, env envVars, stdout, stderr i
 	var c commonFlags
 	c.register(fs)
 	snapshotDir := fs.String("snapshot-dir", "", `directory of the SQLite snapshots (default "snapshots" beside the database)`)
-	// The name may come before or after the flags.
-	var names []string
-	rest := args[1:]
-	for {
-		if err := fs.Parse(rest); err != nil {
-			return err
-		}
-		if fs.NArg() == 0 {
-			break
-		}
-		names = append(names, fs.Arg(0))
-		rest = fs.Args()[1:]
+	names, err := parseAnyOrder(fs, args[1:])
+	if err != nil {
+		return err
 	}
 	switch {
 	case needsName && len(names) != 1:
@@ -72,18 +68,11 @@ func devnetCmd(ctx context.Context, args []string, env envVars, stdout, stderr i
 	case !needsName && len(names) != 0:
 		return fmt.Errorf("devnet %s: takes no name, got %q", sub, strings.Join(names, " "))
 	}
-	cfg, err := c.load(env, func(cfg *Config) {
+	l, closeDB, err := loadDevLedger(ctx, sub, &c, env, stderr, func(cfg *Config) {
 		if *snapshotDir != "" {
 			cfg.SnapshotDir = *snapshotDir
 		}
 	})
-	if err != nil {
-		return err
-	}
-	if !cfg.DevNet() {
-		return fmt.Errorf("devnet %s: only available on a development network (network: devnet), this is %s", sub, cfg.Network)
-	}
-	l, closeDB, err := openDevLedger(ctx, cfg, env, stderr)
 	if err != nil {
 		return err
 	}
@@ -142,6 +131,22 @@ func devnetErr(sub string, err error) error {
 		return fmt.Errorf("devnet %s: snapshot %s", sub, v.Error())
 	}
 	return fmt.Errorf("devnet %s: %w", sub, err)
+}
+
+// parseAnyOrder parses args with fs, the arguments that are not flags
+// (names, files) coming before, between or after the flags.
+func parseAnyOrder(fs *flag.FlagSet, args []string) ([]string, error) {
+	var names []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		if fs.NArg() == 0 {
+			return names, nil
+		}
+		names = append(names, fs.Arg(0))
+		args = fs.Args()[1:]
+	}
 }
 
 func kib(n int64) string { return fmt.Sprintf("%d KiB", (n+1023)/1024) }

@@ -46,14 +46,7 @@ func devnetTail(ctx context.Context, args []string, env envVars, stdout, stderr 
 			return fmt.Errorf("devnet tail: --party: %w", err)
 		}
 	}
-	cfg, err := c.load(env, nil)
-	if err != nil {
-		return err
-	}
-	if !cfg.DevNet() {
-		return fmt.Errorf("devnet tail: only available on a development network (network: devnet), this is %s", cfg.Network)
-	}
-	l, closeDB, err := openDevLedger(ctx, cfg, env, stderr)
+	l, closeDB, err := loadDevLedger(ctx, "tail", &c, env, stderr, nil)
 	if err != nil {
 		return err
 	}
@@ -117,6 +110,20 @@ func printUpdate(w io.Writer, e ledger.UpdateEvent, asJSON bool) {
 
 // openDevLedger opens the configured database's ledger as a development
 // network, for the devnet commands; closeDB closes the database.
+// loadDevLedger reads the configuration of `ccwallet devnet sub` (extra
+// applies its flags) and opens its development network's ledger; any
+// other network is refused.
+func loadDevLedger(ctx context.Context, sub string, c *commonFlags, env envVars, stderr io.Writer, extra func(*Config)) (*ledger.Ledger, func(), error) {
+	cfg, err := c.load(env, extra)
+	if err != nil {
+		return nil, nil, err
+	}
+	if !cfg.DevNet() {
+		return nil, nil, fmt.Errorf("devnet %s: only available on a development network (network: devnet), this is %s", sub, cfg.Network)
+	}
+	return openDevLedger(ctx, cfg, env, stderr)
+}
+
 func openDevLedger(ctx context.Context, cfg Config, env envVars, stderr io.Writer) (l *ledger.Ledger, closeDB func(), err error) {
 	log := newLogger(cfg, stderr)
 	db, err := openStore(ctx, cfg, env, log)

@@ -176,20 +176,28 @@ func keygen(out string, stdout io.Writer) error {
 		fmt.Fprintf(stdout, "public_key %s\nprivate_key %s\n", kf.PublicKey, kf.PrivateKey)
 		return nil
 	}
-	b, _ := json.MarshalIndent(kf, "", "  ")
-	f, err := os.OpenFile(out, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-	if err != nil {
-		return fmt.Errorf("keygen: %w", err)
-	}
-	if _, err := f.Write(append(b, '\n')); err != nil {
-		f.Close()
-		return fmt.Errorf("keygen: %w", err)
-	}
-	if err := f.Close(); err != nil {
+	if err := writeKeyFile(out, key); err != nil {
 		return fmt.Errorf("keygen: %w", err)
 	}
 	fmt.Fprintf(stdout, "public_key %s\n", kf.PublicKey)
 	return nil
+}
+
+// writeKeyFile writes key to a new key file (keygen's JSON), mode 0600;
+// an existing file is an error, never overwritten.
+func writeKeyFile(out string, key ed25519.PrivateKey) error {
+	kf := keyFile{PublicKey: hex.EncodeToString(key.Public().(ed25519.PublicKey)), PrivateKey: hex.EncodeToString(key.Seed())}
+	b, _ := json.MarshalIndent(kf, "", "  ")
+	f, err := os.OpenFile(out, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(append(b, '\n')); err != nil {
+		f.Close()
+		os.Remove(out)
+		return err
+	}
+	return f.Close()
 }
 
 // readKey reads a key file: keygen's JSON, or hex of a 32-byte seed or a

@@ -58,6 +58,9 @@ func serve(ctx context.Context, args []string, env envVars, stdout, stderr io.Wr
 	if err := s.openLedger(ctx); err != nil {
 		return err
 	}
+	if err := s.seed(ctx); err != nil {
+		return err
+	}
 	verifier, err := s.authVerifier()
 	if err != nil {
 		return err
@@ -129,10 +132,12 @@ func loadServeConfig(args []string, env envVars, stderr io.Writer) (Config, []st
 	healthListen := fs.String("health-listen", "", "health port address (default :5003)")
 	metricsListen := fs.String("metrics-listen", "", "metrics port address (default :10013)")
 	ledgerAPIListen := fs.String("ledger-api-listen", "", `JSON Ledger API address (default :7575; "off" turns it off)`)
+	seed := fs.String("seed", "", "development network: create what this scenario file describes before serving (docs/devnet.md)")
 	if err := fs.Parse(args); err != nil {
 		return Config{}, nil, err
 	}
-	return c.checked(env, func(cfg *Config) {
+	cfg, warnings, err := c.checked(env, func(cfg *Config) {
+		cfg.Seed = *seed
 		if *listen != "" {
 			cfg.Listen = *listen
 		}
@@ -150,6 +155,10 @@ func loadServeConfig(args []string, env envVars, stderr io.Writer) (Config, []st
 			cfg.LedgerAPIListen = *ledgerAPIListen
 		}
 	})
+	if err == nil && cfg.Seed != "" && !cfg.DevNet() {
+		err = fmt.Errorf("--seed: scenarios are only for a development network (network: devnet), this is %s", cfg.Network)
+	}
+	return cfg, warnings, err
 }
 
 // logConfig logs what the operator should know about the configuration.

@@ -1,0 +1,157 @@
+package ledger
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/ccwallet/ccwallet/coin"
+	"github.com/ccwallet/ccwallet/store"
+)
+
+// Dump writes the network's state as a scenario that Seed loads on
+// another development network: the users (but the operator's own) and
+// the other local and external parties, each with its available
+// holdings (as a balance when it has one), its live preapproval, its
+// active merge or minting delegation and its featured app right, then
+// the open offers and pending instructions with their tracking ids and
+// expiries. What instructions lock is not in the balances: seeding an
+// instruction mints what it locks. Not dumped, because a scenario cannot
+// make them: the history, reward coupons, traffic, accepted offers,
+// allocations and what they lock, and the operator's own holdings. External parties' keys are not on the node:
+// seeding the dump gives them new keys (and so new party IDs).
+//
+// The reads are not one transaction: dump a network nobody is changing.
+func (d Dev) Dump(ctx context.Context) (*Scenario, error) {
+	l := d.l
+	sc := &Scenario{}
+	names := map[coin.PartyID]string{}
+	users, err := l.Users(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var dumped []coin.PartyID
+	for _, u := range users {
+		names[u.Party] = u.Name
+		if u.Party == l.operator {
+			continue
+		}
+		sc.Users = append(sc.Users, ScenarioParty{Name: u.Name})
+		dumped = append(dumped, u.Party)
+	}
+	var after coin.PartyID
+	for {
+		ps, err := store.PartiesAfter(ctx, l.db, after, MaxPartiesPage)
+		if err != nil {
+			return nil, err
+		}
+		for _, p := range ps {
+			if _, user := names[p.PartyID]; user || p.PartyID == l.operator || (p.Kind != "local" && p.Kind != PartyKindExternal) {
+				continue
+			}
+			names[p.PartyID] = p.Hint
+			sc.Parties = append(sc.Parties, ScenarioParty{Name: p.Hint, External: p.Kind == PartyKindExternal})
+			dumped = append(dumped, p.PartyID)
+		}
+		if len(ps) < MaxPartiesPage {
+			break
+		}
+		after = ps[len(ps)-1].PartyID
+	}
+	if len(sc.Users) > MaxScenarioItems || len(sc.Parties) > MaxScenarioItems {
+		return nil, fmt.Errorf("%w: the network has %d users and %d parties; a scenario holds at most %d of each", ErrConflict, len(sc.Users), len(sc.Parties), MaxScenarioItems)
+	}
+	minting, err := l.MintingDelegations(ctx, l.operator)
+	if err != nil {
+		return nil, err
+	}
+	for i, party := range dumped {
+		var p *ScenarioParty
+		if i < len(sc.Users) {
+			p = &sc.Users[i]
+		} else {
+			p = &sc.Parties[i-len(sc.Users)]
+		}
+		if err := l.dumpParty(ctx, p, party, minting); err != nil {
+			return nil, fmt.Errorf("dump %s: %w", party, err)
+		}
+	}
+	nameOf := func(p coin.PartyID) string {
+		if n, ok := names[p]; ok {
+			return n
+		}
+		return string(p)
+	}
+	offers, err := store.TransferOffersDue(ctx, l.db, OfferCreated, MaxTime, MaxScenarioItems+1)
+	if err != nil {
+		return nil, err
+	}
+	instructions, err := store.TransferInstructionsDue(ctx, l.db, string(InstructionPending), MaxTime, MaxScenarioItems+1)
+	if err != nil {
+		return nil, err
+	}
+	if len(offers) > MaxScenarioItems || len(instructions) > MaxScenarioItems {
+		return nil, fmt.Errorf("%w: the network has more than %d open offers or pending instructions, more than a scenario holds", ErrConflict, MaxScenarioItems)
+	}
+	for _, o := range offers {
+		sc.Offers = append(sc.Offers, ScenarioTransfer{From: nameOf(o.Sender), To: nameOf(o.Receiver), Amount: o.Amount.String(),
+			Description: o.Description, ExpiresAt: FormatTime(o.ExpiresAt), TrackingID: o.TrackingID})
+	}
+	for _, o := range instructions {
+		sc.Instructions = append(sc.Instructions, ScenarioTransfer{From: nameOf(o.Sender), To: nameOf(o.Receiver), Amount: o.Amount.String(),
+			Description: o.Description, ExpiresAt: FormatTime(o.ExecuteBefore), TrackingID: o.TrackingID})
+	}
+	for _, list := range [][]ScenarioTransfer{sc.Offers, sc.Instructions} {
+		slices.SortStableFunc(list, func(a, b ScenarioTransfer) int {
+			return cmpJoin(a.From, b.From, a.To, b.To, a.TrackingID, b.TrackingID)
+		})
+	}
+	return sc, nil
+}
+
+func cmpJoin(pairs ...string) int {
+	for i := 0; i+1 < len(pairs); i += 2 {
+		if c := strings.Compare(pairs[i], pairs[i+1]); c != 0 {
+			return c
+		}
+	}
+	return 0
+}
+
+// dumpParty fills in what party holds: its available holdings, largest
+// first, its preapproval, delegations and featured right.
+func (l *Ledger) dumpParty(ctx context.Context, p *ScenarioParty, party coin.PartyID, minting []MintingDelegation) error {
+	hs, _, err := l.Holdings(ctx, party)
+	if err != nil {
+		return err
+	}
+	for _, h := range hs {
+		if !h.Locked && h.Effective.IsPositive() {
+			p.Holdings = append(p.Holdings, h.Effective.String())
+		}
+	}
+	if len(p.Holdings) == 1 {
+		p.Balance, p.Holdings = p.Holdings[0], nil
+	}
+	if _, err := l.PreapprovalOf(ctx, party); err == nil {
+		p.Preapproval = true
+	} else if !errors.Is(err, ErrNotFound) {
+		return err
+	}
+	if !p.External {
+		ms, err := l.MergeDelegations(ctx, party)
+		if err != nil {
+			return err
+		}
+		p.MergeDelegation = slices.ContainsFunc(ms, func(m MergeDelegation) bool { return m.Status == MergeActive })
+	}
+	for _, m := range minting {
+		if m.Beneficiary == party && m.ExpiresAt.After(l.now()) {
+			p.MintingDelegation = &ScenarioMintingDelegation{MergeLimit: m.MergeLimit, ExpiresAt: FormatTime(m.ExpiresAt)}
+		}
+	}
+	p.Featured, err = l.IsFeatured(ctx, party)
+	return err
+}

@@ -1,0 +1,358 @@
+package ledger
+
+import (
+	"context"
+	"crypto/ed25519"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/ccwallet/ccwallet/coin"
+)
+
+// SeedResult is what Seed created: each name's party, and the private
+// keys of the external parties (given or generated), which the caller
+// writes out and never logs.
+type SeedResult struct {
+	Parties map[string]coin.PartyID
+	Keys    map[string]ed25519.PrivateKey
+}
+
+// NewScenarioKeys returns keys with a fresh Ed25519 key added for each
+// external party of sc that has none, so a caller can write the keys out
+// before seeding (and remove the new ones if the seed fails).
+func NewScenarioKeys(sc *Scenario, keys map[string]ed25519.PrivateKey) (map[string]ed25519.PrivateKey, error) {
+	out := make(map[string]ed25519.PrivateKey, len(keys))
+	for _, p := range sc.Parties {
+		if !p.External {
+			continue
+		}
+		if k, ok := keys[p.Name]; ok {
+			out[p.Name] = k
+			continue
+		}
+		_, k, err := ed25519.GenerateKey(rand.Reader)
+		if err != nil {
+			return nil, err
+		}
+		out[p.Name] = k
+	}
+	return out, nil
+}
+
+// scenarioUndo names the snapshot a seed rolls back to; its suffix keeps
+// it clear of the developer's own snapshots.
+const scenarioUndo = "scenario-undo-"
+
+// Seed creates what sc describes, all of it or nothing, each item through
+// the ledger's own operation (Onboard, Mint, CreatePreapproval, CreateOffer,
+// CreateTransferInstruction, ...), so every rule applies as it would to a
+// request. Each item is its own update, as on the real network; what
+// makes the whole seed one step is a snapshot taken first and restored if
+// any item fails, while the restore gate holds every other request and
+// automation of this process off (as Restore does), so nothing else lands
+// between the items or is lost to the rollback. An error names the item
+// (offers[1].to: ...).
+//
+// keys gives external parties' keys by name; NewScenarioKeys adds the
+// missing ones (Seed does too). The items run in the order that keeps the
+// balances exact: parties, featured rights and delegations first, then
+// the instructions (each locks coin minted to its sender for it), then
+// the preapprovals (after the instructions, which a preapproval would
+// turn into direct transfers), then the balances, then the offers (whose
+// senders must afford them).
+func (d Dev) Seed(ctx context.Context, sc *Scenario, keys map[string]ed25519.PrivateKey) (SeedResult, error) {
+	if err := sc.Validate(); err != nil {
+		return SeedResult{}, err
+	}
+	keys, err := NewScenarioKeys(sc, keys)
+	if err != nil {
+		return SeedResult{}, err
+	}
+	l := d.l
+	res := SeedResult{Parties: map[string]coin.PartyID{}, Keys: keys}
+	undo := scenarioUndo + uuidHex()[:8]
+	// The gate stays closed for the whole seed; only a rollback replaces
+	// the state, so only it reloads the ledger's memory and tells the
+	// live streams (a successful seed's updates reach them as any do).
+	if err := l.gate.close(ctx, RestoreDrain); err != nil {
+		return SeedResult{}, err
+	}
+	defer l.gate.open()
+	if err := l.db.CreateSnapshot(ctx, l.snapshotDir(), undo); err != nil {
+		return SeedResult{}, fmt.Errorf("seed: save the state to roll back to: %w", err)
+	}
+	defer func() { _ = l.db.DeleteSnapshot(context.WithoutCancel(ctx), l.snapshotDir(), undo) }()
+	s := &seeding{l: l, d: d, sc: sc, res: &res}
+	if err := s.run(ctx); err != nil {
+		if rerr := l.db.RestoreSnapshot(context.WithoutCancel(ctx), l.snapshotDir(), undo); rerr != nil {
+			err = errors.Join(err, fmt.Errorf("seed: roll back: %w", rerr))
+		}
+		return SeedResult{}, l.replaced(context.WithoutCancel(ctx), err)
+	}
+	return res, nil
+}
+
+// seeding is one Seed's run.
+type seeding struct {
+	l   *Ledger
+	d   Dev
+	sc  *Scenario
+	res *SeedResult
+}
+
+// itemErr names the item an error is about: a validation error stays one
+// (400), others keep their kind.
+func itemErr(at string, err error) error {
+	var v *ValidationError
+	switch {
+	case errors.As(err, &v) && strings.HasPrefix(v.Field, at):
+		return err // named already
+	case v != nil:
+		return &ValidationError{Field: at, Msg: v.Error()}
+	}
+	return fmt.Errorf("%s: %w", at, err)
+}
+
+func (s *seeding) run(ctx context.Context) error {
+	l, sc := s.l, s.sc
+	for i, u := range sc.Users {
+		at := fmt.Sprintf("users[%d]", i)
+		got, err := l.OnboardUser(ctx, u.Name, "")
+		if err != nil {
+			return itemErr(at, err)
+		}
+		if !got.Created {
+			return invalid(at+".name", "a user %q is on the network already (seeded before? reset the network first: ccwallet devnet reset)", u.Name)
+		}
+		s.res.Parties[u.Name] = got.Party
+	}
+	for i, p := range sc.Parties {
+		at := fmt.Sprintf("parties[%d]", i)
+		var party coin.PartyID
+		var err error
+		if p.External {
+			party, err = l.createExternalParty(ctx, p.Name, s.res.Keys[p.Name])
+		} else {
+			party, err = l.AllocateParty(ctx, p.Name)
+		}
+		if err != nil {
+			return itemErr(at, err)
+		}
+		s.res.Parties[p.Name] = party
+	}
+	if err := s.eachParty(ctx, s.delegate); err != nil {
+		return err
+	}
+	for i, o := range sc.Instructions {
+		if err := s.instruction(ctx, fmt.Sprintf("instructions[%d]", i), o); err != nil {
+			return err
+		}
+	}
+	if err := s.eachParty(ctx, func(ctx context.Context, at string, p ScenarioParty, party coin.PartyID) error {
+		if !p.Preapproval {
+			return nil
+		}
+		_, _, err := l.CreatePreapproval(ctx, party)
+		return err
+	}); err != nil {
+		return err
+	}
+	if err := s.eachParty(ctx, s.fund); err != nil {
+		return err
+	}
+	for i, o := range sc.Offers {
+		if err := s.offer(ctx, fmt.Sprintf("offers[%d]", i), o); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// eachParty runs fn for each user and party of the scenario, naming the
+// item in its error.
+func (s *seeding) eachParty(ctx context.Context, fn func(ctx context.Context, at string, p ScenarioParty, party coin.PartyID) error) error {
+	for _, list := range []struct {
+		name  string
+		items []ScenarioParty
+	}{{"users", s.sc.Users}, {"parties", s.sc.Parties}} {
+		for i, p := range list.items {
+			at := fmt.Sprintf("%s[%d]", list.name, i)
+			if err := fn(ctx, at, p, s.res.Parties[p.Name]); err != nil {
+				return itemErr(at, err)
+			}
+		}
+	}
+	return nil
+}
+
+// delegate grants the party's featured app right and its merge and
+// minting delegations.
+func (s *seeding) delegate(ctx context.Context, at string, p ScenarioParty, party coin.PartyID) error {
+	l := s.l
+	if p.Featured {
+		if _, err := l.SelfGrantFeaturedAppRight(ctx, party); err != nil {
+			return fmt.Errorf("featured: %w", err)
+		}
+	}
+	if p.MergeDelegation {
+		m, err := l.ProposeMergeDelegation(ctx, party)
+		if err != nil {
+			return fmt.Errorf("merge_delegation: %w", err)
+		}
+		if _, err := l.AcceptMergeDelegation(ctx, m.Contract.ContractID); err != nil {
+			return fmt.Errorf("merge_delegation: %w", err)
+		}
+	}
+	if md := p.MintingDelegation; md != nil {
+		expires, err := scenarioExpiry(at+".minting_delegation", md.ExpiresAt, md.ExpiresIn, l.now(), scenarioDelegationLifetime)
+		if err != nil {
+			return err
+		}
+		limit := md.MergeLimit
+		if limit == 0 {
+			limit = scenarioMergeLimit
+		}
+		prep, err := l.PrepareMintingDelegationProposal(ctx, party, expires, limit)
+		if err != nil {
+			return fmt.Errorf("minting_delegation: %w", err)
+		}
+		key := s.res.Keys[p.Name]
+		sig, err := SignHash(key, prep.TxHash)
+		if err != nil {
+			return err
+		}
+		sub, err := l.Submit(ctx, Submission{Party: party, Transaction: prep.Transaction, SignedTxHash: sig,
+			PublicKey: hex.EncodeToString(key.Public().(ed25519.PublicKey))})
+		if err != nil {
+			return fmt.Errorf("minting_delegation: %w", err)
+		}
+		if _, err := l.AcceptMintingDelegationProposal(ctx, l.operator, sub.ContractID); err != nil {
+			return fmt.Errorf("minting_delegation: %w", err)
+		}
+	}
+	return nil
+}
+
+// fund mints the party's balance or holdings.
+func (s *seeding) fund(ctx context.Context, at string, p ScenarioParty, party coin.PartyID) error {
+	amounts := p.Holdings
+	if p.Balance != "" {
+		amounts = []string{p.Balance}
+	}
+	if len(amounts) == 0 {
+		return nil
+	}
+	parsed := make([]coin.Amount, len(amounts))
+	for i, a := range amounts {
+		parsed[i], _ = coin.ParseAmount(a) // Validate read them
+	}
+	return s.d.MintBulk(ctx, party, parsed)
+}
+
+// resolve finds the party a transfer names: a user or party of the
+// scenario, a user of the network, or a known party ID.
+func (s *seeding) resolve(ctx context.Context, field, name string) (coin.PartyID, error) {
+	if p, ok := s.res.Parties[name]; ok {
+		return p, nil
+	}
+	if strings.Contains(name, "::") {
+		p := coin.PartyID(name)
+		if err := s.l.KnownParty(ctx, p); err != nil {
+			return "", invalid(field, "no party %s is known on this network", name)
+		}
+		return p, nil
+	}
+	u, err := s.l.User(ctx, name)
+	if err != nil {
+		return "", err
+	}
+	if !u.Onboarded {
+		return "", invalid(field, "%q is no user or party of the scenario, nor a user of the network", name)
+	}
+	return u.Party, nil
+}
+
+// scenarioTransfer is an offer or instruction with its parties resolved.
+type scenarioTransfer struct {
+	from, to coin.PartyID
+	amount   coin.Amount
+	expires  time.Time
+}
+
+func (s *seeding) transfer(ctx context.Context, at string, o ScenarioTransfer) (tr scenarioTransfer, err error) {
+	if tr.from, err = s.resolve(ctx, at+".from", o.From); err != nil {
+		return tr, err
+	}
+	if tr.to, err = s.resolve(ctx, at+".to", o.To); err != nil {
+		return tr, err
+	}
+	if tr.from == tr.to {
+		return tr, invalid(at+".to", "is the sender's own party")
+	}
+	if tr.amount, err = parseScenarioAmount(at+".amount", o.Amount); err != nil {
+		return tr, err
+	}
+	tr.expires, err = scenarioExpiry(at, o.ExpiresAt, o.ExpiresIn, s.l.now(), scenarioTransferLifetime)
+	return tr, err
+}
+
+// instruction mints the instruction's amount to its sender and creates
+// the instruction, which locks that coin: the sender's available balance
+// is the scenario's.
+func (s *seeding) instruction(ctx context.Context, at string, o ScenarioTransfer) error {
+	tr, err := s.transfer(ctx, at, o)
+	if err != nil {
+		return err
+	}
+	if _, err := s.d.Mint(ctx, tr.from, tr.amount, "scenario: "+at); err != nil {
+		return itemErr(at, err)
+	}
+	r, err := s.l.CreateTransferInstruction(ctx, TransferInstructionRequest{Sender: tr.from, Receiver: tr.to, Amount: tr.amount,
+		Description: o.Description, ExecuteBefore: tr.expires, TrackingID: o.TrackingID})
+	if err != nil {
+		return itemErr(at, err)
+	}
+	if r.Status != InstructionPending {
+		return invalid(at+".to", "%s has a transfer preapproval, so the transfer completed at once instead of waiting; give the receiver a balance instead", o.To)
+	}
+	return nil
+}
+
+func (s *seeding) offer(ctx context.Context, at string, o ScenarioTransfer) error {
+	tr, err := s.transfer(ctx, at, o)
+	if err != nil {
+		return err
+	}
+	tracking := o.TrackingID
+	if tracking == "" {
+		tracking = "scenario-" + uuidHex()[:12]
+	}
+	if _, _, err := s.l.CreateOffer(ctx, OfferRequest{Sender: tr.from, Receiver: tr.to, Amount: tr.amount, Description: o.Description,
+		ExpiresAt: tr.expires, TrackingID: tracking}); err != nil {
+		return itemErr(at, err)
+	}
+	return nil
+}
+
+// createExternalParty creates the external party hint with key through
+// the same topology generate, sign and submit steps a client takes.
+func (l *Ledger) createExternalParty(ctx context.Context, hint string, key ed25519.PrivateKey) (coin.PartyID, error) {
+	pub := hex.EncodeToString(key.Public().(ed25519.PublicKey))
+	_, txs, err := l.GenerateExternalTopology(hint, pub)
+	if err != nil {
+		return "", err
+	}
+	signed := make([]SignedTopologyTx, len(txs))
+	for i, tx := range txs {
+		sig, err := SignHash(key, tx.Hash)
+		if err != nil {
+			return "", err
+		}
+		signed[i] = SignedTopologyTx{Tx: tx.Tx, SignedHash: sig}
+	}
+	return l.SubmitExternalTopology(ctx, pub, signed)
+}
