@@ -19,7 +19,8 @@ import (
 // traffic in each open round (validator rewards), app reward coupons,
 // holdings that turn to dust within a few rounds or a few hundred (one
 // locked behind an expired lock, one behind a live one), an offer, a
-// transfer instruction with its lock and a preapproval.
+// transfer instruction with its lock, a preapproval and an external
+// party's coupon that collection leaves alone.
 func seedForJump(t *testing.T, l *ledger.Ledger, clock *ledgertest.Clock) {
 	ctx := context.Background()
 	a, b, c := ledgertest.Party(t, l), ledgertest.Party(t, l), ledgertest.Party(t, l)
@@ -51,7 +52,9 @@ func seedForJump(t *testing.T, l *ledger.Ledger, clock *ledgertest.Clock) {
 	if _, _, err := l.CreatePreapproval(ctx, b); err != nil {
 		t.Fatal(err)
 	}
-	if err := ledgertest.Dev(t, l).SeedRewardCoupons(ctx, ledger.RewardApp, []coin.PartyID{a, b}, coin.MustParse("0.7")); err != nil {
+	// An external party without a minting delegation: its coupons wait.
+	ext, _ := ledgertest.ExternalParty(t, l, "ext")
+	if err := ledgertest.Dev(t, l).SeedRewardCoupons(ctx, ledger.RewardApp, []coin.PartyID{a, b, ext}, coin.MustParse("0.7")); err != nil {
 		t.Fatal(err)
 	}
 }
