@@ -15,7 +15,8 @@ import (
 )
 
 type advanceRoundsRequest struct {
-	Rounds int `json:"rounds"`
+	Rounds int    `json:"rounds"`
+	Until  string `json:"until"`
 }
 
 type advanceRoundsResponse struct {
@@ -26,9 +27,12 @@ type advanceRoundsResponse struct {
 	Collected int     `json:"collected_coupons"`
 }
 
-// advanceRounds answers POST /v0/admin/devnet/advance-rounds {"rounds": N}:
-// the development network's time control. 501 outside devnet, 400 unless
-// 1 <= N <= 1000.
+// advanceRounds answers POST /v0/admin/devnet/advance-rounds {"rounds": N}
+// or {"until": "RFC 3339 time"}: the development network's time control
+// (ledger.Advance: N rounds, or as many as the round clock would open
+// until then). 501 outside devnet, 400 unless exactly one is given, with
+// 1 <= N <= ledger.MaxAdvanceRounds (100,000) or until after the latest
+// round's opening and at most as many rounds ahead.
 func (h *Handler) advanceRounds(w http.ResponseWriter, r *http.Request) error {
 	if !h.l.DevNet() {
 		return ledger.ErrDisabled
@@ -37,7 +41,7 @@ func (h *Handler) advanceRounds(w http.ResponseWriter, r *http.Request) error {
 	if err := web.DecodeJSON(r, &req); err != nil {
 		return err
 	}
-	rep, err := h.l.AdvanceRounds(r.Context(), req.Rounds)
+	rep, err := h.l.Advance(r.Context(), ledger.AdvanceRequest{Rounds: req.Rounds, Until: req.Until})
 	if err != nil {
 		return err
 	}

@@ -71,8 +71,12 @@ func TestAdvanceRoundsEndpoint(t *testing.T) {
 		{"no token", "", `{"rounds": 1}`, http.StatusUnauthorized},
 		{"zero", "admin", `{"rounds": 0}`, http.StatusBadRequest},
 		{"missing", "admin", `{}`, http.StatusBadRequest},
-		{"too many", "admin", `{"rounds": 1001}`, http.StatusBadRequest},
+		{"too many", "admin", `{"rounds": 100001}`, http.StatusBadRequest},
 		{"not a number", "admin", `{"rounds": "x"}`, http.StatusBadRequest},
+		{"both", "admin", `{"rounds": 1, "until": "2099-01-01T00:00:00Z"}`, http.StatusBadRequest},
+		{"until not a time", "admin", `{"until": "tomorrow"}`, http.StatusBadRequest},
+		{"until in the past", "admin", `{"until": "2000-01-01T00:00:00Z"}`, http.StatusBadRequest},
+		{"until too far", "admin", `{"until": "9999-01-01T00:00:00Z"}`, http.StatusBadRequest},
 		{"ok", "admin", `{"rounds": 4}`, http.StatusOK},
 	}
 	for _, tt := range tests {
@@ -91,6 +95,16 @@ func TestAdvanceRoundsEndpoint(t *testing.T) {
 	}
 	if code := a.do("admin", "POST", "/api/validator/v0/admin/devnet/advance-rounds", `{"rounds": 1}`, &resp); code != http.StatusOK || resp.From != 4 || resp.To != 5 || len(resp.Closed) != 1 {
 		t.Errorf("second advance = %d %+v", code, resp)
+	}
+	// Until a time 25 minutes after the latest round opened: three ticks
+	// of 10 minutes, rounded up.
+	open, err := l.OpenRounds(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	until := open[len(open)-1].OpensAt.Add(25 * time.Minute).Format(time.RFC3339Nano)
+	if code := a.do("admin", "POST", "/v0/admin/devnet/advance-rounds", `{"until": "`+until+`"}`, &resp); code != http.StatusOK || resp.From != 5 || resp.To != 8 {
+		t.Errorf("advance until %s = %d %+v, want rounds 5 to 8", until, code, resp)
 	}
 }
 

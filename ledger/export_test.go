@@ -171,3 +171,7 @@ func (l *Ledger) MintThen(ctx context.Context, party coin.PartyID, amount coin.A
 func (l *Ledger) ActiveContractsOf(ctx context.Context, templateID string, party coin.PartyID) ([]Contract, error) {
 	return l.activeContracts(ctx, templateID, party)
 }
+
+// SetAdvanceHook has f called between the pieces of a time jump with the
+// round reached (nil: no hook).
+func (l *Ledger) SetAdvanceHook(f func(coin.Round)) { l.advanceHook = f }

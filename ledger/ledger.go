@@ -83,6 +83,9 @@ type Ledger struct {
 	gate restoreGate
 	// maxSnapshots replaces MaxSnapshots when not zero (tests).
 	maxSnapshots int
+	// advanceHook, when set (tests), is called between the pieces of a
+	// time jump with the round reached.
+	advanceHook func(coin.Round)
 }
 
 // Meta keys set once when the ledger is created.
@@ -315,13 +318,20 @@ func (l *Ledger) genesis(ctx context.Context, c *change) error {
 
 // openRound creates round n's contract and row inside t.
 func (l *Ledger) openRound(ctx context.Context, t *txn, n coin.Round, price coin.Amount, opensAt time.Time) error {
+	r := l.roundContract(t, n, price, opensAt)
+	return store.InsertRound(ctx, t.tx, &r)
+}
+
+// roundContract creates round n's OpenMiningRound contract in t and
+// returns the round's row, for the caller to insert.
+func (l *Ledger) roundContract(t *txn, n coin.Round, price coin.Amount, opensAt time.Time) store.Round {
 	closes := opensAt.Add(2 * l.rules.TickDuration)
 	cid := t.create(TemplateOpenMiningRound, roundPayload{
 		DSO: l.dso, Round: roundString(n), AmuletPrice: price, OpensAt: FormatTime(opensAt),
 		TargetClosesAt: FormatTime(closes), IssuingFor: relTime(time.Duration(n) * l.rules.TickDuration),
 		TransferConfigUSD: transferConfigOf(l.rules), IssuanceConfig: issuanceConfigOf(l.rules), TickDuration: relTime(l.rules.TickDuration),
 	}, l.dso)
-	return store.InsertRound(ctx, t.tx, &store.Round{Number: n, ContractID: cid, Price: price, OpensAt: opensAt, TargetClosesAt: closes})
+	return store.Round{Number: n, ContractID: cid, Price: price, OpensAt: opensAt, TargetClosesAt: closes}
 }
 
 // ensureAdmins binds every configured wallet admin user to the operator

@@ -15,9 +15,6 @@ import (
 // real network: opening round n+1 closes round n-2.
 const OpenRoundsKept = 3
 
-// MaxAdvanceRounds bounds one developer time jump.
-const MaxAdvanceRounds = 1000
-
 // RoundReport says what advancing the round clock did.
 type RoundReport struct {
 	// From and To are the latest open round before and after.
@@ -46,10 +43,7 @@ func (l *Ledger) TickRounds(ctx context.Context, interval time.Duration) (RoundR
 	opened := false
 	err := l.change(ctx, func(ctx context.Context, ch *change) error {
 		rep, opened = RoundReport{}, false
-		if err := l.db.LockKey(ctx, ch.tx, roundsLockKey); err != nil {
-			return err
-		}
-		latest, err := store.LatestRound(ctx, ch.tx)
+		latest, err := l.lockRounds(ctx, ch)
 		if err != nil {
 			return err
 		}
@@ -72,36 +66,6 @@ func (l *Ledger) TickRounds(ctx context.Context, interval time.Duration) (RoundR
 	return rep, l.afterRounds(ctx, &rep)
 }
 
-// AdvanceRounds is the development network's time control: it opens n
-// rounds at once, each one tick after the previous, and runs the per-round
-// work after each, so fees, expiry and rewards can be tested in seconds.
-func (l *Ledger) AdvanceRounds(ctx context.Context, n int) (RoundReport, error) {
-	if !l.cfg.DevNet {
-		return RoundReport{}, fmt.Errorf("%w: advancing rounds is only available on a development network", ErrDisabled)
-	}
-	if n < 1 || n > MaxAdvanceRounds {
-		return RoundReport{}, invalid("rounds", "must be between 1 and %d, not %d", MaxAdvanceRounds, n)
-	}
-	var total RoundReport
-	for i := 0; i < n; i++ {
-		rep, err := l.AdvanceRound(ctx)
-		if err != nil {
-			return total, err
-		}
-		if i == 0 {
-			total.From = rep.From
-		}
-		total.To = rep.To
-		total.Closed = append(total.Closed, rep.Closed...)
-		total.Expired += rep.Expired
-		total.Collected += rep.Collected
-	}
-	if total.Closed == nil {
-		total.Closed = []coin.Round{}
-	}
-	return total, nil
-}
-
 // AdvanceRound opens round n+1 now, whatever the interval, carrying the
 // price over, closes the rounds that fall out of the open window and runs
 // the per-round work: validator rewards for the closed rounds' traffic, a
@@ -110,10 +74,7 @@ func (l *Ledger) AdvanceRound(ctx context.Context) (RoundReport, error) {
 	var rep RoundReport
 	err := l.change(ctx, func(ctx context.Context, c *change) error {
 		rep = RoundReport{}
-		if err := l.db.LockKey(ctx, c.tx, roundsLockKey); err != nil {
-			return err
-		}
-		latest, err := store.LatestRound(ctx, c.tx)
+		latest, err := l.lockRounds(ctx, c)
 		if err != nil {
 			return err
 		}
@@ -123,6 +84,14 @@ func (l *Ledger) AdvanceRound(ctx context.Context) (RoundReport, error) {
 		return rep, fmt.Errorf("advance round: %w", err)
 	}
 	return rep, l.afterRounds(ctx, &rep)
+}
+
+// lockRounds takes the rounds lock in c and reads the latest open round.
+func (l *Ledger) lockRounds(ctx context.Context, c *change) (*store.Round, error) {
+	if err := l.db.LockKey(ctx, c.tx, roundsLockKey); err != nil {
+		return nil, err
+	}
+	return store.LatestRound(ctx, c.tx)
 }
 
 // advance opens the round after latest and closes the old ones. The new
@@ -138,7 +107,19 @@ func (l *Ledger) advance(ctx context.Context, c *change, latest *store.Round, re
 	if err := l.openRound(ctx, t, next, latest.Price, t.now); err != nil {
 		return err
 	}
-	closed, err := store.CloseRoundsBefore(ctx, c.tx, next-OpenRoundsKept+1, t.now)
+	if err := l.closeRounds(ctx, t, next-OpenRoundsKept+1, rep); err != nil {
+		return err
+	}
+	// ReceiveFaucetCouponTrigger: the validator records its liveness once
+	// per open round.
+	t.addRewardCoupon(RewardLiveness, l.operator, l.rules.LivenessActivityReward, false)
+	return nil
+}
+
+// closeRounds closes, in t, the open rounds numbered below before, each
+// with its validator reward, and adds them to rep.Closed.
+func (l *Ledger) closeRounds(ctx context.Context, t *txn, before coin.Round, rep *RoundReport) error {
+	closed, err := store.CloseRoundsBefore(ctx, t.tx, before, t.now)
 	if err != nil {
 		return err
 	}
@@ -149,9 +130,6 @@ func (l *Ledger) advance(ctx context.Context, c *change, latest *store.Round, re
 			return err
 		}
 	}
-	// ReceiveFaucetCouponTrigger: the validator records its liveness once
-	// per open round.
-	t.addRewardCoupon(RewardLiveness, l.operator, l.rules.LivenessActivityReward, false)
 	return nil
 }
 

@@ -332,6 +332,18 @@ func InsertRound(ctx context.Context, db bun.IDB, r *Round) error {
 	return nil
 }
 
+// InsertRounds stores rounds in one statement (a development network's
+// time jump opens hundreds at once).
+func InsertRounds(ctx context.Context, db bun.IDB, rs []Round) error {
+	if len(rs) == 0 {
+		return nil
+	}
+	if _, err := db.NewInsert().Model(&rs).Exec(ctx); err != nil {
+		return fmt.Errorf("insert rounds %d-%d: %w", rs[0].Number, rs[len(rs)-1].Number, Normalize(err))
+	}
+	return nil
+}
+
 // LatestRound loads the newest open round.
 func LatestRound(ctx context.Context, db bun.IDB) (*Round, error) {
 	r := new(Round)

@@ -223,18 +223,26 @@ func jobStatuses(s *jobs.Scheduler) func() []handlers.JobStatus {
 	}
 }
 
-// advanceRoundsCmd is `ccwallet advance-rounds --rounds N`: the development
-// network's time control, run directly on the configured database (no
-// running server or token needed; a running server sees the new rounds at
-// once, as it reads rounds from the database).
+// advanceRoundsCmd is `ccwallet advance-rounds --rounds N` (or `--until
+// TIME`): the development network's time control, run directly on the
+// configured database (no running server or token needed; a running
+// server sees the new rounds at once, as it reads rounds from the
+// database).
 func advanceRoundsCmd(ctx context.Context, args []string, env envVars, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("advance-rounds", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var c commonFlags
 	c.register(fs)
 	n := fs.Int("rounds", 1, fmt.Sprintf("rounds to advance (1..%d)", ledger.MaxAdvanceRounds))
+	until := fs.String("until", "", "instead of --rounds: advance until this RFC 3339 time, one round per tick of the rules' tickDuration (10m by default) from the latest round's opening")
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	req := ledger.AdvanceRequest{Rounds: *n, Until: *until}
+	roundsSet := false
+	fs.Visit(func(f *flag.Flag) { roundsSet = roundsSet || f.Name == "rounds" })
+	if *until != "" && !roundsSet {
+		req.Rounds = 0 // --until alone; both are refused by the ledger
 	}
 	cfg, err := c.load(env, nil)
 	if err != nil {
@@ -248,7 +256,7 @@ func advanceRoundsCmd(ctx context.Context, args []string, env envVars, stdout, s
 		return err
 	}
 	defer closeDB()
-	rep, err := l.AdvanceRounds(ctx, *n)
+	rep, err := l.Advance(ctx, req)
 	if err != nil {
 		return fmt.Errorf("advance-rounds: %w", err)
 	}

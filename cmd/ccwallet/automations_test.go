@@ -204,6 +204,18 @@ func TestAdvanceRoundsCLI(t *testing.T) {
 	if _, err := cli("--rounds", "0"); err == nil || !strings.Contains(err.Error(), "rounds") {
 		t.Errorf("advance 0 = %v, want a refusal naming rounds", err)
 	}
+	// Rounds open at the wall clock: a day ahead is 144 ticks of 10
+	// minutes, give or take the one rounding up.
+	out, err = cli("--until", time.Now().Add(24*time.Hour).UTC().Format(time.RFC3339))
+	if err != nil || !strings.Contains(out, "advanced from round 5 to round 149;") && !strings.Contains(out, "advanced from round 5 to round 150;") {
+		t.Errorf("advance until tomorrow = %q, %v; want about 144 rounds", out, err)
+	}
+	if _, err := cli("--until", "soon"); err == nil || !strings.Contains(err.Error(), "RFC 3339") {
+		t.Errorf("advance until soon = %v, want a refusal naming the format", err)
+	}
+	if _, err := cli("--rounds", "2", "--until", "2099-01-01T00:00:00Z"); err == nil || !strings.Contains(err.Error(), "not both") {
+		t.Errorf("advance with both = %v, want a refusal", err)
+	}
 	prod := writeFile(t, "prod.yaml", "network: production\nauth:\n  jwksUrl: https://idp.example.com/.well-known/jwks.json\n")
 	if _, err := cli("--config", prod, "--rounds", "1"); err == nil || !strings.Contains(err.Error(), "only available on a development network") {
 		t.Errorf("advance on production = %v, want a refusal", err)

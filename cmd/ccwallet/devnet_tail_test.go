@@ -56,8 +56,11 @@ func TestDevnetTail(t *testing.T) {
 			rounds, stopRounds := tail("--json", "--template", "Splice.Round:OpenMiningRound")
 			installs, stopInstalls := tail("--template", "Splice.Wallet.Install:WalletAppInstall")
 			nobody, stopNobody := tail("--party", "nobody::1220"+strings.Repeat("0", 64))
-			if err := cli("advance-rounds", "--rounds", "2"); err != nil {
-				t.Fatal(err)
+			// Two jumps, two updates (a jump of two rounds is one update).
+			for range 2 {
+				if err := cli("advance-rounds", "--rounds", "1"); err != nil {
+					t.Fatal(err)
+				}
 			}
 			var lines []string
 			for deadline := time.Now().Add(2 * time.Second); ; time.Sleep(20 * time.Millisecond) {

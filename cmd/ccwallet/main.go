@@ -47,7 +47,7 @@ Usage:
   ccwallet token --user NAME          print a development JWT for NAME (devnet only)
   ccwallet version                    print the version
   ccwallet help [COMMAND]             this list, or the flags of COMMAND (also --help, -h)
-  ccwallet advance-rounds --rounds N  open N mining rounds now and run their work (devnet only)
+  ccwallet advance-rounds --rounds N  open N mining rounds (or --until TIME) now, with their work (devnet only)
   ccwallet external COMMAND           external-party client (keygen, sign, onboard, transfer)
   ccwallet devnet COMMAND             snapshots, restore, reset, tail (devnet only; "ccwallet devnet help")
 
