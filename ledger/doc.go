@@ -77,6 +77,10 @@
 //     (Postgres: store/pgbatch claims, locks and reads a batch with BEGIN
 //     in one round trip and writes it with COMMIT in another; see
 //     docs/architecture.md).
+//   - apppayments.go: app payments (Payment.daml): an app's payment
+//     request, its acceptance (the total plus fees locked), collection,
+//     refund and expiry, and the origin a request names for the confirm
+//     page's redirect.
 //   - registry.go: the token-standard registry's choice contexts, transfer
 //     factory and metadata; contracts.go: template IDs and the contract
 //     read model.
