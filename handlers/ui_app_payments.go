@@ -89,7 +89,17 @@ func (h *Handler) uiConfirmPayment(w http.ResponseWriter, r *http.Request, s *we
 	if err != nil {
 		return err
 	}
+	allowReturn(w, m)
 	return render(w, r, http.StatusOK, views.ConfirmPaymentPage(m))
+}
+
+// allowReturn lets the confirm page's forms end at the app's origin: the
+// answer's redirect there counts as the form's target for the browser's
+// form-action check.
+func allowReturn(w http.ResponseWriter, m views.ConfirmPayment) {
+	if m.Pending && m.RedirectOK {
+		web.AllowFormAction(w, m.Row.Origin)
+	}
 }
 
 // uiConfirmPaymentAction serves POST /confirm-payment/{cid}/{action}
@@ -134,5 +144,6 @@ func (h *Handler) uiConfirmPaymentAction(w http.ResponseWriter, r *http.Request,
 		m = m2
 	}
 	m.Error = msg
+	allowReturn(w, m)
 	return render(w, r, http.StatusUnprocessableEntity, views.ConfirmPaymentPage(m))
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"net/url"
+	"strings"
 	"testing"
 	"time"
 
@@ -55,7 +56,16 @@ func TestUIConfirmPayment(t *testing.T) {
 		mustHave(t, page, http.StatusOK, `data-testid="confirm-description">a coffee<`, `data-testid="confirm-origin">https://shop.example<`,
 			`title="10.0000000000 CC"`, `data-testid="confirm-return"`, `name="redirect" value="https://shop.example/thanks?order=7"`,
 			`action="/confirm-payment/`+r1+`/accept"`, `name="csrf_token"`)
-		mustHave(t, b.get("/confirm-payment/"+r1+"?redirect="+url.QueryEscape("https://evil.test/")), http.StatusOK, `data-testid="confirm-no-return"`)
+		// The browser checks form-action on the answer's redirect: the page
+		// allows the request's origin, and only when it returns there.
+		if csp := page.header.Get("Content-Security-Policy"); !strings.HasSuffix(csp, "form-action 'self' https://shop.example") {
+			t.Errorf("confirm page CSP = %q, want form-action to allow https://shop.example", csp)
+		}
+		evilPage := b.get("/confirm-payment/" + r1 + "?redirect=" + url.QueryEscape("https://evil.test/"))
+		mustHave(t, evilPage, http.StatusOK, `data-testid="confirm-no-return"`)
+		if csp := evilPage.header.Get("Content-Security-Policy"); !strings.HasSuffix(csp, "form-action 'self'") {
+			t.Errorf("confirm page without a return CSP = %q, want form-action 'self' only", csp)
+		}
 
 		answer := func(cid, action, to string) resp {
 			return b.post("/confirm-payment/"+cid+"/"+action, url.Values{"csrf_token": {csrf}, "redirect": {to}})
