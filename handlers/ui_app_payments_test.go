@@ -95,6 +95,7 @@ func TestUIConfirmPayment(t *testing.T) {
 			t.Errorf("after two accepts: %+v, %v", bal, err)
 		}
 		mustHave(t, b.get("/payments"), http.StatusOK, `data-testid="accepted-payment-row"`, `data-testid="accepted-total" title="10.0000000000 CC"`)
+		mustHave(t, b.get("/history"), http.StatusOK, `data-subtype="AppPaymentRequest_Accept"`, "App payment accepted (coin locked)")
 		// Answered already: inline, 422, nothing more locked.
 		mustHave(t, answer(r1, "accept", back), http.StatusUnprocessableEntity, "no longer waiting for your answer")
 		// A request naming no origin never redirects.
