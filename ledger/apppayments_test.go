@@ -395,3 +395,51 @@ func TestAppOriginRedirects(t *testing.T) {
 		t.Error("a request naming no origin allowed a redirect")
 	}
 }
+
+// TestAppPaymentConcurrentAnswers: five accepts and a reject of one
+// request at once: exactly one answer wins, the coin is locked at most
+// once, and the others find the request ended.
+func TestAppPaymentConcurrentAnswers(t *testing.T) {
+	forEachEngineFees(t, func(t *testing.T, l *ledger.Ledger, clock *ledgertest.Clock) {
+		ctx := context.Background()
+		sender, provider := ledgertest.Party(t, l), ledgertest.Party(t, l)
+		ledgertest.Mint(t, l, sender, "100")
+		req, err := l.RequestAppPayment(ctx, []coin.PartyID{provider}, paymentRequest(sender, provider, clock.Now(), provider, "10"), "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		errs := make(chan error, 6)
+		for i := range 6 {
+			go func() {
+				var err error
+				if i == 5 {
+					_, err = l.RejectAppPayment(ctx, sender, req.Created, "")
+				} else {
+					_, err = l.AcceptAppPayment(ctx, sender, req.Created, "")
+				}
+				errs <- err
+			}()
+		}
+		won := 0
+		for range 6 {
+			switch err := <-errs; {
+			case err == nil:
+				won++
+			case errors.Is(err, ledger.ErrAppPaymentFinished):
+			default:
+				t.Errorf("answer: %v", err)
+			}
+		}
+		if won != 1 {
+			t.Fatalf("%d answers won, want 1", won)
+		}
+		b, err := l.Balance(ctx, sender)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if total := b.EffectiveUnlocked.Add(b.EffectiveLocked); !total.Equal(coin.MustParse("100")) || b.EffectiveLocked.Cmp(coin.MustParse("20")) > 0 {
+			t.Errorf("after the race: unlocked %s locked %s", b.EffectiveUnlocked, b.EffectiveLocked)
+		}
+		ledgertest.Conserved(t, l)
+	})
+}
