@@ -485,6 +485,9 @@ func (l *Ledger) MoveAcceptedAppPayment(ctx context.Context, actAs []coin.PartyI
 		var lockUntil time.Time
 		if len(hs) == 1 {
 			lockUntil = hs[0].LockExpiresAt.Time
+		} else if move == AppPaymentCollect {
+			// Its lock expired and the coin went (dust expiry): nothing to collect.
+			return nil, &Problem{Err: ErrExpired, Msg: "this payment's locked coin is gone (its lock expired); it can no longer be collected"}
 		}
 		if err := CheckAppPaymentMove(&p, move, actAs, t.round.Number, lockUntil, t.now); err != nil {
 			return nil, fmt.Errorf("%s: %w", cid, err)

@@ -443,3 +443,35 @@ func TestAppPaymentConcurrentAnswers(t *testing.T) {
 		ledgertest.Conserved(t, l)
 	})
 }
+
+// TestAppPaymentLockGone: an accepted payment whose locked coin expired
+// as dust cannot be collected, and says so; its expiry still ends it.
+func TestAppPaymentLockGone(t *testing.T) {
+	forEachEngineClock(t, func(t *testing.T, l *ledger.Ledger, clock *ledgertest.Clock) {
+		ctx := context.Background()
+		sender, provider := ledgertest.Party(t, l), ledgertest.Party(t, l)
+		ledgertest.Mint(t, l, sender, "100")
+		req, err := l.RequestAppPayment(ctx, []coin.PartyID{provider}, paymentRequest(sender, provider, clock.Now(), provider, "0.0000001"), "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		acc, err := l.AcceptAppPayment(ctx, sender, req.Created, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		clock.Advance(2 * time.Hour)
+		if _, err := l.AdvanceRounds(ctx, 150); err != nil {
+			t.Fatal(err)
+		}
+		if b, err := l.Balance(ctx, sender); err != nil || !b.EffectiveLocked.IsZero() {
+			t.Fatalf("the dust lock is still there: %+v, %v", b, err)
+		}
+		_, err = l.MoveAcceptedAppPayment(ctx, []coin.PartyID{provider}, acc.Created, ledger.AppPaymentCollect, "")
+		if !errors.Is(err, ledger.ErrExpired) || !strings.Contains(err.Error(), "locked coin is gone") {
+			t.Fatalf("collect = %v, want ErrExpired saying the coin is gone", err)
+		}
+		if n, err := l.ExpireAppPayments(ctx); err != nil || n != 1 {
+			t.Fatalf("expire = %d, %v; want 1", n, err)
+		}
+	})
+}
