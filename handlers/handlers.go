@@ -207,6 +207,11 @@ func (h *Handler) Routes(health http.Handler) http.Handler {
 	mux.Handle("GET /v0/wallet/sv-reward-coupons", h.user(h.rewardList(ledger.RewardSV, "sv_reward_coupons")))
 	mux.Handle("POST /v0/wallet/self-grant-feature-app-right", h.user(h.selfGrantFeatureAppRight))
 	mux.Handle("DELETE /v0/wallet/cancel-featured-app-rights", h.user(h.cancelFeaturedAppRights))
+	mux.Handle("GET /v0/wallet/app-payment-requests", h.user(h.listAppPaymentRequests))
+	mux.Handle("GET /v0/wallet/app-payment-requests/{contract_id}", h.user(h.getAppPaymentRequest))
+	mux.Handle("POST /v0/wallet/app-payment-requests/{contract_id}/accept", h.user(h.acceptAppPaymentRequest))
+	mux.Handle("POST /v0/wallet/app-payment-requests/{contract_id}/reject", h.user(h.rejectAppPaymentRequest))
+	mux.Handle("GET /v0/wallet/accepted-app-payments", h.user(h.listAcceptedAppPayments))
 
 	// wallet-internal.yaml: token-standard transfers
 	mux.Handle("POST /v0/wallet/token-standard/transfers", h.user(h.createTokenStandardTransfer))

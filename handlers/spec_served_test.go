@@ -16,11 +16,6 @@ import (
 // fails TestSpecOperationsRouted until it is taken off this list, so the
 // list stays the true answer to "what is not served".
 var specUnrouted = []string{
-	"wallet-internal.yaml#listAppPaymentRequests",
-	"wallet-internal.yaml#getAppPaymentRequest",
-	"wallet-internal.yaml#acceptAppPaymentRequest",
-	"wallet-internal.yaml#rejectAppPaymentRequest",
-	"wallet-internal.yaml#listAcceptedAppPayments",
 	"wallet-internal.yaml#listSubscriptionRequests",
 	"wallet-internal.yaml#listSubscriptionInitialPayments",
 	"wallet-internal.yaml#listSubscriptions",

@@ -70,6 +70,7 @@ func (h *Handler) nav(s *web.Session) []views.NavItem {
 		{Key: "allocations", Label: "Allocations", Href: "/allocations"},
 		{Key: "approvals", Label: "Approvals", Href: "/approvals"},
 		{Key: "traffic", Label: "Traffic", Href: "/traffic"},
+		{Key: "payments", Label: "Payments", Href: "/payments"},
 		{Key: "history", Label: "History", Href: "/history"},
 		{Key: "rewards", Label: "Rewards", Href: "/rewards"},
 	}
@@ -135,6 +136,9 @@ func (h *Handler) uiRoutes(mux *http.ServeMux) {
 	handle("GET /traffic", h.session(h.onboarded(h.uiTraffic)))
 	handle("POST /traffic", h.session(h.onboarded(h.uiBuyTraffic)))
 	handle("GET /api-explorer", h.session(h.uiExplorer))
+	handle("GET /payments", h.session(h.onboarded(h.uiAppPayments)))
+	handle("GET /confirm-payment/{cid}", h.session(h.onboarded(h.uiConfirmPayment)))
+	handle("POST /confirm-payment/{cid}/{action}", h.session(h.onboarded(h.uiConfirmPaymentAction)))
 	handle("GET /admin", h.session(h.uiAdminOnly(h.uiAdmin)))
 	handle("POST /admin/users", h.session(h.uiAdminOnly(h.uiAdminOnboard)))
 	handle("POST /admin/users/offboard", h.session(h.uiAdminOnly(h.uiAdminOffboard)))

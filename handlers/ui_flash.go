@@ -46,6 +46,8 @@ var doneMessages = map[string]string{
 	"featured-grant":       "Your party is now a featured app provider.",
 	"featured-cancel":      "Your party is no longer a featured app provider.",
 	"traffic-bought":       "Traffic bought.",
+	"payments-accept":      "Payment accepted: the coin is locked until the app collects it, or comes back to you if it does not in time.",
+	"payments-reject":      "Payment request rejected; nothing was paid.",
 	"delegations-accept":   "Proposal accepted: the validator now mints this party's rewards and merges its holdings.",
 	"delegations-reject":   "Proposal rejected.",
 	"delegations-withdraw": "Delegation withdrawn: the validator no longer acts for this party.",

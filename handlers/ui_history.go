@@ -204,6 +204,13 @@ var historyLabels = map[string]string{
 	ledger.MintingMergeHistorySubtype: "Holdings merged (minting delegation)",
 	ledger.FeaturedAppRightGranted:    "Featured app right granted",
 	ledger.FeaturedAppRightCancelled:  "Featured app right cancelled",
+	"AppPaymentRequest_Accept":        "App payment accepted (coin locked)",
+	"AppPaymentRequest_Reject":        "App payment request rejected",
+	"AppPaymentRequest_Withdraw":      "App payment request withdrawn by the app",
+	"AppPaymentRequest_Expire":        "App payment request expired",
+	"AcceptedAppPayment_Collect":      "App payment collected",
+	"AcceptedAppPayment_Reject":       "App payment refunded",
+	"AcceptedAppPayment_Expire":       "App payment not collected; coin returned",
 }
 
 func historyLabel(subtype string) string {

@@ -14,13 +14,14 @@ const DefaultExpiryInterval = 30 * time.Second
 
 // Expiry ends transfer offers and transfer instructions past their expiry
 // (the real ExpireTransferOfferTrigger and the registry's expiry): locked
-// coin of an instruction or an allocation returns to its sender. Both run even if one
-// fails.
+// coin of an instruction, an allocation or an accepted app payment returns
+// to its sender. Each runs even if another fails.
 func Expiry(l *ledger.Ledger, every time.Duration) Job {
 	return Job{Name: "expire-transfers", Every: every, Run: func(ctx context.Context) error {
 		_, oerr := l.ExpireOffers(ctx)
 		_, ierr := l.ExpireInstructions(ctx)
 		_, aerr := l.ExpireAllocations(ctx)
-		return errors.Join(oerr, ierr, aerr)
+		_, perr := l.ExpireAppPayments(ctx)
+		return errors.Join(oerr, ierr, aerr, perr)
 	}}
 }

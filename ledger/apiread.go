@@ -48,6 +48,7 @@ func Templates() []string {
 		TemplateMergeDelegation, TemplateMergeDelegationProposal, TemplateTransferOffer, TemplateAcceptedTransferOffer,
 		TemplateTransferPreapproval, TemplateTransferCommand, TemplateBuyTrafficRequest, TemplateMemberTraffic,
 		TemplateAmuletAllocation, TemplateOTCTradeProposal, TemplateOTCTrade,
+		TemplateAppPaymentRequest, TemplateAcceptedAppPayment,
 	}
 	for _, t := range rewardTemplates {
 		ts = append(ts, t)

@@ -85,6 +85,10 @@
 //     tradingapp.go: the example trading app (OTC trades) on them;
 //     allocations_wallet.go: the wallet's view of both and its Allocate,
 //     Reject and Withdraw buttons' rules.
+//   - apppayments.go: app payments (Payment.daml): an app's payment
+//     request, its acceptance (the total plus fees locked), collection,
+//     refund and expiry, and the origin a request names for the confirm
+//     page's redirect.
 //   - registry.go: the token-standard registry's choice contexts, transfer
 //     factory and metadata; contracts.go: template IDs and the contract
 //     read model.

@@ -113,6 +113,8 @@ func historyAddsUp(t *testing.T, l *ledger.Ledger, clock *ledgertest.Clock, r *r
 	amount := func() coin.Amount { return coin.MustParse(fmt.Sprintf("%d.%03d", r.IntN(300), 1+r.IntN(999))) }
 	var instructions, offers []coin.ContractID
 	offerSender := map[coin.ContractID]coin.PartyID{}
+	var appPayments []coin.ContractID
+	appProvider := map[coin.ContractID]coin.PartyID{}
 	take := func(list *[]coin.ContractID) (coin.ContractID, bool) {
 		if len(*list) == 0 {
 			return "", false
@@ -191,6 +193,37 @@ func historyAddsUp(t *testing.T, l *ledger.Ledger, clock *ledgertest.Clock, r *r
 			}
 			return err
 		}},
+		{"app payment", func() error {
+			// b asks a to pay it; a rejects or accepts (the total locked).
+			a, b := pair()
+			req, err := l.RequestAppPayment(ctx, []coin.PartyID{b}, ledger.AppPaymentRequest{Sender: a, Provider: b, Description: "app",
+				ExpiresAt:       ledger.FormatTime(clock.Now().Add(time.Hour)),
+				ReceiverAmounts: []ledger.ReceiverAmount{{Receiver: b, Amount: ledger.PaymentAmount{Amount: amount(), Unit: ledger.UnitAmulet}}}}, "")
+			if err != nil || r.IntN(4) == 0 {
+				if err == nil {
+					_, err = l.RejectAppPayment(ctx, a, req.Created, "")
+				}
+				return err
+			}
+			acc, err := l.AcceptAppPayment(ctx, a, req.Created, "")
+			if err == nil {
+				appPayments = append(appPayments, acc.Created)
+				appProvider[acc.Created] = b
+			}
+			return err
+		}},
+		{"finish app payment", func() error {
+			cid, ok := take(&appPayments)
+			if !ok {
+				return nil
+			}
+			move := ledger.AppPaymentCollect
+			if r.IntN(3) == 0 {
+				move = ledger.AppPaymentRefund
+			}
+			_, err := l.MoveAcceptedAppPayment(ctx, []coin.PartyID{appProvider[cid]}, cid, move, "")
+			return err
+		}},
 		{"preapproval", func() error {
 			_, _, err := l.CreatePreapproval(ctx, pick())
 			return err
@@ -226,6 +259,9 @@ func historyAddsUp(t *testing.T, l *ledger.Ledger, clock *ledgertest.Clock, r *r
 				return err
 			}
 			if _, err := l.ExpireInstructions(ctx); err != nil {
+				return err
+			}
+			if _, err := l.ExpireAppPayments(ctx); err != nil {
 				return err
 			}
 			_, err := l.ExpireOffers(ctx)

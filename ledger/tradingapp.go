@@ -10,6 +10,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/store"
+	"github.com/uptrace/bun"
 )
 
 // The token standard's example trading app (Splice's TradingApp.daml), as
@@ -352,18 +353,47 @@ func contractParties(c *store.Contract) []coin.PartyID {
 	return ps
 }
 
-// tradeTx runs one trading-app command as one ledger update: it claims
-// key, and when cid is set reads that active contract of template, locks
-// its stakeholders (every party whose coin the command may move) and
-// reads it again under the locks, then runs fn and commits.
+// tradeTx runs one trading-app command as one ledger update
+// (contractCommand).
 func (l *Ledger) tradeTx(ctx context.Context, key, kind string, cid coin.ContractID, template string, fn func(t *txn, c *store.Contract) (*TradeResult, error)) (*TradeResult, error) {
+	return contractCommand(ctx, l, "trading-app:", key, kind, cid, func(ctx context.Context, tx bun.IDB) (*store.Contract, error) {
+		c, err := store.ContractByID(ctx, tx, cid)
+		if err == nil && (c.TemplateID != template || c.ArchivedOffset != nil) {
+			err = ErrNotFound
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s %s is not active: %w", template, cid, err)
+		}
+		return c, nil
+	}, fn)
+}
+
+// commandResult is what a contract command returns: the contract it
+// created (if any) and, once it commits, its update's offset.
+type commandResult interface {
+	// committed records the offset and returns the contract created.
+	committed(offset int64) coin.ContractID
+}
+
+func (r *TradeResult) committed(offset int64) coin.ContractID {
+	r.Offset = offset
+	return r.Created
+}
+
+// contractCommand runs one command on a contract workflow (the trading
+// app, app payments) as one ledger update: it claims key (under prefix),
+// and when cid is set reads that active contract (read), locks its
+// stakeholders (every party whose coin the command may move) and reads it
+// again under the locks, then runs fn and commits.
+func contractCommand[R commandResult](ctx context.Context, l *Ledger, prefix, key, kind string, cid coin.ContractID,
+	read func(ctx context.Context, tx bun.IDB) (*store.Contract, error), fn func(t *txn, c *store.Contract) (R, error)) (R, error) {
+	var res R
 	if err := checkID("commandId", key); err != nil {
-		return nil, err
+		return res, err
 	}
 	if key != "" {
-		key = "trading-app:" + key
+		key = prefix + key
 	}
-	var res *TradeResult
 	err := l.change(ctx, func(ctx context.Context, ch *change) error {
 		tx := ch.tx
 		if err := l.claimOnce(ctx, tx, key); err != nil {
@@ -371,24 +401,14 @@ func (l *Ledger) tradeTx(ctx context.Context, key, kind string, cid coin.Contrac
 		}
 		var c *store.Contract
 		if cid != "" {
-			read := func() error {
-				var err error
-				c, err = store.ContractByID(ctx, tx, cid)
-				if err == nil && (c.TemplateID != template || c.ArchivedOffset != nil) {
-					err = ErrNotFound
-				}
-				if err != nil {
-					return fmt.Errorf("%s %s is not active: %w", template, cid, err)
-				}
-				return nil
-			}
-			if err := read(); err != nil {
+			var err error
+			if c, err = read(ctx, tx); err != nil {
 				return err
 			}
 			if err := l.lockParties(ctx, tx, contractParties(c)...); err != nil {
 				return err
 			}
-			if err := read(); err != nil {
+			if c, err = read(ctx, tx); err != nil {
 				return err
 			}
 		}
@@ -401,16 +421,17 @@ func (l *Ledger) tradeTx(ctx context.Context, key, kind string, cid coin.Contrac
 		}
 		// The update's offset is drawn at its commit.
 		t.afterCommit(func(ctx context.Context) error {
-			res.Offset = t.offset
+			created := res.committed(t.offset)
 			if key == "" {
 				return nil
 			}
-			return l.saveCommand(ctx, t, key, "", kind, string(res.Created))
+			return l.saveCommand(ctx, t, key, "", kind, string(created))
 		})
 		return nil
 	})
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", kind, err)
+		var zero R
+		return zero, fmt.Errorf("%s: %w", kind, err)
 	}
 	return res, nil
 }

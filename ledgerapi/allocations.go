@@ -78,7 +78,7 @@ func (s *Server) allocationMove(r *http.Request, actAs []coin.PartyID, cid coin.
 }
 
 // createCommand is a CreateCommand: only the trading app's
-// OTCTradeProposal may be created.
+// OTCTradeProposal and an app's AppPaymentRequest may be created.
 func (s *Server) createCommand(r *http.Request, actAs []coin.PartyID, raw json.RawMessage, key string) (int64, error) {
 	var cc struct {
 		TemplateID      string          `json:"templateId"`
@@ -90,6 +90,9 @@ func (s *Server) createCommand(r *http.Request, actAs []coin.PartyID, raw json.R
 	tmpl, err := resolveID("commands[0].CreateCommand.templateId", cc.TemplateID, kindTemplate)
 	if err != nil {
 		return 0, err
+	}
+	if tmpl == ledger.TemplateAppPaymentRequest {
+		return s.createAppPaymentRequest(r, actAs, cc.CreateArguments, key)
 	}
 	if tmpl != ledger.TemplateOTCTradeProposal {
 		return 0, cantonErr(codeUnsupported, "create of %s: this participant runs %s", tmpl, supportedCommands)

@@ -32,7 +32,9 @@ const supportedCommands = "one ExerciseCommand of TransferFactory_Transfer on " 
 	", OTCTradeProposal_Accept, _Reject or _InitiateSettlement on " + ledger.TemplateOTCTradeProposal +
 	", OTCTrade_Settle or _Cancel on " + ledger.TemplateOTCTrade +
 	", AllocationRequest_Reject or _Withdraw on " + ledger.InterfaceAllocationRequest +
-	"; or one CreateCommand of " + ledger.TemplateOTCTradeProposal
+	", AppPaymentRequest_Accept, _Reject or _Withdraw on " + ledger.TemplateAppPaymentRequest +
+	", AcceptedAppPayment_Collect, _Reject or _Expire on " + ledger.TemplateAcceptedAppPayment +
+	"; or one CreateCommand of " + ledger.TemplateOTCTradeProposal + " or " + ledger.TemplateAppPaymentRequest
 
 // instructionChoices are the TransferInstruction choices served, and the
 // ledger's move of each.
@@ -197,6 +199,8 @@ func (s *Server) submit(r *http.Request, c *caller, cmds *jsCommands) (submitted
 		sub.offset, err = s.allocationMove(r, sub.actAs, cid, allocationChoices[ex.Choice], ex.ChoiceArgument, key)
 	case iface == ledger.TemplateOTCTradeProposal || iface == ledger.TemplateOTCTrade || iface == ledger.InterfaceAllocationRequest:
 		sub.offset, err = s.tradeChoice(r, sub.actAs, iface, cid, ex.Choice, ex.ChoiceArgument, key)
+	case iface == ledger.TemplateAppPaymentRequest || iface == ledger.TemplateAcceptedAppPayment:
+		sub.offset, err = s.appPaymentChoice(r, sub.actAs, iface, cid, ex.Choice, ex.ChoiceArgument, key)
 	default:
 		return submitted{}, cantonErr(codeUnsupported, "choice %s on %s: this participant runs %s", ex.Choice, iface, supportedCommands)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"log/slog"
 	"net/http"
+	"regexp"
 	"runtime/debug"
 	"time"
 
@@ -136,8 +137,23 @@ func Recover(log *slog.Logger) Middleware {
 
 // contentSecurityPolicy allows only our own origin: htmx, CSS and icons are
 // served by us (package static), and data: images cover inline icons.
+// form-action stays last: AllowFormAction adds a source to it.
 const contentSecurityPolicy = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; " +
 	"frame-ancestors 'none'; base-uri 'self'; form-action 'self'"
+
+// originRe is a bare http(s) origin, as a CSP source expression takes it.
+var originRe = regexp.MustCompile(`^https?://[A-Za-z0-9.-]+(:[0-9]+)?$|^https?://\[[0-9A-Fa-f:.]+\](:[0-9]+)?$`)
+
+// AllowFormAction lets the forms of the page w answers submit to origin
+// as well as to our own (a form posted to us that redirects to origin
+// counts as submitting there: browsers check form-action on redirects).
+// Anything but a bare http(s) origin is ignored.
+func AllowFormAction(w http.ResponseWriter, origin string) {
+	if !originRe.MatchString(origin) {
+		return
+	}
+	w.Header().Set("Content-Security-Policy", contentSecurityPolicy+" "+origin)
+}
 
 // SecurityHeaders sets the browser hardening headers on every response:
 // no MIME sniffing, no framing (clickjacking), no cross-origin referrers, and

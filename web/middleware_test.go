@@ -193,3 +193,26 @@ func TestChainOrder(t *testing.T) {
 		t.Errorf("order (-want +got):\n%s", diff)
 	}
 }
+
+// TestAllowFormAction: a page may add one bare http(s) origin to its
+// form-action, and nothing else can be smuggled into the policy.
+func TestAllowFormAction(t *testing.T) {
+	const base = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; frame-ancestors 'none'; base-uri 'self'; form-action 'self'"
+	for origin, want := range map[string]string{
+		"https://shop.example":               base + " https://shop.example",
+		"http://127.0.0.1:8080":              base + " http://127.0.0.1:8080",
+		"http://[::1]:8080":                  base + " http://[::1]:8080",
+		"https://shop.example; script-src *": base,
+		"https://shop.example/path":          base,
+		"javascript:alert(1)":                base,
+		"*":                                  base,
+		"":                                   base,
+	} {
+		rec := httptest.NewRecorder()
+		SecurityHeaders(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { AllowFormAction(w, origin) })).
+			ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/", nil))
+		if got := rec.Header().Get("Content-Security-Policy"); got != want {
+			t.Errorf("AllowFormAction(%q): CSP %q, want %q", origin, got, want)
+		}
+	}
+}

@@ -1,0 +1,73 @@
+package ledgerapi
+
+import (
+	"encoding/json"
+	"errors"
+	"net/http"
+
+	"github.com/ccwallet/ccwallet/coin"
+	"github.com/ccwallet/ccwallet/ledger"
+)
+
+// Commands of app payments (splice-wallet-payments' Payment.daml): an
+// app's provider creates an AppPaymentRequest, and collects or refunds
+// the AcceptedAppPayment its sender's wallet made; the sender may also
+// accept or reject through here. Each decodes the Daml-JSON argument
+// strictly and leaves the choice's rule to the ledger.
+
+// acceptedAppPaymentChoices are the AcceptedAppPayment choices served,
+// and the ledger's move of each.
+var acceptedAppPaymentChoices = map[string]ledger.AcceptedAppPaymentMove{
+	"AcceptedAppPayment_Collect": ledger.AppPaymentCollect,
+	"AcceptedAppPayment_Reject":  ledger.AppPaymentRefund,
+	"AcceptedAppPayment_Expire":  ledger.AppPaymentExpire,
+}
+
+// createAppPaymentRequest is the CreateCommand of an AppPaymentRequest.
+func (s *Server) createAppPaymentRequest(r *http.Request, actAs []coin.PartyID, raw json.RawMessage, key string) (int64, error) {
+	var p ledger.AppPaymentRequest
+	if err := decodeArg(raw, &p); err != nil {
+		return 0, err
+	}
+	res, err := s.l.RequestAppPayment(r.Context(), actAs, p, key)
+	if err != nil {
+		return 0, err
+	}
+	return res.Offset, nil
+}
+
+// appPaymentChoice exercises a choice of AppPaymentRequest or
+// AcceptedAppPayment, made by the first actAs party where one party acts.
+func (s *Server) appPaymentChoice(r *http.Request, actAs []coin.PartyID, tmpl string, cid coin.ContractID, choice string, raw json.RawMessage, key string) (int64, error) {
+	ctx := r.Context()
+	var res *ledger.AppPaymentResult
+	var err error
+	// The transfer contexts the real choices take are the ledger's own
+	// here: the arguments are read for their shape only.
+	var arg struct {
+		Inputs         json.RawMessage `json:"inputs"`
+		Context        json.RawMessage `json:"context"`
+		WalletProvider json.RawMessage `json:"walletProvider"`
+	}
+	if err := decodeArg(raw, &arg); err != nil {
+		return 0, err
+	}
+	switch {
+	case tmpl == ledger.TemplateAppPaymentRequest && choice == "AppPaymentRequest_Accept":
+		res, err = s.l.AcceptAppPayment(ctx, actAs[0], cid, key)
+	case tmpl == ledger.TemplateAppPaymentRequest && choice == "AppPaymentRequest_Reject":
+		res, err = s.l.RejectAppPayment(ctx, actAs[0], cid, key)
+	case tmpl == ledger.TemplateAppPaymentRequest && choice == "AppPaymentRequest_Withdraw":
+		res, err = s.l.WithdrawAppPayment(ctx, actAs, cid, key)
+	case tmpl == ledger.TemplateAcceptedAppPayment && acceptedAppPaymentChoices[choice] != "":
+		res, err = s.l.MoveAcceptedAppPayment(ctx, actAs, cid, acceptedAppPaymentChoices[choice], key)
+	default:
+		return 0, cantonErr(codeUnsupported, "choice %s on %s: this participant runs %s", choice, tmpl, supportedCommands)
+	}
+	if errors.Is(err, ledger.ErrNotFound) && !errors.Is(err, ledger.ErrDuplicate) {
+		return 0, cantonErr(codeContractNotFound, "%s %s not found, not visible to %v, or no longer active", tmpl, cid, actAs)
+	} else if err != nil {
+		return 0, err
+	}
+	return res.Offset, nil
+}
