@@ -396,7 +396,7 @@ func TestWriteRoundTrip(t *testing.T) {
 			}
 			live, archived := coin.NewContractID(), coin.NewContractID()
 			w := &store.Writes{
-				Updates: []store.Update{{OffsetID: off, UpdateID: "u1", Kind: "k", Submitter: "op::1", Round: 3, RecordTime: at,
+				Updates: []store.Update{{OffsetID: off, UpdateID: "u1", Kind: "k", Submitter: "op::1", Round: 3, RecordTime: at, ActedBy: "admin",
 					Minted: coin.MustParse("1.25"), Burned: coin.MustParse("0.0000000001"), TrafficBytes: 99}},
 				Contracts: []store.Contract{
 					{ContractID: live, TemplateID: "T:A", Payload: `{"a":"x, y}", "b":"NULL"}`, Stakeholders: "p::1", SynchronizerID: "sync::1", CreatedOffset: off, CreatedAt: at},
