@@ -348,10 +348,21 @@ func (t *txn) lockPayment(ctx context.Context, cid coin.ContractID, d Subscripti
 
 // AcceptSubscriptionRequest is SubscriptionRequest_AcceptAndMakePayment:
 // the sender locks the first payment; it returns the
-// SubscriptionInitialPayment.
+// SubscriptionInitialPayment. A repeated accept (a confirm page submitted
+// twice) answers the first one's payment, within the deduplication
+// window; one still running answers ErrInFlight.
 func (l *Ledger) AcceptSubscriptionRequest(ctx context.Context, actor coin.PartyID, cid coin.ContractID) (coin.ContractID, error) {
 	var paid coin.ContractID
+	key := "subscription-accept:" + string(cid)
 	err := l.change(ctx, func(ctx context.Context, c *change) error {
+		prev, err := l.claimCommand(ctx, c.tx, key)
+		if err != nil {
+			return err
+		}
+		if prev != nil && prev.Party == actor {
+			paid = coin.ContractID(prev.Result)
+			return nil
+		}
 		var p SubscriptionRequestPayload
 		d, err := l.subscriptionStep(ctx, c.tx, cid, TemplateSubscriptionRequest, actor, senderOf, &p)
 		if err != nil {
@@ -376,7 +387,10 @@ func (l *Ledger) AcceptSubscriptionRequest(ctx context.Context, actor coin.Party
 		}, d.Sender, d.Receiver, d.Provider)
 		t.record(d.Sender, "transfer", "SubscriptionRequest_AcceptAndMakePayment", d.Receiver, tr.cost(lock).Neg(),
 			tr.Fees.Add(tr.HoldingFees), d.Description, HistoryDetails{Provider: d.Provider, HoldingFees: tr.HoldingFees, Fees: tr.Fees, ContractID: paid})
-		return store.SetSubscriptionUnpaid(ctx, c.tx, cid, "", t.now)
+		t.afterCommit(func(ctx context.Context) error {
+			return l.saveCommand(ctx, t, key, actor, "accept-subscription-request", string(paid))
+		})
+		return nil
 	})
 	if err != nil {
 		return "", fmt.Errorf("accept subscription request %s: %w", cid, err)

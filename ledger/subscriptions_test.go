@@ -96,8 +96,8 @@ func TestSubscriptionLifecycle(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := l.AcceptSubscriptionRequest(ctx, f.sender, req); !errors.Is(err, ledger.ErrSubscriptionFinished) {
-			t.Fatalf("second accept = %v, want finished", err)
+		if again, err := l.AcceptSubscriptionRequest(ctx, f.sender, req); err != nil || again != ip {
+			t.Fatalf("second accept = %s, %v, want the first's %s", again, err, ip)
 		}
 		lock := coin.MustParse("10").Add(f.fee)
 		want := []string{"unlocked=" + coin.MustParse("100").Sub(lock).String() + " locked=" + lock.String(), "unlocked=" + cc("0") + " locked=" + cc("0")}
