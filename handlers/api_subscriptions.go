@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"time"
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
@@ -159,4 +160,63 @@ func (h *Handler) listSubscriptions(w http.ResponseWriter, r *http.Request) erro
 		out.Subscriptions = append(out.Subscriptions, s)
 	}
 	return web.WriteJSON(w, http.StatusOK, out)
+}
+
+// devnetSubscriptionRequest is the body of POST
+// /v0/admin/devnet/subscription-requests (ours, not in the specs).
+type devnetSubscriptionRequest struct {
+	Sender          string   `json:"sender"`
+	Receiver        string   `json:"receiver"`
+	Provider        string   `json:"provider"`
+	Description     string   `json:"description"`
+	Amount          string   `json:"amount"`
+	Unit            string   `json:"unit"` // "CC" (default) or "USD"
+	IntervalSeconds int64    `json:"payment_interval_seconds"`
+	DurationSeconds int64    `json:"payment_duration_seconds"`
+	Origins         []string `json:"origins"`
+}
+
+// createDevnetSubscriptionRequest answers POST
+// /v0/admin/devnet/subscription-requests: on a development network the
+// admin makes a subscription request as an app (the provider party)
+// would, naming the origins its confirm page may send the user back to.
+// 501 outside devnet.
+func (h *Handler) createDevnetSubscriptionRequest(w http.ResponseWriter, r *http.Request) error {
+	if !h.l.DevNet() {
+		return ledger.ErrDisabled
+	}
+	var req devnetSubscriptionRequest
+	if err := web.DecodeJSON(r, &req); err != nil {
+		return err
+	}
+	spec := ledger.SubscriptionRequestSpec{Description: req.Description, Origins: req.Origins}
+	var err error
+	for _, p := range []struct {
+		field, v string
+		dst      *coin.PartyID
+	}{{"sender", req.Sender, &spec.Sender}, {"receiver", req.Receiver, &spec.Receiver}, {"provider", req.Provider, &spec.Provider}} {
+		if *p.dst, err = coin.ParsePartyID(trimmed(p.v)); err != nil {
+			return badRequest(p.field + ": " + err.Error())
+		}
+	}
+	if spec.Amount, err = coin.ParseAmount(req.Amount); err != nil {
+		return badRequest("amount: " + err.Error())
+	}
+	switch req.Unit {
+	case "", "CC":
+	case "USD":
+		spec.USD = true
+	default:
+		return badRequest(`unit: want "CC" or "USD"`)
+	}
+	const maxSeconds = int64(ledger.MaxSubscriptionInterval / time.Second)
+	if req.IntervalSeconds <= 0 || req.IntervalSeconds > maxSeconds || req.DurationSeconds <= 0 || req.DurationSeconds > maxSeconds {
+		return badRequest(fmt.Sprintf("payment_interval_seconds and payment_duration_seconds: want 1 to %d", maxSeconds))
+	}
+	spec.Interval, spec.Duration = time.Duration(req.IntervalSeconds)*time.Second, time.Duration(req.DurationSeconds)*time.Second
+	cid, err := h.l.RequestSubscription(r.Context(), spec)
+	if err != nil {
+		return err
+	}
+	return web.WriteJSON(w, http.StatusOK, map[string]string{"contract_id": string(cid)})
 }

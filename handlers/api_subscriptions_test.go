@@ -6,6 +6,8 @@ package handlers_test
 import (
 	"context"
 	"encoding/json"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -157,5 +159,87 @@ func runSubscriptionsContract(t *testing.T, e *contractEnv) {
 	e.expect("alice", "DELETE", reqs+"/"+idle, nil, 404)
 	if s := subs(); len(s) != 0 {
 		t.Errorf("subscriptions after cancel = %+v", s)
+	}
+}
+
+// TestDevnetSubscriptionRequests: on a development network the admin
+// makes a request as an app would; advancing rounds runs the subscription
+// automations, so the first payment is collected and, once due, the next
+// one paid and collected.
+func TestDevnetSubscriptionRequests(t *testing.T) {
+	for _, engine := range ledgertest.Engines {
+		t.Run(ledgertest.Name(engine), func(t *testing.T) {
+			t.Parallel()
+			e := newContractEnv(t, engine)
+			ctx := context.Background()
+			alice, err := e.l.Onboard(ctx, "alice", "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			app, err := e.l.Onboard(ctx, "app", "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			ledgertest.Mint(t, e.l, alice, "100")
+			const path = "/v0/admin/devnet/subscription-requests"
+			body := map[string]any{"sender": alice, "receiver": app, "provider": app, "description": "daily news", "amount": "2",
+				"payment_interval_seconds": 86400, "payment_duration_seconds": 86400, "origins": []string{"https://news.example.com"}}
+			if r := e.client("alice").doOwn("POST", path, body); r.Status != 403 {
+				t.Errorf("a user's request = %d, want 403", r.Status)
+			}
+			for field, bad := range map[string]any{"unit": "EUR", "amount": "-1", "payment_interval_seconds": 0, "origins": []string{"ftp://x"}, "sender": "nobody"} {
+				b := map[string]any{}
+				for k, v := range body {
+					b[k] = v
+				}
+				b[field] = bad
+				if r := e.client("admin").doOwn("POST", path, b); r.Status != 400 {
+					t.Errorf("%s %v = %d %s, want 400", field, bad, r.Status, r.Body)
+				}
+			}
+			r := e.client("admin").doOwn("POST", path, body)
+			if r.Status != 200 {
+				t.Fatalf("create = %d %s", r.Status, r.Body)
+			}
+			var created struct {
+				ContractID string `json:"contract_id"`
+			}
+			r.JSON(t, &created)
+			v, err := e.l.SubscriptionRequest(ctx, alice, coin.ContractID(created.ContractID))
+			if err != nil || v.RedirectTo("https://news.example.com/back") == "" || v.PayData.PaymentAmount.Amount.String() != "2.0000000000" {
+				t.Fatalf("request = %+v, %v", v, err)
+			}
+			e.expect("alice", "POST", "/v0/wallet/subscription-requests/"+created.ContractID+"/accept", nil, 200)
+			advance := func() ledger.SubscriptionView {
+				t.Helper()
+				if r := e.client("admin").doOwn("POST", "/v0/admin/devnet/advance-rounds", map[string]any{"rounds": 1}); r.Status != 200 {
+					t.Fatalf("advance = %d %s", r.Status, r.Body)
+				}
+				subs, err := e.l.Subscriptions(ctx, alice)
+				if err != nil || len(subs) != 1 || subs[0].Idle == nil {
+					t.Fatalf("subscriptions after advancing = %+v, %v", subs, err)
+				}
+				return subs[0]
+			}
+			first := advance() // collected: due a day later, payable at once
+			second := advance()
+			if !second.NextPaymentDueAt.Equal(first.NextPaymentDueAt.Add(24 * time.Hour)) {
+				t.Errorf("next due %s after the renewal, want %s", second.NextPaymentDueAt, first.NextPaymentDueAt.Add(24*time.Hour))
+			}
+			hs, err := e.l.History(ctx, app, ledger.HistoryQuery{PageSize: 50})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, h := range hs {
+				if strings.HasSuffix(h.Subtype, "_Collect") {
+					got = append(got, h.Subtype+" "+h.Amount.String())
+				}
+			}
+			want := []string{"SubscriptionPayment_Collect 2.0000000000", "SubscriptionInitialPayment_Collect 2.0000000000"}
+			if !slices.Equal(got, want) {
+				t.Errorf("the app's collections = %q, want %q", got, want)
+			}
+		})
 	}
 }

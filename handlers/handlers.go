@@ -224,6 +224,7 @@ func (h *Handler) Routes(health http.Handler) http.Handler {
 	mux.Handle("POST /v0/wallet/subscription-requests/{contract_id}/reject", h.user(h.rejectSubscriptionRequest))
 	mux.Handle("GET /v0/wallet/subscription-initial-payments", h.user(h.listSubscriptionInitialPayments))
 	mux.Handle("GET /v0/wallet/subscriptions", h.user(h.listSubscriptions))
+	mux.Handle("POST /v0/admin/devnet/subscription-requests", h.admin(h.createDevnetSubscriptionRequest))
 
 	// wallet-external.yaml: traffic
 	mux.Handle("POST /v0/wallet/buy-traffic-requests", h.user(h.createBuyTrafficRequest))

@@ -71,6 +71,7 @@ func (h *Handler) nav(s *web.Session) []views.NavItem {
 		{Key: "traffic", Label: "Traffic", Href: "/traffic"},
 		{Key: "history", Label: "History", Href: "/history"},
 		{Key: "rewards", Label: "Rewards", Href: "/rewards"},
+		{Key: "subscriptions", Label: "Subscriptions", Href: "/subscriptions"},
 	}
 	if h.l.IsAdmin(s.User) {
 		items = append(items, views.NavItem{Key: "delegations", Label: "Delegations", Href: "/delegations"})
@@ -129,6 +130,10 @@ func (h *Handler) uiRoutes(mux *http.ServeMux) {
 	handle("GET /delegations", h.session(h.onboarded(h.uiMintingDelegations)))
 	handle("POST /delegations/{cid}/{action}", h.session(h.onboarded(h.uiMintingDelegationAction)))
 	handle("GET /traffic", h.session(h.onboarded(h.uiTraffic)))
+	handle("GET /subscriptions", h.session(h.onboarded(h.uiSubscriptions)))
+	handle("POST /subscriptions/{cid}/{action}", h.session(h.onboarded(h.uiSubscriptionAction)))
+	handle("GET /confirm-subscription/{cid}", h.session(h.onboarded(h.uiConfirmSubscription)))
+	handle("POST /confirm-subscription/{cid}/{action}", h.session(h.onboarded(h.uiConfirmSubscriptionAction)))
 	handle("POST /traffic", h.session(h.onboarded(h.uiBuyTraffic)))
 	handle("GET /admin", h.session(h.uiAdminOnly(h.uiAdmin)))
 	handle("POST /admin/users", h.session(h.uiAdminOnly(h.uiAdminOnboard)))
