@@ -715,7 +715,21 @@ func (l *Ledger) PaySubscriptions(ctx context.Context) (SubscriptionPayReport, e
 			return rep, fmt.Errorf("subscription idle state %s: %w", c.ContractID, err)
 		}
 		now := l.now()
-		if !l.hosted(ctx, p.SubscriptionData.Sender) || now.Add(p.PayData.PaymentDuration.Duration()).Before(due) {
+		if !l.hosted(ctx, p.SubscriptionData.Sender) {
+			// Its wallet pays elsewhere; a provider hosted here expires it
+			// once a payment is missed (any signatory may).
+			if due.Before(now) && l.hosted(ctx, p.SubscriptionData.Provider) {
+				switch err := l.expireSubscription(ctx, c.ContractID); {
+				case err == nil:
+					rep.Expired++
+				case errors.Is(err, ErrSubscriptionFinished), errors.Is(err, ErrReassigning):
+				default:
+					errs = append(errs, fmt.Errorf("expire subscription %s: %w", p.Subscription, err))
+				}
+			}
+			continue
+		}
+		if now.Add(p.PayData.PaymentDuration.Duration()).Before(due) {
 			continue
 		}
 		err = l.makePayment(ctx, c.ContractID)

@@ -360,3 +360,34 @@ func TestSubscriptionLockCoversHoldingFees(t *testing.T) {
 		ledgertest.Conserved(t, l)
 	})
 }
+
+// TestSubscriptionOfAnExternalSender: the payment automation does not
+// pay for a party whose wallet is elsewhere (an external party's key is
+// off the node), but the provider hosted here expires the subscription
+// once its payment is missed.
+func TestSubscriptionOfAnExternalSender(t *testing.T) {
+	forEachEngineClock(t, func(t *testing.T, l *ledger.Ledger, clock *ledgertest.Clock) {
+		f := newSubscriptionFixture(t, l, clock, "1")
+		ext, _ := ledgertest.ExternalParty(t, l, "ext-subscriber")
+		ledgertest.Mint(t, l, ext, "100")
+		f.sender = ext
+		if _, err := l.AcceptSubscriptionRequest(f.ctx, ext, f.request(t, "")); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := l.CollectSubscriptions(f.ctx); err != nil {
+			t.Fatal(err)
+		}
+		clock.Advance(55 * time.Minute)
+		if rep, err := l.PaySubscriptions(f.ctx); err != nil || rep != (ledger.SubscriptionPayReport{}) {
+			t.Fatalf("PaySubscriptions within the window = %+v, %v; want nothing paid for an external party", rep, err)
+		}
+		clock.Advance(10 * time.Minute)
+		if rep, err := l.PaySubscriptions(f.ctx); err != nil || rep != (ledger.SubscriptionPayReport{Expired: 1}) {
+			t.Fatalf("PaySubscriptions past due = %+v, %v; want the provider's expiry", rep, err)
+		}
+		if subs := f.subs(t); len(subs) != 0 {
+			t.Fatalf("subscriptions after expiry = %+v", subs)
+		}
+		ledgertest.Conserved(t, l)
+	})
+}
