@@ -7,9 +7,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
-	"os"
-	"path/filepath"
-	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -49,23 +46,6 @@ func apiJSON(t *testing.T, method, url, token string, body any, out any) {
 			t.Fatalf("%s %s: %v in %s", method, url, err, b)
 		}
 	}
-}
-
-var ledgerAPIRe = regexp.MustCompile(`ledger_api=(\S+)`)
-
-// ownWalletWithLedgerAPI is ownWallet, and its JSON Ledger API's URL,
-// read from its ready log line.
-func ownWalletWithLedgerAPI(t *testing.T) (base, ledgerAPI string) {
-	t.Helper()
-	dir := t.TempDir()
-	base = startCrashServerWith(t, walletBin, filepath.Join(dir, "wallet.db"), dir, "rateLimit: {burst: 0}\n").url
-	log, err := os.ReadFile(filepath.Join(dir, "crash.log"))
-	must(t, err)
-	m := ledgerAPIRe.FindSubmatch(log)
-	if m == nil {
-		t.Fatalf("no Ledger API address in the wallet's log:\n%s", log)
-	}
-	return base, "http://" + string(m[1])
 }
 
 // ledgerCommand submits one command to the Ledger API at api as the

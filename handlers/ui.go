@@ -73,6 +73,7 @@ func (h *Handler) nav(s *web.Session) []views.NavItem {
 		{Key: "payments", Label: "Payments", Href: "/payments"},
 		{Key: "history", Label: "History", Href: "/history"},
 		{Key: "rewards", Label: "Rewards", Href: "/rewards"},
+		{Key: "subscriptions", Label: "Subscriptions", Href: "/subscriptions"},
 	}
 	if h.l.IsAdmin(s.User) {
 		items = append(items, views.NavItem{Key: "delegations", Label: "Delegations", Href: "/delegations"})
@@ -134,6 +135,10 @@ func (h *Handler) uiRoutes(mux *http.ServeMux) {
 	handle("GET /delegations", h.session(h.onboarded(h.uiMintingDelegations)))
 	handle("POST /delegations/{cid}/{action}", h.session(h.onboarded(h.uiMintingDelegationAction)))
 	handle("GET /traffic", h.session(h.onboarded(h.uiTraffic)))
+	handle("GET /subscriptions", h.session(h.onboarded(h.uiSubscriptions)))
+	handle("POST /subscriptions/{cid}/{action}", h.session(h.onboarded(h.uiSubscriptionAction)))
+	handle("GET /confirm-subscription/{cid}", h.session(h.onboarded(h.uiConfirmSubscription)))
+	handle("POST /confirm-subscription/{cid}/{action}", h.session(h.onboarded(h.uiConfirmSubscriptionAction)))
 	handle("POST /traffic", h.session(h.onboarded(h.uiBuyTraffic)))
 	handle("GET /api-explorer", h.session(h.uiExplorer))
 	handle("GET /payments", h.session(h.onboarded(h.uiAppPayments)))

@@ -112,6 +112,14 @@ func (l *Ledger) AdvanceRounds(ctx context.Context, n int) (RoundReport, error) 
 			l.advanceHook(rep.To)
 		}
 	}
+	// The subscription automations run once now, as they would have in
+	// the time jumped over: due payments are paid and collected.
+	if _, err := l.PaySubscriptions(ctx); err != nil {
+		return total, err
+	}
+	if _, err := l.CollectSubscriptions(ctx); err != nil {
+		return total, err
+	}
 	return total, nil
 }
 

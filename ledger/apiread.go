@@ -49,6 +49,8 @@ func Templates() []string {
 		TemplateTransferPreapproval, TemplateTransferCommand, TemplateBuyTrafficRequest, TemplateMemberTraffic,
 		TemplateAmuletAllocation, TemplateOTCTradeProposal, TemplateOTCTrade,
 		TemplateAppPaymentRequest, TemplateAcceptedAppPayment,
+		TemplateSubscriptionRequest, TemplateSubscriptionInitialPayment, TemplateSubscription,
+		TemplateSubscriptionIdleState, TemplateSubscriptionPayment, TemplateTerminatedSubscription,
 	}
 	for _, t := range rewardTemplates {
 		ts = append(ts, t)

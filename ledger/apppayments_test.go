@@ -43,12 +43,19 @@ func paymentFees(t *testing.T, l *ledger.Ledger, sender coin.PartyID, amounts ..
 // forEachEngineFees is forEachEngineClock on a network that charges
 // transfer fees (the default charges none), so payments' fees are real.
 func forEachEngineFees(t *testing.T, fn func(t *testing.T, l *ledger.Ledger, clock *ledgertest.Clock)) {
+	forEachEngineFeesOf(t, "0.03", "0.01", fn)
+}
+
+// forEachEngineFeesOf runs fn on each engine with a create fee of
+// createUSD and a transfer fee rate of rate (the default rules charge
+// none, which would leave the fee paths untested).
+func forEachEngineFeesOf(t *testing.T, createUSD, rate string, fn func(t *testing.T, l *ledger.Ledger, clock *ledgertest.Clock)) {
 	for _, e := range ledgertest.Engines {
 		t.Run(ledgertest.Name(e), func(t *testing.T) {
 			t.Parallel()
 			clock := ledgertest.NewClock()
 			r := ledger.DefaultRules()
-			r.CreateFeeUSD, r.TransferFeeRate = coin.MustParse("0.03"), coin.MustParse("0.01")
+			r.CreateFeeUSD, r.TransferFeeRate = coin.MustParse(createUSD), coin.MustParse(rate)
 			fn(t, ledgertest.New(t, e, ledgertest.Options{Clock: clock, Rules: &r}), clock)
 		})
 	}

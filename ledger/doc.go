@@ -89,6 +89,10 @@
 //     request, its acceptance (the total plus fees locked), collection,
 //     refund and expiry, and the origin a request names for the confirm
 //     page's redirect.
+//   - subscriptions.go: Splice's subscriptions (request, initial payment,
+//     idle state, payment), the senders' payment and the providers'
+//     collection automations, and the app hooks (registerSubscriptionApp)
+//     an app such as the name service builds on.
 //   - registry.go: the token-standard registry's choice contexts, transfer
 //     factory and metadata; contracts.go: template IDs and the contract
 //     read model.

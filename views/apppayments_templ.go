@@ -523,7 +523,7 @@ func ConfirmPaymentPage(m ConfirmPayment) templ.Component {
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
-				templ_7745c5c3_Err = confirmAction(m, "accept", "Accept and lock "+HumanAmount(m.Row.Total)+" CC").Render(ctx, templ_7745c5c3_Buffer)
+				templ_7745c5c3_Err = confirmAction("/confirm-payment/"+m.Row.ContractID, m.CSRF, m.Redirect, "accept", "Accept and lock "+HumanAmount(m.Row.Total)+" CC").Render(ctx, templ_7745c5c3_Buffer)
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
@@ -531,7 +531,7 @@ func ConfirmPaymentPage(m ConfirmPayment) templ.Component {
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
-				templ_7745c5c3_Err = confirmAction(m, "reject", "Reject").Render(ctx, templ_7745c5c3_Buffer)
+				templ_7745c5c3_Err = confirmAction("/confirm-payment/"+m.Row.ContractID, m.CSRF, m.Redirect, "reject", "Reject").Render(ctx, templ_7745c5c3_Buffer)
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
@@ -587,8 +587,9 @@ func ConfirmPaymentPage(m ConfirmPayment) templ.Component {
 	})
 }
 
-// confirmAction is one answer's form.
-func confirmAction(m ConfirmPayment, action, label string) templ.Component {
+// confirmAction is one answer's form on a confirm page an app sends its
+// user to (a payment's or a subscription's): base is the page's path.
+func confirmAction(base, csrf, redirect, action, label string) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {
@@ -614,9 +615,9 @@ func confirmAction(m ConfirmPayment, action, label string) templ.Component {
 			return templ_7745c5c3_Err
 		}
 		var templ_7745c5c3_Var24 templ.SafeURL
-		templ_7745c5c3_Var24, templ_7745c5c3_Err = templ.JoinURLErrs(templ.SafeURL("/confirm-payment/" + m.Row.ContractID + "/" + action))
+		templ_7745c5c3_Var24, templ_7745c5c3_Err = templ.JoinURLErrs(templ.SafeURL(base + "/" + action))
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/apppayments.templ`, Line: 177, Col: 98}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/apppayments.templ`, Line: 178, Col: 64}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var24))
 		if templ_7745c5c3_Err != nil {
@@ -626,19 +627,19 @@ func confirmAction(m ConfirmPayment, action, label string) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = CSRFField(m.CSRF).Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = CSRFField(csrf).Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		if m.Redirect != "" {
+		if redirect != "" {
 			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 64, "<input type=\"hidden\" name=\"redirect\" value=\"")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
 			var templ_7745c5c3_Var25 string
-			templ_7745c5c3_Var25, templ_7745c5c3_Err = templ.JoinStringErrs(m.Redirect)
+			templ_7745c5c3_Var25, templ_7745c5c3_Err = templ.JoinStringErrs(redirect)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/apppayments.templ`, Line: 180, Col: 58}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/apppayments.templ`, Line: 181, Col: 56}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var25))
 			if templ_7745c5c3_Err != nil {
@@ -674,7 +675,7 @@ func confirmAction(m ConfirmPayment, action, label string) templ.Component {
 		var templ_7745c5c3_Var28 string
 		templ_7745c5c3_Var28, templ_7745c5c3_Err = templ.JoinStringErrs("confirm-" + action)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/apppayments.templ`, Line: 182, Col: 109}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/apppayments.templ`, Line: 183, Col: 109}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var28))
 		if templ_7745c5c3_Err != nil {
@@ -687,7 +688,7 @@ func confirmAction(m ConfirmPayment, action, label string) templ.Component {
 		var templ_7745c5c3_Var29 string
 		templ_7745c5c3_Var29, templ_7745c5c3_Err = templ.JoinStringErrs(label)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/apppayments.templ`, Line: 182, Col: 119}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/apppayments.templ`, Line: 183, Col: 119}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var29))
 		if templ_7745c5c3_Err != nil {

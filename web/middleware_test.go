@@ -207,6 +207,9 @@ func TestAllowFormAction(t *testing.T) {
 		"javascript:alert(1)":                base,
 		"*":                                  base,
 		"":                                   base,
+		"https://a.com 'unsafe-eval'":        base,
+		"https://":                           base,
+		"ftp://a.com":                        base,
 	} {
 		rec := httptest.NewRecorder()
 		SecurityHeaders(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { AllowFormAction(w, origin) })).
