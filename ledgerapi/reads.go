@@ -410,10 +410,6 @@ func (s *Server) updateFlats(w http.ResponseWriter, r *http.Request, c *caller) 
 	}
 	if len(out) < limit && scanned > *req.BeginExclusive {
 		// A resume point past updates this filter does not see.
-		type syncTime struct {
-			SynchronizerID string `json:"synchronizerId"`
-			RecordTime     string `json:"recordTime"`
-		}
 		cp := map[string]any{"offset": scanned, "synchronizerTimes": []syncTime{{s.l.SynchronizerID(), formatTime(s.l.Now())}}}
 		out = append(out, map[string]any{"update": map[string]any{"OffsetCheckpoint": map[string]any{"value": cp}}})
 	}

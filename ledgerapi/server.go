@@ -2,7 +2,8 @@
 // with Splice; shared/specs/ledger-api-v2.yaml) over the ledger, on its own
 // listener: identity (version, parties, users and rights), reads (ledger
 // end, active contracts with template and interface filters, events by
-// contract, updates) and the token standard's transfer commands, in
+// contract, updates), the token standard's transfer commands (submitted
+// and waited for, or asynchronously) and their completions, in
 // Canton's JSON shapes and errors. It decodes,
 // checks the caller's rights, calls the ledger and encodes; the rules live
 // in package ledger.
@@ -15,6 +16,7 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/ccwallet/ccwallet/coin"
@@ -44,6 +46,10 @@ type Server struct {
 	auth *web.Verifier
 	obs  []web.Middleware
 	lim  *web.Limiter
+	// async bounds the asynchronous submissions running (a token each);
+	// running counts them, for Wait.
+	async   chan struct{}
+	running sync.WaitGroup
 }
 
 // New builds the server.
@@ -51,7 +57,7 @@ func New(l *ledger.Ledger, cfg Config, log *slog.Logger) *Server {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Server{l: l, log: log, auth: cfg.Auth, obs: cfg.Observe, lim: cfg.Limiter}
+	return &Server{l: l, log: log, auth: cfg.Auth, obs: cfg.Observe, lim: cfg.Limiter, async: make(chan struct{}, maxAsync)}
 }
 
 // apiFunc is a handler; a returned error becomes a JsCantonError.
@@ -82,6 +88,8 @@ func (s *Server) Handler() http.Handler {
 	mux.Handle("POST /v2/updates/update-by-offset", s.api(s.updateByOffset))
 	mux.Handle("POST /v2/commands/submit-and-wait", s.api(s.submitAndWait))
 	mux.Handle("POST /v2/commands/submit-and-wait-for-transaction", s.api(s.submitAndWaitForTransaction))
+	mux.Handle("POST /v2/commands/async/submit", s.api(s.asyncSubmit))
+	mux.Handle("POST /v2/commands/completions", s.api(s.completions))
 	mux.Handle("/", s.api(s.unsupported(mux)))
 	mws := append([]web.Middleware{web.RequestID, web.Logger(s.log)}, s.obs...)
 	return web.Chain(mux, append(mws, web.Recover(s.log), web.SecurityHeaders)...)
@@ -94,7 +102,7 @@ var supported = []string{
 	"GET /v2/state/latest-pruned-offsets", "GET /v2/state/connected-synchronizers", "POST /v2/state/active-contracts",
 	"POST /v2/events/events-by-contract-id", "POST /v2/updates/flats", "POST /v2/updates/transaction-by-id",
 	"POST /v2/updates/transaction-by-offset", "POST /v2/updates/update-by-id", "POST /v2/updates/update-by-offset", "POST /v2/commands/submit-and-wait (" + supportedCommands + ")",
-	"POST /v2/commands/submit-and-wait-for-transaction",
+	"POST /v2/commands/submit-and-wait-for-transaction", "POST /v2/commands/async/submit", "POST /v2/commands/completions",
 }
 
 // unsupported answers every other path: 501 for the rest of the Ledger
