@@ -76,6 +76,10 @@ func (s *Server) Handler() http.Handler {
 	mux.Handle("POST /v2/users", s.api(s.createUser))
 	mux.Handle("GET /v2/users/{userId}", s.api(s.getUser))
 	mux.Handle("GET /v2/users/{userId}/rights", s.api(s.listUserRights))
+	mux.Handle("POST /v2/users/{userId}/rights", s.api(s.grantRights))
+	mux.Handle("PATCH /v2/users/{userId}/rights", s.api(s.revokeRights))
+	mux.Handle("PATCH /v2/users/{userId}", s.api(s.updateUser))
+	mux.Handle("DELETE /v2/users/{userId}", s.api(s.deleteUser))
 	mux.Handle("GET /v2/state/ledger-end", s.api(s.getLedgerEnd))
 	mux.Handle("GET /v2/state/latest-pruned-offsets", s.api(s.getPrunedOffsets))
 	mux.Handle("GET /v2/state/connected-synchronizers", s.api(s.getConnectedSynchronizers))
@@ -98,7 +102,7 @@ func (s *Server) Handler() http.Handler {
 // supported lists the routes served, for the unsupported answer.
 var supported = []string{
 	"GET /v2/version", "GET /v2/packages", "GET|POST /v2/parties", "GET /v2/parties/participant-id", "GET /v2/parties/{party}", "GET|POST /v2/users",
-	"GET /v2/users/{userId}", "GET /v2/users/{userId}/rights", "GET /v2/state/ledger-end",
+	"GET|PATCH|DELETE /v2/users/{userId}", "GET|POST|PATCH /v2/users/{userId}/rights", "GET /v2/state/ledger-end",
 	"GET /v2/state/latest-pruned-offsets", "GET /v2/state/connected-synchronizers", "POST /v2/state/active-contracts",
 	"POST /v2/events/events-by-contract-id", "POST /v2/updates/flats", "POST /v2/updates/transaction-by-id",
 	"POST /v2/updates/transaction-by-offset", "POST /v2/updates/update-by-id", "POST /v2/updates/update-by-offset", "POST /v2/commands/submit-and-wait (" + supportedCommands + ")",
@@ -121,25 +125,38 @@ func (s *Server) unsupported(mux *http.ServeMux) apiFunc {
 
 // caller is the authenticated user and its rights.
 type caller struct {
-	user  ledger.UserInfo
-	admin bool
+	user   ledger.UserInfo
+	rights ledger.UserRights
+	admin  bool
 	// actAs and readAs are the parties the user may act and read as
-	// (actAs implies readAs).
-	actAs []coin.PartyID
+	// (actAs implies readAs); readAny is CanReadAsAnyParty.
+	actAs, readAs []coin.PartyID
+	readAny       bool
 }
 
-// rightsOf derives a ledger user's rights from its wallet user: an
-// onboarded user acts as its party; a wallet admin is ParticipantAdmin.
-func rightsOf(u ledger.UserInfo) *caller {
-	c := &caller{user: u, admin: u.IsAdmin}
-	if u.Onboarded {
-		c.actAs = []coin.PartyID{u.Party}
+// callerOf is user u with its rights (the ledger's: the wallet's defaults
+// and the admins' grants and revocations).
+func callerOf(u ledger.UserInfo, rs ledger.UserRights) *caller {
+	c := &caller{user: u, rights: rs}
+	for _, r := range rs.Rights {
+		switch r.Kind {
+		case ledger.RightCanActAs:
+			c.actAs = append(c.actAs, r.Party)
+		case ledger.RightCanReadAs:
+			c.readAs = append(c.readAs, r.Party)
+		case ledger.RightCanReadAsAnyParty:
+			c.readAny = true
+		case ledger.RightParticipantAdmin:
+			c.admin = true
+		}
 	}
 	return c
 }
 
 // canRead reports whether c may read as party.
-func (c *caller) canRead(p coin.PartyID) bool { return slices.Contains(c.actAs, p) }
+func (c *caller) canRead(p coin.PartyID) bool {
+	return c.readAny || slices.Contains(c.actAs, p) || slices.Contains(c.readAs, p)
+}
 
 // requireRead refuses unless c may read as every party.
 func (c *caller) requireRead(parties ...coin.PartyID) error {
@@ -205,7 +222,16 @@ func (s *Server) authenticate(r *http.Request) (*caller, error) {
 	if !u.Onboarded && !u.IsAdmin {
 		return nil, permissionDenied("user %q is not a user of this participant; onboard it first", claims.Subject)
 	}
-	return rightsOf(u), nil
+	// Read on every call, so a revoked right or a deactivation takes
+	// effect on the next one.
+	rs, err := s.l.RightsOf(r.Context(), u)
+	if err != nil {
+		return nil, err
+	}
+	if rs.Deactivated {
+		return nil, permissionDenied("user %q is deactivated", claims.Subject)
+	}
+	return callerOf(u, rs), nil
 }
 
 // decodeError is a request body that does not decode.
