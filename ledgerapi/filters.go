@@ -46,6 +46,9 @@ type partyFilter struct {
 // eventFormat is a parsed EventFormat.
 type eventFormat struct {
 	byParty map[coin.PartyID]*partyFilter
+	// ledgerEffects is TRANSACTION_SHAPE_LEDGER_EFFECTS: archives show as
+	// consuming exercises.
+	ledgerEffects bool
 }
 
 func parseFilters(field string, f filtersJSON) (*partyFilter, error) {

@@ -149,6 +149,42 @@ func archivedEventOf(c ledger.LedgerContract, m match, nodeID int) archivedEvent
 	return e
 }
 
+// exercisedEvent is ExercisedEvent: the consuming exercise that archived
+// a contract, in the ledger-effects shape. The ledger keeps neither the
+// choice's argument and result nor the exercise tree, so the argument and
+// result are {}, the acting parties unknown ([]) and each exercise a leaf
+// (see ledger.ConsumedBy; docs/api.md).
+type exercisedEvent struct {
+	Offset                int64           `json:"offset"`
+	NodeID                int             `json:"nodeId"`
+	ContractID            coin.ContractID `json:"contractId"`
+	TemplateID            string          `json:"templateId"`
+	InterfaceID           string          `json:"interfaceId,omitempty"`
+	Choice                string          `json:"choice"`
+	ChoiceArgument        struct{}        `json:"choiceArgument"`
+	ActingParties         []coin.PartyID  `json:"actingParties"`
+	Consuming             bool            `json:"consuming"`
+	WitnessParties        []coin.PartyID  `json:"witnessParties"`
+	LastDescendantNodeID  int             `json:"lastDescendantNodeId"`
+	ExerciseResult        struct{}        `json:"exerciseResult"`
+	PackageName           string          `json:"packageName"`
+	ImplementedInterfaces []string        `json:"implementedInterfaces"`
+}
+
+func exercisedEventOf(u ledger.LedgerUpdate, c ledger.LedgerContract, m match, nodeID int) exercisedEvent {
+	a := archivedEventOf(c, m, nodeID)
+	choice, iface := ledger.ConsumedBy(u.Kind, c.TemplateID)
+	e := exercisedEvent{
+		Offset: a.Offset, NodeID: nodeID, ContractID: a.ContractID, TemplateID: a.TemplateID, Choice: choice,
+		ActingParties: []coin.PartyID{}, Consuming: true, WitnessParties: a.WitnessParties, LastDescendantNodeID: nodeID,
+		PackageName: a.PackageName, ImplementedInterfaces: a.ImplementedInterfaces,
+	}
+	if iface != "" {
+		e.InterfaceID = byPackageID(iface)
+	}
+	return e
+}
+
 // activeContracts is POST /v2/state/active-contracts.
 func (s *Server) activeContracts(w http.ResponseWriter, r *http.Request, c *caller) error {
 	limit, err := listLimit(r)
@@ -311,7 +347,9 @@ func (s *Server) transactionOf(u ledger.LedgerUpdate, ef *eventFormat) (jsTransa
 			continue
 		}
 		node := len(tx.Events)
-		if e.Archived {
+		if e.Archived && ef.ledgerEffects {
+			tx.Events = append(tx.Events, map[string]any{"ExercisedEvent": exercisedEventOf(u, e.Contract, m, node)})
+		} else if e.Archived {
 			tx.Events = append(tx.Events, map[string]any{"ArchivedEvent": archivedEventOf(e.Contract, m, node)})
 		} else {
 			ce := s.createdEventOf(e.Contract, m, node)
@@ -341,14 +379,19 @@ func transactionFormat(field string, tf *transactionFormatJSON, c *caller) (*eve
 	if tf == nil {
 		return nil, invalidArgument("%s.includeTransactions: only transactions are served here; set it", field)
 	}
+	var effects bool
 	switch tf.TransactionShape {
 	case "TRANSACTION_SHAPE_ACS_DELTA":
 	case "TRANSACTION_SHAPE_LEDGER_EFFECTS":
-		return nil, cantonErr(codeUnsupported, "%s.includeTransactions.transactionShape: TRANSACTION_SHAPE_LEDGER_EFFECTS is not supported yet; use TRANSACTION_SHAPE_ACS_DELTA", field)
+		effects = true
 	default:
-		return nil, invalidArgument("%s.includeTransactions.transactionShape: want TRANSACTION_SHAPE_ACS_DELTA, not %q", field, tf.TransactionShape)
+		return nil, invalidArgument("%s.includeTransactions.transactionShape: want TRANSACTION_SHAPE_ACS_DELTA or TRANSACTION_SHAPE_LEDGER_EFFECTS, not %q", field, tf.TransactionShape)
 	}
-	return parseEventFormat(field+".includeTransactions.eventFormat", tf.EventFormat, c)
+	ef, err := parseEventFormat(field+".includeTransactions.eventFormat", tf.EventFormat, c)
+	if ef != nil {
+		ef.ledgerEffects = effects
+	}
+	return ef, err
 }
 
 // updateFlats is POST /v2/updates/flats: the transactions after
