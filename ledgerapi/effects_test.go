@@ -9,6 +9,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledgerapi/internal/client"
 )
 
 func ledgerEffects(f map[string]any) map[string]any {
@@ -118,5 +119,71 @@ func TestLedgerEffects(t *testing.T) {
 		if got := choices(tx.Transaction.Events); got[string(res.InstructionCID)].Choice != "TransferInstruction_Accept" {
 			t.Errorf("transaction-by-offset: %s", r.Body)
 		}
+
+		// The legacy trees: the same events by node id.
+		treeEvents := func(what string, b []byte, tree json.RawMessage) map[string]exercised {
+			t.Helper()
+			var tt struct {
+				UpdateID   string `json:"updateId"`
+				EventsByID map[string]map[string]struct {
+					Value json.RawMessage `json:"value"`
+				} `json:"eventsById"`
+			}
+			if err := json.Unmarshal(tree, &tt); err != nil || len(tt.EventsByID) == 0 {
+				t.Fatalf("%s: %v %s", what, err, b)
+			}
+			var evs []map[string]json.RawMessage
+			for _, ev := range tt.EventsByID {
+				for kind, v := range ev {
+					if kind != "CreatedTreeEvent" && kind != "ExercisedTreeEvent" {
+						t.Errorf("%s: a %s", what, kind)
+					}
+					if kind == "ExercisedTreeEvent" {
+						evs = append(evs, map[string]json.RawMessage{"ExercisedEvent": v.Value})
+					}
+				}
+			}
+			return choices(evs)
+		}
+		limit := int64(10)
+		tr, err := e.as("bob").PostV2UpdatesTreesWithBodyWithResponse(ctx, &client.PostV2UpdatesTreesParams{Limit: &limit}, jsonType,
+			body(t, map[string]any{"beginExclusive": before, "endInclusive": accepted, "verbose": false, "filter": filter(bob)}))
+		if err != nil || tr.StatusCode() != http.StatusOK {
+			t.Fatalf("trees: %v %s", err, tr.Body)
+		}
+		var trees []struct {
+			Update struct {
+				TransactionTree *struct {
+					Value json.RawMessage `json:"value"`
+				} `json:"TransactionTree"`
+			} `json:"update"`
+		}
+		json.Unmarshal(tr.Body, &trees)
+		if len(trees) == 0 || trees[0].Update.TransactionTree == nil ||
+			treeEvents("trees", tr.Body, trees[0].Update.TransactionTree.Value)[string(res.InstructionCID)].Choice != "TransferInstruction_Accept" {
+			t.Errorf("trees: %s", tr.Body)
+		}
+		parties := &[]string{string(bob)}
+		byOff, err := e.as("bob").GetV2UpdatesTransactionTreeByOffsetOffsetWithResponse(ctx, accepted, &client.GetV2UpdatesTransactionTreeByOffsetOffsetParams{Parties: parties})
+		if err != nil || byOff.StatusCode() != http.StatusOK {
+			t.Fatalf("tree by offset: %v %s", err, byOff.Body)
+		}
+		var one struct {
+			Transaction json.RawMessage `json:"transaction"`
+		}
+		json.Unmarshal(byOff.Body, &one)
+		if treeEvents("tree by offset", byOff.Body, one.Transaction)[string(res.InstructionCID)].Choice != "TransferInstruction_Accept" {
+			t.Errorf("tree by offset: %s", byOff.Body)
+		}
+		var id struct {
+			UpdateID string `json:"updateId"`
+		}
+		json.Unmarshal(one.Transaction, &id)
+		byID, err := e.as("bob").GetV2UpdatesTransactionTreeByIdUpdateIdWithResponse(ctx, id.UpdateID, &client.GetV2UpdatesTransactionTreeByIdUpdateIdParams{Parties: parties})
+		if err != nil || byID.StatusCode() != http.StatusOK || !json.Valid(byID.Body) {
+			t.Fatalf("tree by id: %v %s", err, byID.Body)
+		}
+		alicesTree, _ := e.as("bob").GetV2UpdatesTransactionTreeByIdUpdateIdWithResponse(ctx, id.UpdateID, &client.GetV2UpdatesTransactionTreeByIdUpdateIdParams{Parties: &[]string{string(alice)}})
+		wantError(t, "bob reads alice's tree", http.StatusForbidden, alicesTree.HTTPResponse, alicesTree.JSONDefault, "PERMISSION_DENIED")
 	})
 }

@@ -86,6 +86,9 @@ func (s *Server) Handler() http.Handler {
 	mux.Handle("POST /v2/state/active-contracts", s.api(s.activeContracts))
 	mux.Handle("POST /v2/events/events-by-contract-id", s.api(s.eventsByContractID))
 	mux.Handle("POST /v2/updates/flats", s.api(s.updateFlats))
+	mux.Handle("POST /v2/updates/trees", s.api(s.updateTrees))
+	mux.Handle("GET /v2/updates/transaction-tree-by-id/{updateId}", s.api(s.transactionTreeByID))
+	mux.Handle("GET /v2/updates/transaction-tree-by-offset/{offset}", s.api(s.transactionTreeByOffset))
 	mux.Handle("POST /v2/updates/transaction-by-id", s.api(s.transactionByID))
 	mux.Handle("POST /v2/updates/transaction-by-offset", s.api(s.transactionByOffset))
 	mux.Handle("POST /v2/updates/update-by-id", s.api(s.updateByID))
@@ -104,7 +107,8 @@ var supported = []string{
 	"GET /v2/version", "GET /v2/packages", "GET|POST /v2/parties", "GET /v2/parties/participant-id", "GET /v2/parties/{party}", "GET|POST /v2/users",
 	"GET|PATCH|DELETE /v2/users/{userId}", "GET|POST|PATCH /v2/users/{userId}/rights", "GET /v2/state/ledger-end",
 	"GET /v2/state/latest-pruned-offsets", "GET /v2/state/connected-synchronizers", "POST /v2/state/active-contracts",
-	"POST /v2/events/events-by-contract-id", "POST /v2/updates/flats", "POST /v2/updates/transaction-by-id",
+	"POST /v2/events/events-by-contract-id", "POST /v2/updates/flats", "POST /v2/updates/trees",
+	"GET /v2/updates/transaction-tree-by-id/{id}", "GET /v2/updates/transaction-tree-by-offset/{offset}", "POST /v2/updates/transaction-by-id",
 	"POST /v2/updates/transaction-by-offset", "POST /v2/updates/update-by-id", "POST /v2/updates/update-by-offset", "POST /v2/commands/submit-and-wait (" + supportedCommands + ")",
 	"POST /v2/commands/submit-and-wait-for-transaction", "POST /v2/commands/async/submit", "POST /v2/commands/completions",
 }
