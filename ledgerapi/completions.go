@@ -30,7 +30,7 @@ const (
 )
 
 // Wait waits for the asynchronous submissions running to finish (before
-// the ledger closes).
+// the ledger closes), each at most asyncTimeout.
 func (s *Server) Wait() { s.running.Wait() }
 
 // asyncSubmit is POST /v2/commands/async/submit.
