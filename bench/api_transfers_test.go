@@ -42,21 +42,7 @@ const (
 func BenchmarkAPITransfers(b *testing.B) {
 	ctx := context.Background()
 	c := ledgertest.Cluster(b)
-	pgURL, drop, err := c.CloneDB(ctx, "template1")
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer drop()
-	if out, err := c.Command(ctx, "pgbench", "-i", "-q", "-s", "10", pgURL).CombinedOutput(); err != nil {
-		b.Fatalf("pgbench -i: %v\n%s", err, out)
-	}
-	pgbench := func(clients int) float64 {
-		out, err := c.Command(ctx, "pgbench", "-c", strconv.Itoa(clients), "-j", "2", "-T", strconv.Itoa(int(apiRun.Seconds())), pgURL).CombinedOutput()
-		if err != nil {
-			b.Fatalf("pgbench: %v\n%s", err, out)
-		}
-		return parseTPS(string(out))
-	}
+	pgURL, pgbench := pgbenchOn(b, c)
 
 	e := newHTTPEnv(b)
 	g := newSendLoad(b, e, apiParties)
@@ -163,6 +149,28 @@ func BenchmarkAPITransfers(b *testing.B) {
 	}
 	if n := g.failed.Load(); n > 0 {
 		b.Logf("%d sends failed; first: %s", n, g.firstErr())
+	}
+}
+
+// pgbenchOn makes a database of pgbench's tables (scale 10) on c, dropped
+// when b ends, and returns its URL and a run of pgbench TPC-B on it with
+// clients for apiRun, in tps.
+func pgbenchOn(b *testing.B, c *pgtest.Cluster) (string, func(clients int) float64) {
+	ctx := context.Background()
+	pgURL, drop, err := c.CloneDB(ctx, "template1")
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { drop() })
+	if out, err := c.Command(ctx, "pgbench", "-i", "-q", "-s", "10", pgURL).CombinedOutput(); err != nil {
+		b.Fatalf("pgbench -i: %v\n%s", err, out)
+	}
+	return pgURL, func(clients int) float64 {
+		out, err := c.Command(ctx, "pgbench", "-c", strconv.Itoa(clients), "-j", "2", "-T", strconv.Itoa(int(apiRun.Seconds())), pgURL).CombinedOutput()
+		if err != nil {
+			b.Fatalf("pgbench: %v\n%s", err, out)
+		}
+		return parseTPS(string(out))
 	}
 }
 
@@ -382,6 +390,17 @@ func (g *sendLoad) firstErr() string {
 // themselves) to any receiver. It returns accepted transfers per second.
 func (g *sendLoad) closedLoop(clients int, d time.Duration) float64 {
 	n := len(g.senders)
+	return closedLoop(clients, d, func(c int) (func(i int) bool, func()) {
+		rng := rand.New(rand.NewPCG(uint64(c), uint64(g.seq.Load())))
+		var sc sendConn
+		return func(i int) bool { return g.send(&sc, c+clients*(i%(n/clients)), rng.IntN(n)) }, sc.close
+	})
+}
+
+// closedLoop runs clients, each calling its step (client returns it and
+// what to do when done) as fast as it returns for d, and returns the
+// steps that succeeded per second.
+func closedLoop(clients int, d time.Duration, client func(c int) (step func(i int) bool, done func())) float64 {
 	var ok atomic.Int64
 	var wg sync.WaitGroup
 	t0 := time.Now()
@@ -390,12 +409,10 @@ func (g *sendLoad) closedLoop(clients int, d time.Duration) float64 {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			rng := rand.New(rand.NewPCG(uint64(c), uint64(g.seq.Load())))
-			var sc sendConn
-			defer sc.close()
+			step, done := client(c)
+			defer done()
 			for i := 0; time.Now().Before(deadline); i++ {
-				s := c + clients*(i%(n/clients))
-				if g.send(&sc, s, rng.IntN(n)) {
+				if step(i) {
 					ok.Add(1)
 				}
 			}

@@ -262,3 +262,33 @@ func (pg testPostgres) migrate(t *testing.T, p pod, schema string) {
 		t.Fatalf("no table in the schema %s after migrate", schema)
 	}
 }
+
+// TestComposePorts: the wallet service publishes each of the wallet's
+// listeners on the loopback: the app, health, metrics and the JSON
+// Ledger API (7575, which values.yaml serves).
+func TestComposePorts(t *testing.T) {
+	raw, err := os.ReadFile("compose/compose.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var file struct {
+		Services map[string]struct {
+			Ports []string `yaml:"ports"`
+		} `yaml:"services"`
+	}
+	if err := yaml.Unmarshal(raw, &file); err != nil {
+		t.Fatal(err)
+	}
+	for _, port := range []string{"8080", "5003", "10013", "7575"} {
+		if !slices.Contains(file.Services["wallet"].Ports, "127.0.0.1:"+port+":"+port) {
+			t.Errorf("the wallet service does not publish %s: %v", port, file.Services["wallet"].Ports)
+		}
+	}
+	values, err := os.ReadFile("compose/values.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(values), `ledgerApiListen: ":7575"`) {
+		t.Errorf("values.yaml does not serve the Ledger API on 7575:\n%s", values)
+	}
+}

@@ -206,7 +206,7 @@ func TestChartExampleConfigCheck(t *testing.T) {
 	for _, pt := range list(dig(ctr, "ports")) {
 		ports[pt["name"].(string)] = pt["containerPort"].(int)
 	}
-	if ports["http"] != 8080 || ports["health"] != 5003 || ports["metrics"] != 10013 {
+	if ports["http"] != 8080 || ports["health"] != 5003 || ports["metrics"] != 10013 || ports["ledger-api"] != 7575 {
 		t.Errorf("container ports %v", ports)
 	}
 	for _, probe := range []string{"livenessProbe", "readinessProbe", "startupProbe"} {
@@ -221,14 +221,12 @@ func TestChartExampleConfigCheck(t *testing.T) {
 	if dig(sm, "metadata", "labels", "release") != "prometheus" {
 		t.Errorf("metrics.labels not on the ServiceMonitor: %v", dig(sm, "metadata", "labels"))
 	}
-	var svcMetrics any
+	svcPorts := map[any]any{}
 	for _, pt := range list(dig(find(docs, "Service"), "spec", "ports")) {
-		if pt["name"] == "metrics" {
-			svcMetrics = pt["port"]
-		}
+		svcPorts[pt["name"]] = pt["port"]
 	}
-	if svcMetrics != 10013 {
-		t.Errorf("the Service's metrics port is %v, want 10013", svcMetrics)
+	if svcPorts["metrics"] != 10013 || svcPorts["ledger-api"] != 7575 {
+		t.Errorf("the Service's ports are %v, want metrics 10013 and ledger-api 7575", svcPorts)
 	}
 	var env []string
 	for _, e := range p.env {
@@ -251,7 +249,7 @@ func TestChartExampleConfigCheck(t *testing.T) {
 // metrics.enable: false the ServiceMonitor; the pod still passes.
 func TestChartSwitches(t *testing.T) {
 	t.Parallel()
-	docs := render(t, "-f", exampleValues, "--set", "enableHealthProbes=false,metrics.enable=false")
+	docs := render(t, "-f", exampleValues, "--set", "enableHealthProbes=false,metrics.enable=false,ledgerApi.enable=false")
 	ctr := dig(find(docs, "Deployment"), "spec", "template", "spec", "containers", 0)
 	for _, probe := range []string{"livenessProbe", "readinessProbe", "startupProbe"} {
 		if dig(ctr, probe) != nil {
@@ -260,6 +258,14 @@ func TestChartSwitches(t *testing.T) {
 	}
 	if find(docs, "ServiceMonitor") != nil {
 		t.Error("metrics.enable: false still renders a ServiceMonitor")
+	}
+	for _, pt := range append(list(dig(ctr, "ports")), list(dig(find(docs, "Service"), "spec", "ports"))...) {
+		if pt["name"] == "ledger-api" {
+			t.Errorf("ledgerApi.enable: false still exposes %v", pt)
+		}
+	}
+	if values, _ := dig(find(docs, "ConfigMap"), "data", "values.yaml").(string); !strings.Contains(values, `ledgerApiListen: ""`) {
+		t.Errorf("ledgerApi.enable: false leaves the listener on:\n%s", values)
 	}
 	if out, ok := podOf(t, docs).check(t); !ok {
 		t.Fatalf("refused:\n%s", out)
@@ -375,6 +381,7 @@ func TestChartSeedKeysReachTheWallet(t *testing.T) {
 		{[]any{"enableHealthProbes"}, true},
 		{[]any{"healthListen"}, ":5003"},
 		{[]any{"listen"}, ":8080"},
+		{[]any{"ledgerApiListen"}, ":7575"},
 		{[]any{"oidc", "issuer"}, "https://acme.eu.auth0.com/"},
 		{[]any{"tls", "client-auth", "type"}, "optional"},
 	} {

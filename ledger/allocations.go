@@ -378,8 +378,9 @@ func (l *Ledger) MoveAllocation(ctx context.Context, actor coin.PartyID, cid coi
 		if err != nil || key == "" {
 			return err
 		}
-		c.t.afterCommit(func(ctx context.Context) error {
-			return store.InsertCommand(ctx, c.tx, &store.Command{DedupKey: key, Party: actor, Kind: string(move) + "-allocation", OffsetID: &res.Offset, Result: string(cid), CreatedAt: l.now()})
+		t := c.t
+		t.afterCommit(func(ctx context.Context) error {
+			return l.saveCommand(ctx, t, key, actor, string(move)+"-allocation", string(cid))
 		})
 		return nil
 	})

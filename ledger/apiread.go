@@ -296,6 +296,7 @@ type LedgerEvent struct {
 type LedgerUpdate struct {
 	Offset     int64
 	UpdateID   string
+	Kind       string // what the update did (ConsumedBy)
 	RecordTime time.Time
 	Events     []LedgerEvent
 }
@@ -339,7 +340,7 @@ func (l *Ledger) Updates(ctx context.Context, f ContractFilter, after, upto int6
 		}
 		byOffset := make(map[int64]*LedgerUpdate, len(us))
 		for _, u := range us {
-			ups = append(ups, LedgerUpdate{Offset: u.OffsetID, UpdateID: u.UpdateID, RecordTime: u.RecordTime})
+			ups = append(ups, LedgerUpdate{Offset: u.OffsetID, UpdateID: u.UpdateID, Kind: u.Kind, RecordTime: u.RecordTime})
 		}
 		for i := range ups {
 			byOffset[ups[i].Offset] = &ups[i]

@@ -36,10 +36,18 @@ func (l *Ledger) claimCommand(ctx context.Context, tx bun.Tx, key string) (*stor
 	return nil, err
 }
 
-// saveCommand records key's result in the same transaction as its effect.
+// saveCommand records key's result in the same transaction as its effect,
+// and the Ledger API completion ctx carries (WithCompletion), if any.
 func (l *Ledger) saveCommand(ctx context.Context, t *txn, key string, party coin.PartyID, kind, result string) error {
 	off := t.offset
-	return store.InsertCommand(ctx, t.tx, &store.Command{DedupKey: key, Party: party, Kind: kind, OffsetID: &off, Result: result, CreatedAt: t.now})
+	if err := store.InsertCommand(ctx, t.tx, &store.Command{DedupKey: key, Party: party, Kind: kind, OffsetID: &off, Result: result, CreatedAt: t.now}); err != nil {
+		return err
+	}
+	if c := completionOf(ctx); c != nil {
+		row := completionRow(c, off, t.update, t.now)
+		return store.InsertCompletion(ctx, t.tx, &row)
+	}
+	return nil
 }
 
 // recordCommand is saveCommand riding t's commit batch: key's result is

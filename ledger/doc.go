@@ -116,7 +116,10 @@
 //     and users;
 //     usercache.go: the per-process cache of who a caller is.
 //   - change.go: a change's database transaction (above); txn.go: what a
-//     change records and its commit; commands.go: deduplication keys.
+//     change records and its commit; commands.go: deduplication keys;
+//     completions.go: the Ledger API's command completions, written with
+//     the command's changes (WithCompletion) or as a rejection
+//     (RecordCompletion).
 //   - errors.go: the sentinel errors, which handlers map to HTTP statuses
 //     in one table.
 //

@@ -410,7 +410,7 @@ func (l *Ledger) SendPreapproved(ctx context.Context, s PreapprovalSend) (*Trans
 	if err := l.refuseReassigningSend(ctx, s.Receiver); err != nil {
 		return nil, fmt.Errorf("send %s to %s by preapproval: %w", s.Amount, s.Receiver, err)
 	}
-	c := &sendCall{ctx: ctx, s: s, key: "preapproval-send:" + string(s.Sender) + ":" + s.DeduplicationID}
+	c := &sendCall{ctx: ctx, s: s, key: "preapproval-send:" + string(s.Sender) + ":" + s.DeduplicationID, completion: completionOf(ctx)}
 	var r sendResult
 	if l.w.Groups() {
 		r = l.sendBatched(c)
@@ -448,6 +448,7 @@ func (t *changes) sendPreapprovedCommand(c *sendCall, rd *store.PreapprovalSendR
 	}
 	t.preapprovedSent(s.Sender, p, rd.Featured, s.Amount, r, s.Description)
 	t.recordCommand(c.key, s.Sender, "transfer-preapproval-send")
+	t.recordCompletion(c.completion)
 	return r, nil
 }
 

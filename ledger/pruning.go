@@ -94,6 +94,10 @@ func (l *Ledger) Prune(ctx context.Context, retention, maxDuration time.Duration
 			if c, err = store.DeleteArchivedContracts(ctx, tx, tot.LastOffset); err != nil {
 				return err
 			}
+			// The Ledger API's completions go with their updates.
+			if err := store.DeleteCompletionsUpTo(ctx, tx, tot.LastOffset); err != nil {
+				return err
+			}
 			tot.Updates += n
 			tot.Contracts += c
 			tot.PrunedAt = bun.NullTime{Time: l.now()}
@@ -106,6 +110,14 @@ func (l *Ledger) Prune(ctx context.Context, retention, maxDuration time.Duration
 		rep.Contracts += c
 		if n < prunePage {
 			rep.Complete = true
+			// And none holds more than its share of the completions.
+			err := l.change(ctx, func(ctx context.Context, ch *change) error {
+				_, err := store.CapCompletions(ctx, ch.tx, MaxCompletionsPerUser)
+				return err
+			})
+			if err != nil {
+				return rep, fmt.Errorf("prune completions: %w", err)
+			}
 			return rep, nil
 		}
 	}

@@ -81,6 +81,8 @@ type sendCall struct {
 	key    string
 	done   chan sendResult
 	queued time.Time
+	// completion is the Ledger API completion the send records, if any.
+	completion *Completion
 }
 
 // sendBatched queues c and returns its answer, or c.ctx's error once

@@ -38,6 +38,9 @@ type changes struct {
 	// coupons and commands are inserted by commit's write too.
 	coupons  []store.RewardCoupon
 	commands []store.Command
+	// completions are the Ledger API completions of commands (their
+	// offset set at commit).
+	completions []store.Completion
 	// forget are deduplication keys whose window has passed; their old
 	// records are deleted by commit's write before commands are inserted.
 	forget []string
@@ -311,6 +314,10 @@ func commitVia(ctx context.Context, w batchWriter, ts []*changes) (err error) {
 			t.commands[i].OffsetID = &t.offset
 		}
 		ws.Commands = append(ws.Commands, t.commands...)
+		for i := range t.completions {
+			t.completions[i].OffsetID = t.offset
+		}
+		ws.Completions = append(ws.Completions, t.completions...)
 		ws.Forget = append(ws.Forget, t.forget...)
 	}
 	return w.write(ctx, &ws)

@@ -2,6 +2,7 @@ package ledgerapi
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/web"
 )
 
 // Commands: submit-and-wait (and -for-transaction) for the token
@@ -112,99 +114,180 @@ type submitted struct {
 	actAs  []coin.PartyID
 }
 
-// submit checks and runs a submission.
+// submission is a checked submission, ready to run: the checks a
+// submission fails at once (the caller's rights, ids, the command's
+// shape) passed; what it runs into on the ledger is its completion.
+type submission struct {
+	actAs      []coin.PartyID
+	key        string
+	commandID  string
+	completion ledger.Completion
+	// create is a CreateCommand; otherwise ex is an ExerciseCommand of
+	// choice on cid of iface (or the coin's template).
+	create json.RawMessage
+	ex     exerciseCommand
+	iface  string
+	cid    coin.ContractID
+}
+
+// submit checks and runs a submission (submit-and-wait).
 func (s *Server) submit(r *http.Request, c *caller, cmds *jsCommands) (submitted, error) {
 	if err := s.refuseUnsigned(r, c, cmds.ActAs); err != nil {
 		return submitted{}, err
 	}
+	sb, err := s.check(c, cmds)
+	if err != nil {
+		return submitted{}, err
+	}
+	off, err := s.execute(r, sb)
+	return submitted{offset: off, actAs: sb.actAs}, err
+}
+
+// check checks a submission: what a submission fails at once.
+func (s *Server) check(c *caller, cmds *jsCommands) (*submission, error) {
 	if cmds.CommandID == "" {
-		return submitted{}, cantonErr(codeMissingField, "commandId: every command needs an id, unique per change")
+		return nil, cantonErr(codeMissingField, "commandId: every command needs an id, unique per change")
 	}
 	if len(cmds.CommandID) > maxCommandIDLength {
-		return submitted{}, invalidArgument("commandId: at most %d characters", maxCommandIDLength)
+		return nil, invalidArgument("commandId: at most %d characters", maxCommandIDLength)
+	}
+	if len(cmds.SubmissionID) > maxCommandIDLength {
+		return nil, invalidArgument("submissionId: at most %d characters", maxCommandIDLength)
 	}
 	if cmds.UserID != "" && cmds.UserID != c.user.Name {
-		return submitted{}, permissionDenied("userId %q is not the token's user %q", cmds.UserID, c.user.Name)
+		return nil, permissionDenied("userId %q is not the token's user %q", cmds.UserID, c.user.Name)
 	}
 	if len(cmds.ActAs) == 0 {
-		return submitted{}, cantonErr(codeMissingField, "actAs: give the party to act as")
+		return nil, cantonErr(codeMissingField, "actAs: give the party to act as")
 	}
-	var sub submitted
+	if len(cmds.ActAs) > ledger.MaxCompletionActAs {
+		return nil, invalidArgument("actAs: at most %d parties", ledger.MaxCompletionActAs)
+	}
+	sb := &submission{commandID: cmds.CommandID}
 	for _, a := range cmds.ActAs {
 		p, err := parseParty("actAs", a)
 		if err != nil {
-			return submitted{}, err
+			return nil, err
 		}
 		if !slices.Contains(c.actAs, p) {
-			return submitted{}, permissionDenied("user %q has no right to act as party %s", c.user.Name, p)
+			return nil, permissionDenied("user %q has no right to act as party %s", c.user.Name, p)
 		}
-		sub.actAs = append(sub.actAs, p)
+		sb.actAs = append(sb.actAs, p)
 	}
 	for _, a := range cmds.ReadAs {
 		p, err := parseParty("readAs", a)
 		if err != nil {
-			return submitted{}, err
+			return nil, err
 		}
 		if err := c.requireRead(p); err != nil {
-			return submitted{}, err
+			return nil, err
 		}
 	}
 	if cmds.SynchronizerID != "" && cmds.SynchronizerID != s.l.SynchronizerID() {
-		return submitted{}, invalidArgument("synchronizerId: this participant is connected to %s only", s.l.SynchronizerID())
+		return nil, invalidArgument("synchronizerId: this participant is connected to %s only", s.l.SynchronizerID())
 	}
 	for i, d := range cmds.DisclosedContracts {
 		cid, _, err := s.l.VerifyBlob(d.CreatedEventBlob)
 		if err != nil || string(cid) != d.ContractID {
-			return submitted{}, invalidArgument("disclosedContracts[%d]: the created event blob of %s was not issued by this ledger; disclose what the registry handed out", i, d.ContractID)
+			return nil, invalidArgument("disclosedContracts[%d]: the created event blob of %s was not issued by this ledger; disclose what the registry handed out", i, d.ContractID)
 		}
 	}
 	if len(cmds.Commands) != 1 {
-		return submitted{}, cantonErr(codeUnsupported, "commands: %d commands; this participant runs %s", len(cmds.Commands), supportedCommands)
+		return nil, cantonErr(codeUnsupported, "commands: %d commands; this participant runs %s", len(cmds.Commands), supportedCommands)
 	}
-	key := changeID(c.user.Name, sub.actAs, cmds.CommandID)
-	raw, ok := cmds.Commands[0]["ExerciseCommand"]
+	sb.key = changeID(c.user.Name, sb.actAs, cmds.CommandID)
+	sb.completion = ledger.Completion{UserID: c.user.Name, CommandID: cmds.CommandID, SubmissionID: cmds.SubmissionID, ActAs: sb.actAs}
 	if create, isCreate := cmds.Commands[0]["CreateCommand"]; isCreate && len(cmds.Commands[0]) == 1 {
-		var err error
-		sub.offset, err = s.createCommand(r, sub.actAs, create, key)
-		return sub, dedupError(err, cmds.CommandID, c.user.Name, sub.actAs)
+		sb.create = create
+		return sb, nil
 	}
+	raw, ok := cmds.Commands[0]["ExerciseCommand"]
 	if !ok || len(cmds.Commands[0]) != 1 {
-		return submitted{}, cantonErr(codeUnsupported, "commands[0]: this participant runs %s", supportedCommands)
+		return nil, cantonErr(codeUnsupported, "commands[0]: this participant runs %s", supportedCommands)
 	}
-	var ex exerciseCommand
-	if err := json.Unmarshal(raw, &ex); err != nil {
-		return submitted{}, &decodeError{status: http.StatusBadRequest, msg: "commands[0].ExerciseCommand: " + err.Error()}
+	if err := json.Unmarshal(raw, &sb.ex); err != nil {
+		return nil, &decodeError{status: http.StatusBadRequest, msg: "commands[0].ExerciseCommand: " + err.Error()}
 	}
-	iface, err := resolveID("commands[0].ExerciseCommand.templateId", ex.TemplateID, kindInterface)
+	var err error
+	sb.iface, err = resolveID("commands[0].ExerciseCommand.templateId", sb.ex.TemplateID, kindInterface)
 	if err != nil {
 		// The coin's own choice is exercised on its template.
-		if iface, err = resolveID("commands[0].ExerciseCommand.templateId", ex.TemplateID, kindTemplate); err != nil {
-			return submitted{}, cantonErr(codeUnsupported, "commands[0].ExerciseCommand.templateId %q: this participant runs %s", ex.TemplateID, supportedCommands)
+		if sb.iface, err = resolveID("commands[0].ExerciseCommand.templateId", sb.ex.TemplateID, kindTemplate); err != nil {
+			return nil, cantonErr(codeUnsupported, "commands[0].ExerciseCommand.templateId %q: this participant runs %s", sb.ex.TemplateID, supportedCommands)
 		}
 	}
-	cid, err := coin.ParseContractID(ex.ContractID)
-	if err != nil {
-		return submitted{}, invalidArgument("commands[0].ExerciseCommand.contractId: %v", err)
+	if sb.cid, err = coin.ParseContractID(sb.ex.ContractID); err != nil {
+		return nil, invalidArgument("commands[0].ExerciseCommand.contractId: %v", err)
 	}
+	iface, choice := sb.iface, sb.ex.Choice
 	switch {
-	case iface == ledger.InterfaceTransferFactory && ex.Choice == "TransferFactory_Transfer":
-		sub.offset, err = s.transferFactoryTransfer(r, sub.actAs, cid, ex.ChoiceArgument, key)
-	case iface == ledger.TemplateTransferPreapproval && ex.Choice == "TransferPreapproval_Send":
-		sub.offset, err = s.preapprovalSend(r, sub.actAs, cid, ex.ChoiceArgument, key)
-	case iface == ledger.InterfaceTransferInstruction && instructionChoices[ex.Choice] != "":
-		sub.offset, err = s.instructionMove(r, sub.actAs, cid, instructionChoices[ex.Choice], key)
-	case iface == ledger.InterfaceAllocationFactory && ex.Choice == "AllocationFactory_Allocate":
-		sub.offset, err = s.allocate(r, sub.actAs, cid, ex.ChoiceArgument, key)
-	case iface == ledger.InterfaceAllocation && allocationChoices[ex.Choice] != "":
-		sub.offset, err = s.allocationMove(r, sub.actAs, cid, allocationChoices[ex.Choice], ex.ChoiceArgument, key)
-	case iface == ledger.TemplateOTCTradeProposal || iface == ledger.TemplateOTCTrade || iface == ledger.InterfaceAllocationRequest:
-		sub.offset, err = s.tradeChoice(r, sub.actAs, iface, cid, ex.Choice, ex.ChoiceArgument, key)
-	case iface == ledger.TemplateAppPaymentRequest || iface == ledger.TemplateAcceptedAppPayment:
-		sub.offset, err = s.appPaymentChoice(r, sub.actAs, iface, cid, ex.Choice, ex.ChoiceArgument, key)
-	default:
-		return submitted{}, cantonErr(codeUnsupported, "choice %s on %s: this participant runs %s", ex.Choice, iface, supportedCommands)
+	case iface == ledger.InterfaceTransferFactory && choice == "TransferFactory_Transfer",
+		iface == ledger.TemplateTransferPreapproval && choice == "TransferPreapproval_Send",
+		iface == ledger.InterfaceTransferInstruction && instructionChoices[choice] != "",
+		iface == ledger.InterfaceAllocationFactory && choice == "AllocationFactory_Allocate",
+		iface == ledger.InterfaceAllocation && allocationChoices[choice] != "",
+		iface == ledger.TemplateOTCTradeProposal || iface == ledger.TemplateOTCTrade || iface == ledger.InterfaceAllocationRequest,
+		iface == ledger.TemplateAppPaymentRequest || iface == ledger.TemplateAcceptedAppPayment:
+		return sb, nil
 	}
-	return sub, dedupError(err, cmds.CommandID, c.user.Name, sub.actAs)
+	return nil, cantonErr(codeUnsupported, "choice %s on %s: this participant runs %s", choice, iface, supportedCommands)
+}
+
+// execute runs a checked submission on the ledger: its success's
+// completion is written with its effects (ledger.WithCompletion), a
+// rejection's in a change of its own, so completions report every
+// submission that got this far, as Canton's.
+func (s *Server) execute(r *http.Request, sb *submission) (int64, error) {
+	ctx, err := ledger.WithCompletion(r.Context(), sb.completion)
+	if err != nil {
+		return 0, err
+	}
+	off, err := s.run(r.WithContext(ctx), sb)
+	if err != nil {
+		err = dedupError(err, sb.commandID, sb.completion.UserID, sb.actAs)
+		s.recordRejection(r, sb, err)
+	}
+	return off, err
+}
+
+// recordRejection stores the failed completion of sb, rejected with err.
+func (s *Server) recordRejection(r *http.Request, sb *submission, err error) {
+	ce := asCanton(err)
+	corr := sb.completion.SubmissionID
+	if corr == "" {
+		corr = web.RequestIDFrom(r.Context())
+	}
+	c := sb.completion
+	c.Code = grpcOf[ce.code.cat]
+	c.Message = fmt.Sprintf("%s(%d,%s): %s", ce.code.id, ce.code.cat, corr, ce.cause)
+	// Recorded even when the request is gone: the client reads it later.
+	if _, rerr := s.l.RecordCompletion(context.WithoutCancel(r.Context()), c); rerr != nil {
+		s.log.ErrorContext(r.Context(), "ledger api: recording a rejected command's completion failed", "command_id", c.CommandID, "err", rerr)
+	}
+}
+
+// run runs a checked submission, returning its update's offset.
+func (s *Server) run(r *http.Request, sb *submission) (int64, error) {
+	actAs, key, cid, raw := sb.actAs, sb.key, sb.cid, sb.ex.ChoiceArgument
+	if sb.create != nil {
+		return s.createCommand(r, actAs, sb.create, key)
+	}
+	switch iface, choice := sb.iface, sb.ex.Choice; {
+	case iface == ledger.InterfaceTransferFactory && choice == "TransferFactory_Transfer":
+		return s.transferFactoryTransfer(r, actAs, cid, raw, key)
+	case iface == ledger.TemplateTransferPreapproval && choice == "TransferPreapproval_Send":
+		return s.preapprovalSend(r, actAs, cid, raw, key)
+	case iface == ledger.InterfaceTransferInstruction && instructionChoices[choice] != "":
+		return s.instructionMove(r, actAs, cid, instructionChoices[choice], key)
+	case iface == ledger.InterfaceAllocationFactory && choice == "AllocationFactory_Allocate":
+		return s.allocate(r, actAs, cid, raw, key)
+	case iface == ledger.InterfaceAllocation && allocationChoices[choice] != "":
+		return s.allocationMove(r, actAs, cid, allocationChoices[choice], raw, key)
+	case iface == ledger.TemplateAppPaymentRequest || iface == ledger.TemplateAcceptedAppPayment:
+		return s.appPaymentChoice(r, actAs, iface, cid, choice, raw, key)
+	default: // the trading app's, as check let through
+		return s.tradeChoice(r, actAs, iface, cid, choice, raw, key)
+	}
 }
 
 // dedupError is err, as DUPLICATE_COMMAND when the ledger saw the

@@ -244,6 +244,18 @@ func TestTransferFlow(t *testing.T) {
 	})
 }
 
+// preapprovalSend is the JsCommands of TransferPreapproval_Send of 10 on
+// preapproval by sender, acting as actAs.
+func preapprovalSend(preapproval string, sender, actAs coin.PartyID, commandID string) map[string]any {
+	return map[string]any{
+		"commands": []any{map[string]any{"ExerciseCommand": map[string]any{
+			"templateId": "#splice-amulet:Splice.AmuletRules:TransferPreapproval", "contractId": preapproval, "choice": "TransferPreapproval_Send",
+			"choiceArgument": map[string]any{"context": map[string]any{}, "inputs": []any{}, "amount": "10.0", "sender": sender, "description": "rent"},
+		}}},
+		"commandId": commandID, "actAs": []coin.PartyID{actAs},
+	}
+}
+
 // TestPreapprovalSend: alice sends to bob in one step through bob's
 // transfer preapproval (the coin's TransferPreapproval_Send, on its
 // template); a replay is DUPLICATE_COMMAND, a sender not acted as is
@@ -258,13 +270,7 @@ func TestPreapprovalSend(t *testing.T) {
 		}
 		send := func(commandID string, sender coin.PartyID) (int, []byte) {
 			t.Helper()
-			r, err := e.as("alice").PostV2CommandsSubmitAndWaitWithBodyWithResponse(ctx, jsonType, body(t, map[string]any{
-				"commands": []any{map[string]any{"ExerciseCommand": map[string]any{
-					"templateId": "#splice-amulet:Splice.AmuletRules:TransferPreapproval", "contractId": pre, "choice": "TransferPreapproval_Send",
-					"choiceArgument": map[string]any{"context": map[string]any{}, "inputs": []any{}, "amount": "10.0", "sender": sender, "description": "rent"},
-				}}},
-				"commandId": commandID, "actAs": []coin.PartyID{alice},
-			}))
+			r, err := e.as("alice").PostV2CommandsSubmitAndWaitWithBodyWithResponse(ctx, jsonType, body(t, preapprovalSend(string(pre), sender, alice, commandID)))
 			if err != nil {
 				t.Fatal(err)
 			}

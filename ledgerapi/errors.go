@@ -153,6 +153,10 @@ func asCanton(err error) *cantonError {
 		return cantonErr(codeAfterLedgerEnd, "%s", err.Error())
 	case errors.Is(err, ledger.ErrForbidden):
 		return permissionDenied("%s", err.Error())
+	case errors.Is(err, ledger.ErrUserNotFound):
+		return cantonErr(codeUserNotFound, "%s", err.Error())
+	case errors.Is(err, ledger.ErrPartyNotFound):
+		return cantonErr(codePartyNotKnown, "%s", err.Error())
 	case errors.Is(err, ledger.ErrNotFound):
 		return cantonErr(codeContractNotFound, "%s", err.Error())
 	case errors.Is(err, ledger.ErrDuplicate):

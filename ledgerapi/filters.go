@@ -46,6 +46,9 @@ type partyFilter struct {
 // eventFormat is a parsed EventFormat.
 type eventFormat struct {
 	byParty map[coin.PartyID]*partyFilter
+	// ledgerEffects is TRANSACTION_SHAPE_LEDGER_EFFECTS: archives show as
+	// consuming exercises.
+	ledgerEffects bool
 }
 
 func parseFilters(field string, f filtersJSON) (*partyFilter, error) {
@@ -110,8 +113,11 @@ func parseEventFormat(field string, f *eventFormatJSON, c *caller) (*eventFormat
 	if f == nil {
 		return nil, cantonErr(codeMissingField, "%s: the event format (or filter) is required", field)
 	}
+	if f.FiltersForAnyParty != nil && c.readAny {
+		return nil, cantonErr(codeUnsupported, "%s.filtersForAnyParty is not supported by this participant; filter by party", field)
+	}
 	if f.FiltersForAnyParty != nil {
-		return nil, permissionDenied("%s.filtersForAnyParty needs the CanReadAsAnyParty right, which no user of this participant has; filter by party", field)
+		return nil, permissionDenied("%s.filtersForAnyParty needs the CanReadAsAnyParty right, which user %q lacks; filter by party", field, c.user.Name)
 	}
 	if len(f.FiltersByParty) == 0 {
 		return nil, invalidArgument("%s.filtersByParty: give the parties to read as", field)

@@ -41,7 +41,7 @@ func (s *Server) getVersion(w http.ResponseWriter, r *http.Request, _ *caller) e
 	return writeJSON(w, struct {
 		Version  string   `json:"version"`
 		Features features `json:"features"`
-	}{Version, features{userMgmt{true, 2, maxUsersPage}, partyMgmt{ledger.MaxPartiesPage}}})
+	}{Version, features{userMgmt{true, ledger.MaxUserRights, maxUsersPage}, partyMgmt{ledger.MaxPartiesPage}}})
 }
 
 func (s *Server) getParticipantID(w http.ResponseWriter, r *http.Request, _ *caller) error {
@@ -129,8 +129,8 @@ type userDTO struct {
 	IdentityProviderID string       `json:"identityProviderId"`
 }
 
-func userOf(u ledger.UserInfo) userDTO {
-	return userDTO{ID: u.Name, PrimaryParty: u.Party, Metadata: emptyMeta}
+func userOf(u ledger.UserInfo, rs ledger.UserRights) userDTO {
+	return userDTO{ID: u.Name, PrimaryParty: u.Party, IsDeactivated: rs.Deactivated, Metadata: emptyMeta}
 }
 
 // right is a user right in the JSON API's encoding:
@@ -143,13 +143,14 @@ type rightValue struct {
 	Value map[string]string `json:"value"`
 }
 
-func rightsDTO(c *caller) []right {
+func rightsDTO(rs []ledger.Right) []right {
 	out := []right{}
-	for _, p := range c.actAs {
-		out = append(out, right{Kind: map[string]rightValue{"CanActAs": {Value: map[string]string{"party": string(p)}}}})
-	}
-	if c.admin {
-		out = append(out, right{Kind: map[string]rightValue{"ParticipantAdmin": {Value: map[string]string{}}}})
+	for _, r := range rs {
+		v := map[string]string{}
+		if r.Party != "" {
+			v["party"] = string(r.Party)
+		}
+		out = append(out, right{Kind: map[string]rightValue{r.Kind: {Value: v}}})
 	}
 	return out
 }
@@ -182,7 +183,11 @@ func (s *Server) listUsers(w http.ResponseWriter, r *http.Request, c *caller) er
 			out.NextPageToken = out.Users[n-1].ID
 			break
 		}
-		out.Users = append(out.Users, userOf(u))
+		rs, err := s.l.RightsOf(r.Context(), u)
+		if err != nil {
+			return err
+		}
+		out.Users = append(out.Users, userOf(u, rs))
 	}
 	return writeJSON(w, out)
 }
@@ -203,7 +208,11 @@ func (s *Server) lookupUser(r *http.Request, c *caller) (*caller, error) {
 	if !u.Onboarded && !u.IsAdmin {
 		return nil, cantonErr(codeUserNotFound, "user %q not found", id)
 	}
-	return rightsOf(u), nil
+	rs, err := s.l.RightsOf(r.Context(), u)
+	if err != nil {
+		return nil, err
+	}
+	return callerOf(u, rs), nil
 }
 
 func (s *Server) getUser(w http.ResponseWriter, r *http.Request, c *caller) error {
@@ -211,7 +220,7 @@ func (s *Server) getUser(w http.ResponseWriter, r *http.Request, c *caller) erro
 	if err != nil {
 		return err
 	}
-	return writeJSON(w, map[string]userDTO{"user": userOf(u.user)})
+	return writeJSON(w, map[string]userDTO{"user": userOf(u.user, u.rights)})
 }
 
 func (s *Server) listUserRights(w http.ResponseWriter, r *http.Request, c *caller) error {
@@ -219,7 +228,7 @@ func (s *Server) listUserRights(w http.ResponseWriter, r *http.Request, c *calle
 	if err != nil {
 		return err
 	}
-	return writeJSON(w, map[string][]right{"rights": rightsDTO(u)})
+	return writeJSON(w, map[string][]right{"rights": rightsDTO(u.rights.Rights)})
 }
 
 // createUser onboards a wallet user: a ledger user here always acts as one
@@ -230,14 +239,8 @@ func (s *Server) createUser(w http.ResponseWriter, r *http.Request, c *caller) e
 		return err
 	}
 	var req struct {
-		User   *userDTO `json:"user"`
-		Rights []struct {
-			Kind map[string]struct {
-				Value struct {
-					Party string `json:"party"`
-				} `json:"value"`
-			} `json:"kind"`
-		} `json:"rights"`
+		User   *userDTO  `json:"user"`
+		Rights []rightIn `json:"rights"`
 	}
 	if err := decode(r, &req); err != nil {
 		return err
@@ -294,7 +297,7 @@ func (s *Server) createUser(w http.ResponseWriter, r *http.Request, c *caller) e
 	if err != nil {
 		return err
 	}
-	return writeJSON(w, map[string]userDTO{"user": userOf(u)})
+	return writeJSON(w, map[string]userDTO{"user": userOf(u, ledger.UserRights{})})
 }
 
 // listPackages is GET /v2/packages: the packages of the templates and

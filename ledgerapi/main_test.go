@@ -125,6 +125,7 @@ type env struct {
 	url    string
 	signer crypto.Signer
 	clock  *ledgertest.Clock
+	api    *ledgerapi.Server
 }
 
 func newEnv(t testing.TB, engine int, lim ...*web.Limiter) *env {
@@ -143,9 +144,11 @@ func newEnv(t testing.TB, engine int, lim ...*web.Limiter) *env {
 	if len(lim) > 0 {
 		cfg.Limiter = lim[0]
 	}
-	srv := httptest.NewServer(ledgerapi.New(l, cfg, nil).Handler())
+	api := ledgerapi.New(l, cfg, nil)
+	srv := httptest.NewServer(api.Handler())
 	t.Cleanup(srv.Close)
-	return &env{t: t, l: l, url: srv.URL, signer: key, clock: clock}
+	t.Cleanup(api.Wait) // before the ledger closes
+	return &env{t: t, l: l, url: srv.URL, signer: key, clock: clock, api: api}
 }
 
 // forEachEngine runs fn on a fresh server over each engine.

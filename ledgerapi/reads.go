@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/ccwallet/ccwallet/coin"
@@ -145,6 +146,42 @@ func archivedEventOf(c ledger.LedgerContract, m match, nodeID int) archivedEvent
 	}
 	for _, i := range m.views {
 		e.ImplementedInterfaces = append(e.ImplementedInterfaces, byPackageID(i))
+	}
+	return e
+}
+
+// exercisedEvent is ExercisedEvent: the consuming exercise that archived
+// a contract, in the ledger-effects shape. The ledger keeps neither the
+// choice's argument and result nor the exercise tree, so the argument and
+// result are {}, the acting parties unknown ([]) and each exercise a leaf
+// (see ledger.ConsumedBy; docs/api.md).
+type exercisedEvent struct {
+	Offset                int64           `json:"offset"`
+	NodeID                int             `json:"nodeId"`
+	ContractID            coin.ContractID `json:"contractId"`
+	TemplateID            string          `json:"templateId"`
+	InterfaceID           string          `json:"interfaceId,omitempty"`
+	Choice                string          `json:"choice"`
+	ChoiceArgument        struct{}        `json:"choiceArgument"`
+	ActingParties         []coin.PartyID  `json:"actingParties"`
+	Consuming             bool            `json:"consuming"`
+	WitnessParties        []coin.PartyID  `json:"witnessParties"`
+	LastDescendantNodeID  int             `json:"lastDescendantNodeId"`
+	ExerciseResult        struct{}        `json:"exerciseResult"`
+	PackageName           string          `json:"packageName"`
+	ImplementedInterfaces []string        `json:"implementedInterfaces"`
+}
+
+func exercisedEventOf(u ledger.LedgerUpdate, c ledger.LedgerContract, m match, nodeID int) exercisedEvent {
+	a := archivedEventOf(c, m, nodeID)
+	choice, iface := ledger.ConsumedBy(u.Kind, c.TemplateID)
+	e := exercisedEvent{
+		Offset: a.Offset, NodeID: nodeID, ContractID: a.ContractID, TemplateID: a.TemplateID, Choice: choice,
+		ActingParties: []coin.PartyID{}, Consuming: true, WitnessParties: a.WitnessParties, LastDescendantNodeID: nodeID,
+		PackageName: a.PackageName, ImplementedInterfaces: a.ImplementedInterfaces,
+	}
+	if iface != "" {
+		e.InterfaceID = byPackageID(iface)
 	}
 	return e
 }
@@ -311,7 +348,9 @@ func (s *Server) transactionOf(u ledger.LedgerUpdate, ef *eventFormat) (jsTransa
 			continue
 		}
 		node := len(tx.Events)
-		if e.Archived {
+		if e.Archived && ef.ledgerEffects {
+			tx.Events = append(tx.Events, map[string]any{"ExercisedEvent": exercisedEventOf(u, e.Contract, m, node)})
+		} else if e.Archived {
 			tx.Events = append(tx.Events, map[string]any{"ArchivedEvent": archivedEventOf(e.Contract, m, node)})
 		} else {
 			ce := s.createdEventOf(e.Contract, m, node)
@@ -341,14 +380,19 @@ func transactionFormat(field string, tf *transactionFormatJSON, c *caller) (*eve
 	if tf == nil {
 		return nil, invalidArgument("%s.includeTransactions: only transactions are served here; set it", field)
 	}
+	var effects bool
 	switch tf.TransactionShape {
 	case "TRANSACTION_SHAPE_ACS_DELTA":
 	case "TRANSACTION_SHAPE_LEDGER_EFFECTS":
-		return nil, cantonErr(codeUnsupported, "%s.includeTransactions.transactionShape: TRANSACTION_SHAPE_LEDGER_EFFECTS is not supported yet; use TRANSACTION_SHAPE_ACS_DELTA", field)
+		effects = true
 	default:
-		return nil, invalidArgument("%s.includeTransactions.transactionShape: want TRANSACTION_SHAPE_ACS_DELTA, not %q", field, tf.TransactionShape)
+		return nil, invalidArgument("%s.includeTransactions.transactionShape: want TRANSACTION_SHAPE_ACS_DELTA or TRANSACTION_SHAPE_LEDGER_EFFECTS, not %q", field, tf.TransactionShape)
 	}
-	return parseEventFormat(field+".includeTransactions.eventFormat", tf.EventFormat, c)
+	ef, err := parseEventFormat(field+".includeTransactions.eventFormat", tf.EventFormat, c)
+	if ef != nil {
+		ef.ledgerEffects = effects
+	}
+	return ef, err
 }
 
 // updateFlats is POST /v2/updates/flats: the transactions after
@@ -356,6 +400,17 @@ func transactionFormat(field string, tf *transactionFormatJSON, c *caller) (*eve
 // then an OffsetCheckpoint at the offset read up to, from where the next
 // request goes on.
 func (s *Server) updateFlats(w http.ResponseWriter, r *http.Request, c *caller) error {
+	return s.readUpdates(w, r, c, false)
+}
+
+// updateTrees is POST /v2/updates/trees (legacy): updateFlats in the
+// ledger-effects shape, each transaction as a tree.
+func (s *Server) updateTrees(w http.ResponseWriter, r *http.Request, c *caller) error {
+	return s.readUpdates(w, r, c, true)
+}
+
+// readUpdates answers updateFlats, or updateTrees when trees.
+func (s *Server) readUpdates(w http.ResponseWriter, r *http.Request, c *caller, trees bool) error {
 	limit, err := listLimit(r)
 	if err != nil {
 		return err
@@ -386,6 +441,9 @@ func (s *Server) updateFlats(w http.ResponseWriter, r *http.Request, c *caller) 
 	if err != nil {
 		return err
 	}
+	if trees {
+		ef.ledgerEffects = true
+	}
 	if req.BeginExclusive == nil {
 		return cantonErr(codeMissingField, "beginExclusive: the offset to read after is required (0 is the ledger's beginning)")
 	}
@@ -404,16 +462,14 @@ func (s *Server) updateFlats(w http.ResponseWriter, r *http.Request, c *caller) 
 	}
 	out := []map[string]any{}
 	for _, u := range ups {
-		if tx, ok := s.transactionOf(u, ef); ok {
+		if tx, ok := s.transactionOf(u, ef); ok && trees {
+			out = append(out, map[string]any{"update": map[string]any{"TransactionTree": map[string]any{"value": treeOf(tx)}}})
+		} else if ok {
 			out = append(out, map[string]any{"update": map[string]any{"Transaction": map[string]any{"value": tx}}})
 		}
 	}
 	if len(out) < limit && scanned > *req.BeginExclusive {
 		// A resume point past updates this filter does not see.
-		type syncTime struct {
-			SynchronizerID string `json:"synchronizerId"`
-			RecordTime     string `json:"recordTime"`
-		}
 		cp := map[string]any{"offset": scanned, "synchronizerTimes": []syncTime{{s.l.SynchronizerID(), formatTime(s.l.Now())}}}
 		out = append(out, map[string]any{"update": map[string]any{"OffsetCheckpoint": map[string]any{"value": cp}}})
 	}
@@ -470,38 +526,106 @@ func (s *Server) lookupTransaction(w http.ResponseWriter, r *http.Request, c *ca
 	if err != nil {
 		return err
 	}
-	var offset int64
-	what := ""
-	if byID {
-		what = "update " + req.UpdateID
-		if req.UpdateID == "" {
-			return cantonErr(codeMissingField, "updateId: the id of the transaction is required")
-		}
-		offset, err = s.l.UpdateOffset(r.Context(), req.UpdateID)
-		if errors.Is(err, ledger.ErrNotFound) {
-			return cantonErr(codeUpdateNotFound, "%s not found, or not visible to the requesting parties", what)
-		} else if err != nil {
-			return err
-		}
-	} else {
-		if req.Offset == nil || *req.Offset <= 0 {
-			return invalidArgument("offset: give the positive offset of the transaction")
-		}
-		offset, what = *req.Offset, "update at offset "+strconv.FormatInt(*req.Offset, 10)
-	}
-	ups, _, err := s.l.Updates(r.Context(), ef.ledgerFilter(), offset-1, offset, 1)
+	tx, err := s.findTransaction(r, ef, byID, req.UpdateID, req.Offset)
 	if err != nil {
 		return err
 	}
+	if asUpdate {
+		return writeJSON(w, map[string]any{"update": map[string]any{"Transaction": map[string]any{"value": tx}}})
+	}
+	return writeJSON(w, map[string]jsTransaction{"transaction": tx})
+}
+
+// findTransaction is the transaction with updateID (byID) or at offset,
+// as ef sees it; UPDATE_NOT_FOUND when it sees none of it.
+func (s *Server) findTransaction(r *http.Request, ef *eventFormat, byID bool, updateID string, offsetp *int64) (jsTransaction, error) {
+	var offset int64
+	var err error
+	what := ""
+	if byID {
+		what = "update " + updateID
+		if updateID == "" {
+			return jsTransaction{}, cantonErr(codeMissingField, "updateId: the id of the transaction is required")
+		}
+		offset, err = s.l.UpdateOffset(r.Context(), updateID)
+		if errors.Is(err, ledger.ErrNotFound) {
+			return jsTransaction{}, cantonErr(codeUpdateNotFound, "%s not found, or not visible to the requesting parties", what)
+		} else if err != nil {
+			return jsTransaction{}, err
+		}
+	} else {
+		if offsetp == nil || *offsetp <= 0 {
+			return jsTransaction{}, invalidArgument("offset: give the positive offset of the transaction")
+		}
+		offset, what = *offsetp, "update at offset "+strconv.FormatInt(*offsetp, 10)
+	}
+	ups, _, err := s.l.Updates(r.Context(), ef.ledgerFilter(), offset-1, offset, 1)
+	if err != nil {
+		return jsTransaction{}, err
+	}
 	for _, u := range ups {
-		tx, ok := s.transactionOf(u, ef)
-		switch {
-		case !ok || u.Offset != offset:
-		case asUpdate:
-			return writeJSON(w, map[string]any{"update": map[string]any{"Transaction": map[string]any{"value": tx}}})
-		default:
-			return writeJSON(w, map[string]jsTransaction{"transaction": tx})
+		if tx, ok := s.transactionOf(u, ef); ok && u.Offset == offset {
+			return tx, nil
 		}
 	}
-	return cantonErr(codeUpdateNotFound, "%s not found, or not visible to the requesting parties", what)
+	return jsTransaction{}, cantonErr(codeUpdateNotFound, "%s not found, or not visible to the requesting parties", what)
+}
+
+// transactionTreeByID is GET /v2/updates/transaction-tree-by-id/{id}.
+func (s *Server) transactionTreeByID(w http.ResponseWriter, r *http.Request, c *caller) error {
+	return s.lookupTree(w, r, c, true)
+}
+
+// transactionTreeByOffset is GET
+// /v2/updates/transaction-tree-by-offset/{offset}.
+func (s *Server) transactionTreeByOffset(w http.ResponseWriter, r *http.Request, c *caller) error {
+	return s.lookupTree(w, r, c, false)
+}
+
+// lookupTree answers the transaction tree (legacy) the query's parties
+// see of the update in the path.
+func (s *Server) lookupTree(w http.ResponseWriter, r *http.Request, c *caller, byID bool) error {
+	ef, err := requestingFormat(r.URL.Query()["parties"], "parties query parameter", c)
+	if err != nil {
+		return err
+	}
+	ef.ledgerEffects = true
+	var offset *int64
+	if !byID {
+		o, err := strconv.ParseInt(r.PathValue("offset"), 10, 64)
+		if err != nil {
+			return &decodeError{status: http.StatusBadRequest, msg: "offset: want a whole number, not " + strconv.Quote(r.PathValue("offset"))}
+		}
+		offset = &o
+	}
+	tx, err := s.findTransaction(r, ef, byID, r.PathValue("updateId"), offset)
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, map[string]jsTransactionTree{"transaction": treeOf(tx)})
+}
+
+// jsTransactionTree is JsTransactionTree: the events by node id.
+type jsTransactionTree struct {
+	UpdateID       string         `json:"updateId"`
+	CommandID      string         `json:"commandId"`
+	WorkflowID     string         `json:"workflowId"`
+	EffectiveAt    string         `json:"effectiveAt"`
+	Offset         int64          `json:"offset"`
+	EventsByID     map[string]any `json:"eventsById"`
+	SynchronizerID string         `json:"synchronizerId"`
+	RecordTime     string         `json:"recordTime"`
+}
+
+// treeOf is tx (in the ledger-effects shape) as a tree: each event under
+// its node id, as a CreatedTreeEvent or ExercisedTreeEvent.
+func treeOf(tx jsTransaction) jsTransactionTree {
+	t := jsTransactionTree{UpdateID: tx.UpdateID, CommandID: tx.CommandID, WorkflowID: tx.WorkflowID, EffectiveAt: tx.EffectiveAt,
+		Offset: tx.Offset, EventsByID: map[string]any{}, SynchronizerID: tx.SynchronizerID, RecordTime: tx.RecordTime}
+	for i, ev := range tx.Events {
+		for kind, v := range ev {
+			t.EventsByID[strconv.Itoa(i)] = map[string]any{strings.TrimSuffix(kind, "Event") + "TreeEvent": map[string]any{"value": v}}
+		}
+	}
+	return t
 }

@@ -2,7 +2,8 @@
 // with Splice; shared/specs/ledger-api-v2.yaml) over the ledger, on its own
 // listener: identity (version, parties, users and rights), reads (ledger
 // end, active contracts with template and interface filters, events by
-// contract, updates) and the token standard's transfer commands, in
+// contract, updates), the token standard's transfer commands (submitted
+// and waited for, or asynchronously) and their completions, in
 // Canton's JSON shapes and errors. It decodes,
 // checks the caller's rights, calls the ledger and encodes; the rules live
 // in package ledger.
@@ -15,6 +16,7 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/ccwallet/ccwallet/coin"
@@ -44,6 +46,10 @@ type Server struct {
 	auth *web.Verifier
 	obs  []web.Middleware
 	lim  *web.Limiter
+	// async bounds the asynchronous submissions running (a token each);
+	// running counts them, for Wait.
+	async   chan struct{}
+	running sync.WaitGroup
 }
 
 // New builds the server.
@@ -51,7 +57,7 @@ func New(l *ledger.Ledger, cfg Config, log *slog.Logger) *Server {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Server{l: l, log: log, auth: cfg.Auth, obs: cfg.Observe, lim: cfg.Limiter}
+	return &Server{l: l, log: log, auth: cfg.Auth, obs: cfg.Observe, lim: cfg.Limiter, async: make(chan struct{}, maxAsync)}
 }
 
 // apiFunc is a handler; a returned error becomes a JsCantonError.
@@ -70,6 +76,10 @@ func (s *Server) Handler() http.Handler {
 	mux.Handle("POST /v2/users", s.api(s.createUser))
 	mux.Handle("GET /v2/users/{userId}", s.api(s.getUser))
 	mux.Handle("GET /v2/users/{userId}/rights", s.api(s.listUserRights))
+	mux.Handle("POST /v2/users/{userId}/rights", s.api(s.grantRights))
+	mux.Handle("PATCH /v2/users/{userId}/rights", s.api(s.revokeRights))
+	mux.Handle("PATCH /v2/users/{userId}", s.api(s.updateUser))
+	mux.Handle("DELETE /v2/users/{userId}", s.api(s.deleteUser))
 	mux.Handle("GET /v2/state/ledger-end", s.api(s.getLedgerEnd))
 	mux.Handle("GET /v2/state/latest-pruned-offsets", s.api(s.getPrunedOffsets))
 	mux.Handle("GET /v2/state/connected-synchronizers", s.api(s.getConnectedSynchronizers))
@@ -80,6 +90,9 @@ func (s *Server) Handler() http.Handler {
 	mux.Handle("POST /v2/state/active-contracts", s.api(s.activeContracts))
 	mux.Handle("POST /v2/events/events-by-contract-id", s.api(s.eventsByContractID))
 	mux.Handle("POST /v2/updates/flats", s.api(s.updateFlats))
+	mux.Handle("POST /v2/updates/trees", s.api(s.updateTrees))
+	mux.Handle("GET /v2/updates/transaction-tree-by-id/{updateId}", s.api(s.transactionTreeByID))
+	mux.Handle("GET /v2/updates/transaction-tree-by-offset/{offset}", s.api(s.transactionTreeByOffset))
 	mux.Handle("POST /v2/updates/transaction-by-id", s.api(s.transactionByID))
 	mux.Handle("POST /v2/updates/transaction-by-offset", s.api(s.transactionByOffset))
 	mux.Handle("POST /v2/updates/update-by-id", s.api(s.updateByID))
@@ -87,6 +100,8 @@ func (s *Server) Handler() http.Handler {
 	mux.Handle("POST /v2/commands/submit-and-wait", s.api(s.submitAndWait))
 	mux.Handle("POST /v2/commands/submit-and-wait-for-transaction", s.api(s.submitAndWaitForTransaction))
 	mux.Handle("GET /docs/openapi", s.openAPI(mux))
+	mux.Handle("POST /v2/commands/async/submit", s.api(s.asyncSubmit))
+	mux.Handle("POST /v2/commands/completions", s.api(s.completions))
 	mux.Handle("/", s.api(s.unsupported(mux)))
 	mws := append([]web.Middleware{web.RequestID, web.Logger(s.log)}, s.obs...)
 	return web.Chain(mux, append(mws, web.Recover(s.log), web.SecurityHeaders)...)
@@ -97,11 +112,12 @@ var supported = []string{
 	"POST /v2/interactive-submission/prepare", "POST /v2/interactive-submission/execute",
 	"GET /v2/interactive-submission/preferred-package-version", "POST /v2/interactive-submission/preferred-packages",
 	"GET /v2/version", "GET /v2/packages", "GET|POST /v2/parties", "GET /v2/parties/participant-id", "GET /v2/parties/{party}", "GET|POST /v2/users",
-	"GET /v2/users/{userId}", "GET /v2/users/{userId}/rights", "GET /v2/state/ledger-end",
+	"GET|PATCH|DELETE /v2/users/{userId}", "GET|POST|PATCH /v2/users/{userId}/rights", "GET /v2/state/ledger-end",
 	"GET /v2/state/latest-pruned-offsets", "GET /v2/state/connected-synchronizers", "POST /v2/state/active-contracts",
-	"POST /v2/events/events-by-contract-id", "POST /v2/updates/flats", "POST /v2/updates/transaction-by-id",
+	"POST /v2/events/events-by-contract-id", "POST /v2/updates/flats", "POST /v2/updates/trees",
+	"GET /v2/updates/transaction-tree-by-id/{id}", "GET /v2/updates/transaction-tree-by-offset/{offset}", "POST /v2/updates/transaction-by-id",
 	"POST /v2/updates/transaction-by-offset", "POST /v2/updates/update-by-id", "POST /v2/updates/update-by-offset", "POST /v2/commands/submit-and-wait (" + supportedCommands + ")",
-	"POST /v2/commands/submit-and-wait-for-transaction",
+	"POST /v2/commands/submit-and-wait-for-transaction", "POST /v2/commands/async/submit", "POST /v2/commands/completions",
 }
 
 // unsupported answers every other path: 501 for the rest of the Ledger
@@ -120,27 +136,40 @@ func (s *Server) unsupported(mux *http.ServeMux) apiFunc {
 
 // caller is the authenticated user and its rights.
 type caller struct {
-	user  ledger.UserInfo
-	admin bool
+	user   ledger.UserInfo
+	rights ledger.UserRights
+	admin  bool
 	// actAs and readAs are the parties the user may act and read as
-	// (actAs implies readAs).
-	actAs []coin.PartyID
+	// (actAs implies readAs); readAny is CanReadAsAnyParty.
+	actAs, readAs []coin.PartyID
+	readAny       bool
 	// actor is the admin acting as actAs's party (ledger.ActingAs), "".
 	actor string
 }
 
-// rightsOf derives a ledger user's rights from its wallet user: an
-// onboarded user acts as its party; a wallet admin is ParticipantAdmin.
-func rightsOf(u ledger.UserInfo) *caller {
-	c := &caller{user: u, admin: u.IsAdmin}
-	if u.Onboarded {
-		c.actAs = []coin.PartyID{u.Party}
+// callerOf is user u with its rights (the ledger's: the wallet's defaults
+// and the admins' grants and revocations).
+func callerOf(u ledger.UserInfo, rs ledger.UserRights) *caller {
+	c := &caller{user: u, rights: rs}
+	for _, r := range rs.Rights {
+		switch r.Kind {
+		case ledger.RightCanActAs:
+			c.actAs = append(c.actAs, r.Party)
+		case ledger.RightCanReadAs:
+			c.readAs = append(c.readAs, r.Party)
+		case ledger.RightCanReadAsAnyParty:
+			c.readAny = true
+		case ledger.RightParticipantAdmin:
+			c.admin = true
+		}
 	}
 	return c
 }
 
 // canRead reports whether c may read as party.
-func (c *caller) canRead(p coin.PartyID) bool { return slices.Contains(c.actAs, p) }
+func (c *caller) canRead(p coin.PartyID) bool {
+	return c.readAny || slices.Contains(c.actAs, p) || slices.Contains(c.readAs, p)
+}
 
 // requireRead refuses unless c may read as every party.
 func (c *caller) requireRead(parties ...coin.PartyID) error {
@@ -209,7 +238,16 @@ func (s *Server) authenticate(r *http.Request) (*caller, error) {
 	if !u.Onboarded && !u.IsAdmin {
 		return nil, permissionDenied("user %q is not a user of this participant; onboard it first", claims.Subject)
 	}
-	c := rightsOf(u)
+	// Read on every call, so a revoked right or a deactivation takes
+	// effect on the next one.
+	rs, err := s.l.RightsOf(r.Context(), u)
+	if err != nil {
+		return nil, err
+	}
+	if rs.Deactivated {
+		return nil, permissionDenied("user %q is deactivated", claims.Subject)
+	}
+	c := callerOf(u, rs)
 	if claims.ActAs != "" {
 		// A development network's impersonation: the admin acts (and
 		// reads) as the party the token names, and only as it.
@@ -217,7 +255,7 @@ func (s *Server) authenticate(r *http.Request) (*caller, error) {
 		if err := s.l.Impersonate(r.Context(), claims.Subject, party); err != nil {
 			return nil, permissionDenied("%s", err.Error())
 		}
-		c.actAs, c.actor = []coin.PartyID{party}, claims.Subject
+		c.actAs, c.readAs, c.readAny, c.actor = []coin.PartyID{party}, nil, false, claims.Subject
 	}
 	return c, nil
 }

@@ -141,6 +141,22 @@ type Command struct {
 	CreatedAt time.Time    `bun:"created_at"`
 }
 
+// Completion is a Ledger API command's outcome, at the offset of the
+// update that carried it.
+type Completion struct {
+	bun.BaseModel `bun:"table:completions"`
+
+	OffsetID     int64     `bun:"offset_id,pk"`
+	UserID       string    `bun:"user_id"`
+	CommandID    string    `bun:"command_id"`
+	ActAs        string    `bun:"act_as"`
+	SubmissionID string    `bun:"submission_id"`
+	UpdateID     string    `bun:"update_id"`
+	StatusCode   int64     `bun:"status_code"`
+	Message      string    `bun:"message"`
+	RecordTime   time.Time `bun:"record_time"`
+}
+
 // RewardCoupon is a reward waiting to be minted.
 type RewardCoupon struct {
 	bun.BaseModel `bun:"table:reward_coupons"`

@@ -27,6 +27,8 @@ type Writes struct {
 	// before Commands are inserted, which may use them again.
 	Forget   []string
 	Commands []Command
+	// Completions are the Ledger API completions of the commands.
+	Completions []Completion
 }
 
 // Writer is how the ledger's commits reach the database, chosen once per
@@ -124,7 +126,7 @@ func WriteStatements(ctx context.Context, tx bun.Tx, w *Writes) error {
 // Empty reports whether w writes nothing.
 func (w *Writes) Empty() bool {
 	return w == nil || len(w.Updates)+len(w.Spend)+len(w.Contracts)+len(w.Holdings)+
-		len(w.History)+len(w.Coupons)+len(w.Forget)+len(w.Commands) == 0
+		len(w.History)+len(w.Coupons)+len(w.Forget)+len(w.Commands)+len(w.Completions) == 0
 }
 
 // statements are w's inserts and deletes as bun statements.
@@ -151,6 +153,9 @@ func (w *Writes) statements(db bun.IDB) []schema.QueryAppender {
 	}
 	if len(w.Commands) > 0 {
 		batch = append(batch, insert(&w.Commands))
+	}
+	if len(w.Completions) > 0 {
+		batch = append(batch, insert(&w.Completions))
 	}
 	return batch
 }

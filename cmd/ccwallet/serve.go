@@ -112,6 +112,9 @@ type serving struct {
 	servers   []server
 	ready     readyAddrs
 	url       string // the public URL, with a trailing slash
+	// ledgerAPI is nil when off; its async submissions finish before
+	// the database closes.
+	ledgerAPI *ledgerapi.Server
 }
 
 // server is one listening HTTP server: app, health or metrics.
@@ -321,8 +324,9 @@ func (s *serving) listenLedgerAPI(verifier *web.Verifier) error {
 	if s.cfg.LedgerAPIListen == "" {
 		return nil
 	}
-	h := ledgerapi.New(s.l, ledgerapi.Config{Auth: verifier, Observe: s.observers,
-		Limiter: web.NewLimiter(web.RateLimit{Burst: s.cfg.RateLimit.Burst, Per: s.cfg.RateLimit.Per.Std()})}, s.log).Handler()
+	s.ledgerAPI = ledgerapi.New(s.l, ledgerapi.Config{Auth: verifier, Observe: s.observers,
+		Limiter: web.NewLimiter(web.RateLimit{Burst: s.cfg.RateLimit.Burst, Per: s.cfg.RateLimit.Per.Std()})}, s.log)
+	h := s.ledgerAPI.Handler()
 	if err := s.listen("ledger-api", s.cfg.LedgerAPIListen, appTLS(s.cfg.LedgerAPITLS), h); err != nil {
 		return err
 	}
@@ -365,6 +369,9 @@ func (s *serving) wait(errc <-chan error) error {
 		}
 	}
 	s.servers = nil // closed by Serve
+	if s.ledgerAPI != nil {
+		s.ledgerAPI.Wait()
+	}
 	s.log.Info("ccwallet stopped")
 	return first
 }

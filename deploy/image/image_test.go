@@ -94,7 +94,7 @@ func TestImageReproducible(t *testing.T) {
 		ports = append(ports, p)
 	}
 	slices.Sort(ports)
-	if want := []string{"10013/tcp", "5003/tcp", "8080/tcp"}; !slices.Equal(ports, want) {
+	if want := []string{"10013/tcp", "5003/tcp", "7575/tcp", "8080/tcp"}; !slices.Equal(ports, want) {
 		t.Errorf("exposed ports %v, want %v", ports, want)
 	}
 	if got := append(slices.Clone(c.Entrypoint), c.Cmd...); !slices.Equal(got, []string{binPath, "serve"}) {

@@ -44,7 +44,7 @@ const (
 	repoURL = "https://github.com/ccwallet/ccwallet"
 )
 
-var exposedPorts = []string{"8080/tcp", "5003/tcp", "10013/tcp"}
+var exposedPorts = []string{"8080/tcp", "5003/tcp", "10013/tcp", "7575/tcp"}
 
 // Options are the build's inputs; equal options on equal source give an
 // equal digest.

@@ -421,6 +421,8 @@ func TestWriteRoundTrip(t *testing.T) {
 					{DedupKey: "reused", Party: "p::1", Kind: "new", OffsetID: &off, Result: `{"r":1}`, CreatedAt: at},
 					{DedupKey: "plain", Party: "p::2", Kind: "new", Result: "{}", CreatedAt: at},
 				},
+				Completions: []store.Completion{{OffsetID: off, UserID: "u", CommandID: "c", ActAs: "p::1,p::2", SubmissionID: "s",
+					UpdateID: "up", StatusCode: 6, Message: `E(10,x): "q"`, RecordTime: at}},
 			}
 			var err error
 			if tc.pipe {
@@ -455,6 +457,7 @@ func TestWriteRoundTrip(t *testing.T) {
 			w.History[0].ID, w.History[1].ID = 1, 2
 			check("history", &w.History, &[]store.HistoryEntry{}, "id")
 			check("commands", &w.Commands, &[]store.Command{}, "dedup_key DESC")
+			check("completions", &w.Completions, &[]store.Completion{}, "offset_id")
 		})
 	}
 }
@@ -509,7 +512,7 @@ func TestWriteColumns(t *testing.T) {
 func coversEveryColumn(t *testing.T, w *store.Writes) {
 	t.Helper()
 	cols := pgbatch.Columns()
-	for _, rows := range []any{w.Updates, w.Contracts, w.Holdings, w.History, w.Coupons, w.Commands} {
+	for _, rows := range []any{w.Updates, w.Contracts, w.Holdings, w.History, w.Coupons, w.Commands, w.Completions} {
 		v := reflect.ValueOf(rows)
 		table := pgbatch.Model(v.Type().Elem())
 		for _, name := range cols[table.Name] {

@@ -41,6 +41,7 @@ var tables = []table{
 	tableOf(func(w *store.Writes) []store.HistoryEntry { return w.History }, "id"),
 	tableOf(func(w *store.Writes) []store.RewardCoupon { return w.Coupons }),
 	tableOf(func(w *store.Writes) []store.Command { return w.Commands }),
+	tableOf(func(w *store.Writes) []store.Completion { return w.Completions }),
 }
 
 // models are the tables' bun metadata, as Postgres's dialect reads the

@@ -42,6 +42,7 @@ secrets replaced by the paths they are mounted at, the ports fixed.
   "listen" ":8080"
   "healthListen" ":5003"
   "metrics" (dict "enable" $v.metrics.enable "listen" ":10013")
+  "ledgerApiListen" (ternary ":7575" "" (eq (toString $v.ledgerApi.enable) "true"))
   "topup" $v.topup
   "migration" $v.migration
 -}}

@@ -1,0 +1,188 @@
+package ledger
+
+import (
+	"context"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/ccwallet/ccwallet/coin"
+	"github.com/ccwallet/ccwallet/store"
+)
+
+// Completions are the Ledger API's record of each command's outcome
+// (POST /v2/commands/completions): a success is written in the same
+// change as the command's effects, at its update's offset; a rejection in
+// a short change of its own, an update with no events, so it has an
+// offset too and the completions, like the update log they ride, are
+// ordered by offset and pruned with it.
+
+// Completion is one command's outcome.
+type Completion struct {
+	UserID       string
+	CommandID    string
+	SubmissionID string
+	ActAs        []coin.PartyID
+	// Code is the gRPC status code: 0 for success.
+	Code int
+	// Message is Canton's "ERROR_ID(category,correlation): cause" of a
+	// failure; empty on success.
+	Message string
+
+	// Set by the ledger when the completion is stored.
+	Offset     int64
+	UpdateID   string // empty for a failure
+	RecordTime time.Time
+}
+
+// Bounds of a completion's fields before it is stored.
+const (
+	// MaxCompletionActAs bounds a command's actAs parties.
+	MaxCompletionActAs = 64
+	// MaxCompletionMessage bounds a failure's message (longer ones are
+	// cut, as the cause is for people).
+	MaxCompletionMessage = 2000
+	// MaxCompletionsPerUser bounds the completions kept per user; pruning
+	// drops the oldest beyond it.
+	MaxCompletionsPerUser = 10000
+)
+
+// checkCompletion bounds c and cuts an overlong message.
+func checkCompletion(c *Completion) error {
+	for _, f := range []struct{ name, v string }{{"userId", c.UserID}, {"commandId", c.CommandID}, {"submissionId", c.SubmissionID}} {
+		if err := checkID(f.name, f.v); err != nil {
+			return err
+		}
+	}
+	if c.UserID == "" || c.CommandID == "" {
+		return invalid("commandId", "a completion needs its user and command id")
+	}
+	if len(c.ActAs) == 0 || len(c.ActAs) > MaxCompletionActAs {
+		return invalid("actAs", "a completion needs 1 to %d parties, not %d", MaxCompletionActAs, len(c.ActAs))
+	}
+	c.Message = strings.ReplaceAll(strings.ToValidUTF8(c.Message, "\uFFFD"), "\x00", "")
+	if len(c.Message) > MaxCompletionMessage {
+		cut := MaxCompletionMessage
+		for cut > 0 && !utf8.RuneStart(c.Message[cut]) {
+			cut--
+		}
+		c.Message = c.Message[:cut]
+	}
+	return nil
+}
+
+// completionKey is the context key of a command's pending completion.
+type completionKey struct{}
+
+// WithCompletion returns ctx carrying c, the command whose effects a
+// ledger change run with it records: the change that records the
+// command's deduplication key writes c as its success, at its offset. The
+// completion rides the context so that every entry point that records a
+// command (transfers, instructions, allocations, sends, the trading app,
+// and external parties' execute) writes it without each growing a
+// parameter.
+func WithCompletion(ctx context.Context, c Completion) (context.Context, error) {
+	if err := checkCompletion(&c); err != nil {
+		return ctx, err
+	}
+	c.Code, c.Message = 0, ""
+	return context.WithValue(ctx, completionKey{}, &c), nil
+}
+
+func completionOf(ctx context.Context) *Completion {
+	c, _ := ctx.Value(completionKey{}).(*Completion)
+	return c
+}
+
+// completionRow is c's row at offset, with update (empty on failure).
+func completionRow(c *Completion, offset int64, update string, at time.Time) store.Completion {
+	ps := make([]string, len(c.ActAs))
+	for i, p := range c.ActAs {
+		ps[i] = string(p)
+	}
+	return store.Completion{
+		OffsetID: offset, UserID: c.UserID, CommandID: c.CommandID, ActAs: strings.Join(ps, ","),
+		SubmissionID: c.SubmissionID, UpdateID: update, StatusCode: int64(c.Code), Message: c.Message, RecordTime: at,
+	}
+}
+
+// recordCompletion adds completion c, if any, to t's write: the command
+// t records succeeded.
+func (t *changes) recordCompletion(c *Completion) {
+	if c != nil {
+		t.completions = append(t.completions, completionRow(c, 0, t.update, t.now))
+	}
+}
+
+// RecordCompletion stores a rejected command's completion (Code set) in
+// a change of its own and returns it with its offset. A success is never
+// recorded here: it is written with the command's effects (WithCompletion).
+func (l *Ledger) RecordCompletion(ctx context.Context, c Completion) (Completion, error) {
+	if err := checkCompletion(&c); err != nil {
+		return c, err
+	}
+	if c.Code == 0 {
+		return c, invalid("code", "a rejection's completion needs a non-zero status code")
+	}
+	err := l.change(ctx, func(ctx context.Context, ch *change) error {
+		t, err := ch.begin(ctx, "command-rejected")
+		if err != nil {
+			return err
+		}
+		t.afterCommit(func(ctx context.Context) error {
+			c.Offset, c.RecordTime = t.offset, t.now
+			row := completionRow(&c, t.offset, "", t.now)
+			return store.InsertCompletion(ctx, t.tx, &row)
+		})
+		return nil
+	})
+	return c, err
+}
+
+// Completions lists user's completions after offset after whose actAs
+// includes one of parties, oldest first, at most limit (at most
+// MaxAPIPage), each with its actAs cut to those parties. An offset
+// below the pruned one is ErrPruned; past the ledger end,
+// ErrAfterLedgerEnd.
+func (l *Ledger) Completions(ctx context.Context, user string, parties []coin.PartyID, after int64, limit int) ([]Completion, error) {
+	if _, err := l.checkOffset(ctx, l.db, "beginExclusive", after); err != nil {
+		return nil, err
+	}
+	if limit <= 0 || limit > MaxAPIPage {
+		limit = MaxAPIPage
+	}
+	want := map[string]bool{}
+	for _, p := range parties {
+		want[string(p)] = true
+	}
+	var out []Completion
+	for len(out) < limit {
+		rows, err := store.CompletionsAfter(ctx, l.db, user, after, MaxAPIPage)
+		if err != nil {
+			return nil, err
+		}
+		for _, r := range rows {
+			after = r.OffsetID
+			var actAs []coin.PartyID
+			for _, p := range strings.Split(r.ActAs, ",") {
+				if want[p] {
+					actAs = append(actAs, coin.PartyID(p))
+				}
+			}
+			if len(actAs) == 0 {
+				continue
+			}
+			out = append(out, Completion{
+				UserID: r.UserID, CommandID: r.CommandID, SubmissionID: r.SubmissionID, ActAs: actAs, Code: int(r.StatusCode),
+				Message: r.Message, Offset: r.OffsetID, UpdateID: r.UpdateID, RecordTime: r.RecordTime,
+			})
+			if len(out) == limit {
+				break
+			}
+		}
+		if len(rows) < MaxAPIPage {
+			break
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,166 @@
+package ledger_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ccwallet/ccwallet/coin"
+	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/ledgertest"
+	"github.com/ccwallet/ccwallet/store"
+)
+
+// TestCompletionsRideTheirChanges: a command run with a completion in its
+// context (ledger.WithCompletion) writes the completion with its effects,
+// at its update's offset and with its update id, on both commit paths (a
+// change's saveCommand, the one-step sends' batch); a command that fails
+// writes none; RecordCompletion writes a rejection at an offset of its
+// own; Completions filters by user and party; pruning removes the
+// completions of pruned updates and CapCompletions keeps the newest.
+func TestCompletionsRideTheirChanges(t *testing.T) {
+	forEachEngineClock(t, func(t *testing.T, l *ledger.Ledger, clock *ledgertest.Clock) {
+		ctx := context.Background()
+		p, q := ledgertest.Party(t, l), ledgertest.Party(t, l)
+		ledgertest.Mint(t, l, p, "100")
+		with := func(id string) context.Context {
+			t.Helper()
+			c, err := ledger.WithCompletion(ctx, ledger.Completion{UserID: "u", CommandID: id, SubmissionID: "s-" + id, ActAs: []coin.PartyID{p}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return c
+		}
+		createdAt := func(cid coin.ContractID) int64 {
+			t.Helper()
+			c, err := l.LedgerContractByID(ctx, cid)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return c.CreatedOffset
+		}
+		ti, err := l.CreateTransferInstruction(with("c1"), ledger.TransferInstructionRequest{Sender: p, Receiver: q, Amount: coin.MustParse("5"),
+			ExecuteBefore: clock.Now().Add(time.Hour), TrackingID: "k1"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := l.CreatePreapproval(ctx, q); err != nil {
+			t.Fatal(err)
+		}
+		sent, err := l.SendPreapproved(with("c2"), ledger.PreapprovalSend{Sender: p, Receiver: q, Amount: coin.MustParse("1"), DeduplicationID: "d2"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := l.CreateTransferInstruction(with("c3"), ledger.TransferInstructionRequest{Sender: p, Receiver: q, Amount: coin.MustParse("5"),
+			ExecuteBefore: clock.Now().Add(time.Hour), TrackingID: "k1"}); !errors.Is(err, ledger.ErrDuplicate) {
+			t.Fatalf("a duplicate: %v", err)
+		}
+		rej, err := l.RecordCompletion(ctx, ledger.Completion{UserID: "u", CommandID: "c3", ActAs: []coin.PartyID{p, q}, Code: 6,
+			Message: "DUPLICATE_COMMAND(10,x): " + strings.Repeat("é", ledger.MaxCompletionMessage)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if end, _ := l.LedgerEnd(ctx); rej.Offset != end || len(rej.Message) > ledger.MaxCompletionMessage {
+			t.Errorf("the rejection at %d (ledger end %d), message of %d bytes", rej.Offset, end, len(rej.Message))
+		}
+
+		cs, err := l.Completions(ctx, "u", []coin.PartyID{p}, 0, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		wantAt := []int64{createdAt(ti.InstructionCID), createdAt(sent.Outputs[0]), rej.Offset}
+		if len(cs) != len(wantAt) {
+			t.Fatalf("completions %+v, want %d", cs, len(wantAt))
+		}
+		for i, c := range cs {
+			id, _, err := l.UpdateAt(ctx, c.Offset)
+			if err != nil {
+				t.Fatal(err)
+			}
+			success := i < 2
+			if c.Offset != wantAt[i] || success && (c.UpdateID != id || c.Code != 0 || c.SubmissionID != "s-"+c.CommandID) ||
+				!success && (c.UpdateID != "" || c.Code != 6) || len(c.ActAs) != 1 || c.ActAs[0] != p {
+				t.Errorf("completion %d: %+v, want at %d (update %s)", i, c, wantAt[i], id)
+			}
+		}
+		// Filtered by party (actAs cut to them) and user.
+		if cs, _ := l.Completions(ctx, "u", []coin.PartyID{q}, 0, 0); len(cs) != 1 || cs[0].CommandID != "c3" || len(cs[0].ActAs) != 1 || cs[0].ActAs[0] != q {
+			t.Errorf("q's completions: %+v", cs)
+		}
+		if cs, _ := l.Completions(ctx, "v", []coin.PartyID{p}, 0, 0); len(cs) != 0 {
+			t.Errorf("another user's: %+v", cs)
+		}
+		if cs, _ := l.Completions(ctx, "u", []coin.PartyID{p}, wantAt[0], 1); len(cs) != 1 || cs[0].Offset != wantAt[1] {
+			t.Errorf("after the first, one: %+v", cs)
+		}
+		// Bounds.
+		many := make([]coin.PartyID, ledger.MaxCompletionActAs+1)
+		for i := range many {
+			many[i] = p
+		}
+		if _, err := ledger.WithCompletion(ctx, ledger.Completion{UserID: "u", CommandID: "x", ActAs: many}); !ledger.IsValidation(err) {
+			t.Errorf("%d parties: %v", len(many), err)
+		}
+		if _, err := l.RecordCompletion(ctx, ledger.Completion{UserID: "u", CommandID: "x", ActAs: []coin.PartyID{p}}); !ledger.IsValidation(err) {
+			t.Errorf("a rejection without a code: %v", err)
+		}
+
+		// The newest kept per user.
+		db := ledger.StoreOf(l)
+		if n, err := store.CapCompletions(ctx, db, 2); err != nil || n != 1 {
+			t.Errorf("cap at 2 removed %d, %v; want 1", n, err)
+		}
+		// Pruning takes them with their updates.
+		closeRounds(t, l)
+		clock.Advance(48 * time.Hour)
+		closeRounds(t, l)
+		if _, err := l.Prune(ctx, time.Hour, 0); err != nil {
+			t.Fatal(err)
+		}
+		pruned, _ := l.PrunedOffset(ctx)
+		left, err := db.NewSelect().Table("completions").Where("offset_id <= ?", pruned).Count(ctx)
+		if pruned < rej.Offset || err != nil || left != 0 {
+			t.Errorf("pruned to %d (the rejection at %d): %d completions left there, %v", pruned, rej.Offset, left, err)
+		}
+		if _, err := l.Completions(ctx, "u", []coin.PartyID{p}, 0, 0); !errors.Is(err, ledger.ErrPruned) {
+			t.Errorf("completions below the pruned offset: %v", err)
+		}
+	})
+}
+
+// TestCompletionsOfAllocations: AllocationFactory_Allocate and an
+// allocation's move record their completions at their updates' offsets
+// (MoveAllocation wrote its command record directly before, without the
+// completion).
+func TestCompletionsOfAllocations(t *testing.T) {
+	forEachEngineClock(t, func(t *testing.T, l *ledger.Ledger, clock *ledgertest.Clock) {
+		ctx := context.Background()
+		sender, receiver, venue := ledgertest.Party(t, l), ledgertest.Party(t, l), ledgertest.Party(t, l)
+		ledgertest.Mint(t, l, sender, "100")
+		with := func(id string, p coin.PartyID) context.Context {
+			t.Helper()
+			c, err := ledger.WithCompletion(ctx, ledger.Completion{UserID: "u", CommandID: id, ActAs: []coin.PartyID{p}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return c
+		}
+		res, err := l.Allocate(with("allocate", sender), allocationSpec(l, sender, receiver, venue, "10", clock.Now()), "k-allocate")
+		if err != nil {
+			t.Fatal(err)
+		}
+		moved, err := l.MoveAllocation(with("execute", venue), venue, res.AllocationCID, ledger.AllocationExecute, "k-execute")
+		if err != nil {
+			t.Fatal(err)
+		}
+		cs, err := l.Completions(ctx, "u", []coin.PartyID{sender, venue}, 0, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(cs) != 2 || cs[0].CommandID != "allocate" || cs[1].CommandID != "execute" || cs[1].Offset != moved.Offset || cs[0].Offset >= cs[1].Offset {
+			t.Errorf("completions %+v; want allocate, then execute at %d", cs, moved.Offset)
+		}
+	})
+}

@@ -1,0 +1,182 @@
+package ledgerapi
+
+import (
+	"context"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/ccwallet/ccwallet/coin"
+	"github.com/ccwallet/ccwallet/ledger"
+)
+
+// Asynchronous submission and completions: POST /v2/commands/async/submit
+// answers {} once the submission passed its checks and runs the command
+// on its own; POST /v2/commands/completions reads the outcomes, of these
+// and of the submit-and-wait commands alike, which the ledger stores with
+// each command (ledger.Completion).
+
+const (
+	// maxAsync bounds the asynchronous submissions running at once; more
+	// are refused with PARTICIPANT_BACKPRESSURE.
+	maxAsync = 64
+	// asyncTimeout bounds one asynchronous submission's run.
+	asyncTimeout = time.Minute
+	// defaultIdle and maxIdle bound how long completions waits for an
+	// asynchronous submission still running when it found none
+	// (stream_idle_timeout_ms, as Canton's 500 ms default).
+	defaultIdle = 500 * time.Millisecond
+	maxIdle     = 5 * time.Second
+)
+
+// Wait waits for the asynchronous submissions running to finish (before
+// the ledger closes), each at most asyncTimeout.
+func (s *Server) Wait() { s.running.Wait() }
+
+// asyncSubmit is POST /v2/commands/async/submit.
+func (s *Server) asyncSubmit(w http.ResponseWriter, r *http.Request, c *caller) error {
+	var cmds jsCommands
+	if err := decode(r, &cmds); err != nil {
+		return err
+	}
+	if err := s.refuseUnsigned(r, c, cmds.ActAs); err != nil {
+		return err
+	}
+	sb, err := s.check(c, &cmds)
+	if err != nil {
+		return err
+	}
+	select {
+	case s.async <- struct{}{}:
+	default:
+		return cantonErr(codeBackpressure, "%d asynchronous submissions are running; retry shortly", maxAsync)
+	}
+	// The command outlives the request; its outcome goes to completions.
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(r.Context()), asyncTimeout)
+	run := r.WithContext(ctx)
+	s.running.Add(1)
+	go func() {
+		defer func() { <-s.async; cancel(); s.running.Done() }()
+		if _, err := s.execute(run, sb); err != nil && asCanton(err).code == codeInternal {
+			s.log.ErrorContext(ctx, "ledger api: asynchronous submission failed", "command_id", sb.commandID, "err", err)
+		}
+	}()
+	return writeJSON(w, struct{}{})
+}
+
+// completionsRequest is CompletionStreamRequest.
+type completionsRequest struct {
+	UserID         string   `json:"userId"`
+	Parties        []string `json:"parties"`
+	BeginExclusive *int64   `json:"beginExclusive"`
+}
+
+// completions is POST /v2/commands/completions: the caller's completions
+// after beginExclusive for the parties, then an OffsetCheckpoint at the
+// ledger end when there is room.
+func (s *Server) completions(w http.ResponseWriter, r *http.Request, c *caller) error {
+	limit, err := listLimit(r)
+	if err != nil {
+		return err
+	}
+	if limit == 0 {
+		limit = ledger.MaxAPIPage
+	}
+	idle := defaultIdle
+	if v := r.URL.Query().Get("stream_idle_timeout_ms"); v != "" {
+		ms, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || ms < 0 {
+			return &decodeError{status: http.StatusBadRequest, msg: "stream_idle_timeout_ms: want a non-negative whole number, not " + strconv.Quote(v)}
+		}
+		idle = min(time.Duration(ms)*time.Millisecond, maxIdle)
+	}
+	var req completionsRequest
+	if err := decode(r, &req); err != nil {
+		return err
+	}
+	if req.UserID != "" && req.UserID != c.user.Name {
+		return permissionDenied("userId %q is not the token's user %q", req.UserID, c.user.Name)
+	}
+	if len(req.Parties) == 0 {
+		return cantonErr(codeMissingField, "parties: give the parties whose completions to read")
+	}
+	if len(req.Parties) > ledger.MaxCompletionActAs {
+		return invalidArgument("parties: at most %d parties", ledger.MaxCompletionActAs)
+	}
+	parties := make([]coin.PartyID, len(req.Parties))
+	for i, a := range req.Parties {
+		p, err := parseParty("parties", a)
+		if err != nil {
+			return err
+		}
+		if err := c.requireRead(p); err != nil {
+			return err
+		}
+		parties[i] = p
+	}
+	var begin int64
+	if req.BeginExclusive != nil {
+		begin = *req.BeginExclusive
+	}
+	cs, err := s.l.Completions(r.Context(), c.user.Name, parties, begin, limit)
+	// An asynchronous submission still running completes soon: wait for
+	// it a little, as Canton's stream waits its idle timeout.
+	for deadline := time.Now().Add(idle); err == nil && len(cs) == 0 && len(s.async) > 0 && time.Now().Before(deadline); {
+		select {
+		case <-r.Context().Done():
+			return r.Context().Err()
+		case <-time.After(20 * time.Millisecond):
+		}
+		cs, err = s.l.Completions(r.Context(), c.user.Name, parties, begin, limit)
+	}
+	if err != nil {
+		return err
+	}
+	out := make([]map[string]any, 0, len(cs)+1)
+	for _, cp := range cs {
+		out = append(out, map[string]any{"completionResponse": map[string]any{"Completion": map[string]any{"value": s.completionJSON(cp)}}})
+	}
+	if len(out) < limit {
+		end, err := s.l.LedgerEnd(r.Context())
+		if err != nil {
+			return err
+		}
+		last := begin
+		if len(cs) > 0 {
+			last = cs[len(cs)-1].Offset
+		}
+		if end > last {
+			cp := map[string]any{"offset": end, "synchronizerTimes": []syncTime{{s.l.SynchronizerID(), formatTime(s.l.Now())}}}
+			out = append(out, map[string]any{"completionResponse": map[string]any{"OffsetCheckpoint": map[string]any{"value": cp}}})
+		}
+	}
+	return writeJSON(w, out)
+}
+
+// syncTime is SynchronizerTime.
+type syncTime struct {
+	SynchronizerID string `json:"synchronizerId"`
+	RecordTime     string `json:"recordTime"`
+}
+
+// unknownFields is the empty UnknownFieldSet protobuf messages carry.
+var unknownFields = map[string]any{"fields": map[string]any{}}
+
+// completionJSON is Completion's value.
+func (s *Server) completionJSON(c ledger.Completion) map[string]any {
+	actAs := make([]string, len(c.ActAs))
+	for i, p := range c.ActAs {
+		actAs[i] = string(p)
+	}
+	return map[string]any{
+		"commandId": c.CommandID,
+		"status":    map[string]any{"code": c.Code, "message": c.Message, "details": []any{}, "unknownFields": unknownFields},
+		"updateId":  c.UpdateID, "userId": c.UserID, "actAs": actAs, "submissionId": c.SubmissionID,
+		// The period applied: the ledger deduplicates every command over
+		// its window.
+		"deduplicationPeriod": map[string]any{"DeduplicationDuration": map[string]any{"value": map[string]any{
+			"seconds": ledger.DeduplicationWindow, "nanos": 0, "unknownFields": unknownFields}}},
+		"offset":           c.Offset,
+		"synchronizerTime": syncTime{s.l.SynchronizerID(), formatTime(c.RecordTime)},
+	}
+}

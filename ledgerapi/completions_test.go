@@ -1,0 +1,168 @@
+package ledgerapi_test
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/ccwallet/ccwallet/coin"
+	"github.com/ccwallet/ccwallet/ledgerapi/internal/client"
+)
+
+// completion is the part of a Completion the tests read.
+type completion struct {
+	CommandID string `json:"commandId"`
+	Status    struct {
+		Code    int    `json:"code"`
+		Message string `json:"message"`
+	} `json:"status"`
+	UpdateID     string   `json:"updateId"`
+	UserID       string   `json:"userId"`
+	ActAs        []string `json:"actAs"`
+	SubmissionID string   `json:"submissionId"`
+	Offset       int64    `json:"offset"`
+}
+
+// completions reads user's completions for parties after begin (limit 0:
+// none given), failing on anything but 200.
+func (e *env) completions(user string, parties []coin.PartyID, begin int64, limit int64) []completion {
+	e.t.Helper()
+	code, b := e.completionsRaw(user, map[string]any{"userId": user, "parties": parties, "beginExclusive": begin}, limit)
+	if code != http.StatusOK {
+		e.t.Fatalf("completions of %s: %d %s", user, code, b)
+	}
+	var out []struct {
+		CompletionResponse struct {
+			Completion *struct {
+				Value completion `json:"value"`
+			} `json:"Completion"`
+		} `json:"completionResponse"`
+	}
+	if err := json.Unmarshal(b, &out); err != nil {
+		e.t.Fatal(err)
+	}
+	var cs []completion
+	for _, o := range out {
+		if o.CompletionResponse.Completion != nil {
+			cs = append(cs, o.CompletionResponse.Completion.Value)
+		}
+	}
+	return cs
+}
+
+func (e *env) completionsRaw(user string, req map[string]any, limit int64) (int, []byte) {
+	e.t.Helper()
+	var params client.PostV2CommandsCompletionsParams
+	if limit > 0 {
+		params.Limit = &limit
+	}
+	resp, err := e.as(user).PostV2CommandsCompletionsWithBodyWithResponse(context.Background(), &params, jsonType, body(e.t, req))
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return resp.StatusCode(), resp.Body
+}
+
+// TestCompletions: submit-and-wait and async submissions both complete
+// on /v2/commands/completions, in offset order: a success with its update
+// id and offset, a duplicate (sync: 409 DUPLICATE_COMMAND; async: a failed
+// completion) and a command the ledger rejects as failures with Canton's
+// gRPC code and "ERROR_ID(category,correlation): cause"; limit and
+// beginExclusive page; the caller reads only its own completions, of
+// parties it may read.
+func TestCompletions(t *testing.T) {
+	forEachEngine(t, func(t *testing.T, e *env) {
+		ctx := context.Background()
+		alice, bob := e.user("alice", "100"), e.user("bob", "")
+		pre, _, err := e.l.CreatePreapproval(ctx, bob)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cmd := func(commandID, contract string) map[string]any {
+			c := preapprovalSend(contract, alice, alice, commandID)
+			c["submissionId"] = "sub-" + commandID
+			return c
+		}
+		async := func(commandID, contract string) {
+			t.Helper()
+			r, err := e.as("alice").PostV2CommandsAsyncSubmitWithBodyWithResponse(ctx, jsonType, body(t, cmd(commandID, contract)))
+			if err != nil || r.StatusCode() != http.StatusOK || r.JSON200 == nil {
+				t.Fatalf("async submit %s: %v %s", commandID, err, r.Body)
+			}
+			e.api.Wait()
+		}
+		begin := e.ledgerEnd()
+		sync, err := e.as("alice").PostV2CommandsSubmitAndWaitWithBodyWithResponse(ctx, jsonType, body(t, cmd("s1", string(pre))))
+		if err != nil || sync.JSON200 == nil {
+			t.Fatalf("submit-and-wait: %v %s", err, sync.Body)
+		}
+		dup, _ := e.as("alice").PostV2CommandsSubmitAndWaitWithBodyWithResponse(ctx, jsonType, body(t, cmd("s1", string(pre))))
+		wantError(t, "the same command again", http.StatusConflict, dup.HTTPResponse, dup.JSONDefault, "DUPLICATE_COMMAND")
+		async("s2", string(pre))
+		async("s2", string(pre))
+		async("s3", string(coin.NewContractID()))
+		// A submission that fails its checks is refused at once.
+		bad := cmd("", string(pre))
+		r, _ := e.as("alice").PostV2CommandsAsyncSubmitWithBodyWithResponse(ctx, jsonType, body(t, bad))
+		wantError(t, "async without a command id", http.StatusBadRequest, r.HTTPResponse, r.JSONDefault, "MISSING_FIELD")
+
+		cs := e.completions("alice", []coin.PartyID{alice}, begin, 0)
+		want := []struct {
+			id    string
+			code  int
+			cause string
+		}{{"s1", 0, ""}, {"s1", 6, "DUPLICATE_COMMAND(10,sub-s1): "}, {"s2", 0, ""}, {"s2", 6, "DUPLICATE_COMMAND(10,sub-s2): "},
+			{"s3", 5, "CONTRACT_NOT_FOUND(11,sub-s3): "}}
+		if len(cs) != len(want) {
+			t.Fatalf("completions: %+v, want %d", cs, len(want))
+		}
+		last := begin
+		for i, w := range want {
+			c := cs[i]
+			if c.CommandID != w.id || c.Status.Code != w.code || !strings.HasPrefix(c.Status.Message, w.cause) || c.UserID != "alice" ||
+				c.SubmissionID != "sub-"+w.id || len(c.ActAs) != 1 || c.ActAs[0] != string(alice) || c.Offset <= last {
+				t.Errorf("completion %d: %+v, want %s code %d %q", i, c, w.id, w.code, w.cause)
+			}
+			if (w.code == 0) != (c.UpdateID != "") || w.code != 0 && c.Status.Message == w.cause {
+				t.Errorf("completion %d: update id %q, message %q", i, c.UpdateID, c.Status.Message)
+			}
+			last = c.Offset
+		}
+		if cs[0].UpdateID != sync.JSON200.UpdateId || cs[0].Offset != sync.JSON200.CompletionOffset {
+			t.Errorf("the sync command's completion %+v, its answer %+v", cs[0], sync.JSON200)
+		}
+		// The async send moved the coin, once.
+		hs := e.acs("bob", filter(bob, interfaceFilter(holdingIface, true, false)), e.ledgerEnd())
+		if len(hs) != 2 {
+			t.Errorf("bob's holdings after two sends: %d", len(hs))
+		}
+
+		// Paging.
+		if page := e.completions("alice", []coin.PartyID{alice}, begin, 2); len(page) != 2 || page[1].Offset != cs[1].Offset {
+			t.Errorf("limit 2: %+v", page)
+		}
+		if page := e.completions("alice", []coin.PartyID{alice}, cs[1].Offset, 0); len(page) != 3 || page[0].Offset != cs[2].Offset {
+			t.Errorf("after the second: %+v", page)
+		}
+		// Only one's own, and only parties one may read.
+		if got := e.completions("bob", []coin.PartyID{bob}, begin, 0); len(got) != 0 {
+			t.Errorf("bob sees alice's completions: %+v", got)
+		}
+		for _, c := range []struct {
+			user string
+			req  map[string]any
+			code int
+		}{
+			{"bob", map[string]any{"parties": []coin.PartyID{alice}, "beginExclusive": begin}, http.StatusForbidden},
+			{"alice", map[string]any{"userId": "bob", "parties": []coin.PartyID{alice}, "beginExclusive": begin}, http.StatusForbidden},
+			{"alice", map[string]any{"userId": "alice", "parties": []coin.PartyID{}, "beginExclusive": begin}, http.StatusBadRequest},
+			{"alice", map[string]any{"userId": "alice", "parties": []coin.PartyID{alice}, "beginExclusive": e.ledgerEnd() + 5}, http.StatusBadRequest},
+		} {
+			if code, b := e.completionsRaw(c.user, c.req, 0); code != c.code {
+				t.Errorf("completions %v as %s: %d %s, want %d", c.req, c.user, code, b, c.code)
+			}
+		}
+	})
+}

@@ -1,0 +1,158 @@
+package ledgerapi
+
+import (
+	"context"
+	"net/http"
+
+	"github.com/ccwallet/ccwallet/coin"
+	"github.com/ccwallet/ccwallet/ledger"
+)
+
+// User management: grant and revoke rights, update (deactivate) and
+// delete users; admin only. The rules are the ledger's (userrights.go).
+
+// rightsRequest is GrantUserRightsRequest and RevokeUserRightsRequest.
+type rightsRequest struct {
+	UserID             string    `json:"userId"`
+	Rights             []rightIn `json:"rights"`
+	IdentityProviderID string    `json:"identityProviderId"`
+}
+
+// rightIn is a Right a request sends.
+type rightIn struct {
+	Kind map[string]struct {
+		Value struct {
+			Party string `json:"party"`
+		} `json:"value"`
+	} `json:"kind"`
+}
+
+// decodeRights reads a rights request for the user in the path: the body's
+// userId must be the path's, as Canton requires.
+func decodeRights(r *http.Request, c *caller) (string, []ledger.Right, error) {
+	if err := c.requireAdmin(); err != nil {
+		return "", nil, err
+	}
+	var req rightsRequest
+	if err := decode(r, &req); err != nil {
+		return "", nil, err
+	}
+	id := r.PathValue("userId")
+	if req.UserID != id {
+		return "", nil, invalidArgument("userId %q in the body is not the path's user %q", req.UserID, id)
+	}
+	if req.IdentityProviderID != "" {
+		return "", nil, invalidArgument("identityProviderId: only the default identity provider (\"\") is supported")
+	}
+	if len(req.Rights) > ledger.MaxUserRights {
+		return "", nil, invalidArgument("rights: at most %d at once", ledger.MaxUserRights)
+	}
+	rs := make([]ledger.Right, 0, len(req.Rights))
+	for i, rt := range req.Rights {
+		if len(rt.Kind) != 1 {
+			return "", nil, invalidArgument("rights[%d].kind: give exactly one kind of right", i)
+		}
+		for kind, v := range rt.Kind {
+			rs = append(rs, ledger.Right{Kind: kind, Party: coin.PartyID(v.Value.Party)})
+		}
+	}
+	return id, rs, nil
+}
+
+// grantRights is POST /v2/users/{id}/rights.
+func (s *Server) grantRights(w http.ResponseWriter, r *http.Request, c *caller) error {
+	return s.changeRights(w, r, c, s.l.GrantRights, "newlyGrantedRights")
+}
+
+// revokeRights is PATCH /v2/users/{id}/rights.
+func (s *Server) revokeRights(w http.ResponseWriter, r *http.Request, c *caller) error {
+	return s.changeRights(w, r, c, s.l.RevokeRights, "newlyRevokedRights")
+}
+
+// changeRights runs a grant or a revocation, answering the rights it
+// changed under key.
+func (s *Server) changeRights(w http.ResponseWriter, r *http.Request, c *caller,
+	change func(context.Context, string, []ledger.Right) ([]ledger.Right, error), key string) error {
+	id, rs, err := decodeRights(r, c)
+	if err != nil {
+		return err
+	}
+	changed, err := change(r.Context(), id, rs)
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, map[string][]right{key: rightsDTO(changed)})
+}
+
+// updateUser is PATCH /v2/users/{id}: isDeactivated (and primaryParty,
+// which a wallet user cannot change: it is its wallet's party), as the
+// update mask says.
+func (s *Server) updateUser(w http.ResponseWriter, r *http.Request, c *caller) error {
+	if err := c.requireAdmin(); err != nil {
+		return err
+	}
+	var req struct {
+		User       *userDTO `json:"user"`
+		UpdateMask *struct {
+			Paths []string `json:"paths"`
+		} `json:"updateMask"`
+	}
+	if err := decode(r, &req); err != nil {
+		return err
+	}
+	id := r.PathValue("userId")
+	if req.User == nil {
+		return cantonErr(codeMissingField, "user: the user to update is required")
+	}
+	if req.User.ID != id {
+		return invalidArgument("user.id %q in the body is not the path's user %q", req.User.ID, id)
+	}
+	if req.UpdateMask == nil || len(req.UpdateMask.Paths) == 0 {
+		return cantonErr(codeMissingField, "updateMask.paths: name the fields to update (is_deactivated, primary_party)")
+	}
+	if len(req.UpdateMask.Paths) > 8 {
+		return invalidArgument("updateMask.paths: at most 8 paths")
+	}
+	u, err := s.lookupUser(r, c)
+	if err != nil {
+		return err
+	}
+	for _, path := range req.UpdateMask.Paths {
+		switch path {
+		case "is_deactivated", "isDeactivated":
+			if req.User.IsDeactivated && id == c.user.Name {
+				return invalidArgument("user %q cannot deactivate itself", id)
+			}
+			if err := s.l.SetDeactivated(r.Context(), id, req.User.IsDeactivated); err != nil {
+				return err
+			}
+		case "primary_party", "primaryParty":
+			if req.User.PrimaryParty != u.user.Party {
+				return invalidArgument("user.primaryParty: user %q is the wallet user of party %s, which cannot change", id, u.user.Party)
+			}
+		case "metadata", "metadata.annotations":
+			// Nothing is stored: every user's metadata is empty.
+		default:
+			return invalidArgument("updateMask.paths: %q cannot be updated; give is_deactivated or primary_party", path)
+		}
+	}
+	if u, err = s.lookupUser(r, c); err != nil {
+		return err
+	}
+	return writeJSON(w, map[string]userDTO{"user": userOf(u.user, u.rights)})
+}
+
+// deleteUser is DELETE /v2/users/{id}: the wallet user is offboarded.
+func (s *Server) deleteUser(w http.ResponseWriter, r *http.Request, c *caller) error {
+	if err := c.requireAdmin(); err != nil {
+		return err
+	}
+	id := r.PathValue("userId")
+	if id == c.user.Name {
+		return invalidArgument("user %q cannot delete itself", id)
+	}
+	if err := s.l.DeleteUser(r.Context(), id); err != nil {
+		return err
+	}
+	return writeJSON(w, struct{}{})
+}

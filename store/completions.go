@@ -1,0 +1,64 @@
+package store
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/uptrace/bun"
+)
+
+// InsertCompletion stores a Ledger API completion.
+func InsertCompletion(ctx context.Context, db bun.IDB, c *Completion) error {
+	if _, err := db.NewInsert().Model(c).Exec(ctx); err != nil {
+		return fmt.Errorf("insert completion at %d: %w", c.OffsetID, Normalize(err))
+	}
+	return nil
+}
+
+// CompletionsAfter lists user's completions after offset after, oldest
+// first, at most limit.
+func CompletionsAfter(ctx context.Context, db bun.IDB, user string, after int64, limit int) ([]Completion, error) {
+	var cs []Completion
+	err := db.NewSelect().Model(&cs).Where("user_id = ?", user).Where("offset_id > ?", after).
+		Order("offset_id").Limit(int64(limit)).Scan(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("completions of %s: %w", user, Normalize(err))
+	}
+	return cs, nil
+}
+
+// DeleteCompletionsUpTo removes the completions at or before offset (the
+// update log pruned up to it).
+func DeleteCompletionsUpTo(ctx context.Context, db bun.IDB, offset int64) error {
+	if _, err := db.NewDelete().Table("completions").Where("offset_id <= ?", offset).Exec(ctx); err != nil {
+		return fmt.Errorf("delete completions: %w", Normalize(err))
+	}
+	return nil
+}
+
+// CapCompletions keeps at most keep completions per user, the newest,
+// and reports how many it removed.
+func CapCompletions(ctx context.Context, db bun.IDB, keep int) (int64, error) {
+	var users []string
+	err := db.NewSelect().Table("completions").Column("user_id").Group("user_id").
+		Having("COUNT(*) > ?", keep).Scan(ctx, &users)
+	if err != nil {
+		return 0, fmt.Errorf("completions over the cap: %w", Normalize(err))
+	}
+	var removed int64
+	for _, u := range users {
+		var oldestKept int64
+		err := db.NewSelect().Table("completions").Column("offset_id").Where("user_id = ?", u).
+			Order("offset_id DESC").Offset(int64(keep-1)).Limit(1).Scan(ctx, &oldestKept)
+		if err != nil {
+			return removed, fmt.Errorf("completions of %s: %w", u, Normalize(err))
+		}
+		res, err := db.NewDelete().Table("completions").Where("user_id = ?", u).Where("offset_id < ?", oldestKept).Exec(ctx)
+		if err != nil {
+			return removed, fmt.Errorf("cap completions of %s: %w", u, Normalize(err))
+		}
+		n, _ := res.RowsAffected()
+		removed += n
+	}
+	return removed, nil
+}
