@@ -14,13 +14,14 @@ const DefaultExpiryInterval = 30 * time.Second
 
 // Expiry ends transfer offers and transfer instructions past their expiry
 // (the real ExpireTransferOfferTrigger and the registry's expiry): locked
-// coin of an instruction or an allocation returns to its sender. Both run even if one
-// fails.
+// coin of an instruction or an allocation returns to its sender; names
+// past their expiry are freed. All run even if one fails.
 func Expiry(l *ledger.Ledger, every time.Duration) Job {
 	return Job{Name: "expire-transfers", Every: every, Run: func(ctx context.Context) error {
 		_, oerr := l.ExpireOffers(ctx)
 		_, ierr := l.ExpireInstructions(ctx)
 		_, aerr := l.ExpireAllocations(ctx)
-		return errors.Join(oerr, ierr, aerr)
+		_, nerr := l.ExpireAnsEntries(ctx)
+		return errors.Join(oerr, ierr, aerr, nerr)
 	}}
 }

@@ -87,6 +87,9 @@
 //   - external.go, external_preapprovals.go, prepared.go, signing.go:
 //     external parties, whose Ed25519 keys stay off the node (prepare,
 //     sign, submit).
+//   - ans.go: the name service (AnsRules, entries and their read model
+//     ans_names, name rules, lookups, ResolveParty for every party a user
+//     types, the subscription hooks and the expiry pass).
 //   - rewards.go, reward_collection.go: reward coupons and their
 //     collection; delegations.go: minting delegations.
 //   - traffic.go, topup.go: traffic purchases and the top-up automation's
