@@ -216,6 +216,9 @@ func (h *Handler) Routes(health http.Handler) http.Handler {
 	mux.Handle("POST /v0/allocations", h.user(h.allocateAmulet))
 	mux.Handle("POST /v0/allocations/{contract_id}/withdraw", h.user(h.withdrawAllocation))
 
+	// ans-external.yaml: the name service (api_ans.go)
+	mux.Handle("GET /v0/entry/all", h.user(h.listAnsEntries))
+
 	// wallet-external.yaml: traffic
 	mux.Handle("POST /v0/wallet/buy-traffic-requests", h.user(h.createBuyTrafficRequest))
 	mux.Handle("POST /v0/wallet/buy-traffic-requests/{tracking_id}/status", h.user(h.getBuyTrafficRequestStatus))
