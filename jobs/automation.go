@@ -165,6 +165,7 @@ func Build(ctx context.Context, l *ledger.Ledger, a Automation) ([]Job, error) {
 		return js, nil
 	}
 	js = append(js, PreapprovalRenewal(l, a.RenewalInterval))
+	js = append(js, Subscriptions(l, a.PollInterval))
 	for _, s := range a.Sweeps {
 		js = append(js, Sweep(l, s, a.PollInterval))
 	}

@@ -48,6 +48,8 @@ func Templates() []string {
 		TemplateMergeDelegation, TemplateMergeDelegationProposal, TemplateTransferOffer, TemplateAcceptedTransferOffer,
 		TemplateTransferPreapproval, TemplateTransferCommand, TemplateBuyTrafficRequest, TemplateMemberTraffic,
 		TemplateAmuletAllocation, TemplateOTCTradeProposal, TemplateOTCTrade,
+		TemplateSubscriptionRequest, TemplateSubscriptionInitialPayment, TemplateSubscription,
+		TemplateSubscriptionIdleState, TemplateSubscriptionPayment, TemplateTerminatedSubscription,
 	}
 	for _, t := range rewardTemplates {
 		ts = append(ts, t)

@@ -77,6 +77,10 @@
 //     (Postgres: store/pgbatch claims, locks and reads a batch with BEGIN
 //     in one round trip and writes it with COMMIT in another; see
 //     docs/architecture.md).
+//   - subscriptions.go: Splice's subscriptions (request, initial payment,
+//     idle state, payment), the senders' payment and the providers'
+//     collection automations, and the app hooks (registerSubscriptionApp)
+//     an app such as the name service builds on.
 //   - registry.go: the token-standard registry's choice contexts, transfer
 //     factory and metadata; contracts.go: template IDs and the contract
 //     read model.
