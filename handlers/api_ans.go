@@ -135,6 +135,51 @@ func (h *Handler) getAnsRules(w http.ResponseWriter, r *http.Request) error {
 
 // ans-external.yaml
 
+type createAnsEntryRequest struct {
+	Name        *string `json:"name"`
+	URL         *string `json:"url"`
+	Description *string `json:"description"`
+}
+
+type createAnsEntryResponse struct {
+	EntryContextCid        string `json:"entryContextCid"`
+	SubscriptionRequestCid string `json:"subscriptionRequestCid"`
+	Name                   string `json:"name"`
+	URL                    string `json:"url"`
+	Description            string `json:"description"`
+}
+
+// createAnsEntry answers POST /v0/entry/create: the caller's request for
+// a name, paid by the subscription request it answers with, which the
+// caller accepts in the wallet.
+func (h *Handler) createAnsEntry(w http.ResponseWriter, r *http.Request) error {
+	var req createAnsEntryRequest
+	if err := web.DecodeJSON(r, &req); err != nil {
+		return err
+	}
+	switch {
+	case req.Name == nil:
+		return badRequest("name: is required")
+	case req.URL == nil:
+		return badRequest("url: is required")
+	case req.Description == nil:
+		return badRequest("description: is required")
+	}
+	party, err := h.callerParty(r)
+	if err != nil {
+		return err
+	}
+	ar := ledger.AnsRequest{User: party, Name: *req.Name, URL: *req.URL, Description: *req.Description}
+	res, err := h.l.RequestAnsEntry(r.Context(), ar)
+	if err != nil {
+		return err
+	}
+	return web.WriteJSON(w, http.StatusOK, createAnsEntryResponse{
+		EntryContextCid: string(res.EntryContextCID), SubscriptionRequestCid: string(res.SubscriptionRequestCID),
+		Name: ar.Name, URL: ar.URL, Description: ar.Description,
+	})
+}
+
 type ansEntryResponse struct {
 	ContractID      string `json:"contractId"`
 	Name            string `json:"name"`

@@ -217,6 +217,7 @@ func (h *Handler) Routes(health http.Handler) http.Handler {
 	mux.Handle("POST /v0/allocations/{contract_id}/withdraw", h.user(h.withdrawAllocation))
 
 	// ans-external.yaml: the name service (api_ans.go)
+	mux.Handle("POST /v0/entry/create", h.user(h.createAnsEntry))
 	mux.Handle("GET /v0/entry/all", h.user(h.listAnsEntries))
 
 	// wallet-external.yaml: traffic

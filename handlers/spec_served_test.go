@@ -28,7 +28,6 @@ var specUnrouted = []string{
 	"wallet-internal.yaml#rejectSubscriptionRequest",
 	"wallet-internal.yaml#getSubscriptionRequest",
 	"wallet-internal.yaml#cancelSubscriptionRequest",
-	"ans-external.yaml#createAnsEntry",
 }
 
 // TestSpecOperationsRouted: every operation of the specs we serve

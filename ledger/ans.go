@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/url"
 	"regexp"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -445,12 +446,58 @@ func (l *Ledger) checkAnsRequest(ctx context.Context, db bun.IDB, r AnsRequest) 
 	return nil
 }
 
+// AnsRequestResult is what a request for a name created.
+type AnsRequestResult struct {
+	EntryContextCID        coin.ContractID
+	SubscriptionRequestCID coin.ContractID
+}
+
+// RequestAnsEntry is AnsRules_RequestEntry: r.User asks for r.Name, which
+// creates the AnsEntryContext and a subscription request from the user to
+// the DSO (provider and receiver) for the entry fee in USD every entry
+// lifetime, payable within the renewal duration before it is due. The
+// user accepts it in the wallet; the DSO's collection of the first payment
+// creates the entry (initialPaid).
+func (l *Ledger) RequestAnsEntry(ctx context.Context, r AnsRequest) (*AnsRequestResult, error) {
+	var res *AnsRequestResult
+	err := l.change(ctx, func(ctx context.Context, c *change) error {
+		if err := l.checkAnsRequest(ctx, c.tx, r); err != nil {
+			return err
+		}
+		t, err := c.begin(ctx, "request-ans-entry", r.User)
+		if err != nil {
+			return err
+		}
+		a := l.ans
+		req, err := t.createSubscriptionRequest(ctx, SubscriptionRequestSpec{
+			Sender: r.User, Receiver: l.dso, Provider: l.dso,
+			Description: a.DescriptionPrefix + strconv.Quote(r.Name),
+			Amount:      a.EntryFeeUSD, USD: true, Interval: a.EntryLifetime, Duration: a.RenewalDuration, App: ansAppName,
+		})
+		if err != nil {
+			return err
+		}
+		cid, err := t.createAnsContext(ctx, r, req)
+		res = &AnsRequestResult{EntryContextCID: cid, SubscriptionRequestCID: req}
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("request name %s: %w", clip(r.Name), err)
+	}
+	return res, nil
+}
+
+// ansAppName names the name service's hooks among the subscriptions' apps.
+const ansAppName = "ans"
+
+func init() { registerSubscriptionApp(ansAppName, ansApp{}) }
+
 // ansApp is the name service's part in its subscriptions' life.
-type ansApp struct{ l *Ledger }
+type ansApp struct{}
 
 // ErrAnsNameTaken refuses a first payment for a name another live entry
-// holds; the subscription's collection returns the payment.
-var ErrAnsNameTaken = fmt.Errorf("%w: the name is taken", ErrConflict)
+// holds: the subscription's collection returns the payment.
+var ErrAnsNameTaken = fmt.Errorf("%w: the name is taken", ErrSubscriptionRefused)
 
 // initialPaid is AnsRules_CollectInitialEntryPayment's delivery: the
 // entry of the request whose subscription request is req, expiring after
@@ -464,7 +511,7 @@ func (a ansApp) initialPaid(ctx context.Context, t *txn, req, _ coin.ContractID)
 		return err
 	}
 	if n.EntryCID != "" {
-		return fmt.Errorf("name %s: %w: its first payment was collected already", n.Name, ErrConflict)
+		return fmt.Errorf("name %s: %w: its first payment was collected already", n.Name, ErrSubscriptionRefused)
 	}
 	holder, err := t.liveHolder(ctx, n.Name)
 	if err != nil {
@@ -493,7 +540,7 @@ func (a ansApp) renewalPaid(ctx context.Context, t *txn, req, _ coin.ContractID)
 		return err
 	}
 	if n.EntryCID == "" || !n.ExpiresAt.Time.After(t.now) {
-		return fmt.Errorf("name %s: %w: its entry expired before the renewal", n.Name, ErrExpired)
+		return fmt.Errorf("name %s: %w: its entry expired before the renewal", n.Name, ErrSubscriptionRefused)
 	}
 	expires := n.ExpiresAt.Time.Add(t.l.ans.EntryLifetime)
 	t.archive(n.EntryCID)

@@ -104,7 +104,7 @@ func TestAnsEntryLifecycle(t *testing.T) {
 		if n, err := l.ExpireAnsEntries(ctx); err != nil || n != 1 {
 			t.Errorf("expired %d, %v; want 1", n, err)
 		}
-		if err := l.RunAnsHook(ctx, ledger.AnsRenewalPaid, ref); !errors.Is(err, ledger.ErrExpired) {
+		if err := l.RunAnsHook(ctx, ledger.AnsRenewalPaid, ref); !errors.Is(err, ledger.ErrSubscriptionRefused) {
 			t.Errorf("renewal after expiry: %v", err)
 		}
 		// The name is free: bob takes it.
@@ -180,5 +180,91 @@ func TestAnsRequestBounds(t *testing.T) {
 		if err != nil || !strings.Contains(string(rules.Payload), `"entryFee":"1.0000000000"`) || !strings.Contains(string(rules.Payload), `"entryLifetime":{"microseconds":"7776000000000"}`) {
 			t.Errorf("AnsRules = %s, %v", rules.Payload, err)
 		}
+	})
+}
+
+// TestAnsBySubscription runs the real flow on both engines: the request
+// makes a subscription request to the DSO for 1 USD every 90 days; the
+// user accepts it, the DSO's collection creates the entry; the wallet's
+// automation pays the renewal inside the 30-day window and the
+// collection renews the entry; a second user's payment for the taken
+// name is refused and returned whole; when the owner can no longer pay,
+// the subscription expires and the name is free.
+func TestAnsBySubscription(t *testing.T) {
+	forEachEngineClock(t, func(t *testing.T, l *ledger.Ledger, clock *ledgertest.Clock) {
+		ctx := context.Background()
+		alice, bob := ledgertest.Party(t, l), ledgertest.Party(t, l)
+		ledgertest.Mint(t, l, alice, "600")
+		ledgertest.Mint(t, l, bob, "300")
+		name := "alice.unverified.cns"
+		res, err := l.RequestAnsEntry(ctx, ledger.AnsRequest{User: alice, Name: name, URL: "https://alice.example"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		req, err := l.SubscriptionRequest(ctx, alice, res.SubscriptionRequestCID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d := req.Data; d.Receiver != l.DSO() || d.Provider != l.DSO() || d.Description != `ANS entry: "alice.unverified.cns"` {
+			t.Errorf("subscription data = %+v", d)
+		}
+		bobRes, err := l.RequestAnsEntry(ctx, ledger.AnsRequest{User: bob, Name: name})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, a := range []struct {
+			p   coin.PartyID
+			req coin.ContractID
+		}{{alice, res.SubscriptionRequestCID}, {bob, bobRes.SubscriptionRequestCID}} {
+			if _, err := l.AcceptSubscriptionRequest(ctx, a.p, a.req); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if _, err := l.CollectSubscriptions(ctx); err != nil {
+			t.Fatal(err)
+		}
+		e, err := l.AnsEntryByName(ctx, name)
+		if err != nil || e.User != alice {
+			t.Fatalf("entry = %+v, %v; want alice's", e, err)
+		}
+		if got := balances(t, l, bob); got[0] != "unlocked=300.0000000000 locked=0.0000000000" {
+			t.Errorf("bob after his refused payment: %v", got)
+		}
+		lifetime := l.AnsConfig().EntryLifetime
+		clock.Advance(lifetime - l.AnsConfig().RenewalDuration + time.Hour)
+		if rep, err := l.PaySubscriptions(ctx); err != nil || rep.Paid != 1 {
+			t.Fatalf("renewal payment = %+v, %v", rep, err)
+		}
+		if _, err := l.CollectSubscriptions(ctx); err != nil {
+			t.Fatal(err)
+		}
+		r, err := l.AnsEntryByName(ctx, name)
+		if err != nil || !r.ExpiresAt.Equal(e.ExpiresAt.Add(lifetime)) {
+			t.Fatalf("renewed = %+v, %v", r, err)
+		}
+		// Alice spent her coin: the next payment fails and the
+		// subscription expires with the entry.
+		ledgertest.Conserved(t, l)
+		b, err := l.Balance(ctx, alice)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := l.Transfer(ctx, ledger.TransferRequest{Sender: alice, Receiver: bob, Amount: b.EffectiveUnlocked.Sub(coin.MustParse("1"))}); err != nil {
+			t.Fatal(err)
+		}
+		clock.Advance(lifetime + l.AnsConfig().RenewalDuration)
+		if rep, err := l.PaySubscriptions(ctx); err != nil || rep.Expired != 1 {
+			t.Fatalf("after the missed payment: %+v, %v", rep, err)
+		}
+		if _, err := l.PaySubscriptions(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if ns, err := l.AnsNamesOf(ctx, alice); err != nil || len(ns) != 0 {
+			t.Errorf("alice's names after the missed payment = %+v, %v", ns, err)
+		}
+		if _, err := l.RequestAnsEntry(ctx, ledger.AnsRequest{User: bob, Name: name}); err != nil {
+			t.Errorf("the name is free again: %v", err)
+		}
+		ledgertest.Conserved(t, l)
 	})
 }

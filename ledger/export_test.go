@@ -208,7 +208,7 @@ func (l *Ledger) RunAnsHook(ctx context.Context, h AnsHook, req coin.ContractID)
 		if err != nil {
 			return err
 		}
-		app := ansApp{l}
+		app := ansApp{}
 		switch h {
 		case AnsInitialPaid:
 			return app.initialPaid(ctx, t, req, "")
