@@ -369,6 +369,9 @@ func (l *Ledger) ResolveParty(ctx context.Context, field, s string) (coin.PartyI
 	}
 	e, err := l.AnsEntryByName(ctx, s)
 	if errors.Is(err, ErrNotFound) {
+		if l.ans.CheckAnsName(s) != nil {
+			return "", invalid(field, "no party has the name %s: enter a name such as alice%s or a whole party ID (name::1220 followed by 64 hex digits)", clip(s), l.ans.AnsSuffix())
+		}
 		return "", invalid(field, "no party has the name %s", clip(s))
 	} else if err != nil {
 		return "", err
