@@ -39,6 +39,7 @@ var doneMessages = map[string]string{
 	"featured-grant":       "Your party is now a featured app provider.",
 	"featured-cancel":      "Your party is no longer a featured app provider.",
 	"traffic-bought":       "Traffic bought.",
+	"name-requested":       "Name requested: accept its subscription below to pay for it; the name is yours once the first payment is collected.",
 	"delegations-accept":   "Proposal accepted: the validator now mints this party's rewards and merges its holdings.",
 	"delegations-reject":   "Proposal rejected.",
 	"delegations-withdraw": "Delegation withdrawn: the validator no longer acts for this party.",

@@ -444,3 +444,29 @@ type DelegateActivityRow struct {
 	What   string
 	Amount string
 }
+
+// Names is the Names page.
+type Names struct {
+	Page
+	FeeUSD   string
+	Lifetime string
+	Suffix   string
+	Rows     []NameRow
+	Form     NameForm
+}
+
+// NameRow is one of the user's names; State is "active", "expired" or
+// "requested" (waiting for the subscription's first payment).
+type NameRow struct {
+	Name, URL, Description string
+	State                  string
+	Expires                string
+	SubscriptionRequest    string
+}
+
+// NameForm is the request form, kept when it is refused.
+type NameForm struct {
+	CSRF                   string
+	Name, URL, Description string
+	Error                  string
+}
