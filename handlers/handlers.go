@@ -220,6 +220,16 @@ func (h *Handler) Routes(health http.Handler) http.Handler {
 	mux.Handle("POST /v0/entry/create", h.user(h.createAnsEntry))
 	mux.Handle("GET /v0/entry/all", h.user(h.listAnsEntries))
 
+	// wallet-internal.yaml: subscriptions
+	mux.Handle("GET /v0/wallet/subscription-requests", h.user(h.listSubscriptionRequests))
+	mux.Handle("GET /v0/wallet/subscription-requests/{contract_id}", h.user(h.getSubscriptionRequest))
+	mux.Handle("DELETE /v0/wallet/subscription-requests/{contract_id}", h.user(h.cancelSubscription))
+	mux.Handle("POST /v0/wallet/subscription-requests/{contract_id}/accept", h.user(h.acceptSubscriptionRequest))
+	mux.Handle("POST /v0/wallet/subscription-requests/{contract_id}/reject", h.user(h.rejectSubscriptionRequest))
+	mux.Handle("GET /v0/wallet/subscription-initial-payments", h.user(h.listSubscriptionInitialPayments))
+	mux.Handle("GET /v0/wallet/subscriptions", h.user(h.listSubscriptions))
+	mux.Handle("POST /v0/admin/devnet/subscription-requests", h.admin(h.createDevnetSubscriptionRequest))
+
 	// wallet-external.yaml: traffic
 	mux.Handle("POST /v0/wallet/buy-traffic-requests", h.user(h.createBuyTrafficRequest))
 	mux.Handle("POST /v0/wallet/buy-traffic-requests/{tracking_id}/status", h.user(h.getBuyTrafficRequestStatus))

@@ -21,13 +21,6 @@ var specUnrouted = []string{
 	"wallet-internal.yaml#acceptAppPaymentRequest",
 	"wallet-internal.yaml#rejectAppPaymentRequest",
 	"wallet-internal.yaml#listAcceptedAppPayments",
-	"wallet-internal.yaml#listSubscriptionRequests",
-	"wallet-internal.yaml#listSubscriptionInitialPayments",
-	"wallet-internal.yaml#listSubscriptions",
-	"wallet-internal.yaml#acceptSubscriptionRequest",
-	"wallet-internal.yaml#rejectSubscriptionRequest",
-	"wallet-internal.yaml#getSubscriptionRequest",
-	"wallet-internal.yaml#cancelSubscriptionRequest",
 }
 
 // TestSpecOperationsRouted: every operation of the specs we serve

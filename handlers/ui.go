@@ -72,6 +72,7 @@ func (h *Handler) nav(s *web.Session) []views.NavItem {
 		{Key: "history", Label: "History", Href: "/history"},
 		{Key: "rewards", Label: "Rewards", Href: "/rewards"},
 		{Key: "names", Label: "Names", Href: "/names"},
+		{Key: "subscriptions", Label: "Subscriptions", Href: "/subscriptions"},
 	}
 	if h.l.IsAdmin(s.User) {
 		items = append(items, views.NavItem{Key: "delegations", Label: "Delegations", Href: "/delegations"})
@@ -132,6 +133,10 @@ func (h *Handler) uiRoutes(mux *http.ServeMux) {
 	handle("GET /names", h.session(h.onboarded(h.uiNames)))
 	handle("POST /names", h.session(h.onboarded(h.uiRequestName)))
 	handle("GET /traffic", h.session(h.onboarded(h.uiTraffic)))
+	handle("GET /subscriptions", h.session(h.onboarded(h.uiSubscriptions)))
+	handle("POST /subscriptions/{cid}/{action}", h.session(h.onboarded(h.uiSubscriptionAction)))
+	handle("GET /confirm-subscription/{cid}", h.session(h.onboarded(h.uiConfirmSubscription)))
+	handle("POST /confirm-subscription/{cid}/{action}", h.session(h.onboarded(h.uiConfirmSubscriptionAction)))
 	handle("POST /traffic", h.session(h.onboarded(h.uiBuyTraffic)))
 	handle("GET /admin", h.session(h.uiAdminOnly(h.uiAdmin)))
 	handle("POST /admin/users", h.session(h.uiAdminOnly(h.uiAdminOnboard)))

@@ -44,6 +44,10 @@ var doneMessages = map[string]string{
 	"delegations-reject":   "Proposal rejected.",
 	"delegations-withdraw": "Delegation withdrawn: the validator no longer acts for this party.",
 
+	"subscription-accept": "Subscription accepted: the first payment is locked for the app, which collects it shortly; your wallet pays the next ones when they are due.",
+	"subscription-reject": "Subscription request rejected; nothing was paid.",
+	"subscription-cancel": "Subscription cancelled: no more payments are made.",
+
 	"user-onboarded":         "User onboarded: they can log in and use their wallet.",
 	"user-already-onboarded": "That user was already onboarded; nothing changed.",
 	"user-offboarded":        "User offboarded: their wallet is closed; their party and coin stay, and onboarding them again restores access.",

@@ -99,6 +99,14 @@ func (l *Ledger) AdvanceRounds(ctx context.Context, n int) (RoundReport, error) 
 	if total.Closed == nil {
 		total.Closed = []coin.Round{}
 	}
+	// The subscription automations run once now, as they would have in
+	// the time jumped over: due payments are paid and collected.
+	if _, err := l.PaySubscriptions(ctx); err != nil {
+		return total, err
+	}
+	if _, err := l.CollectSubscriptions(ctx); err != nil {
+		return total, err
+	}
 	return total, nil
 }
 

@@ -324,18 +324,23 @@ func receiverOf(d SubscriptionData) coin.PartyID { return d.Receiver }
 // target amount (USD at the round's price) plus the fee of a transfer of
 // it to the receiver, locked to the payment contract cid until the round's
 // target close or a tick from now, whichever is later (lockAndMakeChange).
+// The lock also holds the holding fee it accrues until then (and a round
+// more), so the receiver gets the whole target amount; what is left at
+// collection goes back to the sender.
 func (t *txn) lockPayment(ctx context.Context, cid coin.ContractID, d SubscriptionData, pay SubscriptionPayData) (target, lock coin.Amount, tr *TransferResult, err error) {
+	rules := t.l.rules
 	target = pay.PaymentAmount.Amount
 	if pay.PaymentAmount.Unit == UnitUSD {
 		target = USDToCoin(target, t.round.Price)
 	}
-	lock = target.Add(t.l.rules.OutputFee(target, t.round.Price, false))
-	if err := checkFits("paymentAmount", lock); err != nil {
-		return coin.Zero, coin.Zero, nil, err
-	}
-	expires := t.now.Add(t.l.rules.TickDuration)
+	expires := t.now.Add(rules.TickDuration)
 	if t.round.TargetClosesAt.After(expires) {
 		expires = t.round.TargetClosesAt
+	}
+	rounds := int64(expires.Sub(t.now)/rules.TickDuration) + 2
+	lock = target.Add(rules.OutputFee(target, t.round.Price, false)).Add(rules.HoldingRate(t.round.Price).MulInt(rounds))
+	if err := checkFits("paymentAmount", lock); err != nil {
+		return coin.Zero, coin.Zero, nil, err
 	}
 	tr, err = t.transfer(ctx, d.Sender, []Output{{Receiver: d.Sender, Amount: lock, Lock: &Lock{
 		Holder: string(cid), ExpiresAt: expires, Context: "amulet-subscription: " + d.Description,
@@ -348,10 +353,21 @@ func (t *txn) lockPayment(ctx context.Context, cid coin.ContractID, d Subscripti
 
 // AcceptSubscriptionRequest is SubscriptionRequest_AcceptAndMakePayment:
 // the sender locks the first payment; it returns the
-// SubscriptionInitialPayment.
+// SubscriptionInitialPayment. A repeated accept (a confirm page submitted
+// twice) answers the first one's payment, within the deduplication
+// window; one still running answers ErrInFlight.
 func (l *Ledger) AcceptSubscriptionRequest(ctx context.Context, actor coin.PartyID, cid coin.ContractID) (coin.ContractID, error) {
 	var paid coin.ContractID
+	key := "subscription-accept:" + string(cid)
 	err := l.change(ctx, func(ctx context.Context, c *change) error {
+		prev, err := l.claimCommand(ctx, c.tx, key)
+		if err != nil {
+			return err
+		}
+		if prev != nil && prev.Party == actor {
+			paid = coin.ContractID(prev.Result)
+			return nil
+		}
 		var p SubscriptionRequestPayload
 		d, err := l.subscriptionStep(ctx, c.tx, cid, TemplateSubscriptionRequest, actor, senderOf, &p)
 		if err != nil {
@@ -376,7 +392,10 @@ func (l *Ledger) AcceptSubscriptionRequest(ctx context.Context, actor coin.Party
 		}, d.Sender, d.Receiver, d.Provider)
 		t.record(d.Sender, "transfer", "SubscriptionRequest_AcceptAndMakePayment", d.Receiver, tr.cost(lock).Neg(),
 			tr.Fees.Add(tr.HoldingFees), d.Description, HistoryDetails{Provider: d.Provider, HoldingFees: tr.HoldingFees, Fees: tr.Fees, ContractID: paid})
-		return store.SetSubscriptionUnpaid(ctx, c.tx, cid, "", t.now)
+		t.afterCommit(func(ctx context.Context) error {
+			return l.saveCommand(ctx, t, key, actor, "accept-subscription-request", string(paid))
+		})
+		return nil
 	})
 	if err != nil {
 		return "", fmt.Errorf("accept subscription request %s: %w", cid, err)
@@ -491,18 +510,24 @@ func (t *txn) finishPayment(ctx context.Context, cid coin.ContractID, tmpl strin
 		t.create(TemplateSubscriptionIdleState, SubscriptionIdlePayload{
 			Subscription: sub, SubscriptionData: d, PayData: p.PayData, NextPaymentDueAt: FormatTime(next), Reference: p.Reference,
 		}, d.Sender, d.Receiver, d.Provider)
-		got := p.TargetAmount
-		if value.Cmp(got) < 0 {
-			got = value
-		}
+		// unlockAndTransfer: the receiver gets the target amount, the
+		// transfer's fee is burned, the rest is the sender's change. A lock
+		// eaten into by holding fees (rounds jumped on a development
+		// network) pays what it can, fee first.
+		fee := coin.Min(value, t.l.rules.OutputFee(p.TargetAmount, t.round.Price, false))
+		got := coin.Min(p.TargetAmount, value.Sub(fee))
+		change := value.Sub(fee).Sub(got)
 		if got.IsPositive() {
 			t.newHolding(d.Receiver, got, nil)
 		}
-		fee := value.Sub(got)
+		if change.IsPositive() {
+			t.newHolding(d.Sender, change, nil)
+		}
 		t.burn(fee)
 		dh.Fees = fee
-		// The sender's coin left its available balance when it was locked.
-		t.recordPair(d.Sender, d.Receiver, "transfer", choice, coin.Zero, fee.Add(holdingFee), got, coin.Zero, d.Description, dh)
+		// The sender's coin left its available balance when it was
+		// locked; the change comes back.
+		t.recordPair(d.Sender, d.Receiver, "transfer", choice, change, fee.Add(holdingFee), got, coin.Zero, d.Description, dh)
 	default:
 		if value.IsPositive() {
 			t.newHolding(d.Sender, value, nil)
@@ -858,6 +883,24 @@ func (l *Ledger) SubscriptionRequests(ctx context.Context, party coin.PartyID) (
 	return cs, err
 }
 
+// SubscriptionsAsked lists, as SubscriptionRequests and
+// SubscriptionInitialPayments do (by tmpl), what the requests or initial
+// payments ask of party, for the wallet's page.
+func (l *Ledger) SubscriptionsAsked(ctx context.Context, tmpl string, party coin.PartyID) ([]SubscriptionRequestView, error) {
+	if tmpl != TemplateSubscriptionRequest && tmpl != TemplateSubscriptionInitialPayment {
+		return nil, fmt.Errorf("%s: not a subscription request or initial payment", tmpl)
+	}
+	cs, ps, err := l.sendersContracts(ctx, tmpl, party)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]SubscriptionRequestView, len(cs))
+	for i := range cs {
+		out[i] = SubscriptionRequestView{Contract: cs[i], Data: ps[i].SubscriptionData, PayData: ps[i].PayData}
+	}
+	return out, nil
+}
+
 // SubscriptionInitialPayments lists party's initial payments not yet
 // collected.
 func (l *Ledger) SubscriptionInitialPayments(ctx context.Context, party coin.PartyID) ([]Contract, error) {
@@ -933,4 +976,21 @@ func (l *Ledger) Subscriptions(ctx context.Context, party coin.PartyID) ([]Subsc
 		}
 	}
 	return out, nil
+}
+
+// RedirectTo returns where a confirm page may send its user after an
+// answer: raw, when it is an http(s) URL whose origin the request names
+// (so a link cannot make the wallet an open redirect), else "".
+func (v SubscriptionRequestView) RedirectTo(raw string) string {
+	u, err := url.Parse(raw)
+	if raw == "" || len(raw) > 2048 || err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil {
+		return ""
+	}
+	origin := u.Scheme + "://" + strings.ToLower(u.Host)
+	for _, o := range v.Origins {
+		if o == origin {
+			return u.String()
+		}
+	}
+	return ""
 }

@@ -24,6 +24,21 @@ type subscriptionFixture struct {
 	ctx                        context.Context
 }
 
+// forEachEngineFees is forEachEngineClock on a network that charges
+// transfer fees (the default rules charge none), so the tests see the fee
+// of each payment.
+func forEachEngineFees(t *testing.T, fn func(t *testing.T, l *ledger.Ledger, clock *ledgertest.Clock)) {
+	for _, e := range ledgertest.Engines {
+		t.Run(ledgertest.Name(e), func(t *testing.T) {
+			t.Parallel()
+			clock := ledgertest.NewClock()
+			r := ledger.DefaultRules()
+			r.CreateFeeUSD, r.TransferFeeRate = coin.MustParse("0.003"), coin.MustParse("0.001")
+			fn(t, ledgertest.New(t, e, ledgertest.Options{Clock: clock, Rules: &r}), clock)
+		})
+	}
+}
+
 func newSubscriptionFixture(t *testing.T, l *ledger.Ledger, clock *ledgertest.Clock, funds string) *subscriptionFixture {
 	f := &subscriptionFixture{l: l, clock: clock, ctx: context.Background(),
 		sender: ledgertest.Party(t, l), provider: ledgertest.Party(t, l), stranger: ledgertest.Party(t, l)}
@@ -75,7 +90,7 @@ func cc(s string) string { return coin.MustParse(s).String() }
 func TestSubscriptionLifecycle(t *testing.T) {
 	app := &ledger.TestSubscriptionApp{}
 	ledger.RegisterTestSubscriptionApp("lifecycle", app)
-	forEachEngineClock(t, func(t *testing.T, l *ledger.Ledger, clock *ledgertest.Clock) {
+	forEachEngineFees(t, func(t *testing.T, l *ledger.Ledger, clock *ledgertest.Clock) {
 		f := newSubscriptionFixture(t, l, clock, "100")
 		ctx := f.ctx
 		req := f.request(t, "lifecycle")
@@ -96,14 +111,19 @@ func TestSubscriptionLifecycle(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := l.AcceptSubscriptionRequest(ctx, f.sender, req); !errors.Is(err, ledger.ErrSubscriptionFinished) {
-			t.Fatalf("second accept = %v, want finished", err)
+		if again, err := l.AcceptSubscriptionRequest(ctx, f.sender, req); err != nil || again != ip {
+			t.Fatalf("second accept = %s, %v, want the first's %s", again, err, ip)
+		}
+		// The lock holds the payment, its fee and the holding fee it may
+		// accrue; nothing is spent yet.
+		b, err := l.Balance(ctx, f.sender)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if lock := coin.MustParse("10").Add(f.fee); b.EffectiveLocked.Cmp(lock) <= 0 || !b.EffectiveLocked.Add(b.EffectiveUnlocked).Equal(coin.MustParse("100")) || !f.fee.IsPositive() {
+			t.Fatalf("after accept: locked %s, unlocked %s; want more than %s locked, 100 in all", b.EffectiveLocked, b.EffectiveUnlocked, lock)
 		}
 		lock := coin.MustParse("10").Add(f.fee)
-		want := []string{"unlocked=" + coin.MustParse("100").Sub(lock).String() + " locked=" + lock.String(), "unlocked=" + cc("0") + " locked=" + cc("0")}
-		if diff := cmp.Diff(want, f.balances(t)); diff != "" {
-			t.Fatalf("after accept (-want +got):\n%s", diff)
-		}
 		if ps, err := l.SubscriptionInitialPayments(ctx, f.sender); err != nil || len(ps) != 1 || ps[0].ContractID != ip {
 			t.Fatalf("SubscriptionInitialPayments = %v, %v", ps, err)
 		}
@@ -112,7 +132,7 @@ func TestSubscriptionLifecycle(t *testing.T) {
 		if n, err := l.CollectSubscriptions(ctx); err != nil || n != 1 {
 			t.Fatalf("CollectSubscriptions = %d, %v", n, err)
 		}
-		want = []string{"unlocked=" + coin.MustParse("100").Sub(lock).String() + " locked=" + cc("0"), "unlocked=" + cc("10") + " locked=" + cc("0")}
+		want := []string{"unlocked=" + coin.MustParse("100").Sub(lock).String() + " locked=" + cc("0"), "unlocked=" + cc("10") + " locked=" + cc("0")}
 		if diff := cmp.Diff(want, f.balances(t)); diff != "" {
 			t.Fatalf("after collection (-want +got):\n%s", diff)
 		}
@@ -186,7 +206,7 @@ func TestSubscriptionLifecycle(t *testing.T) {
 func TestSubscriptionShortOfFunds(t *testing.T) {
 	app := &ledger.TestSubscriptionApp{}
 	ledger.RegisterTestSubscriptionApp("short", app)
-	forEachEngineClock(t, func(t *testing.T, l *ledger.Ledger, clock *ledgertest.Clock) {
+	forEachEngineFees(t, func(t *testing.T, l *ledger.Ledger, clock *ledgertest.Clock) {
 		f := newSubscriptionFixture(t, l, clock, "15")
 		ctx := f.ctx
 		req := f.request(t, "short")
@@ -303,5 +323,40 @@ func TestSubscriptionRequestRefusals(t *testing.T) {
 		if cs, err := l.SubscriptionRequests(f.ctx, f.sender); err != nil || len(cs) != 0 {
 			t.Fatalf("requests = %v, %v", cs, err)
 		}
+	})
+}
+
+// TestSubscriptionLockCoversHoldingFees: rounds pass while a payment is
+// locked (here jumped on a development network, which also runs the
+// automations), yet the receiver gets the whole amount: the lock holds
+// the holding fee it accrues, and the rest goes back to the sender.
+func TestSubscriptionLockCoversHoldingFees(t *testing.T) {
+	forEachEngineFees(t, func(t *testing.T, l *ledger.Ledger, clock *ledgertest.Clock) {
+		f := newSubscriptionFixture(t, l, clock, "100")
+		ctx := f.ctx
+		if _, err := l.AcceptSubscriptionRequest(ctx, f.sender, f.request(t, "")); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := l.AdvanceRounds(ctx, 1); err != nil {
+			t.Fatal(err)
+		}
+		if subs := f.subs(t); len(subs) != 1 {
+			t.Fatalf("advancing did not collect: %+v", subs)
+		}
+		hs, err := l.History(ctx, f.provider, ledger.HistoryQuery{PageSize: 10})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(hs) == 0 || hs[0].Subtype != "SubscriptionInitialPayment_Collect" || hs[0].Amount.String() != cc("10") {
+			t.Fatalf("the receiver's newest history = %+v, want the collection of exactly 10", hs)
+		}
+		sh, err := l.History(ctx, f.sender, ledger.HistoryQuery{PageSize: 10})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(sh) == 0 || sh[0].Subtype != "SubscriptionInitialPayment_Collect" || !sh[0].Amount.IsPositive() {
+			t.Fatalf("the sender's newest history = %+v, want its change back", sh)
+		}
+		ledgertest.Conserved(t, l)
 	})
 }
