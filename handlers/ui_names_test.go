@@ -25,7 +25,7 @@ func TestUINames(t *testing.T) {
 		mustHave(t, alice.get("/names"), http.StatusOK, `data-testid="names-empty"`, `data-testid="nav-names"`, `name="csrf_token"`)
 
 		r := alice.post("/names", url.Values{"csrf_token": {alice.csrf}, "name": {"Alice!"}})
-	mustHave(t, r, http.StatusUnprocessableEntity, `data-testid="names-error"`, "lower-case letters", `value="Alice!"`)
+		mustHave(t, r, http.StatusUnprocessableEntity, `data-testid="names-error"`, "lower-case letters", `value="Alice!"`)
 		if r := alice.post("/names", url.Values{"name": {"alice"}}); r.status != http.StatusForbidden {
 			t.Errorf("request without the CSRF token = %d, want 403", r.status)
 		}
