@@ -33,6 +33,9 @@ func (h *Handler) namesModel(ctx context.Context, s *web.Session, party coin.Par
 	}
 	for _, n := range ns {
 		row := views.NameRow{Name: n.Name, URL: n.URL, Description: n.Description, State: "requested", SubscriptionRequest: string(n.SubscriptionRequestCID)}
+		if n.Collecting {
+			row.State = "collecting"
+		}
 		if n.EntryCID != "" {
 			row.State, row.Expires = "active", fmtTime(n.ExpiresAt)
 			if n.Expired {

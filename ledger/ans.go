@@ -2,6 +2,7 @@ package ledger
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/url"
@@ -230,6 +231,10 @@ type AnsName struct {
 	// Expired is set when the entry's time is up but the expiry automation
 	// has not removed it yet.
 	Expired bool
+	// Collecting is set on a request whose first payment is made and
+	// waits for the DSO's collection; a request without entry and
+	// without it waits for the user to accept its subscription.
+	Collecting bool
 }
 
 func ansEntryOf(n *store.AnsName) AnsEntry {
@@ -308,21 +313,59 @@ func ansEntries(ns []store.AnsName) []AnsEntry {
 	return out
 }
 
-// AnsNamesOf lists party's names and requests for names, by name.
+// AnsNamesOf lists party's names and its requests for names still on
+// their way (the subscription request open, or its first payment made), by
+// name. A request whose subscription was rejected, or whose payment was
+// refused or expired, is left out: it will never be paid.
 func (l *Ledger) AnsNamesOf(ctx context.Context, party coin.PartyID) ([]AnsName, error) {
 	ns, err := store.AnsNamesOf(ctx, l.db, party)
+	if err != nil {
+		return nil, err
+	}
+	open, paying, err := l.openSubscriptionSteps(ctx, party)
 	if err != nil {
 		return nil, err
 	}
 	now := l.now()
 	out := make([]AnsName, 0, len(ns))
 	for _, n := range ns {
+		if n.EntryCID == "" && !open[n.ReferenceCID] && !paying[n.ReferenceCID] {
+			continue
+		}
 		out = append(out, AnsName{
 			Name: n.Name, URL: n.URL, Description: n.Description, ContextCID: n.ContextCID, SubscriptionRequestCID: n.ReferenceCID,
 			EntryCID: n.EntryCID, ExpiresAt: n.ExpiresAt.Time.UTC(), Expired: n.EntryCID != "" && !n.ExpiresAt.Time.After(now),
+			Collecting: n.EntryCID == "" && paying[n.ReferenceCID],
 		})
 	}
 	return out, nil
+}
+
+// openSubscriptionSteps are party's open subscription requests and the
+// requests whose initial payment waits for collection, by request.
+func (l *Ledger) openSubscriptionSteps(ctx context.Context, party coin.PartyID) (open, paying map[coin.ContractID]bool, err error) {
+	open, paying = map[coin.ContractID]bool{}, map[coin.ContractID]bool{}
+	rs, err := store.ActiveContractsByTemplate(ctx, l.db, TemplateSubscriptionRequest, party)
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, c := range rs {
+		open[c.ContractID] = true
+	}
+	ps, err := store.ActiveContractsByTemplate(ctx, l.db, TemplateSubscriptionInitialPayment, party)
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, c := range ps {
+		var p struct {
+			Reference coin.ContractID `json:"reference"`
+		}
+		if err := json.Unmarshal([]byte(c.Payload), &p); err != nil {
+			return nil, nil, fmt.Errorf("subscription initial payment %s: %w", c.ContractID, err)
+		}
+		paying[p.Reference] = true
+	}
+	return open, paying, nil
 }
 
 // NamesOf returns the name shown beside each of parties that has one (its

@@ -153,8 +153,8 @@ func TestAnsInitialPaymentOfTakenName(t *testing.T) {
 		if e, err := l.AnsEntryByName(ctx, name); err != nil || e.User != alice {
 			t.Errorf("entry = %+v, %v", e, err)
 		}
-		if ns, _ := l.AnsNamesOf(ctx, bob); len(ns) != 1 || ns[0].EntryCID != "" {
-			t.Errorf("bob's request = %+v, want unpaid", ns)
+		if e, err := l.AnsEntryByParty(ctx, bob); !errors.Is(err, ledger.ErrNotFound) {
+			t.Errorf("bob's entry = %+v, %v; want none", e, err)
 		}
 		ledgertest.Conserved(t, l)
 	})
@@ -212,6 +212,9 @@ func TestAnsBySubscription(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		if ns, err := l.AnsNamesOf(ctx, alice); err != nil || len(ns) != 1 || ns[0].Collecting || ns[0].EntryCID != "" {
+			t.Errorf("alice's request before she accepts = %+v, %v", ns, err)
+		}
 		for _, a := range []struct {
 			p   coin.PartyID
 			req coin.ContractID
@@ -220,12 +223,19 @@ func TestAnsBySubscription(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
+		if ns, err := l.AnsNamesOf(ctx, alice); err != nil || len(ns) != 1 || !ns[0].Collecting {
+			t.Errorf("alice's request once paid = %+v, %v", ns, err)
+		}
 		if _, err := l.CollectSubscriptions(ctx); err != nil {
 			t.Fatal(err)
 		}
 		e, err := l.AnsEntryByName(ctx, name)
 		if err != nil || e.User != alice {
 			t.Fatalf("entry = %+v, %v; want alice's", e, err)
+		}
+		// bob's refused request will never be paid: his page drops it.
+		if ns, err := l.AnsNamesOf(ctx, bob); err != nil || len(ns) != 0 {
+			t.Errorf("bob's names after the refusal = %+v, %v", ns, err)
 		}
 		if got := balances(t, l, bob); got[0] != "unlocked=300.0000000000 locked=0.0000000000" {
 			t.Errorf("bob after his refused payment: %v", got)

@@ -455,8 +455,9 @@ type Names struct {
 	Form     NameForm
 }
 
-// NameRow is one of the user's names; State is "active", "expired" or
-// "requested" (waiting for the subscription's first payment).
+// NameRow is one of the user's names; State is "active", "expired",
+// "requested" (its subscription waits for the user to accept it) or
+// "collecting" (paid, waiting for the network's collection).
 type NameRow struct {
 	Name, URL, Description string
 	State                  string
