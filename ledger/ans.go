@@ -566,9 +566,27 @@ func (a ansApp) initialPaid(ctx context.Context, t *txn, req, _ coin.ContractID)
 	if holder != nil {
 		return fmt.Errorf("name %s: %w", n.Name, ErrAnsNameTaken)
 	}
+	t.burnDSOPayment("AnsRules_CollectInitialEntryPayment", n.Name)
 	expires := t.now.Add(t.l.ans.EntryLifetime)
 	entry := t.createAnsEntry(n, expires)
 	return store.SetAnsEntry(ctx, t.tx, n.ContextCID, "", entry, expires, t.now)
+}
+
+// burnDSOPayment burns the coin the collection in t just gave the DSO, as
+// AnsRules' collections do (the amulet transferred to the DSO is archived):
+// a name's fee leaves the supply. The DSO's history records the burn, so
+// its balance's changes still add up.
+func (t *txn) burnDSOPayment(choice, name string) {
+	for i := len(t.holdings) - 1; i >= 0; i-- {
+		h := t.holdings[i]
+		if h.Owner != t.l.dso || h.LockHolder != "" {
+			continue
+		}
+		t.holdings = append(t.holdings[:i], t.holdings[i+1:]...)
+		t.burn(h.Amount)
+		t.record(t.l.dso, "balance_change", choice, "", h.Amount.Neg(), coin.Zero, "burn of the payment for "+name, HistoryDetails{})
+		return
+	}
 }
 
 func (t *txn) createAnsEntry(n *store.AnsName, expires time.Time) coin.ContractID {
@@ -588,6 +606,7 @@ func (a ansApp) renewalPaid(ctx context.Context, t *txn, req, _ coin.ContractID)
 	if n.EntryCID == "" || !n.ExpiresAt.Time.After(t.now) {
 		return fmt.Errorf("name %s: %w: its entry expired before the renewal", n.Name, ErrSubscriptionRefused)
 	}
+	t.burnDSOPayment("AnsRules_CollectEntryRenewalPayment", n.Name)
 	expires := n.ExpiresAt.Time.Add(t.l.ans.EntryLifetime)
 	t.archive(n.EntryCID)
 	entry := t.createAnsEntry(n, expires)

@@ -197,6 +197,7 @@ func TestAnsBySubscription(t *testing.T) {
 		ledgertest.Mint(t, l, alice, "600")
 		ledgertest.Mint(t, l, bob, "300")
 		name := "alice.unverified.cns"
+		dsoBefore := balances(t, l, l.DSO())
 		res, err := l.RequestAnsEntry(ctx, ledger.AnsRequest{User: alice, Name: name, URL: "https://alice.example"})
 		if err != nil {
 			t.Fatal(err)
@@ -232,6 +233,10 @@ func TestAnsBySubscription(t *testing.T) {
 		e, err := l.AnsEntryByName(ctx, name)
 		if err != nil || e.User != alice {
 			t.Fatalf("entry = %+v, %v; want alice's", e, err)
+		}
+		// The DSO burns the fee: its balance does not grow.
+		if got := balances(t, l, l.DSO()); got[0] != dsoBefore[0] {
+			t.Errorf("the DSO after the collection: %v, want %v", got, dsoBefore)
 		}
 		// bob's refused request will never be paid: his page drops it.
 		if ns, err := l.AnsNamesOf(ctx, bob); err != nil || len(ns) != 0 {
