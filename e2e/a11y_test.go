@@ -1,7 +1,9 @@
 package e2e
 
 import (
+	"encoding/json"
 	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -125,6 +127,8 @@ var a11yPages = []struct{ user, path string }{
 	{"admin", "/history?done=tapped"}, // the status line saying what happened
 	{"alice", "/no-such-page"},
 	{"bob", "/admin"}, // 403 for a user
+	{"alice", "/subscriptions"},
+	{"alice", "/confirm-subscription/{alice-request}?redirect=https%3A%2F%2Fshop.example.com%2Fback"},
 }
 
 // TestEveryPageAccessible: axe-core finds no serious or critical
@@ -150,9 +154,20 @@ func TestEveryPageAccessible(t *testing.T) {
 	sendForm(t, admin, aliceParty, "1", "offer")
 	sendForm(t, admin, aliceParty, "1", "instruction")
 
+	// A subscription request of the admin's (as an app) for alice.
+	code, out, err := postJSON(http.DefaultClient, baseURL+"/v0/admin/devnet/subscription-requests", devToken(t, walletBin, "admin"),
+		`{"sender":"`+aliceParty+`","receiver":"`+partyOf(t, admin)+`","provider":"`+partyOf(t, admin)+`","description":"Premium plan",`+
+			`"amount":"1","payment_interval_seconds":2592000,"payment_duration_seconds":86400,"origins":["https://shop.example.com"]}`)
+	if err != nil || code != http.StatusOK {
+		t.Fatalf("subscription request: %d %s %v", code, out, err)
+	}
+	var req struct {
+		ContractID string `json:"contract_id"`
+	}
+	must(t, json.Unmarshal([]byte(out), &req))
 	for _, pg := range a11yPages {
 		p := pages[pg.user]
-		_, err := p.Goto(pg.path)
+		_, err := p.Goto(strings.ReplaceAll(pg.path, "{alice-request}", req.ContractID))
 		must(t, err)
 		who := pg.user
 		if who == "" {

@@ -160,6 +160,36 @@ func runSubscriptionsContract(t *testing.T, e *contractEnv) {
 	if s := subs(); len(s) != 0 {
 		t.Errorf("subscriptions after cancel = %+v", s)
 	}
+
+	// The steps show in alice's transaction log against their templates,
+	// in the spec's shapes.
+	var page struct {
+		Items []struct {
+			Type    string `json:"transaction_type"`
+			Subtype struct {
+				TemplateID string `json:"template_id"`
+				Choice     string `json:"choice"`
+			} `json:"transaction_subtype"`
+		} `json:"items"`
+	}
+	e.expect("alice", "POST", "/v0/wallet/transactions", map[string]any{"page_size": 100}, 200).JSON(t, &page)
+	var got []string
+	for _, it := range page.Items {
+		if strings.HasPrefix(it.Subtype.Choice, "Subscription") {
+			got = append(got, it.Type+" "+it.Subtype.TemplateID[strings.LastIndex(it.Subtype.TemplateID, ":")+1:]+" "+it.Subtype.Choice)
+		}
+	}
+	want := []string{
+		"notification SubscriptionIdleState SubscriptionIdleState_CancelSubscription",
+		"transfer SubscriptionPayment SubscriptionPayment_Collect",
+		"transfer SubscriptionIdleState SubscriptionIdleState_MakePayment",
+		"transfer SubscriptionInitialPayment SubscriptionInitialPayment_Collect",
+		"transfer SubscriptionRequest SubscriptionRequest_AcceptAndMakePayment",
+		"notification SubscriptionRequest SubscriptionRequest",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("alice's subscription transactions:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
 }
 
 // TestDevnetSubscriptionRequests: on a development network the admin

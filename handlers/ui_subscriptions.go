@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"net/url"
 	"strings"
 	"time"
 
@@ -142,6 +143,7 @@ func (h *Handler) uiConfirmSubscription(w http.ResponseWriter, r *http.Request, 
 	if err != nil {
 		return err
 	}
+	allowFormRedirect(w, m.Redirect)
 	return render(w, r, http.StatusOK, views.ConfirmSubscriptionPage(m))
 }
 
@@ -177,7 +179,17 @@ func (h *Handler) uiConfirmSubscriptionAction(w http.ResponseWriter, r *http.Req
 		return merr
 	}
 	m.Error = msg
+	allowFormRedirect(w, m.Redirect)
 	return render(w, r, http.StatusUnprocessableEntity, views.ConfirmSubscriptionPage(m))
+}
+
+// allowFormRedirect lets the confirm page's forms lead on to the app's
+// allowed address: browsers hold the redirect after a post to the page's
+// form-action policy.
+func allowFormRedirect(w http.ResponseWriter, to string) {
+	if u, err := url.Parse(to); to != "" && err == nil {
+		web.AllowFormAction(w, u.Scheme+"://"+u.Host)
+	}
 }
 
 // confirmModel is the confirm page of the path's request for the user,

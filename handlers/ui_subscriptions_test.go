@@ -53,11 +53,19 @@ func TestUISubscriptions(t *testing.T) {
 		page := b.get("/confirm-subscription/" + first + "?redirect=" + url.QueryEscape("https://app.example.com/done?ok=1"))
 		mustHave(t, page, http.StatusOK, `data-testid="confirm-subscription"`, "name one", `data-testid="confirm-redirect"`,
 			`name="redirect" value="https://app.example.com/done?ok=1"`)
+		// The browser follows the answer's redirect only if the page's
+		// policy lets its forms lead there.
+		if csp := page.header.Get("Content-Security-Policy"); !strings.HasSuffix(csp, "form-action 'self' https://app.example.com") {
+			t.Errorf("confirm page CSP = %q", csp)
+		}
 		for _, bad := range []string{"https://evil.example.com/x", "javascript:alert(1)", "//evil.example.com/", "https://app.example.com.evil.com/", "http://app.example.com/"} {
 			page := b.get("/confirm-subscription/" + first + "?redirect=" + url.QueryEscape(bad))
 			mustHave(t, page, http.StatusOK, `data-testid="confirm-redirect-refused"`)
 			if strings.Contains(page.body, `name="redirect"`) {
 				t.Errorf("%s: the form carries the refused redirect", bad)
+			}
+			if csp := page.header.Get("Content-Security-Policy"); !strings.HasSuffix(csp, "form-action 'self'") {
+				t.Errorf("%s: CSP %q", bad, csp)
 			}
 		}
 		// Even posted straight at the form, a foreign redirect is not followed.

@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"net/http"
 	"runtime/debug"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -138,6 +139,24 @@ func Recover(log *slog.Logger) Middleware {
 // served by us (package static), and data: images cover inline icons.
 const contentSecurityPolicy = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; " +
 	"frame-ancestors 'none'; base-uri 'self'; form-action 'self'"
+
+// AllowFormAction lets the page's forms lead to origin too (an http(s)
+// origin such as "https://app.example.com"): a page whose form answer
+// redirects to an app must name it, as browsers apply form-action to the
+// redirect after a post. An origin with anything but a URL's scheme and
+// host characters leaves the policy as it is.
+func AllowFormAction(w http.ResponseWriter, origin string) {
+	scheme, host, ok := strings.Cut(origin, "://")
+	if !ok || (scheme != "http" && scheme != "https") || host == "" {
+		return
+	}
+	for _, c := range host {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.ContainsRune(".-:[]", c)) {
+			return
+		}
+	}
+	w.Header().Set("Content-Security-Policy", contentSecurityPolicy+" "+origin)
+}
 
 // SecurityHeaders sets the browser hardening headers on every response:
 // no MIME sniffing, no framing (clickjacking), no cross-origin referrers, and

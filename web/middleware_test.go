@@ -154,6 +154,28 @@ func TestSecurityHeaders(t *testing.T) {
 	}
 }
 
+// TestAllowFormAction: a page may name one more origin its forms lead
+// to; anything that could smuggle another directive is ignored.
+func TestAllowFormAction(t *testing.T) {
+	base := "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; frame-ancestors 'none'; base-uri 'self'; form-action 'self'"
+	for origin, want := range map[string]string{
+		"https://app.example.com":     base + " https://app.example.com",
+		"http://127.0.0.1:8080":       base + " http://127.0.0.1:8080",
+		"https://a.com; script-src *": base,
+		"https://a.com 'unsafe-eval'": base,
+		"javascript:alert(1)":         base,
+		"https://":                    base,
+		"ftp://a.com":                 base,
+	} {
+		rec := httptest.NewRecorder()
+		SecurityHeaders(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { AllowFormAction(w, origin) })).
+			ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/", nil))
+		if got := rec.Header().Get("Content-Security-Policy"); got != want {
+			t.Errorf("%q: CSP %q, want %q", origin, got, want)
+		}
+	}
+}
+
 // TestMiddlewareKeepsFlusher: server-sent events need http.Flusher (and
 // ResponseController) through every wrapper.
 func TestMiddlewareKeepsFlusher(t *testing.T) {
