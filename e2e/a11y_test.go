@@ -123,7 +123,8 @@ var a11yPages = []struct{ user, path string }{
 	{"alice", "/offers"}, // incoming offers with Accept and Reject
 	{"alice", "/"},       // the same as cards on Home
 	{"admin", "/rewards"},
-	{"alice", "/payments"},            // app payments (the confirm page: app_payments_test.go)
+	{"alice", "/payments"}, // app payments (the confirm page: app_payments_test.go)
+	{"admin", "/names"},
 	{"admin", "/history?done=tapped"}, // the status line saying what happened
 	{"alice", "/no-such-page"},
 	{"bob", "/admin"}, // 403 for a user

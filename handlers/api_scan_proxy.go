@@ -27,11 +27,11 @@ func (h *Handler) scanProxyRoutes() map[string]apiFunc {
 		"GET /transfer-preapprovals/by-party/{party}": h.scanLookupTransferPreapprovalByParty,
 		"GET /transfer-command-counter/{party}":       h.scanLookupTransferCommandCounter,
 		"GET /transfer-command/status":                h.lookupTransferCommandStatus,
-		// The name service (ANS) is not part of this validator yet.
-		"GET /ans-entries/by-party/{party}": ansEntryByPartyNotFound,
-		"GET /ans-entries/by-name/{name}":   ansEntryByNameNotFound,
-		"GET /ans-entries":                  ansNotImplemented,
-		"POST /ans-rules":                   ansNotImplemented,
+		// The name service (api_ans.go).
+		"GET /ans-entries/by-party/{party}": h.lookupAnsEntryByParty,
+		"GET /ans-entries/by-name/{name}":   h.lookupAnsEntryByName,
+		"GET /ans-entries":                  h.listAnsEntriesScan,
+		"POST /ans-rules":                   h.getAnsRules,
 	}
 }
 
@@ -166,32 +166,4 @@ func (h *Handler) lookupTransferCommandStatus(w http.ResponseWriter, r *http.Req
 		}
 	}
 	return web.WriteJSON(w, http.StatusOK, resp)
-}
-
-// ansEntryByPartyNotFound answers the ANS lookup by party: with no name
-// service, nobody has an entry.
-func ansEntryByPartyNotFound(_ http.ResponseWriter, r *http.Request) error {
-	party, err := parseParty("party", r.PathValue("party"))
-	if err != nil {
-		return err
-	}
-	return notFound(fmt.Sprintf("Party %s does not have any ANS entry: this validator has no name service (ANS) yet", party))
-}
-
-// ansEntryByNameNotFound answers the ANS lookup by name, likewise.
-func ansEntryByNameNotFound(_ http.ResponseWriter, r *http.Request) error {
-	name := r.PathValue("name")
-	if len(name) > maxANSNameLen {
-		return badRequest(fmt.Sprintf("name: must be at most %d characters", maxANSNameLen))
-	}
-	return notFound(fmt.Sprintf("Did not find an ANS entry with name %q: this validator has no name service (ANS) yet", name))
-}
-
-// maxANSNameLen bounds the names we echo back; real ANS names are far
-// shorter.
-const maxANSNameLen = 255
-
-// ansNotImplemented answers the ANS operations that are not lookups.
-func ansNotImplemented(http.ResponseWriter, *http.Request) error {
-	return &statusError{status: http.StatusNotImplemented, msg: "this validator has no name service (ANS) yet"}
 }

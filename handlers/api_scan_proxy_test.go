@@ -29,15 +29,10 @@ var scanProxyOperations = []string{
 	"scan-proxy.yaml#lookupTransferPreapprovalByParty",
 	"scan-proxy.yaml#lookupTransferCommandCounterByParty",
 	"scan-proxy.yaml#lookupTransferCommandStatus",
-}
-
-// scanProxyUnserved are the name service's operations, which come with
-// it: until then they answer a clear error.
-var scanProxyUnserved = map[string]int{
-	"scan-proxy.yaml#lookupAnsEntryByParty": 404,
-	"scan-proxy.yaml#lookupAnsEntryByName":  404,
-	"scan-proxy.yaml#listAnsEntries":        501,
-	"scan-proxy.yaml#getAnsRules":           501,
+	"scan-proxy.yaml#lookupAnsEntryByParty",
+	"scan-proxy.yaml#lookupAnsEntryByName",
+	"scan-proxy.yaml#listAnsEntries",
+	"scan-proxy.yaml#getAnsRules",
 }
 
 // proxyContract is a Contract as the scan proxy shows it.
@@ -55,7 +50,7 @@ type proxyContractWithState struct {
 }
 
 // TestScanProxySpecCovered fails when scan-proxy.yaml has an operation we
-// neither serve nor answer as unserved, so the lists cannot go stale.
+// do not serve, so the list cannot go stale.
 func TestScanProxySpecCovered(t *testing.T) {
 	var ops []string
 	for op := range declaredStatuses(t) {
@@ -67,8 +62,8 @@ func TestScanProxySpecCovered(t *testing.T) {
 		t.Fatal("scan-proxy.yaml has no operations: is it among specFiles?")
 	}
 	for _, op := range ops {
-		if _, unserved := scanProxyUnserved[op]; !unserved && !slices.Contains(scanProxyOperations, op) {
-			t.Errorf("%s is neither served nor listed as unserved", op)
+		if !slices.Contains(scanProxyOperations, op) {
+			t.Errorf("%s is not served", op)
 		}
 	}
 }
@@ -345,17 +340,38 @@ func runScanProxyContract(t *testing.T, e *contractEnv) {
 	e.expect(stranger, "GET", status+"x", nil, 400)
 	e.expect(stranger, "GET", status+"-1", nil, 400)
 
-	// The name service's operations are not served yet, and say so.
-	for op, path := range map[string]string{
-		"scan-proxy.yaml#lookupAnsEntryByParty": sp + "/ans-entries/by-party/" + string(bob),
-		"scan-proxy.yaml#lookupAnsEntryByName":  sp + "/ans-entries/by-name/bob.unverified.cns",
-		"scan-proxy.yaml#listAnsEntries":        sp + "/ans-entries?page_size=10",
-	} {
-		if r := e.expect(stranger, "GET", path, nil, scanProxyUnserved[op]); !strings.Contains(r.Error(), "name service") {
-			t.Errorf("%s: %s", path, r.Body)
-		}
+	// The name service: bob has no name yet; the DSO's own name has no
+	// contract and no expiry, as scan answers it.
+	e.expect(stranger, "GET", sp+"/ans-entries/by-party/"+string(bob), nil, 404)
+	e.expect(stranger, "GET", sp+"/ans-entries/by-name/bob.unverified.cns", nil, 404)
+	var dsoEntry struct {
+		Entry map[string]any `json:"entry"`
 	}
-	e.expect(stranger, "POST", sp+"/ans-rules", map[string]any{}, scanProxyUnserved["scan-proxy.yaml#getAnsRules"])
+	e.prefixed(stranger, "GET", sp+"/ans-entries/by-name/dso.cns", nil, 200).JSON(t, &dsoEntry)
+	if dsoEntry.Entry["user"] != string(e.l.DSO()) || dsoEntry.Entry["contract_id"] != nil || dsoEntry.Entry["expires_at"] != nil {
+		t.Errorf("the DSO's entry = %v", dsoEntry.Entry)
+	}
+	e.prefixed(stranger, "GET", sp+"/ans-entries/by-party/"+string(e.l.DSO()), nil, 200)
+	if r := e.prefixed(stranger, "GET", sp+"/ans-entries?page_size=10&name_prefix=bob", nil, 200); strings.TrimSpace(string(r.Body)) != `{"entries":[]}` {
+		t.Errorf("entries = %s", r.Body)
+	}
+	e.expect(stranger, "GET", sp+"/ans-entries", nil, 400)
+	e.expect(stranger, "GET", sp+"/ans-entries?page_size=0", nil, 400)
+	var ansRules struct {
+		AnsRulesUpdate struct {
+			Contract *proxyContract `json:"contract"`
+			DomainID string         `json:"domain_id"`
+		} `json:"ans_rules_update"`
+	}
+	e.prefixed(stranger, "POST", sp+"/ans-rules", map[string]any{}, 200).JSON(t, &ansRules)
+	if c := ansRules.AnsRulesUpdate.Contract; c == nil || c.TemplateID != ledger.TemplateAnsRules || payloadField(t, c.Payload, "dso") != string(e.l.DSO()) {
+		t.Fatalf("ans rules = %+v", ansRules.AnsRulesUpdate)
+	}
+	// A current cached copy is not sent again.
+	cached := map[string]any{"cached_ans_rules_contract_id": ansRules.AnsRulesUpdate.Contract.ContractID}
+	if r := e.expect(stranger, "POST", sp+"/ans-rules", cached, 200); strings.Contains(string(r.Body), `"contract"`) {
+		t.Errorf("cached ans rules = %s, want no contract", r.Body)
+	}
 	e.expect(stranger, "GET", sp+"/ans-entries/by-party/not-a-party", nil, 400)
 	e.expect(stranger, "GET", sp+"/ans-entries/by-name/"+strings.Repeat("n", 256), nil, 400)
 

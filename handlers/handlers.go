@@ -225,6 +225,10 @@ func (h *Handler) Routes(health http.Handler) http.Handler {
 	mux.Handle("POST /v0/allocations", h.user(h.allocateAmulet))
 	mux.Handle("POST /v0/allocations/{contract_id}/withdraw", h.user(h.withdrawAllocation))
 
+	// ans-external.yaml: the name service (api_ans.go)
+	mux.Handle("POST /v0/entry/create", h.user(h.createAnsEntry))
+	mux.Handle("GET /v0/entry/all", h.user(h.listAnsEntries))
+
 	// wallet-internal.yaml: subscriptions
 	mux.Handle("GET /v0/wallet/subscription-requests", h.user(h.listSubscriptionRequests))
 	mux.Handle("GET /v0/wallet/subscription-requests/{contract_id}", h.user(h.getSubscriptionRequest))

@@ -31,6 +31,7 @@ var specFiles = []string{
 	"wallet-external.yaml", "wallet-internal.yaml", "validator-internal.yaml",
 	"transfer-instruction-v1.yaml", "token-metadata-v1.yaml", "scan.yaml",
 	"scan-proxy.yaml", "allocation-instruction-v1.yaml", "allocation-v1.yaml",
+	"ans-external.yaml",
 }
 
 // specRefPrefixes are how the copied specs refer to the common specs and

@@ -73,6 +73,7 @@ func (h *Handler) nav(s *web.Session) []views.NavItem {
 		{Key: "payments", Label: "Payments", Href: "/payments"},
 		{Key: "history", Label: "History", Href: "/history"},
 		{Key: "rewards", Label: "Rewards", Href: "/rewards"},
+		{Key: "names", Label: "Names", Href: "/names"},
 		{Key: "subscriptions", Label: "Subscriptions", Href: "/subscriptions"},
 	}
 	if h.l.IsAdmin(s.User) {
@@ -134,6 +135,8 @@ func (h *Handler) uiRoutes(mux *http.ServeMux) {
 	handle("POST /merge-delegation/withdraw", h.session(h.onboarded(h.uiWithdrawMerge)))
 	handle("GET /delegations", h.session(h.onboarded(h.uiMintingDelegations)))
 	handle("POST /delegations/{cid}/{action}", h.session(h.onboarded(h.uiMintingDelegationAction)))
+	handle("GET /names", h.session(h.onboarded(h.uiNames)))
+	handle("POST /names", h.session(h.onboarded(h.uiRequestName)))
 	handle("GET /traffic", h.session(h.onboarded(h.uiTraffic)))
 	handle("GET /subscriptions", h.session(h.onboarded(h.uiSubscriptions)))
 	handle("POST /subscriptions/{cid}/{action}", h.session(h.onboarded(h.uiSubscriptionAction)))
@@ -178,6 +181,7 @@ func (h *Handler) session(fn uiFunc) http.Handler {
 				return
 			}
 		}
+		r = r.WithContext(views.WithPartyNames(r.Context(), h.partyNames))
 		if err := fn(w, r, s); err != nil {
 			h.uiError(w, r, s, err)
 		} else if post {
@@ -255,7 +259,7 @@ func render(w http.ResponseWriter, r *http.Request, status int, c templ.Componen
 	w.Header().Set("Cache-Control", "no-store")
 	w.Header().Add("Vary", "HX-Request") // beside web.Compress's Accept-Encoding
 	w.WriteHeader(status)
-	return c.Render(flashContext(r), w)
+	return views.RenderNamed(flashContext(r), w, c)
 }
 
 // uiError renders err as an error page with the status table's status.

@@ -48,6 +48,7 @@ var doneMessages = map[string]string{
 	"traffic-bought":       "Traffic bought.",
 	"payments-accept":      "Payment accepted: the coin is locked until the app collects it, or comes back to you if it does not in time.",
 	"payments-reject":      "Payment request rejected; nothing was paid.",
+	"name-requested":       "Name requested: accept its subscription below to pay for it; the name is yours once the first payment is collected.",
 	"delegations-accept":   "Proposal accepted: the validator now mints this party's rewards and merges its holdings.",
 	"delegations-reject":   "Proposal rejected.",
 	"delegations-withdraw": "Delegation withdrawn: the validator no longer acts for this party.",

@@ -71,11 +71,12 @@ func (h *Handler) checkReceiver(ctx context.Context, sender coin.PartyID, receiv
 	return m
 }
 
-// receiverParty parses receiver and checks it is another known party.
+// receiverParty reads receiver (a party ID or a name, resolved by the
+// ledger to its owner) and checks it is another known party.
 func (h *Handler) receiverParty(ctx context.Context, sender coin.PartyID, receiver string) (coin.PartyID, error) {
-	p, err := coin.ParsePartyID(strings.TrimSpace(receiver))
+	p, err := h.l.ResolveParty(ctx, "receiver", receiver)
 	if err != nil {
-		return "", badRequest("receiver: " + err.Error())
+		return "", err
 	}
 	if p == sender {
 		return "", badRequest("receiver: that is your own party")

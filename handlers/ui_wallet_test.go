@@ -180,7 +180,7 @@ func TestUISendErrors(t *testing.T) {
 			receiver, amount, method, expires, want string
 		}{
 			{"no receiver", "", "1", "offer", "1d", "Enter the receiver"},
-			{"bad party id", "nobody", "1", "offer", "1d", "copy the whole ID"},
+			{"bad party id", "nobody", "1", "offer", "1d", "No party has the name nobody"},
 			{"unknown party", "ghost::1220" + strings.Repeat("ab", 32), "1", "offer", "1d", "is known on this network"},
 			{"own party", string(alice.party), "1", "offer", "1d", "your own party"},
 			{"bad amount", string(bob.party), "lots", "offer", "1d", "is not a number"},

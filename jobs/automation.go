@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/ccwallet/ccwallet/coin"
@@ -133,6 +134,34 @@ func (a Automation) check(ctx context.Context, l *ledger.Ledger) error {
 	return nil
 }
 
+// resolveNames turns the names configured for a sweep's receiver and
+// auto-accept's senders into their owners' parties (ledger.ResolveParty),
+// once, at startup: a name that is nobody's stops it with the key.
+func (a *Automation) resolveNames(ctx context.Context, l *ledger.Ledger) error {
+	a.Sweeps = slices.Clone(a.Sweeps)
+	for i := range a.Sweeps {
+		s := &a.Sweeps[i]
+		p, err := l.ResolveParty(ctx, "walletSweep."+string(s.Sender)+".receiver", string(s.Receiver))
+		if err != nil {
+			return err
+		}
+		s.Receiver = p
+	}
+	a.AutoAccept = slices.Clone(a.AutoAccept)
+	for i := range a.AutoAccept {
+		r := &a.AutoAccept[i]
+		r.From = slices.Clone(r.From)
+		for j, f := range r.From {
+			p, err := l.ResolveParty(ctx, fmt.Sprintf("autoAcceptTransfers.%s.fromParties[%d]", r.Receiver, j), string(f))
+			if err != nil {
+				return err
+			}
+			r.From[j] = p
+		}
+	}
+	return nil
+}
+
 // Build returns the jobs the configuration turns on, refusing a
 // misconfigured one with the key that holds it.
 func Build(ctx context.Context, l *ledger.Ledger, a Automation) ([]Job, error) {
@@ -141,6 +170,9 @@ func Build(ctx context.Context, l *ledger.Ledger, a Automation) ([]Job, error) {
 	}
 	a = a.WithDefaults(l.Rules())
 	if err := a.Validate(); err != nil {
+		return nil, err
+	}
+	if err := a.resolveNames(ctx, l); err != nil {
 		return nil, err
 	}
 	if err := a.check(ctx, l); err != nil {

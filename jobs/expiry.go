@@ -15,13 +15,15 @@ const DefaultExpiryInterval = 30 * time.Second
 // Expiry ends transfer offers and transfer instructions past their expiry
 // (the real ExpireTransferOfferTrigger and the registry's expiry): locked
 // coin of an instruction, an allocation or an accepted app payment returns
-// to its sender. Each runs even if another fails.
+// to its sender; names past their expiry are freed. Each runs even if
+// another fails.
 func Expiry(l *ledger.Ledger, every time.Duration) Job {
 	return Job{Name: "expire-transfers", Every: every, Run: func(ctx context.Context) error {
 		_, oerr := l.ExpireOffers(ctx)
 		_, ierr := l.ExpireInstructions(ctx)
 		_, aerr := l.ExpireAllocations(ctx)
 		_, perr := l.ExpireAppPayments(ctx)
-		return errors.Join(oerr, ierr, aerr, perr)
+		_, nerr := l.ExpireAnsEntries(ctx)
+		return errors.Join(oerr, ierr, aerr, perr, nerr)
 	}}
 }

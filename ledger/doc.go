@@ -106,6 +106,9 @@
 //   - interactive.go: the Ledger API's interactive submission (what was
 //     prepared, until when, whose signatures count); package preparedtx:
 //     Canton's PreparedTransaction protobuf and its V2 hash.
+//   - ans.go: the name service (AnsRules, entries and their read model
+//     ans_names, name rules, lookups, ResolveParty for every party a user
+//     types, the subscription hooks and the expiry pass).
 //   - rewards.go, reward_collection.go: reward coupons and their
 //     collection; delegations.go: minting delegations.
 //   - traffic.go, topup.go: traffic purchases and the top-up automation's

@@ -175,3 +175,51 @@ func (l *Ledger) ActiveContractsOf(ctx context.Context, templateID string, party
 // SetAdvanceHook has f called between the pieces of a time jump with the
 // round reached (nil: no hook).
 func (l *Ledger) SetAdvanceHook(f func(coin.Round)) { l.advanceHook = f }
+
+// AnsHook names one of the name service's subscription hooks.
+type AnsHook int
+
+// The hooks a subscription's collection calls.
+const (
+	AnsInitialPaid AnsHook = iota
+	AnsRenewalPaid
+	AnsExpired
+)
+
+// RequestAnsContext records a request for a name as RequestAnsEntry does,
+// with reference standing for its subscription request.
+func (l *Ledger) RequestAnsContext(ctx context.Context, r AnsRequest, reference coin.ContractID) (coin.ContractID, error) {
+	var cid coin.ContractID
+	err := l.change(ctx, func(ctx context.Context, c *change) error {
+		if err := l.checkAnsRequest(ctx, c.tx, r); err != nil {
+			return err
+		}
+		t, err := c.begin(ctx, "request-ans-entry")
+		if err != nil {
+			return err
+		}
+		cid, err = t.createAnsContext(ctx, r, reference)
+		return err
+	})
+	return cid, err
+}
+
+// RunAnsHook runs a hook for the subscription request req in a change of
+// its own, as the subscription's collection would in its change.
+func (l *Ledger) RunAnsHook(ctx context.Context, h AnsHook, req coin.ContractID) error {
+	return l.change(ctx, func(ctx context.Context, c *change) error {
+		t, err := c.begin(ctx, "ans-hook")
+		if err != nil {
+			return err
+		}
+		app := ansApp{}
+		switch h {
+		case AnsInitialPaid:
+			return app.initialPaid(ctx, t, req, "")
+		case AnsRenewalPaid:
+			return app.renewalPaid(ctx, t, req, "")
+		default:
+			return app.expired(ctx, t, req, "")
+		}
+	})
+}

@@ -48,6 +48,8 @@ type Config struct {
 	// SnapshotDir is where a development network's SQLite snapshots live;
 	// empty means "snapshots" beside the database file (snapshot.go).
 	SnapshotDir string
+	// Ans is the name service's config; nil means DefaultAnsConfig.
+	Ans *AnsConfig
 }
 
 // Ledger applies the coin's rules to the store. Safe for concurrent use.
@@ -59,6 +61,7 @@ type Ledger struct {
 	cfg Config
 
 	rules          Rules
+	ans            AnsConfig
 	rulesCID       coin.ContractID
 	blobKey        []byte
 	namespace      string
@@ -119,7 +122,10 @@ func Open(ctx context.Context, db *store.DB, cfg Config, log *slog.Logger) (*Led
 	if cfg.UserCacheTTL == 0 {
 		cfg.UserCacheTTL = DefaultUserCacheTTL
 	}
-	l := &Ledger{db: db, w: pgbatch.For(db), log: log, cfg: cfg, users: newUserCache(cfg.UserCacheTTL)}
+	l := &Ledger{db: db, w: pgbatch.For(db), log: log, cfg: cfg, users: newUserCache(cfg.UserCacheTTL), ans: DefaultAnsConfig()}
+	if cfg.Ans != nil {
+		l.ans = *cfg.Ans
+	}
 	err := l.change(ctx, func(ctx context.Context, c *change) error {
 		if err := db.LockKey(ctx, c.tx, "ccwallet:bootstrap"); err != nil {
 			return err
@@ -142,6 +148,9 @@ func Open(ctx context.Context, db *store.DB, cfg Config, log *slog.Logger) (*Led
 		return nil, err
 	}
 	l.reassigning.Store(int64(n))
+	if err := l.ensureAnsRules(ctx); err != nil {
+		return nil, err
+	}
 	if err := l.ensureAdmins(ctx); err != nil {
 		return nil, err
 	}
@@ -304,6 +313,7 @@ func (l *Ledger) genesis(ctx context.Context, c *change) error {
 	l.rulesCID = t.create(TemplateAmuletRules, newAmuletRulesPayload(dso, rules, l.cfg.DevNet, syncID), dso)
 	t.create(TemplateExternalPartyRule, map[string]any{"dso": dso}, dso)
 	t.create(TemplateFeaturedAppRight, map[string]any{"dso": dso, "provider": operator}, dso, operator)
+	t.create(TemplateAnsRules, l.ansRulesPayload(), dso)
 	if err := l.openRound(ctx, t, 0, rules.InitialPriceUSD, now); err != nil {
 		return err
 	}

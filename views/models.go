@@ -494,3 +494,30 @@ func (op ExplorerOp) Curl(origin string) string {
 	b.WriteString(" '" + origin + op.Path + "'")
 	return b.String()
 }
+
+// Names is the Names page.
+type Names struct {
+	Page
+	FeeUSD   string
+	Lifetime string
+	Suffix   string
+	Rows     []NameRow
+	Form     NameForm
+}
+
+// NameRow is one of the user's names; State is "active", "expired",
+// "requested" (its subscription waits for the user to accept it) or
+// "collecting" (paid, waiting for the network's collection).
+type NameRow struct {
+	Name, URL, Description string
+	State                  string
+	Expires                string
+	SubscriptionRequest    string
+}
+
+// NameForm is the request form, kept when it is refused.
+type NameForm struct {
+	CSRF                   string
+	Name, URL, Description string
+	Error                  string
+}

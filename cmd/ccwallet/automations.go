@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"strings"
 	"time"
 
 	"github.com/ccwallet/ccwallet/coin"
@@ -80,6 +81,15 @@ func (c Config) automation() (jobs.Automation, error) {
 		}
 		return p, nil
 	}
+	// A sweep's receiver and auto-accept's senders may be names, which
+	// jobs.Build resolves with the ledger.
+	partyOrName := func(key, v string) (coin.PartyID, error) {
+		p, err := partyOrName(v)
+		if err != nil {
+			return "", fmt.Errorf("%s: %w", key, err)
+		}
+		return p, nil
+	}
 	for _, sender := range sortedKeys(c.WalletSweep) {
 		w := c.WalletSweep[sender]
 		key := "walletSweep." + sender
@@ -88,7 +98,7 @@ func (c Config) automation() (jobs.Automation, error) {
 		if sc.Sender, err = party(key, sender); err != nil {
 			return a, err
 		}
-		if sc.Receiver, err = party(key+".receiver", w.Receiver); err != nil {
+		if sc.Receiver, err = partyOrName(key+".receiver", w.Receiver); err != nil {
 			return a, err
 		}
 		a.Sweeps = append(a.Sweeps, sc)
@@ -101,7 +111,7 @@ func (c Config) automation() (jobs.Automation, error) {
 		}
 		rule := jobs.AutoAcceptRule{Receiver: r}
 		for i, f := range c.AutoAcceptTransfers[receiver].FromParties {
-			p, err := party(fmt.Sprintf("%s.fromParties[%d]", key, i), f)
+			p, err := partyOrName(fmt.Sprintf("%s.fromParties[%d]", key, i), f)
 			if err != nil {
 				return a, err
 			}
@@ -269,4 +279,17 @@ func advanceRoundsCmd(ctx context.Context, args []string, env envVars, stdout, s
 // (default true, as the real wallet has users sign it at onboarding).
 func (c Config) mergeAtOnboarding() bool {
 	return c.Automation.MergeDelegationAtOnboarding == nil || *c.Automation.MergeDelegationAtOnboarding
+}
+
+// partyOrName reads a configured party: a party ID, or a name of the name
+// service (checked for its form here, resolved to its owner by jobs.Build
+// at startup), carried as it is.
+func partyOrName(v string) (coin.PartyID, error) {
+	if strings.Contains(v, "::") {
+		return coin.ParsePartyID(v)
+	}
+	if err := ledger.DefaultAnsConfig().CheckAnsName(v); err != nil {
+		return "", fmt.Errorf("%q is neither a party ID (name::1220 followed by 64 hex digits) nor a name such as alice%s", v, ledger.DefaultAnsConfig().AnsSuffix())
+	}
+	return coin.PartyID(v), nil
 }

@@ -660,7 +660,7 @@ func (c Config) validate(now time.Time, env envVars) error {
 		if _, err := coin.ParsePartyID(sender); err != nil {
 			add(key, "sender: %v", err)
 		}
-		if _, err := coin.ParsePartyID(s.Receiver); err != nil {
+		if _, err := partyOrName(s.Receiver); err != nil {
 			add(key+".receiver", "%v", err)
 		} else if s.Receiver == sender {
 			add(key+".receiver", "must differ from the sender")
@@ -685,7 +685,7 @@ func (c Config) validate(now time.Time, env envVars) error {
 			add(key+".fromParties", "list at least one sender party")
 		}
 		for i, p := range from {
-			if _, err := coin.ParsePartyID(p); err != nil {
+			if _, err := partyOrName(p); err != nil {
 				add(fmt.Sprintf("%s.fromParties[%d]", key, i), "%v", err)
 			}
 		}
