@@ -396,7 +396,7 @@ func TestWorksWithoutJavaScript(t *testing.T) {
 	must(t, expect.Locator(testID(p, "send-check-error")).ToBeVisible())
 	must(t, p.Locator("#send-amount").Fill("1"))
 	must(t, testID(p, "send-submit").Click())
-	must(t, expect.Locator(testID(p, "send-error")).ToContainText("copy the whole ID"))
+	must(t, expect.Locator(testID(p, "send-error")).ToContainText("No party has the name nobody"))
 	must(t, expect.Locator(p.Locator("#send-amount")).ToHaveValue("1"))
 }
 

@@ -4,16 +4,18 @@ import (
 	"testing"
 )
 
-// TestAPIExplorerCallsAsTheUser: from the footer, the API explorer lists
-// the operations; Send calls one with the page's session (no token to
-// paste) and shows the answer: the faucet, then the balance it made
-// (issue 27 point 5).
+// TestAPIExplorerCallsAsTheUser, on a wallet of its own (it taps, which
+// the shared wallet's tests of fresh balances would see): from the
+// footer, the API explorer lists the operations; Send calls one with the
+// page's session (no token to paste) and shows the answer: the faucet,
+// then the balance it made (issue 27 point 5).
 func TestAPIExplorerCallsAsTheUser(t *testing.T) {
 	t.Parallel()
+	base := ownWallet(t)
 	p := newPage(t, true)
-	login(t, p, "bob", false)
+	loginAt(t, p, base, "bob", false)
 	must(t, testID(p, "footer-api").Click())
-	must(t, p.WaitForURL(baseURL+"/api-explorer"))
+	must(t, p.WaitForURL(base+"/api-explorer"))
 
 	tap := testID(p, "op-wallet-internal-tap")
 	must(t, tap.Locator("summary").Click())
