@@ -12,9 +12,6 @@ import (
 	"github.com/ccwallet/ccwallet/web"
 )
 
-// maxRedirectLen bounds the return URL an app hands the confirm page.
-const maxRedirectLen = 2048
-
 // paymentGone is what the pages say of a request that no longer waits
 // for the user's answer.
 const paymentGone = "This payment request is no longer waiting for your answer: it was accepted, rejected or has expired."
@@ -75,7 +72,7 @@ func (h *Handler) confirmModel(ctx context.Context, s *web.Session, party coin.P
 		return m, err
 	}
 	m.Row, m.Pending = appPaymentRow(a, h.l.Now()), !a.Contract.Archived
-	if len(redirectTo) <= maxRedirectLen {
+	if len(redirectTo) <= ledger.MaxReturnURL {
 		m.Redirect = redirectTo
 	}
 	m.RedirectOK = ledger.RedirectAllowed(a.Origin, m.Redirect)

@@ -187,6 +187,9 @@ func canonicalOrigin(u *url.URL) string {
 	return scheme + "://" + host
 }
 
+// MaxReturnURL bounds the URL a confirm page may send its user back to.
+const MaxReturnURL = 2048
+
 // RedirectAllowed reports whether target is an absolute http(s) URL of
 // exactly origin (as AppOrigin returns it); "" allows nothing.
 func RedirectAllowed(origin, target string) bool {

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/url"
 	"strconv"
 	"strings"
 	"sync"
@@ -172,12 +171,11 @@ var ErrSubscriptionFinished = fmt.Errorf("this subscription step is no longer pe
 // checkOrigin refuses anything but a bare http(s) origin and returns it
 // in the form a URL's origin compares with.
 func checkOrigin(field, o string) (string, error) {
-	u, err := url.Parse(o)
-	if err != nil || len(o) > maxOriginLen || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil ||
-		strings.Trim(u.Path, "/") != "" || u.RawQuery != "" || u.Fragment != "" {
+	origin, ok := parseOrigin(strings.TrimSuffix(o, "/"))
+	if !ok || len(o) > maxOriginLen {
 		return "", invalid(field, "want an http(s) origin such as https://app.example.com, not %q", o)
 	}
-	return u.Scheme + "://" + strings.ToLower(u.Host), nil
+	return origin, nil
 }
 
 // checkSubscriptionSpec bounds r and checks its parties.
@@ -988,14 +986,12 @@ func (l *Ledger) Subscriptions(ctx context.Context, party coin.PartyID) ([]Subsc
 // answer: raw, when it is an http(s) URL whose origin the request names
 // (so a link cannot make the wallet an open redirect), else "".
 func (v SubscriptionRequestView) RedirectTo(raw string) string {
-	u, err := url.Parse(raw)
-	if raw == "" || len(raw) > 2048 || err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil {
+	if len(raw) > MaxReturnURL {
 		return ""
 	}
-	origin := u.Scheme + "://" + strings.ToLower(u.Host)
 	for _, o := range v.Origins {
-		if o == origin {
-			return u.String()
+		if RedirectAllowed(o, raw) { // the app payments' rule, one for both
+			return raw
 		}
 	}
 	return ""

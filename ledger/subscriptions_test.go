@@ -383,3 +383,24 @@ func TestSubscriptionOfAnExternalSender(t *testing.T) {
 		ledgertest.Conserved(t, l)
 	})
 }
+
+// TestSubscriptionRedirectTo: the confirm page's return URL follows the
+// app payments' rule (RedirectAllowed): only the named origin, exactly,
+// and nothing a browser could read as another host.
+func TestSubscriptionRedirectTo(t *testing.T) {
+	v := ledger.SubscriptionRequestView{Origins: []string{"https://shop.example.com"}}
+	for raw, want := range map[string]bool{
+		"https://shop.example.com/back?x=1":                                    true,
+		"https://SHOP.example.com:443/back":                                    true,
+		"https://shop.example.com\\@evil.com/":                                 false,
+		"https://shop.example.com.evil.com/":                                   false,
+		"http://shop.example.com/back":                                         false,
+		"https://user@shop.example.com/back":                                   false,
+		"//shop.example.com/back":                                              false,
+		"https://shop.example.com/" + strings.Repeat("a", ledger.MaxReturnURL): false,
+	} {
+		if got := v.RedirectTo(raw) != ""; got != want {
+			t.Errorf("RedirectTo(%.60q) allowed = %v, want %v", raw, got, want)
+		}
+	}
+}
