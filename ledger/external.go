@@ -206,8 +206,14 @@ func (l *Ledger) externalParty(ctx context.Context, db bun.IDB, party coin.Party
 	if err != nil {
 		return nil, fmt.Errorf("party %s: %w", party, err)
 	}
+	return externalKey(p)
+}
+
+// externalKey is party row p's key; a party that is not external is a
+// validation error.
+func externalKey(p *store.Party) (ed25519.PublicKey, error) {
 	if p.Kind != PartyKindExternal || p.PublicKey == "" {
-		return nil, invalid("party_id", "%s is not an external party", party)
+		return nil, invalid("party_id", "%s is not an external party", p.PartyID)
 	}
 	return ParsePublicKey("public_key", p.PublicKey)
 }

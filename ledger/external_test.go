@@ -89,9 +89,23 @@ func TestExternalTopology(t *testing.T) {
 				t.Fatalf("%s: party exists after a refused submission (%v)", tc.name, err)
 			}
 		}
+		// Asked before the party exists, the key is not found; the answer
+		// must not be remembered past the party's creation.
+		if _, err := l.ExternalPartyKey(ctx, party); !errors.Is(err, ledger.ErrNotFound) {
+			t.Errorf("key of a party not yet submitted = %v, want ErrNotFound", err)
+		}
 		got, err := l.SubmitExternalTopology(ctx, pubHex, good)
 		if err != nil || got != party {
 			t.Fatalf("submit = %s, %v", got, err)
+		}
+		local := ledgertest.Party(t, l)
+		for range 2 { // the second answers are remembered ones
+			if k, err := l.ExternalPartyKey(ctx, party); err != nil || !k.Equal(pub) {
+				t.Errorf("key of the external party = %x, %v; want %x", k, err, pub)
+			}
+			if _, err := l.ExternalPartyKey(ctx, local); !ledger.IsValidation(err) {
+				t.Errorf("key of a local party = %v, want a validation error", err)
+			}
 		}
 		if _, err := l.SubmitExternalTopology(ctx, pubHex, good); !errors.Is(err, ledger.ErrConflict) {
 			t.Errorf("replayed submission = %v, want ErrConflict", err)

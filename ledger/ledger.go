@@ -70,6 +70,7 @@ type Ledger struct {
 	synchronizerID string
 
 	knownParties sync.Map   // coin.PartyID -> struct{}; see KnownParty
+	partyRows    sync.Map   // coin.PartyID -> *store.Party; see ExternalPartyKey
 	users        *userCache // onboarded users; see User (usercache.go)
 	sends        sendQueue  // one-step sends waiting for a batch (sendbatch.go)
 	// reassigning counts the reassignments running as far as this process

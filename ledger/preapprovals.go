@@ -411,13 +411,7 @@ func (l *Ledger) SendPreapproved(ctx context.Context, s PreapprovalSend) (*Trans
 		return nil, fmt.Errorf("send %s to %s by preapproval: %w", s.Amount, s.Receiver, err)
 	}
 	c := &sendCall{ctx: ctx, s: s, key: "preapproval-send:" + string(s.Sender) + ":" + s.DeduplicationID, completion: completionOf(ctx)}
-	var r sendResult
-	if l.w.Groups() {
-		r = l.sendBatched(c)
-	} else {
-		// Write transactions are exclusive (SQLite): nothing to group.
-		r = l.runSends(ctx, []*sendCall{c})[0]
-	}
+	r := l.sendOne(c)
 	if r.err != nil {
 		return nil, fmt.Errorf("send %s to %s by preapproval: %w", s.Amount, s.Receiver, r.err)
 	}
@@ -440,6 +434,9 @@ func (t *changes) sendPreapprovedCommand(c *sendCall, rd *store.PreapprovalSendR
 	}
 	p := rd.Preapproval
 	if p == nil || !t.now.Before(p.ExpiresAt) {
+		if c.token {
+			return nil, errNoPreapproval
+		}
 		return nil, invalid("receiver_party_id", "%s has no valid transfer preapproval", s.Receiver)
 	}
 	r, err := t.transferFrom(rd.Holdings, s.Sender, []Output{{Receiver: p.Receiver, Amount: s.Amount}})
@@ -447,7 +444,11 @@ func (t *changes) sendPreapprovedCommand(c *sendCall, rd *store.PreapprovalSendR
 		return nil, err
 	}
 	t.preapprovedSent(s.Sender, p, rd.Featured, s.Amount, r, s.Description)
-	t.recordCommand(c.key, s.Sender, "transfer-preapproval-send")
+	kind := "transfer-preapproval-send"
+	if c.token {
+		kind = "create-transfer-instruction"
+	}
+	t.recordCommand(c.key, s.Sender, kind)
 	t.recordCompletion(c.completion)
 	return r, nil
 }

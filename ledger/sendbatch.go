@@ -83,6 +83,20 @@ type sendCall struct {
 	queued time.Time
 	// completion is the Ledger API completion the send records, if any.
 	completion *Completion
+	// token is set for a token-standard transfer (transferDirectBatched):
+	// its command record is create-transfer-instruction's, and with no
+	// valid preapproval it fails with errNoPreapproval, for its caller to
+	// make an instruction instead.
+	token bool
+}
+
+// sendOne runs c: batched where the Writer groups, alone otherwise
+// (SQLite's write transactions are exclusive: nothing to group).
+func (l *Ledger) sendOne(c *sendCall) sendResult {
+	if l.w.Groups() {
+		return l.sendBatched(c)
+	}
+	return l.runSends(c.ctx, []*sendCall{c})[0]
 }
 
 // sendBatched queues c and returns its answer, or c.ctx's error once
@@ -278,10 +292,12 @@ func (w sendWriter) archive(_ context.Context, ids []coin.ContractID, _ int64) e
 
 func (w sendWriter) write(ctx context.Context, ws *store.Writes) error { return w.s.Write(ctx, ws) }
 
-// sendResult is one send's answer.
+// sendResult is one send's answer, with its update's offset and id.
 type sendResult struct {
-	res *TransferResult
-	err error
+	res    *TransferResult
+	err    error
+	offset int64
+	update string
 }
 
 // sendMany is the database transaction of a batch: one round trip claims
@@ -323,7 +339,7 @@ func (l *Ledger) sendMany(ctx context.Context, db store.SendTx, calls []*sendCal
 			results[i].err = err
 			continue
 		}
-		results[i].res = res
+		results[i].res, results[i].offset, results[i].update = res, t.offset, t.update
 		ts = append(ts, &t)
 	}
 	if f := l.sends.fault.Load(); f != nil {

@@ -319,3 +319,70 @@ func TestSendGather(t *testing.T) {
 		t.Errorf("a send with no batch running: %v", err)
 	}
 }
+
+// TestTokenTransfersRunAsSends: token-standard transfers with a tracking id
+// to receivers with a preapproval run as one-step sends, grouped with
+// concurrent ones on Postgres, and answer their update; a replayed
+// tracking id is a duplicate, and a receiver without a preapproval still
+// gets a pending instruction.
+func TestTokenTransfersRunAsSends(t *testing.T) {
+	forEachEngine(t, func(t *testing.T, l *ledger.Ledger) {
+		ctx := context.Background()
+		const n, each = 8, 3
+		senders, receivers := sendPairs(t, l, n)
+		nobody := ledgertest.Party(t, l)
+		amount := coin.MustParse("2.5")
+		req := func(s, r coin.PartyID, id string) ledger.TransferInstructionRequest {
+			return ledger.TransferInstructionRequest{Sender: s, Receiver: r, Amount: amount, ExecuteBefore: l.Now().Add(time.Hour), TrackingID: id}
+		}
+		var wg sync.WaitGroup
+		errs := make(chan error, n*each)
+		for i, s := range senders {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for k := range each {
+					res, err := l.CreateTransferInstruction(ctx, req(s, receivers[(i+k)%n], fmt.Sprintf("t-%d", k)))
+					if err != nil {
+						errs <- err
+						continue
+					}
+					if res.Status != ledger.InstructionCompleted || len(res.ReceiverHoldingCIDs) != 1 {
+						errs <- fmt.Errorf("sender %d transfer %d: %+v, want completed with one holding", i, k, res)
+						continue
+					}
+					id, _, err := l.UpdateAt(ctx, res.Offset)
+					if err != nil || id == "" || id != res.UpdateID {
+						errs <- fmt.Errorf("sender %d transfer %d: update %q at offset %d, the ledger has %q (%v)", i, k, res.UpdateID, res.Offset, id, err)
+					}
+				}
+			}()
+		}
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			t.Error(err)
+		}
+		for _, r := range receivers {
+			if got, want := balance(t, l, r), amount.MulInt(each).String(); got != want {
+				t.Errorf("receiver balance = %s, want %s", got, want)
+			}
+		}
+		if _, err := l.CreateTransferInstruction(ctx, req(senders[0], receivers[0], "t-0")); !errors.Is(err, ledger.ErrDuplicate) {
+			t.Errorf("replayed tracking id = %v, want ErrDuplicate", err)
+		}
+		res, err := l.CreateTransferInstruction(ctx, req(senders[0], nobody, "t-nobody"))
+		if err != nil || res.Status != ledger.InstructionPending || res.InstructionCID == "" || res.UpdateID != "" {
+			t.Errorf("transfer to a receiver without preapproval = %+v, %v; want a pending instruction", res, err)
+		}
+		if _, err := l.CreateTransferInstruction(ctx, req(senders[0], receivers[1], "t-nobody")); !errors.Is(err, ledger.ErrDuplicate) {
+			t.Errorf("the pending instruction's tracking id again, now direct = %v, want ErrDuplicate", err)
+		}
+		if ledger.OnPostgres(l) && ledger.SendsBatched(l) == 0 {
+			t.Errorf("no token-standard transfer ran in a batch on Postgres")
+		}
+		if _, err := l.CheckConservation(ctx); err != nil {
+			t.Error(err)
+		}
+	})
+}

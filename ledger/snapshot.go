@@ -219,6 +219,7 @@ func (l *Ledger) OnRestore(fn func()) {
 func (l *Ledger) reload(ctx context.Context) error {
 	l.users.clear()
 	l.knownParties.Clear()
+	l.partyRows.Clear()
 	// Read into a copy and change only what differs: the few readers the
 	// gate does not hold off (the live-update hub, the metrics) then never
 	// race with a write of the same value. A restore changes the rules

@@ -112,6 +112,8 @@ type transferArg struct {
 type submitted struct {
 	offset int64
 	actAs  []coin.PartyID
+	// updateID is the update's id when the run knew it ("": look it up).
+	updateID string
 }
 
 // submission is a checked submission, ready to run: the checks a
@@ -128,6 +130,8 @@ type submission struct {
 	ex     exerciseCommand
 	iface  string
 	cid    coin.ContractID
+	// updateID is set by a run that knows its update's id.
+	updateID string
 }
 
 // submit checks and runs a submission (submit-and-wait).
@@ -140,7 +144,7 @@ func (s *Server) submit(r *http.Request, c *caller, cmds *jsCommands) (submitted
 		return submitted{}, err
 	}
 	off, err := s.execute(r, sb)
-	return submitted{offset: off, actAs: sb.actAs}, err
+	return submitted{offset: off, actAs: sb.actAs, updateID: sb.updateID}, err
 }
 
 // check checks a submission: what a submission fails at once.
@@ -274,7 +278,7 @@ func (s *Server) run(r *http.Request, sb *submission) (int64, error) {
 	}
 	switch iface, choice := sb.iface, sb.ex.Choice; {
 	case iface == ledger.InterfaceTransferFactory && choice == "TransferFactory_Transfer":
-		return s.transferFactoryTransfer(r, actAs, cid, raw, key)
+		return s.transferFactoryTransfer(r, sb)
 	case iface == ledger.TemplateTransferPreapproval && choice == "TransferPreapproval_Send":
 		return s.preapprovalSend(r, actAs, cid, raw, key)
 	case iface == ledger.InterfaceTransferInstruction && instructionChoices[choice] != "":
@@ -325,7 +329,8 @@ func decodeArg(raw json.RawMessage, dst any) error {
 
 // transferFactoryTransfer is TransferFactory_Transfer: the sender (an
 // actAs party) transfers through the ledger's transfer factory.
-func (s *Server) transferFactoryTransfer(r *http.Request, actAs []coin.PartyID, factory coin.ContractID, raw json.RawMessage, key string) (int64, error) {
+func (s *Server) transferFactoryTransfer(r *http.Request, sb *submission) (int64, error) {
+	actAs, factory, raw, key := sb.actAs, sb.cid, sb.ex.ChoiceArgument, sb.key
 	ct, err := s.l.LedgerContractByID(r.Context(), factory)
 	if errors.Is(err, ledger.ErrNotFound) || err == nil && (ct.ArchivedOffset != 0 || !ledger.Implements(ct.TemplateID, ledger.InterfaceTransferFactory)) {
 		return 0, cantonErr(codeContractNotFound, "transfer factory %s not found or not active; get the current one from the registry's transfer-factory endpoint", factory)
@@ -375,6 +380,11 @@ func (s *Server) transferFactoryTransfer(r *http.Request, actAs []coin.PartyID, 
 	})
 	if err != nil {
 		return 0, err
+	}
+	if res.UpdateID != "" {
+		// A one-step send knows its update: no reads needed.
+		sb.updateID = res.UpdateID
+		return res.Offset, nil
 	}
 	// The instruction (pending) or the receiver's new holding (direct)
 	// was created by the command's update.
@@ -468,9 +478,11 @@ func (s *Server) submitAndWait(w http.ResponseWriter, r *http.Request, c *caller
 	if err != nil {
 		return err
 	}
-	id, _, err := s.l.UpdateAt(r.Context(), sub.offset)
-	if err != nil {
-		return err
+	id := sub.updateID
+	if id == "" {
+		if id, _, err = s.l.UpdateAt(r.Context(), sub.offset); err != nil {
+			return err
+		}
 	}
 	return writeJSON(w, map[string]any{"updateId": id, "completionOffset": sub.offset})
 }
