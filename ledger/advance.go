@@ -3,7 +3,6 @@ package ledger
 import (
 	"context"
 	"fmt"
-	"math"
 	"slices"
 	"strings"
 	"time"
@@ -58,9 +57,15 @@ func (l *Ledger) Advance(ctx context.Context, req AdvanceRequest) (RoundReport, 
 		return RoundReport{}, invalid("until", "must be after the latest round's opening (%s)", FormatTime(latest.OpensAt))
 	}
 	// Rounded up: the round open afterwards would have opened at or after until.
-	ticks := math.Ceil(float64(ahead) / float64(l.rules.TickDuration))
+	// Integer ceiling, exact (no float in the ledger), and without the
+	// overflow ahead+tick-1 could have for a time far ahead.
+	tick := l.rules.TickDuration
+	ticks := ahead / tick
+	if ahead%tick != 0 {
+		ticks++
+	}
 	if ticks > MaxAdvanceRounds {
-		return RoundReport{}, invalid("until", "is %.0f rounds ahead; at most %d rounds at once", ticks, MaxAdvanceRounds)
+		return RoundReport{}, invalid("until", "is %d rounds ahead; at most %d rounds at once", int64(ticks), MaxAdvanceRounds)
 	}
 	return l.AdvanceRounds(ctx, int(ticks))
 }
