@@ -46,10 +46,6 @@ func (h *Handler) authed(next http.Handler) http.Handler {
 	})
 }
 
-// actAsKey carries the party an admin acts as (impersonated) to
-// callerParty.
-type actAsKey struct{}
-
 // impersonated honours a token's (or a "view as" session's) act-as claim:
 // on a development network an admin acts as the party it names, and the
 // ledger records the admin in each update's acted_by (ledger.Impersonate
@@ -62,21 +58,25 @@ func (h *Handler) impersonated(next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
-		party := coin.PartyID(c.ActAs)
-		if err := h.l.Impersonate(r.Context(), c.Subject, party); err != nil {
+		ctx, err := h.actingAs(r.Context(), c.Subject, coin.PartyID(c.ActAs))
+		if err != nil {
 			if errors.Is(err, ledger.ErrDisabled) {
 				err = forbidden(err.Error())
 			}
 			writeError(h.log, w, r, err)
 			return
 		}
-		ctx := context.WithValue(ledger.ActingAs(r.Context(), c.Subject), actAsKey{}, party)
 		next.ServeHTTP(w, r.WithContext(ctx))
 	})
 }
 
-// impersonatedParty is the party impersonated puts in ctx, if any.
-func impersonatedParty(ctx context.Context) (coin.PartyID, bool) {
-	p, ok := ctx.Value(actAsKey{}).(coin.PartyID)
-	return p, ok
+// actingAs checks that user may act as party (ledger.Impersonate) and
+// returns ctx marked for it: the ledger records user in acted_by, and the
+// party is the caller's (callerParty, uiParty), as onboarded puts a
+// user's own. The JSON APIs and the web wallet's "view as" share it.
+func (h *Handler) actingAs(ctx context.Context, user string, party coin.PartyID) (context.Context, error) {
+	if err := h.l.Impersonate(ctx, user, party); err != nil {
+		return ctx, err
+	}
+	return context.WithValue(ledger.ActingAs(ctx, user), partyKey{}, party), nil
 }

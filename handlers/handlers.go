@@ -135,7 +135,7 @@ func subject(ctx context.Context) string {
 // callerParty returns the caller's party, or 404 when the caller has not
 // onboarded, as the real wallet answers.
 func (h *Handler) callerParty(r *http.Request) (coin.PartyID, error) {
-	if p, ok := impersonatedParty(r.Context()); ok {
+	if p, ok := r.Context().Value(partyKey{}).(coin.PartyID); ok { // acting as (actingAs)
 		return p, nil
 	}
 	return h.l.PartyOf(r.Context(), subject(r.Context()))

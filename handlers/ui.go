@@ -197,14 +197,14 @@ type partyKey struct{}
 func (h *Handler) onboarded(fn uiFunc) uiFunc {
 	return func(w http.ResponseWriter, r *http.Request, s *web.Session) error {
 		if s.ActAs != "" { // an admin viewing the wallet as another party
-			party := coin.PartyID(s.ActAs)
-			if err := h.l.Impersonate(r.Context(), s.User, party); err != nil {
+			party := s.ActAs
+			ctx, err := h.actingAs(r.Context(), s.User, coin.PartyID(party))
+			if err != nil {
 				// Refused now (no longer an admin, not a development
 				// network): back to one's own wallet, and say why.
 				_ = h.ui.Sessions.SetActAs(w, r, s, "")
-				return forbidden("you can no longer view the wallet as " + string(party) + ": " + err.Error())
+				return forbidden("you can no longer view the wallet as " + party + ": " + err.Error())
 			}
-			ctx := context.WithValue(ledger.ActingAs(r.Context(), s.User), partyKey{}, party)
 			return fn(w, r.WithContext(ctx), s)
 		}
 		p, err := h.l.PartyOf(r.Context(), s.User)

@@ -95,7 +95,6 @@ func allocationRequestRow(r ledger.AllocationRequest, party coin.PartyID) views.
 			Amount: leg.Amount.String(), Mine: mine, Allocated: leg.Allocation != "", ToMe: leg.Receiver == party})
 		row.Sends = row.Sends || mine
 		if mine && leg.Allocation == "" {
-			row.ToAllocate++
 			send = send.Add(leg.Amount)
 		}
 		if leg.Receiver == party {

@@ -104,34 +104,32 @@ func transferRow(cid coin.ContractID, sender, receiver coin.PartyID, amount coin
 // transferActions are the buttons of the offers page (and of the home
 // page's incoming cards): the ledger call of each;
 // doneMessages["<base>-<action>"] says what it did.
-var transferActions = map[string]map[string]struct {
-	do func(h *Handler, ctx context.Context, actor coin.PartyID, cid coin.ContractID) error
-}{
+var transferActions = map[string]map[string]func(h *Handler, ctx context.Context, actor coin.PartyID, cid coin.ContractID) error{
 	"offers": {
-		"accept": {func(h *Handler, ctx context.Context, a coin.PartyID, cid coin.ContractID) error {
+		"accept": func(h *Handler, ctx context.Context, a coin.PartyID, cid coin.ContractID) error {
 			_, err := h.l.AcceptOffer(ctx, a, cid)
 			return err
-		}},
-		"reject": {func(h *Handler, ctx context.Context, a coin.PartyID, cid coin.ContractID) error {
+		},
+		"reject": func(h *Handler, ctx context.Context, a coin.PartyID, cid coin.ContractID) error {
 			return h.l.RejectOffer(ctx, a, cid)
-		}},
-		"withdraw": {func(h *Handler, ctx context.Context, a coin.PartyID, cid coin.ContractID) error {
+		},
+		"withdraw": func(h *Handler, ctx context.Context, a coin.PartyID, cid coin.ContractID) error {
 			return h.l.WithdrawOffer(ctx, a, cid)
-		}},
+		},
 	},
 	"instructions": {
-		"accept": {func(h *Handler, ctx context.Context, a coin.PartyID, cid coin.ContractID) error {
+		"accept": func(h *Handler, ctx context.Context, a coin.PartyID, cid coin.ContractID) error {
 			_, err := h.l.AcceptTransferInstruction(ctx, a, cid)
 			return err
-		}},
-		"reject": {func(h *Handler, ctx context.Context, a coin.PartyID, cid coin.ContractID) error {
+		},
+		"reject": func(h *Handler, ctx context.Context, a coin.PartyID, cid coin.ContractID) error {
 			_, err := h.l.RejectTransferInstruction(ctx, a, cid)
 			return err
-		}},
-		"withdraw": {func(h *Handler, ctx context.Context, a coin.PartyID, cid coin.ContractID) error {
+		},
+		"withdraw": func(h *Handler, ctx context.Context, a coin.PartyID, cid coin.ContractID) error {
 			_, err := h.l.WithdrawTransferInstruction(ctx, a, cid)
 			return err
-		}},
+		},
 	},
 }
 
@@ -150,7 +148,7 @@ func (h *Handler) uiTransferAction(base string) uiFunc {
 		if err != nil {
 			perr = notFound("there is no such offer or instruction; reload the list")
 		} else {
-			perr = act.do(h, r.Context(), party, cid)
+			perr = act(h, r.Context(), party, cid)
 		}
 		status := http.StatusOK
 		var msg string

@@ -16,6 +16,7 @@ import (
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/preparedtx"
+	"github.com/google/uuid"
 )
 
 // Interactive submission: an external party's command is prepared as
@@ -134,7 +135,7 @@ func (s *Server) prepareSubmission(w http.ResponseWriter, r *http.Request, c *ca
 			Seeds: []preparedtx.NodeSeed{{NodeID: 0, Seed: seed}}},
 		Metadata: preparedtx.Metadata{
 			ActAs: []string{string(party)}, CommandID: req.CommandID, SynchronizerID: s.l.SynchronizerID(),
-			TransactionUUID: newUUID(), PreparationTime: uint64(now.UnixMicro()), InputContracts: inputs,
+			TransactionUUID: uuid.NewString(), PreparationTime: uint64(now.UnixMicro()), InputContracts: inputs,
 			MaxLedgerEffectiveTime: &maxLET,
 		},
 	}
@@ -303,15 +304,6 @@ func identifier(id string) preparedtx.Identifier {
 	name, rest, _ := strings.Cut(strings.TrimPrefix(id, "#"), ":")
 	mod, ent, _ := strings.Cut(rest, ":")
 	return preparedtx.Identifier{PackageID: packageID(name), ModuleName: mod, EntityName: ent}
-}
-
-func newUUID() string {
-	var u [16]byte
-	rand.Read(u[:])
-	u[6] = u[6]&0x0f | 0x40
-	u[8] = u[8]&0x3f | 0x80
-	h := hex.EncodeToString(u[:])
-	return h[:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:]
 }
 
 type executeRequest struct {

@@ -31,9 +31,6 @@ type AllocationRequestRow struct {
 	// Sends is true when the user sends a leg: it may reject the request.
 	Sends bool
 	Legs  []AllocationLegRow
-	// ToAllocate is the user's legs it has not allocated yet, for the
-	// home page's card.
-	ToAllocate int
 	// Summary sums up the user's side for a card: what it sends and gets.
 	Send, Receive string
 }
