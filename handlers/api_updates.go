@@ -92,7 +92,7 @@ func (h *Handler) updateStream(w http.ResponseWriter, r *http.Request) error {
 		}
 		after = n
 	}
-	start, err := h.l.LatestOffset(r.Context())
+	start, err := h.l.LedgerEnd(r.Context())
 	if err != nil {
 		return err
 	}
@@ -216,7 +216,7 @@ func newUpdateHub(l *ledger.Ledger, cfg Config) *updateHub {
 // development network's restore or reset rewinds the offsets, and the
 // streams would otherwise wait until the log passed the old position.
 func (hub *updateHub) restored() {
-	off, err := hub.l.LatestOffset(context.Background())
+	off, err := hub.l.LedgerEnd(context.Background())
 	if err != nil {
 		return // the streams catch up once the log passes the old position
 	}

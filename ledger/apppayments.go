@@ -303,7 +303,7 @@ func activeContractOf(ctx context.Context, db bun.IDB, cid coin.ContractID, temp
 		err = ErrAppPaymentFinished
 	}
 	if err != nil {
-		return nil, fmt.Errorf("%s %s: %w", template[strings.LastIndex(template, ":")+1:], cid, err)
+		return nil, fmt.Errorf("%s %s: %w", templateName(template), cid, err)
 	}
 	return c, nil
 }

@@ -1,11 +1,11 @@
 package ledger
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/store"
@@ -105,19 +105,10 @@ func (d Dev) Dump(ctx context.Context) (*Scenario, error) {
 	}
 	for _, list := range [][]ScenarioTransfer{sc.Offers, sc.Instructions} {
 		slices.SortStableFunc(list, func(a, b ScenarioTransfer) int {
-			return cmpJoin(a.From, b.From, a.To, b.To, a.TrackingID, b.TrackingID)
+			return cmp.Or(cmp.Compare(a.From, b.From), cmp.Compare(a.To, b.To), cmp.Compare(a.TrackingID, b.TrackingID))
 		})
 	}
 	return sc, nil
-}
-
-func cmpJoin(pairs ...string) int {
-	for i := 0; i+1 < len(pairs); i += 2 {
-		if c := strings.Compare(pairs[i], pairs[i+1]); c != 0 {
-			return c
-		}
-	}
-	return 0
 }
 
 // dumpParty fills in what party holds: its available holdings, largest

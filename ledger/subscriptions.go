@@ -596,37 +596,6 @@ func (l *Ledger) lockExpired(ctx context.Context, db bun.IDB, cid coin.ContractI
 	return !now.Before(hs[0].LockExpiresAt.Time)
 }
 
-// CollectSubscriptionPayment is the receiver's collection of the initial
-// or later payment cid (its template tells which).
-func (l *Ledger) CollectSubscriptionPayment(ctx context.Context, actor coin.PartyID, cid coin.ContractID) error {
-	tmpl, err := l.paymentTemplate(ctx, cid)
-	if err != nil {
-		return err
-	}
-	return l.settlePayment(ctx, actor, cid, tmpl, paymentCollect)
-}
-
-// RefuseSubscriptionPayment is the receiver's _Reject of a payment: the
-// coin goes back to the sender.
-func (l *Ledger) RefuseSubscriptionPayment(ctx context.Context, actor coin.PartyID, cid coin.ContractID) error {
-	tmpl, err := l.paymentTemplate(ctx, cid)
-	if err != nil {
-		return err
-	}
-	return l.settlePayment(ctx, actor, cid, tmpl, paymentRefuse)
-}
-
-func (l *Ledger) paymentTemplate(ctx context.Context, cid coin.ContractID) (string, error) {
-	c, err := store.ContractByID(ctx, l.db, cid)
-	if err == nil && c.TemplateID != TemplateSubscriptionInitialPayment && c.TemplateID != TemplateSubscriptionPayment {
-		err = ErrNotFound
-	}
-	if err != nil {
-		return "", fmt.Errorf("subscription payment %s: %w", cid, err)
-	}
-	return c.TemplateID, nil
-}
-
 // CollectSubscriptions is the providers' automation, for the providers
 // hosted here (every local party): it collects each payment whose lock is
 // still live (an app hook's refusal refuses it), and expires each whose

@@ -34,12 +34,6 @@ type UpdateEvent struct {
 // MaxUpdateEvents bounds one read of the update stream.
 const MaxUpdateEvents = 500
 
-// LatestOffset is the newest committed update's offset (0 for none): a
-// stream starts after it.
-func (l *Ledger) LatestOffset(ctx context.Context) (int64, error) {
-	return store.LatestOffset(ctx, l.db)
-}
-
 // UpdatesAfter returns the updates committed after offset after, oldest
 // first, at most limit (bounded by MaxUpdateEvents).
 func (l *Ledger) UpdatesAfter(ctx context.Context, after int64, limit int) ([]UpdateEvent, error) {

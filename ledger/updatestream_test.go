@@ -16,7 +16,7 @@ func TestUpdatesAfter(t *testing.T) {
 	forEachEngine(t, func(t *testing.T, l *ledger.Ledger) {
 		ctx := context.Background()
 		alice, bob, carol := ledgertest.Party(t, l), ledgertest.Party(t, l), ledgertest.Party(t, l)
-		start, err := l.LatestOffset(ctx)
+		start, err := l.LedgerEnd(ctx)
 		if err != nil || start <= 0 {
 			t.Fatalf("latest offset after onboarding = %d, %v", start, err)
 		}

@@ -52,16 +52,6 @@ func templateWhere(q *bun.SelectQuery, templates []string) *bun.SelectQuery {
 	return q.Where("template_id IN (?)", bun.In(templates))
 }
 
-func ownerWhere(q *bun.SelectQuery, owners []coin.PartyID) *bun.SelectQuery {
-	if owners == nil {
-		return q
-	}
-	if len(owners) == 0 {
-		return q.Where("1 = 0")
-	}
-	return q.Where("owner IN (?)", bun.In(owners))
-}
-
 // ActiveContractsAt lists the contracts active at offset q.Upto (created
 // at or before it, not archived by then), oldest first, at most q.Limit.
 func ActiveContractsAt(ctx context.Context, db bun.IDB, q ContractQuery) ([]Contract, error) {

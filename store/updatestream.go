@@ -28,15 +28,6 @@ func UpdatesAfter(ctx context.Context, db bun.IDB, after int64, limit int) ([]Up
 	return us, nil
 }
 
-// LatestOffset is the newest update's offset, 0 for an empty log.
-func LatestOffset(ctx context.Context, db bun.IDB) (int64, error) {
-	var n int64
-	if err := db.NewRaw(`SELECT COALESCE(MAX(offset_id), 0) FROM updates`).Scan(ctx, &n); err != nil {
-		return 0, fmt.Errorf("latest offset: %w", Normalize(err))
-	}
-	return n, nil
-}
-
 // UpdateTouches lists what the updates at offsets lo..hi touched, each
 // part a range read of an offset index. A holding already spent is in
 // spent_holdings, which keeps its creating offset too.

@@ -53,7 +53,7 @@ func devnetTail(ctx context.Context, args []string, env envVars, stdout, stderr 
 	defer closeDB()
 	last := *after
 	if last < 0 {
-		if last, err = l.LatestOffset(ctx); err != nil {
+		if last, err = l.LedgerEnd(ctx); err != nil {
 			return err
 		}
 	}
