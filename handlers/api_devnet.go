@@ -225,8 +225,9 @@ func (h *Handler) resetDevnet(w http.ResponseWriter, r *http.Request) error {
 // while a development network is restored or reset, and lets the restore
 // wait for those in flight (Ledger.Admit). Exempt: the snapshot endpoints
 // (a restore must not wait for itself), the probes, static files and the
-// live-update stream, which only reads and may stay open for hours. A
-// production network has no gate.
+// live-update streams (/events and /v0/updates/stream), which only read,
+// may stay open for hours and follow a restore (OnRestore). A production
+// network has no gate.
 func (h *Handler) restoreGate(next http.Handler) http.Handler {
 	if !h.l.DevNet() {
 		return next
@@ -234,7 +235,7 @@ func (h *Handler) restoreGate(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		p := r.URL.Path
 		if strings.Contains(p, "/v0/admin/devnet/snapshots") || strings.HasSuffix(p, "/v0/admin/devnet/reset") || strings.HasSuffix(p, "/v0/admin/devnet/seed") ||
-			p == "/events" || p == "/readyz" || p == "/livez" || strings.HasPrefix(p, "/static/") {
+			p == "/events" || strings.HasSuffix(p, "/v0/updates/stream") || p == "/readyz" || p == "/livez" || strings.HasPrefix(p, "/static/") {
 			next.ServeHTTP(w, r)
 			return
 		}

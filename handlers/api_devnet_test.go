@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
@@ -184,4 +185,31 @@ func TestRestoreUnderLoad(t *testing.T) {
 		}
 		ledgertest.Conserved(t, a.l)
 	})
+}
+
+// TestRestoreWithAnOpenUpdateStream: an open /v0/updates/stream, which
+// may stay open for hours and follows a restore (OnRestore), does not
+// hold a restore up: it is exempt from the gate as /events is.
+func TestRestoreWithAnOpenUpdateStream(t *testing.T) {
+	a := newTestAPI(t, 0)
+	alice, _ := a.user("alice", "100")
+	admin := a.as("admin")
+	if r := admin.doOwn("POST", "/v0/admin/devnet/snapshots", map[string]any{"name": "base"}); r.Status != http.StatusCreated {
+		t.Fatalf("create: %d %s", r.Status, r.Body)
+	}
+	srv := httptest.NewServer(a.h)
+	defer srv.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, "GET", srv.URL+"/v0/updates/stream", nil)
+	req.Header.Set("Authorization", "Bearer "+alice.token)
+	res, err := http.DefaultClient.Do(req)
+	if err != nil || res.StatusCode != http.StatusOK {
+		t.Fatalf("open the stream: %v %v", res, err)
+	}
+	defer res.Body.Close()
+	start := time.Now()
+	if r := admin.doOwn("POST", "/v0/admin/devnet/snapshots/base/restore", nil); r.Status != http.StatusOK {
+		t.Fatalf("restore with a stream open = %d %s after %s", r.Status, r.Body, time.Since(start).Round(time.Millisecond))
+	}
 }
