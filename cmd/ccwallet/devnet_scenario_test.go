@@ -124,3 +124,24 @@ func TestServeSeed(t *testing.T) {
 		t.Errorf("serve --seed on production = %v", err)
 	}
 }
+
+// TestDevnetSeedOnboardsAsServe: `devnet seed` opens the ledger with the
+// server's ledger configuration (Config.ledgerConfig), so a user it
+// onboards gets the merge delegation proposal onboarding makes
+// (automation.mergeDelegationAtOnboarding, default on), as under serve.
+func TestDevnetSeedOnboardsAsServe(t *testing.T) {
+	url := ledgertest.DBURL(t, ledgertest.Engines[0])
+	var out, errOut bytes.Buffer
+	if err := run(t.Context(), []string{"devnet", "seed", copyScenario(t, "two-traders.yaml"), "--db", url}, nil, &out, &errOut); err != nil {
+		t.Fatalf("seed: %v %s", err, errOut.String())
+	}
+	l := ledgertest.Open(t, url, ledgertest.Options{})
+	bob, err := l.PartyOf(t.Context(), "bob")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ds, err := l.MergeDelegations(t.Context(), bob)
+	if err != nil || len(ds) != 1 {
+		t.Fatalf("bob's merge delegations after devnet seed = %+v, %v; want onboarding's proposal", ds, err)
+	}
+}

@@ -130,8 +130,9 @@ func openDevLedger(ctx context.Context, cfg Config, env envVars, stderr io.Write
 	if err != nil {
 		return nil, nil, err
 	}
-	l, err = ledger.Open(ctx, db, ledger.Config{OperatorHint: cfg.ValidatorPartyHint, AdminUsers: cfg.ValidatorWalletUsers, DevNet: true,
-		SnapshotDir: cfg.SnapshotDir}, log)
+	lcfg := cfg.ledgerConfig()
+	lcfg.DevNet = true
+	l, err = ledger.Open(ctx, db, lcfg, log)
 	if err != nil {
 		db.Close()
 		return nil, nil, err

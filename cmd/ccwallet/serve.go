@@ -188,16 +188,22 @@ func (s *serving) startMetrics() {
 	s.observers = append(s.observers, web.Metrics(s.m.reg, s.cfg.NativeHistograms()))
 }
 
+// ledgerConfig is the ledger's part of the configuration, the same for
+// the server and the devnet commands (which open the ledger as a
+// development network), so a seed from either onboards users alike.
+func (c Config) ledgerConfig() ledger.Config {
+	return ledger.Config{
+		OperatorHint: c.ValidatorPartyHint, AdminUsers: c.ValidatorWalletUsers, DevNet: c.DevNet(),
+		MergeDelegationAtOnboarding: c.mergeAtOnboarding(),
+		PreparedTTL:                 c.ExternalPartyPreparedTTL,
+		SnapshotDir:                 c.SnapshotDir,
+	}
+}
+
 // openLedger opens (on first start, creates) the ledger, observed by the
 // metrics when they are on.
 func (s *serving) openLedger(ctx context.Context) error {
-	cfg := s.cfg
-	lcfg := ledger.Config{
-		OperatorHint: cfg.ValidatorPartyHint, AdminUsers: cfg.ValidatorWalletUsers, DevNet: cfg.DevNet(),
-		MergeDelegationAtOnboarding: cfg.mergeAtOnboarding(),
-		PreparedTTL:                 cfg.ExternalPartyPreparedTTL,
-		SnapshotDir:                 cfg.SnapshotDir,
-	}
+	lcfg := s.cfg.ledgerConfig()
 	if s.m != nil {
 		lcfg.Observer = s.m
 		s.m.watchDB(s.db.DB.DB, "ccwallet")
