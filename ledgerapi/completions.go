@@ -46,9 +46,16 @@ func (s *Server) asyncSubmit(w http.ResponseWriter, r *http.Request, c *caller) 
 	if err != nil {
 		return err
 	}
+	// The command outlives the request, so it holds its own place past
+	// the restore gate.
+	done, err := s.l.Admit()
+	if err != nil {
+		return err
+	}
 	select {
 	case s.async <- struct{}{}:
 	default:
+		done()
 		return cantonErr(codeBackpressure, "%d asynchronous submissions are running; retry shortly", maxAsync)
 	}
 	// The command outlives the request; its outcome goes to completions.
@@ -56,7 +63,7 @@ func (s *Server) asyncSubmit(w http.ResponseWriter, r *http.Request, c *caller) 
 	run := r.WithContext(ctx)
 	s.running.Add(1)
 	go func() {
-		defer func() { <-s.async; cancel(); s.running.Done() }()
+		defer func() { <-s.async; cancel(); done(); s.running.Done() }()
 		if _, err := s.execute(run, sb); err != nil && asCanton(err).code == codeInternal {
 			s.log.ErrorContext(ctx, "ledger api: asynchronous submission failed", "command_id", sb.commandID, "err", err)
 		}

@@ -190,7 +190,9 @@ func (c *caller) requireAdmin() error {
 }
 
 // api authenticates the caller (401 without a valid token, 403 for a
-// user the ledger does not know) and renders a returned error.
+// user the ledger does not know), lets it in past a development
+// network's restore gate (Ledger.Admit, as the app port's restoreGate
+// does) and renders a returned error.
 func (s *Server) api(fn apiFunc) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		c, err := s.authenticate(r)
@@ -198,7 +200,10 @@ func (s *Server) api(fn apiFunc) http.Handler {
 			if ok, retry := s.lim.Allow("user:" + c.user.Name); !ok {
 				web.RetryAfter(w, retry)
 				err = cantonErr(codeBackpressure, "user %q sends requests faster than this participant allows; retry in %s", c.user.Name, retry.Round(time.Second))
+			} else if done, aerr := s.l.Admit(); aerr != nil {
+				err = aerr // a development network being restored: 503, retry
 			} else {
+				defer done()
 				if c.actor != "" {
 					r = r.WithContext(ledger.ActingAs(r.Context(), c.actor))
 				}
