@@ -121,11 +121,11 @@ func (h *Handler) uiAdminOnboard(w http.ResponseWriter, r *http.Request, s *web.
 // offboarding does.
 func (h *Handler) uiAdminOffboard(w http.ResponseWriter, r *http.Request, s *web.Session) error {
 	name := strings.TrimSpace(r.PostFormValue("name"))
-	m, err := h.adminModel(r.Context(), s)
-	if err != nil {
-		return err
-	}
 	if r.PostFormValue("confirm") != "yes" {
+		m, err := h.adminModel(r.Context(), s)
+		if err != nil {
+			return err
+		}
 		m.Offboard = &views.OffboardConfirm{CSRF: s.CSRF, Name: name}
 		return render(w, r, http.StatusOK, views.AdminPage(m))
 	}
@@ -133,6 +133,11 @@ func (h *Handler) uiAdminOffboard(w http.ResponseWriter, r *http.Request, s *web
 		msg, ok := inline(err)
 		if !ok {
 			return err
+		}
+		// The page after the attempt, so it lists the users as they are.
+		m, merr := h.adminModel(r.Context(), s)
+		if merr != nil {
+			return merr
 		}
 		m.OffboardError = msg
 		return render(w, r, http.StatusUnprocessableEntity, views.AdminPage(m))

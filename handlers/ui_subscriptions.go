@@ -2,7 +2,6 @@ package handlers
 
 import (
 	"context"
-	"fmt"
 	"net/http"
 	"net/url"
 	"strings"
@@ -115,21 +114,15 @@ func subscriptionRow(cid string, d ledger.SubscriptionData, p ledger.Subscriptio
 
 // fmtSpan writes a payment interval for people: "30 days", "1 hour".
 func fmtSpan(d time.Duration) string {
-	unit := func(n int64, one string) string {
-		if n == 1 {
-			return "1 " + one
-		}
-		return fmt.Sprintf("%d %ss", n, one)
-	}
 	switch {
 	case d > 0 && d%(24*time.Hour) == 0:
-		return unit(int64(d/(24*time.Hour)), "day")
+		return plural(int(d/(24*time.Hour)), "day")
 	case d > 0 && d%time.Hour == 0:
-		return unit(int64(d/time.Hour), "hour")
+		return plural(int(d/time.Hour), "hour")
 	case d > 0 && d%time.Minute == 0:
-		return unit(int64(d/time.Minute), "minute")
+		return plural(int(d/time.Minute), "minute")
 	case d > 0 && d%time.Second == 0:
-		return unit(int64(d/time.Second), "second")
+		return plural(int(d/time.Second), "second")
 	}
 	return d.String()
 }

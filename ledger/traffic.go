@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/ccwallet/ccwallet/coin"
@@ -369,19 +367,4 @@ func (l *Ledger) checkTrafficBytes(field string, bytes int64, price coin.Amount)
 }
 
 // groupThousands writes n with commas between groups of three digits.
-func groupThousands(n int64) string {
-	s := strconv.FormatInt(n, 10)
-	neg := strings.HasPrefix(s, "-")
-	s = strings.TrimPrefix(s, "-")
-	var b strings.Builder
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	if neg {
-		return "-" + b.String()
-	}
-	return b.String()
-}
+func groupThousands(n int64) string { return humanCC(coin.FromInt(n)) }

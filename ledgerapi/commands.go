@@ -224,14 +224,7 @@ func (s *Server) check(c *caller, cmds *jsCommands) (*submission, error) {
 		return nil, invalidArgument("commands[0].ExerciseCommand.contractId: %v", err)
 	}
 	iface, choice := sb.iface, sb.ex.Choice
-	switch {
-	case iface == ledger.InterfaceTransferFactory && choice == "TransferFactory_Transfer",
-		iface == ledger.TemplateTransferPreapproval && choice == "TransferPreapproval_Send",
-		iface == ledger.InterfaceTransferInstruction && instructionChoices[choice] != "",
-		iface == ledger.InterfaceAllocationFactory && choice == "AllocationFactory_Allocate",
-		iface == ledger.InterfaceAllocation && allocationChoices[choice] != "",
-		iface == ledger.TemplateOTCTradeProposal || iface == ledger.TemplateOTCTrade || iface == ledger.InterfaceAllocationRequest,
-		iface == ledger.TemplateAppPaymentRequest || iface == ledger.TemplateAcceptedAppPayment:
+	if servedChoice(iface, choice) || iface == ledger.TemplateAppPaymentRequest || iface == ledger.TemplateAcceptedAppPayment {
 		return sb, nil
 	}
 	return nil, cantonErr(codeUnsupported, "choice %s on %s: this participant runs %s", choice, iface, supportedCommands)
@@ -307,12 +300,7 @@ func dedupError(err error, commandID, user string, actAs []coin.PartyID) error {
 // changeID is the deduplication key of a command: its user, the set of
 // parties it acts as and its id.
 func changeID(user string, actAs []coin.PartyID, commandID string) string {
-	ps := make([]string, len(actAs))
-	for i, p := range actAs {
-		ps[i] = string(p)
-	}
-	slices.Sort(ps)
-	sum := sha256.Sum256([]byte(user + "\x00" + strings.Join(slices.Compact(ps), "\x00") + "\x00" + commandID))
+	sum := sha256.Sum256([]byte(user + "\x00" + strings.Join(sortedParties(actAs), "\x00") + "\x00" + commandID))
 	return hex.EncodeToString(sum[:])
 }
 
