@@ -264,8 +264,11 @@ func (l *Ledger) CreateTransferInstruction(ctx context.Context, req TransferInst
 		// The common case first: to a receiver with a valid preapproval
 		// the transfer is a one-step send, and runs as one (grouped with
 		// concurrent sends on Postgres); with none it falls through.
+		// A replay falls through too (ErrDuplicate): the instruction
+		// path's claim gives every replay of the id the same answer,
+		// whichever path the first request took.
 		res, err := l.transferDirectBatched(ctx, req, key)
-		if !errors.Is(err, errNoPreapproval) {
+		if !errors.Is(err, errNoPreapproval) && !errors.Is(err, ErrDuplicate) {
 			if err != nil {
 				return nil, fmt.Errorf("create transfer instruction from %s to %s: %w", req.Sender, req.Receiver, err)
 			}
