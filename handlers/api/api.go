@@ -75,6 +75,7 @@ func New(l *ledger.Ledger, cfg Config, log *slog.Logger) *Handler {
 // under /api/validator, the base path of the public specs' servers entry),
 // and health's /readyz and /livez when health is not nil.
 func (h *Handler) Routes(mux *http.ServeMux, health http.Handler) {
+	rg, ext, dev := registry{h}, external{h}, devnet{h}
 	// validator-internal.yaml
 	mux.Handle("GET /v0/validator-user", h.api(h.getValidatorUserInfo))
 	mux.Handle("POST /v0/register", h.user(h.register))
@@ -92,22 +93,22 @@ func (h *Handler) Routes(mux *http.ServeMux, health http.Handler) {
 	mux.Handle("POST /v0/wallet/transfer-offers", h.user(h.createTransferOffer))
 	mux.Handle("GET /v0/wallet/transfer-offers", h.user(h.listTransferOffers))
 	mux.Handle("POST /v0/wallet/transfer-offers/{tracking_id}/status", h.user(h.getTransferOfferStatus))
-	mux.Handle("POST /v0/admin/external-party/topology/generate", h.admin(h.generateExternalPartyTopology))
-	mux.Handle("POST /v0/admin/external-party/topology/submit", h.admin(h.submitExternalPartyTopology))
-	mux.Handle("GET /v0/admin/external-party/balance", h.admin(h.getExternalPartyBalance))
+	mux.Handle("POST /v0/admin/external-party/topology/generate", h.admin(ext.generateExternalPartyTopology))
+	mux.Handle("POST /v0/admin/external-party/topology/submit", h.admin(ext.submitExternalPartyTopology))
+	mux.Handle("GET /v0/admin/external-party/balance", h.admin(ext.getExternalPartyBalance))
 	// Our own prepare/submit kinds (not in the spec; see docs/api.md, "External parties").
-	mux.Handle("POST /v0/admin/external-party/transfer/prepare", h.admin(h.prepareExternalTransfer))
-	mux.Handle("POST /v0/admin/external-party/minting-delegation-proposal/prepare", h.admin(h.prepareMintingDelegationProposal))
-	mux.Handle("POST /v0/admin/external-party/submit", h.admin(h.submitExternal))
-	mux.Handle("POST /v0/admin/external-party/setup-proposal", h.admin(h.createExternalPartySetupProposal))
-	mux.Handle("GET /v0/admin/external-party/setup-proposal", h.admin(h.listExternalPartySetupProposals))
-	mux.Handle("POST /v0/admin/external-party/setup-proposal/prepare-accept", h.admin(h.prepareAcceptExternalPartySetupProposal))
-	mux.Handle("POST /v0/admin/external-party/setup-proposal/submit-accept", h.admin(h.submitAcceptExternalPartySetupProposal))
-	mux.Handle("POST /v0/admin/external-party/transfer-preapproval/prepare-send", h.admin(h.prepareTransferPreapprovalSend))
-	mux.Handle("POST /v0/admin/external-party/transfer-preapproval/submit-send", h.admin(h.submitTransferPreapprovalSend))
-	mux.Handle("GET /v0/admin/external-party/transfer-command-counter/{party}", h.admin(h.lookupTransferCommandCounter))
-	mux.Handle("GET /v0/transfer-command-counter/{party}", h.api(h.lookupTransferCommandCounter))
-	mux.Handle("POST /v0/admin/devnet/tap", h.admin(h.devnetTap))
+	mux.Handle("POST /v0/admin/external-party/transfer/prepare", h.admin(ext.prepareExternalTransfer))
+	mux.Handle("POST /v0/admin/external-party/minting-delegation-proposal/prepare", h.admin(ext.prepareMintingDelegationProposal))
+	mux.Handle("POST /v0/admin/external-party/submit", h.admin(ext.submitExternal))
+	mux.Handle("POST /v0/admin/external-party/setup-proposal", h.admin(ext.createExternalPartySetupProposal))
+	mux.Handle("GET /v0/admin/external-party/setup-proposal", h.admin(ext.listExternalPartySetupProposals))
+	mux.Handle("POST /v0/admin/external-party/setup-proposal/prepare-accept", h.admin(ext.prepareAcceptExternalPartySetupProposal))
+	mux.Handle("POST /v0/admin/external-party/setup-proposal/submit-accept", h.admin(ext.submitAcceptExternalPartySetupProposal))
+	mux.Handle("POST /v0/admin/external-party/transfer-preapproval/prepare-send", h.admin(ext.prepareTransferPreapprovalSend))
+	mux.Handle("POST /v0/admin/external-party/transfer-preapproval/submit-send", h.admin(ext.submitTransferPreapprovalSend))
+	mux.Handle("GET /v0/admin/external-party/transfer-command-counter/{party}", h.admin(ext.lookupTransferCommandCounter))
+	mux.Handle("GET /v0/transfer-command-counter/{party}", h.api(ext.lookupTransferCommandCounter))
+	mux.Handle("POST /v0/admin/devnet/tap", h.admin(ext.devnetTap))
 
 	// wallet-internal.yaml
 	mux.Handle("GET /v0/wallet/user-status", h.user(h.userStatus))
@@ -172,8 +173,8 @@ func (h *Handler) Routes(mux *http.ServeMux, health http.Handler) {
 	mux.Handle("POST /v0/wallet/buy-traffic-requests/{tracking_id}/status", h.user(h.getBuyTrafficRequestStatus))
 
 	// Devnet reassignment control (ours, not in the specs).
-	mux.Handle("POST /v0/admin/devnet/reassignments", h.admin(h.beginReassignment))
-	mux.Handle("POST /v0/admin/devnet/reassignments/{contract_id}/complete", h.admin(h.completeReassignment))
+	mux.Handle("POST /v0/admin/devnet/reassignments", h.admin(dev.beginReassignment))
+	mux.Handle("POST /v0/admin/devnet/reassignments/{contract_id}/complete", h.admin(dev.completeReassignment))
 
 	// Token-standard registry (no auth), at the root as scan serves it and
 	// under /v0/scan-proxy as the validator proxies it (with a token, as
@@ -184,38 +185,38 @@ func (h *Handler) Routes(mux *http.ServeMux, health http.Handler) {
 			reg = h.user
 		}
 		ti := prefix + "/registry/transfer-instruction/v1"
-		mux.Handle("POST "+ti+"/transfer-factory", reg(h.getTransferFactory))
-		mux.Handle("POST "+ti+"/{transferInstructionId}/choice-contexts/accept", reg(h.getTransferInstructionChoiceContext(ledger.MoveAccept)))
-		mux.Handle("POST "+ti+"/{transferInstructionId}/choice-contexts/reject", reg(h.getTransferInstructionChoiceContext(ledger.MoveReject)))
-		mux.Handle("POST "+ti+"/{transferInstructionId}/choice-contexts/withdraw", reg(h.getTransferInstructionChoiceContext(ledger.MoveWithdraw)))
-		mux.Handle("POST "+prefix+"/registry/allocation-instruction/v1/allocation-factory", reg(h.getAllocationFactory))
+		mux.Handle("POST "+ti+"/transfer-factory", reg(rg.getTransferFactory))
+		mux.Handle("POST "+ti+"/{transferInstructionId}/choice-contexts/accept", reg(rg.getTransferInstructionChoiceContext(ledger.MoveAccept)))
+		mux.Handle("POST "+ti+"/{transferInstructionId}/choice-contexts/reject", reg(rg.getTransferInstructionChoiceContext(ledger.MoveReject)))
+		mux.Handle("POST "+ti+"/{transferInstructionId}/choice-contexts/withdraw", reg(rg.getTransferInstructionChoiceContext(ledger.MoveWithdraw)))
+		mux.Handle("POST "+prefix+"/registry/allocation-instruction/v1/allocation-factory", reg(rg.getAllocationFactory))
 		al := prefix + "/registry/allocations/v1/{allocationId}/choice-contexts"
-		mux.Handle("POST "+al+"/execute-transfer", reg(h.getAllocationChoiceContext(ledger.AllocationExecute)))
-		mux.Handle("POST "+al+"/withdraw", reg(h.getAllocationChoiceContext(ledger.AllocationWithdraw)))
-		mux.Handle("POST "+al+"/cancel", reg(h.getAllocationChoiceContext(ledger.AllocationCancel)))
+		mux.Handle("POST "+al+"/execute-transfer", reg(rg.getAllocationChoiceContext(ledger.AllocationExecute)))
+		mux.Handle("POST "+al+"/withdraw", reg(rg.getAllocationChoiceContext(ledger.AllocationWithdraw)))
+		mux.Handle("POST "+al+"/cancel", reg(rg.getAllocationChoiceContext(ledger.AllocationCancel)))
 		md := prefix + "/registry/metadata/v1"
-		mux.Handle("GET "+md+"/info", reg(h.getRegistryInfo))
-		mux.Handle("GET "+md+"/instruments", reg(h.listInstruments))
-		mux.Handle("GET "+md+"/instruments/{instrumentId}", reg(h.getInstrument))
+		mux.Handle("GET "+md+"/info", reg(rg.getRegistryInfo))
+		mux.Handle("GET "+md+"/instruments", reg(rg.listInstruments))
+		mux.Handle("GET "+md+"/instruments/{instrumentId}", reg(rg.getInstrument))
 	}
 
 	// The validator's scan proxy (api_scan_proxy.go).
-	for route, fn := range h.scanProxyRoutes() {
+	for route, fn := range rg.scanProxyRoutes() {
 		method, path, _ := strings.Cut(route, " ")
 		mux.Handle(method+" /v0/scan-proxy"+path, h.user(fn))
 	}
 
 	// Automations (jobs, round clock, merge delegation).
 	mux.Handle("GET /v0/admin/jobs", h.admin(h.listJobs))
-	mux.Handle("POST /v0/admin/devnet/advance-rounds", h.admin(h.advanceRounds))
+	mux.Handle("POST /v0/admin/devnet/advance-rounds", h.admin(dev.advanceRounds))
 	if h.l.DevNet() { // snapshots, restore, reset, seed: a production network never has them (404)
-		mux.Handle("GET /v0/admin/devnet/snapshots", h.admin(h.listSnapshots))
-		mux.Handle("POST /v0/admin/devnet/snapshots", h.admin(h.createSnapshot))
-		mux.Handle("DELETE /v0/admin/devnet/snapshots/{name}", h.admin(h.deleteSnapshot))
-		mux.Handle("POST /v0/admin/devnet/snapshots/{name}/restore", h.admin(h.restoreSnapshot))
-		mux.Handle("POST /v0/admin/devnet/reset", h.admin(h.resetDevnet))
-		mux.Handle("POST /v0/admin/devnet/seed", h.admin(h.seedDevnet))
-		mux.Handle("GET /v0/admin/devnet/dump", h.admin(h.dumpDevnet))
+		mux.Handle("GET /v0/admin/devnet/snapshots", h.admin(dev.listSnapshots))
+		mux.Handle("POST /v0/admin/devnet/snapshots", h.admin(dev.createSnapshot))
+		mux.Handle("DELETE /v0/admin/devnet/snapshots/{name}", h.admin(dev.deleteSnapshot))
+		mux.Handle("POST /v0/admin/devnet/snapshots/{name}/restore", h.admin(dev.restoreSnapshot))
+		mux.Handle("POST /v0/admin/devnet/reset", h.admin(dev.resetDevnet))
+		mux.Handle("POST /v0/admin/devnet/seed", h.admin(dev.seedDevnet))
+		mux.Handle("GET /v0/admin/devnet/dump", h.admin(dev.dumpDevnet))
 	}
 	mux.Handle("GET /v0/updates/stream", h.user(h.updateStream))
 	mux.Handle("GET /v0/admin/merge-progress", h.admin(h.pendingMerges))
@@ -316,3 +317,18 @@ func (h *Handler) readyzDetails(health http.Handler) http.Handler {
 }
 
 func trimmed(s string) string { return strings.TrimSpace(s) }
+
+// The handlers of three parts of the API, apart from the wallet's own:
+// each is the same Handler, and its methods are the part's endpoints.
+type (
+	// registry serves the token-standard registry and the scan proxy
+	// (api_registry.go, api_scan_proxy.go): reads any client of the
+	// network makes.
+	registry struct{ *Handler }
+	// external serves the validator's external parties and their
+	// preapprovals (api_external_party.go, api_external_preapprovals.go).
+	external struct{ *Handler }
+	// devnet serves the development network's tools (api_devnet.go, and
+	// the reassignments in api_registry.go).
+	devnet struct{ *Handler }
+)

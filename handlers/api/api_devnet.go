@@ -32,7 +32,7 @@ type advanceRoundsResponse struct {
 // until then). 501 outside devnet, 400 unless exactly one is given, with
 // 1 <= N <= ledger.MaxAdvanceRounds (100,000) or until after the latest
 // round's opening and at most as many rounds ahead.
-func (h *Handler) advanceRounds(w http.ResponseWriter, r *http.Request) error {
+func (h devnet) advanceRounds(w http.ResponseWriter, r *http.Request) error {
 	if !h.l.DevNet() {
 		return ledger.ErrDisabled
 	}
@@ -74,7 +74,7 @@ type seededKeyJSON struct {
 // JSON, at most ledger.MaxScenarioBytes) as the body: 201 with each
 // name's party and the external parties' new keys, or 400 naming the
 // item that failed, with nothing of the scenario created.
-func (h *Handler) seedDevnet(w http.ResponseWriter, r *http.Request) error {
+func (h devnet) seedDevnet(w http.ResponseWriter, r *http.Request) error {
 	dev, err := h.l.Dev()
 	if err != nil {
 		return err
@@ -108,7 +108,7 @@ func (h *Handler) seedDevnet(w http.ResponseWriter, r *http.Request) error {
 // dumpDevnet answers GET /v0/admin/devnet/dump: the network's state as a
 // scenario in YAML, which POST /v0/admin/devnet/seed (or serve --seed)
 // loads on another development network.
-func (h *Handler) dumpDevnet(w http.ResponseWriter, r *http.Request) error {
+func (h devnet) dumpDevnet(w http.ResponseWriter, r *http.Request) error {
 	dev, err := h.l.Dev()
 	if err != nil {
 		return err
@@ -127,7 +127,7 @@ func (h *Handler) dumpDevnet(w http.ResponseWriter, r *http.Request) error {
 }
 
 // listSnapshots answers GET /v0/admin/devnet/snapshots.
-func (h *Handler) listSnapshots(w http.ResponseWriter, r *http.Request) error {
+func (h devnet) listSnapshots(w http.ResponseWriter, r *http.Request) error {
 	dev, err := h.l.Dev()
 	if err != nil {
 		return err
@@ -145,7 +145,7 @@ func (h *Handler) listSnapshots(w http.ResponseWriter, r *http.Request) error {
 
 // createSnapshot answers POST /v0/admin/devnet/snapshots {"name": N}: 201
 // with the snapshot, 400 for a bad name, 409 when N exists.
-func (h *Handler) createSnapshot(w http.ResponseWriter, r *http.Request) error {
+func (h devnet) createSnapshot(w http.ResponseWriter, r *http.Request) error {
 	dev, err := h.l.Dev()
 	if err != nil {
 		return err
@@ -162,7 +162,7 @@ func (h *Handler) createSnapshot(w http.ResponseWriter, r *http.Request) error {
 }
 
 // deleteSnapshot answers DELETE /v0/admin/devnet/snapshots/{name}.
-func (h *Handler) deleteSnapshot(w http.ResponseWriter, r *http.Request) error {
+func (h devnet) deleteSnapshot(w http.ResponseWriter, r *http.Request) error {
 	dev, err := h.l.Dev()
 	if err != nil {
 		return err
@@ -177,7 +177,7 @@ func (h *Handler) deleteSnapshot(w http.ResponseWriter, r *http.Request) error {
 // restoreSnapshot answers POST /v0/admin/devnet/snapshots/{name}/restore:
 // the network as it was when the snapshot was taken. Other requests wait
 // for nothing: those arriving meanwhile get 503 (restoreGate).
-func (h *Handler) restoreSnapshot(w http.ResponseWriter, r *http.Request) error {
+func (h devnet) restoreSnapshot(w http.ResponseWriter, r *http.Request) error {
 	dev, err := h.l.Dev()
 	if err != nil {
 		return err
@@ -192,7 +192,7 @@ func (h *Handler) restoreSnapshot(w http.ResponseWriter, r *http.Request) error 
 
 // resetDevnet answers POST /v0/admin/devnet/reset: a new network of the
 // same identity; the snapshots stay.
-func (h *Handler) resetDevnet(w http.ResponseWriter, r *http.Request) error {
+func (h devnet) resetDevnet(w http.ResponseWriter, r *http.Request) error {
 	dev, err := h.l.Dev()
 	if err != nil {
 		return err

@@ -12,7 +12,7 @@ import (
 
 // generateExternalPartyTopology answers POST
 // /v0/admin/external-party/topology/generate.
-func (h *Handler) generateExternalPartyTopology(w http.ResponseWriter, r *http.Request) error {
+func (h external) generateExternalPartyTopology(w http.ResponseWriter, r *http.Request) error {
 	var req generateExternalPartyTopologyRequest
 	if err := web.DecodeJSON(r, &req); err != nil {
 		return err
@@ -30,7 +30,7 @@ func (h *Handler) generateExternalPartyTopology(w http.ResponseWriter, r *http.R
 
 // submitExternalPartyTopology answers POST
 // /v0/admin/external-party/topology/submit.
-func (h *Handler) submitExternalPartyTopology(w http.ResponseWriter, r *http.Request) error {
+func (h external) submitExternalPartyTopology(w http.ResponseWriter, r *http.Request) error {
 	var req submitExternalPartyTopologyRequest
 	if err := web.DecodeJSON(r, &req); err != nil {
 		return err
@@ -47,7 +47,7 @@ func (h *Handler) submitExternalPartyTopology(w http.ResponseWriter, r *http.Req
 }
 
 // getExternalPartyBalance answers GET /v0/admin/external-party/balance.
-func (h *Handler) getExternalPartyBalance(w http.ResponseWriter, r *http.Request) error {
+func (h external) getExternalPartyBalance(w http.ResponseWriter, r *http.Request) error {
 	q := trimmed(r.URL.Query().Get("party_id"))
 	if q == "" {
 		return badRequest("party_id: query parameter is required")
@@ -91,7 +91,7 @@ func writePrepared(w http.ResponseWriter, p ledger.Prepared) error {
 // prepareExternalTransfer answers POST
 // /v0/admin/external-party/transfer/prepare: a one-step transfer from an
 // external party, for it to sign and send to /v0/admin/external-party/submit.
-func (h *Handler) prepareExternalTransfer(w http.ResponseWriter, r *http.Request) error {
+func (h external) prepareExternalTransfer(w http.ResponseWriter, r *http.Request) error {
 	var req prepareExternalTransferRequest
 	if err := web.DecodeJSON(r, &req); err != nil {
 		return err
@@ -118,7 +118,7 @@ func (h *Handler) prepareExternalTransfer(w http.ResponseWriter, r *http.Request
 // prepareMintingDelegationProposal answers POST
 // /v0/admin/external-party/minting-delegation-proposal/prepare: the
 // external party proposes that this validator mint its rewards.
-func (h *Handler) prepareMintingDelegationProposal(w http.ResponseWriter, r *http.Request) error {
+func (h external) prepareMintingDelegationProposal(w http.ResponseWriter, r *http.Request) error {
 	var req prepareMintingDelegationProposalRequest
 	if err := web.DecodeJSON(r, &req); err != nil {
 		return err
@@ -152,7 +152,7 @@ func submission(s *externalPartySubmissionDTO) (ledger.Submission, error) {
 // any transaction prepared by our own prepare endpoints, once. A replay of
 // an executed submission answers 200 with the first result and changes
 // nothing; an expired preparation is 409.
-func (h *Handler) submitExternal(w http.ResponseWriter, r *http.Request) error {
+func (h external) submitExternal(w http.ResponseWriter, r *http.Request) error {
 	var req submitExternalRequest
 	if err := web.DecodeJSON(r, &req); err != nil {
 		return err

@@ -14,7 +14,7 @@ import (
 
 // createExternalPartySetupProposal answers POST
 // /v0/admin/external-party/setup-proposal.
-func (h *Handler) createExternalPartySetupProposal(w http.ResponseWriter, r *http.Request) error {
+func (h external) createExternalPartySetupProposal(w http.ResponseWriter, r *http.Request) error {
 	var req createExternalPartySetupProposalRequest
 	if err := web.DecodeJSON(r, &req); err != nil {
 		return err
@@ -32,7 +32,7 @@ func (h *Handler) createExternalPartySetupProposal(w http.ResponseWriter, r *htt
 
 // listExternalPartySetupProposals answers GET
 // /v0/admin/external-party/setup-proposal.
-func (h *Handler) listExternalPartySetupProposals(w http.ResponseWriter, r *http.Request) error {
+func (h external) listExternalPartySetupProposals(w http.ResponseWriter, r *http.Request) error {
 	cs, err := h.l.SetupProposals(r.Context())
 	if err != nil {
 		return err
@@ -60,7 +60,7 @@ func hashingDetails(verbose bool, p ledger.Prepared) string {
 
 // prepareAcceptExternalPartySetupProposal answers POST
 // /v0/admin/external-party/setup-proposal/prepare-accept.
-func (h *Handler) prepareAcceptExternalPartySetupProposal(w http.ResponseWriter, r *http.Request) error {
+func (h external) prepareAcceptExternalPartySetupProposal(w http.ResponseWriter, r *http.Request) error {
 	var req prepareAcceptExternalPartySetupProposalRequest
 	if err := web.DecodeJSON(r, &req); err != nil {
 		return err
@@ -84,7 +84,7 @@ func (h *Handler) prepareAcceptExternalPartySetupProposal(w http.ResponseWriter,
 
 // submitAcceptExternalPartySetupProposal answers POST
 // /v0/admin/external-party/setup-proposal/submit-accept.
-func (h *Handler) submitAcceptExternalPartySetupProposal(w http.ResponseWriter, r *http.Request) error {
+func (h external) submitAcceptExternalPartySetupProposal(w http.ResponseWriter, r *http.Request) error {
 	var req submitAcceptExternalPartySetupProposalRequest
 	if err := web.DecodeJSON(r, &req); err != nil {
 		return err
@@ -120,7 +120,7 @@ func parseJSONAmount(field string, raw json.RawMessage) (coin.Amount, error) {
 
 // prepareTransferPreapprovalSend answers POST
 // /v0/admin/external-party/transfer-preapproval/prepare-send.
-func (h *Handler) prepareTransferPreapprovalSend(w http.ResponseWriter, r *http.Request) error {
+func (h external) prepareTransferPreapprovalSend(w http.ResponseWriter, r *http.Request) error {
 	var req prepareTransferPreapprovalSendRequest
 	if err := web.DecodeJSON(r, &req); err != nil {
 		return err
@@ -164,7 +164,7 @@ func (h *Handler) prepareTransferPreapprovalSend(w http.ResponseWriter, r *http.
 // /v0/admin/external-party/transfer-preapproval/submit-send. Unlike the
 // real validator, which only creates a TransferCommand for the SVs'
 // automation, the transfer is done when it answers.
-func (h *Handler) submitTransferPreapprovalSend(w http.ResponseWriter, r *http.Request) error {
+func (h external) submitTransferPreapprovalSend(w http.ResponseWriter, r *http.Request) error {
 	var req submitTransferPreapprovalSendRequest
 	if err := web.DecodeJSON(r, &req); err != nil {
 		return err
@@ -185,7 +185,7 @@ func (h *Handler) submitTransferPreapprovalSend(w http.ResponseWriter, r *http.R
 // /v0/transfer-command-counter/{party} (scan's path, also under
 // /v0/scan-proxy and /v0/admin/external-party). 404 means the party's
 // next nonce is 0.
-func (h *Handler) lookupTransferCommandCounter(w http.ResponseWriter, r *http.Request) error {
+func (h external) lookupTransferCommandCounter(w http.ResponseWriter, r *http.Request) error {
 	return h.writeTransferCommandCounter(w, r, true)
 }
 
@@ -211,7 +211,7 @@ func (h *Handler) writeTransferCommandCounter(w http.ResponseWriter, r *http.Req
 // only): the faucet for any known party, external ones included, whose
 // owners cannot call the user-scoped /v0/wallet/tap. As there, amount is
 // in USD.
-func (h *Handler) devnetTap(w http.ResponseWriter, r *http.Request) error {
+func (h external) devnetTap(w http.ResponseWriter, r *http.Request) error {
 	var req devnetTapRequest
 	if err := web.DecodeJSON(r, &req); err != nil {
 		return err

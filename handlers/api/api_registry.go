@@ -81,7 +81,7 @@ func choiceContextResponse(cc ledger.ChoiceContext, excludeDebug bool) choiceCon
 
 // getTransferInstructionChoiceContext answers POST
 // /registry/transfer-instruction/v1/{transferInstructionId}/choice-contexts/{accept,reject,withdraw}.
-func (h *Handler) getTransferInstructionChoiceContext(move ledger.InstructionMove) apiFunc {
+func (h registry) getTransferInstructionChoiceContext(move ledger.InstructionMove) apiFunc {
 	return choiceContextOf("transferInstructionId", func(ctx context.Context, cid coin.ContractID) (ledger.ChoiceContext, error) {
 		return h.l.InstructionChoiceContext(ctx, cid, move)
 	})
@@ -109,7 +109,7 @@ func choiceContextOf(param string, get func(context.Context, coin.ContractID) (l
 }
 
 // getTransferFactory answers POST /registry/transfer-instruction/v1/transfer-factory.
-func (h *Handler) getTransferFactory(w http.ResponseWriter, r *http.Request) error {
+func (h registry) getTransferFactory(w http.ResponseWriter, r *http.Request) error {
 	var req getFactoryRequest
 	if err := web.DecodeJSON(r, &req); err != nil {
 		return err
@@ -163,7 +163,7 @@ type factoryWithChoiceContext struct {
 }
 
 // getAllocationFactory answers POST /registry/allocation-instruction/v1/allocation-factory.
-func (h *Handler) getAllocationFactory(w http.ResponseWriter, r *http.Request) error {
+func (h registry) getAllocationFactory(w http.ResponseWriter, r *http.Request) error {
 	var req getFactoryRequest
 	if err := web.DecodeJSON(r, &req); err != nil {
 		return err
@@ -197,7 +197,7 @@ func (h *Handler) getAllocationFactory(w http.ResponseWriter, r *http.Request) e
 
 // getAllocationChoiceContext answers POST
 // /registry/allocations/v1/{allocationId}/choice-contexts/{execute-transfer,withdraw,cancel}.
-func (h *Handler) getAllocationChoiceContext(move ledger.AllocationMove) apiFunc {
+func (h registry) getAllocationChoiceContext(move ledger.AllocationMove) apiFunc {
 	return choiceContextOf("allocationId", func(ctx context.Context, cid coin.ContractID) (ledger.ChoiceContext, error) {
 		return h.l.AllocationChoiceContext(ctx, cid, move)
 	})
@@ -238,14 +238,14 @@ func supportedApis() map[string]int {
 }
 
 // getRegistryInfo answers GET /registry/metadata/v1/info.
-func (h *Handler) getRegistryInfo(w http.ResponseWriter, r *http.Request) error {
+func (h registry) getRegistryInfo(w http.ResponseWriter, r *http.Request) error {
 	return web.WriteJSON(w, http.StatusOK, getRegistryInfoResponse{AdminID: string(h.l.DSO()), SupportedApis: supportedApis()})
 }
 
 // instruments returns the registry's instruments, sorted by id. The coin
 // is the only one: id "Amulet" as on the real network (clients match on
 // it), display name "Amulet" and symbol "CC", the mission's abbreviation.
-func (h *Handler) instruments(r *http.Request) ([]instrumentDTO, error) {
+func (h registry) instruments(r *http.Request) ([]instrumentDTO, error) {
 	supply, asOf, err := h.l.TotalSupply(r.Context())
 	if err != nil {
 		return nil, err
@@ -257,7 +257,7 @@ func (h *Handler) instruments(r *http.Request) ([]instrumentDTO, error) {
 }
 
 // listInstruments answers GET /registry/metadata/v1/instruments.
-func (h *Handler) listInstruments(w http.ResponseWriter, r *http.Request) error {
+func (h registry) listInstruments(w http.ResponseWriter, r *http.Request) error {
 	size := 25
 	if s := r.URL.Query().Get("pageSize"); s != "" {
 		n, err := strconv.Atoi(s)
@@ -284,7 +284,7 @@ func (h *Handler) listInstruments(w http.ResponseWriter, r *http.Request) error 
 }
 
 // getInstrument answers GET /registry/metadata/v1/instruments/{instrumentId}.
-func (h *Handler) getInstrument(w http.ResponseWriter, r *http.Request) error {
+func (h registry) getInstrument(w http.ResponseWriter, r *http.Request) error {
 	id := r.PathValue("instrumentId")
 	all, err := h.instruments(r)
 	if err != nil {
@@ -312,7 +312,7 @@ type reassignmentResponse struct {
 	Status               string `json:"status"`
 }
 
-func (h *Handler) requireDevNet() error {
+func (h devnet) requireDevNet() error {
 	if !h.l.DevNet() {
 		return fmt.Errorf("%w: reassignment control is only available on a development network", ledger.ErrDisabled)
 	}
@@ -320,7 +320,7 @@ func (h *Handler) requireDevNet() error {
 }
 
 // beginReassignment answers POST /v0/admin/devnet/reassignments.
-func (h *Handler) beginReassignment(w http.ResponseWriter, r *http.Request) error {
+func (h devnet) beginReassignment(w http.ResponseWriter, r *http.Request) error {
 	if err := h.requireDevNet(); err != nil {
 		return err
 	}
@@ -339,7 +339,7 @@ func (h *Handler) beginReassignment(w http.ResponseWriter, r *http.Request) erro
 }
 
 // completeReassignment answers POST /v0/admin/devnet/reassignments/{contract_id}/complete.
-func (h *Handler) completeReassignment(w http.ResponseWriter, r *http.Request) error {
+func (h devnet) completeReassignment(w http.ResponseWriter, r *http.Request) error {
 	if err := h.requireDevNet(); err != nil {
 		return err
 	}

@@ -18,7 +18,7 @@ import (
 // valid token and nothing more: the caller need not have a wallet.
 
 // scanProxyRoutes lists the scan-proxy routes, relative to /v0/scan-proxy.
-func (h *Handler) scanProxyRoutes() map[string]apiFunc {
+func (h registry) scanProxyRoutes() map[string]apiFunc {
 	return map[string]apiFunc{
 		"GET /dso-party-id":                           h.getDsoPartyID,
 		"GET /featured-apps/{provider_party_id}":      h.lookupFeaturedAppRight,
@@ -68,13 +68,13 @@ type lookupTransferCommandStatusResponse struct {
 }
 
 // getDsoPartyID answers GET /v0/scan-proxy/dso-party-id.
-func (h *Handler) getDsoPartyID(w http.ResponseWriter, _ *http.Request) error {
+func (h registry) getDsoPartyID(w http.ResponseWriter, _ *http.Request) error {
 	return web.WriteJSON(w, http.StatusOK, getDsoPartyIDResponse{DsoPartyID: string(h.l.DSO())})
 }
 
 // lookupFeaturedAppRight answers GET
 // /v0/scan-proxy/featured-apps/{provider_party_id}.
-func (h *Handler) lookupFeaturedAppRight(w http.ResponseWriter, r *http.Request) error {
+func (h registry) lookupFeaturedAppRight(w http.ResponseWriter, r *http.Request) error {
 	provider, err := parseParty("provider_party_id", r.PathValue("provider_party_id"))
 	if err != nil {
 		return err
@@ -92,7 +92,7 @@ func (h *Handler) lookupFeaturedAppRight(w http.ResponseWriter, r *http.Request)
 // getOpenAndIssuingMiningRounds answers GET
 // /v0/scan-proxy/open-and-issuing-mining-rounds. The ledger issues a
 // round's rewards as it closes it, so no round is ever left issuing.
-func (h *Handler) getOpenAndIssuingMiningRounds(w http.ResponseWriter, r *http.Request) error {
+func (h registry) getOpenAndIssuingMiningRounds(w http.ResponseWriter, r *http.Request) error {
 	cs, err := h.l.OpenRoundContracts(r.Context())
 	if err != nil {
 		return err
@@ -107,7 +107,7 @@ func (h *Handler) getOpenAndIssuingMiningRounds(w http.ResponseWriter, r *http.R
 }
 
 // getAmuletRules answers GET /v0/scan-proxy/amulet-rules.
-func (h *Handler) getAmuletRules(w http.ResponseWriter, r *http.Request) error {
+func (h registry) getAmuletRules(w http.ResponseWriter, r *http.Request) error {
 	c, err := h.l.AmuletRules(r.Context())
 	if err != nil {
 		return err
@@ -118,7 +118,7 @@ func (h *Handler) getAmuletRules(w http.ResponseWriter, r *http.Request) error {
 // scanLookupTransferPreapprovalByParty answers GET
 // /v0/scan-proxy/transfer-preapprovals/by-party/{party}: the party's
 // unarchived preapproval, whoever provides it.
-func (h *Handler) scanLookupTransferPreapprovalByParty(w http.ResponseWriter, r *http.Request) error {
+func (h registry) scanLookupTransferPreapprovalByParty(w http.ResponseWriter, r *http.Request) error {
 	party, err := parseParty("party", r.PathValue("party"))
 	if err != nil {
 		return err
@@ -135,13 +135,13 @@ func (h *Handler) scanLookupTransferPreapprovalByParty(w http.ResponseWriter, r 
 // scanLookupTransferCommandCounter answers GET
 // /v0/scan-proxy/transfer-command-counter/{party}; 404 means the party's
 // next nonce is 0.
-func (h *Handler) scanLookupTransferCommandCounter(w http.ResponseWriter, r *http.Request) error {
+func (h registry) scanLookupTransferCommandCounter(w http.ResponseWriter, r *http.Request) error {
 	return h.writeTransferCommandCounter(w, r, false)
 }
 
 // lookupTransferCommandStatus answers GET
 // /v0/scan-proxy/transfer-command/status?sender=&nonce=.
-func (h *Handler) lookupTransferCommandStatus(w http.ResponseWriter, r *http.Request) error {
+func (h registry) lookupTransferCommandStatus(w http.ResponseWriter, r *http.Request) error {
 	q := r.URL.Query()
 	sender, err := parseParty("sender", q.Get("sender"))
 	if err != nil {
