@@ -10,7 +10,6 @@ var (
 	forbidden  = shared.Forbidden
 	notFound   = shared.NotFound
 	writeError = shared.WriteError
-	clientGone = shared.ClientGone
 	httpError  = shared.Error
 	notYours   = shared.NotYours
 )
