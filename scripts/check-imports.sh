@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Imports point one way (STYLE.md section 2):
-#   handlers, ledgerapi, jobs -> ledger -> store -> coin;  views -> ledger, coin;  web, coin, apispec -> nothing of ours.
+#   handlers (and handlers/api, handlers/ui, handlers/shared), ledgerapi, jobs -> ledger -> store -> coin;
+#   views -> ledger, coin;  web, coin, apispec -> nothing of ours.
+#   handlers/api and handlers/ui never import each other: they share handlers/shared.
 #   store/pgbatch (the Postgres fast path) -> store, coin only: nothing of the ledger's rules.
 set -euo pipefail
 mod=$(go list -m)
@@ -19,6 +21,9 @@ while read -r pkg imports; do
       ledger|ledger/*) [[ $irel == net/http || $irel == views* || $irel == web* || $irel == handlers* || $irel == ledgerapi* || $irel == jobs* ]] && bad=1 ;;
       store|store/*) [[ $irel == ledger || $irel == ledgerapi* || $irel == handlers* || $irel == jobs* || $irel == views* || $irel == web* ]] && bad=1 ;;
       web|web/*|apispec|apispec/*) [[ $irel != net/http ]] && bad=1 ;;
+      handlers/api|handlers/api/*) [[ $irel == handlers/ui* || $irel == handlers ]] && bad=1 ;;
+      handlers/ui|handlers/ui/*) [[ $irel == handlers/api* || $irel == handlers ]] && bad=1 ;;
+      handlers/shared|handlers/shared/*) [[ $irel == handlers || $irel == handlers/api* || $irel == handlers/ui* ]] && bad=1 ;;
       views|views/*) [[ $irel == handlers* || $irel == ledgerapi* || $irel == jobs* || $irel == web* ]] && bad=1 ;;
       coin|coin/*) [[ $irel != net/http ]] && bad=1 ;;
     esac
