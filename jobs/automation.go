@@ -196,7 +196,7 @@ func Build(ctx context.Context, l *ledger.Ledger, a Automation) ([]Job, error) {
 	if a.WalletOff {
 		return js, nil
 	}
-	js = append(js, PreapprovalRenewal(l, a.RenewalInterval))
+	js = append(js, PreapprovalRenewal(l, a.RenewalInterval), PreapprovalProposals(l, a.PollInterval))
 	js = append(js, Subscriptions(l, a.PollInterval))
 	for _, s := range a.Sweeps {
 		js = append(js, Sweep(l, s, a.PollInterval))
