@@ -64,7 +64,7 @@ func (l *Ledger) CancelPreapprovalAs(ctx context.Context, actor coin.PartyID, ci
 
 // SelfGrantFeaturedAppRightOnce is AmuletRules_DevNet_FeatureApp: party
 // grants itself a featured app right, once per key; a party featured
-// already is ErrConflict.
+// already fails its requirement (ErrRequirement).
 func (l *Ledger) SelfGrantFeaturedAppRightOnce(ctx context.Context, party coin.PartyID, key string) (coin.ContractID, error) {
 	return l.selfGrantFeaturedAppRight(ctx, party, key)
 }
@@ -78,9 +78,10 @@ type PreapprovalProposal struct {
 
 // ProposePreapproval creates receiver's TransferPreapprovalProposal to
 // provider, once per key. The proposal is then accepted as the validator's
-// automation does: at once when provider is this validator's operator (and
-// by AcceptPreapprovalProposals if that fails). A proposal naming another
-// DSO, or a receiver with a valid preapproval already, is refused.
+// automation does: at once (and by AcceptPreapprovalProposals if that
+// fails); a receiver with a valid preapproval keeps it. A proposal naming
+// another DSO, or a provider other than this validator's operator, is
+// refused.
 func (l *Ledger) ProposePreapproval(ctx context.Context, p PreapprovalProposal, key string) (coin.ContractID, error) {
 	if p.ExpectedDSO != nil && *p.ExpectedDSO != l.dso {
 		return "", fmt.Errorf("%w: expectedDso %s is not this network's DSO %s", ErrRequirement, *p.ExpectedDSO, l.dso)
@@ -92,11 +93,6 @@ func (l *Ledger) ProposePreapproval(ctx context.Context, p PreapprovalProposal, 
 	}
 	if p.Provider != l.operator {
 		return "", invalid("provider", "%s is not this validator's operator %s, whose automation accepts preapproval proposals", p.Provider, l.operator)
-	}
-	if _, err := l.PreapprovalOf(ctx, p.Receiver); err == nil {
-		return "", fmt.Errorf("%w: %s has a valid transfer preapproval already", ErrConflict, p.Receiver)
-	} else if !errors.Is(err, ErrNotFound) {
-		return "", err
 	}
 	var cid coin.ContractID
 	err := l.change(ctx, func(ctx context.Context, c *change) error {

@@ -68,7 +68,7 @@ func (l *Ledger) selfGrantFeaturedAppRight(ctx context.Context, party coin.Party
 		have, err := featuredRightsOf(ctx, tx, party)
 		if err == nil && len(have) > 0 && key != "" {
 			// A command must change something: say what is there.
-			return fmt.Errorf("%w: %s holds featured app right %s already", ErrConflict, party, have[0])
+			return fmt.Errorf("%w: %s holds featured app right %s already", ErrRequirement, party, have[0])
 		}
 		if err != nil || len(have) > 0 {
 			if len(have) > 0 {

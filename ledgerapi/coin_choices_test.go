@@ -1,0 +1,388 @@
+package ledgerapi_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ccwallet/ccwallet/coin"
+	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/ledgertest"
+)
+
+// The coin's own choices through the Ledger API, built as the wallet
+// SDK (0.20.0) builds them: AmuletRules' choices with AmuletRules and
+// the open round disclosed from the registry's transfer-factory context,
+// the preapproval's choices on its template, the proposal as a
+// CreateCommand; each by a local party (submit-and-wait) and an external
+// one (prepare, sign, execute).
+
+const (
+	rulesTemplate               = "#splice-amulet:Splice.AmuletRules:AmuletRules"
+	preapprovalTemplate         = "#splice-amulet:Splice.AmuletRules:TransferPreapproval"
+	preapprovalProposalTemplate = "#splice-wallet:Splice.Wallet.TransferPreapproval:TransferPreapprovalProposal"
+	roundTemplate               = "#splice-amulet:Splice.Round:OpenMiningRound"
+)
+
+// rulesContext is what the SDK's createTap discloses: the registry's
+// transfer-factory choice context for a transfer from the instrument's
+// admin to receiver; and the open round among it.
+func (e *env) rulesContext(receiver coin.PartyID) (disclose []map[string]any, openRound string) {
+	e.t.Helper()
+	dso := e.l.DSO()
+	now := e.clock.Now()
+	transfer := map[string]any{
+		"sender": dso, "receiver": receiver, "amount": "200", "instrumentId": map[string]any{"admin": dso, "id": "Amulet"}, "lock": nil,
+		"requestedAt": now.Add(-time.Minute).Format(time.RFC3339Nano), "executeBefore": now.Add(24 * time.Hour).Format(time.RFC3339Nano),
+		"inputHoldingCids": []string{}, "meta": map[string]any{"values": map[string]any{}},
+	}
+	var factory struct {
+		ChoiceContext choiceContext `json:"choiceContext"`
+	}
+	e.registry("/transfer-factory", map[string]any{"choiceArguments": map[string]any{"expectedAdmin": dso, "transfer": transfer, "extraArgs": emptyExtra()}}, &factory)
+	disclose = disclosed(factory.ChoiceContext)
+	var rules bool
+	for _, d := range disclose {
+		switch d["templateId"] {
+		case roundTemplate:
+			openRound = d["contractId"].(string)
+		case rulesTemplate:
+			rules = d["contractId"] == string(e.l.RulesContractID())
+		}
+	}
+	if openRound == "" || !rules {
+		e.t.Fatalf("the registry's context discloses no open round or AmuletRules: %v", disclose)
+	}
+	return disclose, openRound
+}
+
+func (e *env) tapCommand(receiver coin.PartyID, amount, openRound string) map[string]any {
+	return exercise(rulesTemplate, string(e.l.RulesContractID()), "AmuletRules_DevNet_Tap",
+		map[string]any{"receiver": receiver, "amount": amount, "openRound": openRound})
+}
+
+// balance is party's unlocked balance now.
+func (e *env) balance(party coin.PartyID) coin.Amount {
+	e.t.Helper()
+	b, err := e.l.Balance(context.Background(), party)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return b.EffectiveUnlocked
+}
+
+// wantCode checks a refusal's status and Canton error code.
+func wantCode(t *testing.T, what string, code int, b []byte, status int, id string) {
+	t.Helper()
+	if code != status || !bytes.Contains(b, []byte(`"`+id+`"`)) {
+		t.Errorf("%s: %d %s, want %d %s", what, code, b, status, id)
+	}
+}
+
+// prepareRefused prepares and executes cmd as x, wanting the execute
+// refused with status and id.
+func (e *env) executeRefused(t *testing.T, x extParty, commandID string, cmd map[string]any, disclose []map[string]any, status int, id string) {
+	t.Helper()
+	p := e.mustPrepare(x, commandID, cmd, disclose)
+	resp := e.execute(x.user, p.raw, signatures(x.party, x.key, p.hash))
+	wantCode(t, commandID, resp.StatusCode(), resp.Body, status, id)
+}
+
+// TestCoinTap: AmuletRules_DevNet_Tap mints exactly the amount in coin,
+// for a local party and an external one; a replay is DUPLICATE_COMMAND;
+// tapping for another party, a bad amount, an unknown field, a contract
+// that is not AmuletRules or a round that is not open are refused and
+// mint nothing.
+func TestCoinTap(t *testing.T) {
+	forEachEngine(t, func(t *testing.T, e *env) {
+		alice, bob := e.user("alice", ""), e.user("bob", "")
+		x := e.external("xena", "")
+		disclose, round := e.rulesContext(alice)
+
+		e.mustCommand("alice", "tap-1", alice, e.tapCommand(alice, "200", round), disclose)
+		if got := e.holds("alice", alice); !got.Equal(coin.MustParse("200")) {
+			t.Errorf("alice holds %s after tapping 200", got)
+		}
+		code, b := e.command("alice", "tap-1", alice, e.tapCommand(alice, "200", round), disclose)
+		wantCode(t, "replay", code, b, http.StatusConflict, "DUPLICATE_COMMAND")
+
+		code, b = e.command("alice", "tap-2", alice, e.tapCommand(bob, "5", round), disclose)
+		wantCode(t, "alice taps for bob", code, b, http.StatusBadRequest, "DAML_AUTHORIZATION_ERROR")
+		code, b = e.command("alice", "tap-3", alice, e.tapCommand(alice, "-5", round), disclose)
+		wantCode(t, "negative amount", code, b, http.StatusBadRequest, "INVALID_ARGUMENT")
+		bad := e.tapCommand(alice, "5", round)
+		bad["ExerciseCommand"].(map[string]any)["choiceArgument"].(map[string]any)["extra"] = "x"
+		code, b = e.command("alice", "tap-4", alice, bad, disclose)
+		wantCode(t, "unknown field", code, b, http.StatusBadRequest, "INVALID_ARGUMENT")
+		notRules := exercise(rulesTemplate, round, "AmuletRules_DevNet_Tap", map[string]any{"receiver": alice, "amount": "5", "openRound": round})
+		code, b = e.command("alice", "tap-5", alice, notRules, disclose)
+		wantCode(t, "not AmuletRules", code, b, http.StatusNotFound, "CONTRACT_NOT_FOUND")
+		code, b = e.command("alice", "tap-6", alice, e.tapCommand(alice, "5", string(e.l.RulesContractID())), disclose)
+		wantCode(t, "not a round", code, b, http.StatusNotFound, "CONTRACT_NOT_FOUND")
+		if got := e.holds("alice", alice); !got.Equal(coin.MustParse("200")) {
+			t.Errorf("alice holds %s after the refusals", got)
+		}
+		if got := e.holds("bob", bob); !got.IsZero() {
+			t.Errorf("bob holds %s", got)
+		}
+
+		// An external party taps by prepare, sign and execute, as the
+		// SDK's createTap and prepareSignExecuteAndWaitFor do.
+		e.run(x, "tap-x", e.tapCommand(x.party, "20000000", round), disclose)
+		if got := e.holds(x.user, x.party); !got.Equal(coin.MustParse("20000000")) {
+			t.Errorf("xena holds %s after tapping 20000000", got)
+		}
+		// Submitting for it directly is refused, as Canton does.
+		code, b = e.command(x.user, "tap-x2", x.party, e.tapCommand(x.party, "1", round), disclose)
+		wantCode(t, "external by submit", code, b, http.StatusForbidden, "SUBMITTER_CANNOT_ACT_VIA_PARTICIPANT")
+	})
+}
+
+// TestCoinFeatureApp: AmuletRules_DevNet_FeatureApp makes the provider
+// featured, locally and externally; a second grant and a grant for
+// another party are refused.
+func TestCoinFeatureApp(t *testing.T) {
+	forEachEngine(t, func(t *testing.T, e *env) {
+		ctx := context.Background()
+		alice, bob := e.user("alice", ""), e.user("bob", "")
+		x := e.external("xena", "")
+		disclose, _ := e.rulesContext(alice)
+		grant := func(p coin.PartyID) map[string]any {
+			return exercise(rulesTemplate, string(e.l.RulesContractID()), "AmuletRules_DevNet_FeatureApp", map[string]any{"provider": p})
+		}
+		code, b := e.command("alice", "f-0", alice, grant(bob), disclose)
+		wantCode(t, "alice grants bob", code, b, http.StatusBadRequest, "DAML_AUTHORIZATION_ERROR")
+		e.mustCommand("alice", "f-1", alice, grant(alice), disclose)
+		code, b = e.command("alice", "f-1", alice, grant(alice), disclose)
+		wantCode(t, "replay", code, b, http.StatusConflict, "DUPLICATE_COMMAND")
+		code, b = e.command("alice", "f-2", alice, grant(alice), disclose)
+		wantCode(t, "second grant", code, b, http.StatusBadRequest, "DAML_INTERPRETATION_ERROR")
+		e.run(x, "f-x", grant(x.party), disclose)
+		for p, want := range map[coin.PartyID]bool{alice: true, bob: false, x.party: true} {
+			if got, err := e.l.IsFeatured(ctx, p); err != nil || got != want {
+				t.Errorf("%s featured %v (%v), want %v", p, got, err, want)
+			}
+		}
+		rights := e.acs("alice", filter(alice, templateFilter("#splice-amulet:Splice.Amulet:FeaturedAppRight", false)), e.ledgerEnd())
+		if len(rights) != 1 {
+			t.Errorf("alice has %d featured app rights, want 1", len(rights))
+		}
+	})
+}
+
+// TestCoinOutsideDevNet: the faucet and the featured-app self-grant are
+// development-network choices: elsewhere they fail their requirement and
+// change nothing.
+func TestCoinOutsideDevNet(t *testing.T) {
+	for _, engine := range ledgertest.Engines {
+		t.Run(ledgertest.Name(engine), func(t *testing.T) {
+			clock := ledgertest.NewClock()
+			l, err := ledger.Open(context.Background(), ledgertest.DB(t, engine), ledger.Config{AdminUsers: []string{"admin"}, Now: clock.Now}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			e := newEnvOn(t, l, clock)
+			alice := e.user("alice", "")
+			disclose, round := e.rulesContext(alice)
+			code, b := e.command("alice", "tap", alice, e.tapCommand(alice, "200", round), disclose)
+			wantCode(t, "tap", code, b, http.StatusBadRequest, "DAML_INTERPRETATION_ERROR")
+			grant := exercise(rulesTemplate, string(e.l.RulesContractID()), "AmuletRules_DevNet_FeatureApp", map[string]any{"provider": alice})
+			code, b = e.command("alice", "grant", alice, grant, disclose)
+			wantCode(t, "feature app", code, b, http.StatusBadRequest, "DAML_INTERPRETATION_ERROR")
+			if got := e.balance(alice); !got.IsZero() {
+				t.Errorf("alice holds %s", got)
+			}
+			if f, _ := e.l.IsFeatured(context.Background(), alice); f {
+				t.Error("alice is featured")
+			}
+		})
+	}
+}
+
+func (e *env) proposal(receiver, provider coin.PartyID, dso *coin.PartyID) map[string]any {
+	args := map[string]any{"receiver": receiver, "provider": provider}
+	if dso != nil {
+		args["expectedDso"] = *dso
+	}
+	return map[string]any{"CreateCommand": map[string]any{"templateId": preapprovalProposalTemplate, "createArguments": args}}
+}
+
+// TestCoinPreapprovals: an external party proposes a preapproval to the
+// operator (the SDK's createTransferPreapprovalCommand) and the
+// operator's automation accepts it at once, paying the fee; the operator
+// renews it (TransferPreapproval_Renew) to the date asked, paying for the
+// extension; the receiver cancels it (TransferPreapproval_Cancel). Each
+// refusal (another party acting, another DSO, another provider, a date
+// before the expiry, a stranger cancelling) changes nothing.
+func TestCoinPreapprovals(t *testing.T) {
+	forEachEngine(t, func(t *testing.T, e *env) {
+		ctx := context.Background()
+		op, dso := e.l.Operator(), e.l.DSO()
+		bob := e.user("bob", "")
+		x := e.external("xena", "")
+		ledgertest.Mint(t, e.l, op, "100000")
+		price := e.currentPrice()
+		before := e.balance(op)
+
+		wrongDSO := bob
+		code, b := e.command("bob", "p-0", bob, e.proposal(x.party, op, &dso), nil)
+		wantCode(t, "bob proposes for xena", code, b, http.StatusBadRequest, "DAML_AUTHORIZATION_ERROR")
+		e.executeRefused(t, x, "p-1", e.proposal(x.party, op, &wrongDSO), nil, http.StatusBadRequest, "DAML_INTERPRETATION_ERROR")
+		e.executeRefused(t, x, "p-2", e.proposal(x.party, bob, &dso), nil, http.StatusBadRequest, "INVALID_ARGUMENT")
+		if _, err := e.l.PreapprovalOf(ctx, x.party); !errors.Is(err, ledger.ErrNotFound) {
+			t.Fatalf("a preapproval after the refusals: %v", err)
+		}
+
+		e.run(x, "p-3", e.proposal(x.party, op, &dso), nil)
+		pre, err := e.l.PreapprovalOf(ctx, x.party)
+		if err != nil {
+			t.Fatalf("no preapproval after the proposal: %v", err)
+		}
+		if pre.Provider != op || !pre.ExpiresAt.Equal(e.clock.Now().Add(ledger.PreapprovalLifetime)) {
+			t.Errorf("preapproval %+v", pre)
+		}
+		fee := e.l.PreapprovalFee(ledger.PreapprovalLifetime, price)
+		if got := e.balance(op); !got.Equal(before.Sub(fee)) {
+			t.Errorf("the operator holds %s, want %s - %s", got, before, fee)
+		}
+		if ps := e.acs(x.user, filter(x.party, templateFilter(preapprovalProposalTemplate, false)), e.ledgerEnd()); len(ps) != 0 {
+			t.Errorf("the proposal is still active: %+v", ps)
+		}
+		only(t, "xena's preapproval", e.acs(x.user, filter(x.party, templateFilter(preapprovalTemplate, false)), e.ledgerEnd()))
+
+		renew := func(until time.Time) map[string]any {
+			return exercise(preapprovalTemplate, string(pre.ContractID), "TransferPreapproval_Renew", map[string]any{
+				"context": map[string]any{"context": map[string]any{"openMiningRound": "", "issuingMiningRounds": []any{}, "validatorRights": []any{}, "featuredAppRight": nil},
+					"amuletRules": string(e.l.RulesContractID())},
+				"inputs": []any{}, "newExpiresAt": until.Format(time.RFC3339Nano),
+			})
+		}
+		e.executeRefused(t, x, "r-0", renew(pre.ExpiresAt.Add(time.Hour)), nil, http.StatusBadRequest, "DAML_AUTHORIZATION_ERROR")
+		code, b = e.command("admin", "r-1", op, renew(pre.ExpiresAt.Add(-time.Hour)), nil)
+		wantCode(t, "renew to before the expiry", code, b, http.StatusBadRequest, "INVALID_ARGUMENT")
+		before = e.balance(op)
+		until := pre.ExpiresAt.Add(30 * 24 * time.Hour)
+		e.mustCommand("admin", "r-2", op, renew(until), nil)
+		renewed, err := e.l.PreapprovalOf(ctx, x.party)
+		if err != nil || renewed.ContractID == pre.ContractID || !renewed.ExpiresAt.Equal(until) {
+			t.Fatalf("after renewal: %+v %v", renewed, err)
+		}
+		if got, want := e.balance(op), before.Sub(e.l.PreapprovalFee(30*24*time.Hour, price)); !got.Equal(want) {
+			t.Errorf("the operator holds %s after renewing, want %s", got, want)
+		}
+		code, b = e.command("admin", "r-3", op, renew(until.Add(time.Hour)), nil)
+		wantCode(t, "renew the archived one", code, b, http.StatusNotFound, "CONTRACT_NOT_FOUND")
+
+		cancel := func(p coin.PartyID) map[string]any {
+			return exercise(preapprovalTemplate, string(renewed.ContractID), "TransferPreapproval_Cancel", map[string]any{"p": p})
+		}
+		code, b = e.command("bob", "c-0", bob, cancel(bob), nil)
+		wantCode(t, "bob cancels", code, b, http.StatusBadRequest, "DAML_AUTHORIZATION_ERROR")
+		e.run(x, "c-1", cancel(x.party), nil)
+		if _, err := e.l.PreapprovalOf(ctx, x.party); !errors.Is(err, ledger.ErrNotFound) {
+			t.Errorf("a preapproval after cancelling: %v", err)
+		}
+		code, b = e.command("admin", "c-2", op, cancel(op), nil)
+		wantCode(t, "cancel again", code, b, http.StatusNotFound, "CONTRACT_NOT_FOUND")
+
+		// A local receiver proposes by submit-and-wait.
+		e.mustCommand("bob", "p-4", bob, e.proposal(bob, op, nil), nil)
+		if p, err := e.l.PreapprovalOf(ctx, bob); err != nil || p.Provider != op {
+			t.Errorf("bob's preapproval %+v %v", p, err)
+		}
+	})
+}
+
+// TestCoinBuyTraffic: AmuletRules_BuyMemberTraffic, as the SDK's
+// buyMemberTraffic builds it, burns exactly the traffic's price from the
+// provider and credits this participant's traffic, for an external party
+// and a local one; a wrong member, synchronizer, DSO, amount or provider
+// is refused and burns nothing.
+func TestCoinBuyTraffic(t *testing.T) {
+	forEachEngine(t, func(t *testing.T, e *env) {
+		ctx := context.Background()
+		dso := e.l.DSO()
+		alice := e.user("alice", "1000")
+		x := e.external("xena", "1000")
+		disclose, round := e.rulesContext(alice)
+		member := "PAR::" + e.l.ParticipantID()
+		buy := func(provider coin.PartyID, member, sync string, bytes int64, dso coin.PartyID) map[string]any {
+			return exercise(rulesTemplate, string(e.l.RulesContractID()), "AmuletRules_BuyMemberTraffic", map[string]any{
+				"context":  map[string]any{"openMiningRound": round, "issuingMiningRounds": []any{}, "validatorRights": []any{}, "featuredAppRight": nil},
+				"inputs":   []any{},
+				"provider": provider, "memberId": member, "synchronizerId": sync, "migrationId": 0, "trafficAmount": bytes, "expectedDso": dso,
+			})
+		}
+		sync := e.l.SynchronizerID()
+		status := func() int64 {
+			s, err := e.l.TrafficStatus(ctx, alice)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return s.Purchased
+		}
+		start := status()
+		price := e.currentPrice()
+		cost := e.l.Rules().TrafficCost(200000, price)
+
+		e.run(x, "b-x", buy(x.party, member, sync, 200000, dso), disclose)
+		if got, want := e.balance(x.party), coin.MustParse("1000").Sub(cost); !got.Equal(want) {
+			t.Errorf("xena holds %s after buying traffic, want %s", got, want)
+		}
+		e.mustCommand("alice", "b-a", alice, buy(alice, member, sync, 200000, dso), disclose)
+		if got, want := e.balance(alice), coin.MustParse("1000").Sub(cost); !got.Equal(want) {
+			t.Errorf("alice holds %s after buying traffic, want %s", got, want)
+		}
+		if got := status(); got != start+400000 {
+			t.Errorf("purchased traffic %d, want %d", got, start+400000)
+		}
+		for _, c := range []struct {
+			name   string
+			cmd    map[string]any
+			status int
+			code   string
+		}{
+			{"other member", buy(alice, "PAR::participant::other", sync, 200000, dso), http.StatusBadRequest, "INVALID_ARGUMENT"},
+			{"other synchronizer", buy(alice, member, "global-domain::other", 200000, dso), http.StatusBadRequest, "INVALID_ARGUMENT"},
+			{"other DSO", buy(alice, member, sync, 200000, alice), http.StatusBadRequest, "DAML_INTERPRETATION_ERROR"},
+			{"too little", buy(alice, member, sync, 1, dso), http.StatusBadRequest, "INVALID_ARGUMENT"},
+			{"for xena", buy(x.party, member, sync, 200000, dso), http.StatusBadRequest, "DAML_AUTHORIZATION_ERROR"},
+		} {
+			code, b := e.command("alice", "b-"+strings.ReplaceAll(c.name, " ", "-"), alice, c.cmd, disclose)
+			wantCode(t, c.name, code, b, c.status, c.code)
+		}
+		if got, want := e.balance(alice), coin.MustParse("1000").Sub(cost); !got.Equal(want) {
+			t.Errorf("alice holds %s after the refusals, want %s", got, want)
+		}
+	})
+}
+
+// TestCoinChoicesSupportedList: an unsupported choice on AmuletRules
+// answers 501 naming the coin's choices served.
+func TestCoinChoicesSupportedList(t *testing.T) {
+	e := newEnv(t, 0)
+	alice := e.user("alice", "")
+	code, b := e.command("alice", "u", alice, exercise(rulesTemplate, string(e.l.RulesContractID()), "AmuletRules_Transfer", map[string]any{}), nil)
+	if code != http.StatusNotImplemented || !bytes.Contains(b, []byte("AmuletRules_DevNet_Tap")) || !bytes.Contains(b, []byte("TransferPreapprovalProposal")) {
+		t.Errorf("unsupported choice: %d %s", code, b)
+	}
+	var v map[string]any
+	if err := json.Unmarshal(b, &v); err != nil {
+		t.Error(err)
+	}
+}
+
+// currentPrice is the open round's coin price.
+func (e *env) currentPrice() coin.Amount {
+	e.t.Helper()
+	_, price, err := e.l.CurrentRound(context.Background())
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return price
+}
