@@ -48,7 +48,7 @@ func Templates() []string {
 		TemplateMergeDelegation, TemplateMergeDelegationProposal, TemplateTransferOffer, TemplateAcceptedTransferOffer,
 		TemplateTransferPreapproval, TemplateTransferCommand, TemplateBuyTrafficRequest, TemplateMemberTraffic,
 		TemplateAmuletAllocation, TemplateOTCTradeProposal, TemplateOTCTrade,
-		TemplateAppPaymentRequest, TemplateAcceptedAppPayment, TemplateTransferPreapprovalProposal,
+		TemplateAppPaymentRequest, TemplateAcceptedAppPayment, TemplateTransferPreapprovalProposal, TemplateBatchMergeUtility,
 		TemplateSubscriptionRequest, TemplateSubscriptionInitialPayment, TemplateSubscription,
 		TemplateSubscriptionIdleState, TemplateSubscriptionPayment, TemplateTerminatedSubscription,
 	}

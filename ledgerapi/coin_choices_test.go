@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -385,4 +386,115 @@ func (e *env) currentPrice() coin.Amount {
 		e.t.Fatal(err)
 	}
 	return price
+}
+
+const (
+	mergeProposalTemplate = "#splice-util-token-standard-wallet:Splice.Util.Token.Wallet.MergeDelegation:MergeDelegationProposal"
+	mergeTemplate         = "#splice-util-token-standard-wallet:Splice.Util.Token.Wallet.MergeDelegation:MergeDelegation"
+	batchMergeTemplate    = "#splice-util-token-standard-wallet:Splice.Util.Token.Wallet.MergeDelegation:BatchMergeUtility"
+)
+
+// holdingIDs lists party's holdings, as the Holding interface shows them.
+func (e *env) holdingIDs(user string, party coin.PartyID) []string {
+	e.t.Helper()
+	var out []string
+	for _, h := range e.acs(user, filter(party, interfaceFilter(holdingIface, true, false)), e.ledgerEnd()) {
+		out = append(out, h.ContractID)
+	}
+	return out
+}
+
+// selfTransferArg is the SDK's merge: TransferFactory_Transfer of the
+// inputs' total from owner to owner.
+func (e *env) selfTransferArg(owner coin.PartyID, receiver coin.PartyID, amount string, inputs []string) map[string]any {
+	dso := e.l.DSO()
+	now := e.clock.Now()
+	return map[string]any{"expectedAdmin": dso, "transfer": map[string]any{
+		"sender": owner, "receiver": receiver, "amount": amount, "instrumentId": map[string]any{"admin": dso, "id": "Amulet"}, "lock": nil,
+		"requestedAt": now.Add(-time.Minute).Format(time.RFC3339Nano), "executeBefore": now.Add(24 * time.Hour).Format(time.RFC3339Nano),
+		"inputHoldingCids": inputs, "meta": map[string]any{"values": map[string]any{reasonMetaKey: "merge-utxos"}},
+	}, "extraArgs": emptyExtra()}
+}
+
+// TestCoinMergeDelegation is the SDK's merge-delegation flow: the
+// operator creates its BatchMergeUtility, an external owner proposes a
+// merge delegation (prepare, sign, execute), the operator accepts it and
+// merges the owner's 12 holdings into one by BatchMergeUtility_BatchMerge
+// (and 3 more by MergeDelegation_Merge); the total is kept exactly. Each
+// refusal (another party acting, another operator, a second proposal,
+// someone else's holding, a transfer to another party) changes nothing.
+func TestCoinMergeDelegation(t *testing.T) {
+	forEachEngine(t, func(t *testing.T, e *env) {
+		ctx := context.Background()
+		op := e.l.Operator()
+		bob := e.user("bob", "5")
+		x := e.external("xena", "")
+		for range 12 {
+			ledgertest.Mint(t, e.l, x.party, "10")
+		}
+		code, b := e.command("bob", "u-0", bob, map[string]any{"CreateCommand": map[string]any{"templateId": batchMergeTemplate, "createArguments": map[string]any{"operator": op}}}, nil)
+		wantCode(t, "bob creates the operator's utility", code, b, http.StatusBadRequest, "DAML_AUTHORIZATION_ERROR")
+		e.mustCommand("admin", "u-1", op, map[string]any{"CreateCommand": map[string]any{"templateId": batchMergeTemplate, "createArguments": map[string]any{"operator": op}}}, nil)
+		utility := only(t, "the utility", e.acs("admin", filter(op, templateFilter(batchMergeTemplate, false)), e.ledgerEnd())).ContractID
+
+		propose := func(operator coin.PartyID) map[string]any {
+			return map[string]any{"CreateCommand": map[string]any{"templateId": mergeProposalTemplate, "createArguments": map[string]any{
+				"delegation": map[string]any{"operator": operator, "owner": x.party, "meta": map[string]any{"values": map[string]any{}}}}}}
+		}
+		e.executeRefused(t, x, "m-0", propose(bob), nil, http.StatusBadRequest, "INVALID_ARGUMENT")
+		e.run(x, "m-1", propose(op), nil)
+		e.executeRefused(t, x, "m-2", propose(op), nil, http.StatusBadRequest, "DAML_INTERPRETATION_ERROR")
+		proposal := only(t, "the proposal", e.acs(x.user, filter(x.party, templateFilter(mergeProposalTemplate, false)), e.ledgerEnd())).ContractID
+
+		accept := exercise(mergeProposalTemplate, proposal, "MergeDelegationProposal_Accept", map[string]any{})
+		code, b = e.command("bob", "a-0", bob, accept, nil)
+		wantCode(t, "bob accepts", code, b, http.StatusBadRequest, "DAML_AUTHORIZATION_ERROR")
+		e.mustCommand("admin", "a-1", op, accept, nil)
+		delegation := only(t, "the delegation", e.acs(x.user, filter(x.party, templateFilter(mergeTemplate, false)), e.ledgerEnd())).ContractID
+
+		cmd, disclose := e.transferCommand(bob, x.party, "1", nil)
+		factory := cmd["ExerciseCommand"].(map[string]any)["contractId"].(string)
+		inputs := e.holdingIDs(x.user, x.party)
+		if len(inputs) != 12 {
+			t.Fatalf("xena has %d holdings, want 12", len(inputs))
+		}
+		batch := func(arg map[string]any) map[string]any {
+			return exercise(batchMergeTemplate, utility, "BatchMergeUtility_BatchMerge", map[string]any{"mergeCalls": []any{map[string]any{
+				"delegationCid": delegation, "choiceArg": map[string]any{"optMergeTransfer": map[string]any{"factoryCid": factory, "choiceArg": arg}}}}})
+		}
+		code, b = e.command("bob", "b-0", bob, batch(e.selfTransferArg(x.party, x.party, "120", inputs)), disclose)
+		wantCode(t, "bob merges", code, b, http.StatusBadRequest, "DAML_AUTHORIZATION_ERROR")
+		withBob := append(slices.Clone(inputs), e.holdingIDs("bob", bob)...)
+		code, b = e.command("admin", "b-1", op, batch(e.selfTransferArg(x.party, x.party, "125", withBob)), disclose)
+		wantCode(t, "bob's holding among the inputs", code, b, http.StatusBadRequest, "DAML_INTERPRETATION_ERROR")
+		code, b = e.command("admin", "b-2", op, batch(e.selfTransferArg(x.party, bob, "120", inputs)), disclose)
+		wantCode(t, "a transfer to bob", code, b, http.StatusBadRequest, "DAML_INTERPRETATION_ERROR")
+		if n := len(e.holdingIDs(x.user, x.party)); n != 12 {
+			t.Fatalf("xena has %d holdings after the refusals", n)
+		}
+
+		e.mustCommand("admin", "b-3", op, batch(e.selfTransferArg(x.party, x.party, "120", inputs)), disclose)
+		if n := len(e.holdingIDs(x.user, x.party)); n != 1 {
+			t.Errorf("xena has %d holdings after the merge, want 1", n)
+		}
+		if got := e.holds(x.user, x.party); !got.Equal(coin.MustParse("120")) {
+			t.Errorf("xena holds %s after the merge, want 120", got)
+		}
+		code, b = e.command("admin", "b-3", op, batch(e.selfTransferArg(x.party, x.party, "120", inputs)), disclose)
+		wantCode(t, "replay", code, b, http.StatusConflict, "DUPLICATE_COMMAND")
+
+		// MergeDelegation_Merge on the delegation itself.
+		for range 3 {
+			ledgertest.Mint(t, e.l, x.party, "1")
+		}
+		all := e.holdingIDs(x.user, x.party)
+		e.mustCommand("admin", "d-1", op, exercise(mergeTemplate, delegation, "MergeDelegation_Merge", map[string]any{
+			"optMergeTransfer": map[string]any{"factoryCid": factory, "choiceArg": e.selfTransferArg(x.party, x.party, "123", all)}}), disclose)
+		if hs := e.holdingIDs(x.user, x.party); len(hs) != 1 || !e.holds(x.user, x.party).Equal(coin.MustParse("123")) {
+			t.Errorf("xena has %d holdings worth %s, want 1 worth 123", len(hs), e.holds(x.user, x.party))
+		}
+		if ds, err := e.l.MergeDelegations(ctx, x.party); err != nil || len(ds) != 1 || ds[0].Status != ledger.MergeActive {
+			t.Errorf("xena's merge delegations %+v %v", ds, err)
+		}
+	})
 }
