@@ -498,3 +498,51 @@ func TestCoinMergeDelegation(t *testing.T) {
 		}
 	})
 }
+
+// TestCoinAsyncCompletions: the coin's choices submitted asynchronously
+// complete on /v2/commands/completions, a success with its update (and
+// its effect made), a refusal with Canton's code; each completion once.
+func TestCoinAsyncCompletions(t *testing.T) {
+	forEachEngine(t, func(t *testing.T, e *env) {
+		ctx := context.Background()
+		op := e.l.Operator()
+		alice, bob := e.user("alice", ""), e.user("bob", "")
+		disclose, round := e.rulesContext(alice)
+		async := func(commandID string, cmd map[string]any) {
+			t.Helper()
+			req := map[string]any{"commands": []any{cmd}, "commandId": commandID, "actAs": []coin.PartyID{alice}, "disclosedContracts": disclose}
+			r, err := e.as("alice").PostV2CommandsAsyncSubmitWithBodyWithResponse(ctx, jsonType, body(t, req))
+			if err != nil || r.StatusCode() != http.StatusOK {
+				t.Fatalf("async %s: %v %s", commandID, err, r.Body)
+			}
+			e.api.Wait()
+		}
+		begin := e.ledgerEnd()
+		async("a-tap", e.tapCommand(alice, "50", round))
+		async("a-tap-bob", e.tapCommand(bob, "50", round))
+		async("a-grant", exercise(rulesTemplate, string(e.l.RulesContractID()), "AmuletRules_DevNet_FeatureApp", map[string]any{"provider": alice}))
+		async("a-proposal", e.proposal(alice, op, nil))
+		cs := e.completions("alice", []coin.PartyID{alice}, begin, 0)
+		want := []struct {
+			id   string
+			code int
+		}{{"a-tap", 0}, {"a-tap-bob", 3}, {"a-grant", 0}, {"a-proposal", 0}}
+		if len(cs) != len(want) {
+			t.Fatalf("completions %+v, want %d", cs, len(want))
+		}
+		for i, w := range want {
+			if cs[i].CommandID != w.id || cs[i].Status.Code != w.code || (w.code == 0) != (cs[i].UpdateID != "") {
+				t.Errorf("completion %d: %+v, want %s code %d", i, cs[i], w.id, w.code)
+			}
+		}
+		if got := e.holds("alice", alice); !got.Equal(coin.MustParse("50")) {
+			t.Errorf("alice holds %s", got)
+		}
+		if f, _ := e.l.IsFeatured(ctx, alice); !f {
+			t.Error("alice is not featured")
+		}
+		if _, err := e.l.PreapprovalOf(ctx, alice); err != nil {
+			t.Errorf("alice's preapproval: %v", err)
+		}
+	})
+}
