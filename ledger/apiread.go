@@ -48,7 +48,7 @@ func Templates() []string {
 		TemplateMergeDelegation, TemplateMergeDelegationProposal, TemplateTransferOffer, TemplateAcceptedTransferOffer,
 		TemplateTransferPreapproval, TemplateTransferCommand, TemplateBuyTrafficRequest, TemplateMemberTraffic,
 		TemplateAmuletAllocation, TemplateOTCTradeProposal, TemplateOTCTrade,
-		TemplateAppPaymentRequest, TemplateAcceptedAppPayment, TemplateTransferPreapprovalProposal, TemplateBatchMergeUtility,
+		TemplateAppPaymentRequest, TemplateAcceptedAppPayment, TemplateTransferPreapprovalProposal, TemplateBatchMergeUtility, TemplateDelegateProxy,
 		TemplateSubscriptionRequest, TemplateSubscriptionInitialPayment, TemplateSubscription,
 		TemplateSubscriptionIdleState, TemplateSubscriptionPayment, TemplateTerminatedSubscription,
 	}
@@ -99,6 +99,7 @@ var observerFields = map[string][]string{
 	TemplateTransferInstruction:         {"transfer", "receiver"},
 	TemplateAmuletAllocation:            {"allocation", "settlement", "executor"},
 	TemplateTransferPreapprovalProposal: {"provider"},
+	TemplateDelegateProxy:               {"delegate"},
 }
 
 // signatoriesOf are, for templates whose signatories a payload field

@@ -546,3 +546,103 @@ func TestCoinAsyncCompletions(t *testing.T) {
 		}
 	})
 }
+
+const (
+	proxyTemplate = "#splice-util-featured-app-proxies:Splice.Util.FeaturedApp.DelegateProxy:DelegateProxy"
+)
+
+// appRewards lists party's app reward coupon amounts (the ledger's: the
+// Ledger API's active contracts do not list reward coupons yet).
+func (e *env) appRewards(party coin.PartyID) []coin.Amount {
+	e.t.Helper()
+	cs, err := e.l.RewardCoupons(context.Background(), party, ledger.RewardApp)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	var out []coin.Amount
+	for _, c := range cs {
+		var p struct {
+			Amount string `json:"amount"`
+		}
+		json.Unmarshal(c.Payload, &p)
+		out = append(out, coin.MustParse(p.Amount))
+	}
+	return out
+}
+
+// TestCoinDelegateProxy is the SDK's exchange extension: the operator
+// (the exchange, a featured provider) creates a DelegateProxy for its
+// treasury, an external party, which sends through it
+// (DelegateProxy_TransferFactory_Transfer, prepare, sign, execute); a
+// local receiver accepts through its own proxy
+// (DelegateProxy_TransferInstruction_Accept). Each use pays the
+// beneficiaries their weight of the featured app reward; a use by another
+// party, weights above 1 or a right not the provider's are refused and
+// change nothing.
+func TestCoinDelegateProxy(t *testing.T) {
+	forEachEngine(t, func(t *testing.T, e *env) {
+		ctx := context.Background()
+		op := e.l.Operator()
+		bob, carol := e.user("bob", ""), e.user("carol", "")
+		x := e.external("xena", "1000")
+		right, err := e.l.SelfGrantFeaturedAppRight(ctx, op)
+		if err != nil {
+			t.Fatal(err)
+		}
+		carolRight, err := e.l.SelfGrantFeaturedAppRight(ctx, carol)
+		if err != nil {
+			t.Fatal(err)
+		}
+		proxy := func(delegate coin.PartyID) map[string]any {
+			return map[string]any{"CreateCommand": map[string]any{"templateId": proxyTemplate, "createArguments": map[string]any{"provider": op, "delegate": delegate}}}
+		}
+		code, b := e.command("bob", "x-0", bob, proxy(bob), nil)
+		wantCode(t, "bob creates the operator's proxy", code, b, http.StatusBadRequest, "DAML_AUTHORIZATION_ERROR")
+		e.mustCommand("admin", "x-1", op, proxy(x.party), nil)
+		e.mustCommand("admin", "x-2", op, proxy(bob), nil)
+		var xProxy, bobProxy string
+		for _, c := range e.acs("admin", filter(op, templateFilter(proxyTemplate, true)), e.ledgerEnd()) {
+			var p struct {
+				Delegate string `json:"delegate"`
+			}
+			json.Unmarshal(c.CreateArgument, &p)
+			if p.Delegate == string(x.party) {
+				xProxy = c.ContractID
+			} else {
+				bobProxy = c.ContractID
+			}
+		}
+		inner, disclose := e.transferCommand(x.party, bob, "100", nil)
+		ex := inner["ExerciseCommand"].(map[string]any)
+		use := func(proxyCid, choice string, inner map[string]any, right coin.ContractID, weight string) map[string]any {
+			ex := inner["ExerciseCommand"].(map[string]any)
+			return exercise(proxyTemplate, proxyCid, "DelegateProxy_"+choice, map[string]any{"cid": ex["contractId"], "proxyArg": map[string]any{
+				"featuredAppRightCid": right, "beneficiaries": []any{map[string]any{"beneficiary": carol, "weight": weight}}, "choiceArg": ex["choiceArgument"]}})
+		}
+		code, b = e.command("bob", "x-3", bob, use(xProxy, "TransferFactory_Transfer", inner, right, "0.5"), disclose)
+		wantCode(t, "bob uses xena's proxy", code, b, http.StatusBadRequest, "DAML_AUTHORIZATION_ERROR")
+		e.executeRefused(t, x, "x-4", use(xProxy, "TransferFactory_Transfer", inner, right, "1.5"), disclose, http.StatusBadRequest, "DAML_INTERPRETATION_ERROR")
+		e.executeRefused(t, x, "x-5", use(xProxy, "TransferFactory_Transfer", inner, carolRight, "0.5"), disclose, http.StatusNotFound, "CONTRACT_NOT_FOUND")
+		if got := e.appRewards(carol); len(got) != 0 {
+			t.Fatalf("carol's rewards after the refusals: %v", got)
+		}
+		if ex["choice"] != "TransferFactory_Transfer" {
+			t.Fatalf("inner command %v", ex)
+		}
+
+		e.run(x, "x-6", use(xProxy, "TransferFactory_Transfer", inner, right, "0.5"), disclose)
+		reward := ledger.USDToCoin(e.l.Rules().ExtraFeaturedAppRewardUSD, e.currentPrice())
+		half := reward.Mul(coin.MustParse("0.5"))
+		if got := e.appRewards(carol); len(got) != 1 || !got[0].Equal(half) {
+			t.Errorf("carol's rewards after the proxied transfer: %v, want [%s]", got, half)
+		}
+		accept, acceptDisclose := e.acceptCommand("bob", bob)
+		e.mustCommand("bob", "x-7", bob, use(bobProxy, "TransferInstruction_Accept", accept, right, "1.0"), acceptDisclose)
+		if got := e.holds("bob", bob); !got.Equal(coin.MustParse("100")) {
+			t.Errorf("bob holds %s after accepting through the proxy", got)
+		}
+		if got := e.appRewards(carol); len(got) != 2 || !got[0].Add(got[1]).Equal(half.Add(reward)) {
+			t.Errorf("carol's rewards after the proxied accept: %v, want %s and %s", got, half, reward)
+		}
+	})
+}
