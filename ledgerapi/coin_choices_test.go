@@ -646,3 +646,28 @@ func TestCoinDelegateProxy(t *testing.T) {
 		}
 	})
 }
+
+// TestCoinPackagesListed: GET /v2/packages lists the released ids of
+// the packages the SDK's examples check before using them (its
+// isPackageUploaded), and commands name their templates by those ids.
+func TestCoinPackagesListed(t *testing.T) {
+	e := newEnv(t, 0)
+	e.user("alice", "")
+	resp, err := e.as("alice").GetV2PackagesWithResponse(context.Background())
+	if err != nil || resp.JSON200 == nil {
+		t.Fatalf("packages: %v %s", err, resp.Body)
+	}
+	for _, id := range []string{
+		"1da198cb7968fa478cfa12aba9fdf128a63a8af6ab284ea6be238cf92a3733ac", // splice-util-token-standard-wallet
+		"81dd5a9e5c02d0de03208522a895fb85eeb12fbea4aca7c4ad0ad106f3b0bfce", // splice-util-featured-app-proxies
+		"e5c9847d5a88d3b8d65436f01765fc5ba142cc58529692e2dacdd865d9939f71", // splice-token-test-trading-app
+	} {
+		if resp.JSON200.PackageIds == nil || !slices.Contains(*resp.JSON200.PackageIds, id) {
+			t.Errorf("package %s is not listed", id)
+		}
+	}
+	op := e.l.Operator()
+	e.mustCommand("admin", "by-id", op, map[string]any{"CreateCommand": map[string]any{
+		"templateId":      "1da198cb7968fa478cfa12aba9fdf128a63a8af6ab284ea6be238cf92a3733ac:Splice.Util.Token.Wallet.MergeDelegation:BatchMergeUtility",
+		"createArguments": map[string]any{"operator": op}}}, nil)
+}
