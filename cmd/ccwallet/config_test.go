@@ -269,21 +269,6 @@ func TestDatabaseURLSSL(t *testing.T) {
 	}
 }
 
-func TestValidateCron(t *testing.T) {
-	good := []string{"0 3 * * *", "*/15 * * * *", "0 /10 * * * ?", "0 0 2 ? * MON-FRI", "0 0 12 1/2 * ? 2027", "@daily", "0 0 L * ?", "0 0 0 ? * 6#3"}
-	bad := []string{"", "? 0 * * *", "* * * *", "60 * * * *", "0 24 * * *", "0 0 5-1 * *", "0 0 * * */0", "a b c d e"}
-	for _, e := range good {
-		if err := validateCron(e); err != nil {
-			t.Errorf("validateCron(%q) = %v, want nil", e, err)
-		}
-	}
-	for _, e := range bad {
-		if err := validateCron(e); err == nil {
-			t.Errorf("validateCron(%q) = nil, want an error", e)
-		}
-	}
-}
-
 func TestConfigCheckAndPrint(t *testing.T) {
 	good := writeFile(t, "good.yaml", "validatorPartyHint: acme-validator-1\nscanAddress: https://scan.example.com\n"+
 		"persistence:\n  url: postgres://cnadmin:hunter2@db:5432/participant_0\n")
