@@ -105,7 +105,7 @@ func TestConfigFiles(t *testing.T) {
 		{"production needs jwks", "network: production\n", nil, "auth.jwksUrl: required outside the development network"},
 		{"bad jwks url", "auth:\n  jwksUrl: idp/jwks\n", nil, `auth.jwksUrl: "idp/jwks" is not an absolute http(s) URL`},
 		{"bad cron", "participantPruningSchedule:\n  cron: 0 61 * * *\n  maxDuration: 5m\n  retention: 30d\n", nil,
-			"participantPruningSchedule.cron: \"0 61 * * *\": hours field \"61\": 61 is outside 0-23"},
+			"participantPruningSchedule.cron: \"0 61 * * *\": end of range (61) above maximum (23)"},
 		{"cron field count", "participantPruningSchedule:\n  cron: every hour\n  maxDuration: 5m\n  retention: 30d\n", nil,
 			"participantPruningSchedule.cron: \"every hour\" has 2 fields"},
 		{"pruning without retention", "participantPruningSchedule:\n  cron: '@daily'\n  maxDuration: 5m\n", nil,
