@@ -99,7 +99,7 @@ func Dashboard() ([]byte, error) {
 			Datasource(ds).Height(8).Span(24).
 			WithTarget(query(`max by (job) (ccwallet_job_last_run_failed)`, "last run failed").Instant().Format(prometheus.PromQueryFormatTable).RefId("A")).
 			WithTarget(query(`sum by (job) (increase(ccwallet_job_failures_total[24h])) > 0`, "failures (24h)").Instant().Format(prometheus.PromQueryFormatTable).RefId("B")).
-			WithTarget(query(`time() - max by (job) (ccwallet_job_last_failure_timestamp_seconds)`, "seconds since").Instant().Format(prometheus.PromQueryFormatTable).RefId("C")).
+			WithTarget(query(`time() - (max by (job) (ccwallet_job_last_failure_timestamp_seconds) > 0)`, "seconds since").Instant().Format(prometheus.PromQueryFormatTable).RefId("C")).
 			WithTransformation(dashboard.DataTransformerConfig{Id: "merge", Options: map[string]any{}})).
 
 		// --- ledger
@@ -119,8 +119,8 @@ func Dashboard() ([]byte, error) {
 		WithPanel(series("Requests", "reqps", "Requests per second, by route pattern.", 8,
 			t(query(`sum by (route) (rate(ccwallet_http_requests_total[$__rate_interval]))`, "{{route}}"))...)).
 		WithPanel(series("Errors", "percentunit", "Share of requests answered 5xx, and 4xx.", 8,
-			query(`sum (rate(ccwallet_http_requests_total{code=~"5.."}[$__rate_interval])) / sum (rate(ccwallet_http_requests_total[$__rate_interval]))`, "5xx"),
-			query(`sum (rate(ccwallet_http_requests_total{code=~"4.."}[$__rate_interval])) / sum (rate(ccwallet_http_requests_total[$__rate_interval]))`, "4xx"))).
+			query(`(sum (rate(ccwallet_http_requests_total{code=~"5.."}[$__rate_interval])) or vector(0)) / sum (rate(ccwallet_http_requests_total[$__rate_interval]))`, "5xx"),
+			query(`(sum (rate(ccwallet_http_requests_total{code=~"4.."}[$__rate_interval])) or vector(0)) / sum (rate(ccwallet_http_requests_total[$__rate_interval]))`, "4xx"))).
 		WithPanel(series("Latency (p95)", "s", "95th percentile of the time to serve a request, by route.", 8,
 			quantile("0.95", "ccwallet_http_request_duration_seconds", "route", "", "{{route}}")...)).
 
