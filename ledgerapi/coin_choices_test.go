@@ -3,17 +3,22 @@ package ledgerapi_test
 import (
 	"bytes"
 	"context"
+	"crypto"
 	"encoding/json"
 	"errors"
+	"log/slog"
 	"net/http"
+	"net/http/httptest"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/ccwallet/ccwallet/coin"
+	"github.com/ccwallet/ccwallet/handlers"
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
+	"github.com/ccwallet/ccwallet/web"
 )
 
 // The coin's own choices through the Ledger API, built as the wallet
@@ -670,4 +675,94 @@ func TestCoinPackagesListed(t *testing.T) {
 	e.mustCommand("admin", "by-id", op, map[string]any{"CreateCommand": map[string]any{
 		"templateId":      "1da198cb7968fa478cfa12aba9fdf128a63a8af6ab284ea6be238cf92a3733ac:Splice.Util.Token.Wallet.MergeDelegation:BatchMergeUtility",
 		"createArguments": map[string]any{"operator": op}}}, nil)
+}
+
+// scanProxy GETs path from the validator's scan proxy on the app port as
+// user, as the SDK's ScanProxyClient does.
+func (e *env) scanProxy(user, path string, out any) {
+	e.t.Helper()
+	v, err := web.NewVerifier(web.AuthConfig{StaticKeys: map[string]crypto.PublicKey{testKID: e.signer.Public()}, Audience: testAudience}, slog.New(slog.DiscardHandler))
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	srv := httptest.NewServer(handlers.New(e.l, handlers.Config{Auth: v}, nil).Routes(nil))
+	defer srv.Close()
+	tok, err := web.SignDevToken(e.signer, testKID, "", testAudience, user, time.Hour)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	req, _ := http.NewRequest(http.MethodGet, srv.URL+"/api/validator/v0/scan-proxy"+path, nil)
+	req.Header.Set("Authorization", "Bearer "+tok)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		e.t.Fatalf("scan proxy %s: %d", path, resp.StatusCode)
+	}
+	if err := json.NewDecoder(resp.Body).Decode(out); err != nil {
+		e.t.Fatal(err)
+	}
+}
+
+// scanContract is a contract as Scan hands it out.
+type scanContract struct {
+	TemplateID       string `json:"template_id"`
+	ContractID       string `json:"contract_id"`
+	CreatedEventBlob string `json:"created_event_blob"`
+}
+
+// TestCoinScanProxyContext: the AmuletRules and open round the scan proxy
+// hands out are what the SDK's buyMemberTraffic and
+// createRenewTransferPreapproval disclose and name, and the commands run
+// with them as they are.
+func TestCoinScanProxyContext(t *testing.T) {
+	e := newEnv(t, 1)
+	ctx := context.Background()
+	alice := e.user("alice", "1000")
+	op := e.l.Operator()
+	var rules struct {
+		AmuletRules struct {
+			Contract scanContract `json:"contract"`
+		} `json:"amulet_rules"`
+	}
+	e.scanProxy("alice", "/amulet-rules", &rules)
+	var rounds struct {
+		OpenMiningRounds []struct {
+			Contract scanContract `json:"contract"`
+		} `json:"open_mining_rounds"`
+	}
+	e.scanProxy("alice", "/open-and-issuing-mining-rounds", &rounds)
+	if len(rounds.OpenMiningRounds) == 0 {
+		t.Fatal("no open round")
+	}
+	round := rounds.OpenMiningRounds[len(rounds.OpenMiningRounds)-1].Contract
+	sync := e.l.SynchronizerID()
+	disclose := []map[string]any{}
+	for _, c := range []scanContract{rules.AmuletRules.Contract, round} {
+		disclose = append(disclose, map[string]any{"templateId": c.TemplateID, "contractId": c.ContractID, "createdEventBlob": c.CreatedEventBlob, "synchronizerId": sync})
+	}
+	amuletRules := rules.AmuletRules.Contract
+	e.mustCommand("alice", "buy", alice, exercise(amuletRules.TemplateID, amuletRules.ContractID, "AmuletRules_BuyMemberTraffic", map[string]any{
+		"context":  map[string]any{"openMiningRound": round.ContractID, "issuingMiningRounds": []any{}, "validatorRights": []any{}, "featuredAppRight": nil},
+		"inputs":   []any{},
+		"provider": alice, "memberId": e.l.ParticipantID(), "synchronizerId": sync, "migrationId": 0, "trafficAmount": 200000, "expectedDso": e.l.DSO(),
+	}), disclose)
+	e.mustCommand("alice", "tap", alice, exercise(amuletRules.TemplateID, amuletRules.ContractID, "AmuletRules_DevNet_Tap",
+		map[string]any{"receiver": alice, "amount": "5", "openRound": round.ContractID}), disclose)
+
+	pre, _, err := e.l.CreatePreapproval(ctx, alice)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := e.l.PreapprovalOf(ctx, alice)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.mustCommand("admin", "renew", op, exercise(preapprovalTemplate, string(pre), "TransferPreapproval_Renew", map[string]any{
+		"context": map[string]any{"context": map[string]any{"openMiningRound": round.ContractID, "issuingMiningRounds": []any{}, "validatorRights": []any{}, "featuredAppRight": nil},
+			"amuletRules": amuletRules.ContractID},
+		"inputs": []any{}, "newExpiresAt": p.ExpiresAt.Add(time.Hour).Format(time.RFC3339Nano),
+	}), disclose)
 }
