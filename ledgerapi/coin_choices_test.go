@@ -766,3 +766,59 @@ func TestCoinScanProxyContext(t *testing.T) {
 		"inputs": []any{}, "newExpiresAt": p.ExpiresAt.Add(time.Hour).Format(time.RFC3339Nano),
 	}), disclose)
 }
+
+// TestCoinChoicesLedgerEffects: in the ledger-effects shape the coin's
+// consuming choices show as themselves: a renewal archives the old
+// preapproval by TransferPreapproval_Renew, a cancellation by
+// TransferPreapproval_Cancel.
+func TestCoinChoicesLedgerEffects(t *testing.T) {
+	e := newEnv(t, 0)
+	ctx := context.Background()
+	op := e.l.Operator()
+	bob := e.user("bob", "")
+	pre, _, err := e.l.CreatePreapproval(ctx, bob)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := e.l.PreapprovalOf(ctx, bob)
+	if err != nil {
+		t.Fatal(err)
+	}
+	submit := func(user, commandID string, actAs coin.PartyID, cmd map[string]any) map[string]exercised {
+		t.Helper()
+		req := map[string]any{"commands": map[string]any{"commands": []any{cmd}, "commandId": commandID, "actAs": []coin.PartyID{actAs}},
+			"transactionFormat": map[string]any{"eventFormat": filter(actAs), "transactionShape": "TRANSACTION_SHAPE_LEDGER_EFFECTS"}}
+		resp, err := e.as(user).PostV2CommandsSubmitAndWaitForTransactionWithBodyWithResponse(ctx, jsonType, body(t, req))
+		if err != nil || resp.StatusCode() != http.StatusOK {
+			t.Fatalf("%s: %v %s", commandID, err, resp.Body)
+		}
+		var tx struct {
+			Transaction struct {
+				Events []map[string]json.RawMessage `json:"events"`
+			} `json:"transaction"`
+		}
+		json.Unmarshal(resp.Body, &tx)
+		out := map[string]exercised{}
+		for _, ev := range tx.Transaction.Events {
+			if raw, ok := ev["ExercisedEvent"]; ok {
+				var x exercised
+				json.Unmarshal(raw, &x)
+				out[x.ContractID] = x
+			}
+		}
+		return out
+	}
+	renewed := submit("admin", "renew", op, exercise(preapprovalTemplate, string(pre), "TransferPreapproval_Renew", map[string]any{
+		"context": map[string]any{}, "inputs": []any{}, "newExpiresAt": p.ExpiresAt.Add(time.Hour).Format(time.RFC3339Nano)}))
+	if x := renewed[string(pre)]; x.Choice != "TransferPreapproval_Renew" || !x.Consuming {
+		t.Errorf("the renewal shows %+v", renewed)
+	}
+	p2, err := e.l.PreapprovalOf(ctx, bob)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cancelled := submit("bob", "cancel", bob, exercise(preapprovalTemplate, string(p2.ContractID), "TransferPreapproval_Cancel", map[string]any{"p": bob}))
+	if x := cancelled[string(p2.ContractID)]; x.Choice != "TransferPreapproval_Cancel" || !x.Consuming {
+		t.Errorf("the cancellation shows %+v", cancelled)
+	}
+}
