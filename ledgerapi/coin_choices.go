@@ -49,6 +49,8 @@ var coinChoices = []coinChoice{
 // coinCreates are the coin's templates a CreateCommand may create.
 var coinCreates = map[string]func(s *Server, r *http.Request, actAs []coin.PartyID, raw json.RawMessage, key string) (int64, error){
 	ledger.TemplateTransferPreapprovalProposal: (*Server).createPreapprovalProposal,
+	ledger.TemplatePing:                        createPing(ledger.TemplatePing),
+	ledger.TemplatePingBuiltin:                 createPing(ledger.TemplatePingBuiltin),
 	ledger.TemplateMergeDelegationProposal:     (*Server).createMergeProposal,
 	ledger.TemplateBatchMergeUtility:           (*Server).createBatchMergeUtility,
 	ledger.TemplateDelegateProxy:               (*Server).createDelegateProxy,
@@ -354,4 +356,35 @@ func (s *Server) createPreapprovalProposal(r *http.Request, actAs []coin.PartyID
 		return 0, err
 	}
 	return s.offsetOf(r, cid)
+}
+
+// createPing is the CreateCommand of Canton's Ping as template, signed by
+// its initiator.
+func createPing(template string) func(s *Server, r *http.Request, actAs []coin.PartyID, raw json.RawMessage, key string) (int64, error) {
+	return func(s *Server, r *http.Request, actAs []coin.PartyID, raw json.RawMessage, key string) (int64, error) {
+		var arg struct {
+			ID        string `json:"id"`
+			Initiator string `json:"initiator"`
+			Responder string `json:"responder"`
+		}
+		if err := decodeArg(raw, &arg); err != nil {
+			return 0, err
+		}
+		p := ledger.Ping{ID: arg.ID}
+		var err error
+		if p.Initiator, err = parseParty("createArguments.initiator", arg.Initiator); err != nil {
+			return 0, err
+		}
+		if p.Responder, err = parseParty("createArguments.responder", arg.Responder); err != nil {
+			return 0, err
+		}
+		if err := requireController("the initiator", p.Initiator, actAs); err != nil {
+			return 0, err
+		}
+		cid, err := s.l.CreatePing(r.Context(), template, p, key)
+		if err != nil {
+			return 0, err
+		}
+		return s.offsetOf(r, cid)
+	}
 }

@@ -822,3 +822,31 @@ func TestCoinChoicesLedgerEffects(t *testing.T) {
 		t.Errorf("the cancellation shows %+v", cancelled)
 	}
 }
+
+// TestCoinPing: Canton's Ping, as the SDK's createPingCommand builds it
+// (3.3's AdminWorkflows and 3.4's builtin package), is created by its
+// initiator, local or external, signed by it and seen by the responder;
+// executing the same prepared ping again is DUPLICATE_COMMAND; a ping in
+// another party's name is refused.
+func TestCoinPing(t *testing.T) {
+	forEachEngine(t, func(t *testing.T, e *env) {
+		alice, bob := e.user("alice", ""), e.user("bob", "")
+		x := e.external("xena", "")
+		ping := func(template string, initiator, responder coin.PartyID) map[string]any {
+			return map[string]any{"CreateCommand": map[string]any{"templateId": template, "createArguments": map[string]any{
+				"id": "ping-" + string(responder)[:4], "initiator": initiator, "responder": responder}}}
+		}
+		const v33, v34 = "#AdminWorkflows:Canton.Internal.Ping:Ping", "#canton-builtin-admin-workflow-ping:Canton.Internal.Ping:Ping"
+		code, b := e.command("bob", "p-0", bob, ping(v33, alice, bob), nil)
+		wantCode(t, "bob pings as alice", code, b, http.StatusBadRequest, "DAML_AUTHORIZATION_ERROR")
+		e.mustCommand("alice", "p-1", alice, ping(v33, alice, bob), nil)
+		seen := only(t, "bob's ping", e.acs("bob", filter(bob, templateFilter(v33, false)), e.ledgerEnd()))
+		if len(seen.Signatories) != 1 || seen.Signatories[0] != string(alice) || len(seen.Observers) != 1 || seen.Observers[0] != string(bob) {
+			t.Errorf("ping signed by %v, observed by %v", seen.Signatories, seen.Observers)
+		}
+		p := e.run(x, "p-2", ping(v34, x.party, x.party), nil)
+		only(t, "xena's ping", e.acs(x.user, filter(x.party, templateFilter(v34, false)), e.ledgerEnd()))
+		resp := e.execute(x.user, p.raw, signatures(x.party, x.key, p.hash))
+		wantCode(t, "the same ping again", resp.StatusCode(), resp.Body, http.StatusConflict, "DUPLICATE_COMMAND")
+	})
+}
