@@ -50,8 +50,8 @@ func TestMisconfiguredJobsAreRefused(t *testing.T) {
 	}{
 		{"no interval", jobs.Job{Name: "a", Run: run}, "interval must be positive"},
 		{"both", jobs.Job{Name: "a", Every: time.Second, Cron: "* * * * *", Run: run}, "not both"},
-		{"bad cron", jobs.Job{Name: "a", Cron: "* *", Run: run}, "5 fields"},
-		{"cron parse", jobs.Job{Name: "a", Cron: "99 * * * *", Run: run}, "schedule cron"},
+		{"bad cron", jobs.Job{Name: "a", Cron: "* *", Run: run}, "want 5"},
+		{"cron parse", jobs.Job{Name: "a", Cron: "99 * * * *", Run: run}, "above maximum"},
 		{"no work", jobs.Job{Name: "a", Every: time.Second}, "no work"},
 	}
 	for _, tt := range tests {

@@ -55,8 +55,9 @@ var allocationChoices = map[string]ledger.AllocationMove{
 	"Allocation_Cancel":          ledger.AllocationCancel,
 }
 
-// maxCommandIDLength bounds commandId, as Canton's LedgerString.
-const maxCommandIDLength = 255
+// maxCommandIDLength bounds commandId and submissionId: the ledger's one
+// id limit, Canton's LedgerString (255).
+const maxCommandIDLength = ledger.MaxIDLength
 
 type disclosedContract struct {
 	TemplateID       string `json:"templateId"`
@@ -154,10 +155,10 @@ func (s *Server) check(c *caller, cmds *jsCommands) (*submission, error) {
 		return nil, cantonErr(codeMissingField, "commandId: every command needs an id, unique per change")
 	}
 	if len(cmds.CommandID) > maxCommandIDLength {
-		return nil, invalidArgument("commandId: at most %d characters", maxCommandIDLength)
+		return nil, invalidArgument("commandId: at most %d bytes", maxCommandIDLength)
 	}
 	if len(cmds.SubmissionID) > maxCommandIDLength {
-		return nil, invalidArgument("submissionId: at most %d characters", maxCommandIDLength)
+		return nil, invalidArgument("submissionId: at most %d bytes", maxCommandIDLength)
 	}
 	if cmds.UserID != "" && cmds.UserID != c.user.Name {
 		return nil, permissionDenied("userId %q is not the token's user %q", cmds.UserID, c.user.Name)

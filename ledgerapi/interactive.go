@@ -79,7 +79,7 @@ func (s *Server) prepareSubmission(w http.ResponseWriter, r *http.Request, c *ca
 		return cantonErr(codeMissingField, "commandId: every command needs an id, unique per change")
 	}
 	if len(req.CommandID) > maxCommandIDLength {
-		return invalidArgument("commandId: at most %d characters", maxCommandIDLength)
+		return invalidArgument("commandId: at most %d bytes", maxCommandIDLength)
 	}
 	if req.SynchronizerID == "" {
 		return cantonErr(codeMissingField, "synchronizerId: name the synchronizer to prepare for (%s)", s.l.SynchronizerID())
