@@ -49,6 +49,7 @@ func Templates() []string {
 		TemplateTransferPreapproval, TemplateTransferCommand, TemplateBuyTrafficRequest, TemplateMemberTraffic,
 		TemplateAmuletAllocation, TemplateOTCTradeProposal, TemplateOTCTrade,
 		TemplateAppPaymentRequest, TemplateAcceptedAppPayment, TemplateTransferPreapprovalProposal, TemplateBatchMergeUtility, TemplateDelegateProxy,
+		TemplatePing, TemplatePingBuiltin,
 		TemplateSubscriptionRequest, TemplateSubscriptionInitialPayment, TemplateSubscription,
 		TemplateSubscriptionIdleState, TemplateSubscriptionPayment, TemplateTerminatedSubscription,
 	}
@@ -105,6 +106,8 @@ var observerFields = map[string][]string{
 // signatoriesOf are, for templates whose signatories a payload field
 // lists, those signatories; their other stakeholders observe.
 var signatoriesOf = map[string]func(payload []byte) []coin.PartyID{
+	TemplatePing:        pingInitiator,
+	TemplatePingBuiltin: pingInitiator,
 	TemplateOTCTradeProposal: func(b []byte) []coin.PartyID {
 		var p OTCTradeProposal
 		_ = json.Unmarshal(b, &p)

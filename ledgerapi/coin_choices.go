@@ -49,6 +49,8 @@ var coinChoices = []coinChoice{
 // coinCreates are the coin's templates a CreateCommand may create.
 var coinCreates = map[string]func(s *Server, r *http.Request, actAs []coin.PartyID, raw json.RawMessage, key string) (int64, error){
 	ledger.TemplateTransferPreapprovalProposal: (*Server).createPreapprovalProposal,
+	ledger.TemplatePing:                        createPing(ledger.TemplatePing),
+	ledger.TemplatePingBuiltin:                 createPing(ledger.TemplatePingBuiltin),
 	ledger.TemplateMergeDelegationProposal:     (*Server).createMergeProposal,
 	ledger.TemplateBatchMergeUtility:           (*Server).createBatchMergeUtility,
 	ledger.TemplateDelegateProxy:               (*Server).createDelegateProxy,
@@ -356,285 +358,33 @@ func (s *Server) createPreapprovalProposal(r *http.Request, actAs []coin.PartyID
 	return s.offsetOf(r, cid)
 }
 
-// createMergeProposal is the CreateCommand of a MergeDelegationProposal,
-// signed by the delegation's owner.
-func (s *Server) createMergeProposal(r *http.Request, actAs []coin.PartyID, raw json.RawMessage, key string) (int64, error) {
-	var arg struct {
-		Delegation *struct {
-			Operator string          `json:"operator"`
-			Owner    string          `json:"owner"`
-			Meta     json.RawMessage `json:"meta"`
-		} `json:"delegation"`
-	}
-	if err := decodeArg(raw, &arg); err != nil {
-		return 0, err
-	}
-	if arg.Delegation == nil {
-		return 0, cantonErr(codeMissingField, "createArguments.delegation: the delegation is required")
-	}
-	owner, err := parseParty("createArguments.delegation.owner", arg.Delegation.Owner)
-	if err != nil {
-		return 0, err
-	}
-	operator, err := parseParty("createArguments.delegation.operator", arg.Delegation.Operator)
-	if err != nil {
-		return 0, err
-	}
-	if err := requireController("the owner", owner, actAs); err != nil {
-		return 0, err
-	}
-	d, err := s.l.ProposeMergeDelegationTo(r.Context(), owner, operator, key)
-	if err != nil {
-		return 0, err
-	}
-	return s.offsetOf(r, d.Contract.ContractID)
-}
-
-// createBatchMergeUtility is the CreateCommand of the operator's
-// BatchMergeUtility.
-func (s *Server) createBatchMergeUtility(r *http.Request, actAs []coin.PartyID, raw json.RawMessage, key string) (int64, error) {
-	var arg struct {
-		Operator string `json:"operator"`
-	}
-	if err := decodeArg(raw, &arg); err != nil {
-		return 0, err
-	}
-	operator, err := parseParty("createArguments.operator", arg.Operator)
-	if err != nil {
-		return 0, err
-	}
-	if err := requireController("the operator", operator, actAs); err != nil {
-		return 0, err
-	}
-	cid, err := s.l.CreateBatchMergeUtility(r.Context(), operator, key)
-	if err != nil {
-		return 0, err
-	}
-	return s.offsetOf(r, cid)
-}
-
-// acceptMergeProposal is MergeDelegationProposal_Accept by the operator
-// (the first actAs party).
-func (s *Server) acceptMergeProposal(r *http.Request, sb *submission) (int64, error) {
-	if err := decodeArg(sb.ex.ChoiceArgument, &struct{}{}); err != nil {
-		return 0, err
-	}
-	d, err := s.l.AcceptMergeDelegationAs(r.Context(), sb.actAs[0], sb.cid, sb.key)
-	switch {
-	case errors.Is(err, ledger.ErrForbidden):
-		return 0, cantonErr(codeAuthorization, "%v", err)
-	case errors.Is(err, ledger.ErrNotFound) && !errors.Is(err, ledger.ErrDuplicate), errors.Is(err, ledger.ErrConflict) && !errors.Is(err, ledger.ErrRequirement):
-		return 0, cantonErr(codeContractNotFound, "merge delegation proposal %s not found or not active", sb.cid)
-	case err != nil:
-		return 0, err
-	}
-	return s.offsetOf(r, d.Contract.ContractID)
-}
-
-// mergeArg is MergeDelegation_Merge's argument: the self-transfer through
-// the transfer factory whose inputs are merged.
-type mergeArg struct {
-	OptMergeTransfer *struct {
-		FactoryCid string          `json:"factoryCid"`
-		ChoiceArg  json.RawMessage `json:"choiceArg"`
-	} `json:"optMergeTransfer"`
-}
-
-// delegatedMergeOf checks one merge's argument: a self-transfer of the
-// instrument by the holdings' owner, through the registry's factory.
-func (s *Server) delegatedMergeOf(r *http.Request, field string, delegation coin.ContractID, raw json.RawMessage) (ledger.DelegatedMerge, error) {
-	var arg mergeArg
-	if err := decodeArg(raw, &arg); err != nil {
-		return ledger.DelegatedMerge{}, err
-	}
-	if arg.OptMergeTransfer == nil {
-		return ledger.DelegatedMerge{}, cantonErr(codeMissingField, "%s.optMergeTransfer: this participant merges by a self-transfer; give it", field)
-	}
-	factory, err := coin.ParseContractID(arg.OptMergeTransfer.FactoryCid)
-	if err != nil {
-		return ledger.DelegatedMerge{}, invalidArgument("%s.optMergeTransfer.factoryCid: %v", field, err)
-	}
-	ct, err := s.l.LedgerContractByID(r.Context(), factory)
-	if errors.Is(err, ledger.ErrNotFound) || err == nil && (ct.ArchivedOffset != 0 || !ledger.Implements(ct.TemplateID, ledger.InterfaceTransferFactory)) {
-		return ledger.DelegatedMerge{}, cantonErr(codeContractNotFound, "%s: transfer factory %s not found or not active", field, factory)
-	} else if err != nil {
-		return ledger.DelegatedMerge{}, err
-	}
-	// The transfer's argument is the token standard's, optional fields
-	// (lock) included: only what the merge needs is read.
-	var tr transferArg
-	if err := json.Unmarshal(arg.OptMergeTransfer.ChoiceArg, &tr); err != nil || tr.Transfer == nil {
-		return ledger.DelegatedMerge{}, invalidArgument("%s.optMergeTransfer.choiceArg: want TransferFactory_Transfer's argument", field)
-	}
-	dso := string(s.l.DSO())
-	if tr.ExpectedAdmin != dso || tr.Transfer.InstrumentID.Admin != dso || tr.Transfer.InstrumentID.ID != ledger.InstrumentID {
-		return ledger.DelegatedMerge{}, cantonErr(codeInterpretation, "%s: the transfer is not of this registry's instrument %s/%s", field, dso, ledger.InstrumentID)
-	}
-	if tr.Transfer.Sender != tr.Transfer.Receiver {
-		return ledger.DelegatedMerge{}, cantonErr(codeInterpretation, "%s: a merge is a self-transfer; the sender %s is not the receiver %s", field, tr.Transfer.Sender, tr.Transfer.Receiver)
-	}
-	m := ledger.DelegatedMerge{Delegation: delegation}
-	for i, h := range tr.Transfer.InputHoldingCids {
-		cid, err := coin.ParseContractID(h)
-		if err != nil {
-			return ledger.DelegatedMerge{}, invalidArgument("%s.optMergeTransfer.choiceArg.transfer.inputHoldingCids[%d]: %v", field, i, err)
+// createPing is the CreateCommand of Canton's Ping as template, signed by
+// its initiator.
+func createPing(template string) func(s *Server, r *http.Request, actAs []coin.PartyID, raw json.RawMessage, key string) (int64, error) {
+	return func(s *Server, r *http.Request, actAs []coin.PartyID, raw json.RawMessage, key string) (int64, error) {
+		var arg struct {
+			ID        string `json:"id"`
+			Initiator string `json:"initiator"`
+			Responder string `json:"responder"`
 		}
-		m.Inputs = append(m.Inputs, cid)
-	}
-	return m, nil
-}
-
-// merged runs delegated merges by the operator (the first actAs party).
-func (s *Server) merged(r *http.Request, sb *submission, utility coin.ContractID, calls []ledger.DelegatedMerge) (int64, error) {
-	off, err := s.l.MergeByDelegation(r.Context(), sb.actAs[0], utility, calls, sb.key)
-	if errors.Is(err, ledger.ErrForbidden) {
-		return 0, cantonErr(codeAuthorization, "%v", err)
-	}
-	return off, err
-}
-
-// delegatedMerge is MergeDelegation_Merge by the operator.
-func (s *Server) delegatedMerge(r *http.Request, sb *submission) (int64, error) {
-	m, err := s.delegatedMergeOf(r, "choiceArgument", sb.cid, sb.ex.ChoiceArgument)
-	if err != nil {
-		return 0, err
-	}
-	return s.merged(r, sb, "", []ledger.DelegatedMerge{m})
-}
-
-// batchMerge is BatchMergeUtility_BatchMerge by the operator: each merge
-// call is a MergeDelegation_Merge, all in one transaction.
-func (s *Server) batchMerge(r *http.Request, sb *submission) (int64, error) {
-	var arg struct {
-		MergeCalls []struct {
-			DelegationCid string          `json:"delegationCid"`
-			ChoiceArg     json.RawMessage `json:"choiceArg"`
-		} `json:"mergeCalls"`
-	}
-	if err := decodeArg(sb.ex.ChoiceArgument, &arg); err != nil {
-		return 0, err
-	}
-	calls := make([]ledger.DelegatedMerge, 0, len(arg.MergeCalls))
-	for i, c := range arg.MergeCalls {
-		field := "choiceArgument.mergeCalls[" + strconv.Itoa(i) + "]"
-		d, err := coin.ParseContractID(c.DelegationCid)
-		if err != nil {
-			return 0, invalidArgument("%s.delegationCid: %v", field, err)
+		if err := decodeArg(raw, &arg); err != nil {
+			return 0, err
 		}
-		m, err := s.delegatedMergeOf(r, field+".choiceArg", d, c.ChoiceArg)
+		p := ledger.Ping{ID: arg.ID}
+		var err error
+		if p.Initiator, err = parseParty("createArguments.initiator", arg.Initiator); err != nil {
+			return 0, err
+		}
+		if p.Responder, err = parseParty("createArguments.responder", arg.Responder); err != nil {
+			return 0, err
+		}
+		if err := requireController("the initiator", p.Initiator, actAs); err != nil {
+			return 0, err
+		}
+		cid, err := s.l.CreatePing(r.Context(), template, p, key)
 		if err != nil {
 			return 0, err
 		}
-		calls = append(calls, m)
+		return s.offsetOf(r, cid)
 	}
-	return s.merged(r, sb, sb.cid, calls)
-}
-
-// createDelegateProxy is the CreateCommand of a DelegateProxy, signed by
-// its provider.
-func (s *Server) createDelegateProxy(r *http.Request, actAs []coin.PartyID, raw json.RawMessage, key string) (int64, error) {
-	var arg struct {
-		Provider string `json:"provider"`
-		Delegate string `json:"delegate"`
-	}
-	if err := decodeArg(raw, &arg); err != nil {
-		return 0, err
-	}
-	var p ledger.DelegateProxy
-	var err error
-	if p.Provider, err = parseParty("createArguments.provider", arg.Provider); err != nil {
-		return 0, err
-	}
-	if p.Delegate, err = parseParty("createArguments.delegate", arg.Delegate); err != nil {
-		return 0, err
-	}
-	if err := requireController("the provider", p.Provider, actAs); err != nil {
-		return 0, err
-	}
-	cid, err := s.l.CreateDelegateProxy(r.Context(), p, key)
-	if err != nil {
-		return 0, err
-	}
-	return s.offsetOf(r, cid)
-}
-
-// runInner is Server.run, reached through a variable: the dispatch reads
-// coinChoices, so a choice that dispatches again cannot name it directly.
-var runInner func(s *Server, r *http.Request, sb *submission) (int64, error)
-
-func init() { runInner = (*Server).run }
-
-// damlDecimal is a Daml Decimal, which the JSON API takes as a string or
-// a number.
-type damlDecimal coin.Amount
-
-func (d *damlDecimal) UnmarshalJSON(b []byte) error {
-	a, err := coin.ParseAmount(strings.Trim(string(b), `"`))
-	if err != nil {
-		return err
-	}
-	*d = damlDecimal(a)
-	return nil
-}
-
-// proxyChoice is a DelegateProxy choice by its delegate (the first actAs
-// party): the token standard's choice it wraps runs as if exercised
-// directly, then the provider's beneficiaries earn the featured app
-// activity's reward.
-func (s *Server) proxyChoice(r *http.Request, sb *submission) (int64, error) {
-	var arg struct {
-		Cid      string `json:"cid"`
-		ProxyArg *struct {
-			FeaturedAppRightCid string `json:"featuredAppRightCid"`
-			Beneficiaries       []struct {
-				Beneficiary string      `json:"beneficiary"`
-				Weight      damlDecimal `json:"weight"`
-			} `json:"beneficiaries"`
-			ChoiceArg json.RawMessage `json:"choiceArg"`
-		} `json:"proxyArg"`
-	}
-	if err := decodeArg(sb.ex.ChoiceArgument, &arg); err != nil {
-		return 0, err
-	}
-	if arg.ProxyArg == nil {
-		return 0, cantonErr(codeMissingField, "choiceArgument.proxyArg: the wrapped choice's argument is required")
-	}
-	cid, err := coin.ParseContractID(arg.Cid)
-	if err != nil {
-		return 0, invalidArgument("choiceArgument.cid: %v", err)
-	}
-	right, err := coin.ParseContractID(arg.ProxyArg.FeaturedAppRightCid)
-	if err != nil {
-		return 0, invalidArgument("choiceArgument.proxyArg.featuredAppRightCid: %v", err)
-	}
-	bs := make([]ledger.Beneficiary, 0, len(arg.ProxyArg.Beneficiaries))
-	for i, b := range arg.ProxyArg.Beneficiaries {
-		p, err := parseParty("choiceArgument.proxyArg.beneficiaries["+strconv.Itoa(i)+"].beneficiary", b.Beneficiary)
-		if err != nil {
-			return 0, err
-		}
-		bs = append(bs, ledger.Beneficiary{Party: p, Weight: coin.Amount(b.Weight)})
-	}
-	if _, err := s.l.CheckProxyUse(r.Context(), sb.actAs[0], sb.cid, right, bs); errors.Is(err, ledger.ErrForbidden) {
-		return 0, cantonErr(codeAuthorization, "%v", err)
-	} else if err != nil {
-		return 0, err
-	}
-	inner := *sb
-	inner.cid = cid
-	inner.ex = exerciseCommand{ContractID: arg.Cid, Choice: strings.TrimPrefix(sb.ex.Choice, "DelegateProxy_"), ChoiceArgument: arg.ProxyArg.ChoiceArg}
-	inner.iface = ledger.InterfaceTransferInstruction
-	if inner.ex.Choice == "TransferFactory_Transfer" {
-		inner.iface = ledger.InterfaceTransferFactory
-	}
-	off, err := runInner(s, r, &inner)
-	if err != nil {
-		return 0, err
-	}
-	sb.updateID = inner.updateID
-	if err := s.l.ConvertActivityMarker(r.Context(), bs); err != nil {
-		// The choice ran; the marker's reward is lost, not the transfer.
-		s.log.ErrorContext(r.Context(), "ledger api: converting a featured app activity marker failed", "command_id", sb.commandID, "err", err)
-	}
-	return off, nil
 }

@@ -3,17 +3,22 @@ package ledgerapi_test
 import (
 	"bytes"
 	"context"
+	"crypto"
 	"encoding/json"
 	"errors"
+	"log/slog"
 	"net/http"
+	"net/http/httptest"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/ccwallet/ccwallet/coin"
+	"github.com/ccwallet/ccwallet/handlers"
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
+	"github.com/ccwallet/ccwallet/web"
 )
 
 // The coin's own choices through the Ledger API, built as the wallet
@@ -670,4 +675,178 @@ func TestCoinPackagesListed(t *testing.T) {
 	e.mustCommand("admin", "by-id", op, map[string]any{"CreateCommand": map[string]any{
 		"templateId":      "1da198cb7968fa478cfa12aba9fdf128a63a8af6ab284ea6be238cf92a3733ac:Splice.Util.Token.Wallet.MergeDelegation:BatchMergeUtility",
 		"createArguments": map[string]any{"operator": op}}}, nil)
+}
+
+// scanProxy GETs path from the validator's scan proxy on the app port as
+// user, as the SDK's ScanProxyClient does.
+func (e *env) scanProxy(user, path string, out any) {
+	e.t.Helper()
+	v, err := web.NewVerifier(web.AuthConfig{StaticKeys: map[string]crypto.PublicKey{testKID: e.signer.Public()}, Audience: testAudience}, slog.New(slog.DiscardHandler))
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	srv := httptest.NewServer(handlers.New(e.l, handlers.Config{Auth: v}, nil).Routes(nil))
+	defer srv.Close()
+	tok, err := web.SignDevToken(e.signer, testKID, "", testAudience, user, time.Hour)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	req, _ := http.NewRequest(http.MethodGet, srv.URL+"/api/validator/v0/scan-proxy"+path, nil)
+	req.Header.Set("Authorization", "Bearer "+tok)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		e.t.Fatalf("scan proxy %s: %d", path, resp.StatusCode)
+	}
+	if err := json.NewDecoder(resp.Body).Decode(out); err != nil {
+		e.t.Fatal(err)
+	}
+}
+
+// scanContract is a contract as Scan hands it out.
+type scanContract struct {
+	TemplateID       string `json:"template_id"`
+	ContractID       string `json:"contract_id"`
+	CreatedEventBlob string `json:"created_event_blob"`
+}
+
+// TestCoinScanProxyContext: the AmuletRules and open round the scan proxy
+// hands out are what the SDK's buyMemberTraffic and
+// createRenewTransferPreapproval disclose and name, and the commands run
+// with them as they are.
+func TestCoinScanProxyContext(t *testing.T) {
+	e := newEnv(t, 1)
+	ctx := context.Background()
+	alice := e.user("alice", "1000")
+	op := e.l.Operator()
+	var rules struct {
+		AmuletRules struct {
+			Contract scanContract `json:"contract"`
+		} `json:"amulet_rules"`
+	}
+	e.scanProxy("alice", "/amulet-rules", &rules)
+	var rounds struct {
+		OpenMiningRounds []struct {
+			Contract scanContract `json:"contract"`
+		} `json:"open_mining_rounds"`
+	}
+	e.scanProxy("alice", "/open-and-issuing-mining-rounds", &rounds)
+	if len(rounds.OpenMiningRounds) == 0 {
+		t.Fatal("no open round")
+	}
+	round := rounds.OpenMiningRounds[len(rounds.OpenMiningRounds)-1].Contract
+	sync := e.l.SynchronizerID()
+	disclose := []map[string]any{}
+	for _, c := range []scanContract{rules.AmuletRules.Contract, round} {
+		disclose = append(disclose, map[string]any{"templateId": c.TemplateID, "contractId": c.ContractID, "createdEventBlob": c.CreatedEventBlob, "synchronizerId": sync})
+	}
+	amuletRules := rules.AmuletRules.Contract
+	e.mustCommand("alice", "buy", alice, exercise(amuletRules.TemplateID, amuletRules.ContractID, "AmuletRules_BuyMemberTraffic", map[string]any{
+		"context":  map[string]any{"openMiningRound": round.ContractID, "issuingMiningRounds": []any{}, "validatorRights": []any{}, "featuredAppRight": nil},
+		"inputs":   []any{},
+		"provider": alice, "memberId": e.l.ParticipantID(), "synchronizerId": sync, "migrationId": 0, "trafficAmount": 200000, "expectedDso": e.l.DSO(),
+	}), disclose)
+	e.mustCommand("alice", "tap", alice, exercise(amuletRules.TemplateID, amuletRules.ContractID, "AmuletRules_DevNet_Tap",
+		map[string]any{"receiver": alice, "amount": "5", "openRound": round.ContractID}), disclose)
+
+	pre, _, err := e.l.CreatePreapproval(ctx, alice)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := e.l.PreapprovalOf(ctx, alice)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.mustCommand("admin", "renew", op, exercise(preapprovalTemplate, string(pre), "TransferPreapproval_Renew", map[string]any{
+		"context": map[string]any{"context": map[string]any{"openMiningRound": round.ContractID, "issuingMiningRounds": []any{}, "validatorRights": []any{}, "featuredAppRight": nil},
+			"amuletRules": amuletRules.ContractID},
+		"inputs": []any{}, "newExpiresAt": p.ExpiresAt.Add(time.Hour).Format(time.RFC3339Nano),
+	}), disclose)
+}
+
+// TestCoinChoicesLedgerEffects: in the ledger-effects shape the coin's
+// consuming choices show as themselves: a renewal archives the old
+// preapproval by TransferPreapproval_Renew, a cancellation by
+// TransferPreapproval_Cancel.
+func TestCoinChoicesLedgerEffects(t *testing.T) {
+	e := newEnv(t, 0)
+	ctx := context.Background()
+	op := e.l.Operator()
+	bob := e.user("bob", "")
+	pre, _, err := e.l.CreatePreapproval(ctx, bob)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := e.l.PreapprovalOf(ctx, bob)
+	if err != nil {
+		t.Fatal(err)
+	}
+	submit := func(user, commandID string, actAs coin.PartyID, cmd map[string]any) map[string]exercised {
+		t.Helper()
+		req := map[string]any{"commands": map[string]any{"commands": []any{cmd}, "commandId": commandID, "actAs": []coin.PartyID{actAs}},
+			"transactionFormat": map[string]any{"eventFormat": filter(actAs), "transactionShape": "TRANSACTION_SHAPE_LEDGER_EFFECTS"}}
+		resp, err := e.as(user).PostV2CommandsSubmitAndWaitForTransactionWithBodyWithResponse(ctx, jsonType, body(t, req))
+		if err != nil || resp.StatusCode() != http.StatusOK {
+			t.Fatalf("%s: %v %s", commandID, err, resp.Body)
+		}
+		var tx struct {
+			Transaction struct {
+				Events []map[string]json.RawMessage `json:"events"`
+			} `json:"transaction"`
+		}
+		json.Unmarshal(resp.Body, &tx)
+		out := map[string]exercised{}
+		for _, ev := range tx.Transaction.Events {
+			if raw, ok := ev["ExercisedEvent"]; ok {
+				var x exercised
+				json.Unmarshal(raw, &x)
+				out[x.ContractID] = x
+			}
+		}
+		return out
+	}
+	renewed := submit("admin", "renew", op, exercise(preapprovalTemplate, string(pre), "TransferPreapproval_Renew", map[string]any{
+		"context": map[string]any{}, "inputs": []any{}, "newExpiresAt": p.ExpiresAt.Add(time.Hour).Format(time.RFC3339Nano)}))
+	if x := renewed[string(pre)]; x.Choice != "TransferPreapproval_Renew" || !x.Consuming {
+		t.Errorf("the renewal shows %+v", renewed)
+	}
+	p2, err := e.l.PreapprovalOf(ctx, bob)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cancelled := submit("bob", "cancel", bob, exercise(preapprovalTemplate, string(p2.ContractID), "TransferPreapproval_Cancel", map[string]any{"p": bob}))
+	if x := cancelled[string(p2.ContractID)]; x.Choice != "TransferPreapproval_Cancel" || !x.Consuming {
+		t.Errorf("the cancellation shows %+v", cancelled)
+	}
+}
+
+// TestCoinPing: Canton's Ping, as the SDK's createPingCommand builds it
+// (3.3's AdminWorkflows and 3.4's builtin package), is created by its
+// initiator, local or external, signed by it and seen by the responder;
+// executing the same prepared ping again is DUPLICATE_COMMAND; a ping in
+// another party's name is refused.
+func TestCoinPing(t *testing.T) {
+	forEachEngine(t, func(t *testing.T, e *env) {
+		alice, bob := e.user("alice", ""), e.user("bob", "")
+		x := e.external("xena", "")
+		ping := func(template string, initiator, responder coin.PartyID) map[string]any {
+			return map[string]any{"CreateCommand": map[string]any{"templateId": template, "createArguments": map[string]any{
+				"id": "ping-" + string(responder)[:4], "initiator": initiator, "responder": responder}}}
+		}
+		const v33, v34 = "#AdminWorkflows:Canton.Internal.Ping:Ping", "#canton-builtin-admin-workflow-ping:Canton.Internal.Ping:Ping"
+		code, b := e.command("bob", "p-0", bob, ping(v33, alice, bob), nil)
+		wantCode(t, "bob pings as alice", code, b, http.StatusBadRequest, "DAML_AUTHORIZATION_ERROR")
+		e.mustCommand("alice", "p-1", alice, ping(v33, alice, bob), nil)
+		seen := only(t, "bob's ping", e.acs("bob", filter(bob, templateFilter(v33, false)), e.ledgerEnd()))
+		if len(seen.Signatories) != 1 || seen.Signatories[0] != string(alice) || len(seen.Observers) != 1 || seen.Observers[0] != string(bob) {
+			t.Errorf("ping signed by %v, observed by %v", seen.Signatories, seen.Observers)
+		}
+		p := e.run(x, "p-2", ping(v34, x.party, x.party), nil)
+		only(t, "xena's ping", e.acs(x.user, filter(x.party, templateFilter(v34, false)), e.ledgerEnd()))
+		resp := e.execute(x.user, p.raw, signatures(x.party, x.key, p.hash))
+		wantCode(t, "the same ping again", resp.StatusCode(), resp.Body, http.StatusConflict, "DUPLICATE_COMMAND")
+	})
 }

@@ -1,0 +1,189 @@
+package ledgerapi
+
+import (
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strconv"
+
+	"github.com/ccwallet/ccwallet/coin"
+	"github.com/ccwallet/ccwallet/ledger"
+)
+
+// Merge delegations as the wallet SDK drives them: the owner's
+// MergeDelegationProposal, the operator's acceptance and
+// BatchMergeUtility, and its merges (coinChoices lists them).
+
+// createMergeProposal is the CreateCommand of a MergeDelegationProposal,
+// signed by the delegation's owner.
+func (s *Server) createMergeProposal(r *http.Request, actAs []coin.PartyID, raw json.RawMessage, key string) (int64, error) {
+	var arg struct {
+		Delegation *struct {
+			Operator string          `json:"operator"`
+			Owner    string          `json:"owner"`
+			Meta     json.RawMessage `json:"meta"`
+		} `json:"delegation"`
+	}
+	if err := decodeArg(raw, &arg); err != nil {
+		return 0, err
+	}
+	if arg.Delegation == nil {
+		return 0, cantonErr(codeMissingField, "createArguments.delegation: the delegation is required")
+	}
+	owner, err := parseParty("createArguments.delegation.owner", arg.Delegation.Owner)
+	if err != nil {
+		return 0, err
+	}
+	operator, err := parseParty("createArguments.delegation.operator", arg.Delegation.Operator)
+	if err != nil {
+		return 0, err
+	}
+	if err := requireController("the owner", owner, actAs); err != nil {
+		return 0, err
+	}
+	d, err := s.l.ProposeMergeDelegationTo(r.Context(), owner, operator, key)
+	if err != nil {
+		return 0, err
+	}
+	return s.offsetOf(r, d.Contract.ContractID)
+}
+
+// createBatchMergeUtility is the CreateCommand of the operator's
+// BatchMergeUtility.
+func (s *Server) createBatchMergeUtility(r *http.Request, actAs []coin.PartyID, raw json.RawMessage, key string) (int64, error) {
+	var arg struct {
+		Operator string `json:"operator"`
+	}
+	if err := decodeArg(raw, &arg); err != nil {
+		return 0, err
+	}
+	operator, err := parseParty("createArguments.operator", arg.Operator)
+	if err != nil {
+		return 0, err
+	}
+	if err := requireController("the operator", operator, actAs); err != nil {
+		return 0, err
+	}
+	cid, err := s.l.CreateBatchMergeUtility(r.Context(), operator, key)
+	if err != nil {
+		return 0, err
+	}
+	return s.offsetOf(r, cid)
+}
+
+// acceptMergeProposal is MergeDelegationProposal_Accept by the operator
+// (the first actAs party).
+func (s *Server) acceptMergeProposal(r *http.Request, sb *submission) (int64, error) {
+	if err := decodeArg(sb.ex.ChoiceArgument, &struct{}{}); err != nil {
+		return 0, err
+	}
+	d, err := s.l.AcceptMergeDelegationAs(r.Context(), sb.actAs[0], sb.cid, sb.key)
+	switch {
+	case errors.Is(err, ledger.ErrForbidden):
+		return 0, cantonErr(codeAuthorization, "%v", err)
+	case errors.Is(err, ledger.ErrNotFound) && !errors.Is(err, ledger.ErrDuplicate), errors.Is(err, ledger.ErrConflict) && !errors.Is(err, ledger.ErrRequirement):
+		return 0, cantonErr(codeContractNotFound, "merge delegation proposal %s not found or not active", sb.cid)
+	case err != nil:
+		return 0, err
+	}
+	return s.offsetOf(r, d.Contract.ContractID)
+}
+
+// mergeArg is MergeDelegation_Merge's argument: the self-transfer through
+// the transfer factory whose inputs are merged.
+type mergeArg struct {
+	OptMergeTransfer *struct {
+		FactoryCid string          `json:"factoryCid"`
+		ChoiceArg  json.RawMessage `json:"choiceArg"`
+	} `json:"optMergeTransfer"`
+}
+
+// delegatedMergeOf checks one merge's argument: a self-transfer of the
+// instrument by the holdings' owner, through the registry's factory.
+func (s *Server) delegatedMergeOf(r *http.Request, field string, delegation coin.ContractID, raw json.RawMessage) (ledger.DelegatedMerge, error) {
+	var arg mergeArg
+	if err := decodeArg(raw, &arg); err != nil {
+		return ledger.DelegatedMerge{}, err
+	}
+	if arg.OptMergeTransfer == nil {
+		return ledger.DelegatedMerge{}, cantonErr(codeMissingField, "%s.optMergeTransfer: this participant merges by a self-transfer; give it", field)
+	}
+	factory, err := coin.ParseContractID(arg.OptMergeTransfer.FactoryCid)
+	if err != nil {
+		return ledger.DelegatedMerge{}, invalidArgument("%s.optMergeTransfer.factoryCid: %v", field, err)
+	}
+	ct, err := s.l.LedgerContractByID(r.Context(), factory)
+	if errors.Is(err, ledger.ErrNotFound) || err == nil && (ct.ArchivedOffset != 0 || !ledger.Implements(ct.TemplateID, ledger.InterfaceTransferFactory)) {
+		return ledger.DelegatedMerge{}, cantonErr(codeContractNotFound, "%s: transfer factory %s not found or not active", field, factory)
+	} else if err != nil {
+		return ledger.DelegatedMerge{}, err
+	}
+	// The transfer's argument is the token standard's, optional fields
+	// (lock) included: only what the merge needs is read.
+	var tr transferArg
+	if err := json.Unmarshal(arg.OptMergeTransfer.ChoiceArg, &tr); err != nil || tr.Transfer == nil {
+		return ledger.DelegatedMerge{}, invalidArgument("%s.optMergeTransfer.choiceArg: want TransferFactory_Transfer's argument", field)
+	}
+	dso := string(s.l.DSO())
+	if tr.ExpectedAdmin != dso || tr.Transfer.InstrumentID.Admin != dso || tr.Transfer.InstrumentID.ID != ledger.InstrumentID {
+		return ledger.DelegatedMerge{}, cantonErr(codeInterpretation, "%s: the transfer is not of this registry's instrument %s/%s", field, dso, ledger.InstrumentID)
+	}
+	if tr.Transfer.Sender != tr.Transfer.Receiver {
+		return ledger.DelegatedMerge{}, cantonErr(codeInterpretation, "%s: a merge is a self-transfer; the sender %s is not the receiver %s", field, tr.Transfer.Sender, tr.Transfer.Receiver)
+	}
+	m := ledger.DelegatedMerge{Delegation: delegation}
+	for i, h := range tr.Transfer.InputHoldingCids {
+		cid, err := coin.ParseContractID(h)
+		if err != nil {
+			return ledger.DelegatedMerge{}, invalidArgument("%s.optMergeTransfer.choiceArg.transfer.inputHoldingCids[%d]: %v", field, i, err)
+		}
+		m.Inputs = append(m.Inputs, cid)
+	}
+	return m, nil
+}
+
+// merged runs delegated merges by the operator (the first actAs party).
+func (s *Server) merged(r *http.Request, sb *submission, utility coin.ContractID, calls []ledger.DelegatedMerge) (int64, error) {
+	off, err := s.l.MergeByDelegation(r.Context(), sb.actAs[0], utility, calls, sb.key)
+	if errors.Is(err, ledger.ErrForbidden) {
+		return 0, cantonErr(codeAuthorization, "%v", err)
+	}
+	return off, err
+}
+
+// delegatedMerge is MergeDelegation_Merge by the operator.
+func (s *Server) delegatedMerge(r *http.Request, sb *submission) (int64, error) {
+	m, err := s.delegatedMergeOf(r, "choiceArgument", sb.cid, sb.ex.ChoiceArgument)
+	if err != nil {
+		return 0, err
+	}
+	return s.merged(r, sb, "", []ledger.DelegatedMerge{m})
+}
+
+// batchMerge is BatchMergeUtility_BatchMerge by the operator: each merge
+// call is a MergeDelegation_Merge, all in one transaction.
+func (s *Server) batchMerge(r *http.Request, sb *submission) (int64, error) {
+	var arg struct {
+		MergeCalls []struct {
+			DelegationCid string          `json:"delegationCid"`
+			ChoiceArg     json.RawMessage `json:"choiceArg"`
+		} `json:"mergeCalls"`
+	}
+	if err := decodeArg(sb.ex.ChoiceArgument, &arg); err != nil {
+		return 0, err
+	}
+	calls := make([]ledger.DelegatedMerge, 0, len(arg.MergeCalls))
+	for i, c := range arg.MergeCalls {
+		field := "choiceArgument.mergeCalls[" + strconv.Itoa(i) + "]"
+		d, err := coin.ParseContractID(c.DelegationCid)
+		if err != nil {
+			return 0, invalidArgument("%s.delegationCid: %v", field, err)
+		}
+		m, err := s.delegatedMergeOf(r, field+".choiceArg", d, c.ChoiceArg)
+		if err != nil {
+			return 0, err
+		}
+		calls = append(calls, m)
+	}
+	return s.merged(r, sb, sb.cid, calls)
+}
