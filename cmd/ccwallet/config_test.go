@@ -94,6 +94,10 @@ func TestConfigFiles(t *testing.T) {
 		{"empty file", "", nil, ""},
 		{"participant chart's targetAudience", "auth:\n  targetAudience: https://ledger.example.com\n", nil, ""},
 		{"all mission keys", goodValues, []string{"SECRET_ENV=pw"}, ""},
+		// The seed's storage keys, which the chart's values carry (before:
+		// unknown keys).
+		{"seed's db volume keys", "db:\n  volumeSize: 20Gi\n  volumeStorageClass: standard-rwo\n", nil, ""},
+		{"bad db volume size", "db:\n  volumeSize: twenty gigs\n", nil, `db.volumeSize: "twenty gigs" is not a storage size`},
 		{"unknown key", "enableWalet: true\n", nil, "enableWalet (line 1): unknown key"},
 		{"unknown nested key", "auth:\n  jwks: x\n", nil, "auth.jwks (line 2): unknown key"},
 		{"wrong type bool", "enableWallet: sometimes\n", nil, "enableWallet (line 1): wrong type"},
