@@ -681,8 +681,8 @@ func (c Config) validate(now time.Time, env envVars) error {
 	}
 	for _, receiver := range sortedKeys(c.AutoAcceptTransfers) {
 		key := "autoAcceptTransfers." + receiver
-		if _, err := coin.ParsePartyID(receiver); err != nil {
-			add(key, "receiver: %v", err)
+		if _, err := partyOrName(receiver); err != nil { // a name: the name service resolves it
+			add(key, "%v", err)
 		}
 		from := c.AutoAcceptTransfers[receiver].FromParties
 		if len(from) == 0 {
