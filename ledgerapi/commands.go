@@ -26,7 +26,7 @@ import (
 // (user, actAs, commandId).
 
 // supportedCommands says what a submission may be.
-const supportedCommands = "one ExerciseCommand of TransferFactory_Transfer on " + ledger.InterfaceTransferFactory +
+var supportedCommands = "one ExerciseCommand of TransferFactory_Transfer on " + ledger.InterfaceTransferFactory +
 	" (the registry's transfer factory), TransferInstruction_Accept, _Reject or _Withdraw on " + ledger.InterfaceTransferInstruction +
 	", TransferPreapproval_Send on " + ledger.TemplateTransferPreapproval +
 	", AllocationFactory_Allocate on " + ledger.InterfaceAllocationFactory +
@@ -36,7 +36,8 @@ const supportedCommands = "one ExerciseCommand of TransferFactory_Transfer on " 
 	", AllocationRequest_Reject or _Withdraw on " + ledger.InterfaceAllocationRequest +
 	", AppPaymentRequest_Accept, _Reject or _Withdraw on " + ledger.TemplateAppPaymentRequest +
 	", AcceptedAppPayment_Collect, _Reject or _Expire on " + ledger.TemplateAcceptedAppPayment +
-	"; or one CreateCommand of " + ledger.TemplateOTCTradeProposal + " or " + ledger.TemplateAppPaymentRequest
+	"; or one CreateCommand of " + ledger.TemplateOTCTradeProposal + " or " + ledger.TemplateAppPaymentRequest +
+	"; the coin's own: " + supportedCoinCommands()
 
 // instructionChoices are the TransferInstruction choices served, and the
 // ledger's move of each.
@@ -283,6 +284,8 @@ func (s *Server) run(r *http.Request, sb *submission) (int64, error) {
 		return s.allocationMove(r, actAs, cid, allocationChoices[choice], raw, key)
 	case iface == ledger.TemplateAppPaymentRequest || iface == ledger.TemplateAcceptedAppPayment:
 		return s.appPaymentChoice(r, actAs, iface, cid, choice, raw, key)
+	case coinChoiceOf(iface, choice) != nil:
+		return coinChoiceOf(iface, choice).run(s, r, sb)
 	default: // the trading app's, as check let through
 		return s.tradeChoice(r, actAs, iface, cid, choice, raw, key)
 	}
