@@ -12,10 +12,11 @@ import (
 const MaxInputHoldings = 100
 
 // checkInputHoldings refuses a transfer's named inputs (the token
-// standard's inputHoldingCids) unless each is a live holding of the
-// sender, as the token standard's factory fetches each as the sender's
-// holding and fails otherwise. The ledger still picks the holdings it
-// spends; the named ones may not be another party's or gone.
+// standard's inputHoldingCids) when one is another party's live holding,
+// as the token standard's factory fetches each as the sender's holding
+// and fails otherwise. The ledger still picks the holdings it spends, so
+// a named holding already spent (a client's stale list, a replay) is
+// left alone, as before, and a replay still answers DUPLICATE_COMMAND.
 func (l *Ledger) checkInputHoldings(ctx context.Context, sender coin.PartyID, ids []coin.ContractID) error {
 	if len(ids) > MaxInputHoldings {
 		return invalid("inputHoldingCids", "at most %d holdings, not %d", MaxInputHoldings, len(ids))
@@ -26,10 +27,7 @@ func (l *Ledger) checkInputHoldings(ctx context.Context, sender coin.PartyID, id
 	}
 	for i, id := range ids {
 		field := fmt.Sprintf("inputHoldingCids[%d]", i)
-		switch owner, ok := owners[id]; {
-		case !ok:
-			return invalid(field, "%s is not a live holding (spent, or never one)", id)
-		case owner != sender:
+		if owner, ok := owners[id]; ok && owner != sender {
 			return invalid(field, "%s is another party's holding, not the sender's", id)
 		}
 	}
