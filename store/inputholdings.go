@@ -15,7 +15,7 @@ func LiveHoldingOwners(ctx context.Context, db bun.IDB, ids []coin.ContractID) (
 		return owners, nil
 	}
 	var hs []Holding
-	if err := db.NewSelect().Model(&hs).Column("contract_id", "owner").Where("contract_id IN (?)", bun.In(ids)).Scan(ctx); err != nil {
+	if err := db.NewSelect().Model(&hs).Column("contract_id", "owner").Where("contract_id IN (?)", bun.List(ids)).Scan(ctx); err != nil {
 		return nil, err
 	}
 	for _, h := range hs {
