@@ -263,11 +263,14 @@ func (a Amount) AppendJSON(b []byte) []byte {
 	return append(a.AppendFixed(b), '"')
 }
 
-// UnmarshalJSON accepts a JSON string holding a decimal.
+// UnmarshalJSON accepts a JSON string holding a canonical decimal.
 func (a *Amount) UnmarshalJSON(b []byte) error {
 	var s string
 	if err := json.Unmarshal(b, &s); err != nil {
 		return fmt.Errorf("%w: must be a decimal in a JSON string", ErrInvalidAmount)
+	}
+	if err := checkCanonical(s); err != nil {
+		return err
 	}
 	v, err := ParseAmount(s)
 	if err != nil {

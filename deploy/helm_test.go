@@ -329,7 +329,8 @@ func TestChartBadValuesRefused(t *testing.T) {
 func TestChartSeedKeysReachTheWallet(t *testing.T) {
 	t.Parallel()
 	docs := render(t, "-f", exampleValues, "--set",
-		"useSequencerConnectionsFromScan=false,decentralizedSynchronizerUrl=https://sequencer.sv-1.global.example,enableWallet=false,migration.migrating=true")
+		"useSequencerConnectionsFromScan=false,decentralizedSynchronizerUrl=https://sequencer.sv-1.global.example,enableWallet=false,migration.migrating=true,"+
+			"db.volumeSize=20Gi,db.volumeStorageClass=standard-rwo")
 	p := podOf(t, docs)
 	cmd := exec.Command(wallet, append([]string{"config", "print"}, p.args[1:]...)...)
 	cmd.Env = p.env
@@ -360,6 +361,8 @@ func TestChartSeedKeysReachTheWallet(t *testing.T) {
 		{[]any{"persistence", "schema"}, "participant"},
 		{[]any{"persistence", "user"}, "cnadmin"},
 		{[]any{"persistence", "sslmode"}, "verify-ca"},
+		{[]any{"db", "volumeSize"}, "20Gi"},
+		{[]any{"db", "volumeStorageClass"}, "standard-rwo"},
 		{[]any{"migration", "id"}, 3},
 		{[]any{"migration", "migrating"}, true},
 		{[]any{"svSponsorAddress"}, "https://sv.sv-1.global.example"},
@@ -408,4 +411,27 @@ func TestChartMigratesOnPostgres(t *testing.T) {
 		t.Fatal(err)
 	}
 	pg.migrate(t, p, "participant")
+}
+
+// TestChartClaimsDBVolume: without Postgres, the seed's db.volumeSize and
+// db.volumeStorageClass claim the SQLite file's volume, which the pod
+// mounts instead of an emptyDir.
+func TestChartClaimsDBVolume(t *testing.T) {
+	t.Parallel()
+	docs := render(t, "--set", "network=devnet,validatorPartyHint=acme-validator-1,validatorWalletUsers[0]=admin,db.volumeSize=5Gi,db.volumeStorageClass=fast")
+	pvc := find(docs, "PersistentVolumeClaim")
+	if pvc == nil {
+		t.Fatal("no PersistentVolumeClaim rendered")
+	}
+	if got := dig(pvc, "spec", "resources", "requests", "storage"); got != "5Gi" {
+		t.Errorf("claim's storage = %v, want 5Gi", got)
+	}
+	if got := dig(pvc, "spec", "storageClassName"); got != "fast" {
+		t.Errorf("claim's storage class = %v, want fast", got)
+	}
+	for _, v := range dig(find(docs, "Deployment"), "spec", "template", "spec", "volumes").([]any) {
+		if vol := v.(map[string]any); vol["name"] == "data" && dig(vol, "persistentVolumeClaim", "claimName") != dig(pvc, "metadata", "name") {
+			t.Errorf("the data volume is %v, want the claim", vol)
+		}
+	}
 }

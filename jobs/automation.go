@@ -135,7 +135,7 @@ func (a Automation) check(ctx context.Context, l *ledger.Ledger) error {
 }
 
 // resolveNames turns the names configured for a sweep's receiver and
-// auto-accept's senders into their owners' parties (ledger.ResolveParty),
+// auto-accept's receivers (the entries' keys) and senders into their owners' parties (ledger.ResolveParty),
 // once, at startup: a name that is nobody's stops it with the key.
 func (a *Automation) resolveNames(ctx context.Context, l *ledger.Ledger) error {
 	a.Sweeps = slices.Clone(a.Sweeps)
@@ -150,6 +150,11 @@ func (a *Automation) resolveNames(ctx context.Context, l *ledger.Ledger) error {
 	a.AutoAccept = slices.Clone(a.AutoAccept)
 	for i := range a.AutoAccept {
 		r := &a.AutoAccept[i]
+		p, err := l.ResolveParty(ctx, "autoAcceptTransfers."+string(r.Receiver), string(r.Receiver))
+		if err != nil {
+			return err
+		}
+		r.Receiver = p
 		r.From = slices.Clone(r.From)
 		for j, f := range r.From {
 			p, err := l.ResolveParty(ctx, fmt.Sprintf("autoAcceptTransfers.%s.fromParties[%d]", r.Receiver, j), string(f))

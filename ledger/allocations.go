@@ -300,6 +300,9 @@ func (l *Ledger) allocate(ctx context.Context, spec AllocationSpecification, key
 				return err
 			}
 		}
+		if err := l.refuseSecondAllocation(ctx, tx, spec); err != nil {
+			return err
+		}
 		t, err := c.begin(ctx, "allocate")
 		if err != nil {
 			return err

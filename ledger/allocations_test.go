@@ -180,6 +180,7 @@ func TestExpireAllocations(t *testing.T) {
 		early := allocationSpec(l, sender, receiver, executor, "10", clock.Now())
 		late := allocationSpec(l, sender, receiver, executor, "20", clock.Now())
 		late.Settlement.SettleBefore = ledger.FormatTime(clock.Now().Add(3 * time.Hour))
+		late.TransferLegID = "leg1" // one leg is allocated at most once
 		if _, err := l.Allocate(ctx, early, "cmd-1"); err != nil {
 			t.Fatal(err)
 		}

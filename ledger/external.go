@@ -247,7 +247,8 @@ func (l *Ledger) ExternalPartyBalance(ctx context.Context, party coin.PartyID) (
 	if err := l.KnownParty(ctx, party); err != nil {
 		return ExternalBalance{}, err
 	}
-	r, err := store.EarliestOpenRound(ctx, l.db)
+	// The usable round, as the wallet's balance reads it (usableRound).
+	r, err := l.usableRound(ctx, l.db)
 	if err != nil {
 		return ExternalBalance{}, err
 	}

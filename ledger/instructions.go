@@ -197,6 +197,10 @@ type TransferInstructionRequest struct {
 	// with the same id fails with ErrDuplicate (or ErrInFlight while the
 	// first runs) and creates nothing.
 	TrackingID string
+	// InputHoldings are the holdings the sender names as inputs (the
+	// token standard's inputHoldingCids): each must be the sender's live
+	// holding (checkInputHoldings).
+	InputHoldings []coin.ContractID
 }
 
 type instrumentRef struct {
@@ -255,6 +259,9 @@ func (l *Ledger) CreateTransferInstruction(ctx context.Context, req TransferInst
 		return nil, err
 	}
 	if err := l.KnownParty(ctx, req.Receiver); err != nil {
+		return nil, err
+	}
+	if err := l.checkInputHoldings(ctx, req.Sender, req.InputHoldings); err != nil {
 		return nil, err
 	}
 	executeBefore := req.ExecuteBefore.UTC().Truncate(time.Microsecond)

@@ -101,7 +101,7 @@ func (s *Server) createCommand(r *http.Request, actAs []coin.PartyID, raw json.R
 		return 0, cantonErr(codeUnsupported, "create of %s: this participant runs %s", tmpl, supportedCommands)
 	}
 	var p ledger.OTCTradeProposal
-	if err := decodeArg(cc.CreateArguments, &p); err != nil {
+	if err := decodeCreateArgs(cc.CreateArguments, &p); err != nil {
 		return 0, err
 	}
 	res, err := s.l.ProposeTrade(r.Context(), actAs, p, key)

@@ -26,7 +26,7 @@ var acceptedAppPaymentChoices = map[string]ledger.AcceptedAppPaymentMove{
 // createAppPaymentRequest is the CreateCommand of an AppPaymentRequest.
 func (s *Server) createAppPaymentRequest(r *http.Request, actAs []coin.PartyID, raw json.RawMessage, key string) (int64, error) {
 	var p ledger.AppPaymentRequest
-	if err := decodeArg(raw, &p); err != nil {
+	if err := decodeCreateArgs(raw, &p); err != nil {
 		return 0, err
 	}
 	res, err := s.l.RequestAppPayment(r.Context(), actAs, p, key)

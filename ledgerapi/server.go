@@ -248,6 +248,10 @@ func (s *Server) authenticate(r *http.Request) (*caller, error) {
 			return nil, permissionDenied("%s", err.Error())
 		}
 		c.actAs, c.readAs, c.readAny, c.actor = []coin.PartyID{party}, nil, false, claims.Subject
+		// The admin's own rights stay home (ledger.IsAdminAs): the token
+		// holds the party's act-as right alone.
+		c.admin = s.l.IsAdminAs(claims.Subject, claims.ActAs)
+		c.rights.Rights = []ledger.Right{{Kind: ledger.RightCanActAs, Party: party}}
 	}
 	return c, nil
 }

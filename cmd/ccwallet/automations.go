@@ -105,7 +105,7 @@ func (c Config) automation() (jobs.Automation, error) {
 	}
 	for _, receiver := range sortedKeys(c.AutoAcceptTransfers) {
 		key := "autoAcceptTransfers." + receiver
-		r, err := party(key, receiver)
+		r, err := partyOrName(key, receiver) // a name: resolved by jobs.Build
 		if err != nil {
 			return a, err
 		}

@@ -42,6 +42,8 @@ type Config struct {
 
 	Persistence Persistence `yaml:"persistence"`
 	Migration   Migration   `yaml:"migration"`
+	// DB is the database volume's size and class (dbvolume.go).
+	DB DBVolume `yaml:"db"`
 
 	// Multi-validator network settings: accepted and validated, ignored by
 	// the embedded network (see Config.networkNotes).
@@ -644,6 +646,7 @@ func (c Config) validate(now time.Time, env envVars) error {
 		}
 	}
 	errs = append(errs, c.Persistence.validate(env.get)...)
+	errs = append(errs, c.DB.validate()...)
 	if p := c.ParticipantPruningSchedule; p != nil {
 		if _, err := jobs.ParseCron(p.Cron); err != nil {
 			add("participantPruningSchedule.cron", "%v", err)
@@ -678,8 +681,8 @@ func (c Config) validate(now time.Time, env envVars) error {
 	}
 	for _, receiver := range sortedKeys(c.AutoAcceptTransfers) {
 		key := "autoAcceptTransfers." + receiver
-		if _, err := coin.ParsePartyID(receiver); err != nil {
-			add(key, "receiver: %v", err)
+		if _, err := partyOrName(receiver); err != nil { // a name: the name service resolves it
+			add(key, "%v", err)
 		}
 		from := c.AutoAcceptTransfers[receiver].FromParties
 		if len(from) == 0 {

@@ -94,6 +94,10 @@ func TestConfigFiles(t *testing.T) {
 		{"empty file", "", nil, ""},
 		{"participant chart's targetAudience", "auth:\n  targetAudience: https://ledger.example.com\n", nil, ""},
 		{"all mission keys", goodValues, []string{"SECRET_ENV=pw"}, ""},
+		// The seed's storage keys, which the chart's values carry (before:
+		// unknown keys).
+		{"seed's db volume keys", "db:\n  volumeSize: 20Gi\n  volumeStorageClass: standard-rwo\n", nil, ""},
+		{"bad db volume size", "db:\n  volumeSize: twenty gigs\n", nil, `db.volumeSize: "twenty gigs" is not a storage size`},
 		{"unknown key", "enableWalet: true\n", nil, "enableWalet (line 1): unknown key"},
 		{"unknown nested key", "auth:\n  jwks: x\n", nil, "auth.jwks (line 2): unknown key"},
 		{"wrong type bool", "enableWallet: sometimes\n", nil, "enableWallet (line 1): wrong type"},
@@ -126,8 +130,8 @@ func TestConfigFiles(t *testing.T) {
 			"walletSweep." + alice + ".useTransferPreaproval (line 6): unknown key"},
 		{"auto-accept bad sender", "autoAcceptTransfers:\n  \"" + bob + "\":\n    fromParties: [carol]\n", nil,
 			"autoAcceptTransfers." + bob + `.fromParties[0]: "carol" is neither a party ID`},
-		{"auto-accept bad receiver", "autoAcceptTransfers:\n  bob:\n    fromParties: [\"" + alice + "\"]\n", nil,
-			"autoAcceptTransfers.bob: receiver: invalid party id"},
+		{"auto-accept bad receiver", "autoAcceptTransfers:\n  b@b:\n    fromParties: [\"" + alice + "\"]\n", nil,
+			`autoAcceptTransfers.b@b: "b@b" is neither a party ID`},
 		{"single scan needs scanAddress", "nonSvValidatorTrustSingleScan: true\n", nil,
 			"scanAddress: required when nonSvValidatorTrustSingleScan is true"},
 		{"single sequencer needs url", "useSequencerConnectionsFromScan: false\n", nil,

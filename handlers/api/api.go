@@ -7,6 +7,7 @@
 package api
 
 import (
+	"context"
 	"log/slog"
 	"net/http"
 	"strings"
@@ -286,11 +287,21 @@ func (h *Handler) limited(next http.Handler) http.Handler {
 // admin runs fn only for wallet admins (validatorWalletUsers).
 func (h *Handler) admin(fn apiFunc) http.Handler {
 	return h.authed(h.limited(h.api(func(w http.ResponseWriter, r *http.Request) error {
-		if !h.l.IsAdmin(subject(r.Context())) {
+		if c, _ := web.ClaimsFrom(r.Context()); !h.l.IsAdminAs(c.Subject, c.ActAs) {
+			if c.ActAs != "" {
+				return forbidden("an impersonation token (ccwallet_act_as) acts only as its party; admin endpoints take the admin's own token")
+			}
 			return forbidden("this endpoint is for the validator operator's wallet admins")
 		}
 		return fn(w, r)
 	})))
+}
+
+// actAsClaim is the party an impersonation token (or a "view as"
+// session) acts as, "" for none.
+func actAsClaim(ctx context.Context) string {
+	c, _ := web.ClaimsFrom(ctx)
+	return c.ActAs
 }
 
 // callerParty returns the caller's party, or 404 when the caller has not
@@ -308,7 +319,7 @@ func (h *Handler) callerParty(r *http.Request) (coin.PartyID, error) {
 func (h *Handler) readyzDetails(health http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if raw, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer "); ok && h.auth != nil {
-			if c, err := h.auth.Verify(r.Context(), strings.TrimSpace(raw)); err == nil && h.l.IsAdmin(c.Subject) {
+			if c, err := h.auth.Verify(r.Context(), strings.TrimSpace(raw)); err == nil && h.l.IsAdminAs(c.Subject, c.ActAs) {
 				r = web.WithHealthDetails(r)
 			}
 		}

@@ -68,7 +68,7 @@ func (h *Handler) updateStream(w http.ResponseWriter, r *http.Request) error {
 		return badRequest(fmt.Sprintf("template is at most %d characters", ledger.MaxIDLength))
 	}
 	user := subject(r.Context())
-	if !h.l.IsAdmin(user) {
+	if !h.l.IsAdminAs(user, actAsClaim(r.Context())) {
 		own, err := h.callerParty(r)
 		if err != nil {
 			return err

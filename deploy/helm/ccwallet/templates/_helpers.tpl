@@ -56,6 +56,9 @@ secrets replaced by the paths they are mounted at, the ports fixed.
 {{- if $v.participantPruningSchedule }}{{ $_ := set $c "participantPruningSchedule" $v.participantPruningSchedule }}{{ end -}}
 {{- if $v.walletSweep }}{{ $_ := set $c "walletSweep" $v.walletSweep }}{{ end -}}
 {{- if $v.autoAcceptTransfers }}{{ $_ := set $c "autoAcceptTransfers" $v.autoAcceptTransfers }}{{ end -}}
+{{- $dbv := dict -}}
+{{- range $k, $x := ($v.db | default dict) }}{{ if $x }}{{ $_ := set $dbv $k $x }}{{ end }}{{ end -}}
+{{- if $dbv }}{{ $_ := set $c "db" $dbv }}{{ end -}}
 {{- $p := $v.persistence -}}
 {{- if $p.host -}}
 {{- $db := dict "host" $p.host "port" $p.port "databaseName" $p.databaseName "schema" $p.schema "user" $p.user -}}

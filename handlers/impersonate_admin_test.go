@@ -1,0 +1,30 @@
+package handlers_test
+
+import (
+	"net/http"
+	"testing"
+)
+
+// TestImpersonationDropsAdminEndpoints: an admin's ccwallet_act_as token
+// reaches no admin endpoint of the JSON APIs; the admin's own token does.
+// Before, it kept every admin right.
+func TestImpersonationDropsAdminEndpoints(t *testing.T) {
+	forEachEngine(t, func(t *testing.T, a *testAPI) {
+		_, alice := a.user("alice", "10")
+		if r := a.as("admin").doOwn("GET", "/v0/admin/users", nil); r.Status != http.StatusOK {
+			t.Fatalf("the admin's own token: %d %s", r.Status, r.Body)
+		}
+		as := a.actingAs("admin", alice)
+		for _, c := range []struct {
+			method, path string
+			body         any
+		}{
+			{"GET", "/v0/admin/users", nil},
+			{"POST", "/v0/admin/users", map[string]any{"name": "mallory"}},
+		} {
+			if r := as.doOwn(c.method, c.path, c.body); r.Status != http.StatusForbidden {
+				t.Errorf("impersonating alice, %s %s = %d %s, want 403", c.method, c.path, r.Status, r.Body)
+			}
+		}
+	})
+}
