@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
@@ -210,10 +211,11 @@ func TestScenarioDumpRoundTrip(t *testing.T) {
 					t.Errorf("%s's holdings: %v, then %v", name, holdingAmounts(ha), holdingAmounts(hb))
 				}
 			}
-			// The balance is what is available; the instruction's 3 is
-			// minted and locked besides.
+			// The balance is what is available; the instruction's 3 and
+			// its fee reserve for a day are minted and locked besides.
 			ha, _, _ := b.Holdings(ctx, resB.Parties["alice"])
-			if got, want := fmt.Sprint(holdingAmounts(ha)), "[70.0000000000 30.0000000001 3.0000000000 locked]"; got != want {
+			lock := coin.MustParse("3").Add(b.Rules().TransferLockReserve(coin.MustParse("3"), b.Rules().InitialPriceUSD, 24*time.Hour))
+			if got, want := fmt.Sprint(holdingAmounts(ha)), "[70.0000000000 30.0000000001 "+lock.String()+" locked]"; got != want {
 				t.Errorf("alice's holdings = %s; want %s", got, want)
 			}
 			if ca, cb := liveContracts(t, a), liveContracts(t, b); !reflect.DeepEqual(ca, cb) {
