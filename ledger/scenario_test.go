@@ -159,7 +159,7 @@ parties:
 offers:
   - {from: alice, to: bob, amount: "10", description: lunch, expires_in: 1h}
   - {from: bob, to: admin, amount: "1", tracking_id: t-2}
-  - {from: vault, to: shop, amount: "0.5"}
+  - {from: vault, to: shop, amount: "1.5"}
 instructions:
   - {from: shop, to: dave, amount: "2.25", description: refund}
   - {from: alice, to: vault, amount: "3", tracking_id: ti-1}
