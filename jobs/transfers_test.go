@@ -69,7 +69,10 @@ func TestExpiryJobAtTheBoundary(t *testing.T) {
 		if err := job.Run(ctx); err != nil {
 			t.Fatal(err)
 		}
-		if diff := cmp.Diff([]string{"created/", "pending", "unlocked=60 locked=40"}, state()); diff != "" {
+		// The lock is the 40 and its fee reserve: 4 × one round's holding fee.
+		lock := coin.MustParse("40").Add(l.Rules().TransferLockReserve(coin.MustParse("40"), l.Rules().InitialPriceUSD, 10*time.Minute))
+		want := "unlocked=" + coin.MustParse("100").Sub(lock).Short() + " locked=" + lock.Short()
+		if diff := cmp.Diff([]string{"created/", "pending", want}, state()); diff != "" {
 			t.Errorf("just before expiry (-want +got):\n%s", diff)
 		}
 		clock.Advance(time.Microsecond)

@@ -55,10 +55,17 @@ func TestAutoAccept(t *testing.T) {
 		if err != nil || again != (ledger.AutoAcceptResult{}) {
 			t.Errorf("second run = %+v, %v; want nothing", again, err)
 		}
+		// Each lock holds its amount and fee reserve; an accept gives the
+		// reserve back.
+		reserve := func(amount string, d time.Duration) coin.Amount {
+			return l.Rules().TransferLockReserve(coin.MustParse(amount), l.Rules().InitialPriceUSD, d)
+		}
+		shortLock := coin.MustParse("2").Add(reserve("2", time.Minute))
+		strangerLock := coin.MustParse("7").Add(reserve("7", time.Hour))
 		want := []string{
-			"unlocked=83.0000000000 locked=2.0000000000",  // friend: -10 -5, 2 still locked (expired, not ended)
-			"unlocked=93.0000000000 locked=7.0000000000",  // stranger: untouched offer, 7 locked
-			"unlocked=115.0000000000 locked=0.0000000000", // receiver: +10 +5
+			"unlocked=" + coin.MustParse("85").Sub(shortLock).String() + " locked=" + shortLock.String(),        // friend: -10 -5, 2 still locked (expired, not ended)
+			"unlocked=" + coin.MustParse("100").Sub(strangerLock).String() + " locked=" + strangerLock.String(), // stranger: untouched offer, 7 locked
+			"unlocked=115.0000000000 locked=0.0000000000",                                                       // receiver: +10 +5
 		}
 		if diff := cmp.Diff(want, balances(t, l, friend, stranger, receiver)); diff != "" {
 			t.Errorf("balances (-want +got):\n%s", diff)

@@ -239,8 +239,10 @@ func (t *changes) createWithID(cid coin.ContractID, templateID string, payload a
 // a valid preapproval it completes in one step, as a preapproval send;
 // otherwise it locks the sender's coin for receiver and creates the
 // AmuletTransferInstruction holding the lock, in one transaction. The lock
-// is exactly amount: no fees are charged, only the accrued holding fees of
-// the spent inputs are burned.
+// is the amount plus its fee reserve (TransferLockReserve, as Splice locks
+// it), so its holding fees until the deadline never eat into the amount;
+// no fees are charged, only the accrued holding fees of the spent inputs
+// are burned, and an accept gives the unused reserve back.
 func (l *Ledger) CreateTransferInstruction(ctx context.Context, req TransferInstructionRequest) (*InstructionResult, error) {
 	now := l.now()
 	if err := checkAmount("amount", req.Amount); err != nil {
@@ -313,7 +315,8 @@ func (l *Ledger) CreateTransferInstruction(ctx context.Context, req TransferInst
 			return err
 		}
 		cid := coin.NewContractID()
-		tr, err := t.transfer(ctx, req.Sender, []Output{{Receiver: req.Sender, Amount: req.Amount, Lock: &Lock{
+		lock := req.Amount.Add(l.rules.TransferLockReserve(req.Amount, t.round.Price, executeBefore.Sub(t.now)))
+		tr, err := t.transfer(ctx, req.Sender, []Output{{Receiver: req.Sender, Amount: lock, Lock: &Lock{
 			Holder: string(cid), ExpiresAt: executeBefore, Context: fmt.Sprintf("transfer to '%s'", req.Receiver),
 		}}})
 		if err != nil {
@@ -330,8 +333,8 @@ func (l *Ledger) CreateTransferInstruction(ctx context.Context, req TransferInst
 			InputHoldingCIDs: []coin.ContractID{locked}, Meta: metadata{Values: meta},
 		}}, l.dso, req.Sender, req.Receiver)
 		// The locked coin leaves the sender's available balance now.
-		t.record(req.Sender, "transfer", "CreateTokenStandardTransferInstruction", req.Receiver, tr.cost(req.Amount).Neg(), tr.Fees.Add(tr.HoldingFees), req.Description, HistoryDetails{
-			Provider: l.operator, HoldingFees: tr.HoldingFees, Fees: tr.Fees, ContractID: cid, TrackingID: req.TrackingID,
+		t.record(req.Sender, "transfer", "CreateTokenStandardTransferInstruction", req.Receiver, tr.cost(lock).Neg(), tr.Fees.Add(tr.HoldingFees), req.Description, HistoryDetails{
+			Provider: l.operator, HoldingFees: tr.HoldingFees, Fees: tr.Fees, ContractID: cid, TrackingID: req.TrackingID, Instructed: &req.Amount,
 		})
 		t.afterCommit(func(ctx context.Context) error {
 			if err := store.InsertTransferInstruction(ctx, tx, &store.TransferInstruction{
@@ -513,14 +516,21 @@ func (t *txn) finishInstruction(ctx context.Context, ti *store.TransferInstructi
 	subtype := "TransferInstruction_" + strings.ToUpper(string(move[:1])) + string(move[1:])
 	switch {
 	case move == MoveAccept:
-		if value.IsPositive() {
-			results = append(results, t.newHolding(ti.Receiver, value, nil))
+		// The receiver gets exactly the amount, never less; the rest of
+		// the lock (its unused fee reserve) goes back to the sender.
+		if value.Cmp(ti.Amount) < 0 {
+			return nil, lockShortfall(value, ti.Amount)
 		}
+		results = append(results, t.newHolding(ti.Receiver, ti.Amount, nil))
 		res.ReceiverHoldingCIDs = results
+		change := value.Sub(ti.Amount)
+		if change.IsPositive() {
+			res.SenderChangeCIDs = append(res.SenderChangeCIDs, t.newHolding(ti.Sender, change, nil))
+		}
 		d := HistoryDetails{Provider: t.l.operator, HoldingFees: fee, ContractID: ti.ContractID, TrackingID: ti.TrackingID}
 		// The locked coin left the sender's available balance when it was
-		// locked; the receiver's grows.
-		t.recordPair(ti.Sender, ti.Receiver, "transfer", subtype, coin.Zero, fee, value, coin.Zero, ti.Description, d)
+		// locked; the reserve left over comes back, the receiver's grows.
+		t.recordPair(ti.Sender, ti.Receiver, "transfer", subtype, change, fee, ti.Amount, coin.Zero, ti.Description, d)
 	default:
 		if value.IsPositive() {
 			results = append(results, t.newHolding(ti.Sender, value, nil))

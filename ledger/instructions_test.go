@@ -145,7 +145,10 @@ func TestTransferInstructionMoves(t *testing.T) {
 				t.Fatal(err)
 			}
 			cid := res.InstructionCID
-			if diff := cmp.Diff([]string{"unlocked=60.0000000000 locked=40.0000000000", "unlocked=0.0000000000 locked=0.0000000000"}, balances(t, l, sender, receiver)); diff != "" {
+			// The lock is the amount and its fee reserve (Splice's).
+			reserve := l.Rules().TransferLockReserve(coin.MustParse("40"), l.Rules().InitialPriceUSD, time.Hour)
+			afterCreate := "unlocked=" + coin.MustParse("60").Sub(reserve).String() + " locked=" + coin.MustParse("40").Add(reserve).String()
+			if diff := cmp.Diff([]string{afterCreate, "unlocked=0.0000000000 locked=0.0000000000"}, balances(t, l, sender, receiver)); diff != "" {
 				t.Fatalf("after create (-want +got):\n%s", diff)
 			}
 			restore, created := ledgertest.Snapshot(t, l), clock.Now()
@@ -238,7 +241,8 @@ func TestTransferInstructionCreate(t *testing.T) {
 		for _, h := range hs {
 			if h.Locked {
 				locked++
-				if h.Contract.TemplateID != ledger.TemplateLockedAmulet || h.LockHolder != string(res.InstructionCID) || !h.Initial.Equal(coin.MustParse("45")) {
+				if h.Contract.TemplateID != ledger.TemplateLockedAmulet || h.LockHolder != string(res.InstructionCID) ||
+					!h.Initial.Equal(coin.MustParse("45").Add(l.Rules().TransferLockReserve(coin.MustParse("45"), l.Rules().InitialPriceUSD, time.Hour))) {
 					t.Errorf("locked holding = %+v", h)
 				}
 			}

@@ -50,6 +50,8 @@ type Config struct {
 	SnapshotDir string
 	// Ans is the name service's config; nil means DefaultAnsConfig.
 	Ans *AnsConfig
+	// Offers bounds transfer offers; nil means DefaultOfferLimits.
+	Offers *OfferLimits
 }
 
 // Ledger applies the coin's rules to the store. Safe for concurrent use.

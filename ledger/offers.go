@@ -119,6 +119,9 @@ func (l *Ledger) validateOffer(ctx context.Context, r *OfferRequest) error {
 	if err := checkAmount("amount", r.Amount); err != nil {
 		return err
 	}
+	if err := l.checkOfferFloor(r.Amount); err != nil {
+		return err
+	}
 	if err := checkTime("expires_at", r.ExpiresAt); err != nil {
 		return err
 	}
@@ -183,6 +186,9 @@ func (l *Ledger) createOffer(ctx context.Context, r OfferRequest, guard func(ctx
 		if err := l.affordOffer(ctx, tx, r.Sender, r.Amount); err != nil {
 			return err
 		}
+		if err := l.checkOfferCap(ctx, tx, r.Sender, r.Receiver); err != nil {
+			return err
+		}
 		if guard != nil {
 			if err := guard(ctx, tx); err != nil {
 				return err
@@ -192,6 +198,9 @@ func (l *Ledger) createOffer(ctx context.Context, r OfferRequest, guard func(ctx
 		if err != nil {
 			return err
 		}
+		// The submission costs the validator traffic, as every
+		// transaction does on the network.
+		t.traffic += l.rules.TrafficBytes(0)
 		cid := t.create(TemplateTransferOffer, transferOfferPayload{
 			Sender: r.Sender, Receiver: r.Receiver, DSO: l.dso, Amount: paymentAmount{Amount: r.Amount, Unit: "AmuletUnit"},
 			Description: r.Description, ExpiresAt: FormatTime(r.ExpiresAt), TrackingID: r.TrackingID,

@@ -100,9 +100,10 @@ func TestOfferStateChanges(t *testing.T) {
 		{"expiry ends it", "100", []step{{"", "wait", nil}, {"", "expire", nil}, {"receiver", "accept", ledger.ErrOfferFinished}, {"sender", "withdraw", ledger.ErrOfferFinished}},
 			offerState{ledger.OfferFailed, ledger.OfferExpired, "100.0000000000", "0.0000000000", 0}},
 		// The funds leave after the offer was made (an instruction locks
-		// 95 without fees): the acceptance stands and the offer fails.
+		// 95 and its fee reserve, 0.09132432 for an hour): the acceptance
+		// stands and the offer fails.
 		{"accept without funds", "100", []step{{"sender", "lock95", nil}, {"receiver", "accept", nil}, {"receiver", "accept", ledger.ErrOfferFinished}},
-			offerState{ledger.OfferFailed, ledger.OfferWithdrawn, "5.0000000000", "0.0000000000", 0}},
+			offerState{ledger.OfferFailed, ledger.OfferWithdrawn, "4.9086756800", "0.0000000000", 0}},
 		{"accept twice", "100", []step{{"receiver", "accept", nil}, {"receiver", "accept", ledger.ErrOfferFinished}},
 			offerState{ledger.OfferCompleted, "", "90.0000000000", "10.0000000000", 0}},
 		{"reject after accept", "100", []step{{"receiver", "accept", nil}, {"receiver", "reject", ledger.ErrOfferFinished}},

@@ -83,6 +83,10 @@ func (d HistoryDetails) appendJSON(b []byte) []byte {
 		b = append(b, `,"details":`...)
 		b = appendJSONString(b, d.Notification)
 	}
+	if d.Instructed != nil {
+		b = append(b, `,"instructed":`...)
+		b = d.Instructed.AppendJSON(b)
+	}
 	return append(b, '}')
 }
 

@@ -50,6 +50,10 @@ func TestPayloadJSONMatchesMarshal(t *testing.T) {
 		if r.IntN(2) == 0 {
 			d.ContractID = coin.NewContractID()
 		}
+		if r.IntN(2) == 0 {
+			a := amt()
+			d.Instructed = &a
+		}
 		d.TrackingID, d.Notification = str(), str()
 		check("history details", d.appendJSON(nil), d)
 	}

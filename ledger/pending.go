@@ -7,10 +7,16 @@ import (
 	"github.com/ccwallet/ccwallet/store"
 )
 
+// IncomingOffersMax bounds the offers Incoming lists.
+const IncomingOffersMax = 20
+
 // Incoming is what waits for a party's answer: the open transfer offers
-// and pending transfer instructions it receives, oldest first.
+// (the newest) and pending transfer instructions it receives.
 type Incoming struct {
+	// Offers are the newest IncomingOffersMax open offers; OfferCount
+	// counts them all.
 	Offers       []Offer
+	OfferCount   int
 	Instructions []TransferInstruction
 	// AllocationRequests are the requests with a leg party sends and has
 	// not allocated yet (AwaitsAllocation).
@@ -21,13 +27,12 @@ type Incoming struct {
 // instructions party receives. Instructions come without their contract.
 func (l *Ledger) Incoming(ctx context.Context, party coin.PartyID) (Incoming, error) {
 	var in Incoming
-	os, err := store.TransferOffersWith(ctx, l.db, "", party, OfferCreated)
+	// Offers are bounded: any party can send them (issue 38).
+	p, err := l.OffersPage(ctx, party, true, "", IncomingOffersMax)
 	if err != nil {
 		return Incoming{}, err
 	}
-	for i := range os {
-		in.Offers = append(in.Offers, offerView(&os[i]))
-	}
+	in.Offers, in.OfferCount = p.Offers, p.Total
 	tis, err := store.TransferInstructionsOf(ctx, l.db, party, string(InstructionPending))
 	if err != nil {
 		return Incoming{}, err

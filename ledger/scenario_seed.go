@@ -300,15 +300,19 @@ func (s *seeding) transfer(ctx context.Context, at string, o ScenarioTransfer) (
 	return tr, err
 }
 
-// instruction mints the instruction's amount to its sender and creates
-// the instruction, which locks that coin: the sender's available balance
+// instruction mints what the instruction locks (its amount and fee
+// reserve) to its sender and creates the instruction, which locks that coin: the sender's available balance
 // is the scenario's.
 func (s *seeding) instruction(ctx context.Context, at string, o ScenarioTransfer) error {
 	tr, err := s.transfer(ctx, at, o)
 	if err != nil {
 		return err
 	}
-	if _, err := s.d.Mint(ctx, tr.from, tr.amount, "scenario: "+at); err != nil {
+	lock, err := s.l.instructionLock(ctx, tr.amount, tr.expires)
+	if err != nil {
+		return itemErr(at, err)
+	}
+	if _, err := s.d.Mint(ctx, tr.from, lock, "scenario: "+at); err != nil {
 		return itemErr(at, err)
 	}
 	r, err := s.l.CreateTransferInstruction(ctx, TransferInstructionRequest{Sender: tr.from, Receiver: tr.to, Amount: tr.amount,

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
@@ -158,7 +159,7 @@ parties:
 offers:
   - {from: alice, to: bob, amount: "10", description: lunch, expires_in: 1h}
   - {from: bob, to: admin, amount: "1", tracking_id: t-2}
-  - {from: vault, to: shop, amount: "0.5"}
+  - {from: vault, to: shop, amount: "1.5"}
 instructions:
   - {from: shop, to: dave, amount: "2.25", description: refund}
   - {from: alice, to: vault, amount: "3", tracking_id: ti-1}
@@ -210,10 +211,11 @@ func TestScenarioDumpRoundTrip(t *testing.T) {
 					t.Errorf("%s's holdings: %v, then %v", name, holdingAmounts(ha), holdingAmounts(hb))
 				}
 			}
-			// The balance is what is available; the instruction's 3 is
-			// minted and locked besides.
+			// The balance is what is available; the instruction's 3 and
+			// its fee reserve for a day are minted and locked besides.
 			ha, _, _ := b.Holdings(ctx, resB.Parties["alice"])
-			if got, want := fmt.Sprint(holdingAmounts(ha)), "[70.0000000000 30.0000000001 3.0000000000 locked]"; got != want {
+			lock := coin.MustParse("3").Add(b.Rules().TransferLockReserve(coin.MustParse("3"), b.Rules().InitialPriceUSD, 24*time.Hour))
+			if got, want := fmt.Sprint(holdingAmounts(ha)), "[70.0000000000 30.0000000001 "+lock.String()+" locked]"; got != want {
 				t.Errorf("alice's holdings = %s; want %s", got, want)
 			}
 			if ca, cb := liveContracts(t, a), liveContracts(t, b); !reflect.DeepEqual(ca, cb) {

@@ -135,6 +135,10 @@ func (l *Ledger) Sweep(ctx context.Context, c SweepConfig) (SweepResult, error) 
 		res.Amount, res.Preapproval = amount, true
 		return res, nil
 	}
+	if amount.Cmp(l.OfferLimits().MinAmount) < 0 {
+		// Below the offer floor: the next run sweeps more at once.
+		return res, nil
+	}
 	// The guard re-checks under the sender's lock, so two runs at once
 	// create one offer.
 	guard := func(ctx context.Context, tx bun.Tx) error {

@@ -178,6 +178,9 @@ type HistoryDetails struct {
 	ContractID   coin.ContractID `json:"contract_id,omitempty"`
 	TrackingID   string          `json:"tracking_id,omitempty"`
 	Notification string          `json:"details,omitempty"`
+	// Instructed is a transfer instruction's amount, on its creation's
+	// row, whose amount is the lock: the amount and its fee reserve.
+	Instructed *coin.Amount `json:"instructed,omitempty"`
 }
 
 // PartyAmount is a party and the amount it sent or received.

@@ -88,6 +88,9 @@ func TestReadsAfterTransfer(t *testing.T) {
 			t.Fatalf("instruct: %v %+v", err, res)
 		}
 		afterInstr := e.ledgerEnd()
+		// The lock is the 40 and its fee reserve for the hour; the change
+		// the rest of the 100.
+		change := coin.MustParse("60").Sub(e.l.Rules().TransferLockReserve(coin.MustParse("40"), e.l.Rules().InitialPriceUSD, time.Hour))
 
 		// Alice's holdings through the Holding interface (by package id).
 		hs := e.acs("alice", filter(alice, interfaceFilter(holdingIfaceByID, true, false)), afterInstr)
@@ -156,7 +159,7 @@ func TestReadsAfterTransfer(t *testing.T) {
 				InitialAmount string `json:"initialAmount"`
 			} `json:"amount"`
 		}
-		if err := json.Unmarshal(ams[0].CreateArgument, &arg); err != nil || arg.Owner != string(alice) || arg.Amount.InitialAmount != "60.0000000000" {
+		if err := json.Unmarshal(ams[0].CreateArgument, &arg); err != nil || arg.Owner != string(alice) || arg.Amount.InitialAmount != change.String() {
 			t.Errorf("Amulet argument %s (%v)", ams[0].CreateArgument, err)
 		}
 		if got := e.acs("bob", filter(bob, interfaceFilter(holdingIface, true, false)), afterInstr); len(got) != 0 {

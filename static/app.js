@@ -41,6 +41,14 @@
     var t = ev.detail.target;
     if (t && t.id === "send-methods") sentWith = checkedMethod(t);
   });
+  // A form with an empty hx-post posts to its own action: the offer
+  // lists' buttons do not repeat their long URLs (issue 38).
+  document.body.addEventListener("htmx:configRequest", function (ev) {
+    var f = ev.detail.elt;
+    if (f && f.tagName === "FORM" && f.getAttribute("hx-post") === "") {
+      ev.detail.path = f.getAttribute("action");
+    }
+  });
   document.body.addEventListener("htmx:beforeSwap", function (ev) {
     var t = ev.detail.target;
     if (!t || t.id !== "send-methods") return;

@@ -352,6 +352,19 @@ type Transfers struct {
 	IncomingInstructions []OfferRow
 	OutgoingInstructions []OfferRow
 	Error                string
+	// IncomingPager and OutgoingPager page the offer lists (OfferPageSize
+	// at a time, newest first); Query is the page's query string, which
+	// live updates keep.
+	IncomingPager, OutgoingPager OfferPager
+	Query                        string
+}
+
+// OfferPager says where one offer list's page stands: Shown of Total,
+// with links to the newest page (First, when not on it) and the next
+// (Next, "" on the last).
+type OfferPager struct {
+	Shown, Total int
+	First, Next  string
 }
 
 // Offers is the pending transfers page.

@@ -113,6 +113,8 @@ type Config struct {
 	// ExternalPartyPreparedTTL is how long an external party may submit a
 	// prepared transaction (default 10m).
 	ExternalPartyPreparedTTL time.Duration `yaml:"externalPartyPreparedTtl"`
+	// Offers bounds transfer offers (offers.go).
+	Offers OffersConfig `yaml:"offers"`
 }
 
 // RateLimitConfig is rateLimit: {burst, per}.
@@ -704,6 +706,7 @@ func (c Config) validate(now time.Time, env envVars) error {
 		errs = append(errs, c.TLS.validate()...)
 	}
 	errs = append(errs, c.Web.validate()...)
+	errs = append(errs, c.Offers.validate(c.Network)...)
 	if c.HealthTLS != nil {
 		errs = append(errs, c.HealthTLS.validateAt("healthTls")...)
 	}

@@ -197,6 +197,7 @@ func (c Config) ledgerConfig() ledger.Config {
 		MergeDelegationAtOnboarding: c.mergeAtOnboarding(),
 		PreparedTTL:                 c.ExternalPartyPreparedTTL,
 		SnapshotDir:                 c.SnapshotDir,
+		Offers:                      c.Offers.limits(),
 	}
 }
 

@@ -70,6 +70,10 @@ func transactionItem(party coin.PartyID, operator coin.PartyID, it ledger.Histor
 			// left, less the fees (ledger.CreateTransferInstruction).
 			m["transfer_instruction_receiver"] = string(it.Counterparty)
 			m["transfer_instruction_amount"] = it.Amount.Neg().Sub(it.Fees).String()
+			if it.Details.Instructed != nil {
+				// The lock held the amount and its fee reserve.
+				m["transfer_instruction_amount"] = it.Details.Instructed.String()
+			}
 		}
 		if strings.Contains(it.Subtype, "TransferInstruction") {
 			m["transfer_instruction_cid"] = string(d.ContractID)

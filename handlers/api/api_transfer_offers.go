@@ -59,11 +59,16 @@ func (h *Handler) createTransferOffer(w http.ResponseWriter, r *http.Request) er
 }
 
 // listTransferOffers answers GET /v0/wallet/transfer-offers: the open
-// offers the caller sends or receives.
+// offers the caller sends or receives, all of them, or a page of them
+// with ?page_size= (and ?page_token=, from the X-Next-Page-Token header
+// of the page before) in the spec's shape (listOfferPage).
 func (h *Handler) listTransferOffers(w http.ResponseWriter, r *http.Request) error {
 	p, err := h.callerParty(r)
 	if err != nil {
 		return err
+	}
+	if q := r.URL.Query(); q.Has("page_size") || q.Has("page_token") {
+		return h.listOfferPage(w, r, p)
 	}
 	cs, err := h.l.Offers(r.Context(), p)
 	if err != nil {

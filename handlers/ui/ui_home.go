@@ -54,14 +54,14 @@ func (h *Handler) incomingModel(ctx context.Context, s *web.Session, party coin.
 	for _, r := range in.AllocationRequests[:min(len(in.AllocationRequests), homeIncoming-len(m.Offers)-len(m.Instructions))] {
 		m.Allocations = append(m.Allocations, allocationRequestRow(r, party))
 	}
-	if n := len(in.Offers) + len(in.Instructions) + len(in.AllocationRequests); n > homeIncoming {
+	if n := in.OfferCount + len(in.Instructions) + len(in.AllocationRequests); n > homeIncoming || n > len(m.Offers)+len(m.Instructions)+len(m.Allocations) {
 		m.Total = n
 	}
 	return m, nil
 }
 
 // homeIncoming is how many incoming cards the home page shows at most,
-// the oldest offers first; the offers page lists them all.
+// the newest offers first; the offers page lists them all.
 const homeIncoming = 20
 
 // homeAnswered ends an accept or reject from the home page's incoming

@@ -3,6 +3,7 @@ package ui
 import (
 	"context"
 	"net/http"
+	"net/url"
 	"time"
 
 	"github.com/ccwallet/ccwallet/coin"
@@ -14,7 +15,7 @@ import (
 // uiOffers serves GET /offers: pending transfer offers and instructions,
 // incoming and outgoing.
 func (h *Handler) uiOffers(w http.ResponseWriter, r *http.Request, s *web.Session) error {
-	m, err := h.transfersModel(r.Context(), s, uiParty(r))
+	m, err := h.transfersModel(r.Context(), s, uiParty(r), r.URL.Query())
 	if err != nil {
 		return err
 	}
@@ -26,7 +27,7 @@ func (h *Handler) uiOffers(w http.ResponseWriter, r *http.Request, s *web.Sessio
 
 // uiOffersLive serves GET /offers/live, the lists live updates reload.
 func (h *Handler) uiOffersLive(w http.ResponseWriter, r *http.Request, s *web.Session) error {
-	m, err := h.transfersModel(r.Context(), s, uiParty(r))
+	m, err := h.transfersModel(r.Context(), s, uiParty(r), r.URL.Query())
 	if err != nil {
 		return err
 	}
@@ -40,30 +41,14 @@ func (h *Handler) offersPage(s *web.Session) views.Page {
 	return p
 }
 
-func (h *Handler) transfersModel(ctx context.Context, s *web.Session, party coin.PartyID) (views.Transfers, error) {
+func (h *Handler) transfersModel(ctx context.Context, s *web.Session, party coin.PartyID, q url.Values) (views.Transfers, error) {
 	b, err := h.l.Balance(ctx, party)
 	if err != nil {
 		return views.Transfers{}, err
 	}
 	m := views.Transfers{CSRF: s.CSRF, Balance: b.EffectiveUnlocked.String()}
-	cs, err := h.l.Offers(ctx, party)
-	if err != nil {
+	if err := h.offerPages(ctx, &m, party, q); err != nil {
 		return views.Transfers{}, err
-	}
-	for _, c := range cs {
-		o, err := h.l.Offer(ctx, party, c.ContractID)
-		if err != nil {
-			return views.Transfers{}, err
-		}
-		if o.Status != ledger.OfferCreated {
-			continue
-		}
-		row := offerRow(o, party)
-		if row.Incoming {
-			m.IncomingOffers = append(m.IncomingOffers, row)
-		} else {
-			m.OutgoingOffers = append(m.OutgoingOffers, row)
-		}
 	}
 	tis, err := h.l.TransferInstructions(ctx, party)
 	if err != nil {
@@ -169,7 +154,7 @@ func (h *Handler) uiTransferAction(base string) uiFunc {
 				return nil
 			}
 		}
-		m, err := h.transfersModel(r.Context(), s, party)
+		m, err := h.transfersModel(r.Context(), s, party, nil)
 		if err != nil {
 			return err
 		}

@@ -123,7 +123,7 @@ func Open(t testing.TB, url string, o Options) *ledger.Ledger {
 		o.Clock = NewClock()
 	}
 	l, err := ledger.Open(context.Background(), openDB(t, url), ledger.Config{
-		AdminUsers: []string{"admin"}, DevNet: true, Now: o.Clock.Now, Rules: o.Rules,
+		AdminUsers: []string{"admin"}, DevNet: true, Now: o.Clock.Now, Rules: o.Rules, Offers: o.Offers,
 	}, nil)
 	if err != nil {
 		t.Fatalf("open ledger: %v", err)
@@ -166,6 +166,8 @@ func (c *Clock) Set(t time.Time) {
 type Options struct {
 	Clock *Clock
 	Rules *ledger.Rules
+	// Offers, when set, are the ledger's offer limits.
+	Offers *ledger.OfferLimits
 }
 
 // New returns a devnet ledger on a fresh database of the engine, with the

@@ -1,0 +1,56 @@
+package ui
+
+import (
+	"context"
+	"net/url"
+
+	"github.com/ccwallet/ccwallet/coin"
+	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/views"
+)
+
+// offerPages fills the offers page's two offer lists, a page of
+// ledger.OfferPageSize each, newest first: the incoming list after the
+// query's "in" token, the outgoing after its "out" token. Any party can
+// send offers, so the page never lists them all at once (issue 38).
+func (h *Handler) offerPages(ctx context.Context, m *views.Transfers, party coin.PartyID, q url.Values) error {
+	for _, side := range []struct {
+		incoming bool
+		key      string
+		rows     *[]views.OfferRow
+		pager    *views.OfferPager
+	}{{true, "in", &m.IncomingOffers, &m.IncomingPager}, {false, "out", &m.OutgoingOffers, &m.OutgoingPager}} {
+		token := q.Get(side.key)
+		p, err := h.l.OffersPage(ctx, party, side.incoming, token, ledger.OfferPageSize)
+		if ledger.IsValidation(err) {
+			// A stale or mangled link: show the newest page.
+			token = ""
+			p, err = h.l.OffersPage(ctx, party, side.incoming, "", ledger.OfferPageSize)
+		}
+		if err != nil {
+			return err
+		}
+		for _, o := range p.Offers {
+			*side.rows = append(*side.rows, offerRow(o, party))
+		}
+		*side.pager = views.OfferPager{Shown: len(p.Offers), Total: p.Total}
+		if token != "" {
+			side.pager.First = "/offers"
+		}
+		if p.Next != "" {
+			side.pager.Next = "/offers?" + url.Values{side.key: {p.Next}}.Encode()
+		}
+	}
+	if len(q) > 0 {
+		keep := url.Values{}
+		for _, k := range []string{"in", "out"} {
+			if v := q.Get(k); v != "" {
+				keep.Set(k, v)
+			}
+		}
+		if len(keep) > 0 {
+			m.Query = "?" + keep.Encode()
+		}
+	}
+	return nil
+}
