@@ -190,16 +190,6 @@ func checkMeta(field string, m Metadata) error {
 	return nil
 }
 
-// parseTime parses a Daml-JSON timestamp field, bounded.
-func parseTime(field, s string) (time.Time, error) {
-	t, err := time.Parse(time.RFC3339Nano, s)
-	if err != nil {
-		return time.Time{}, invalid(field, "want an ISO 8601 timestamp, not %q", s)
-	}
-	t = t.UTC().Truncate(time.Microsecond)
-	return t, checkTime(field, t)
-}
-
 // normalize checks spec and writes its times in the ledger's form.
 func (l *Ledger) checkAllocation(ctx context.Context, spec *AllocationSpecification, now time.Time) (settleBefore time.Time, err error) {
 	leg, st := &spec.TransferLeg, &spec.Settlement
@@ -481,27 +471,6 @@ func (t *txn) finishAllocation(ctx context.Context, cid coin.ContractID, p *amul
 		t.record(leg.Sender, "balance_change", subtype, leg.Receiver, value, fee, desc, d)
 	}
 	return res, nil
-}
-
-// releaseLock spends the locked holding lockedCID if it is still locked
-// for holder, burning its accrued holding fee: it returns the value left
-// and the fee, or locked false when the lock is gone (spent or expired
-// and unlocked by its owner).
-func (t *txn) releaseLock(ctx context.Context, lockedCID, holder coin.ContractID) (value, fee coin.Amount, locked bool, err error) {
-	hs, err := store.HoldingsByIDs(ctx, t.tx, []coin.ContractID{lockedCID})
-	if err != nil {
-		return coin.Zero, coin.Zero, false, err
-	}
-	t.traffic += t.l.rules.TrafficBytes(len(hs))
-	if len(hs) != 1 || hs[0].LockHolder != string(holder) {
-		return coin.Zero, coin.Zero, false, nil
-	}
-	if err := t.archiveHolding(ctx, hs[0]); err != nil {
-		return coin.Zero, coin.Zero, false, err
-	}
-	fee = HoldingFee(hs[0].Amount, hs[0].Rate, hs[0].CreatedRound, t.round.Number)
-	t.burn(fee)
-	return hs[0].Amount.Sub(fee), fee, true, nil
 }
 
 // ExpireAllocations ends every allocation past its settlement deadline:

@@ -90,6 +90,9 @@ type Ledger struct {
 	// advanceHook, when set (tests), is called between the pieces of a
 	// time jump with the round reached.
 	advanceHook func(coin.Round)
+	// onAdvance are the workflows' automations AdvanceRounds runs after
+	// the rounds it opened (OnAdvance).
+	onAdvance []func(context.Context) error
 }
 
 // Meta keys set once when the ledger is created.
@@ -149,6 +152,9 @@ func Open(ctx context.Context, db *store.DB, cfg Config, log *slog.Logger) (*Led
 		return nil, err
 	}
 	l.reassigning.Store(int64(n))
+	// Until subscriptions move to their own package (which cmd wires).
+	l.OnAdvance(func(ctx context.Context) error { _, err := l.PaySubscriptions(ctx); return err },
+		func(ctx context.Context) error { _, err := l.CollectSubscriptions(ctx); return err })
 	if err := l.ensureAnsRules(ctx); err != nil {
 		return nil, err
 	}

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -48,10 +47,6 @@ const (
 	maxOriginLen            = 200
 )
 
-// UnitUSD is PaymentAmount's unit for an amount in USD, which a
-// subscription may ask for (UnitAmulet, apppayments.go, is the other).
-const UnitUSD = "USDUnit"
-
 // SubscriptionData is Splice's SubscriptionData.
 type SubscriptionData struct {
 	Sender      coin.PartyID `json:"sender"`
@@ -59,15 +54,6 @@ type SubscriptionData struct {
 	Provider    coin.PartyID `json:"provider"`
 	DSO         coin.PartyID `json:"dso"`
 	Description string       `json:"description"`
-}
-
-// RelTime is Daml's RelTime in Daml-JSON.
-type RelTime = damlRelTime
-
-// Duration is the RelTime as a Go duration (0 when malformed).
-func (r damlRelTime) Duration() time.Duration {
-	n, _ := strconv.ParseInt(r.Microseconds, 10, 64)
-	return time.Duration(n) * time.Microsecond
 }
 
 // SubscriptionPayData is Splice's SubscriptionPayData.
