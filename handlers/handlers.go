@@ -12,6 +12,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/workflows"
 	"github.com/ccwallet/ccwallet/web"
 )
 
@@ -47,6 +48,9 @@ type Config struct {
 	UpdateStreamInterval                time.Duration
 	// Shutdown ends open update streams when the server stops.
 	Shutdown <-chan struct{}
+	// Workflows are the ledger's workflow packages (cmd builds them once);
+	// nil builds them (workflows.New), for tests.
+	Workflows *workflows.Set
 }
 
 // Handler serves every HTTP route of the app port.
@@ -67,6 +71,8 @@ type Handler struct {
 	shutdown <-chan struct{}
 	// walletOff: see Config.WalletOff.
 	walletOff bool
+	// w are the ledger's workflow packages (Config.Workflows).
+	w *workflows.Set
 }
 
 // New builds the handlers.
@@ -75,7 +81,10 @@ func New(l *ledger.Ledger, cfg Config, log *slog.Logger) *Handler {
 		log = slog.New(slog.DiscardHandler)
 	}
 	h := &Handler{l: l, log: log, auth: cfg.Auth, obs: cfg.Observe, ui: cfg.UI, jobs: cfg.Jobs, lim: cfg.Limiter, net: cfg.Network,
-		warnings: cfg.Warnings, walletOff: cfg.WalletOff, shutdown: cfg.Shutdown}
+		warnings: cfg.Warnings, walletOff: cfg.WalletOff, shutdown: cfg.Shutdown, w: cfg.Workflows}
+	if h.w == nil {
+		h.w = workflows.New(l)
+	}
 	h.updates = newUpdateHub(l, cfg)
 	if cfg.UI != nil {
 		h.events = newEventHub(l, cfg.UI)

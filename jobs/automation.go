@@ -9,6 +9,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/workflows"
 )
 
 // Automation is the automation part of the operator's configuration.
@@ -164,7 +165,8 @@ func (a *Automation) resolveNames(ctx context.Context, l *ledger.Ledger) error {
 
 // Build returns the jobs the configuration turns on, refusing a
 // misconfigured one with the key that holds it.
-func Build(ctx context.Context, l *ledger.Ledger, a Automation) ([]Job, error) {
+func Build(ctx context.Context, w *workflows.Set, a Automation) ([]Job, error) {
+	l := w.Ledger
 	if a.Disabled {
 		return nil, nil
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/ccwallet/ccwallet/jobs"
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
+	"github.com/ccwallet/ccwallet/ledger/workflows"
 )
 
 // TestWalletJobsTakeNames: a sweep's receiver and auto-accept's senders
@@ -39,7 +40,7 @@ func TestWalletJobsTakeNames(t *testing.T) {
 			Sweeps:     []ledger.SweepConfig{{Sender: sender, Receiver: "receiver.unverified.cns", MaxBalanceUSD: coin.MustParse("5"), MinBalanceUSD: coin.MustParse("1")}},
 			AutoAccept: []jobs.AutoAcceptRule{{Receiver: receiver, From: []coin.PartyID{"sender.unverified.cns"}}},
 		}
-		js, err := jobs.Build(ctx, l, a)
+		js, err := jobs.Build(ctx, workflows.New(l), a)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -59,7 +60,7 @@ func TestWalletJobsTakeNames(t *testing.T) {
 			t.Errorf("Build changed its caller's configuration: %s", a.Sweeps[0].Receiver)
 		}
 		a.Sweeps[0].Receiver = "nobody.unverified.cns"
-		if _, err := jobs.Build(ctx, l, a); err == nil || !strings.Contains(err.Error(), "walletSweep."+string(sender)+".receiver: no party has the name nobody.unverified.cns") {
+		if _, err := jobs.Build(ctx, workflows.New(l), a); err == nil || !strings.Contains(err.Error(), "walletSweep."+string(sender)+".receiver: no party has the name nobody.unverified.cns") {
 			t.Errorf("unknown name: %v", err)
 		}
 		ledgertest.Conserved(t, l)

