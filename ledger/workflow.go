@@ -101,3 +101,7 @@ func (r damlRelTime) Duration() time.Duration {
 	n, _ := strconv.ParseInt(r.Microseconds, 10, 64)
 	return time.Duration(n) * time.Microsecond
 }
+
+// Cost is what the sender's balance gives for outputs worth outputs: the
+// outputs, the fees and the holding fees of the inputs.
+func (r *TransferResult) Cost(outputs coin.Amount) coin.Amount { return r.cost(outputs) }

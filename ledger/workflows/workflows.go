@@ -5,16 +5,26 @@
 // and the jobs; a test that builds those without one gets New's.
 package workflows
 
-import "github.com/ccwallet/ccwallet/ledger"
+import (
+	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/names"
+	"github.com/ccwallet/ccwallet/ledger/subscriptions"
+)
 
 // Set is the workflows of one ledger.
 type Set struct {
 	// Ledger is the core they are built on.
 	Ledger *ledger.Ledger
+	// Subscriptions are Splice's subscriptions; Names the name service,
+	// paid by them.
+	Subscriptions *subscriptions.Service
+	Names         *names.Service
 }
 
 // New builds l's workflows. Call it once per ledger: it wires their
 // automations into l (ledger.OnAdvance).
 func New(l *ledger.Ledger) *Set {
-	return &Set{Ledger: l}
+	subs := subscriptions.New(l, map[string]subscriptions.App{names.AppName: names.App(l)})
+	l.OnAdvance(subs.Automations()...)
+	return &Set{Ledger: l, Subscriptions: subs, Names: names.New(l, subs)}
 }
