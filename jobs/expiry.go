@@ -23,7 +23,7 @@ func Expiry(w *workflows.Set, every time.Duration) Job {
 		_, oerr := l.ExpireOffers(ctx)
 		_, ierr := l.ExpireInstructions(ctx)
 		_, aerr := l.ExpireAllocations(ctx)
-		_, perr := l.ExpireAppPayments(ctx)
+		_, perr := w.AppPayments.ExpireAppPayments(ctx)
 		_, nerr := w.Names.ExpireAnsEntries(ctx)
 		return errors.Join(oerr, ierr, aerr, perr, nerr)
 	}}

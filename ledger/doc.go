@@ -85,10 +85,6 @@
 //     tradingapp.go: the example trading app (OTC trades) on them;
 //     allocations_wallet.go: the wallet's view of both and its Allocate,
 //     Reject and Withdraw buttons' rules.
-//   - apppayments.go: app payments (Payment.daml): an app's payment
-//     request, its acceptance (the total plus fees locked), collection,
-//     refund and expiry, and the origin a request names for the confirm
-//     page's redirect.
 //   - payments.go: the payment templates, units and the confirm page's
 //     origin rule the payment workflows share; ansrules.go: the name
 //     service's AnsRules and the rule for a name.
@@ -99,7 +95,8 @@
 //     wired by package workflows: ledger/subscriptions (Splice's
 //     subscriptions and their automations; apps' hooks passed to New),
 //     ledger/names (the name service, paid by a subscription: requests,
-//     entries, lookups, ResolveParty).
+//     entries, lookups, ResolveParty), ledger/apppayments (an app's
+//     payment requests, their acceptance, collection, refund and expiry).
 //   - registry.go: the token-standard registry's choice contexts, transfer
 //     factory and metadata; contracts.go: template IDs and the contract
 //     read model.

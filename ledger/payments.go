@@ -19,6 +19,12 @@ const (
 	TemplateTerminatedSubscription     = "#splice-wallet-payments:Splice.Wallet.Subscriptions:TerminatedSubscription"
 )
 
+// Templates of the app payment workflow (ledger/apppayments).
+const (
+	TemplateAppPaymentRequest  = "#splice-wallet-payments:Splice.Wallet.Payment:AppPaymentRequest"
+	TemplateAcceptedAppPayment = "#splice-wallet-payments:Splice.Wallet.Payment:AcceptedAppPayment"
+)
+
 // UnitAmulet is PaymentAmount's unit for an amount in coin; the only one
 // this ledger takes for an app payment.
 const UnitAmulet = "AmuletUnit"

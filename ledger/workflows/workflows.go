@@ -7,6 +7,7 @@ package workflows
 
 import (
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/apppayments"
 	"github.com/ccwallet/ccwallet/ledger/names"
 	"github.com/ccwallet/ccwallet/ledger/subscriptions"
 )
@@ -19,6 +20,8 @@ type Set struct {
 	// paid by them.
 	Subscriptions *subscriptions.Service
 	Names         *names.Service
+	// AppPayments are Splice's app payments.
+	AppPayments *apppayments.Service
 }
 
 // New builds l's workflows. Call it once per ledger: it wires their
@@ -26,5 +29,5 @@ type Set struct {
 func New(l *ledger.Ledger) *Set {
 	subs := subscriptions.New(l, map[string]subscriptions.App{names.AppName: names.App(l)})
 	l.OnAdvance(subs.Automations()...)
-	return &Set{Ledger: l, Subscriptions: subs, Names: names.New(l, subs)}
+	return &Set{Ledger: l, Subscriptions: subs, Names: names.New(l, subs), AppPayments: apppayments.New(l)}
 }
