@@ -308,7 +308,7 @@ func (l *Ledger) allocate(ctx context.Context, spec AllocationSpecification, key
 		}
 		t.createWithID(cid, TemplateAmuletAllocation, amuletAllocationPayload{LockedAmulet: tr.Outputs[0], Allocation: spec},
 			l.dso, sender, spec.Settlement.Executor)
-		t.record(sender, "transfer", "AllocationFactory_Allocate", spec.TransferLeg.Receiver, tr.cost(amount).Neg(), tr.Fees.Add(tr.HoldingFees),
+		t.record(sender, HistoryTransfer, "AllocationFactory_Allocate", spec.TransferLeg.Receiver, tr.cost(amount).Neg(), tr.Fees.Add(tr.HoldingFees),
 			spec.TransferLeg.Meta.Values[MetaReason], HistoryDetails{Provider: spec.Settlement.Executor, HoldingFees: tr.HoldingFees, Fees: tr.Fees, ContractID: cid})
 		res = &AllocationResult{AllocationCID: cid, SenderChangeCIDs: []coin.ContractID{}, ReceiverHoldingCIDs: []coin.ContractID{}}
 		if tr.Change != "" {
@@ -452,7 +452,7 @@ func (t *txn) finishAllocation(ctx context.Context, cid coin.ContractID, p *amul
 		}
 		// The locked coin left the sender's available balance when it was
 		// allocated; the receiver's grows.
-		t.recordPair(leg.Sender, leg.Receiver, "transfer", subtype, coin.Zero, fee, value, coin.Zero, desc, d)
+		t.recordPair(leg.Sender, leg.Receiver, HistoryTransfer, subtype, coin.Zero, fee, value, coin.Zero, desc, d)
 		// Splice executes an allocation as a two-step transfer that allows
 		// featuring: a featured executor earns the featured app reward, as
 		// a featured preapproval provider does for a send.
@@ -468,7 +468,7 @@ func (t *txn) finishAllocation(ctx context.Context, cid coin.ContractID, p *amul
 		if value.IsPositive() {
 			res.SenderChangeCIDs = append(res.SenderChangeCIDs, t.newHolding(leg.Sender, value, nil))
 		}
-		t.record(leg.Sender, "balance_change", subtype, leg.Receiver, value, fee, desc, d)
+		t.record(leg.Sender, HistoryBalanceChange, subtype, leg.Receiver, value, fee, desc, d)
 	}
 	return res, nil
 }
