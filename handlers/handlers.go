@@ -16,6 +16,7 @@ import (
 	"github.com/ccwallet/ccwallet/handlers/shared"
 	"github.com/ccwallet/ccwallet/handlers/ui"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/workflows"
 	"github.com/ccwallet/ccwallet/web"
 )
 
@@ -73,6 +74,9 @@ type Config struct {
 	UpdateStreamInterval                time.Duration
 	// Shutdown ends open update streams when the server stops.
 	Shutdown <-chan struct{}
+	// Workflows are the ledger's workflow packages (cmd builds them once);
+	// nil builds them (workflows.New), for tests.
+	Workflows *workflows.Set
 }
 
 // Handler serves every HTTP route of the app port.
@@ -91,7 +95,11 @@ func New(l *ledger.Ledger, cfg Config, log *slog.Logger) *Handler {
 		log = slog.New(slog.DiscardHandler)
 	}
 	h := &Handler{l: l, log: log, obs: cfg.Observe, walletOff: cfg.WalletOff}
-	acfg := api.Config{Auth: cfg.Auth, Limiter: cfg.Limiter, Jobs: cfg.Jobs,
+	w := cfg.Workflows
+	if w == nil {
+		w = workflows.New(l)
+	}
+	acfg := api.Config{Auth: cfg.Auth, Limiter: cfg.Limiter, Jobs: cfg.Jobs, Workflows: w,
 		UpdateStreamsPerUser: cfg.UpdateStreamsPerUser, UpdateStreams: cfg.UpdateStreams,
 		UpdateStreamInterval: cfg.UpdateStreamInterval, Shutdown: cfg.Shutdown}
 	if cfg.UI != nil {
@@ -100,7 +108,7 @@ func New(l *ledger.Ledger, cfg Config, log *slog.Logger) *Handler {
 	}
 	h.api = api.New(l, acfg, log)
 	if cfg.UI != nil {
-		h.ui = ui.New(l, cfg.UI, ui.Extras{Jobs: cfg.Jobs, Network: cfg.Network, Warnings: cfg.Warnings,
+		h.ui = ui.New(l, cfg.UI, ui.Extras{Jobs: cfg.Jobs, Network: cfg.Network, Warnings: cfg.Warnings, Workflows: w,
 			Operations: h.api.Operations}, log)
 	}
 	return h

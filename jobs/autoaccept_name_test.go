@@ -9,6 +9,8 @@ import (
 	"github.com/ccwallet/ccwallet/jobs"
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
+	"github.com/ccwallet/ccwallet/ledger/names"
+	"github.com/ccwallet/ccwallet/ledger/workflows"
 )
 
 // TestAutoAcceptKeyedByName: an autoAcceptTransfers entry may be keyed
@@ -18,20 +20,21 @@ import (
 func TestAutoAcceptKeyedByName(t *testing.T) {
 	withClock(t, func(t *testing.T, l *ledger.Ledger, clock *ledgertest.Clock) {
 		ctx := context.Background()
+		w := workflows.New(l)
 		sender, receiver := ledgertest.Party(t, l), ledgertest.Party(t, l)
 		ledgertest.Mint(t, l, receiver, "500")
-		res, err := l.RequestAnsEntry(ctx, ledger.AnsRequest{User: receiver, Name: "shop.unverified.cns"})
+		res, err := w.Names.RequestAnsEntry(ctx, names.AnsRequest{User: receiver, Name: "shop.unverified.cns"})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := l.AcceptSubscriptionRequest(ctx, receiver, res.SubscriptionRequestCID); err != nil {
+		if _, err := w.Subscriptions.AcceptSubscriptionRequest(ctx, receiver, res.SubscriptionRequestCID); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := l.CollectSubscriptions(ctx); err != nil {
+		if _, err := w.Subscriptions.CollectSubscriptions(ctx); err != nil {
 			t.Fatal(err)
 		}
 		a := jobs.Automation{AutoAccept: []jobs.AutoAcceptRule{{Receiver: "shop.unverified.cns", From: []coin.PartyID{sender}}}}
-		js, err := jobs.Build(ctx, l, a)
+		js, err := jobs.Build(ctx, w, a)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -43,7 +46,7 @@ func TestAutoAcceptKeyedByName(t *testing.T) {
 			t.Errorf("no auto-accept job for the name's owner %s", receiver)
 		}
 		a.AutoAccept[0].Receiver = "nobody.unverified.cns"
-		if _, err := jobs.Build(ctx, l, a); err == nil || !strings.Contains(err.Error(), "autoAcceptTransfers.nobody.unverified.cns: no party has the name") {
+		if _, err := jobs.Build(ctx, w, a); err == nil || !strings.Contains(err.Error(), "autoAcceptTransfers.nobody.unverified.cns: no party has the name") {
 			t.Errorf("unknown name: %v", err)
 		}
 	})

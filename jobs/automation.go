@@ -9,6 +9,8 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/names"
+	"github.com/ccwallet/ccwallet/ledger/workflows"
 )
 
 // Automation is the automation part of the operator's configuration.
@@ -135,13 +137,13 @@ func (a Automation) check(ctx context.Context, l *ledger.Ledger) error {
 }
 
 // resolveNames turns the names configured for a sweep's receiver and
-// auto-accept's receivers (the entries' keys) and senders into their owners' parties (ledger.ResolveParty),
+// auto-accept's receivers (the entries' keys) and senders into their owners' parties (names.Service.ResolveParty),
 // once, at startup: a name that is nobody's stops it with the key.
-func (a *Automation) resolveNames(ctx context.Context, l *ledger.Ledger) error {
+func (a *Automation) resolveNames(ctx context.Context, names *names.Service) error {
 	a.Sweeps = slices.Clone(a.Sweeps)
 	for i := range a.Sweeps {
 		s := &a.Sweeps[i]
-		p, err := l.ResolveParty(ctx, "walletSweep."+string(s.Sender)+".receiver", string(s.Receiver))
+		p, err := names.ResolveParty(ctx, "walletSweep."+string(s.Sender)+".receiver", string(s.Receiver))
 		if err != nil {
 			return err
 		}
@@ -150,14 +152,14 @@ func (a *Automation) resolveNames(ctx context.Context, l *ledger.Ledger) error {
 	a.AutoAccept = slices.Clone(a.AutoAccept)
 	for i := range a.AutoAccept {
 		r := &a.AutoAccept[i]
-		p, err := l.ResolveParty(ctx, "autoAcceptTransfers."+string(r.Receiver), string(r.Receiver))
+		p, err := names.ResolveParty(ctx, "autoAcceptTransfers."+string(r.Receiver), string(r.Receiver))
 		if err != nil {
 			return err
 		}
 		r.Receiver = p
 		r.From = slices.Clone(r.From)
 		for j, f := range r.From {
-			p, err := l.ResolveParty(ctx, fmt.Sprintf("autoAcceptTransfers.%s.fromParties[%d]", r.Receiver, j), string(f))
+			p, err := names.ResolveParty(ctx, fmt.Sprintf("autoAcceptTransfers.%s.fromParties[%d]", r.Receiver, j), string(f))
 			if err != nil {
 				return err
 			}
@@ -169,7 +171,8 @@ func (a *Automation) resolveNames(ctx context.Context, l *ledger.Ledger) error {
 
 // Build returns the jobs the configuration turns on, refusing a
 // misconfigured one with the key that holds it.
-func Build(ctx context.Context, l *ledger.Ledger, a Automation) ([]Job, error) {
+func Build(ctx context.Context, w *workflows.Set, a Automation) ([]Job, error) {
+	l := w.Ledger
 	if a.Disabled {
 		return nil, nil
 	}
@@ -177,7 +180,7 @@ func Build(ctx context.Context, l *ledger.Ledger, a Automation) ([]Job, error) {
 	if err := a.Validate(); err != nil {
 		return nil, err
 	}
-	if err := a.resolveNames(ctx, l); err != nil {
+	if err := a.resolveNames(ctx, w.Names); err != nil {
 		return nil, err
 	}
 	if err := a.check(ctx, l); err != nil {
@@ -197,12 +200,12 @@ func Build(ctx context.Context, l *ledger.Ledger, a Automation) ([]Job, error) {
 		}
 		js = append(js, p)
 	}
-	js = append(js, Expiry(l, a.ExpiryInterval))
+	js = append(js, Expiry(w, a.ExpiryInterval))
 	if a.WalletOff {
 		return js, nil
 	}
 	js = append(js, PreapprovalRenewal(l, a.RenewalInterval), PreapprovalProposals(l, a.PollInterval))
-	js = append(js, Subscriptions(l, a.PollInterval))
+	js = append(js, Subscriptions(w.Subscriptions, a.PollInterval))
 	for _, s := range a.Sweeps {
 		js = append(js, Sweep(l, s, a.PollInterval))
 	}

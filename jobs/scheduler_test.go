@@ -12,6 +12,7 @@ import (
 	"github.com/ccwallet/ccwallet/jobs"
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
+	"github.com/ccwallet/ccwallet/ledger/workflows"
 )
 
 func TestMain(m *testing.M) { ledgertest.Main(m) }
@@ -83,7 +84,7 @@ func TestAutomationConfig(t *testing.T) {
 		{"negative merge interval", jobs.Automation{MergeInterval: -time.Second}, nil, "automation.mergeInterval"},
 	}
 	for _, tt := range tests {
-		js, err := jobs.Build(context.Background(), l, tt.cfg)
+		js, err := jobs.Build(context.Background(), workflows.New(l), tt.cfg)
 		if tt.wantE != "" {
 			if err == nil || !strings.Contains(err.Error(), tt.wantE) {
 				t.Errorf("%s: err = %v, want %q", tt.name, err, tt.wantE)

@@ -13,6 +13,7 @@ import (
 	"github.com/ccwallet/ccwallet/jobs"
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
+	"github.com/ccwallet/ccwallet/ledger/workflows"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -53,7 +54,7 @@ func TestExpiryJobAtTheBoundary(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		job := jobs.Expiry(l, jobs.DefaultExpiryInterval)
+		job := jobs.Expiry(workflows.New(l), jobs.DefaultExpiryInterval)
 		state := func() []string {
 			off, err := l.Offer(ctx, sender, o.ContractID)
 			if err != nil {
@@ -183,7 +184,7 @@ func TestAutomationBuildsWalletJobs(t *testing.T) {
 		{"top-up without interval", jobs.Automation{Topup: ledger.TopupConfig{TargetThroughput: 1}}, nil, "topup.minTopupInterval"},
 	}
 	for _, tt := range tests {
-		js, err := jobs.Build(context.Background(), l, tt.cfg)
+		js, err := jobs.Build(context.Background(), workflows.New(l), tt.cfg)
 		if tt.wantE != "" {
 			if err == nil || !strings.Contains(err.Error(), tt.wantE) {
 				t.Errorf("%s: err = %v, want %q", tt.name, err, tt.wantE)
@@ -292,7 +293,7 @@ func TestWalletJobsRunTheirAutomation(t *testing.T) {
 			AutoAccept: []jobs.AutoAcceptRule{{Receiver: receiver, From: []coin.PartyID{sender}}},
 			Topup:      ledger.TopupConfig{TargetThroughput: 20000, MinInterval: time.Minute},
 		}
-		js, err := jobs.Build(ctx, l, a)
+		js, err := jobs.Build(ctx, workflows.New(l), a)
 		if err != nil {
 			t.Fatal(err)
 		}

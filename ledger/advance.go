@@ -70,14 +70,6 @@ func (l *Ledger) Advance(ctx context.Context, req AdvanceRequest) (RoundReport, 
 	return l.AdvanceRounds(ctx, int(ticks))
 }
 
-// clip shortens s for an error message.
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return strings.ToValidUTF8(s[:n], "") + "…"
-}
-
 // AdvanceRounds is the development network's time control: it opens n
 // rounds, with the effects of the round clock's n ticks (AdvanceRound
 // each) exactly: every round's row and contract, the rounds closed on the
@@ -117,13 +109,13 @@ func (l *Ledger) AdvanceRounds(ctx context.Context, n int) (RoundReport, error) 
 			l.advanceHook(rep.To)
 		}
 	}
-	// The subscription automations run once now, as they would have in
-	// the time jumped over: due payments are paid and collected.
-	if _, err := l.PaySubscriptions(ctx); err != nil {
-		return total, err
-	}
-	if _, err := l.CollectSubscriptions(ctx); err != nil {
-		return total, err
+	// The workflows' automations (OnAdvance: the subscriptions') run once
+	// now, as they would have in the time jumped over: due payments are
+	// paid and collected.
+	for _, step := range l.onAdvance {
+		if err := step(ctx); err != nil {
+			return total, err
+		}
 	}
 	return total, nil
 }
@@ -266,7 +258,7 @@ func (l *Ledger) collectAcross(ctx context.Context, t *txn, a, firstOpen coin.Ro
 				continue
 			}
 			cid := t.mint(p, sums[p])
-			t.record(p, "balance_change", "CollectRewards", l.dso, sums[p], coin.Zero,
+			t.record(p, HistoryBalanceChange, "CollectRewards", l.dso, sums[p], coin.Zero,
 				fmt.Sprintf("minted %d reward coupons", counts[p]), HistoryDetails{ContractID: cid})
 		}
 		i = j

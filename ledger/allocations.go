@@ -190,16 +190,6 @@ func checkMeta(field string, m Metadata) error {
 	return nil
 }
 
-// parseTime parses a Daml-JSON timestamp field, bounded.
-func parseTime(field, s string) (time.Time, error) {
-	t, err := time.Parse(time.RFC3339Nano, s)
-	if err != nil {
-		return time.Time{}, invalid(field, "want an ISO 8601 timestamp, not %q", s)
-	}
-	t = t.UTC().Truncate(time.Microsecond)
-	return t, checkTime(field, t)
-}
-
 // normalize checks spec and writes its times in the ledger's form.
 func (l *Ledger) checkAllocation(ctx context.Context, spec *AllocationSpecification, now time.Time) (settleBefore time.Time, err error) {
 	leg, st := &spec.TransferLeg, &spec.Settlement
@@ -321,7 +311,7 @@ func (l *Ledger) allocate(ctx context.Context, spec AllocationSpecification, key
 		}
 		t.createWithID(cid, TemplateAmuletAllocation, amuletAllocationPayload{LockedAmulet: tr.Outputs[0], Allocation: spec},
 			l.dso, sender, spec.Settlement.Executor)
-		t.record(sender, "transfer", "AllocationFactory_Allocate", spec.TransferLeg.Receiver, tr.cost(amount).Neg(), tr.Fees.Add(tr.HoldingFees),
+		t.record(sender, HistoryTransfer, "AllocationFactory_Allocate", spec.TransferLeg.Receiver, tr.cost(amount).Neg(), tr.Fees.Add(tr.HoldingFees),
 			spec.TransferLeg.Meta.Values[MetaReason], HistoryDetails{Provider: spec.Settlement.Executor, HoldingFees: tr.HoldingFees, Fees: tr.Fees, ContractID: cid})
 		res = &AllocationResult{AllocationCID: cid, SenderChangeCIDs: []coin.ContractID{}, ReceiverHoldingCIDs: []coin.ContractID{}}
 		if tr.Change != "" {
@@ -465,7 +455,7 @@ func (t *txn) finishAllocation(ctx context.Context, cid coin.ContractID, p *amul
 		}
 		// The locked coin left the sender's available balance when it was
 		// allocated; the receiver's grows.
-		t.recordPair(leg.Sender, leg.Receiver, "transfer", subtype, coin.Zero, fee, value, coin.Zero, desc, d)
+		t.recordPair(leg.Sender, leg.Receiver, HistoryTransfer, subtype, coin.Zero, fee, value, coin.Zero, desc, d)
 		// Splice executes an allocation as a two-step transfer that allows
 		// featuring: a featured executor earns the featured app reward, as
 		// a featured preapproval provider does for a send.
@@ -481,30 +471,9 @@ func (t *txn) finishAllocation(ctx context.Context, cid coin.ContractID, p *amul
 		if value.IsPositive() {
 			res.SenderChangeCIDs = append(res.SenderChangeCIDs, t.newHolding(leg.Sender, value, nil))
 		}
-		t.record(leg.Sender, "balance_change", subtype, leg.Receiver, value, fee, desc, d)
+		t.record(leg.Sender, HistoryBalanceChange, subtype, leg.Receiver, value, fee, desc, d)
 	}
 	return res, nil
-}
-
-// releaseLock spends the locked holding lockedCID if it is still locked
-// for holder, burning its accrued holding fee: it returns the value left
-// and the fee, or locked false when the lock is gone (spent or expired
-// and unlocked by its owner).
-func (t *txn) releaseLock(ctx context.Context, lockedCID, holder coin.ContractID) (value, fee coin.Amount, locked bool, err error) {
-	hs, err := store.HoldingsByIDs(ctx, t.tx, []coin.ContractID{lockedCID})
-	if err != nil {
-		return coin.Zero, coin.Zero, false, err
-	}
-	t.traffic += t.l.rules.TrafficBytes(len(hs))
-	if len(hs) != 1 || hs[0].LockHolder != string(holder) {
-		return coin.Zero, coin.Zero, false, nil
-	}
-	if err := t.archiveHolding(ctx, hs[0]); err != nil {
-		return coin.Zero, coin.Zero, false, err
-	}
-	fee = HoldingFee(hs[0].Amount, hs[0].Rate, hs[0].CreatedRound, t.round.Number)
-	t.burn(fee)
-	return hs[0].Amount.Sub(fee), fee, true, nil
 }
 
 // ExpireAllocations ends every allocation past its settlement deadline:

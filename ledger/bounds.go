@@ -95,3 +95,13 @@ func checkFits(field string, a coin.Amount) error {
 	}
 	return nil
 }
+
+// parseTime parses a Daml-JSON timestamp field, bounded.
+func parseTime(field, s string) (time.Time, error) {
+	t, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		return time.Time{}, invalid(field, "want an ISO 8601 timestamp, not %q", s)
+	}
+	t = t.UTC().Truncate(time.Microsecond)
+	return t, checkTime(field, t)
+}

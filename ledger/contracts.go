@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -167,3 +168,29 @@ func mustJSON(v any) string {
 	}
 	return string(b)
 }
+
+// authorized refuses a command unless every party of need is among actAs.
+func authorized(actAs []coin.PartyID, what string, need ...coin.PartyID) error {
+	for _, p := range need {
+		if !slices.Contains(actAs, p) {
+			return fmt.Errorf("%w: %s needs the authority of %s, which is not among actAs %v", ErrForbidden, what, p, actAs)
+		}
+	}
+	return nil
+}
+
+// contractParties are a stored contract's stakeholders.
+func contractParties(c *store.Contract) []coin.PartyID {
+	var ps []coin.PartyID
+	for _, p := range strings.Fields(c.Stakeholders) {
+		ps = append(ps, coin.PartyID(p))
+	}
+	return ps
+}
+
+// templateName is the entity of a template ID.
+func templateName(tmpl string) string { return tmpl[strings.LastIndex(tmpl, ":")+1:] }
+
+// TemplateName is the entity of a template ID ("...:Subscription" ->
+// "Subscription").
+func TemplateName(tmpl string) string { return templateName(tmpl) }

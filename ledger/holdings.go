@@ -197,3 +197,24 @@ func (l *Ledger) BalanceAndHoldings(ctx context.Context, party coin.PartyID) (Ba
 	}
 	return b, out, nil
 }
+
+// releaseLock spends the locked holding lockedCID if it is still locked
+// for holder, burning its accrued holding fee: it returns the value left
+// and the fee, or locked false when the lock is gone (spent or expired
+// and unlocked by its owner).
+func (t *txn) releaseLock(ctx context.Context, lockedCID, holder coin.ContractID) (value, fee coin.Amount, locked bool, err error) {
+	hs, err := store.HoldingsByIDs(ctx, t.tx, []coin.ContractID{lockedCID})
+	if err != nil {
+		return coin.Zero, coin.Zero, false, err
+	}
+	t.traffic += t.l.rules.TrafficBytes(len(hs))
+	if len(hs) != 1 || hs[0].LockHolder != string(holder) {
+		return coin.Zero, coin.Zero, false, nil
+	}
+	if err := t.archiveHolding(ctx, hs[0]); err != nil {
+		return coin.Zero, coin.Zero, false, err
+	}
+	fee = HoldingFee(hs[0].Amount, hs[0].Rate, hs[0].CreatedRound, t.round.Number)
+	t.burn(fee)
+	return hs[0].Amount.Sub(fee), fee, true, nil
+}

@@ -15,7 +15,6 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/store"
-	"github.com/ccwallet/ccwallet/store/pgbatch"
 )
 
 // Config is what the ledger needs from the operator's configuration.
@@ -52,12 +51,16 @@ type Config struct {
 	Ans *AnsConfig
 	// Offers bounds transfer offers; nil means DefaultOfferLimits.
 	Offers *OfferLimits
+	// Writer is how commits reach the database: cmd passes store/pgbatch's
+	// For(db) (on Postgres the one-statement write and the grouped sends);
+	// nil means the database's plain writer (db.Plain()).
+	Writer store.Writer
 }
 
 // Ledger applies the coin's rules to the store. Safe for concurrent use.
 type Ledger struct {
 	db *store.DB
-	// w is how commits reach db, chosen for its engine at Open.
+	// w is how commits reach db (Config.Writer).
 	w   store.Writer
 	log *slog.Logger
 	cfg Config
@@ -92,6 +95,9 @@ type Ledger struct {
 	// advanceHook, when set (tests), is called between the pieces of a
 	// time jump with the round reached.
 	advanceHook func(coin.Round)
+	// onAdvance are the workflows' automations AdvanceRounds runs after
+	// the rounds it opened (OnAdvance).
+	onAdvance []func(context.Context) error
 }
 
 // Meta keys set once when the ledger is created.
@@ -125,7 +131,10 @@ func Open(ctx context.Context, db *store.DB, cfg Config, log *slog.Logger) (*Led
 	if cfg.UserCacheTTL == 0 {
 		cfg.UserCacheTTL = DefaultUserCacheTTL
 	}
-	l := &Ledger{db: db, w: pgbatch.For(db), log: log, cfg: cfg, users: newUserCache(cfg.UserCacheTTL), ans: DefaultAnsConfig()}
+	if cfg.Writer == nil {
+		cfg.Writer = db.Plain()
+	}
+	l := &Ledger{db: db, w: cfg.Writer, log: log, cfg: cfg, users: newUserCache(cfg.UserCacheTTL), ans: DefaultAnsConfig()}
 	if cfg.Ans != nil {
 		l.ans = *cfg.Ans
 	}

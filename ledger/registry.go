@@ -47,14 +47,6 @@ var ErrReassigning = fmt.Errorf("%w: contract is being reassigned", ErrConflict)
 
 // notFoundError is ErrNotFound with the exact message the real registry
 // gives, without our usual prefixes, for clients that match on it.
-type notFoundError struct{ msg string }
-
-func (e *notFoundError) Error() string { return e.msg }
-func (e *notFoundError) Unwrap() error { return ErrNotFound }
-
-func notFoundf(format string, args ...any) error {
-	return &notFoundError{msg: fmt.Sprintf(format, args...)}
-}
 
 func cidValue(c coin.ContractID) ContextValue {
 	return ContextValue{Tag: "AV_ContractId", Value: string(c)}
@@ -131,12 +123,6 @@ func (l *Ledger) refuseReassigning(ctx context.Context, db bun.IDB, ids ...coin.
 			ErrReassigning, rs[0].ContractID, rs[0].Source, rs[0].Target)
 	}
 	return nil
-}
-
-// usingRules is refuseReassigning for a transaction that moves coin: it
-// uses ids, AmuletRules and its open round.
-func (t *txn) usingRules(ctx context.Context, ids ...coin.ContractID) error {
-	return t.l.refuseReassigning(ctx, t.tx, append(ids, t.l.rulesCID, t.round.ContractID)...)
 }
 
 // packageName is the Daml package that defines a template.

@@ -1,6 +1,7 @@
 package ledger
 
 import (
+	"context"
 	"time"
 
 	"github.com/ccwallet/ccwallet/coin"
@@ -147,4 +148,10 @@ func (r Rules) TrafficBytes(inputs int) int64 {
 func (r Rules) TrafficCost(bytes int64, price coin.Amount) coin.Amount {
 	usd := r.ExtraTrafficPriceUSDPerMB.MulInt(bytes).Div(coin.FromInt(1_000_000))
 	return USDToCoin(usd, price)
+}
+
+// usingRules is refuseReassigning for a transaction that moves coin: it
+// uses ids, AmuletRules and its open round.
+func (t *txn) usingRules(ctx context.Context, ids ...coin.ContractID) error {
+	return t.l.refuseReassigning(ctx, t.tx, append(ids, t.l.rulesCID, t.round.ContractID)...)
 }

@@ -112,16 +112,6 @@ func require(msg string, ok bool) error {
 	return fmt.Errorf("%w: the requirement '%s' was not met", ErrRequirement, msg)
 }
 
-// authorized refuses a command unless every party of need is among actAs.
-func authorized(actAs []coin.PartyID, what string, need ...coin.PartyID) error {
-	for _, p := range need {
-		if !slices.Contains(actAs, p) {
-			return fmt.Errorf("%w: %s needs the authority of %s, which is not among actAs %v", ErrForbidden, what, p, actAs)
-		}
-	}
-	return nil
-}
-
 // checkLegs bounds a trade's legs: each moves this registry's coin
 // between known parties.
 func (l *Ledger) checkLegs(ctx context.Context, legs map[string]TransferLeg) error {
@@ -344,15 +334,6 @@ func (l *Ledger) closeTrade(ctx context.Context, actAs []coin.PartyID, cid coin.
 	})
 }
 
-// contractParties are a stored contract's stakeholders.
-func contractParties(c *store.Contract) []coin.PartyID {
-	var ps []coin.PartyID
-	for _, p := range strings.Fields(c.Stakeholders) {
-		ps = append(ps, coin.PartyID(p))
-	}
-	return ps
-}
-
 // tradeTx runs one trading-app command as one ledger update
 // (contractCommand).
 func (l *Ledger) tradeTx(ctx context.Context, key, kind string, cid coin.ContractID, template string, fn func(t *txn, c *store.Contract) (*TradeResult, error)) (*TradeResult, error) {
@@ -368,72 +349,16 @@ func (l *Ledger) tradeTx(ctx context.Context, key, kind string, cid coin.Contrac
 	}, fn)
 }
 
-// commandResult is what a contract command returns: the contract it
-// created (if any) and, once it commits, its update's offset.
-type commandResult interface {
-	// committed records the offset and returns the contract created.
-	committed(offset int64) coin.ContractID
-}
-
-func (r *TradeResult) committed(offset int64) coin.ContractID {
+func (r *TradeResult) Committed(offset int64) coin.ContractID {
 	r.Offset = offset
 	return r.Created
 }
 
-// contractCommand runs one command on a contract workflow (the trading
-// app, app payments) as one ledger update: it claims key (under prefix),
-// and when cid is set reads that active contract (read), locks its
-// stakeholders (every party whose coin the command may move) and reads it
-// again under the locks, then runs fn and commits.
-func contractCommand[R commandResult](ctx context.Context, l *Ledger, prefix, key, kind string, cid coin.ContractID,
+// contractCommand is ContractCommand for the core's own workflows, whose
+// bodies work on the txn.
+func contractCommand[R CommandResult](ctx context.Context, l *Ledger, prefix, key, kind string, cid coin.ContractID,
 	read func(ctx context.Context, tx bun.IDB) (*store.Contract, error), fn func(t *txn, c *store.Contract) (R, error)) (R, error) {
-	var res R
-	if err := checkID("commandId", key); err != nil {
-		return res, err
-	}
-	if key != "" {
-		key = prefix + key
-	}
-	err := l.change(ctx, func(ctx context.Context, ch *change) error {
-		tx := ch.tx
-		if err := l.claimOnce(ctx, tx, key); err != nil {
-			return err
-		}
-		var c *store.Contract
-		if cid != "" {
-			var err error
-			if c, err = read(ctx, tx); err != nil {
-				return err
-			}
-			if err := l.lockParties(ctx, tx, contractParties(c)...); err != nil {
-				return err
-			}
-			if c, err = read(ctx, tx); err != nil {
-				return err
-			}
-		}
-		t, err := ch.begin(ctx, kind)
-		if err != nil {
-			return err
-		}
-		if res, err = fn(t, c); err != nil {
-			return err
-		}
-		// The update's offset is drawn at its commit.
-		t.afterCommit(func(ctx context.Context) error {
-			created := res.committed(t.offset)
-			if key == "" {
-				return nil
-			}
-			return l.saveCommand(ctx, t, key, "", kind, string(created))
-		})
-		return nil
-	})
-	if err != nil {
-		var zero R
-		return zero, fmt.Errorf("%s: %w", kind, err)
-	}
-	return res, nil
+	return ContractCommand(ctx, l, prefix, key, kind, cid, read, func(x *Tx, c *store.Contract) (R, error) { return fn(x.t(), c) })
 }
 
 // RejectAllocationRequest is AllocationRequest_Reject on an OTCTrade: a

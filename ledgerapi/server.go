@@ -21,6 +21,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/workflows"
 	"github.com/ccwallet/ccwallet/web"
 )
 
@@ -37,6 +38,9 @@ type Config struct {
 	Observe []web.Middleware
 	// Limiter bounds each user's request rate; nil means no limit.
 	Limiter *web.Limiter
+	// Workflows are the ledger's workflow packages (cmd builds them once);
+	// nil builds them (workflows.New), for tests.
+	Workflows *workflows.Set
 }
 
 // Server serves the Ledger API.
@@ -50,6 +54,8 @@ type Server struct {
 	// running counts them, for Wait.
 	async   chan struct{}
 	running sync.WaitGroup
+	// w are the ledger's workflow packages (Config.Workflows).
+	w *workflows.Set
 }
 
 // New builds the server.
@@ -57,7 +63,11 @@ func New(l *ledger.Ledger, cfg Config, log *slog.Logger) *Server {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Server{l: l, log: log, auth: cfg.Auth, obs: cfg.Observe, lim: cfg.Limiter, async: make(chan struct{}, maxAsync)}
+	w := cfg.Workflows
+	if w == nil {
+		w = workflows.New(l)
+	}
+	return &Server{l: l, log: log, auth: cfg.Auth, obs: cfg.Observe, lim: cfg.Limiter, async: make(chan struct{}, maxAsync), w: w}
 }
 
 // apiFunc is a handler; a returned error becomes a JsCantonError.

@@ -14,6 +14,7 @@ import (
 	"github.com/ccwallet/ccwallet/handlers"
 	"github.com/ccwallet/ccwallet/jobs"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/workflows"
 )
 
 // AutomationConfig is the values file's `automation:` block. Durations are
@@ -158,12 +159,13 @@ func (a AutomationConfig) effective() AutomationConfig {
 // startAutomations builds and starts the scheduler of the configured jobs,
 // which take their leases from leases; with metrics on (m non-nil) every
 // run is counted.
-func startAutomations(ctx context.Context, l *ledger.Ledger, leases jobs.Leaser, cfg Config, m *metrics, log *slog.Logger) (*jobs.Scheduler, error) {
+func startAutomations(ctx context.Context, w *workflows.Set, leases jobs.Leaser, cfg Config, m *metrics, log *slog.Logger) (*jobs.Scheduler, error) {
 	a, err := cfg.automation()
 	if err != nil {
 		return nil, err
 	}
-	js, err := jobs.Build(ctx, l, a)
+	l := w.Ledger
+	js, err := jobs.Build(ctx, w, a)
 	if err != nil {
 		return nil, err
 	}

@@ -15,8 +15,10 @@ import (
 	"github.com/ccwallet/ccwallet/cmd/ccwallet/replicas"
 	"github.com/ccwallet/ccwallet/handlers"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/workflows"
 	"github.com/ccwallet/ccwallet/ledgerapi"
 	"github.com/ccwallet/ccwallet/store"
+	"github.com/ccwallet/ccwallet/store/pgbatch"
 	"github.com/ccwallet/ccwallet/web"
 )
 
@@ -105,6 +107,8 @@ type serving struct {
 	observers []web.Middleware
 	db        *store.DB
 	l         *ledger.Ledger
+	// w are l's workflow packages, built once (workflows.New).
+	w *workflows.Set
 	// checks are the health checks, one per dependency.
 	checks    map[string]web.HealthChecker
 	health    http.Handler
@@ -205,6 +209,7 @@ func (c Config) ledgerConfig() ledger.Config {
 // metrics when they are on.
 func (s *serving) openLedger(ctx context.Context) error {
 	lcfg := s.cfg.ledgerConfig()
+	lcfg.Writer = pgbatch.For(s.db)
 	if s.m != nil {
 		lcfg.Observer = s.m
 		s.m.watchDB(s.db.DB.DB, "ccwallet")
@@ -217,6 +222,7 @@ func (s *serving) openLedger(ctx context.Context) error {
 		s.m.watchOperator(l, s.log)
 	}
 	s.l = l
+	s.w = workflows.New(l)
 	s.checks = map[string]web.HealthChecker{"database": l.Ping}
 	return nil
 }
@@ -237,7 +243,7 @@ func (s *serving) authVerifier() (*web.Verifier, error) {
 // startJobs starts the automations (automations.go): enableWallet: false
 // leaves the wallet's out, the network's run on. stop stops them.
 func (s *serving) startJobs(ctx context.Context) (stop func(), err error) {
-	sched, err := startAutomations(ctx, s.l, replicas.Leases(s.db), s.cfg, s.m, s.log)
+	sched, err := startAutomations(ctx, s.w, replicas.Leases(s.db), s.cfg, s.m, s.log)
 	if err != nil {
 		return nil, err
 	}
@@ -306,7 +312,7 @@ func (s *serving) buildHandlers(ctx context.Context, env envVars, verifier *web.
 		Warnings:  s.warnings,
 		Shutdown:  ctx.Done(),
 		Limiter:   web.NewLimiter(web.RateLimit{Burst: cfg.RateLimit.Burst, Per: cfg.RateLimit.Per.Std()}),
-		WalletOff: !cfg.WalletEnabled()}, s.log).Routes(s.health), nil
+		WalletOff: !cfg.WalletEnabled(), Workflows: s.w}, s.log).Routes(s.health), nil
 }
 
 // listenProbes adds the health and metrics servers, when on.
@@ -332,7 +338,7 @@ func (s *serving) listenLedgerAPI(verifier *web.Verifier) error {
 	if s.cfg.LedgerAPIListen == "" {
 		return nil
 	}
-	s.ledgerAPI = ledgerapi.New(s.l, ledgerapi.Config{Auth: verifier, Observe: s.observers,
+	s.ledgerAPI = ledgerapi.New(s.l, ledgerapi.Config{Auth: verifier, Observe: s.observers, Workflows: s.w,
 		Limiter: web.NewLimiter(web.RateLimit{Burst: s.cfg.RateLimit.Burst, Per: s.cfg.RateLimit.Per.Std()})}, s.log)
 	h := s.ledgerAPI.Handler()
 	if err := s.listen("ledger-api", s.cfg.LedgerAPIListen, appTLS(s.cfg.LedgerAPITLS), h); err != nil {

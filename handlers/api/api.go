@@ -17,6 +17,7 @@ import (
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/handlers/shared"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/workflows"
 	"github.com/ccwallet/ccwallet/web"
 )
 
@@ -44,6 +45,8 @@ type Config struct {
 	// something (any method but GET), so the web wallet's live pages look
 	// again; nil: nobody listens.
 	Changed func()
+	// Workflows are the ledger's workflow packages (required).
+	Workflows *workflows.Set
 }
 
 // Handler serves the JSON APIs.
@@ -58,6 +61,8 @@ type Handler struct {
 	docs     apiDocs // the OpenAPI documents as served (api_docs.go)
 	updates  *updateHub
 	shutdown <-chan struct{}
+	// w are the ledger's workflow packages (Config.Workflows).
+	w *workflows.Set
 }
 
 // New builds the JSON APIs' handlers.
@@ -66,7 +71,7 @@ func New(l *ledger.Ledger, cfg Config, log *slog.Logger) *Handler {
 		log = slog.New(slog.DiscardHandler)
 	}
 	h := &Handler{l: l, log: log, auth: cfg.Auth, sessions: cfg.Sessions, jobs: cfg.Jobs, lim: cfg.Limiter,
-		changed: cfg.Changed, shutdown: cfg.Shutdown}
+		changed: cfg.Changed, shutdown: cfg.Shutdown, w: cfg.Workflows}
 	h.updates = newUpdateHub(l, cfg)
 	return h
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/ccwallet/ccwallet/apispec"
 	"github.com/ccwallet/ccwallet/handlers/shared"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/workflows"
 	"github.com/ccwallet/ccwallet/views"
 )
 
@@ -24,6 +25,8 @@ type Handler struct {
 	net        []NetworkSetting
 	warnings   []string
 	operations func() (map[string][]apispec.Operation, error)
+	// w are the ledger's workflow packages (Extras.Workflows).
+	w *workflows.Set
 }
 
 // Extras is what the pages show from outside the web wallet: the admin
@@ -41,6 +44,8 @@ type Extras struct {
 	// Operations are the served OpenAPI documents' operations
 	// (api.Handler.Operations).
 	Operations func() (map[string][]apispec.Operation, error)
+	// Workflows are the ledger's workflow packages (required).
+	Workflows *workflows.Set
 }
 
 // New builds the web wallet's handlers.
@@ -49,7 +54,7 @@ func New(l *ledger.Ledger, cfg *Config, x Extras, log *slog.Logger) *Handler {
 		log = slog.New(slog.DiscardHandler)
 	}
 	return &Handler{l: l, log: log, ui: cfg, events: newEventHub(l, cfg), jobs: x.Jobs, net: x.Network,
-		warnings: x.Warnings, operations: x.Operations}
+		warnings: x.Warnings, operations: x.Operations, w: x.Workflows}
 }
 
 // Changed tells the open /events streams to look again now (after a JSON

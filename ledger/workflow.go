@@ -1,0 +1,107 @@
+package ledger
+
+import (
+	"context"
+	"strconv"
+	"time"
+
+	"github.com/ccwallet/ccwallet/coin"
+	"github.com/ccwallet/ccwallet/store"
+	"github.com/uptrace/bun"
+)
+
+// What a workflow package (ledger/subscriptions, ledger/apppayments, ...)
+// needs of the core besides Tx: its database for reads, the contract
+// view, and the one copy of each input rule, so a workflow's refusals
+// read as the core's do.
+
+// DB is the ledger's database, for a workflow's reads outside a change
+// (its read models, the contracts of its templates). Writes go through
+// Change.
+func (l *Ledger) DB() *store.DB { return l.db }
+
+// ContractView is a stored contract as the wallet and the APIs show it.
+func (l *Ledger) ContractView(c *store.Contract) Contract { return l.contractView(c) }
+
+// Hosted reports whether party's automation runs here: a party of this
+// node whose key is here (not an external party).
+func (l *Ledger) Hosted(ctx context.Context, party coin.PartyID) bool {
+	p, err := store.PartyByID(ctx, l.db, party)
+	return err == nil && p.Kind != PartyKindExternal
+}
+
+// Invalid is the error for a bad input field (a *ValidationError).
+func Invalid(field, format string, args ...any) error { return invalid(field, format, args...) }
+
+// NotFoundf is an ErrNotFound with its own words.
+func NotFoundf(format string, args ...any) error { return notFoundf(format, args...) }
+
+// CheckAmount refuses an amount that is not positive or does not fit.
+func CheckAmount(field string, a coin.Amount) error { return checkAmount(field, a) }
+
+// CheckFits refuses an amount beyond coin.MaxAmount.
+func CheckFits(field string, a coin.Amount) error { return checkFits(field, a) }
+
+// CheckText refuses a description too long, or with NUL or bad UTF-8.
+func CheckText(field, s string) error { return checkText(field, s) }
+
+// CheckID refuses a client-chosen id too long, or with NUL or bad UTF-8.
+func CheckID(field, id string) error { return checkID(field, id) }
+
+// TextFields refuses NUL and invalid UTF-8 in (name, value) pairs.
+func TextFields(kv ...string) error { return textFields(kv...) }
+
+// CheckExpiry refuses a deadline outside the time range or not after now.
+func CheckExpiry(field string, t, now time.Time) error { return checkExpiry(field, t, now) }
+
+// ParseTime parses a Daml-JSON timestamp field, bounded.
+func ParseTime(field, s string) (time.Time, error) { return parseTime(field, s) }
+
+// Clip shortens s for an error message.
+func Clip(s string, n int) string { return clip(s, n) }
+
+// HumanCC writes an amount for a person ("19,311.2").
+func HumanCC(a coin.Amount) string { return humanCC(a) }
+
+// Authorized refuses a command unless every party of need is among actAs.
+func Authorized(actAs []coin.PartyID, what string, need ...coin.PartyID) error {
+	return authorized(actAs, what, need...)
+}
+
+// ContractParties are a stored contract's stakeholders.
+func ContractParties(c *store.Contract) []coin.PartyID { return contractParties(c) }
+
+// IsFeatured reports whether provider holds a FeaturedAppRight.
+func IsFeatured(ctx context.Context, db bun.IDB, provider coin.PartyID) (bool, error) {
+	return isFeatured(ctx, db, provider)
+}
+
+// RoundRef is Splice's Round in Daml-JSON ({"number": "7"}).
+type RoundRef = roundRef
+
+// RoundRefOf is round r in Daml-JSON.
+func RoundRefOf(r coin.Round) RoundRef { return roundString(r) }
+
+// RelTimeOf is d as Daml's RelTime.
+func RelTimeOf(d time.Duration) RelTime { return relTime(d) }
+
+// OnAdvance adds steps AdvanceRounds runs once after the rounds it opened,
+// in order: a workflow's automations (the subscriptions' payments and
+// collections), as they would have run in the time jumped over. cmd wires
+// them when it builds the workflows, before the ledger serves.
+func (l *Ledger) OnAdvance(steps ...func(context.Context) error) {
+	l.onAdvance = append(l.onAdvance, steps...)
+}
+
+// RelTime is Daml's RelTime in Daml-JSON.
+type RelTime = damlRelTime
+
+// Duration is the RelTime as a Go duration (0 when malformed).
+func (r damlRelTime) Duration() time.Duration {
+	n, _ := strconv.ParseInt(r.Microseconds, 10, 64)
+	return time.Duration(n) * time.Microsecond
+}
+
+// Cost is what the sender's balance gives for outputs worth outputs: the
+// outputs, the fees and the holding fees of the inputs.
+func (r *TransferResult) Cost(outputs coin.Amount) coin.Amount { return r.cost(outputs) }
