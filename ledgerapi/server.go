@@ -71,6 +71,8 @@ func (s *Server) Handler() http.Handler {
 	mux.Handle("POST /v2/parties", s.api(s.allocateParty))
 	mux.Handle("GET /v2/parties/participant-id", s.api(s.getParticipantID))
 	mux.Handle("GET /v2/parties/{party}", s.api(s.getParty))
+	mux.Handle("POST /v2/parties/external/generate-topology", s.api(s.generateExternalTopology))
+	mux.Handle("POST /v2/parties/external/allocate", s.api(s.allocateExternalParty))
 	mux.Handle("GET /v2/packages", s.api(s.listPackages))
 	mux.Handle("GET /v2/users", s.api(s.listUsers))
 	mux.Handle("POST /v2/users", s.api(s.createUser))
@@ -111,7 +113,8 @@ func (s *Server) Handler() http.Handler {
 var supported = []string{
 	"POST /v2/interactive-submission/prepare", "POST /v2/interactive-submission/execute",
 	"GET /v2/interactive-submission/preferred-package-version", "POST /v2/interactive-submission/preferred-packages",
-	"GET /v2/version", "GET /v2/packages", "GET|POST /v2/parties", "GET /v2/parties/participant-id", "GET /v2/parties/{party}", "GET|POST /v2/users",
+	"GET /v2/version", "GET /v2/packages", "GET|POST /v2/parties", "GET /v2/parties/participant-id", "GET /v2/parties/{party}",
+	"POST /v2/parties/external/generate-topology", "POST /v2/parties/external/allocate", "GET|POST /v2/users",
 	"GET|PATCH|DELETE /v2/users/{userId}", "GET|POST|PATCH /v2/users/{userId}/rights", "GET /v2/state/ledger-end",
 	"GET /v2/state/latest-pruned-offsets", "GET /v2/state/connected-synchronizers", "POST /v2/state/active-contracts",
 	"POST /v2/events/events-by-contract-id", "POST /v2/updates/flats", "POST /v2/updates/trees",
