@@ -305,9 +305,9 @@ func changeID(user string, actAs []coin.PartyID, commandID string) string {
 }
 
 // decodeArg decodes a choice argument strictly: an unknown field is an
-// error, as Canton refuses it.
+// error, as Canton refuses it; a null one is left out (withoutNulls).
 func decodeArg(raw json.RawMessage, dst any) error {
-	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec := json.NewDecoder(bytes.NewReader(withoutNulls(raw)))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(dst); err != nil {
 		return invalidArgument("commands[0].ExerciseCommand.choiceArgument: %v", err)

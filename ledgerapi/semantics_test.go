@@ -3,6 +3,7 @@ package ledgerapi_test
 import (
 	"testing"
 
+	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
 )
 
@@ -35,5 +36,32 @@ func TestInterfaceFilterOfServedPackage(t *testing.T) {
 				t.Errorf("%s with Holding on updates: no transaction, want alice's mint", iface)
 			}
 		}
+	})
+}
+
+// TestNullOptionalsPrepareAndExecute: an optional field sent as null
+// (lock: null inside the transfer, as clients send it) passes prepare and
+// execute alike.
+func TestNullOptionalsPrepareAndExecute(t *testing.T) {
+	forEachEngine(t, func(t *testing.T, e *env) {
+		alice := e.external("alice-ext", "100")
+		bob := e.user("bob", "")
+		var inputs []string
+		for _, h := range e.acs(alice.user, filter(alice.party, interfaceFilter(holdingIface, true, false)), e.ledgerEnd()) {
+			inputs = append(inputs, h.ContractID)
+		}
+		cmd, disclose := e.transferCommand(alice.party, bob, "25.0000000000", inputs)
+		arg := cmd["ExerciseCommand"].(map[string]any)["choiceArgument"].(map[string]any)
+		arg["transfer"].(map[string]any)["lock"] = nil
+		e.run(alice, "null-lock", cmd, disclose)
+		accept, acceptCtx := e.acceptCommand("bob", bob) // the one instruction to bob
+		e.mustCommand("bob", "a1", bob, accept, acceptCtx)
+		if got := e.holds("bob", bob); !got.Equal(coin.MustParse("25")) {
+			t.Errorf("bob holds %s, want 25", got)
+		}
+		// And through submit-and-wait.
+		back, backCtx := e.transferCommand(bob, alice.party, "5.0", []string{})
+		back["ExerciseCommand"].(map[string]any)["choiceArgument"].(map[string]any)["transfer"].(map[string]any)["lock"] = nil
+		e.mustCommand("bob", "b1", bob, back, backCtx)
 	})
 }
