@@ -362,6 +362,9 @@ func (s *Server) transferFactoryTransfer(r *http.Request, sb *submission) (int64
 	if err != nil {
 		return 0, invalidArgument("transfer.executeBefore: want an ISO 8601 timestamp, not %q", tr.ExecuteBefore)
 	}
+	if receiver == sender {
+		return s.runSelfTransfer(r, sb, &arg, sender)
+	}
 	res, err := s.l.CreateTransferInstruction(r.Context(), ledger.TransferInstructionRequest{
 		Sender: sender, Receiver: receiver, Amount: tr.Amount, Description: tr.Meta.Values[ledger.MetaReason],
 		ExecuteBefore: before, TrackingID: key,

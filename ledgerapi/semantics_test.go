@@ -1,10 +1,12 @@
 package ledgerapi_test
 
 import (
+	"net/http"
 	"testing"
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/ledgertest"
 )
 
 // TestInterfaceFilterOfServedPackage: an interface filter on an interface
@@ -63,5 +65,51 @@ func TestNullOptionalsPrepareAndExecute(t *testing.T) {
 		back, backCtx := e.transferCommand(bob, alice.party, "5.0", []string{})
 		back["ExerciseCommand"].(map[string]any)["choiceArgument"].(map[string]any)["transfer"].(map[string]any)["lock"] = nil
 		e.mustCommand("bob", "b1", bob, back, backCtx)
+	})
+}
+
+// TestSelfTransferMerges: a TransferFactory_Transfer from a party to
+// itself over its holdings (how the wallet SDK's mergeHoldingUtxos merges)
+// leaves one holding of their sum, through prepare/execute and
+// submit-and-wait; one it cannot run is refused at prepare.
+func TestSelfTransferMerges(t *testing.T) {
+	forEachEngine(t, func(t *testing.T, e *env) {
+		alice := e.external("alice-ext", "100")
+		ledgertest.Mint(t, e.l, alice.party, "50")
+		holdings := func(user string, p coin.PartyID) []string {
+			var ids []string
+			for _, h := range e.acs(user, filter(p, interfaceFilter(holdingIface, true, false)), e.ledgerEnd()) {
+				ids = append(ids, h.ContractID)
+			}
+			return ids
+		}
+		inputs := holdings(alice.user, alice.party)
+		if len(inputs) != 2 {
+			t.Fatalf("alice-ext has %d holdings, want 2", len(inputs))
+		}
+		// Too much: refused at prepare, nothing to sign.
+		big, bigCtx := e.transferCommand(alice.party, alice.party, "1000.0", inputs)
+		resp := e.prepare(alice.user, alice.party, "merge-big", big, bigCtx)
+		wantError(t, "self-transfer of more than the inputs", http.StatusBadRequest, resp.HTTPResponse, resp.JSONDefault, "DAML_INTERPRETATION_ERROR")
+
+		cmd, disclose := e.transferCommand(alice.party, alice.party, "150.0", inputs)
+		e.run(alice, "merge", cmd, disclose)
+		if got := holdings(alice.user, alice.party); len(got) != 1 {
+			t.Errorf("after the merge alice-ext has %d holdings, want 1", len(got))
+		}
+		if got := e.holds(alice.user, alice.party); !got.Equal(coin.MustParse("150")) {
+			t.Errorf("alice-ext holds %s, want 150", got)
+		}
+
+		// A local party through submit-and-wait, its inputs left to the
+		// ledger.
+		bob := e.user("bob", "10")
+		ledgertest.Mint(t, e.l, bob, "5")
+		ledgertest.Mint(t, e.l, bob, "1")
+		self, selfCtx := e.transferCommand(bob, bob, "16.0", []string{})
+		e.mustCommand("bob", "merge-bob", bob, self, selfCtx)
+		if got := holdings("bob", bob); len(got) != 1 {
+			t.Errorf("after the merge bob has %d holdings, want 1", len(got))
+		}
 	})
 }
