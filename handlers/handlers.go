@@ -250,9 +250,9 @@ func (h *Handler) Routes(health http.Handler) http.Handler {
 	// Token-standard registry (no auth), at the root as scan serves it and
 	// under /v0/scan-proxy as the validator proxies it (with a token, as
 	// every scan-proxy path).
-	for _, prefix := range []string{"", "/v0/scan-proxy"} {
+	for _, prefix := range []string{"", "/api/scan", "/v0/scan-proxy"} {
 		reg := h.api
-		if prefix != "" {
+		if prefix == "/v0/scan-proxy" {
 			reg = h.user
 		}
 		ti := prefix + "/registry/transfer-instruction/v1"
@@ -269,6 +269,13 @@ func (h *Handler) Routes(health http.Handler) http.Handler {
 		mux.Handle("GET "+md+"/info", reg(h.getRegistryInfo))
 		mux.Handle("GET "+md+"/instruments", reg(h.listInstruments))
 		mux.Handle("GET "+md+"/instruments/{instrumentId}", reg(h.getInstrument))
+	}
+
+	// Scan's own endpoints (api_scan.go), at the root and /api/scan.
+	for route, fn := range h.scanRoutes() {
+		method, path, _ := strings.Cut(route, " ")
+		mux.Handle(method+" "+path, h.api(fn))
+		mux.Handle(method+" /api/scan"+path, h.api(fn))
 	}
 
 	// The validator's scan proxy (api_scan_proxy.go).
