@@ -1,6 +1,7 @@
 package ledgerapi_test
 
 import (
+	"encoding/json"
 	"net/http"
 	"testing"
 
@@ -110,6 +111,76 @@ func TestSelfTransferMerges(t *testing.T) {
 		e.mustCommand("bob", "merge-bob", bob, self, selfCtx)
 		if got := holdings("bob", bob); len(got) != 1 {
 			t.Errorf("after the merge bob has %d holdings, want 1", len(got))
+		}
+	})
+}
+
+// TestExerciseResultTyped: a consuming exercise shows the Daml result of
+// its choice: TransferInstruction_Accept a TransferInstructionResult whose
+// output is TransferInstructionResult_Completed with the receiver's new
+// holdings (what the token-standard CLI reads as exerciseResult.output.tag),
+// _Reject one whose output is _Failed.
+func TestExerciseResultTyped(t *testing.T) {
+	forEachEngine(t, func(t *testing.T, e *env) {
+		alice, bob := e.user("alice", "100"), e.user("bob", "")
+		send := func(id string) {
+			cmd, ctx := e.transferCommand(alice, bob, "10.0", []string{})
+			e.mustCommand("alice", id, alice, cmd, ctx)
+		}
+		send("t1")
+		accept, acceptCtx := e.acceptCommand("bob", bob)
+		e.mustCommand("bob", "a1", bob, accept, acceptCtx)
+		send("t2")
+		reject, _ := e.acceptCommand("bob", bob) // the instruction, rejected instead
+		ex := reject["ExerciseCommand"].(map[string]any)
+		ex["choice"] = "TransferInstruction_Reject"
+		var rc choiceContext
+		e.registry("/"+ex["contractId"].(string)+"/choice-contexts/reject", map[string]any{"meta": map[string]any{}}, &rc)
+		ex["choiceArgument"] = map[string]any{"extraArgs": map[string]any{"context": rc.ChoiceContextData, "meta": map[string]any{"values": map[string]any{}}}}
+		e.mustCommand("bob", "r1", bob, reject, disclosed(rc))
+
+		f := filter(bob, interfaceFilter(holdingIface, true, false), interfaceFilter(instructionIface, true, false))
+		ups := e.flats("bob", map[string]any{"beginExclusive": 0, "verbose": false, "updateFormat": map[string]any{
+			"includeTransactions": map[string]any{"eventFormat": f, "transactionShape": "TRANSACTION_SHAPE_LEDGER_EFFECTS"}}}, 100)
+		tags := map[string]string{}
+		var received []string
+		for _, u := range ups {
+			if u.Update.Transaction == nil {
+				continue
+			}
+			for _, ev := range u.Update.Transaction.Value.Events {
+				raw, ok := ev["ExercisedEvent"]
+				if !ok {
+					continue
+				}
+				var x struct {
+					Choice         string `json:"choice"`
+					ExerciseResult struct {
+						Output struct {
+							Tag   string `json:"tag"`
+							Value struct {
+								ReceiverHoldingCids []string `json:"receiverHoldingCids"`
+							} `json:"value"`
+						} `json:"output"`
+						SenderChangeCids []string `json:"senderChangeCids"`
+					} `json:"exerciseResult"`
+				}
+				if err := json.Unmarshal(raw, &x); err != nil {
+					t.Fatal(err)
+				}
+				if x.ExerciseResult.Output.Tag != "" {
+					tags[x.Choice] = x.ExerciseResult.Output.Tag
+				}
+				if x.Choice == "TransferInstruction_Accept" {
+					received = x.ExerciseResult.Output.Value.ReceiverHoldingCids
+				}
+			}
+		}
+		if tags["TransferInstruction_Accept"] != "TransferInstructionResult_Completed" || tags["TransferInstruction_Reject"] != "TransferInstructionResult_Failed" {
+			t.Errorf("exercise results by choice: %v", tags)
+		}
+		if len(received) != 1 {
+			t.Errorf("accept's receiverHoldingCids = %v, want bob's one new holding", received)
 		}
 	})
 }
