@@ -120,7 +120,7 @@ func (l *Ledger) SelfTransfer(ctx context.Context, req SelfTransferRequest) (*In
 		if err := l.lockParties(ctx, c.tx, req.Owner); err != nil {
 			return err
 		}
-		hs, sum, err := l.selfTransferPlan(ctx, c.tx, req, l.now())
+		hs, _, err := l.selfTransferPlan(ctx, c.tx, req, l.now())
 		if err != nil {
 			return err
 		}
@@ -130,7 +130,7 @@ func (l *Ledger) SelfTransfer(ctx context.Context, req SelfTransferRequest) (*In
 		}
 		byID := make(map[coin.ContractID]store.Holding, len(hs))
 		picked := make([]Candidate, len(hs))
-		sum = coin.Zero
+		sum := coin.Zero
 		for i, h := range hs {
 			byID[h.ContractID] = h
 			picked[i] = Candidate{ID: h.ContractID, Effective: EffectiveAmount(h.Amount, h.Rate, h.CreatedRound, t.round.Number)}

@@ -51,19 +51,6 @@ func (e *env) do(user, method, path string, req any) (int, []byte) {
 	return resp.StatusCode, b
 }
 
-// wantCode checks a JsCantonError answer by status and code.
-func wantCode(t testing.TB, what string, status int, b []byte, wantStatus int, code string) {
-	t.Helper()
-	var ce struct {
-		Code  string `json:"code"`
-		Cause string `json:"cause"`
-	}
-	_ = json.Unmarshal(b, &ce)
-	if status != wantStatus || ce.Code != code {
-		t.Errorf("%s: %d %s, want %d %s", what, status, b, wantStatus, code)
-	}
-}
-
 type generatedTopology struct {
 	PartyID              string   `json:"partyId"`
 	PublicKeyFingerprint string   `json:"publicKeyFingerprint"`
