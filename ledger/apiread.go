@@ -37,7 +37,17 @@ var interfaceImplementers = map[string][]string{
 	InterfaceAllocation:          {TemplateAmuletAllocation},
 	InterfaceAllocationFactory:   {TemplateExternalPartyRule},
 	InterfaceAllocationRequest:   {TemplateOTCTrade},
+	// Interfaces of the served packages no template here implements:
+	// a filter on one is valid and matches nothing, as on Canton.
+	InterfaceAllocationInstruction: nil,
+	InterfaceAnyContract:           nil,
 }
+
+// The served packages' interfaces nothing on this ledger implements.
+const (
+	InterfaceAllocationInstruction = "#splice-api-token-allocation-instruction-v1:Splice.Api.Token.AllocationInstructionV1:AllocationInstruction"
+	InterfaceAnyContract           = "#splice-api-token-metadata-v1:Splice.Api.Token.MetadataV1:AnyContract"
+)
 
 // Templates lists the templates of the contracts this ledger creates.
 func Templates() []string {

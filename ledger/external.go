@@ -6,53 +6,18 @@ import (
 	"crypto/ed25519"
 	"encoding/base64"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
 
 	"github.com/ccwallet/ccwallet/coin"
+	"github.com/ccwallet/ccwallet/ledger/topologytx"
 	"github.com/ccwallet/ccwallet/store"
 	"github.com/uptrace/bun"
 )
 
 // PartyKindExternal marks a party whose signing key lives off the node.
 const PartyKindExternal = "external"
-
-// topologyVersion versions the topology transaction encoding (signing.go).
-const topologyVersion = 1
-
-// topologyKey is a public key inside a topology mapping.
-type topologyKey struct {
-	Format string `json:"format"`
-	Scheme string `json:"scheme"`
-	Key    string `json:"key"`
-}
-
-type topologyParticipant struct {
-	Participant string `json:"participant"`
-	Permission  string `json:"permission"`
-}
-
-// topologyMapping is one of the three mappings; the fields a type does not
-// use stay empty and are omitted, so the encoding is canonical.
-type topologyMapping struct {
-	Type         string                `json:"type"`
-	Namespace    string                `json:"namespace,omitempty"`
-	TargetKey    *topologyKey          `json:"target_key,omitempty"`
-	Restriction  string                `json:"restriction,omitempty"`
-	Party        coin.PartyID          `json:"party,omitempty"`
-	Threshold    int                   `json:"threshold,omitempty"`
-	Participants []topologyParticipant `json:"participants,omitempty"`
-	SigningKeys  []topologyKey         `json:"signing_keys,omitempty"`
-}
-
-type topologyTx struct {
-	Version   int             `json:"version"`
-	Serial    int             `json:"serial"`
-	Operation string          `json:"operation"`
-	Mapping   topologyMapping `json:"mapping"`
-}
 
 // TopologyTx is a topology transaction to sign: base64 bytes and hex hash.
 type TopologyTx struct {
@@ -71,19 +36,10 @@ type SignedTopologyTx struct {
 func (l *Ledger) participantID() string { return "participant::" + l.namespace }
 
 // topologyTxs builds the three topology transactions that create party
-// with key: the namespace delegation, the hosting and the signing key.
+// with key, in Canton's encoding (package topologytx): the namespace
+// delegation, the hosting and the signing key.
 func (l *Ledger) topologyTxs(party coin.PartyID, pub ed25519.PublicKey) [][]byte {
-	key := topologyKey{Format: "raw", Scheme: "ed25519", Key: hex.EncodeToString(pub)}
-	ms := []topologyMapping{
-		{Type: "NamespaceDelegation", Namespace: party.Namespace(), TargetKey: &key, Restriction: "CanSignAllMappings"},
-		{Type: "PartyToParticipant", Party: party, Threshold: 1, Participants: []topologyParticipant{{Participant: l.participantID(), Permission: "Confirmation"}}},
-		{Type: "PartyToKeyMapping", Party: party, Threshold: 1, SigningKeys: []topologyKey{key}},
-	}
-	out := make([][]byte, len(ms))
-	for i, m := range ms {
-		out[i] = []byte(mustJSON(topologyTx{Version: topologyVersion, Serial: 1, Operation: "replace", Mapping: m}))
-	}
-	return out
+	return topologytx.Onboarding(string(party), party.Namespace(), l.participantID(), pub)
 }
 
 // GenerateExternalTopology derives an external party's ID from a hint and
@@ -129,17 +85,12 @@ func (l *Ledger) SubmitExternalTopology(ctx context.Context, publicKey string, s
 		if err != nil {
 			return "", invalid(field+".topology_tx", "must be base64: %v", err)
 		}
-		var tx topologyTx
-		dec := json.NewDecoder(bytes.NewReader(b))
-		dec.DisallowUnknownFields()
-		if err := dec.Decode(&tx); err != nil {
+		tx, err := topologytx.Decode(b)
+		if err != nil {
 			return "", invalid(field+".topology_tx", "is not a topology transaction: %v", err)
 		}
-		if tx.Version != topologyVersion {
-			return "", invalid(field+".topology_tx", "has version %d, want %d", tx.Version, topologyVersion)
-		}
-		if tx.Mapping.Type == "PartyToParticipant" {
-			party = tx.Mapping.Party
+		if tx.Kind == topologytx.PartyToParticipant {
+			party = coin.PartyID(tx.Party)
 		}
 		raws[i] = b
 	}
@@ -153,26 +104,51 @@ func (l *Ledger) SubmitExternalTopology(ctx context.Context, publicKey string, s
 		return "", invalid("public_key", "is not the key the topology transactions were generated for (party %s has namespace %s, the key's fingerprint is %s)",
 			party, party.Namespace(), coin.Fingerprint(pub))
 	}
+	sigs := make([]string, len(signed))
+	for i, s := range signed {
+		sigs[i] = s.SignedHash
+	}
+	if err := l.checkOnboarding(party, pub, raws, func(i int, hash []byte) error {
+		return VerifySignature(fmt.Sprintf("signed_topology_txs[%d].signed_hash", i), pub, hash, sigs[i])
+	}); err != nil {
+		return "", err
+	}
+	if err := l.storeExternalParty(ctx, party, pub); err != nil {
+		return "", err
+	}
+	return party, nil
+}
+
+// checkOnboarding checks that raws are exactly the transactions
+// topologyTxs makes for party and pub, each once, and calls verify with
+// each one's index and hash (the rule both onboarding paths share).
+func (l *Ledger) checkOnboarding(party coin.PartyID, pub ed25519.PublicKey, raws [][]byte, verify func(i int, hash []byte) error) error {
 	want := l.topologyTxs(party, pub)
 	if len(raws) != len(want) {
-		return "", invalid("signed_topology_txs", "must hold the %d transactions topology/generate returned, got %d", len(want), len(raws))
+		return invalid("signed_topology_txs", "must hold the %d transactions topology/generate returned, got %d", len(want), len(raws))
 	}
 	seen := make([]bool, len(want))
 	for i, b := range raws {
 		field := fmt.Sprintf("signed_topology_txs[%d]", i)
 		j := indexOf(want, b)
 		if j < 0 {
-			return "", invalid(field+".topology_tx", "is not one of the transactions topology/generate returned for this party and key (changed?)")
+			return invalid(field+".topology_tx", "is not one of the transactions topology/generate returned for this party and key (changed?)")
 		}
 		if seen[j] {
-			return "", invalid(field+".topology_tx", "is given twice")
+			return invalid(field+".topology_tx", "is given twice")
 		}
 		seen[j] = true
-		if err := VerifySignature(field+".signed_hash", pub, TopologyTxHash(b), signed[i].SignedHash); err != nil {
-			return "", err
+		if err := verify(i, TopologyTxHash(b)); err != nil {
+			return err
 		}
 	}
-	err = l.change(ctx, func(ctx context.Context, c *change) error {
+	return nil
+}
+
+// storeExternalParty stores party with key pub; a party that exists
+// already is ErrConflict.
+func (l *Ledger) storeExternalParty(ctx context.Context, party coin.PartyID, pub ed25519.PublicKey) error {
+	err := l.change(ctx, func(ctx context.Context, c *change) error {
 		if err := l.lockParties(ctx, c.tx, party); err != nil {
 			return err
 		}
@@ -185,9 +161,9 @@ func (l *Ledger) SubmitExternalTopology(ctx context.Context, publicKey string, s
 			PublicKey: hex.EncodeToString(pub), CreatedAt: l.now()})
 	})
 	if err != nil {
-		return "", fmt.Errorf("create external party %s: %w", party, err)
+		return fmt.Errorf("create external party %s: %w", party, err)
 	}
-	return party, nil
+	return nil
 }
 
 func indexOf(list [][]byte, b []byte) int {

@@ -4,15 +4,11 @@ package ledger
 //
 // Topology transactions (topology/generate, topology/submit):
 //
-//   - topology_tx is base64 (standard, padded) of the transaction bytes. The
-//     bytes are our own versioned encoding, not Canton's protobuf: canonical
-//     JSON (UTF-8, no insignificant whitespace, keys in the order below),
-//     {"version":1,"serial":1,"operation":"replace","mapping":{...}} where the
-//     mapping is one of
-//     {"type":"NamespaceDelegation","namespace","target_key","restriction":"CanSignAllMappings"},
-//     {"type":"PartyToParticipant","party","threshold":1,"participants":[{"participant","permission":"Confirmation"}]},
-//     {"type":"PartyToKeyMapping","party","threshold":1,"signing_keys":[key]};
-//     a key is {"format":"raw","scheme":"ed25519","key":"<hex>"}.
+//   - topology_tx is base64 (standard, padded) of the transaction bytes,
+//     Canton's own encoding: an UntypedVersionedMessage around a v30
+//     TopologyTransaction protobuf (package topologytx): the root
+//     NamespaceDelegation, PartyToParticipant (threshold 1, this
+//     participant confirming) and PartyToKeyMapping (threshold 1), serial 1.
 //   - hash = hex(0x12 0x20 || SHA-256(BE_int32(11) || tx_bytes)), exactly as
 //     Canton hashes a topology transaction (purpose 11, multihash prefix).
 //   - signed_hash = hex of the 64-byte Ed25519 signature (r||s) over the 34
@@ -41,11 +37,12 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"strings"
+
+	"github.com/ccwallet/ccwallet/ledger/topologytx"
 )
 
 // Hash purposes, as Canton numbers them (HashPurpose.scala).
 const (
-	purposeTopologyTx         = 11
 	purposePreparedSubmission = 48
 	// preparedHashVersion is the version byte after the purpose, as in
 	// Canton's hashing scheme V2.
@@ -54,12 +51,7 @@ const (
 
 // TopologyTxHash returns the 34-byte multihash a topology transaction's
 // signature covers: 0x12 0x20 || SHA-256(BE_int32(11) || tx).
-func TopologyTxHash(tx []byte) []byte {
-	h := sha256.New()
-	h.Write(beInt32(purposeTopologyTx))
-	h.Write(tx)
-	return append([]byte{0x12, 0x20}, h.Sum(nil)...)
-}
+func TopologyTxHash(tx []byte) []byte { return topologytx.Hash(tx) }
 
 // PreparedTxHash returns the 32-byte hash a prepared transaction's
 // signature covers: SHA-256(BE_int32(48) || 0x02 || tx).

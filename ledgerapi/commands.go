@@ -309,9 +309,9 @@ func changeID(user string, actAs []coin.PartyID, commandID string) string {
 }
 
 // decodeArg decodes a choice argument strictly: an unknown field is an
-// error, as Canton refuses it.
+// error, as Canton refuses it; a null one is left out (withoutNulls).
 func decodeArg(raw json.RawMessage, dst any) error {
-	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec := json.NewDecoder(bytes.NewReader(withoutNulls(raw)))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(dst); err != nil {
 		return invalidArgument("commands[0].ExerciseCommand.choiceArgument: %v", err)
@@ -365,6 +365,9 @@ func (s *Server) transferFactoryTransfer(r *http.Request, sb *submission) (int64
 	before, err := time.Parse(time.RFC3339Nano, tr.ExecuteBefore)
 	if err != nil {
 		return 0, invalidArgument("transfer.executeBefore: want an ISO 8601 timestamp, not %q", tr.ExecuteBefore)
+	}
+	if receiver == sender {
+		return s.runSelfTransfer(r, sb, &arg, sender)
 	}
 	inputs, err := parseInputHoldings(tr.InputHoldingCids)
 	if err != nil {

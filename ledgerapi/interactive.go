@@ -129,6 +129,9 @@ func (s *Server) prepareSubmission(w http.ResponseWriter, r *http.Request, c *ca
 	if err != nil {
 		return err
 	}
+	if err := s.precheck(r, party, req.Commands[0]); err != nil {
+		return err
+	}
 	maxLET := uint64(expires.UnixMicro())
 	p := &preparedtx.Prepared{
 		Transaction: preparedtx.Transaction{Version: lfVersion, Roots: []string{"0"}, Nodes: []preparedtx.Node{node},

@@ -152,9 +152,10 @@ func archivedEventOf(c ledger.LedgerContract, m match, nodeID int) archivedEvent
 
 // exercisedEvent is ExercisedEvent: the consuming exercise that archived
 // a contract, in the ledger-effects shape. The ledger keeps neither the
-// choice's argument and result nor the exercise tree, so the argument and
-// result are {}, the acting parties unknown ([]) and each exercise a leaf
-// (see ledger.ConsumedBy; docs/api.md).
+// choice's argument nor the exercise tree, so the argument is {}, the
+// result derived from the update (ledger.ExerciseResult), the acting
+// parties unknown ([]) and each exercise a leaf (see ledger.ConsumedBy;
+// docs/api.md).
 type exercisedEvent struct {
 	Offset                int64           `json:"offset"`
 	NodeID                int             `json:"nodeId"`
@@ -167,7 +168,7 @@ type exercisedEvent struct {
 	Consuming             bool            `json:"consuming"`
 	WitnessParties        []coin.PartyID  `json:"witnessParties"`
 	LastDescendantNodeID  int             `json:"lastDescendantNodeId"`
-	ExerciseResult        struct{}        `json:"exerciseResult"`
+	ExerciseResult        any             `json:"exerciseResult"`
 	PackageName           string          `json:"packageName"`
 	ImplementedInterfaces []string        `json:"implementedInterfaces"`
 }
@@ -178,7 +179,7 @@ func exercisedEventOf(u ledger.LedgerUpdate, c ledger.LedgerContract, m match, n
 	e := exercisedEvent{
 		Offset: a.Offset, NodeID: nodeID, ContractID: a.ContractID, TemplateID: a.TemplateID, Choice: choice,
 		ActingParties: []coin.PartyID{}, Consuming: true, WitnessParties: a.WitnessParties, LastDescendantNodeID: nodeID,
-		PackageName: a.PackageName, ImplementedInterfaces: a.ImplementedInterfaces,
+		PackageName: a.PackageName, ImplementedInterfaces: a.ImplementedInterfaces, ExerciseResult: ledger.ExerciseResult(u, c),
 	}
 	if iface != "" {
 		e.InterfaceID = byPackageID(iface)

@@ -81,6 +81,8 @@ func (s *Server) Handler() http.Handler {
 	mux.Handle("POST /v2/parties", s.api(s.allocateParty))
 	mux.Handle("GET /v2/parties/participant-id", s.api(s.getParticipantID))
 	mux.Handle("GET /v2/parties/{party}", s.api(s.getParty))
+	mux.Handle("POST /v2/parties/external/generate-topology", s.api(s.generateExternalTopology))
+	mux.Handle("POST /v2/parties/external/allocate", s.api(s.allocateExternalParty))
 	mux.Handle("GET /v2/packages", s.api(s.listPackages))
 	mux.Handle("GET /v2/users", s.api(s.listUsers))
 	mux.Handle("POST /v2/users", s.api(s.createUser))

@@ -185,9 +185,10 @@ func (h *Handler) Routes(mux *http.ServeMux, health http.Handler) {
 	// Token-standard registry (no auth), at the root as scan serves it and
 	// under /v0/scan-proxy as the validator proxies it (with a token, as
 	// every scan-proxy path).
-	for _, prefix := range []string{"", "/v0/scan-proxy"} {
+	// Also under /api/scan, scan's base path, without a token.
+	for _, prefix := range []string{"", "/api/scan", "/v0/scan-proxy"} {
 		reg := h.api
-		if prefix != "" {
+		if prefix == "/v0/scan-proxy" {
 			reg = h.user
 		}
 		ti := prefix + "/registry/transfer-instruction/v1"
@@ -204,6 +205,13 @@ func (h *Handler) Routes(mux *http.ServeMux, health http.Handler) {
 		mux.Handle("GET "+md+"/info", reg(rg.getRegistryInfo))
 		mux.Handle("GET "+md+"/instruments", reg(rg.listInstruments))
 		mux.Handle("GET "+md+"/instruments/{instrumentId}", reg(rg.getInstrument))
+	}
+
+	// Scan's own endpoints (api_scan.go), at the root and /api/scan.
+	for route, fn := range rg.scanRoutes() {
+		method, path, _ := strings.Cut(route, " ")
+		mux.Handle(method+" "+path, h.api(fn))
+		mux.Handle(method+" /api/scan"+path, h.api(fn))
 	}
 
 	// The validator's scan proxy (api_scan_proxy.go).

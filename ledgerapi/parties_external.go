@@ -1,0 +1,130 @@
+package ledgerapi
+
+import (
+	"errors"
+	"net/http"
+
+	"github.com/ccwallet/ccwallet/ledger"
+)
+
+// External-party onboarding (PartyManagementService
+// GenerateExternalPartyTopology and AllocateExternalParty, Canton 3.3 and
+// 3.4): generate-topology returns the party id, the key's fingerprint, the
+// three topology transactions in Canton's encoding and their multi-hash;
+// allocate checks every signature and creates the party. The rule is the
+// ledger's, shared with the validator API's topology/generate and submit.
+
+var codeNotConnected = errorCode{"NOT_CONNECTED_TO_SYNCHRONIZER", catInvalidGivenState}
+
+type signingPublicKeyJSON struct {
+	Format  string `json:"format"`
+	KeyData []byte `json:"keyData"`
+	KeySpec string `json:"keySpec"`
+}
+
+type signatureJSON struct {
+	Format               string `json:"format"`
+	Signature            []byte `json:"signature"`
+	SignedBy             string `json:"signedBy"`
+	SigningAlgorithmSpec string `json:"signingAlgorithmSpec"`
+}
+
+func (s signatureJSON) ledger() ledger.ExternalSignature {
+	return ledger.ExternalSignature{Format: s.Format, Signature: s.Signature, SignedBy: s.SignedBy, Algorithm: s.SigningAlgorithmSpec}
+}
+
+func topologySigs(ss []signatureJSON) []ledger.ExternalSignature {
+	out := make([]ledger.ExternalSignature, len(ss))
+	for i, s := range ss {
+		out[i] = s.ledger()
+	}
+	return out
+}
+
+// externalPartyErr maps the ledger's refusals to Canton's codes.
+func externalPartyErr(err error) error {
+	switch {
+	case errors.Is(err, ledger.ErrNotConnected):
+		return cantonErr(codeNotConnected, "%s", err.Error())
+	case errors.Is(err, ledger.ErrConflict):
+		return cantonErr(codePartyAlreadyExists, "%s", err.Error())
+	}
+	return err
+}
+
+func (s *Server) generateExternalTopology(w http.ResponseWriter, r *http.Request, c *caller) error {
+	if err := c.requireAdmin(); err != nil {
+		return err
+	}
+	var req struct {
+		Synchronizer                    string                `json:"synchronizer"`
+		PartyHint                       string                `json:"partyHint"`
+		PublicKey                       *signingPublicKeyJSON `json:"publicKey"`
+		LocalParticipantObservationOnly bool                  `json:"localParticipantObservationOnly"`
+		OtherConfirmingParticipantUids  []string              `json:"otherConfirmingParticipantUids"`
+		ConfirmationThreshold           int                   `json:"confirmationThreshold"`
+		ObservingParticipantUids        []string              `json:"observingParticipantUids"`
+	}
+	if err := decode(r, &req); err != nil {
+		return err
+	}
+	if req.PublicKey == nil {
+		return cantonErr(codeMissingField, "publicKey: the party's Ed25519 public key is required")
+	}
+	switch {
+	case req.LocalParticipantObservationOnly:
+		return invalidArgument("localParticipantObservationOnly: this participant hosts external parties with confirmation rights only")
+	case len(req.OtherConfirmingParticipantUids) > 0 || len(req.ObservingParticipantUids) > 0:
+		return invalidArgument("otherConfirmingParticipantUids, observingParticipantUids: multi-hosted parties are not supported; this participant (%s) hosts the party alone", s.l.ParticipantID())
+	case req.ConfirmationThreshold < 0 || req.ConfirmationThreshold > 1:
+		return invalidArgument("confirmationThreshold: must be 0 or 1 with one confirming participant, got %d", req.ConfirmationThreshold)
+	}
+	t, err := s.l.GenerateExternalPartyTopology(req.Synchronizer, req.PartyHint,
+		ledger.SigningPublicKey{Format: req.PublicKey.Format, Data: req.PublicKey.KeyData, Spec: req.PublicKey.KeySpec})
+	if err != nil {
+		return externalPartyErr(err)
+	}
+	return writeJSON(w, struct {
+		PartyID              string   `json:"partyId"`
+		PublicKeyFingerprint string   `json:"publicKeyFingerprint"`
+		TopologyTransactions [][]byte `json:"topologyTransactions"`
+		MultiHash            []byte   `json:"multiHash"`
+	}{string(t.Party), t.Fingerprint, t.Txs, t.MultiHash})
+}
+
+func (s *Server) allocateExternalParty(w http.ResponseWriter, r *http.Request, c *caller) error {
+	if err := c.requireAdmin(); err != nil {
+		return err
+	}
+	var req struct {
+		Synchronizer           string `json:"synchronizer"`
+		OnboardingTransactions []struct {
+			Transaction []byte          `json:"transaction"`
+			Signatures  []signatureJSON `json:"signatures"`
+		} `json:"onboardingTransactions"`
+		MultiHashSignatures []signatureJSON `json:"multiHashSignatures"`
+		IdentityProviderID  string          `json:"identityProviderId"`
+	}
+	if err := decode(r, &req); err != nil {
+		return err
+	}
+	if req.IdentityProviderID != "" {
+		return invalidArgument("identityProviderId: only the default identity provider (\"\") is supported")
+	}
+	n := len(req.OnboardingTransactions) + len(req.MultiHashSignatures)
+	for _, t := range req.OnboardingTransactions {
+		n += len(t.Signatures)
+	}
+	if n > maxSignatures {
+		return invalidArgument("onboardingTransactions, multiHashSignatures: at most %d transactions and signatures together", maxSignatures)
+	}
+	txs := make([]ledger.OnboardingTx, len(req.OnboardingTransactions))
+	for i, t := range req.OnboardingTransactions {
+		txs[i] = ledger.OnboardingTx{Tx: t.Transaction, Signatures: topologySigs(t.Signatures)}
+	}
+	p, err := s.l.AllocateExternalParty(r.Context(), req.Synchronizer, txs, topologySigs(req.MultiHashSignatures))
+	if err != nil {
+		return externalPartyErr(err)
+	}
+	return writeJSON(w, map[string]string{"partyId": string(p)})
+}

@@ -1,0 +1,80 @@
+package ledgerapi
+
+import (
+	"encoding/json"
+	"net/http"
+	"time"
+
+	"github.com/ccwallet/ccwallet/coin"
+	"github.com/ccwallet/ccwallet/ledger"
+)
+
+// Self-transfers: TransferFactory_Transfer whose receiver is its sender
+// (transfer kind self), how the wallet SDK merges holdings. The ledger's
+// SelfTransfer runs it; prepare checks it first (CheckSelfTransfer), so a
+// refusal comes before the party signs.
+
+// selfTransferRequest is the ledger's request for the transfer in arg,
+// sent by owner under tracking key key.
+func selfTransferRequest(arg *transferArg, owner coin.PartyID, key string) (ledger.SelfTransferRequest, error) {
+	tr := arg.Transfer
+	before, err := time.Parse(time.RFC3339Nano, tr.ExecuteBefore)
+	if err != nil {
+		return ledger.SelfTransferRequest{}, invalidArgument("transfer.executeBefore: want an ISO 8601 timestamp, not %q", tr.ExecuteBefore)
+	}
+	req := ledger.SelfTransferRequest{Owner: owner, Amount: tr.Amount, ExecuteBefore: before, TrackingID: key,
+		Description: tr.Meta.Values[ledger.MetaReason]}
+	for i, s := range tr.InputHoldingCids {
+		cid, err := coin.ParseContractID(s)
+		if err != nil {
+			return req, invalidArgument("transfer.inputHoldingCids[%d]: %v", i, err)
+		}
+		req.Inputs = append(req.Inputs, cid)
+	}
+	return req, nil
+}
+
+// runSelfTransfer runs the self-transfer and returns its update's offset.
+func (s *Server) runSelfTransfer(r *http.Request, sb *submission, arg *transferArg, owner coin.PartyID) (int64, error) {
+	req, err := selfTransferRequest(arg, owner, sb.key)
+	if err != nil {
+		return 0, err
+	}
+	res, err := s.l.SelfTransfer(r.Context(), req)
+	if err != nil {
+		return 0, err
+	}
+	made := coin.ContractID("")
+	if len(res.ReceiverHoldingCIDs) > 0 {
+		made = res.ReceiverHoldingCIDs[0]
+	} else if len(res.SenderChangeCIDs) > 0 {
+		made = res.SenderChangeCIDs[0]
+	}
+	return s.offsetOf(r, made)
+}
+
+// precheck refuses at prepare what execute would refuse about the
+// command's argument: its strict decoding and, for a self-transfer, the
+// ledger's rule.
+func (s *Server) precheck(r *http.Request, party coin.PartyID, cmd map[string]json.RawMessage) error {
+	raw, ok := cmd["ExerciseCommand"]
+	if !ok {
+		return nil
+	}
+	var ex exerciseCommand
+	if err := json.Unmarshal(raw, &ex); err != nil || ex.Choice != "TransferFactory_Transfer" {
+		return nil
+	}
+	var arg transferArg
+	if err := decodeArg(ex.ChoiceArgument, &arg); err != nil {
+		return err
+	}
+	if arg.Transfer == nil || arg.Transfer.Sender != arg.Transfer.Receiver || arg.Transfer.Sender != string(party) {
+		return nil
+	}
+	req, err := selfTransferRequest(&arg, party, "")
+	if err != nil {
+		return err
+	}
+	return s.l.CheckSelfTransfer(r.Context(), req)
+}
