@@ -194,7 +194,7 @@ func Build(ctx context.Context, w *workflows.Set, a Automation) ([]Job, error) {
 		}
 		js = append(js, p)
 	}
-	js = append(js, Expiry(l, a.ExpiryInterval))
+	js = append(js, Expiry(w, a.ExpiryInterval))
 	if a.WalletOff {
 		return js, nil
 	}

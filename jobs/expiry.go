@@ -5,7 +5,7 @@ import (
 	"errors"
 	"time"
 
-	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/workflows"
 )
 
 // DefaultExpiryInterval is how often expired offers and instructions end;
@@ -17,11 +17,12 @@ const DefaultExpiryInterval = 30 * time.Second
 // coin of an instruction, an allocation or an accepted app payment returns
 // to its sender; names past their expiry are freed. Each runs even if
 // another fails.
-func Expiry(l *ledger.Ledger, every time.Duration) Job {
+func Expiry(w *workflows.Set, every time.Duration) Job {
+	l := w.Ledger
 	return Job{Name: "expire-transfers", Every: every, Run: func(ctx context.Context) error {
 		_, oerr := l.ExpireOffers(ctx)
 		_, ierr := l.ExpireInstructions(ctx)
-		_, aerr := l.ExpireAllocations(ctx)
+		_, aerr := w.Allocations.ExpireAllocations(ctx)
 		_, perr := l.ExpireAppPayments(ctx)
 		_, nerr := l.ExpireAnsEntries(ctx)
 		return errors.Join(oerr, ierr, aerr, perr, nerr)

@@ -54,7 +54,7 @@ func TestExpiryJobAtTheBoundary(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		job := jobs.Expiry(l, jobs.DefaultExpiryInterval)
+		job := jobs.Expiry(workflows.New(l), jobs.DefaultExpiryInterval)
 		state := func() []string {
 			off, err := l.Offer(ctx, sender, o.ContractID)
 			if err != nil {

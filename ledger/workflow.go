@@ -101,3 +101,7 @@ func (r damlRelTime) Duration() time.Duration {
 	n, _ := strconv.ParseInt(r.Microseconds, 10, 64)
 	return time.Duration(n) * time.Microsecond
 }
+
+// LedgerContract is a stored contract as the Ledger API shows it (with
+// signatories, observers and offsets).
+func (l *Ledger) LedgerContract(c *store.Contract) LedgerContract { return l.ledgerContract(c) }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/allocations"
 	"github.com/ccwallet/ccwallet/web"
 )
 
@@ -165,7 +166,7 @@ func asCanton(err error) *cantonError {
 		return cantonErr(codeInFlight, "%s", err.Error())
 	case errors.Is(err, ledger.ErrReassigning):
 		return cantonErr(codeContention, "%s", err.Error())
-	case errors.Is(err, ledger.ErrInsufficientFunds), errors.Is(err, ledger.ErrExpired), errors.Is(err, ledger.ErrRequirement):
+	case errors.Is(err, ledger.ErrInsufficientFunds), errors.Is(err, ledger.ErrExpired), errors.Is(err, allocations.ErrRequirement):
 		return cantonErr(codeInterpretation, "%s", err.Error())
 	case errors.Is(err, ledger.ErrConflict):
 		return cantonErr(codeNotActive, "%s", err.Error())

@@ -5,16 +5,21 @@
 // and the jobs; a test that builds those without one gets New's.
 package workflows
 
-import "github.com/ccwallet/ccwallet/ledger"
+import (
+	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/allocations"
+)
 
 // Set is the workflows of one ledger.
 type Set struct {
 	// Ledger is the core they are built on.
 	Ledger *ledger.Ledger
+	// Allocations is the token standard's DvP with the trading app.
+	Allocations *allocations.Service
 }
 
 // New builds l's workflows. Call it once per ledger: it wires their
 // automations into l (ledger.OnAdvance).
 func New(l *ledger.Ledger) *Set {
-	return &Set{Ledger: l}
+	return &Set{Ledger: l, Allocations: allocations.New(l)}
 }
