@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/names"
 	"github.com/ccwallet/ccwallet/web"
 )
 
@@ -25,7 +26,7 @@ type ansEntryDTO struct {
 	ExpiresAt   *string `json:"expires_at,omitempty"`
 }
 
-func ansEntry(e ledger.AnsEntry) ansEntryDTO {
+func ansEntry(e names.AnsEntry) ansEntryDTO {
 	d := ansEntryDTO{User: string(e.User), Name: e.Name, URL: e.URL, Description: e.Description}
 	if e.ContractID != "" {
 		cid, at := string(e.ContractID), ledger.FormatTime(e.ExpiresAt)
@@ -65,7 +66,7 @@ func (h *Handler) lookupAnsEntryByParty(w http.ResponseWriter, r *http.Request) 
 	if err != nil {
 		return err
 	}
-	e, err := h.l.AnsEntryByParty(r.Context(), party)
+	e, err := h.w.Names.AnsEntryByParty(r.Context(), party)
 	if errors.Is(err, ledger.ErrNotFound) {
 		return notFound(fmt.Sprintf("No ANS entry found for party: %s", party))
 	} else if err != nil {
@@ -80,7 +81,7 @@ func (h *Handler) lookupAnsEntryByName(w http.ResponseWriter, r *http.Request) e
 	if len(name) > maxANSNameLen {
 		return badRequest(fmt.Sprintf("name: must be at most %d characters", maxANSNameLen))
 	}
-	e, err := h.l.AnsEntryByName(r.Context(), name)
+	e, err := h.w.Names.AnsEntryByName(r.Context(), name)
 	if errors.Is(err, ledger.ErrNotFound) {
 		return notFound(fmt.Sprintf("No ANS entry found for name: %s", name))
 	} else if err != nil {
@@ -104,7 +105,7 @@ func (h *Handler) listAnsEntriesScan(w http.ResponseWriter, r *http.Request) err
 	if err != nil {
 		return badRequest(fmt.Sprintf("page_size: %q is not a whole number", raw))
 	}
-	es, err := h.l.AnsEntries(r.Context(), q.Get("name_prefix"), size)
+	es, err := h.w.Names.AnsEntries(r.Context(), q.Get("name_prefix"), size)
 	if err != nil {
 		return err
 	}
@@ -169,8 +170,8 @@ func (h *Handler) createAnsEntry(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	ar := ledger.AnsRequest{User: party, Name: *req.Name, URL: *req.URL, Description: *req.Description}
-	res, err := h.l.RequestAnsEntry(r.Context(), ar)
+	ar := names.AnsRequest{User: party, Name: *req.Name, URL: *req.URL, Description: *req.Description}
+	res, err := h.w.Names.RequestAnsEntry(r.Context(), ar)
 	if err != nil {
 		return err
 	}
@@ -203,7 +204,7 @@ func (h *Handler) listAnsEntries(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	es, err := h.l.AnsEntriesOf(r.Context(), party)
+	es, err := h.w.Names.AnsEntriesOf(r.Context(), party)
 	if err != nil {
 		return err
 	}

@@ -64,10 +64,10 @@ func runAnsContract(t *testing.T, e *contractEnv) {
 		t.Fatalf("created = %+v", created)
 	}
 	// The user accepts the subscription; the DSO's automation collects.
-	if _, err := e.l.AcceptSubscriptionRequest(ctx, alice, coin.ContractID(created.SubscriptionRequestCid)); err != nil {
+	if _, err := e.w.Subscriptions.AcceptSubscriptionRequest(ctx, alice, coin.ContractID(created.SubscriptionRequestCid)); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.l.CollectSubscriptions(ctx); err != nil {
+	if _, err := e.w.Subscriptions.CollectSubscriptions(ctx); err != nil {
 		t.Fatal(err)
 	}
 	var all struct {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/apppayments"
 	"github.com/ccwallet/ccwallet/web"
 )
 
@@ -26,7 +27,7 @@ type listAcceptedAppPaymentsResponse struct {
 }
 
 // appPaymentDTOs renders payments as the spec's ContractWithState list.
-func appPaymentDTOs(ps []ledger.AppPayment) []ContractWithStateDTO {
+func appPaymentDTOs(ps []apppayments.AppPayment) []ContractWithStateDTO {
 	out := make([]ContractWithStateDTO, 0, len(ps))
 	for _, p := range ps {
 		out = append(out, contractWithState(p.Contract))
@@ -40,7 +41,7 @@ func (h *Handler) listAppPaymentRequests(w http.ResponseWriter, r *http.Request)
 	if err != nil {
 		return err
 	}
-	ps, err := h.l.AppPaymentRequestsOf(r.Context(), p)
+	ps, err := h.w.AppPayments.AppPaymentRequestsOf(r.Context(), p)
 	if err != nil {
 		return err
 	}
@@ -53,7 +54,7 @@ func (h *Handler) listAcceptedAppPayments(w http.ResponseWriter, r *http.Request
 	if err != nil {
 		return err
 	}
-	ps, err := h.l.AcceptedAppPaymentsOf(r.Context(), p)
+	ps, err := h.w.AppPayments.AcceptedAppPaymentsOf(r.Context(), p)
 	if err != nil {
 		return err
 	}
@@ -63,17 +64,17 @@ func (h *Handler) listAcceptedAppPayments(w http.ResponseWriter, r *http.Request
 // appPaymentRequestOf reads the path's active payment request the caller
 // is asked to pay: any other (unknown, ended, someone else's) is not
 // found.
-func (h *Handler) appPaymentRequestOf(r *http.Request) (coin.PartyID, ledger.AppPayment, error) {
+func (h *Handler) appPaymentRequestOf(r *http.Request) (coin.PartyID, apppayments.AppPayment, error) {
 	id := r.PathValue("contract_id")
 	cid, err := coin.ParseContractID(id)
 	if err != nil {
-		return "", ledger.AppPayment{}, notFound("app payment request " + id + " not found")
+		return "", apppayments.AppPayment{}, notFound("app payment request " + id + " not found")
 	}
 	p, err := h.callerParty(r)
 	if err != nil {
-		return "", ledger.AppPayment{}, err
+		return "", apppayments.AppPayment{}, err
 	}
-	a, err := h.l.AppPaymentByID(r.Context(), p, cid)
+	a, err := h.w.AppPayments.AppPaymentByID(r.Context(), p, cid)
 	if err != nil {
 		return "", a, err
 	}
@@ -101,7 +102,7 @@ func (h *Handler) acceptAppPaymentRequest(w http.ResponseWriter, r *http.Request
 	if err != nil {
 		return err
 	}
-	res, err := h.l.AcceptAppPayment(r.Context(), p, a.Contract.ContractID, "")
+	res, err := h.w.AppPayments.AcceptAppPayment(r.Context(), p, a.Contract.ContractID, "")
 	if err = paymentAnswerError(err); err != nil {
 		return err
 	}
@@ -115,7 +116,7 @@ func (h *Handler) rejectAppPaymentRequest(w http.ResponseWriter, r *http.Request
 	if err != nil {
 		return err
 	}
-	_, err = h.l.RejectAppPayment(r.Context(), p, a.Contract.ContractID, "")
+	_, err = h.w.AppPayments.RejectAppPayment(r.Context(), p, a.Contract.ContractID, "")
 	if err = paymentAnswerError(err); err != nil {
 		return err
 	}

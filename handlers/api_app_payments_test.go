@@ -10,6 +10,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/apppayments"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
 )
 
@@ -55,9 +56,9 @@ func runAppPaymentsContract(t *testing.T, e *contractEnv) {
 	ledgertest.Mint(t, e.l, alice, "100")
 	request := func(amount string, expires time.Duration) string {
 		t.Helper()
-		res, err := e.l.RequestAppPayment(ctx, []coin.PartyID{shop}, ledger.AppPaymentRequest{
+		res, err := e.w.AppPayments.RequestAppPayment(ctx, []coin.PartyID{shop}, apppayments.AppPaymentRequest{
 			Sender: alice, Provider: shop, ExpiresAt: ledger.FormatTime(e.clock.Now().Add(expires)), Description: "a coffee",
-			ReceiverAmounts: []ledger.ReceiverAmount{{Receiver: shop, Amount: ledger.PaymentAmount{Amount: coin.MustParse(amount), Unit: ledger.UnitAmulet}}},
+			ReceiverAmounts: []apppayments.ReceiverAmount{{Receiver: shop, Amount: ledger.PaymentAmount{Amount: coin.MustParse(amount), Unit: ledger.UnitAmulet}}},
 		}, "")
 		if err != nil {
 			t.Fatal(err)
@@ -134,7 +135,7 @@ func runAppPaymentsContract(t *testing.T, e *contractEnv) {
 	e.expect("alice", "GET", reqs+"/"+drop, nil, 404)
 
 	// The provider collects through the ledger; the list empties.
-	if _, err := e.l.MoveAcceptedAppPayment(ctx, []coin.PartyID{shop}, coin.ContractID(acc), ledger.AppPaymentCollect, ""); err != nil {
+	if _, err := e.w.AppPayments.MoveAcceptedAppPayment(ctx, []coin.PartyID{shop}, coin.ContractID(acc), apppayments.AppPaymentCollect, ""); err != nil {
 		t.Fatal(err)
 	}
 	if n := listLen(t, e.expect("alice", "GET", "/v0/wallet/accepted-app-payments", nil, 200), "accepted_app_payments"); n != 0 {

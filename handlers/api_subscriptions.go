@@ -8,6 +8,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/subscriptions"
 	"github.com/ccwallet/ccwallet/web"
 )
 
@@ -56,7 +57,7 @@ func (h *Handler) listSubscriptionRequests(w http.ResponseWriter, r *http.Reques
 	if err != nil {
 		return err
 	}
-	cs, err := h.l.SubscriptionRequests(r.Context(), p)
+	cs, err := h.w.Subscriptions.SubscriptionRequests(r.Context(), p)
 	if err != nil {
 		return err
 	}
@@ -71,7 +72,7 @@ func (h *Handler) getSubscriptionRequest(w http.ResponseWriter, r *http.Request)
 	if err != nil {
 		return err
 	}
-	v, err := h.l.SubscriptionRequest(r.Context(), p, coin.ContractID(r.PathValue("contract_id")))
+	v, err := h.w.Subscriptions.SubscriptionRequest(r.Context(), p, coin.ContractID(r.PathValue("contract_id")))
 	if err != nil {
 		return err
 	}
@@ -88,7 +89,7 @@ func (h *Handler) acceptSubscriptionRequest(w http.ResponseWriter, r *http.Reque
 	if err != nil {
 		return err
 	}
-	paid, err := h.l.AcceptSubscriptionRequest(r.Context(), p, coin.ContractID(r.PathValue("contract_id")))
+	paid, err := h.w.Subscriptions.AcceptSubscriptionRequest(r.Context(), p, coin.ContractID(r.PathValue("contract_id")))
 	if err != nil {
 		return notYours(err)
 	}
@@ -102,7 +103,7 @@ func (h *Handler) rejectSubscriptionRequest(w http.ResponseWriter, r *http.Reque
 	if err != nil {
 		return err
 	}
-	if err := h.l.RejectSubscriptionRequest(r.Context(), p, coin.ContractID(r.PathValue("contract_id"))); err != nil {
+	if err := h.w.Subscriptions.RejectSubscriptionRequest(r.Context(), p, coin.ContractID(r.PathValue("contract_id"))); err != nil {
 		return notYours(err)
 	}
 	return web.WriteJSON(w, http.StatusOK, struct{}{})
@@ -117,7 +118,7 @@ func (h *Handler) cancelSubscription(w http.ResponseWriter, r *http.Request) err
 	if err != nil {
 		return err
 	}
-	if err := h.l.CancelSubscription(r.Context(), p, coin.ContractID(r.PathValue("contract_id"))); err != nil {
+	if err := h.w.Subscriptions.CancelSubscription(r.Context(), p, coin.ContractID(r.PathValue("contract_id"))); err != nil {
 		return notYours(err)
 	}
 	return web.WriteJSON(w, http.StatusOK, struct{}{})
@@ -130,7 +131,7 @@ func (h *Handler) listSubscriptionInitialPayments(w http.ResponseWriter, r *http
 	if err != nil {
 		return err
 	}
-	cs, err := h.l.SubscriptionInitialPayments(r.Context(), p)
+	cs, err := h.w.Subscriptions.SubscriptionInitialPayments(r.Context(), p)
 	if err != nil {
 		return err
 	}
@@ -143,7 +144,7 @@ func (h *Handler) listSubscriptions(w http.ResponseWriter, r *http.Request) erro
 	if err != nil {
 		return err
 	}
-	vs, err := h.l.Subscriptions(r.Context(), p)
+	vs, err := h.w.Subscriptions.Subscriptions(r.Context(), p)
 	if err != nil {
 		return err
 	}
@@ -189,7 +190,7 @@ func (h *Handler) createDevnetSubscriptionRequest(w http.ResponseWriter, r *http
 	if err := web.DecodeJSON(r, &req); err != nil {
 		return err
 	}
-	spec := ledger.SubscriptionRequestSpec{Description: req.Description, Origins: req.Origins}
+	spec := subscriptions.SubscriptionRequestSpec{Description: req.Description, Origins: req.Origins}
 	var err error
 	for _, p := range []struct {
 		field, v string
@@ -209,12 +210,12 @@ func (h *Handler) createDevnetSubscriptionRequest(w http.ResponseWriter, r *http
 	default:
 		return badRequest(`unit: want "CC" or "USD"`)
 	}
-	const maxSeconds = int64(ledger.MaxSubscriptionInterval / time.Second)
+	const maxSeconds = int64(subscriptions.MaxSubscriptionInterval / time.Second)
 	if req.IntervalSeconds <= 0 || req.IntervalSeconds > maxSeconds || req.DurationSeconds <= 0 || req.DurationSeconds > maxSeconds {
 		return badRequest(fmt.Sprintf("payment_interval_seconds and payment_duration_seconds: want 1 to %d", maxSeconds))
 	}
 	spec.Interval, spec.Duration = time.Duration(req.IntervalSeconds)*time.Second, time.Duration(req.DurationSeconds)*time.Second
-	cid, err := h.l.RequestSubscription(r.Context(), spec)
+	cid, err := h.w.Subscriptions.RequestSubscription(r.Context(), spec)
 	if err != nil {
 		return err
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
+	"github.com/ccwallet/ccwallet/ledger/subscriptions"
 )
 
 // subscriptionOperations are the operations this test covers.
@@ -52,7 +53,7 @@ func runSubscriptionsContract(t *testing.T, e *contractEnv) {
 	onboard("bob")
 	ledgertest.Mint(t, e.l, alice, "100")
 	request := func(sender coin.PartyID) string {
-		cid, err := e.l.RequestSubscription(ctx, ledger.SubscriptionRequestSpec{
+		cid, err := e.w.Subscriptions.RequestSubscription(ctx, subscriptions.SubscriptionRequestSpec{
 			Sender: sender, Receiver: app, Provider: app, Description: "premium plan", Amount: coin.MustParse("5"),
 			Interval: time.Hour, Duration: 10 * time.Minute,
 		})
@@ -132,7 +133,7 @@ func runSubscriptionsContract(t *testing.T, e *contractEnv) {
 		e.prefixed("alice", "GET", "/v0/wallet/subscriptions", nil, 200).JSON(t, &out)
 		return out.Subscriptions
 	}
-	if _, err := e.l.CollectSubscriptions(ctx); err != nil {
+	if _, err := e.w.Subscriptions.CollectSubscriptions(ctx); err != nil {
 		t.Fatal(err)
 	}
 	s := subs()
@@ -141,13 +142,13 @@ func runSubscriptionsContract(t *testing.T, e *contractEnv) {
 	}
 	e.expect(stranger, "GET", "/v0/wallet/subscriptions", nil, 404)
 	e.clock.Advance(55 * time.Minute)
-	if _, err := e.l.PaySubscriptions(ctx); err != nil {
+	if _, err := e.w.Subscriptions.PaySubscriptions(ctx); err != nil {
 		t.Fatal(err)
 	}
 	if s := subs(); len(s) != 1 || s[0].State.Payment == nil || s[0].State.Idle != nil {
 		t.Fatalf("subscriptions with a payment in flight = %+v", s)
 	}
-	if _, err := e.l.CollectSubscriptions(ctx); err != nil {
+	if _, err := e.w.Subscriptions.CollectSubscriptions(ctx); err != nil {
 		t.Fatal(err)
 	}
 
@@ -235,17 +236,17 @@ func TestDevnetSubscriptionRequests(t *testing.T) {
 				ContractID string `json:"contract_id"`
 			}
 			r.JSON(t, &created)
-			v, err := e.l.SubscriptionRequest(ctx, alice, coin.ContractID(created.ContractID))
+			v, err := e.w.Subscriptions.SubscriptionRequest(ctx, alice, coin.ContractID(created.ContractID))
 			if err != nil || v.RedirectTo("https://news.example.com/back") == "" || v.PayData.PaymentAmount.Amount.String() != "2.0000000000" {
 				t.Fatalf("request = %+v, %v", v, err)
 			}
 			e.expect("alice", "POST", "/v0/wallet/subscription-requests/"+created.ContractID+"/accept", nil, 200)
-			advance := func() ledger.SubscriptionView {
+			advance := func() subscriptions.SubscriptionView {
 				t.Helper()
 				if r := e.client("admin").doOwn("POST", "/v0/admin/devnet/advance-rounds", map[string]any{"rounds": 1}); r.Status != 200 {
 					t.Fatalf("advance = %d %s", r.Status, r.Body)
 				}
-				subs, err := e.l.Subscriptions(ctx, alice)
+				subs, err := e.w.Subscriptions.Subscriptions(ctx, alice)
 				if err != nil || len(subs) != 1 || subs[0].Idle == nil {
 					t.Fatalf("subscriptions after advancing = %+v, %v", subs, err)
 				}

@@ -29,6 +29,7 @@ import (
 	"github.com/ccwallet/ccwallet/handlers"
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
+	"github.com/ccwallet/ccwallet/ledger/workflows"
 	"github.com/ccwallet/ccwallet/store"
 	"github.com/ccwallet/ccwallet/web"
 	"github.com/getkin/kin-openapi/openapi3"
@@ -106,6 +107,7 @@ type contractEnv struct {
 	t      *testing.T
 	engine store.Dialect
 	l      *ledger.Ledger
+	w      *workflows.Set
 	clock  *ledgertest.Clock
 	h      http.Handler
 	key    ed25519.PrivateKey
@@ -135,9 +137,10 @@ func newContractEnv(t *testing.T, engine store.Dialect) *contractEnv {
 	if err != nil {
 		t.Fatal(err)
 	}
+	w := workflows.New(l)
 	return &contractEnv{
-		t: t, engine: engine, l: l, clock: clock, key: key, dbURL: u, tokens: map[string]string{},
-		h:    handlers.New(l, handlers.Config{Auth: v}, nil).Routes(nil),
+		t: t, engine: engine, l: l, w: w, clock: clock, key: key, dbURL: u, tokens: map[string]string{},
+		h:    handlers.New(l, handlers.Config{Auth: v, Workflows: w}, nil).Routes(nil),
 		seen: map[string]map[int]bool{}, aliases: map[string]bool{},
 	}
 }

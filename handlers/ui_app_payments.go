@@ -8,6 +8,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/apppayments"
 	"github.com/ccwallet/ccwallet/views"
 	"github.com/ccwallet/ccwallet/web"
 )
@@ -20,14 +21,14 @@ const paymentGone = "This payment request is no longer waiting for your answer: 
 func (h *Handler) uiAppPayments(w http.ResponseWriter, r *http.Request, s *web.Session) error {
 	m := views.AppPayments{Page: h.page(s, "Payments", "payments")}
 	ctx, party, now := r.Context(), uiParty(r), h.l.Now()
-	reqs, err := h.l.AppPaymentRequestsOf(ctx, party)
+	reqs, err := h.w.AppPayments.AppPaymentRequestsOf(ctx, party)
 	if err != nil {
 		return err
 	}
 	for _, a := range reqs {
 		m.Requests = append(m.Requests, appPaymentRow(a, now))
 	}
-	acc, err := h.l.AcceptedAppPaymentsOf(ctx, party)
+	acc, err := h.w.AppPayments.AcceptedAppPaymentsOf(ctx, party)
 	if err != nil {
 		return err
 	}
@@ -38,7 +39,7 @@ func (h *Handler) uiAppPayments(w http.ResponseWriter, r *http.Request, s *web.S
 }
 
 // appPaymentRow is the view of a request or an accepted payment.
-func appPaymentRow(a ledger.AppPayment, now time.Time) views.AppPaymentRow {
+func appPaymentRow(a apppayments.AppPayment, now time.Time) views.AppPaymentRow {
 	row := views.AppPaymentRow{ContractID: string(a.Contract.ContractID), Description: a.Description, Origin: a.Origin,
 		Amount: a.Quote.Amount.String(), Fees: a.Quote.Fees.String(), Total: a.Quote.Total.String(),
 		Expires: fmtTime(a.ExpiresAt), Expired: !a.ExpiresAt.After(now)}
@@ -65,7 +66,7 @@ func (h *Handler) confirmModel(ctx context.Context, s *web.Session, party coin.P
 	if err != nil {
 		return m, notFound("there is no such payment request; check the link the app gave you")
 	}
-	a, err := h.l.AppPaymentByID(ctx, party, cid)
+	a, err := h.w.AppPayments.AppPaymentByID(ctx, party, cid)
 	if errors.Is(err, ledger.ErrNotFound) || err == nil && (a.Request == nil || a.Request.Sender != party) {
 		return m, notFound("there is no such payment request for you; check the link the app gave you")
 	} else if err != nil {
@@ -117,9 +118,9 @@ func (h *Handler) uiConfirmPaymentAction(w http.ResponseWriter, r *http.Request,
 	}
 	cid := coin.ContractID(m.Row.ContractID)
 	if action == "accept" {
-		_, err = h.l.AcceptAppPayment(r.Context(), party, cid, "")
+		_, err = h.w.AppPayments.AcceptAppPayment(r.Context(), party, cid, "")
 	} else {
-		_, err = h.l.RejectAppPayment(r.Context(), party, cid, "")
+		_, err = h.w.AppPayments.RejectAppPayment(r.Context(), party, cid, "")
 	}
 	if err == nil {
 		if m.RedirectOK {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/apppayments"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
 )
 
@@ -35,9 +36,9 @@ func TestUIConfirmPayment(t *testing.T) {
 		ledgertest.Mint(t, e.l, alice, "100")
 		request := func(amount, desc string) string {
 			t.Helper()
-			res, err := e.l.RequestAppPayment(ctx, []coin.PartyID{shop}, ledger.AppPaymentRequest{
+			res, err := e.w.AppPayments.RequestAppPayment(ctx, []coin.PartyID{shop}, apppayments.AppPaymentRequest{
 				Sender: alice, Provider: shop, ExpiresAt: ledger.FormatTime(time.Now().Add(time.Hour)), Description: desc,
-				ReceiverAmounts: []ledger.ReceiverAmount{{Receiver: shop, Amount: ledger.PaymentAmount{Amount: coin.MustParse(amount), Unit: ledger.UnitAmulet}}},
+				ReceiverAmounts: []apppayments.ReceiverAmount{{Receiver: shop, Amount: ledger.PaymentAmount{Amount: coin.MustParse(amount), Unit: ledger.UnitAmulet}}},
 			}, "")
 			if err != nil {
 				t.Fatal(err)

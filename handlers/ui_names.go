@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/ccwallet/ccwallet/coin"
-	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/names"
 	"github.com/ccwallet/ccwallet/views"
 	"github.com/ccwallet/ccwallet/web"
 )
@@ -27,7 +27,7 @@ func (h *Handler) namesModel(ctx context.Context, s *web.Session, party coin.Par
 		Page: h.page(s, "Names", "names"), FeeUSD: c.EntryFeeUSD.Short(), Suffix: c.AnsSuffix(),
 		Lifetime: fmt.Sprintf("%d days", int(c.EntryLifetime.Hours()/24)), Form: views.NameForm{CSRF: s.CSRF},
 	}
-	ns, err := h.l.AnsNamesOf(ctx, party)
+	ns, err := h.w.Names.AnsNamesOf(ctx, party)
 	if err != nil {
 		return m, err
 	}
@@ -58,7 +58,7 @@ func (h *Handler) uiRequestName(w http.ResponseWriter, r *http.Request, s *web.S
 	if suffix := h.l.AnsConfig().AnsSuffix(); name != "" && !strings.Contains(name, ".") {
 		name += suffix
 	}
-	_, err := h.l.RequestAnsEntry(r.Context(), ledger.AnsRequest{User: party, Name: name, URL: f.URL, Description: f.Description})
+	_, err := h.w.Names.RequestAnsEntry(r.Context(), names.AnsRequest{User: party, Name: name, URL: f.URL, Description: f.Description})
 	if err == nil {
 		done(w, r, "/names", "name-requested")
 		return nil
@@ -83,7 +83,7 @@ func (h *Handler) partyNames(ctx context.Context, ids []string) (map[string]stri
 	for i, id := range ids {
 		ps[i] = coin.PartyID(id)
 	}
-	names, err := h.l.NamesOf(ctx, ps)
+	names, err := h.w.Names.NamesOf(ctx, ps)
 	out := make(map[string]string, len(names))
 	for p, n := range names {
 		out[string(p)] = n

@@ -37,10 +37,10 @@ func TestUINames(t *testing.T) {
 		page := alice.get("/names?done=name-requested")
 		mustHave(t, page, http.StatusOK, "alice.unverified.cns", `data-testid="names-accept"`, "accept its subscription below")
 		req := coin.ContractID(strings.Split(strings.Split(page.body, `href="/confirm-subscription/`)[1], `"`)[0])
-		if _, err := e.l.AcceptSubscriptionRequest(ctx, alice.party, req); err != nil {
+		if _, err := e.w.Subscriptions.AcceptSubscriptionRequest(ctx, alice.party, req); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := e.l.CollectSubscriptions(ctx); err != nil {
+		if _, err := e.w.Subscriptions.CollectSubscriptions(ctx); err != nil {
 			t.Fatal(err)
 		}
 		mustHave(t, alice.get("/names"), http.StatusOK, `data-testid="names-status">Expires `)

@@ -74,7 +74,7 @@ func (h *Handler) checkReceiver(ctx context.Context, sender coin.PartyID, receiv
 // receiverParty reads receiver (a party ID or a name, resolved by the
 // ledger to its owner) and checks it is another known party.
 func (h *Handler) receiverParty(ctx context.Context, sender coin.PartyID, receiver string) (coin.PartyID, error) {
-	p, err := h.l.ResolveParty(ctx, "receiver", receiver)
+	p, err := h.w.Names.ResolveParty(ctx, "receiver", receiver)
 	if err != nil {
 		return "", err
 	}

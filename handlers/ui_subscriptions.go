@@ -9,6 +9,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/subscriptions"
 	"github.com/ccwallet/ccwallet/views"
 	"github.com/ccwallet/ccwallet/web"
 )
@@ -16,13 +17,13 @@ import (
 // subscriptionActions are the buttons of the Subscriptions and confirm
 // pages: the ledger call of each; doneMessages["subscription-<action>"]
 // says what it did.
-var subscriptionActions = map[string]func(l *ledger.Ledger, ctx context.Context, p coin.PartyID, cid coin.ContractID) error{
-	"accept": func(l *ledger.Ledger, ctx context.Context, p coin.PartyID, cid coin.ContractID) error {
-		_, err := l.AcceptSubscriptionRequest(ctx, p, cid)
+var subscriptionActions = map[string]func(s *subscriptions.Service, ctx context.Context, p coin.PartyID, cid coin.ContractID) error{
+	"accept": func(s *subscriptions.Service, ctx context.Context, p coin.PartyID, cid coin.ContractID) error {
+		_, err := s.AcceptSubscriptionRequest(ctx, p, cid)
 		return err
 	},
-	"reject": (*ledger.Ledger).RejectSubscriptionRequest,
-	"cancel": (*ledger.Ledger).CancelSubscription,
+	"reject": (*subscriptions.Service).RejectSubscriptionRequest,
+	"cancel": (*subscriptions.Service).CancelSubscription,
 }
 
 // uiSubscriptions serves GET /subscriptions.
@@ -63,12 +64,12 @@ func (h *Handler) uiSubscriptionAction(w http.ResponseWriter, r *http.Request, s
 }
 
 // subscriptionAct runs act on the path's {cid} for party.
-func (h *Handler) subscriptionAct(r *http.Request, act func(*ledger.Ledger, context.Context, coin.PartyID, coin.ContractID) error, party coin.PartyID) error {
+func (h *Handler) subscriptionAct(r *http.Request, act func(*subscriptions.Service, context.Context, coin.PartyID, coin.ContractID) error, party coin.PartyID) error {
 	cid, err := coin.ParseContractID(r.PathValue("cid"))
 	if err != nil {
 		return notFound("there is no such subscription request or subscription; reload the page")
 	}
-	return notYours(act(h.l, r.Context(), party, cid))
+	return notYours(act(h.w.Subscriptions, r.Context(), party, cid))
 }
 
 func (h *Handler) subscriptionsModel(ctx context.Context, s *web.Session, party coin.PartyID) (views.Subscriptions, error) {
@@ -77,7 +78,7 @@ func (h *Handler) subscriptionsModel(ctx context.Context, s *web.Session, party 
 		tmpl string
 		rows *[]views.SubscriptionRow
 	}{{ledger.TemplateSubscriptionRequest, &m.Requests}, {ledger.TemplateSubscriptionInitialPayment, &m.Waiting}} {
-		vs, err := h.l.SubscriptionsAsked(ctx, asked.tmpl, party)
+		vs, err := h.w.Subscriptions.SubscriptionsAsked(ctx, asked.tmpl, party)
 		if err != nil {
 			return m, err
 		}
@@ -85,7 +86,7 @@ func (h *Handler) subscriptionsModel(ctx context.Context, s *web.Session, party 
 			*asked.rows = append(*asked.rows, subscriptionRow(string(v.Contract.ContractID), v.Data, v.PayData))
 		}
 	}
-	subs, err := h.l.Subscriptions(ctx, party)
+	subs, err := h.w.Subscriptions.Subscriptions(ctx, party)
 	if err != nil {
 		return m, err
 	}
@@ -100,7 +101,7 @@ func (h *Handler) subscriptionsModel(ctx context.Context, s *web.Session, party 
 	return m, nil
 }
 
-func subscriptionRow(cid string, d ledger.SubscriptionData, p ledger.SubscriptionPayData) views.SubscriptionRow {
+func subscriptionRow(cid string, d subscriptions.SubscriptionData, p subscriptions.SubscriptionPayData) views.SubscriptionRow {
 	unit := "CC"
 	if p.PaymentAmount.Unit == ledger.UnitUSD {
 		unit = "USD"
@@ -194,7 +195,7 @@ func (h *Handler) confirmSubscriptionModel(r *http.Request, s *web.Session, rawR
 	if err != nil {
 		return m, notFound("there is no such subscription request; check the link the app gave you")
 	}
-	v, err := h.l.SubscriptionRequest(r.Context(), party, cid)
+	v, err := h.w.Subscriptions.SubscriptionRequest(r.Context(), party, cid)
 	if err == nil && v.Data.Sender != party {
 		err = notFound("this subscription request is not one you are asked to pay")
 	}

@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/ccwallet/ccwallet/coin"
-	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
+	"github.com/ccwallet/ccwallet/ledger/subscriptions"
 )
 
 // TestUISubscriptions drives the Subscriptions and confirm pages as a
@@ -33,7 +33,7 @@ func TestUISubscriptions(t *testing.T) {
 		}
 		ledgertest.Mint(t, e.l, alice, "100")
 		request := func(what string) string {
-			cid, err := e.l.RequestSubscription(ctx, ledger.SubscriptionRequestSpec{
+			cid, err := e.w.Subscriptions.RequestSubscription(ctx, subscriptions.SubscriptionRequestSpec{
 				Sender: alice, Receiver: app, Provider: app, Description: what, Amount: coin.MustParse("45"),
 				Interval: 30 * 24 * time.Hour, Duration: 30 * 24 * time.Hour, Origins: []string{"https://app.example.com"},
 			})
@@ -93,18 +93,18 @@ func TestUISubscriptions(t *testing.T) {
 		}
 		mustHave(t, b.get("/subscriptions?done=subscription-reject"), http.StatusOK, "Subscription request rejected", `data-testid="subscription-requests-empty"`,
 			`data-testid="subscription-waiting" data-cid=`)
-		if _, err := e.l.CollectSubscriptions(ctx); err != nil {
+		if _, err := e.w.Subscriptions.CollectSubscriptions(ctx); err != nil {
 			t.Fatal(err)
 		}
 		// Two payments of 45 CC left alice about 10 CC: the next ones,
 		// due now, cannot be paid.
-		if rep, err := e.l.PaySubscriptions(ctx); err != nil || rep.Unpaid != 2 {
+		if rep, err := e.w.Subscriptions.PaySubscriptions(ctx); err != nil || rep.Unpaid != 2 {
 			t.Fatalf("PaySubscriptions = %+v, %v", rep, err)
 		}
 		page = b.get("/subscriptions")
 		mustHave(t, page, http.StatusOK, `data-testid="subscription" data-cid=`, `data-testid="subscription-next-due"`,
 			`data-testid="subscription-unpaid">could not pay subscription `, "payment 45 CC plus fees")
-		subs, err := e.l.Subscriptions(ctx, alice)
+		subs, err := e.w.Subscriptions.Subscriptions(ctx, alice)
 		if err != nil || len(subs) != 2 {
 			t.Fatalf("subscriptions = %v, %v", subs, err)
 		}

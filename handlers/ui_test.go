@@ -16,6 +16,7 @@ import (
 	"github.com/ccwallet/ccwallet/handlers"
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
+	"github.com/ccwallet/ccwallet/ledger/workflows"
 	"github.com/ccwallet/ccwallet/store"
 	"github.com/ccwallet/ccwallet/web"
 	"github.com/ccwallet/ccwallet/web/devoidc"
@@ -45,6 +46,7 @@ func (c *sessionClock) Advance(d time.Duration) {
 type uiEnv struct {
 	srv   *httptest.Server
 	l     *ledger.Ledger
+	w     *workflows.Set
 	clock *sessionClock
 }
 
@@ -95,10 +97,10 @@ func newUIEnvOn(t *testing.T, l *ledger.Ledger, log *slog.Logger, set func(*hand
 	t.Cleanup(func() { close(stop) })
 	ui := &handlers.UI{Sessions: sessions, Login: login, DevProvider: dev.Handler(), BaseURL: base,
 		EventInterval: 50 * time.Millisecond, Shutdown: stop}
-	cfg := handlers.Config{UI: ui}
+	cfg := handlers.Config{UI: ui, Workflows: workflows.New(l)}
 	set(&cfg)
 	h = handlers.New(l, cfg, log).Routes(web.NewHealthHandler(web.HealthConfig{Checks: map[string]web.HealthChecker{"database": l.Ping}}))
-	return &uiEnv{srv: srv, l: l, clock: clock}
+	return &uiEnv{srv: srv, l: l, w: cfg.Workflows, clock: clock}
 }
 
 // browser is a cookie-keeping client that does not follow redirects, so

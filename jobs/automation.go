@@ -9,6 +9,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/names"
 	"github.com/ccwallet/ccwallet/ledger/workflows"
 )
 
@@ -136,13 +137,13 @@ func (a Automation) check(ctx context.Context, l *ledger.Ledger) error {
 }
 
 // resolveNames turns the names configured for a sweep's receiver and
-// auto-accept's senders into their owners' parties (ledger.ResolveParty),
+// auto-accept's senders into their owners' parties (names.Service.ResolveParty),
 // once, at startup: a name that is nobody's stops it with the key.
-func (a *Automation) resolveNames(ctx context.Context, l *ledger.Ledger) error {
+func (a *Automation) resolveNames(ctx context.Context, names *names.Service) error {
 	a.Sweeps = slices.Clone(a.Sweeps)
 	for i := range a.Sweeps {
 		s := &a.Sweeps[i]
-		p, err := l.ResolveParty(ctx, "walletSweep."+string(s.Sender)+".receiver", string(s.Receiver))
+		p, err := names.ResolveParty(ctx, "walletSweep."+string(s.Sender)+".receiver", string(s.Receiver))
 		if err != nil {
 			return err
 		}
@@ -153,7 +154,7 @@ func (a *Automation) resolveNames(ctx context.Context, l *ledger.Ledger) error {
 		r := &a.AutoAccept[i]
 		r.From = slices.Clone(r.From)
 		for j, f := range r.From {
-			p, err := l.ResolveParty(ctx, fmt.Sprintf("autoAcceptTransfers.%s.fromParties[%d]", r.Receiver, j), string(f))
+			p, err := names.ResolveParty(ctx, fmt.Sprintf("autoAcceptTransfers.%s.fromParties[%d]", r.Receiver, j), string(f))
 			if err != nil {
 				return err
 			}
@@ -174,7 +175,7 @@ func Build(ctx context.Context, w *workflows.Set, a Automation) ([]Job, error) {
 	if err := a.Validate(); err != nil {
 		return nil, err
 	}
-	if err := a.resolveNames(ctx, l); err != nil {
+	if err := a.resolveNames(ctx, w.Names); err != nil {
 		return nil, err
 	}
 	if err := a.check(ctx, l); err != nil {
@@ -199,7 +200,7 @@ func Build(ctx context.Context, w *workflows.Set, a Automation) ([]Job, error) {
 		return js, nil
 	}
 	js = append(js, PreapprovalRenewal(l, a.RenewalInterval))
-	js = append(js, Subscriptions(l, a.PollInterval))
+	js = append(js, Subscriptions(w.Subscriptions, a.PollInterval))
 	for _, s := range a.Sweeps {
 		js = append(js, Sweep(l, s, a.PollInterval))
 	}

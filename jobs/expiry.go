@@ -23,8 +23,8 @@ func Expiry(w *workflows.Set, every time.Duration) Job {
 		_, oerr := l.ExpireOffers(ctx)
 		_, ierr := l.ExpireInstructions(ctx)
 		_, aerr := w.Allocations.ExpireAllocations(ctx)
-		_, perr := l.ExpireAppPayments(ctx)
-		_, nerr := l.ExpireAnsEntries(ctx)
+		_, perr := w.AppPayments.ExpireAppPayments(ctx)
+		_, nerr := w.Names.ExpireAnsEntries(ctx)
 		return errors.Join(oerr, ierr, aerr, perr, nerr)
 	}}
 }

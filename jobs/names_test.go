@@ -9,6 +9,7 @@ import (
 	"github.com/ccwallet/ccwallet/jobs"
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
+	"github.com/ccwallet/ccwallet/ledger/names"
 	"github.com/ccwallet/ccwallet/ledger/workflows"
 )
 
@@ -18,6 +19,7 @@ import (
 func TestWalletJobsTakeNames(t *testing.T) {
 	withClock(t, func(t *testing.T, l *ledger.Ledger, clock *ledgertest.Clock) {
 		ctx := context.Background()
+		w := workflows.New(l)
 		sender, receiver := ledgertest.Party(t, l), ledgertest.Party(t, l)
 		ledgertest.Mint(t, l, sender, "2000")
 		ledgertest.Mint(t, l, receiver, "500")
@@ -25,22 +27,22 @@ func TestWalletJobsTakeNames(t *testing.T) {
 			p    coin.PartyID
 			name string
 		}{{sender, "sender.unverified.cns"}, {receiver, "receiver.unverified.cns"}} {
-			res, err := l.RequestAnsEntry(ctx, ledger.AnsRequest{User: n.p, Name: n.name})
+			res, err := w.Names.RequestAnsEntry(ctx, names.AnsRequest{User: n.p, Name: n.name})
 			if err != nil {
 				t.Fatal(err)
 			}
-			if _, err := l.AcceptSubscriptionRequest(ctx, n.p, res.SubscriptionRequestCID); err != nil {
+			if _, err := w.Subscriptions.AcceptSubscriptionRequest(ctx, n.p, res.SubscriptionRequestCID); err != nil {
 				t.Fatal(err)
 			}
 		}
-		if _, err := l.CollectSubscriptions(ctx); err != nil {
+		if _, err := w.Subscriptions.CollectSubscriptions(ctx); err != nil {
 			t.Fatal(err)
 		}
 		a := jobs.Automation{
 			Sweeps:     []ledger.SweepConfig{{Sender: sender, Receiver: "receiver.unverified.cns", MaxBalanceUSD: coin.MustParse("5"), MinBalanceUSD: coin.MustParse("1")}},
 			AutoAccept: []jobs.AutoAcceptRule{{Receiver: receiver, From: []coin.PartyID{"sender.unverified.cns"}}},
 		}
-		js, err := jobs.Build(ctx, workflows.New(l), a)
+		js, err := jobs.Build(ctx, w, a)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -60,7 +62,7 @@ func TestWalletJobsTakeNames(t *testing.T) {
 			t.Errorf("Build changed its caller's configuration: %s", a.Sweeps[0].Receiver)
 		}
 		a.Sweeps[0].Receiver = "nobody.unverified.cns"
-		if _, err := jobs.Build(ctx, workflows.New(l), a); err == nil || !strings.Contains(err.Error(), "walletSweep."+string(sender)+".receiver: no party has the name nobody.unverified.cns") {
+		if _, err := jobs.Build(ctx, w, a); err == nil || !strings.Contains(err.Error(), "walletSweep."+string(sender)+".receiver: no party has the name nobody.unverified.cns") {
 			t.Errorf("unknown name: %v", err)
 		}
 		ledgertest.Conserved(t, l)

@@ -5,7 +5,7 @@ import (
 	"errors"
 	"time"
 
-	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/subscriptions"
 )
 
 // Subscriptions runs the subscription automations every interval: the
@@ -14,10 +14,10 @@ import (
 // notice and a retry on the next run, and a missed payment expires the
 // subscription), and the providers hosted here collect the payments
 // (their app's side, embedded), or return those whose lock expired.
-func Subscriptions(l *ledger.Ledger, every time.Duration) Job {
+func Subscriptions(s *subscriptions.Service, every time.Duration) Job {
 	return Job{Name: "subscriptions", Every: every, Run: func(ctx context.Context) error {
-		_, perr := l.PaySubscriptions(ctx)
-		_, cerr := l.CollectSubscriptions(ctx)
+		_, perr := s.PaySubscriptions(ctx)
+		_, cerr := s.CollectSubscriptions(ctx)
 		return errors.Join(perr, cerr)
 	}}
 }

@@ -187,3 +187,10 @@ func contractParties(c *store.Contract) []coin.PartyID {
 	}
 	return ps
 }
+
+// templateName is the entity of a template ID.
+func templateName(tmpl string) string { return tmpl[strings.LastIndex(tmpl, ":")+1:] }
+
+// TemplateName is the entity of a template ID ("...:Subscription" ->
+// "Subscription").
+func TemplateName(tmpl string) string { return templateName(tmpl) }

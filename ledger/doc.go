@@ -85,14 +85,18 @@
 //     tradingapp.go: the example trading app (OTC trades) on them;
 //     allocations_wallet.go: the wallet's view of both and its Allocate,
 //     Reject and Withdraw buttons' rules.
-//   - apppayments.go: app payments (Payment.daml): an app's payment
-//     request, its acceptance (the total plus fees locked), collection,
-//     refund and expiry, and the origin a request names for the confirm
-//     page's redirect.
-//   - subscriptions.go: Splice's subscriptions (request, initial payment,
-//     idle state, payment), the senders' payment and the providers'
-//     collection automations, and the app hooks (registerSubscriptionApp)
-//     an app such as the name service builds on.
+//   - payments.go: the payment templates, units and the confirm page's
+//     origin rule the payment workflows share; ansrules.go: the name
+//     service's AnsRules and the rule for a name.
+//   - tx.go: Tx, the change type the workflow packages make their changes
+//     with ((*Ledger).Change over change), and ContractCommand;
+//     workflow.go: the core's input rules and reads exported for them.
+//     The workflows themselves are packages of their own, built and
+//     wired by package workflows: ledger/subscriptions (Splice's
+//     subscriptions and their automations; apps' hooks passed to New),
+//     ledger/names (the name service, paid by a subscription: requests,
+//     entries, lookups, ResolveParty), ledger/apppayments (an app's
+//     payment requests, their acceptance, collection, refund and expiry).
 //   - registry.go: the token-standard registry's choice contexts, transfer
 //     factory and metadata; contracts.go: template IDs and the contract
 //     read model.
@@ -106,9 +110,6 @@
 //   - interactive.go: the Ledger API's interactive submission (what was
 //     prepared, until when, whose signatures count); package preparedtx:
 //     Canton's PreparedTransaction protobuf and its V2 hash.
-//   - ans.go: the name service (AnsRules, entries and their read model
-//     ans_names, name rules, lookups, ResolveParty for every party a user
-//     types, the subscription hooks and the expiry pass).
 //   - rewards.go, reward_collection.go: reward coupons and their
 //     collection; delegations.go: minting delegations.
 //   - traffic.go, topup.go: traffic purchases and the top-up automation's

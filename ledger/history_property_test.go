@@ -11,6 +11,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/apppayments"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
 )
 
@@ -38,6 +39,7 @@ func TestHistoryAddsUp(t *testing.T) {
 
 func historyAddsUp(t *testing.T, l *ledger.Ledger, clock *ledgertest.Clock, r *rand.Rand, steps int) {
 	ctx := context.Background()
+	pays := apppayments.New(l)
 	users := []coin.PartyID{ledgertest.Party(t, l), ledgertest.Party(t, l), ledgertest.Party(t, l)}
 	parties := append([]coin.PartyID{l.Operator()}, users...)
 	// Two delegate merging to the provider, so airdrops reach them; the
@@ -196,16 +198,16 @@ func historyAddsUp(t *testing.T, l *ledger.Ledger, clock *ledgertest.Clock, r *r
 		{"app payment", func() error {
 			// b asks a to pay it; a rejects or accepts (the total locked).
 			a, b := pair()
-			req, err := l.RequestAppPayment(ctx, []coin.PartyID{b}, ledger.AppPaymentRequest{Sender: a, Provider: b, Description: "app",
+			req, err := pays.RequestAppPayment(ctx, []coin.PartyID{b}, apppayments.AppPaymentRequest{Sender: a, Provider: b, Description: "app",
 				ExpiresAt:       ledger.FormatTime(clock.Now().Add(time.Hour)),
-				ReceiverAmounts: []ledger.ReceiverAmount{{Receiver: b, Amount: ledger.PaymentAmount{Amount: amount(), Unit: ledger.UnitAmulet}}}}, "")
+				ReceiverAmounts: []apppayments.ReceiverAmount{{Receiver: b, Amount: ledger.PaymentAmount{Amount: amount(), Unit: ledger.UnitAmulet}}}}, "")
 			if err != nil || r.IntN(4) == 0 {
 				if err == nil {
-					_, err = l.RejectAppPayment(ctx, a, req.Created, "")
+					_, err = pays.RejectAppPayment(ctx, a, req.Created, "")
 				}
 				return err
 			}
-			acc, err := l.AcceptAppPayment(ctx, a, req.Created, "")
+			acc, err := pays.AcceptAppPayment(ctx, a, req.Created, "")
 			if err == nil {
 				appPayments = append(appPayments, acc.Created)
 				appProvider[acc.Created] = b
@@ -217,11 +219,11 @@ func historyAddsUp(t *testing.T, l *ledger.Ledger, clock *ledgertest.Clock, r *r
 			if !ok {
 				return nil
 			}
-			move := ledger.AppPaymentCollect
+			move := apppayments.AppPaymentCollect
 			if r.IntN(3) == 0 {
-				move = ledger.AppPaymentRefund
+				move = apppayments.AppPaymentRefund
 			}
-			_, err := l.MoveAcceptedAppPayment(ctx, []coin.PartyID{appProvider[cid]}, cid, move, "")
+			_, err := pays.MoveAcceptedAppPayment(ctx, []coin.PartyID{appProvider[cid]}, cid, move, "")
 			return err
 		}},
 		{"preapproval", func() error {
@@ -261,7 +263,7 @@ func historyAddsUp(t *testing.T, l *ledger.Ledger, clock *ledgertest.Clock, r *r
 			if _, err := l.ExpireInstructions(ctx); err != nil {
 				return err
 			}
-			if _, err := l.ExpireAppPayments(ctx); err != nil {
+			if _, err := pays.ExpireAppPayments(ctx); err != nil {
 				return err
 			}
 			_, err := l.ExpireOffers(ctx)

@@ -81,16 +81,7 @@ type instrFixture struct {
 }
 
 func balances(t *testing.T, l *ledger.Ledger, ps ...coin.PartyID) []string {
-	t.Helper()
-	var out []string
-	for _, p := range ps {
-		b, err := l.Balance(context.Background(), p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, "unlocked="+b.EffectiveUnlocked.String()+" locked="+b.EffectiveLocked.String())
-	}
-	return out
+	return ledgertest.Balances(t, l, ps...)
 }
 
 // TestTransferInstructionMoves runs every move, legal and illegal, on a

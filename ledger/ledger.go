@@ -152,9 +152,6 @@ func Open(ctx context.Context, db *store.DB, cfg Config, log *slog.Logger) (*Led
 		return nil, err
 	}
 	l.reassigning.Store(int64(n))
-	// Until subscriptions move to their own package (which cmd wires).
-	l.OnAdvance(func(ctx context.Context) error { _, err := l.PaySubscriptions(ctx); return err },
-		func(ctx context.Context) error { _, err := l.CollectSubscriptions(ctx); return err })
 	if err := l.ensureAnsRules(ctx); err != nil {
 		return nil, err
 	}

@@ -17,23 +17,12 @@ import (
 func TestMain(m *testing.M) { ledgertest.Main(m) }
 
 func forEachEngine(t *testing.T, fn func(t *testing.T, l *ledger.Ledger)) {
-	for _, e := range ledgertest.Engines {
-		t.Run(ledgertest.Name(e), func(t *testing.T) {
-			t.Parallel()
-			fn(t, ledgertest.New(t, e))
-		})
-	}
+	ledgertest.ForEachEngine(t, fn)
 }
 
 // forEachEngineClock is forEachEngine with a settable clock.
 func forEachEngineClock(t *testing.T, fn func(t *testing.T, l *ledger.Ledger, clock *ledgertest.Clock)) {
-	for _, e := range ledgertest.Engines {
-		t.Run(ledgertest.Name(e), func(t *testing.T) {
-			t.Parallel()
-			clock := ledgertest.NewClock()
-			fn(t, ledgertest.New(t, e, ledgertest.Options{Clock: clock}), clock)
-		})
-	}
+	ledgertest.ForEachEngineClock(t, fn)
 }
 
 func TestBootstrapAndOnboarding(t *testing.T) {

@@ -48,16 +48,7 @@ func stateOf(t *testing.T, l *ledger.Ledger, sender, receiver coin.PartyID, cid 
 // historyLens counts the history items of each party: a refused move
 // records nothing.
 func historyLens(t *testing.T, l *ledger.Ledger, ps ...coin.PartyID) []int {
-	t.Helper()
-	var out []int
-	for _, p := range ps {
-		items, err := l.History(context.Background(), p, ledger.HistoryQuery{PageSize: 1000})
-		if err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, len(items))
-	}
-	return out
+	return ledgertest.HistoryLens(t, l, ps...)
 }
 
 // TestOfferStateChanges runs every move on a transfer offer, legal and

@@ -9,6 +9,22 @@ import (
 // share: the units of a payment's amount and the rule for the web origin
 // a confirm page may send its user back to.
 
+// Templates of the subscription workflow.
+const (
+	TemplateSubscriptionRequest        = "#splice-wallet-payments:Splice.Wallet.Subscriptions:SubscriptionRequest"
+	TemplateSubscriptionInitialPayment = "#splice-wallet-payments:Splice.Wallet.Subscriptions:SubscriptionInitialPayment"
+	TemplateSubscription               = "#splice-wallet-payments:Splice.Wallet.Subscriptions:Subscription"
+	TemplateSubscriptionIdleState      = "#splice-wallet-payments:Splice.Wallet.Subscriptions:SubscriptionIdleState"
+	TemplateSubscriptionPayment        = "#splice-wallet-payments:Splice.Wallet.Subscriptions:SubscriptionPayment"
+	TemplateTerminatedSubscription     = "#splice-wallet-payments:Splice.Wallet.Subscriptions:TerminatedSubscription"
+)
+
+// Templates of the app payment workflow (ledger/apppayments).
+const (
+	TemplateAppPaymentRequest  = "#splice-wallet-payments:Splice.Wallet.Payment:AppPaymentRequest"
+	TemplateAcceptedAppPayment = "#splice-wallet-payments:Splice.Wallet.Payment:AcceptedAppPayment"
+)
+
 // UnitAmulet is PaymentAmount's unit for an amount in coin; the only one
 // this ledger takes for an app payment.
 const UnitAmulet = "AmuletUnit"
@@ -36,16 +52,16 @@ func AppOrigin(description string) (text, origin string) {
 	if i < 0 || i > 0 && description[i-1] != ' ' {
 		return description, ""
 	}
-	o, ok := parseOrigin(description[i+len(originMarker):])
+	o, ok := ParseOrigin(description[i+len(originMarker):])
 	if !ok {
 		return description, ""
 	}
 	return strings.TrimSpace(description[:i]), o
 }
 
-// parseOrigin returns s's canonical origin (lower-case scheme and host,
+// ParseOrigin returns s's canonical origin (lower-case scheme and host,
 // default port dropped) when s is exactly an http(s) origin.
-func parseOrigin(s string) (string, bool) {
+func ParseOrigin(s string) (string, bool) {
 	u, err := url.Parse(s)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil ||
 		u.Path != "" || u.RawQuery != "" || u.Fragment != "" || u.Opaque != "" {

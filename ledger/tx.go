@@ -251,10 +251,3 @@ func (x *Tx) ClaimOnce(ctx context.Context, key string) error {
 func (x *Tx) RefuseReassigning(ctx context.Context, ids ...coin.ContractID) error {
 	return x.c.l.refuseReassigning(ctx, x.c.tx, ids...)
 }
-
-// contractCommand is ContractCommand for the core's own workflows, whose
-// bodies work on the txn.
-func contractCommand[R CommandResult](ctx context.Context, l *Ledger, prefix, key, kind string, cid coin.ContractID,
-	read func(ctx context.Context, tx bun.IDB) (*store.Contract, error), fn func(t *txn, c *store.Contract) (R, error)) (R, error) {
-	return ContractCommand(ctx, l, prefix, key, kind, cid, read, func(x *Tx, c *store.Contract) (R, error) { return fn(x.t(), c) })
-}

@@ -102,6 +102,10 @@ func (r damlRelTime) Duration() time.Duration {
 	return time.Duration(n) * time.Microsecond
 }
 
+// Cost is what the sender's balance gives for outputs worth outputs: the
+// outputs, the fees and the holding fees of the inputs.
+func (r *TransferResult) Cost(outputs coin.Amount) coin.Amount { return r.cost(outputs) }
+
 // LedgerContract is a stored contract as the Ledger API shows it (with
 // signatories, observers and offsets).
 func (l *Ledger) LedgerContract(c *store.Contract) LedgerContract { return l.ledgerContract(c) }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/apppayments"
 )
 
 // Commands of app payments (splice-wallet-payments' Payment.daml): an
@@ -17,19 +18,19 @@ import (
 
 // acceptedAppPaymentChoices are the AcceptedAppPayment choices served,
 // and the ledger's move of each.
-var acceptedAppPaymentChoices = map[string]ledger.AcceptedAppPaymentMove{
-	"AcceptedAppPayment_Collect": ledger.AppPaymentCollect,
-	"AcceptedAppPayment_Reject":  ledger.AppPaymentRefund,
-	"AcceptedAppPayment_Expire":  ledger.AppPaymentExpire,
+var acceptedAppPaymentChoices = map[string]apppayments.AcceptedAppPaymentMove{
+	"AcceptedAppPayment_Collect": apppayments.AppPaymentCollect,
+	"AcceptedAppPayment_Reject":  apppayments.AppPaymentRefund,
+	"AcceptedAppPayment_Expire":  apppayments.AppPaymentExpire,
 }
 
 // createAppPaymentRequest is the CreateCommand of an AppPaymentRequest.
 func (s *Server) createAppPaymentRequest(r *http.Request, actAs []coin.PartyID, raw json.RawMessage, key string) (int64, error) {
-	var p ledger.AppPaymentRequest
+	var p apppayments.AppPaymentRequest
 	if err := decodeArg(raw, &p); err != nil {
 		return 0, err
 	}
-	res, err := s.l.RequestAppPayment(r.Context(), actAs, p, key)
+	res, err := s.w.AppPayments.RequestAppPayment(r.Context(), actAs, p, key)
 	if err != nil {
 		return 0, err
 	}
@@ -40,7 +41,7 @@ func (s *Server) createAppPaymentRequest(r *http.Request, actAs []coin.PartyID, 
 // AcceptedAppPayment, made by the first actAs party where one party acts.
 func (s *Server) appPaymentChoice(r *http.Request, actAs []coin.PartyID, tmpl string, cid coin.ContractID, choice string, raw json.RawMessage, key string) (int64, error) {
 	ctx := r.Context()
-	var res *ledger.AppPaymentResult
+	var res *apppayments.AppPaymentResult
 	var err error
 	// The transfer contexts the real choices take are the ledger's own
 	// here: the arguments are read for their shape only.
@@ -54,13 +55,13 @@ func (s *Server) appPaymentChoice(r *http.Request, actAs []coin.PartyID, tmpl st
 	}
 	switch {
 	case tmpl == ledger.TemplateAppPaymentRequest && choice == "AppPaymentRequest_Accept":
-		res, err = s.l.AcceptAppPayment(ctx, actAs[0], cid, key)
+		res, err = s.w.AppPayments.AcceptAppPayment(ctx, actAs[0], cid, key)
 	case tmpl == ledger.TemplateAppPaymentRequest && choice == "AppPaymentRequest_Reject":
-		res, err = s.l.RejectAppPayment(ctx, actAs[0], cid, key)
+		res, err = s.w.AppPayments.RejectAppPayment(ctx, actAs[0], cid, key)
 	case tmpl == ledger.TemplateAppPaymentRequest && choice == "AppPaymentRequest_Withdraw":
-		res, err = s.l.WithdrawAppPayment(ctx, actAs, cid, key)
+		res, err = s.w.AppPayments.WithdrawAppPayment(ctx, actAs, cid, key)
 	case tmpl == ledger.TemplateAcceptedAppPayment && acceptedAppPaymentChoices[choice] != "":
-		res, err = s.l.MoveAcceptedAppPayment(ctx, actAs, cid, acceptedAppPaymentChoices[choice], key)
+		res, err = s.w.AppPayments.MoveAcceptedAppPayment(ctx, actAs, cid, acceptedAppPaymentChoices[choice], key)
 	default:
 		return 0, cantonErr(codeUnsupported, "choice %s on %s: this participant runs %s", choice, tmpl, supportedCommands)
 	}

@@ -24,6 +24,7 @@ import (
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
+	"github.com/ccwallet/ccwallet/ledger/workflows"
 	"github.com/ccwallet/ccwallet/ledgerapi"
 	"github.com/ccwallet/ccwallet/ledgerapi/internal/client"
 	"github.com/ccwallet/ccwallet/web"
@@ -122,6 +123,7 @@ func (v validating) RoundTrip(req *http.Request) (*http.Response, error) {
 type env struct {
 	t      testing.TB
 	l      *ledger.Ledger
+	w      *workflows.Set
 	url    string
 	signer crypto.Signer
 	clock  *ledgertest.Clock
@@ -140,7 +142,7 @@ func newEnv(t testing.TB, engine int, lim ...*web.Limiter) *env {
 	}
 	clock := ledgertest.NewClock()
 	l := ledgertest.New(t, ledgertest.Engines[engine], ledgertest.Options{Clock: clock})
-	cfg := ledgerapi.Config{Auth: v}
+	cfg := ledgerapi.Config{Auth: v, Workflows: workflows.New(l)}
 	if len(lim) > 0 {
 		cfg.Limiter = lim[0]
 	}
@@ -148,7 +150,7 @@ func newEnv(t testing.TB, engine int, lim ...*web.Limiter) *env {
 	srv := httptest.NewServer(api.Handler())
 	t.Cleanup(srv.Close)
 	t.Cleanup(api.Wait) // before the ledger closes
-	return &env{t: t, l: l, url: srv.URL, signer: key, clock: clock, api: api}
+	return &env{t: t, l: l, w: cfg.Workflows, url: srv.URL, signer: key, clock: clock, api: api}
 }
 
 // forEachEngine runs fn on a fresh server over each engine.

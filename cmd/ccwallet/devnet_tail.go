@@ -12,6 +12,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/workflows"
 )
 
 // devnetTail is `ccwallet devnet tail`: it prints every update the ledger
@@ -137,5 +138,6 @@ func openDevLedger(ctx context.Context, cfg Config, env envVars, stderr io.Write
 		db.Close()
 		return nil, nil, err
 	}
+	workflows.New(l) // their automations run when rounds advance
 	return l, func() { db.Close() }, nil
 }

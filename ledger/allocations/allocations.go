@@ -263,7 +263,7 @@ func (s *Service) allocate(ctx context.Context, spec ledger.AllocationSpecificat
 		}
 		x.CreateWithID(cid, ledger.TemplateAmuletAllocation, ledger.AllocationPayload{LockedAmulet: tr.Outputs[0], Allocation: spec},
 			l.DSO(), sender, spec.Settlement.Executor)
-		x.Record(sender, "transfer", "AllocationFactory_Allocate", spec.TransferLeg.Receiver, amount.Add(tr.Fees).Add(tr.HoldingFees).Neg(), tr.Fees.Add(tr.HoldingFees),
+		x.Record(sender, "transfer", "AllocationFactory_Allocate", spec.TransferLeg.Receiver, tr.Cost(amount).Neg(), tr.Fees.Add(tr.HoldingFees),
 			spec.TransferLeg.Meta.Values[ledger.MetaReason], ledger.HistoryDetails{Provider: spec.Settlement.Executor, HoldingFees: tr.HoldingFees, Fees: tr.Fees, ContractID: cid})
 		res = &AllocationResult{AllocationCID: cid, SenderChangeCIDs: []coin.ContractID{}, ReceiverHoldingCIDs: []coin.ContractID{}}
 		if tr.Change != "" {

@@ -79,7 +79,7 @@ func TestAllocationMoves(t *testing.T) {
 						t.Fatal(err)
 					}
 					cid := res.AllocationCID
-					if diff := cmp.Diff([]string{"unlocked=60.0000000000 locked=40.0000000000", "unlocked=0.0000000000 locked=0.0000000000"}, balances(t, l, sender, receiver)); diff != "" {
+					if diff := cmp.Diff([]string{"unlocked=60.0000000000 locked=40.0000000000", "unlocked=0.0000000000 locked=0.0000000000"}, ledgertest.Balances(t, l, sender, receiver)); diff != "" {
 						t.Fatalf("after allocate (-want +got):\n%s", diff)
 					}
 					a, err := al.AllocationByID(ctx, executor, cid)
@@ -93,8 +93,8 @@ func TestAllocationMoves(t *testing.T) {
 							t.Fatalf("%s by %s: %v", s.move, s.who, err)
 						}
 					}
-					before := balances(t, l, sender, receiver)
-					hist0 := historyLens(t, l, sender, receiver)
+					before := ledgertest.Balances(t, l, sender, receiver)
+					hist0 := ledgertest.HistoryLens(t, l, sender, receiver)
 					supply0 := ledgertest.Conserved(t, l)
 					_, err = al.MoveAllocation(ctx, party[c.do.who], cid, c.do.move, "")
 					if c.wantErr != nil {
@@ -102,13 +102,13 @@ func TestAllocationMoves(t *testing.T) {
 							t.Fatalf("%s by %s = %v, want %v", c.do.move, c.do.who, err, c.wantErr)
 						}
 						t.Logf("refused: %v", err)
-						if diff := cmp.Diff(before, balances(t, l, sender, receiver)); diff != "" {
+						if diff := cmp.Diff(before, ledgertest.Balances(t, l, sender, receiver)); diff != "" {
 							t.Errorf("a refused move changed balances (-before +after):\n%s", diff)
 						}
 						if s := ledgertest.Conserved(t, l); !s.Live.Equal(supply0.Live) {
 							t.Errorf("a refused move changed the supply %s -> %s", supply0.Live, s.Live)
 						}
-						if diff := cmp.Diff(hist0, historyLens(t, l, sender, receiver)); diff != "" {
+						if diff := cmp.Diff(hist0, ledgertest.HistoryLens(t, l, sender, receiver)); diff != "" {
 							t.Errorf("a refused move wrote history (-before +after):\n%s", diff)
 						}
 						return
@@ -123,7 +123,7 @@ func TestAllocationMoves(t *testing.T) {
 						"unlocked=" + coin.MustParse(c.senderWant).String() + " locked=0.0000000000",
 						"unlocked=" + coin.MustParse(c.receiverWant).String() + " locked=0.0000000000",
 					}
-					if diff := cmp.Diff(want, balances(t, l, sender, receiver)); diff != "" {
+					if diff := cmp.Diff(want, ledgertest.Balances(t, l, sender, receiver)); diff != "" {
 						t.Errorf("balances after %s (-want +got):\n%s", c.do.move, diff)
 					}
 					ledgertest.Conserved(t, l)
@@ -165,7 +165,7 @@ func TestAllocateRefusals(t *testing.T) {
 				t.Logf("%s: %v", name, err)
 			}
 		}
-		if diff := cmp.Diff([]string{"unlocked=100.0000000000 locked=0.0000000000"}, balances(t, l, sender)); diff != "" {
+		if diff := cmp.Diff([]string{"unlocked=100.0000000000 locked=0.0000000000"}, ledgertest.Balances(t, l, sender)); diff != "" {
 			t.Errorf("refusals locked coin (-want +got):\n%s", diff)
 		}
 	})
@@ -198,7 +198,7 @@ func TestExpireAllocations(t *testing.T) {
 		if n, err := s.ExpireAllocations(ctx); err != nil || n != 1 {
 			t.Fatalf("expire = %d, %v; want 1", n, err)
 		}
-		if diff := cmp.Diff([]string{"unlocked=80.0000000000 locked=20.0000000000"}, balances(t, l, sender)); diff != "" {
+		if diff := cmp.Diff([]string{"unlocked=80.0000000000 locked=20.0000000000"}, ledgertest.Balances(t, l, sender)); diff != "" {
 			t.Errorf("after expiry (-want +got):\n%s", diff)
 		}
 		ledgertest.Conserved(t, l)

@@ -92,7 +92,7 @@ func TestTradingAppDvP(t *testing.T) {
 		if _, err := s.SettleTrade(ctx, []coin.PartyID{venue}, init.Created, map[string]coin.ContractID{"leg0": allocs["leg0"]}, ""); !errors.Is(err, ledger.ErrConflict) {
 			t.Fatalf("settle with a leg missing = %v", err)
 		}
-		if diff := cmp.Diff([]string{"unlocked=70.0000000000 locked=30.0000000000", "unlocked=89.5000000000 locked=10.5000000000"}, balances(t, l, alice, bob)); diff != "" {
+		if diff := cmp.Diff([]string{"unlocked=70.0000000000 locked=30.0000000000", "unlocked=89.5000000000 locked=10.5000000000"}, ledgertest.Balances(t, l, alice, bob)); diff != "" {
 			t.Fatalf("after allocating (-want +got):\n%s", diff)
 		}
 		res, err := s.SettleTrade(ctx, []coin.PartyID{venue}, init.Created, allocs, "")
@@ -102,7 +102,7 @@ func TestTradingAppDvP(t *testing.T) {
 		if len(res.Executed) != 2 || res.Executed["leg0"].Offset != 0 {
 			t.Errorf("executed = %+v", res.Executed)
 		}
-		if diff := cmp.Diff([]string{"unlocked=80.5000000000 locked=0.0000000000", "unlocked=119.5000000000 locked=0.0000000000"}, balances(t, l, alice, bob)); diff != "" {
+		if diff := cmp.Diff([]string{"unlocked=80.5000000000 locked=0.0000000000", "unlocked=119.5000000000 locked=0.0000000000"}, ledgertest.Balances(t, l, alice, bob)); diff != "" {
 			t.Errorf("after settlement (-want +got):\n%s", diff)
 		}
 		for _, cid := range append([]coin.ContractID{init.Created}, allocs["leg0"], allocs["leg1"]) {
@@ -165,7 +165,7 @@ func TestTradingAppCancelAndWithdraw(t *testing.T) {
 		if _, err := s.CancelTrade(ctx, []coin.PartyID{venue}, first, map[string]coin.ContractID{"a": a.AllocationCID}, ""); err != nil {
 			t.Fatal(err)
 		}
-		if diff := cmp.Diff([]string{"unlocked=100.0000000000 locked=0.0000000000"}, balances(t, l, alice)); diff != "" {
+		if diff := cmp.Diff([]string{"unlocked=100.0000000000 locked=0.0000000000"}, ledgertest.Balances(t, l, alice)); diff != "" {
 			t.Errorf("after cancel (-want +got):\n%s", diff)
 		}
 		second := trade()

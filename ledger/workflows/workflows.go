@@ -8,12 +8,21 @@ package workflows
 import (
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/allocations"
+	"github.com/ccwallet/ccwallet/ledger/apppayments"
+	"github.com/ccwallet/ccwallet/ledger/names"
+	"github.com/ccwallet/ccwallet/ledger/subscriptions"
 )
 
 // Set is the workflows of one ledger.
 type Set struct {
 	// Ledger is the core they are built on.
 	Ledger *ledger.Ledger
+	// Subscriptions are Splice's subscriptions; Names the name service,
+	// paid by them.
+	Subscriptions *subscriptions.Service
+	Names         *names.Service
+	// AppPayments are Splice's app payments.
+	AppPayments *apppayments.Service
 	// Allocations is the token standard's DvP with the trading app.
 	Allocations *allocations.Service
 }
@@ -21,5 +30,8 @@ type Set struct {
 // New builds l's workflows. Call it once per ledger: it wires their
 // automations into l (ledger.OnAdvance).
 func New(l *ledger.Ledger) *Set {
-	return &Set{Ledger: l, Allocations: allocations.New(l)}
+	subs := subscriptions.New(l, map[string]subscriptions.App{names.AppName: names.App(l)})
+	l.OnAdvance(subs.Automations()...)
+	return &Set{Ledger: l, Subscriptions: subs, Names: names.New(l, subs), AppPayments: apppayments.New(l),
+		Allocations: allocations.New(l)}
 }

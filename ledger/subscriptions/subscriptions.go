@@ -1,4 +1,9 @@
-package ledger
+// Package subscriptions is Splice's subscriptions
+// (Splice.Wallet.Subscriptions) on the ledger's core: requests, the
+// initial and later payments, their collection and expiry automations,
+// the read models the wallet shows, and the hooks of the apps built on
+// them (the name service, ledger/names), passed to New.
+package subscriptions
 
 import (
 	"context"
@@ -6,10 +11,10 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/ccwallet/ccwallet/coin"
+	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/store"
 	"github.com/uptrace/bun"
 )
@@ -28,16 +33,6 @@ import (
 // store; subscription_apps keeps what the payloads do not (the app whose
 // hooks run, the confirm page's redirect origins, the "could not pay"
 // notice).
-
-// Templates of the subscription workflow.
-const (
-	TemplateSubscriptionRequest        = "#splice-wallet-payments:Splice.Wallet.Subscriptions:SubscriptionRequest"
-	TemplateSubscriptionInitialPayment = "#splice-wallet-payments:Splice.Wallet.Subscriptions:SubscriptionInitialPayment"
-	TemplateSubscription               = "#splice-wallet-payments:Splice.Wallet.Subscriptions:Subscription"
-	TemplateSubscriptionIdleState      = "#splice-wallet-payments:Splice.Wallet.Subscriptions:SubscriptionIdleState"
-	TemplateSubscriptionPayment        = "#splice-wallet-payments:Splice.Wallet.Subscriptions:SubscriptionPayment"
-	TemplateTerminatedSubscription     = "#splice-wallet-payments:Splice.Wallet.Subscriptions:TerminatedSubscription"
-)
 
 // Bounds of a subscription request.
 const (
@@ -58,9 +53,9 @@ type SubscriptionData struct {
 
 // SubscriptionPayData is Splice's SubscriptionPayData.
 type SubscriptionPayData struct {
-	PaymentAmount   PaymentAmount `json:"paymentAmount"`
-	PaymentInterval RelTime       `json:"paymentInterval"`
-	PaymentDuration RelTime       `json:"paymentDuration"`
+	PaymentAmount   ledger.PaymentAmount `json:"paymentAmount"`
+	PaymentInterval ledger.RelTime       `json:"paymentInterval"`
+	PaymentDuration ledger.RelTime       `json:"paymentDuration"`
 }
 
 // SubscriptionRequestPayload is Splice's SubscriptionRequest.
@@ -78,7 +73,7 @@ type subscriptionPayment struct {
 	ThisPaymentDueAt string              `json:"thisPaymentDueAt,omitempty"`
 	TargetAmount     coin.Amount         `json:"targetAmount"`
 	LockedAmulet     coin.ContractID     `json:"lockedAmulet"`
-	Round            roundRef            `json:"round"`
+	Round            ledger.RoundRef     `json:"round"`
 	Reference        coin.ContractID     `json:"reference"`
 }
 
@@ -100,7 +95,7 @@ type SubscriptionIdlePayload struct {
 // SubscriptionRequestSpec is what an app asks for: Sender pays Amount
 // (in CC, or in USD at the round's price when USD) every Interval to
 // Receiver, and may pay each payment up to Duration before it is due. App
-// names the hooks (registerSubscriptionApp) the collection calls; "" calls
+// names the hooks (New's apps) the collection calls; "" calls
 // none. Origins are the http(s) origins the confirm page may send the
 // user back to.
 type SubscriptionRequestSpec struct {
@@ -113,77 +108,78 @@ type SubscriptionRequestSpec struct {
 	Origins                    []string
 }
 
-// subscriptionApp is an app built on subscriptions: the collection calls
-// it in the change that collects an initial payment (initialPaid), a
-// later one (renewalPaid) or expires the subscription after a missed
-// payment (expired); req is the request (the subscription's reference)
+// App is an app built on subscriptions: the collection calls
+// it in the change that collects an initial payment (InitialPaid), a
+// later one (RenewalPaid) or expires the subscription after a missed
+// payment (Expired); req is the request (the subscription's reference)
 // and sub the Subscription. An error rolls the change back; one wrapping
 // ErrSubscriptionRefused makes the collection refuse the initial payment
 // instead (the coin goes back to the sender). A cancel by the sender calls
 // no hook: what the app sold lives until the end of what was paid for.
-type subscriptionApp interface {
-	initialPaid(ctx context.Context, t *txn, req coin.ContractID, sub coin.ContractID) error
-	renewalPaid(ctx context.Context, t *txn, req coin.ContractID, sub coin.ContractID) error
-	expired(ctx context.Context, t *txn, req coin.ContractID, sub coin.ContractID) error
+type App interface {
+	InitialPaid(ctx context.Context, x *ledger.Tx, req coin.ContractID, sub coin.ContractID) error
+	RenewalPaid(ctx context.Context, x *ledger.Tx, req coin.ContractID, sub coin.ContractID) error
+	Expired(ctx context.Context, x *ledger.Tx, req coin.ContractID, sub coin.ContractID) error
 }
 
 // ErrSubscriptionRefused is what an app hook returns to refuse a payment.
 var ErrSubscriptionRefused = errors.New("subscription refused by its app")
 
-var (
-	subscriptionAppsMu sync.RWMutex
-	subscriptionApps   = map[string]subscriptionApp{}
-)
-
-// registerSubscriptionApp makes app's hooks run for the subscriptions
-// requested with App: provider (an app name such as "ans"); apps call it
-// from init.
-func registerSubscriptionApp(provider string, app subscriptionApp) {
-	subscriptionAppsMu.Lock()
-	defer subscriptionAppsMu.Unlock()
-	subscriptionApps[provider] = app
+// Service is the subscription workflow of one ledger.
+type Service struct {
+	l    *ledger.Ledger
+	apps map[string]App
 }
 
-func subscriptionAppNamed(name string) subscriptionApp {
-	subscriptionAppsMu.RLock()
-	defer subscriptionAppsMu.RUnlock()
-	return subscriptionApps[name]
+// New builds the subscriptions of l; apps are the hooks of the apps built
+// on them, by the name a request gives (SubscriptionRequestSpec.App).
+func New(l *ledger.Ledger, apps map[string]App) *Service {
+	return &Service{l: l, apps: apps}
+}
+
+// Automations are the steps the ledger's AdvanceRounds runs after jumping
+// rounds (ledger.OnAdvance): due payments are paid, then collected.
+func (s *Service) Automations() []func(context.Context) error {
+	return []func(context.Context) error{
+		func(ctx context.Context) error { _, err := s.PaySubscriptions(ctx); return err },
+		func(ctx context.Context) error { _, err := s.CollectSubscriptions(ctx); return err },
+	}
 }
 
 // ErrSubscriptionFinished is returned for a step on a subscription
 // contract that was archived meanwhile.
-var ErrSubscriptionFinished = fmt.Errorf("this subscription step is no longer pending: %w", ErrNotFound)
+var ErrSubscriptionFinished = fmt.Errorf("this subscription step is no longer pending: %w", ledger.ErrNotFound)
 
 // checkOrigin refuses anything but a bare http(s) origin and returns it
 // in the form a URL's origin compares with.
 func checkOrigin(field, o string) (string, error) {
-	origin, ok := parseOrigin(strings.TrimSuffix(o, "/"))
+	origin, ok := ledger.ParseOrigin(strings.TrimSuffix(o, "/"))
 	if !ok || len(o) > maxOriginLen {
-		return "", invalid(field, "want an http(s) origin such as https://app.example.com, not %q", o)
+		return "", ledger.Invalid(field, "want an http(s) origin such as https://app.example.com, not %q", o)
 	}
 	return origin, nil
 }
 
 // checkSubscriptionSpec bounds r and checks its parties.
-func (l *Ledger) checkSubscriptionSpec(ctx context.Context, db bun.IDB, r *SubscriptionRequestSpec) error {
-	if err := checkAmount("amount", r.Amount); err != nil {
+func (s *Service) checkSubscriptionSpec(ctx context.Context, db bun.IDB, r *SubscriptionRequestSpec) error {
+	if err := ledger.CheckAmount("amount", r.Amount); err != nil {
 		return err
 	}
-	if err := checkText("description", r.Description); err != nil {
+	if err := ledger.CheckText("description", r.Description); err != nil {
 		return err
 	}
-	if err := checkID("app", r.App); err != nil {
+	if err := ledger.CheckID("app", r.App); err != nil {
 		return err
 	}
 	if r.Interval < MinSubscriptionInterval || r.Interval > MaxSubscriptionInterval {
-		return invalid("paymentInterval", "must be between %s and %s", MinSubscriptionInterval, MaxSubscriptionInterval)
+		return ledger.Invalid("paymentInterval", "must be between %s and %s", MinSubscriptionInterval, MaxSubscriptionInterval)
 	}
 	if r.Duration < MinSubscriptionInterval || r.Duration > r.Interval {
-		return invalid("paymentDuration", "must be at least %s and at most the payment interval", MinSubscriptionInterval)
+		return ledger.Invalid("paymentDuration", "must be at least %s and at most the payment interval", MinSubscriptionInterval)
 	}
 	r.Interval, r.Duration = r.Interval.Truncate(time.Microsecond), r.Duration.Truncate(time.Microsecond)
 	if len(r.Origins) > MaxSubscriptionOrigins {
-		return invalid("origins", "at most %d", MaxSubscriptionOrigins)
+		return ledger.Invalid("origins", "at most %d", MaxSubscriptionOrigins)
 	}
 	for i, o := range r.Origins {
 		var err error
@@ -192,7 +188,7 @@ func (l *Ledger) checkSubscriptionSpec(ctx context.Context, db bun.IDB, r *Subsc
 		}
 	}
 	if r.Sender == r.Receiver {
-		return invalid("sender", "the sender must differ from the receiver")
+		return ledger.Invalid("sender", "the sender must differ from the receiver")
 	}
 	for _, p := range []coin.PartyID{r.Sender, r.Receiver, r.Provider} {
 		if _, err := store.PartyByID(ctx, db, p); err != nil {
@@ -202,42 +198,41 @@ func (l *Ledger) checkSubscriptionSpec(ctx context.Context, db bun.IDB, r *Subsc
 	return nil
 }
 
-// createSubscriptionRequest creates a SubscriptionRequest inside t (an
+// CreateRequest creates a SubscriptionRequest inside x (an
 // app's own change may create one with what it sells).
-func (t *txn) createSubscriptionRequest(ctx context.Context, r SubscriptionRequestSpec) (coin.ContractID, error) {
-	l := t.l
-	if err := l.checkSubscriptionSpec(ctx, t.tx, &r); err != nil {
+func (s *Service) CreateRequest(ctx context.Context, x *ledger.Tx, r SubscriptionRequestSpec) (coin.ContractID, error) {
+	if err := s.checkSubscriptionSpec(ctx, x.DB(), &r); err != nil {
 		return "", err
 	}
-	unit := UnitAmulet
+	unit := ledger.UnitAmulet
 	if r.USD {
-		unit = UnitUSD
+		unit = ledger.UnitUSD
 	}
-	cid := t.create(TemplateSubscriptionRequest, SubscriptionRequestPayload{
-		SubscriptionData: SubscriptionData{Sender: r.Sender, Receiver: r.Receiver, Provider: r.Provider, DSO: l.dso, Description: r.Description},
-		PayData: SubscriptionPayData{PaymentAmount: PaymentAmount{Amount: r.Amount, Unit: unit},
-			PaymentInterval: relTime(r.Interval), PaymentDuration: relTime(r.Duration)},
+	cid := x.Create(ledger.TemplateSubscriptionRequest, SubscriptionRequestPayload{
+		SubscriptionData: SubscriptionData{Sender: r.Sender, Receiver: r.Receiver, Provider: r.Provider, DSO: s.l.DSO(), Description: r.Description},
+		PayData: SubscriptionPayData{PaymentAmount: ledger.PaymentAmount{Amount: r.Amount, Unit: unit},
+			PaymentInterval: ledger.RelTimeOf(r.Interval), PaymentDuration: ledger.RelTimeOf(r.Duration)},
 	}, r.Sender, r.Receiver, r.Provider)
-	if err := store.InsertSubscriptionApp(ctx, t.tx, &store.SubscriptionApp{
+	if err := store.InsertSubscriptionApp(ctx, x.DB(), &store.SubscriptionApp{
 		Reference: cid, Sender: r.Sender, App: r.App, Origins: strings.Join(r.Origins, " "),
 	}); err != nil {
 		return "", err
 	}
-	t.record(r.Sender, "notification", "SubscriptionRequest", r.Provider, coin.Zero, coin.Zero, r.Description, HistoryDetails{
+	x.Record(r.Sender, "notification", "SubscriptionRequest", r.Provider, coin.Zero, coin.Zero, r.Description, ledger.HistoryDetails{
 		ContractID: cid, Notification: fmt.Sprintf("subscription request %s", cid),
 	})
 	return cid, nil
 }
 
 // RequestSubscription creates a subscription request on its own.
-func (l *Ledger) RequestSubscription(ctx context.Context, r SubscriptionRequestSpec) (coin.ContractID, error) {
+func (s *Service) RequestSubscription(ctx context.Context, r SubscriptionRequestSpec) (coin.ContractID, error) {
 	var cid coin.ContractID
-	err := l.change(ctx, func(ctx context.Context, c *change) error {
-		t, err := c.begin(ctx, "request-subscription")
-		if err != nil {
+	err := s.l.Change(ctx, func(ctx context.Context, x *ledger.Tx) error {
+		if err := x.Begin(ctx, "request-subscription"); err != nil {
 			return err
 		}
-		cid, err = t.createSubscriptionRequest(ctx, r)
+		var err error
+		cid, err = s.CreateRequest(ctx, x, r)
 		return err
 	})
 	if err != nil {
@@ -251,44 +246,41 @@ func (l *Ledger) RequestSubscription(ctx context.Context, r SubscriptionRequestS
 func subscriptionContract(ctx context.Context, db bun.IDB, cid coin.ContractID, tmpl string, viewer coin.PartyID, p any) (*store.Contract, error) {
 	c, err := store.ContractByID(ctx, db, cid)
 	if err == nil && (c.TemplateID != tmpl || viewer != "" && !strings.Contains(c.Stakeholders, " "+string(viewer)+" ")) {
-		err = ErrNotFound
+		err = ledger.ErrNotFound
 	}
 	if err != nil {
-		return nil, fmt.Errorf("%s %s: %w", templateName(tmpl), cid, err)
+		return nil, fmt.Errorf("%s %s: %w", ledger.TemplateName(tmpl), cid, err)
 	}
 	if err := json.Unmarshal([]byte(c.Payload), p); err != nil {
-		return nil, fmt.Errorf("%s %s: %w", templateName(tmpl), cid, err)
+		return nil, fmt.Errorf("%s %s: %w", ledger.TemplateName(tmpl), cid, err)
 	}
 	return c, nil
 }
-
-// templateName is the entity of a template ID.
-func templateName(tmpl string) string { return tmpl[strings.LastIndex(tmpl, ":")+1:] }
 
 // subscriptionStep reads the subscription contract cid of template tmpl
 // for actor (who must be its role party, or "" for the automations) and
 // takes the parties' locks, re-reading it under them: an archived one is
 // ErrSubscriptionFinished.
-func (l *Ledger) subscriptionStep(ctx context.Context, tx bun.Tx, cid coin.ContractID, tmpl string, actor coin.PartyID, role func(SubscriptionData) coin.PartyID, p any) (*SubscriptionData, error) {
+func (s *Service) subscriptionStep(ctx context.Context, x *ledger.Tx, cid coin.ContractID, tmpl string, actor coin.PartyID, role func(SubscriptionData) coin.PartyID, p any) (*SubscriptionData, error) {
 	var probe struct {
 		SubscriptionData SubscriptionData `json:"subscriptionData"`
 	}
-	if _, err := subscriptionContract(ctx, tx, cid, tmpl, actor, &probe); err != nil {
+	if _, err := subscriptionContract(ctx, x.DB(), cid, tmpl, actor, &probe); err != nil {
 		return nil, err
 	}
 	d := probe.SubscriptionData
 	if actor != "" && actor != role(d) {
-		return nil, fmt.Errorf("%w: only %s may do this on %s %s", ErrForbidden, role(d), templateName(tmpl), cid)
+		return nil, fmt.Errorf("%w: only %s may do this on %s %s", ledger.ErrForbidden, role(d), ledger.TemplateName(tmpl), cid)
 	}
-	if err := l.lockParties(ctx, tx, d.Sender, d.Receiver); err != nil {
+	if err := x.LockParties(ctx, d.Sender, d.Receiver); err != nil {
 		return nil, err
 	}
-	c, err := subscriptionContract(ctx, tx, cid, tmpl, "", p)
+	c, err := subscriptionContract(ctx, x.DB(), cid, tmpl, "", p)
 	if err != nil {
 		return nil, err
 	}
 	if c.ArchivedOffset != nil {
-		return nil, fmt.Errorf("%s %s: %w", templateName(tmpl), cid, ErrSubscriptionFinished)
+		return nil, fmt.Errorf("%s %s: %w", ledger.TemplateName(tmpl), cid, ErrSubscriptionFinished)
 	}
 	return &d, nil
 }
@@ -303,22 +295,22 @@ func receiverOf(d SubscriptionData) coin.PartyID { return d.Receiver }
 // The lock also holds the holding fee it accrues until then (and a round
 // more), so the receiver gets the whole target amount; what is left at
 // collection goes back to the sender.
-func (t *txn) lockPayment(ctx context.Context, cid coin.ContractID, d SubscriptionData, pay SubscriptionPayData) (target, lock coin.Amount, tr *TransferResult, err error) {
-	rules := t.l.rules
+func (s *Service) lockPayment(ctx context.Context, x *ledger.Tx, cid coin.ContractID, d SubscriptionData, pay SubscriptionPayData) (target, lock coin.Amount, tr *ledger.TransferResult, err error) {
+	rules := x.Rules()
 	target = pay.PaymentAmount.Amount
-	if pay.PaymentAmount.Unit == UnitUSD {
-		target = USDToCoin(target, t.round.Price)
+	if pay.PaymentAmount.Unit == ledger.UnitUSD {
+		target = ledger.USDToCoin(target, x.Round().Price)
 	}
-	expires := t.now.Add(rules.TickDuration)
-	if t.round.TargetClosesAt.After(expires) {
-		expires = t.round.TargetClosesAt
+	expires := x.Now().Add(rules.TickDuration)
+	if x.Round().TargetClosesAt.After(expires) {
+		expires = x.Round().TargetClosesAt
 	}
-	rounds := int64(expires.Sub(t.now)/rules.TickDuration) + 2
-	lock = target.Add(rules.OutputFee(target, t.round.Price, false)).Add(rules.HoldingRate(t.round.Price).MulInt(rounds))
-	if err := checkFits("paymentAmount", lock); err != nil {
+	rounds := int64(expires.Sub(x.Now())/rules.TickDuration) + 2
+	lock = target.Add(rules.OutputFee(target, x.Round().Price, false)).Add(rules.HoldingRate(x.Round().Price).MulInt(rounds))
+	if err := ledger.CheckFits("paymentAmount", lock); err != nil {
 		return coin.Zero, coin.Zero, nil, err
 	}
-	tr, err = t.transfer(ctx, d.Sender, []Output{{Receiver: d.Sender, Amount: lock, Lock: &Lock{
+	tr, err = x.Transfer(ctx, d.Sender, []ledger.Output{{Receiver: d.Sender, Amount: lock, Lock: &ledger.Lock{
 		Holder: string(cid), ExpiresAt: expires, Context: "amulet-subscription: " + d.Description,
 	}}})
 	if err != nil {
@@ -331,12 +323,12 @@ func (t *txn) lockPayment(ctx context.Context, cid coin.ContractID, d Subscripti
 // the sender locks the first payment; it returns the
 // SubscriptionInitialPayment. A repeated accept (a confirm page submitted
 // twice) answers the first one's payment, within the deduplication
-// window; one still running answers ErrInFlight.
-func (l *Ledger) AcceptSubscriptionRequest(ctx context.Context, actor coin.PartyID, cid coin.ContractID) (coin.ContractID, error) {
+// window; one still running answers ledger.ErrInFlight.
+func (s *Service) AcceptSubscriptionRequest(ctx context.Context, actor coin.PartyID, cid coin.ContractID) (coin.ContractID, error) {
 	var paid coin.ContractID
 	key := "subscription-accept:" + string(cid)
-	err := l.change(ctx, func(ctx context.Context, c *change) error {
-		prev, err := l.claimCommand(ctx, c.tx, key)
+	err := s.l.Change(ctx, func(ctx context.Context, x *ledger.Tx) error {
+		prev, err := x.ClaimCommand(ctx, key)
 		if err != nil {
 			return err
 		}
@@ -345,32 +337,29 @@ func (l *Ledger) AcceptSubscriptionRequest(ctx context.Context, actor coin.Party
 			return nil
 		}
 		var p SubscriptionRequestPayload
-		d, err := l.subscriptionStep(ctx, c.tx, cid, TemplateSubscriptionRequest, actor, senderOf, &p)
+		d, err := s.subscriptionStep(ctx, x, cid, ledger.TemplateSubscriptionRequest, actor, senderOf, &p)
 		if err != nil {
 			return err
 		}
-		t, err := c.begin(ctx, "accept-subscription-request")
-		if err != nil {
+		if err := x.Begin(ctx, "accept-subscription-request"); err != nil {
 			return err
 		}
-		if err := t.usingRules(ctx); err != nil {
+		if err := x.UsingRules(ctx); err != nil {
 			return err
 		}
 		paid = coin.NewContractID()
-		target, lock, tr, err := t.lockPayment(ctx, paid, *d, p.PayData)
+		target, lock, tr, err := s.lockPayment(ctx, x, paid, *d, p.PayData)
 		if err != nil {
 			return err
 		}
-		t.archive(cid)
-		t.createWithID(paid, TemplateSubscriptionInitialPayment, subscriptionPayment{
+		x.Archive(cid)
+		x.CreateWithID(paid, ledger.TemplateSubscriptionInitialPayment, subscriptionPayment{
 			SubscriptionData: *d, PayData: p.PayData, TargetAmount: target, LockedAmulet: tr.Outputs[0],
-			Round: roundString(t.round.Number), Reference: cid,
+			Round: ledger.RoundRefOf(x.Round().Number), Reference: cid,
 		}, d.Sender, d.Receiver, d.Provider)
-		t.record(d.Sender, "transfer", "SubscriptionRequest_AcceptAndMakePayment", d.Receiver, tr.cost(lock).Neg(),
-			tr.Fees.Add(tr.HoldingFees), d.Description, HistoryDetails{Provider: d.Provider, HoldingFees: tr.HoldingFees, Fees: tr.Fees, ContractID: paid})
-		t.afterCommit(func(ctx context.Context) error {
-			return l.saveCommand(ctx, t, key, actor, "accept-subscription-request", string(paid))
-		})
+		x.Record(d.Sender, "transfer", "SubscriptionRequest_AcceptAndMakePayment", d.Receiver, tr.Cost(lock).Neg(),
+			tr.Fees.Add(tr.HoldingFees), d.Description, ledger.HistoryDetails{Provider: d.Provider, HoldingFees: tr.HoldingFees, Fees: tr.Fees, ContractID: paid})
+		x.SaveCommand(key, actor, "accept-subscription-request", string(paid))
 		return nil
 	})
 	if err != nil {
@@ -381,24 +370,23 @@ func (l *Ledger) AcceptSubscriptionRequest(ctx context.Context, actor coin.Party
 
 // RejectSubscriptionRequest is SubscriptionRequest_Reject by the sender
 // (or, by the receiver, SubscriptionRequest_Withdraw).
-func (l *Ledger) RejectSubscriptionRequest(ctx context.Context, actor coin.PartyID, cid coin.ContractID) error {
-	err := l.change(ctx, func(ctx context.Context, c *change) error {
+func (s *Service) RejectSubscriptionRequest(ctx context.Context, actor coin.PartyID, cid coin.ContractID) error {
+	err := s.l.Change(ctx, func(ctx context.Context, x *ledger.Tx) error {
 		var p SubscriptionRequestPayload
 		role, choice := senderOf, "SubscriptionRequest_Reject"
-		if probe, err := l.SubscriptionRequest(ctx, "", cid); err == nil && actor != "" && actor == probe.Data.Receiver {
+		if probe, err := s.SubscriptionRequest(ctx, "", cid); err == nil && actor != "" && actor == probe.Data.Receiver {
 			role, choice = receiverOf, "SubscriptionRequest_Withdraw"
 		}
-		d, err := l.subscriptionStep(ctx, c.tx, cid, TemplateSubscriptionRequest, actor, role, &p)
+		d, err := s.subscriptionStep(ctx, x, cid, ledger.TemplateSubscriptionRequest, actor, role, &p)
 		if err != nil {
 			return err
 		}
-		t, err := c.begin(ctx, "reject-subscription-request")
-		if err != nil {
+		if err := x.Begin(ctx, "reject-subscription-request"); err != nil {
 			return err
 		}
-		t.archive(cid)
-		t.create(TemplateTerminatedSubscription, subscriptionPayload{SubscriptionData: *d, Reference: cid}, d.Sender, d.Receiver, d.Provider)
-		t.record(d.Sender, "notification", choice, d.Provider, coin.Zero, coin.Zero, d.Description, HistoryDetails{
+		x.Archive(cid)
+		x.Create(ledger.TemplateTerminatedSubscription, subscriptionPayload{SubscriptionData: *d, Reference: cid}, d.Sender, d.Receiver, d.Provider)
+		x.Record(d.Sender, "notification", choice, d.Provider, coin.Zero, coin.Zero, d.Description, ledger.HistoryDetails{
 			ContractID: cid, Notification: fmt.Sprintf("subscription request %s ended", cid),
 		})
 		return nil
@@ -412,18 +400,17 @@ func (l *Ledger) RejectSubscriptionRequest(ctx context.Context, actor coin.Party
 // CancelSubscription is SubscriptionIdleState_CancelSubscription: the
 // sender ends the subscription whose idle state is cid (not while a
 // payment is in flight: then there is no idle state).
-func (l *Ledger) CancelSubscription(ctx context.Context, actor coin.PartyID, cid coin.ContractID) error {
-	err := l.change(ctx, func(ctx context.Context, c *change) error {
+func (s *Service) CancelSubscription(ctx context.Context, actor coin.PartyID, cid coin.ContractID) error {
+	err := s.l.Change(ctx, func(ctx context.Context, x *ledger.Tx) error {
 		var p SubscriptionIdlePayload
-		d, err := l.subscriptionStep(ctx, c.tx, cid, TemplateSubscriptionIdleState, actor, senderOf, &p)
+		d, err := s.subscriptionStep(ctx, x, cid, ledger.TemplateSubscriptionIdleState, actor, senderOf, &p)
 		if err != nil {
 			return err
 		}
-		t, err := c.begin(ctx, "cancel-subscription")
-		if err != nil {
+		if err := x.Begin(ctx, "cancel-subscription"); err != nil {
 			return err
 		}
-		t.endSubscription(cid, *d, p, "SubscriptionIdleState_CancelSubscription")
+		endSubscription(x, cid, *d, p, "SubscriptionIdleState_CancelSubscription")
 		return nil
 	})
 	if err != nil {
@@ -434,10 +421,10 @@ func (l *Ledger) CancelSubscription(ctx context.Context, actor coin.PartyID, cid
 
 // endSubscription archives the idle state cid and its subscription and
 // creates the TerminatedSubscription.
-func (t *txn) endSubscription(cid coin.ContractID, d SubscriptionData, p SubscriptionIdlePayload, choice string) {
-	t.archive(cid, p.Subscription)
-	t.create(TemplateTerminatedSubscription, subscriptionPayload{SubscriptionData: d, Reference: p.Reference}, d.Sender, d.Receiver, d.Provider)
-	t.record(d.Sender, "notification", choice, d.Provider, coin.Zero, coin.Zero, d.Description, HistoryDetails{
+func endSubscription(x *ledger.Tx, cid coin.ContractID, d SubscriptionData, p SubscriptionIdlePayload, choice string) {
+	x.Archive(cid, p.Subscription)
+	x.Create(ledger.TemplateTerminatedSubscription, subscriptionPayload{SubscriptionData: d, Reference: p.Reference}, d.Sender, d.Receiver, d.Provider)
+	x.Record(d.Sender, "notification", choice, d.Provider, coin.Zero, coin.Zero, d.Description, ledger.HistoryDetails{
 		ContractID: p.Subscription, Notification: fmt.Sprintf("subscription %s ended", p.Subscription),
 	})
 }
@@ -456,86 +443,86 @@ const (
 // lock is burned as the transfer's fee; refused or expired, the coin goes
 // back to the sender. It returns the subscription (empty when an initial
 // payment did not start one).
-func (t *txn) finishPayment(ctx context.Context, cid coin.ContractID, tmpl string, p subscriptionPayment, out paymentOutcome) (coin.ContractID, error) {
+func (s *Service) finishPayment(ctx context.Context, x *ledger.Tx, cid coin.ContractID, tmpl string, p subscriptionPayment, out paymentOutcome) (coin.ContractID, error) {
 	d := p.SubscriptionData
-	value, holdingFee, locked, err := t.releaseLock(ctx, p.LockedAmulet, cid)
+	value, holdingFee, locked, err := x.ReleaseLock(ctx, p.LockedAmulet, cid)
 	if err != nil {
 		return "", err
 	}
 	if !locked {
-		return "", notFoundf("LockedAmulet '%s' of %s '%s' is gone", p.LockedAmulet, templateName(tmpl), cid)
+		return "", ledger.NotFoundf("LockedAmulet '%s' of %s '%s' is gone", p.LockedAmulet, ledger.TemplateName(tmpl), cid)
 	}
-	if err := t.usingRules(ctx, cid, p.LockedAmulet); err != nil {
+	if err := x.UsingRules(ctx, cid, p.LockedAmulet); err != nil {
 		return "", err
 	}
-	t.archive(cid)
-	initial := tmpl == TemplateSubscriptionInitialPayment
-	choice := templateName(tmpl) + map[paymentOutcome]string{paymentCollect: "_Collect", paymentRefuse: "_Reject", paymentExpire: "_Expire"}[out]
-	dh := HistoryDetails{Provider: d.Provider, HoldingFees: holdingFee, ContractID: cid}
+	x.Archive(cid)
+	initial := tmpl == ledger.TemplateSubscriptionInitialPayment
+	choice := ledger.TemplateName(tmpl) + map[paymentOutcome]string{paymentCollect: "_Collect", paymentRefuse: "_Reject", paymentExpire: "_Expire"}[out]
+	dh := ledger.HistoryDetails{Provider: d.Provider, HoldingFees: holdingFee, ContractID: cid}
 	sub := p.Subscription
 	switch {
 	case out == paymentCollect:
 		if initial {
-			sub = t.create(TemplateSubscription, subscriptionPayload{SubscriptionData: d, Reference: p.Reference}, d.Sender, d.Receiver, d.Provider)
+			sub = x.Create(ledger.TemplateSubscription, subscriptionPayload{SubscriptionData: d, Reference: p.Reference}, d.Sender, d.Receiver, d.Provider)
 		}
-		next := t.now.Add(p.PayData.PaymentInterval.Duration())
+		next := x.Now().Add(p.PayData.PaymentInterval.Duration())
 		if !initial {
 			due, _ := time.Parse(time.RFC3339Nano, p.ThisPaymentDueAt)
 			next = due.Add(p.PayData.PaymentInterval.Duration())
 		}
-		t.create(TemplateSubscriptionIdleState, SubscriptionIdlePayload{
-			Subscription: sub, SubscriptionData: d, PayData: p.PayData, NextPaymentDueAt: FormatTime(next), Reference: p.Reference,
+		x.Create(ledger.TemplateSubscriptionIdleState, SubscriptionIdlePayload{
+			Subscription: sub, SubscriptionData: d, PayData: p.PayData, NextPaymentDueAt: ledger.FormatTime(next), Reference: p.Reference,
 		}, d.Sender, d.Receiver, d.Provider)
 		// unlockAndTransfer: the receiver gets the target amount, the
 		// transfer's fee is burned, the rest is the sender's change. A lock
 		// eaten into by holding fees (rounds jumped on a development
 		// network) pays what it can, fee first.
-		fee := coin.Min(value, t.l.rules.OutputFee(p.TargetAmount, t.round.Price, false))
+		fee := coin.Min(value, x.Rules().OutputFee(p.TargetAmount, x.Round().Price, false))
 		got := coin.Min(p.TargetAmount, value.Sub(fee))
 		change := value.Sub(fee).Sub(got)
 		if got.IsPositive() {
-			t.newHolding(d.Receiver, got, nil)
+			x.NewHolding(d.Receiver, got, nil)
 		}
 		if change.IsPositive() {
-			t.newHolding(d.Sender, change, nil)
+			x.NewHolding(d.Sender, change, nil)
 		}
-		t.burn(fee)
+		x.Burn(fee)
 		dh.Fees = fee
 		// The sender's coin left its available balance when it was
 		// locked; the change comes back.
-		t.recordPair(d.Sender, d.Receiver, "transfer", choice, change, fee.Add(holdingFee), got, coin.Zero, d.Description, dh)
+		x.RecordPair(d.Sender, d.Receiver, "transfer", choice, change, fee.Add(holdingFee), got, coin.Zero, d.Description, dh)
 	default:
 		if value.IsPositive() {
-			t.newHolding(d.Sender, value, nil)
+			x.NewHolding(d.Sender, value, nil)
 		}
 		if initial {
 			sub = ""
-			t.create(TemplateTerminatedSubscription, subscriptionPayload{SubscriptionData: d, Reference: p.Reference}, d.Sender, d.Receiver, d.Provider)
+			x.Create(ledger.TemplateTerminatedSubscription, subscriptionPayload{SubscriptionData: d, Reference: p.Reference}, d.Sender, d.Receiver, d.Provider)
 		} else {
 			// The payment is undone: the subscription is idle again,
 			// with the same payment due.
-			t.create(TemplateSubscriptionIdleState, SubscriptionIdlePayload{
+			x.Create(ledger.TemplateSubscriptionIdleState, SubscriptionIdlePayload{
 				Subscription: sub, SubscriptionData: d, PayData: p.PayData, NextPaymentDueAt: p.ThisPaymentDueAt, Reference: p.Reference,
 			}, d.Sender, d.Receiver, d.Provider)
 		}
-		t.record(d.Sender, "balance_change", choice, d.Receiver, value, holdingFee, d.Description, dh)
+		x.Record(d.Sender, "balance_change", choice, d.Receiver, value, holdingFee, d.Description, dh)
 	}
 	return sub, nil
 }
 
 // appOf returns the hooks of the subscription whose request is ref (nil
 // when it names none or none is registered).
-func appOf(ctx context.Context, db bun.IDB, ref coin.ContractID) (subscriptionApp, error) {
-	s, err := store.SubscriptionAppByRef(ctx, db, ref)
+func (s *Service) appOf(ctx context.Context, db bun.IDB, ref coin.ContractID) (App, error) {
+	a, err := store.SubscriptionAppByRef(ctx, db, ref)
 	if errors.Is(err, store.ErrNotFound) {
 		return nil, nil
 	}
-	if err != nil || s.App == "" {
+	if err != nil || a.App == "" {
 		return nil, err
 	}
-	app := subscriptionAppNamed(s.App)
+	app := s.apps[a.App]
 	if app == nil {
-		return nil, fmt.Errorf("subscription %s: app %q is not registered", ref, s.App)
+		return nil, fmt.Errorf("subscription %s: app %q is not registered", ref, a.App)
 	}
 	return app, nil
 }
@@ -544,37 +531,36 @@ func appOf(ctx context.Context, db bun.IDB, ref coin.ContractID) (subscriptionAp
 // for actor: collect by the receiver (or "" for the provider's
 // automation), refuse by the receiver, expire by anyone once its lock
 // expired. A collection runs the app's hook in the same change.
-func (l *Ledger) settlePayment(ctx context.Context, actor coin.PartyID, cid coin.ContractID, tmpl string, out paymentOutcome) error {
-	return l.change(ctx, func(ctx context.Context, c *change) error {
+func (s *Service) settlePayment(ctx context.Context, actor coin.PartyID, cid coin.ContractID, tmpl string, out paymentOutcome) error {
+	return s.l.Change(ctx, func(ctx context.Context, x *ledger.Tx) error {
 		var p subscriptionPayment
-		if _, err := l.subscriptionStep(ctx, c.tx, cid, tmpl, actor, receiverOf, &p); err != nil {
+		if _, err := s.subscriptionStep(ctx, x, cid, tmpl, actor, receiverOf, &p); err != nil {
 			return err
 		}
-		t, err := c.begin(ctx, "subscription-payment")
-		if err != nil {
+		if err := x.Begin(ctx, "subscription-payment"); err != nil {
 			return err
 		}
-		if out == paymentExpire && !l.lockExpired(ctx, c.tx, p.LockedAmulet, t.now) {
-			return fmt.Errorf("%w: the payment's lock has not expired", ErrConflict)
+		if out == paymentExpire && !s.lockExpired(ctx, x.DB(), p.LockedAmulet, x.Now()) {
+			return fmt.Errorf("%w: the payment's lock has not expired", ledger.ErrConflict)
 		}
-		sub, err := t.finishPayment(ctx, cid, tmpl, p, out)
+		sub, err := s.finishPayment(ctx, x, cid, tmpl, p, out)
 		if err != nil || out != paymentCollect {
 			return err
 		}
-		app, err := appOf(ctx, c.tx, p.Reference)
+		app, err := s.appOf(ctx, x.DB(), p.Reference)
 		if err != nil || app == nil {
 			return err
 		}
-		if tmpl == TemplateSubscriptionInitialPayment {
-			return app.initialPaid(ctx, t, p.Reference, sub)
+		if tmpl == ledger.TemplateSubscriptionInitialPayment {
+			return app.InitialPaid(ctx, x, p.Reference, sub)
 		}
-		return app.renewalPaid(ctx, t, p.Reference, sub)
+		return app.RenewalPaid(ctx, x, p.Reference, sub)
 	})
 }
 
 // lockExpired reports whether the locked holding cid's lock has expired
 // at now (a holding already gone counts as expired).
-func (l *Ledger) lockExpired(ctx context.Context, db bun.IDB, cid coin.ContractID, now time.Time) bool {
+func (s *Service) lockExpired(ctx context.Context, db bun.IDB, cid coin.ContractID, now time.Time) bool {
 	hs, err := store.HoldingsByIDs(ctx, db, []coin.ContractID{cid})
 	if err != nil || len(hs) != 1 {
 		return true
@@ -587,11 +573,11 @@ func (l *Ledger) lockExpired(ctx context.Context, db bun.IDB, cid coin.ContractI
 // still live (an app hook's refusal refuses it), and expires each whose
 // lock has expired, so the coin returns. It returns how many payments it
 // ended.
-func (l *Ledger) CollectSubscriptions(ctx context.Context) (int, error) {
+func (s *Service) CollectSubscriptions(ctx context.Context) (int, error) {
 	n := 0
 	var errs []error
-	for _, tmpl := range []string{TemplateSubscriptionInitialPayment, TemplateSubscriptionPayment} {
-		cs, err := store.ActiveContractsByTemplate(ctx, l.db, tmpl, "")
+	for _, tmpl := range []string{ledger.TemplateSubscriptionInitialPayment, ledger.TemplateSubscriptionPayment} {
+		cs, err := store.ActiveContractsByTemplate(ctx, s.l.DB(), tmpl, "")
 		if err != nil {
 			return n, err
 		}
@@ -601,19 +587,19 @@ func (l *Ledger) CollectSubscriptions(ctx context.Context) (int, error) {
 				return n, fmt.Errorf("subscription payment %s: %w", c.ContractID, err)
 			}
 			out := paymentCollect
-			if l.lockExpired(ctx, l.db, p.LockedAmulet, l.now()) {
+			if s.lockExpired(ctx, s.l.DB(), p.LockedAmulet, s.l.Now()) {
 				out = paymentExpire
-			} else if !l.hosted(ctx, p.SubscriptionData.Provider) {
+			} else if !s.l.Hosted(ctx, p.SubscriptionData.Provider) {
 				continue
 			}
-			err := l.settlePayment(ctx, "", c.ContractID, tmpl, out)
+			err := s.settlePayment(ctx, "", c.ContractID, tmpl, out)
 			if out == paymentCollect && errors.Is(err, ErrSubscriptionRefused) {
-				err = l.settlePayment(ctx, "", c.ContractID, tmpl, paymentRefuse)
+				err = s.settlePayment(ctx, "", c.ContractID, tmpl, paymentRefuse)
 			}
 			switch {
 			case err == nil:
 				n++
-			case errors.Is(err, ErrSubscriptionFinished), errors.Is(err, ErrReassigning):
+			case errors.Is(err, ErrSubscriptionFinished), errors.Is(err, ledger.ErrReassigning):
 				// Ended meanwhile, or on a later run.
 			default:
 				errs = append(errs, fmt.Errorf("subscription payment %s: %w", c.ContractID, err))
@@ -621,13 +607,6 @@ func (l *Ledger) CollectSubscriptions(ctx context.Context) (int, error) {
 		}
 	}
 	return n, errors.Join(errs...)
-}
-
-// hosted reports whether party's automation runs here: a party of this
-// node whose key is here (not an external party).
-func (l *Ledger) hosted(ctx context.Context, party coin.PartyID) bool {
-	p, err := store.PartyByID(ctx, l.db, party)
-	return err == nil && p.Kind != PartyKindExternal
 }
 
 // SubscriptionPayReport is what one run of the payment automation did.
@@ -643,9 +622,9 @@ type SubscriptionPayReport struct {
 // and is tried again on the next run, and once its due time has passed
 // unpaid it expires (SubscriptionIdleState_ExpireSubscription, with the
 // app's hook).
-func (l *Ledger) PaySubscriptions(ctx context.Context) (SubscriptionPayReport, error) {
+func (s *Service) PaySubscriptions(ctx context.Context) (SubscriptionPayReport, error) {
 	var rep SubscriptionPayReport
-	cs, err := store.ActiveContractsByTemplate(ctx, l.db, TemplateSubscriptionIdleState, "")
+	cs, err := store.ActiveContractsByTemplate(ctx, s.l.DB(), ledger.TemplateSubscriptionIdleState, "")
 	if err != nil {
 		return rep, err
 	}
@@ -659,15 +638,15 @@ func (l *Ledger) PaySubscriptions(ctx context.Context) (SubscriptionPayReport, e
 		if err != nil {
 			return rep, fmt.Errorf("subscription idle state %s: %w", c.ContractID, err)
 		}
-		now := l.now()
-		if !l.hosted(ctx, p.SubscriptionData.Sender) {
+		now := s.l.Now()
+		if !s.l.Hosted(ctx, p.SubscriptionData.Sender) {
 			// Its wallet pays elsewhere; a provider hosted here expires it
 			// once a payment is missed (any signatory may).
-			if due.Before(now) && l.hosted(ctx, p.SubscriptionData.Provider) {
-				switch err := l.expireSubscription(ctx, c.ContractID); {
+			if due.Before(now) && s.l.Hosted(ctx, p.SubscriptionData.Provider) {
+				switch err := s.expireSubscription(ctx, c.ContractID); {
 				case err == nil:
 					rep.Expired++
-				case errors.Is(err, ErrSubscriptionFinished), errors.Is(err, ErrReassigning):
+				case errors.Is(err, ErrSubscriptionFinished), errors.Is(err, ledger.ErrReassigning):
 				default:
 					errs = append(errs, fmt.Errorf("expire subscription %s: %w", p.Subscription, err))
 				}
@@ -677,16 +656,16 @@ func (l *Ledger) PaySubscriptions(ctx context.Context) (SubscriptionPayReport, e
 		if now.Add(p.PayData.PaymentDuration.Duration()).Before(due) {
 			continue
 		}
-		err = l.makePayment(ctx, c.ContractID)
+		err = s.makePayment(ctx, c.ContractID)
 		switch {
 		case err == nil:
 			rep.Paid++
 			continue
-		case errors.Is(err, ErrSubscriptionFinished), errors.Is(err, ErrReassigning):
+		case errors.Is(err, ErrSubscriptionFinished), errors.Is(err, ledger.ErrReassigning):
 			continue
-		case errors.Is(err, ErrInsufficientFunds):
+		case errors.Is(err, ledger.ErrInsufficientFunds):
 			rep.Unpaid++
-			if err := l.noteUnpaid(ctx, p); err != nil {
+			if err := s.noteUnpaid(ctx, p); err != nil {
 				errs = append(errs, err)
 			}
 		default:
@@ -694,10 +673,10 @@ func (l *Ledger) PaySubscriptions(ctx context.Context) (SubscriptionPayReport, e
 			continue
 		}
 		if due.Before(now) {
-			switch err := l.expireSubscription(ctx, c.ContractID); {
+			switch err := s.expireSubscription(ctx, c.ContractID); {
 			case err == nil:
 				rep.Expired++
-			case errors.Is(err, ErrSubscriptionFinished), errors.Is(err, ErrReassigning):
+			case errors.Is(err, ErrSubscriptionFinished), errors.Is(err, ledger.ErrReassigning):
 			default:
 				errs = append(errs, fmt.Errorf("expire subscription %s: %w", p.Subscription, err))
 			}
@@ -707,90 +686,88 @@ func (l *Ledger) PaySubscriptions(ctx context.Context) (SubscriptionPayReport, e
 }
 
 // noteUnpaid records why the automation could not pay p's next payment.
-func (l *Ledger) noteUnpaid(ctx context.Context, p SubscriptionIdlePayload) error {
-	b, err := l.Balance(ctx, p.SubscriptionData.Sender)
+func (s *Service) noteUnpaid(ctx context.Context, p SubscriptionIdlePayload) error {
+	b, err := s.l.Balance(ctx, p.SubscriptionData.Sender)
 	if err != nil {
 		return err
 	}
-	amount, unit := humanCC(p.PayData.PaymentAmount.Amount), "CC"
-	if p.PayData.PaymentAmount.Unit == UnitUSD {
+	amount, unit := ledger.HumanCC(p.PayData.PaymentAmount.Amount), "CC"
+	if p.PayData.PaymentAmount.Unit == ledger.UnitUSD {
 		unit = "USD"
 	}
-	note := fmt.Sprintf("could not pay subscription %s: balance %s CC, payment %s %s plus fees", p.Subscription, humanCC(b.EffectiveUnlocked), amount, unit)
-	return store.SetSubscriptionUnpaid(ctx, l.db, p.Reference, note, l.now())
+	note := fmt.Sprintf("could not pay subscription %s: balance %s CC, payment %s %s plus fees", p.Subscription, ledger.HumanCC(b.EffectiveUnlocked), amount, unit)
+	return store.SetSubscriptionUnpaid(ctx, s.l.DB(), p.Reference, note, s.l.Now())
 }
 
 // makePayment is SubscriptionIdleState_MakePayment on the idle state cid.
-func (l *Ledger) makePayment(ctx context.Context, cid coin.ContractID) error {
-	return l.change(ctx, func(ctx context.Context, c *change) error {
+func (s *Service) makePayment(ctx context.Context, cid coin.ContractID) error {
+	return s.l.Change(ctx, func(ctx context.Context, x *ledger.Tx) error {
 		var p SubscriptionIdlePayload
-		d, err := l.subscriptionStep(ctx, c.tx, cid, TemplateSubscriptionIdleState, "", senderOf, &p)
+		d, err := s.subscriptionStep(ctx, x, cid, ledger.TemplateSubscriptionIdleState, "", senderOf, &p)
 		if err != nil {
 			return err
 		}
-		t, err := c.begin(ctx, "subscription-make-payment")
-		if err != nil {
+		if err := x.Begin(ctx, "subscription-make-payment"); err != nil {
 			return err
 		}
 		due, err := time.Parse(time.RFC3339Nano, p.NextPaymentDueAt)
 		if err != nil {
 			return err
 		}
-		if t.now.Add(p.PayData.PaymentDuration.Duration()).Before(due) {
-			return fmt.Errorf("%w: the next payment can be made from %s", ErrConflict, FormatTime(due.Add(-p.PayData.PaymentDuration.Duration())))
+		if x.Now().Add(p.PayData.PaymentDuration.Duration()).Before(due) {
+			return fmt.Errorf("%w: the next payment can be made from %s", ledger.ErrConflict, ledger.FormatTime(due.Add(-p.PayData.PaymentDuration.Duration())))
 		}
-		if err := t.usingRules(ctx, cid); err != nil {
+		if err := x.UsingRules(ctx, cid); err != nil {
 			return err
 		}
 		paid := coin.NewContractID()
-		target, lock, tr, err := t.lockPayment(ctx, paid, *d, p.PayData)
+		target, lock, tr, err := s.lockPayment(ctx, x, paid, *d, p.PayData)
 		if err != nil {
 			return err
 		}
-		t.archive(cid)
-		t.createWithID(paid, TemplateSubscriptionPayment, subscriptionPayment{
+		x.Archive(cid)
+		x.CreateWithID(paid, ledger.TemplateSubscriptionPayment, subscriptionPayment{
 			Subscription: p.Subscription, SubscriptionData: *d, PayData: p.PayData, ThisPaymentDueAt: p.NextPaymentDueAt,
-			TargetAmount: target, LockedAmulet: tr.Outputs[0], Round: roundString(t.round.Number), Reference: p.Reference,
+			TargetAmount: target, LockedAmulet: tr.Outputs[0], Round: ledger.RoundRefOf(x.Round().Number), Reference: p.Reference,
 		}, d.Sender, d.Receiver, d.Provider)
-		t.record(d.Sender, "transfer", "SubscriptionIdleState_MakePayment", d.Receiver, tr.cost(lock).Neg(),
-			tr.Fees.Add(tr.HoldingFees), d.Description, HistoryDetails{Provider: d.Provider, HoldingFees: tr.HoldingFees, Fees: tr.Fees, ContractID: paid})
-		return store.SetSubscriptionUnpaid(ctx, c.tx, p.Reference, "", t.now)
+		x.Record(d.Sender, "transfer", "SubscriptionIdleState_MakePayment", d.Receiver, tr.Cost(lock).Neg(),
+			tr.Fees.Add(tr.HoldingFees), d.Description, ledger.HistoryDetails{Provider: d.Provider, HoldingFees: tr.HoldingFees, Fees: tr.Fees, ContractID: paid})
+		return store.SetSubscriptionUnpaid(ctx, x.DB(), p.Reference, "", x.Now())
 	})
 }
 
 // expireSubscription is SubscriptionIdleState_ExpireSubscription: the
 // payment due at nextPaymentDueAt was missed.
-func (l *Ledger) expireSubscription(ctx context.Context, cid coin.ContractID) error {
-	return l.change(ctx, func(ctx context.Context, c *change) error {
+func (s *Service) expireSubscription(ctx context.Context, cid coin.ContractID) error {
+	return s.l.Change(ctx, func(ctx context.Context, x *ledger.Tx) error {
 		var p SubscriptionIdlePayload
-		d, err := l.subscriptionStep(ctx, c.tx, cid, TemplateSubscriptionIdleState, "", senderOf, &p)
+		d, err := s.subscriptionStep(ctx, x, cid, ledger.TemplateSubscriptionIdleState, "", senderOf, &p)
 		if err != nil {
 			return err
 		}
-		t, err := c.begin(ctx, "expire-subscription")
-		if err != nil {
+		if err := x.Begin(ctx, "expire-subscription"); err != nil {
 			return err
 		}
 		due, err := time.Parse(time.RFC3339Nano, p.NextPaymentDueAt)
 		if err != nil {
 			return err
 		}
-		if !due.Before(t.now) {
-			return fmt.Errorf("%w: the payment due at %s is not missed yet", ErrConflict, p.NextPaymentDueAt)
+		if !due.Before(x.Now()) {
+			return fmt.Errorf("%w: the payment due at %s is not missed yet", ledger.ErrConflict, p.NextPaymentDueAt)
 		}
-		t.endSubscription(cid, *d, p, "SubscriptionIdleState_ExpireSubscription")
-		app, err := appOf(ctx, c.tx, p.Reference)
+		endSubscription(x, cid, *d, p, "SubscriptionIdleState_ExpireSubscription")
+		app, err := s.appOf(ctx, x.DB(), p.Reference)
 		if err != nil || app == nil {
 			return err
 		}
-		return app.expired(ctx, t, p.Reference, p.Subscription)
+		return app.Expired(ctx, x, p.Reference, p.Subscription)
 	})
 }
 
 // SubscriptionRequestView is a subscription request as the wallet shows
 // it.
 type SubscriptionRequestView struct {
-	Contract Contract
+	Contract ledger.Contract
 	Data     SubscriptionData
 	PayData  SubscriptionPayData
 	// Origins are the origins the confirm page may redirect to.
@@ -799,14 +776,14 @@ type SubscriptionRequestView struct {
 
 // SubscriptionRequest returns the request cid, active or not, if viewer
 // ("" for anyone) is one of its parties.
-func (l *Ledger) SubscriptionRequest(ctx context.Context, viewer coin.PartyID, cid coin.ContractID) (SubscriptionRequestView, error) {
+func (s *Service) SubscriptionRequest(ctx context.Context, viewer coin.PartyID, cid coin.ContractID) (SubscriptionRequestView, error) {
 	var p SubscriptionRequestPayload
-	c, err := subscriptionContract(ctx, l.db, cid, TemplateSubscriptionRequest, viewer, &p)
+	c, err := subscriptionContract(ctx, s.l.DB(), cid, ledger.TemplateSubscriptionRequest, viewer, &p)
 	if err != nil {
 		return SubscriptionRequestView{}, err
 	}
-	v := SubscriptionRequestView{Contract: l.contractView(c), Data: p.SubscriptionData, PayData: p.PayData}
-	if s, err := store.SubscriptionAppByRef(ctx, l.db, cid); err == nil && s.Origins != "" {
+	v := SubscriptionRequestView{Contract: s.l.ContractView(c), Data: p.SubscriptionData, PayData: p.PayData}
+	if s, err := store.SubscriptionAppByRef(ctx, s.l.DB(), cid); err == nil && s.Origins != "" {
 		v.Origins = strings.Fields(s.Origins)
 	} else if err != nil && !errors.Is(err, store.ErrNotFound) {
 		return SubscriptionRequestView{}, err
@@ -816,40 +793,40 @@ func (l *Ledger) SubscriptionRequest(ctx context.Context, viewer coin.PartyID, c
 
 // sendersContracts lists the active contracts of tmpl party is the
 // sender of, oldest first.
-func (l *Ledger) sendersContracts(ctx context.Context, tmpl string, party coin.PartyID) ([]Contract, []SubscriptionIdlePayload, error) {
-	cs, err := store.ActiveContractsByTemplate(ctx, l.db, tmpl, party)
+func (s *Service) sendersContracts(ctx context.Context, tmpl string, party coin.PartyID) ([]ledger.Contract, []SubscriptionIdlePayload, error) {
+	cs, err := store.ActiveContractsByTemplate(ctx, s.l.DB(), tmpl, party)
 	if err != nil {
 		return nil, nil, err
 	}
-	out, ps := []Contract{}, []SubscriptionIdlePayload{}
+	out, ps := []ledger.Contract{}, []SubscriptionIdlePayload{}
 	for i := range cs {
 		// Every subscription payload has subscriptionData, and the idle
 		// state's fields are a subset of the payment's.
 		var p SubscriptionIdlePayload
 		if err := json.Unmarshal([]byte(cs[i].Payload), &p); err != nil {
-			return nil, nil, fmt.Errorf("%s %s: %w", templateName(tmpl), cs[i].ContractID, err)
+			return nil, nil, fmt.Errorf("%s %s: %w", ledger.TemplateName(tmpl), cs[i].ContractID, err)
 		}
 		if p.SubscriptionData.Sender == party {
-			out, ps = append(out, l.contractView(&cs[i])), append(ps, p)
+			out, ps = append(out, s.l.ContractView(&cs[i])), append(ps, p)
 		}
 	}
 	return out, ps, nil
 }
 
 // SubscriptionRequests lists the active requests party is asked to pay.
-func (l *Ledger) SubscriptionRequests(ctx context.Context, party coin.PartyID) ([]Contract, error) {
-	cs, _, err := l.sendersContracts(ctx, TemplateSubscriptionRequest, party)
+func (s *Service) SubscriptionRequests(ctx context.Context, party coin.PartyID) ([]ledger.Contract, error) {
+	cs, _, err := s.sendersContracts(ctx, ledger.TemplateSubscriptionRequest, party)
 	return cs, err
 }
 
 // SubscriptionsAsked lists, as SubscriptionRequests and
 // SubscriptionInitialPayments do (by tmpl), what the requests or initial
 // payments ask of party, for the wallet's page.
-func (l *Ledger) SubscriptionsAsked(ctx context.Context, tmpl string, party coin.PartyID) ([]SubscriptionRequestView, error) {
-	if tmpl != TemplateSubscriptionRequest && tmpl != TemplateSubscriptionInitialPayment {
+func (s *Service) SubscriptionsAsked(ctx context.Context, tmpl string, party coin.PartyID) ([]SubscriptionRequestView, error) {
+	if tmpl != ledger.TemplateSubscriptionRequest && tmpl != ledger.TemplateSubscriptionInitialPayment {
 		return nil, fmt.Errorf("%s: not a subscription request or initial payment", tmpl)
 	}
-	cs, ps, err := l.sendersContracts(ctx, tmpl, party)
+	cs, ps, err := s.sendersContracts(ctx, tmpl, party)
 	if err != nil {
 		return nil, err
 	}
@@ -862,8 +839,8 @@ func (l *Ledger) SubscriptionsAsked(ctx context.Context, tmpl string, party coin
 
 // SubscriptionInitialPayments lists party's initial payments not yet
 // collected.
-func (l *Ledger) SubscriptionInitialPayments(ctx context.Context, party coin.PartyID) ([]Contract, error) {
-	cs, _, err := l.sendersContracts(ctx, TemplateSubscriptionInitialPayment, party)
+func (s *Service) SubscriptionInitialPayments(ctx context.Context, party coin.PartyID) ([]ledger.Contract, error) {
+	cs, _, err := s.sendersContracts(ctx, ledger.TemplateSubscriptionInitialPayment, party)
 	return cs, err
 }
 
@@ -871,9 +848,9 @@ func (l *Ledger) SubscriptionInitialPayments(ctx context.Context, party coin.Par
 // Subscription and its state, idle (Idle) or with a payment in flight
 // (Payment).
 type SubscriptionView struct {
-	Subscription Contract
-	Idle         *Contract
-	Payment      *Contract
+	Subscription ledger.Contract
+	Idle         *ledger.Contract
+	Payment      *ledger.Contract
 	Data         SubscriptionData
 	PayData      SubscriptionPayData
 	// NextPaymentDueAt is when the next payment is due (while idle) or
@@ -885,16 +862,16 @@ type SubscriptionView struct {
 
 // Subscriptions lists party's running subscriptions as sender, oldest
 // first.
-func (l *Ledger) Subscriptions(ctx context.Context, party coin.PartyID) ([]SubscriptionView, error) {
-	subs, _, err := l.sendersContracts(ctx, TemplateSubscription, party)
+func (s *Service) Subscriptions(ctx context.Context, party coin.PartyID) ([]SubscriptionView, error) {
+	subs, _, err := s.sendersContracts(ctx, ledger.TemplateSubscription, party)
 	if err != nil {
 		return nil, err
 	}
-	idle, idleP, err := l.sendersContracts(ctx, TemplateSubscriptionIdleState, party)
+	idle, idleP, err := s.sendersContracts(ctx, ledger.TemplateSubscriptionIdleState, party)
 	if err != nil {
 		return nil, err
 	}
-	pay, _, err := l.sendersContracts(ctx, TemplateSubscriptionPayment, party)
+	pay, _, err := s.sendersContracts(ctx, ledger.TemplateSubscriptionPayment, party)
 	if err != nil {
 		return nil, err
 	}
@@ -906,7 +883,7 @@ func (l *Ledger) Subscriptions(ctx context.Context, party coin.PartyID) ([]Subsc
 		}
 		payP = append(payP, p)
 	}
-	notes, err := store.SubscriptionAppsOf(ctx, l.db, party)
+	notes, err := store.SubscriptionAppsOf(ctx, s.l.DB(), party)
 	if err != nil {
 		return nil, err
 	}
@@ -941,11 +918,11 @@ func (l *Ledger) Subscriptions(ctx context.Context, party coin.PartyID) ([]Subsc
 // answer: raw, when it is an http(s) URL whose origin the request names
 // (so a link cannot make the wallet an open redirect), else "".
 func (v SubscriptionRequestView) RedirectTo(raw string) string {
-	if len(raw) > MaxReturnURL {
+	if len(raw) > ledger.MaxReturnURL {
 		return ""
 	}
 	for _, o := range v.Origins {
-		if RedirectAllowed(o, raw) { // the app payments' rule, one for both
+		if ledger.RedirectAllowed(o, raw) { // the app payments' rule, one for both
 			return raw
 		}
 	}

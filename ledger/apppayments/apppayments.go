@@ -1,4 +1,8 @@
-package ledger
+// Package apppayments is Splice's app payments (splice-wallet-payments'
+// Payment.daml) on the ledger's core: an app's payment request, its
+// acceptance, collection, refund and expiry, and the read model the
+// wallet's confirm page shows.
+package apppayments
 
 import (
 	"context"
@@ -11,6 +15,7 @@ import (
 	"time"
 
 	"github.com/ccwallet/ccwallet/coin"
+	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/store"
 	"github.com/uptrace/bun"
 )
@@ -29,19 +34,19 @@ import (
 // once ended. Unlike the real network no TerminatedAppPayment is created:
 // an ended request or payment is its archived contract.
 
-// Templates of the app payment workflow.
-const (
-	TemplateAppPaymentRequest  = "#splice-wallet-payments:Splice.Wallet.Payment:AppPaymentRequest"
-	TemplateAcceptedAppPayment = "#splice-wallet-payments:Splice.Wallet.Payment:AcceptedAppPayment"
-)
+// Service is the app payments of one ledger.
+type Service struct{ l *ledger.Ledger }
+
+// New builds the app payments of l.
+func New(l *ledger.Ledger) *Service { return &Service{l: l} }
 
 // MaxAppPaymentReceivers bounds the receivers of one payment request.
 const MaxAppPaymentReceivers = 16
 
 // ReceiverAmount is Payment.daml's ReceiverAmount.
 type ReceiverAmount struct {
-	Receiver coin.PartyID  `json:"receiver"`
-	Amount   PaymentAmount `json:"amount"`
+	Receiver coin.PartyID         `json:"receiver"`
+	Amount   ledger.PaymentAmount `json:"amount"`
 }
 
 // AppPaymentRequest is Payment.daml's AppPaymentRequest, in Daml-JSON.
@@ -67,7 +72,7 @@ type AcceptedAppPayment struct {
 	Provider              coin.PartyID           `json:"provider"`
 	DSO                   coin.PartyID           `json:"dso"`
 	LockedAmulet          coin.ContractID        `json:"lockedAmulet"`
-	Round                 roundRef               `json:"round"`
+	Round                 ledger.RoundRef        `json:"round"`
 	Reference             coin.ContractID        `json:"reference"`
 }
 
@@ -109,7 +114,7 @@ type AppPaymentQuote struct {
 // quoteAppPayment is the one rule for a payment's fees: each receiver's
 // output fee at price (none for the sender paying itself), as Splice's
 // AppPaymentRequest_Accept precomputes them into the lock.
-func (r Rules) quoteAppPayment(sender coin.PartyID, amounts []ReceiverAmuletAmount, price coin.Amount) AppPaymentQuote {
+func quote(r ledger.Rules, sender coin.PartyID, amounts []ReceiverAmuletAmount, price coin.Amount) AppPaymentQuote {
 	q := AppPaymentQuote{Amount: coin.Zero, Fees: coin.Zero}
 	for _, a := range amounts {
 		q.Amount = q.Amount.Add(a.AmuletAmount)
@@ -131,45 +136,45 @@ func (p *AppPaymentRequest) amuletAmounts() []ReceiverAmuletAmount {
 
 // checkAppPaymentRequest bounds a request and writes its times in the
 // ledger's form.
-func (l *Ledger) checkAppPaymentRequest(ctx context.Context, p *AppPaymentRequest, now time.Time) error {
+func (s *Service) checkAppPaymentRequest(ctx context.Context, p *AppPaymentRequest, now time.Time) error {
 	if n := len(p.ReceiverAmounts); n == 0 || n > MaxAppPaymentReceivers {
-		return invalid("receiverAmounts", "a payment request has 1 to %d receivers, not %d", MaxAppPaymentReceivers, n)
+		return ledger.Invalid("receiverAmounts", "a payment request has 1 to %d receivers, not %d", MaxAppPaymentReceivers, n)
 	}
 	if p.DSO == "" {
-		p.DSO = l.dso
+		p.DSO = s.l.DSO()
 	}
-	if p.DSO != l.dso {
-		return invalid("dso", "%s is not this network's DSO party %s", p.DSO, l.dso)
+	if p.DSO != s.l.DSO() {
+		return ledger.Invalid("dso", "%s is not this network's DSO party %s", p.DSO, s.l.DSO())
 	}
 	total := coin.Zero
 	for i, r := range p.ReceiverAmounts {
 		field := "receiverAmounts[" + strconv.Itoa(i) + "]"
-		if r.Amount.Unit != UnitAmulet {
-			return invalid(field+".amount.unit", "%q is not taken here: app payments are in CC only (unit %q); convert the amount to CC first", r.Amount.Unit, UnitAmulet)
+		if r.Amount.Unit != ledger.UnitAmulet {
+			return ledger.Invalid(field+".amount.unit", "%q is not taken here: app payments are in CC only (unit %q); convert the amount to CC first", r.Amount.Unit, ledger.UnitAmulet)
 		}
-		if err := checkAmount(field+".amount.amount", r.Amount.Amount); err != nil {
+		if err := ledger.CheckAmount(field+".amount.amount", r.Amount.Amount); err != nil {
 			return err
 		}
 		total = total.Add(r.Amount.Amount)
 	}
-	if err := checkFits("receiverAmounts", total); err != nil {
+	if err := ledger.CheckFits("receiverAmounts", total); err != nil {
 		return err
 	}
-	if err := checkText("description", p.Description); err != nil {
+	if err := ledger.CheckText("description", p.Description); err != nil {
 		return err
 	}
-	expires, err := parseTime("expiresAt", p.ExpiresAt)
+	expires, err := ledger.ParseTime("expiresAt", p.ExpiresAt)
 	if err != nil {
 		return err
 	}
-	if err := checkExpiry("expiresAt", expires, now); err != nil {
+	if err := ledger.CheckExpiry("expiresAt", expires, now); err != nil {
 		return err
 	}
-	p.ExpiresAt = FormatTime(expires)
+	p.ExpiresAt = ledger.FormatTime(expires)
 	ps := append([]coin.PartyID{p.Sender, p.Provider}, p.receivers()...)
 	slices.Sort(ps)
 	for _, party := range slices.Compact(ps) {
-		if err := l.KnownParty(ctx, party); err != nil {
+		if err := s.l.KnownParty(ctx, party); err != nil {
 			return err
 		}
 	}
@@ -198,29 +203,29 @@ func (r *AppPaymentResult) Committed(offset int64) coin.ContractID {
 // (they must be among actAs); the sender consents when it accepts, which
 // is the only step that moves its coin. key, when set, deduplicates the
 // command.
-func (l *Ledger) RequestAppPayment(ctx context.Context, actAs []coin.PartyID, p AppPaymentRequest, key string) (*AppPaymentResult, error) {
-	if err := l.checkAppPaymentRequest(ctx, &p, l.now()); err != nil {
+func (s *Service) RequestAppPayment(ctx context.Context, actAs []coin.PartyID, p AppPaymentRequest, key string) (*AppPaymentResult, error) {
+	if err := s.checkAppPaymentRequest(ctx, &p, s.l.Now()); err != nil {
 		return nil, fmt.Errorf("app payment request: %w", err)
 	}
-	if err := authorized(actAs, "creating an AppPaymentRequest", append([]coin.PartyID{p.Provider}, p.receivers()...)...); err != nil {
+	if err := ledger.Authorized(actAs, "creating an AppPaymentRequest", append([]coin.PartyID{p.Provider}, p.receivers()...)...); err != nil {
 		return nil, err
 	}
-	return l.appPaymentTx(ctx, key, "create-app-payment-request", "", "", func(t *txn, _ *store.Contract) (*AppPaymentResult, error) {
-		return &AppPaymentResult{Created: t.create(TemplateAppPaymentRequest, p, p.stakeholders()...)}, nil
+	return s.appPaymentTx(ctx, key, "create-app-payment-request", "", "", func(x *ledger.Tx, _ *store.Contract) (*AppPaymentResult, error) {
+		return &AppPaymentResult{Created: x.Create(ledger.TemplateAppPaymentRequest, p, p.stakeholders()...)}, nil
 	})
 }
 
 // appPaymentTx runs one app payment command as one ledger update
 // (contractCommand) on the active contract cid of template, if set.
-func (l *Ledger) appPaymentTx(ctx context.Context, key, kind string, cid coin.ContractID, template string, fn func(t *txn, c *store.Contract) (*AppPaymentResult, error)) (*AppPaymentResult, error) {
-	return contractCommand(ctx, l, "app-payment:", key, kind, cid, func(ctx context.Context, tx bun.IDB) (*store.Contract, error) {
+func (s *Service) appPaymentTx(ctx context.Context, key, kind string, cid coin.ContractID, template string, fn func(x *ledger.Tx, c *store.Contract) (*AppPaymentResult, error)) (*AppPaymentResult, error) {
+	return ledger.ContractCommand(ctx, s.l, "app-payment:", key, kind, cid, func(ctx context.Context, tx bun.IDB) (*store.Contract, error) {
 		return activeContractOf(ctx, tx, cid, template)
 	}, fn)
 }
 
 // ErrAppPaymentFinished is returned for a move on a request or accepted
 // payment that has ended already (or never existed).
-var ErrAppPaymentFinished = fmt.Errorf("the app payment is no longer pending: %w", ErrNotFound)
+var ErrAppPaymentFinished = fmt.Errorf("the app payment is no longer pending: %w", ledger.ErrNotFound)
 
 // activeContractOf reads the active contract cid of template inside db.
 func activeContractOf(ctx context.Context, db bun.IDB, cid coin.ContractID, template string) (*store.Contract, error) {
@@ -229,7 +234,7 @@ func activeContractOf(ctx context.Context, db bun.IDB, cid coin.ContractID, temp
 		err = ErrAppPaymentFinished
 	}
 	if err != nil {
-		return nil, fmt.Errorf("%s %s: %w", templateName(template), cid, err)
+		return nil, fmt.Errorf("%s %s: %w", ledger.TemplateName(template), cid, err)
 	}
 	return c, nil
 }
@@ -252,8 +257,8 @@ func invisible(c *store.Contract) error {
 // change it locks the receivers' amounts plus their transfer fees
 // (at the open round's price) until the lock's expiry, and replaces the
 // request with the AcceptedAppPayment holding the lock.
-func (l *Ledger) AcceptAppPayment(ctx context.Context, sender coin.PartyID, cid coin.ContractID, key string) (*AppPaymentResult, error) {
-	return l.appPaymentTx(ctx, key, "accept-app-payment-request", cid, TemplateAppPaymentRequest, func(t *txn, c *store.Contract) (*AppPaymentResult, error) {
+func (s *Service) AcceptAppPayment(ctx context.Context, sender coin.PartyID, cid coin.ContractID, key string) (*AppPaymentResult, error) {
+	return s.appPaymentTx(ctx, key, "accept-app-payment-request", cid, ledger.TemplateAppPaymentRequest, func(x *ledger.Tx, c *store.Contract) (*AppPaymentResult, error) {
 		var p AppPaymentRequest
 		if err := decodePayload(c, &p); err != nil {
 			return nil, err
@@ -262,40 +267,40 @@ func (l *Ledger) AcceptAppPayment(ctx context.Context, sender coin.PartyID, cid 
 			return nil, invisible(c)
 		}
 		if sender != p.Sender {
-			return nil, fmt.Errorf("%w: only the sender %s may accept this payment request", ErrForbidden, p.Sender)
+			return nil, fmt.Errorf("%w: only the sender %s may accept this payment request", ledger.ErrForbidden, p.Sender)
 		}
 		expires, err := time.Parse(time.RFC3339Nano, p.ExpiresAt)
 		if err != nil {
 			return nil, err
 		}
-		if !t.now.Before(expires) {
-			return nil, &Problem{Err: ErrExpired, Msg: fmt.Sprintf("this payment request expired at %s and can no longer be accepted; ask the app for a new one", p.ExpiresAt)}
+		if !x.Now().Before(expires) {
+			return nil, &ledger.Problem{Err: ledger.ErrExpired, Msg: fmt.Sprintf("this payment request expired at %s and can no longer be accepted; ask the app for a new one", p.ExpiresAt)}
 		}
-		if err := t.usingRules(ctx); err != nil {
+		if err := x.UsingRules(ctx); err != nil {
 			return nil, err
 		}
 		amounts := p.amuletAmounts()
-		q := t.l.rules.quoteAppPayment(p.Sender, amounts, t.round.Price)
+		q := quote(x.Rules(), p.Sender, amounts, x.Round().Price)
 		// Splice locks until the accepting round closes, at least one tick.
-		lockUntil := t.now.Add(t.l.rules.TickDuration)
-		if t.round.TargetClosesAt.After(lockUntil) {
-			lockUntil = t.round.TargetClosesAt
+		lockUntil := x.Now().Add(x.Rules().TickDuration)
+		if x.Round().TargetClosesAt.After(lockUntil) {
+			lockUntil = x.Round().TargetClosesAt
 		}
 		accepted := coin.NewContractID()
-		text, _ := AppOrigin(p.Description)
-		tr, err := t.transfer(ctx, p.Sender, []Output{{Receiver: p.Sender, Amount: q.Total, Lock: &Lock{
+		text, _ := ledger.AppOrigin(p.Description)
+		tr, err := x.Transfer(ctx, p.Sender, []ledger.Output{{Receiver: p.Sender, Amount: q.Total, Lock: &ledger.Lock{
 			Holder: string(accepted), ExpiresAt: lockUntil, Context: "amulet-payment-request: " + text,
 		}}})
 		if err != nil {
 			return nil, err
 		}
-		t.archive(c.ContractID)
-		t.createWithID(accepted, TemplateAcceptedAppPayment, AcceptedAppPayment{
-			Sender: p.Sender, AmuletReceiverAmounts: amounts, Provider: p.Provider, DSO: t.l.dso,
-			LockedAmulet: tr.Outputs[0], Round: roundString(t.round.Number), Reference: c.ContractID,
+		x.Archive(c.ContractID)
+		x.CreateWithID(accepted, ledger.TemplateAcceptedAppPayment, AcceptedAppPayment{
+			Sender: p.Sender, AmuletReceiverAmounts: amounts, Provider: p.Provider, DSO: s.l.DSO(),
+			LockedAmulet: tr.Outputs[0], Round: ledger.RoundRefOf(x.Round().Number), Reference: c.ContractID,
 		}, p.stakeholders()...)
-		t.record(p.Sender, "transfer", "AppPaymentRequest_Accept", p.Provider, tr.cost(q.Total).Neg(), tr.Fees.Add(tr.HoldingFees), text,
-			HistoryDetails{Provider: p.Provider, HoldingFees: tr.HoldingFees, Fees: tr.Fees, ContractID: accepted})
+		x.Record(p.Sender, "transfer", "AppPaymentRequest_Accept", p.Provider, tr.Cost(q.Total).Neg(), tr.Fees.Add(tr.HoldingFees), text,
+			ledger.HistoryDetails{Provider: p.Provider, HoldingFees: tr.HoldingFees, Fees: tr.Fees, ContractID: accepted})
 		res := &AppPaymentResult{Created: accepted, SenderChangeCIDs: []coin.ContractID{}}
 		if tr.Change != "" {
 			res.SenderChangeCIDs = append(res.SenderChangeCIDs, tr.Change)
@@ -306,13 +311,13 @@ func (l *Ledger) AcceptAppPayment(ctx context.Context, sender coin.PartyID, cid 
 
 // RejectAppPayment is AppPaymentRequest_Reject by the sender: the request
 // ends and nothing moves.
-func (l *Ledger) RejectAppPayment(ctx context.Context, sender coin.PartyID, cid coin.ContractID, key string) (*AppPaymentResult, error) {
-	return l.endAppPaymentRequest(ctx, key, cid, "AppPaymentRequest_Reject", func(p *AppPaymentRequest, now time.Time) error {
+func (s *Service) RejectAppPayment(ctx context.Context, sender coin.PartyID, cid coin.ContractID, key string) (*AppPaymentResult, error) {
+	return s.endAppPaymentRequest(ctx, key, cid, "AppPaymentRequest_Reject", func(p *AppPaymentRequest, now time.Time) error {
 		if sender != p.Sender {
 			if !slices.Contains(p.stakeholders(), sender) {
 				return ErrAppPaymentFinished
 			}
-			return fmt.Errorf("%w: only the sender %s may reject this payment request", ErrForbidden, p.Sender)
+			return fmt.Errorf("%w: only the sender %s may reject this payment request", ledger.ErrForbidden, p.Sender)
 		}
 		return nil
 	})
@@ -320,28 +325,28 @@ func (l *Ledger) RejectAppPayment(ctx context.Context, sender coin.PartyID, cid 
 
 // WithdrawAppPayment is AppPaymentRequest_Withdraw: the receivers (all
 // among actAs) take their request back.
-func (l *Ledger) WithdrawAppPayment(ctx context.Context, actAs []coin.PartyID, cid coin.ContractID, key string) (*AppPaymentResult, error) {
-	return l.endAppPaymentRequest(ctx, key, cid, "AppPaymentRequest_Withdraw", func(p *AppPaymentRequest, now time.Time) error {
-		return authorized(actAs, "AppPaymentRequest_Withdraw", p.receivers()...)
+func (s *Service) WithdrawAppPayment(ctx context.Context, actAs []coin.PartyID, cid coin.ContractID, key string) (*AppPaymentResult, error) {
+	return s.endAppPaymentRequest(ctx, key, cid, "AppPaymentRequest_Withdraw", func(p *AppPaymentRequest, now time.Time) error {
+		return ledger.Authorized(actAs, "AppPaymentRequest_Withdraw", p.receivers()...)
 	})
 }
 
 // endAppPaymentRequest ends the request cid by choice once allowed says
 // so; the sender's history notes it.
-func (l *Ledger) endAppPaymentRequest(ctx context.Context, key string, cid coin.ContractID, choice string, allowed func(p *AppPaymentRequest, now time.Time) error) (*AppPaymentResult, error) {
-	return l.appPaymentTx(ctx, key, strings.ToLower(choice), cid, TemplateAppPaymentRequest, func(t *txn, c *store.Contract) (*AppPaymentResult, error) {
+func (s *Service) endAppPaymentRequest(ctx context.Context, key string, cid coin.ContractID, choice string, allowed func(p *AppPaymentRequest, now time.Time) error) (*AppPaymentResult, error) {
+	return s.appPaymentTx(ctx, key, strings.ToLower(choice), cid, ledger.TemplateAppPaymentRequest, func(x *ledger.Tx, c *store.Contract) (*AppPaymentResult, error) {
 		var p AppPaymentRequest
 		if err := decodePayload(c, &p); err != nil {
 			return nil, err
 		}
-		if err := allowed(&p, t.now); err != nil {
+		if err := allowed(&p, x.Now()); err != nil {
 			return nil, fmt.Errorf("%s: %w", cid, err)
 		}
-		t.archive(c.ContractID)
-		text, _ := AppOrigin(p.Description)
+		x.Archive(c.ContractID)
+		text, _ := ledger.AppOrigin(p.Description)
 		what := map[string]string{"AppPaymentRequest_Reject": "rejected", "AppPaymentRequest_Withdraw": "withdrawn by the app", "AppPaymentRequest_Expire": "expired"}[choice]
-		t.record(p.Sender, "notification", choice, p.Provider, coin.Zero, coin.Zero, text,
-			HistoryDetails{Provider: p.Provider, ContractID: c.ContractID, Notification: "app payment request " + what})
+		x.Record(p.Sender, "notification", choice, p.Provider, coin.Zero, coin.Zero, text,
+			ledger.HistoryDetails{Provider: p.Provider, ContractID: c.ContractID, Notification: "app payment request " + what})
 		return &AppPaymentResult{}, nil
 	})
 }
@@ -365,30 +370,30 @@ const (
 func CheckAppPaymentMove(p *AcceptedAppPayment, move AcceptedAppPaymentMove, actAs []coin.PartyID, round coin.Round, lockUntil, now time.Time) error {
 	switch move {
 	case AppPaymentCollect:
-		if err := authorized(actAs, "AcceptedAppPayment_Collect", p.Provider); err != nil {
+		if err := ledger.Authorized(actAs, "AcceptedAppPayment_Collect", p.Provider); err != nil {
 			return err
 		}
-		if got := roundString(round).Number; got != p.Round.Number {
-			return &Problem{Err: ErrExpired, Msg: fmt.Sprintf("this payment was accepted in round %s and can only be collected in that round (the open round is %s); it expires and its coin returns to the sender", p.Round.Number, got)}
+		if got := ledger.RoundRefOf(round).Number; got != p.Round.Number {
+			return &ledger.Problem{Err: ledger.ErrExpired, Msg: fmt.Sprintf("this payment was accepted in round %s and can only be collected in that round (the open round is %s); it expires and its coin returns to the sender", p.Round.Number, got)}
 		}
 		if !now.Before(lockUntil) {
-			return &Problem{Err: ErrExpired, Msg: fmt.Sprintf("this payment had to be collected before %s; it expires and its coin returns to the sender", FormatTime(lockUntil))}
+			return &ledger.Problem{Err: ledger.ErrExpired, Msg: fmt.Sprintf("this payment had to be collected before %s; it expires and its coin returns to the sender", ledger.FormatTime(lockUntil))}
 		}
 	case AppPaymentRefund:
-		if authorized(actAs, "", p.Provider) != nil && authorized(actAs, "", p.receivers()...) != nil {
-			return fmt.Errorf("%w: only the provider %s or the receivers may refund an accepted app payment", ErrForbidden, p.Provider)
+		if ledger.Authorized(actAs, "", p.Provider) != nil && ledger.Authorized(actAs, "", p.receivers()...) != nil {
+			return fmt.Errorf("%w: only the provider %s or the receivers may refund an accepted app payment", ledger.ErrForbidden, p.Provider)
 		}
 	case AppPaymentExpire:
 		if actAs != nil {
-			if err := authorized(actAs, "AcceptedAppPayment_Expire", p.Sender); err != nil {
+			if err := ledger.Authorized(actAs, "AcceptedAppPayment_Expire", p.Sender); err != nil {
 				return err
 			}
 		}
 		if now.Before(lockUntil) {
-			return fmt.Errorf("%w: the accepted payment does not expire before %s", ErrConflict, FormatTime(lockUntil))
+			return fmt.Errorf("%w: the accepted payment does not expire before %s", ledger.ErrConflict, ledger.FormatTime(lockUntil))
 		}
 	default:
-		return invalid("move", "unknown app payment move %q", move)
+		return ledger.Invalid("move", "unknown app payment move %q", move)
 	}
 	return nil
 }
@@ -398,8 +403,8 @@ func CheckAppPaymentMove(p *AcceptedAppPayment, move AcceptedAppPaymentMove, act
 // burns the fees (a featured provider earns the featured app reward);
 // refund and expire give the locked coin back to the sender. A refused
 // move changes nothing.
-func (l *Ledger) MoveAcceptedAppPayment(ctx context.Context, actAs []coin.PartyID, cid coin.ContractID, move AcceptedAppPaymentMove, key string) (*AppPaymentResult, error) {
-	return l.appPaymentTx(ctx, key, string(move)+"-app-payment", cid, TemplateAcceptedAppPayment, func(t *txn, c *store.Contract) (*AppPaymentResult, error) {
+func (s *Service) MoveAcceptedAppPayment(ctx context.Context, actAs []coin.PartyID, cid coin.ContractID, move AcceptedAppPaymentMove, key string) (*AppPaymentResult, error) {
+	return s.appPaymentTx(ctx, key, string(move)+"-app-payment", cid, ledger.TemplateAcceptedAppPayment, func(x *ledger.Tx, c *store.Contract) (*AppPaymentResult, error) {
 		var p AcceptedAppPayment
 		if err := decodePayload(c, &p); err != nil {
 			return nil, err
@@ -407,7 +412,7 @@ func (l *Ledger) MoveAcceptedAppPayment(ctx context.Context, actAs []coin.PartyI
 		if actAs != nil && !slices.ContainsFunc(actAs, func(a coin.PartyID) bool { return slices.Contains(p.stakeholders(), a) }) {
 			return nil, invisible(c)
 		}
-		hs, err := store.HoldingsByIDs(ctx, t.tx, []coin.ContractID{p.LockedAmulet})
+		hs, err := store.HoldingsByIDs(ctx, x.DB(), []coin.ContractID{p.LockedAmulet})
 		if err != nil {
 			return nil, err
 		}
@@ -416,64 +421,64 @@ func (l *Ledger) MoveAcceptedAppPayment(ctx context.Context, actAs []coin.PartyI
 			lockUntil = hs[0].LockExpiresAt.Time
 		} else if move == AppPaymentCollect {
 			// Its lock expired and the coin went (dust expiry): nothing to collect.
-			return nil, &Problem{Err: ErrExpired, Msg: "this payment's locked coin is gone (its lock expired); it can no longer be collected"}
+			return nil, &ledger.Problem{Err: ledger.ErrExpired, Msg: "this payment's locked coin is gone (its lock expired); it can no longer be collected"}
 		}
-		if err := CheckAppPaymentMove(&p, move, actAs, t.round.Number, lockUntil, t.now); err != nil {
+		if err := CheckAppPaymentMove(&p, move, actAs, x.Round().Number, lockUntil, x.Now()); err != nil {
 			return nil, fmt.Errorf("%s: %w", cid, err)
 		}
-		return t.finishAppPayment(ctx, c.ContractID, &p, move)
+		return s.finishAppPayment(ctx, x, c.ContractID, &p, move)
 	})
 }
 
 // finishAppPayment carries out an allowed move inside t.
-func (t *txn) finishAppPayment(ctx context.Context, cid coin.ContractID, p *AcceptedAppPayment, move AcceptedAppPaymentMove) (*AppPaymentResult, error) {
+func (s *Service) finishAppPayment(ctx context.Context, x *ledger.Tx, cid coin.ContractID, p *AcceptedAppPayment, move AcceptedAppPaymentMove) (*AppPaymentResult, error) {
 	res := &AppPaymentResult{SenderChangeCIDs: []coin.ContractID{}, ReceiverHoldingCIDs: []coin.ContractID{}}
-	value, fee, locked, err := t.releaseLock(ctx, p.LockedAmulet, cid)
+	value, fee, locked, err := x.ReleaseLock(ctx, p.LockedAmulet, cid)
 	if err != nil {
 		return nil, err
 	}
 	if !locked && move == AppPaymentCollect {
-		return nil, notFoundf("LockedAmulet '%s' not found for AcceptedAppPayment '%s'", p.LockedAmulet, cid)
+		return nil, ledger.NotFoundf("LockedAmulet '%s' not found for AcceptedAppPayment '%s'", p.LockedAmulet, cid)
 	}
-	if err := t.usingRules(ctx, cid); err != nil {
+	if err := x.UsingRules(ctx, cid); err != nil {
 		return nil, err
 	}
-	t.archive(cid)
-	d := HistoryDetails{Provider: p.Provider, HoldingFees: fee, ContractID: cid}
+	x.Archive(cid)
+	d := ledger.HistoryDetails{Provider: p.Provider, HoldingFees: fee, ContractID: cid}
 	if move != AppPaymentCollect {
 		if value.IsPositive() {
-			res.SenderChangeCIDs = append(res.SenderChangeCIDs, t.newHolding(p.Sender, value, nil))
+			res.SenderChangeCIDs = append(res.SenderChangeCIDs, x.NewHolding(p.Sender, value, nil))
 		}
 		subtype := map[AcceptedAppPaymentMove]string{AppPaymentRefund: "AcceptedAppPayment_Reject", AppPaymentExpire: "AcceptedAppPayment_Expire"}[move]
-		t.record(p.Sender, "balance_change", subtype, p.Provider, value, fee, "", d)
+		x.Record(p.Sender, "balance_change", subtype, p.Provider, value, fee, "", d)
 		return res, nil
 	}
-	q := t.l.rules.quoteAppPayment(p.Sender, p.AmuletReceiverAmounts, t.round.Price)
+	q := quote(x.Rules(), p.Sender, p.AmuletReceiverAmounts, x.Round().Price)
 	change := value.Sub(q.Total)
 	if change.IsNegative() {
-		return nil, fmt.Errorf("%w: the locked %s CC do not cover the payment's %s CC", ErrConflict, value, q.Total)
+		return nil, fmt.Errorf("%w: the locked %s CC do not cover the payment's %s CC", ledger.ErrConflict, value, q.Total)
 	}
 	for _, a := range p.AmuletReceiverAmounts {
-		res.ReceiverHoldingCIDs = append(res.ReceiverHoldingCIDs, t.newHolding(a.Receiver, a.AmuletAmount, nil))
-		outFee := t.l.rules.OutputFee(a.AmuletAmount, t.round.Price, a.Receiver == p.Sender)
+		res.ReceiverHoldingCIDs = append(res.ReceiverHoldingCIDs, x.NewHolding(a.Receiver, a.AmuletAmount, nil))
+		outFee := x.Rules().OutputFee(a.AmuletAmount, x.Round().Price, a.Receiver == p.Sender)
 		// The locked coin left the sender's available balance at
 		// acceptance; each receiver's grows.
-		t.recordPair(p.Sender, a.Receiver, "transfer", "AcceptedAppPayment_Collect", coin.Zero, outFee, a.AmuletAmount, coin.Zero, "", d)
+		x.RecordPair(p.Sender, a.Receiver, "transfer", "AcceptedAppPayment_Collect", coin.Zero, outFee, a.AmuletAmount, coin.Zero, "", d)
 		d.HoldingFees = coin.Zero // counted once
 	}
-	t.burn(q.Fees)
+	x.Burn(q.Fees)
 	if change.IsPositive() {
-		res.SenderChangeCIDs = append(res.SenderChangeCIDs, t.newHolding(p.Sender, change, nil))
-		t.record(p.Sender, "balance_change", "AcceptedAppPayment_Collect", p.Provider, change, coin.Zero, "", HistoryDetails{Provider: p.Provider, ContractID: cid})
+		res.SenderChangeCIDs = append(res.SenderChangeCIDs, x.NewHolding(p.Sender, change, nil))
+		x.Record(p.Sender, "balance_change", "AcceptedAppPayment_Collect", p.Provider, change, coin.Zero, "", ledger.HistoryDetails{Provider: p.Provider, ContractID: cid})
 	}
 	// An app's payment is an app transfer: a featured provider earns the
 	// featured app reward, as a featured preapproval provider does.
-	featured, err := isFeatured(ctx, t.tx, p.Provider)
+	featured, err := ledger.IsFeatured(ctx, x.DB(), p.Provider)
 	if err != nil {
 		return nil, err
 	}
 	if featured {
-		t.addRewardCoupon(RewardApp, p.Provider, USDToCoin(t.l.rules.ExtraFeaturedAppRewardUSD, t.round.Price), true)
+		x.AddRewardCoupon(ledger.RewardApp, p.Provider, ledger.USDToCoin(x.Rules().ExtraFeaturedAppRewardUSD, x.Round().Price), true)
 	}
 	return res, nil
 }
@@ -483,9 +488,9 @@ func (t *txn) finishAppPayment(ctx context.Context, cid coin.ContractID, p *Acce
 // ExpireAppPaymentRequestsTrigger and the sender's expiry of accepted
 // payments): their locked coin returns to the sender. It returns how many
 // it ended; the expiry automation calls it periodically.
-func (l *Ledger) ExpireAppPayments(ctx context.Context) (int, error) {
-	now, n := l.now(), 0
-	reqs, err := store.ActiveContractsByTemplate(ctx, l.db, TemplateAppPaymentRequest, "")
+func (s *Service) ExpireAppPayments(ctx context.Context) (int, error) {
+	now, n := s.l.Now(), 0
+	reqs, err := store.ActiveContractsByTemplate(ctx, s.l.DB(), ledger.TemplateAppPaymentRequest, "")
 	if err != nil {
 		return 0, err
 	}
@@ -497,9 +502,9 @@ func (l *Ledger) ExpireAppPayments(ctx context.Context) (int, error) {
 		if exp, err := time.Parse(time.RFC3339Nano, p.ExpiresAt); err != nil || now.Before(exp) {
 			continue
 		}
-		_, err := l.endAppPaymentRequest(ctx, "", reqs[i].ContractID, "AppPaymentRequest_Expire", func(p *AppPaymentRequest, now time.Time) error {
+		_, err := s.endAppPaymentRequest(ctx, "", reqs[i].ContractID, "AppPaymentRequest_Expire", func(p *AppPaymentRequest, now time.Time) error {
 			if exp, _ := time.Parse(time.RFC3339Nano, p.ExpiresAt); now.Before(exp) {
-				return fmt.Errorf("%w: the request does not expire before %s", ErrConflict, p.ExpiresAt)
+				return fmt.Errorf("%w: the request does not expire before %s", ledger.ErrConflict, p.ExpiresAt)
 			}
 			return nil
 		})
@@ -507,7 +512,7 @@ func (l *Ledger) ExpireAppPayments(ctx context.Context) (int, error) {
 			return n, fmt.Errorf("expire app payment request %s: %w", reqs[i].ContractID, err)
 		}
 	}
-	acc, err := store.ActiveContractsByTemplate(ctx, l.db, TemplateAcceptedAppPayment, "")
+	acc, err := store.ActiveContractsByTemplate(ctx, s.l.DB(), ledger.TemplateAcceptedAppPayment, "")
 	if err != nil {
 		return n, err
 	}
@@ -516,14 +521,14 @@ func (l *Ledger) ExpireAppPayments(ctx context.Context) (int, error) {
 		if err := decodePayload(&acc[i], &p); err != nil {
 			return n, err
 		}
-		hs, err := store.HoldingsByIDs(ctx, l.db, []coin.ContractID{p.LockedAmulet})
+		hs, err := store.HoldingsByIDs(ctx, s.l.DB(), []coin.ContractID{p.LockedAmulet})
 		if err != nil {
 			return n, err
 		}
 		if len(hs) == 1 && now.Before(hs[0].LockExpiresAt.Time) {
 			continue
 		}
-		_, err = l.MoveAcceptedAppPayment(ctx, nil, acc[i].ContractID, AppPaymentExpire, "")
+		_, err = s.MoveAcceptedAppPayment(ctx, nil, acc[i].ContractID, AppPaymentExpire, "")
 		if n, err = countExpired(n, err); err != nil {
 			return n, fmt.Errorf("expire accepted app payment %s: %w", acc[i].ContractID, err)
 		}
@@ -537,7 +542,7 @@ func countExpired(n int, err error) (int, error) {
 	switch {
 	case err == nil:
 		return n + 1, nil
-	case errors.Is(err, ErrAppPaymentFinished), errors.Is(err, ErrReassigning), errors.Is(err, ErrConflict):
+	case errors.Is(err, ErrAppPaymentFinished), errors.Is(err, ledger.ErrReassigning), errors.Is(err, ledger.ErrConflict):
 		return n, nil
 	}
 	return n, err
@@ -546,12 +551,12 @@ func countExpired(n int, err error) (int, error) {
 // AppPayment is the read model of a payment request or an accepted
 // payment, with what it costs its sender.
 type AppPayment struct {
-	Contract Contract
+	Contract ledger.Contract
 	// Request is set for a request, Accepted for an accepted payment.
 	Request  *AppPaymentRequest
 	Accepted *AcceptedAppPayment
 	// Description is the request's text without its origin; Origin the
-	// app's web origin it names ("" when none; see AppOrigin).
+	// app's web origin it names ("" when none; see ledger.AppOrigin).
 	Description, Origin string
 	// Quote is what the sender pays: at the open round's price for a
 	// request, as locked for an accepted payment.
@@ -562,91 +567,91 @@ type AppPayment struct {
 }
 
 // appPaymentOf builds the read model of c for viewer ("" sees all).
-func (l *Ledger) appPaymentOf(ctx context.Context, c *store.Contract, price coin.Amount) (AppPayment, error) {
-	a := AppPayment{Contract: l.contractView(c)}
+func (s *Service) appPaymentOf(ctx context.Context, c *store.Contract, price coin.Amount) (AppPayment, error) {
+	a := AppPayment{Contract: s.l.ContractView(c)}
 	switch c.TemplateID {
-	case TemplateAppPaymentRequest:
+	case ledger.TemplateAppPaymentRequest:
 		a.Request = &AppPaymentRequest{}
 		if err := decodePayload(c, a.Request); err != nil {
 			return a, err
 		}
-		a.Description, a.Origin = AppOrigin(a.Request.Description)
-		a.Quote = l.rules.quoteAppPayment(a.Request.Sender, a.Request.amuletAmounts(), price)
+		a.Description, a.Origin = ledger.AppOrigin(a.Request.Description)
+		a.Quote = quote(s.l.Rules(), a.Request.Sender, a.Request.amuletAmounts(), price)
 		a.ExpiresAt, _ = time.Parse(time.RFC3339Nano, a.Request.ExpiresAt)
-	case TemplateAcceptedAppPayment:
+	case ledger.TemplateAcceptedAppPayment:
 		a.Accepted = &AcceptedAppPayment{}
 		if err := decodePayload(c, a.Accepted); err != nil {
 			return a, err
 		}
-		hs, err := store.HoldingsByIDs(ctx, l.db, []coin.ContractID{a.Accepted.LockedAmulet})
+		hs, err := store.HoldingsByIDs(ctx, s.l.DB(), []coin.ContractID{a.Accepted.LockedAmulet})
 		if err != nil {
 			return a, err
 		}
-		q := l.rules.quoteAppPayment(a.Accepted.Sender, a.Accepted.AmuletReceiverAmounts, price)
+		q := quote(s.l.Rules(), a.Accepted.Sender, a.Accepted.AmuletReceiverAmounts, price)
 		if len(hs) == 1 {
 			a.ExpiresAt = hs[0].LockExpiresAt.Time
 			q.Total = hs[0].Amount
 			q.Fees = q.Total.Sub(q.Amount)
 		}
 		a.Quote = q
-		if req, err := store.ContractByID(ctx, l.db, a.Accepted.Reference); err == nil {
+		if req, err := store.ContractByID(ctx, s.l.DB(), a.Accepted.Reference); err == nil {
 			var p AppPaymentRequest
 			if decodePayload(req, &p) == nil {
-				a.Description, a.Origin = AppOrigin(p.Description)
+				a.Description, a.Origin = ledger.AppOrigin(p.Description)
 			}
 		}
 	default:
-		return a, fmt.Errorf("%s: %w", c.ContractID, ErrNotFound)
+		return a, fmt.Errorf("%s: %w", c.ContractID, ledger.ErrNotFound)
 	}
 	return a, nil
 }
 
 // AppPaymentByID returns the request or accepted payment cid, active or
 // ended, to one of its stakeholders (viewer "": anyone).
-func (l *Ledger) AppPaymentByID(ctx context.Context, viewer coin.PartyID, cid coin.ContractID) (AppPayment, error) {
-	c, err := store.ContractByID(ctx, l.db, cid)
-	if err == nil && c.TemplateID != TemplateAppPaymentRequest && c.TemplateID != TemplateAcceptedAppPayment {
-		err = ErrNotFound
+func (s *Service) AppPaymentByID(ctx context.Context, viewer coin.PartyID, cid coin.ContractID) (AppPayment, error) {
+	c, err := store.ContractByID(ctx, s.l.DB(), cid)
+	if err == nil && c.TemplateID != ledger.TemplateAppPaymentRequest && c.TemplateID != ledger.TemplateAcceptedAppPayment {
+		err = ledger.ErrNotFound
 	}
-	if err == nil && viewer != "" && !slices.Contains(contractParties(c), viewer) {
-		err = ErrNotFound
+	if err == nil && viewer != "" && !slices.Contains(ledger.ContractParties(c), viewer) {
+		err = ledger.ErrNotFound
 	}
 	if err != nil {
 		return AppPayment{}, fmt.Errorf("app payment %s: %w", cid, err)
 	}
-	_, price, err := l.CurrentRound(ctx)
+	_, price, err := s.l.CurrentRound(ctx)
 	if err != nil {
 		return AppPayment{}, err
 	}
-	return l.appPaymentOf(ctx, c, price)
+	return s.appPaymentOf(ctx, c, price)
 }
 
 // AppPaymentRequestsOf lists the active payment requests party is asked
 // to pay, oldest first.
-func (l *Ledger) AppPaymentRequestsOf(ctx context.Context, party coin.PartyID) ([]AppPayment, error) {
-	return l.appPaymentsOf(ctx, party, TemplateAppPaymentRequest)
+func (s *Service) AppPaymentRequestsOf(ctx context.Context, party coin.PartyID) ([]AppPayment, error) {
+	return s.appPaymentsOf(ctx, party, ledger.TemplateAppPaymentRequest)
 }
 
 // AcceptedAppPaymentsOf lists the active accepted payments party pays,
 // oldest first.
-func (l *Ledger) AcceptedAppPaymentsOf(ctx context.Context, party coin.PartyID) ([]AppPayment, error) {
-	return l.appPaymentsOf(ctx, party, TemplateAcceptedAppPayment)
+func (s *Service) AcceptedAppPaymentsOf(ctx context.Context, party coin.PartyID) ([]AppPayment, error) {
+	return s.appPaymentsOf(ctx, party, ledger.TemplateAcceptedAppPayment)
 }
 
 // appPaymentsOf lists the active contracts of template whose sender is
 // party.
-func (l *Ledger) appPaymentsOf(ctx context.Context, party coin.PartyID, template string) ([]AppPayment, error) {
-	cs, err := store.ActiveContractsByTemplate(ctx, l.db, template, party)
+func (s *Service) appPaymentsOf(ctx context.Context, party coin.PartyID, template string) ([]AppPayment, error) {
+	cs, err := store.ActiveContractsByTemplate(ctx, s.l.DB(), template, party)
 	if err != nil || len(cs) == 0 {
 		return nil, err
 	}
-	_, price, err := l.CurrentRound(ctx)
+	_, price, err := s.l.CurrentRound(ctx)
 	if err != nil {
 		return nil, err
 	}
 	var out []AppPayment
 	for i := range cs {
-		a, err := l.appPaymentOf(ctx, &cs[i], price)
+		a, err := s.appPaymentOf(ctx, &cs[i], price)
 		if err != nil {
 			return nil, err
 		}

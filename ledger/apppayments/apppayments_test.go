@@ -1,4 +1,4 @@
-package ledger_test
+package apppayments_test
 
 import (
 	"context"
@@ -9,16 +9,17 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/apppayments"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
 	"github.com/google/go-cmp/cmp"
 )
 
 // paymentRequest is a request from provider to sender paying amounts
 // (receiver, amount, receiver, amount, ...), expiring in an hour.
-func paymentRequest(sender, provider coin.PartyID, now time.Time, amounts ...any) ledger.AppPaymentRequest {
-	p := ledger.AppPaymentRequest{Sender: sender, Provider: provider, ExpiresAt: ledger.FormatTime(now.Add(time.Hour)), Description: "a coffee"}
+func paymentRequest(sender, provider coin.PartyID, now time.Time, amounts ...any) apppayments.AppPaymentRequest {
+	p := apppayments.AppPaymentRequest{Sender: sender, Provider: provider, ExpiresAt: ledger.FormatTime(now.Add(time.Hour)), Description: "a coffee"}
 	for i := 0; i < len(amounts); i += 2 {
-		p.ReceiverAmounts = append(p.ReceiverAmounts, ledger.ReceiverAmount{
+		p.ReceiverAmounts = append(p.ReceiverAmounts, apppayments.ReceiverAmount{
 			Receiver: amounts[i].(coin.PartyID), Amount: ledger.PaymentAmount{Amount: coin.MustParse(amounts[i+1].(string)), Unit: ledger.UnitAmulet},
 		})
 	}
@@ -43,22 +44,7 @@ func paymentFees(t *testing.T, l *ledger.Ledger, sender coin.PartyID, amounts ..
 // forEachEngineFees is forEachEngineClock on a network that charges
 // transfer fees (the default charges none), so payments' fees are real.
 func forEachEngineFees(t *testing.T, fn func(t *testing.T, l *ledger.Ledger, clock *ledgertest.Clock)) {
-	forEachEngineFeesOf(t, "0.03", "0.01", fn)
-}
-
-// forEachEngineFeesOf runs fn on each engine with a create fee of
-// createUSD and a transfer fee rate of rate (the default rules charge
-// none, which would leave the fee paths untested).
-func forEachEngineFeesOf(t *testing.T, createUSD, rate string, fn func(t *testing.T, l *ledger.Ledger, clock *ledgertest.Clock)) {
-	for _, e := range ledgertest.Engines {
-		t.Run(ledgertest.Name(e), func(t *testing.T) {
-			t.Parallel()
-			clock := ledgertest.NewClock()
-			r := ledger.DefaultRules()
-			r.CreateFeeUSD, r.TransferFeeRate = coin.MustParse(createUSD), coin.MustParse(rate)
-			fn(t, ledgertest.New(t, e, ledgertest.Options{Clock: clock, Rules: &r}), clock)
-		})
-	}
+	ledgertest.ForEachEngineFeesOf(t, "0.03", "0.01", fn)
 }
 
 // TestAppPaymentCollect: a provider's request to two receivers is
@@ -76,13 +62,13 @@ func TestAppPaymentCollect(t *testing.T) {
 			}
 			ledgertest.Mint(t, l, sender, "100")
 			coupons0 := appCoupons(t, l, provider)
-			operator0 := balances(t, l, provider)
+			operator0 := ledgertest.Balances(t, l, provider)
 			amounts := []any{provider, "10", other, "5"}
-			req, err := l.RequestAppPayment(ctx, []coin.PartyID{provider, other}, paymentRequest(sender, provider, clock.Now(), amounts...), "")
+			req, err := pays(l).RequestAppPayment(ctx, []coin.PartyID{provider, other}, paymentRequest(sender, provider, clock.Now(), amounts...), "")
 			if err != nil {
 				t.Fatal(err)
 			}
-			got, err := l.AppPaymentRequestsOf(ctx, sender)
+			got, err := pays(l).AppPaymentRequestsOf(ctx, sender)
 			if err != nil || len(got) != 1 || got[0].Contract.ContractID != req.Created {
 				t.Fatalf("requests of the sender = %+v, %v", got, err)
 			}
@@ -94,21 +80,21 @@ func TestAppPaymentCollect(t *testing.T) {
 			if !got[0].Quote.Total.Equal(total) || !got[0].Quote.Fees.Equal(fees) {
 				t.Errorf("quote = %+v, want total %s fees %s", got[0].Quote, total, fees)
 			}
-			acc, err := l.AcceptAppPayment(ctx, sender, req.Created, "")
+			acc, err := pays(l).AcceptAppPayment(ctx, sender, req.Created, "")
 			if err != nil {
 				t.Fatal(err)
 			}
 			want := "unlocked=" + coin.MustParse("100").Sub(total).String() + " locked=" + total.String()
-			if diff := cmp.Diff([]string{want}, balances(t, l, sender)); diff != "" {
+			if diff := cmp.Diff([]string{want}, ledgertest.Balances(t, l, sender)); diff != "" {
 				t.Fatalf("after accept (-want +got):\n%s", diff)
 			}
-			if reqs, _ := l.AppPaymentRequestsOf(ctx, sender); len(reqs) != 0 {
+			if reqs, _ := pays(l).AppPaymentRequestsOf(ctx, sender); len(reqs) != 0 {
 				t.Errorf("the accepted request is still pending: %+v", reqs)
 			}
-			if ps, err := l.AcceptedAppPaymentsOf(ctx, sender); err != nil || len(ps) != 1 || !ps[0].Quote.Total.Equal(total) {
+			if ps, err := pays(l).AcceptedAppPaymentsOf(ctx, sender); err != nil || len(ps) != 1 || !ps[0].Quote.Total.Equal(total) {
 				t.Fatalf("accepted payments = %+v, %v", ps, err)
 			}
-			if _, err := l.MoveAcceptedAppPayment(ctx, []coin.PartyID{provider}, acc.Created, ledger.AppPaymentCollect, ""); err != nil {
+			if _, err := pays(l).MoveAcceptedAppPayment(ctx, []coin.PartyID{provider}, acc.Created, apppayments.AppPaymentCollect, ""); err != nil {
 				t.Fatal(err)
 			}
 			wantP := coin.MustParse(strings.TrimPrefix(strings.Fields(operator0[0])[0], "unlocked=")).Add(coin.MustParse("10"))
@@ -116,7 +102,7 @@ func TestAppPaymentCollect(t *testing.T) {
 				"unlocked=" + coin.MustParse("100").Sub(total).String() + " locked=0.0000000000",
 				"unlocked=" + wantP.String() + " locked=0.0000000000",
 				"unlocked=5.0000000000 locked=0.0000000000",
-			}, balances(t, l, sender, provider, other)); diff != "" {
+			}, ledgertest.Balances(t, l, sender, provider, other)); diff != "" {
 				t.Errorf("after collect (-want +got):\n%s", diff)
 			}
 			wantCoupons := 0
@@ -126,7 +112,7 @@ func TestAppPaymentCollect(t *testing.T) {
 			if n := appCoupons(t, l, provider) - coupons0; n != wantCoupons {
 				t.Errorf("featured=%v: the provider earned %d app reward coupons, want %d", featured, n, wantCoupons)
 			}
-			if ps, _ := l.AcceptedAppPaymentsOf(ctx, sender); len(ps) != 0 {
+			if ps, _ := pays(l).AcceptedAppPaymentsOf(ctx, sender); len(ps) != 0 {
 				t.Errorf("the collected payment is still pending: %+v", ps)
 			}
 			ledgertest.Conserved(t, l)
@@ -158,56 +144,56 @@ func TestAppPaymentMoves(t *testing.T) {
 		want    string // the sender's balance after
 	}{
 		{name: "reject", do: func(l *ledger.Ledger, p map[who]coin.PartyID, cid coin.ContractID) error {
-			_, err := l.RejectAppPayment(context.Background(), p["sender"], cid, "")
+			_, err := pays(l).RejectAppPayment(context.Background(), p["sender"], cid, "")
 			return err
 		}, want: "unlocked=100.0000000000 locked=0.0000000000"},
 		{name: "reject by the provider", do: func(l *ledger.Ledger, p map[who]coin.PartyID, cid coin.ContractID) error {
-			_, err := l.RejectAppPayment(context.Background(), p["provider"], cid, "")
+			_, err := pays(l).RejectAppPayment(context.Background(), p["provider"], cid, "")
 			return err
 		}, wantErr: ledger.ErrForbidden},
 		{name: "withdraw by the receiver", do: func(l *ledger.Ledger, p map[who]coin.PartyID, cid coin.ContractID) error {
-			_, err := l.WithdrawAppPayment(context.Background(), []coin.PartyID{p["provider"]}, cid, "")
+			_, err := pays(l).WithdrawAppPayment(context.Background(), []coin.PartyID{p["provider"]}, cid, "")
 			return err
 		}, want: "unlocked=100.0000000000 locked=0.0000000000"},
 		{name: "accept by the provider", do: func(l *ledger.Ledger, p map[who]coin.PartyID, cid coin.ContractID) error {
-			_, err := l.AcceptAppPayment(context.Background(), p["provider"], cid, "")
+			_, err := pays(l).AcceptAppPayment(context.Background(), p["provider"], cid, "")
 			return err
 		}, wantErr: ledger.ErrForbidden},
 		{name: "accept by a stranger", do: func(l *ledger.Ledger, p map[who]coin.PartyID, cid coin.ContractID) error {
-			_, err := l.AcceptAppPayment(context.Background(), p["stranger"], cid, "")
+			_, err := pays(l).AcceptAppPayment(context.Background(), p["stranger"], cid, "")
 			return err
 		}, wantErr: ledger.ErrNotFound},
 		{name: "accept after expiry", advance: 2 * time.Hour, do: func(l *ledger.Ledger, p map[who]coin.PartyID, cid coin.ContractID) error {
-			_, err := l.AcceptAppPayment(context.Background(), p["sender"], cid, "")
+			_, err := pays(l).AcceptAppPayment(context.Background(), p["sender"], cid, "")
 			return err
 		}, wantErr: ledger.ErrExpired},
 		{name: "accept twice", accept: true, do: func(l *ledger.Ledger, p map[who]coin.PartyID, cid coin.ContractID) error {
-			_, err := l.AcceptAppPayment(context.Background(), p["sender"], cid, "")
+			_, err := pays(l).AcceptAppPayment(context.Background(), p["sender"], cid, "")
 			return err
-		}, wantErr: ledger.ErrAppPaymentFinished},
+		}, wantErr: apppayments.ErrAppPaymentFinished},
 		{name: "refund by the provider", accept: true, do: func(l *ledger.Ledger, p map[who]coin.PartyID, cid coin.ContractID) error {
-			return move(l, p["provider"], cid, ledger.AppPaymentRefund)
+			return move(l, p["provider"], cid, apppayments.AppPaymentRefund)
 		}, want: "unlocked=100.0000000000 locked=0.0000000000"},
 		{name: "refund by the sender", accept: true, do: func(l *ledger.Ledger, p map[who]coin.PartyID, cid coin.ContractID) error {
-			return move(l, p["sender"], cid, ledger.AppPaymentRefund)
+			return move(l, p["sender"], cid, apppayments.AppPaymentRefund)
 		}, wantErr: ledger.ErrForbidden},
 		{name: "collect by the sender", accept: true, do: func(l *ledger.Ledger, p map[who]coin.PartyID, cid coin.ContractID) error {
-			return move(l, p["sender"], cid, ledger.AppPaymentCollect)
+			return move(l, p["sender"], cid, apppayments.AppPaymentCollect)
 		}, wantErr: ledger.ErrForbidden},
 		{name: "collect by a stranger", accept: true, do: func(l *ledger.Ledger, p map[who]coin.PartyID, cid coin.ContractID) error {
-			return move(l, p["stranger"], cid, ledger.AppPaymentCollect)
+			return move(l, p["stranger"], cid, apppayments.AppPaymentCollect)
 		}, wantErr: ledger.ErrNotFound},
 		{name: "collect after the lock expired", accept: true, advance: time.Hour, do: func(l *ledger.Ledger, p map[who]coin.PartyID, cid coin.ContractID) error {
-			return move(l, p["provider"], cid, ledger.AppPaymentCollect)
+			return move(l, p["provider"], cid, apppayments.AppPaymentCollect)
 		}, wantErr: ledger.ErrExpired},
 		{name: "collect in a later round", accept: true, rounds: 1, do: func(l *ledger.Ledger, p map[who]coin.PartyID, cid coin.ContractID) error {
-			return move(l, p["provider"], cid, ledger.AppPaymentCollect)
+			return move(l, p["provider"], cid, apppayments.AppPaymentCollect)
 		}, wantErr: ledger.ErrExpired},
 		{name: "expire before the lock expired", accept: true, do: func(l *ledger.Ledger, p map[who]coin.PartyID, cid coin.ContractID) error {
-			return move(l, p["sender"], cid, ledger.AppPaymentExpire)
+			return move(l, p["sender"], cid, apppayments.AppPaymentExpire)
 		}, wantErr: ledger.ErrConflict},
 		{name: "expire by the sender", accept: true, advance: time.Hour, do: func(l *ledger.Ledger, p map[who]coin.PartyID, cid coin.ContractID) error {
-			return move(l, p["sender"], cid, ledger.AppPaymentExpire)
+			return move(l, p["sender"], cid, apppayments.AppPaymentExpire)
 		}, want: "unlocked=100.0000000000 locked=0.0000000000"},
 	}
 	forEachEngineFees(t, func(t *testing.T, l *ledger.Ledger, clock *ledgertest.Clock) {
@@ -216,13 +202,13 @@ func TestAppPaymentMoves(t *testing.T) {
 			t.Run(c.name, func(t *testing.T) {
 				p := map[who]coin.PartyID{"sender": ledgertest.Party(t, l), "provider": ledgertest.Party(t, l), "stranger": ledgertest.Party(t, l)}
 				ledgertest.Mint(t, l, p["sender"], "100")
-				req, err := l.RequestAppPayment(ctx, []coin.PartyID{p["provider"]}, paymentRequest(p["sender"], p["provider"], clock.Now(), p["provider"], "10"), "")
+				req, err := pays(l).RequestAppPayment(ctx, []coin.PartyID{p["provider"]}, paymentRequest(p["sender"], p["provider"], clock.Now(), p["provider"], "10"), "")
 				if err != nil {
 					t.Fatal(err)
 				}
 				cid := req.Created
 				if c.accept {
-					acc, err := l.AcceptAppPayment(ctx, p["sender"], cid, "")
+					acc, err := pays(l).AcceptAppPayment(ctx, p["sender"], cid, "")
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -236,18 +222,18 @@ func TestAppPaymentMoves(t *testing.T) {
 						t.Fatal(err)
 					}
 				}
-				before := balances(t, l, p["sender"], p["provider"])
-				hist0 := historyLens(t, l, p["sender"], p["provider"])
+				before := ledgertest.Balances(t, l, p["sender"], p["provider"])
+				hist0 := ledgertest.HistoryLens(t, l, p["sender"], p["provider"])
 				err = c.do(l, p, cid)
 				if c.wantErr != nil {
 					if !errors.Is(err, c.wantErr) {
 						t.Fatalf("err = %v, want %v", err, c.wantErr)
 					}
 					t.Logf("refused: %v", err)
-					if diff := cmp.Diff(before, balances(t, l, p["sender"], p["provider"])); diff != "" {
+					if diff := cmp.Diff(before, ledgertest.Balances(t, l, p["sender"], p["provider"])); diff != "" {
 						t.Errorf("a refused move changed balances (-before +after):\n%s", diff)
 					}
-					if diff := cmp.Diff(hist0, historyLens(t, l, p["sender"], p["provider"])); diff != "" {
+					if diff := cmp.Diff(hist0, ledgertest.HistoryLens(t, l, p["sender"], p["provider"])); diff != "" {
 						t.Errorf("a refused move wrote history (-before +after):\n%s", diff)
 					}
 					ledgertest.Conserved(t, l)
@@ -256,10 +242,10 @@ func TestAppPaymentMoves(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if diff := cmp.Diff([]string{c.want}, balances(t, l, p["sender"])); diff != "" {
+				if diff := cmp.Diff([]string{c.want}, ledgertest.Balances(t, l, p["sender"])); diff != "" {
 					t.Errorf("sender after (-want +got):\n%s", diff)
 				}
-				if a, err := l.AppPaymentByID(ctx, p["sender"], cid); err != nil || !a.Contract.Archived {
+				if a, err := pays(l).AppPaymentByID(ctx, p["sender"], cid); err != nil || !a.Contract.Archived {
 					t.Errorf("after the move: %+v, %v; want it archived", a.Contract, err)
 				}
 				ledgertest.Conserved(t, l)
@@ -268,46 +254,46 @@ func TestAppPaymentMoves(t *testing.T) {
 	})
 }
 
-func move(l *ledger.Ledger, actor coin.PartyID, cid coin.ContractID, m ledger.AcceptedAppPaymentMove) error {
-	_, err := l.MoveAcceptedAppPayment(context.Background(), []coin.PartyID{actor}, cid, m, "")
+func move(l *ledger.Ledger, actor coin.PartyID, cid coin.ContractID, m apppayments.AcceptedAppPaymentMove) error {
+	_, err := pays(l).MoveAcceptedAppPayment(context.Background(), []coin.PartyID{actor}, cid, m, "")
 	return err
 }
 
 // TestAppPaymentRequestRefusals: a bad request is refused with what is
 // wrong, and creates nothing.
 func TestAppPaymentRequestRefusals(t *testing.T) {
-	forEachEngineClock(t, func(t *testing.T, l *ledger.Ledger, clock *ledgertest.Clock) {
+	ledgertest.ForEachEngineClock(t, func(t *testing.T, l *ledger.Ledger, clock *ledgertest.Clock) {
 		ctx := context.Background()
 		sender, provider := ledgertest.Party(t, l), ledgertest.Party(t, l)
 		now := clock.Now()
 		cases := map[string]struct {
-			mut  func(p *ledger.AppPaymentRequest)
+			mut  func(p *apppayments.AppPaymentRequest)
 			want string
 		}{
-			"USD unit":     {func(p *ledger.AppPaymentRequest) { p.ReceiverAmounts[0].Amount.Unit = "USDUnit" }, "CC only"},
-			"zero amount":  {func(p *ledger.AppPaymentRequest) { p.ReceiverAmounts[0].Amount.Amount = coin.Zero }, "greater than 0"},
-			"no receivers": {func(p *ledger.AppPaymentRequest) { p.ReceiverAmounts = nil }, "1 to 16 receivers"},
-			"17 receivers": {func(p *ledger.AppPaymentRequest) {
+			"USD unit":     {func(p *apppayments.AppPaymentRequest) { p.ReceiverAmounts[0].Amount.Unit = "USDUnit" }, "CC only"},
+			"zero amount":  {func(p *apppayments.AppPaymentRequest) { p.ReceiverAmounts[0].Amount.Amount = coin.Zero }, "greater than 0"},
+			"no receivers": {func(p *apppayments.AppPaymentRequest) { p.ReceiverAmounts = nil }, "1 to 16 receivers"},
+			"17 receivers": {func(p *apppayments.AppPaymentRequest) {
 				for len(p.ReceiverAmounts) < 17 {
 					p.ReceiverAmounts = append(p.ReceiverAmounts, p.ReceiverAmounts[0])
 				}
 			}, "1 to 16 receivers"},
-			"long description":           {func(p *ledger.AppPaymentRequest) { p.Description = strings.Repeat("x", 280) }, "shorter than 280"},
-			"expired":                    {func(p *ledger.AppPaymentRequest) { p.ExpiresAt = ledger.FormatTime(now) }, "in the future"},
-			"bad time":                   {func(p *ledger.AppPaymentRequest) { p.ExpiresAt = "soon" }, "ISO 8601"},
-			"unknown receiver":           {func(p *ledger.AppPaymentRequest) { p.ReceiverAmounts[0].Receiver = "nobody::1220ab" }, "nobody"},
-			"other dso":                  {func(p *ledger.AppPaymentRequest) { p.DSO = provider }, "DSO"},
-			"not signed by the receiver": {func(p *ledger.AppPaymentRequest) { p.ReceiverAmounts[0].Receiver = sender }, "authority"},
+			"long description":           {func(p *apppayments.AppPaymentRequest) { p.Description = strings.Repeat("x", 280) }, "shorter than 280"},
+			"expired":                    {func(p *apppayments.AppPaymentRequest) { p.ExpiresAt = ledger.FormatTime(now) }, "in the future"},
+			"bad time":                   {func(p *apppayments.AppPaymentRequest) { p.ExpiresAt = "soon" }, "ISO 8601"},
+			"unknown receiver":           {func(p *apppayments.AppPaymentRequest) { p.ReceiverAmounts[0].Receiver = "nobody::1220ab" }, "nobody"},
+			"other dso":                  {func(p *apppayments.AppPaymentRequest) { p.DSO = provider }, "DSO"},
+			"not signed by the receiver": {func(p *apppayments.AppPaymentRequest) { p.ReceiverAmounts[0].Receiver = sender }, "authority"},
 		}
 		for name, c := range cases {
 			req := paymentRequest(sender, provider, now, provider, "10")
 			c.mut(&req)
-			_, err := l.RequestAppPayment(ctx, []coin.PartyID{provider}, req, "")
+			_, err := pays(l).RequestAppPayment(ctx, []coin.PartyID{provider}, req, "")
 			if err == nil || !strings.Contains(err.Error(), c.want) {
 				t.Errorf("%s: err = %v, want one saying %q", name, err, c.want)
 			}
 		}
-		if got, err := l.AppPaymentRequestsOf(ctx, sender); err != nil || len(got) != 0 {
+		if got, err := pays(l).AppPaymentRequestsOf(ctx, sender); err != nil || len(got) != 0 {
 			t.Errorf("refusals created %d requests (%v)", len(got), err)
 		}
 	})
@@ -323,36 +309,36 @@ func TestExpireAppPayments(t *testing.T) {
 		sender, provider := ledgertest.Party(t, l), ledgertest.Party(t, l)
 		ledgertest.Mint(t, l, sender, "100")
 		open := paymentRequest(sender, provider, clock.Now(), provider, "10")
-		if _, err := l.RequestAppPayment(ctx, []coin.PartyID{provider}, open, "cmd-1"); err != nil {
+		if _, err := pays(l).RequestAppPayment(ctx, []coin.PartyID{provider}, open, "cmd-1"); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := l.RequestAppPayment(ctx, []coin.PartyID{provider}, open, "cmd-1"); !errors.Is(err, ledger.ErrDuplicate) {
+		if _, err := pays(l).RequestAppPayment(ctx, []coin.PartyID{provider}, open, "cmd-1"); !errors.Is(err, ledger.ErrDuplicate) {
 			t.Fatalf("second request with the same key = %v, want ErrDuplicate", err)
 		}
 		long := open
 		long.ExpiresAt = ledger.FormatTime(clock.Now().Add(5 * time.Hour))
-		toAccept, err := l.RequestAppPayment(ctx, []coin.PartyID{provider}, long, "")
+		toAccept, err := pays(l).RequestAppPayment(ctx, []coin.PartyID{provider}, long, "")
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := l.RequestAppPayment(ctx, []coin.PartyID{provider}, long, ""); err != nil {
+		if _, err := pays(l).RequestAppPayment(ctx, []coin.PartyID{provider}, long, ""); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := l.AcceptAppPayment(ctx, sender, toAccept.Created, ""); err != nil {
+		if _, err := pays(l).AcceptAppPayment(ctx, sender, toAccept.Created, ""); err != nil {
 			t.Fatal(err)
 		}
-		if n, err := l.ExpireAppPayments(ctx); err != nil || n != 0 {
+		if n, err := pays(l).ExpireAppPayments(ctx); err != nil || n != 0 {
 			t.Fatalf("expire before any deadline = %d, %v", n, err)
 		}
 		clock.Advance(2 * time.Hour)
 		// The first request and the accepted payment; the later request stays.
-		if n, err := l.ExpireAppPayments(ctx); err != nil || n != 2 {
+		if n, err := pays(l).ExpireAppPayments(ctx); err != nil || n != 2 {
 			t.Fatalf("expire = %d, %v; want 2", n, err)
 		}
-		if diff := cmp.Diff([]string{"unlocked=100.0000000000 locked=0.0000000000"}, balances(t, l, sender)); diff != "" {
+		if diff := cmp.Diff([]string{"unlocked=100.0000000000 locked=0.0000000000"}, ledgertest.Balances(t, l, sender)); diff != "" {
 			t.Errorf("after expiry (-want +got):\n%s", diff)
 		}
-		if reqs, err := l.AppPaymentRequestsOf(ctx, sender); err != nil || len(reqs) != 1 {
+		if reqs, err := pays(l).AppPaymentRequestsOf(ctx, sender); err != nil || len(reqs) != 1 {
 			t.Errorf("pending requests after expiry = %d, %v; want 1", len(reqs), err)
 		}
 		ledgertest.Conserved(t, l)
@@ -411,7 +397,7 @@ func TestAppPaymentConcurrentAnswers(t *testing.T) {
 		ctx := context.Background()
 		sender, provider := ledgertest.Party(t, l), ledgertest.Party(t, l)
 		ledgertest.Mint(t, l, sender, "100")
-		req, err := l.RequestAppPayment(ctx, []coin.PartyID{provider}, paymentRequest(sender, provider, clock.Now(), provider, "10"), "")
+		req, err := pays(l).RequestAppPayment(ctx, []coin.PartyID{provider}, paymentRequest(sender, provider, clock.Now(), provider, "10"), "")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -420,9 +406,9 @@ func TestAppPaymentConcurrentAnswers(t *testing.T) {
 			go func() {
 				var err error
 				if i == 5 {
-					_, err = l.RejectAppPayment(ctx, sender, req.Created, "")
+					_, err = pays(l).RejectAppPayment(ctx, sender, req.Created, "")
 				} else {
-					_, err = l.AcceptAppPayment(ctx, sender, req.Created, "")
+					_, err = pays(l).AcceptAppPayment(ctx, sender, req.Created, "")
 				}
 				errs <- err
 			}()
@@ -432,7 +418,7 @@ func TestAppPaymentConcurrentAnswers(t *testing.T) {
 			switch err := <-errs; {
 			case err == nil:
 				won++
-			case errors.Is(err, ledger.ErrAppPaymentFinished):
+			case errors.Is(err, apppayments.ErrAppPaymentFinished):
 			default:
 				t.Errorf("answer: %v", err)
 			}
@@ -454,15 +440,15 @@ func TestAppPaymentConcurrentAnswers(t *testing.T) {
 // TestAppPaymentLockGone: an accepted payment whose locked coin expired
 // as dust cannot be collected, and says so; its expiry still ends it.
 func TestAppPaymentLockGone(t *testing.T) {
-	forEachEngineClock(t, func(t *testing.T, l *ledger.Ledger, clock *ledgertest.Clock) {
+	ledgertest.ForEachEngineClock(t, func(t *testing.T, l *ledger.Ledger, clock *ledgertest.Clock) {
 		ctx := context.Background()
 		sender, provider := ledgertest.Party(t, l), ledgertest.Party(t, l)
 		ledgertest.Mint(t, l, sender, "100")
-		req, err := l.RequestAppPayment(ctx, []coin.PartyID{provider}, paymentRequest(sender, provider, clock.Now(), provider, "0.0000001"), "")
+		req, err := pays(l).RequestAppPayment(ctx, []coin.PartyID{provider}, paymentRequest(sender, provider, clock.Now(), provider, "0.0000001"), "")
 		if err != nil {
 			t.Fatal(err)
 		}
-		acc, err := l.AcceptAppPayment(ctx, sender, req.Created, "")
+		acc, err := pays(l).AcceptAppPayment(ctx, sender, req.Created, "")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -473,11 +459,11 @@ func TestAppPaymentLockGone(t *testing.T) {
 		if b, err := l.Balance(ctx, sender); err != nil || !b.EffectiveLocked.IsZero() {
 			t.Fatalf("the dust lock is still there: %+v, %v", b, err)
 		}
-		_, err = l.MoveAcceptedAppPayment(ctx, []coin.PartyID{provider}, acc.Created, ledger.AppPaymentCollect, "")
+		_, err = pays(l).MoveAcceptedAppPayment(ctx, []coin.PartyID{provider}, acc.Created, apppayments.AppPaymentCollect, "")
 		if !errors.Is(err, ledger.ErrExpired) || !strings.Contains(err.Error(), "locked coin is gone") {
 			t.Fatalf("collect = %v, want ErrExpired saying the coin is gone", err)
 		}
-		if n, err := l.ExpireAppPayments(ctx); err != nil || n != 1 {
+		if n, err := pays(l).ExpireAppPayments(ctx); err != nil || n != 1 {
 			t.Fatalf("expire = %d, %v; want 1", n, err)
 		}
 	})

@@ -1,4 +1,4 @@
-package ledger_test
+package subscriptions_test
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
+	"github.com/ccwallet/ccwallet/ledger/subscriptions"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -18,6 +19,7 @@ import (
 // receiver) and a stranger.
 type subscriptionFixture struct {
 	l                          *ledger.Ledger
+	s                          *subscriptions.Service
 	clock                      *ledgertest.Clock
 	sender, provider, stranger coin.PartyID
 	fee                        coin.Amount // of one 10 CC payment
@@ -28,11 +30,11 @@ type subscriptionFixture struct {
 // charges transfer fees (the default rules charge none), so the tests see
 // the fee of each payment.
 func forEachEngineSubscriptionFees(t *testing.T, fn func(t *testing.T, l *ledger.Ledger, clock *ledgertest.Clock)) {
-	forEachEngineFeesOf(t, "0.003", "0.001", fn)
+	ledgertest.ForEachEngineFeesOf(t, "0.003", "0.001", fn)
 }
 
 func newSubscriptionFixture(t *testing.T, l *ledger.Ledger, clock *ledgertest.Clock, funds string) *subscriptionFixture {
-	f := &subscriptionFixture{l: l, clock: clock, ctx: context.Background(),
+	f := &subscriptionFixture{l: l, s: newService(l), clock: clock, ctx: context.Background(),
 		sender: ledgertest.Party(t, l), provider: ledgertest.Party(t, l), stranger: ledgertest.Party(t, l)}
 	ledgertest.Mint(t, l, f.sender, funds)
 	b, err := l.Balance(f.ctx, f.sender)
@@ -46,7 +48,7 @@ func newSubscriptionFixture(t *testing.T, l *ledger.Ledger, clock *ledgertest.Cl
 // request asks the sender for 10 CC an hour, payable 10 minutes early.
 func (f *subscriptionFixture) request(t *testing.T, app string) coin.ContractID {
 	t.Helper()
-	cid, err := f.l.RequestSubscription(f.ctx, ledger.SubscriptionRequestSpec{
+	cid, err := f.s.RequestSubscription(f.ctx, subscriptions.SubscriptionRequestSpec{
 		Sender: f.sender, Receiver: f.provider, Provider: f.provider, Description: "a name", Amount: coin.MustParse("10"),
 		Interval: time.Hour, Duration: 10 * time.Minute, App: app, Origins: []string{"https://App.example.com/"},
 	})
@@ -56,9 +58,9 @@ func (f *subscriptionFixture) request(t *testing.T, app string) coin.ContractID 
 	return cid
 }
 
-func (f *subscriptionFixture) subs(t *testing.T) []ledger.SubscriptionView {
+func (f *subscriptionFixture) subs(t *testing.T) []subscriptions.SubscriptionView {
 	t.Helper()
-	vs, err := f.l.Subscriptions(f.ctx, f.sender)
+	vs, err := f.s.Subscriptions(f.ctx, f.sender)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,7 +69,7 @@ func (f *subscriptionFixture) subs(t *testing.T) []ledger.SubscriptionView {
 
 func (f *subscriptionFixture) balances(t *testing.T) []string {
 	t.Helper()
-	return balances(t, f.l, f.sender, f.provider)
+	return ledgertest.Balances(t, f.l, f.sender, f.provider)
 }
 
 func cc(s string) string { return coin.MustParse(s).String() }
@@ -80,30 +82,30 @@ func cc(s string) string { return coin.MustParse(s).String() }
 // interval; the app's hooks run in the collections. Both engines; supply
 // conserved after each step.
 func TestSubscriptionLifecycle(t *testing.T) {
-	app := &ledger.TestSubscriptionApp{}
-	ledger.RegisterTestSubscriptionApp("lifecycle", app)
+	app := &testApp{}
+	registerTestApp("lifecycle", app)
 	forEachEngineSubscriptionFees(t, func(t *testing.T, l *ledger.Ledger, clock *ledgertest.Clock) {
 		f := newSubscriptionFixture(t, l, clock, "100")
 		ctx := f.ctx
 		req := f.request(t, "lifecycle")
-		if cs, err := l.SubscriptionRequests(ctx, f.sender); err != nil || len(cs) != 1 || cs[0].ContractID != req {
+		if cs, err := f.s.SubscriptionRequests(ctx, f.sender); err != nil || len(cs) != 1 || cs[0].ContractID != req {
 			t.Fatalf("SubscriptionRequests = %v, %v", cs, err)
 		}
-		v, err := l.SubscriptionRequest(ctx, f.sender, req)
+		v, err := f.s.SubscriptionRequest(ctx, f.sender, req)
 		if err != nil || v.Data.Provider != f.provider || v.PayData.PaymentInterval.Duration() != time.Hour || !cmp.Equal(v.Origins, []string{"https://app.example.com"}) {
 			t.Fatalf("SubscriptionRequest = %+v, %v", v, err)
 		}
-		if _, err := l.AcceptSubscriptionRequest(ctx, f.stranger, req); !errors.Is(err, ledger.ErrNotFound) {
+		if _, err := f.s.AcceptSubscriptionRequest(ctx, f.stranger, req); !errors.Is(err, ledger.ErrNotFound) {
 			t.Fatalf("accept by a stranger = %v, want not found", err)
 		}
-		if _, err := l.AcceptSubscriptionRequest(ctx, f.provider, req); !errors.Is(err, ledger.ErrForbidden) {
+		if _, err := f.s.AcceptSubscriptionRequest(ctx, f.provider, req); !errors.Is(err, ledger.ErrForbidden) {
 			t.Fatalf("accept by the provider = %v, want forbidden", err)
 		}
-		ip, err := l.AcceptSubscriptionRequest(ctx, f.sender, req)
+		ip, err := f.s.AcceptSubscriptionRequest(ctx, f.sender, req)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if again, err := l.AcceptSubscriptionRequest(ctx, f.sender, req); err != nil || again != ip {
+		if again, err := f.s.AcceptSubscriptionRequest(ctx, f.sender, req); err != nil || again != ip {
 			t.Fatalf("second accept = %s, %v, want the first's %s", again, err, ip)
 		}
 		// The lock holds the payment, its fee and the holding fee it may
@@ -116,12 +118,12 @@ func TestSubscriptionLifecycle(t *testing.T) {
 			t.Fatalf("after accept: locked %s, unlocked %s; want more than %s locked, 100 in all", b.EffectiveLocked, b.EffectiveUnlocked, lock)
 		}
 		lock := coin.MustParse("10").Add(f.fee)
-		if ps, err := l.SubscriptionInitialPayments(ctx, f.sender); err != nil || len(ps) != 1 || ps[0].ContractID != ip {
+		if ps, err := f.s.SubscriptionInitialPayments(ctx, f.sender); err != nil || len(ps) != 1 || ps[0].ContractID != ip {
 			t.Fatalf("SubscriptionInitialPayments = %v, %v", ps, err)
 		}
 		ledgertest.Conserved(t, l)
 
-		if n, err := l.CollectSubscriptions(ctx); err != nil || n != 1 {
+		if n, err := f.s.CollectSubscriptions(ctx); err != nil || n != 1 {
 			t.Fatalf("CollectSubscriptions = %d, %v", n, err)
 		}
 		want := []string{"unlocked=" + coin.MustParse("100").Sub(lock).String() + " locked=" + cc("0"), "unlocked=" + cc("10") + " locked=" + cc("0")}
@@ -137,21 +139,21 @@ func TestSubscriptionLifecycle(t *testing.T) {
 
 		// Not yet within paymentDuration of the due time: nothing is paid.
 		clock.Advance(49 * time.Minute)
-		if rep, err := l.PaySubscriptions(ctx); err != nil || rep != (ledger.SubscriptionPayReport{}) {
+		if rep, err := f.s.PaySubscriptions(ctx); err != nil || rep != (subscriptions.SubscriptionPayReport{}) {
 			t.Fatalf("PaySubscriptions early = %+v, %v", rep, err)
 		}
 		clock.Advance(2 * time.Minute)
-		if rep, err := l.PaySubscriptions(ctx); err != nil || rep.Paid != 1 {
+		if rep, err := f.s.PaySubscriptions(ctx); err != nil || rep.Paid != 1 {
 			t.Fatalf("PaySubscriptions = %+v, %v", rep, err)
 		}
 		if subs := f.subs(t); len(subs) != 1 || subs[0].Payment == nil || subs[0].Idle != nil {
 			t.Fatalf("Subscriptions with a payment in flight = %+v", subs)
 		}
-		if err := l.CancelSubscription(ctx, f.sender, subs[0].Subscription.ContractID); !errors.Is(err, ledger.ErrNotFound) {
+		if err := f.s.CancelSubscription(ctx, f.sender, subs[0].Subscription.ContractID); !errors.Is(err, ledger.ErrNotFound) {
 			t.Fatalf("cancel with a payment in flight = %v, want not found", err)
 		}
 		ledgertest.Conserved(t, l)
-		if n, err := l.CollectSubscriptions(ctx); err != nil || n != 1 {
+		if n, err := f.s.CollectSubscriptions(ctx); err != nil || n != 1 {
 			t.Fatalf("CollectSubscriptions = %d, %v", n, err)
 		}
 		left := coin.MustParse("100").Sub(lock).Sub(lock)
@@ -175,14 +177,14 @@ func TestSubscriptionLifecycle(t *testing.T) {
 		}
 
 		// The sender cancels; no more payments are made.
-		if err := l.CancelSubscription(ctx, f.stranger, subs[0].Idle.ContractID); !errors.Is(err, ledger.ErrNotFound) {
+		if err := f.s.CancelSubscription(ctx, f.stranger, subs[0].Idle.ContractID); !errors.Is(err, ledger.ErrNotFound) {
 			t.Fatalf("cancel by a stranger = %v, want not found", err)
 		}
-		if err := l.CancelSubscription(ctx, f.sender, subs[0].Idle.ContractID); err != nil {
+		if err := f.s.CancelSubscription(ctx, f.sender, subs[0].Idle.ContractID); err != nil {
 			t.Fatal(err)
 		}
 		clock.Advance(2 * time.Hour)
-		if rep, err := l.PaySubscriptions(ctx); err != nil || rep != (ledger.SubscriptionPayReport{}) {
+		if rep, err := f.s.PaySubscriptions(ctx); err != nil || rep != (subscriptions.SubscriptionPayReport{}) {
 			t.Fatalf("PaySubscriptions after cancel = %+v, %v", rep, err)
 		}
 		if subs := f.subs(t); len(subs) != 0 {
@@ -196,21 +198,21 @@ func TestSubscriptionLifecycle(t *testing.T) {
 // a notice saying so and is tried again on every run; once its due time
 // passes unpaid the subscription expires, and the app's expiry hook runs.
 func TestSubscriptionShortOfFunds(t *testing.T) {
-	app := &ledger.TestSubscriptionApp{}
-	ledger.RegisterTestSubscriptionApp("short", app)
+	app := &testApp{}
+	registerTestApp("short", app)
 	forEachEngineSubscriptionFees(t, func(t *testing.T, l *ledger.Ledger, clock *ledgertest.Clock) {
 		f := newSubscriptionFixture(t, l, clock, "15")
 		ctx := f.ctx
 		req := f.request(t, "short")
-		if _, err := l.AcceptSubscriptionRequest(ctx, f.sender, req); err != nil {
+		if _, err := f.s.AcceptSubscriptionRequest(ctx, f.sender, req); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := l.CollectSubscriptions(ctx); err != nil {
+		if _, err := f.s.CollectSubscriptions(ctx); err != nil {
 			t.Fatal(err)
 		}
 		clock.Advance(55 * time.Minute)
 		for range 2 {
-			if rep, err := l.PaySubscriptions(ctx); err != nil || rep != (ledger.SubscriptionPayReport{Unpaid: 1}) {
+			if rep, err := f.s.PaySubscriptions(ctx); err != nil || rep != (subscriptions.SubscriptionPayReport{Unpaid: 1}) {
 				t.Fatalf("PaySubscriptions short = %+v, %v", rep, err)
 			}
 		}
@@ -221,7 +223,7 @@ func TestSubscriptionShortOfFunds(t *testing.T) {
 			t.Fatalf("notice = %q, want %q", subs[0].Unpaid, wantNote)
 		}
 		clock.Advance(10 * time.Minute)
-		if rep, err := l.PaySubscriptions(ctx); err != nil || rep != (ledger.SubscriptionPayReport{Unpaid: 1, Expired: 1}) {
+		if rep, err := f.s.PaySubscriptions(ctx); err != nil || rep != (subscriptions.SubscriptionPayReport{Unpaid: 1, Expired: 1}) {
 			t.Fatalf("PaySubscriptions past due = %+v, %v", rep, err)
 		}
 		if subs := f.subs(t); len(subs) != 0 {
@@ -238,32 +240,32 @@ func TestSubscriptionShortOfFunds(t *testing.T) {
 // initial payment whose lock expires uncollected, or that the app
 // refuses, gives the sender's coin back, exactly.
 func TestSubscriptionPaymentsEnd(t *testing.T) {
-	refusing := &ledger.TestSubscriptionApp{Refuse: true}
-	ledger.RegisterTestSubscriptionApp("refusing", refusing)
-	forEachEngineClock(t, func(t *testing.T, l *ledger.Ledger, clock *ledgertest.Clock) {
+	refusing := &testApp{Refuse: true}
+	registerTestApp("refusing", refusing)
+	ledgertest.ForEachEngineClock(t, func(t *testing.T, l *ledger.Ledger, clock *ledgertest.Clock) {
 		f := newSubscriptionFixture(t, l, clock, "100")
 		ctx := f.ctx
 		full := []string{"unlocked=" + cc("100") + " locked=" + cc("0"), "unlocked=" + cc("0") + " locked=" + cc("0")}
 
 		req := f.request(t, "")
-		if err := l.RejectSubscriptionRequest(ctx, f.stranger, req); !errors.Is(err, ledger.ErrNotFound) {
+		if err := f.s.RejectSubscriptionRequest(ctx, f.stranger, req); !errors.Is(err, ledger.ErrNotFound) {
 			t.Fatalf("reject by a stranger = %v", err)
 		}
-		if err := l.RejectSubscriptionRequest(ctx, f.sender, req); err != nil {
+		if err := f.s.RejectSubscriptionRequest(ctx, f.sender, req); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := l.AcceptSubscriptionRequest(ctx, f.sender, req); !errors.Is(err, ledger.ErrSubscriptionFinished) {
+		if _, err := f.s.AcceptSubscriptionRequest(ctx, f.sender, req); !errors.Is(err, subscriptions.ErrSubscriptionFinished) {
 			t.Fatalf("accept after reject = %v", err)
 		}
 
 		// The provider's automation is off (its party is not collecting):
 		// simulate it by letting the lock expire before the run.
 		req = f.request(t, "")
-		if _, err := l.AcceptSubscriptionRequest(ctx, f.sender, req); err != nil {
+		if _, err := f.s.AcceptSubscriptionRequest(ctx, f.sender, req); err != nil {
 			t.Fatal(err)
 		}
 		clock.Advance(l.Rules().TickDuration + time.Hour)
-		if n, err := l.CollectSubscriptions(ctx); err != nil || n != 1 {
+		if n, err := f.s.CollectSubscriptions(ctx); err != nil || n != 1 {
 			t.Fatalf("CollectSubscriptions (expiry) = %d, %v", n, err)
 		}
 		if diff := cmp.Diff(full, f.balances(t)); diff != "" {
@@ -274,16 +276,16 @@ func TestSubscriptionPaymentsEnd(t *testing.T) {
 		}
 
 		req = f.request(t, "refusing")
-		if _, err := l.AcceptSubscriptionRequest(ctx, f.sender, req); err != nil {
+		if _, err := f.s.AcceptSubscriptionRequest(ctx, f.sender, req); err != nil {
 			t.Fatal(err)
 		}
-		if n, err := l.CollectSubscriptions(ctx); err != nil || n != 1 {
+		if n, err := f.s.CollectSubscriptions(ctx); err != nil || n != 1 {
 			t.Fatalf("CollectSubscriptions (refused) = %d, %v", n, err)
 		}
 		if diff := cmp.Diff(full, f.balances(t)); diff != "" {
 			t.Fatalf("after the app refused (-want +got):\n%s", diff)
 		}
-		if ps, err := l.SubscriptionInitialPayments(ctx, f.sender); err != nil || len(ps) != 0 {
+		if ps, err := f.s.SubscriptionInitialPayments(ctx, f.sender); err != nil || len(ps) != 0 {
 			t.Fatalf("initial payments left: %v, %v", ps, err)
 		}
 		ledgertest.Conserved(t, l)
@@ -293,26 +295,28 @@ func TestSubscriptionPaymentsEnd(t *testing.T) {
 // TestSubscriptionRequestRefusals: a bad request is refused with its
 // field and creates nothing.
 func TestSubscriptionRequestRefusals(t *testing.T) {
-	forEachEngineClock(t, func(t *testing.T, l *ledger.Ledger, clock *ledgertest.Clock) {
+	ledgertest.ForEachEngineClock(t, func(t *testing.T, l *ledger.Ledger, clock *ledgertest.Clock) {
 		f := newSubscriptionFixture(t, l, clock, "1")
-		ok := ledger.SubscriptionRequestSpec{Sender: f.sender, Receiver: f.provider, Provider: f.provider, Amount: coin.MustParse("1"), Interval: time.Hour, Duration: time.Minute}
-		for name, mod := range map[string]func(*ledger.SubscriptionRequestSpec){
-			"amount":          func(s *ledger.SubscriptionRequestSpec) { s.Amount = coin.Zero },
-			"paymentInterval": func(s *ledger.SubscriptionRequestSpec) { s.Interval = 0 },
-			"paymentDuration": func(s *ledger.SubscriptionRequestSpec) { s.Duration = 2 * time.Hour },
-			"origins":         func(s *ledger.SubscriptionRequestSpec) { s.Origins = []string{"javascript:alert(1)"} },
-			"sender":          func(s *ledger.SubscriptionRequestSpec) { s.Receiver = s.Sender },
-			"description":     func(s *ledger.SubscriptionRequestSpec) { s.Description = strings.Repeat("x", ledger.MaxDescriptionLen) },
+		ok := subscriptions.SubscriptionRequestSpec{Sender: f.sender, Receiver: f.provider, Provider: f.provider, Amount: coin.MustParse("1"), Interval: time.Hour, Duration: time.Minute}
+		for name, mod := range map[string]func(*subscriptions.SubscriptionRequestSpec){
+			"amount":          func(s *subscriptions.SubscriptionRequestSpec) { s.Amount = coin.Zero },
+			"paymentInterval": func(s *subscriptions.SubscriptionRequestSpec) { s.Interval = 0 },
+			"paymentDuration": func(s *subscriptions.SubscriptionRequestSpec) { s.Duration = 2 * time.Hour },
+			"origins":         func(s *subscriptions.SubscriptionRequestSpec) { s.Origins = []string{"javascript:alert(1)"} },
+			"sender":          func(s *subscriptions.SubscriptionRequestSpec) { s.Receiver = s.Sender },
+			"description": func(s *subscriptions.SubscriptionRequestSpec) {
+				s.Description = strings.Repeat("x", ledger.MaxDescriptionLen)
+			},
 		} {
 			s := ok
 			mod(&s)
-			_, err := l.RequestSubscription(f.ctx, s)
+			_, err := f.s.RequestSubscription(f.ctx, s)
 			var ve *ledger.ValidationError
 			if !errors.As(err, &ve) || ve.Field != name {
 				t.Errorf("%s: err = %v, want a validation error of %s", name, err, name)
 			}
 		}
-		if cs, err := l.SubscriptionRequests(f.ctx, f.sender); err != nil || len(cs) != 0 {
+		if cs, err := f.s.SubscriptionRequests(f.ctx, f.sender); err != nil || len(cs) != 0 {
 			t.Fatalf("requests = %v, %v", cs, err)
 		}
 	})
@@ -326,7 +330,7 @@ func TestSubscriptionLockCoversHoldingFees(t *testing.T) {
 	forEachEngineSubscriptionFees(t, func(t *testing.T, l *ledger.Ledger, clock *ledgertest.Clock) {
 		f := newSubscriptionFixture(t, l, clock, "100")
 		ctx := f.ctx
-		if _, err := l.AcceptSubscriptionRequest(ctx, f.sender, f.request(t, "")); err != nil {
+		if _, err := f.s.AcceptSubscriptionRequest(ctx, f.sender, f.request(t, "")); err != nil {
 			t.Fatal(err)
 		}
 		if _, err := l.AdvanceRounds(ctx, 1); err != nil {
@@ -358,23 +362,23 @@ func TestSubscriptionLockCoversHoldingFees(t *testing.T) {
 // off the node), but the provider hosted here expires the subscription
 // once its payment is missed.
 func TestSubscriptionOfAnExternalSender(t *testing.T) {
-	forEachEngineClock(t, func(t *testing.T, l *ledger.Ledger, clock *ledgertest.Clock) {
+	ledgertest.ForEachEngineClock(t, func(t *testing.T, l *ledger.Ledger, clock *ledgertest.Clock) {
 		f := newSubscriptionFixture(t, l, clock, "1")
 		ext, _ := ledgertest.ExternalParty(t, l, "ext-subscriber")
 		ledgertest.Mint(t, l, ext, "100")
 		f.sender = ext
-		if _, err := l.AcceptSubscriptionRequest(f.ctx, ext, f.request(t, "")); err != nil {
+		if _, err := f.s.AcceptSubscriptionRequest(f.ctx, ext, f.request(t, "")); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := l.CollectSubscriptions(f.ctx); err != nil {
+		if _, err := f.s.CollectSubscriptions(f.ctx); err != nil {
 			t.Fatal(err)
 		}
 		clock.Advance(55 * time.Minute)
-		if rep, err := l.PaySubscriptions(f.ctx); err != nil || rep != (ledger.SubscriptionPayReport{}) {
+		if rep, err := f.s.PaySubscriptions(f.ctx); err != nil || rep != (subscriptions.SubscriptionPayReport{}) {
 			t.Fatalf("PaySubscriptions within the window = %+v, %v; want nothing paid for an external party", rep, err)
 		}
 		clock.Advance(10 * time.Minute)
-		if rep, err := l.PaySubscriptions(f.ctx); err != nil || rep != (ledger.SubscriptionPayReport{Expired: 1}) {
+		if rep, err := f.s.PaySubscriptions(f.ctx); err != nil || rep != (subscriptions.SubscriptionPayReport{Expired: 1}) {
 			t.Fatalf("PaySubscriptions past due = %+v, %v; want the provider's expiry", rep, err)
 		}
 		if subs := f.subs(t); len(subs) != 0 {
@@ -388,7 +392,7 @@ func TestSubscriptionOfAnExternalSender(t *testing.T) {
 // app payments' rule (RedirectAllowed): only the named origin, exactly,
 // and nothing a browser could read as another host.
 func TestSubscriptionRedirectTo(t *testing.T) {
-	v := ledger.SubscriptionRequestView{Origins: []string{"https://shop.example.com"}}
+	v := subscriptions.SubscriptionRequestView{Origins: []string{"https://shop.example.com"}}
 	for raw, want := range map[string]bool{
 		"https://shop.example.com/back?x=1":                                    true,
 		"https://SHOP.example.com:443/back":                                    true,

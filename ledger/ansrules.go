@@ -1,0 +1,142 @@
+package ledger
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/ccwallet/ccwallet/coin"
+	"github.com/ccwallet/ccwallet/store"
+)
+
+// The name service's rules, which the core keeps as it keeps AmuletRules:
+// the network's AnsRules contract (created at genesis) and its config, and
+// the rule for a name. The names themselves, their requests, lookups and
+// subscription hooks are ledger/names'.
+
+// Templates of the name service, in the real network's package.
+const (
+	TemplateAnsRules = "#splice-amulet-name-service:Splice.Ans:AnsRules"
+)
+
+// AnsConfig is the AnsRules' config, with the name service's acronym.
+type AnsConfig struct {
+	// Acronym ends every user's name (".unverified.<acronym>") and names
+	// the DSO ("dso.<acronym>"); the Canton Network's is "cns".
+	Acronym string
+	// EntryFeeUSD is each payment (Splice: 1.0 USD).
+	EntryFeeUSD coin.Amount
+	// EntryLifetime is how long a payment keeps the entry (Splice: 90
+	// days): the subscription's payment interval.
+	EntryLifetime time.Duration
+	// RenewalDuration is how long before expiry the renewal may be paid
+	// (Splice: 30 days): the subscription's payment duration.
+	RenewalDuration time.Duration
+	// DescriptionPrefix begins the subscription's description (Splice:
+	// "ANS entry: ").
+	DescriptionPrefix string
+}
+
+// DefaultAnsConfig is the real network's (SpliceUtil.defaultAnsConfig).
+func DefaultAnsConfig() AnsConfig {
+	return AnsConfig{
+		Acronym: "cns", EntryFeeUSD: coin.MustParse("1"), EntryLifetime: 90 * 24 * time.Hour,
+		RenewalDuration: 30 * 24 * time.Hour, DescriptionPrefix: "ANS entry: ",
+	}
+}
+
+// The bounds of an entry's fields, as the real validator and DSO
+// automation check them (AnsUtil).
+const (
+	MaxAnsNameLen        = 60
+	MaxAnsURLLen         = 255
+	MaxAnsDescriptionLen = 140
+)
+
+// AnsSuffix is what every user's name ends with.
+func (c AnsConfig) AnsSuffix() string { return ".unverified." + c.Acronym }
+
+// DSOName is the DSO's own name, which scan answers without a contract.
+func (c AnsConfig) DSOName() string { return "dso." + c.Acronym }
+
+// ansLabel is the part of a name before the suffix (AnsUtil's regex).
+var ansLabel = regexp.MustCompile(`^[a-z0-9_-]+$`)
+
+// CheckAnsName refuses a name the real DSO automation would reject: 1 to
+// 60 minus the suffix's length of a-z, 0-9, '-' and '_', then the suffix.
+func (c AnsConfig) CheckAnsName(name string) error {
+	suffix := c.AnsSuffix()
+	label, ok := strings.CutSuffix(name, suffix)
+	max := MaxAnsNameLen - len(suffix)
+	switch {
+	case name == "":
+		return invalid("name", "is required")
+	case !ok:
+		return invalid("name", "%q must end with %s", clip(name, MaxAnsNameLen+20), suffix)
+	case label == "" || len(label) > max || !ansLabel.MatchString(label):
+		return invalid("name", "%q: the part before %s must be 1 to %d lower-case letters, digits, '-' or '_'", clip(name, MaxAnsNameLen+20), suffix, max)
+	}
+	return nil
+}
+
+// Daml-JSON payloads of Splice.Ans.
+type ansRulesConfig struct {
+	RenewalDuration   damlRelTime `json:"renewalDuration"`
+	EntryLifetime     damlRelTime `json:"entryLifetime"`
+	EntryFee          coin.Amount `json:"entryFee"`
+	DescriptionPrefix string      `json:"descriptionPrefix"`
+}
+
+type ansRulesPayload struct {
+	DSO    coin.PartyID   `json:"dso"`
+	Config ansRulesConfig `json:"config"`
+}
+
+func (l *Ledger) ansRulesPayload() ansRulesPayload {
+	c := l.ans
+	return ansRulesPayload{DSO: l.dso, Config: ansRulesConfig{
+		RenewalDuration: relTime(c.RenewalDuration), EntryLifetime: relTime(c.EntryLifetime),
+		EntryFee: c.EntryFeeUSD, DescriptionPrefix: c.DescriptionPrefix,
+	}}
+}
+
+// AnsConfig returns the name service's config.
+func (l *Ledger) AnsConfig() AnsConfig { return l.ans }
+
+// AnsRules is the network's AnsRules contract.
+func (l *Ledger) AnsRules(ctx context.Context) (Contract, error) {
+	cs, err := store.ActiveContractsByTemplate(ctx, l.db, TemplateAnsRules, "")
+	if err != nil {
+		return Contract{}, err
+	}
+	if len(cs) == 0 {
+		return Contract{}, fmt.Errorf("AnsRules: %w", ErrNotFound)
+	}
+	return l.contractView(&cs[0]), nil
+}
+
+// ensureAnsRules creates the AnsRules contract of a ledger bootstrapped
+// before the name service (genesis creates it on new ones).
+func (l *Ledger) ensureAnsRules(ctx context.Context) error {
+	if _, err := l.AnsRules(ctx); !errors.Is(err, ErrNotFound) {
+		return err
+	}
+	return l.change(ctx, func(ctx context.Context, c *change) error {
+		if err := l.db.LockKey(ctx, c.tx, "ccwallet:bootstrap"); err != nil {
+			return err
+		}
+		cs, err := store.ActiveContractsByTemplate(ctx, c.tx, TemplateAnsRules, "")
+		if err != nil || len(cs) > 0 {
+			return err
+		}
+		t, err := c.begin(ctx, "ans-rules")
+		if err != nil {
+			return err
+		}
+		t.create(TemplateAnsRules, l.ansRulesPayload(), l.dso)
+		return nil
+	})
+}
