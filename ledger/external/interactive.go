@@ -1,15 +1,22 @@
-package ledger
+// Package external owns the workflows of external parties (parties whose
+// signing key lives off the node) that are not the core's: the Ledger
+// API's interactive submission (which transactions this node prepared,
+// until when, and whose signatures count). The core keeps what money
+// depends on: the parties' keys, the topology that creates them, and the
+// prepared transactions it verifies and executes itself.
+package external
 
 import (
 	"context"
 	"crypto/ed25519"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/ccwallet/ccwallet/coin"
+	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/store"
 )
 
@@ -19,6 +26,14 @@ import (
 // keeps which transactions it prepared, and until when, and holds the
 // rule of whose signature counts; the command itself runs through the
 // same ledger method as a submit-and-wait.
+
+// Service is the interactive submission of one ledger.
+type Service struct {
+	l *ledger.Ledger
+}
+
+// New builds the interactive submission on l.
+func New(l *ledger.Ledger) *Service { return &Service{l: l} }
 
 // KindInteractive marks a prepared transaction of the Ledger API's
 // interactive submission in the prepared transactions' store.
@@ -52,36 +67,20 @@ func sigErr(format string, args ...any) error {
 	return &SignatureError{msg: fmt.Sprintf(format, args...)}
 }
 
-// PreparedTTL is how long a prepared transaction may be executed.
-func (l *Ledger) PreparedTTL() time.Duration { return l.preparedTTL() }
-
-// ExternalPartyKey is an external party's registered Ed25519 key. A party
-// the ledger does not know is ErrNotFound; a local one a ValidationError.
-// The Ledger API asks it on every submission, so the answer for a known
-// party is remembered: a party's row is only ever inserted, never changed
-// or deleted (a restore, which replaces the table, clears the memory).
-func (l *Ledger) ExternalPartyKey(ctx context.Context, party coin.PartyID) (ed25519.PublicKey, error) {
-	if p, ok := l.partyRows.Load(party); ok {
-		return externalKey(p.(*store.Party))
-	}
-	p, err := store.PartyByID(ctx, l.db, party)
-	if err != nil {
-		return nil, fmt.Errorf("party %s: %w", party, err)
-	}
-	l.partyRows.Store(party, p)
-	return externalKey(p)
-}
-
 // RecordInteractive remembers that this node prepared the transaction
 // with hash for party, executable until expires, so execute accepts only
 // transactions this node prepared.
-func (l *Ledger) RecordInteractive(ctx context.Context, party coin.PartyID, hash []byte, commandID string, expires time.Time) error {
-	if _, err := l.externalParty(ctx, l.db, party); err != nil {
+func (s *Service) RecordInteractive(ctx context.Context, party coin.PartyID, hash []byte, commandID string, expires time.Time) error {
+	if _, err := s.l.ExternalPartyKey(ctx, party); err != nil {
 		return err
 	}
-	err := store.InsertPreparedTx(ctx, l.db, &store.PreparedTx{
-		TxHash: hex.EncodeToString(hash), Party: party, Kind: KindInteractive, Body: mustJSON(map[string]string{"commandId": commandID}),
-		Status: store.PreparedPending, CreatedAt: l.now(), ExpiresAt: expires,
+	body, err := json.Marshal(map[string]string{"commandId": commandID})
+	if err != nil {
+		return err
+	}
+	err = store.InsertPreparedTx(ctx, s.l.DB(), &store.PreparedTx{
+		TxHash: hex.EncodeToString(hash), Party: party, Kind: KindInteractive, Body: string(body),
+		Status: store.PreparedPending, CreatedAt: s.l.Now(), ExpiresAt: expires,
 	})
 	if err != nil {
 		return fmt.Errorf("record prepared transaction for %s: %w", party, err)
@@ -92,16 +91,16 @@ func (l *Ledger) RecordInteractive(ctx context.Context, party coin.PartyID, hash
 // InteractivePrepared is when the transaction with hash, prepared by this
 // node, stops being executable: ErrNotFound when this node did not
 // prepare it, ErrExpired when that time has passed.
-func (l *Ledger) InteractivePrepared(ctx context.Context, hash []byte) (time.Time, error) {
+func (s *Service) InteractivePrepared(ctx context.Context, hash []byte) (time.Time, error) {
 	h := hex.EncodeToString(hash)
-	p, err := store.PreparedTxByHash(ctx, l.db, h)
+	p, err := store.PreparedTxByHash(ctx, s.l.DB(), h)
 	if errors.Is(err, store.ErrNotFound) || err == nil && p.Kind != KindInteractive {
-		return time.Time{}, fmt.Errorf("%w: no transaction with hash %s was prepared by this participant", ErrNotFound, h)
+		return time.Time{}, fmt.Errorf("%w: no transaction with hash %s was prepared by this participant", ledger.ErrNotFound, h)
 	} else if err != nil {
 		return time.Time{}, err
 	}
-	if !l.now().Before(p.ExpiresAt) {
-		return p.ExpiresAt, fmt.Errorf("%w: the prepared transaction %s could be executed until %s; prepare it again", ErrExpired, h, FormatTime(p.ExpiresAt))
+	if !s.l.Now().Before(p.ExpiresAt) {
+		return p.ExpiresAt, fmt.Errorf("%w: the prepared transaction %s could be executed until %s; prepare it again", ledger.ErrExpired, h, ledger.FormatTime(p.ExpiresAt))
 	}
 	return p.ExpiresAt, nil
 }
@@ -111,10 +110,10 @@ func (l *Ledger) InteractivePrepared(ctx context.Context, hash []byte) (time.Tim
 // signatures (its key's threshold is 1) must be an Ed25519 signature by
 // its registered key, named by the key's fingerprint, that verifies over
 // the hash. A *SignatureError says what is wrong.
-func (l *Ledger) VerifyExternalSignatures(ctx context.Context, hash []byte, parties []coin.PartyID, sigs map[coin.PartyID][]ExternalSignature) error {
+func (s *Service) VerifyExternalSignatures(ctx context.Context, hash []byte, parties []coin.PartyID, sigs map[coin.PartyID][]ExternalSignature) error {
 	for _, p := range parties {
-		key, err := l.externalParty(ctx, l.db, p)
-		if IsValidation(err) || errors.Is(err, ErrNotFound) {
+		key, err := s.l.ExternalPartyKey(ctx, p)
+		if ledger.IsValidation(err) || errors.Is(err, ledger.ErrNotFound) {
 			return sigErr("%s has no registered signing key: only external parties sign their transactions", p)
 		} else if err != nil {
 			return err
@@ -125,15 +124,15 @@ func (l *Ledger) VerifyExternalSignatures(ctx context.Context, hash []byte, part
 		}
 		fp := coin.Fingerprint(key)
 		var why string
-		for _, s := range given {
+		for _, sg := range given {
 			switch {
-			case s.Format != SignatureFormatConcat && s.Format != SignatureFormatRaw:
-				why = fmt.Sprintf("format %s is not supported for Ed25519 (use %s)", s.Format, SignatureFormatConcat)
-			case s.Algorithm != SigningAlgorithmEd25519:
-				why = fmt.Sprintf("signing algorithm %s is not supported (use %s)", s.Algorithm, SigningAlgorithmEd25519)
-			case s.SignedBy != fp:
-				why = fmt.Sprintf("signedBy %q is not the fingerprint of %s's key (%s)", s.SignedBy, p, fp)
-			case len(s.Signature) != ed25519.SignatureSize || !ed25519.Verify(key, hash, s.Signature):
+			case sg.Format != SignatureFormatConcat && sg.Format != SignatureFormatRaw:
+				why = fmt.Sprintf("format %s is not supported for Ed25519 (use %s)", sg.Format, SignatureFormatConcat)
+			case sg.Algorithm != SigningAlgorithmEd25519:
+				why = fmt.Sprintf("signing algorithm %s is not supported (use %s)", sg.Algorithm, SigningAlgorithmEd25519)
+			case sg.SignedBy != fp:
+				why = fmt.Sprintf("signedBy %q is not the fingerprint of %s's key (%s)", sg.SignedBy, p, fp)
+			case len(sg.Signature) != ed25519.SignatureSize || !ed25519.Verify(key, hash, sg.Signature):
 				why = fmt.Sprintf("the signature by %s does not verify over the hash %x (changed transaction, or a hash computed differently?)", fp, hash)
 			default:
 				why = ""
@@ -147,14 +146,4 @@ func (l *Ledger) VerifyExternalSignatures(ctx context.Context, hash []byte, part
 		}
 	}
 	return nil
-}
-
-// PackageVersion is the version this ledger answers for a Daml package
-// name: 1.0.0 for the token standard's interface packages and the example
-// trading app, the release's splice-amulet version for the coin's own.
-func PackageVersion(name string) string {
-	if strings.HasPrefix(name, "splice-api-token-") || name == "splice-token-test-trading-app" {
-		return "1.0.0"
-	}
-	return damlPackageVersion
 }
