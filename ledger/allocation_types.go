@@ -111,6 +111,14 @@ func AllocationContract(ctx context.Context, db bun.IDB, cid coin.ContractID) (*
 	return c, &p, nil
 }
 
+// MaxTradeLegs bounds the transfer legs of one trade.
+const MaxTradeLegs = 16
+
+// ErrRequirement is a choice's failed requirement (a Daml assertion: the
+// command is refused as the interpreter would), the trading app's and the
+// coin's own alike.
+var ErrRequirement = fmt.Errorf("%w: requirement not met", ErrConflict)
+
 // tradeRefID is the settlement reference id of a trade: the proposal's
 // template name, as TradingApp's makeTradeRef sets it.
 const tradeRefID = "OTCTradeProposal"

@@ -95,6 +95,9 @@ func (s *Server) createCommand(r *http.Request, actAs []coin.PartyID, raw json.R
 	if tmpl == ledger.TemplateAppPaymentRequest {
 		return s.createAppPaymentRequest(r, actAs, cc.CreateArguments, key)
 	}
+	if create := coinCreates[tmpl]; create != nil {
+		return create(s, r, actAs, cc.CreateArguments, key)
+	}
 	if tmpl != ledger.TemplateOTCTradeProposal {
 		return 0, cantonErr(codeUnsupported, "create of %s: this participant runs %s", tmpl, supportedCommands)
 	}
@@ -152,8 +155,8 @@ func (s *Server) tradeChoice(r *http.Request, actAs []coin.PartyID, tmpl string,
 		if err := decodeArg(raw, &arg); err != nil {
 			return 0, err
 		}
-		if len(arg.AllocationsWithContext) > allocations.MaxTradeLegs {
-			return 0, invalidArgument("allocationsWithContext: at most %d legs", allocations.MaxTradeLegs)
+		if len(arg.AllocationsWithContext) > ledger.MaxTradeLegs {
+			return 0, invalidArgument("allocationsWithContext: at most %d legs", ledger.MaxTradeLegs)
 		}
 		allocs := map[string]coin.ContractID{}
 		for id, a := range arg.AllocationsWithContext {

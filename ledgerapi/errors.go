@@ -9,7 +9,6 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
-	"github.com/ccwallet/ccwallet/ledger/allocations"
 	"github.com/ccwallet/ccwallet/web"
 )
 
@@ -166,7 +165,7 @@ func asCanton(err error) *cantonError {
 		return cantonErr(codeInFlight, "%s", err.Error())
 	case errors.Is(err, ledger.ErrReassigning):
 		return cantonErr(codeContention, "%s", err.Error())
-	case errors.Is(err, ledger.ErrInsufficientFunds), errors.Is(err, ledger.ErrExpired), errors.Is(err, allocations.ErrRequirement):
+	case errors.Is(err, ledger.ErrInsufficientFunds), errors.Is(err, ledger.ErrExpired), errors.Is(err, ledger.ErrRequirement):
 		return cantonErr(codeInterpretation, "%s", err.Error())
 	case errors.Is(err, ledger.ErrConflict):
 		return cantonErr(codeNotActive, "%s", err.Error())

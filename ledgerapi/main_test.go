@@ -132,6 +132,14 @@ type env struct {
 
 func newEnv(t testing.TB, engine int, lim ...*web.Limiter) *env {
 	t.Helper()
+	clock := ledgertest.NewClock()
+	l := ledgertest.New(t, ledgertest.Engines[engine], ledgertest.Options{Clock: clock})
+	return newEnvOn(t, l, clock, lim...)
+}
+
+// newEnvOn is a Ledger API server over l, whose clock is clock.
+func newEnvOn(t testing.TB, l *ledger.Ledger, clock *ledgertest.Clock, lim ...*web.Limiter) *env {
+	t.Helper()
 	_, key, err := ed25519.GenerateKey(nil)
 	if err != nil {
 		t.Fatal(err)
@@ -140,8 +148,6 @@ func newEnv(t testing.TB, engine int, lim ...*web.Limiter) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	clock := ledgertest.NewClock()
-	l := ledgertest.New(t, ledgertest.Engines[engine], ledgertest.Options{Clock: clock})
 	cfg := ledgerapi.Config{Auth: v, Workflows: workflows.New(l)}
 	if len(lim) > 0 {
 		cfg.Limiter = lim[0]

@@ -21,9 +21,6 @@ import (
 // allocate for), and settles it by executing every leg's allocation in one
 // update. Each choice's rule is here, as the Daml template has it.
 
-// MaxTradeLegs bounds the transfer legs of one trade.
-const MaxTradeLegs = 16
-
 // TradeResult is what a trading-app command made: the contract it created
 // (none for a settlement or a rejection) and its update's offset.
 type TradeResult struct {
@@ -43,23 +40,19 @@ func tradingParties(legs map[string]ledger.TransferLeg) []coin.PartyID {
 	return slices.Compact(ps)
 }
 
-// ErrRequirement is a trading-app choice's failed requirement (a Daml
-// assertion: the command is refused as the interpreter would).
-var ErrRequirement = fmt.Errorf("%w: requirement not met", ledger.ErrConflict)
-
 // require is TradingApp's require.
 func require(msg string, ok bool) error {
 	if ok {
 		return nil
 	}
-	return fmt.Errorf("%w: the requirement '%s' was not met", ErrRequirement, msg)
+	return fmt.Errorf("%w: the requirement '%s' was not met", ledger.ErrRequirement, msg)
 }
 
 // checkLegs bounds a trade's legs: each moves this registry's coin
 // between known parties.
 func (s *Service) checkLegs(ctx context.Context, legs map[string]ledger.TransferLeg) error {
-	if len(legs) == 0 || len(legs) > MaxTradeLegs {
-		return ledger.Invalid("transferLegs", "a trade has 1 to %d legs, not %d", MaxTradeLegs, len(legs))
+	if len(legs) == 0 || len(legs) > ledger.MaxTradeLegs {
+		return ledger.Invalid("transferLegs", "a trade has 1 to %d legs, not %d", ledger.MaxTradeLegs, len(legs))
 	}
 	for id, leg := range legs {
 		field := "transferLegs[" + id + "]"
@@ -97,8 +90,8 @@ func (s *Service) ProposeTrade(ctx context.Context, actAs []coin.PartyID, p ledg
 	if err := s.l.KnownParty(ctx, p.Venue); err != nil {
 		return nil, err
 	}
-	if len(p.Approvers) == 0 || len(p.Approvers) > 2*MaxTradeLegs {
-		return nil, ledger.Invalid("approvers", "1 to %d parties", 2*MaxTradeLegs)
+	if len(p.Approvers) == 0 || len(p.Approvers) > 2*ledger.MaxTradeLegs {
+		return nil, ledger.Invalid("approvers", "1 to %d parties", 2*ledger.MaxTradeLegs)
 	}
 	if err := ledger.Authorized(actAs, "creating an OTCTradeProposal", p.Approvers...); err != nil {
 		return nil, err

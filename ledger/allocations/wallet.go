@@ -250,7 +250,7 @@ func wallClock(t time.Time) string { return t.UTC().Format("2006-01-02 15:04 UTC
 func (s *Service) RejectAllocationRequestAs(ctx context.Context, party coin.PartyID, cid coin.ContractID) error {
 	_, err := s.RejectAllocationRequest(ctx, []coin.PartyID{party}, cid, party, "")
 	switch {
-	case errors.Is(err, ErrRequirement):
+	case errors.Is(err, ledger.ErrRequirement):
 		return problem(ledger.ErrConflict, "you send no leg of this trade, so it is not yours to reject; only a sender can")
 	case errors.Is(err, ledger.ErrNotFound):
 		return problem(ledger.ErrNotFound, "this allocation request is no longer open (it was settled, rejected or withdrawn meanwhile); reload the page")
