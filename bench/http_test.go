@@ -51,7 +51,7 @@ func newHTTPEnv(b testing.TB) *httpEnv {
 	ctx := context.Background()
 	db := ledgertest.DB(b, store.Postgres)
 	clock := ledgertest.NewClock()
-	l, err := ledger.Open(ctx, db, ledger.Config{AdminUsers: []string{"admin"}, DevNet: true, Now: clock.Now}, nil)
+	l, err := ledgertest.OpenLedger(ctx, db, ledger.Config{AdminUsers: []string{"admin"}, DevNet: true, Now: clock.Now})
 	if err != nil {
 		b.Fatal(err)
 	}

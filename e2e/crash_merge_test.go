@@ -93,7 +93,7 @@ func TestKillNineDuringMerge(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
-	l, err := ledger.Open(ctx, db, ledger.Config{AdminUsers: []string{"admin"}, DevNet: true}, nil)
+	l, err := ledgertest.OpenLedger(ctx, db, ledger.Config{AdminUsers: []string{"admin"}, DevNet: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/ledgertest"
 	"github.com/ccwallet/ccwallet/store"
 )
 
@@ -225,7 +226,7 @@ func TestKillNineUnderLoad(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	l, err := ledger.Open(ctx, db, ledger.Config{AdminUsers: []string{"admin"}, DevNet: true}, nil)
+	l, err := ledgertest.OpenLedger(ctx, db, ledger.Config{AdminUsers: []string{"admin"}, DevNet: true})
 	if err != nil {
 		t.Fatal(err)
 	}

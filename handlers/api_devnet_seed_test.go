@@ -111,7 +111,7 @@ func TestDevnetSeedAPI(t *testing.T) {
 // TestDevnetSeedAbsentInProduction: a production network has no seed or
 // dump endpoints.
 func TestDevnetSeedAbsentInProduction(t *testing.T) {
-	l, err := ledger.Open(context.Background(), ledgertest.DB(t, ledgertest.Engines[0]), ledger.Config{AdminUsers: []string{"admin"}}, nil)
+	l, err := ledgertest.OpenLedger(context.Background(), ledgertest.DB(t, ledgertest.Engines[0]), ledger.Config{AdminUsers: []string{"admin"}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -95,7 +95,7 @@ func TestDevnetSnapshotAPI(t *testing.T) {
 func TestDevnetSnapshotsAbsentInProduction(t *testing.T) {
 	for _, e := range ledgertest.Engines {
 		t.Run(ledgertest.Name(e), func(t *testing.T) {
-			l, err := ledger.Open(context.Background(), ledgertest.DB(t, e), ledger.Config{AdminUsers: []string{"admin"}}, nil)
+			l, err := ledgertest.OpenLedger(context.Background(), ledgertest.DB(t, e), ledger.Config{AdminUsers: []string{"admin"}})
 			if err != nil {
 				t.Fatal(err)
 			}

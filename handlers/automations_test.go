@@ -109,7 +109,7 @@ func TestAdvanceRoundsEndpoint(t *testing.T) {
 }
 
 func TestAdvanceRoundsOutsideDevNetIs501(t *testing.T) {
-	l, err := ledger.Open(context.Background(), ledgertest.DB(t, ledgertest.Engines[1]), ledger.Config{AdminUsers: []string{"admin"}}, nil)
+	l, err := ledgertest.OpenLedger(context.Background(), ledgertest.DB(t, ledgertest.Engines[1]), ledger.Config{AdminUsers: []string{"admin"}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -108,8 +108,8 @@ func New(l *ledger.Ledger, cfg Config, log *slog.Logger) *Handler {
 	}
 	h.api = api.New(l, acfg, log)
 	if cfg.UI != nil {
-		h.ui = ui.New(l, cfg.UI, ui.Extras{Jobs: cfg.Jobs, Network: cfg.Network, Warnings: cfg.Warnings,
-			Operations: h.api.Operations, Workflows: w}, log)
+		h.ui = ui.New(l, cfg.UI, ui.Extras{Jobs: cfg.Jobs, Network: cfg.Network, Warnings: cfg.Warnings, Workflows: w,
+			Operations: h.api.Operations}, log)
 	}
 	return h
 }

@@ -65,7 +65,7 @@ func TestImpersonationByToken(t *testing.T) {
 // network is a 403 that says why.
 func TestImpersonationRefusedInProduction(t *testing.T) {
 	a := newTestAPI(t, 0)
-	l, err := ledger.Open(context.Background(), ledgertest.DB(t, ledgertest.Engines[0]), ledger.Config{AdminUsers: []string{"admin"}}, nil)
+	l, err := ledgertest.OpenLedger(context.Background(), ledgertest.DB(t, ledgertest.Engines[0]), ledger.Config{AdminUsers: []string{"admin"}})
 	if err != nil {
 		t.Fatal(err)
 	}

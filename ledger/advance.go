@@ -258,7 +258,7 @@ func (l *Ledger) collectAcross(ctx context.Context, t *txn, a, firstOpen coin.Ro
 				continue
 			}
 			cid := t.mint(p, sums[p])
-			t.record(p, "balance_change", "CollectRewards", l.dso, sums[p], coin.Zero,
+			t.record(p, HistoryBalanceChange, "CollectRewards", l.dso, sums[p], coin.Zero,
 				fmt.Sprintf("minted %d reward coupons", counts[p]), HistoryDetails{ContractID: cid})
 		}
 		i = j

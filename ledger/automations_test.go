@@ -101,7 +101,7 @@ func TestAdvanceRoundsRefusesBadInput(t *testing.T) {
 func TestAdvanceRoundsOutsideDevNet(t *testing.T) {
 	for _, e := range ledgertest.Engines {
 		t.Run(ledgertest.Name(e), func(t *testing.T) {
-			l, err := ledger.Open(context.Background(), ledgertest.DB(t, e), ledger.Config{AdminUsers: []string{"admin"}}, nil)
+			l, err := ledgertest.OpenLedger(context.Background(), ledgertest.DB(t, e), ledger.Config{AdminUsers: []string{"admin"}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -561,7 +561,7 @@ func TestMergeDelegationAtOnboarding(t *testing.T) {
 		t.Run(ledgertest.Name(e), func(t *testing.T) {
 			t.Parallel()
 			ctx := context.Background()
-			l, err := ledger.Open(ctx, ledgertest.DB(t, e), ledger.Config{AdminUsers: []string{"admin"}, DevNet: true, MergeDelegationAtOnboarding: true}, nil)
+			l, err := ledgertest.OpenLedger(ctx, ledgertest.DB(t, e), ledger.Config{AdminUsers: []string{"admin"}, DevNet: true, MergeDelegationAtOnboarding: true})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -36,8 +36,8 @@
 // (ensureOffset), stamps it on every row, archives pre-existing contracts
 // with a guarded update (a lost race is store.ErrStale and the whole
 // change retries), writes the update row with all its rows in one round
-// trip through the ledger's store.Writer (store/pgbatch.For chose it at
-// Open: on Postgres one prepared statement of arrays, whose columns come
+// trip through the ledger's store.Writer (Config.Writer: cmd passes
+// store/pgbatch.For, on Postgres one prepared statement of arrays, whose columns come
 // from the store's models) and reports it to the Observer; then the
 // after-commit steps run and the database transaction commits. All of it
 // lands, or none: an error or a panic anywhere rolls it back. A body that

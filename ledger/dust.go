@@ -67,7 +67,7 @@ func (l *Ledger) ExpireDust(ctx context.Context) (int, error) {
 				if h.LockHolder != "" {
 					gone = coin.Zero
 				}
-				t.record(h.Owner, "balance_change", subtype, l.dso, gone, h.Amount, "",
+				t.record(h.Owner, HistoryBalanceChange, subtype, l.dso, gone, h.Amount, "",
 					HistoryDetails{ContractID: h.ContractID, HoldingFees: h.Amount})
 				n++
 			}

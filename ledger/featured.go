@@ -81,7 +81,7 @@ func (l *Ledger) selfGrantFeaturedAppRight(ctx context.Context, party coin.Party
 			return err
 		}
 		out = t.create(TemplateFeaturedAppRight, map[string]any{"dso": l.dso, "provider": party}, l.dso, party)
-		t.record(party, "notification", FeaturedAppRightGranted, l.dso, coin.Zero, coin.Zero, "", HistoryDetails{
+		t.record(party, HistoryNotification, FeaturedAppRightGranted, l.dso, coin.Zero, coin.Zero, "", HistoryDetails{
 			ContractID: out, Notification: "featured app right granted",
 		})
 		if key != "" {
@@ -118,7 +118,7 @@ func (l *Ledger) CancelFeaturedAppRights(ctx context.Context, party coin.PartyID
 		n = len(ids)
 		t.archive(ids...)
 		for _, id := range ids {
-			t.record(party, "notification", FeaturedAppRightCancelled, l.dso, coin.Zero, coin.Zero, "", HistoryDetails{
+			t.record(party, HistoryNotification, FeaturedAppRightCancelled, l.dso, coin.Zero, coin.Zero, "", HistoryDetails{
 				ContractID: id, Notification: "featured app right cancelled",
 			})
 		}

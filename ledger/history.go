@@ -29,7 +29,7 @@ import (
 type HistoryItem struct {
 	ID           int64
 	UpdateOffset int64
-	Kind         string // transfer, balance_change, notification
+	Kind         HistoryKind
 	Subtype      string
 	Counterparty coin.PartyID
 	// Amount is the change of the party's available balance (negative
@@ -62,10 +62,10 @@ func historyLegs(e *store.HistoryEntry) (*PartyAmount, []PartyAmount) {
 	if e.CounterAmount != nil {
 		other = []PartyAmount{{Party: coin.PartyID(e.Counterparty), Amount: *e.CounterAmount}}
 	}
-	switch e.Kind {
-	case "transfer":
+	switch HistoryKind(e.Kind) {
+	case HistoryTransfer:
 		return &own, append([]PartyAmount{}, other...)
-	case "balance_change":
+	case HistoryBalanceChange:
 		return nil, append([]PartyAmount{own}, other...)
 	}
 	return nil, []PartyAmount{}
@@ -76,7 +76,7 @@ type HistoryQuery struct {
 	// BeforeID continues after the last item of the previous page (0: newest).
 	BeforeID     int64
 	PageSize     int
-	Kind         string
+	Kind         HistoryKind
 	Counterparty coin.PartyID
 }
 
@@ -92,7 +92,7 @@ func (l *Ledger) History(ctx context.Context, party coin.PartyID, q HistoryQuery
 	if q.PageSize > MaxHistoryPage {
 		q.PageSize = MaxHistoryPage
 	}
-	es, err := store.History(ctx, l.db, store.HistoryFilter{Party: party, BeforeID: q.BeforeID, Limit: q.PageSize, Kind: q.Kind, Counterparty: string(q.Counterparty)})
+	es, err := store.History(ctx, l.db, store.HistoryFilter{Party: party, BeforeID: q.BeforeID, Limit: q.PageSize, Kind: string(q.Kind), Counterparty: string(q.Counterparty)})
 	if err != nil {
 		return nil, err
 	}
@@ -107,7 +107,7 @@ func (l *Ledger) History(ctx context.Context, party coin.PartyID, q HistoryQuery
 			}
 		}
 		it := HistoryItem{
-			ID: e.ID, UpdateOffset: e.OffsetID, Kind: e.Kind, Subtype: e.Subtype, Counterparty: coin.PartyID(e.Counterparty),
+			ID: e.ID, UpdateOffset: e.OffsetID, Kind: HistoryKind(e.Kind), Subtype: e.Subtype, Counterparty: coin.PartyID(e.Counterparty),
 			Amount: e.Amount, Fees: e.Fees, Description: e.Description, Round: e.Round, Time: e.RecordTime,
 			Sender: sender, Receivers: receivers,
 		}

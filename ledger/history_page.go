@@ -77,7 +77,7 @@ func (l *Ledger) HistoryPageFor(ctx context.Context, party coin.PartyID, q Histo
 }
 
 func rewardItem(e EarnedReward) HistoryItem {
-	return HistoryItem{Kind: "reward", Subtype: e.Kind, UpdateOffset: e.Offset, Round: e.Round, Time: e.Time, UpdateID: e.UpdateID, Reward: &e}
+	return HistoryItem{Kind: HistoryReward, Subtype: e.Kind, UpdateOffset: e.Offset, Round: e.Round, Time: e.Time, UpdateID: e.UpdateID, Reward: &e}
 }
 
 // BalancePoint is a party's available balance right after one of its

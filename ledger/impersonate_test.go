@@ -81,7 +81,7 @@ func TestImpersonateRule(t *testing.T) {
 		}
 	})
 	for _, e := range ledgertest.Engines {
-		prod, err := ledger.Open(context.Background(), ledgertest.DB(t, e), ledger.Config{AdminUsers: []string{"admin"}}, nil)
+		prod, err := ledgertest.OpenLedger(context.Background(), ledgertest.DB(t, e), ledger.Config{AdminUsers: []string{"admin"}})
 		if err != nil {
 			t.Fatal(err)
 		}

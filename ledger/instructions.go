@@ -323,7 +323,7 @@ func (l *Ledger) CreateTransferInstruction(ctx context.Context, req TransferInst
 			InputHoldingCIDs: []coin.ContractID{locked}, Meta: metadata{Values: meta},
 		}}, l.dso, req.Sender, req.Receiver)
 		// The locked coin leaves the sender's available balance now.
-		t.record(req.Sender, "transfer", "CreateTokenStandardTransferInstruction", req.Receiver, tr.cost(req.Amount).Neg(), tr.Fees.Add(tr.HoldingFees), req.Description, HistoryDetails{
+		t.record(req.Sender, HistoryTransfer, "CreateTokenStandardTransferInstruction", req.Receiver, tr.cost(req.Amount).Neg(), tr.Fees.Add(tr.HoldingFees), req.Description, HistoryDetails{
 			Provider: l.operator, HoldingFees: tr.HoldingFees, Fees: tr.Fees, ContractID: cid, TrackingID: req.TrackingID,
 		})
 		t.afterCommit(func(ctx context.Context) error {
@@ -513,18 +513,18 @@ func (t *txn) finishInstruction(ctx context.Context, ti *store.TransferInstructi
 		d := HistoryDetails{Provider: t.l.operator, HoldingFees: fee, ContractID: ti.ContractID, TrackingID: ti.TrackingID}
 		// The locked coin left the sender's available balance when it was
 		// locked; the receiver's grows.
-		t.recordPair(ti.Sender, ti.Receiver, "transfer", subtype, coin.Zero, fee, value, coin.Zero, ti.Description, d)
+		t.recordPair(ti.Sender, ti.Receiver, HistoryTransfer, subtype, coin.Zero, fee, value, coin.Zero, ti.Description, d)
 	default:
 		if value.IsPositive() {
 			results = append(results, t.newHolding(ti.Sender, value, nil))
 		}
 		res.SenderChangeCIDs = results
 		// The unlocked coin returns to the sender's available balance.
-		t.record(ti.Sender, "balance_change", subtype, ti.Receiver, value, fee, ti.Description, HistoryDetails{
+		t.record(ti.Sender, HistoryBalanceChange, subtype, ti.Receiver, value, fee, ti.Description, HistoryDetails{
 			HoldingFees: fee, ContractID: ti.ContractID, TrackingID: ti.TrackingID,
 		})
 		if move != MoveExpire {
-			t.record(ti.Receiver, "notification", subtype, ti.Sender, coin.Zero, coin.Zero, ti.Description, HistoryDetails{
+			t.record(ti.Receiver, HistoryNotification, subtype, ti.Sender, coin.Zero, coin.Zero, ti.Description, HistoryDetails{
 				ContractID: ti.ContractID, Notification: fmt.Sprintf("transfer instruction %s %s", ti.ContractID, to),
 			})
 		}

@@ -15,7 +15,6 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/store"
-	"github.com/ccwallet/ccwallet/store/pgbatch"
 )
 
 // Config is what the ledger needs from the operator's configuration.
@@ -50,12 +49,16 @@ type Config struct {
 	SnapshotDir string
 	// Ans is the name service's config; nil means DefaultAnsConfig.
 	Ans *AnsConfig
+	// Writer is how commits reach the database: cmd passes store/pgbatch's
+	// For(db) (on Postgres the one-statement write and the grouped sends);
+	// nil means the database's plain writer (db.Plain()).
+	Writer store.Writer
 }
 
 // Ledger applies the coin's rules to the store. Safe for concurrent use.
 type Ledger struct {
 	db *store.DB
-	// w is how commits reach db, chosen for its engine at Open.
+	// w is how commits reach db (Config.Writer).
 	w   store.Writer
 	log *slog.Logger
 	cfg Config
@@ -126,7 +129,10 @@ func Open(ctx context.Context, db *store.DB, cfg Config, log *slog.Logger) (*Led
 	if cfg.UserCacheTTL == 0 {
 		cfg.UserCacheTTL = DefaultUserCacheTTL
 	}
-	l := &Ledger{db: db, w: pgbatch.For(db), log: log, cfg: cfg, users: newUserCache(cfg.UserCacheTTL), ans: DefaultAnsConfig()}
+	if cfg.Writer == nil {
+		cfg.Writer = db.Plain()
+	}
+	l := &Ledger{db: db, w: cfg.Writer, log: log, cfg: cfg, users: newUserCache(cfg.UserCacheTTL), ans: DefaultAnsConfig()}
 	if cfg.Ans != nil {
 		l.ans = *cfg.Ans
 	}

@@ -176,7 +176,7 @@ func (l *Ledger) acceptMergeDelegation(ctx context.Context, actor coin.PartyID, 
 		}
 		t.archive(proposal)
 		cid = t.create(TemplateMergeDelegation, mergeDelegationPayload{Operator: m.Operator, Owner: m.Owner, Meta: metaValues{Values: map[string]string{}}}, m.Owner, m.Operator)
-		t.record(m.Owner, "notification", "MergeDelegationAccepted", m.Operator, coin.Zero, coin.Zero, "", HistoryDetails{ContractID: cid, Notification: "merge delegation accepted by the wallet provider"})
+		t.record(m.Owner, HistoryNotification, "MergeDelegationAccepted", m.Operator, coin.Zero, coin.Zero, "", HistoryDetails{ContractID: cid, Notification: "merge delegation accepted by the wallet provider"})
 		t.afterCommit(func(ctx context.Context) error {
 			if err := store.InsertMergeDelegation(ctx, t.tx, &store.MergeDelegation{
 				ContractID: cid, Owner: m.Owner, Operator: m.Operator, Status: MergeActive, ProposalCID: proposal, CreatedAt: t.now, UpdatedAt: t.now,
@@ -545,7 +545,7 @@ func (t *txn) mergeInputs(ctx context.Context, owner coin.PartyID, ids []coin.Co
 		out = &h
 	}
 	// The inputs' holding fees are charged now.
-	t.record(owner, "transfer", g.subtype, l.operator, res.HoldingFees.Neg(), res.HoldingFees,
+	t.record(owner, HistoryTransfer, g.subtype, l.operator, res.HoldingFees.Neg(), res.HoldingFees,
 		fmt.Sprintf("merged %d holdings", len(res.Inputs)), d)
 	if g.featured {
 		// The provider earns a featured app reward for each delegated
@@ -587,7 +587,7 @@ func (d Dev) MintBulk(ctx context.Context, party coin.PartyID, amounts []coin.Am
 		for _, a := range amounts {
 			t.mint(party, a)
 		}
-		t.record(party, "balance_change", "Mint", "", total, coin.Zero, fmt.Sprintf("%d holdings", len(amounts)), HistoryDetails{})
+		t.record(party, HistoryBalanceChange, "Mint", "", total, coin.Zero, fmt.Sprintf("%d holdings", len(amounts)), HistoryDetails{})
 		return nil
 	})
 }

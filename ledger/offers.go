@@ -355,7 +355,7 @@ func (l *Ledger) AcceptOffer(ctx context.Context, actor coin.PartyID, cid coin.C
 			// transfer fails before it writes anything, so t is still clean.
 			o.Status, o.FailureKind, o.WithdrawnReason = OfferFailed, OfferWithdrawn, err.Error()
 			note := fmt.Sprintf("transfer offer %s of %s withdrawn: %s", o.TrackingID, o.Amount, err)
-			t.recordPair(o.Sender, o.Receiver, "notification", "TransferOfferWithdrawn", coin.Zero, coin.Zero, coin.Zero, coin.Zero, o.Description, HistoryDetails{Notification: note})
+			t.recordPair(o.Sender, o.Receiver, HistoryNotification, "TransferOfferWithdrawn", coin.Zero, coin.Zero, coin.Zero, coin.Zero, o.Description, HistoryDetails{Notification: note})
 		default:
 			return err
 		}
@@ -372,7 +372,7 @@ func (l *Ledger) RejectOffer(ctx context.Context, actor coin.PartyID, cid coin.C
 	err := l.changeOffer(ctx, actor, cid, "receiver", "reject-transfer-offer", func(t *txn, o *store.TransferOffer) error {
 		o.Status, o.FailureKind = OfferFailed, OfferRejected
 		// Both see it: the receiver did it, the sender's offer ended.
-		t.recordPair(o.Sender, o.Receiver, "notification", "TransferOfferRejected", coin.Zero, coin.Zero, coin.Zero, coin.Zero, o.Description,
+		t.recordPair(o.Sender, o.Receiver, HistoryNotification, "TransferOfferRejected", coin.Zero, coin.Zero, coin.Zero, coin.Zero, o.Description,
 			HistoryDetails{Notification: fmt.Sprintf("transfer offer %s of %s rejected by the receiver", o.TrackingID, o.Amount)})
 		return nil
 	})
@@ -387,7 +387,7 @@ func (l *Ledger) WithdrawOffer(ctx context.Context, actor coin.PartyID, cid coin
 	err := l.changeOffer(ctx, actor, cid, "sender", "withdraw-transfer-offer", func(t *txn, o *store.TransferOffer) error {
 		o.Status, o.FailureKind, o.WithdrawnReason = OfferFailed, OfferWithdrawn, WithdrawnBySender
 		// Both see it: the sender did it, the receiver's offer ended.
-		t.recordPair(o.Sender, o.Receiver, "notification", "TransferOfferWithdrawn", coin.Zero, coin.Zero, coin.Zero, coin.Zero, o.Description,
+		t.recordPair(o.Sender, o.Receiver, HistoryNotification, "TransferOfferWithdrawn", coin.Zero, coin.Zero, coin.Zero, coin.Zero, o.Description,
 			HistoryDetails{Notification: fmt.Sprintf("transfer offer %s of %s withdrawn by the sender", o.TrackingID, o.Amount)})
 		return nil
 	})

@@ -88,7 +88,7 @@ func (l *Ledger) OnboardUser(ctx context.Context, name string, party coin.PartyI
 			}
 		}
 		install := l.createInstall(t, name, p)
-		t.record(p, "notification", "Onboarded", l.operator, coin.Zero, coin.Zero, "", HistoryDetails{Notification: "wallet installed for user " + name})
+		t.record(p, HistoryNotification, "Onboarded", l.operator, coin.Zero, coin.Zero, "", HistoryDetails{Notification: "wallet installed for user " + name})
 		if err := l.onboardMergeProposal(ctx, t, p); err != nil { // merge.go
 			return err
 		}

@@ -91,7 +91,7 @@ func (l *Ledger) fundProvider(ctx context.Context, provider coin.PartyID, d time
 			return err
 		}
 		cid := t.mint(provider, missing)
-		t.record(provider, "balance_change", "Tap", "", missing, coin.Zero, "preapproval fee", HistoryDetails{ContractID: cid})
+		t.record(provider, HistoryBalanceChange, "Tap", "", missing, coin.Zero, "preapproval fee", HistoryDetails{ContractID: cid})
 		return nil
 	})
 }
@@ -111,7 +111,7 @@ func (t *txn) chargePreapproval(ctx context.Context, provider, receiver coin.Par
 	if err != nil {
 		return err
 	}
-	t.record(provider, "balance_change", subtype, receiver, r.cost(coin.Zero).Neg(), fee.Add(r.HoldingFees), "", HistoryDetails{HoldingFees: r.HoldingFees, Fees: fee})
+	t.record(provider, HistoryBalanceChange, subtype, receiver, r.cost(coin.Zero).Neg(), fee.Add(r.HoldingFees), "", HistoryDetails{HoldingFees: r.HoldingFees, Fees: fee})
 	// As splitAndBurn does on the real network, the burn earns the payer a
 	// validator reward coupon.
 	t.addRewardCoupon(RewardValidator, provider, fee, false)
@@ -224,7 +224,7 @@ func (t *txn) newPreapproval(ctx context.Context, receiver, provider coin.PartyI
 	cid, err := t.createPreapprovalContract(ctx, receiver, provider, t.now, expires)
 	if err == nil && receiver != provider {
 		// The receiver asked for it; the provider's row is the fee.
-		t.record(receiver, "notification", "TransferPreapprovalCreation", provider, coin.Zero, coin.Zero, "", HistoryDetails{
+		t.record(receiver, HistoryNotification, "TransferPreapprovalCreation", provider, coin.Zero, coin.Zero, "", HistoryDetails{
 			ContractID: cid, Notification: "transfer preapproval created, valid until " + FormatTime(expires),
 		})
 	}
@@ -367,9 +367,9 @@ func (l *Ledger) cancelPreapproval(ctx context.Context, receiver coin.PartyID, c
 		// receiver both see it.
 		d := HistoryDetails{ContractID: p.ContractID, Notification: "transfer preapproval cancelled"}
 		if p.Provider == receiver {
-			t.record(receiver, "notification", "TransferPreapprovalCancelled", receiver, coin.Zero, coin.Zero, "", d)
+			t.record(receiver, HistoryNotification, "TransferPreapprovalCancelled", receiver, coin.Zero, coin.Zero, "", d)
 		} else {
-			t.recordPair(p.Provider, receiver, "notification", "TransferPreapprovalCancelled", coin.Zero, coin.Zero, coin.Zero, coin.Zero, "", d)
+			t.recordPair(p.Provider, receiver, HistoryNotification, "TransferPreapprovalCancelled", coin.Zero, coin.Zero, coin.Zero, coin.Zero, "", d)
 		}
 		if key != "" {
 			t.afterCommit(func(ctx context.Context) error {

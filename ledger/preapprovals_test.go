@@ -139,7 +139,7 @@ func TestPreapprovalFeeOutsideDevNet(t *testing.T) {
 			t.Parallel()
 			ctx := context.Background()
 			url := ledgertest.DBURL(t, e)
-			l, err := ledger.Open(ctx, ledgertest.OpenDB(t, url), ledger.Config{AdminUsers: []string{"admin"}}, nil)
+			l, err := ledgertest.OpenLedger(ctx, ledgertest.OpenDB(t, url), ledger.Config{AdminUsers: []string{"admin"}})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -97,7 +97,7 @@ func (l *Ledger) CollectRewards(ctx context.Context) (int, error) {
 					continue
 				}
 				cid := t.mint(p, s.amount)
-				t.record(p, "balance_change", "CollectRewards", l.dso, s.amount, coin.Zero,
+				t.record(p, HistoryBalanceChange, "CollectRewards", l.dso, s.amount, coin.Zero,
 					fmt.Sprintf("minted %d reward coupons", s.coupons),
 					HistoryDetails{ContractID: cid})
 			}

@@ -152,7 +152,7 @@ func TestSnapshotNames(t *testing.T) {
 func TestSnapshotProductionRefused(t *testing.T) {
 	for _, e := range ledgertest.Engines {
 		t.Run(ledgertest.Name(e), func(t *testing.T) {
-			l, err := ledger.Open(context.Background(), ledgertest.DB(t, e), ledger.Config{AdminUsers: []string{"admin"}}, nil)
+			l, err := ledgertest.OpenLedger(context.Background(), ledgertest.DB(t, e), ledger.Config{AdminUsers: []string{"admin"}})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -71,7 +71,7 @@ func (l *Ledger) tap(ctx context.Context, party coin.PartyID, key string, amount
 			return err
 		}
 		cid := t.mint(party, cc)
-		t.record(party, "balance_change", "Tap", "", cc, coin.Zero, "", HistoryDetails{ContractID: cid})
+		t.record(party, HistoryBalanceChange, "Tap", "", cc, coin.Zero, "", HistoryDetails{ContractID: cid})
 		res = TapResult{ContractID: cid, Amount: cc}
 		t.afterCommit(func(ctx context.Context) error { return l.saveCommand(ctx, t, key, party, "tap", string(cid)) })
 		return nil
@@ -99,7 +99,7 @@ func (d Dev) Mint(ctx context.Context, party coin.PartyID, amount coin.Amount, r
 			return err
 		}
 		cid = t.mint(party, amount)
-		t.record(party, "balance_change", "Mint", "", amount, coin.Zero, reason, HistoryDetails{ContractID: cid})
+		t.record(party, HistoryBalanceChange, "Mint", "", amount, coin.Zero, reason, HistoryDetails{ContractID: cid})
 		return nil
 	})
 	return cid, err

@@ -101,7 +101,7 @@ func TestTopupWithoutFunds(t *testing.T) {
 	for _, e := range ledgertest.Engines {
 		t.Run(ledgertest.Name(e), func(t *testing.T) {
 			ctx := context.Background()
-			l, err := ledger.Open(ctx, ledgertest.DB(t, e), ledger.Config{AdminUsers: []string{"admin"}}, nil)
+			l, err := ledgertest.OpenLedger(ctx, ledgertest.DB(t, e), ledger.Config{AdminUsers: []string{"admin"}})
 			if err != nil {
 				t.Fatal(err)
 			}

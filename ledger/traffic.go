@@ -172,7 +172,7 @@ func (l *Ledger) BuyTraffic(ctx context.Context, req BuyTrafficRequest) (*BuyTra
 			DSO: l.dso, MemberID: member, SynchronizerID: req.SynchronizerID, MigrationID: "0",
 			TotalPurchased: fmt.Sprint(mt.TotalPurchased), NumPurchases: fmt.Sprint(mt.NumPurchases), AmuletSpent: mt.CoinSpent, USDSpent: mt.USDSpent,
 		}, l.dso)
-		t.record(req.Payer, "transfer", "ExtraTrafficPurchase", coin.PartyID(member), paid.cost(coin.Zero).Neg(), paid.HoldingFees,
+		t.record(req.Payer, HistoryTransfer, "ExtraTrafficPurchase", coin.PartyID(member), paid.cost(coin.Zero).Neg(), paid.HoldingFees,
 			fmt.Sprintf("bought %d bytes of traffic for %s", req.Bytes, member), HistoryDetails{
 				Provider: l.operator, HoldingFees: paid.HoldingFees, Fees: cost, ContractID: reqCID, TrackingID: req.TrackingID,
 			})

@@ -281,10 +281,10 @@ func (t *changes) recordTransfer(sender, receiver coin.PartyID, amount coin.Amou
 	}
 	if receiver == sender {
 		// A transfer to oneself shows once, as what it cost.
-		t.record(sender, "transfer", subtype, receiver, r.cost(coin.Zero).Neg(), r.Fees.Add(r.HoldingFees), description, d)
+		t.record(sender, HistoryTransfer, subtype, receiver, r.cost(coin.Zero).Neg(), r.Fees.Add(r.HoldingFees), description, d)
 		return
 	}
-	t.recordPair(sender, receiver, "transfer", subtype, r.cost(amount).Neg(), r.Fees.Add(r.HoldingFees), amount, coin.Zero, description, d)
+	t.recordPair(sender, receiver, HistoryTransfer, subtype, r.cost(amount).Neg(), r.Fees.Add(r.HoldingFees), amount, coin.Zero, description, d)
 }
 
 // cost is what a transfer with outputs worth outputs (those that leave

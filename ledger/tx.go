@@ -109,13 +109,13 @@ func (x *Tx) CreateWithID(cid coin.ContractID, templateID string, payload any, s
 func (x *Tx) Archive(ids ...coin.ContractID) { x.t().archive(ids...) }
 
 // Record adds a history row for party.
-func (x *Tx) Record(party coin.PartyID, kind, subtype string, counterparty coin.PartyID, amount, fees coin.Amount, description string, d HistoryDetails) {
+func (x *Tx) Record(party coin.PartyID, kind HistoryKind, subtype string, counterparty coin.PartyID, amount, fees coin.Amount, description string, d HistoryDetails) {
 	x.t().record(party, kind, subtype, counterparty, amount, fees, description, d)
 }
 
 // RecordPair records what sender and receiver both see in one row, each
 // with its own amount and fees.
-func (x *Tx) RecordPair(sender, receiver coin.PartyID, kind, subtype string, senderAmount, senderFees, receiverAmount, receiverFees coin.Amount, description string, d HistoryDetails) {
+func (x *Tx) RecordPair(sender, receiver coin.PartyID, kind HistoryKind, subtype string, senderAmount, senderFees, receiverAmount, receiverFees coin.Amount, description string, d HistoryDetails) {
 	x.t().recordPair(sender, receiver, kind, subtype, senderAmount, senderFees, receiverAmount, receiverFees, description, d)
 }
 

@@ -187,12 +187,12 @@ type PartyAmount struct {
 }
 
 // record adds a history row for party.
-func (t *changes) record(party coin.PartyID, kind, subtype string, counterparty coin.PartyID, amount, fees coin.Amount, description string, d HistoryDetails) {
+func (t *changes) record(party coin.PartyID, kind HistoryKind, subtype string, counterparty coin.PartyID, amount, fees coin.Amount, description string, d HistoryDetails) {
 	d.Price = t.round.Price
 	var buf [512]byte
 	b := d.appendJSON(buf[:0])
 	t.history = append(t.history, store.HistoryEntry{
-		Party: party, Kind: kind, Subtype: subtype, Counterparty: string(counterparty), Amount: amount,
+		Party: party, Kind: string(kind), Subtype: subtype, Counterparty: string(counterparty), Amount: amount,
 		Fees: fees, Description: description, Round: t.round.Number, RecordTime: t.now, Details: string(b),
 	})
 }
@@ -202,7 +202,7 @@ func (t *changes) record(party coin.PartyID, kind, subtype string, counterparty 
 // amount and fees, in one row: the sender's view, carrying the receiver's
 // as its counter view (store.HistoryEntry). A party on both sides gets a
 // row per side, as separate views.
-func (t *changes) recordPair(sender, receiver coin.PartyID, kind, subtype string, senderAmount, senderFees, receiverAmount, receiverFees coin.Amount, description string, d HistoryDetails) {
+func (t *changes) recordPair(sender, receiver coin.PartyID, kind HistoryKind, subtype string, senderAmount, senderFees, receiverAmount, receiverFees coin.Amount, description string, d HistoryDetails) {
 	t.record(sender, kind, subtype, receiver, senderAmount, senderFees, description, d)
 	if receiver == sender {
 		t.record(receiver, kind, subtype, sender, receiverAmount, receiverFees, description, d)

@@ -183,7 +183,7 @@ func TestCoinOutsideDevNet(t *testing.T) {
 	for _, engine := range ledgertest.Engines {
 		t.Run(ledgertest.Name(engine), func(t *testing.T) {
 			clock := ledgertest.NewClock()
-			l, err := ledger.Open(context.Background(), ledgertest.DB(t, engine), ledger.Config{AdminUsers: []string{"admin"}, Now: clock.Now}, nil)
+			l, err := ledgertest.OpenLedger(context.Background(), ledgertest.DB(t, engine), ledger.Config{AdminUsers: []string{"admin"}, Now: clock.Now})
 			if err != nil {
 				t.Fatal(err)
 			}

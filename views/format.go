@@ -1,6 +1,10 @@
 package views
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/ccwallet/ccwallet/ledger"
+)
 
 // The view models carry amounts as the ledger's exact decimal strings
 // ("19311.2000000000"); these helpers make them readable for people. They
@@ -103,17 +107,10 @@ func ShortParty(id string) string {
 	return hint + "::" + fp[:8] + "…" + fp[len(fp)-4:]
 }
 
-// historyKinds name the history's kinds in words.
-var historyKinds = map[string]string{
-	"transfer":       "Transfer",
-	"balance_change": "Balance change",
-	"notification":   "Notification",
-	"reward":         "Reward",
-}
-
 // HistoryKind is a history entry's kind in words ("balance_change" is
-// "Balance change"); an unknown kind shows as it is.
-func HistoryKind(kind string) string { return inWords(historyKinds, kind) }
+// "Balance change"; ledger.HistoryKind's table); an unknown kind shows as
+// it is.
+func HistoryKind(kind string) string { return ledger.HistoryKind(kind).Words() }
 
 // inWords looks key up in words; a key it lacks shows as it is.
 func inWords(words map[string]string, key string) string {

@@ -13,6 +13,7 @@ import (
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/workflows"
+	"github.com/ccwallet/ccwallet/store/pgbatch"
 )
 
 // devnetTail is `ccwallet devnet tail`: it prints every update the ledger
@@ -133,6 +134,7 @@ func openDevLedger(ctx context.Context, cfg Config, env envVars, stderr io.Write
 	}
 	lcfg := cfg.ledgerConfig()
 	lcfg.DevNet = true
+	lcfg.Writer = pgbatch.For(db)
 	l, err = ledger.Open(ctx, db, lcfg, log)
 	if err != nil {
 		db.Close()

@@ -116,7 +116,7 @@ func TestReplicas(t *testing.T) {
 	if n != 11 {
 		t.Errorf("alice has %d holdings, want 11 (one per tap)", n)
 	}
-	l, err := ledger.Open(t.Context(), db, ledger.Config{OperatorHint: "ccwallet-validator-1", AdminUsers: []string{"admin"}, DevNet: true}, nil)
+	l, err := ledgertest.OpenLedger(t.Context(), db, ledger.Config{OperatorHint: "ccwallet-validator-1", AdminUsers: []string{"admin"}, DevNet: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/ccwallet/ccwallet/ledger/workflows"
 	"github.com/ccwallet/ccwallet/ledgerapi"
 	"github.com/ccwallet/ccwallet/store"
+	"github.com/ccwallet/ccwallet/store/pgbatch"
 	"github.com/ccwallet/ccwallet/web"
 )
 
@@ -207,6 +208,7 @@ func (c Config) ledgerConfig() ledger.Config {
 // metrics when they are on.
 func (s *serving) openLedger(ctx context.Context) error {
 	lcfg := s.cfg.ledgerConfig()
+	lcfg.Writer = pgbatch.For(s.db)
 	if s.m != nil {
 		lcfg.Observer = s.m
 		s.m.watchDB(s.db.DB.DB, "ccwallet")

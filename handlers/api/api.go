@@ -44,8 +44,7 @@ type Config struct {
 	// something (any method but GET), so the web wallet's live pages look
 	// again; nil: nobody listens.
 	Changed func()
-	// Workflows are the ledger's workflow packages; nil builds them
-	// (workflows.New), for tests.
+	// Workflows are the ledger's workflow packages (required).
 	Workflows *workflows.Set
 }
 
@@ -72,9 +71,6 @@ func New(l *ledger.Ledger, cfg Config, log *slog.Logger) *Handler {
 	}
 	h := &Handler{l: l, log: log, auth: cfg.Auth, sessions: cfg.Sessions, jobs: cfg.Jobs, lim: cfg.Limiter,
 		changed: cfg.Changed, shutdown: cfg.Shutdown, w: cfg.Workflows}
-	if h.w == nil {
-		h.w = workflows.New(l)
-	}
 	h.updates = newUpdateHub(l, cfg)
 	return h
 }

@@ -49,7 +49,7 @@ func transactionItem(party coin.PartyID, operator coin.PartyID, it ledger.Histor
 		receivers = append(receivers, map[string]string{"party": string(r.Party), "amount": r.Amount.String()})
 	}
 	switch it.Kind {
-	case "transfer":
+	case ledger.HistoryTransfer:
 		provider := d.Provider
 		if provider == "" {
 			provider = operator
@@ -74,12 +74,12 @@ func transactionItem(party coin.PartyID, operator coin.PartyID, it ledger.Histor
 		if strings.Contains(it.Subtype, "TransferInstruction") {
 			m["transfer_instruction_cid"] = string(d.ContractID)
 		}
-	case "balance_change":
+	case ledger.HistoryBalanceChange:
 		m["receivers"], m["amulet_price"] = receivers, d.Price.String()
 		if strings.HasPrefix(it.Subtype, "TransferInstruction_") {
 			m["transfer_instruction_cid"] = string(d.ContractID)
 		}
-	case "notification":
+	case ledger.HistoryNotification:
 		m["details"] = d.Notification
 	default:
 		m["transaction_type"] = "unknown"

@@ -44,8 +44,7 @@ type Extras struct {
 	// Operations are the served OpenAPI documents' operations
 	// (api.Handler.Operations).
 	Operations func() (map[string][]apispec.Operation, error)
-	// Workflows are the ledger's workflow packages; nil builds them
-	// (workflows.New), for tests.
+	// Workflows are the ledger's workflow packages (required).
 	Workflows *workflows.Set
 }
 
@@ -54,12 +53,8 @@ func New(l *ledger.Ledger, cfg *Config, x Extras, log *slog.Logger) *Handler {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	w := x.Workflows
-	if w == nil {
-		w = workflows.New(l)
-	}
 	return &Handler{l: l, log: log, ui: cfg, events: newEventHub(l, cfg), jobs: x.Jobs, net: x.Network,
-		warnings: x.Warnings, operations: x.Operations, w: w}
+		warnings: x.Warnings, operations: x.Operations, w: x.Workflows}
 }
 
 // Changed tells the open /events streams to look again now (after a JSON

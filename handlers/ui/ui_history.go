@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -18,21 +19,21 @@ import (
 // historyPageSize is the history page's length.
 const historyPageSize = 25
 
-// historyKinds are the kinds the history filter offers.
-var historyKinds = []string{"transfer", "balance_change", "notification"}
+// historyKinds are the kinds the history filter offers (ledger.HistoryKinds).
+func historyKinds() []string {
+	var out []string
+	for _, k := range ledger.HistoryKinds() {
+		out = append(out, string(k))
+	}
+	return out
+}
 
 // historyFilter reads kind, counterparty and before from the query.
 func historyFilter(r *http.Request) (ledger.HistoryQuery, error) {
 	q := r.URL.Query()
-	hq := ledger.HistoryQuery{Kind: strings.TrimSpace(q.Get("kind"))}
-	if hq.Kind != "" {
-		ok := false
-		for _, k := range historyKinds {
-			ok = ok || k == hq.Kind
-		}
-		if !ok {
-			return hq, badRequest("kind: unknown kind " + strconv.Quote(hq.Kind) + "; choose one from the list")
-		}
+	hq := ledger.HistoryQuery{Kind: ledger.HistoryKind(strings.TrimSpace(q.Get("kind")))}
+	if hq.Kind != "" && !slices.Contains(ledger.HistoryKinds(), hq.Kind) {
+		return hq, badRequest("kind: unknown kind " + strconv.Quote(string(hq.Kind)) + "; choose one from the list")
 	}
 	if cp := strings.TrimSpace(q.Get("counterparty")); cp != "" {
 		p, err := coin.ParsePartyID(cp)
@@ -54,7 +55,7 @@ func historyFilter(r *http.Request) (ledger.HistoryQuery, error) {
 func historyHref(path string, hq ledger.HistoryQuery, before int64) string {
 	v := url.Values{}
 	if hq.Kind != "" {
-		v.Set("kind", hq.Kind)
+		v.Set("kind", string(hq.Kind))
 	}
 	if hq.Counterparty != "" {
 		v.Set("counterparty", string(hq.Counterparty))
@@ -70,7 +71,7 @@ func historyHref(path string, hq ledger.HistoryQuery, before int64) string {
 
 // uiHistory serves GET /history: newest first, paged by entry id.
 func (h *Handler) uiHistory(w http.ResponseWriter, r *http.Request, s *web.Session) error {
-	m := views.History{Page: h.page(s, "History", "history"), Kinds: historyKinds}
+	m := views.History{Page: h.page(s, "History", "history"), Kinds: historyKinds()}
 	m.Kind, m.Counterparty = r.URL.Query().Get("kind"), r.URL.Query().Get("counterparty")
 	hq, err := historyFilter(r)
 	status := http.StatusOK
@@ -106,7 +107,7 @@ func (h *Handler) uiHistory(w http.ResponseWriter, r *http.Request, s *web.Sessi
 
 func historyRow(it ledger.HistoryItem) views.HistoryRow {
 	row := views.HistoryRow{
-		ID: it.ID, Label: historyLabel(it.Subtype), Time: it.Time.UTC().Format(time.DateTime + " UTC"), Kind: it.Kind, Subtype: it.Subtype,
+		ID: it.ID, Label: historyLabel(it.Subtype), Time: it.Time.UTC().Format(time.DateTime + " UTC"), Kind: string(it.Kind), Subtype: it.Subtype,
 		Counterparty: string(it.Counterparty), Amount: it.Amount.String(), Fees: it.Fees.String(),
 		Description: it.Description, Round: int64(it.Round), UpdateID: it.UpdateID,
 	}
@@ -154,7 +155,7 @@ func (h *Handler) uiHistoryCSV(w http.ResponseWriter, r *http.Request, s *web.Se
 			row := historyRow(it)
 			_ = cw.Write([]string{
 				strconv.FormatInt(it.ID, 10), it.Time.UTC().Format(time.RFC3339), strconv.FormatInt(int64(it.Round), 10),
-				it.Kind, it.Subtype, row.Amount, row.Fees, row.Counterparty, csvText(it.Description),
+				string(it.Kind), it.Subtype, row.Amount, row.Fees, row.Counterparty, csvText(it.Description),
 			})
 		}
 		if len(items) < hq.PageSize {

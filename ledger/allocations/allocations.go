@@ -263,7 +263,7 @@ func (s *Service) allocate(ctx context.Context, spec ledger.AllocationSpecificat
 		}
 		x.CreateWithID(cid, ledger.TemplateAmuletAllocation, ledger.AllocationPayload{LockedAmulet: tr.Outputs[0], Allocation: spec},
 			l.DSO(), sender, spec.Settlement.Executor)
-		x.Record(sender, "transfer", "AllocationFactory_Allocate", spec.TransferLeg.Receiver, tr.Cost(amount).Neg(), tr.Fees.Add(tr.HoldingFees),
+		x.Record(sender, ledger.HistoryTransfer, "AllocationFactory_Allocate", spec.TransferLeg.Receiver, tr.Cost(amount).Neg(), tr.Fees.Add(tr.HoldingFees),
 			spec.TransferLeg.Meta.Values[ledger.MetaReason], ledger.HistoryDetails{Provider: spec.Settlement.Executor, HoldingFees: tr.HoldingFees, Fees: tr.Fees, ContractID: cid})
 		res = &AllocationResult{AllocationCID: cid, SenderChangeCIDs: []coin.ContractID{}, ReceiverHoldingCIDs: []coin.ContractID{}}
 		if tr.Change != "" {
@@ -388,7 +388,7 @@ func (s *Service) finishAllocation(ctx context.Context, x *ledger.Tx, cid coin.C
 		}
 		// The locked coin left the sender's available balance when it was
 		// allocated; the receiver's grows.
-		x.RecordPair(leg.Sender, leg.Receiver, "transfer", subtype, coin.Zero, fee, value, coin.Zero, desc, d)
+		x.RecordPair(leg.Sender, leg.Receiver, ledger.HistoryTransfer, subtype, coin.Zero, fee, value, coin.Zero, desc, d)
 		// Splice executes an allocation as a two-step transfer that allows
 		// featuring: a featured executor earns the featured app reward, as
 		// a featured preapproval provider does for a send.
@@ -404,7 +404,7 @@ func (s *Service) finishAllocation(ctx context.Context, x *ledger.Tx, cid coin.C
 		if value.IsPositive() {
 			res.SenderChangeCIDs = append(res.SenderChangeCIDs, x.NewHolding(leg.Sender, value, nil))
 		}
-		x.Record(leg.Sender, "balance_change", subtype, leg.Receiver, value, fee, desc, d)
+		x.Record(leg.Sender, ledger.HistoryBalanceChange, subtype, leg.Receiver, value, fee, desc, d)
 	}
 	return res, nil
 }

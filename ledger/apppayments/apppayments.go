@@ -299,7 +299,7 @@ func (s *Service) AcceptAppPayment(ctx context.Context, sender coin.PartyID, cid
 			Sender: p.Sender, AmuletReceiverAmounts: amounts, Provider: p.Provider, DSO: s.l.DSO(),
 			LockedAmulet: tr.Outputs[0], Round: ledger.RoundRefOf(x.Round().Number), Reference: c.ContractID,
 		}, p.stakeholders()...)
-		x.Record(p.Sender, "transfer", "AppPaymentRequest_Accept", p.Provider, tr.Cost(q.Total).Neg(), tr.Fees.Add(tr.HoldingFees), text,
+		x.Record(p.Sender, ledger.HistoryTransfer, "AppPaymentRequest_Accept", p.Provider, tr.Cost(q.Total).Neg(), tr.Fees.Add(tr.HoldingFees), text,
 			ledger.HistoryDetails{Provider: p.Provider, HoldingFees: tr.HoldingFees, Fees: tr.Fees, ContractID: accepted})
 		res := &AppPaymentResult{Created: accepted, SenderChangeCIDs: []coin.ContractID{}}
 		if tr.Change != "" {
@@ -345,7 +345,7 @@ func (s *Service) endAppPaymentRequest(ctx context.Context, key string, cid coin
 		x.Archive(c.ContractID)
 		text, _ := ledger.AppOrigin(p.Description)
 		what := map[string]string{"AppPaymentRequest_Reject": "rejected", "AppPaymentRequest_Withdraw": "withdrawn by the app", "AppPaymentRequest_Expire": "expired"}[choice]
-		x.Record(p.Sender, "notification", choice, p.Provider, coin.Zero, coin.Zero, text,
+		x.Record(p.Sender, ledger.HistoryNotification, choice, p.Provider, coin.Zero, coin.Zero, text,
 			ledger.HistoryDetails{Provider: p.Provider, ContractID: c.ContractID, Notification: "app payment request " + what})
 		return &AppPaymentResult{}, nil
 	})
@@ -450,7 +450,7 @@ func (s *Service) finishAppPayment(ctx context.Context, x *ledger.Tx, cid coin.C
 			res.SenderChangeCIDs = append(res.SenderChangeCIDs, x.NewHolding(p.Sender, value, nil))
 		}
 		subtype := map[AcceptedAppPaymentMove]string{AppPaymentRefund: "AcceptedAppPayment_Reject", AppPaymentExpire: "AcceptedAppPayment_Expire"}[move]
-		x.Record(p.Sender, "balance_change", subtype, p.Provider, value, fee, "", d)
+		x.Record(p.Sender, ledger.HistoryBalanceChange, subtype, p.Provider, value, fee, "", d)
 		return res, nil
 	}
 	q := quote(x.Rules(), p.Sender, p.AmuletReceiverAmounts, x.Round().Price)
@@ -463,13 +463,13 @@ func (s *Service) finishAppPayment(ctx context.Context, x *ledger.Tx, cid coin.C
 		outFee := x.Rules().OutputFee(a.AmuletAmount, x.Round().Price, a.Receiver == p.Sender)
 		// The locked coin left the sender's available balance at
 		// acceptance; each receiver's grows.
-		x.RecordPair(p.Sender, a.Receiver, "transfer", "AcceptedAppPayment_Collect", coin.Zero, outFee, a.AmuletAmount, coin.Zero, "", d)
+		x.RecordPair(p.Sender, a.Receiver, ledger.HistoryTransfer, "AcceptedAppPayment_Collect", coin.Zero, outFee, a.AmuletAmount, coin.Zero, "", d)
 		d.HoldingFees = coin.Zero // counted once
 	}
 	x.Burn(q.Fees)
 	if change.IsPositive() {
 		res.SenderChangeCIDs = append(res.SenderChangeCIDs, x.NewHolding(p.Sender, change, nil))
-		x.Record(p.Sender, "balance_change", "AcceptedAppPayment_Collect", p.Provider, change, coin.Zero, "", ledger.HistoryDetails{Provider: p.Provider, ContractID: cid})
+		x.Record(p.Sender, ledger.HistoryBalanceChange, "AcceptedAppPayment_Collect", p.Provider, change, coin.Zero, "", ledger.HistoryDetails{Provider: p.Provider, ContractID: cid})
 	}
 	// An app's payment is an app transfer: a featured provider earns the
 	// featured app reward, as a featured preapproval provider does.

@@ -15,6 +15,7 @@ import (
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/store"
+	"github.com/ccwallet/ccwallet/store/pgbatch"
 	"github.com/ccwallet/ccwallet/store/pgtest"
 	"github.com/google/uuid"
 )
@@ -122,9 +123,9 @@ func Open(t testing.TB, url string, o Options) *ledger.Ledger {
 	if o.Clock == nil {
 		o.Clock = NewClock()
 	}
-	l, err := ledger.Open(context.Background(), openDB(t, url), ledger.Config{
+	l, err := OpenLedger(context.Background(), openDB(t, url), ledger.Config{
 		AdminUsers: []string{"admin"}, DevNet: true, Now: o.Clock.Now, Rules: o.Rules,
-	}, nil)
+	})
 	if err != nil {
 		t.Fatalf("open ledger: %v", err)
 	}
@@ -270,4 +271,13 @@ func ShareOf(p coin.PartyID, sender *ledger.PartyAmount, receivers []ledger.Part
 		}
 	}
 	return a
+}
+
+// OpenLedger is ledger.Open as cmd calls it: cfg.Writer, when nil, is
+// store/pgbatch's writer for db, as the wallet process passes.
+func OpenLedger(ctx context.Context, db *store.DB, cfg ledger.Config) (*ledger.Ledger, error) {
+	if cfg.Writer == nil {
+		cfg.Writer = pgbatch.For(db)
+	}
+	return ledger.Open(ctx, db, cfg, nil)
 }

@@ -472,7 +472,7 @@ func (a ansApp) InitialPaid(ctx context.Context, x *ledger.Tx, req, _ coin.Contr
 // its balance's changes still add up.
 func (a ansApp) burnDSOPayment(x *ledger.Tx, choice, name string) {
 	if amount, ok := x.BurnNewHolding(a.l.DSO()); ok {
-		x.Record(a.l.DSO(), "balance_change", choice, "", amount.Neg(), coin.Zero, "burn of the payment for "+name, ledger.HistoryDetails{})
+		x.Record(a.l.DSO(), ledger.HistoryBalanceChange, choice, "", amount.Neg(), coin.Zero, "burn of the payment for "+name, ledger.HistoryDetails{})
 	}
 }
 

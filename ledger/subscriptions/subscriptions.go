@@ -218,7 +218,7 @@ func (s *Service) CreateRequest(ctx context.Context, x *ledger.Tx, r Subscriptio
 	}); err != nil {
 		return "", err
 	}
-	x.Record(r.Sender, "notification", "SubscriptionRequest", r.Provider, coin.Zero, coin.Zero, r.Description, ledger.HistoryDetails{
+	x.Record(r.Sender, ledger.HistoryNotification, "SubscriptionRequest", r.Provider, coin.Zero, coin.Zero, r.Description, ledger.HistoryDetails{
 		ContractID: cid, Notification: fmt.Sprintf("subscription request %s", cid),
 	})
 	return cid, nil
@@ -357,7 +357,7 @@ func (s *Service) AcceptSubscriptionRequest(ctx context.Context, actor coin.Part
 			SubscriptionData: *d, PayData: p.PayData, TargetAmount: target, LockedAmulet: tr.Outputs[0],
 			Round: ledger.RoundRefOf(x.Round().Number), Reference: cid,
 		}, d.Sender, d.Receiver, d.Provider)
-		x.Record(d.Sender, "transfer", "SubscriptionRequest_AcceptAndMakePayment", d.Receiver, tr.Cost(lock).Neg(),
+		x.Record(d.Sender, ledger.HistoryTransfer, "SubscriptionRequest_AcceptAndMakePayment", d.Receiver, tr.Cost(lock).Neg(),
 			tr.Fees.Add(tr.HoldingFees), d.Description, ledger.HistoryDetails{Provider: d.Provider, HoldingFees: tr.HoldingFees, Fees: tr.Fees, ContractID: paid})
 		x.SaveCommand(key, actor, "accept-subscription-request", string(paid))
 		return nil
@@ -386,7 +386,7 @@ func (s *Service) RejectSubscriptionRequest(ctx context.Context, actor coin.Part
 		}
 		x.Archive(cid)
 		x.Create(ledger.TemplateTerminatedSubscription, subscriptionPayload{SubscriptionData: *d, Reference: cid}, d.Sender, d.Receiver, d.Provider)
-		x.Record(d.Sender, "notification", choice, d.Provider, coin.Zero, coin.Zero, d.Description, ledger.HistoryDetails{
+		x.Record(d.Sender, ledger.HistoryNotification, choice, d.Provider, coin.Zero, coin.Zero, d.Description, ledger.HistoryDetails{
 			ContractID: cid, Notification: fmt.Sprintf("subscription request %s ended", cid),
 		})
 		return nil
@@ -424,7 +424,7 @@ func (s *Service) CancelSubscription(ctx context.Context, actor coin.PartyID, ci
 func endSubscription(x *ledger.Tx, cid coin.ContractID, d SubscriptionData, p SubscriptionIdlePayload, choice string) {
 	x.Archive(cid, p.Subscription)
 	x.Create(ledger.TemplateTerminatedSubscription, subscriptionPayload{SubscriptionData: d, Reference: p.Reference}, d.Sender, d.Receiver, d.Provider)
-	x.Record(d.Sender, "notification", choice, d.Provider, coin.Zero, coin.Zero, d.Description, ledger.HistoryDetails{
+	x.Record(d.Sender, ledger.HistoryNotification, choice, d.Provider, coin.Zero, coin.Zero, d.Description, ledger.HistoryDetails{
 		ContractID: p.Subscription, Notification: fmt.Sprintf("subscription %s ended", p.Subscription),
 	})
 }
@@ -490,7 +490,7 @@ func (s *Service) finishPayment(ctx context.Context, x *ledger.Tx, cid coin.Cont
 		dh.Fees = fee
 		// The sender's coin left its available balance when it was
 		// locked; the change comes back.
-		x.RecordPair(d.Sender, d.Receiver, "transfer", choice, change, fee.Add(holdingFee), got, coin.Zero, d.Description, dh)
+		x.RecordPair(d.Sender, d.Receiver, ledger.HistoryTransfer, choice, change, fee.Add(holdingFee), got, coin.Zero, d.Description, dh)
 	default:
 		if value.IsPositive() {
 			x.NewHolding(d.Sender, value, nil)
@@ -505,7 +505,7 @@ func (s *Service) finishPayment(ctx context.Context, x *ledger.Tx, cid coin.Cont
 				Subscription: sub, SubscriptionData: d, PayData: p.PayData, NextPaymentDueAt: p.ThisPaymentDueAt, Reference: p.Reference,
 			}, d.Sender, d.Receiver, d.Provider)
 		}
-		x.Record(d.Sender, "balance_change", choice, d.Receiver, value, holdingFee, d.Description, dh)
+		x.Record(d.Sender, ledger.HistoryBalanceChange, choice, d.Receiver, value, holdingFee, d.Description, dh)
 	}
 	return sub, nil
 }
@@ -730,7 +730,7 @@ func (s *Service) makePayment(ctx context.Context, cid coin.ContractID) error {
 			Subscription: p.Subscription, SubscriptionData: *d, PayData: p.PayData, ThisPaymentDueAt: p.NextPaymentDueAt,
 			TargetAmount: target, LockedAmulet: tr.Outputs[0], Round: ledger.RoundRefOf(x.Round().Number), Reference: p.Reference,
 		}, d.Sender, d.Receiver, d.Provider)
-		x.Record(d.Sender, "transfer", "SubscriptionIdleState_MakePayment", d.Receiver, tr.Cost(lock).Neg(),
+		x.Record(d.Sender, ledger.HistoryTransfer, "SubscriptionIdleState_MakePayment", d.Receiver, tr.Cost(lock).Neg(),
 			tr.Fees.Add(tr.HoldingFees), d.Description, ledger.HistoryDetails{Provider: d.Provider, HoldingFees: tr.HoldingFees, Fees: tr.Fees, ContractID: paid})
 		return store.SetSubscriptionUnpaid(ctx, x.DB(), p.Reference, "", x.Now())
 	})
