@@ -8,6 +8,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/allocations"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -65,7 +66,7 @@ func testRegistryAllocations(t *testing.T, a *testAPI) {
 		}
 	}
 
-	res, err := a.l.Allocate(t.Context(), spec, "")
+	res, err := allocations.New(a.l).Allocate(t.Context(), spec, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -99,7 +100,7 @@ func testRegistryAllocations(t *testing.T, a *testAPI) {
 	if r := anon.do(http.MethodPost, "/registry/allocations/v1/nope/choice-contexts/withdraw", map[string]any{}); r.Status != http.StatusBadRequest {
 		t.Errorf("malformed id = %d %s, want 400", r.Status, r.Body)
 	}
-	if _, err := a.l.MoveAllocation(t.Context(), alicePID, res.AllocationCID, ledger.AllocationWithdraw, ""); err != nil {
+	if _, err := allocations.New(a.l).MoveAllocation(t.Context(), alicePID, res.AllocationCID, ledger.AllocationWithdraw, ""); err != nil {
 		t.Fatal(err)
 	}
 	if r := anon.do(http.MethodPost, base+"execute-transfer", map[string]any{}); r.Status != http.StatusNotFound {
@@ -184,11 +185,11 @@ func testWalletAllocations(t *testing.T, a *testAPI) {
 	// a sender.
 	cc := ledger.InstrumentRef{Admin: a.l.DSO(), ID: ledger.InstrumentID}
 	legs := map[string]ledger.TransferLeg{"leg0": {Sender: alicePID, Receiver: bobPID, Amount: coin.MustParse("5"), InstrumentID: cc}}
-	prop, err := a.l.ProposeTrade(t.Context(), []coin.PartyID{alicePID, bobPID}, ledger.OTCTradeProposal{Venue: venuePID, TransferLegs: legs, Approvers: []coin.PartyID{alicePID, bobPID}}, "")
+	prop, err := allocations.New(a.l).ProposeTrade(t.Context(), []coin.PartyID{alicePID, bobPID}, ledger.OTCTradeProposal{Venue: venuePID, TransferLegs: legs, Approvers: []coin.PartyID{alicePID, bobPID}}, "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	trade, err := a.l.InitiateTradeSettlement(t.Context(), []coin.PartyID{venuePID}, prop.Created,
+	trade, err := allocations.New(a.l).InitiateTradeSettlement(t.Context(), []coin.PartyID{venuePID}, prop.Created,
 		ledger.FormatTime(now.Add(time.Hour)), ledger.FormatTime(now.Add(2*time.Hour)), "")
 	if err != nil {
 		t.Fatal(err)

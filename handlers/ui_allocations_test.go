@@ -47,12 +47,12 @@ func (e *tradeEnv) trade(t *testing.T, legs map[string][3]string) coin.ContractI
 			InstrumentID: ledger.InstrumentRef{Admin: e.l.DSO(), ID: ledger.InstrumentID}}
 		traders = append(traders, coin.PartyID(l[0]), coin.PartyID(l[1]))
 	}
-	p, err := e.l.ProposeTrade(ctx, traders, ledger.OTCTradeProposal{Venue: e.venue, TransferLegs: tl, Approvers: traders}, "")
+	p, err := e.w.Allocations.ProposeTrade(ctx, traders, ledger.OTCTradeProposal{Venue: e.venue, TransferLegs: tl, Approvers: traders}, "")
 	if err != nil {
 		t.Fatal(err)
 	}
 	now := e.clock.Now()
-	tr, err := e.l.InitiateTradeSettlement(ctx, []coin.PartyID{e.venue}, p.Created, ledger.FormatTime(now.Add(time.Hour)), ledger.FormatTime(now.Add(2*time.Hour)), "")
+	tr, err := e.w.Allocations.InitiateTradeSettlement(ctx, []coin.PartyID{e.venue}, p.Created, ledger.FormatTime(now.Add(time.Hour)), ledger.FormatTime(now.Add(2*time.Hour)), "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -169,13 +169,13 @@ func TestUIAllocations(t *testing.T) {
 		// The venue settles both legs in one update.
 		ids := map[string]coin.ContractID{}
 		for _, w := range []*wallet{alice, bob} {
-			as, err := e.l.PendingAllocations(ctx, w.party)
+			as, err := e.w.Allocations.PendingAllocations(ctx, w.party)
 			if err != nil || len(as) != 1 {
 				t.Fatalf("%s's pending allocations: %v %v", w.party, as, err)
 			}
 			ids[as[0].Spec.TransferLegID] = as[0].Contract.ContractID
 		}
-		if _, err := e.l.SettleTrade(ctx, []coin.PartyID{e.venue}, trade, ids, ""); err != nil {
+		if _, err := e.w.Allocations.SettleTrade(ctx, []coin.PartyID{e.venue}, trade, ids, ""); err != nil {
 			t.Fatal(err)
 		}
 		for _, c := range []struct {
@@ -197,7 +197,7 @@ func TestUIAllocations(t *testing.T) {
 		// A pending allocation withdrawn: the coin comes back, once.
 		second := e.trade(t, map[string][3]string{"leg0": {a, b, "5"}})
 		mustDone(t, alice.act(second, "allocate", "leg0"), "allocations-allocate")
-		pending, err := e.l.PendingAllocations(ctx, alice.party)
+		pending, err := e.w.Allocations.PendingAllocations(ctx, alice.party)
 		if err != nil || len(pending) != 1 {
 			t.Fatalf("pending: %v %v", pending, err)
 		}
@@ -222,7 +222,7 @@ func TestUIAllocations(t *testing.T) {
 		mustDone(t, alice.act(fourth, "allocate", "leg0"), "allocations-allocate")
 		e.clock.Advance(2 * time.Hour)
 		mustHave(t, alice.get("/allocations"), http.StatusOK, `data-testid="allocation-overdue"`, `data-testid="allocation-closed"`)
-		if n, err := e.l.ExpireAllocations(ctx); err != nil || n != 1 {
+		if n, err := e.w.Allocations.ExpireAllocations(ctx); err != nil || n != 1 {
 			t.Fatalf("expired %d, %v", n, err)
 		}
 		page = alice.get("/allocations")

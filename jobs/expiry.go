@@ -22,7 +22,7 @@ func Expiry(w *workflows.Set, every time.Duration) Job {
 	return Job{Name: "expire-transfers", Every: every, Run: func(ctx context.Context) error {
 		_, oerr := l.ExpireOffers(ctx)
 		_, ierr := l.ExpireInstructions(ctx)
-		_, aerr := l.ExpireAllocations(ctx)
+		_, aerr := w.Allocations.ExpireAllocations(ctx)
 		_, perr := w.AppPayments.ExpireAppPayments(ctx)
 		_, nerr := w.Names.ExpireAnsEntries(ctx)
 		return errors.Join(oerr, ierr, aerr, perr, nerr)

@@ -2,6 +2,7 @@ package ledger
 
 import (
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/ccwallet/ccwallet/coin"
@@ -173,4 +174,14 @@ func newAmuletRulesPayload(dso coin.PartyID, r Rules, devNet bool, syncID string
 		TransferPreapprovalFee: &preapprovalFee,
 	}
 	return amuletRulesPayload{DSO: dso, ConfigSchedule: damlSchedule[amuletConfig]{InitialValue: cfg, FutureValues: []struct{}{}}, IsDevNet: devNet}
+}
+
+// PackageVersion is the version this ledger answers for a Daml package
+// name: 1.0.0 for the token standard's interface packages and the example
+// trading app, the release's splice-amulet version for the coin's own.
+func PackageVersion(name string) string {
+	if strings.HasPrefix(name, "splice-api-token-") || name == "splice-token-test-trading-app" {
+		return "1.0.0"
+	}
+	return damlPackageVersion
 }

@@ -456,7 +456,7 @@ func (l *Ledger) InterfaceView(c LedgerContract, iface string) (json.RawMessage,
 			Meta: metadata{Values: map[string]string{}},
 		})
 	case TemplateAmuletAllocation:
-		var p amuletAllocationPayload
+		var p AllocationPayload
 		if err := json.Unmarshal(c.Payload, &p); err != nil {
 			return nil, fmt.Errorf("allocation %s: %w", c.ContractID, err)
 		}
@@ -466,7 +466,7 @@ func (l *Ledger) InterfaceView(c LedgerContract, iface string) (json.RawMessage,
 		if err := json.Unmarshal(c.Payload, &tr); err != nil {
 			return nil, fmt.Errorf("OTC trade %s: %w", c.ContractID, err)
 		}
-		return json.Marshal(allocationRequestView{Settlement: tr.settlement(), TransferLegs: tr.TransferLegs, Meta: metadata{Values: map[string]string{}}})
+		return json.Marshal(allocationRequestView{Settlement: tr.Settlement(), TransferLegs: tr.TransferLegs, Meta: metadata{Values: map[string]string{}}})
 	case TemplateExternalPartyRule:
 		// TransferFactoryView and AllocationFactoryView: the admin and empty metadata.
 		return json.Marshal(struct {

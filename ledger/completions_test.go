@@ -129,38 +129,3 @@ func TestCompletionsRideTheirChanges(t *testing.T) {
 		}
 	})
 }
-
-// TestCompletionsOfAllocations: AllocationFactory_Allocate and an
-// allocation's move record their completions at their updates' offsets
-// (MoveAllocation wrote its command record directly before, without the
-// completion).
-func TestCompletionsOfAllocations(t *testing.T) {
-	forEachEngineClock(t, func(t *testing.T, l *ledger.Ledger, clock *ledgertest.Clock) {
-		ctx := context.Background()
-		sender, receiver, venue := ledgertest.Party(t, l), ledgertest.Party(t, l), ledgertest.Party(t, l)
-		ledgertest.Mint(t, l, sender, "100")
-		with := func(id string, p coin.PartyID) context.Context {
-			t.Helper()
-			c, err := ledger.WithCompletion(ctx, ledger.Completion{UserID: "u", CommandID: id, ActAs: []coin.PartyID{p}})
-			if err != nil {
-				t.Fatal(err)
-			}
-			return c
-		}
-		res, err := l.Allocate(with("allocate", sender), allocationSpec(l, sender, receiver, venue, "10", clock.Now()), "k-allocate")
-		if err != nil {
-			t.Fatal(err)
-		}
-		moved, err := l.MoveAllocation(with("execute", venue), venue, res.AllocationCID, ledger.AllocationExecute, "k-execute")
-		if err != nil {
-			t.Fatal(err)
-		}
-		cs, err := l.Completions(ctx, "u", []coin.PartyID{sender, venue}, 0, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(cs) != 2 || cs[0].CommandID != "allocate" || cs[1].CommandID != "execute" || cs[1].Offset != moved.Offset || cs[0].Offset >= cs[1].Offset {
-			t.Errorf("completions %+v; want allocate, then execute at %d", cs, moved.Offset)
-		}
-	})
-}

@@ -81,10 +81,9 @@
 //     (Postgres: store/pgbatch claims, locks and reads a batch with BEGIN
 //     in one round trip and writes it with COMMIT in another; see
 //     docs/architecture.md).
-//   - allocations.go: the token standard's allocations (DvP legs);
-//     tradingapp.go: the example trading app (OTC trades) on them;
-//     allocations_wallet.go: the wallet's view of both and its Allocate,
-//     Reject and Withdraw buttons' rules.
+//   - allocation_types.go: the token standard's allocations and the
+//     example trading app's contracts as data (templates, payloads,
+//     interface views), which the Ledger API's reads show.
 //   - payments.go: the payment templates, units and the confirm page's
 //     origin rule the payment workflows share; ansrules.go: the name
 //     service's AnsRules and the rule for a name.
@@ -96,7 +95,11 @@
 //     subscriptions and their automations; apps' hooks passed to New),
 //     ledger/names (the name service, paid by a subscription: requests,
 //     entries, lookups, ResolveParty), ledger/apppayments (an app's
-//     payment requests, their acceptance, collection, refund and expiry).
+//     payment requests, their acceptance, collection, refund and expiry),
+//     ledger/allocations (the token standard's allocations, the example
+//     trading app on them and the wallet's view of both), ledger/external
+//     (the Ledger API's interactive submission, an external party's
+//     balance summary).
 //   - registry.go: the token-standard registry's choice contexts, transfer
 //     factory and metadata; contracts.go: template IDs and the contract
 //     read model.
@@ -105,11 +108,11 @@
 //     amuletconfig.go: the AmuletRules and OpenMiningRound payloads in
 //     Splice's Daml shape.
 //   - external.go, external_preapprovals.go, prepared.go, signing.go:
-//     external parties, whose Ed25519 keys stay off the node (prepare,
-//     sign, submit).
-//   - interactive.go: the Ledger API's interactive submission (what was
-//     prepared, until when, whose signatures count); package preparedtx:
-//     Canton's PreparedTransaction protobuf and its V2 hash.
+//     external parties, whose Ed25519 keys stay off the node (topology,
+//     prepare, sign, submit: the core verifies and executes a prepared
+//     transaction itself); partykeys.go: their keys as ledger/external
+//     reads them; package preparedtx: Canton's PreparedTransaction
+//     protobuf and its V2 hash.
 //   - rewards.go, reward_collection.go: reward coupons and their
 //     collection; delegations.go: minting delegations.
 //   - traffic.go, topup.go: traffic purchases and the top-up automation's

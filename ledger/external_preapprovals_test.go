@@ -10,6 +10,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/external"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
 )
 
@@ -105,11 +106,11 @@ func TestExternalPreapprovalFlow(t *testing.T) {
 		}
 		balances := func() (coin.Amount, coin.Amount) {
 			t.Helper()
-			r, err := l.ExternalPartyBalance(ctx, recv)
+			r, err := external.New(l).ExternalPartyBalance(ctx, recv)
 			if err != nil {
 				t.Fatal(err)
 			}
-			s, err := l.ExternalPartyBalance(ctx, sender)
+			s, err := external.New(l).ExternalPartyBalance(ctx, sender)
 			if err != nil {
 				t.Fatal(err)
 			}

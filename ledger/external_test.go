@@ -14,6 +14,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/external"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
 )
 
@@ -230,25 +231,6 @@ func TestExternalTransferFlow(t *testing.T) {
 	})
 }
 
-func TestExternalPartyBalance(t *testing.T) {
-	forEachEngine(t, func(t *testing.T, l *ledger.Ledger) {
-		ctx := context.Background()
-		ext, _ := ledgertest.ExternalParty(t, l, "ext-dave")
-		ledgertest.Mint(t, l, ext, "100")
-		ledgertest.Mint(t, l, ext, "23.5")
-		b, err := l.ExternalPartyBalance(ctx, ext)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !b.Unlocked.Equal(coin.MustParse("123.5")) || !b.Locked.IsZero() || !b.Available().Equal(b.Unlocked.Sub(b.FeesUnlocked)) || b.HoldingsCount != 2 {
-			t.Errorf("balance = %+v", b)
-		}
-		if _, err := l.ExternalPartyBalance(ctx, coin.PartyID("nobody::1220"+strings.Repeat("0", 64))); !errors.Is(err, ledger.ErrNotFound) {
-			t.Errorf("unknown party = %v, want ErrNotFound", err)
-		}
-	})
-}
-
 func TestMintingDelegations(t *testing.T) {
 	forEachEngineClock(t, func(t *testing.T, l *ledger.Ledger, clock *ledgertest.Clock) {
 		ctx := context.Background()
@@ -378,7 +360,7 @@ func TestRewardCollectionNeedsMintingDelegation(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			b, err := l.ExternalPartyBalance(ctx, ext)
+			b, err := external.New(l).ExternalPartyBalance(ctx, ext)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -11,16 +11,15 @@ import (
 const IncomingOffersMax = 20
 
 // Incoming is what waits for a party's answer: the open transfer offers
-// (the newest) and pending transfer instructions it receives.
+// (the newest) and pending transfer instructions it receives (the
+// allocation requests it has to allocate for are ledger/allocations'
+// Awaiting).
 type Incoming struct {
 	// Offers are the newest IncomingOffersMax open offers; OfferCount
 	// counts them all.
 	Offers       []Offer
 	OfferCount   int
 	Instructions []TransferInstruction
-	// AllocationRequests are the requests with a leg party sends and has
-	// not allocated yet (AwaitsAllocation).
-	AllocationRequests []AllocationRequest
 }
 
 // Incoming lists the open transfer offers and pending transfer
@@ -40,15 +39,6 @@ func (l *Ledger) Incoming(ctx context.Context, party coin.PartyID) (Incoming, er
 	for i := range tis {
 		if tis[i].Receiver == party {
 			in.Instructions = append(in.Instructions, l.instructionView(&tis[i], nil))
-		}
-	}
-	rs, err := l.AllocationRequestsFor(ctx, party)
-	if err != nil {
-		return Incoming{}, err
-	}
-	for _, r := range rs {
-		if r.AwaitsAllocation(party) {
-			in.AllocationRequests = append(in.AllocationRequests, r)
 		}
 	}
 	return in, nil

@@ -278,7 +278,7 @@ func (l *Ledger) AllocationFactory(ctx context.Context) (TransferFactory, error)
 // execute is not found and withdraw/cancel get expire-lock=false only.
 func (l *Ledger) AllocationChoiceContext(ctx context.Context, cid coin.ContractID, move AllocationMove) (ChoiceContext, error) {
 	notFound := notFoundf("AmuletAllocation '%s' not found.", cid)
-	c, p, err := l.allocationIn(ctx, l.db, cid)
+	c, p, err := AllocationContract(ctx, l.db, cid)
 	if errors.Is(err, ErrNotFound) || err == nil && c.ArchivedOffset != nil {
 		return ChoiceContext{}, notFound
 	} else if err != nil {

@@ -136,3 +136,20 @@ func SignHash(key ed25519.PrivateKey, hashHex string) (string, error) {
 	}
 	return hex.EncodeToString(ed25519.Sign(key, msg)), nil
 }
+
+// Signature formats and the algorithm external parties sign with, as
+// the Ledger API names them.
+const (
+	SignatureFormatConcat   = "SIGNATURE_FORMAT_CONCAT"
+	SignatureFormatRaw      = "SIGNATURE_FORMAT_RAW"
+	SigningAlgorithmEd25519 = "SIGNING_ALGORITHM_SPEC_ED25519"
+)
+
+// ExternalSignature is one signature of a prepared transaction's hash.
+type ExternalSignature struct {
+	Format    string
+	Signature []byte
+	// SignedBy is the fingerprint of the signing key (coin.Fingerprint).
+	SignedBy  string
+	Algorithm string
+}

@@ -239,3 +239,15 @@ func ContractCommand[R CommandResult](ctx context.Context, l *Ledger, prefix, ke
 	}
 	return res, nil
 }
+
+// ClaimOnce reserves the deduplication key of a command that runs once: a
+// key used before is ErrDuplicate, one held right now ErrInFlight.
+func (x *Tx) ClaimOnce(ctx context.Context, key string) error {
+	return x.c.l.claimOnce(ctx, x.c.tx, key)
+}
+
+// RefuseReassigning refuses (ErrReassigning) an update that uses ids while
+// they are being reassigned (UsingRules adds the rules and open round).
+func (x *Tx) RefuseReassigning(ctx context.Context, ids ...coin.ContractID) error {
+	return x.c.l.refuseReassigning(ctx, x.c.tx, ids...)
+}

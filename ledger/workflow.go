@@ -105,3 +105,13 @@ func (r damlRelTime) Duration() time.Duration {
 // Cost is what the sender's balance gives for outputs worth outputs: the
 // outputs, the fees and the holding fees of the inputs.
 func (r *TransferResult) Cost(outputs coin.Amount) coin.Amount { return r.cost(outputs) }
+
+// LedgerContract is a stored contract as the Ledger API shows it (with
+// signatories, observers and offsets).
+func (l *Ledger) LedgerContract(c *store.Contract) LedgerContract { return l.ledgerContract(c) }
+
+// UsableRound is the open round a transaction or a balance uses now, the
+// one rule the wallet's balance and the registry share (usable).
+func (l *Ledger) UsableRound(ctx context.Context, db bun.IDB) (*store.Round, error) {
+	return l.usableRound(ctx, db)
+}

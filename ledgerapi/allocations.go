@@ -8,6 +8,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/allocations"
 )
 
 // Commands of the token standard's DvP: AllocationFactory_Allocate on the
@@ -51,7 +52,7 @@ func (s *Server) allocate(r *http.Request, actAs []coin.PartyID, factory coin.Co
 	if sender := arg.Allocation.TransferLeg.Sender; !slices.Contains(actAs, sender) {
 		return 0, cantonErr(codeAuthorization, "the leg's sender %s must be among actAs %v", sender, actAs)
 	}
-	res, err := s.l.Allocate(r.Context(), *arg.Allocation, key)
+	res, err := s.w.Allocations.Allocate(r.Context(), *arg.Allocation, key)
 	if err != nil {
 		return 0, err
 	}
@@ -68,7 +69,7 @@ func (s *Server) allocationMove(r *http.Request, actAs []coin.PartyID, cid coin.
 	if err := decodeArg(raw, &arg); err != nil {
 		return 0, err
 	}
-	res, err := s.l.MoveAllocation(r.Context(), actAs[0], cid, move, key)
+	res, err := s.w.Allocations.MoveAllocation(r.Context(), actAs[0], cid, move, key)
 	if errors.Is(err, ledger.ErrNotFound) && !errors.Is(err, ledger.ErrDuplicate) {
 		return 0, cantonErr(codeContractNotFound, "allocation %s not found, not visible to %s, or no longer pending", cid, actAs[0])
 	} else if err != nil {
@@ -104,7 +105,7 @@ func (s *Server) createCommand(r *http.Request, actAs []coin.PartyID, raw json.R
 	if err := decodeCreateArgs(cc.CreateArguments, &p); err != nil {
 		return 0, err
 	}
-	res, err := s.l.ProposeTrade(r.Context(), actAs, p, key)
+	res, err := s.w.Allocations.ProposeTrade(r.Context(), actAs, p, key)
 	if err != nil {
 		return 0, err
 	}
@@ -114,7 +115,7 @@ func (s *Server) createCommand(r *http.Request, actAs []coin.PartyID, raw json.R
 // tradeChoice exercises a choice of the trading app's templates.
 func (s *Server) tradeChoice(r *http.Request, actAs []coin.PartyID, tmpl string, cid coin.ContractID, choice string, raw json.RawMessage, key string) (int64, error) {
 	ctx := r.Context()
-	var res *ledger.TradeResult
+	var res *allocations.TradeResult
 	var err error
 	switch {
 	case tmpl == ledger.TemplateOTCTradeProposal && choice == "OTCTradeProposal_Accept":
@@ -124,7 +125,7 @@ func (s *Server) tradeChoice(r *http.Request, actAs []coin.PartyID, tmpl string,
 		if err := decodeArg(raw, &arg); err != nil {
 			return 0, err
 		}
-		res, err = s.l.AcceptTradeProposal(ctx, actAs, cid, arg.Approver, key)
+		res, err = s.w.Allocations.AcceptTradeProposal(ctx, actAs, cid, arg.Approver, key)
 	case tmpl == ledger.TemplateOTCTradeProposal && choice == "OTCTradeProposal_Reject":
 		var arg struct {
 			Trader coin.PartyID `json:"trader"`
@@ -132,7 +133,7 @@ func (s *Server) tradeChoice(r *http.Request, actAs []coin.PartyID, tmpl string,
 		if err := decodeArg(raw, &arg); err != nil {
 			return 0, err
 		}
-		res, err = s.l.RejectTradeProposal(ctx, actAs, cid, arg.Trader, key)
+		res, err = s.w.Allocations.RejectTradeProposal(ctx, actAs, cid, arg.Trader, key)
 	case tmpl == ledger.TemplateOTCTradeProposal && choice == "OTCTradeProposal_InitiateSettlement":
 		var arg struct {
 			PrepareUntil string `json:"prepareUntil"`
@@ -141,7 +142,7 @@ func (s *Server) tradeChoice(r *http.Request, actAs []coin.PartyID, tmpl string,
 		if err := decodeArg(raw, &arg); err != nil {
 			return 0, err
 		}
-		res, err = s.l.InitiateTradeSettlement(ctx, actAs, cid, arg.PrepareUntil, arg.SettleBefore, key)
+		res, err = s.w.Allocations.InitiateTradeSettlement(ctx, actAs, cid, arg.PrepareUntil, arg.SettleBefore, key)
 	case tmpl == ledger.TemplateOTCTrade && (choice == "OTCTrade_Settle" || choice == "OTCTrade_Cancel"):
 		// TextMap (ContractId Allocation, ExtraArgs): a Daml tuple is the
 		// record DA.Types:Tuple2 with fields _1 and _2.
@@ -162,9 +163,9 @@ func (s *Server) tradeChoice(r *http.Request, actAs []coin.PartyID, tmpl string,
 			allocs[id] = a.Allocation
 		}
 		if choice == "OTCTrade_Settle" {
-			res, err = s.l.SettleTrade(ctx, actAs, cid, allocs, key)
+			res, err = s.w.Allocations.SettleTrade(ctx, actAs, cid, allocs, key)
 		} else {
-			res, err = s.l.CancelTrade(ctx, actAs, cid, allocs, key)
+			res, err = s.w.Allocations.CancelTrade(ctx, actAs, cid, allocs, key)
 		}
 	case tmpl == ledger.InterfaceAllocationRequest && choice == "AllocationRequest_Reject":
 		var arg struct {
@@ -174,7 +175,7 @@ func (s *Server) tradeChoice(r *http.Request, actAs []coin.PartyID, tmpl string,
 		if err := decodeArg(raw, &arg); err != nil {
 			return 0, err
 		}
-		res, err = s.l.RejectAllocationRequest(ctx, actAs, cid, arg.Actor, key)
+		res, err = s.w.Allocations.RejectAllocationRequest(ctx, actAs, cid, arg.Actor, key)
 	case tmpl == ledger.InterfaceAllocationRequest && choice == "AllocationRequest_Withdraw":
 		var arg struct {
 			ExtraArgs extraArgs `json:"extraArgs"`
@@ -182,7 +183,7 @@ func (s *Server) tradeChoice(r *http.Request, actAs []coin.PartyID, tmpl string,
 		if err := decodeArg(raw, &arg); err != nil {
 			return 0, err
 		}
-		res, err = s.l.WithdrawAllocationRequest(ctx, actAs, cid, key)
+		res, err = s.w.Allocations.WithdrawAllocationRequest(ctx, actAs, cid, key)
 	default:
 		return 0, cantonErr(codeUnsupported, "choice %s on %s: this participant runs %s", choice, tmpl, supportedCommands)
 	}

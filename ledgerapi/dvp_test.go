@@ -179,7 +179,7 @@ func TestDvPFlow(t *testing.T) {
 		e.mustCommand("alice", "allocate-late", alice, exercise(allocFactoryIface, factory.FactoryID, "AllocationFactory_Allocate", arg), disclosed(factory.ChoiceContext))
 		wantBalance(t, e, alice, "52.5000000000", "30.0000000000")
 		e.clock.Advance(2 * time.Hour)
-		if n, err := e.l.ExpireAllocations(context.Background()); err != nil || n != 1 {
+		if n, err := e.w.Allocations.ExpireAllocations(context.Background()); err != nil || n != 1 {
 			t.Fatalf("expired %d, %v; want 1", n, err)
 		}
 		wantBalance(t, e, alice, "82.5000000000", "0.0000000000")
@@ -212,12 +212,12 @@ func TestTradeEndings(t *testing.T) {
 		legs := map[string]ledger.TransferLeg{"leg0": {Sender: alice, Receiver: bob, Amount: coin.MustParse("20"), InstrumentID: cc}}
 		trade := func() coin.ContractID {
 			t.Helper()
-			p, err := e.l.ProposeTrade(ctx, []coin.PartyID{alice, bob}, ledger.OTCTradeProposal{Venue: venue, TransferLegs: legs, Approvers: []coin.PartyID{alice, bob}}, "")
+			p, err := e.w.Allocations.ProposeTrade(ctx, []coin.PartyID{alice, bob}, ledger.OTCTradeProposal{Venue: venue, TransferLegs: legs, Approvers: []coin.PartyID{alice, bob}}, "")
 			if err != nil {
 				t.Fatal(err)
 			}
 			now := e.clock.Now()
-			tr, err := e.l.InitiateTradeSettlement(ctx, []coin.PartyID{venue}, p.Created, ledger.FormatTime(now.Add(time.Hour)), ledger.FormatTime(now.Add(2*time.Hour)), "")
+			tr, err := e.w.Allocations.InitiateTradeSettlement(ctx, []coin.PartyID{venue}, p.Created, ledger.FormatTime(now.Add(time.Hour)), ledger.FormatTime(now.Add(2*time.Hour)), "")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -251,7 +251,7 @@ func TestTradeEndings(t *testing.T) {
 		if err := json.Unmarshal(raw, &req); err != nil {
 			t.Fatal(err)
 		}
-		a, err := e.l.Allocate(ctx, ledger.AllocationSpecification{Settlement: req.Settlement, TransferLegID: "leg0", TransferLeg: legs["leg0"]}, "")
+		a, err := e.w.Allocations.Allocate(ctx, ledger.AllocationSpecification{Settlement: req.Settlement, TransferLegID: "leg0", TransferLeg: legs["leg0"]}, "")
 		if err != nil {
 			t.Fatal(err)
 		}

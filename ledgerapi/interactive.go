@@ -15,6 +15,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/external"
 	"github.com/ccwallet/ccwallet/ledger/preparedtx"
 	"github.com/google/uuid"
 )
@@ -147,7 +148,7 @@ func (s *Server) prepareSubmission(w http.ResponseWriter, r *http.Request, c *ca
 	if err != nil {
 		return fmt.Errorf("hash the prepared transaction: %w", err)
 	}
-	if err := s.l.RecordInteractive(r.Context(), party, hash, req.CommandID, expires); err != nil {
+	if err := s.w.External.RecordInteractive(r.Context(), party, hash, req.CommandID, expires); err != nil {
 		return err
 	}
 	out := map[string]string{
@@ -388,14 +389,14 @@ func (s *Server) executeSubmission(w http.ResponseWriter, r *http.Request, c *ca
 	if err != nil {
 		return err
 	}
-	if err := s.l.VerifyExternalSignatures(r.Context(), hash, actAs, sigs); err != nil {
-		var se *ledger.SignatureError
+	if err := s.w.External.VerifyExternalSignatures(r.Context(), hash, actAs, sigs); err != nil {
+		var se *external.SignatureError
 		if errors.As(err, &se) {
 			return cantonErr(codeInvalidExternalSignature, "Provided external signatures are invalid: %s", se.Error())
 		}
 		return err
 	}
-	if _, err := s.l.InteractivePrepared(r.Context(), hash); errors.Is(err, ledger.ErrNotFound) {
+	if _, err := s.w.External.InteractivePrepared(r.Context(), hash); errors.Is(err, ledger.ErrNotFound) {
 		return cantonErr(codeInvalidExternalTransaction, "Provided external transaction is invalid: %v; execute what prepare returned, unchanged", err)
 	} else if errors.Is(err, ledger.ErrExpired) {
 		return cantonErr(codeLedgerTimeOutsideBounds, "The submitted command with a ledger effective time of %s is outside of the bounds required by the transaction: %v",
@@ -447,8 +448,8 @@ func (s *Server) refuseUnsigned(r *http.Request, c *caller, actAs []string) erro
 }
 
 // signaturesOf decodes the request's signatures by party.
-func signaturesOf(req *executeRequest) (map[coin.PartyID][]ledger.ExternalSignature, error) {
-	out := map[coin.PartyID][]ledger.ExternalSignature{}
+func signaturesOf(req *executeRequest) (map[coin.PartyID][]external.ExternalSignature, error) {
+	out := map[coin.PartyID][]external.ExternalSignature{}
 	if req.PartySignatures == nil {
 		return out, nil
 	}
@@ -466,7 +467,7 @@ func signaturesOf(req *executeRequest) (map[coin.PartyID][]ledger.ExternalSignat
 			if err != nil {
 				return nil, invalidArgument("partySignatures.signatures[%d].signatures[%d].signature: not base64: %v", i, j, err)
 			}
-			out[party] = append(out[party], ledger.ExternalSignature{Format: sg.Format, Signature: b, SignedBy: sg.SignedBy, Algorithm: sg.SigningAlgorithmSpec})
+			out[party] = append(out[party], external.ExternalSignature{Format: sg.Format, Signature: b, SignedBy: sg.SignedBy, Algorithm: sg.SigningAlgorithmSpec})
 		}
 	}
 	return out, nil

@@ -18,6 +18,7 @@ import (
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/handlers"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/external"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
 	"github.com/ccwallet/ccwallet/store"
 	"github.com/ccwallet/ccwallet/web"
@@ -93,7 +94,7 @@ func TestExternalOnboardAndTransfer(t *testing.T) {
 	if err != nil || len(ps) != 1 || string(ps[0].Beneficiary) != party {
 		t.Errorf("proposals = %+v, %v", ps, err)
 	}
-	b, err := l.ExternalPartyBalance(context.Background(), coin.PartyID(party))
+	b, err := external.New(l).ExternalPartyBalance(context.Background(), coin.PartyID(party))
 	if err != nil || b.Unlocked.Cmp(coin.MustParse("46.25")) > 0 {
 		t.Errorf("balance after three transfers of 1.25 = %+v, %v", b, err)
 	}
@@ -142,7 +143,7 @@ func TestExternalPreapprovalCLI(t *testing.T) {
 			t.Fatalf("send printed %q", out)
 		}
 	}
-	b, err := l.ExternalPartyBalance(context.Background(), coin.PartyID(recv))
+	b, err := external.New(l).ExternalPartyBalance(context.Background(), coin.PartyID(recv))
 	if err != nil || !b.Total().Equal(coin.MustParse("7.5")) {
 		t.Errorf("receiver after three sends of 2.5 = %+v, %v", b, err)
 	}

@@ -56,7 +56,7 @@ func (h external) getExternalPartyBalance(w http.ResponseWriter, r *http.Request
 	if err != nil {
 		return err
 	}
-	b, err := h.l.ExternalPartyBalance(r.Context(), party)
+	b, err := h.w.External.ExternalPartyBalance(r.Context(), party)
 	if err != nil {
 		return err
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/allocations"
 	"github.com/ccwallet/ccwallet/views"
 	"github.com/ccwallet/ccwallet/web"
 )
@@ -48,7 +49,7 @@ func (h *Handler) allocationsModel(ctx context.Context, s *web.Session, party co
 		return views.AllocationsList{}, err
 	}
 	m := views.AllocationsList{CSRF: s.CSRF, Balance: b.EffectiveUnlocked.String()}
-	rs, err := h.l.AllocationRequestsFor(ctx, party)
+	rs, err := h.w.Allocations.AllocationRequestsFor(ctx, party)
 	if err != nil {
 		return views.AllocationsList{}, err
 	}
@@ -56,7 +57,7 @@ func (h *Handler) allocationsModel(ctx context.Context, s *web.Session, party co
 		m.Requests = append(m.Requests, allocationRequestRow(r, party))
 	}
 	now := h.l.Now()
-	pending, err := h.l.PendingAllocations(ctx, party)
+	pending, err := h.w.Allocations.PendingAllocations(ctx, party)
 	if err != nil {
 		return views.AllocationsList{}, err
 	}
@@ -67,10 +68,10 @@ func (h *Handler) allocationsModel(ctx context.Context, s *web.Session, party co
 			return views.AllocationsList{}, err
 		}
 		// Past the deadline the expiry automation may end it.
-		row.SettleBefore, row.Overdue = fmtTime(settle), ledger.CheckAllocationMove(a.Spec, ledger.AllocationExpire, "", now) == nil
+		row.SettleBefore, row.Overdue = fmtTime(settle), allocations.CheckAllocationMove(a.Spec, ledger.AllocationExpire, "", now) == nil
 		m.Pending = append(m.Pending, row)
 	}
-	finished, err := h.l.FinishedAllocations(ctx, party, finishedAllocations)
+	finished, err := h.w.Allocations.FinishedAllocations(ctx, party, finishedAllocations)
 	if err != nil {
 		return views.AllocationsList{}, err
 	}
@@ -83,7 +84,7 @@ func (h *Handler) allocationsModel(ctx context.Context, s *web.Session, party co
 }
 
 // allocationRequestRow is request r as party sees it.
-func allocationRequestRow(r ledger.AllocationRequest, party coin.PartyID) views.AllocationRequestRow {
+func allocationRequestRow(r allocations.AllocationRequest, party coin.PartyID) views.AllocationRequestRow {
 	row := views.AllocationRequestRow{
 		ContractID: string(r.ContractID), Executor: string(r.Executor), RequestedAt: fmtTime(r.RequestedAt),
 		AllocateBefore: fmtTime(r.AllocateBefore), SettleBefore: fmtTime(r.SettleBefore), Closed: r.Closed,
@@ -126,14 +127,14 @@ func allocationRow(spec ledger.AllocationSpecification, cid coin.ContractID, par
 // says what each did. The rules are the ledger's.
 var allocationActions = map[string]func(h *Handler, r *http.Request, party coin.PartyID, cid coin.ContractID) error{
 	"allocate": func(h *Handler, r *http.Request, p coin.PartyID, cid coin.ContractID) error {
-		_, err := h.l.AllocateLeg(r.Context(), p, cid, r.PostFormValue("leg"), "")
+		_, err := h.w.Allocations.AllocateLeg(r.Context(), p, cid, r.PostFormValue("leg"), "")
 		return err
 	},
 	"reject": func(h *Handler, r *http.Request, p coin.PartyID, cid coin.ContractID) error {
-		return h.l.RejectAllocationRequestAs(r.Context(), p, cid)
+		return h.w.Allocations.RejectAllocationRequestAs(r.Context(), p, cid)
 	},
 	"withdraw": func(h *Handler, r *http.Request, p coin.PartyID, cid coin.ContractID) error {
-		_, err := h.l.WithdrawAllocationAs(r.Context(), p, cid)
+		_, err := h.w.Allocations.WithdrawAllocationAs(r.Context(), p, cid)
 		return err
 	},
 }

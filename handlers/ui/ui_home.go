@@ -44,6 +44,10 @@ func (h *Handler) incomingModel(ctx context.Context, s *web.Session, party coin.
 	if err != nil {
 		return views.Incoming{}, err
 	}
+	requests, err := h.w.Allocations.Awaiting(ctx, party)
+	if err != nil {
+		return views.Incoming{}, err
+	}
 	m := views.Incoming{CSRF: s.CSRF}
 	for _, o := range in.Offers[:min(len(in.Offers), homeIncoming)] {
 		m.Offers = append(m.Offers, offerRow(o, party))
@@ -51,10 +55,10 @@ func (h *Handler) incomingModel(ctx context.Context, s *web.Session, party coin.
 	for _, ti := range in.Instructions[:min(len(in.Instructions), homeIncoming-len(m.Offers))] {
 		m.Instructions = append(m.Instructions, instructionRow(ti, party))
 	}
-	for _, r := range in.AllocationRequests[:min(len(in.AllocationRequests), homeIncoming-len(m.Offers)-len(m.Instructions))] {
+	for _, r := range requests[:min(len(requests), homeIncoming-len(m.Offers)-len(m.Instructions))] {
 		m.Allocations = append(m.Allocations, allocationRequestRow(r, party))
 	}
-	if n := in.OfferCount + len(in.Instructions) + len(in.AllocationRequests); n > homeIncoming || n > len(m.Offers)+len(m.Instructions)+len(m.Allocations) {
+	if n := in.OfferCount + len(in.Instructions) + len(requests); n > homeIncoming || n > len(m.Offers)+len(m.Instructions)+len(m.Allocations) {
 		m.Total = n
 	}
 	return m, nil

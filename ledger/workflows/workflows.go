@@ -7,7 +7,9 @@ package workflows
 
 import (
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/allocations"
 	"github.com/ccwallet/ccwallet/ledger/apppayments"
+	"github.com/ccwallet/ccwallet/ledger/external"
 	"github.com/ccwallet/ccwallet/ledger/names"
 	"github.com/ccwallet/ccwallet/ledger/subscriptions"
 )
@@ -22,6 +24,10 @@ type Set struct {
 	Names         *names.Service
 	// AppPayments are Splice's app payments.
 	AppPayments *apppayments.Service
+	// Allocations is the token standard's DvP with the trading app.
+	Allocations *allocations.Service
+	// External is external parties' interactive submission.
+	External *external.Service
 }
 
 // New builds l's workflows. Call it once per ledger: it wires their
@@ -29,5 +35,6 @@ type Set struct {
 func New(l *ledger.Ledger) *Set {
 	subs := subscriptions.New(l, map[string]subscriptions.App{names.AppName: names.App(l)})
 	l.OnAdvance(subs.Automations()...)
-	return &Set{Ledger: l, Subscriptions: subs, Names: names.New(l, subs), AppPayments: apppayments.New(l)}
+	return &Set{Ledger: l, Subscriptions: subs, Names: names.New(l, subs), AppPayments: apppayments.New(l),
+		Allocations: allocations.New(l), External: external.New(l)}
 }

@@ -1,4 +1,4 @@
-package ledger_test
+package allocations_test
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/allocations"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
 )
 
@@ -17,24 +18,24 @@ import (
 // are refused as already allocated, on both engines; the request then
 // shows the leg allocated, and no longer waits on Home.
 func TestAllocateLegOnce(t *testing.T) {
-	forEachEngineClock(t, func(t *testing.T, l *ledger.Ledger, clock *ledgertest.Clock) {
+	forEachEngineClock(t, func(t *testing.T, l *ledger.Ledger, s *allocations.Service, clock *ledgertest.Clock) {
 		ctx := context.Background()
 		alice, bob, venue := ledgertest.Party(t, l), ledgertest.Party(t, l), ledgertest.Party(t, l)
 		ledgertest.Mint(t, l, alice, "100")
 		legs := map[string]ledger.TransferLeg{"leg0": {Sender: alice, Receiver: bob, Amount: coin.MustParse("40"),
 			InstrumentID: ledger.InstrumentRef{Admin: l.DSO(), ID: ledger.InstrumentID}}}
-		p, err := l.ProposeTrade(ctx, []coin.PartyID{alice, bob}, ledger.OTCTradeProposal{Venue: venue, TransferLegs: legs, Approvers: []coin.PartyID{alice, bob}}, "")
+		p, err := s.ProposeTrade(ctx, []coin.PartyID{alice, bob}, ledger.OTCTradeProposal{Venue: venue, TransferLegs: legs, Approvers: []coin.PartyID{alice, bob}}, "")
 		if err != nil {
 			t.Fatal(err)
 		}
 		now := clock.Now()
-		tr, err := l.InitiateTradeSettlement(ctx, []coin.PartyID{venue}, p.Created, ledger.FormatTime(now.Add(time.Hour)), ledger.FormatTime(now.Add(2*time.Hour)), "")
+		tr, err := s.InitiateTradeSettlement(ctx, []coin.PartyID{venue}, p.Created, ledger.FormatTime(now.Add(time.Hour)), ledger.FormatTime(now.Add(2*time.Hour)), "")
 		if err != nil {
 			t.Fatal(err)
 		}
-		in, err := l.Incoming(ctx, alice)
-		if err != nil || len(in.AllocationRequests) != 1 {
-			t.Fatalf("alice's incoming requests: %v %v", in.AllocationRequests, err)
+		in, err := s.Awaiting(ctx, alice)
+		if err != nil || len(in) != 1 {
+			t.Fatalf("alice's incoming requests: %v %v", in, err)
 		}
 		const clicks = 4
 		errs := make([]error, clicks)
@@ -43,7 +44,7 @@ func TestAllocateLegOnce(t *testing.T) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				_, errs[i] = l.AllocateLeg(ctx, alice, tr.Created, "leg0", "")
+				_, errs[i] = s.AllocateLeg(ctx, alice, tr.Created, "leg0", "")
 			}()
 		}
 		wg.Wait()
@@ -66,15 +67,15 @@ func TestAllocateLegOnce(t *testing.T) {
 		if b.EffectiveUnlocked.String() != "60.0000000000" || b.EffectiveLocked.String() != "40.0000000000" {
 			t.Errorf("alice: %s available, %s locked; want 60 and 40", b.EffectiveUnlocked, b.EffectiveLocked)
 		}
-		rs, err := l.AllocationRequestsFor(ctx, alice)
+		rs, err := s.AllocationRequestsFor(ctx, alice)
 		if err != nil || len(rs) != 1 || rs[0].Legs[0].Allocation == "" {
 			t.Errorf("alice's requests after allocating: %+v %v", rs, err)
 		}
-		if in, err := l.Incoming(ctx, alice); err != nil || len(in.AllocationRequests) != 0 {
-			t.Errorf("alice's incoming requests after allocating: %v %v", in.AllocationRequests, err)
+		if in, err := s.Awaiting(ctx, alice); err != nil || len(in) != 0 {
+			t.Errorf("alice's incoming requests after allocating: %v %v", in, err)
 		}
-		if in, err := l.Incoming(ctx, bob); err != nil || len(in.AllocationRequests) != 0 {
-			t.Errorf("bob (who sends nothing) has incoming requests: %v %v", in.AllocationRequests, err)
+		if in, err := s.Awaiting(ctx, bob); err != nil || len(in) != 0 {
+			t.Errorf("bob (who sends nothing) has incoming requests: %v %v", in, err)
 		}
 	})
 }

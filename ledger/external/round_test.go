@@ -1,4 +1,4 @@
-package ledger_test
+package external_test
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/external"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
 )
 
@@ -14,12 +15,13 @@ import (
 // same fees, as the rounds advance. Before, it took the earliest open
 // round, a round behind.
 func TestExternalBalanceRound(t *testing.T) {
-	forEachEngineClock(t, func(t *testing.T, l *ledger.Ledger, clock *ledgertest.Clock) {
+	ledgertest.ForEachEngineClock(t, func(t *testing.T, l *ledger.Ledger, clock *ledgertest.Clock) {
 		ctx := context.Background()
+		x := external.New(l)
 		p := ledgertest.Party(t, l)
 		ledgertest.Mint(t, l, p, "100")
 		for range 3 {
-			ext, err := l.ExternalPartyBalance(ctx, p)
+			ext, err := x.ExternalPartyBalance(ctx, p)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -1,4 +1,4 @@
-package ledger_test
+package allocations_test
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/allocations"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
 	"github.com/google/go-cmp/cmp"
 )
@@ -57,56 +58,57 @@ func TestAllocationMoves(t *testing.T) {
 		{name: "withdraw by the executor", do: step{"executor", ledger.AllocationWithdraw}, wantErr: ledger.ErrForbidden},
 		{name: "cancel by the sender", do: step{"sender", ledger.AllocationCancel}, wantErr: ledger.ErrForbidden},
 		{name: "execute by a stranger", do: step{"stranger", ledger.AllocationExecute}, wantErr: ledger.ErrNotFound},
-		{name: "execute twice", before: []step{{"executor", ledger.AllocationExecute}}, do: step{"executor", ledger.AllocationExecute}, wantErr: ledger.ErrAllocationFinished},
-		{name: "withdraw after execute", before: []step{{"executor", ledger.AllocationExecute}}, do: step{"sender", ledger.AllocationWithdraw}, wantErr: ledger.ErrAllocationFinished},
-		{name: "execute after withdraw", before: []step{{"sender", ledger.AllocationWithdraw}}, do: step{"executor", ledger.AllocationExecute}, wantErr: ledger.ErrAllocationFinished},
-		{name: "expire after cancel", advance: 2 * time.Hour, before: []step{{"executor", ledger.AllocationCancel}}, do: step{"automation", ledger.AllocationExpire}, wantErr: ledger.ErrAllocationFinished},
+		{name: "execute twice", before: []step{{"executor", ledger.AllocationExecute}}, do: step{"executor", ledger.AllocationExecute}, wantErr: allocations.ErrAllocationFinished},
+		{name: "withdraw after execute", before: []step{{"executor", ledger.AllocationExecute}}, do: step{"sender", ledger.AllocationWithdraw}, wantErr: allocations.ErrAllocationFinished},
+		{name: "execute after withdraw", before: []step{{"sender", ledger.AllocationWithdraw}}, do: step{"executor", ledger.AllocationExecute}, wantErr: allocations.ErrAllocationFinished},
+		{name: "expire after cancel", advance: 2 * time.Hour, before: []step{{"executor", ledger.AllocationCancel}}, do: step{"automation", ledger.AllocationExpire}, wantErr: allocations.ErrAllocationFinished},
 	}
 	for _, e := range ledgertest.Engines {
 		t.Run(ledgertest.Name(e), func(t *testing.T) {
 			t.Parallel()
 			clock := ledgertest.NewClock()
 			l := ledgertest.New(t, e, ledgertest.Options{Clock: clock})
+			al := allocations.New(l)
 			ctx := context.Background()
 			for _, c := range cases {
 				t.Run(c.name, func(t *testing.T) {
 					sender, receiver, executor, stranger := ledgertest.Party(t, l), ledgertest.Party(t, l), ledgertest.Party(t, l), ledgertest.Party(t, l)
 					ledgertest.Mint(t, l, sender, "100")
-					res, err := l.Allocate(ctx, allocationSpec(l, sender, receiver, executor, "40", clock.Now()), "")
+					res, err := al.Allocate(ctx, allocationSpec(l, sender, receiver, executor, "40", clock.Now()), "")
 					if err != nil {
 						t.Fatal(err)
 					}
 					cid := res.AllocationCID
-					if diff := cmp.Diff([]string{"unlocked=60.0000000000 locked=40.0000000000", "unlocked=0.0000000000 locked=0.0000000000"}, balances(t, l, sender, receiver)); diff != "" {
+					if diff := cmp.Diff([]string{"unlocked=60.0000000000 locked=40.0000000000", "unlocked=0.0000000000 locked=0.0000000000"}, ledgertest.Balances(t, l, sender, receiver)); diff != "" {
 						t.Fatalf("after allocate (-want +got):\n%s", diff)
 					}
-					a, err := l.AllocationByID(ctx, executor, cid)
+					a, err := al.AllocationByID(ctx, executor, cid)
 					if err != nil || a.Contract.ArchivedOffset != 0 || a.Spec.TransferLeg.Amount.String() != "40.0000000000" {
 						t.Fatalf("AllocationByID = %+v, %v", a, err)
 					}
 					party := map[string]coin.PartyID{"sender": sender, "receiver": receiver, "executor": executor, "stranger": stranger, "automation": ""}
 					clock.Advance(c.advance)
 					for _, s := range c.before {
-						if _, err := l.MoveAllocation(ctx, party[s.who], cid, s.move, ""); err != nil {
+						if _, err := al.MoveAllocation(ctx, party[s.who], cid, s.move, ""); err != nil {
 							t.Fatalf("%s by %s: %v", s.move, s.who, err)
 						}
 					}
-					before := balances(t, l, sender, receiver)
-					hist0 := historyLens(t, l, sender, receiver)
+					before := ledgertest.Balances(t, l, sender, receiver)
+					hist0 := ledgertest.HistoryLens(t, l, sender, receiver)
 					supply0 := ledgertest.Conserved(t, l)
-					_, err = l.MoveAllocation(ctx, party[c.do.who], cid, c.do.move, "")
+					_, err = al.MoveAllocation(ctx, party[c.do.who], cid, c.do.move, "")
 					if c.wantErr != nil {
 						if !errors.Is(err, c.wantErr) {
 							t.Fatalf("%s by %s = %v, want %v", c.do.move, c.do.who, err, c.wantErr)
 						}
 						t.Logf("refused: %v", err)
-						if diff := cmp.Diff(before, balances(t, l, sender, receiver)); diff != "" {
+						if diff := cmp.Diff(before, ledgertest.Balances(t, l, sender, receiver)); diff != "" {
 							t.Errorf("a refused move changed balances (-before +after):\n%s", diff)
 						}
 						if s := ledgertest.Conserved(t, l); !s.Live.Equal(supply0.Live) {
 							t.Errorf("a refused move changed the supply %s -> %s", supply0.Live, s.Live)
 						}
-						if diff := cmp.Diff(hist0, historyLens(t, l, sender, receiver)); diff != "" {
+						if diff := cmp.Diff(hist0, ledgertest.HistoryLens(t, l, sender, receiver)); diff != "" {
 							t.Errorf("a refused move wrote history (-before +after):\n%s", diff)
 						}
 						return
@@ -114,14 +116,14 @@ func TestAllocationMoves(t *testing.T) {
 					if err != nil {
 						t.Fatalf("%s by %s: %v", c.do.move, c.do.who, err)
 					}
-					if a, err := l.AllocationByID(ctx, sender, cid); err != nil || a.Contract.ArchivedOffset == 0 {
+					if a, err := al.AllocationByID(ctx, sender, cid); err != nil || a.Contract.ArchivedOffset == 0 {
 						t.Fatalf("allocation after %s: archived at %d, %v", c.do.move, a.Contract.ArchivedOffset, err)
 					}
 					want := []string{
 						"unlocked=" + coin.MustParse(c.senderWant).String() + " locked=0.0000000000",
 						"unlocked=" + coin.MustParse(c.receiverWant).String() + " locked=0.0000000000",
 					}
-					if diff := cmp.Diff(want, balances(t, l, sender, receiver)); diff != "" {
+					if diff := cmp.Diff(want, ledgertest.Balances(t, l, sender, receiver)); diff != "" {
 						t.Errorf("balances after %s (-want +got):\n%s", c.do.move, diff)
 					}
 					ledgertest.Conserved(t, l)
@@ -134,7 +136,7 @@ func TestAllocationMoves(t *testing.T) {
 // TestAllocateRefusals: a bad allocation request is refused with the
 // field it is about, and locks nothing.
 func TestAllocateRefusals(t *testing.T) {
-	forEachEngineClock(t, func(t *testing.T, l *ledger.Ledger, clock *ledgertest.Clock) {
+	forEachEngineClock(t, func(t *testing.T, l *ledger.Ledger, s *allocations.Service, clock *ledgertest.Clock) {
 		ctx := context.Background()
 		sender, receiver, executor := ledgertest.Party(t, l), ledgertest.Party(t, l), ledgertest.Party(t, l)
 		ledgertest.Mint(t, l, sender, "100")
@@ -157,13 +159,13 @@ func TestAllocateRefusals(t *testing.T) {
 		for name, mut := range cases {
 			spec := allocationSpec(l, sender, receiver, executor, "40", now)
 			mut(&spec)
-			if _, err := l.Allocate(ctx, spec, ""); err == nil {
+			if _, err := s.Allocate(ctx, spec, ""); err == nil {
 				t.Errorf("%s: allocated", name)
 			} else {
 				t.Logf("%s: %v", name, err)
 			}
 		}
-		if diff := cmp.Diff([]string{"unlocked=100.0000000000 locked=0.0000000000"}, balances(t, l, sender)); diff != "" {
+		if diff := cmp.Diff([]string{"unlocked=100.0000000000 locked=0.0000000000"}, ledgertest.Balances(t, l, sender)); diff != "" {
 			t.Errorf("refusals locked coin (-want +got):\n%s", diff)
 		}
 	})
@@ -173,7 +175,7 @@ func TestAllocateRefusals(t *testing.T) {
 // allocation past its settlement deadline, and only those; a
 // deduplicated allocate runs once.
 func TestExpireAllocations(t *testing.T) {
-	forEachEngineClock(t, func(t *testing.T, l *ledger.Ledger, clock *ledgertest.Clock) {
+	forEachEngineClock(t, func(t *testing.T, l *ledger.Ledger, s *allocations.Service, clock *ledgertest.Clock) {
 		ctx := context.Background()
 		sender, receiver, executor := ledgertest.Party(t, l), ledgertest.Party(t, l), ledgertest.Party(t, l)
 		ledgertest.Mint(t, l, sender, "100")
@@ -181,23 +183,23 @@ func TestExpireAllocations(t *testing.T) {
 		late := allocationSpec(l, sender, receiver, executor, "20", clock.Now())
 		late.Settlement.SettleBefore = ledger.FormatTime(clock.Now().Add(3 * time.Hour))
 		late.TransferLegID = "leg1" // one leg is allocated at most once
-		if _, err := l.Allocate(ctx, early, "cmd-1"); err != nil {
+		if _, err := s.Allocate(ctx, early, "cmd-1"); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := l.Allocate(ctx, early, "cmd-1"); !errors.Is(err, ledger.ErrDuplicate) {
+		if _, err := s.Allocate(ctx, early, "cmd-1"); !errors.Is(err, ledger.ErrDuplicate) {
 			t.Fatalf("second allocate with the same key = %v, want ErrDuplicate", err)
 		}
-		if _, err := l.Allocate(ctx, late, ""); err != nil {
+		if _, err := s.Allocate(ctx, late, ""); err != nil {
 			t.Fatal(err)
 		}
-		if n, err := l.ExpireAllocations(ctx); err != nil || n != 0 {
+		if n, err := s.ExpireAllocations(ctx); err != nil || n != 0 {
 			t.Fatalf("expire before any deadline = %d, %v", n, err)
 		}
 		clock.Advance(2 * time.Hour)
-		if n, err := l.ExpireAllocations(ctx); err != nil || n != 1 {
+		if n, err := s.ExpireAllocations(ctx); err != nil || n != 1 {
 			t.Fatalf("expire = %d, %v; want 1", n, err)
 		}
-		if diff := cmp.Diff([]string{"unlocked=80.0000000000 locked=20.0000000000"}, balances(t, l, sender)); diff != "" {
+		if diff := cmp.Diff([]string{"unlocked=80.0000000000 locked=20.0000000000"}, ledgertest.Balances(t, l, sender)); diff != "" {
 			t.Errorf("after expiry (-want +got):\n%s", diff)
 		}
 		ledgertest.Conserved(t, l)
@@ -209,7 +211,7 @@ func TestExpireAllocations(t *testing.T) {
 // ledger creates) one featured app reward coupon; a venue without the
 // right earns none.
 func TestAllocationFeaturedExecutor(t *testing.T) {
-	forEachEngineClock(t, func(t *testing.T, l *ledger.Ledger, clock *ledgertest.Clock) {
+	forEachEngineClock(t, func(t *testing.T, l *ledger.Ledger, s *allocations.Service, clock *ledgertest.Clock) {
 		ctx := context.Background()
 		sender, receiver, venue := ledgertest.Party(t, l), ledgertest.Party(t, l), ledgertest.Party(t, l)
 		ledgertest.Mint(t, l, sender, "100")
@@ -223,11 +225,11 @@ func TestAllocationFeaturedExecutor(t *testing.T) {
 		}
 		before := coupons(l.Operator())
 		for _, executor := range []coin.PartyID{l.Operator(), venue} {
-			res, err := l.Allocate(ctx, allocationSpec(l, sender, receiver, executor, "10", clock.Now()), "")
+			res, err := s.Allocate(ctx, allocationSpec(l, sender, receiver, executor, "10", clock.Now()), "")
 			if err != nil {
 				t.Fatal(err)
 			}
-			if _, err := l.MoveAllocation(ctx, executor, res.AllocationCID, ledger.AllocationExecute, ""); err != nil {
+			if _, err := s.MoveAllocation(ctx, executor, res.AllocationCID, ledger.AllocationExecute, ""); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -238,5 +240,40 @@ func TestAllocationFeaturedExecutor(t *testing.T) {
 			t.Errorf("the unfeatured venue earned %d app reward coupons, want 0", got)
 		}
 		ledgertest.Conserved(t, l)
+	})
+}
+
+// TestCompletionsOfAllocations: AllocationFactory_Allocate and an
+// allocation's move record their completions at their updates' offsets
+// (MoveAllocation wrote its command record directly before, without the
+// completion).
+func TestCompletionsOfAllocations(t *testing.T) {
+	forEachEngineClock(t, func(t *testing.T, l *ledger.Ledger, s *allocations.Service, clock *ledgertest.Clock) {
+		ctx := context.Background()
+		sender, receiver, venue := ledgertest.Party(t, l), ledgertest.Party(t, l), ledgertest.Party(t, l)
+		ledgertest.Mint(t, l, sender, "100")
+		with := func(id string, p coin.PartyID) context.Context {
+			t.Helper()
+			c, err := ledger.WithCompletion(ctx, ledger.Completion{UserID: "u", CommandID: id, ActAs: []coin.PartyID{p}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return c
+		}
+		res, err := s.Allocate(with("allocate", sender), allocationSpec(l, sender, receiver, venue, "10", clock.Now()), "k-allocate")
+		if err != nil {
+			t.Fatal(err)
+		}
+		moved, err := s.MoveAllocation(with("execute", venue), venue, res.AllocationCID, ledger.AllocationExecute, "k-execute")
+		if err != nil {
+			t.Fatal(err)
+		}
+		cs, err := l.Completions(ctx, "u", []coin.PartyID{sender, venue}, 0, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(cs) != 2 || cs[0].CommandID != "allocate" || cs[1].CommandID != "execute" || cs[1].Offset != moved.Offset || cs[0].Offset >= cs[1].Offset {
+			t.Errorf("completions %+v; want allocate, then execute at %d", cs, moved.Offset)
+		}
 	})
 }

@@ -1,9 +1,11 @@
-package ledger
+package allocations
 
 import (
 	"context"
 
 	"github.com/uptrace/bun"
+
+	"github.com/ccwallet/ccwallet/ledger"
 )
 
 // refuseSecondAllocation refuses to allocate a trade leg its sender has a
@@ -13,14 +15,14 @@ import (
 // concurrent allocations of one leg cannot both pass, on either engine;
 // every way in (the wallet's Allocate, the Ledger API's and the
 // registry's AllocationFactory_Allocate) goes through it.
-func (l *Ledger) refuseSecondAllocation(ctx context.Context, tx bun.IDB, spec AllocationSpecification) error {
-	mine, err := l.pendingAllocationsIn(ctx, tx, spec.TransferLeg.Sender)
+func (s *Service) refuseSecondAllocation(ctx context.Context, tx bun.IDB, spec ledger.AllocationSpecification) error {
+	mine, err := s.pendingAllocationsIn(ctx, tx, spec.TransferLeg.Sender)
 	if err != nil {
 		return err
 	}
 	for _, a := range mine {
 		if sameLeg(a.Spec, spec) {
-			return problem(ErrConflict, "leg %q of settlement %q is allocated already (allocation %s); one leg is allocated at most once, nothing changed",
+			return problem(ledger.ErrConflict, "leg %q of settlement %q is allocated already (allocation %s); one leg is allocated at most once, nothing changed",
 				spec.TransferLegID, spec.Settlement.SettlementRef.ID, a.Contract.ContractID)
 		}
 	}
@@ -28,7 +30,7 @@ func (l *Ledger) refuseSecondAllocation(ctx context.Context, tx bun.IDB, spec Al
 }
 
 // sameLeg reports whether a and b allocate one leg of one settlement.
-func sameLeg(a, b AllocationSpecification) bool {
+func sameLeg(a, b ledger.AllocationSpecification) bool {
 	ra, rb := a.Settlement.SettlementRef, b.Settlement.SettlementRef
 	return a.Settlement.Executor == b.Settlement.Executor && ra.ID == rb.ID &&
 		(ra.CID == nil) == (rb.CID == nil) && (ra.CID == nil || *ra.CID == *rb.CID) &&

@@ -1,4 +1,4 @@
-package ledger
+package allocations
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/ccwallet/ccwallet/coin"
+	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/store"
 	"github.com/uptrace/bun"
 )
@@ -23,7 +24,7 @@ import (
 // RequestLeg is one transfer leg of an allocation request.
 type RequestLeg struct {
 	ID string
-	TransferLeg
+	ledger.TransferLeg
 	// Allocation is the reader's pending allocation of this leg ("" when
 	// it sends none, or has not allocated it).
 	Allocation coin.ContractID
@@ -60,18 +61,18 @@ func (r *AllocationRequest) AwaitsAllocation(party coin.PartyID) bool {
 
 // AllocationRequestsFor lists the active OTC trades party trades in,
 // oldest first, each leg marked with party's pending allocation of it.
-func (l *Ledger) AllocationRequestsFor(ctx context.Context, party coin.PartyID) ([]AllocationRequest, error) {
-	cs, err := store.ActiveContractsByTemplate(ctx, l.db, TemplateOTCTrade, party)
+func (s *Service) AllocationRequestsFor(ctx context.Context, party coin.PartyID) ([]AllocationRequest, error) {
+	cs, err := store.ActiveContractsByTemplate(ctx, s.l.DB(), ledger.TemplateOTCTrade, party)
 	if err != nil {
 		return nil, err
 	}
-	mine, err := l.PendingAllocations(ctx, party)
+	mine, err := s.PendingAllocations(ctx, party)
 	if err != nil {
 		return nil, err
 	}
 	out := []AllocationRequest{}
 	for i := range cs {
-		var tr OTCTrade
+		var tr ledger.OTCTrade
 		if err := json.Unmarshal([]byte(cs[i].Payload), &tr); err != nil {
 			return nil, fmt.Errorf("OTC trade %s: %w", cs[i].ContractID, err)
 		}
@@ -89,11 +90,11 @@ func (l *Ledger) AllocationRequestsFor(ctx context.Context, party coin.PartyID) 
 		if err != nil {
 			return nil, fmt.Errorf("OTC trade %s: %w", cs[i].ContractID, err)
 		}
-		r.Closed = allocationClosed(r.AllocateBefore, l.now())
+		r.Closed = allocationClosed(r.AllocateBefore, s.l.Now())
 		for id, leg := range tr.TransferLegs {
 			rl := RequestLeg{ID: id, TransferLeg: leg}
 			for _, a := range mine {
-				if leg.Sender == party && tr.allocatedBy(id, a.Spec) {
+				if leg.Sender == party && tr.AllocatedBy(id, a.Spec) {
 					rl.Allocation = a.Contract.ContractID
 				}
 			}
@@ -107,24 +108,24 @@ func (l *Ledger) AllocationRequestsFor(ctx context.Context, party coin.PartyID) 
 
 // PendingAllocations lists the allocations party sends that are still
 // pending (allocated, coin locked), oldest first.
-func (l *Ledger) PendingAllocations(ctx context.Context, party coin.PartyID) ([]Allocation, error) {
-	return l.pendingAllocationsIn(ctx, l.db, party)
+func (s *Service) PendingAllocations(ctx context.Context, party coin.PartyID) ([]Allocation, error) {
+	return s.pendingAllocationsIn(ctx, s.l.DB(), party)
 }
 
 // pendingAllocationsIn is PendingAllocations read inside db.
-func (l *Ledger) pendingAllocationsIn(ctx context.Context, db bun.IDB, party coin.PartyID) ([]Allocation, error) {
-	cs, err := store.ActiveContractsByTemplate(ctx, db, TemplateAmuletAllocation, party)
+func (s *Service) pendingAllocationsIn(ctx context.Context, db bun.IDB, party coin.PartyID) ([]Allocation, error) {
+	cs, err := store.ActiveContractsByTemplate(ctx, db, ledger.TemplateAmuletAllocation, party)
 	if err != nil {
 		return nil, err
 	}
 	out := []Allocation{}
 	for i := range cs {
-		var p amuletAllocationPayload
+		var p ledger.AllocationPayload
 		if err := json.Unmarshal([]byte(cs[i].Payload), &p); err != nil {
 			return nil, fmt.Errorf("allocation %s: %w", cs[i].ContractID, err)
 		}
 		if p.Allocation.TransferLeg.Sender == party {
-			out = append(out, Allocation{Spec: p.Allocation, LockedHoldingCID: p.LockedAmulet, Contract: l.ledgerContract(&cs[i])})
+			out = append(out, Allocation{Spec: p.Allocation, LockedHoldingCID: p.LockedAmulet, Contract: s.l.LedgerContract(&cs[i])})
 		}
 	}
 	return out, nil
@@ -157,8 +158,8 @@ const finishedScan = 200
 // FinishedAllocations lists, newest first, at most limit allocations
 // party sent or received that ended (executed, withdrawn, cancelled or
 // expired) among its newest history rows.
-func (l *Ledger) FinishedAllocations(ctx context.Context, party coin.PartyID, limit int) ([]FinishedAllocation, error) {
-	items, err := l.History(ctx, party, HistoryQuery{PageSize: finishedScan})
+func (s *Service) FinishedAllocations(ctx context.Context, party coin.PartyID, limit int) ([]FinishedAllocation, error) {
+	items, err := s.l.History(ctx, party, ledger.HistoryQuery{PageSize: finishedScan})
 	if err != nil {
 		return nil, err
 	}
@@ -168,8 +169,8 @@ func (l *Ledger) FinishedAllocations(ctx context.Context, party coin.PartyID, li
 		if !ok || len(out) == limit {
 			continue
 		}
-		a, err := l.AllocationByID(ctx, party, it.Details.ContractID)
-		if errors.Is(err, ErrNotFound) {
+		a, err := s.AllocationByID(ctx, party, it.Details.ContractID)
+		if errors.Is(err, ledger.ErrNotFound) {
 			continue // pruned
 		} else if err != nil {
 			return nil, err
@@ -185,56 +186,56 @@ func (l *Ledger) FinishedAllocations(ctx context.Context, party coin.PartyID, li
 // deadline). The wallet refuses, in words, a request that is no longer
 // open, a leg party does not send, a passed deadline and a leg party has
 // allocated already. key, when set, deduplicates the command.
-func (l *Ledger) AllocateLeg(ctx context.Context, party coin.PartyID, cid coin.ContractID, legID, key string) (*AllocationResult, error) {
+func (s *Service) AllocateLeg(ctx context.Context, party coin.PartyID, cid coin.ContractID, legID, key string) (*AllocationResult, error) {
 	// Bounded before any words repeat it.
-	if err := checkID("leg", legID); err != nil {
+	if err := ledger.CheckID("leg", legID); err != nil {
 		return nil, err
 	}
-	gone := problem(ErrNotFound, "this allocation request is no longer open (it was settled, rejected or withdrawn meanwhile); reload the page")
-	trade := func(db bun.IDB) (*OTCTrade, error) {
+	gone := problem(ledger.ErrNotFound, "this allocation request is no longer open (it was settled, rejected or withdrawn meanwhile); reload the page")
+	trade := func(db bun.IDB) (*ledger.OTCTrade, error) {
 		c, err := store.ContractByID(ctx, db, cid)
-		if err == nil && (c.TemplateID != TemplateOTCTrade || c.ArchivedOffset != nil || !slices.Contains(contractParties(c), party)) {
+		if err == nil && (c.TemplateID != ledger.TemplateOTCTrade || c.ArchivedOffset != nil || !slices.Contains(ledger.ContractParties(c), party)) {
 			err = gone
 		}
 		if err != nil {
 			return nil, err
 		}
-		var tr OTCTrade
+		var tr ledger.OTCTrade
 		return &tr, json.Unmarshal([]byte(c.Payload), &tr)
 	}
-	tr, err := trade(l.db)
+	tr, err := trade(s.l.DB())
 	if err != nil {
 		return nil, err
 	}
 	leg, ok := tr.TransferLegs[legID]
 	if !ok || leg.Sender != party {
-		return nil, problem(ErrNotFound, "this allocation request has no leg %q that you send; reload the page", legID)
+		return nil, problem(ledger.ErrNotFound, "this allocation request has no leg %q that you send; reload the page", legID)
 	}
 	prep, err := time.Parse(time.RFC3339Nano, tr.PrepareUntil)
 	if err != nil {
 		return nil, err
 	}
-	if allocationClosed(prep, l.now()) {
-		return nil, problem(ErrExpired, "the time to allocate for this trade ended at %s; reject it, or ask the venue for a new trade", wallClock(prep))
+	if allocationClosed(prep, s.l.Now()) {
+		return nil, problem(ledger.ErrExpired, "the time to allocate for this trade ended at %s; reject it, or ask the venue for a new trade", wallClock(prep))
 	}
 	settle, err := time.Parse(time.RFC3339Nano, tr.SettleBefore)
 	if err != nil {
 		return nil, err
 	}
-	return l.allocate(ctx, tr.allocationSpec(legID), key, func(ctx context.Context, tx bun.IDB) error {
+	return s.allocate(ctx, tr.AllocationSpec(legID), key, func(ctx context.Context, tx bun.IDB) error {
 		// Under the sender's lock: the trade is still open and this leg
 		// not allocated yet, so a double click locks the coin once.
 		if _, err := trade(tx); err != nil {
 			return err
 		}
-		mine, err := l.pendingAllocationsIn(ctx, tx, party)
+		mine, err := s.pendingAllocationsIn(ctx, tx, party)
 		if err != nil {
 			return err
 		}
 		for _, a := range mine {
-			if tr.allocatedBy(legID, a.Spec) {
-				return problem(ErrConflict, "you already allocated this leg: its %s CC are locked until %s; nothing changed",
-					humanCC(leg.Amount), wallClock(settle))
+			if tr.AllocatedBy(legID, a.Spec) {
+				return problem(ledger.ErrConflict, "you already allocated this leg: its %s CC are locked until %s; nothing changed",
+					ledger.HumanCC(leg.Amount), wallClock(settle))
 			}
 		}
 		return nil
@@ -246,26 +247,48 @@ func wallClock(t time.Time) string { return t.UTC().Format("2006-01-02 15:04 UTC
 
 // RejectAllocationRequestAs is the wallet's Reject of an allocation
 // request: RejectAllocationRequest by party, refused in words.
-func (l *Ledger) RejectAllocationRequestAs(ctx context.Context, party coin.PartyID, cid coin.ContractID) error {
-	_, err := l.RejectAllocationRequest(ctx, []coin.PartyID{party}, cid, party, "")
+func (s *Service) RejectAllocationRequestAs(ctx context.Context, party coin.PartyID, cid coin.ContractID) error {
+	_, err := s.RejectAllocationRequest(ctx, []coin.PartyID{party}, cid, party, "")
 	switch {
-	case errors.Is(err, ErrRequirement):
-		return problem(ErrConflict, "you send no leg of this trade, so it is not yours to reject; only a sender can")
-	case errors.Is(err, ErrNotFound):
-		return problem(ErrNotFound, "this allocation request is no longer open (it was settled, rejected or withdrawn meanwhile); reload the page")
+	case errors.Is(err, ledger.ErrRequirement):
+		return problem(ledger.ErrConflict, "you send no leg of this trade, so it is not yours to reject; only a sender can")
+	case errors.Is(err, ledger.ErrNotFound):
+		return problem(ledger.ErrNotFound, "this allocation request is no longer open (it was settled, rejected or withdrawn meanwhile); reload the page")
 	}
 	return err
 }
 
 // WithdrawAllocationAs is the wallet's Withdraw of party's pending
 // allocation cid: its coin comes back; refused in words.
-func (l *Ledger) WithdrawAllocationAs(ctx context.Context, party coin.PartyID, cid coin.ContractID) (*AllocationResult, error) {
-	res, err := l.MoveAllocation(ctx, party, cid, AllocationWithdraw, "")
+func (s *Service) WithdrawAllocationAs(ctx context.Context, party coin.PartyID, cid coin.ContractID) (*AllocationResult, error) {
+	res, err := s.MoveAllocation(ctx, party, cid, ledger.AllocationWithdraw, "")
 	switch {
-	case errors.Is(err, ErrForbidden):
-		return nil, problem(ErrNotFound, "this allocation is not one you send, so it is not yours to withdraw")
-	case errors.Is(err, ErrNotFound):
-		return nil, problem(ErrNotFound, "this allocation is no longer pending (it was settled, cancelled, withdrawn or expired meanwhile); reload the page")
+	case errors.Is(err, ledger.ErrForbidden):
+		return nil, problem(ledger.ErrNotFound, "this allocation is not one you send, so it is not yours to withdraw")
+	case errors.Is(err, ledger.ErrNotFound):
+		return nil, problem(ledger.ErrNotFound, "this allocation is no longer pending (it was settled, cancelled, withdrawn or expired meanwhile); reload the page")
 	}
 	return res, err
+}
+
+// Awaiting lists the allocation requests with a leg party sends and has
+// not allocated yet (AwaitsAllocation), oldest first: what waits on its
+// Home beside the offers and instructions of ledger.Incoming.
+func (s *Service) Awaiting(ctx context.Context, party coin.PartyID) ([]AllocationRequest, error) {
+	rs, err := s.AllocationRequestsFor(ctx, party)
+	if err != nil {
+		return nil, err
+	}
+	var out []AllocationRequest
+	for _, r := range rs {
+		if r.AwaitsAllocation(party) {
+			out = append(out, r)
+		}
+	}
+	return out, nil
+}
+
+// problem is a *ledger.Problem of sentinel kind: the words a person reads.
+func problem(kind error, format string, args ...any) error {
+	return &ledger.Problem{Err: kind, Msg: fmt.Sprintf(format, args...)}
 }

@@ -1,4 +1,4 @@
-package ledger_test
+package allocations_test
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/allocations"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
 )
 
@@ -16,7 +17,7 @@ import (
 // refused with words, and supply is conserved. Before, each locked the
 // leg's amount again.
 func TestLegAllocatedOnce(t *testing.T) {
-	forEachEngineClock(t, func(t *testing.T, l *ledger.Ledger, clock *ledgertest.Clock) {
+	forEachEngineClock(t, func(t *testing.T, l *ledger.Ledger, s *allocations.Service, clock *ledgertest.Clock) {
 		ctx := context.Background()
 		sender, receiver, executor := ledgertest.Party(t, l), ledgertest.Party(t, l), ledgertest.Party(t, l)
 		ledgertest.Mint(t, l, sender, "100")
@@ -24,7 +25,7 @@ func TestLegAllocatedOnce(t *testing.T) {
 		var wg sync.WaitGroup
 		errs := make([]error, 8)
 		for i := range errs {
-			wg.Go(func() { _, errs[i] = l.Allocate(ctx, spec, "") })
+			wg.Go(func() { _, errs[i] = s.Allocate(ctx, spec, "") })
 		}
 		wg.Wait()
 		ok := 0
@@ -46,7 +47,7 @@ func TestLegAllocatedOnce(t *testing.T) {
 		// Another leg of the same trade is its own.
 		other := spec
 		other.TransferLegID = "leg1"
-		if _, err := l.Allocate(ctx, other, ""); err != nil {
+		if _, err := s.Allocate(ctx, other, ""); err != nil {
 			t.Errorf("another leg: %v", err)
 		}
 		ledgertest.Conserved(t, l)

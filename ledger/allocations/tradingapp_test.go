@@ -1,4 +1,4 @@
-package ledger_test
+package allocations_test
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/allocations"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
 	"github.com/google/go-cmp/cmp"
 )
@@ -19,7 +20,7 @@ import (
 // view asks for, and the venue settles both legs in one update; each
 // choice's rule refuses what the Daml template refuses.
 func TestTradingAppDvP(t *testing.T) {
-	forEachEngineClock(t, func(t *testing.T, l *ledger.Ledger, clock *ledgertest.Clock) {
+	forEachEngineClock(t, func(t *testing.T, l *ledger.Ledger, s *allocations.Service, clock *ledgertest.Clock) {
 		ctx := context.Background()
 		alice, bob, venue := ledgertest.Party(t, l), ledgertest.Party(t, l), ledgertest.Party(t, l)
 		ledgertest.Mint(t, l, alice, "100")
@@ -29,29 +30,29 @@ func TestTradingAppDvP(t *testing.T) {
 			"leg0": {Sender: alice, Receiver: bob, Amount: coin.MustParse("30"), InstrumentID: cc},
 			"leg1": {Sender: bob, Receiver: alice, Amount: coin.MustParse("10.5"), InstrumentID: cc},
 		}
-		if _, err := l.ProposeTrade(ctx, []coin.PartyID{venue}, ledger.OTCTradeProposal{Venue: venue, TransferLegs: legs, Approvers: []coin.PartyID{alice}}, ""); !errors.Is(err, ledger.ErrForbidden) {
+		if _, err := s.ProposeTrade(ctx, []coin.PartyID{venue}, ledger.OTCTradeProposal{Venue: venue, TransferLegs: legs, Approvers: []coin.PartyID{alice}}, ""); !errors.Is(err, ledger.ErrForbidden) {
 			t.Fatalf("propose without the approver's authority = %v", err)
 		}
-		prop, err := l.ProposeTrade(ctx, []coin.PartyID{alice}, ledger.OTCTradeProposal{Venue: venue, TransferLegs: legs, Approvers: []coin.PartyID{alice}}, "p1")
+		prop, err := s.ProposeTrade(ctx, []coin.PartyID{alice}, ledger.OTCTradeProposal{Venue: venue, TransferLegs: legs, Approvers: []coin.PartyID{alice}}, "p1")
 		if err != nil {
 			t.Fatal(err)
 		}
 		now := clock.Now()
 		prepare, settle := ledger.FormatTime(now.Add(time.Hour)), ledger.FormatTime(now.Add(2*time.Hour))
-		if _, err := l.InitiateTradeSettlement(ctx, []coin.PartyID{venue}, prop.Created, prepare, settle, ""); !errors.Is(err, ledger.ErrConflict) {
+		if _, err := s.InitiateTradeSettlement(ctx, []coin.PartyID{venue}, prop.Created, prepare, settle, ""); !errors.Is(err, ledger.ErrConflict) {
 			t.Fatalf("initiate before bob approved = %v", err)
 		}
-		if _, err := l.AcceptTradeProposal(ctx, []coin.PartyID{alice}, prop.Created, alice, ""); !errors.Is(err, ledger.ErrConflict) {
+		if _, err := s.AcceptTradeProposal(ctx, []coin.PartyID{alice}, prop.Created, alice, ""); !errors.Is(err, ledger.ErrConflict) {
 			t.Fatalf("alice approving twice = %v", err)
 		}
-		acc, err := l.AcceptTradeProposal(ctx, []coin.PartyID{bob}, prop.Created, bob, "")
+		acc, err := s.AcceptTradeProposal(ctx, []coin.PartyID{bob}, prop.Created, bob, "")
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := l.AcceptTradeProposal(ctx, []coin.PartyID{bob}, prop.Created, bob, ""); !errors.Is(err, ledger.ErrNotFound) {
+		if _, err := s.AcceptTradeProposal(ctx, []coin.PartyID{bob}, prop.Created, bob, ""); !errors.Is(err, ledger.ErrNotFound) {
 			t.Fatalf("accepting the archived proposal = %v", err)
 		}
-		init, err := l.InitiateTradeSettlement(ctx, []coin.PartyID{venue}, acc.Created, prepare, settle, "")
+		init, err := s.InitiateTradeSettlement(ctx, []coin.PartyID{venue}, acc.Created, prepare, settle, "")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -75,33 +76,33 @@ func TestTradingAppDvP(t *testing.T) {
 		}
 		allocs := map[string]coin.ContractID{}
 		for id, leg := range req.TransferLegs {
-			res, err := l.Allocate(ctx, ledger.AllocationSpecification{Settlement: req.Settlement, TransferLegID: id, TransferLeg: leg}, "")
+			res, err := s.Allocate(ctx, ledger.AllocationSpecification{Settlement: req.Settlement, TransferLegID: id, TransferLeg: leg}, "")
 			if err != nil {
 				t.Fatal(err)
 			}
 			allocs[id] = res.AllocationCID
 		}
-		if _, err := l.SettleTrade(ctx, []coin.PartyID{alice}, init.Created, allocs, ""); !errors.Is(err, ledger.ErrForbidden) {
+		if _, err := s.SettleTrade(ctx, []coin.PartyID{alice}, init.Created, allocs, ""); !errors.Is(err, ledger.ErrForbidden) {
 			t.Fatalf("settle by alice = %v", err)
 		}
 		swapped := map[string]coin.ContractID{"leg0": allocs["leg1"], "leg1": allocs["leg0"]}
-		if _, err := l.SettleTrade(ctx, []coin.PartyID{venue}, init.Created, swapped, ""); !errors.Is(err, ledger.ErrConflict) {
+		if _, err := s.SettleTrade(ctx, []coin.PartyID{venue}, init.Created, swapped, ""); !errors.Is(err, ledger.ErrConflict) {
 			t.Fatalf("settle with swapped allocations = %v", err)
 		}
-		if _, err := l.SettleTrade(ctx, []coin.PartyID{venue}, init.Created, map[string]coin.ContractID{"leg0": allocs["leg0"]}, ""); !errors.Is(err, ledger.ErrConflict) {
+		if _, err := s.SettleTrade(ctx, []coin.PartyID{venue}, init.Created, map[string]coin.ContractID{"leg0": allocs["leg0"]}, ""); !errors.Is(err, ledger.ErrConflict) {
 			t.Fatalf("settle with a leg missing = %v", err)
 		}
-		if diff := cmp.Diff([]string{"unlocked=70.0000000000 locked=30.0000000000", "unlocked=89.5000000000 locked=10.5000000000"}, balances(t, l, alice, bob)); diff != "" {
+		if diff := cmp.Diff([]string{"unlocked=70.0000000000 locked=30.0000000000", "unlocked=89.5000000000 locked=10.5000000000"}, ledgertest.Balances(t, l, alice, bob)); diff != "" {
 			t.Fatalf("after allocating (-want +got):\n%s", diff)
 		}
-		res, err := l.SettleTrade(ctx, []coin.PartyID{venue}, init.Created, allocs, "")
+		res, err := s.SettleTrade(ctx, []coin.PartyID{venue}, init.Created, allocs, "")
 		if err != nil {
 			t.Fatal(err)
 		}
 		if len(res.Executed) != 2 || res.Executed["leg0"].Offset != 0 {
 			t.Errorf("executed = %+v", res.Executed)
 		}
-		if diff := cmp.Diff([]string{"unlocked=80.5000000000 locked=0.0000000000", "unlocked=119.5000000000 locked=0.0000000000"}, balances(t, l, alice, bob)); diff != "" {
+		if diff := cmp.Diff([]string{"unlocked=80.5000000000 locked=0.0000000000", "unlocked=119.5000000000 locked=0.0000000000"}, ledgertest.Balances(t, l, alice, bob)); diff != "" {
 			t.Errorf("after settlement (-want +got):\n%s", diff)
 		}
 		for _, cid := range append([]coin.ContractID{init.Created}, allocs["leg0"], allocs["leg1"]) {
@@ -109,7 +110,7 @@ func TestTradingAppDvP(t *testing.T) {
 				t.Errorf("%s archived at %d, %v; want the settlement's offset %d", cid, c.ArchivedOffset, err, res.Offset)
 			}
 		}
-		if _, err := l.SettleTrade(ctx, []coin.PartyID{venue}, init.Created, allocs, ""); !errors.Is(err, ledger.ErrNotFound) {
+		if _, err := s.SettleTrade(ctx, []coin.PartyID{venue}, init.Created, allocs, ""); !errors.Is(err, ledger.ErrNotFound) {
 			t.Errorf("settling twice = %v", err)
 		}
 		ledgertest.Conserved(t, l)
@@ -120,7 +121,7 @@ func TestTradingAppDvP(t *testing.T) {
 // allocated leg (OTCTrade_Cancel: that coin returns) and withdraws
 // another (AllocationRequest_Withdraw), on both engines.
 func TestTradingAppCancelAndWithdraw(t *testing.T) {
-	forEachEngineClock(t, func(t *testing.T, l *ledger.Ledger, clock *ledgertest.Clock) {
+	forEachEngineClock(t, func(t *testing.T, l *ledger.Ledger, s *allocations.Service, clock *ledgertest.Clock) {
 		ctx := context.Background()
 		alice, bob, venue := ledgertest.Party(t, l), ledgertest.Party(t, l), ledgertest.Party(t, l)
 		ledgertest.Mint(t, l, alice, "100")
@@ -131,12 +132,12 @@ func TestTradingAppCancelAndWithdraw(t *testing.T) {
 		}
 		trade := func() coin.ContractID {
 			t.Helper()
-			p, err := l.ProposeTrade(ctx, []coin.PartyID{alice, bob}, ledger.OTCTradeProposal{Venue: venue, TransferLegs: legs, Approvers: []coin.PartyID{alice, bob}}, "")
+			p, err := s.ProposeTrade(ctx, []coin.PartyID{alice, bob}, ledger.OTCTradeProposal{Venue: venue, TransferLegs: legs, Approvers: []coin.PartyID{alice, bob}}, "")
 			if err != nil {
 				t.Fatal(err)
 			}
 			now := clock.Now()
-			tr, err := l.InitiateTradeSettlement(ctx, []coin.PartyID{venue}, p.Created, ledger.FormatTime(now.Add(time.Hour)), ledger.FormatTime(now.Add(2*time.Hour)), "")
+			tr, err := s.InitiateTradeSettlement(ctx, []coin.PartyID{venue}, p.Created, ledger.FormatTime(now.Add(time.Hour)), ledger.FormatTime(now.Add(2*time.Hour)), "")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -154,24 +155,24 @@ func TestTradingAppCancelAndWithdraw(t *testing.T) {
 		if err := json.Unmarshal(raw, &req); err != nil {
 			t.Fatal(err)
 		}
-		a, err := l.Allocate(ctx, ledger.AllocationSpecification{Settlement: req.Settlement, TransferLegID: "a", TransferLeg: legs["a"]}, "")
+		a, err := s.Allocate(ctx, ledger.AllocationSpecification{Settlement: req.Settlement, TransferLegID: "a", TransferLeg: legs["a"]}, "")
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := l.CancelTrade(ctx, []coin.PartyID{alice}, first, map[string]coin.ContractID{"a": a.AllocationCID}, ""); !errors.Is(err, ledger.ErrForbidden) {
+		if _, err := s.CancelTrade(ctx, []coin.PartyID{alice}, first, map[string]coin.ContractID{"a": a.AllocationCID}, ""); !errors.Is(err, ledger.ErrForbidden) {
 			t.Fatalf("cancel by alice = %v", err)
 		}
-		if _, err := l.CancelTrade(ctx, []coin.PartyID{venue}, first, map[string]coin.ContractID{"a": a.AllocationCID}, ""); err != nil {
+		if _, err := s.CancelTrade(ctx, []coin.PartyID{venue}, first, map[string]coin.ContractID{"a": a.AllocationCID}, ""); err != nil {
 			t.Fatal(err)
 		}
-		if diff := cmp.Diff([]string{"unlocked=100.0000000000 locked=0.0000000000"}, balances(t, l, alice)); diff != "" {
+		if diff := cmp.Diff([]string{"unlocked=100.0000000000 locked=0.0000000000"}, ledgertest.Balances(t, l, alice)); diff != "" {
 			t.Errorf("after cancel (-want +got):\n%s", diff)
 		}
 		second := trade()
-		if _, err := l.WithdrawAllocationRequest(ctx, []coin.PartyID{alice}, second, ""); !errors.Is(err, ledger.ErrForbidden) {
+		if _, err := s.WithdrawAllocationRequest(ctx, []coin.PartyID{alice}, second, ""); !errors.Is(err, ledger.ErrForbidden) {
 			t.Fatalf("withdraw by alice = %v", err)
 		}
-		if _, err := l.WithdrawAllocationRequest(ctx, []coin.PartyID{venue}, second, ""); err != nil {
+		if _, err := s.WithdrawAllocationRequest(ctx, []coin.PartyID{venue}, second, ""); err != nil {
 			t.Fatal(err)
 		}
 		for _, cid := range []coin.ContractID{first, second, a.AllocationCID} {

@@ -1,0 +1,142 @@
+// Package external owns the workflows of external parties (parties whose
+// signing key lives off the node) that are not the core's: the Ledger
+// API's interactive submission (which transactions this node prepared,
+// until when, and whose signatures count). The core keeps what money
+// depends on: the parties' keys, the topology that creates them, and the
+// prepared transactions it verifies and executes itself.
+package external
+
+import (
+	"context"
+	"crypto/ed25519"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/ccwallet/ccwallet/coin"
+	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/store"
+)
+
+// The Ledger API's interactive submission (ledgerapi/interactive.go):
+// an external party's command is prepared as Canton's PreparedTransaction
+// (package preparedtx), signed off the node, and executed. The ledger
+// keeps which transactions it prepared, and until when, and holds the
+// rule of whose signature counts; the command itself runs through the
+// same ledger method as a submit-and-wait.
+
+// Service is the interactive submission of one ledger.
+type Service struct {
+	l *ledger.Ledger
+}
+
+// New builds the interactive submission on l.
+func New(l *ledger.Ledger) *Service { return &Service{l: l} }
+
+// KindInteractive marks a prepared transaction of the Ledger API's
+// interactive submission in the prepared transactions' store.
+const KindInteractive = "ledger-api/interactive-submission"
+
+// The signature type and its formats are the core's (ledger/signing.go):
+// onboarding an external party checks them too.
+type ExternalSignature = ledger.ExternalSignature
+
+const (
+	SignatureFormatConcat   = ledger.SignatureFormatConcat
+	SignatureFormatRaw      = ledger.SignatureFormatRaw
+	SigningAlgorithmEd25519 = ledger.SigningAlgorithmEd25519
+)
+
+// SignatureError is a prepared transaction whose signatures do not
+// authorize it: missing, by a key the party has not registered, in an
+// unsupported format, or not over this transaction's hash.
+type SignatureError struct{ msg string }
+
+func (e *SignatureError) Error() string { return e.msg }
+
+func sigErr(format string, args ...any) error {
+	return &SignatureError{msg: fmt.Sprintf(format, args...)}
+}
+
+// RecordInteractive remembers that this node prepared the transaction
+// with hash for party, executable until expires, so execute accepts only
+// transactions this node prepared.
+func (s *Service) RecordInteractive(ctx context.Context, party coin.PartyID, hash []byte, commandID string, expires time.Time) error {
+	if _, err := s.l.ExternalPartyKey(ctx, party); err != nil {
+		return err
+	}
+	body, err := json.Marshal(map[string]string{"commandId": commandID})
+	if err != nil {
+		return err
+	}
+	err = store.InsertPreparedTx(ctx, s.l.DB(), &store.PreparedTx{
+		TxHash: hex.EncodeToString(hash), Party: party, Kind: KindInteractive, Body: string(body),
+		Status: store.PreparedPending, CreatedAt: s.l.Now(), ExpiresAt: expires,
+	})
+	if err != nil {
+		return fmt.Errorf("record prepared transaction for %s: %w", party, err)
+	}
+	return nil
+}
+
+// InteractivePrepared is when the transaction with hash, prepared by this
+// node, stops being executable: ErrNotFound when this node did not
+// prepare it, ErrExpired when that time has passed.
+func (s *Service) InteractivePrepared(ctx context.Context, hash []byte) (time.Time, error) {
+	h := hex.EncodeToString(hash)
+	p, err := store.PreparedTxByHash(ctx, s.l.DB(), h)
+	if errors.Is(err, store.ErrNotFound) || err == nil && p.Kind != KindInteractive {
+		return time.Time{}, fmt.Errorf("%w: no transaction with hash %s was prepared by this participant", ledger.ErrNotFound, h)
+	} else if err != nil {
+		return time.Time{}, err
+	}
+	if !s.l.Now().Before(p.ExpiresAt) {
+		return p.ExpiresAt, fmt.Errorf("%w: the prepared transaction %s could be executed until %s; prepare it again", ledger.ErrExpired, h, ledger.FormatTime(p.ExpiresAt))
+	}
+	return p.ExpiresAt, nil
+}
+
+// VerifyExternalSignatures checks that every submitting party signed
+// hash: each must be an external party, and at least one of its
+// signatures (its key's threshold is 1) must be an Ed25519 signature by
+// its registered key, named by the key's fingerprint, that verifies over
+// the hash. A *SignatureError says what is wrong.
+func (s *Service) VerifyExternalSignatures(ctx context.Context, hash []byte, parties []coin.PartyID, sigs map[coin.PartyID][]ExternalSignature) error {
+	for _, p := range parties {
+		key, err := s.l.ExternalPartyKey(ctx, p)
+		if ledger.IsValidation(err) || errors.Is(err, ledger.ErrNotFound) {
+			return sigErr("%s has no registered signing key: only external parties sign their transactions", p)
+		} else if err != nil {
+			return err
+		}
+		given := sigs[p]
+		if len(given) == 0 {
+			return sigErr("no signature of %s; each actAs party signs the prepared transaction's hash", p)
+		}
+		fp := coin.Fingerprint(key)
+		var why string
+		for _, sg := range given {
+			switch {
+			case sg.Format != SignatureFormatConcat && sg.Format != SignatureFormatRaw:
+				why = fmt.Sprintf("format %s is not supported for Ed25519 (use %s)", sg.Format, SignatureFormatConcat)
+			case sg.Algorithm != SigningAlgorithmEd25519:
+				why = fmt.Sprintf("signing algorithm %s is not supported (use %s)", sg.Algorithm, SigningAlgorithmEd25519)
+			case sg.SignedBy != fp:
+				why = fmt.Sprintf("signedBy %q is not the fingerprint of %s's key (%s)", sg.SignedBy, p, fp)
+			case len(sg.Signature) != ed25519.SignatureSize || !ed25519.Verify(key, hash, sg.Signature):
+				why = fmt.Sprintf("the signature by %s does not verify over the hash %x (changed transaction, or a hash computed differently?)", fp, hash)
+			default:
+				why = ""
+			}
+			if why == "" {
+				break
+			}
+		}
+		if why != "" {
+			return sigErr("%s: %s", p, why)
+		}
+	}
+	return nil
+}
