@@ -10,6 +10,7 @@
 package ledgerapi
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -37,6 +38,8 @@ type Config struct {
 	Observe []web.Middleware
 	// Limiter bounds each user's request rate; nil means no limit.
 	Limiter *web.Limiter
+	// Streams bounds the WebSocket streams (ws.go).
+	Streams StreamConfig
 }
 
 // Server serves the Ledger API.
@@ -50,6 +53,8 @@ type Server struct {
 	// running counts them, for Wait.
 	async   chan struct{}
 	running sync.WaitGroup
+	// streams counts and wakes the WebSocket streams (wshub.go).
+	streams *streamHub
 }
 
 // New builds the server.
@@ -57,7 +62,8 @@ func New(l *ledger.Ledger, cfg Config, log *slog.Logger) *Server {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Server{l: l, log: log, auth: cfg.Auth, obs: cfg.Observe, lim: cfg.Limiter, async: make(chan struct{}, maxAsync)}
+	return &Server{l: l, log: log, auth: cfg.Auth, obs: cfg.Observe, lim: cfg.Limiter, async: make(chan struct{}, maxAsync),
+		streams: newStreamHub(l, cfg.Streams)}
 }
 
 // apiFunc is a handler; a returned error becomes a JsCantonError.
@@ -102,6 +108,12 @@ func (s *Server) Handler() http.Handler {
 	mux.Handle("GET /docs/openapi", s.openAPI(mux))
 	mux.Handle("POST /v2/commands/async/submit", s.api(s.asyncSubmit))
 	mux.Handle("POST /v2/commands/completions", s.api(s.completions))
+	mux.Handle("POST /v2/updates", s.api(s.updateFlats)) // 3.4's name of the list
+	mux.Handle("GET /v2/updates", s.stream(func() streamKind { return &updatesStream{} }))
+	mux.Handle("GET /v2/updates/flats", s.stream(func() streamKind { return &updatesStream{} }))
+	mux.Handle("GET /v2/updates/trees", s.stream(func() streamKind { return &updatesStream{trees: true} }))
+	mux.Handle("GET /v2/commands/completions", s.stream(func() streamKind { return &completionsStream{} }))
+	mux.Handle("GET /v2/state/active-contracts", s.stream(func() streamKind { return &acsStream{} }))
 	mux.Handle("/", s.api(s.unsupported(mux)))
 	mws := append([]web.Middleware{web.RequestID, web.Logger(s.log)}, s.obs...)
 	return web.Chain(mux, append(mws, web.Recover(s.log), web.SecurityHeaders)...)
@@ -114,10 +126,11 @@ var supported = []string{
 	"GET /v2/version", "GET /v2/packages", "GET|POST /v2/parties", "GET /v2/parties/participant-id", "GET /v2/parties/{party}", "GET|POST /v2/users",
 	"GET|PATCH|DELETE /v2/users/{userId}", "GET|POST|PATCH /v2/users/{userId}/rights", "GET /v2/state/ledger-end",
 	"GET /v2/state/latest-pruned-offsets", "GET /v2/state/connected-synchronizers", "POST /v2/state/active-contracts",
-	"POST /v2/events/events-by-contract-id", "POST /v2/updates/flats", "POST /v2/updates/trees",
+	"POST /v2/events/events-by-contract-id", "POST /v2/updates", "POST /v2/updates/flats", "POST /v2/updates/trees",
 	"GET /v2/updates/transaction-tree-by-id/{id}", "GET /v2/updates/transaction-tree-by-offset/{offset}", "POST /v2/updates/transaction-by-id",
 	"POST /v2/updates/transaction-by-offset", "POST /v2/updates/update-by-id", "POST /v2/updates/update-by-offset", "POST /v2/commands/submit-and-wait (" + supportedCommands + ")",
 	"POST /v2/commands/submit-and-wait-for-transaction", "POST /v2/commands/async/submit", "POST /v2/commands/completions",
+	"WebSocket GET /v2/updates, /v2/updates/flats, /v2/updates/trees, /v2/commands/completions, /v2/state/active-contracts",
 }
 
 // unsupported answers every other path: 501 for the rest of the Ledger
@@ -225,18 +238,30 @@ func (s *Server) api(fn apiFunc) http.Handler {
 }
 
 func (s *Server) authenticate(r *http.Request) (*caller, error) {
-	scheme, raw, _ := strings.Cut(r.Header.Get("Authorization"), " ")
-	if !strings.EqualFold(scheme, "Bearer") || strings.TrimSpace(raw) == "" {
-		return nil, cantonErr(codeUnauthenticated, "send a token as Authorization: Bearer <token>")
+	c, _, err := s.authenticateToken(r.Context(), requestToken(r))
+	return c, err
+}
+
+// authenticateToken is authenticate for a token (requestToken's), with
+// the token's claims.
+func (s *Server) authenticateToken(ctx context.Context, raw string) (*caller, web.Claims, error) {
+	if raw == "" {
+		return nil, web.Claims{}, cantonErr(codeUnauthenticated, "send a token as Authorization: Bearer <token> (or, on a WebSocket, as the subprotocol jwt.token.<token>)")
 	}
 	if s.auth == nil {
-		return nil, cantonErr(codeUnauthenticated, "authentication is not configured")
+		return nil, web.Claims{}, cantonErr(codeUnauthenticated, "authentication is not configured")
 	}
-	claims, err := s.auth.Verify(r.Context(), strings.TrimSpace(raw))
+	claims, err := s.auth.Verify(ctx, raw)
 	if err != nil {
-		return nil, cantonErr(codeUnauthenticated, "%s", err.Error())
+		return nil, claims, cantonErr(codeUnauthenticated, "%s", err.Error())
 	}
-	u, err := s.l.User(r.Context(), claims.Subject)
+	c, err := s.callerFor(ctx, claims)
+	return c, claims, err
+}
+
+// callerFor is the caller the verified claims name, with its rights.
+func (s *Server) callerFor(ctx context.Context, claims web.Claims) (*caller, error) {
+	u, err := s.l.User(ctx, claims.Subject)
 	if err != nil {
 		return nil, err
 	}
@@ -245,7 +270,7 @@ func (s *Server) authenticate(r *http.Request) (*caller, error) {
 	}
 	// Read on every call, so a revoked right or a deactivation takes
 	// effect on the next one.
-	rs, err := s.l.RightsOf(r.Context(), u)
+	rs, err := s.l.RightsOf(ctx, u)
 	if err != nil {
 		return nil, err
 	}
@@ -257,7 +282,7 @@ func (s *Server) authenticate(r *http.Request) (*caller, error) {
 		// A development network's impersonation: the admin acts (and
 		// reads) as the party the token names, and only as it.
 		party := coin.PartyID(claims.ActAs)
-		if err := s.l.Impersonate(r.Context(), claims.Subject, party); err != nil {
+		if err := s.l.Impersonate(ctx, claims.Subject, party); err != nil {
 			return nil, permissionDenied("%s", err.Error())
 		}
 		c.actAs, c.readAs, c.readAny, c.actor = []coin.PartyID{party}, nil, false, claims.Subject
