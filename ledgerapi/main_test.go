@@ -130,6 +130,16 @@ type env struct {
 
 func newEnv(t testing.TB, engine int, lim ...*web.Limiter) *env {
 	t.Helper()
+	var cfg ledgerapi.Config
+	if len(lim) > 0 {
+		cfg.Limiter = lim[0]
+	}
+	return newEnvConfig(t, engine, cfg)
+}
+
+// newEnvConfig is newEnv with cfg (its Auth is the env's).
+func newEnvConfig(t testing.TB, engine int, cfg ledgerapi.Config) *env {
+	t.Helper()
 	_, key, err := ed25519.GenerateKey(nil)
 	if err != nil {
 		t.Fatal(err)
@@ -140,10 +150,7 @@ func newEnv(t testing.TB, engine int, lim ...*web.Limiter) *env {
 	}
 	clock := ledgertest.NewClock()
 	l := ledgertest.New(t, ledgertest.Engines[engine], ledgertest.Options{Clock: clock})
-	cfg := ledgerapi.Config{Auth: v}
-	if len(lim) > 0 {
-		cfg.Limiter = lim[0]
-	}
+	cfg.Auth = v
 	api := ledgerapi.New(l, cfg, nil)
 	srv := httptest.NewServer(api.Handler())
 	t.Cleanup(srv.Close)

@@ -113,7 +113,6 @@ type wsStream struct {
 	conn   *websocket.Conn
 	ctx    context.Context
 	kind   streamKind
-	token  string
 	claims web.Claims
 	caller *caller
 	// checked is when the rights were last read.
@@ -155,12 +154,23 @@ func (s *Server) stream(kind func() streamKind) http.Handler {
 				opts.Subprotocols = []string{wsSubprotocol}
 			}
 		}
+		// Counted before the handshake ends, so a client that saw its
+		// socket open holds its place.
+		refused := s.streams.join(c.user.Name)
+		if refused == nil {
+			defer s.streams.leave(c.user.Name)
+		}
 		conn, err := websocket.Accept(w, r, opts)
 		if err != nil {
 			return // Accept answered the client
 		}
 		conn.SetReadLimit(maxBody)
-		ws := &wsStream{s: s, conn: conn, kind: kind(), token: requestToken(r), claims: claims, caller: c, checked: time.Now()}
+		ws := &wsStream{s: s, conn: conn, kind: kind(), claims: claims, caller: c, checked: time.Now()}
+		if refused != nil {
+			ws.fail(refused)
+			conn.Close(websocket.StatusTryAgainLater, "too many streams")
+			return
+		}
 		ws.serve(r.Context())
 	})
 }
@@ -168,12 +178,6 @@ func (s *Server) stream(kind func() streamKind) http.Handler {
 // serve runs the stream and closes the socket with its outcome.
 func (ws *wsStream) serve(parent context.Context) {
 	hub := ws.s.streams
-	if refused := hub.join(ws.caller.user.Name); refused != nil {
-		ws.fail(refused)
-		ws.conn.Close(websocket.StatusTryAgainLater, "too many streams")
-		return
-	}
-	defer hub.leave(ws.caller.user.Name)
 	ctx, cancel := context.WithCancel(context.WithoutCancel(parent))
 	defer cancel()
 	ws.ctx = ctx
