@@ -224,10 +224,16 @@ func (l *Ledger) ActiveContracts(ctx context.Context, f ContractFilter, at int64
 	return l.ActiveContractsAfter(ctx, f, at, store.FirstContractKey, limit)
 }
 
-// ActiveContractsAfter is ActiveContracts after key (store.ContractKey:
-// by created offset, then contract id), so a reader pages through the
-// whole set: each page's last contract is the next page's key.
-func (l *Ledger) ActiveContractsAfter(ctx context.Context, f ContractFilter, at int64, key store.ContractKey, limit int) ([]LedgerContract, error) {
+// ContractKey is a place in the order of the active contract set: by
+// created offset, then contract id.
+type ContractKey = store.ContractKey
+
+// FirstContractKey is before every contract.
+var FirstContractKey = store.FirstContractKey
+
+// ActiveContractsAfter is ActiveContracts after key, so a reader pages
+// through the whole set: each page's last contract is the next page's key.
+func (l *Ledger) ActiveContractsAfter(ctx context.Context, f ContractFilter, at int64, key ContractKey, limit int) ([]LedgerContract, error) {
 	if limit <= 0 || limit > MaxAPIPage {
 		limit = MaxAPIPage
 	}

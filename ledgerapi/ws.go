@@ -12,7 +12,6 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
-	"github.com/ccwallet/ccwallet/store"
 	"github.com/ccwallet/ccwallet/web"
 	"github.com/coder/websocket"
 )
@@ -527,7 +526,7 @@ func (a *acsStream) check(c *caller) (err error) {
 }
 
 func (a *acsStream) run(ws *wsStream) error {
-	key := store.FirstContractKey
+	key := ledger.FirstContractKey
 	for {
 		var cs []ledger.LedgerContract
 		err := ws.read(func(ctx context.Context) (err error) {
@@ -548,6 +547,6 @@ func (a *acsStream) run(ws *wsStream) error {
 			return nil
 		}
 		last := cs[len(cs)-1]
-		key = store.ContractKey{Offset: last.CreatedOffset, ContractID: last.ContractID}
+		key = ledger.ContractKey{Offset: last.CreatedOffset, ContractID: last.ContractID}
 	}
 }
