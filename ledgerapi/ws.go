@@ -42,7 +42,7 @@ import (
 // (one more gets PARTICIPANT_BACKPRESSURE and close 1013, try again
 // later); messages from the client at most maxBody; the request must come
 // within wsRequestTimeout; a ping every StreamConfig.Ping drops a peer that
-// does not answer within wsPongTimeout; a write that cannot go out within
+// does not answer within wsPongTimeout (or the period, if shorter); a write that cannot go out within
 // wsWriteTimeout drops a client that does not read. A socket waiting for
 // commits holds no database connection: one hub (streamHub) wakes the
 // sockets when this process commits (ledger.Committed) and, for other
@@ -239,7 +239,7 @@ func (ws *wsStream) serve(parent context.Context) {
 				cancel()
 				return
 			case <-ping.C:
-				pctx, pcancel := context.WithTimeout(context.Background(), wsPongTimeout)
+				pctx, pcancel := context.WithTimeout(context.Background(), min(wsPongTimeout, hub.cfg.Ping))
 				err := ws.conn.Ping(pctx)
 				pcancel()
 				if err != nil {

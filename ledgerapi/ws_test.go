@@ -496,3 +496,56 @@ func TestWSErrors(t *testing.T) {
 		}
 	})
 }
+
+// TestWSDeadPeers: a peer that stops answering pings is dropped, which
+// frees its place; a token that expires ends its stream with
+// ACCESS_TOKEN_EXPIRED.
+func TestWSDeadPeers(t *testing.T) {
+	forEachEngineWS(t, ledgerapi.StreamConfig{PerUser: 1, Ping: 50 * time.Millisecond}, func(t *testing.T, e *env) {
+		alice := e.user("alice", "1")
+		// This client never reads again, so it answers no ping.
+		e.open("/v2/updates", "alice", holdingUpdates(alice, e.ledgerEnd()))
+		for i := 0; ; i++ {
+			c := e.open("/v2/updates", "alice", holdingUpdates(alice, 0))
+			m, s := next(t, c)
+			if m == nil {
+				t.Fatalf("closed %d without a message", s)
+			}
+			if _, refused := m["code"]; !refused {
+				break // an update or checkpoint: the dead peer's place was freed
+			}
+			if i > 200 {
+				t.Fatal("the silent peer was never dropped")
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	})
+	forEachEngineWS(t, ledgerapi.StreamConfig{}, func(t *testing.T, e *env) {
+		alice := e.user("alice", "1")
+		tok, err := web.SignDevToken(e.signer, testKID, "", testAudience, "alice", 2*time.Second)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), wsTimeout)
+		defer cancel()
+		c, _, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(e.url, "http")+"/v2/updates",
+			&websocket.DialOptions{Subprotocols: []string{"jwt.token." + tok, "daml.ws.auth"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.CloseNow()
+		send(t, c, holdingUpdates(alice, 0))
+		for {
+			m, s := next(t, c)
+			if m == nil {
+				t.Fatalf("closed %d without ACCESS_TOKEN_EXPIRED", s)
+			}
+			if code, ok := m["code"]; ok {
+				if string(code) != `"ACCESS_TOKEN_EXPIRED"` {
+					t.Errorf("error %s, want ACCESS_TOKEN_EXPIRED", code)
+				}
+				break
+			}
+		}
+	})
+}
