@@ -183,6 +183,13 @@ func (ws *wsStream) serve(parent context.Context) {
 
 	// The request: the first message, within wsRequestTimeout.
 	rctx, rcancel := context.WithTimeout(ctx, wsRequestTimeout)
+	go func() {
+		select {
+		case <-hub.shutdown: // the server stops: no waiting for the request
+			rcancel()
+		case <-rctx.Done():
+		}
+	}()
 	_, msg, err := ws.conn.Read(rctx)
 	rcancel()
 	if err != nil {

@@ -499,7 +499,8 @@ func TestWSErrors(t *testing.T) {
 
 // TestWSDeadPeers: a peer that stops answering pings is dropped, which
 // frees its place; a token that expires ends its stream with
-// ACCESS_TOKEN_EXPIRED.
+// ACCESS_TOKEN_EXPIRED; a socket yet to send its request does not hold
+// the server's stop up.
 func TestWSDeadPeers(t *testing.T) {
 	forEachEngineWS(t, ledgerapi.StreamConfig{PerUser: 1, Ping: 50 * time.Millisecond}, func(t *testing.T, e *env) {
 		alice := e.user("alice", "1")
@@ -546,6 +547,19 @@ func TestWSDeadPeers(t *testing.T) {
 				}
 				break
 			}
+		}
+
+		// A socket still to send its request does not hold the server's
+		// stop up.
+		if _, _, err := e.dial("/v2/updates", "alice"); err != nil {
+			t.Fatal(err)
+		}
+		stopped := make(chan struct{})
+		go func() { e.api.Wait(); close(stopped) }()
+		select {
+		case <-stopped:
+		case <-time.After(wsTimeout):
+			t.Fatal("Wait still waits for a socket without its request")
 		}
 	})
 }
