@@ -563,3 +563,40 @@ func TestWSDeadPeers(t *testing.T) {
 		}
 	})
 }
+
+// TestWSRestore: a development network's restore rewinds the offsets, so
+// it ends every open stream: SERVICE_NOT_RUNNING, then close 1012
+// (service restart); an idle stream does not hold the restore up.
+func TestWSRestore(t *testing.T) {
+	forEachEngineWS(t, ledgerapi.StreamConfig{}, func(t *testing.T, e *env) {
+		ctx := context.Background()
+		alice := e.user("alice", "1")
+		d, err := e.l.Dev()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := d.Snapshot(ctx, "base"); err != nil {
+			t.Fatal(err)
+		}
+		c := e.open("/v2/updates", "alice", holdingUpdates(alice, 0))
+		untilTx(t, c, 0)
+		if err := d.Restore(ctx, "base"); err != nil {
+			t.Fatalf("restore with a stream open: %v", err)
+		}
+		for {
+			m, s := next(t, c)
+			if m == nil {
+				t.Fatalf("closed %d without an error", s)
+			}
+			if code, ok := m["code"]; ok {
+				if string(code) != `"SERVICE_NOT_RUNNING"` {
+					t.Errorf("error %s, want SERVICE_NOT_RUNNING", code)
+				}
+				break
+			}
+		}
+		if _, s := next(t, c); s != websocket.StatusServiceRestart {
+			t.Errorf("close %d, want 1012", s)
+		}
+	})
+}
