@@ -46,12 +46,18 @@ test: generate deps lint
 screenshots: generate deps
 	CCWALLET_SCREENSHOTS=$(CURDIR)/docs/img $(GO) test -count=1 -timeout 20m -skip 'TestKillNine|TestFormRateLimit' ./e2e
 
-## lint: formatting, vet, and the direction of imports
+## lint: formatting, vet, staticcheck, the direction of imports, and
+## govulncheck where its database can be reached (pinned versions, from the
+## module proxy; both cache their work between runs)
+STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
+
 lint:
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go' | grep -v '_templ.go$$') 2>/dev/null); \
 	if [ -n "$$unformatted" ]; then echo "gofmt needed:"; echo "$$unformatted"; exit 1; fi
 	$(GO) vet ./...
+	$(GO) run $(STATICCHECK) ./...
 	bash scripts/check-imports.sh
+	GO=$(GO) bash scripts/vulncheck.sh
 
 ## bench: benchmarks and their reference runs; writes bench/results.md
 bench: deps build

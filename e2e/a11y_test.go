@@ -230,6 +230,17 @@ const focusJS = `sel => {
   return {match: el.matches(sel), what, ring};
 }`
 
+// focusedWhenSettled is focused once htmx has finished every request,
+// swap and settle on the page: app.js moves the focus in htmx:afterSettle,
+// which runs settleDelay (20 ms) after the swap that fills the message a
+// test waits for, so asking at once can find the focus still on the body.
+func focusedWhenSettled(t *testing.T, p playwright.Page, sel string) (match bool, what string, ring bool) {
+	t.Helper()
+	_, err := p.WaitForFunction(`() => !document.querySelector(".htmx-request, .htmx-swapping, .htmx-settling, .htmx-added")`, nil)
+	must(t, err)
+	return focused(t, p, sel)
+}
+
 // focused reports the focused element as focusJS sees it.
 func focused(t *testing.T, p playwright.Page, sel string) (match bool, what string, ring bool) {
 	t.Helper()
@@ -316,7 +327,7 @@ func TestSendAndAcceptByKeyboard(t *testing.T) {
 	must(t, expect.Locator(testID(alice, "flash")).ToBeVisible())
 	// The tap form was swapped with the focus in it; htmx keeps it on
 	// the field of the same id.
-	if match, what, _ := focused(t, alice, "#tap-amount"); !match {
+	if match, what, _ := focusedWhenSettled(t, alice, "#tap-amount"); !match {
 		t.Errorf("after the tap the focus is on %s, want the amount field", what)
 	}
 
@@ -357,7 +368,7 @@ func TestSendAndAcceptByKeyboard(t *testing.T) {
 	must(t, bob.Keyboard().Press("Enter"))
 	must(t, expect.Locator(testID(bob, "flash")).ToContainText("accepted"))
 	must(t, expect.Locator(testID(bob, "transfers-balance")).ToHaveText("2.5 CC"))
-	if match, what, ring := focused(t, bob, `[data-testid="flash"]`); !match || !ring {
+	if match, what, ring := focusedWhenSettled(t, bob, `[data-testid="flash"]`); !match || !ring {
 		t.Errorf("after accepting, the focus is on %s (ring %v), want the message saying so, with a ring", what, ring)
 	}
 }

@@ -329,7 +329,7 @@ func holdingEvents(t *testing.T, db *store.DB) []holdingEvent {
 	t.Helper()
 	ctx := context.Background()
 	var cs []store.Contract
-	err := db.NewSelect().Model(&cs).Where("template_id IN (?)", bun.In([]string{ledger.TemplateAmulet, ledger.TemplateLockedAmulet})).Scan(ctx)
+	err := db.NewSelect().Model(&cs).Where("template_id IN (?)", bun.List([]string{ledger.TemplateAmulet, ledger.TemplateLockedAmulet})).Scan(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -421,7 +421,7 @@ func checkMergeUpdatesWhole(t *testing.T, db *store.DB, party coin.PartyID) (int
 		offs[i] = u.OffsetID
 	}
 	var hs []store.HistoryEntry
-	if err := db.NewSelect().Model(&hs).Where("offset_id IN (?)", bun.In(offs)).Where("party = ?", party).Scan(ctx); err != nil {
+	if err := db.NewSelect().Model(&hs).Where("offset_id IN (?)", bun.List(offs)).Where("party = ?", party).Scan(ctx); err != nil {
 		t.Fatal(err)
 	}
 	type event struct {

@@ -130,7 +130,7 @@ func TestEveryRouteDocumented(t *testing.T) {
 			known[param.ReplaceAllString(op, "{}")] = true
 		}
 	}
-	files, _ := filepath.Glob("*.go")
+	files, _ := filepath.Glob("api/*.go") // the JSON APIs' route table (api/api.go)
 	n := 0
 	for _, f := range files {
 		if strings.HasSuffix(f, "_test.go") {

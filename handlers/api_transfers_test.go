@@ -232,7 +232,7 @@ func TestTransferOfferAPI(t *testing.T) {
 	e.expect("POST", "/v0/wallet/transfer-offers/"+cid+"/accept", "carol", nil, 404)
 	e.expect("POST", "/v0/wallet/transfer-offers/00ff/accept", "bob", nil, 404)
 	e.expect("POST", "/v0/wallet/transfer-offers/accept", "bob", map[string]any{}, 400)
-	out = e.expect("POST", "/api/validator/v0/wallet/transfer-offers/"+cid+"/accept", "bob", nil, 200, "accepted_offer_contract_id")
+	e.expect("POST", "/api/validator/v0/wallet/transfer-offers/"+cid+"/accept", "bob", nil, 200, "accepted_offer_contract_id")
 	e.expect("POST", "/v0/wallet/transfer-offers/accept", "bob", map[string]any{"contract_id": cid}, 404)
 	e.expect("POST", "/v0/wallet/transfer-offers/"+cid+"/reject", "bob", nil, 404)
 	e.expect("POST", "/v0/wallet/transfer-offers/"+cid+"/withdraw", "alice", nil, 404)

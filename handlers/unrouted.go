@@ -4,7 +4,8 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/ccwallet/ccwallet/views"
+	"github.com/ccwallet/ccwallet/handlers/shared"
+	"github.com/ccwallet/ccwallet/handlers/ui"
 	"github.com/ccwallet/ccwallet/web"
 )
 
@@ -63,30 +64,24 @@ func (h *Handler) unrouted(api, root *http.ServeMux) http.Handler {
 				allow = append(allow, m)
 			}
 		}
-		err := notFound("no such endpoint: " + r.Method + " " + r.URL.Path)
+		err := shared.NotFound("no such endpoint: " + r.Method + " " + r.URL.Path)
 		if len(allow) > 0 {
 			w.Header().Set("Allow", strings.Join(allow, ", "))
-			err = &statusError{status: http.StatusMethodNotAllowed, msg: "method " + r.Method + " is not allowed on " + r.URL.Path + "; use " + strings.Join(allow, " or ")}
+			err = shared.Error(http.StatusMethodNotAllowed, "method "+r.Method+" is not allowed on "+r.URL.Path+"; use "+strings.Join(allow, " or "))
 		}
 		if viaPrefix || wantsJSON(r) || h.ui == nil && !h.walletOff {
-			writeError(h.log, w, r, err)
+			shared.WriteError(h.log, w, r, err)
 			return
 		}
 		if h.walletOff { // every page is the wallet's
 			w.Header().Del("Allow")
-			p := views.Page{Title: "Wallet disabled"}
-			_ = render(w, r, http.StatusServiceUnavailable, views.ErrorView(views.ErrorPage{Page: p, Status: http.StatusServiceUnavailable,
-				Message: "The web wallet is turned off on this validator (enableWallet: false)."}))
+			ui.WalletOff(w, r)
 			return
 		}
 		if len(allow) == 0 {
-			err = notFound("There is no page at " + r.URL.Path + ".")
+			err = shared.NotFound("There is no page at " + r.URL.Path + ".")
 		}
-		s, serr := h.ui.Sessions.Load(r) // the menu, for a logged-in user
-		if serr != nil {
-			s = nil
-		}
-		h.uiError(w, r, s, err)
+		h.ui.NotRouted(w, r, err)
 	})
 }
 

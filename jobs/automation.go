@@ -37,7 +37,7 @@ type Automation struct {
 	// RenewalInterval is how often due preapprovals are renewed; default
 	// DefaultRenewalInterval.
 	RenewalInterval time.Duration
-	// PollInterval is the sweep, auto-accept and top-up jobs' interval and
+	// PollInterval is the sweep, auto-accept, top-up and preapproval-proposal jobs' interval and
 	// the top-up plan's poll interval; default DefaultPollInterval.
 	PollInterval time.Duration
 	// Sweeps are walletSweep's entries, one job each.
@@ -196,7 +196,7 @@ func Build(ctx context.Context, l *ledger.Ledger, a Automation) ([]Job, error) {
 	if a.WalletOff {
 		return js, nil
 	}
-	js = append(js, PreapprovalRenewal(l, a.RenewalInterval))
+	js = append(js, PreapprovalRenewal(l, a.RenewalInterval), PreapprovalProposals(l, a.PollInterval))
 	js = append(js, Subscriptions(l, a.PollInterval))
 	for _, s := range a.Sweeps {
 		js = append(js, Sweep(l, s, a.PollInterval))

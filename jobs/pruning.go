@@ -29,8 +29,8 @@ func (p PruningSchedule) Validate() error {
 	if !p.Enabled() {
 		return nil
 	}
-	if n := len(strings.Fields(p.Cron)); n != 5 && n != 6 {
-		return fmt.Errorf("participantPruningSchedule.cron: %q must have 5 fields (or 6 with seconds), not %d", p.Cron, n)
+	if _, err := ParseCron(p.Cron); err != nil {
+		return fmt.Errorf("participantPruningSchedule.cron: %w", err)
 	}
 	if p.Retention <= 0 {
 		return fmt.Errorf("participantPruningSchedule.retention: must be positive when pruning is on (30d is a reasonable value)")

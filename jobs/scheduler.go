@@ -158,7 +158,8 @@ func New(leaser Leaser, jobs []Job, cfg Config, log *slog.Logger) (*Scheduler, e
 		var def gocron.JobDefinition
 		var schedule string
 		if j.Cron != "" {
-			def, schedule = gocron.CronJob(j.Cron, len(strings.Fields(j.Cron)) == 6), "cron "+j.Cron
+			spec, _ := ParseCron(j.Cron) // checked by validate
+			def, schedule = gocron.CronJob(spec.Expr, spec.Seconds), "cron "+j.Cron
 		} else {
 			def, schedule = gocron.DurationJob(j.Every), "every "+j.Every.String()
 		}
@@ -186,8 +187,8 @@ func (j Job) validate() error {
 	case j.Cron == "" && j.Every <= 0:
 		return fmt.Errorf("job %q: interval must be positive, not %s", j.Name, j.Every)
 	case j.Cron != "":
-		if n := len(strings.Fields(j.Cron)); n != 5 && n != 6 {
-			return fmt.Errorf("job %q: cron expression %q must have 5 fields (or 6 with seconds), not %d", j.Name, j.Cron, n)
+		if _, err := ParseCron(j.Cron); err != nil {
+			return fmt.Errorf("job %q: cron expression %w", j.Name, err)
 		}
 	}
 	return nil

@@ -154,7 +154,7 @@ func TestAutomationBuildsWalletJobs(t *testing.T) {
 	l := ledgertest.New(t, ledgertest.Engines[1])
 	a, b := ledgertest.Party(t, l), ledgertest.Party(t, l)
 	unknown := coin.PartyID("nobody::1220" + strings.Repeat("ab", 32))
-	base := []string{"round-clock", "collect-rewards", "merge-holdings", "expire-transfers", "renew-preapprovals", "subscriptions"}
+	base := []string{"round-clock", "collect-rewards", "merge-holdings", "expire-transfers", "renew-preapprovals", "accept-preapproval-proposals", "subscriptions"}
 	sweep := ledger.SweepConfig{Sender: a, Receiver: b, MaxBalanceUSD: coin.MustParse("10"), MinBalanceUSD: coin.MustParse("1")}
 	tests := []struct {
 		name  string
@@ -166,7 +166,7 @@ func TestAutomationBuildsWalletJobs(t *testing.T) {
 			Sweeps:     []ledger.SweepConfig{sweep},
 			AutoAccept: []jobs.AutoAcceptRule{{Receiver: b, From: []coin.PartyID{a}}},
 			Topup:      ledger.TopupConfig{TargetThroughput: 20000, MinInterval: time.Minute},
-		}, append(base[:6:6], "sweep-"+string(a), "auto-accept-"+string(b), "traffic-topup"), ""},
+		}, append(base[:7:7], "sweep-"+string(a), "auto-accept-"+string(b), "traffic-topup"), ""},
 		{"disabled", jobs.Automation{Disabled: true, Sweeps: []ledger.SweepConfig{sweep}}, nil, ""},
 		{"top-up throughput 0", jobs.Automation{Topup: ledger.TopupConfig{MinInterval: time.Minute}}, base, ""},
 		{"sweep min above max", jobs.Automation{Sweeps: []ledger.SweepConfig{{Sender: a, Receiver: b, MaxBalanceUSD: coin.MustParse("1"), MinBalanceUSD: coin.MustParse("2")}}},

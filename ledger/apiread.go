@@ -48,7 +48,7 @@ func Templates() []string {
 		TemplateMergeDelegation, TemplateMergeDelegationProposal, TemplateTransferOffer, TemplateAcceptedTransferOffer,
 		TemplateTransferPreapproval, TemplateTransferCommand, TemplateBuyTrafficRequest, TemplateMemberTraffic,
 		TemplateAmuletAllocation, TemplateOTCTradeProposal, TemplateOTCTrade,
-		TemplateAppPaymentRequest, TemplateAcceptedAppPayment,
+		TemplateAppPaymentRequest, TemplateAcceptedAppPayment, TemplateTransferPreapprovalProposal, TemplateBatchMergeUtility, TemplateDelegateProxy,
 		TemplateSubscriptionRequest, TemplateSubscriptionInitialPayment, TemplateSubscription,
 		TemplateSubscriptionIdleState, TemplateSubscriptionPayment, TemplateTerminatedSubscription,
 	}
@@ -96,8 +96,10 @@ func (c LedgerContract) Stakeholders() []coin.PartyID {
 // observerFields are, per template, the payload paths of parties that are
 // observers, not signatories; every other stakeholder signs.
 var observerFields = map[string][]string{
-	TemplateTransferInstruction: {"transfer", "receiver"},
-	TemplateAmuletAllocation:    {"allocation", "settlement", "executor"},
+	TemplateTransferInstruction:         {"transfer", "receiver"},
+	TemplateAmuletAllocation:            {"allocation", "settlement", "executor"},
+	TemplateTransferPreapprovalProposal: {"provider"},
+	TemplateDelegateProxy:               {"delegate"},
 }
 
 // signatoriesOf are, for templates whose signatories a payload field

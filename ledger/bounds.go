@@ -28,9 +28,11 @@ var (
 const MaxDescriptionLen = 280
 
 // MaxIDLength bounds, in bytes, the other ids a client chooses (command,
-// deduplication and tracking ids, synchronizer ids), which become part of
-// stored keys.
-const MaxIDLength = 280
+// submission, deduplication and tracking ids, synchronizer ids), which
+// become part of stored keys: Canton's LedgerString limit (255), the same
+// on the wallet APIs and the Ledger API, so an id one takes the other
+// takes too.
+const MaxIDLength = 255
 
 // MaxTrafficBytes bounds one traffic purchase (1 TiB): int64 bytes near
 // the type's limit answered 500 on SQLite, and a member's purchased total,

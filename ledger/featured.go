@@ -47,16 +47,29 @@ func (l *Ledger) IsFeatured(ctx context.Context, party coin.PartyID) (bool, erro
 // is featured already gets its right back, not a second one (the party's
 // lock serialises concurrent grants).
 func (l *Ledger) SelfGrantFeaturedAppRight(ctx context.Context, party coin.PartyID) (coin.ContractID, error) {
+	return l.selfGrantFeaturedAppRight(ctx, party, "")
+}
+
+// selfGrantFeaturedAppRight is SelfGrantFeaturedAppRight's rule; a
+// non-empty key deduplicates the command.
+func (l *Ledger) selfGrantFeaturedAppRight(ctx context.Context, party coin.PartyID, key string) (coin.ContractID, error) {
 	if !l.cfg.DevNet {
 		return "", fmt.Errorf("%w: a featured app right can only be self-granted on a development network", ErrDisabled)
 	}
 	var out coin.ContractID
 	err := l.change(ctx, func(ctx context.Context, c *change) error {
 		tx := c.tx
+		if err := l.claimOnce(ctx, tx, key); err != nil {
+			return err
+		}
 		if err := l.lockParties(ctx, tx, party); err != nil {
 			return err
 		}
 		have, err := featuredRightsOf(ctx, tx, party)
+		if err == nil && len(have) > 0 && key != "" {
+			// A command must change something: say what is there.
+			return fmt.Errorf("%w: %s holds featured app right %s already", ErrRequirement, party, have[0])
+		}
 		if err != nil || len(have) > 0 {
 			if len(have) > 0 {
 				out = have[0]
@@ -71,6 +84,11 @@ func (l *Ledger) SelfGrantFeaturedAppRight(ctx context.Context, party coin.Party
 		t.record(party, "notification", FeaturedAppRightGranted, l.dso, coin.Zero, coin.Zero, "", HistoryDetails{
 			ContractID: out, Notification: "featured app right granted",
 		})
+		if key != "" {
+			t.afterCommit(func(ctx context.Context) error {
+				return l.saveCommand(ctx, t, key, party, "featured-app-right-grant", string(out))
+			})
+		}
 		return nil
 	})
 	if err != nil {

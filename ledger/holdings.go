@@ -105,7 +105,7 @@ func (l *Ledger) contractsByID(ctx context.Context, db bun.IDB, ids []coin.Contr
 	for start := 0; start < len(ids); start += 500 {
 		end := min(start+500, len(ids))
 		var cs []store.Contract
-		if err := db.NewSelect().Model(&cs).Where("contract_id IN (?)", bun.In(ids[start:end])).Scan(ctx); err != nil {
+		if err := db.NewSelect().Model(&cs).Where("contract_id IN (?)", bun.List(ids[start:end])).Scan(ctx); err != nil {
 			return nil, fmt.Errorf("load contracts: %w", store.Normalize(err))
 		}
 		for i := range cs {

@@ -112,7 +112,7 @@ func TestHoldingContracts(t *testing.T) {
 		if id, tmpl, err := l.VerifyBlob(c.CreatedEventBlob); err != nil || id != c.ContractID || tmpl != ledger.TemplateAmulet {
 			t.Errorf("blob: %s %s %v", id, tmpl, err)
 		}
-		if n, err := db.NewSelect().Table("contracts").Where("contract_id IN (?)", bun.In([]coin.ContractID{in, c.ContractID})).Count(ctx); err != nil || n != 0 {
+		if n, err := db.NewSelect().Table("contracts").Where("contract_id IN (?)", bun.List([]coin.ContractID{in, c.ContractID})).Count(ctx); err != nil || n != 0 {
 			t.Errorf("%d contracts rows for unlocked holdings (%v), want none", n, err)
 		}
 		var spent []store.SpentHolding

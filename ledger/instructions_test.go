@@ -71,15 +71,6 @@ func TestInstructionTransitionTable(t *testing.T) {
 	}
 }
 
-type instrFixture struct {
-	l                  *ledger.Ledger
-	clock              *ledgertest.Clock
-	sender, receiver   coin.PartyID
-	stranger           coin.PartyID
-	cid                coin.ContractID
-	senderStart, total coin.Amount
-}
-
 func balances(t *testing.T, l *ledger.Ledger, ps ...coin.PartyID) []string {
 	t.Helper()
 	var out []string

@@ -59,11 +59,21 @@ type MergeDelegation struct {
 // wallet provider (the operator), as the user signs at onboarding. An open
 // proposal is returned again; an active delegation is ErrConflict.
 func (l *Ledger) ProposeMergeDelegation(ctx context.Context, owner coin.PartyID) (MergeDelegation, error) {
+	return l.proposeMergeDelegation(ctx, owner, "")
+}
+
+// proposeMergeDelegation is ProposeMergeDelegation's rule; a non-empty key
+// deduplicates the command, which must create a proposal: an open one
+// fails its requirement.
+func (l *Ledger) proposeMergeDelegation(ctx context.Context, owner coin.PartyID, key string) (MergeDelegation, error) {
 	if err := l.KnownParty(ctx, owner); err != nil {
 		return MergeDelegation{}, err
 	}
 	var cid coin.ContractID
 	err := l.change(ctx, func(ctx context.Context, c *change) error {
+		if err := l.claimOnce(ctx, c.tx, key); err != nil {
+			return err
+		}
 		if err := l.lockParties(ctx, c.tx, owner); err != nil {
 			return err
 		}
@@ -76,6 +86,9 @@ func (l *Ledger) ProposeMergeDelegation(ctx context.Context, owner coin.PartyID)
 			case MergeActive:
 				return fmt.Errorf("%w: %s already has an active merge delegation %s", ErrConflict, owner, m.ContractID)
 			case MergeProposed:
+				if key != "" {
+					return fmt.Errorf("%w: %s has an open merge delegation proposal %s already", ErrRequirement, owner, m.ContractID)
+				}
 				cid = m.ContractID
 				return nil
 			}
@@ -88,9 +101,12 @@ func (l *Ledger) ProposeMergeDelegation(ctx context.Context, owner coin.PartyID)
 			Operator: l.operator, Owner: owner, Meta: metaValues{Values: map[string]string{}},
 		}}, owner, l.operator)
 		t.afterCommit(func(ctx context.Context) error {
-			return store.InsertMergeDelegation(ctx, t.tx, &store.MergeDelegation{
+			if err := store.InsertMergeDelegation(ctx, t.tx, &store.MergeDelegation{
 				ContractID: cid, Owner: owner, Operator: l.operator, Status: MergeProposed, ProposalCID: cid, CreatedAt: t.now, UpdatedAt: t.now,
-			})
+			}); err != nil || key == "" {
+				return err
+			}
+			return l.saveCommand(ctx, t, key, owner, "merge-delegation-proposal", string(cid))
 		})
 		return nil
 	})
@@ -126,14 +142,27 @@ func (l *Ledger) onboardMergeProposal(ctx context.Context, t *txn, owner coin.Pa
 // AcceptMergeDelegation is the wallet provider accepting a proposal: the
 // proposal is archived and an active MergeDelegation created.
 func (l *Ledger) AcceptMergeDelegation(ctx context.Context, proposal coin.ContractID) (MergeDelegation, error) {
+	return l.acceptMergeDelegation(ctx, "", proposal, "")
+}
+
+// acceptMergeDelegation is AcceptMergeDelegation's rule; a non-empty
+// actor must be the proposal's operator, and a non-empty key deduplicates
+// the command.
+func (l *Ledger) acceptMergeDelegation(ctx context.Context, actor coin.PartyID, proposal coin.ContractID, key string) (MergeDelegation, error) {
 	var cid coin.ContractID
 	err := l.change(ctx, func(ctx context.Context, c *change) error {
+		if err := l.claimOnce(ctx, c.tx, key); err != nil {
+			return err
+		}
 		m, err := store.MergeDelegationByID(ctx, c.tx, proposal)
 		if err != nil {
 			return err
 		}
 		if m.Status != MergeProposed {
 			return fmt.Errorf("%w: merge delegation proposal %s is %s", ErrConflict, proposal, m.Status)
+		}
+		if actor != "" && actor != m.Operator {
+			return fmt.Errorf("%w: only the operator %s accepts merge delegation proposal %s, not %s", ErrForbidden, m.Operator, proposal, actor)
 		}
 		if err := l.lockParties(ctx, c.tx, m.Owner); err != nil {
 			return err
@@ -149,9 +178,12 @@ func (l *Ledger) AcceptMergeDelegation(ctx context.Context, proposal coin.Contra
 		cid = t.create(TemplateMergeDelegation, mergeDelegationPayload{Operator: m.Operator, Owner: m.Owner, Meta: metaValues{Values: map[string]string{}}}, m.Owner, m.Operator)
 		t.record(m.Owner, "notification", "MergeDelegationAccepted", m.Operator, coin.Zero, coin.Zero, "", HistoryDetails{ContractID: cid, Notification: "merge delegation accepted by the wallet provider"})
 		t.afterCommit(func(ctx context.Context) error {
-			return store.InsertMergeDelegation(ctx, t.tx, &store.MergeDelegation{
+			if err := store.InsertMergeDelegation(ctx, t.tx, &store.MergeDelegation{
 				ContractID: cid, Owner: m.Owner, Operator: m.Operator, Status: MergeActive, ProposalCID: proposal, CreatedAt: t.now, UpdatedAt: t.now,
-			})
+			}); err != nil || key == "" {
+				return err
+			}
+			return l.saveCommand(ctx, t, key, m.Operator, "merge-delegation-accept", string(cid))
 		})
 		return nil
 	})

@@ -235,16 +235,37 @@ func (t *txn) newPreapproval(ctx context.Context, receiver, provider coin.PartyI
 // PreapprovalLifetime from its current expiry; its provider pays the fee.
 // An expired one is never renewed (ErrExpired).
 func (l *Ledger) RenewPreapproval(ctx context.Context, cid coin.ContractID) (coin.ContractID, error) {
+	return l.renewPreapproval(ctx, cid, "", time.Time{}, "")
+}
+
+// renewPreapproval is the one rule renewing a preapproval: to until (zero:
+// its expiry plus PreapprovalLifetime), which must be after its current
+// expiry, the provider paying the fee for the extension. A non-empty actor
+// must be the provider (TransferPreapproval_Renew's controller); a
+// non-empty key deduplicates the command.
+func (l *Ledger) renewPreapproval(ctx context.Context, cid coin.ContractID, actor coin.PartyID, until time.Time, key string) (coin.ContractID, error) {
 	p, err := store.TransferPreapprovalByID(ctx, l.db, cid)
 	if err != nil {
 		return "", err
 	}
-	if err := l.fundProvider(ctx, p.Provider, PreapprovalLifetime); err != nil {
+	if actor != "" && actor != p.Provider {
+		return "", fmt.Errorf("%w: only the provider %s renews transfer preapproval %s, not %s", ErrForbidden, p.Provider, cid, actor)
+	}
+	if until.IsZero() {
+		until = p.ExpiresAt.Add(PreapprovalLifetime)
+	}
+	if !until.After(p.ExpiresAt) {
+		return "", invalid("newExpiresAt", "%s is not after the preapproval's expiry %s", FormatTime(until), FormatTime(p.ExpiresAt))
+	}
+	if err := l.fundProvider(ctx, p.Provider, until.Sub(p.ExpiresAt)); err != nil {
 		return "", fmt.Errorf("renew transfer preapproval %s: %w", cid, err)
 	}
 	var renewed coin.ContractID
 	err = l.change(ctx, func(ctx context.Context, c *change) error {
 		tx := c.tx
+		if err := l.claimOnce(ctx, tx, key); err != nil {
+			return err
+		}
 		if err := l.lockParties(ctx, tx, p.Receiver, p.Provider); err != nil {
 			return err
 		}
@@ -262,14 +283,19 @@ func (l *Ledger) RenewPreapproval(ctx context.Context, cid coin.ContractID) (coi
 		if !t.now.Before(p.ExpiresAt) {
 			return fmt.Errorf("%w: transfer preapproval %s expired at %s", ErrExpired, cid, FormatTime(p.ExpiresAt))
 		}
-		if err := t.chargePreapproval(ctx, p.Provider, p.Receiver, PreapprovalLifetime, "TransferPreapprovalRenewal"); err != nil {
+		if err := t.chargePreapproval(ctx, p.Provider, p.Receiver, until.Sub(p.ExpiresAt), "TransferPreapprovalRenewal"); err != nil {
 			return err
 		}
 		t.archive(cid)
 		if err := store.ArchiveTransferPreapproval(ctx, tx, cid, t.now); err != nil {
 			return err
 		}
-		renewed, err = t.createPreapprovalContract(ctx, p.Receiver, p.Provider, p.ValidFrom, p.ExpiresAt.Add(PreapprovalLifetime))
+		renewed, err = t.createPreapprovalContract(ctx, p.Receiver, p.Provider, p.ValidFrom, until)
+		if err == nil && key != "" {
+			t.afterCommit(func(ctx context.Context) error {
+				return l.saveCommand(ctx, t, key, p.Provider, "renew-transfer-preapproval", string(renewed))
+			})
+		}
 		return err
 	})
 	if err != nil {
@@ -306,14 +332,28 @@ func (l *Ledger) RenewDuePreapprovals(ctx context.Context) (int, error) {
 // CancelPreapproval archives receiver's live preapproval (the validator
 // admin's cancelTransferPreapprovalByParty).
 func (l *Ledger) CancelPreapproval(ctx context.Context, receiver coin.PartyID) error {
+	return l.cancelPreapproval(ctx, receiver, "", "", "")
+}
+
+// cancelPreapproval is the one rule cancelling receiver's live
+// preapproval. A non-empty cid must be that preapproval and actor its
+// receiver or provider (TransferPreapproval_Cancel); a non-empty key
+// deduplicates the command.
+func (l *Ledger) cancelPreapproval(ctx context.Context, receiver coin.PartyID, cid coin.ContractID, actor coin.PartyID, key string) error {
 	err := l.change(ctx, func(ctx context.Context, c *change) error {
 		tx := c.tx
+		if err := l.claimOnce(ctx, tx, key); err != nil {
+			return err
+		}
 		p, err := store.LiveTransferPreapproval(ctx, tx, receiver)
-		if errors.Is(err, store.ErrNotFound) {
+		if errors.Is(err, store.ErrNotFound) || err == nil && cid != "" && p.ContractID != cid {
 			return problem(ErrNotFound, "there is no preapproval to revoke: it expired or was revoked already")
 		}
 		if err != nil {
 			return err
+		}
+		if actor != "" && actor != p.Receiver && actor != p.Provider {
+			return fmt.Errorf("%w: only the receiver or the provider cancels transfer preapproval %s, not %s", ErrForbidden, p.ContractID, actor)
 		}
 		t, err := c.begin(ctx, "cancel-transfer-preapproval")
 		if err != nil {
@@ -330,6 +370,11 @@ func (l *Ledger) CancelPreapproval(ctx context.Context, receiver coin.PartyID) e
 			t.record(receiver, "notification", "TransferPreapprovalCancelled", receiver, coin.Zero, coin.Zero, "", d)
 		} else {
 			t.recordPair(p.Provider, receiver, "notification", "TransferPreapprovalCancelled", coin.Zero, coin.Zero, coin.Zero, coin.Zero, "", d)
+		}
+		if key != "" {
+			t.afterCommit(func(ctx context.Context) error {
+				return l.saveCommand(ctx, t, key, actor, "cancel-transfer-preapproval", string(p.ContractID))
+			})
 		}
 		return nil
 	})

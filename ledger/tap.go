@@ -32,6 +32,26 @@ func (l *Ledger) Tap(ctx context.Context, party coin.PartyID, amountUSD coin.Amo
 		commandID = uuid.NewString()
 	}
 	key := "tap:" + string(party) + ":" + commandID
+	return l.tap(ctx, party, key, func(price coin.Amount) (coin.Amount, error) {
+		cc := USDToCoin(amountUSD, price)
+		if !cc.IsPositive() {
+			return cc, invalid("amount", "is worth less than 0.0000000001 coin")
+		}
+		// The conversion multiplies: 28 digits of USD at a price below 1
+		// are more coin than a holding can hold.
+		if !cc.Fits() {
+			return cc, invalid("amount", "%s USD is worth %s coin at the current price, more than the largest amount the ledger holds (%s)",
+				amountUSD.Short(), cc.Short(), coin.MaxAmount)
+		}
+		return cc, nil
+	})
+}
+
+// tap is the faucet's one rule: under deduplication key key it mints
+// party the coin amount gives at the current round's price. A key used
+// before returns the first tap's holding with a zero Amount and mints
+// nothing more.
+func (l *Ledger) tap(ctx context.Context, party coin.PartyID, key string, amount func(price coin.Amount) (coin.Amount, error)) (TapResult, error) {
 	var res TapResult
 	err := l.change(ctx, func(ctx context.Context, c *change) error {
 		prev, err := l.claimCommand(ctx, c.tx, key)
@@ -46,15 +66,9 @@ func (l *Ledger) Tap(ctx context.Context, party coin.PartyID, amountUSD coin.Amo
 		if err != nil {
 			return err
 		}
-		cc := USDToCoin(amountUSD, t.round.Price)
-		if !cc.IsPositive() {
-			return invalid("amount", "is worth less than 0.0000000001 coin")
-		}
-		// The conversion multiplies: 28 digits of USD at a price below 1
-		// are more coin than a holding can hold.
-		if !cc.Fits() {
-			return invalid("amount", "%s USD is worth %s coin at the current price, more than the largest amount the ledger holds (%s)",
-				amountUSD.Short(), cc.Short(), coin.MaxAmount)
+		cc, err := amount(t.round.Price)
+		if err != nil {
+			return err
 		}
 		cid := t.mint(party, cc)
 		t.record(party, "balance_change", "Tap", "", cc, coin.Zero, "", HistoryDetails{ContractID: cid})

@@ -94,6 +94,9 @@ func (s *Server) createCommand(r *http.Request, actAs []coin.PartyID, raw json.R
 	if tmpl == ledger.TemplateAppPaymentRequest {
 		return s.createAppPaymentRequest(r, actAs, cc.CreateArguments, key)
 	}
+	if create := coinCreates[tmpl]; create != nil {
+		return create(s, r, actAs, cc.CreateArguments, key)
+	}
 	if tmpl != ledger.TemplateOTCTradeProposal {
 		return 0, cantonErr(codeUnsupported, "create of %s: this participant runs %s", tmpl, supportedCommands)
 	}

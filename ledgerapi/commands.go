@@ -26,7 +26,7 @@ import (
 // (user, actAs, commandId).
 
 // supportedCommands says what a submission may be.
-const supportedCommands = "one ExerciseCommand of TransferFactory_Transfer on " + ledger.InterfaceTransferFactory +
+var supportedCommands = "one ExerciseCommand of TransferFactory_Transfer on " + ledger.InterfaceTransferFactory +
 	" (the registry's transfer factory), TransferInstruction_Accept, _Reject or _Withdraw on " + ledger.InterfaceTransferInstruction +
 	", TransferPreapproval_Send on " + ledger.TemplateTransferPreapproval +
 	", AllocationFactory_Allocate on " + ledger.InterfaceAllocationFactory +
@@ -36,7 +36,8 @@ const supportedCommands = "one ExerciseCommand of TransferFactory_Transfer on " 
 	", AllocationRequest_Reject or _Withdraw on " + ledger.InterfaceAllocationRequest +
 	", AppPaymentRequest_Accept, _Reject or _Withdraw on " + ledger.TemplateAppPaymentRequest +
 	", AcceptedAppPayment_Collect, _Reject or _Expire on " + ledger.TemplateAcceptedAppPayment +
-	"; or one CreateCommand of " + ledger.TemplateOTCTradeProposal + " or " + ledger.TemplateAppPaymentRequest
+	"; or one CreateCommand of " + ledger.TemplateOTCTradeProposal + " or " + ledger.TemplateAppPaymentRequest +
+	"; the coin's own: " + supportedCoinCommands()
 
 // instructionChoices are the TransferInstruction choices served, and the
 // ledger's move of each.
@@ -54,8 +55,9 @@ var allocationChoices = map[string]ledger.AllocationMove{
 	"Allocation_Cancel":          ledger.AllocationCancel,
 }
 
-// maxCommandIDLength bounds commandId, as Canton's LedgerString.
-const maxCommandIDLength = 255
+// maxCommandIDLength bounds commandId and submissionId: the ledger's one
+// id limit, Canton's LedgerString (255).
+const maxCommandIDLength = ledger.MaxIDLength
 
 type disclosedContract struct {
 	TemplateID       string `json:"templateId"`
@@ -153,10 +155,10 @@ func (s *Server) check(c *caller, cmds *jsCommands) (*submission, error) {
 		return nil, cantonErr(codeMissingField, "commandId: every command needs an id, unique per change")
 	}
 	if len(cmds.CommandID) > maxCommandIDLength {
-		return nil, invalidArgument("commandId: at most %d characters", maxCommandIDLength)
+		return nil, invalidArgument("commandId: at most %d bytes", maxCommandIDLength)
 	}
 	if len(cmds.SubmissionID) > maxCommandIDLength {
-		return nil, invalidArgument("submissionId: at most %d characters", maxCommandIDLength)
+		return nil, invalidArgument("submissionId: at most %d bytes", maxCommandIDLength)
 	}
 	if cmds.UserID != "" && cmds.UserID != c.user.Name {
 		return nil, permissionDenied("userId %q is not the token's user %q", cmds.UserID, c.user.Name)
@@ -282,6 +284,8 @@ func (s *Server) run(r *http.Request, sb *submission) (int64, error) {
 		return s.allocationMove(r, actAs, cid, allocationChoices[choice], raw, key)
 	case iface == ledger.TemplateAppPaymentRequest || iface == ledger.TemplateAcceptedAppPayment:
 		return s.appPaymentChoice(r, actAs, iface, cid, choice, raw, key)
+	case coinChoiceOf(iface, choice) != nil:
+		return coinChoiceOf(iface, choice).run(s, r, sb)
 	default: // the trading app's, as check let through
 		return s.tradeChoice(r, actAs, iface, cid, choice, raw, key)
 	}

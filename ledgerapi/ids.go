@@ -9,8 +9,8 @@ import (
 )
 
 // packageIDs are the package ids of the token standard's interface
-// packages (v1.0.0, as vetted on the real network), so clients that name
-// the interfaces by package id find them.
+// packages (v1.0.0, as vetted on the real network) and of the utility
+// packages below, so clients that name them by package id find them.
 var packageIDs = map[string]string{
 	"splice-api-token-metadata-v1":               "4ded6b668cb3b64f7a88a30874cd41c75829f5e064b3fbbadf41ec7e8363354f",
 	"splice-api-token-holding-v1":                "718a0f77e505a8de22f188bd4c87fe74101274e9d4cb1bfac7d09aec7158d35b",
@@ -18,6 +18,11 @@ var packageIDs = map[string]string{
 	"splice-api-token-allocation-instruction-v1": "275064aacfe99cea72ee0c80563936129563776f67415ef9f13e4297eecbc520",
 	"splice-api-token-allocation-request-v1":     "6fe848530b2404017c4a12874c956ad7d5c8a419ee9b040f96b5c13172d2e193",
 	"splice-api-token-transfer-instruction-v1":   "55ba4deb0ad4662c4168b39859738a0e91388d252286480c7331b3f71a517281",
+	// The utility and test packages the wallet SDK's examples look for by
+	// id before they use them (isPackageUploaded), as released (1.0.0).
+	"splice-util-token-standard-wallet": "1da198cb7968fa478cfa12aba9fdf128a63a8af6ab284ea6be238cf92a3733ac",
+	"splice-util-featured-app-proxies":  "81dd5a9e5c02d0de03208522a895fb85eeb12fbea4aca7c4ad0ad106f3b0bfce",
+	"splice-token-test-trading-app":     "e5c9847d5a88d3b8d65436f01765fc5ba142cc58529692e2dacdd865d9939f71",
 }
 
 // packageID is the package id of a package name. The coin's own packages

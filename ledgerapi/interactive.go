@@ -79,7 +79,7 @@ func (s *Server) prepareSubmission(w http.ResponseWriter, r *http.Request, c *ca
 		return cantonErr(codeMissingField, "commandId: every command needs an id, unique per change")
 	}
 	if len(req.CommandID) > maxCommandIDLength {
-		return invalidArgument("commandId: at most %d characters", maxCommandIDLength)
+		return invalidArgument("commandId: at most %d bytes", maxCommandIDLength)
 	}
 	if req.SynchronizerID == "" {
 		return cantonErr(codeMissingField, "synchronizerId: name the synchronizer to prepare for (%s)", s.l.SynchronizerID())
@@ -176,7 +176,7 @@ func (s *Server) rootNode(r *http.Request, party coin.PartyID, visible visibilit
 		if err != nil {
 			return preparedtx.Node{}, nil, err
 		}
-		if tmpl != ledger.TemplateOTCTradeProposal {
+		if tmpl != ledger.TemplateOTCTradeProposal && coinCreates[tmpl] == nil {
 			return preparedtx.Node{}, nil, cantonErr(codeUnsupported, "create of %s: this participant runs %s", tmpl, supportedCommands)
 		}
 		id := identifier(tmpl)
@@ -245,7 +245,7 @@ func (s *Server) rootNode(r *http.Request, party coin.PartyID, visible visibilit
 	return preparedtx.Node{ID: "0", Exercise: &preparedtx.Exercise{
 		LfVersion: lfVersion, ContractID: string(cid), PackageName: packageNameOf(ct.TemplateID), TemplateID: tmpl,
 		Signatories: sigs, Stakeholders: holders, ActingParties: acting, InterfaceID: iface, ChoiceID: ex.Choice,
-		ChosenValue: arg, Consuming: !nonconsuming[ex.Choice],
+		ChosenValue: arg, Consuming: !nonconsuming[ex.Choice] && !coinNonconsuming(target, ex.Choice),
 	}}, []preparedtx.InputContract{input}, nil
 }
 
@@ -273,6 +273,9 @@ func (v visibility) sees(ct ledger.LedgerContract) bool {
 // servedChoice reports whether submit runs choice on target (an interface
 // or template id), as its dispatch does.
 func servedChoice(target, choice string) bool {
+	if coinChoiceOf(target, choice) != nil {
+		return true
+	}
 	switch target {
 	case ledger.InterfaceTransferFactory:
 		return choice == "TransferFactory_Transfer"

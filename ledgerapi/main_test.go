@@ -130,15 +130,31 @@ type env struct {
 
 func newEnv(t testing.TB, engine int, lim ...*web.Limiter) *env {
 	t.Helper()
+	clock := ledgertest.NewClock()
+	l := ledgertest.New(t, ledgertest.Engines[engine], ledgertest.Options{Clock: clock})
+	return newEnvOn(t, l, clock, lim...)
+}
+
+// newEnvOn is a Ledger API server over l, whose clock is clock.
+func newEnvOn(t testing.TB, l *ledger.Ledger, clock *ledgertest.Clock, lim ...*web.Limiter) *env {
+	t.Helper()
 	var cfg ledgerapi.Config
 	if len(lim) > 0 {
 		cfg.Limiter = lim[0]
 	}
-	return newEnvConfig(t, engine, cfg)
+	return newEnvWith(t, l, clock, cfg)
 }
 
 // newEnvConfig is newEnv with cfg (its Auth is the env's).
 func newEnvConfig(t testing.TB, engine int, cfg ledgerapi.Config) *env {
+	t.Helper()
+	clock := ledgertest.NewClock()
+	l := ledgertest.New(t, ledgertest.Engines[engine], ledgertest.Options{Clock: clock})
+	return newEnvWith(t, l, clock, cfg)
+}
+
+// newEnvWith is a Ledger API server with cfg over l, whose clock is clock.
+func newEnvWith(t testing.TB, l *ledger.Ledger, clock *ledgertest.Clock, cfg ledgerapi.Config) *env {
 	t.Helper()
 	_, key, err := ed25519.GenerateKey(nil)
 	if err != nil {
@@ -148,8 +164,6 @@ func newEnvConfig(t testing.TB, engine int, cfg ledgerapi.Config) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	clock := ledgertest.NewClock()
-	l := ledgertest.New(t, ledgertest.Engines[engine], ledgertest.Options{Clock: clock})
 	cfg.Auth = v
 	api := ledgerapi.New(l, cfg, nil)
 	srv := httptest.NewServer(api.Handler())

@@ -71,7 +71,7 @@ type apiFunc func(w http.ResponseWriter, r *http.Request, c *caller) error
 
 // Handler returns the Ledger API's routes.
 func (s *Server) Handler() http.Handler {
-	mux := http.NewServeMux()
+	mux := &routeTable{ServeMux: http.NewServeMux()}
 	mux.Handle("GET /v2/version", s.api(s.getVersion))
 	mux.Handle("GET /v2/parties", s.api(s.listParties))
 	mux.Handle("POST /v2/parties", s.api(s.allocateParty))
@@ -105,43 +105,29 @@ func (s *Server) Handler() http.Handler {
 	mux.Handle("POST /v2/updates/update-by-offset", s.api(s.updateByOffset))
 	mux.Handle("POST /v2/commands/submit-and-wait", s.api(s.submitAndWait))
 	mux.Handle("POST /v2/commands/submit-and-wait-for-transaction", s.api(s.submitAndWaitForTransaction))
-	mux.Handle("GET /docs/openapi", s.openAPI(mux))
+	mux.Handle("GET /docs/openapi", s.openAPI(mux.ServeMux))
 	mux.Handle("POST /v2/commands/async/submit", s.api(s.asyncSubmit))
 	mux.Handle("POST /v2/commands/completions", s.api(s.completions))
 	mux.Handle("POST /v2/updates", s.api(s.updateFlats)) // 3.4's name of the list
-	mux.Handle("GET /v2/updates", s.stream(func() streamKind { return &updatesStream{} }))
-	mux.Handle("GET /v2/updates/flats", s.stream(func() streamKind { return &updatesStream{} }))
-	mux.Handle("GET /v2/updates/trees", s.stream(func() streamKind { return &updatesStream{trees: true} }))
-	mux.Handle("GET /v2/commands/completions", s.stream(func() streamKind { return &completionsStream{} }))
-	mux.Handle("GET /v2/state/active-contracts", s.stream(func() streamKind { return &acsStream{} }))
+	mux.HandleStream("/v2/updates", s.stream(func() streamKind { return &updatesStream{} }))
+	mux.HandleStream("/v2/updates/flats", s.stream(func() streamKind { return &updatesStream{} }))
+	mux.HandleStream("/v2/updates/trees", s.stream(func() streamKind { return &updatesStream{trees: true} }))
+	mux.HandleStream("/v2/commands/completions", s.stream(func() streamKind { return &completionsStream{} }))
+	mux.HandleStream("/v2/state/active-contracts", s.stream(func() streamKind { return &acsStream{} }))
 	mux.Handle("/", s.api(s.unsupported(mux)))
 	mws := append([]web.Middleware{web.RequestID, web.Logger(s.log)}, s.obs...)
-	return web.Chain(mux, append(mws, web.Recover(s.log), web.SecurityHeaders)...)
-}
-
-// supported lists the routes served, for the unsupported answer.
-var supported = []string{
-	"POST /v2/interactive-submission/prepare", "POST /v2/interactive-submission/execute",
-	"GET /v2/interactive-submission/preferred-package-version", "POST /v2/interactive-submission/preferred-packages",
-	"GET /v2/version", "GET /v2/packages", "GET|POST /v2/parties", "GET /v2/parties/participant-id", "GET /v2/parties/{party}", "GET|POST /v2/users",
-	"GET|PATCH|DELETE /v2/users/{userId}", "GET|POST|PATCH /v2/users/{userId}/rights", "GET /v2/state/ledger-end",
-	"GET /v2/state/latest-pruned-offsets", "GET /v2/state/connected-synchronizers", "POST /v2/state/active-contracts",
-	"POST /v2/events/events-by-contract-id", "POST /v2/updates", "POST /v2/updates/flats", "POST /v2/updates/trees",
-	"GET /v2/updates/transaction-tree-by-id/{id}", "GET /v2/updates/transaction-tree-by-offset/{offset}", "POST /v2/updates/transaction-by-id",
-	"POST /v2/updates/transaction-by-offset", "POST /v2/updates/update-by-id", "POST /v2/updates/update-by-offset", "POST /v2/commands/submit-and-wait (" + supportedCommands + ")",
-	"POST /v2/commands/submit-and-wait-for-transaction", "POST /v2/commands/async/submit", "POST /v2/commands/completions",
-	"WebSocket GET /v2/updates, /v2/updates/flats, /v2/updates/trees, /v2/commands/completions, /v2/state/active-contracts",
+	return web.Chain(mux.ServeMux, append(mws, web.Recover(s.log), web.SecurityHeaders)...)
 }
 
 // unsupported answers every other path: 501 for the rest of the Ledger
 // API, with what is supported, and 404 for paths outside it.
-func (s *Server) unsupported(mux *http.ServeMux) apiFunc {
+func (s *Server) unsupported(mux *routeTable) apiFunc {
 	return func(w http.ResponseWriter, r *http.Request, _ *caller) error {
 		if _, pattern := mux.Handler(r); pattern != "/" && pattern != "" {
 			return cantonErr(codeInvalidArgument, "%s is not allowed on %s", r.Method, r.URL.Path)
 		}
 		if strings.HasPrefix(r.URL.Path, "/v2/") {
-			return cantonErr(codeUnsupported, "%s %s is not supported by this participant; supported: %s", r.Method, r.URL.Path, strings.Join(supported, ", "))
+			return cantonErr(codeUnsupported, "%s %s is not supported by this participant; supported: %s", r.Method, r.URL.Path, mux.supported())
 		}
 		return &cantonError{code: errorCode{"NOT_FOUND", catResourceMissing}, cause: "no such path: " + r.URL.Path}
 	}

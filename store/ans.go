@@ -111,7 +111,7 @@ func LiveAnsEntries(ctx context.Context, db bun.IDB, q AnsQuery) ([]AnsName, err
 		s = s.Where(`name LIKE ? ESCAPE '\'`, likePrefix(q.Prefix))
 	}
 	if len(q.Owners) > 0 {
-		s = s.Where("owner IN (?)", bun.In(q.Owners))
+		s = s.Where("owner IN (?)", bun.List(q.Owners))
 	}
 	if q.Limit > 0 {
 		s = s.Limit(int64(q.Limit))

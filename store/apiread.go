@@ -48,7 +48,7 @@ func templateWhere(q *bun.SelectQuery, templates []string) *bun.SelectQuery {
 	if len(templates) == 0 {
 		return q.Where("1 = 0")
 	}
-	return q.Where("template_id IN (?)", bun.In(templates))
+	return q.Where("template_id IN (?)", bun.List(templates))
 }
 
 // ActiveContractsAt lists the contracts active at offset q.Upto (created
@@ -80,7 +80,7 @@ type HoldingRow struct {
 func unlockedHoldings(db bun.IDB, live, spent string, liveArgs, spentArgs []any, owners []coin.PartyID, tail string) *bun.RawQuery {
 	ownerLive, ownerSpent, oargs := "", "", []any{}
 	if owners != nil {
-		ownerLive, ownerSpent, oargs = " AND owner IN (?)", " AND s.owner IN (?)", []any{bun.In(owners)}
+		ownerLive, ownerSpent, oargs = " AND owner IN (?)", " AND s.owner IN (?)", []any{bun.List(owners)}
 		if len(owners) == 0 {
 			ownerLive, ownerSpent, oargs = " AND 1 = 0", " AND 1 = 0", nil
 		}
@@ -188,7 +188,7 @@ func EventOffsets(ctx context.Context, db bun.IDB, q ContractQuery, holdings boo
 			if len(owners) == 0 {
 				return q.Where("1 = 0")
 			}
-			return q.Where(col+" IN (?)", bun.In(owners))
+			return q.Where(col+" IN (?)", bun.List(owners))
 		}
 		live := db.NewSelect().Table("holdings").ColumnExpr("created_offset AS o").Where("lock_holder IS NULL").
 			Where("created_offset > ? AND created_offset <= ?", q.After, q.Upto)
@@ -211,7 +211,7 @@ func UpdatesAt(ctx context.Context, db bun.IDB, offsets []int64) ([]Update, erro
 	if len(offsets) == 0 {
 		return nil, nil
 	}
-	if err := db.NewSelect().Model(&us).Where("offset_id IN (?)", bun.In(offsets)).Order("offset_id").Scan(ctx); err != nil {
+	if err := db.NewSelect().Model(&us).Where("offset_id IN (?)", bun.List(offsets)).Order("offset_id").Scan(ctx); err != nil {
 		return nil, fmt.Errorf("updates: %w", Normalize(err))
 	}
 	return us, nil

@@ -66,7 +66,7 @@ func DueRewardCoupons(ctx context.Context, db bun.IDB, before coin.Round, limit 
 	var cs []RewardCoupon
 	q := db.NewSelect().Model(&cs).Where("collected_at IS NULL").Where("round < ?", before)
 	if len(except) > 0 {
-		q = q.Where("beneficiary NOT IN (?)", bun.In(except))
+		q = q.Where("beneficiary NOT IN (?)", bun.List(except))
 	}
 	err := q.Order("beneficiary", "round", "contract_id").Limit(int64(limit)).Scan(ctx)
 	if err != nil {
@@ -83,7 +83,7 @@ func MarkCouponsCollected(ctx context.Context, db bun.IDB, ids []coin.ContractID
 		return nil
 	}
 	res, err := db.NewUpdate().Table("reward_coupons").Set("collected_at = ?", at).Set("collected_offset = ?", offset).
-		Where("contract_id IN (?)", bun.In(ids)).Where("collected_at IS NULL").Exec(ctx)
+		Where("contract_id IN (?)", bun.List(ids)).Where("collected_at IS NULL").Exec(ctx)
 	if err != nil {
 		return fmt.Errorf("collect coupons: %w", Normalize(err))
 	}
@@ -191,7 +191,7 @@ func MergeCandidatesAbove(ctx context.Context, db bun.IDB, limit int, also ...co
 			q = q.Where("owner IN (SELECT owner FROM merge_delegations WHERE status = 'active')").
 				WhereOr("owner IN (SELECT party_id FROM users WHERE offboarded_at IS NULL)")
 			if len(also) > 0 {
-				q = q.WhereOr("owner IN (?)", bun.In(also))
+				q = q.WhereOr("owner IN (?)", bun.List(also))
 			}
 			return q
 		}).
@@ -345,7 +345,7 @@ func DeleteUpdates(ctx context.Context, db bun.IDB, ids []int64) (int64, error) 
 	if len(ids) == 0 {
 		return 0, nil
 	}
-	res, err := db.NewDelete().Table("updates").Where("offset_id IN (?)", bun.In(ids)).Exec(ctx)
+	res, err := db.NewDelete().Table("updates").Where("offset_id IN (?)", bun.List(ids)).Exec(ctx)
 	if err != nil {
 		return 0, fmt.Errorf("delete updates: %w", Normalize(err))
 	}

@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"github.com/jackc/pgx/v5/pgconn"
+	"modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
 )
 
 // Errors the store returns, whatever the driver.
@@ -69,13 +71,20 @@ func Normalize(err error) error {
 	if errors.As(err, &connErr) {
 		return fmt.Errorf("%w: %w", ErrUnavailable, err)
 	}
+	var liteErr *sqlite.Error
+	if errors.As(err, &liteErr) {
+		// Extended result codes are on (the driver turns them on): the
+		// low byte is the primary code.
+		switch code := liteErr.Code(); {
+		case code == sqlite3.SQLITE_CONSTRAINT_UNIQUE, code == sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY:
+			return fmt.Errorf("%w: %w", ErrAlreadyExists, err)
+		case code&0xff == sqlite3.SQLITE_BUSY:
+			return fmt.Errorf("%w: %w", errSerialization, err)
+		}
+		return err
+	}
 	msg := err.Error()
 	switch {
-	// modernc SQLite reports constraint and busy errors by text and code.
-	case strings.Contains(msg, "UNIQUE constraint failed"), strings.Contains(msg, "constraint failed: PRIMARY KEY"):
-		return fmt.Errorf("%w: %w", ErrAlreadyExists, err)
-	case strings.Contains(msg, "SQLITE_BUSY"), strings.Contains(msg, "database is locked"):
-		return fmt.Errorf("%w: %w", errSerialization, err)
 	case strings.Contains(msg, "connection refused"), strings.Contains(msg, "broken pipe"),
 		strings.Contains(msg, "unexpected EOF"), strings.Contains(msg, "conn closed"),
 		strings.Contains(msg, "driver: bad connection"):

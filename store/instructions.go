@@ -130,7 +130,7 @@ func ReassignmentsOf(ctx context.Context, db bun.IDB, ids []coin.ContractID) ([]
 		return nil, nil
 	}
 	var rs []Reassignment
-	if err := db.NewSelect().Model(&rs).Where("contract_id IN (?)", bun.In(ids)).Order("contract_id").Scan(ctx); err != nil {
+	if err := db.NewSelect().Model(&rs).Where("contract_id IN (?)", bun.List(ids)).Order("contract_id").Scan(ctx); err != nil {
 		return nil, fmt.Errorf("reassignments: %w", Normalize(err))
 	}
 	return rs, nil

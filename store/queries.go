@@ -105,7 +105,7 @@ func ArchiveContracts(ctx context.Context, db bun.IDB, ids []coin.ContractID, of
 		return nil
 	}
 	res, err := db.NewUpdate().Table("contracts").Set("archived_offset = ?", offset).
-		Where("contract_id IN (?)", bun.In(ids)).Where("archived_offset IS NULL").Exec(ctx)
+		Where("contract_id IN (?)", bun.List(ids)).Where("archived_offset IS NULL").Exec(ctx)
 	if err != nil {
 		return fmt.Errorf("archive contracts: %w", Normalize(err))
 	}
@@ -164,10 +164,10 @@ func SpendHoldings(ctx context.Context, db bun.IDB, ids []coin.ContractID, offse
 	}
 	res, err := db.ExecContext(ctx, `INSERT INTO spent_holdings (contract_id, owner, amount, created_round, rate, created_offset, spent_offset)
 		SELECT contract_id, owner, amount, created_round, rate, created_offset, ? FROM holdings WHERE contract_id IN (?) AND lock_holder IS NULL`,
-		offset, bun.In(ids))
+		offset, bun.List(ids))
 	if err == nil {
 		if n, _ := res.RowsAffected(); n == int64(len(ids)) {
-			res, err = db.NewDelete().Table("holdings").Where("contract_id IN (?)", bun.In(ids)).Exec(ctx)
+			res, err = db.NewDelete().Table("holdings").Where("contract_id IN (?)", bun.List(ids)).Exec(ctx)
 		}
 	}
 	if err != nil {
@@ -191,7 +191,7 @@ func DeleteHoldings(ctx context.Context, db bun.IDB, ids []coin.ContractID, lock
 	if lockedBy == "" {
 		return errors.New("delete holdings: unlocked holdings are spent (SpendHoldings), not deleted")
 	}
-	res, err := db.NewDelete().Table("holdings").Where("contract_id IN (?)", bun.In(ids)).Where("lock_holder = ?", lockedBy).Exec(ctx)
+	res, err := db.NewDelete().Table("holdings").Where("contract_id IN (?)", bun.List(ids)).Where("lock_holder = ?", lockedBy).Exec(ctx)
 	if err != nil {
 		return fmt.Errorf("delete holdings: %w", Normalize(err))
 	}
@@ -243,7 +243,7 @@ func HoldingsByIDs(ctx context.Context, db bun.IDB, ids []coin.ContractID) ([]Ho
 	if len(ids) == 0 {
 		return nil, nil
 	}
-	if err := db.NewSelect().Model(&hs).Where("contract_id IN (?)", bun.In(ids)).Scan(ctx); err != nil {
+	if err := db.NewSelect().Model(&hs).Where("contract_id IN (?)", bun.List(ids)).Scan(ctx); err != nil {
 		return nil, fmt.Errorf("holdings: %w", Normalize(err))
 	}
 	return hs, nil

@@ -91,7 +91,7 @@ func UpdateRefs(ctx context.Context, db bun.IDB, offsets []int64) (map[int64]Upd
 	}
 	var us []UpdateRef
 	err := db.NewSelect().Table("updates").Column("offset_id", "update_id", "record_time").
-		Where("offset_id IN (?)", bun.In(offsets)).Scan(ctx, &us)
+		Where("offset_id IN (?)", bun.List(offsets)).Scan(ctx, &us)
 	if err != nil {
 		return nil, fmt.Errorf("updates by offset: %w", Normalize(err))
 	}

@@ -408,13 +408,13 @@ func (db *DB) clearTables(ctx context.Context, tx bun.Tx, tables []string) error
 // for the empty state of a reset).
 func (db *DB) resetSequences(ctx context.Context, tx bun.Tx, tables []string, from string) error {
 	if db.Engine == SQLite {
-		if _, err := tx.ExecContext(ctx, "DELETE FROM sqlite_sequence WHERE name IN (?)", bun.In(tables)); err != nil {
+		if _, err := tx.ExecContext(ctx, "DELETE FROM sqlite_sequence WHERE name IN (?)", bun.List(tables)); err != nil {
 			return fmt.Errorf("reset sequences: %w", Normalize(err))
 		}
 		if from == "" {
 			return nil
 		}
-		_, err := tx.ExecContext(ctx, "INSERT INTO sqlite_sequence (name, seq) SELECT name, seq FROM "+from+"sqlite_sequence WHERE name IN (?)", bun.In(tables))
+		_, err := tx.ExecContext(ctx, "INSERT INTO sqlite_sequence (name, seq) SELECT name, seq FROM "+from+"sqlite_sequence WHERE name IN (?)", bun.List(tables))
 		if err != nil {
 			return fmt.Errorf("restore sequences: %w", Normalize(err))
 		}
@@ -429,7 +429,7 @@ func (db *DB) resetSequences(ctx context.Context, tx bun.Tx, tables []string, fr
 		FROM pg_class s JOIN pg_depend d ON d.objid = s.oid AND d.classid = 'pg_class'::regclass AND d.deptype IN ('a', 'i')
 		JOIN pg_class t ON t.oid = d.refobjid JOIN pg_attribute a ON a.attrelid = t.oid AND a.attnum = d.refobjsubid
 		WHERE s.relkind = 'S' AND t.relnamespace = current_schema()::regnamespace AND t.relname IN (?)`,
-		bun.In(tables)).Scan(ctx, &serials)
+		bun.List(tables)).Scan(ctx, &serials)
 	if err != nil {
 		return fmt.Errorf("list sequences: %w", Normalize(err))
 	}

@@ -149,7 +149,7 @@ func (w *Writes) statements(db bun.IDB) []schema.QueryAppender {
 		batch = append(batch, insert(&w.Coupons))
 	}
 	if len(w.Forget) > 0 {
-		batch = append(batch, db.NewDelete().Table("commands").Where("dedup_key IN (?)", bun.In(w.Forget)))
+		batch = append(batch, db.NewDelete().Table("commands").Where("dedup_key IN (?)", bun.List(w.Forget)))
 	}
 	if len(w.Commands) > 0 {
 		batch = append(batch, insert(&w.Commands))

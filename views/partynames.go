@@ -20,9 +20,8 @@ type NameLookup func(ctx context.Context, ids []string) (map[string]string, erro
 type partyNamesKey struct{}
 
 type partyNames struct {
-	lookup NameLookup
-	seen   map[string]bool
-	names  map[string]string // nil while collecting
+	seen  map[string]bool
+	names map[string]string // nil while collecting
 }
 
 // WithPartyNames makes RenderNamed look names up with lookup.

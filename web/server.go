@@ -21,6 +21,10 @@ import (
 type ServerConfig struct {
 	Addr string
 	TLS  *TLSConfig
+	// Limits bound a slow or greedy client (slowclients.go); the
+	// connection cap applies to the listener given to Serve through
+	// LimitConns.
+	Limits ClientLimits
 }
 
 // TLSConfig names the PEM files of a TLS server, mirroring the Canton/Splice
@@ -270,23 +274,23 @@ func ParseTLSVersion(s string) (uint16, error) {
 }
 
 // Server timeouts. There is no WriteTimeout (it would cut server-sent event
-// streams) and no ReadTimeout (it would also bound slow but legitimate
-// bodies); ReadHeaderTimeout stops slowloris and DecodeJSON bounds body size.
+// streams) and no ReadTimeout (its deadline would cancel an SSE stream's
+// context); the header timeout stops slowloris, a body deadline
+// (bodyDeadline) slow bodies, and DecodeJSON bounds body size.
 const (
-	readHeaderTimeout = 10 * time.Second
-	idleTimeout       = 120 * time.Second
-	maxHeaderBytes    = 64 << 10 // room for an 8 KiB JWT plus cookies
-	shutdownTimeout   = 10 * time.Second
+	maxHeaderBytes  = 64 << 10 // room for an 8 KiB JWT plus cookies
+	shutdownTimeout = 10 * time.Second
 )
 
 // NewServer returns an http.Server for cfg with our timeouts, TLS (when
 // configured) and net/http's own error log routed to log.
 func NewServer(cfg ServerConfig, h http.Handler, log *slog.Logger) (*http.Server, error) {
+	lim := cfg.Limits.withDefaults()
 	srv := &http.Server{
 		Addr:              cfg.Addr,
-		Handler:           h,
-		ReadHeaderTimeout: readHeaderTimeout,
-		IdleTimeout:       idleTimeout,
+		Handler:           Guard(lim, h),
+		ReadHeaderTimeout: lim.HeaderReadTimeout,
+		IdleTimeout:       lim.IdleTimeout,
 		MaxHeaderBytes:    maxHeaderBytes,
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 	}

@@ -173,6 +173,11 @@ func startAutomations(ctx context.Context, l *ledger.Ledger, leases jobs.Leaser,
 	jc := jobs.Config{StopTimeout: 30 * time.Second}
 	if m != nil {
 		jc.OnRun = m.JobRun
+		names := make([]string, len(js))
+		for i, j := range js {
+			names[i] = j.Name
+		}
+		m.declare(names)
 	}
 	s, err := jobs.New(leases, js, jc, log)
 	if err != nil {

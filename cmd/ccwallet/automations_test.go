@@ -174,7 +174,7 @@ func TestServeJobsEndpoint(t *testing.T) {
 			t.Errorf("expire-transfers = %v", j)
 		}
 	}
-	want := []string{"collect-rewards", "expire-transfers", "merge-holdings", "renew-preapprovals", "round-clock", "subscriptions", "traffic-topup"} // top-up is on by default
+	want := []string{"accept-preapproval-proposals", "collect-rewards", "expire-transfers", "merge-holdings", "renew-preapprovals", "round-clock", "subscriptions", "traffic-topup"} // top-up is on by default
 	if diff := cmp.Diff(want, names); diff != "" {
 		t.Errorf("jobs (-want +got):\n%s", diff)
 	}

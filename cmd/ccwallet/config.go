@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/ccwallet/ccwallet/coin"
+	"github.com/ccwallet/ccwallet/jobs"
 	"github.com/ccwallet/ccwallet/web"
 	"gopkg.in/yaml.v3"
 )
@@ -644,7 +645,7 @@ func (c Config) validate(now time.Time, env envVars) error {
 	}
 	errs = append(errs, c.Persistence.validate(env.get)...)
 	if p := c.ParticipantPruningSchedule; p != nil {
-		if err := validateCron(p.Cron); err != nil {
+		if _, err := jobs.ParseCron(p.Cron); err != nil {
 			add("participantPruningSchedule.cron", "%v", err)
 		}
 		if p.MaxDuration <= 0 {

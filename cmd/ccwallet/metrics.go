@@ -92,6 +92,27 @@ func (m *metrics) JobRun(job string, d time.Duration, err error) {
 	m.jobDuration.WithLabelValues(job).Observe(d.Seconds())
 }
 
+// dashboardKinds are the ledger kinds the dashboard (deploy/grafana)
+// queries by name: their series exist, at 0, from the start.
+var dashboardKinds = []string{"transfer", "create-transfer-offer", "create-transfer-instruction", "buy-traffic"}
+
+// declare makes every labelled series the dashboard queries exist at
+// start, at 0: a job's runs, failures, last outcome and last failure's
+// time (0: never), and the ledger kinds' ok and error counts. Without
+// them the failure panels showed "No data" until a first failure.
+func (m *metrics) declare(jobNames []string) {
+	for _, job := range jobNames {
+		m.jobRuns.WithLabelValues(job)
+		m.jobFailures.WithLabelValues(job)
+		m.jobLastFailed.WithLabelValues(job)
+		m.jobLastFailure.WithLabelValues(job)
+	}
+	for _, kind := range dashboardKinds {
+		m.ledgerOps.WithLabelValues(kind, "ok")
+		m.ledgerOps.WithLabelValues(kind, "error")
+	}
+}
+
 // watchDB exports the connection pool's statistics.
 func (m *metrics) watchDB(db *sql.DB, name string) {
 	m.reg.MustRegister(collectors.NewDBStatsCollector(db, name))

@@ -80,7 +80,7 @@ func serve(ctx context.Context, args []string, env envVars, stdout, stderr io.Wr
 	if err != nil {
 		return err
 	}
-	s.servers[0].srv.Handler = app
+	s.servers[0].srv.Handler = web.Guard(cfg.Web.clientLimits(), app)
 	if err := s.listenProbes(); err != nil {
 		return err
 	}
@@ -250,7 +250,8 @@ func (s *serving) startJobs(ctx context.Context) (stop func(), err error) {
 // listen adds a server listening on addr; it serves once startServers
 // runs.
 func (s *serving) listen(name, addr string, tlsCfg *web.TLSConfig, h http.Handler) error {
-	srv, err := web.NewServer(web.ServerConfig{Addr: addr, TLS: tlsCfg}, h, s.log)
+	lim := s.cfg.Web.clientLimits()
+	srv, err := web.NewServer(web.ServerConfig{Addr: addr, TLS: tlsCfg, Limits: lim}, h, s.log)
 	if err != nil {
 		return err
 	}
@@ -261,7 +262,7 @@ func (s *serving) listen(name, addr string, tlsCfg *web.TLSConfig, h http.Handle
 	if err != nil {
 		return fmt.Errorf("listen on %s (%s): %w", addr, name, err)
 	}
-	s.servers = append(s.servers, server{name, srv, ln})
+	s.servers = append(s.servers, server{name, srv, web.LimitConns(ln, lim)})
 	return nil
 }
 

@@ -39,6 +39,20 @@ type WebConfig struct {
 	// header is ignored and the connection's address is the client's.
 	TrustedProxies []string      `yaml:"trustedProxies"`
 	RateLimit      WebRateLimits `yaml:"rateLimit"`
+	// BodyReadTimeout, IdleTimeout and MaxConnectionsPerClient bound slow
+	// and greedy clients on every listener (app, Ledger API, health,
+	// metrics); see web.ClientLimits. Zero takes the default;
+	// maxConnectionsPerClient -1 turns the cap off.
+	BodyReadTimeout         Duration `yaml:"bodyReadTimeout"`
+	IdleTimeout             Duration `yaml:"idleTimeout"`
+	MaxConnectionsPerClient int      `yaml:"maxConnectionsPerClient"`
+}
+
+// clientLimits are the listeners' limits of slow and greedy clients.
+func (c WebConfig) clientLimits() web.ClientLimits {
+	addr, _ := web.NewClientAddr(c.TrustedProxies) // checked by validate
+	return web.ClientLimits{BodyReadTimeout: c.BodyReadTimeout.Std(), IdleTimeout: c.IdleTimeout.Std(),
+		MaxConnsPerClient: c.MaxConnectionsPerClient, Clients: addr}
 }
 
 // WebRateLimits is web.rateLimit; each is {burst, per}, burst 0 is off.
@@ -54,13 +68,21 @@ type WebRateLimits struct {
 func defaultWebConfig() WebConfig {
 	rl := func(r web.RateLimit) RateLimitConfig { return RateLimitConfig{Burst: r.Burst, Per: Duration(r.Per)} }
 	return WebConfig{RateLimit: WebRateLimits{Login: rl(web.DefaultLoginRateLimit),
-		FormsPerSession: rl(web.DefaultFormRateLimit), FormsPerClient: rl(web.DefaultFormClientRateLimit)}}
+		FormsPerSession: rl(web.DefaultFormRateLimit), FormsPerClient: rl(web.DefaultFormClientRateLimit)},
+		BodyReadTimeout: Duration(web.DefaultBodyReadTimeout), IdleTimeout: Duration(web.DefaultConnIdleTimeout),
+		MaxConnectionsPerClient: web.DefaultMaxConnsPerClient}
 }
 
 func (c WebConfig) validate() []error {
 	var errs []error
 	if _, err := web.NewClientAddr(c.TrustedProxies); err != nil {
 		errs = append(errs, fmt.Errorf("web.trustedProxies: %w", err))
+	}
+	if c.BodyReadTimeout < 0 || c.IdleTimeout < 0 {
+		errs = append(errs, fmt.Errorf("web.bodyReadTimeout, web.idleTimeout: must be positive durations such as 30s"))
+	}
+	if c.MaxConnectionsPerClient < -1 {
+		errs = append(errs, fmt.Errorf("web.maxConnectionsPerClient: a positive number, or -1 for no cap"))
 	}
 	for _, l := range []struct {
 		key string

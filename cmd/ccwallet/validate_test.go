@@ -31,6 +31,9 @@ var prodSecret = "WALLET_SESSION_SECRET=" + strings.Repeat("s", 40)
 // check approved the first five, which serve refused (issue 21), and both
 // took disableAuth from WALLET_DISABLE_AUTH alone in production.
 func TestConfigCheckAgreesWithServe(t *testing.T) {
+	pruning := func(cron string) string {
+		return "participantPruningSchedule: {cron: \"" + cron + "\", maxDuration: 5m, retention: 30d}\n"
+	}
 	without := func(s, line string) string {
 		if !strings.Contains(s, line) {
 			t.Fatalf("values lack %q", line)
@@ -61,6 +64,14 @@ func TestConfigCheckAgreesWithServe(t *testing.T) {
 		{"production cookies not Secure over plain HTTP",
 			strings.Replace(without(prodValues, "  secureCookies: true\n"), "https://wallet.example.com", "http://wallet.example.com", 1),
 			[]string{prodSecret}, "", []string{"oidc.secureCookies: off and the wallet is served over plain HTTP"}},
+		// The pruning schedules of docs/operator.md and Canton's
+		// automatic-pruning page (Quartz: seconds first, "?", "/10").
+		// Before, check approved the Quartz ones and serve refused them.
+		{"pruning every ten minutes, Quartz", pruning("0 /10 * * * ?"), nil, "", nil},
+		{"pruning every five minutes, Quartz", pruning("0 /5 * * * ?"), nil, "", nil},
+		{"pruning on Saturdays, Quartz", pruning("0 0 8 ? * SAT"), nil, "", nil},
+		{"pruning nightly, five fields", pruning("0 3 * * *"), nil, "", nil},
+		{"pruning on the last day, Quartz L", pruning("0 0 0 L * ?"), nil, "participantPruningSchedule.cron", nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -1,0 +1,147 @@
+package ui
+
+import (
+	"context"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/ccwallet/ccwallet/views"
+	"github.com/ccwallet/ccwallet/web"
+)
+
+// NetworkSetting is one configuration key that concerns a real
+// multi-validator network (sponsor, scan, sequencer modes, migration), as
+// the admin page shows it.
+type NetworkSetting struct {
+	// Key is the values-file key; Env the environment variable that sets
+	// it too, if any.
+	Key, Env string
+	// Value is the effective value, secrets masked; "" when unset.
+	Value string
+	// Ignored is true when the embedded network does not use the key: it
+	// is accepted and validated for a real network, and has no effect.
+	Ignored bool
+}
+
+// uiAdmin serves GET /admin (wallet admins only).
+func (h *Handler) uiAdmin(w http.ResponseWriter, r *http.Request, s *web.Session) error {
+	m, err := h.adminModel(r.Context(), s)
+	if err != nil {
+		return err
+	}
+	return render(w, r, http.StatusOK, views.AdminPage(m))
+}
+
+func (h *Handler) adminModel(ctx context.Context, s *web.Session) (views.Admin, error) {
+	users, err := h.l.Users(ctx)
+	if err != nil {
+		return views.Admin{}, err
+	}
+	m := views.Admin{Page: h.page(s, "Admin", "admin"), Operator: string(h.l.Operator()), Form: views.OnboardForm{CSRF: s.CSRF}}
+	for _, u := range users {
+		m.Users = append(m.Users, views.UserRow{Name: u.Name, Party: string(u.Party), Admin: u.IsAdmin, Offboardable: u.Party != h.l.Operator()})
+	}
+	if h.jobs != nil {
+		for _, j := range h.jobs() {
+			row := views.AutomationRow{Name: j.Name, Schedule: j.Schedule, About: j.About, LastRun: fmtTimePtr(j.LastRun), NextRun: fmtTimePtr(j.NextRun),
+				LastDuration: "—", LastError: j.LastError}
+			if j.LastRun != nil {
+				row.LastDuration = (time.Duration(j.LastDurationMS) * time.Millisecond).String()
+			}
+			m.Automations = append(m.Automations, row)
+		}
+	} else if h.ui.Automations != nil {
+		as, err := h.ui.Automations.Automations(ctx)
+		if err != nil {
+			return views.Admin{}, err
+		}
+		for _, a := range as {
+			m.Automations = append(m.Automations, views.AutomationRow{
+				Name: a.Name, LastRun: fmtTime(a.LastRun), NextRun: fmtTime(a.NextRun), LastDuration: "—", LastError: a.LastError,
+			})
+		}
+	}
+	m.Warnings = h.warnings
+	for _, n := range h.net {
+		m.Network = append(m.Network, views.NetworkRow{Key: n.Key, Env: n.Env, Value: n.Value, Ignored: n.Ignored})
+	}
+	merges, err := h.l.PendingMerges(ctx)
+	if err != nil {
+		return views.Admin{}, err
+	}
+	for _, pm := range merges {
+		m.Merges = append(m.Merges, views.MergeRow{Party: string(pm.Party), Holdings: pm.Holdings, Target: pm.Target})
+	}
+	return m, nil
+}
+
+// fmtTimePtr is fmtTime of an optional time.
+func fmtTimePtr(t *time.Time) string {
+	if t == nil {
+		return "—"
+	}
+	return fmtTime(*t)
+}
+
+func fmtTime(t time.Time) string {
+	if t.IsZero() {
+		return "—"
+	}
+	return t.UTC().Format(time.DateTime + " UTC")
+}
+
+// uiAdminOnboard serves POST /admin/users: onboard a user by name.
+func (h *Handler) uiAdminOnboard(w http.ResponseWriter, r *http.Request, s *web.Session) error {
+	name := strings.TrimSpace(r.PostFormValue("name"))
+	res, perr := h.l.OnboardUser(r.Context(), name, "")
+	if perr != nil {
+		msg, ok := inline(perr)
+		if !ok {
+			return perr
+		}
+		m, err := h.adminModel(r.Context(), s)
+		if err != nil {
+			return err
+		}
+		m.Form.Name, m.Form.Error = name, msg
+		return render(w, r, http.StatusUnprocessableEntity, views.AdminPage(m))
+	}
+	if !res.Created {
+		done(w, r, "/admin", "user-already-onboarded")
+		return nil
+	}
+	done(w, r, "/admin", "user-onboarded")
+	return nil
+}
+
+// uiAdminOffboard serves POST /admin/users/offboard (form field name): the
+// ledger's Offboard, as POST /v0/admin/users/offboard. The page asks to
+// confirm first: with confirm=yes it offboards, without it shows what
+// offboarding does.
+func (h *Handler) uiAdminOffboard(w http.ResponseWriter, r *http.Request, s *web.Session) error {
+	name := strings.TrimSpace(r.PostFormValue("name"))
+	if r.PostFormValue("confirm") != "yes" {
+		m, err := h.adminModel(r.Context(), s)
+		if err != nil {
+			return err
+		}
+		m.Offboard = &views.OffboardConfirm{CSRF: s.CSRF, Name: name}
+		return render(w, r, http.StatusOK, views.AdminPage(m))
+	}
+	if err := h.l.Offboard(r.Context(), name); err != nil {
+		msg, ok := inline(err)
+		if !ok {
+			return err
+		}
+		// The page after the attempt, so it lists the users as they are.
+		m, merr := h.adminModel(r.Context(), s)
+		if merr != nil {
+			return merr
+		}
+		m.OffboardError = msg
+		return render(w, r, http.StatusUnprocessableEntity, views.AdminPage(m))
+	}
+	done(w, r, "/admin", "user-offboarded")
+	return nil
+}

@@ -1,0 +1,133 @@
+package ui
+
+import (
+	"context"
+	"errors"
+	"net/http"
+
+	"github.com/ccwallet/ccwallet/coin"
+	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/views"
+	"github.com/ccwallet/ccwallet/web"
+)
+
+// uiDelegations serves GET /approvals: the user's transfer preapproval and
+// merge delegation, each with its undo.
+func (h *Handler) uiDelegations(w http.ResponseWriter, r *http.Request, s *web.Session) error {
+	m, err := h.delegationsModel(r.Context(), s, uiParty(r))
+	if err != nil {
+		return err
+	}
+	return render(w, r, http.StatusOK, views.DelegationsPage(m))
+}
+
+func (h *Handler) delegationsModel(ctx context.Context, s *web.Session, party coin.PartyID) (views.Delegations, error) {
+	m := views.Delegations{Page: h.page(s, "Approvals", "approvals")}
+	p, err := h.l.PreapprovalOf(ctx, party)
+	switch {
+	case err == nil:
+		m.PreapprovalExpires, m.PreapprovalCID = fmtTime(p.ExpiresAt), string(p.ContractID)
+	case !errors.Is(err, ledger.ErrNotFound):
+		return m, err
+	}
+	m.FeaturedGrantable = h.l.DevNet()
+	right, err := h.l.FeaturedAppRight(ctx, party)
+	switch {
+	case err == nil:
+		m.FeaturedCID = string(right.ContractID)
+	case !errors.Is(err, ledger.ErrNotFound):
+		return m, err
+	}
+	ds, err := h.l.MergeDelegations(ctx, party)
+	if err != nil {
+		return m, err
+	}
+	for _, d := range ds {
+		// An active delegation outranks an open proposal.
+		if d.Status == ledger.MergeActive || m.MergeStatus == "" {
+			m.MergeStatus, m.MergeCID = d.Status, string(d.Contract.ContractID)
+		}
+	}
+	return m, nil
+}
+
+// uiCreatePreapproval serves POST /preapproval: the user's preapproval,
+// provided (and paid) by the validator operator.
+func (h *Handler) uiCreatePreapproval(w http.ResponseWriter, r *http.Request, s *web.Session) error {
+	_, exists, err := h.l.CreatePreapproval(r.Context(), uiParty(r))
+	if err != nil {
+		return h.delegationsError(w, r, s, err)
+	}
+	if exists {
+		done(w, r, "/approvals", "already-preapproved")
+		return nil
+	}
+	done(w, r, "/approvals", "preapproved")
+	return nil
+}
+
+// uiRevokePreapproval serves POST /preapproval/revoke: the undo of
+// uiCreatePreapproval; senders must make offers again.
+func (h *Handler) uiRevokePreapproval(w http.ResponseWriter, r *http.Request, s *web.Session) error {
+	if err := h.l.CancelPreapproval(r.Context(), uiParty(r)); err != nil {
+		return h.delegationsError(w, r, s, err)
+	}
+	done(w, r, "/approvals", "preapproval-revoked")
+	return nil
+}
+
+// uiProposeMerge serves POST /merge-delegation: propose the merge
+// delegation when there is none.
+func (h *Handler) uiProposeMerge(w http.ResponseWriter, r *http.Request, s *web.Session) error {
+	if _, err := h.l.ProposeMergeDelegation(r.Context(), uiParty(r)); err != nil {
+		return h.delegationsError(w, r, s, err)
+	}
+	done(w, r, "/approvals", "merge-proposed")
+	return nil
+}
+
+// uiWithdrawMerge serves POST /merge-delegation/withdraw (form field cid):
+// the undo of uiProposeMerge, for the proposal or the active delegation.
+func (h *Handler) uiWithdrawMerge(w http.ResponseWriter, r *http.Request, s *web.Session) error {
+	cid, err := coin.ParseContractID(r.PostFormValue("cid"))
+	if err == nil {
+		err = h.l.WithdrawMergeDelegation(r.Context(), uiParty(r), cid)
+	}
+	if err != nil {
+		return h.delegationsError(w, r, s, err)
+	}
+	done(w, r, "/approvals", "merge-withdrawn")
+	return nil
+}
+
+// uiFeaturedAppRight serves POST /featured-app-right: action "grant"
+// self-grants the user's party a featured app right, "cancel" cancels it.
+func (h *Handler) uiFeaturedAppRight(w http.ResponseWriter, r *http.Request, s *web.Session) error {
+	var err error
+	switch action := r.PostFormValue("action"); action {
+	case "grant":
+		_, err = h.l.SelfGrantFeaturedAppRight(r.Context(), uiParty(r))
+	case "cancel":
+		_, err = h.l.CancelFeaturedAppRights(r.Context(), uiParty(r))
+	default:
+		err = badRequest("unknown action: choose grant or cancel")
+	}
+	if err != nil {
+		return h.delegationsError(w, r, s, err)
+	}
+	done(w, r, "/approvals", "featured-"+r.PostFormValue("action"))
+	return nil
+}
+
+func (h *Handler) delegationsError(w http.ResponseWriter, r *http.Request, s *web.Session, err error) error {
+	msg, ok := inline(err)
+	if !ok {
+		return err
+	}
+	m, merr := h.delegationsModel(r.Context(), s, uiParty(r))
+	if merr != nil {
+		return merr
+	}
+	m.Error = msg
+	return render(w, r, http.StatusUnprocessableEntity, views.DelegationsPage(m))
+}

@@ -1,0 +1,129 @@
+package ui
+
+import (
+	"errors"
+	"net/http"
+	"net/url"
+
+	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/views"
+	"github.com/ccwallet/ccwallet/web"
+)
+
+// uiRoot serves GET /: the landing page when logged out, onboarding for a
+// user without a party, else the home page.
+func (h *Handler) uiRoot(w http.ResponseWriter, r *http.Request) {
+	s, err := h.ui.Sessions.Load(r)
+	if err != nil {
+		m := views.Landing{Page: views.Page{Title: "Welcome", DevNet: h.l.DevNet()}, DevProvider: h.ui.DevProvider != nil}
+		if err := render(w, r, http.StatusOK, views.LandingPage(m)); err != nil {
+			h.log.DebugContext(r.Context(), "render landing", "err", err)
+		}
+		return
+	}
+	// As h.session does for a GET, with the session loaded once: each load
+	// is a database read.
+	if err := h.onboarded(h.uiHome)(w, r, s); err != nil {
+		h.uiError(w, r, s, err)
+	}
+}
+
+// uiLogin serves GET /login: it starts the OpenID Connect login.
+func (h *Handler) uiLogin(w http.ResponseWriter, r *http.Request) {
+	next := web.LocalPath(r.URL.Query().Get("next"))
+	if _, err := h.ui.Sessions.Load(r); err == nil {
+		http.Redirect(w, r, next, http.StatusSeeOther)
+		return
+	}
+	// The login cookie is per host: start on the public URL's host, where
+	// the provider will send the browser back.
+	if u, err := url.Parse(h.ui.BaseURL); err == nil && u.Host != "" && r.Host != u.Host {
+		http.Redirect(w, r, h.ui.BaseURL+"/login?next="+url.QueryEscape(next), http.StatusSeeOther)
+		return
+	}
+	if err := h.ui.Login.Begin(w, r, next); err != nil {
+		h.loginFailed(w, r, err)
+	}
+}
+
+// loginFailed answers a login that could not start or finish: 503 with a
+// page saying so while the provider is unreachable (OIDCLogin logs that
+// once per outage), else the error page.
+func (h *Handler) loginFailed(w http.ResponseWriter, r *http.Request, err error) {
+	if !errors.Is(err, web.ErrProviderUnreachable) {
+		h.uiError(w, r, nil, err)
+		return
+	}
+	w.Header().Set("Retry-After", "30")
+	m := views.ErrorPage{Page: views.Page{Title: "Login unavailable", DevNet: h.l.DevNet()}, Status: http.StatusServiceUnavailable,
+		Message: "The login service is unreachable right now, so nobody can log in. Your wallet and its funds are not affected; please try again in a few minutes."}
+	if err := render(w, r, http.StatusServiceUnavailable, views.ErrorView(m)); err != nil {
+		h.log.DebugContext(r.Context(), "render login unavailable", "err", err)
+	}
+}
+
+// uiCallback serves GET /auth/callback, the provider's redirect back: a
+// verified ID token starts a new session for its subject.
+func (h *Handler) uiCallback(w http.ResponseWriter, r *http.Request) {
+	login, err := h.ui.Login.Finish(w, r)
+	if err != nil {
+		if errors.Is(err, web.ErrLogin) {
+			h.log.InfoContext(r.Context(), "login refused", "err", err)
+			m := views.Landing{Page: views.Page{Title: "Login failed", DevNet: h.l.DevNet()}, Error: err.Error(), DevProvider: h.ui.DevProvider != nil}
+			_ = render(w, r, http.StatusUnauthorized, views.LandingPage(m))
+			return
+		}
+		h.loginFailed(w, r, err)
+		return
+	}
+	if _, err := h.ui.Sessions.Start(w, r, login.Subject, login.IDToken); err != nil {
+		h.uiError(w, r, nil, err)
+		return
+	}
+	h.log.InfoContext(r.Context(), "user logged in", "user", login.Subject)
+	http.Redirect(w, r, web.LocalPath(login.Next), http.StatusSeeOther)
+}
+
+// uiLogout serves POST /logout: the session ends here (the old cookie is
+// refused from now on) and then at the provider when it supports it.
+func (h *Handler) uiLogout(w http.ResponseWriter, r *http.Request) {
+	s, err := h.ui.Sessions.Load(r)
+	if err != nil {
+		redirect(w, r, "/")
+		return
+	}
+	if !s.CheckCSRF(r) {
+		h.uiError(w, r, s, forbidden("the form is out of date (missing or wrong CSRF token); reload the page and try again"))
+		return
+	}
+	idToken := h.ui.Sessions.End(w, r, s)
+	to := "/?done=logged-out"
+	if u := h.ui.Login.LogoutURL(r.Context(), idToken, h.ui.BaseURL+"/"); u != "" {
+		to = u
+	}
+	redirect(w, r, to)
+}
+
+// uiOnboardPage serves GET /onboard.
+func (h *Handler) uiOnboardPage(w http.ResponseWriter, r *http.Request, s *web.Session) error {
+	if _, err := h.l.PartyOf(r.Context(), s.User); err == nil {
+		redirect(w, r, "/")
+		return nil
+	} else if !errors.Is(err, ledger.ErrNotFound) {
+		return err
+	}
+	return render(w, r, http.StatusOK, views.OnboardPage(views.Onboard{Page: h.page(s, "Welcome", "")}))
+}
+
+// uiOnboard serves POST /onboard: the user gets a fresh party.
+func (h *Handler) uiOnboard(w http.ResponseWriter, r *http.Request, s *web.Session) error {
+	if _, err := h.l.Onboard(r.Context(), s.User, ""); err != nil {
+		msg, ok := inline(err)
+		if !ok {
+			return err
+		}
+		return render(w, r, http.StatusUnprocessableEntity, views.OnboardPage(views.Onboard{Page: h.page(s, "Welcome", ""), Error: msg}))
+	}
+	done(w, r, "/", "onboarded")
+	return nil
+}

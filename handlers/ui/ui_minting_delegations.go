@@ -1,0 +1,124 @@
+package ui
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/ccwallet/ccwallet/coin"
+	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/views"
+	"github.com/ccwallet/ccwallet/web"
+)
+
+// delegateActivityShown is how many of a delegate's latest actions the
+// delegations page shows per beneficiary.
+const delegateActivityShown = 5
+
+// mintingActions are the buttons of the delegations page: the ledger call
+// of each; doneMessages["delegations-<action>"] says what it did.
+var mintingActions = map[string]func(l *ledger.Ledger, ctx context.Context, delegate coin.PartyID, cid coin.ContractID) error{
+	"accept": func(l *ledger.Ledger, ctx context.Context, d coin.PartyID, cid coin.ContractID) error {
+		_, err := l.AcceptMintingDelegationProposal(ctx, d, cid)
+		return err
+	},
+	"reject":   (*ledger.Ledger).RejectMintingDelegationProposal,
+	"withdraw": (*ledger.Ledger).WithdrawMintingDelegation,
+}
+
+// uiMintingDelegations serves GET /delegations.
+func (h *Handler) uiMintingDelegations(w http.ResponseWriter, r *http.Request, s *web.Session) error {
+	m, err := h.mintingDelegationsModel(r.Context(), s, uiParty(r))
+	if err != nil {
+		return err
+	}
+	return render(w, r, http.StatusOK, views.MintingDelegationsPage(m))
+}
+
+// uiMintingDelegationAction serves POST /delegations/{cid}/{action}: on
+// success 303 back to the page with its flash; a proposal or delegation
+// that is gone, expired or not the user's is shown inline with 422.
+func (h *Handler) uiMintingDelegationAction(w http.ResponseWriter, r *http.Request, s *web.Session) error {
+	action := r.PathValue("action")
+	act, ok := mintingActions[action]
+	if !ok {
+		return notFound("no such action")
+	}
+	party := uiParty(r)
+	cid, err := coin.ParseContractID(r.PathValue("cid"))
+	if err != nil {
+		err = notFound("there is no such proposal or delegation; reload the page")
+	} else {
+		err = act(h.l, r.Context(), party, cid)
+	}
+	if err == nil {
+		done(w, r, "/delegations", "delegations-"+action)
+		return nil
+	}
+	msg, ok := inline(err)
+	if !ok {
+		return err
+	}
+	m, merr := h.mintingDelegationsModel(r.Context(), s, party)
+	if merr != nil {
+		return merr
+	}
+	m.Error = msg
+	return render(w, r, http.StatusUnprocessableEntity, views.MintingDelegationsPage(m))
+}
+
+func (h *Handler) mintingDelegationsModel(ctx context.Context, s *web.Session, party coin.PartyID) (views.MintingDelegations, error) {
+	m := views.MintingDelegations{Page: h.page(s, "Delegations", "delegations")}
+	active, err := h.l.MintingDelegations(ctx, party)
+	if err != nil {
+		return m, err
+	}
+	now := h.l.Now()
+	current := map[coin.PartyID]ledger.MintingDelegation{}
+	for _, d := range active {
+		current[d.Beneficiary] = d
+		row := mintingRow(d, now)
+		b, err := h.l.Balance(ctx, d.Beneficiary)
+		if err != nil {
+			return m, err
+		}
+		row.Holdings = b.Count
+		acts, err := h.l.DelegateActivity(ctx, d.Beneficiary, delegateActivityShown)
+		if err != nil {
+			return m, err
+		}
+		for _, a := range acts {
+			row.Activity = append(row.Activity, delegateActivityRow(a))
+		}
+		m.Active = append(m.Active, row)
+	}
+	ps, err := h.l.MintingDelegationProposals(ctx, party)
+	if err != nil {
+		return m, err
+	}
+	for _, p := range ps {
+		row := mintingRow(p, now)
+		if old, ok := current[p.Beneficiary]; ok {
+			row.Replaces = fmt.Sprintf("merge limit %d, expiring %s", old.MergeLimit, fmtTime(old.ExpiresAt))
+		}
+		m.Proposals = append(m.Proposals, row)
+	}
+	return m, nil
+}
+
+func mintingRow(d ledger.MintingDelegation, now time.Time) views.MintingDelegationRow {
+	return views.MintingDelegationRow{ContractID: string(d.Contract.ContractID), Beneficiary: string(d.Beneficiary),
+		Expires: fmtTime(d.ExpiresAt), Expired: !d.ExpiresAt.After(now), MergeLimit: d.MergeLimit}
+}
+
+// delegateActivityRow is one history row of a delegate's work: its
+// description says what was done ("minted 3 reward coupons", "merged 4
+// holdings"); minting also shows the amount it added (a merge adds none).
+func delegateActivityRow(it ledger.HistoryItem) views.DelegateActivityRow {
+	row := views.DelegateActivityRow{Time: fmtTime(it.Time), What: it.Description}
+	if it.Amount.IsPositive() {
+		row.Amount = it.Amount.String()
+	}
+	return row
+}

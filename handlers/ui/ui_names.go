@@ -1,0 +1,92 @@
+package ui
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strings"
+
+	"github.com/ccwallet/ccwallet/coin"
+	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/views"
+	"github.com/ccwallet/ccwallet/web"
+)
+
+// uiNames serves GET /names: the user's names and the request form.
+func (h *Handler) uiNames(w http.ResponseWriter, r *http.Request, s *web.Session) error {
+	m, err := h.namesModel(r.Context(), s, uiParty(r))
+	if err != nil {
+		return err
+	}
+	return render(w, r, http.StatusOK, views.NamesPage(m))
+}
+
+func (h *Handler) namesModel(ctx context.Context, s *web.Session, party coin.PartyID) (views.Names, error) {
+	c := h.l.AnsConfig()
+	m := views.Names{
+		Page: h.page(s, "Names", "names"), FeeUSD: c.EntryFeeUSD.Short(), Suffix: c.AnsSuffix(),
+		Lifetime: fmt.Sprintf("%d days", int(c.EntryLifetime.Hours()/24)), Form: views.NameForm{CSRF: s.CSRF},
+	}
+	ns, err := h.l.AnsNamesOf(ctx, party)
+	if err != nil {
+		return m, err
+	}
+	for _, n := range ns {
+		row := views.NameRow{Name: n.Name, URL: n.URL, Description: n.Description, State: "requested", SubscriptionRequest: string(n.SubscriptionRequestCID)}
+		if n.Collecting {
+			row.State = "collecting"
+		}
+		if n.EntryCID != "" {
+			row.State, row.Expires = "active", fmtTime(n.ExpiresAt)
+			if n.Expired {
+				row.State = "expired"
+			}
+		}
+		m.Rows = append(m.Rows, row)
+	}
+	return m, nil
+}
+
+// uiRequestName serves POST /names: the request creates the name's
+// subscription request, which the page then links for the user to
+// accept. A name typed without the suffix gets it.
+func (h *Handler) uiRequestName(w http.ResponseWriter, r *http.Request, s *web.Session) error {
+	party := uiParty(r)
+	f := views.NameForm{CSRF: s.CSRF, Name: strings.TrimSpace(r.PostFormValue("name")),
+		URL: strings.TrimSpace(r.PostFormValue("url")), Description: strings.TrimSpace(r.PostFormValue("description"))}
+	name := f.Name
+	if suffix := h.l.AnsConfig().AnsSuffix(); name != "" && !strings.Contains(name, ".") {
+		name += suffix
+	}
+	_, err := h.l.RequestAnsEntry(r.Context(), ledger.AnsRequest{User: party, Name: name, URL: f.URL, Description: f.Description})
+	if err == nil {
+		done(w, r, "/names", "name-requested")
+		return nil
+	}
+	msg, ok := inline(err)
+	if !ok {
+		return err
+	}
+	m, merr := h.namesModel(r.Context(), s, party)
+	if merr != nil {
+		return merr
+	}
+	f.Error = msg
+	m.Form = f
+	return render(w, r, http.StatusUnprocessableEntity, views.NamesPage(m))
+}
+
+// partyNames is the pages' name lookup (views.RenderNamed): one read for
+// every party a page shows.
+func (h *Handler) partyNames(ctx context.Context, ids []string) (map[string]string, error) {
+	ps := make([]coin.PartyID, len(ids))
+	for i, id := range ids {
+		ps[i] = coin.PartyID(id)
+	}
+	names, err := h.l.NamesOf(ctx, ps)
+	out := make(map[string]string, len(names))
+	for p, n := range names {
+		out[string(p)] = n
+	}
+	return out, err
+}

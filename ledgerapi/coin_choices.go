@@ -1,0 +1,640 @@
+package ledgerapi
+
+import (
+	"encoding/json"
+	"errors"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/ccwallet/ccwallet/coin"
+	"github.com/ccwallet/ccwallet/ledger"
+)
+
+// The coin's own choices, as the wallet SDK builds them (its amulet
+// service, ledger and token-standard controllers): the faucet, the
+// featured app right and member traffic on AmuletRules, renewing and
+// cancelling a TransferPreapproval, creating a
+// TransferPreapprovalProposal, and merge delegations (the proposal, its
+// acceptance, the operator's BatchMergeUtility and its merges). Each
+// decodes the Daml-JSON argument strictly, checks the choice's
+// controller is among actAs, and leaves the rule to the ledger.
+
+// coinChoice is a choice on one of the coin's templates this API runs.
+type coinChoice struct {
+	template, choice string
+	// consuming says whether the choice archives its contract.
+	consuming bool
+	run       func(s *Server, r *http.Request, sb *submission) (int64, error)
+}
+
+// coinChoices are the coin's choices served.
+var coinChoices = []coinChoice{
+	{ledger.TemplateAmuletRules, "AmuletRules_DevNet_Tap", false, (*Server).devnetTap},
+	{ledger.TemplateAmuletRules, "AmuletRules_DevNet_FeatureApp", false, (*Server).devnetFeatureApp},
+	{ledger.TemplateAmuletRules, "AmuletRules_BuyMemberTraffic", false, (*Server).buyMemberTraffic},
+	{ledger.TemplateTransferPreapproval, "TransferPreapproval_Renew", true, (*Server).renewPreapproval},
+	{ledger.TemplateTransferPreapproval, "TransferPreapproval_Cancel", true, (*Server).cancelPreapproval},
+	{ledger.TemplateMergeDelegationProposal, "MergeDelegationProposal_Accept", true, (*Server).acceptMergeProposal},
+	{ledger.TemplateBatchMergeUtility, "BatchMergeUtility_BatchMerge", false, (*Server).batchMerge},
+	{ledger.TemplateMergeDelegation, "MergeDelegation_Merge", false, (*Server).delegatedMerge},
+	{ledger.TemplateDelegateProxy, "DelegateProxy_TransferFactory_Transfer", false, (*Server).proxyChoice},
+	{ledger.TemplateDelegateProxy, "DelegateProxy_TransferInstruction_Accept", false, (*Server).proxyChoice},
+	{ledger.TemplateDelegateProxy, "DelegateProxy_TransferInstruction_Reject", false, (*Server).proxyChoice},
+	{ledger.TemplateDelegateProxy, "DelegateProxy_TransferInstruction_Withdraw", false, (*Server).proxyChoice},
+}
+
+// coinCreates are the coin's templates a CreateCommand may create.
+var coinCreates = map[string]func(s *Server, r *http.Request, actAs []coin.PartyID, raw json.RawMessage, key string) (int64, error){
+	ledger.TemplateTransferPreapprovalProposal: (*Server).createPreapprovalProposal,
+	ledger.TemplateMergeDelegationProposal:     (*Server).createMergeProposal,
+	ledger.TemplateBatchMergeUtility:           (*Server).createBatchMergeUtility,
+	ledger.TemplateDelegateProxy:               (*Server).createDelegateProxy,
+}
+
+// coinChoiceOf is the served choice on template, or nil.
+func coinChoiceOf(template, choice string) *coinChoice {
+	for i := range coinChoices {
+		if c := &coinChoices[i]; c.template == template && c.choice == choice {
+			return c
+		}
+	}
+	return nil
+}
+
+// coinNonconsuming reports whether choice on template is a served choice
+// that leaves its contract active.
+func coinNonconsuming(template, choice string) bool {
+	c := coinChoiceOf(template, choice)
+	return c != nil && !c.consuming
+}
+
+// supportedCoinCommands lists the coin's commands, for supportedCommands.
+func supportedCoinCommands() string {
+	by := map[string][]string{}
+	var order []string
+	for _, c := range coinChoices {
+		if by[c.template] == nil {
+			order = append(order, c.template)
+		}
+		by[c.template] = append(by[c.template], c.choice)
+	}
+	var parts []string
+	for _, t := range order {
+		parts = append(parts, strings.Join(by[t], ", ")+" on "+t)
+	}
+	creates := make([]string, 0, len(coinCreates))
+	for t := range coinCreates {
+		creates = append(creates, t)
+	}
+	slices.Sort(creates)
+	return strings.Join(parts, "; ") + "; or a CreateCommand of " + strings.Join(creates, ", ")
+}
+
+// requireController refuses unless party, the choice's controller, is
+// among actAs.
+func requireController(field string, party coin.PartyID, actAs []coin.PartyID) error {
+	if !slices.Contains(actAs, party) {
+		return cantonErr(codeAuthorization, "%s %s controls the choice and must be among actAs %v", field, party, actAs)
+	}
+	return nil
+}
+
+// devnetOnly renders the ledger's refusal outside a development network
+// as the choice's failed requirement.
+func devnetOnly(err error) error {
+	if errors.Is(err, ledger.ErrDisabled) {
+		return cantonErr(codeInterpretation, "Interpretation error: require \"isDevNet flag is true\" failed: %v", err)
+	}
+	return err
+}
+
+// requireRules refuses a contract other than the ledger's AmuletRules.
+func (s *Server) requireRules(cid coin.ContractID) error {
+	if cid != s.l.RulesContractID() {
+		return cantonErr(codeContractNotFound, "AmuletRules %s not found or not active; use the one Scan's amulet-rules returns (%s)", cid, s.l.RulesContractID())
+	}
+	return nil
+}
+
+// requireOpenRound refuses a contract that is not an active
+// OpenMiningRound.
+func (s *Server) requireOpenRound(r *http.Request, field, id string) error {
+	cid, err := coin.ParseContractID(id)
+	if err != nil {
+		return invalidArgument("%s: %v", field, err)
+	}
+	ct, err := s.l.LedgerContractByID(r.Context(), cid)
+	if errors.Is(err, ledger.ErrNotFound) || err == nil && (ct.TemplateID != ledger.TemplateOpenMiningRound || ct.ArchivedOffset != 0) {
+		return cantonErr(codeContractNotFound, "%s: OpenMiningRound %s not found or not active; use Scan's open-and-issuing-mining-rounds", field, cid)
+	}
+	return err
+}
+
+// devnetTap is AmuletRules_DevNet_Tap: receiver taps amount coin.
+func (s *Server) devnetTap(r *http.Request, sb *submission) (int64, error) {
+	if err := s.requireRules(sb.cid); err != nil {
+		return 0, err
+	}
+	var arg struct {
+		Receiver  string      `json:"receiver"`
+		Amount    coin.Amount `json:"amount"`
+		OpenRound string      `json:"openRound"`
+	}
+	if err := decodeArg(sb.ex.ChoiceArgument, &arg); err != nil {
+		return 0, err
+	}
+	receiver, err := parseParty("choiceArgument.receiver", arg.Receiver)
+	if err != nil {
+		return 0, err
+	}
+	if err := requireController("the receiver", receiver, sb.actAs); err != nil {
+		return 0, err
+	}
+	if err := s.requireOpenRound(r, "choiceArgument.openRound", arg.OpenRound); err != nil {
+		return 0, err
+	}
+	res, err := s.l.TapCoin(r.Context(), receiver, arg.Amount, sb.key)
+	if err != nil {
+		return 0, devnetOnly(err)
+	}
+	return s.offsetOf(r, res.ContractID)
+}
+
+// devnetFeatureApp is AmuletRules_DevNet_FeatureApp: provider grants
+// itself a featured app right.
+func (s *Server) devnetFeatureApp(r *http.Request, sb *submission) (int64, error) {
+	if err := s.requireRules(sb.cid); err != nil {
+		return 0, err
+	}
+	var arg struct {
+		Provider string `json:"provider"`
+	}
+	if err := decodeArg(sb.ex.ChoiceArgument, &arg); err != nil {
+		return 0, err
+	}
+	provider, err := parseParty("choiceArgument.provider", arg.Provider)
+	if err != nil {
+		return 0, err
+	}
+	if err := requireController("the provider", provider, sb.actAs); err != nil {
+		return 0, err
+	}
+	cid, err := s.l.SelfGrantFeaturedAppRightOnce(r.Context(), provider, sb.key)
+	if err != nil {
+		return 0, devnetOnly(err)
+	}
+	return s.offsetOf(r, cid)
+}
+
+// damlInt is a Daml Int64, which the JSON API takes as a string or a
+// number.
+type damlInt int64
+
+func (n *damlInt) UnmarshalJSON(b []byte) error {
+	s := strings.Trim(string(b), `"`)
+	v, err := strconv.ParseInt(s, 10, 64)
+	if err != nil {
+		return errors.New("want an integer, not " + string(b))
+	}
+	*n = damlInt(v)
+	return nil
+}
+
+// buyMemberTraffic is AmuletRules_BuyMemberTraffic: provider buys
+// trafficAmount bytes for the member, this participant.
+func (s *Server) buyMemberTraffic(r *http.Request, sb *submission) (int64, error) {
+	if err := s.requireRules(sb.cid); err != nil {
+		return 0, err
+	}
+	var arg struct {
+		Inputs         json.RawMessage `json:"inputs"`
+		Context        json.RawMessage `json:"context"`
+		Provider       string          `json:"provider"`
+		MemberID       string          `json:"memberId"`
+		SynchronizerID string          `json:"synchronizerId"`
+		MigrationID    damlInt         `json:"migrationId"`
+		TrafficAmount  damlInt         `json:"trafficAmount"`
+		ExpectedDSO    *string         `json:"expectedDso"`
+	}
+	if err := decodeArg(sb.ex.ChoiceArgument, &arg); err != nil {
+		return 0, err
+	}
+	provider, err := parseParty("choiceArgument.provider", arg.Provider)
+	if err != nil {
+		return 0, err
+	}
+	if err := requireController("the provider", provider, sb.actAs); err != nil {
+		return 0, err
+	}
+	if arg.ExpectedDSO != nil && *arg.ExpectedDSO != string(s.l.DSO()) {
+		return 0, cantonErr(codeInterpretation, "expectedDso %s is not the DSO %s of AmuletRules", *arg.ExpectedDSO, s.l.DSO())
+	}
+	participant := s.l.ParticipantID()
+	if m := strings.TrimPrefix(arg.MemberID, "PAR::"); m != participant {
+		return 0, invalidArgument("choiceArgument.memberId: %q is not a member of this synchronizer; this participant is PAR::%s", arg.MemberID, participant)
+	}
+	if arg.MigrationID != 0 {
+		return 0, invalidArgument("choiceArgument.migrationId: this synchronizer's migration id is 0, not %d", arg.MigrationID)
+	}
+	res, err := s.l.BuyTraffic(r.Context(), ledger.BuyTrafficRequest{
+		Payer: provider, Member: provider, SynchronizerID: arg.SynchronizerID, Bytes: int64(arg.TrafficAmount),
+		ExpiresAt: s.l.Now().Add(time.Hour), TrackingID: sb.key,
+	})
+	if err != nil {
+		return 0, err
+	}
+	ct, err := s.l.LedgerContractByID(r.Context(), res.RequestCID)
+	if err != nil {
+		return 0, err
+	}
+	return ct.CreatedOffset, nil
+}
+
+// preapprovalOf loads the active TransferPreapproval a choice names.
+func (s *Server) preapprovalOf(r *http.Request, cid coin.ContractID) error {
+	ct, err := s.l.LedgerContractByID(r.Context(), cid)
+	if errors.Is(err, ledger.ErrNotFound) || err == nil && (ct.ArchivedOffset != 0 || ct.TemplateID != ledger.TemplateTransferPreapproval) {
+		return cantonErr(codeContractNotFound, "transfer preapproval %s not found or not active; look the receiver's current one up", cid)
+	}
+	return err
+}
+
+// renewPreapproval is TransferPreapproval_Renew by the provider (the
+// first actAs party): the preapproval is extended to newExpiresAt.
+func (s *Server) renewPreapproval(r *http.Request, sb *submission) (int64, error) {
+	if err := s.preapprovalOf(r, sb.cid); err != nil {
+		return 0, err
+	}
+	var arg struct {
+		Context      json.RawMessage `json:"context"`
+		Inputs       json.RawMessage `json:"inputs"`
+		NewExpiresAt string          `json:"newExpiresAt"`
+	}
+	if err := decodeArg(sb.ex.ChoiceArgument, &arg); err != nil {
+		return 0, err
+	}
+	until, err := time.Parse(time.RFC3339Nano, arg.NewExpiresAt)
+	if err != nil {
+		return 0, invalidArgument("choiceArgument.newExpiresAt: want an ISO 8601 timestamp, not %q", arg.NewExpiresAt)
+	}
+	cid, err := s.l.RenewPreapprovalAs(r.Context(), sb.actAs[0], sb.cid, until, sb.key)
+	if errors.Is(err, ledger.ErrForbidden) {
+		return 0, cantonErr(codeAuthorization, "%v", err)
+	} else if err != nil {
+		return 0, err
+	}
+	return s.offsetOf(r, cid)
+}
+
+// cancelPreapproval is TransferPreapproval_Cancel by p, its receiver or
+// provider.
+func (s *Server) cancelPreapproval(r *http.Request, sb *submission) (int64, error) {
+	if err := s.preapprovalOf(r, sb.cid); err != nil {
+		return 0, err
+	}
+	var arg struct {
+		P string `json:"p"`
+	}
+	if err := decodeArg(sb.ex.ChoiceArgument, &arg); err != nil {
+		return 0, err
+	}
+	p, err := parseParty("choiceArgument.p", arg.P)
+	if err != nil {
+		return 0, err
+	}
+	if err := requireController("p", p, sb.actAs); err != nil {
+		return 0, err
+	}
+	if err := s.l.CancelPreapprovalAs(r.Context(), p, sb.cid, sb.key); errors.Is(err, ledger.ErrForbidden) {
+		return 0, cantonErr(codeAuthorization, "%v", err)
+	} else if err != nil {
+		return 0, err
+	}
+	ct, err := s.l.LedgerContractByID(r.Context(), sb.cid)
+	if err != nil {
+		return 0, err
+	}
+	return ct.ArchivedOffset, nil
+}
+
+// createPreapprovalProposal is the CreateCommand of a
+// TransferPreapprovalProposal, signed by its receiver.
+func (s *Server) createPreapprovalProposal(r *http.Request, actAs []coin.PartyID, raw json.RawMessage, key string) (int64, error) {
+	var arg struct {
+		Receiver    string  `json:"receiver"`
+		Provider    string  `json:"provider"`
+		ExpectedDSO *string `json:"expectedDso"`
+	}
+	if err := decodeArg(raw, &arg); err != nil {
+		return 0, err
+	}
+	p := ledger.PreapprovalProposal{}
+	var err error
+	if p.Receiver, err = parseParty("createArguments.receiver", arg.Receiver); err != nil {
+		return 0, err
+	}
+	if p.Provider, err = parseParty("createArguments.provider", arg.Provider); err != nil {
+		return 0, err
+	}
+	if arg.ExpectedDSO != nil {
+		dso, err := parseParty("createArguments.expectedDso", *arg.ExpectedDSO)
+		if err != nil {
+			return 0, err
+		}
+		p.ExpectedDSO = &dso
+	}
+	if err := requireController("the receiver", p.Receiver, actAs); err != nil {
+		return 0, err
+	}
+	cid, err := s.l.ProposePreapproval(r.Context(), p, key)
+	if err != nil {
+		return 0, err
+	}
+	return s.offsetOf(r, cid)
+}
+
+// createMergeProposal is the CreateCommand of a MergeDelegationProposal,
+// signed by the delegation's owner.
+func (s *Server) createMergeProposal(r *http.Request, actAs []coin.PartyID, raw json.RawMessage, key string) (int64, error) {
+	var arg struct {
+		Delegation *struct {
+			Operator string          `json:"operator"`
+			Owner    string          `json:"owner"`
+			Meta     json.RawMessage `json:"meta"`
+		} `json:"delegation"`
+	}
+	if err := decodeArg(raw, &arg); err != nil {
+		return 0, err
+	}
+	if arg.Delegation == nil {
+		return 0, cantonErr(codeMissingField, "createArguments.delegation: the delegation is required")
+	}
+	owner, err := parseParty("createArguments.delegation.owner", arg.Delegation.Owner)
+	if err != nil {
+		return 0, err
+	}
+	operator, err := parseParty("createArguments.delegation.operator", arg.Delegation.Operator)
+	if err != nil {
+		return 0, err
+	}
+	if err := requireController("the owner", owner, actAs); err != nil {
+		return 0, err
+	}
+	d, err := s.l.ProposeMergeDelegationTo(r.Context(), owner, operator, key)
+	if err != nil {
+		return 0, err
+	}
+	return s.offsetOf(r, d.Contract.ContractID)
+}
+
+// createBatchMergeUtility is the CreateCommand of the operator's
+// BatchMergeUtility.
+func (s *Server) createBatchMergeUtility(r *http.Request, actAs []coin.PartyID, raw json.RawMessage, key string) (int64, error) {
+	var arg struct {
+		Operator string `json:"operator"`
+	}
+	if err := decodeArg(raw, &arg); err != nil {
+		return 0, err
+	}
+	operator, err := parseParty("createArguments.operator", arg.Operator)
+	if err != nil {
+		return 0, err
+	}
+	if err := requireController("the operator", operator, actAs); err != nil {
+		return 0, err
+	}
+	cid, err := s.l.CreateBatchMergeUtility(r.Context(), operator, key)
+	if err != nil {
+		return 0, err
+	}
+	return s.offsetOf(r, cid)
+}
+
+// acceptMergeProposal is MergeDelegationProposal_Accept by the operator
+// (the first actAs party).
+func (s *Server) acceptMergeProposal(r *http.Request, sb *submission) (int64, error) {
+	if err := decodeArg(sb.ex.ChoiceArgument, &struct{}{}); err != nil {
+		return 0, err
+	}
+	d, err := s.l.AcceptMergeDelegationAs(r.Context(), sb.actAs[0], sb.cid, sb.key)
+	switch {
+	case errors.Is(err, ledger.ErrForbidden):
+		return 0, cantonErr(codeAuthorization, "%v", err)
+	case errors.Is(err, ledger.ErrNotFound) && !errors.Is(err, ledger.ErrDuplicate), errors.Is(err, ledger.ErrConflict) && !errors.Is(err, ledger.ErrRequirement):
+		return 0, cantonErr(codeContractNotFound, "merge delegation proposal %s not found or not active", sb.cid)
+	case err != nil:
+		return 0, err
+	}
+	return s.offsetOf(r, d.Contract.ContractID)
+}
+
+// mergeArg is MergeDelegation_Merge's argument: the self-transfer through
+// the transfer factory whose inputs are merged.
+type mergeArg struct {
+	OptMergeTransfer *struct {
+		FactoryCid string          `json:"factoryCid"`
+		ChoiceArg  json.RawMessage `json:"choiceArg"`
+	} `json:"optMergeTransfer"`
+}
+
+// delegatedMergeOf checks one merge's argument: a self-transfer of the
+// instrument by the holdings' owner, through the registry's factory.
+func (s *Server) delegatedMergeOf(r *http.Request, field string, delegation coin.ContractID, raw json.RawMessage) (ledger.DelegatedMerge, error) {
+	var arg mergeArg
+	if err := decodeArg(raw, &arg); err != nil {
+		return ledger.DelegatedMerge{}, err
+	}
+	if arg.OptMergeTransfer == nil {
+		return ledger.DelegatedMerge{}, cantonErr(codeMissingField, "%s.optMergeTransfer: this participant merges by a self-transfer; give it", field)
+	}
+	factory, err := coin.ParseContractID(arg.OptMergeTransfer.FactoryCid)
+	if err != nil {
+		return ledger.DelegatedMerge{}, invalidArgument("%s.optMergeTransfer.factoryCid: %v", field, err)
+	}
+	ct, err := s.l.LedgerContractByID(r.Context(), factory)
+	if errors.Is(err, ledger.ErrNotFound) || err == nil && (ct.ArchivedOffset != 0 || !ledger.Implements(ct.TemplateID, ledger.InterfaceTransferFactory)) {
+		return ledger.DelegatedMerge{}, cantonErr(codeContractNotFound, "%s: transfer factory %s not found or not active", field, factory)
+	} else if err != nil {
+		return ledger.DelegatedMerge{}, err
+	}
+	// The transfer's argument is the token standard's, optional fields
+	// (lock) included: only what the merge needs is read.
+	var tr transferArg
+	if err := json.Unmarshal(arg.OptMergeTransfer.ChoiceArg, &tr); err != nil || tr.Transfer == nil {
+		return ledger.DelegatedMerge{}, invalidArgument("%s.optMergeTransfer.choiceArg: want TransferFactory_Transfer's argument", field)
+	}
+	dso := string(s.l.DSO())
+	if tr.ExpectedAdmin != dso || tr.Transfer.InstrumentID.Admin != dso || tr.Transfer.InstrumentID.ID != ledger.InstrumentID {
+		return ledger.DelegatedMerge{}, cantonErr(codeInterpretation, "%s: the transfer is not of this registry's instrument %s/%s", field, dso, ledger.InstrumentID)
+	}
+	if tr.Transfer.Sender != tr.Transfer.Receiver {
+		return ledger.DelegatedMerge{}, cantonErr(codeInterpretation, "%s: a merge is a self-transfer; the sender %s is not the receiver %s", field, tr.Transfer.Sender, tr.Transfer.Receiver)
+	}
+	m := ledger.DelegatedMerge{Delegation: delegation}
+	for i, h := range tr.Transfer.InputHoldingCids {
+		cid, err := coin.ParseContractID(h)
+		if err != nil {
+			return ledger.DelegatedMerge{}, invalidArgument("%s.optMergeTransfer.choiceArg.transfer.inputHoldingCids[%d]: %v", field, i, err)
+		}
+		m.Inputs = append(m.Inputs, cid)
+	}
+	return m, nil
+}
+
+// merged runs delegated merges by the operator (the first actAs party).
+func (s *Server) merged(r *http.Request, sb *submission, utility coin.ContractID, calls []ledger.DelegatedMerge) (int64, error) {
+	off, err := s.l.MergeByDelegation(r.Context(), sb.actAs[0], utility, calls, sb.key)
+	if errors.Is(err, ledger.ErrForbidden) {
+		return 0, cantonErr(codeAuthorization, "%v", err)
+	}
+	return off, err
+}
+
+// delegatedMerge is MergeDelegation_Merge by the operator.
+func (s *Server) delegatedMerge(r *http.Request, sb *submission) (int64, error) {
+	m, err := s.delegatedMergeOf(r, "choiceArgument", sb.cid, sb.ex.ChoiceArgument)
+	if err != nil {
+		return 0, err
+	}
+	return s.merged(r, sb, "", []ledger.DelegatedMerge{m})
+}
+
+// batchMerge is BatchMergeUtility_BatchMerge by the operator: each merge
+// call is a MergeDelegation_Merge, all in one transaction.
+func (s *Server) batchMerge(r *http.Request, sb *submission) (int64, error) {
+	var arg struct {
+		MergeCalls []struct {
+			DelegationCid string          `json:"delegationCid"`
+			ChoiceArg     json.RawMessage `json:"choiceArg"`
+		} `json:"mergeCalls"`
+	}
+	if err := decodeArg(sb.ex.ChoiceArgument, &arg); err != nil {
+		return 0, err
+	}
+	calls := make([]ledger.DelegatedMerge, 0, len(arg.MergeCalls))
+	for i, c := range arg.MergeCalls {
+		field := "choiceArgument.mergeCalls[" + strconv.Itoa(i) + "]"
+		d, err := coin.ParseContractID(c.DelegationCid)
+		if err != nil {
+			return 0, invalidArgument("%s.delegationCid: %v", field, err)
+		}
+		m, err := s.delegatedMergeOf(r, field+".choiceArg", d, c.ChoiceArg)
+		if err != nil {
+			return 0, err
+		}
+		calls = append(calls, m)
+	}
+	return s.merged(r, sb, sb.cid, calls)
+}
+
+// createDelegateProxy is the CreateCommand of a DelegateProxy, signed by
+// its provider.
+func (s *Server) createDelegateProxy(r *http.Request, actAs []coin.PartyID, raw json.RawMessage, key string) (int64, error) {
+	var arg struct {
+		Provider string `json:"provider"`
+		Delegate string `json:"delegate"`
+	}
+	if err := decodeArg(raw, &arg); err != nil {
+		return 0, err
+	}
+	var p ledger.DelegateProxy
+	var err error
+	if p.Provider, err = parseParty("createArguments.provider", arg.Provider); err != nil {
+		return 0, err
+	}
+	if p.Delegate, err = parseParty("createArguments.delegate", arg.Delegate); err != nil {
+		return 0, err
+	}
+	if err := requireController("the provider", p.Provider, actAs); err != nil {
+		return 0, err
+	}
+	cid, err := s.l.CreateDelegateProxy(r.Context(), p, key)
+	if err != nil {
+		return 0, err
+	}
+	return s.offsetOf(r, cid)
+}
+
+// runInner is Server.run, reached through a variable: the dispatch reads
+// coinChoices, so a choice that dispatches again cannot name it directly.
+var runInner func(s *Server, r *http.Request, sb *submission) (int64, error)
+
+func init() { runInner = (*Server).run }
+
+// damlDecimal is a Daml Decimal, which the JSON API takes as a string or
+// a number.
+type damlDecimal coin.Amount
+
+func (d *damlDecimal) UnmarshalJSON(b []byte) error {
+	a, err := coin.ParseAmount(strings.Trim(string(b), `"`))
+	if err != nil {
+		return err
+	}
+	*d = damlDecimal(a)
+	return nil
+}
+
+// proxyChoice is a DelegateProxy choice by its delegate (the first actAs
+// party): the token standard's choice it wraps runs as if exercised
+// directly, then the provider's beneficiaries earn the featured app
+// activity's reward.
+func (s *Server) proxyChoice(r *http.Request, sb *submission) (int64, error) {
+	var arg struct {
+		Cid      string `json:"cid"`
+		ProxyArg *struct {
+			FeaturedAppRightCid string `json:"featuredAppRightCid"`
+			Beneficiaries       []struct {
+				Beneficiary string      `json:"beneficiary"`
+				Weight      damlDecimal `json:"weight"`
+			} `json:"beneficiaries"`
+			ChoiceArg json.RawMessage `json:"choiceArg"`
+		} `json:"proxyArg"`
+	}
+	if err := decodeArg(sb.ex.ChoiceArgument, &arg); err != nil {
+		return 0, err
+	}
+	if arg.ProxyArg == nil {
+		return 0, cantonErr(codeMissingField, "choiceArgument.proxyArg: the wrapped choice's argument is required")
+	}
+	cid, err := coin.ParseContractID(arg.Cid)
+	if err != nil {
+		return 0, invalidArgument("choiceArgument.cid: %v", err)
+	}
+	right, err := coin.ParseContractID(arg.ProxyArg.FeaturedAppRightCid)
+	if err != nil {
+		return 0, invalidArgument("choiceArgument.proxyArg.featuredAppRightCid: %v", err)
+	}
+	bs := make([]ledger.Beneficiary, 0, len(arg.ProxyArg.Beneficiaries))
+	for i, b := range arg.ProxyArg.Beneficiaries {
+		p, err := parseParty("choiceArgument.proxyArg.beneficiaries["+strconv.Itoa(i)+"].beneficiary", b.Beneficiary)
+		if err != nil {
+			return 0, err
+		}
+		bs = append(bs, ledger.Beneficiary{Party: p, Weight: coin.Amount(b.Weight)})
+	}
+	if _, err := s.l.CheckProxyUse(r.Context(), sb.actAs[0], sb.cid, right, bs); errors.Is(err, ledger.ErrForbidden) {
+		return 0, cantonErr(codeAuthorization, "%v", err)
+	} else if err != nil {
+		return 0, err
+	}
+	inner := *sb
+	inner.cid = cid
+	inner.ex = exerciseCommand{ContractID: arg.Cid, Choice: strings.TrimPrefix(sb.ex.Choice, "DelegateProxy_"), ChoiceArgument: arg.ProxyArg.ChoiceArg}
+	inner.iface = ledger.InterfaceTransferInstruction
+	if inner.ex.Choice == "TransferFactory_Transfer" {
+		inner.iface = ledger.InterfaceTransferFactory
+	}
+	off, err := runInner(s, r, &inner)
+	if err != nil {
+		return 0, err
+	}
+	sb.updateID = inner.updateID
+	if err := s.l.ConvertActivityMarker(r.Context(), bs); err != nil {
+		// The choice ran; the marker's reward is lost, not the transfer.
+		s.log.ErrorContext(r.Context(), "ledger api: converting a featured app activity marker failed", "command_id", sb.commandID, "err", err)
+	}
+	return off, nil
+}
