@@ -458,14 +458,13 @@ func (u *updatesStream) run(ws *wsStream) error {
 			return 0, 0, false, err
 		}
 		last := pos
-		msgs := ws.s.updateMessages(ups, u.ef, u.trees)
-		for _, m := range msgs {
-			if err := ws.send(m); err != nil {
-				return 0, 0, false, err
+		for _, up := range ups {
+			for _, m := range ws.s.updateMessages([]ledger.LedgerUpdate{up}, u.ef, u.trees) {
+				if err := ws.send(m); err != nil {
+					return 0, 0, false, err
+				}
+				last = up.Offset
 			}
-		}
-		if len(msgs) > 0 {
-			last = ups[len(ups)-1].Offset
 		}
 		return scanned, last, len(ups) == ledger.MaxAPIPage, nil
 	}, func(offset int64) any {
