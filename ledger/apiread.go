@@ -236,6 +236,19 @@ func (l *Ledger) checkOffset(ctx context.Context, db bun.IDB, field string, offs
 // offset at, oldest first, at most limit (at most MaxAPIPage). Offset 0
 // is the ledger's beginning, before any contract.
 func (l *Ledger) ActiveContracts(ctx context.Context, f ContractFilter, at int64, limit int) ([]LedgerContract, error) {
+	return l.ActiveContractsAfter(ctx, f, at, store.FirstContractKey, limit)
+}
+
+// ContractKey is a place in the order of the active contract set: by
+// created offset, then contract id.
+type ContractKey = store.ContractKey
+
+// FirstContractKey is before every contract.
+var FirstContractKey = store.FirstContractKey
+
+// ActiveContractsAfter is ActiveContracts after key, so a reader pages
+// through the whole set: each page's last contract is the next page's key.
+func (l *Ledger) ActiveContractsAfter(ctx context.Context, f ContractFilter, at int64, key ContractKey, limit int) ([]LedgerContract, error) {
 	if limit <= 0 || limit > MaxAPIPage {
 		limit = MaxAPIPage
 	}
@@ -248,7 +261,7 @@ func (l *Ledger) ActiveContracts(ctx context.Context, f ContractFilter, at int64
 		if _, err := l.checkOffset(ctx, tx, "activeAtOffset", at); err != nil || at == 0 {
 			return err
 		}
-		cs, err := store.ActiveContractsAt(ctx, tx, store.ContractQuery{Parties: f.Parties, Templates: f.Templates, Upto: at, Limit: limit})
+		cs, err := store.ActiveContractsAfter(ctx, tx, store.ContractQuery{Parties: f.Parties, Templates: f.Templates, Upto: at, Limit: limit}, key)
 		if err != nil {
 			return err
 		}
@@ -256,7 +269,7 @@ func (l *Ledger) ActiveContracts(ctx context.Context, f ContractFilter, at int64
 			out = append(out, l.ledgerContract(&cs[i]))
 		}
 		if owners, ok := l.holdingOwners(f); ok {
-			hs, err := store.UnlockedHoldingsAt(ctx, tx, owners, at, limit)
+			hs, err := store.UnlockedHoldingsAfter(ctx, tx, owners, at, key, limit)
 			if err != nil {
 				return err
 			}

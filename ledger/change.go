@@ -36,14 +36,17 @@ type change struct {
 // whose batch commits several txns together through commitVia, and the
 // conservation audit's read-only snapshot (conservation.go).
 func (l *Ledger) change(ctx context.Context, body func(ctx context.Context, c *change) error) error {
-	return l.db.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
+	wrote := false
+	err := l.db.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
 		c := &change{l: l, tx: tx, actor: ActorOf(ctx)}
+		wrote = false
 		if err := body(ctx, c); err != nil {
 			return err
 		}
 		if c.t == nil {
 			return nil
 		}
+		wrote = true
 		if err := c.t.commit(ctx); err != nil {
 			return err
 		}
@@ -54,6 +57,10 @@ func (l *Ledger) change(ctx context.Context, body func(ctx context.Context, c *c
 		}
 		return nil
 	})
+	if err == nil && wrote {
+		l.committed()
+	}
+	return err
 }
 
 // begin begins the change's txn at the latest open round and claims its

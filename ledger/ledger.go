@@ -78,6 +78,9 @@ type Ledger struct {
 	partyRows    sync.Map   // coin.PartyID -> *store.Party; see ExternalPartyKey
 	users        *userCache // onboarded users; see User (usercache.go)
 	sends        sendQueue  // one-step sends waiting for a batch (sendbatch.go)
+
+	// commits wakes live readers at each commit (commits.go).
+	commits commitSignal
 	// reassigning counts the reassignments running as far as this process
 	// knows (those running when it opened, and those it began and did not
 	// complete); one-step sends check for them only while it is above

@@ -264,6 +264,7 @@ func (l *Ledger) runSends(ctx context.Context, calls []*sendCall) []sendResult {
 		return err
 	})
 	if err == nil {
+		l.committed()
 		return results
 	}
 	results = make([]sendResult, len(calls))

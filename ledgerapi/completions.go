@@ -29,9 +29,13 @@ const (
 	maxIdle     = 5 * time.Second
 )
 
-// Wait waits for the asynchronous submissions running to finish (before
-// the ledger closes), each at most asyncTimeout.
-func (s *Server) Wait() { s.running.Wait() }
+// Wait ends the WebSocket streams (close 1001: the server stops after
+// its listener) and waits for the asynchronous submissions running to
+// finish (before the ledger closes), each at most asyncTimeout.
+func (s *Server) Wait() {
+	s.streams.stop()
+	s.running.Wait()
+}
 
 // asyncSubmit is POST /v2/commands/async/submit.
 func (s *Server) asyncSubmit(w http.ResponseWriter, r *http.Request, c *caller) error {
@@ -101,29 +105,9 @@ func (s *Server) completions(w http.ResponseWriter, r *http.Request, c *caller) 
 	if err := decode(r, &req); err != nil {
 		return err
 	}
-	if req.UserID != "" && req.UserID != c.user.Name {
-		return permissionDenied("userId %q is not the token's user %q", req.UserID, c.user.Name)
-	}
-	if len(req.Parties) == 0 {
-		return cantonErr(codeMissingField, "parties: give the parties whose completions to read")
-	}
-	if len(req.Parties) > ledger.MaxCompletionActAs {
-		return invalidArgument("parties: at most %d parties", ledger.MaxCompletionActAs)
-	}
-	parties := make([]coin.PartyID, len(req.Parties))
-	for i, a := range req.Parties {
-		p, err := parseParty("parties", a)
-		if err != nil {
-			return err
-		}
-		if err := c.requireRead(p); err != nil {
-			return err
-		}
-		parties[i] = p
-	}
-	var begin int64
-	if req.BeginExclusive != nil {
-		begin = *req.BeginExclusive
+	parties, begin, err := req.parse(c)
+	if err != nil {
+		return err
 	}
 	cs, err := s.l.Completions(r.Context(), c.user.Name, parties, begin, limit)
 	// An asynchronous submission still running completes soon: wait for
@@ -141,7 +125,7 @@ func (s *Server) completions(w http.ResponseWriter, r *http.Request, c *caller) 
 	}
 	out := make([]map[string]any, 0, len(cs)+1)
 	for _, cp := range cs {
-		out = append(out, map[string]any{"completionResponse": map[string]any{"Completion": map[string]any{"value": s.completionJSON(cp)}}})
+		out = append(out, s.completionMessage(cp))
 	}
 	if len(out) < limit {
 		end, err := s.l.LedgerEnd(r.Context())
@@ -153,11 +137,50 @@ func (s *Server) completions(w http.ResponseWriter, r *http.Request, c *caller) 
 			last = cs[len(cs)-1].Offset
 		}
 		if end > last {
-			cp := map[string]any{"offset": end, "synchronizerTimes": []syncTime{{s.l.SynchronizerID(), formatTime(s.l.Now())}}}
-			out = append(out, map[string]any{"completionResponse": map[string]any{"OffsetCheckpoint": map[string]any{"value": cp}}})
+			out = append(out, s.completionCheckpoint(end))
 		}
 	}
 	return writeJSON(w, out)
+}
+
+// parse checks the request for c: whose completions, after which offset.
+func (q *completionsRequest) parse(c *caller) ([]coin.PartyID, int64, error) {
+	if q.UserID != "" && q.UserID != c.user.Name {
+		return nil, 0, permissionDenied("userId %q is not the token's user %q", q.UserID, c.user.Name)
+	}
+	if len(q.Parties) == 0 {
+		return nil, 0, cantonErr(codeMissingField, "parties: give the parties whose completions to read")
+	}
+	if len(q.Parties) > ledger.MaxCompletionActAs {
+		return nil, 0, invalidArgument("parties: at most %d parties", ledger.MaxCompletionActAs)
+	}
+	parties := make([]coin.PartyID, len(q.Parties))
+	for i, a := range q.Parties {
+		p, err := parseParty("parties", a)
+		if err != nil {
+			return nil, 0, err
+		}
+		if err := c.requireRead(p); err != nil {
+			return nil, 0, err
+		}
+		parties[i] = p
+	}
+	var begin int64
+	if q.BeginExclusive != nil {
+		begin = *q.BeginExclusive
+	}
+	return parties, begin, nil
+}
+
+// completionMessage is a CompletionStreamResponse with cp.
+func (s *Server) completionMessage(cp ledger.Completion) map[string]any {
+	return map[string]any{"completionResponse": map[string]any{"Completion": map[string]any{"value": s.completionJSON(cp)}}}
+}
+
+// completionCheckpoint is a CompletionStreamResponse with an
+// OffsetCheckpoint at offset.
+func (s *Server) completionCheckpoint(offset int64) map[string]any {
+	return map[string]any{"completionResponse": map[string]any{"OffsetCheckpoint": s.offsetCheckpoint(offset)}}
 }
 
 // syncTime is SynchronizerTime.

@@ -184,9 +184,17 @@ func writeError(log *slog.Logger, w http.ResponseWriter, r *http.Request, err er
 		log.ErrorContext(r.Context(), "ledger api request failed", "method", r.Method, "path", r.URL.Path, "status", status, "err", err,
 			"request_id", web.RequestIDFrom(r.Context()))
 	}
+	b, _ := json.Marshal(ce.body(web.RequestIDFrom(r.Context())))
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	w.Write(b)
+}
+
+// body is e's JsCantonError, with the request's correlation id.
+func (e *cantonError) body(correlationID string) jsCantonError {
 	body := jsCantonError{
-		Code: ce.code.id, Cause: ce.cause, Context: ce.context, Resources: ce.resources,
-		ErrorCategory: int(ce.code.cat), GrpcCodeValue: grpc, CorrelationID: web.RequestIDFrom(r.Context()),
+		Code: e.code.id, Cause: e.cause, Context: e.context, Resources: e.resources,
+		ErrorCategory: int(e.code.cat), GrpcCodeValue: grpcOf[e.code.cat], CorrelationID: correlationID,
 	}
 	if body.Context == nil {
 		body.Context = map[string]string{}
@@ -194,12 +202,9 @@ func writeError(log *slog.Logger, w http.ResponseWriter, r *http.Request, err er
 	if body.Resources == nil {
 		body.Resources = [][2]string{}
 	}
-	switch ce.code.cat {
+	switch e.code.cat {
 	case catTransient, catContention, catSeekAfterEnd:
 		body.RetryInfo = "1 second"
 	}
-	b, _ := json.Marshal(body)
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	w.Write(b)
+	return body
 }

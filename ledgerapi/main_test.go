@@ -140,6 +140,24 @@ func newEnv(t testing.TB, engine int, lim ...*web.Limiter) *env {
 // newEnvOn is a Ledger API server over l, whose clock is clock.
 func newEnvOn(t testing.TB, l *ledger.Ledger, clock *ledgertest.Clock, lim ...*web.Limiter) *env {
 	t.Helper()
+	var cfg ledgerapi.Config
+	if len(lim) > 0 {
+		cfg.Limiter = lim[0]
+	}
+	return newEnvWith(t, l, clock, cfg)
+}
+
+// newEnvConfig is newEnv with cfg (its Auth is the env's).
+func newEnvConfig(t testing.TB, engine int, cfg ledgerapi.Config) *env {
+	t.Helper()
+	clock := ledgertest.NewClock()
+	l := ledgertest.New(t, ledgertest.Engines[engine], ledgertest.Options{Clock: clock})
+	return newEnvWith(t, l, clock, cfg)
+}
+
+// newEnvWith is a Ledger API server with cfg over l, whose clock is clock.
+func newEnvWith(t testing.TB, l *ledger.Ledger, clock *ledgertest.Clock, cfg ledgerapi.Config) *env {
+	t.Helper()
 	_, key, err := ed25519.GenerateKey(nil)
 	if err != nil {
 		t.Fatal(err)
@@ -148,9 +166,9 @@ func newEnvOn(t testing.TB, l *ledger.Ledger, clock *ledgertest.Clock, lim ...*w
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := ledgerapi.Config{Auth: v, Workflows: workflows.New(l)}
-	if len(lim) > 0 {
-		cfg.Limiter = lim[0]
+	cfg.Auth = v
+	if cfg.Workflows == nil {
+		cfg.Workflows = workflows.New(l)
 	}
 	api := ledgerapi.New(l, cfg, nil)
 	srv := httptest.NewServer(api.Handler())

@@ -187,50 +187,73 @@ func exercisedEventOf(u ledger.LedgerUpdate, c ledger.LedgerContract, m match, n
 	return e
 }
 
+// acsRequest is GetActiveContractsRequest, of the POST form and the
+// WebSocket alike.
+type acsRequest struct {
+	Filter         *eventFormatJSON `json:"filter"`
+	Verbose        bool             `json:"verbose"`
+	ActiveAtOffset *int64           `json:"activeAtOffset"`
+	EventFormat    *eventFormatJSON `json:"eventFormat"`
+}
+
+// parse checks the request for c: which contracts, at which offset.
+func (q *acsRequest) parse(c *caller) (*eventFormat, int64, error) {
+	ef, err := eventFormatOf(q.Filter, q.EventFormat, q.Verbose, c)
+	if err != nil {
+		return nil, 0, err
+	}
+	if q.ActiveAtOffset == nil {
+		return nil, 0, cantonErr(codeMissingField, "activeAtOffset: the offset to read the active contracts at is required (GET /v2/state/ledger-end gives the latest)")
+	}
+	return ef, *q.ActiveAtOffset, nil
+}
+
+// acsEntry is JsGetActiveContractsResponse.
+type acsEntry struct {
+	WorkflowID    string                    `json:"workflowId"`
+	ContractEntry map[string]activeContract `json:"contractEntry"`
+}
+
+type activeContract struct {
+	CreatedEvent        createdEvent `json:"createdEvent"`
+	SynchronizerID      string       `json:"synchronizerId"`
+	ReassignmentCounter int64        `json:"reassignmentCounter"`
+}
+
+// acsEntryOf renders ct as ef sees it; false when ef does not.
+func (s *Server) acsEntryOf(ct ledger.LedgerContract, ef *eventFormat) (acsEntry, bool) {
+	m, ok := ef.match(ct)
+	if !ok {
+		return acsEntry{}, false
+	}
+	return acsEntry{ContractEntry: map[string]activeContract{"JsActiveContract": {
+		CreatedEvent: s.createdEventOf(ct, m, 0), SynchronizerID: ct.SynchronizerID,
+	}}}, true
+}
+
 // activeContracts is POST /v2/state/active-contracts.
 func (s *Server) activeContracts(w http.ResponseWriter, r *http.Request, c *caller) error {
 	limit, err := listLimit(r)
 	if err != nil {
 		return err
 	}
-	var req struct {
-		Filter         *eventFormatJSON `json:"filter"`
-		Verbose        bool             `json:"verbose"`
-		ActiveAtOffset *int64           `json:"activeAtOffset"`
-		EventFormat    *eventFormatJSON `json:"eventFormat"`
-	}
+	var req acsRequest
 	if err := decode(r, &req); err != nil {
 		return err
 	}
-	ef, err := eventFormatOf(req.Filter, req.EventFormat, req.Verbose, c)
+	ef, at, err := req.parse(c)
 	if err != nil {
 		return err
 	}
-	if req.ActiveAtOffset == nil {
-		return cantonErr(codeMissingField, "activeAtOffset: the offset to read the active contracts at is required (GET /v2/state/ledger-end gives the latest)")
-	}
-	cs, err := s.l.ActiveContracts(r.Context(), ef.ledgerFilter(), *req.ActiveAtOffset, limit)
+	cs, err := s.l.ActiveContracts(r.Context(), ef.ledgerFilter(), at, limit)
 	if err != nil {
 		return err
 	}
-	type activeContract struct {
-		CreatedEvent        createdEvent `json:"createdEvent"`
-		SynchronizerID      string       `json:"synchronizerId"`
-		ReassignmentCounter int64        `json:"reassignmentCounter"`
-	}
-	type entry struct {
-		WorkflowID    string                    `json:"workflowId"`
-		ContractEntry map[string]activeContract `json:"contractEntry"`
-	}
-	out := []entry{}
+	out := []acsEntry{}
 	for _, ct := range cs {
-		m, ok := ef.match(ct)
-		if !ok {
-			continue
+		if e, ok := s.acsEntryOf(ct, ef); ok {
+			out = append(out, e)
 		}
-		out = append(out, entry{ContractEntry: map[string]activeContract{"JsActiveContract": {
-			CreatedEvent: s.createdEventOf(ct, m, 0), SynchronizerID: ct.SynchronizerID,
-		}}})
 	}
 	return writeJSON(w, out)
 }
@@ -410,57 +433,51 @@ func (s *Server) updateTrees(w http.ResponseWriter, r *http.Request, c *caller) 
 	return s.readUpdates(w, r, c, true)
 }
 
-// readUpdates answers updateFlats, or updateTrees when trees.
-func (s *Server) readUpdates(w http.ResponseWriter, r *http.Request, c *caller, trees bool) error {
-	limit, err := listLimit(r)
-	if err != nil {
-		return err
-	}
-	var req struct {
-		BeginExclusive *int64            `json:"beginExclusive"`
-		EndInclusive   *int64            `json:"endInclusive"`
-		Filter         *eventFormatJSON  `json:"filter"`
-		Verbose        bool              `json:"verbose"`
-		UpdateFormat   *updateFormatJSON `json:"updateFormat"`
-	}
-	if err := decode(r, &req); err != nil {
-		return err
-	}
-	var ef *eventFormat
+// updatesRequest is GetUpdatesRequest, of the POST forms and the
+// WebSockets alike.
+type updatesRequest struct {
+	BeginExclusive *int64            `json:"beginExclusive"`
+	EndInclusive   *int64            `json:"endInclusive"`
+	Filter         *eventFormatJSON  `json:"filter"`
+	Verbose        bool              `json:"verbose"`
+	UpdateFormat   *updateFormatJSON `json:"updateFormat"`
+}
+
+// parse checks the request for c (trees: the ledger-effects shape
+// always): which events, after which offset, up to which (0: no end).
+func (q *updatesRequest) parse(c *caller, trees bool) (ef *eventFormat, begin, end int64, err error) {
 	switch {
-	case req.Filter != nil && req.UpdateFormat != nil:
-		return invalidArgument("give either filter (with verbose) or updateFormat, not both")
-	case req.UpdateFormat != nil && req.Verbose:
-		return invalidArgument("verbose goes with filter; with updateFormat, set the event format's verbose")
-	case req.UpdateFormat != nil:
-		ef, err = transactionFormat("updateFormat", req.UpdateFormat.IncludeTransactions, c)
-	case req.Filter != nil:
-		ef, err = parseEventFormat("filter", req.Filter, c)
+	case q.Filter != nil && q.UpdateFormat != nil:
+		return nil, 0, 0, invalidArgument("give either filter (with verbose) or updateFormat, not both")
+	case q.UpdateFormat != nil && q.Verbose:
+		return nil, 0, 0, invalidArgument("verbose goes with filter; with updateFormat, set the event format's verbose")
+	case q.UpdateFormat != nil:
+		ef, err = transactionFormat("updateFormat", q.UpdateFormat.IncludeTransactions, c)
+	case q.Filter != nil:
+		ef, err = parseEventFormat("filter", q.Filter, c)
 	default:
-		return invalidArgument("give filter (with verbose) or updateFormat")
+		return nil, 0, 0, invalidArgument("give filter (with verbose) or updateFormat")
 	}
 	if err != nil {
-		return err
+		return nil, 0, 0, err
 	}
 	if trees {
 		ef.ledgerEffects = true
 	}
-	if req.BeginExclusive == nil {
-		return cantonErr(codeMissingField, "beginExclusive: the offset to read after is required (0 is the ledger's beginning)")
+	if q.BeginExclusive == nil {
+		return nil, 0, 0, cantonErr(codeMissingField, "beginExclusive: the offset to read after is required (0 is the ledger's beginning)")
 	}
-	var end int64
-	if req.EndInclusive != nil {
-		if end = *req.EndInclusive; end <= 0 {
-			return invalidArgument("endInclusive: must be a positive offset, not %d", end)
+	if q.EndInclusive != nil {
+		if end = *q.EndInclusive; end <= 0 {
+			return nil, 0, 0, invalidArgument("endInclusive: must be a positive offset, not %d", end)
 		}
 	}
-	if limit == 0 {
-		limit = ledger.MaxAPIPage
-	}
-	ups, scanned, err := s.l.Updates(r.Context(), ef.ledgerFilter(), *req.BeginExclusive, end, limit)
-	if err != nil {
-		return err
-	}
+	return ef, *q.BeginExclusive, end, nil
+}
+
+// updateMessages renders the updates ef sees, each a JsGetUpdatesResponse
+// (or, for trees, JsGetUpdateTreesResponse).
+func (s *Server) updateMessages(ups []ledger.LedgerUpdate, ef *eventFormat, trees bool) []map[string]any {
 	out := []map[string]any{}
 	for _, u := range ups {
 		if tx, ok := s.transactionOf(u, ef); ok && trees {
@@ -469,10 +486,39 @@ func (s *Server) readUpdates(w http.ResponseWriter, r *http.Request, c *caller, 
 			out = append(out, map[string]any{"update": map[string]any{"Transaction": map[string]any{"value": tx}}})
 		}
 	}
-	if len(out) < limit && scanned > *req.BeginExclusive {
+	return out
+}
+
+// offsetCheckpoint is OffsetCheckpoint's value at offset.
+func (s *Server) offsetCheckpoint(offset int64) map[string]any {
+	return map[string]any{"value": map[string]any{"offset": offset, "synchronizerTimes": []syncTime{{s.l.SynchronizerID(), formatTime(s.l.Now())}}}}
+}
+
+// readUpdates answers updateFlats, or updateTrees when trees.
+func (s *Server) readUpdates(w http.ResponseWriter, r *http.Request, c *caller, trees bool) error {
+	limit, err := listLimit(r)
+	if err != nil {
+		return err
+	}
+	var req updatesRequest
+	if err := decode(r, &req); err != nil {
+		return err
+	}
+	ef, begin, end, err := req.parse(c, trees)
+	if err != nil {
+		return err
+	}
+	if limit == 0 {
+		limit = ledger.MaxAPIPage
+	}
+	ups, scanned, err := s.l.Updates(r.Context(), ef.ledgerFilter(), begin, end, limit)
+	if err != nil {
+		return err
+	}
+	out := s.updateMessages(ups, ef, trees)
+	if len(out) < limit && scanned > begin {
 		// A resume point past updates this filter does not see.
-		cp := map[string]any{"offset": scanned, "synchronizerTimes": []syncTime{{s.l.SynchronizerID(), formatTime(s.l.Now())}}}
-		out = append(out, map[string]any{"update": map[string]any{"OffsetCheckpoint": map[string]any{"value": cp}}})
+		out = append(out, map[string]any{"update": map[string]any{"OffsetCheckpoint": s.offsetCheckpoint(scanned)}})
 	}
 	return writeJSON(w, out)
 }

@@ -11,6 +11,13 @@ import (
 type routeTable struct {
 	*http.ServeMux
 	patterns []string
+	streams  []string // the WebSocket streams' paths (ws.go)
+}
+
+// HandleStream registers a WebSocket stream at GET path.
+func (t *routeTable) HandleStream(path string, handler http.Handler) {
+	t.ServeMux.Handle("GET "+path, handler)
+	t.streams = append(t.streams, path)
 }
 
 // Handle registers handler for pattern and keeps the pattern.
@@ -42,6 +49,9 @@ func (t *routeTable) supported() string {
 			route += " (" + supportedCommands + ")"
 		}
 		out = append(out, route)
+	}
+	if len(t.streams) > 0 {
+		out = append(out, "WebSocket "+strings.Join(t.streams, ", "))
 	}
 	return strings.Join(out, ", ")
 }

@@ -10,6 +10,7 @@
 package ledgerapi
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -41,6 +42,8 @@ type Config struct {
 	// Workflows are the ledger's workflow packages (cmd builds them once);
 	// nil builds them (workflows.New), for tests.
 	Workflows *workflows.Set
+	// Streams bounds the WebSocket streams (ws.go).
+	Streams StreamConfig
 }
 
 // Server serves the Ledger API.
@@ -56,6 +59,8 @@ type Server struct {
 	running sync.WaitGroup
 	// w are the ledger's workflow packages (Config.Workflows).
 	w *workflows.Set
+	// streams counts and wakes the WebSocket streams (wshub.go).
+	streams *streamHub
 }
 
 // New builds the server.
@@ -67,7 +72,8 @@ func New(l *ledger.Ledger, cfg Config, log *slog.Logger) *Server {
 	if w == nil {
 		w = workflows.New(l)
 	}
-	return &Server{l: l, log: log, auth: cfg.Auth, obs: cfg.Observe, lim: cfg.Limiter, async: make(chan struct{}, maxAsync), w: w}
+	return &Server{l: l, log: log, auth: cfg.Auth, obs: cfg.Observe, lim: cfg.Limiter, async: make(chan struct{}, maxAsync), w: w,
+		streams: newStreamHub(l, cfg.Streams)}
 }
 
 // apiFunc is a handler; a returned error becomes a JsCantonError.
@@ -114,6 +120,12 @@ func (s *Server) Handler() http.Handler {
 	mux.Handle("GET /docs/openapi", s.openAPI(mux.ServeMux))
 	mux.Handle("POST /v2/commands/async/submit", s.api(s.asyncSubmit))
 	mux.Handle("POST /v2/commands/completions", s.api(s.completions))
+	mux.Handle("POST /v2/updates", s.api(s.updateFlats)) // 3.4's name of the list
+	mux.HandleStream("/v2/updates", s.stream(func() streamKind { return &updatesStream{} }))
+	mux.HandleStream("/v2/updates/flats", s.stream(func() streamKind { return &updatesStream{} }))
+	mux.HandleStream("/v2/updates/trees", s.stream(func() streamKind { return &updatesStream{trees: true} }))
+	mux.HandleStream("/v2/commands/completions", s.stream(func() streamKind { return &completionsStream{} }))
+	mux.HandleStream("/v2/state/active-contracts", s.stream(func() streamKind { return &acsStream{} }))
 	mux.Handle("/", s.api(s.unsupported(mux)))
 	mws := append([]web.Middleware{web.RequestID, web.Logger(s.log)}, s.obs...)
 	return web.Chain(mux.ServeMux, append(mws, web.Recover(s.log), web.SecurityHeaders)...)
@@ -224,18 +236,30 @@ func (s *Server) api(fn apiFunc) http.Handler {
 }
 
 func (s *Server) authenticate(r *http.Request) (*caller, error) {
-	scheme, raw, _ := strings.Cut(r.Header.Get("Authorization"), " ")
-	if !strings.EqualFold(scheme, "Bearer") || strings.TrimSpace(raw) == "" {
-		return nil, cantonErr(codeUnauthenticated, "send a token as Authorization: Bearer <token>")
+	c, _, err := s.authenticateToken(r.Context(), requestToken(r))
+	return c, err
+}
+
+// authenticateToken is authenticate for a token (requestToken's), with
+// the token's claims.
+func (s *Server) authenticateToken(ctx context.Context, raw string) (*caller, web.Claims, error) {
+	if raw == "" {
+		return nil, web.Claims{}, cantonErr(codeUnauthenticated, "send a token as Authorization: Bearer <token> (or, on a WebSocket, as the subprotocol jwt.token.<token>)")
 	}
 	if s.auth == nil {
-		return nil, cantonErr(codeUnauthenticated, "authentication is not configured")
+		return nil, web.Claims{}, cantonErr(codeUnauthenticated, "authentication is not configured")
 	}
-	claims, err := s.auth.Verify(r.Context(), strings.TrimSpace(raw))
+	claims, err := s.auth.Verify(ctx, raw)
 	if err != nil {
-		return nil, cantonErr(codeUnauthenticated, "%s", err.Error())
+		return nil, claims, cantonErr(codeUnauthenticated, "%s", err.Error())
 	}
-	u, err := s.l.User(r.Context(), claims.Subject)
+	c, err := s.callerFor(ctx, claims)
+	return c, claims, err
+}
+
+// callerFor is the caller the verified claims name, with its rights.
+func (s *Server) callerFor(ctx context.Context, claims web.Claims) (*caller, error) {
+	u, err := s.l.User(ctx, claims.Subject)
 	if err != nil {
 		return nil, err
 	}
@@ -244,7 +268,7 @@ func (s *Server) authenticate(r *http.Request) (*caller, error) {
 	}
 	// Read on every call, so a revoked right or a deactivation takes
 	// effect on the next one.
-	rs, err := s.l.RightsOf(r.Context(), u)
+	rs, err := s.l.RightsOf(ctx, u)
 	if err != nil {
 		return nil, err
 	}
@@ -256,7 +280,7 @@ func (s *Server) authenticate(r *http.Request) (*caller, error) {
 		// A development network's impersonation: the admin acts (and
 		// reads) as the party the token names, and only as it.
 		party := coin.PartyID(claims.ActAs)
-		if err := s.l.Impersonate(r.Context(), claims.Subject, party); err != nil {
+		if err := s.l.Impersonate(ctx, claims.Subject, party); err != nil {
 			return nil, permissionDenied("%s", err.Error())
 		}
 		c.actAs, c.readAs, c.readAny, c.actor = []coin.PartyID{party}, nil, false, claims.Subject

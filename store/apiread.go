@@ -3,7 +3,6 @@ package store
 import (
 	"context"
 	"fmt"
-	"strconv"
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/uptrace/bun"
@@ -55,11 +54,7 @@ func templateWhere(q *bun.SelectQuery, templates []string) *bun.SelectQuery {
 // ActiveContractsAt lists the contracts active at offset q.Upto (created
 // at or before it, not archived by then), oldest first, at most q.Limit.
 func ActiveContractsAt(ctx context.Context, db bun.IDB, q ContractQuery) ([]Contract, error) {
-	var cs []Contract
-	if err := activeContractsQuery(db, q).Scan(ctx, &cs); err != nil {
-		return nil, fmt.Errorf("active contracts: %w", Normalize(err))
-	}
-	return cs, nil
+	return ActiveContractsAfter(ctx, db, q, FirstContractKey)
 }
 
 func activeContractsQuery(db bun.IDB, q ContractQuery) *bun.SelectQuery {
@@ -138,8 +133,7 @@ const (
 // UnlockedHoldingsAt lists the unlocked holdings of owners (nil: every
 // owner) live at offset upto, oldest first, at most limit.
 func UnlockedHoldingsAt(ctx context.Context, db bun.IDB, owners []coin.PartyID, upto int64, limit int) ([]HoldingRow, error) {
-	q := unlockedHoldings(db, holdingsLiveAt, holdingsSpentAt, []any{upto}, []any{upto, upto}, owners, "ORDER BY created_offset, contract_id LIMIT "+strconv.Itoa(limit))
-	return scanHoldingRows(ctx, q)
+	return UnlockedHoldingsAfter(ctx, db, owners, upto, FirstContractKey, limit)
 }
 
 // UnlockedHoldingsChanged lists the unlocked holdings of owners (nil:

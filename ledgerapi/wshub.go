@@ -1,0 +1,202 @@
+package ledgerapi
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/ccwallet/ccwallet/ledger"
+)
+
+// StreamConfig bounds the WebSocket streams (ws.go); zero fields take
+// their defaults.
+type StreamConfig struct {
+	// PerUser and Total cap the open sockets of one user and of all.
+	PerUser, Total int
+	// Reads bounds the sockets reading the ledger at once (each holds a
+	// database connection while it reads).
+	Reads int
+	// Poll is how often the hub reads the ledger end while sockets are
+	// open, for the commits of other replicas (this process's wake the
+	// sockets at once).
+	Poll time.Duration
+	// Checkpoint is the least time between two OffsetCheckpoints of a
+	// stream (the first goes out as soon as the stream has caught up).
+	Checkpoint time.Duration
+	// Ping is how often an open socket is pinged (and its rights read
+	// again while it waits).
+	Ping time.Duration
+}
+
+// The defaults of StreamConfig. A client (the wallet SDK) holds a few
+// sockets per user: updates, completions, the ACS it reads now and then.
+// Canton's offset checkpoint cache updates every 15 s.
+const (
+	DefaultStreamsPerUser   = 16
+	DefaultStreams          = 500
+	DefaultStreamReads      = 4
+	DefaultStreamPoll       = time.Second
+	DefaultCheckpointPeriod = 15 * time.Second
+	DefaultStreamPing       = 30 * time.Second
+)
+
+func (c StreamConfig) withDefaults() StreamConfig {
+	or := func(v *int, def int) {
+		if *v <= 0 {
+			*v = def
+		}
+	}
+	ord := func(v *time.Duration, def time.Duration) {
+		if *v <= 0 {
+			*v = def
+		}
+	}
+	or(&c.PerUser, DefaultStreamsPerUser)
+	or(&c.Total, DefaultStreams)
+	or(&c.Reads, DefaultStreamReads)
+	ord(&c.Poll, DefaultStreamPoll)
+	ord(&c.Checkpoint, DefaultCheckpointPeriod)
+	ord(&c.Ping, DefaultStreamPing)
+	return c
+}
+
+// streamHub counts the open sockets against their caps and wakes them
+// when the ledger moves: one goroutine, running while any is open, waits
+// for this process's next commit (ledger.Committed) or polls the ledger
+// end (other replicas' commits), and closes the current wake channel.
+// Sockets hold no database connection while they wait.
+type streamHub struct {
+	l     *ledger.Ledger
+	cfg   StreamConfig
+	reads chan struct{} // a token per socket reading the ledger
+
+	// shutdown is closed when the server stops (Server.Wait); open counts
+	// the sockets, for it to wait on.
+	shutdown     chan struct{}
+	shutdownOnce sync.Once
+	open         sync.WaitGroup
+
+	mu      sync.Mutex
+	byUser  map[string]int
+	n       int
+	running bool
+	wake    chan struct{} // closed when the ledger may have moved
+	restore chan struct{} // closed by a restore of the network
+	end     int64         // the ledger end the poller saw last
+}
+
+func newStreamHub(l *ledger.Ledger, cfg StreamConfig) *streamHub {
+	cfg = cfg.withDefaults()
+	h := &streamHub{l: l, cfg: cfg, reads: make(chan struct{}, cfg.Reads), shutdown: make(chan struct{}),
+		byUser: map[string]int{}, wake: make(chan struct{}), restore: make(chan struct{})}
+	l.OnRestore(h.restored)
+	return h
+}
+
+// join counts a socket of user, or refuses it (PARTICIPANT_BACKPRESSURE).
+func (h *streamHub) join(user string) error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	select {
+	case <-h.shutdown:
+		return cantonErr(codeUnavailable, "the server is shutting down")
+	default:
+	}
+	switch {
+	case h.byUser[user] >= h.cfg.PerUser:
+		return cantonErr(codeBackpressure, "user %q has %d streams open, the most this participant allows; close one first", user, h.cfg.PerUser)
+	case h.n >= h.cfg.Total:
+		return cantonErr(codeBackpressure, "this participant has %d streams open, the most it allows; retry later", h.cfg.Total)
+	}
+	h.byUser[user]++
+	h.n++
+	h.open.Add(1)
+	if !h.running {
+		h.running = true
+		go h.run()
+	}
+	return nil
+}
+
+func (h *streamHub) leave(user string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.byUser[user]--; h.byUser[user] <= 0 {
+		delete(h.byUser, user)
+	}
+	h.n--
+	h.open.Done()
+}
+
+// moved is closed when the ledger may have moved after the call.
+func (h *streamHub) moved() <-chan struct{} {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.wake
+}
+
+// restoredSignal is closed by the next restore or reset of a development
+// network.
+func (h *streamHub) restoredSignal() <-chan struct{} {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.restore
+}
+
+func (h *streamHub) restored() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	close(h.restore)
+	h.restore = make(chan struct{})
+	h.end = 0
+}
+
+// broadcast wakes the sockets waiting.
+func (h *streamHub) broadcast() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	close(h.wake)
+	h.wake = make(chan struct{})
+}
+
+// stop ends every socket (close 1001) and waits for them.
+func (h *streamHub) stop() {
+	h.shutdownOnce.Do(func() { close(h.shutdown) })
+	h.open.Wait()
+}
+
+func (h *streamHub) run() {
+	poll := time.NewTicker(h.cfg.Poll)
+	defer poll.Stop()
+	for {
+		h.mu.Lock()
+		if h.n == 0 {
+			h.running = false
+			h.mu.Unlock()
+			return
+		}
+		h.mu.Unlock()
+		select {
+		case <-h.l.Committed():
+			h.broadcast()
+		case <-poll.C:
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			end, err := h.l.LedgerEnd(ctx)
+			cancel()
+			h.mu.Lock()
+			moved := err == nil && end != h.end
+			if moved {
+				h.end = end
+			}
+			h.mu.Unlock()
+			if moved {
+				h.broadcast()
+			}
+		case <-h.shutdown:
+			h.mu.Lock()
+			h.running = false
+			h.mu.Unlock()
+			return
+		}
+	}
+}
