@@ -211,25 +211,3 @@ func (h *Handler) createDevnetSubscriptionRequest(w http.ResponseWriter, r *http
 	}
 	return web.WriteJSON(w, http.StatusOK, map[string]string{"contract_id": string(cid)})
 }
-
-// The transaction log reports the subscription steps against their
-// templates, the choice being the history subtype.
-func init() {
-	for choice, tmpl := range map[string]string{
-		"SubscriptionRequest":                      ledger.TemplateSubscriptionRequest,
-		"SubscriptionRequest_AcceptAndMakePayment": ledger.TemplateSubscriptionRequest,
-		"SubscriptionRequest_Reject":               ledger.TemplateSubscriptionRequest,
-		"SubscriptionRequest_Withdraw":             ledger.TemplateSubscriptionRequest,
-		"SubscriptionInitialPayment_Collect":       ledger.TemplateSubscriptionInitialPayment,
-		"SubscriptionInitialPayment_Reject":        ledger.TemplateSubscriptionInitialPayment,
-		"SubscriptionInitialPayment_Expire":        ledger.TemplateSubscriptionInitialPayment,
-		"SubscriptionIdleState_MakePayment":        ledger.TemplateSubscriptionIdleState,
-		"SubscriptionIdleState_CancelSubscription": ledger.TemplateSubscriptionIdleState,
-		"SubscriptionIdleState_ExpireSubscription": ledger.TemplateSubscriptionIdleState,
-		"SubscriptionPayment_Collect":              ledger.TemplateSubscriptionPayment,
-		"SubscriptionPayment_Reject":               ledger.TemplateSubscriptionPayment,
-		"SubscriptionPayment_Expire":               ledger.TemplateSubscriptionPayment,
-	} {
-		subtypeChoices[choice] = [2]string{tmpl, choice}
-	}
-}

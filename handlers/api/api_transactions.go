@@ -27,6 +27,21 @@ var subtypeChoices = map[string][2]string{
 	"Onboarded":                    {ledger.TemplateWalletAppInstall, "WalletAppInstall_Onboarded"},
 	"FeaturedAppRightSelfGranted":  {ledger.TemplateWalletAppInstall, "WalletAppInstall_FeaturedAppRights_SelfGrant"},
 	"FeaturedAppRightCancelled":    {ledger.TemplateFeaturedAppRight, "FeaturedAppRight_Cancel"},
+	// The subscription steps are reported against their templates, the
+	// choice being the history subtype.
+	"SubscriptionRequest":                      {ledger.TemplateSubscriptionRequest, "SubscriptionRequest"},
+	"SubscriptionRequest_AcceptAndMakePayment": {ledger.TemplateSubscriptionRequest, "SubscriptionRequest_AcceptAndMakePayment"},
+	"SubscriptionRequest_Reject":               {ledger.TemplateSubscriptionRequest, "SubscriptionRequest_Reject"},
+	"SubscriptionRequest_Withdraw":             {ledger.TemplateSubscriptionRequest, "SubscriptionRequest_Withdraw"},
+	"SubscriptionInitialPayment_Collect":       {ledger.TemplateSubscriptionInitialPayment, "SubscriptionInitialPayment_Collect"},
+	"SubscriptionInitialPayment_Reject":        {ledger.TemplateSubscriptionInitialPayment, "SubscriptionInitialPayment_Reject"},
+	"SubscriptionInitialPayment_Expire":        {ledger.TemplateSubscriptionInitialPayment, "SubscriptionInitialPayment_Expire"},
+	"SubscriptionIdleState_MakePayment":        {ledger.TemplateSubscriptionIdleState, "SubscriptionIdleState_MakePayment"},
+	"SubscriptionIdleState_CancelSubscription": {ledger.TemplateSubscriptionIdleState, "SubscriptionIdleState_CancelSubscription"},
+	"SubscriptionIdleState_ExpireSubscription": {ledger.TemplateSubscriptionIdleState, "SubscriptionIdleState_ExpireSubscription"},
+	"SubscriptionPayment_Collect":              {ledger.TemplateSubscriptionPayment, "SubscriptionPayment_Collect"},
+	"SubscriptionPayment_Reject":               {ledger.TemplateSubscriptionPayment, "SubscriptionPayment_Reject"},
+	"SubscriptionPayment_Expire":               {ledger.TemplateSubscriptionPayment, "SubscriptionPayment_Expire"},
 }
 
 // transactionItem renders a history item in the shape its
