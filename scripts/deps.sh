@@ -8,7 +8,9 @@
 #     playwright-go expects) in e2e/node, linked with node into
 #     .cache/playwright-driver (PLAYWRIGHT_DRIVER_PATH),
 #   - axe-core (the accessibility rules the e2e tests run in each page) in
-#     e2e/node, beside playwright-core.
+#     e2e/node, beside playwright-core,
+#   - the Canton Network wallet SDK (@canton-network/wallet-sdk), whose
+#     guide's flows e2e/sdk_test.go runs, in e2e/node too.
 # Idempotent, and quick when everything is there: apt-get update runs once, and
 # only when something must be installed through apt. Run as root, or as a user
 # with sudo.
@@ -18,6 +20,9 @@ set -euo pipefail
 PLAYWRIGHT_CORE_VERSION=1.52.0
 # The e2e tests read e2e/node/node_modules/axe-core/axe.min.js.
 AXE_CORE_VERSION=4.14.1
+# The Canton Network wallet SDK, whose integration guide's flows
+# e2e/sdk_test.go runs (pino, which the script's logger is, comes with it).
+WALLET_SDK_VERSION=0.20.0
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
@@ -80,7 +85,8 @@ npm_version() { # npm_version NAME
 playwright_version() { npm_version playwright-core; }
 # npm_needed: true when a pinned npm package is missing or at another version.
 npm_needed() {
-	[ "$(playwright_version)" != "$PLAYWRIGHT_CORE_VERSION" ] || [ "$(npm_version axe-core)" != "$AXE_CORE_VERSION" ]
+	[ "$(playwright_version)" != "$PLAYWRIGHT_CORE_VERSION" ] || [ "$(npm_version axe-core)" != "$AXE_CORE_VERSION" ] ||
+		[ "$(npm_version @canton-network/wallet-sdk)" != "$WALLET_SDK_VERSION" ]
 }
 
 # Everything that comes from apt, gathered so that apt runs once.
@@ -128,6 +134,7 @@ npm_pin() { # npm_pin NAME VERSION
 }
 npm_pin playwright-core "$PLAYWRIGHT_CORE_VERSION"
 npm_pin axe-core "$AXE_CORE_VERSION"
+npm_pin @canton-network/wallet-sdk "$WALLET_SDK_VERSION"
 [ -f "$NODE_PREFIX/node_modules/axe-core/axe.min.js" ] || { say "axe-core/axe.min.js missing" >&2; exit 1; }
 
 # The driver directory playwright-go runs: package/cli.js and node.
