@@ -2,6 +2,7 @@ package ledger
 
 import (
 	"bytes"
+	"context"
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/base64"
@@ -194,3 +195,33 @@ func templateName(tmpl string) string { return tmpl[strings.LastIndex(tmpl, ":")
 // TemplateName is the entity of a template ID ("...:Subscription" ->
 // "Subscription").
 func TemplateName(tmpl string) string { return templateName(tmpl) }
+
+// createContract creates one contract of template with payload, its
+// stakeholders parties (the first owns the command record), as one change
+// deduplicated by key (none when empty): the Ledger API's create commands
+// that only make a contract (a delegate proxy, a ping).
+func (l *Ledger) createContract(ctx context.Context, kind, key, template string, payload any, parties ...coin.PartyID) (coin.ContractID, error) {
+	for _, q := range parties {
+		if err := l.KnownParty(ctx, q); err != nil {
+			return "", err
+		}
+	}
+	var cid coin.ContractID
+	err := l.change(ctx, func(ctx context.Context, c *change) error {
+		if err := l.claimOnce(ctx, c.tx, key); err != nil {
+			return err
+		}
+		t, err := c.begin(ctx, kind)
+		if err != nil {
+			return err
+		}
+		cid = t.create(template, payload, parties...)
+		if key != "" {
+			t.afterCommit(func(ctx context.Context) error {
+				return l.saveCommand(ctx, t, key, parties[0], kind, string(cid))
+			})
+		}
+		return nil
+	})
+	return cid, err
+}

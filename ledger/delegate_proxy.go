@@ -40,28 +40,7 @@ type Beneficiary struct {
 
 // CreateDelegateProxy creates provider's proxy for delegate, once per key.
 func (l *Ledger) CreateDelegateProxy(ctx context.Context, p DelegateProxy, key string) (coin.ContractID, error) {
-	for _, q := range []coin.PartyID{p.Provider, p.Delegate} {
-		if err := l.KnownParty(ctx, q); err != nil {
-			return "", err
-		}
-	}
-	var cid coin.ContractID
-	err := l.change(ctx, func(ctx context.Context, c *change) error {
-		if err := l.claimOnce(ctx, c.tx, key); err != nil {
-			return err
-		}
-		t, err := c.begin(ctx, "delegate-proxy")
-		if err != nil {
-			return err
-		}
-		cid = t.create(TemplateDelegateProxy, p, p.Provider, p.Delegate)
-		if key != "" {
-			t.afterCommit(func(ctx context.Context) error {
-				return l.saveCommand(ctx, t, key, p.Provider, "delegate-proxy", string(cid))
-			})
-		}
-		return nil
-	})
+	cid, err := l.createContract(ctx, "delegate-proxy", key, TemplateDelegateProxy, p, p.Provider, p.Delegate)
 	if err != nil {
 		return "", fmt.Errorf("create delegate proxy for %s: %w", p.Delegate, err)
 	}

@@ -35,28 +35,7 @@ func (l *Ledger) CreatePing(ctx context.Context, template string, p Ping, key st
 	if err := checkID("id", p.ID); err != nil {
 		return "", err
 	}
-	for _, q := range []coin.PartyID{p.Initiator, p.Responder} {
-		if err := l.KnownParty(ctx, q); err != nil {
-			return "", err
-		}
-	}
-	var cid coin.ContractID
-	err := l.change(ctx, func(ctx context.Context, c *change) error {
-		if err := l.claimOnce(ctx, c.tx, key); err != nil {
-			return err
-		}
-		t, err := c.begin(ctx, "ping")
-		if err != nil {
-			return err
-		}
-		cid = t.create(template, p, p.Initiator, p.Responder)
-		if key != "" {
-			t.afterCommit(func(ctx context.Context) error {
-				return l.saveCommand(ctx, t, key, p.Initiator, "ping", string(cid))
-			})
-		}
-		return nil
-	})
+	cid, err := l.createContract(ctx, "ping", key, template, p, p.Initiator, p.Responder)
 	if err != nil {
 		return "", fmt.Errorf("ping %s: %w", p.Responder, err)
 	}
