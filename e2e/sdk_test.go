@@ -16,12 +16,29 @@ import (
 // exchange's or a wallet's code would: two external parties onboarded by
 // generate-topology and allocate, taps signed by the party, a two-step
 // transfer accepted and one rejected, holdings and holding transactions,
-// and a merge of holdings by self-transfer (sdk/guide.mjs). Each step
-// checks exact amounts; the script stops at the first failure and its
-// output is the test's message.
+// a preapproval and a one-step transfer, and a merge of holdings by
+// self-transfer (sdk/guide.mjs). Each step checks exact amounts; the
+// script stops at the first failure and its output is the test's
+// message. On SQLite and on Postgres.
 func TestWalletSDKGuide(t *testing.T) {
 	t.Parallel()
-	base, lapi := ownWalletWithLedgerAPI(t)
+	t.Run("sqlite", func(t *testing.T) {
+		t.Parallel()
+		base, lapi := ownWalletWithLedgerAPI(t)
+		runSDKGuide(t, base, lapi)
+	})
+	t.Run("postgres", func(t *testing.T) {
+		t.Parallel()
+		bin, dbURL, dir := crashEnv(t)
+		srv := startCrashServer(t, bin, dbURL, dir)
+		runSDKGuide(t, srv.url, lastLedgerAPI(t, dir))
+	})
+}
+
+// runSDKGuide runs sdk/guide.mjs against the wallet at base, whose JSON
+// Ledger API is at lapi.
+func runSDKGuide(t *testing.T, base, lapi string) {
+	t.Helper()
 	// The script must sit beside e2e/node/node_modules for Node.js to
 	// resolve the SDK from it.
 	src, err := os.ReadFile(filepath.Join("sdk", "guide.mjs"))

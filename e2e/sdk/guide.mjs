@@ -147,6 +147,30 @@ await step('nothing pending, nothing locked', async () => {
   expect('locked holdings', all.filter(h => h.interfaceViewValue.lock).length, 0)
 })
 
+// A transfer preapproval: bob proposes, the validator's operator (the
+// provider) accepts; a transfer to him is then one step, with no
+// instruction to accept.
+const operator = await step('validator operator', () => sdk.validator.getValidatorUser())
+await step('bob preapproves transfers', async () => {
+  await sdk.setPartyId(bob)
+  return as(bob, bobKeys.privateKey, await sdk.userLedger.createTransferPreapprovalCommand(operator, bob, admin))
+})
+await step('bob preapproval is live', async () => {
+  await sdk.setPartyId(bob)
+  const pre = await sdk.tokenStandard.getTransferPreApprovalByParty(bob, 'Amulet')
+  if (!pre?.contractId) throw new Error('no preapproval for bob')
+})
+await step('one-step transfer to bob', async () => {
+  await sdk.setPartyId(alice)
+  const [cmd, dc] = await sdk.tokenStandard.createTransfer(alice, bob, '5', coin, [], 'one step')
+  return as(alice, aliceKeys.privateKey, cmd, dc)
+})
+await step('bob holds 30, nothing to accept', async () => {
+  const hs = await holdings(bob)
+  expect('amount', sum(hs.map(h => h.interfaceViewValue.amount)), '30')
+  expect('pending instructions', (await sdk.tokenStandard.fetchPendingTransferInstructionView()).length, 0)
+})
+
 // Holding transactions: what the SDK's transaction history reads.
 await step('holding transactions', async () => {
   await sdk.setPartyId(alice)
