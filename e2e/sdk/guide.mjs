@@ -1,11 +1,11 @@
 // The wallet integration guide's flows, driven by the Canton Network wallet
 // SDK (@canton-network/wallet-sdk, pinned in scripts/deps.sh) against a
 // ccwallet it did not write for: two external parties onboarded through the
-// Ledger API, a tap, a two-step transfer accepted by the receiver, a
-// rejected one, holdings and their transactions, and a merge of holdings
-// by self-transfer. Every step prints "OK name" or "FAIL name: why", and
-// the process exits non-zero at the first failure; TestWalletSDKGuide
-// (sdk_test.go) runs it.
+// Ledger API, taps, a two-step transfer accepted by the receiver, a
+// rejected one, a preapproval and a one-step transfer, holdings and their
+// transactions, and a merge of holdings by self-transfer. Every step
+// prints "OK name" or "FAIL name: why", and the process exits non-zero at
+// the first failure; TestWalletSDKGuide (sdk_test.go) runs it.
 //
 // Environment: LEDGER_API (the JSON Ledger API's URL), APP (the wallet's
 // URL: validator API, registry and scan), TOKEN (a token of the wallet's
