@@ -76,20 +76,24 @@ func TestMintingDelegationsWithoutJavaScript(t *testing.T) {
 	for range 7 {
 		externalClient(t, token, "tap", "--server", baseURL, "--party", erin, "--amount", "1")
 	}
+	// The automation may run between two taps (it did in a loaded run:
+	// "merged 2 holdings" after six, then again after the seventh), so
+	// the page is read until erin is down to 5, however many runs that
+	// took, and the activity says what was merged.
 	activity := row("minting-active-row", erin).GetByTestId("minting-activity-row")
 	for deadline := time.Now().Add(150 * time.Second); ; {
 		_, err := p.Goto("/delegations")
 		must(t, err)
-		if n, err := activity.Count(); err == nil && n > 0 {
+		text, _ := row("minting-active-row", erin).TextContent()
+		if n, err := activity.Count(); err == nil && n > 0 && strings.Contains(text, "(now 5)") {
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatal("the delegate did nothing for erin within 150 s")
+			t.Fatalf("the delegate did not bring erin down to 5 within 150 s: %s", text)
 		}
 		time.Sleep(2 * time.Second)
 	}
-	must(t, expect.Locator(activity.First()).ToContainText("merged 3 holdings"))
-	must(t, expect.Locator(row("minting-active-row", erin)).ToContainText("(now 5)"))
+	must(t, expect.Locator(activity.First()).ToContainText(regexp.MustCompile(`merged [2-3] holdings`)))
 	screenshot(t, p, "delegations")
 
 	must(t, row("minting-active-row", erin).GetByTestId("minting-withdraw").Click())
