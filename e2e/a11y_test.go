@@ -236,8 +236,20 @@ const focusJS = `sel => {
 // test waits for, so asking at once can find the focus still on the body.
 func focusedWhenSettled(t *testing.T, p playwright.Page, sel string) (match bool, what string, ring bool) {
 	t.Helper()
-	_, err := p.WaitForFunction(`() => !document.querySelector(".htmx-request, .htmx-swapping, .htmx-settling, .htmx-added")`, nil)
-	must(t, err)
+	// Polled from here with Evaluate: WaitForFunction's polling evaluates
+	// its predicate as a string, which the pages' CSP (no unsafe-eval)
+	// refuses.
+	for deadline := time.Now().Add(10 * time.Second); ; {
+		idle, err := p.Evaluate(`() => !document.querySelector(".htmx-request, .htmx-swapping, .htmx-settling, .htmx-added")`)
+		must(t, err)
+		if idle == true {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: htmx still busy after 10 s", p.URL())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 	return focused(t, p, sel)
 }
 
