@@ -9,6 +9,8 @@ import (
 	"net/http"
 	"time"
 
+	ledgerdevnet "github.com/ccwallet/ccwallet/ledger/devnet"
+
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/web"
 )
@@ -71,28 +73,27 @@ type seededKeyJSON struct {
 }
 
 // seedDevnet answers POST /v0/admin/devnet/seed with a scenario (YAML or
-// JSON, at most ledger.MaxScenarioBytes) as the body: 201 with each
+// JSON, at most ledgerdevnet.MaxScenarioBytes) as the body: 201 with each
 // name's party and the external parties' new keys, or 400 naming the
 // item that failed, with nothing of the scenario created.
 func (h devnet) seedDevnet(w http.ResponseWriter, r *http.Request) error {
-	dev, err := h.l.Dev()
-	if err != nil {
+	if _, err := h.l.Dev(); err != nil {
 		return err
 	}
-	b, err := io.ReadAll(http.MaxBytesReader(w, r.Body, ledger.MaxScenarioBytes))
+	b, err := io.ReadAll(http.MaxBytesReader(w, r.Body, ledgerdevnet.MaxScenarioBytes))
 	if err != nil {
 		var tooBig *http.MaxBytesError
 		if errors.As(err, &tooBig) {
-			return &web.RequestError{Status: http.StatusRequestEntityTooLarge, Msg: fmt.Sprintf("the scenario is larger than %d bytes", ledger.MaxScenarioBytes)}
+			return &web.RequestError{Status: http.StatusRequestEntityTooLarge, Msg: fmt.Sprintf("the scenario is larger than %d bytes", ledgerdevnet.MaxScenarioBytes)}
 		}
 		return err
 	}
-	sc, err := ledger.ParseScenario(b)
+	sc, err := ledgerdevnet.ParseScenario(b)
 	if err != nil {
 		return err
 	}
 	start := time.Now()
-	res, err := dev.Seed(r.Context(), sc, nil)
+	res, err := h.w.Devnet.Seed(r.Context(), sc, nil)
 	if err != nil {
 		return err
 	}
@@ -109,11 +110,7 @@ func (h devnet) seedDevnet(w http.ResponseWriter, r *http.Request) error {
 // scenario in YAML, which POST /v0/admin/devnet/seed (or serve --seed)
 // loads on another development network.
 func (h devnet) dumpDevnet(w http.ResponseWriter, r *http.Request) error {
-	dev, err := h.l.Dev()
-	if err != nil {
-		return err
-	}
-	sc, err := dev.Dump(r.Context())
+	sc, err := h.w.Devnet.Dump(r.Context())
 	if err != nil {
 		return err
 	}

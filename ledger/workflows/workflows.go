@@ -9,6 +9,7 @@ import (
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/allocations"
 	"github.com/ccwallet/ccwallet/ledger/apppayments"
+	"github.com/ccwallet/ccwallet/ledger/devnet"
 	"github.com/ccwallet/ccwallet/ledger/external"
 	"github.com/ccwallet/ccwallet/ledger/names"
 	"github.com/ccwallet/ccwallet/ledger/subscriptions"
@@ -28,6 +29,8 @@ type Set struct {
 	Allocations *allocations.Service
 	// External is external parties' interactive submission.
 	External *external.Service
+	// Devnet is a development network's tools (scenarios).
+	Devnet *devnet.Service
 }
 
 // New builds l's workflows. Call it once per ledger: it wires their
@@ -36,5 +39,6 @@ func New(l *ledger.Ledger) *Set {
 	subs := subscriptions.New(l, map[string]subscriptions.App{names.AppName: names.App(l)})
 	l.OnAdvance(subs.Automations()...)
 	return &Set{Ledger: l, Subscriptions: subs, Names: names.New(l, subs), AppPayments: apppayments.New(l),
-		Allocations: allocations.New(l), External: external.New(l)}
+		Allocations: allocations.New(l), External: external.New(l),
+		Devnet: devnet.New(l)}
 }
