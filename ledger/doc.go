@@ -71,9 +71,9 @@
 //     airdrop.go: a provider's airdrop that merges in the same
 //     transaction; tap.go: the faucet; devnet.go: minting outside it,
 //     for development networks only.
-//   - scenario.go: a development network's state as a file; Seed
-//     (scenario_seed.go) loads one through the operations below, all or
-//     nothing, and Dump (scenario_dump.go) writes one.
+//   - snapshot.go: a development network's restore gate and reset, and
+//     Dev.Replace, under which ledger/devnet's snapshots and scenarios
+//     (Seed, all or nothing; Dump) replace the state.
 //   - offers.go: two-step transfer offers; instructions.go: token-standard
 //     transfer instructions and their locks; preapprovals.go: transfer
 //     preapprovals and one-step sends; sendbatch.go: concurrent one-step

@@ -93,8 +93,6 @@ type Ledger struct {
 	// gate holds requests and jobs off while a development network is
 	// restored (snapshot.go).
 	gate restoreGate
-	// maxSnapshots replaces MaxSnapshots when not zero (tests).
-	maxSnapshots int
 	// advanceHook, when set (tests), is called between the pieces of a
 	// time jump with the round reached.
 	advanceHook func(coin.Round)

@@ -2,8 +2,6 @@ package ledger
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"strconv"
 	"time"
 
@@ -116,32 +114,6 @@ func (l *Ledger) LedgerContract(c *store.Contract) LedgerContract { return l.led
 // one rule the wallet's balance and the registry share (usable).
 func (l *Ledger) UsableRound(ctx context.Context, db bun.IDB) (*store.Round, error) {
 	return l.usableRound(ctx, db)
-}
-
-// Undoable runs fn (a scenario's seed) as one step: with the restore gate
-// closed for all of it, after saving the state, which is restored (and the
-// ledger's memory read again) when fn fails.
-func (d Dev) Undoable(ctx context.Context, fn func(context.Context) error) error {
-	l := d.l
-	// Its suffix keeps the undo snapshot clear of the developer's own.
-	undo := "scenario-undo-" + uuidHex()[:8]
-	// Only a rollback replaces the state, so only it reloads the ledger's
-	// memory and tells the live streams (fn's updates reach them as any do).
-	if err := l.gate.close(ctx, RestoreDrain); err != nil {
-		return err
-	}
-	defer l.gate.open()
-	if err := l.db.CreateSnapshot(ctx, l.snapshotDir(), undo); err != nil {
-		return fmt.Errorf("seed: save the state to roll back to: %w", err)
-	}
-	defer func() { _ = l.db.DeleteSnapshot(context.WithoutCancel(ctx), l.snapshotDir(), undo) }()
-	if err := fn(ctx); err != nil {
-		if rerr := l.db.RestoreSnapshot(context.WithoutCancel(ctx), l.snapshotDir(), undo); rerr != nil {
-			err = errors.Join(err, fmt.Errorf("seed: roll back: %w", rerr))
-		}
-		return l.replaced(context.WithoutCancel(ctx), err)
-	}
-	return nil
 }
 
 // UUIDHex is a fresh version 7 UUID (time-ordered) in hex.

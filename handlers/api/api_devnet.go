@@ -125,11 +125,10 @@ func (h devnet) dumpDevnet(w http.ResponseWriter, r *http.Request) error {
 
 // listSnapshots answers GET /v0/admin/devnet/snapshots.
 func (h devnet) listSnapshots(w http.ResponseWriter, r *http.Request) error {
-	dev, err := h.l.Dev()
-	if err != nil {
+	if _, err := h.l.Dev(); err != nil {
 		return err
 	}
-	all, err := dev.Snapshots(r.Context())
+	all, err := h.w.Devnet.Snapshots(r.Context())
 	if err != nil {
 		return err
 	}
@@ -143,15 +142,14 @@ func (h devnet) listSnapshots(w http.ResponseWriter, r *http.Request) error {
 // createSnapshot answers POST /v0/admin/devnet/snapshots {"name": N}: 201
 // with the snapshot, 400 for a bad name, 409 when N exists.
 func (h devnet) createSnapshot(w http.ResponseWriter, r *http.Request) error {
-	dev, err := h.l.Dev()
-	if err != nil {
+	if _, err := h.l.Dev(); err != nil {
 		return err
 	}
 	var req createSnapshotRequest
 	if err := web.DecodeJSON(r, &req); err != nil {
 		return err
 	}
-	s, err := dev.Snapshot(r.Context(), req.Name)
+	s, err := h.w.Devnet.Snapshot(r.Context(), req.Name)
 	if err != nil {
 		return err
 	}
@@ -160,12 +158,11 @@ func (h devnet) createSnapshot(w http.ResponseWriter, r *http.Request) error {
 
 // deleteSnapshot answers DELETE /v0/admin/devnet/snapshots/{name}.
 func (h devnet) deleteSnapshot(w http.ResponseWriter, r *http.Request) error {
-	dev, err := h.l.Dev()
-	if err != nil {
+	if _, err := h.l.Dev(); err != nil {
 		return err
 	}
 	name := r.PathValue("name")
-	if err := dev.DeleteSnapshot(r.Context(), name); err != nil {
+	if err := h.w.Devnet.DeleteSnapshot(r.Context(), name); err != nil {
 		return err
 	}
 	return web.WriteJSON(w, http.StatusOK, map[string]string{"deleted": name})
@@ -175,13 +172,12 @@ func (h devnet) deleteSnapshot(w http.ResponseWriter, r *http.Request) error {
 // the network as it was when the snapshot was taken. Other requests wait
 // for nothing: those arriving meanwhile get 503 (restoreGate).
 func (h devnet) restoreSnapshot(w http.ResponseWriter, r *http.Request) error {
-	dev, err := h.l.Dev()
-	if err != nil {
+	if _, err := h.l.Dev(); err != nil {
 		return err
 	}
 	name := r.PathValue("name")
 	start := time.Now()
-	if err := dev.Restore(r.Context(), name); err != nil {
+	if err := h.w.Devnet.Restore(r.Context(), name); err != nil {
 		return err
 	}
 	return web.WriteJSON(w, http.StatusOK, map[string]any{"restored": name, "took_ms": time.Since(start).Milliseconds()})
@@ -190,12 +186,11 @@ func (h devnet) restoreSnapshot(w http.ResponseWriter, r *http.Request) error {
 // resetDevnet answers POST /v0/admin/devnet/reset: a new network of the
 // same identity; the snapshots stay.
 func (h devnet) resetDevnet(w http.ResponseWriter, r *http.Request) error {
-	dev, err := h.l.Dev()
-	if err != nil {
+	if _, err := h.l.Dev(); err != nil {
 		return err
 	}
 	start := time.Now()
-	if err := dev.Reset(r.Context()); err != nil {
+	if err := h.w.Devnet.Reset(r.Context()); err != nil {
 		return err
 	}
 	return web.WriteJSON(w, http.StatusOK, map[string]any{"reset": true, "took_ms": time.Since(start).Milliseconds()})

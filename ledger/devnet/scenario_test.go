@@ -275,7 +275,7 @@ func TestScenarioAllOrNothing(t *testing.T) {
 		if n := restores.Load(); n != 1 {
 			t.Errorf("the rollback ran the restore hooks %d times; want once", n)
 		}
-		snaps, err := ledgertest.Dev(t, l).Snapshots(ctx)
+		snaps, err := devnet.New(l).Snapshots(ctx)
 		if err != nil || len(snaps) != 0 {
 			t.Errorf("snapshots left = %+v, %v; want none", snaps, err)
 		}

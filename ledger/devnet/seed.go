@@ -75,7 +75,7 @@ func (s *Service) Seed(ctx context.Context, sc *Scenario, keys map[string]ed2551
 	}
 	res := SeedResult{Parties: map[string]coin.PartyID{}, Keys: keys}
 	run := &seeding{l: s.l, d: d, sc: sc, res: &res}
-	if err := d.Undoable(ctx, run.run); err != nil {
+	if err := undoable(ctx, s.l, d, run.run); err != nil {
 		return SeedResult{}, err
 	}
 	return res, nil
