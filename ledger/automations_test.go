@@ -17,18 +17,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-func openRoundNumbers(t *testing.T, l *ledger.Ledger) []coin.Round {
-	t.Helper()
-	rs, err := l.OpenRounds(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []coin.Round
-	for _, r := range rs {
-		out = append(out, r.Number)
-	}
-	return out
-}
+// openRoundNumbers is ledgertest's, shared with ledger/devnet's tests.
+var openRoundNumbers = ledgertest.OpenRoundNumbers
 
 func historySubtypes(t *testing.T, l *ledger.Ledger, p coin.PartyID) []string {
 	t.Helper()

@@ -64,7 +64,8 @@
 //   - rules.go: the network's rules (fees, prices, traffic, issuance) and
 //     their pure functions; rounds.go: opening and closing mining rounds,
 //     the round clock and the open round in use; advance.go: a development
-//     network's time jumps (AdvanceRounds), many rounds' work in bulk.
+//     network's time jumps (AdvanceRounds), many rounds' work in bulk
+//     (ledger/devnet asks for them and runs the automations after).
 //   - holdings.go: balances and holdings (UTXOs); transfer.go: the
 //     transfer core (input selection, fees, change, the parties' locks); dust.go: dust expiry; merge.go: merge
 //     delegations and merging (who is merged, and to how many holdings);

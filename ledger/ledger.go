@@ -96,9 +96,6 @@ type Ledger struct {
 	// advanceHook, when set (tests), is called between the pieces of a
 	// time jump with the round reached.
 	advanceHook func(coin.Round)
-	// onAdvance are the workflows' automations AdvanceRounds runs after
-	// the rounds it opened (OnAdvance).
-	onAdvance []func(context.Context) error
 }
 
 // Meta keys set once when the ledger is created.

@@ -85,14 +85,6 @@ func RoundRefOf(r coin.Round) RoundRef { return roundString(r) }
 // RelTimeOf is d as Daml's RelTime.
 func RelTimeOf(d time.Duration) RelTime { return relTime(d) }
 
-// OnAdvance adds steps AdvanceRounds runs once after the rounds it opened,
-// in order: a workflow's automations (the subscriptions' payments and
-// collections), as they would have run in the time jumped over. cmd wires
-// them when it builds the workflows, before the ledger serves.
-func (l *Ledger) OnAdvance(steps ...func(context.Context) error) {
-	l.onAdvance = append(l.onAdvance, steps...)
-}
-
 // RelTime is Daml's RelTime in Daml-JSON.
 type RelTime = damlRelTime
 

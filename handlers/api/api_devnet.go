@@ -30,7 +30,7 @@ type advanceRoundsResponse struct {
 
 // advanceRounds answers POST /v0/admin/devnet/advance-rounds {"rounds": N}
 // or {"until": "RFC 3339 time"}: the development network's time control
-// (ledger.Advance: N rounds, or as many as the round clock would open
+// (devnet.Service.Advance: N rounds, or as many as the round clock would open
 // until then). 501 outside devnet, 400 unless exactly one is given, with
 // 1 <= N <= ledger.MaxAdvanceRounds (100,000) or until after the latest
 // round's opening and at most as many rounds ahead.
@@ -42,7 +42,7 @@ func (h devnet) advanceRounds(w http.ResponseWriter, r *http.Request) error {
 	if err := web.DecodeJSON(r, &req); err != nil {
 		return err
 	}
-	rep, err := h.l.Advance(r.Context(), ledger.AdvanceRequest{Rounds: req.Rounds, Until: req.Until})
+	rep, err := h.w.Devnet.Advance(r.Context(), ledgerdevnet.AdvanceRequest{Rounds: req.Rounds, Until: req.Until})
 	if err != nil {
 		return err
 	}

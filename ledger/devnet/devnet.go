@@ -1,19 +1,31 @@
 // Package devnet owns a development network's tools on the core's Dev
-// powers (mint, reset, the restore gate): snapshots (the whole network
-// saved under a name, restored later), and scenarios (a network's state
-// as a file that Seed creates all of or nothing of and Dump writes).
+// powers (mint, reset, the restore gate): time jumps (Advance: so many
+// rounds or until a time, with the workflows' automations after),
+// snapshots (the whole network saved under a name, restored later), and
+// scenarios (a network's state as a file that Seed creates all of or
+// nothing of and Dump writes).
 // Every Service method refuses (ledger.ErrDisabled) unless the ledger
 // runs a development network.
 package devnet
 
-import "github.com/ccwallet/ccwallet/ledger"
+import (
+	"context"
+
+	"github.com/ccwallet/ccwallet/ledger"
+)
 
 // Service is the development network's tools of one ledger.
 type Service struct {
 	l *ledger.Ledger
+	// afterAdvance are the workflows' automations a time jump runs.
+	afterAdvance []func(context.Context) error
 	// maxSnapshots replaces MaxSnapshots when not zero (tests).
 	maxSnapshots int
 }
 
-// New builds l's development network tools.
-func New(l *ledger.Ledger) *Service { return &Service{l: l} }
+// New builds l's development network tools. afterAdvance are the steps a
+// time jump runs once after the rounds it opened, in order: the
+// workflows' automations (workflows.New passes the subscriptions').
+func New(l *ledger.Ledger, afterAdvance ...func(context.Context) error) *Service {
+	return &Service{l: l, afterAdvance: afterAdvance}
+}
