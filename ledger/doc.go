@@ -69,7 +69,7 @@
 //   - holdings.go: balances and holdings (UTXOs); transfer.go: the
 //     transfer core (input selection, fees, change, the parties' locks); dust.go: dust expiry; merge.go: merge
 //     delegations and merging (who is merged, and to how many holdings);
-//     airdrop.go: a provider's airdrop that merges in the same
+//     ledger/airdrop: a provider's airdrop that merges in the same
 //     transaction; tap.go: the faucet; devnet.go: minting outside it,
 //     for development networks only.
 //   - snapshot.go: a development network's restore gate and reset, and

@@ -110,3 +110,6 @@ func (l *Ledger) UsableRound(ctx context.Context, db bun.IDB) (*store.Round, err
 
 // UUIDHex is a fresh version 7 UUID (time-ordered) in hex.
 func UUIDHex() string { return uuidHex() }
+
+// ProblemWords is the people's words of err: its *Problem's, else its text.
+func ProblemWords(err error) string { return problemWords(err) }

@@ -7,6 +7,7 @@ package workflows
 
 import (
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/airdrop"
 	"github.com/ccwallet/ccwallet/ledger/allocations"
 	"github.com/ccwallet/ccwallet/ledger/apppayments"
 	"github.com/ccwallet/ccwallet/ledger/devnet"
@@ -29,6 +30,8 @@ type Set struct {
 	Allocations *allocations.Service
 	// External is external parties' interactive submission.
 	External *external.Service
+	// Airdrop is the provider's airdrop with auto-merge.
+	Airdrop *airdrop.Service
 	// Devnet is a development network's tools (time jumps, snapshots,
 	// scenarios); its jumps run the subscriptions' automations.
 	Devnet *devnet.Service
@@ -41,5 +44,5 @@ func New(l *ledger.Ledger) *Set {
 	subs := subscriptions.New(l, map[string]subscriptions.App{names.AppName: names.App(l)})
 	return &Set{Ledger: l, Subscriptions: subs, Names: names.New(l, subs), AppPayments: apppayments.New(l),
 		Allocations: allocations.New(l), External: external.New(l),
-		Devnet: devnet.New(l, subs.Automations()...)}
+		Airdrop: airdrop.New(l), Devnet: devnet.New(l, subs.Automations()...)}
 }
