@@ -1,9 +1,10 @@
 // Package devnet owns a development network's tools on the core's Dev
 // powers (mint, reset, the restore gate): time jumps (Advance: so many
 // rounds or until a time, with the workflows' automations after),
-// snapshots (the whole network saved under a name, restored later), and
+// snapshots (the whole network saved under a name, restored later),
 // scenarios (a network's state as a file that Seed creates all of or
-// nothing of and Dump writes).
+// nothing of and Dump writes), and the rule of impersonation (which admin
+// may act as which party; the core records it with ledger.ActingAs).
 // Every Service method refuses (ledger.ErrDisabled) unless the ledger
 // runs a development network.
 package devnet
