@@ -16,8 +16,8 @@ import (
 // Scenarios: a development network's state as a file (issue 27 point 2).
 // A Scenario names users, parties (local and external), their balances,
 // preapprovals, delegations, open offers and pending instructions; Seed
-// (scenario_seed.go) creates all of it or nothing, and Dump
-// (scenario_dump.go) writes a network's state in the same format, so a
+// (seed.go) creates all of it or nothing, and Dump
+// (dump.go) writes a network's state in the same format, so a
 // state can be saved, edited and loaded again. Parties are named, never
 // identified by their IDs: a party ID holds the node's namespace (or an
 // external party's key), which differs from network to network.
