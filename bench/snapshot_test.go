@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/ccwallet/ccwallet/coin"
+	"github.com/ccwallet/ccwallet/ledger/devnet"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
 	"github.com/ccwallet/ccwallet/store"
 )
@@ -38,7 +39,7 @@ func BenchmarkSnapshotRestore(b *testing.B) {
 			}
 		}
 		start := time.Now()
-		if _, err := dev.Snapshot(ctx, "bench"); err != nil {
+		if _, err := devnet.New(l).Snapshot(ctx, "bench"); err != nil {
 			b.Fatal(err)
 		}
 		snap := time.Since(start)
@@ -46,7 +47,7 @@ func BenchmarkSnapshotRestore(b *testing.B) {
 		for range 5 {
 			ledgertest.Mint(b, l, first, "1")
 			start, cpu0 := time.Now(), processCPU()
-			if err := dev.Restore(ctx, "bench"); err != nil {
+			if err := devnet.New(l).Restore(ctx, "bench"); err != nil {
 				b.Fatal(err)
 			}
 			restores, cpus = append(restores, time.Since(start)), append(cpus, processCPU()-cpu0)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/airdrop"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
 )
 
@@ -70,7 +71,7 @@ func TestAirdropEndpoint(t *testing.T) {
 		{body(share(alice, "1"), share(bob, "1")), http.StatusConflict, "no active merge delegation"},
 		{body(share(alice, "1.00000000001")), http.StatusBadRequest, "recipients[0].amount"},
 		{body(share("nobody", "1")), http.StatusBadRequest, "recipients[0].party_id"},
-		{body(strings.Repeat(share(alice, "1")+",", ledger.MaxAirdropRecipients) + share(alice, "1")), http.StatusBadRequest, "at most 100"},
+		{body(strings.Repeat(share(alice, "1")+",", airdrop.MaxRecipients) + share(alice, "1")), http.StatusBadRequest, "at most 100"},
 		{body(), http.StatusBadRequest, "at least one recipient"},
 		{`{"recipients":`, http.StatusBadRequest, ""},
 	}

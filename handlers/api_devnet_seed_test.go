@@ -13,6 +13,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/devnet"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
 )
 
@@ -75,7 +76,7 @@ func TestDevnetSeedAPI(t *testing.T) {
 		}
 
 		r = admin.doOwn("GET", "/v0/admin/devnet/dump", nil)
-		sc, err := ledger.ParseScenario(r.Body)
+		sc, err := devnet.ParseScenario(r.Body)
 		if r.Status != http.StatusOK || err != nil || len(sc.Users) != 3 || len(sc.Parties) != 1 || len(sc.Offers) != 1 || len(sc.Instructions) != 1 {
 			t.Errorf("dump: %d %v\n%s", r.Status, err, r.Body)
 		}
@@ -90,7 +91,7 @@ func TestDevnetSeedAPI(t *testing.T) {
 			{"admin", "users:\n  - name: erin\n    balance: 1\noffers:\n  - {from: erin, to: alice, amount: 1, expires_at: \"2020-01-01T00:00:00Z\"}\n", "offers[0].expires_at: 2020-01-01T00:00:00Z is not in the future", 400},
 			{"admin", "users:\n  - name: alice\n", `users[0].name: a user "alice" is on the network already`, 400},
 			{"admin", "", "scenario: is empty", 400},
-			{"admin", strings.Repeat("#", ledger.MaxScenarioBytes+1), "larger than", 413},
+			{"admin", strings.Repeat("#", devnet.MaxScenarioBytes+1), "larger than", 413},
 			{"alice", "users:\n  - name: frank\n", "", 403},
 			{"", "users:\n  - name: frank\n", "", 401},
 		} {

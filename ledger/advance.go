@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/store"
@@ -24,52 +23,6 @@ const advanceChunk = 500
 // reads; the reward collection job keeps far fewer waiting.
 const advanceCollectMax = 1_000_000
 
-// AdvanceRequest is a development network time jump: Rounds rounds, or as
-// many rounds as the round clock would open, one per tick of the rules'
-// TickDuration, from the latest round's opening until Until (an RFC 3339
-// time) has passed. Exactly one is given.
-type AdvanceRequest struct {
-	Rounds int
-	Until  string
-}
-
-// Advance runs the jump req asks for (AdvanceRounds).
-func (l *Ledger) Advance(ctx context.Context, req AdvanceRequest) (RoundReport, error) {
-	if !l.cfg.DevNet {
-		return RoundReport{}, fmt.Errorf("%w: advancing rounds is only available on a development network", ErrDisabled)
-	}
-	if (req.Rounds != 0) == (req.Until != "") {
-		return RoundReport{}, invalid("rounds", "give either rounds (1 to %d) or until (an RFC 3339 time), not both or neither", MaxAdvanceRounds)
-	}
-	if req.Until == "" {
-		return l.AdvanceRounds(ctx, req.Rounds)
-	}
-	until, err := time.Parse(time.RFC3339, req.Until)
-	if err != nil {
-		return RoundReport{}, invalid("until", "must be an RFC 3339 time such as 2030-01-31T12:00:00Z, not %q", clip(req.Until, 40))
-	}
-	latest, err := store.LatestRound(ctx, l.db)
-	if err != nil {
-		return RoundReport{}, err
-	}
-	ahead := until.Sub(latest.OpensAt)
-	if ahead <= 0 {
-		return RoundReport{}, invalid("until", "must be after the latest round's opening (%s)", FormatTime(latest.OpensAt))
-	}
-	// Rounded up: the round open afterwards would have opened at or after until.
-	// Integer ceiling, exact (no float in the ledger), and without the
-	// overflow ahead+tick-1 could have for a time far ahead.
-	tick := l.rules.TickDuration
-	ticks := ahead / tick
-	if ahead%tick != 0 {
-		ticks++
-	}
-	if ticks > MaxAdvanceRounds {
-		return RoundReport{}, invalid("until", "is %d rounds ahead; at most %d rounds at once", int64(ticks), MaxAdvanceRounds)
-	}
-	return l.AdvanceRounds(ctx, int(ticks))
-}
-
 // AdvanceRounds is the development network's time control: it opens n
 // rounds, with the effects of the round clock's n ticks (AdvanceRound
 // each) exactly: every round's row and contract, the rounds closed on the
@@ -82,7 +35,10 @@ func (l *Ledger) Advance(ctx context.Context, req AdvanceRequest) (RoundReport, 
 // It runs in pieces of advanceChunk rounds, each one ledger change (one
 // update) computing its rounds' work in bulk, so a jump of 1,000 rounds
 // takes a few database round trips instead of thousands, and other
-// requests run between the pieces.
+// requests run between the pieces. The workflows' automations, which
+// would have run in the time jumped over, are not the core's: the
+// development network's time control (ledger/devnet's Advance and
+// AdvanceRounds) runs them after the jump.
 func (l *Ledger) AdvanceRounds(ctx context.Context, n int) (RoundReport, error) {
 	if !l.cfg.DevNet {
 		return RoundReport{}, fmt.Errorf("%w: advancing rounds is only available on a development network", ErrDisabled)
@@ -107,14 +63,6 @@ func (l *Ledger) AdvanceRounds(ctx context.Context, n int) (RoundReport, error) 
 		done += k
 		if l.advanceHook != nil {
 			l.advanceHook(rep.To)
-		}
-	}
-	// The workflows' automations (OnAdvance: the subscriptions') run once
-	// now, as they would have in the time jumped over: due payments are
-	// paid and collected.
-	for _, step := range l.onAdvance {
-		if err := step(ctx); err != nil {
-			return total, err
 		}
 	}
 	return total, nil

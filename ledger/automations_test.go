@@ -17,31 +17,16 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-func openRoundNumbers(t *testing.T, l *ledger.Ledger) []coin.Round {
-	t.Helper()
-	rs, err := l.OpenRounds(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []coin.Round
-	for _, r := range rs {
-		out = append(out, r.Number)
-	}
-	return out
-}
+// openRoundNumbers is ledgertest's, shared with ledger/devnet's tests.
+var openRoundNumbers = ledgertest.OpenRoundNumbers
 
-func historySubtypes(t *testing.T, l *ledger.Ledger, p coin.PartyID) []string {
-	t.Helper()
-	items, err := l.History(context.Background(), p, ledger.HistoryQuery{PageSize: ledger.MaxHistoryPage})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []string
-	for _, it := range items {
-		out = append(out, it.Subtype)
-	}
-	return out
-}
+// The merge tests' helpers (ledgertest's, shared with ledger/airdrop).
+var (
+	historySubtypes = ledgertest.HistorySubtypes
+	holdingCount    = ledgertest.HoldingCount
+	mintMany        = ledgertest.MintMany
+	delegate        = ledgertest.Delegate
+)
 
 func TestAdvanceRoundsKeepsThreeOpenAndCarriesPrice(t *testing.T) {
 	forEachEngine(t, func(t *testing.T, l *ledger.Ledger) {
@@ -286,40 +271,6 @@ func TestCouponIssuance(t *testing.T) {
 			t.Errorf("CouponIssuance(%s, %s) = %s, want %s", tt.kind, tt.weight, got, tt.want)
 		}
 	}
-}
-
-func holdingCount(t *testing.T, l *ledger.Ledger, p coin.PartyID) int {
-	t.Helper()
-	b, err := l.Balance(context.Background(), p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b.Count
-}
-
-func mintMany(t *testing.T, l *ledger.Ledger, p coin.PartyID, n int, amount string) {
-	t.Helper()
-	as := make([]coin.Amount, n)
-	for i := range as {
-		as[i] = coin.MustParse(amount)
-	}
-	if err := ledgertest.Dev(t, l).MintBulk(context.Background(), p, as); err != nil {
-		t.Fatal(err)
-	}
-}
-
-func delegate(t *testing.T, l *ledger.Ledger, p coin.PartyID) ledger.MergeDelegation {
-	t.Helper()
-	ctx := context.Background()
-	prop, err := l.ProposeMergeDelegation(ctx, p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	d, err := l.AcceptMergeDelegation(ctx, prop.Contract.ContractID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return d
 }
 
 func TestMergeHoldingsBoundaries(t *testing.T) {

@@ -64,16 +64,17 @@
 //   - rules.go: the network's rules (fees, prices, traffic, issuance) and
 //     their pure functions; rounds.go: opening and closing mining rounds,
 //     the round clock and the open round in use; advance.go: a development
-//     network's time jumps (AdvanceRounds), many rounds' work in bulk.
+//     network's time jumps (AdvanceRounds), many rounds' work in bulk
+//     (ledger/devnet asks for them and runs the automations after).
 //   - holdings.go: balances and holdings (UTXOs); transfer.go: the
 //     transfer core (input selection, fees, change, the parties' locks); dust.go: dust expiry; merge.go: merge
 //     delegations and merging (who is merged, and to how many holdings);
-//     airdrop.go: a provider's airdrop that merges in the same
+//     ledger/airdrop: a provider's airdrop that merges in the same
 //     transaction; tap.go: the faucet; devnet.go: minting outside it,
 //     for development networks only.
-//   - scenario.go: a development network's state as a file; Seed
-//     (scenario_seed.go) loads one through the operations below, all or
-//     nothing, and Dump (scenario_dump.go) writes one.
+//   - snapshot.go: a development network's restore gate and reset, and
+//     Dev.Replace, under which ledger/devnet's snapshots and scenarios
+//     (Seed, all or nothing; Dump) replace the state.
 //   - offers.go: two-step transfer offers; instructions.go: token-standard
 //     transfer instructions and their locks; preapprovals.go: transfer
 //     preapprovals and one-step sends; sendbatch.go: concurrent one-step

@@ -152,34 +152,3 @@ func TestMergeRewardFollowsFeaturedRight(t *testing.T) {
 		ledgertest.Conserved(t, l)
 	})
 }
-
-// TestAirdropRewardFollowsFeaturedRight: once the operator's right is
-// cancelled, an airdrop earns it no app reward, neither for the share
-// nor for the merge it does on the way.
-func TestAirdropRewardFollowsFeaturedRight(t *testing.T) {
-	forEachEngine(t, func(t *testing.T, l *ledger.Ledger) {
-		ctx := context.Background()
-		op := l.Operator()
-		ledgertest.Mint(t, l, op, "100")
-		p := airdropRecipient(t, l, ledger.MergeTarget+3)
-		if _, err := l.CancelFeaturedAppRights(ctx, op); err != nil {
-			t.Fatal(err)
-		}
-		before, err := l.RewardCoupons(ctx, op, ledger.RewardApp)
-		if err != nil {
-			t.Fatal(err)
-		}
-		res, err := l.Airdrop(ctx, ledger.AirdropRequest{Shares: []ledger.AirdropShare{{Party: p, Amount: coin.MustParse("1")}}, Description: "drop"})
-		if err != nil || res.Merges != 1 {
-			t.Fatalf("airdrop = %+v, %v; want one merge", res, err)
-		}
-		after, err := l.RewardCoupons(ctx, op, ledger.RewardApp)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if n := len(after) - len(before); n != 0 {
-			t.Errorf("an airdrop by an unfeatured operator earned %d app rewards, want none", n)
-		}
-		ledgertest.Conserved(t, l)
-	})
-}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/airdrop"
 	"github.com/ccwallet/ccwallet/ledger/apppayments"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
 )
@@ -289,10 +290,10 @@ func historyAddsUp(t *testing.T, l *ledger.Ledger, clock *ledgertest.Clock, r *r
 		{"airdrop", func() error {
 			// From the operator, to delegating users with a preapproval,
 			// merging their holdings in the same transaction.
-			var shares []ledger.AirdropShare
+			var shares []airdrop.Share
 			for _, u := range users[:2] {
 				if _, err := l.PreapprovalOf(ctx, u); err == nil && r.IntN(3) > 0 {
-					shares = append(shares, ledger.AirdropShare{Party: u, Amount: amount()})
+					shares = append(shares, airdrop.Share{Party: u, Amount: amount()})
 				}
 			}
 			if len(shares) == 0 {
@@ -302,7 +303,7 @@ func historyAddsUp(t *testing.T, l *ledger.Ledger, clock *ledgertest.Clock, r *r
 				return err
 			}
 			n++
-			_, err := l.Airdrop(ctx, ledger.AirdropRequest{Shares: shares, Description: "airdrop"})
+			_, err := airdrop.New(l).Airdrop(ctx, airdrop.Request{Shares: shares, Description: "airdrop"})
 			return err
 		}},
 		{"tap", func() error {

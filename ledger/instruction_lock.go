@@ -1,7 +1,6 @@
 package ledger
 
 import (
-	"context"
 	"time"
 
 	"github.com/ccwallet/ccwallet/coin"
@@ -36,15 +35,4 @@ func (r Rules) TransferLockReserve(amount, price coin.Amount, d time.Duration) c
 func lockShortfall(worth, amount coin.Amount) error {
 	return problem(ErrInsufficientFunds, "the coin locked for this transfer is now worth %s CC after holding fees, less than the %s CC instructed, so it cannot be accepted; ask the sender to withdraw it and send again",
 		humanCC(worth), humanCC(amount))
-}
-
-// instructionLock is what an instruction of amount until executeBefore,
-// created now, locks: the amount and its reserve at the current round's
-// price (what the scenario seed mints for it).
-func (l *Ledger) instructionLock(ctx context.Context, amount coin.Amount, executeBefore time.Time) (coin.Amount, error) {
-	_, price, err := l.CurrentRound(ctx)
-	if err != nil {
-		return coin.Zero, err
-	}
-	return amount.Add(l.rules.TransferLockReserve(amount, price, executeBefore.Sub(l.now()))), nil
 }

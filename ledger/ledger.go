@@ -93,14 +93,9 @@ type Ledger struct {
 	// gate holds requests and jobs off while a development network is
 	// restored (snapshot.go).
 	gate restoreGate
-	// maxSnapshots replaces MaxSnapshots when not zero (tests).
-	maxSnapshots int
 	// advanceHook, when set (tests), is called between the pieces of a
 	// time jump with the round reached.
 	advanceHook func(coin.Round)
-	// onAdvance are the workflows' automations AdvanceRounds runs after
-	// the rounds it opened (OnAdvance).
-	onAdvance []func(context.Context) error
 }
 
 // Meta keys set once when the ledger is created.

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
-	"regexp"
 	"slices"
 	"sync"
 	"time"
@@ -14,12 +13,12 @@ import (
 	"github.com/ccwallet/ccwallet/store"
 )
 
-// Snapshots, restore and reset of a development network: a developer
+// Restore and reset of a development network: the ledger/devnet package
 // saves the whole network under a name and goes back to it later (as
-// anvil's snapshot and revert), or starts again from a new network with
-// the same identity (DSO, operator party, synchronizer). Only Dev reaches
-// them, so a production ledger cannot. store/snapshot.go says how each
-// engine copies the tables.
+// anvil's snapshot and revert) through Dev.Replace; Dev.Reset starts again
+// from a new network with the same identity (DSO, operator party,
+// synchronizer). Only Dev reaches them, so a production ledger cannot.
+// store/snapshot.go says how each engine copies the tables.
 //
 // A restore replaces every table under a running server, so the ledger's
 // memory of the old state (users, known parties, reassignments, the rules
@@ -30,16 +29,6 @@ import (
 // replicas on the same database trust their user cache for up to
 // UserCacheTTL more.
 
-// SnapshotNameMax bounds a snapshot's name (a file name on SQLite, part of
-// a schema name on Postgres, whose identifiers stop at 63 bytes).
-const SnapshotNameMax = 40
-
-var snapshotNameRE = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]*$`)
-
-// MaxSnapshots bounds the stored snapshots: each is a whole copy of the
-// network, and a script taking one per test must not fill the disk.
-const MaxSnapshots = 100
-
 // RestoreDrain is how long a restore or reset waits for the requests and
 // jobs in flight to finish before it gives up.
 const RestoreDrain = 10 * time.Second
@@ -48,132 +37,14 @@ const RestoreDrain = 10 * time.Second
 // state; the request may be sent again in a moment.
 var ErrRestoring = fmt.Errorf("%w: the development network is being restored or reset; retry in a moment", ErrUnavailable)
 
-// Snapshot describes a stored snapshot of the network.
-type Snapshot struct {
-	Name      string
-	CreatedAt time.Time
-	Bytes     int64
-}
-
-// ValidateSnapshotName refuses a name that is not 1 to SnapshotNameMax
-// lower-case letters, digits, '-' and '_', starting with a letter or digit:
-// it names a file and a schema, so nothing else may reach the path or
-// the SQL.
-func ValidateSnapshotName(name string) error {
-	if name == "" {
-		return invalid("name", "a snapshot needs a name")
-	}
-	if len(name) > SnapshotNameMax {
-		return invalid("name", "at most %d characters", SnapshotNameMax)
-	}
-	if !snapshotNameRE.MatchString(name) {
-		return invalid("name", "use lower-case letters, digits, '-' and '_', starting with a letter or digit")
-	}
-	return nil
-}
-
-// snapshotDir is where the SQLite snapshots live: Config.SnapshotDir, or
-// "snapshots" beside the database file.
-func (l *Ledger) snapshotDir() string {
-	if l.cfg.SnapshotDir != "" {
-		return l.cfg.SnapshotDir
-	}
-	return l.db.SnapshotDir()
-}
-
-// Snapshot saves the network's current state as name. It does not stop
-// other work: the copy is of one consistent moment.
-func (d Dev) Snapshot(ctx context.Context, name string) (Snapshot, error) {
-	if err := ValidateSnapshotName(name); err != nil {
-		return Snapshot{}, err
-	}
-	all, err := d.Snapshots(ctx)
-	if err != nil {
-		return Snapshot{}, err
-	}
-	limit := MaxSnapshots
-	if d.l.maxSnapshots > 0 {
-		limit = d.l.maxSnapshots
-	}
-	if len(all) >= limit && !slices.ContainsFunc(all, func(s Snapshot) bool { return s.Name == name }) {
-		return Snapshot{}, fmt.Errorf("%w: there are %d snapshots, the most kept; delete some first", ErrConflict, len(all))
-	}
-	if err := d.l.db.CreateSnapshot(ctx, d.l.snapshotDir(), name); err != nil {
-		if errors.Is(err, store.ErrAlreadyExists) {
-			return Snapshot{}, fmt.Errorf("%w: a snapshot called %q exists; delete it first or choose another name", ErrDuplicate, name)
-		}
-		return Snapshot{}, err
-	}
-	return d.find(ctx, name)
-}
-
-func (d Dev) find(ctx context.Context, name string) (Snapshot, error) {
-	all, err := d.Snapshots(ctx)
-	if err != nil {
-		return Snapshot{}, err
-	}
-	for _, s := range all {
-		if s.Name == name {
-			return s, nil
-		}
-	}
-	return Snapshot{}, fmt.Errorf("snapshot %q: %w", name, ErrNotFound)
-}
-
-// Snapshots lists the stored snapshots by name.
-func (d Dev) Snapshots(ctx context.Context) ([]Snapshot, error) {
-	infos, err := d.l.db.Snapshots(ctx, d.l.snapshotDir())
-	if err != nil {
-		return nil, err
-	}
-	out := make([]Snapshot, 0, len(infos))
-	for _, i := range infos {
-		out = append(out, Snapshot(i))
-	}
-	return out, nil
-}
-
-// DeleteSnapshot removes snapshot name.
-func (d Dev) DeleteSnapshot(ctx context.Context, name string) error {
-	if err := ValidateSnapshotName(name); err != nil {
-		return err
-	}
-	if err := d.l.db.DeleteSnapshot(ctx, d.l.snapshotDir(), name); err != nil {
-		return notFoundSnapshot(name, err)
-	}
-	return nil
-}
-
-func notFoundSnapshot(name string, err error) error {
-	if errors.Is(err, store.ErrNotFound) {
-		return fmt.Errorf("%w: there is no snapshot called %q", ErrNotFound, name)
-	}
-	return err
-}
-
-// Restore puts the network back to snapshot name, in one transaction,
-// with every other request and job of this process held off meanwhile.
-func (d Dev) Restore(ctx context.Context, name string) error {
-	if err := ValidateSnapshotName(name); err != nil {
-		return err
-	}
-	return d.l.exclusive(ctx, func() error {
-		err := d.l.db.RestoreSnapshot(ctx, d.l.snapshotDir(), name)
-		if errors.Is(err, store.ErrIncompatible) {
-			return fmt.Errorf("%w: snapshot %q cannot be restored: %w", ErrConflict, name, err)
-		}
-		return notFoundSnapshot(name, err)
-	})
-}
-
 // Reset replaces the network with a new one of the same identity (the
 // keys, DSO, operator party and synchronizer stay; every contract, party,
 // user and round goes), as at the first start, in one transaction. The
 // snapshots stay.
 func (d Dev) Reset(ctx context.Context) error {
 	l := d.l
-	return l.exclusive(ctx, func() error {
-		return l.change(ctx, func(ctx context.Context, c *change) error {
+	return d.Replace(ctx, func(ctx context.Context) (bool, error) {
+		return true, l.change(ctx, func(ctx context.Context, c *change) error {
 			if err := l.db.ClearNetwork(ctx, c.tx); err != nil {
 				return err
 			}
@@ -182,15 +53,32 @@ func (d Dev) Reset(ctx context.Context) error {
 	})
 }
 
-// exclusive runs fn, which replaces the network's state, with the gate
-// closed, and then reads the ledger's memory of the state again (also
-// when fn failed: it may have failed after its commit).
-func (l *Ledger) exclusive(ctx context.Context, fn func() error) error {
+// Replace runs fn, which may replace the network's state (a restore, a
+// scenario's rollback), with the gate closed: the requests and jobs in
+// flight finish first (RestoreDrain), new ones get ErrRestoring. When fn
+// says it replaced the state, the ledger's memory of it is read again and
+// the OnRestore hooks run, also when fn failed (it may have failed after
+// its commit), and also when ctx was cancelled meanwhile.
+func (d Dev) Replace(ctx context.Context, fn func(context.Context) (replaced bool, err error)) error {
+	l := d.l
 	if err := l.gate.close(ctx, RestoreDrain); err != nil {
 		return err
 	}
 	defer l.gate.open()
-	return l.replaced(ctx, fn())
+	replaced, err := fn(ctx)
+	if !replaced {
+		return err
+	}
+	return l.replaced(context.WithoutCancel(ctx), err)
+}
+
+// SnapshotDir is where the SQLite snapshots live (Config.SnapshotDir, or
+// "snapshots" beside the database file); Postgres keeps them in schemas.
+func (d Dev) SnapshotDir() string {
+	if d.l.cfg.SnapshotDir != "" {
+		return d.l.cfg.SnapshotDir
+	}
+	return d.l.db.SnapshotDir()
 }
 
 // replaced reads the ledger's memory of the state again and runs the

@@ -251,3 +251,26 @@ func (x *Tx) ClaimOnce(ctx context.Context, key string) error {
 func (x *Tx) RefuseReassigning(ctx context.Context, ids ...coin.ContractID) error {
 	return x.c.l.refuseReassigning(ctx, x.c.tx, ids...)
 }
+
+// UpdateID is the update's id (drawn at Begin).
+func (x *Tx) UpdateID() string { return x.t().update }
+
+// ValidPreapproval is receiver's live, unexpired transfer preapproval, or a
+// validation error saying it has none.
+func (x *Tx) ValidPreapproval(ctx context.Context, receiver coin.PartyID) (*store.TransferPreapproval, error) {
+	return x.c.l.validPreapproval(ctx, x.c.tx, receiver)
+}
+
+// PreapprovedSent records a send of amount through preapproval p (r's
+// outputs and fees): both sides' history and a featured provider's reward.
+func (x *Tx) PreapprovedSent(sender coin.PartyID, p *store.TransferPreapproval, featured bool, amount coin.Amount, r *TransferResult, description string) {
+	x.t().preapprovedSent(sender, p, featured, amount, r, description)
+}
+
+// MergeDelegated merges owner's holdings ids towards MergeTarget under its
+// merge delegation (a featured merge, MergeHistorySubtype): it returns how
+// many inputs the merge used.
+func (x *Tx) MergeDelegated(ctx context.Context, owner coin.PartyID, ids []coin.ContractID) (int, error) {
+	_, used, err := x.t().mergeInputs(ctx, owner, ids, mergeGoal{target: MergeTarget, subtype: MergeHistorySubtype, featured: true})
+	return used, err
+}

@@ -85,14 +85,6 @@ func RoundRefOf(r coin.Round) RoundRef { return roundString(r) }
 // RelTimeOf is d as Daml's RelTime.
 func RelTimeOf(d time.Duration) RelTime { return relTime(d) }
 
-// OnAdvance adds steps AdvanceRounds runs once after the rounds it opened,
-// in order: a workflow's automations (the subscriptions' payments and
-// collections), as they would have run in the time jumped over. cmd wires
-// them when it builds the workflows, before the ledger serves.
-func (l *Ledger) OnAdvance(steps ...func(context.Context) error) {
-	l.onAdvance = append(l.onAdvance, steps...)
-}
-
 // RelTime is Daml's RelTime in Daml-JSON.
 type RelTime = damlRelTime
 
@@ -115,3 +107,9 @@ func (l *Ledger) LedgerContract(c *store.Contract) LedgerContract { return l.led
 func (l *Ledger) UsableRound(ctx context.Context, db bun.IDB) (*store.Round, error) {
 	return l.usableRound(ctx, db)
 }
+
+// UUIDHex is a fresh version 7 UUID (time-ordered) in hex.
+func UUIDHex() string { return uuidHex() }
+
+// ProblemWords is the people's words of err: its *Problem's, else its text.
+func ProblemWords(err error) string { return problemWords(err) }

@@ -429,7 +429,7 @@ type signedKey struct{}
 // Parties the caller may not act as are left to submit's own checks.
 func (s *Server) refuseUnsigned(r *http.Request, c *caller, actAs []string) error {
 	// A development network's admin acting as the party (impersonation,
-	// checked by ledger.Impersonate) needs no key: that is its point.
+	// checked by devnet.Service.Impersonate) needs no key: that is its point.
 	if r.Context().Value(signedKey{}) != nil || c.actor != "" {
 		return nil
 	}

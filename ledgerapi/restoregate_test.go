@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ccwallet/ccwallet/ledger/devnet"
 	"github.com/ccwallet/ccwallet/web"
 )
 
@@ -31,10 +32,7 @@ func TestRestoreGate(t *testing.T) {
 	}
 	during := 0
 	e.l.OnRestore(func() { during = get() })
-	dev, err := e.l.Dev()
-	if err != nil {
-		t.Fatal(err)
-	}
+	dev := devnet.New(e.l)
 	if _, err := dev.Snapshot(t.Context(), "base"); err != nil {
 		t.Fatal(err)
 	}

@@ -280,7 +280,7 @@ func (s *Server) callerFor(ctx context.Context, claims web.Claims) (*caller, err
 		// A development network's impersonation: the admin acts (and
 		// reads) as the party the token names, and only as it.
 		party := coin.PartyID(claims.ActAs)
-		if err := s.l.Impersonate(ctx, claims.Subject, party); err != nil {
+		if err := s.w.Devnet.Impersonate(ctx, claims.Subject, party); err != nil {
 			return nil, permissionDenied("%s", err.Error())
 		}
 		c.actAs, c.readAs, c.readAny, c.actor = []coin.PartyID{party}, nil, false, claims.Subject

@@ -11,6 +11,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/devnet"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
 	"github.com/ccwallet/ccwallet/ledgerapi"
 	"github.com/ccwallet/ccwallet/web"
@@ -571,10 +572,7 @@ func TestWSRestore(t *testing.T) {
 	forEachEngineWS(t, ledgerapi.StreamConfig{}, func(t *testing.T, e *env) {
 		ctx := context.Background()
 		alice := e.user("alice", "1")
-		d, err := e.l.Dev()
-		if err != nil {
-			t.Fatal(err)
-		}
+		d := devnet.New(e.l)
 		if _, err := d.Snapshot(ctx, "base"); err != nil {
 			t.Fatal(err)
 		}

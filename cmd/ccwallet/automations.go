@@ -14,6 +14,7 @@ import (
 	"github.com/ccwallet/ccwallet/handlers"
 	"github.com/ccwallet/ccwallet/jobs"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/devnet"
 	"github.com/ccwallet/ccwallet/ledger/workflows"
 )
 
@@ -255,7 +256,7 @@ func advanceRoundsCmd(ctx context.Context, args []string, env envVars, stdout, s
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	req := ledger.AdvanceRequest{Rounds: *n, Until: *until}
+	req := devnet.AdvanceRequest{Rounds: *n, Until: *until}
 	roundsSet := false
 	fs.Visit(func(f *flag.Flag) { roundsSet = roundsSet || f.Name == "rounds" })
 	if *until != "" && !roundsSet {
@@ -273,7 +274,8 @@ func advanceRoundsCmd(ctx context.Context, args []string, env envVars, stdout, s
 		return err
 	}
 	defer closeDB()
-	rep, err := l.Advance(ctx, req)
+	// The workflows' automations run after the jump (the subscriptions').
+	rep, err := workflows.New(l).Devnet.Advance(ctx, req)
 	if err != nil {
 		return fmt.Errorf("advance-rounds: %w", err)
 	}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/devnet"
 )
 
 const devnetUsage = `Usage:
@@ -77,10 +78,10 @@ func devnetCmd(ctx context.Context, args []string, env envVars, stdout, stderr i
 		return err
 	}
 	defer closeDB()
-	dev, err := l.Dev()
-	if err != nil {
+	if _, err := l.Dev(); err != nil {
 		return err
 	}
+	dev := devnet.New(l)
 	start := time.Now()
 	took := func() time.Duration { return time.Since(start).Round(time.Millisecond) }
 	switch sub {

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/devnet"
 )
 
 // devnetScenario is `ccwallet devnet seed FILE` and `ccwallet devnet dump
@@ -51,11 +52,7 @@ func devnetScenario(ctx context.Context, sub string, args []string, env envVars,
 // dumpScenario writes the network's state as a scenario to out, or to
 // stdout.
 func dumpScenario(ctx context.Context, l *ledger.Ledger, out string, stdout io.Writer) error {
-	dev, err := l.Dev()
-	if err != nil {
-		return err
-	}
-	sc, err := dev.Dump(ctx)
+	sc, err := devnet.New(l).Dump(ctx)
 	if err != nil {
 		return fmt.Errorf("devnet dump: %w", err)
 	}
@@ -111,7 +108,7 @@ func seedScenarioFile(ctx context.Context, l *ledger.Ledger, path string, stdout
 			return fmt.Errorf("seed %s: %w", path, err)
 		}
 	}
-	keys, err := ledger.NewScenarioKeys(sc, have)
+	keys, err := devnet.NewScenarioKeys(sc, have)
 	if err != nil {
 		return err
 	}
@@ -134,12 +131,11 @@ func seedScenarioFile(ctx context.Context, l *ledger.Ledger, path string, stdout
 		}
 		written = append(written, keyPath(dir, name))
 	}
-	dev, err := l.Dev()
-	if err != nil {
+	if _, err := l.Dev(); err != nil {
 		removeWritten()
 		return err
 	}
-	res, err := dev.Seed(ctx, sc, keys)
+	res, err := devnet.New(l).Seed(ctx, sc, keys)
 	if err != nil {
 		removeWritten()
 		return fmt.Errorf("seed %s: nothing of it was created: %w", path, err)
@@ -162,17 +158,17 @@ func seedScenarioFile(ctx context.Context, l *ledger.Ledger, path string, stdout
 }
 
 // readScenario reads and parses a scenario file, bounded.
-func readScenario(path string) (*ledger.Scenario, error) {
+func readScenario(path string) (*devnet.Scenario, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("seed: %w", err)
 	}
 	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, ledger.MaxScenarioBytes+1))
+	b, err := io.ReadAll(io.LimitReader(f, devnet.MaxScenarioBytes+1))
 	if err != nil {
 		return nil, fmt.Errorf("seed %s: %w", path, err)
 	}
-	sc, err := ledger.ParseScenario(b)
+	sc, err := devnet.ParseScenario(b)
 	if err != nil {
 		return nil, fmt.Errorf("seed %s: %w", path, err)
 	}

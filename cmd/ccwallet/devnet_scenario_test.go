@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/devnet"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
 )
 
@@ -70,7 +70,7 @@ func TestDevnetSeedDumpCLI(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			sc, err := ledger.ParseScenario(b)
+			sc, err := devnet.ParseScenario(b)
 			if err != nil || len(sc.Parties) != 1 || !sc.Parties[0].External || sc.Parties[0].Balance != "5000.0000000000" {
 				t.Errorf("dump = %+v, %v\n%s", sc, err, b)
 			}

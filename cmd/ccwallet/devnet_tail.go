@@ -12,7 +12,6 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
-	"github.com/ccwallet/ccwallet/ledger/workflows"
 	"github.com/ccwallet/ccwallet/store/pgbatch"
 )
 
@@ -140,6 +139,5 @@ func openDevLedger(ctx context.Context, cfg Config, env envVars, stderr io.Write
 		db.Close()
 		return nil, nil, err
 	}
-	workflows.New(l) // their automations run when rounds advance
 	return l, func() { db.Close() }, nil
 }

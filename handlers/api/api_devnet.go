@@ -9,6 +9,8 @@ import (
 	"net/http"
 	"time"
 
+	ledgerdevnet "github.com/ccwallet/ccwallet/ledger/devnet"
+
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/web"
 )
@@ -28,7 +30,7 @@ type advanceRoundsResponse struct {
 
 // advanceRounds answers POST /v0/admin/devnet/advance-rounds {"rounds": N}
 // or {"until": "RFC 3339 time"}: the development network's time control
-// (ledger.Advance: N rounds, or as many as the round clock would open
+// (devnet.Service.Advance: N rounds, or as many as the round clock would open
 // until then). 501 outside devnet, 400 unless exactly one is given, with
 // 1 <= N <= ledger.MaxAdvanceRounds (100,000) or until after the latest
 // round's opening and at most as many rounds ahead.
@@ -40,7 +42,7 @@ func (h devnet) advanceRounds(w http.ResponseWriter, r *http.Request) error {
 	if err := web.DecodeJSON(r, &req); err != nil {
 		return err
 	}
-	rep, err := h.l.Advance(r.Context(), ledger.AdvanceRequest{Rounds: req.Rounds, Until: req.Until})
+	rep, err := h.w.Devnet.Advance(r.Context(), ledgerdevnet.AdvanceRequest{Rounds: req.Rounds, Until: req.Until})
 	if err != nil {
 		return err
 	}
@@ -71,28 +73,27 @@ type seededKeyJSON struct {
 }
 
 // seedDevnet answers POST /v0/admin/devnet/seed with a scenario (YAML or
-// JSON, at most ledger.MaxScenarioBytes) as the body: 201 with each
+// JSON, at most ledgerdevnet.MaxScenarioBytes) as the body: 201 with each
 // name's party and the external parties' new keys, or 400 naming the
 // item that failed, with nothing of the scenario created.
 func (h devnet) seedDevnet(w http.ResponseWriter, r *http.Request) error {
-	dev, err := h.l.Dev()
-	if err != nil {
+	if _, err := h.l.Dev(); err != nil {
 		return err
 	}
-	b, err := io.ReadAll(http.MaxBytesReader(w, r.Body, ledger.MaxScenarioBytes))
+	b, err := io.ReadAll(http.MaxBytesReader(w, r.Body, ledgerdevnet.MaxScenarioBytes))
 	if err != nil {
 		var tooBig *http.MaxBytesError
 		if errors.As(err, &tooBig) {
-			return &web.RequestError{Status: http.StatusRequestEntityTooLarge, Msg: fmt.Sprintf("the scenario is larger than %d bytes", ledger.MaxScenarioBytes)}
+			return &web.RequestError{Status: http.StatusRequestEntityTooLarge, Msg: fmt.Sprintf("the scenario is larger than %d bytes", ledgerdevnet.MaxScenarioBytes)}
 		}
 		return err
 	}
-	sc, err := ledger.ParseScenario(b)
+	sc, err := ledgerdevnet.ParseScenario(b)
 	if err != nil {
 		return err
 	}
 	start := time.Now()
-	res, err := dev.Seed(r.Context(), sc, nil)
+	res, err := h.w.Devnet.Seed(r.Context(), sc, nil)
 	if err != nil {
 		return err
 	}
@@ -109,11 +110,7 @@ func (h devnet) seedDevnet(w http.ResponseWriter, r *http.Request) error {
 // scenario in YAML, which POST /v0/admin/devnet/seed (or serve --seed)
 // loads on another development network.
 func (h devnet) dumpDevnet(w http.ResponseWriter, r *http.Request) error {
-	dev, err := h.l.Dev()
-	if err != nil {
-		return err
-	}
-	sc, err := dev.Dump(r.Context())
+	sc, err := h.w.Devnet.Dump(r.Context())
 	if err != nil {
 		return err
 	}
@@ -128,11 +125,10 @@ func (h devnet) dumpDevnet(w http.ResponseWriter, r *http.Request) error {
 
 // listSnapshots answers GET /v0/admin/devnet/snapshots.
 func (h devnet) listSnapshots(w http.ResponseWriter, r *http.Request) error {
-	dev, err := h.l.Dev()
-	if err != nil {
+	if _, err := h.l.Dev(); err != nil {
 		return err
 	}
-	all, err := dev.Snapshots(r.Context())
+	all, err := h.w.Devnet.Snapshots(r.Context())
 	if err != nil {
 		return err
 	}
@@ -146,15 +142,14 @@ func (h devnet) listSnapshots(w http.ResponseWriter, r *http.Request) error {
 // createSnapshot answers POST /v0/admin/devnet/snapshots {"name": N}: 201
 // with the snapshot, 400 for a bad name, 409 when N exists.
 func (h devnet) createSnapshot(w http.ResponseWriter, r *http.Request) error {
-	dev, err := h.l.Dev()
-	if err != nil {
+	if _, err := h.l.Dev(); err != nil {
 		return err
 	}
 	var req createSnapshotRequest
 	if err := web.DecodeJSON(r, &req); err != nil {
 		return err
 	}
-	s, err := dev.Snapshot(r.Context(), req.Name)
+	s, err := h.w.Devnet.Snapshot(r.Context(), req.Name)
 	if err != nil {
 		return err
 	}
@@ -163,12 +158,11 @@ func (h devnet) createSnapshot(w http.ResponseWriter, r *http.Request) error {
 
 // deleteSnapshot answers DELETE /v0/admin/devnet/snapshots/{name}.
 func (h devnet) deleteSnapshot(w http.ResponseWriter, r *http.Request) error {
-	dev, err := h.l.Dev()
-	if err != nil {
+	if _, err := h.l.Dev(); err != nil {
 		return err
 	}
 	name := r.PathValue("name")
-	if err := dev.DeleteSnapshot(r.Context(), name); err != nil {
+	if err := h.w.Devnet.DeleteSnapshot(r.Context(), name); err != nil {
 		return err
 	}
 	return web.WriteJSON(w, http.StatusOK, map[string]string{"deleted": name})
@@ -178,13 +172,12 @@ func (h devnet) deleteSnapshot(w http.ResponseWriter, r *http.Request) error {
 // the network as it was when the snapshot was taken. Other requests wait
 // for nothing: those arriving meanwhile get 503 (restoreGate).
 func (h devnet) restoreSnapshot(w http.ResponseWriter, r *http.Request) error {
-	dev, err := h.l.Dev()
-	if err != nil {
+	if _, err := h.l.Dev(); err != nil {
 		return err
 	}
 	name := r.PathValue("name")
 	start := time.Now()
-	if err := dev.Restore(r.Context(), name); err != nil {
+	if err := h.w.Devnet.Restore(r.Context(), name); err != nil {
 		return err
 	}
 	return web.WriteJSON(w, http.StatusOK, map[string]any{"restored": name, "took_ms": time.Since(start).Milliseconds()})
@@ -193,12 +186,11 @@ func (h devnet) restoreSnapshot(w http.ResponseWriter, r *http.Request) error {
 // resetDevnet answers POST /v0/admin/devnet/reset: a new network of the
 // same identity; the snapshots stay.
 func (h devnet) resetDevnet(w http.ResponseWriter, r *http.Request) error {
-	dev, err := h.l.Dev()
-	if err != nil {
+	if _, err := h.l.Dev(); err != nil {
 		return err
 	}
 	start := time.Now()
-	if err := dev.Reset(r.Context()); err != nil {
+	if err := h.w.Devnet.Reset(r.Context()); err != nil {
 		return err
 	}
 	return web.WriteJSON(w, http.StatusOK, map[string]any{"reset": true, "took_ms": time.Since(start).Milliseconds()})

@@ -6,6 +6,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/airdrop"
 	"github.com/ccwallet/ccwallet/web"
 )
 
@@ -142,17 +143,17 @@ type airdropResponse struct {
 // airdrop answers POST /v0/admin/merge-delegations/airdrop: the provider
 // (the operator) sends each delegating recipient its amount through its
 // preapproval and merges its holdings, all in one transaction
-// (ledger.Airdrop). Amounts are decimal strings, exact to 10 digits; an
+// (airdrop.Service.Airdrop). Amounts are decimal strings, exact to 10 digits; an
 // optional command_id makes a retry answer the first result.
 func (h *Handler) airdrop(w http.ResponseWriter, r *http.Request) error {
 	var req airdropRequest
 	if err := web.DecodeJSON(r, &req); err != nil {
 		return err
 	}
-	if len(req.Recipients) > ledger.MaxAirdropRecipients {
-		return badRequest(fmt.Sprintf("recipients: at most %d per airdrop", ledger.MaxAirdropRecipients))
+	if len(req.Recipients) > airdrop.MaxRecipients {
+		return badRequest(fmt.Sprintf("recipients: at most %d per airdrop", airdrop.MaxRecipients))
 	}
-	shares := make([]ledger.AirdropShare, len(req.Recipients))
+	shares := make([]airdrop.Share, len(req.Recipients))
 	for i, s := range req.Recipients {
 		p, err := coin.ParsePartyID(trimmed(s.PartyID))
 		if err != nil {
@@ -162,9 +163,9 @@ func (h *Handler) airdrop(w http.ResponseWriter, r *http.Request) error {
 		if err != nil {
 			return badRequest(fmt.Sprintf("recipients[%d].amount: %s", i, err.Error()))
 		}
-		shares[i] = ledger.AirdropShare{Party: p, Amount: a}
+		shares[i] = airdrop.Share{Party: p, Amount: a}
 	}
-	res, err := h.l.Airdrop(r.Context(), ledger.AirdropRequest{Shares: shares, Description: req.Description, CommandID: req.CommandID})
+	res, err := h.w.Airdrop.Airdrop(r.Context(), airdrop.Request{Shares: shares, Description: req.Description, CommandID: req.CommandID})
 	if err != nil {
 		return err
 	}

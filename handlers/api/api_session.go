@@ -49,7 +49,7 @@ func (h *Handler) authed(next http.Handler) http.Handler {
 
 // impersonated honours a token's (or a "view as" session's) act-as claim:
 // on a development network an admin acts as the party it names, and the
-// ledger records the admin in each update's acted_by (ledger.Impersonate
+// ledger records the admin in each update's acted_by (devnet.Service.Impersonate
 // is the rule). Anywhere else the claim is refused, never ignored: a
 // client must not believe it acted as a party when it did not.
 func (h *Handler) impersonated(next http.Handler) http.Handler {
@@ -73,5 +73,5 @@ func (h *Handler) impersonated(next http.Handler) http.Handler {
 
 // actingAs checks that user may act as party (shared.ActingAs).
 func (h *Handler) actingAs(ctx context.Context, user string, party coin.PartyID) (context.Context, error) {
-	return shared.ActingAs(ctx, h.l, user, party)
+	return shared.ActingAs(ctx, h.w.Devnet, user, party)
 }

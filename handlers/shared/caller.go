@@ -9,6 +9,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/devnet"
 	"github.com/ccwallet/ccwallet/web"
 )
 
@@ -33,12 +34,12 @@ func Party(ctx context.Context) (coin.PartyID, bool) {
 	return p, ok
 }
 
-// ActingAs checks that user may act as party (ledger.Impersonate) and
-// returns ctx marked for it: the ledger records user in acted_by, and the
-// party is the caller's (Party), as the web wallet puts a user's own. The
-// JSON APIs and the web wallet's "view as" share it.
-func ActingAs(ctx context.Context, l *ledger.Ledger, user string, party coin.PartyID) (context.Context, error) {
-	if err := l.Impersonate(ctx, user, party); err != nil {
+// ActingAs checks that user may act as party (devnet.Service.Impersonate)
+// and returns ctx marked for it: the ledger records user in acted_by, and
+// the party is the caller's (Party), as the web wallet puts a user's own.
+// The JSON APIs and the web wallet's "view as" share it.
+func ActingAs(ctx context.Context, dev *devnet.Service, user string, party coin.PartyID) (context.Context, error) {
+	if err := dev.Impersonate(ctx, user, party); err != nil {
 		return ctx, err
 	}
 	return WithParty(ledger.ActingAs(ctx, user), party), nil

@@ -195,7 +195,7 @@ func (h *Handler) onboarded(fn uiFunc) uiFunc {
 	return func(w http.ResponseWriter, r *http.Request, s *web.Session) error {
 		if s.ActAs != "" { // an admin viewing the wallet as another party
 			party := s.ActAs
-			ctx, err := shared.ActingAs(r.Context(), h.l, s.User, coin.PartyID(party))
+			ctx, err := shared.ActingAs(r.Context(), h.w.Devnet, s.User, coin.PartyID(party))
 			if err != nil {
 				// Refused now (no longer an admin, not a development
 				// network): back to one's own wallet, and say why.

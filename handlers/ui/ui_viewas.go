@@ -9,12 +9,12 @@ import (
 )
 
 // uiViewAs handles POST /admin/view-as (party=P): on a development network
-// an admin views and uses the wallet as P (ledger.Impersonate is the rule;
+// an admin views and uses the wallet as P (devnet.Service.Impersonate is the rule;
 // onboarded checks it again on every page). Every page then shows a
 // banner, and each change is recorded with the admin in acted_by.
 func (h *Handler) uiViewAs(w http.ResponseWriter, r *http.Request, s *web.Session) error {
 	party := coin.PartyID(trimmed(r.PostFormValue("party")))
-	if err := h.l.Impersonate(r.Context(), s.User, party); err != nil {
+	if err := h.w.Devnet.Impersonate(r.Context(), s.User, party); err != nil {
 		status, msg := statusOf(err)
 		if status >= 500 {
 			return err

@@ -14,6 +14,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/devnet"
 	"github.com/ccwallet/ccwallet/store"
 	"github.com/ccwallet/ccwallet/store/pgbatch"
 	"github.com/ccwallet/ccwallet/store/pgtest"
@@ -231,17 +232,17 @@ func Snapshot(t testing.TB, l *ledger.Ledger) (restore func(t testing.TB)) {
 	t.Helper()
 	ctx := context.Background()
 	name := "test-" + uuid.NewString()[:8]
-	if _, err := Dev(t, l).Snapshot(ctx, name); err != nil {
+	if _, err := devnet.New(l).Snapshot(ctx, name); err != nil {
 		t.Fatalf("snapshot: %v", err)
 	}
 	t.Cleanup(func() {
-		if err := Dev(t, l).DeleteSnapshot(ctx, name); err != nil {
+		if err := devnet.New(l).DeleteSnapshot(ctx, name); err != nil {
 			t.Errorf("delete snapshot %s: %v", name, err)
 		}
 	})
 	return func(t testing.TB) {
 		t.Helper()
-		if err := Dev(t, l).Restore(ctx, name); err != nil {
+		if err := devnet.New(l).Restore(ctx, name); err != nil {
 			t.Fatalf("restore snapshot %s: %v", name, err)
 		}
 	}

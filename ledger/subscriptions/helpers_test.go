@@ -76,7 +76,5 @@ func newService(l *ledger.Ledger) *subscriptions.Service {
 	for n, a := range testApps {
 		apps[n] = a
 	}
-	s := subscriptions.New(l, apps)
-	l.OnAdvance(s.Automations()...)
-	return s
+	return subscriptions.New(l, apps)
 }

@@ -137,8 +137,9 @@ func New(l *ledger.Ledger, apps map[string]App) *Service {
 	return &Service{l: l, apps: apps}
 }
 
-// Automations are the steps the ledger's AdvanceRounds runs after jumping
-// rounds (ledger.OnAdvance): due payments are paid, then collected.
+// Automations are the steps a development network's time jump runs after
+// the rounds it opened (given to devnet.New): due payments are paid, then
+// collected.
 func (s *Service) Automations() []func(context.Context) error {
 	return []func(context.Context) error{
 		func(ctx context.Context) error { _, err := s.PaySubscriptions(ctx); return err },

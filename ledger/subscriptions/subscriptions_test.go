@@ -10,6 +10,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/devnet"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
 	"github.com/ccwallet/ccwallet/ledger/subscriptions"
 	"github.com/google/go-cmp/cmp"
@@ -333,7 +334,7 @@ func TestSubscriptionLockCoversHoldingFees(t *testing.T) {
 		if _, err := f.s.AcceptSubscriptionRequest(ctx, f.sender, f.request(t, "")); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := l.AdvanceRounds(ctx, 1); err != nil {
+		if _, err := devnet.New(l, f.s.Automations()...).AdvanceRounds(ctx, 1); err != nil {
 			t.Fatal(err)
 		}
 		if subs := f.subs(t); len(subs) != 1 {

@@ -1,14 +1,16 @@
 // Package workflows builds the workflows that live in packages of their
 // own on top of the ledger's core (ledger.Tx) and wires them together:
-// the hooks one passes another, the automations AdvanceRounds runs. cmd
+// the hooks one passes another, the automations a time jump runs. cmd
 // builds one Set per ledger and hands it to the handlers, the Ledger API
 // and the jobs; a test that builds those without one gets New's.
 package workflows
 
 import (
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/airdrop"
 	"github.com/ccwallet/ccwallet/ledger/allocations"
 	"github.com/ccwallet/ccwallet/ledger/apppayments"
+	"github.com/ccwallet/ccwallet/ledger/devnet"
 	"github.com/ccwallet/ccwallet/ledger/external"
 	"github.com/ccwallet/ccwallet/ledger/names"
 	"github.com/ccwallet/ccwallet/ledger/subscriptions"
@@ -28,13 +30,19 @@ type Set struct {
 	Allocations *allocations.Service
 	// External is external parties' interactive submission.
 	External *external.Service
+	// Airdrop is the provider's airdrop with auto-merge.
+	Airdrop *airdrop.Service
+	// Devnet is a development network's tools (time jumps, snapshots,
+	// scenarios); its jumps run the subscriptions' automations.
+	Devnet *devnet.Service
 }
 
-// New builds l's workflows. Call it once per ledger: it wires their
-// automations into l (ledger.OnAdvance).
+// New builds l's workflows, each given the others and the hooks it
+// needs (the subscriptions' automations to the development network's
+// time jumps). Call it once per ledger and share the Set.
 func New(l *ledger.Ledger) *Set {
 	subs := subscriptions.New(l, map[string]subscriptions.App{names.AppName: names.App(l)})
-	l.OnAdvance(subs.Automations()...)
 	return &Set{Ledger: l, Subscriptions: subs, Names: names.New(l, subs), AppPayments: apppayments.New(l),
-		Allocations: allocations.New(l), External: external.New(l)}
+		Allocations: allocations.New(l), External: external.New(l),
+		Airdrop: airdrop.New(l), Devnet: devnet.New(l, subs.Automations()...)}
 }

@@ -1,4 +1,4 @@
-package ledger
+package devnet
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/ccwallet/ccwallet/coin"
+	"github.com/ccwallet/ccwallet/ledger"
 )
 
 // SeedResult is what Seed created: each name's party, and the private
@@ -43,10 +44,6 @@ func NewScenarioKeys(sc *Scenario, keys map[string]ed25519.PrivateKey) (map[stri
 	return out, nil
 }
 
-// scenarioUndo names the snapshot a seed rolls back to; its suffix keeps
-// it clear of the developer's own snapshots.
-const scenarioUndo = "scenario-undo-"
-
 // Seed creates what sc describes, all of it or nothing, each item through
 // the ledger's own operation (Onboard, Mint, CreatePreapproval, CreateOffer,
 // CreateTransferInstruction, ...), so every rule applies as it would to a
@@ -64,42 +61,30 @@ const scenarioUndo = "scenario-undo-"
 // the preapprovals (after the instructions, which a preapproval would
 // turn into direct transfers), then the balances, then the offers (whose
 // senders must afford them).
-func (d Dev) Seed(ctx context.Context, sc *Scenario, keys map[string]ed25519.PrivateKey) (SeedResult, error) {
-	if err := sc.Validate(); err != nil {
-		return SeedResult{}, err
-	}
-	keys, err := NewScenarioKeys(sc, keys)
+func (s *Service) Seed(ctx context.Context, sc *Scenario, keys map[string]ed25519.PrivateKey) (SeedResult, error) {
+	d, err := s.l.Dev()
 	if err != nil {
 		return SeedResult{}, err
 	}
-	l := d.l
-	res := SeedResult{Parties: map[string]coin.PartyID{}, Keys: keys}
-	undo := scenarioUndo + uuidHex()[:8]
-	// The gate stays closed for the whole seed; only a rollback replaces
-	// the state, so only it reloads the ledger's memory and tells the
-	// live streams (a successful seed's updates reach them as any do).
-	if err := l.gate.close(ctx, RestoreDrain); err != nil {
+	if err := sc.Validate(); err != nil {
 		return SeedResult{}, err
 	}
-	defer l.gate.open()
-	if err := l.db.CreateSnapshot(ctx, l.snapshotDir(), undo); err != nil {
-		return SeedResult{}, fmt.Errorf("seed: save the state to roll back to: %w", err)
+	keys, err = NewScenarioKeys(sc, keys)
+	if err != nil {
+		return SeedResult{}, err
 	}
-	defer func() { _ = l.db.DeleteSnapshot(context.WithoutCancel(ctx), l.snapshotDir(), undo) }()
-	s := &seeding{l: l, d: d, sc: sc, res: &res}
-	if err := s.run(ctx); err != nil {
-		if rerr := l.db.RestoreSnapshot(context.WithoutCancel(ctx), l.snapshotDir(), undo); rerr != nil {
-			err = errors.Join(err, fmt.Errorf("seed: roll back: %w", rerr))
-		}
-		return SeedResult{}, l.replaced(context.WithoutCancel(ctx), err)
+	res := SeedResult{Parties: map[string]coin.PartyID{}, Keys: keys}
+	run := &seeding{l: s.l, d: d, sc: sc, res: &res}
+	if err := undoable(ctx, s.l, d, run.run); err != nil {
+		return SeedResult{}, err
 	}
 	return res, nil
 }
 
 // seeding is one Seed's run.
 type seeding struct {
-	l   *Ledger
-	d   Dev
+	l   *ledger.Ledger
+	d   ledger.Dev
 	sc  *Scenario
 	res *SeedResult
 }
@@ -107,12 +92,12 @@ type seeding struct {
 // itemErr names the item an error is about: a validation error stays one
 // (400), others keep their kind.
 func itemErr(at string, err error) error {
-	var v *ValidationError
+	var v *ledger.ValidationError
 	switch {
 	case errors.As(err, &v) && strings.HasPrefix(v.Field, at):
 		return err // named already
 	case v != nil:
-		return &ValidationError{Field: at, Msg: v.Error()}
+		return &ledger.ValidationError{Field: at, Msg: v.Error()}
 	}
 	return fmt.Errorf("%s: %w", at, err)
 }
@@ -126,7 +111,7 @@ func (s *seeding) run(ctx context.Context) error {
 			return itemErr(at, err)
 		}
 		if !got.Created {
-			return invalid(at+".name", "a user %q is on the network already (seeded before? reset the network first: ccwallet devnet reset)", u.Name)
+			return ledger.Invalid(at+".name", "a user %q is on the network already (seeded before? reset the network first: ccwallet devnet reset)", u.Name)
 		}
 		s.res.Parties[u.Name] = got.Party
 	}
@@ -135,7 +120,7 @@ func (s *seeding) run(ctx context.Context) error {
 		var party coin.PartyID
 		var err error
 		if p.External {
-			party, err = l.createExternalParty(ctx, p.Name, s.res.Keys[p.Name])
+			party, err = createExternalParty(ctx, l, p.Name, s.res.Keys[p.Name])
 		} else {
 			party, err = l.AllocateParty(ctx, p.Name)
 		}
@@ -208,7 +193,7 @@ func (s *seeding) delegate(ctx context.Context, at string, p ScenarioParty, part
 		}
 	}
 	if md := p.MintingDelegation; md != nil {
-		expires, err := scenarioExpiry(at+".minting_delegation", md.ExpiresAt, md.ExpiresIn, l.now(), scenarioDelegationLifetime)
+		expires, err := scenarioExpiry(at+".minting_delegation", md.ExpiresAt, md.ExpiresIn, l.Now(), scenarioDelegationLifetime)
 		if err != nil {
 			return err
 		}
@@ -221,16 +206,16 @@ func (s *seeding) delegate(ctx context.Context, at string, p ScenarioParty, part
 			return fmt.Errorf("minting_delegation: %w", err)
 		}
 		key := s.res.Keys[p.Name]
-		sig, err := SignHash(key, prep.TxHash)
+		sig, err := ledger.SignHash(key, prep.TxHash)
 		if err != nil {
 			return err
 		}
-		sub, err := l.Submit(ctx, Submission{Party: party, Transaction: prep.Transaction, SignedTxHash: sig,
+		sub, err := l.Submit(ctx, ledger.Submission{Party: party, Transaction: prep.Transaction, SignedTxHash: sig,
 			PublicKey: hex.EncodeToString(key.Public().(ed25519.PublicKey))})
 		if err != nil {
 			return fmt.Errorf("minting_delegation: %w", err)
 		}
-		if _, err := l.AcceptMintingDelegationProposal(ctx, l.operator, sub.ContractID); err != nil {
+		if _, err := l.AcceptMintingDelegationProposal(ctx, l.Operator(), sub.ContractID); err != nil {
 			return fmt.Errorf("minting_delegation: %w", err)
 		}
 	}
@@ -262,7 +247,7 @@ func (s *seeding) resolve(ctx context.Context, field, name string) (coin.PartyID
 	if strings.Contains(name, "::") {
 		p := coin.PartyID(name)
 		if err := s.l.KnownParty(ctx, p); err != nil {
-			return "", invalid(field, "no party %s is known on this network", name)
+			return "", ledger.Invalid(field, "no party %s is known on this network", name)
 		}
 		return p, nil
 	}
@@ -271,7 +256,7 @@ func (s *seeding) resolve(ctx context.Context, field, name string) (coin.PartyID
 		return "", err
 	}
 	if !u.Onboarded {
-		return "", invalid(field, "%q is no user or party of the scenario, nor a user of the network", name)
+		return "", ledger.Invalid(field, "%q is no user or party of the scenario, nor a user of the network", name)
 	}
 	return u.Party, nil
 }
@@ -291,12 +276,12 @@ func (s *seeding) transfer(ctx context.Context, at string, o ScenarioTransfer) (
 		return tr, err
 	}
 	if tr.from == tr.to {
-		return tr, invalid(at+".to", "is the sender's own party")
+		return tr, ledger.Invalid(at+".to", "is the sender's own party")
 	}
 	if tr.amount, err = parseScenarioAmount(at+".amount", o.Amount); err != nil {
 		return tr, err
 	}
-	tr.expires, err = scenarioExpiry(at, o.ExpiresAt, o.ExpiresIn, s.l.now(), scenarioTransferLifetime)
+	tr.expires, err = scenarioExpiry(at, o.ExpiresAt, o.ExpiresIn, s.l.Now(), scenarioTransferLifetime)
 	return tr, err
 }
 
@@ -308,20 +293,20 @@ func (s *seeding) instruction(ctx context.Context, at string, o ScenarioTransfer
 	if err != nil {
 		return err
 	}
-	lock, err := s.l.instructionLock(ctx, tr.amount, tr.expires)
+	lock, err := s.instructionLock(ctx, tr.amount, tr.expires)
 	if err != nil {
 		return itemErr(at, err)
 	}
 	if _, err := s.d.Mint(ctx, tr.from, lock, "scenario: "+at); err != nil {
 		return itemErr(at, err)
 	}
-	r, err := s.l.CreateTransferInstruction(ctx, TransferInstructionRequest{Sender: tr.from, Receiver: tr.to, Amount: tr.amount,
+	r, err := s.l.CreateTransferInstruction(ctx, ledger.TransferInstructionRequest{Sender: tr.from, Receiver: tr.to, Amount: tr.amount,
 		Description: o.Description, ExecuteBefore: tr.expires, TrackingID: o.TrackingID})
 	if err != nil {
 		return itemErr(at, err)
 	}
-	if r.Status != InstructionPending {
-		return invalid(at+".to", "%s has a transfer preapproval, so the transfer completed at once instead of waiting; give the receiver a balance instead", o.To)
+	if r.Status != ledger.InstructionPending {
+		return ledger.Invalid(at+".to", "%s has a transfer preapproval, so the transfer completed at once instead of waiting; give the receiver a balance instead", o.To)
 	}
 	return nil
 }
@@ -333,9 +318,9 @@ func (s *seeding) offer(ctx context.Context, at string, o ScenarioTransfer) erro
 	}
 	tracking := o.TrackingID
 	if tracking == "" {
-		tracking = "scenario-" + uuidHex()[:12]
+		tracking = "scenario-" + ledger.UUIDHex()[:12]
 	}
-	if _, _, err := s.l.CreateOffer(ctx, OfferRequest{Sender: tr.from, Receiver: tr.to, Amount: tr.amount, Description: o.Description,
+	if _, _, err := s.l.CreateOffer(ctx, ledger.OfferRequest{Sender: tr.from, Receiver: tr.to, Amount: tr.amount, Description: o.Description,
 		ExpiresAt: tr.expires, TrackingID: tracking}); err != nil {
 		return itemErr(at, err)
 	}
@@ -344,19 +329,30 @@ func (s *seeding) offer(ctx context.Context, at string, o ScenarioTransfer) erro
 
 // createExternalParty creates the external party hint with key through
 // the same topology generate, sign and submit steps a client takes.
-func (l *Ledger) createExternalParty(ctx context.Context, hint string, key ed25519.PrivateKey) (coin.PartyID, error) {
+func createExternalParty(ctx context.Context, l *ledger.Ledger, hint string, key ed25519.PrivateKey) (coin.PartyID, error) {
 	pub := hex.EncodeToString(key.Public().(ed25519.PublicKey))
 	_, txs, err := l.GenerateExternalTopology(hint, pub)
 	if err != nil {
 		return "", err
 	}
-	signed := make([]SignedTopologyTx, len(txs))
+	signed := make([]ledger.SignedTopologyTx, len(txs))
 	for i, tx := range txs {
-		sig, err := SignHash(key, tx.Hash)
+		sig, err := ledger.SignHash(key, tx.Hash)
 		if err != nil {
 			return "", err
 		}
-		signed[i] = SignedTopologyTx{Tx: tx.Tx, SignedHash: sig}
+		signed[i] = ledger.SignedTopologyTx{Tx: tx.Tx, SignedHash: sig}
 	}
 	return l.SubmitExternalTopology(ctx, pub, signed)
+}
+
+// instructionLock is what an instruction of amount until executeBefore,
+// created now, locks: the amount and its reserve at the current round's
+// price (what the seed mints for it).
+func (s *seeding) instructionLock(ctx context.Context, amount coin.Amount, executeBefore time.Time) (coin.Amount, error) {
+	_, price, err := s.l.CurrentRound(ctx)
+	if err != nil {
+		return coin.Zero, err
+	}
+	return amount.Add(s.l.Rules().TransferLockReserve(amount, price, executeBefore.Sub(s.l.Now()))), nil
 }

@@ -1,4 +1,4 @@
-package ledger_test
+package devnet_test
 
 import (
 	"context"
@@ -14,17 +14,18 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/devnet"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
 )
 
 // seedFile parses and seeds a scenario on l.
-func seedFile(t *testing.T, l *ledger.Ledger, text string) ledger.SeedResult {
+func seedFile(t *testing.T, l *ledger.Ledger, text string) devnet.SeedResult {
 	t.Helper()
-	sc, err := ledger.ParseScenario([]byte(text))
+	sc, err := devnet.ParseScenario([]byte(text))
 	if err != nil {
 		t.Fatalf("parse: %v", err)
 	}
-	res, err := ledgertest.Dev(t, l).Seed(context.Background(), sc, nil)
+	res, err := devnet.New(l).Seed(context.Background(), sc, nil)
 	if err != nil {
 		t.Fatalf("seed: %v", err)
 	}
@@ -47,7 +48,7 @@ func liveContracts(t *testing.T, l *ledger.Ledger) map[string]int {
 		TemplateID string `bun:"template_id"`
 		N          int    `bun:"n"`
 	}
-	err := ledger.StoreOf(l).NewRaw("SELECT template_id, count(*) AS n FROM contracts WHERE archived_offset IS NULL GROUP BY template_id").
+	err := l.DB().NewRaw("SELECT template_id, count(*) AS n FROM contracts WHERE archived_offset IS NULL GROUP BY template_id").
 		Scan(context.Background(), &rows)
 	if err != nil {
 		t.Fatal(err)
@@ -63,13 +64,13 @@ func liveContracts(t *testing.T, l *ledger.Ledger) map[string]int {
 // engines and make what their comments say, so they cannot rot.
 func TestScenarioExamples(t *testing.T) {
 	read := func(t *testing.T, name string) string {
-		b, err := os.ReadFile(filepath.Join("..", "docs", "scenarios", name))
+		b, err := os.ReadFile(filepath.Join("..", "..", "docs", "scenarios", name))
 		if err != nil {
 			t.Fatal(err)
 		}
 		return string(b)
 	}
-	forEachEngine(t, func(t *testing.T, l *ledger.Ledger) {
+	ledgertest.ForEachEngine(t, func(t *testing.T, l *ledger.Ledger) {
 		ctx := context.Background()
 		res := seedFile(t, l, read(t, "two-traders.yaml"))
 		alice, bob := res.Parties["alice"], res.Parties["bob"]
@@ -175,7 +176,7 @@ func TestScenarioDumpRoundTrip(t *testing.T) {
 			ctx := context.Background()
 			a, b := ledgertest.New(t, e), ledgertest.New(t, e)
 			resA := seedFile(t, a, roundTrip)
-			dumpA, err := ledgertest.Dev(t, a).Dump(ctx)
+			dumpA, err := devnet.New(a).Dump(ctx)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -184,7 +185,7 @@ func TestScenarioDumpRoundTrip(t *testing.T) {
 				t.Fatal(err)
 			}
 			resB := seedFile(t, b, string(text))
-			dumpB, err := ledgertest.Dev(t, b).Dump(ctx)
+			dumpB, err := devnet.New(b).Dump(ctx)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -243,18 +244,18 @@ func holdingAmounts(hs []ledger.HoldingView) []string {
 // scenario: no user, party, coin or contract, the supply as before; the
 // error names the item.
 func TestScenarioAllOrNothing(t *testing.T) {
-	forEachEngine(t, func(t *testing.T, l *ledger.Ledger) {
+	ledgertest.ForEachEngine(t, func(t *testing.T, l *ledger.Ledger) {
 		ctx := context.Background()
 		var restores atomic.Int32
 		l.OnRestore(func() { restores.Add(1) })
 		before := ledgertest.Conserved(t, l)
 		contracts := liveContracts(t, l)
-		sc, err := ledger.ParseScenario([]byte(roundTrip + "  - {from: dave, to: alice, amount: \"1\"}\n" +
+		sc, err := devnet.ParseScenario([]byte(roundTrip + "  - {from: dave, to: alice, amount: \"1\"}\n" +
 			"  - {from: bob, to: nobody, amount: \"1\"}\n"))
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, err = ledgertest.Dev(t, l).Seed(ctx, sc, nil)
+		_, err = devnet.New(l).Seed(ctx, sc, nil)
 		var v *ledger.ValidationError
 		if !errors.As(err, &v) || v.Field != "instructions[3].to" || !strings.Contains(v.Msg, `"nobody"`) {
 			t.Fatalf("seed = %v; want instructions[3].to naming nobody", err)
@@ -274,13 +275,13 @@ func TestScenarioAllOrNothing(t *testing.T) {
 		if n := restores.Load(); n != 1 {
 			t.Errorf("the rollback ran the restore hooks %d times; want once", n)
 		}
-		snaps, err := ledgertest.Dev(t, l).Snapshots(ctx)
+		snaps, err := devnet.New(l).Snapshots(ctx)
 		if err != nil || len(snaps) != 0 {
 			t.Errorf("snapshots left = %+v, %v; want none", snaps, err)
 		}
 		// The network takes the scenario once fixed.
 		sc.Instructions = sc.Instructions[:3]
-		if _, err := ledgertest.Dev(t, l).Seed(ctx, sc, nil); err != nil {
+		if _, err := devnet.New(l).Seed(ctx, sc, nil); err != nil {
 			t.Fatalf("seed the fixed scenario: %v", err)
 		}
 		// A seed that lands replaces nothing: the live streams are not
@@ -289,7 +290,7 @@ func TestScenarioAllOrNothing(t *testing.T) {
 			t.Errorf("a seed that landed ran the restore hooks (%d runs in all); want none", n-1)
 		}
 		// A second seed of the same users is refused, naming the first.
-		_, err = ledgertest.Dev(t, l).Seed(ctx, sc, nil)
+		_, err = devnet.New(l).Seed(ctx, sc, nil)
 		if !errors.As(err, &v) || v.Field != "users[0].name" {
 			t.Errorf("seed again = %v; want users[0].name", err)
 		}
@@ -299,7 +300,7 @@ func TestScenarioAllOrNothing(t *testing.T) {
 // TestParseScenario: the file is read strictly and bounded, and each error
 // names where it is.
 func TestParseScenario(t *testing.T) {
-	many := "users:\n" + strings.Repeat("  - name: x\n", ledger.MaxScenarioItems+1)
+	many := "users:\n" + strings.Repeat("  - name: x\n", devnet.MaxScenarioItems+1)
 	for _, c := range []struct{ in, want string }{
 		{"", "scenario: is empty"},
 		{"users: []", "scenario: has nothing to create"},
@@ -321,18 +322,20 @@ func TestParseScenario(t *testing.T) {
 		{"offers:\n  - {from: a, to: b, amount: 1, expires_in: soon}\n", `offers[0].expires_in: "soon" is not a duration`},
 		{"instructions:\n  - {from: a, to: b, amount: 1, expires_at: tomorrow}\n", "instructions[0].expires_at"},
 		{"instructions:\n  - {from: a, to: b}\n", "instructions[0].amount: is required"},
-		{"users:\n  - name: a\n    holdings: [" + strings.Repeat("1, ", ledger.MaxScenarioHoldings) + "1]\n", "users[0].holdings: has 101 holdings"},
+		{"users:\n  - name: a\n    holdings: [" + strings.Repeat("1, ", devnet.MaxScenarioHoldings) + "1]\n", "users[0].holdings: has 101 holdings"},
 		{many, "users: has 1001 items"},
-		{strings.Repeat("#", ledger.MaxScenarioBytes+1), "scenario: is 1048577 bytes"},
+		{strings.Repeat("#", devnet.MaxScenarioBytes+1), "scenario: is 1048577 bytes"},
 		{`{"users": [{"name": "a", "balance": 5, "extra": 1}]}`, "field extra not found"},
 	} {
-		_, err := ledger.ParseScenario([]byte(c.in))
+		_, err := devnet.ParseScenario([]byte(c.in))
 		if err == nil || !strings.Contains(err.Error(), c.want) || !ledger.IsValidation(err) {
 			t.Errorf("ParseScenario(%.60q) = %v; want a validation error with %q", c.in, err, c.want)
 		}
 	}
-	sc, err := ledger.ParseScenario([]byte(`{"users": [{"name": "a", "balance": 5}], "offers": [{"from": "a", "to": "admin", "amount": "1"}]}`))
+	sc, err := devnet.ParseScenario([]byte(`{"users": [{"name": "a", "balance": 5}], "offers": [{"from": "a", "to": "admin", "amount": "1"}]}`))
 	if err != nil || sc.Users[0].Balance != "5" || sc.Offers[0].To != "admin" {
 		t.Errorf("JSON scenario = %+v, %v", sc, err)
 	}
 }
+
+func TestMain(m *testing.M) { ledgertest.Main(m) }

@@ -1,4 +1,4 @@
-package ledger
+package devnet
 
 import (
 	"cmp"
@@ -8,6 +8,7 @@ import (
 	"slices"
 
 	"github.com/ccwallet/ccwallet/coin"
+	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/store"
 )
 
@@ -24,8 +25,12 @@ import (
 // seeding the dump gives them new keys (and so new party IDs).
 //
 // The reads are not one transaction: dump a network nobody is changing.
-func (d Dev) Dump(ctx context.Context) (*Scenario, error) {
-	l := d.l
+func (s *Service) Dump(ctx context.Context) (*Scenario, error) {
+	l := s.l
+	if _, err := l.Dev(); err != nil {
+		return nil, err
+	}
+	operator := l.Operator()
 	sc := &Scenario{}
 	names := map[coin.PartyID]string{}
 	users, err := l.Users(ctx)
@@ -35,7 +40,7 @@ func (d Dev) Dump(ctx context.Context) (*Scenario, error) {
 	var dumped []coin.PartyID
 	for _, u := range users {
 		names[u.Party] = u.Name
-		if u.Party == l.operator {
+		if u.Party == operator {
 			continue
 		}
 		sc.Users = append(sc.Users, ScenarioParty{Name: u.Name})
@@ -43,27 +48,27 @@ func (d Dev) Dump(ctx context.Context) (*Scenario, error) {
 	}
 	var after coin.PartyID
 	for {
-		ps, err := store.PartiesAfter(ctx, l.db, after, MaxPartiesPage)
+		ps, err := store.PartiesAfter(ctx, l.DB(), after, ledger.MaxPartiesPage)
 		if err != nil {
 			return nil, err
 		}
 		for _, p := range ps {
-			if _, user := names[p.PartyID]; user || p.PartyID == l.operator || (p.Kind != "local" && p.Kind != PartyKindExternal) {
+			if _, user := names[p.PartyID]; user || p.PartyID == operator || (p.Kind != "local" && p.Kind != ledger.PartyKindExternal) {
 				continue
 			}
 			names[p.PartyID] = p.Hint
-			sc.Parties = append(sc.Parties, ScenarioParty{Name: p.Hint, External: p.Kind == PartyKindExternal})
+			sc.Parties = append(sc.Parties, ScenarioParty{Name: p.Hint, External: p.Kind == ledger.PartyKindExternal})
 			dumped = append(dumped, p.PartyID)
 		}
-		if len(ps) < MaxPartiesPage {
+		if len(ps) < ledger.MaxPartiesPage {
 			break
 		}
 		after = ps[len(ps)-1].PartyID
 	}
 	if len(sc.Users) > MaxScenarioItems || len(sc.Parties) > MaxScenarioItems {
-		return nil, fmt.Errorf("%w: the network has %d users and %d parties; a scenario holds at most %d of each", ErrConflict, len(sc.Users), len(sc.Parties), MaxScenarioItems)
+		return nil, fmt.Errorf("%w: the network has %d users and %d parties; a scenario holds at most %d of each", ledger.ErrConflict, len(sc.Users), len(sc.Parties), MaxScenarioItems)
 	}
-	minting, err := l.MintingDelegations(ctx, l.operator)
+	minting, err := l.MintingDelegations(ctx, operator)
 	if err != nil {
 		return nil, err
 	}
@@ -74,7 +79,7 @@ func (d Dev) Dump(ctx context.Context) (*Scenario, error) {
 		} else {
 			p = &sc.Parties[i-len(sc.Users)]
 		}
-		if err := l.dumpParty(ctx, p, party, minting); err != nil {
+		if err := dumpParty(ctx, l, p, party, minting); err != nil {
 			return nil, fmt.Errorf("dump %s: %w", party, err)
 		}
 	}
@@ -84,24 +89,24 @@ func (d Dev) Dump(ctx context.Context) (*Scenario, error) {
 		}
 		return string(p)
 	}
-	offers, err := store.TransferOffersDue(ctx, l.db, OfferCreated, MaxTime, MaxScenarioItems+1)
+	offers, err := store.TransferOffersDue(ctx, l.DB(), ledger.OfferCreated, ledger.MaxTime, MaxScenarioItems+1)
 	if err != nil {
 		return nil, err
 	}
-	instructions, err := store.TransferInstructionsDue(ctx, l.db, string(InstructionPending), MaxTime, MaxScenarioItems+1)
+	instructions, err := store.TransferInstructionsDue(ctx, l.DB(), string(ledger.InstructionPending), ledger.MaxTime, MaxScenarioItems+1)
 	if err != nil {
 		return nil, err
 	}
 	if len(offers) > MaxScenarioItems || len(instructions) > MaxScenarioItems {
-		return nil, fmt.Errorf("%w: the network has more than %d open offers or pending instructions, more than a scenario holds", ErrConflict, MaxScenarioItems)
+		return nil, fmt.Errorf("%w: the network has more than %d open offers or pending instructions, more than a scenario holds", ledger.ErrConflict, MaxScenarioItems)
 	}
 	for _, o := range offers {
 		sc.Offers = append(sc.Offers, ScenarioTransfer{From: nameOf(o.Sender), To: nameOf(o.Receiver), Amount: o.Amount.String(),
-			Description: o.Description, ExpiresAt: FormatTime(o.ExpiresAt), TrackingID: o.TrackingID})
+			Description: o.Description, ExpiresAt: ledger.FormatTime(o.ExpiresAt), TrackingID: o.TrackingID})
 	}
 	for _, o := range instructions {
 		sc.Instructions = append(sc.Instructions, ScenarioTransfer{From: nameOf(o.Sender), To: nameOf(o.Receiver), Amount: o.Amount.String(),
-			Description: o.Description, ExpiresAt: FormatTime(o.ExecuteBefore), TrackingID: o.TrackingID})
+			Description: o.Description, ExpiresAt: ledger.FormatTime(o.ExecuteBefore), TrackingID: o.TrackingID})
 	}
 	for _, list := range [][]ScenarioTransfer{sc.Offers, sc.Instructions} {
 		slices.SortStableFunc(list, func(a, b ScenarioTransfer) int {
@@ -113,7 +118,7 @@ func (d Dev) Dump(ctx context.Context) (*Scenario, error) {
 
 // dumpParty fills in what party holds: its available holdings, largest
 // first, its preapproval, delegations and featured right.
-func (l *Ledger) dumpParty(ctx context.Context, p *ScenarioParty, party coin.PartyID, minting []MintingDelegation) error {
+func dumpParty(ctx context.Context, l *ledger.Ledger, p *ScenarioParty, party coin.PartyID, minting []ledger.MintingDelegation) error {
 	hs, _, err := l.Holdings(ctx, party)
 	if err != nil {
 		return err
@@ -128,7 +133,7 @@ func (l *Ledger) dumpParty(ctx context.Context, p *ScenarioParty, party coin.Par
 	}
 	if _, err := l.PreapprovalOf(ctx, party); err == nil {
 		p.Preapproval = true
-	} else if !errors.Is(err, ErrNotFound) {
+	} else if !errors.Is(err, ledger.ErrNotFound) {
 		return err
 	}
 	if !p.External {
@@ -136,11 +141,11 @@ func (l *Ledger) dumpParty(ctx context.Context, p *ScenarioParty, party coin.Par
 		if err != nil {
 			return err
 		}
-		p.MergeDelegation = slices.ContainsFunc(ms, func(m MergeDelegation) bool { return m.Status == MergeActive })
+		p.MergeDelegation = slices.ContainsFunc(ms, func(m ledger.MergeDelegation) bool { return m.Status == ledger.MergeActive })
 	}
 	for _, m := range minting {
-		if m.Beneficiary == party && m.ExpiresAt.After(l.now()) {
-			p.MintingDelegation = &ScenarioMintingDelegation{MergeLimit: m.MergeLimit, ExpiresAt: FormatTime(m.ExpiresAt)}
+		if m.Beneficiary == party && m.ExpiresAt.After(l.Now()) {
+			p.MintingDelegation = &ScenarioMintingDelegation{MergeLimit: m.MergeLimit, ExpiresAt: ledger.FormatTime(m.ExpiresAt)}
 		}
 	}
 	p.Featured, err = l.IsFeatured(ctx, party)

@@ -1,4 +1,8 @@
-package ledger
+// Package airdrop owns the provider's airdrop with auto-merge: one
+// ledger transaction that pays many delegating parties through their
+// transfer preapprovals and merges their holdings under their merge
+// delegations (Splice's BatchMergeUtility_BatchMerge).
+package airdrop
 
 import (
 	"context"
@@ -7,32 +11,39 @@ import (
 	"fmt"
 
 	"github.com/ccwallet/ccwallet/coin"
+	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/store"
 )
 
-// MaxAirdropRecipients bounds one airdrop: it is one batched call, and the
+// Service is the airdrop of one ledger.
+type Service struct{ l *ledger.Ledger }
+
+// New builds l's airdrop.
+func New(l *ledger.Ledger) *Service { return &Service{l: l} }
+
+// MaxRecipients bounds one airdrop: it is one batched call, and the
 // docs batch about 100 merges per call (the rules' MaxNumOutputs bounds it
 // too, as all shares leave in one transfer).
-const MaxAirdropRecipients = 100
+const MaxRecipients = 100
 
-// AirdropShare is one recipient's part of an airdrop.
-type AirdropShare struct {
+// Share is one recipient's part of an airdrop.
+type Share struct {
 	Party  coin.PartyID
 	Amount coin.Amount
 }
 
-// AirdropRequest is an airdrop: the shares, the description every share's
+// Request is an airdrop: the shares, the description every share's
 // history shows, and an optional command id that makes a retry safe.
-type AirdropRequest struct {
-	Shares      []AirdropShare
+type Request struct {
+	Shares      []Share
 	Description string
 	// CommandID, when set, makes the airdrop happen once: a retry with the
 	// same id answers the first airdrop's result and pays nobody again.
 	CommandID string
 }
 
-// AirdropResult says what an airdrop did.
-type AirdropResult struct {
+// Result says what an airdrop did.
+type Result struct {
 	UpdateID string
 	// Total is what the recipients received; Fees what the operator paid
 	// on top (transfer fees, and the holding fees of its inputs).
@@ -55,20 +66,22 @@ type AirdropResult struct {
 // reward per share, and the featured operator one per merge. Each share
 // shows in history as a TransferPreapprovalSend and each merge as a
 // MergeHistorySubtype row, as the batch's calls would.
-func (l *Ledger) Airdrop(ctx context.Context, req AirdropRequest) (AirdropResult, error) {
+func (s *Service) Airdrop(ctx context.Context, req Request) (Result, error) {
+	l := s.l
+	operator, rules := l.Operator(), l.Rules()
 	shares, description := req.Shares, req.Description
-	res := AirdropResult{Total: coin.Zero, Fees: coin.Zero}
-	limit := min(MaxAirdropRecipients, l.rules.MaxNumOutputs)
+	res := Result{Total: coin.Zero, Fees: coin.Zero}
+	limit := min(MaxRecipients, rules.MaxNumOutputs)
 	switch {
 	case len(shares) == 0:
-		return res, invalid("recipients", "at least one recipient is needed")
+		return res, ledger.Invalid("recipients", "at least one recipient is needed")
 	case len(shares) > limit:
-		return res, invalid("recipients", "at most %d recipients per airdrop", limit)
+		return res, ledger.Invalid("recipients", "at most %d recipients per airdrop", limit)
 	}
-	if err := checkText("description", description); err != nil {
+	if err := ledger.CheckText("description", description); err != nil {
 		return res, err
 	}
-	if err := checkID("command_id", req.CommandID); err != nil {
+	if err := ledger.CheckID("command_id", req.CommandID); err != nil {
 		return res, err
 	}
 	parties := make([]coin.PartyID, 0, len(shares)+1)
@@ -77,26 +90,26 @@ func (l *Ledger) Airdrop(ctx context.Context, req AirdropRequest) (AirdropResult
 		field := fmt.Sprintf("recipients[%d]", i)
 		switch {
 		case s.Party == "":
-			return res, invalid(field+".party_id", "is required")
-		case s.Party == l.operator:
-			return res, invalid(field+".party_id", "the operator cannot airdrop to itself")
+			return res, ledger.Invalid(field+".party_id", "is required")
+		case s.Party == operator:
+			return res, ledger.Invalid(field+".party_id", "the operator cannot airdrop to itself")
 		case seen[s.Party]:
-			return res, invalid(field+".party_id", "%s is listed twice", s.Party)
+			return res, ledger.Invalid(field+".party_id", "%s is listed twice", s.Party)
 		}
-		if err := checkAmount(field+".amount", s.Amount); err != nil {
+		if err := ledger.CheckAmount(field+".amount", s.Amount); err != nil {
 			return res, err
 		}
 		seen[s.Party] = true
 		parties = append(parties, s.Party)
 		res.Total = res.Total.Add(s.Amount)
 	}
-	parties = append(parties, l.operator)
-	err := l.change(ctx, func(ctx context.Context, c *change) error {
-		tx := c.tx
+	parties = append(parties, operator)
+	err := l.Change(ctx, func(ctx context.Context, x *ledger.Tx) error {
+		tx := x.DB()
 		res.Fees, res.Merges, res.MergedInputs = coin.Zero, 0, 0
 		key := "airdrop:" + req.CommandID
 		if req.CommandID != "" {
-			prev, err := l.claimCommand(ctx, tx, key)
+			prev, err := x.ClaimCommand(ctx, key)
 			if err != nil {
 				return err
 			}
@@ -104,36 +117,35 @@ func (l *Ledger) Airdrop(ctx context.Context, req AirdropRequest) (AirdropResult
 				return json.Unmarshal([]byte(prev.Result), &res)
 			}
 		}
-		t, err := c.begin(ctx, "airdrop", parties...)
-		if err != nil {
+		if err := x.Begin(ctx, "airdrop", parties...); err != nil {
 			return err
 		}
 		pas := make([]*store.TransferPreapproval, len(shares))
 		featured := map[coin.PartyID]bool{}
-		outs := make([]Output, len(shares))
+		outs := make([]ledger.Output, len(shares))
 		for i, s := range shares {
-			active, err := store.MergeDelegationsOf(ctx, tx, s.Party, MergeActive)
+			active, err := store.MergeDelegationsOf(ctx, tx, s.Party, ledger.MergeActive)
 			if err != nil {
 				return err
 			}
 			if len(active) == 0 {
-				return fmt.Errorf("%w: %s has no active merge delegation; an airdrop goes only to parties that let the provider merge their holdings", ErrConflict, s.Party)
+				return fmt.Errorf("%w: %s has no active merge delegation; an airdrop goes only to parties that let the provider merge their holdings", ledger.ErrConflict, s.Party)
 			}
-			if pas[i], err = l.validPreapproval(ctx, tx, s.Party); err != nil {
-				if IsValidation(err) {
-					return invalid(fmt.Sprintf("recipients[%d].party_id", i), "%s has no valid transfer preapproval, which the airdrop is sent through", s.Party)
+			if pas[i], err = x.ValidPreapproval(ctx, s.Party); err != nil {
+				if ledger.IsValidation(err) {
+					return ledger.Invalid(fmt.Sprintf("recipients[%d].party_id", i), "%s has no valid transfer preapproval, which the airdrop is sent through", s.Party)
 				}
 				return err
 			}
 			prov := pas[i].Provider
 			if _, ok := featured[prov]; !ok {
-				if featured[prov], err = isFeatured(ctx, tx, prov); err != nil {
+				if featured[prov], err = ledger.IsFeatured(ctx, tx, prov); err != nil {
 					return err
 				}
 			}
-			outs[i] = Output{Receiver: s.Party, Amount: s.Amount}
+			outs[i] = ledger.Output{Receiver: s.Party, Amount: s.Amount}
 		}
-		r, err := t.transfer(ctx, l.operator, outs)
+		r, err := x.Transfer(ctx, operator, outs)
 		if err != nil {
 			return err
 		}
@@ -141,11 +153,11 @@ func (l *Ledger) Airdrop(ctx context.Context, req AirdropRequest) (AirdropResult
 		for i, s := range shares {
 			// Each share's history is its own send: its output, its fee;
 			// the inputs' holding fees show on the first.
-			share := &TransferResult{Outputs: r.Outputs[i : i+1], Fees: l.rules.OutputFee(s.Amount, t.round.Price, false), HoldingFees: coin.Zero}
+			share := &ledger.TransferResult{Outputs: r.Outputs[i : i+1], Fees: rules.OutputFee(s.Amount, x.Round().Price, false), HoldingFees: coin.Zero}
 			if i == 0 {
 				share.Inputs, share.HoldingFees = r.Inputs, r.HoldingFees
 			}
-			t.preapprovedSent(l.operator, pas[i], featured[pas[i].Provider], s.Amount, share, description)
+			x.PreapprovedSent(operator, pas[i], featured[pas[i].Provider], s.Amount, share, description)
 		}
 		for _, s := range shares {
 			n, err := store.CountUnlockedHoldings(ctx, tx, s.Party)
@@ -153,10 +165,10 @@ func (l *Ledger) Airdrop(ctx context.Context, req AirdropRequest) (AirdropResult
 				return err
 			}
 			// With the share (not yet in the table) it holds n+1.
-			if n+1 <= MergeTarget {
+			if n+1 <= ledger.MergeTarget {
 				continue
 			}
-			hs, err := store.UnlockedHoldingsOf(ctx, tx, s.Party, min(l.rules.MaxNumInputs, n+2-MergeTarget))
+			hs, err := store.UnlockedHoldingsOf(ctx, tx, s.Party, min(rules.MaxNumInputs, n+2-ledger.MergeTarget))
 			if err != nil {
 				return err
 			}
@@ -164,7 +176,7 @@ func (l *Ledger) Airdrop(ctx context.Context, req AirdropRequest) (AirdropResult
 			for i, h := range hs {
 				ids[i] = h.ContractID
 			}
-			_, used, err := t.mergeInputs(ctx, s.Party, ids, mergeGoal{target: MergeTarget, subtype: MergeHistorySubtype, featured: true})
+			used, err := x.MergeDelegated(ctx, s.Party, ids)
 			if err != nil {
 				return err
 			}
@@ -173,19 +185,22 @@ func (l *Ledger) Airdrop(ctx context.Context, req AirdropRequest) (AirdropResult
 				res.MergedInputs += used
 			}
 		}
-		res.UpdateID = t.update
+		res.UpdateID = x.UpdateID()
 		if req.CommandID != "" {
-			stored := mustJSON(res)
-			t.afterCommit(func(ctx context.Context) error { return l.saveCommand(ctx, t, key, l.operator, "airdrop", stored) })
+			stored, err := json.Marshal(res)
+			if err != nil {
+				return err
+			}
+			x.SaveCommand(key, operator, "airdrop", string(stored))
 		}
 		return nil
 	})
 	if err != nil {
-		if errors.Is(err, ErrInsufficientFunds) {
-			return AirdropResult{}, &Problem{Err: err, Msg: fmt.Sprintf("the operator's wallet cannot pay the airdrop of %s CC to %d parties and its fees (%s)",
-				humanCC(res.Total), len(shares), problemWords(err))}
+		if errors.Is(err, ledger.ErrInsufficientFunds) {
+			return Result{}, &ledger.Problem{Err: err, Msg: fmt.Sprintf("the operator's wallet cannot pay the airdrop of %s CC to %d parties and its fees (%s)",
+				ledger.HumanCC(res.Total), len(shares), ledger.ProblemWords(err))}
 		}
-		return AirdropResult{}, fmt.Errorf("airdrop to %d parties: %w", len(shares), err)
+		return Result{}, fmt.Errorf("airdrop to %d parties: %w", len(shares), err)
 	}
 	return res, nil
 }

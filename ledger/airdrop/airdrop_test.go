@@ -1,4 +1,4 @@
-package ledger_test
+package airdrop_test
 
 import (
 	"context"
@@ -9,23 +9,9 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/airdrop"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
 )
-
-// airdropRecipient is an onboarded party with n holdings of 1, an active
-// merge delegation and a transfer preapproval: what an airdrop needs.
-func airdropRecipient(t *testing.T, l *ledger.Ledger, n int) coin.PartyID {
-	t.Helper()
-	p := ledgertest.Party(t, l)
-	if n > 0 {
-		mintMany(t, l, p, n, "1")
-	}
-	delegate(t, l, p)
-	if _, _, err := l.CreatePreapproval(context.Background(), p); err != nil {
-		t.Fatal(err)
-	}
-	return p
-}
 
 // TestAirdropWithAutoMerge: one airdrop pays three delegating parties
 // exact amounts through their preapprovals and, in the same transaction,
@@ -35,17 +21,17 @@ func airdropRecipient(t *testing.T, l *ledger.Ledger, n int) coin.PartyID {
 // refusal (a party without a merge delegation or a preapproval, too
 // little coin, a bad list) leaves everything as it was.
 func TestAirdropWithAutoMerge(t *testing.T) {
-	forEachEngine(t, func(t *testing.T, l *ledger.Ledger) {
+	ledgertest.ForEachEngine(t, func(t *testing.T, l *ledger.Ledger) {
 		ctx := context.Background()
 		op := l.Operator()
 		ledgertest.Mint(t, l, op, "1000")
-		a, b, c := airdropRecipient(t, l, 30), airdropRecipient(t, l, 3), airdropRecipient(t, l, ledger.MergeTarget)
+		a, b, c := ledgertest.AirdropRecipient(t, l, 30), ledgertest.AirdropRecipient(t, l, 3), ledgertest.AirdropRecipient(t, l, ledger.MergeTarget)
 		noDelegation := ledgertest.Party(t, l)
 		if _, _, err := l.CreatePreapproval(ctx, noDelegation); err != nil {
 			t.Fatal(err)
 		}
 		noPreapproval := ledgertest.Party(t, l)
-		delegate(t, l, noPreapproval)
+		ledgertest.Delegate(t, l, noPreapproval)
 
 		balance := func(p coin.PartyID) coin.Amount {
 			t.Helper()
@@ -63,7 +49,7 @@ func TestAirdropWithAutoMerge(t *testing.T) {
 		snapshot := func() state {
 			s := state{balances: map[coin.PartyID]string{}, counts: map[coin.PartyID]int{}}
 			for _, p := range []coin.PartyID{op, a, b, c, noDelegation, noPreapproval} {
-				s.balances[p], s.counts[p] = balance(p).String(), holdingCount(t, l, p)
+				s.balances[p], s.counts[p] = balance(p).String(), ledgertest.HoldingCount(t, l, p)
 			}
 			cs, err := l.RewardCoupons(ctx, op, ledger.RewardApp)
 			if err != nil {
@@ -79,42 +65,42 @@ func TestAirdropWithAutoMerge(t *testing.T) {
 				t.Errorf("%s changed the ledger:\n%+v\n%+v", what, before, after)
 			}
 		}
-		share := func(p coin.PartyID, amount string) ledger.AirdropShare {
-			return ledger.AirdropShare{Party: p, Amount: coin.MustParse(amount)}
+		share := func(p coin.PartyID, amount string) airdrop.Share {
+			return airdrop.Share{Party: p, Amount: coin.MustParse(amount)}
 		}
 
 		before := snapshot()
 		refusals := []struct {
 			name   string
-			shares []ledger.AirdropShare
+			shares []airdrop.Share
 			check  func(error) bool
 		}{
-			{"no merge delegation", []ledger.AirdropShare{share(a, "1"), share(noDelegation, "1")}, func(err error) bool { return errors.Is(err, ledger.ErrConflict) }},
-			{"no preapproval", []ledger.AirdropShare{share(a, "1"), share(noPreapproval, "1")}, ledger.IsValidation},
-			{"too little coin", []ledger.AirdropShare{share(a, "1"), share(b, "5000")}, func(err error) bool { return errors.Is(err, ledger.ErrInsufficientFunds) }},
-			{"twice", []ledger.AirdropShare{share(a, "1"), share(a, "1")}, ledger.IsValidation},
-			{"zero", []ledger.AirdropShare{share(a, "0")}, ledger.IsValidation},
-			{"to the operator", []ledger.AirdropShare{share(op, "1")}, ledger.IsValidation},
+			{"no merge delegation", []airdrop.Share{share(a, "1"), share(noDelegation, "1")}, func(err error) bool { return errors.Is(err, ledger.ErrConflict) }},
+			{"no preapproval", []airdrop.Share{share(a, "1"), share(noPreapproval, "1")}, ledger.IsValidation},
+			{"too little coin", []airdrop.Share{share(a, "1"), share(b, "5000")}, func(err error) bool { return errors.Is(err, ledger.ErrInsufficientFunds) }},
+			{"twice", []airdrop.Share{share(a, "1"), share(a, "1")}, ledger.IsValidation},
+			{"zero", []airdrop.Share{share(a, "0")}, ledger.IsValidation},
+			{"to the operator", []airdrop.Share{share(op, "1")}, ledger.IsValidation},
 			{"nobody", nil, ledger.IsValidation},
-			{"too many", make([]ledger.AirdropShare, ledger.MaxAirdropRecipients+1), ledger.IsValidation},
+			{"too many", make([]airdrop.Share, airdrop.MaxRecipients+1), ledger.IsValidation},
 		}
 		for _, r := range refusals {
-			if _, err := l.Airdrop(ctx, ledger.AirdropRequest{Shares: r.shares, Description: "drop"}); !r.check(err) {
+			if _, err := airdrop.New(l).Airdrop(ctx, airdrop.Request{Shares: r.shares, Description: "drop"}); !r.check(err) {
 				t.Errorf("%s: err = %v", r.name, err)
 			}
 		}
 		unchanged("the refused airdrops", before)
 
-		req := ledger.AirdropRequest{Shares: []ledger.AirdropShare{share(a, "1.5"), share(b, "2.25"), share(c, "0.0000000001")},
+		req := airdrop.Request{Shares: []airdrop.Share{share(a, "1.5"), share(b, "2.25"), share(c, "0.0000000001")},
 			Description: "launch", CommandID: "launch-1"}
-		res, err := l.Airdrop(ctx, req)
+		res, err := airdrop.New(l).Airdrop(ctx, req)
 		if err != nil {
 			t.Fatal(err)
 		}
 		// A retry of the same command pays nobody again: it answers the
 		// first result.
 		done := snapshot()
-		if again, err := l.Airdrop(ctx, req); err != nil || fmt.Sprint(again) != fmt.Sprint(res) {
+		if again, err := airdrop.New(l).Airdrop(ctx, req); err != nil || fmt.Sprint(again) != fmt.Sprint(res) {
 			t.Errorf("retry = %+v, %v; want %+v", again, err, res)
 		}
 		unchanged("the retried airdrop", done)
@@ -123,7 +109,7 @@ func TestAirdropWithAutoMerge(t *testing.T) {
 			t.Errorf("result %+v", res)
 		}
 		for p, n := range map[coin.PartyID]int{a: ledger.MergeTarget, b: 4, c: ledger.MergeTarget} {
-			if got := holdingCount(t, l, p); got != n {
+			if got := ledgertest.HoldingCount(t, l, p); got != n {
 				t.Errorf("%s has %d holdings, want %d", p, got, n)
 			}
 		}
@@ -141,7 +127,7 @@ func TestAirdropWithAutoMerge(t *testing.T) {
 			t.Errorf("%d new app reward coupons, want one per share and per merge (5)", got)
 		}
 		for _, p := range []coin.PartyID{a, c} {
-			subs := historySubtypes(t, l, p)
+			subs := ledgertest.HistorySubtypes(t, l, p)
 			if !slices.Contains(subs, "TransferPreapprovalSend") || !slices.Contains(subs, ledger.MergeHistorySubtype) {
 				t.Errorf("%s history %v: want the send and the merge", p, subs)
 			}
@@ -149,3 +135,36 @@ func TestAirdropWithAutoMerge(t *testing.T) {
 		ledgertest.Conserved(t, l)
 	})
 }
+
+// TestAirdropRewardFollowsFeaturedRight: once the operator's right is
+// cancelled, an airdrop earns it no app reward, neither for the share
+// nor for the merge it does on the way.
+func TestAirdropRewardFollowsFeaturedRight(t *testing.T) {
+	ledgertest.ForEachEngine(t, func(t *testing.T, l *ledger.Ledger) {
+		ctx := context.Background()
+		op := l.Operator()
+		ledgertest.Mint(t, l, op, "100")
+		p := ledgertest.AirdropRecipient(t, l, ledger.MergeTarget+3)
+		if _, err := l.CancelFeaturedAppRights(ctx, op); err != nil {
+			t.Fatal(err)
+		}
+		before, err := l.RewardCoupons(ctx, op, ledger.RewardApp)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := airdrop.New(l).Airdrop(ctx, airdrop.Request{Shares: []airdrop.Share{{Party: p, Amount: coin.MustParse("1")}}, Description: "drop"})
+		if err != nil || res.Merges != 1 {
+			t.Fatalf("airdrop = %+v, %v; want one merge", res, err)
+		}
+		after, err := l.RewardCoupons(ctx, op, ledger.RewardApp)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := len(after) - len(before); n != 0 {
+			t.Errorf("an airdrop by an unfeatured operator earned %d app rewards, want none", n)
+		}
+		ledgertest.Conserved(t, l)
+	})
+}
+
+func TestMain(m *testing.M) { ledgertest.Main(m) }

@@ -1,4 +1,4 @@
-package ledger_test
+package devnet_test
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/devnet"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
 )
 
@@ -18,9 +19,9 @@ import (
 // users and parties, forgets what the ledger cached of the later state,
 // and the network takes writes after it with conservation holding.
 func TestSnapshotRestore(t *testing.T) {
-	forEachEngine(t, func(t *testing.T, l *ledger.Ledger) {
+	ledgertest.ForEachEngine(t, func(t *testing.T, l *ledger.Ledger) {
 		ctx := context.Background()
-		dev := ledgertest.Dev(t, l)
+		dev := devnet.New(l)
 		alice := ledgertest.Party(t, l)
 		ledgertest.Mint(t, l, alice, "100")
 		before := ledgertest.Conserved(t, l)
@@ -85,7 +86,7 @@ func TestSnapshotRestore(t *testing.T) {
 // TestSnapshotRestoreTwice: one snapshot serves many restores, and a
 // later snapshot does not disturb an earlier one.
 func TestSnapshotRestoreTwice(t *testing.T) {
-	forEachEngine(t, func(t *testing.T, l *ledger.Ledger) {
+	ledgertest.ForEachEngine(t, func(t *testing.T, l *ledger.Ledger) {
 		ctx := context.Background()
 		restore := ledgertest.Snapshot(t, l)
 		alice := ledgertest.Party(t, l)
@@ -105,10 +106,10 @@ func TestSnapshotRestoreTwice(t *testing.T) {
 }
 
 func TestSnapshotNames(t *testing.T) {
-	forEachEngine(t, func(t *testing.T, l *ledger.Ledger) {
+	ledgertest.ForEachEngine(t, func(t *testing.T, l *ledger.Ledger) {
 		ctx := context.Background()
-		dev := ledgertest.Dev(t, l)
-		for _, name := range []string{"", "../x", "a/b", "..", ".hidden", "UPPER", "a b", "a.db", `a"b`, "x;drop", strings.Repeat("a", ledger.SnapshotNameMax+1), "é"} {
+		dev := devnet.New(l)
+		for _, name := range []string{"", "../x", "a/b", "..", ".hidden", "UPPER", "a b", "a.db", `a"b`, "x;drop", strings.Repeat("a", devnet.SnapshotNameMax+1), "é"} {
 			if _, err := dev.Snapshot(ctx, name); !ledger.IsValidation(err) {
 				t.Errorf("snapshot %q: %v; want a validation error", name, err)
 			}
@@ -119,7 +120,7 @@ func TestSnapshotNames(t *testing.T) {
 				t.Errorf("delete %q: %v; want a validation error", name, err)
 			}
 		}
-		if _, err := dev.Snapshot(ctx, strings.Repeat("a", ledger.SnapshotNameMax)); err != nil {
+		if _, err := dev.Snapshot(ctx, strings.Repeat("a", devnet.SnapshotNameMax)); err != nil {
 			t.Errorf("longest name: %v", err)
 		}
 		if _, err := dev.Snapshot(ctx, "s-1_x"); err != nil {
@@ -171,12 +172,12 @@ func TestSnapshotProductionRefused(t *testing.T) {
 // TestReset: a reset leaves a new network of the same identity: the
 // operator and DSO stay, the users and coin go, the admin can act.
 func TestReset(t *testing.T) {
-	forEachEngine(t, func(t *testing.T, l *ledger.Ledger) {
+	ledgertest.ForEachEngine(t, func(t *testing.T, l *ledger.Ledger) {
 		ctx := context.Background()
 		op, dso := l.Operator(), l.DSO()
 		alice := ledgertest.Party(t, l)
 		ledgertest.Mint(t, l, alice, "100")
-		if err := ledgertest.Dev(t, l).Reset(ctx); err != nil {
+		if err := devnet.New(l).Reset(ctx); err != nil {
 			t.Fatalf("reset: %v", err)
 		}
 		if l.Operator() != op || l.DSO() != dso {
@@ -205,9 +206,9 @@ func TestReset(t *testing.T) {
 // those arriving during it are turned away with ErrRestoring, and a
 // second restore at once is refused; the state after is the snapshot's.
 func TestRestoreWhileBusy(t *testing.T) {
-	forEachEngine(t, func(t *testing.T, l *ledger.Ledger) {
+	ledgertest.ForEachEngine(t, func(t *testing.T, l *ledger.Ledger) {
 		ctx := context.Background()
-		dev := ledgertest.Dev(t, l)
+		dev := devnet.New(l)
 		alice := ledgertest.Party(t, l)
 		ledgertest.Mint(t, l, alice, "100")
 		if _, err := dev.Snapshot(ctx, "base"); err != nil {
@@ -268,9 +269,9 @@ func TestRestoreWhileBusy(t *testing.T) {
 // before it (which may hold what it read of the old state), turns new ones
 // away meanwhile, refuses a second restore, and admits again after.
 func TestRestoreWaitsForRequests(t *testing.T) {
-	forEachEngine(t, func(t *testing.T, l *ledger.Ledger) {
+	ledgertest.ForEachEngine(t, func(t *testing.T, l *ledger.Ledger) {
 		ctx := context.Background()
-		dev := ledgertest.Dev(t, l)
+		dev := devnet.New(l)
 		if _, err := dev.Snapshot(ctx, "base"); err != nil {
 			t.Fatal(err)
 		}
@@ -315,10 +316,10 @@ func TestRestoreWaitsForRequests(t *testing.T) {
 // TestSnapshotLimit: past the most snapshots kept a new one is refused
 // with words, and deleting one makes room.
 func TestSnapshotLimit(t *testing.T) {
-	forEachEngine(t, func(t *testing.T, l *ledger.Ledger) {
+	ledgertest.ForEachEngine(t, func(t *testing.T, l *ledger.Ledger) {
 		ctx := context.Background()
-		dev := ledgertest.Dev(t, l)
-		ledger.SetMaxSnapshots(l, 2)
+		dev := devnet.New(l)
+		devnet.SetMaxSnapshots(dev, 2)
 		for _, n := range []string{"a", "b"} {
 			if _, err := dev.Snapshot(ctx, n); err != nil {
 				t.Fatal(err)

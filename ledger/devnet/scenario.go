@@ -1,4 +1,4 @@
-package ledger
+package devnet
 
 import (
 	"bytes"
@@ -9,14 +9,15 @@ import (
 	"time"
 
 	"github.com/ccwallet/ccwallet/coin"
+	"github.com/ccwallet/ccwallet/ledger"
 	"gopkg.in/yaml.v3"
 )
 
 // Scenarios: a development network's state as a file (issue 27 point 2).
 // A Scenario names users, parties (local and external), their balances,
 // preapprovals, delegations, open offers and pending instructions; Seed
-// (scenario_seed.go) creates all of it or nothing, and Dump
-// (scenario_dump.go) writes a network's state in the same format, so a
+// (seed.go) creates all of it or nothing, and Dump
+// (dump.go) writes a network's state in the same format, so a
 // state can be saved, edited and loaded again. Parties are named, never
 // identified by their IDs: a party ID holds the node's namespace (or an
 // external party's key), which differs from network to network.
@@ -103,20 +104,20 @@ type ScenarioTransfer struct {
 // bounds is an error naming where it is.
 func ParseScenario(b []byte) (*Scenario, error) {
 	if len(b) > MaxScenarioBytes {
-		return nil, invalid("scenario", "is %d bytes; at most %d are read", len(b), MaxScenarioBytes)
+		return nil, ledger.Invalid("scenario", "is %d bytes; at most %d are read", len(b), MaxScenarioBytes)
 	}
 	dec := yaml.NewDecoder(bytes.NewReader(b))
 	dec.KnownFields(true)
 	var sc Scenario
 	if err := dec.Decode(&sc); err != nil {
 		if errors.Is(err, io.EOF) {
-			return nil, invalid("scenario", "is empty")
+			return nil, ledger.Invalid("scenario", "is empty")
 		}
-		return nil, invalid("scenario", "%s", yamlWords(err))
+		return nil, ledger.Invalid("scenario", "%s", yamlWords(err))
 	}
 	var more yaml.Node
 	if err := dec.Decode(&more); !errors.Is(err, io.EOF) {
-		return nil, invalid("scenario", "holds more than one YAML document; put everything in one")
+		return nil, ledger.Invalid("scenario", "holds more than one YAML document; put everything in one")
 	}
 	if err := sc.Validate(); err != nil {
 		return nil, err
@@ -153,16 +154,16 @@ func (sc *Scenario) Marshal() ([]byte, error) {
 func (sc *Scenario) Validate() error {
 	for list, n := range map[string]int{"users": len(sc.Users), "parties": len(sc.Parties), "offers": len(sc.Offers), "instructions": len(sc.Instructions)} {
 		if n > MaxScenarioItems {
-			return invalid(list, "has %d items; at most %d", n, MaxScenarioItems)
+			return ledger.Invalid(list, "has %d items; at most %d", n, MaxScenarioItems)
 		}
 	}
 	if len(sc.Users)+len(sc.Parties)+len(sc.Offers)+len(sc.Instructions) == 0 {
-		return invalid("scenario", "has nothing to create: list users, parties, offers or instructions")
+		return ledger.Invalid("scenario", "has nothing to create: list users, parties, offers or instructions")
 	}
 	if len(sc.KeysDir) > 255 {
-		return invalid("keys_dir", "has more than 255 characters")
+		return ledger.Invalid("keys_dir", "has more than 255 characters")
 	}
-	if err := textFields("keys_dir", sc.KeysDir); err != nil {
+	if err := ledger.TextFields("keys_dir", sc.KeysDir); err != nil {
 		return err
 	}
 	names := map[string]string{}
@@ -193,29 +194,29 @@ func (p *ScenarioParty) validate(at string, user bool, names map[string]string) 
 	field := func(f string) string { return at + "." + f }
 	switch {
 	case p.Name == "":
-		return invalid(field("name"), "is required")
+		return ledger.Invalid(field("name"), "is required")
 	case len(p.Name) > MaxScenarioName:
-		return invalid(field("name"), "has %d characters; at most %d", len(p.Name), MaxScenarioName)
+		return ledger.Invalid(field("name"), "has %d characters; at most %d", len(p.Name), MaxScenarioName)
 	case strings.TrimSpace(p.Name) != p.Name:
-		return invalid(field("name"), "must not begin or end with spaces")
+		return ledger.Invalid(field("name"), "must not begin or end with spaces")
 	}
-	if err := textFields(field("name"), p.Name); err != nil {
+	if err := ledger.TextFields(field("name"), p.Name); err != nil {
 		return err
 	}
 	if !user {
 		if err := coin.ValidateHint(p.Name); err != nil {
-			return invalid(field("name"), "%v", err)
+			return ledger.Invalid(field("name"), "%v", err)
 		}
 	}
 	if prev, ok := names[p.Name]; ok {
-		return invalid(field("name"), "%q is also %s's name; names must be unique", p.Name, prev)
+		return ledger.Invalid(field("name"), "%q is also %s's name; names must be unique", p.Name, prev)
 	}
 	names[p.Name] = at
 	if user && p.External {
-		return invalid(field("external"), "a user's party is local; list external parties under parties")
+		return ledger.Invalid(field("external"), "a user's party is local; list external parties under parties")
 	}
 	if p.Balance != "" && len(p.Holdings) > 0 {
-		return invalid(field("holdings"), "give a balance or holdings, not both")
+		return ledger.Invalid(field("holdings"), "give a balance or holdings, not both")
 	}
 	if p.Balance != "" {
 		if _, err := parseScenarioAmount(field("balance"), p.Balance); err != nil {
@@ -223,7 +224,7 @@ func (p *ScenarioParty) validate(at string, user bool, names map[string]string) 
 		}
 	}
 	if len(p.Holdings) > MaxScenarioHoldings {
-		return invalid(field("holdings"), "has %d holdings; at most %d", len(p.Holdings), MaxScenarioHoldings)
+		return ledger.Invalid(field("holdings"), "has %d holdings; at most %d", len(p.Holdings), MaxScenarioHoldings)
 	}
 	for j, h := range p.Holdings {
 		if _, err := parseScenarioAmount(fmt.Sprintf("%s[%d]", field("holdings"), j), h); err != nil {
@@ -231,14 +232,14 @@ func (p *ScenarioParty) validate(at string, user bool, names map[string]string) 
 		}
 	}
 	if p.MergeDelegation && p.External {
-		return invalid(field("merge_delegation"), "an external party signs its own merges; only local parties delegate them here")
+		return ledger.Invalid(field("merge_delegation"), "an external party signs its own merges; only local parties delegate them here")
 	}
 	if d := p.MintingDelegation; d != nil {
 		if !p.External {
-			return invalid(field("minting_delegation"), "only an external party delegates its minting to the validator")
+			return ledger.Invalid(field("minting_delegation"), "only an external party delegates its minting to the validator")
 		}
-		if d.MergeLimit != 0 && (d.MergeLimit < 1 || d.MergeLimit > MaxMergeLimit) {
-			return invalid(field("minting_delegation.merge_limit"), "must be between 1 and %d", MaxMergeLimit)
+		if d.MergeLimit != 0 && (d.MergeLimit < 1 || d.MergeLimit > ledger.MaxMergeLimit) {
+			return ledger.Invalid(field("minting_delegation.merge_limit"), "must be between 1 and %d", ledger.MaxMergeLimit)
 		}
 		if _, err := scenarioExpiry(field("minting_delegation"), d.ExpiresAt, d.ExpiresIn, time.Time{}, 0); err != nil {
 			return err
@@ -251,26 +252,26 @@ func (o ScenarioTransfer) validate(at string) error {
 	field := func(f string) string { return at + "." + f }
 	switch {
 	case o.From == "":
-		return invalid(field("from"), "is required: a user or party name")
+		return ledger.Invalid(field("from"), "is required: a user or party name")
 	case o.To == "":
-		return invalid(field("to"), "is required: a user or party name")
+		return ledger.Invalid(field("to"), "is required: a user or party name")
 	case o.From == o.To:
-		return invalid(field("to"), "is the sender itself")
+		return ledger.Invalid(field("to"), "is the sender itself")
 	case len(o.From) > 255:
-		return invalid(field("from"), "has more than 255 characters")
+		return ledger.Invalid(field("from"), "has more than 255 characters")
 	case len(o.To) > 255:
-		return invalid(field("to"), "has more than 255 characters")
+		return ledger.Invalid(field("to"), "has more than 255 characters")
 	}
 	if _, err := parseScenarioAmount(field("amount"), o.Amount); err != nil {
 		return err
 	}
-	if err := checkText(field("description"), o.Description); err != nil {
+	if err := ledger.CheckText(field("description"), o.Description); err != nil {
 		return err
 	}
-	if err := checkID(field("tracking_id"), o.TrackingID); err != nil {
+	if err := ledger.CheckID(field("tracking_id"), o.TrackingID); err != nil {
 		return err
 	}
-	if err := textFields(field("from"), o.From, field("to"), o.To); err != nil {
+	if err := ledger.TextFields(field("from"), o.From, field("to"), o.To); err != nil {
 		return err
 	}
 	_, err := scenarioExpiry(at, o.ExpiresAt, o.ExpiresIn, time.Time{}, 0)
@@ -279,13 +280,13 @@ func (o ScenarioTransfer) validate(at string) error {
 
 func parseScenarioAmount(field, s string) (coin.Amount, error) {
 	if s == "" {
-		return coin.Zero, invalid(field, "is required")
+		return coin.Zero, ledger.Invalid(field, "is required")
 	}
 	a, err := coin.ParseAmount(s)
 	if err != nil {
-		return coin.Zero, invalid(field, "%q is not an amount of coin (e.g. 10.5): %v", s, err)
+		return coin.Zero, ledger.Invalid(field, "%q is not an amount of coin (e.g. 10.5): %v", s, err)
 	}
-	if err := checkAmount(field, a); err != nil {
+	if err := ledger.CheckAmount(field, a); err != nil {
 		return coin.Zero, err
 	}
 	return a, nil
@@ -297,26 +298,26 @@ func parseScenarioAmount(field, s string) (coin.Amount, error) {
 func scenarioExpiry(at, expiresAt, expiresIn string, now time.Time, def time.Duration) (time.Time, error) {
 	switch {
 	case expiresAt != "" && expiresIn != "":
-		return time.Time{}, invalid(at+".expires_in", "give expires_at or expires_in, not both")
+		return time.Time{}, ledger.Invalid(at+".expires_in", "give expires_at or expires_in, not both")
 	case expiresAt != "":
 		t, err := time.Parse(time.RFC3339Nano, expiresAt)
 		if err != nil {
-			return time.Time{}, invalid(at+".expires_at", "%q is not an RFC 3339 time such as 2026-12-01T12:00:00Z", expiresAt)
+			return time.Time{}, ledger.Invalid(at+".expires_at", "%q is not an RFC 3339 time such as 2026-12-01T12:00:00Z", expiresAt)
 		}
 		if now.IsZero() {
 			return t, nil
 		}
 		if !t.After(now) {
-			return time.Time{}, invalid(at+".expires_at", "%s is not in the future (the network's time is %s)", expiresAt, FormatTime(now))
+			return time.Time{}, ledger.Invalid(at+".expires_at", "%s is not in the future (the network's time is %s)", expiresAt, ledger.FormatTime(now))
 		}
 		if t.Sub(now) > MaxScenarioExpiry {
-			return time.Time{}, invalid(at+".expires_at", "is more than %d days ahead", MaxScenarioExpiry/(24*time.Hour))
+			return time.Time{}, ledger.Invalid(at+".expires_at", "is more than %d days ahead", MaxScenarioExpiry/(24*time.Hour))
 		}
 		return t, nil
 	case expiresIn != "":
 		d, err := time.ParseDuration(expiresIn)
 		if err != nil || d <= 0 || d > MaxScenarioExpiry {
-			return time.Time{}, invalid(at+".expires_in", "%q is not a duration such as 24h, up to %d days", expiresIn, MaxScenarioExpiry/(24*time.Hour))
+			return time.Time{}, ledger.Invalid(at+".expires_in", "%q is not a duration such as 24h, up to %d days", expiresIn, MaxScenarioExpiry/(24*time.Hour))
 		}
 		return now.Add(d), nil
 	}

@@ -1,0 +1,32 @@
+// Package devnet owns a development network's tools on the core's Dev
+// powers (mint, reset, the restore gate): time jumps (Advance: so many
+// rounds or until a time, with the workflows' automations after),
+// snapshots (the whole network saved under a name, restored later),
+// scenarios (a network's state as a file that Seed creates all of or
+// nothing of and Dump writes), and the rule of impersonation (which admin
+// may act as which party; the core records it with ledger.ActingAs).
+// Every Service method refuses (ledger.ErrDisabled) unless the ledger
+// runs a development network.
+package devnet
+
+import (
+	"context"
+
+	"github.com/ccwallet/ccwallet/ledger"
+)
+
+// Service is the development network's tools of one ledger.
+type Service struct {
+	l *ledger.Ledger
+	// afterAdvance are the workflows' automations a time jump runs.
+	afterAdvance []func(context.Context) error
+	// maxSnapshots replaces MaxSnapshots when not zero (tests).
+	maxSnapshots int
+}
+
+// New builds l's development network tools. afterAdvance are the steps a
+// time jump runs once after the rounds it opened, in order: the
+// workflows' automations (workflows.New passes the subscriptions').
+func New(l *ledger.Ledger, afterAdvance ...func(context.Context) error) *Service {
+	return &Service{l: l, afterAdvance: afterAdvance}
+}

@@ -1,0 +1,31 @@
+package devnet
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/ccwallet/ccwallet/coin"
+	"github.com/ccwallet/ccwallet/ledger"
+)
+
+// Impersonate checks that user may act as party: only on a development
+// network, only a wallet admin, only a party this ledger knows. It is the
+// one rule; the JSON APIs (a token's ccwallet_act_as claim) and the web
+// wallet's "view as" both ask it on every request, then mark the request
+// with ledger.ActingAs, which the core records in acted_by.
+func (s *Service) Impersonate(ctx context.Context, user string, party coin.PartyID) error {
+	if _, err := s.l.Dev(); err != nil {
+		return fmt.Errorf("%w: acting as another party is only available on a development network", ledger.ErrDisabled)
+	}
+	if !s.l.IsAdmin(user) {
+		return fmt.Errorf("%w: only a wallet admin may act as another party", ledger.ErrForbidden)
+	}
+	p, err := coin.ParsePartyID(string(party))
+	if err != nil {
+		return ledger.Invalid("act_as", "%v", err)
+	}
+	if err := s.l.KnownParty(ctx, p); err != nil {
+		return err
+	}
+	return nil
+}

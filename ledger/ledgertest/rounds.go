@@ -1,0 +1,23 @@
+package ledgertest
+
+import (
+	"context"
+	"testing"
+
+	"github.com/ccwallet/ccwallet/coin"
+	"github.com/ccwallet/ccwallet/ledger"
+)
+
+// OpenRoundNumbers is the numbers of l's open rounds, oldest first.
+func OpenRoundNumbers(t testing.TB, l *ledger.Ledger) []coin.Round {
+	t.Helper()
+	rs, err := l.OpenRounds(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []coin.Round
+	for _, r := range rs {
+		out = append(out, r.Number)
+	}
+	return out
+}
