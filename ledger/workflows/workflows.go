@@ -13,6 +13,8 @@ import (
 	"github.com/ccwallet/ccwallet/ledger/devnet"
 	"github.com/ccwallet/ccwallet/ledger/external"
 	"github.com/ccwallet/ccwallet/ledger/names"
+	"github.com/ccwallet/ccwallet/ledger/registry"
+	"github.com/ccwallet/ccwallet/ledger/scan"
 	"github.com/ccwallet/ccwallet/ledger/subscriptions"
 )
 
@@ -30,6 +32,10 @@ type Set struct {
 	Allocations *allocations.Service
 	// External is external parties' interactive submission.
 	External *external.Service
+	// Registry is the token standard's registry reads (factories and
+	// choice contexts); Scan the scan proxy's and the node's reads.
+	Registry *registry.Service
+	Scan     *scan.Service
 	// Airdrop is the provider's airdrop with auto-merge.
 	Airdrop *airdrop.Service
 	// Devnet is a development network's tools (time jumps, snapshots,
@@ -44,5 +50,6 @@ func New(l *ledger.Ledger) *Set {
 	subs := subscriptions.New(l, map[string]subscriptions.App{names.AppName: names.App(l)})
 	return &Set{Ledger: l, Subscriptions: subs, Names: names.New(l, subs), AppPayments: apppayments.New(l),
 		Allocations: allocations.New(l), External: external.New(l),
+		Registry: registry.New(l), Scan: scan.New(l),
 		Airdrop: airdrop.New(l), Devnet: devnet.New(l, subs.Automations()...)}
 }
