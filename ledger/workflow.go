@@ -156,3 +156,15 @@ func (l *Ledger) ContractsByID(ctx context.Context, db bun.IDB, ids []coin.Contr
 
 // Namespace is the namespace this node's parties are made in.
 func (l *Ledger) Namespace() string { return l.namespace }
+
+// HoldingLedgerContract is an unlocked holding row as the Ledger API
+// shows it (its archive at the offset that spent it).
+func (l *Ledger) HoldingLedgerContract(h store.HoldingRow) LedgerContract {
+	return l.holdingLedgerContract(h)
+}
+
+// CheckOffset refuses an offset below the pruned offset or past the
+// ledger end (ErrPruned, ErrAfterLedgerEnd) and returns the ledger end.
+func (l *Ledger) CheckOffset(ctx context.Context, db bun.IDB, field string, offset int64) (int64, error) {
+	return l.checkOffset(ctx, db, field, offset)
+}
