@@ -18,6 +18,7 @@ import (
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
+	"github.com/ccwallet/ccwallet/ledger/scan"
 )
 
 // scanProxyOperations are the operations of scan-proxy.yaml we serve.
@@ -376,7 +377,7 @@ func runScanProxyContract(t *testing.T, e *contractEnv) {
 	e.expect(stranger, "GET", sp+"/ans-entries/by-name/"+strings.Repeat("n", 256), nil, 400)
 
 	// A command is looked up for 24 hours.
-	e.clock.Advance(ledger.TransferCommandWindow + time.Minute)
+	e.clock.Advance(scan.TransferCommandWindow + time.Minute)
 	e.expect(stranger, "GET", status+"0", nil, 404)
 }
 

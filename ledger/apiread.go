@@ -1,7 +1,6 @@
 package ledger
 
 import (
-	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -16,9 +15,10 @@ import (
 )
 
 // The ledger as the JSON Ledger API v2 reads it: contracts with their
-// stakeholders and offsets, the active contract set as of an offset, the
-// contract events of each update, and the token standard's interface views
-// of the coin's contracts.
+// stakeholders and offsets, the updates' shape, the offset rule, and the
+// token standard's interface views of the coin's contracts. The reads
+// themselves (the active contract set as of an offset, the contract
+// events of each update, parties) are ledger/apiread's.
 
 // Token-standard interfaces the coin's contracts implement, in package-name
 // form.
@@ -163,46 +163,6 @@ func (l *Ledger) holdingLedgerContract(h store.HoldingRow) LedgerContract {
 	return lc
 }
 
-// ContractFilter selects contracts for the Ledger API.
-type ContractFilter struct {
-	// Parties keeps contracts with one of them as stakeholder; nil keeps
-	// every contract.
-	Parties []coin.PartyID
-	// Templates keeps contracts of these templates; nil keeps every one.
-	Templates []string
-}
-
-// holdingOwners is which owners' unlocked holdings f sees: nil for all
-// (the DSO is a stakeholder of every holding), and whether it sees any.
-func (l *Ledger) holdingOwners(f ContractFilter) ([]coin.PartyID, bool) {
-	if f.Templates != nil && !slices.Contains(f.Templates, TemplateAmulet) {
-		return nil, false
-	}
-	if f.Parties == nil || slices.Contains(f.Parties, l.dso) {
-		return nil, true
-	}
-	return f.Parties, len(f.Parties) > 0
-}
-
-// MaxAPIPage bounds the elements one Ledger API list returns, as
-// Canton's httpListMaxElementsLimit does.
-const MaxAPIPage = 200
-
-// LedgerEnd is the offset of the latest update.
-func (l *Ledger) LedgerEnd(ctx context.Context) (int64, error) {
-	return store.LedgerEnd(ctx, l.db)
-}
-
-// PrunedOffset is the offset up to which (inclusive) the update log was
-// pruned; 0 when it never was.
-func (l *Ledger) PrunedOffset(ctx context.Context) (int64, error) {
-	t, err := store.LoadPrunedTotals(ctx, l.db)
-	if err != nil {
-		return 0, err
-	}
-	return t.LastOffset, nil
-}
-
 // ErrPruned is a read below the pruned offset.
 var ErrPruned = errors.New("pruned")
 
@@ -230,192 +190,6 @@ func (l *Ledger) checkOffset(ctx context.Context, db bun.IDB, field string, offs
 		return 0, fmt.Errorf("%w: %s %d is before the pruning offset %d; read from %d on", ErrPruned, field, offset, t.LastOffset, t.LastOffset)
 	}
 	return end, nil
-}
-
-// ActiveContracts lists the contracts f selects that are active at
-// offset at, oldest first, at most limit (at most MaxAPIPage). Offset 0
-// is the ledger's beginning, before any contract.
-func (l *Ledger) ActiveContracts(ctx context.Context, f ContractFilter, at int64, limit int) ([]LedgerContract, error) {
-	return l.ActiveContractsAfter(ctx, f, at, store.FirstContractKey, limit)
-}
-
-// ContractKey is a place in the order of the active contract set: by
-// created offset, then contract id.
-type ContractKey = store.ContractKey
-
-// FirstContractKey is before every contract.
-var FirstContractKey = store.FirstContractKey
-
-// ActiveContractsAfter is ActiveContracts after key, so a reader pages
-// through the whole set: each page's last contract is the next page's key.
-func (l *Ledger) ActiveContractsAfter(ctx context.Context, f ContractFilter, at int64, key ContractKey, limit int) ([]LedgerContract, error) {
-	if limit <= 0 || limit > MaxAPIPage {
-		limit = MaxAPIPage
-	}
-	var out []LedgerContract
-	// Plain reads: offsets are given out in commit order, so bounding
-	// every query by an offset read first gives a consistent answer.
-	var tx bun.IDB = l.db
-	err := func() error {
-		out = nil
-		if _, err := l.checkOffset(ctx, tx, "activeAtOffset", at); err != nil || at == 0 {
-			return err
-		}
-		cs, err := store.ActiveContractsAfter(ctx, tx, store.ContractQuery{Parties: f.Parties, Templates: f.Templates, Upto: at, Limit: limit}, key)
-		if err != nil {
-			return err
-		}
-		for i := range cs {
-			out = append(out, l.ledgerContract(&cs[i]))
-		}
-		if owners, ok := l.holdingOwners(f); ok {
-			hs, err := store.UnlockedHoldingsAfter(ctx, tx, owners, at, key, limit)
-			if err != nil {
-				return err
-			}
-			for _, h := range hs {
-				out = append(out, l.holdingLedgerContract(h))
-			}
-		}
-		return nil
-	}()
-	if err != nil {
-		return nil, err
-	}
-	sortContracts(out)
-	if len(out) > limit {
-		out = out[:limit]
-	}
-	return out, nil
-}
-
-func sortContracts(cs []LedgerContract) {
-	slices.SortFunc(cs, func(a, b LedgerContract) int {
-		return cmp.Or(cmp.Compare(a.CreatedOffset, b.CreatedOffset), cmp.Compare(a.ContractID, b.ContractID))
-	})
-}
-
-// ContractByID returns a contract, active or archived, with the parties
-// that may see it, or ErrNotFound.
-func (l *Ledger) LedgerContractByID(ctx context.Context, cid coin.ContractID) (LedgerContract, error) {
-	c, err := store.ContractByID(ctx, l.db, cid)
-	if err == nil {
-		return l.ledgerContract(c), nil
-	}
-	if !errors.Is(err, store.ErrNotFound) {
-		return LedgerContract{}, err
-	}
-	h, err := store.UnlockedHoldingByID(ctx, l.db, cid)
-	if err != nil {
-		return LedgerContract{}, fmt.Errorf("contract %s: %w", cid, err)
-	}
-	return l.holdingLedgerContract(*h), nil
-}
-
-// LedgerEvent is one event of an update: a contract's creation or its
-// archive.
-type LedgerEvent struct {
-	Archived bool
-	Contract LedgerContract
-}
-
-// LedgerUpdate is one update (transaction) of the log with the events f
-// selected.
-type LedgerUpdate struct {
-	Offset     int64
-	UpdateID   string
-	Kind       string // what the update did (ConsumedBy)
-	RecordTime time.Time
-	Events     []LedgerEvent
-}
-
-// Updates returns the updates in (after, upto] with events f selects,
-// oldest first, at most limit (at most MaxAPIPage); upto 0 means the
-// ledger end. scanned is the offset the page read up to: the next page
-// starts after it (updates in between had no event for f).
-func (l *Ledger) Updates(ctx context.Context, f ContractFilter, after, upto int64, limit int) (ups []LedgerUpdate, scanned int64, err error) {
-	if limit <= 0 || limit > MaxAPIPage {
-		limit = MaxAPIPage
-	}
-	var tx bun.IDB = l.db
-	err = func() error {
-		ups = nil
-		end, err := l.checkOffset(ctx, tx, "beginExclusive", after)
-		if err != nil {
-			return err
-		}
-		if upto == 0 {
-			upto = end
-		} else if _, err := l.checkOffset(ctx, tx, "endInclusive", upto); err != nil {
-			return err
-		} else if upto < after {
-			return invalid("endInclusive", "must not be before beginExclusive")
-		}
-		scanned = upto
-		q := store.ContractQuery{Parties: f.Parties, Templates: f.Templates, After: after, Upto: upto, Limit: limit}
-		owners, holdings := l.holdingOwners(f)
-		offsets, err := store.EventOffsets(ctx, tx, q, holdings, owners)
-		if err != nil || len(offsets) == 0 {
-			return err
-		}
-		if len(offsets) == limit {
-			scanned = offsets[len(offsets)-1]
-		}
-		q.Upto = scanned
-		us, err := store.UpdatesAt(ctx, tx, offsets)
-		if err != nil {
-			return err
-		}
-		byOffset := make(map[int64]*LedgerUpdate, len(us))
-		for _, u := range us {
-			ups = append(ups, LedgerUpdate{Offset: u.OffsetID, UpdateID: u.UpdateID, Kind: u.Kind, RecordTime: u.RecordTime})
-		}
-		for i := range ups {
-			byOffset[ups[i].Offset] = &ups[i]
-		}
-		add := func(c LedgerContract) {
-			if u := byOffset[c.CreatedOffset]; u != nil {
-				u.Events = append(u.Events, LedgerEvent{Contract: c})
-			}
-			if u := byOffset[c.ArchivedOffset]; u != nil && c.ArchivedOffset != 0 {
-				u.Events = append(u.Events, LedgerEvent{Archived: true, Contract: c})
-			}
-		}
-		cs, err := store.ContractsChanged(ctx, tx, q)
-		if err != nil {
-			return err
-		}
-		for i := range cs {
-			add(l.ledgerContract(&cs[i]))
-		}
-		if holdings {
-			hs, err := store.UnlockedHoldingsChanged(ctx, tx, owners, after, scanned)
-			if err != nil {
-				return err
-			}
-			for _, h := range hs {
-				add(l.holdingLedgerContract(h))
-			}
-		}
-		return nil
-	}()
-	if err != nil {
-		return nil, 0, err
-	}
-	for i := range ups {
-		// Archives first, then creates, each by contract: a stable order
-		// that gives each event its node id.
-		slices.SortFunc(ups[i].Events, func(a, b LedgerEvent) int {
-			if a.Archived != b.Archived {
-				if a.Archived {
-					return -1
-				}
-				return 1
-			}
-			return cmp.Compare(a.Contract.ContractID, b.Contract.ContractID)
-		})
-	}
-	return ups, scanned, nil
 }
 
 // UpdateOffset returns the offset of the update with id updateID.
@@ -524,31 +298,6 @@ type variant struct {
 // ParticipantID is this node's participant id.
 func (l *Ledger) ParticipantID() string { return l.participantID() }
 
-// PartyInfo is a party known to this node.
-type PartyInfo struct {
-	Party coin.PartyID
-	Kind  string // local, external, dso, operator...
-}
-
-// MaxPartiesPage bounds a page of parties.
-const MaxPartiesPage = 1000
-
-// Parties lists the parties after after (by ID), at most limit.
-func (l *Ledger) Parties(ctx context.Context, after coin.PartyID, limit int) ([]PartyInfo, error) {
-	if limit <= 0 || limit > MaxPartiesPage {
-		limit = MaxPartiesPage
-	}
-	ps, err := store.PartiesAfter(ctx, l.db, after, limit)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]PartyInfo, len(ps))
-	for i, p := range ps {
-		out[i] = PartyInfo{Party: p.PartyID, Kind: p.Kind}
-	}
-	return out, nil
-}
-
 // AllocateParty creates a local party with hint (a fresh one when empty)
 // in this node's namespace; a hint in use is a conflict.
 func (l *Ledger) AllocateParty(ctx context.Context, hint string) (coin.PartyID, error) {
@@ -569,14 +318,28 @@ func (l *Ledger) AllocateParty(ctx context.Context, hint string) (coin.PartyID, 
 	return p, err
 }
 
-// UpdateAt returns the id and record time of the update at offset.
-func (l *Ledger) UpdateAt(ctx context.Context, offset int64) (string, time.Time, error) {
-	us, err := store.UpdatesAt(ctx, l.db, []int64{offset})
-	if err != nil {
-		return "", time.Time{}, err
-	}
-	if len(us) == 0 {
-		return "", time.Time{}, fmt.Errorf("update at offset %d: %w", offset, ErrNotFound)
-	}
-	return us[0].UpdateID, us[0].RecordTime, nil
+// MaxAPIPage bounds the elements one Ledger API list returns, as
+// Canton's httpListMaxElementsLimit does.
+const MaxAPIPage = 200
+
+// LedgerEvent is one event of an update: a contract's creation or its
+// archive.
+type LedgerEvent struct {
+	Archived bool
+	Contract LedgerContract
+}
+
+// LedgerUpdate is one update (transaction) of the log with the events f
+// selected.
+type LedgerUpdate struct {
+	Offset     int64
+	UpdateID   string
+	Kind       string // what the update did (ConsumedBy)
+	RecordTime time.Time
+	Events     []LedgerEvent
+}
+
+// LedgerEnd is the offset of the latest update.
+func (l *Ledger) LedgerEnd(ctx context.Context) (int64, error) {
+	return store.LedgerEnd(ctx, l.db)
 }

@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ccwallet/ccwallet/ledger/apiread"
+
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
@@ -35,7 +37,7 @@ func TestCompletionsRideTheirChanges(t *testing.T) {
 		}
 		createdAt := func(cid coin.ContractID) int64 {
 			t.Helper()
-			c, err := l.LedgerContractByID(ctx, cid)
+			c, err := apiread.New(l).LedgerContractByID(ctx, cid)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -75,7 +77,7 @@ func TestCompletionsRideTheirChanges(t *testing.T) {
 			t.Fatalf("completions %+v, want %d", cs, len(wantAt))
 		}
 		for i, c := range cs {
-			id, _, err := l.UpdateAt(ctx, c.Offset)
+			id, _, err := apiread.New(l).UpdateAt(ctx, c.Offset)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -119,7 +121,7 @@ func TestCompletionsRideTheirChanges(t *testing.T) {
 		if _, err := l.Prune(ctx, time.Hour, 0); err != nil {
 			t.Fatal(err)
 		}
-		pruned, _ := l.PrunedOffset(ctx)
+		pruned, _ := apiread.New(l).PrunedOffset(ctx)
 		left, err := db.NewSelect().Table("completions").Where("offset_id <= ?", pruned).Count(ctx)
 		if pruned < rej.Offset || err != nil || left != 0 {
 			t.Errorf("pruned to %d (the rejection at %d): %d completions left there, %v", pruned, rej.Offset, left, err)

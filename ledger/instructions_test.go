@@ -11,6 +11,7 @@ import (
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
+	"github.com/ccwallet/ccwallet/ledger/registry"
 	"github.com/ccwallet/ccwallet/store"
 	"github.com/google/go-cmp/cmp"
 )
@@ -355,7 +356,7 @@ func TestTransferToPreapprovedReceiverIsDirect(t *testing.T) {
 			return l.CreateTransferInstruction(ctx, ledger.TransferInstructionRequest{Sender: sender, Receiver: receiver,
 				Amount: coin.MustParse("10"), Description: "rent", ExecuteBefore: clock.Now().Add(time.Hour), TrackingID: tracking})
 		}
-		f, err := l.TransferFactoryFor(ctx, sender, receiver)
+		f, err := registry.New(l).TransferFactoryFor(ctx, sender, receiver)
 		if err != nil || f.Kind != ledger.TransferDirect {
 			t.Fatalf("factory = %+v, %v; want direct", f.Kind, err)
 		}
@@ -373,7 +374,7 @@ func TestTransferToPreapprovedReceiverIsDirect(t *testing.T) {
 			t.Errorf("same tracking id again: %v; want ErrDuplicate", err)
 		}
 		clock.Advance(ledger.PreapprovalLifetime + time.Hour)
-		if f, err := l.TransferFactoryFor(ctx, sender, receiver); err != nil || f.Kind != ledger.TransferOffer {
+		if f, err := registry.New(l).TransferFactoryFor(ctx, sender, receiver); err != nil || f.Kind != ledger.TransferOffer {
 			t.Errorf("factory after the preapproval expired = %+v, %v; want offer", f.Kind, err)
 		}
 		if res, err := send("d2"); err != nil || res.Status != ledger.InstructionPending || res.InstructionCID == "" {

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ccwallet/ccwallet/ledger/apiread"
+
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
@@ -351,7 +353,7 @@ func TestTokenTransfersRunAsSends(t *testing.T) {
 						errs <- fmt.Errorf("sender %d transfer %d: %+v, want completed with one holding", i, k, res)
 						continue
 					}
-					id, _, err := l.UpdateAt(ctx, res.Offset)
+					id, _, err := apiread.New(l).UpdateAt(ctx, res.Offset)
 					if err != nil || id == "" || id != res.UpdateID {
 						errs <- fmt.Errorf("sender %d transfer %d: update %q at offset %d, the ledger has %q (%v)", i, k, res.UpdateID, res.Offset, id, err)
 					}

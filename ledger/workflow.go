@@ -1,7 +1,9 @@
 package ledger
 
 import (
+	"bytes"
 	"context"
+	"crypto/ed25519"
 	"strconv"
 	"time"
 
@@ -113,3 +115,56 @@ func UUIDHex() string { return uuidHex() }
 
 // ProblemWords is the people's words of err: its *Problem's, else its text.
 func ProblemWords(err error) string { return problemWords(err) }
+
+// Ed25519FromSPKI is the raw key inside b, a DER SubjectPublicKeyInfo of
+// an Ed25519 key (RFC 8410); ok is false for anything else.
+func Ed25519FromSPKI(b []byte) (pub ed25519.PublicKey, ok bool) {
+	if len(b) != len(ed25519SPKIPrefix)+ed25519.PublicKeySize || !bytes.HasPrefix(b, ed25519SPKIPrefix) {
+		return nil, false
+	}
+	return ed25519.PublicKey(b[len(ed25519SPKIPrefix):]), true
+}
+
+// RefuseReassigning is ErrReassigning when any of ids is being reassigned
+// between synchronizers (the one check every path makes).
+func (l *Ledger) RefuseReassigning(ctx context.Context, db bun.IDB, ids ...coin.ContractID) error {
+	return l.refuseReassigning(ctx, db, ids...)
+}
+
+// InstructionUses lists the contracts a move on the instruction ti uses
+// (instructionUses), for the registry's choice context.
+func (l *Ledger) InstructionUses(ti *store.TransferInstruction, locked bool, round coin.ContractID) []coin.ContractID {
+	return l.instructionUses(ti, locked, round)
+}
+
+// TransferRoute is how a transfer from sender to receiver settles now and,
+// when direct, through which preapproval (transferKind, the one rule).
+func (l *Ledger) TransferRoute(ctx context.Context, db bun.IDB, sender, receiver coin.PartyID) (TransferKind, *store.TransferPreapproval, error) {
+	return l.transferKind(ctx, db, sender, receiver)
+}
+
+// FeaturedAppRightID is provider's FeaturedAppRight contract id;
+// ErrNotFound when provider is not featured.
+func (l *Ledger) FeaturedAppRightID(ctx context.Context, provider coin.PartyID) (coin.ContractID, error) {
+	return l.featuredAppRightOf(ctx, provider)
+}
+
+// ContractsByID loads the contracts ids (archived ones too), by id.
+func (l *Ledger) ContractsByID(ctx context.Context, db bun.IDB, ids []coin.ContractID) (map[coin.ContractID]*store.Contract, error) {
+	return l.contractsByID(ctx, db, ids)
+}
+
+// Namespace is the namespace this node's parties are made in.
+func (l *Ledger) Namespace() string { return l.namespace }
+
+// HoldingLedgerContract is an unlocked holding row as the Ledger API
+// shows it (its archive at the offset that spent it).
+func (l *Ledger) HoldingLedgerContract(h store.HoldingRow) LedgerContract {
+	return l.holdingLedgerContract(h)
+}
+
+// CheckOffset refuses an offset below the pruned offset or past the
+// ledger end (ErrPruned, ErrAfterLedgerEnd) and returns the ledger end.
+func (l *Ledger) CheckOffset(ctx context.Context, db bun.IDB, field string, offset int64) (int64, error) {
+	return l.checkOffset(ctx, db, field, offset)
+}

@@ -27,7 +27,7 @@ type extraArgs struct {
 // allocate is AllocationFactory_Allocate: the leg's sender (an actAs
 // party) locks the leg's amount for the settlement.
 func (s *Server) allocate(r *http.Request, actAs []coin.PartyID, factory coin.ContractID, raw json.RawMessage, key string) (int64, error) {
-	ct, err := s.l.LedgerContractByID(r.Context(), factory)
+	ct, err := s.w.APIRead.LedgerContractByID(r.Context(), factory)
 	if errors.Is(err, ledger.ErrNotFound) || err == nil && (ct.ArchivedOffset != 0 || !ledger.Implements(ct.TemplateID, ledger.InterfaceAllocationFactory)) {
 		return 0, cantonErr(codeContractNotFound, "allocation factory %s not found or not active; get the current one from the registry's allocation-factory endpoint", factory)
 	} else if err != nil {

@@ -128,7 +128,7 @@ func (s *Server) requireOpenRound(r *http.Request, field, id string) error {
 	if err != nil {
 		return invalidArgument("%s: %v", field, err)
 	}
-	ct, err := s.l.LedgerContractByID(r.Context(), cid)
+	ct, err := s.w.APIRead.LedgerContractByID(r.Context(), cid)
 	if errors.Is(err, ledger.ErrNotFound) || err == nil && (ct.TemplateID != ledger.TemplateOpenMiningRound || ct.ArchivedOffset != 0) {
 		return cantonErr(codeContractNotFound, "%s: OpenMiningRound %s not found or not active; use Scan's open-and-issuing-mining-rounds", field, cid)
 	}
@@ -248,7 +248,7 @@ func (s *Server) buyMemberTraffic(r *http.Request, sb *submission) (int64, error
 	if err != nil {
 		return 0, err
 	}
-	ct, err := s.l.LedgerContractByID(r.Context(), res.RequestCID)
+	ct, err := s.w.APIRead.LedgerContractByID(r.Context(), res.RequestCID)
 	if err != nil {
 		return 0, err
 	}
@@ -257,7 +257,7 @@ func (s *Server) buyMemberTraffic(r *http.Request, sb *submission) (int64, error
 
 // preapprovalOf loads the active TransferPreapproval a choice names.
 func (s *Server) preapprovalOf(r *http.Request, cid coin.ContractID) error {
-	ct, err := s.l.LedgerContractByID(r.Context(), cid)
+	ct, err := s.w.APIRead.LedgerContractByID(r.Context(), cid)
 	if errors.Is(err, ledger.ErrNotFound) || err == nil && (ct.ArchivedOffset != 0 || ct.TemplateID != ledger.TemplateTransferPreapproval) {
 		return cantonErr(codeContractNotFound, "transfer preapproval %s not found or not active; look the receiver's current one up", cid)
 	}
@@ -315,7 +315,7 @@ func (s *Server) cancelPreapproval(r *http.Request, sb *submission) (int64, erro
 	} else if err != nil {
 		return 0, err
 	}
-	ct, err := s.l.LedgerContractByID(r.Context(), sb.cid)
+	ct, err := s.w.APIRead.LedgerContractByID(r.Context(), sb.cid)
 	if err != nil {
 		return 0, err
 	}

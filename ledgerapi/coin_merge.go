@@ -112,7 +112,7 @@ func (s *Server) delegatedMergeOf(r *http.Request, field string, delegation coin
 	if err != nil {
 		return ledger.DelegatedMerge{}, invalidArgument("%s.optMergeTransfer.factoryCid: %v", field, err)
 	}
-	ct, err := s.l.LedgerContractByID(r.Context(), factory)
+	ct, err := s.w.APIRead.LedgerContractByID(r.Context(), factory)
 	if errors.Is(err, ledger.ErrNotFound) || err == nil && (ct.ArchivedOffset != 0 || !ledger.Implements(ct.TemplateID, ledger.InterfaceTransferFactory)) {
 		return ledger.DelegatedMerge{}, cantonErr(codeContractNotFound, "%s: transfer factory %s not found or not active", field, factory)
 	} else if err != nil {

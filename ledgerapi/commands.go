@@ -323,7 +323,7 @@ func decodeArg(raw json.RawMessage, dst any) error {
 // actAs party) transfers through the ledger's transfer factory.
 func (s *Server) transferFactoryTransfer(r *http.Request, sb *submission) (int64, error) {
 	actAs, factory, raw, key := sb.actAs, sb.cid, sb.ex.ChoiceArgument, sb.key
-	ct, err := s.l.LedgerContractByID(r.Context(), factory)
+	ct, err := s.w.APIRead.LedgerContractByID(r.Context(), factory)
 	if errors.Is(err, ledger.ErrNotFound) || err == nil && (ct.ArchivedOffset != 0 || !ledger.Implements(ct.TemplateID, ledger.InterfaceTransferFactory)) {
 		return 0, cantonErr(codeContractNotFound, "transfer factory %s not found or not active; get the current one from the registry's transfer-factory endpoint", factory)
 	} else if err != nil {
@@ -397,7 +397,7 @@ func (s *Server) transferFactoryTransfer(r *http.Request, sb *submission) (int64
 // preapprovalSend is TransferPreapproval_Send: the sender (an actAs
 // party) sends to the preapproval's receiver in one step.
 func (s *Server) preapprovalSend(r *http.Request, actAs []coin.PartyID, cid coin.ContractID, raw json.RawMessage, key string) (int64, error) {
-	ct, err := s.l.LedgerContractByID(r.Context(), cid)
+	ct, err := s.w.APIRead.LedgerContractByID(r.Context(), cid)
 	if errors.Is(err, ledger.ErrNotFound) || err == nil && (ct.ArchivedOffset != 0 || ct.TemplateID != ledger.TemplateTransferPreapproval) {
 		return 0, cantonErr(codeContractNotFound, "transfer preapproval %s not found or not active; look the receiver's current one up", cid)
 	} else if err != nil {
@@ -449,7 +449,7 @@ func (s *Server) instructionMove(r *http.Request, actAs []coin.PartyID, cid coin
 		return 0, err
 	}
 	// The move's update is the one that archived the instruction.
-	ct, err := s.l.LedgerContractByID(r.Context(), cid)
+	ct, err := s.w.APIRead.LedgerContractByID(r.Context(), cid)
 	if err != nil {
 		return 0, err
 	}
@@ -460,7 +460,7 @@ func (s *Server) instructionMove(r *http.Request, actAs []coin.PartyID, cid coin
 }
 
 func (s *Server) offsetOf(r *http.Request, cid coin.ContractID) (int64, error) {
-	ct, err := s.l.LedgerContractByID(r.Context(), cid)
+	ct, err := s.w.APIRead.LedgerContractByID(r.Context(), cid)
 	if err != nil {
 		return 0, err
 	}
@@ -479,7 +479,7 @@ func (s *Server) submitAndWait(w http.ResponseWriter, r *http.Request, c *caller
 	}
 	id := sub.updateID
 	if id == "" {
-		if id, _, err = s.l.UpdateAt(r.Context(), sub.offset); err != nil {
+		if id, _, err = s.w.APIRead.UpdateAt(r.Context(), sub.offset); err != nil {
 			return err
 		}
 	}
@@ -514,7 +514,7 @@ func (s *Server) submitAndWaitForTransaction(w http.ResponseWriter, r *http.Requ
 	if ef == nil {
 		ef = wildcardFormat(sub.actAs)
 	}
-	ups, _, err := s.l.Updates(r.Context(), ef.ledgerFilter(), sub.offset-1, sub.offset, 1)
+	ups, _, err := s.w.APIRead.Updates(r.Context(), ef.ledgerFilter(), sub.offset-1, sub.offset, 1)
 	if err != nil {
 		return err
 	}
@@ -525,7 +525,7 @@ func (s *Server) submitAndWaitForTransaction(w http.ResponseWriter, r *http.Requ
 		}
 	}
 	// The format sees nothing of it: an empty transaction, as Canton.
-	id, at, err := s.l.UpdateAt(r.Context(), sub.offset)
+	id, at, err := s.w.APIRead.UpdateAt(r.Context(), sub.offset)
 	if err != nil {
 		return err
 	}

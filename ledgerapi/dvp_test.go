@@ -240,7 +240,7 @@ func TestTradeEndings(t *testing.T) {
 		e.mustCommand("venue", "withdraw", venue, withdraw, nil)
 
 		third := trade()
-		tc, err := e.l.LedgerContractByID(ctx, third)
+		tc, err := e.w.APIRead.LedgerContractByID(ctx, third)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"sort"
 
+	"github.com/ccwallet/ccwallet/ledger/apiread"
+
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
 )
@@ -154,8 +156,8 @@ func wildcardFormat(parties []coin.PartyID) *eventFormat {
 
 // ledgerFilter is what the ledger should select for ef: its parties and
 // the union of its templates (nil when any party takes every template).
-func (ef *eventFormat) ledgerFilter() ledger.ContractFilter {
-	f := ledger.ContractFilter{Parties: []coin.PartyID{}, Templates: []string{}}
+func (ef *eventFormat) ledgerFilter() apiread.ContractFilter {
+	f := apiread.ContractFilter{Parties: []coin.PartyID{}, Templates: []string{}}
 	all := false
 	for p, pf := range ef.byParty {
 		f.Parties = append(f.Parties, p)

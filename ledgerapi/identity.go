@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/ccwallet/ccwallet/ledger/apiread"
+
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
 )
@@ -41,7 +43,7 @@ func (s *Server) getVersion(w http.ResponseWriter, r *http.Request, _ *caller) e
 	return writeJSON(w, struct {
 		Version  string   `json:"version"`
 		Features features `json:"features"`
-	}{Version, features{userMgmt{true, ledger.MaxUserRights, maxUsersPage}, partyMgmt{ledger.MaxPartiesPage}}})
+	}{Version, features{userMgmt{true, ledger.MaxUserRights, maxUsersPage}, partyMgmt{apiread.MaxPartiesPage}}})
 }
 
 func (s *Server) getParticipantID(w http.ResponseWriter, r *http.Request, _ *caller) error {
@@ -76,10 +78,10 @@ func (s *Server) listParties(w http.ResponseWriter, r *http.Request, c *caller) 
 	if err != nil {
 		return err
 	}
-	if n == 0 || n > ledger.MaxPartiesPage {
-		n = ledger.MaxPartiesPage
+	if n == 0 || n > apiread.MaxPartiesPage {
+		n = apiread.MaxPartiesPage
 	}
-	ps, err := s.l.Parties(r.Context(), coin.PartyID(r.URL.Query().Get("pageToken")), n)
+	ps, err := s.w.APIRead.Parties(r.Context(), coin.PartyID(r.URL.Query().Get("pageToken")), n)
 	if err != nil {
 		return err
 	}

@@ -216,7 +216,7 @@ func (s *Server) rootNode(r *http.Request, party coin.PartyID, visible visibilit
 	if err != nil {
 		return preparedtx.Node{}, nil, invalidArgument("commands[0].ExerciseCommand.contractId: %v", err)
 	}
-	ct, err := s.l.LedgerContractByID(r.Context(), cid)
+	ct, err := s.w.APIRead.LedgerContractByID(r.Context(), cid)
 	if errors.Is(err, ledger.ErrNotFound) || err == nil && (ct.ArchivedOffset != 0 || ct.TemplateID != target && !ledger.Implements(ct.TemplateID, target) || !visible.sees(ct)) {
 		return preparedtx.Node{}, nil, cantonErr(codeContractNotFound, "%s %s not found, not active, or neither visible to the parties nor disclosed", target, cid)
 	} else if err != nil {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/external"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
 	"github.com/ccwallet/ccwallet/ledger/preparedtx"
 	"github.com/ccwallet/ccwallet/ledgerapi/internal/client"
@@ -36,19 +37,19 @@ func (e *env) external(user, amount string) extParty {
 		e.t.Fatal(err)
 	}
 	ctx := context.Background()
-	party, txs, err := e.l.GenerateExternalTopology(user, hex.EncodeToString(pub))
+	party, txs, err := e.w.External.GenerateExternalTopology(user, hex.EncodeToString(pub))
 	if err != nil {
 		e.t.Fatal(err)
 	}
-	signed := make([]ledger.SignedTopologyTx, len(txs))
+	signed := make([]external.SignedTopologyTx, len(txs))
 	for i, tx := range txs {
 		sig, err := ledger.SignHash(key, tx.Hash)
 		if err != nil {
 			e.t.Fatal(err)
 		}
-		signed[i] = ledger.SignedTopologyTx{Tx: tx.Tx, SignedHash: sig}
+		signed[i] = external.SignedTopologyTx{Tx: tx.Tx, SignedHash: sig}
 	}
-	if _, err := e.l.SubmitExternalTopology(ctx, hex.EncodeToString(pub), signed); err != nil {
+	if _, err := e.w.External.SubmitExternalTopology(ctx, hex.EncodeToString(pub), signed); err != nil {
 		e.t.Fatal(err)
 	}
 	if _, err := e.l.Onboard(ctx, user, party); err != nil {

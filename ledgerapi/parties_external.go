@@ -4,6 +4,8 @@ import (
 	"errors"
 	"net/http"
 
+	"github.com/ccwallet/ccwallet/ledger/external"
+
 	"github.com/ccwallet/ccwallet/ledger"
 )
 
@@ -44,7 +46,7 @@ func topologySigs(ss []signatureJSON) []ledger.ExternalSignature {
 // externalPartyErr maps the ledger's refusals to Canton's codes.
 func externalPartyErr(err error) error {
 	switch {
-	case errors.Is(err, ledger.ErrNotConnected):
+	case errors.Is(err, external.ErrNotConnected):
 		return cantonErr(codeNotConnected, "%s", err.Error())
 	case errors.Is(err, ledger.ErrConflict):
 		return cantonErr(codePartyAlreadyExists, "%s", err.Error())
@@ -79,8 +81,8 @@ func (s *Server) generateExternalTopology(w http.ResponseWriter, r *http.Request
 	case req.ConfirmationThreshold < 0 || req.ConfirmationThreshold > 1:
 		return invalidArgument("confirmationThreshold: must be 0 or 1 with one confirming participant, got %d", req.ConfirmationThreshold)
 	}
-	t, err := s.l.GenerateExternalPartyTopology(req.Synchronizer, req.PartyHint,
-		ledger.SigningPublicKey{Format: req.PublicKey.Format, Data: req.PublicKey.KeyData, Spec: req.PublicKey.KeySpec})
+	t, err := s.w.External.GenerateExternalPartyTopology(req.Synchronizer, req.PartyHint,
+		external.SigningPublicKey{Format: req.PublicKey.Format, Data: req.PublicKey.KeyData, Spec: req.PublicKey.KeySpec})
 	if err != nil {
 		return externalPartyErr(err)
 	}
@@ -118,11 +120,11 @@ func (s *Server) allocateExternalParty(w http.ResponseWriter, r *http.Request, c
 	if n > maxSignatures {
 		return invalidArgument("onboardingTransactions, multiHashSignatures: at most %d transactions and signatures together", maxSignatures)
 	}
-	txs := make([]ledger.OnboardingTx, len(req.OnboardingTransactions))
+	txs := make([]external.OnboardingTx, len(req.OnboardingTransactions))
 	for i, t := range req.OnboardingTransactions {
-		txs[i] = ledger.OnboardingTx{Tx: t.Transaction, Signatures: topologySigs(t.Signatures)}
+		txs[i] = external.OnboardingTx{Tx: t.Transaction, Signatures: topologySigs(t.Signatures)}
 	}
-	p, err := s.l.AllocateExternalParty(r.Context(), req.Synchronizer, txs, topologySigs(req.MultiHashSignatures))
+	p, err := s.w.External.AllocateExternalParty(r.Context(), req.Synchronizer, txs, topologySigs(req.MultiHashSignatures))
 	if err != nil {
 		return externalPartyErr(err)
 	}

@@ -30,7 +30,7 @@ func (s *Server) getLedgerEnd(w http.ResponseWriter, r *http.Request, _ *caller)
 }
 
 func (s *Server) getPrunedOffsets(w http.ResponseWriter, r *http.Request, _ *caller) error {
-	p, err := s.l.PrunedOffset(r.Context())
+	p, err := s.w.APIRead.PrunedOffset(r.Context())
 	if err != nil {
 		return err
 	}
@@ -245,7 +245,7 @@ func (s *Server) activeContracts(w http.ResponseWriter, r *http.Request, c *call
 	if err != nil {
 		return err
 	}
-	cs, err := s.l.ActiveContracts(r.Context(), ef.ledgerFilter(), at, limit)
+	cs, err := s.w.APIRead.ActiveContracts(r.Context(), ef.ledgerFilter(), at, limit)
 	if err != nil {
 		return err
 	}
@@ -319,7 +319,7 @@ func (s *Server) eventsByContractID(w http.ResponseWriter, r *http.Request, c *c
 		}
 	}
 	notFound := cantonErr(codeEventsNotFound, "contract events not found, or not visible to the requesting parties: %s", cid)
-	ct, err := s.l.LedgerContractByID(r.Context(), cid)
+	ct, err := s.w.APIRead.LedgerContractByID(r.Context(), cid)
 	if errors.Is(err, ledger.ErrNotFound) {
 		return notFound
 	} else if err != nil {
@@ -511,7 +511,7 @@ func (s *Server) readUpdates(w http.ResponseWriter, r *http.Request, c *caller, 
 	if limit == 0 {
 		limit = ledger.MaxAPIPage
 	}
-	ups, scanned, err := s.l.Updates(r.Context(), ef.ledgerFilter(), begin, end, limit)
+	ups, scanned, err := s.w.APIRead.Updates(r.Context(), ef.ledgerFilter(), begin, end, limit)
 	if err != nil {
 		return err
 	}
@@ -606,7 +606,7 @@ func (s *Server) findTransaction(r *http.Request, ef *eventFormat, byID bool, up
 		}
 		offset, what = *offsetp, "update at offset "+strconv.FormatInt(*offsetp, 10)
 	}
-	ups, _, err := s.l.Updates(r.Context(), ef.ledgerFilter(), offset-1, offset, 1)
+	ups, _, err := s.w.APIRead.Updates(r.Context(), ef.ledgerFilter(), offset-1, offset, 1)
 	if err != nil {
 		return jsTransaction{}, err
 	}

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ccwallet/ccwallet/ledger/apiread"
+
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/web"
@@ -451,7 +453,7 @@ func (u *updatesStream) run(ws *wsStream) error {
 		var ups []ledger.LedgerUpdate
 		var scanned int64
 		err := ws.read(func(ctx context.Context) (err error) {
-			ups, scanned, err = ws.s.l.Updates(ctx, u.ef.ledgerFilter(), pos, u.end, ledger.MaxAPIPage)
+			ups, scanned, err = ws.s.w.APIRead.Updates(ctx, u.ef.ledgerFilter(), pos, u.end, ledger.MaxAPIPage)
 			return err
 		})
 		if err != nil {
@@ -532,11 +534,11 @@ func (a *acsStream) check(c *caller) (err error) {
 }
 
 func (a *acsStream) run(ws *wsStream) error {
-	key := ledger.FirstContractKey
+	key := apiread.FirstContractKey
 	for {
 		var cs []ledger.LedgerContract
 		err := ws.read(func(ctx context.Context) (err error) {
-			cs, err = ws.s.l.ActiveContractsAfter(ctx, a.ef.ledgerFilter(), a.at, key, ledger.MaxAPIPage)
+			cs, err = ws.s.w.APIRead.ActiveContractsAfter(ctx, a.ef.ledgerFilter(), a.at, key, ledger.MaxAPIPage)
 			return err
 		})
 		if err != nil {
@@ -553,6 +555,6 @@ func (a *acsStream) run(ws *wsStream) error {
 			return nil
 		}
 		last := cs[len(cs)-1]
-		key = ledger.ContractKey{Offset: last.CreatedOffset, ContractID: last.ContractID}
+		key = apiread.ContractKey{Offset: last.CreatedOffset, ContractID: last.ContractID}
 	}
 }

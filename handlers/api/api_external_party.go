@@ -5,6 +5,8 @@ import (
 	"strings"
 	"time"
 
+	ledgerexternal "github.com/ccwallet/ccwallet/ledger/external"
+
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/web"
@@ -17,7 +19,7 @@ func (h external) generateExternalPartyTopology(w http.ResponseWriter, r *http.R
 	if err := web.DecodeJSON(r, &req); err != nil {
 		return err
 	}
-	party, txs, err := h.l.GenerateExternalTopology(req.PartyHint, req.PublicKey)
+	party, txs, err := h.w.External.GenerateExternalTopology(req.PartyHint, req.PublicKey)
 	if err != nil {
 		return err
 	}
@@ -35,11 +37,11 @@ func (h external) submitExternalPartyTopology(w http.ResponseWriter, r *http.Req
 	if err := web.DecodeJSON(r, &req); err != nil {
 		return err
 	}
-	signed := make([]ledger.SignedTopologyTx, len(req.SignedTopologyTxs))
+	signed := make([]ledgerexternal.SignedTopologyTx, len(req.SignedTopologyTxs))
 	for i, s := range req.SignedTopologyTxs {
-		signed[i] = ledger.SignedTopologyTx{Tx: s.TopologyTx, SignedHash: s.SignedHash}
+		signed[i] = ledgerexternal.SignedTopologyTx{Tx: s.TopologyTx, SignedHash: s.SignedHash}
 	}
-	party, err := h.l.SubmitExternalTopology(r.Context(), req.PublicKey, signed)
+	party, err := h.w.External.SubmitExternalTopology(r.Context(), req.PublicKey, signed)
 	if err != nil {
 		return err
 	}

@@ -8,6 +8,8 @@ import (
 	"sort"
 	"strconv"
 
+	ledgerregistry "github.com/ccwallet/ccwallet/ledger/registry"
+
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/web"
@@ -32,7 +34,7 @@ type disclosedContractDTO struct {
 }
 
 type choiceContextData struct {
-	Values map[string]ledger.ContextValue `json:"values"`
+	Values map[string]ledgerregistry.ContextValue `json:"values"`
 }
 
 type choiceContextDTO struct {
@@ -64,7 +66,7 @@ type transferFactoryWithChoiceContext struct {
 	ChoiceContext choiceContextDTO `json:"choiceContext"`
 }
 
-func choiceContextResponse(cc ledger.ChoiceContext, excludeDebug bool) choiceContextDTO {
+func choiceContextResponse(cc ledgerregistry.ChoiceContext, excludeDebug bool) choiceContextDTO {
 	resp := choiceContextDTO{ChoiceContextData: choiceContextData{Values: cc.Values}, DisclosedContracts: make([]disclosedContractDTO, 0, len(cc.Disclosed))}
 	for _, d := range cc.Disclosed {
 		dc := disclosedContractDTO{
@@ -82,14 +84,14 @@ func choiceContextResponse(cc ledger.ChoiceContext, excludeDebug bool) choiceCon
 // getTransferInstructionChoiceContext answers POST
 // /registry/transfer-instruction/v1/{transferInstructionId}/choice-contexts/{accept,reject,withdraw}.
 func (h registry) getTransferInstructionChoiceContext(move ledger.InstructionMove) apiFunc {
-	return choiceContextOf("transferInstructionId", func(ctx context.Context, cid coin.ContractID) (ledger.ChoiceContext, error) {
-		return h.l.InstructionChoiceContext(ctx, cid, move)
+	return choiceContextOf("transferInstructionId", func(ctx context.Context, cid coin.ContractID) (ledgerregistry.ChoiceContext, error) {
+		return h.w.Registry.InstructionChoiceContext(ctx, cid, move)
 	})
 }
 
 // choiceContextOf answers a registry's choice-context request for the
 // contract named by the path parameter param.
-func choiceContextOf(param string, get func(context.Context, coin.ContractID) (ledger.ChoiceContext, error)) apiFunc {
+func choiceContextOf(param string, get func(context.Context, coin.ContractID) (ledgerregistry.ChoiceContext, error)) apiFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
 		raw := r.PathValue(param)
 		cid, err := coin.ParseContractID(raw)
@@ -131,7 +133,7 @@ func (h registry) getTransferFactory(w http.ResponseWriter, r *http.Request) err
 	if id := args.Transfer.InstrumentID; id.ID != ledger.InstrumentID || id.Admin != string(h.l.DSO()) {
 		return badRequest(fmt.Sprintf("%s: unknown instrument %s/%s; this registry serves %s/%s", invalidArgs, id.Admin, id.ID, h.l.DSO(), ledger.InstrumentID))
 	}
-	f, err := h.l.TransferFactoryFor(r.Context(), sender, receiver)
+	f, err := h.w.Registry.TransferFactoryFor(r.Context(), sender, receiver)
 	if err != nil {
 		return err
 	}
@@ -186,7 +188,7 @@ func (h registry) getAllocationFactory(w http.ResponseWriter, r *http.Request) e
 	if id := leg.InstrumentID; id.ID != ledger.InstrumentID || id.Admin != string(h.l.DSO()) {
 		return badRequest(fmt.Sprintf("%s: unknown instrument %s/%s; this registry serves %s/%s", invalidArgs, id.Admin, id.ID, h.l.DSO(), ledger.InstrumentID))
 	}
-	f, err := h.l.AllocationFactory(r.Context())
+	f, err := h.w.Registry.AllocationFactory(r.Context())
 	if err != nil {
 		return err
 	}
@@ -198,8 +200,8 @@ func (h registry) getAllocationFactory(w http.ResponseWriter, r *http.Request) e
 // getAllocationChoiceContext answers POST
 // /registry/allocations/v1/{allocationId}/choice-contexts/{execute-transfer,withdraw,cancel}.
 func (h registry) getAllocationChoiceContext(move ledger.AllocationMove) apiFunc {
-	return choiceContextOf("allocationId", func(ctx context.Context, cid coin.ContractID) (ledger.ChoiceContext, error) {
-		return h.l.AllocationChoiceContext(ctx, cid, move)
+	return choiceContextOf("allocationId", func(ctx context.Context, cid coin.ContractID) (ledgerregistry.ChoiceContext, error) {
+		return h.w.Registry.AllocationChoiceContext(ctx, cid, move)
 	})
 }
 
@@ -246,7 +248,7 @@ func (h registry) getRegistryInfo(w http.ResponseWriter, r *http.Request) error 
 // is the only one: id "Amulet" as on the real network (clients match on
 // it), display name "Amulet" and symbol "CC", the mission's abbreviation.
 func (h registry) instruments(r *http.Request) ([]instrumentDTO, error) {
-	supply, asOf, err := h.l.TotalSupply(r.Context())
+	supply, asOf, err := h.w.Registry.TotalSupply(r.Context())
 	if err != nil {
 		return nil, err
 	}

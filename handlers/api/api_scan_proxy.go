@@ -93,7 +93,7 @@ func (h registry) lookupFeaturedAppRight(w http.ResponseWriter, r *http.Request)
 // /v0/scan-proxy/open-and-issuing-mining-rounds. The ledger issues a
 // round's rewards as it closes it, so no round is ever left issuing.
 func (h registry) getOpenAndIssuingMiningRounds(w http.ResponseWriter, r *http.Request) error {
-	cs, err := h.l.OpenRoundContracts(r.Context())
+	cs, err := h.w.Scan.OpenRoundContracts(r.Context())
 	if err != nil {
 		return err
 	}
@@ -108,7 +108,7 @@ func (h registry) getOpenAndIssuingMiningRounds(w http.ResponseWriter, r *http.R
 
 // getAmuletRules answers GET /v0/scan-proxy/amulet-rules.
 func (h registry) getAmuletRules(w http.ResponseWriter, r *http.Request) error {
-	c, err := h.l.AmuletRules(r.Context())
+	c, err := h.w.Scan.AmuletRules(r.Context())
 	if err != nil {
 		return err
 	}
@@ -155,7 +155,7 @@ func (h registry) lookupTransferCommandStatus(w http.ResponseWriter, r *http.Req
 	if err != nil {
 		return badRequest(fmt.Sprintf("nonce: %q is not a whole number", raw))
 	}
-	cmds, err := h.l.TransferCommands(r.Context(), sender, nonce)
+	cmds, err := h.w.Scan.TransferCommands(r.Context(), sender, nonce)
 	if err != nil {
 		return err
 	}

@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"time"
 
+	ledgerscan "github.com/ccwallet/ccwallet/ledger/scan"
+
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/web"
 )
@@ -62,13 +64,13 @@ type nodeIdentitiesDumpDTO struct {
 // nodeIdentities is the participant's identities dump: its ID and no keys
 // or topology snapshot, which the embedded participant does not have (its
 // parties' namespace is the ledger's, kept in its database).
-func nodeIdentities(id ledger.NodeIdentity) nodeIdentitiesDumpDTO {
+func nodeIdentities(id ledgerscan.NodeIdentity) nodeIdentitiesDumpDTO {
 	return nodeIdentitiesDumpDTO{ID: id.ParticipantID, Keys: []nodeKeyDTO{}, AuthorizedStoreSnapshot: ""}
 }
 
 // dumpParticipantIdentities answers GET /v0/admin/participant/identities.
 func (h *Handler) dumpParticipantIdentities(w http.ResponseWriter, _ *http.Request) error {
-	return web.WriteJSON(w, http.StatusOK, nodeIdentities(h.l.NodeIdentity()))
+	return web.WriteJSON(w, http.StatusOK, nodeIdentities(h.w.Scan.NodeIdentity()))
 }
 
 type sequencerAliasToConnectionsDTO struct {
@@ -153,7 +155,7 @@ func (h *Handler) getValidatorDomainDataSnapshot(w http.ResponseWriter, r *http.
 	if f := q.Get("force"); f != "" && f != "true" && f != "false" {
 		return badRequest("force: must be true or false")
 	}
-	s, err := h.l.DomainDataSnapshot(r.Context(), at, mig)
+	s, err := h.w.Scan.DomainDataSnapshot(r.Context(), at, mig)
 	if err != nil {
 		return err
 	}

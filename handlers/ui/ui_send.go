@@ -48,7 +48,7 @@ func (h *Handler) checkReceiver(ctx context.Context, sender coin.PartyID, receiv
 		p, err := h.receiverParty(ctx, sender, receiver)
 		if err == nil {
 			var kind ledger.TransferKind
-			if kind, err = h.l.TransferKind(ctx, sender, p); err == nil && kind == ledger.TransferDirect {
+			if kind, err = h.w.Registry.TransferKind(ctx, sender, p); err == nil && kind == ledger.TransferDirect {
 				m.Preapproved, m.Default = true, views.SendDirect
 				if pa, perr := h.l.PreapprovalOf(ctx, p); perr == nil {
 					m.PreapprovalExpires = fmtTime(pa.ExpiresAt)
@@ -202,7 +202,7 @@ func (h *Handler) send(ctx context.Context, sender coin.PartyID, method views.Se
 		}
 		// A double submit is told how the first one settled (its answer is
 		// ErrDuplicate), so ask the ledger's rule first.
-		if kind, err := h.l.TransferKind(ctx, sender, receiver); err != nil {
+		if kind, err := h.w.Registry.TransferKind(ctx, sender, receiver); err != nil {
 			return err
 		} else if kind == ledger.TransferDirect {
 			*sent = views.SendDirect

@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ccwallet/ccwallet/ledger/apiread"
+
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/allocations"
@@ -56,7 +58,7 @@ func TestTradingAppDvP(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		trade, err := l.LedgerContractByID(ctx, init.Created)
+		trade, err := apiread.New(l).LedgerContractByID(ctx, init.Created)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -106,7 +108,7 @@ func TestTradingAppDvP(t *testing.T) {
 			t.Errorf("after settlement (-want +got):\n%s", diff)
 		}
 		for _, cid := range append([]coin.ContractID{init.Created}, allocs["leg0"], allocs["leg1"]) {
-			if c, err := l.LedgerContractByID(ctx, cid); err != nil || c.ArchivedOffset != res.Offset {
+			if c, err := apiread.New(l).LedgerContractByID(ctx, cid); err != nil || c.ArchivedOffset != res.Offset {
 				t.Errorf("%s archived at %d, %v; want the settlement's offset %d", cid, c.ArchivedOffset, err, res.Offset)
 			}
 		}
@@ -144,7 +146,7 @@ func TestTradingAppCancelAndWithdraw(t *testing.T) {
 			return tr.Created
 		}
 		first := trade()
-		tc, err := l.LedgerContractByID(ctx, first)
+		tc, err := apiread.New(l).LedgerContractByID(ctx, first)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -176,7 +178,7 @@ func TestTradingAppCancelAndWithdraw(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, cid := range []coin.ContractID{first, second, a.AllocationCID} {
-			if c, err := l.LedgerContractByID(ctx, cid); err != nil || c.ArchivedOffset == 0 {
+			if c, err := apiread.New(l).LedgerContractByID(ctx, cid); err != nil || c.ArchivedOffset == 0 {
 				t.Errorf("%s still active (%v)", cid, err)
 			}
 		}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/apiread"
 	"github.com/ccwallet/ccwallet/store"
 )
 
@@ -48,7 +49,7 @@ func (s *Service) Dump(ctx context.Context) (*Scenario, error) {
 	}
 	var after coin.PartyID
 	for {
-		ps, err := store.PartiesAfter(ctx, l.DB(), after, ledger.MaxPartiesPage)
+		ps, err := store.PartiesAfter(ctx, l.DB(), after, apiread.MaxPartiesPage)
 		if err != nil {
 			return nil, err
 		}
@@ -60,7 +61,7 @@ func (s *Service) Dump(ctx context.Context) (*Scenario, error) {
 			sc.Parties = append(sc.Parties, ScenarioParty{Name: p.Hint, External: p.Kind == ledger.PartyKindExternal})
 			dumped = append(dumped, p.PartyID)
 		}
-		if len(ps) < ledger.MaxPartiesPage {
+		if len(ps) < apiread.MaxPartiesPage {
 			break
 		}
 		after = ps[len(ps)-1].PartyID

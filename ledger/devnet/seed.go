@@ -12,6 +12,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/external"
 )
 
 // SeedResult is what Seed created: each name's party, and the private
@@ -328,22 +329,24 @@ func (s *seeding) offer(ctx context.Context, at string, o ScenarioTransfer) erro
 }
 
 // createExternalParty creates the external party hint with key through
-// the same topology generate, sign and submit steps a client takes.
+// the same topology generate, sign and submit steps a client takes
+// (ledger/external's onboarding, built here: it holds nothing but l).
 func createExternalParty(ctx context.Context, l *ledger.Ledger, hint string, key ed25519.PrivateKey) (coin.PartyID, error) {
+	x := external.New(l)
 	pub := hex.EncodeToString(key.Public().(ed25519.PublicKey))
-	_, txs, err := l.GenerateExternalTopology(hint, pub)
+	_, txs, err := x.GenerateExternalTopology(hint, pub)
 	if err != nil {
 		return "", err
 	}
-	signed := make([]ledger.SignedTopologyTx, len(txs))
+	signed := make([]external.SignedTopologyTx, len(txs))
 	for i, tx := range txs {
 		sig, err := ledger.SignHash(key, tx.Hash)
 		if err != nil {
 			return "", err
 		}
-		signed[i] = ledger.SignedTopologyTx{Tx: tx.Tx, SignedHash: sig}
+		signed[i] = external.SignedTopologyTx{Tx: tx.Tx, SignedHash: sig}
 	}
-	return l.SubmitExternalTopology(ctx, pub, signed)
+	return x.SubmitExternalTopology(ctx, pub, signed)
 }
 
 // instructionLock is what an instruction of amount until executeBefore,

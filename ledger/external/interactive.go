@@ -1,9 +1,13 @@
 // Package external owns the workflows of external parties (parties whose
-// signing key lives off the node) that are not the core's: the Ledger
-// API's interactive submission (which transactions this node prepared,
-// until when, and whose signatures count). The core keeps what money
-// depends on: the parties' keys, the topology that creates them, and the
-// prepared transactions it verifies and executes itself.
+// signing key lives off the node) that are not the core's: their
+// onboarding (the topology transactions that create a party from its
+// key, through the validator API's topology/generate and topology/submit
+// and the Ledger API's GenerateExternalPartyTopology and
+// AllocateExternalParty), the Ledger API's interactive submission (which
+// transactions this node prepared, until when, and whose signatures
+// count) and their balance summary. The core keeps what money depends
+// on: the parties' keys, their preapprovals and the prepared transactions
+// it verifies and executes itself.
 package external
 
 import (

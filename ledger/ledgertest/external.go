@@ -9,6 +9,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/external"
 )
 
 // ExternalParty creates an external party with a fresh Ed25519 key through
@@ -19,19 +20,20 @@ func ExternalParty(t testing.TB, l *ledger.Ledger, hint string) (coin.PartyID, e
 	if err != nil {
 		t.Fatal(err)
 	}
-	party, txs, err := l.GenerateExternalTopology(hint, hex.EncodeToString(pub))
+	x := external.New(l)
+	party, txs, err := x.GenerateExternalTopology(hint, hex.EncodeToString(pub))
 	if err != nil {
 		t.Fatalf("generate topology: %v", err)
 	}
-	signed := make([]ledger.SignedTopologyTx, len(txs))
+	signed := make([]external.SignedTopologyTx, len(txs))
 	for i, tx := range txs {
 		sig, err := ledger.SignHash(key, tx.Hash)
 		if err != nil {
 			t.Fatal(err)
 		}
-		signed[i] = ledger.SignedTopologyTx{Tx: tx.Tx, SignedHash: sig}
+		signed[i] = external.SignedTopologyTx{Tx: tx.Tx, SignedHash: sig}
 	}
-	got, err := l.SubmitExternalTopology(context.Background(), hex.EncodeToString(pub), signed)
+	got, err := x.SubmitExternalTopology(context.Background(), hex.EncodeToString(pub), signed)
 	if err != nil || got != party {
 		t.Fatalf("submit topology = %s, %v; want %s", got, err, party)
 	}

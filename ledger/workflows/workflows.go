@@ -9,10 +9,13 @@ import (
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/airdrop"
 	"github.com/ccwallet/ccwallet/ledger/allocations"
+	"github.com/ccwallet/ccwallet/ledger/apiread"
 	"github.com/ccwallet/ccwallet/ledger/apppayments"
 	"github.com/ccwallet/ccwallet/ledger/devnet"
 	"github.com/ccwallet/ccwallet/ledger/external"
 	"github.com/ccwallet/ccwallet/ledger/names"
+	"github.com/ccwallet/ccwallet/ledger/registry"
+	"github.com/ccwallet/ccwallet/ledger/scan"
 	"github.com/ccwallet/ccwallet/ledger/subscriptions"
 )
 
@@ -30,6 +33,13 @@ type Set struct {
 	Allocations *allocations.Service
 	// External is external parties' interactive submission.
 	External *external.Service
+	// APIRead is the JSON Ledger API's read model (active contracts,
+	// updates, parties).
+	APIRead *apiread.Service
+	// Registry is the token standard's registry reads (factories and
+	// choice contexts); Scan the scan proxy's and the node's reads.
+	Registry *registry.Service
+	Scan     *scan.Service
 	// Airdrop is the provider's airdrop with auto-merge.
 	Airdrop *airdrop.Service
 	// Devnet is a development network's tools (time jumps, snapshots,
@@ -44,5 +54,6 @@ func New(l *ledger.Ledger) *Set {
 	subs := subscriptions.New(l, map[string]subscriptions.App{names.AppName: names.App(l)})
 	return &Set{Ledger: l, Subscriptions: subs, Names: names.New(l, subs), AppPayments: apppayments.New(l),
 		Allocations: allocations.New(l), External: external.New(l),
+		Registry: registry.New(l), Scan: scan.New(l), APIRead: apiread.New(l),
 		Airdrop: airdrop.New(l), Devnet: devnet.New(l, subs.Automations()...)}
 }

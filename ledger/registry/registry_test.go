@@ -1,4 +1,4 @@
-package ledger_test
+package registry_test
 
 import (
 	"context"
@@ -10,12 +10,15 @@ import (
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
+	"github.com/ccwallet/ccwallet/ledger/registry"
 	"github.com/google/go-cmp/cmp"
 )
 
-func contextKeys(cc ledger.ChoiceContext) []string {
+func TestMain(m *testing.M) { ledgertest.Main(m) }
+
+func contextKeys(cc registry.ChoiceContext) []string {
 	var ks []string
-	for _, k := range []string{ledger.ContextAmuletRules, ledger.ContextOpenRound, ledger.ContextExpireLock, ledger.ContextTransferPreapprove, ledger.ContextFeaturedAppRight} {
+	for _, k := range []string{registry.ContextAmuletRules, registry.ContextOpenRound, registry.ContextExpireLock, registry.ContextTransferPreapprove, registry.ContextFeaturedAppRight} {
 		if _, ok := cc.Values[k]; ok {
 			ks = append(ks, k)
 		}
@@ -23,56 +26,18 @@ func contextKeys(cc ledger.ChoiceContext) []string {
 	return ks
 }
 
-// TestChoiceContextMissingLock: when the lock is gone, accept is not found
-// with scan's message, and reject/withdraw get expire-lock=false only.
-func TestChoiceContextMissingLock(t *testing.T) {
-	forEachEngineClock(t, func(t *testing.T, l *ledger.Ledger, clock *ledgertest.Clock) {
-		ctx := context.Background()
-		a, b := ledgertest.Party(t, l), ledgertest.Party(t, l)
-		ledgertest.Mint(t, l, a, "10")
-		res, err := l.CreateTransferInstruction(ctx, ledger.TransferInstructionRequest{Sender: a, Receiver: b, Amount: coin.MustParse("4"), ExecuteBefore: clock.Now().Add(time.Hour)})
-		if err != nil {
-			t.Fatal(err)
-		}
-		ti, err := l.TransferInstructionByID(ctx, a, res.InstructionCID)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := l.DropLockedHolding(ctx, ti.LockedHoldingCID); err != nil {
-			t.Fatal(err)
-		}
-		_, err = l.InstructionChoiceContext(ctx, ti.ContractID, ledger.MoveAccept)
-		want := "LockedAmulet '" + string(ti.LockedHoldingCID) + "' not found for AmuletTransferInstruction '" + string(ti.ContractID) + "', which expires on " + ledger.FormatTime(ti.ExecuteBefore)
-		if !errors.Is(err, ledger.ErrNotFound) || err.Error() != want {
-			t.Errorf("accept context = %v, want %q", err, want)
-		}
-		for _, m := range []ledger.InstructionMove{ledger.MoveReject, ledger.MoveWithdraw} {
-			cc, err := l.InstructionChoiceContext(ctx, ti.ContractID, m)
-			if err != nil || len(cc.Disclosed) != 0 || cc.Values[ledger.ContextExpireLock].Value != false || len(cc.Values) != 1 {
-				t.Errorf("%s context = %+v, %v; want only expire-lock=false", m, cc, err)
-			}
-		}
-		if _, err := l.AcceptTransferInstruction(ctx, b, ti.ContractID); !errors.Is(err, ledger.ErrNotFound) || !strings.Contains(err.Error(), "LockedAmulet") {
-			t.Errorf("accept without lock = %v", err)
-		}
-		r, err := l.WithdrawTransferInstruction(ctx, a, ti.ContractID)
-		if err != nil || len(r.SenderChangeCIDs) != 0 {
-			t.Errorf("withdraw without lock = %+v, %v; want no coin back", r, err)
-		}
-	})
-}
-
 // TestTransferFactoryKinds: self, offer, and direct once the receiver has
 // a preapproval (with its provider's featured-app right disclosed).
 func TestTransferFactoryKinds(t *testing.T) {
-	forEachEngineClock(t, func(t *testing.T, l *ledger.Ledger, clock *ledgertest.Clock) {
+	ledgertest.ForEachEngineClock(t, func(t *testing.T, l *ledger.Ledger, clock *ledgertest.Clock) {
+		reg := registry.New(l)
 		ctx := context.Background()
 		a, b := ledgertest.Party(t, l), ledgertest.Party(t, l)
 		for _, c := range []struct {
 			sender, receiver coin.PartyID
 			kind             ledger.TransferKind
 		}{{a, a, ledger.TransferSelf}, {a, b, ledger.TransferOffer}} {
-			f, err := l.TransferFactoryFor(ctx, c.sender, c.receiver)
+			f, err := reg.TransferFactoryFor(ctx, c.sender, c.receiver)
 			if err != nil || f.Kind != c.kind || len(f.Context.Disclosed) != 3 {
 				t.Errorf("%s -> %s = %+v, %v; want %s", c.sender, c.receiver, f, err, c.kind)
 			}
@@ -81,18 +46,18 @@ func TestTransferFactoryKinds(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		f, err := l.TransferFactoryFor(ctx, a, b)
+		f, err := reg.TransferFactoryFor(ctx, a, b)
 		if err != nil || f.Kind != ledger.TransferDirect {
 			t.Fatalf("with a preapproval = %+v, %v; want direct", f, err)
 		}
-		if diff := cmp.Diff([]string{ledger.ContextAmuletRules, ledger.ContextOpenRound, ledger.ContextTransferPreapprove, ledger.ContextFeaturedAppRight}, contextKeys(f.Context)); diff != "" {
+		if diff := cmp.Diff([]string{registry.ContextAmuletRules, registry.ContextOpenRound, registry.ContextTransferPreapprove, registry.ContextFeaturedAppRight}, contextKeys(f.Context)); diff != "" {
 			t.Errorf("context keys (-want +got):\n%s", diff)
 		}
-		if f.Context.Values[ledger.ContextTransferPreapprove].Value != string(pre) || len(f.Context.Disclosed) != 5 {
+		if f.Context.Values[registry.ContextTransferPreapprove].Value != string(pre) || len(f.Context.Disclosed) != 5 {
 			t.Errorf("context = %+v", f.Context)
 		}
 		// The preapproval names its receiver: the provider itself gets none.
-		if f, err := l.TransferFactoryFor(ctx, a, l.Operator()); err != nil || f.Kind != ledger.TransferOffer {
+		if f, err := reg.TransferFactoryFor(ctx, a, l.Operator()); err != nil || f.Kind != ledger.TransferOffer {
 			t.Errorf("to the provider = %+v, %v; want offer", f.Kind, err)
 		}
 	})
@@ -104,7 +69,8 @@ func TestTransferFactoryKinds(t *testing.T) {
 // even when the newest open round lies ahead of the clock (a replica whose
 // clock lags); with none opened both refuse alike (issue 22.2).
 func TestWalletAndRegistryAgreeOnTheRound(t *testing.T) {
-	forEachEngineClock(t, func(t *testing.T, l *ledger.Ledger, clock *ledgertest.Clock) {
+	ledgertest.ForEachEngineClock(t, func(t *testing.T, l *ledger.Ledger, clock *ledgertest.Clock) {
+		reg := registry.New(l)
 		ctx := context.Background()
 		a, b := ledgertest.Party(t, l), ledgertest.Party(t, l)
 		ledgertest.Mint(t, l, a, "100")
@@ -136,19 +102,19 @@ func TestWalletAndRegistryAgreeOnTheRound(t *testing.T) {
 		if h, err := l.History(ctx, a, ledger.HistoryQuery{PageSize: 1}); err != nil || len(h) != 1 || h[0].Round != 2 {
 			t.Errorf("the transfer's round = %+v, %v; want 2", h, err)
 		}
-		f, err := l.TransferFactoryFor(ctx, a, b)
-		if err != nil || f.Context.Values[ledger.ContextOpenRound].Value != want {
+		f, err := reg.TransferFactoryFor(ctx, a, b)
+		if err != nil || f.Context.Values[registry.ContextOpenRound].Value != want {
 			t.Errorf("factory = %+v, %v; want round 2 (%s)", f.Context.Values, err, want)
 		}
-		cc, err := l.InstructionChoiceContext(ctx, ti.InstructionCID, ledger.MoveWithdraw)
-		if err != nil || cc.Values[ledger.ContextOpenRound].Value != want {
+		cc, err := reg.InstructionChoiceContext(ctx, ti.InstructionCID, ledger.MoveWithdraw)
+		if err != nil || cc.Values[registry.ContextOpenRound].Value != want {
 			t.Errorf("choice context = %+v, %v; want round 2 (%s)", cc.Values, err, want)
 		}
 		clock.Advance(-3 * time.Minute) // before any open round opened
 		if _, _, err := l.CurrentRound(ctx); !errors.Is(err, ledger.ErrNotFound) {
 			t.Errorf("wallet's round with none opened: %v; want not found", err)
 		}
-		if _, err := l.TransferFactoryFor(ctx, a, b); !errors.Is(err, ledger.ErrNotFound) || err.Error() != "No open usable OpenMiningRound found." {
+		if _, err := reg.TransferFactoryFor(ctx, a, b); !errors.Is(err, ledger.ErrNotFound) || err.Error() != "No open usable OpenMiningRound found." {
 			t.Errorf("factory with none opened: %v; want scan's not found", err)
 		}
 	})
@@ -161,7 +127,8 @@ func TestWalletAndRegistryAgreeOnTheRound(t *testing.T) {
 // changes, and once the reassignment completes the moves go through
 // (issue 22.8: a wallet withdraw went through while the registry said 409).
 func TestReassignmentRefusedEverywhere(t *testing.T) {
-	forEachEngineClock(t, func(t *testing.T, l *ledger.Ledger, clock *ledgertest.Clock) {
+	ledgertest.ForEachEngineClock(t, func(t *testing.T, l *ledger.Ledger, clock *ledgertest.Clock) {
+		reg := registry.New(l)
 		ctx := context.Background()
 		const target = "global-domain::1220feedfeed"
 		a, b := ledgertest.Party(t, l), ledgertest.Party(t, l)
@@ -205,10 +172,10 @@ func TestReassignmentRefusedEverywhere(t *testing.T) {
 		before, _ := l.Balance(ctx, a)
 		reassign(l.RulesContractID(), func() {
 			for _, m := range []ledger.InstructionMove{ledger.MoveAccept, ledger.MoveReject, ledger.MoveWithdraw} {
-				_, err := l.InstructionChoiceContext(ctx, ti.InstructionCID, m)
+				_, err := reg.InstructionChoiceContext(ctx, ti.InstructionCID, m)
 				refused("registry "+string(m)+" context", err)
 			}
-			_, err := l.TransferFactoryFor(ctx, a, b)
+			_, err := reg.TransferFactoryFor(ctx, a, b)
 			refused("transfer factory", err)
 			_, err = l.WithdrawTransferInstruction(ctx, a, ti.InstructionCID)
 			refused("wallet withdraw", err)
@@ -238,7 +205,7 @@ func TestReassignmentRefusedEverywhere(t *testing.T) {
 			refused("direct token-standard transfer", err)
 		})
 		reassign(ti.InstructionCID, func() {
-			_, err := l.InstructionChoiceContext(ctx, ti.InstructionCID, ledger.MoveWithdraw)
+			_, err := reg.InstructionChoiceContext(ctx, ti.InstructionCID, ledger.MoveWithdraw)
 			refused("registry context of the instruction itself", err)
 			_, err = l.WithdrawTransferInstruction(ctx, a, ti.InstructionCID)
 			refused("wallet withdraw of the instruction itself", err)

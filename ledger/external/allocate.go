@@ -1,4 +1,4 @@
-package ledger
+package external
 
 import (
 	"context"
@@ -6,9 +6,9 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/ccwallet/ccwallet/coin"
+	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/topologytx"
 )
 
@@ -39,18 +39,19 @@ type SigningPublicKey struct {
 // else is a validation error naming what was sent.
 func (k SigningPublicKey) Ed25519() (ed25519.PublicKey, error) {
 	if k.Spec != KeySpecCurve25519 {
-		return nil, invalid("publicKey.keySpec", "must be %s (Ed25519), the only key type external parties may use here; got %q", KeySpecCurve25519, k.Spec)
+		return nil, ledger.Invalid("publicKey.keySpec", "must be %s (Ed25519), the only key type external parties may use here; got %q", KeySpecCurve25519, k.Spec)
 	}
 	switch k.Format {
 	case KeyFormatRaw:
-		return ParsePublicKey("publicKey.keyData", hex.EncodeToString(k.Data))
+		return ledger.ParsePublicKey("publicKey.keyData", hex.EncodeToString(k.Data))
 	case KeyFormatDerSPKI:
-		if len(k.Data) != len(ed25519SPKIPrefix)+ed25519.PublicKeySize || !strings.HasPrefix(string(k.Data), string(ed25519SPKIPrefix)) {
-			return nil, invalid("publicKey.keyData", "is not a DER SubjectPublicKeyInfo of an Ed25519 key (%d bytes)", len(k.Data))
+		pub, ok := ledger.Ed25519FromSPKI(k.Data)
+		if !ok {
+			return nil, ledger.Invalid("publicKey.keyData", "is not a DER SubjectPublicKeyInfo of an Ed25519 key (%d bytes)", len(k.Data))
 		}
-		return ed25519.PublicKey(k.Data[len(ed25519SPKIPrefix):]), nil
+		return pub, nil
 	}
-	return nil, invalid("publicKey.format", "must be %s or %s, got %q", KeyFormatRaw, KeyFormatDerSPKI, k.Format)
+	return nil, ledger.Invalid("publicKey.format", "must be %s or %s, got %q", KeyFormatRaw, KeyFormatDerSPKI, k.Format)
 }
 
 // ExternalTopology is what generate-topology answers.
@@ -64,31 +65,31 @@ type ExternalTopology struct {
 // GenerateExternalPartyTopology derives the party (hint::fingerprint(key))
 // and the three onboarding transactions for it, on synchronizer, which
 // must be this node's. Nothing is stored.
-func (l *Ledger) GenerateExternalPartyTopology(synchronizer, hint string, key SigningPublicKey) (ExternalTopology, error) {
-	if err := l.checkSynchronizer(synchronizer); err != nil {
+func (s *Service) GenerateExternalPartyTopology(synchronizer, hint string, key SigningPublicKey) (ExternalTopology, error) {
+	if err := s.checkSynchronizer(synchronizer); err != nil {
 		return ExternalTopology{}, err
 	}
 	pub, err := key.Ed25519()
 	if err != nil {
 		return ExternalTopology{}, err
 	}
-	party, _, err := l.GenerateExternalTopology(hint, hex.EncodeToString(pub))
+	party, _, err := s.GenerateExternalTopology(hint, hex.EncodeToString(pub))
 	if err != nil {
 		return ExternalTopology{}, err
 	}
-	txs := l.topologyTxs(party, pub)
+	txs := s.topologyTxs(party, pub)
 	return ExternalTopology{Party: party, Fingerprint: party.Namespace(), Txs: txs, MultiHash: topologytx.MultiHash(txs)}, nil
 }
 
 // ErrNotConnected is a synchronizer this node is not on.
 var ErrNotConnected = errors.New("this participant is not connected to synchronizer")
 
-func (l *Ledger) checkSynchronizer(synchronizer string) error {
+func (s *Service) checkSynchronizer(synchronizer string) error {
 	if synchronizer == "" {
-		return invalid("synchronizer", "is required (this participant is connected to %s)", l.synchronizerID)
+		return ledger.Invalid("synchronizer", "is required (this participant is connected to %s)", s.l.SynchronizerID())
 	}
-	if synchronizer != l.synchronizerID {
-		return fmt.Errorf("%w %s; it is connected to %s only", ErrNotConnected, synchronizer, l.synchronizerID)
+	if synchronizer != s.l.SynchronizerID() {
+		return fmt.Errorf("%w %s; it is connected to %s only", ErrNotConnected, synchronizer, s.l.SynchronizerID())
 	}
 	return nil
 }
@@ -106,12 +107,12 @@ type OnboardingTx struct {
 // verify, multi over the multi-hash of all txs and the others over their
 // transaction's hash; and each transaction must be covered by one. Any
 // refusal creates nothing; a party that exists already is ErrConflict.
-func (l *Ledger) AllocateExternalParty(ctx context.Context, synchronizer string, txs []OnboardingTx, multi []ExternalSignature) (coin.PartyID, error) {
-	if err := l.checkSynchronizer(synchronizer); err != nil {
+func (s *Service) AllocateExternalParty(ctx context.Context, synchronizer string, txs []OnboardingTx, multi []ExternalSignature) (coin.PartyID, error) {
+	if err := s.checkSynchronizer(synchronizer); err != nil {
 		return "", err
 	}
 	if len(txs) == 0 {
-		return "", invalid("onboardingTransactions", "is required: the transactions generate-topology returned")
+		return "", ledger.Invalid("onboardingTransactions", "is required: the transactions generate-topology returned")
 	}
 	raws := make([][]byte, len(txs))
 	var party coin.PartyID
@@ -119,7 +120,7 @@ func (l *Ledger) AllocateExternalParty(ctx context.Context, synchronizer string,
 	for i, t := range txs {
 		tx, err := topologytx.Decode(t.Tx)
 		if err != nil {
-			return "", invalid(fmt.Sprintf("onboardingTransactions[%d].transaction", i), "is not a topology transaction: %v", err)
+			return "", ledger.Invalid(fmt.Sprintf("onboardingTransactions[%d].transaction", i), "is not a topology transaction: %v", err)
 		}
 		if tx.Kind == topologytx.PartyToParticipant {
 			party = coin.PartyID(tx.Party)
@@ -130,29 +131,29 @@ func (l *Ledger) AllocateExternalParty(ctx context.Context, synchronizer string,
 		raws[i] = t.Tx
 	}
 	if party == "" {
-		return "", invalid("onboardingTransactions", "the PartyToParticipant transaction is missing")
+		return "", ledger.Invalid("onboardingTransactions", "the PartyToParticipant transaction is missing")
 	}
 	if pub == nil {
-		return "", invalid("onboardingTransactions", "the PartyToKeyMapping transaction with the party's Ed25519 key is missing")
+		return "", ledger.Invalid("onboardingTransactions", "the PartyToKeyMapping transaction with the party's Ed25519 key is missing")
 	}
 	if _, err := coin.ParsePartyID(string(party)); err != nil {
-		return "", invalid("onboardingTransactions", "%v", err)
+		return "", ledger.Invalid("onboardingTransactions", "%v", err)
 	}
 	fp := coin.Fingerprint(pub)
 	if party.Namespace() != fp {
-		return "", invalid("onboardingTransactions", "party %s is not in the namespace of its key (%s)", party, fp)
+		return "", ledger.Invalid("onboardingTransactions", "party %s is not in the namespace of its key (%s)", party, fp)
 	}
 	check := func(field string, s ExternalSignature, hash []byte) error {
 		if s.SignedBy != fp {
-			return invalid(field+".signedBy", "must be the party's key fingerprint %s, got %q", fp, s.SignedBy)
+			return ledger.Invalid(field+".signedBy", "must be the party's key fingerprint %s, got %q", fp, s.SignedBy)
 		}
-		if s.Format != SignatureFormatConcat && s.Format != SignatureFormatRaw {
-			return invalid(field+".format", "must be %s or %s for an Ed25519 signature, got %q", SignatureFormatConcat, SignatureFormatRaw, s.Format)
+		if s.Format != ledger.SignatureFormatConcat && s.Format != ledger.SignatureFormatRaw {
+			return ledger.Invalid(field+".format", "must be %s or %s for an Ed25519 signature, got %q", ledger.SignatureFormatConcat, ledger.SignatureFormatRaw, s.Format)
 		}
-		if s.Algorithm != SigningAlgorithmEd25519 {
-			return invalid(field+".signingAlgorithmSpec", "must be %s, got %q", SigningAlgorithmEd25519, s.Algorithm)
+		if s.Algorithm != ledger.SigningAlgorithmEd25519 {
+			return ledger.Invalid(field+".signingAlgorithmSpec", "must be %s, got %q", ledger.SigningAlgorithmEd25519, s.Algorithm)
 		}
-		return VerifySignature(field+".signature", pub, hash, hex.EncodeToString(s.Signature))
+		return ledger.VerifySignature(field+".signature", pub, hash, hex.EncodeToString(s.Signature))
 	}
 	multiHash := topologytx.MultiHash(raws)
 	for i, s := range multi {
@@ -160,21 +161,21 @@ func (l *Ledger) AllocateExternalParty(ctx context.Context, synchronizer string,
 			return "", err
 		}
 	}
-	err := l.checkOnboarding(party, pub, raws, func(i int, hash []byte) error {
+	err := s.checkOnboarding(party, pub, raws, func(i int, hash []byte) error {
 		for j, s := range txs[i].Signatures {
 			if err := check(fmt.Sprintf("onboardingTransactions[%d].signatures[%d]", i, j), s, hash); err != nil {
 				return err
 			}
 		}
 		if len(multi) == 0 && len(txs[i].Signatures) == 0 {
-			return invalid(fmt.Sprintf("onboardingTransactions[%d]", i), "is not signed: sign it or the multi-hash with the party's key")
+			return ledger.Invalid(fmt.Sprintf("onboardingTransactions[%d]", i), "is not signed: sign it or the multi-hash with the party's key")
 		}
 		return nil
 	})
 	if err != nil {
 		return "", err
 	}
-	if err := l.storeExternalParty(ctx, party, pub); err != nil {
+	if err := s.storeExternalParty(ctx, party, pub); err != nil {
 		return "", err
 	}
 	return party, nil

@@ -1,10 +1,11 @@
-package ledger
+package scan
 
 import (
 	"context"
 	"time"
 
 	"github.com/ccwallet/ccwallet/coin"
+	"github.com/ccwallet/ccwallet/ledger"
 )
 
 // MigrationID is the synchronizer migration this network is on. The
@@ -22,8 +23,8 @@ type NodeIdentity struct {
 }
 
 // NodeIdentity returns this validator's participant identity.
-func (l *Ledger) NodeIdentity() NodeIdentity {
-	return NodeIdentity{ParticipantID: l.participantID(), Namespace: l.namespace, SynchronizerID: l.synchronizerID}
+func (s *Service) NodeIdentity() NodeIdentity {
+	return NodeIdentity{ParticipantID: s.l.ParticipantID(), Namespace: s.l.Namespace(), SynchronizerID: s.l.SynchronizerID()}
 }
 
 // ParticipantUser is a user of the participant and the party it acts and
@@ -49,21 +50,21 @@ type DomainDataSnapshot struct {
 
 // DomainDataSnapshot returns the snapshot as of at, which must not be in
 // the future; migrationID, when given, must be this network's.
-func (l *Ledger) DomainDataSnapshot(ctx context.Context, at time.Time, migrationID *int64) (DomainDataSnapshot, error) {
-	now := l.now()
+func (s *Service) DomainDataSnapshot(ctx context.Context, at time.Time, migrationID *int64) (DomainDataSnapshot, error) {
+	now := s.l.Now()
 	if at.After(now) {
-		return DomainDataSnapshot{}, invalid("timestamp", "%s is in the future (now is %s)", FormatTime(at), FormatTime(now))
+		return DomainDataSnapshot{}, ledger.Invalid("timestamp", "%s is in the future (now is %s)", ledger.FormatTime(at), ledger.FormatTime(now))
 	}
 	if migrationID != nil && *migrationID != MigrationID {
-		return DomainDataSnapshot{}, invalid("migration_id", "this network is on migration %d, not %d", MigrationID, *migrationID)
+		return DomainDataSnapshot{}, ledger.Invalid("migration_id", "this network is on migration %d, not %d", MigrationID, *migrationID)
 	}
-	us, err := l.Users(ctx)
+	us, err := s.l.Users(ctx)
 	if err != nil {
 		return DomainDataSnapshot{}, err
 	}
-	s := DomainDataSnapshot{Identity: l.NodeIdentity(), At: at, MigrationID: MigrationID, CreatedAt: now}
+	snap := DomainDataSnapshot{Identity: s.NodeIdentity(), At: at, MigrationID: MigrationID, CreatedAt: now}
 	for _, u := range us {
-		s.Users = append(s.Users, ParticipantUser{Name: u.Name, Party: u.Party, IsAdmin: u.IsAdmin})
+		snap.Users = append(snap.Users, ParticipantUser{Name: u.Name, Party: u.Party, IsAdmin: u.IsAdmin})
 	}
-	return s, nil
+	return snap, nil
 }

@@ -1,0 +1,265 @@
+// Package apiread owns the JSON Ledger API's read model over the store:
+// the ledger end and pruned offset, the active contract set as of an
+// offset (paged by ContractKey), a contract by id, the contract events of
+// each update, the updates' ids and times, and the node's parties. The
+// contracts' shape as the Ledger API shows them (ledger.LedgerContract,
+// with stakeholders and interface views) and the offset rule it shares
+// with the completions stay in the core (ledger/apiread.go).
+package apiread
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/ccwallet/ccwallet/coin"
+	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/store"
+	"github.com/uptrace/bun"
+)
+
+// Service is the Ledger API's reads of one ledger.
+type Service struct{ l *ledger.Ledger }
+
+// New builds l's Ledger API reads.
+func New(l *ledger.Ledger) *Service { return &Service{l: l} }
+
+// ContractFilter selects contracts for the Ledger API.
+type ContractFilter struct {
+	// Parties keeps contracts with one of them as stakeholder; nil keeps
+	// every contract.
+	Parties []coin.PartyID
+	// Templates keeps contracts of these templates; nil keeps every one.
+	Templates []string
+}
+
+// holdingOwners is which owners' unlocked holdings f sees: nil for all
+// (the DSO is a stakeholder of every holding), and whether it sees any.
+func (s *Service) holdingOwners(f ContractFilter) ([]coin.PartyID, bool) {
+	if f.Templates != nil && !slices.Contains(f.Templates, ledger.TemplateAmulet) {
+		return nil, false
+	}
+	if f.Parties == nil || slices.Contains(f.Parties, s.l.DSO()) {
+		return nil, true
+	}
+	return f.Parties, len(f.Parties) > 0
+}
+
+// PrunedOffset is the offset up to which (inclusive) the update log was
+// pruned; 0 when it never was.
+func (s *Service) PrunedOffset(ctx context.Context) (int64, error) {
+	t, err := store.LoadPrunedTotals(ctx, s.l.DB())
+	if err != nil {
+		return 0, err
+	}
+	return t.LastOffset, nil
+}
+
+// ActiveContracts lists the contracts f selects that are active at
+// offset at, oldest first, at most limit (at most ledger.MaxAPIPage). Offset 0
+// is the ledger's beginning, before any contract.
+func (s *Service) ActiveContracts(ctx context.Context, f ContractFilter, at int64, limit int) ([]ledger.LedgerContract, error) {
+	return s.ActiveContractsAfter(ctx, f, at, store.FirstContractKey, limit)
+}
+
+// ContractKey is a place in the order of the active contract set: by
+// created offset, then contract id.
+type ContractKey = store.ContractKey
+
+// FirstContractKey is before every contract.
+var FirstContractKey = store.FirstContractKey
+
+// ActiveContractsAfter is ActiveContracts after key, so a reader pages
+// through the whole set: each page's last contract is the next page's key.
+func (s *Service) ActiveContractsAfter(ctx context.Context, f ContractFilter, at int64, key ContractKey, limit int) ([]ledger.LedgerContract, error) {
+	if limit <= 0 || limit > ledger.MaxAPIPage {
+		limit = ledger.MaxAPIPage
+	}
+	var out []ledger.LedgerContract
+	// Plain reads: offsets are given out in commit order, so bounding
+	// every query by an offset read first gives a consistent answer.
+	var tx bun.IDB = s.l.DB()
+	err := func() error {
+		out = nil
+		if _, err := s.l.CheckOffset(ctx, tx, "activeAtOffset", at); err != nil || at == 0 {
+			return err
+		}
+		cs, err := store.ActiveContractsAfter(ctx, tx, store.ContractQuery{Parties: f.Parties, Templates: f.Templates, Upto: at, Limit: limit}, key)
+		if err != nil {
+			return err
+		}
+		for i := range cs {
+			out = append(out, s.l.LedgerContract(&cs[i]))
+		}
+		if owners, ok := s.holdingOwners(f); ok {
+			hs, err := store.UnlockedHoldingsAfter(ctx, tx, owners, at, key, limit)
+			if err != nil {
+				return err
+			}
+			for _, h := range hs {
+				out = append(out, s.l.HoldingLedgerContract(h))
+			}
+		}
+		return nil
+	}()
+	if err != nil {
+		return nil, err
+	}
+	sortContracts(out)
+	if len(out) > limit {
+		out = out[:limit]
+	}
+	return out, nil
+}
+
+func sortContracts(cs []ledger.LedgerContract) {
+	slices.SortFunc(cs, func(a, b ledger.LedgerContract) int {
+		return cmp.Or(cmp.Compare(a.CreatedOffset, b.CreatedOffset), cmp.Compare(a.ContractID, b.ContractID))
+	})
+}
+
+// ContractByID returns a contract, active or archived, with the parties
+// that may see it, or ledger.ErrNotFound.
+func (s *Service) LedgerContractByID(ctx context.Context, cid coin.ContractID) (ledger.LedgerContract, error) {
+	c, err := store.ContractByID(ctx, s.l.DB(), cid)
+	if err == nil {
+		return s.l.LedgerContract(c), nil
+	}
+	if !errors.Is(err, store.ErrNotFound) {
+		return ledger.LedgerContract{}, err
+	}
+	h, err := store.UnlockedHoldingByID(ctx, s.l.DB(), cid)
+	if err != nil {
+		return ledger.LedgerContract{}, fmt.Errorf("contract %s: %w", cid, err)
+	}
+	return s.l.HoldingLedgerContract(*h), nil
+}
+
+// Updates returns the updates in (after, upto] with events f selects,
+// oldest first, at most limit (at most ledger.MaxAPIPage); upto 0 means the
+// ledger end. scanned is the offset the page read up to: the next page
+// starts after it (updates in between had no event for f).
+func (s *Service) Updates(ctx context.Context, f ContractFilter, after, upto int64, limit int) (ups []ledger.LedgerUpdate, scanned int64, err error) {
+	if limit <= 0 || limit > ledger.MaxAPIPage {
+		limit = ledger.MaxAPIPage
+	}
+	var tx bun.IDB = s.l.DB()
+	err = func() error {
+		ups = nil
+		end, err := s.l.CheckOffset(ctx, tx, "beginExclusive", after)
+		if err != nil {
+			return err
+		}
+		if upto == 0 {
+			upto = end
+		} else if _, err := s.l.CheckOffset(ctx, tx, "endInclusive", upto); err != nil {
+			return err
+		} else if upto < after {
+			return ledger.Invalid("endInclusive", "must not be before beginExclusive")
+		}
+		scanned = upto
+		q := store.ContractQuery{Parties: f.Parties, Templates: f.Templates, After: after, Upto: upto, Limit: limit}
+		owners, holdings := s.holdingOwners(f)
+		offsets, err := store.EventOffsets(ctx, tx, q, holdings, owners)
+		if err != nil || len(offsets) == 0 {
+			return err
+		}
+		if len(offsets) == limit {
+			scanned = offsets[len(offsets)-1]
+		}
+		q.Upto = scanned
+		us, err := store.UpdatesAt(ctx, tx, offsets)
+		if err != nil {
+			return err
+		}
+		byOffset := make(map[int64]*ledger.LedgerUpdate, len(us))
+		for _, u := range us {
+			ups = append(ups, ledger.LedgerUpdate{Offset: u.OffsetID, UpdateID: u.UpdateID, Kind: u.Kind, RecordTime: u.RecordTime})
+		}
+		for i := range ups {
+			byOffset[ups[i].Offset] = &ups[i]
+		}
+		add := func(c ledger.LedgerContract) {
+			if u := byOffset[c.CreatedOffset]; u != nil {
+				u.Events = append(u.Events, ledger.LedgerEvent{Contract: c})
+			}
+			if u := byOffset[c.ArchivedOffset]; u != nil && c.ArchivedOffset != 0 {
+				u.Events = append(u.Events, ledger.LedgerEvent{Archived: true, Contract: c})
+			}
+		}
+		cs, err := store.ContractsChanged(ctx, tx, q)
+		if err != nil {
+			return err
+		}
+		for i := range cs {
+			add(s.l.LedgerContract(&cs[i]))
+		}
+		if holdings {
+			hs, err := store.UnlockedHoldingsChanged(ctx, tx, owners, after, scanned)
+			if err != nil {
+				return err
+			}
+			for _, h := range hs {
+				add(s.l.HoldingLedgerContract(h))
+			}
+		}
+		return nil
+	}()
+	if err != nil {
+		return nil, 0, err
+	}
+	for i := range ups {
+		// Archives first, then creates, each by contract: a stable order
+		// that gives each event its node id.
+		slices.SortFunc(ups[i].Events, func(a, b ledger.LedgerEvent) int {
+			if a.Archived != b.Archived {
+				if a.Archived {
+					return -1
+				}
+				return 1
+			}
+			return cmp.Compare(a.Contract.ContractID, b.Contract.ContractID)
+		})
+	}
+	return ups, scanned, nil
+}
+
+// PartyInfo is a party known to this node.
+type PartyInfo struct {
+	Party coin.PartyID
+	Kind  string // local, external, dso, operator...
+}
+
+// MaxPartiesPage bounds a page of parties.
+const MaxPartiesPage = 1000
+
+// Parties lists the parties after after (by ID), at most limit.
+func (s *Service) Parties(ctx context.Context, after coin.PartyID, limit int) ([]PartyInfo, error) {
+	if limit <= 0 || limit > MaxPartiesPage {
+		limit = MaxPartiesPage
+	}
+	ps, err := store.PartiesAfter(ctx, s.l.DB(), after, limit)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]PartyInfo, len(ps))
+	for i, p := range ps {
+		out[i] = PartyInfo{Party: p.PartyID, Kind: p.Kind}
+	}
+	return out, nil
+}
+
+// UpdateAt returns the id and record time of the update at offset.
+func (s *Service) UpdateAt(ctx context.Context, offset int64) (string, time.Time, error) {
+	us, err := store.UpdatesAt(ctx, s.l.DB(), []int64{offset})
+	if err != nil {
+		return "", time.Time{}, err
+	}
+	if len(us) == 0 {
+		return "", time.Time{}, fmt.Errorf("update at offset %d: %w", offset, ledger.ErrNotFound)
+	}
+	return us[0].UpdateID, us[0].RecordTime, nil
+}

@@ -1,0 +1,177 @@
+package ledger
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/ccwallet/ccwallet/coin"
+	"github.com/ccwallet/ccwallet/store"
+	"github.com/uptrace/bun"
+)
+
+// What the token-standard registry's reads (ledger/registry) share with
+// the core's own moves: the rule of how a transfer settles, which
+// contracts a move on an instruction uses, and contracts being reassigned
+// between synchronizers, which every path refuses alike.
+
+// ErrReassigning is returned when a contract that must be disclosed is
+// being reassigned between synchronizers; the client retries later.
+var ErrReassigning = fmt.Errorf("%w: contract is being reassigned", ErrConflict)
+
+// instructionUses lists the contracts a move on the instruction ti uses,
+// for the registry's choice context and the wallet's move alike: the
+// instruction and, while its lock holds, the locked holding, AmuletRules
+// and the open round round (the context's expire-lock).
+func (l *Ledger) instructionUses(ti *store.TransferInstruction, locked bool, round coin.ContractID) []coin.ContractID {
+	if !locked {
+		return []coin.ContractID{ti.ContractID}
+	}
+	return []coin.ContractID{ti.ContractID, ti.LockedHoldingCID, l.rulesCID, round}
+}
+
+// refuseReassigning is the one check that none of the contracts a command
+// is about to use is being reassigned between synchronizers: the
+// registry's choice contexts and transfer factory, the wallet's moves on
+// transfer instructions and offers, and external parties' submissions all
+// refuse such a contract alike, with ErrReassigning (409), for the client
+// to retry once the reassignment completes.
+func (l *Ledger) refuseReassigning(ctx context.Context, db bun.IDB, ids ...coin.ContractID) error {
+	rs, err := store.ReassignmentsOf(ctx, db, ids)
+	if err != nil {
+		return err
+	}
+	if len(rs) > 0 {
+		return fmt.Errorf("%w: contract %s is being reassigned from synchronizer %s to %s; retry when the reassignment completes",
+			ErrReassigning, rs[0].ContractID, rs[0].Source, rs[0].Target)
+	}
+	return nil
+}
+
+// TransferKind says how a token-standard transfer will settle.
+type TransferKind string
+
+// The transfer kinds of the token standard's transfer factory.
+const (
+	TransferSelf   TransferKind = "self"
+	TransferDirect TransferKind = "direct"
+	TransferOffer  TransferKind = "offer"
+)
+
+// transferKind is the one rule for how a token-standard transfer from
+// sender to receiver settles, for the transfer factory's answer and the
+// transfer itself alike: self for a self-transfer, direct (in one step,
+// through the returned preapproval) when the receiver has a valid transfer
+// preapproval, otherwise offer (a transfer instruction the receiver
+// accepts).
+func (l *Ledger) transferKind(ctx context.Context, db bun.IDB, sender, receiver coin.PartyID) (TransferKind, *store.TransferPreapproval, error) {
+	if sender == receiver {
+		return TransferSelf, nil, nil
+	}
+	p, err := l.validPreapproval(ctx, db, receiver)
+	switch {
+	case IsValidation(err):
+		return TransferOffer, nil, nil
+	case err != nil:
+		return "", nil, err
+	}
+	return TransferDirect, p, nil
+}
+
+func (l *Ledger) featuredAppRightOf(ctx context.Context, provider coin.PartyID) (coin.ContractID, error) {
+	if provider == "" {
+		return "", ErrNotFound
+	}
+	ids, err := featuredRightsOf(ctx, l.db, provider)
+	if err != nil {
+		return "", err
+	}
+	if len(ids) == 0 {
+		return "", fmt.Errorf("featured app right of %s: %w", provider, ErrNotFound)
+	}
+	return ids[0], nil
+}
+
+// BeginReassignment marks a contract as being reassigned to the target
+// synchronizer. Until CompleteReassignment it cannot be disclosed.
+func (l *Ledger) BeginReassignment(ctx context.Context, cid coin.ContractID, target string) error {
+	if target == "" {
+		return invalid("target_synchronizer_id", "must not be empty")
+	}
+	// It becomes the contract's synchronizer, which every reader shows.
+	if err := checkID("target_synchronizer_id", target); err != nil {
+		return err
+	}
+	err := l.change(ctx, func(ctx context.Context, ch *change) error {
+		tx := ch.tx
+		c, err := store.ContractByID(ctx, tx, cid)
+		if err != nil {
+			return err
+		}
+		if c.ArchivedOffset != nil {
+			return fmt.Errorf("contract %s is archived: %w", cid, ErrNotFound)
+		}
+		if c.SynchronizerID == target {
+			return invalid("target_synchronizer_id", "contract %s is already assigned to %s", cid, target)
+		}
+		err = store.InsertReassignment(ctx, tx, &store.Reassignment{ContractID: cid, Source: c.SynchronizerID, Target: target, StartedAt: l.now()})
+		if errors.Is(err, store.ErrAlreadyExists) {
+			return fmt.Errorf("%w: contract %s is already being reassigned", ErrConflict, cid)
+		}
+		return err
+	})
+	if err == nil {
+		l.reassigning.Add(1)
+	}
+	return err
+}
+
+// CompleteReassignment finishes a reassignment: the contract is now
+// assigned to its target synchronizer.
+func (l *Ledger) CompleteReassignment(ctx context.Context, cid coin.ContractID) error {
+	err := l.change(ctx, func(ctx context.Context, c *change) error {
+		r, err := store.DeleteReassignment(ctx, c.tx, cid)
+		if err != nil {
+			return err
+		}
+		return store.SetContractSynchronizer(ctx, c.tx, cid, r.Target)
+	})
+	if err == nil && l.reassigning.Add(-1) < 0 {
+		l.reassigning.Store(0) // begun by another replica
+	}
+	return err
+}
+
+// refuseReassigningSend is the reassignment check of a one-step send to
+// receiver: its preapproval, AmuletRules and the round in use. It reads
+// only while a reassignment may be running (Ledger.reassigning).
+func (l *Ledger) refuseReassigningSend(ctx context.Context, receiver coin.PartyID) error {
+	if l.reassigning.Load() <= 0 {
+		return nil
+	}
+	ids := []coin.ContractID{l.rulesCID}
+	if p, err := store.LiveTransferPreapproval(ctx, l.db, receiver); err == nil {
+		ids = append(ids, p.ContractID)
+	}
+	if r, err := l.usableRound(ctx, l.db); err == nil {
+		ids = append(ids, r.ContractID)
+	}
+	return l.refuseReassigning(ctx, l.db, ids...)
+}
+
+// RulesContractID returns the AmuletRules contract's ID.
+func (l *Ledger) RulesContractID() coin.ContractID { return l.rulesCID }
+
+// FeaturedAppRight is provider's FeaturedAppRight contract; ErrNotFound
+// when provider is not featured.
+func (l *Ledger) FeaturedAppRight(ctx context.Context, provider coin.PartyID) (Contract, error) {
+	cid, err := l.featuredAppRightOf(ctx, provider)
+	if err != nil {
+		return Contract{}, err
+	}
+	c, err := store.ContractByID(ctx, l.db, cid)
+	if err != nil {
+		return Contract{}, err
+	}
+	return l.contractView(c), nil
+}

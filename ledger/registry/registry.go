@@ -1,0 +1,282 @@
+// Package registry owns the token standard's registry reads (Splice's
+// token-metadata, transfer-instruction, allocation-instruction and
+// allocation APIs): the transfer and allocation factories with their
+// choice contexts, the choice contexts of moves on transfer instructions
+// and allocations, with the contracts a client must disclose, and the
+// total supply. It only reads: the rules they share with the core's moves
+// (how a transfer settles, which contracts a move uses, contracts being
+// reassigned) stay in the core (ledger/reassign.go), which executes the
+// choices.
+package registry
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/ccwallet/ccwallet/coin"
+	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/store"
+)
+
+// Choice-context keys of the token standard (Splice TokenApiUtils.daml).
+const (
+	ContextAmuletRules        = "amulet-rules"
+	ContextOpenRound          = "open-round"
+	ContextExpireLock         = "expire-lock"
+	ContextTransferPreapprove = "transfer-preapproval"
+	ContextFeaturedAppRight   = "featured-app-right"
+)
+
+// ContextValue is one entry of a choice context, in Daml-JSON variant form:
+// {"tag": "AV_ContractId", "value": "<cid>"} or {"tag": "AV_Bool", ...}.
+type ContextValue struct {
+	Tag   string `json:"tag"`
+	Value any    `json:"value"`
+}
+
+// Service is the registry's reads of one ledger.
+type Service struct{ l *ledger.Ledger }
+
+// New builds l's registry reads.
+func New(l *ledger.Ledger) *Service { return &Service{l: l} }
+
+// DisclosedContract is a contract a client must disclose to exercise a
+// choice, with the data the registry API shows about it.
+type DisclosedContract struct {
+	Contract    ledger.Contract
+	PackageName string
+}
+
+// ChoiceContext is what exercising a token-standard choice needs: the
+// context values (referring to contracts by id) and those contracts.
+type ChoiceContext struct {
+	Values    map[string]ContextValue
+	Disclosed []DisclosedContract
+}
+
+func cidValue(c coin.ContractID) ContextValue {
+	return ContextValue{Tag: "AV_ContractId", Value: string(c)}
+}
+
+// InstructionChoiceContext answers the registry's choice-context request
+// for move (accept, reject or withdraw) on a transfer instruction, as the
+// real scan does: amulet-rules, the open round and expire-lock=true with
+// the rules, round and locked holding disclosed. If the lock is already
+// gone, accept is not found and reject/withdraw get expire-lock=false only.
+func (s *Service) InstructionChoiceContext(ctx context.Context, cid coin.ContractID, move ledger.InstructionMove) (ChoiceContext, error) {
+	notFound := ledger.NotFoundf("AmuletTransferInstruction '%s' not found.", cid)
+	ti, err := store.TransferInstructionByID(ctx, s.l.DB(), cid)
+	if errors.Is(err, store.ErrNotFound) {
+		return ChoiceContext{}, notFound
+	} else if err != nil {
+		return ChoiceContext{}, err
+	}
+	if ti.Status != string(ledger.InstructionPending) {
+		return ChoiceContext{}, notFound
+	}
+	hs, err := store.HoldingsByIDs(ctx, s.l.DB(), []coin.ContractID{ti.LockedHoldingCID})
+	if err != nil {
+		return ChoiceContext{}, err
+	}
+	if len(hs) == 0 {
+		if move == ledger.MoveAccept {
+			return ChoiceContext{}, ledger.NotFoundf("LockedAmulet '%s' not found for AmuletTransferInstruction '%s', which expires on %s",
+				ti.LockedHoldingCID, cid, ledger.FormatTime(ti.ExecuteBefore))
+		}
+		return ChoiceContext{Values: map[string]ContextValue{ContextExpireLock: {Tag: "AV_Bool", Value: false}}, Disclosed: []DisclosedContract{}}, nil
+	}
+	r, err := s.l.UsableRound(ctx, s.l.DB())
+	if err != nil {
+		return ChoiceContext{}, err
+	}
+	round := r.ContractID
+	if err := s.l.RefuseReassigning(ctx, s.l.DB(), s.l.InstructionUses(ti, true, round)...); err != nil {
+		return ChoiceContext{}, err
+	}
+	cc := ChoiceContext{Values: map[string]ContextValue{
+		ContextAmuletRules: cidValue(s.l.RulesContractID()),
+		ContextOpenRound:   cidValue(round),
+		ContextExpireLock:  {Tag: "AV_Bool", Value: true},
+	}}
+	cc.Disclosed, err = s.disclosed(ctx, s.l.RulesContractID(), round, ti.LockedHoldingCID)
+	return cc, err
+}
+
+// packageName is the Daml package that defines a template.
+func packageName(templateID string) string {
+	// "#<package>:<module>:<entity>"
+	for i := 1; i < len(templateID); i++ {
+		if templateID[i] == ':' {
+			return templateID[1:i]
+		}
+	}
+	return ""
+}
+
+// disclose loads contracts for disclosure, refusing with ErrReassigning if
+// any is being reassigned and ledger.ErrNotFound if any is archived.
+func (s *Service) disclose(ctx context.Context, ids ...coin.ContractID) ([]DisclosedContract, error) {
+	if err := s.l.RefuseReassigning(ctx, s.l.DB(), ids...); err != nil {
+		return nil, err
+	}
+	return s.disclosed(ctx, ids...)
+}
+
+// disclosed is disclose once refuseReassigning has passed.
+func (s *Service) disclosed(ctx context.Context, ids ...coin.ContractID) ([]DisclosedContract, error) {
+	cs, err := s.l.ContractsByID(ctx, s.l.DB(), ids)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]DisclosedContract, 0, len(ids))
+	for _, id := range ids {
+		c, ok := cs[id]
+		if !ok || c.ArchivedOffset != nil {
+			return nil, fmt.Errorf("contract %s: %w", id, ledger.ErrNotFound)
+		}
+		out = append(out, DisclosedContract{Contract: s.l.ContractView(c), PackageName: packageName(c.TemplateID)})
+	}
+	return out, nil
+}
+
+// TransferFactory is the registry's transfer-factory answer.
+type TransferFactory struct {
+	FactoryID coin.ContractID
+	Kind      ledger.TransferKind
+	Context   ChoiceContext
+}
+
+// TransferKind says how a token-standard transfer from sender to receiver
+// would settle now (transferKind).
+func (s *Service) TransferKind(ctx context.Context, sender, receiver coin.PartyID) (ledger.TransferKind, error) {
+	k, _, err := s.l.TransferRoute(ctx, s.l.DB(), sender, receiver)
+	return k, err
+}
+
+// TransferFactoryFor returns the transfer factory (the
+// ExternalPartyAmuletRules contract) and the choice context for a transfer
+// from sender to receiver, of the kind transferKind says: for direct the
+// receiver's preapproval is disclosed with its provider's featured-app
+// right, if any.
+func (s *Service) TransferFactoryFor(ctx context.Context, sender, receiver coin.PartyID) (TransferFactory, error) {
+	f, ids, err := s.rulesFactory(ctx)
+	if err != nil {
+		return TransferFactory{}, err
+	}
+	kind, pre, err := s.l.TransferRoute(ctx, s.l.DB(), sender, receiver)
+	if err != nil {
+		return TransferFactory{}, err
+	}
+	f.Kind = kind
+	if kind == ledger.TransferDirect {
+		f.Context.Values[ContextTransferPreapprove] = cidValue(pre.ContractID)
+		ids = append(ids, pre.ContractID)
+		if right, err := s.l.FeaturedAppRightID(ctx, pre.Provider); err == nil {
+			f.Context.Values[ContextFeaturedAppRight] = cidValue(right)
+			ids = append(ids, right)
+		} else if !errors.Is(err, ledger.ErrNotFound) {
+			return TransferFactory{}, err
+		}
+	}
+	f.Context.Disclosed, err = s.disclose(ctx, ids...)
+	return f, err
+}
+
+// rulesFactory is the factory of the token standard's transfers and
+// allocations (the ExternalPartyAmuletRules contract) with the context
+// every use of it needs, AmuletRules and the open round, and the contracts
+// to disclose for them.
+func (s *Service) rulesFactory(ctx context.Context) (TransferFactory, []coin.ContractID, error) {
+	factories, err := store.ActiveContractsByTemplate(ctx, s.l.DB(), ledger.TemplateExternalPartyRule, s.l.DSO())
+	if err != nil {
+		return TransferFactory{}, nil, err
+	}
+	if len(factories) == 0 {
+		return TransferFactory{}, nil, fmt.Errorf("ExternalPartyAmuletRules contract: %w", ledger.ErrNotFound)
+	}
+	r, err := s.l.UsableRound(ctx, s.l.DB())
+	if err != nil {
+		return TransferFactory{}, nil, err
+	}
+	f := TransferFactory{FactoryID: factories[0].ContractID, Context: ChoiceContext{Values: map[string]ContextValue{
+		ContextAmuletRules: cidValue(s.l.RulesContractID()),
+		ContextOpenRound:   cidValue(r.ContractID),
+	}}}
+	return f, []coin.ContractID{f.FactoryID, s.l.RulesContractID(), r.ContractID}, nil
+}
+
+// AllocationFactory returns the allocation factory (the
+// ExternalPartyAmuletRules contract) and the choice context of
+// AllocationFactory_Allocate: AmuletRules and the open round, disclosed.
+func (s *Service) AllocationFactory(ctx context.Context) (TransferFactory, error) {
+	f, ids, err := s.rulesFactory(ctx)
+	if err != nil {
+		return TransferFactory{}, err
+	}
+	f.Context.Disclosed, err = s.disclose(ctx, ids...)
+	return f, err
+}
+
+// AllocationChoiceContext answers the registry's choice-context request
+// for move (execute, withdraw or cancel) on an allocation, as the real
+// scan does: AmuletRules and the open round with the locked holding
+// disclosed; execute adds the executor's featured-app right, if any, and
+// withdraw and cancel expire-lock=true. If the lock is already gone,
+// execute is not found and withdraw/cancel get expire-lock=false only.
+func (s *Service) AllocationChoiceContext(ctx context.Context, cid coin.ContractID, move ledger.AllocationMove) (ChoiceContext, error) {
+	notFound := ledger.NotFoundf("AmuletAllocation '%s' not found.", cid)
+	c, p, err := ledger.AllocationContract(ctx, s.l.DB(), cid)
+	if errors.Is(err, ledger.ErrNotFound) || err == nil && c.ArchivedOffset != nil {
+		return ChoiceContext{}, notFound
+	} else if err != nil {
+		return ChoiceContext{}, err
+	}
+	hs, err := store.HoldingsByIDs(ctx, s.l.DB(), []coin.ContractID{p.LockedAmulet})
+	if err != nil {
+		return ChoiceContext{}, err
+	}
+	if len(hs) == 0 {
+		if move == ledger.AllocationExecute {
+			return ChoiceContext{}, ledger.NotFoundf("LockedAmulet '%s' not found for AmuletAllocation '%s', which expires on %s",
+				p.LockedAmulet, cid, p.Allocation.Settlement.SettleBefore)
+		}
+		return ChoiceContext{Values: map[string]ContextValue{ContextExpireLock: {Tag: "AV_Bool", Value: false}}, Disclosed: []DisclosedContract{}}, nil
+	}
+	r, err := s.l.UsableRound(ctx, s.l.DB())
+	if err != nil {
+		return ChoiceContext{}, err
+	}
+	if err := s.l.RefuseReassigning(ctx, s.l.DB(), cid); err != nil {
+		return ChoiceContext{}, err
+	}
+	cc := ChoiceContext{Values: map[string]ContextValue{
+		ContextAmuletRules: cidValue(s.l.RulesContractID()),
+		ContextOpenRound:   cidValue(r.ContractID),
+	}}
+	ids := []coin.ContractID{s.l.RulesContractID(), r.ContractID, p.LockedAmulet}
+	if move == ledger.AllocationExecute {
+		if right, err := s.l.FeaturedAppRightID(ctx, p.Allocation.Settlement.Executor); err == nil {
+			cc.Values[ContextFeaturedAppRight] = cidValue(right)
+			ids = append(ids, right)
+		} else if !errors.Is(err, ledger.ErrNotFound) {
+			return ChoiceContext{}, err
+		}
+	} else {
+		cc.Values[ContextExpireLock] = ContextValue{Tag: "AV_Bool", Value: true}
+	}
+	cc.Disclosed, err = s.disclose(ctx, ids...)
+	return cc, err
+}
+
+// TotalSupply is the live coin supply at initial amounts (locked holdings
+// included), and when it was computed.
+func (s *Service) TotalSupply(ctx context.Context) (coin.Amount, time.Time, error) {
+	total := coin.Zero
+	err := store.ScanHoldings(ctx, s.l.DB(), func(h store.Holding) error {
+		total = total.Add(h.Amount)
+		return nil
+	})
+	return total, s.l.Now(), err
+}
