@@ -21,7 +21,7 @@ import (
 func TestWalletSDKMoreFlows(t *testing.T) {
 	t.Parallel()
 	steps := []string{"connect", "offline-signing", "preapproval-renew-cancel", "two-step-transfer-expire",
-		"buy-traffic", "merge-delegation", "allocation"}
+		"buy-traffic", "merge-delegation", "allocation", "multi-user"}
 	forEachSDKEngine(t, func(t *testing.T, base, ledgerAPI string) {
 		env := sdkEnv(t, base, ledgerAPI)
 		tokens := map[string]string{}
@@ -31,7 +31,7 @@ func TestWalletSDKMoreFlows(t *testing.T) {
 		b, err := json.Marshal(tokens)
 		must(t, err)
 		env["USER_TOKENS"] = string(b)
-		env["FLOWS"] = "preapproval,expire,traffic,merge-delegation,allocation"
+		env["FLOWS"] = "preapproval,expire,traffic,merge-delegation,allocation,multi-user"
 		wantSteps(t, runSDKScript(t, "more.mjs", env), steps)
 	})
 }
