@@ -16,12 +16,14 @@ import (
 // holdings by delegation through the batch utility, a DvP allocation
 // through the trading app settled by the venue, and several users: each
 // onboards an external party only it sees, a master user with
-// CanReadAsAnyParty and CanExecuteAsAnyParty sees all. Each step checks
+// CanReadAsAnyParty and CanExecuteAsAnyParty sees all, and the guide's
+// idempotency example (ten concurrent executes of one signed command run
+// it once; those that found it running wait for its completion). Each step checks
 // exact amounts; a failed step fails the test with the script's output.
 func TestWalletSDKMoreFlows(t *testing.T) {
 	t.Parallel()
 	steps := []string{"connect", "offline-signing", "preapproval-renew-cancel", "two-step-transfer-expire",
-		"buy-traffic", "merge-delegation", "allocation", "multi-user"}
+		"buy-traffic", "merge-delegation", "allocation", "multi-user", "idempotent-execute"}
 	forEachSDKEngine(t, func(t *testing.T, base, ledgerAPI string) {
 		env := sdkEnv(t, base, ledgerAPI)
 		tokens := map[string]string{}
@@ -31,7 +33,7 @@ func TestWalletSDKMoreFlows(t *testing.T) {
 		b, err := json.Marshal(tokens)
 		must(t, err)
 		env["USER_TOKENS"] = string(b)
-		env["FLOWS"] = "preapproval,expire,traffic,merge-delegation,allocation,multi-user"
+		env["FLOWS"] = "preapproval,expire,traffic,merge-delegation,allocation,multi-user,idempotent-execute"
 		wantSteps(t, runSDKScript(t, "more.mjs", env), steps)
 	})
 }

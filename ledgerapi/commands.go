@@ -241,6 +241,10 @@ func (s *Server) execute(r *http.Request, sb *submission) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
+	if existing, ok := s.inflight.claim(sb.key, sb.completion.SubmissionID); !ok {
+		return 0, inFlightError(sb, existing)
+	}
+	defer s.inflight.release(sb.key)
 	off, err := s.run(r.WithContext(ctx), sb)
 	if err != nil {
 		err = dedupError(err, sb.commandID, sb.completion.UserID, sb.actAs)

@@ -422,7 +422,11 @@ func (s *Server) executeSubmission(w http.ResponseWriter, r *http.Request, c *ca
 		c = &sc
 	}
 	if _, err := s.submit(r, c, &cmds); err != nil {
-		return err
+		// Execute is asynchronous in Canton: a change executed before is
+		// reported in the completions (recorded by execute), not here.
+		if ce := asCanton(err); ce.code != codeDuplicateCommand {
+			return err
+		}
 	}
 	return writeJSON(w, struct{}{})
 }

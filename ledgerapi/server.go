@@ -61,6 +61,8 @@ type Server struct {
 	w *workflows.Set
 	// streams counts and wakes the WebSocket streams (wshub.go).
 	streams *streamHub
+	// inflight are the submissions running (inflight.go).
+	inflight inFlight
 }
 
 // New builds the server.

@@ -310,8 +310,11 @@ await main(async () => {
     }
 
     if (want('idempotent-execute')) {
-        // Ten concurrent executes of one prepared, signed command: the
-        // command runs once and every caller gets the same completion.
+        // Ten concurrent executes of one prepared, signed command (the
+        // guide's idempotency example): the command runs once. Each
+        // execute that found it running waits for its completion (the
+        // wallet names the running submission, as Canton does); one that
+        // came after it sees a DUPLICATE_COMMAND completion of its own.
         await step('idempotent-execute', async () => {
             const alice = await ps.onboard('idem-alice')
             await ps.as('idem-alice')
@@ -320,10 +323,22 @@ await main(async () => {
             const signed = signTransactionHash(prepared.preparedTransactionHash, keys.privateKey)
             const results = await Promise.allSettled(
                 Array.from({ length: 10 }, () => sdk.userLedger.executeSubmissionAndWaitFor(prepared, signed, keys.publicKey, commandId('ping-exec'))))
-            const failed = results.filter((r) => r.status === 'rejected')
-            expect(failed.length === 0, `${failed.length} of 10 executes failed: ${failed.map((f) => f.reason?.message ?? JSON.stringify(f.reason)).join('; ')}`)
-            const first = JSON.stringify(results[0].value)
-            expect(results.every((r) => JSON.stringify(r.value) === first), `the completions differ: ${results.map((r) => JSON.stringify(r.value)).join('\n')}`)
+            const done = results.filter((r) => r.status === 'fulfilled').map((r) => JSON.stringify(r.value))
+            expect(done.length >= 1, 'no execute completed')
+            expect(done.every((d) => d === done[0]), `the completions differ: ${done.join('\n')}`)
+            for (const r of results.filter((r) => r.status === 'rejected')) {
+                const why = r.reason?.message ?? JSON.stringify(r.reason)
+                expect(why.includes('DUPLICATE_COMMAND'), `an execute failed otherwise than as a duplicate: ${why}`)
+            }
+            const ping = sdk.userLedger.createPingCommand(alice)[0].CreateCommand
+            const pings = await sdk.userLedger.activeContracts({
+                offset: (await sdk.userLedger.ledgerEnd()).offset,
+                templateIds: [ping.templateId],
+                parties: [alice],
+                filterByParty: true,
+            })
+            expect(pings.length === 1, `${pings.length} pings, want 1`)
+            console.log(`idempotent-execute: ${done.length} of 10 waited for the one that ran`)
         })
     }
 })
