@@ -291,6 +291,10 @@ func servedChoice(target, choice string) bool {
 		return choice == "AllocationFactory_Allocate"
 	case ledger.InterfaceAllocation:
 		return allocationChoices[choice] != ""
+	case ledger.InterfaceAllocationInstruction:
+		// Served, though no allocation instruction is ever pending here:
+		// each names a contract that is not one (allocinstr.go).
+		return choice == "AllocationInstruction_Withdraw" || choice == "AllocationInstruction_Update"
 	case ledger.TemplateOTCTradeProposal, ledger.TemplateOTCTrade, ledger.InterfaceAllocationRequest:
 		return true // the trading app's own dispatch refuses the rest
 	}
