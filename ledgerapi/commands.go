@@ -243,7 +243,9 @@ func (s *Server) execute(r *http.Request, sb *submission) (int64, error) {
 		return 0, err
 	}
 	if existing, ok := s.inflight.claim(sb.key, sb.completion.SubmissionID); !ok {
-		return 0, inFlightError(sb, existing)
+		err := inFlightError(sb, existing)
+		s.recordRejection(r, sb, err) // an asynchronous submission learns it here
+		return 0, err
 	}
 	defer s.inflight.release(sb.key)
 	off, err := s.run(r.WithContext(ctx), sb)

@@ -92,8 +92,8 @@ func TestConcurrentExecutes(t *testing.T) {
 			switch {
 			case c.Status.Code == 0:
 				ok++
-			case !strings.HasPrefix(c.Status.Message, "DUPLICATE_COMMAND"):
-				t.Errorf("completion %+v, want success or DUPLICATE_COMMAND", c)
+			case !strings.HasPrefix(c.Status.Message, "DUPLICATE_COMMAND") && !strings.HasPrefix(c.Status.Message, "SUBMISSION_ALREADY_IN_FLIGHT"):
+				t.Errorf("completion %+v, want success, DUPLICATE_COMMAND or SUBMISSION_ALREADY_IN_FLIGHT", c)
 			}
 		}
 		if ok != 1 {
