@@ -22,17 +22,7 @@ import (
 // message. On SQLite and on Postgres.
 func TestWalletSDKGuide(t *testing.T) {
 	t.Parallel()
-	t.Run("sqlite", func(t *testing.T) {
-		t.Parallel()
-		base, lapi := ownWalletWithLedgerAPI(t)
-		runSDKGuide(t, base, lapi)
-	})
-	t.Run("postgres", func(t *testing.T) {
-		t.Parallel()
-		bin, dbURL, dir := crashEnv(t)
-		srv := startCrashServer(t, bin, dbURL, dir)
-		runSDKGuide(t, srv.url, lastLedgerAPI(t, dir))
-	})
+	forEachSDKEngine(t, runSDKGuide)
 }
 
 // runSDKGuide runs sdk/guide.mjs against the wallet at base, whose JSON

@@ -45,6 +45,12 @@ type OnboardResult struct {
 // OnboardUser is Onboard, also telling whether the user was onboarded
 // already.
 func (l *Ledger) OnboardUser(ctx context.Context, name string, party coin.PartyID) (OnboardResult, error) {
+	return l.onboardUser(ctx, name, party, nil)
+}
+
+// onboardUser is OnboardUser; a user it onboards also gets rights (checked
+// by the caller) in the same change (usercreate.go).
+func (l *Ledger) onboardUser(ctx context.Context, name string, party coin.PartyID, rights []Right) (OnboardResult, error) {
 	name = strings.TrimSpace(name)
 	if name == "" {
 		return OnboardResult{}, invalid("name", "enter the user's ID")
@@ -99,6 +105,9 @@ func (l *Ledger) OnboardUser(ctx context.Context, name string, party coin.PartyI
 			}
 			return store.InsertUser(ctx, tx, &store.User{Name: name, PartyID: p, IsAdmin: l.IsAdmin(name), InstallCID: install, CreatedAt: l.now()})
 		})
+		if len(rights) > 0 {
+			t.afterCommit(func(ctx context.Context) error { return l.putNewUserRights(ctx, tx, name, p, rights) })
+		}
 		result = OnboardResult{Party: p, Created: true}
 		return nil
 	})

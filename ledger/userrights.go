@@ -23,6 +23,9 @@ const (
 	RightCanReadAs         = "CanReadAs"
 	RightCanReadAsAnyParty = "CanReadAsAnyParty"
 	RightParticipantAdmin  = "ParticipantAdmin"
+	// RightCanExecuteAsAnyParty (Canton 3.4) lets a user execute a
+	// prepared transaction that any party signed.
+	RightCanExecuteAsAnyParty = "CanExecuteAsAnyParty"
 	// rightDeactivated marks a deactivated user among its rights rows.
 	rightDeactivated = "Deactivated"
 )
@@ -130,12 +133,12 @@ func (l *Ledger) checkRights(ctx context.Context, rs []Right) error {
 				}
 				return err
 			}
-		case RightCanReadAsAnyParty, RightParticipantAdmin:
+		case RightCanReadAsAnyParty, RightParticipantAdmin, RightCanExecuteAsAnyParty:
 			if r.Party != "" {
 				return invalid(field, "%s takes no party", r.Kind)
 			}
 		default:
-			return invalid(field, "%q cannot be granted here: give CanActAs, CanReadAs, CanReadAsAnyParty or ParticipantAdmin", r.Kind)
+			return invalid(field, "%q cannot be granted here: give CanActAs, CanReadAs, CanReadAsAnyParty, CanExecuteAsAnyParty or ParticipantAdmin", r.Kind)
 		}
 	}
 	return nil

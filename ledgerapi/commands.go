@@ -31,6 +31,7 @@ var supportedCommands = "one ExerciseCommand of TransferFactory_Transfer on " + 
 	", TransferPreapproval_Send on " + ledger.TemplateTransferPreapproval +
 	", AllocationFactory_Allocate on " + ledger.InterfaceAllocationFactory +
 	", Allocation_ExecuteTransfer, _Withdraw or _Cancel on " + ledger.InterfaceAllocation +
+	", AllocationInstruction_Withdraw or _Update on " + ledger.InterfaceAllocationInstruction + " (none is ever pending)" +
 	", OTCTradeProposal_Accept, _Reject or _InitiateSettlement on " + ledger.TemplateOTCTradeProposal +
 	", OTCTrade_Settle or _Cancel on " + ledger.TemplateOTCTrade +
 	", AllocationRequest_Reject or _Withdraw on " + ledger.InterfaceAllocationRequest +
@@ -241,6 +242,12 @@ func (s *Server) execute(r *http.Request, sb *submission) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
+	if existing, ok := s.inflight.claim(sb.key, sb.completion.SubmissionID); !ok {
+		err := inFlightError(sb, existing)
+		s.recordRejection(r, sb, err) // an asynchronous submission learns it here
+		return 0, err
+	}
+	defer s.inflight.release(sb.key)
 	off, err := s.run(r.WithContext(ctx), sb)
 	if err != nil {
 		err = dedupError(err, sb.commandID, sb.completion.UserID, sb.actAs)
@@ -286,6 +293,8 @@ func (s *Server) run(r *http.Request, sb *submission) (int64, error) {
 		return s.appPaymentChoice(r, actAs, iface, cid, choice, raw, key)
 	case coinChoiceOf(iface, choice) != nil:
 		return coinChoiceOf(iface, choice).run(s, r, sb)
+	case iface == ledger.InterfaceAllocationInstruction:
+		return 0, allocationInstructionNotFound(cid)
 	default: // the trading app's, as check let through
 		return s.tradeChoice(r, actAs, iface, cid, choice, raw, key)
 	}

@@ -235,7 +235,9 @@ func (s *Server) listUserRights(w http.ResponseWriter, r *http.Request, c *calle
 
 // createUser onboards a wallet user: a ledger user here always acts as one
 // party, its primary party (allocated when neither it nor a CanActAs
-// right names one). Admin rights come from the configuration only.
+// right names one), and holds the party-less rights the request gives
+// (ParticipantAdmin, CanReadAsAnyParty, CanExecuteAsAnyParty, as the
+// wallet SDK's createUser grants), all in one change.
 func (s *Server) createUser(w http.ResponseWriter, r *http.Request, c *caller) error {
 	if err := c.requireAdmin(); err != nil {
 		return err
@@ -256,10 +258,14 @@ func (s *Server) createUser(w http.ResponseWriter, r *http.Request, c *caller) e
 	if req.User.IsDeactivated {
 		return invalidArgument("user.isDeactivated: a user is created active")
 	}
+	if len(req.Rights) > ledger.MaxUserRights {
+		return invalidArgument("rights: at most %d at once", ledger.MaxUserRights)
+	}
 	party := string(req.User.PrimaryParty)
+	var extra []ledger.Right
 	for i, rt := range req.Rights {
 		if len(rt.Kind) != 1 {
-			return invalidArgument("rights[%d].kind: give exactly one of CanActAs, CanReadAs", i)
+			return invalidArgument("rights[%d].kind: give exactly one kind of right", i)
 		}
 		for kind, v := range rt.Kind {
 			switch kind {
@@ -271,7 +277,7 @@ func (s *Server) createUser(w http.ResponseWriter, r *http.Request, c *caller) e
 					return invalidArgument("rights[%d]: a user acts and reads as its primary party %s only, not %s", i, party, v.Value.Party)
 				}
 			default:
-				return invalidArgument("rights[%d]: %s cannot be granted here; a user gets CanActAs its party, and the admins (validatorWalletUsers) ParticipantAdmin", i, kind)
+				extra = append(extra, ledger.Right{Kind: kind, Party: coin.PartyID(v.Value.Party)})
 			}
 		}
 	}
@@ -292,7 +298,7 @@ func (s *Server) createUser(w http.ResponseWriter, r *http.Request, c *caller) e
 	if existing.Onboarded {
 		return cantonErr(codeUserAlreadyExists, "user %q already exists", req.User.ID)
 	}
-	if _, err := s.l.Onboard(r.Context(), req.User.ID, p); err != nil {
+	if _, err := s.l.CreateUser(r.Context(), req.User.ID, p, extra); err != nil {
 		return err
 	}
 	u, err := s.l.User(r.Context(), req.User.ID)

@@ -99,9 +99,9 @@ func TestIdentity(t *testing.T) {
 		wantError(t, "create user twice", http.StatusConflict, dup.HTTPResponse, dup.JSONDefault, "USER_ALREADY_EXISTS")
 		adm, _ := admin.PostV2UsersWithBodyWithResponse(ctx, jsonType, body(t, map[string]any{
 			"user":   map[string]any{"id": "carol", "primaryParty": "", "isDeactivated": false, "identityProviderId": ""},
-			"rights": []any{map[string]any{"kind": map[string]any{"ParticipantAdmin": map[string]any{"value": map[string]any{}}}}},
+			"rights": []any{map[string]any{"kind": map[string]any{"IdentityProviderAdmin": map[string]any{"value": map[string]any{}}}}},
 		}))
-		wantError(t, "grant admin", http.StatusBadRequest, adm.HTTPResponse, adm.JSONDefault, "INVALID_ARGUMENT")
+		wantError(t, "grant a right not served", http.StatusBadRequest, adm.HTTPResponse, adm.JSONDefault, "INVALID_ARGUMENT")
 
 		// Lists page by token.
 		lu, err := admin.GetV2UsersWithResponse(ctx, &client.GetV2UsersParams{PageSize: ptr(int32(1))})

@@ -212,8 +212,8 @@ func (e *env) holds(user string, party coin.PartyID) coin.Amount {
 // the Holding interface, prepares TransferFactory_Transfer to bob with
 // the registry's context, checks the hash herself, signs it and executes;
 // bob (a local party) accepts; an instruction bob sends her she accepts
-// through prepare/execute too. Executing the same command again is
-// DUPLICATE_COMMAND.
+// through prepare/execute too. Executing the same command again answers
+// {} and completes as DUPLICATE_COMMAND.
 func TestInteractiveTransferFlow(t *testing.T) {
 	forEachEngine(t, func(t *testing.T, e *env) {
 		alice := e.external("alice-ext", "100")
@@ -245,9 +245,9 @@ func TestInteractiveTransferFlow(t *testing.T) {
 		if resp := e.execute(alice.user, p.raw, signatures(alice.party, alice.key, p.hash)); resp.StatusCode() != http.StatusOK || resp.JSON200 == nil {
 			t.Fatalf("execute: %d %s", resp.StatusCode(), resp.Body)
 		}
-		// Executing it again is the same change: a duplicate.
-		resp := e.execute(alice.user, p.raw, signatures(alice.party, alice.key, p.hash))
-		wantError(t, "the same execute again", http.StatusConflict, resp.HTTPResponse, resp.JSONDefault, "DUPLICATE_COMMAND")
+		// Executing it again is the same change: a duplicate, reported in
+		// the completions as Canton's asynchronous execute does.
+		e.wantDuplicateExecute(alice, p)
 
 		accept, acceptCtx := e.acceptCommand("bob", bob)
 		e.mustCommand("bob", "a1", bob, accept, acceptCtx)

@@ -61,6 +61,8 @@ type Server struct {
 	w *workflows.Set
 	// streams counts and wakes the WebSocket streams (wshub.go).
 	streams *streamHub
+	// inflight are the submissions running (inflight.go).
+	inflight inFlight
 }
 
 // New builds the server.
@@ -151,9 +153,10 @@ type caller struct {
 	rights ledger.UserRights
 	admin  bool
 	// actAs and readAs are the parties the user may act and read as
-	// (actAs implies readAs); readAny is CanReadAsAnyParty.
-	actAs, readAs []coin.PartyID
-	readAny       bool
+	// (actAs implies readAs); readAny is CanReadAsAnyParty, executeAny
+	// CanExecuteAsAnyParty.
+	actAs, readAs       []coin.PartyID
+	readAny, executeAny bool
 	// actor is the admin acting as actAs's party (ledger.ActingAs), "".
 	actor string
 }
@@ -172,6 +175,8 @@ func callerOf(u ledger.UserInfo, rs ledger.UserRights) *caller {
 			c.readAny = true
 		case ledger.RightParticipantAdmin:
 			c.admin = true
+		case ledger.RightCanExecuteAsAnyParty:
+			c.executeAny = true
 		}
 	}
 	return c
@@ -283,7 +288,7 @@ func (s *Server) callerFor(ctx context.Context, claims web.Claims) (*caller, err
 		if err := s.w.Devnet.Impersonate(ctx, claims.Subject, party); err != nil {
 			return nil, permissionDenied("%s", err.Error())
 		}
-		c.actAs, c.readAs, c.readAny, c.actor = []coin.PartyID{party}, nil, false, claims.Subject
+		c.actAs, c.readAs, c.readAny, c.executeAny, c.actor = []coin.PartyID{party}, nil, false, false, claims.Subject
 		// The admin's own rights stay home (ledger.IsAdminAs): the token
 		// holds the party's act-as right alone.
 		c.admin = s.l.IsAdminAs(claims.Subject, claims.ActAs)

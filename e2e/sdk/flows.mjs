@@ -1,164 +1,18 @@
 // flows.mjs drives the wallet integration guide's flows with the Canton
 // Network wallet SDK (@canton-network/wallet-sdk, pinned in scripts/deps.sh)
-// against one fresh `ccwallet serve`. e2e/sdk_test.go runs it with:
-//   SDK_MODULES  e2e/node/node_modules (where scripts/deps.sh installs it)
-//   LEDGER_API   the wallet's JSON Ledger API
-//   WALLET_URL   the wallet (validator API under /api/validator, scan under
-//                /api/scan, the registry at the root)
-//   TOKEN, USER  a token of the wallet's admin user
-// Each step prints "step NAME ok"; the first failure prints the step and
-// the error and exits 1.
-import path from 'node:path'
-import { pathToFileURL } from 'node:url'
-
-// Polyfill: Object.groupBy is Node 21+; the SDK's holding code calls it
-// and the e2e machines run Node 20.
-if (typeof Object.groupBy !== 'function') {
-    Object.groupBy = (items, key) => {
-        const out = Object.create(null)
-        let i = 0
-        for (const item of items) {
-            const k = key(item, i++)
-            ;(out[k] ??= []).push(item)
-        }
-        return out
-    }
-}
-
-const env = (name) => {
-    const v = process.env[name]
-    if (!v) throw new Error(`${name} is not set`)
-    return v
-}
-const modules = env('SDK_MODULES')
-const ledgerAPI = new URL(env('LEDGER_API'))
-const wallet = env('WALLET_URL').replace(/\/$/, '')
-const token = env('TOKEN')
-const user = env('USER_ID')
-
-const sdkPkg = await import(
-    pathToFileURL(path.join(modules, '@canton-network/wallet-sdk/dist/index.js'))
-)
-const {
-    WalletSDKImpl,
-    LedgerController,
-    TokenStandardController,
-    ValidatorController,
-    createKeyPair,
-    signTransactionHash,
-} = sdkPkg
-
-// A static token: the SDK asks its auth controller for the user's and the
-// admin's token; both are the wallet admin's.
-const authFactory = () => ({
-    userId: user,
-    getUserToken: async () => ({ userId: user, accessToken: token }),
-    getAdminToken: async () => ({ userId: user, accessToken: token }),
-})
-const validatorURL = new URL(wallet + '/api/validator')
-const scanURL = new URL(wallet + '/api/scan')
-
-// logger keeps the SDK's warnings and errors (shown when a step fails) and
-// drops its chatter.
-const logger = {
-    trace() {},
-    debug() {},
-    info() {},
-    warn: (...a) => console.log('sdk warn:', ...a),
-    error: (...a) => console.log('sdk error:', ...a),
-    fatal: (...a) => console.log('sdk fatal:', ...a),
-    child() {
-        return logger
-    },
-}
-
-function newSDK() {
-    return new WalletSDKImpl().configure({
-        logger,
-        authFactory,
-        ledgerFactory: (userId, provider, isAdmin) =>
-            new LedgerController(userId, ledgerAPI, undefined, isAdmin, provider),
-        tokenStandardFactory: (userId, provider, isAdmin) =>
-            new TokenStandardController(
-                userId,
-                ledgerAPI,
-                validatorURL,
-                undefined,
-                provider,
-                isAdmin,
-                false,
-                scanURL
-            ),
-        validatorFactory: (userId, provider) =>
-            new ValidatorController(userId, validatorURL, provider),
-    })
-}
-
-let current = ''
-async function step(name, fn) {
-    current = name
-    await fn()
-    console.log(`step ${name} ok`)
-}
-function expect(cond, what) {
-    if (!cond) throw new Error(what)
-}
-// total sums the amounts of holdings exactly, as strings of 10 decimals.
-function total(holdings) {
-    let sum = 0n
-    for (const h of holdings) {
-        const [i, f = ''] = h.interfaceViewValue.amount.split('.')
-        sum += BigInt(i + f.padEnd(10, '0').slice(0, 10))
-    }
-    const s = sum.toString().padStart(11, '0')
-    return s.slice(0, -10) + '.' + s.slice(-10)
-}
-
-let commandN = 0
-const commandId = (what) => `sdk-e2e-${what}-${Date.now()}-${++commandN}`
+// against one fresh `ccwallet serve` (the environment is lib.mjs's). Each
+// step prints "step NAME ok"; the first failure prints the step and the
+// error and exits 1.
+import { newSDK, step, main, expect, total, commandId, Parties, validatorURL } from './lib.mjs'
 
 const sdk = newSDK()
-const parties = {}
-
-async function onboard(name) {
-    const keys = createKeyPair()
-    const generated = await sdk.userLedger.generateExternalParty(keys.publicKey, name)
-    expect(generated.partyId.startsWith(name + '::'), `party id ${generated.partyId}`)
-    const signature = signTransactionHash(generated.multiHash, keys.privateKey)
-    const allocated = await sdk.userLedger.allocateExternalParty(signature, generated)
-    expect(allocated.partyId === generated.partyId, `allocated ${allocated.partyId}, generated ${generated.partyId}`)
-    parties[name] = { party: generated.partyId, keys }
-}
-
-// asParty points the SDK's controllers at one party.
-async function asParty(name) {
-    await sdk.setPartyId(parties[name].party)
-    // The registry (the token standard's) is served at the wallet's root.
-    sdk.tokenStandard.setTransferFactoryRegistryUrl(new URL(wallet))
-}
-
-async function holdingsOf(name) {
-    await asParty(name)
-    return sdk.tokenStandard.listHoldingUtxos(false)
-}
-
-async function run(name, [command, disclosed], what, id = commandId(what)) {
-    await asParty(name)
-    return sdk.userLedger.prepareSignExecuteAndWaitFor(
-        command,
-        parties[name].keys.privateKey,
-        id,
-        disclosed
-    )
-}
-
-async function wantTotal(name, amount, holdings) {
-    const h = await holdingsOf(name)
-    expect(total(h) === amount, `${name} holds ${total(h)}, want ${amount}`)
-    if (holdings !== undefined) {
-        expect(h.length === holdings, `${name} has ${h.length} holdings, want ${holdings}`)
-    }
-}
+const ps = new Parties(sdk)
+const parties = ps.byName
+const onboard = (name) => ps.onboard(name)
+const asParty = (name) => ps.as(name)
+const holdingsOf = (name) => ps.holdings(name)
+const run = (name, cmd, what, id) => ps.run(name, cmd, what, id)
+const wantTotal = (name, amount, holdings) => ps.wantTotal(name, amount, holdings)
 
 // offer makes a two-step transfer from alice to bob and returns the
 // instruction as the receiver sees it.
@@ -177,7 +31,7 @@ const coin = { instrumentId: 'Amulet' }
 const flows = (process.env.FLOWS || 'all').split(',')
 const want = (f) => flows.includes('all') || flows.includes(f)
 
-try {
+await main(async () => {
     await step('connect', async () => {
         await sdk.connect()
         await sdk.connectAdmin()
@@ -299,12 +153,4 @@ try {
         await wantTotal('sdk-bob', '105.0000000000', 2)
     })
 
-    console.log('all steps ok')
-} catch (err) {
-    console.log(`step ${current} FAILED: ${err?.stack ?? err}`)
-    if (err?.cause) console.log('cause:', err.cause)
-    try {
-        console.log('details:', JSON.stringify(err))
-    } catch {}
-    process.exit(1)
-}
+})
