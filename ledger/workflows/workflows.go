@@ -33,8 +33,20 @@ type Set struct {
 // New builds l's workflows. Call it once per ledger: it wires their
 // automations into l (ledger.OnAdvance).
 func New(l *ledger.Ledger) *Set {
+	s := build(l)
+	l.OnAdvance(s.Subscriptions.Automations()...)
+	return s
+}
+
+// ForValidator builds the workflow packages of another validator's view
+// of s's network (ledger.Ledger.Validator): they act as that validator;
+// the network's automations stay s's, registered once by New.
+func (s *Set) ForValidator(l *ledger.Ledger) *Set { return build(l) }
+
+// build makes the workflow packages of l, without registering their
+// automations.
+func build(l *ledger.Ledger) *Set {
 	subs := subscriptions.New(l, map[string]subscriptions.App{names.AppName: names.App(l)})
-	l.OnAdvance(subs.Automations()...)
 	return &Set{Ledger: l, Subscriptions: subs, Names: names.New(l, subs), AppPayments: apppayments.New(l),
 		Allocations: allocations.New(l), External: external.New(l)}
 }
