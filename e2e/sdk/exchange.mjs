@@ -25,17 +25,6 @@ import { pino } from 'pino'
 import { randomUUID } from 'node:crypto'
 import { step, expect, sum } from './steps.mjs'
 
-// Node.js 20 lacks Object.groupBy, which a few SDK helpers call; ours,
-// for the test only.
-if (!Object.groupBy) {
-  Object.groupBy = (items, key) => {
-    const out = Object.create(null)
-    let i = 0
-    for (const it of items) (out[key(it, i++)] ??= []).push(it)
-    return out
-  }
-}
-
 const env = process.env
 const logger = pino({ level: 'warn' })
 

@@ -1,6 +1,7 @@
 // What the SDK scripts run by runBesideSDK (localnet_test.go) share: a
 // named step that prints "OK name" or "FAIL name: why" (and exits at the
-// first failure), a check, and exact sums of decimal amounts.
+// first failure), a check, exact sums of decimal amounts, and
+// Object.groupBy, which a few SDK helpers call and Node.js 20 lacks.
 
 export async function step(name, fn) {
   try {
@@ -15,6 +16,15 @@ export async function step(name, fn) {
 
 export function expect(what, got, want) {
   if (String(got) !== String(want)) throw new Error(`${what}: got ${got}, want ${want}`)
+}
+
+if (!Object.groupBy) {
+  Object.groupBy = (items, key) => {
+    const out = Object.create(null)
+    let i = 0
+    for (const it of items) (out[key(it, i++)] ??= []).push(it)
+    return out
+  }
 }
 
 const scale = 10n ** 10n
