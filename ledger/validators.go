@@ -25,7 +25,9 @@ func metaValidator(hint string) string { return "validator_namespace:" + hint }
 // operator hint is hint, creating its operator party on first use; its
 // wallet admins are adminUsers, the users of the network's validators
 // being one namespace. The hint must not be this ledger's own
-// operator's.
+// operator's. After a development network's reset or restore the
+// validator is there again, with the same identity unless the restored
+// state has one for it.
 func (l *Ledger) Validator(ctx context.Context, hint string, adminUsers []string) (*Ledger, error) {
 	if err := coin.ValidateHint(hint); err != nil {
 		return nil, fmt.Errorf("validator party hint: %w", err)
@@ -35,8 +37,25 @@ func (l *Ledger) Validator(ctx context.Context, hint string, adminUsers []string
 	}
 	v := &Ledger{core: l.core, cfg: l.cfg}
 	v.cfg.OperatorHint, v.cfg.AdminUsers = hint, adminUsers
-	err := l.change(ctx, func(ctx context.Context, c *change) error {
-		if err := l.db.LockKey(ctx, c.tx, "ccwallet:validator:"+hint); err != nil {
+	if err := v.openValidator(ctx); err != nil {
+		return nil, err
+	}
+	l.OnRestore(func() {
+		if err := v.openValidator(context.Background()); err != nil {
+			l.log.Error("the validator is missing after the restore", "validator", hint, "err", err)
+		}
+	})
+	return v, nil
+}
+
+// openValidator reads v's identity from the meta, or writes it there
+// (a new one the first time, v's own after a reset), with its operator
+// party; then binds the admins not yet bound to any validator to v's
+// operator.
+func (v *Ledger) openValidator(ctx context.Context) error {
+	hint := v.cfg.OperatorHint
+	err := v.change(ctx, func(ctx context.Context, c *change) error {
+		if err := v.db.LockKey(ctx, c.tx, "ccwallet:validator:"+hint); err != nil {
 			return err
 		}
 		ns, err := store.MetaValue(ctx, c.tx, metaValidator(hint))
@@ -48,36 +67,37 @@ func (l *Ledger) Validator(ctx context.Context, hint string, adminUsers []string
 		if !errors.Is(err, store.ErrNotFound) {
 			return err
 		}
-		if ns, err = randomKeyFingerprint(); err != nil {
+		if v.namespace == "" {
+			if v.namespace, err = randomKeyFingerprint(); err != nil {
+				return err
+			}
+		}
+		if v.operator, err = coin.NewPartyID(hint, v.namespace); err != nil {
 			return err
 		}
-		if v.operator, err = coin.NewPartyID(hint, ns); err != nil {
+		if err := store.InsertMeta(ctx, c.tx, metaValidator(hint), v.namespace); err != nil {
 			return err
 		}
-		v.namespace = ns
-		if err := store.InsertMeta(ctx, c.tx, metaValidator(hint), ns); err != nil {
-			return err
+		if _, err := store.PartyByID(ctx, c.tx, v.operator); err == nil {
+			return nil
 		}
-		return store.InsertParty(ctx, c.tx, &store.Party{PartyID: v.operator, Hint: hint, Kind: "local", CreatedAt: l.now()})
+		return store.InsertParty(ctx, c.tx, &store.Party{PartyID: v.operator, Hint: hint, Kind: "local", CreatedAt: v.now()})
 	})
 	if err != nil {
-		return nil, fmt.Errorf("open validator %q: %w", hint, err)
+		return fmt.Errorf("open validator %q: %w", hint, err)
 	}
 	// Users are the network's: an admin already bound to another
 	// validator's operator stays so and is an admin here too; the others
 	// are bound to this validator's operator.
 	var unbound []string
-	for _, name := range adminUsers {
-		if _, err := store.UserByName(ctx, l.db, name); errors.Is(err, store.ErrNotFound) {
+	for _, name := range v.cfg.AdminUsers {
+		if _, err := store.UserByName(ctx, v.db, name); errors.Is(err, store.ErrNotFound) {
 			unbound = append(unbound, name)
 		} else if err != nil {
-			return nil, err
+			return err
 		}
 	}
 	w := &Ledger{core: v.core, cfg: v.cfg, namespace: v.namespace, operator: v.operator}
 	w.cfg.AdminUsers = unbound
-	if err := w.ensureAdmins(ctx); err != nil {
-		return nil, err
-	}
-	return v, nil
+	return w.ensureAdmins(ctx)
 }

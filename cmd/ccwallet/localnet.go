@@ -128,10 +128,20 @@ func (s *serving) listenLocalNet(ctx context.Context, env envVars, verifier *web
 		return err
 	}
 	// ledger-api-user is an admin bound to the app user's operator; on
-	// the app provider it acts as that validator's operator too.
-	if _, err := pv.GrantRights(ctx, localNetUser, []ledger.Right{{Kind: ledger.RightCanActAs, Party: pv.Operator()}}); err != nil {
+	// the app provider it acts as that validator's operator too, also
+	// after a reset or restore.
+	grant := func(ctx context.Context) error {
+		_, err := pv.GrantRights(ctx, localNetUser, []ledger.Right{{Kind: ledger.RightCanActAs, Party: pv.Operator()}})
+		return err
+	}
+	if err := grant(ctx); err != nil {
 		return fmt.Errorf("localnet: %w", err)
 	}
+	s.l.OnRestore(func() {
+		if err := grant(context.Background()); err != nil {
+			s.log.Error("localnet: ledger-api-user cannot act as the app provider's operator after the restore", "err", err)
+		}
+	})
 	pw := s.w.ForValidator(pv)
 	if err := s.listen("provider-app", addrs[2], nil, http.NotFoundHandler()); err != nil {
 		return err

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -98,6 +99,24 @@ func TestLocalnetTwoValidators(t *testing.T) {
 	}
 	if ns := coin.PartyID(onboarded.PartyID).Namespace(); ns != pp.Namespace() {
 		t.Errorf("a user onboarded on the app provider has party %s, want one of the provider's participant (%s)", onboarded.PartyID, pp.Namespace())
+	}
+	// A reset of the development network keeps both validators, and
+	// ledger-api-user's rights on the provider.
+	if code := call(t, plain, "POST", "http://"+a.App+"/v0/admin/devnet/reset", tok, "", nil); code != 200 {
+		t.Fatalf("reset = %d", code)
+	}
+	var after validatorUser
+	call(t, plain, "GET", "http://"+a.LocalNet.ProviderApp+"/v0/validator-user", tok, "", &after)
+	if after != provider {
+		t.Errorf("after a reset the app provider's operator is %s, want %s", after.PartyID, provider.PartyID)
+	}
+	var rs rights
+	call(t, plain, "GET", "http://"+a.LocalNet.ProviderLedgerAPI+"/v2/users/"+localNetUser+"/rights", tok, "", &rs)
+	if !strings.Contains(fmt.Sprint(rs), string(pp)) {
+		t.Errorf("after a reset %s's rights on the provider are %+v, want CanActAs %s", localNetUser, rs, pp)
+	}
+	if code := call(t, plain, "POST", "http://"+a.LocalNet.ProviderApp+"/v0/admin/users", tok, `{"name":"exchange-2"}`, &onboarded); code != 200 {
+		t.Errorf("onboard on the app provider after a reset = %d", code)
 	}
 	// The scan port.
 	if code := call(t, plain, "GET", "http://"+a.LocalNet.Scan+"/api/scan/registry/metadata/v1/info", "", "", nil); code != 200 {
