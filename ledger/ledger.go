@@ -58,20 +58,30 @@ type Config struct {
 }
 
 // Ledger applies the coin's rules to the store. Safe for concurrent use.
+// It is one validator's view of the network: the network (core) is
+// shared by every validator of one process (Validator, validators.go),
+// the operator, the participant's namespace and the configuration are
+// the validator's own.
 type Ledger struct {
+	*core
+	cfg       Config
+	namespace string
+	operator  coin.PartyID
+}
+
+// core is the network every validator of one ledger shares: the
+// database, the rules, the DSO, the caches and queues.
+type core struct {
 	db *store.DB
 	// w is how commits reach db (Config.Writer).
 	w   store.Writer
 	log *slog.Logger
-	cfg Config
 
 	rules          Rules
 	ans            AnsConfig
 	rulesCID       coin.ContractID
 	blobKey        []byte
-	namespace      string
 	dso            coin.PartyID
-	operator       coin.PartyID
 	synchronizerID string
 
 	knownParties sync.Map   // coin.PartyID -> struct{}; see KnownParty
@@ -132,7 +142,7 @@ func Open(ctx context.Context, db *store.DB, cfg Config, log *slog.Logger) (*Led
 	if cfg.Writer == nil {
 		cfg.Writer = db.Plain()
 	}
-	l := &Ledger{db: db, w: cfg.Writer, log: log, cfg: cfg, users: newUserCache(cfg.UserCacheTTL), ans: DefaultAnsConfig()}
+	l := &Ledger{core: &core{db: db, w: cfg.Writer, log: log, users: newUserCache(cfg.UserCacheTTL), ans: DefaultAnsConfig()}, cfg: cfg}
 	if cfg.Ans != nil {
 		l.ans = *cfg.Ans
 	}

@@ -13,7 +13,7 @@ import (
 // would only wait there for the sender's lock, holding up its whole
 // batch); once that batch is done, the next takes it.
 func TestTakeSendsSkipsBusySenders(t *testing.T) {
-	l := &Ledger{}
+	l := &Ledger{core: &core{}}
 	call := func(sender string) *sendCall {
 		return &sendCall{ctx: context.Background(), s: PreapprovalSend{Sender: coin.PartyID(sender)}, done: make(chan sendResult, 1)}
 	}

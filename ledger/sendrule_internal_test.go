@@ -22,7 +22,7 @@ import (
 // nothing written.
 func TestSendRuleWithoutDatabase(t *testing.T) {
 	at := time.Date(2026, 11, 26, 1, 0, 0, 0, time.UTC)
-	l := &Ledger{rules: DefaultRules(), dso: "dso::1", operator: "op::1", cfg: Config{Now: func() time.Time { return at }}}
+	l := &Ledger{core: &core{rules: DefaultRules(), dso: "dso::1"}, operator: "op::1", cfg: Config{Now: func() time.Time { return at }}}
 	round := &store.Round{Number: 10, Price: coin.MustParse("0.005")}
 	rate := l.rules.HoldingRate(round.Price)
 	holdings := []store.Holding{

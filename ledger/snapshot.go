@@ -113,7 +113,7 @@ func (l *Ledger) reload(ctx context.Context) error {
 	// race with a write of the same value. A restore changes the rules
 	// contract after a reset, the identity only for a snapshot file of
 	// another network.
-	fresh := &Ledger{db: l.db, cfg: l.cfg}
+	fresh := &Ledger{core: &core{db: l.db}, cfg: l.cfg}
 	if err := fresh.loadMeta(ctx); err != nil {
 		return err
 	}

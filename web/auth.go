@@ -39,6 +39,9 @@ type AuthConfig struct {
 	Leeway time.Duration
 	// HTTPClient fetches the JWKS; nil means a client with a 10 s timeout.
 	HTTPClient *http.Client
+	// SharedSecret, when set, also accepts its HS256 tokens
+	// (sharedsecret.go): a test network's (LocalNet's) authentication.
+	SharedSecret *SharedSecretAuth
 }
 
 // Claims is the caller's identity, taken from a verified token. Claims of
@@ -88,7 +91,8 @@ type Verifier struct {
 	// tests can still swap it. Both are safe for concurrent use.
 	parse    *jwt.Parser
 	validate *jwt.Validator
-	tokens   *tokenCache // verified tokens (tokencache.go); nil when disabled
+	tokens   *tokenCache   // verified tokens (tokencache.go); nil when disabled
+	shared   *sharedSecret // nil without AuthConfig.SharedSecret
 }
 
 // NewVerifier checks cfg and returns a Verifier. The JWKS is fetched lazily on
@@ -145,7 +149,14 @@ func NewVerifier(cfg AuthConfig, log *slog.Logger) (*Verifier, error) {
 		}
 		v.jwks = newJWKSCache(cfg.JWKSURL, client, log, func() time.Time { return v.now() })
 	}
-	if v.hmac == nil && v.static == nil && v.jwks == nil {
+	if cfg.SharedSecret != nil {
+		s, err := v.newSharedSecret(cfg.SharedSecret)
+		if err != nil {
+			return nil, err
+		}
+		v.shared = s
+	}
+	if v.hmac == nil && v.static == nil && v.jwks == nil && v.shared == nil {
 		return nil, errors.New("auth: no key source: set a JWKS URL, static keys or (dev only) an HMAC secret")
 	}
 	if cfg.Audience == "" {
@@ -189,6 +200,14 @@ func (v *Verifier) Verify(ctx context.Context, raw string) (Claims, error) {
 		return e.claims, nil
 	}
 	tc := new(tokenClaims)
+	if v.shared != nil && headerAlg(raw) == "HS256" {
+		// Not cached: an HMAC costs little, and a cached token is
+		// checked again with this verifier's own audience.
+		if _, err := v.shared.parse.ParseWithClaims(raw, tc, v.shared.keyFunc); err != nil {
+			return Claims{}, fmt.Errorf("%w: %w", ErrInvalidToken, err)
+		}
+		return claimsOf(tc)
+	}
 	if _, err := v.parse.ParseWithClaims(raw, tc, v.keyFunc(ctx)); err != nil {
 		return Claims{}, fmt.Errorf("%w: %w", ErrInvalidToken, err)
 	}

@@ -91,6 +91,12 @@ type Config struct {
 	// LedgerAPITLS, when set, serves it over TLS (optionally mTLS).
 	LedgerAPIListen string     `yaml:"ledgerApiListen"`
 	LedgerAPITLS    *TLSConfig `yaml:"ledgerApiTls"`
+	// LocalNet serves LocalNet's layout, two validators on its ports with
+	// its test authentication (localnet.go; serve --localnet); a
+	// development network's only. localNetAddrs, when set, replaces its
+	// fixed addresses (serve --localnet-listen, for tests).
+	LocalNet      bool `yaml:"localNet"`
+	localNetAddrs []string
 	// PublicURL is the address users open, printed at start.
 	PublicURL string `yaml:"publicUrl"`
 	LogFormat string `yaml:"logFormat"`

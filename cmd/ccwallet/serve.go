@@ -38,6 +38,8 @@ type readyAddrs struct {
 	App, Health, Metrics string
 	Operator             string
 	LedgerAPI            string
+	// LocalNet are the app provider's and scan's addresses (--localnet).
+	LocalNet localNetAddrs
 }
 
 // serve is `ccwallet serve`: each step below is one function, in the
@@ -89,6 +91,9 @@ func serve(ctx context.Context, args []string, env envVars, stdout, stderr io.Wr
 	if err := s.listenLedgerAPI(verifier); err != nil {
 		return err
 	}
+	if err := s.listenLocalNet(ctx, env, verifier, app); err != nil { // localnet.go
+		return err
+	}
 	errc := s.startServers(ctx)
 	s.announceReady()
 	return s.wait(errc)
@@ -119,6 +124,8 @@ type serving struct {
 	// ledgerAPI is nil when off; its async submissions finish before
 	// the database closes.
 	ledgerAPI *ledgerapi.Server
+	// moreLedgerAPIs are other validators' (--localnet), waited for alike.
+	moreLedgerAPIs []*ledgerapi.Server
 }
 
 // server is one listening HTTP server: app, health or metrics.
@@ -139,12 +146,14 @@ func loadServeConfig(args []string, env envVars, stderr io.Writer) (Config, []st
 	healthListen := fs.String("health-listen", "", "health port address (default :5003)")
 	metricsListen := fs.String("metrics-listen", "", "metrics port address (default :10013)")
 	ledgerAPIListen := fs.String("ledger-api-listen", "", `JSON Ledger API address (default :7575; "off" turns it off)`)
+	localNet := registerLocalNetFlags(fs) // localnet.go
 	seed := fs.String("seed", "", "development network: create what this scenario file describes before serving (docs/devnet.md)")
 	if err := fs.Parse(args); err != nil {
 		return Config{}, nil, err
 	}
 	cfg, warnings, err := c.checked(env, func(cfg *Config) {
 		cfg.Seed = *seed
+		localNet.apply(cfg)
 		if *listen != "" {
 			cfg.Listen = *listen
 		}
@@ -237,6 +246,7 @@ func (s *serving) authVerifier() (*web.Verifier, error) {
 	if cfg.DevNet() {
 		authCfg.StaticKeys = map[string]crypto.PublicKey{devKeyID: devKey().Public()}
 	}
+	authCfg.SharedSecret = cfg.localNetAuth()
 	return web.NewVerifier(authCfg, s.log)
 }
 
@@ -296,23 +306,32 @@ func (s *serving) buildHandlers(ctx context.Context, env envVars, verifier *web.
 		}
 		s.url = scheme + "://" + displayAddr(s.ready.App) + "/"
 	}
+	if !cfg.WalletEnabled() {
+		s.log.Info("wallet disabled (enableWallet: false): its pages, API and automations are off; the admin API, registry, health and metrics run")
+	}
+	return s.appHandler(ctx, env, verifier, s.w, s.url, true)
+}
+
+// appHandler is the app port's handler of the validator whose workflows
+// are w, with its web wallet at url; hint prints the development
+// login's hint when its provider runs.
+func (s *serving) appHandler(ctx context.Context, env envVars, verifier *web.Verifier, w *workflows.Set, url string, hint bool) (http.Handler, error) {
+	cfg := s.cfg
 	var ui *handlers.UI
 	if cfg.WalletEnabled() {
 		var err error
-		if ui, err = newUI(ctx, cfg, env.get, strings.TrimSuffix(s.url, "/"), replicas.Sessions(s.db), s.log); err != nil {
+		if ui, err = newUI(ctx, cfg, env.get, strings.TrimSuffix(url, "/"), replicas.Sessions(s.db), s.log); err != nil {
 			return nil, err
 		}
-		if ui != nil && ui.DevProvider != nil {
+		if hint && ui != nil && ui.DevProvider != nil {
 			fmt.Fprintln(s.stdout, devLoginHint())
 		}
-	} else {
-		s.log.Info("wallet disabled (enableWallet: false): its pages, API and automations are off; the admin API, registry, health and metrics run")
 	}
-	return handlers.New(s.l, handlers.Config{Auth: verifier, Observe: s.observers, UI: ui, Jobs: s.jobStatus, Network: cfg.networkSettings(time.Now()),
+	return handlers.New(w.Ledger, handlers.Config{Auth: verifier, Observe: s.observers, UI: ui, Jobs: s.jobStatus, Network: cfg.networkSettings(time.Now()),
 		Warnings:  s.warnings,
 		Shutdown:  ctx.Done(),
 		Limiter:   web.NewLimiter(web.RateLimit{Burst: cfg.RateLimit.Burst, Per: cfg.RateLimit.Per.Std()}),
-		WalletOff: !cfg.WalletEnabled(), Workflows: s.w}, s.log).Routes(s.health), nil
+		WalletOff: !cfg.WalletEnabled(), Workflows: w}, s.log).Routes(s.health), nil
 }
 
 // listenProbes adds the health and metrics servers, when on.
@@ -338,14 +357,20 @@ func (s *serving) listenLedgerAPI(verifier *web.Verifier) error {
 	if s.cfg.LedgerAPIListen == "" {
 		return nil
 	}
-	s.ledgerAPI = ledgerapi.New(s.l, ledgerapi.Config{Auth: verifier, Observe: s.observers, Workflows: s.w,
-		Limiter: web.NewLimiter(web.RateLimit{Burst: s.cfg.RateLimit.Burst, Per: s.cfg.RateLimit.Per.Std()})}, s.log)
+	s.ledgerAPI = s.newLedgerAPI(verifier, s.w)
 	h := s.ledgerAPI.Handler()
 	if err := s.listen("ledger-api", s.cfg.LedgerAPIListen, appTLS(s.cfg.LedgerAPITLS), h); err != nil {
 		return err
 	}
 	s.ready.LedgerAPI = s.servers[len(s.servers)-1].ln.Addr().String()
 	return nil
+}
+
+// newLedgerAPI is the JSON Ledger API of the validator whose workflows
+// are w.
+func (s *serving) newLedgerAPI(verifier *web.Verifier, w *workflows.Set) *ledgerapi.Server {
+	return ledgerapi.New(w.Ledger, ledgerapi.Config{Auth: verifier, Observe: s.observers, Workflows: w,
+		Limiter: web.NewLimiter(web.RateLimit{Burst: s.cfg.RateLimit.Burst, Per: s.cfg.RateLimit.Per.Std()})}, s.log)
 }
 
 // startServers serves every server until ctx is done; each one's result
@@ -383,8 +408,10 @@ func (s *serving) wait(errc <-chan error) error {
 		}
 	}
 	s.servers = nil // closed by Serve
-	if s.ledgerAPI != nil {
-		s.ledgerAPI.Wait()
+	for _, a := range append([]*ledgerapi.Server{s.ledgerAPI}, s.moreLedgerAPIs...) {
+		if a != nil {
+			a.Wait()
+		}
 	}
 	s.log.Info("ccwallet stopped")
 	return first

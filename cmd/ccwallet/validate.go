@@ -40,6 +40,7 @@ func (c Config) check(now time.Time, env envVars) (warnings []string, err error)
 		warnings = append(warnings, "auth.issuer: not set, so tokens from any issuer are accepted when a key of the JWKS signed them; "+
 			"set it to your identity provider's issuer")
 	}
+	warnings, errs = c.checkLocalNet(warnings, errs) // localnet.go
 	if c.WalletEnabled() {
 		oc, err := c.oidcSettings(env.get)
 		if err != nil {

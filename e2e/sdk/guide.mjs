@@ -14,17 +14,9 @@ import { WalletSDKImpl, LedgerController, TokenStandardController, ValidatorCont
 import { randomUUID } from 'node:crypto'
 import { pino } from 'pino'
 
-// The SDK's mergeHoldingUtxos and a few helpers call Object.groupBy, which
-// Node.js has from 21; Debian's Node.js is 20. This polyfill is ours, for
-// the test only.
-if (!Object.groupBy) {
-  Object.groupBy = (items, key) => {
-    const out = Object.create(null)
-    let i = 0
-    for (const it of items) (out[key(it, i++)] ??= []).push(it)
-    return out
-  }
-}
+// Object.groupBy, which the SDK's mergeHoldingUtxos calls and Node.js 20
+// lacks, comes from steps.mjs (copied beside this script by runBesideSDK).
+import './steps.mjs'
 
 const { LEDGER_API, APP, TOKEN } = process.env
 const lapi = new URL(LEDGER_API)

@@ -6,6 +6,8 @@
 package workflows
 
 import (
+	"context"
+
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/airdrop"
 	"github.com/ccwallet/ccwallet/ledger/allocations"
@@ -50,10 +52,24 @@ type Set struct {
 // New builds l's workflows, each given the others and the hooks it
 // needs (the subscriptions' automations to the development network's
 // time jumps). Call it once per ledger and share the Set.
-func New(l *ledger.Ledger) *Set {
+func New(l *ledger.Ledger) *Set { return build(l, nil) }
+
+// ForValidator builds the workflow packages of another validator's view
+// of s's network (ledger.Ledger.Validator): they act as that validator;
+// the network's automations stay s's: its time jumps run s's steps.
+func (s *Set) ForValidator(l *ledger.Ledger) *Set {
+	return build(l, s.Subscriptions.Automations())
+}
+
+// build makes the workflow packages of l; a time jump runs steps, or
+// l's own subscriptions' automations when steps is nil.
+func build(l *ledger.Ledger, steps []func(context.Context) error) *Set {
 	subs := subscriptions.New(l, map[string]subscriptions.App{names.AppName: names.App(l)})
+	if steps == nil {
+		steps = subs.Automations()
+	}
 	return &Set{Ledger: l, Subscriptions: subs, Names: names.New(l, subs), AppPayments: apppayments.New(l),
 		Allocations: allocations.New(l), External: external.New(l),
 		Registry: registry.New(l), Scan: scan.New(l), APIRead: apiread.New(l),
-		Airdrop: airdrop.New(l), Devnet: devnet.New(l, subs.Automations()...)}
+		Airdrop: airdrop.New(l), Devnet: devnet.New(l, steps...)}
 }

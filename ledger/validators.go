@@ -1,0 +1,103 @@
+package ledger
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/ccwallet/ccwallet/coin"
+	"github.com/ccwallet/ccwallet/store"
+)
+
+// A second validator on one network, as LocalNet's app provider beside
+// its app user: the network (rounds, rules, DSO, registry, holdings) is
+// the ledger's, shared; the validator has its own participant namespace
+// and operator party, made once and kept in the ledger's meta, and its
+// own wallet admins. Parties it allocates get its namespace; its
+// operator provides the preapprovals it accepts and merges by the
+// delegations granted to it.
+
+// metaValidator is the meta key of validator hint's identity: its
+// participant namespace (its operator party is hint::namespace).
+func metaValidator(hint string) string { return "validator_namespace:" + hint }
+
+// Validator returns the view of the network of the validator whose
+// operator hint is hint, creating its operator party on first use; its
+// wallet admins are adminUsers, the users of the network's validators
+// being one namespace. The hint must not be this ledger's own
+// operator's. After a development network's reset or restore the
+// validator is there again, with the same identity unless the restored
+// state has one for it.
+func (l *Ledger) Validator(ctx context.Context, hint string, adminUsers []string) (*Ledger, error) {
+	if err := coin.ValidateHint(hint); err != nil {
+		return nil, fmt.Errorf("validator party hint: %w", err)
+	}
+	if hint == l.operator.Hint() {
+		return nil, fmt.Errorf("validator %q: the hint is this ledger's own operator's", hint)
+	}
+	v := &Ledger{core: l.core, cfg: l.cfg}
+	v.cfg.OperatorHint, v.cfg.AdminUsers = hint, adminUsers
+	if err := v.openValidator(ctx); err != nil {
+		return nil, err
+	}
+	l.OnRestore(func() {
+		if err := v.openValidator(context.Background()); err != nil {
+			l.log.Error("the validator is missing after the restore", "validator", hint, "err", err)
+		}
+	})
+	return v, nil
+}
+
+// openValidator reads v's identity from the meta, or writes it there
+// (a new one the first time, v's own after a reset), with its operator
+// party; then binds the admins not yet bound to any validator to v's
+// operator.
+func (v *Ledger) openValidator(ctx context.Context) error {
+	hint := v.cfg.OperatorHint
+	err := v.change(ctx, func(ctx context.Context, c *change) error {
+		if err := v.db.LockKey(ctx, c.tx, "ccwallet:validator:"+hint); err != nil {
+			return err
+		}
+		ns, err := store.MetaValue(ctx, c.tx, metaValidator(hint))
+		if err == nil {
+			v.namespace = ns
+			v.operator, err = coin.NewPartyID(hint, ns)
+			return err
+		}
+		if !errors.Is(err, store.ErrNotFound) {
+			return err
+		}
+		if v.namespace == "" {
+			if v.namespace, err = randomKeyFingerprint(); err != nil {
+				return err
+			}
+		}
+		if v.operator, err = coin.NewPartyID(hint, v.namespace); err != nil {
+			return err
+		}
+		if err := store.InsertMeta(ctx, c.tx, metaValidator(hint), v.namespace); err != nil {
+			return err
+		}
+		if _, err := store.PartyByID(ctx, c.tx, v.operator); err == nil {
+			return nil
+		}
+		return store.InsertParty(ctx, c.tx, &store.Party{PartyID: v.operator, Hint: hint, Kind: "local", CreatedAt: v.now()})
+	})
+	if err != nil {
+		return fmt.Errorf("open validator %q: %w", hint, err)
+	}
+	// Users are the network's: an admin already bound to another
+	// validator's operator stays so and is an admin here too; the others
+	// are bound to this validator's operator.
+	var unbound []string
+	for _, name := range v.cfg.AdminUsers {
+		if _, err := store.UserByName(ctx, v.db, name); errors.Is(err, store.ErrNotFound) {
+			unbound = append(unbound, name)
+		} else if err != nil {
+			return err
+		}
+	}
+	w := &Ledger{core: v.core, cfg: v.cfg, namespace: v.namespace, operator: v.operator}
+	w.cfg.AdminUsers = unbound
+	return w.ensureAdmins(ctx)
+}
