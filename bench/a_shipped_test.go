@@ -1,7 +1,6 @@
 package bench
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -54,7 +53,13 @@ func shippedBinaries(b *testing.B) (wallet, loadgen string) {
 type walletProc struct {
 	cmd                       *exec.Cmd
 	app, health, lapi, metric string
-	stderr                    *bytes.Buffer
+	logPath                   string
+}
+
+// logTail is the end of the wallet's log, for errors.
+func (w *walletProc) logTail() string {
+	b, _ := os.ReadFile(w.logPath)
+	return string(b[max(0, len(b)-4000):])
 }
 
 // startWallet starts bin serve on the Postgres database dbURL with a
@@ -67,12 +72,19 @@ func startWallet(b *testing.B, bin, dbURL string) (*walletProc, time.Duration) {
 	if err := os.WriteFile(cfg, []byte("rateLimit:\n  burst: 100000000\n  per: 1m\n"), 0o644); err != nil {
 		b.Fatal(err)
 	}
-	w := &walletProc{app: freePort(b), health: freePort(b), lapi: freePort(b), metric: freePort(b), stderr: &bytes.Buffer{}}
+	w := &walletProc{app: freePort(b), health: freePort(b), lapi: freePort(b), metric: freePort(b), logPath: filepath.Join(dir, "ccwallet.log")}
+	// The default log level (info: a line per request), to a file as a
+	// log collector would take it.
+	logf, err := os.Create(w.logPath)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer logf.Close()
 	w.cmd = exec.Command(bin, "serve", "--config", cfg, "--db", dbURL, "--listen", w.app, "--health-listen", w.health,
-		"--metrics-listen", w.metric, "--ledger-api-listen", w.lapi, "--log-level", "warn")
+		"--metrics-listen", w.metric, "--ledger-api-listen", w.lapi)
 	w.cmd.Dir = dir
-	w.cmd.Stderr = w.stderr
-	w.cmd.Stdout = w.stderr
+	w.cmd.Stderr = logf
+	w.cmd.Stdout = logf
 	t0 := time.Now()
 	if err := w.cmd.Start(); err != nil {
 		b.Fatal(err)
@@ -80,7 +92,7 @@ func startWallet(b *testing.B, bin, dbURL string) (*walletProc, time.Duration) {
 	if err := waitReady("http://" + w.health + "/readyz"); err != nil {
 		w.cmd.Process.Kill()
 		w.cmd.Wait()
-		b.Fatalf("%v\n%s", err, w.stderr)
+		b.Fatalf("%v\n%s", err, w.logTail())
 	}
 	took := time.Since(t0)
 	return w, took
@@ -95,7 +107,7 @@ func (w *walletProc) stop(b *testing.B) {
 	case <-time.After(30 * time.Second):
 		w.cmd.Process.Kill()
 		<-done
-		b.Errorf("ccwallet serve did not stop in 30 s\n%s", w.stderr)
+		b.Errorf("ccwallet serve did not stop in 30 s\n%s", w.logTail())
 	}
 }
 
@@ -172,7 +184,7 @@ func BenchmarkShipped(b *testing.B) {
 	defer w.stop(b)
 	state := filepath.Join(b.TempDir(), "state.json")
 	if out, err := exec.Command(loadgen, "setup", "-app", "http://"+w.app, "-parties", strconv.Itoa(apiParties), "-out", state).CombinedOutput(); err != nil {
-		b.Fatalf("loadgen setup: %v\n%s\n%s", err, out, w.stderr)
+		b.Fatalf("loadgen setup: %v\n%s\n%s", err, out, w.logTail())
 	}
 	if out, err := c.Command(ctx, "psql", "-q", "-c", "VACUUM ANALYZE", dbURL).CombinedOutput(); err != nil {
 		b.Fatalf("vacuum: %v\n%s", err, out)
