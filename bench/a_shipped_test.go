@@ -54,6 +54,27 @@ type walletProc struct {
 	cmd                       *exec.Cmd
 	app, health, lapi, metric string
 	logPath                   string
+	pprof                     string // the profiler's address, with BENCH_PPROF
+}
+
+// profile saves a CPU profile of the next d to BENCH_PPROF/name, when
+// BENCH_PPROF names a directory; it returns at once and done waits.
+func (w *walletProc) profile(name string, d time.Duration) (done func()) {
+	if w.pprof == "" {
+		return func() {}
+	}
+	ch := make(chan struct{})
+	go func() {
+		defer close(ch)
+		resp, err := http.Get(fmt.Sprintf("http://%s/debug/pprof/profile?seconds=%d", w.pprof, max(1, int(d.Seconds()))))
+		if err != nil {
+			return
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		os.WriteFile(filepath.Join(os.Getenv("BENCH_PPROF"), name), b, 0o644)
+	}()
+	return func() { <-ch }
 }
 
 // logTail is the end of the wallet's log, for errors.
@@ -83,6 +104,10 @@ func startWallet(b *testing.B, bin, dbURL string) (*walletProc, time.Duration) {
 	w.cmd = exec.Command(bin, "serve", "--config", cfg, "--db", dbURL, "--listen", w.app, "--health-listen", w.health,
 		"--metrics-listen", w.metric, "--ledger-api-listen", w.lapi)
 	w.cmd.Dir = dir
+	if os.Getenv("BENCH_PPROF") != "" {
+		w.pprof = freePort(b)
+		w.cmd.Env = append(os.Environ(), "CCWALLET_PPROF_LISTEN="+w.pprof)
+	}
 	w.cmd.Stderr = logf
 	w.cmd.Stdout = logf
 	t0 := time.Now()
@@ -197,8 +222,10 @@ func BenchmarkShipped(b *testing.B) {
 			args = append(args, "-ledger-api", "http://"+w.lapi)
 		}
 		cpu0, sp0 := w.cpu(), w.spans()
+		prof := w.profile(fmt.Sprintf("%s-%dc-%d.pprof", mode, clients, seq), d-time.Second)
 		out, err := exec.Command(loadgen, args...).Output()
 		cpu, sp1 := w.cpu()-cpu0, w.spans()
+		prof()
 		var r loadResult
 		if err == nil {
 			err = json.Unmarshal(out, &r)
