@@ -29,8 +29,13 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	wallet = filepath.Join(dir, "ccwallet")
+	// With go's default settings, as the test binaries of the other
+	// packages and e2e build it: the packages compiled for them are
+	// reused. CGO_ENABLED=0 here made every package's build ID differ
+	// (net's cgo choice reaches them all), a second compile of the whole
+	// wallet on a fresh clone; the static binary is deploy/image's, and
+	// its test runs it.
 	cmd := exec.Command("go", "build", "-o", wallet, "../cmd/ccwallet")
-	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 	if out, err := cmd.CombinedOutput(); err != nil {
 		fmt.Fprintf(os.Stderr, "build ccwallet: %v\n%s", err, out)
 		os.Exit(1)
