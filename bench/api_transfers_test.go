@@ -489,6 +489,16 @@ func (g *sendLoad) openLoop(rate float64, d time.Duration) ([]time.Duration, int
 // ALTER SYSTEM cannot override. The wallet's pool loses its connections
 // and makes new ones; the warm-up run after it absorbs that.
 func durable(ctx context.Context, c *pgtest.Cluster, e *httpEnv, on bool) error {
+	return restartDurable(ctx, c, on, func() (string, error) {
+		var got string
+		err := e.db.QueryRowContext(ctx, "SHOW fsync").Scan(&got)
+		return got, err
+	})
+}
+
+// restartDurable restarts c with durability on or off and waits until
+// show (SHOW fsync on the database under test) reads it back.
+func restartDurable(ctx context.Context, c *pgtest.Cluster, on bool, show func() (string, error)) error {
 	if err := c.StopServer(); err != nil {
 		return err
 	}
@@ -498,8 +508,7 @@ func durable(ctx context.Context, c *pgtest.Cluster, e *httpEnv, on bool) error 
 	}
 	want := map[bool]string{true: "on", false: "off"}[on]
 	for range 100 {
-		var got string
-		if err := e.db.QueryRowContext(ctx, "SHOW fsync").Scan(&got); err == nil && got == want {
+		if got, err := show(); err == nil && got == want {
 			return nil
 		}
 		time.Sleep(50 * time.Millisecond)

@@ -143,8 +143,13 @@ func (l *Ledger) sendWorker() {
 		if len(batch) == 0 {
 			return
 		}
+		for _, c := range batch {
+			l.span(spanSendWait, c.queued)
+		}
 		ctx, cancel := context.WithTimeout(context.WithoutCancel(batch[0].ctx), sendBatchTimeout)
+		t0 := time.Now()
 		results := l.runSendsRecovered(ctx, batch)
+		l.span(spanSendBatch, t0)
 		cancel()
 		l.finishSends(batch, results)
 	}
@@ -280,7 +285,10 @@ func (l *Ledger) runSends(ctx context.Context, calls []*sendCall) []sendResult {
 
 // sendWriter is batchWriter on a batch of sends' transaction, whose write
 // ends it.
-type sendWriter struct{ s store.SendTx }
+type sendWriter struct {
+	s store.SendTx
+	l *Ledger
+}
 
 func (w sendWriter) archive(_ context.Context, ids []coin.ContractID, _ int64) error {
 	// A send archives only the holdings it spends, which ride the write;
@@ -291,7 +299,14 @@ func (w sendWriter) archive(_ context.Context, ids []coin.ContractID, _ int64) e
 	return fmt.Errorf("a batched send archives %d contracts besides its inputs", len(ids))
 }
 
-func (w sendWriter) write(ctx context.Context, ws *store.Writes) error { return w.s.Write(ctx, ws) }
+func (w sendWriter) write(ctx context.Context, ws *store.Writes) error {
+	t0 := time.Now()
+	err := w.s.Write(ctx, ws)
+	if err == nil && w.l != nil {
+		w.l.span(spanSendWrite, t0)
+	}
+	return err
+}
 
 // sendResult is one send's answer, with its update's offset and id.
 type sendResult struct {
@@ -315,10 +330,12 @@ func (l *Ledger) sendMany(ctx context.Context, db store.SendTx, calls []*sendCal
 		claims[i] = store.Claim{Key: "cmd:" + c.key, Locks: partyLockKeys([]coin.PartyID{c.s.Sender})}
 		keys[i] = store.PreapprovalSendKey{Key: c.key, Sender: c.s.Sender, Receiver: c.s.Receiver}
 	}
+	t0 := time.Now()
 	r, offsets, reads, err := db.Begin(ctx, claims, keys, TemplateFeaturedAppRight)
 	if err != nil {
 		return nil, err
 	}
+	l.span(spanSendRead, t0)
 	// The open rounds are read only when the newest has not opened yet.
 	if r, err = l.usable(ctx, db.Reads(), r); err != nil {
 		return nil, err
@@ -350,7 +367,7 @@ func (l *Ledger) sendMany(ctx context.Context, db store.SendTx, calls []*sendCal
 	}
 	// Always written, even with nothing to write: the write ends the
 	// transaction.
-	if err := commitVia(ctx, sendWriter{db}, ts); err != nil {
+	if err := commitVia(ctx, sendWriter{db, l}, ts); err != nil {
 		return nil, err
 	}
 	return results, nil

@@ -51,6 +51,7 @@ func serve(ctx context.Context, args []string, env envVars, stdout, stderr io.Wr
 	}
 	s := &serving{cfg: cfg, warnings: warnings, log: newLogger(cfg, stderr), stdout: stdout, opts: opts, start: time.Now()}
 	s.logConfig()
+	startPprof(ctx, env, s.log)
 	s.startMetrics()
 	if s.db, err = openDatabase(ctx, cfg, env, s.log); err != nil {
 		return err

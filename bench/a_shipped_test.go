@@ -1,0 +1,380 @@
+package bench
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ccwallet/ccwallet/ledger/ledgertest"
+	"github.com/ccwallet/ccwallet/store/pgtest"
+)
+
+// shippedRun is how long one run of the shipped binary lasts;
+// BENCH_RUN overrides it (e.g. BENCH_RUN=2s while developing).
+func shippedRun() time.Duration {
+	if d, err := time.ParseDuration(os.Getenv("BENCH_RUN")); err == nil && d > 0 {
+		return d
+	}
+	return apiRun
+}
+
+// shippedBinaries are the wallet and load generator under test: built
+// from this tree, or CCWALLET_BIN / LOADGEN_BIN (prebuilt binaries, for
+// alternated before/after runs of two commits).
+func shippedBinaries(b *testing.B) (wallet, loadgen string) {
+	dir := b.TempDir()
+	wallet, loadgen = os.Getenv("CCWALLET_BIN"), os.Getenv("LOADGEN_BIN")
+	build := func(out, pkg string) string {
+		path := filepath.Join(dir, out)
+		if o, err := exec.Command("go", "build", "-o", path, pkg).CombinedOutput(); err != nil {
+			b.Fatalf("build %s: %v\n%s", pkg, err, o)
+		}
+		return path
+	}
+	if wallet == "" {
+		wallet = build("ccwallet", "../cmd/ccwallet")
+	}
+	if loadgen == "" {
+		loadgen = build("loadgen", "./loadgen")
+	}
+	return wallet, loadgen
+}
+
+// walletProc is `ccwallet serve` running as a child process.
+type walletProc struct {
+	cmd                       *exec.Cmd
+	app, health, lapi, metric string
+	logPath                   string
+	pprof                     string // the profiler's address, with BENCH_PPROF
+}
+
+// profile saves a CPU profile of the next d to BENCH_PPROF/name, when
+// BENCH_PPROF names a directory; it returns at once and done waits.
+func (w *walletProc) profile(name string, d time.Duration) (done func()) {
+	if w.pprof == "" {
+		return func() {}
+	}
+	ch := make(chan struct{})
+	go func() {
+		defer close(ch)
+		resp, err := http.Get(fmt.Sprintf("http://%s/debug/pprof/profile?seconds=%d", w.pprof, max(1, int(d.Seconds()))))
+		if err != nil {
+			return
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		os.WriteFile(filepath.Join(os.Getenv("BENCH_PPROF"), name), b, 0o644)
+	}()
+	return func() { <-ch }
+}
+
+// logTail is the end of the wallet's log, for errors.
+func (w *walletProc) logTail() string {
+	b, _ := os.ReadFile(w.logPath)
+	return string(b[max(0, len(b)-4000):])
+}
+
+// startWallet starts bin serve on the Postgres database dbURL with a
+// values file that only lifts the per-user rate limit (a load generator
+// sends as a few hundred users at thousands per second) and returns when
+// /readyz answers, with the time that took.
+func startWallet(b *testing.B, bin, dbURL string) (*walletProc, time.Duration) {
+	dir := b.TempDir()
+	cfg := filepath.Join(dir, "values.yaml")
+	if err := os.WriteFile(cfg, []byte("rateLimit:\n  burst: 100000000\n  per: 1m\n"), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	w := &walletProc{app: freePort(b), health: freePort(b), lapi: freePort(b), metric: freePort(b), logPath: filepath.Join(dir, "ccwallet.log")}
+	// The default log level (info: a line per request), to a file as a
+	// log collector would take it.
+	logf, err := os.Create(w.logPath)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer logf.Close()
+	w.cmd = exec.Command(bin, "serve", "--config", cfg, "--db", dbURL, "--listen", w.app, "--health-listen", w.health,
+		"--metrics-listen", w.metric, "--ledger-api-listen", w.lapi)
+	w.cmd.Dir = dir
+	if os.Getenv("BENCH_PPROF") != "" {
+		w.pprof = freePort(b)
+		w.cmd.Env = append(os.Environ(), "CCWALLET_PPROF_LISTEN="+w.pprof)
+	}
+	w.cmd.Stderr = logf
+	w.cmd.Stdout = logf
+	t0 := time.Now()
+	if err := w.cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	if err := waitReady("http://" + w.health + "/readyz"); err != nil {
+		w.cmd.Process.Kill()
+		w.cmd.Wait()
+		b.Fatalf("%v\n%s", err, w.logTail())
+	}
+	took := time.Since(t0)
+	return w, took
+}
+
+func (w *walletProc) stop(b *testing.B) {
+	w.cmd.Process.Signal(os.Interrupt)
+	done := make(chan error, 1)
+	go func() { done <- w.cmd.Wait() }()
+	select {
+	case <-done:
+	case <-time.After(30 * time.Second):
+		w.cmd.Process.Kill()
+		<-done
+		b.Errorf("ccwallet serve did not stop in 30 s\n%s", w.logTail())
+	}
+}
+
+// cpu is the CPU time (user and system) the process has used so far.
+func (w *walletProc) cpu() time.Duration {
+	bs, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", w.cmd.Process.Pid))
+	if err != nil {
+		return 0
+	}
+	s := string(bs)
+	f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+	if len(f) < 13 {
+		return 0
+	}
+	u, _ := strconv.ParseInt(f[11], 10, 64)
+	st, _ := strconv.ParseInt(f[12], 10, 64)
+	return time.Duration(u+st) * 10 * time.Millisecond
+}
+
+// loadResult is loadgen's line.
+type loadResult struct {
+	OK       int64   `json:"ok"`
+	Failed   int64   `json:"failed"`
+	Rate     float64 `json:"rate"`
+	P50ms    float64 `json:"p50_ms"`
+	P99ms    float64 `json:"p99_ms"`
+	MeanMs   float64 `json:"mean_ms"`
+	FirstErr string  `json:"first_error"`
+	cpuPer   time.Duration
+	spans    string // breakdown of a send run
+}
+
+// BenchmarkShipped: the binary users run. `ccwallet serve` is a child
+// process on its own database of the private cluster; bench/loadgen, a
+// process of its own, drives it over the JSON API (closed-loop one-step
+// sends of 0.01 CC at 8 and 32 clients, token-standard transfers through
+// the JSON Ledger API at 8) alternated with pgbench TPC-B of as many
+// clients on the same cluster, with the cluster's fsync off (the test
+// default) and on (production durability). Medians of 3 alternated runs.
+func BenchmarkShipped(b *testing.B) {
+	ctx := context.Background()
+	run := shippedRun()
+	c := ledgertest.Cluster(b)
+	pgURL, _ := pgbenchOn(b, c)
+	pgbench := func(clients int) float64 {
+		out, err := c.Command(ctx, "pgbench", "-c", strconv.Itoa(clients), "-j", "2", "-T", strconv.Itoa(max(1, int(run.Seconds()))), pgURL).CombinedOutput()
+		if err != nil {
+			b.Fatalf("pgbench: %v\n%s", err, out)
+		}
+		return parseTPS(string(out))
+	}
+	wallet, loadgen := shippedBinaries(b)
+
+	// Start to ready: a fresh database (the first start migrates it),
+	// then the same database again (a restart).
+	dbURL, drop, err := c.CloneDB(ctx, "template1")
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(drop)
+	w, first := startWallet(b, wallet, dbURL)
+	w.stop(b)
+	var restarts []float64
+	for range 3 {
+		w, took := startWallet(b, wallet, dbURL)
+		restarts = append(restarts, float64(took))
+		w.stop(b)
+	}
+	row("Start to ready, shipped binary on Postgres: first start (migrates a fresh database) / restart (median of 3)",
+		ms(first)+" / "+ms(time.Duration(median(restarts))), "", "aim < 1 s")
+	localnetRow(b, wallet, c)
+
+	w, _ = startWallet(b, wallet, dbURL)
+	defer w.stop(b)
+	state := filepath.Join(b.TempDir(), "state.json")
+	if out, err := exec.Command(loadgen, "setup", "-app", "http://"+w.app, "-parties", strconv.Itoa(apiParties), "-out", state).CombinedOutput(); err != nil {
+		b.Fatalf("loadgen setup: %v\n%s\n%s", err, out, w.logTail())
+	}
+	if out, err := c.Command(ctx, "psql", "-q", "-c", "VACUUM ANALYZE", dbURL).CombinedOutput(); err != nil {
+		b.Fatalf("vacuum: %v\n%s", err, out)
+	}
+	seq := 0
+	load := func(mode string, clients int, d time.Duration) loadResult {
+		seq++
+		args := []string{mode, "-state", state, "-clients", strconv.Itoa(clients), "-duration", d.String(), "-prefix", fmt.Sprintf("r%d", seq)}
+		if mode == "ledgerapi" {
+			args = append(args, "-ledger-api", "http://"+w.lapi)
+		}
+		cpu0, sp0 := w.cpu(), w.spans()
+		prof := w.profile(fmt.Sprintf("%s-%dc-%d.pprof", mode, clients, seq), d-time.Second)
+		out, err := exec.Command(loadgen, args...).Output()
+		cpu, sp1 := w.cpu()-cpu0, w.spans()
+		prof()
+		var r loadResult
+		if err == nil {
+			err = json.Unmarshal(out, &r)
+		}
+		if err != nil {
+			b.Fatalf("loadgen %s: %v\n%s", mode, err, out)
+		}
+		if r.Failed > 0 {
+			b.Logf("loadgen %s %d clients: %d failed; first: %s", mode, clients, r.Failed, r.FirstErr)
+		}
+		r.cpuPer = cpu / time.Duration(max(1, r.OK))
+		if mode == "send" {
+			r.spans = breakdown(sp0, sp1, r.MeanMs)
+		}
+		return r
+	}
+
+	b.ResetTimer()
+	for b.Loop() {
+		for _, fsync := range []bool{false, true} {
+			label := "fsync off"
+			if fsync {
+				label = "fsync, synchronous_commit, full_page_writes on (production durability)"
+			}
+			if err := setDurable(ctx, c, dbURL, fsync); err != nil {
+				b.Fatal(err)
+			}
+			if err := waitReady("http://" + w.health + "/readyz"); err != nil {
+				b.Fatal(err)
+			}
+			load("send", 8, 2*time.Second) // warm up
+			ours := map[int][]loadResult{}
+			pg := map[int][]float64{}
+			for range apiRuns {
+				for _, clients := range []int{8, 32} {
+					pg[clients] = append(pg[clients], pgbench(clients))
+					ours[clients] = append(ours[clients], load("send", clients, run))
+				}
+			}
+			for _, clients := range []int{8, 32} {
+				rates, p50, p99, cpu := make([]float64, apiRuns), make([]float64, apiRuns), make([]float64, apiRuns), make([]float64, apiRuns)
+				for i, r := range ours[clients] {
+					rates[i], p50[i], p99[i], cpu[i] = r.Rate, r.P50ms, r.P99ms, float64(r.cpuPer)
+				}
+				o, p := median(rates), median(pg[clients])
+				spans := ""
+				for _, r := range ours[clients] {
+					if r.Rate == o {
+						spans = r.spans
+					}
+				}
+				aim := map[int]string{8: "aim ratio ≥ 1.0, p99 ≤ 10 ms", 32: "aim ratio ≥ 1.5"}[clients]
+				b.ReportMetric(o/p, fmt.Sprintf("ratio-%dc-fsync-%v", clients, fsync))
+				row(fmt.Sprintf("Shipped binary: one-step 0.01 CC sends via JSON API from bench/loadgen, %d clients, %s (sends/s, median of %d × %s)", clients, label, apiRuns, run),
+					fmt.Sprintf("%.0f", o), fmt.Sprintf("pgbench TPC-B %d clients, same cluster and settings: %.0f tps", clients, p),
+					fmt.Sprintf("ratio %.2f (%s); p50 / p99 %.2f / %.2f ms; wallet CPU per send %.3f ms; runs %s", o/p, aim, median(p50), median(p99), median(cpu)/1e6, fmtRates(rates)))
+				row(fmt.Sprintf("Shipped binary: where a send's time went (means per send of the median run), %d clients, %s", clients, label), "", "", spans)
+			}
+			var lRates, lPg []float64
+			load("ledgerapi", 8, 2*time.Second) // warm up
+			for range apiRuns {
+				lPg = append(lPg, pgbench(8))
+				lRates = append(lRates, load("ledgerapi", 8, run).Rate)
+			}
+			o, p := median(lRates), median(lPg)
+			b.ReportMetric(o/p, fmt.Sprintf("ratio-ledgerapi-fsync-%v", fsync))
+			row(fmt.Sprintf("Shipped binary: token-standard transfers via the JSON Ledger API from bench/loadgen (transfer factory + submit-and-wait), 8 clients, %s (transfers/s, median of %d × %s)", label, apiRuns, run),
+				fmt.Sprintf("%.0f", o), fmt.Sprintf("pgbench TPC-B 8 clients: %.0f tps", p),
+				fmt.Sprintf("ratio %.2f (aim ≥ 0.5); runs %s", o/p, fmtRates(lRates)))
+		}
+		if err := setDurable(ctx, c, dbURL, false); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// setDurable restarts the cluster with production durability on or off
+// (see durable) and waits until fsync reads back as asked.
+func setDurable(ctx context.Context, c *pgtest.Cluster, dbURL string, on bool) error {
+	return restartDurable(ctx, c, on, func() (string, error) {
+		out, err := c.Command(ctx, "psql", "-tA", "-c", "SHOW fsync", dbURL).Output()
+		return strings.TrimSpace(string(out)), err
+	})
+}
+
+// localnetRow measures `serve --localnet` start to ready when the binary
+// has that flag (issue 34), and says so when it has not.
+func localnetRow(b *testing.B, bin string, c *pgtest.Cluster) {
+	out, _ := exec.Command(bin, "serve", "-h").CombinedOutput()
+	if !strings.Contains(string(out), "-localnet") {
+		row("Start to ready, `serve --localnet`", "-", "", "not measured: this binary has no --localnet")
+		return
+	}
+	row("Start to ready, `serve --localnet`", "-", "", "not measured yet: --localnet landed after this benchmark was written")
+}
+
+// sendSpans are the sums (seconds) and counts of the stages of a send
+// that ccwallet serve's /metrics reports: the HTTP handler of the send's
+// route and the ledger's send stages (ledger/sendspans.go).
+type sendSpans map[string][2]float64
+
+var spanSeries = map[string]string{
+	"http":  `ccwallet_http_request_duration_seconds_%s{method="POST",route="POST /v0/wallet/transfer-preapproval/send"}`,
+	"wait":  `ccwallet_ledger_operation_duration_seconds_%s{kind="send.wait"}`,
+	"read":  `ccwallet_ledger_operation_duration_seconds_%s{kind="send.read"}`,
+	"write": `ccwallet_ledger_operation_duration_seconds_%s{kind="send.write"}`,
+	"batch": `ccwallet_ledger_operation_duration_seconds_%s{kind="send.batch"}`,
+}
+
+func (w *walletProc) spans() sendSpans {
+	out := sendSpans{}
+	resp, err := http.Get("http://" + w.metric + "/metrics")
+	if err != nil {
+		return out
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	for _, line := range strings.Split(string(body), "\n") {
+		for name, series := range spanSeries {
+			for i, part := range []string{"sum", "count"} {
+				if v, ok := strings.CutPrefix(line, fmt.Sprintf(series, part)+" "); ok {
+					f, _ := strconv.ParseFloat(strings.TrimSpace(v), 64)
+					x := out[name]
+					x[i] = f
+					out[name] = x
+				}
+			}
+		}
+	}
+	return out
+}
+
+// breakdown is where a send's time went between two snapshots, as the
+// client saw it (clientMean, loadgen's mean latency): mean milliseconds
+// per send of each stage, and the sends per batch.
+func breakdown(before, after sendSpans, clientMean float64) string {
+	d := func(name string) (sum, count float64) {
+		return after[name][0] - before[name][0], after[name][1] - before[name][1]
+	}
+	per := func(name string) float64 {
+		s, n := d(name)
+		if n == 0 {
+			return 0
+		}
+		return s / n * 1000
+	}
+	_, sends := d("wait")
+	_, batches := d("batch")
+	httpMs, wait, read, write, batch := per("http"), per("wait"), per("read"), per("write"), per("batch")
+	return fmt.Sprintf("client %.2f ms = outside the handler (loopback, HTTP parsing, client) %.2f + handler %.2f; handler = queue and gather wait %.2f + batch %.2f (read round trip %.2f, rule in memory %.2f, write+COMMIT round trip %.2f) + the rest (auth, JSON, routing) %.2f; %.1f sends per batch",
+		clientMean, clientMean-httpMs, httpMs, wait, batch, read, batch-read-write, write, httpMs-wait-batch, sends/max(1, batches))
+}

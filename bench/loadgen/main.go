@@ -1,0 +1,440 @@
+// Command loadgen drives a running `ccwallet serve` over its JSON APIs
+// from a process of its own, as a user's client would: `make bench`
+// (bench/shipped_test.go) starts the shipped binary and runs this beside
+// pgbench on the same Postgres cluster.
+//
+//	loadgen setup -app URL -parties N -out state.json
+//	loadgen send -state state.json -clients 8 -duration 5s
+//	loadgen ledgerapi -state state.json -ledger-api URL -clients 8 -duration 5s
+//
+// setup registers N senders (each tapping coin) and N receivers (each
+// with a transfer preapproval) through the wallet API. send runs
+// closed-loop clients of one-step 0.01 CC sends (POST
+// /v0/wallet/transfer-preapproval/send); ledgerapi runs token-standard
+// transfers (the registry's transfer factory, then submit-and-wait of
+// TransferFactory_Transfer on the JSON Ledger API). Both print one JSON
+// line: the accepted operations per second, p50 and p99 latency, the
+// failures and the first error.
+//
+// Tokens are signed with the development network's published key (the
+// serve under test runs network devnet), so no token travels between the
+// processes.
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/ed25519"
+	"crypto/sha256"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/ccwallet/ccwallet/web"
+)
+
+// The development network's signing key: public knowledge, derived as
+// cmd/ccwallet/devkey.go derives it (`ccwallet token` signs with it).
+const (
+	devKeySeedText = "ccwallet development signing key - not secret"
+	devKeyID       = "ccwallet-dev"
+	devIssuer      = "ccwallet-dev"
+	audience       = "https://canton.network.global"
+)
+
+// State is what setup made, for the runs.
+type State struct {
+	App       string   `json:"app"`
+	Senders   []string `json:"senders"` // user names
+	SenderIDs []string `json:"sender_ids"`
+	Receivers []string `json:"receivers"` // party IDs
+	DSO       string   `json:"dso"`
+	// Tokens are the senders' bearer tokens, signed once at setup: a
+	// client keeps its token across requests until it expires, so every
+	// run after the first finds them in the wallet's cache of verified
+	// tokens, as a real client's would.
+	Tokens []string `json:"tokens"`
+}
+
+// Result is one run's outcome, printed as one JSON line.
+type Result struct {
+	OK       int64   `json:"ok"`
+	Failed   int64   `json:"failed"`
+	Seconds  float64 `json:"seconds"`
+	Rate     float64 `json:"rate"`
+	P50ms    float64 `json:"p50_ms"`
+	P99ms    float64 `json:"p99_ms"`
+	MeanMs   float64 `json:"mean_ms"`
+	FirstErr string  `json:"first_error,omitempty"`
+}
+
+func main() {
+	if len(os.Args) < 2 {
+		fmt.Fprintln(os.Stderr, "usage: loadgen setup|send|ledgerapi [flags]")
+		os.Exit(2)
+	}
+	fs := flag.NewFlagSet(os.Args[1], flag.ExitOnError)
+	app := fs.String("app", "", "setup: the wallet's base URL")
+	parties := fs.Int("parties", 128, "setup: senders (and as many receivers)")
+	out := fs.String("out", "state.json", "setup: where to write the state")
+	statePath := fs.String("state", "state.json", "send, ledgerapi: setup's state")
+	lapi := fs.String("ledger-api", "", "ledgerapi: the JSON Ledger API's base URL")
+	clients := fs.Int("clients", 8, "closed-loop clients")
+	d := fs.Duration("duration", 5*time.Second, "how long the run lasts")
+	amount := fs.String("amount", "0.01", "amount of each send, CC")
+	prefix := fs.String("prefix", "lg", "deduplication and command id prefix (unique per run)")
+	_ = fs.Parse(os.Args[2:])
+
+	seed := sha256.Sum256([]byte(devKeySeedText))
+	key := ed25519.NewKeyFromSeed(seed[:])
+	var err error
+	switch os.Args[1] {
+	case "setup":
+		err = setup(key, *app, *parties, *out)
+	case "send", "ledgerapi":
+		var st State
+		b, rerr := os.ReadFile(*statePath)
+		if rerr == nil {
+			rerr = json.Unmarshal(b, &st)
+		}
+		if rerr != nil {
+			err = rerr
+			break
+		}
+		g := &gen{st: st, tokens: st.Tokens, amount: *amount, prefix: *prefix, lapi: *lapi}
+		var r Result
+		if os.Args[1] == "send" {
+			r = g.run(*clients, *d, g.send)
+		} else {
+			r = g.run(*clients, *d, g.tokenTransfer)
+		}
+		err = json.NewEncoder(os.Stdout).Encode(r)
+	default:
+		err = fmt.Errorf("unknown command %q", os.Args[1])
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "loadgen:", err)
+		os.Exit(1)
+	}
+}
+
+// setup registers the parties through the wallet API, concurrently.
+func setup(key ed25519.PrivateKey, app string, n int, out string) error {
+	st := State{App: app, Senders: make([]string, n), SenderIDs: make([]string, n), Receivers: make([]string, n)}
+	c := &http.Client{Timeout: time.Minute}
+	call := func(user, method, path string, body any, into any) error {
+		tok, err := web.SignDevToken(key, devKeyID, devIssuer, audience, user, time.Hour)
+		if err != nil {
+			return err
+		}
+		var rd io.Reader
+		if body != nil {
+			bs, _ := json.Marshal(body)
+			rd = bytes.NewReader(bs)
+		}
+		req, _ := http.NewRequest(method, app+path, rd)
+		req.Header.Set("Authorization", "Bearer "+tok)
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := c.Do(req)
+		if err != nil {
+			return err
+		}
+		defer resp.Body.Close()
+		rb, _ := io.ReadAll(resp.Body)
+		if resp.StatusCode != http.StatusOK {
+			return fmt.Errorf("%s %s as %s: %d %s", method, path, user, resp.StatusCode, rb)
+		}
+		if into != nil {
+			return json.Unmarshal(rb, into)
+		}
+		return nil
+	}
+	var reg struct {
+		PartyID string `json:"party_id"`
+	}
+	// The validator operator (user admin) pays the receivers'
+	// preapproval fees.
+	for k := range 3 {
+		if err := call("admin", "POST", "/v0/wallet/tap", map[string]any{"amount": "10000000", "command_id": fmt.Sprintf("setup-admin-%d", k)}, nil); err != nil {
+			return err
+		}
+	}
+	errs := make(chan error, 2*n)
+	sem := make(chan struct{}, 8)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			s, r := fmt.Sprintf("lg-sender-%04d", i), fmt.Sprintf("lg-receiver-%04d", i)
+			var sreg, rreg = reg, reg
+			if err := call(s, "POST", "/v0/register", map[string]any{}, &sreg); err != nil {
+				errs <- err
+				return
+			}
+			// Three holdings, as a wallet might have.
+			for k := range 3 {
+				if err := call(s, "POST", "/v0/wallet/tap", map[string]any{"amount": "100000", "command_id": fmt.Sprintf("setup-%d", k)}, nil); err != nil {
+					errs <- err
+					return
+				}
+			}
+			if err := call(r, "POST", "/v0/register", map[string]any{}, &rreg); err != nil {
+				errs <- err
+				return
+			}
+			if err := call(r, "POST", "/v0/wallet/tap", map[string]any{"amount": "10"}, nil); err != nil {
+				errs <- err
+				return
+			}
+			if err := call(r, "POST", "/v0/wallet/transfer-preapproval", map[string]any{}, nil); err != nil {
+				errs <- err
+				return
+			}
+			st.Senders[i], st.SenderIDs[i], st.Receivers[i] = s, sreg.PartyID, rreg.PartyID
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	if err := <-errs; err != nil {
+		return err
+	}
+	// The DSO party, the token standard's instrument admin.
+	var meta struct {
+		AdminID string `json:"adminId"`
+	}
+	if err := call(st.Senders[0], "GET", "/registry/metadata/v1/info", nil, &meta); err != nil {
+		return err
+	}
+	st.DSO = meta.AdminID
+	for _, u := range st.Senders {
+		tok, err := web.SignDevToken(key, devKeyID, devIssuer, audience, u, 4*time.Hour)
+		if err != nil {
+			return err
+		}
+		st.Tokens = append(st.Tokens, tok)
+	}
+	b, err := json.MarshalIndent(st, "", " ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(out, b, 0o644)
+}
+
+type gen struct {
+	st     State
+	tokens []string
+	amount string
+	prefix string
+	lapi   string
+	seq    atomic.Int64
+	failed atomic.Int64
+
+	mu    sync.Mutex
+	first string
+}
+
+func (g *gen) fail(err error) {
+	g.failed.Add(1)
+	g.mu.Lock()
+	if g.first == "" {
+		g.first = err.Error()
+	}
+	g.mu.Unlock()
+}
+
+// conn is one client's keep-alive connection. It writes each request
+// itself and reads the answer with net/http's response parser, as wrk
+// does: http.Client's transport would add two goroutines and a pool per
+// connection, CPU this process would take from the server's cores.
+type conn struct {
+	addr string
+	c    net.Conn
+	br   *bufio.Reader
+	buf  []byte
+}
+
+func (c *conn) close() {
+	if c.c != nil {
+		c.c.Close()
+		c.c = nil
+	}
+}
+
+// post sends body to path with token and returns the status and answer.
+func (c *conn) post(path, token string, body []byte) (int, []byte, error) {
+	if c.c == nil {
+		nc, err := net.Dial("tcp", c.addr)
+		if err != nil {
+			return 0, nil, err
+		}
+		c.c, c.br = nc, bufio.NewReaderSize(nc, 16<<10)
+	}
+	// The headers http.Client sends, so the server's work is the same.
+	c.buf = fmt.Appendf(c.buf[:0], "POST %s HTTP/1.1\r\nHost: %s\r\nUser-Agent: Go-http-client/1.1\r\nAccept-Encoding: gzip\r\n", path, c.addr)
+	if token != "" {
+		c.buf = fmt.Appendf(c.buf, "Authorization: Bearer %s\r\n", token)
+	}
+	c.buf = fmt.Appendf(c.buf, "Content-Type: application/json\r\nContent-Length: %d\r\n\r\n", len(body))
+	c.buf = append(c.buf, body...)
+	if _, err := c.c.Write(c.buf); err != nil {
+		c.close()
+		return 0, nil, err
+	}
+	resp, err := http.ReadResponse(c.br, nil)
+	if err != nil {
+		c.close()
+		return 0, nil, err
+	}
+	b, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if err != nil || resp.Close {
+		c.close()
+	}
+	return resp.StatusCode, b, err
+}
+
+// clientConns are one client's connections: the wallet's and the Ledger
+// API's.
+type clientConns struct{ app, lapi conn }
+
+func hostOf(base string) string {
+	u, err := url.Parse(base)
+	if err != nil {
+		return base
+	}
+	return u.Host
+}
+
+// send makes one one-step send from sender s to receiver r.
+func (g *gen) send(cc *clientConns, s, r int) error {
+	body := fmt.Appendf(nil, `{"receiver_party_id":%q,"amount":%q,"deduplication_id":"%s-%d"}`, g.st.Receivers[r], g.amount, g.prefix, g.seq.Add(1))
+	status, b, err := cc.app.post("/v0/wallet/transfer-preapproval/send", g.tokens[s], body)
+	if err == nil && status != http.StatusOK {
+		err = fmt.Errorf("send: %d %s", status, b)
+	}
+	return err
+}
+
+const factoryInterface = "#splice-api-token-transfer-instruction-v1:Splice.Api.Token.TransferInstructionV1:TransferFactory"
+
+// tokenTransfer makes one token-standard transfer as an app written for
+// Canton makes it: the registry's transfer factory with its choice
+// context, then submit-and-wait of TransferFactory_Transfer with the
+// disclosed contracts (transferKind "direct" to a preapproved receiver).
+func (g *gen) tokenTransfer(cc *clientConns, s, r int) error {
+	now := time.Now()
+	empty := map[string]any{"values": map[string]any{}}
+	transfer := map[string]any{
+		"sender": g.st.SenderIDs[s], "receiver": g.st.Receivers[r], "amount": g.amount,
+		"instrumentId":     map[string]any{"admin": g.st.DSO, "id": "Amulet"},
+		"requestedAt":      now.Add(-time.Second).UTC().Format(time.RFC3339Nano),
+		"executeBefore":    now.Add(time.Hour).UTC().Format(time.RFC3339Nano),
+		"inputHoldingCids": []string{}, "meta": empty,
+	}
+	body, _ := json.Marshal(map[string]any{
+		"choiceArguments":    map[string]any{"expectedAdmin": g.st.DSO, "transfer": transfer, "extraArgs": map[string]any{"context": empty, "meta": empty}},
+		"excludeDebugFields": true,
+	})
+	status, b, err := cc.app.post("/registry/transfer-instruction/v1/transfer-factory", "", body)
+	if err == nil && status != http.StatusOK {
+		err = fmt.Errorf("transfer factory: %d %s", status, b)
+	}
+	if err != nil {
+		return err
+	}
+	var factory struct {
+		FactoryID     string `json:"factoryId"`
+		ChoiceContext struct {
+			ChoiceContextData  json.RawMessage `json:"choiceContextData"`
+			DisclosedContracts json.RawMessage `json:"disclosedContracts"`
+		} `json:"choiceContext"`
+	}
+	if err := json.Unmarshal(b, &factory); err != nil {
+		return err
+	}
+	body, _ = json.Marshal(map[string]any{
+		"commands": []any{map[string]any{"ExerciseCommand": map[string]any{
+			"templateId": factoryInterface, "contractId": factory.FactoryID, "choice": "TransferFactory_Transfer",
+			"choiceArgument": map[string]any{"expectedAdmin": g.st.DSO, "transfer": transfer,
+				"extraArgs": map[string]any{"context": factory.ChoiceContext.ChoiceContextData, "meta": empty}},
+		}}},
+		"commandId": fmt.Sprintf("%s-%d", g.prefix, g.seq.Add(1)), "actAs": []any{g.st.SenderIDs[s]},
+		"disclosedContracts": factory.ChoiceContext.DisclosedContracts,
+	})
+	status, b, err = cc.lapi.post("/v2/commands/submit-and-wait", g.tokens[s], body)
+	if err == nil && status != http.StatusOK {
+		err = fmt.Errorf("submit-and-wait: %d %s", status, b)
+	}
+	return err
+}
+
+// run runs clients in a closed loop for d, each from its own senders
+// (a wallet's users act for themselves) to any receiver, and returns
+// the accepted operations per second and their latencies.
+func (g *gen) run(clients int, d time.Duration, op func(cc *clientConns, s, r int) error) Result {
+	n := len(g.st.Senders)
+	if clients > n {
+		clients = n
+	}
+	var ok atomic.Int64
+	lats := make([][]time.Duration, clients)
+	var wg sync.WaitGroup
+	t0 := time.Now()
+	deadline := t0.Add(d)
+	for c := range clients {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			cc := &clientConns{app: conn{addr: hostOf(g.st.App)}, lapi: conn{addr: hostOf(g.lapi)}}
+			defer cc.app.close()
+			defer cc.lapi.close()
+			mine := n / clients
+			for i := 0; ; i++ {
+				start := time.Now()
+				if !start.Before(deadline) {
+					break
+				}
+				s := c + clients*(i%mine)
+				r := (s*7919 + i) % n
+				if err := op(cc, s, r); err != nil {
+					g.fail(err)
+					continue
+				}
+				ok.Add(1)
+				lats[c] = append(lats[c], time.Since(start))
+			}
+		}()
+	}
+	wg.Wait()
+	took := time.Since(t0)
+	all := slices.Concat(lats...)
+	slices.Sort(all)
+	q := func(p float64) float64 {
+		if len(all) == 0 {
+			return 0
+		}
+		return float64(all[min(int(p*float64(len(all))), len(all)-1)]) / 1e6
+	}
+	var sum time.Duration
+	for _, l := range all {
+		sum += l
+	}
+	r := Result{OK: ok.Load(), Failed: g.failed.Load(), Seconds: took.Seconds(), Rate: float64(ok.Load()) / took.Seconds(), P50ms: q(0.5), P99ms: q(0.99),
+		MeanMs: float64(sum) / 1e6 / float64(max(1, len(all)))}
+	g.mu.Lock()
+	r.FirstErr = g.first
+	g.mu.Unlock()
+	return r
+}
