@@ -51,7 +51,7 @@ func TestRewardsPageAndCharts(t *testing.T) {
 	post("/v0/wallet/transfer-preapproval", "rita", `{}`)
 	post("/v0/admin/devnet/advance-rounds", "admin", `{"rounds":4}`)
 
-	must(t, testID(admin, "nav-rewards").Click())
+	navTo(t, admin, "rewards")
 	must(t, admin.WaitForURL(srv.url+"/rewards"))
 	collected := admin.Locator(`[data-testid="reward-row"][data-kind="validator"][data-collected="true"]`)
 	must(t, expect.Locator(collected.First()).ToContainText("collected in update 1220…"))

@@ -1,0 +1,226 @@
+package e2e
+
+import (
+	"fmt"
+	"net/http"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/playwright-community/playwright-go"
+)
+
+// navTo follows the navigation's link to the page key, opening More when
+// the link is under it.
+func navTo(t *testing.T, p playwright.Page, key string) {
+	t.Helper()
+	link := testID(p, "nav-"+key)
+	if v, err := link.IsVisible(); err != nil || !v {
+		must(t, testID(p, "nav-more").Click())
+	}
+	must(t, link.Click())
+}
+
+// box is an element's bounding box, failing the test without one.
+func box(t *testing.T, l playwright.Locator, what string) *playwright.Rect {
+	t.Helper()
+	b, err := l.BoundingBox()
+	must(t, err)
+	if b == nil {
+		t.Fatalf("%s has no box (not shown)", what)
+	}
+	return b
+}
+
+// TestPhoneHomeBalanceFirst: on a 390 px phone the available balance in
+// CC and USD is the first thing under the header, with Send and Receive
+// under it, all above the fold even with three offers waiting; the offers
+// follow as compact rows under "3 waiting for your answer", then the
+// user's own pending sends and the last activities with a link to all;
+// the round, the holdings count and the chart are in a details section
+// (issue 37 point 1).
+func TestPhoneHomeBalanceFirst(t *testing.T) {
+	t.Parallel()
+	base := ownWallet(t)
+	alice, bob := newPage(t, true), newPage(t, true)
+	loginAt(t, alice, base, "alice", false)
+	must(t, alice.Locator("#tap-amount").Fill("100"))
+	must(t, testID(alice, "tap-submit").Click())
+	must(t, expect.Locator(testID(alice, "balance-cc")).ToHaveText("20,000 CC"))
+	aliceParty, err := testID(alice, "party-id").GetAttribute("title")
+	must(t, err)
+	loginAt(t, bob, base, "bob", false)
+	bobParty, err := testID(bob, "party-id").GetAttribute("title")
+	must(t, err)
+	token := devToken(t, walletBin, "alice")
+	for i := range 3 {
+		apiOffer(t, base, token, bobParty, fmt.Sprint(i+1), fmt.Sprintf("Offer number %d", i+1), time.Now().Add(time.Hour))
+	}
+	// Bob has coin and a pending send of his own.
+	must(t, bob.Locator("#tap-amount").Fill("10"))
+	must(t, testID(bob, "tap-submit").Click())
+	must(t, expect.Locator(testID(bob, "balance-cc")).ToHaveText("2,000 CC"))
+	_, err = bob.Goto(base + "/send")
+	must(t, err)
+	must(t, bob.Locator("#send-receiver").Fill(aliceParty))
+	must(t, bob.Locator("#send-amount").Fill("7"))
+	must(t, testID(bob, "send-submit").Click())
+	must(t, bob.WaitForURL(base+"/send?done=sent-offer"))
+
+	for _, w := range []int{390, 1280} {
+		must(t, bob.SetViewportSize(w, 844))
+		_, err := bob.Goto(base + "/")
+		must(t, err)
+		where := fmt.Sprintf("home at %d px", w)
+		bal := box(t, testID(bob, "balance-cc"), where+": balance")
+		header := box(t, bob.Locator("header.top"), where+": header")
+		if header.Height > 80 {
+			t.Errorf("%s: the header is %v px tall, want a compact one", where, header.Height)
+		}
+		// The balance is the first thing in main: nothing but its label
+		// between the header and it.
+		if bal.Y > header.Y+header.Height+60 {
+			t.Errorf("%s: the balance starts at %v px, %v px under the header", where, bal.Y, bal.Y-header.Y-header.Height)
+		}
+		cc, err := testID(bob, "balance-cc").Evaluate(`e => parseFloat(getComputedStyle(e).fontSize)`, nil)
+		must(t, err)
+		if f, err := strconv.ParseFloat(fmt.Sprint(cc), 64); err != nil || f < 28 {
+			t.Errorf("%s: the balance's font is %v px, want it large", where, cc)
+		}
+		must(t, expect.Locator(testID(bob, "balance-usd")).ToBeVisible())
+		for _, id := range []string{"home-send", "home-receive"} {
+			b := box(t, testID(bob, id), where+": "+id)
+			if b.Y < bal.Y || b.Y+b.Height > 844 {
+				t.Errorf("%s: %s at %+v, want under the balance and above the fold", where, id, b)
+			}
+		}
+		must(t, expect.Locator(testID(bob, "home-send")).ToHaveAttribute("href", "/send"))
+		must(t, expect.Locator(testID(bob, "home-receive")).ToHaveAttribute("href", "/receive"))
+		must(t, expect.Locator(testID(bob, "incoming-count")).ToHaveText("3 waiting for your answer"))
+		rows := testID(bob, "incoming-card")
+		must(t, expect.Locator(rows).ToHaveCount(3))
+		first := box(t, rows.First(), where+": first waiting row")
+		if first.Y < bal.Y {
+			t.Errorf("%s: the waiting rows come before the balance", where)
+		}
+		if w == 390 && first.Height > 160 {
+			t.Errorf("%s: a waiting row is %v px tall, want a compact row", where, first.Height)
+		}
+		for _, a := range []string{"accept", "reject"} {
+			must(t, expect.Locator(rows.First().GetByTestId(a)).ToBeVisible())
+		}
+		must(t, expect.Locator(testID(bob, "outgoing-row")).ToHaveCount(1))
+		must(t, expect.Locator(testID(bob, "outgoing-amount")).ToHaveText("7 CC"))
+		must(t, expect.Locator(testID(bob, "recent-row").First()).ToContainText("CC"))
+		must(t, expect.Locator(testID(bob, "recent-all")).ToHaveAttribute("href", "/history"))
+		// The round, the holdings count and the chart wait in Details.
+		for _, id := range []string{"round-number", "utxo-count"} {
+			must(t, expect.Locator(testID(bob, id)).Not().ToBeVisible())
+		}
+	}
+	screenshot(t, bob, "home-waiting")
+	must(t, bob.Locator(`[data-testid="home-details"] > summary`).Click())
+	must(t, expect.Locator(testID(bob, "utxo-count")).ToHaveText("1"))
+
+	// Accepting in a row still works, and the count follows.
+	must(t, testID(bob, "incoming-card").First().GetByTestId("accept").Click())
+	must(t, expect.Locator(testID(bob, "incoming-ok")).ToContainText("Offer accepted"))
+	must(t, expect.Locator(testID(bob, "incoming-count")).ToHaveText("2 waiting for your answer"))
+}
+
+// TestPhoneNavTabs: on a phone the navigation is a bar of five tabs at
+// the bottom of the screen (Home, Send, Receive, Activity, More) with the
+// other pages under More and the operator's in their own section; the
+// current page is visibly marked; at 1280 px the admin's whole navigation
+// is one line; a user neither sees nor opens /delegations (issue 37
+// point 2).
+func TestPhoneNavTabs(t *testing.T) {
+	t.Parallel()
+	admin, alice := newPage(t, true), newPage(t, true)
+	login(t, admin, "admin", false)
+	login(t, alice, "alice", false)
+
+	must(t, alice.SetViewportSize(390, 844))
+	_, err := alice.Goto("/history")
+	must(t, err)
+	tabs := alice.Locator(`nav[data-testid="nav"] > ul > li > a, nav[data-testid="nav"] > ul > li > details > summary`)
+	got, err := tabs.AllInnerTexts()
+	must(t, err)
+	if fmt.Sprint(got) != "[Home Send Receive Activity More]" {
+		t.Errorf("phone tabs = %q, want Home, Send, Receive, Activity, More", got)
+	}
+	bar := box(t, testID(alice, "nav"), "the tab bar")
+	if bar.Y+bar.Height < 843 || bar.Height > 80 {
+		t.Errorf("the tab bar at %+v, want a bar at the bottom of the 844 px screen", bar)
+	}
+	for i := range 5 {
+		b := box(t, tabs.Nth(i), got[i])
+		if b.Y < bar.Y-1 || b.Width < 44 || b.Height < 40 {
+			t.Errorf("tab %s at %+v: want it in the bar, at least 44 by 40 px", got[i], b)
+		}
+	}
+	// The current tab looks different from the others.
+	style := func(l playwright.Locator) string {
+		v, err := l.Evaluate(`e => { const s = getComputedStyle(e); return [s.color, s.backgroundColor, s.fontWeight, s.boxShadow].join("|") }`, nil)
+		must(t, err)
+		return fmt.Sprint(v)
+	}
+	must(t, expect.Locator(testID(alice, "nav-history")).ToHaveAttribute("aria-current", "page"))
+	if style(testID(alice, "nav-history")) == style(testID(alice, "nav-home")) {
+		t.Error("the current tab looks like the others")
+	}
+	// More opens the other pages, and marks itself when one is open.
+	must(t, expect.Locator(testID(alice, "nav-offers")).Not().ToBeVisible())
+	navTo(t, alice, "offers")
+	must(t, alice.WaitForURL(baseURL+"/offers"))
+	must(t, expect.Locator(testID(alice, "nav-more")).ToHaveAttribute("aria-current", "true"))
+	must(t, expect.Locator(testID(alice, "nav-group-operator")).ToHaveCount(0))
+	must(t, expect.Locator(testID(alice, "nav-delegations")).ToHaveCount(0))
+	// Without the menu entry the page is refused too.
+	res, err := alice.Goto("/delegations")
+	must(t, err)
+	if res.Status() != http.StatusForbidden {
+		t.Errorf("alice opens /delegations: %d, want 403", res.Status())
+	}
+	must(t, expect.Locator(testID(alice, "error-message")).ToContainText("validator operator"))
+
+	// The admin's pages have their own section under More.
+	must(t, admin.SetViewportSize(390, 844))
+	must(t, testID(admin, "nav-more").Click())
+	must(t, expect.Locator(testID(admin, "nav-group-operator").GetByTestId("nav-delegations")).ToBeVisible())
+	must(t, expect.Locator(testID(admin, "nav-group-operator").GetByTestId("nav-admin")).ToBeVisible())
+	for _, a := range []string{"nav-group-more", "nav-group-operator"} {
+		l := measure(t, admin)
+		for _, b := range l.Bad {
+			t.Errorf("phone More open (%s): outside the screen: %s", a, b)
+		}
+	}
+	navTo(t, admin, "delegations")
+	must(t, admin.WaitForURL(baseURL+"/delegations"))
+
+	// At 1280 px the admin's navigation is one line.
+	must(t, admin.SetViewportSize(1280, 800))
+	_, err = admin.Goto("/")
+	must(t, err)
+	items := admin.Locator(`header.top > *`)
+	n, err := items.Count()
+	must(t, err)
+	var top float64 = -1
+	for i := range n {
+		b := box(t, items.Nth(i), fmt.Sprintf("header item %d", i))
+		mid := b.Y + b.Height/2
+		if top < 0 {
+			top = mid
+		} else if mid < top-12 || mid > top+12 {
+			t.Errorf("header item %d at %+v: not on one line with the first (middle %v)", i, b, top)
+		}
+	}
+	header := box(t, admin.Locator("header.top"), "header")
+	if header.Height > 70 {
+		t.Errorf("the desktop header is %v px tall, want one line", header.Height)
+	}
+	must(t, expect.Locator(testID(admin, "nav-home")).ToHaveAttribute("aria-current", "page"))
+	if style(testID(admin, "nav-home")) == style(testID(admin, "nav-send")) {
+		t.Error("desktop: the current page looks like the others")
+	}
+}
