@@ -1,8 +1,10 @@
 package e2e
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/http"
+	"regexp"
 	"strconv"
 	"testing"
 	"time"
@@ -223,4 +225,151 @@ func TestPhoneNavTabs(t *testing.T) {
 	if style(testID(admin, "nav-home")) == style(testID(admin, "nav-send")) {
 		t.Error("desktop: the current page looks like the others")
 	}
+}
+
+// gluedJS finds words run together in main's text as a person reads it:
+// a number or unit glued to a word ("first4.99 USDnow"), or "to" glued to
+// a party ("toshop::…").
+const gluedJS = `() => {
+  const text = document.querySelector("main").innerText;
+  const found = [];
+  for (const re of [/[A-Za-z]\d[\d,.]* (?:CC|USD)\b/g, /\b(?:CC|USD)[a-z]/g, /\d(?:CC|USD)\b/g, /\bto[a-z0-9-]+::/g, /[a-z],[a-z]/g]) {
+    for (const m of text.matchAll(re)) found.push(text.slice(Math.max(0, m.index - 20), m.index + m[0].length + 20));
+  }
+  return found;
+}`
+
+// checkNoGluedWords fails for every run-together word on p's page.
+func checkNoGluedWords(t *testing.T, p playwright.Page, where string) {
+	t.Helper()
+	v, err := p.Evaluate(gluedJS)
+	must(t, err)
+	for _, g := range v.([]any) {
+		t.Errorf("%s: words run together: %q", where, g)
+	}
+}
+
+// checkMinimalConfirm: a confirm page an app sends people to has no
+// navigation or footer, shows the price in CC and USD, and its answers
+// are Approve and Decline, on the screen at both widths, with no words
+// run together (issue 37 points 7 and 8).
+func checkMinimalConfirm(t *testing.T, p playwright.Page, where string) {
+	t.Helper()
+	old := p.ViewportSize()
+	for _, w := range []int{390, 1280} {
+		must(t, p.SetViewportSize(w, 844))
+		at := fmt.Sprintf("%s at %d px", where, w)
+		for _, sel := range []string{`nav[data-testid="nav"]`, "footer.foot"} {
+			if n, err := p.Locator(sel).Count(); err != nil || n != 0 {
+				t.Errorf("%s: has %s (%d), want a minimal layout", at, sel, n)
+			}
+		}
+		must(t, expect.Locator(p.Locator("main")).ToContainText("USD"))
+		must(t, expect.Locator(p.Locator("main")).ToContainText("CC"))
+		must(t, expect.Locator(testID(p, "confirm-accept")).ToHaveText(regexp.MustCompile(`^Approve`)))
+		must(t, expect.Locator(testID(p, "confirm-reject")).ToHaveText("Decline"))
+		for _, b := range measure(t, p).Bad {
+			t.Errorf("%s: outside the screen: %s", at, b)
+		}
+		checkNoGluedWords(t, p, at)
+	}
+	if old != nil {
+		must(t, p.SetViewportSize(old.Width, old.Height))
+	}
+}
+
+// TestPhoneFirstRunAndMinimalPages: the landing page's Log in is a
+// button; onboarding has no navigation; a new wallet's Home shows "Get
+// your first coin" with the faucet filled in (development network) above
+// the fold on a phone, and one tap brings the coin; a subscription's
+// confirm page has the minimal layout with the price in CC and USD, to
+// whom and how often, Approve and Decline (issue 37 point 7), and its
+// words and the Subscriptions page's are not run together (point 8).
+func TestPhoneFirstRunAndMinimalPages(t *testing.T) {
+	t.Parallel()
+	base := ownWallet(t)
+	p := newPage(t, true)
+	must(t, p.SetViewportSize(390, 844))
+	_, err := p.Goto(base + "/")
+	must(t, err)
+	login := testID(p, "login-link")
+	bg, err := login.Evaluate(`e => getComputedStyle(e).backgroundColor`, nil)
+	must(t, err)
+	if bg == "rgba(0, 0, 0, 0)" || bg == "transparent" {
+		t.Errorf("Log in has no background (%v): a link, not a button", bg)
+	}
+	if b := box(t, login, "Log in"); b.Height < 40 {
+		t.Errorf("Log in is %v px tall, want a button to tap", b.Height)
+	}
+
+	must(t, login.Click())
+	must(t, p.Locator("#username").Fill("alice"))
+	must(t, p.Locator("#password").Fill("alice-devnet"))
+	must(t, testID(p, "dev-login-submit").Click())
+	must(t, p.WaitForURL(base+"/onboard"))
+	for _, sel := range []string{`nav[data-testid="nav"]`, "footer.foot"} {
+		if n, err := p.Locator(sel).Count(); err != nil || n != 0 {
+			t.Errorf("onboarding has %s (%d), want a minimal layout", sel, n)
+		}
+	}
+	must(t, testID(p, "onboard-submit").Click())
+	must(t, p.WaitForURL(regexp.MustCompile(`/(\?done=onboarded)?$`)))
+
+	card := testID(p, "first-coin")
+	must(t, expect.Locator(card).ToContainText("Get your first coin"))
+	must(t, expect.Locator(card.Locator("#tap-amount")).ToHaveValue("100"))
+	if b := box(t, card.GetByTestId("tap-submit"), "Tap"); b.Y+b.Height > 844 {
+		t.Errorf("the first coin's Tap is at %+v, below the fold", b)
+	}
+	checkA11y(t, p, "a new wallet's Home")
+	must(t, card.GetByTestId("tap-submit").Click())
+	must(t, expect.Locator(testID(p, "balance-cc")).ToHaveText("20,000 CC"))
+	_, err = p.Goto(base + "/")
+	must(t, err)
+	must(t, expect.Locator(testID(p, "first-coin")).ToHaveCount(0))
+	must(t, expect.Locator(testID(p, "tap-form")).ToBeVisible()) // the faucet, further down
+	alice, err := testID(p, "party-id").GetAttribute("title")
+	must(t, err)
+
+	// A shop asks alice to subscribe.
+	var shop struct {
+		PartyID string `json:"party_id"`
+	}
+	code, out, err := postJSON(http.DefaultClient, base+"/v0/admin/users", devToken(t, walletBin, "admin"), `{"name":"shop"}`)
+	if err != nil || code != http.StatusOK {
+		t.Fatalf("shop: %d %s %v", code, out, err)
+	}
+	must(t, json.Unmarshal([]byte(out), &shop))
+	req, _ := json.Marshal(map[string]any{"sender": alice, "receiver": shop.PartyID, "provider": shop.PartyID,
+		"description": "Shop premium", "amount": "5", "payment_interval_seconds": 30 * 86400, "payment_duration_seconds": 86400,
+		"origins": []string{"https://shop.example.com"}})
+	code, out, err = postJSON(http.DefaultClient, base+"/v0/admin/devnet/subscription-requests", devToken(t, walletBin, "admin"), string(req))
+	if err != nil || code != http.StatusOK {
+		t.Fatalf("subscription request: %d %s %v", code, out, err)
+	}
+	var created struct {
+		ContractID string `json:"contract_id"`
+	}
+	must(t, json.Unmarshal([]byte(out), &created))
+	_, err = p.Goto(base + "/confirm-subscription/" + created.ContractID)
+	must(t, err)
+	must(t, expect.Locator(testID(p, "confirm-provider")).ToHaveAttribute("title", shop.PartyID))
+	must(t, expect.Locator(testID(p, "confirm-cc")).ToHaveText("5 CC"))
+	must(t, expect.Locator(testID(p, "confirm-usd")).ToHaveText("0.03 USD"))
+	must(t, expect.Locator(testID(p, "subscription-every")).ToHaveText("30 days"))
+	must(t, expect.Locator(testID(p, "subscription-receiver")).ToHaveAttribute("title", shop.PartyID))
+	checkMinimalConfirm(t, p, "confirm subscription")
+	checkA11yWidths(t, p, "confirm subscription")
+
+	_, err = p.Goto(base + "/subscriptions")
+	must(t, err)
+	must(t, expect.Locator(testID(p, "subscription-request")).ToHaveCount(1))
+	checkNoGluedWords(t, p, "subscriptions")
+
+	// Decline by keyboard, without the mouse.
+	_, err = p.Goto(base + "/confirm-subscription/" + created.ContractID)
+	must(t, err)
+	tabTo(t, p, `[data-testid="confirm-reject"]`)
+	must(t, p.Keyboard().Press("Enter"))
+	must(t, expect.Locator(testID(p, "confirm-answered")).ToBeVisible())
 }

@@ -42,6 +42,10 @@ type Page struct {
 	// ViewAs is the party an admin views the wallet as (development
 	// networks' impersonation), "" for their own: every page says so.
 	ViewAs string
+	// Minimal drops the navigation and the footer: a focused page
+	// (onboarding, the confirm pages apps send people to) with one thing
+	// to decide.
+	Minimal bool
 }
 
 // inMore reports whether the current page is one under More.

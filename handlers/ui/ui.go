@@ -95,6 +95,14 @@ func (h *Handler) page(s *web.Session, title, active string) views.Page {
 	return views.Page{Title: title, User: s.User, CSRF: s.CSRF, Nav: h.nav(s), Active: active, DevNet: h.l.DevNet(), ViewAs: s.ActAs}
 }
 
+// minimalPage is page without navigation, for a page with one thing to
+// decide (onboarding).
+func (h *Handler) minimalPage(s *web.Session, title string) views.Page {
+	p := h.page(s, title, "")
+	p.Minimal = true
+	return p
+}
+
 // Routes registers every page of the web wallet on mux. Every route is
 // behind Go's cross-origin protection (Sec-Fetch-Site / Origin), and every
 // POST also needs the session's CSRF token (see h.session).
