@@ -365,6 +365,22 @@ func TestPhoneFirstRunAndMinimalPages(t *testing.T) {
 	must(t, err)
 	must(t, expect.Locator(testID(p, "subscription-request")).ToHaveCount(1))
 	checkNoGluedWords(t, p, "subscriptions")
+	checkNothingTouches(t, p, "subscriptions")
+	for _, path := range []string{"/", "/offers", "/payments", "/names", "/approvals"} {
+		_, err = p.Goto(base + path)
+		must(t, err)
+		checkNothingTouches(t, p, path)
+	}
+	_, err = p.Goto(base + "/confirm-subscription/" + created.ContractID)
+	must(t, err)
+	checkNothingTouches(t, p, "confirm subscription")
+	_, err = p.Goto(base + "/traffic")
+	must(t, err)
+	must(t, p.Locator("#traffic-amount").Fill("200000"))
+	must(t, testID(p, "traffic-quote-submit").Click())
+	must(t, expect.Locator(testID(p, "traffic-confirm")).ToBeVisible())
+	checkNoGluedWords(t, p, "traffic price")
+	checkNothingTouches(t, p, "traffic price")
 
 	// Decline by keyboard, without the mouse.
 	_, err = p.Goto(base + "/confirm-subscription/" + created.ContractID)
@@ -372,4 +388,40 @@ func TestPhoneFirstRunAndMinimalPages(t *testing.T) {
 	tabTo(t, p, `[data-testid="confirm-reject"]`)
 	must(t, p.Keyboard().Press("Enter"))
 	must(t, expect.Locator(testID(p, "confirm-answered")).ToBeVisible())
+}
+
+// touchingJS finds buttons and cards in main that touch or overlap
+// another (less than 4 px apart), nested ones aside.
+const touchingJS = `() => {
+  const els = [...document.querySelectorAll("main button, main a.button, main .card, main input[type=submit]")].filter(e => {
+    const r = e.getBoundingClientRect(); return r.width > 0 && r.height > 0 && (!e.checkVisibility || e.checkVisibility());
+  });
+  const name = e => e.tagName.toLowerCase() + (e.className ? "." + String(e.className).split(" ")[0] : "") + ' "' + (e.innerText || "").trim().slice(0, 30) + '"';
+  const found = [];
+  for (let i = 0; i < els.length; i++) for (let j = i + 1; j < els.length; j++) {
+    const a = els[i], b = els[j];
+    if (a.contains(b) || b.contains(a)) continue;
+    const r = a.getBoundingClientRect(), s = b.getBoundingClientRect();
+    const gap = Math.max(s.left - r.right, r.left - s.right, s.top - r.bottom, r.top - s.bottom);
+    if (gap < 4) found.push(name(a) + " and " + name(b) + " " + Math.round(gap) + " px apart");
+  }
+  return found;
+}`
+
+// checkNothingTouches fails for every pair of buttons or cards on p's
+// page closer than 4 px, at a phone's and a desktop's width.
+func checkNothingTouches(t *testing.T, p playwright.Page, where string) {
+	t.Helper()
+	old := p.ViewportSize()
+	for _, w := range []int{390, 1280} {
+		must(t, p.SetViewportSize(w, 844))
+		v, err := p.Evaluate(touchingJS)
+		must(t, err)
+		for _, f := range v.([]any) {
+			t.Errorf("%s at %d px: %s", where, w, f)
+		}
+	}
+	if old != nil {
+		must(t, p.SetViewportSize(old.Width, old.Height))
+	}
 }
