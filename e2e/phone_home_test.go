@@ -425,3 +425,63 @@ func checkNothingTouches(t *testing.T, p playwright.Page, where string) {
 		must(t, p.SetViewportSize(old.Width, old.Height))
 	}
 }
+
+// TestPhonePaymentsSubscriptionsNamesLive: an app's payment request, a
+// subscription request and a name requested in another tab show on the
+// open Payments, Subscriptions and Names pages by themselves, without a
+// reload (issue 37 point 8).
+func TestPhonePaymentsSubscriptionsNamesLive(t *testing.T) {
+	t.Parallel()
+	base, api := ownWalletWithLedgerAPI(t)
+	p := newPage(t, true)
+	loginAt(t, p, base, "alice", false)
+	alice, err := testID(p, "party-id").GetAttribute("title")
+	must(t, err)
+	sp := newPage(t, false)
+	loginAt(t, sp, base, "bob", false)
+	shop, err := testID(sp, "party-id").GetAttribute("title")
+	must(t, err)
+	within := playwright.LocatorAssertionsToBeVisibleOptions{Timeout: playwright.Float(5000)}
+
+	payments, err := p.Context().NewPage()
+	must(t, err)
+	openLive(t, payments, base+"/payments")
+	must(t, expect.Locator(testID(payments, "payment-requests-empty")).ToBeVisible())
+	subs, err := p.Context().NewPage()
+	must(t, err)
+	openLive(t, subs, base+"/subscriptions")
+	must(t, expect.Locator(testID(subs, "subscription-requests-empty")).ToBeVisible())
+	names, err := p.Context().NewPage()
+	must(t, err)
+	openLive(t, names, base+"/names")
+	must(t, expect.Locator(testID(names, "names-empty")).ToBeVisible())
+
+	ledgerCommand(t, api, devToken(t, walletBin, "bob"), shop, fmt.Sprint("live-pay-", time.Now().UnixNano()), map[string]any{"CreateCommand": map[string]any{
+		"templateId": "#splice-wallet-payments:Splice.Wallet.Payment:AppPaymentRequest",
+		"createArguments": map[string]any{
+			"sender": alice, "provider": shop, "description": "a live coffee",
+			"expiresAt":       time.Now().Add(time.Hour).UTC().Format(time.RFC3339Nano),
+			"receiverAmounts": []any{map[string]any{"receiver": shop, "amount": map[string]any{"amount": "2", "unit": "AmuletUnit"}}},
+		},
+	}})
+	must(t, expect.Locator(testID(payments, "payment-request-row")).ToBeVisible(within))
+	mustBeSameDocument(t, payments, "payments")
+
+	req, _ := json.Marshal(map[string]any{"sender": alice, "receiver": shop, "provider": shop, "description": "Live plan",
+		"amount": "1", "payment_interval_seconds": 86400, "payment_duration_seconds": 3600})
+	code, out, err := postJSON(http.DefaultClient, base+"/v0/admin/devnet/subscription-requests", devToken(t, walletBin, "admin"), string(req))
+	if err != nil || code != http.StatusOK {
+		t.Fatalf("subscription request: %d %s %v", code, out, err)
+	}
+	must(t, expect.Locator(testID(subs, "subscription-request")).ToBeVisible(within))
+	mustBeSameDocument(t, subs, "subscriptions")
+
+	// A name requested in the first tab shows in the Names tab.
+	_, err = p.Goto(base + "/names")
+	must(t, err)
+	must(t, p.Locator("#names-name").Fill("alice-live.unverified.cns"))
+	must(t, testID(p, "names-request").Click())
+	must(t, expect.Locator(testID(p, "names-row")).ToBeVisible())
+	must(t, expect.Locator(testID(names, "names-row")).ToBeVisible(within))
+	mustBeSameDocument(t, names, "names")
+}

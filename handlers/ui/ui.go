@@ -95,6 +95,13 @@ func (h *Handler) page(s *web.Session, title, active string) views.Page {
 	return views.Page{Title: title, User: s.User, CSRF: s.CSRF, Nav: h.nav(s), Active: active, DevNet: h.l.DevNet(), ViewAs: s.ActAs}
 }
 
+// livePage is page with live updates (/events).
+func (h *Handler) livePage(s *web.Session, title, active string) views.Page {
+	p := h.page(s, title, active)
+	p.Events = "/events"
+	return p
+}
+
 // minimalPage is page without navigation, for a page with one thing to
 // decide (onboarding).
 func (h *Handler) minimalPage(s *web.Session, title string) views.Page {

@@ -19,7 +19,7 @@ const paymentGone = "This payment request is no longer waiting for your answer: 
 
 // uiAppPayments serves GET /payments.
 func (h *Handler) uiAppPayments(w http.ResponseWriter, r *http.Request, s *web.Session) error {
-	m := views.AppPayments{Page: h.page(s, "Payments", "payments")}
+	m := views.AppPayments{Page: h.livePage(s, "Payments", "payments")}
 	ctx, party, now := r.Context(), uiParty(r), h.l.Now()
 	reqs, err := h.w.AppPayments.AppPaymentRequestsOf(ctx, party)
 	if err != nil {

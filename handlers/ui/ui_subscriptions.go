@@ -73,7 +73,7 @@ func (h *Handler) subscriptionAct(r *http.Request, act func(*subscriptions.Servi
 }
 
 func (h *Handler) subscriptionsModel(ctx context.Context, s *web.Session, party coin.PartyID) (views.Subscriptions, error) {
-	m := views.Subscriptions{Page: h.page(s, "Subscriptions", "subscriptions")}
+	m := views.Subscriptions{Page: h.livePage(s, "Subscriptions", "subscriptions")}
 	for _, asked := range []struct {
 		tmpl string
 		rows *[]views.SubscriptionRow
