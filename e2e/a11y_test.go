@@ -373,6 +373,9 @@ func TestSendAndAcceptByKeyboard(t *testing.T) {
 
 	_, err = bob.Goto("/")
 	must(t, err)
+	// Offers is under More, a disclosure Enter opens.
+	tabTo(t, bob, `[data-testid="nav-more"]`)
+	must(t, bob.Keyboard().Press("Enter"))
 	tabTo(t, bob, `[data-testid="nav-offers"]`)
 	must(t, bob.Keyboard().Press("Enter"))
 	must(t, bob.WaitForURL(srv.url+"/offers"))

@@ -139,6 +139,8 @@ func TestAppPaymentThroughConfirmPage(t *testing.T) {
 	total, err := testID(p, "confirm-total").GetAttribute("title")
 	must(t, err)
 	must(t, expect.Locator(testID(p, "confirm-return")).ToBeVisible())
+	must(t, expect.Locator(testID(p, "confirm-total-usd")).ToContainText("USD"))
+	checkMinimalConfirm(t, p, "confirm payment")
 	must(t, testID(p, "confirm-accept").Click())
 	must(t, p.WaitForURL(back))
 	must(t, expect.Locator(testID(p, "app-thanks")).ToBeVisible())

@@ -52,7 +52,7 @@ func TestMintingDelegationsWithoutJavaScript(t *testing.T) {
 
 	p := newPage(t, false)
 	login(t, p, "admin", false)
-	must(t, testID(p, "nav-delegations").Click())
+	navTo(t, p, "delegations")
 	must(t, p.WaitForURL(baseURL+"/delegations"))
 	row := func(list, party string) playwright.Locator {
 		return p.Locator(`[data-testid="` + list + `"][data-beneficiary="` + party + `"]`)

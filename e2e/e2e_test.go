@@ -303,7 +303,7 @@ func TestAdminOnboardsAUserAndOthersAreRefused(t *testing.T) {
 	t.Parallel()
 	admin := newPage(t, true)
 	login(t, admin, "admin", false)
-	must(t, testID(admin, "nav-admin").Click())
+	navTo(t, admin, "admin")
 	must(t, admin.WaitForURL(baseURL+"/admin"))
 	// The automations' status comes from the scheduler.
 	must(t, expect.Locator(testID(admin, "automation-row")).Not().ToHaveCount(0))
@@ -451,7 +451,7 @@ func offersPreapprovalInstructionsTraffic(t *testing.T, frank, grace playwright.
 	// An offer, accepted by the receiver in place.
 	sendForm(t, frank, graceParty, "100", "offer")
 	screenshot(t, frank, "send")
-	must(t, testID(grace, "nav-offers").Click())
+	navTo(t, grace, "offers")
 	must(t, grace.WaitForURL(baseURL+"/offers"))
 	must(t, expect.Locator(testID(grace, "incoming-offers-row")).ToHaveCount(1))
 	must(t, expect.Locator(testID(grace, "incoming-offers-row")).ToContainText(frankParty))
@@ -486,7 +486,7 @@ func offersPreapprovalInstructionsTraffic(t *testing.T, frank, grace playwright.
 	// A transfer instruction, withdrawn by the sender (before grace
 	// preapproves: to a receiver with a preapproval it completes at once).
 	sendForm(t, frank, graceParty, "50", "instruction")
-	must(t, testID(frank, "nav-offers").Click())
+	navTo(t, frank, "offers")
 	must(t, frank.WaitForURL(baseURL+"/offers"))
 	must(t, expect.Locator(testID(frank, "outgoing-instructions-row")).ToHaveCount(1))
 	must(t, testID(frank, "outgoing-instructions-row").GetByTestId("withdraw").Click())
@@ -494,7 +494,7 @@ func offersPreapprovalInstructionsTraffic(t *testing.T, frank, grace playwright.
 	must(t, expect.Locator(testID(frank, "outgoing-instructions-empty")).ToBeVisible())
 
 	// A preapproval, then a one-step transfer.
-	must(t, testID(grace, "nav-approvals").Click())
+	navTo(t, grace, "approvals")
 	must(t, grace.WaitForURL(baseURL+"/approvals"))
 	must(t, testID(grace, "preapproval-create").Click())
 	must(t, expect.Locator(testID(grace, "preapproval-active")).ToContainText("expires at"))
@@ -505,7 +505,7 @@ func offersPreapprovalInstructionsTraffic(t *testing.T, frank, grace playwright.
 	must(t, expect.Locator(testID(grace, "balance-cc")).ToHaveText("1,110 CC"))
 
 	// Traffic for the validator: price first, then the request's status.
-	must(t, testID(frank, "nav-traffic").Click())
+	navTo(t, frank, "traffic")
 	must(t, frank.WaitForURL(baseURL+"/traffic"))
 	must(t, frank.Locator("#traffic-amount").Fill("200000"))
 	must(t, testID(frank, "traffic-quote-submit").Click())

@@ -82,7 +82,7 @@ func TestAdminOffboardsAUser(t *testing.T) {
 func TestUndoPreapproval(t *testing.T) {
 	p := newPageAt(t, true, 390)
 	login(t, p, "bob", false)
-	must(t, testID(p, "nav-approvals").Click())
+	navTo(t, p, "approvals")
 	must(t, p.WaitForURL(baseURL+"/approvals"))
 	must(t, testID(p, "preapproval-create").Click())
 	must(t, expect.Locator(testID(p, "flash")).ToContainText("Direct transfers pre-approved"))

@@ -22,7 +22,7 @@ func TestNamePurchaseBySubscription(t *testing.T) {
 	must(t, testID(alice, "tap-submit").Click())
 	must(t, expect.Locator(testID(alice, "balance-cc")).ToHaveText("20,000 CC"))
 
-	must(t, testID(alice, "nav-names").Click())
+	navTo(t, alice, "names")
 	must(t, alice.WaitForURL(base+"/names"))
 	must(t, alice.Locator("#names-name").Fill("alice"))
 	must(t, alice.Locator("#names-url").Fill("https://alice.example"))

@@ -103,7 +103,7 @@ func TestUIHomeIncomingCards(t *testing.T) {
 		if got := bob.incoming(); len(got) != 0 {
 			t.Errorf("cards after answering both: %v", got)
 		}
-		if r := bob.get("/?done=bogus-thing"); strings.Contains(r.body, `data-testid="incoming-ok"`) || strings.Contains(r.body, "Transfer instruction rejected") {
+		if r := bob.get("/?done=bogus-thing"); strings.Contains(r.body, `data-testid="incoming-ok"`) || strings.Contains(r.body, `<p>Transfer instruction rejected`) {
 			t.Error("an unknown done shows a message")
 		}
 		// Answered from the offers page, the answer stays there.

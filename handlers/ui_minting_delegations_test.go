@@ -109,12 +109,17 @@ func TestUIMintingDelegations(t *testing.T) {
 		}
 		mustHave(t, admin.get("/delegations?done=delegations-withdraw"), http.StatusOK, "Delegation withdrawn", `data-testid="minting-active-empty"`)
 
-		// A user who is not an admin has no menu entry and sees none of
-		// the operator's proposals.
+		// A user who is not an admin has no menu entry, and the page and
+		// its actions are refused (the ledger's OperatorOnly; issue 37).
 		alice := e.wallet(t, "alice", "")
 		if strings.Contains(alice.get("/").body, `data-testid="nav-delegations"`) {
 			t.Error("alice has the delegations menu entry")
 		}
-		mustHave(t, alice.get("/delegations"), http.StatusOK, `data-testid="minting-proposals-empty"`, `data-testid="minting-active-empty"`)
+		if r := alice.get("/delegations"); r.status != http.StatusForbidden || strings.Contains(r.body, "minting-proposals") {
+			t.Errorf("alice opens /delegations: %d", r.status)
+		}
+		if r := alice.post("/delegations/"+string(pErin)+"/reject", url.Values{"csrf_token": {alice.csrf}}); r.status != http.StatusForbidden {
+			t.Errorf("alice answers a proposal on /delegations: %d", r.status)
+		}
 	})
 }

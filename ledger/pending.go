@@ -48,7 +48,16 @@ func (l *Ledger) Incoming(ctx context.Context, party coin.PartyID) (Incoming, er
 // party sends or receives is created or leaves its open status
 // (accepted, rejected, withdrawn, expired), and whenever an allocation
 // request party trades in or an allocation it is party to comes or goes,
-// so live updates can tell without reading the lists.
+// so live updates can tell without reading the lists; so do the app
+// payments and subscriptions it pays or is paid by (names are paid by
+// subscriptions), for the Payments, Subscriptions and Names pages.
 func (l *Ledger) PendingMark(ctx context.Context, party coin.PartyID) (string, error) {
-	return store.PendingMark(ctx, l.db, party, OfferCreated, string(InstructionPending), TemplateOTCTrade, TemplateAmuletAllocation)
+	return store.PendingMark(ctx, l.db, party, OfferCreated, string(InstructionPending), pendingMarkTemplates...)
 }
+
+// pendingMarkTemplates are the contracts whose coming and going
+// PendingMark sees.
+var pendingMarkTemplates = []string{TemplateOTCTrade, TemplateAmuletAllocation,
+	TemplateAppPaymentRequest, TemplateAcceptedAppPayment,
+	TemplateSubscriptionRequest, TemplateSubscriptionInitialPayment, TemplateSubscription,
+	TemplateSubscriptionIdleState, TemplateSubscriptionPayment}

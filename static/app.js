@@ -100,3 +100,24 @@
     document.querySelectorAll("[data-copy][hidden]").forEach(function (b) { b.hidden = false; });
   }
 })();
+
+// The navigation's More (a <details>, works without this): Escape or a
+// click elsewhere closes it.
+(function () {
+  "use strict";
+  function closeMore(except) {
+    document.querySelectorAll("nav.tabs details[open]").forEach(function (d) {
+      if (d !== except) d.open = false;
+    });
+  }
+  document.addEventListener("click", function (ev) {
+    closeMore(ev.target.closest("nav.tabs details"));
+  });
+  document.addEventListener("keydown", function (ev) {
+    if (ev.key !== "Escape") return;
+    var open = document.querySelector("nav.tabs details[open]");
+    if (!open) return;
+    open.open = false;
+    open.querySelector("summary").focus();
+  });
+})();

@@ -45,4 +45,7 @@ type ConfirmPayment struct {
 	Redirect   string
 	RedirectOK bool
 	Error      string
+	// AmountUSD, FeesUSD and TotalUSD are the row's amounts in USD at the
+	// current price.
+	AmountUSD, FeesUSD, TotalUSD string
 }

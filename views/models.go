@@ -9,11 +9,24 @@ import (
 	"time"
 )
 
-// NavItem is one entry of the top navigation. Handlers build the list, so a
+// NavItem is one entry of the navigation. Handlers build the list, so a
 // new page is one more entry there.
 type NavItem struct {
 	Key, Label, Href string
+	// Group is where it shows: a tab ("", the phone's bottom bar), under
+	// More, or in More's operator section.
+	Group NavGroup
 }
+
+// NavGroup is a section of the navigation.
+type NavGroup string
+
+// The navigation's sections.
+const (
+	NavTab      NavGroup = ""
+	NavMore     NavGroup = "more"
+	NavOperator NavGroup = "operator"
+)
 
 // Page is what every full page needs: the layout's data.
 type Page struct {
@@ -29,6 +42,30 @@ type Page struct {
 	// ViewAs is the party an admin views the wallet as (development
 	// networks' impersonation), "" for their own: every page says so.
 	ViewAs string
+	// Minimal drops the navigation and the footer: a focused page
+	// (onboarding, the confirm pages apps send people to) with one thing
+	// to decide.
+	Minimal bool
+}
+
+// inMore reports whether the current page is one under More.
+func (p Page) inMore() bool {
+	for _, n := range p.Nav {
+		if n.Key == p.Active {
+			return n.Group != NavTab
+		}
+	}
+	return false
+}
+
+// hasGroup reports whether the navigation has an entry in g.
+func (p Page) hasGroup(g NavGroup) bool {
+	for _, n := range p.Nav {
+		if n.Group == g {
+			return true
+		}
+	}
+	return false
 }
 
 // csrfHeaders is the hx-headers value that makes htmx send the CSRF token.
@@ -115,6 +152,30 @@ type Home struct {
 	Tap *TapForm
 	// Incoming is what waits for the user's answer.
 	Incoming Incoming
+	// Outgoing is what the user sent that waits for its receiver.
+	Outgoing Outgoing
+	// Recent are the latest history entries (HomeRecent of them).
+	Recent []HistoryRow
+	// FirstRun: the wallet has neither holdings nor history yet, so Home
+	// shows how to get a first coin.
+	FirstRun bool
+}
+
+// HomeRecent is how many history entries Home lists.
+const HomeRecent = 5
+
+// Outgoing is the user's own pending sends on Home: the newest transfer
+// offers and instructions that wait for their receivers.
+type Outgoing struct {
+	Rows []OutgoingRow
+	// Total counts them all (the Offers page lists them).
+	Total int
+}
+
+// OutgoingRow is one pending send: Kind is "offers" or "instructions".
+type OutgoingRow struct {
+	OfferRow
+	Kind string
 }
 
 // Incoming is the home page's cards of what waits for the user's answer:
@@ -132,6 +193,15 @@ type Incoming struct {
 	Total int
 	// Error or Message says how the last accept or reject went.
 	Error, Message string
+}
+
+// waiting counts what waits for the user's answer: all of it (Total)
+// when there are more than the rows show.
+func (m Incoming) waiting() int {
+	if m.Total > 0 {
+		return m.Total
+	}
+	return len(m.Offers) + len(m.Instructions) + len(m.Allocations)
 }
 
 // Holdings is the page of all holdings, a page at a time.

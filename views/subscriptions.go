@@ -47,4 +47,6 @@ type ConfirmSubscription struct {
 	Redirect string
 	Refused  string
 	Error    string
+	// CC and USD are each payment in both units at the current price.
+	CC, USD string
 }

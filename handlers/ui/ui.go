@@ -60,25 +60,32 @@ type AutomationStatus struct {
 // error page (or an inline message where the handler chooses).
 type uiFunc func(w http.ResponseWriter, r *http.Request, s *web.Session) error
 
-// nav is the top navigation. New pages (send, offers, instructions,
-// traffic, delegations) are one line each here plus their routes.
+// nav is the navigation: the tabs (Home, Send, Receive, Activity; a
+// phone's bottom bar), the rest under More, and the operator's pages in
+// their own section of it, shown only to the operator's own wallet (not
+// while viewing as another party, where uiOperatorOnly refuses them too).
+// A new page is one line here plus its routes.
 func (h *Handler) nav(s *web.Session) []views.NavItem {
 	items := []views.NavItem{
-		{Key: "home", Label: "Wallet", Href: "/"},
+		{Key: "home", Label: "Home", Href: "/"},
 		{Key: "send", Label: "Send", Href: "/send"},
-		{Key: "offers", Label: "Offers", Href: "/offers"},
-		{Key: "allocations", Label: "Allocations", Href: "/allocations"},
-		{Key: "approvals", Label: "Approvals", Href: "/approvals"},
-		{Key: "traffic", Label: "Traffic", Href: "/traffic"},
-		{Key: "payments", Label: "Payments", Href: "/payments"},
-		{Key: "history", Label: "History", Href: "/history"},
-		{Key: "rewards", Label: "Rewards", Href: "/rewards"},
-		{Key: "names", Label: "Names", Href: "/names"},
-		{Key: "subscriptions", Label: "Subscriptions", Href: "/subscriptions"},
+		{Key: "receive", Label: "Receive", Href: "/receive"},
+		{Key: "history", Label: "Activity", Href: "/history"},
+		{Key: "offers", Label: "Offers", Href: "/offers", Group: views.NavMore},
+		{Key: "payments", Label: "Payments", Href: "/payments", Group: views.NavMore},
+		{Key: "subscriptions", Label: "Subscriptions", Href: "/subscriptions", Group: views.NavMore},
+		{Key: "allocations", Label: "Allocations", Href: "/allocations", Group: views.NavMore},
+		{Key: "approvals", Label: "Approvals", Href: "/approvals", Group: views.NavMore},
+		{Key: "names", Label: "Names", Href: "/names", Group: views.NavMore},
+		{Key: "rewards", Label: "Rewards", Href: "/rewards", Group: views.NavMore},
+		{Key: "traffic", Label: "Traffic", Href: "/traffic", Group: views.NavMore},
+		{Key: "holdings", Label: "Holdings", Href: "/holdings", Group: views.NavMore},
+	}
+	if h.l.IsAdmin(s.User) && s.ActAs == "" {
+		items = append(items, views.NavItem{Key: "delegations", Label: "Delegations", Href: "/delegations", Group: views.NavOperator})
 	}
 	if h.l.IsAdmin(s.User) {
-		items = append(items, views.NavItem{Key: "delegations", Label: "Delegations", Href: "/delegations"})
-		items = append(items, views.NavItem{Key: "admin", Label: "Admin", Href: "/admin"})
+		items = append(items, views.NavItem{Key: "admin", Label: "Admin", Href: "/admin", Group: views.NavOperator})
 	}
 	return items
 }
@@ -86,6 +93,21 @@ func (h *Handler) nav(s *web.Session) []views.NavItem {
 // page builds the layout model of a logged-in page.
 func (h *Handler) page(s *web.Session, title, active string) views.Page {
 	return views.Page{Title: title, User: s.User, CSRF: s.CSRF, Nav: h.nav(s), Active: active, DevNet: h.l.DevNet(), ViewAs: s.ActAs}
+}
+
+// livePage is page with live updates (/events).
+func (h *Handler) livePage(s *web.Session, title, active string) views.Page {
+	p := h.page(s, title, active)
+	p.Events = "/events"
+	return p
+}
+
+// minimalPage is page without navigation, for a page with one thing to
+// decide (onboarding).
+func (h *Handler) minimalPage(s *web.Session, title string) views.Page {
+	p := h.page(s, title, "")
+	p.Minimal = true
+	return p
 }
 
 // Routes registers every page of the web wallet on mux. Every route is
@@ -111,6 +133,7 @@ func (h *Handler) Routes(mux *http.ServeMux) {
 	handle("POST /onboard", h.session(h.uiOnboard))
 	handle("GET /home/live", h.session(h.onboarded(h.uiHomeLive)))
 	handle("GET /home/incoming", h.session(h.onboarded(h.uiHomeIncoming)))
+	handle("GET /home/outgoing", h.session(h.onboarded(h.uiHomeOutgoing)))
 	handle("GET /holdings", h.session(h.onboarded(h.uiHoldings)))
 	handle("POST /tap", h.session(h.onboarded(h.uiTap)))
 	handle("GET /history", h.session(h.onboarded(h.uiHistory)))
@@ -133,8 +156,8 @@ func (h *Handler) Routes(mux *http.ServeMux) {
 	handle("POST /featured-app-right", h.session(h.onboarded(h.uiFeaturedAppRight)))
 	handle("POST /preapproval/revoke", h.session(h.onboarded(h.uiRevokePreapproval)))
 	handle("POST /merge-delegation/withdraw", h.session(h.onboarded(h.uiWithdrawMerge)))
-	handle("GET /delegations", h.session(h.onboarded(h.uiMintingDelegations)))
-	handle("POST /delegations/{cid}/{action}", h.session(h.onboarded(h.uiMintingDelegationAction)))
+	handle("GET /delegations", h.session(h.onboarded(h.uiOperatorOnly(h.uiMintingDelegations))))
+	handle("POST /delegations/{cid}/{action}", h.session(h.onboarded(h.uiOperatorOnly(h.uiMintingDelegationAction))))
 	handle("GET /names", h.session(h.onboarded(h.uiNames)))
 	handle("POST /names", h.session(h.onboarded(h.uiRequestName)))
 	handle("GET /traffic", h.session(h.onboarded(h.uiTraffic)))
@@ -227,6 +250,17 @@ func (h *Handler) uiAdminOnly(fn uiFunc) uiFunc {
 	return func(w http.ResponseWriter, r *http.Request, s *web.Session) error {
 		if !h.l.IsAdmin(s.User) {
 			return forbidden("this page is for the validator operator's wallet admins")
+		}
+		return fn(w, r, s)
+	}
+}
+
+// uiOperatorOnly runs fn for the validator operator's party (after
+// onboarded), else 403: the ledger's rule (OperatorOnly).
+func (h *Handler) uiOperatorOnly(fn uiFunc) uiFunc {
+	return func(w http.ResponseWriter, r *http.Request, s *web.Session) error {
+		if err := h.l.OperatorOnly(uiParty(r)); err != nil {
+			return err
 		}
 		return fn(w, r, s)
 	}

@@ -19,7 +19,7 @@ const paymentGone = "This payment request is no longer waiting for your answer: 
 
 // uiAppPayments serves GET /payments.
 func (h *Handler) uiAppPayments(w http.ResponseWriter, r *http.Request, s *web.Session) error {
-	m := views.AppPayments{Page: h.page(s, "Payments", "payments")}
+	m := views.AppPayments{Page: h.livePage(s, "Payments", "payments")}
 	ctx, party, now := r.Context(), uiParty(r), h.l.Now()
 	reqs, err := h.w.AppPayments.AppPaymentRequestsOf(ctx, party)
 	if err != nil {
@@ -62,6 +62,7 @@ func appPaymentRow(a apppayments.AppPayment, now time.Time) views.AppPaymentRow 
 // contract (unknown, someone else's, an accepted payment) is not found.
 func (h *Handler) confirmModel(ctx context.Context, s *web.Session, party coin.PartyID, id, redirectTo string) (views.ConfirmPayment, error) {
 	m := views.ConfirmPayment{Page: h.page(s, "Confirm a payment", "payments")}
+	m.Minimal = true
 	cid, err := coin.ParseContractID(id)
 	if err != nil {
 		return m, notFound("there is no such payment request; check the link the app gave you")
@@ -73,11 +74,25 @@ func (h *Handler) confirmModel(ctx context.Context, s *web.Session, party coin.P
 		return m, err
 	}
 	m.Row, m.Pending = appPaymentRow(a, h.l.Now()), !a.Contract.Archived
+	_, price, err := h.l.CurrentRound(ctx)
+	if err != nil {
+		return m, err
+	}
+	m.AmountUSD, m.FeesUSD, m.TotalUSD = usdOf(m.Row.Amount, price), usdOf(m.Row.Fees, price), usdOf(m.Row.Total, price)
 	if len(redirectTo) <= ledger.MaxReturnURL {
 		m.Redirect = redirectTo
 	}
 	m.RedirectOK = ledger.RedirectAllowed(a.Origin, m.Redirect)
 	return m, nil
+}
+
+// usdOf is an exact CC amount's value in USD at price ("" for none).
+func usdOf(cc string, price coin.Amount) string {
+	a, err := coin.ParseAmount(cc)
+	if err != nil {
+		return ""
+	}
+	return ledger.CoinToUSD(a, price).String()
 }
 
 // uiConfirmPayment serves GET /confirm-payment/{cid}?redirect=URL, the

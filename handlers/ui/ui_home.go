@@ -120,10 +120,59 @@ func (h *Handler) homePageModel(ctx context.Context, s *web.Session, party coin.
 	if m.Incoming, err = h.incomingModel(ctx, s, party); err != nil {
 		return views.Home{}, err
 	}
+	if m.Outgoing, err = h.outgoingModel(ctx, party); err != nil {
+		return views.Home{}, err
+	}
 	if h.l.DevNet() {
 		m.Tap = &views.TapForm{CSRF: s.CSRF}
+		if m.FirstRun {
+			m.Tap.Amount = firstTapUSD
+		}
 	}
 	return m, nil
+}
+
+// firstTapUSD is what a new wallet's faucet is filled in with (USD).
+const firstTapUSD = "100"
+
+// homeOutgoing is how many of the user's own pending sends Home lists.
+const homeOutgoing = 5
+
+// outgoingModel is the user's own pending sends, newest first: the
+// offers, then the instructions (the Offers page lists them all).
+func (h *Handler) outgoingModel(ctx context.Context, party coin.PartyID) (views.Outgoing, error) {
+	p, err := h.l.OffersPage(ctx, party, false, "", homeOutgoing)
+	if err != nil {
+		return views.Outgoing{}, err
+	}
+	m := views.Outgoing{Total: p.Total}
+	for _, o := range p.Offers {
+		m.Rows = append(m.Rows, views.OutgoingRow{OfferRow: offerRow(o, party), Kind: "offers"})
+	}
+	tis, err := h.l.TransferInstructions(ctx, party)
+	if err != nil {
+		return views.Outgoing{}, err
+	}
+	for i := len(tis) - 1; i >= 0; i-- { // oldest first: newest first here
+		if tis[i].Sender != party {
+			continue
+		}
+		m.Total++
+		if len(m.Rows) < homeOutgoing {
+			m.Rows = append(m.Rows, views.OutgoingRow{OfferRow: instructionRow(tis[i], party), Kind: "instructions"})
+		}
+	}
+	return m, nil
+}
+
+// uiHomeOutgoing serves GET /home/outgoing, the user's pending sends on
+// Home, which live updates reload.
+func (h *Handler) uiHomeOutgoing(w http.ResponseWriter, r *http.Request, s *web.Session) error {
+	m, err := h.outgoingModel(r.Context(), uiParty(r))
+	if err != nil {
+		return err
+	}
+	return render(w, r, http.StatusOK, views.HomeOutgoing(m))
 }
 
 func (h *Handler) homeModel(ctx context.Context, s *web.Session, party coin.PartyID) (views.Home, error) {
@@ -134,7 +183,7 @@ func (h *Handler) homeModel(ctx context.Context, s *web.Session, party coin.Part
 		return views.Home{}, err
 	}
 	round := b.Round
-	p := h.page(s, "Wallet", "home")
+	p := h.page(s, "Home", "home")
 	p.Events = "/events"
 	m := views.Home{
 		Page: p, Party: string(party),
@@ -163,6 +212,16 @@ func (h *Handler) homeModel(ctx context.Context, s *web.Session, party coin.Part
 		}
 	}
 	m.Health.Count = len(hs)
+	recent, err := h.l.History(ctx, party, ledger.HistoryQuery{PageSize: views.HomeRecent})
+	if err != nil {
+		return views.Home{}, err
+	}
+	moved := false
+	for _, it := range recent {
+		m.Recent = append(m.Recent, historyRow(it))
+		moved = moved || !it.Amount.IsZero()
+	}
+	m.FirstRun = len(hs) == 0 && !moved
 	m.Health.Fragmented = len(hs) > fragmentedAbove
 	m.Health.FeePerDay = feePerRound.MulInt(roundsPerDay).String()
 
@@ -233,7 +292,7 @@ func (h *Handler) uiHoldings(w http.ResponseWriter, r *http.Request, s *web.Sess
 		return err
 	}
 	risk := atRisk(b.Round, h.l.Rules().TickDuration)
-	m := views.Holdings{Page: h.page(s, "Holdings", "home"), Total: len(hs)}
+	m := views.Holdings{Page: h.page(s, "Holdings", "holdings"), Total: len(hs)}
 	for _, hv := range hs {
 		if risk(hv) {
 			m.DustRisk++

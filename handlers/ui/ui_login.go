@@ -112,7 +112,7 @@ func (h *Handler) uiOnboardPage(w http.ResponseWriter, r *http.Request, s *web.S
 	} else if !errors.Is(err, ledger.ErrNotFound) {
 		return err
 	}
-	return render(w, r, http.StatusOK, views.OnboardPage(views.Onboard{Page: h.page(s, "Welcome", "")}))
+	return render(w, r, http.StatusOK, views.OnboardPage(views.Onboard{Page: h.minimalPage(s, "Welcome")}))
 }
 
 // uiOnboard serves POST /onboard: the user gets a fresh party.
@@ -122,7 +122,7 @@ func (h *Handler) uiOnboard(w http.ResponseWriter, r *http.Request, s *web.Sessi
 		if !ok {
 			return err
 		}
-		return render(w, r, http.StatusUnprocessableEntity, views.OnboardPage(views.Onboard{Page: h.page(s, "Welcome", ""), Error: msg}))
+		return render(w, r, http.StatusUnprocessableEntity, views.OnboardPage(views.Onboard{Page: h.minimalPage(s, "Welcome"), Error: msg}))
 	}
 	done(w, r, "/", "onboarded")
 	return nil

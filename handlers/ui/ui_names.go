@@ -24,7 +24,7 @@ func (h *Handler) uiNames(w http.ResponseWriter, r *http.Request, s *web.Session
 func (h *Handler) namesModel(ctx context.Context, s *web.Session, party coin.PartyID) (views.Names, error) {
 	c := h.l.AnsConfig()
 	m := views.Names{
-		Page: h.page(s, "Names", "names"), FeeUSD: c.EntryFeeUSD.Short(), Suffix: c.AnsSuffix(),
+		Page: h.livePage(s, "Names", "names"), FeeUSD: c.EntryFeeUSD.Short(), Suffix: c.AnsSuffix(),
 		Lifetime: fmt.Sprintf("%d days", int(c.EntryLifetime.Hours()/24)), Form: views.NameForm{CSRF: s.CSRF},
 	}
 	ns, err := h.w.Names.AnsNamesOf(ctx, party)

@@ -73,7 +73,7 @@ func (h *Handler) subscriptionAct(r *http.Request, act func(*subscriptions.Servi
 }
 
 func (h *Handler) subscriptionsModel(ctx context.Context, s *web.Session, party coin.PartyID) (views.Subscriptions, error) {
-	m := views.Subscriptions{Page: h.page(s, "Subscriptions", "subscriptions")}
+	m := views.Subscriptions{Page: h.livePage(s, "Subscriptions", "subscriptions")}
 	for _, asked := range []struct {
 		tmpl string
 		rows *[]views.SubscriptionRow
@@ -190,6 +190,7 @@ func allowFormRedirect(w http.ResponseWriter, to string) {
 // with the app's address when redirect names one the request allows.
 func (h *Handler) confirmSubscriptionModel(r *http.Request, s *web.Session, rawRedirect string) (views.ConfirmSubscription, error) {
 	m := views.ConfirmSubscription{Page: h.page(s, "Confirm subscription", "subscriptions")}
+	m.Minimal = true
 	party := uiParty(r)
 	cid, err := coin.ParseContractID(r.PathValue("cid"))
 	if err != nil {
@@ -203,6 +204,16 @@ func (h *Handler) confirmSubscriptionModel(r *http.Request, s *web.Session, rawR
 		return m, err
 	}
 	m.Request = subscriptionRow(string(cid), v.Data, v.PayData)
+	_, price, err := h.l.CurrentRound(r.Context())
+	if err != nil {
+		return m, err
+	}
+	// Each payment in both units at the current price.
+	if amt := v.PayData.PaymentAmount.Amount; v.PayData.PaymentAmount.Unit == ledger.UnitUSD {
+		m.CC, m.USD = ledger.USDToCoin(amt, price).String(), amt.String()
+	} else {
+		m.CC, m.USD = amt.String(), ledger.CoinToUSD(amt, price).String()
+	}
 	m.Pending = !v.Contract.Archived
 	m.Redirect = v.RedirectTo(rawRedirect)
 	if rawRedirect != "" && m.Redirect == "" {
