@@ -110,6 +110,13 @@
     if (ev.detail.elt) localTimes(ev.detail.elt);
   });
 
+  // A read-only field of text to copy (the Receive page's party ID) is
+  // selected whole when it gets focus.
+  document.addEventListener("focusin", function (ev) {
+    var el = ev.target;
+    if (el && el.matches && el.matches("input[data-select-on-focus]")) el.select();
+  });
+
   // Reveal copy buttons only when they can work.
   if (navigator.clipboard) {
     document.querySelectorAll("[data-copy][hidden]").forEach(function (b) { b.hidden = false; });

@@ -1,6 +1,7 @@
 package views
 
 import (
+	"context"
 	"strconv"
 	"strings"
 	"time"
@@ -33,8 +34,9 @@ func PeopleAmount(exact string) (text string, lossy bool) {
 }
 
 // RelTime writes t relative to now for people: "just now", "2 min ago",
-// "in 3 h", "yesterday"-free "2 d ago"; beyond a week the date ("5 Nov",
-// or "5 Nov 2025" in another year). The zero time is "".
+// "in 3 h", "2 d ago", "in 90 d" (a deadline counts in days up to 99);
+// a past time beyond a week, or a later deadline, is a date ("5 Nov", or
+// "5 Nov 2025" in another year). The zero time is "".
 func RelTime(t, now time.Time) string {
 	if t.IsZero() {
 		return ""
@@ -52,7 +54,7 @@ func RelTime(t, now time.Time) string {
 		n = strconv.Itoa(max(1, int((d+30*time.Second)/time.Minute))) + " min"
 	case d < 23*time.Hour+30*time.Minute:
 		n = strconv.Itoa(int((d+30*time.Minute)/time.Hour)) + " h"
-	case d < 7*24*time.Hour:
+	case d < 7*24*time.Hour || future && d < 100*24*time.Hour:
 		n = strconv.Itoa(int((d+12*time.Hour)/(24*time.Hour))) + " d"
 	default:
 		u := t.UTC()
@@ -70,3 +72,32 @@ func RelTime(t, now time.Time) string {
 // ExactTime is the time a title shows (the browser's script, app.js,
 // turns it into the reader's local time): "2026-11-28 09:10:05 UTC".
 func ExactTime(t time.Time) string { return t.UTC().Format(time.DateTime + " UTC") }
+
+// signedPeople is PeopleAmount with a plus sign on a gain, as an activity
+// row shows it ("+12.50", "-100.00"); zero has no sign.
+func signedPeople(exact string) string {
+	s, _ := PeopleAmount(exact)
+	if s != "" && s[0] != '-' && strings.Trim(s, "0.,") != "" && allDigits(s[:1]) {
+		return "+" + s
+	}
+	return s
+}
+
+// counterpartyWords names a party in a one-line row: its name when it has
+// one (partynames.go), else its shortened ID; none is "".
+func counterpartyWords(ctx context.Context, id string) string {
+	if name := partyName(ctx, id); name != "" {
+		return name
+	}
+	return ShortParty(id)
+}
+
+// describedBy is a send field's aria-describedby: its error when the form
+// has one for it, then what always describes it (always, "" for none).
+func describedBy(f SendForm, field, always string) string {
+	ids := always
+	if f.Error != "" && f.ErrorField == field {
+		ids = strings.TrimSpace("send-" + field + "-error " + always)
+	}
+	return ids
+}

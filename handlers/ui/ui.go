@@ -117,6 +117,7 @@ func (h *Handler) Routes(mux *http.ServeMux) {
 	handle("GET /history.csv", h.session(h.onboarded(h.uiHistoryCSV)))
 	handle("GET /rewards", h.session(h.onboarded(h.uiRewards)))
 	handle("GET /events", h.session(h.onboarded(h.uiEvents)))
+	handle("GET /receive", h.session(h.onboarded(h.uiReceive)))
 	handle("GET /send", h.session(h.onboarded(h.uiSendPage)))
 	handle("GET /send/check", h.session(h.onboarded(h.uiSendCheck)))
 	handle("POST /send", h.session(h.onboarded(h.uiSend)))
