@@ -114,6 +114,7 @@ var a11yPages = []struct{ user, path string }{
 	{"admin", "/"},
 	{"admin", "/holdings"},
 	{"admin", "/send"},
+	{"admin", "/receive"},
 	{"admin", "/offers"},
 	{"admin", "/approvals"},
 	{"admin", "/traffic"},

@@ -437,6 +437,12 @@ func sendFormWith(t *testing.T, p playwright.Page, to, amount, method, descripti
 	must(t, p.Locator("#send-amount").Fill(amount))
 	must(t, p.Locator("#send-description").Fill(description))
 	must(t, testID(p, "send-submit").Click())
+	if method == "direct" {
+		// A one-step transfer cannot be undone: the form asks to confirm
+		// it first (issue 37).
+		must(t, expect.Locator(testID(p, "send-review")).ToBeVisible())
+		must(t, testID(p, "send-confirm").Click())
+	}
 	must(t, p.WaitForURL(baseURL+"/send?done=sent-"+method))
 	must(t, expect.Locator(testID(p, "flash")).ToBeVisible())
 }

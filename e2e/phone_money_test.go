@@ -13,6 +13,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ccwallet/ccwallet/coin"
+	"github.com/ccwallet/ccwallet/ledger"
 	qr "github.com/piglig/go-qr"
 	"github.com/playwright-community/playwright-go"
 )
@@ -231,4 +233,115 @@ func TestReceivePage(t *testing.T) {
 	must(t, testID(nojs, "receive-preapproval-switch").Click())
 	must(t, nojs.WaitForURL(regexp.MustCompile(`/receive\?done=preapproved$`)))
 	must(t, expect.Locator(testID(nojs, "receive-preapproval-on")).ToBeVisible())
+}
+
+// TestSendWithRails: "To" says who the receiver is; the amount shows its
+// USD value as it is typed and has a Max (the ledger's MaxSend); a
+// one-step transfer is shown to confirm before it is sent; an error
+// shows at its field (aria-describedby) and answers htmx with 200, so the
+// console stays clean; without JavaScript it all still works (issue 37
+// point 6).
+func TestSendWithRails(t *testing.T) {
+	t.Parallel()
+	price := coin.MustParse("0.005") // the development network's
+	url, page := privateWallet(t)
+	bob := page(true)
+	loginAt(t, bob, url, "bob", false)
+	bobParty := partyOf(t, bob)
+	_, err := bob.Goto("/receive")
+	must(t, err)
+	must(t, testID(bob, "receive-preapproval-switch").Click())
+	must(t, expect.Locator(testID(bob, "receive-preapproval-on")).ToBeVisible())
+
+	alice := page(true)
+	var problems []string
+	alice.On("console", func(m playwright.ConsoleMessage) {
+		if m.Type() == "error" {
+			problems = append(problems, "console: "+m.Text())
+		}
+	})
+	alice.On("response", func(r playwright.Response) {
+		if r.Status() >= 400 {
+			problems = append(problems, fmt.Sprintf("%d %s", r.Status(), r.URL()))
+		}
+	})
+	loginAt(t, alice, url, "alice", false)
+	must(t, alice.Locator("#tap-amount").Fill("10")) // 2,000 CC
+	must(t, testID(alice, "tap-submit").Click())
+	must(t, expect.Locator(testID(alice, "flash")).ToBeVisible())
+
+	for _, w := range []int{390, 1280} {
+		must(t, alice.SetViewportSize(w, 844))
+		_, err = alice.Goto("/send")
+		must(t, err)
+		bal := balanceOnSend(t, alice)
+		must(t, expect.Locator(testID(alice, "send-balance-usd")).ToHaveAttribute("title", ledger.CoinToUSD(bal, price).String()+" USD"))
+		must(t, alice.Locator("#send-receiver").Fill(bobParty))
+		must(t, expect.Locator(testID(alice, "send-who-party")).ToHaveAttribute("title", bobParty))
+		must(t, expect.Locator(testID(alice, "method-direct")).ToBeChecked())
+		must(t, alice.Locator("#send-amount").Fill("100"))
+		must(t, expect.Locator(testID(alice, "send-usd")).ToHaveText(regexp.MustCompile(`≈\s*0\.50 USD`)))
+		must(t, testID(alice, "send-max").Click())
+		// The network's fees are 0 today: Max is the whole balance.
+		must(t, expect.Locator(alice.Locator("#send-amount")).ToHaveValue(bal.Short()))
+		must(t, expect.Locator(testID(alice, "send-usd").Locator(".amt")).ToHaveAttribute("title", ledger.CoinToUSD(bal, price).String()+" USD"))
+		// A mistake: shown at the amount, which it describes.
+		must(t, alice.Locator("#send-amount").Fill("lots"))
+		must(t, testID(alice, "send-submit").Click())
+		must(t, expect.Locator(alice.Locator("#send-amount-error")).ToBeVisible())
+		must(t, expect.Locator(alice.Locator("#send-amount")).ToHaveAttribute("aria-describedby", regexp.MustCompile(`\bsend-amount-error\b`)))
+		must(t, expect.Locator(alice.Locator("#send-amount")).ToHaveAttribute("aria-invalid", "true"))
+		checkA11y(t, alice, fmt.Sprintf("send with an amount error at %d px", w))
+		noSidewaysScroll(t, alice, fmt.Sprintf("send with an error at %d px", w))
+		// The review, Change, the review again, Confirm.
+		must(t, alice.Locator("#send-amount").Fill("12.5"))
+		must(t, alice.Locator("#send-description").Fill("lunch"))
+		must(t, testID(alice, "send-submit").Click())
+		must(t, expect.Locator(testID(alice, "send-review")).ToBeVisible())
+		must(t, expect.Locator(testID(alice, "send-review-amount")).ToHaveText("12.50 CC"))
+		must(t, expect.Locator(testID(alice, "send-review-to")).ToHaveAttribute("title", bobParty))
+		must(t, expect.Locator(testID(alice, "send-review-warning")).ToContainText("cannot be undone"))
+		checkA11y(t, alice, fmt.Sprintf("send review at %d px", w))
+		noSidewaysScroll(t, alice, fmt.Sprintf("send review at %d px", w))
+		must(t, testID(alice, "send-edit").Click())
+		must(t, expect.Locator(alice.Locator("#send-amount")).ToHaveValue("12.5"))
+		must(t, expect.Locator(alice.Locator("#send-description")).ToHaveValue("lunch"))
+		must(t, testID(alice, "send-submit").Click())
+		must(t, testID(alice, "send-confirm").Click())
+		must(t, alice.WaitForURL(regexp.MustCompile(`/send\?done=sent-direct$`)))
+	}
+	for _, p := range problems {
+		t.Error(p)
+	}
+
+	// Without JavaScript: the check, Max, the error and the review are
+	// plain posts.
+	nojs := page(false)
+	loginAt(t, nojs, url, "alice", false)
+	_, err = nojs.Goto("/send")
+	must(t, err)
+	must(t, nojs.Locator("#send-receiver").Fill(bobParty))
+	must(t, testID(nojs, "send-check").Click())
+	must(t, expect.Locator(testID(nojs, "send-who-party")).ToHaveAttribute("title", bobParty))
+	bal := balanceOnSend(t, nojs)
+	must(t, testID(nojs, "send-max").Click())
+	must(t, expect.Locator(nojs.Locator("#send-amount")).ToHaveValue(bal.Short()))
+	must(t, nojs.Locator("#send-amount").Fill("0"))
+	must(t, testID(nojs, "send-submit").Click())
+	must(t, expect.Locator(nojs.Locator("#send-amount-error")).ToContainText("greater than 0"))
+	must(t, nojs.Locator("#send-amount").Fill("2"))
+	must(t, testID(nojs, "send-submit").Click())
+	must(t, expect.Locator(testID(nojs, "send-review-usd")).ToHaveText("0.01 USD"))
+	must(t, testID(nojs, "send-confirm").Click())
+	must(t, nojs.WaitForURL(regexp.MustCompile(`/send\?done=sent-direct$`)))
+}
+
+// balanceOnSend reads the send page's available balance, exact.
+func balanceOnSend(t *testing.T, p playwright.Page) coin.Amount {
+	t.Helper()
+	title, err := testID(p, "send-balance").Locator(".amt").First().GetAttribute("title")
+	must(t, err)
+	a, err := coin.ParseAmount(strings.TrimSuffix(title, " CC"))
+	must(t, err)
+	return a
 }

@@ -302,8 +302,8 @@ type SendMethods struct {
 	PreapprovalExpires string
 	// CheckError is why the receiver could not be checked.
 	CheckError string
-	// To is the checked receiver's party ID, ToName its name ("" for none).
-	To, ToName string
+	// To is the checked receiver's party ID.
+	To string
 	// Default is the method chosen for the user (direct for a receiver
 	// with a preapproval, else offer); a check keeps a method the user
 	// changed it to.

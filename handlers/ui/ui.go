@@ -120,6 +120,7 @@ func (h *Handler) Routes(mux *http.ServeMux) {
 	handle("GET /receive", h.session(h.onboarded(h.uiReceive)))
 	handle("GET /send", h.session(h.onboarded(h.uiSendPage)))
 	handle("GET /send/check", h.session(h.onboarded(h.uiSendCheck)))
+	handle("GET /send/usd", h.session(h.onboarded(h.uiSendUSD)))
 	handle("POST /send", h.session(h.onboarded(h.uiSend)))
 	handle("GET /offers", h.session(h.onboarded(h.uiOffers)))
 	handle("GET /offers/live", h.session(h.onboarded(h.uiOffersLive)))
