@@ -299,7 +299,7 @@ type SendMethods struct {
 	// only then), PreapprovalExpires until when.
 	Checked            bool
 	Preapproved        bool
-	PreapprovalExpires string
+	PreapprovalExpires time.Time
 	// CheckError is why the receiver could not be checked.
 	CheckError string
 	// To is the checked receiver's party ID.
@@ -350,6 +350,8 @@ type OfferRow struct {
 	Amount       string
 	Description  string
 	Expires      string
+	// ExpiresAt is Expires as a time, shown relative (When).
+	ExpiresAt time.Time
 	// Incoming is true when the user receives it (accept and reject),
 	// false when the user sent it (withdraw).
 	Incoming bool

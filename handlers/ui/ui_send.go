@@ -80,7 +80,7 @@ func (h *Handler) checkReceiver(ctx context.Context, sender coin.PartyID, receiv
 			if kind, err = h.l.TransferKind(ctx, sender, p); err == nil && kind == ledger.TransferDirect {
 				m.Preapproved, m.Default = true, views.SendDirect
 				if pa, perr := h.l.PreapprovalOf(ctx, p); perr == nil {
-					m.PreapprovalExpires = fmtTime(pa.ExpiresAt)
+					m.PreapprovalExpires = pa.ExpiresAt
 				}
 			}
 		}
