@@ -190,10 +190,11 @@ func (h *Handler) uiSend(w http.ResponseWriter, r *http.Request, s *web.Session)
 }
 
 // oneStep reports whether sending by method completes at once: a direct
-// transfer, or an instruction to a receiver with a preapproval (the
-// ledger's TransferKind, which the check asked).
+// transfer or an instruction to a receiver with a preapproval (the
+// ledger's TransferKind, which the check asked). A direct send to a
+// receiver without one is refused by send, with no review.
 func oneStep(method views.SendMethod, m views.SendMethods) bool {
-	return method == views.SendDirect || method == views.SendInstruction && m.Preapproved
+	return m.Preapproved && (method == views.SendDirect || method == views.SendInstruction)
 }
 
 // sendError shows the user's mistake at its field (422 for a page, 200
