@@ -72,7 +72,7 @@ func TestIncomingOnHomeLive(t *testing.T) {
 	loginAt(t, alice, base, "alice", false)
 	must(t, alice.Locator("#tap-amount").Fill("100"))
 	must(t, testID(alice, "tap-submit").Click())
-	must(t, expect.Locator(testID(alice, "balance-cc")).ToHaveText("20,000 CC"))
+	must(t, expect.Locator(testID(alice, "balance-cc")).ToHaveText("20,000.00 CC"))
 	aliceParty, err := testID(alice, "party-id").GetAttribute("title")
 	must(t, err)
 	loginAt(t, bob, base, "bob", false)
@@ -117,7 +117,7 @@ func TestIncomingOnHomeLive(t *testing.T) {
 	mustBeSameDocument(t, bob, "home")
 	mustBeSameDocument(t, offers, "offers")
 	must(t, expect.Locator(card.GetByTestId("incoming-sender")).ToHaveAttribute("title", aliceParty))
-	must(t, expect.Locator(card.GetByTestId("incoming-amount")).ToHaveText("12.5 CC"))
+	must(t, expect.Locator(card.GetByTestId("incoming-amount")).ToHaveText("12.50 CC"))
 	must(t, expect.Locator(card.GetByTestId("incoming-description")).ToHaveText(desc))
 	must(t, expect.Locator(card).ToContainText("Expires "+time.Now().UTC().Add(24*time.Hour).Format("2006-01-02")))
 
@@ -149,9 +149,9 @@ func TestIncomingOnHomeLive(t *testing.T) {
 	must(t, card.GetByTestId("accept").Click())
 	must(t, expect.Locator(testID(bob, "incoming-ok")).ToContainText("Offer accepted"))
 	must(t, expect.Locator(card).ToHaveCount(0))
-	must(t, expect.Locator(testID(bob, "balance-cc")).ToHaveText("12.5 CC"))
+	must(t, expect.Locator(testID(bob, "balance-cc")).ToHaveText("12.50 CC"))
 	must(t, expect.Locator(row).ToHaveCount(0))
-	must(t, expect.Locator(testID(offers, "transfers-balance")).ToHaveText("12.5 CC"))
+	must(t, expect.Locator(testID(offers, "transfers-balance")).ToHaveText("12.50 CC"))
 	mustBeSameDocument(t, bob, "home after accepting")
 	mustBeSameDocument(t, offers, "offers after accepting")
 
@@ -191,7 +191,7 @@ func TestIncomingOnHomeLive(t *testing.T) {
 	must(t, expect.Locator(testID(bob, "incoming-ok")).ToContainText("Transfer instruction rejected"))
 	must(t, expect.Locator(card).ToHaveCount(0))
 	must(t, expect.Locator(testID(offers, "incoming-instructions-empty")).ToBeVisible())
-	must(t, expect.Locator(testID(bob, "balance-cc")).ToHaveText("12.5 CC"))
+	must(t, expect.Locator(testID(bob, "balance-cc")).ToHaveText("12.50 CC"))
 	mustBeSameDocument(t, bob, "home at the end")
 	mustBeSameDocument(t, offers, "offers at the end")
 }

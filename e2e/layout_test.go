@@ -139,7 +139,7 @@ func TestEveryActionFitsOnPhoneAndDesktop(t *testing.T) {
 	_, err := admin.Goto("/history")
 	must(t, err)
 	must(t, expect.Locator(admin.Locator(`[data-testid="history-row"]`).Filter(playwright.LocatorFilterOptions{HasText: long[:60]}).First()).ToBeVisible())
-	checkLayout(t, admin, "admin", []string{"/", "/holdings", "/send", "/offers", "/approvals", "/traffic", "/history", "/delegations", "/admin"})
+	checkLayout(t, admin, "admin", []string{"/", "/holdings", "/send", "/receive", "/offers", "/approvals", "/traffic", "/history", "/delegations", "/admin"})
 	checkLayout(t, alice, "alice", []string{"/", "/offers", "/history"})
 }
 

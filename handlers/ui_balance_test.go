@@ -61,7 +61,7 @@ func TestUIHistoryPagerNewest(t *testing.T) {
 			t.Error("the newest page links to the newest page")
 		}
 		// Kinds in words, in the rows and the filter (issue 24 point 10).
-		mustHave(t, first, http.StatusOK, `<div class="muted">Balance change</div>`, `<option value="balance_change">Balance change</option>`)
+		mustHave(t, first, http.StatusOK, `<dt>Kind</dt><dd>Balance change</dd>`, `<option value="balance_change">Balance change</option>`)
 		if strings.Contains(first.body, `>balance_change<`) {
 			t.Error("the page shows the kind balance_change as a code")
 		}

@@ -22,7 +22,7 @@ import (
 
 // historyRowRe reads a history row's subtype and its exact amount (the
 // title of its Amount cell: the text is rounded for people).
-var historyRowRe = regexp.MustCompile(`(?s)data-testid="history-row" data-kind="[^"]*" data-subtype="([^"]*)">.*?data-label="Amount">\s*<span class="amt" title="([^"]*) CC"`)
+var historyRowRe = regexp.MustCompile(`(?s)data-testid="history-row" data-kind="[^"]*" data-subtype="([^"]*)">.*?data-testid="history-amount" title="([^"]*) CC"`)
 
 // TestHistorySameEverywhere: a 50 CC transfer instruction, created and
 // withdrawn, shows -50 then +50 in the JSON API (the caller's share of

@@ -52,11 +52,11 @@ func TestUIHoldingsCap(t *testing.T) {
 			t.Errorf("home marks %d holdings at risk, want all 3", n)
 		}
 		// 97 largest fill the rest: 147 down to 51, not 50.
-		if !strings.Contains(home.body, `title="51.0000000000 CC">51 CC<`) || strings.Contains(home.body, `title="50.0000000000 CC"`) {
+		if !strings.Contains(home.body, `title="51.0000000000 CC">51.00 CC<`) || strings.Contains(home.body, `title="50.0000000000 CC"`) {
 			t.Error("home does not list the 97 largest besides the 3 at risk")
 		}
 		// The health summary's fee counts all 150 holdings.
-		m := regexp.MustCompile(`Holding fee: <span class="amt" title="([0-9.]+) CC">`).FindStringSubmatch(home.body)
+		m := regexp.MustCompile(`Holding fee: <span class="amt" title="([0-9.]+) CC"`).FindStringSubmatch(home.body)
 		if m == nil || m[1] != "82.1918880000" {
 			t.Errorf("fee per day: %v", m)
 		}
@@ -69,7 +69,7 @@ func TestUIHoldingsCap(t *testing.T) {
 			t.Errorf("holdings page 1 lists %d, want 100", n)
 		}
 		p2 := b.get("/holdings?page=2")
-		mustHave(t, p2, http.StatusOK, "Holdings 101–150 of 150", `href="/holdings?page=1"`, `title="47.0000000000 CC">47 CC<`)
+		mustHave(t, p2, http.StatusOK, "Holdings 101–150 of 150", `href="/holdings?page=1"`, `title="47.0000000000 CC">47.00 CC<`)
 		if n := strings.Count(p2.body, `data-testid="holding-row"`); n != 50 {
 			t.Errorf("holdings page 2 lists %d, want 50", n)
 		}

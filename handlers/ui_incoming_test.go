@@ -65,7 +65,7 @@ func TestUIHomeIncomingCards(t *testing.T) {
 		}
 		home := bob.get("/")
 		mustHave(t, home, http.StatusOK, `data-testid="incoming-card"`, `title="`+string(alice.party)+`"`,
-			`data-testid="incoming-amount" title="12.5000000000 CC">12.5 CC<`, "lunch at Lou&#39;s", `data-testid="incoming-description">rent<`,
+			`data-testid="incoming-amount" title="12.5000000000 CC">12.50 CC<`, "lunch at Lou&#39;s", `data-testid="incoming-description">rent<`,
 			`name="from" value="home"`, `action="/offers/`+cards["offers"][0]+`/accept"`, `action="/instructions/`+cards["instructions"][0]+`/reject"`,
 			`name="csrf_token" value="`+bob.csrf+`"`, "Expires ")
 
@@ -303,8 +303,11 @@ func TestUISendDefaultsAndExpiry(t *testing.T) {
 		check(carol, "direct", "direct", "offer")               // no preapproval: no direct
 		check(carol, "instruction", "direct", "instruction")
 
-		// No method: the ledger's rule sends bob's in one step.
-		r := alice.send(url.Values{"receiver": {string(bob.party)}, "amount": {"4"}})
+		// No method: the ledger's rule sends bob's in one step, which is
+		// shown to confirm first (issue 37).
+		mustHave(t, alice.send(url.Values{"receiver": {string(bob.party)}, "amount": {"4"}}), http.StatusOK, `data-testid="send-review"`,
+			`name="method" value="direct"`)
+		r := alice.send(url.Values{"receiver": {string(bob.party)}, "amount": {"4"}, "action": {"confirm"}})
 		if r.status != http.StatusSeeOther || r.header.Get("Location") != "/send?done=sent-direct" {
 			t.Fatalf("send without a method = %d %q: %.300s", r.status, r.header.Get("Location"), r.body)
 		}

@@ -244,7 +244,7 @@ func TestUIOnboardTapHistory(t *testing.T) {
 	forEngine(t, func(t *testing.T, e *uiEnv) {
 		b := e.browser(t)
 		csrf := b.onboarded("alice")
-		mustHave(t, b.get("/"), http.StatusOK, `data-testid="party-id" title="alice::`, `data-testid="balance-cc" title="0.0000000000 CC">0 CC<`,
+		mustHave(t, b.get("/"), http.StatusOK, `data-testid="party-id" title="alice::`, `data-testid="balance-cc" title="0.0000000000 CC">0.00 CC<`,
 			`data-testid="no-holdings"`, `data-testid="tap-form"`, `data-testid="utxo-health"`, `data-testid="round-number"`)
 
 		// Without JavaScript: post, then 303 back home.
@@ -254,12 +254,12 @@ func TestUIOnboardTapHistory(t *testing.T) {
 		}
 		mustHave(t, b.get("/?done=tapped"), http.StatusOK, `data-testid="flash"><p>Coin from the faucet is in your wallet.</p>`)
 		// At the initial price of 0.005 USD, 100 USD is 20000 CC.
-		mustHave(t, b.get("/"), http.StatusOK, `data-testid="balance-cc" title="20000.0000000000 CC">20,000 CC<`,
+		mustHave(t, b.get("/"), http.StatusOK, `data-testid="balance-cc" title="20000.0000000000 CC">20,000.00 CC<`,
 			`data-testid="balance-usd" title="100.0000000000 USD">100.00 USD<`, `data-testid="holding-row"`, `data-testid="utxo-count">1<`)
 		mustHave(t, b.get("/home/live"), http.StatusOK, `id="home-live"`)
 
 		h := b.get("/history")
-		mustHave(t, h, http.StatusOK, `data-testid="history-row" data-kind="balance_change" data-subtype="Tap"`, `title="20000.0000000000 CC">20,000 CC<`)
+		mustHave(t, h, http.StatusOK, `data-testid="history-row" data-kind="balance_change" data-subtype="Tap"`, `title="20000.0000000000 CC">20,000.00 CC<`)
 		if strings.Index(h.body, `data-subtype="Tap"`) > strings.Index(h.body, `data-subtype="Onboarded"`) {
 			t.Error("history is not newest first")
 		}
@@ -571,7 +571,7 @@ func TestUIUTXOHealth(t *testing.T) {
 			t.Errorf("%d holdings marked at risk, want 1", n)
 		}
 		// 11 holdings at 0.00380518 CC per round, 144 rounds a day.
-		if m := regexp.MustCompile(`Holding fee: <span class="amt" title="([0-9.]+) CC">`).FindStringSubmatch(home.body); m == nil || m[1] != "6.0274051200" {
+		if m := regexp.MustCompile(`Holding fee: <span class="amt" title="([0-9.]+) CC"`).FindStringSubmatch(home.body); m == nil || m[1] != "6.0274051200" {
 			t.Errorf("fee per day: %v", m)
 		}
 	})

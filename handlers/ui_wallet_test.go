@@ -93,7 +93,7 @@ func TestUISendOfferAcceptRejectWithdraw(t *testing.T) {
 		bob := e.wallet(t, "bob", "")
 		page := alice.get("/send")
 		mustHave(t, page, http.StatusOK, `data-testid="nav-send"`, `aria-current="page" data-testid="nav-send"`, `data-testid="method-offer"`,
-			`data-testid="method-instruction"`, `data-testid="send-balance">Available: <span class="amt" title="20000.0000000000 CC">20,000 CC<`)
+			`data-testid="method-instruction"`, `data-testid="send-balance">Available: <span class="amt" title="20000.0000000000 CC">20,000.00 CC<`)
 		if strings.Contains(page.body, `data-testid="method-direct"`) {
 			t.Error("direct method offered before the receiver is checked")
 		}
@@ -121,7 +121,7 @@ func TestUISendOfferAcceptRejectWithdraw(t *testing.T) {
 
 		// Accept with htmx: the list fragment comes back with the balance.
 		r := bob.do(http.MethodPost, "/offers/"+offers[0]+"/accept", url.Values{"csrf_token": {bob.csrf}}, map[string]string{"HX-Request": "true"})
-		mustHave(t, r, http.StatusOK, `id="transfers-list"`, `hx-swap-oob="true"><p>Offer accepted; the coin is in your wallet.</p>`, `data-testid="transfers-balance" title="100.0000000000 CC">100 CC<`,
+		mustHave(t, r, http.StatusOK, `id="transfers-list"`, `hx-swap-oob="true"><p>Offer accepted; the coin is in your wallet.</p>`, `data-testid="transfers-balance" title="100.0000000000 CC">100.00 CC<`,
 			`data-testid="incoming-offers-empty"`)
 		if strings.Contains(r.body, "<html") {
 			t.Error("htmx answer is a whole page")
@@ -227,6 +227,9 @@ func TestUIPreapprovalAndDirectSend(t *testing.T) {
 		page := alice.get("/send")
 		form := url.Values{"csrf_token": {alice.csrf}, "dedup_id": {dedupOf(t, page.body)}, "receiver": {string(bob.party)},
 			"amount": {"42"}, "method": {"direct"}, "description": {"rent"}}
+		// A one-step send is shown to confirm first (issue 37).
+		mustHave(t, alice.post("/send", form), http.StatusOK, `data-testid="send-review"`, `data-testid="send-confirm"`)
+		form.Set("action", "confirm")
 		for i := 0; i < 2; i++ { // a double submit transfers once
 			if r := alice.post("/send", form); r.status != http.StatusSeeOther {
 				t.Fatalf("direct send %d = %d: %.500s", i, r.status, r.body)
@@ -293,7 +296,8 @@ func TestUITraffic(t *testing.T) {
 		}
 		// 200000 bytes at 16.67 USD/MB is 3.334 USD, 666.8 CC at 0.005 USD.
 		q := alice.post("/traffic", url.Values{"csrf_token": {alice.csrf}, "step": {"quote"}, "member": {string(e.l.Operator())}, "amount": {"200000"}, "unit": {"bytes"}})
-		mustHave(t, q, http.StatusOK, `data-testid="traffic-confirm"`, `data-testid="traffic-cost-cc" title="666.8000000000 CC">666.8 CC<`, `data-testid="traffic-cost-usd" title="3.3340000000 USD">3.33 USD<`)
+		mustHave(t, q, http.StatusOK, `data-testid="traffic-confirm"`, `data-testid="traffic-cost-cc" title="666.8000000000 CC">666.80 CC<`,
+			`data-testid="traffic-cost-usd" title="3.3340000000 USD" tabindex="0"><span class="amt-short" aria-hidden="true">3.33</span><span class="amt-full">3.334</span> USD<`)
 		// In CC: 700 CC buys the most bytes costing at most 700 CC.
 		qc := alice.post("/traffic", url.Values{"csrf_token": {alice.csrf}, "step": {"quote"}, "member": {string(alice.party)}, "amount": {"700"}, "unit": {"cc"}})
 		mustHave(t, qc, http.StatusOK, `name="amount" value="209958"`)

@@ -95,6 +95,28 @@
     to.focus();
   });
 
+  // Times (<time datetime> from views.When) say the reader's local time in
+  // their title; the server wrote it in UTC.
+  function localTimes(root) {
+    root.querySelectorAll("time[datetime][title]:not([data-local])").forEach(function (el) {
+      var d = new Date(el.getAttribute("datetime"));
+      if (isNaN(d)) return;
+      el.title = d.toLocaleString() + " (" + el.getAttribute("title") + ")";
+      el.setAttribute("data-local", "");
+    });
+  }
+  localTimes(document);
+  document.body.addEventListener("htmx:afterSettle", function (ev) {
+    if (ev.detail.elt) localTimes(ev.detail.elt);
+  });
+
+  // A read-only field of text to copy (the Receive page's party ID) is
+  // selected whole when it gets focus.
+  document.addEventListener("focusin", function (ev) {
+    var el = ev.target;
+    if (el && el.matches && el.matches("input[data-select-on-focus]")) el.select();
+  });
+
   // Reveal copy buttons only when they can work.
   if (navigator.clipboard) {
     document.querySelectorAll("[data-copy][hidden]").forEach(function (b) { b.hidden = false; });

@@ -31,9 +31,16 @@ func HumanUSD(exact string) string {
 	if !ok {
 		return exact
 	}
-	frac += "000"
-	up := frac[2] >= '5'
-	digits := []byte(whole + frac[:2])
+	whole, frac = roundFrac(whole, frac, 2)
+	return joinDecimal(neg, whole, frac)
+}
+
+// roundFrac rounds whole.frac to places fractional digits, half away from
+// zero (on the digits, never through float64).
+func roundFrac(whole, frac string, places int) (string, string) {
+	frac += strings.Repeat("0", places+1)
+	up := frac[places] >= '5'
+	digits := []byte(whole + frac[:places])
 	for i := len(digits) - 1; up && i >= 0; i-- {
 		if digits[i] == '9' {
 			digits[i] = '0'
@@ -46,8 +53,7 @@ func HumanUSD(exact string) string {
 	if up {
 		s = "1" + s
 	}
-	whole, frac = s[:len(s)-2], s[len(s)-2:]
-	return joinDecimal(neg, whole, frac)
+	return s[:len(s)-places], s[len(s)-places:]
 }
 
 // splitDecimal splits "-123.4500" into its sign, integer digits without

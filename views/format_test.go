@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/a-h/templ"
 )
@@ -79,8 +80,7 @@ func TestTableCellsAreLabelled(t *testing.T) {
 	pages := map[string]templ.Component{
 		"home": HomePage(Home{Page: p, Party: testParty, Holdings: []HoldingRow{{Amount: "1.0000000000", DustRisk: true, Locked: true}},
 			Health: UTXOHealth{Count: 1}}),
-		"history": HistoryPage(History{Page: p, Rows: []HistoryRow{{Amount: "-1.0000000000", Fees: "0.0000000000", Counterparty: testParty,
-			Description: "rent"}}}),
+		// History is a list of one-line entries, not a table (issue 37).
 		"offers": OffersPage(Offers{Page: p, Transfers: Transfers{CSRF: "tok", IncomingOffers: []OfferRow{row}, OutgoingOffers: []OfferRow{row},
 			IncomingInstructions: []OfferRow{row}, OutgoingInstructions: []OfferRow{row}}}),
 		"admin": AdminPage(Admin{Page: p, Operator: testParty, Users: []UserRow{{Name: "alice", Party: testParty}},
@@ -109,8 +109,9 @@ func TestAmountAndPartyComponents(t *testing.T) {
 		c    templ.Component
 		want string
 	}{
-		{CC("19311.2000000000", "x"), `<span class="amt" data-testid="x" title="19311.2000000000 CC">19,311.2 CC</span>`},
-		{USD("96.5560000000", ""), `<span class="amt" title="96.5560000000 USD">96.56 USD</span>`},
+		{CC("19311.2000000000", "x"), `<span class="amt" data-testid="x" title="19311.2000000000 CC">19,311.20 CC</span>`},
+		{USD("96.5560000000", ""), `<span class="amt" title="96.5560000000 USD" tabindex="0"><span class="amt-short" aria-hidden="true">96.56</span>` +
+			`<span class="amt-full">96.556</span> USD</span>`},
 		{Party(testParty, ""), `<span class="party" title="` + testParty + `" data-party="` + testParty + `" tabindex="0">` +
 			`<span class="party-short" aria-hidden="true">alice::1220ab12…e88d</span><span class="party-full">` + testParty + `</span></span>`},
 		{Party("bob::1220", ""), `<span class="party" title="bob::1220" data-party="bob::1220">bob::1220</span>`},
@@ -131,5 +132,53 @@ func TestShortID(t *testing.T) {
 		if got := ShortID(in); got != want {
 			t.Errorf("ShortID(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+func TestPeopleAmount(t *testing.T) {
+	for _, c := range []struct {
+		in, want string
+		lossy    bool
+	}{
+		{"19311.2000000000", "19,311.20", false},
+		{"50281.3938345000", "50,281.39", true},
+		{"0.0000000000", "0.00", false},
+		{"-100.0000000000", "-100.00", false},
+		{"999.9950000000", "1,000.00", true},
+		{"0.0012345000", "0.0012", true},
+		{"-0.0000000001", "-0.0000000001", false},
+		{"0.0050000000", "0.01", true},
+		{"0.0100000000", "0.01", false},
+		{"lots", "lots", false},
+	} {
+		got, lossy := PeopleAmount(c.in)
+		if got != c.want || lossy != c.lossy {
+			t.Errorf("PeopleAmount(%q) = %q, %v; want %q, %v", c.in, got, lossy, c.want, c.lossy)
+		}
+	}
+}
+
+func TestRelTime(t *testing.T) {
+	now := time.Date(2026, 11, 28, 9, 0, 0, 0, time.UTC)
+	for _, c := range []struct {
+		d    time.Duration
+		want string
+	}{
+		{0, "just now"},
+		{-2 * time.Minute, "2 min ago"},
+		{3*time.Hour + 10*time.Minute, "in 3 h"},
+		{-50 * time.Second, "1 min ago"},
+		{-26 * time.Hour, "1 d ago"},
+		{-20 * 24 * time.Hour, "8 Nov"},
+		{90 * 24 * time.Hour, "in 90 d"},
+		{120 * 24 * time.Hour, "28 Mar 2027"},
+		{-400 * 24 * time.Hour, "24 Oct 2025"},
+	} {
+		if got := RelTime(now.Add(c.d), now); got != c.want {
+			t.Errorf("RelTime(now%+v) = %q, want %q", c.d, got, c.want)
+		}
+	}
+	if RelTime(time.Time{}, now) != "" {
+		t.Error("the zero time is not empty")
 	}
 }

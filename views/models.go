@@ -223,8 +223,9 @@ type Holdings struct {
 type HistoryRow struct {
 	ID int64
 	// Label is the subtype in words.
-	Label        string
-	Time         string
+	Label string
+	// At is when it happened (zero for a reward not yet collected).
+	At           time.Time
 	Kind         string
 	Subtype      string
 	Counterparty string
@@ -368,9 +369,11 @@ type SendMethods struct {
 	// only then), PreapprovalExpires until when.
 	Checked            bool
 	Preapproved        bool
-	PreapprovalExpires string
+	PreapprovalExpires time.Time
 	// CheckError is why the receiver could not be checked.
 	CheckError string
+	// To is the checked receiver's party ID.
+	To string
 	// Default is the method chosen for the user (direct for a receiver
 	// with a preapproval, else offer); a check keeps a method the user
 	// changed it to.
@@ -391,13 +394,23 @@ type SendForm struct {
 	DedupID string
 	Methods SendMethods
 	Error   string
+	// ErrorField is the field Error is about ("receiver", "amount",
+	// "description", "expires"), shown at it; "" for the whole form.
+	ErrorField string
+	// AmountUSD is Amount in USD at the open round ("" when Amount is not
+	// a positive amount).
+	AmountUSD string
+	// Review shows the transfer to confirm instead of the fields: it
+	// completes in one step and cannot be undone (Method says how).
+	Review bool
+	Method SendMethod
 }
 
 // Send is the send page.
 type Send struct {
 	Page
-	Balance string
-	Form    SendForm
+	Balance, BalanceUSD string
+	Form                SendForm
 }
 
 // OfferRow is one pending transfer offer or transfer instruction.
@@ -407,6 +420,8 @@ type OfferRow struct {
 	Amount       string
 	Description  string
 	Expires      string
+	// ExpiresAt is Expires as a time, shown relative (When).
+	ExpiresAt time.Time
 	// Incoming is true when the user receives it (accept and reject),
 	// false when the user sent it (withdraw).
 	Incoming bool
@@ -603,4 +618,17 @@ type NameForm struct {
 	CSRF                   string
 	Name, URL, Description string
 	Error                  string
+}
+
+// Receive is the Receive page (issue 37 point 3).
+type Receive struct {
+	Page
+	// Party is the user's whole party ID, Name its name ("" for none).
+	Party, Name string
+	// QR is Party as a QR code.
+	QR QRCode
+	// Preapproved says whether others can send in one step, until
+	// PreapprovalExpires.
+	Preapproved        bool
+	PreapprovalExpires time.Time
 }

@@ -31,7 +31,7 @@ func TestHomePage(t *testing.T) {
 	}
 	got := renderString(t, HomePage(m))
 	for _, want := range []string{
-		`data-testid="balance-cc" title="1.0000000000 CC">1 CC<`, `data-testid="balance-usd" title="0.0050000000 USD">0.01 USD<`,
+		`data-testid="balance-cc" title="1.0000000000 CC">1.00 CC<`, `data-testid="balance-usd" title="0.0050000000 USD" tabindex="0"><span class="amt-short" aria-hidden="true">0.01</span><span class="amt-full">0.005</span> USD<`,
 		`data-testid="party-id" title="` + testParty + `"`, `>alice::1220ab12…e88d<`, `data-copy="` + testParty + `"`,
 		`data-testid="dust-risk"`, `expires at round 30`, `data-testid="tap-error"`, `aria-invalid="true"`,
 		`name="csrf_token" value="tok"`, `data-events="/events"`, `aria-current="page"`, `<label for="tap-amount">`,

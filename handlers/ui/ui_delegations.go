@@ -59,10 +59,10 @@ func (h *Handler) uiCreatePreapproval(w http.ResponseWriter, r *http.Request, s 
 		return h.delegationsError(w, r, s, err)
 	}
 	if exists {
-		done(w, r, "/approvals", "already-preapproved")
+		done(w, r, approvalsOrBack(r), "already-preapproved")
 		return nil
 	}
-	done(w, r, "/approvals", "preapproved")
+	done(w, r, approvalsOrBack(r), "preapproved")
 	return nil
 }
 
@@ -72,7 +72,7 @@ func (h *Handler) uiRevokePreapproval(w http.ResponseWriter, r *http.Request, s 
 	if err := h.l.CancelPreapproval(r.Context(), uiParty(r)); err != nil {
 		return h.delegationsError(w, r, s, err)
 	}
-	done(w, r, "/approvals", "preapproval-revoked")
+	done(w, r, approvalsOrBack(r), "preapproval-revoked")
 	return nil
 }
 

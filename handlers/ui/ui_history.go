@@ -107,7 +107,7 @@ func (h *Handler) uiHistory(w http.ResponseWriter, r *http.Request, s *web.Sessi
 
 func historyRow(it ledger.HistoryItem) views.HistoryRow {
 	row := views.HistoryRow{
-		ID: it.ID, Label: historyLabel(it.Subtype), Time: it.Time.UTC().Format(time.DateTime + " UTC"), Kind: string(it.Kind), Subtype: it.Subtype,
+		ID: it.ID, Label: historyLabel(it.Subtype), At: it.Time, Kind: string(it.Kind), Subtype: it.Subtype,
 		Counterparty: string(it.Counterparty), Amount: it.Amount.String(), Fees: it.Fees.String(),
 		Description: it.Description, Round: int64(it.Round), UpdateID: it.UpdateID,
 	}
@@ -117,9 +117,6 @@ func historyRow(it ledger.HistoryItem) views.HistoryRow {
 		row.Label = "Reward earned"
 		row.Description = fmt.Sprintf("%s for round %d: %s CC from %s, minted into your balance when it is collected after the round closes.",
 			views.RewardKind(e.Kind), e.Round, views.HumanAmount(e.Amount.String()), plural(e.Coupons, "coupon"))
-		if it.Time.IsZero() {
-			row.Time = ""
-		}
 	}
 	return row
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/a-h/templ"
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/views"
@@ -27,12 +28,39 @@ func (h *Handler) uiSendPage(w http.ResponseWriter, r *http.Request, s *web.Sess
 	return h.renderSend(w, r, s, http.StatusOK, f)
 }
 
+// renderSend answers the send form: the page, or for htmx the form alone
+// with 200 whatever happened (an error at its field included), so htmx
+// swaps it and the browser logs no failed request.
 func (h *Handler) renderSend(w http.ResponseWriter, r *http.Request, s *web.Session, status int, f views.SendForm) error {
 	b, err := h.l.Balance(r.Context(), uiParty(r))
 	if err != nil {
 		return err
 	}
-	return render(w, r, status, views.SendPage(views.Send{Page: h.page(s, "Send", "send"), Balance: b.EffectiveUnlocked.String(), Form: f}))
+	f.AmountUSD = amountUSD(f.Amount, b.Price)
+	if isFragment(r) {
+		return render(w, r, http.StatusOK, views.SendFormView(f))
+	}
+	return render(w, r, status, views.SendPage(views.Send{Page: h.page(s, "Send", "send"), Balance: b.EffectiveUnlocked.String(),
+		BalanceUSD: ledger.CoinToUSD(b.EffectiveUnlocked, b.Price).String(), Form: f}))
+}
+
+// amountUSD is amount (as typed) in USD at price; "" unless it is a
+// positive amount.
+func amountUSD(amount string, price coin.Amount) string {
+	a, err := coin.ParseAmount(strings.TrimSpace(amount))
+	if err != nil || !a.IsPositive() {
+		return ""
+	}
+	return ledger.CoinToUSD(a, price).String()
+}
+
+// uiSendUSD serves GET /send/usd, the htmx preview of the amount in USD.
+func (h *Handler) uiSendUSD(w http.ResponseWriter, r *http.Request, s *web.Session) error {
+	_, price, err := h.l.CurrentRound(r.Context())
+	if err != nil {
+		return err
+	}
+	return render(w, r, http.StatusOK, views.SendUSD(amountUSD(r.URL.Query().Get("amount"), price)))
 }
 
 // checkReceiver looks receiver up for the method choice: whether it is a
@@ -47,11 +75,12 @@ func (h *Handler) checkReceiver(ctx context.Context, sender coin.PartyID, receiv
 		m.Checked = true
 		p, err := h.receiverParty(ctx, sender, receiver)
 		if err == nil {
+			m.To = string(p)
 			var kind ledger.TransferKind
 			if kind, err = h.w.Registry.TransferKind(ctx, sender, p); err == nil && kind == ledger.TransferDirect {
 				m.Preapproved, m.Default = true, views.SendDirect
 				if pa, perr := h.l.PreapprovalOf(ctx, p); perr == nil {
-					m.PreapprovalExpires = fmtTime(pa.ExpiresAt)
+					m.PreapprovalExpires = pa.ExpiresAt
 				}
 			}
 		}
@@ -94,7 +123,7 @@ func (h *Handler) receiverParty(ctx context.Context, sender coin.PartyID, receiv
 func (h *Handler) uiSendCheck(w http.ResponseWriter, r *http.Request, s *web.Session) error {
 	q := r.URL.Query()
 	m := h.checkReceiver(r.Context(), uiParty(r), q.Get("receiver"), views.SendMethod(q.Get("method")), views.SendMethod(q.Get("default_method")))
-	return render(w, r, http.StatusOK, views.SendMethodsView(m))
+	return render(w, r, http.StatusOK, templ.Join(views.SendMethodsView(m), views.SendWho(m, true)))
 }
 
 // uiSend serves POST /send. action=check re-renders the form with the
@@ -119,9 +148,32 @@ func (h *Handler) uiSend(w http.ResponseWriter, r *http.Request, s *web.Session)
 	if method == "" {
 		method = f.Methods.Method
 	}
-	if r.PostFormValue("action") == "check" {
+	switch r.PostFormValue("action") {
+	case "check", "edit":
 		// The form's method choice may change, so keep the selection.
 		return h.renderSend(w, r, s, http.StatusOK, f)
+	case "max":
+		max, err := h.l.MaxSend(r.Context(), sender)
+		if err != nil {
+			return err
+		}
+		f.Amount = max.Short()
+		if !max.IsPositive() {
+			f.Amount = ""
+			f.Error, f.ErrorField = "You have no coin you can send now.", "amount"
+		}
+		return h.renderSend(w, r, s, http.StatusOK, f)
+	case "confirm":
+	default:
+		// A transfer that completes at once cannot be undone: check the
+		// form, then show it to confirm.
+		if oneStep(method, f.Methods) {
+			if _, _, err := h.sendInput(r.Context(), sender, f); err != nil {
+				return h.sendError(w, r, s, f, err)
+			}
+			f.Review, f.Method = true, method
+			return h.renderSend(w, r, s, http.StatusOK, f)
+		}
 	}
 	sent := method
 	err := settled(r.Context(), func() error { return h.send(r.Context(), sender, method, &sent, f) })
@@ -130,38 +182,77 @@ func (h *Handler) uiSend(w http.ResponseWriter, r *http.Request, s *web.Session)
 		err = nil
 	}
 	if err != nil {
-		msg, ok := inline(err)
-		if !ok {
-			return err
-		}
-		f.Error = msg
-		return h.renderSend(w, r, s, http.StatusUnprocessableEntity, f)
+		return h.sendError(w, r, s, f, err)
 	}
 	w.Header().Set("HX-Trigger", "wallet-changed")
 	done(w, r, "/send", "sent-"+string(sent))
 	return nil
 }
 
+// oneStep reports whether sending by method completes at once: a direct
+// transfer or an instruction to a receiver with a preapproval (the
+// ledger's TransferKind, which the check asked). A direct send to a
+// receiver without one is refused by send, with no review.
+func oneStep(method views.SendMethod, m views.SendMethods) bool {
+	return m.Preapproved && (method == views.SendDirect || method == views.SendInstruction)
+}
+
+// sendError shows the user's mistake at its field (422 for a page, 200
+// with the form for htmx); other errors are the error page's.
+func (h *Handler) sendError(w http.ResponseWriter, r *http.Request, s *web.Session, f views.SendForm, err error) error {
+	msg, ok := inline(err)
+	if !ok {
+		return err
+	}
+	f.Error, f.ErrorField, f.Review = msg, sendErrorField(err), false
+	return h.renderSend(w, r, s, http.StatusUnprocessableEntity, f)
+}
+
+// sendErrorField is the send form's field an error is about: the field
+// its message starts with ("amount: ..."), the amount for too little
+// money, else none.
+func sendErrorField(err error) string {
+	if errors.Is(err, ledger.ErrInsufficientFunds) {
+		return "amount"
+	}
+	_, msg := statusOf(err)
+	field, _, _ := strings.Cut(fieldPrefix.FindString(msg), ":")
+	switch field {
+	case "receiver", "amount", "description", "expires":
+		return field
+	}
+	return ""
+}
+
+// sendInput reads the form's receiver and amount as a send needs them.
+func (h *Handler) sendInput(ctx context.Context, sender coin.PartyID, f views.SendForm) (coin.PartyID, coin.Amount, error) {
+	if f.Receiver == "" {
+		return "", coin.Zero, badRequest("receiver: enter the receiver's name or party ID")
+	}
+	receiver, err := h.receiverParty(ctx, sender, f.Receiver)
+	if err != nil {
+		return "", coin.Zero, err
+	}
+	if f.Amount == "" {
+		return "", coin.Zero, badRequest("amount: enter an amount in CC")
+	}
+	amount, err := coin.ParseAmount(f.Amount)
+	if err != nil {
+		return "", coin.Zero, badRequest("amount: " + err.Error())
+	}
+	if !amount.IsPositive() {
+		return "", coin.Zero, badRequest("amount: enter an amount greater than 0")
+	}
+	return receiver, amount, nil
+}
+
 // send performs one send of the form; the form's dedup id makes it
 // idempotent. sent is set to how the send settled: a transfer instruction
 // to a receiver with a preapproval completes at once (direct).
 func (h *Handler) send(ctx context.Context, sender coin.PartyID, method views.SendMethod, sent *views.SendMethod, f views.SendForm) error {
-	if f.Receiver == "" {
-		return badRequest("receiver: enter the receiver's party ID")
-	}
-	receiver, err := h.receiverParty(ctx, sender, f.Receiver)
+	receiver, amount, err := h.sendInput(ctx, sender, f)
 	if err != nil {
 		return err
-	}
-	if f.Amount == "" {
-		return badRequest("amount: enter an amount in CC")
-	}
-	amount, err := coin.ParseAmount(f.Amount)
-	if err != nil {
-		return badRequest("amount: " + err.Error())
-	}
-	if !amount.IsPositive() {
-		return badRequest("amount: enter an amount greater than 0")
 	}
 	expires := func() (time.Time, error) {
 		for _, e := range views.SendExpiries {
