@@ -191,7 +191,7 @@ func Build(ctx context.Context, w *workflows.Set, a Automation) ([]Job, error) {
 		js = append(js, RoundClock(l, a.RoundInterval))
 	}
 	if !a.WalletOff {
-		js = append(js, RewardCollection(l, a.RewardCollectionInterval), MergeHoldings(l, a.MergeInterval))
+		js = append(js, RewardCollection(l, a.RewardCollectionInterval), MergeHoldings(w.Delegations, a.MergeInterval))
 	}
 	if a.Pruning.Enabled() {
 		p, err := Pruning(l, a.Pruning)

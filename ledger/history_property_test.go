@@ -13,6 +13,7 @@ import (
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/airdrop"
 	"github.com/ccwallet/ccwallet/ledger/apppayments"
+	"github.com/ccwallet/ccwallet/ledger/delegations"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
 )
 
@@ -279,7 +280,7 @@ func historyAddsUp(t *testing.T, l *ledger.Ledger, clock *ledgertest.Clock, r *r
 			if err := ledgertest.Dev(t, l).MintBulk(ctx, a, amounts); err != nil {
 				return err
 			}
-			_, err := l.MergeHoldings(ctx)
+			_, err := delegations.New(l).MergeHoldings(ctx)
 			return err
 		}},
 		{"sweep", func() error {

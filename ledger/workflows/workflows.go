@@ -10,6 +10,7 @@ import (
 	"github.com/ccwallet/ccwallet/ledger/airdrop"
 	"github.com/ccwallet/ccwallet/ledger/allocations"
 	"github.com/ccwallet/ccwallet/ledger/apppayments"
+	"github.com/ccwallet/ccwallet/ledger/delegations"
 	"github.com/ccwallet/ccwallet/ledger/devnet"
 	"github.com/ccwallet/ccwallet/ledger/external"
 	"github.com/ccwallet/ccwallet/ledger/names"
@@ -35,6 +36,9 @@ type Set struct {
 	// Devnet is a development network's tools (time jumps, snapshots,
 	// scenarios); its jumps run the subscriptions' automations.
 	Devnet *devnet.Service
+	// Delegations are minting and merge delegations and the merge
+	// automation.
+	Delegations *delegations.Service
 }
 
 // New builds l's workflows, each given the others and the hooks it
@@ -44,5 +48,5 @@ func New(l *ledger.Ledger) *Set {
 	subs := subscriptions.New(l, map[string]subscriptions.App{names.AppName: names.App(l)})
 	return &Set{Ledger: l, Subscriptions: subs, Names: names.New(l, subs), AppPayments: apppayments.New(l),
 		Allocations: allocations.New(l), External: external.New(l),
-		Airdrop: airdrop.New(l), Devnet: devnet.New(l, subs.Automations()...)}
+		Airdrop: airdrop.New(l), Devnet: devnet.New(l, subs.Automations()...), Delegations: delegations.New(l)}
 }
