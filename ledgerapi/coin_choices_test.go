@@ -19,6 +19,7 @@ import (
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/delegations"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
+	"github.com/ccwallet/ccwallet/ledger/traffic"
 	"github.com/ccwallet/ccwallet/web"
 )
 
@@ -327,7 +328,7 @@ func TestCoinBuyTraffic(t *testing.T) {
 		}
 		sync := e.l.SynchronizerID()
 		status := func() int64 {
-			s, err := e.l.TrafficStatus(ctx, alice)
+			s, err := traffic.New(e.l).TrafficStatus(ctx, alice)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -15,6 +15,7 @@ import (
 	"github.com/ccwallet/ccwallet/ledger/external"
 	"github.com/ccwallet/ccwallet/ledger/names"
 	"github.com/ccwallet/ccwallet/ledger/subscriptions"
+	"github.com/ccwallet/ccwallet/ledger/traffic"
 )
 
 // Set is the workflows of one ledger.
@@ -39,6 +40,8 @@ type Set struct {
 	// Delegations are minting and merge delegations and the merge
 	// automation.
 	Delegations *delegations.Service
+	// Traffic is buying member traffic and the operator's top-up.
+	Traffic *traffic.Service
 }
 
 // New builds l's workflows, each given the others and the hooks it
@@ -48,5 +51,6 @@ func New(l *ledger.Ledger) *Set {
 	subs := subscriptions.New(l, map[string]subscriptions.App{names.AppName: names.App(l)})
 	return &Set{Ledger: l, Subscriptions: subs, Names: names.New(l, subs), AppPayments: apppayments.New(l),
 		Allocations: allocations.New(l), External: external.New(l),
-		Airdrop: airdrop.New(l), Devnet: devnet.New(l, subs.Automations()...), Delegations: delegations.New(l)}
+		Airdrop: airdrop.New(l), Devnet: devnet.New(l, subs.Automations()...), Delegations: delegations.New(l),
+		Traffic: traffic.New(l)}
 }
