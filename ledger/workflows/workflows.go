@@ -13,6 +13,7 @@ import (
 	"github.com/ccwallet/ccwallet/ledger/delegations"
 	"github.com/ccwallet/ccwallet/ledger/devnet"
 	"github.com/ccwallet/ccwallet/ledger/external"
+	"github.com/ccwallet/ccwallet/ledger/featured"
 	"github.com/ccwallet/ccwallet/ledger/names"
 	"github.com/ccwallet/ccwallet/ledger/subscriptions"
 	"github.com/ccwallet/ccwallet/ledger/traffic"
@@ -42,6 +43,8 @@ type Set struct {
 	Delegations *delegations.Service
 	// Traffic is buying member traffic and the operator's top-up.
 	Traffic *traffic.Service
+	// Featured is featured apps' delegate proxies and activity markers.
+	Featured *featured.Service
 }
 
 // New builds l's workflows, each given the others and the hooks it
@@ -52,5 +55,5 @@ func New(l *ledger.Ledger) *Set {
 	return &Set{Ledger: l, Subscriptions: subs, Names: names.New(l, subs), AppPayments: apppayments.New(l),
 		Allocations: allocations.New(l), External: external.New(l),
 		Airdrop: airdrop.New(l), Devnet: devnet.New(l, subs.Automations()...), Delegations: delegations.New(l),
-		Traffic: traffic.New(l)}
+		Traffic: traffic.New(l), Featured: featured.New(l)}
 }
