@@ -8,6 +8,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/delegations"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
 	"github.com/ccwallet/ccwallet/store"
 )
@@ -27,16 +28,16 @@ func BenchmarkMergeTenThousandHoldings(b *testing.B) {
 		if err := ledgertest.Dev(b, l).MintBulk(ctx, p, as); err != nil {
 			b.Fatal(err)
 		}
-		prop, err := l.ProposeMergeDelegation(ctx, p)
+		prop, err := delegations.New(l).ProposeMergeDelegation(ctx, p)
 		if err != nil {
 			b.Fatal(err)
 		}
-		if _, err := l.AcceptMergeDelegation(ctx, prop.Contract.ContractID); err != nil {
+		if _, err := delegations.New(l).AcceptMergeDelegation(ctx, prop.Contract.ContractID); err != nil {
 			b.Fatal(err)
 		}
 		b.StartTimer()
 		t0 := time.Now()
-		rep, err := l.MergeHoldings(ctx)
+		rep, err := delegations.New(l).MergeHoldings(ctx)
 		if err != nil {
 			b.Fatal(err)
 		}

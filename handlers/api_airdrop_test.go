@@ -10,6 +10,7 @@ import (
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/airdrop"
+	"github.com/ccwallet/ccwallet/ledger/delegations"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
 )
 
@@ -37,11 +38,11 @@ func TestAirdropEndpoint(t *testing.T) {
 	if err := ledgertest.Dev(t, l).MintBulk(ctx, alice, as); err != nil {
 		t.Fatal(err)
 	}
-	prop, err := l.ProposeMergeDelegation(ctx, alice)
+	prop, err := delegations.New(l).ProposeMergeDelegation(ctx, alice)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := l.AcceptMergeDelegation(ctx, prop.Contract.ContractID); err != nil {
+	if _, err := delegations.New(l).AcceptMergeDelegation(ctx, prop.Contract.ContractID); err != nil {
 		t.Fatal(err)
 	}
 	for _, p := range []coin.PartyID{alice, bob} {

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/ccwallet/ccwallet/coin"
+	"github.com/ccwallet/ccwallet/ledger/traffic"
 )
 
 // TestBuyTrafficAPI covers createBuyTrafficRequest and
@@ -36,7 +37,7 @@ func testBuyTrafficAPI(t *testing.T, a *testAPI) {
 	if err != nil || !b.EffectiveUnlocked.Equal(coin.MustParse("333.2")) {
 		t.Errorf("balance after purchase = %s, %v; want 333.2", b.EffectiveUnlocked, err)
 	}
-	ts, err := a.l.TrafficStatus(t.Context(), op)
+	ts, err := traffic.New(a.l).TrafficStatus(t.Context(), op)
 	if err != nil || ts.Purchased != 200_000 || ts.NumPurchases != 1 || !ts.CoinSpent.Equal(coin.MustParse("666.8")) {
 		t.Errorf("traffic status = %+v, %v", ts, err)
 	}

@@ -5,8 +5,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
+	"github.com/ccwallet/ccwallet/ledger/traffic"
 )
 
 // TestScanMemberTrafficStatus: scan's traffic status of this node's
@@ -23,7 +23,7 @@ func TestScanMemberTrafficStatus(t *testing.T) {
 			op := e.l.Operator()
 			ledgertest.Mint(t, e.l, op, "1000")
 			bytes := e.l.Rules().MinTopupAmountBytes
-			if _, err := e.l.BuyTraffic(ctx, ledger.BuyTrafficRequest{Payer: op, Member: op, SynchronizerID: e.l.SynchronizerID(),
+			if _, err := traffic.New(e.l).BuyTraffic(ctx, traffic.BuyTrafficRequest{Payer: op, Member: op, SynchronizerID: e.l.SynchronizerID(),
 				Bytes: bytes, ExpiresAt: time.Now().Add(time.Hour), TrackingID: "t1"}); err != nil {
 				t.Fatal(err)
 			}

@@ -736,7 +736,7 @@ func runContract(t *testing.T, e *contractEnv) {
 	}
 	e.expect("alice", "POST", bt+"/b2/status", nil, 404)
 	// Ten at once with one tracking id buy once.
-	trafficBefore, err := e.l.TrafficStatus(ctx, e.l.Operator())
+	trafficBefore, err := e.w.Traffic.TrafficStatus(ctx, e.l.Operator())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -750,7 +750,7 @@ func runContract(t *testing.T, e *contractEnv) {
 			t.Errorf("concurrent buy = %d %s, want 200, 409 or 429", r.Status, r.Body)
 		}
 	}
-	trafficAfter, err := e.l.TrafficStatus(ctx, e.l.Operator())
+	trafficAfter, err := e.w.Traffic.TrafficStatus(ctx, e.l.Operator())
 	if err != nil {
 		t.Fatal(err)
 	}

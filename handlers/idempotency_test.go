@@ -14,6 +14,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
+	"github.com/ccwallet/ccwallet/ledger/traffic"
 )
 
 // replay is one request that carries its own idempotency key (a tracking
@@ -122,7 +123,7 @@ func testConcurrentReplays(t *testing.T, a *testAPI) {
 				body: map[string]any{"receiving_validator_party_id": alicePID, "domain_id": a.l.SynchronizerID(),
 					"traffic_amount": 200_000, "tracking_id": "traffic-1", "expires_at": exp.UnixMicro()},
 				effects: func() int {
-					s, err := a.l.TrafficStatus(t.Context(), alicePID)
+					s, err := traffic.New(a.l).TrafficStatus(t.Context(), alicePID)
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -352,7 +353,7 @@ func TestUIConcurrentDoubleSubmit(t *testing.T) {
 					t.Errorf("confirmation %d = %d %q: %.300s", i, r.status, r.header.Get("Location"), r.body)
 				}
 			}
-			s, err := e.l.TrafficStatus(t.Context(), alice.party)
+			s, err := traffic.New(e.l).TrafficStatus(t.Context(), alice.party)
 			if err != nil || s.NumPurchases != 1 {
 				t.Errorf("traffic purchases = %d, %v; want 1", s.NumPurchases, err)
 			}

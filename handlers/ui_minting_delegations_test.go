@@ -11,6 +11,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/delegations"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
 )
 
@@ -78,7 +79,7 @@ func TestUIMintingDelegations(t *testing.T) {
 		if err := ledgertest.Dev(t, e.l).MintBulk(ctx, erin, as); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := e.l.MergeHoldings(ctx); err != nil {
+		if _, err := delegations.New(e.l).MergeHoldings(ctx); err != nil {
 			t.Fatal(err)
 		}
 		// And the rewards it minted for erin once their round closed.

@@ -11,6 +11,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/handlers"
+	"github.com/ccwallet/ccwallet/ledger/delegations"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
 )
 
@@ -327,7 +328,7 @@ func TestUIMergeDelegation(t *testing.T) {
 			}
 		}
 		mustHave(t, alice.get("/approvals"), http.StatusOK, `data-testid="merge-proposed"`)
-		if _, err := e.l.AcceptMergeDelegations(context.Background()); err != nil {
+		if _, err := delegations.New(e.l).AcceptMergeDelegations(context.Background()); err != nil {
 			t.Fatal(err)
 		}
 		mustHave(t, alice.get("/approvals"), http.StatusOK, `data-testid="merge-active"`)
@@ -346,10 +347,10 @@ func TestUIAdminJobsAndMerges(t *testing.T) {
 				LastDurationMS: 1500, LastError: "database is busy"}, handlers.JobStatus{Name: "expire-offers", Schedule: "every 10s"},
 				handlers.JobStatus{Name: "round-clock", Schedule: "every 1m0s", About: "a new mining round opens every 10 minutes"})
 			alice := e.wallet(t, "alice", "")
-			if _, err := e.l.ProposeMergeDelegation(context.Background(), alice.party); err != nil {
+			if _, err := delegations.New(e.l).ProposeMergeDelegation(context.Background(), alice.party); err != nil {
 				t.Fatal(err)
 			}
-			if _, err := e.l.AcceptMergeDelegations(context.Background()); err != nil {
+			if _, err := delegations.New(e.l).AcceptMergeDelegations(context.Background()); err != nil {
 				t.Fatal(err)
 			}
 			amounts := make([]coin.Amount, 12)

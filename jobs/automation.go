@@ -7,6 +7,8 @@ import (
 	"slices"
 	"time"
 
+	"github.com/ccwallet/ccwallet/ledger/traffic"
+
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/names"
@@ -48,7 +50,7 @@ type Automation struct {
 	AutoAccept []AutoAcceptRule
 	// Topup is the operator's traffic top-up; off when its throughput is 0.
 	// Its PollInterval is taken from PollInterval.
-	Topup ledger.TopupConfig
+	Topup traffic.TopupConfig
 }
 
 // AutoAcceptRule is one autoAcceptTransfers entry.
@@ -191,7 +193,7 @@ func Build(ctx context.Context, w *workflows.Set, a Automation) ([]Job, error) {
 		js = append(js, RoundClock(l, a.RoundInterval))
 	}
 	if !a.WalletOff {
-		js = append(js, RewardCollection(l, a.RewardCollectionInterval), MergeHoldings(l, a.MergeInterval))
+		js = append(js, RewardCollection(l, a.RewardCollectionInterval), MergeHoldings(w.Delegations, a.MergeInterval))
 	}
 	if a.Pruning.Enabled() {
 		p, err := Pruning(l, a.Pruning)
@@ -213,7 +215,7 @@ func Build(ctx context.Context, w *workflows.Set, a Automation) ([]Job, error) {
 		js = append(js, AutoAccept(l, r.Receiver, r.From, a.PollInterval))
 	}
 	if a.Topup.Active() {
-		js = append(js, Topup(l, a.Topup))
+		js = append(js, Topup(w.Traffic, a.Topup))
 	}
 	return js, nil
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/ccwallet/ccwallet/jobs"
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
+	"github.com/ccwallet/ccwallet/ledger/traffic"
 	"github.com/ccwallet/ccwallet/ledger/workflows"
 	"github.com/google/go-cmp/cmp"
 )
@@ -169,10 +170,10 @@ func TestAutomationBuildsWalletJobs(t *testing.T) {
 		{"sweep, auto-accept, top-up", jobs.Automation{
 			Sweeps:     []ledger.SweepConfig{sweep},
 			AutoAccept: []jobs.AutoAcceptRule{{Receiver: b, From: []coin.PartyID{a}}},
-			Topup:      ledger.TopupConfig{TargetThroughput: 20000, MinInterval: time.Minute},
+			Topup:      traffic.TopupConfig{TargetThroughput: 20000, MinInterval: time.Minute},
 		}, append(base[:7:7], "sweep-"+string(a), "auto-accept-"+string(b), "traffic-topup"), ""},
 		{"disabled", jobs.Automation{Disabled: true, Sweeps: []ledger.SweepConfig{sweep}}, nil, ""},
-		{"top-up throughput 0", jobs.Automation{Topup: ledger.TopupConfig{MinInterval: time.Minute}}, base, ""},
+		{"top-up throughput 0", jobs.Automation{Topup: traffic.TopupConfig{MinInterval: time.Minute}}, base, ""},
 		{"sweep min above max", jobs.Automation{Sweeps: []ledger.SweepConfig{{Sender: a, Receiver: b, MaxBalanceUSD: coin.MustParse("1"), MinBalanceUSD: coin.MustParse("2")}}},
 			nil, "walletSweep." + string(a) + ": minBalanceUSD 2 is greater than maxBalanceUSD 1"},
 		{"sweep unknown receiver", jobs.Automation{Sweeps: []ledger.SweepConfig{{Sender: a, Receiver: unknown, MaxBalanceUSD: coin.MustParse("1")}}},
@@ -181,7 +182,7 @@ func TestAutomationBuildsWalletJobs(t *testing.T) {
 			nil, "walletSweep." + string(unknown) + ": sender " + string(unknown) + " is not a party of this node"},
 		{"auto-accept unknown receiver", jobs.Automation{AutoAccept: []jobs.AutoAcceptRule{{Receiver: unknown, From: []coin.PartyID{a}}}},
 			nil, "autoAcceptTransfers." + string(unknown) + ": receiver"},
-		{"top-up without interval", jobs.Automation{Topup: ledger.TopupConfig{TargetThroughput: 1}}, nil, "topup.minTopupInterval"},
+		{"top-up without interval", jobs.Automation{Topup: traffic.TopupConfig{TargetThroughput: 1}}, nil, "topup.minTopupInterval"},
 	}
 	for _, tt := range tests {
 		js, err := jobs.Build(context.Background(), workflows.New(l), tt.cfg)
@@ -291,7 +292,7 @@ func TestWalletJobsRunTheirAutomation(t *testing.T) {
 		a := jobs.Automation{
 			Sweeps:     []ledger.SweepConfig{{Sender: sender, Receiver: receiver, MaxBalanceUSD: coin.MustParse("5"), MinBalanceUSD: coin.MustParse("1")}},
 			AutoAccept: []jobs.AutoAcceptRule{{Receiver: receiver, From: []coin.PartyID{sender}}},
-			Topup:      ledger.TopupConfig{TargetThroughput: 20000, MinInterval: time.Minute},
+			Topup:      traffic.TopupConfig{TargetThroughput: 20000, MinInterval: time.Minute},
 		}
 		js, err := jobs.Build(ctx, workflows.New(l), a)
 		if err != nil {
@@ -329,7 +330,7 @@ func TestWalletJobsRunTheirAutomation(t *testing.T) {
 
 		purchases := func() int64 {
 			t.Helper()
-			s, err := l.TrafficStatus(ctx, l.Operator())
+			s, err := traffic.New(l).TrafficStatus(ctx, l.Operator())
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
 	"testing"
 	"time"
 
@@ -23,7 +22,6 @@ var openRoundNumbers = ledgertest.OpenRoundNumbers
 // The merge tests' helpers (ledgertest's, shared with ledger/airdrop).
 var (
 	historySubtypes = ledgertest.HistorySubtypes
-	holdingCount    = ledgertest.HoldingCount
 	mintMany        = ledgertest.MintMany
 	delegate        = ledgertest.Delegate
 )
@@ -273,92 +271,6 @@ func TestCouponIssuance(t *testing.T) {
 	}
 }
 
-func TestMergeHoldingsBoundaries(t *testing.T) {
-	forEachEngine(t, func(t *testing.T, l *ledger.Ledger) {
-		ctx := context.Background()
-		atTarget, above := ledgertest.Party(t, l), ledgertest.Party(t, l)
-		// External parties: the wallet merges an onboarded user's party
-		// with or without a delegation, an external one only with.
-		noDelegation, _ := ledgertest.ExternalParty(t, l, "ext-nodelegation")
-		withdrawn, _ := ledgertest.ExternalParty(t, l, "ext-withdrawn")
-		mintMany(t, l, atTarget, ledger.MergeTarget, "1")
-		mintMany(t, l, above, ledger.MergeTarget+1, "1")
-		mintMany(t, l, noDelegation, 50, "1")
-		mintMany(t, l, withdrawn, 50, "1")
-		delegate(t, l, atTarget)
-		delegate(t, l, above)
-		d := delegate(t, l, withdrawn)
-		if err := l.WithdrawMergeDelegation(ctx, withdrawn, d.Contract.ContractID); err != nil {
-			t.Fatal(err)
-		}
-		if err := l.WithdrawMergeDelegation(ctx, above, d.Contract.ContractID); !errors.Is(err, ledger.ErrNotFound) {
-			t.Errorf("withdrawing another party's delegation = %v, want ErrNotFound", err)
-		}
-		pending, err := l.PendingMerges(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if diff := cmp.Diff([]ledger.PendingMerge{{Party: above, Holdings: ledger.MergeTarget + 1, Target: ledger.MergeTarget}}, pending); diff != "" {
-			t.Errorf("pending merges (-want +got):\n%s", diff)
-		}
-		rep, err := l.MergeHoldings(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if diff := cmp.Diff(ledger.MergeReport{Parties: 1, Merges: 1, Inputs: 2}, rep); diff != "" {
-			t.Errorf("report (-want +got):\n%s", diff)
-		}
-		for p, want := range map[coin.PartyID]int{atTarget: 10, above: 10, noDelegation: 50, withdrawn: 50} {
-			if got := holdingCount(t, l, p); got != want {
-				t.Errorf("%s has %d holdings, want %d", p, got, want)
-			}
-		}
-		if !slices.Contains(historySubtypes(t, l, above), ledger.MergeHistorySubtype) {
-			t.Error("no merge history entry")
-		}
-		// The featured provider earned one app reward for the merge.
-		cs, err := l.RewardCoupons(ctx, l.Operator(), ledger.RewardApp)
-		if err != nil || len(cs) != 1 {
-			t.Errorf("app reward coupons = %d, %v; want 1", len(cs), err)
-		}
-		if _, err := l.ProposeMergeDelegation(ctx, above); !errors.Is(err, ledger.ErrConflict) {
-			t.Errorf("second delegation = %v, want ErrConflict", err)
-		}
-	})
-}
-
-// TestMergeTenThousandHoldings brings one party from 10,000 holdings to at
-// most 10 with batches of at most 100 inputs; the balance and the supply
-// are unchanged (no round passed, so no holding fee was due).
-func TestMergeTenThousandHoldings(t *testing.T) {
-	forEachEngine(t, func(t *testing.T, l *ledger.Ledger) {
-		ctx := context.Background()
-		p := ledgertest.Party(t, l)
-		mintMany(t, l, p, 10_000, "0.5")
-		before, _ := l.Balance(ctx, p)
-		if _, err := l.ProposeMergeDelegation(ctx, p); err != nil {
-			t.Fatal(err)
-		}
-		start := time.Now()
-		rep, err := l.MergeHoldings(ctx) // accepts the proposal, then merges
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Logf("merged %d inputs in %d merges in %s", rep.Inputs, rep.Merges, time.Since(start))
-		after, _ := l.Balance(ctx, p)
-		if after.Count > ledger.MergeTarget {
-			t.Errorf("%d holdings left, want at most %d", after.Count, ledger.MergeTarget)
-		}
-		if !after.EffectiveUnlocked.Equal(before.EffectiveUnlocked) {
-			t.Errorf("balance %s -> %s", before.EffectiveUnlocked, after.EffectiveUnlocked)
-		}
-		if rep.Merges < 100 || rep.Inputs/rep.Merges > l.Rules().MaxNumInputs {
-			t.Errorf("report %+v: want batches of at most %d inputs", rep, l.Rules().MaxNumInputs)
-		}
-		ledgertest.Conserved(t, l)
-	})
-}
-
 func TestPruneKeepsConservationAndHistory(t *testing.T) {
 	for _, e := range ledgertest.Engines {
 		t.Run(ledgertest.Name(e), func(t *testing.T) {
@@ -507,45 +419,6 @@ func TestCollectRewardsForManyParties(t *testing.T) {
 	})
 }
 
-func TestMergeDelegationAtOnboarding(t *testing.T) {
-	for _, e := range ledgertest.Engines {
-		t.Run(ledgertest.Name(e), func(t *testing.T) {
-			t.Parallel()
-			ctx := context.Background()
-			l, err := ledgertest.OpenLedger(ctx, ledgertest.DB(t, e), ledger.Config{AdminUsers: []string{"admin"}, DevNet: true, MergeDelegationAtOnboarding: true})
-			if err != nil {
-				t.Fatal(err)
-			}
-			p, err := l.Onboard(ctx, "carol", "")
-			if err != nil {
-				t.Fatal(err)
-			}
-			ds, err := l.MergeDelegations(ctx, p)
-			if err != nil || len(ds) != 1 || ds[0].Status != ledger.MergeProposed || ds[0].Contract.TemplateID != ledger.TemplateMergeDelegationProposal {
-				t.Fatalf("after onboarding: %+v, %v; want one proposal", ds, err)
-			}
-			// The provider's automation accepts it; re-onboarding adds none.
-			if _, err := l.MergeHoldings(ctx); err != nil {
-				t.Fatal(err)
-			}
-			if err := l.Offboard(ctx, "carol"); err != nil {
-				t.Fatal(err)
-			}
-			if _, err := l.Onboard(ctx, "carol", ""); err != nil {
-				t.Fatal(err)
-			}
-			ds, _ = l.MergeDelegations(ctx, p)
-			if len(ds) != 1 || ds[0].Status != ledger.MergeActive {
-				t.Errorf("after re-onboarding: %+v; want the one active delegation", ds)
-			}
-			// The operator's own party gets none.
-			if ds, _ := l.MergeDelegations(ctx, l.Operator()); len(ds) != 0 {
-				t.Errorf("operator has %d merge delegations", len(ds))
-			}
-		})
-	}
-}
-
 // TestPruneRetentionBoundary: an update exactly retention old is kept; one
 // a microsecond older is pruned.
 func TestPruneRetentionBoundary(t *testing.T) {
@@ -690,33 +563,5 @@ func TestRewardCouponContracts(t *testing.T) {
 		if left, err := l.RewardCoupons(ctx, p, ledger.RewardApp); err != nil || len(left) != 0 {
 			t.Errorf("after collection: %v, %v; want none", left, err)
 		}
-	})
-}
-
-// TestMergeStaysWithinLimit: a party whose holdings together are more than
-// one holding can hold (coin.MaxAmount) is merged only as far as the
-// limit allows; the merge neither fails (Postgres: numeric field overflow)
-// nor stores an amount past the limit (SQLite).
-func TestMergeStaysWithinLimit(t *testing.T) {
-	forEachEngine(t, func(t *testing.T, l *ledger.Ledger) {
-		rich := ledgertest.Party(t, l)
-		big := "6" + strings.Repeat("0", 27) // two of them are past the limit
-		for range ledger.MergeTarget + 1 {
-			ledgertest.Mint(t, l, rich, big)
-		}
-		delegate(t, l, rich)
-		if _, err := l.MergeHoldings(context.Background()); err != nil {
-			t.Fatalf("merge: %v", err)
-		}
-		hs, _, err := l.Holdings(context.Background(), rich)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, h := range hs {
-			if !h.Initial.Fits() {
-				t.Errorf("a holding of %s is past the limit", h.Initial)
-			}
-		}
-		ledgertest.Conserved(t, l)
 	})
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/delegations"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
 )
 
@@ -128,7 +129,7 @@ func TestMergeRewardFollowsFeaturedRight(t *testing.T) {
 				t.Fatal(err)
 			}
 			mintMany(t, l, p, ledger.MergeTarget+5, "1")
-			if _, err := l.MergeHoldings(ctx); err != nil {
+			if _, err := delegations.New(l).MergeHoldings(ctx); err != nil {
 				t.Fatal(err)
 			}
 			after, err := l.RewardCoupons(ctx, op, ledger.RewardApp)

@@ -13,7 +13,9 @@ import (
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/airdrop"
 	"github.com/ccwallet/ccwallet/ledger/apppayments"
+	"github.com/ccwallet/ccwallet/ledger/delegations"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
+	"github.com/ccwallet/ccwallet/ledger/traffic"
 )
 
 // TestHistoryAddsUp is a property test of the history's invariant
@@ -251,7 +253,7 @@ func historyAddsUp(t *testing.T, l *ledger.Ledger, clock *ledgertest.Clock, r *r
 		{"traffic", func() error {
 			a := pick()
 			n++
-			_, err := l.BuyTraffic(ctx, ledger.BuyTrafficRequest{Payer: a, Member: a, SynchronizerID: l.SynchronizerID(), Bytes: l.Rules().MinTopupAmountBytes, ExpiresAt: clock.Now().Add(time.Hour), TrackingID: fmt.Sprint("traffic-", n)})
+			_, err := traffic.New(l).BuyTraffic(ctx, traffic.BuyTrafficRequest{Payer: a, Member: a, SynchronizerID: l.SynchronizerID(), Bytes: l.Rules().MinTopupAmountBytes, ExpiresAt: clock.Now().Add(time.Hour), TrackingID: fmt.Sprint("traffic-", n)})
 			return err
 		}},
 		{"rounds", func() error {
@@ -279,7 +281,7 @@ func historyAddsUp(t *testing.T, l *ledger.Ledger, clock *ledgertest.Clock, r *r
 			if err := ledgertest.Dev(t, l).MintBulk(ctx, a, amounts); err != nil {
 				return err
 			}
-			_, err := l.MergeHoldings(ctx)
+			_, err := delegations.New(l).MergeHoldings(ctx)
 			return err
 		}},
 		{"sweep", func() error {

@@ -9,6 +9,7 @@ import (
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
+	"github.com/ccwallet/ccwallet/ledger/traffic"
 	"github.com/ccwallet/ccwallet/store"
 )
 
@@ -30,7 +31,7 @@ func TestPruneChangesNothingVisible(t *testing.T) {
 			ctx := context.Background()
 			p, q := ledgertest.Party(t, l), ledgertest.Party(t, l)
 			ledgertest.Mint(t, l, p, "5000")
-			if _, err := l.BuyTraffic(ctx, ledger.BuyTrafficRequest{Payer: p, Member: p, SynchronizerID: l.SynchronizerID(),
+			if _, err := traffic.New(l).BuyTraffic(ctx, traffic.BuyTrafficRequest{Payer: p, Member: p, SynchronizerID: l.SynchronizerID(),
 				Bytes: 400_000, ExpiresAt: clock.Now().Add(time.Hour), TrackingID: "t1"}); err != nil {
 				t.Fatal(err)
 			}
@@ -71,7 +72,7 @@ func TestPruneChangesNothingVisible(t *testing.T) {
 
 			snapshot := func() string {
 				t.Helper()
-				st, err := l.TrafficStatus(ctx, p)
+				st, err := traffic.New(l).TrafficStatus(ctx, p)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -104,7 +105,7 @@ func TestPruneChangesNothingVisible(t *testing.T) {
 				return out
 			}
 			before := snapshot()
-			st, _ := l.TrafficStatus(ctx, p)
+			st, _ := traffic.New(l).TrafficStatus(ctx, p)
 			if st.ExtraConsumed == 0 || st.BaseRateRemaining == rules.BaseRateBurstAmountBytes {
 				t.Fatalf("traffic %+v: want extra use and a window in use", st)
 			}
@@ -117,7 +118,7 @@ func TestPruneChangesNothingVisible(t *testing.T) {
 			}
 			// The top-up automation buys when less than its amount remains:
 			// one byte more than remained before pruning.
-			res, err := l.Topup(ctx, ledger.TopupConfig{TargetThroughput: st.Remaining + 1, MinInterval: time.Second, PollInterval: time.Second})
+			res, err := traffic.New(l).Topup(ctx, traffic.TopupConfig{TargetThroughput: st.Remaining + 1, MinInterval: time.Second, PollInterval: time.Second})
 			if err != nil || res.Bytes != st.Remaining+1 {
 				t.Errorf("top-up after pruning = %+v, %v; want %d bytes bought, as before pruning", res, err, st.Remaining+1)
 			}
@@ -146,7 +147,7 @@ func TestPruneKeepsOpenRounds(t *testing.T) {
 		if _, err := l.Transfer(ctx, ledger.TransferRequest{Sender: p, Receiver: q, Amount: coin.MustParse("1")}); err != nil {
 			t.Fatal(err)
 		}
-		st, err := l.TrafficStatus(ctx, p)
+		st, err := traffic.New(l).TrafficStatus(ctx, p)
 		if err != nil || st.Consumed == 0 {
 			t.Fatalf("traffic %+v, %v; want the transfer's", st, err)
 		}

@@ -168,3 +168,19 @@ func (l *Ledger) HoldingLedgerContract(h store.HoldingRow) LedgerContract {
 func (l *Ledger) CheckOffset(ctx context.Context, db bun.IDB, field string, offset int64) (int64, error) {
 	return l.checkOffset(ctx, db, field, offset)
 }
+
+// TemplateDelegateProxy is a featured app's delegate proxy
+// (splice-util-featured-app-proxies; its workflow is ledger/featured).
+const TemplateDelegateProxy = "#splice-util-featured-app-proxies:Splice.Util.FeaturedApp.DelegateProxy:DelegateProxy"
+
+// CreateContract creates one contract of template with payload on l, its
+// stakeholders parties (the first owns the command record), as one change
+// deduplicated by key (none when empty).
+func CreateContract(ctx context.Context, l *Ledger, kind, key, template string, payload any, parties ...coin.PartyID) (coin.ContractID, error) {
+	return l.createContract(ctx, kind, key, template, payload, parties...)
+}
+
+// FeaturedRightsOf lists provider's live FeaturedAppRights.
+func FeaturedRightsOf(ctx context.Context, db bun.IDB, provider coin.PartyID) ([]coin.ContractID, error) {
+	return featuredRightsOf(ctx, db, provider)
+}

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ccwallet/ccwallet/ledger/traffic"
+
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
 )
@@ -241,7 +243,7 @@ func (s *Server) buyMemberTraffic(r *http.Request, sb *submission) (int64, error
 	if arg.MigrationID != 0 {
 		return 0, invalidArgument("choiceArgument.migrationId: this synchronizer's migration id is 0, not %d", arg.MigrationID)
 	}
-	res, err := s.l.BuyTraffic(r.Context(), ledger.BuyTrafficRequest{
+	res, err := s.w.Traffic.BuyTraffic(r.Context(), traffic.BuyTrafficRequest{
 		Payer: provider, Member: provider, SynchronizerID: arg.SynchronizerID, Bytes: int64(arg.TrafficAmount),
 		ExpiresAt: s.l.Now().Add(time.Hour), TrackingID: sb.key,
 	})

@@ -17,7 +17,9 @@ import (
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/handlers"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/delegations"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
+	"github.com/ccwallet/ccwallet/ledger/traffic"
 	"github.com/ccwallet/ccwallet/web"
 )
 
@@ -326,7 +328,7 @@ func TestCoinBuyTraffic(t *testing.T) {
 		}
 		sync := e.l.SynchronizerID()
 		status := func() int64 {
-			s, err := e.l.TrafficStatus(ctx, alice)
+			s, err := traffic.New(e.l).TrafficStatus(ctx, alice)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -498,7 +500,7 @@ func TestCoinMergeDelegation(t *testing.T) {
 		if hs := e.holdingIDs(x.user, x.party); len(hs) != 1 || !e.holds(x.user, x.party).Equal(coin.MustParse("123")) {
 			t.Errorf("xena has %d holdings worth %s, want 1 worth 123", len(hs), e.holds(x.user, x.party))
 		}
-		if ds, err := e.l.MergeDelegations(ctx, x.party); err != nil || len(ds) != 1 || ds[0].Status != ledger.MergeActive {
+		if ds, err := delegations.New(e.l).MergeDelegations(ctx, x.party); err != nil || len(ds) != 1 || ds[0].Status != ledger.MergeActive {
 			t.Errorf("xena's merge delegations %+v %v", ds, err)
 		}
 	})

@@ -8,6 +8,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/delegations"
 )
 
 // Merge delegations as the wallet SDK drives them: the owner's
@@ -41,7 +42,7 @@ func (s *Server) createMergeProposal(r *http.Request, actAs []coin.PartyID, raw 
 	if err := requireController("the owner", owner, actAs); err != nil {
 		return 0, err
 	}
-	d, err := s.l.ProposeMergeDelegationTo(r.Context(), owner, operator, key)
+	d, err := s.w.Delegations.ProposeMergeDelegationTo(r.Context(), owner, operator, key)
 	if err != nil {
 		return 0, err
 	}
@@ -64,7 +65,7 @@ func (s *Server) createBatchMergeUtility(r *http.Request, actAs []coin.PartyID, 
 	if err := requireController("the operator", operator, actAs); err != nil {
 		return 0, err
 	}
-	cid, err := s.l.CreateBatchMergeUtility(r.Context(), operator, key)
+	cid, err := s.w.Delegations.CreateBatchMergeUtility(r.Context(), operator, key)
 	if err != nil {
 		return 0, err
 	}
@@ -77,7 +78,7 @@ func (s *Server) acceptMergeProposal(r *http.Request, sb *submission) (int64, er
 	if err := decodeArg(sb.ex.ChoiceArgument, &struct{}{}); err != nil {
 		return 0, err
 	}
-	d, err := s.l.AcceptMergeDelegationAs(r.Context(), sb.actAs[0], sb.cid, sb.key)
+	d, err := s.w.Delegations.AcceptMergeDelegationAs(r.Context(), sb.actAs[0], sb.cid, sb.key)
 	switch {
 	case errors.Is(err, ledger.ErrForbidden):
 		return 0, cantonErr(codeAuthorization, "%v", err)
@@ -100,42 +101,42 @@ type mergeArg struct {
 
 // delegatedMergeOf checks one merge's argument: a self-transfer of the
 // instrument by the holdings' owner, through the registry's factory.
-func (s *Server) delegatedMergeOf(r *http.Request, field string, delegation coin.ContractID, raw json.RawMessage) (ledger.DelegatedMerge, error) {
+func (s *Server) delegatedMergeOf(r *http.Request, field string, delegation coin.ContractID, raw json.RawMessage) (delegations.DelegatedMerge, error) {
 	var arg mergeArg
 	if err := decodeArg(raw, &arg); err != nil {
-		return ledger.DelegatedMerge{}, err
+		return delegations.DelegatedMerge{}, err
 	}
 	if arg.OptMergeTransfer == nil {
-		return ledger.DelegatedMerge{}, cantonErr(codeMissingField, "%s.optMergeTransfer: this participant merges by a self-transfer; give it", field)
+		return delegations.DelegatedMerge{}, cantonErr(codeMissingField, "%s.optMergeTransfer: this participant merges by a self-transfer; give it", field)
 	}
 	factory, err := coin.ParseContractID(arg.OptMergeTransfer.FactoryCid)
 	if err != nil {
-		return ledger.DelegatedMerge{}, invalidArgument("%s.optMergeTransfer.factoryCid: %v", field, err)
+		return delegations.DelegatedMerge{}, invalidArgument("%s.optMergeTransfer.factoryCid: %v", field, err)
 	}
 	ct, err := s.w.APIRead.LedgerContractByID(r.Context(), factory)
 	if errors.Is(err, ledger.ErrNotFound) || err == nil && (ct.ArchivedOffset != 0 || !ledger.Implements(ct.TemplateID, ledger.InterfaceTransferFactory)) {
-		return ledger.DelegatedMerge{}, cantonErr(codeContractNotFound, "%s: transfer factory %s not found or not active", field, factory)
+		return delegations.DelegatedMerge{}, cantonErr(codeContractNotFound, "%s: transfer factory %s not found or not active", field, factory)
 	} else if err != nil {
-		return ledger.DelegatedMerge{}, err
+		return delegations.DelegatedMerge{}, err
 	}
 	// The transfer's argument is the token standard's, optional fields
 	// (lock) included: only what the merge needs is read.
 	var tr transferArg
 	if err := json.Unmarshal(arg.OptMergeTransfer.ChoiceArg, &tr); err != nil || tr.Transfer == nil {
-		return ledger.DelegatedMerge{}, invalidArgument("%s.optMergeTransfer.choiceArg: want TransferFactory_Transfer's argument", field)
+		return delegations.DelegatedMerge{}, invalidArgument("%s.optMergeTransfer.choiceArg: want TransferFactory_Transfer's argument", field)
 	}
 	dso := string(s.l.DSO())
 	if tr.ExpectedAdmin != dso || tr.Transfer.InstrumentID.Admin != dso || tr.Transfer.InstrumentID.ID != ledger.InstrumentID {
-		return ledger.DelegatedMerge{}, cantonErr(codeInterpretation, "%s: the transfer is not of this registry's instrument %s/%s", field, dso, ledger.InstrumentID)
+		return delegations.DelegatedMerge{}, cantonErr(codeInterpretation, "%s: the transfer is not of this registry's instrument %s/%s", field, dso, ledger.InstrumentID)
 	}
 	if tr.Transfer.Sender != tr.Transfer.Receiver {
-		return ledger.DelegatedMerge{}, cantonErr(codeInterpretation, "%s: a merge is a self-transfer; the sender %s is not the receiver %s", field, tr.Transfer.Sender, tr.Transfer.Receiver)
+		return delegations.DelegatedMerge{}, cantonErr(codeInterpretation, "%s: a merge is a self-transfer; the sender %s is not the receiver %s", field, tr.Transfer.Sender, tr.Transfer.Receiver)
 	}
-	m := ledger.DelegatedMerge{Delegation: delegation}
+	m := delegations.DelegatedMerge{Delegation: delegation}
 	for i, h := range tr.Transfer.InputHoldingCids {
 		cid, err := coin.ParseContractID(h)
 		if err != nil {
-			return ledger.DelegatedMerge{}, invalidArgument("%s.optMergeTransfer.choiceArg.transfer.inputHoldingCids[%d]: %v", field, i, err)
+			return delegations.DelegatedMerge{}, invalidArgument("%s.optMergeTransfer.choiceArg.transfer.inputHoldingCids[%d]: %v", field, i, err)
 		}
 		m.Inputs = append(m.Inputs, cid)
 	}
@@ -143,8 +144,8 @@ func (s *Server) delegatedMergeOf(r *http.Request, field string, delegation coin
 }
 
 // merged runs delegated merges by the operator (the first actAs party).
-func (s *Server) merged(r *http.Request, sb *submission, utility coin.ContractID, calls []ledger.DelegatedMerge) (int64, error) {
-	off, err := s.l.MergeByDelegation(r.Context(), sb.actAs[0], utility, calls, sb.key)
+func (s *Server) merged(r *http.Request, sb *submission, utility coin.ContractID, calls []delegations.DelegatedMerge) (int64, error) {
+	off, err := s.w.Delegations.MergeByDelegation(r.Context(), sb.actAs[0], utility, calls, sb.key)
 	if errors.Is(err, ledger.ErrForbidden) {
 		return 0, cantonErr(codeAuthorization, "%v", err)
 	}
@@ -157,7 +158,7 @@ func (s *Server) delegatedMerge(r *http.Request, sb *submission) (int64, error) 
 	if err != nil {
 		return 0, err
 	}
-	return s.merged(r, sb, "", []ledger.DelegatedMerge{m})
+	return s.merged(r, sb, "", []delegations.DelegatedMerge{m})
 }
 
 // batchMerge is BatchMergeUtility_BatchMerge by the operator: each merge
@@ -172,7 +173,7 @@ func (s *Server) batchMerge(r *http.Request, sb *submission) (int64, error) {
 	if err := decodeArg(sb.ex.ChoiceArgument, &arg); err != nil {
 		return 0, err
 	}
-	calls := make([]ledger.DelegatedMerge, 0, len(arg.MergeCalls))
+	calls := make([]delegations.DelegatedMerge, 0, len(arg.MergeCalls))
 	for i, c := range arg.MergeCalls {
 		field := "choiceArgument.mergeCalls[" + strconv.Itoa(i) + "]"
 		d, err := coin.ParseContractID(c.DelegationCid)

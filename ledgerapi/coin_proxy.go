@@ -9,6 +9,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/featured"
 )
 
 // The featured app's DelegateProxy as the wallet SDK's exchange
@@ -24,7 +25,7 @@ func (s *Server) createDelegateProxy(r *http.Request, actAs []coin.PartyID, raw 
 	if err := decodeArg(raw, &arg); err != nil {
 		return 0, err
 	}
-	var p ledger.DelegateProxy
+	var p featured.DelegateProxy
 	var err error
 	if p.Provider, err = parseParty("createArguments.provider", arg.Provider); err != nil {
 		return 0, err
@@ -35,7 +36,7 @@ func (s *Server) createDelegateProxy(r *http.Request, actAs []coin.PartyID, raw 
 	if err := requireController("the provider", p.Provider, actAs); err != nil {
 		return 0, err
 	}
-	cid, err := s.l.CreateDelegateProxy(r.Context(), p, key)
+	cid, err := s.w.Featured.CreateDelegateProxy(r.Context(), p, key)
 	if err != nil {
 		return 0, err
 	}
@@ -91,15 +92,15 @@ func (s *Server) proxyChoice(r *http.Request, sb *submission) (int64, error) {
 	if err != nil {
 		return 0, invalidArgument("choiceArgument.proxyArg.featuredAppRightCid: %v", err)
 	}
-	bs := make([]ledger.Beneficiary, 0, len(arg.ProxyArg.Beneficiaries))
+	bs := make([]featured.Beneficiary, 0, len(arg.ProxyArg.Beneficiaries))
 	for i, b := range arg.ProxyArg.Beneficiaries {
 		p, err := parseParty("choiceArgument.proxyArg.beneficiaries["+strconv.Itoa(i)+"].beneficiary", b.Beneficiary)
 		if err != nil {
 			return 0, err
 		}
-		bs = append(bs, ledger.Beneficiary{Party: p, Weight: coin.Amount(b.Weight)})
+		bs = append(bs, featured.Beneficiary{Party: p, Weight: coin.Amount(b.Weight)})
 	}
-	if _, err := s.l.CheckProxyUse(r.Context(), sb.actAs[0], sb.cid, right, bs); errors.Is(err, ledger.ErrForbidden) {
+	if _, err := s.w.Featured.CheckProxyUse(r.Context(), sb.actAs[0], sb.cid, right, bs); errors.Is(err, ledger.ErrForbidden) {
 		return 0, cantonErr(codeAuthorization, "%v", err)
 	} else if err != nil {
 		return 0, err
@@ -116,7 +117,7 @@ func (s *Server) proxyChoice(r *http.Request, sb *submission) (int64, error) {
 		return 0, err
 	}
 	sb.updateID = inner.updateID
-	if err := s.l.ConvertActivityMarker(r.Context(), bs); err != nil {
+	if err := s.w.Featured.ConvertActivityMarker(r.Context(), bs); err != nil {
 		// The choice ran; the marker's reward is lost, not the transfer.
 		s.log.ErrorContext(r.Context(), "ledger api: converting a featured app activity marker failed", "command_id", sb.commandID, "err", err)
 	}

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ccwallet/ccwallet/ledger/traffic"
+
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/handlers"
 	"github.com/ccwallet/ccwallet/jobs"
@@ -122,7 +124,7 @@ func (c Config) automation() (jobs.Automation, error) {
 		a.AutoAccept = append(a.AutoAccept, rule)
 	}
 	if c.Topup.Active() {
-		a.Topup = ledger.TopupConfig{TargetThroughput: c.Topup.TargetThroughput, MinInterval: c.Topup.MinTopupInterval.Std()}
+		a.Topup = traffic.TopupConfig{TargetThroughput: c.Topup.TargetThroughput, MinInterval: c.Topup.MinTopupInterval.Std()}
 	}
 	// participantPruningSchedule's keys are parsed and checked in config.go.
 	if p := c.ParticipantPruningSchedule; p != nil {

@@ -12,6 +12,7 @@ import (
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/jobs"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/traffic"
 	"github.com/google/go-cmp/cmp"
 	dto "github.com/prometheus/client_model/go"
 )
@@ -30,16 +31,16 @@ func TestConfigWalletAutomations(t *testing.T) {
 	want := struct {
 		Sweeps     []ledger.SweepConfig
 		AutoAccept []jobs.AutoAcceptRule
-		Topup      ledger.TopupConfig
+		Topup      traffic.TopupConfig
 	}{
 		[]ledger.SweepConfig{{Sender: alice, Receiver: bob, MaxBalanceUSD: coin.MustParse("100.5"), MinBalanceUSD: coin.MustParse("10"), UsePreapproval: true}},
 		[]jobs.AutoAcceptRule{{Receiver: bob, From: []coin.PartyID{alice}}},
-		ledger.TopupConfig{TargetThroughput: 20000, MinInterval: time.Minute},
+		traffic.TopupConfig{TargetThroughput: 20000, MinInterval: time.Minute},
 	}
 	got := struct {
 		Sweeps     []ledger.SweepConfig
 		AutoAccept []jobs.AutoAcceptRule
-		Topup      ledger.TopupConfig
+		Topup      traffic.TopupConfig
 	}{a.Sweeps, a.AutoAccept, a.Topup}
 	if diff := cmp.Diff(want, got, cmp.Comparer(func(x, y coin.Amount) bool { return x.Equal(y) })); diff != "" {
 		t.Errorf("automation (-want +got):\n%s", diff)

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ccwallet/ccwallet/ledger/delegations"
 	"github.com/ccwallet/ccwallet/ledger/devnet"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
 )
@@ -140,7 +141,7 @@ func TestDevnetSeedOnboardsAsServe(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ds, err := l.MergeDelegations(t.Context(), bob)
+	ds, err := delegations.New(l).MergeDelegations(t.Context(), bob)
 	if err != nil || len(ds) != 1 {
 		t.Fatalf("bob's merge delegations after devnet seed = %+v, %v; want onboarding's proposal", ds, err)
 	}

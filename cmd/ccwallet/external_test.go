@@ -18,6 +18,7 @@ import (
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/handlers"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/delegations"
 	"github.com/ccwallet/ccwallet/ledger/external"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
 	"github.com/ccwallet/ccwallet/store"
@@ -90,7 +91,7 @@ func TestExternalOnboardAndTransfer(t *testing.T) {
 	if !strings.Contains(out, "contract_id ") {
 		t.Fatalf("propose-delegation printed %q", out)
 	}
-	ps, err := l.MintingDelegationProposals(context.Background(), l.Operator())
+	ps, err := delegations.New(l).MintingDelegationProposals(context.Background(), l.Operator())
 	if err != nil || len(ps) != 1 || string(ps[0].Beneficiary) != party {
 		t.Errorf("proposals = %+v, %v", ps, err)
 	}

@@ -3,8 +3,9 @@ package api
 import (
 	"net/http"
 
+	"github.com/ccwallet/ccwallet/ledger/traffic"
+
 	"github.com/ccwallet/ccwallet/coin"
-	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/web"
 )
 
@@ -57,7 +58,7 @@ func (h *Handler) createBuyTrafficRequest(w http.ResponseWriter, r *http.Request
 	if err != nil {
 		return err
 	}
-	res, err := h.l.BuyTraffic(r.Context(), ledger.BuyTrafficRequest{
+	res, err := h.w.Traffic.BuyTraffic(r.Context(), traffic.BuyTrafficRequest{
 		Payer: payer, Member: member, SynchronizerID: *req.DomainID, Bytes: *req.TrafficAmount,
 		ExpiresAt: microsTime(*req.ExpiresAt), TrackingID: *req.TrackingID,
 	})
@@ -74,7 +75,7 @@ func (h *Handler) getBuyTrafficRequestStatus(w http.ResponseWriter, r *http.Requ
 	if err != nil {
 		return err
 	}
-	s, err := h.l.BuyTrafficStatusOf(r.Context(), payer, r.PathValue("tracking_id"))
+	s, err := h.w.Traffic.BuyTrafficStatusOf(r.Context(), payer, r.PathValue("tracking_id"))
 	if err != nil {
 		return err
 	}

@@ -7,6 +7,7 @@ import (
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/airdrop"
+	"github.com/ccwallet/ccwallet/ledger/delegations"
 	"github.com/ccwallet/ccwallet/web"
 )
 
@@ -34,7 +35,7 @@ type pendingMergesResponse struct {
 	Parties []pendingMergeDTO `json:"parties"`
 }
 
-func mergeDTO(d ledger.MergeDelegation) mergeDelegationDTO {
+func mergeDTO(d delegations.MergeDelegation) mergeDelegationDTO {
 	return mergeDelegationDTO{Contract: contractDTO(d.Contract), Status: d.Status}
 }
 
@@ -44,7 +45,7 @@ func (h *Handler) listMergeDelegations(w http.ResponseWriter, r *http.Request) e
 	if err != nil {
 		return err
 	}
-	ds, err := h.l.MergeDelegations(r.Context(), p)
+	ds, err := h.w.Delegations.MergeDelegations(r.Context(), p)
 	if err != nil {
 		return err
 	}
@@ -66,7 +67,7 @@ func (h *Handler) proposeMergeDelegation(w http.ResponseWriter, r *http.Request)
 	if err != nil {
 		return err
 	}
-	d, err := h.l.ProposeMergeDelegation(r.Context(), p)
+	d, err := h.w.Delegations.ProposeMergeDelegation(r.Context(), p)
 	if err != nil {
 		return err
 	}
@@ -85,7 +86,7 @@ func (h *Handler) withdrawMergeDelegation(w http.ResponseWriter, r *http.Request
 	if err != nil {
 		return err
 	}
-	if err := h.l.WithdrawMergeDelegation(r.Context(), p, cid); err != nil {
+	if err := h.w.Delegations.WithdrawMergeDelegation(r.Context(), p, cid); err != nil {
 		return err
 	}
 	return web.WriteJSON(w, http.StatusOK, struct{}{})
@@ -99,7 +100,7 @@ func (h *Handler) acceptMergeDelegation(w http.ResponseWriter, r *http.Request) 
 	if err != nil {
 		return err
 	}
-	d, err := h.l.AcceptMergeDelegation(r.Context(), cid)
+	d, err := h.w.Delegations.AcceptMergeDelegation(r.Context(), cid)
 	if err != nil {
 		return err
 	}
@@ -109,7 +110,7 @@ func (h *Handler) acceptMergeDelegation(w http.ResponseWriter, r *http.Request) 
 // pendingMerges answers GET /v0/admin/merge-progress: parties the merge
 // automation still has to bring down to their target.
 func (h *Handler) pendingMerges(w http.ResponseWriter, r *http.Request) error {
-	ps, err := h.l.PendingMerges(r.Context())
+	ps, err := h.w.Delegations.PendingMerges(r.Context())
 	if err != nil {
 		return err
 	}

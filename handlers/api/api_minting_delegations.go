@@ -24,7 +24,7 @@ func (h *Handler) listMintingDelegationProposals(w http.ResponseWriter, r *http.
 	if err != nil {
 		return err
 	}
-	ds, err := h.l.MintingDelegationProposals(r.Context(), p)
+	ds, err := h.w.Delegations.MintingDelegationProposals(r.Context(), p)
 	if err != nil {
 		return err
 	}
@@ -37,7 +37,7 @@ func (h *Handler) listMintingDelegations(w http.ResponseWriter, r *http.Request)
 	if err != nil {
 		return err
 	}
-	ds, err := h.l.MintingDelegations(r.Context(), p)
+	ds, err := h.w.Delegations.MintingDelegations(r.Context(), p)
 	if err != nil {
 		return err
 	}
@@ -61,7 +61,7 @@ func (h *Handler) acceptMintingDelegationProposal(w http.ResponseWriter, r *http
 	if err != nil {
 		return err
 	}
-	d, err := h.l.AcceptMintingDelegationProposal(r.Context(), p, cid)
+	d, err := h.w.Delegations.AcceptMintingDelegationProposal(r.Context(), p, cid)
 	if err != nil {
 		return err
 	}
@@ -75,7 +75,7 @@ func (h *Handler) rejectMintingDelegationProposal(w http.ResponseWriter, r *http
 	if err != nil {
 		return err
 	}
-	if err := h.l.RejectMintingDelegationProposal(r.Context(), p, cid); err != nil {
+	if err := h.w.Delegations.RejectMintingDelegationProposal(r.Context(), p, cid); err != nil {
 		return err
 	}
 	return web.WriteJSON(w, http.StatusOK, struct{}{})
@@ -88,7 +88,7 @@ func (h *Handler) withdrawMintingDelegation(w http.ResponseWriter, r *http.Reque
 	if err != nil {
 		return err
 	}
-	if err := h.l.WithdrawMintingDelegation(r.Context(), p, cid); err != nil {
+	if err := h.w.Delegations.WithdrawMintingDelegation(r.Context(), p, cid); err != nil {
 		return err
 	}
 	return web.WriteJSON(w, http.StatusOK, struct{}{})

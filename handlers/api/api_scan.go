@@ -34,7 +34,7 @@ type memberTrafficStatusResponse struct {
 // traffic the member consumed, its limit and what it bought (purchases
 // take effect at once, so the limit is what was bought).
 func (h registry) getMemberTrafficStatus(w http.ResponseWriter, r *http.Request) error {
-	s, err := h.l.MemberTrafficStatus(r.Context(), r.PathValue("domain_id"), r.PathValue("member_id"))
+	s, err := h.w.Traffic.MemberTrafficStatus(r.Context(), r.PathValue("domain_id"), r.PathValue("member_id"))
 	if err != nil {
 		return err
 	}

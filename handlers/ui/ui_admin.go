@@ -66,7 +66,7 @@ func (h *Handler) adminModel(ctx context.Context, s *web.Session) (views.Admin, 
 	for _, n := range h.net {
 		m.Network = append(m.Network, views.NetworkRow{Key: n.Key, Env: n.Env, Value: n.Value, Ignored: n.Ignored})
 	}
-	merges, err := h.l.PendingMerges(ctx)
+	merges, err := h.w.Delegations.PendingMerges(ctx)
 	if err != nil {
 		return views.Admin{}, err
 	}

@@ -38,7 +38,7 @@ func (h *Handler) delegationsModel(ctx context.Context, s *web.Session, party co
 	case !errors.Is(err, ledger.ErrNotFound):
 		return m, err
 	}
-	ds, err := h.l.MergeDelegations(ctx, party)
+	ds, err := h.w.Delegations.MergeDelegations(ctx, party)
 	if err != nil {
 		return m, err
 	}
@@ -79,7 +79,7 @@ func (h *Handler) uiRevokePreapproval(w http.ResponseWriter, r *http.Request, s 
 // uiProposeMerge serves POST /merge-delegation: propose the merge
 // delegation when there is none.
 func (h *Handler) uiProposeMerge(w http.ResponseWriter, r *http.Request, s *web.Session) error {
-	if _, err := h.l.ProposeMergeDelegation(r.Context(), uiParty(r)); err != nil {
+	if _, err := h.w.Delegations.ProposeMergeDelegation(r.Context(), uiParty(r)); err != nil {
 		return h.delegationsError(w, r, s, err)
 	}
 	done(w, r, "/approvals", "merge-proposed")
@@ -91,7 +91,7 @@ func (h *Handler) uiProposeMerge(w http.ResponseWriter, r *http.Request, s *web.
 func (h *Handler) uiWithdrawMerge(w http.ResponseWriter, r *http.Request, s *web.Session) error {
 	cid, err := coin.ParseContractID(r.PostFormValue("cid"))
 	if err == nil {
-		err = h.l.WithdrawMergeDelegation(r.Context(), uiParty(r), cid)
+		err = h.w.Delegations.WithdrawMergeDelegation(r.Context(), uiParty(r), cid)
 	}
 	if err != nil {
 		return h.delegationsError(w, r, s, err)

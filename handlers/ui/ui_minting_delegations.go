@@ -8,6 +8,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/delegations"
 	"github.com/ccwallet/ccwallet/views"
 	"github.com/ccwallet/ccwallet/web"
 )
@@ -18,13 +19,13 @@ const delegateActivityShown = 5
 
 // mintingActions are the buttons of the delegations page: the ledger call
 // of each; doneMessages["delegations-<action>"] says what it did.
-var mintingActions = map[string]func(l *ledger.Ledger, ctx context.Context, delegate coin.PartyID, cid coin.ContractID) error{
-	"accept": func(l *ledger.Ledger, ctx context.Context, d coin.PartyID, cid coin.ContractID) error {
-		_, err := l.AcceptMintingDelegationProposal(ctx, d, cid)
+var mintingActions = map[string]func(dg *delegations.Service, ctx context.Context, delegate coin.PartyID, cid coin.ContractID) error{
+	"accept": func(dg *delegations.Service, ctx context.Context, d coin.PartyID, cid coin.ContractID) error {
+		_, err := dg.AcceptMintingDelegationProposal(ctx, d, cid)
 		return err
 	},
-	"reject":   (*ledger.Ledger).RejectMintingDelegationProposal,
-	"withdraw": (*ledger.Ledger).WithdrawMintingDelegation,
+	"reject":   (*delegations.Service).RejectMintingDelegationProposal,
+	"withdraw": (*delegations.Service).WithdrawMintingDelegation,
 }
 
 // uiMintingDelegations serves GET /delegations.
@@ -50,7 +51,7 @@ func (h *Handler) uiMintingDelegationAction(w http.ResponseWriter, r *http.Reque
 	if err != nil {
 		err = notFound("there is no such proposal or delegation; reload the page")
 	} else {
-		err = act(h.l, r.Context(), party, cid)
+		err = act(h.w.Delegations, r.Context(), party, cid)
 	}
 	if err == nil {
 		done(w, r, "/delegations", "delegations-"+action)
@@ -70,7 +71,7 @@ func (h *Handler) uiMintingDelegationAction(w http.ResponseWriter, r *http.Reque
 
 func (h *Handler) mintingDelegationsModel(ctx context.Context, s *web.Session, party coin.PartyID) (views.MintingDelegations, error) {
 	m := views.MintingDelegations{Page: h.page(s, "Delegations", "delegations")}
-	active, err := h.l.MintingDelegations(ctx, party)
+	active, err := h.w.Delegations.MintingDelegations(ctx, party)
 	if err != nil {
 		return m, err
 	}
@@ -84,7 +85,7 @@ func (h *Handler) mintingDelegationsModel(ctx context.Context, s *web.Session, p
 			return m, err
 		}
 		row.Holdings = b.Count
-		acts, err := h.l.DelegateActivity(ctx, d.Beneficiary, delegateActivityShown)
+		acts, err := h.w.Delegations.DelegateActivity(ctx, d.Beneficiary, delegateActivityShown)
 		if err != nil {
 			return m, err
 		}
@@ -93,7 +94,7 @@ func (h *Handler) mintingDelegationsModel(ctx context.Context, s *web.Session, p
 		}
 		m.Active = append(m.Active, row)
 	}
-	ps, err := h.l.MintingDelegationProposals(ctx, party)
+	ps, err := h.w.Delegations.MintingDelegationProposals(ctx, party)
 	if err != nil {
 		return m, err
 	}

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ccwallet/ccwallet/ledger/traffic"
+
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/views"
@@ -29,7 +31,7 @@ func (h *Handler) uiTraffic(w http.ResponseWriter, r *http.Request, s *web.Sessi
 	}
 	m.Form = views.TrafficForm{CSRF: s.CSRF, Member: string(h.l.Operator()), Unit: "bytes", Amount: strconv.FormatInt(m.MinBytes, 10)}
 	if id := r.URL.Query().Get("tracking"); id != "" {
-		st, err := h.l.BuyTrafficStatusOf(r.Context(), uiParty(r), id)
+		st, err := h.w.Traffic.BuyTrafficStatusOf(r.Context(), uiParty(r), id)
 		switch {
 		case err == nil:
 			m.Request = &views.TrafficRequest{TrackingID: id, Status: st.Status, TransactionID: st.TransactionID}
@@ -50,7 +52,7 @@ func (h *Handler) trafficModel(ctx context.Context, s *web.Session, party coin.P
 		return m, err
 	}
 	m.Balance = b.EffectiveUnlocked.String()
-	ts, err := h.l.TrafficStatus(ctx, party)
+	ts, err := h.w.Traffic.TrafficStatus(ctx, party)
 	if err != nil {
 		return m, err
 	}
@@ -76,7 +78,7 @@ func (h *Handler) uiBuyTraffic(w http.ResponseWriter, r *http.Request, s *web.Se
 			perr = badRequest("tracking_id: the form is incomplete; start again")
 		} else {
 			perr = settled(r.Context(), func() error {
-				_, err := h.l.BuyTraffic(r.Context(), ledger.BuyTrafficRequest{Payer: payer, Member: member,
+				_, err := h.w.Traffic.BuyTraffic(r.Context(), traffic.BuyTrafficRequest{Payer: payer, Member: member,
 					SynchronizerID: h.l.SynchronizerID(), Bytes: bytes, ExpiresAt: time.Now().Add(trafficRequestLifetime), TrackingID: f.TrackingID})
 				return err
 			})
@@ -119,7 +121,7 @@ func (h *Handler) trafficQuote(ctx context.Context, f views.TrafficForm) (coin.P
 	} else if err != nil {
 		return "", 0, q, err
 	}
-	var lq ledger.TrafficQuote
+	var lq traffic.TrafficQuote
 	switch f.Unit {
 	case "cc":
 		cc, err := coin.ParseAmount(f.Amount)
@@ -129,7 +131,7 @@ func (h *Handler) trafficQuote(ctx context.Context, f views.TrafficForm) (coin.P
 		if !cc.IsPositive() {
 			return "", 0, q, badRequest("amount: enter an amount of CC greater than 0")
 		}
-		lq, err = h.l.QuoteTrafficForCoin(ctx, cc)
+		lq, err = h.w.Traffic.QuoteTrafficForCoin(ctx, cc)
 		if err != nil {
 			return "", 0, q, err
 		}
@@ -138,7 +140,7 @@ func (h *Handler) trafficQuote(ctx context.Context, f views.TrafficForm) (coin.P
 		if err != nil || n <= 0 {
 			return "", 0, q, badRequest("amount: enter a whole number of bytes, such as 200000 (no thousands separators), or choose CC as the unit")
 		}
-		if lq, err = h.l.QuoteTraffic(ctx, n); err != nil {
+		if lq, err = h.w.Traffic.QuoteTraffic(ctx, n); err != nil {
 			return "", 0, q, err
 		}
 	}

@@ -13,11 +13,14 @@ import (
 	"context"
 
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/delegations"
 )
 
 // Service is the development network's tools of one ledger.
 type Service struct {
 	l *ledger.Ledger
+	// dg seeds and dumps the parties' delegations.
+	dg *delegations.Service
 	// afterAdvance are the workflows' automations a time jump runs.
 	afterAdvance []func(context.Context) error
 	// maxSnapshots replaces MaxSnapshots when not zero (tests).
@@ -28,5 +31,5 @@ type Service struct {
 // time jump runs once after the rounds it opened, in order: the
 // workflows' automations (workflows.New passes the subscriptions').
 func New(l *ledger.Ledger, afterAdvance ...func(context.Context) error) *Service {
-	return &Service{l: l, afterAdvance: afterAdvance}
+	return &Service{l: l, dg: delegations.New(l), afterAdvance: afterAdvance}
 }

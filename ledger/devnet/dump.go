@@ -10,6 +10,7 @@ import (
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/apiread"
+	"github.com/ccwallet/ccwallet/ledger/delegations"
 	"github.com/ccwallet/ccwallet/store"
 )
 
@@ -69,7 +70,7 @@ func (s *Service) Dump(ctx context.Context) (*Scenario, error) {
 	if len(sc.Users) > MaxScenarioItems || len(sc.Parties) > MaxScenarioItems {
 		return nil, fmt.Errorf("%w: the network has %d users and %d parties; a scenario holds at most %d of each", ledger.ErrConflict, len(sc.Users), len(sc.Parties), MaxScenarioItems)
 	}
-	minting, err := l.MintingDelegations(ctx, operator)
+	minting, err := s.dg.MintingDelegations(ctx, operator)
 	if err != nil {
 		return nil, err
 	}
@@ -80,7 +81,7 @@ func (s *Service) Dump(ctx context.Context) (*Scenario, error) {
 		} else {
 			p = &sc.Parties[i-len(sc.Users)]
 		}
-		if err := dumpParty(ctx, l, p, party, minting); err != nil {
+		if err := dumpParty(ctx, l, s.dg, p, party, minting); err != nil {
 			return nil, fmt.Errorf("dump %s: %w", party, err)
 		}
 	}
@@ -119,7 +120,7 @@ func (s *Service) Dump(ctx context.Context) (*Scenario, error) {
 
 // dumpParty fills in what party holds: its available holdings, largest
 // first, its preapproval, delegations and featured right.
-func dumpParty(ctx context.Context, l *ledger.Ledger, p *ScenarioParty, party coin.PartyID, minting []ledger.MintingDelegation) error {
+func dumpParty(ctx context.Context, l *ledger.Ledger, dg *delegations.Service, p *ScenarioParty, party coin.PartyID, minting []ledger.MintingDelegation) error {
 	hs, _, err := l.Holdings(ctx, party)
 	if err != nil {
 		return err
@@ -138,11 +139,11 @@ func dumpParty(ctx context.Context, l *ledger.Ledger, p *ScenarioParty, party co
 		return err
 	}
 	if !p.External {
-		ms, err := l.MergeDelegations(ctx, party)
+		ms, err := dg.MergeDelegations(ctx, party)
 		if err != nil {
 			return err
 		}
-		p.MergeDelegation = slices.ContainsFunc(ms, func(m ledger.MergeDelegation) bool { return m.Status == ledger.MergeActive })
+		p.MergeDelegation = slices.ContainsFunc(ms, func(m delegations.MergeDelegation) bool { return m.Status == ledger.MergeActive })
 	}
 	for _, m := range minting {
 		if m.Beneficiary == party && m.ExpiresAt.After(l.Now()) {

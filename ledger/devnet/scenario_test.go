@@ -14,6 +14,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/delegations"
 	"github.com/ccwallet/ccwallet/ledger/devnet"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
 )
@@ -87,7 +88,7 @@ func TestScenarioExamples(t *testing.T) {
 		if err != nil || o.Status != ledger.OfferCreated || !o.Amount.Equal(coin.MustParse("42.5")) || o.Receiver != bob {
 			t.Errorf("alice's offer = %+v, %v", o, err)
 		}
-		ms, err := l.MergeDelegations(ctx, alice)
+		ms, err := delegations.New(l).MergeDelegations(ctx, alice)
 		if err != nil || len(ms) == 0 || ms[len(ms)-1].Status != ledger.MergeActive {
 			t.Errorf("alice's merge delegations = %+v, %v", ms, err)
 		}
@@ -123,7 +124,7 @@ func TestScenarioExamples(t *testing.T) {
 		if err != nil || len(tis) != 1 || tis[0].Sender != treasury || !tis[0].Amount.Equal(coin.MustParse("125")) {
 			t.Errorf("carol's instructions = %+v, %v", tis, err)
 		}
-		ds, err := l.MintingDelegations(ctx, l.Operator())
+		ds, err := delegations.New(l).MintingDelegations(ctx, l.Operator())
 		if err != nil || len(ds) != 1 || ds[0].Beneficiary != treasury || ds[0].MergeLimit != 10 {
 			t.Errorf("minting delegations = %+v, %v", ds, err)
 		}

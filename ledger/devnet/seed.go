@@ -12,6 +12,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/delegations"
 	"github.com/ccwallet/ccwallet/ledger/external"
 )
 
@@ -75,7 +76,7 @@ func (s *Service) Seed(ctx context.Context, sc *Scenario, keys map[string]ed2551
 		return SeedResult{}, err
 	}
 	res := SeedResult{Parties: map[string]coin.PartyID{}, Keys: keys}
-	run := &seeding{l: s.l, d: d, sc: sc, res: &res}
+	run := &seeding{l: s.l, dg: s.dg, d: d, sc: sc, res: &res}
 	if err := undoable(ctx, s.l, d, run.run); err != nil {
 		return SeedResult{}, err
 	}
@@ -85,6 +86,7 @@ func (s *Service) Seed(ctx context.Context, sc *Scenario, keys map[string]ed2551
 // seeding is one Seed's run.
 type seeding struct {
 	l   *ledger.Ledger
+	dg  *delegations.Service
 	d   ledger.Dev
 	sc  *Scenario
 	res *SeedResult
@@ -185,11 +187,11 @@ func (s *seeding) delegate(ctx context.Context, at string, p ScenarioParty, part
 		}
 	}
 	if p.MergeDelegation {
-		m, err := l.ProposeMergeDelegation(ctx, party)
+		m, err := s.dg.ProposeMergeDelegation(ctx, party)
 		if err != nil {
 			return fmt.Errorf("merge_delegation: %w", err)
 		}
-		if _, err := l.AcceptMergeDelegation(ctx, m.Contract.ContractID); err != nil {
+		if _, err := s.dg.AcceptMergeDelegation(ctx, m.Contract.ContractID); err != nil {
 			return fmt.Errorf("merge_delegation: %w", err)
 		}
 	}
@@ -216,7 +218,7 @@ func (s *seeding) delegate(ctx context.Context, at string, p ScenarioParty, part
 		if err != nil {
 			return fmt.Errorf("minting_delegation: %w", err)
 		}
-		if _, err := l.AcceptMintingDelegationProposal(ctx, l.Operator(), sub.ContractID); err != nil {
+		if _, err := s.dg.AcceptMintingDelegationProposal(ctx, l.Operator(), sub.ContractID); err != nil {
 			return fmt.Errorf("minting_delegation: %w", err)
 		}
 	}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/delegations"
 )
 
 // HistorySubtypes is p's history's subtypes, newest first.
@@ -45,14 +46,15 @@ func MintMany(t *testing.T, l *ledger.Ledger, p coin.PartyID, n int, amount stri
 }
 
 // Delegate gives p an active merge delegation (proposed and accepted).
-func Delegate(t *testing.T, l *ledger.Ledger, p coin.PartyID) ledger.MergeDelegation {
+func Delegate(t *testing.T, l *ledger.Ledger, p coin.PartyID) delegations.MergeDelegation {
 	t.Helper()
 	ctx := context.Background()
-	prop, err := l.ProposeMergeDelegation(ctx, p)
+	dg := delegations.New(l)
+	prop, err := dg.ProposeMergeDelegation(ctx, p)
 	if err != nil {
 		t.Fatal(err)
 	}
-	d, err := l.AcceptMergeDelegation(ctx, prop.Contract.ContractID)
+	d, err := dg.AcceptMergeDelegation(ctx, prop.Contract.ContractID)
 	if err != nil {
 		t.Fatal(err)
 	}

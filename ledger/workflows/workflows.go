@@ -13,12 +13,15 @@ import (
 	"github.com/ccwallet/ccwallet/ledger/allocations"
 	"github.com/ccwallet/ccwallet/ledger/apiread"
 	"github.com/ccwallet/ccwallet/ledger/apppayments"
+	"github.com/ccwallet/ccwallet/ledger/delegations"
 	"github.com/ccwallet/ccwallet/ledger/devnet"
 	"github.com/ccwallet/ccwallet/ledger/external"
+	"github.com/ccwallet/ccwallet/ledger/featured"
 	"github.com/ccwallet/ccwallet/ledger/names"
 	"github.com/ccwallet/ccwallet/ledger/registry"
 	"github.com/ccwallet/ccwallet/ledger/scan"
 	"github.com/ccwallet/ccwallet/ledger/subscriptions"
+	"github.com/ccwallet/ccwallet/ledger/traffic"
 )
 
 // Set is the workflows of one ledger.
@@ -47,6 +50,13 @@ type Set struct {
 	// Devnet is a development network's tools (time jumps, snapshots,
 	// scenarios); its jumps run the subscriptions' automations.
 	Devnet *devnet.Service
+	// Delegations are minting and merge delegations and the merge
+	// automation.
+	Delegations *delegations.Service
+	// Traffic is buying member traffic and the operator's top-up.
+	Traffic *traffic.Service
+	// Featured is featured apps' delegate proxies and activity markers.
+	Featured *featured.Service
 }
 
 // New builds l's workflows, each given the others and the hooks it
@@ -71,5 +81,6 @@ func build(l *ledger.Ledger, steps []func(context.Context) error) *Set {
 	return &Set{Ledger: l, Subscriptions: subs, Names: names.New(l, subs), AppPayments: apppayments.New(l),
 		Allocations: allocations.New(l), External: external.New(l),
 		Registry: registry.New(l), Scan: scan.New(l), APIRead: apiread.New(l),
-		Airdrop: airdrop.New(l), Devnet: devnet.New(l, steps...)}
+		Airdrop: airdrop.New(l), Devnet: devnet.New(l, steps...), Delegations: delegations.New(l),
+		Traffic: traffic.New(l), Featured: featured.New(l)}
 }

@@ -1,4 +1,4 @@
-package ledger
+package traffic
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/ccwallet/ccwallet/coin"
+	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/store"
 )
 
@@ -30,7 +31,7 @@ func (c TopupConfig) Active() bool { return c.TargetThroughput > 0 }
 // ceil(TargetThroughput × interval in seconds); an amount below the rules'
 // minTopupAmount stretches the interval to minTopupAmount/TargetThroughput
 // (again rounded up to poll multiples) and is recomputed.
-func (c TopupConfig) Plan(r Rules) (time.Duration, int64) {
+func (c TopupConfig) Plan(r ledger.Rules) (time.Duration, int64) {
 	poll := c.PollInterval
 	if poll <= 0 {
 		poll = time.Second
@@ -79,20 +80,21 @@ type TopupResult struct {
 // ErrInsufficientFunds. Two runs at once buy once: the tracking id is
 // derived from the member's purchase count, and BuyTraffic takes an id
 // only once.
-func (l *Ledger) Topup(ctx context.Context, c TopupConfig) (TopupResult, error) {
+func (s *Service) Topup(ctx context.Context, c TopupConfig) (TopupResult, error) {
 	res := TopupResult{Cost: coin.Zero, Tapped: coin.Zero}
 	if !c.Active() {
 		res.Reason = "top-ups are off"
 		return res, nil
 	}
-	interval, amount := c.Plan(l.rules)
-	member, err := l.memberOf(ctx, l.operator)
+	l := s.l
+	interval, amount := c.Plan(l.Rules())
+	member, err := s.memberOf(ctx, l.Operator())
 	if err != nil {
 		return res, err
 	}
-	now := l.now()
+	now := l.Now()
 	var purchases int64
-	mt, err := store.MemberTrafficOf(ctx, l.db, member, l.synchronizerID)
+	mt, err := store.MemberTrafficOf(ctx, l.DB(), member, l.SynchronizerID())
 	switch {
 	case errors.Is(err, store.ErrNotFound):
 	case err != nil:
@@ -101,12 +103,12 @@ func (l *Ledger) Topup(ctx context.Context, c TopupConfig) (TopupResult, error) 
 		purchases = mt.NumPurchases
 		// The member traffic contract is recreated on every purchase, so
 		// its creation time is the last purchase's.
-		last, err := store.ContractByID(ctx, l.db, mt.ContractID)
+		last, err := store.ContractByID(ctx, l.DB(), mt.ContractID)
 		if err != nil {
 			return res, err
 		}
 		if now.Before(last.CreatedAt.Add(interval)) {
-			res.Reason = fmt.Sprintf("last top-up at %s; next not before %s", FormatTime(last.CreatedAt), FormatTime(last.CreatedAt.Add(interval)))
+			res.Reason = fmt.Sprintf("last top-up at %s; next not before %s", ledger.FormatTime(last.CreatedAt), ledger.FormatTime(last.CreatedAt.Add(interval)))
 			return res, nil
 		}
 	}
@@ -119,19 +121,19 @@ func (l *Ledger) Topup(ctx context.Context, c TopupConfig) (TopupResult, error) 
 		return res, nil
 	}
 	tracking := fmt.Sprintf("topup-%d", purchases+1)
-	b, err := l.Balance(ctx, l.operator)
+	b, err := l.Balance(ctx, l.Operator())
 	if err != nil {
 		return res, err
 	}
-	cost := l.rules.TrafficCost(amount, b.Price)
+	cost := l.Rules().TrafficCost(amount, b.Price)
 	if short := cost.Sub(b.EffectiveUnlocked); short.IsPositive() {
-		if !l.cfg.DevNet {
-			return res, fmt.Errorf("%w: traffic top-up of %d bytes costs %s coin, the operator has %s unlocked", ErrInsufficientFunds, amount, cost, b.EffectiveUnlocked)
+		if !l.DevNet() {
+			return res, fmt.Errorf("%w: traffic top-up of %d bytes costs %s coin, the operator has %s unlocked", ledger.ErrInsufficientFunds, amount, cost, b.EffectiveUnlocked)
 		}
 		// Tap twice the shortfall (in USD at the same price), so holding
 		// fees and rounding cannot leave it short.
-		tap, err := l.Tap(ctx, l.operator, CoinToUSD(short.Add(short), b.Price), tracking)
-		if errors.Is(err, ErrInFlight) {
+		tap, err := l.Tap(ctx, l.Operator(), ledger.CoinToUSD(short.Add(short), b.Price), tracking)
+		if errors.Is(err, ledger.ErrInFlight) {
 			res.Reason = "another run is buying this top-up"
 			return res, nil
 		}
@@ -140,12 +142,12 @@ func (l *Ledger) Topup(ctx context.Context, c TopupConfig) (TopupResult, error) 
 		}
 		res.Tapped = tap.Amount
 	}
-	bought, err := l.BuyTraffic(ctx, BuyTrafficRequest{
-		Payer: l.operator, Member: l.operator, SynchronizerID: l.synchronizerID, Bytes: amount,
+	bought, err := s.BuyTraffic(ctx, BuyTrafficRequest{
+		Payer: l.Operator(), Member: l.Operator(), SynchronizerID: l.SynchronizerID(), Bytes: amount,
 		ExpiresAt: now.Add(time.Hour), TrackingID: tracking,
 	})
 	switch {
-	case errors.Is(err, ErrDuplicate), errors.Is(err, ErrInFlight):
+	case errors.Is(err, ledger.ErrDuplicate), errors.Is(err, ledger.ErrInFlight):
 		res.Reason = "another run bought this top-up"
 		return res, nil
 	case err != nil:

@@ -1,4 +1,4 @@
-package ledger_test
+package traffic_test
 
 import (
 	"context"
@@ -11,24 +11,25 @@ import (
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
+	"github.com/ccwallet/ccwallet/ledger/traffic"
 	"github.com/google/go-cmp/cmp"
 )
 
 func TestTopupPlan(t *testing.T) {
 	r := ledger.DefaultRules() // minTopupAmount 200000
 	tests := []struct {
-		cfg          ledger.TopupConfig
+		cfg          traffic.TopupConfig
 		wantInterval time.Duration
 		wantAmount   int64
 	}{
-		{ledger.TopupConfig{TargetThroughput: 20000, MinInterval: time.Minute, PollInterval: 30 * time.Second}, time.Minute, 1_200_000},
+		{traffic.TopupConfig{TargetThroughput: 20000, MinInterval: time.Minute, PollInterval: 30 * time.Second}, time.Minute, 1_200_000},
 		// 45 s rounds up to two polls.
-		{ledger.TopupConfig{TargetThroughput: 20000, MinInterval: 45 * time.Second, PollInterval: 30 * time.Second}, time.Minute, 1_200_000},
+		{traffic.TopupConfig{TargetThroughput: 20000, MinInterval: 45 * time.Second, PollInterval: 30 * time.Second}, time.Minute, 1_200_000},
 		// 60000 bytes is below the minimum: stretched to 200 s, rounded up to 210 s.
-		{ledger.TopupConfig{TargetThroughput: 1000, MinInterval: time.Minute, PollInterval: 30 * time.Second}, 210 * time.Second, 210_000},
+		{traffic.TopupConfig{TargetThroughput: 1000, MinInterval: time.Minute, PollInterval: 30 * time.Second}, 210 * time.Second, 210_000},
 		// ceil of a fractional amount.
-		{ledger.TopupConfig{TargetThroughput: 3, MinInterval: 70 * time.Hour, PollInterval: 7 * time.Second}, 252_000 * time.Second, 756_000},
-		{ledger.TopupConfig{TargetThroughput: 0, MinInterval: time.Minute, PollInterval: 30 * time.Second}, time.Minute, 0},
+		{traffic.TopupConfig{TargetThroughput: 3, MinInterval: 70 * time.Hour, PollInterval: 7 * time.Second}, 252_000 * time.Second, 756_000},
+		{traffic.TopupConfig{TargetThroughput: 0, MinInterval: time.Minute, PollInterval: 30 * time.Second}, time.Minute, 0},
 	}
 	for _, tt := range tests {
 		i, a := tt.cfg.Plan(r)
@@ -46,22 +47,22 @@ func TestTopup(t *testing.T) {
 	forEachEngineClock(t, func(t *testing.T, l *ledger.Ledger, clock *ledgertest.Clock) {
 		ctx := context.Background()
 		op := l.Operator()
-		cfg := ledger.TopupConfig{TargetThroughput: 20000, MinInterval: time.Minute, PollInterval: 30 * time.Second}
+		cfg := traffic.TopupConfig{TargetThroughput: 20000, MinInterval: time.Minute, PollInterval: 30 * time.Second}
 		status := func() ledger.TrafficStatus {
 			t.Helper()
-			s, err := l.TrafficStatus(ctx, op)
+			s, err := traffic.New(l).TrafficStatus(ctx, op)
 			if err != nil {
 				t.Fatal(err)
 			}
 			return s
 		}
-		if res, err := l.Topup(ctx, ledger.TopupConfig{MinInterval: time.Minute, PollInterval: time.Second}); err != nil || res.Bytes != 0 || res.Reason == "" {
+		if res, err := traffic.New(l).Topup(ctx, traffic.TopupConfig{MinInterval: time.Minute, PollInterval: time.Second}); err != nil || res.Bytes != 0 || res.Reason == "" {
 			t.Errorf("throughput 0 = %+v, %v; want off", res, err)
 		}
 		if s := status(); s.NumPurchases != 0 {
 			t.Fatalf("bought with throughput 0: %+v", s)
 		}
-		res, err := l.Topup(ctx, cfg)
+		res, err := traffic.New(l).Topup(ctx, cfg)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -76,20 +77,20 @@ func TestTopup(t *testing.T) {
 		double := cfg
 		double.TargetThroughput = 40000
 		clock.Advance(59 * time.Second)
-		if res, err := l.Topup(ctx, double); err != nil || res.Bytes != 0 || !strings.Contains(res.Reason, "next not before") {
+		if res, err := traffic.New(l).Topup(ctx, double); err != nil || res.Bytes != 0 || !strings.Contains(res.Reason, "next not before") {
 			t.Errorf("inside the interval = %+v, %v", res, err)
 		}
 		clock.Advance(time.Second)
-		if res, err := l.Topup(ctx, cfg); err != nil || res.Bytes != 0 || !strings.Contains(res.Reason, "remain") {
+		if res, err := traffic.New(l).Topup(ctx, cfg); err != nil || res.Bytes != 0 || !strings.Contains(res.Reason, "remain") {
 			t.Errorf("enough remaining = %+v, %v", res, err)
 		}
-		if res, err := l.Topup(ctx, double); err != nil || res.Bytes != 2_400_000 {
+		if res, err := traffic.New(l).Topup(ctx, double); err != nil || res.Bytes != 2_400_000 {
 			t.Errorf("after the interval = %+v, %v", res, err)
 		}
 		if s := status(); s.NumPurchases != 2 || s.Purchased != 3_600_000 {
 			t.Errorf("after the second top-up: %+v", s)
 		}
-		if res, err := l.Topup(ctx, double); err != nil || res.Bytes != 0 {
+		if res, err := traffic.New(l).Topup(ctx, double); err != nil || res.Bytes != 0 {
 			t.Errorf("right after = %+v, %v", res, err)
 		}
 	})
@@ -105,11 +106,11 @@ func TestTopupWithoutFunds(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			_, err = l.Topup(ctx, ledger.TopupConfig{TargetThroughput: 20000, MinInterval: time.Minute, PollInterval: time.Second})
+			_, err = traffic.New(l).Topup(ctx, traffic.TopupConfig{TargetThroughput: 20000, MinInterval: time.Minute, PollInterval: time.Second})
 			if !errors.Is(err, ledger.ErrInsufficientFunds) || !strings.Contains(err.Error(), "traffic top-up") {
 				t.Errorf("err = %v, want ErrInsufficientFunds", err)
 			}
-			if s, err := l.TrafficStatus(ctx, l.Operator()); err != nil || s.NumPurchases != 0 {
+			if s, err := traffic.New(l).TrafficStatus(ctx, l.Operator()); err != nil || s.NumPurchases != 0 {
 				t.Errorf("traffic = %+v, %v; want nothing bought", s, err)
 			}
 		})
@@ -133,7 +134,7 @@ func TestWalletAutomationsConcurrent(t *testing.T) {
 		}
 		sweep2 := sweep
 		sweep2.Sender, sweep2.UsePreapproval = sender2, true
-		topup := ledger.TopupConfig{TargetThroughput: 20000, MinInterval: time.Minute, PollInterval: time.Second}
+		topup := traffic.TopupConfig{TargetThroughput: 20000, MinInterval: time.Minute, PollInterval: time.Second}
 		var wg sync.WaitGroup
 		errs := make(chan error, 6)
 		for range 2 {
@@ -142,7 +143,7 @@ func TestWalletAutomationsConcurrent(t *testing.T) {
 				errs <- err
 			})
 			wg.Go(func() {
-				_, err := l.Topup(ctx, topup)
+				_, err := traffic.New(l).Topup(ctx, topup)
 				errs <- err
 			})
 			wg.Go(func() {
@@ -164,7 +165,7 @@ func TestWalletAutomationsConcurrent(t *testing.T) {
 		if diff := cmp.Diff([]string{"unlocked=200.0000000000 locked=0.0000000000"}, balances(t, l, sender2)); diff != "" {
 			t.Errorf("preapproval sweeper (-want +got):\n%s", diff)
 		}
-		if s, err := l.TrafficStatus(ctx, l.Operator()); err != nil || s.NumPurchases != 1 {
+		if s, err := traffic.New(l).TrafficStatus(ctx, l.Operator()); err != nil || s.NumPurchases != 1 {
 			t.Errorf("traffic %+v, %v; want one purchase", s, err)
 		}
 	})

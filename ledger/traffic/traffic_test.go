@@ -1,4 +1,4 @@
-package ledger_test
+package traffic_test
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
+	"github.com/ccwallet/ccwallet/ledger/traffic"
 )
 
 func TestBuyTrafficAndStatus(t *testing.T) {
@@ -28,8 +29,8 @@ func TestBuyTrafficAndStatus(t *testing.T) {
 		if before.Consumed == 0 || before.Purchased != 0 {
 			t.Errorf("before = %+v; the transfer consumed traffic, nothing purchased", before)
 		}
-		req := ledger.BuyTrafficRequest{Payer: p, Member: p, SynchronizerID: l.SynchronizerID(), Bytes: 400_000, ExpiresAt: clock.Now().Add(time.Hour), TrackingID: "x"}
-		res, err := l.BuyTraffic(ctx, req)
+		req := traffic.BuyTrafficRequest{Payer: p, Member: p, SynchronizerID: l.SynchronizerID(), Bytes: 400_000, ExpiresAt: clock.Now().Add(time.Hour), TrackingID: "x"}
+		res, err := traffic.New(l).BuyTraffic(ctx, req)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -37,27 +38,27 @@ func TestBuyTrafficAndStatus(t *testing.T) {
 		if !res.Cost.Equal(coin.MustParse("1333.6")) {
 			t.Errorf("cost = %s", res.Cost)
 		}
-		if _, err := l.BuyTraffic(ctx, req); !errors.Is(err, ledger.ErrDuplicate) {
+		if _, err := traffic.New(l).BuyTraffic(ctx, req); !errors.Is(err, ledger.ErrDuplicate) {
 			t.Errorf("replay = %v, want ErrDuplicate", err)
 		}
 		req.TrackingID = "y"
-		if _, err := l.BuyTraffic(ctx, req); !errors.Is(err, ledger.ErrInsufficientFunds) {
+		if _, err := traffic.New(l).BuyTraffic(ctx, req); !errors.Is(err, ledger.ErrInsufficientFunds) {
 			t.Errorf("second purchase = %v, want ErrInsufficientFunds", err)
 		}
-		s, err := l.TrafficStatus(ctx, p)
+		s, err := traffic.New(l).TrafficStatus(ctx, p)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if s.Purchased != 400_000 || s.Consumed <= before.Consumed || s.Remaining != s.Purchased-s.ExtraConsumed || s.BaseRateRemaining > l.Rules().BaseRateBurstAmountBytes {
 			t.Errorf("status = %+v", s)
 		}
-		st, err := l.BuyTrafficStatusOf(ctx, p, "x")
+		st, err := traffic.New(l).BuyTrafficStatusOf(ctx, p, "x")
 		if err != nil || st.Status != "completed" || st.TransactionID != res.TransactionID {
 			t.Errorf("status by tracking id = %+v, %v", st, err)
 		}
 		// A new window restores the free base rate.
 		clock.Advance(l.Rules().BaseRateBurstWindow)
-		if s, _ := l.TrafficStatus(ctx, p); s.BaseRateRemaining != l.Rules().BaseRateBurstAmountBytes {
+		if s, _ := traffic.New(l).TrafficStatus(ctx, p); s.BaseRateRemaining != l.Rules().BaseRateBurstAmountBytes {
 			t.Errorf("base rate in a fresh window = %d", s.BaseRateRemaining)
 		}
 		supply := ledgertest.Conserved(t, l)
@@ -73,7 +74,7 @@ func TestBuyTrafficAndStatus(t *testing.T) {
 func TestTrafficQuote(t *testing.T) {
 	forEachEngineClock(t, func(t *testing.T, l *ledger.Ledger, clock *ledgertest.Clock) {
 		ctx := context.Background()
-		q, err := l.QuoteTraffic(ctx, 400_000)
+		q, err := traffic.New(l).QuoteTraffic(ctx, 400_000)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -82,19 +83,19 @@ func TestTrafficQuote(t *testing.T) {
 			t.Errorf("quote = %+v", q)
 		}
 		// The most bytes 1333.6 CC buys is the same 400,000.
-		if q2, err := l.QuoteTrafficForCoin(ctx, coin.MustParse("1333.6")); err != nil || q2.Bytes != 400_000 || !q2.Cost.Equal(q.Cost) {
+		if q2, err := traffic.New(l).QuoteTrafficForCoin(ctx, coin.MustParse("1333.6")); err != nil || q2.Bytes != 400_000 || !q2.Cost.Equal(q.Cost) {
 			t.Errorf("quote for 1333.6 CC = %+v, %v", q2, err)
 		}
-		if q3, err := l.QuoteTrafficForCoin(ctx, coin.MustParse("1333.5999999999")); err != nil || q3.Bytes != 399_999 || q3.Cost.Cmp(coin.MustParse("1333.5999999999")) > 0 {
+		if q3, err := traffic.New(l).QuoteTrafficForCoin(ctx, coin.MustParse("1333.5999999999")); err != nil || q3.Bytes != 399_999 || q3.Cost.Cmp(coin.MustParse("1333.5999999999")) > 0 {
 			t.Errorf("quote for just under 1333.6 CC = %+v, %v", q3, err)
 		}
 		const want = "the minimum traffic purchase is 200,000 bytes (about 667 CC)"
-		if _, err := l.QuoteTraffic(ctx, 199_999); !ledger.IsValidation(err) || !strings.Contains(err.Error(), want) {
+		if _, err := traffic.New(l).QuoteTraffic(ctx, 199_999); !ledger.IsValidation(err) || !strings.Contains(err.Error(), want) {
 			t.Errorf("quote under the minimum = %v, want %q", err, want)
 		}
 		p := ledgertest.Party(t, l)
 		ledgertest.Mint(t, l, p, "2000")
-		_, err = l.BuyTraffic(ctx, ledger.BuyTrafficRequest{Payer: p, Member: p, SynchronizerID: l.SynchronizerID(), Bytes: 299, ExpiresAt: clock.Now().Add(time.Hour), TrackingID: "small"})
+		_, err = traffic.New(l).BuyTraffic(ctx, traffic.BuyTrafficRequest{Payer: p, Member: p, SynchronizerID: l.SynchronizerID(), Bytes: 299, ExpiresAt: clock.Now().Add(time.Hour), TrackingID: "small"})
 		if !ledger.IsValidation(err) || !strings.Contains(err.Error(), want) {
 			t.Errorf("purchase under the minimum = %v, want %q", err, want)
 		}

@@ -1,0 +1,343 @@
+package ledger
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/ccwallet/ccwallet/coin"
+	"github.com/ccwallet/ccwallet/store"
+	"github.com/uptrace/bun"
+)
+
+// What the core keeps of the delegations (the workflows are in
+// ledger/delegations): their templates and payloads, which the Ledger
+// API's reads, onboarding and reward collection know; the prepared
+// proposal an external party signs (its executor is the core's); and the
+// one merge of a party's holdings (mergeInputs), which the merge
+// automation, merges by delegation and the airdrop run inside their
+// updates.
+
+// Minting delegation templates (Splice.Wallet.MintingDelegation).
+const (
+	TemplateMintingDelegationProposal = "#splice-wallet:Splice.Wallet.MintingDelegation:MintingDelegationProposal"
+	TemplateMintingDelegation         = "#splice-wallet:Splice.Wallet.MintingDelegation:MintingDelegation"
+)
+
+// MaxMergeLimit bounds a delegation's amulet merge limit.
+const MaxMergeLimit = 1000
+
+// mintingDelegationPayload is the payload of both templates: the
+// beneficiary lets the delegate mint its rewards and merge its holdings
+// down to mergeLimit until expiresAt.
+type mintingDelegationPayload struct {
+	DSO         coin.PartyID `json:"dso"`
+	Beneficiary coin.PartyID `json:"beneficiary"`
+	Delegate    coin.PartyID `json:"delegate"`
+	ExpiresAt   string       `json:"expiresAt"`
+	MergeLimit  string       `json:"amuletMergeLimit"`
+}
+
+// MintingDelegation is a proposal or an active delegation as the wallet
+// shows it.
+type MintingDelegation struct {
+	Contract    Contract
+	Beneficiary coin.PartyID
+	Delegate    coin.PartyID
+	ExpiresAt   time.Time
+	MergeLimit  int
+}
+
+// MintingDelegationPayload is the payload of an active MintingDelegation
+// of d's beneficiary to its delegate.
+func MintingDelegationPayload(dso coin.PartyID, d MintingDelegation) any {
+	return mintingDelegationPayload{
+		DSO: dso, Beneficiary: d.Beneficiary, Delegate: d.Delegate, ExpiresAt: FormatTime(d.ExpiresAt), MergeLimit: fmt.Sprint(d.MergeLimit),
+	}
+}
+
+// mintingDelegationArgs are the args of KindMintingDelegationPropose.
+type mintingDelegationArgs struct {
+	Delegate   coin.PartyID `json:"delegate"`
+	ExpiresAt  string       `json:"expires_at"`
+	MergeLimit int          `json:"merge_limit"`
+}
+
+// PrepareMintingDelegationProposal prepares, for the external party
+// beneficiary to sign, the creation of a MintingDelegationProposal naming
+// this validator's operator as delegate.
+func (l *Ledger) PrepareMintingDelegationProposal(ctx context.Context, beneficiary coin.PartyID, expiresAt time.Time, mergeLimit int) (Prepared, error) {
+	if err := checkExpiry("expires_at", expiresAt, l.now()); err != nil {
+		return Prepared{}, err
+	}
+	if mergeLimit < 1 || mergeLimit > MaxMergeLimit {
+		return Prepared{}, invalid("merge_limit", "must be between 1 and %d", MaxMergeLimit)
+	}
+	return l.prepare(ctx, beneficiary, KindMintingDelegationPropose, nil,
+		mintingDelegationArgs{Delegate: l.operator, ExpiresAt: FormatTime(expiresAt), MergeLimit: mergeLimit}, time.Time{})
+}
+
+func runMintingDelegationPropose(_ context.Context, t *txn, b *PreparedBody) (coin.ContractID, error) {
+	var a mintingDelegationArgs
+	if err := decodeArgs(b, &a); err != nil {
+		return "", err
+	}
+	return t.create(TemplateMintingDelegationProposal, mintingDelegationPayload{
+		DSO: t.l.dso, Beneficiary: b.Party, Delegate: a.Delegate, ExpiresAt: a.ExpiresAt, MergeLimit: fmt.Sprint(a.MergeLimit),
+	}, b.Party, a.Delegate), nil
+}
+
+func (l *Ledger) delegationView(c *store.Contract) (MintingDelegation, error) {
+	var p mintingDelegationPayload
+	if err := json.Unmarshal([]byte(c.Payload), &p); err != nil {
+		return MintingDelegation{}, fmt.Errorf("decode %s: %w", c.ContractID, err)
+	}
+	exp, _ := time.Parse(time.RFC3339Nano, p.ExpiresAt)
+	var limit int
+	_, _ = fmt.Sscan(p.MergeLimit, &limit)
+	return MintingDelegation{Contract: l.contractView(c), Beneficiary: p.Beneficiary, Delegate: p.Delegate, ExpiresAt: exp, MergeLimit: limit}, nil
+}
+
+// MintingDelegationView is the minting delegation (or proposal) c.
+func (l *Ledger) MintingDelegationView(c *store.Contract) (MintingDelegation, error) {
+	return l.delegationView(c)
+}
+
+// MintingDelegationsIn lists, read through db, the active contracts of
+// template (a minting delegation or its proposal) party is a stakeholder
+// of (any party when empty) that keep accepts.
+func (l *Ledger) MintingDelegationsIn(ctx context.Context, db bun.IDB, template string, party coin.PartyID, keep func(MintingDelegation) bool) ([]MintingDelegation, error) {
+	cs, err := store.ActiveContractsByTemplate(ctx, db, template, party)
+	if err != nil {
+		return nil, err
+	}
+	out := []MintingDelegation{}
+	for i := range cs {
+		d, err := l.delegationView(&cs[i])
+		if err != nil {
+			return nil, err
+		}
+		if keep(d) {
+			out = append(out, d)
+		}
+	}
+	return out, nil
+}
+
+// Merge delegation templates, as in the newer upstream package
+// splice-util-token-standard-wallet.
+const (
+	TemplateMergeDelegation         = "#splice-util-token-standard-wallet:Splice.Util.Token.Wallet.MergeDelegation:MergeDelegation"
+	TemplateMergeDelegationProposal = "#splice-util-token-standard-wallet:Splice.Util.Token.Wallet.MergeDelegation:MergeDelegationProposal"
+)
+
+// TemplateBatchMergeUtility is the operator's contract through which it
+// merges for many owners in one transaction.
+const TemplateBatchMergeUtility = "#splice-util-token-standard-wallet:Splice.Util.Token.Wallet.MergeDelegation:BatchMergeUtility"
+
+// Merge delegation states.
+const (
+	MergeProposed  = "proposed"
+	MergeActive    = "active"
+	MergeAccepted  = "accepted" // a proposal that became a delegation
+	MergeWithdrawn = "withdrawn"
+)
+
+// MergeTarget is how many holdings a merge leaves at most (the mission's
+// "roughly 10 or fewer"); a party with more is merged.
+const MergeTarget = 10
+
+// MergeHistorySubtype names a merge in history, after the batch choice.
+const MergeHistorySubtype = "BatchMergeUtility_MergeHoldings"
+
+// Merge history subtypes besides MergeHistorySubtype, after what each
+// merge stands for.
+const (
+	// WalletMergeHistorySubtype is the wallet's own merge of a party it
+	// runs, as the real wallet's reward collection merges its inputs
+	// (CO_MergeTransferInputs).
+	WalletMergeHistorySubtype = "MergeTransferInputs"
+	// MintingMergeHistorySubtype is a merge under a minting delegation.
+	MintingMergeHistorySubtype = "MintingDelegation_MergeAmulets"
+)
+
+type mergeDelegationPayload struct {
+	Operator coin.PartyID `json:"operator"`
+	Owner    coin.PartyID `json:"owner"`
+	Meta     metaValues   `json:"meta"`
+}
+
+type metaValues struct {
+	Values map[string]string `json:"values"`
+}
+
+type mergeProposalPayload struct {
+	Delegation mergeDelegationPayload `json:"delegation"`
+}
+
+// MergeDelegationPayload is the payload of owner's MergeDelegation to
+// operator.
+func MergeDelegationPayload(operator, owner coin.PartyID) any {
+	return mergeDelegationPayload{Operator: operator, Owner: owner, Meta: metaValues{Values: map[string]string{}}}
+}
+
+// MergeProposalPayload is the payload of owner's MergeDelegationProposal
+// to operator.
+func MergeProposalPayload(operator, owner coin.PartyID) any {
+	return mergeProposalPayload{Delegation: mergeDelegationPayload{Operator: operator, Owner: owner, Meta: metaValues{Values: map[string]string{}}}}
+}
+
+// onboardMergeProposal adds owner's merge delegation proposal to the
+// onboarding transaction t, when configured and owner has none open.
+func (l *Ledger) onboardMergeProposal(ctx context.Context, t *txn, owner coin.PartyID) error {
+	if !l.cfg.MergeDelegationAtOnboarding || owner == l.operator {
+		return nil
+	}
+	existing, err := store.MergeDelegationsOf(ctx, t.tx, owner, "")
+	if err != nil {
+		return err
+	}
+	for _, m := range existing {
+		if m.Status == MergeActive || m.Status == MergeProposed {
+			return nil
+		}
+	}
+	cid := t.create(TemplateMergeDelegationProposal, MergeProposalPayload(l.operator, owner), owner, l.operator)
+	return store.InsertMergeDelegation(ctx, t.tx, &store.MergeDelegation{
+		ContractID: cid, Owner: owner, Operator: l.operator, Status: MergeProposed, ProposalCID: cid, CreatedAt: t.now, UpdatedAt: t.now,
+	})
+}
+
+// mergeGoal is how far, and on whose authority, the merge automation
+// merges one party's holdings.
+type mergeGoal struct {
+	target   int
+	subtype  string
+	featured bool // a MergeDelegation merge earns the provider an app reward
+}
+
+// MergeGoal is how far (Target holdings), and on whose authority (the
+// history Subtype; Featured: a MergeDelegation merge, which earns the
+// provider an app reward), a merge merges one party's holdings.
+type MergeGoal struct {
+	Target   int
+	Subtype  string
+	Featured bool
+}
+
+// MergeInputs is one merge inside the update (mergeInputs): owner's
+// self-transfer of those of ids still its live, unlocked holdings into
+// one. It returns the merged holding and how many inputs it used (0, and
+// nothing done, when fewer than two are left). The caller holds owner's
+// lock.
+func (x *Tx) MergeInputs(ctx context.Context, owner coin.PartyID, ids []coin.ContractID, g MergeGoal) (*store.Holding, int, error) {
+	return x.t().mergeInputs(ctx, owner, ids, mergeGoal{target: g.Target, subtype: g.Subtype, featured: g.Featured})
+}
+
+// Drop forgets the update begun: the body found nothing to change after
+// all and recorded nothing, so no update is written.
+func (x *Tx) Drop() { x.c.drop() }
+
+// Now is the ledger's clock, for pages that show whether a delegation
+// has expired.
+func (l *Ledger) Now() time.Time { return l.now() }
+
+// mergeInputs is one merge inside t, the owner's self-transfer of those of
+// ids that are still owner's live, unlocked holdings into one holding
+// (none when they are all worth nothing), with its history row and, for a
+// delegated merge, the provider's featured app reward. It returns the
+// merged holding and how many inputs it used (0, and nothing done, when
+// fewer than two are left). The caller holds owner's lock.
+func (t *txn) mergeInputs(ctx context.Context, owner coin.PartyID, ids []coin.ContractID, g mergeGoal) (*store.Holding, int, error) {
+	l := t.l
+	hs, err := store.HoldingsByIDs(ctx, t.tx, ids)
+	if err != nil {
+		return nil, 0, err
+	}
+	byID := make(map[coin.ContractID]store.Holding, len(hs))
+	total := coin.Zero
+	for _, h := range hs {
+		// One holding holds at most coin.MaxAmount: a holding that would
+		// take the merged one past it stays apart.
+		if h.LockHolder == "" && h.Owner == owner && total.Add(h.Amount).Fits() {
+			byID[h.ContractID] = h
+			total = total.Add(h.Amount)
+		}
+	}
+	if len(byID) < 2 {
+		return nil, 0, nil
+	}
+	picked := make([]Candidate, 0, len(byID))
+	sum := coin.Zero
+	for _, id := range ids {
+		h, ok := byID[id]
+		if !ok {
+			continue
+		}
+		eff := EffectiveAmount(h.Amount, h.Rate, h.CreatedRound, t.round.Number)
+		picked = append(picked, Candidate{ID: id, Effective: eff})
+		sum = sum.Add(eff)
+	}
+	var outs []Output
+	if sum.IsPositive() {
+		outs = []Output{{Receiver: owner, Amount: sum}}
+	}
+	res, err := t.spend(ctx, owner, picked, byID, sum, sum, coin.Zero, outs)
+	if err != nil {
+		return nil, 0, err
+	}
+	d := HistoryDetails{Provider: l.operator, HoldingFees: res.HoldingFees}
+	var out *store.Holding
+	if len(res.Outputs) > 0 {
+		d.ContractID = res.Outputs[0]
+		h := t.holdings[len(t.holdings)-1]
+		out = &h
+	}
+	// The inputs' holding fees are charged now.
+	t.record(owner, HistoryTransfer, g.subtype, l.operator, res.HoldingFees.Neg(), res.HoldingFees,
+		fmt.Sprintf("merged %d holdings", len(res.Inputs)), d)
+	if g.featured {
+		// The provider earns a featured app reward for each delegated
+		// merge while it holds its FeaturedAppRight (created at bootstrap;
+		// its admin may cancel it), as MergeDelegation_Merge's
+		// optFeaturedAppRight.
+		live, err := isFeatured(ctx, t.tx, l.operator)
+		if err != nil {
+			return nil, 0, err
+		}
+		reward := USDToCoin(l.rules.ExtraFeaturedAppRewardUSD, t.round.Price)
+		if live && reward.IsPositive() {
+			t.addRewardCoupon(RewardApp, l.operator, reward, true)
+		}
+	}
+	return out, len(res.Inputs), nil
+}
+
+// MintBulk issues one holding per amount to party in a single ledger
+// transaction: seeding for demos, benchmarks and tests that need many
+// holdings quickly. Recorded as minted, so conservation holds.
+func (d Dev) MintBulk(ctx context.Context, party coin.PartyID, amounts []coin.Amount) error {
+	l := d.l
+	if err := l.KnownParty(ctx, party); err != nil {
+		return err
+	}
+	total := coin.Zero
+	for _, a := range amounts {
+		if !a.IsPositive() {
+			return invalid("amount", "must be positive")
+		}
+		total = total.Add(a)
+	}
+	return l.change(ctx, func(ctx context.Context, c *change) error {
+		t, err := c.begin(ctx, "mint")
+		if err != nil {
+			return err
+		}
+		for _, a := range amounts {
+			t.mint(party, a)
+		}
+		t.record(party, HistoryBalanceChange, "Mint", "", total, coin.Zero, fmt.Sprintf("%d holdings", len(amounts)), HistoryDetails{})
+		return nil
+	})
+}

@@ -1,0 +1,14 @@
+package traffic_test
+
+import (
+	"testing"
+
+	"github.com/ccwallet/ccwallet/ledger/ledgertest"
+)
+
+func TestMain(m *testing.M) { ledgertest.Main(m) }
+
+var (
+	forEachEngineClock = ledgertest.ForEachEngineClock
+	balances           = ledgertest.Balances
+)

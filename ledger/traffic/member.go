@@ -1,0 +1,27 @@
+package traffic
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/ccwallet/ccwallet/ledger"
+)
+
+// MemberTrafficStatus is scan's traffic status of a synchronizer member
+// (GET /v0/domains/{domain}/members/{member}/traffic-status). The one
+// member here is this node's participant, which submits every update:
+// member is its id, with or without the PAR:: code the wallet SDK adds,
+// or its operator party, under which traffic is bought. Another
+// synchronizer or member is ErrNotFound.
+func (s *Service) MemberTrafficStatus(ctx context.Context, synchronizer, member string) (TrafficStatus, error) {
+	l := s.l
+	if synchronizer != l.SynchronizerID() {
+		return TrafficStatus{}, fmt.Errorf("%w: synchronizer %s (this network's is %s)", ledger.ErrNotFound, synchronizer, l.SynchronizerID())
+	}
+	id := strings.TrimPrefix(member, "PAR::")
+	if id != l.ParticipantID() && id != string(l.Operator()) {
+		return TrafficStatus{}, fmt.Errorf("%w: member %s on synchronizer %s (its participant is PAR::%s)", ledger.ErrNotFound, member, synchronizer, l.ParticipantID())
+	}
+	return l.TrafficStatusOf(ctx, string(l.Operator()))
+}
