@@ -2,6 +2,8 @@ package e2e
 
 import (
 	"context"
+	"encoding/base64"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"os"
@@ -157,4 +159,42 @@ func onPage(t *testing.T, p playwright.Page, err error) {
 		c, _ := p.Content()
 		t.Fatalf("%v\nat %s:\n%s", err, p.URL(), c)
 	}
+}
+
+// TestHydraKeyRotation: Hydra rotates its access-token signing key while
+// the wallet runs; the first token signed with the new key is accepted
+// (no restart, no failed request), and the old key's tokens still are
+// while Hydra publishes the old key.
+func TestHydraKeyRotation(t *testing.T) {
+	h := startHydra(t)
+	w := startHydraWallet(t, h, filepath.Join(t.TempDir(), "wallet.db"), t.TempDir(), "", "")
+	h.machineClient(t, "rot-bot", "rot-bot-secret", walletAudience)
+	old := h.clientToken(t, "rot-bot", "rot-bot-secret", walletAudience)
+	if code, body, err := postJSON(http.DefaultClient, w.url+"/v0/register", old, ""); err != nil || code != http.StatusOK {
+		t.Fatalf("register: %d %s %v", code, body, err)
+	}
+	h.call(t, "POST", "/admin/keys/hydra.jwt.access-token", map[string]any{"alg": "RS256", "use": "sig", "kid": "rotated-1"}, nil)
+	fresh := h.clientToken(t, "rot-bot", "rot-bot-secret", walletAudience)
+	if kidOf(t, fresh) != "rotated-1" {
+		t.Fatalf("Hydra signed with %q after the rotation, not the new key", kidOf(t, fresh))
+	}
+	if code, body := apiGet(t, w.url+"/v0/wallet/balance", fresh); code != http.StatusOK {
+		t.Fatalf("first request with the rotated key: %d %s", code, body)
+	}
+	if code, body := apiGet(t, w.url+"/v0/wallet/balance", old); code != http.StatusOK {
+		t.Fatalf("old key's token while Hydra still publishes it: %d %s", code, body)
+	}
+}
+
+// kidOf is the kid of a JWT's header.
+func kidOf(t *testing.T, tok string) string {
+	t.Helper()
+	head, _, _ := strings.Cut(tok, ".")
+	b, err := base64.RawURLEncoding.DecodeString(head)
+	must(t, err)
+	var h struct {
+		Kid string `json:"kid"`
+	}
+	must(t, json.Unmarshal(b, &h))
+	return h.Kid
 }
