@@ -10,7 +10,10 @@
 #   - axe-core (the accessibility rules the e2e tests run in each page) in
 #     e2e/node, beside playwright-core,
 #   - the Canton Network wallet SDK (@canton-network/wallet-sdk), whose
-#     guide's flows e2e/sdk_test.go runs, in e2e/node too.
+#     guide's flows e2e/sdk_test.go runs, in e2e/node too,
+#   - Ory Hydra, the independent OpenID Provider of e2e/hydra_test.go:
+#     built from the module proxy once per version (e2e/hydra/go.mod pins
+#     it) into .cache/hydra/hydra-VERSION.
 # Idempotent, and quick when everything is there: apt-get update runs once, and
 # only when something must be installed through apt. Run as root, or as a user
 # with sudo.
@@ -148,3 +151,17 @@ link package "$NODE_PREFIX/node_modules/playwright-core"
 link node "$NODE"
 [ -f "$DRIVER/package/cli.js" ] || { say "$DRIVER/package/cli.js missing" >&2; exit 1; }
 say "playwright driver: $DRIVER"
+
+# Ory Hydra: its own module (e2e/hydra/go.mod, a tool directive) keeps its
+# dependencies out of ccwallet's go.mod. Building takes minutes once; the
+# binary is cached by version.
+HYDRA_VERSION="$(sed -n 's#^[[:space:]]*github.com/ory/hydra/v2 \(v[^[:space:]]*\).*#\1#p' "$ROOT/e2e/hydra/go.mod" | head -n1)"
+[ -n "$HYDRA_VERSION" ] || { say "e2e/hydra/go.mod requires no github.com/ory/hydra/v2" >&2; exit 1; }
+HYDRA_BIN="$ROOT/.cache/hydra/hydra-$HYDRA_VERSION"
+if [ ! -x "$HYDRA_BIN" ]; then
+	say "building hydra $HYDRA_VERSION (once per version; a few minutes)"
+	mkdir -p "$ROOT/.cache/hydra"
+	(cd "$ROOT/e2e/hydra" && quiet go build -tags sqlite,sqlite_omit_load_extension -o "$HYDRA_BIN.tmp" github.com/ory/hydra/v2)
+	mv "$HYDRA_BIN.tmp" "$HYDRA_BIN"
+fi
+say "hydra: $HYDRA_BIN"

@@ -71,15 +71,32 @@ type jwksCache struct {
 	now    func() time.Time
 
 	fetchMu sync.Mutex // one fetch at a time; waiters reuse its result
+	// sleep waits d or until ctx ends (false); tests advance a fake clock.
+	sleep func(ctx context.Context, d time.Duration) bool
 
 	mu        sync.Mutex // guards the fields below
 	keys      map[string]verificationKey
-	fetchedAt time.Time   // last successful fetch
-	attempts  []time.Time // fetch attempts in the last minute, oldest first
+	fetchedAt time.Time // last successful fetch
+	fetches   uint64    // fetches done so far, failed ones too
+	// missed is when a fetch last lacked a kid: such a kid is not waited
+	// for again within the cooldown.
+	missed   map[string]time.Time
+	attempts []time.Time // fetch attempts in the last minute, oldest first
 }
 
 func newJWKSCache(url string, client *http.Client, log *slog.Logger, now func() time.Time) *jwksCache {
-	return &jwksCache{url: url, client: client, log: log, now: now}
+	return &jwksCache{url: url, client: client, log: log, now: now, sleep: sleepCtx}
+}
+
+func sleepCtx(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
 }
 
 // key returns the key for kid, fetching the JWKS when the kid is unknown or
@@ -91,21 +108,48 @@ func (c *jwksCache) key(ctx context.Context, kid string) (verificationKey, bool)
 	if ok && fresh {
 		return k, true
 	}
+	c.mu.Lock()
+	seen := c.fetches
+	c.mu.Unlock()
 
 	c.fetchMu.Lock()
 	defer c.fetchMu.Unlock()
-	// Another request may have fetched while we waited.
+	// Another request may have fetched while we waited: its answer is
+	// ours too (concurrent made-up kids cost one fetch, not one each).
 	k, ok, fresh = c.lookup(kid)
-	if ok && fresh {
-		return k, true
+	c.mu.Lock()
+	fetchedMeanwhile := c.fetches != seen
+	c.mu.Unlock()
+	if ok && fresh || fetchedMeanwhile {
+		return k, ok
 	}
-	if !c.allowFetch() {
+	allowed, wait := c.allowFetch()
+	if !allowed && !ok && wait > 0 && !c.missedLately(kid) {
+		// An unknown kid inside the cooldown is most likely a rotation
+		// just after the last fetch: wait the cooldown out rather than
+		// refuse the provider's first token with its new key. Only the
+		// per-minute cap refuses at once.
+		if !c.sleep(ctx, wait) {
+			return k, ok
+		}
+		allowed, _ = c.allowFetch()
+	}
+	if !allowed {
 		return k, ok
 	}
 	// The fetch outlives an impatient client: its result serves everyone.
 	fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), jwksFetchTimeout)
 	defer cancel()
 	keys, err := c.fetch(fctx)
+	c.mu.Lock()
+	c.fetches++
+	if _, found := keys[kid]; !found {
+		if len(c.missed) >= 1000 || c.missed == nil {
+			c.missed = map[string]time.Time{}
+		}
+		c.missed[kid] = c.now()
+	}
+	c.mu.Unlock()
 	if err != nil {
 		// Handled here (the caller only sees "unknown signing key"), so
 		// logged here.
@@ -131,24 +175,33 @@ func (c *jwksCache) lookup(kid string) (k verificationKey, ok, fresh bool) {
 
 // allowFetch applies the cooldown and the per-minute cap, and records the
 // attempt when allowed. Failed fetches count too: hammering a failing
-// provider helps nobody.
-func (c *jwksCache) allowFetch() bool {
+// provider helps nobody. When only the cooldown refuses, wait is how long
+// until it ends.
+func (c *jwksCache) allowFetch() (allowed bool, wait time.Duration) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	now := c.now()
-	if n := len(c.attempts); n > 0 && now.Sub(c.attempts[n-1]) < jwksCooldown {
-		return false
-	}
 	i := 0
 	for i < len(c.attempts) && now.Sub(c.attempts[i]) >= time.Minute {
 		i++
 	}
 	c.attempts = c.attempts[i:]
 	if len(c.attempts) >= jwksMaxPerMinute {
-		return false
+		return false, 0
+	}
+	if n := len(c.attempts); n > 0 && now.Sub(c.attempts[n-1]) < jwksCooldown {
+		return false, jwksCooldown - now.Sub(c.attempts[n-1])
 	}
 	c.attempts = append(c.attempts, now)
-	return true
+	return true, 0
+}
+
+// missedLately: the last fetches lacked kid, within the cooldown.
+func (c *jwksCache) missedLately(kid string) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	at, ok := c.missed[kid]
+	return ok && c.now().Sub(at) < jwksCooldown
 }
 
 func (c *jwksCache) fetch(ctx context.Context) (map[string]verificationKey, error) {

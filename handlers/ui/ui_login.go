@@ -1,9 +1,11 @@
 package ui
 
 import (
+	"cmp"
 	"errors"
 	"net/http"
 	"net/url"
+	"strings"
 
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/views"
@@ -97,11 +99,17 @@ func (h *Handler) uiLogout(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	idToken := h.ui.Sessions.End(w, r, s)
-	to := "/?done=logged-out"
-	if u := h.ui.Login.LogoutURL(r.Context(), idToken, h.ui.BaseURL+"/"); u != "" {
-		to = u
+	u := h.ui.Login.LogoutURL(r.Context(), idToken, h.ui.BaseURL+"/")
+	if u == "" || strings.HasPrefix(u, h.ui.BaseURL+"/") {
+		redirect(w, r, cmp.Or(u, "/?done=logged-out"))
+		return
 	}
-	redirect(w, r, to)
+	// Another origin: a page that goes on (see views.LoggingOutPage), not
+	// a redirect, which the form-action policy would stop.
+	w.Header().Set("Refresh", "0; url="+u)
+	if err := render(w, r, http.StatusOK, views.LoggingOutPage(views.Page{Title: "Logging out", DevNet: h.l.DevNet()}, u)); err != nil {
+		h.log.DebugContext(r.Context(), "render logging out", "err", err)
+	}
 }
 
 // uiOnboardPage serves GET /onboard.

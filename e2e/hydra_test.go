@@ -1,0 +1,200 @@
+package e2e
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/ccwallet/ccwallet/store/pgtest"
+	"github.com/playwright-community/playwright-go"
+)
+
+// hydraEngines runs f once on SQLite and once on a private Postgres.
+func hydraEngines(t *testing.T, f func(t *testing.T, db string)) {
+	t.Run("sqlite", func(t *testing.T) { f(t, filepath.Join(t.TempDir(), "wallet.db")) })
+	t.Run("postgres", func(t *testing.T) {
+		cluster, err := pgtest.Start(context.Background())
+		must(t, err)
+		t.Cleanup(cluster.Stop)
+		db, drop, err := cluster.CloneDB(context.Background(), "template1")
+		must(t, err)
+		t.Cleanup(drop)
+		f(t, db)
+	})
+}
+
+// hydraLogin logs user in at the wallet through Hydra and the tests'
+// login app (password form), onboarding a new user; it ends on home.
+func hydraLogin(t *testing.T, p playwright.Page, w hydraWallet, user string) {
+	t.Helper()
+	_, err := p.Goto(w.url + "/login")
+	must(t, err)
+	if err := p.Locator("#idp-username").Fill(user); err != nil {
+		log, _ := os.ReadFile(filepath.Join(w.dir, "crash.log"))
+		onPage(t, p, fmt.Errorf("%w\nwallet log:\n%s", err, log))
+	}
+	must(t, p.Locator("#idp-password").Fill(hydraPassword(user)))
+	must(t, p.Locator("#idp-submit").Click())
+	hydraHome(t, p, w)
+}
+
+// hydraHome waits for the wallet's home (onboarding first when new).
+func hydraHome(t *testing.T, p playwright.Page, w hydraWallet) {
+	t.Helper()
+	if err := p.WaitForURL(regexp.MustCompile(`^` + regexp.QuoteMeta(w.url) + `/(onboard)?$`)); err != nil {
+		c, _ := p.Content()
+		t.Fatalf("not home but %s: %v\n%s", p.URL(), err, c)
+	}
+	if strings.HasSuffix(p.URL(), "/onboard") {
+		must(t, testID(p, "onboard-submit").Click())
+		must(t, p.WaitForURL(regexp.MustCompile(`^`+regexp.QuoteMeta(w.url)+`/(\?done=onboarded)?$`)))
+	}
+	must(t, expect.Locator(testID(p, "party-id")).ToContainText("::"))
+}
+
+// TestHydraBrowserLoginSendLogout: a user logs in at Hydra (an OpenID
+// Provider ccwallet did not write), onboards, taps and sends; a second
+// login while Hydra's session lives asks no password; logout ends the
+// session at the wallet and at Hydra (RP-initiated), so the next login
+// asks for the password again. A refused consent shows a page with a way
+// back.
+func TestHydraBrowserLoginSendLogout(t *testing.T) {
+	h := startHydra(t)
+	hydraEngines(t, func(t *testing.T, db string) {
+		w := startHydraWallet(t, h, db, t.TempDir(), "", "")
+		ida := newPage(t, true)
+		hydraLogin(t, ida, w, "ida")
+		idaParty, err := testID(ida, "party-id").GetAttribute("title")
+		must(t, err)
+
+		p := newPage(t, true)
+		hydraLogin(t, p, w, "hugo")
+		must(t, p.Locator("#tap-amount").Fill("10"))
+		must(t, testID(p, "tap-submit").Click())
+		must(t, expect.Locator(testID(p, "balance-cc")).ToHaveText("2,000 CC"))
+		_, err = p.Goto(w.url + "/send")
+		must(t, err)
+		must(t, p.Locator("#send-receiver").Fill(strings.TrimSpace(idaParty)))
+		must(t, expect.Locator(p.Locator(`[data-testid="method-direct"], [data-testid="no-preapproval"], [data-testid="send-check-error"]`).First()).ToBeVisible())
+		must(t, testID(p, "method-offer").Check())
+		must(t, p.Locator("#send-amount").Fill("5"))
+		must(t, p.Locator("#send-description").Fill("via hydra"))
+		must(t, testID(p, "send-submit").Click())
+		must(t, p.WaitForURL(w.url+"/send?done=sent-offer"))
+		forms := h.forms("hugo")
+
+		// The wallet's session ends (cookie gone), Hydra's lives: the
+		// next login asks no password.
+		must(t, p.Context().ClearCookies(playwright.BrowserContextClearCookiesOptions{Name: "ccwallet_session"}))
+		_, err = p.Goto(w.url + "/login")
+		must(t, err)
+		hydraHome(t, p, w)
+		if got := h.forms("hugo"); got != forms {
+			t.Errorf("second login showed the password form (%d forms, want %d)", got, forms)
+		}
+
+		// Logout: the wallet's session and Hydra's end.
+		logouts := h.logouts.Load()
+		must(t, testID(p, "logout").Click())
+		onPage(t, p, expect.Locator(testID(p, "login-link")).ToBeVisible())
+		if h.logouts.Load() == logouts {
+			t.Error("logout did not reach Hydra's logout (RP-initiated logout)")
+		}
+		_, err = p.Goto(w.url + "/login")
+		must(t, err)
+		must(t, expect.Locator(p.Locator("#idp-password")).ToBeVisible())
+
+		// A refused consent: the wallet says so, with a way back.
+		m := newPage(t, true)
+		_, err = m.Goto(w.url + "/login")
+		must(t, err)
+		must(t, m.Locator("#idp-username").Fill("mallory"))
+		must(t, m.Locator("#idp-password").Fill(hydraPassword("mallory")))
+		must(t, m.Locator("#idp-submit").Click())
+		must(t, m.WaitForURL(regexp.MustCompile(regexp.QuoteMeta(w.url)+`/auth/callback`)))
+		must(t, expect.Locator(m.Locator("body")).ToContainText("access_denied"))
+		must(t, expect.Locator(testID(m, "login-link")).ToBeVisible())
+	})
+}
+
+// TestHydraClientCredentials: an API client's client-credentials token
+// (audience and scope daml_ledger_api) works on the JSON API and the
+// Ledger API, its user being the token's sub; a token for another
+// audience is refused on both with a clear error.
+func TestHydraClientCredentials(t *testing.T) {
+	h := startHydra(t)
+	w := startHydraWallet(t, h, filepath.Join(t.TempDir(), "wallet.db"), t.TempDir(), "", "")
+	h.machineClient(t, "ledger-bot", "ledger-bot-secret", walletAudience, "https://other.example")
+	tok := h.clientToken(t, "ledger-bot", "ledger-bot-secret", walletAudience)
+	code, body, err := postJSON(http.DefaultClient, w.url+"/v0/register", tok, "")
+	if err != nil || code != http.StatusOK {
+		t.Fatalf("register with Hydra's token: %d %s %v", code, body, err)
+	}
+	if code, body := apiGet(t, w.url+"/v0/wallet/balance", tok); code != http.StatusOK {
+		t.Fatalf("balance: %d %s", code, body)
+	}
+	if code, body := apiGet(t, w.ledgerAPI+"/v2/users/ledger-bot", tok); code != http.StatusOK || !strings.Contains(body, `"ledger-bot"`) {
+		t.Fatalf("Ledger API user: %d %s", code, body)
+	}
+	other := h.clientToken(t, "ledger-bot", "ledger-bot-secret", "https://other.example")
+	for _, u := range []string{w.url + "/v0/wallet/balance", w.ledgerAPI + "/v2/users/ledger-bot"} {
+		code, body := apiGet(t, u, other)
+		if code != http.StatusUnauthorized || !strings.Contains(body, "audience") {
+			t.Errorf("GET %s with another audience's token: %d %s, want 401 naming the audience", u, code, body)
+		}
+	}
+}
+
+// onPage is must, telling where the page is and what it shows.
+func onPage(t *testing.T, p playwright.Page, err error) {
+	t.Helper()
+	if err != nil {
+		c, _ := p.Content()
+		t.Fatalf("%v\nat %s:\n%s", err, p.URL(), c)
+	}
+}
+
+// TestHydraKeyRotation: Hydra rotates its access-token signing key while
+// the wallet runs; the first token signed with the new key is accepted
+// (no restart, no failed request), and the old key's tokens still are
+// while Hydra publishes the old key.
+func TestHydraKeyRotation(t *testing.T) {
+	h := startHydra(t)
+	w := startHydraWallet(t, h, filepath.Join(t.TempDir(), "wallet.db"), t.TempDir(), "", "")
+	h.machineClient(t, "rot-bot", "rot-bot-secret", walletAudience)
+	old := h.clientToken(t, "rot-bot", "rot-bot-secret", walletAudience)
+	if code, body, err := postJSON(http.DefaultClient, w.url+"/v0/register", old, ""); err != nil || code != http.StatusOK {
+		t.Fatalf("register: %d %s %v", code, body, err)
+	}
+	h.call(t, "POST", "/admin/keys/hydra.jwt.access-token", map[string]any{"alg": "RS256", "use": "sig", "kid": "rotated-1"}, nil)
+	fresh := h.clientToken(t, "rot-bot", "rot-bot-secret", walletAudience)
+	if kidOf(t, fresh) != "rotated-1" {
+		t.Fatalf("Hydra signed with %q after the rotation, not the new key", kidOf(t, fresh))
+	}
+	if code, body := apiGet(t, w.url+"/v0/wallet/balance", fresh); code != http.StatusOK {
+		t.Fatalf("first request with the rotated key: %d %s", code, body)
+	}
+	if code, body := apiGet(t, w.url+"/v0/wallet/balance", old); code != http.StatusOK {
+		t.Fatalf("old key's token while Hydra still publishes it: %d %s", code, body)
+	}
+}
+
+// kidOf is the kid of a JWT's header.
+func kidOf(t *testing.T, tok string) string {
+	t.Helper()
+	head, _, _ := strings.Cut(tok, ".")
+	b, err := base64.RawURLEncoding.DecodeString(head)
+	must(t, err)
+	var h struct {
+		Kid string `json:"kid"`
+	}
+	must(t, json.Unmarshal(b, &h))
+	return h.Kid
+}
