@@ -1045,6 +1045,14 @@ func (c Config) masked() Config {
 	if c.OnboardingSecret != "" {
 		c.OnboardingSecret = mask
 	}
+	// The login's client secret and the cookie key are as secret as the
+	// database's password.
+	if c.OIDC.ClientSecret != "" {
+		c.OIDC.ClientSecret = mask
+	}
+	if c.OIDC.SessionSecret != "" {
+		c.OIDC.SessionSecret = mask
+	}
 	if u, err := url.Parse(c.Persistence.URL); err == nil && u.User != nil {
 		if _, ok := u.User.Password(); ok {
 			u.User = url.UserPassword(u.User.Username(), "MASKED")

@@ -277,6 +277,9 @@ func TestConfigCheckAndPrint(t *testing.T) {
 	good := writeFile(t, "good.yaml", "validatorPartyHint: acme-validator-1\nscanAddress: https://scan.example.com\n"+
 		"persistence:\n  url: postgres://cnadmin:hunter2@db:5432/participant_0\n")
 	bad := writeFile(t, "bad.yaml", "validatorPartyHint: acme\nnetwork: mainnet\n")
+	secrets := writeFile(t, "secrets.yaml", "validatorPartyHint: acme-validator-1\n"+
+		"persistence:\n  url: postgres://cnadmin:hunter2@db:5432/participant_0\n"+
+		"oidc:\n  clientSecret: clientsecret1\n  sessionSecret: sessionsecret-0123456789abcdefghijklmnop\n")
 	tests := []struct {
 		name       string
 		args       []string
@@ -291,10 +294,11 @@ func TestConfigCheckAndPrint(t *testing.T) {
 			[]string{"invalid configuration:", "validatorPartyHint:", "network: must be devnet or production"}, nil, nil},
 		{"flag fixes env", []string{"config", "check", "--config", good, "--network", "devnet"}, []string{"WALLET_NETWORK=mainnet"}, nil,
 			[]string{"configuration OK"}, nil},
-		{"print masks secrets", []string{"config", "print", "--config", good}, []string{"ONBOARDING_SECRET=topsecret", "WALLET_DATABASE_PASSWORD=pw2"}, nil,
+		{"print masks secrets", []string{"config", "print", "--config", secrets}, []string{"ONBOARDING_SECRET=topsecret", "WALLET_DATABASE_PASSWORD=pw2"}, nil,
 			[]string{"validatorPartyHint: acme-validator-1", "url: postgres://cnadmin:****@db:5432/participant_0", "onboardingSecret: '****'", "password: '****'",
+				"clientSecret: '****'", "sessionSecret: '****'",
 				"enableWallet: true", "nativeHistograms: true", "roundInterval: 10m0s", "rewardCollectionInterval: 3m20s", "pollInterval: 30s"},
-			[]string{"hunter2", "topsecret", "pw2"}},
+			[]string{"hunter2", "topsecret", "pw2", "clientsecret1", "sessionsecret-0123456789"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
