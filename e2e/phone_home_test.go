@@ -48,7 +48,7 @@ func TestPhoneHomeBalanceFirst(t *testing.T) {
 	loginAt(t, alice, base, "alice", false)
 	must(t, alice.Locator("#tap-amount").Fill("100"))
 	must(t, testID(alice, "tap-submit").Click())
-	must(t, expect.Locator(testID(alice, "balance-cc")).ToHaveText("20,000 CC"))
+	must(t, expect.Locator(testID(alice, "balance-cc")).ToHaveText("20,000.00 CC"))
 	aliceParty, err := testID(alice, "party-id").GetAttribute("title")
 	must(t, err)
 	loginAt(t, bob, base, "bob", false)
@@ -61,7 +61,7 @@ func TestPhoneHomeBalanceFirst(t *testing.T) {
 	// Bob has coin and a pending send of his own.
 	must(t, bob.Locator("#tap-amount").Fill("10"))
 	must(t, testID(bob, "tap-submit").Click())
-	must(t, expect.Locator(testID(bob, "balance-cc")).ToHaveText("2,000 CC"))
+	must(t, expect.Locator(testID(bob, "balance-cc")).ToHaveText("2,000.00 CC"))
 	_, err = bob.Goto(base + "/send")
 	must(t, err)
 	must(t, bob.Locator("#send-receiver").Fill(aliceParty))
@@ -112,7 +112,7 @@ func TestPhoneHomeBalanceFirst(t *testing.T) {
 			must(t, expect.Locator(rows.First().GetByTestId(a)).ToBeVisible())
 		}
 		must(t, expect.Locator(testID(bob, "outgoing-row")).ToHaveCount(1))
-		must(t, expect.Locator(testID(bob, "outgoing-amount")).ToHaveText("7 CC"))
+		must(t, expect.Locator(testID(bob, "outgoing-amount")).ToHaveText("7.00 CC"))
 		must(t, expect.Locator(testID(bob, "recent-row").First()).ToContainText("CC"))
 		must(t, expect.Locator(testID(bob, "recent-all")).ToHaveAttribute("href", "/history"))
 		// The round, the holdings count and the chart wait in Details.
@@ -323,7 +323,7 @@ func TestPhoneFirstRunAndMinimalPages(t *testing.T) {
 	}
 	checkA11y(t, p, "a new wallet's Home")
 	must(t, card.GetByTestId("tap-submit").Click())
-	must(t, expect.Locator(testID(p, "balance-cc")).ToHaveText("20,000 CC"))
+	must(t, expect.Locator(testID(p, "balance-cc")).ToHaveText("20,000.00 CC"))
 	_, err = p.Goto(base + "/")
 	must(t, err)
 	must(t, expect.Locator(testID(p, "first-coin")).ToHaveCount(0))
@@ -354,8 +354,10 @@ func TestPhoneFirstRunAndMinimalPages(t *testing.T) {
 	_, err = p.Goto(base + "/confirm-subscription/" + created.ContractID)
 	must(t, err)
 	must(t, expect.Locator(testID(p, "confirm-provider")).ToHaveAttribute("title", shop.PartyID))
-	must(t, expect.Locator(testID(p, "confirm-cc")).ToHaveText("5 CC"))
-	must(t, expect.Locator(testID(p, "confirm-usd")).ToHaveText("0.03 USD"))
+	must(t, expect.Locator(testID(p, "confirm-cc")).ToHaveText("5.00 CC"))
+	// 0.025 USD shows as 0.03, the exact value in the title.
+	must(t, expect.Locator(testID(p, "confirm-usd").Locator(".amt-short")).ToHaveText("0.03"))
+	must(t, expect.Locator(testID(p, "confirm-usd")).ToHaveAttribute("title", "0.0250000000 USD"))
 	must(t, expect.Locator(testID(p, "subscription-every")).ToHaveText("30 days"))
 	must(t, expect.Locator(testID(p, "subscription-receiver")).ToHaveAttribute("title", shop.PartyID))
 	checkMinimalConfirm(t, p, "confirm subscription")
