@@ -82,6 +82,7 @@ type jwksCache struct {
 	// for again within the cooldown.
 	missed   map[string]time.Time
 	attempts []time.Time // fetch attempts in the last minute, oldest first
+	health   jwksHealth  // the last fetch's outcome, for /readyz (jwks_health.go)
 }
 
 func newJWKSCache(url string, client *http.Client, log *slog.Logger, now func() time.Time) *jwksCache {
@@ -149,6 +150,7 @@ func (c *jwksCache) key(ctx context.Context, kid string) (verificationKey, bool)
 		}
 		c.missed[kid] = c.now()
 	}
+	c.noteFetchLocked(err)
 	c.mu.Unlock()
 	if err != nil {
 		// Handled here (the caller only sees "unknown signing key"), so
