@@ -44,7 +44,7 @@ func (c *jwksCache) check(context.Context) error {
 }
 
 // probe fetches the JWKS in the background when the limits allow and no
-// probe runs.
+// probe runs. A fetch replaces the keys held: keys no longer published go.
 func (c *jwksCache) probe() {
 	if !c.health.probing.CompareAndSwap(false, true) {
 		return
@@ -69,6 +69,24 @@ func (c *jwksCache) probe() {
 		}
 		c.keys, c.fetchedAt = keys, c.now()
 	}()
+}
+
+// jwksRefreshAge is how old the held keys may be before a token of a held
+// key also refreshes them, in the background (the token is verified with
+// the key held, without waiting): a key the provider dropped (its grace
+// period over, or compromised) stops verifying within minutes of the
+// next request, not after the 24 h jwksCacheTTL.
+const jwksRefreshAge = 5 * time.Minute
+
+// refreshIfOld refetches the JWKS in the background when the keys held are
+// older than jwksRefreshAge.
+func (c *jwksCache) refreshIfOld() {
+	c.mu.Lock()
+	old := c.now().Sub(c.fetchedAt) >= jwksRefreshAge
+	c.mu.Unlock()
+	if old {
+		c.probe()
+	}
 }
 
 // JWKSCheck is the readiness check of the JWKS the verifier fetches keys

@@ -96,3 +96,42 @@ func TestHealthDegradedUnderUnavailable(t *testing.T) {
 		t.Fatalf("got %d %s, want 503 %s", rec.Code, rec.Body, want)
 	}
 }
+
+// TestJWKSDroppedKeyGoesWithinMinutes: a key the provider stopped
+// publishing is refused soon after the held keys are jwksRefreshAge old:
+// the first token then is still verified with the held key (no wait, no
+// failed request) and refreshes the keys in the background; the next one
+// is refused. Before, a dropped key verified tokens for up to 24 h unless
+// an unknown kid happened to cause a fetch.
+func TestJWKSDroppedKeyGoesWithinMinutes(t *testing.T) {
+	k := testKeys()
+	srv := newJWKSServer(t, map[string]crypto.PublicKey{"k1": &k.rsa.PublicKey, "k2": &k.rsa2.PublicKey})
+	v := newTestVerifier(t, srv.URL, nil)
+	clock := &fakeClock{t: time.Now()}
+	v.now = clock.Now
+	verify := func() error {
+		_, err := v.Verify(context.Background(), sign(t, jwt.SigningMethodRS256, k.rsa, kid("k1"), claimsAt(clock.Now())))
+		return err
+	}
+	if err := verify(); err != nil {
+		t.Fatal(err)
+	}
+	srv.set(t, map[string]crypto.PublicKey{"k2": &k.rsa2.PublicKey}) // k1's grace period ends
+	clock.Advance(jwksRefreshAge)
+	if err := verify(); err != nil {
+		t.Fatalf("the held key's token as the refresh starts: %v", err)
+	}
+	for i := 0; v.jwks.health.probing.Load(); i++ { // the background refresh
+		if i == 1000 {
+			t.Fatal("the background refresh did not end")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	clock.Advance(time.Second) // another token: the verified-token cache keeps the last till its exp
+	if err := verify(); err == nil {
+		t.Fatal("a key the provider dropped still verifies after the refresh")
+	}
+	if got := srv.fetches.Load(); got != 2 {
+		t.Errorf("%d JWKS fetches, want 2", got)
+	}
+}
