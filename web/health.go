@@ -39,6 +39,8 @@ type HealthConfig struct {
 // 503 {"status":"unavailable","error":"<name>: <reason>","checks":{...}}
 // naming the first failing check in name order, so the answer is stable
 // between probes.
+// A check answering a DegradedError (health_degraded.go) keeps the answer
+// 200, with status "degraded" and its reason under "degraded".
 func NewHealthHandler(cfg HealthConfig) http.Handler {
 	return healthHandler(cfg, readyTimeout)
 }
@@ -54,10 +56,13 @@ func WithHealthDetails(r *http.Request) *http.Request {
 
 // readyAnswer is /readyz's body.
 type readyAnswer struct {
-	Status   string            `json:"status"`
-	Error    string            `json:"error,omitempty"`
-	Checks   map[string]string `json:"checks"`
-	Warnings []string          `json:"warnings,omitempty"`
+	Status string            `json:"status"`
+	Error  string            `json:"error,omitempty"`
+	Checks map[string]string `json:"checks"`
+	// Degraded names what works at reduced strength (health_degraded.go):
+	// "<name>: <reason>", in name order. The answer is still 200.
+	Degraded []string `json:"degraded,omitempty"`
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 func healthHandler(cfg HealthConfig, timeout time.Duration) http.Handler {
@@ -81,7 +86,15 @@ func healthHandler(cfg HealthConfig, timeout time.Duration) http.Handler {
 		ans := readyAnswer{Status: "ok", Checks: make(map[string]string, len(names))}
 		for i, err := range runChecks(ctx, names, checks) {
 			state := "ok"
+			var deg *DegradedError
 			switch {
+			case errors.As(err, &deg):
+				ans.Checks[names[i]] = "degraded"
+				ans.Degraded = append(ans.Degraded, names[i]+": "+deg.Reason)
+				if ans.Status == "ok" {
+					ans.Status = "degraded"
+				}
+				continue
 			case errors.Is(err, errNoAnswer):
 				state = "timeout"
 			case err != nil:
@@ -90,7 +103,7 @@ func healthHandler(cfg HealthConfig, timeout time.Duration) http.Handler {
 			}
 			ans.Checks[names[i]] = state
 			if err != nil && ans.Error == "" {
-				ans.Status = "unavailable"
+				ans.Status = "unavailable" // over "degraded"
 				ans.Error = names[i] + ": " + state
 				if state == "timeout" {
 					ans.Error = fmt.Sprintf("%s: no answer within %s", names[i], timeout)

@@ -20,7 +20,8 @@ import (
 	"time"
 )
 
-// JWKS caching policy. Keys are kept 24 h; an unknown kid (a rotation) causes
+// JWKS caching policy. Keys are kept 24 h, refreshed in the background once
+// 5 min old (jwks_health.go); an unknown kid (a rotation) causes
 // a refetch, but at most one per 6 s and 10 per minute, so a stream of tokens
 // with made-up kids cannot turn us into a load generator against the
 // identity provider (PEERS.md R11, like Splice's 10/min).
@@ -82,6 +83,7 @@ type jwksCache struct {
 	// for again within the cooldown.
 	missed   map[string]time.Time
 	attempts []time.Time // fetch attempts in the last minute, oldest first
+	health   jwksHealth  // the last fetch's outcome, for /readyz (jwks_health.go)
 }
 
 func newJWKSCache(url string, client *http.Client, log *slog.Logger, now func() time.Time) *jwksCache {
@@ -106,6 +108,7 @@ func sleepCtx(ctx context.Context, d time.Duration) bool {
 func (c *jwksCache) key(ctx context.Context, kid string) (verificationKey, bool) {
 	k, ok, fresh := c.lookup(kid)
 	if ok && fresh {
+		c.refreshIfOld() // a key the provider dropped goes within minutes
 		return k, true
 	}
 	c.mu.Lock()
@@ -149,6 +152,7 @@ func (c *jwksCache) key(ctx context.Context, kid string) (verificationKey, bool)
 		}
 		c.missed[kid] = c.now()
 	}
+	c.noteFetchLocked(err)
 	c.mu.Unlock()
 	if err != nil {
 		// Handled here (the caller only sees "unknown signing key"), so

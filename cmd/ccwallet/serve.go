@@ -297,6 +297,9 @@ func (s *serving) closeListeners() {
 // public URL the app server's address gives unless configured.
 func (s *serving) buildHandlers(ctx context.Context, env envVars, verifier *web.Verifier) (http.Handler, error) {
 	cfg := s.cfg
+	if c := verifier.JWKSCheck(); c != nil {
+		s.checks["jwks"] = c // degraded, never 503, while the JWKS is down
+	}
 	s.health = web.NewHealthHandler(web.HealthConfig{Checks: s.checks, Log: s.log, Warnings: s.warnings})
 	s.ready = readyAddrs{App: s.servers[0].ln.Addr().String(), Operator: string(s.l.Operator())}
 	s.url = cfg.PublicURL
