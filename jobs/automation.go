@@ -192,9 +192,6 @@ func Build(ctx context.Context, w *workflows.Set, a Automation) ([]Job, error) {
 	if a.RoundInterval > 0 {
 		js = append(js, RoundClock(l, a.RoundInterval))
 	}
-	if !a.WalletOff {
-		js = append(js, RewardCollection(l, a.RewardCollectionInterval), MergeHoldings(w.Delegations, a.MergeInterval))
-	}
 	if a.Pruning.Enabled() {
 		p, err := Pruning(l, a.Pruning)
 		if err != nil {
@@ -206,8 +203,7 @@ func Build(ctx context.Context, w *workflows.Set, a Automation) ([]Job, error) {
 	if a.WalletOff {
 		return js, nil
 	}
-	js = append(js, PreapprovalRenewal(l, a.RenewalInterval), PreapprovalProposals(l, a.PollInterval))
-	js = append(js, Subscriptions(w.Subscriptions, a.PollInterval))
+	js = append(js, validatorJobs(w, a)...)
 	for _, s := range a.Sweeps {
 		js = append(js, Sweep(l, s, a.PollInterval))
 	}

@@ -71,14 +71,14 @@ func TestAutomationConfig(t *testing.T) {
 		jobs  []string
 		wantE string
 	}{
-		{"defaults", jobs.Automation{}, []string{"round-clock", "collect-rewards", "merge-holdings", "expire-transfers", "renew-preapprovals", "accept-preapproval-proposals", "subscriptions"}, ""},
+		{"defaults", jobs.Automation{}, []string{"round-clock", "expire-transfers", "collect-rewards", "merge-holdings", "renew-preapprovals", "accept-preapproval-proposals", "subscriptions"}, ""},
 		{"disabled", jobs.Automation{Disabled: true}, nil, ""},
 		// enableWallet: false: the network's jobs only.
 		{"wallet off", jobs.Automation{WalletOff: true, Pruning: jobs.PruningSchedule{Cron: "0 3 * * *", Retention: time.Hour}},
 			[]string{"round-clock", "participant-pruning", "expire-transfers"}, ""},
-		{"no round clock", jobs.Automation{RoundInterval: -1}, []string{"collect-rewards", "merge-holdings", "expire-transfers", "renew-preapprovals", "accept-preapproval-proposals", "subscriptions"}, ""},
+		{"no round clock", jobs.Automation{RoundInterval: -1}, []string{"expire-transfers", "collect-rewards", "merge-holdings", "renew-preapprovals", "accept-preapproval-proposals", "subscriptions"}, ""},
 		{"pruning on", jobs.Automation{Pruning: jobs.PruningSchedule{Cron: "0 3 * * *", Retention: 30 * 24 * time.Hour}},
-			[]string{"round-clock", "collect-rewards", "merge-holdings", "participant-pruning", "expire-transfers", "renew-preapprovals", "accept-preapproval-proposals", "subscriptions"}, ""},
+			[]string{"round-clock", "participant-pruning", "expire-transfers", "collect-rewards", "merge-holdings", "renew-preapprovals", "accept-preapproval-proposals", "subscriptions"}, ""},
 		{"pruning without retention", jobs.Automation{Pruning: jobs.PruningSchedule{Cron: "0 3 * * *"}}, nil, "retention: must be positive"},
 		{"pruning bad cron", jobs.Automation{Pruning: jobs.PruningSchedule{Cron: "daily", Retention: time.Hour}}, nil, "participantPruningSchedule.cron"},
 		{"negative merge interval", jobs.Automation{MergeInterval: -time.Second}, nil, "automation.mergeInterval"},

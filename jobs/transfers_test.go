@@ -159,7 +159,7 @@ func TestAutomationBuildsWalletJobs(t *testing.T) {
 	l := ledgertest.New(t, ledgertest.Engines[1])
 	a, b := ledgertest.Party(t, l), ledgertest.Party(t, l)
 	unknown := coin.PartyID("nobody::1220" + strings.Repeat("ab", 32))
-	base := []string{"round-clock", "collect-rewards", "merge-holdings", "expire-transfers", "renew-preapprovals", "accept-preapproval-proposals", "subscriptions"}
+	base := []string{"round-clock", "expire-transfers", "collect-rewards", "merge-holdings", "renew-preapprovals", "accept-preapproval-proposals", "subscriptions"}
 	sweep := ledger.SweepConfig{Sender: a, Receiver: b, MaxBalanceUSD: coin.MustParse("10"), MinBalanceUSD: coin.MustParse("1")}
 	tests := []struct {
 		name  string

@@ -112,7 +112,9 @@ func (l *Ledger) advanceMany(ctx context.Context, k int) (RoundReport, error) {
 				rep.Closed = append(rep.Closed, n)
 			}
 			rows = append(rows, r)
-			t.addRewardCoupon(RewardLiveness, l.operator, l.rules.LivenessActivityReward, false)
+			for _, op := range l.validatorOperators() {
+				t.addRewardCoupon(RewardLiveness, op, l.rules.LivenessActivityReward, false)
+			}
 		}
 		if err := store.InsertRounds(ctx, c.tx, rows); err != nil {
 			return err

@@ -89,6 +89,9 @@ type core struct {
 	users        *userCache // onboarded users; see User (usercache.go)
 	sends        sendQueue  // one-step sends waiting for a batch (sendbatch.go)
 
+	// validators are the network's validators in this process (validators.go).
+	validators validatorSet
+
 	// commits wakes live readers at each commit (commits.go).
 	commits commitSignal
 	// reassigning counts the reassignments running as far as this process

@@ -34,7 +34,8 @@ func (r Rules) CouponIssuance(kind string, weight coin.Amount) coin.Amount {
 
 // CollectRewards mints every uncollected reward coupon of a closed round
 // (one older than the oldest open round, so its issuance is final) into a
-// holding of its beneficiary, for all local parties and for the external
+// holding of its beneficiary, for all local parties but another
+// validator's (HostedElsewhere) and for the external
 // parties with an active minting delegation to this validator (an
 // external party's own coupons otherwise wait for the party itself). Each beneficiary gets one
 // holding per page and a history row; each coupon is archived and marked
@@ -58,7 +59,7 @@ func (l *Ledger) CollectRewards(ctx context.Context) (int, error) {
 			if err != nil {
 				return err
 			}
-			cs, err := store.DueRewardCoupons(ctx, tx, open[0].Number, collectPage, held...)
+			cs, err := store.DueRewardCouponsOutside(ctx, tx, open[0].Number, collectPage, held, l.otherNamespaces())
 			if err != nil || len(cs) == 0 {
 				return err
 			}

@@ -110,9 +110,11 @@ func (l *Ledger) advance(ctx context.Context, c *change, latest *store.Round, re
 	if err := l.closeRounds(ctx, t, next-OpenRoundsKept+1, rep); err != nil {
 		return err
 	}
-	// ReceiveFaucetCouponTrigger: the validator records its liveness once
-	// per open round.
-	t.addRewardCoupon(RewardLiveness, l.operator, l.rules.LivenessActivityReward, false)
+	// ReceiveFaucetCouponTrigger: each validator of the network records
+	// its liveness once per open round.
+	for _, op := range l.validatorOperators() {
+		t.addRewardCoupon(RewardLiveness, op, l.rules.LivenessActivityReward, false)
+	}
 	return nil
 }
 

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
+	"sync"
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/store"
@@ -40,6 +42,7 @@ func (l *Ledger) Validator(ctx context.Context, hint string, adminUsers []string
 	if err := v.openValidator(ctx); err != nil {
 		return nil, err
 	}
+	l.validators.add(l, v)
 	l.OnRestore(func() {
 		if err := v.openValidator(context.Background()); err != nil {
 			l.log.Error("the validator is missing after the restore", "validator", hint, "err", err)
@@ -100,4 +103,64 @@ func (v *Ledger) openValidator(ctx context.Context) error {
 	w := &Ledger{core: v.core, cfg: v.cfg, namespace: v.namespace, operator: v.operator}
 	w.cfg.AdminUsers = unbound
 	return w.ensureAdmins(ctx)
+}
+
+// validatorSet is the validators of one network in this process: the
+// ledger opened first and those Validator added. With one validator it
+// stays empty and every local party is that validator's.
+type validatorSet struct {
+	mu    sync.Mutex
+	views []*Ledger
+}
+
+// add adds the validators not there yet.
+func (s *validatorSet) add(vs ...*Ledger) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, v := range vs {
+		if !slices.Contains(s.views, v) {
+			s.views = append(s.views, v)
+		}
+	}
+}
+
+// list returns the validators, the first opened first.
+func (s *validatorSet) list() []*Ledger {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.views)
+}
+
+// HostedElsewhere reports whether party is a party of another validator
+// of this network (its namespace is that validator's participant's):
+// that validator's automations, not l's, run its wallet.
+func (l *Ledger) HostedElsewhere(party coin.PartyID) bool {
+	return slices.Contains(l.otherNamespaces(), party.Namespace())
+}
+
+// otherNamespaces are the participant namespaces of the network's
+// validators other than l.
+func (l *Ledger) otherNamespaces() []string {
+	var out []string
+	for _, v := range l.validators.list() {
+		if v.namespace != l.namespace {
+			out = append(out, v.namespace)
+		}
+	}
+	return out
+}
+
+// validatorOperators are the operator parties of the network's
+// validators, each recording its liveness once per round (Splice's
+// ReceiveFaucetCouponTrigger runs on every validator).
+func (l *Ledger) validatorOperators() []coin.PartyID {
+	vs := l.validators.list()
+	if len(vs) == 0 {
+		return []coin.PartyID{l.operator}
+	}
+	out := make([]coin.PartyID, len(vs))
+	for i, v := range vs {
+		out[i] = v.operator
+	}
+	return out
 }

@@ -26,10 +26,11 @@ func (l *Ledger) DB() *store.DB { return l.db }
 func (l *Ledger) ContractView(c *store.Contract) Contract { return l.contractView(c) }
 
 // Hosted reports whether party's automation runs here: a party of this
-// node whose key is here (not an external party).
+// node whose key is here (not an external party), and not of another
+// validator of the network (HostedElsewhere).
 func (l *Ledger) Hosted(ctx context.Context, party coin.PartyID) bool {
 	p, err := store.PartyByID(ctx, l.db, party)
-	return err == nil && p.Kind != PartyKindExternal
+	return err == nil && p.Kind != PartyKindExternal && !l.HostedElsewhere(party)
 }
 
 // Invalid is the error for a bad input field (a *ValidationError).

@@ -63,10 +63,20 @@ func DustCandidates(ctx context.Context, db bun.IDB, at coin.Round, after coin.C
 // most limit, oldest first; coupons of the beneficiaries in except are
 // left out.
 func DueRewardCoupons(ctx context.Context, db bun.IDB, before coin.Round, limit int, except ...coin.PartyID) ([]RewardCoupon, error) {
+	return DueRewardCouponsOutside(ctx, db, before, limit, except, nil)
+}
+
+// DueRewardCouponsOutside is DueRewardCoupons also leaving out the
+// beneficiaries whose party namespace is one of namespaces (another
+// validator's parties).
+func DueRewardCouponsOutside(ctx context.Context, db bun.IDB, before coin.Round, limit int, except []coin.PartyID, namespaces []string) ([]RewardCoupon, error) {
 	var cs []RewardCoupon
 	q := db.NewSelect().Model(&cs).Where("collected_at IS NULL").Where("round < ?", before)
 	if len(except) > 0 {
 		q = q.Where("beneficiary NOT IN (?)", bun.List(except))
+	}
+	for _, ns := range namespaces {
+		q = q.Where("beneficiary NOT LIKE ?", "%::"+ns)
 	}
 	err := q.Order("beneficiary", "round", "contract_id").Limit(int64(limit)).Scan(ctx)
 	if err != nil {

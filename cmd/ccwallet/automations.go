@@ -160,9 +160,10 @@ func (a AutomationConfig) effective() AutomationConfig {
 }
 
 // startAutomations builds and starts the scheduler of the configured jobs,
-// which take their leases from leases; with metrics on (m non-nil) every
-// run is counted.
-func startAutomations(ctx context.Context, w *workflows.Set, leases jobs.Leaser, cfg Config, m *metrics, log *slog.Logger) (*jobs.Scheduler, error) {
+// which take their leases from leases, with the own automations of the
+// network's other validators (--localnet's app provider); with metrics
+// on (m non-nil) every run is counted.
+func startAutomations(ctx context.Context, w *workflows.Set, others []*workflows.Set, leases jobs.Leaser, cfg Config, m *metrics, log *slog.Logger) (*jobs.Scheduler, error) {
 	a, err := cfg.automation()
 	if err != nil {
 		return nil, err
@@ -171,6 +172,13 @@ func startAutomations(ctx context.Context, w *workflows.Set, leases jobs.Leaser,
 	js, err := jobs.Build(ctx, w, a)
 	if err != nil {
 		return nil, err
+	}
+	for _, o := range others {
+		ojs, err := jobs.BuildValidator(o, a)
+		if err != nil {
+			return nil, err
+		}
+		js = append(js, ojs...)
 	}
 	for i := range js {
 		js[i].Run = admitted(l, js[i].Run)

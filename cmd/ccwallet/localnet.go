@@ -115,14 +115,12 @@ func (c Config) localNetAuth() *web.SharedSecretAuth {
 	return &web.SharedSecretAuth{Secret: []byte(localNetSecret), Audience: localNetAudience}
 }
 
-// listenLocalNet adds, with --localnet, the app provider validator's
-// wallet port and Ledger API and the scan port; app is the app user's
-// app handler, whose /api/scan scan serves.
-func (s *serving) listenLocalNet(ctx context.Context, env envVars, verifier *web.Verifier, app http.Handler) error {
+// openLocalNet opens, with --localnet, the app provider's validator on
+// the network, before the automations start (they run its own too).
+func (s *serving) openLocalNet(ctx context.Context) error {
 	if !s.cfg.LocalNet {
 		return nil
 	}
-	addrs := s.cfg.localNetAddrs
 	pv, err := s.l.Validator(ctx, localNetProviderHint, s.cfg.ValidatorWalletUsers)
 	if err != nil {
 		return err
@@ -142,7 +140,20 @@ func (s *serving) listenLocalNet(ctx context.Context, env envVars, verifier *web
 			s.log.Error("localnet: ledger-api-user cannot act as the app provider's operator after the restore", "err", err)
 		}
 	})
-	pw := s.w.ForValidator(pv)
+	s.provider = s.w.ForValidator(pv)
+	return nil
+}
+
+// listenLocalNet adds, with --localnet, the app provider validator's
+// wallet port and Ledger API and the scan port; app is the app user's
+// app handler, whose /api/scan scan serves.
+func (s *serving) listenLocalNet(ctx context.Context, env envVars, verifier *web.Verifier, app http.Handler) error {
+	if !s.cfg.LocalNet {
+		return nil
+	}
+	addrs := s.cfg.localNetAddrs
+	pw := s.provider
+	pv := pw.Ledger
 	if err := s.listen("provider-app", addrs[2], nil, http.NotFoundHandler()); err != nil {
 		return err
 	}

@@ -31,7 +31,8 @@ func localNetToken(t *testing.T, secret, user string) string {
 // LocalNet's ledger-api-user (an HS256 token with the published secret)
 // is an admin on both Ledger APIs and acts as each one's operator; a
 // user onboarded on the provider gets a party of the provider's
-// participant; the scan port serves /api/scan and nothing else; a token
+// participant; each validator runs its own automations, the network's
+// run once; the scan port serves /api/scan and nothing else; a token
 // signed with another secret is refused; the start warns, naming the
 // secret.
 func TestLocalnetTwoValidators(t *testing.T) {
@@ -89,6 +90,24 @@ func TestLocalnetTwoValidators(t *testing.T) {
 		if !admin || !acts {
 			t.Errorf("%s: %s's rights %+v; want ParticipantAdmin and CanActAs %s", lapi, localNetUser, rs, op)
 		}
+	}
+	// Both validators run their own automations, the network's run once.
+	var js []struct{ Name string }
+	if code := call(t, plain, "GET", "http://"+a.LocalNet.ProviderApp+"/v0/admin/jobs", tok, "", &js); code != 200 {
+		t.Fatalf("GET /v0/admin/jobs = %d", code)
+	}
+	count := map[string]int{}
+	for _, j := range js {
+		count[j.Name]++
+	}
+	for _, name := range []string{"round-clock", "expire-transfers", "renew-preapprovals", "renew-preapprovals@" + localNetProviderHint,
+		"collect-rewards", "collect-rewards@" + localNetProviderHint, "merge-holdings@" + localNetProviderHint} {
+		if count[name] != 1 {
+			t.Errorf("job %s runs %d times, want once (jobs: %v)", name, count[name], js)
+		}
+	}
+	if count["round-clock@"+localNetProviderHint] != 0 || count["expire-transfers@"+localNetProviderHint] != 0 {
+		t.Errorf("the network's jobs run for the app provider too: %v", js)
 	}
 	// A user onboarded on the app provider is its participant's.
 	var onboarded struct {

@@ -63,6 +63,9 @@ func serve(ctx context.Context, args []string, env envVars, stdout, stderr io.Wr
 	if err := s.openLedger(ctx); err != nil {
 		return err
 	}
+	if err := s.openLocalNet(ctx); err != nil { // localnet.go
+		return err
+	}
 	if err := s.seed(ctx); err != nil {
 		return err
 	}
@@ -115,6 +118,8 @@ type serving struct {
 	l         *ledger.Ledger
 	// w are l's workflow packages, built once (workflows.New).
 	w *workflows.Set
+	// provider is --localnet's app provider validator's (localnet.go).
+	provider *workflows.Set
 	// checks are the health checks, one per dependency.
 	checks    map[string]web.HealthChecker
 	health    http.Handler
@@ -254,7 +259,11 @@ func (s *serving) authVerifier() (*web.Verifier, error) {
 // startJobs starts the automations (automations.go): enableWallet: false
 // leaves the wallet's out, the network's run on. stop stops them.
 func (s *serving) startJobs(ctx context.Context) (stop func(), err error) {
-	sched, err := startAutomations(ctx, s.w, replicas.Leases(s.db), s.cfg, s.m, s.log)
+	var others []*workflows.Set
+	if s.provider != nil {
+		others = append(others, s.provider)
+	}
+	sched, err := startAutomations(ctx, s.w, others, replicas.Leases(s.db), s.cfg, s.m, s.log)
 	if err != nil {
 		return nil, err
 	}

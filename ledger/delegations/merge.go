@@ -303,6 +303,9 @@ func (s *Service) PendingMerges(ctx context.Context) ([]PendingMerge, error) {
 	}
 	out := []PendingMerge{}
 	for _, p := range order {
+		if l.HostedElsewhere(p) {
+			continue // another validator's automation merges it
+		}
 		g, ok, err := s.mergeGoalOf(ctx, l.DB(), p)
 		if err != nil {
 			return nil, err
