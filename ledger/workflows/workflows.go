@@ -7,6 +7,8 @@ package workflows
 
 import (
 	"context"
+	"slices"
+	"sync"
 
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/airdrop"
@@ -57,30 +59,59 @@ type Set struct {
 	Traffic *traffic.Service
 	// Featured is featured apps' delegate proxies and activity markers.
 	Featured *featured.Service
+
+	// jump are the automations the network's time jumps run.
+	jump *jumpSteps
 }
 
 // New builds l's workflows, each given the others and the hooks it
 // needs (the subscriptions' automations to the development network's
 // time jumps). Call it once per ledger and share the Set.
-func New(l *ledger.Ledger) *Set { return build(l, nil) }
+func New(l *ledger.Ledger) *Set { return build(l, &jumpSteps{}) }
 
 // ForValidator builds the workflow packages of another validator's view
-// of s's network (ledger.Ledger.Validator): they act as that validator;
-// the network's automations stay s's: its time jumps run s's steps.
+// of s's network (ledger.Ledger.Validator): they act as that validator.
+// A time jump, from either, runs the automations of every validator of
+// the network (s's first), as each validator's would have run in the
+// time jumped over.
 func (s *Set) ForValidator(l *ledger.Ledger) *Set {
-	return build(l, s.Subscriptions.Automations())
+	return build(l, s.jump)
 }
 
-// build makes the workflow packages of l; a time jump runs steps, or
-// l's own subscriptions' automations when steps is nil.
-func build(l *ledger.Ledger, steps []func(context.Context) error) *Set {
-	subs := subscriptions.New(l, map[string]subscriptions.App{names.AppName: names.App(l)})
-	if steps == nil {
-		steps = subs.Automations()
+// jumpSteps are the automations a time jump runs: those of every
+// validator of the network, in the order they were built.
+type jumpSteps struct {
+	mu    sync.Mutex
+	steps []func(context.Context) error
+}
+
+func (j *jumpSteps) add(steps ...func(context.Context) error) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	j.steps = append(j.steps, steps...)
+}
+
+// run runs the steps in order, stopping at the first that fails.
+func (j *jumpSteps) run(ctx context.Context) error {
+	j.mu.Lock()
+	steps := slices.Clone(j.steps)
+	j.mu.Unlock()
+	for _, step := range steps {
+		if err := step(ctx); err != nil {
+			return err
+		}
 	}
+	return nil
+}
+
+// build makes the workflow packages of l; its subscriptions' automations
+// join jump, which its time jumps run.
+func build(l *ledger.Ledger, jump *jumpSteps) *Set {
+	subs := subscriptions.New(l, map[string]subscriptions.App{names.AppName: names.App(l)})
+	jump.add(subs.Automations()...)
 	return &Set{Ledger: l, Subscriptions: subs, Names: names.New(l, subs), AppPayments: apppayments.New(l),
 		Allocations: allocations.New(l), External: external.New(l),
 		Registry: registry.New(l), Scan: scan.New(l), APIRead: apiread.New(l),
-		Airdrop: airdrop.New(l), Devnet: devnet.New(l, steps...), Delegations: delegations.New(l),
-		Traffic: traffic.New(l), Featured: featured.New(l)}
+		Airdrop: airdrop.New(l), Devnet: devnet.New(l, jump.run), Delegations: delegations.New(l),
+		Traffic: traffic.New(l), Featured: featured.New(l), jump: jump}
 }
