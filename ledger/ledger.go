@@ -67,6 +67,9 @@ type Ledger struct {
 	cfg       Config
 	namespace string
 	operator  coin.PartyID
+	// userSpace prefixes the keys of this validator's users (userKey,
+	// validator_users.go); empty for the network's first validator.
+	userSpace string
 }
 
 // core is the network every validator of one ledger shares: the
@@ -371,8 +374,9 @@ func (l *Ledger) roundContract(t *txn, n coin.Round, price coin.Amount, opensAt 
 // party, so the operator can log in from the first start on.
 func (l *Ledger) ensureAdmins(ctx context.Context) error {
 	for _, name := range l.cfg.AdminUsers {
+		key := l.userKey(name)
 		err := l.change(ctx, func(ctx context.Context, c *change) error {
-			u, err := store.UserByName(ctx, c.tx, name)
+			u, err := store.UserByName(ctx, c.tx, key)
 			if err == nil {
 				if u.PartyID != l.operator || !u.IsAdmin || u.InstallCID == "" {
 					return fmt.Errorf("wallet admin user %q is bound to party %s, not to the operator party %s", name, u.PartyID, l.operator)
@@ -388,11 +392,11 @@ func (l *Ledger) ensureAdmins(ctx context.Context) error {
 			}
 			install := l.createInstall(t, name, l.operator)
 			t.afterCommit(func(ctx context.Context) error {
-				return store.InsertUser(ctx, c.tx, &store.User{Name: name, PartyID: l.operator, IsAdmin: true, InstallCID: install, CreatedAt: l.now()})
+				return store.InsertUser(ctx, c.tx, &store.User{Name: key, PartyID: l.operator, IsAdmin: true, InstallCID: install, CreatedAt: l.now()})
 			})
 			return nil
 		})
-		l.users.forget(name) // every write to users forgets the user (usercache.go)
+		l.users.forget(key) // every write to users forgets the user (usercache.go)
 		if err != nil && !errors.Is(err, store.ErrAlreadyExists) {
 			return fmt.Errorf("set up wallet admin %q: %w", name, err)
 		}

@@ -58,14 +58,18 @@ func (l *Ledger) onboardUser(ctx context.Context, name string, party coin.PartyI
 	if len(name) > 255 {
 		return OnboardResult{}, invalid("name", "a user ID has at most 255 characters")
 	}
+	key, err := l.ownUserKey(name)
+	if err != nil {
+		return OnboardResult{}, err
+	}
 	var result OnboardResult
-	defer l.users.forget(name) // also after an error: the commit may have happened
-	err := l.change(ctx, func(ctx context.Context, c *change) error {
+	defer l.users.forget(key) // also after an error: the commit may have happened
+	err = l.change(ctx, func(ctx context.Context, c *change) error {
 		tx := c.tx
-		if err := l.db.LockKey(ctx, tx, "user:"+name); err != nil {
+		if err := l.db.LockKey(ctx, tx, "user:"+key); err != nil {
 			return err
 		}
-		u, err := store.UserByName(ctx, tx, name)
+		u, err := store.UserByName(ctx, tx, key)
 		switch {
 		case err == nil && u.OffboardedAt.IsZero():
 			if party != "" && party != u.PartyID {
@@ -103,7 +107,7 @@ func (l *Ledger) onboardUser(ctx context.Context, name string, party coin.PartyI
 				u.PartyID, u.InstallCID, u.OffboardedAt = p, install, bun.NullTime{}
 				return store.UpdateUser(ctx, tx, u)
 			}
-			return store.InsertUser(ctx, tx, &store.User{Name: name, PartyID: p, IsAdmin: l.IsAdmin(name), InstallCID: install, CreatedAt: l.now()})
+			return store.InsertUser(ctx, tx, &store.User{Name: key, PartyID: p, IsAdmin: l.IsAdmin(name), InstallCID: install, CreatedAt: l.now()})
 		})
 		if len(rights) > 0 {
 			t.afterCommit(func(ctx context.Context) error { return l.putNewUserRights(ctx, tx, name, p, rights) })
@@ -151,9 +155,10 @@ func (l *Ledger) allocateParty(ctx context.Context, tx bun.IDB, name string) (co
 func (l *Ledger) Offboard(ctx context.Context, name string) error {
 	// Forgotten after the commit, so no request of this process acts for
 	// the user once Offboard has returned (usercache.go).
-	defer l.users.forget(name)
+	key := l.userKey(name)
+	defer l.users.forget(key)
 	return l.change(ctx, func(ctx context.Context, c *change) error {
-		u, err := store.UserByName(ctx, c.tx, name)
+		u, err := store.UserByName(ctx, c.tx, key)
 		if errors.Is(err, store.ErrNotFound) {
 			return problem(ErrNotFound, "there is no user %s on this validator; check the user ID", name)
 		}
@@ -203,11 +208,15 @@ type UserInfo struct {
 // means across replicas.
 func (l *Ledger) User(ctx context.Context, name string) (UserInfo, error) {
 	now := l.cfg.Now()
-	if info, ok := l.users.get(name, now); ok {
+	key, err := l.ownUserKey(name)
+	if err != nil {
+		return UserInfo{Name: name}, nil // another validator's: not one of l's
+	}
+	if info, ok := l.users.get(key, now); ok {
 		return info, nil
 	}
 	gen := l.users.generation()
-	u, err := store.UserByName(ctx, l.db, name)
+	u, err := store.UserByName(ctx, l.db, key)
 	if errors.Is(err, store.ErrNotFound) {
 		return UserInfo{Name: name, IsAdmin: l.IsAdmin(name)}, nil
 	}
@@ -220,7 +229,7 @@ func (l *Ledger) User(ctx context.Context, name string) (UserInfo, error) {
 		IsAdmin: u.IsAdmin || l.IsAdmin(name),
 	}
 	if on {
-		l.users.put(name, info, now, gen)
+		l.users.put(key, info, now, gen)
 	}
 	return info, nil
 }
@@ -237,7 +246,7 @@ func (l *Ledger) PartyOf(ctx context.Context, name string) (coin.PartyID, error)
 	return u.Party, nil
 }
 
-// Users lists onboarded users.
+// Users lists this validator's onboarded users.
 func (l *Ledger) Users(ctx context.Context) ([]UserInfo, error) {
 	us, err := store.Users(ctx, l.db, false)
 	if err != nil {
@@ -245,8 +254,12 @@ func (l *Ledger) Users(ctx context.Context) ([]UserInfo, error) {
 	}
 	out := make([]UserInfo, 0, len(us))
 	for _, u := range us {
-		out = append(out, UserInfo{Name: u.Name, Party: u.PartyID, Onboarded: true, WalletInstalled: u.InstallCID != "",
-			IsAdmin: u.IsAdmin || l.IsAdmin(u.Name)})
+		name, ok := l.userName(u.Name)
+		if !ok {
+			continue
+		}
+		out = append(out, UserInfo{Name: name, Party: u.PartyID, Onboarded: true, WalletInstalled: u.InstallCID != "",
+			IsAdmin: u.IsAdmin || l.IsAdmin(name)})
 	}
 	return out, nil
 }

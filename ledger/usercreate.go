@@ -31,7 +31,7 @@ func (l *Ledger) putNewUserRights(ctx context.Context, tx bun.IDB, name string, 
 			continue
 		}
 		have = append(have, r)
-		if err := store.PutUserRight(ctx, tx, &store.UserRight{UserName: name, Kind: r.Kind, Party: string(r.Party), Granted: true}); err != nil {
+		if err := store.PutUserRight(ctx, tx, &store.UserRight{UserName: l.userKey(name), Kind: r.Kind, Party: string(r.Party), Granted: true}); err != nil {
 			return err
 		}
 	}

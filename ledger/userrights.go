@@ -95,7 +95,7 @@ func effectiveRights(u UserInfo, rows []store.UserRight) UserRights {
 
 // RightsOf returns user u's effective rights (u as User returned it).
 func (l *Ledger) RightsOf(ctx context.Context, u UserInfo) (UserRights, error) {
-	rows, err := store.UserRightsOf(ctx, l.db, u.Name)
+	rows, err := store.UserRightsOf(ctx, l.db, l.userKey(u.Name))
 	if err != nil {
 		return UserRights{}, err
 	}
@@ -160,6 +160,7 @@ func (l *Ledger) changeRights(ctx context.Context, name string, rs []Right, gran
 		return nil, err
 	}
 	var changed []Right
+	key := l.userKey(name)
 	err := l.change(ctx, func(ctx context.Context, c *change) error {
 		changed = nil
 		u, err := l.ledgerUser(ctx, name)
@@ -167,10 +168,10 @@ func (l *Ledger) changeRights(ctx context.Context, name string, rs []Right, gran
 			return err
 		}
 		// Changes of one user queue.
-		if err := l.db.LockKey(ctx, c.tx, "user-rights:"+name); err != nil {
+		if err := l.db.LockKey(ctx, c.tx, "user-rights:"+key); err != nil {
 			return err
 		}
-		rows, err := store.UserRightsOf(ctx, c.tx, name)
+		rows, err := store.UserRightsOf(ctx, c.tx, key)
 		if err != nil {
 			return err
 		}
@@ -186,9 +187,9 @@ func (l *Ledger) changeRights(ctx context.Context, name string, rs []Right, gran
 			changed = append(changed, r)
 			// Back to the default: no row; otherwise a row saying so.
 			if slices.Contains(defaults, r) == grant {
-				err = store.DeleteUserRight(ctx, c.tx, name, r.Kind, string(r.Party))
+				err = store.DeleteUserRight(ctx, c.tx, key, r.Kind, string(r.Party))
 			} else {
-				err = store.PutUserRight(ctx, c.tx, &store.UserRight{UserName: name, Kind: r.Kind, Party: string(r.Party), Granted: grant})
+				err = store.PutUserRight(ctx, c.tx, &store.UserRight{UserName: key, Kind: r.Kind, Party: string(r.Party), Granted: grant})
 			}
 			if err != nil {
 				return err
@@ -207,9 +208,9 @@ func (l *Ledger) SetDeactivated(ctx context.Context, name string, deactivated bo
 			return err
 		}
 		if !deactivated {
-			return store.DeleteUserRight(ctx, c.tx, name, rightDeactivated, "")
+			return store.DeleteUserRight(ctx, c.tx, l.userKey(name), rightDeactivated, "")
 		}
-		return store.PutUserRight(ctx, c.tx, &store.UserRight{UserName: name, Kind: rightDeactivated, Granted: true})
+		return store.PutUserRight(ctx, c.tx, &store.UserRight{UserName: l.userKey(name), Kind: rightDeactivated, Granted: true})
 	})
 }
 
@@ -226,6 +227,6 @@ func (l *Ledger) DeleteUser(ctx context.Context, name string) error {
 		}
 	}
 	return l.change(ctx, func(ctx context.Context, c *change) error {
-		return store.DeleteUserRights(ctx, c.tx, name)
+		return store.DeleteUserRights(ctx, c.tx, l.userKey(name))
 	})
 }

@@ -15,7 +15,7 @@ import (
 // its app user: the network (rounds, rules, DSO, registry, holdings) is
 // the ledger's, shared; the validator has its own participant namespace
 // and operator party, made once and kept in the ledger's meta, and its
-// own wallet admins. Parties it allocates get its namespace; its
+// own users and wallet admins. Parties it allocates get its namespace; its
 // operator provides the preapprovals it accepts and merges by the
 // delegations granted to it.
 
@@ -24,9 +24,9 @@ import (
 func metaValidator(hint string) string { return "validator_namespace:" + hint }
 
 // Validator returns the view of the network of the validator whose
-// operator hint is hint, creating its operator party on first use; its
-// wallet admins are adminUsers, the users of the network's validators
-// being one namespace. The hint must not be this ledger's own
+// operator hint is hint, creating its operator party on first use. Its
+// users are its own (validator_users.go); its wallet admins are
+// adminUsers, bound to its operator party. The hint must not be this ledger's own
 // operator's. After a development network's reset or restore the
 // validator is there again, with the same identity unless the restored
 // state has one for it.
@@ -37,7 +37,7 @@ func (l *Ledger) Validator(ctx context.Context, hint string, adminUsers []string
 	if hint == l.operator.Hint() {
 		return nil, fmt.Errorf("validator %q: the hint is this ledger's own operator's", hint)
 	}
-	v := &Ledger{core: l.core, cfg: l.cfg}
+	v := &Ledger{core: l.core, cfg: l.cfg, userSpace: userSpaceOf(hint)}
 	v.cfg.OperatorHint, v.cfg.AdminUsers = hint, adminUsers
 	if err := v.openValidator(ctx); err != nil {
 		return nil, err
@@ -53,8 +53,7 @@ func (l *Ledger) Validator(ctx context.Context, hint string, adminUsers []string
 
 // openValidator reads v's identity from the meta, or writes it there
 // (a new one the first time, v's own after a reset), with its operator
-// party; then binds the admins not yet bound to any validator to v's
-// operator.
+// party; then binds its admins to its operator.
 func (v *Ledger) openValidator(ctx context.Context) error {
 	hint := v.cfg.OperatorHint
 	err := v.change(ctx, func(ctx context.Context, c *change) error {
@@ -89,20 +88,7 @@ func (v *Ledger) openValidator(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("open validator %q: %w", hint, err)
 	}
-	// Users are the network's: an admin already bound to another
-	// validator's operator stays so and is an admin here too; the others
-	// are bound to this validator's operator.
-	var unbound []string
-	for _, name := range v.cfg.AdminUsers {
-		if _, err := store.UserByName(ctx, v.db, name); errors.Is(err, store.ErrNotFound) {
-			unbound = append(unbound, name)
-		} else if err != nil {
-			return err
-		}
-	}
-	w := &Ledger{core: v.core, cfg: v.cfg, namespace: v.namespace, operator: v.operator}
-	w.cfg.AdminUsers = unbound
-	return w.ensureAdmins(ctx)
+	return v.ensureAdmins(ctx)
 }
 
 // validatorSet is the validators of one network in this process: the

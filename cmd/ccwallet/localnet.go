@@ -9,7 +9,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/web"
 )
 
@@ -26,9 +25,11 @@ import (
 //
 // LocalNet's test authentication is accepted beside ours: HS256 tokens
 // signed with the published secret "unsafe" for the audience
-// https://canton.network.global; their user ledger-api-user is the
-// validators' operator user, an admin acting as both operators. A
-// development network's only; every start warns about it.
+// https://canton.network.global; their user ledger-api-user is each
+// validator's operator user, an admin. Each validator has its own users
+// (as each of LocalNet's participants): ledger-api-user on 2975 is not
+// the one on 3975. A development network's only; every start warns
+// about it.
 
 // LocalNet's published test authentication.
 const (
@@ -125,21 +126,6 @@ func (s *serving) openLocalNet(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	// ledger-api-user is an admin bound to the app user's operator; on
-	// the app provider it acts as that validator's operator too, also
-	// after a reset or restore.
-	grant := func(ctx context.Context) error {
-		_, err := pv.GrantRights(ctx, localNetUser, []ledger.Right{{Kind: ledger.RightCanActAs, Party: pv.Operator()}})
-		return err
-	}
-	if err := grant(ctx); err != nil {
-		return fmt.Errorf("localnet: %w", err)
-	}
-	s.l.OnRestore(func() {
-		if err := grant(context.Background()); err != nil {
-			s.log.Error("localnet: ledger-api-user cannot act as the app provider's operator after the restore", "err", err)
-		}
-	})
 	s.provider = s.w.ForValidator(pv)
 	return nil
 }

@@ -31,8 +31,8 @@ func localNetToken(t *testing.T, secret, user string) string {
 // LocalNet's ledger-api-user (an HS256 token with the published secret)
 // is an admin on both Ledger APIs and acts as each one's operator; a
 // user onboarded on the provider gets a party of the provider's
-// participant; each validator runs its own automations, the network's
-// run once; the scan port serves /api/scan and nothing else; a token
+// participant and is that validator's user only; each validator runs
+// its own automations, the network's run once; the scan port serves /api/scan and nothing else; a token
 // signed with another secret is refused; the start warns, naming the
 // secret.
 func TestLocalnetTwoValidators(t *testing.T) {
@@ -118,6 +118,34 @@ func TestLocalnetTwoValidators(t *testing.T) {
 	}
 	if ns := coin.PartyID(onboarded.PartyID).Namespace(); ns != pp.Namespace() {
 		t.Errorf("a user onboarded on the app provider has party %s, want one of the provider's participant (%s)", onboarded.PartyID, pp.Namespace())
+	}
+	// Each validator has its own users: ledger-api-user is each one's
+	// operator's, and the user onboarded on the app provider is listed
+	// there only.
+	for lapi, op := range map[string]coin.PartyID{a.LedgerAPI: up, a.LocalNet.ProviderLedgerAPI: pp} {
+		var u struct {
+			User struct {
+				PrimaryParty coin.PartyID `json:"primaryParty"`
+			} `json:"user"`
+		}
+		if code := call(t, plain, "GET", "http://"+lapi+"/v2/users/"+localNetUser, tok, "", &u); code != 200 || u.User.PrimaryParty != op {
+			t.Errorf("%s: %s's primary party = %s (%d), want %s", lapi, localNetUser, u.User.PrimaryParty, code, op)
+		}
+	}
+	listsExchange := func(lapi string) bool {
+		var us struct {
+			Users []struct {
+				ID string `json:"id"`
+			} `json:"users"`
+		}
+		if code := call(t, plain, "GET", "http://"+lapi+"/v2/users", tok, "", &us); code != 200 {
+			t.Fatalf("%s: GET /v2/users = %d", lapi, code)
+		}
+		return strings.Contains(fmt.Sprint(us), "{exchange}")
+	}
+	if !listsExchange(a.LocalNet.ProviderLedgerAPI) || listsExchange(a.LedgerAPI) {
+		t.Errorf("the user onboarded on the app provider: listed there %v, on the app user %v; want there only",
+			listsExchange(a.LocalNet.ProviderLedgerAPI), listsExchange(a.LedgerAPI))
 	}
 	// A reset of the development network keeps both validators, and
 	// ledger-api-user's rights on the provider.

@@ -1,0 +1,44 @@
+package ledger
+
+import (
+	"strings"
+)
+
+// Each validator of a network has its own users, as each of LocalNet's
+// participants has: the same user ID names a user of the app user's
+// validator and, apart, one of the app provider's, each with its own
+// party and rights. The users table holds them all, a validator's other
+// than the network's first under keys prefixed with its userSpace
+// ("hint/"); the prefix never leaves the ledger.
+
+// userSpaceOf is the key prefix of the users of the validator whose
+// operator hint is hint.
+func userSpaceOf(hint string) string { return hint + "/" }
+
+// userKey is the key of l's user name in the users and user_rights
+// tables.
+func (l *Ledger) userKey(name string) string { return l.userSpace + name }
+
+// userName is the name of l's user stored under key; false when the key
+// is another validator's user's.
+func (l *Ledger) userName(key string) (string, bool) {
+	if l.userSpace != "" {
+		return strings.CutPrefix(key, l.userSpace)
+	}
+	for _, v := range l.validators.list() {
+		if v.userSpace != "" && strings.HasPrefix(key, v.userSpace) {
+			return "", false
+		}
+	}
+	return key, true
+}
+
+// ownUserKey is userKey, refusing on the first validator a name that
+// would be another validator's user's key.
+func (l *Ledger) ownUserKey(name string) (string, error) {
+	key := l.userKey(name)
+	if _, ok := l.userName(key); !ok {
+		return "", invalid("name", "user IDs starting with %q are another validator's users'; choose another", key[:strings.Index(key, "/")+1])
+	}
+	return key, nil
+}
