@@ -140,26 +140,21 @@ func (s *serving) listenLocalNet(ctx context.Context, env envVars, verifier *web
 	addrs := s.cfg.localNetAddrs
 	pw := s.provider
 	pv := pw.Ledger
-	if err := s.listen("provider-app", addrs[2], nil, http.NotFoundHandler()); err != nil {
+	var err error
+	r := &s.ready.LocalNet
+	if r.ProviderApp, err = s.listenApp("provider-app", addrs[2], nil, func(bound string) (http.Handler, error) {
+		return s.appHandler(ctx, env, verifier, pw, "http://"+displayAddr(bound)+"/", false)
+	}); err != nil {
 		return err
 	}
-	prov := &s.servers[len(s.servers)-1]
-	s.ready.LocalNet.ProviderApp = prov.ln.Addr().String()
-	h, err := s.appHandler(ctx, env, verifier, pw, "http://"+displayAddr(s.ready.LocalNet.ProviderApp)+"/", false)
-	if err != nil {
-		return err
-	}
-	prov.srv.Handler = web.Guard(s.cfg.Web.clientLimits(), h)
 	api := s.newLedgerAPI(verifier, pw)
 	s.moreLedgerAPIs = append(s.moreLedgerAPIs, api)
-	if err := s.listen("provider-ledger-api", addrs[3], nil, api.Handler()); err != nil {
+	if r.ProviderLedgerAPI, err = s.listen("provider-ledger-api", addrs[3], nil, api.Handler()); err != nil {
 		return err
 	}
-	s.ready.LocalNet.ProviderLedgerAPI = s.servers[len(s.servers)-1].ln.Addr().String()
-	if err := s.listen("scan", addrs[4], nil, web.Guard(s.cfg.Web.clientLimits(), scanOnly(app))); err != nil {
+	if r.Scan, err = s.listen("scan", addrs[4], nil, web.Guard(s.cfg.Web.clientLimits(), scanOnly(app))); err != nil {
 		return err
 	}
-	s.ready.LocalNet.Scan = s.servers[len(s.servers)-1].ln.Addr().String()
 	s.ready.LocalNet.Provider = string(pv.Operator())
 	s.log.Info("localnet: app user and app provider validators on one network",
 		"app_user_wallet", s.ready.App, "app_user_ledger_api", s.ready.LedgerAPI, "app_user_operator", s.l.Operator(),

@@ -81,14 +81,13 @@ func serve(ctx context.Context, args []string, env envVars, stdout, stderr io.Wr
 	defer s.closeListeners()
 	// The app server listens first: its address makes the public URL the
 	// login redirects to, which the handlers need.
-	if err := s.listen("app", cfg.Listen, appTLS(cfg.TLS), http.NotFoundHandler()); err != nil {
+	var app http.Handler
+	if _, err := s.listenApp("app", cfg.Listen, appTLS(cfg.TLS), func(bound string) (h http.Handler, err error) {
+		app, err = s.buildHandlers(ctx, env, verifier, bound)
+		return app, err
+	}); err != nil {
 		return err
 	}
-	app, err := s.buildHandlers(ctx, env, verifier)
-	if err != nil {
-		return err
-	}
-	s.servers[0].srv.Handler = web.Guard(cfg.Web.clientLimits(), app)
 	if err := s.listenProbes(); err != nil {
 		return err
 	}
@@ -274,23 +273,40 @@ func (s *serving) startJobs(ctx context.Context) (stop func(), err error) {
 	return func() { stopAutomations(sched, s.log) }, nil
 }
 
-// listen adds a server listening on addr; it serves once startServers
-// runs.
-func (s *serving) listen(name, addr string, tlsCfg *web.TLSConfig, h http.Handler) error {
+// listen adds a server listening on addr and returns the address it is
+// bound to; it serves once startServers runs.
+func (s *serving) listen(name, addr string, tlsCfg *web.TLSConfig, h http.Handler) (string, error) {
 	lim := s.cfg.Web.clientLimits()
 	srv, err := web.NewServer(web.ServerConfig{Addr: addr, TLS: tlsCfg, Limits: lim}, h, s.log)
 	if err != nil {
-		return err
+		return "", err
 	}
 	if f := s.opts.connState; f != nil {
 		srv.ConnState = func(c net.Conn, st http.ConnState) { f(name, c, st) }
 	}
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
-		return fmt.Errorf("listen on %s (%s): %w", addr, name, err)
+		return "", fmt.Errorf("listen on %s (%s): %w", addr, name, err)
 	}
 	s.servers = append(s.servers, server{name, srv, web.LimitConns(ln, lim)})
-	return nil
+	return ln.Addr().String(), nil
+}
+
+// listenApp adds a validator's app server on addr: build makes its
+// handler once the bound address is known (the web wallet's URL derives
+// from it), guarded by the client limits. It returns the bound address.
+func (s *serving) listenApp(name, addr string, tlsCfg *web.TLSConfig, build func(bound string) (http.Handler, error)) (string, error) {
+	bound, err := s.listen(name, addr, tlsCfg, http.NotFoundHandler())
+	if err != nil {
+		return "", err
+	}
+	srv := s.servers[len(s.servers)-1].srv
+	h, err := build(bound)
+	if err != nil {
+		return "", err
+	}
+	srv.Handler = web.Guard(s.cfg.Web.clientLimits(), h)
+	return bound, nil
 }
 
 // closeListeners closes the listeners of servers that never served (serve
@@ -303,14 +319,14 @@ func (s *serving) closeListeners() {
 
 // buildHandlers builds the health handler and the app port's, with the
 // web wallet (UI: sessions, OIDC login, dev provider; see ui.go) at the
-// public URL the app server's address gives unless configured.
-func (s *serving) buildHandlers(ctx context.Context, env envVars, verifier *web.Verifier) (http.Handler, error) {
+// public URL the app server's bound address gives unless configured.
+func (s *serving) buildHandlers(ctx context.Context, env envVars, verifier *web.Verifier, bound string) (http.Handler, error) {
 	cfg := s.cfg
 	if c := verifier.JWKSCheck(); c != nil {
 		s.checks["jwks"] = c // degraded, never 503, while the JWKS is down
 	}
 	s.health = web.NewHealthHandler(web.HealthConfig{Checks: s.checks, Log: s.log, Warnings: s.warnings})
-	s.ready = readyAddrs{App: s.servers[0].ln.Addr().String(), Operator: string(s.l.Operator())}
+	s.ready = readyAddrs{App: bound, Operator: string(s.l.Operator())}
 	s.url = cfg.PublicURL
 	if s.url == "" {
 		scheme := "http"
@@ -349,19 +365,16 @@ func (s *serving) appHandler(ctx context.Context, env envVars, verifier *web.Ver
 
 // listenProbes adds the health and metrics servers, when on.
 func (s *serving) listenProbes() error {
+	var err error
 	if s.cfg.HealthEnabled() {
-		if err := s.listen("health", s.cfg.HealthListen, appTLS(s.cfg.HealthTLS), s.health); err != nil {
+		if s.ready.Health, err = s.listen("health", s.cfg.HealthListen, appTLS(s.cfg.HealthTLS), s.health); err != nil {
 			return err
 		}
-		s.ready.Health = s.servers[len(s.servers)-1].ln.Addr().String()
 	}
 	if s.m != nil {
-		if err := s.listen("metrics", s.cfg.Metrics.Listen, appTLS(s.cfg.Metrics.TLS), web.MetricsHandler(s.m.reg)); err != nil {
-			return err
-		}
-		s.ready.Metrics = s.servers[len(s.servers)-1].ln.Addr().String()
+		s.ready.Metrics, err = s.listen("metrics", s.cfg.Metrics.Listen, appTLS(s.cfg.Metrics.TLS), web.MetricsHandler(s.m.reg))
 	}
-	return nil
+	return err
 }
 
 // listenLedgerAPI adds the JSON Ledger API's server (package ledgerapi),
@@ -372,11 +385,9 @@ func (s *serving) listenLedgerAPI(verifier *web.Verifier) error {
 	}
 	s.ledgerAPI = s.newLedgerAPI(verifier, s.w)
 	h := s.ledgerAPI.Handler()
-	if err := s.listen("ledger-api", s.cfg.LedgerAPIListen, appTLS(s.cfg.LedgerAPITLS), h); err != nil {
-		return err
-	}
-	s.ready.LedgerAPI = s.servers[len(s.servers)-1].ln.Addr().String()
-	return nil
+	var err error
+	s.ready.LedgerAPI, err = s.listen("ledger-api", s.cfg.LedgerAPIListen, appTLS(s.cfg.LedgerAPITLS), h)
+	return err
 }
 
 // newLedgerAPI is the JSON Ledger API of the validator whose workflows
