@@ -147,9 +147,7 @@ func (s *serving) listenLocalNet(ctx context.Context, env envVars, verifier *web
 	}); err != nil {
 		return err
 	}
-	api := s.newLedgerAPI(verifier, pw)
-	s.moreLedgerAPIs = append(s.moreLedgerAPIs, api)
-	if r.ProviderLedgerAPI, err = s.listen("provider-ledger-api", addrs[3], nil, api.Handler()); err != nil {
+	if r.ProviderLedgerAPI, err = s.listenLedgerAPIOf("provider-ledger-api", addrs[3], nil, verifier, pw); err != nil {
 		return err
 	}
 	if r.Scan, err = s.listen("scan", addrs[4], nil, web.Guard(s.cfg.Web.clientLimits(), scanOnly(app))); err != nil {

@@ -126,11 +126,9 @@ type serving struct {
 	servers   []server
 	ready     readyAddrs
 	url       string // the public URL, with a trailing slash
-	// ledgerAPI is nil when off; its async submissions finish before
-	// the database closes.
-	ledgerAPI *ledgerapi.Server
-	// moreLedgerAPIs are other validators' (--localnet), waited for alike.
-	moreLedgerAPIs []*ledgerapi.Server
+	// ledgerAPIs are the validators' JSON Ledger APIs (none when off);
+	// their async submissions finish before the database closes.
+	ledgerAPIs []*ledgerapi.Server
 }
 
 // server is one listening HTTP server: app, health or metrics.
@@ -383,18 +381,18 @@ func (s *serving) listenLedgerAPI(verifier *web.Verifier) error {
 	if s.cfg.LedgerAPIListen == "" {
 		return nil
 	}
-	s.ledgerAPI = s.newLedgerAPI(verifier, s.w)
-	h := s.ledgerAPI.Handler()
 	var err error
-	s.ready.LedgerAPI, err = s.listen("ledger-api", s.cfg.LedgerAPIListen, appTLS(s.cfg.LedgerAPITLS), h)
+	s.ready.LedgerAPI, err = s.listenLedgerAPIOf("ledger-api", s.cfg.LedgerAPIListen, appTLS(s.cfg.LedgerAPITLS), verifier, s.w)
 	return err
 }
 
-// newLedgerAPI is the JSON Ledger API of the validator whose workflows
-// are w.
-func (s *serving) newLedgerAPI(verifier *web.Verifier, w *workflows.Set) *ledgerapi.Server {
-	return ledgerapi.New(w.Ledger, ledgerapi.Config{Auth: verifier, Observe: s.observers, Workflows: w,
+// listenLedgerAPIOf adds the JSON Ledger API server of the validator
+// whose workflows are w on addr and returns the bound address.
+func (s *serving) listenLedgerAPIOf(name, addr string, tlsCfg *web.TLSConfig, verifier *web.Verifier, w *workflows.Set) (string, error) {
+	api := ledgerapi.New(w.Ledger, ledgerapi.Config{Auth: verifier, Observe: s.observers, Workflows: w,
 		Limiter: web.NewLimiter(web.RateLimit{Burst: s.cfg.RateLimit.Burst, Per: s.cfg.RateLimit.Per.Std()})}, s.log)
+	s.ledgerAPIs = append(s.ledgerAPIs, api)
+	return s.listen(name, addr, tlsCfg, api.Handler())
 }
 
 // startServers serves every server until ctx is done; each one's result
@@ -432,10 +430,8 @@ func (s *serving) wait(errc <-chan error) error {
 		}
 	}
 	s.servers = nil // closed by Serve
-	for _, a := range append([]*ledgerapi.Server{s.ledgerAPI}, s.moreLedgerAPIs...) {
-		if a != nil {
-			a.Wait()
-		}
+	for _, a := range s.ledgerAPIs {
+		a.Wait()
 	}
 	s.log.Info("ccwallet stopped")
 	return first
