@@ -204,3 +204,82 @@ func TestLocalnetRefusedInProduction(t *testing.T) {
 		t.Errorf("config check does not warn about the shared secret:\n%s", out.String())
 	}
 }
+
+// TestLocalnetDevnetToolsCoverBoth: the development network's faucet,
+// time control and snapshots act on the one network from either
+// validator's port: the app provider's operator taps on its own port;
+// a time jump asked on the app provider's port opens the rounds of the
+// network the app user sees; a snapshot taken on the app provider's port
+// and restored on the app user's brings back both validators as they
+// were (the app provider's user onboarded after it is gone, its
+// operator and earlier users stay).
+func TestLocalnetDevnetToolsCoverBoth(t *testing.T) {
+	s := startServe(t, append(sqliteArgs(t), "--localnet", "--localnet-listen",
+		"127.0.0.1:0,127.0.0.1:0,127.0.0.1:0,127.0.0.1:0,127.0.0.1:0"), nil)
+	a := s.addrs
+	tok := localNetToken(t, localNetSecret, localNetUser)
+	user, provider := "http://"+a.App, "http://"+a.LocalNet.ProviderApp
+	type balance struct {
+		Round    int64  `json:"round"`
+		Unlocked string `json:"effective_unlocked_qty"`
+	}
+	var before balance
+	call(t, plain, "GET", provider+"/v0/wallet/balance", tok, "", &before)
+	if code := call(t, plain, "POST", provider+"/v0/wallet/tap", tok, `{"amount":"100"}`, nil); code != 200 {
+		t.Fatalf("tap on the app provider = %d", code)
+	}
+	var after balance
+	call(t, plain, "GET", provider+"/v0/wallet/balance", tok, "", &after)
+	if after.Unlocked == before.Unlocked {
+		t.Errorf("the app provider's operator's balance after a tap of 100 on its port is %s, as before", after.Unlocked)
+	}
+	// Time control from the app provider's port moves the one network.
+	var jump struct {
+		From int64 `json:"from_round"`
+		To   int64 `json:"to_round"`
+	}
+	if code := call(t, plain, "POST", provider+"/v0/admin/devnet/advance-rounds", tok, `{"rounds":3}`, &jump); code != 200 || jump.To != jump.From+3 {
+		t.Fatalf("advance-rounds on the app provider = %d %+v", code, jump)
+	}
+	var seen balance
+	call(t, plain, "GET", user+"/v0/wallet/balance", tok, "", &seen)
+	if seen.Round != jump.To {
+		t.Errorf("the app user's validator is at round %d after the app provider's jump to %d", seen.Round, jump.To)
+	}
+	// Snapshots.
+	onboard := func(name string) {
+		t.Helper()
+		if code := call(t, plain, "POST", provider+"/v0/admin/users", tok, `{"name":"`+name+`"}`, nil); code != 200 {
+			t.Fatalf("onboard %s on the app provider = %d", name, code)
+		}
+	}
+	onboard("early")
+	if code := call(t, plain, "POST", provider+"/v0/admin/devnet/snapshots", tok, `{"name":"both"}`, nil); code != 201 {
+		t.Fatalf("snapshot on the app provider = %d", code)
+	}
+	onboard("late")
+	if code := call(t, plain, "POST", user+"/v0/admin/devnet/snapshots/both/restore", tok, "", nil); code != 200 {
+		t.Fatalf("restore on the app user = %d", code)
+	}
+	var us struct {
+		Users []struct {
+			ID string `json:"id"`
+		} `json:"users"`
+	}
+	call(t, plain, "GET", "http://"+a.LocalNet.ProviderLedgerAPI+"/v2/users", tok, "", &us)
+	if got := fmt.Sprint(us.Users); !strings.Contains(got, "{early}") || strings.Contains(got, "{late}") {
+		t.Errorf("the app provider's users after the restore = %s, want early and not late", got)
+	}
+	var op struct {
+		PartyID string `json:"party_id"`
+	}
+	call(t, plain, "GET", provider+"/v0/validator-user", tok, "", &op)
+	if op.PartyID != a.LocalNet.Provider {
+		t.Errorf("the app provider's operator after the restore = %s, want %s", op.PartyID, a.LocalNet.Provider)
+	}
+	var restored balance
+	call(t, plain, "GET", provider+"/v0/wallet/balance", tok, "", &restored)
+	if restored.Round != jump.To || restored.Unlocked == before.Unlocked {
+		t.Errorf("the app provider's operator after the restore: round %d, balance %s; want round %d and the tap", restored.Round, restored.Unlocked, jump.To)
+	}
+}

@@ -11,14 +11,16 @@ import (
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
 	"github.com/ccwallet/ccwallet/ledger/subscriptions"
 	"github.com/ccwallet/ccwallet/ledger/workflows"
+	"github.com/ccwallet/ccwallet/store"
 )
 
 func TestMain(m *testing.M) { ledgertest.Main(m) }
 
 // TestTimeJumpCoversEveryValidator: a time jump on a network of two
 // validators (LocalNet's app user and app provider) runs the
-// automations of both: a subscription between the app provider's
-// parties is paid and collected across the jump, whichever validator's
+// automations of both: each validator records its liveness in each
+// round opened, and a subscription between the app provider's parties
+// is paid and collected across the jump, whichever validator's
 // development tools jump.
 func TestTimeJumpCoversEveryValidator(t *testing.T) {
 	ledgertest.ForEachEngineClock(t, func(t *testing.T, l *ledger.Ledger, clock *ledgertest.Clock) {
@@ -71,8 +73,14 @@ func TestTimeJumpCoversEveryValidator(t *testing.T) {
 		}
 		for i, d := range []*devnet.Service{w.Devnet, pw.Devnet} {
 			clock.Advance(55 * time.Minute)
-			if _, err := d.AdvanceRounds(ctx, 1); err != nil {
+			rep, err := d.AdvanceRounds(ctx, 1)
+			if err != nil {
 				t.Fatal(err)
+			}
+			for _, op := range []coin.PartyID{l.Operator(), pv.Operator()} {
+				if n, err := store.CountRewardCoupons(ctx, l.DB(), ledger.RewardLiveness, op, rep.To); err != nil || n != 1 {
+					t.Errorf("jump %d: %d liveness coupons of %s in round %d, want 1 (%v)", i+1, n, op, rep.To, err)
+				}
 			}
 			if got, want := paid(), int64(i+2); got != want {
 				t.Errorf("after jump %d the app has %d payments, want %d: the jump did not run the app provider's automations", i+1, got, want)
