@@ -406,6 +406,16 @@ type SendForm struct {
 	Method SendMethod
 }
 
+// describedBy is a send field's aria-describedby: its error when the form
+// has one for it, then what always describes it (always, "" for none).
+func describedBy(f SendForm, field, always string) string {
+	ids := always
+	if f.Error != "" && f.ErrorField == field {
+		ids = strings.TrimSpace("send-" + field + "-error " + always)
+	}
+	return ids
+}
+
 // Send is the send page.
 type Send struct {
 	Page

@@ -6,14 +6,6 @@ import (
 	"time"
 )
 
-func TestSignedPeople(t *testing.T) {
-	for in, want := range map[string]string{"12.5": "+12.50", "-100": "-100.00", "0.0000000000": "0.00", "x": "x"} {
-		if got := signedPeople(in); got != want {
-			t.Errorf("signedPeople(%q) = %q, want %q", in, got, want)
-		}
-	}
-}
-
 // TestActivityRowIsOneLineWithDetails: an entry's summary has kind,
 // counterparty, signed amount and time; the rest is in its details.
 func TestActivityRowIsOneLineWithDetails(t *testing.T) {
