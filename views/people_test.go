@@ -40,3 +40,16 @@ func TestSendErrorDescribesItsField(t *testing.T) {
 		t.Errorf("the amount's error is not at the amount: %s", got)
 	}
 }
+
+// TestHomeRecentIsActivity: Home's latest activity lists its entries as
+// History does, one line each with the details on tap.
+func TestHomeRecentIsActivity(t *testing.T) {
+	row := HistoryRow{Label: "Transfer offer paid", Kind: "transfer", Counterparty: testParty,
+		Amount: "-100.0000000000", Fees: "0.0000000000", At: time.Now().Add(-2 * time.Minute), Round: 7}
+	got := renderString(t, HomePage(Home{Page: Page{Title: "T", User: "alice", CSRF: "tok"}, Party: testParty, Recent: []HistoryRow{row}}))
+	_, recent, _ := strings.Cut(got, `data-testid="home-recent"`)
+	recent, _, _ = strings.Cut(recent, "</section>")
+	if want := renderString(t, ActivityRow(row)); !strings.Contains(recent, want) {
+		t.Errorf("Home's recent activity lacks the entry as History shows it:\n%s\nwant within it\n%s", recent, want)
+	}
+}
