@@ -64,7 +64,7 @@ func TestSubscriptionConfirmAndRenewal(t *testing.T) {
 	must(t, err)
 	card := testID(p, "confirm-subscription")
 	must(t, expect.Locator(card).ToContainText("Shop premium"))
-	must(t, expect.Locator(card.GetByTestId("subscription-amount")).ToHaveText("5 CC"))
+	must(t, expect.Locator(card.GetByTestId("subscription-amount")).ToHaveText("5.00 CC"))
 	must(t, expect.Locator(card.GetByTestId("subscription-every")).ToHaveText("1 day"))
 	must(t, expect.Locator(testID(p, "confirm-redirect")).ToContainText(shop.URL))
 	must(t, testID(p, "confirm-accept").Click())

@@ -1,9 +1,12 @@
 package views
 
 import (
+	"regexp"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/a-h/templ"
 )
 
 // TestActivityRowIsOneLineWithDetails: an entry's summary has kind,
@@ -51,5 +54,30 @@ func TestHomeRecentIsActivity(t *testing.T) {
 	recent, _, _ = strings.Cut(recent, "</section>")
 	if want := renderString(t, ActivityRow(row)); !strings.Contains(recent, want) {
 		t.Errorf("Home's recent activity lacks the entry as History shows it:\n%s\nwant within it\n%s", recent, want)
+	}
+}
+
+var amtFullRe = regexp.MustCompile(`<span class="amt-full">[^<]*</span>`)
+
+// TestSubscriptionAmountsForPeople: Subscriptions and its confirm page
+// show each payment with 2 decimals as every other page does, the exact
+// amount in the title and in what a selection copies (issue 37).
+func TestSubscriptionAmountsForPeople(t *testing.T) {
+	p := Page{Title: "T", User: "alice", CSRF: "tok"}
+	row := SubscriptionRow{ContractID: "00s1", Provider: testParty, Receiver: testParty, Description: "news",
+		Amount: "50281.3938345000", Unit: "CC", Every: "30 days", Early: "1 hour", NextDue: time.Now().Add(time.Hour)}
+	want := `<span class="amt-short" aria-hidden="true">50,281.39</span><span class="amt-full">50,281.3938345</span> CC`
+	for name, c := range map[string]templ.Component{
+		"subscriptions": SubscriptionsPage(Subscriptions{Page: p, Requests: []SubscriptionRow{row}, Active: []SubscriptionRow{row}}),
+		"confirm":       ConfirmSubscriptionPage(ConfirmSubscription{Page: p, Request: row, Pending: true, CC: row.Amount, USD: "251.4069691725"}),
+	} {
+		got := renderString(t, c)
+		if !strings.Contains(got, `data-testid="subscription-amount" title="50281.3938345000 CC" tabindex="0">`+want) {
+			t.Errorf("%s: the payment is not shown with 2 decimals, exact on focus: %s", name, got)
+		}
+		// Seen, outside the exact copies and titles: never all the digits.
+		if text := tagRe.ReplaceAllString(amtFullRe.ReplaceAllString(got, ""), ""); strings.Contains(text, "3938345") {
+			t.Errorf("%s: many decimals shown: %s", name, text)
+		}
 	}
 }

@@ -381,7 +381,7 @@ func subscriptionSummary(r SubscriptionRow) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = amount(HumanAmount(r.Amount), r.Amount, r.Unit, "subscription-amount").Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = peopleAmount(r.Amount, r.Unit, "subscription-amount").Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -752,7 +752,7 @@ func ConfirmSubscriptionPage(m ConfirmSubscription) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = amount(HumanAmount(m.Request.Amount), m.Request.Amount, m.Request.Unit, "subscription-amount").Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = peopleAmount(m.Request.Amount, m.Request.Unit, "subscription-amount").Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -804,7 +804,7 @@ func ConfirmSubscriptionPage(m ConfirmSubscription) templ.Component {
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
-				templ_7745c5c3_Err = amount(HumanAmount(m.Request.Amount), m.Request.Amount, m.Request.Unit, "").Render(ctx, templ_7745c5c3_Buffer)
+				templ_7745c5c3_Err = peopleAmount(m.Request.Amount, m.Request.Unit, "").Render(ctx, templ_7745c5c3_Buffer)
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
