@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"regexp"
 	"testing"
+
+	"github.com/playwright-community/playwright-go"
 )
 
 // TestSendReviewByKeyboard: a one-step send (the receiver pre-approved
@@ -15,13 +17,7 @@ import (
 func TestSendReviewByKeyboard(t *testing.T) {
 	t.Parallel()
 	url, page := privateWallet(t)
-	bob := page(true)
-	loginAt(t, bob, url, "bob", false)
-	bobParty := partyOf(t, bob)
-	_, err := bob.Goto("/receive")
-	must(t, err)
-	must(t, testID(bob, "receive-preapproval-switch").Click())
-	must(t, expect.Locator(testID(bob, "receive-preapproval-on")).ToBeVisible())
+	bobParty := preapprovedReceiver(t, url, page)
 
 	alice := page(true)
 	loginAt(t, alice, url, "alice", false)
@@ -32,7 +28,7 @@ func TestSendReviewByKeyboard(t *testing.T) {
 	for _, w := range []int{390, 1280} {
 		where := fmt.Sprintf("at %d px", w)
 		must(t, alice.SetViewportSize(w, 844))
-		_, err = alice.Goto("/send")
+		_, err := alice.Goto("/send")
 		must(t, err)
 		tabTo(t, alice, "#send-receiver")
 		typeKeys(t, alice, bobParty)
@@ -67,4 +63,18 @@ func TestSendReviewByKeyboard(t *testing.T) {
 			t.Errorf("%s: a Tab after the message focuses %s, want something in main", where, what)
 		}
 	}
+}
+
+// preapprovedReceiver logs bob in on a private wallet and turns on his
+// preapproval of direct transfers on Receive; it returns his party.
+func preapprovedReceiver(t *testing.T, url string, page func(js bool) playwright.Page) string {
+	t.Helper()
+	bob := page(true)
+	loginAt(t, bob, url, "bob", false)
+	bobParty := partyOf(t, bob)
+	_, err := bob.Goto("/receive")
+	must(t, err)
+	must(t, testID(bob, "receive-preapproval-switch").Click())
+	must(t, expect.Locator(testID(bob, "receive-preapproval-on")).ToBeVisible())
+	return bobParty
 }
