@@ -503,7 +503,7 @@ func offersPreapprovalInstructionsTraffic(t *testing.T, frank, grace playwright.
 	navTo(t, grace, "approvals")
 	must(t, grace.WaitForURL(baseURL+"/approvals"))
 	must(t, testID(grace, "preapproval-create").Click())
-	must(t, expect.Locator(testID(grace, "preapproval-active")).ToContainText("expires at"))
+	must(t, expect.Locator(testID(grace, "preapproval-active")).ToContainText("expires in 90 d"))
 	screenshot(t, grace, "approvals")
 	sendForm(t, frank, graceParty, "10", "direct")
 	_, err = grace.Goto("/")

@@ -113,7 +113,7 @@ func TestPhoneHomeBalanceFirst(t *testing.T) {
 		}
 		must(t, expect.Locator(testID(bob, "outgoing-row")).ToHaveCount(1))
 		must(t, expect.Locator(testID(bob, "outgoing-amount")).ToHaveText("7.00 CC"))
-		must(t, expect.Locator(testID(bob, "recent-row").First()).ToContainText("CC"))
+		must(t, expect.Locator(testID(bob, "home-recent").GetByTestId("history-row").First()).ToContainText("CC"))
 		must(t, expect.Locator(testID(bob, "recent-all")).ToHaveAttribute("href", "/history"))
 		// The round, the holdings count and the chart wait in Details.
 		for _, id := range []string{"round-number", "utxo-count"} {

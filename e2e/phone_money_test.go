@@ -245,13 +245,7 @@ func TestSendWithRails(t *testing.T) {
 	t.Parallel()
 	price := coin.MustParse("0.005") // the development network's
 	url, page := privateWallet(t)
-	bob := page(true)
-	loginAt(t, bob, url, "bob", false)
-	bobParty := partyOf(t, bob)
-	_, err := bob.Goto("/receive")
-	must(t, err)
-	must(t, testID(bob, "receive-preapproval-switch").Click())
-	must(t, expect.Locator(testID(bob, "receive-preapproval-on")).ToBeVisible())
+	bobParty := preapprovedReceiver(t, url, page)
 
 	alice := page(true)
 	var problems []string
@@ -272,7 +266,7 @@ func TestSendWithRails(t *testing.T) {
 
 	for _, w := range []int{390, 1280} {
 		must(t, alice.SetViewportSize(w, 844))
-		_, err = alice.Goto("/send")
+		_, err := alice.Goto("/send")
 		must(t, err)
 		bal := balanceOnSend(t, alice)
 		must(t, expect.Locator(testID(alice, "send-balance-usd")).ToHaveAttribute("title", ledger.CoinToUSD(bal, price).String()+" USD"))
@@ -318,7 +312,7 @@ func TestSendWithRails(t *testing.T) {
 	// plain posts.
 	nojs := page(false)
 	loginAt(t, nojs, url, "alice", false)
-	_, err = nojs.Goto("/send")
+	_, err := nojs.Goto("/send")
 	must(t, err)
 	must(t, nojs.Locator("#send-receiver").Fill(bobParty))
 	must(t, testID(nojs, "send-check").Click())

@@ -64,7 +64,7 @@ func TestSubscriptionConfirmAndRenewal(t *testing.T) {
 	must(t, err)
 	card := testID(p, "confirm-subscription")
 	must(t, expect.Locator(card).ToContainText("Shop premium"))
-	must(t, expect.Locator(card.GetByTestId("subscription-amount")).ToHaveText("5 CC"))
+	must(t, expect.Locator(card.GetByTestId("subscription-amount")).ToHaveText("5.00 CC"))
 	must(t, expect.Locator(card.GetByTestId("subscription-every")).ToHaveText("1 day"))
 	must(t, expect.Locator(testID(p, "confirm-redirect")).ToContainText(shop.URL))
 	must(t, testID(p, "confirm-accept").Click())
@@ -83,7 +83,7 @@ func TestSubscriptionConfirmAndRenewal(t *testing.T) {
 	must(t, err)
 	due := testID(p, "subscription-next-due")
 	must(t, expect.Locator(due).ToBeVisible())
-	first, err := due.TextContent()
+	first, err := due.GetAttribute("datetime")
 	must(t, err)
 
 	// The next payment is due within its window at once: the wallet pays
@@ -91,7 +91,7 @@ func TestSubscriptionConfirmAndRenewal(t *testing.T) {
 	post("/v0/admin/devnet/advance-rounds", "admin", `{"rounds":1}`)
 	_, err = p.Goto(srv.url + "/subscriptions")
 	must(t, err)
-	must(t, expect.Locator(due).Not().ToHaveText(first))
+	must(t, expect.Locator(due).Not().ToHaveAttribute("datetime", first))
 	must(t, expect.Locator(testID(p, "subscription-unpaid")).ToHaveCount(0))
 	_, err = p.Goto(srv.url + "/history")
 	must(t, err)

@@ -117,8 +117,8 @@ func TestUIAllocations(t *testing.T) {
 		page := alice.get("/allocations")
 		mustHave(t, page, http.StatusOK, `data-testid="allocation-request" data-cid="`+string(trade)+`"`, `title="`+string(e.venue)+`"`,
 			`data-leg="leg0"`, `data-leg="leg1"`, `action="/allocations/`+string(trade)+`/allocate"`, `name="leg" value="leg0"`,
-			`action="/allocations/`+string(trade)+`/reject"`, `data-testid="allocate-before">2026-11-01 13:00:00 UTC<`,
-			`data-testid="settle-before">2026-11-01 14:00:00 UTC<`, `title="30.0000000000 CC"`, `name="csrf_token" value="`+alice.csrf+`"`)
+			`action="/allocations/`+string(trade)+`/reject"`, `data-testid="allocate-before"><time datetime="2026-11-01T13:00:00Z" title="2026-11-01 13:00:00 UTC">`,
+			`data-testid="settle-before"><time datetime="2026-11-01T14:00:00Z" title="2026-11-01 14:00:00 UTC">`, `title="30.0000000000 CC"`, `name="csrf_token" value="`+alice.csrf+`"`)
 		if strings.Count(page.body, `data-testid="allocate"`) != 1 || strings.Contains(page.body, `value="leg1"`) {
 			t.Errorf("alice may allocate only her leg: %.3000s", page.body)
 		}

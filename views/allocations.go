@@ -1,5 +1,7 @@
 package views
 
+import "time"
+
 // Allocations is the Allocations page: the allocation requests of apps
 // the user trades in, and its allocations.
 type Allocations struct {
@@ -23,9 +25,9 @@ type AllocationsList struct {
 type AllocationRequestRow struct {
 	ContractID     string
 	Executor       string
-	RequestedAt    string
-	AllocateBefore string
-	SettleBefore   string
+	RequestedAt    time.Time
+	AllocateBefore time.Time
+	SettleBefore   time.Time
 	// Closed is true once the time to allocate has passed.
 	Closed bool
 	// Sends is true when the user sends a leg: it may reject the request.
@@ -53,11 +55,12 @@ type AllocationRow struct {
 	Amount       string
 	Executor     string
 	LegID        string
-	SettleBefore string
+	SettleBefore time.Time
 	// Overdue marks a pending allocation past its settlement deadline:
 	// the expiry automation returns its coin.
 	Overdue bool
 	// State is how a finished one ended (executed, withdrawn, cancelled,
 	// expired), At when.
-	State, At string
+	State string
+	At    time.Time
 }

@@ -1,5 +1,7 @@
 package views
 
+import "time"
+
 // AppPayments is the Payments page: the app payment requests waiting for
 // the user's answer and the payments accepted, waiting for their app to
 // collect them.
@@ -23,7 +25,7 @@ type AppPaymentRow struct {
 	Amount, Fees, Total string
 	// Expires is the request's expiry, or the accepted payment's: the app
 	// must collect before it, or the coin comes back.
-	Expires string
+	Expires time.Time
 	Expired bool
 }
 

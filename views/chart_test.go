@@ -136,7 +136,7 @@ func TestSizeHistogram(t *testing.T) {
 	})
 	t.Run("renders accessible", func(t *testing.T) {
 		got := renderString(t, HistogramView(SizeHistogram("hs", "Holdings by size", amounts("1", "20", "30"))))
-		for _, want := range []string{`role="img"`, `<title id="hs-t">Holdings by size: 1 of 1–10, 2 of 10–100.</title>`, `data-points="2"`, `class="visually-hidden"`, `<td>10–100</td><td>2</td>`} {
+		for _, want := range []string{`role="img"`, `<title id="hs-t">Holdings by size: 1 of 1–10, 2 of 10–100.</title>`, `data-points="2"`, `class="sr-only"`, `<td>10–100</td><td>2</td>`} {
 			if !strings.Contains(got, want) {
 				t.Errorf("histogram lacks %s: %s", want, got)
 			}

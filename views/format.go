@@ -1,15 +1,22 @@
 package views
 
 import (
+	"context"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/ccwallet/ccwallet/ledger"
 )
 
 // The view models carry amounts as the ledger's exact decimal strings
 // ("19311.2000000000"); these helpers make them readable for people. They
-// work on the digits of that string, never through float64, so what a
-// person reads is the exact amount rounded only where said (USD).
+// work on the digits of that string, never through float64.
+//
+// Amounts and times for people (issue 37 point 4): an amount shows 2
+// decimals, more only where 2 would show 0, and the exact value stays in
+// the title, in what a selection copies, in the CSV and the API; a time
+// shows relative ("in 3 h", "2 min ago") with the exact time in its title.
 
 // HumanAmount writes an exact decimal with thousands separators and its
 // trailing fractional zeros trimmed: "19311.2000000000" -> "19,311.2",
@@ -24,15 +31,75 @@ func HumanAmount(exact string) string {
 	return joinDecimal(neg, whole, frac)
 }
 
-// HumanUSD writes an exact decimal rounded to cents (half away from
-// zero), with thousands separators: "96.5560000000" -> "96.56".
-func HumanUSD(exact string) string {
+// PeopleAmount writes an exact decimal for reading: thousands separators
+// and 2 decimals, rounded half away from zero ("19311.2" -> "19,311.20",
+// "50281.3938345" -> "50,281.39"). A nonzero amount that 2 decimals would
+// show as 0 keeps its digits up to the second significant one, cut, not
+// rounded ("0.0012345" -> "0.0012"). lossy says the text drops nonzero
+// digits of exact, so a page must offer the exact value too. Text that is
+// not a plain decimal is returned as is.
+func PeopleAmount(exact string) (text string, lossy bool) {
 	neg, whole, frac, ok := splitDecimal(exact)
 	if !ok {
-		return exact
+		return exact, false
 	}
-	whole, frac = roundFrac(whole, frac, 2)
-	return joinDecimal(neg, whole, frac)
+	frac = strings.TrimRight(frac, "0")
+	w, f := roundFrac(whole, frac, 2)
+	if w == "0" && f == "00" && frac != "" {
+		first := strings.IndexFunc(frac, func(r rune) bool { return r != '0' })
+		w, f = "0", frac[:min(len(frac), first+2)]
+	}
+	return joinDecimal(neg, w, f), strings.TrimRight(f, "0") != frac || w != whole
+}
+
+// RelTime writes t relative to now for people: "just now", "2 min ago",
+// "in 3 h", "2 d ago", "in 90 d" (a deadline counts in days up to 99);
+// a past time beyond a week, or a later deadline, is a date ("5 Nov", or
+// "5 Nov 2025" in another year). The zero time is "".
+func RelTime(t, now time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	d := t.Sub(now)
+	future := d > 0
+	if !future {
+		d = -d
+	}
+	var n string
+	switch {
+	case d < 45*time.Second:
+		return "just now"
+	case d < 59*time.Minute+30*time.Second:
+		n = strconv.Itoa(max(1, int((d+30*time.Second)/time.Minute))) + " min"
+	case d < 23*time.Hour+30*time.Minute:
+		n = strconv.Itoa(int((d+30*time.Minute)/time.Hour)) + " h"
+	case d < 7*24*time.Hour || future && d < 100*24*time.Hour:
+		n = strconv.Itoa(int((d+12*time.Hour)/(24*time.Hour))) + " d"
+	default:
+		u := t.UTC()
+		if u.Year() == now.UTC().Year() {
+			return u.Format("2 Jan")
+		}
+		return u.Format("2 Jan 2006")
+	}
+	if future {
+		return "in " + n
+	}
+	return n + " ago"
+}
+
+// ExactTime is the time a title shows (the browser's script, app.js,
+// turns it into the reader's local time): "2026-11-28 09:10:05 UTC".
+func ExactTime(t time.Time) string { return t.UTC().Format(time.DateTime + " UTC") }
+
+// signedPeople is PeopleAmount with a plus sign on a gain, as an activity
+// row shows it ("+12.50", "-100.00"); zero has no sign.
+func signedPeople(exact string) string {
+	s, _ := PeopleAmount(exact)
+	if s != "" && s[0] != '-' && strings.Trim(s, "0.,") != "" && allDigits(s[:1]) {
+		return "+" + s
+	}
+	return s
 }
 
 // roundFrac rounds whole.frac to places fractional digits, half away from
@@ -111,6 +178,15 @@ func ShortParty(id string) string {
 		return id
 	}
 	return hint + "::" + fp[:8] + "…" + fp[len(fp)-4:]
+}
+
+// counterpartyWords names a party in a one-line row: its name when it has
+// one (partynames.go), else its shortened ID; none is "".
+func counterpartyWords(ctx context.Context, id string) string {
+	if name := partyName(ctx, id); name != "" {
+		return name
+	}
+	return ShortParty(id)
 }
 
 // HistoryKind is a history entry's kind in words ("balance_change" is

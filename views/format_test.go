@@ -32,27 +32,6 @@ func TestHumanAmount(t *testing.T) {
 	}
 }
 
-func TestHumanUSD(t *testing.T) {
-	for _, c := range []struct{ in, want string }{
-		{"96.5560000000", "96.56"},
-		{"96.5549999999", "96.55"},
-		{"0.0000000000", "0.00"},
-		{"0.0049999999", "0.00"},
-		{"-0.0040000000", "0.00"},
-		{"0.0050000000", "0.01"},
-		{"-3.3350000000", "-3.34"},
-		{"999.9950000000", "1,000.00"},
-		{"9999999999999999999999999999.9950000000", "10,000,000,000,000,000,000,000,000,000.00"},
-		{"1234567.1000000000", "1,234,567.10"},
-		{"100", "100.00"},
-		{"x", "x"},
-	} {
-		if got := HumanUSD(c.in); got != c.want {
-			t.Errorf("HumanUSD(%q) = %q, want %q", c.in, got, c.want)
-		}
-	}
-}
-
 func TestShortParty(t *testing.T) {
 	fp := "1220ab12" + "00000000000000000000000000000000000000000000000000000000" + "e88d"
 	for _, c := range []struct{ in, want string }{
@@ -149,11 +128,26 @@ func TestPeopleAmount(t *testing.T) {
 		{"-0.0000000001", "-0.0000000001", false},
 		{"0.0050000000", "0.01", true},
 		{"0.0100000000", "0.01", false},
+		// USD values: rounded to cents, half away from zero.
+		{"96.5560000000", "96.56", true},
+		{"96.5549999999", "96.55", true},
+		{"-3.3350000000", "-3.34", true},
+		{"9999999999999999999999999999.9950000000", "10,000,000,000,000,000,000,000,000,000.00", true},
+		{"1234567.1000000000", "1,234,567.10", false},
+		{"100", "100.00", false},
 		{"lots", "lots", false},
 	} {
 		got, lossy := PeopleAmount(c.in)
 		if got != c.want || lossy != c.lossy {
 			t.Errorf("PeopleAmount(%q) = %q, %v; want %q, %v", c.in, got, lossy, c.want, c.lossy)
+		}
+	}
+}
+
+func TestSignedPeople(t *testing.T) {
+	for in, want := range map[string]string{"12.5": "+12.50", "-100": "-100.00", "0.0000000000": "0.00", "x": "x"} {
+		if got := signedPeople(in); got != want {
+			t.Errorf("signedPeople(%q) = %q, want %q", in, got, want)
 		}
 	}
 }

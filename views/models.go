@@ -266,7 +266,9 @@ type UserRow struct {
 
 // AutomationRow is one automation on the admin page.
 type AutomationRow struct {
-	Name, Schedule, LastRun, NextRun, LastDuration, LastError string
+	Name, Schedule, LastDuration, LastError string
+	// LastRun and NextRun are zero when unknown (never run, not planned).
+	LastRun, NextRun time.Time
 	// About says what the schedule means, when the schedule alone
 	// misleads (the round clock checks every minute; rounds last longer).
 	About string
@@ -406,6 +408,16 @@ type SendForm struct {
 	Method SendMethod
 }
 
+// describedBy is a send field's aria-describedby: its error when the form
+// has one for it, then what always describes it (always, "" for none).
+func describedBy(f SendForm, field, always string) string {
+	ids := always
+	if f.Error != "" && f.ErrorField == field {
+		ids = strings.TrimSpace("send-" + field + "-error " + always)
+	}
+	return ids
+}
+
 // Send is the send page.
 type Send struct {
 	Page
@@ -419,9 +431,7 @@ type OfferRow struct {
 	Counterparty string
 	Amount       string
 	Description  string
-	Expires      string
-	// ExpiresAt is Expires as a time, shown relative (When).
-	ExpiresAt time.Time
+	ExpiresAt    time.Time
 	// Incoming is true when the user receives it (accept and reject),
 	// false when the user sent it (withdraw).
 	Incoming bool
@@ -462,8 +472,8 @@ type Offers struct {
 // transfer preapproval and the merge delegation.
 type Delegations struct {
 	Page
-	// PreapprovalExpires is "" without a valid preapproval.
-	PreapprovalExpires string
+	// PreapprovalExpires is zero without a valid preapproval.
+	PreapprovalExpires time.Time
 	PreapprovalCID     string
 	// MergeStatus is "active", "proposed" or "" (none).
 	MergeStatus string
@@ -539,12 +549,12 @@ type MintingDelegations struct {
 type MintingDelegationRow struct {
 	ContractID  string
 	Beneficiary string
-	Expires     string
+	Expires     time.Time
 	Expired     bool
 	MergeLimit  int
-	// Replaces describes, on a proposal, the active delegation of the same
-	// beneficiary that accepting it replaces ("" when none).
-	Replaces string
+	// Replaces is, on a proposal, the active delegation of the same
+	// beneficiary that accepting it replaces (nil when none).
+	Replaces *MintingDelegationRow
 	// Holdings is the beneficiary's unlocked holdings now (active rows).
 	Holdings int
 	Activity []DelegateActivityRow
@@ -552,7 +562,7 @@ type MintingDelegationRow struct {
 
 // DelegateActivityRow is one thing the delegate did for a beneficiary.
 type DelegateActivityRow struct {
-	Time   string
+	Time   time.Time
 	What   string
 	Amount string
 }
@@ -609,7 +619,7 @@ type Names struct {
 type NameRow struct {
 	Name, URL, Description string
 	State                  string
-	Expires                string
+	Expires                time.Time
 	SubscriptionRequest    string
 }
 

@@ -1,5 +1,7 @@
 package views
 
+import "time"
+
 // Rewards is the rewards page.
 type Rewards struct {
 	Page
@@ -18,7 +20,8 @@ type RewardRow struct {
 	// Amount is the exact amount in CC the coupons mint (or minted).
 	Amount    string
 	Collected bool
-	// UpdateID is the collecting update, CollectedAt its time ("" when
+	// UpdateID is the collecting update, CollectedAt its time (zero when
 	// pending or pruned).
-	UpdateID, CollectedAt string
+	UpdateID    string
+	CollectedAt time.Time
 }

@@ -1,5 +1,7 @@
 package views
 
+import "time"
+
 // Subscriptions is the page of the user's subscriptions: the requests
 // apps made of them, initial payments waiting for their app, and the
 // running subscriptions.
@@ -26,7 +28,7 @@ type SubscriptionRow struct {
 	Early string
 	// NextDue is when the next payment is due (active rows); Paying says a
 	// payment is locked, waiting for the app to collect it.
-	NextDue string
+	NextDue time.Time
 	Paying  bool
 	// Unpaid is the payment automation's notice when it could not pay.
 	Unpaid string

@@ -44,7 +44,7 @@ func (h *Handler) adminModel(ctx context.Context, s *web.Session) (views.Admin, 
 	}
 	if h.jobs != nil {
 		for _, j := range h.jobs() {
-			row := views.AutomationRow{Name: j.Name, Schedule: j.Schedule, About: j.About, LastRun: fmtTimePtr(j.LastRun), NextRun: fmtTimePtr(j.NextRun),
+			row := views.AutomationRow{Name: j.Name, Schedule: j.Schedule, About: j.About, LastRun: timeOf(j.LastRun), NextRun: timeOf(j.NextRun),
 				LastDuration: "—", LastError: j.LastError}
 			if j.LastRun != nil {
 				row.LastDuration = (time.Duration(j.LastDurationMS) * time.Millisecond).String()
@@ -58,7 +58,7 @@ func (h *Handler) adminModel(ctx context.Context, s *web.Session) (views.Admin, 
 		}
 		for _, a := range as {
 			m.Automations = append(m.Automations, views.AutomationRow{
-				Name: a.Name, LastRun: fmtTime(a.LastRun), NextRun: fmtTime(a.NextRun), LastDuration: "—", LastError: a.LastError,
+				Name: a.Name, LastRun: a.LastRun, NextRun: a.NextRun, LastDuration: "—", LastError: a.LastError,
 			})
 		}
 	}
@@ -76,19 +76,12 @@ func (h *Handler) adminModel(ctx context.Context, s *web.Session) (views.Admin, 
 	return m, nil
 }
 
-// fmtTimePtr is fmtTime of an optional time.
-func fmtTimePtr(t *time.Time) string {
+// timeOf is an optional time, zero for none.
+func timeOf(t *time.Time) time.Time {
 	if t == nil {
-		return "—"
+		return time.Time{}
 	}
-	return fmtTime(*t)
-}
-
-func fmtTime(t time.Time) string {
-	if t.IsZero() {
-		return "—"
-	}
-	return t.UTC().Format(time.DateTime + " UTC")
+	return *t
 }
 
 // uiAdminOnboard serves POST /admin/users: onboard a user by name.

@@ -68,7 +68,7 @@ func (h *Handler) allocationsModel(ctx context.Context, s *web.Session, party co
 			return views.AllocationsList{}, err
 		}
 		// Past the deadline the expiry automation may end it.
-		row.SettleBefore, row.Overdue = fmtTime(settle), allocations.CheckAllocationMove(a.Spec, ledger.AllocationExpire, "", now) == nil
+		row.SettleBefore, row.Overdue = settle, allocations.CheckAllocationMove(a.Spec, ledger.AllocationExpire, "", now) == nil
 		m.Pending = append(m.Pending, row)
 	}
 	finished, err := h.w.Allocations.FinishedAllocations(ctx, party, finishedAllocations)
@@ -77,7 +77,7 @@ func (h *Handler) allocationsModel(ctx context.Context, s *web.Session, party co
 	}
 	for _, f := range finished {
 		row := allocationRow(f.Spec, f.Contract.ContractID, party)
-		row.State, row.At = string(f.State), fmtTime(f.At)
+		row.State, row.At = string(f.State), f.At
 		m.Finished = append(m.Finished, row)
 	}
 	return m, nil
@@ -86,8 +86,8 @@ func (h *Handler) allocationsModel(ctx context.Context, s *web.Session, party co
 // allocationRequestRow is request r as party sees it.
 func allocationRequestRow(r allocations.AllocationRequest, party coin.PartyID) views.AllocationRequestRow {
 	row := views.AllocationRequestRow{
-		ContractID: string(r.ContractID), Executor: string(r.Executor), RequestedAt: fmtTime(r.RequestedAt),
-		AllocateBefore: fmtTime(r.AllocateBefore), SettleBefore: fmtTime(r.SettleBefore), Closed: r.Closed,
+		ContractID: string(r.ContractID), Executor: string(r.Executor), RequestedAt: r.RequestedAt,
+		AllocateBefore: r.AllocateBefore, SettleBefore: r.SettleBefore, Closed: r.Closed,
 	}
 	send, receive := coin.Zero, coin.Zero
 	for _, leg := range r.Legs {

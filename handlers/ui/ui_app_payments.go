@@ -42,7 +42,7 @@ func (h *Handler) uiAppPayments(w http.ResponseWriter, r *http.Request, s *web.S
 func appPaymentRow(a apppayments.AppPayment, now time.Time) views.AppPaymentRow {
 	row := views.AppPaymentRow{ContractID: string(a.Contract.ContractID), Description: a.Description, Origin: a.Origin,
 		Amount: a.Quote.Amount.String(), Fees: a.Quote.Fees.String(), Total: a.Quote.Total.String(),
-		Expires: fmtTime(a.ExpiresAt), Expired: !a.ExpiresAt.After(now)}
+		Expires: a.ExpiresAt, Expired: !a.ExpiresAt.After(now)}
 	switch {
 	case a.Request != nil:
 		row.Provider = string(a.Request.Provider)

@@ -26,7 +26,7 @@ func (h *Handler) delegationsModel(ctx context.Context, s *web.Session, party co
 	p, err := h.l.PreapprovalOf(ctx, party)
 	switch {
 	case err == nil:
-		m.PreapprovalExpires, m.PreapprovalCID = fmtTime(p.ExpiresAt), string(p.ContractID)
+		m.PreapprovalExpires, m.PreapprovalCID = p.ExpiresAt, string(p.ContractID)
 	case !errors.Is(err, ledger.ErrNotFound):
 		return m, err
 	}

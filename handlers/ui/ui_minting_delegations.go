@@ -2,7 +2,6 @@ package ui
 
 import (
 	"context"
-	"fmt"
 	"net/http"
 	"time"
 
@@ -101,7 +100,8 @@ func (h *Handler) mintingDelegationsModel(ctx context.Context, s *web.Session, p
 	for _, p := range ps {
 		row := mintingRow(p, now)
 		if old, ok := current[p.Beneficiary]; ok {
-			row.Replaces = fmt.Sprintf("merge limit %d, expiring %s", old.MergeLimit, fmtTime(old.ExpiresAt))
+			replaced := mintingRow(old, now)
+			row.Replaces = &replaced
 		}
 		m.Proposals = append(m.Proposals, row)
 	}
@@ -110,14 +110,14 @@ func (h *Handler) mintingDelegationsModel(ctx context.Context, s *web.Session, p
 
 func mintingRow(d ledger.MintingDelegation, now time.Time) views.MintingDelegationRow {
 	return views.MintingDelegationRow{ContractID: string(d.Contract.ContractID), Beneficiary: string(d.Beneficiary),
-		Expires: fmtTime(d.ExpiresAt), Expired: !d.ExpiresAt.After(now), MergeLimit: d.MergeLimit}
+		Expires: d.ExpiresAt, Expired: !d.ExpiresAt.After(now), MergeLimit: d.MergeLimit}
 }
 
 // delegateActivityRow is one history row of a delegate's work: its
 // description says what was done ("minted 3 reward coupons", "merged 4
 // holdings"); minting also shows the amount it added (a merge adds none).
 func delegateActivityRow(it ledger.HistoryItem) views.DelegateActivityRow {
-	row := views.DelegateActivityRow{Time: fmtTime(it.Time), What: it.Description}
+	row := views.DelegateActivityRow{Time: it.Time, What: it.Description}
 	if it.Amount.IsPositive() {
 		row.Amount = it.Amount.String()
 	}

@@ -37,7 +37,7 @@ func (h *Handler) namesModel(ctx context.Context, s *web.Session, party coin.Par
 			row.State = "collecting"
 		}
 		if n.EntryCID != "" {
-			row.State, row.Expires = "active", fmtTime(n.ExpiresAt)
+			row.State, row.Expires = "active", n.ExpiresAt
 			if n.Expired {
 				row.State = "expired"
 			}

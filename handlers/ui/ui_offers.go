@@ -79,7 +79,7 @@ func instructionRow(ti ledger.TransferInstruction, party coin.PartyID) views.Off
 // counterparty is the other side.
 func transferRow(cid coin.ContractID, sender, receiver coin.PartyID, amount coin.Amount, desc string, expires time.Time, party coin.PartyID) views.OfferRow {
 	row := views.OfferRow{ContractID: string(cid), Amount: amount.String(), Description: desc,
-		Expires: fmtTime(expires), ExpiresAt: expires, Incoming: receiver == party, Counterparty: string(receiver)}
+		ExpiresAt: expires, Incoming: receiver == party, Counterparty: string(receiver)}
 	if row.Incoming {
 		row.Counterparty = string(sender)
 	}

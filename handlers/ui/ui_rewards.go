@@ -3,7 +3,6 @@ package ui
 import (
 	"net/http"
 	"strconv"
-	"time"
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/views"
@@ -40,9 +39,7 @@ func (h *Handler) uiRewards(w http.ResponseWriter, r *http.Request, s *web.Sessi
 			Round: int64(row.Round), Kind: row.Kind, Coupons: row.Coupons, Amount: row.Amount.String(),
 			Collected: row.Collected, UpdateID: row.CollectedBy,
 		}
-		if !row.CollectedAt.IsZero() {
-			v.CollectedAt = row.CollectedAt.UTC().Format(time.DateTime + " UTC")
-		}
+		v.CollectedAt = row.CollectedAt
 		m.Rows = append(m.Rows, v)
 	}
 	return render(w, r, http.StatusOK, views.RewardsPage(m))

@@ -92,7 +92,7 @@ func (h *Handler) subscriptionsModel(ctx context.Context, s *web.Session, party 
 	}
 	for _, v := range subs {
 		row := subscriptionRow(string(v.Subscription.ContractID), v.Data, v.PayData)
-		row.NextDue, row.Paying, row.Unpaid = fmtTime(v.NextPaymentDueAt), v.Payment != nil, v.Unpaid
+		row.NextDue, row.Paying, row.Unpaid = v.NextPaymentDueAt, v.Payment != nil, v.Unpaid
 		if v.Idle != nil {
 			row.CancelID = string(v.Idle.ContractID)
 		}
