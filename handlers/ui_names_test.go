@@ -16,7 +16,7 @@ import (
 // added) lists the name waiting for its subscription, linked to the
 // confirm page; once the subscription is accepted and the DSO collects,
 // the name shows with its expiry, stands beside alice's party on bob's
-// pages, and bob can send to it by name.
+// pages (offers, home) and her own home, and bob can send to it by name.
 func TestUINames(t *testing.T) {
 	forEngine(t, func(t *testing.T, e *uiEnv) {
 		ctx := context.Background()
@@ -55,6 +55,9 @@ func TestUINames(t *testing.T) {
 		}
 		// bob's offers page shows alice's name beside her party.
 		mustHave(t, bob.get("/offers"), http.StatusOK, `data-testid="party-name">alice.unverified.cns<`)
+		// So do bob's outgoing cards on the home page, and alice's own home.
+		mustHave(t, bob.get("/home/outgoing"), http.StatusOK, `data-testid="party-name">alice.unverified.cns<`)
+		mustHave(t, alice.get("/"), http.StatusOK, `data-testid="party-name">alice.unverified.cns<`)
 		ledgertest.Conserved(t, e.l)
 	})
 }

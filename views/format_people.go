@@ -1,7 +1,6 @@
 package views
 
 import (
-	"context"
 	"strconv"
 	"strings"
 	"time"
@@ -85,11 +84,11 @@ func signedPeople(exact string) string {
 
 // counterpartyWords names a party in a one-line row: its name when it has
 // one (partynames.go), else its shortened ID; none is "".
-func counterpartyWords(ctx context.Context, id string) string {
-	if name := partyName(ctx, id); name != "" {
-		return name
+func counterpartyWords(p PartyRef) string {
+	if p.Name != "" {
+		return p.Name
 	}
-	return ShortParty(id)
+	return ShortParty(p.ID)
 }
 
 // describedBy is a send field's aria-describedby: its error when the form

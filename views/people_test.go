@@ -17,7 +17,7 @@ func TestSignedPeople(t *testing.T) {
 // TestActivityRowIsOneLineWithDetails: an entry's summary has kind,
 // counterparty, signed amount and time; the rest is in its details.
 func TestActivityRowIsOneLineWithDetails(t *testing.T) {
-	got := renderString(t, ActivityRow(HistoryRow{Label: "Transfer offer paid", Kind: "transfer", Counterparty: testParty,
+	got := renderString(t, ActivityRow(HistoryRow{Label: "Transfer offer paid", Kind: "transfer", Counterparty: P(testParty),
 		Amount: "-100.0000000000", Fees: "0.0000000000", Description: "rent", At: time.Now().Add(-2 * time.Minute), Round: 7}))
 	summary, details, ok := strings.Cut(got, "</summary>")
 	if !ok {

@@ -206,7 +206,6 @@ func (h *Handler) session(fn uiFunc) http.Handler {
 				return
 			}
 		}
-		r = r.WithContext(views.WithPartyNames(r.Context(), h.partyNames))
 		if err := fn(w, r, s); err != nil {
 			h.uiError(w, r, s, err)
 		} else if post {
@@ -292,7 +291,7 @@ func render(w http.ResponseWriter, r *http.Request, status int, c templ.Componen
 	w.Header().Set("Cache-Control", "no-store")
 	w.Header().Add("Vary", "HX-Request") // beside web.Compress's Accept-Encoding
 	w.WriteHeader(status)
-	return views.RenderNamed(flashContext(r), w, c)
+	return c.Render(flashContext(r), w)
 }
 
 // uiError renders err as an error page with the status table's status.

@@ -30,6 +30,7 @@ func (h *Handler) uiAdmin(w http.ResponseWriter, r *http.Request, s *web.Session
 	if err != nil {
 		return err
 	}
+	h.named(r.Context(), &m)
 	return render(w, r, http.StatusOK, views.AdminPage(m))
 }
 
@@ -38,9 +39,9 @@ func (h *Handler) adminModel(ctx context.Context, s *web.Session) (views.Admin, 
 	if err != nil {
 		return views.Admin{}, err
 	}
-	m := views.Admin{Page: h.page(s, "Admin", "admin"), Operator: string(h.l.Operator()), Form: views.OnboardForm{CSRF: s.CSRF}}
+	m := views.Admin{Page: h.page(s, "Admin", "admin"), Operator: views.P(h.l.Operator()), Form: views.OnboardForm{CSRF: s.CSRF}}
 	for _, u := range users {
-		m.Users = append(m.Users, views.UserRow{Name: u.Name, Party: string(u.Party), Admin: u.IsAdmin, Offboardable: u.Party != h.l.Operator()})
+		m.Users = append(m.Users, views.UserRow{Name: u.Name, Party: views.P(u.Party), Admin: u.IsAdmin, Offboardable: u.Party != h.l.Operator()})
 	}
 	if h.jobs != nil {
 		for _, j := range h.jobs() {
@@ -71,7 +72,7 @@ func (h *Handler) adminModel(ctx context.Context, s *web.Session) (views.Admin, 
 		return views.Admin{}, err
 	}
 	for _, pm := range merges {
-		m.Merges = append(m.Merges, views.MergeRow{Party: string(pm.Party), Holdings: pm.Holdings, Target: pm.Target})
+		m.Merges = append(m.Merges, views.MergeRow{Party: views.P(pm.Party), Holdings: pm.Holdings, Target: pm.Target})
 	}
 	return m, nil
 }
@@ -105,6 +106,7 @@ func (h *Handler) uiAdminOnboard(w http.ResponseWriter, r *http.Request, s *web.
 			return err
 		}
 		m.Form.Name, m.Form.Error = name, msg
+		h.named(r.Context(), &m)
 		return render(w, r, http.StatusUnprocessableEntity, views.AdminPage(m))
 	}
 	if !res.Created {
@@ -127,6 +129,7 @@ func (h *Handler) uiAdminOffboard(w http.ResponseWriter, r *http.Request, s *web
 			return err
 		}
 		m.Offboard = &views.OffboardConfirm{CSRF: s.CSRF, Name: name}
+		h.named(r.Context(), &m)
 		return render(w, r, http.StatusOK, views.AdminPage(m))
 	}
 	if err := h.l.Offboard(r.Context(), name); err != nil {
@@ -140,6 +143,7 @@ func (h *Handler) uiAdminOffboard(w http.ResponseWriter, r *http.Request, s *web
 			return merr
 		}
 		m.OffboardError = msg
+		h.named(r.Context(), &m)
 		return render(w, r, http.StatusUnprocessableEntity, views.AdminPage(m))
 	}
 	done(w, r, "/admin", "user-offboarded")

@@ -35,6 +35,7 @@ func (h *Handler) uiAppPayments(w http.ResponseWriter, r *http.Request, s *web.S
 	for _, a := range acc {
 		m.Accepted = append(m.Accepted, appPaymentRow(a, now))
 	}
+	h.named(r.Context(), &m)
 	return render(w, r, http.StatusOK, views.AppPaymentsPage(m))
 }
 
@@ -45,14 +46,14 @@ func appPaymentRow(a apppayments.AppPayment, now time.Time) views.AppPaymentRow 
 		Expires: fmtTime(a.ExpiresAt), Expired: !a.ExpiresAt.After(now)}
 	switch {
 	case a.Request != nil:
-		row.Provider = string(a.Request.Provider)
+		row.Provider = views.P(a.Request.Provider)
 		for _, rc := range a.Request.ReceiverAmounts {
-			row.Receivers = append(row.Receivers, views.AppPaymentReceiver{Party: string(rc.Receiver), Amount: rc.Amount.Amount.String()})
+			row.Receivers = append(row.Receivers, views.AppPaymentReceiver{Party: views.P(rc.Receiver), Amount: rc.Amount.Amount.String()})
 		}
 	case a.Accepted != nil:
-		row.Provider = string(a.Accepted.Provider)
+		row.Provider = views.P(a.Accepted.Provider)
 		for _, rc := range a.Accepted.AmuletReceiverAmounts {
-			row.Receivers = append(row.Receivers, views.AppPaymentReceiver{Party: string(rc.Receiver), Amount: rc.AmuletAmount.String()})
+			row.Receivers = append(row.Receivers, views.AppPaymentReceiver{Party: views.P(rc.Receiver), Amount: rc.AmuletAmount.String()})
 		}
 	}
 	return row
@@ -103,6 +104,7 @@ func (h *Handler) uiConfirmPayment(w http.ResponseWriter, r *http.Request, s *we
 		return err
 	}
 	allowReturn(w, m)
+	h.named(r.Context(), &m)
 	return render(w, r, http.StatusOK, views.ConfirmPaymentPage(m))
 }
 
@@ -158,5 +160,6 @@ func (h *Handler) uiConfirmPaymentAction(w http.ResponseWriter, r *http.Request,
 	}
 	m.Error = msg
 	allowReturn(w, m)
+	h.named(r.Context(), &m)
 	return render(w, r, http.StatusUnprocessableEntity, views.ConfirmPaymentPage(m))
 }

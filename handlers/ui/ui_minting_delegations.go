@@ -34,6 +34,7 @@ func (h *Handler) uiMintingDelegations(w http.ResponseWriter, r *http.Request, s
 	if err != nil {
 		return err
 	}
+	h.named(r.Context(), &m)
 	return render(w, r, http.StatusOK, views.MintingDelegationsPage(m))
 }
 
@@ -66,6 +67,7 @@ func (h *Handler) uiMintingDelegationAction(w http.ResponseWriter, r *http.Reque
 		return merr
 	}
 	m.Error = msg
+	h.named(r.Context(), &m)
 	return render(w, r, http.StatusUnprocessableEntity, views.MintingDelegationsPage(m))
 }
 
@@ -109,7 +111,7 @@ func (h *Handler) mintingDelegationsModel(ctx context.Context, s *web.Session, p
 }
 
 func mintingRow(d ledger.MintingDelegation, now time.Time) views.MintingDelegationRow {
-	return views.MintingDelegationRow{ContractID: string(d.Contract.ContractID), Beneficiary: string(d.Beneficiary),
+	return views.MintingDelegationRow{ContractID: string(d.Contract.ContractID), Beneficiary: views.P(d.Beneficiary),
 		Expires: fmtTime(d.ExpiresAt), Expired: !d.ExpiresAt.After(now), MergeLimit: d.MergeLimit}
 }
 

@@ -75,18 +75,3 @@ func (h *Handler) uiRequestName(w http.ResponseWriter, r *http.Request, s *web.S
 	m.Form = f
 	return render(w, r, http.StatusUnprocessableEntity, views.NamesPage(m))
 }
-
-// partyNames is the pages' name lookup (views.RenderNamed): one read for
-// every party a page shows.
-func (h *Handler) partyNames(ctx context.Context, ids []string) (map[string]string, error) {
-	ps := make([]coin.PartyID, len(ids))
-	for i, id := range ids {
-		ps[i] = coin.PartyID(id)
-	}
-	names, err := h.w.Names.NamesOf(ctx, ps)
-	out := make(map[string]string, len(names))
-	for p, n := range names {
-		out[string(p)] = n
-	}
-	return out, err
-}

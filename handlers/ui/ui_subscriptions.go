@@ -32,6 +32,7 @@ func (h *Handler) uiSubscriptions(w http.ResponseWriter, r *http.Request, s *web
 	if err != nil {
 		return err
 	}
+	h.named(r.Context(), &m)
 	return render(w, r, http.StatusOK, views.SubscriptionsPage(m))
 }
 
@@ -60,6 +61,7 @@ func (h *Handler) uiSubscriptionAction(w http.ResponseWriter, r *http.Request, s
 		return merr
 	}
 	m.Error = msg
+	h.named(r.Context(), &m)
 	return render(w, r, http.StatusUnprocessableEntity, views.SubscriptionsPage(m))
 }
 
@@ -107,7 +109,7 @@ func subscriptionRow(cid string, d subscriptions.SubscriptionData, p subscriptio
 		unit = "USD"
 	}
 	return views.SubscriptionRow{
-		ContractID: cid, Provider: string(d.Provider), Receiver: string(d.Receiver), Description: d.Description,
+		ContractID: cid, Provider: views.P(d.Provider), Receiver: views.P(d.Receiver), Description: d.Description,
 		Amount: p.PaymentAmount.Amount.String(), Unit: unit,
 		Every: fmtSpan(p.PaymentInterval.Duration()), Early: fmtSpan(p.PaymentDuration.Duration()),
 	}
@@ -138,6 +140,7 @@ func (h *Handler) uiConfirmSubscription(w http.ResponseWriter, r *http.Request, 
 		return err
 	}
 	allowFormRedirect(w, m.Redirect)
+	h.named(r.Context(), &m)
 	return render(w, r, http.StatusOK, views.ConfirmSubscriptionPage(m))
 }
 
@@ -174,6 +177,7 @@ func (h *Handler) uiConfirmSubscriptionAction(w http.ResponseWriter, r *http.Req
 	}
 	m.Error = msg
 	allowFormRedirect(w, m.Redirect)
+	h.named(r.Context(), &m)
 	return render(w, r, http.StatusUnprocessableEntity, views.ConfirmSubscriptionPage(m))
 }
 

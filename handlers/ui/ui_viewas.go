@@ -24,6 +24,7 @@ func (h *Handler) uiViewAs(w http.ResponseWriter, r *http.Request, s *web.Sessio
 			return merr
 		}
 		m.ViewAs = views.ViewAsForm{Party: string(party), Error: sentence(msg)}
+		h.named(r.Context(), &m)
 		return render(w, r, http.StatusUnprocessableEntity, views.AdminPage(m))
 	}
 	if err := h.ui.Sessions.SetActAs(w, r, s, string(party)); err != nil {
