@@ -25,7 +25,7 @@ type NetworkSetting struct {
 }
 
 // uiAdmin serves GET /admin (wallet admins only).
-func (h *Handler) uiAdmin(w http.ResponseWriter, r *http.Request, s *web.Session) error {
+func (h adminPages) uiAdmin(w http.ResponseWriter, r *http.Request, s *web.Session) error {
 	m, err := h.adminModel(r.Context(), s)
 	if err != nil {
 		return err
@@ -34,7 +34,7 @@ func (h *Handler) uiAdmin(w http.ResponseWriter, r *http.Request, s *web.Session
 	return render(w, r, http.StatusOK, views.AdminPage(m))
 }
 
-func (h *Handler) adminModel(ctx context.Context, s *web.Session) (views.Admin, error) {
+func (h adminPages) adminModel(ctx context.Context, s *web.Session) (views.Admin, error) {
 	users, err := h.l.Users(ctx)
 	if err != nil {
 		return views.Admin{}, err
@@ -93,7 +93,7 @@ func fmtTime(t time.Time) string {
 }
 
 // uiAdminOnboard serves POST /admin/users: onboard a user by name.
-func (h *Handler) uiAdminOnboard(w http.ResponseWriter, r *http.Request, s *web.Session) error {
+func (h adminPages) uiAdminOnboard(w http.ResponseWriter, r *http.Request, s *web.Session) error {
 	name := strings.TrimSpace(r.PostFormValue("name"))
 	res, perr := h.l.OnboardUser(r.Context(), name, "")
 	if perr != nil {
@@ -121,7 +121,7 @@ func (h *Handler) uiAdminOnboard(w http.ResponseWriter, r *http.Request, s *web.
 // ledger's Offboard, as POST /v0/admin/users/offboard. The page asks to
 // confirm first: with confirm=yes it offboards, without it shows what
 // offboarding does.
-func (h *Handler) uiAdminOffboard(w http.ResponseWriter, r *http.Request, s *web.Session) error {
+func (h adminPages) uiAdminOffboard(w http.ResponseWriter, r *http.Request, s *web.Session) error {
 	name := strings.TrimSpace(r.PostFormValue("name"))
 	if r.PostFormValue("confirm") != "yes" {
 		m, err := h.adminModel(r.Context(), s)

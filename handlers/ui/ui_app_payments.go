@@ -18,7 +18,7 @@ import (
 const paymentGone = "This payment request is no longer waiting for your answer: it was accepted, rejected or has expired."
 
 // uiAppPayments serves GET /payments.
-func (h *Handler) uiAppPayments(w http.ResponseWriter, r *http.Request, s *web.Session) error {
+func (h paymentPages) uiAppPayments(w http.ResponseWriter, r *http.Request, s *web.Session) error {
 	m := views.AppPayments{Page: h.livePage(s, "Payments", "payments")}
 	ctx, party, now := r.Context(), uiParty(r), h.l.Now()
 	reqs, err := h.w.AppPayments.AppPaymentRequestsOf(ctx, party)
@@ -61,7 +61,7 @@ func appPaymentRow(a apppayments.AppPayment, now time.Time) views.AppPaymentRow 
 
 // confirmModel reads the request cid the user is asked to pay; any other
 // contract (unknown, someone else's, an accepted payment) is not found.
-func (h *Handler) confirmModel(ctx context.Context, s *web.Session, party coin.PartyID, id, redirectTo string) (views.ConfirmPayment, error) {
+func (h paymentPages) confirmModel(ctx context.Context, s *web.Session, party coin.PartyID, id, redirectTo string) (views.ConfirmPayment, error) {
 	m := views.ConfirmPayment{Page: h.page(s, "Confirm a payment", "payments")}
 	m.Minimal = true
 	cid, err := coin.ParseContractID(id)
@@ -98,7 +98,7 @@ func usdOf(cc string, price coin.Amount) string {
 
 // uiConfirmPayment serves GET /confirm-payment/{cid}?redirect=URL, the
 // page an app sends its user to.
-func (h *Handler) uiConfirmPayment(w http.ResponseWriter, r *http.Request, s *web.Session) error {
+func (h paymentPages) uiConfirmPayment(w http.ResponseWriter, r *http.Request, s *web.Session) error {
 	m, err := h.confirmModel(r.Context(), s, uiParty(r), r.PathValue("cid"), r.URL.Query().Get("redirect"))
 	if err != nil {
 		return err
@@ -123,7 +123,7 @@ func allowReturn(w http.ResponseWriter, m views.ConfirmPayment) {
 // ledger.AppOrigin), and nowhere else: otherwise to the confirm page,
 // which says what happened. A refusal (expired, too little coin, already
 // answered) is shown on the confirm page with 422.
-func (h *Handler) uiConfirmPaymentAction(w http.ResponseWriter, r *http.Request, s *web.Session) error {
+func (h paymentPages) uiConfirmPaymentAction(w http.ResponseWriter, r *http.Request, s *web.Session) error {
 	action := r.PathValue("action")
 	if action != "accept" && action != "reject" {
 		return notFound("no such action")
