@@ -22,7 +22,7 @@ func TestFirstCoinInProductionAtBothWidths(t *testing.T) {
 		{Key: "receive", Label: "Receive", Href: "/receive"}, {Key: "history", Label: "Activity", Href: "/history"},
 		{Key: "offers", Label: "Offers", Href: "/offers", Group: views.NavMore}}
 	party := "alice::1220" + strings.Repeat("ab", 32)
-	m := views.Home{Page: views.Page{Title: "Home", User: "alice", CSRF: "tok", Nav: nav, Active: "home"}, Party: party, FirstRun: true,
+	m := views.Home{Page: views.Page{Title: "Home", User: "alice", CSRF: "tok", Nav: nav, Active: "home"}, Party: views.P(party), FirstRun: true,
 		Balance: views.Balance{CC: "0.0000000000", USD: "0.0000000000", Total: "0.0000000000", Fees: "0.0000000000", Price: "0.0050000000", Round: 1}}
 	var html strings.Builder
 	must(t, views.HomePage(m).Render(context.Background(), &html))

@@ -19,6 +19,7 @@ import (
 	"github.com/getkin/kin-openapi/openapi3"
 
 	"github.com/ccwallet/ccwallet/handlers"
+	"github.com/ccwallet/ccwallet/handlers/handlerstest"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
 	"github.com/ccwallet/ccwallet/web"
 )
@@ -161,30 +162,30 @@ func TestSessionCallsAPI(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := newUIEnvWith(t, ledgertest.Engines[0], func(c *handlers.Config) { c.Auth = v })
-	b := e.browser(t)
-	csrf := b.onboarded("alice")
-	mustHave(t, b.get("/api-explorer"), http.StatusOK, `data-testid="op-wallet-internal-getBalance"`, `data-testid="doc-ccwallet.yaml"`, "explorer.js")
+	e := handlerstest.NewUIEnvWith(t, ledgertest.Engines[0], func(c *handlers.Config) { c.Auth = v })
+	b := e.Browser(t)
+	csrf := b.Onboarded("alice")
+	handlerstest.MustHave(t, b.Get("/api-explorer"), http.StatusOK, `data-testid="op-wallet-internal-getBalance"`, `data-testid="doc-ccwallet.yaml"`, "explorer.js")
 
-	ok := b.do("GET", "/v0/wallet/balance", nil, map[string]string{"X-CSRF-Token": csrf})
-	mustHave(t, ok, http.StatusOK, `"effective_unlocked_qty"`)
+	ok := b.Do("GET", "/v0/wallet/balance", nil, map[string]string{"X-CSRF-Token": csrf})
+	handlerstest.MustHave(t, ok, http.StatusOK, `"effective_unlocked_qty"`)
 	for name, hdr := range map[string]map[string]string{
 		"cookie alone":    nil,
 		"wrong token":     {"X-CSRF-Token": csrf + "x"},
 		"cross-site page": {"X-CSRF-Token": csrf, "Sec-Fetch-Site": "cross-site"},
 	} {
-		r := b.do("GET", "/v0/wallet/balance", nil, hdr)
-		if r.status != http.StatusUnauthorized && r.status != http.StatusForbidden {
-			t.Errorf("%s: GET /v0/wallet/balance = %d, want 401 or 403: %s", name, r.status, r.body)
+		r := b.Do("GET", "/v0/wallet/balance", nil, hdr)
+		if r.Status != http.StatusUnauthorized && r.Status != http.StatusForbidden {
+			t.Errorf("%s: GET /v0/wallet/balance = %d, want 401 or 403: %s", name, r.Status, r.Body)
 		}
 	}
 	// A session without a party is refused as a token's user would be.
-	if r := b.do("GET", "/v0/admin/jobs", nil, map[string]string{"X-CSRF-Token": csrf}); r.status != http.StatusForbidden {
-		t.Errorf("alice's session on an admin endpoint = %d, want 403", r.status)
+	if r := b.Do("GET", "/v0/admin/jobs", nil, map[string]string{"X-CSRF-Token": csrf}); r.Status != http.StatusForbidden {
+		t.Errorf("alice's session on an admin endpoint = %d, want 403", r.Status)
 	}
 	// After logout the session is gone: the same token no longer works.
-	mustHave(t, b.post("/logout", url.Values{"csrf_token": {csrf}}), http.StatusSeeOther)
-	if r := b.do("GET", "/v0/wallet/balance", nil, map[string]string{"X-CSRF-Token": csrf}); r.status != http.StatusUnauthorized {
-		t.Errorf("after logout = %d, want 401", r.status)
+	handlerstest.MustHave(t, b.Post("/logout", url.Values{"csrf_token": {csrf}}), http.StatusSeeOther)
+	if r := b.Do("GET", "/v0/wallet/balance", nil, map[string]string{"X-CSRF-Token": csrf}); r.Status != http.StatusUnauthorized {
+		t.Errorf("after logout = %d, want 401", r.Status)
 	}
 }

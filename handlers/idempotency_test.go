@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/ccwallet/ccwallet/coin"
+	"github.com/ccwallet/ccwallet/handlers/handlerstest"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
 	"github.com/ccwallet/ccwallet/ledger/traffic"
 )
@@ -268,15 +269,15 @@ func listedPreapprovals(t *testing.T, admin apiClient, receiver coin.PartyID) in
 // answered the same way, with the redirect that reports success, so the
 // page the browser ends up showing is right whichever answer it shows.
 func TestUIConcurrentDoubleSubmit(t *testing.T) {
-	forEngine(t, func(t *testing.T, e *uiEnv) {
-		alice := e.wallet(t, "alice", "100") // 20000 CC
-		bob := e.wallet(t, "bob", "")
-		if r := bob.post("/preapproval", url.Values{"csrf_token": {bob.csrf}}); r.status != http.StatusSeeOther {
-			t.Fatalf("create preapproval = %d", r.status)
+	handlerstest.ForEngine(t, func(t *testing.T, e *handlerstest.UIEnv) {
+		alice := e.Wallet(t, "alice", "100") // 20000 CC
+		bob := e.Wallet(t, "bob", "")
+		if r := bob.Post("/preapproval", url.Values{"csrf_token": {bob.Csrf}}); r.Status != http.StatusSeeOther {
+			t.Fatalf("create preapproval = %d", r.Status)
 		}
-		concurrently := func(path string, form url.Values) []resp {
+		concurrently := func(path string, form url.Values) []handlerstest.Resp {
 			const clicks = 6
-			out := make([]resp, clicks)
+			out := make([]handlerstest.Resp, clicks)
 			start := make(chan struct{})
 			var wg sync.WaitGroup
 			for i := range clicks {
@@ -284,19 +285,19 @@ func TestUIConcurrentDoubleSubmit(t *testing.T) {
 				go func() {
 					defer wg.Done()
 					<-start
-					out[i] = alice.post(path, form)
+					out[i] = alice.Post(path, form)
 				}()
 			}
 			close(start)
 			wg.Wait()
 			return out
 		}
-		carol, err := e.l.Onboard(t.Context(), "carol", "") // no preapproval
+		carol, err := e.L.Onboard(t.Context(), "carol", "") // no preapproval
 		if err != nil {
 			t.Fatal(err)
 		}
 		bobsHoldings := func() int {
-			b, err := e.l.Balance(t.Context(), bob.party)
+			b, err := e.L.Balance(t.Context(), bob.Party)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -310,23 +311,23 @@ func TestUIConcurrentDoubleSubmit(t *testing.T) {
 			sent    string
 			effects func() int
 		}{
-			{"direct", "direct", bob.party, "direct", bobsHoldings},
-			{"offer", "offer", bob.party, "offer", func() int { return len(alice.pending()["outgoing-offers"]) }},
-			{"instruction", "instruction", carol, "instruction", func() int { return len(alice.pending()["outgoing-instructions"]) }},
-			{"instruction to a preapproved receiver", "instruction", bob.party, "direct", bobsHoldings},
+			{"direct", "direct", bob.Party, "direct", bobsHoldings},
+			{"offer", "offer", bob.Party, "offer", func() int { return len(alice.Pending()["outgoing-offers"]) }},
+			{"instruction", "instruction", carol, "instruction", func() int { return len(alice.Pending()["outgoing-instructions"]) }},
+			{"instruction to a preapproved receiver", "instruction", bob.Party, "direct", bobsHoldings},
 		} {
 			t.Run(tc.name, func(t *testing.T) {
 				before := tc.effects()
-				page := alice.get("/send")
-				form := url.Values{"csrf_token": {alice.csrf}, "dedup_id": {dedupOf(t, page.body)}, "receiver": {string(tc.to)},
+				page := alice.Get("/send")
+				form := url.Values{"csrf_token": {alice.Csrf}, "dedup_id": {handlerstest.DedupOf(t, page.Body)}, "receiver": {string(tc.to)},
 					"amount": {"7"}, "method": {tc.method}, "expires": {"1d"}}
 				if tc.sent == "direct" {
 					// A send that completes at once is shown to confirm
 					// first (issue 37): Send sends nothing yet; the double
 					// click is on Confirm and send.
 					form.Set("action", "send")
-					if r := alice.post("/send", form); r.status != http.StatusOK || !strings.Contains(r.body, `data-testid="send-review"`) {
-						t.Errorf("send = %d, want the review: %.300s", r.status, r.body)
+					if r := alice.Post("/send", form); r.Status != http.StatusOK || !strings.Contains(r.Body, `data-testid="send-review"`) {
+						t.Errorf("send = %d, want the review: %.300s", r.Status, r.Body)
 					}
 					if n := tc.effects() - before; n != 0 {
 						t.Errorf("the review sent %d", n)
@@ -334,8 +335,8 @@ func TestUIConcurrentDoubleSubmit(t *testing.T) {
 					form.Set("action", "confirm")
 				}
 				for i, r := range concurrently("/send", form) {
-					if r.status != http.StatusSeeOther || r.header.Get("Location") != "/send?done=sent-"+tc.sent {
-						t.Errorf("submission %d = %d %q: %.300s", i, r.status, r.header.Get("Location"), r.body)
+					if r.Status != http.StatusSeeOther || r.Header.Get("Location") != "/send?done=sent-"+tc.sent {
+						t.Errorf("submission %d = %d %q: %.300s", i, r.Status, r.Header.Get("Location"), r.Body)
 					}
 				}
 				if n := tc.effects() - before; n != 1 {
@@ -344,16 +345,16 @@ func TestUIConcurrentDoubleSubmit(t *testing.T) {
 			})
 		}
 		t.Run("traffic", func(t *testing.T) {
-			q := alice.post("/traffic", url.Values{"csrf_token": {alice.csrf}, "step": {"quote"}, "member": {string(e.l.Operator())}, "amount": {"200000"}, "unit": {"bytes"}})
-			mustHave(t, q, http.StatusOK, `data-testid="traffic-confirm"`)
-			tracking := regexp.MustCompile(`name="tracking_id" value="([^"]+)"`).FindStringSubmatch(q.body)[1]
-			confirm := url.Values{"csrf_token": {alice.csrf}, "step": {"confirm"}, "member": {string(e.l.Operator())}, "amount": {"200000"}, "unit": {"bytes"}, "tracking_id": {tracking}}
+			q := alice.Post("/traffic", url.Values{"csrf_token": {alice.Csrf}, "step": {"quote"}, "member": {string(e.L.Operator())}, "amount": {"200000"}, "unit": {"bytes"}})
+			handlerstest.MustHave(t, q, http.StatusOK, `data-testid="traffic-confirm"`)
+			tracking := regexp.MustCompile(`name="tracking_id" value="([^"]+)"`).FindStringSubmatch(q.Body)[1]
+			confirm := url.Values{"csrf_token": {alice.Csrf}, "step": {"confirm"}, "member": {string(e.L.Operator())}, "amount": {"200000"}, "unit": {"bytes"}, "tracking_id": {tracking}}
 			for i, r := range concurrently("/traffic", confirm) {
-				if r.status != http.StatusSeeOther || r.header.Get("Location") != "/traffic?tracking="+tracking+"&done=traffic-bought" {
-					t.Errorf("confirmation %d = %d %q: %.300s", i, r.status, r.header.Get("Location"), r.body)
+				if r.Status != http.StatusSeeOther || r.Header.Get("Location") != "/traffic?tracking="+tracking+"&done=traffic-bought" {
+					t.Errorf("confirmation %d = %d %q: %.300s", i, r.Status, r.Header.Get("Location"), r.Body)
 				}
 			}
-			s, err := traffic.New(e.l).TrafficStatus(t.Context(), alice.party)
+			s, err := traffic.New(e.L).TrafficStatus(t.Context(), alice.Party)
 			if err != nil || s.NumPurchases != 1 {
 				t.Errorf("traffic purchases = %d, %v; want 1", s.NumPurchases, err)
 			}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/handlers"
+	"github.com/ccwallet/ccwallet/handlers/handlerstest"
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
 	"github.com/ccwallet/ccwallet/web"
@@ -85,40 +86,40 @@ func TestImpersonationRefusedInProduction(t *testing.T) {
 // marked as the admin's; stopping returns to the admin's own wallet. A
 // user cannot ask.
 func TestViewAsInTheWebWallet(t *testing.T) {
-	e := newUIEnv(t, ledgertest.Engines[0])
-	alice := e.wallet(t, "alice", "10")
-	adminB := e.browser(t)
-	adminB.login("admin") // the validator operator, onboarded from the start
-	page := adminB.get("/admin")
-	mustHave(t, page, http.StatusOK, `data-testid="view-as-form"`)
-	csrf := csrfOf(t, page.body)
-	party := alice.party
+	e := handlerstest.NewUIEnv(t, ledgertest.Engines[0])
+	alice := e.Wallet(t, "alice", "10")
+	adminB := e.Browser(t)
+	adminB.Login("admin") // the validator operator, onboarded from the start
+	page := adminB.Get("/admin")
+	handlerstest.MustHave(t, page, http.StatusOK, `data-testid="view-as-form"`)
+	csrf := handlerstest.CSRFOf(t, page.Body)
+	party := alice.Party
 
-	bad := adminB.post("/admin/view-as", url.Values{"csrf_token": {csrf}, "party": {"nobody"}})
-	mustHave(t, bad, http.StatusUnprocessableEntity, `data-testid="view-as-error"`)
-	r := adminB.post("/admin/view-as", url.Values{"csrf_token": {csrf}, "party": {string(party)}})
-	if r.status != http.StatusSeeOther || r.header.Get("Location") != "/?done=viewing-as" {
-		t.Fatalf("view as = %d %q %s", r.status, r.header.Get("Location"), r.body)
+	bad := adminB.Post("/admin/view-as", url.Values{"csrf_token": {csrf}, "party": {"nobody"}})
+	handlerstest.MustHave(t, bad, http.StatusUnprocessableEntity, `data-testid="view-as-error"`)
+	r := adminB.Post("/admin/view-as", url.Values{"csrf_token": {csrf}, "party": {string(party)}})
+	if r.Status != http.StatusSeeOther || r.Header.Get("Location") != "/?done=viewing-as" {
+		t.Fatalf("view as = %d %q %s", r.Status, r.Header.Get("Location"), r.Body)
 	}
-	home := adminB.get("/")
-	mustHave(t, home, http.StatusOK, `data-testid="view-as-banner"`, string(party), "2,000")
-	before := newest(t, e.l)
-	mustHave(t, adminB.post("/tap", url.Values{"csrf_token": {csrf}, "amount": {"1"}}), http.StatusSeeOther)
-	evs, err := e.l.UpdatesAfter(context.Background(), before, 10)
+	home := adminB.Get("/")
+	handlerstest.MustHave(t, home, http.StatusOK, `data-testid="view-as-banner"`, string(party), "2,000")
+	before := newest(t, e.L)
+	handlerstest.MustHave(t, adminB.Post("/tap", url.Values{"csrf_token": {csrf}, "amount": {"1"}}), http.StatusSeeOther)
+	evs, err := e.L.UpdatesAfter(context.Background(), before, 10)
 	if err != nil || len(evs) != 1 || evs[0].ActedBy != "admin" || !contains(evs[0].Parties, party) {
 		t.Fatalf("the tap's update = %+v, %v; want alice's, acted by admin", evs, err)
 	}
-	r = adminB.post("/view-as/stop", url.Values{"csrf_token": {csrf}})
-	if r.status != http.StatusSeeOther {
-		t.Fatalf("stop = %d", r.status)
+	r = adminB.Post("/view-as/stop", url.Values{"csrf_token": {csrf}})
+	if r.Status != http.StatusSeeOther {
+		t.Fatalf("stop = %d", r.Status)
 	}
-	if home := adminB.get("/"); strings.Contains(home.body, `data-testid="view-as-banner"`) {
+	if home := adminB.Get("/"); strings.Contains(home.Body, `data-testid="view-as-banner"`) {
 		t.Error("the banner stays after stopping")
 	}
 	// A user has no such form and cannot post it.
-	aliceCSRF := alice.csrf
-	if r := alice.post("/admin/view-as", url.Values{"csrf_token": {aliceCSRF}, "party": {string(party)}}); r.status != http.StatusForbidden {
-		t.Errorf("a user asking to view as = %d, want 403", r.status)
+	aliceCSRF := alice.Csrf
+	if r := alice.Post("/admin/view-as", url.Values{"csrf_token": {aliceCSRF}, "party": {string(party)}}); r.Status != http.StatusForbidden {
+		t.Errorf("a user asking to view as = %d, want 403", r.Status)
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ccwallet/ccwallet/handlers/handlerstest"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
 )
 
@@ -14,8 +15,8 @@ import (
 // the JSON APIs and clients asking for JSON, and as a page in the layout
 // with a way back home otherwise; never net/http's plain text.
 func TestUnroutedAnswersInShape(t *testing.T) {
-	e := newUIEnv(t, ledgertest.Engines[1]) // no ledger rule involved
-	b := e.browser(t)
+	e := handlerstest.NewUIEnv(t, ledgertest.Engines[1]) // no ledger rule involved
+	b := e.Browser(t)
 	html := map[string]string{"Accept": "text/html,application/xhtml+xml,*/*;q=0.8"}
 	jsonAccept := map[string]string{"Accept": "application/json"}
 	tests := []struct {
@@ -42,28 +43,28 @@ func TestUnroutedAnswersInShape(t *testing.T) {
 		{"POST", "/api/validator/login", nil, 404, "", true},
 	}
 	for _, tt := range tests {
-		r := b.do(tt.method, tt.path, nil, tt.hdr)
+		r := b.Do(tt.method, tt.path, nil, tt.hdr)
 		name := tt.method + " " + tt.path
-		if r.status != tt.status {
-			t.Errorf("%s = %d, want %d; body %.300s", name, r.status, tt.status, r.body)
+		if r.Status != tt.status {
+			t.Errorf("%s = %d, want %d; body %.300s", name, r.Status, tt.status, r.Body)
 			continue
 		}
-		if got := r.header.Get("Allow"); got != tt.allow {
+		if got := r.Header.Get("Allow"); got != tt.allow {
 			t.Errorf("%s: Allow = %q, want %q", name, got, tt.allow)
 		}
-		ct := r.header.Get("Content-Type")
+		ct := r.Header.Get("Content-Type")
 		if tt.json {
 			var body struct{ Error string }
-			if !strings.HasPrefix(ct, "application/json") || json.Unmarshal([]byte(r.body), &body) != nil || body.Error == "" {
-				t.Errorf("%s: %s %q, want {\"error\": ...}", name, ct, r.body)
+			if !strings.HasPrefix(ct, "application/json") || json.Unmarshal([]byte(r.Body), &body) != nil || body.Error == "" {
+				t.Errorf("%s: %s %q, want {\"error\": ...}", name, ct, r.Body)
 			}
 			continue
 		}
-		if !strings.HasPrefix(ct, "text/html") || !strings.Contains(r.body, "</html>") || !strings.Contains(r.body, `href="/" data-testid="error-home"`) {
-			t.Errorf("%s: %s %.500q, want a page with a way back home", name, ct, r.body)
+		if !strings.HasPrefix(ct, "text/html") || !strings.Contains(r.Body, "</html>") || !strings.Contains(r.Body, `href="/" data-testid="error-home"`) {
+			t.Errorf("%s: %s %.500q, want a page with a way back home", name, ct, r.Body)
 		}
 	}
 	// A logged-in user's 404 page keeps the menu.
-	b.onboarded("alice")
-	mustHave(t, b.do("GET", "/no-such-page", nil, html), http.StatusNotFound, `data-testid="nav"`, "There is no page at /no-such-page.")
+	b.Onboarded("alice")
+	handlerstest.MustHave(t, b.Do("GET", "/no-such-page", nil, html), http.StatusNotFound, `data-testid="nav"`, "There is no page at /no-such-page.")
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/handlers"
+	"github.com/ccwallet/ccwallet/handlers/handlerstest"
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
 )
@@ -89,11 +90,11 @@ func victimReads(t *testing.T, a *testAPI, user string, party coin.PartyID, exte
 	// The web wallet's pages of the victim, logged in through the real
 	// OIDC flow on the same ledger (whose development provider knows
 	// alice and bob).
-	b := newUIEnvOn(t, a.l, nil, func(*handlers.Config) {}).browser(t)
-	b.login(user)
+	b := handlerstest.NewUIEnvOn(t, a.l, nil, func(*handlers.Config) {}).Browser(t)
+	b.Login(user)
 	for _, page := range []string{"/", "/holdings", "/history", "/history.csv", "/send", "/offers", "/approvals", "/traffic", "/allocations"} {
-		if r := b.get(page); r.status != http.StatusOK {
-			t.Errorf("%s page %s = %d %.300s", user, page, r.status, r.body)
+		if r := b.Get(page); r.Status != http.StatusOK {
+			t.Errorf("%s page %s = %d %.300s", user, page, r.Status, r.Body)
 		}
 	}
 	// What the victim was sent can still be answered: the registry's
@@ -422,9 +423,9 @@ func TestVictimProperty(t *testing.T) {
 			noFiveHundred(path, c.raw("POST", path, body))
 		}
 		// The web forms, which reach the same ledger calls by another way.
-		ui := newUIEnvOn(t, a.l, nil, func(*handlers.Config) {}).browser(t)
-		ui.login("alice")
-		csrf := csrfOf(t, ui.get("/send").body)
+		ui := handlerstest.NewUIEnvOn(t, a.l, nil, func(*handlers.Config) {}).Browser(t)
+		ui.Login("alice")
+		csrf := handlerstest.CSRFOf(t, ui.Get("/send").Body)
 		formText := func() string { return strings.ReplaceAll(text(), invalidUTF8, "\xff\xfe") }
 		for range 30 {
 			var path string
@@ -441,8 +442,8 @@ func TestVictimProperty(t *testing.T) {
 					"unit": {[]string{"cc", "bytes"}[rng.Intn(2)]}, "step": {"confirm"}, "tracking_id": {formText()}}
 			}
 			f.Set("csrf_token", csrf)
-			if r := ui.post(path, f); r.status >= 500 {
-				t.Errorf("form %s %v = %d %.300s", path, f, r.status, r.body)
+			if r := ui.Post(path, f); r.Status >= 500 {
+				t.Errorf("form %s %v = %d %.300s", path, f, r.Status, r.Body)
 			}
 		}
 		victimReads(t, a, "bob", victim, false)
@@ -487,25 +488,25 @@ func submitSigned(t *testing.T, admin apiClient, party string, key ed25519.Priva
 // purchase past MaxTrafficBytes, in bytes or in CC (whose byte count
 // overflowed an int64), is refused by the form too.
 func TestUIFormBounds(t *testing.T) {
-	forEngine(t, func(t *testing.T, e *uiEnv) {
-		alice := e.wallet(t, "alice", "100")
-		bob := e.wallet(t, "bob", "")
+	handlerstest.ForEngine(t, func(t *testing.T, e *handlerstest.UIEnv) {
+		alice := e.Wallet(t, "alice", "100")
+		bob := e.Wallet(t, "bob", "")
 		for _, method := range []string{"offer", "instruction"} {
-			r := alice.send(url.Values{"receiver": {string(bob.party)}, "amount": {"1"}, "expires": {"1h"},
+			r := alice.Send(url.Values{"receiver": {string(bob.Party)}, "amount": {"1"}, "expires": {"1h"},
 				"method": {method}, "description": {"ok\xff\xfeok"}})
-			if r.status != http.StatusUnprocessableEntity || !strings.Contains(r.body, "valid UTF-8") {
-				t.Errorf("send by %s with invalid UTF-8: %d %.300s; want 422 naming UTF-8", method, r.status, r.body)
+			if r.Status != http.StatusUnprocessableEntity || !strings.Contains(r.Body, "valid UTF-8") {
+				t.Errorf("send by %s with invalid UTF-8: %d %.300s; want 422 naming UTF-8", method, r.Status, r.Body)
 			}
 		}
 		for _, f := range []url.Values{{"unit": {"cc"}, "amount": {strings.Repeat("9", 28)}}, {"unit": {"bytes"}, "amount": {"4611686018427387904"}}} {
-			f.Set("csrf_token", alice.csrf)
-			f.Set("member", string(e.l.Operator()))
+			f.Set("csrf_token", alice.Csrf)
+			f.Set("member", string(e.L.Operator()))
 			f.Set("step", "quote")
-			if r := alice.post("/traffic", f); r.status != http.StatusUnprocessableEntity || !strings.Contains(r.body, "at most") {
-				t.Errorf("traffic quote of %s %s: %d %.300s; want 422 naming the most", f.Get("amount"), f.Get("unit"), r.status, r.body)
+			if r := alice.Post("/traffic", f); r.Status != http.StatusUnprocessableEntity || !strings.Contains(r.Body, "at most") {
+				t.Errorf("traffic quote of %s %s: %d %.300s; want 422 naming the most", f.Get("amount"), f.Get("unit"), r.Status, r.Body)
 			}
 		}
-		mustHave(t, bob.get("/offers"), http.StatusOK, `data-testid="transfers-list"`)
-		ledgertest.Conserved(t, e.l)
+		handlerstest.MustHave(t, bob.Get("/offers"), http.StatusOK, `data-testid="transfers-list"`)
+		ledgertest.Conserved(t, e.L)
 	})
 }

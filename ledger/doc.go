@@ -1,63 +1,18 @@
-// Package ledger is the coin's domain: parties, contracts, holdings with
-// their holding fee, transfers, offers, instructions, preapprovals,
-// delegations, rewards, traffic, rounds and the network rules. It owns
-// every database transaction; handlers and jobs call it and never the
-// store, so a rule lives here once and the web pages, the JSON APIs and
-// the automations share it.
+// Package ledger is the coin's core: what money depends on (a change's
+// one database transaction, Ledger.change and its txn; holdings with their
+// holding fee; transfers; rounds and the network rules; conservation;
+// offers, instructions, preapprovals and the batching of one-step sends)
+// and Tx, the change type with which the workflow packages built on it
+// (ledger/subscriptions, ledger/allocations, ... wired by ledger/workflows)
+// make their changes. It owns every database transaction; handlers and
+// jobs call it and never the store, so a rule lives here once and the web
+// pages, the JSON APIs and the automations share it.
 //
-// # How a ledger change runs
-//
-// A public method validates its request (bounds, parties, amounts: the
-// ValidationError of errors.go names the field), then runs the change with
-// Ledger.change (change.go), the one place that begins and commits: one
-// database transaction (store.DB.InTx, which retries serialization
-// failures and lost races), in which the body
-//
-//   - reads what it needs through the change's database transaction:
-//     claimCommand (commands.go) first claims the request's deduplication
-//     key, so a retried request answers what the first one did, and
-//     lockParties takes the parties' advisory locks on Postgres, so
-//     operations on one party queue instead of conflicting;
-//   - begins the change's txn (txn.go) once it knows there is something to
-//     change: change.begin takes the open round (and more parties' locks,
-//     in the same round trip) and claims the update's offset;
-//     change.beginAt starts at a given round, drawing the offset only when
-//     needed (bootstrap, the round clock, dust, reward collection);
-//   - records its effects in the txn's changes (txn.go; changes hold no
-//     database, txn adds the bun.Tx): contracts created (create) and
-//     archived (archive), holdings spent (transfer, burnFrom,
-//     archiveHolding at once; transferFrom leaves its inputs to commit's
-//     write) and created (newHolding, mint), coin burned (burn), history
-//     rows (record, recordPair); rows that need the update's row first (a
-//     read model's row, a command's stored result) are left to
-//     txn.afterCommit.
-//
-// change then commits the txn: txn.commit draws the offset if it has none
-// (ensureOffset), stamps it on every row, archives pre-existing contracts
-// with a guarded update (a lost race is store.ErrStale and the whole
-// change retries), writes the update row with all its rows in one round
-// trip through the ledger's store.Writer (Config.Writer: cmd passes
-// store/pgbatch.For, on Postgres one prepared statement of arrays, whose columns come
-// from the store's models) and reports it to the Observer; then the
-// after-commit steps run and the database transaction commits. All of it
-// lands, or none: an error or a panic anywhere rolls it back. A body that
-// begins no txn (a deduplicated retry, nothing to do) writes no update.
-// The ledger never asks which engine it runs on.
-//
-// A one-step send is the exception that shows the rule: its batch
-// (sendbatch.go) reads everything first, and its rule
-// (changes.sendPreapprovedCommand) is a pure function from those reads to
-// its changes, the same on both engines; the batch commits several txns
-// together through commitVia, the one commit not made by Ledger.change.
-//
-// The update log (the updates table, one row per change, ordered by offset)
-// is what pruning trims (pruning.go) and what CheckConservation
-// (conservation.go) audits: the live holdings at their initial amounts
-// equal everything minted minus everything burned, exactly, and every
-// offset a row records is an update in the log or a pruned one. The tests
-// run it after every scenario. Pruning takes only closed rounds' updates
-// and carries their traffic use forward (pruned_traffic), so no status a
-// user or an automation reads changes.
+// How one change runs, from the request to the commit, and how the update
+// log keeps it auditable (CheckConservation, pruning) is told once, in
+// docs/architecture.md ("A ledger change's life"). The one ledger
+// transaction not run by Ledger.change is the batch of one-step sends
+// (sendbatch.go, "The fast path" there).
 //
 // # Where each rule lives
 //
@@ -123,7 +78,7 @@
 //     available balance's changes (HistoryItem); parties.go: onboarding
 //     and users;
 //     usercache.go: the per-process cache of who a caller is.
-//   - change.go: a change's database transaction (above); txn.go: what a
+//   - change.go: a change's database transaction (docs/architecture.md); txn.go: what a
 //     change records and its commit; commands.go: deduplication keys;
 //     completions.go: the Ledger API's command completions, written with
 //     the command's changes (WithCompletion) or as a rejection

@@ -150,7 +150,7 @@ func (l *Ledger) SelfTransfer(ctx context.Context, req SelfTransferRequest) (*In
 		if tr.Change != "" {
 			res.SenderChangeCIDs = append(res.SenderChangeCIDs, tr.Change)
 		}
-		t.record(req.Owner, "transfer", "SelfTransfer", req.Owner, tr.HoldingFees.Neg(), tr.HoldingFees,
+		t.record(req.Owner, HistoryTransfer, "SelfTransfer", req.Owner, tr.HoldingFees.Neg(), tr.HoldingFees,
 			fmt.Sprintf("self-transfer of %d holdings", len(tr.Inputs)), HistoryDetails{Provider: l.operator, HoldingFees: tr.HoldingFees, TrackingID: req.TrackingID})
 		if key != "" {
 			made := ""

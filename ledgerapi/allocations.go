@@ -78,8 +78,9 @@ func (s *Server) allocationMove(r *http.Request, actAs []coin.PartyID, cid coin.
 	return res.Offset, nil
 }
 
-// createCommand is a CreateCommand: only the trading app's
-// OTCTradeProposal and an app's AppPaymentRequest may be created.
+// createCommand is a CreateCommand: only the templates of the command
+// table (createRoutes: the trading app's OTCTradeProposal and an app's
+// AppPaymentRequest) and the coin's own (coinCreates) may be created.
 func (s *Server) createCommand(r *http.Request, actAs []coin.PartyID, raw json.RawMessage, key string) (int64, error) {
 	var cc struct {
 		TemplateID      string          `json:"templateId"`
@@ -92,17 +93,19 @@ func (s *Server) createCommand(r *http.Request, actAs []coin.PartyID, raw json.R
 	if err != nil {
 		return 0, err
 	}
-	if tmpl == ledger.TemplateAppPaymentRequest {
-		return s.createAppPaymentRequest(r, actAs, cc.CreateArguments, key)
+	if create := createRoutes[tmpl]; create != nil {
+		return create(s, r, actAs, cc.CreateArguments, key)
 	}
 	if create := coinCreates[tmpl]; create != nil {
 		return create(s, r, actAs, cc.CreateArguments, key)
 	}
-	if tmpl != ledger.TemplateOTCTradeProposal {
-		return 0, cantonErr(codeUnsupported, "create of %s: this participant runs %s", tmpl, supportedCommands)
-	}
+	return 0, cantonErr(codeUnsupported, "create of %s: this participant runs %s", tmpl, supportedCommands)
+}
+
+// createTradeProposal is the CreateCommand of an OTCTradeProposal.
+func (s *Server) createTradeProposal(r *http.Request, actAs []coin.PartyID, raw json.RawMessage, key string) (int64, error) {
 	var p ledger.OTCTradeProposal
-	if err := decodeCreateArgs(cc.CreateArguments, &p); err != nil {
+	if err := decodeCreateArgs(raw, &p); err != nil {
 		return 0, err
 	}
 	res, err := s.w.Allocations.ProposeTrade(r.Context(), actAs, p, key)

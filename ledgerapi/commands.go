@@ -25,21 +25,6 @@ import (
 // the registry hands out. Each command is deduplicated by its change id
 // (user, actAs, commandId).
 
-// supportedCommands says what a submission may be.
-var supportedCommands = "one ExerciseCommand of TransferFactory_Transfer on " + ledger.InterfaceTransferFactory +
-	" (the registry's transfer factory), TransferInstruction_Accept, _Reject or _Withdraw on " + ledger.InterfaceTransferInstruction +
-	", TransferPreapproval_Send on " + ledger.TemplateTransferPreapproval +
-	", AllocationFactory_Allocate on " + ledger.InterfaceAllocationFactory +
-	", Allocation_ExecuteTransfer, _Withdraw or _Cancel on " + ledger.InterfaceAllocation +
-	", AllocationInstruction_Withdraw or _Update on " + ledger.InterfaceAllocationInstruction + " (none is ever pending)" +
-	", OTCTradeProposal_Accept, _Reject or _InitiateSettlement on " + ledger.TemplateOTCTradeProposal +
-	", OTCTrade_Settle or _Cancel on " + ledger.TemplateOTCTrade +
-	", AllocationRequest_Reject or _Withdraw on " + ledger.InterfaceAllocationRequest +
-	", AppPaymentRequest_Accept, _Reject or _Withdraw on " + ledger.TemplateAppPaymentRequest +
-	", AcceptedAppPayment_Collect, _Reject or _Expire on " + ledger.TemplateAcceptedAppPayment +
-	"; or one CreateCommand of " + ledger.TemplateOTCTradeProposal + " or " + ledger.TemplateAppPaymentRequest +
-	"; the coin's own: " + supportedCoinCommands()
-
 // instructionChoices are the TransferInstruction choices served, and the
 // ledger's move of each.
 var instructionChoices = map[string]ledger.InstructionMove{
@@ -227,7 +212,7 @@ func (s *Server) check(c *caller, cmds *jsCommands) (*submission, error) {
 		return nil, invalidArgument("commands[0].ExerciseCommand.contractId: %v", err)
 	}
 	iface, choice := sb.iface, sb.ex.Choice
-	if servedChoice(iface, choice) || iface == ledger.TemplateAppPaymentRequest || iface == ledger.TemplateAcceptedAppPayment {
+	if coinChoiceOf(iface, choice) != nil || routeOf(iface, choice) != nil {
 		return sb, nil
 	}
 	return nil, cantonErr(codeUnsupported, "choice %s on %s: this participant runs %s", choice, iface, supportedCommands)
@@ -272,32 +257,19 @@ func (s *Server) recordRejection(r *http.Request, sb *submission, err error) {
 	}
 }
 
-// run runs a checked submission, returning its update's offset.
+// run runs a checked submission, returning its update's offset: its
+// route in the command table (command_routes.go).
 func (s *Server) run(r *http.Request, sb *submission) (int64, error) {
-	actAs, key, cid, raw := sb.actAs, sb.key, sb.cid, sb.ex.ChoiceArgument
 	if sb.create != nil {
-		return s.createCommand(r, actAs, sb.create, key)
+		return s.createCommand(r, sb.actAs, sb.create, sb.key)
 	}
-	switch iface, choice := sb.iface, sb.ex.Choice; {
-	case iface == ledger.InterfaceTransferFactory && choice == "TransferFactory_Transfer":
-		return s.transferFactoryTransfer(r, sb)
-	case iface == ledger.TemplateTransferPreapproval && choice == "TransferPreapproval_Send":
-		return s.preapprovalSend(r, actAs, cid, raw, key)
-	case iface == ledger.InterfaceTransferInstruction && instructionChoices[choice] != "":
-		return s.instructionMove(r, actAs, cid, instructionChoices[choice], key)
-	case iface == ledger.InterfaceAllocationFactory && choice == "AllocationFactory_Allocate":
-		return s.allocate(r, actAs, cid, raw, key)
-	case iface == ledger.InterfaceAllocation && allocationChoices[choice] != "":
-		return s.allocationMove(r, actAs, cid, allocationChoices[choice], raw, key)
-	case iface == ledger.TemplateAppPaymentRequest || iface == ledger.TemplateAcceptedAppPayment:
-		return s.appPaymentChoice(r, actAs, iface, cid, choice, raw, key)
-	case coinChoiceOf(iface, choice) != nil:
-		return coinChoiceOf(iface, choice).run(s, r, sb)
-	case iface == ledger.InterfaceAllocationInstruction:
-		return 0, allocationInstructionNotFound(cid)
-	default: // the trading app's, as check let through
-		return s.tradeChoice(r, actAs, iface, cid, choice, raw, key)
+	if c := coinChoiceOf(sb.iface, sb.ex.Choice); c != nil {
+		return c.run(s, r, sb)
 	}
+	if rt := routeOf(sb.iface, sb.ex.Choice); rt != nil {
+		return rt.run(s, r, sb)
+	}
+	return 0, cantonErr(codeUnsupported, "choice %s on %s: this participant runs %s", sb.ex.Choice, sb.iface, supportedCommands)
 }
 
 // dedupError is err, as DUPLICATE_COMMAND when the ledger saw the

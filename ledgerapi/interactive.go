@@ -274,33 +274,6 @@ func (v visibility) sees(ct ledger.LedgerContract) bool {
 	return false
 }
 
-// servedChoice reports whether submit runs choice on target (an interface
-// or template id), as its dispatch does.
-func servedChoice(target, choice string) bool {
-	if coinChoiceOf(target, choice) != nil {
-		return true
-	}
-	switch target {
-	case ledger.InterfaceTransferFactory:
-		return choice == "TransferFactory_Transfer"
-	case ledger.TemplateTransferPreapproval:
-		return choice == "TransferPreapproval_Send"
-	case ledger.InterfaceTransferInstruction:
-		return instructionChoices[choice] != ""
-	case ledger.InterfaceAllocationFactory:
-		return choice == "AllocationFactory_Allocate"
-	case ledger.InterfaceAllocation:
-		return allocationChoices[choice] != ""
-	case ledger.InterfaceAllocationInstruction:
-		// Served, though no allocation instruction is ever pending here:
-		// each names a contract that is not one (allocinstr.go).
-		return choice == "AllocationInstruction_Withdraw" || choice == "AllocationInstruction_Update"
-	case ledger.TemplateOTCTradeProposal, ledger.TemplateOTCTrade, ledger.InterfaceAllocationRequest:
-		return true // the trading app's own dispatch refuses the rest
-	}
-	return false
-}
-
 func sortedParties(ps []coin.PartyID) []string {
 	out := make([]string, 0, len(ps))
 	for _, p := range ps {

@@ -21,7 +21,12 @@ func formatTime(t time.Time) string {
 	return t.UTC().Truncate(time.Microsecond).Format(time.RFC3339Nano)
 }
 
-func (s *Server) getLedgerEnd(w http.ResponseWriter, r *http.Request, _ *caller) error {
+// reads serves the Ledger API's reads (state, events and updates): the
+// Server under another name, so the routes of each group live on a type
+// of their own.
+type reads struct{ *Server }
+
+func (s reads) getLedgerEnd(w http.ResponseWriter, r *http.Request, _ *caller) error {
 	end, err := s.l.LedgerEnd(r.Context())
 	if err != nil {
 		return err
@@ -29,7 +34,7 @@ func (s *Server) getLedgerEnd(w http.ResponseWriter, r *http.Request, _ *caller)
 	return writeJSON(w, map[string]int64{"offset": end})
 }
 
-func (s *Server) getPrunedOffsets(w http.ResponseWriter, r *http.Request, _ *caller) error {
+func (s reads) getPrunedOffsets(w http.ResponseWriter, r *http.Request, _ *caller) error {
 	p, err := s.w.APIRead.PrunedOffset(r.Context())
 	if err != nil {
 		return err
@@ -37,7 +42,7 @@ func (s *Server) getPrunedOffsets(w http.ResponseWriter, r *http.Request, _ *cal
 	return writeJSON(w, map[string]int64{"participantPrunedUpToInclusive": p, "allDivulgedContractsPrunedUpToInclusive": p})
 }
 
-func (s *Server) getConnectedSynchronizers(w http.ResponseWriter, r *http.Request, c *caller) error {
+func (s reads) getConnectedSynchronizers(w http.ResponseWriter, r *http.Request, c *caller) error {
 	ps := r.URL.Query().Get("party")
 	if ps == "" {
 		return cantonErr(codeMissingField, "party: the party whose synchronizers to list is required")
@@ -232,7 +237,7 @@ func (s *Server) acsEntryOf(ct ledger.LedgerContract, ef *eventFormat) (acsEntry
 }
 
 // activeContracts is POST /v2/state/active-contracts.
-func (s *Server) activeContracts(w http.ResponseWriter, r *http.Request, c *caller) error {
+func (s reads) activeContracts(w http.ResponseWriter, r *http.Request, c *caller) error {
 	limit, err := listLimit(r)
 	if err != nil {
 		return err
@@ -292,7 +297,7 @@ func requestingFormat(parties []string, instead string, c *caller) (*eventFormat
 }
 
 // eventsByContractID is POST /v2/events/events-by-contract-id.
-func (s *Server) eventsByContractID(w http.ResponseWriter, r *http.Request, c *caller) error {
+func (s reads) eventsByContractID(w http.ResponseWriter, r *http.Request, c *caller) error {
 	var req struct {
 		ContractID        string           `json:"contractId"`
 		RequestingParties []string         `json:"requestingParties"`
@@ -423,13 +428,13 @@ func transactionFormat(field string, tf *transactionFormatJSON, c *caller) (*eve
 // beginExclusive up to endInclusive (or the ledger end), at most limit,
 // then an OffsetCheckpoint at the offset read up to, from where the next
 // request goes on.
-func (s *Server) updateFlats(w http.ResponseWriter, r *http.Request, c *caller) error {
+func (s reads) updateFlats(w http.ResponseWriter, r *http.Request, c *caller) error {
 	return s.readUpdates(w, r, c, false)
 }
 
 // updateTrees is POST /v2/updates/trees (legacy): updateFlats in the
 // ledger-effects shape, each transaction as a tree.
-func (s *Server) updateTrees(w http.ResponseWriter, r *http.Request, c *caller) error {
+func (s reads) updateTrees(w http.ResponseWriter, r *http.Request, c *caller) error {
 	return s.readUpdates(w, r, c, true)
 }
 
@@ -495,7 +500,7 @@ func (s *Server) offsetCheckpoint(offset int64) map[string]any {
 }
 
 // readUpdates answers updateFlats, or updateTrees when trees.
-func (s *Server) readUpdates(w http.ResponseWriter, r *http.Request, c *caller, trees bool) error {
+func (s reads) readUpdates(w http.ResponseWriter, r *http.Request, c *caller, trees bool) error {
 	limit, err := listLimit(r)
 	if err != nil {
 		return err
@@ -532,26 +537,26 @@ type lookupRequest struct {
 	UpdateFormat      *updateFormatJSON      `json:"updateFormat"`
 }
 
-func (s *Server) transactionByID(w http.ResponseWriter, r *http.Request, c *caller) error {
+func (s reads) transactionByID(w http.ResponseWriter, r *http.Request, c *caller) error {
 	return s.lookupTransaction(w, r, c, true, false)
 }
 
-func (s *Server) transactionByOffset(w http.ResponseWriter, r *http.Request, c *caller) error {
+func (s reads) transactionByOffset(w http.ResponseWriter, r *http.Request, c *caller) error {
 	return s.lookupTransaction(w, r, c, false, false)
 }
 
-func (s *Server) updateByID(w http.ResponseWriter, r *http.Request, c *caller) error {
+func (s reads) updateByID(w http.ResponseWriter, r *http.Request, c *caller) error {
 	return s.lookupTransaction(w, r, c, true, true)
 }
 
-func (s *Server) updateByOffset(w http.ResponseWriter, r *http.Request, c *caller) error {
+func (s reads) updateByOffset(w http.ResponseWriter, r *http.Request, c *caller) error {
 	return s.lookupTransaction(w, r, c, false, true)
 }
 
 // lookupTransaction answers the transaction (by id or offset) as
 // {"transaction": tx}, or as {"update": {"Transaction": ...}} for the
 // update-by-* endpoints, which take an updateFormat.
-func (s *Server) lookupTransaction(w http.ResponseWriter, r *http.Request, c *caller, byID, asUpdate bool) error {
+func (s reads) lookupTransaction(w http.ResponseWriter, r *http.Request, c *caller, byID, asUpdate bool) error {
 	var req lookupRequest
 	if err := decode(r, &req); err != nil {
 		return err
@@ -585,7 +590,7 @@ func (s *Server) lookupTransaction(w http.ResponseWriter, r *http.Request, c *ca
 
 // findTransaction is the transaction with updateID (byID) or at offset,
 // as ef sees it; UPDATE_NOT_FOUND when it sees none of it.
-func (s *Server) findTransaction(r *http.Request, ef *eventFormat, byID bool, updateID string, offsetp *int64) (jsTransaction, error) {
+func (s reads) findTransaction(r *http.Request, ef *eventFormat, byID bool, updateID string, offsetp *int64) (jsTransaction, error) {
 	var offset int64
 	var err error
 	what := ""
@@ -619,19 +624,19 @@ func (s *Server) findTransaction(r *http.Request, ef *eventFormat, byID bool, up
 }
 
 // transactionTreeByID is GET /v2/updates/transaction-tree-by-id/{id}.
-func (s *Server) transactionTreeByID(w http.ResponseWriter, r *http.Request, c *caller) error {
+func (s reads) transactionTreeByID(w http.ResponseWriter, r *http.Request, c *caller) error {
 	return s.lookupTree(w, r, c, true)
 }
 
 // transactionTreeByOffset is GET
 // /v2/updates/transaction-tree-by-offset/{offset}.
-func (s *Server) transactionTreeByOffset(w http.ResponseWriter, r *http.Request, c *caller) error {
+func (s reads) transactionTreeByOffset(w http.ResponseWriter, r *http.Request, c *caller) error {
 	return s.lookupTree(w, r, c, false)
 }
 
 // lookupTree answers the transaction tree (legacy) the query's parties
 // see of the update in the path.
-func (s *Server) lookupTree(w http.ResponseWriter, r *http.Request, c *caller, byID bool) error {
+func (s reads) lookupTree(w http.ResponseWriter, r *http.Request, c *caller, byID bool) error {
 	ef, err := requestingFormat(r.URL.Query()["parties"], "parties query parameter", c)
 	if err != nil {
 		return err

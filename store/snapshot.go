@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/uptrace/bun"
 )
 
@@ -182,7 +183,7 @@ func (db *DB) createPGSnapshot(ctx context.Context, name string) error {
 	schema := quoteIdent(snapshotSchema(name))
 	err := db.RunInTx(ctx, &sql.TxOptions{Isolation: sql.LevelRepeatableRead}, func(ctx context.Context, tx bun.Tx) error {
 		if _, err := tx.ExecContext(ctx, "CREATE SCHEMA "+schema); err != nil {
-			if strings.Contains(err.Error(), "42P06") || strings.Contains(err.Error(), "already exists") {
+			if pgErr := (*pgconn.PgError)(nil); errors.As(err, &pgErr) && pgErr.Code == "42P06" { // duplicate_schema
 				return fmt.Errorf("snapshot %s: %w", name, ErrAlreadyExists)
 			}
 			return err

@@ -1,6 +1,10 @@
-// Package store persists the ledger with bun on Postgres or embedded SQLite.
-// It knows SQL, not the rules: every query takes a bun.IDB so the ledger can
-// run it inside or outside its own transaction.
+// Package store persists the ledger with bun on Postgres or embedded SQLite:
+// it owns the bun models and their queries, the embedded SQL migrations of
+// both engines, the normalisation of driver errors (by code), InTx with its
+// retry of serialization failures, and the plain Writer of a commit's rows
+// (store/pgbatch has the Postgres fast path). It knows SQL, not the rules:
+// every query takes a bun.IDB so the ledger can run it inside or outside
+// its own transaction.
 package store
 
 import (

@@ -24,7 +24,7 @@ type AllocationsList struct {
 // executor (the venue) and deadlines.
 type AllocationRequestRow struct {
 	ContractID     string
-	Executor       string
+	Executor       PartyRef
 	RequestedAt    time.Time
 	AllocateBefore time.Time
 	SettleBefore   time.Time
@@ -39,7 +39,8 @@ type AllocationRequestRow struct {
 
 // AllocationLegRow is one transfer leg of a request.
 type AllocationLegRow struct {
-	ID, Sender, Receiver, Amount string
+	ID, Amount       string
+	Sender, Receiver PartyRef
 	// Mine is true when the user sends the leg; Allocated once it did.
 	// ToMe is true when the user receives it.
 	Mine, Allocated, ToMe bool
@@ -51,9 +52,9 @@ type AllocationRow struct {
 	// Incoming is true for an allocation the user receives (finished
 	// ones only: a pending one is its sender's).
 	Incoming     bool
-	Counterparty string
+	Counterparty PartyRef
 	Amount       string
-	Executor     string
+	Executor     PartyRef
 	LegID        string
 	SettleBefore time.Time
 	// Overdue marks a pending allocation past its settlement deadline:

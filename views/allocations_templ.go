@@ -238,9 +238,9 @@ func allocationRequest(csrf string, r AllocationRequestRow) templ.Component {
 			return templ_7745c5c3_Err
 		}
 		var templ_7745c5c3_Var8 string
-		templ_7745c5c3_Var8, templ_7745c5c3_Err = templ.JoinStringErrs("Trade at " + ShortParty(r.Executor))
+		templ_7745c5c3_Var8, templ_7745c5c3_Err = templ.JoinStringErrs("Trade at " + ShortParty(r.Executor.ID))
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/allocations.templ`, Line: 58, Col: 150}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/allocations.templ`, Line: 58, Col: 153}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var8))
 		if templ_7745c5c3_Err != nil {
@@ -415,9 +415,9 @@ func allocationRequest(csrf string, r AllocationRequestRow) templ.Component {
 					return templ_7745c5c3_Err
 				}
 				var templ_7745c5c3_Var15 string
-				templ_7745c5c3_Var15, templ_7745c5c3_Err = templ.JoinStringErrs("Allocate " + HumanAmount(leg.Amount) + " CC to " + ShortParty(leg.Receiver))
+				templ_7745c5c3_Var15, templ_7745c5c3_Err = templ.JoinStringErrs("Allocate " + HumanAmount(leg.Amount) + " CC to " + ShortParty(leg.Receiver.ID))
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/allocations.templ`, Line: 112, Col: 145}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/allocations.templ`, Line: 112, Col: 148}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var15))
 				if templ_7745c5c3_Err != nil {
@@ -492,9 +492,9 @@ func allocationRequest(csrf string, r AllocationRequestRow) templ.Component {
 				return templ_7745c5c3_Err
 			}
 			var templ_7745c5c3_Var18 string
-			templ_7745c5c3_Var18, templ_7745c5c3_Err = templ.JoinStringErrs("Reject the trade at " + ShortParty(r.Executor))
+			templ_7745c5c3_Var18, templ_7745c5c3_Err = templ.JoinStringErrs("Reject the trade at " + ShortParty(r.Executor.ID))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/allocations.templ`, Line: 130, Col: 125}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/allocations.templ`, Line: 130, Col: 128}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var18))
 			if templ_7745c5c3_Err != nil {
@@ -752,9 +752,9 @@ func allocationTable(csrf, testid string, rows []AllocationRow, finished bool) t
 					return templ_7745c5c3_Err
 				}
 				var templ_7745c5c3_Var30 string
-				templ_7745c5c3_Var30, templ_7745c5c3_Err = templ.JoinStringErrs("Withdraw the allocation of " + HumanAmount(a.Amount) + " CC to " + ShortParty(a.Counterparty))
+				templ_7745c5c3_Var30, templ_7745c5c3_Err = templ.JoinStringErrs("Withdraw the allocation of " + HumanAmount(a.Amount) + " CC to " + ShortParty(a.Counterparty.ID))
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/allocations.templ`, Line: 186, Col: 179}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/allocations.templ`, Line: 186, Col: 182}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var30))
 				if templ_7745c5c3_Err != nil {

@@ -15,7 +15,7 @@ type AppPayments struct {
 // AppPaymentRow is one payment request or accepted payment.
 type AppPaymentRow struct {
 	ContractID  string
-	Provider    string
+	Provider    PartyRef
 	Description string
 	// Origin is the app's web origin the request names ("" for none).
 	Origin    string
@@ -31,7 +31,8 @@ type AppPaymentRow struct {
 
 // AppPaymentReceiver is one receiver of a payment and its amount.
 type AppPaymentReceiver struct {
-	Party, Amount string
+	Party  PartyRef
+	Amount string
 }
 
 // ConfirmPayment is the confirm-payment page an app sends its user to.

@@ -172,9 +172,9 @@ func AppPaymentsPage(m AppPayments) templ.Component {
 							return templ_7745c5c3_Err
 						}
 						var templ_7745c5c3_Var8 string
-						templ_7745c5c3_Var8, templ_7745c5c3_Err = templ.JoinStringErrs("Review the payment to " + ShortParty(r.Provider))
+						templ_7745c5c3_Var8, templ_7745c5c3_Err = templ.JoinStringErrs("Review the payment to " + ShortParty(r.Provider.ID))
 						if templ_7745c5c3_Err != nil {
-							return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/apppayments.templ`, Line: 46, Col: 163}
+							return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/apppayments.templ`, Line: 46, Col: 166}
 						}
 						_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var8))
 						if templ_7745c5c3_Err != nil {

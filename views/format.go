@@ -1,7 +1,6 @@
 package views
 
 import (
-	"context"
 	"strconv"
 	"strings"
 	"time"
@@ -182,11 +181,11 @@ func ShortParty(id string) string {
 
 // counterpartyWords names a party in a one-line row: its name when it has
 // one (partynames.go), else its shortened ID; none is "".
-func counterpartyWords(ctx context.Context, id string) string {
-	if name := partyName(ctx, id); name != "" {
-		return name
+func counterpartyWords(p PartyRef) string {
+	if p.Name != "" {
+		return p.Name
 	}
-	return ShortParty(id)
+	return ShortParty(p.ID)
 }
 
 // HistoryKind is a history entry's kind in words ("balance_change" is

@@ -55,16 +55,16 @@ var tdRe = regexp.MustCompile(`<td[^>]*>`)
 // lines are labelled by the cells' data-label, so every cell needs one.
 func TestTableCellsAreLabelled(t *testing.T) {
 	p := Page{Title: "T", User: "alice", CSRF: "tok"}
-	row := OfferRow{ContractID: "00ab", Counterparty: testParty, Amount: "1.0000000000", Incoming: true}
+	row := OfferRow{ContractID: "00ab", Counterparty: P(testParty), Amount: "1.0000000000", Incoming: true}
 	pages := map[string]templ.Component{
-		"home": HomePage(Home{Page: p, Party: testParty, Holdings: []HoldingRow{{Amount: "1.0000000000", DustRisk: true, Locked: true}},
+		"home": HomePage(Home{Page: p, Party: P(testParty), Holdings: []HoldingRow{{Amount: "1.0000000000", DustRisk: true, Locked: true}},
 			Health: UTXOHealth{Count: 1}}),
 		// History is a list of one-line entries, not a table (issue 37).
 		"offers": OffersPage(Offers{Page: p, Transfers: Transfers{CSRF: "tok", IncomingOffers: []OfferRow{row}, OutgoingOffers: []OfferRow{row},
 			IncomingInstructions: []OfferRow{row}, OutgoingInstructions: []OfferRow{row}}}),
-		"admin": AdminPage(Admin{Page: p, Operator: testParty, Users: []UserRow{{Name: "alice", Party: testParty}},
-			Automations: []AutomationRow{{Name: "merge"}}, Merges: []MergeRow{{Party: testParty}}, Network: []NetworkRow{{Key: "k"}}}),
-		"minting": MintingDelegationsPage(MintingDelegations{Page: p, Proposals: []MintingDelegationRow{{ContractID: "00ef", Beneficiary: testParty}}}),
+		"admin": AdminPage(Admin{Page: p, Operator: P(testParty), Users: []UserRow{{Name: "alice", Party: P(testParty)}},
+			Automations: []AutomationRow{{Name: "merge"}}, Merges: []MergeRow{{Party: P(testParty)}}, Network: []NetworkRow{{Key: "k"}}}),
+		"minting": MintingDelegationsPage(MintingDelegations{Page: p, Proposals: []MintingDelegationRow{{ContractID: "00ef", Beneficiary: P(testParty)}}}),
 	}
 	for name, c := range pages {
 		got := renderString(t, c)
@@ -91,10 +91,10 @@ func TestAmountAndPartyComponents(t *testing.T) {
 		{CC("19311.2000000000", "x"), `<span class="amt" data-testid="x" title="19311.2000000000 CC">19,311.20 CC</span>`},
 		{USD("96.5560000000", ""), `<span class="amt" title="96.5560000000 USD" tabindex="0"><span class="amt-short" aria-hidden="true">96.56</span>` +
 			`<span class="amt-full">96.556</span> USD</span>`},
-		{Party(testParty, ""), `<span class="party" title="` + testParty + `" data-party="` + testParty + `" tabindex="0">` +
+		{Party(P(testParty), ""), `<span class="party" title="` + testParty + `" data-party="` + testParty + `" tabindex="0">` +
 			`<span class="party-short" aria-hidden="true">alice::1220ab12…e88d</span><span class="party-full">` + testParty + `</span></span>`},
-		{Party("bob::1220", ""), `<span class="party" title="bob::1220" data-party="bob::1220">bob::1220</span>`},
-		{Party("", ""), ``},
+		{Party(P("bob::1220"), ""), `<span class="party" title="bob::1220" data-party="bob::1220">bob::1220</span>`},
+		{Party(PartyRef{}, ""), ``},
 	} {
 		if got := renderString(t, c.c); got != c.want {
 			t.Errorf("got  %s\nwant %s", got, c.want)

@@ -340,9 +340,9 @@ func ActivityRow(r HistoryRow) templ.Component {
 			return templ_7745c5c3_Err
 		}
 		var templ_7745c5c3_Var16 string
-		templ_7745c5c3_Var16, templ_7745c5c3_Err = templ.JoinStringErrs(counterpartyWords(ctx, r.Counterparty))
+		templ_7745c5c3_Var16, templ_7745c5c3_Err = templ.JoinStringErrs(counterpartyWords(r.Counterparty))
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/history.templ`, Line: 73, Col: 137}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/history.templ`, Line: 73, Col: 132}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var16))
 		if templ_7745c5c3_Err != nil {
@@ -495,7 +495,7 @@ func ActivityRow(r HistoryRow) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		if r.Counterparty != "" {
+		if r.Counterparty.ID != "" {
 			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 43, "<dt>Counterparty</dt><dd>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err

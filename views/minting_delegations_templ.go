@@ -103,9 +103,9 @@ func MintingDelegationsPage(m MintingDelegations) templ.Component {
 						return templ_7745c5c3_Err
 					}
 					var templ_7745c5c3_Var5 string
-					templ_7745c5c3_Var5, templ_7745c5c3_Err = templ.JoinStringErrs(r.Beneficiary)
+					templ_7745c5c3_Var5, templ_7745c5c3_Err = templ.JoinStringErrs(r.Beneficiary.ID)
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/minting_delegations.templ`, Line: 32, Col: 104}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/minting_delegations.templ`, Line: 32, Col: 107}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var5))
 					if templ_7745c5c3_Err != nil {
@@ -263,9 +263,9 @@ func MintingDelegationsPage(m MintingDelegations) templ.Component {
 						return templ_7745c5c3_Err
 					}
 					var templ_7745c5c3_Var12 string
-					templ_7745c5c3_Var12, templ_7745c5c3_Err = templ.JoinStringErrs(r.Beneficiary)
+					templ_7745c5c3_Var12, templ_7745c5c3_Err = templ.JoinStringErrs(r.Beneficiary.ID)
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/minting_delegations.templ`, Line: 67, Col: 117}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/minting_delegations.templ`, Line: 67, Col: 120}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var12))
 					if templ_7745c5c3_Err != nil {
@@ -508,9 +508,9 @@ func mintingAction(csrf string, r MintingDelegationRow, action, label string) te
 			return templ_7745c5c3_Err
 		}
 		var templ_7745c5c3_Var23 string
-		templ_7745c5c3_Var23, templ_7745c5c3_Err = templ.JoinStringErrs(label + ": " + ShortParty(r.Beneficiary))
+		templ_7745c5c3_Var23, templ_7745c5c3_Err = templ.JoinStringErrs(label + ": " + ShortParty(r.Beneficiary.ID))
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/minting_delegations.templ`, Line: 115, Col: 165}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/minting_delegations.templ`, Line: 115, Col: 168}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var23))
 		if templ_7745c5c3_Err != nil {
@@ -523,7 +523,7 @@ func mintingAction(csrf string, r MintingDelegationRow, action, label string) te
 		var templ_7745c5c3_Var24 string
 		templ_7745c5c3_Var24, templ_7745c5c3_Err = templ.JoinStringErrs(label)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/minting_delegations.templ`, Line: 115, Col: 175}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/minting_delegations.templ`, Line: 115, Col: 178}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var24))
 		if templ_7745c5c3_Err != nil {

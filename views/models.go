@@ -139,7 +139,7 @@ type TapForm struct {
 // Home is the home page.
 type Home struct {
 	Page
-	Party   string
+	Party   PartyRef
 	Balance Balance
 	// Holdings are the holdings listed: all of them, or the largest and
 	// those at risk of expiry when there are more than the page lists
@@ -228,7 +228,7 @@ type HistoryRow struct {
 	At           time.Time
 	Kind         string
 	Subtype      string
-	Counterparty string
+	Counterparty PartyRef
 	Amount       string
 	Fees         string
 	Description  string
@@ -257,8 +257,9 @@ type History struct {
 
 // UserRow is one user on the admin page.
 type UserRow struct {
-	Name, Party string
-	Admin       bool
+	Name  string
+	Party PartyRef
+	Admin bool
 	// Offboardable is false for the validator operator's own user, whom
 	// the ledger refuses to offboard.
 	Offboardable bool
@@ -284,7 +285,7 @@ type OnboardForm struct {
 // Admin is the validator operator's page.
 type Admin struct {
 	Page
-	Operator    string
+	Operator    PartyRef
 	Users       []UserRow
 	Form        OnboardForm
 	Automations []AutomationRow
@@ -375,7 +376,7 @@ type SendMethods struct {
 	// CheckError is why the receiver could not be checked.
 	CheckError string
 	// To is the checked receiver's party ID.
-	To string
+	To PartyRef
 	// Default is the method chosen for the user (direct for a receiver
 	// with a preapproval, else offer); a check keeps a method the user
 	// changed it to.
@@ -428,7 +429,7 @@ type Send struct {
 // OfferRow is one pending transfer offer or transfer instruction.
 type OfferRow struct {
 	ContractID   string
-	Counterparty string
+	Counterparty PartyRef
 	Amount       string
 	Description  string
 	ExpiresAt    time.Time
@@ -498,6 +499,8 @@ type TrafficForm struct {
 
 // TrafficQuote is the confirm step: what the purchase costs.
 type TrafficQuote struct {
+	// Member is the party the traffic is for.
+	Member PartyRef
 	Bytes  int64
 	CostCC string
 	CostUS string
@@ -530,7 +533,7 @@ type Traffic struct {
 
 // MergeRow is one party the merge automation still has to work on.
 type MergeRow struct {
-	Party    string
+	Party    PartyRef
 	Holdings int
 	Target   int // the holdings the merge leaves
 }
@@ -548,7 +551,7 @@ type MintingDelegations struct {
 // MintingDelegationRow is one proposal or active delegation.
 type MintingDelegationRow struct {
 	ContractID  string
-	Beneficiary string
+	Beneficiary PartyRef
 	Expires     time.Time
 	Expired     bool
 	MergeLimit  int

@@ -1,73 +1,100 @@
 package views
 
 import (
-	"bytes"
-	"context"
-	"io"
-
-	"github.com/a-h/templ"
+	"reflect"
+	"sync"
 )
 
 // Names beside party IDs: Party shows a party's name where it has one.
-// A page does not gather its parties itself: RenderNamed renders it once
-// to collect the party IDs it shows, asks for their names in one lookup,
-// and renders it again with them, so every page gets names for one
-// batched read.
+// A view model holds each party it shows as a PartyRef; the handler that
+// builds the model fills their names (FillNames, from one lookup of
+// PartyRefs' IDs) before it renders the page, once.
 
-// NameLookup returns the names of the parties that have one.
-type NameLookup func(ctx context.Context, ids []string) (map[string]string, error)
-
-type partyNamesKey struct{}
-
-type partyNames struct {
-	seen  map[string]bool
-	names map[string]string // nil while collecting
+// PartyRef is a party a page shows: its whole ID and its name ("" for
+// none, or before the handler filled it in).
+type PartyRef struct {
+	ID   string
+	Name string
 }
 
-// WithPartyNames makes RenderNamed look names up with lookup.
-func WithPartyNames(ctx context.Context, lookup NameLookup) context.Context {
-	return context.WithValue(ctx, partyNamesKey{}, lookup)
+// P is the party id, its name not yet filled in.
+func P[S ~string](id S) PartyRef { return PartyRef{ID: string(id)} }
+
+// PartyRefs returns every PartyRef in the view model m points to (in its
+// fields, embedded structs, pointers, slices and arrays), so that a
+// handler can look their names up at once and set them.
+func PartyRefs(m any) []*PartyRef {
+	v := reflect.ValueOf(m)
+	if v.Kind() != reflect.Pointer || v.IsNil() {
+		panic("views.PartyRefs: want a pointer to a view model")
+	}
+	var refs []*PartyRef
+	collectRefs(v.Elem(), &refs)
+	return refs
 }
 
-// partyName is id's name on this render ("" while collecting, or when it
-// has none).
-func partyName(ctx context.Context, id string) string {
-	pn, _ := ctx.Value(partyNamesKey{}).(*partyNames)
-	if pn == nil || id == "" {
-		return ""
+// FillNames sets the name of every PartyRef in the view model m points to
+// that names (party ID to name) has.
+func FillNames(m any, names map[string]string) {
+	for _, r := range PartyRefs(m) {
+		r.Name = names[r.ID]
 	}
-	if pn.names == nil {
-		pn.seen[id] = true
-		return ""
-	}
-	return pn.names[id]
 }
 
-// RenderNamed renders c to w with the names of the parties it shows, when
-// ctx has a lookup (WithPartyNames); a failed lookup shows no names.
-func RenderNamed(ctx context.Context, w io.Writer, c templ.Component) error {
-	lookup, _ := ctx.Value(partyNamesKey{}).(NameLookup)
-	if lookup == nil {
-		return c.Render(ctx, w)
+var partyRefType = reflect.TypeFor[PartyRef]()
+
+// holdsRefs caches, per type, whether a value of it can hold a PartyRef.
+var holdsRefs sync.Map // reflect.Type -> bool
+
+func canHoldRefs(t reflect.Type) bool {
+	if b, ok := holdsRefs.Load(t); ok {
+		return b.(bool)
 	}
-	pn := &partyNames{seen: map[string]bool{}}
-	var buf bytes.Buffer
-	if err := c.Render(context.WithValue(ctx, partyNamesKey{}, pn), &buf); err != nil {
-		return err
+	holdsRefs.Store(t, false) // a type that refers to itself
+	b := false
+	switch t.Kind() {
+	case reflect.Struct:
+		if t == partyRefType {
+			b = true
+			break
+		}
+		for i := range t.NumField() {
+			if f := t.Field(i); f.IsExported() && canHoldRefs(f.Type) {
+				b = true
+				break
+			}
+		}
+	case reflect.Pointer, reflect.Slice, reflect.Array:
+		b = canHoldRefs(t.Elem())
 	}
-	if len(pn.seen) == 0 {
-		_, err := w.Write(buf.Bytes())
-		return err
+	holdsRefs.Store(t, b)
+	return b
+}
+
+func collectRefs(v reflect.Value, refs *[]*PartyRef) {
+	if !canHoldRefs(v.Type()) {
+		return
 	}
-	ids := make([]string, 0, len(pn.seen))
-	for id := range pn.seen {
-		ids = append(ids, id)
+	switch v.Kind() {
+	case reflect.Struct:
+		if v.Type() == partyRefType {
+			if r := v.Addr().Interface().(*PartyRef); r.ID != "" {
+				*refs = append(*refs, r)
+			}
+			return
+		}
+		for i := range v.NumField() {
+			if v.Type().Field(i).IsExported() {
+				collectRefs(v.Field(i), refs)
+			}
+		}
+	case reflect.Pointer:
+		if !v.IsNil() {
+			collectRefs(v.Elem(), refs)
+		}
+	case reflect.Slice, reflect.Array:
+		for i := range v.Len() {
+			collectRefs(v.Index(i), refs)
+		}
 	}
-	names, err := lookup(ctx, ids)
-	if err != nil || len(names) == 0 {
-		_, err := w.Write(buf.Bytes())
-		return err
-	}
-	pn.names = names
-	return c.Render(context.WithValue(ctx, partyNamesKey{}, pn), w)
 }

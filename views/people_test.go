@@ -12,7 +12,7 @@ import (
 // TestActivityRowIsOneLineWithDetails: an entry's summary has kind,
 // counterparty, signed amount and time; the rest is in its details.
 func TestActivityRowIsOneLineWithDetails(t *testing.T) {
-	got := renderString(t, ActivityRow(HistoryRow{Label: "Transfer offer paid", Kind: "transfer", Counterparty: testParty,
+	got := renderString(t, ActivityRow(HistoryRow{Label: "Transfer offer paid", Kind: "transfer", Counterparty: P(testParty),
 		Amount: "-100.0000000000", Fees: "0.0000000000", Description: "rent", At: time.Now().Add(-2 * time.Minute), Round: 7}))
 	summary, details, ok := strings.Cut(got, "</summary>")
 	if !ok {
@@ -47,9 +47,9 @@ func TestSendErrorDescribesItsField(t *testing.T) {
 // TestHomeRecentIsActivity: Home's latest activity lists its entries as
 // History does, one line each with the details on tap.
 func TestHomeRecentIsActivity(t *testing.T) {
-	row := HistoryRow{Label: "Transfer offer paid", Kind: "transfer", Counterparty: testParty,
+	row := HistoryRow{Label: "Transfer offer paid", Kind: "transfer", Counterparty: P(testParty),
 		Amount: "-100.0000000000", Fees: "0.0000000000", At: time.Now().Add(-2 * time.Minute), Round: 7}
-	got := renderString(t, HomePage(Home{Page: Page{Title: "T", User: "alice", CSRF: "tok"}, Party: testParty, Recent: []HistoryRow{row}}))
+	got := renderString(t, HomePage(Home{Page: Page{Title: "T", User: "alice", CSRF: "tok"}, Party: P(testParty), Recent: []HistoryRow{row}}))
 	_, recent, _ := strings.Cut(got, `data-testid="home-recent"`)
 	recent, _, _ = strings.Cut(recent, "</section>")
 	if want := renderString(t, ActivityRow(row)); !strings.Contains(recent, want) {
@@ -64,7 +64,7 @@ var amtFullRe = regexp.MustCompile(`<span class="amt-full">[^<]*</span>`)
 // amount in the title and in what a selection copies (issue 37).
 func TestSubscriptionAmountsForPeople(t *testing.T) {
 	p := Page{Title: "T", User: "alice", CSRF: "tok"}
-	row := SubscriptionRow{ContractID: "00s1", Provider: testParty, Receiver: testParty, Description: "news",
+	row := SubscriptionRow{ContractID: "00s1", Provider: P(testParty), Receiver: P(testParty), Description: "news",
 		Amount: "50281.3938345000", Unit: "CC", Every: "30 days", Early: "1 hour", NextDue: time.Now().Add(time.Hour)}
 	want := `<span class="amt-short" aria-hidden="true">50,281.39</span><span class="amt-full">50,281.3938345</span> CC`
 	for name, c := range map[string]templ.Component{

@@ -577,7 +577,7 @@ func SendWho(m SendMethods, oob bool) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		if m.To != "" {
+		if m.To.ID != "" {
 			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 45, "To")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err

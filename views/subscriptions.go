@@ -16,8 +16,8 @@ type Subscriptions struct {
 // SubscriptionRow is one request, initial payment or subscription.
 type SubscriptionRow struct {
 	ContractID  string
-	Provider    string
-	Receiver    string
+	Provider    PartyRef
+	Receiver    PartyRef
 	Description string
 	// Amount is the exact amount of each payment, in Unit ("CC" or "USD").
 	Amount string

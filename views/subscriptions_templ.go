@@ -424,7 +424,7 @@ func subscriptionSummary(r SubscriptionRow) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		if r.Provider != r.Receiver {
+		if r.Provider.ID != r.Receiver.ID {
 			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 35, ", asked by")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err

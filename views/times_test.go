@@ -21,25 +21,25 @@ func TestTimesAreRelative(t *testing.T) {
 	p := Page{Title: "T", User: "alice", CSRF: "tok"}
 	soon := time.Now().Add(3*time.Hour + 10*time.Minute)
 	ago := time.Now().Add(-2 * time.Minute)
-	req := AllocationRequestRow{ContractID: "00a1", Executor: testParty, RequestedAt: ago, AllocateBefore: soon, SettleBefore: soon,
-		Legs: []AllocationLegRow{{ID: "leg0", Sender: testParty, Receiver: testParty, Amount: "1.0000000000", Mine: true}}, Send: "1.0000000000"}
-	alloc := AllocationRow{ContractID: "00a2", Counterparty: testParty, Amount: "1.0000000000", Executor: testParty, LegID: "leg0", SettleBefore: soon, State: "executed", At: ago}
-	offer := OfferRow{ContractID: "00ab", Counterparty: testParty, Amount: "1.0000000000", ExpiresAt: soon, Incoming: true}
-	payment := AppPaymentRow{ContractID: "00p1", Provider: testParty, Description: "shop", Total: "1.0000000000", Expires: soon}
-	active := MintingDelegationRow{ContractID: "00m1", Beneficiary: testParty, Expires: soon, MergeLimit: 5,
+	req := AllocationRequestRow{ContractID: "00a1", Executor: P(testParty), RequestedAt: ago, AllocateBefore: soon, SettleBefore: soon,
+		Legs: []AllocationLegRow{{ID: "leg0", Sender: P(testParty), Receiver: P(testParty), Amount: "1.0000000000", Mine: true}}, Send: "1.0000000000"}
+	alloc := AllocationRow{ContractID: "00a2", Counterparty: P(testParty), Amount: "1.0000000000", Executor: P(testParty), LegID: "leg0", SettleBefore: soon, State: "executed", At: ago}
+	offer := OfferRow{ContractID: "00ab", Counterparty: P(testParty), Amount: "1.0000000000", ExpiresAt: soon, Incoming: true}
+	payment := AppPaymentRow{ContractID: "00p1", Provider: P(testParty), Description: "shop", Total: "1.0000000000", Expires: soon}
+	active := MintingDelegationRow{ContractID: "00m1", Beneficiary: P(testParty), Expires: soon, MergeLimit: 5,
 		Activity: []DelegateActivityRow{{Time: ago, What: "merged 4 holdings"}}}
 	proposal := active
 	proposal.ContractID, proposal.Replaces = "00m2", &active
-	sub := SubscriptionRow{ContractID: "00s1", Provider: testParty, Receiver: testParty, Amount: "1.0000000000", Unit: "CC", Every: "30 days", Early: "1 hour", NextDue: soon}
+	sub := SubscriptionRow{ContractID: "00s1", Provider: P(testParty), Receiver: P(testParty), Amount: "1.0000000000", Unit: "CC", Every: "30 days", Early: "1 hour", NextDue: soon}
 	paying := sub
 	paying.Paying = true
 	pages := map[string]templ.Component{
-		"admin": AdminPage(Admin{Page: p, Operator: testParty, Automations: []AutomationRow{
+		"admin": AdminPage(Admin{Page: p, Operator: P(testParty), Automations: []AutomationRow{
 			{Name: "merge", LastRun: ago, NextRun: soon, LastDuration: "1s"}, {Name: "idle", LastDuration: "—"}}}),
 		"allocations":   AllocationsPage(Allocations{Page: p, AllocationsList: AllocationsList{CSRF: "tok", Requests: []AllocationRequestRow{req}, Pending: []AllocationRow{alloc}, Finished: []AllocationRow{alloc}}}),
 		"names":         NamesPage(Names{Page: p, Rows: []NameRow{{Name: "a.unverified.cns", State: "active", Expires: soon}, {Name: "b.unverified.cns", State: "expired", Expires: ago}}}),
 		"subscriptions": SubscriptionsPage(Subscriptions{Page: p, Active: []SubscriptionRow{sub, paying}}),
-		"home": HomePage(Home{Page: p, Party: testParty, Incoming: Incoming{CSRF: "tok", Offers: []OfferRow{offer}, Allocations: []AllocationRequestRow{req}},
+		"home": HomePage(Home{Page: p, Party: P(testParty), Incoming: Incoming{CSRF: "tok", Offers: []OfferRow{offer}, Allocations: []AllocationRequestRow{req}},
 			Outgoing: Outgoing{Rows: []OutgoingRow{{OfferRow: offer, Kind: "offers"}}}}),
 		"payments":  AppPaymentsPage(AppPayments{Page: p, Requests: []AppPaymentRow{payment}, Accepted: []AppPaymentRow{payment}}),
 		"confirm":   ConfirmPaymentPage(ConfirmPayment{Page: p, Row: payment, Pending: true}),

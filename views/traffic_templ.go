@@ -274,7 +274,7 @@ func TrafficPage(m Traffic) templ.Component {
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
-				templ_7745c5c3_Err = Party(m.Form.Member, "").Render(ctx, templ_7745c5c3_Buffer)
+				templ_7745c5c3_Err = Party(m.Quote.Member, "").Render(ctx, templ_7745c5c3_Buffer)
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}

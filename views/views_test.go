@@ -20,7 +20,7 @@ func renderString(t *testing.T, c templ.Component) string {
 func TestHomePage(t *testing.T) {
 	m := Home{
 		Page:    Page{Title: "Wallet", User: "alice", CSRF: "tok", Nav: []NavItem{{Key: "home", Label: "Wallet", Href: "/"}}, Active: "home", Events: "/events"},
-		Party:   testParty,
+		Party:   P(testParty),
 		Balance: Balance{CC: "1.0000000000", USD: "0.0050000000", Price: "0.0050000000", Round: 7},
 		Holdings: []HoldingRow{
 			{Amount: "0.9000000000", CreatedRound: 1, AccruedFee: "0.1000000000"},

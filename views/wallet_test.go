@@ -18,16 +18,16 @@ var (
 // style, the CSRF token in every form.
 func TestWalletPagesAccessible(t *testing.T) {
 	p := Page{Title: "T", User: "alice", CSRF: "tok", Nav: []NavItem{{Key: "send", Label: "Send", Href: "/send"}}, Active: "send"}
-	row := OfferRow{ContractID: "00ab", Counterparty: "bob::1220", Amount: "1.0000000000", Incoming: true}
+	row := OfferRow{ContractID: "00ab", Counterparty: P("bob::1220"), Amount: "1.0000000000", Incoming: true}
 	pages := map[string]templ.Component{
 		"send": SendPage(Send{Page: p, Form: SendForm{CSRF: "tok", DedupID: "d1", Error: "amount: must be positive",
 			Methods: SendMethods{Checked: true, Preapproved: true, Method: SendDirect}}}),
 		"offers": OffersPage(Offers{Page: p, Transfers: Transfers{CSRF: "tok", IncomingOffers: []OfferRow{row},
-			OutgoingInstructions: []OfferRow{{ContractID: "00cd", Counterparty: "carol::1220", Amount: "2.0000000000"}}}}),
+			OutgoingInstructions: []OfferRow{{ContractID: "00cd", Counterparty: P("carol::1220"), Amount: "2.0000000000"}}}}),
 		"approvals": DelegationsPage(Delegations{Page: p}),
 		"traffic":   TrafficPage(Traffic{Page: p, Form: TrafficForm{CSRF: "tok", Error: "amount: too small"}}),
 		"confirm":   TrafficPage(Traffic{Page: p, Form: TrafficForm{CSRF: "tok"}, Quote: &TrafficQuote{Bytes: 200000, CostCC: "1"}}),
-		"admin": AdminPage(Admin{Page: p, Operator: "op::1220", Form: OnboardForm{CSRF: "tok"},
+		"admin": AdminPage(Admin{Page: p, Operator: P("op::1220"), Form: OnboardForm{CSRF: "tok"},
 			Network: []NetworkRow{{Key: "scanAddress", Env: "TRUSTED_SCAN_URL", Value: "https://scan.example.com", Ignored: true}, {Key: "migration.id"}}}),
 	}
 	for name, c := range pages {

@@ -119,6 +119,7 @@ func (h *Handler) Routes(mux *http.ServeMux) {
 		http.Error(w, "cross-origin request refused", http.StatusForbidden)
 	}))
 	handle := func(pattern string, hd http.Handler) { mux.Handle(pattern, cop.Handler(hd)) }
+	ap, dp, pp := adminPages{h}, delegationPages{h}, paymentPages{h} // pagegroups.go
 
 	handle("GET /static/", static.Handler())
 	handle("GET /favicon.ico", static.Redirect("favicon.svg"))
@@ -152,31 +153,31 @@ func (h *Handler) Routes(mux *http.ServeMux) {
 	handle("GET /allocations", h.session(h.onboarded(h.uiAllocations)))
 	handle("GET /allocations/live", h.session(h.onboarded(h.uiAllocationsLive)))
 	handle("POST /allocations/{cid}/{action}", h.session(h.onboarded(h.uiAllocationAction)))
-	handle("GET /approvals", h.session(h.onboarded(h.uiDelegations)))
-	handle("POST /preapproval", h.session(h.onboarded(h.uiCreatePreapproval)))
-	handle("POST /merge-delegation", h.session(h.onboarded(h.uiProposeMerge)))
-	handle("POST /featured-app-right", h.session(h.onboarded(h.uiFeaturedAppRight)))
-	handle("POST /preapproval/revoke", h.session(h.onboarded(h.uiRevokePreapproval)))
-	handle("POST /merge-delegation/withdraw", h.session(h.onboarded(h.uiWithdrawMerge)))
-	handle("GET /delegations", h.session(h.onboarded(h.uiOperatorOnly(h.uiMintingDelegations))))
-	handle("POST /delegations/{cid}/{action}", h.session(h.onboarded(h.uiOperatorOnly(h.uiMintingDelegationAction))))
-	handle("GET /names", h.session(h.onboarded(h.uiNames)))
-	handle("POST /names", h.session(h.onboarded(h.uiRequestName)))
+	handle("GET /approvals", h.session(h.onboarded(dp.uiDelegations)))
+	handle("POST /preapproval", h.session(h.onboarded(dp.uiCreatePreapproval)))
+	handle("POST /merge-delegation", h.session(h.onboarded(dp.uiProposeMerge)))
+	handle("POST /featured-app-right", h.session(h.onboarded(dp.uiFeaturedAppRight)))
+	handle("POST /preapproval/revoke", h.session(h.onboarded(dp.uiRevokePreapproval)))
+	handle("POST /merge-delegation/withdraw", h.session(h.onboarded(dp.uiWithdrawMerge)))
+	handle("GET /delegations", h.session(h.onboarded(h.uiOperatorOnly(ap.uiMintingDelegations))))
+	handle("POST /delegations/{cid}/{action}", h.session(h.onboarded(h.uiOperatorOnly(ap.uiMintingDelegationAction))))
+	handle("GET /names", h.session(h.onboarded(pp.uiNames)))
+	handle("POST /names", h.session(h.onboarded(pp.uiRequestName)))
 	handle("GET /traffic", h.session(h.onboarded(h.uiTraffic)))
-	handle("GET /subscriptions", h.session(h.onboarded(h.uiSubscriptions)))
-	handle("POST /subscriptions/{cid}/{action}", h.session(h.onboarded(h.uiSubscriptionAction)))
-	handle("GET /confirm-subscription/{cid}", h.session(h.onboarded(h.uiConfirmSubscription)))
-	handle("POST /confirm-subscription/{cid}/{action}", h.session(h.onboarded(h.uiConfirmSubscriptionAction)))
+	handle("GET /subscriptions", h.session(h.onboarded(pp.uiSubscriptions)))
+	handle("POST /subscriptions/{cid}/{action}", h.session(h.onboarded(pp.uiSubscriptionAction)))
+	handle("GET /confirm-subscription/{cid}", h.session(h.onboarded(pp.uiConfirmSubscription)))
+	handle("POST /confirm-subscription/{cid}/{action}", h.session(h.onboarded(pp.uiConfirmSubscriptionAction)))
 	handle("POST /traffic", h.session(h.onboarded(h.uiBuyTraffic)))
 	handle("GET /api-explorer", h.session(h.uiExplorer))
-	handle("GET /payments", h.session(h.onboarded(h.uiAppPayments)))
-	handle("GET /confirm-payment/{cid}", h.session(h.onboarded(h.uiConfirmPayment)))
-	handle("POST /confirm-payment/{cid}/{action}", h.session(h.onboarded(h.uiConfirmPaymentAction)))
-	handle("GET /admin", h.session(h.uiAdminOnly(h.uiAdmin)))
-	handle("POST /admin/users", h.session(h.uiAdminOnly(h.uiAdminOnboard)))
-	handle("POST /admin/users/offboard", h.session(h.uiAdminOnly(h.uiAdminOffboard)))
-	handle("POST /admin/view-as", h.session(h.uiAdminOnly(h.uiViewAs)))
-	handle("POST /view-as/stop", h.session(h.uiStopViewAs))
+	handle("GET /payments", h.session(h.onboarded(pp.uiAppPayments)))
+	handle("GET /confirm-payment/{cid}", h.session(h.onboarded(pp.uiConfirmPayment)))
+	handle("POST /confirm-payment/{cid}/{action}", h.session(h.onboarded(pp.uiConfirmPaymentAction)))
+	handle("GET /admin", h.session(h.uiAdminOnly(ap.uiAdmin)))
+	handle("POST /admin/users", h.session(h.uiAdminOnly(ap.uiAdminOnboard)))
+	handle("POST /admin/users/offboard", h.session(h.uiAdminOnly(ap.uiAdminOffboard)))
+	handle("POST /admin/view-as", h.session(h.uiAdminOnly(ap.uiViewAs)))
+	handle("POST /view-as/stop", h.session(ap.uiStopViewAs))
 }
 
 // session runs fn for a logged-in user. Without a live session a page
@@ -206,7 +207,6 @@ func (h *Handler) session(fn uiFunc) http.Handler {
 				return
 			}
 		}
-		r = r.WithContext(views.WithPartyNames(r.Context(), h.partyNames))
 		if err := fn(w, r, s); err != nil {
 			h.uiError(w, r, s, err)
 		} else if post {
@@ -292,7 +292,7 @@ func render(w http.ResponseWriter, r *http.Request, status int, c templ.Componen
 	w.Header().Set("Cache-Control", "no-store")
 	w.Header().Add("Vary", "HX-Request") // beside web.Compress's Accept-Encoding
 	w.WriteHeader(status)
-	return views.RenderNamed(flashContext(r), w, c)
+	return c.Render(flashContext(r), w)
 }
 
 // uiError renders err as an error page with the status table's status.

@@ -25,22 +25,23 @@ type NetworkSetting struct {
 }
 
 // uiAdmin serves GET /admin (wallet admins only).
-func (h *Handler) uiAdmin(w http.ResponseWriter, r *http.Request, s *web.Session) error {
+func (h adminPages) uiAdmin(w http.ResponseWriter, r *http.Request, s *web.Session) error {
 	m, err := h.adminModel(r.Context(), s)
 	if err != nil {
 		return err
 	}
+	h.named(r.Context(), &m)
 	return render(w, r, http.StatusOK, views.AdminPage(m))
 }
 
-func (h *Handler) adminModel(ctx context.Context, s *web.Session) (views.Admin, error) {
+func (h adminPages) adminModel(ctx context.Context, s *web.Session) (views.Admin, error) {
 	users, err := h.l.Users(ctx)
 	if err != nil {
 		return views.Admin{}, err
 	}
-	m := views.Admin{Page: h.page(s, "Admin", "admin"), Operator: string(h.l.Operator()), Form: views.OnboardForm{CSRF: s.CSRF}}
+	m := views.Admin{Page: h.page(s, "Admin", "admin"), Operator: views.P(h.l.Operator()), Form: views.OnboardForm{CSRF: s.CSRF}}
 	for _, u := range users {
-		m.Users = append(m.Users, views.UserRow{Name: u.Name, Party: string(u.Party), Admin: u.IsAdmin, Offboardable: u.Party != h.l.Operator()})
+		m.Users = append(m.Users, views.UserRow{Name: u.Name, Party: views.P(u.Party), Admin: u.IsAdmin, Offboardable: u.Party != h.l.Operator()})
 	}
 	if h.jobs != nil {
 		for _, j := range h.jobs() {
@@ -71,7 +72,7 @@ func (h *Handler) adminModel(ctx context.Context, s *web.Session) (views.Admin, 
 		return views.Admin{}, err
 	}
 	for _, pm := range merges {
-		m.Merges = append(m.Merges, views.MergeRow{Party: string(pm.Party), Holdings: pm.Holdings, Target: pm.Target})
+		m.Merges = append(m.Merges, views.MergeRow{Party: views.P(pm.Party), Holdings: pm.Holdings, Target: pm.Target})
 	}
 	return m, nil
 }
@@ -85,7 +86,7 @@ func timeOf(t *time.Time) time.Time {
 }
 
 // uiAdminOnboard serves POST /admin/users: onboard a user by name.
-func (h *Handler) uiAdminOnboard(w http.ResponseWriter, r *http.Request, s *web.Session) error {
+func (h adminPages) uiAdminOnboard(w http.ResponseWriter, r *http.Request, s *web.Session) error {
 	name := strings.TrimSpace(r.PostFormValue("name"))
 	res, perr := h.l.OnboardUser(r.Context(), name, "")
 	if perr != nil {
@@ -98,6 +99,7 @@ func (h *Handler) uiAdminOnboard(w http.ResponseWriter, r *http.Request, s *web.
 			return err
 		}
 		m.Form.Name, m.Form.Error = name, msg
+		h.named(r.Context(), &m)
 		return render(w, r, http.StatusUnprocessableEntity, views.AdminPage(m))
 	}
 	if !res.Created {
@@ -112,7 +114,7 @@ func (h *Handler) uiAdminOnboard(w http.ResponseWriter, r *http.Request, s *web.
 // ledger's Offboard, as POST /v0/admin/users/offboard. The page asks to
 // confirm first: with confirm=yes it offboards, without it shows what
 // offboarding does.
-func (h *Handler) uiAdminOffboard(w http.ResponseWriter, r *http.Request, s *web.Session) error {
+func (h adminPages) uiAdminOffboard(w http.ResponseWriter, r *http.Request, s *web.Session) error {
 	name := strings.TrimSpace(r.PostFormValue("name"))
 	if r.PostFormValue("confirm") != "yes" {
 		m, err := h.adminModel(r.Context(), s)
@@ -120,6 +122,7 @@ func (h *Handler) uiAdminOffboard(w http.ResponseWriter, r *http.Request, s *web
 			return err
 		}
 		m.Offboard = &views.OffboardConfirm{CSRF: s.CSRF, Name: name}
+		h.named(r.Context(), &m)
 		return render(w, r, http.StatusOK, views.AdminPage(m))
 	}
 	if err := h.l.Offboard(r.Context(), name); err != nil {
@@ -133,6 +136,7 @@ func (h *Handler) uiAdminOffboard(w http.ResponseWriter, r *http.Request, s *web
 			return merr
 		}
 		m.OffboardError = msg
+		h.named(r.Context(), &m)
 		return render(w, r, http.StatusUnprocessableEntity, views.AdminPage(m))
 	}
 	done(w, r, "/admin", "user-offboarded")

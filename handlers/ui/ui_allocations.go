@@ -23,6 +23,7 @@ func (h *Handler) uiAllocations(w http.ResponseWriter, r *http.Request, s *web.S
 	if err != nil {
 		return err
 	}
+	h.named(r.Context(), &m)
 	return render(w, r, http.StatusOK, views.AllocationsPage(views.Allocations{Page: h.allocationsPage(s), AllocationsList: m}))
 }
 
@@ -33,6 +34,7 @@ func (h *Handler) uiAllocationsLive(w http.ResponseWriter, r *http.Request, s *w
 	if err != nil {
 		return err
 	}
+	h.named(r.Context(), &m)
 	return render(w, r, http.StatusOK, views.AllocationsLive(m))
 }
 
@@ -86,13 +88,13 @@ func (h *Handler) allocationsModel(ctx context.Context, s *web.Session, party co
 // allocationRequestRow is request r as party sees it.
 func allocationRequestRow(r allocations.AllocationRequest, party coin.PartyID) views.AllocationRequestRow {
 	row := views.AllocationRequestRow{
-		ContractID: string(r.ContractID), Executor: string(r.Executor), RequestedAt: r.RequestedAt,
+		ContractID: string(r.ContractID), Executor: views.P(r.Executor), RequestedAt: r.RequestedAt,
 		AllocateBefore: r.AllocateBefore, SettleBefore: r.SettleBefore, Closed: r.Closed,
 	}
 	send, receive := coin.Zero, coin.Zero
 	for _, leg := range r.Legs {
 		mine := leg.Sender == party
-		row.Legs = append(row.Legs, views.AllocationLegRow{ID: leg.ID, Sender: string(leg.Sender), Receiver: string(leg.Receiver),
+		row.Legs = append(row.Legs, views.AllocationLegRow{ID: leg.ID, Sender: views.P(leg.Sender), Receiver: views.P(leg.Receiver),
 			Amount: leg.Amount.String(), Mine: mine, Allocated: leg.Allocation != "", ToMe: leg.Receiver == party})
 		row.Sends = row.Sends || mine
 		if mine && leg.Allocation == "" {
@@ -113,10 +115,10 @@ func allocationRequestRow(r allocations.AllocationRequest, party coin.PartyID) v
 // receiver) sees it.
 func allocationRow(spec ledger.AllocationSpecification, cid coin.ContractID, party coin.PartyID) views.AllocationRow {
 	leg := spec.TransferLeg
-	row := views.AllocationRow{ContractID: string(cid), Incoming: leg.Receiver == party && leg.Sender != party, Counterparty: string(leg.Receiver),
-		Amount: leg.Amount.String(), Executor: string(spec.Settlement.Executor), LegID: spec.TransferLegID}
+	row := views.AllocationRow{ContractID: string(cid), Incoming: leg.Receiver == party && leg.Sender != party, Counterparty: views.P(leg.Receiver),
+		Amount: leg.Amount.String(), Executor: views.P(spec.Settlement.Executor), LegID: spec.TransferLegID}
 	if row.Incoming {
-		row.Counterparty = string(leg.Sender)
+		row.Counterparty = views.P(leg.Sender)
 	}
 	return row
 }
@@ -172,6 +174,7 @@ func (h *Handler) uiAllocationAction(w http.ResponseWriter, r *http.Request, s *
 		return err
 	}
 	m.Error = msg
+	h.named(r.Context(), &m)
 	if isFragment(r) {
 		if perr == nil {
 			w.Header().Set("HX-Trigger", "wallet-changed")

@@ -18,7 +18,7 @@ import (
 const paymentGone = "This payment request is no longer waiting for your answer: it was accepted, rejected or has expired."
 
 // uiAppPayments serves GET /payments.
-func (h *Handler) uiAppPayments(w http.ResponseWriter, r *http.Request, s *web.Session) error {
+func (h paymentPages) uiAppPayments(w http.ResponseWriter, r *http.Request, s *web.Session) error {
 	m := views.AppPayments{Page: h.livePage(s, "Payments", "payments")}
 	ctx, party, now := r.Context(), uiParty(r), h.l.Now()
 	reqs, err := h.w.AppPayments.AppPaymentRequestsOf(ctx, party)
@@ -35,6 +35,7 @@ func (h *Handler) uiAppPayments(w http.ResponseWriter, r *http.Request, s *web.S
 	for _, a := range acc {
 		m.Accepted = append(m.Accepted, appPaymentRow(a, now))
 	}
+	h.named(r.Context(), &m)
 	return render(w, r, http.StatusOK, views.AppPaymentsPage(m))
 }
 
@@ -45,14 +46,14 @@ func appPaymentRow(a apppayments.AppPayment, now time.Time) views.AppPaymentRow 
 		Expires: a.ExpiresAt, Expired: !a.ExpiresAt.After(now)}
 	switch {
 	case a.Request != nil:
-		row.Provider = string(a.Request.Provider)
+		row.Provider = views.P(a.Request.Provider)
 		for _, rc := range a.Request.ReceiverAmounts {
-			row.Receivers = append(row.Receivers, views.AppPaymentReceiver{Party: string(rc.Receiver), Amount: rc.Amount.Amount.String()})
+			row.Receivers = append(row.Receivers, views.AppPaymentReceiver{Party: views.P(rc.Receiver), Amount: rc.Amount.Amount.String()})
 		}
 	case a.Accepted != nil:
-		row.Provider = string(a.Accepted.Provider)
+		row.Provider = views.P(a.Accepted.Provider)
 		for _, rc := range a.Accepted.AmuletReceiverAmounts {
-			row.Receivers = append(row.Receivers, views.AppPaymentReceiver{Party: string(rc.Receiver), Amount: rc.AmuletAmount.String()})
+			row.Receivers = append(row.Receivers, views.AppPaymentReceiver{Party: views.P(rc.Receiver), Amount: rc.AmuletAmount.String()})
 		}
 	}
 	return row
@@ -60,7 +61,7 @@ func appPaymentRow(a apppayments.AppPayment, now time.Time) views.AppPaymentRow 
 
 // confirmModel reads the request cid the user is asked to pay; any other
 // contract (unknown, someone else's, an accepted payment) is not found.
-func (h *Handler) confirmModel(ctx context.Context, s *web.Session, party coin.PartyID, id, redirectTo string) (views.ConfirmPayment, error) {
+func (h paymentPages) confirmModel(ctx context.Context, s *web.Session, party coin.PartyID, id, redirectTo string) (views.ConfirmPayment, error) {
 	m := views.ConfirmPayment{Page: h.page(s, "Confirm a payment", "payments")}
 	m.Minimal = true
 	cid, err := coin.ParseContractID(id)
@@ -97,12 +98,13 @@ func usdOf(cc string, price coin.Amount) string {
 
 // uiConfirmPayment serves GET /confirm-payment/{cid}?redirect=URL, the
 // page an app sends its user to.
-func (h *Handler) uiConfirmPayment(w http.ResponseWriter, r *http.Request, s *web.Session) error {
+func (h paymentPages) uiConfirmPayment(w http.ResponseWriter, r *http.Request, s *web.Session) error {
 	m, err := h.confirmModel(r.Context(), s, uiParty(r), r.PathValue("cid"), r.URL.Query().Get("redirect"))
 	if err != nil {
 		return err
 	}
 	allowReturn(w, m)
+	h.named(r.Context(), &m)
 	return render(w, r, http.StatusOK, views.ConfirmPaymentPage(m))
 }
 
@@ -121,7 +123,7 @@ func allowReturn(w http.ResponseWriter, m views.ConfirmPayment) {
 // ledger.AppOrigin), and nowhere else: otherwise to the confirm page,
 // which says what happened. A refusal (expired, too little coin, already
 // answered) is shown on the confirm page with 422.
-func (h *Handler) uiConfirmPaymentAction(w http.ResponseWriter, r *http.Request, s *web.Session) error {
+func (h paymentPages) uiConfirmPaymentAction(w http.ResponseWriter, r *http.Request, s *web.Session) error {
 	action := r.PathValue("action")
 	if action != "accept" && action != "reject" {
 		return notFound("no such action")
@@ -158,5 +160,6 @@ func (h *Handler) uiConfirmPaymentAction(w http.ResponseWriter, r *http.Request,
 	}
 	m.Error = msg
 	allowReturn(w, m)
+	h.named(r.Context(), &m)
 	return render(w, r, http.StatusUnprocessableEntity, views.ConfirmPaymentPage(m))
 }

@@ -13,7 +13,7 @@ import (
 
 // uiDelegations serves GET /approvals: the user's transfer preapproval and
 // merge delegation, each with its undo.
-func (h *Handler) uiDelegations(w http.ResponseWriter, r *http.Request, s *web.Session) error {
+func (h delegationPages) uiDelegations(w http.ResponseWriter, r *http.Request, s *web.Session) error {
 	m, err := h.delegationsModel(r.Context(), s, uiParty(r))
 	if err != nil {
 		return err
@@ -21,7 +21,7 @@ func (h *Handler) uiDelegations(w http.ResponseWriter, r *http.Request, s *web.S
 	return render(w, r, http.StatusOK, views.DelegationsPage(m))
 }
 
-func (h *Handler) delegationsModel(ctx context.Context, s *web.Session, party coin.PartyID) (views.Delegations, error) {
+func (h delegationPages) delegationsModel(ctx context.Context, s *web.Session, party coin.PartyID) (views.Delegations, error) {
 	m := views.Delegations{Page: h.page(s, "Approvals", "approvals")}
 	p, err := h.l.PreapprovalOf(ctx, party)
 	switch {
@@ -53,7 +53,7 @@ func (h *Handler) delegationsModel(ctx context.Context, s *web.Session, party co
 
 // uiCreatePreapproval serves POST /preapproval: the user's preapproval,
 // provided (and paid) by the validator operator.
-func (h *Handler) uiCreatePreapproval(w http.ResponseWriter, r *http.Request, s *web.Session) error {
+func (h delegationPages) uiCreatePreapproval(w http.ResponseWriter, r *http.Request, s *web.Session) error {
 	_, exists, err := h.l.CreatePreapproval(r.Context(), uiParty(r))
 	if err != nil {
 		return h.delegationsError(w, r, s, err)
@@ -68,7 +68,7 @@ func (h *Handler) uiCreatePreapproval(w http.ResponseWriter, r *http.Request, s 
 
 // uiRevokePreapproval serves POST /preapproval/revoke: the undo of
 // uiCreatePreapproval; senders must make offers again.
-func (h *Handler) uiRevokePreapproval(w http.ResponseWriter, r *http.Request, s *web.Session) error {
+func (h delegationPages) uiRevokePreapproval(w http.ResponseWriter, r *http.Request, s *web.Session) error {
 	if err := h.l.CancelPreapproval(r.Context(), uiParty(r)); err != nil {
 		return h.delegationsError(w, r, s, err)
 	}
@@ -78,7 +78,7 @@ func (h *Handler) uiRevokePreapproval(w http.ResponseWriter, r *http.Request, s 
 
 // uiProposeMerge serves POST /merge-delegation: propose the merge
 // delegation when there is none.
-func (h *Handler) uiProposeMerge(w http.ResponseWriter, r *http.Request, s *web.Session) error {
+func (h delegationPages) uiProposeMerge(w http.ResponseWriter, r *http.Request, s *web.Session) error {
 	if _, err := h.w.Delegations.ProposeMergeDelegation(r.Context(), uiParty(r)); err != nil {
 		return h.delegationsError(w, r, s, err)
 	}
@@ -88,7 +88,7 @@ func (h *Handler) uiProposeMerge(w http.ResponseWriter, r *http.Request, s *web.
 
 // uiWithdrawMerge serves POST /merge-delegation/withdraw (form field cid):
 // the undo of uiProposeMerge, for the proposal or the active delegation.
-func (h *Handler) uiWithdrawMerge(w http.ResponseWriter, r *http.Request, s *web.Session) error {
+func (h delegationPages) uiWithdrawMerge(w http.ResponseWriter, r *http.Request, s *web.Session) error {
 	cid, err := coin.ParseContractID(r.PostFormValue("cid"))
 	if err == nil {
 		err = h.w.Delegations.WithdrawMergeDelegation(r.Context(), uiParty(r), cid)
@@ -102,7 +102,7 @@ func (h *Handler) uiWithdrawMerge(w http.ResponseWriter, r *http.Request, s *web
 
 // uiFeaturedAppRight serves POST /featured-app-right: action "grant"
 // self-grants the user's party a featured app right, "cancel" cancels it.
-func (h *Handler) uiFeaturedAppRight(w http.ResponseWriter, r *http.Request, s *web.Session) error {
+func (h delegationPages) uiFeaturedAppRight(w http.ResponseWriter, r *http.Request, s *web.Session) error {
 	var err error
 	switch action := r.PostFormValue("action"); action {
 	case "grant":
@@ -119,7 +119,7 @@ func (h *Handler) uiFeaturedAppRight(w http.ResponseWriter, r *http.Request, s *
 	return nil
 }
 
-func (h *Handler) delegationsError(w http.ResponseWriter, r *http.Request, s *web.Session, err error) error {
+func (h delegationPages) delegationsError(w http.ResponseWriter, r *http.Request, s *web.Session, err error) error {
 	msg, ok := inline(err)
 	if !ok {
 		return err

@@ -100,15 +100,17 @@ func (h *Handler) uiHistory(w http.ResponseWriter, r *http.Request, s *web.Sessi
 		m.RewardsPartial = page.RewardsPartial
 	}
 	if isFragment(r) {
+		h.named(r.Context(), &m)
 		return render(w, r, status, views.HistoryList(m))
 	}
+	h.named(r.Context(), &m)
 	return render(w, r, status, views.HistoryPage(m))
 }
 
 func historyRow(it ledger.HistoryItem) views.HistoryRow {
 	row := views.HistoryRow{
 		ID: it.ID, Label: historyLabel(it.Subtype), At: it.Time, Kind: string(it.Kind), Subtype: it.Subtype,
-		Counterparty: string(it.Counterparty), Amount: it.Amount.String(), Fees: it.Fees.String(),
+		Counterparty: views.P(it.Counterparty), Amount: it.Amount.String(), Fees: it.Fees.String(),
 		Description: it.Description, Round: int64(it.Round), UpdateID: it.UpdateID,
 	}
 	if e := it.Reward; e != nil {
@@ -152,7 +154,7 @@ func (h *Handler) uiHistoryCSV(w http.ResponseWriter, r *http.Request, s *web.Se
 			row := historyRow(it)
 			_ = cw.Write([]string{
 				strconv.FormatInt(it.ID, 10), it.Time.UTC().Format(time.RFC3339), strconv.FormatInt(int64(it.Round), 10),
-				string(it.Kind), it.Subtype, row.Amount, row.Fees, row.Counterparty, csvText(it.Description),
+				string(it.Kind), it.Subtype, row.Amount, row.Fees, row.Counterparty.ID, csvText(it.Description),
 			})
 		}
 		if len(items) < hq.PageSize {

@@ -26,6 +26,7 @@ func (h *Handler) uiHome(w http.ResponseWriter, r *http.Request, s *web.Session)
 	if err != nil {
 		return err
 	}
+	h.named(r.Context(), &m)
 	return render(w, r, http.StatusOK, views.HomePage(m))
 }
 
@@ -36,6 +37,7 @@ func (h *Handler) uiHomeIncoming(w http.ResponseWriter, r *http.Request, s *web.
 	if err != nil {
 		return err
 	}
+	h.named(r.Context(), &m)
 	return render(w, r, http.StatusOK, views.HomeIncomingCards(m))
 }
 
@@ -90,6 +92,7 @@ func (h *Handler) homeAnswered(w http.ResponseWriter, r *http.Request, s *web.Se
 		in.Error = errMsg
 	}
 	if isFragment(r) {
+		h.named(r.Context(), &in)
 		return render(w, r, status, views.HomeIncoming(in))
 	}
 	m, err := h.homePageModel(r.Context(), s, party)
@@ -97,6 +100,7 @@ func (h *Handler) homeAnswered(w http.ResponseWriter, r *http.Request, s *web.Se
 		return err
 	}
 	m.Incoming = in
+	h.named(r.Context(), &m)
 	return render(w, r, status, views.HomePage(m))
 }
 
@@ -107,6 +111,7 @@ func (h *Handler) uiHomeLive(w http.ResponseWriter, r *http.Request, s *web.Sess
 	if err != nil {
 		return err
 	}
+	h.named(r.Context(), &m)
 	return render(w, r, http.StatusOK, views.HomeLive(m))
 }
 
@@ -172,6 +177,7 @@ func (h *Handler) uiHomeOutgoing(w http.ResponseWriter, r *http.Request, s *web.
 	if err != nil {
 		return err
 	}
+	h.named(r.Context(), &m)
 	return render(w, r, http.StatusOK, views.HomeOutgoing(m))
 }
 
@@ -186,7 +192,7 @@ func (h *Handler) homeModel(ctx context.Context, s *web.Session, party coin.Part
 	p := h.page(s, "Home", "home")
 	p.Events = "/events"
 	m := views.Home{
-		Page: p, Party: string(party),
+		Page: p, Party: views.P(party),
 		Balance: views.Balance{
 			CC: b.EffectiveUnlocked.String(), USD: ledger.CoinToUSD(b.EffectiveUnlocked, b.Price).String(),
 			Total: b.EffectiveUnlocked.Add(b.EffectiveLocked).String(), Fees: b.HoldingFees.String(),
@@ -334,6 +340,7 @@ func (h *Handler) uiTap(w http.ResponseWriter, r *http.Request, s *web.Session) 
 			return merr
 		}
 		m.Tap = &f
+		h.named(r.Context(), &m)
 		return render(w, r, http.StatusUnprocessableEntity, views.HomePage(m))
 	}
 	if isFragment(r) {

@@ -28,18 +28,19 @@ var mintingActions = map[string]func(dg *delegations.Service, ctx context.Contex
 }
 
 // uiMintingDelegations serves GET /delegations.
-func (h *Handler) uiMintingDelegations(w http.ResponseWriter, r *http.Request, s *web.Session) error {
+func (h adminPages) uiMintingDelegations(w http.ResponseWriter, r *http.Request, s *web.Session) error {
 	m, err := h.mintingDelegationsModel(r.Context(), s, uiParty(r))
 	if err != nil {
 		return err
 	}
+	h.named(r.Context(), &m)
 	return render(w, r, http.StatusOK, views.MintingDelegationsPage(m))
 }
 
 // uiMintingDelegationAction serves POST /delegations/{cid}/{action}: on
 // success 303 back to the page with its flash; a proposal or delegation
 // that is gone, expired or not the user's is shown inline with 422.
-func (h *Handler) uiMintingDelegationAction(w http.ResponseWriter, r *http.Request, s *web.Session) error {
+func (h adminPages) uiMintingDelegationAction(w http.ResponseWriter, r *http.Request, s *web.Session) error {
 	action := r.PathValue("action")
 	act, ok := mintingActions[action]
 	if !ok {
@@ -65,10 +66,11 @@ func (h *Handler) uiMintingDelegationAction(w http.ResponseWriter, r *http.Reque
 		return merr
 	}
 	m.Error = msg
+	h.named(r.Context(), &m)
 	return render(w, r, http.StatusUnprocessableEntity, views.MintingDelegationsPage(m))
 }
 
-func (h *Handler) mintingDelegationsModel(ctx context.Context, s *web.Session, party coin.PartyID) (views.MintingDelegations, error) {
+func (h adminPages) mintingDelegationsModel(ctx context.Context, s *web.Session, party coin.PartyID) (views.MintingDelegations, error) {
 	m := views.MintingDelegations{Page: h.page(s, "Delegations", "delegations")}
 	active, err := h.w.Delegations.MintingDelegations(ctx, party)
 	if err != nil {
@@ -109,7 +111,7 @@ func (h *Handler) mintingDelegationsModel(ctx context.Context, s *web.Session, p
 }
 
 func mintingRow(d ledger.MintingDelegation, now time.Time) views.MintingDelegationRow {
-	return views.MintingDelegationRow{ContractID: string(d.Contract.ContractID), Beneficiary: string(d.Beneficiary),
+	return views.MintingDelegationRow{ContractID: string(d.Contract.ContractID), Beneficiary: views.P(d.Beneficiary),
 		Expires: d.ExpiresAt, Expired: !d.ExpiresAt.After(now), MergeLimit: d.MergeLimit}
 }
 

@@ -13,7 +13,7 @@ import (
 )
 
 // uiNames serves GET /names: the user's names and the request form.
-func (h *Handler) uiNames(w http.ResponseWriter, r *http.Request, s *web.Session) error {
+func (h paymentPages) uiNames(w http.ResponseWriter, r *http.Request, s *web.Session) error {
 	m, err := h.namesModel(r.Context(), s, uiParty(r))
 	if err != nil {
 		return err
@@ -21,7 +21,7 @@ func (h *Handler) uiNames(w http.ResponseWriter, r *http.Request, s *web.Session
 	return render(w, r, http.StatusOK, views.NamesPage(m))
 }
 
-func (h *Handler) namesModel(ctx context.Context, s *web.Session, party coin.PartyID) (views.Names, error) {
+func (h paymentPages) namesModel(ctx context.Context, s *web.Session, party coin.PartyID) (views.Names, error) {
 	c := h.l.AnsConfig()
 	m := views.Names{
 		Page: h.livePage(s, "Names", "names"), FeeUSD: c.EntryFeeUSD.Short(), Suffix: c.AnsSuffix(),
@@ -50,7 +50,7 @@ func (h *Handler) namesModel(ctx context.Context, s *web.Session, party coin.Par
 // uiRequestName serves POST /names: the request creates the name's
 // subscription request, which the page then links for the user to
 // accept. A name typed without the suffix gets it.
-func (h *Handler) uiRequestName(w http.ResponseWriter, r *http.Request, s *web.Session) error {
+func (h paymentPages) uiRequestName(w http.ResponseWriter, r *http.Request, s *web.Session) error {
 	party := uiParty(r)
 	f := views.NameForm{CSRF: s.CSRF, Name: strings.TrimSpace(r.PostFormValue("name")),
 		URL: strings.TrimSpace(r.PostFormValue("url")), Description: strings.TrimSpace(r.PostFormValue("description"))}
@@ -74,19 +74,4 @@ func (h *Handler) uiRequestName(w http.ResponseWriter, r *http.Request, s *web.S
 	f.Error = msg
 	m.Form = f
 	return render(w, r, http.StatusUnprocessableEntity, views.NamesPage(m))
-}
-
-// partyNames is the pages' name lookup (views.RenderNamed): one read for
-// every party a page shows.
-func (h *Handler) partyNames(ctx context.Context, ids []string) (map[string]string, error) {
-	ps := make([]coin.PartyID, len(ids))
-	for i, id := range ids {
-		ps[i] = coin.PartyID(id)
-	}
-	names, err := h.w.Names.NamesOf(ctx, ps)
-	out := make(map[string]string, len(names))
-	for p, n := range names {
-		out[string(p)] = n
-	}
-	return out, err
 }

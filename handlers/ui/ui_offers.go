@@ -19,6 +19,7 @@ func (h *Handler) uiOffers(w http.ResponseWriter, r *http.Request, s *web.Sessio
 	if err != nil {
 		return err
 	}
+	h.named(r.Context(), &m)
 	if isFragment(r) {
 		return render(w, r, http.StatusOK, views.TransfersList(m))
 	}
@@ -31,6 +32,7 @@ func (h *Handler) uiOffersLive(w http.ResponseWriter, r *http.Request, s *web.Se
 	if err != nil {
 		return err
 	}
+	h.named(r.Context(), &m)
 	return render(w, r, http.StatusOK, views.TransfersLive(m))
 }
 
@@ -79,9 +81,9 @@ func instructionRow(ti ledger.TransferInstruction, party coin.PartyID) views.Off
 // counterparty is the other side.
 func transferRow(cid coin.ContractID, sender, receiver coin.PartyID, amount coin.Amount, desc string, expires time.Time, party coin.PartyID) views.OfferRow {
 	row := views.OfferRow{ContractID: string(cid), Amount: amount.String(), Description: desc,
-		ExpiresAt: expires, Incoming: receiver == party, Counterparty: string(receiver)}
+		ExpiresAt: expires, Incoming: receiver == party, Counterparty: views.P(receiver)}
 	if row.Incoming {
-		row.Counterparty = string(sender)
+		row.Counterparty = views.P(sender)
 	}
 	return row
 }
@@ -158,6 +160,7 @@ func (h *Handler) uiTransferAction(base string) uiFunc {
 		if err != nil {
 			return err
 		}
+		h.named(r.Context(), &m)
 		if perr != nil {
 			m.Error = msg
 		} else {

@@ -37,6 +37,7 @@ func (h *Handler) renderSend(w http.ResponseWriter, r *http.Request, s *web.Sess
 		return err
 	}
 	f.AmountUSD = amountUSD(f.Amount, b.Price)
+	h.named(r.Context(), &f)
 	if isFragment(r) {
 		return render(w, r, http.StatusOK, views.SendFormView(f))
 	}
@@ -75,7 +76,7 @@ func (h *Handler) checkReceiver(ctx context.Context, sender coin.PartyID, receiv
 		m.Checked = true
 		p, err := h.receiverParty(ctx, sender, receiver)
 		if err == nil {
-			m.To = string(p)
+			m.To = views.P(p)
 			var kind ledger.TransferKind
 			if kind, err = h.w.Registry.TransferKind(ctx, sender, p); err == nil && kind == ledger.TransferDirect {
 				m.Preapproved, m.Default = true, views.SendDirect
@@ -123,6 +124,7 @@ func (h *Handler) receiverParty(ctx context.Context, sender coin.PartyID, receiv
 func (h *Handler) uiSendCheck(w http.ResponseWriter, r *http.Request, s *web.Session) error {
 	q := r.URL.Query()
 	m := h.checkReceiver(r.Context(), uiParty(r), q.Get("receiver"), views.SendMethod(q.Get("method")), views.SendMethod(q.Get("default_method")))
+	h.named(r.Context(), &m)
 	return render(w, r, http.StatusOK, templ.Join(views.SendMethodsView(m), views.SendWho(m, true)))
 }
 

@@ -27,11 +27,12 @@ var subscriptionActions = map[string]func(s *subscriptions.Service, ctx context.
 }
 
 // uiSubscriptions serves GET /subscriptions.
-func (h *Handler) uiSubscriptions(w http.ResponseWriter, r *http.Request, s *web.Session) error {
+func (h paymentPages) uiSubscriptions(w http.ResponseWriter, r *http.Request, s *web.Session) error {
 	m, err := h.subscriptionsModel(r.Context(), s, uiParty(r))
 	if err != nil {
 		return err
 	}
+	h.named(r.Context(), &m)
 	return render(w, r, http.StatusOK, views.SubscriptionsPage(m))
 }
 
@@ -39,7 +40,7 @@ func (h *Handler) uiSubscriptions(w http.ResponseWriter, r *http.Request, s *web
 // success 303 back to the page with its flash; a request or subscription
 // that is gone or not the user's, or coin too short, is shown inline with
 // 422.
-func (h *Handler) uiSubscriptionAction(w http.ResponseWriter, r *http.Request, s *web.Session) error {
+func (h paymentPages) uiSubscriptionAction(w http.ResponseWriter, r *http.Request, s *web.Session) error {
 	action := r.PathValue("action")
 	act, ok := subscriptionActions[action]
 	if !ok {
@@ -60,11 +61,12 @@ func (h *Handler) uiSubscriptionAction(w http.ResponseWriter, r *http.Request, s
 		return merr
 	}
 	m.Error = msg
+	h.named(r.Context(), &m)
 	return render(w, r, http.StatusUnprocessableEntity, views.SubscriptionsPage(m))
 }
 
 // subscriptionAct runs act on the path's {cid} for party.
-func (h *Handler) subscriptionAct(r *http.Request, act func(*subscriptions.Service, context.Context, coin.PartyID, coin.ContractID) error, party coin.PartyID) error {
+func (h paymentPages) subscriptionAct(r *http.Request, act func(*subscriptions.Service, context.Context, coin.PartyID, coin.ContractID) error, party coin.PartyID) error {
 	cid, err := coin.ParseContractID(r.PathValue("cid"))
 	if err != nil {
 		return notFound("there is no such subscription request or subscription; reload the page")
@@ -72,7 +74,7 @@ func (h *Handler) subscriptionAct(r *http.Request, act func(*subscriptions.Servi
 	return notYours(act(h.w.Subscriptions, r.Context(), party, cid))
 }
 
-func (h *Handler) subscriptionsModel(ctx context.Context, s *web.Session, party coin.PartyID) (views.Subscriptions, error) {
+func (h paymentPages) subscriptionsModel(ctx context.Context, s *web.Session, party coin.PartyID) (views.Subscriptions, error) {
 	m := views.Subscriptions{Page: h.livePage(s, "Subscriptions", "subscriptions")}
 	for _, asked := range []struct {
 		tmpl string
@@ -107,7 +109,7 @@ func subscriptionRow(cid string, d subscriptions.SubscriptionData, p subscriptio
 		unit = "USD"
 	}
 	return views.SubscriptionRow{
-		ContractID: cid, Provider: string(d.Provider), Receiver: string(d.Receiver), Description: d.Description,
+		ContractID: cid, Provider: views.P(d.Provider), Receiver: views.P(d.Receiver), Description: d.Description,
 		Amount: p.PaymentAmount.Amount.String(), Unit: unit,
 		Every: fmtSpan(p.PaymentInterval.Duration()), Early: fmtSpan(p.PaymentDuration.Duration()),
 	}
@@ -132,12 +134,13 @@ func fmtSpan(d time.Duration) string {
 const maxShownRedirect = 200
 
 // uiConfirmSubscription serves GET /confirm-subscription/{cid}?redirect=URL.
-func (h *Handler) uiConfirmSubscription(w http.ResponseWriter, r *http.Request, s *web.Session) error {
+func (h paymentPages) uiConfirmSubscription(w http.ResponseWriter, r *http.Request, s *web.Session) error {
 	m, err := h.confirmSubscriptionModel(r, s, r.URL.Query().Get("redirect"))
 	if err != nil {
 		return err
 	}
 	allowFormRedirect(w, m.Redirect)
+	h.named(r.Context(), &m)
 	return render(w, r, http.StatusOK, views.ConfirmSubscriptionPage(m))
 }
 
@@ -145,7 +148,7 @@ func (h *Handler) uiConfirmSubscription(w http.ResponseWriter, r *http.Request, 
 // /confirm-subscription/{cid}/{accept|reject}: on success the user goes
 // back to the app when the form's redirect is an address the request
 // names, else to the confirm page saying what happened.
-func (h *Handler) uiConfirmSubscriptionAction(w http.ResponseWriter, r *http.Request, s *web.Session) error {
+func (h paymentPages) uiConfirmSubscriptionAction(w http.ResponseWriter, r *http.Request, s *web.Session) error {
 	action := r.PathValue("action")
 	act, ok := subscriptionActions[action]
 	if !ok || action == "cancel" {
@@ -174,6 +177,7 @@ func (h *Handler) uiConfirmSubscriptionAction(w http.ResponseWriter, r *http.Req
 	}
 	m.Error = msg
 	allowFormRedirect(w, m.Redirect)
+	h.named(r.Context(), &m)
 	return render(w, r, http.StatusUnprocessableEntity, views.ConfirmSubscriptionPage(m))
 }
 
@@ -188,7 +192,7 @@ func allowFormRedirect(w http.ResponseWriter, to string) {
 
 // confirmSubscriptionModel is the confirm page of the path's request for the user,
 // with the app's address when redirect names one the request allows.
-func (h *Handler) confirmSubscriptionModel(r *http.Request, s *web.Session, rawRedirect string) (views.ConfirmSubscription, error) {
+func (h paymentPages) confirmSubscriptionModel(r *http.Request, s *web.Session, rawRedirect string) (views.ConfirmSubscription, error) {
 	m := views.ConfirmSubscription{Page: h.page(s, "Confirm subscription", "subscriptions")}
 	m.Minimal = true
 	party := uiParty(r)

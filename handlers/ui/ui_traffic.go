@@ -41,6 +41,7 @@ func (h *Handler) uiTraffic(w http.ResponseWriter, r *http.Request, s *web.Sessi
 			return err
 		}
 	}
+	h.named(r.Context(), &m)
 	return render(w, r, http.StatusOK, views.TrafficPage(m))
 }
 
@@ -98,10 +99,13 @@ func (h *Handler) uiBuyTraffic(w http.ResponseWriter, r *http.Request, s *web.Se
 			return perr
 		}
 		m.Form.Error = msg
+		h.named(r.Context(), &m)
 		return render(w, r, http.StatusUnprocessableEntity, views.TrafficPage(m))
 	}
 	m.Form.TrackingID = uuid.NewString()
+	q.Member = views.P(f.Member)
 	m.Quote = &q
+	h.named(r.Context(), &m)
 	return render(w, r, http.StatusOK, views.TrafficPage(m))
 }
 

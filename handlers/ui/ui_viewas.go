@@ -12,7 +12,7 @@ import (
 // an admin views and uses the wallet as P (devnet.Service.Impersonate is the rule;
 // onboarded checks it again on every page). Every page then shows a
 // banner, and each change is recorded with the admin in acted_by.
-func (h *Handler) uiViewAs(w http.ResponseWriter, r *http.Request, s *web.Session) error {
+func (h adminPages) uiViewAs(w http.ResponseWriter, r *http.Request, s *web.Session) error {
 	party := coin.PartyID(trimmed(r.PostFormValue("party")))
 	if err := h.w.Devnet.Impersonate(r.Context(), s.User, party); err != nil {
 		status, msg := statusOf(err)
@@ -24,6 +24,7 @@ func (h *Handler) uiViewAs(w http.ResponseWriter, r *http.Request, s *web.Sessio
 			return merr
 		}
 		m.ViewAs = views.ViewAsForm{Party: string(party), Error: sentence(msg)}
+		h.named(r.Context(), &m)
 		return render(w, r, http.StatusUnprocessableEntity, views.AdminPage(m))
 	}
 	if err := h.ui.Sessions.SetActAs(w, r, s, string(party)); err != nil {
@@ -35,7 +36,7 @@ func (h *Handler) uiViewAs(w http.ResponseWriter, r *http.Request, s *web.Sessio
 
 // uiStopViewAs handles POST /view-as/stop: back to one's own wallet. Any
 // session may ask (it only ever drops a privilege).
-func (h *Handler) uiStopViewAs(w http.ResponseWriter, r *http.Request, s *web.Session) error {
+func (h adminPages) uiStopViewAs(w http.ResponseWriter, r *http.Request, s *web.Session) error {
 	if err := h.ui.Sessions.SetActAs(w, r, s, ""); err != nil {
 		return err
 	}

@@ -1,4 +1,4 @@
-package handlers_test
+package ui_test
 
 import (
 	"html"
@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/ccwallet/ccwallet/handlers"
+	"github.com/ccwallet/ccwallet/handlers/handlerstest"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
 	"github.com/google/go-cmp/cmp"
 )
@@ -52,11 +53,11 @@ func TestUIAdminNetworkConfiguration(t *testing.T) {
 	}
 	for _, engine := range ledgertest.Engines {
 		t.Run(ledgertest.Name(engine), func(t *testing.T) {
-			e := newUIEnvWith(t, engine, func(c *handlers.Config) { c.Network = settings })
-			admin := e.browser(t)
-			admin.login("admin")
-			page := admin.get("/admin")
-			mustHave(t, page, http.StatusOK, `data-testid="network-config"`, "(SPONSOR_SV_URL)", "(TRUSTED_SCAN_URL)",
+			e := handlerstest.NewUIEnvWith(t, engine, func(c *handlers.Config) { c.Network = settings })
+			admin := e.Browser(t)
+			admin.Login("admin")
+			page := admin.Get("/admin")
+			handlerstest.MustHave(t, page, http.StatusOK, `data-testid="network-config"`, "(SPONSOR_SV_URL)", "(TRUSTED_SCAN_URL)",
 				"one validator, no sponsor, scan or sequencers")
 			want := map[string]string{
 				"synchronizer connection mode": "single trusted scan | ignored",
@@ -66,21 +67,21 @@ func TestUIAdminNetworkConfiguration(t *testing.T) {
 				"onboardingSecret":             "set (****) | ignored",
 				"validatorPartyHint":           "acme-validator-1 | used",
 			}
-			if diff := cmp.Diff(want, networkRows(t, page.body)); diff != "" {
+			if diff := cmp.Diff(want, networkRows(t, page.Body)); diff != "" {
 				t.Errorf("network configuration (-want +got):\n%s", diff)
 			}
 
-			alice := e.browser(t)
-			alice.onboarded("alice")
-			if r := alice.get("/admin"); r.status != http.StatusForbidden || strings.Contains(r.body, "network-config") {
-				t.Errorf("a user sees the admin page: %d", r.status)
+			alice := e.Browser(t)
+			alice.Onboarded("alice")
+			if r := alice.Get("/admin"); r.Status != http.StatusForbidden || strings.Contains(r.Body, "network-config") {
+				t.Errorf("a user sees the admin page: %d", r.Status)
 			}
 		})
 	}
-	e := newUIEnv(t, ledgertest.Engines[1])
-	admin := e.browser(t)
-	admin.login("admin")
-	mustHave(t, admin.get("/admin"), http.StatusOK, `data-testid="network-none"`)
+	e := handlerstest.NewUIEnv(t, ledgertest.Engines[1])
+	admin := e.Browser(t)
+	admin.Login("admin")
+	handlerstest.MustHave(t, admin.Get("/admin"), http.StatusOK, `data-testid="network-none"`)
 }
 
 // TestUIAdminConfigWarnings: the configuration's security warnings (say,
@@ -88,14 +89,14 @@ func TestUIAdminNetworkConfiguration(t *testing.T) {
 // warning box (issue 21).
 func TestUIAdminConfigWarnings(t *testing.T) {
 	warning := "disableAuth: authentication is OFF & anyone can act as any user"
-	e := newUIEnvWith(t, ledgertest.Engines[0], func(c *handlers.Config) { c.Warnings = []string{warning} })
-	admin := e.browser(t)
-	admin.login("admin")
-	mustHave(t, admin.get("/admin"), http.StatusOK, `data-testid="config-warnings"`, html.EscapeString(warning))
+	e := handlerstest.NewUIEnvWith(t, ledgertest.Engines[0], func(c *handlers.Config) { c.Warnings = []string{warning} })
+	admin := e.Browser(t)
+	admin.Login("admin")
+	handlerstest.MustHave(t, admin.Get("/admin"), http.StatusOK, `data-testid="config-warnings"`, html.EscapeString(warning))
 
-	quiet := newUIEnv(t, ledgertest.Engines[0]).browser(t)
-	quiet.login("admin")
-	if page := quiet.get("/admin"); strings.Contains(page.body, "config-warnings") {
+	quiet := handlerstest.NewUIEnv(t, ledgertest.Engines[0]).Browser(t)
+	quiet.Login("admin")
+	if page := quiet.Get("/admin"); strings.Contains(page.Body, "config-warnings") {
 		t.Error("the admin page shows a warning box without warnings")
 	}
 }

@@ -1,4 +1,4 @@
-package handlers_test
+package ui_test
 
 import (
 	"context"
@@ -16,6 +16,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/handlers"
+	"github.com/ccwallet/ccwallet/handlers/handlerstest"
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
 	"github.com/ccwallet/ccwallet/web"
@@ -39,8 +40,8 @@ func TestOfferSpamKeepsPagesSmall(t *testing.T) {
 			l := ledgertest.New(t, engine, ledgertest.Options{Offers: &ledger.OfferLimits{MinAmount: coin.MustParse("0.0000000001"), MaxOpenPerReceiver: 5000}})
 			e, key := tokenUIEnv(t, l)
 			ctx := context.Background()
-			b := e.browser(t)
-			b.onboarded("bob")
+			b := e.Browser(t)
+			b.Onboarded("bob")
 			u, err := l.User(ctx, "bob")
 			if err != nil {
 				t.Fatal(err)
@@ -64,20 +65,20 @@ func TestOfferSpamKeepsPagesSmall(t *testing.T) {
 				}
 			}
 			spam(1000)
-			home1000 := b.get("/")
+			home1000 := b.Get("/")
 			spam(2000)
-			home3000 := b.get("/")
-			mustHave(t, home3000, http.StatusOK, `data-testid="incoming-more"`, "of 3000", `href="/offers"`)
-			if len(home1000.body) != len(home3000.body) {
-				t.Errorf("home page: %d bytes with 1,000 offers, %d with 3,000; want the same", len(home1000.body), len(home3000.body))
+			home3000 := b.Get("/")
+			handlerstest.MustHave(t, home3000, http.StatusOK, `data-testid="incoming-more"`, "of 3000", `href="/offers"`)
+			if len(home1000.Body) != len(home3000.Body) {
+				t.Errorf("home page: %d bytes with 1,000 offers, %d with 3,000; want the same", len(home1000.Body), len(home3000.Body))
 			}
 
-			page := b.get("/offers")
-			mustHave(t, page, http.StatusOK, `<th scope="col">From</th>`, "Showing 25 of 3000, newest first.")
-			if len(page.body) >= 50_000 {
-				t.Errorf("offers page is %d bytes with 3,000 offers, want under 50 KB", len(page.body))
+			page := b.Get("/offers")
+			handlerstest.MustHave(t, page, http.StatusOK, `<th scope="col">From</th>`, "Showing 25 of 3000, newest first.")
+			if len(page.Body) >= 50_000 {
+				t.Errorf("offers page is %d bytes with 3,000 offers, want under 50 KB", len(page.Body))
 			}
-			t.Logf("offers page: %d bytes; home: %d bytes", len(page.body), len(home3000.body))
+			t.Logf("offers page: %d bytes; home: %d bytes", len(page.Body), len(home3000.Body))
 			newest := func(skip int) []string {
 				var want []string
 				for i := len(cids) - 1 - skip; i >= len(cids)-skip-25; i-- {
@@ -92,20 +93,20 @@ func TestOfferSpamKeepsPagesSmall(t *testing.T) {
 				}
 				return got
 			}
-			if got := rows(page.body); strings.Join(got, ",") != strings.Join(newest(0), ",") {
+			if got := rows(page.Body); strings.Join(got, ",") != strings.Join(newest(0), ",") {
 				t.Errorf("first page shows %d offers, want the newest 25 first", len(got))
 			}
-			next := nextPageRe.FindStringSubmatch(page.body)
+			next := nextPageRe.FindStringSubmatch(page.Body)
 			if next == nil {
 				t.Fatal("no link to the older offers")
 			}
-			older := b.get(strings.ReplaceAll(next[1], "&amp;", "&"))
-			mustHave(t, older, http.StatusOK, `data-testid="incoming-offers-first"`)
-			if got := rows(older.body); strings.Join(got, ",") != strings.Join(newest(25), ",") {
+			older := b.Get(strings.ReplaceAll(next[1], "&amp;", "&"))
+			handlerstest.MustHave(t, older, http.StatusOK, `data-testid="incoming-offers-first"`)
+			if got := rows(older.Body); strings.Join(got, ",") != strings.Join(newest(25), ",") {
 				t.Errorf("second page shows %d offers, want the next 25", len(got))
 			}
-			if r := b.get("/offers?in=not-a-token"); r.status != http.StatusOK || strings.Join(rows(r.body), ",") != strings.Join(newest(0), ",") {
-				t.Errorf("a mangled page link = %d, want the newest page", r.status)
+			if r := b.Get("/offers?in=not-a-token"); r.Status != http.StatusOK || strings.Join(rows(r.Body), ",") != strings.Join(newest(0), ",") {
+				t.Errorf("a mangled page link = %d, want the newest page", r.Status)
 			}
 
 			// The JSON API: the spec's shape, a page at a time.
@@ -115,7 +116,7 @@ func TestOfferSpamKeepsPagesSmall(t *testing.T) {
 			}
 			get := func(q url.Values) (int, string, []string) {
 				t.Helper()
-				req, _ := http.NewRequest(http.MethodGet, e.srv.URL+"/v0/wallet/transfer-offers?"+q.Encode(), nil)
+				req, _ := http.NewRequest(http.MethodGet, e.Srv.URL+"/v0/wallet/transfer-offers?"+q.Encode(), nil)
 				req.Header.Set("Authorization", "Bearer "+tok)
 				res, err := http.DefaultClient.Do(req)
 				if err != nil {
@@ -179,26 +180,26 @@ func TestOfferSpamKeepsPagesSmall(t *testing.T) {
 func TestOfferLimitsInWords(t *testing.T) {
 	l := ledgertest.New(t, ledgertest.Engines[0], ledgertest.Options{Offers: &ledger.OfferLimits{MinAmount: coin.MustParse("2"), MaxOpenPerReceiver: 1}})
 	e, key := tokenUIEnv(t, l)
-	alice := e.wallet(t, "alice", "100")
-	bob := e.wallet(t, "bob", "")
-	offer := func(amount string) resp {
-		return alice.send(url.Values{"receiver": {string(bob.party)}, "amount": {amount}, "method": {"offer"}, "expires": {"1d"}})
+	alice := e.Wallet(t, "alice", "100")
+	bob := e.Wallet(t, "bob", "")
+	offer := func(amount string) handlerstest.Resp {
+		return alice.Send(url.Values{"receiver": {string(bob.Party)}, "amount": {amount}, "method": {"offer"}, "expires": {"1d"}})
 	}
-	if r := offer("1"); r.status != http.StatusUnprocessableEntity || !strings.Contains(alertText(t, r.body), "must be at least 2 CC") {
-		t.Errorf("an offer below the floor = %d %q", r.status, alertText(t, r.body))
+	if r := offer("1"); r.Status != http.StatusUnprocessableEntity || !strings.Contains(alertText(t, r.Body), "must be at least 2 CC") {
+		t.Errorf("an offer below the floor = %d %q", r.Status, alertText(t, r.Body))
 	}
-	mustSend(t, alice, bob.party, "2", "offer")
-	if r := offer("3"); r.status != http.StatusUnprocessableEntity || !strings.Contains(alertText(t, r.body), "you already have 1 open transfer offers to this party, the most one sender may have (1)") {
-		t.Errorf("an offer over the cap = %d %q", r.status, alertText(t, r.body))
+	handlerstest.MustSend(t, alice, bob.Party, "2", "offer")
+	if r := offer("3"); r.Status != http.StatusUnprocessableEntity || !strings.Contains(alertText(t, r.Body), "you already have 1 open transfer offers to this party, the most one sender may have (1)") {
+		t.Errorf("an offer over the cap = %d %q", r.Status, alertText(t, r.Body))
 	}
 	tok, err := web.SignDevToken(key, "k", "", "", "alice", time.Hour)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, c := range []struct{ amount, want string }{{"1", "at least 2 CC"}, {"3", "the most one sender may have (1)"}} {
-		body, _ := json.Marshal(map[string]any{"receiver_party_id": bob.party, "amount": c.amount, "description": "",
+		body, _ := json.Marshal(map[string]any{"receiver_party_id": bob.Party, "amount": c.amount, "description": "",
 			"expires_at": l.Now().Add(time.Hour).UnixMicro(), "tracking_id": "api-" + c.amount})
-		req, _ := http.NewRequest(http.MethodPost, e.srv.URL+"/v0/wallet/transfer-offers", strings.NewReader(string(body)))
+		req, _ := http.NewRequest(http.MethodPost, e.Srv.URL+"/v0/wallet/transfer-offers", strings.NewReader(string(body)))
 		req.Header.Set("Authorization", "Bearer "+tok)
 		req.Header.Set("Content-Type", "application/json")
 		res, err := http.DefaultClient.Do(req)
@@ -214,14 +215,14 @@ func TestOfferLimitsInWords(t *testing.T) {
 			t.Errorf("API offer of %s = %d %q, want 400 with %q", c.amount, res.StatusCode, out.Error, c.want)
 		}
 	}
-	if in, err := l.Incoming(context.Background(), bob.party); err != nil || in.OfferCount != 1 {
+	if in, err := l.Incoming(context.Background(), bob.Party); err != nil || in.OfferCount != 1 {
 		t.Errorf("bob has %d offers, %v; want 1", in.OfferCount, err)
 	}
 }
 
 // tokenUIEnv is the web wallet over l whose JSON API also takes tokens
 // signed by the key it returns (web.SignDevToken with key id "k").
-func tokenUIEnv(t *testing.T, l *ledger.Ledger) (*uiEnv, ed25519.PrivateKey) {
+func tokenUIEnv(t *testing.T, l *ledger.Ledger) (*handlerstest.UIEnv, ed25519.PrivateKey) {
 	t.Helper()
 	_, key, err := ed25519.GenerateKey(nil) // nil: crypto/rand
 	if err != nil {
@@ -231,5 +232,5 @@ func tokenUIEnv(t *testing.T, l *ledger.Ledger) (*uiEnv, ed25519.PrivateKey) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return newUIEnvOn(t, l, nil, func(cfg *handlers.Config) { cfg.Auth = v }), key
+	return handlerstest.NewUIEnvOn(t, l, nil, func(cfg *handlers.Config) { cfg.Auth = v }), key
 }

@@ -1,4 +1,4 @@
-package handlers_test
+package ui_test
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ccwallet/ccwallet/handlers/handlerstest"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
 )
 
@@ -18,25 +19,25 @@ var svgRe = regexp.MustCompile(`(?s)<figure class="chart" data-testid="([^"]+)">
 // the chart's title; the holdings page counts the holdings by size. A
 // wallet with one change draws no line.
 func TestUICharts(t *testing.T) {
-	forEngine(t, func(t *testing.T, e *uiEnv) {
-		b := e.browser(t)
-		b.onboarded("alice")
-		if strings.Contains(b.get("/").body, `data-testid="balance-chart"`) {
+	handlerstest.ForEngine(t, func(t *testing.T, e *handlerstest.UIEnv) {
+		b := e.Browser(t)
+		b.Onboarded("alice")
+		if strings.Contains(b.Get("/").Body, `data-testid="balance-chart"`) {
 			t.Error("a wallet with one change draws a balance line")
 		}
-		u, err := e.l.User(context.Background(), "alice")
+		u, err := e.L.User(context.Background(), "alice")
 		if err != nil {
 			t.Fatal(err)
 		}
 		for _, a := range []string{"10", "20", "30.5", "0.5"} {
-			ledgertest.Mint(t, e.l, u.Party, a)
+			ledgertest.Mint(t, e.L, u.Party, a)
 		}
 		charts := func(path string) map[string][2]string {
 			t.Helper()
-			r := b.get(path)
-			mustHave(t, r, 200)
+			r := b.Get(path)
+			handlerstest.MustHave(t, r, 200)
 			out := map[string][2]string{}
-			for _, m := range svgRe.FindAllStringSubmatch(r.body, -1) {
+			for _, m := range svgRe.FindAllStringSubmatch(r.Body, -1) {
 				out[m[1]] = [2]string{m[2], m[3]}
 			}
 			return out

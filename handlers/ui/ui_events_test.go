@@ -1,4 +1,4 @@
-package handlers_test
+package ui_test
 
 import (
 	"bufio"
@@ -16,32 +16,9 @@ import (
 	"time"
 
 	"github.com/ccwallet/ccwallet/handlers"
+	"github.com/ccwallet/ccwallet/handlers/handlerstest"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
 )
-
-// openStream opens /events with b's session; it returns the status and,
-// for a 200, the open response (closed at the end of the test).
-func (b *browser) openStream(ctx context.Context) (int, *http.Response) {
-	b.t.Helper()
-	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, b.env.srv.URL+"/events", nil)
-	req.Header.Set("Accept", "text/event-stream")
-	res, err := b.c.Do(req)
-	if err != nil {
-		b.t.Errorf("GET /events: %v", err)
-		return 0, nil
-	}
-	if res.StatusCode != http.StatusOK {
-		io.Copy(io.Discard, res.Body)
-		res.Body.Close()
-		return res.StatusCode, nil
-	}
-	// Read the first lines, so the stream is known to be open.
-	if line, err := bufio.NewReader(res.Body).ReadString('\n'); err != nil || !strings.HasPrefix(line, "retry:") {
-		b.t.Errorf("first line of /events %q, %v", line, err)
-	}
-	b.t.Cleanup(func() { res.Body.Close() })
-	return res.StatusCode, res
-}
 
 // TestUIEventsCaps: the streams of one login, of one user and of everyone
 // each have a cap, past which /events answers 429 with Retry-After; a
@@ -49,17 +26,17 @@ func (b *browser) openStream(ctx context.Context) (int, *http.Response) {
 func TestUIEventsCaps(t *testing.T) {
 	for _, engine := range ledgertest.Engines {
 		t.Run(ledgertest.Name(engine), func(t *testing.T) {
-			e := newUIEnvWith(t, engine, func(cfg *handlers.Config) {
+			e := handlerstest.NewUIEnvWith(t, engine, func(cfg *handlers.Config) {
 				cfg.UI.EventStreamsPerSession, cfg.UI.EventStreamsPerUser, cfg.UI.EventStreams = 2, 3, 4
 			})
 			ctx := t.Context()
-			alice1, alice2, bob := e.browser(t), e.browser(t), e.browser(t)
-			alice1.onboarded("alice")
-			alice2.login("alice")
-			bob.onboarded("bob")
-			open := func(b *browser, want int) *http.Response {
+			alice1, alice2, bob := e.Browser(t), e.Browser(t), e.Browser(t)
+			alice1.Onboarded("alice")
+			alice2.Login("alice")
+			bob.Onboarded("bob")
+			open := func(b *handlerstest.Browser, want int) *http.Response {
 				t.Helper()
-				got, res := b.openStream(ctx)
+				got, res := b.OpenStream(ctx)
 				if got != want {
 					t.Fatalf("GET /events = %d, want %d", got, want)
 				}
@@ -69,18 +46,18 @@ func TestUIEventsCaps(t *testing.T) {
 			open(alice1, 200)
 			open(alice1, 429) // per login
 			open(alice2, 200)
-			r := alice2.get("/events")
-			mustHave(t, r, 429, "too many live-update streams for this user")
-			if r.header.Get("Retry-After") == "" {
+			r := alice2.Get("/events")
+			handlerstest.MustHave(t, r, 429, "too many live-update streams for this user")
+			if r.Header.Get("Retry-After") == "" {
 				t.Error("429 without Retry-After")
 			}
 			open(bob, 200) // the fourth in all
-			mustHave(t, bob.get("/events"), 429, "the server has too many live-update streams open")
+			handlerstest.MustHave(t, bob.Get("/events"), 429, "the server has too many live-update streams open")
 			// Closing one frees its place once the server notices.
 			first.Body.Close()
 			deadline := time.Now().Add(5 * time.Second)
 			for {
-				if got, _ := bob.openStream(ctx); got == 200 {
+				if got, _ := bob.OpenStream(ctx); got == 200 {
 					break
 				}
 				if time.Now().After(deadline) {
@@ -101,13 +78,13 @@ func TestUIEventsThousandsOfStreams(t *testing.T) {
 	const streams = 2000
 	for _, engine := range ledgertest.Engines {
 		t.Run(ledgertest.Name(engine), func(t *testing.T) {
-			e := newUIEnvWith(t, engine, func(cfg *handlers.Config) {
+			e := handlerstest.NewUIEnvWith(t, engine, func(cfg *handlers.Config) {
 				cfg.UI.EventStreamsPerSession, cfg.UI.EventStreamsPerUser, cfg.UI.EventStreams = streams, streams, streams
 			})
-			b := e.browser(t)
-			csrf := b.onboarded("alice")
-			b.c.Transport = &http.Transport{MaxIdleConnsPerHost: 64}
-			t.Cleanup(b.c.CloseIdleConnections)
+			b := e.Browser(t)
+			csrf := b.Onboarded("alice")
+			b.C.Transport = &http.Transport{MaxIdleConnsPerHost: 64}
+			t.Cleanup(b.C.CloseIdleConnections)
 
 			runtime.GC()
 			var before runtime.MemStats
@@ -124,7 +101,7 @@ func TestUIEventsThousandsOfStreams(t *testing.T) {
 				go func() {
 					defer wg.Done()
 					for next.Add(1) <= streams {
-						code, res := b.openStream(t.Context())
+						code, res := b.OpenStream(t.Context())
 						if code != 200 {
 							failed.Add(1)
 							continue
@@ -153,16 +130,16 @@ func TestUIEventsThousandsOfStreams(t *testing.T) {
 			time.Sleep(500 * time.Millisecond)
 			for _, path := range []string{"/readyz", "/holdings", "/readyz", "/history", "/readyz"} {
 				start := time.Now()
-				r := b.get(path)
+				r := b.Get(path)
 				d := time.Since(start)
 				t.Logf("GET %s in %s", path, d.Round(time.Millisecond))
-				if r.status != 200 || d > 500*time.Millisecond {
-					t.Errorf("GET %s with %d streams open = %d in %s, want 200 within 500 ms: %.200s", path, streams, r.status, d, r.body)
+				if r.Status != 200 || d > 500*time.Millisecond {
+					t.Errorf("GET %s with %d streams open = %d in %s, want 200 within 500 ms: %.200s", path, streams, r.Status, d, r.Body)
 				}
 			}
 			// The streams still hear of a change.
-			if r := b.post("/tap", map[string][]string{"csrf_token": {csrf}, "amount": {"1"}}); r.status != 303 {
-				t.Fatalf("tap = %d", r.status)
+			if r := b.Post("/tap", map[string][]string{"csrf_token": {csrf}, "amount": {"1"}}); r.Status != 303 {
+				t.Fatalf("tap = %d", r.Status)
 			}
 			for _, res := range []*http.Response{open[0], open[len(open)/2], open[len(open)-1]} {
 				if !waitForEvent(res.Body, "event: changed", 10*time.Second) {
@@ -220,11 +197,11 @@ func TestUIEventsDisconnectIsNotAnError(t *testing.T) {
 	for _, engine := range ledgertest.Engines {
 		t.Run(ledgertest.Name(engine), func(t *testing.T) {
 			logs := &errorLog{}
-			e := newUIEnvLog(t, engine, slog.New(logs), func(cfg *handlers.Config) {
+			e := handlerstest.NewUIEnvLog(t, engine, slog.New(logs), func(cfg *handlers.Config) {
 				cfg.UI.EventStreamsPerSession, cfg.UI.EventStreamsPerUser, cfg.UI.EventStreams = 1000, 1000, 1000
 			})
-			b := e.browser(t)
-			b.onboarded("alice")
+			b := e.Browser(t)
+			b.Onboarded("alice")
 			var wg sync.WaitGroup
 			for i := range 400 {
 				wg.Add(1)
@@ -232,11 +209,11 @@ func TestUIEventsDisconnectIsNotAnError(t *testing.T) {
 					defer wg.Done()
 					ctx, cancel := context.WithTimeout(t.Context(), time.Duration(rand.IntN(40))*time.Millisecond)
 					defer cancel()
-					req, _ := http.NewRequestWithContext(ctx, http.MethodGet, e.srv.URL+"/events", nil)
+					req, _ := http.NewRequestWithContext(ctx, http.MethodGet, e.Srv.URL+"/events", nil)
 					if i%2 == 0 {
 						req.Header.Set("Accept", "text/event-stream")
 					}
-					if res, err := b.c.Do(req); err == nil {
+					if res, err := b.C.Do(req); err == nil {
 						io.Copy(io.Discard, res.Body)
 						res.Body.Close()
 					}
@@ -260,11 +237,11 @@ func TestUIEventsDisconnectIsNotAnError(t *testing.T) {
 func TestUIEventsRestore(t *testing.T) {
 	for _, engine := range ledgertest.Engines {
 		t.Run(ledgertest.Name(engine), func(t *testing.T) {
-			e := newUIEnv(t, engine)
-			alice := e.browser(t)
-			alice.onboarded("alice")
-			restore := ledgertest.Snapshot(t, e.l)
-			_, res := alice.openStream(t.Context())
+			e := handlerstest.NewUIEnv(t, engine)
+			alice := e.Browser(t)
+			alice.Onboarded("alice")
+			restore := ledgertest.Snapshot(t, e.L)
+			_, res := alice.OpenStream(t.Context())
 			if res == nil {
 				t.Fatal("no stream")
 			}

@@ -1,4 +1,4 @@
-package handlers_test
+package ui_test
 
 import (
 	"bufio"
@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/ccwallet/ccwallet/coin"
+	"github.com/ccwallet/ccwallet/handlers/handlerstest"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
 	"github.com/ccwallet/ccwallet/static"
 	"github.com/ccwallet/ccwallet/store"
@@ -21,11 +22,11 @@ import (
 // largest, and every one at risk of expiry) and says so, the UTXO health
 // still counts all 150, and /holdings pages through all of them.
 func TestUIHoldingsCap(t *testing.T) {
-	forEngine(t, func(t *testing.T, e *uiEnv) {
+	handlerstest.ForEngine(t, func(t *testing.T, e *handlerstest.UIEnv) {
 		ctx := context.Background()
-		b := e.browser(t)
-		b.onboarded("alice")
-		party, err := e.l.PartyOf(ctx, "alice")
+		b := e.Browser(t)
+		b.Onboarded("alice")
+		party, err := e.L.PartyOf(ctx, "alice")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -38,86 +39,86 @@ func TestUIHoldingsCap(t *testing.T) {
 		for range 3 {
 			as = append(as, coin.MustParse("0.1"))
 		}
-		if err := ledgertest.Dev(t, e.l).MintBulk(ctx, party, as); err != nil {
+		if err := ledgertest.Dev(t, e.L).MintBulk(ctx, party, as); err != nil {
 			t.Fatal(err)
 		}
 
-		home := b.get("/")
-		mustHave(t, home, http.StatusOK, `data-testid="utxo-count">150<`, `data-testid="holdings-shown"`,
+		home := b.Get("/")
+		handlerstest.MustHave(t, home, http.StatusOK, `data-testid="utxo-count">150<`, `data-testid="holdings-shown"`,
 			"Showing 100 of 150 holdings", `href="/holdings"`, "3 at risk of expiry", "147.0000000000 CC")
-		if n := strings.Count(home.body, `data-testid="holding-row"`); n != 100 {
+		if n := strings.Count(home.Body, `data-testid="holding-row"`); n != 100 {
 			t.Errorf("home lists %d holdings, want 100", n)
 		}
-		if n := strings.Count(home.body, `data-testid="dust-risk"`); n != 3 {
+		if n := strings.Count(home.Body, `data-testid="dust-risk"`); n != 3 {
 			t.Errorf("home marks %d holdings at risk, want all 3", n)
 		}
 		// 97 largest fill the rest: 147 down to 51, not 50.
-		if !strings.Contains(home.body, `title="51.0000000000 CC">51.00 CC<`) || strings.Contains(home.body, `title="50.0000000000 CC"`) {
+		if !strings.Contains(home.Body, `title="51.0000000000 CC">51.00 CC<`) || strings.Contains(home.Body, `title="50.0000000000 CC"`) {
 			t.Error("home does not list the 97 largest besides the 3 at risk")
 		}
 		// The health summary's fee counts all 150 holdings.
-		m := regexp.MustCompile(`Holding fee: <span class="amt" title="([0-9.]+) CC"`).FindStringSubmatch(home.body)
+		m := regexp.MustCompile(`Holding fee: <span class="amt" title="([0-9.]+) CC"`).FindStringSubmatch(home.Body)
 		if m == nil || m[1] != "82.1918880000" {
 			t.Errorf("fee per day: %v", m)
 		}
-		mustHave(t, b.get("/home/live"), http.StatusOK, "Showing 100 of 150 holdings")
+		handlerstest.MustHave(t, b.Get("/home/live"), http.StatusOK, "Showing 100 of 150 holdings")
 
-		p1 := b.get("/holdings")
-		mustHave(t, p1, http.StatusOK, "Holdings 1–100 of 150", `data-testid="holdings-next"`, `href="/holdings?page=2"`,
+		p1 := b.Get("/holdings")
+		handlerstest.MustHave(t, p1, http.StatusOK, "Holdings 1–100 of 150", `data-testid="holdings-next"`, `href="/holdings?page=2"`,
 			"147.0000000000 CC", "3 at risk of expiry")
-		if n := strings.Count(p1.body, `data-testid="holding-row"`); n != 100 {
+		if n := strings.Count(p1.Body, `data-testid="holding-row"`); n != 100 {
 			t.Errorf("holdings page 1 lists %d, want 100", n)
 		}
-		p2 := b.get("/holdings?page=2")
-		mustHave(t, p2, http.StatusOK, "Holdings 101–150 of 150", `href="/holdings?page=1"`, `title="47.0000000000 CC">47.00 CC<`)
-		if n := strings.Count(p2.body, `data-testid="holding-row"`); n != 50 {
+		p2 := b.Get("/holdings?page=2")
+		handlerstest.MustHave(t, p2, http.StatusOK, "Holdings 101–150 of 150", `href="/holdings?page=1"`, `title="47.0000000000 CC">47.00 CC<`)
+		if n := strings.Count(p2.Body, `data-testid="holding-row"`); n != 50 {
 			t.Errorf("holdings page 2 lists %d, want 50", n)
 		}
-		if n := strings.Count(p2.body, `data-testid="dust-risk"`); n != 3 {
+		if n := strings.Count(p2.Body, `data-testid="dust-risk"`); n != 3 {
 			t.Errorf("holdings page 2 marks %d at risk, want 3", n)
 		}
-		if strings.Contains(p2.body, `data-testid="holdings-next"`) {
+		if strings.Contains(p2.Body, `data-testid="holdings-next"`) {
 			t.Error("the last page links to a next one")
 		}
-		mustHave(t, b.get("/holdings?page=9"), http.StatusOK, "Holdings 101–150 of 150")
-		mustHave(t, b.get("/holdings?page=0"), http.StatusBadRequest)
+		handlerstest.MustHave(t, b.Get("/holdings?page=9"), http.StatusOK, "Holdings 101–150 of 150")
+		handlerstest.MustHave(t, b.Get("/holdings?page=0"), http.StatusBadRequest)
 	})
 }
 
 // TestUIHoldingsFew: a wallet with fewer holdings than the cap lists them
 // all on the home page, without the "showing" line.
 func TestUIHoldingsFew(t *testing.T) {
-	e := newUIEnv(t, store.SQLite)
-	b := e.browser(t)
-	b.onboarded("alice")
-	mustHave(t, b.get("/holdings"), http.StatusOK, `data-testid="no-holdings"`)
-	party, err := e.l.PartyOf(context.Background(), "alice")
+	e := handlerstest.NewUIEnv(t, store.SQLite)
+	b := e.Browser(t)
+	b.Onboarded("alice")
+	handlerstest.MustHave(t, b.Get("/holdings"), http.StatusOK, `data-testid="no-holdings"`)
+	party, err := e.L.PartyOf(context.Background(), "alice")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := ledgertest.Dev(t, e.l).MintBulk(context.Background(), party, []coin.Amount{coin.MustParse("1"), coin.MustParse("2")}); err != nil {
+	if err := ledgertest.Dev(t, e.L).MintBulk(context.Background(), party, []coin.Amount{coin.MustParse("1"), coin.MustParse("2")}); err != nil {
 		t.Fatal(err)
 	}
-	home := b.get("/")
-	if n := strings.Count(home.body, `data-testid="holding-row"`); n != 2 || strings.Contains(home.body, `data-testid="holdings-shown"`) {
-		t.Errorf("home with 2 holdings: %d rows, showing line %v", n, strings.Contains(home.body, `data-testid="holdings-shown"`))
+	home := b.Get("/")
+	if n := strings.Count(home.Body, `data-testid="holding-row"`); n != 2 || strings.Contains(home.Body, `data-testid="holdings-shown"`) {
+		t.Errorf("home with 2 holdings: %d rows, showing line %v", n, strings.Contains(home.Body, `data-testid="holdings-shown"`))
 	}
-	mustHave(t, b.get("/holdings"), http.StatusOK, "Holdings 1–2 of 2")
+	handlerstest.MustHave(t, b.Get("/holdings"), http.StatusOK, "Holdings 1–2 of 2")
 }
 
 // TestUICompression: pages and static assets are compressed for a client
 // that accepts gzip (and sent plain to one that does not); the event
 // stream never is.
 func TestUICompression(t *testing.T) {
-	e := newUIEnv(t, store.SQLite)
-	b := e.browser(t)
-	b.onboarded("alice")
+	e := handlerstest.NewUIEnv(t, store.SQLite)
+	b := e.Browser(t)
+	b.Onboarded("alice")
 	get := func(path, acceptEncoding string) (*http.Response, []byte) {
 		t.Helper()
-		req, _ := http.NewRequest(http.MethodGet, e.srv.URL+path, nil)
+		req, _ := http.NewRequest(http.MethodGet, e.Srv.URL+path, nil)
 		// Set by hand, so the client leaves the body as sent.
 		req.Header.Set("Accept-Encoding", acceptEncoding)
-		res, err := b.c.Do(req)
+		res, err := b.C.Do(req)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -164,12 +165,12 @@ func TestUICompression(t *testing.T) {
 	// The event stream, asked for as EventSource does and as a plain
 	// client does: plain, and its first event arrives at once.
 	for _, accept := range []string{"text/event-stream", ""} {
-		req, _ := http.NewRequest(http.MethodGet, e.srv.URL+"/events", nil)
+		req, _ := http.NewRequest(http.MethodGet, e.Srv.URL+"/events", nil)
 		req.Header.Set("Accept-Encoding", "gzip")
 		if accept != "" {
 			req.Header.Set("Accept", accept)
 		}
-		res, err := b.c.Do(req)
+		res, err := b.C.Do(req)
 		if err != nil {
 			t.Fatal(err)
 		}

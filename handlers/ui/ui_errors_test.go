@@ -1,4 +1,4 @@
-package handlers_test
+package ui_test
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/ccwallet/ccwallet/handlers"
+	"github.com/ccwallet/ccwallet/handlers/handlerstest"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
 )
 
@@ -24,21 +25,21 @@ func (failingAutomations) Automations(context.Context) ([]handlers.AutomationSta
 // changed and what to do, with the reference the log carries, a retry of
 // the same page and a way back; the cause stays in the log.
 func TestUIServerErrorPage(t *testing.T) {
-	e := newUIEnvWith(t, ledgertest.Engines[1], func(cfg *handlers.Config) { cfg.UI.Automations = failingAutomations{} })
-	admin := e.browser(t)
-	admin.login("admin")
-	r := admin.get("/admin?x=1")
-	ref := r.header.Get("X-Request-Id")
-	mustHave(t, r, http.StatusInternalServerError, `data-testid="server-error"`, `data-testid="nav"`, "changes nothing in your wallet",
+	e := handlerstest.NewUIEnvWith(t, ledgertest.Engines[1], func(cfg *handlers.Config) { cfg.UI.Automations = failingAutomations{} })
+	admin := e.Browser(t)
+	admin.Login("admin")
+	r := admin.Get("/admin?x=1")
+	ref := r.Header.Get("X-Request-Id")
+	handlerstest.MustHave(t, r, http.StatusInternalServerError, `data-testid="server-error"`, `data-testid="nav"`, "changes nothing in your wallet",
 		`<code data-testid="error-reference">`+ref+`</code>`, `href="/admin?x=1" data-testid="error-retry"`, `href="/" data-testid="error-home"`,
 		`<link rel="icon"`)
-	if ref == "" || strings.Contains(r.body, "scheduler status unreadable") {
+	if ref == "" || strings.Contains(r.Body, "scheduler status unreadable") {
 		t.Errorf("reference %q; the cause must stay in the log", ref)
 	}
 	// A form post that fails is not repeated by a link.
-	p := admin.post("/admin/users", url.Values{"csrf_token": {csrfOf(t, r.body)}, "name": {""}})
-	mustHave(t, p, http.StatusInternalServerError, `data-testid="server-error"`, `data-testid="error-home"`)
-	if strings.Contains(p.body, `data-testid="error-retry"`) {
+	p := admin.Post("/admin/users", url.Values{"csrf_token": {handlerstest.CSRFOf(t, r.Body)}, "name": {""}})
+	handlerstest.MustHave(t, p, http.StatusInternalServerError, `data-testid="server-error"`, `data-testid="error-home"`)
+	if strings.Contains(p.Body, `data-testid="error-retry"`) {
 		t.Error("a failed post offers a retry link")
 	}
 }

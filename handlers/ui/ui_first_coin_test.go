@@ -1,4 +1,4 @@
-package handlers_test
+package ui_test
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/ccwallet/ccwallet/handlers"
+	"github.com/ccwallet/ccwallet/handlers/handlerstest"
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
 	"github.com/ccwallet/ccwallet/store"
@@ -23,17 +24,16 @@ func TestUIFirstCoinInProduction(t *testing.T) {
 	if l.DevNet() {
 		t.Fatal("the ledger is a development network's")
 	}
-	e := newUIEnvOn(t, l, nil, func(*handlers.Config) {})
-	b := e.browser(t)
-	b.onboarded("alice")
-	home := b.get("/")
-	mustHave(t, home, http.StatusOK, `data-testid="first-coin"`, "Get your first coin", "Your wallet is empty. To receive coin, give the sender your party ID",
+	e := handlerstest.NewUIEnvOn(t, l, nil, func(*handlers.Config) {})
+	b := e.Browser(t)
+	b.Onboarded("alice")
+	home := b.Get("/")
+	handlerstest.MustHave(t, home, http.StatusOK, `data-testid="first-coin"`, "Get your first coin", "Your wallet is empty. To receive coin, give the sender your party ID",
 		`<a class="button" href="/receive" data-testid="first-coin-receive">`)
 	for _, faucet := range []string{`data-testid="tap-form"`, `action="/tap"`, "faucet"} {
-		if strings.Contains(home.body, faucet) {
+		if strings.Contains(home.Body, faucet) {
 			t.Errorf("a production wallet's Home has %s", faucet)
 		}
 	}
-	mustHave(t, b.get("/receive"), http.StatusOK, `data-testid="receive-party"`)
-
+	handlerstest.MustHave(t, b.Get("/receive"), http.StatusOK, `data-testid="receive-party"`)
 }

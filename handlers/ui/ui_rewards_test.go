@@ -1,4 +1,4 @@
-package handlers_test
+package ui_test
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/ccwallet/ccwallet/coin"
+	"github.com/ccwallet/ccwallet/handlers/handlerstest"
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
 )
@@ -15,15 +16,15 @@ import (
 // coupons and a validator coupon that reward collection mints, and a
 // liveness record still pending; it returns her party and the ID of the
 // update that collected.
-func rewardsWallet(t *testing.T, e *uiEnv, b *browser) (coin.PartyID, string) {
+func rewardsWallet(t *testing.T, e *handlerstest.UIEnv, b *handlerstest.Browser) (coin.PartyID, string) {
 	t.Helper()
 	ctx := context.Background()
-	b.onboarded("alice")
-	u, err := e.l.User(ctx, "alice")
+	b.Onboarded("alice")
+	u, err := e.L.User(ctx, "alice")
 	if err != nil {
 		t.Fatal(err)
 	}
-	dev := ledgertest.Dev(t, e.l)
+	dev := ledgertest.Dev(t, e.L)
 	seed := func(kind, amount string) {
 		t.Helper()
 		if err := dev.SeedRewardCoupons(ctx, kind, []coin.PartyID{u.Party}, coin.MustParse(amount)); err != nil {
@@ -33,11 +34,11 @@ func rewardsWallet(t *testing.T, e *uiEnv, b *browser) (coin.PartyID, string) {
 	seed(ledger.RewardApp, "1.5")
 	seed(ledger.RewardApp, "1.5")
 	seed(ledger.RewardValidator, "0.5")
-	if _, err := e.l.AdvanceRounds(ctx, 4); err != nil {
+	if _, err := e.L.AdvanceRounds(ctx, 4); err != nil {
 		t.Fatal(err)
 	}
 	seed(ledger.RewardLiveness, "0")
-	page, err := e.l.HistoryPageFor(ctx, u.Party, ledger.HistoryQuery{PageSize: 50, Kind: "balance_change"})
+	page, err := e.L.HistoryPageFor(ctx, u.Party, ledger.HistoryQuery{PageSize: 50, Kind: "balance_change"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,14 +58,14 @@ var rewardRowRe = regexp.MustCompile(`(?s)data-testid="reward-row" data-kind="([
 // cap) rewards, by round, with the collecting update's ID, shortened and
 // whole in the title; the menu leads there. Bob has none.
 func TestUIRewards(t *testing.T) {
-	forEngine(t, func(t *testing.T, e *uiEnv) {
-		b := e.browser(t)
+	handlerstest.ForEngine(t, func(t *testing.T, e *handlerstest.UIEnv) {
+		b := e.Browser(t)
 		_, collectedBy := rewardsWallet(t, e, b)
-		r := b.get("/rewards")
-		mustHave(t, r, 200, `data-testid="nav-rewards"`, `aria-current="page" data-testid="nav-rewards"`,
+		r := b.Get("/rewards")
+		handlerstest.MustHave(t, r, 200, `data-testid="nav-rewards"`, `aria-current="page" data-testid="nav-rewards"`,
 			`data-update="`+collectedBy+`"`, `title="`+collectedBy+`"`, `>`+collectedBy[:4]+`…`+collectedBy[len(collectedBy)-8:]+`<`, `2 coupons`, `data-testid="reward-pending"`)
 		var got []string
-		for _, m := range rewardRowRe.FindAllStringSubmatch(r.body, -1) {
+		for _, m := range rewardRowRe.FindAllStringSubmatch(r.Body, -1) {
 			got = append(got, m[1]+" "+m[3]+" "+m[4])
 			if m[3] == "true" && !strings.Contains(m[0], collectedBy) {
 				t.Errorf("collected row without its update %s: %s", collectedBy, m[0])
@@ -74,14 +75,14 @@ func TestUIRewards(t *testing.T) {
 		if strings.Join(got, "; ") != want {
 			t.Errorf("rows %q, want %q", strings.Join(got, "; "), want)
 		}
-		if strings.Contains(r.body, `data-testid="rewards-newest"`) || strings.Contains(r.body, `data-testid="rewards-older"`) {
+		if strings.Contains(r.Body, `data-testid="rewards-newest"`) || strings.Contains(r.Body, `data-testid="rewards-older"`) {
 			t.Error("one page of rewards has a pager")
 		}
-		bob := e.browser(t)
-		bob.onboarded("bob")
-		mustHave(t, bob.get("/rewards"), 200, `data-testid="rewards-empty"`)
-		mustHave(t, b.get("/rewards?before=x"), 400, "before: must be a round number from 1")
-		mustHave(t, b.get("/rewards?before=1"), 200, `data-testid="rewards-newest"`)
+		bob := e.Browser(t)
+		bob.Onboarded("bob")
+		handlerstest.MustHave(t, bob.Get("/rewards"), 200, `data-testid="rewards-empty"`)
+		handlerstest.MustHave(t, b.Get("/rewards?before=x"), 400, "before: must be a round number from 1")
+		handlerstest.MustHave(t, b.Get("/rewards?before=1"), 200, `data-testid="rewards-newest"`)
 	})
 }
 
@@ -90,15 +91,15 @@ func TestUIRewards(t *testing.T) {
 // rewards earned show as rows of their own with their amounts, adding
 // nothing to the balance column.
 func TestUIHistoryUpdatesAndRewards(t *testing.T) {
-	forEngine(t, func(t *testing.T, e *uiEnv) {
-		b := e.browser(t)
+	handlerstest.ForEngine(t, func(t *testing.T, e *handlerstest.UIEnv) {
+		b := e.Browser(t)
 		_, collectedBy := rewardsWallet(t, e, b)
-		r := b.get("/history")
-		mustHave(t, r, 200, `data-update="`+collectedBy+`"`,
+		r := b.Get("/history")
+		handlerstest.MustHave(t, r, 200, `data-update="`+collectedBy+`"`,
 			`Liveness (validator faucet) for round`, `: 2.85 CC from 1 coupon`,
 			`App reward for round`, `: 3 CC from 2 coupons`, `Validator reward for round`, `: 0.2 CC from 1 coupon`,
 			`data-subtype="Onboarded"`, `Wallet created`)
-		rows := strings.Split(r.body, `data-testid="history-row"`)[1:]
+		rows := strings.Split(r.Body, `data-testid="history-row"`)[1:]
 		rewards := 0
 		for _, row := range rows {
 			if !strings.Contains(row, `data-testid="history-update"`) {

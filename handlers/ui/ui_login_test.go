@@ -1,4 +1,4 @@
-package handlers_test
+package ui_test
 
 import (
 	"bytes"
@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/ccwallet/ccwallet/handlers"
+	"github.com/ccwallet/ccwallet/handlers/handlerstest"
 	"github.com/ccwallet/ccwallet/store"
 	"github.com/ccwallet/ccwallet/web"
 )
@@ -19,7 +20,7 @@ import (
 // whole development login and for a logged-in user's /login: the next
 // parameter can only lead to a path on this origin.
 func TestUILoginNextStaysOnOrigin(t *testing.T) {
-	e := newUIEnv(t, store.SQLite)
+	e := handlerstest.NewUIEnv(t, store.SQLite)
 	for next, want := range map[string]string{
 		`/../\evil.example`: "/",
 		"/\t/evil.example":  "/",
@@ -27,15 +28,15 @@ func TestUILoginNextStaysOnOrigin(t *testing.T) {
 		"/%5Cevil.example":  "/",
 		"/history?page=2":   "/history?page=2",
 	} {
-		b := e.browser(t)
+		b := e.Browser(t)
 		start := "/login?next=" + url.QueryEscape(next)
-		if got := b.loginFrom("alice", start); got != want {
+		if got := b.LoginFrom("alice", start); got != want {
 			t.Errorf("login with next=%q lands on %q, want %q", next, got, want)
 		}
 		// Logged in already: /login redirects straight to next.
-		r := b.get(start)
-		if r.status != http.StatusSeeOther || r.header.Get("Location") != want {
-			t.Errorf("logged-in /login?next=%q = %d %q, want 303 %q", next, r.status, r.header.Get("Location"), want)
+		r := b.Get(start)
+		if r.Status != http.StatusSeeOther || r.Header.Get("Location") != want {
+			t.Errorf("logged-in /login?next=%q = %d %q, want 303 %q", next, r.Status, r.Header.Get("Location"), want)
 		}
 	}
 }
@@ -66,7 +67,7 @@ func TestUILoginProviderUnreachable(t *testing.T) {
 	closed := "http://" + ln.Addr().String()
 	ln.Close()
 	var logs syncBuffer
-	e := newUIEnvWith(t, store.SQLite, func(cfg *handlers.Config) {
+	e := handlerstest.NewUIEnvWith(t, store.SQLite, func(cfg *handlers.Config) {
 		login, err := web.NewOIDCLogin(web.OIDCConfig{Issuer: closed, ClientID: "wallet", ClientSecret: "secret",
 			RedirectURL: cfg.UI.BaseURL + "/auth/callback", Secret: web.DevSessionSecret,
 			Log: slog.New(slog.NewTextHandler(&logs, nil))})
@@ -75,11 +76,11 @@ func TestUILoginProviderUnreachable(t *testing.T) {
 		}
 		cfg.UI.Login = login
 	})
-	b := e.browser(t)
+	b := e.Browser(t)
 	for range 3 {
-		r := b.get("/login?next=/history")
-		mustHave(t, r, http.StatusServiceUnavailable, "login service is unreachable", `class="brand"`, "Login unavailable")
-		if r.header.Get("Retry-After") == "" {
+		r := b.Get("/login?next=/history")
+		handlerstest.MustHave(t, r, http.StatusServiceUnavailable, "login service is unreachable", `class="brand"`, "Login unavailable")
+		if r.Header.Get("Retry-After") == "" {
 			t.Error("503 without Retry-After")
 		}
 	}
@@ -92,13 +93,13 @@ func TestUILoginProviderUnreachable(t *testing.T) {
 // browsers cap at 4 KiB; an overlong next is dropped instead of failing
 // the login with a 500.
 func TestUILoginLongNext(t *testing.T) {
-	e := newUIEnv(t, store.SQLite)
-	b := e.browser(t)
-	r := b.get("/login?next=/" + strings.Repeat("a", 5000))
-	if r.status != http.StatusFound {
-		t.Fatalf("GET /login with a 5000-byte next = %d: %.300s", r.status, r.body)
+	e := handlerstest.NewUIEnv(t, store.SQLite)
+	b := e.Browser(t)
+	r := b.Get("/login?next=/" + strings.Repeat("a", 5000))
+	if r.Status != http.StatusFound {
+		t.Fatalf("GET /login with a 5000-byte next = %d: %.300s", r.Status, r.Body)
 	}
-	for _, c := range r.header.Values("Set-Cookie") {
+	for _, c := range r.Header.Values("Set-Cookie") {
 		if len(c) > 4000 {
 			t.Errorf("login cookie of %d bytes", len(c))
 		}

@@ -1,4 +1,4 @@
-package handlers_test
+package ui_test
 
 import (
 	"context"
@@ -15,6 +15,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/handlers"
+	"github.com/ccwallet/ccwallet/handlers/handlerstest"
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
 	"github.com/ccwallet/ccwallet/web"
@@ -41,29 +42,29 @@ func TestHistorySameEverywhere(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			e := newUIEnvWith(t, engine, func(cfg *handlers.Config) { cfg.Auth = v })
+			e := handlerstest.NewUIEnvWith(t, engine, func(cfg *handlers.Config) { cfg.Auth = v })
 			ctx := context.Background()
-			b := e.browser(t)
-			b.onboarded("alice")
-			u, err := e.l.User(ctx, "alice")
+			b := e.Browser(t)
+			b.Onboarded("alice")
+			u, err := e.L.User(ctx, "alice")
 			if err != nil {
 				t.Fatal(err)
 			}
 			alice := u.Party
-			bob, err := e.l.Onboard(ctx, "bob", "")
+			bob, err := e.L.Onboard(ctx, "bob", "")
 			if err != nil {
 				t.Fatal(err)
 			}
-			ledgertest.Mint(t, e.l, alice, "80")
-			ti, err := e.l.CreateTransferInstruction(ctx, ledger.TransferInstructionRequest{Sender: alice, Receiver: bob, Amount: coin.MustParse("50"), ExecuteBefore: e.l.Now().Add(time.Hour)})
+			ledgertest.Mint(t, e.L, alice, "80")
+			ti, err := e.L.CreateTransferInstruction(ctx, ledger.TransferInstructionRequest{Sender: alice, Receiver: bob, Amount: coin.MustParse("50"), ExecuteBefore: e.L.Now().Add(time.Hour)})
 			if err != nil {
 				t.Fatal(err)
 			}
-			if _, err := e.l.WithdrawTransferInstruction(ctx, alice, ti.InstructionCID); err != nil {
+			if _, err := e.L.WithdrawTransferInstruction(ctx, alice, ti.InstructionCID); err != nil {
 				t.Fatal(err)
 			}
 			// The lock is the 50 and its fee reserve for the hour.
-			lock := coin.MustParse("50").Add(e.l.Rules().TransferLockReserve(coin.MustParse("50"), e.l.Rules().InitialPriceUSD, time.Hour))
+			lock := coin.MustParse("50").Add(e.L.Rules().TransferLockReserve(coin.MustParse("50"), e.L.Rules().InitialPriceUSD, time.Hour))
 			want := map[string]string{
 				"CreateTokenStandardTransferInstruction": lock.Neg().String(),
 				"TransferInstruction_Withdraw":           lock.String(),
@@ -88,7 +89,7 @@ func TestHistorySameEverywhere(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			req, _ := http.NewRequest(http.MethodPost, e.srv.URL+"/v0/wallet/transactions", strings.NewReader(`{"page_size": 100}`))
+			req, _ := http.NewRequest(http.MethodPost, e.Srv.URL+"/v0/wallet/transactions", strings.NewReader(`{"page_size": 100}`))
 			req.Header.Set("Authorization", "Bearer "+tok)
 			req.Header.Set("Content-Type", "application/json")
 			res, err := http.DefaultClient.Do(req)
@@ -132,16 +133,16 @@ func TestHistorySameEverywhere(t *testing.T) {
 			check("API", api)
 
 			page := map[string]string{}
-			h := b.get("/history")
-			mustHave(t, h, http.StatusOK)
-			for _, m := range historyRowRe.FindAllStringSubmatch(h.body, -1) {
+			h := b.Get("/history")
+			handlerstest.MustHave(t, h, http.StatusOK)
+			for _, m := range historyRowRe.FindAllStringSubmatch(h.Body, -1) {
 				if m[1] != "Onboarded" {
 					page[m[1]] = m[2]
 				}
 			}
 			check("page", page)
 
-			rows, err := csv.NewReader(strings.NewReader(b.get("/history.csv").body)).ReadAll()
+			rows, err := csv.NewReader(strings.NewReader(b.Get("/history.csv").Body)).ReadAll()
 			if err != nil {
 				t.Fatal(err)
 			}

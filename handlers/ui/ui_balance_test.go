@@ -1,4 +1,4 @@
-package handlers_test
+package ui_test
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/ccwallet/ccwallet/coin"
+	"github.com/ccwallet/ccwallet/handlers/handlerstest"
 	"github.com/ccwallet/ccwallet/ledger"
 )
 
@@ -18,18 +19,18 @@ import (
 // can be sent, the total with what is locked in instructions, and the
 // holding fees accrued, each exact in its title.
 func TestUIBalanceBreakdown(t *testing.T) {
-	forEngine(t, func(t *testing.T, e *uiEnv) {
+	handlerstest.ForEngine(t, func(t *testing.T, e *handlerstest.UIEnv) {
 		ctx := context.Background()
-		alice := e.wallet(t, "alice", "100") // 20,000 CC
-		bob := e.wallet(t, "bob", "")
-		if _, err := e.l.CreateTransferInstruction(ctx, ledger.TransferInstructionRequest{Sender: alice.party, Receiver: bob.party,
+		alice := e.Wallet(t, "alice", "100") // 20,000 CC
+		bob := e.Wallet(t, "bob", "")
+		if _, err := e.L.CreateTransferInstruction(ctx, ledger.TransferInstructionRequest{Sender: alice.Party, Receiver: bob.Party,
 			Amount: coin.MustParse("5000"), ExecuteBefore: time.Now().Add(time.Hour), TrackingID: "lock"}); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := e.l.AdvanceRounds(ctx, 3); err != nil {
+		if _, err := e.L.AdvanceRounds(ctx, 3); err != nil {
 			t.Fatal(err)
 		}
-		b, err := e.l.Balance(ctx, alice.party)
+		b, err := e.L.Balance(ctx, alice.Party)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -37,7 +38,7 @@ func TestUIBalanceBreakdown(t *testing.T) {
 			t.Fatalf("the scenario needs fees and a lock: %+v", b)
 		}
 		total := b.EffectiveUnlocked.Add(b.EffectiveLocked)
-		mustHave(t, alice.get("/"), http.StatusOK, "Available to send",
+		handlerstest.MustHave(t, alice.Get("/"), http.StatusOK, "Available to send",
 			`data-testid="balance-cc" title="`+b.EffectiveUnlocked.String()+` CC"`,
 			`data-testid="balance-total" title="`+total.String()+` CC"`,
 			`data-testid="balance-locked" title="`+b.EffectiveLocked.String()+` CC"`,
@@ -48,28 +49,28 @@ func TestUIBalanceBreakdown(t *testing.T) {
 // TestUIHistoryPagerNewest: the newest page has no "Newest" link; an older
 // page links back to it. Kinds read as words.
 func TestUIHistoryPagerNewest(t *testing.T) {
-	forEngine(t, func(t *testing.T, e *uiEnv) {
-		alice := e.wallet(t, "alice", "")
+	handlerstest.ForEngine(t, func(t *testing.T, e *handlerstest.UIEnv) {
+		alice := e.Wallet(t, "alice", "")
 		for range 30 { // more than one page of 25
-			if r := alice.post("/tap", url.Values{"csrf_token": {alice.csrf}, "amount": {"1"}}); r.status != http.StatusSeeOther {
-				t.Fatalf("tap = %d", r.status)
+			if r := alice.Post("/tap", url.Values{"csrf_token": {alice.Csrf}, "amount": {"1"}}); r.Status != http.StatusSeeOther {
+				t.Fatalf("tap = %d", r.Status)
 			}
 		}
-		first := alice.get("/history")
-		mustHave(t, first, http.StatusOK, `data-testid="history-older"`)
-		if strings.Contains(first.body, `data-testid="history-newest"`) {
+		first := alice.Get("/history")
+		handlerstest.MustHave(t, first, http.StatusOK, `data-testid="history-older"`)
+		if strings.Contains(first.Body, `data-testid="history-newest"`) {
 			t.Error("the newest page links to the newest page")
 		}
 		// Kinds in words, in the rows and the filter (issue 24 point 10).
-		mustHave(t, first, http.StatusOK, `<dt>Kind</dt><dd>Balance change</dd>`, `<option value="balance_change">Balance change</option>`)
-		if strings.Contains(first.body, `>balance_change<`) {
+		handlerstest.MustHave(t, first, http.StatusOK, `<dt>Kind</dt><dd>Balance change</dd>`, `<option value="balance_change">Balance change</option>`)
+		if strings.Contains(first.Body, `>balance_change<`) {
 			t.Error("the page shows the kind balance_change as a code")
 		}
-		older := historyOlderRe.FindStringSubmatch(first.body)
+		older := historyOlderRe.FindStringSubmatch(first.Body)
 		if older == nil {
-			t.Fatalf("no Older link: %.500s", first.body)
+			t.Fatalf("no Older link: %.500s", first.Body)
 		}
-		mustHave(t, alice.get(html.UnescapeString(older[1])), http.StatusOK, `data-testid="history-newest"`)
+		handlerstest.MustHave(t, alice.Get(html.UnescapeString(older[1])), http.StatusOK, `data-testid="history-newest"`)
 	})
 }
 
