@@ -159,21 +159,43 @@ func startHydra(t *testing.T) *hydra {
 	// Hydra makes its signing keys (RSA 4096) at the first discovery or
 	// JWKS request, which on a busy machine takes longer than a wallet waits
 	// for discovery: ask once here, as a provider in service has long done.
+	// Past Hydra's 10 s write timeout the answer is cut off (EOF) while the
+	// key is still made: ask again until it answers.
+	hydraKeygen.Lock()
+	defer hydraKeygen.Unlock()
 	c := &http.Client{Timeout: 3 * time.Minute}
 	for _, path := range []string{"/.well-known/openid-configuration", "/.well-known/jwks.json"} {
-		res, err := c.Get(h.public + path)
-		if err != nil {
-			t.Fatalf("hydra %s: %v", path, err)
+		for deadline := time.Now().Add(3 * time.Minute); ; time.Sleep(200 * time.Millisecond) {
+			res, err := c.Get(h.public + path)
+			if err == nil {
+				res.Body.Close()
+				if res.StatusCode == http.StatusOK {
+					break
+				}
+				err = fmt.Errorf("status %s", res.Status)
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("hydra %s: %v", path, err)
+			}
 		}
-		res.Body.Close()
 	}
 	return h
 }
+
+// hydraKeygen lets one Hydra at a time make RSA 4096 keys (its first
+// discovery, a rotation): the Hydra tests run in parallel, and two key
+// generations at once on a busy 2-core machine can miss Hydra's 10 s
+// write timeout.
+var hydraKeygen sync.Mutex
 
 // call sends a JSON request to Hydra's admin API and decodes the answer
 // into out (when not nil); any status but 2xx fails the test.
 func (h *hydra) call(t *testing.T, method, path string, body, out any) {
 	t.Helper()
+	if method == "POST" && strings.HasPrefix(path, "/admin/keys/") {
+		hydraKeygen.Lock() // a new key: see hydraKeygen
+		defer hydraKeygen.Unlock()
+	}
 	if err := h.callErr(method, path, body, out); err != nil {
 		t.Fatal(err)
 	}
