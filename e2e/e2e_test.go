@@ -7,7 +7,6 @@ package e2e
 import (
 	"bufio"
 	"context"
-	"flag"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -16,7 +15,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -39,19 +37,7 @@ var (
 	expect  = playwright.NewPlaywrightAssertions(30000)
 )
 
-// e2eParallel is how many tests run at once unless -parallel says: the
-// tests mostly wait (on the browser, the wallet, the SDK, Hydra), so on 2
-// cores twice GOMAXPROCS (go test's default) keeps them busier without
-// making them wait on each other. See bench/NOTES.md for the measurement.
-const e2eParallel = 4
-
 func TestMain(m *testing.M) {
-	flag.Parse()
-	parallelSet := false
-	flag.Visit(func(f *flag.Flag) { parallelSet = parallelSet || f.Name == "test.parallel" })
-	if !parallelSet {
-		_ = flag.Set("test.parallel", strconv.Itoa(max(e2eParallel, runtime.GOMAXPROCS(0))))
-	}
 	code, err := run(m)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "e2e:", err)

@@ -10,6 +10,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"html"
 	"io"
@@ -193,11 +194,47 @@ var hydraKeygen sync.Mutex
 func (h *hydra) call(t *testing.T, method, path string, body, out any) {
 	t.Helper()
 	if method == "POST" && strings.HasPrefix(path, "/admin/keys/") {
-		hydraKeygen.Lock() // a new key: see hydraKeygen
-		defer hydraKeygen.Unlock()
+		h.newKey(t, path, body)
+		return
 	}
 	if err := h.callErr(method, path, body, out); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// newKey asks Hydra for a new key in the set at path (POST /admin/keys/SET,
+// body naming its kid), one Hydra at a time (see hydraKeygen). Past
+// Hydra's 10 s write timeout the answer is cut off while Hydra goes on
+// making and storing the key: then it waits for the kid in the set.
+func (h *hydra) newKey(t *testing.T, path string, body any) {
+	t.Helper()
+	hydraKeygen.Lock()
+	defer hydraKeygen.Unlock()
+	err := h.callErr("POST", path, body, nil)
+	var cut *url.Error
+	if err == nil || !errors.As(err, &cut) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	kid, _ := body.(map[string]any)["kid"].(string)
+	for deadline := time.Now().Add(3 * time.Minute); ; time.Sleep(500 * time.Millisecond) {
+		var set struct {
+			Keys []struct {
+				Kid string `json:"kid"`
+			} `json:"keys"`
+		}
+		if h.callErr("GET", path, nil, &set) == nil {
+			for _, k := range set.Keys {
+				if k.Kid == kid && kid != "" {
+					return
+				}
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%v, and key %q never appeared in %s", err, kid, path)
+		}
 	}
 }
 
