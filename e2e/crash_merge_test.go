@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"os/exec"
-	"path/filepath"
 	"slices"
 	"testing"
 	"time"
@@ -15,33 +13,26 @@ import (
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
 	"github.com/ccwallet/ccwallet/store"
-	"github.com/ccwallet/ccwallet/store/pgtest"
 	"github.com/uptrace/bun"
 )
 
-// crashEnv builds the binary and gives the test its own database on its
-// own private Postgres cluster, both removed when the test ends.
+// crashEnv gives the test the package's binary, a database of its own on
+// the package's Postgres (dropped when the test ends) and a directory.
 func crashEnv(t *testing.T) (bin, dbURL, dir string) {
 	t.Helper()
-	ctx := context.Background()
-	dir = t.TempDir()
-	bin = filepath.Join(dir, "ccwallet")
-	build := exec.Command("go", "build", "-o", bin, "./cmd/ccwallet")
-	build.Dir = ".."
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
-	cluster, err := pgtest.Start(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(cluster.Stop)
-	dbURL, drop, err := cluster.CloneDB(ctx, "template1")
+	return walletBin, pgDB(t), t.TempDir()
+}
+
+// pgDB creates an empty database of the test's own on the package's
+// Postgres cluster and drops it when the test ends.
+func pgDB(t *testing.T) string {
+	t.Helper()
+	dbURL, drop, err := cluster.CloneDB(context.Background(), "template1")
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(drop)
-	return bin, dbURL, dir
+	return dbURL
 }
 
 // kill9 ends the server with SIGKILL: no shutdown, no rollback by the
@@ -64,6 +55,7 @@ func (s *crashServer) kill9(t *testing.T) {
 // whole: its inputs archived, its one output created, its history row
 // written, and its amounts adding up.
 func TestKillNineDuringMerge(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	bin, dbURL, dir := crashEnv(t)
 	// The merge automation every second, so that it starts soon after the
@@ -149,12 +141,13 @@ func TestKillNineDuringMerge(t *testing.T) {
 
 	// writing is the transaction id of a server transaction that has
 	// written but not committed (in a merge: holdings deleted, the merged
-	// one not yet created), or 0. The test's own connections only read.
+	// one not yet created), or 0. The test's own connections only read;
+	// other tests' databases share the cluster, so only this one counts.
 	writing := func() int64 {
 		t.Helper()
 		var xs []int64
 		err := db.NewRaw(`SELECT backend_xid::text::bigint FROM pg_stat_activity
-			WHERE backend_xid IS NOT NULL AND pid <> pg_backend_pid()`).Scan(ctx, &xs)
+			WHERE backend_xid IS NOT NULL AND pid <> pg_backend_pid() AND datname = current_database()`).Scan(ctx, &xs)
 		if err != nil {
 			t.Fatal(err)
 		}

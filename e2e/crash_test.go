@@ -102,6 +102,7 @@ func postJSON(c *http.Client, url, token, body string) (int, string, error) {
 // retrying any request with its deduplication id never transfers twice,
 // and that the ledger's supply is conserved: nothing is half-applied.
 func TestKillNineUnderLoad(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	bin, dbURL, dir := crashEnv(t)
 	srv := startCrashServer(t, bin, dbURL, dir)

@@ -29,6 +29,9 @@ var walletBin string
 
 var (
 	baseURL string
+	// cluster is the package's one private Postgres: the shared wallet's
+	// database and every test's own (pgDB) live on it.
+	cluster *pgtest.Cluster
 	pw      *playwright.Playwright
 	browser playwright.Browser
 	expect  = playwright.NewPlaywrightAssertions(30000)
@@ -60,33 +63,41 @@ func run(m *testing.M) (int, error) {
 		return 1, err
 	}
 	defer os.RemoveAll(tmp)
+	// The build, Postgres and the browser start side by side; the wallet
+	// needs the first two.
 	bin := filepath.Join(tmp, "ccwallet")
-	build := exec.CommandContext(ctx, "go", "build", "-o", bin, "./cmd/ccwallet")
-	build.Dir = ".."
-	if out, err := build.CombinedOutput(); err != nil {
-		return 1, fmt.Errorf("build: %v\n%s", err, out)
-	}
+	var buildErr error
+	built := make(chan struct{})
+	go func() {
+		defer close(built)
+		build := exec.CommandContext(ctx, "go", "build", "-o", bin, "./cmd/ccwallet")
+		build.Dir = ".."
+		if out, err := build.CombinedOutput(); err != nil {
+			buildErr = fmt.Errorf("build: %v\n%s", err, out)
+		}
+		trace("binary built")
+	}()
+	defer func() { <-built }() // never leave the build running
+	var dbURL string
+	var pgErr error
+	pgReady := make(chan struct{})
+	go func() {
+		defer close(pgReady)
+		if cluster, pgErr = pgtest.Start(ctx); pgErr != nil {
+			pgErr = fmt.Errorf("start postgres (run `make deps`): %w", pgErr)
+			return
+		}
+		// The shared wallet's database goes with the cluster (no drop).
+		dbURL, _, pgErr = cluster.CloneDB(ctx, "template1")
+		trace("postgres ready")
+	}()
+	defer func() {
+		<-pgReady
+		if cluster != nil {
+			cluster.Stop()
+		}
+	}()
 
-	walletBin = bin
-	trace("binary built")
-	cluster, err := pgtest.Start(ctx)
-	if err != nil {
-		return 1, fmt.Errorf("start postgres (run `make deps`): %w", err)
-	}
-	defer cluster.Stop()
-	dbURL, drop, err := cluster.CloneDB(ctx, "template1")
-	if err != nil {
-		return 1, err
-	}
-	defer drop()
-
-	stop, err := startWallet(ctx, bin, dbURL, tmp)
-	if err != nil {
-		return 1, err
-	}
-	defer stop()
-
-	trace("wallet ready")
 	driver := os.Getenv("PLAYWRIGHT_DRIVER_PATH")
 	if driver == "" {
 		abs, _ := filepath.Abs("../.cache/playwright-driver")
@@ -107,6 +118,20 @@ func run(m *testing.M) (int, error) {
 	}
 	defer browser.Close()
 	trace("browser ready")
+
+	if <-pgReady; pgErr != nil {
+		return 1, pgErr
+	}
+	if <-built; buildErr != nil {
+		return 1, buildErr
+	}
+	walletBin = bin
+	stop, err := startWallet(ctx, bin, dbURL, tmp)
+	if err != nil {
+		return 1, err
+	}
+	defer stop()
+	trace("wallet ready")
 	defer trace("tests done")
 	return m.Run(), nil
 }

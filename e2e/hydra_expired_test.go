@@ -16,6 +16,7 @@ import (
 // is refused after on the JSON API and the Ledger API with 401 saying it
 // expired.
 func TestHydraExpiredToken(t *testing.T) {
+	t.Parallel()
 	h := startHydra(t)
 	w := startHydraWallet(t, h, filepath.Join(t.TempDir(), "wallet.db"), t.TempDir(), "", "")
 	h.machineClient(t, "short-bot", "short-bot-secret", walletAudience)

@@ -15,6 +15,7 @@ import (
 // the test's own, imported into Hydra, so a fresh old-key token can be
 // signed after Hydra stopped signing with it.
 func TestHydraOldKeyGrace(t *testing.T) {
+	t.Parallel()
 	h := startHydra(t)
 	w := startHydraWallet(t, h, filepath.Join(t.TempDir(), "wallet.db"), t.TempDir(), "", "")
 	old := newOwnKey(t, "e2e-grace-old")

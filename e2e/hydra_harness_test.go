@@ -10,6 +10,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"html"
 	"io"
@@ -159,23 +160,81 @@ func startHydra(t *testing.T) *hydra {
 	// Hydra makes its signing keys (RSA 4096) at the first discovery or
 	// JWKS request, which on a busy machine takes longer than a wallet waits
 	// for discovery: ask once here, as a provider in service has long done.
+	// Past Hydra's 10 s write timeout the answer is cut off (EOF) while the
+	// key is still made: ask again until it answers.
+	hydraKeygen.Lock()
+	defer hydraKeygen.Unlock()
 	c := &http.Client{Timeout: 3 * time.Minute}
 	for _, path := range []string{"/.well-known/openid-configuration", "/.well-known/jwks.json"} {
-		res, err := c.Get(h.public + path)
-		if err != nil {
-			t.Fatalf("hydra %s: %v", path, err)
+		for deadline := time.Now().Add(3 * time.Minute); ; time.Sleep(200 * time.Millisecond) {
+			res, err := c.Get(h.public + path)
+			if err == nil {
+				res.Body.Close()
+				if res.StatusCode == http.StatusOK {
+					break
+				}
+				err = fmt.Errorf("status %s", res.Status)
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("hydra %s: %v", path, err)
+			}
 		}
-		res.Body.Close()
 	}
 	return h
 }
+
+// hydraKeygen lets one Hydra at a time make RSA 4096 keys (its first
+// discovery, a rotation): the Hydra tests run in parallel, and two key
+// generations at once on a busy 2-core machine can miss Hydra's 10 s
+// write timeout.
+var hydraKeygen sync.Mutex
 
 // call sends a JSON request to Hydra's admin API and decodes the answer
 // into out (when not nil); any status but 2xx fails the test.
 func (h *hydra) call(t *testing.T, method, path string, body, out any) {
 	t.Helper()
+	if method == "POST" && strings.HasPrefix(path, "/admin/keys/") {
+		h.newKey(t, path, body)
+		return
+	}
 	if err := h.callErr(method, path, body, out); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// newKey asks Hydra for a new key in the set at path (POST /admin/keys/SET,
+// body naming its kid), one Hydra at a time (see hydraKeygen). Past
+// Hydra's 10 s write timeout the answer is cut off while Hydra goes on
+// making and storing the key: then it waits for the kid in the set.
+func (h *hydra) newKey(t *testing.T, path string, body any) {
+	t.Helper()
+	hydraKeygen.Lock()
+	defer hydraKeygen.Unlock()
+	err := h.callErr("POST", path, body, nil)
+	var cut *url.Error
+	if err == nil || !errors.As(err, &cut) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	kid, _ := body.(map[string]any)["kid"].(string)
+	for deadline := time.Now().Add(3 * time.Minute); ; time.Sleep(500 * time.Millisecond) {
+		var set struct {
+			Keys []struct {
+				Kid string `json:"kid"`
+			} `json:"keys"`
+		}
+		if h.callErr("GET", path, nil, &set) == nil {
+			for _, k := range set.Keys {
+				if k.Kid == kid && kid != "" {
+					return
+				}
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%v, and key %q never appeared in %s", err, kid, path)
+		}
 	}
 }
 

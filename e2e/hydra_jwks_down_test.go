@@ -58,6 +58,7 @@ func getReadyz(t *testing.T, w hydraWallet) (int, readyz, string) {
 // Ledger API), /readyz stays 200 and says "degraded", naming the JWKS;
 // when the JWKS is back, /readyz recovers by itself.
 func TestHydraJWKSDown(t *testing.T) {
+	t.Parallel()
 	h := startHydra(t)
 	proxy, down := jwksProxy(t, h)
 	w := startHydraWallet(t, h, filepath.Join(t.TempDir(), "wallet.db"), t.TempDir(), proxy.URL, "")

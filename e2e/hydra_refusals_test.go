@@ -60,6 +60,7 @@ func (k ownKey) token(t *testing.T, iss, sub, aud string, exp time.Time) string 
 // (unknown kid) is refused too. The same key's well-formed token works, so
 // each refusal is for the reason it names.
 func TestHydraRefusals(t *testing.T) {
+	t.Parallel()
 	h := startHydra(t)
 	w := startHydraWallet(t, h, filepath.Join(t.TempDir(), "wallet.db"), t.TempDir(), "", "")
 	published := newOwnKey(t, "e2e-imported-1")

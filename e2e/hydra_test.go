@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"context"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
@@ -12,22 +11,14 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ccwallet/ccwallet/store/pgtest"
 	"github.com/playwright-community/playwright-go"
 )
 
-// hydraEngines runs f once on SQLite and once on a private Postgres.
+// hydraEngines runs f once on SQLite and once on a database of its own
+// on the package's Postgres.
 func hydraEngines(t *testing.T, f func(t *testing.T, db string)) {
 	t.Run("sqlite", func(t *testing.T) { f(t, filepath.Join(t.TempDir(), "wallet.db")) })
-	t.Run("postgres", func(t *testing.T) {
-		cluster, err := pgtest.Start(context.Background())
-		must(t, err)
-		t.Cleanup(cluster.Stop)
-		db, drop, err := cluster.CloneDB(context.Background(), "template1")
-		must(t, err)
-		t.Cleanup(drop)
-		f(t, db)
-	})
+	t.Run("postgres", func(t *testing.T) { f(t, pgDB(t)) })
 }
 
 // hydraLogin logs user in at the wallet through Hydra and the tests'
@@ -66,6 +57,7 @@ func hydraHome(t *testing.T, p playwright.Page, w hydraWallet) {
 // asks for the password again. A refused consent shows a page with a way
 // back.
 func TestHydraBrowserLoginSendLogout(t *testing.T) {
+	t.Parallel()
 	h := startHydra(t)
 	hydraEngines(t, func(t *testing.T, db string) {
 		w := startHydraWallet(t, h, db, t.TempDir(), "", "")
@@ -129,6 +121,7 @@ func TestHydraBrowserLoginSendLogout(t *testing.T) {
 // Ledger API, its user being the token's sub; a token for another
 // audience is refused on both with a clear error.
 func TestHydraClientCredentials(t *testing.T) {
+	t.Parallel()
 	h := startHydra(t)
 	w := startHydraWallet(t, h, filepath.Join(t.TempDir(), "wallet.db"), t.TempDir(), "", "")
 	h.machineClient(t, "ledger-bot", "ledger-bot-secret", walletAudience, "https://other.example")
@@ -166,6 +159,7 @@ func onPage(t *testing.T, p playwright.Page, err error) {
 // (no restart, no failed request), and the old key's tokens still are
 // while Hydra publishes the old key.
 func TestHydraKeyRotation(t *testing.T) {
+	t.Parallel()
 	h := startHydra(t)
 	w := startHydraWallet(t, h, filepath.Join(t.TempDir(), "wallet.db"), t.TempDir(), "", "")
 	h.machineClient(t, "rot-bot", "rot-bot-secret", walletAudience)

@@ -128,6 +128,7 @@ func TestLocalNetExchangeFlows(t *testing.T) {
 // 4000 and run a transfer between the two validators
 // (sdk/localnet-defaults.mjs). The only test that binds those ports.
 func TestLocalNetSDKDefaults(t *testing.T) {
+	t.Parallel()
 	startLocalNet(t, walletBin, filepath.Join(t.TempDir(), "wallet.db"), true)
 	runBesideSDK(t, "localnet-defaults.mjs")
 }

@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"os/exec"
 	"path/filepath"
 	"testing"
 
@@ -14,13 +13,7 @@ import (
 func TestFormRateLimitInBrowser(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	bin := filepath.Join(dir, "ccwallet")
-	build := exec.Command("go", "build", "-o", bin, "./cmd/ccwallet")
-	build.Dir = ".."
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
-	srv := startCrashServerWith(t, bin, filepath.Join(dir, "wallet.db"), dir,
+	srv := startCrashServerWith(t, walletBin, filepath.Join(dir, "wallet.db"), dir,
 		"web:\n  rateLimit:\n    formsPerSession: {burst: 3, per: 1h}\n")
 	c, err := browser.NewContext(playwright.BrowserNewContextOptions{BaseURL: playwright.String(srv.url)})
 	must(t, err)

@@ -21,7 +21,11 @@ import (
 func TestSubscriptionConfirmAndRenewal(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	srv := startCrashServer(t, walletBin, filepath.Join(dir, "wallet.db"), dir)
+	// The test moves time itself (advance-rounds runs the subscription
+	// automations): the periodic run (pollInterval, 30 s) would collect the
+	// first payment behind its back on a slow machine, before the page
+	// shows it waiting.
+	srv := startCrashServerWith(t, walletBin, filepath.Join(dir, "wallet.db"), dir, "rateLimit: {burst: 0}\nautomation: {pollInterval: 1h}\n")
 	shop := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		fmt.Fprint(w, `<!doctype html><html lang="en"><title>Shop</title><p data-testid="shop-back">Back at the shop</p></html>`)

@@ -135,11 +135,14 @@ func TestTransfer(t *testing.T) {
 
 // TestConcurrentTransfers runs 32 clients doing 500 random transfers each
 // among 20 parties whose holdings overlap; afterwards no holding was spent
-// twice (every spend is a guarded delete) and the supply is conserved.
+// twice (every spend is a guarded delete) and the supply is conserved. The
+// engines run side by side (each on its own database): SQLite's one writer
+// keeps it to about one core.
 func TestConcurrentTransfers(t *testing.T) {
 	const clients, perClient, parties = 32, 500, 20
 	for _, e := range ledgertest.Engines {
 		t.Run(ledgertest.Name(e), func(t *testing.T) {
+			t.Parallel()
 			l := ledgertest.New(t, e)
 			ctx := context.Background()
 			ps := make([]coin.PartyID, parties)

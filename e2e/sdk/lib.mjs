@@ -114,6 +114,22 @@ export function total(holdings) {
     return s.slice(0, -10) + '.' + s.slice(-10)
 }
 
+// allocate is ledger.allocateExternalParty(signature, prepared) with its
+// user rights granted by the same SDK calls, minus its sleeps: by default
+// (expectHeavyLoad) the SDK polls for the new party every 5 s and sleeps
+// one interval even when the party is there at once, as it is on
+// ccwallet (5 s of nothing per party). So it allocates without granting,
+// then runs the SDK's own waitForPartyAndGrantUserRights at a 50 ms
+// interval: the same requests (the party looked up, then the rights
+// granted) in the same order. guide.mjs keeps the guide's one-step call.
+export async function allocate(ledger, signature, prepared) {
+    const allocated = await ledger.allocateExternalParty(signature, prepared, false)
+    expect(typeof ledger.client?.waitForPartyAndGrantUserRights === 'function',
+        'the SDK no longer has LedgerClient.waitForPartyAndGrantUserRights: see allocate in lib.mjs')
+    await ledger.client.waitForPartyAndGrantUserRights(ledger.userId, allocated.partyId, 200, 50)
+    return allocated
+}
+
 let commandN = 0
 export const commandId = (what) => `sdk-e2e-${what}-${Date.now()}-${++commandN}`
 
@@ -136,7 +152,7 @@ export class Parties {
         const generated = await this.sdk.userLedger.generateExternalParty(keys.publicKey, name)
         expect(generated.partyId.startsWith(name + '::'), `party id ${generated.partyId}`)
         const signature = signTransactionHash(generated.multiHash, keys.privateKey)
-        const allocated = await this.sdk.userLedger.allocateExternalParty(signature, generated)
+        const allocated = await allocate(this.sdk.userLedger, signature, generated)
         expect(allocated.partyId === generated.partyId, `allocated ${allocated.partyId}, generated ${generated.partyId}`)
         this.byName[name] = { party: generated.partyId, keys }
         return generated.partyId

@@ -7,7 +7,7 @@
 // app), a multi-user setup and ten concurrent executes of one prepared
 // command. Each step prints "step NAME ok"; the first failure prints the
 // step and the error and exits 1. e2e/sdk_more_test.go runs it.
-import { newSDK, sdkPkg, step, main, expect, total, commandId, Parties, user } from './lib.mjs'
+import { newSDK, sdkPkg, step, main, expect, total, commandId, Parties, user, allocate } from './lib.mjs'
 
 const { createKeyPair, signTransactionHash, TopologyController, LedgerController } = sdkPkg
 const sdk = newSDK()
@@ -57,7 +57,7 @@ await main(async () => {
             const recomputed = await TopologyController.computeTopologyTxHash(prepared.topologyTransactions)
             expect(recomputed === prepared.multiHash, `${hint}: recomputed topology hash ${recomputed}, the wallet's ${prepared.multiHash}`)
             const signed = signTransactionHash(prepared.multiHash, keys.privateKey)
-            const party = await online.allocateExternalParty(signed, prepared)
+            const party = await allocate(online, signed, prepared)
             ps.byName[hint] = { party: party.partyId, keys }
             return party.partyId
         }
