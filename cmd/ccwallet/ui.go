@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -29,7 +30,14 @@ type OIDCConfig struct {
 	// SecureCookies marks cookies Secure (with the __Host- prefix); set it
 	// when users reach the wallet over HTTPS.
 	SecureCookies bool `yaml:"secureCookies"`
+	// UserClaim is the claim of the provider's tokens that names the user
+	// (default sub): email or preferred_username where sub is opaque.
+	// Browser sessions and API tokens use the same one.
+	UserClaim string `yaml:"userClaim"`
 }
+
+// userClaim is the claim naming the user, sub unless configured.
+func (c OIDCConfig) userClaim() string { return cmp.Or(c.UserClaim, "sub") }
 
 // WebConfig is the values file's web block: the web wallet's rate limits
 // and the reverse proxies trusted to name the client's address.
@@ -112,7 +120,7 @@ const devClientID = "ccwallet-web"
 func (c *OIDCConfig) fromEnv(getenv func(string) string) error {
 	for env, dst := range map[string]*string{
 		"WALLET_OIDC_ISSUER": &c.Issuer, "WALLET_OIDC_CLIENT_ID": &c.ClientID, "WALLET_OIDC_CLIENT_SECRET": &c.ClientSecret,
-		"WALLET_OIDC_REDIRECT_URL": &c.RedirectURL, "WALLET_SESSION_SECRET": &c.SessionSecret,
+		"WALLET_OIDC_REDIRECT_URL": &c.RedirectURL, "WALLET_OIDC_USER_CLAIM": &c.UserClaim, "WALLET_SESSION_SECRET": &c.SessionSecret,
 	} {
 		if v := getenv(env); v != "" {
 			*dst = v
