@@ -101,6 +101,8 @@ type hydra struct {
 	deny map[string]bool
 	// logouts counts accepted logout requests.
 	logouts atomic.Int32
+	// log is Hydra's log file.
+	log string
 }
 
 // startHydra starts Hydra on loopback with an in-memory store, JWT access
@@ -127,7 +129,8 @@ func startHydra(t *testing.T) *hydra {
 		"STRATEGIES_ACCESS_TOKEN=jwt",
 		"LOG_LEVEL=warn",
 	)
-	logf, err := os.Create(filepath.Join(dir, "hydra.log"))
+	h.log = filepath.Join(dir, "hydra.log")
+	logf, err := os.Create(h.log)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -159,13 +162,21 @@ func startHydra(t *testing.T) *hydra {
 	// Hydra makes its signing keys (RSA 4096) at the first discovery or
 	// JWKS request, which on a busy machine takes longer than a wallet waits
 	// for discovery: ask once here, as a provider in service has long done.
+	// Hydra's server may close the connection while the keys are made (a
+	// write timeout on a loaded machine): ask again until they are there.
 	c := &http.Client{Timeout: 3 * time.Minute}
 	for _, path := range []string{"/.well-known/openid-configuration", "/.well-known/jwks.json"} {
-		res, err := c.Get(h.public + path)
-		if err != nil {
-			t.Fatalf("hydra %s: %v", path, err)
+		for deadline := time.Now().Add(3 * time.Minute); ; {
+			res, err := c.Get(h.public + path)
+			if err == nil {
+				res.Body.Close()
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("hydra %s: %v", path, err)
+			}
+			time.Sleep(time.Second)
 		}
-		res.Body.Close()
 	}
 	return h
 }
@@ -252,6 +263,9 @@ func (h *hydra) clientToken(t *testing.T, id, secret, audience string) string {
 	return tok.AccessToken
 }
 
+// hydraEmail is the email the app's consent puts in a user's ID token.
+func hydraEmail(user string) string { return user + "@people.example" }
+
 // hydraPassword is the app's password of a user.
 func hydraPassword(user string) string { return user + "-hydra-pw" }
 
@@ -323,8 +337,11 @@ func (h *hydra) appHandler() http.Handler {
 			err = h.callErr("PUT", "/admin/oauth2/auth/requests/consent/reject?consent_challenge="+ch,
 				map[string]any{"error": "access_denied", "error_description": "the user refused"}, &ans)
 		} else {
+			// Every user's ID token carries an email (hydraEmail), for
+			// the wallets that name users by it (oidc.userClaim).
 			err = h.callErr("PUT", "/admin/oauth2/auth/requests/consent/accept?consent_challenge="+ch,
-				map[string]any{"grant_scope": req.Scope, "grant_access_token_audience": req.Audience, "remember": true, "remember_for": 3600}, &ans)
+				map[string]any{"grant_scope": req.Scope, "grant_access_token_audience": req.Audience, "remember": true, "remember_for": 3600,
+					"session": map[string]any{"id_token": map[string]any{"email": hydraEmail(req.Subject)}}}, &ans)
 		}
 		if err != nil {
 			fail(w, err)
@@ -381,6 +398,13 @@ auth:
   audience: %q
   jwksUrl: %q
 %s`, h.issuer, h.issuer, walletAudience, jwks, extra)
+	return startHydraWalletValues(t, h, db, dir, values)
+}
+
+// startHydraWalletValues is startHydraWallet with a values file of the
+// test's own (its client ccwallet-web, secret hydra-e2e-web-secret).
+func startHydraWalletValues(t *testing.T, h *hydra, db, dir, values string) hydraWallet {
+	t.Helper()
 	srv := startCrashServerWith(t, walletBin, db, dir, values)
 	log, err := os.ReadFile(filepath.Join(dir, "crash.log"))
 	must(t, err)

@@ -120,7 +120,7 @@ const devClientID = "ccwallet-web"
 func (c *OIDCConfig) fromEnv(getenv func(string) string) error {
 	for env, dst := range map[string]*string{
 		"WALLET_OIDC_ISSUER": &c.Issuer, "WALLET_OIDC_CLIENT_ID": &c.ClientID, "WALLET_OIDC_CLIENT_SECRET": &c.ClientSecret,
-		"WALLET_OIDC_REDIRECT_URL": &c.RedirectURL, "WALLET_OIDC_USER_CLAIM": &c.UserClaim, "WALLET_SESSION_SECRET": &c.SessionSecret,
+		"WALLET_OIDC_REDIRECT_URL": &c.RedirectURL, "WALLET_SESSION_SECRET": &c.SessionSecret,
 	} {
 		if v := getenv(env); v != "" {
 			*dst = v
@@ -196,14 +196,14 @@ func newUI(ctx context.Context, cfg Config, getenv func(string) string, baseURL 
 		ui.DevProvider = dev.Handler()
 		log.Warn("development OpenID Provider on: demo users admin, alice and bob (passwords on its login page)", "issuer", oc.Issuer)
 	}
-	sessions, err := web.NewSessions(web.SessionConfig{Secret: oc.SessionSecret, Secure: oc.SecureCookies, Store: live})
+	login, err := web.NewOIDCLogin(web.OIDCConfig{
+		Issuer: oc.Issuer, ClientID: oc.ClientID, ClientSecret: oc.ClientSecret, Scopes: oc.Scopes, UserClaim: oc.userClaim(),
+		RedirectURL: oc.RedirectURL, Secret: oc.SessionSecret, Secure: oc.SecureCookies, Log: log,
+	})
 	if err != nil {
 		return nil, err
 	}
-	login, err := web.NewOIDCLogin(web.OIDCConfig{
-		Issuer: oc.Issuer, ClientID: oc.ClientID, ClientSecret: oc.ClientSecret, Scopes: oc.Scopes,
-		RedirectURL: oc.RedirectURL, Secret: oc.SessionSecret, Secure: oc.SecureCookies, Log: log,
-	})
+	sessions, err := web.NewSessions(web.SessionConfig{Secret: oc.SessionSecret, Secure: oc.SecureCookies, Store: live, Refresher: login})
 	if err != nil {
 		return nil, err
 	}
