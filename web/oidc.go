@@ -62,6 +62,11 @@ type OIDCLogin struct {
 	// added where the provider offers it (the refresh token that renews
 	// sessions, session_refresh.go); offline is whether it does.
 	askOffline, offline bool
+	// authStyle is how the client authenticates at the token endpoint,
+	// from the provider's token_endpoint_auth_methods_supported. Not
+	// auto-detected: that sends a refresh token a second time after any
+	// refusal, and reports the second answer.
+	authStyle oauth2.AuthStyle
 	// failed is when discovery last failed, with its error; zero while the
 	// provider answers.
 	failed  time.Time
@@ -141,9 +146,16 @@ func (o *OIDCLogin) discover(ctx context.Context) (*oidc.Provider, error) {
 	var extra struct {
 		EndSession string   `json:"end_session_endpoint"`
 		Scopes     []string `json:"scopes_supported"`
+		Auth       []string `json:"token_endpoint_auth_methods_supported"`
 	}
 	_ = p.Claims(&extra)
 	o.provider, o.endSess = p, extra.EndSession
+	// The default when unlisted is client_secret_basic (OpenID Connect
+	// Discovery §3).
+	o.authStyle = oauth2.AuthStyleInHeader
+	if len(extra.Auth) > 0 && !slices.Contains(extra.Auth, "client_secret_basic") && slices.Contains(extra.Auth, "client_secret_post") {
+		o.authStyle = oauth2.AuthStyleInParams
+	}
 	o.offline = slices.Contains(extra.Scopes, oidc.ScopeOfflineAccess)
 	return p, nil
 }
@@ -160,7 +172,9 @@ func (o *OIDCLogin) oauth(p *oidc.Provider) *oauth2.Config {
 	if o.askOffline && o.offline {
 		scopes = append(slices.Clip(scopes), oidc.ScopeOfflineAccess)
 	}
-	return &oauth2.Config{ClientID: o.cfg.ClientID, ClientSecret: o.cfg.ClientSecret, Endpoint: p.Endpoint(),
+	ep := p.Endpoint()
+	ep.AuthStyle = o.authStyle
+	return &oauth2.Config{ClientID: o.cfg.ClientID, ClientSecret: o.cfg.ClientSecret, Endpoint: ep,
 		RedirectURL: o.cfg.RedirectURL, Scopes: scopes}
 }
 

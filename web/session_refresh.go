@@ -96,7 +96,10 @@ func (s *Sessions) renew(ctx context.Context, sess *Session, now time.Time) erro
 	if err := s.sealer.Decode(sealName, sess.RefreshToken, &token); err != nil {
 		return nil // sealed under another session secret: the session lives by its timeouts
 	}
-	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	// The renewal outlives a browser that leaves: a provider that rotates
+	// refresh tokens may have used this one up, and the new one must be
+	// stored, or the next renewal's reuse ends the login.
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer cancel()
 	tok, err := s.cfg.Refresher.Refresh(ctx, token, sess.User)
 	if errors.Is(err, ErrLoginEnded) {
