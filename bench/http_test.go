@@ -111,7 +111,7 @@ func (e *httpEnv) token(user string) string {
 // starts a session as the OIDC callback does and returns its cookie.
 func (e *httpEnv) sessionCookie(user string) *http.Cookie {
 	rec := httptest.NewRecorder()
-	if _, err := e.sessions.Start(rec, httptest.NewRequest(http.MethodGet, "/auth/callback", nil), user, ""); err != nil {
+	if _, err := e.sessions.Start(rec, httptest.NewRequest(http.MethodGet, "/auth/callback", nil), user, web.Tokens{}); err != nil {
 		e.b.Fatal(err)
 	}
 	cs := rec.Result().Cookies()

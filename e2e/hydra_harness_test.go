@@ -102,6 +102,8 @@ type hydra struct {
 	deny map[string]bool
 	// logouts counts accepted logout requests.
 	logouts atomic.Int32
+	// log is Hydra's log file.
+	log string
 }
 
 // startHydra starts Hydra on loopback with an in-memory store, JWT access
@@ -128,7 +130,8 @@ func startHydra(t *testing.T) *hydra {
 		"STRATEGIES_ACCESS_TOKEN=jwt",
 		"LOG_LEVEL=warn",
 	)
-	logf, err := os.Create(filepath.Join(dir, "hydra.log"))
+	h.log = filepath.Join(dir, "hydra.log")
+	logf, err := os.Create(h.log)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -311,6 +314,9 @@ func (h *hydra) clientToken(t *testing.T, id, secret, audience string) string {
 	return tok.AccessToken
 }
 
+// hydraEmail is the email the app's consent puts in a user's ID token.
+func hydraEmail(user string) string { return user + "@people.example" }
+
 // hydraPassword is the app's password of a user.
 func hydraPassword(user string) string { return user + "-hydra-pw" }
 
@@ -382,8 +388,11 @@ func (h *hydra) appHandler() http.Handler {
 			err = h.callErr("PUT", "/admin/oauth2/auth/requests/consent/reject?consent_challenge="+ch,
 				map[string]any{"error": "access_denied", "error_description": "the user refused"}, &ans)
 		} else {
+			// Every user's ID token carries an email (hydraEmail), for
+			// the wallets that name users by it (oidc.userClaim).
 			err = h.callErr("PUT", "/admin/oauth2/auth/requests/consent/accept?consent_challenge="+ch,
-				map[string]any{"grant_scope": req.Scope, "grant_access_token_audience": req.Audience, "remember": true, "remember_for": 3600}, &ans)
+				map[string]any{"grant_scope": req.Scope, "grant_access_token_audience": req.Audience, "remember": true, "remember_for": 3600,
+					"session": map[string]any{"id_token": map[string]any{"email": hydraEmail(req.Subject)}}}, &ans)
 		}
 		if err != nil {
 			fail(w, err)
@@ -440,6 +449,13 @@ auth:
   audience: %q
   jwksUrl: %q
 %s`, h.issuer, h.issuer, walletAudience, jwks, extra)
+	return startHydraWalletValues(t, h, db, dir, values)
+}
+
+// startHydraWalletValues is startHydraWallet with a values file of the
+// test's own (its client ccwallet-web, secret hydra-e2e-web-secret).
+func startHydraWalletValues(t *testing.T, h *hydra, db, dir, values string) hydraWallet {
+	t.Helper()
 	srv := startCrashServerWith(t, walletBin, db, dir, values)
 	log, err := os.ReadFile(filepath.Join(dir, "crash.log"))
 	must(t, err)

@@ -18,6 +18,9 @@ type WebSession struct {
 	IDToken   string    `bun:"id_token"`
 	CreatedAt time.Time `bun:"created_at"`
 	SeenAt    time.Time `bun:"seen_at"`
+	// RefreshToken is sealed by the web package (never stored in clear).
+	RefreshToken string    `bun:"refresh_token"`
+	TokenExpiry  time.Time `bun:"token_expiry,nullzero"`
 }
 
 // InsertWebSession stores a session.
@@ -41,6 +44,20 @@ func WebSessionByID(ctx context.Context, db bun.IDB, id string) (*WebSession, er
 func TouchWebSession(ctx context.Context, db bun.IDB, id string, seen time.Time) error {
 	if _, err := db.NewUpdate().Table("web_sessions").Set("seen_at = ?", seen).Where("id = ?", id).Exec(ctx); err != nil {
 		return fmt.Errorf("touch session: %w", Normalize(err))
+	}
+	return nil
+}
+
+// UpdateWebSessionTokens records the tokens of a refresh.
+func UpdateWebSessionTokens(ctx context.Context, db bun.IDB, id, idToken, refreshToken string, expiry time.Time) error {
+	q := db.NewUpdate().Table("web_sessions").Set("id_token = ?", idToken).Set("refresh_token = ?", refreshToken)
+	if expiry.IsZero() {
+		q = q.Set("token_expiry = NULL")
+	} else {
+		q = q.Set("token_expiry = ?", expiry)
+	}
+	if _, err := q.Where("id = ?", id).Exec(ctx); err != nil {
+		return fmt.Errorf("update session tokens: %w", Normalize(err))
 	}
 	return nil
 }

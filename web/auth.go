@@ -4,6 +4,8 @@ import (
 	"context"
 	"crypto"
 	"crypto/sha256"
+	"encoding/base64"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -42,11 +44,16 @@ type AuthConfig struct {
 	// SharedSecret, when set, also accepts its HS256 tokens
 	// (sharedsecret.go): a test network's (LocalNet's) authentication.
 	SharedSecret *SharedSecretAuth
+	// UserClaim is the claim that names the caller ("" or "sub": the
+	// subject), e.g. email where the provider's sub is opaque; the browser
+	// login takes the same one (OIDCConfig.UserClaim).
+	UserClaim string
 }
 
 // Claims is the caller's identity, taken from a verified token. Claims of
 // one token share their Audience slice: do not modify it.
 type Claims struct {
+	// Subject is the caller: the token's sub, or its AuthConfig.UserClaim.
 	Subject  string
 	Issuer   string
 	Audience []string
@@ -93,6 +100,8 @@ type Verifier struct {
 	validate *jwt.Validator
 	tokens   *tokenCache   // verified tokens (tokencache.go); nil when disabled
 	shared   *sharedSecret // nil without AuthConfig.SharedSecret
+	// userClaim names the caller when not sub ("" for sub).
+	userClaim string
 }
 
 // NewVerifier checks cfg and returns a Verifier. The JWKS is fetched lazily on
@@ -109,6 +118,9 @@ func NewVerifier(cfg AuthConfig, log *slog.Logger) (*Verifier, error) {
 		leeway:   cfg.Leeway,
 		disabled: cfg.DisableAuth,
 		now:      time.Now,
+	}
+	if cfg.UserClaim != "sub" {
+		v.userClaim = cfg.UserClaim
 	}
 	if cfg.DisableAuth {
 		log.Warn("AUTHENTICATION IS DISABLED: bearer tokens are NOT verified and any token with a sub is accepted; never use this outside local development")
@@ -186,7 +198,7 @@ func (v *Verifier) Verify(ctx context.Context, raw string) (Claims, error) {
 		if _, _, err := jwt.NewParser().ParseUnverified(raw, &tc); err != nil {
 			return Claims{}, fmt.Errorf("%w: %w", ErrInvalidToken, err)
 		}
-		return claimsOf(&tc)
+		return v.claimsOf(&tc, raw)
 	}
 	key, now := tokenKey(sha256.Sum256([]byte(raw))), v.now()
 	if e, ok := v.tokens.get(key, now); ok {
@@ -206,13 +218,13 @@ func (v *Verifier) Verify(ctx context.Context, raw string) (Claims, error) {
 		if _, err := v.shared.parse.ParseWithClaims(raw, tc, v.shared.keyFunc); err != nil {
 			return Claims{}, fmt.Errorf("%w: %w", ErrInvalidToken, err)
 		}
-		return claimsOf(tc)
+		return v.claimsOf(tc, raw)
 	}
 	if _, err := v.parse.ParseWithClaims(raw, tc, v.keyFunc(ctx)); err != nil {
 		return Claims{}, fmt.Errorf("%w: %w", ErrInvalidToken, err)
 	}
 	rc := &tc.RegisteredClaims
-	c, err := claimsOf(tc)
+	c, err := v.claimsOf(tc, raw)
 	if err != nil {
 		return Claims{}, err
 	}
@@ -222,8 +234,8 @@ func (v *Verifier) Verify(ctx context.Context, raw string) (Claims, error) {
 	return c, nil
 }
 
-// claimsOf returns the caller's identity in rc.
-func claimsOf(tc *tokenClaims) (Claims, error) {
+// claimsOf returns the caller's identity in tc, the claims of raw.
+func (v *Verifier) claimsOf(tc *tokenClaims, raw string) (Claims, error) {
 	rc := &tc.RegisteredClaims
 	// The subject is the caller's identity: a token without one proves
 	// nothing about who is calling (RFC 8725 §3.8).
@@ -237,10 +249,38 @@ func claimsOf(tc *tokenClaims) (Claims, error) {
 		return Claims{}, fmt.Errorf("%w: ccwallet_act_as is not a party ID", ErrInvalidToken)
 	}
 	c := Claims{Subject: rc.Subject, Issuer: rc.Issuer, Audience: []string(rc.Audience), ActAs: tc.ActAs}
+	if v.userClaim != "" {
+		user, err := stringClaim(raw, v.userClaim)
+		if err != nil {
+			return Claims{}, fmt.Errorf("%w: %w", ErrInvalidToken, err)
+		}
+		c.Subject = user
+	}
 	if rc.ExpiresAt != nil {
 		c.Expiry = rc.ExpiresAt.Time
 	}
 	return c, nil
+}
+
+// stringClaim is the string claim name of the (already parsed) JWT raw.
+func stringClaim(raw, name string) (string, error) {
+	parts := strings.Split(raw, ".")
+	if len(parts) != 3 {
+		return "", errors.New("token is not a JWT")
+	}
+	payload, err := base64.RawURLEncoding.DecodeString(parts[1])
+	if err != nil {
+		return "", errors.New("token payload is not base64url")
+	}
+	var all map[string]any
+	if err := json.Unmarshal(payload, &all); err != nil {
+		return "", errors.New("token payload is not JSON")
+	}
+	user, _ := all[name].(string)
+	if user == "" || strings.IndexByte(user, 0) >= 0 {
+		return "", fmt.Errorf("token has no %s claim to name the user (the configured user claim)", name)
+	}
+	return user, nil
 }
 
 // parserOptions are the checks of a full verification. The clock is read

@@ -39,7 +39,7 @@ type HealthConfig struct {
 // 503 {"status":"unavailable","error":"<name>: <reason>","checks":{...}}
 // naming the first failing check in name order, so the answer is stable
 // between probes.
-// A check answering a DegradedError (health_degraded.go) keeps the answer
+// A check answering a DegradedError (below) keeps the answer
 // 200, with status "degraded" and its reason under "degraded".
 func NewHealthHandler(cfg HealthConfig) http.Handler {
 	return healthHandler(cfg, readyTimeout)
@@ -59,7 +59,7 @@ type readyAnswer struct {
 	Status string            `json:"status"`
 	Error  string            `json:"error,omitempty"`
 	Checks map[string]string `json:"checks"`
-	// Degraded names what works at reduced strength (health_degraded.go):
+	// Degraded names what works at reduced strength (below):
 	// "<name>: <reason>", in name order. The answer is still 200.
 	Degraded []string `json:"degraded,omitempty"`
 	Warnings []string `json:"warnings,omitempty"`
@@ -159,3 +159,15 @@ func runChecks(ctx context.Context, names []string, checks map[string]HealthChec
 	}
 	return errs
 }
+
+// DegradedError is a readiness check's answer for a dependency that is down
+// while the wallet still serves without it (the identity provider's JWKS:
+// the keys held keep verifying tokens). /readyz stays 200, with status
+// "degraded" and the reason under "degraded": taking the replica out of
+// service would turn a partial outage into a full one. Reason is shown to
+// unauthenticated probes, so it must name no host, user or secret.
+type DegradedError struct {
+	Reason string
+}
+
+func (e *DegradedError) Error() string { return "degraded: " + e.Reason }

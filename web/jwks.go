@@ -17,6 +17,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -83,7 +84,11 @@ type jwksCache struct {
 	// for again within the cooldown.
 	missed   map[string]time.Time
 	attempts []time.Time // fetch attempts in the last minute, oldest first
-	health   jwksHealth  // the last fetch's outcome, for /readyz (jwks_health.go)
+	// failingSince is when fetches began to fail, zero while the last
+	// one succeeded: /readyz's degraded answer (jwks_health.go).
+	failingSince time.Time
+	// probing: a background fetch runs (jwks_health.go).
+	probing atomic.Bool
 }
 
 func newJWKSCache(url string, client *http.Client, log *slog.Logger, now func() time.Time) *jwksCache {
@@ -143,30 +148,42 @@ func (c *jwksCache) key(ctx context.Context, kid string) (verificationKey, bool)
 	// The fetch outlives an impatient client: its result serves everyone.
 	fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), jwksFetchTimeout)
 	defer cancel()
-	keys, err := c.fetch(fctx)
+	keys, err := c.refetch(fctx)
 	c.mu.Lock()
-	c.fetches++
 	if _, found := keys[kid]; !found {
 		if len(c.missed) >= 1000 || c.missed == nil {
 			c.missed = map[string]time.Time{}
 		}
 		c.missed[kid] = c.now()
 	}
-	c.noteFetchLocked(err)
 	c.mu.Unlock()
 	if err != nil {
-		// Handled here (the caller only sees "unknown signing key"), so
-		// logged here.
-		c.log.Warn("auth: fetch JWKS", "url", c.url, "err", err)
 		return k, ok
 	}
-	c.mu.Lock()
-	c.keys = keys
-	c.fetchedAt = c.now()
-	c.mu.Unlock()
 	c.log.Info("auth: JWKS refreshed", "url", c.url, "keys", len(keys))
 	k, ok = keys[kid]
 	return k, ok
+}
+
+// refetch fetches the JWKS, fetchMu held, and records the outcome: on
+// success the keys replace those held (keys no longer published go); a
+// failure is counted, logged (the callers only see "unknown signing key"
+// or a degraded /readyz) and keeps the keys held.
+func (c *jwksCache) refetch(ctx context.Context) (map[string]verificationKey, error) {
+	keys, err := c.fetch(ctx)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.fetches++
+	if err != nil {
+		if c.failingSince.IsZero() {
+			c.failingSince = c.now()
+		}
+		c.log.Warn("auth: fetch JWKS", "url", c.url, "err", err)
+		return nil, err
+	}
+	c.failingSince = time.Time{}
+	c.keys, c.fetchedAt = keys, c.now()
+	return keys, nil
 }
 
 func (c *jwksCache) lookup(kid string) (k verificationKey, ok, fresh bool) {

@@ -3,25 +3,8 @@ package web
 import (
 	"context"
 	"fmt"
-	"sync/atomic"
 	"time"
 )
-
-// jwksHealth is the outcome of a jwksCache's last fetch.
-type jwksHealth struct {
-	failingSince time.Time // zero while the last fetch succeeded
-	probing      atomic.Bool
-}
-
-// noteFetchLocked records a fetch's outcome; c.mu is held.
-func (c *jwksCache) noteFetchLocked(err error) {
-	switch {
-	case err == nil:
-		c.health.failingSince = time.Time{}
-	case c.health.failingSince.IsZero():
-		c.health.failingSince = c.now()
-	}
-}
 
 // check is the JWKS's readiness check. While the last fetch failed it
 // answers DegradedError (tokens of the keys held keep working), and asks
@@ -31,7 +14,7 @@ func (c *jwksCache) noteFetchLocked(err error) {
 // provider: a hung JWKS must not make the probe time out.
 func (c *jwksCache) check(context.Context) error {
 	c.mu.Lock()
-	since, never, held := c.health.failingSince, c.fetchedAt.IsZero(), len(c.keys)
+	since, never, held := c.failingSince, c.fetchedAt.IsZero(), len(c.keys)
 	c.mu.Unlock()
 	if !since.IsZero() || never {
 		c.probe()
@@ -46,11 +29,11 @@ func (c *jwksCache) check(context.Context) error {
 // probe fetches the JWKS in the background when the limits allow and no
 // probe runs. A fetch replaces the keys held: keys no longer published go.
 func (c *jwksCache) probe() {
-	if !c.health.probing.CompareAndSwap(false, true) {
+	if !c.probing.CompareAndSwap(false, true) {
 		return
 	}
 	go func() {
-		defer c.health.probing.Store(false)
+		defer c.probing.Store(false)
 		c.fetchMu.Lock()
 		defer c.fetchMu.Unlock()
 		if ok, _ := c.allowFetch(); !ok {
@@ -58,16 +41,7 @@ func (c *jwksCache) probe() {
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), jwksFetchTimeout)
 		defer cancel()
-		keys, err := c.fetch(ctx)
-		c.mu.Lock()
-		defer c.mu.Unlock()
-		c.fetches++
-		c.noteFetchLocked(err)
-		if err != nil {
-			c.log.Warn("auth: fetch JWKS", "url", c.url, "err", err)
-			return
-		}
-		c.keys, c.fetchedAt = keys, c.now()
+		_, _ = c.refetch(ctx)
 	}()
 }
 

@@ -121,7 +121,7 @@ func TestJWKSDroppedKeyGoesWithinMinutes(t *testing.T) {
 	if err := verify(); err != nil {
 		t.Fatalf("the held key's token as the refresh starts: %v", err)
 	}
-	for i := 0; v.jwks.health.probing.Load(); i++ { // the background refresh
+	for i := 0; v.jwks.probing.Load(); i++ { // the background refresh
 		if i == 1000 {
 			t.Fatal("the background refresh did not end")
 		}

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
+	"slices"
 	"sync"
 	"time"
 
@@ -25,6 +26,8 @@ type OIDCConfig struct {
 	ClientSecret string
 	Scopes       []string
 	RedirectURL  string
+	// UserClaim is the ID token's claim that names the user ("": sub).
+	UserClaim string
 	// Secret keys the short-lived login cookie (state, nonce, verifier).
 	Secret string
 	Secure bool
@@ -55,6 +58,15 @@ type OIDCLogin struct {
 	mu       sync.Mutex
 	provider *oidc.Provider
 	endSess  string
+	// askOffline: the scopes are the default ones, and offline_access is
+	// added where the provider offers it (the refresh token that renews
+	// sessions, session_refresh.go); offline is whether it does.
+	askOffline, offline bool
+	// authStyle is how the client authenticates at the token endpoint,
+	// from the provider's token_endpoint_auth_methods_supported. Not
+	// auto-detected: that sends a refresh token a second time after any
+	// refusal, and reports the second answer.
+	authStyle oauth2.AuthStyle
 	// failed is when discovery last failed, with its error; zero while the
 	// provider answers.
 	failed  time.Time
@@ -63,8 +75,9 @@ type OIDCLogin struct {
 
 // Login is the outcome of a successful login callback.
 type Login struct {
-	Subject string
-	IDToken string
+	// User is the ID token's user claim (OIDCConfig.UserClaim).
+	User string
+	Tokens
 	// Next is the local path the user wanted before logging in.
 	Next string
 }
@@ -78,7 +91,8 @@ func NewOIDCLogin(cfg OIDCConfig) (*OIDCLogin, error) {
 	if cfg.Issuer == "" || cfg.ClientID == "" || cfg.RedirectURL == "" {
 		return nil, errors.New("oidc: issuer, client id and redirect url are required")
 	}
-	if len(cfg.Scopes) == 0 {
+	askOffline := len(cfg.Scopes) == 0
+	if askOffline {
 		cfg.Scopes = []string{oidc.ScopeOpenID, "profile"}
 	}
 	hashKey := sha256.Sum256([]byte("ccwallet login mac\x00" + cfg.Secret))
@@ -88,7 +102,7 @@ func NewOIDCLogin(cfg OIDCConfig) (*OIDCLogin, error) {
 	if cfg.Secure {
 		name = "__Host-ccwallet_login"
 	}
-	return &OIDCLogin{cfg: cfg, cookie: sc, name: name}, nil
+	return &OIDCLogin{cfg: cfg, cookie: sc, name: name, askOffline: askOffline}, nil
 }
 
 func (o *OIDCLogin) ctx(ctx context.Context) context.Context {
@@ -115,11 +129,14 @@ func (o *OIDCLogin) discover(ctx context.Context) (*oidc.Provider, error) {
 		return nil, err // the browser left: says nothing about the provider
 	}
 	if err != nil {
-		if o.failed.IsZero() { // once per outage, not once per login
-			o.log().Warn("login service unreachable: OpenID Provider discovery failed; logins answer 503 until it is back",
-				"issuer", o.cfg.Issuer, "err", err)
+		kind, what := ErrProviderUnreachable, "login service unreachable: OpenID Provider discovery failed"
+		if mismatch := new(oidc.IssuerMismatchError); errors.As(err, &mismatch) {
+			kind, what = ErrProviderMisconfigured, "login misconfigured: the provider calls itself by another issuer than oidc.issuer (ccwallet config check says more)"
 		}
-		o.failed, o.failErr = time.Now(), fmt.Errorf("%w: discovery of %s: %w", ErrProviderUnreachable, o.cfg.Issuer, err)
+		if o.failed.IsZero() { // once per outage, not once per login
+			o.log().Warn(what+"; logins answer 503 until it is fixed", "issuer", o.cfg.Issuer, "err", err)
+		}
+		o.failed, o.failErr = time.Now(), fmt.Errorf("%w: discovery of %s: %w", kind, o.cfg.Issuer, err)
 		return nil, o.failErr
 	}
 	if !o.failed.IsZero() {
@@ -127,10 +144,19 @@ func (o *OIDCLogin) discover(ctx context.Context) (*oidc.Provider, error) {
 		o.failed, o.failErr = time.Time{}, nil
 	}
 	var extra struct {
-		EndSession string `json:"end_session_endpoint"`
+		EndSession string   `json:"end_session_endpoint"`
+		Scopes     []string `json:"scopes_supported"`
+		Auth       []string `json:"token_endpoint_auth_methods_supported"`
 	}
 	_ = p.Claims(&extra)
 	o.provider, o.endSess = p, extra.EndSession
+	// The default when unlisted is client_secret_basic (OpenID Connect
+	// Discovery §3).
+	o.authStyle = oauth2.AuthStyleInHeader
+	if len(extra.Auth) > 0 && !slices.Contains(extra.Auth, "client_secret_basic") && slices.Contains(extra.Auth, "client_secret_post") {
+		o.authStyle = oauth2.AuthStyleInParams
+	}
+	o.offline = slices.Contains(extra.Scopes, oidc.ScopeOfflineAccess)
 	return p, nil
 }
 
@@ -142,8 +168,14 @@ func (o *OIDCLogin) log() *slog.Logger {
 }
 
 func (o *OIDCLogin) oauth(p *oidc.Provider) *oauth2.Config {
-	return &oauth2.Config{ClientID: o.cfg.ClientID, ClientSecret: o.cfg.ClientSecret, Endpoint: p.Endpoint(),
-		RedirectURL: o.cfg.RedirectURL, Scopes: o.cfg.Scopes}
+	scopes := o.cfg.Scopes
+	if o.askOffline && o.offline {
+		scopes = append(slices.Clip(scopes), oidc.ScopeOfflineAccess)
+	}
+	ep := p.Endpoint()
+	ep.AuthStyle = o.authStyle
+	return &oauth2.Config{ClientID: o.cfg.ClientID, ClientSecret: o.cfg.ClientSecret, Endpoint: ep,
+		RedirectURL: o.cfg.RedirectURL, Scopes: scopes}
 }
 
 // Begin redirects the browser to the provider. next is a local path to
@@ -165,7 +197,8 @@ func (o *OIDCLogin) Begin(w http.ResponseWriter, r *http.Request, next string) e
 }
 
 // ErrLogin is a login callback that must not log anyone in (bad state, a
-// provider error, an invalid token). Its message is safe to show.
+// provider error, an invalid token): a *LoginRefused (oidc_refusal.go),
+// whose Message is for the person.
 var ErrLogin = errors.New("login failed")
 
 // Finish handles the provider's redirect back: it checks state, exchanges
@@ -174,19 +207,19 @@ var ErrLogin = errors.New("login failed")
 func (o *OIDCLogin) Finish(w http.ResponseWriter, r *http.Request) (Login, error) {
 	c, err := r.Cookie(o.name)
 	if err != nil {
-		return Login{}, fmt.Errorf("%w: the login took too long or cookies are off; try again", ErrLogin)
+		return Login{}, refused(msgLoginStale, "no login cookie (expired, already used, or cookies off)")
 	}
 	http.SetCookie(w, &http.Cookie{Name: o.name, Value: "", Path: "/", MaxAge: -1, HttpOnly: true, Secure: o.cfg.Secure, SameSite: http.SameSiteLaxMode})
 	var pl pendingLogin
 	if err := o.cookie.Decode(o.name, c.Value, &pl); err != nil {
-		return Login{}, fmt.Errorf("%w: the login cookie is invalid; try again", ErrLogin)
+		return Login{}, refused(msgLoginStale, "login cookie invalid: %v", err)
 	}
 	q := r.URL.Query()
-	if e := q.Get("error"); e != "" {
-		return Login{}, fmt.Errorf("%w: the provider answered %q", ErrLogin, e)
-	}
 	if q.Get("state") == "" || q.Get("state") != pl.State {
-		return Login{}, fmt.Errorf("%w: state mismatch", ErrLogin)
+		return Login{}, refused(msgLoginOther, "state mismatch")
+	}
+	if e := q.Get("error"); e != "" {
+		return Login{}, providerRefusal(e, q.Get("error_description"))
 	}
 	p, err := o.discover(r.Context())
 	if err != nil {
@@ -195,23 +228,24 @@ func (o *OIDCLogin) Finish(w http.ResponseWriter, r *http.Request) (Login, error
 	ctx := o.ctx(r.Context())
 	tok, err := o.oauth(p).Exchange(ctx, q.Get("code"), oauth2.VerifierOption(pl.Verifier))
 	if err != nil {
-		return Login{}, fmt.Errorf("%w: code exchange: %v", ErrLogin, err)
+		return Login{}, refused(msgLoginCode, "code exchange: %v", err)
 	}
 	raw, _ := tok.Extra("id_token").(string)
 	if raw == "" {
-		return Login{}, fmt.Errorf("%w: the provider sent no ID token", ErrLogin)
+		return Login{}, refused(msgLoginProof, "the provider sent no ID token")
 	}
 	idt, err := p.Verifier(&oidc.Config{ClientID: o.cfg.ClientID}).Verify(ctx, raw)
 	if err != nil {
-		return Login{}, fmt.Errorf("%w: ID token: %v", ErrLogin, err)
+		return Login{}, refused(msgLoginProof, "ID token: %v", err)
 	}
 	if idt.Nonce != pl.Nonce {
-		return Login{}, fmt.Errorf("%w: nonce mismatch", ErrLogin)
+		return Login{}, refused(msgLoginProof, "nonce mismatch")
 	}
-	if idt.Subject == "" {
-		return Login{}, fmt.Errorf("%w: ID token without subject", ErrLogin)
+	user, err := o.userOf(idt)
+	if err != nil {
+		return Login{}, refused("Your login at the identity provider does not say who you are the way this wallet names its users, so you are not logged in. Tell the wallet's operator (oidc.userClaim).", "%v", err)
 	}
-	return Login{Subject: idt.Subject, IDToken: raw, Next: LocalPath(pl.Next)}, nil
+	return Login{User: user, Tokens: Tokens{IDToken: raw, RefreshToken: tok.RefreshToken, Expiry: tok.Expiry}, Next: LocalPath(pl.Next)}, nil
 }
 
 // LogoutURL is the provider's end_session_endpoint with the ID token hint

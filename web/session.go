@@ -37,6 +37,10 @@ type SessionConfig struct {
 	AbsoluteTimeout time.Duration
 	// Now is the clock (tests); nil means time.Now.
 	Now func() time.Time
+	// Refresher renews a session's tokens at the provider before they
+	// expire (session_refresh.go); nil: sessions live by their timeouts
+	// alone.
+	Refresher Refresher
 	// Store keeps the live sessions; nil keeps them in this process's
 	// memory. Replicas behind one load balancer need a shared store (the
 	// database), or a login on one is refused by the others.
@@ -52,6 +56,8 @@ type SessionStore interface {
 	GetSession(ctx context.Context, id string) (Session, error)
 	// TouchSession records activity at seen.
 	TouchSession(ctx context.Context, id string, seen time.Time) error
+	// UpdateSessionTokens records a refresh's tokens.
+	UpdateSessionTokens(ctx context.Context, id string, t Tokens) error
 	// DeleteSession ends a session; ending an unknown one is no error.
 	DeleteSession(ctx context.Context, id string) error
 	// PruneSessions drops sessions idle since before idleBefore or created
@@ -74,6 +80,12 @@ type Session struct {
 	// IDToken is the provider's ID token, kept server-side for the logout
 	// hint (it never goes into the cookie).
 	IDToken string
+	// RefreshToken is the provider's refresh token sealed with the
+	// session secret (Sessions.seal), the form the store keeps; "" when
+	// the provider gave none. TokenExpiry is when the access token it last
+	// got expires (zero: unknown, never refreshed).
+	RefreshToken string
+	TokenExpiry  time.Time
 	// ActAs is the party an admin chose to view the wallet as ("view
 	// as", a development network's impersonation), "" for their own. It
 	// lives in the encrypted, authenticated cookie; the handlers check it
@@ -91,6 +103,7 @@ type Sessions struct {
 	name  string
 	cfg   SessionConfig
 	live  SessionStore
+	*renewal
 }
 
 // memorySessions is the in-process SessionStore. A restart empties it,
@@ -127,6 +140,16 @@ func (m *memorySessions) TouchSession(_ context.Context, id string, seen time.Ti
 	return nil
 }
 
+func (m *memorySessions) UpdateSessionTokens(_ context.Context, id string, t Tokens) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if s, ok := m.live[id]; ok {
+		s.IDToken, s.RefreshToken, s.TokenExpiry = t.IDToken, t.RefreshToken, t.Expiry
+		m.live[id] = s
+	}
+	return nil
+}
+
 func (m *memorySessions) DeleteSession(_ context.Context, id string) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -147,6 +170,12 @@ func (m *memorySessions) PruneSessions(_ context.Context, idleBefore, createdBef
 
 // ErrNoSession means the request carries no live session.
 var ErrNoSession = errors.New("no live session")
+
+// ErrLoginEnded is a session the provider no longer backs: it refused to
+// renew the session's tokens (the refresh token revoked, consent
+// withdrawn, the user deleted), so the session ended. It wraps
+// ErrNoSession.
+var ErrLoginEnded = fmt.Errorf("%w: your login has ended at the identity provider", ErrNoSession)
 
 // MinSessionSecret is the shortest session secret NewSessions takes.
 const MinSessionSecret = 32
@@ -183,14 +212,16 @@ func NewSessions(cfg SessionConfig) (*Sessions, error) {
 	if live == nil {
 		live = &memorySessions{live: map[string]Session{}}
 	}
-	return &Sessions{store: st, name: name, cfg: cfg, live: live}, nil
+	return &Sessions{store: st, name: name, cfg: cfg, live: live, renewal: newRenewal(cfg.Secret)}, nil
 }
 
-// Start begins a new session for user (always a fresh ID, so a session
-// fixed before login is never promoted) and sets the cookie.
-func (s *Sessions) Start(w http.ResponseWriter, r *http.Request, user, idToken string) (*Session, error) {
+// Start begins a new session for user with the provider's tokens (always a
+// fresh ID, so a session fixed before login is never promoted) and sets the
+// cookie.
+func (s *Sessions) Start(w http.ResponseWriter, r *http.Request, user string, tok Tokens) (*Session, error) {
 	now := s.cfg.Now()
-	sess := &Session{ID: randomToken(), User: user, CSRF: randomToken(), Created: now, Seen: now, IDToken: idToken}
+	sess := &Session{ID: randomToken(), User: user, CSRF: randomToken(), Created: now, Seen: now, IDToken: tok.IDToken,
+		RefreshToken: s.seal(tok.RefreshToken), TokenExpiry: tok.Expiry}
 	ctx := r.Context()
 	if err := s.live.PruneSessions(ctx, now.Add(-s.cfg.IdleTimeout), now.Add(-s.cfg.AbsoluteTimeout)); err != nil {
 		return nil, fmt.Errorf("prune sessions: %w", err)
@@ -247,6 +278,9 @@ func (s *Sessions) Load(r *http.Request) (*Session, error) {
 	if !s.fresh(sess, now) {
 		_ = s.live.DeleteSession(ctx, sid)
 		return nil, ErrNoSession
+	}
+	if err := s.renew(ctx, &sess, now); err != nil {
+		return nil, err
 	}
 	if now.Sub(sess.Seen) >= touchEvery {
 		if err := s.live.TouchSession(ctx, sid, now); err != nil {

@@ -24,7 +24,7 @@ func TestSessionCookieFlags(t *testing.T) {
 				t.Fatal(err)
 			}
 			rec := httptest.NewRecorder()
-			sess, err := s.Start(rec, httptest.NewRequest(http.MethodGet, "/", nil), "alice", "")
+			sess, err := s.Start(rec, httptest.NewRequest(http.MethodGet, "/", nil), "alice", Tokens{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -71,7 +71,7 @@ func TestSessionForgedCookie(t *testing.T) {
 	a, _ := NewSessions(SessionConfig{Secret: DevSessionSecret})
 	b, _ := NewSessions(SessionConfig{Secret: strings.Repeat("x", 40)})
 	rec := httptest.NewRecorder()
-	if _, err := b.Start(rec, httptest.NewRequest(http.MethodGet, "/", nil), "admin", ""); err != nil {
+	if _, err := b.Start(rec, httptest.NewRequest(http.MethodGet, "/", nil), "admin", Tokens{}); err != nil {
 		t.Fatal(err)
 	}
 	req := httptest.NewRequest(http.MethodGet, "/", nil)

@@ -42,7 +42,8 @@ const usage = `ccwallet: a validator wallet for the network's coin.
 Usage:
   ccwallet [serve] [flags]            start the wallet (the default)
   ccwallet migrate [flags]            apply database migrations and exit
-  ccwallet config check [--config F]  validate the configuration and exit (0 ok, 1 not)
+  ccwallet config check [--config F]  validate the configuration and exit (0 ok, 1 not); fetches the
+                                      identity provider's discovery and JWKS unless --offline
   ccwallet config print [--config F]  print the effective configuration, secrets masked
   ccwallet token --user NAME          print a development JWT for NAME (devnet only)
   ccwallet version                    print the version
@@ -72,7 +73,7 @@ func run(ctx context.Context, args []string, environ []string, stdout, stderr io
 	case "migrate":
 		return migrate(ctx, args, env, stdout, stderr)
 	case "config":
-		return configCmd(args, env, stdout, stderr)
+		return configCmd(ctx, args, env, stdout, stderr)
 	case "token":
 		return token(args, stdout, stderr)
 	case "advance-rounds":
@@ -222,7 +223,7 @@ func migrate(ctx context.Context, args []string, env envVars, stdout, stderr io.
 }
 
 // configCmd is `ccwallet config check|print`.
-func configCmd(args []string, env envVars, stdout, stderr io.Writer) error {
+func configCmd(ctx context.Context, args []string, env envVars, stdout, stderr io.Writer) error {
 	if len(args) == 0 || (args[0] != "check" && args[0] != "print") {
 		fmt.Fprint(stderr, usage)
 		return errors.New("config: want check or print")
@@ -232,6 +233,10 @@ func configCmd(args []string, env envVars, stdout, stderr io.Writer) error {
 	fs.SetOutput(stderr)
 	var c commonFlags
 	c.register(fs)
+	offline := false
+	if sub == "check" {
+		fs.BoolVar(&offline, "offline", false, "skip fetching the identity provider's discovery document and JWKS")
+	}
 	if err := fs.Parse(args[1:]); err != nil {
 		return err
 	}
@@ -240,6 +245,11 @@ func configCmd(args []string, env envVars, stdout, stderr io.Writer) error {
 		return err
 	}
 	warnings, verr := cfg.check(time.Now(), env) // what serve runs
+	if sub == "check" {
+		if p := checkProvider(ctx, cfg, env.get, offline, stdout); len(p) > 0 {
+			verr = errors.Join(verr, errors.New(strings.Join(p, "\n")))
+		}
+	}
 	if sub == "print" {
 		if err := cfg.printYAML(stdout); err != nil {
 			return err

@@ -244,7 +244,7 @@ func (s *serving) authVerifier() (*web.Verifier, error) {
 	cfg := s.cfg
 	authCfg := web.AuthConfig{
 		Audience: cfg.Auth.Audience, Issuer: cfg.Auth.Issuer, JWKSURL: cfg.Auth.JWKSURL, DisableAuth: cfg.DisableAuth,
-		Leeway: 30 * time.Second, HTTPClient: outboundClient(),
+		Leeway: 30 * time.Second, HTTPClient: outboundClient(), UserClaim: cfg.OIDC.userClaim(),
 	}
 	if cfg.DevNet() {
 		authCfg.StaticKeys = map[string]crypto.PublicKey{devKeyID: devKey().Public()}

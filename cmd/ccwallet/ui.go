@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -29,7 +30,14 @@ type OIDCConfig struct {
 	// SecureCookies marks cookies Secure (with the __Host- prefix); set it
 	// when users reach the wallet over HTTPS.
 	SecureCookies bool `yaml:"secureCookies"`
+	// UserClaim is the claim of the provider's tokens that names the user
+	// (default sub): email or preferred_username where sub is opaque.
+	// Browser sessions and API tokens use the same one.
+	UserClaim string `yaml:"userClaim"`
 }
+
+// userClaim is the claim naming the user, sub unless configured.
+func (c OIDCConfig) userClaim() string { return cmp.Or(c.UserClaim, "sub") }
 
 // WebConfig is the values file's web block: the web wallet's rate limits
 // and the reverse proxies trusted to name the client's address.
@@ -188,14 +196,14 @@ func newUI(ctx context.Context, cfg Config, getenv func(string) string, baseURL 
 		ui.DevProvider = dev.Handler()
 		log.Warn("development OpenID Provider on: demo users admin, alice and bob (passwords on its login page)", "issuer", oc.Issuer)
 	}
-	sessions, err := web.NewSessions(web.SessionConfig{Secret: oc.SessionSecret, Secure: oc.SecureCookies, Store: live})
+	login, err := web.NewOIDCLogin(web.OIDCConfig{
+		Issuer: oc.Issuer, ClientID: oc.ClientID, ClientSecret: oc.ClientSecret, Scopes: oc.Scopes, UserClaim: oc.userClaim(),
+		RedirectURL: oc.RedirectURL, Secret: oc.SessionSecret, Secure: oc.SecureCookies, Log: log,
+	})
 	if err != nil {
 		return nil, err
 	}
-	login, err := web.NewOIDCLogin(web.OIDCConfig{
-		Issuer: oc.Issuer, ClientID: oc.ClientID, ClientSecret: oc.ClientSecret, Scopes: oc.Scopes,
-		RedirectURL: oc.RedirectURL, Secret: oc.SessionSecret, Secure: oc.SecureCookies, Log: log,
-	})
+	sessions, err := web.NewSessions(web.SessionConfig{Secret: oc.SessionSecret, Secure: oc.SecureCookies, Store: live, Refresher: login})
 	if err != nil {
 		return nil, err
 	}

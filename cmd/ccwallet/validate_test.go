@@ -77,7 +77,8 @@ func TestConfigCheckAgreesWithServe(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			values := writeFile(t, "values.yaml", tt.values)
 			var out, errOut bytes.Buffer
-			checkErr := run(t.Context(), []string{"config", "check", "--config", values}, tt.env, &out, &errOut)
+			// --offline: serve does not fetch from the provider either.
+			checkErr := run(t.Context(), []string{"config", "check", "--offline", "--config", values}, tt.env, &out, &errOut)
 			s, serveErr := tryServe(t, append(sqliteArgs(t), "--config", values), tt.env)
 			for what, err := range map[string]error{"config check": checkErr, "serve": serveErr} {
 				switch {

@@ -189,6 +189,10 @@ func (h *Handler) session(fn uiFunc) http.Handler {
 			return
 		}
 		s, err := h.ui.Sessions.Load(r)
+		if errors.Is(err, web.ErrLoginEnded) {
+			h.loginEnded(w, r)
+			return
+		}
 		if err != nil {
 			if !post {
 				redirect(w, r, "/login?next="+url.QueryEscape(r.URL.RequestURI()))

@@ -16,6 +16,10 @@ import (
 // user without a party, else the home page.
 func (h *Handler) uiRoot(w http.ResponseWriter, r *http.Request) {
 	s, err := h.ui.Sessions.Load(r)
+	if errors.Is(err, web.ErrLoginEnded) {
+		h.loginEnded(w, r)
+		return
+	}
 	if err != nil {
 		m := views.Landing{Page: views.Page{Title: "Welcome", DevNet: h.l.DevNet()}, DevProvider: h.ui.DevProvider != nil}
 		if err := render(w, r, http.StatusOK, views.LandingPage(m)); err != nil {
@@ -52,15 +56,33 @@ func (h *Handler) uiLogin(w http.ResponseWriter, r *http.Request) {
 // page saying so while the provider is unreachable (OIDCLogin logs that
 // once per outage), else the error page.
 func (h *Handler) loginFailed(w http.ResponseWriter, r *http.Request, err error) {
-	if !errors.Is(err, web.ErrProviderUnreachable) {
+	var msg string
+	switch {
+	case errors.Is(err, web.ErrProviderUnreachable):
+		w.Header().Set("Retry-After", "30")
+		msg = "The login service is unreachable right now, so nobody can log in. Your wallet and its funds are not affected; please try again in a few minutes."
+	case errors.Is(err, web.ErrProviderMisconfigured):
+		msg = "The wallet's login is not set up correctly (its identity provider answers under another address than the one configured), so nobody can log in until the wallet's operator fixes it. Your wallet and its funds are not affected."
+	default:
 		h.uiError(w, r, nil, err)
 		return
 	}
-	w.Header().Set("Retry-After", "30")
 	m := views.ErrorPage{Page: views.Page{Title: "Login unavailable", DevNet: h.l.DevNet()}, Status: http.StatusServiceUnavailable,
-		Message: "The login service is unreachable right now, so nobody can log in. Your wallet and its funds are not affected; please try again in a few minutes."}
+		Message: msg}
 	if err := render(w, r, http.StatusServiceUnavailable, views.ErrorView(m)); err != nil {
 		h.log.DebugContext(r.Context(), "render login unavailable", "err", err)
+	}
+}
+
+// loginEnded answers a request whose session the provider no longer backs
+// (it refused to renew it): the session has ended; a page says so in words,
+// with the way to log in again, instead of an error.
+func (h *Handler) loginEnded(w http.ResponseWriter, r *http.Request) {
+	h.ui.Sessions.End(w, r, nil) // the cookie: the session is gone already
+	m := views.Landing{Page: views.Page{Title: "Logged out", DevNet: h.l.DevNet()}, DevProvider: h.ui.DevProvider != nil,
+		Error: "You have been logged out: your identity provider no longer accepts this login (it was revoked, your consent withdrawn, or your account changed). Log in again to go on."}
+	if err := render(w, r, http.StatusUnauthorized, views.LandingPage(m)); err != nil {
+		h.log.DebugContext(r.Context(), "render login ended", "err", err)
 	}
 }
 
@@ -69,20 +91,21 @@ func (h *Handler) loginFailed(w http.ResponseWriter, r *http.Request, err error)
 func (h *Handler) uiCallback(w http.ResponseWriter, r *http.Request) {
 	login, err := h.ui.Login.Finish(w, r)
 	if err != nil {
-		if errors.Is(err, web.ErrLogin) {
+		var refused *web.LoginRefused
+		if errors.As(err, &refused) {
 			h.log.InfoContext(r.Context(), "login refused", "err", err)
-			m := views.Landing{Page: views.Page{Title: "Login failed", DevNet: h.l.DevNet()}, Error: err.Error(), DevProvider: h.ui.DevProvider != nil}
+			m := views.Landing{Page: views.Page{Title: "Login failed", DevNet: h.l.DevNet()}, Error: refused.Message, DevProvider: h.ui.DevProvider != nil}
 			_ = render(w, r, http.StatusUnauthorized, views.LandingPage(m))
 			return
 		}
 		h.loginFailed(w, r, err)
 		return
 	}
-	if _, err := h.ui.Sessions.Start(w, r, login.Subject, login.IDToken); err != nil {
+	if _, err := h.ui.Sessions.Start(w, r, login.User, login.Tokens); err != nil {
 		h.uiError(w, r, nil, err)
 		return
 	}
-	h.log.InfoContext(r.Context(), "user logged in", "user", login.Subject)
+	h.log.InfoContext(r.Context(), "user logged in", "user", login.User)
 	http.Redirect(w, r, web.LocalPath(login.Next), http.StatusSeeOther)
 }
 

@@ -17,6 +17,7 @@ type sessions struct{ db *store.DB }
 func (s sessions) PutSession(ctx context.Context, w web.Session) error {
 	return store.InsertWebSession(ctx, s.db, &store.WebSession{
 		ID: w.ID, UserName: w.User, CSRF: w.CSRF, IDToken: w.IDToken, CreatedAt: w.Created.UTC(), SeenAt: w.Seen.UTC(),
+		RefreshToken: w.RefreshToken, TokenExpiry: utc(w.TokenExpiry),
 	})
 }
 
@@ -28,7 +29,20 @@ func (s sessions) GetSession(ctx context.Context, id string) (web.Session, error
 	if err != nil {
 		return web.Session{}, err
 	}
-	return web.Session{ID: w.ID, User: w.UserName, CSRF: w.CSRF, IDToken: w.IDToken, Created: w.CreatedAt, Seen: w.SeenAt}, nil
+	return web.Session{ID: w.ID, User: w.UserName, CSRF: w.CSRF, IDToken: w.IDToken, Created: w.CreatedAt, Seen: w.SeenAt,
+		RefreshToken: w.RefreshToken, TokenExpiry: w.TokenExpiry}, nil
+}
+
+func (s sessions) UpdateSessionTokens(ctx context.Context, id string, t web.Tokens) error {
+	return store.UpdateWebSessionTokens(ctx, s.db, id, t.IDToken, t.RefreshToken, utc(t.Expiry))
+}
+
+// utc is t in UTC, the zero time staying zero (NULL).
+func utc(t time.Time) time.Time {
+	if t.IsZero() {
+		return t
+	}
+	return t.UTC()
 }
 
 func (s sessions) TouchSession(ctx context.Context, id string, seen time.Time) error {

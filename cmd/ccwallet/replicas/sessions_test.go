@@ -26,7 +26,7 @@ func TestSessionsSharedAcrossReplicas(t *testing.T) {
 				t.Fatal(err)
 			}
 			w := httptest.NewRecorder()
-			sess, err := a.Start(w, httptest.NewRequest("GET", "/", nil), "alice", "id-token")
+			sess, err := a.Start(w, httptest.NewRequest("GET", "/", nil), "alice", web.Tokens{IDToken: "id-token"})
 			if err != nil {
 				t.Fatal(err)
 			}

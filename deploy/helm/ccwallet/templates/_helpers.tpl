@@ -77,6 +77,7 @@ secrets replaced by the paths they are mounted at, the ports fixed.
 {{- if $o.issuer -}}
 {{- $oidc := dict "issuer" $o.issuer "clientId" $o.clientId "scopes" $o.scopes "secureCookies" $o.secureCookies -}}
 {{- if $o.redirectUrl }}{{ $_ := set $oidc "redirectUrl" $o.redirectUrl }}{{ end -}}
+{{- if $o.userClaim }}{{ $_ := set $oidc "userClaim" $o.userClaim }}{{ end -}}
 {{- $_ := set $c "oidc" $oidc -}}
 {{- end -}}
 {{- if $v.tls.secretName -}}

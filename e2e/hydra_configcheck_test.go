@@ -1,0 +1,68 @@
+package e2e
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestHydraConfigCheck: `ccwallet config check` fetches Hydra's discovery
+// document and JWKS and approves a configuration that fits; it says in
+// words what does not fit (an issuer without its trailing slash, a user
+// claim Hydra's tokens do not carry, a redirect URL on another origin), and
+// that the provider cannot be reached when it cannot; --offline skips the
+// fetching.
+func TestHydraConfigCheck(t *testing.T) {
+	h := startHydra(t)
+	check := func(issuer, extra string, flags ...string) (string, error) {
+		values := fmt.Sprintf(`publicUrl: http://127.0.0.1:8080
+oidc:
+  issuer: %q
+  clientId: ccwallet-web
+  clientSecret: hydra-e2e-web-secret
+%sauth:
+  issuer: %q
+  audience: %q
+  jwksUrl: %q
+`, issuer, extra, issuer, walletAudience, strings.TrimSuffix(issuer, "/")+"/.well-known/jwks.json")
+		f := filepath.Join(t.TempDir(), "values.yaml")
+		must(t, os.WriteFile(f, []byte(values), 0o600))
+		cmd := exec.Command(walletBin, append([]string{"config", "check", "--config", f}, flags...)...)
+		cmd.Env = append(os.Environ(), "WALLET_NETWORK=devnet")
+		out, err := cmd.CombinedOutput()
+		return string(out), err
+	}
+	if out, err := check(h.issuer, ""); err != nil || !strings.Contains(out, "identity provider OK") {
+		t.Fatalf("config check of a fitting configuration: %v\n%s", err, out)
+	}
+	down := fmt.Sprintf("http://127.0.0.1:%d/", freePort(t))
+	cases := []struct {
+		name, issuer, extra string
+		want                []string
+	}{
+		{"issuer without its slash", strings.TrimSuffix(h.issuer, "/"), "",
+			[]string{"oidc.issuer: is " + fmt.Sprintf("%q", strings.TrimSuffix(h.issuer, "/")), "the provider calls itself " + fmt.Sprintf("%q", h.issuer)}},
+		{"a claim Hydra does not issue", h.issuer, "  userClaim: employee_number\n",
+			[]string{`oidc.userClaim: "employee_number" is not among the claims`}},
+		{"redirect on another origin", h.issuer, "  redirectUrl: https://elsewhere.example/auth/callback\n",
+			[]string{"oidc.redirectUrl:", "not on the wallet's public URL"}},
+		{"provider down", down, "", []string{"cannot reach the identity provider", "--offline"}},
+	}
+	for _, c := range cases {
+		out, err := check(c.issuer, c.extra)
+		if err == nil {
+			t.Errorf("%s: config check passed:\n%s", c.name, out)
+		}
+		for _, w := range c.want {
+			if !strings.Contains(out, w) {
+				t.Errorf("%s: config check does not say %q:\n%s", c.name, w, out)
+			}
+		}
+	}
+	if out, err := check(down, "", "--offline"); err != nil || !strings.Contains(out, "--offline") {
+		t.Errorf("config check --offline with the provider down: %v\n%s", err, out)
+	}
+}
