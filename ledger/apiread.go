@@ -339,7 +339,9 @@ type LedgerUpdate struct {
 	Events     []LedgerEvent
 }
 
-// LedgerEnd is the offset of the latest update.
+// LedgerEnd is the offset of the latest update at or below which every
+// update is committed (store.DB.StableEnd): a stream from it misses no
+// update committed later.
 func (l *Ledger) LedgerEnd(ctx context.Context) (int64, error) {
-	return store.LedgerEnd(ctx, l.db)
+	return l.db.StableEnd(ctx)
 }

@@ -151,13 +151,19 @@ func (l *Ledger) Completions(ctx context.Context, user string, parties []coin.Pa
 	if limit <= 0 || limit > MaxAPIPage {
 		limit = MaxAPIPage
 	}
+	// Only up to the stable end: a reader that moves past a completion
+	// must not skip one of a lower offset that commits later.
+	upto, err := l.LedgerEnd(ctx)
+	if err != nil {
+		return nil, err
+	}
 	want := map[string]bool{}
 	for _, p := range parties {
 		want[string(p)] = true
 	}
 	var out []Completion
 	for len(out) < limit {
-		rows, err := store.CompletionsAfter(ctx, l.db, user, after, MaxAPIPage)
+		rows, err := store.CompletionsAfter(ctx, l.db, user, after, upto, MaxAPIPage)
 		if err != nil {
 			return nil, err
 		}

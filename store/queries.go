@@ -480,6 +480,7 @@ func (db *DB) BeginUpdate(ctx context.Context, tx bun.IDB, lockKeys ...string) (
 	if err != nil {
 		return nil, 0, fmt.Errorf("begin update: %w", Normalize(err))
 	}
+	db.noteIssued(row.Next)
 	return &row.Round, row.Next, nil
 }
 
@@ -532,6 +533,9 @@ func (db *DB) BeginClaims(ctx context.Context, tx bun.Tx, claims []Claim) (*Roun
 	r, offsets, err := ScanClaims(rows, len(claims))
 	if err != nil {
 		return nil, nil, fmt.Errorf("begin update: %w", Normalize(err))
+	}
+	if len(offsets) > 0 {
+		db.noteIssued(slices.Max(offsets))
 	}
 	return r, offsets, nil
 }

@@ -154,7 +154,12 @@ func (s *Service) Updates(ctx context.Context, f ContractFilter, after, upto int
 			return err
 		}
 		if upto == 0 {
-			upto = end
+			// Open-ended: up to the stable end, so a reader that goes on
+			// from the last offset read skips nothing committed later.
+			if upto, err = s.l.LedgerEnd(ctx); err != nil {
+				return err
+			}
+			upto = max(min(upto, end), after)
 		} else if _, err := s.l.CheckOffset(ctx, tx, "endInclusive", upto); err != nil {
 			return err
 		} else if upto < after {

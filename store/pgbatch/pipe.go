@@ -49,6 +49,7 @@ func (x *Writer) InSendTx(ctx context.Context, fn func(ctx context.Context, s st
 }
 
 func (x *Writer) runPipe(ctx context.Context, fn func(ctx context.Context, p *PipeTx) error) error {
+	defer x.db.TrackWrite()() // its offsets count for the stable ledger end
 	conn, err := x.db.DB.DB.Conn(ctx)
 	if err != nil {
 		return fmt.Errorf("pipelined transaction: %w", err)
