@@ -475,6 +475,7 @@ func (db *DB) BeginUpdate(ctx context.Context, tx bun.IDB, lockKeys ...string) (
 		}
 		next = "(SELECT " + next + " FROM (SELECT " + strings.Join(locks, ", ") + ") AS locks)"
 	}
+	db.Drawing(ctx)
 	q := tx.NewSelect().Model(&row.Round).ColumnExpr("round.*").ColumnExpr(next+" AS next_offset", args...)
 	err := q.Where("closed_at IS NULL").Order("number DESC").Limit(1).Scan(ctx, &row)
 	if err != nil {
@@ -525,6 +526,7 @@ func (db *DB) BeginClaims(ctx context.Context, tx bun.Tx, claims []Claim) (*Roun
 		}
 		return r, offsets, nil
 	}
+	db.Drawing(ctx)
 	rows, err := tx.Tx.QueryContext(ctx, claimsSQL, CachedStatement(ClaimsArgs(claims)...)...)
 	if err != nil {
 		return nil, nil, fmt.Errorf("begin update: %w", Normalize(err))

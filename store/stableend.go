@@ -17,13 +17,13 @@ import (
 // offset up to it is written, so a stream from any ledger end it handed
 // out replays every later commit; StableEnd gives the same promise.
 //
-// How: every write transaction of this process holds a ticket from before
-// its BEGIN to its end (InTx, TrackWrite), holding the highest offset the
-// sequence had issued when it started, below every offset it can draw.
+// How: every write transaction of this process holds a ticket from just
+// before it draws its first offset to its end (InTx, TrackWrite), holding
+// the highest offset known issued then, below every offset it can draw.
 // StableEnd reads the sequence's last value D first, then the tickets,
 // then MAX(offset_id) M, and answers min(M, D, lowest ticket). An offset
 // at or below that was drawn before D was read, so by a transaction that
-// started before the tickets were read: either it has ended (committed,
+// took its ticket before the tickets were read: either it has ended (committed,
 // and visible to the later read of M, or rolled back: a gap that stays),
 // or its ticket holds the answer below it. The answer never goes back.
 // Another replica's transactions are not covered: their tickets live in
@@ -39,13 +39,43 @@ type writeWatch struct {
 	floor int64
 }
 
-// TrackWrite registers a write transaction about to begin and returns the
+// writeSlot is a transaction's place in the watch: its ticket, once it
+// draws an offset.
+type writeSlot struct {
+	id  uint64
+	set bool
+}
+
+type writeSlotKey struct{}
+
+// TrackWrite returns ctx for a transaction about to begin, and the
 // function that ends its registration, to call once it has committed or
-// rolled back. InTx calls it; a transaction begun otherwise that draws
-// offsets (store/pgbatch's pipelined one) calls it itself.
-func (db *DB) TrackWrite() (done func()) {
+// rolled back. The transaction takes its ticket when it first draws an
+// offset (BeginUpdate, BeginClaims, pgbatch), so reads hold the end back not at
+// all. InTx calls it; a transaction begun otherwise that draws offsets
+// (store/pgbatch's pipelined one) calls it itself.
+func (db *DB) TrackWrite(ctx context.Context) (context.Context, func()) {
 	if db.Engine != Postgres {
-		return func() {}
+		return ctx, func() {}
+	}
+	slot := &writeSlot{}
+	return context.WithValue(ctx, writeSlotKey{}, slot), func() {
+		if slot.set {
+			w := &db.watch
+			w.mu.Lock()
+			delete(w.live, slot.id)
+			w.mu.Unlock()
+			slot.set = false
+		}
+	}
+}
+
+// Drawing registers ctx's transaction, before it draws its first offset,
+// with the floor as its bound.
+func (db *DB) Drawing(ctx context.Context) {
+	slot, _ := ctx.Value(writeSlotKey{}).(*writeSlot)
+	if db.Engine != Postgres || slot == nil || slot.set {
+		return
 	}
 	w := &db.watch
 	w.mu.Lock()
@@ -53,14 +83,9 @@ func (db *DB) TrackWrite() (done func()) {
 		w.live = map[uint64]int64{}
 	}
 	w.next++
-	id := w.next
-	w.live[id] = w.floor
+	slot.id, slot.set = w.next, true
+	w.live[slot.id] = w.floor
 	w.mu.Unlock()
-	return func() {
-		w.mu.Lock()
-		delete(w.live, id)
-		w.mu.Unlock()
-	}
 }
 
 // noteIssued raises the floor to offset, which the sequence has issued.

@@ -192,7 +192,8 @@ const maxTxAttempts = 8
 // guarded update that lost a race) are retried with jittered backoff, so fn
 // must be safe to run again: it re-reads what it needs.
 func (db *DB) InTx(ctx context.Context, fn func(ctx context.Context, tx bun.Tx) error) error {
-	defer db.TrackWrite()()
+	ctx, done := db.TrackWrite(ctx)
+	defer done()
 	return RetryTx(ctx, func() error { return db.RunInTx(ctx, nil, fn) })
 }
 
