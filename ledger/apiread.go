@@ -337,6 +337,9 @@ type LedgerUpdate struct {
 	Kind       string // what the update did (ConsumedBy)
 	RecordTime time.Time
 	Events     []LedgerEvent
+	// Exercise is the root exercise of the Ledger API command that made
+	// the update, nil when none is stored (exercises.go).
+	Exercise *Exercise
 }
 
 // LedgerEnd is the offset of the latest update at or below which every

@@ -238,6 +238,7 @@ func (s *Server) check(c *caller, cmds *jsCommands) (*submission, error) {
 // rejection's in a change of its own, so completions report every
 // submission that got this far, as Canton's.
 func (s *Server) execute(r *http.Request, sb *submission) (int64, error) {
+	sb.completion.Exercise = exerciseOf(sb) // stored with its success
 	ctx, err := ledger.WithCompletion(r.Context(), sb.completion)
 	if err != nil {
 		return 0, err

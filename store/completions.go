@@ -73,3 +73,21 @@ func CompletionExists(ctx context.Context, db bun.IDB, user, commandID, submissi
 	}
 	return ok, nil
 }
+
+// CompletionExercises maps each of offsets whose completion stored an
+// exercise to that exercise (JSON).
+func CompletionExercises(ctx context.Context, db bun.IDB, offsets []int64) (map[int64]string, error) {
+	out := map[int64]string{}
+	if len(offsets) == 0 {
+		return out, nil
+	}
+	var cs []Completion
+	err := db.NewSelect().Model(&cs).Column("offset_id", "exercise").Where("offset_id IN (?)", bun.List(offsets)).Where("exercise <> ''").Scan(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("exercises: %w", Normalize(err))
+	}
+	for _, c := range cs {
+		out[c.OffsetID] = c.Exercise
+	}
+	return out, nil
+}

@@ -181,8 +181,13 @@ func (s *Service) Updates(ctx context.Context, f ContractFilter, after, upto int
 			return err
 		}
 		byOffset := make(map[int64]*ledger.LedgerUpdate, len(us))
+		exercises, err := store.CompletionExercises(ctx, tx, offsets)
+		if err != nil {
+			return err
+		}
 		for _, u := range us {
-			ups = append(ups, ledger.LedgerUpdate{Offset: u.OffsetID, UpdateID: u.UpdateID, Kind: u.Kind, RecordTime: u.RecordTime})
+			ups = append(ups, ledger.LedgerUpdate{Offset: u.OffsetID, UpdateID: u.UpdateID, Kind: u.Kind, RecordTime: u.RecordTime,
+				Exercise: ledger.ParseExercise(exercises[u.OffsetID])})
 		}
 		for i := range ups {
 			byOffset[ups[i].Offset] = &ups[i]
