@@ -327,6 +327,10 @@ const MaxAPIPage = 200
 type LedgerEvent struct {
 	Archived bool
 	Contract LedgerContract
+	// Descendant marks an event the reader sees only as a descendant of
+	// the update's root exercise, which a party it reads for acted in
+	// (apiread's addDescendants).
+	Descendant bool
 }
 
 // LedgerUpdate is one update (transaction) of the log with the events f

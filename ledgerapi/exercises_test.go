@@ -185,11 +185,25 @@ func TestRootExercise(t *testing.T) {
 		events = submit("bob", "a1", bob, instruction, "TransferInstruction_Accept",
 			map[string]any{"extraArgs": map[string]any{"context": accept.ChoiceContextData, "meta": map[string]any{"values": map[string]any{}}}}, accept, instructionIface)
 		r, ok = root(t, "the accept's answer", events)
-		var bobs []string
+		var bobs, alicesChange []string
 		for _, ev := range events[1:] {
 			var c createdEvent
-			if raw, ok := ev["CreatedEvent"]; ok && json.Unmarshal(raw, &c) == nil && templateSuffix(c.TemplateID) == "Splice.Amulet:Amulet" {
-				bobs = append(bobs, c.ContractID)
+			var owner struct {
+				Owner coin.PartyID `json:"owner"`
+			}
+			if raw, ok := ev["CreatedEvent"]; ok && json.Unmarshal(raw, &c) == nil && templateSuffix(c.TemplateID) == "Splice.Amulet:Amulet" &&
+				json.Unmarshal(c.CreateArgument, &owner) == nil {
+				switch owner.Owner {
+				case bob:
+					bobs = append(bobs, c.ContractID)
+				case alice:
+					// Bob sees the whole subtree of his exercise: alice's
+					// change too, though he is no stakeholder of it.
+					alicesChange = append(alicesChange, c.ContractID)
+					if len(c.WitnessParties) != 1 || c.WitnessParties[0] != string(bob) {
+						t.Errorf("alice's change under bob's accept: witnesses %v, want bob", c.WitnessParties)
+					}
+				}
 			}
 			for _, raw := range ev {
 				var x struct {
@@ -202,8 +216,9 @@ func TestRootExercise(t *testing.T) {
 		}
 		if !ok || r.Choice != "TransferInstruction_Accept" || !r.Consuming || r.ContractID != instruction ||
 			templateSuffix(r.InterfaceID) != templateSuffix(instructionIface) || r.ExerciseResult.Output.Tag != "TransferInstructionResult_Completed" ||
-			len(bobs) != 1 || len(r.ExerciseResult.Output.Value.ReceiverHoldingCids) != 1 || r.ExerciseResult.Output.Value.ReceiverHoldingCids[0] != bobs[0] {
-			t.Errorf("the accept's root exercise: %+v (bob's holdings %v)\n%s", r, bobs, events[0]["ExercisedEvent"])
+			len(bobs) != 1 || len(r.ExerciseResult.Output.Value.ReceiverHoldingCids) != 1 || r.ExerciseResult.Output.Value.ReceiverHoldingCids[0] != bobs[0] ||
+			len(alicesChange) != 1 || len(r.ExerciseResult.SenderChangeCids) != 1 || r.ExerciseResult.SenderChangeCids[0] != alicesChange[0] {
+			t.Errorf("the accept's root exercise: %+v (bob's holdings %v, alice's change %v)\n%s", r, bobs, alicesChange, events[0]["ExercisedEvent"])
 		}
 	})
 }

@@ -151,8 +151,9 @@ func archivedEventOf(c ledger.LedgerContract, m match, nodeID int) archivedEvent
 }
 
 // exercisedEvent is ExercisedEvent: the consuming exercise that archived
-// a contract, in the ledger-effects shape. The ledger keeps neither the
-// choice's argument nor the exercise tree, so the argument is {}, the
+// a contract, in the ledger-effects shape, or a command's stored root
+// exercise (exercises.go). The ledger keeps no exercise tree beyond the
+// root, so for the other archives the argument is {}, the
 // result derived from the update (ledger.ExerciseResult), the acting
 // parties unknown ([]) and each exercise a leaf (see ledger.ConsumedBy;
 // docs/api.md).
@@ -376,7 +377,11 @@ func (s *Server) transactionOf(u ledger.LedgerUpdate, ef *eventFormat) (jsTransa
 	root := len(witnesses) > 0
 	for _, e := range u.Events {
 		m, ok := ef.match(e.Contract)
-		if !ok {
+		if !ok && root && e.Descendant {
+			// Seen under the root exercise its witnesses acted in.
+			m, ok = ef.matchAs(e.Contract, witnesses)
+		}
+		if !ok || (e.Descendant && !root) {
 			continue
 		}
 		node := len(tx.Events)

@@ -216,7 +216,7 @@ func (s *Service) Updates(ctx context.Context, f ContractFilter, after, upto int
 				add(s.l.HoldingLedgerContract(h))
 			}
 		}
-		return nil
+		return s.addDescendants(ctx, tx, f, ups)
 	}()
 	if err != nil {
 		return nil, 0, err
