@@ -327,6 +327,10 @@ const MaxAPIPage = 200
 type LedgerEvent struct {
 	Archived bool
 	Contract LedgerContract
+	// Descendant marks an event the reader sees only as a descendant of
+	// the update's root exercise, which a party it reads for acted in
+	// (apiread's addDescendants).
+	Descendant bool
 }
 
 // LedgerUpdate is one update (transaction) of the log with the events f
@@ -337,9 +341,14 @@ type LedgerUpdate struct {
 	Kind       string // what the update did (ConsumedBy)
 	RecordTime time.Time
 	Events     []LedgerEvent
+	// Exercise is the root exercise of the Ledger API command that made
+	// the update, nil when none is stored (exercises.go).
+	Exercise *Exercise
 }
 
-// LedgerEnd is the offset of the latest update.
+// LedgerEnd is the offset of the latest update at or below which every
+// update is committed (store.DB.StableEnd): a stream from it misses no
+// update committed later.
 func (l *Ledger) LedgerEnd(ctx context.Context) (int64, error) {
-	return store.LedgerEnd(ctx, l.db)
+	return l.db.StableEnd(ctx)
 }

@@ -44,7 +44,7 @@ func (l *Ledger) saveCommand(ctx context.Context, t *txn, key string, party coin
 		return err
 	}
 	if c := completionOf(ctx); c != nil {
-		row := completionRow(c, off, t.update, t.now)
+		row := completionRow(c, off, t.update, t.now, t.exerciseJSON(c))
 		return store.InsertCompletion(ctx, t.tx, &row)
 	}
 	return nil

@@ -29,6 +29,10 @@ type Completion struct {
 	// failure; empty on success.
 	Message string
 
+	// Exercise is the command's root exercise, stored with a success
+	// (exercises.go); nil for a create.
+	Exercise *Exercise
+
 	// Set by the ledger when the completion is stored.
 	Offset     int64
 	UpdateID   string // empty for a failure
@@ -94,8 +98,9 @@ func completionOf(ctx context.Context) *Completion {
 	return c
 }
 
-// completionRow is c's row at offset, with update (empty on failure).
-func completionRow(c *Completion, offset int64, update string, at time.Time) store.Completion {
+// completionRow is c's row at offset, with update (empty on failure) and
+// exercise (exerciseJSON).
+func completionRow(c *Completion, offset int64, update string, at time.Time, exercise string) store.Completion {
 	ps := make([]string, len(c.ActAs))
 	for i, p := range c.ActAs {
 		ps[i] = string(p)
@@ -103,6 +108,7 @@ func completionRow(c *Completion, offset int64, update string, at time.Time) sto
 	return store.Completion{
 		OffsetID: offset, UserID: c.UserID, CommandID: c.CommandID, ActAs: strings.Join(ps, ","),
 		SubmissionID: c.SubmissionID, UpdateID: update, StatusCode: int64(c.Code), Message: c.Message, RecordTime: at,
+		Exercise: exercise,
 	}
 }
 
@@ -110,7 +116,7 @@ func completionRow(c *Completion, offset int64, update string, at time.Time) sto
 // t records succeeded.
 func (t *changes) recordCompletion(c *Completion) {
 	if c != nil {
-		t.completions = append(t.completions, completionRow(c, 0, t.update, t.now))
+		t.completions = append(t.completions, completionRow(c, 0, t.update, t.now, t.exerciseJSON(c)))
 	}
 }
 
@@ -131,7 +137,7 @@ func (l *Ledger) RecordCompletion(ctx context.Context, c Completion) (Completion
 		}
 		t.afterCommit(func(ctx context.Context) error {
 			c.Offset, c.RecordTime = t.offset, t.now
-			row := completionRow(&c, t.offset, "", t.now)
+			row := completionRow(&c, t.offset, "", t.now, "")
 			return store.InsertCompletion(ctx, t.tx, &row)
 		})
 		return nil
@@ -151,13 +157,19 @@ func (l *Ledger) Completions(ctx context.Context, user string, parties []coin.Pa
 	if limit <= 0 || limit > MaxAPIPage {
 		limit = MaxAPIPage
 	}
+	// Only up to the stable end: a reader that moves past a completion
+	// must not skip one of a lower offset that commits later.
+	upto, err := l.LedgerEnd(ctx)
+	if err != nil {
+		return nil, err
+	}
 	want := map[string]bool{}
 	for _, p := range parties {
 		want[string(p)] = true
 	}
 	var out []Completion
 	for len(out) < limit {
-		rows, err := store.CompletionsAfter(ctx, l.db, user, after, MaxAPIPage)
+		rows, err := store.CompletionsAfter(ctx, l.db, user, after, upto, MaxAPIPage)
 		if err != nil {
 			return nil, err
 		}

@@ -223,16 +223,21 @@ func (s *Server) check(c *caller, cmds *jsCommands) (*submission, error) {
 // rejection's in a change of its own, so completions report every
 // submission that got this far, as Canton's.
 func (s *Server) execute(r *http.Request, sb *submission) (int64, error) {
+	sb.completion.Exercise = exerciseOf(sb) // stored with its success
 	ctx, err := ledger.WithCompletion(r.Context(), sb.completion)
 	if err != nil {
 		return 0, err
 	}
 	if existing, ok := s.inflight.claim(sb.key, sb.completion.SubmissionID); !ok {
-		err := inFlightError(sb, existing)
-		s.recordRejection(r, sb, err) // an asynchronous submission learns it here
-		return 0, err
+		if err := s.stillInFlight(r, sb, existing); err != nil {
+			s.recordRejection(r, sb, err) // an asynchronous submission learns it here
+			return 0, err
+		}
+		// The running one has completed: this one is deduplicated
+		// against it by the ledger, as any later submission.
+	} else {
+		defer s.inflight.release(sb.key)
 	}
-	defer s.inflight.release(sb.key)
 	off, err := s.run(r.WithContext(ctx), sb)
 	if err != nil {
 		err = dedupError(err, sb.commandID, sb.completion.UserID, sb.actAs)

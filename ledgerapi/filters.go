@@ -190,9 +190,15 @@ type match struct {
 }
 
 func (ef *eventFormat) match(c ledger.LedgerContract) (match, bool) {
+	return ef.matchAs(c, c.Stakeholders())
+}
+
+// matchAs is match with parties as the contract's witnesses (the
+// informees of an exercise it descends from).
+func (ef *eventFormat) matchAs(c ledger.LedgerContract, parties []coin.PartyID) (match, bool) {
 	var m match
 	views := map[string]bool{}
-	for _, p := range c.Stakeholders() {
+	for _, p := range parties {
 		pf, ok := ef.byParty[p]
 		if !ok || slices.Contains(m.witnesses, p) {
 			continue

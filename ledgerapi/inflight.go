@@ -1,6 +1,7 @@
 package ledgerapi
 
 import (
+	"net/http"
 	"sync"
 )
 
@@ -50,4 +51,24 @@ func inFlightError(sb *submission, existing string) error {
 	}
 	e.context = map[string]string{"existingSubmissionId": opt}
 	return e
+}
+
+// stillInFlight is SUBMISSION_ALREADY_IN_FLIGHT for sb when the change's
+// running submission, existing, has not completed yet; nil when its
+// completion is stored already (it ran, and only its release is to
+// come). So a client answered "in flight" always finds the completion
+// in the completions after the ledger end it read before submitting:
+// that completion was not committed then, so the (stable) ledger end was
+// below its offset (store.DB.StableEnd). Canton answers so too: its
+// ledger end passes a completion only once the submission has left its
+// in-flight tracker.
+func (s *Server) stillInFlight(r *http.Request, sb *submission, existing string) error {
+	done, err := s.l.CompletionStored(r.Context(), sb.completion.UserID, sb.commandID, existing)
+	if err != nil {
+		return err
+	}
+	if done {
+		return nil
+	}
+	return inFlightError(sb, existing)
 }

@@ -156,8 +156,9 @@ func archivedEventOf(c ledger.LedgerContract, m match, nodeID int) archivedEvent
 }
 
 // exercisedEvent is ExercisedEvent: the consuming exercise that archived
-// a contract, in the ledger-effects shape. The ledger keeps neither the
-// choice's argument nor the exercise tree, so the argument is {}, the
+// a contract, in the ledger-effects shape, or a command's stored root
+// exercise (exercises.go). The ledger keeps no exercise tree beyond the
+// root, so for the other archives the argument is {}, the
 // result derived from the update (ledger.ExerciseResult), the acting
 // parties unknown ([]) and each exercise a leaf (see ledger.ConsumedBy;
 // docs/api.md).
@@ -168,7 +169,7 @@ type exercisedEvent struct {
 	TemplateID            string          `json:"templateId"`
 	InterfaceID           string          `json:"interfaceId,omitempty"`
 	Choice                string          `json:"choice"`
-	ChoiceArgument        struct{}        `json:"choiceArgument"`
+	ChoiceArgument        any             `json:"choiceArgument"`
 	ActingParties         []coin.PartyID  `json:"actingParties"`
 	Consuming             bool            `json:"consuming"`
 	WitnessParties        []coin.PartyID  `json:"witnessParties"`
@@ -182,7 +183,7 @@ func exercisedEventOf(u ledger.LedgerUpdate, c ledger.LedgerContract, m match, n
 	a := archivedEventOf(c, m, nodeID)
 	choice, iface := ledger.ConsumedBy(u.Kind, c.TemplateID)
 	e := exercisedEvent{
-		Offset: a.Offset, NodeID: nodeID, ContractID: a.ContractID, TemplateID: a.TemplateID, Choice: choice,
+		Offset: a.Offset, NodeID: nodeID, ContractID: a.ContractID, TemplateID: a.TemplateID, Choice: choice, ChoiceArgument: struct{}{},
 		ActingParties: []coin.PartyID{}, Consuming: true, WitnessParties: a.WitnessParties, LastDescendantNodeID: nodeID,
 		PackageName: a.PackageName, ImplementedInterfaces: a.ImplementedInterfaces, ExerciseResult: ledger.ExerciseResult(u, c),
 	}
@@ -371,12 +372,27 @@ func (s *Server) transactionOf(u ledger.LedgerUpdate, ef *eventFormat) (jsTransa
 		UpdateID: u.UpdateID, EffectiveAt: formatTime(u.RecordTime), Events: []map[string]any{}, Offset: u.Offset,
 		SynchronizerID: s.l.SynchronizerID(), RecordTime: formatTime(u.RecordTime),
 	}
+	// The command's root exercise, where stored and seen, is node 0.
+	var witnesses []coin.PartyID
+	if ef.ledgerEffects && u.Exercise != nil {
+		if witnesses = rootWitnesses(u.Exercise, ef); len(witnesses) > 0 {
+			tx.Events = append(tx.Events, nil)
+		}
+	}
+	root := len(witnesses) > 0
 	for _, e := range u.Events {
 		m, ok := ef.match(e.Contract)
-		if !ok {
+		if !ok && root && e.Descendant {
+			// Seen under the root exercise its witnesses acted in.
+			m, ok = ef.matchAs(e.Contract, witnesses)
+		}
+		if !ok || (e.Descendant && !root) {
 			continue
 		}
 		node := len(tx.Events)
+		if root && e.Archived && u.Exercise.Consuming && e.Contract.ContractID == u.Exercise.ContractID {
+			continue // the root exercise archived it
+		}
 		if e.Archived && ef.ledgerEffects {
 			tx.Events = append(tx.Events, map[string]any{"ExercisedEvent": exercisedEventOf(u, e.Contract, m, node)})
 		} else if e.Archived {
@@ -386,6 +402,9 @@ func (s *Server) transactionOf(u ledger.LedgerUpdate, ef *eventFormat) (jsTransa
 			ce.Offset = u.Offset
 			tx.Events = append(tx.Events, map[string]any{"CreatedEvent": ce})
 		}
+	}
+	if root {
+		tx.Events[0] = map[string]any{"ExercisedEvent": rootExercisedEvent(u, witnesses, len(tx.Events)-1)}
 	}
 	return tx, len(tx.Events) > 0
 }

@@ -15,11 +15,11 @@ func InsertCompletion(ctx context.Context, db bun.IDB, c *Completion) error {
 	return nil
 }
 
-// CompletionsAfter lists user's completions after offset after, oldest
-// first, at most limit.
-func CompletionsAfter(ctx context.Context, db bun.IDB, user string, after int64, limit int) ([]Completion, error) {
+// CompletionsAfter lists user's completions after offset after up to
+// upto, oldest first, at most limit.
+func CompletionsAfter(ctx context.Context, db bun.IDB, user string, after, upto int64, limit int) ([]Completion, error) {
 	var cs []Completion
-	err := db.NewSelect().Model(&cs).Where("user_id = ?", user).Where("offset_id > ?", after).
+	err := db.NewSelect().Model(&cs).Where("user_id = ?", user).Where("offset_id > ?", after).Where("offset_id <= ?", upto).
 		Order("offset_id").Limit(int64(limit)).Scan(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("completions of %s: %w", user, Normalize(err))
@@ -61,4 +61,33 @@ func CapCompletions(ctx context.Context, db bun.IDB, keep int) (int64, error) {
 		removed += n
 	}
 	return removed, nil
+}
+
+// CompletionExists reports whether a completion of user's command
+// commandID with submission id submissionID is stored.
+func CompletionExists(ctx context.Context, db bun.IDB, user, commandID, submissionID string) (bool, error) {
+	ok, err := db.NewSelect().Table("completions").Where("user_id = ?", user).Where("command_id = ?", commandID).
+		Where("submission_id = ?", submissionID).Exists(ctx)
+	if err != nil {
+		return false, fmt.Errorf("completion of %s: %w", commandID, Normalize(err))
+	}
+	return ok, nil
+}
+
+// CompletionExercises maps each of offsets whose completion stored an
+// exercise to that exercise (JSON).
+func CompletionExercises(ctx context.Context, db bun.IDB, offsets []int64) (map[int64]string, error) {
+	out := map[int64]string{}
+	if len(offsets) == 0 {
+		return out, nil
+	}
+	var cs []Completion
+	err := db.NewSelect().Model(&cs).Column("offset_id", "exercise").Where("offset_id IN (?)", bun.List(offsets)).Where("exercise <> ''").Scan(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("exercises: %w", Normalize(err))
+	}
+	for _, c := range cs {
+		out[c.OffsetID] = c.Exercise
+	}
+	return out, nil
 }

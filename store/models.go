@@ -155,6 +155,9 @@ type Completion struct {
 	StatusCode   int64     `bun:"status_code"`
 	Message      string    `bun:"message"`
 	RecordTime   time.Time `bun:"record_time"`
+	// Exercise is the command's root exercise as JSON (ledger.Exercise),
+	// "" for none.
+	Exercise string `bun:"exercise"`
 }
 
 // RewardCoupon is a reward waiting to be minted.

@@ -475,11 +475,13 @@ func (db *DB) BeginUpdate(ctx context.Context, tx bun.IDB, lockKeys ...string) (
 		}
 		next = "(SELECT " + next + " FROM (SELECT " + strings.Join(locks, ", ") + ") AS locks)"
 	}
+	db.Drawing(ctx)
 	q := tx.NewSelect().Model(&row.Round).ColumnExpr("round.*").ColumnExpr(next+" AS next_offset", args...)
 	err := q.Where("closed_at IS NULL").Order("number DESC").Limit(1).Scan(ctx, &row)
 	if err != nil {
 		return nil, 0, fmt.Errorf("begin update: %w", Normalize(err))
 	}
+	db.noteIssued(row.Next)
 	return &row.Round, row.Next, nil
 }
 
@@ -524,6 +526,7 @@ func (db *DB) BeginClaims(ctx context.Context, tx bun.Tx, claims []Claim) (*Roun
 		}
 		return r, offsets, nil
 	}
+	db.Drawing(ctx)
 	rows, err := tx.Tx.QueryContext(ctx, claimsSQL, CachedStatement(ClaimsArgs(claims)...)...)
 	if err != nil {
 		return nil, nil, fmt.Errorf("begin update: %w", Normalize(err))
@@ -532,6 +535,9 @@ func (db *DB) BeginClaims(ctx context.Context, tx bun.Tx, claims []Claim) (*Roun
 	r, offsets, err := ScanClaims(rows, len(claims))
 	if err != nil {
 		return nil, nil, fmt.Errorf("begin update: %w", Normalize(err))
+	}
+	if len(offsets) > 0 {
+		db.noteIssued(slices.Max(offsets))
 	}
 	return r, offsets, nil
 }

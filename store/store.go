@@ -60,6 +60,8 @@ type DB struct {
 	// live beside it (snapshot.go).
 	Path string
 	log  *slog.Logger
+	// watch tracks the write transactions running, for StableEnd.
+	watch writeWatch
 }
 
 // Open connects to the database described by cfg. It does not migrate.
@@ -194,6 +196,8 @@ const maxTxAttempts = 8
 // guarded update that lost a race) are retried with jittered backoff, so fn
 // must be safe to run again: it re-reads what it needs.
 func (db *DB) InTx(ctx context.Context, fn func(ctx context.Context, tx bun.Tx) error) error {
+	ctx, done := db.TrackWrite(ctx)
+	defer done()
 	return RetryTx(ctx, func() error { return db.RunInTx(ctx, nil, fn) })
 }
 

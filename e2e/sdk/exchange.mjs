@@ -54,30 +54,46 @@ async function balance(sdk, party) {
   return sum(hs.map(h => h.interfaceViewValue.amount))
 }
 // The exchange's transaction log: the treasury's holding transactions,
-// read through the provider's Ledger API. ccwallet keeps no exercise
-// trees (each exercise is a leaf, its argument {}), so the log shows the
-// treasury's holdings created, locked and archived (the parser's Create,
-// Lock and Archive events, with the holding's view), not the transfer's
-// memo:
+// read through the provider's Ledger API and parsed by the SDK's token
+// standard parser, as the guide's exchange does. A command the treasury
+// submitted shows as its root exercise (ccwallet stores it with the
+// update), so the parser labels it a transfer: TransferOut for its
+// withdrawals, TransferIn for a deposit it accepts, MergeSplit for the
+// instruction it creates, each with the memo (reason) from the transfer's
+// meta and the treasury's holding changes summed per instrument. What the
+// treasury did not submit (a one-step deposit through its preapproval, the
+// customer's accept of its instruction) shows as the holdings created,
+// locked and archived (the parser's Create, Lock and Archive events).
 // logged checks that the transactions the log gained since the last look
-// create and archive the treasury's holdings, locked ones included, for
-// a net change of exactly change.
+// change the treasury's holdings by exactly change and, when memo is
+// given, that a transfer in them carries it.
 let seenOffset = 0
-async function logged(treasury, change) {
+const transferLabels = ['TransferIn', 'TransferOut', 'MergeSplit']
+async function logged(treasury, change, memo) {
   await exchange.setPartyId(treasury)
   const txs = (await exchange.tokenStandard.listHoldingTransactions()).transactions ?? []
   const fresh = txs.filter(tx => tx.offset > seenOffset)
   if (fresh.length === 0) throw new Error(`no new transaction in the exchange's log after offset ${seenOffset}`)
   seenOffset = Math.max(...fresh.map(tx => tx.offset))
   const changes = []
+  const memos = []
   for (const e of fresh.flatMap(tx => tx.events ?? [])) {
-    const { type, payload } = e.label ?? {}
+    const { type, payload, reason } = e.label ?? {}
+    if (transferLabels.includes(type)) {
+      memos.push(`${type}:${reason}`)
+      for (const s of [...(e.unlockedHoldingsChangeSummaries ?? []), ...(e.lockedHoldingsChangeSummaries ?? [])]) changes.push(s.amountChange ?? '0')
+      continue
+    }
     if (payload?.owner !== treasury || payload?.amount === undefined) continue
     if (type === 'Create' || type === 'Lock') changes.push(payload.amount)
     if (type === 'Archive') changes.push('-' + payload.amount)
   }
-  const seen = fresh.flatMap(tx => (tx.events ?? []).map(e => [tx.offset, e.label?.type, e.label?.payload?.amount, !!e.label?.payload?.lock]))
+  const seen = fresh.flatMap(tx => (tx.events ?? []).map(e => [tx.offset, e.label?.type, e.label?.reason, e.label?.payload?.amount, !!e.label?.payload?.lock]))
   expect(`the treasury's holdings change in the exchange's log ${JSON.stringify(seen)}`, sum(changes), change)
+  if (memo !== undefined && !memos.some(m => m.endsWith(':' + memo))) {
+    throw new Error(`no transfer with memo ${memo} in the exchange's log: ${JSON.stringify(seen)}`)
+  }
+  return memos
 }
 await step('connect both validators', async () => {
   for (const sdk of [exchange, customerSide]) {
@@ -151,7 +167,8 @@ await step('one-step withdrawal', async () => {
   await exchange.setPartyId(treasury)
   const [cmd, dc] = await exchange.tokenStandard.createTransfer(treasury, customer, '40', coin, [], 'withdrawal-1')
   await as(exchange, treasury, treasuryKeys.privateKey, cmd, dc)
-  await logged(treasury, '-40')
+  const out = await logged(treasury, '-40', 'withdrawal-1')
+  if (!out.includes('TransferOut:withdrawal-1')) throw new Error(`the withdrawal is not a TransferOut: ${out}`)
   expect('treasury balance', await balance(exchange, treasury), '60')
   expect('customer balance', await balance(customerSide, customer), '940')
 })
@@ -180,7 +197,8 @@ await step('multi-step deposit', async () => {
   await exchange.setPartyId(treasury)
   const [acc, adc] = await exchange.tokenStandard.exerciseTransferInstructionChoice(pending[0].contractId, 'Accept')
   await as(exchange, treasury, treasuryKeys.privateKey, acc, adc)
-  await logged(treasury, '200')
+  const inn = await logged(treasury, '200', 'deposit-2')
+  if (!inn.includes('TransferIn:deposit-2')) throw new Error(`the deposit is not a TransferIn: ${inn}`)
   expect('treasury balance', await balance(exchange, treasury), '260')
   expect('customer balance', await balance(customerSide, customer), '740')
 })
@@ -193,7 +211,7 @@ await step('multi-step withdrawal', async () => {
   expect('pending instructions', pending.length, 1)
   const [acc, adc] = await customerSide.tokenStandard.exerciseTransferInstructionChoice(pending[0].contractId, 'Accept')
   await as(customerSide, customer, customerKeys.privateKey, acc, adc)
-  await logged(treasury, '-30')
+  await logged(treasury, '-30', 'withdrawal-2')
   expect('treasury balance', await balance(exchange, treasury), '230')
   expect('customer balance', await balance(customerSide, customer), '770')
 })

@@ -154,7 +154,12 @@ func (s *Service) Updates(ctx context.Context, f ContractFilter, after, upto int
 			return err
 		}
 		if upto == 0 {
-			upto = end
+			// Open-ended: up to the stable end, so a reader that goes on
+			// from the last offset read skips nothing committed later.
+			if upto, err = s.l.LedgerEnd(ctx); err != nil {
+				return err
+			}
+			upto = max(min(upto, end), after)
 		} else if _, err := s.l.CheckOffset(ctx, tx, "endInclusive", upto); err != nil {
 			return err
 		} else if upto < after {
@@ -176,8 +181,13 @@ func (s *Service) Updates(ctx context.Context, f ContractFilter, after, upto int
 			return err
 		}
 		byOffset := make(map[int64]*ledger.LedgerUpdate, len(us))
+		exercises, err := store.CompletionExercises(ctx, tx, offsets)
+		if err != nil {
+			return err
+		}
 		for _, u := range us {
-			ups = append(ups, ledger.LedgerUpdate{Offset: u.OffsetID, UpdateID: u.UpdateID, Kind: u.Kind, RecordTime: u.RecordTime})
+			ups = append(ups, ledger.LedgerUpdate{Offset: u.OffsetID, UpdateID: u.UpdateID, Kind: u.Kind, RecordTime: u.RecordTime,
+				Exercise: ledger.ParseExercise(exercises[u.OffsetID])})
 		}
 		for i := range ups {
 			byOffset[ups[i].Offset] = &ups[i]
@@ -206,7 +216,7 @@ func (s *Service) Updates(ctx context.Context, f ContractFilter, after, upto int
 				add(s.l.HoldingLedgerContract(h))
 			}
 		}
-		return nil
+		return s.addDescendants(ctx, tx, f, ups)
 	}()
 	if err != nil {
 		return nil, 0, err

@@ -422,7 +422,7 @@ func TestWriteRoundTrip(t *testing.T) {
 					{DedupKey: "plain", Party: "p::2", Kind: "new", Result: "{}", CreatedAt: at},
 				},
 				Completions: []store.Completion{{OffsetID: off, UserID: "u", CommandID: "c", ActAs: "p::1,p::2", SubmissionID: "s",
-					UpdateID: "up", StatusCode: 6, Message: `E(10,x): "q"`, RecordTime: at}},
+					UpdateID: "up", StatusCode: 6, Message: `E(10,x): "q"`, RecordTime: at, Exercise: `{"choice":"C"}`}},
 			}
 			var err error
 			if tc.pipe {

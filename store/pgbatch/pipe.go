@@ -49,6 +49,8 @@ func (x *Writer) InSendTx(ctx context.Context, fn func(ctx context.Context, s st
 }
 
 func (x *Writer) runPipe(ctx context.Context, fn func(ctx context.Context, p *PipeTx) error) error {
+	ctx, done := x.db.TrackWrite(ctx) // its offsets count for the stable ledger end
+	defer done()
 	conn, err := x.db.DB.DB.Conn(ctx)
 	if err != nil {
 		return fmt.Errorf("pipelined transaction: %w", err)
@@ -130,6 +132,7 @@ func (p *PipeTx) Begin(ctx context.Context, claims []store.Claim, sends []store.
 			return nil, nil, nil, fmt.Errorf("read preapproval sends: %w", err)
 		}
 	}
+	p.db.Drawing(ctx) // before its offsets are drawn (store.DB.StableEnd)
 	// From here the server may be inside the transaction whatever the
 	// answer, so a failure rolls back.
 	p.open = true

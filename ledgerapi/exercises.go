@@ -1,0 +1,65 @@
+package ledgerapi
+
+import (
+	"encoding/json"
+	"slices"
+
+	"github.com/ccwallet/ccwallet/coin"
+	"github.com/ccwallet/ccwallet/ledger"
+)
+
+// The root exercise of a command submitted here (ledger.Exercise) is
+// stored with its completion and shown in ledger-effects transactions as
+// Canton shows it: an ExercisedEvent at node 0 whose descendants are the
+// update's other events (lastDescendantNodeId the last of them), with
+// the choice's argument as submitted, the acting parties and the
+// exercise's result; a consuming one stands for the archive of its
+// contract. The token standard's transaction parser reads transfers from
+// it (TransferFactory_Transfer's transfer, with its memo in meta).
+
+// exerciseOf is sb's root exercise; nil for a create.
+func exerciseOf(sb *submission) *ledger.Exercise {
+	if sb.create != nil {
+		return nil
+	}
+	e := &ledger.Exercise{ContractID: sb.cid, TemplateID: sb.iface, Choice: sb.ex.Choice, ChoiceArgument: sb.ex.ChoiceArgument,
+		ActingParties: slices.Clone(sb.actAs), Consuming: ledger.ConsumingExercise(sb.ex.Choice)}
+	if impl := ledger.Implementers(sb.iface); len(impl) > 0 {
+		e.InterfaceID, e.TemplateID = sb.iface, impl[0]
+	}
+	return e
+}
+
+// rootWitnesses are the acting parties of e that ef reads for.
+func rootWitnesses(e *ledger.Exercise, ef *eventFormat) []coin.PartyID {
+	out := []coin.PartyID{}
+	for _, p := range e.ActingParties {
+		if _, ok := ef.byParty[p]; ok && !slices.Contains(out, p) {
+			out = append(out, p)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// rootExercisedEvent is u's root exercise as ExercisedEvent at node 0,
+// its descendants up to last.
+func rootExercisedEvent(u ledger.LedgerUpdate, witnesses []coin.PartyID, last int) exercisedEvent {
+	e := u.Exercise
+	arg, result := any(json.RawMessage(e.ChoiceArgument)), any(json.RawMessage(e.ExerciseResult))
+	if len(e.ChoiceArgument) == 0 {
+		arg = struct{}{}
+	}
+	if len(e.ExerciseResult) == 0 {
+		result = struct{}{}
+	}
+	ev := exercisedEvent{
+		Offset: u.Offset, NodeID: 0, ContractID: e.ContractID, TemplateID: byPackageID(e.TemplateID), Choice: e.Choice,
+		ChoiceArgument: arg, ActingParties: e.ActingParties, Consuming: e.Consuming, WitnessParties: witnesses,
+		LastDescendantNodeID: last, ExerciseResult: result, PackageName: packageNameOf(e.TemplateID), ImplementedInterfaces: []string{},
+	}
+	if e.InterfaceID != "" {
+		ev.InterfaceID = byPackageID(e.InterfaceID)
+	}
+	return ev
+}

@@ -1,0 +1,124 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"sync"
+)
+
+// The stable ledger end. On Postgres a transaction draws its offset from
+// a sequence when it begins and commits later, so transactions commit
+// out of offset order: while one that drew offset 7 still runs, another
+// commits offset 8, and MAX(offset_id) says 8. A client that takes 8 as
+// its begin offset (the wallet SDK reads the ledger end before it
+// executes, then waits for the completion after it) never sees offset 7
+// when it commits. Canton's ledger end only passes an offset once every
+// offset up to it is written, so a stream from any ledger end it handed
+// out replays every later commit; StableEnd gives the same promise.
+//
+// How: every write transaction of this process holds a ticket from just
+// before it draws its first offset to its end (InTx, TrackWrite), holding
+// the highest offset known issued then, below every offset it can draw.
+// StableEnd reads the sequence's last value D first, then the tickets,
+// then MAX(offset_id) M, and answers min(M, D, lowest ticket). An offset
+// at or below that was drawn before D was read, so by a transaction that
+// took its ticket before the tickets were read: either it has ended (committed,
+// and visible to the later read of M, or rolled back: a gap that stays),
+// or its ticket holds the answer below it. The answer never goes back.
+// Another replica's transactions are not covered: their tickets live in
+// their own process. SQLite's write transactions are exclusive and take
+// max + 1, so its MAX(offset_id) is stable already.
+type writeWatch struct {
+	mu   sync.Mutex
+	next uint64
+	// live maps each running write transaction's ticket to the offset
+	// below all that it may draw.
+	live map[uint64]int64
+	// floor is the highest offset known to be issued.
+	floor int64
+}
+
+// writeSlot is a transaction's place in the watch: its ticket, once it
+// draws an offset.
+type writeSlot struct {
+	id  uint64
+	set bool
+}
+
+type writeSlotKey struct{}
+
+// TrackWrite returns ctx for a transaction about to begin, and the
+// function that ends its registration, to call once it has committed or
+// rolled back. The transaction takes its ticket when it first draws an
+// offset (BeginUpdate, BeginClaims, pgbatch), so reads hold the end back not at
+// all. InTx calls it; a transaction begun otherwise that draws offsets
+// (store/pgbatch's pipelined one) calls it itself.
+func (db *DB) TrackWrite(ctx context.Context) (context.Context, func()) {
+	if db.Engine != Postgres {
+		return ctx, func() {}
+	}
+	slot := &writeSlot{}
+	return context.WithValue(ctx, writeSlotKey{}, slot), func() {
+		if slot.set {
+			w := &db.watch
+			w.mu.Lock()
+			delete(w.live, slot.id)
+			w.mu.Unlock()
+			slot.set = false
+		}
+	}
+}
+
+// Drawing registers ctx's transaction, before it draws its first offset,
+// with the floor as its bound.
+func (db *DB) Drawing(ctx context.Context) {
+	slot, _ := ctx.Value(writeSlotKey{}).(*writeSlot)
+	if db.Engine != Postgres || slot == nil || slot.set {
+		return
+	}
+	w := &db.watch
+	w.mu.Lock()
+	if w.live == nil {
+		w.live = map[uint64]int64{}
+	}
+	w.next++
+	slot.id, slot.set = w.next, true
+	w.live[slot.id] = w.floor
+	w.mu.Unlock()
+}
+
+// noteIssued raises the floor to offset, which the sequence has issued.
+func (db *DB) noteIssued(offset int64) {
+	w := &db.watch
+	w.mu.Lock()
+	w.floor = max(w.floor, offset)
+	w.mu.Unlock()
+}
+
+// StableEnd is the ledger end a reader may start from: the highest offset
+// at or below which every update of this process is committed (or rolled
+// back for good). On SQLite it is LedgerEnd.
+func (db *DB) StableEnd(ctx context.Context) (int64, error) {
+	if db.Engine != Postgres {
+		return LedgerEnd(ctx, db)
+	}
+	var issued int64
+	err := db.NewRaw("SELECT CASE WHEN is_called THEN last_value ELSE last_value - 1 END FROM "+OffsetSequence).Scan(ctx, &issued)
+	if err != nil {
+		return 0, fmt.Errorf("ledger end: %w", Normalize(err))
+	}
+	w := &db.watch
+	w.mu.Lock()
+	w.floor = max(w.floor, issued)
+	lowest := int64(math.MaxInt64)
+	for _, lb := range w.live {
+		lowest = min(lowest, lb)
+	}
+	w.mu.Unlock()
+	end, err := LedgerEnd(ctx, db)
+	if err != nil {
+		return 0, err
+	}
+	return min(end, issued, lowest), nil
+}

@@ -1,0 +1,95 @@
+package store_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/ccwallet/ccwallet/coin"
+	"github.com/ccwallet/ccwallet/ledger/ledgertest"
+	"github.com/ccwallet/ccwallet/store"
+	"github.com/uptrace/bun"
+)
+
+// TestStableEnd: on Postgres, where transactions commit out of offset
+// order, the ledger end stays below an offset drawn by a transaction
+// still running while a later offset commits, so a reader starting from
+// it meets that update when it commits; then it moves on. On both
+// engines it is the last offset once nothing runs.
+func TestStableEnd(t *testing.T) {
+	for _, e := range ledgertest.Engines {
+		t.Run(ledgertest.Name(e), func(t *testing.T) {
+			ctx := context.Background()
+			db := ledgertest.DB(t, e)
+			if err := store.InsertRound(ctx, db, &store.Round{Number: 1, Price: coin.MustParse("0.005")}); err != nil {
+				t.Fatal(err)
+			}
+			write := func(ctx context.Context, tx bun.Tx) (int64, error) {
+				_, off, err := db.BeginUpdate(ctx, tx)
+				if err != nil {
+					return 0, err
+				}
+				u := store.Update{OffsetID: off, UpdateID: "u" + time.Now().Format("150405.000000000"), Kind: "test", Minted: coin.Zero, Burned: coin.Zero, RecordTime: time.Now()}
+				_, err = tx.NewInsert().Model(&u).Exec(ctx)
+				return off, err
+			}
+			commit := func() int64 {
+				var off int64
+				if err := db.InTx(ctx, func(ctx context.Context, tx bun.Tx) (err error) {
+					off, err = write(ctx, tx)
+					return err
+				}); err != nil {
+					t.Fatal(err)
+				}
+				return off
+			}
+			end := func() int64 {
+				got, err := db.StableEnd(ctx)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return got
+			}
+			first := commit()
+			if got := end(); got != first {
+				t.Fatalf("ledger end %d after offset %d committed, want it", got, first)
+			}
+			if e != store.Postgres {
+				return // SQLite's write transactions are exclusive: in offset order.
+			}
+			drawn := make(chan int64)
+			release := make(chan struct{})
+			done := make(chan error)
+			go func() {
+				done <- db.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
+					off, err := write(ctx, tx)
+					if err != nil {
+						close(drawn)
+						return err
+					}
+					drawn <- off
+					<-release
+					return nil
+				})
+			}()
+			slow, ok := <-drawn
+			if !ok {
+				t.Fatal(<-done)
+			}
+			fast := commit()
+			if fast <= slow {
+				t.Fatalf("offsets %d then %d, want increasing", slow, fast)
+			}
+			if got := end(); got >= slow {
+				t.Errorf("ledger end %d while offset %d runs and %d committed: a reader from it would miss %d", got, slow, fast, slow)
+			}
+			close(release)
+			if err := <-done; err != nil {
+				t.Fatal(err)
+			}
+			if got := end(); got != fast {
+				t.Errorf("ledger end %d once both committed, want %d", got, fast)
+			}
+		})
+	}
+}
