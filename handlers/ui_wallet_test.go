@@ -12,6 +12,7 @@ import (
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/handlers"
 	"github.com/ccwallet/ccwallet/ledger/delegations"
+	"github.com/ccwallet/ccwallet/ledger/featured"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
 )
 
@@ -400,7 +401,7 @@ func TestUIFeaturedAppRight(t *testing.T) {
 		}
 		mustHave(t, alice.get("/approvals?done=featured-grant"), http.StatusOK, `data-testid="featured-active"`,
 			`data-testid="featured-cancel"`, "Your party is now a featured app provider.")
-		if f, err := e.l.IsFeatured(context.Background(), alice.party); err != nil || !f {
+		if f, err := featured.New(e.l).IsFeatured(context.Background(), alice.party); err != nil || !f {
 			t.Fatalf("alice featured after the grant = %v, %v", f, err)
 		}
 		mustHave(t, alice.get("/history"), http.StatusOK, "Featured app right granted")
@@ -414,7 +415,7 @@ func TestUIFeaturedAppRight(t *testing.T) {
 		if r := alice.post("/featured-app-right", url.Values{"action": {"grant"}}); r.status != http.StatusForbidden {
 			t.Errorf("grant without CSRF = %d", r.status)
 		}
-		if f, _ := e.l.IsFeatured(context.Background(), alice.party); f {
+		if f, _ := featured.New(e.l).IsFeatured(context.Background(), alice.party); f {
 			t.Error("a form without CSRF token granted the right")
 		}
 	})

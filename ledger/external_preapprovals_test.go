@@ -12,6 +12,7 @@ import (
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/external"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
+	"github.com/ccwallet/ccwallet/ledger/rewards"
 )
 
 // TestExternalPreapprovalFlow runs the whole external-party preapproval
@@ -123,7 +124,7 @@ func TestExternalPreapprovalFlow(t *testing.T) {
 
 		appCoupons := func() int {
 			t.Helper()
-			cs, err := l.RewardCoupons(ctx, l.Operator(), ledger.RewardApp)
+			cs, err := rewards.New(l).Coupons(ctx, l.Operator(), ledger.RewardApp)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -132,7 +133,7 @@ func TestExternalPreapprovalFlow(t *testing.T) {
 		if n := appCoupons(); n != 3 {
 			t.Errorf("featured app reward coupons of the provider after three sends = %d, want 3", n)
 		}
-		if vc, err := l.RewardCoupons(ctx, l.Operator(), ledger.RewardValidator); err != nil || len(vc) != 1 {
+		if vc, err := rewards.New(l).Coupons(ctx, l.Operator(), ledger.RewardValidator); err != nil || len(vc) != 1 {
 			t.Errorf("validator reward coupons for the preapproval fee = %d, %v; want 1", len(vc), err)
 		}
 

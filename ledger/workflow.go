@@ -184,3 +184,7 @@ func CreateContract(ctx context.Context, l *Ledger, kind, key, template string, 
 func FeaturedRightsOf(ctx context.Context, db bun.IDB, provider coin.PartyID) ([]coin.ContractID, error) {
 	return featuredRightsOf(ctx, db, provider)
 }
+
+// RewardContract is a reward coupon's contract, built from its row
+// (archived once collected).
+func RewardContract(l *Ledger, c store.RewardCoupon) *store.Contract { return rewardContract(l, c) }

@@ -19,6 +19,7 @@ import (
 	"github.com/ccwallet/ccwallet/ledger/featured"
 	"github.com/ccwallet/ccwallet/ledger/names"
 	"github.com/ccwallet/ccwallet/ledger/registry"
+	"github.com/ccwallet/ccwallet/ledger/rewards"
 	"github.com/ccwallet/ccwallet/ledger/scan"
 	"github.com/ccwallet/ccwallet/ledger/subscriptions"
 	"github.com/ccwallet/ccwallet/ledger/traffic"
@@ -55,8 +56,11 @@ type Set struct {
 	Delegations *delegations.Service
 	// Traffic is buying member traffic and the operator's top-up.
 	Traffic *traffic.Service
-	// Featured is featured apps' delegate proxies and activity markers.
+	// Featured is featured app rights (self-grant, cancel) and featured
+	// apps' delegate proxies and activity markers.
 	Featured *featured.Service
+	// Rewards is the reading of a party's reward coupons and rewards page.
+	Rewards *rewards.Service
 }
 
 // New builds l's workflows, each given the others and the hooks it
@@ -82,5 +86,5 @@ func build(l *ledger.Ledger, steps []func(context.Context) error) *Set {
 		Allocations: allocations.New(l), External: external.New(l),
 		Registry: registry.New(l), Scan: scan.New(l), APIRead: apiread.New(l),
 		Airdrop: airdrop.New(l), Devnet: devnet.New(l, steps...), Delegations: delegations.New(l),
-		Traffic: traffic.New(l), Featured: featured.New(l)}
+		Traffic: traffic.New(l), Featured: featured.New(l), Rewards: rewards.New(l)}
 }
