@@ -16,7 +16,7 @@ import (
 // checked as a grant's are (CanActAs and CanReadAs of known parties,
 // CanReadAsAnyParty, CanExecuteAsAnyParty, ParticipantAdmin).
 func (l *Ledger) CreateUser(ctx context.Context, name string, party coin.PartyID, rs []Right) (OnboardResult, error) {
-	if err := l.checkRights(ctx, rs); err != nil {
+	if err := checkRights(ctx, l, rs); err != nil {
 		return OnboardResult{}, err
 	}
 	return l.onboardUser(ctx, name, party, rs)

@@ -200,3 +200,16 @@ func SetupProposalsOf(ctx context.Context, l *Ledger, db bun.IDB, user coin.Part
 func CommandCounterOf(ctx context.Context, l *Ledger, db bun.IDB, sender coin.PartyID) (*store.Contract, int64, error) {
 	return l.counter(ctx, db, sender)
 }
+
+// RightDeactivated marks a deactivated user among its rights rows.
+const RightDeactivated = rightDeactivated
+
+// DefaultRights are u's rights before any change (CanActAs its party when
+// onboarded, ParticipantAdmin when an admin).
+func DefaultRights(u UserInfo) []Right { return defaultRights(u) }
+
+// EffectiveRights applies a user's rights rows to u's defaults.
+func EffectiveRights(u UserInfo, rows []store.UserRight) UserRights { return effectiveRights(u, rows) }
+
+// CheckRights bounds and checks rights to grant or revoke.
+func CheckRights(ctx context.Context, l *Ledger, rs []Right) error { return checkRights(ctx, l, rs) }

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/userrights"
 	"github.com/ccwallet/ccwallet/web"
 )
 
@@ -131,7 +132,7 @@ func (s *serving) listenLocalNet(ctx context.Context, env envVars, verifier *web
 	// the app provider it acts as that validator's operator too, also
 	// after a reset or restore.
 	grant := func(ctx context.Context) error {
-		_, err := pv.GrantRights(ctx, localNetUser, []ledger.Right{{Kind: ledger.RightCanActAs, Party: pv.Operator()}})
+		_, err := userrights.New(pv).GrantRights(ctx, localNetUser, []ledger.Right{{Kind: ledger.RightCanActAs, Party: pv.Operator()}})
 		return err
 	}
 	if err := grant(ctx); err != nil {

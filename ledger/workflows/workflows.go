@@ -23,6 +23,7 @@ import (
 	"github.com/ccwallet/ccwallet/ledger/scan"
 	"github.com/ccwallet/ccwallet/ledger/subscriptions"
 	"github.com/ccwallet/ccwallet/ledger/traffic"
+	"github.com/ccwallet/ccwallet/ledger/userrights"
 )
 
 // Set is the workflows of one ledger.
@@ -61,6 +62,9 @@ type Set struct {
 	Featured *featured.Service
 	// Rewards is the reading of a party's reward coupons and rewards page.
 	Rewards *rewards.Service
+	// UserRights is the Ledger API's user management: rights, grants,
+	// deactivation, deletion.
+	UserRights *userrights.Service
 }
 
 // New builds l's workflows, each given the others and the hooks it
@@ -86,5 +90,6 @@ func build(l *ledger.Ledger, steps []func(context.Context) error) *Set {
 		Allocations: allocations.New(l), External: external.New(l),
 		Registry: registry.New(l), Scan: scan.New(l), APIRead: apiread.New(l),
 		Airdrop: airdrop.New(l), Devnet: devnet.New(l, steps...), Delegations: delegations.New(l),
-		Traffic: traffic.New(l), Featured: featured.New(l), Rewards: rewards.New(l)}
+		Traffic: traffic.New(l), Featured: featured.New(l), Rewards: rewards.New(l),
+		UserRights: userrights.New(l)}
 }
