@@ -13,6 +13,7 @@ import (
 	"github.com/ccwallet/ccwallet/handlers"
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
+	"github.com/ccwallet/ccwallet/ledger/pending"
 )
 
 // tradeEnv is a UI env whose ledger runs on a settable clock, with a venue.
@@ -103,7 +104,7 @@ func TestUIAllocations(t *testing.T) {
 		alice := e.wallet(t, "alice", "100") // 20000 CC
 		bob := e.wallet(t, "bob", "1")       // 200 CC
 		a, b := string(alice.party), string(bob.party)
-		mark, err := e.l.PendingMark(ctx, alice.party)
+		mark, err := pending.New(e.l).Mark(ctx, alice.party)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -111,7 +112,7 @@ func TestUIAllocations(t *testing.T) {
 			`data-testid="allocation-requests-empty"`, `data-testid="allocations-empty"`, `hx-get="/allocations/live"`, `data-events="/events"`)
 
 		trade := e.trade(t, map[string][3]string{"leg0": {a, b, "30"}, "leg1": {b, a, "12.5"}})
-		if m, err := e.l.PendingMark(ctx, alice.party); err != nil || m == mark {
+		if m, err := pending.New(e.l).Mark(ctx, alice.party); err != nil || m == mark {
 			t.Errorf("pending mark %q -> %q (%v): a new trade must wake live updates", mark, m, err)
 		}
 		page := alice.get("/allocations")

@@ -18,6 +18,7 @@ import (
 	"github.com/ccwallet/ccwallet/handlers"
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
+	"github.com/ccwallet/ccwallet/ledger/pending"
 	"github.com/ccwallet/ccwallet/web"
 )
 
@@ -325,7 +326,7 @@ func TestUISendDefaultsAndExpiry(t *testing.T) {
 			if r.status != http.StatusSeeOther {
 				t.Fatalf("send expiring after %s = %d: %.300s", c.value, r.status, r.body)
 			}
-			in, err := e.l.Incoming(t.Context(), carol)
+			in, err := pending.New(e.l).Incoming(t.Context(), carol)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -213,3 +213,9 @@ func EffectiveRights(u UserInfo, rows []store.UserRight) UserRights { return eff
 
 // CheckRights bounds and checks rights to grant or revoke.
 func CheckRights(ctx context.Context, l *Ledger, rs []Right) error { return checkRights(ctx, l, rs) }
+
+// InstructionView is a stored transfer instruction as the wallet shows
+// it, without its contract.
+func InstructionView(l *Ledger, ti *store.TransferInstruction) TransferInstruction {
+	return l.instructionView(ti, nil)
+}

@@ -18,6 +18,7 @@ import (
 	"github.com/ccwallet/ccwallet/ledger/external"
 	"github.com/ccwallet/ccwallet/ledger/featured"
 	"github.com/ccwallet/ccwallet/ledger/names"
+	"github.com/ccwallet/ccwallet/ledger/pending"
 	"github.com/ccwallet/ccwallet/ledger/registry"
 	"github.com/ccwallet/ccwallet/ledger/rewards"
 	"github.com/ccwallet/ccwallet/ledger/scan"
@@ -65,6 +66,9 @@ type Set struct {
 	// UserRights is the Ledger API's user management: rights, grants,
 	// deactivation, deletion.
 	UserRights *userrights.Service
+	// Pending is what waits for a party's answer (the home page's
+	// incoming offers and instructions) and its live updates' mark.
+	Pending *pending.Service
 }
 
 // New builds l's workflows, each given the others and the hooks it
@@ -91,5 +95,5 @@ func build(l *ledger.Ledger, steps []func(context.Context) error) *Set {
 		Registry: registry.New(l), Scan: scan.New(l), APIRead: apiread.New(l),
 		Airdrop: airdrop.New(l), Devnet: devnet.New(l, steps...), Delegations: delegations.New(l),
 		Traffic: traffic.New(l), Featured: featured.New(l), Rewards: rewards.New(l),
-		UserRights: userrights.New(l)}
+		UserRights: userrights.New(l), Pending: pending.New(l)}
 }
