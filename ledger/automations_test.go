@@ -12,6 +12,7 @@ import (
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
+	"github.com/ccwallet/ccwallet/ledger/rewards"
 	"github.com/ccwallet/ccwallet/store"
 	"github.com/google/go-cmp/cmp"
 )
@@ -22,7 +23,6 @@ var openRoundNumbers = ledgertest.OpenRoundNumbers
 // The merge tests' helpers (ledgertest's, shared with ledger/airdrop).
 var (
 	historySubtypes = ledgertest.HistorySubtypes
-	mintMany        = ledgertest.MintMany
 	delegate        = ledgertest.Delegate
 )
 
@@ -238,7 +238,7 @@ func TestCollectRewards(t *testing.T) {
 		if n, err := l.CollectRewards(ctx); err != nil || n != 0 {
 			t.Errorf("second run collected %d, %v; want 0", n, err)
 		}
-		left, err := l.RewardCoupons(ctx, l.Operator(), "")
+		left, err := rewards.New(l).Coupons(ctx, l.Operator(), "")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -519,7 +519,7 @@ func TestRewardCouponContracts(t *testing.T) {
 		if err := ledgertest.Dev(t, l).SeedRewardCoupons(ctx, ledger.RewardApp, []coin.PartyID{p}, coin.MustParse("2.5")); err != nil {
 			t.Fatal(err)
 		}
-		cs, err := l.RewardCoupons(ctx, p, ledger.RewardApp)
+		cs, err := rewards.New(l).Coupons(ctx, p, ledger.RewardApp)
 		if err != nil || len(cs) != 1 {
 			t.Fatalf("coupons %v, %v", cs, err)
 		}
@@ -560,7 +560,7 @@ func TestRewardCouponContracts(t *testing.T) {
 		if row.CollectedAt.IsZero() || row.CollectedOffset == nil || *row.CollectedOffset != collect.OffsetID {
 			t.Errorf("collected coupon %+v, want collected at offset %d", row, collect.OffsetID)
 		}
-		if left, err := l.RewardCoupons(ctx, p, ledger.RewardApp); err != nil || len(left) != 0 {
+		if left, err := rewards.New(l).Coupons(ctx, p, ledger.RewardApp); err != nil || len(left) != 0 {
 			t.Errorf("after collection: %v, %v; want none", left, err)
 		}
 	})

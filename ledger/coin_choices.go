@@ -62,13 +62,6 @@ func (l *Ledger) CancelPreapprovalAs(ctx context.Context, actor coin.PartyID, ci
 	return l.cancelPreapproval(ctx, p.Receiver, cid, actor, key)
 }
 
-// SelfGrantFeaturedAppRightOnce is AmuletRules_DevNet_FeatureApp: party
-// grants itself a featured app right, once per key; a party featured
-// already fails its requirement (ErrRequirement).
-func (l *Ledger) SelfGrantFeaturedAppRightOnce(ctx context.Context, party coin.PartyID, key string) (coin.ContractID, error) {
-	return l.selfGrantFeaturedAppRight(ctx, party, key)
-}
-
 // PreapprovalProposal is a TransferPreapprovalProposal's payload.
 type PreapprovalProposal struct {
 	Receiver    coin.PartyID  `json:"receiver"`

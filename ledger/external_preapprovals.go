@@ -120,20 +120,6 @@ func (l *Ledger) setupProposals(ctx context.Context, db bun.IDB, user coin.Party
 	return out, nil
 }
 
-// SetupProposals lists the pending ExternalPartySetupProposals this
-// validator made.
-func (l *Ledger) SetupProposals(ctx context.Context) ([]Contract, error) {
-	cs, err := l.setupProposals(ctx, l.db, "")
-	if err != nil {
-		return nil, err
-	}
-	out := make([]Contract, len(cs))
-	for i, c := range cs {
-		out[i] = l.contractView(c)
-	}
-	return out, nil
-}
-
 // setupProposal loads an active proposal; a missing, archived or
 // other-template contract is ErrNotFound, another party's a validation
 // error.
@@ -201,12 +187,6 @@ func runSetupProposalAccept(ctx context.Context, t *txn, b *PreparedBody) (coin.
 	return pre, nil
 }
 
-// TransferCommandCounter is an external sender's nonce counter.
-type TransferCommandCounter struct {
-	Contract  Contract
-	NextNonce int64
-}
-
 func (l *Ledger) counter(ctx context.Context, db bun.IDB, sender coin.PartyID) (*store.Contract, int64, error) {
 	cs, err := store.ActiveContractsByTemplate(ctx, db, TemplateTransferCommandCounter, sender)
 	if err != nil {
@@ -226,16 +206,6 @@ func (l *Ledger) counter(ctx context.Context, db bun.IDB, sender coin.PartyID) (
 		}
 	}
 	return nil, 0, fmt.Errorf("%w: %s has no TransferCommandCounter: its next nonce is 0", ErrNotFound, sender)
-}
-
-// TransferCommandCounterOf returns sender's counter; ErrNotFound means
-// sender has never sent through a preapproval and its next nonce is 0.
-func (l *Ledger) TransferCommandCounterOf(ctx context.Context, sender coin.PartyID) (TransferCommandCounter, error) {
-	c, n, err := l.counter(ctx, l.db, sender)
-	if err != nil {
-		return TransferCommandCounter{}, err
-	}
-	return TransferCommandCounter{Contract: l.contractView(c), NextNonce: n}, nil
 }
 
 // NextNonce is the nonce sender's next preapproval send must carry.

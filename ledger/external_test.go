@@ -16,6 +16,7 @@ import (
 	"github.com/ccwallet/ccwallet/ledger/delegations"
 	"github.com/ccwallet/ccwallet/ledger/external"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
+	"github.com/ccwallet/ccwallet/ledger/rewards"
 )
 
 func TestExternalTransferFlow(t *testing.T) {
@@ -157,7 +158,7 @@ func TestRewardCollectionNeedsMintingDelegation(t *testing.T) {
 		}
 		state := func() string {
 			t.Helper()
-			cs, err := l.RewardCoupons(ctx, ext, ledger.RewardApp)
+			cs, err := rewards.New(l).Coupons(ctx, ext, ledger.RewardApp)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -67,7 +67,7 @@ type Ledger struct {
 	cfg       Config
 	namespace string
 	operator  coin.PartyID
-	// userSpace prefixes the keys of this validator's users (userKey,
+	// userSpace prefixes the keys of this validator's users (UserKey,
 	// validator_users.go); empty for the network's first validator.
 	userSpace string
 }
@@ -374,7 +374,7 @@ func (l *Ledger) roundContract(t *txn, n coin.Round, price coin.Amount, opensAt 
 // party, so the operator can log in from the first start on.
 func (l *Ledger) ensureAdmins(ctx context.Context) error {
 	for _, name := range l.cfg.AdminUsers {
-		key := l.userKey(name)
+		key := l.UserKey(name)
 		err := l.change(ctx, func(ctx context.Context, c *change) error {
 			u, err := store.UserByName(ctx, c.tx, key)
 			if err == nil {

@@ -10,6 +10,7 @@ import (
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
+	"github.com/ccwallet/ccwallet/ledger/pending"
 )
 
 // TestOfferLimits is issue 38's offer spam at the ledger: an offer below
@@ -78,7 +79,7 @@ func TestOfferLimits(t *testing.T) {
 			if _, err := offer(bob, "1"); err != nil {
 				t.Errorf("an offer once one ended: %v", err)
 			}
-			in, err := l.Incoming(ctx, bob)
+			in, err := pending.New(l).Incoming(ctx, bob)
 			if err != nil || in.OfferCount != 3 || len(in.Offers) != 3 {
 				t.Errorf("bob's incoming: %d of %d, %v; want 3", len(in.Offers), in.OfferCount, err)
 			}

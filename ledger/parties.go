@@ -155,7 +155,7 @@ func (l *Ledger) allocateParty(ctx context.Context, tx bun.IDB, name string) (co
 func (l *Ledger) Offboard(ctx context.Context, name string) error {
 	// Forgotten after the commit, so no request of this process acts for
 	// the user once Offboard has returned (usercache.go).
-	key := l.userKey(name)
+	key := l.UserKey(name)
 	defer l.users.forget(key)
 	return l.change(ctx, func(ctx context.Context, c *change) error {
 		u, err := store.UserByName(ctx, c.tx, key)

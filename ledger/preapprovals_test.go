@@ -10,6 +10,7 @@ import (
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
+	"github.com/ccwallet/ccwallet/ledger/rewards"
 	"github.com/ccwallet/ccwallet/store"
 )
 
@@ -35,7 +36,7 @@ func TestPreapprovalCreateAndSend(t *testing.T) {
 		if got := balance(t, l, l.Operator()); got != "0.0000000000" {
 			t.Errorf("operator balance = %s, want 0 (tapped exactly the fee)", got)
 		}
-		if vc, err := l.RewardCoupons(ctx, l.Operator(), ledger.RewardValidator); err != nil || len(vc) != 1 {
+		if vc, err := rewards.New(l).Coupons(ctx, l.Operator(), ledger.RewardValidator); err != nil || len(vc) != 1 {
 			t.Errorf("validator reward coupons for the fee = %d, %v; want 1", len(vc), err)
 		}
 		again, exists, err := l.CreatePreapproval(ctx, receiver)
@@ -57,7 +58,7 @@ func TestPreapprovalCreateAndSend(t *testing.T) {
 		if got := balance(t, l, receiver); got != "10.0000000000" {
 			t.Errorf("receiver balance = %s", got)
 		}
-		coupons, err := l.RewardCoupons(ctx, l.Operator(), ledger.RewardApp)
+		coupons, err := rewards.New(l).Coupons(ctx, l.Operator(), ledger.RewardApp)
 		if err != nil || len(coupons) != 1 || !strings.Contains(string(coupons[0].Payload), `"featured":true`) {
 			t.Errorf("app reward coupons of the featured provider = %+v, %v; want one", coupons, err)
 		}

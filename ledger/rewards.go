@@ -2,9 +2,11 @@ package ledger
 
 import (
 	"context"
+	"encoding/json"
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/store"
+	"github.com/uptrace/bun"
 )
 
 // Reward kinds, with the real network's template of each.
@@ -39,7 +41,7 @@ func (t *changes) addRewardCoupon(kind string, beneficiary coin.PartyID, amount 
 
 // rewardContract is the contract of a reward coupon, built from its row:
 // archived once collected.
-func (l *Ledger) rewardContract(c store.RewardCoupon) *store.Contract {
+func rewardContract(l *Ledger, c store.RewardCoupon) *store.Contract {
 	var payload any
 	switch c.Kind {
 	case RewardApp:
@@ -66,15 +68,22 @@ func rewardPayload(dso coin.PartyID, round coin.Round, kind string, beneficiary 
 	return payload
 }
 
-// RewardCoupons lists a party's uncollected coupons of a kind as contracts.
-func (l *Ledger) RewardCoupons(ctx context.Context, party coin.PartyID, kind string) ([]Contract, error) {
-	cs, err := store.RewardCouponsOf(ctx, l.db, party, kind)
+// featuredRightsOf lists provider's live FeaturedAppRights (the DSO is a
+// stakeholder of every right, so the payload's provider decides): a send
+// to a featured provider's user earns it a featured app reward.
+func featuredRightsOf(ctx context.Context, db bun.IDB, provider coin.PartyID) ([]coin.ContractID, error) {
+	cs, err := store.ActiveContractsByTemplate(ctx, db, TemplateFeaturedAppRight, provider)
 	if err != nil {
 		return nil, err
 	}
-	out := make([]Contract, 0, len(cs))
+	var out []coin.ContractID
 	for _, c := range cs {
-		out = append(out, l.contractView(l.rewardContract(c)))
+		var p struct {
+			Provider coin.PartyID `json:"provider"`
+		}
+		if json.Unmarshal([]byte(c.Payload), &p) == nil && p.Provider == provider {
+			out = append(out, c.ContractID)
+		}
 	}
 	return out, nil
 }

@@ -16,7 +16,7 @@ import (
 // checked as a grant's are (CanActAs and CanReadAs of known parties,
 // CanReadAsAnyParty, CanExecuteAsAnyParty, ParticipantAdmin).
 func (l *Ledger) CreateUser(ctx context.Context, name string, party coin.PartyID, rs []Right) (OnboardResult, error) {
-	if err := l.checkRights(ctx, rs); err != nil {
+	if err := checkRights(ctx, l, rs); err != nil {
 		return OnboardResult{}, err
 	}
 	return l.onboardUser(ctx, name, party, rs)
@@ -31,7 +31,7 @@ func (l *Ledger) putNewUserRights(ctx context.Context, tx bun.IDB, name string, 
 			continue
 		}
 		have = append(have, r)
-		if err := store.PutUserRight(ctx, tx, &store.UserRight{UserName: l.userKey(name), Kind: r.Kind, Party: string(r.Party), Granted: true}); err != nil {
+		if err := store.PutUserRight(ctx, tx, &store.UserRight{UserName: l.UserKey(name), Kind: r.Kind, Party: string(r.Party), Granted: true}); err != nil {
 			return err
 		}
 	}

@@ -15,9 +15,9 @@ import (
 // operator hint is hint.
 func userSpaceOf(hint string) string { return hint + "/" }
 
-// userKey is the key of l's user name in the users and user_rights
+// UserKey is the key of l's user name in the users and user_rights
 // tables.
-func (l *Ledger) userKey(name string) string { return l.userSpace + name }
+func (l *Ledger) UserKey(name string) string { return l.userSpace + name }
 
 // userName is the name of l's user stored under key; false when the key
 // is another validator's user's.
@@ -33,10 +33,10 @@ func (l *Ledger) userName(key string) (string, bool) {
 	return key, true
 }
 
-// ownUserKey is userKey, refusing on the first validator a name that
+// ownUserKey is UserKey, refusing on the first validator a name that
 // would be another validator's user's key.
 func (l *Ledger) ownUserKey(name string) (string, error) {
-	key := l.userKey(name)
+	key := l.UserKey(name)
 	if _, ok := l.userName(key); !ok {
 		return "", invalid("name", "user IDs starting with %q are another validator's users'; choose another", key[:strings.Index(key, "/")+1])
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
+	"github.com/ccwallet/ccwallet/ledger/userrights"
 )
 
 // TestValidatorUsers: each validator of a network has its own users, as
@@ -59,7 +60,7 @@ func TestValidatorUsers(t *testing.T) {
 			t.Fatal(err)
 		}
 		read := ledger.Right{Kind: ledger.RightCanReadAs, Party: bob}
-		if _, err := pv.GrantRights(ctx, "alice", []ledger.Right{read}); err != nil {
+		if _, err := userrights.New(pv).GrantRights(ctx, "alice", []ledger.Right{read}); err != nil {
 			t.Fatal(err)
 		}
 		has := func(v *ledger.Ledger, name string, r ledger.Right) bool {
@@ -68,7 +69,7 @@ func TestValidatorUsers(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			rs, err := v.RightsOf(ctx, u)
+			rs, err := userrights.New(v).RightsOf(ctx, u)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -185,3 +185,38 @@ func CreateContract(ctx context.Context, l *Ledger, kind, key, template string, 
 func FeaturedRightsOf(ctx context.Context, db bun.IDB, provider coin.PartyID) ([]coin.ContractID, error) {
 	return featuredRightsOf(ctx, db, provider)
 }
+
+// RewardContract is a reward coupon's contract, built from its row
+// (archived once collected).
+func RewardContract(l *Ledger, c store.RewardCoupon) *store.Contract { return rewardContract(l, c) }
+
+// SetupProposalsOf lists this validator's pending
+// ExternalPartySetupProposals for user (all when user is empty).
+func SetupProposalsOf(ctx context.Context, l *Ledger, db bun.IDB, user coin.PartyID) ([]*store.Contract, error) {
+	return l.setupProposals(ctx, db, user)
+}
+
+// CommandCounterOf is sender's TransferCommandCounter and its next nonce;
+// ErrNotFound when sender has none (its next nonce is 0).
+func CommandCounterOf(ctx context.Context, l *Ledger, db bun.IDB, sender coin.PartyID) (*store.Contract, int64, error) {
+	return l.counter(ctx, db, sender)
+}
+
+// RightDeactivated marks a deactivated user among its rights rows.
+const RightDeactivated = rightDeactivated
+
+// DefaultRights are u's rights before any change (CanActAs its party when
+// onboarded, ParticipantAdmin when an admin).
+func DefaultRights(u UserInfo) []Right { return defaultRights(u) }
+
+// EffectiveRights applies a user's rights rows to u's defaults.
+func EffectiveRights(u UserInfo, rows []store.UserRight) UserRights { return effectiveRights(u, rows) }
+
+// CheckRights bounds and checks rights to grant or revoke.
+func CheckRights(ctx context.Context, l *Ledger, rs []Right) error { return checkRights(ctx, l, rs) }
+
+// InstructionView is a stored transfer instruction as the wallet shows
+// it, without its contract.
+func InstructionView(l *Ledger, ti *store.TransferInstruction) TransferInstruction {
+	return l.instructionView(ti, nil)
+}

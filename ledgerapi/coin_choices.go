@@ -186,7 +186,7 @@ func (s *Server) devnetFeatureApp(r *http.Request, sb *submission) (int64, error
 	if err := requireController("the provider", provider, sb.actAs); err != nil {
 		return 0, err
 	}
-	cid, err := s.l.SelfGrantFeaturedAppRightOnce(r.Context(), provider, sb.key)
+	cid, err := s.w.Featured.SelfGrantOnce(r.Context(), provider, sb.key)
 	if err != nil {
 		return 0, devnetOnly(err)
 	}

@@ -18,7 +18,9 @@ import (
 	"github.com/ccwallet/ccwallet/handlers"
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/delegations"
+	"github.com/ccwallet/ccwallet/ledger/featured"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
+	"github.com/ccwallet/ccwallet/ledger/rewards"
 	"github.com/ccwallet/ccwallet/ledger/traffic"
 	"github.com/ccwallet/ccwallet/web"
 )
@@ -172,7 +174,7 @@ func TestCoinFeatureApp(t *testing.T) {
 		wantCode(t, "second grant", code, b, http.StatusBadRequest, "DAML_INTERPRETATION_ERROR")
 		e.run(x, "f-x", grant(x.party), disclose)
 		for p, want := range map[coin.PartyID]bool{alice: true, bob: false, x.party: true} {
-			if got, err := e.l.IsFeatured(ctx, p); err != nil || got != want {
+			if got, err := featured.New(e.l).IsFeatured(ctx, p); err != nil || got != want {
 				t.Errorf("%s featured %v (%v), want %v", p, got, err, want)
 			}
 		}
@@ -205,7 +207,7 @@ func TestCoinOutsideDevNet(t *testing.T) {
 			if got := e.balance(alice); !got.IsZero() {
 				t.Errorf("alice holds %s", got)
 			}
-			if f, _ := e.l.IsFeatured(context.Background(), alice); f {
+			if f, _ := featured.New(e.l).IsFeatured(context.Background(), alice); f {
 				t.Error("alice is featured")
 			}
 		})
@@ -545,7 +547,7 @@ func TestCoinAsyncCompletions(t *testing.T) {
 		if got := e.holds("alice", alice); !got.Equal(coin.MustParse("50")) {
 			t.Errorf("alice holds %s", got)
 		}
-		if f, _ := e.l.IsFeatured(ctx, alice); !f {
+		if f, _ := featured.New(e.l).IsFeatured(ctx, alice); !f {
 			t.Error("alice is not featured")
 		}
 		if _, err := e.l.PreapprovalOf(ctx, alice); err != nil {
@@ -562,7 +564,7 @@ const (
 // Ledger API's active contracts do not list reward coupons yet).
 func (e *env) appRewards(party coin.PartyID) []coin.Amount {
 	e.t.Helper()
-	cs, err := e.l.RewardCoupons(context.Background(), party, ledger.RewardApp)
+	cs, err := rewards.New(e.l).Coupons(context.Background(), party, ledger.RewardApp)
 	if err != nil {
 		e.t.Fatal(err)
 	}
@@ -592,11 +594,11 @@ func TestCoinDelegateProxy(t *testing.T) {
 		op := e.l.Operator()
 		bob, carol := e.user("bob", ""), e.user("carol", "")
 		x := e.external("xena", "1000")
-		right, err := e.l.SelfGrantFeaturedAppRight(ctx, op)
+		right, err := featured.New(e.l).SelfGrant(ctx, op)
 		if err != nil {
 			t.Fatal(err)
 		}
-		carolRight, err := e.l.SelfGrantFeaturedAppRight(ctx, carol)
+		carolRight, err := featured.New(e.l).SelfGrant(ctx, carol)
 		if err != nil {
 			t.Fatal(err)
 		}

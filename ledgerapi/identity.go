@@ -185,7 +185,7 @@ func (s *Server) listUsers(w http.ResponseWriter, r *http.Request, c *caller) er
 			out.NextPageToken = out.Users[n-1].ID
 			break
 		}
-		rs, err := s.l.RightsOf(r.Context(), u)
+		rs, err := s.w.UserRights.RightsOf(r.Context(), u)
 		if err != nil {
 			return err
 		}
@@ -210,7 +210,7 @@ func (s *Server) lookupUser(r *http.Request, c *caller) (*caller, error) {
 	if !u.Onboarded && !u.IsAdmin {
 		return nil, cantonErr(codeUserNotFound, "user %q not found", id)
 	}
-	rs, err := s.l.RightsOf(r.Context(), u)
+	rs, err := s.w.UserRights.RightsOf(r.Context(), u)
 	if err != nil {
 		return nil, err
 	}

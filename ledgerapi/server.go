@@ -274,7 +274,7 @@ func (s *Server) callerFor(ctx context.Context, claims web.Claims) (*caller, err
 	}
 	// Read on every call, so a revoked right or a deactivation takes
 	// effect on the next one.
-	rs, err := s.l.RightsOf(ctx, u)
+	rs, err := s.w.UserRights.RightsOf(ctx, u)
 	if err != nil {
 		return nil, err
 	}

@@ -61,12 +61,12 @@ func decodeRights(r *http.Request, c *caller) (string, []ledger.Right, error) {
 
 // grantRights is POST /v2/users/{id}/rights.
 func (s *Server) grantRights(w http.ResponseWriter, r *http.Request, c *caller) error {
-	return s.changeRights(w, r, c, s.l.GrantRights, "newlyGrantedRights")
+	return s.changeRights(w, r, c, s.w.UserRights.GrantRights, "newlyGrantedRights")
 }
 
 // revokeRights is PATCH /v2/users/{id}/rights.
 func (s *Server) revokeRights(w http.ResponseWriter, r *http.Request, c *caller) error {
-	return s.changeRights(w, r, c, s.l.RevokeRights, "newlyRevokedRights")
+	return s.changeRights(w, r, c, s.w.UserRights.RevokeRights, "newlyRevokedRights")
 }
 
 // changeRights runs a grant or a revocation, answering the rights it
@@ -123,7 +123,7 @@ func (s *Server) updateUser(w http.ResponseWriter, r *http.Request, c *caller) e
 			if req.User.IsDeactivated && id == c.user.Name {
 				return invalidArgument("user %q cannot deactivate itself", id)
 			}
-			if err := s.l.SetDeactivated(r.Context(), id, req.User.IsDeactivated); err != nil {
+			if err := s.w.UserRights.SetDeactivated(r.Context(), id, req.User.IsDeactivated); err != nil {
 				return err
 			}
 		case "primary_party", "primaryParty":
@@ -151,7 +151,7 @@ func (s *Server) deleteUser(w http.ResponseWriter, r *http.Request, c *caller) e
 	if id == c.user.Name {
 		return invalidArgument("user %q cannot delete itself", id)
 	}
-	if err := s.l.DeleteUser(r.Context(), id); err != nil {
+	if err := s.w.UserRights.DeleteUser(r.Context(), id); err != nil {
 		return err
 	}
 	return writeJSON(w, struct{}{})

@@ -392,7 +392,7 @@ func TestWSAuth(t *testing.T) {
 		// A right revoked while the stream is open ends it.
 		c = e.open("/v2/updates", "alice", holdingUpdates(alice, 0))
 		untilTx(t, c, 0)
-		rs, err := e.l.RightsOf(context.Background(), mustUser(t, e, "alice"))
+		rs, err := e.w.UserRights.RightsOf(context.Background(), mustUser(t, e, "alice"))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -148,7 +148,7 @@ func TestExternalPreapprovalCLI(t *testing.T) {
 	if err != nil || !b.Total().Equal(coin.MustParse("7.5")) {
 		t.Errorf("receiver after three sends of 2.5 = %+v, %v", b, err)
 	}
-	if c, err := l.TransferCommandCounterOf(context.Background(), coin.PartyID(sender)); err != nil || c.NextNonce != 3 {
+	if c, err := external.New(l).TransferCommandCounter(context.Background(), coin.PartyID(sender)); err != nil || c.NextNonce != 3 {
 		t.Errorf("counter = %+v, %v", c, err)
 	}
 	// A second setup is refused: the preapproval exists.

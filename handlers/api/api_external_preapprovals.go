@@ -33,7 +33,7 @@ func (h external) createExternalPartySetupProposal(w http.ResponseWriter, r *htt
 // listExternalPartySetupProposals answers GET
 // /v0/admin/external-party/setup-proposal.
 func (h external) listExternalPartySetupProposals(w http.ResponseWriter, r *http.Request) error {
-	cs, err := h.l.SetupProposals(r.Context())
+	cs, err := h.w.External.SetupProposals(r.Context())
 	if err != nil {
 		return err
 	}
@@ -196,7 +196,7 @@ func (h *Handler) writeTransferCommandCounter(w http.ResponseWriter, r *http.Req
 	if err != nil {
 		return err
 	}
-	c, err := h.l.TransferCommandCounterOf(r.Context(), party)
+	c, err := h.w.External.TransferCommandCounter(r.Context(), party)
 	if err != nil {
 		return err
 	}

@@ -14,7 +14,7 @@ func (h *Handler) rewardList(kind, field string) apiFunc {
 		if err != nil {
 			return err
 		}
-		cs, err := h.l.RewardCoupons(r.Context(), p, kind)
+		cs, err := h.w.Rewards.Coupons(r.Context(), p, kind)
 		if err != nil {
 			return err
 		}

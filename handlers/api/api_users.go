@@ -20,7 +20,7 @@ func (h *Handler) getValidatorUserInfo(w http.ResponseWriter, r *http.Request) e
 			break
 		}
 	}
-	featured, err := h.l.IsFeatured(r.Context(), h.l.Operator())
+	featured, err := h.w.Featured.IsFeatured(r.Context(), h.l.Operator())
 	if err != nil {
 		return err
 	}

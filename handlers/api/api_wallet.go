@@ -17,7 +17,7 @@ func (h *Handler) userStatus(w http.ResponseWriter, r *http.Request) error {
 	if u.Onboarded {
 		resp.PartyID = string(u.Party)
 		// Read, not cached with the user: a self-grant shows at once.
-		if resp.HasFeaturedAppRight, err = h.l.IsFeatured(r.Context(), u.Party); err != nil {
+		if resp.HasFeaturedAppRight, err = h.w.Featured.IsFeatured(r.Context(), u.Party); err != nil {
 			return err
 		}
 	}

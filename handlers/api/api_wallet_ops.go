@@ -28,7 +28,7 @@ func (h *Handler) selfGrantFeatureAppRight(w http.ResponseWriter, r *http.Reques
 	if err != nil {
 		return err
 	}
-	cid, err := h.l.SelfGrantFeaturedAppRight(r.Context(), p)
+	cid, err := h.w.Featured.SelfGrant(r.Context(), p)
 	if err != nil {
 		return err
 	}
@@ -42,7 +42,7 @@ func (h *Handler) cancelFeaturedAppRights(w http.ResponseWriter, r *http.Request
 	if err != nil {
 		return err
 	}
-	if _, err := h.l.CancelFeaturedAppRights(r.Context(), p); err != nil {
+	if _, err := h.w.Featured.Cancel(r.Context(), p); err != nil {
 		return err
 	}
 	return web.WriteJSON(w, http.StatusOK, struct{}{})

@@ -13,6 +13,7 @@ import (
 	"github.com/ccwallet/ccwallet/handlers/handlerstest"
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
+	"github.com/ccwallet/ccwallet/ledger/pending"
 )
 
 // tradeEnv is a UI env whose ledger runs on a settable clock, with a venue.
@@ -81,7 +82,7 @@ func TestUIAllocations(t *testing.T) {
 		alice := e.Wallet(t, "alice", "100") // 20000 CC
 		bob := e.Wallet(t, "bob", "1")       // 200 CC
 		a, b := string(alice.Party), string(bob.Party)
-		mark, err := e.L.PendingMark(ctx, alice.Party)
+		mark, err := pending.New(e.L).Mark(ctx, alice.Party)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -89,7 +90,7 @@ func TestUIAllocations(t *testing.T) {
 			`data-testid="allocation-requests-empty"`, `data-testid="allocations-empty"`, `hx-get="/allocations/live"`, `data-events="/events"`)
 
 		trade := e.trade(t, map[string][3]string{"leg0": {a, b, "30"}, "leg1": {b, a, "12.5"}})
-		if m, err := e.L.PendingMark(ctx, alice.Party); err != nil || m == mark {
+		if m, err := pending.New(e.L).Mark(ctx, alice.Party); err != nil || m == mark {
 			t.Errorf("pending mark %q -> %q (%v): a new trade must wake live updates", mark, m, err)
 		}
 		page := alice.Get("/allocations")

@@ -106,9 +106,9 @@ func (h delegationPages) uiFeaturedAppRight(w http.ResponseWriter, r *http.Reque
 	var err error
 	switch action := r.PostFormValue("action"); action {
 	case "grant":
-		_, err = h.l.SelfGrantFeaturedAppRight(r.Context(), uiParty(r))
+		_, err = h.w.Featured.SelfGrant(r.Context(), uiParty(r))
 	case "cancel":
-		_, err = h.l.CancelFeaturedAppRights(r.Context(), uiParty(r))
+		_, err = h.w.Featured.Cancel(r.Context(), uiParty(r))
 	default:
 		err = badRequest("unknown action: choose grant or cancel")
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/pending"
 	"github.com/ccwallet/ccwallet/web"
 )
 
@@ -36,7 +37,7 @@ const DefaultEventInterval = time.Second
 // A stream holds no database connection and makes no query while open: one
 // hub goroutine (eventHub) polls, once per interval (or at once when a
 // request of this process changed the ledger: nudge), the mark of each
-// party (its newest history id and ledger.PendingMark) and the liveness of
+// party (its newest history id and pending.Service.Mark) and the liveness of
 // each session that has streams, one query at a time, and wakes the
 // streams whose party changed. So thousands of streams cost the pool one
 // connection at a time, and the other requests and /readyz never queue
@@ -105,7 +106,7 @@ func partyMark(ctx context.Context, l *ledger.Ledger, party coin.PartyID) (mark,
 	if err != nil {
 		return mark{}, err
 	}
-	p, err := l.PendingMark(ctx, party)
+	p, err := pending.New(l).Mark(ctx, party)
 	if err != nil {
 		return mark{}, err
 	}

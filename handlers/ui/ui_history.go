@@ -12,6 +12,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/featured"
 	"github.com/ccwallet/ccwallet/views"
 	"github.com/ccwallet/ccwallet/web"
 )
@@ -202,8 +203,8 @@ var historyLabels = map[string]string{
 	ledger.WalletMergeHistorySubtype:  "Holdings merged",
 	ledger.MergeHistorySubtype:        "Holdings merged (merge delegation)",
 	ledger.MintingMergeHistorySubtype: "Holdings merged (minting delegation)",
-	ledger.FeaturedAppRightGranted:    "Featured app right granted",
-	ledger.FeaturedAppRightCancelled:  "Featured app right cancelled",
+	featured.RightGranted:             "Featured app right granted",
+	featured.RightCancelled:           "Featured app right cancelled",
 	"AppPaymentRequest_Accept":        "App payment accepted (coin locked)",
 	"AppPaymentRequest_Reject":        "App payment request rejected",
 	"AppPaymentRequest_Withdraw":      "App payment request withdrawn by the app",

@@ -42,7 +42,7 @@ func (h *Handler) uiHomeIncoming(w http.ResponseWriter, r *http.Request, s *web.
 }
 
 func (h *Handler) incomingModel(ctx context.Context, s *web.Session, party coin.PartyID) (views.Incoming, error) {
-	in, err := h.l.Incoming(ctx, party)
+	in, err := h.w.Pending.Incoming(ctx, party)
 	if err != nil {
 		return views.Incoming{}, err
 	}

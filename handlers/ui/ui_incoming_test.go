@@ -19,6 +19,7 @@ import (
 	"github.com/ccwallet/ccwallet/handlers/handlerstest"
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
+	"github.com/ccwallet/ccwallet/ledger/pending"
 	"github.com/ccwallet/ccwallet/web"
 )
 
@@ -315,7 +316,7 @@ func TestUISendDefaultsAndExpiry(t *testing.T) {
 			if r.Status != http.StatusSeeOther {
 				t.Fatalf("send expiring after %s = %d: %.300s", c.value, r.Status, r.Body)
 			}
-			in, err := e.L.Incoming(t.Context(), carol)
+			in, err := pending.New(e.L).Incoming(t.Context(), carol)
 			if err != nil {
 				t.Fatal(err)
 			}

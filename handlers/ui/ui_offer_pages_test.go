@@ -19,6 +19,7 @@ import (
 	"github.com/ccwallet/ccwallet/handlers/handlerstest"
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
+	"github.com/ccwallet/ccwallet/ledger/pending"
 	"github.com/ccwallet/ccwallet/web"
 )
 
@@ -215,7 +216,7 @@ func TestOfferLimitsInWords(t *testing.T) {
 			t.Errorf("API offer of %s = %d %q, want 400 with %q", c.amount, res.StatusCode, out.Error, c.want)
 		}
 	}
-	if in, err := l.Incoming(context.Background(), bob.Party); err != nil || in.OfferCount != 1 {
+	if in, err := pending.New(l).Incoming(context.Background(), bob.Party); err != nil || in.OfferCount != 1 {
 		t.Errorf("bob has %d offers, %v; want 1", in.OfferCount, err)
 	}
 }

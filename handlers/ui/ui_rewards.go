@@ -23,7 +23,7 @@ func (h *Handler) uiRewards(w http.ResponseWriter, r *http.Request, s *web.Sessi
 		}
 		before = coin.Round(n)
 	}
-	page, err := h.l.Rewards(r.Context(), uiParty(r), before, rewardRoundsPage)
+	page, err := h.w.Rewards.Page(r.Context(), uiParty(r), before, rewardRoundsPage)
 	if err != nil {
 		return err
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/ccwallet/ccwallet/handlers"
 	"github.com/ccwallet/ccwallet/handlers/handlerstest"
 	"github.com/ccwallet/ccwallet/ledger/delegations"
+	"github.com/ccwallet/ccwallet/ledger/featured"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
 )
 
@@ -320,7 +321,7 @@ func TestUIFeaturedAppRight(t *testing.T) {
 		}
 		handlerstest.MustHave(t, alice.Get("/approvals?done=featured-grant"), http.StatusOK, `data-testid="featured-active"`,
 			`data-testid="featured-cancel"`, "Your party is now a featured app provider.")
-		if f, err := e.L.IsFeatured(context.Background(), alice.Party); err != nil || !f {
+		if f, err := featured.New(e.L).IsFeatured(context.Background(), alice.Party); err != nil || !f {
 			t.Fatalf("alice featured after the grant = %v, %v", f, err)
 		}
 		handlerstest.MustHave(t, alice.Get("/history"), http.StatusOK, "Featured app right granted")
@@ -334,7 +335,7 @@ func TestUIFeaturedAppRight(t *testing.T) {
 		if r := alice.Post("/featured-app-right", url.Values{"action": {"grant"}}); r.Status != http.StatusForbidden {
 			t.Errorf("grant without CSRF = %d", r.Status)
 		}
-		if f, _ := e.L.IsFeatured(context.Background(), alice.Party); f {
+		if f, _ := featured.New(e.L).IsFeatured(context.Background(), alice.Party); f {
 			t.Error("a form without CSRF token granted the right")
 		}
 	})

@@ -10,7 +10,9 @@ import (
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/airdrop"
+	"github.com/ccwallet/ccwallet/ledger/featured"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
+	"github.com/ccwallet/ccwallet/ledger/rewards"
 )
 
 // TestAirdropWithAutoMerge: one airdrop pays three delegating parties
@@ -51,7 +53,7 @@ func TestAirdropWithAutoMerge(t *testing.T) {
 			for _, p := range []coin.PartyID{op, a, b, c, noDelegation, noPreapproval} {
 				s.balances[p], s.counts[p] = balance(p).String(), ledgertest.HoldingCount(t, l, p)
 			}
-			cs, err := l.RewardCoupons(ctx, op, ledger.RewardApp)
+			cs, err := rewards.New(l).Coupons(ctx, op, ledger.RewardApp)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -145,10 +147,10 @@ func TestAirdropRewardFollowsFeaturedRight(t *testing.T) {
 		op := l.Operator()
 		ledgertest.Mint(t, l, op, "100")
 		p := ledgertest.AirdropRecipient(t, l, ledger.MergeTarget+3)
-		if _, err := l.CancelFeaturedAppRights(ctx, op); err != nil {
+		if _, err := featured.New(l).Cancel(ctx, op); err != nil {
 			t.Fatal(err)
 		}
-		before, err := l.RewardCoupons(ctx, op, ledger.RewardApp)
+		before, err := rewards.New(l).Coupons(ctx, op, ledger.RewardApp)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -156,7 +158,7 @@ func TestAirdropRewardFollowsFeaturedRight(t *testing.T) {
 		if err != nil || res.Merges != 1 {
 			t.Fatalf("airdrop = %+v, %v; want one merge", res, err)
 		}
-		after, err := l.RewardCoupons(ctx, op, ledger.RewardApp)
+		after, err := rewards.New(l).Coupons(ctx, op, ledger.RewardApp)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -10,6 +10,7 @@ import (
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/allocations"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
+	"github.com/ccwallet/ccwallet/ledger/rewards"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -217,7 +218,7 @@ func TestAllocationFeaturedExecutor(t *testing.T) {
 		ledgertest.Mint(t, l, sender, "100")
 		coupons := func(p coin.PartyID) int {
 			t.Helper()
-			cs, err := l.RewardCoupons(ctx, p, ledger.RewardApp)
+			cs, err := rewards.New(l).Coupons(ctx, p, ledger.RewardApp)
 			if err != nil {
 				t.Fatal(err)
 			}

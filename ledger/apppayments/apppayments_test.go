@@ -11,6 +11,7 @@ import (
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/apppayments"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
+	"github.com/ccwallet/ccwallet/ledger/rewards"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -122,7 +123,7 @@ func TestAppPaymentCollect(t *testing.T) {
 
 func appCoupons(t *testing.T, l *ledger.Ledger, p coin.PartyID) int {
 	t.Helper()
-	cs, err := l.RewardCoupons(context.Background(), p, ledger.RewardApp)
+	cs, err := rewards.New(l).Coupons(context.Background(), p, ledger.RewardApp)
 	if err != nil {
 		t.Fatal(err)
 	}

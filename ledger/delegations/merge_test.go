@@ -12,6 +12,7 @@ import (
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/delegations"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
+	"github.com/ccwallet/ccwallet/ledger/rewards"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -80,7 +81,7 @@ func TestMergeHoldingsOfEveryPartyTheWalletActsFor(t *testing.T) {
 			mintMany(t, l, p, 20, "1")
 		}
 		supply := ledgertest.Conserved(t, l)
-		coupons, err := l.RewardCoupons(ctx, op, ledger.RewardApp)
+		coupons, err := rewards.New(l).Coupons(ctx, op, ledger.RewardApp)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -102,7 +103,7 @@ func TestMergeHoldingsOfEveryPartyTheWalletActsFor(t *testing.T) {
 		}
 		// The wallet's own merges and a minting delegation's are not
 		// MergeDelegation merges: no featured app reward, their own subtype.
-		if after, _ := l.RewardCoupons(ctx, op, ledger.RewardApp); len(after) != len(coupons) {
+		if after, _ := rewards.New(l).Coupons(ctx, op, ledger.RewardApp); len(after) != len(coupons) {
 			t.Errorf("app reward coupons %d -> %d, want no new ones", len(coupons), len(after))
 		}
 		for p, sub := range map[coin.PartyID]string{op: ledger.WalletMergeHistorySubtype, user: ledger.WalletMergeHistorySubtype, ext: ledger.MintingMergeHistorySubtype} {
@@ -160,7 +161,7 @@ func TestMergeHoldingsBoundaries(t *testing.T) {
 			t.Error("no merge history entry")
 		}
 		// The featured provider earned one app reward for the merge.
-		cs, err := l.RewardCoupons(ctx, l.Operator(), ledger.RewardApp)
+		cs, err := rewards.New(l).Coupons(ctx, l.Operator(), ledger.RewardApp)
 		if err != nil || len(cs) != 1 {
 			t.Errorf("app reward coupons = %d, %v; want 1", len(cs), err)
 		}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/delegations"
+	"github.com/ccwallet/ccwallet/ledger/featured"
 )
 
 // Service is the development network's tools of one ledger.
@@ -21,6 +22,8 @@ type Service struct {
 	l *ledger.Ledger
 	// dg seeds and dumps the parties' delegations.
 	dg *delegations.Service
+	// feat seeds the parties' featured app rights.
+	feat *featured.Service
 	// afterAdvance are the workflows' automations a time jump runs.
 	afterAdvance []func(context.Context) error
 	// maxSnapshots replaces MaxSnapshots when not zero (tests).
@@ -31,5 +34,5 @@ type Service struct {
 // time jump runs once after the rounds it opened, in order: the
 // workflows' automations (workflows.New passes the subscriptions').
 func New(l *ledger.Ledger, afterAdvance ...func(context.Context) error) *Service {
-	return &Service{l: l, dg: delegations.New(l), afterAdvance: afterAdvance}
+	return &Service{l: l, dg: delegations.New(l), feat: featured.New(l), afterAdvance: afterAdvance}
 }

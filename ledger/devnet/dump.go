@@ -11,6 +11,7 @@ import (
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/apiread"
 	"github.com/ccwallet/ccwallet/ledger/delegations"
+	"github.com/ccwallet/ccwallet/ledger/featured"
 	"github.com/ccwallet/ccwallet/store"
 )
 
@@ -81,7 +82,7 @@ func (s *Service) Dump(ctx context.Context) (*Scenario, error) {
 		} else {
 			p = &sc.Parties[i-len(sc.Users)]
 		}
-		if err := dumpParty(ctx, l, s.dg, p, party, minting); err != nil {
+		if err := dumpParty(ctx, l, s.dg, s.feat, p, party, minting); err != nil {
 			return nil, fmt.Errorf("dump %s: %w", party, err)
 		}
 	}
@@ -120,7 +121,7 @@ func (s *Service) Dump(ctx context.Context) (*Scenario, error) {
 
 // dumpParty fills in what party holds: its available holdings, largest
 // first, its preapproval, delegations and featured right.
-func dumpParty(ctx context.Context, l *ledger.Ledger, dg *delegations.Service, p *ScenarioParty, party coin.PartyID, minting []ledger.MintingDelegation) error {
+func dumpParty(ctx context.Context, l *ledger.Ledger, dg *delegations.Service, feat *featured.Service, p *ScenarioParty, party coin.PartyID, minting []ledger.MintingDelegation) error {
 	hs, _, err := l.Holdings(ctx, party)
 	if err != nil {
 		return err
@@ -150,6 +151,6 @@ func dumpParty(ctx context.Context, l *ledger.Ledger, dg *delegations.Service, p
 			p.MintingDelegation = &ScenarioMintingDelegation{MergeLimit: m.MergeLimit, ExpiresAt: ledger.FormatTime(m.ExpiresAt)}
 		}
 	}
-	p.Featured, err = l.IsFeatured(ctx, party)
+	p.Featured, err = feat.IsFeatured(ctx, party)
 	return err
 }

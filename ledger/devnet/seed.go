@@ -14,6 +14,7 @@ import (
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/delegations"
 	"github.com/ccwallet/ccwallet/ledger/external"
+	"github.com/ccwallet/ccwallet/ledger/featured"
 )
 
 // SeedResult is what Seed created: each name's party, and the private
@@ -76,7 +77,7 @@ func (s *Service) Seed(ctx context.Context, sc *Scenario, keys map[string]ed2551
 		return SeedResult{}, err
 	}
 	res := SeedResult{Parties: map[string]coin.PartyID{}, Keys: keys}
-	run := &seeding{l: s.l, dg: s.dg, d: d, sc: sc, res: &res}
+	run := &seeding{l: s.l, dg: s.dg, feat: s.feat, d: d, sc: sc, res: &res}
 	if err := undoable(ctx, s.l, d, run.run); err != nil {
 		return SeedResult{}, err
 	}
@@ -85,11 +86,12 @@ func (s *Service) Seed(ctx context.Context, sc *Scenario, keys map[string]ed2551
 
 // seeding is one Seed's run.
 type seeding struct {
-	l   *ledger.Ledger
-	dg  *delegations.Service
-	d   ledger.Dev
-	sc  *Scenario
-	res *SeedResult
+	l    *ledger.Ledger
+	dg   *delegations.Service
+	feat *featured.Service
+	d    ledger.Dev
+	sc   *Scenario
+	res  *SeedResult
 }
 
 // itemErr names the item an error is about: a validation error stays one
@@ -182,7 +184,7 @@ func (s *seeding) eachParty(ctx context.Context, fn func(ctx context.Context, at
 func (s *seeding) delegate(ctx context.Context, at string, p ScenarioParty, party coin.PartyID) error {
 	l := s.l
 	if p.Featured {
-		if _, err := l.SelfGrantFeaturedAppRight(ctx, party); err != nil {
+		if _, err := s.feat.SelfGrant(ctx, party); err != nil {
 			return fmt.Errorf("featured: %w", err)
 		}
 	}

@@ -5,9 +5,11 @@
 // and the Ledger API's GenerateExternalPartyTopology and
 // AllocateExternalParty), the Ledger API's interactive submission (which
 // transactions this node prepared, until when, and whose signatures
-// count) and their balance summary. The core keeps what money depends
-// on: the parties' keys, their preapprovals and the prepared transactions
-// it verifies and executes itself.
+// count), their balance summary and the reads of their preapprovals (the
+// validator's pending setup proposals, a sender's TransferCommandCounter).
+// The core keeps what money depends on: the parties' keys, their
+// preapprovals and the prepared transactions it verifies and executes
+// itself (a setup proposal's acceptance, a send through a preapproval).
 package external
 
 import (

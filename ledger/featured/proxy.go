@@ -1,9 +1,12 @@
-// Package featured owns featured apps' workflows on the core: a featured
-// app's delegate proxy (splice-util-featured-app-proxies), through which
-// the provider's delegate runs token standard choices that leave featured
-// app activity markers, and their conversion into featured app reward
-// coupons. The core keeps the FeaturedAppRights themselves and the
-// rewards.
+// Package featured owns featured apps' workflows on the core: a party's
+// own featured app right (self-grant on a development network, cancel,
+// is-featured) and a featured app's delegate proxy
+// (splice-util-featured-app-proxies), through which the provider's
+// delegate runs token standard choices that leave featured app activity
+// markers, and their conversion into featured app reward coupons. The core
+// keeps the FeaturedAppRight template and its reader
+// (ledger.FeaturedRightsOf, which reassignment and the featured rewards
+// use); ledger/rewards reads the rewards.
 package featured
 
 import (

@@ -20,10 +20,13 @@ import (
 	"github.com/ccwallet/ccwallet/ledger/external"
 	"github.com/ccwallet/ccwallet/ledger/featured"
 	"github.com/ccwallet/ccwallet/ledger/names"
+	"github.com/ccwallet/ccwallet/ledger/pending"
 	"github.com/ccwallet/ccwallet/ledger/registry"
+	"github.com/ccwallet/ccwallet/ledger/rewards"
 	"github.com/ccwallet/ccwallet/ledger/scan"
 	"github.com/ccwallet/ccwallet/ledger/subscriptions"
 	"github.com/ccwallet/ccwallet/ledger/traffic"
+	"github.com/ccwallet/ccwallet/ledger/userrights"
 )
 
 // Set is the workflows of one ledger.
@@ -57,8 +60,17 @@ type Set struct {
 	Delegations *delegations.Service
 	// Traffic is buying member traffic and the operator's top-up.
 	Traffic *traffic.Service
-	// Featured is featured apps' delegate proxies and activity markers.
+	// Featured is featured app rights (self-grant, cancel) and featured
+	// apps' delegate proxies and activity markers.
 	Featured *featured.Service
+	// Rewards is the reading of a party's reward coupons and rewards page.
+	Rewards *rewards.Service
+	// UserRights is the Ledger API's user management: rights, grants,
+	// deactivation, deletion.
+	UserRights *userrights.Service
+	// Pending is what waits for a party's answer (the home page's
+	// incoming offers and instructions) and its live updates' mark.
+	Pending *pending.Service
 
 	// jump are the automations the network's time jumps run.
 	jump *jumpSteps
@@ -113,5 +125,6 @@ func build(l *ledger.Ledger, jump *jumpSteps) *Set {
 		Allocations: allocations.New(l), External: external.New(l),
 		Registry: registry.New(l), Scan: scan.New(l), APIRead: apiread.New(l),
 		Airdrop: airdrop.New(l), Devnet: devnet.New(l, jump.run), Delegations: delegations.New(l),
-		Traffic: traffic.New(l), Featured: featured.New(l), jump: jump}
+		Traffic: traffic.New(l), Featured: featured.New(l), Rewards: rewards.New(l),
+		UserRights: userrights.New(l), Pending: pending.New(l), jump: jump}
 }

@@ -1,4 +1,4 @@
-package ledger_test
+package featured_test
 
 import (
 	"context"
@@ -9,7 +9,9 @@ import (
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/delegations"
+	"github.com/ccwallet/ccwallet/ledger/featured"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
+	"github.com/ccwallet/ccwallet/ledger/rewards"
 )
 
 // TestSelfGrantFeaturedAppRight: a party grants itself one right (again
@@ -18,6 +20,7 @@ import (
 func TestSelfGrantFeaturedAppRight(t *testing.T) {
 	forEachEngine(t, func(t *testing.T, l *ledger.Ledger) {
 		ctx := context.Background()
+		fs := featured.New(l)
 		alice, err := l.Onboard(ctx, "alice", "")
 		if err != nil {
 			t.Fatal(err)
@@ -26,7 +29,7 @@ func TestSelfGrantFeaturedAppRight(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if f, err := l.IsFeatured(ctx, alice); err != nil || f {
+		if f, err := fs.IsFeatured(ctx, alice); err != nil || f {
 			t.Fatalf("alice featured before the grant = %v, %v", f, err)
 		}
 		// Concurrent grants: one right, every caller gets its id.
@@ -36,7 +39,7 @@ func TestSelfGrantFeaturedAppRight(t *testing.T) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				id, err := l.SelfGrantFeaturedAppRight(ctx, alice)
+				id, err := fs.SelfGrant(ctx, alice)
 				if err != nil {
 					t.Error(err)
 				}
@@ -53,30 +56,30 @@ func TestSelfGrantFeaturedAppRight(t *testing.T) {
 		if err != nil || c.ContractID != ids[0] || c.TemplateID != ledger.TemplateFeaturedAppRight {
 			t.Fatalf("lookup = %+v, %v; want %s", c, err, ids[0])
 		}
-		if f, _ := l.IsFeatured(ctx, bob); f {
+		if f, _ := fs.IsFeatured(ctx, bob); f {
 			t.Fatal("bob is featured by alice's grant")
 		}
-		wantHistory(t, l, alice, ledger.FeaturedAppRightGranted, 1)
+		wantHistory(t, l, alice, featured.RightGranted, 1)
 
 		// Bob cancelling his (none) leaves alice's right alone.
-		if n, err := l.CancelFeaturedAppRights(ctx, bob); err != nil || n != 0 {
+		if n, err := fs.Cancel(ctx, bob); err != nil || n != 0 {
 			t.Fatalf("bob cancels = %d, %v", n, err)
 		}
-		if f, _ := l.IsFeatured(ctx, alice); !f {
+		if f, _ := fs.IsFeatured(ctx, alice); !f {
 			t.Fatal("bob's cancel removed alice's right")
 		}
-		if n, err := l.CancelFeaturedAppRights(ctx, alice); err != nil || n != 1 {
+		if n, err := fs.Cancel(ctx, alice); err != nil || n != 1 {
 			t.Fatalf("alice cancels = %d, %v", n, err)
 		}
 		if _, err := l.FeaturedAppRight(ctx, alice); !errors.Is(err, ledger.ErrNotFound) {
 			t.Fatalf("lookup after cancel = %v, want ErrNotFound", err)
 		}
-		wantHistory(t, l, alice, ledger.FeaturedAppRightCancelled, 1)
-		if n, err := l.CancelFeaturedAppRights(ctx, alice); err != nil || n != 0 {
+		wantHistory(t, l, alice, featured.RightCancelled, 1)
+		if n, err := fs.Cancel(ctx, alice); err != nil || n != 0 {
 			t.Fatalf("cancel again = %d, %v", n, err)
 		}
 		// The operator's bootstrap right is untouched throughout.
-		if f, _ := l.IsFeatured(ctx, l.Operator()); !f {
+		if f, _ := fs.IsFeatured(ctx, l.Operator()); !f {
 			t.Fatal("the operator lost its featured app right")
 		}
 	})
@@ -90,7 +93,8 @@ func TestSelfGrantFeaturedAppRightOutsideDevNet(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if _, err := l.SelfGrantFeaturedAppRight(ctx, l.Operator()); !errors.Is(err, ledger.ErrDisabled) {
+			fs := featured.New(l)
+			if _, err := fs.SelfGrant(ctx, l.Operator()); !errors.Is(err, ledger.ErrDisabled) {
 				t.Fatalf("self-grant on production = %v, want ErrDisabled", err)
 			}
 		})
@@ -121,10 +125,11 @@ func wantHistory(t *testing.T, l *ledger.Ledger, party coin.PartyID, subtype str
 func TestMergeRewardFollowsFeaturedRight(t *testing.T) {
 	forEachEngine(t, func(t *testing.T, l *ledger.Ledger) {
 		ctx := context.Background()
+		fs := featured.New(l)
 		op := l.Operator()
 		merged := func(p coin.PartyID) int {
 			t.Helper()
-			before, err := l.RewardCoupons(ctx, op, ledger.RewardApp)
+			before, err := rewards.New(l).Coupons(ctx, op, ledger.RewardApp)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -132,7 +137,7 @@ func TestMergeRewardFollowsFeaturedRight(t *testing.T) {
 			if _, err := delegations.New(l).MergeHoldings(ctx); err != nil {
 				t.Fatal(err)
 			}
-			after, err := l.RewardCoupons(ctx, op, ledger.RewardApp)
+			after, err := rewards.New(l).Coupons(ctx, op, ledger.RewardApp)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -144,7 +149,7 @@ func TestMergeRewardFollowsFeaturedRight(t *testing.T) {
 		if n := merged(featured); n == 0 {
 			t.Fatal("a delegated merge of a featured provider earned no app reward")
 		}
-		if n, err := l.CancelFeaturedAppRights(ctx, op); err != nil || n != 1 {
+		if n, err := fs.Cancel(ctx, op); err != nil || n != 1 {
 			t.Fatalf("cancel the operator's right = %d, %v", n, err)
 		}
 		if n := merged(plain); n != 0 {

@@ -1,4 +1,4 @@
-package ledger_test
+package pending_test
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
+	"github.com/ccwallet/ccwallet/ledger/pending"
 )
 
 // TestPendingMarkAndIncoming: the pending mark of both parties changes with
@@ -16,7 +17,7 @@ import (
 // sends. Live updates rest on the mark: a change it misses is a page that
 // never refreshes.
 func TestPendingMarkAndIncoming(t *testing.T) {
-	forEachEngineClock(t, func(t *testing.T, l *ledger.Ledger, clock *ledgertest.Clock) {
+	ledgertest.ForEachEngineClock(t, func(t *testing.T, l *ledger.Ledger, clock *ledgertest.Clock) {
 		ctx := context.Background()
 		alice, bob := ledgertest.Party(t, l), ledgertest.Party(t, l)
 		ledgertest.Mint(t, l, alice, "100")
@@ -25,7 +26,7 @@ func TestPendingMarkAndIncoming(t *testing.T) {
 			var m [2]string
 			for i, p := range []coin.PartyID{alice, bob} {
 				var err error
-				if m[i], err = l.PendingMark(ctx, p); err != nil {
+				if m[i], err = pending.New(l).Mark(ctx, p); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -54,9 +55,9 @@ func TestPendingMarkAndIncoming(t *testing.T) {
 			}
 			return o.ContractID
 		}
-		incoming := func(p coin.PartyID) ledger.Incoming {
+		incoming := func(p coin.PartyID) pending.Incoming {
 			t.Helper()
-			in, err := l.Incoming(ctx, p)
+			in, err := pending.New(l).Incoming(ctx, p)
 			if err != nil {
 				t.Fatal(err)
 			}

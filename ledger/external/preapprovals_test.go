@@ -1,4 +1,4 @@
-package ledger_test
+package external_test
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/external"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
+	"github.com/ccwallet/ccwallet/ledger/rewards"
 )
 
 // TestExternalPreapprovalFlow runs the whole external-party preapproval
@@ -19,7 +20,7 @@ import (
 // from another external party through it, the balance, and every
 // tampering case, which must be refused and change nothing.
 func TestExternalPreapprovalFlow(t *testing.T) {
-	forEachEngineClock(t, func(t *testing.T, l *ledger.Ledger, clock *ledgertest.Clock) {
+	ledgertest.ForEachEngineClock(t, func(t *testing.T, l *ledger.Ledger, clock *ledgertest.Clock) {
 		ctx := context.Background()
 		recv, recvKey := ledgertest.ExternalParty(t, l, "ext-recv")
 		sender, key := ledgertest.ExternalParty(t, l, "ext-send")
@@ -41,7 +42,7 @@ func TestExternalPreapprovalFlow(t *testing.T) {
 		if _, err := l.CreateSetupProposal(ctx, recv); !errors.Is(err, ledger.ErrConflict) {
 			t.Errorf("second proposal = %v, want ErrConflict", err)
 		}
-		ps, err := l.SetupProposals(ctx)
+		ps, err := external.New(l).SetupProposals(ctx)
 		if err != nil || len(ps) != 1 || ps[0].ContractID != prop || ps[0].TemplateID != ledger.TemplateExternalPartySetupProposal {
 			t.Fatalf("proposals = %+v, %v", ps, err)
 		}
@@ -69,7 +70,7 @@ func TestExternalPreapprovalFlow(t *testing.T) {
 		if err != nil || pre.ContractID != res.ContractID || pre.Provider != l.Operator() || !pre.ExpiresAt.Equal(clock.Now().Add(ledger.PreapprovalLifetime).Truncate(time.Microsecond)) {
 			t.Fatalf("preapproval = %+v, %v; submit = %+v", pre, err, res)
 		}
-		if ps, _ := l.SetupProposals(ctx); len(ps) != 0 {
+		if ps, _ := external.New(l).SetupProposals(ctx); len(ps) != 0 {
 			t.Errorf("proposal not archived: %+v", ps)
 		}
 		if again, err := l.Submit(ctx, accSub); err != nil || !again.Replayed || again.ContractID != res.ContractID {
@@ -80,7 +81,7 @@ func TestExternalPreapprovalFlow(t *testing.T) {
 		}
 
 		// Three sends, nonces 0, 1, 2.
-		if _, err := l.TransferCommandCounterOf(ctx, sender); !errors.Is(err, ledger.ErrNotFound) {
+		if _, err := external.New(l).TransferCommandCounter(ctx, sender); !errors.Is(err, ledger.ErrNotFound) {
 			t.Errorf("counter before any send = %v, want ErrNotFound", err)
 		}
 		send := func(nonce int64, amount string) ledger.PreapprovalSendRequest {
@@ -99,7 +100,7 @@ func TestExternalPreapprovalFlow(t *testing.T) {
 			if lastRes, err = l.Submit(ctx, last); err != nil {
 				t.Fatalf("submit %d: %v", i, err)
 			}
-			c, err := l.TransferCommandCounterOf(ctx, sender)
+			c, err := external.New(l).TransferCommandCounter(ctx, sender)
 			if err != nil || c.NextNonce != i+1 || c.Contract.TemplateID != ledger.TemplateTransferCommandCounter {
 				t.Fatalf("counter after send %d = %+v, %v", i, c, err)
 			}
@@ -123,7 +124,7 @@ func TestExternalPreapprovalFlow(t *testing.T) {
 
 		appCoupons := func() int {
 			t.Helper()
-			cs, err := l.RewardCoupons(ctx, l.Operator(), ledger.RewardApp)
+			cs, err := rewards.New(l).Coupons(ctx, l.Operator(), ledger.RewardApp)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -132,7 +133,7 @@ func TestExternalPreapprovalFlow(t *testing.T) {
 		if n := appCoupons(); n != 3 {
 			t.Errorf("featured app reward coupons of the provider after three sends = %d, want 3", n)
 		}
-		if vc, err := l.RewardCoupons(ctx, l.Operator(), ledger.RewardValidator); err != nil || len(vc) != 1 {
+		if vc, err := rewards.New(l).Coupons(ctx, l.Operator(), ledger.RewardValidator); err != nil || len(vc) != 1 {
 			t.Errorf("validator reward coupons for the preapproval fee = %d, %v; want 1", len(vc), err)
 		}
 
@@ -231,7 +232,7 @@ func TestExternalPreapprovalFlow(t *testing.T) {
 		if r, s := balances(); !r.Equal(recvBal) || !s.Equal(senderBal) {
 			t.Fatalf("expired submissions moved coin: receiver %s sender %s", r, s)
 		}
-		if c, _ := l.TransferCommandCounterOf(ctx, sender); c.NextNonce != 4 {
+		if c, _ := external.New(l).TransferCommandCounter(ctx, sender); c.NextNonce != 4 {
 			t.Errorf("next nonce = %d, want 4", c.NextNonce)
 		}
 		ledgertest.Conserved(t, l)

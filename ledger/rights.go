@@ -15,7 +15,9 @@ import (
 // default it acts as its party (CanActAs) and a wallet admin is
 // ParticipantAdmin. An admin grants and revokes rights over these defaults
 // and deactivates users; the changes are rows of user_rights, read on
-// every call, so a revoked right takes effect on the next one.
+// every call, so a revoked right takes effect on the next one. Reading
+// and changing them is ledger/userrights'; the core keeps the kinds,
+// the defaults and the check, which CreateUser and onboarding use.
 
 // The kinds of right (Canton's Right.kind cases served).
 const (
@@ -93,30 +95,9 @@ func effectiveRights(u UserInfo, rows []store.UserRight) UserRights {
 	return out
 }
 
-// RightsOf returns user u's effective rights (u as User returned it).
-func (l *Ledger) RightsOf(ctx context.Context, u UserInfo) (UserRights, error) {
-	rows, err := store.UserRightsOf(ctx, l.db, l.userKey(u.Name))
-	if err != nil {
-		return UserRights{}, err
-	}
-	return effectiveRights(u, rows), nil
-}
-
-// ledgerUser is name as a ledger user: onboarded, or a wallet admin.
-func (l *Ledger) ledgerUser(ctx context.Context, name string) (UserInfo, error) {
-	u, err := l.User(ctx, name)
-	if err != nil {
-		return u, err
-	}
-	if !u.Onboarded && !u.IsAdmin {
-		return u, problem(ErrUserNotFound, "there is no user %s on this participant", name)
-	}
-	return u, nil
-}
-
 // checkRights bounds and checks rights to grant or revoke: known kinds, a
 // known party for the party kinds and none for the others.
-func (l *Ledger) checkRights(ctx context.Context, rs []Right) error {
+func checkRights(ctx context.Context, l *Ledger, rs []Right) error {
 	if len(rs) > MaxUserRights {
 		return invalid("rights", "at most %d rights at once, not %d", MaxUserRights, len(rs))
 	}
@@ -142,91 +123,4 @@ func (l *Ledger) checkRights(ctx context.Context, rs []Right) error {
 		}
 	}
 	return nil
-}
-
-// GrantRights grants user name rs and returns the rights it did not
-// have before.
-func (l *Ledger) GrantRights(ctx context.Context, name string, rs []Right) ([]Right, error) {
-	return l.changeRights(ctx, name, rs, true)
-}
-
-// RevokeRights takes rs from user name and returns the rights it had.
-func (l *Ledger) RevokeRights(ctx context.Context, name string, rs []Right) ([]Right, error) {
-	return l.changeRights(ctx, name, rs, false)
-}
-
-func (l *Ledger) changeRights(ctx context.Context, name string, rs []Right, grant bool) ([]Right, error) {
-	if err := l.checkRights(ctx, rs); err != nil {
-		return nil, err
-	}
-	var changed []Right
-	key := l.userKey(name)
-	err := l.change(ctx, func(ctx context.Context, c *change) error {
-		changed = nil
-		u, err := l.ledgerUser(ctx, name)
-		if err != nil {
-			return err
-		}
-		// Changes of one user queue.
-		if err := l.db.LockKey(ctx, c.tx, "user-rights:"+key); err != nil {
-			return err
-		}
-		rows, err := store.UserRightsOf(ctx, c.tx, key)
-		if err != nil {
-			return err
-		}
-		have := effectiveRights(u, rows)
-		defaults := defaultRights(u)
-		for _, r := range rs {
-			if have.Has(r) == grant || slices.Contains(changed, r) {
-				continue
-			}
-			if len(rows)+len(changed) >= MaxUserRights && grant {
-				return problem(ErrConflict, "user %s has %d rights, the most a user may have", name, MaxUserRights)
-			}
-			changed = append(changed, r)
-			// Back to the default: no row; otherwise a row saying so.
-			if slices.Contains(defaults, r) == grant {
-				err = store.DeleteUserRight(ctx, c.tx, key, r.Kind, string(r.Party))
-			} else {
-				err = store.PutUserRight(ctx, c.tx, &store.UserRight{UserName: key, Kind: r.Kind, Party: string(r.Party), Granted: grant})
-			}
-			if err != nil {
-				return err
-			}
-		}
-		return nil
-	})
-	return changed, err
-}
-
-// SetDeactivated deactivates user name (or activates it again): a
-// deactivated user's every Ledger API call is refused.
-func (l *Ledger) SetDeactivated(ctx context.Context, name string, deactivated bool) error {
-	return l.change(ctx, func(ctx context.Context, c *change) error {
-		if _, err := l.ledgerUser(ctx, name); err != nil {
-			return err
-		}
-		if !deactivated {
-			return store.DeleteUserRight(ctx, c.tx, l.userKey(name), rightDeactivated, "")
-		}
-		return store.PutUserRight(ctx, c.tx, &store.UserRight{UserName: l.userKey(name), Kind: rightDeactivated, Granted: true})
-	})
-}
-
-// DeleteUser deletes a Ledger API user: the wallet user is offboarded
-// (Offboard) and its rights changes forgotten.
-func (l *Ledger) DeleteUser(ctx context.Context, name string) error {
-	u, err := l.ledgerUser(ctx, name)
-	if err != nil {
-		return err
-	}
-	if u.Onboarded {
-		if err := l.Offboard(ctx, name); err != nil {
-			return err
-		}
-	}
-	return l.change(ctx, func(ctx context.Context, c *change) error {
-		return store.DeleteUserRights(ctx, c.tx, l.userKey(name))
-	})
 }

@@ -1,0 +1,139 @@
+// Package userrights owns the Ledger API's user management on the core:
+// a user's effective rights (read on every Ledger API call), granting and
+// revoking rights, deactivating and deleting users. A wallet user is a
+// ledger user: by default it acts as its party (CanActAs) and a wallet
+// admin is ParticipantAdmin; an admin's changes over these defaults are
+// rows of user_rights, so a revoked right takes effect on the next call.
+// The core keeps the kinds of right, the defaults and how rows apply to
+// them (ledger.Right, ledger.EffectiveRights), which onboarding uses.
+package userrights
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/store"
+)
+
+// Service is the Ledger API's user management of one ledger.
+type Service struct {
+	l *ledger.Ledger
+}
+
+// New builds l's user management.
+func New(l *ledger.Ledger) *Service { return &Service{l: l} }
+
+// problem is a *ledger.Problem of sentinel kind.
+func problem(kind error, format string, args ...any) error {
+	return &ledger.Problem{Err: kind, Msg: fmt.Sprintf(format, args...)}
+}
+
+// RightsOf returns user u's effective rights (u as User returned it).
+func (s *Service) RightsOf(ctx context.Context, u ledger.UserInfo) (ledger.UserRights, error) {
+	rows, err := store.UserRightsOf(ctx, s.l.DB(), s.l.UserKey(u.Name))
+	if err != nil {
+		return ledger.UserRights{}, err
+	}
+	return ledger.EffectiveRights(u, rows), nil
+}
+
+// ledgerUser is name as a ledger user: onboarded, or a wallet admin.
+func (s *Service) ledgerUser(ctx context.Context, name string) (ledger.UserInfo, error) {
+	u, err := s.l.User(ctx, name)
+	if err != nil {
+		return u, err
+	}
+	if !u.Onboarded && !u.IsAdmin {
+		return u, problem(ledger.ErrUserNotFound, "there is no user %s on this participant", name)
+	}
+	return u, nil
+}
+
+// GrantRights grants user name rs and returns the rights it did not
+// have before.
+func (s *Service) GrantRights(ctx context.Context, name string, rs []ledger.Right) ([]ledger.Right, error) {
+	return s.changeRights(ctx, name, rs, true)
+}
+
+// RevokeRights takes rs from user name and returns the rights it had.
+func (s *Service) RevokeRights(ctx context.Context, name string, rs []ledger.Right) ([]ledger.Right, error) {
+	return s.changeRights(ctx, name, rs, false)
+}
+
+func (s *Service) changeRights(ctx context.Context, name string, rs []ledger.Right, grant bool) ([]ledger.Right, error) {
+	if err := ledger.CheckRights(ctx, s.l, rs); err != nil {
+		return nil, err
+	}
+	var changed []ledger.Right
+	key := s.l.UserKey(name)
+	err := s.l.Change(ctx, func(ctx context.Context, x *ledger.Tx) error {
+		changed = nil
+		u, err := s.ledgerUser(ctx, name)
+		if err != nil {
+			return err
+		}
+		// Changes of one user queue.
+		if err := x.LockKey(ctx, "user-rights:"+key); err != nil {
+			return err
+		}
+		rows, err := store.UserRightsOf(ctx, x.DB(), key)
+		if err != nil {
+			return err
+		}
+		have := ledger.EffectiveRights(u, rows)
+		defaults := ledger.DefaultRights(u)
+		for _, r := range rs {
+			if have.Has(r) == grant || slices.Contains(changed, r) {
+				continue
+			}
+			if len(rows)+len(changed) >= ledger.MaxUserRights && grant {
+				return problem(ledger.ErrConflict, "user %s has %d rights, the most a user may have", name, ledger.MaxUserRights)
+			}
+			changed = append(changed, r)
+			// Back to the default: no row; otherwise a row saying so.
+			if slices.Contains(defaults, r) == grant {
+				err = store.DeleteUserRight(ctx, x.DB(), key, r.Kind, string(r.Party))
+			} else {
+				err = store.PutUserRight(ctx, x.DB(), &store.UserRight{UserName: key, Kind: r.Kind, Party: string(r.Party), Granted: grant})
+			}
+			if err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	return changed, err
+}
+
+// SetDeactivated deactivates user name (or activates it again): a
+// deactivated user's every Ledger API call is refused.
+func (s *Service) SetDeactivated(ctx context.Context, name string, deactivated bool) error {
+	return s.l.Change(ctx, func(ctx context.Context, x *ledger.Tx) error {
+		if _, err := s.ledgerUser(ctx, name); err != nil {
+			return err
+		}
+		if !deactivated {
+			return store.DeleteUserRight(ctx, x.DB(), s.l.UserKey(name), ledger.RightDeactivated, "")
+		}
+		return store.PutUserRight(ctx, x.DB(), &store.UserRight{UserName: s.l.UserKey(name), Kind: ledger.RightDeactivated, Granted: true})
+	})
+}
+
+// DeleteUser deletes a Ledger API user: the wallet user is offboarded
+// (Offboard) and its rights changes forgotten.
+func (s *Service) DeleteUser(ctx context.Context, name string) error {
+	u, err := s.ledgerUser(ctx, name)
+	if err != nil {
+		return err
+	}
+	if u.Onboarded {
+		if err := s.l.Offboard(ctx, name); err != nil {
+			return err
+		}
+	}
+	return s.l.Change(ctx, func(ctx context.Context, x *ledger.Tx) error {
+		return store.DeleteUserRights(ctx, x.DB(), s.l.UserKey(name))
+	})
+}
