@@ -373,7 +373,7 @@ func (s *serving) listenLedgerAPI(verifier *web.Verifier) error {
 // newLedgerAPI is the JSON Ledger API of the validator whose workflows
 // are w.
 func (s *serving) newLedgerAPI(verifier *web.Verifier, w *workflows.Set) *ledgerapi.Server {
-	return ledgerapi.New(w.Ledger, ledgerapi.Config{Auth: verifier, Observe: s.observers, Workflows: w,
+	return ledgerapi.New(w.Ledger, ledgerapi.Config{Auth: verifier, Observe: s.observers, Workflows: w, DurableAsync: s.cfg.DurableAsync(),
 		Limiter: web.NewLimiter(web.RateLimit{Burst: s.cfg.RateLimit.Burst, Per: s.cfg.RateLimit.Per.Std()})}, s.log)
 }
 
