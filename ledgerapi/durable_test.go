@@ -49,7 +49,7 @@ func TestDurableAsyncResumesKeptSubmissions(t *testing.T) {
 			if err != nil || r.StatusCode() != http.StatusOK {
 				t.Fatalf("ran-1: %v %s", err, r.Body)
 			}
-			keep("kept-1", "10.0")   // kept and answered, never run
+			keep("kept-1", "10.0")    // kept and answered, never run
 			keep("kept-poor", "1000") // never run, and cannot run
 			// Another process with durable submissions on the same database.
 			second := newEnvWith(t, first.l, first.clock, ledgerapi.Config{DurableAsync: true})
