@@ -34,20 +34,30 @@ type AsyncSubmission struct {
 	After int64
 }
 
-// KeepAsync stores s in a commit of its own and returns its id.
-func (l *Ledger) KeepAsync(ctx context.Context, s AsyncSubmission) (int64, error) {
+// KeepAsync stores ss in one commit of their own and returns their ids,
+// in order (the Ledger API keeps the submissions that arrive together in
+// one statement).
+func (l *Ledger) KeepAsync(ctx context.Context, ss ...AsyncSubmission) ([]int64, error) {
 	end, err := store.LedgerEnd(ctx, l.db)
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
-	row := store.AsyncSubmission{
-		Owner: s.Owner, UserID: s.User, ActAsClaim: s.ActAsClaim, RequestID: s.RequestID, CommandID: s.CommandID,
-		Body: string(s.Body), AfterOffset: end, CreatedAt: time.Now().UTC(),
+	now := time.Now().UTC()
+	rows := make([]store.AsyncSubmission, len(ss))
+	for i, s := range ss {
+		rows[i] = store.AsyncSubmission{
+			Owner: s.Owner, UserID: s.User, ActAsClaim: s.ActAsClaim, RequestID: s.RequestID, CommandID: s.CommandID,
+			Body: string(s.Body), AfterOffset: end, CreatedAt: now,
+		}
 	}
-	if err := store.InsertAsyncSubmission(ctx, l.db, &row); err != nil {
-		return 0, err
+	if err := store.InsertAsyncSubmissions(ctx, l.db, rows); err != nil {
+		return nil, err
 	}
-	return row.ID, nil
+	ids := make([]int64, len(rows))
+	for i, r := range rows {
+		ids[i] = r.ID
+	}
+	return ids, nil
 }
 
 // ForgetAsync removes the kept submissions ids: their outcomes are stored.

@@ -46,6 +46,7 @@ type durable struct {
 	running map[int64]bool
 	tries   map[int64]int
 	forget  chan int64
+	keeps   chan keepRequest
 	stop    chan struct{}
 	stopped sync.WaitGroup
 }
@@ -53,8 +54,9 @@ type durable struct {
 // startDurable starts the forgetter and the sweep.
 func (s *Server) startDurable() {
 	s.dur = &durable{owner: uuid.NewString(), running: map[int64]bool{}, tries: map[int64]int{},
-		forget: make(chan int64, 4*maxAsync), stop: make(chan struct{})}
-	s.dur.stopped.Add(2)
+		forget: make(chan int64, 4*maxAsync), keeps: make(chan keepRequest, maxAsync), stop: make(chan struct{})}
+	s.dur.stopped.Add(3)
+	go s.keeper()
 	go s.forgetter()
 	go s.sweeper()
 }
@@ -72,7 +74,19 @@ func (s *Server) stopDurable() {
 	s.dur.stopped.Wait()
 }
 
-// keep stores an accepted submission before it is answered.
+// keepRequest is a submission to keep and where its id goes.
+type keepRequest struct {
+	sub  ledger.AsyncSubmission
+	done chan keepResult
+}
+
+type keepResult struct {
+	id  int64
+	err error
+}
+
+// keep stores an accepted submission before it is answered: the keeper
+// stores the ones that arrive together in one statement and commit.
 func (s *Server) keep(r *http.Request, c *caller, cmds *jsCommands) (int64, error) {
 	body, err := json.Marshal(cmds)
 	if err != nil {
@@ -82,17 +96,59 @@ func (s *Server) keep(r *http.Request, c *caller, cmds *jsCommands) (int64, erro
 	if c.actor != "" && len(c.actAs) == 1 {
 		actAsClaim = string(c.actAs[0])
 	}
-	id, err := s.l.KeepAsync(r.Context(), ledger.AsyncSubmission{
+	req := keepRequest{sub: ledger.AsyncSubmission{
 		Owner: s.dur.owner, User: c.user.Name, ActAsClaim: actAsClaim, RequestID: web.RequestIDFrom(r.Context()),
 		CommandID: cmds.CommandID, Body: body,
-	})
-	if err != nil {
-		return 0, err
+	}, done: make(chan keepResult, 1)}
+	select {
+	case s.dur.keeps <- req:
+	case <-s.dur.stop:
+		return 0, ledger.ErrUnavailable
+	}
+	res := <-req.done // kept or not, whatever the client does meanwhile
+	if res.err != nil {
+		return 0, res.err
 	}
 	s.dur.mu.Lock()
-	s.dur.running[id] = true
+	s.dur.running[res.id] = true
 	s.dur.mu.Unlock()
-	return id, nil
+	return res.id, nil
+}
+
+// keeper keeps submissions, those waiting together in one commit.
+func (s *Server) keeper() {
+	d := s.dur
+	defer d.stopped.Done()
+	for {
+		var batch []keepRequest
+		select {
+		case k := <-d.keeps:
+			batch = append(batch, k)
+		case <-d.stop:
+			return
+		}
+	more:
+		for len(batch) < maxAsync {
+			select {
+			case k := <-d.keeps:
+				batch = append(batch, k)
+			default:
+				break more
+			}
+		}
+		subs := make([]ledger.AsyncSubmission, len(batch))
+		for i, k := range batch {
+			subs[i] = k.sub
+		}
+		ids, err := s.l.KeepAsync(context.Background(), subs...)
+		for i, k := range batch {
+			if err != nil {
+				k.done <- keepResult{err: err}
+			} else {
+				k.done <- keepResult{id: ids[i]}
+			}
+		}
+	}
 }
 
 // settle ends a kept submission's run with err: forgotten unless the run

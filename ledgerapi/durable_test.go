@@ -3,6 +3,7 @@ package ledgerapi_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"testing"
 	"time"
@@ -72,6 +73,26 @@ func TestDurableAsyncResumesKeptSubmissions(t *testing.T) {
 			}
 			if bal, err := first.l.Balance(ctx, bob); err != nil || !bal.EffectiveUnlocked.Equal(coin.MustParse("20")) {
 				t.Errorf("bob has %+v, %v; want exactly 20", bal, err)
+			}
+			// The durable process's own submissions: kept, run, forgotten.
+			for i := range 3 {
+				cmd := preapprovalSend(string(pre), alice, alice, fmt.Sprintf("live-%d", i))
+				cmd["commands"].([]any)[0].(map[string]any)["ExerciseCommand"].(map[string]any)["choiceArgument"].(map[string]any)["amount"] = "1.0"
+				r, err := second.as("alice").PostV2CommandsAsyncSubmitWithBodyWithResponse(ctx, jsonType, body(t, cmd))
+				if err != nil || r.StatusCode() != http.StatusOK {
+					t.Fatalf("async submit: %v %s", err, r.Body)
+				}
+			}
+			for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+				if len(second.completions("alice", []coin.PartyID{alice}, begin, 0)) >= 6 && keptCount(t, first.l) == 0 {
+					break
+				}
+			}
+			if n := keptCount(t, first.l); n != 0 {
+				t.Errorf("%d of the durable process's own submissions still kept", n)
+			}
+			if bal, err := first.l.Balance(ctx, bob); err != nil || !bal.EffectiveUnlocked.Equal(coin.MustParse("23")) {
+				t.Errorf("bob has %+v, %v; want exactly 23", bal, err)
 			}
 		})
 	}

@@ -24,10 +24,10 @@ type AsyncSubmission struct {
 	CreatedAt   time.Time `bun:"created_at"`
 }
 
-// InsertAsyncSubmission stores s and sets its id.
-func InsertAsyncSubmission(ctx context.Context, db bun.IDB, s *AsyncSubmission) error {
-	if _, err := db.NewInsert().Model(s).Returning("id").Exec(ctx); err != nil {
-		return fmt.Errorf("keep async submission %q: %w", s.CommandID, Normalize(err))
+// InsertAsyncSubmissions stores ss in one statement and sets their ids.
+func InsertAsyncSubmissions(ctx context.Context, db bun.IDB, ss []AsyncSubmission) error {
+	if _, err := db.NewInsert().Model(&ss).Returning("id").Exec(ctx); err != nil {
+		return fmt.Errorf("keep %d async submissions: %w", len(ss), Normalize(err))
 	}
 	return nil
 }
