@@ -16,7 +16,7 @@ import (
 // TestAsyncSubmissionsSurviveAKill: alice submits one-step sends to bob
 // through the JSON Ledger API's async submit, the wallet is killed with
 // SIGKILL right after the answers, and restarted on the same Postgres.
-// Durable asynchronous submissions (ledgerApiDurableAsync, the default)
+// Durable asynchronous submissions (ledgerApiDurableAsync: true)
 // keep each answered submission before answering, so the restarted
 // wallet runs the ones the kill interrupted by itself: without any
 // resubmission bob comes to hold exactly one amount per answered
@@ -25,7 +25,7 @@ import (
 func TestAsyncSubmissionsSurviveAKill(t *testing.T) {
 	t.Parallel()
 	bin, dbURL, dir := crashEnv(t)
-	srv := startCrashServer(t, bin, dbURL, dir)
+	srv := startCrashServerWith(t, bin, dbURL, dir, durableValues)
 	lapi := lastLedgerAPI(t, dir)
 	c := &http.Client{Timeout: 20 * time.Second}
 	admin := devToken(t, bin, "admin")
@@ -90,7 +90,7 @@ func TestAsyncSubmissionsSurviveAKill(t *testing.T) {
 		t.Fatal("no async submission was answered before the kill")
 	}
 
-	srv = startCrashServer(t, bin, dbURL, dir)
+	srv = startCrashServerWith(t, bin, dbURL, dir, durableValues)
 	lapi = lastLedgerAPI(t, dir)
 	balance := func() coin.Amount {
 		t.Helper()
@@ -137,6 +137,10 @@ func TestAsyncSubmissionsSurviveAKill(t *testing.T) {
 		t.Errorf("bob holds %s, want exactly %s", got, want)
 	}
 }
+
+// durableValues turn durable asynchronous submissions on (off by
+// default: docs/operator.md).
+const durableValues = "rateLimit: {burst: 0}\nledgerApiDurableAsync: true\n"
 
 // lastLedgerAPI is the JSON Ledger API's URL the wallet last logged in dir
 // (startCrashServer appends to one log across restarts).
