@@ -37,7 +37,7 @@ func DeleteAsyncSubmissions(ctx context.Context, db bun.IDB, ids []int64) error 
 	if len(ids) == 0 {
 		return nil
 	}
-	if _, err := db.NewDelete().Table("async_submissions").Where("id IN (?)", bun.In(ids)).Exec(ctx); err != nil {
+	if _, err := db.NewDelete().Table("async_submissions").Where("id IN (?)", bun.List(ids)).Exec(ctx); err != nil {
 		return fmt.Errorf("forget async submissions: %w", Normalize(err))
 	}
 	return nil
