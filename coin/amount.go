@@ -269,10 +269,7 @@ func (a *Amount) UnmarshalJSON(b []byte) error {
 	if err := json.Unmarshal(b, &s); err != nil {
 		return fmt.Errorf("%w: must be a decimal in a JSON string", ErrInvalidAmount)
 	}
-	if err := checkCanonical(s); err != nil {
-		return err
-	}
-	v, err := ParseAmount(s)
+	v, err := ParseCanonical(s)
 	if err != nil {
 		return err
 	}

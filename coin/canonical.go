@@ -16,3 +16,14 @@ func checkCanonical(s string) error {
 	return badAmount("%s is not a decimal as JSON writes one: digits, then optionally \".\" and digits, "+
 		"with no spaces, \"+\" sign, leading zeros or bare \".\" (e.g. \"0.5\", \"10\")", quoted(s))
 }
+
+// ParseCanonical parses a decimal a client wrote into JSON: canonical
+// only (checkCanonical), then bounded as ParseAmount bounds it. Every
+// JSON API reads its amounts through it, whether the field is an Amount
+// or a string; ParseAmount stays the web forms' forgiving reader.
+func ParseCanonical(s string) (Amount, error) {
+	if err := checkCanonical(s); err != nil {
+		return Zero, err
+	}
+	return ParseAmount(s)
+}

@@ -33,3 +33,10 @@ func (l *Ledger) checkInputHoldings(ctx context.Context, sender coin.PartyID, id
 	}
 	return nil
 }
+
+// CheckInputHoldings is checkInputHoldings for the token standard's
+// other factories that take inputHoldingCids (AllocationFactory_Allocate):
+// one rule for every transfer that names its inputs.
+func (l *Ledger) CheckInputHoldings(ctx context.Context, sender coin.PartyID, ids []coin.ContractID) error {
+	return l.checkInputHoldings(ctx, sender, ids)
+}

@@ -52,6 +52,13 @@ func (s *Server) allocate(r *http.Request, actAs []coin.PartyID, factory coin.Co
 	if sender := arg.Allocation.TransferLeg.Sender; !slices.Contains(actAs, sender) {
 		return 0, cantonErr(codeAuthorization, "the leg's sender %s must be among actAs %v", sender, actAs)
 	}
+	inputs, err := parseInputHoldings(arg.InputHoldingCids)
+	if err != nil {
+		return 0, err
+	}
+	if err := s.l.CheckInputHoldings(r.Context(), arg.Allocation.TransferLeg.Sender, inputs); err != nil {
+		return 0, err
+	}
 	res, err := s.w.Allocations.Allocate(r.Context(), *arg.Allocation, key)
 	if err != nil {
 		return 0, err

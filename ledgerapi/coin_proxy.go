@@ -54,7 +54,7 @@ func init() { runInner = (*Server).run }
 type damlDecimal coin.Amount
 
 func (d *damlDecimal) UnmarshalJSON(b []byte) error {
-	a, err := coin.ParseAmount(strings.Trim(string(b), `"`))
+	a, err := coin.ParseCanonical(strings.Trim(string(b), `"`))
 	if err != nil {
 		return err
 	}

@@ -34,6 +34,7 @@ const (
 // finish (before the ledger closes), each at most asyncTimeout.
 func (s *Server) Wait() {
 	s.streams.stop()
+	s.stopDurable() // no sweep starts another
 	s.running.Wait()
 }
 
@@ -62,14 +63,27 @@ func (s *Server) asyncSubmit(w http.ResponseWriter, r *http.Request, c *caller) 
 		done()
 		return cantonErr(codeBackpressure, "%d asynchronous submissions are running; retry shortly", maxAsync)
 	}
+	// Kept before it is answered, when durable (durable.go).
+	var kept int64
+	if s.dur != nil {
+		if kept, err = s.keep(r, c, &cmds); err != nil {
+			<-s.async
+			done()
+			return err
+		}
+	}
 	// The command outlives the request; its outcome goes to completions.
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(r.Context()), asyncTimeout)
 	run := r.WithContext(ctx)
 	s.running.Add(1)
 	go func() {
 		defer func() { <-s.async; cancel(); done(); s.running.Done() }()
-		if _, err := s.execute(run, sb); err != nil && asCanton(err).code == codeInternal {
+		_, err := s.execute(run, sb)
+		if err != nil && asCanton(err).code == codeInternal {
 			s.log.ErrorContext(ctx, "ledger api: asynchronous submission failed", "command_id", sb.commandID, "err", err)
+		}
+		if kept != 0 {
+			s.settle(kept, err)
 		}
 	}()
 	return writeJSON(w, struct{}{})

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -176,6 +177,18 @@ func TestDvPFlow(t *testing.T) {
 			ChoiceContext choiceContext `json:"choiceContext"`
 		}
 		e.registryAt("/registry/allocation-instruction/v1/allocation-factory", map[string]any{"choiceArguments": arg}, &factory)
+		// Another party's holding named as an input is refused, as the
+		// transfer factory refuses it (issue 38's rerun: it was ignored).
+		var bobHolding string
+		for _, h := range e.acs("bob", filter(bob, interfaceFilter(holdingIface, true, false)), e.ledgerEnd()) {
+			bobHolding = h.ContractID
+		}
+		arg["inputHoldingCids"] = []string{bobHolding}
+		if code, b := e.command("alice", "allocate-bobs", alice, exercise(allocFactoryIface, factory.FactoryID, "AllocationFactory_Allocate", arg), disclosed(factory.ChoiceContext)); code < 400 ||
+			!strings.Contains(string(b), "another party's holding") {
+			t.Errorf("an allocation naming bob's holding as input: %d %s, want a refusal", code, b)
+		}
+		arg["inputHoldingCids"] = []string{}
 		e.mustCommand("alice", "allocate-late", alice, exercise(allocFactoryIface, factory.FactoryID, "AllocationFactory_Allocate", arg), disclosed(factory.ChoiceContext))
 		wantBalance(t, e, alice, "52.5000000000", "30.0000000000")
 		e.clock.Advance(2 * time.Hour)

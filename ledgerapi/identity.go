@@ -198,6 +198,14 @@ func (s *Server) listUsers(w http.ResponseWriter, r *http.Request, c *caller) er
 // itself.
 func (s *Server) lookupUser(r *http.Request, c *caller) (*caller, error) {
 	id := r.PathValue("userId")
+	if id == c.user.Name && c.actor != "" && len(c.actAs) == 1 {
+		// An impersonation token is its party's user, and only that
+		// (ledger.IsAdminAs): it reads the party as its primary party
+		// and its act-as right alone, never the admin's own record.
+		self := *c
+		self.user.Party = c.actAs[0]
+		return &self, nil
+	}
 	if id != c.user.Name {
 		if err := c.requireAdmin(); err != nil {
 			return nil, err

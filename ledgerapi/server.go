@@ -44,6 +44,9 @@ type Config struct {
 	Workflows *workflows.Set
 	// Streams bounds the WebSocket streams (ws.go).
 	Streams StreamConfig
+	// DurableAsync keeps every accepted asynchronous submission in the
+	// database before answering it, so a crash loses none (durable.go).
+	DurableAsync bool
 }
 
 // Server serves the Ledger API.
@@ -63,6 +66,9 @@ type Server struct {
 	streams *streamHub
 	// inflight are the submissions running (inflight.go).
 	inflight inFlight
+	// dur is the state of durable asynchronous submissions, nil when
+	// they are off (durable.go).
+	dur *durable
 }
 
 // New builds the server.
@@ -74,8 +80,12 @@ func New(l *ledger.Ledger, cfg Config, log *slog.Logger) *Server {
 	if w == nil {
 		w = workflows.New(l)
 	}
-	return &Server{l: l, log: log, auth: cfg.Auth, obs: cfg.Observe, lim: cfg.Limiter, async: make(chan struct{}, maxAsync), w: w,
+	s := &Server{l: l, log: log, auth: cfg.Auth, obs: cfg.Observe, lim: cfg.Limiter, async: make(chan struct{}, maxAsync), w: w,
 		streams: newStreamHub(l, cfg.Streams)}
+	if cfg.DurableAsync {
+		s.startDurable()
+	}
+	return s
 }
 
 // apiFunc is a handler; a returned error becomes a JsCantonError.

@@ -452,7 +452,10 @@ type Transfers struct {
 	// at a time, newest first); Query is the page's query string, which
 	// live updates keep.
 	IncomingPager, OutgoingPager OfferPager
-	Query                        string
+	// IncomingInstructionPager and OutgoingInstructionPager page the
+	// instruction lists the same way.
+	IncomingInstructionPager, OutgoingInstructionPager OfferPager
+	Query                                              string
 }
 
 // OfferPager says where one offer list's page stands: Shown of Total,

@@ -229,3 +229,9 @@ func (r *statusRecorder) Status() int {
 	}
 	return r.status
 }
+
+// WithRequestID returns ctx carrying request id id, as RequestID stores
+// it: for work that outlives its request and is resumed later.
+func WithRequestID(ctx context.Context, id string) context.Context {
+	return context.WithValue(ctx, requestIDKey{}, id)
+}

@@ -91,6 +91,9 @@ type Config struct {
 	// LedgerAPITLS, when set, serves it over TLS (optionally mTLS).
 	LedgerAPIListen string     `yaml:"ledgerApiListen"`
 	LedgerAPITLS    *TLSConfig `yaml:"ledgerApiTls"`
+	// LedgerAPIDurableAsync keeps every accepted asynchronous submission
+	// in the database before answering it (ledgerapi/durable.go).
+	LedgerAPIDurableAsync *bool `yaml:"ledgerApiDurableAsync"`
 	// LocalNet serves LocalNet's layout, two validators on its ports with
 	// its test authentication (localnet.go; serve --localnet); a
 	// development network's only. localNetAddrs, when set, replaces its
@@ -924,6 +927,12 @@ func (c Config) DevNet() bool { return c.Network == "devnet" }
 // WalletEnabled reports enableWallet (default true).
 func (c Config) WalletEnabled() bool { return c.EnableWallet == nil || *c.EnableWallet }
 
+// DurableAsync reports ledgerApiDurableAsync (default false: it cost
+// more than 10% of asynchronous throughput in make bench, issue 38).
+func (c Config) DurableAsync() bool {
+	return c.LedgerAPIDurableAsync != nil && *c.LedgerAPIDurableAsync
+}
+
 // HealthEnabled reports enableHealthProbes (default true).
 func (c Config) HealthEnabled() bool { return c.EnableHealthProbes == nil || *c.EnableHealthProbes }
 
@@ -1035,6 +1044,7 @@ func (c Config) masked() Config {
 	const mask = "****"
 	on := func(b bool) *bool { return &b }
 	c.EnableWallet = on(c.WalletEnabled())
+	c.LedgerAPIDurableAsync = on(c.DurableAsync())
 	c.EnableHealthProbes = on(c.HealthEnabled())
 	c.Metrics.Enable = on(c.MetricsEnabled())
 	c.Metrics.NativeHistograms = on(c.NativeHistograms())

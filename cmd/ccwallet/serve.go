@@ -389,7 +389,7 @@ func (s *serving) listenLedgerAPI(verifier *web.Verifier) error {
 // listenLedgerAPIOf adds the JSON Ledger API server of the validator
 // whose workflows are w on addr and returns the bound address.
 func (s *serving) listenLedgerAPIOf(name, addr string, tlsCfg *web.TLSConfig, verifier *web.Verifier, w *workflows.Set) (string, error) {
-	api := ledgerapi.New(w.Ledger, ledgerapi.Config{Auth: verifier, Observe: s.observers, Workflows: w,
+	api := ledgerapi.New(w.Ledger, ledgerapi.Config{Auth: verifier, Observe: s.observers, Workflows: w, DurableAsync: s.cfg.DurableAsync(),
 		Limiter: web.NewLimiter(web.RateLimit{Burst: s.cfg.RateLimit.Burst, Per: s.cfg.RateLimit.Per.Std()})}, s.log)
 	s.ledgerAPIs = append(s.ledgerAPIs, api)
 	return s.listen(name, addr, tlsCfg, api.Handler())

@@ -79,7 +79,7 @@ func (h *Handler) allocateAmulet(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	amount, err := coin.ParseAmount(*leg.Amount)
+	amount, err := coin.ParseCanonical(*leg.Amount)
 	if err != nil {
 		return err
 	}

@@ -75,7 +75,7 @@ func requiredAmount(field string, s *string) (coin.Amount, error) {
 	if s == nil {
 		return coin.Zero, badRequest(field + ": is required")
 	}
-	return coin.ParseAmount(*s)
+	return coin.ParseCanonical(*s)
 }
 
 func parseParty(field, s string) (coin.PartyID, error) {

@@ -115,7 +115,7 @@ func parseJSONAmount(field string, raw json.RawMessage) (coin.Amount, error) {
 			return coin.Zero, badRequest(field + ": must be a number")
 		}
 	}
-	return coin.ParseAmount(text)
+	return coin.ParseCanonical(text)
 }
 
 // prepareTransferPreapprovalSend answers POST

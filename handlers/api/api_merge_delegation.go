@@ -160,7 +160,7 @@ func (h *Handler) airdrop(w http.ResponseWriter, r *http.Request) error {
 		if err != nil {
 			return badRequest(fmt.Sprintf("recipients[%d].party_id: %s", i, err.Error()))
 		}
-		a, err := coin.ParseAmount(s.Amount)
+		a, err := coin.ParseCanonical(s.Amount)
 		if err != nil {
 			return badRequest(fmt.Sprintf("recipients[%d].amount: %s", i, err.Error()))
 		}

@@ -45,7 +45,7 @@ func (h *Handler) transferPreapprovalSend(w http.ResponseWriter, r *http.Request
 	if err != nil {
 		return err
 	}
-	amount, err := coin.ParseAmount(*req.Amount)
+	amount, err := coin.ParseCanonical(*req.Amount)
 	if err != nil {
 		return err
 	}

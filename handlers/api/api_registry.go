@@ -126,7 +126,7 @@ func (h registry) getTransferFactory(w http.ResponseWriter, r *http.Request) err
 	}
 	sender, err1 := coin.ParsePartyID(args.Transfer.Sender)
 	receiver, err2 := coin.ParsePartyID(args.Transfer.Receiver)
-	amount, err3 := coin.ParseAmount(args.Transfer.Amount)
+	amount, err3 := coin.ParseCanonical(args.Transfer.Amount)
 	if err1 != nil || err2 != nil || err3 != nil || !amount.IsPositive() {
 		return badRequest(invalidArgs)
 	}
@@ -181,7 +181,7 @@ func (h registry) getAllocationFactory(w http.ResponseWriter, r *http.Request) e
 	leg := args.Allocation.TransferLeg
 	_, err1 := coin.ParsePartyID(leg.Sender)
 	_, err2 := coin.ParsePartyID(leg.Receiver)
-	amount, err3 := coin.ParseAmount(leg.Amount)
+	amount, err3 := coin.ParseCanonical(leg.Amount)
 	if err1 != nil || err2 != nil || err3 != nil || !amount.IsPositive() {
 		return badRequest(invalidArgs)
 	}

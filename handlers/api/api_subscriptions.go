@@ -190,7 +190,7 @@ func (h *Handler) createDevnetSubscriptionRequest(w http.ResponseWriter, r *http
 			return badRequest(p.field + ": " + err.Error())
 		}
 	}
-	if spec.Amount, err = coin.ParseAmount(req.Amount); err != nil {
+	if spec.Amount, err = coin.ParseCanonical(req.Amount); err != nil {
 		return badRequest("amount: " + err.Error())
 	}
 	switch req.Unit {

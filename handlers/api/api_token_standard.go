@@ -91,7 +91,7 @@ func (h *Handler) createTokenStandardTransfer(w http.ResponseWriter, r *http.Req
 	if err != nil {
 		return err
 	}
-	amount, err := coin.ParseAmount(*req.Amount)
+	amount, err := coin.ParseCanonical(*req.Amount)
 	if err != nil {
 		return err
 	}

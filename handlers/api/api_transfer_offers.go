@@ -34,7 +34,7 @@ func (h *Handler) createTransferOffer(w http.ResponseWriter, r *http.Request) er
 	if err != nil {
 		return err
 	}
-	amount, err := coin.ParseAmount(*req.Amount)
+	amount, err := coin.ParseCanonical(*req.Amount)
 	if err != nil {
 		return err
 	}

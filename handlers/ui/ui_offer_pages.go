@@ -41,15 +41,50 @@ func (h *Handler) offerPages(ctx context.Context, m *views.Transfers, party coin
 			side.pager.Next = "/offers?" + url.Values{side.key: {p.Next}}.Encode()
 		}
 	}
+	if err := h.instructionPages(ctx, m, party, q); err != nil {
+		return err
+	}
 	if len(q) > 0 {
 		keep := url.Values{}
-		for _, k := range []string{"in", "out"} {
+		for _, k := range []string{"in", "out", "ti-in", "ti-out"} {
 			if v := q.Get(k); v != "" {
 				keep.Set(k, v)
 			}
 		}
 		if len(keep) > 0 {
 			m.Query = "?" + keep.Encode()
+		}
+	}
+	return nil
+}
+
+// instructionPages fills m's instruction lists, a page each, as
+// offerPages fills the offers' (query keys ti-in and ti-out).
+func (h *Handler) instructionPages(ctx context.Context, m *views.Transfers, party coin.PartyID, q url.Values) error {
+	for _, side := range []struct {
+		incoming bool
+		key      string
+		rows     *[]views.OfferRow
+		pager    *views.OfferPager
+	}{{true, "ti-in", &m.IncomingInstructions, &m.IncomingInstructionPager}, {false, "ti-out", &m.OutgoingInstructions, &m.OutgoingInstructionPager}} {
+		token := q.Get(side.key)
+		p, err := h.l.InstructionsPage(ctx, party, side.incoming, token, ledger.OfferPageSize)
+		if ledger.IsValidation(err) {
+			token = "" // a stale or mangled link: the newest page
+			p, err = h.l.InstructionsPage(ctx, party, side.incoming, "", ledger.OfferPageSize)
+		}
+		if err != nil {
+			return err
+		}
+		for _, ti := range p.Instructions {
+			*side.rows = append(*side.rows, instructionRow(ti, party))
+		}
+		*side.pager = views.OfferPager{Shown: len(p.Instructions), Total: p.Total}
+		if token != "" {
+			side.pager.First = "/offers"
+		}
+		if p.Next != "" {
+			side.pager.Next = "/offers?" + url.Values{side.key: {p.Next}}.Encode()
 		}
 	}
 	return nil

@@ -52,18 +52,6 @@ func (h *Handler) transfersModel(ctx context.Context, s *web.Session, party coin
 	if err := h.offerPages(ctx, &m, party, q); err != nil {
 		return views.Transfers{}, err
 	}
-	tis, err := h.l.TransferInstructions(ctx, party)
-	if err != nil {
-		return views.Transfers{}, err
-	}
-	for _, ti := range tis {
-		row := instructionRow(ti, party)
-		if row.Incoming {
-			m.IncomingInstructions = append(m.IncomingInstructions, row)
-		} else {
-			m.OutgoingInstructions = append(m.OutgoingInstructions, row)
-		}
-	}
 	return m, nil
 }
 
