@@ -47,10 +47,11 @@ func TestMain(m *testing.M) {
 
 // configCheck runs `ccwallet config check` with exactly env (no other
 // variables) and the given flags; it returns the output and whether the
-// configuration was accepted.
+// configuration was accepted. It runs offline: the examples name
+// providers (acme.eu.auth0.com) no test can reach.
 func configCheck(t *testing.T, env []string, flags ...string) (string, bool) {
 	t.Helper()
-	cmd := exec.Command(wallet, append([]string{"config", "check"}, flags...)...)
+	cmd := exec.Command(wallet, append([]string{"config", "check", "--offline"}, flags...)...)
 	cmd.Env = env
 	out, err := cmd.CombinedOutput()
 	if _, exit := err.(*exec.ExitError); err != nil && !exit {
