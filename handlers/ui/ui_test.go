@@ -285,10 +285,14 @@ func TestUIPublicAndProtected(t *testing.T) {
 		if r := b.Get("/login"); r.Status != http.StatusFound {
 			t.Fatalf("GET /login = %d", r.Status)
 		}
-		handlerstest.MustHave(t, b.Get("/auth/callback?code=x&state=y"), http.StatusUnauthorized, "state mismatch")
-		// A provider error is shown, not followed.
-		b.Get("/login")
-		handlerstest.MustHave(t, b.Get("/auth/callback?error=access_denied"), http.StatusUnauthorized, "access_denied")
+		handlerstest.MustHave(t, b.Get("/auth/callback?code=x&state=y"), http.StatusUnauthorized, "does not belong to this browser window")
+		// A provider error is shown in words, not followed.
+		start, err := url.Parse(b.Get("/login").Header.Get("Location"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		handlerstest.MustHave(t, b.Get("/auth/callback?error=access_denied&state="+url.QueryEscape(start.Query().Get("state"))),
+			http.StatusUnauthorized, "You did not allow the wallet to use your account")
 		// Wrong password: the provider's form answers 422 and stays.
 		b.Get("/login")
 		r := b.Post("/dev-oidc/login", url.Values{"id": {"nope"}, "username": {"alice"}, "password": {"wrong"}})
