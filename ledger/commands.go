@@ -17,16 +17,22 @@ const DeduplicationWindow = 24 * 60 * 60 // seconds; see PruneCommands
 // claimCommand reserves key for this transaction. It returns the stored
 // result when the key was used before (the caller answers with it or with
 // ErrDuplicate), and ErrInFlight when another transaction holds the key
-// right now, so concurrent duplicates get 429 instead of queuing.
+// right now, so concurrent duplicates get 429 instead of queuing. A key
+// whose command has committed is a duplicate even while a later duplicate
+// holds its lock for a moment: "in flight" would send a client to wait
+// for a completion that came long ago.
 func (l *Ledger) claimCommand(ctx context.Context, tx bun.Tx, key string) (*store.Command, error) {
 	ok, err := l.db.TryLockKey(ctx, tx, "cmd:"+key)
 	if err != nil {
 		return nil, err
 	}
+	c, err := store.CommandByKey(ctx, tx, key)
 	if !ok {
+		if err == nil {
+			return c, nil
+		}
 		return nil, fmt.Errorf("%w: a command with the same id is being processed", ErrInFlight)
 	}
-	c, err := store.CommandByKey(ctx, tx, key)
 	if err == nil {
 		return c, nil
 	}
