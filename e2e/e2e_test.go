@@ -211,12 +211,50 @@ func newPage(t *testing.T, js bool) playwright.Page {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { c.Close() })
+	traceContext(t, c)
 	c.SetDefaultTimeout(30000)
 	p, err := c.NewPage()
 	if err != nil {
 		t.Fatal(err)
 	}
 	return p
+}
+
+// traceContext keeps the last responses of a browser context and, when
+// the test fails, logs them with each open page's address and text: a
+// step that timed out then says what the browser saw, not only which
+// line waited (a flake seen once in CI is otherwise lost).
+func traceContext(t *testing.T, c playwright.BrowserContext) {
+	var mu sync.Mutex
+	var last []string
+	c.On("response", func(r playwright.Response) {
+		mu.Lock()
+		defer mu.Unlock()
+		if len(last) == 40 {
+			last = last[1:]
+		}
+		last = append(last, fmt.Sprintf("%s %d %s %s", time.Now().Format("15:04:05.000"), r.Status(), r.Request().Method(), r.URL()))
+	})
+	// Registered after Close, so it runs before it.
+	t.Cleanup(func() {
+		if !t.Failed() {
+			return
+		}
+		mu.Lock()
+		t.Logf("browser context's last responses:\n%s", strings.Join(last, "\n"))
+		mu.Unlock()
+		for i, p := range c.Pages() {
+			text, err := p.Evaluate(`() => document.body ? document.body.innerText : "(no body)"`)
+			s := fmt.Sprint(text)
+			if err != nil {
+				s = err.Error()
+			}
+			if len(s) > 3000 {
+				s = s[:3000] + "…"
+			}
+			t.Logf("page %d at %s (%s):\n%s", i, p.URL(), time.Now().Format("15:04:05.000"), s)
+		}
+	})
 }
 
 func must(t *testing.T, err error) {
@@ -226,8 +264,27 @@ func must(t *testing.T, err error) {
 		t.Logf("%s %s:%d", time.Now().Format("15:04:05.000"), filepath.Base(f), l)
 	}
 	if err != nil {
-		t.Fatal(err)
+		// The helpers' lines too: t.Helper hides which step of, say,
+		// sendFormWith waited.
+		t.Fatalf("%s (%s, at %s)", err, time.Now().Format("15:04:05.000"), callers())
 	}
+}
+
+// callers is the chain of e2e test-file lines that led to a failed step.
+func callers() string {
+	var at []string
+	pcs := make([]uintptr, 16)
+	frames := runtime.CallersFrames(pcs[:runtime.Callers(3, pcs)])
+	for {
+		f, more := frames.Next()
+		if strings.HasSuffix(f.File, "_test.go") && strings.Contains(f.File, "/e2e/") {
+			at = append(at, fmt.Sprintf("%s:%d", filepath.Base(f.File), f.Line))
+		}
+		if !more {
+			break
+		}
+	}
+	return strings.Join(at, " < ")
 }
 
 func testID(p playwright.Page, id string) playwright.Locator { return p.GetByTestId(id) }
