@@ -256,8 +256,9 @@ func (s *Sessions) SetActAs(w http.ResponseWriter, r *http.Request, sess *Sessio
 
 // Load returns the request's live session, refreshing its idle timer. A
 // session past its idle or absolute timeout, or ended by logout, is
-// ErrNoSession; a store that cannot be read is an error too, so no
-// request is served on a session that was not checked.
+// ErrNoSession; a store that cannot be read is another error (not
+// ErrNoSession: the login may well be live), so no request is served on a
+// session that was not checked.
 func (s *Sessions) Load(r *http.Request) (*Session, error) {
 	c, err := s.store.Get(r, s.name)
 	if err != nil || c.IsNew {
@@ -283,9 +284,11 @@ func (s *Sessions) Load(r *http.Request) (*Session, error) {
 		return nil, err
 	}
 	if now.Sub(sess.Seen) >= touchEvery {
-		if err := s.live.TouchSession(ctx, sid, now); err != nil {
-			return nil, fmt.Errorf("touch session: %w", err)
-		}
+		// The session was read and checked; a write that fails (a busy
+		// database) only leaves the idle timer where it was, and the next
+		// request tries again. Refusing the request would log a user out
+		// over a moment's contention.
+		_ = s.live.TouchSession(ctx, sid, now)
 	}
 	sess.Seen = now
 	sess.ActAs = actAs

@@ -193,6 +193,10 @@ func (h *Handler) session(fn uiFunc) http.Handler {
 			h.loginEnded(w, r)
 			return
 		}
+		if err != nil && !errors.Is(err, web.ErrNoSession) {
+			h.sessionsDown(w, r, err)
+			return
+		}
 		if err != nil {
 			if !post {
 				redirect(w, r, "/login?next="+url.QueryEscape(r.URL.RequestURI()))
@@ -217,6 +221,16 @@ func (h *Handler) session(fn uiFunc) http.Handler {
 			h.events.nudge()
 		}
 	})
+}
+
+// sessionsDown answers a request whose session could not be checked (the
+// session store did not answer): 503 in words, not the login or the
+// landing page, since the user's login may well be live (and a live
+// reload swapping in a login page would leave the page it updates).
+func (h *Handler) sessionsDown(w http.ResponseWriter, r *http.Request, err error) {
+	h.log.WarnContext(r.Context(), "web session could not be checked", "err", err)
+	w.Header().Set("Retry-After", "5")
+	h.uiError(w, r, nil, httpError(http.StatusServiceUnavailable, "the wallet cannot check your login just now; try again in a moment"))
 }
 
 // onboarded runs fn for a user with a party; others go to onboarding.

@@ -20,6 +20,10 @@ func (h *Handler) uiRoot(w http.ResponseWriter, r *http.Request) {
 		h.loginEnded(w, r)
 		return
 	}
+	if err != nil && !errors.Is(err, web.ErrNoSession) {
+		h.sessionsDown(w, r, err)
+		return
+	}
 	if err != nil {
 		m := views.Landing{Page: views.Page{Title: "Welcome", DevNet: h.l.DevNet()}, DevProvider: h.ui.DevProvider != nil}
 		if err := render(w, r, http.StatusOK, views.LandingPage(m)); err != nil {
