@@ -69,23 +69,43 @@
   // the page's status line when the answer put its words there), else to
   // the element of the same id, else to the swapped part itself, so Tab
   // goes on from there.
-  var swapped = null;
+  //
+  // A live reload of an enclosing part can land while a user's action is
+  // on its way: its swap drops the focus to the page before the action's
+  // answer swaps in, and the reload's own settle event fires on a part
+  // already replaced, out of sight here. So the part an action was asked
+  // from is remembered, and its answer's swap puts the focus back.
+  var swapped = {}; // part id -> { same: id of the focused element, at }
+  var acted = null; // { part, same }: an action asked from inside a part
+  document.body.addEventListener("htmx:beforeRequest", function (ev) {
+    var d = ev.detail, t = d.target, el = document.activeElement;
+    if (t && t.id && d.requestConfig && d.requestConfig.verb !== "get" && t.contains(el)) {
+      acted = { part: t.id, same: el.id };
+    }
+  });
   document.body.addEventListener("htmx:beforeSwap", function (ev) {
     var t = ev.detail.target, el = document.activeElement;
-    // Another swap before that part settles (a live reload the answer
-    // triggered) must not make it forget the focus.
-    if (t && t.id && t.contains(el)) swapped = { part: t.id, same: el.id };
+    if (!t || !t.id) return;
+    if (t.contains(el)) {
+      swapped[t.id] = { same: el.id, at: Date.now() };
+    } else if (acted && acted.part === t.id && (!el || el === document.body)) {
+      swapped[t.id] = { same: acted.same, at: Date.now() };
+    }
+    if (acted && acted.part === t.id) acted = null;
   });
+  // An out-of-band part (the status line) settles on its own: the focus
+  // waits for the part that held it.
   document.body.addEventListener("htmx:afterSettle", function (ev) {
-    var s = swapped;
-    // An out-of-band part (the status line) settles on its own: wait for
-    // the part that held the focus.
-    if (s && ev.detail.target && ev.detail.target.id && ev.detail.target.id !== s.part) return;
-    swapped = null;
-    if (!s || (document.activeElement && document.activeElement !== document.body)) return;
-    var part = document.getElementById(s.part);
+    var t = ev.detail.target, id = t && t.id, s = id && swapped[id];
+    if (!s) return;
+    delete swapped[id];
+    if (Date.now() - s.at < 2000) focusAfter(id, s.same);
+  });
+  function focusAfter(partId, sameId) {
+    if (document.activeElement && document.activeElement !== document.body) return;
+    var part = document.getElementById(partId);
     if (!part) return;
-    var same = s.same && document.getElementById(s.same);
+    var same = sameId && document.getElementById(sameId);
     var flash = document.getElementById("flash");
     var said = flash && flash.textContent.trim() !== "" ? flash : null;
     var to = part.querySelector("[role=alert], [role=status]") || said || (same && part.contains(same) ? same : part);
@@ -93,7 +113,7 @@
       to.setAttribute("tabindex", "-1");
     }
     to.focus();
-  });
+  }
 
   // Times (<time datetime> from views.When) say the reader's local time in
   // their title; the server wrote it in UTC.
