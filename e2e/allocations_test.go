@@ -223,7 +223,7 @@ func TestDvPFromTheAllocationsPage(t *testing.T) {
 	trade := proposeTrade(t, venue, []*ledgerClient{aliceAPI, bobAPI}, map[string][3]string{
 		"leg0": {aliceParty, bobParty, "30"}, "leg1": {bobParty, aliceParty, "12.5"}})
 	request := alice.Locator(`[data-testid="allocation-request"][data-cid="` + trade + `"]`)
-	must(t, expect.Locator(request).ToBeVisible(playwright.LocatorAssertionsToBeVisibleOptions{Timeout: playwright.Float(5000)}))
+	must(t, expect.Locator(request).ToBeVisible()) // live: mustBeSameDocument below
 	mustBeSameDocument(t, alice, "allocations")
 	must(t, expect.Locator(request.GetByTestId("allocation-executor")).ToHaveAttribute("title", reg.PartyID))
 	must(t, expect.Locator(request.GetByTestId("allocation-leg")).ToHaveCount(2))
