@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/coreos/go-oidc/v3/oidc"
 	"golang.org/x/oauth2"
@@ -24,9 +25,22 @@ func (o *OIDCLogin) Refresh(ctx context.Context, refreshToken, user string) (Tok
 	}
 	ctx = o.ctx(ctx)
 	t, err := o.oauth(p).TokenSource(ctx, &oauth2.Token{RefreshToken: refreshToken}).Token()
+	if status := providerStatus(err); status/100 == 5 {
+		// A provider that answers is up: a 5xx is most often one failed
+		// transaction (Hydra: "Unable to serialize access due to a
+		// concurrent update"), which left the refresh token unused. Ask
+		// once more before the sessions pause their renewals.
+		o.log().InfoContext(ctx, "login service: a renewal failed at the provider; trying once more", "issuer", o.cfg.Issuer, "status", status)
+		select {
+		case <-time.After(refreshRetryDelay):
+		case <-ctx.Done():
+			return Tokens{}, ctx.Err()
+		}
+		t, err = o.oauth(p).TokenSource(ctx, &oauth2.Token{RefreshToken: refreshToken}).Token()
+	}
 	if err != nil {
 		var re *oauth2.RetrieveError
-		if errors.As(err, &re) && re.Response != nil && re.Response.StatusCode/100 == 4 {
+		if providerStatus(err)/100 == 4 && errors.As(err, &re) {
 			o.log().InfoContext(ctx, "login ended: the provider refused to renew it", "user", user, "error", re.ErrorCode)
 			return Tokens{}, ErrLoginEnded
 		}
@@ -48,6 +62,20 @@ func (o *OIDCLogin) Refresh(ctx context.Context, refreshToken, user string) (Tok
 		}
 	}
 	return Tokens{IDToken: raw, RefreshToken: t.RefreshToken, Expiry: t.Expiry}, nil
+}
+
+// refreshRetryDelay is how long a renewal the provider answered with a
+// 5xx waits before its one retry.
+const refreshRetryDelay = 250 * time.Millisecond
+
+// providerStatus is the HTTP status of the provider's answer to a token
+// request that failed (0: it did not answer).
+func providerStatus(err error) int {
+	var re *oauth2.RetrieveError
+	if errors.As(err, &re) && re.Response != nil {
+		return re.Response.StatusCode
+	}
+	return 0
 }
 
 // userOf is the user an ID token names: its UserClaim (sub by default).
