@@ -5,6 +5,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"time"
 
@@ -78,6 +80,9 @@ func providerStatus(err error) int {
 	return 0
 }
 
+// errNoUserClaim is an ID token without the claim that names the user.
+var errNoUserClaim = errors.New("no user claim")
+
 // userOf is the user an ID token names: its UserClaim (sub by default).
 func (o *OIDCLogin) userOf(idt *oidc.IDToken) (string, error) {
 	claim := cmp.Or(o.cfg.UserClaim, "sub")
@@ -93,7 +98,11 @@ func (o *OIDCLogin) userOf(idt *oidc.IDToken) (string, error) {
 	}
 	v, _ := all[claim].(string)
 	if v == "" || strings.IndexByte(v, 0) >= 0 {
-		return "", fmt.Errorf("the ID token carries no %q claim (oidc.userClaim) to name the user", claim)
+		// The claims' names (never their values) tell the operator what
+		// oidc.userClaim could be: a provider's claims_supported may not
+		// list what its ID tokens really carry, nor carry what it lists.
+		return "", fmt.Errorf("%w: the provider's ID token carries no %q claim (oidc.userClaim) to name the user; it carries %s",
+			errNoUserClaim, claim, strings.Join(slices.Sorted(maps.Keys(all)), ", "))
 	}
 	return v, nil
 }
