@@ -1,10 +1,8 @@
 package e2e
 
 import (
-	"fmt"
 	"net/http"
 	"net/url"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -19,19 +17,7 @@ import (
 // saying which claim it lacks.
 func TestHydraUserClaim(t *testing.T) {
 	h := startHydra(t)
-	dir := t.TempDir()
-	w := startHydraWalletValues(t, h, filepath.Join(dir, "wallet.db"), dir, fmt.Sprintf(`rateLimit: {burst: 0}
-oidc:
-  issuer: %q
-  clientId: ccwallet-web
-  clientSecret: hydra-e2e-web-secret
-  scopes: [openid, profile, offline_access]
-  userClaim: email
-auth:
-  issuer: %q
-  audience: %q
-  jwksUrl: %q
-`, h.issuer, h.issuer, walletAudience, h.public+"/.well-known/jwks.json"))
+	w := startHydraClaimWallet(t, h, "email")
 	p := newPage(t, true)
 	hydraLogin(t, p, w, "uma")
 	email := hydraEmail("uma")

@@ -48,9 +48,11 @@ func TouchWebSession(ctx context.Context, db bun.IDB, id string, seen time.Time)
 	return nil
 }
 
-// UpdateWebSessionTokens records the tokens of a refresh.
+// UpdateWebSessionTokens records the tokens of a refresh and ends its
+// renewal's claim (ClaimWebSessionRenewal).
 func UpdateWebSessionTokens(ctx context.Context, db bun.IDB, id, idToken, refreshToken string, expiry time.Time) error {
-	q := db.NewUpdate().Table("web_sessions").Set("id_token = ?", idToken).Set("refresh_token = ?", refreshToken)
+	q := db.NewUpdate().Table("web_sessions").Set("id_token = ?", idToken).Set("refresh_token = ?", refreshToken).
+		Set("renewal_claimed_until = NULL")
 	if expiry.IsZero() {
 		q = q.Set("token_expiry = NULL")
 	} else {

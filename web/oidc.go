@@ -242,6 +242,9 @@ func (o *OIDCLogin) Finish(w http.ResponseWriter, r *http.Request) (Login, error
 		return Login{}, refused(msgLoginProof, "nonce mismatch")
 	}
 	user, err := o.userOf(idt)
+	if errors.Is(err, errNoUserClaim) {
+		return Login{}, refused(fmt.Sprintf("Your login at the identity provider does not carry %q, the claim this wallet names its users by, so you are not logged in. Tell the wallet's operator (oidc.userClaim).", o.cfg.UserClaim), "%v", err)
+	}
 	if err != nil {
 		return Login{}, refused("Your login at the identity provider does not say who you are the way this wallet names its users, so you are not logged in. Tell the wallet's operator (oidc.userClaim).", "%v", err)
 	}

@@ -5,7 +5,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
+	"time"
 
 	"github.com/coreos/go-oidc/v3/oidc"
 	"golang.org/x/oauth2"
@@ -24,9 +27,22 @@ func (o *OIDCLogin) Refresh(ctx context.Context, refreshToken, user string) (Tok
 	}
 	ctx = o.ctx(ctx)
 	t, err := o.oauth(p).TokenSource(ctx, &oauth2.Token{RefreshToken: refreshToken}).Token()
+	if status := providerStatus(err); status/100 == 5 {
+		// A provider that answers is up: a 5xx is most often one failed
+		// transaction (Hydra: "Unable to serialize access due to a
+		// concurrent update"), which left the refresh token unused. Ask
+		// once more before the sessions pause their renewals.
+		o.log().InfoContext(ctx, "login service: a renewal failed at the provider; trying once more", "issuer", o.cfg.Issuer, "status", status)
+		select {
+		case <-time.After(refreshRetryDelay):
+		case <-ctx.Done():
+			return Tokens{}, ctx.Err()
+		}
+		t, err = o.oauth(p).TokenSource(ctx, &oauth2.Token{RefreshToken: refreshToken}).Token()
+	}
 	if err != nil {
 		var re *oauth2.RetrieveError
-		if errors.As(err, &re) && re.Response != nil && re.Response.StatusCode/100 == 4 {
+		if providerStatus(err)/100 == 4 && errors.As(err, &re) {
 			o.log().InfoContext(ctx, "login ended: the provider refused to renew it", "user", user, "error", re.ErrorCode)
 			return Tokens{}, ErrLoginEnded
 		}
@@ -50,6 +66,23 @@ func (o *OIDCLogin) Refresh(ctx context.Context, refreshToken, user string) (Tok
 	return Tokens{IDToken: raw, RefreshToken: t.RefreshToken, Expiry: t.Expiry}, nil
 }
 
+// refreshRetryDelay is how long a renewal the provider answered with a
+// 5xx waits before its one retry.
+const refreshRetryDelay = 250 * time.Millisecond
+
+// providerStatus is the HTTP status of the provider's answer to a token
+// request that failed (0: it did not answer).
+func providerStatus(err error) int {
+	var re *oauth2.RetrieveError
+	if errors.As(err, &re) && re.Response != nil {
+		return re.Response.StatusCode
+	}
+	return 0
+}
+
+// errNoUserClaim is an ID token without the claim that names the user.
+var errNoUserClaim = errors.New("no user claim")
+
 // userOf is the user an ID token names: its UserClaim (sub by default).
 func (o *OIDCLogin) userOf(idt *oidc.IDToken) (string, error) {
 	claim := cmp.Or(o.cfg.UserClaim, "sub")
@@ -65,7 +98,11 @@ func (o *OIDCLogin) userOf(idt *oidc.IDToken) (string, error) {
 	}
 	v, _ := all[claim].(string)
 	if v == "" || strings.IndexByte(v, 0) >= 0 {
-		return "", fmt.Errorf("the ID token carries no %q claim (oidc.userClaim) to name the user", claim)
+		// The claims' names (never their values) tell the operator what
+		// oidc.userClaim could be: a provider's claims_supported may not
+		// list what its ID tokens really carry, nor carry what it lists.
+		return "", fmt.Errorf("%w: the provider's ID token carries no %q claim (oidc.userClaim) to name the user; it carries %s",
+			errNoUserClaim, claim, strings.Join(slices.Sorted(maps.Keys(all)), ", "))
 	}
 	return v, nil
 }

@@ -28,6 +28,8 @@ type ProviderCheck struct {
 	UserClaim string
 	// HTTPClient fetches; nil: a client with a 10 s timeout.
 	HTTPClient *http.Client
+	// Note gets what may not fit but is no error (nil: dropped).
+	Note func(string)
 }
 
 // providerDiscovery is the part of an OpenID Provider's discovery
@@ -71,7 +73,10 @@ func CheckProvider(ctx context.Context, pc ProviderCheck) []string {
 			problems = append(problems, fmt.Sprintf("%s: %v", is.key, err))
 			continue
 		}
-		problems = append(problems, d.problems(is.key, is.iss, pc.UserClaim)...)
+		problems = append(problems, d.problems(is.key, is.iss)...)
+		if n := d.userClaimNote(is.key, pc.UserClaim); n != "" && pc.Note != nil {
+			pc.Note(n)
+		}
 		if d.JWKSURI != "" && (pc.JWKSURL == "" || is.key == "oidc.issuer") {
 			jwks[d.JWKSURI] = is.key + "'s jwks_uri"
 		}
@@ -142,7 +147,7 @@ func fetchDiscovery(ctx context.Context, client *http.Client, issuer string) (pr
 
 // problems are what in d does not fit the wallet's use of the provider
 // configured at key.
-func (d providerDiscovery) problems(key, issuer, userClaim string) []string {
+func (d providerDiscovery) problems(key, issuer string) []string {
 	var p []string
 	add := func(format string, args ...any) { p = append(p, key+": "+fmt.Sprintf(format, args...)) }
 	if d.Issuer != issuer {
@@ -165,11 +170,23 @@ func (d providerDiscovery) problems(key, issuer, userClaim string) []string {
 	if d.JWKSURI == "" {
 		add("the discovery document names no jwks_uri, so the wallet cannot verify the provider's tokens")
 	}
-	if userClaim != "" && userClaim != "sub" && len(d.ClaimsSupported) > 0 && !slices.Contains(d.ClaimsSupported, userClaim) {
-		p = append(p, fmt.Sprintf("oidc.userClaim: %q is not among the claims %s's provider issues (claims_supported: %s); users would have no name",
-			userClaim, key, listOrNone(d.ClaimsSupported)))
-	}
 	return p
+}
+
+// userClaimNote says when userClaim is not among the claims the provider
+// at key lists. That is no error: claims_supported "might not be an
+// exhaustive list" (OpenID Connect Discovery 1.0 §3), and Hydra lists
+// only sub while its consent app may put any claim in the ID token
+// (session.id_token). Real ID tokens decide, at login: one without the
+// claim is refused, naming it, and the log names the claims it carries.
+func (d providerDiscovery) userClaimNote(key, userClaim string) string {
+	if userClaim == "" || userClaim == "sub" || len(d.ClaimsSupported) == 0 || slices.Contains(d.ClaimsSupported, userClaim) {
+		return ""
+	}
+	return fmt.Sprintf("oidc.userClaim: %q is not among the claims %s's provider lists (claims_supported: %s). Providers may carry more in "+
+		"their ID tokens than they list (Hydra: what the consent app puts in session.id_token), so this is no error; but if its ID tokens "+
+		"lack %q, every login is refused saying so, and the wallet's log names the claims they do carry",
+		userClaim, key, listOrNone(d.ClaimsSupported), userClaim)
 }
 
 // checkJWKS fetches the key set at u and says whether it holds a key the

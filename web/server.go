@@ -280,6 +280,9 @@ func ParseTLSVersion(s string) (uint16, error) {
 const (
 	maxHeaderBytes  = 64 << 10 // room for an 8 KiB JWT plus cookies
 	shutdownTimeout = 10 * time.Second
+	// maxStreamsPerConn is how many requests one HTTP/2 connection may
+	// have running at once (net/http's default is 250).
+	maxStreamsPerConn = 100
 )
 
 // NewServer returns an http.Server for cfg with our timeouts, TLS (when
@@ -292,7 +295,11 @@ func NewServer(cfg ServerConfig, h http.Handler, log *slog.Logger) (*http.Server
 		ReadHeaderTimeout: lim.HeaderReadTimeout,
 		IdleTimeout:       lim.IdleTimeout,
 		MaxHeaderBytes:    maxHeaderBytes,
-		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+		// A TLS listener offers HTTP/2: fewer streams at once than
+		// net/http's 250, and a connection whose socket takes no bytes
+		// for the stall timeout is closed.
+		HTTP2:    &http.HTTP2Config{MaxConcurrentStreams: maxStreamsPerConn, WriteByteTimeout: lim.WriteStallTimeout},
+		ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 	}
 	if cfg.TLS != nil {
 		tlsCfg, err := cfg.TLS.Build()

@@ -36,6 +36,23 @@ const refreshMargin = time.Minute
 // waiting for a provider that is down.
 const refreshPause = 30 * time.Second
 
+// RenewalClaimer is a SessionStore that replicas share (the database):
+// before a replica asks the provider, it claims the session's renewal, so
+// that two replicas never use one refresh token twice (a provider that
+// rotates refresh tokens treats that as theft and ends the login).
+// ClaimSessionRenewal takes the renewal until until when the stored
+// refresh token is still refreshToken and no other claim runs past now,
+// and reports whether it took it; UpdateSessionTokens ends the claim.
+// A store only this process uses needs none: renewal's locks serialise.
+type RenewalClaimer interface {
+	ClaimSessionRenewal(ctx context.Context, id, refreshToken string, now, until time.Time) (bool, error)
+}
+
+// renewalClaim is how long a replica's claim on a renewal holds: longer
+// than the renewal's own timeout, so a claim lapses only when its holder
+// died.
+const renewalClaim = 30 * time.Second
+
 // renewal is the refresh state of Sessions.
 type renewal struct {
 	// sealer keeps refresh tokens encrypted and authenticated at rest.
@@ -84,17 +101,25 @@ func (s *Sessions) renew(ctx context.Context, sess *Session, now time.Time) erro
 	mu := &s.locks[h.Sum32()%uint32(len(s.locks))]
 	mu.Lock()
 	defer mu.Unlock()
-	live, err := s.live.GetSession(ctx, sess.ID)
-	if err != nil {
+	if renewed, err := s.renewedMeanwhile(ctx, sess); renewed || err != nil {
 		return err
-	}
-	if live.RefreshToken != sess.RefreshToken { // renewed meanwhile
-		sess.IDToken, sess.RefreshToken, sess.TokenExpiry = live.IDToken, live.RefreshToken, live.TokenExpiry
-		return nil
 	}
 	var token string
 	if err := s.sealer.Decode(sealName, sess.RefreshToken, &token); err != nil {
 		return nil // sealed under another session secret: the session lives by its timeouts
+	}
+	if c, ok := s.live.(RenewalClaimer); ok {
+		claimed, err := c.ClaimSessionRenewal(ctx, sess.ID, sess.RefreshToken, now, now.Add(renewalClaim))
+		if err != nil {
+			return err
+		}
+		if !claimed {
+			// Another replica renews it, or just did: take its tokens
+			// if they are there, else serve on with these (still valid
+			// for up to refreshMargin) until a later request sees them.
+			_, err := s.renewedMeanwhile(ctx, sess)
+			return err
+		}
 	}
 	// The renewal outlives a browser that leaves: a provider that rotates
 	// refresh tokens may have used this one up, and the new one must be
@@ -120,4 +145,19 @@ func (s *Sessions) renew(ctx context.Context, sess *Session, now time.Time) erro
 	}
 	sess.IDToken, sess.RefreshToken, sess.TokenExpiry = tok.IDToken, tok.RefreshToken, tok.Expiry
 	return nil
+}
+
+// renewedMeanwhile reports whether the stored session's refresh token is
+// no longer sess's (another request or replica renewed it), and if so
+// gives sess the stored tokens.
+func (s *Sessions) renewedMeanwhile(ctx context.Context, sess *Session) (bool, error) {
+	live, err := s.live.GetSession(ctx, sess.ID)
+	if err != nil {
+		return false, err
+	}
+	if live.RefreshToken == sess.RefreshToken {
+		return false, nil
+	}
+	sess.IDToken, sess.RefreshToken, sess.TokenExpiry = live.IDToken, live.RefreshToken, live.TokenExpiry
+	return true, nil
 }

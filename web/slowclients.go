@@ -25,6 +25,12 @@ type ClientLimits struct {
 	IdleTimeout time.Duration
 	// HeaderReadTimeout is the time a request's headers have to arrive.
 	HeaderReadTimeout time.Duration
+	// WriteStallTimeout is the time one write of a response (or a flush)
+	// may wait for a client that does not read it, over HTTP/1 or one
+	// HTTP/2 stream whose flow-control window stays shut. It bounds each
+	// write, not the response: an event stream lives on while its
+	// client reads.
+	WriteStallTimeout time.Duration
 	// MaxConnsPerClient caps one address's open connections; the
 	// connections of a trusted proxy are not capped, its clients'
 	// requests in flight are (by X-Forwarded-For). Negative: no cap.
@@ -39,6 +45,7 @@ const (
 	DefaultBodyReadTimeout   = 30 * time.Second
 	DefaultConnIdleTimeout   = 120 * time.Second
 	DefaultHeaderReadTimeout = 10 * time.Second
+	DefaultWriteStallTimeout = 30 * time.Second
 	DefaultMaxConnsPerClient = 256
 )
 
@@ -52,6 +59,9 @@ func (l ClientLimits) withDefaults() ClientLimits {
 	if l.HeaderReadTimeout <= 0 {
 		l.HeaderReadTimeout = DefaultHeaderReadTimeout
 	}
+	if l.WriteStallTimeout <= 0 {
+		l.WriteStallTimeout = DefaultWriteStallTimeout
+	}
 	if l.MaxConnsPerClient == 0 {
 		l.MaxConnsPerClient = DefaultMaxConnsPerClient
 	}
@@ -64,8 +74,47 @@ func (l ClientLimits) withDefaults() ClientLimits {
 // it too.
 func Guard(lim ClientLimits, h http.Handler) http.Handler {
 	lim = lim.withDefaults()
-	return bodyDeadline(lim.BodyReadTimeout, proxiedClients(lim, h))
+	return writeStall(lim.WriteStallTimeout, bodyDeadline(lim.BodyReadTimeout, proxiedClients(lim, h)))
 }
+
+// writeStall gives each write of a response d to go out: the
+// connection's (or HTTP/2 stream's) write deadline is set before a write
+// or flush and cleared after it, so a client that stops reading frees
+// its handler, while an event stream idle between events is never cut.
+// http.Server.WriteTimeout is not used: it would bound whole responses.
+func writeStall(d time.Duration, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		next.ServeHTTP(&stallWriter{ResponseWriter: w, rc: http.NewResponseController(w), d: d}, r)
+	})
+}
+
+// stallWriter bounds each Write and Flush by d (writeStall).
+type stallWriter struct {
+	http.ResponseWriter
+	rc *http.ResponseController
+	d  time.Duration
+}
+
+func (s *stallWriter) bounded(f func() error) error {
+	_ = s.rc.SetWriteDeadline(time.Now().Add(s.d))
+	err := f()
+	_ = s.rc.SetWriteDeadline(time.Time{})
+	return err
+}
+
+func (s *stallWriter) Write(p []byte) (n int, err error) {
+	err = s.bounded(func() error { n, err = s.ResponseWriter.Write(p); return err })
+	return n, err
+}
+
+// FlushError is what http.ResponseController.Flush calls.
+func (s *stallWriter) FlushError() error { return s.bounded(s.rc.Flush) }
+
+func (s *stallWriter) Flush() { _ = s.FlushError() }
+
+// Unwrap lets http.ResponseController reach the connection's own writer
+// (deadlines, hijacking for WebSockets).
+func (s *stallWriter) Unwrap() http.ResponseWriter { return s.ResponseWriter }
 
 // bodyDeadline gives a request's body d to arrive: the connection's read
 // deadline is set when the handler starts and cleared when the body has

@@ -34,6 +34,7 @@ func checkProvider(ctx context.Context, cfg Config, getenv func(string) string, 
 	}
 	problems = append(problems, web.CheckProvider(ctx, web.ProviderCheck{
 		Issuer: oc.Issuer, APIIssuer: cfg.Auth.Issuer, JWKSURL: cfg.Auth.JWKSURL, UserClaim: oc.userClaim(),
+		Note: func(n string) { fmt.Fprintln(stdout, "note: "+n) },
 	})...)
 	if len(problems) == 0 {
 		fmt.Fprintf(stdout, "identity provider OK: %s\n", strings.Join(nonEmpty(oc.Issuer, cfg.Auth.Issuer, cfg.Auth.JWKSURL), ", "))

@@ -2,6 +2,7 @@ package api
 
 import (
 	"net/http"
+	"net/url"
 	"strconv"
 
 	"github.com/ccwallet/ccwallet/coin"
@@ -19,18 +20,11 @@ const nextPageHeader = "X-Next-Page-Token"
 // token in X-Next-Page-Token.
 func (h *Handler) listOfferPage(w http.ResponseWriter, r *http.Request, p coin.PartyID) error {
 	q := r.URL.Query()
-	size := int64(ledger.MaxOfferPageSize)
-	if raw := trimmed(q.Get("page_size")); raw != "" || q.Has("page_size") {
-		n, err := strconv.ParseInt(raw, 10, 64)
-		if err != nil {
-			return badRequest("page_size: " + strconv.Quote(raw) + " is not a whole number")
-		}
-		if err := ledger.CheckOfferPageSize(n); err != nil {
-			return err
-		}
-		size = n
+	size, err := pageSize(q, ledger.MaxOfferPageSize)
+	if err != nil {
+		return err
 	}
-	cs, next, err := h.l.OffersContractsPage(r.Context(), p, trimmed(q.Get("page_token")), int(size))
+	cs, next, err := h.l.OffersContractsPage(r.Context(), p, trimmed(q.Get("page_token")), size)
 	if err != nil {
 		return err
 	}
@@ -38,4 +32,21 @@ func (h *Handler) listOfferPage(w http.ResponseWriter, r *http.Request, p coin.P
 		w.Header().Set(nextPageHeader, next)
 	}
 	return web.WriteJSON(w, http.StatusOK, listTransferOffersResponse{Offers: contractDTOs(cs)})
+}
+
+// pageSize reads ?page_size= (1 to ledger.MaxOfferPageSize), def when
+// it is absent.
+func pageSize(q url.Values, def int) (int, error) {
+	if !q.Has("page_size") {
+		return def, nil
+	}
+	raw := trimmed(q.Get("page_size"))
+	n, err := strconv.ParseInt(raw, 10, 64)
+	if err != nil {
+		return 0, badRequest("page_size: " + strconv.Quote(raw) + " is not a whole number")
+	}
+	if err := ledger.CheckOfferPageSize(n); err != nil {
+		return 0, err
+	}
+	return int(n), nil
 }

@@ -110,15 +110,27 @@ func (h *Handler) createTokenStandardTransfer(w http.ResponseWriter, r *http.Req
 }
 
 // listTokenStandardTransfers answers GET /v0/wallet/token-standard/transfers:
-// the pending instructions the caller sends or receives.
+// the pending instructions the caller sends or receives, newest first, in
+// the spec's shape but a page at a time (anyone may instruct anyone):
+// ledger.DefaultInstructionListPage of them, or ?page_size= (1 to
+// ledger.MaxOfferPageSize); ?page_token= from the X-Next-Page-Token
+// header of the page before.
 func (h *Handler) listTokenStandardTransfers(w http.ResponseWriter, r *http.Request) error {
 	p, err := h.callerParty(r)
 	if err != nil {
 		return err
 	}
-	tis, err := h.l.TransferInstructions(r.Context(), p)
+	q := r.URL.Query()
+	size, err := pageSize(q, ledger.DefaultInstructionListPage)
 	if err != nil {
 		return err
+	}
+	tis, next, err := h.l.TransferInstructionsListPage(r.Context(), p, trimmed(q.Get("page_token")), size)
+	if err != nil {
+		return err
+	}
+	if next != "" {
+		w.Header().Set(nextPageHeader, next)
 	}
 	resp := listTokenStandardTransfersResponse{Transfers: make([]ContractDTO, 0, len(tis))}
 	for _, ti := range tis {

@@ -117,30 +117,7 @@ func TestOfferSpamKeepsPagesSmall(t *testing.T) {
 			}
 			get := func(q url.Values) (int, string, []string) {
 				t.Helper()
-				req, _ := http.NewRequest(http.MethodGet, e.Srv.URL+"/v0/wallet/transfer-offers?"+q.Encode(), nil)
-				req.Header.Set("Authorization", "Bearer "+tok)
-				res, err := http.DefaultClient.Do(req)
-				if err != nil {
-					t.Fatal(err)
-				}
-				defer res.Body.Close()
-				var out struct {
-					Offers []struct {
-						ContractID string `json:"contract_id"`
-					} `json:"offers"`
-					Error string `json:"error"`
-				}
-				if err := json.NewDecoder(res.Body).Decode(&out); err != nil {
-					t.Fatal(err)
-				}
-				var ids []string
-				for _, o := range out.Offers {
-					ids = append(ids, o.ContractID)
-				}
-				if res.StatusCode != http.StatusOK {
-					ids = []string{out.Error}
-				}
-				return res.StatusCode, res.Header.Get("X-Next-Page-Token"), ids
+				return listPage(t, e, tok, "/v0/wallet/transfer-offers", "offers", q)
 			}
 			var all []string
 			token := ""
@@ -234,4 +211,38 @@ func tokenUIEnv(t *testing.T, l *ledger.Ledger) (*handlerstest.UIEnv, ed25519.Pr
 		t.Fatal(err)
 	}
 	return handlerstest.NewUIEnvOn(t, l, nil, func(cfg *handlers.Config) { cfg.Auth = v }), key
+}
+
+// listPage GETs a paged list of the JSON API with the token and query:
+// the status, the X-Next-Page-Token header and the contract IDs of the
+// answer's field (or its error's words).
+func listPage(t *testing.T, e *handlerstest.UIEnv, tok, path, field string, q url.Values) (int, string, []string) {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodGet, e.Srv.URL+path+"?"+q.Encode(), nil)
+	req.Header.Set("Authorization", "Bearer "+tok)
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	var out map[string]json.RawMessage
+	if err := json.NewDecoder(res.Body).Decode(&out); err != nil {
+		t.Fatal(err)
+	}
+	if res.StatusCode != http.StatusOK {
+		var words string
+		_ = json.Unmarshal(out["error"], &words)
+		return res.StatusCode, "", []string{words}
+	}
+	var cs []struct {
+		ContractID string `json:"contract_id"`
+	}
+	if err := json.Unmarshal(out[field], &cs); err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, c := range cs {
+		ids = append(ids, c.ContractID)
+	}
+	return res.StatusCode, res.Header.Get("X-Next-Page-Token"), ids
 }

@@ -37,6 +37,12 @@ func (s sessions) UpdateSessionTokens(ctx context.Context, id string, t web.Toke
 	return store.UpdateWebSessionTokens(ctx, s.db, id, t.IDToken, t.RefreshToken, utc(t.Expiry))
 }
 
+// ClaimSessionRenewal is web.RenewalClaimer: the replicas on one
+// database renew a session's tokens one at a time.
+func (s sessions) ClaimSessionRenewal(ctx context.Context, id, refreshToken string, now, until time.Time) (bool, error) {
+	return store.ClaimWebSessionRenewal(ctx, s.db, id, refreshToken, now, until)
+}
+
 // utc is t in UTC, the zero time staying zero (NULL).
 func utc(t time.Time) time.Time {
 	if t.IsZero() {
