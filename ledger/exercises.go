@@ -110,6 +110,9 @@ func (t *changes) exerciseResultOf(e *Exercise) any {
 			return map[string]any{"output": failed, "senderChangeCids": t.createdHoldings(actor), "meta": meta}
 		}
 	}
+	if r, ok := t.coinExerciseResult(e); ok {
+		return r
+	}
 	return map[string]any{}
 }
 
