@@ -2,6 +2,7 @@ package ledger
 
 import (
 	"encoding/json"
+	"slices"
 	"strconv"
 
 	"github.com/ccwallet/ccwallet/coin"
@@ -267,4 +268,86 @@ func metaJSON(values map[string]string) map[string]any {
 		values = map[string]string{}
 	}
 	return map[string]any{"values": values}
+}
+
+// receiverView adds to e what the receiver of a one-step transfer
+// witnesses, so its transaction log shows the transfer with its memo: in
+// Splice the preapproval's receiver signs the TransferPreapproval, so it
+// witnesses TransferPreapproval_Send (an observer of it when that is the
+// command's root, the exercise nested under a TransferFactory_Transfer
+// that completed through the receiver's preapproval otherwise), whose
+// result carries the transfer's metadata (tx-kind, sender, reason).
+func (t *changes) receiverView(e *Exercise) {
+	switch e.Choice {
+	case "TransferPreapproval_Send":
+		var arg struct {
+			Sender coin.PartyID `json:"sender"`
+		}
+		_ = json.Unmarshal(e.ChoiceArgument, &arg)
+		e.Observers = t.ownersBesides(arg.Sender)
+	case "TransferFactory_Transfer":
+		var arg struct {
+			Transfer struct {
+				Sender   coin.PartyID `json:"sender"`
+				Receiver coin.PartyID `json:"receiver"`
+				Amount   coin.Amount  `json:"amount"`
+				Inputs   []string     `json:"inputHoldingCids"`
+				Meta     struct {
+					Values map[string]string `json:"values"`
+				} `json:"meta"`
+			} `json:"transfer"`
+			ExtraArgs struct {
+				Context struct {
+					Values map[string]struct {
+						Value any `json:"value"`
+					} `json:"values"`
+				} `json:"context"`
+			} `json:"extraArgs"`
+		}
+		_ = json.Unmarshal(e.ChoiceArgument, &arg)
+		tr := arg.Transfer
+		pre, _ := arg.ExtraArgs.Context.Values["transfer-preapproval"].Value.(string)
+		if pre == "" || tr.Sender == tr.Receiver || t.createdOf(TemplateTransferInstruction) != "" || len(t.createdHoldings(tr.Receiver)) == 0 {
+			return
+		}
+		var description *string
+		if memo, ok := tr.Meta.Values[MetaReason]; ok {
+			description = &memo
+		}
+		inputs := []any{}
+		for _, cid := range tr.Inputs {
+			inputs = append(inputs, map[string]any{"tag": "InputAmulet", "value": cid})
+		}
+		rules, _ := arg.ExtraArgs.Context.Values["amulet-rules"].Value.(string)
+		round, _ := arg.ExtraArgs.Context.Values["open-round"].Value.(string)
+		argJSON, err := json.Marshal(map[string]any{
+			"context": map[string]any{"amuletRules": rules, "context": map[string]any{
+				"openMiningRound": round, "issuingMiningRounds": []any{}, "validatorRights": []any{}, "featuredAppRight": nil}},
+			"inputs": inputs, "amount": tr.Amount.String(), "sender": tr.Sender, "description": description,
+		})
+		if err != nil {
+			return
+		}
+		result, err := json.Marshal(t.preapprovalSendResult(tr.Sender, description))
+		if err != nil {
+			return
+		}
+		e.Nested = &Exercise{
+			ContractID: coin.ContractID(pre), TemplateID: TemplateTransferPreapproval, Choice: "TransferPreapproval_Send",
+			ChoiceArgument: argJSON, ActingParties: []coin.PartyID{tr.Sender}, ExerciseResult: result,
+			Observers: []coin.PartyID{tr.Receiver},
+		}
+	}
+}
+
+// ownersBesides lists the owners of the unlocked holdings t created,
+// party aside, each once.
+func (t *changes) ownersBesides(party coin.PartyID) []coin.PartyID {
+	var out []coin.PartyID
+	for _, h := range t.holdings {
+		if h.Owner != party && h.LockHolder == "" && !slices.Contains(out, h.Owner) {
+			out = append(out, h.Owner)
+		}
+	}
+	return out
 }
