@@ -211,6 +211,9 @@ func BenchmarkShipped(b *testing.B) {
 	if out, err := exec.Command(loadgen, "setup", "-app", "http://"+w.app, "-parties", strconv.Itoa(apiParties), "-out", state).CombinedOutput(); err != nil {
 		b.Fatalf("loadgen setup: %v\n%s\n%s", err, out, w.logTail())
 	}
+	if out, err := exec.Command(loadgen, "sdksetup", "-state", state, "-ledger-api", "http://"+w.lapi).CombinedOutput(); err != nil {
+		b.Fatalf("loadgen sdksetup: %v\n%s\n%s", err, out, w.logTail())
+	}
 	if out, err := c.Command(ctx, "psql", "-q", "-c", "VACUUM ANALYZE", dbURL).CombinedOutput(); err != nil {
 		b.Fatalf("vacuum: %v\n%s", err, out)
 	}
@@ -218,7 +221,7 @@ func BenchmarkShipped(b *testing.B) {
 	load := func(mode string, clients int, d time.Duration) loadResult {
 		seq++
 		args := []string{mode, "-state", state, "-clients", strconv.Itoa(clients), "-duration", d.String(), "-prefix", fmt.Sprintf("r%d", seq)}
-		if mode == "ledgerapi" {
+		if mode == "ledgerapi" || mode == "sdk" {
 			args = append(args, "-ledger-api", "http://"+w.lapi)
 		}
 		cpu0, sp0 := w.cpu(), w.spans()
@@ -295,6 +298,7 @@ func BenchmarkShipped(b *testing.B) {
 			row(fmt.Sprintf("Shipped binary: token-standard transfers via the JSON Ledger API from bench/loadgen (transfer factory + submit-and-wait), 8 clients, %s (transfers/s, median of %d × %s)", label, apiRuns, run),
 				fmt.Sprintf("%.0f", o), fmt.Sprintf("pgbench TPC-B 8 clients: %.0f tps", p),
 				fmt.Sprintf("ratio %.2f (aim ≥ 0.5); runs %s", o/p, fmtRates(lRates)))
+			sdkRow(b, fsync, label, run, pgbench, func(d time.Duration) loadResult { return load("sdk", 8, d) })
 		}
 		if err := setDurable(ctx, c, dbURL, false); err != nil {
 			b.Fatal(err)

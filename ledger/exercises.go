@@ -25,6 +25,11 @@ type Exercise struct {
 	// ExerciseResult is set by the ledger when the change is written
 	// (exerciseResultOf), from what the change created.
 	ExerciseResult json.RawMessage `json:"exerciseResult"`
+	// Observers and Nested are set by the ledger too (receiverView): the
+	// parties besides the actors who witness this exercise, and the
+	// exercise nested under it that parties who do not witness it see.
+	Observers []coin.PartyID `json:"observers,omitempty"`
+	Nested    *Exercise      `json:"nested,omitempty"`
 }
 
 // consumingExercises are the served choices that archive the contract
@@ -56,6 +61,7 @@ func (t *changes) exerciseJSON(c *Completion) string {
 		b = []byte("{}")
 	}
 	e.ExerciseResult = b
+	t.receiverView(&e)
 	out, err := json.Marshal(e)
 	if err != nil {
 		return ""
@@ -109,6 +115,9 @@ func (t *changes) exerciseResultOf(e *Exercise) any {
 		default:
 			return map[string]any{"output": failed, "senderChangeCids": t.createdHoldings(actor), "meta": meta}
 		}
+	}
+	if r, ok := t.coinExerciseResult(e); ok {
+		return r
 	}
 	return map[string]any{}
 }

@@ -108,9 +108,12 @@ type submitted struct {
 // submission fails at once (the caller's rights, ids, the command's
 // shape) passed; what it runs into on the ledger is its completion.
 type submission struct {
-	actAs      []coin.PartyID
-	key        string
-	commandID  string
+	actAs     []coin.PartyID
+	key       string
+	commandID string
+	// user is the submitting user's name; completion.UserID its stored
+	// key (validator_users.go).
+	user       string
 	completion ledger.Completion
 	// create is a CreateCommand; otherwise ex is an ExerciseCommand of
 	// choice on cid of iface (or the coin's template).
@@ -187,8 +190,9 @@ func (s *Server) check(c *caller, cmds *jsCommands) (*submission, error) {
 	if len(cmds.Commands) != 1 {
 		return nil, cantonErr(codeUnsupported, "commands: %d commands; this participant runs %s", len(cmds.Commands), supportedCommands)
 	}
-	sb.key = changeID(c.user.Name, sb.actAs, cmds.CommandID)
-	sb.completion = ledger.Completion{UserID: c.user.Name, CommandID: cmds.CommandID, SubmissionID: cmds.SubmissionID, ActAs: sb.actAs}
+	sb.user = c.user.Name
+	sb.key = changeID(s.userKey(c.user.Name), sb.actAs, cmds.CommandID)
+	sb.completion = ledger.Completion{UserID: s.userKey(c.user.Name), CommandID: cmds.CommandID, SubmissionID: cmds.SubmissionID, ActAs: sb.actAs}
 	if create, isCreate := cmds.Commands[0]["CreateCommand"]; isCreate && len(cmds.Commands[0]) == 1 {
 		sb.create = create
 		return sb, nil
@@ -240,7 +244,7 @@ func (s *Server) execute(r *http.Request, sb *submission) (int64, error) {
 	}
 	off, err := s.run(r.WithContext(ctx), sb)
 	if err != nil {
-		err = dedupError(err, sb.commandID, sb.completion.UserID, sb.actAs)
+		err = dedupError(err, sb.commandID, sb.user, sb.actAs)
 		s.recordRejection(r, sb, err)
 	}
 	return off, err

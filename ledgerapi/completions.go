@@ -123,7 +123,7 @@ func (s *Server) completions(w http.ResponseWriter, r *http.Request, c *caller) 
 	if err != nil {
 		return err
 	}
-	cs, err := s.l.Completions(r.Context(), c.user.Name, parties, begin, limit)
+	cs, err := s.completionsOf(r.Context(), c.user.Name, parties, begin, limit)
 	// An asynchronous submission still running completes soon: wait for
 	// it a little, as Canton's stream waits its idle timeout.
 	for deadline := time.Now().Add(idle); err == nil && len(cs) == 0 && len(s.async) > 0 && time.Now().Before(deadline); {
@@ -132,7 +132,7 @@ func (s *Server) completions(w http.ResponseWriter, r *http.Request, c *caller) 
 			return r.Context().Err()
 		case <-time.After(20 * time.Millisecond):
 		}
-		cs, err = s.l.Completions(r.Context(), c.user.Name, parties, begin, limit)
+		cs, err = s.completionsOf(r.Context(), c.user.Name, parties, begin, limit)
 	}
 	if err != nil {
 		return err

@@ -305,13 +305,13 @@ func (s *Server) resume(k ledger.AsyncSubmission) {
 // records the rejection.
 func (s *Server) recheck(r *http.Request, k ledger.AsyncSubmission, cmds *jsCommands) (*submission, error) {
 	rejected := func(err error) (*submission, error) {
-		sb := &submission{commandID: k.CommandID}
+		sb := &submission{commandID: k.CommandID, user: k.User}
 		for _, a := range cmds.ActAs {
 			if p, perr := coin.ParsePartyID(a); perr == nil {
 				sb.actAs = append(sb.actAs, p)
 			}
 		}
-		sb.completion = ledger.Completion{UserID: k.User, CommandID: k.CommandID, SubmissionID: cmds.SubmissionID, ActAs: sb.actAs}
+		sb.completion = ledger.Completion{UserID: s.userKey(k.User), CommandID: k.CommandID, SubmissionID: cmds.SubmissionID, ActAs: sb.actAs}
 		if len(sb.actAs) == 0 {
 			return nil, err
 		}

@@ -123,7 +123,10 @@ func TestDvPFlow(t *testing.T) {
 			}
 			e.registryAt("/registry/allocation-instruction/v1/allocation-factory", map[string]any{"choiceArguments": arg}, &factory)
 			arg["extraArgs"] = map[string]any{"context": factory.ChoiceContext.ChoiceContextData, "meta": map[string]any{"values": map[string]any{}}}
-			e.mustCommand(tr.user, "allocate-"+tr.leg, tr.party, exercise(allocFactoryIface, factory.FactoryID, "AllocationFactory_Allocate", arg), disclosed(factory.ChoiceContext))
+			_, res := e.rootResult(tr.user, "allocate-"+tr.leg, tr.party, exercise(allocFactoryIface, factory.FactoryID, "AllocationFactory_Allocate", arg), disclosed(factory.ChoiceContext))
+			if cid, _ := resultAt(res, "output", "value", "allocationCid").(string); resultAt(res, "output", "tag") != "AllocationInstructionResult_Completed" || cid == "" {
+				t.Errorf("%s's allocation's result: %v", tr.user, res)
+			}
 		}
 
 		// The venue finds both allocations and settles.

@@ -30,10 +30,22 @@ func exerciseOf(sb *submission) *ledger.Exercise {
 	return e
 }
 
-// rootWitnesses are the acting parties of e that ef reads for.
+// visibleExercise is the exercise of e that ef sees first and its
+// witnesses ef reads for: e itself, or the exercise nested under it
+// (e.Nested: a one-step transfer's TransferPreapproval_Send, which its
+// receiver witnesses); e with none when ef sees neither.
+func visibleExercise(e *ledger.Exercise, ef *eventFormat) (*ledger.Exercise, []coin.PartyID) {
+	if w := rootWitnesses(e, ef); len(w) > 0 || e.Nested == nil {
+		return e, w
+	}
+	return e.Nested, rootWitnesses(e.Nested, ef)
+}
+
+// rootWitnesses are the acting parties and observers of e that ef reads
+// for.
 func rootWitnesses(e *ledger.Exercise, ef *eventFormat) []coin.PartyID {
 	out := []coin.PartyID{}
-	for _, p := range e.ActingParties {
+	for _, p := range slices.Concat(e.ActingParties, e.Observers) {
 		if _, ok := ef.byParty[p]; ok && !slices.Contains(out, p) {
 			out = append(out, p)
 		}
@@ -42,10 +54,10 @@ func rootWitnesses(e *ledger.Exercise, ef *eventFormat) []coin.PartyID {
 	return out
 }
 
-// rootExercisedEvent is u's root exercise as ExercisedEvent at node 0,
-// its descendants up to last.
-func rootExercisedEvent(u ledger.LedgerUpdate, witnesses []coin.PartyID, last int) exercisedEvent {
-	e := u.Exercise
+// rootExercisedEvent is e, u's root exercise or the one nested in it
+// that the reader sees first, as ExercisedEvent at node 0, its
+// descendants up to last.
+func rootExercisedEvent(u ledger.LedgerUpdate, e *ledger.Exercise, witnesses []coin.PartyID, last int) exercisedEvent {
 	arg, result := any(json.RawMessage(e.ChoiceArgument)), any(json.RawMessage(e.ExerciseResult))
 	if len(e.ChoiceArgument) == 0 {
 		arg = struct{}{}

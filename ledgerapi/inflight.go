@@ -44,7 +44,7 @@ func (f *inFlight) release(key string) {
 // under the submission id existing, in Canton's words and context.
 func inFlightError(sb *submission, existing string) error {
 	e := cantonErr(codeInFlight, "The command %q of user %q acting as %v is already being processed (submission %q); wait for its completion",
-		sb.commandID, sb.completion.UserID, sb.actAs, existing)
+		sb.commandID, sb.user, sb.actAs, existing)
 	opt := "None"
 	if existing != "" {
 		opt = "Some(" + existing + ")"

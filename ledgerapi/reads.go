@@ -374,8 +374,9 @@ func (s *Server) transactionOf(u ledger.LedgerUpdate, ef *eventFormat) (jsTransa
 	}
 	// The command's root exercise, where stored and seen, is node 0.
 	var witnesses []coin.PartyID
-	if ef.ledgerEffects && u.Exercise != nil {
-		if witnesses = rootWitnesses(u.Exercise, ef); len(witnesses) > 0 {
+	rootEx := u.Exercise
+	if ef.ledgerEffects && rootEx != nil {
+		if rootEx, witnesses = visibleExercise(rootEx, ef); len(witnesses) > 0 {
 			tx.Events = append(tx.Events, nil)
 		}
 	}
@@ -390,7 +391,7 @@ func (s *Server) transactionOf(u ledger.LedgerUpdate, ef *eventFormat) (jsTransa
 			continue
 		}
 		node := len(tx.Events)
-		if root && e.Archived && u.Exercise.Consuming && e.Contract.ContractID == u.Exercise.ContractID {
+		if root && e.Archived && rootEx.Consuming && e.Contract.ContractID == rootEx.ContractID {
 			continue // the root exercise archived it
 		}
 		if e.Archived && ef.ledgerEffects {
@@ -404,7 +405,7 @@ func (s *Server) transactionOf(u ledger.LedgerUpdate, ef *eventFormat) (jsTransa
 		}
 	}
 	if root {
-		tx.Events[0] = map[string]any{"ExercisedEvent": rootExercisedEvent(u, witnesses, len(tx.Events)-1)}
+		tx.Events[0] = map[string]any{"ExercisedEvent": rootExercisedEvent(u, rootEx, witnesses, len(tx.Events)-1)}
 	}
 	return tx, len(tx.Events) > 0
 }

@@ -498,7 +498,7 @@ func (cs *completionsStream) run(ws *wsStream) error {
 			if end, err = ws.s.l.LedgerEnd(ctx); err != nil {
 				return err
 			}
-			got, err = ws.s.l.Completions(ctx, ws.caller.user.Name, cs.parties, pos, ledger.MaxAPIPage)
+			got, err = ws.s.completionsOf(ctx, ws.caller.user.Name, cs.parties, pos, ledger.MaxAPIPage)
 			return err
 		})
 		if err != nil {

@@ -6,6 +6,8 @@
 //	loadgen setup -app URL -parties N -out state.json
 //	loadgen send -state state.json -clients 8 -duration 5s
 //	loadgen ledgerapi -state state.json -ledger-api URL -clients 8 -duration 5s
+//	loadgen sdksetup -state state.json -ledger-api URL
+//	loadgen sdk -state state.json -ledger-api URL -clients 8 -duration 5s
 //
 // setup registers N senders (each tapping coin) and N receivers (each
 // with a transfer preapproval) through the wallet API. send runs
@@ -63,6 +65,8 @@ type State struct {
 	// run after the first finds them in the wallet's cache of verified
 	// tokens, as a real client's would.
 	Tokens []string `json:"tokens"`
+	// External are sdksetup's external parties, one per sender (sdk.go).
+	External []External `json:"external,omitempty"`
 }
 
 // Result is one run's outcome, printed as one JSON line.
@@ -79,7 +83,7 @@ type Result struct {
 
 func main() {
 	if len(os.Args) < 2 {
-		fmt.Fprintln(os.Stderr, "usage: loadgen setup|send|ledgerapi [flags]")
+		fmt.Fprintln(os.Stderr, "usage: loadgen setup|send|ledgerapi|sdksetup|sdk [flags]")
 		os.Exit(2)
 	}
 	fs := flag.NewFlagSet(os.Args[1], flag.ExitOnError)
@@ -100,7 +104,7 @@ func main() {
 	switch os.Args[1] {
 	case "setup":
 		err = setup(key, *app, *parties, *out)
-	case "send", "ledgerapi":
+	case "send", "ledgerapi", "sdk", "sdksetup":
 		var st State
 		b, rerr := os.ReadFile(*statePath)
 		if rerr == nil {
@@ -110,11 +114,24 @@ func main() {
 			err = rerr
 			break
 		}
-		g := &gen{st: st, tokens: st.Tokens, amount: *amount, prefix: *prefix, lapi: *lapi}
+		if os.Args[1] == "sdksetup" {
+			if err = sdkSetup(key, &st, *lapi); err == nil {
+				b, _ := json.MarshalIndent(st, "", " ")
+				err = os.WriteFile(*statePath, b, 0o644)
+			}
+			break
+		}
+		g := &gen{st: st, tokens: st.Tokens, amount: *amount, prefix: *prefix, lapi: *lapi, seen: map[int]int64{}}
 		var r Result
-		if os.Args[1] == "send" {
+		switch os.Args[1] {
+		case "send":
 			r = g.run(*clients, *d, g.send)
-		} else {
+		case "sdk":
+			if g.start, err = ledgerEnd(*lapi, st); err != nil {
+				break
+			}
+			r = g.run(*clients, *d, g.sdkTransfer)
+		default:
 			r = g.run(*clients, *d, g.tokenTransfer)
 		}
 		err = json.NewEncoder(os.Stdout).Encode(r)
@@ -243,6 +260,10 @@ type gen struct {
 
 	mu    sync.Mutex
 	first string
+	// seen is the last completion offset each sender's client read, start
+	// the ledger end when the run began (sdk).
+	seen  map[int]int64
+	start int64
 }
 
 func (g *gen) fail(err error) {

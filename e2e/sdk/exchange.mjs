@@ -61,9 +61,11 @@ async function balance(sdk, party) {
 // withdrawals, TransferIn for a deposit it accepts, MergeSplit for the
 // instruction it creates, each with the memo (reason) from the transfer's
 // meta and the treasury's holding changes summed per instrument. What the
-// treasury did not submit (a one-step deposit through its preapproval, the
-// customer's accept of its instruction) shows as the holdings created,
-// locked and archived (the parser's Create, Lock and Archive events).
+// treasury did not submit shows as the holdings created, locked and
+// archived (the parser's Create, Lock and Archive events), except a
+// one-step deposit through its preapproval: the treasury witnesses
+// Splice's TransferPreapproval_Send, whose result carries the memo, so
+// the parser reads a TransferIn.
 // logged checks that the transactions the log gained since the last look
 // change the treasury's holdings by exactly change and, when memo is
 // given, that a transfer in them carries it.
@@ -151,7 +153,8 @@ await step('one-step deposit', async () => {
   await customerSide.setPartyId(customer)
   const [cmd, dc] = await customerSide.tokenStandard.createTransfer(customer, treasury, '100', coin, [], 'deposit-1')
   await as(customerSide, customer, customerKeys.privateKey, cmd, dc)
-  await logged(treasury, '100')
+  const inn = await logged(treasury, '100', 'deposit-1')
+  if (!inn.includes('TransferIn:deposit-1')) throw new Error(`the deposit is not a TransferIn: ${inn}`)
   expect('treasury balance', await balance(exchange, treasury), '100')
   await exchange.setPartyId(treasury)
   expect('pending instructions', (await exchange.tokenStandard.fetchPendingTransferInstructionView()).length, 0)

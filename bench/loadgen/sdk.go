@@ -1,0 +1,400 @@
+package main
+
+import (
+	"bytes"
+	"crypto/ed25519"
+	"crypto/rand"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/ccwallet/ccwallet/coin"
+	"github.com/ccwallet/ccwallet/web"
+)
+
+// The wallet SDK's transfer as an exchange's code runs it for an external
+// party (its prepareSignExecuteAndWaitFor), over HTTP from this process:
+// the registry's transfer factory with its choice context, prepare of
+// TransferFactory_Transfer on the JSON Ledger API, an Ed25519 signature
+// of the prepared transaction's hash by the party's own key, execute,
+// then the command's completion read from /v2/commands/completions.
+//
+//	loadgen sdksetup -state state.json -ledger-api URL
+//	loadgen sdk -state state.json -ledger-api URL -clients 8 -duration 5s
+//
+// sdksetup onboards one external party per sender of setup's state (a
+// key of its own, generate-topology and allocate as the SDK's
+// signAndAllocateExternalParty, a user acting as it) and funds it by the
+// faucet through prepare and execute (the SDK's createTap); the state
+// gains them.
+
+// External is an external party sdksetup made, with its user and key.
+type External struct {
+	User  string `json:"user"`
+	Party string `json:"party"`
+	Seed  string `json:"seed"` // the Ed25519 key's seed, hex
+	Token string `json:"token"`
+	Sync  string `json:"synchronizer"`
+}
+
+// key is x's signing key.
+func (x External) key() ed25519.PrivateKey {
+	seed, _ := hex.DecodeString(x.Seed)
+	return ed25519.NewKeyFromSeed(seed)
+}
+
+// concatSig is a CONCAT Ed25519 signature of hash by key, in the JSON
+// Ledger API's shape.
+func concatSig(key ed25519.PrivateKey, hash []byte) map[string]any {
+	return map[string]any{"format": "SIGNATURE_FORMAT_CONCAT", "signature": base64.StdEncoding.EncodeToString(ed25519.Sign(key, hash)),
+		"signedBy": coin.Fingerprint(key.Public().(ed25519.PublicKey)), "signingAlgorithmSpec": "SIGNING_ALGORITHM_SPEC_ED25519"}
+}
+
+// lapiCall is one JSON request to the Ledger API as user.
+func lapiCall(c *http.Client, key ed25519.PrivateKey, base, user, path string, body, into any) error {
+	tok, err := web.SignDevToken(key, devKeyID, devIssuer, audience, user, time.Hour)
+	if err != nil {
+		return err
+	}
+	bs, _ := json.Marshal(body)
+	req, _ := http.NewRequest(http.MethodPost, base+path, bytes.NewReader(bs))
+	req.Header.Set("Authorization", "Bearer "+tok)
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := c.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	rb, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("%s as %s: %d %s", path, user, resp.StatusCode, rb)
+	}
+	if into != nil {
+		return json.Unmarshal(rb, into)
+	}
+	return nil
+}
+
+// sdkSetup onboards and funds an external party per sender of st.
+func sdkSetup(devKey ed25519.PrivateKey, st *State, lapi string) error {
+	c := &http.Client{Timeout: time.Minute}
+	// The synchronizer, AmuletRules and the open round, from what the
+	// registry's transfer factory discloses (the SDK's createTap too).
+	_, disclosed, _, err := factoryContext(c, st, st.DSO, st.Receivers[0], "1")
+	if err != nil {
+		return err
+	}
+	var ds []struct {
+		TemplateID     string `json:"templateId"`
+		ContractID     string `json:"contractId"`
+		SynchronizerID string `json:"synchronizerId"`
+	}
+	if err := json.Unmarshal(disclosed, &ds); err != nil || len(ds) == 0 {
+		return fmt.Errorf("the transfer factory discloses %s: %v", disclosed, err)
+	}
+	tc := tapContext{sync: ds[0].SynchronizerID, disclosed: disclosed}
+	for _, d := range ds {
+		switch d.TemplateID {
+		case "#splice-amulet:Splice.AmuletRules:AmuletRules":
+			tc.rules = d.ContractID
+		case "#splice-amulet:Splice.Round:OpenMiningRound":
+			tc.round = d.ContractID
+		}
+	}
+	st.External = make([]External, len(st.Senders))
+	errs := make(chan error, len(st.Senders))
+	sem := make(chan struct{}, 8)
+	var wg sync.WaitGroup
+	for i := range st.Senders {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			x, err := onboardExternal(c, devKey, lapi, tc, i)
+			if err != nil {
+				errs <- err
+				return
+			}
+			st.External[i] = x
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	return <-errs
+}
+
+// tapContext is what a tap discloses and names.
+type tapContext struct {
+	sync, rules, round string
+	disclosed          json.RawMessage
+}
+
+// onboardExternal makes external party i, its user, and taps it 100000.
+func onboardExternal(c *http.Client, devKey ed25519.PrivateKey, lapi string, tc tapContext, i int) (External, error) {
+	syncID := tc.sync
+	seed := make([]byte, ed25519.SeedSize)
+	rand.Read(seed)
+	key := ed25519.NewKeyFromSeed(seed)
+	pub := key.Public().(ed25519.PublicKey)
+	var g struct {
+		PartyID              string   `json:"partyId"`
+		PublicKeyFingerprint string   `json:"publicKeyFingerprint"`
+		TopologyTransactions []string `json:"topologyTransactions"`
+		MultiHash            string   `json:"multiHash"`
+	}
+	hint := fmt.Sprintf("lg-ext-%04d-%x", i, seed[:4])
+	if err := lapiCall(c, devKey, lapi, "admin", "/v2/parties/external/generate-topology", map[string]any{
+		"synchronizer": syncID, "partyHint": hint,
+		"publicKey":                       map[string]any{"format": "CRYPTO_KEY_FORMAT_RAW", "keyData": base64.StdEncoding.EncodeToString(pub), "keySpec": "SIGNING_KEY_SPEC_EC_CURVE25519"},
+		"localParticipantObservationOnly": false, "confirmationThreshold": 1, "otherConfirmingParticipantUids": []string{}, "observingParticipantUids": []string{},
+	}, &g); err != nil {
+		return External{}, err
+	}
+	multi, err := base64.StdEncoding.DecodeString(g.MultiHash)
+	if err != nil {
+		return External{}, err
+	}
+	txs := []map[string]any{}
+	for _, tx := range g.TopologyTransactions {
+		txs = append(txs, map[string]any{"transaction": tx})
+	}
+	if err := lapiCall(c, devKey, lapi, "admin", "/v2/parties/external/allocate", map[string]any{"synchronizer": syncID, "identityProviderId": "",
+		"onboardingTransactions": txs, "multiHashSignatures": []any{concatSig(key, multi)}}, nil); err != nil {
+		return External{}, err
+	}
+	act := map[string]any{"kind": map[string]any{"CanActAs": map[string]any{"value": map[string]any{"party": g.PartyID}}}}
+	if err := lapiCall(c, devKey, lapi, "admin", "/v2/users", map[string]any{
+		"user": map[string]any{"id": hint, "primaryParty": g.PartyID, "isDeactivated": false, "identityProviderId": ""}, "rights": []any{act}}, nil); err != nil {
+		return External{}, err
+	}
+	tok, err := web.SignDevToken(devKey, devKeyID, devIssuer, audience, hint, 4*time.Hour)
+	if err != nil {
+		return External{}, err
+	}
+	x := External{User: hint, Party: g.PartyID, Seed: hex.EncodeToString(seed), Token: tok, Sync: syncID}
+	// The faucet through prepare and execute.
+	tap := map[string]any{"ExerciseCommand": map[string]any{"templateId": "#splice-amulet:Splice.AmuletRules:AmuletRules", "contractId": tc.rules,
+		"choice": "AmuletRules_DevNet_Tap", "choiceArgument": map[string]any{"receiver": x.Party, "amount": "100000", "openRound": tc.round}}}
+	return x, prepareExecute(c, nil, lapi, x, "tap-"+hint, tap, tc.disclosed)
+}
+
+// factoryContext asks the registry for the transfer factory of a
+// transfer of amount from sender to receiver: the choice context data,
+// the disclosed contracts and the factory's id.
+func factoryContext(c *http.Client, st *State, sender, receiver, amount string) (json.RawMessage, json.RawMessage, string, error) {
+	body, _ := json.Marshal(map[string]any{"choiceArguments": map[string]any{"expectedAdmin": st.DSO, "transfer": transferOf(st, sender, receiver, amount),
+		"extraArgs": map[string]any{"context": emptyMeta(), "meta": emptyMeta()}}, "excludeDebugFields": true})
+	resp, err := c.Post(st.App+"/registry/transfer-instruction/v1/transfer-factory", "application/json", bytes.NewReader(body))
+	if err != nil {
+		return nil, nil, "", err
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != http.StatusOK {
+		return nil, nil, "", fmt.Errorf("transfer factory: %d %s", resp.StatusCode, b)
+	}
+	var f factoryAnswer
+	if err := json.Unmarshal(b, &f); err != nil {
+		return nil, nil, "", err
+	}
+	return f.ChoiceContext.ChoiceContextData, f.ChoiceContext.DisclosedContracts, f.FactoryID, nil
+}
+
+type factoryAnswer struct {
+	FactoryID     string `json:"factoryId"`
+	ChoiceContext struct {
+		ChoiceContextData  json.RawMessage `json:"choiceContextData"`
+		DisclosedContracts json.RawMessage `json:"disclosedContracts"`
+	} `json:"choiceContext"`
+}
+
+func emptyMeta() map[string]any { return map[string]any{"values": map[string]any{}} }
+
+// transferOf is the token standard's Transfer of amount from sender to
+// receiver, requested now.
+func transferOf(st *State, sender, receiver, amount string) map[string]any {
+	now := time.Now()
+	return map[string]any{
+		"sender": sender, "receiver": receiver, "amount": amount, "instrumentId": map[string]any{"admin": st.DSO, "id": "Amulet"},
+		"requestedAt": now.Add(-time.Second).UTC().Format(time.RFC3339Nano), "executeBefore": now.Add(time.Hour).UTC().Format(time.RFC3339Nano),
+		"inputHoldingCids": []string{}, "meta": emptyMeta(),
+	}
+}
+
+// prepareExecute prepares cmd as x, signs the hash with x's key and
+// executes it, over cc's connection when given (else c).
+func prepareExecute(c *http.Client, cc *conn, lapi string, x External, commandID string, cmd map[string]any, disclosed json.RawMessage) error {
+	post := func(path string, body any) ([]byte, error) {
+		bs, _ := json.Marshal(body)
+		if cc != nil {
+			status, b, err := cc.post(path, x.Token, bs)
+			if err == nil && status != http.StatusOK {
+				err = fmt.Errorf("%s: %d %s", path, status, b)
+			}
+			return b, err
+		}
+		req, _ := http.NewRequest(http.MethodPost, lapi+path, bytes.NewReader(bs))
+		req.Header.Set("Authorization", "Bearer "+x.Token)
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := c.Do(req)
+		if err != nil {
+			return nil, err
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		if resp.StatusCode != http.StatusOK {
+			return nil, fmt.Errorf("%s: %d %s", path, resp.StatusCode, b)
+		}
+		return b, nil
+	}
+	if len(disclosed) == 0 {
+		disclosed = json.RawMessage("[]")
+	}
+	b, err := post("/v2/interactive-submission/prepare", map[string]any{
+		"userId": x.User, "commandId": commandID, "commands": []any{cmd}, "actAs": []string{x.Party}, "readAs": []string{},
+		"disclosedContracts": disclosed, "synchronizerId": x.Sync, "packageIdSelectionPreference": []string{}, "verboseHashing": false,
+	})
+	if err != nil {
+		return err
+	}
+	var p struct {
+		PreparedTransaction     string `json:"preparedTransaction"`
+		PreparedTransactionHash string `json:"preparedTransactionHash"`
+	}
+	if err := json.Unmarshal(b, &p); err != nil {
+		return err
+	}
+	hash, err := base64.StdEncoding.DecodeString(p.PreparedTransactionHash)
+	if err != nil {
+		return err
+	}
+	_, err = post("/v2/interactive-submission/execute", map[string]any{
+		"preparedTransaction": p.PreparedTransaction, "hashingSchemeVersion": "HASHING_SCHEME_VERSION_V2",
+		"partySignatures":     map[string]any{"signatures": []any{map[string]any{"party": x.Party, "signatures": []any{concatSig(x.key(), hash)}}}},
+		"deduplicationPeriod": map[string]any{"Empty": map[string]any{}}, "submissionId": commandID, "userId": x.User,
+	})
+	return err
+}
+
+// sdkTransfer is one SDK transfer from external party s to receiver r:
+// factory, prepare, sign, execute, and its completion.
+func (g *gen) sdkTransfer(cc *clientConns, s, r int) error {
+	if s >= len(g.st.External) {
+		return fmt.Errorf("sender %d has no external party: run sdksetup first", s)
+	}
+	x := g.st.External[s]
+	transfer := transferOf(&g.st, x.Party, g.st.Receivers[r], g.amount)
+	body, _ := json.Marshal(map[string]any{"choiceArguments": map[string]any{"expectedAdmin": g.st.DSO, "transfer": transfer,
+		"extraArgs": map[string]any{"context": emptyMeta(), "meta": emptyMeta()}}, "excludeDebugFields": true})
+	status, b, err := cc.app.post("/registry/transfer-instruction/v1/transfer-factory", "", body)
+	if err == nil && status != http.StatusOK {
+		err = fmt.Errorf("transfer factory: %d %s", status, b)
+	}
+	if err != nil {
+		return err
+	}
+	var f factoryAnswer
+	if err := json.Unmarshal(b, &f); err != nil {
+		return err
+	}
+	id := fmt.Sprintf("%s-%d", g.prefix, g.seq.Add(1))
+	cmd := map[string]any{"ExerciseCommand": map[string]any{"templateId": factoryInterface, "contractId": f.FactoryID, "choice": "TransferFactory_Transfer",
+		"choiceArgument": map[string]any{"expectedAdmin": g.st.DSO, "transfer": transfer,
+			"extraArgs": map[string]any{"context": f.ChoiceContext.ChoiceContextData, "meta": emptyMeta()}}}}
+	if err := prepareExecute(nil, &cc.lapi, g.lapi, x, id, cmd, f.ChoiceContext.DisclosedContracts); err != nil {
+		return err
+	}
+	// The completion, read after the last one this sender saw.
+	g.mu.Lock()
+	after, ok := g.seen[s]
+	if !ok {
+		after = g.start
+	}
+	g.mu.Unlock()
+	// Completions are served up to the stable end, which a concurrent
+	// commit at a lower offset may hold back a moment: read again until
+	// the command's is there, as the SDK's completion stream waits.
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		found, err := g.completionOf(cc, x, s, id, after)
+		if err != nil || found {
+			return err
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("no completion of %s after offset %d", id, after)
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+}
+
+// completionOf reads x's completions after offset after and reports
+// whether command id's is among them, failing if it failed.
+func (g *gen) completionOf(cc *clientConns, x External, s int, id string, after int64) (bool, error) {
+	body, _ := json.Marshal(map[string]any{"userId": x.User, "parties": []string{x.Party}, "beginExclusive": after})
+	status, b, err := cc.lapi.post("/v2/commands/completions?limit=100&stream_idle_timeout_ms=0", x.Token, body)
+	if err == nil && status != http.StatusOK {
+		err = fmt.Errorf("completions: %d %s", status, b)
+	}
+	if err != nil {
+		return false, err
+	}
+	var cs []struct {
+		CompletionResponse struct {
+			Completion *struct {
+				Value struct {
+					CommandID string `json:"commandId"`
+					Offset    int64  `json:"offset"`
+					Status    struct {
+						Code    int    `json:"code"`
+						Message string `json:"message"`
+					} `json:"status"`
+				} `json:"value"`
+			} `json:"Completion"`
+		} `json:"completionResponse"`
+	}
+	if err := json.Unmarshal(b, &cs); err != nil {
+		return false, err
+	}
+	for _, c := range cs {
+		if v := c.CompletionResponse.Completion; v != nil && v.Value.CommandID == id {
+			g.mu.Lock()
+			g.seen[s] = max(g.seen[s], v.Value.Offset)
+			g.mu.Unlock()
+			if v.Value.Status.Code != 0 {
+				return true, fmt.Errorf("completion of %s: %s", id, v.Value.Status.Message)
+			}
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+// ledgerEnd is the Ledger API's end now, read as st's first external
+// party's user.
+func ledgerEnd(lapi string, st State) (int64, error) {
+	if len(st.External) == 0 {
+		return 0, fmt.Errorf("no external party: run sdksetup first")
+	}
+	req, _ := http.NewRequest(http.MethodGet, lapi+"/v2/state/ledger-end", nil)
+	req.Header.Set("Authorization", "Bearer "+st.External[0].Token)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return 0, err
+	}
+	defer resp.Body.Close()
+	var end struct {
+		Offset int64 `json:"offset"`
+	}
+	if resp.StatusCode != http.StatusOK {
+		b, _ := io.ReadAll(resp.Body)
+		return 0, fmt.Errorf("ledger end: %d %s", resp.StatusCode, b)
+	}
+	err = json.NewDecoder(resp.Body).Decode(&end)
+	return end.Offset, err
+}

@@ -1,0 +1,29 @@
+package bench
+
+import (
+	"fmt"
+	"testing"
+	"time"
+)
+
+// sdkRow measures the wallet SDK's transfer for an external party, as
+// an exchange's code runs it (its prepareSignExecuteAndWaitFor), driven
+// by bench/loadgen's sdk mode from a process of its own: the registry's
+// transfer factory, prepare of TransferFactory_Transfer on the JSON
+// Ledger API, an Ed25519 signature by the party's key, execute, and the
+// command's completion; 8 clients, each for its own external parties,
+// to preapproved receivers; alternated with pgbench TPC-B of 8 clients.
+func sdkRow(b *testing.B, fsync bool, label string, run time.Duration, pgbench func(int) float64, load func(time.Duration) loadResult) {
+	load(2 * time.Second) // warm up
+	var rates, pg, p50, p99 []float64
+	for range apiRuns {
+		pg = append(pg, pgbench(8))
+		r := load(run)
+		rates, p50, p99 = append(rates, r.Rate), append(p50, r.P50ms), append(p99, r.P99ms)
+	}
+	o, p := median(rates), median(pg)
+	b.ReportMetric(o/p, fmt.Sprintf("ratio-sdk-fsync-%v", fsync))
+	row(fmt.Sprintf("Shipped binary: the wallet SDK's transfer of an external party from bench/loadgen (transfer factory, prepare, sign, execute, completion), 8 clients, %s (transfers/s, median of %d × %s)", label, apiRuns, run),
+		fmt.Sprintf("%.0f", o), fmt.Sprintf("pgbench TPC-B 8 clients: %.0f tps", p),
+		fmt.Sprintf("ratio %.2f; p50 / p99 %.2f / %.2f ms; runs %s", o/p, median(p50), median(p99), fmtRates(rates)))
+}

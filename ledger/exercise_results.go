@@ -1,0 +1,353 @@
+package ledger
+
+import (
+	"encoding/json"
+	"slices"
+	"strconv"
+
+	"github.com/ccwallet/ccwallet/coin"
+)
+
+// The Daml results of the coin's own choices exercised through the
+// Ledger API (besides the token standard's transfer choices,
+// exerciseResultOf), in the JSON API's encoding, built from what the
+// change created and recorded. Their shapes are Splice's result records:
+// AmuletRules_DevNet_TapResult, AmuletRules_DevNet_FeatureAppResult,
+// AmuletRules_BuyMemberTrafficResult, TransferPreapproval_SendResult,
+// _RenewResult and _CancelResult (Splice.AmuletRules),
+// AllocationInstructionResult and Allocation_*Result (the token
+// standard's allocation APIs), MergeDelegation_MergeResult,
+// BatchMergeUtility_BatchMergeResult and
+// MergeDelegationProposal_AcceptResult (Splice.Util.Token.Wallet).
+//
+// What this ledger does not model is left out the way Daml would show an
+// empty value: the split-off amulet a burn archives at once is not among
+// a burn's createdAmulets, and a summary's balanceChanges are empty.
+
+// Splice's holding-transaction metadata keys (Splice.Amulet.TokenApiUtils),
+// which the wallet SDK's transaction parser reads.
+const (
+	MetaTxKind = "splice.lfdecentralizedtrust.org/tx-kind"
+	MetaSender = "splice.lfdecentralizedtrust.org/sender"
+	MetaBurned = "splice.lfdecentralizedtrust.org/burned"
+)
+
+// coinExerciseResult is e's result for the coin's own choices; false for
+// a choice it does not know.
+func (t *changes) coinExerciseResult(e *Exercise) (any, bool) {
+	actor := coin.PartyID("")
+	if len(e.ActingParties) > 0 {
+		actor = e.ActingParties[0]
+	}
+	switch e.Choice {
+	case "AmuletRules_DevNet_Tap":
+		var arg struct {
+			Receiver coin.PartyID `json:"receiver"`
+		}
+		_ = json.Unmarshal(e.ChoiceArgument, &arg)
+		cid := any(nil)
+		if hs := t.createdHoldings(arg.Receiver); len(hs) > 0 {
+			cid = hs[0]
+		}
+		return map[string]any{
+			"amuletSum": map[string]any{"amulet": cid, "amuletPrice": t.round.Price.String(), "round": t.roundJSON()},
+			"meta":      metaJSON(map[string]string{MetaTxKind: "mint", MetaReason: "tapped faucet"}),
+		}, true
+	case "AmuletRules_DevNet_FeatureApp":
+		return map[string]any{"featuredAppRightCid": t.createdOf(TemplateFeaturedAppRight)}, true
+	case "AmuletRules_BuyMemberTraffic":
+		paid, tr := t.burnResult(actor)
+		return map[string]any{
+			"round": t.roundJSON(), "summary": tr["summary"], "amuletPaid": paid.String(),
+			"purchasedTraffic": t.createdOf(TemplateMemberTraffic), "senderChangeAmulet": tr["senderChangeAmulet"],
+			"meta": metaJSON(map[string]string{MetaTxKind: "burn", MetaReason: "traffic purchase", MetaBurned: paid.String()}),
+		}, true
+	case "TransferPreapproval_Renew":
+		paid, tr := t.burnResult(actor)
+		var p struct {
+			Receiver coin.PartyID `json:"receiver"`
+			Provider coin.PartyID `json:"provider"`
+		}
+		cid := t.createdOf(TemplateTransferPreapproval)
+		for _, c := range t.created {
+			if c.ContractID == cid {
+				_ = json.Unmarshal([]byte(c.Payload), &p)
+			}
+		}
+		return map[string]any{
+			"transferPreapprovalCid": cid, "transferResult": tr, "receiver": p.Receiver, "provider": p.Provider,
+			"amuletPaid": paid.String(),
+			"meta":       metaJSON(map[string]string{MetaTxKind: "burn", MetaReason: "renew TransferPreapproval", MetaBurned: paid.String()}),
+		}, true
+	case "TransferPreapproval_Cancel":
+		return map[string]any{}, true // TransferPreapproval_CancelResult has no fields
+	case "TransferPreapproval_Send":
+		var arg struct {
+			Sender      coin.PartyID `json:"sender"`
+			Description *string      `json:"description"`
+		}
+		_ = json.Unmarshal(e.ChoiceArgument, &arg)
+		return t.preapprovalSendResult(arg.Sender, arg.Description), true
+	case "AllocationFactory_Allocate":
+		out := map[string]any{"tag": "AllocationInstructionResult_Failed", "value": map[string]any{}}
+		if cid := t.createdOf(TemplateAmuletAllocation); cid != "" {
+			out = map[string]any{"tag": "AllocationInstructionResult_Completed", "value": map[string]any{"allocationCid": cid}}
+		}
+		return map[string]any{"output": out, "senderChangeCids": t.createdHoldings(actor), "meta": metaJSON(nil)}, true
+	case "Allocation_ExecuteTransfer", "Allocation_Withdraw", "Allocation_Cancel":
+		// The allocation's transfer leg: its sender's history row names
+		// the receiver.
+		var leg struct{ Sender, Receiver coin.PartyID }
+		if len(t.history) > 0 {
+			leg.Sender, leg.Receiver = t.history[0].Party, coin.PartyID(t.history[0].Counterparty)
+		}
+		r := map[string]any{"senderHoldingCids": t.createdHoldings(leg.Sender), "meta": metaJSON(nil)}
+		if e.Choice == "Allocation_ExecuteTransfer" {
+			r["receiverHoldingCids"] = t.createdHoldings(leg.Receiver)
+		}
+		return r, true
+	case "MergeDelegationProposal_Accept":
+		return map[string]any{"mergeDelegationCid": t.createdOf(TemplateMergeDelegation)}, true
+	case "MergeDelegation_Merge":
+		var arg mergeCallArg
+		_ = json.Unmarshal(e.ChoiceArgument, &arg)
+		return t.mergeResult(arg.owner()), true
+	case "BatchMergeUtility_BatchMerge":
+		var arg struct {
+			MergeCalls []struct {
+				ChoiceArg mergeCallArg `json:"choiceArg"`
+			} `json:"mergeCalls"`
+		}
+		_ = json.Unmarshal(e.ChoiceArgument, &arg)
+		results := []any{}
+		for _, c := range arg.MergeCalls {
+			results = append(results, t.mergeResult(c.ChoiceArg.owner()))
+		}
+		// No extra transfers are run, so the operator has no change.
+		return map[string]any{"results": results, "operatorChangeMap": []any{}}, true
+	}
+	return nil, false
+}
+
+// mergeCallArg is the part of MergeDelegation_Merge's argument a result
+// needs: the self-transfer's sender, the holdings' owner.
+type mergeCallArg struct {
+	OptMergeTransfer *struct {
+		ChoiceArg struct {
+			Transfer struct {
+				Sender coin.PartyID `json:"sender"`
+			} `json:"transfer"`
+		} `json:"choiceArg"`
+	} `json:"optMergeTransfer"`
+}
+
+func (a mergeCallArg) owner() coin.PartyID {
+	if a.OptMergeTransfer == nil {
+		return ""
+	}
+	return a.OptMergeTransfer.ChoiceArg.Transfer.Sender
+}
+
+// mergeResult is MergeDelegation_MergeResult of owner's self-transfer:
+// the merged holdings are the receiver's (the owner's), no change.
+func (t *changes) mergeResult(owner coin.PartyID) map[string]any {
+	return map[string]any{
+		"optMergeTransferResult": map[string]any{
+			"output": map[string]any{"tag": "TransferInstructionResult_Completed",
+				"value": map[string]any{"receiverHoldingCids": t.createdHoldings(owner)}},
+			"senderChangeCids": []coin.ContractID{}, "meta": metaJSON(nil),
+		},
+		"optExtraTransferResult": nil,
+	}
+}
+
+// preapprovalSendResult is TransferPreapproval_SendResult of sender's
+// transfer to the holdings t created for others: the transfer's result,
+// its metadata (Splice's transfer tx-kind, the sender, the description
+// as the reason) in meta.
+func (t *changes) preapprovalSendResult(sender coin.PartyID, description *string) map[string]any {
+	tr, burned := t.transferResult(sender, t.holdingsNotOf(sender), nil)
+	values := map[string]string{MetaTxKind: "transfer", MetaSender: string(sender), MetaBurned: burned.String()}
+	if description != nil {
+		values[MetaReason] = *description
+	}
+	return map[string]any{"result": tr, "meta": metaJSON(values)}
+}
+
+// burnResult is a burn's (splitAndBurn's) payer's amount paid and its
+// TransferResult: the payer's change, the fees its history row records.
+func (t *changes) burnResult(payer coin.PartyID) (coin.Amount, map[string]any) {
+	d, _ := t.historyOf(payer)
+	tr, _ := t.transferResult(payer, nil, &d.Fees)
+	return d.Fees, tr
+}
+
+// transferResult is Splice's TransferResult of sender's transfer that
+// created outputs, with the summary's amounts from sender's history row
+// (its fees and holding fees); paid, when set, is an amount burned as an
+// output (a burn's). It also returns what the transfer burned.
+func (t *changes) transferResult(sender coin.PartyID, outputs []coin.ContractID, paid *coin.Amount) (map[string]any, coin.Amount) {
+	created := []any{}
+	outAmount := coin.Zero
+	if paid != nil {
+		outAmount = *paid
+	}
+	for _, cid := range outputs {
+		for _, h := range t.holdings {
+			if h.ContractID != cid {
+				continue
+			}
+			tag := "TransferResultAmulet"
+			if h.LockHolder != "" {
+				tag = "TransferResultLockedAmulet"
+			}
+			created = append(created, map[string]any{"tag": tag, "value": cid})
+			outAmount = outAmount.Add(h.Amount)
+		}
+	}
+	change, changeAmount := any(nil), coin.Zero
+	for _, h := range t.holdings {
+		if h.Owner == sender && h.LockHolder == "" {
+			if change == nil {
+				change = h.ContractID
+			}
+			changeAmount = changeAmount.Add(h.Amount)
+		}
+	}
+	d, _ := t.historyOf(sender)
+	fees := d.Fees
+	if paid != nil {
+		fees = coin.Zero // the amount paid is the output burned
+	}
+	zero := coin.Zero.String()
+	summary := map[string]any{
+		"inputAppRewardAmount": zero, "inputValidatorRewardAmount": zero, "inputSvRewardAmount": zero,
+		"inputAmuletAmount": outAmount.Add(fees).Add(changeAmount).Add(d.HoldingFees).String(),
+		"balanceChanges":    []any{}, "holdingFees": d.HoldingFees.String(), "outputFees": []string{fees.String()},
+		"senderChangeFee": zero, "senderChangeAmount": changeAmount.String(), "amuletPrice": t.round.Price.String(),
+		"inputValidatorFaucetAmount": nil,
+	}
+	return map[string]any{
+		"round": t.roundJSON(), "summary": summary, "createdAmulets": created, "senderChangeAmulet": change, "meta": nil,
+	}, fees.Add(d.HoldingFees)
+}
+
+// historyOf is the details of party's first history row in t.
+func (t *changes) historyOf(party coin.PartyID) (HistoryDetails, bool) {
+	for _, h := range t.history {
+		if h.Party != party {
+			continue
+		}
+		var d HistoryDetails
+		if json.Unmarshal([]byte(h.Details), &d) != nil {
+			return HistoryDetails{}, false
+		}
+		return d, true
+	}
+	return HistoryDetails{}, false
+}
+
+// createdOf is the first contract of template t created; "" for none.
+func (t *changes) createdOf(template string) coin.ContractID {
+	for _, c := range t.created {
+		if c.TemplateID == template {
+			return c.ContractID
+		}
+	}
+	return ""
+}
+
+// roundJSON is t's round as Splice's Round record.
+func (t *changes) roundJSON() map[string]string {
+	return map[string]string{"number": strconv.FormatInt(int64(t.round.Number), 10)}
+}
+
+// metaJSON is a token-standard Metadata record.
+func metaJSON(values map[string]string) map[string]any {
+	if values == nil {
+		values = map[string]string{}
+	}
+	return map[string]any{"values": values}
+}
+
+// receiverView adds to e what the receiver of a one-step transfer
+// witnesses, so its transaction log shows the transfer with its memo: in
+// Splice the preapproval's receiver signs the TransferPreapproval, so it
+// witnesses TransferPreapproval_Send (an observer of it when that is the
+// command's root, the exercise nested under a TransferFactory_Transfer
+// that completed through the receiver's preapproval otherwise), whose
+// result carries the transfer's metadata (tx-kind, sender, reason).
+func (t *changes) receiverView(e *Exercise) {
+	switch e.Choice {
+	case "TransferPreapproval_Send":
+		var arg struct {
+			Sender coin.PartyID `json:"sender"`
+		}
+		_ = json.Unmarshal(e.ChoiceArgument, &arg)
+		e.Observers = t.ownersBesides(arg.Sender)
+	case "TransferFactory_Transfer":
+		var arg struct {
+			Transfer struct {
+				Sender   coin.PartyID `json:"sender"`
+				Receiver coin.PartyID `json:"receiver"`
+				Amount   coin.Amount  `json:"amount"`
+				Inputs   []string     `json:"inputHoldingCids"`
+				Meta     struct {
+					Values map[string]string `json:"values"`
+				} `json:"meta"`
+			} `json:"transfer"`
+			ExtraArgs struct {
+				Context struct {
+					Values map[string]struct {
+						Value any `json:"value"`
+					} `json:"values"`
+				} `json:"context"`
+			} `json:"extraArgs"`
+		}
+		_ = json.Unmarshal(e.ChoiceArgument, &arg)
+		tr := arg.Transfer
+		pre, _ := arg.ExtraArgs.Context.Values["transfer-preapproval"].Value.(string)
+		if pre == "" || tr.Sender == tr.Receiver || t.createdOf(TemplateTransferInstruction) != "" || len(t.createdHoldings(tr.Receiver)) == 0 {
+			return
+		}
+		var description *string
+		if memo, ok := tr.Meta.Values[MetaReason]; ok {
+			description = &memo
+		}
+		inputs := []any{}
+		for _, cid := range tr.Inputs {
+			inputs = append(inputs, map[string]any{"tag": "InputAmulet", "value": cid})
+		}
+		rules, _ := arg.ExtraArgs.Context.Values["amulet-rules"].Value.(string)
+		round, _ := arg.ExtraArgs.Context.Values["open-round"].Value.(string)
+		argJSON, err := json.Marshal(map[string]any{
+			"context": map[string]any{"amuletRules": rules, "context": map[string]any{
+				"openMiningRound": round, "issuingMiningRounds": []any{}, "validatorRights": []any{}, "featuredAppRight": nil}},
+			"inputs": inputs, "amount": tr.Amount.String(), "sender": tr.Sender, "description": description,
+		})
+		if err != nil {
+			return
+		}
+		result, err := json.Marshal(t.preapprovalSendResult(tr.Sender, description))
+		if err != nil {
+			return
+		}
+		e.Nested = &Exercise{
+			ContractID: coin.ContractID(pre), TemplateID: TemplateTransferPreapproval, Choice: "TransferPreapproval_Send",
+			ChoiceArgument: argJSON, ActingParties: []coin.PartyID{tr.Sender}, ExerciseResult: result,
+			Observers: []coin.PartyID{tr.Receiver},
+		}
+	}
+}
+
+// ownersBesides lists the owners of the unlocked holdings t created,
+// party aside, each once.
+func (t *changes) ownersBesides(party coin.PartyID) []coin.PartyID {
+	var out []coin.PartyID
+	for _, h := range t.holdings {
+		if h.Owner != party && h.LockHolder == "" && !slices.Contains(out, h.Owner) {
+			out = append(out, h.Owner)
+		}
+	}
+	return out
+}
