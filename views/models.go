@@ -159,6 +159,9 @@ type Home struct {
 	// FirstRun: the wallet has neither holdings nor history yet, so Home
 	// shows how to get a first coin.
 	FirstRun bool
+	// FirstCoinGone: a live update of a page that opened with the
+	// first-coin card, now that the wallet has had coin (HomeLive).
+	FirstCoinGone bool
 }
 
 // HomeRecent is how many history entries Home lists.

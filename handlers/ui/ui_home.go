@@ -111,6 +111,14 @@ func (h *Handler) uiHomeLive(w http.ResponseWriter, r *http.Request, s *web.Sess
 	if err != nil {
 		return err
 	}
+	// A page with the first-coin card: once there is coin, the card goes
+	// and the faucet comes further down, as on a reload.
+	if r.URL.Query().Get("first") != "" && !m.FirstRun {
+		m.FirstCoinGone = true
+		if h.l.DevNet() {
+			m.Tap = &views.TapForm{CSRF: s.CSRF}
+		}
+	}
 	h.named(r.Context(), &m)
 	return render(w, r, http.StatusOK, views.HomeLive(m))
 }
