@@ -163,7 +163,7 @@ func (l *Ledger) sendFast(ctx context.Context, calls []*sendCall) (results []sen
 	for i, call := range calls {
 		claims[i] = store.Claim{Key: "cmd:" + call.key, Locks: partyLockKeys([]coin.PartyID{call.s.Sender})}
 		t := l.newChanges("transfer-preapproval-send", r)
-		t.offset = -int64(i + 1) // a placeholder: the claim draws it (ccwallet_at)
+		t.offset = -int64(i + 1) // a placeholder: the claim draws it (pgbatch.fastOffsetsSQL)
 		t.actedBy = ActorOf(call.ctx)
 		res, err := t.sendPreapprovedCommand(call, &reads[i])
 		if err != nil || len(t.forget) > 0 {

@@ -10,7 +10,8 @@
 -- ccwallet_claim_fast claims as ccwallet_claim (0017) does, fails unless
 -- every key was claimed and want_round is the usable round at now_at (open,
 -- opened, and no newer open round opened; the ledger's usable rule), and
--- keeps the drawn offsets for ccwallet_at, for this transaction only.
+-- keeps the drawn offsets for the write (pgbatch.fastOffsetsSQL), for this
+-- transaction only.
 {{postgres}}CREATE OR REPLACE FUNCTION ccwallet_claim_fast(keys text[], lock_keys text[], lock_claims bigint[], want_round bigint, now_at timestamptz)
 {{postgres}}RETURNS bigint[]
 {{postgres}}LANGUAGE plpgsql AS $f$
@@ -28,14 +29,6 @@
 {{postgres}}  PERFORM set_config('ccwallet.fast_offsets', offs::text, true);
 {{postgres}}  RETURN offs;
 {{postgres}}END $f$;
--- ccwallet_at is xs with each placeholder -k replaced by the k-th offset
--- ccwallet_claim_fast drew (outside its transaction it fails: no offsets).
-{{postgres}}CREATE OR REPLACE FUNCTION ccwallet_at(xs bigint[]) RETURNS bigint[]
-{{postgres}}LANGUAGE sql STABLE AS $f$
-{{postgres}}  SELECT coalesce(array_agg(CASE WHEN u.x < 0 THEN o.offs[-u.x] ELSE u.x END ORDER BY u.i), '{}')
-{{postgres}}  FROM unnest(xs) WITH ORDINALITY AS u(x, i),
-{{postgres}}       (SELECT current_setting('ccwallet.fast_offsets')::bigint[] AS offs) AS o
-{{postgres}}$f$;
 -- ccwallet_fresh fails the statement unless ok: what the cache assumed
 -- (a preapproval live, a provider featured or not) no longer holds.
 {{postgres}}CREATE OR REPLACE FUNCTION ccwallet_fresh(ok boolean, what text) RETURNS boolean

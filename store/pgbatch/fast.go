@@ -14,7 +14,7 @@ import (
 // claimFastSQL is the claim of a fast batch (store.FastSender): the send
 // batch's settings, then ccwallet_claim_fast (migration 0410), which claims
 // as claimSendsSQL does, checks the round and keeps the offsets for the
-// write's ccwallet_at.
+// write's fastOffsetsSQL.
 const claimFastSQL = `WITH settings AS MATERIALIZED (` + sendBatchSettings + `)
 SELECT ccwallet_claim_fast($1::text[], $2::text[], $3::bigint[], $4::bigint, $5::timestamptz) WHERE (SELECT count(*) FROM settings) = 1`
 
@@ -29,6 +29,14 @@ const fastGuardsSQL = `,
 	ccwallet_fresh(NOT EXISTS (SELECT 1 FROM unnest($%[3]d::text[], $%[4]d::boolean[]) AS g(provider, featured)
 		WHERE g.featured <> EXISTS (SELECT 1 FROM contracts AS f WHERE f.template_id = $%[5]d::text AND f.archived_offset IS NULL
 			AND f.stakeholders LIKE '%% ' || g.provider || ' %%')), 'a provider''s featured app right')`
+
+// fastOffsetsSQL is the array parameter %s with each placeholder -k
+// replaced by the k-th offset ccwallet_claim_fast drew (outside its
+// transaction it fails: no offsets). It is written out in the statement,
+// planned with it once per connection: as a SQL function it was parsed and
+// planned again on every call, ten times a batch.
+const fastOffsetsSQL = `(SELECT coalesce(array_agg(CASE WHEN u.x < 0 THEN (current_setting('ccwallet.fast_offsets')::bigint[])[-u.x] ELSE u.x END ORDER BY u.i), '{}')
+	FROM unnest(%s) WITH ORDINALITY AS u(x, i))`
 
 // fastWriteSQL is writeSQL with the offsets drawn in the same round trip
 // and the guards of a store.FastSend.

@@ -167,13 +167,13 @@ var writeParams = 2 + func() (n int) {
 var spentModel = reflect.TypeFor[store.SpentHolding]()
 
 // buildWriteSQL is writeSQL's text. With fast (fastWriteSQL), every
-// offset column's array and the spend's offsets go through ccwallet_at,
-// which puts the offsets the batch's claim drew in place of their
-// placeholders, and fastGuardsSQL ends it.
+// offset column's array and the spend's offsets go through
+// fastOffsetsSQL, which puts the offsets the batch's claim drew in place
+// of their placeholders, and fastGuardsSQL ends it.
 func buildWriteSQL(fast bool) string {
 	at := func(param string) string { return param }
 	if fast {
-		at = func(param string) string { return "ccwallet_at(" + param + ")" }
+		at = func(param string) string { return fmt.Sprintf(fastOffsetsSQL, param) }
 	}
 	spent := models.Get(spentModel)
 	var names, returning []string
