@@ -70,6 +70,9 @@ type sendQueue struct {
 	// tests (export_test.go), atomic as workers may be running.
 	gather atomic.Int64
 	fault  atomic.Pointer[func(sends int) error]
+	// cache is what the batches read and wrote, for the next ones to
+	// run in one round trip (sendfast.go).
+	cache sendCache
 }
 
 // sendCall is one SendPreapproved call: its request and, for a batched
@@ -262,6 +265,12 @@ func (l *Ledger) takeSends() []*sendCall {
 // the transaction takes two round trips (store/pgbatch): BEGIN riding the
 // claims and the read, COMMIT the writes.
 func (l *Ledger) runSends(ctx context.Context, calls []*sendCall) []sendResult {
+	if results, ok := l.sendFast(ctx, calls); ok {
+		if results[0].err == nil {
+			l.committed()
+		}
+		return results
+	}
 	var results []sendResult
 	err := l.w.InSendTx(ctx, func(ctx context.Context, s store.SendTx) error {
 		var err error
@@ -342,6 +351,7 @@ func (l *Ledger) sendMany(ctx context.Context, db store.SendTx, calls []*sendCal
 	}
 	results := make([]sendResult, len(calls))
 	var ts []*changes
+	tsOf := make([]*changes, len(calls)) // for the cache: ts by call
 	for i, c := range calls {
 		if offsets[i] == 0 {
 			// Its read is of rows another transaction may be changing
@@ -359,6 +369,7 @@ func (l *Ledger) sendMany(ctx context.Context, db store.SendTx, calls []*sendCal
 		}
 		results[i].res, results[i].offset, results[i].update = res, t.offset, t.update
 		ts = append(ts, &t)
+		tsOf[i] = &t
 	}
 	if f := l.sends.fault.Load(); f != nil {
 		if err := (*f)(len(calls)); err != nil {
@@ -370,5 +381,10 @@ func (l *Ledger) sendMany(ctx context.Context, db store.SendTx, calls []*sendCal
 	if err := commitVia(ctx, sendWriter{db, l}, ts); err != nil {
 		return nil, err
 	}
+	claimed := make([]bool, len(calls))
+	for i := range calls {
+		claimed[i] = offsets[i] != 0
+	}
+	l.sends.cache.learn(calls, claimed, reads, r, tsOf)
 	return results, nil
 }

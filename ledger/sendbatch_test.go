@@ -156,29 +156,13 @@ func TestSendBatches(t *testing.T) {
 // answer and lands exactly once.
 func TestSendBatchRerunsOneByOne(t *testing.T) {
 	l := ledgertest.New(t, store.Postgres)
-	ctx := context.Background()
 	const n = 12
 	senders, receivers := sendPairs(t, l, n)
 	failed, restore := ledger.FailSendBatches(l)
 	defer restore()
-	errs := make([]error, n)
-	var wg sync.WaitGroup
-	start := make(chan struct{})
-	for i := range n {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			<-start
-			for k := range 3 {
-				send := ledger.PreapprovalSend{Sender: senders[i], Receiver: receivers[i], Amount: coin.MustParse("2"), DeduplicationID: fmt.Sprintf("r-%d", k)}
-				if _, err := l.SendPreapproved(ctx, send); err != nil && errs[i] == nil {
-					errs[i] = err
-				}
-			}
-		}()
-	}
-	close(start)
-	wg.Wait()
+	errs := sendAtOnce(l, n, 3, func(i, k int) ledger.PreapprovalSend {
+		return ledger.PreapprovalSend{Sender: senders[i], Receiver: receivers[i], Amount: coin.MustParse("2"), DeduplicationID: fmt.Sprintf("r-%d", k)}
+	})
 	restore()
 	for i, err := range errs {
 		if err != nil {

@@ -153,7 +153,7 @@ const forgetCommandsSQL = `DELETE FROM commands WHERE dedup_key = ANY($1::text[]
 // spent than asked, failing the whole statement. The spend's ANY is the
 // index condition: the join alone let a generic plan read every holding.
 // Then an insert per table of tables, a parameter per column.
-var writeSQL = buildWriteSQL()
+var writeSQL = buildWriteSQL(false)
 
 // writeParams is how many parameters writeSQL takes.
 var writeParams = 2 + func() (n int) {
@@ -166,7 +166,15 @@ var writeParams = 2 + func() (n int) {
 // spentModel is the model of the spend's rows.
 var spentModel = reflect.TypeFor[store.SpentHolding]()
 
-func buildWriteSQL() string {
+// buildWriteSQL is writeSQL's text. With fast (fastWriteSQL), every
+// offset column's array and the spend's offsets go through
+// fastOffsetsSQL, which puts the offsets the batch's claim drew in place
+// of their placeholders, and fastGuardsSQL ends it.
+func buildWriteSQL(fast bool) string {
+	at := func(param string) string { return param }
+	if fast {
+		at = func(param string) string { return fmt.Sprintf(fastOffsetsSQL, param) }
+	}
 	spent := models.Get(spentModel)
 	var names, returning []string
 	for _, f := range spent.Fields {
@@ -179,19 +187,22 @@ func buildWriteSQL() string {
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, `WITH spent AS (
-	DELETE FROM holdings AS h USING unnest($1::text[], $2::bigint[]) AS s(id, at)
+	DELETE FROM holdings AS h USING unnest($1::text[], %s) AS s(id, at)
 	WHERE h.contract_id = ANY($1::text[]) AND h.contract_id = s.id AND h.lock_holder IS NULL
 	RETURNING %s
 ), ins_spent AS (
 	INSERT INTO %s (%s)
 	SELECT * FROM spent
-)`, strings.Join(returning, ", "), spent.Name, strings.Join(names, ", "))
+)`, at("$2::bigint[]"), strings.Join(returning, ", "), spent.Name, strings.Join(names, ", "))
 	n := 2
 	for _, t := range tables {
 		names, params := make([]string, len(t.cols)), make([]string, len(t.cols))
 		for i, c := range t.cols {
 			n++
 			names[i], params[i] = c.name, fmt.Sprintf("$%d::%s", n, c.cast)
+			if c.cast == "bigint[]" && (c.name == "offset_id" || strings.HasSuffix(c.name, "_offset")) {
+				params[i] = at(params[i])
+			}
 		}
 		fmt.Fprintf(&b, `, ins_%s AS (
 	INSERT INTO %s (%s)
@@ -199,6 +210,9 @@ func buildWriteSQL() string {
 )`, t.name, t.name, strings.Join(names, ", "), strings.Join(params, ", "))
 	}
 	b.WriteString("\nSELECT ccwallet_spent((SELECT count(*) FROM spent), cardinality($1::text[]))")
+	if fast {
+		fmt.Fprintf(&b, fastGuardsSQL, n+1, n+2, n+3, n+4, n+5)
+	}
 	return b.String()
 }
 
