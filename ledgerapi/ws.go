@@ -299,11 +299,13 @@ func (ws *wsStream) send(v any) error {
 	if err != nil {
 		return err
 	}
-	ctx := ws.ctx
-	if ctx == nil || ctx.Err() != nil {
-		ctx = context.Background() // the closing error message
-	}
-	wctx, cancel := context.WithTimeout(ctx, wsWriteTimeout)
+	// Not the stream's context: cancelling a write in progress makes the
+	// websocket library drop the connection at once, so a stream ended by
+	// a restore or a shutdown mid-message lost its error and close frame
+	// (the client read EOF: TestWSRestore, 2 runs in 30). The stream's
+	// loops stop on its context between messages; a write is bounded by
+	// its own timeout.
+	wctx, cancel := context.WithTimeout(context.Background(), wsWriteTimeout)
 	defer cancel()
 	return ws.conn.Write(wctx, websocket.MessageText, b)
 }
