@@ -16,15 +16,15 @@ import (
 // (allocation-instruction-v1.yaml, allocation-v1.yaml), each exchange
 // validated against the specs: the factory with its context, the choice
 // contexts of a live allocation, and the 404 of an ended one.
-func TestRegistryAllocations(t *testing.T) { forEachEngine(t, testRegistryAllocations) }
+func TestRegistryAllocations(t *testing.T) { ForEachAPI(t, testRegistryAllocations) }
 
-func testRegistryAllocations(t *testing.T, a *testAPI) {
-	_, alicePID := a.user("alice", "100")
-	_, bobPID := a.user("bob", "")
-	_, venuePID := a.user("venue", "")
-	anon := a.as("")
-	dso := a.l.DSO()
-	now := a.clock.Now()
+func testRegistryAllocations(t *testing.T, a *API) {
+	_, alicePID := a.User("alice", "100")
+	_, bobPID := a.User("bob", "")
+	_, venuePID := a.User("venue", "")
+	anon := a.As("")
+	dso := a.L.DSO()
+	now := a.Clock.Now()
 	spec := ledger.AllocationSpecification{
 		Settlement: ledger.SettlementInfo{
 			Executor: venuePID, SettlementRef: ledger.Reference{ID: "trade"}, RequestedAt: ledger.FormatTime(now),
@@ -41,7 +41,7 @@ func testRegistryAllocations(t *testing.T, a *testAPI) {
 		return map[string]any{"expectedAdmin": admin, "allocation": s, "requestedAt": ledger.FormatTime(now), "inputHoldingCids": []string{},
 			"extraArgs": map[string]any{"context": map[string]any{"values": map[string]any{}}, "meta": map[string]any{"values": map[string]any{}}}}
 	}
-	r := anon.do(http.MethodPost, factory, map[string]any{"choiceArguments": args(dso)})
+	r := anon.Do(http.MethodPost, factory, map[string]any{"choiceArguments": args(dso)})
 	var f struct {
 		FactoryID     string            `json:"factoryId"`
 		ChoiceContext choiceContextResp `json:"choiceContext"`
@@ -61,12 +61,12 @@ func testRegistryAllocations(t *testing.T, a *testAPI) {
 		"no choiceArguments": map[string]any{}, "no allocation": map[string]any{"choiceArguments": map[string]any{}},
 		"other instrument": map[string]any{"choiceArguments": args("other::1220")},
 	} {
-		if r := anon.do(http.MethodPost, factory, body); r.Status != http.StatusBadRequest {
+		if r := anon.Do(http.MethodPost, factory, body); r.Status != http.StatusBadRequest {
 			t.Errorf("factory %s = %d %s, want 400", name, r.Status, r.Body)
 		}
 	}
 
-	res, err := allocations.New(a.l).Allocate(t.Context(), spec, "")
+	res, err := allocations.New(a.L).Allocate(t.Context(), spec, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,7 +76,7 @@ func testRegistryAllocations(t *testing.T, a *testAPI) {
 		"withdraw":         {"amulet-rules", "expire-lock", "open-round"},
 		"cancel":           {"amulet-rules", "expire-lock", "open-round"},
 	} {
-		r := anon.do(http.MethodPost, base+move, map[string]any{"meta": map[string]string{}})
+		r := anon.Do(http.MethodPost, base+move, map[string]any{"meta": map[string]string{}})
 		var cc choiceContextResp
 		r.JSON(t, &cc)
 		if r.Status != http.StatusOK {
@@ -97,13 +97,13 @@ func testRegistryAllocations(t *testing.T, a *testAPI) {
 			t.Errorf("%s disclosed (-want +got):\n%s", move, diff)
 		}
 	}
-	if r := anon.do(http.MethodPost, "/registry/allocations/v1/nope/choice-contexts/withdraw", map[string]any{}); r.Status != http.StatusBadRequest {
+	if r := anon.Do(http.MethodPost, "/registry/allocations/v1/nope/choice-contexts/withdraw", map[string]any{}); r.Status != http.StatusBadRequest {
 		t.Errorf("malformed id = %d %s, want 400", r.Status, r.Body)
 	}
-	if _, err := allocations.New(a.l).MoveAllocation(t.Context(), alicePID, res.AllocationCID, ledger.AllocationWithdraw, ""); err != nil {
+	if _, err := allocations.New(a.L).MoveAllocation(t.Context(), alicePID, res.AllocationCID, ledger.AllocationWithdraw, ""); err != nil {
 		t.Fatal(err)
 	}
-	if r := anon.do(http.MethodPost, base+"execute-transfer", map[string]any{}); r.Status != http.StatusNotFound {
+	if r := anon.Do(http.MethodPost, base+"execute-transfer", map[string]any{}); r.Status != http.StatusNotFound {
 		t.Errorf("execute-transfer of a withdrawn allocation = %d %s, want 404", r.Status, r.Body)
 	}
 }
@@ -113,13 +113,13 @@ func testRegistryAllocations(t *testing.T, a *testAPI) {
 // against the spec: allocate (coin locked), list, withdraw (coin back),
 // the refusals, and the allocation requests of a trade with their
 // rejection.
-func TestWalletAllocations(t *testing.T) { forEachEngine(t, testWalletAllocations) }
+func TestWalletAllocations(t *testing.T) { ForEachAPI(t, testWalletAllocations) }
 
-func testWalletAllocations(t *testing.T, a *testAPI) {
-	alice, alicePID := a.user("alice", "100")
-	bob, bobPID := a.user("bob", "")
-	_, venuePID := a.user("venue", "")
-	now := a.clock.Now()
+func testWalletAllocations(t *testing.T, a *API) {
+	alice, alicePID := a.User("alice", "100")
+	bob, bobPID := a.User("bob", "")
+	_, venuePID := a.User("venue", "")
+	now := a.Clock.Now()
 	req := func(amount string, allocateBefore time.Time) map[string]any {
 		return map[string]any{
 			"settlement": map[string]any{"executor": venuePID, "settlement_ref": map[string]any{"id": "trade-7"},
@@ -132,7 +132,7 @@ func testWalletAllocations(t *testing.T, a *testAPI) {
 			AllocationCID string `json:"allocation_cid"`
 		} `json:"output"`
 	}
-	r := alice.do(http.MethodPost, "/v0/allocations", req("40", now.Add(time.Hour)))
+	r := alice.Do(http.MethodPost, "/v0/allocations", req("40", now.Add(time.Hour)))
 	r.JSON(t, &created)
 	if r.Status != http.StatusOK || created.Output.AllocationCID == "" {
 		t.Fatalf("allocate = %d %s", r.Status, r.Body)
@@ -143,11 +143,11 @@ func testWalletAllocations(t *testing.T, a *testAPI) {
 		"too much":      req("1000", now.Add(time.Hour)),
 		"no settlement": map[string]any{"transfer_leg_id": "x", "transfer_leg": map[string]any{"receiver": bobPID, "amount": "1"}},
 	} {
-		if r := alice.do(http.MethodPost, "/v0/allocations", body); r.Status < 400 || r.Status >= 500 {
+		if r := alice.Do(http.MethodPost, "/v0/allocations", body); r.Status < 400 || r.Status >= 500 {
 			t.Errorf("allocate %s = %d %s, want a 4xx", name, r.Status, r.Body)
 		}
 	}
-	b, _ := a.l.Balance(t.Context(), alicePID)
+	b, _ := a.L.Balance(t.Context(), alicePID)
 	if b.EffectiveUnlocked.String() != "60.0000000000" || b.EffectiveLocked.String() != "40.0000000000" {
 		t.Errorf("after allocating: unlocked %s locked %s", b.EffectiveUnlocked, b.EffectiveLocked)
 	}
@@ -159,37 +159,37 @@ func testWalletAllocations(t *testing.T, a *testAPI) {
 			} `json:"contract"`
 		} `json:"allocations"`
 	}
-	alice.do(http.MethodGet, "/v0/allocations", nil).JSON(t, &list)
+	alice.Do(http.MethodGet, "/v0/allocations", nil).JSON(t, &list)
 	if len(list.Allocations) != 1 || list.Allocations[0].Contract.ContractID != created.Output.AllocationCID || list.Allocations[0].Contract.TemplateID != ledger.TemplateAmuletAllocation {
 		t.Errorf("alice's allocations = %+v", list)
 	}
-	bob.do(http.MethodGet, "/v0/allocations", nil).JSON(t, &list)
+	bob.Do(http.MethodGet, "/v0/allocations", nil).JSON(t, &list)
 	if len(list.Allocations) != 0 {
 		t.Errorf("bob (the receiver) lists %d allocations, want none", len(list.Allocations))
 	}
-	if r := bob.do(http.MethodPost, "/v0/allocations/"+created.Output.AllocationCID+"/withdraw", nil); r.Status != http.StatusNotFound {
+	if r := bob.Do(http.MethodPost, "/v0/allocations/"+created.Output.AllocationCID+"/withdraw", nil); r.Status != http.StatusNotFound {
 		t.Errorf("bob withdraws = %d %s, want 404", r.Status, r.Body)
 	}
-	if r := alice.do(http.MethodPost, "/v0/allocations/"+created.Output.AllocationCID+"/withdraw", nil); r.Status != http.StatusOK {
+	if r := alice.Do(http.MethodPost, "/v0/allocations/"+created.Output.AllocationCID+"/withdraw", nil); r.Status != http.StatusOK {
 		t.Fatalf("withdraw = %d %s", r.Status, r.Body)
 	}
-	if r := alice.do(http.MethodPost, "/v0/allocations/"+created.Output.AllocationCID+"/withdraw", nil); r.Status != http.StatusNotFound {
+	if r := alice.Do(http.MethodPost, "/v0/allocations/"+created.Output.AllocationCID+"/withdraw", nil); r.Status != http.StatusNotFound {
 		t.Errorf("withdraw twice = %d %s, want 404", r.Status, r.Body)
 	}
-	b, _ = a.l.Balance(t.Context(), alicePID)
+	b, _ = a.L.Balance(t.Context(), alicePID)
 	if b.EffectiveUnlocked.String() != "100.0000000000" || b.EffectiveLocked.String() != "0.0000000000" {
 		t.Errorf("after withdrawing: unlocked %s locked %s", b.EffectiveUnlocked, b.EffectiveLocked)
 	}
 
 	// A trade's allocation request: listed for its traders, rejected by
 	// a sender.
-	cc := ledger.InstrumentRef{Admin: a.l.DSO(), ID: ledger.InstrumentID}
+	cc := ledger.InstrumentRef{Admin: a.L.DSO(), ID: ledger.InstrumentID}
 	legs := map[string]ledger.TransferLeg{"leg0": {Sender: alicePID, Receiver: bobPID, Amount: coin.MustParse("5"), InstrumentID: cc}}
-	prop, err := allocations.New(a.l).ProposeTrade(t.Context(), []coin.PartyID{alicePID, bobPID}, ledger.OTCTradeProposal{Venue: venuePID, TransferLegs: legs, Approvers: []coin.PartyID{alicePID, bobPID}}, "")
+	prop, err := allocations.New(a.L).ProposeTrade(t.Context(), []coin.PartyID{alicePID, bobPID}, ledger.OTCTradeProposal{Venue: venuePID, TransferLegs: legs, Approvers: []coin.PartyID{alicePID, bobPID}}, "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	trade, err := allocations.New(a.l).InitiateTradeSettlement(t.Context(), []coin.PartyID{venuePID}, prop.Created,
+	trade, err := allocations.New(a.L).InitiateTradeSettlement(t.Context(), []coin.PartyID{venuePID}, prop.Created,
 		ledger.FormatTime(now.Add(time.Hour)), ledger.FormatTime(now.Add(2*time.Hour)), "")
 	if err != nil {
 		t.Fatal(err)
@@ -201,18 +201,18 @@ func testWalletAllocations(t *testing.T, a *testAPI) {
 			} `json:"contract"`
 		} `json:"allocation_requests"`
 	}
-	bob.do(http.MethodGet, "/v0/wallet/token-standard/allocation-requests", nil).JSON(t, &reqs)
+	bob.Do(http.MethodGet, "/v0/wallet/token-standard/allocation-requests", nil).JSON(t, &reqs)
 	if len(reqs.AllocationRequests) != 1 || reqs.AllocationRequests[0].Contract.ContractID != string(trade.Created) {
 		t.Fatalf("bob's allocation requests = %+v", reqs)
 	}
 	path := "/v0/wallet/token-standard/allocation-requests/" + string(trade.Created) + "/reject"
-	if r := bob.do(http.MethodPost, path, nil); r.Status != http.StatusNotFound {
+	if r := bob.Do(http.MethodPost, path, nil); r.Status != http.StatusNotFound {
 		t.Errorf("bob (a receiver only) rejects = %d %s, want 404", r.Status, r.Body)
 	}
-	if r := alice.do(http.MethodPost, path, nil); r.Status != http.StatusOK {
+	if r := alice.Do(http.MethodPost, path, nil); r.Status != http.StatusOK {
 		t.Fatalf("alice rejects = %d %s", r.Status, r.Body)
 	}
-	alice.do(http.MethodGet, "/v0/wallet/token-standard/allocation-requests", nil).JSON(t, &reqs)
+	alice.Do(http.MethodGet, "/v0/wallet/token-standard/allocation-requests", nil).JSON(t, &reqs)
 	if len(reqs.AllocationRequests) != 0 {
 		t.Errorf("after rejection alice lists %d requests", len(reqs.AllocationRequests))
 	}

@@ -13,9 +13,9 @@ import (
 // "1 ", "+1", ".5" and "01" were taken by the faucet, offers and
 // token-standard transfers after the Ledger API refused them.
 func TestJSONAPIAmountsCanonical(t *testing.T) {
-	forEachEngine(t, func(t *testing.T, a *testAPI) {
-		alice, _ := a.user("alice", "100")
-		_, bob := a.user("bob", "")
+	ForEachAPI(t, func(t *testing.T, a *API) {
+		alice, _ := a.User("alice", "100")
+		_, bob := a.User("bob", "")
 		expires := time.Now().Add(24 * time.Hour).UnixMicro()
 		for i, amount := range []string{" 1", "1 ", "+1", ".5", "01", "1."} {
 			for _, c := range []struct {
@@ -28,13 +28,13 @@ func TestJSONAPIAmountsCanonical(t *testing.T) {
 				{"/v0/wallet/token-standard/transfers", map[string]any{"receiver_party_id": bob, "amount": amount, "description": "x",
 					"expires_at": expires, "tracking_id": "ts-" + string(rune('a'+i))}},
 			} {
-				r := alice.doOwn("POST", c.path, c.body)
+				r := alice.DoOwn("POST", c.path, c.body)
 				if r.Status != http.StatusBadRequest || !strings.Contains(string(r.Body), "decimal") {
 					t.Errorf("POST %s amount %q = %d %s, want 400 naming a decimal", c.path, amount, r.Status, r.Body)
 				}
 			}
 		}
-		if r := alice.doOwn("POST", "/v0/wallet/tap", map[string]any{"amount": "1.5"}); r.Status != http.StatusOK {
+		if r := alice.DoOwn("POST", "/v0/wallet/tap", map[string]any{"amount": "1.5"}); r.Status != http.StatusOK {
 			t.Errorf("a canonical amount: %d %s", r.Status, r.Body)
 		}
 	})

@@ -31,9 +31,9 @@ func exampleScenario(t *testing.T, name string) string {
 // answer and is the party's; a failing item is a 400 naming it with
 // nothing created; others may not seed.
 func TestDevnetSeedAPI(t *testing.T) {
-	forEachEngine(t, func(t *testing.T, a *testAPI) {
-		admin := a.as("admin")
-		r := admin.doOwn("POST", "/v0/admin/devnet/seed", exampleScenario(t, "two-traders.yaml"))
+	ForEachAPI(t, func(t *testing.T, a *API) {
+		admin := a.As("admin")
+		r := admin.DoOwn("POST", "/v0/admin/devnet/seed", exampleScenario(t, "two-traders.yaml"))
 		if r.Status != http.StatusCreated {
 			t.Fatalf("seed: %d %s", r.Status, r.Body)
 		}
@@ -50,12 +50,12 @@ func TestDevnetSeedAPI(t *testing.T) {
 			t.Errorf("seeded = %+v", seeded)
 		}
 		var bal map[string]any
-		a.as("alice").do("GET", "/v0/wallet/balance", nil).JSON(t, &bal)
+		a.As("alice").Do("GET", "/v0/wallet/balance", nil).JSON(t, &bal)
 		if bal["effective_unlocked_qty"] != "1000.0000000000" {
 			t.Errorf("alice's balance = %v; want 1000", bal)
 		}
 
-		r = admin.doOwn("POST", "/v0/admin/devnet/seed", exampleScenario(t, "external-party.yaml"))
+		r = admin.DoOwn("POST", "/v0/admin/devnet/seed", exampleScenario(t, "external-party.yaml"))
 		if r.Status != http.StatusCreated {
 			t.Fatalf("seed: %d %s", r.Status, r.Body)
 		}
@@ -67,21 +67,21 @@ func TestDevnetSeedAPI(t *testing.T) {
 		}
 		key := ed25519.NewKeyFromSeed(seed)
 		treasury, carol := coin.PartyID(k.PartyID), coin.PartyID(seeded.Parties["carol"])
-		p, err := a.l.PrepareExternalTransfer(context.Background(), treasury, carol, coin.MustParse("1"), "")
+		p, err := a.L.PrepareExternalTransfer(context.Background(), treasury, carol, coin.MustParse("1"), "")
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := a.l.Submit(context.Background(), ledgertest.Sign(t, treasury, key, p)); err != nil {
+		if _, err := a.L.Submit(context.Background(), ledgertest.Sign(t, treasury, key, p)); err != nil {
 			t.Errorf("a transfer signed with the answered key: %v", err)
 		}
 
-		r = admin.doOwn("GET", "/v0/admin/devnet/dump", nil)
+		r = admin.DoOwn("GET", "/v0/admin/devnet/dump", nil)
 		sc, err := devnet.ParseScenario(r.Body)
 		if r.Status != http.StatusOK || err != nil || len(sc.Users) != 3 || len(sc.Parties) != 1 || len(sc.Offers) != 1 || len(sc.Instructions) != 1 {
 			t.Errorf("dump: %d %v\n%s", r.Status, err, r.Body)
 		}
 
-		before := ledgertest.Conserved(t, a.l)
+		before := ledgertest.Conserved(t, a.L)
 		for _, c := range []struct {
 			who, body, want string
 			status          int
@@ -95,15 +95,15 @@ func TestDevnetSeedAPI(t *testing.T) {
 			{"alice", "users:\n  - name: frank\n", "", 403},
 			{"", "users:\n  - name: frank\n", "", 401},
 		} {
-			r := a.as(c.who).doOwn("POST", "/v0/admin/devnet/seed", c.body)
+			r := a.As(c.who).DoOwn("POST", "/v0/admin/devnet/seed", c.body)
 			if r.Status != c.status || !strings.Contains(r.Error(), c.want) {
 				t.Errorf("seed %.40q as %q: %d %s; want %d with %q", c.body, c.who, r.Status, r.Body, c.status, c.want)
 			}
 		}
-		if r := a.as("dave").doOwn("GET", "/v0/wallet/balance", nil); r.Status != http.StatusNotFound {
+		if r := a.As("dave").DoOwn("GET", "/v0/wallet/balance", nil); r.Status != http.StatusNotFound {
 			t.Errorf("dave after a failed seed: %d %s; want 404", r.Status, r.Body)
 		}
-		if got := ledgertest.Conserved(t, a.l); fmt.Sprint(got) != fmt.Sprint(before) {
+		if got := ledgertest.Conserved(t, a.L); fmt.Sprint(got) != fmt.Sprint(before) {
 			t.Errorf("supply after failed seeds = %+v; want %+v", got, before)
 		}
 	})

@@ -18,10 +18,10 @@ import (
 // deletes over HTTP; the wallet API reads the snapshot's state after the
 // restore and takes writes; mistakes get clear 4xx answers.
 func TestDevnetSnapshotAPI(t *testing.T) {
-	forEachEngine(t, func(t *testing.T, a *testAPI) {
-		admin := a.as("admin")
-		alice, _ := a.user("alice", "100")
-		if r := admin.doOwn("POST", "/v0/admin/devnet/snapshots", map[string]any{"name": "base"}); r.Status != http.StatusCreated {
+	ForEachAPI(t, func(t *testing.T, a *API) {
+		admin := a.As("admin")
+		alice, _ := a.User("alice", "100")
+		if r := admin.DoOwn("POST", "/v0/admin/devnet/snapshots", map[string]any{"name": "base"}); r.Status != http.StatusCreated {
 			t.Fatalf("create: %d %s", r.Status, r.Body)
 		}
 		var list struct {
@@ -30,30 +30,30 @@ func TestDevnetSnapshotAPI(t *testing.T) {
 				Bytes int64  `json:"bytes"`
 			} `json:"snapshots"`
 		}
-		admin.doOwn("GET", "/v0/admin/devnet/snapshots", nil).JSON(t, &list)
+		admin.DoOwn("GET", "/v0/admin/devnet/snapshots", nil).JSON(t, &list)
 		if len(list.Snapshots) != 1 || list.Snapshots[0].Name != "base" || list.Snapshots[0].Bytes <= 0 {
 			t.Errorf("list = %+v", list)
 		}
-		if r := alice.doOwn("POST", "/v0/wallet/tap", map[string]any{"amount": "50"}); r.Status != http.StatusOK {
+		if r := alice.DoOwn("POST", "/v0/wallet/tap", map[string]any{"amount": "50"}); r.Status != http.StatusOK {
 			t.Fatalf("tap: %d %s", r.Status, r.Body)
 		}
-		a.user("carol", "1")
+		a.User("carol", "1")
 
-		if r := admin.doOwn("POST", "/api/validator/v0/admin/devnet/snapshots/base/restore", nil); r.Status != http.StatusOK {
+		if r := admin.DoOwn("POST", "/api/validator/v0/admin/devnet/snapshots/base/restore", nil); r.Status != http.StatusOK {
 			t.Fatalf("restore: %d %s", r.Status, r.Body)
 		}
 		var bal map[string]any
-		alice.do("GET", "/v0/wallet/balance", nil).JSON(t, &bal)
+		alice.Do("GET", "/v0/wallet/balance", nil).JSON(t, &bal)
 		if q, _ := bal["effective_unlocked_qty"].(string); !strings.HasPrefix(q, "99.") && q != "100.0000000000" {
 			t.Errorf("alice's balance after restore = %v; want the snapshot's 100 (less fees)", bal)
 		}
-		if r := a.as("carol").doOwn("GET", "/v0/wallet/balance", nil); r.Status != http.StatusNotFound {
+		if r := a.As("carol").DoOwn("GET", "/v0/wallet/balance", nil); r.Status != http.StatusNotFound {
 			t.Errorf("carol after restore: %d %s; want 404 (not onboarded then)", r.Status, r.Body)
 		}
-		if r := alice.doOwn("POST", "/v0/wallet/tap", map[string]any{"amount": "5"}); r.Status != http.StatusOK {
+		if r := alice.DoOwn("POST", "/v0/wallet/tap", map[string]any{"amount": "5"}); r.Status != http.StatusOK {
 			t.Errorf("tap after restore: %d %s", r.Status, r.Body)
 		}
-		ledgertest.Conserved(t, a.l)
+		ledgertest.Conserved(t, a.L)
 
 		for _, c := range []struct {
 			who, method, path string
@@ -73,18 +73,18 @@ func TestDevnetSnapshotAPI(t *testing.T) {
 			{"alice", "POST", "/v0/admin/devnet/reset", nil, 403},
 			{"", "GET", "/v0/admin/devnet/snapshots", nil, 401},
 		} {
-			if r := a.as(c.who).doOwn(c.method, c.path, c.body); r.Status != c.want {
+			if r := a.As(c.who).DoOwn(c.method, c.path, c.body); r.Status != c.want {
 				t.Errorf("%s %s %s as %q: %d %s; want %d", c.method, c.path, c.body, c.who, r.Status, r.Body, c.want)
 			}
 		}
 
-		if r := admin.doOwn("POST", "/v0/admin/devnet/reset", nil); r.Status != http.StatusOK {
+		if r := admin.DoOwn("POST", "/v0/admin/devnet/reset", nil); r.Status != http.StatusOK {
 			t.Fatalf("reset: %d %s", r.Status, r.Body)
 		}
-		if r := alice.doOwn("GET", "/v0/wallet/balance", nil); r.Status != http.StatusNotFound {
+		if r := alice.DoOwn("GET", "/v0/wallet/balance", nil); r.Status != http.StatusNotFound {
 			t.Errorf("alice after reset: %d %s; want 404", r.Status, r.Body)
 		}
-		if r := admin.doOwn("DELETE", "/v0/admin/devnet/snapshots/base", nil); r.Status != http.StatusOK {
+		if r := admin.DoOwn("DELETE", "/v0/admin/devnet/snapshots/base", nil); r.Status != http.StatusOK {
 			t.Errorf("delete: %d %s", r.Status, r.Body)
 		}
 	})
@@ -118,10 +118,10 @@ func TestDevnetSnapshotsAbsentInProduction(t *testing.T) {
 // answer them 200 or a clear 503 with Retry-After, never another error,
 // and conservation holds after.
 func TestRestoreUnderLoad(t *testing.T) {
-	forEachEngine(t, func(t *testing.T, a *testAPI) {
-		admin := a.as("admin")
-		alice, _ := a.user("alice", "100")
-		if r := admin.doOwn("POST", "/v0/admin/devnet/snapshots", map[string]any{"name": "base"}); r.Status != http.StatusCreated {
+	ForEachAPI(t, func(t *testing.T, a *API) {
+		admin := a.As("admin")
+		alice, _ := a.User("alice", "100")
+		if r := admin.DoOwn("POST", "/v0/admin/devnet/snapshots", map[string]any{"name": "base"}); r.Status != http.StatusCreated {
 			t.Fatalf("create: %d %s", r.Status, r.Body)
 		}
 		stop := make(chan struct{})
@@ -142,7 +142,7 @@ func TestRestoreUnderLoad(t *testing.T) {
 					if i%2 == 1 {
 						method, path, body = "POST", "/v0/wallet/tap", map[string]any{"amount": "1"}
 					}
-					_, _, rec := alice.exchange(method, path, body)
+					_, _, rec := alice.Exchange(method, path, body)
 					mu.Lock()
 					counts[rec.Code]++
 					mu.Unlock()
@@ -168,7 +168,7 @@ func TestRestoreUnderLoad(t *testing.T) {
 			for n, deadline := ok(), time.Now().Add(10*time.Second); ok() < n+4 && time.Now().Before(deadline); {
 				time.Sleep(time.Millisecond)
 			}
-			if r := admin.doOwn("POST", "/v0/admin/devnet/snapshots/base/restore", nil); r.Status != http.StatusOK {
+			if r := admin.DoOwn("POST", "/v0/admin/devnet/snapshots/base/restore", nil); r.Status != http.StatusOK {
 				t.Errorf("restore: %d %s", r.Status, r.Body)
 			}
 		}
@@ -183,7 +183,7 @@ func TestRestoreUnderLoad(t *testing.T) {
 		if counts[http.StatusOK] < 20 {
 			t.Errorf("only %d requests answered 200: the restores and requests did not interleave", counts[http.StatusOK])
 		}
-		ledgertest.Conserved(t, a.l)
+		ledgertest.Conserved(t, a.L)
 	})
 }
 
@@ -191,25 +191,25 @@ func TestRestoreUnderLoad(t *testing.T) {
 // may stay open for hours and follows a restore (OnRestore), does not
 // hold a restore up: it is exempt from the gate as /events is.
 func TestRestoreWithAnOpenUpdateStream(t *testing.T) {
-	a := newTestAPI(t, 0)
-	alice, _ := a.user("alice", "100")
-	admin := a.as("admin")
-	if r := admin.doOwn("POST", "/v0/admin/devnet/snapshots", map[string]any{"name": "base"}); r.Status != http.StatusCreated {
+	a := NewAPI(t, 0)
+	alice, _ := a.User("alice", "100")
+	admin := a.As("admin")
+	if r := admin.DoOwn("POST", "/v0/admin/devnet/snapshots", map[string]any{"name": "base"}); r.Status != http.StatusCreated {
 		t.Fatalf("create: %d %s", r.Status, r.Body)
 	}
-	srv := httptest.NewServer(a.h)
+	srv := httptest.NewServer(a.H)
 	defer srv.Close()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	req, _ := http.NewRequestWithContext(ctx, "GET", srv.URL+"/v0/updates/stream", nil)
-	req.Header.Set("Authorization", "Bearer "+alice.token)
+	req.Header.Set("Authorization", "Bearer "+alice.Token)
 	res, err := http.DefaultClient.Do(req)
 	if err != nil || res.StatusCode != http.StatusOK {
 		t.Fatalf("open the stream: %v %v", res, err)
 	}
 	defer res.Body.Close()
 	start := time.Now()
-	if r := admin.doOwn("POST", "/v0/admin/devnet/snapshots/base/restore", nil); r.Status != http.StatusOK {
+	if r := admin.DoOwn("POST", "/v0/admin/devnet/snapshots/base/restore", nil); r.Status != http.StatusOK {
 		t.Fatalf("restore with a stream open = %d %s after %s", r.Status, r.Body, time.Since(start).Round(time.Millisecond))
 	}
 }

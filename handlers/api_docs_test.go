@@ -81,23 +81,23 @@ func TestOpenAPIDocsServed(t *testing.T) {
 	if len(docs["wallet-internal.yaml"]) < 20 || len(docs["ccwallet.yaml"]) < 20 {
 		t.Fatalf("served too few operations: %v", docs)
 	}
-	ss, err := loadSpecs()
+	ss, err := LoadSpecs()
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, s := range ss {
-		if s.name == "scan.yaml" {
+		if s.Name == "scan.yaml" {
 			continue
 		}
-		for p, item := range s.doc.Paths.Map() {
+		for p, item := range s.Doc.Paths.Map() {
 			if p == "/readyz" || p == "/livez" {
 				continue // routed with the health checks cmd passes to Routes
 			}
 			for m, op := range item.Operations() {
-				served := slices.Contains(docs[s.name], m+" "+p)
-				unrouted := slices.Contains(specUnrouted, s.name+"#"+op.OperationID)
+				served := slices.Contains(docs[s.Name], m+" "+p)
+				unrouted := slices.Contains(specUnrouted, s.Name+"#"+op.OperationID)
 				if served == unrouted {
-					t.Errorf("%s %s %s: served %v, listed unrouted %v", s.name, m, p, served, unrouted)
+					t.Errorf("%s %s %s: served %v, listed unrouted %v", s.Name, m, p, served, unrouted)
 				}
 			}
 		}
@@ -158,7 +158,7 @@ func TestEveryRouteDocumented(t *testing.T) {
 // origin; the cookie alone does not authenticate.
 func TestSessionCallsAPI(t *testing.T) {
 	_, key, _ := ed25519.GenerateKey(nil)
-	v, err := web.NewVerifier(web.AuthConfig{StaticKeys: map[string]crypto.PublicKey{testKID: key.Public()}, Audience: testAudience}, slog.New(slog.DiscardHandler))
+	v, err := web.NewVerifier(web.AuthConfig{StaticKeys: map[string]crypto.PublicKey{KID: key.Public()}, Audience: Audience}, slog.New(slog.DiscardHandler))
 	if err != nil {
 		t.Fatal(err)
 	}

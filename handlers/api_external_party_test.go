@@ -28,7 +28,7 @@ func newAPIEnvClock(t testing.TB, engine store.Dialect, clock *ledgertest.Clock)
 	if err != nil {
 		t.Fatal(err)
 	}
-	v, err := web.NewVerifier(web.AuthConfig{Audience: testAudience, Issuer: "test", StaticKeys: map[string]crypto.PublicKey{"k1": key.Public()}}, nil)
+	v, err := web.NewVerifier(web.AuthConfig{Audience: Audience, Issuer: "test", StaticKeys: map[string]crypto.PublicKey{"k1": key.Public()}}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -344,7 +344,7 @@ func FuzzSubmitExternal(f *testing.F) {
 	f.Add(uint8(3), `{"submission":{"party_id":"x::1220","transaction":"bm90IGpzb24=","signed_tx_hash":"zz","public_key":"00"}}`)
 	paths := []string{"/v0/admin/external-party/submit", "/v0/admin/external-party/topology/submit",
 		"/v0/admin/external-party/setup-proposal/submit-accept", "/v0/admin/external-party/transfer-preapproval/submit-send"}
-	tok, err := web.SignDevToken(e.key, "k1", "test", testAudience, "admin", time.Hour)
+	tok, err := web.SignDevToken(e.key, "k1", "test", Audience, "admin", time.Hour)
 	if err != nil {
 		f.Fatal(err)
 	}

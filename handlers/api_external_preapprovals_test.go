@@ -15,7 +15,7 @@ import (
 )
 
 // onboardExternalSpec creates an external party over HTTP, spec-checked.
-func onboardExternalSpec(t *testing.T, admin apiClient, hint string) (string, ed25519.PrivateKey) {
+func onboardExternalSpec(t *testing.T, admin APIClient, hint string) (string, ed25519.PrivateKey) {
 	t.Helper()
 	pub, key, _ := ed25519.GenerateKey(rand.Reader)
 	var gen struct {
@@ -25,7 +25,7 @@ func onboardExternalSpec(t *testing.T, admin apiClient, hint string) (string, ed
 			Hash       string `json:"hash"`
 		} `json:"topology_txs"`
 	}
-	r := admin.do("POST", "/v0/admin/external-party/topology/generate", map[string]any{"party_hint": hint, "public_key": hex.EncodeToString(pub)})
+	r := admin.Do("POST", "/v0/admin/external-party/topology/generate", map[string]any{"party_hint": hint, "public_key": hex.EncodeToString(pub)})
 	if r.Status != 200 {
 		t.Fatalf("generate: %d %s", r.Status, r.Body)
 	}
@@ -34,7 +34,7 @@ func onboardExternalSpec(t *testing.T, admin apiClient, hint string) (string, ed
 	for _, tx := range gen.TopologyTxs {
 		signed = append(signed, map[string]string{"topology_tx": tx.TopologyTx, "signed_hash": sign(t, key, tx.Hash)})
 	}
-	r = admin.do("POST", "/v0/admin/external-party/topology/submit", map[string]any{"public_key": hex.EncodeToString(pub), "signed_topology_txs": signed})
+	r = admin.Do("POST", "/v0/admin/external-party/topology/submit", map[string]any{"public_key": hex.EncodeToString(pub), "signed_topology_txs": signed})
 	if r.Status != 200 {
 		t.Fatalf("submit topology: %d %s", r.Status, r.Body)
 	}
@@ -48,7 +48,7 @@ type preparedSend struct {
 	Details     string `json:"hashing_details"`
 }
 
-func want(t *testing.T, what string, r response, status int) {
+func want(t *testing.T, what string, r APIResponse, status int) {
 	t.Helper()
 	if r.Status != status {
 		t.Fatalf("%s: status %d (%s), want %d", what, r.Status, r.Body, status)
@@ -60,41 +60,41 @@ func want(t *testing.T, what string, r response, status int) {
 // proposal, acceptance, three preapproval sends, balance; then every
 // tampering case, refused without moving coin.
 func TestExternalPreapprovalAPI(t *testing.T) {
-	forEachEngine(t, func(t *testing.T, a *testAPI) {
-		admin := a.as("admin")
+	ForEachAPI(t, func(t *testing.T, a *API) {
+		admin := a.As("admin")
 		recv, recvKey := onboardExternalSpec(t, admin, "ext-recv")
 		sender, key := onboardExternalSpec(t, admin, "ext-send")
 		_, otherKey, _ := ed25519.GenerateKey(rand.Reader)
-		_, bob := a.user("bob", "")
+		_, bob := a.User("bob", "")
 
 		// Funding an external party on devnet: the admin tap (amount in USD).
-		r := admin.doOwn("POST", "/v0/admin/devnet/tap", map[string]any{"party_id": sender, "amount": "500"})
+		r := admin.DoOwn("POST", "/v0/admin/devnet/tap", map[string]any{"party_id": sender, "amount": "500"})
 		want(t, "devnet tap", r, 200)
-		r = admin.doOwn("POST", "/v0/admin/devnet/tap", map[string]any{"party_id": "ghost::1220" + strings.Repeat("ab", 32), "amount": "5"})
+		r = admin.DoOwn("POST", "/v0/admin/devnet/tap", map[string]any{"party_id": "ghost::1220" + strings.Repeat("ab", 32), "amount": "5"})
 		want(t, "tap for an unknown party", r, 404)
-		want(t, "tap by a user", a.as("bob").doOwn("POST", "/v0/admin/devnet/tap", map[string]any{"party_id": sender, "amount": "5"}), 403)
+		want(t, "tap by a user", a.As("bob").DoOwn("POST", "/v0/admin/devnet/tap", map[string]any{"party_id": sender, "amount": "5"}), 403)
 		var bal struct {
 			TotalUnlocked string `json:"total_unlocked_coin"`
 		}
-		admin.do("GET", "/v0/admin/external-party/balance?party_id="+sender, nil).JSON(t, &bal)
+		admin.Do("GET", "/v0/admin/external-party/balance?party_id="+sender, nil).JSON(t, &bal)
 		funded := coin.MustParse(bal.TotalUnlocked)
 		if !funded.IsPositive() {
 			t.Fatalf("sender after tap = %s", bal.TotalUnlocked)
 		}
 
 		// Proposal.
-		want(t, "proposal for nobody", admin.do("POST", "/v0/admin/external-party/setup-proposal", map[string]any{"user_party_id": "nope"}), 400)
-		want(t, "proposal for a local party", admin.do("POST", "/v0/admin/external-party/setup-proposal", map[string]any{"user_party_id": bob}), 400)
-		want(t, "proposal for an unknown party", admin.do("POST", "/v0/admin/external-party/setup-proposal",
+		want(t, "proposal for nobody", admin.Do("POST", "/v0/admin/external-party/setup-proposal", map[string]any{"user_party_id": "nope"}), 400)
+		want(t, "proposal for a local party", admin.Do("POST", "/v0/admin/external-party/setup-proposal", map[string]any{"user_party_id": bob}), 400)
+		want(t, "proposal for an unknown party", admin.Do("POST", "/v0/admin/external-party/setup-proposal",
 			map[string]any{"user_party_id": "ghost::1220" + strings.Repeat("ab", 32)}), 404)
-		want(t, "proposal by a user", a.as("bob").do("POST", "/v0/admin/external-party/setup-proposal", map[string]any{"user_party_id": recv}), 403)
-		r = admin.do("POST", "/v0/admin/external-party/setup-proposal", map[string]any{"user_party_id": recv})
+		want(t, "proposal by a user", a.As("bob").Do("POST", "/v0/admin/external-party/setup-proposal", map[string]any{"user_party_id": recv}), 403)
+		r = admin.Do("POST", "/v0/admin/external-party/setup-proposal", map[string]any{"user_party_id": recv})
 		want(t, "proposal", r, 200)
 		var prop struct {
 			ContractID string `json:"contract_id"`
 		}
 		r.JSON(t, &prop)
-		want(t, "second proposal", admin.do("POST", "/v0/admin/external-party/setup-proposal", map[string]any{"user_party_id": recv}), 409)
+		want(t, "second proposal", admin.Do("POST", "/v0/admin/external-party/setup-proposal", map[string]any{"user_party_id": recv}), 409)
 		var list struct {
 			Contracts []struct {
 				Contract struct {
@@ -103,20 +103,20 @@ func TestExternalPreapprovalAPI(t *testing.T) {
 				} `json:"contract"`
 			} `json:"contracts"`
 		}
-		r = admin.do("GET", "/v0/admin/external-party/setup-proposal", nil)
+		r = admin.Do("GET", "/v0/admin/external-party/setup-proposal", nil)
 		want(t, "list proposals", r, 200)
 		r.JSON(t, &list)
 		if len(list.Contracts) != 1 || list.Contracts[0].Contract.ContractID != prop.ContractID || list.Contracts[0].Contract.Payload["user"] != recv ||
-			list.Contracts[0].Contract.Payload["validator"] != string(a.l.Operator()) {
+			list.Contracts[0].Contract.Payload["validator"] != string(a.L.Operator()) {
 			t.Fatalf("proposals = %+v", list)
 		}
 
 		// Acceptance.
-		want(t, "accept by another party", admin.do("POST", "/v0/admin/external-party/setup-proposal/prepare-accept",
+		want(t, "accept by another party", admin.Do("POST", "/v0/admin/external-party/setup-proposal/prepare-accept",
 			map[string]any{"contract_id": prop.ContractID, "user_party_id": sender}), 400)
-		want(t, "accept of no proposal", admin.do("POST", "/v0/admin/external-party/setup-proposal/prepare-accept",
+		want(t, "accept of no proposal", admin.Do("POST", "/v0/admin/external-party/setup-proposal/prepare-accept",
 			map[string]any{"contract_id": string(coin.NewContractID()), "user_party_id": recv}), 404)
-		r = admin.do("POST", "/v0/admin/external-party/setup-proposal/prepare-accept",
+		r = admin.Do("POST", "/v0/admin/external-party/setup-proposal/prepare-accept",
 			map[string]any{"contract_id": prop.ContractID, "user_party_id": recv, "verbose_hashing": true})
 		want(t, "prepare-accept", r, 200)
 		var acc preparedSend
@@ -125,8 +125,8 @@ func TestExternalPreapprovalAPI(t *testing.T) {
 			t.Errorf("no hashing_details with verbose_hashing")
 		}
 		accBody := submissionBody(recv, recvKey, prepared{Transaction: acc.Transaction}, sign(t, recvKey, acc.TxHash))
-		want(t, "accept through submit-send", admin.do("POST", "/v0/admin/external-party/transfer-preapproval/submit-send", accBody), 400)
-		r = admin.do("POST", "/v0/admin/external-party/setup-proposal/submit-accept", accBody)
+		want(t, "accept through submit-send", admin.Do("POST", "/v0/admin/external-party/transfer-preapproval/submit-send", accBody), 400)
+		r = admin.Do("POST", "/v0/admin/external-party/setup-proposal/submit-accept", accBody)
 		want(t, "submit-accept", r, 200)
 		var accepted struct {
 			PreapprovalCID string `json:"transfer_preapproval_contract_id"`
@@ -140,21 +140,21 @@ func TestExternalPreapprovalAPI(t *testing.T) {
 				} `json:"contract"`
 			} `json:"transfer_preapproval"`
 		}
-		admin.do("GET", "/v0/admin/transfer-preapprovals/by-party/"+recv, nil).JSON(t, &pre)
+		admin.Do("GET", "/v0/admin/transfer-preapprovals/by-party/"+recv, nil).JSON(t, &pre)
 		if accepted.UpdateID == "" || pre.TransferPreapproval.Contract.ContractID != accepted.PreapprovalCID {
 			t.Fatalf("accepted = %+v, preapproval = %+v", accepted, pre)
 		}
-		r = admin.do("GET", "/v0/admin/external-party/setup-proposal", nil)
+		r = admin.Do("GET", "/v0/admin/external-party/setup-proposal", nil)
 		r.JSON(t, &list)
 		if len(list.Contracts) != 0 {
 			t.Errorf("proposal still listed: %+v", list)
 		}
-		want(t, "proposal with a preapproval", admin.do("POST", "/v0/admin/external-party/setup-proposal", map[string]any{"user_party_id": recv}), 409)
+		want(t, "proposal with a preapproval", admin.Do("POST", "/v0/admin/external-party/setup-proposal", map[string]any{"user_party_id": recv}), 409)
 
 		// Three sends; the nonce comes from the counter (404 = 0).
 		nextNonce := func() int64 {
 			t.Helper()
-			r := a.as("").do("GET", "/v0/transfer-command-counter/"+sender, nil)
+			r := a.As("").Do("GET", "/v0/transfer-command-counter/"+sender, nil)
 			if r.Status == 404 {
 				return 0
 			}
@@ -179,11 +179,11 @@ func TestExternalPreapprovalAPI(t *testing.T) {
 		sendReq := func(nonce int64, amount string) string {
 			// amount is a JSON number: its text goes through verbatim.
 			return fmt.Sprintf(`{"sender_party_id":%q,"receiver_party_id":%q,"amount":%s,"expires_at":%q,"nonce":%d,"description":"rent"}`,
-				sender, recv, amount, a.clock.Now().Add(time.Hour).Format(time.RFC3339), nonce)
+				sender, recv, amount, a.Clock.Now().Add(time.Hour).Format(time.RFC3339), nonce)
 		}
 		prepare := func(nonce int64, amount string) preparedSend {
 			t.Helper()
-			r := admin.do("POST", "/v0/admin/external-party/transfer-preapproval/prepare-send", sendReq(nonce, amount))
+			r := admin.Do("POST", "/v0/admin/external-party/transfer-preapproval/prepare-send", sendReq(nonce, amount))
 			want(t, "prepare-send", r, 200)
 			var p preparedSend
 			r.JSON(t, &p)
@@ -206,19 +206,19 @@ func TestExternalPreapprovalAPI(t *testing.T) {
 				t.Errorf("no transfer_command_contract_id_prefix")
 			}
 			lastBody = sendBody(p, sign(t, key, p.TxHash))
-			r := admin.do("POST", "/v0/admin/external-party/transfer-preapproval/submit-send", lastBody)
+			r := admin.Do("POST", "/v0/admin/external-party/transfer-preapproval/submit-send", lastBody)
 			want(t, "submit-send", r, 200)
 			r.JSON(t, &lastRes)
 		}
-		want(t, "counter alias", admin.doOwn("GET", "/v0/admin/external-party/transfer-command-counter/"+sender, nil), 200)
-		want(t, "counter of a party that never sent", a.as("").do("GET", "/v0/transfer-command-counter/"+recv, nil), 404)
+		want(t, "counter alias", admin.DoOwn("GET", "/v0/admin/external-party/transfer-command-counter/"+sender, nil), 200)
+		want(t, "counter of a party that never sent", a.As("").Do("GET", "/v0/transfer-command-counter/"+recv, nil), 404)
 		balances := func() (coin.Amount, coin.Amount) {
 			t.Helper()
 			var rb, sb struct {
 				Total string `json:"total_coin_holdings"`
 			}
-			admin.do("GET", "/v0/admin/external-party/balance?party_id="+recv, nil).JSON(t, &rb)
-			admin.do("GET", "/v0/admin/external-party/balance?party_id="+sender, nil).JSON(t, &sb)
+			admin.Do("GET", "/v0/admin/external-party/balance?party_id="+recv, nil).JSON(t, &rb)
+			admin.Do("GET", "/v0/admin/external-party/balance?party_id="+sender, nil).JSON(t, &sb)
 			return coin.MustParse(rb.Total), coin.MustParse(sb.Total)
 		}
 		recvBal, senderBal := balances()
@@ -227,10 +227,10 @@ func TestExternalPreapprovalAPI(t *testing.T) {
 		}
 
 		// Refusals at preparation.
-		want(t, "wrong nonce", admin.do("POST", "/v0/admin/external-party/transfer-preapproval/prepare-send", sendReq(1, "1")), 409)
-		want(t, "amount as too precise a number", admin.do("POST", "/v0/admin/external-party/transfer-preapproval/prepare-send", sendReq(3, "1.00000000001")), 400)
+		want(t, "wrong nonce", admin.Do("POST", "/v0/admin/external-party/transfer-preapproval/prepare-send", sendReq(1, "1")), 409)
+		want(t, "amount as too precise a number", admin.Do("POST", "/v0/admin/external-party/transfer-preapproval/prepare-send", sendReq(3, "1.00000000001")), 400)
 		noPre := strings.Replace(sendReq(3, "1"), recv, string(bob), 1)
-		want(t, "receiver without preapproval", admin.do("POST", "/v0/admin/external-party/transfer-preapproval/prepare-send", noPre), 400)
+		want(t, "receiver without preapproval", admin.Do("POST", "/v0/admin/external-party/transfer-preapproval/prepare-send", noPre), 400)
 
 		// Tampering: each refused, nothing moves.
 		p := prepare(3, "5")
@@ -243,7 +243,7 @@ func TestExternalPreapprovalAPI(t *testing.T) {
 			"signature for another transaction": sendBody(p, sign(t, key, twin.TxHash)),
 			"no submission":                     {},
 		} {
-			if r := admin.do("POST", "/v0/admin/external-party/transfer-preapproval/submit-send", body); r.Status != 400 {
+			if r := admin.Do("POST", "/v0/admin/external-party/transfer-preapproval/submit-send", body); r.Status != 400 {
 				t.Errorf("%s: %d %s, want 400", name, r.Status, r.Body)
 			}
 		}
@@ -251,7 +251,7 @@ func TestExternalPreapprovalAPI(t *testing.T) {
 		var again struct {
 			UpdateID string `json:"update_id"`
 		}
-		r = admin.do("POST", "/v0/admin/external-party/transfer-preapproval/submit-send", lastBody)
+		r = admin.Do("POST", "/v0/admin/external-party/transfer-preapproval/submit-send", lastBody)
 		want(t, "replay", r, 200)
 		r.JSON(t, &again)
 		if again != lastRes {
@@ -261,22 +261,22 @@ func TestExternalPreapprovalAPI(t *testing.T) {
 			t.Fatalf("refused submissions moved coin: receiver %s sender %s", rb, sb)
 		}
 		// One nonce, two preparations: the second is a conflict.
-		want(t, "send with nonce 3", admin.do("POST", "/v0/admin/external-party/transfer-preapproval/submit-send", sendBody(p, sign(t, key, p.TxHash))), 200)
-		r = admin.do("POST", "/v0/admin/external-party/transfer-preapproval/submit-send", sendBody(twin, sign(t, key, twin.TxHash)))
+		want(t, "send with nonce 3", admin.Do("POST", "/v0/admin/external-party/transfer-preapproval/submit-send", sendBody(p, sign(t, key, p.TxHash))), 200)
+		r = admin.Do("POST", "/v0/admin/external-party/transfer-preapproval/submit-send", sendBody(twin, sign(t, key, twin.TxHash)))
 		if r.Status != 409 || !strings.Contains(r.Error(), "nonce") {
 			t.Errorf("reused nonce: %d %s, want 409", r.Status, r.Body)
 		}
 		recvBal, senderBal = balances()
 		// Expired preparation: 409, nothing moves.
 		late := prepare(4, "1")
-		a.clock.Advance(ledger.DefaultPreparedTTL + time.Second)
-		r = admin.do("POST", "/v0/admin/external-party/transfer-preapproval/submit-send", sendBody(late, sign(t, key, late.TxHash)))
+		a.Clock.Advance(ledger.DefaultPreparedTTL + time.Second)
+		r = admin.Do("POST", "/v0/admin/external-party/transfer-preapproval/submit-send", sendBody(late, sign(t, key, late.TxHash)))
 		if r.Status != 409 || !strings.Contains(r.Error(), "expired") {
 			t.Errorf("expired: %d %s, want 409", r.Status, r.Body)
 		}
 		if rb, sb := balances(); !rb.Equal(recvBal) || !sb.Equal(senderBal) || !rb.Equal(coin.MustParse("35.3703703673")) {
 			t.Fatalf("after expiry: receiver %s sender %s", rb, sb)
 		}
-		ledgertest.Conserved(t, a.l)
+		ledgertest.Conserved(t, a.L)
 	})
 }

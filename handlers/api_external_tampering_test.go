@@ -28,8 +28,8 @@ func flipHash(t *testing.T, hashHex string, i int) string {
 // replay is 409. (Topology transactions are derived from the key and hint
 // and hold no server state, so there is no preparation to expire.)
 func TestExternalTopologySubmitTampering(t *testing.T) {
-	forEachEngine(t, func(t *testing.T, a *testAPI) {
-		admin := a.as("admin")
+	ForEachAPI(t, func(t *testing.T, a *API) {
+		admin := a.As("admin")
 		pub, key, _ := ed25519.GenerateKey(rand.Reader)
 		otherPub, otherKey, _ := ed25519.GenerateKey(rand.Reader)
 		type genTx struct {
@@ -42,7 +42,7 @@ func TestExternalTopologySubmitTampering(t *testing.T) {
 				PartyID     string  `json:"party_id"`
 				TopologyTxs []genTx `json:"topology_txs"`
 			}
-			r := admin.do("POST", "/v0/admin/external-party/topology/generate", map[string]any{"party_hint": hint, "public_key": hex.EncodeToString(pub)})
+			r := admin.Do("POST", "/v0/admin/external-party/topology/generate", map[string]any{"party_hint": hint, "public_key": hex.EncodeToString(pub)})
 			want(t, "generate", r, 200)
 			r.JSON(t, &gen)
 			return gen.PartyID, gen.TopologyTxs
@@ -78,21 +78,21 @@ func TestExternalTopologySubmitTampering(t *testing.T) {
 			{"signatures swapped between transactions", body(pub, func(i int, tx genTx) string { return sign(t, key, txs[(i+1)%len(txs)].Hash) })},
 		}
 		for _, tc := range cases {
-			r := admin.do("POST", "/v0/admin/external-party/topology/submit", tc.body)
+			r := admin.Do("POST", "/v0/admin/external-party/topology/submit", tc.body)
 			if r.Status != 400 || r.Error() == "" {
 				t.Errorf("%s: %d %s, want 400 with an error", tc.name, r.Status, r.Body)
 			}
-			if r := admin.do("GET", "/v0/admin/external-party/balance?party_id="+party, nil); r.Status != 404 {
+			if r := admin.Do("GET", "/v0/admin/external-party/balance?party_id="+party, nil); r.Status != 404 {
 				t.Fatalf("%s: the party exists after a refused submission (%d %s)", tc.name, r.Status, r.Body)
 			}
 		}
-		r := admin.do("POST", "/v0/admin/external-party/topology/submit", body(pub, good))
+		r := admin.Do("POST", "/v0/admin/external-party/topology/submit", body(pub, good))
 		want(t, "good submission", r, 200)
-		r = admin.do("POST", "/v0/admin/external-party/topology/submit", body(pub, good))
+		r = admin.Do("POST", "/v0/admin/external-party/topology/submit", body(pub, good))
 		if r.Status != 409 || r.Error() == "" {
 			t.Errorf("replay: %d %s, want 409", r.Status, r.Body)
 		}
-		want(t, "balance of the new party", admin.do("GET", "/v0/admin/external-party/balance?party_id="+party, nil), 200)
+		want(t, "balance of the new party", admin.Do("GET", "/v0/admin/external-party/balance?party_id="+party, nil), 200)
 	})
 }
 
@@ -101,13 +101,13 @@ func TestExternalTopologySubmitTampering(t *testing.T) {
 // leaves the proposal open with no preapproval; the good one creates the
 // preapproval once, and its replay answers the first result.
 func TestExternalSubmitAcceptTampering(t *testing.T) {
-	forEachEngine(t, func(t *testing.T, a *testAPI) {
-		admin := a.as("admin")
+	ForEachAPI(t, func(t *testing.T, a *API) {
+		admin := a.As("admin")
 		recv, key := onboardExternalSpec(t, admin, "ext-acc")
 		other, otherKey := onboardExternalSpec(t, admin, "ext-acc-other")
 		propose := func(party string) string {
 			t.Helper()
-			r := admin.do("POST", "/v0/admin/external-party/setup-proposal", map[string]any{"user_party_id": party})
+			r := admin.Do("POST", "/v0/admin/external-party/setup-proposal", map[string]any{"user_party_id": party})
 			want(t, "proposal", r, 200)
 			var p struct {
 				ContractID string `json:"contract_id"`
@@ -118,7 +118,7 @@ func TestExternalSubmitAcceptTampering(t *testing.T) {
 		prop, otherProp := propose(recv), propose(other)
 		prepare := func(cid, party string) preparedSend {
 			t.Helper()
-			r := admin.do("POST", "/v0/admin/external-party/setup-proposal/prepare-accept", map[string]any{"contract_id": cid, "user_party_id": party})
+			r := admin.Do("POST", "/v0/admin/external-party/setup-proposal/prepare-accept", map[string]any{"contract_id": cid, "user_party_id": party})
 			want(t, "prepare-accept", r, 200)
 			var p preparedSend
 			r.JSON(t, &p)
@@ -133,7 +133,7 @@ func TestExternalSubmitAcceptTampering(t *testing.T) {
 		}
 		unchanged := func(what string) {
 			t.Helper()
-			if r := admin.do("GET", "/v0/admin/transfer-preapprovals/by-party/"+recv, nil); r.Status != 404 {
+			if r := admin.Do("GET", "/v0/admin/transfer-preapprovals/by-party/"+recv, nil); r.Status != 404 {
 				t.Fatalf("%s: a preapproval exists (%d %s)", what, r.Status, r.Body)
 			}
 			var list struct {
@@ -143,7 +143,7 @@ func TestExternalSubmitAcceptTampering(t *testing.T) {
 					} `json:"contract"`
 				} `json:"contracts"`
 			}
-			admin.do("GET", "/v0/admin/external-party/setup-proposal", nil).JSON(t, &list)
+			admin.Do("GET", "/v0/admin/external-party/setup-proposal", nil).JSON(t, &list)
 			open := false
 			for _, c := range list.Contracts {
 				open = open || c.Contract.ContractID == prop
@@ -164,15 +164,15 @@ func TestExternalSubmitAcceptTampering(t *testing.T) {
 			{"not hex", body(key, p, "zz")},
 		}
 		for _, tc := range cases {
-			r := admin.do("POST", "/v0/admin/external-party/setup-proposal/submit-accept", tc.body)
+			r := admin.Do("POST", "/v0/admin/external-party/setup-proposal/submit-accept", tc.body)
 			if r.Status != 400 || r.Error() == "" {
 				t.Errorf("%s: %d %s, want 400 with an error", tc.name, r.Status, r.Body)
 			}
 			unchanged(tc.name)
 		}
 		// Expired preparation: 409, nothing changes.
-		a.clock.Advance(ledger.DefaultPreparedTTL + time.Second)
-		r := admin.do("POST", "/v0/admin/external-party/setup-proposal/submit-accept", body(key, late, sign(t, key, late.TxHash)))
+		a.Clock.Advance(ledger.DefaultPreparedTTL + time.Second)
+		r := admin.Do("POST", "/v0/admin/external-party/setup-proposal/submit-accept", body(key, late, sign(t, key, late.TxHash)))
 		if r.Status != 409 || !strings.Contains(r.Error(), "expired") {
 			t.Errorf("expired preparation: %d %s, want 409 naming the expiry", r.Status, r.Body)
 		}
@@ -181,21 +181,21 @@ func TestExternalSubmitAcceptTampering(t *testing.T) {
 		// The good acceptance, then its replay: one preapproval.
 		fresh := prepare(prop, recv)
 		good := body(key, fresh, sign(t, key, fresh.TxHash))
-		r = admin.do("POST", "/v0/admin/external-party/setup-proposal/submit-accept", good)
+		r = admin.Do("POST", "/v0/admin/external-party/setup-proposal/submit-accept", good)
 		want(t, "submit-accept", r, 200)
 		var first, again struct {
 			PreapprovalCID string `json:"transfer_preapproval_contract_id"`
 			UpdateID       string `json:"update_id"`
 		}
 		r.JSON(t, &first)
-		r = admin.do("POST", "/v0/admin/external-party/setup-proposal/submit-accept", good)
+		r = admin.Do("POST", "/v0/admin/external-party/setup-proposal/submit-accept", good)
 		want(t, "replay", r, 200)
 		r.JSON(t, &again)
 		if again != first {
 			t.Errorf("replay = %+v, want the first result %+v", again, first)
 		}
 		// Another preparation of the now-archived proposal does nothing.
-		r = admin.do("POST", "/v0/admin/external-party/setup-proposal/submit-accept", body(key, twin, sign(t, key, twin.TxHash)))
+		r = admin.Do("POST", "/v0/admin/external-party/setup-proposal/submit-accept", body(key, twin, sign(t, key, twin.TxHash)))
 		if r.Status < 400 || r.Status >= 500 {
 			t.Errorf("second acceptance of one proposal: %d %s, want a 4xx", r.Status, r.Body)
 		}
@@ -206,10 +206,10 @@ func TestExternalSubmitAcceptTampering(t *testing.T) {
 				} `json:"contract"`
 			} `json:"transfer_preapproval"`
 		}
-		admin.do("GET", "/v0/admin/transfer-preapprovals/by-party/"+recv, nil).JSON(t, &pre)
+		admin.Do("GET", "/v0/admin/transfer-preapprovals/by-party/"+recv, nil).JSON(t, &pre)
 		if pre.TransferPreapproval.Contract.ContractID != first.PreapprovalCID {
 			t.Errorf("preapproval = %+v, want %s", pre, first.PreapprovalCID)
 		}
-		ledgertest.Conserved(t, a.l)
+		ledgertest.Conserved(t, a.L)
 	})
 }

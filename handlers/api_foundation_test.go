@@ -36,7 +36,7 @@ func newFoundationEnv(t *testing.T, engine store.Dialect) *foundationEnv {
 	if err != nil {
 		t.Fatal(err)
 	}
-	v, err := web.NewVerifier(web.AuthConfig{Audience: testAudience, Issuer: "test", StaticKeys: map[string]crypto.PublicKey{"k1": key.Public()}}, nil)
+	v, err := web.NewVerifier(web.AuthConfig{Audience: Audience, Issuer: "test", StaticKeys: map[string]crypto.PublicKey{"k1": key.Public()}}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,7 +44,7 @@ func newFoundationEnv(t *testing.T, engine store.Dialect) *foundationEnv {
 }
 
 func (e *foundationEnv) token(user string) string {
-	tok, err := web.SignDevToken(e.key, "k1", "test", testAudience, user, time.Hour)
+	tok, err := web.SignDevToken(e.key, "k1", "test", Audience, user, time.Hour)
 	if err != nil {
 		e.t.Fatal(err)
 	}
@@ -84,7 +84,7 @@ func TestFoundationAPI(t *testing.T) {
 	e := newFoundationEnv(t, store.Postgres)
 	otherKey := func() string {
 		_, k, _ := ed25519.GenerateKey(rand.Reader)
-		tok, _ := web.SignDevToken(k, "k1", "test", testAudience, "admin", time.Hour)
+		tok, _ := web.SignDevToken(k, "k1", "test", Audience, "admin", time.Hour)
 		return tok
 	}()
 

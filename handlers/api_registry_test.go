@@ -31,19 +31,19 @@ type choiceContextResp struct {
 
 // TestRegistryChoiceContexts covers the transfer-instruction choice-context
 // endpoints: every status, the debug fields, and the 409 of a reassignment.
-func TestRegistryChoiceContexts(t *testing.T) { forEachEngine(t, testRegistryChoiceContexts) }
+func TestRegistryChoiceContexts(t *testing.T) { ForEachAPI(t, testRegistryChoiceContexts) }
 
-func testRegistryChoiceContexts(t *testing.T, a *testAPI) {
-	alice, _ := a.user("alice", "100")
-	_, bobPID := a.user("bob", "")
-	admin := a.as("admin")
-	anon := a.as("")
-	exp := a.clock.Now().Add(time.Hour)
-	r := alice.do(http.MethodPost, "/v0/wallet/token-standard/transfers", createTransferBody(bobPID, "10", exp, "x1"))
+func testRegistryChoiceContexts(t *testing.T, a *API) {
+	alice, _ := a.User("alice", "100")
+	_, bobPID := a.User("bob", "")
+	admin := a.As("admin")
+	anon := a.As("")
+	exp := a.Clock.Now().Add(time.Hour)
+	r := alice.Do(http.MethodPost, "/v0/wallet/token-standard/transfers", createTransferBody(bobPID, "10", exp, "x1"))
 	var created tiResult
 	r.JSON(t, &created)
 	cid := created.Output.TransferInstructionCID
-	ti, err := a.l.TransferInstructionByID(t.Context(), "", coin.ContractID(cid))
+	ti, err := a.L.TransferInstructionByID(t.Context(), "", coin.ContractID(cid))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,7 +51,7 @@ func testRegistryChoiceContexts(t *testing.T, a *testAPI) {
 
 	for _, move := range []string{"withdraw", "accept", "reject"} {
 		t.Run(move+" 200", func(t *testing.T) {
-			r := anon.do(http.MethodPost, base+cid+"/choice-contexts/"+move, map[string]any{"meta": map[string]string{"k": "v"}})
+			r := anon.Do(http.MethodPost, base+cid+"/choice-contexts/"+move, map[string]any{"meta": map[string]string{"k": "v"}})
 			if r.Status != http.StatusOK {
 				t.Fatalf("= %d %s", r.Status, r.Body)
 			}
@@ -64,16 +64,16 @@ func testRegistryChoiceContexts(t *testing.T, a *testAPI) {
 			if diff := cmp.Diff(map[string]string{"amulet-rules": "AV_ContractId", "open-round": "AV_ContractId", "expire-lock": "AV_Bool"}, vals); diff != "" {
 				t.Errorf("context keys (-want +got):\n%s", diff)
 			}
-			if cc.ChoiceContextData.Values["expire-lock"].Value != true || cc.ChoiceContextData.Values["amulet-rules"].Value != string(a.l.RulesContractID()) {
+			if cc.ChoiceContextData.Values["expire-lock"].Value != true || cc.ChoiceContextData.Values["amulet-rules"].Value != string(a.L.RulesContractID()) {
 				t.Errorf("context = %+v", cc.ChoiceContextData.Values)
 			}
 			var templates []string
 			for _, d := range cc.DisclosedContracts {
 				templates = append(templates, d.TemplateID)
-				if d.SynchronizerID != a.l.SynchronizerID() || d.CreatedEventBlob == "" || d.DebugPackageName != "splice-amulet" || d.DebugPayload == nil || d.DebugCreatedAt == "" {
+				if d.SynchronizerID != a.L.SynchronizerID() || d.CreatedEventBlob == "" || d.DebugPackageName != "splice-amulet" || d.DebugPayload == nil || d.DebugCreatedAt == "" {
 					t.Errorf("disclosed = %+v", d)
 				}
-				if id, tmpl, err := a.l.VerifyBlob(d.CreatedEventBlob); err != nil || string(id) != d.ContractID || tmpl != d.TemplateID {
+				if id, tmpl, err := a.L.VerifyBlob(d.CreatedEventBlob); err != nil || string(id) != d.ContractID || tmpl != d.TemplateID {
 					t.Errorf("blob of %s: %s %s %v", d.ContractID, id, tmpl, err)
 				}
 			}
@@ -87,7 +87,7 @@ func testRegistryChoiceContexts(t *testing.T, a *testAPI) {
 	}
 	t.Run("excludeDebugFields", func(t *testing.T) {
 		// The validator's proxy wants a token (any user's).
-		r := alice.do(http.MethodPost, "/api/validator/v0/scan-proxy"+base+cid+"/choice-contexts/withdraw", map[string]any{"excludeDebugFields": true})
+		r := alice.Do(http.MethodPost, "/api/validator/v0/scan-proxy"+base+cid+"/choice-contexts/withdraw", map[string]any{"excludeDebugFields": true})
 		if r.Status != http.StatusOK || strings.Contains(string(r.Body), `"debug`) {
 			t.Errorf("= %d %s; want 200 without debug fields", r.Status, r.Body)
 		}
@@ -107,7 +107,7 @@ func testRegistryChoiceContexts(t *testing.T, a *testAPI) {
 			{"unknown accept", base + unknown + "/choice-contexts/accept", map[string]any{}, 404, ""},
 		}
 		for _, c := range cases {
-			r := anon.do(http.MethodPost, c.path, c.body)
+			r := anon.Do(http.MethodPost, c.path, c.body)
 			if r.Status != c.want || c.msg != "" && !strings.HasSuffix(r.Error(), c.msg) {
 				t.Errorf("%s: = %d %s, want %d %q", c.name, r.Status, r.Body, c.want, c.msg)
 			}
@@ -115,33 +115,33 @@ func testRegistryChoiceContexts(t *testing.T, a *testAPI) {
 	})
 	t.Run("reassignment 409", func(t *testing.T) {
 		const target = "global-domain::1220feedfeed"
-		body := map[string]any{"contract_id": a.l.RulesContractID(), "target_synchronizer_id": target}
-		if r := alice.doOwn(http.MethodPost, "/v0/admin/devnet/reassignments", body); r.Status != http.StatusForbidden {
+		body := map[string]any{"contract_id": a.L.RulesContractID(), "target_synchronizer_id": target}
+		if r := alice.DoOwn(http.MethodPost, "/v0/admin/devnet/reassignments", body); r.Status != http.StatusForbidden {
 			t.Errorf("reassign as a user = %d %s, want 403", r.Status, r.Body)
 		}
-		if r := admin.doOwn(http.MethodPost, "/v0/admin/devnet/reassignments", body); r.Status != http.StatusOK {
+		if r := admin.DoOwn(http.MethodPost, "/v0/admin/devnet/reassignments", body); r.Status != http.StatusOK {
 			t.Fatalf("reassign = %d %s", r.Status, r.Body)
 		}
-		if r := admin.doOwn(http.MethodPost, "/v0/admin/devnet/reassignments", body); r.Status != http.StatusConflict {
+		if r := admin.DoOwn(http.MethodPost, "/v0/admin/devnet/reassignments", body); r.Status != http.StatusConflict {
 			t.Errorf("reassign twice = %d %s, want 409", r.Status, r.Body)
 		}
 		for _, move := range []string{"withdraw", "accept", "reject"} {
-			r := anon.do(http.MethodPost, base+cid+"/choice-contexts/"+move, map[string]any{})
+			r := anon.Do(http.MethodPost, base+cid+"/choice-contexts/"+move, map[string]any{})
 			if r.Status != http.StatusConflict || !strings.Contains(r.Error(), "reassigned") {
 				t.Errorf("%s during reassignment = %d %s, want 409", move, r.Status, r.Body)
 			}
 		}
 		// The wallet refuses the same instruction alike (issue 22.8).
-		if r := alice.doOwn(http.MethodPost, "/v0/wallet/token-standard/transfers/"+cid+"/withdraw", nil); r.Status != http.StatusConflict || !strings.Contains(r.Error(), "reassigned") {
+		if r := alice.DoOwn(http.MethodPost, "/v0/wallet/token-standard/transfers/"+cid+"/withdraw", nil); r.Status != http.StatusConflict || !strings.Contains(r.Error(), "reassigned") {
 			t.Errorf("wallet withdraw during reassignment = %d %s, want 409", r.Status, r.Body)
 		}
-		if r := admin.doOwn(http.MethodPost, "/v0/admin/devnet/reassignments/"+string(a.l.RulesContractID())+"/complete", nil); r.Status != http.StatusOK {
+		if r := admin.DoOwn(http.MethodPost, "/v0/admin/devnet/reassignments/"+string(a.L.RulesContractID())+"/complete", nil); r.Status != http.StatusOK {
 			t.Fatalf("complete = %d %s", r.Status, r.Body)
 		}
-		if r := admin.doOwn(http.MethodPost, "/v0/admin/devnet/reassignments/"+string(a.l.RulesContractID())+"/complete", nil); r.Status != http.StatusNotFound {
+		if r := admin.DoOwn(http.MethodPost, "/v0/admin/devnet/reassignments/"+string(a.L.RulesContractID())+"/complete", nil); r.Status != http.StatusNotFound {
 			t.Errorf("complete twice = %d %s, want 404", r.Status, r.Body)
 		}
-		r := anon.do(http.MethodPost, base+cid+"/choice-contexts/withdraw", map[string]any{})
+		r := anon.Do(http.MethodPost, base+cid+"/choice-contexts/withdraw", map[string]any{})
 		var cc choiceContextResp
 		r.JSON(t, &cc)
 		if r.Status != http.StatusOK || cc.DisclosedContracts[0].SynchronizerID != target {
@@ -149,10 +149,10 @@ func testRegistryChoiceContexts(t *testing.T, a *testAPI) {
 		}
 	})
 	t.Run("finished instruction 404", func(t *testing.T) {
-		if r := alice.do(http.MethodPost, "/v0/wallet/token-standard/transfers/"+cid+"/withdraw", nil); r.Status != http.StatusOK {
+		if r := alice.Do(http.MethodPost, "/v0/wallet/token-standard/transfers/"+cid+"/withdraw", nil); r.Status != http.StatusOK {
 			t.Fatalf("withdraw = %d %s", r.Status, r.Body)
 		}
-		r := anon.do(http.MethodPost, base+cid+"/choice-contexts/withdraw", map[string]any{})
+		r := anon.Do(http.MethodPost, base+cid+"/choice-contexts/withdraw", map[string]any{})
 		if r.Status != http.StatusNotFound || r.Error() != "AmuletTransferInstruction '"+cid+"' not found." {
 			t.Errorf("= %d %s", r.Status, r.Body)
 		}
@@ -160,26 +160,26 @@ func testRegistryChoiceContexts(t *testing.T, a *testAPI) {
 }
 
 // TestRegistryTransferFactory covers getTransferFactory.
-func TestRegistryTransferFactory(t *testing.T) { forEachEngine(t, testRegistryTransferFactory) }
+func TestRegistryTransferFactory(t *testing.T) { ForEachAPI(t, testRegistryTransferFactory) }
 
-func testRegistryTransferFactory(t *testing.T, a *testAPI) {
-	_, alicePID := a.user("alice", "100")
-	_, bobPID := a.user("bob", "")
-	anon := a.as("")
+func testRegistryTransferFactory(t *testing.T, a *API) {
+	_, alicePID := a.User("alice", "100")
+	_, bobPID := a.User("bob", "")
+	anon := a.As("")
 	args := func(sender, receiver coin.PartyID, admin string) map[string]any {
 		return map[string]any{
 			"expectedAdmin": admin,
 			"transfer": map[string]any{
 				"sender": sender, "receiver": receiver, "amount": "5.0000000000",
 				"instrumentId":     map[string]any{"admin": admin, "id": "Amulet"},
-				"requestedAt":      ledger.FormatTime(a.clock.Now()),
-				"executeBefore":    ledger.FormatTime(a.clock.Now().Add(time.Hour)),
+				"requestedAt":      ledger.FormatTime(a.Clock.Now()),
+				"executeBefore":    ledger.FormatTime(a.Clock.Now().Add(time.Hour)),
 				"inputHoldingCids": []string{}, "meta": map[string]any{"values": map[string]string{}},
 			},
 			"extraArgs": map[string]any{"context": map[string]any{"values": map[string]any{}}, "meta": map[string]any{"values": map[string]any{}}},
 		}
 	}
-	dso := string(a.l.DSO())
+	dso := string(a.L.DSO())
 	const path = "/registry/transfer-instruction/v1/transfer-factory"
 	for _, c := range []struct {
 		name             string
@@ -187,7 +187,7 @@ func testRegistryTransferFactory(t *testing.T, a *testAPI) {
 		kind             string
 	}{{"offer", alicePID, bobPID, "offer"}, {"self", alicePID, alicePID, "self"}} {
 		t.Run(c.name, func(t *testing.T) {
-			r := anon.do(http.MethodPost, path, map[string]any{"choiceArguments": args(c.sender, c.receiver, dso)})
+			r := anon.Do(http.MethodPost, path, map[string]any{"choiceArguments": args(c.sender, c.receiver, dso)})
 			var f struct {
 				FactoryID     string            `json:"factoryId"`
 				TransferKind  string            `json:"transferKind"`
@@ -213,40 +213,40 @@ func testRegistryTransferFactory(t *testing.T, a *testAPI) {
 		{"bad party", map[string]any{"choiceArguments": args("x", bobPID, dso)}},
 		{"other instrument", map[string]any{"choiceArguments": args(alicePID, bobPID, "other::1220")}},
 	} {
-		if r := anon.do(http.MethodPost, path, c.body); r.Status != http.StatusBadRequest {
+		if r := anon.Do(http.MethodPost, path, c.body); r.Status != http.StatusBadRequest {
 			t.Errorf("%s = %d %s, want 400", c.name, r.Status, r.Body)
 		}
 	}
 }
 
 // TestRegistryMetadata covers the token-metadata endpoints.
-func TestRegistryMetadata(t *testing.T) { forEachEngine(t, testRegistryMetadata) }
+func TestRegistryMetadata(t *testing.T) { ForEachAPI(t, testRegistryMetadata) }
 
-func testRegistryMetadata(t *testing.T, a *testAPI) {
-	a.user("alice", "100")
-	a.user("bob", "23.5")
-	anon := a.as("")
-	r := anon.do(http.MethodGet, "/registry/metadata/v1/info", nil)
+func testRegistryMetadata(t *testing.T, a *API) {
+	a.User("alice", "100")
+	a.User("bob", "23.5")
+	anon := a.As("")
+	r := anon.Do(http.MethodGet, "/registry/metadata/v1/info", nil)
 	var info struct {
 		AdminID       string         `json:"adminId"`
 		SupportedApis map[string]int `json:"supportedApis"`
 	}
 	r.JSON(t, &info)
-	if r.Status != 200 || info.AdminID != string(a.l.DSO()) || info.SupportedApis["splice-api-token-transfer-instruction-v1"] != 1 {
+	if r.Status != 200 || info.AdminID != string(a.L.DSO()) || info.SupportedApis["splice-api-token-transfer-instruction-v1"] != 1 {
 		t.Errorf("info = %d %s", r.Status, r.Body)
 	}
 	type instrument struct {
 		ID, Name, Symbol, TotalSupply, TotalSupplyAsOf string
 		Decimals                                       int
 	}
-	r = anon.do(http.MethodGet, "/registry/metadata/v1/instruments/Amulet", nil)
+	r = anon.Do(http.MethodGet, "/registry/metadata/v1/instruments/Amulet", nil)
 	var in instrument
 	r.JSON(t, &in)
-	want := instrument{ID: "Amulet", Name: "Amulet", Symbol: "CC", TotalSupply: "123.5000000000", Decimals: 10, TotalSupplyAsOf: ledger.FormatTime(a.clock.Now())}
+	want := instrument{ID: "Amulet", Name: "Amulet", Symbol: "CC", TotalSupply: "123.5000000000", Decimals: 10, TotalSupplyAsOf: ledger.FormatTime(a.Clock.Now())}
 	if diff := cmp.Diff(want, in); r.Status != 200 || diff != "" {
 		t.Errorf("instrument = %d (-want +got):\n%s", r.Status, diff)
 	}
-	if r := anon.do(http.MethodGet, "/registry/metadata/v1/instruments/Bitcoin", nil); r.Status != 404 {
+	if r := anon.Do(http.MethodGet, "/registry/metadata/v1/instruments/Bitcoin", nil); r.Status != 404 {
 		t.Errorf("unknown instrument = %d", r.Status)
 	}
 	for _, c := range []struct {
@@ -255,7 +255,7 @@ func testRegistryMetadata(t *testing.T, a *testAPI) {
 		next  string
 		want  int
 	}{{"", 1, "", 200}, {"?pageSize=1", 1, "", 200}, {"?pageToken=Amulet", 0, "", 200}, {"?pageSize=0", 0, "", 400}, {"?pageSize=x", 0, "", 400}} {
-		r := anon.do(http.MethodGet, "/registry/metadata/v1/instruments"+c.query, nil)
+		r := anon.Do(http.MethodGet, "/registry/metadata/v1/instruments"+c.query, nil)
 		var l struct {
 			Instruments   []instrument `json:"instruments"`
 			NextPageToken string       `json:"nextPageToken"`
@@ -278,21 +278,21 @@ func testRegistryMetadata(t *testing.T, a *testAPI) {
 // each kind) answer 200 and name the round the wallet uses (issue 22.2;
 // they answered 404 "No open usable OpenMiningRound found." until the wall
 // clock reached the jumped-to round's start).
-func TestRegistryAfterAdvanceRounds(t *testing.T) { forEachEngine(t, testRegistryAfterAdvanceRounds) }
+func TestRegistryAfterAdvanceRounds(t *testing.T) { ForEachAPI(t, testRegistryAfterAdvanceRounds) }
 
-func testRegistryAfterAdvanceRounds(t *testing.T, a *testAPI) {
-	alice, alicePID := a.user("alice", "100")
-	_, bobPID := a.user("bob", "")
-	_, carolPID := a.user("carol", "")
-	if _, _, err := a.l.CreatePreapproval(t.Context(), carolPID); err != nil {
+func testRegistryAfterAdvanceRounds(t *testing.T, a *API) {
+	alice, alicePID := a.User("alice", "100")
+	_, bobPID := a.User("bob", "")
+	_, carolPID := a.User("carol", "")
+	if _, _, err := a.L.CreatePreapproval(t.Context(), carolPID); err != nil {
 		t.Fatal(err)
 	}
-	admin, anon := a.as("admin"), a.as("")
-	r := alice.do(http.MethodPost, "/v0/wallet/token-standard/transfers", createTransferBody(bobPID, "10", a.clock.Now().Add(24*time.Hour), "jump"))
+	admin, anon := a.As("admin"), a.As("")
+	r := alice.Do(http.MethodPost, "/v0/wallet/token-standard/transfers", createTransferBody(bobPID, "10", a.Clock.Now().Add(24*time.Hour), "jump"))
 	var created tiResult
 	r.JSON(t, &created)
 	cid := created.Output.TransferInstructionCID
-	dso := string(a.l.DSO())
+	dso := string(a.L.DSO())
 	factory := func(receiver coin.PartyID) map[string]any {
 		return map[string]any{"choiceArguments": map[string]any{
 			"expectedAdmin": dso,
@@ -303,14 +303,14 @@ func testRegistryAfterAdvanceRounds(t *testing.T, a *testAPI) {
 		}}
 	}
 	for _, n := range []int{1, 7} {
-		if r := admin.doOwn(http.MethodPost, "/v0/admin/devnet/advance-rounds", map[string]any{"rounds": n}); r.Status != http.StatusOK {
+		if r := admin.DoOwn(http.MethodPost, "/v0/admin/devnet/advance-rounds", map[string]any{"rounds": n}); r.Status != http.StatusOK {
 			t.Fatalf("advance %d = %d %s", n, r.Status, r.Body)
 		}
 		var bal struct {
 			Round int64 `json:"round"`
 		}
-		alice.do(http.MethodGet, "/v0/wallet/balance", nil).JSON(t, &bal)
-		rs, err := a.l.OpenRounds(t.Context())
+		alice.Do(http.MethodGet, "/v0/wallet/balance", nil).JSON(t, &bal)
+		rs, err := a.L.OpenRounds(t.Context())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -323,12 +323,12 @@ func testRegistryAfterAdvanceRounds(t *testing.T, a *testAPI) {
 		if want == "" || bal.Round != int64(rs[len(rs)-1].Number) {
 			t.Fatalf("after %d: the wallet uses round %d, open are %+v", n, bal.Round, rs)
 		}
-		calls := map[string]response{}
+		calls := map[string]APIResponse{}
 		for _, move := range []string{"accept", "reject", "withdraw"} {
-			calls[move] = anon.do(http.MethodPost, "/registry/transfer-instruction/v1/"+cid+"/choice-contexts/"+move, map[string]any{})
+			calls[move] = anon.Do(http.MethodPost, "/registry/transfer-instruction/v1/"+cid+"/choice-contexts/"+move, map[string]any{})
 		}
 		for name, receiver := range map[string]coin.PartyID{"factory offer": bobPID, "factory direct": carolPID, "factory self": alicePID} {
-			calls[name] = anon.do(http.MethodPost, "/registry/transfer-instruction/v1/transfer-factory", factory(receiver))
+			calls[name] = anon.Do(http.MethodPost, "/registry/transfer-instruction/v1/transfer-factory", factory(receiver))
 		}
 		for name, r := range calls {
 			var body struct {

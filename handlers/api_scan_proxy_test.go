@@ -92,11 +92,11 @@ func runScanProxyContract(t *testing.T, e *contractEnv) {
 
 	// Authentication only: no token is 401, any user's token will do.
 	for _, p := range []string{"/dso-party-id", "/amulet-rules", "/open-and-issuing-mining-rounds", "/registry/metadata/v1/info"} {
-		if r := e.client("").doOwn("GET", sp+p, nil); r.Status != 401 {
+		if r := e.client("").DoOwn("GET", sp+p, nil); r.Status != 401 {
 			t.Errorf("GET %s without a token = %d %s, want 401", sp+p, r.Status, r.Body)
 		}
 	}
-	if r := e.client("").doOwn("POST", "/api/validator"+sp+"/registry/transfer-instruction/v1/transfer-factory", map[string]any{}); r.Status != 401 {
+	if r := e.client("").DoOwn("POST", "/api/validator"+sp+"/registry/transfer-instruction/v1/transfer-factory", map[string]any{}); r.Status != 401 {
 		t.Errorf("the registry through the scan proxy without a token = %d %s, want 401", r.Status, r.Body)
 	}
 
@@ -274,14 +274,14 @@ func runScanProxyContract(t *testing.T, e *contractEnv) {
 	sender, key := onboardExternalSpec(t, admin, "ext-send")
 	e.expect(stranger, "GET", sp+"/transfer-command-counter/"+sender, nil, 404)
 	e.expect(stranger, "GET", sp+"/transfer-command/status?sender="+sender+"&nonce=0", nil, 404)
-	if r := admin.doOwn("POST", "/v0/admin/devnet/tap", map[string]any{"party_id": sender, "amount": "100"}); r.Status != 200 {
+	if r := admin.DoOwn("POST", "/v0/admin/devnet/tap", map[string]any{"party_id": sender, "amount": "100"}); r.Status != 200 {
 		t.Fatalf("tap: %d %s", r.Status, r.Body)
 	}
 	// send sends amount to bob with nonce and returns the prefix of its
 	// TransferCommand's id.
 	send := func(nonce int, amount string) string {
 		t.Helper()
-		r := admin.do("POST", "/v0/admin/external-party/transfer-preapproval/prepare-send", fmt.Sprintf(
+		r := admin.Do("POST", "/v0/admin/external-party/transfer-preapproval/prepare-send", fmt.Sprintf(
 			`{"sender_party_id":%q,"receiver_party_id":%q,"amount":%s,"expires_at":%q,"nonce":%d,"description":"rent"}`,
 			sender, bob, amount, e.clock.Now().Add(time.Hour).Format(time.RFC3339), nonce))
 		if r.Status != 200 {
@@ -289,7 +289,7 @@ func runScanProxyContract(t *testing.T, e *contractEnv) {
 		}
 		var p preparedSend
 		r.JSON(t, &p)
-		if r := admin.do("POST", "/v0/admin/external-party/transfer-preapproval/submit-send",
+		if r := admin.Do("POST", "/v0/admin/external-party/transfer-preapproval/submit-send",
 			submissionBody(sender, key, prepared{Transaction: p.Transaction}, sign(t, key, p.TxHash))); r.Status != 200 {
 			t.Fatalf("submit-send: %d %s", r.Status, r.Body)
 		}
@@ -419,7 +419,7 @@ func factoryDisclosures(t *testing.T, e *contractEnv, receiver coin.PartyID) map
 			Disclosed []disclosedContract `json:"disclosedContracts"`
 		} `json:"choiceContext"`
 	}
-	e.client("").do("POST", "/registry/transfer-instruction/v1/transfer-factory", map[string]any{"choiceArguments": args}).JSON(t, &f)
+	e.client("").Do("POST", "/registry/transfer-instruction/v1/transfer-factory", map[string]any{"choiceArguments": args}).JSON(t, &f)
 	out := map[string]disclosedContract{}
 	for _, d := range f.ChoiceContext.Disclosed {
 		out[d.ContractID] = d

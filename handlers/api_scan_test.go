@@ -45,11 +45,11 @@ func TestScanMemberTrafficStatus(t *testing.T) {
 			if ts.Target.TotalPurchased != bytes || ts.Actual.TotalLimit != bytes || ts.Actual.TotalConsumed == nil {
 				t.Errorf("traffic status = %s, want %d bought and the limit", r.Body, bytes)
 			}
-			e.same("under /api/scan", r, e.client("").doOwn("GET", "/api/scan"+path, nil))
+			e.same("under /api/scan", r, e.client("").DoOwn("GET", "/api/scan"+path, nil))
 			e.expect("", "GET", "/v0/domains/"+e.l.SynchronizerID()+"/members/PAR::participant::1220ab/traffic-status", nil, 404)
 			// The registry too, as scan serves it under its base path.
 			e.same("the registry under /api/scan", e.expect("", "GET", "/registry/metadata/v1/info", nil, 200),
-				e.client("").doOwn("GET", "/api/scan/registry/metadata/v1/info", nil))
+				e.client("").DoOwn("GET", "/api/scan/registry/metadata/v1/info", nil))
 			e.expect("", "GET", "/v0/domains/other::1220ab/members/PAR::"+e.l.ParticipantID()+"/traffic-status", nil, 404)
 		})
 	}

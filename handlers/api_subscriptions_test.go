@@ -215,7 +215,7 @@ func TestDevnetSubscriptionRequests(t *testing.T) {
 			const path = "/v0/admin/devnet/subscription-requests"
 			body := map[string]any{"sender": alice, "receiver": app, "provider": app, "description": "daily news", "amount": "2",
 				"payment_interval_seconds": 86400, "payment_duration_seconds": 86400, "origins": []string{"https://news.example.com"}}
-			if r := e.client("alice").doOwn("POST", path, body); r.Status != 403 {
+			if r := e.client("alice").DoOwn("POST", path, body); r.Status != 403 {
 				t.Errorf("a user's request = %d, want 403", r.Status)
 			}
 			for field, bad := range map[string]any{"unit": "EUR", "amount": "-1", "payment_interval_seconds": 0, "origins": []string{"ftp://x"}, "sender": "nobody"} {
@@ -224,11 +224,11 @@ func TestDevnetSubscriptionRequests(t *testing.T) {
 					b[k] = v
 				}
 				b[field] = bad
-				if r := e.client("admin").doOwn("POST", path, b); r.Status != 400 {
+				if r := e.client("admin").DoOwn("POST", path, b); r.Status != 400 {
 					t.Errorf("%s %v = %d %s, want 400", field, bad, r.Status, r.Body)
 				}
 			}
-			r := e.client("admin").doOwn("POST", path, body)
+			r := e.client("admin").DoOwn("POST", path, body)
 			if r.Status != 200 {
 				t.Fatalf("create = %d %s", r.Status, r.Body)
 			}
@@ -243,7 +243,7 @@ func TestDevnetSubscriptionRequests(t *testing.T) {
 			e.expect("alice", "POST", "/v0/wallet/subscription-requests/"+created.ContractID+"/accept", nil, 200)
 			advance := func() subscriptions.SubscriptionView {
 				t.Helper()
-				if r := e.client("admin").doOwn("POST", "/v0/admin/devnet/advance-rounds", map[string]any{"rounds": 1}); r.Status != 200 {
+				if r := e.client("admin").DoOwn("POST", "/v0/admin/devnet/advance-rounds", map[string]any{"rounds": 1}); r.Status != 200 {
 					t.Fatalf("advance = %d %s", r.Status, r.Body)
 				}
 				subs, err := e.w.Subscriptions.Subscriptions(ctx, alice)

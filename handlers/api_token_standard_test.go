@@ -29,19 +29,19 @@ func createTransferBody(receiver coin.PartyID, amount string, expires time.Time,
 
 // TestTokenStandardTransfersAPI covers every status of the token-standard
 // transfer endpoints, through the full router, against the spec.
-func TestTokenStandardTransfersAPI(t *testing.T) { forEachEngine(t, testTokenStandardTransfersAPI) }
+func TestTokenStandardTransfersAPI(t *testing.T) { ForEachAPI(t, testTokenStandardTransfersAPI) }
 
-func testTokenStandardTransfersAPI(t *testing.T, a *testAPI) {
-	alice, alicePID := a.user("alice", "100")
-	bob, bobPID := a.user("bob", "")
-	carol, _ := a.user("carol", "")
-	stranger := a.as("not-onboarded")
+func testTokenStandardTransfersAPI(t *testing.T, a *API) {
+	alice, alicePID := a.User("alice", "100")
+	bob, bobPID := a.User("bob", "")
+	carol, _ := a.User("carol", "")
+	stranger := a.As("not-onboarded")
 	const path = "/api/validator/v0/wallet/token-standard/transfers"
-	exp := a.clock.Now().Add(time.Hour)
+	exp := a.Clock.Now().Add(time.Hour)
 
-	create := func(c apiClient, body any, want int) tiResult {
+	create := func(c APIClient, body any, want int) tiResult {
 		t.Helper()
-		r := c.do(http.MethodPost, path, body)
+		r := c.Do(http.MethodPost, path, body)
 		if r.Status != want {
 			t.Fatalf("create = %d %s, want %d", r.Status, r.Body, want)
 		}
@@ -59,7 +59,7 @@ func testTokenStandardTransfersAPI(t *testing.T, a *testAPI) {
 	t.Run("create errors", func(t *testing.T) {
 		cases := []struct {
 			name   string
-			client apiClient
+			client APIClient
 			body   any
 			want   int
 		}{
@@ -68,17 +68,17 @@ func testTokenStandardTransfersAPI(t *testing.T, a *testAPI) {
 			{"malformed JSON", alice, "{", http.StatusBadRequest},
 			{"bad amount", alice, createTransferBody(bobPID, "1.00000000001", exp, "t2"), http.StatusBadRequest},
 			{"negative amount", alice, createTransferBody(bobPID, "-1", exp, "t2"), http.StatusBadRequest},
-			{"expired", alice, createTransferBody(bobPID, "1", a.clock.Now().Add(-time.Second), "t2"), http.StatusBadRequest},
+			{"expired", alice, createTransferBody(bobPID, "1", a.Clock.Now().Add(-time.Second), "t2"), http.StatusBadRequest},
 			{"to self", alice, createTransferBody(alicePID, "1", exp, "t2"), http.StatusBadRequest},
 			{"bad receiver", alice, createTransferBody("nope", "1", exp, "t2"), http.StatusBadRequest},
 			{"insufficient funds", alice, createTransferBody(bobPID, "1000", exp, "t2"), http.StatusBadRequest},
 			{"unknown receiver", alice, createTransferBody(coin.PartyID("ghost::"+alicePID.Namespace()), "1", exp, "t2"), http.StatusNotFound},
 			{"no wallet", stranger, createTransferBody(bobPID, "1", exp, "t2"), http.StatusNotFound},
-			{"no token", a.as(""), createTransferBody(bobPID, "1", exp, "t2"), http.StatusUnauthorized},
+			{"no token", a.As(""), createTransferBody(bobPID, "1", exp, "t2"), http.StatusUnauthorized},
 		}
 		for _, c := range cases {
 			t.Run(c.name, func(t *testing.T) {
-				r := c.client.do(http.MethodPost, path, c.body)
+				r := c.client.Do(http.MethodPost, path, c.body)
 				if r.Status != c.want {
 					t.Errorf("= %d %s, want %d", r.Status, r.Body, c.want)
 				}
@@ -94,7 +94,7 @@ func testTokenStandardTransfersAPI(t *testing.T, a *testAPI) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				r := alice.do(http.MethodPost, path, createTransferBody(bobPID, "1", exp, "conc"))
+				r := alice.Do(http.MethodPost, path, createTransferBody(bobPID, "1", exp, "conc"))
 				mu.Lock()
 				got[r.Status]++
 				mu.Unlock()
@@ -109,11 +109,11 @@ func testTokenStandardTransfersAPI(t *testing.T, a *testAPI) {
 	t.Run("list", func(t *testing.T) {
 		for _, c := range []struct {
 			name   string
-			client apiClient
+			client APIClient
 			want   int
 			status int
 		}{{"sender", alice, 2, 200}, {"receiver", bob, 2, 200}, {"other", carol, 0, 200}, {"no wallet", stranger, 0, 404}} {
-			r := c.client.do(http.MethodGet, path, nil)
+			r := c.client.Do(http.MethodGet, path, nil)
 			var l struct {
 				Transfers []struct {
 					ContractID string `json:"contract_id"`
@@ -133,9 +133,9 @@ func testTokenStandardTransfersAPI(t *testing.T, a *testAPI) {
 		}
 	})
 
-	move := func(c apiClient, cid, m string, want int) tiResult {
+	move := func(c APIClient, cid, m string, want int) tiResult {
 		t.Helper()
-		r := c.do(http.MethodPost, path+"/"+cid+"/"+m, nil)
+		r := c.Do(http.MethodPost, path+"/"+cid+"/"+m, nil)
 		if r.Status != want {
 			t.Fatalf("%s %s = %d %s, want %d", m, cid, r.Status, r.Body, want)
 		}
@@ -179,8 +179,8 @@ func testTokenStandardTransfersAPI(t *testing.T, a *testAPI) {
 		}
 	})
 	t.Run("accept after expiry", func(t *testing.T) {
-		c := create(alice, createTransferBody(bobPID, "5", a.clock.Now().Add(time.Minute), "e1"), http.StatusOK).Output.TransferInstructionCID
-		a.clock.Advance(2 * time.Minute)
+		c := create(alice, createTransferBody(bobPID, "5", a.Clock.Now().Add(time.Minute), "e1"), http.StatusOK).Output.TransferInstructionCID
+		a.Clock.Advance(2 * time.Minute)
 		move(bob, c, "accept", http.StatusNotFound)
 		move(alice, c, "withdraw", http.StatusOK)
 	})
@@ -190,17 +190,17 @@ func testTokenStandardTransfersAPI(t *testing.T, a *testAPI) {
 // deadline answers 404 like one already finished, the only error the spec
 // declares for accept (it answered 409); reject and withdraw still work.
 func TestInstructionPastDeadlineIs404(t *testing.T) {
-	forEachEngine(t, func(t *testing.T, a *testAPI) {
-		alice, _ := a.user("alice", "100")
-		bob, bobPID := a.user("bob", "")
+	ForEachAPI(t, func(t *testing.T, a *API) {
+		alice, _ := a.User("alice", "100")
+		bob, bobPID := a.User("bob", "")
 		var created tiResult
-		alice.do(http.MethodPost, "/v0/wallet/token-standard/transfers", createTransferBody(bobPID, "10", a.clock.Now().Add(time.Minute), "late")).JSON(t, &created)
+		alice.Do(http.MethodPost, "/v0/wallet/token-standard/transfers", createTransferBody(bobPID, "10", a.Clock.Now().Add(time.Minute), "late")).JSON(t, &created)
 		cid := created.Output.TransferInstructionCID
-		a.clock.Advance(2 * time.Minute)
-		if r := bob.do(http.MethodPost, "/v0/wallet/token-standard/transfers/"+cid+"/accept", nil); r.Status != http.StatusNotFound || !strings.Contains(r.Error(), "accepted before") {
+		a.Clock.Advance(2 * time.Minute)
+		if r := bob.Do(http.MethodPost, "/v0/wallet/token-standard/transfers/"+cid+"/accept", nil); r.Status != http.StatusNotFound || !strings.Contains(r.Error(), "accepted before") {
 			t.Errorf("accept after the deadline = %d %s, want 404 naming the deadline", r.Status, r.Body)
 		}
-		if r := bob.do(http.MethodPost, "/v0/wallet/token-standard/transfers/"+cid+"/reject", nil); r.Status != http.StatusOK {
+		if r := bob.Do(http.MethodPost, "/v0/wallet/token-standard/transfers/"+cid+"/reject", nil); r.Status != http.StatusOK {
 			t.Errorf("reject after the deadline = %d %s, want 200", r.Status, r.Body)
 		}
 	})
@@ -210,24 +210,24 @@ func TestInstructionPastDeadlineIs404(t *testing.T) {
 // a receiver with a preapproval completes in one step (receiver holdings,
 // no instruction), as the transfer factory's "direct" says (issue 22.3).
 func TestTokenStandardTransferDirect(t *testing.T) {
-	forEachEngine(t, func(t *testing.T, a *testAPI) {
-		alice, alicePID := a.user("alice", "100")
-		carol, carolPID := a.user("carol", "")
-		if _, _, err := a.l.CreatePreapproval(t.Context(), carolPID); err != nil {
+	ForEachAPI(t, func(t *testing.T, a *API) {
+		alice, alicePID := a.User("alice", "100")
+		carol, carolPID := a.User("carol", "")
+		if _, _, err := a.L.CreatePreapproval(t.Context(), carolPID); err != nil {
 			t.Fatal(err)
 		}
-		dso := string(a.l.DSO())
+		dso := string(a.L.DSO())
 		var f struct {
 			TransferKind string `json:"transferKind"`
 		}
-		a.as("").do(http.MethodPost, "/registry/transfer-instruction/v1/transfer-factory", map[string]any{"choiceArguments": map[string]any{
+		a.As("").Do(http.MethodPost, "/registry/transfer-instruction/v1/transfer-factory", map[string]any{"choiceArguments": map[string]any{
 			"expectedAdmin": dso, "transfer": map[string]any{"sender": alicePID, "receiver": carolPID, "amount": "10",
 				"instrumentId": map[string]any{"admin": dso, "id": "Amulet"}},
 		}}).JSON(t, &f)
 		if f.TransferKind != "direct" {
 			t.Fatalf("factory kind = %q, want direct", f.TransferKind)
 		}
-		r := alice.do(http.MethodPost, "/v0/wallet/token-standard/transfers", createTransferBody(carolPID, "10", a.clock.Now().Add(time.Hour), "direct-1"))
+		r := alice.Do(http.MethodPost, "/v0/wallet/token-standard/transfers", createTransferBody(carolPID, "10", a.Clock.Now().Add(time.Hour), "direct-1"))
 		var res tiResult
 		r.JSON(t, &res)
 		if r.Status != http.StatusOK || res.Output.TransferInstructionCID != "" || len(res.Output.ReceiverHoldingCIDs) != 1 {
@@ -236,14 +236,14 @@ func TestTokenStandardTransferDirect(t *testing.T) {
 		var bal struct {
 			Unlocked string `json:"effective_unlocked_qty"`
 		}
-		carol.do(http.MethodGet, "/v0/wallet/balance", nil).JSON(t, &bal)
+		carol.Do(http.MethodGet, "/v0/wallet/balance", nil).JSON(t, &bal)
 		if bal.Unlocked != "10.0000000000" {
 			t.Errorf("carol's balance = %s, want 10", bal.Unlocked)
 		}
 		var list struct {
 			Transfers []any `json:"transfers"`
 		}
-		alice.do(http.MethodGet, "/v0/wallet/token-standard/transfers", nil).JSON(t, &list)
+		alice.Do(http.MethodGet, "/v0/wallet/token-standard/transfers", nil).JSON(t, &list)
 		if len(list.Transfers) != 0 {
 			t.Errorf("pending transfers = %d, want none", len(list.Transfers))
 		}

@@ -89,7 +89,7 @@ func (e *apiEnv) do(method, path, user string, body any) (int, map[string]any) {
 	}
 	w := httptest.NewRecorder()
 	e.srv.ServeHTTP(w, req)
-	checkSpec(e.t, req, raw, w.Code, w.Header(), w.Body.Bytes())
+	CheckSpec(e.t, req, raw, w.Code, w.Header(), w.Body.Bytes())
 	out := map[string]any{}
 	if w.Body.Len() > 0 {
 		if err := json.Unmarshal(w.Body.Bytes(), &out); err != nil {

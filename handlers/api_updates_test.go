@@ -30,17 +30,17 @@ type streamedUpdate struct {
 
 // updateStreamAPI is the router over a real server, so streams stream.
 type updateStreamAPI struct {
-	*testAPI
+	*API
 	url string
 }
 
 func newUpdateStreamAPI(t *testing.T, engine int, perUser, total int) *updateStreamAPI {
-	a := newTestAPIWith(t, engine, func(cfg *handlers.Config) {
+	a := NewAPIWith(t, engine, func(cfg *handlers.Config) {
 		cfg.UpdateStreamInterval, cfg.UpdateStreamsPerUser, cfg.UpdateStreams = 100*time.Millisecond, perUser, total
 	})
-	srv := httptest.NewServer(a.h)
+	srv := httptest.NewServer(a.H)
 	t.Cleanup(srv.Close)
-	return &updateStreamAPI{testAPI: a, url: srv.URL}
+	return &updateStreamAPI{API: a, url: srv.URL}
 }
 
 // open opens the stream as user with query q; for a 200 it returns the
@@ -51,7 +51,7 @@ func (a *updateStreamAPI) open(t *testing.T, user string, q url.Values) (int, st
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, a.url+"/v0/updates/stream?"+q.Encode(), nil)
-	req.Header.Set("Authorization", "Bearer "+a.as(user).token)
+	req.Header.Set("Authorization", "Bearer "+a.As(user).Token)
 	res, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
@@ -134,10 +134,10 @@ func TestUpdateStream(t *testing.T) {
 		t.Run(ledgertest.Name(e), func(t *testing.T) {
 			t.Parallel()
 			a := newUpdateStreamAPI(t, i, 0, 0)
-			_, alice := a.user("alice", "100")
-			_, bob := a.user("bob", "")
-			_, carol := a.user("carol", "")
-			a.user("admin", "")
+			_, alice := a.User("alice", "100")
+			_, bob := a.User("bob", "")
+			_, carol := a.User("carol", "")
+			a.User("admin", "")
 			ctx := t.Context()
 
 			_, _, _, aliceS := a.open(t, "alice", nil)
@@ -149,7 +149,7 @@ func TestUpdateStream(t *testing.T) {
 				t.Errorf("alice asking for bob's stream = %d %s, want 403", got, body)
 			}
 
-			if _, err := a.l.Transfer(ctx, ledger.TransferRequest{Sender: alice, Receiver: bob, Amount: coin.MustParse("5")}); err != nil {
+			if _, err := a.L.Transfer(ctx, ledger.TransferRequest{Sender: alice, Receiver: bob, Amount: coin.MustParse("5")}); err != nil {
 				t.Fatal(err)
 			}
 			both := func(u streamedUpdate) bool { return has(alice)(u) && has(bob)(u) }
@@ -161,7 +161,7 @@ func TestUpdateStream(t *testing.T) {
 			none(t, carolS, "alice's transfer, for carol", 300*time.Millisecond, has(alice))
 			none(t, adminCarol, "alice's transfer, for the admin watching carol", 0, has(alice))
 
-			ledgertest.Mint(t, a.l, carol, "7")
+			ledgertest.Mint(t, a.L, carol, "7")
 			next(t, carolS, "carol's mint, for carol", has(carol))
 			next(t, adminCarol, "carol's mint, for the admin watching carol", has(carol))
 			none(t, aliceS, "carol's mint, for alice", 300*time.Millisecond, has(carol))
@@ -178,7 +178,7 @@ func TestUpdateStream(t *testing.T) {
 				}
 			}
 
-			dave, err := a.l.Onboard(ctx, "dave", "")
+			dave, err := a.L.Onboard(ctx, "dave", "")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -198,8 +198,8 @@ func TestUpdateStreamCaps(t *testing.T) {
 		t.Run(ledgertest.Name(e), func(t *testing.T) {
 			t.Parallel()
 			a := newUpdateStreamAPI(t, i, 2, 3)
-			a.user("alice", "")
-			a.user("bob", "")
+			a.User("alice", "")
+			a.User("bob", "")
 			a.open(t, "alice", nil)
 			a.open(t, "alice", nil)
 			got, body, hdr, _ := a.open(t, "alice", nil)

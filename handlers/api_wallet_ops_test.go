@@ -87,7 +87,7 @@ func runWalletOpsContract(t *testing.T, e *contractEnv) {
 		t.Error("bob has a featured app right he never granted")
 	}
 	e.expect(stranger, "POST", grant, map[string]any{}, 404)
-	if r := e.client("").doOwn("POST", grant, map[string]any{}); r.Status != 401 {
+	if r := e.client("").DoOwn("POST", grant, map[string]any{}); r.Status != 401 {
 		t.Errorf("grant without a token = %d", r.Status)
 	}
 
@@ -132,7 +132,7 @@ func runWalletOpsContract(t *testing.T, e *contractEnv) {
 	if lookup(string(e.l.Operator())) == "" {
 		t.Error("the operator lost its featured app right")
 	}
-	if r := e.client(stranger).doOwn("DELETE", cancel, nil); r.Status != 404 {
+	if r := e.client(stranger).DoOwn("DELETE", cancel, nil); r.Status != 404 {
 		t.Errorf("cancel without a wallet = %d %s, want 404", r.Status, r.Body)
 	}
 
@@ -153,7 +153,7 @@ func runWalletOpsContract(t *testing.T, e *contractEnv) {
 	)
 	at := ledger.FormatTime(e.clock.Now().Add(-time.Minute))
 	for _, p := range []string{ids, conn, snap + "?timestamp=" + at} {
-		if r := e.client("alice").doOwn("GET", p, nil); r.Status != 403 {
+		if r := e.client("alice").DoOwn("GET", p, nil); r.Status != 403 {
 			t.Errorf("GET %s as a user = %d %s, want 403", p, r.Status, r.Body)
 		}
 	}
@@ -217,7 +217,7 @@ func runWalletOpsContract(t *testing.T, e *contractEnv) {
 		"?timestamp=" + at + "&migration_id=3":                          "this network is on migration 0, not 3",
 		"?timestamp=" + at + "&force=maybe":                             "force: must be true or false",
 	} {
-		r := e.client("admin").doOwn("GET", snap+q, nil)
+		r := e.client("admin").DoOwn("GET", snap+q, nil)
 		if r.Status != 400 || !strings.Contains(r.Error(), want) {
 			t.Errorf("GET %s%s = %d %s, want 400 %q", snap, q, r.Status, r.Body, want)
 		}

@@ -44,7 +44,7 @@ func TestAuthBattery(t *testing.T) {
 
 	now := time.Now()
 	claims := func(mod func(jwt.MapClaims)) jwt.MapClaims {
-		c := jwt.MapClaims{"sub": "alice", "iss": "test", "aud": testAudience, "exp": now.Add(time.Hour).Unix(), "iat": now.Unix()}
+		c := jwt.MapClaims{"sub": "alice", "iss": "test", "aud": Audience, "exp": now.Add(time.Hour).Unix(), "iat": now.Unix()}
 		if mod != nil {
 			mod(c)
 		}

@@ -133,7 +133,7 @@ func newContractEnv(t *testing.T, engine store.Dialect) *contractEnv {
 	if err != nil {
 		t.Fatal(err)
 	}
-	v, err := web.NewVerifier(web.AuthConfig{StaticKeys: map[string]crypto.PublicKey{testKID: key.Public()}, Audience: testAudience}, slog.New(slog.DiscardHandler))
+	v, err := web.NewVerifier(web.AuthConfig{StaticKeys: map[string]crypto.PublicKey{KID: key.Public()}, Audience: Audience}, slog.New(slog.DiscardHandler))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -146,22 +146,22 @@ func newContractEnv(t *testing.T, engine store.Dialect) *contractEnv {
 }
 
 // client is an apiClient acting as user ("" for none).
-func (e *contractEnv) client(user string) apiClient {
+func (e *contractEnv) client(user string) APIClient {
 	e.t.Helper()
-	c := apiClient{t: e.t, h: e.h}
+	c := APIClient{T: e.t, H: e.h}
 	if user == "" {
 		return c
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if e.tokens[user] == "" {
-		tok, err := web.SignDevToken(e.key, testKID, "", testAudience, user, time.Hour)
+		tok, err := web.SignDevToken(e.key, KID, "", Audience, user, time.Hour)
 		if err != nil {
 			e.t.Fatal(err)
 		}
 		e.tokens[user] = tok
 	}
-	c.token = e.tokens[user]
+	c.Token = e.tokens[user]
 	return c
 }
 
@@ -183,14 +183,14 @@ func (e *contractEnv) record(req *http.Request, body []byte, status int, respBod
 	e.t.Helper()
 	probe := httptest.NewRequest(req.Method, specPath(req.URL.Path), bytes.NewReader(body))
 	probe.URL.RawQuery = req.URL.RawQuery
-	route, _, name, err := findOperation(probe)
+	route, _, name, err := FindOperation(probe)
 	if err != nil || route == nil {
 		e.t.Errorf("%s %s: no spec operation (%v)", req.Method, req.URL.Path, err)
 		return
 	}
 	op := name + "#" + route.Operation.OperationID
 	if status/100 == 2 {
-		if extra := undeclaredResponseFields(route.Operation, status, respBody); len(extra) > 0 {
+		if extra := UndeclaredResponseFields(route.Operation, status, respBody); len(extra) > 0 {
 			e.t.Errorf("%s %s (%s): %d response has fields the spec does not declare: %v\nbody: %s", req.Method, req.URL.Path, op, status, extra, respBody)
 		}
 	}
@@ -210,16 +210,16 @@ func (e *contractEnv) record(req *http.Request, body []byte, status int, respBod
 
 // call sends a request of a spec operation as user, validates request and
 // response against the spec and records the operation.
-func (e *contractEnv) call(user, method, path string, body any) response {
+func (e *contractEnv) call(user, method, path string, body any) APIResponse {
 	e.t.Helper()
-	req, raw, rec := e.client(user).exchange(method, path, body)
-	specCheck(e.t, req, raw, rec.Code, rec.Header(), rec.Body.Bytes())
+	req, raw, rec := e.client(user).Exchange(method, path, body)
+	SpecCheck(e.t, req, raw, rec.Code, rec.Header(), rec.Body.Bytes())
 	e.record(req, raw, rec.Code, rec.Body.Bytes())
-	return response{Status: rec.Code, Body: rec.Body.Bytes()}
+	return APIResponse{Status: rec.Code, Body: rec.Body.Bytes()}
 }
 
 // expect is call that fails the test unless the answer has status.
-func (e *contractEnv) expect(user, method, path string, body any, status int) response {
+func (e *contractEnv) expect(user, method, path string, body any, status int) APIResponse {
 	e.t.Helper()
 	r := e.call(user, method, path, body)
 	if r.Status != status {
@@ -231,9 +231,9 @@ func (e *contractEnv) expect(user, method, path string, body any, status int) re
 // alias sends a request to one of the mission's paths (label names it),
 // then validates the answer as if the spec's request (specMethod,
 // specURL, specBody) had been sent, and records that operation.
-func (e *contractEnv) alias(label, user, method, path string, body any, specMethod, specURL string, specBody any, status int) response {
+func (e *contractEnv) alias(label, user, method, path string, body any, specMethod, specURL string, specBody any, status int) APIResponse {
 	e.t.Helper()
-	_, _, rec := e.client(user).exchange(method, path, body)
+	_, _, rec := e.client(user).Exchange(method, path, body)
 	if rec.Code != status {
 		e.t.Fatalf("%s (%s %s) as %q = %d %s, want %d", label, method, path, user, rec.Code, rec.Body, status)
 	}
@@ -248,17 +248,17 @@ func (e *contractEnv) alias(label, user, method, path string, body any, specMeth
 	if raw != nil {
 		sreq.Header.Set("Content-Type", "application/json")
 	}
-	specCheck(e.t, sreq, raw, rec.Code, rec.Header(), rec.Body.Bytes())
+	SpecCheck(e.t, sreq, raw, rec.Code, rec.Header(), rec.Body.Bytes())
 	e.record(sreq, raw, rec.Code, rec.Body.Bytes())
 	e.mu.Lock()
 	e.aliases[label] = true
 	e.mu.Unlock()
-	return response{Status: rec.Code, Body: rec.Body.Bytes()}
+	return APIResponse{Status: rec.Code, Body: rec.Body.Bytes()}
 }
 
 // prefixed calls a read-only operation at the root and under
 // /api/validator and fails unless both answer the same.
-func (e *contractEnv) prefixed(user, method, path string, body any, status int) response {
+func (e *contractEnv) prefixed(user, method, path string, body any, status int) APIResponse {
 	e.t.Helper()
 	r := e.expect(user, method, path, body, status)
 	e.same(method+" "+path+" under /api/validator", r, e.expect(user, method, "/api/validator"+path, body, status))
@@ -266,7 +266,7 @@ func (e *contractEnv) prefixed(user, method, path string, body any, status int) 
 }
 
 // same fails unless two answers are identical.
-func (e *contractEnv) same(what string, want, got response) {
+func (e *contractEnv) same(what string, want, got APIResponse) {
 	e.t.Helper()
 	if want.Status != got.Status || !bytes.Equal(want.Body, got.Body) {
 		e.t.Errorf("%s: answered %d %s, want the same as %d %s", what, got.Status, got.Body, want.Status, want.Body)
@@ -300,7 +300,7 @@ func (e *contractEnv) inFlight(key string, fn func()) {
 // undeclaredResponseFields lists the JSON paths of the fields of body that
 // the operation's response schema for status does not declare: a typo in
 // an optional field name passes schema validation, not this.
-func undeclaredResponseFields(op *openapi3.Operation, status int, body []byte) []string {
+func UndeclaredResponseFields(op *openapi3.Operation, status int, body []byte) []string {
 	r := op.Responses.Status(status)
 	if r == nil || r.Value == nil {
 		return nil
@@ -380,8 +380,8 @@ func objectShape(s *openapi3.Schema) (props map[string]*openapi3.SchemaRef, extr
 }
 
 // concurrently runs fn n times at once and returns the answers.
-func concurrently(n int, fn func() response) []response {
-	out := make([]response, n)
+func concurrently(n int, fn func() APIResponse) []APIResponse {
+	out := make([]APIResponse, n)
 	var wg sync.WaitGroup
 	for i := range out {
 		wg.Add(1)
@@ -395,7 +395,7 @@ func concurrently(n int, fn func() response) []response {
 }
 
 // field decodes the answer and returns one string field.
-func field(t *testing.T, r response, name string) string {
+func field(t *testing.T, r APIResponse, name string) string {
 	t.Helper()
 	var m map[string]any
 	r.JSON(t, &m)
@@ -407,7 +407,7 @@ func field(t *testing.T, r response, name string) string {
 }
 
 // listLen decodes the answer and returns the length of its list field.
-func listLen(t *testing.T, r response, name string) int {
+func listLen(t *testing.T, r APIResponse, name string) int {
 	t.Helper()
 	var m map[string][]json.RawMessage
 	r.JSON(t, &m)
@@ -517,7 +517,7 @@ func runContract(t *testing.T, e *contractEnv) {
 
 	// One tracking id sent ten times at once creates one offer; every
 	// other answer is a 409 naming it or a 429 (in flight).
-	answers := concurrently(10, func() response { return e.call("alice", "POST", offers, offer(bob, "3", "conc")) })
+	answers := concurrently(10, func() APIResponse { return e.call("alice", "POST", offers, offer(bob, "3", "conc")) })
 	named := map[string]bool{}
 	for _, r := range answers {
 		switch r.Status {
@@ -666,7 +666,7 @@ func runContract(t *testing.T, e *contractEnv) {
 	// does not list it), and 200 again once it has arrived.
 	rules := string(e.l.RulesContractID())
 	reassign := map[string]any{"contract_id": rules, "target_synchronizer_id": "global-domain::1220feedfeed"}
-	if r := e.client("admin").doOwn("POST", "/v0/admin/devnet/reassignments", reassign); r.Status != 200 {
+	if r := e.client("admin").DoOwn("POST", "/v0/admin/devnet/reassignments", reassign); r.Status != 200 {
 		t.Fatalf("reassign = %d %s", r.Status, r.Body)
 	}
 	for _, m := range []string{"accept", "reject", "withdraw"} {
@@ -674,7 +674,7 @@ func runContract(t *testing.T, e *contractEnv) {
 			t.Errorf("%s context during a reassignment: %s", m, r.Body)
 		}
 	}
-	if r := e.client("admin").doOwn("POST", "/v0/admin/devnet/reassignments/"+rules+"/complete", nil); r.Status != 200 {
+	if r := e.client("admin").DoOwn("POST", "/v0/admin/devnet/reassignments/"+rules+"/complete", nil); r.Status != 200 {
 		t.Fatalf("complete reassignment = %d %s", r.Status, r.Body)
 	}
 	e.expect("", "POST", ti+x4+"/choice-contexts/withdraw", map[string]any{}, 200)
@@ -741,7 +741,7 @@ func runContract(t *testing.T, e *contractEnv) {
 		t.Fatal(err)
 	}
 	okCount := 0
-	for _, r := range concurrently(10, func() response { return e.call("alice", "POST", bt, traffic(200_000, "b-conc")) }) {
+	for _, r := range concurrently(10, func() APIResponse { return e.call("alice", "POST", bt, traffic(200_000, "b-conc")) }) {
 		switch r.Status {
 		case 200:
 			okCount++
@@ -812,17 +812,17 @@ func runContract(t *testing.T, e *contractEnv) {
 // declare.
 func declaredStatuses(t testing.TB) map[string][]int {
 	t.Helper()
-	ss, err := loadSpecs()
+	ss, err := LoadSpecs()
 	if err != nil {
 		t.Fatalf("load specs: %v", err)
 	}
 	declared := map[string][]int{}
 	for _, s := range ss {
-		for _, item := range s.doc.Paths.Map() {
+		for _, item := range s.Doc.Paths.Map() {
 			for _, op := range item.Operations() {
 				for code := range op.Responses.Map() {
 					if n, err := strconv.Atoi(code); err == nil {
-						declared[s.name+"#"+op.OperationID] = append(declared[s.name+"#"+op.OperationID], n)
+						declared[s.Name+"#"+op.OperationID] = append(declared[s.Name+"#"+op.OperationID], n)
 					}
 				}
 			}
@@ -936,14 +936,14 @@ func TestContractCoverageCheck(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			e := full()
 			c.edit(e)
-			rec := &recordingTB{TB: t}
+			rec := &RecordingTB{TB: t}
 			e.checkCoverage(rec)
-			if len(rec.errs) != len(c.want) {
-				t.Fatalf("errors = %q, want %d", rec.errs, len(c.want))
+			if len(rec.Errs) != len(c.want) {
+				t.Fatalf("errors = %q, want %d", rec.Errs, len(c.want))
 			}
 			for i, w := range c.want {
-				if !strings.Contains(rec.errs[i], w) {
-					t.Errorf("error %q does not mention %q", rec.errs[i], w)
+				if !strings.Contains(rec.Errs[i], w) {
+					t.Errorf("error %q does not mention %q", rec.Errs[i], w)
 				}
 			}
 		})
@@ -965,11 +965,11 @@ func TestUndeclaredFields(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			route, _, _, err := findOperation(httptest.NewRequest(c.method, c.path, nil))
+			route, _, _, err := FindOperation(httptest.NewRequest(c.method, c.path, nil))
 			if err != nil || route == nil {
 				t.Fatalf("no route: %v", err)
 			}
-			got := undeclaredResponseFields(route.Operation, 200, []byte(c.body))
+			got := UndeclaredResponseFields(route.Operation, 200, []byte(c.body))
 			if !slices.Equal(got, c.want) {
 				t.Errorf("= %v, want %v", got, c.want)
 			}

@@ -36,8 +36,8 @@ func TestDevnetDocsSeedExample(t *testing.T) {
 	if file == nil {
 		t.Fatalf("the docs' line sends no scenario file: %s", line)
 	}
-	forEachEngine(t, func(t *testing.T, a *testAPI) {
-		admin := a.as("admin")
+	ForEachAPI(t, func(t *testing.T, a *API) {
+		admin := a.As("admin")
 		req := httptest.NewRequest("POST", "/v0/admin/devnet/seed", bytes.NewReader([]byte(exampleScenario(t, file[1]))))
 		// curl's default for --data-binary, unless the line sets one.
 		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
@@ -49,9 +49,9 @@ func TestDevnetDocsSeedExample(t *testing.T) {
 			}
 			req.Header.Set(strings.TrimSpace(k), strings.TrimSpace(v))
 		}
-		req.Header.Set("Authorization", "Bearer "+admin.token)
+		req.Header.Set("Authorization", "Bearer "+admin.Token)
 		rec := httptest.NewRecorder()
-		a.h.ServeHTTP(rec, req.WithContext(context.Background()))
+		a.H.ServeHTTP(rec, req.WithContext(context.Background()))
 		if rec.Code != http.StatusCreated {
 			t.Errorf("the docs' seed line: %d %s", rec.Code, rec.Body.String())
 		}

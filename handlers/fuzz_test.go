@@ -47,7 +47,7 @@ func FuzzJSONBodies(f *testing.F) {
 	}
 	f.Add(uint8(0), `{"name":`+strings.Repeat(`"a"`, 1)+`}`)
 	f.Add(uint8(0), strings.Repeat("[", 10000))
-	tok, err := web.SignDevToken(e.key, "k1", "test", testAudience, "admin", time.Hour)
+	tok, err := web.SignDevToken(e.key, "k1", "test", Audience, "admin", time.Hour)
 	if err != nil {
 		f.Fatal(err)
 	}
@@ -64,7 +64,7 @@ func FuzzJSONBodies(f *testing.F) {
 // JSON error, before anything is decoded.
 func TestOversizedBody(t *testing.T) {
 	e := newAPIEnvClock(t, store.SQLite, ledgertest.NewClock())
-	tok, err := web.SignDevToken(e.key, "k1", "test", testAudience, "admin", time.Hour)
+	tok, err := web.SignDevToken(e.key, "k1", "test", Audience, "admin", time.Hour)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,13 +79,13 @@ func TestOversizedBody(t *testing.T) {
 // Retry-After; another user is unaffected.
 func TestRateLimitPerUser(t *testing.T) {
 	e := newAPIEnvClock(t, store.SQLite, ledgertest.NewClock())
-	v, err := web.NewVerifier(web.AuthConfig{Audience: testAudience, Issuer: "test", StaticKeys: map[string]crypto.PublicKey{"k1": e.key.Public()}}, nil)
+	v, err := web.NewVerifier(web.AuthConfig{Audience: Audience, Issuer: "test", StaticKeys: map[string]crypto.PublicKey{"k1": e.key.Public()}}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	h := handlers.New(e.l, handlers.Config{Auth: v, Limiter: web.NewLimiter(web.RateLimit{Burst: 3, Per: time.Hour})}, nil).Routes(nil)
 	get := func(user string) *httptest.ResponseRecorder {
-		tok, _ := web.SignDevToken(e.key, "k1", "test", testAudience, user, time.Hour)
+		tok, _ := web.SignDevToken(e.key, "k1", "test", Audience, user, time.Hour)
 		r := httptest.NewRequest("GET", "/v0/wallet/user-status", nil)
 		r.Header.Set("Authorization", "Bearer "+tok)
 		w := httptest.NewRecorder()

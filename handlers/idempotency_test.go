@@ -22,7 +22,7 @@ import (
 // id, a deduplication id, a command id, a signed transaction, or the
 // contract it acts on), sent many times.
 type replay struct {
-	c    apiClient
+	c    APIClient
 	path string
 	body any // nil: no body
 	// dup is how a replay is answered once the request took effect: 200
@@ -38,23 +38,23 @@ type replay struct {
 // first answer again (200 with the same body), a duplicate (409, the same
 // body every time) or in flight (429); and once nothing is in flight every
 // replay, a retried 429 included, gets the settled answer.
-func TestConcurrentReplays(t *testing.T) { forEachEngine(t, testConcurrentReplays) }
+func TestConcurrentReplays(t *testing.T) { ForEachAPI(t, testConcurrentReplays) }
 
-func testConcurrentReplays(t *testing.T, a *testAPI) {
-	exp := a.clock.Now().Add(time.Hour)
-	admin := a.as("admin")
+func testConcurrentReplays(t *testing.T, a *API) {
+	exp := a.Clock.Now().Add(time.Hour)
+	admin := a.As("admin")
 	holdings := func(p coin.PartyID) func() int {
 		return func() int {
-			b, err := a.l.Balance(t.Context(), p)
+			b, err := a.L.Balance(t.Context(), p)
 			if err != nil {
 				t.Fatal(err)
 			}
 			return b.Count
 		}
 	}
-	listed := func(c apiClient, path, field string) func() int {
+	listed := func(c APIClient, path, field string) func() int {
 		return func() int {
-			r := c.do(http.MethodGet, path, nil)
+			r := c.Do(http.MethodGet, path, nil)
 			var out map[string][]json.RawMessage
 			if r.Status != http.StatusOK {
 				t.Fatalf("GET %s = %d %s", path, r.Status, r.Body)
@@ -63,9 +63,9 @@ func testConcurrentReplays(t *testing.T, a *testAPI) {
 			return len(out[field])
 		}
 	}
-	preapprove := func(c apiClient) string {
+	preapprove := func(c APIClient) string {
 		t.Helper()
-		r := c.do(http.MethodPost, "/v0/wallet/transfer-preapproval", nil)
+		r := c.Do(http.MethodPost, "/v0/wallet/transfer-preapproval", nil)
 		var out struct {
 			CID string `json:"transfer_preapproval_contract_id"`
 		}
@@ -81,16 +81,16 @@ func testConcurrentReplays(t *testing.T, a *testAPI) {
 		setup func(t *testing.T) replay
 	}{
 		{"transfer offer, tracking id", func(t *testing.T) replay {
-			alice, _ := a.user("offer-alice", "100")
-			_, bob := a.user("offer-bob", "")
+			alice, _ := a.User("offer-alice", "100")
+			_, bob := a.User("offer-bob", "")
 			return replay{c: alice, path: "/v0/wallet/transfer-offers", dup: 409,
 				body:    offerBody(bob, "10", "offer-1", exp),
 				effects: listed(alice, "/v0/wallet/transfer-offers", "offers")}
 		}},
 		{"transfer offer acceptance, contract id", func(t *testing.T) replay {
-			alice, _ := a.user("accept-alice", "100")
-			bob, bobPID := a.user("accept-bob", "")
-			r := alice.do(http.MethodPost, "/v0/wallet/transfer-offers", offerBody(bobPID, "10", "accept-1", exp))
+			alice, _ := a.User("accept-alice", "100")
+			bob, bobPID := a.User("accept-bob", "")
+			r := alice.Do(http.MethodPost, "/v0/wallet/transfer-offers", offerBody(bobPID, "10", "accept-1", exp))
 			var out struct {
 				CID string `json:"offer_contract_id"`
 			}
@@ -99,32 +99,32 @@ func testConcurrentReplays(t *testing.T, a *testAPI) {
 			return replay{c: bob, path: "/v0/wallet/transfer-offers/" + out.CID + "/accept", dup: 404, effects: holdings(bobPID)}
 		}},
 		{"transfer preapproval, one per receiver", func(t *testing.T) replay {
-			bob, bobPID := a.user("pre-bob", "")
+			bob, bobPID := a.User("pre-bob", "")
 			return replay{c: bob, path: "/v0/wallet/transfer-preapproval", dup: 409,
 				effects: func() int { return listedPreapprovals(t, admin, bobPID) }}
 		}},
 		{"transfer preapproval send, deduplication id", func(t *testing.T) replay {
-			alice, _ := a.user("send-alice", "100")
-			bob, bobPID := a.user("send-bob", "")
+			alice, _ := a.User("send-alice", "100")
+			bob, bobPID := a.User("send-bob", "")
 			preapprove(bob)
 			return replay{c: alice, path: "/v0/wallet/transfer-preapproval/send", dup: 409,
 				body:    map[string]any{"receiver_party_id": bobPID, "amount": "10", "deduplication_id": "send-1", "description": "tip"},
 				effects: holdings(bobPID)}
 		}},
 		{"token-standard transfer instruction, tracking id", func(t *testing.T) replay {
-			alice, _ := a.user("ti-alice", "100")
-			_, bob := a.user("ti-bob", "")
+			alice, _ := a.User("ti-alice", "100")
+			_, bob := a.User("ti-bob", "")
 			const path = "/api/validator/v0/wallet/token-standard/transfers"
 			return replay{c: alice, path: path, dup: 409, body: createTransferBody(bob, "10", exp, "ti-1"),
 				effects: listed(alice, path, "transfers")}
 		}},
 		{"buy traffic, tracking id", func(t *testing.T) replay {
-			alice, alicePID := a.user("traffic-alice", "1000")
+			alice, alicePID := a.User("traffic-alice", "1000")
 			return replay{c: alice, path: "/api/validator/v0/wallet/buy-traffic-requests", dup: 409,
-				body: map[string]any{"receiving_validator_party_id": alicePID, "domain_id": a.l.SynchronizerID(),
+				body: map[string]any{"receiving_validator_party_id": alicePID, "domain_id": a.L.SynchronizerID(),
 					"traffic_amount": 200_000, "tracking_id": "traffic-1", "expires_at": exp.UnixMicro()},
 				effects: func() int {
-					s, err := traffic.New(a.l).TrafficStatus(t.Context(), alicePID)
+					s, err := traffic.New(a.L).TrafficStatus(t.Context(), alicePID)
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -132,15 +132,15 @@ func testConcurrentReplays(t *testing.T, a *testAPI) {
 				}}
 		}},
 		{"tap, command id", func(t *testing.T) replay {
-			u, p := a.user("tapper", "")
+			u, p := a.User("tapper", "")
 			return replay{c: u, path: "/v0/wallet/tap", dup: 200, body: map[string]any{"amount": "10", "command_id": "tap-1"}, effects: holdings(p)}
 		}},
 		{"external preapproval send, signed transaction", func(t *testing.T) replay {
 			sender, key := onboardExternalSpec(t, admin, "replay-ext")
-			ledgertest.Mint(t, a.l, coin.PartyID(sender), "100")
-			bob, bobPID := a.user("ext-bob", "")
+			ledgertest.Mint(t, a.L, coin.PartyID(sender), "100")
+			bob, bobPID := a.User("ext-bob", "")
 			preapprove(bob)
-			r := admin.do(http.MethodPost, "/v0/admin/external-party/transfer-preapproval/prepare-send",
+			r := admin.Do(http.MethodPost, "/v0/admin/external-party/transfer-preapproval/prepare-send",
 				fmt.Sprintf(`{"sender_party_id":%q,"receiver_party_id":%q,"amount":10,"expires_at":%q,"nonce":0,"description":"rent"}`,
 					sender, bobPID, exp.Format(time.RFC3339)))
 			want(t, "prepare-send", r, http.StatusOK)
@@ -156,19 +156,19 @@ func testConcurrentReplays(t *testing.T, a *testAPI) {
 			if n := r.effects(); n != 0 {
 				t.Fatalf("%d effects before the request", n)
 			}
-			send := func() response {
+			send := func() APIResponse {
 				if r.body == nil {
-					return r.c.do(http.MethodPost, r.path, nil)
+					return r.c.Do(http.MethodPost, r.path, nil)
 				}
 				raw, err := json.Marshal(r.body)
 				if err != nil {
 					t.Error(err)
 				}
-				return r.c.do(http.MethodPost, r.path, raw)
+				return r.c.Do(http.MethodPost, r.path, raw)
 			}
 
 			const clients = 12
-			answers := make([]response, clients)
+			answers := make([]APIResponse, clients)
 			start := make(chan struct{})
 			var wg sync.WaitGroup
 			for i := range clients {
@@ -183,7 +183,7 @@ func testConcurrentReplays(t *testing.T, a *testAPI) {
 			wg.Wait()
 
 			counts := map[int]int{}
-			var first, dup *response
+			var first, dup *APIResponse
 			for i, ans := range answers {
 				counts[ans.Status]++
 				switch ans.Status {
@@ -234,13 +234,13 @@ func testConcurrentReplays(t *testing.T, a *testAPI) {
 			t.Logf("answers %v", counts)
 		})
 	}
-	ledgertest.Conserved(t, a.l)
+	ledgertest.Conserved(t, a.L)
 }
 
 // listedPreapprovals counts receiver's preapprovals in the admin list.
-func listedPreapprovals(t *testing.T, admin apiClient, receiver coin.PartyID) int {
+func listedPreapprovals(t *testing.T, admin APIClient, receiver coin.PartyID) int {
 	t.Helper()
-	r := admin.do(http.MethodGet, "/v0/admin/transfer-preapprovals", nil)
+	r := admin.Do(http.MethodGet, "/v0/admin/transfer-preapprovals", nil)
 	var out struct {
 		Contracts []struct {
 			Contract struct {

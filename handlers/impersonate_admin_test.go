@@ -9,12 +9,12 @@ import (
 // reaches no admin endpoint of the JSON APIs; the admin's own token does.
 // Before, it kept every admin right.
 func TestImpersonationDropsAdminEndpoints(t *testing.T) {
-	forEachEngine(t, func(t *testing.T, a *testAPI) {
-		_, alice := a.user("alice", "10")
-		if r := a.as("admin").doOwn("GET", "/v0/admin/users", nil); r.Status != http.StatusOK {
+	ForEachAPI(t, func(t *testing.T, a *API) {
+		_, alice := a.User("alice", "10")
+		if r := a.As("admin").DoOwn("GET", "/v0/admin/users", nil); r.Status != http.StatusOK {
 			t.Fatalf("the admin's own token: %d %s", r.Status, r.Body)
 		}
-		as := a.actingAs("admin", alice)
+		as := a.ActingAs("admin", alice)
 		for _, c := range []struct {
 			method, path string
 			body         any
@@ -22,7 +22,7 @@ func TestImpersonationDropsAdminEndpoints(t *testing.T) {
 			{"GET", "/v0/admin/users", nil},
 			{"POST", "/v0/admin/users", map[string]any{"name": "mallory"}},
 		} {
-			if r := as.doOwn(c.method, c.path, c.body); r.Status != http.StatusForbidden {
+			if r := as.DoOwn(c.method, c.path, c.body); r.Status != http.StatusForbidden {
 				t.Errorf("impersonating alice, %s %s = %d %s, want 403", c.method, c.path, r.Status, r.Body)
 			}
 		}

@@ -19,13 +19,13 @@ import (
 )
 
 // actingAs is a client with a token of user asking to act as party.
-func (a *testAPI) actingAs(user string, party coin.PartyID) apiClient {
-	a.t.Helper()
-	tok, err := web.SignDevTokenActAs(a.signer, testKID, "", testAudience, user, string(party), time.Hour)
+func (a *API) ActingAs(user string, party coin.PartyID) APIClient {
+	a.T.Helper()
+	tok, err := web.SignDevTokenActAs(a.Signer, KID, "", Audience, user, string(party), time.Hour)
 	if err != nil {
-		a.t.Fatal(err)
+		a.T.Fatal(err)
 	}
-	return apiClient{t: a.t, h: a.h, token: tok}
+	return APIClient{T: a.T, H: a.H, Token: tok}
 }
 
 // TestImpersonationByToken: on a development network an admin's token
@@ -33,30 +33,30 @@ func (a *testAPI) actingAs(user string, party coin.PartyID) apiClient {
 // every update it makes names the admin; a user's such token, an unknown
 // party and a production network are refused, never silently ignored.
 func TestImpersonationByToken(t *testing.T) {
-	forEachEngine(t, func(t *testing.T, a *testAPI) {
-		_, alice := a.user("alice", "100")
-		_, bob := a.user("bob", "")
-		as := a.actingAs("admin", alice)
-		if r := as.do("GET", "/v0/wallet/balance", nil); r.Status != http.StatusOK || !strings.Contains(string(r.Body), `"effective_unlocked_qty":"100.0000000000"`) {
+	ForEachAPI(t, func(t *testing.T, a *API) {
+		_, alice := a.User("alice", "100")
+		_, bob := a.User("bob", "")
+		as := a.ActingAs("admin", alice)
+		if r := as.Do("GET", "/v0/wallet/balance", nil); r.Status != http.StatusOK || !strings.Contains(string(r.Body), `"effective_unlocked_qty":"100.0000000000"`) {
 			t.Fatalf("balance as alice = %d %s", r.Status, r.Body)
 		}
-		before := newest(t, a.l)
-		if r := as.do("POST", "/v0/wallet/transfer-offers", map[string]any{"receiver_party_id": bob, "amount": "2.5",
+		before := newest(t, a.L)
+		if r := as.Do("POST", "/v0/wallet/transfer-offers", map[string]any{"receiver_party_id": bob, "amount": "2.5",
 			"description": "by the admin", "expires_at": time.Now().Add(time.Hour).UnixMicro(), "tracking_id": "imp-offer"}); r.Status != http.StatusOK {
 			t.Fatalf("offer as alice = %d %s", r.Status, r.Body)
 		}
-		evs, err := a.l.UpdatesAfter(context.Background(), before, 10)
+		evs, err := a.L.UpdatesAfter(context.Background(), before, 10)
 		if err != nil || len(evs) != 1 || evs[0].ActedBy != "admin" || !contains(evs[0].Parties, alice) {
 			t.Fatalf("the offer's update = %+v, %v; want acted by admin, alice's", evs, err)
 		}
-		if r := a.actingAs("admin", a.l.Operator()).do("GET", "/v0/wallet/balance", nil); r.Status != http.StatusOK {
+		if r := a.ActingAs("admin", a.L.Operator()).Do("GET", "/v0/wallet/balance", nil); r.Status != http.StatusOK {
 			t.Errorf("as the validator's party = %d %s", r.Status, r.Body)
 		}
-		if r := a.actingAs("bob", alice).doOwn("GET", "/v0/wallet/coins", nil); r.Status != http.StatusForbidden {
+		if r := a.ActingAs("bob", alice).DoOwn("GET", "/v0/wallet/coins", nil); r.Status != http.StatusForbidden {
 			t.Errorf("bob acting as alice = %d %s, want 403", r.Status, r.Body)
 		}
 		unknown := coin.PartyID("nobody::1220" + strings.Repeat("cd", 32))
-		if r := a.actingAs("admin", unknown).doOwn("GET", "/v0/wallet/coins", nil); r.Status != http.StatusNotFound {
+		if r := a.ActingAs("admin", unknown).DoOwn("GET", "/v0/wallet/coins", nil); r.Status != http.StatusNotFound {
 			t.Errorf("acting as an unknown party = %d %s, want 404", r.Status, r.Body)
 		}
 	})
@@ -65,17 +65,17 @@ func TestImpersonationByToken(t *testing.T) {
 // TestImpersonationRefusedInProduction: the same token on a production
 // network is a 403 that says why.
 func TestImpersonationRefusedInProduction(t *testing.T) {
-	a := newTestAPI(t, 0)
+	a := NewAPI(t, 0)
 	l, err := ledgertest.OpenLedger(context.Background(), ledgertest.DB(t, ledgertest.Engines[0]), ledger.Config{AdminUsers: []string{"admin"}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	v, err := web.NewVerifier(web.AuthConfig{StaticKeys: map[string]crypto.PublicKey{testKID: a.signer.Public()}, Audience: testAudience}, slog.New(slog.DiscardHandler))
+	v, err := web.NewVerifier(web.AuthConfig{StaticKeys: map[string]crypto.PublicKey{KID: a.Signer.Public()}, Audience: Audience}, slog.New(slog.DiscardHandler))
 	if err != nil {
 		t.Fatal(err)
 	}
-	a.l, a.h = l, handlers.New(l, handlers.Config{Auth: v}, nil).Routes(nil)
-	r := a.actingAs("admin", l.Operator()).doOwn("GET", "/v0/wallet/coins", nil)
+	a.L, a.H = l, handlers.New(l, handlers.Config{Auth: v}, nil).Routes(nil)
+	r := a.ActingAs("admin", l.Operator()).DoOwn("GET", "/v0/wallet/coins", nil)
 	if r.Status != http.StatusForbidden || !strings.Contains(string(r.Body), "development network") {
 		t.Fatalf("impersonating in production = %d %s, want 403 naming the development network", r.Status, r.Body)
 	}

@@ -57,7 +57,7 @@ func TestConcurrentHTTPLoad(t *testing.T) {
 		for range 3 {
 			ledgertest.Mint(t, e.l, p, "10000")
 		}
-		tok, err := web.SignDevToken(e.key, "k1", "test", testAudience, names[i], time.Hour)
+		tok, err := web.SignDevToken(e.key, "k1", "test", Audience, names[i], time.Hour)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -19,31 +19,31 @@ import (
 func TestMain(m *testing.M) { ledgertest.Main(m) }
 
 // testAPI is a full router over a fresh ledger, with tokens for any user.
-type testAPI struct {
-	t      testing.TB
-	l      *ledger.Ledger
-	h      http.Handler
-	clock  *ledgertest.Clock
-	signer crypto.Signer
+type API struct {
+	T      testing.TB
+	L      *ledger.Ledger
+	H      http.Handler
+	Clock  *ledgertest.Clock
+	Signer crypto.Signer
 }
 
 const (
-	testKID      = "test-key"
-	testAudience = "https://ccwallet.test"
+	KID      = "test-key"
+	Audience = "https://ccwallet.test"
 )
 
 // newTestAPI builds the API over ledgertest.Engines[engine] (an index, so
 // handler tests need not import the store).
-func newTestAPI(t testing.TB, engine int) *testAPI { return newTestAPIWith(t, engine, nil) }
+func NewAPI(t testing.TB, engine int) *API { return NewAPIWith(t, engine, nil) }
 
 // newTestAPIWith is newTestAPI with the handlers' Config changed by set.
-func newTestAPIWith(t testing.TB, engine int, set func(*handlers.Config)) *testAPI {
+func NewAPIWith(t testing.TB, engine int, set func(*handlers.Config)) *API {
 	t.Helper()
 	_, key, err := ed25519.GenerateKey(nil) // nil: crypto/rand
 	if err != nil {
 		t.Fatal(err)
 	}
-	v, err := web.NewVerifier(web.AuthConfig{StaticKeys: map[string]crypto.PublicKey{testKID: key.Public()}, Audience: testAudience}, slog.New(slog.DiscardHandler))
+	v, err := web.NewVerifier(web.AuthConfig{StaticKeys: map[string]crypto.PublicKey{KID: key.Public()}, Audience: Audience}, slog.New(slog.DiscardHandler))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,43 +53,43 @@ func newTestAPIWith(t testing.TB, engine int, set func(*handlers.Config)) *testA
 	if set != nil {
 		set(&cfg)
 	}
-	return &testAPI{t: t, l: l, h: handlers.New(l, cfg, nil).Routes(nil), clock: clock, signer: key}
+	return &API{T: t, L: l, H: handlers.New(l, cfg, nil).Routes(nil), Clock: clock, Signer: key}
 }
 
 // as returns a client acting as user name ("" for no token).
-func (a *testAPI) as(name string) apiClient {
-	a.t.Helper()
-	c := apiClient{t: a.t, h: a.h}
+func (a *API) As(name string) APIClient {
+	a.T.Helper()
+	c := APIClient{T: a.T, H: a.H}
 	if name != "" {
-		tok, err := web.SignDevToken(a.signer, testKID, "", testAudience, name, time.Hour)
+		tok, err := web.SignDevToken(a.Signer, KID, "", Audience, name, time.Hour)
 		if err != nil {
-			a.t.Fatal(err)
+			a.T.Fatal(err)
 		}
-		c.token = tok
+		c.Token = tok
 	}
 	return c
 }
 
 // user onboards name and gives it amount coin (if not empty).
-func (a *testAPI) user(name, amount string) (apiClient, coin.PartyID) {
-	a.t.Helper()
-	p, err := a.l.Onboard(context.Background(), name, "")
+func (a *API) User(name, amount string) (APIClient, coin.PartyID) {
+	a.T.Helper()
+	p, err := a.L.Onboard(context.Background(), name, "")
 	if err != nil {
-		a.t.Fatal(err)
+		a.T.Fatal(err)
 	}
 	if amount != "" {
-		ledgertest.Mint(a.t, a.l, p, amount)
+		ledgertest.Mint(a.T, a.L, p, amount)
 	}
-	return a.as(name), p
+	return a.As(name), p
 }
 
 // forEachEngine runs an API test on a fresh router over each engine,
 // Postgres first.
-func forEachEngine(t *testing.T, fn func(t *testing.T, a *testAPI)) {
+func ForEachAPI(t *testing.T, fn func(t *testing.T, a *API)) {
 	for i, e := range ledgertest.Engines {
 		t.Run(ledgertest.Name(e), func(t *testing.T) {
 			t.Parallel()
-			fn(t, newTestAPI(t, i))
+			fn(t, NewAPI(t, i))
 		})
 	}
 }

@@ -20,7 +20,7 @@ var specUnrouted = []string{}
 // (specFiles, scan.yaml aside: its operations are scan's, not the
 // validator's) has a route, bar exactly those of specUnrouted.
 func TestSpecOperationsRouted(t *testing.T) {
-	ss, err := loadSpecs()
+	ss, err := LoadSpecs()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -28,10 +28,10 @@ func TestSpecOperationsRouted(t *testing.T) {
 	param := regexp.MustCompile(`\{[^}]+\}`)
 	var unrouted []string
 	for _, s := range ss {
-		if s.name == "scan.yaml" {
+		if s.Name == "scan.yaml" {
 			continue
 		}
-		for path, item := range s.doc.Paths.Map() {
+		for path, item := range s.Doc.Paths.Map() {
 			for method, op := range item.Operations() {
 				if path == "/readyz" || path == "/livez" {
 					continue // routed with the health checks cmd passes to Routes (serve_test.go)
@@ -45,7 +45,7 @@ func TestSpecOperationsRouted(t *testing.T) {
 				body := rec.Body.String()
 				if rec.Code == http.StatusNotFound && strings.Contains(body, "no such endpoint") ||
 					rec.Code == http.StatusMethodNotAllowed && strings.Contains(body, "is not allowed on") {
-					unrouted = append(unrouted, s.name+"#"+op.OperationID)
+					unrouted = append(unrouted, s.Name+"#"+op.OperationID)
 				}
 			}
 		}

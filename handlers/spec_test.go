@@ -27,7 +27,7 @@ import (
 )
 
 // specFiles are the specs whose operations we serve.
-var specFiles = []string{
+var SpecFiles = []string{
 	"wallet-external.yaml", "wallet-internal.yaml", "validator-internal.yaml",
 	"transfer-instruction-v1.yaml", "token-metadata-v1.yaml", "scan.yaml",
 	"scan-proxy.yaml", "allocation-instruction-v1.yaml", "allocation-v1.yaml",
@@ -39,15 +39,15 @@ var specFiles = []string{
 // sit side by side (specs/SOURCE.md).
 var specRefPrefixes = []string{"../../../../common/src/main/openapi/", "../../../../scan/src/main/openapi/"}
 
-type loadedSpec struct {
-	name   string
-	router routers.Router
-	doc    *openapi3.T
+type LoadedSpec struct {
+	Name   string
+	Router routers.Router
+	Doc    *openapi3.T
 }
 
 var (
 	specsOnce sync.Once
-	specs     []loadedSpec
+	specs     []LoadedSpec
 	specsErr  error
 )
 
@@ -76,14 +76,14 @@ func specsDir() (string, error) {
 	}
 }
 
-func loadSpecs() ([]loadedSpec, error) {
+func LoadSpecs() ([]LoadedSpec, error) {
 	specsOnce.Do(func() {
 		dir, err := specsDir()
 		if err != nil {
 			specsErr = err
 			return
 		}
-		for _, name := range specFiles {
+		for _, name := range SpecFiles {
 			loader := openapi3.NewLoader()
 			loader.IsExternalRefsAllowed = true
 			// Every file, the common specs included, gets its refs rewritten
@@ -109,7 +109,7 @@ func loadSpecs() ([]loadedSpec, error) {
 				specsErr = fmt.Errorf("router for %s: %w", name, err)
 				return
 			}
-			specs = append(specs, loadedSpec{name: name, router: r, doc: doc})
+			specs = append(specs, LoadedSpec{Name: name, Router: r, Doc: doc})
 		}
 	})
 	return specs, specsErr
@@ -135,15 +135,15 @@ func patchSpec(doc *openapi3.T) {
 
 // findOperation returns the spec route serving req (path without the
 // /api/validator prefix), if any.
-func findOperation(req *http.Request) (*routers.Route, map[string]string, string, error) {
-	ss, err := loadSpecs()
+func FindOperation(req *http.Request) (*routers.Route, map[string]string, string, error) {
+	ss, err := LoadSpecs()
 	if err != nil {
 		return nil, nil, "", err
 	}
 	for _, s := range ss {
-		route, params, err := s.router.FindRoute(req)
+		route, params, err := s.Router.FindRoute(req)
 		if err == nil {
-			return route, params, s.name, nil
+			return route, params, s.Name, nil
 		}
 	}
 	return nil, nil, "", nil
@@ -153,7 +153,7 @@ func findOperation(req *http.Request) (*routers.Route, map[string]string, string
 // the server accepted it) and the response, whose status must be declared
 // by the operation unless allowUndeclared. Every error status must carry
 // {"error": string}. It fails the test when no spec operation matches.
-func specCheck(t testing.TB, req *http.Request, reqBody []byte, status int, header http.Header, respBody []byte) {
+func SpecCheck(t testing.TB, req *http.Request, reqBody []byte, status int, header http.Header, respBody []byte) {
 	t.Helper()
 	vreq := req.Clone(context.Background())
 	// The specs' paths have neither the /api/validator server prefix nor
@@ -165,7 +165,7 @@ func specCheck(t testing.TB, req *http.Request, reqBody []byte, status int, head
 	vreq.URL = &url.URL{Path: path, RawQuery: req.URL.RawQuery}
 	vreq.RequestURI = ""
 	vreq.Body = io.NopCloser(bytes.NewReader(reqBody))
-	route, params, name, err := findOperation(vreq)
+	route, params, name, err := FindOperation(vreq)
 	if err != nil {
 		t.Fatalf("load specs: %v", err)
 	}
@@ -182,7 +182,7 @@ func specCheck(t testing.TB, req *http.Request, reqBody []byte, status int, head
 		}
 	}
 	declared := route.Operation.Responses.Status(status) != nil || route.Operation.Responses.Default() != nil
-	if status >= 400 && !declared || status >= 400 && declaredAsError(route.Operation, status) {
+	if status >= 400 && !declared || status >= 400 && DeclaredAsError(route.Operation, status) {
 		// Errors are {"error": string}, except where the spec gives a
 		// status another body (createTransferPreapproval's 409).
 		var e map[string]any
@@ -208,20 +208,20 @@ func specCheck(t testing.TB, req *http.Request, reqBody []byte, status int, head
 }
 
 // apiClient calls a handler through httptest as one user.
-type apiClient struct {
-	t     testing.TB
-	h     http.Handler
-	token string
+type APIClient struct {
+	T     testing.TB
+	H     http.Handler
+	Token string
 }
 
 // response is a recorded answer.
-type response struct {
+type APIResponse struct {
 	Status int
 	Body   []byte
 }
 
 // JSON decodes the body into v, failing the test on error.
-func (r response) JSON(t testing.TB, v any) {
+func (r APIResponse) JSON(t testing.TB, v any) {
 	t.Helper()
 	if err := json.Unmarshal(r.Body, v); err != nil {
 		t.Fatalf("decode %s: %v", r.Body, err)
@@ -229,7 +229,7 @@ func (r response) JSON(t testing.TB, v any) {
 }
 
 // Error returns the {"error"} message.
-func (r response) Error() string {
+func (r APIResponse) Error() string {
 	var e struct {
 		Error string `json:"error"`
 	}
@@ -237,8 +237,8 @@ func (r response) Error() string {
 	return e.Error
 }
 
-func (c apiClient) exchange(method, path string, body any) (*http.Request, []byte, *httptest.ResponseRecorder) {
-	c.t.Helper()
+func (c APIClient) Exchange(method, path string, body any) (*http.Request, []byte, *httptest.ResponseRecorder) {
+	c.T.Helper()
 	var raw []byte
 	switch b := body.(type) {
 	case nil:
@@ -249,73 +249,73 @@ func (c apiClient) exchange(method, path string, body any) (*http.Request, []byt
 	default:
 		var err error
 		if raw, err = json.Marshal(b); err != nil {
-			c.t.Fatal(err)
+			c.T.Fatal(err)
 		}
 	}
 	req := httptest.NewRequest(method, path, bytes.NewReader(raw))
 	if raw != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}
-	if c.token != "" {
-		req.Header.Set("Authorization", "Bearer "+c.token)
+	if c.Token != "" {
+		req.Header.Set("Authorization", "Bearer "+c.Token)
 	}
 	rec := httptest.NewRecorder()
-	c.h.ServeHTTP(rec, req.Clone(context.Background()))
+	c.H.ServeHTTP(rec, req.Clone(context.Background()))
 	return req, raw, rec
 }
 
 // do sends a request for an operation of the specs and checks both sides
 // against it (specCheck).
-func (c apiClient) do(method, path string, body any) response {
-	c.t.Helper()
-	req, raw, rec := c.exchange(method, path, body)
-	specCheck(c.t, req, raw, rec.Code, rec.Header(), rec.Body.Bytes())
-	return response{Status: rec.Code, Body: rec.Body.Bytes()}
+func (c APIClient) Do(method, path string, body any) APIResponse {
+	c.T.Helper()
+	req, raw, rec := c.Exchange(method, path, body)
+	SpecCheck(c.T, req, raw, rec.Code, rec.Header(), rec.Body.Bytes())
+	return APIResponse{Status: rec.Code, Body: rec.Body.Bytes()}
 }
 
 // doOwn sends a request to one of our own endpoints, not in the specs; an
 // error answer must still be {"error": string}.
-func (c apiClient) doOwn(method, path string, body any) response {
-	c.t.Helper()
-	_, _, rec := c.exchange(method, path, body)
+func (c APIClient) DoOwn(method, path string, body any) APIResponse {
+	c.T.Helper()
+	_, _, rec := c.Exchange(method, path, body)
 	if rec.Code >= 400 {
 		var e struct {
 			Error *string `json:"error"`
 		}
 		if json.Unmarshal(rec.Body.Bytes(), &e) != nil || e.Error == nil {
-			c.t.Errorf("%s %s: %d body %q is not {\"error\": string}", method, path, rec.Code, rec.Body.Bytes())
+			c.T.Errorf("%s %s: %d body %q is not {\"error\": string}", method, path, rec.Code, rec.Body.Bytes())
 		}
 	}
-	return response{Status: rec.Code, Body: rec.Body.Bytes()}
+	return APIResponse{Status: rec.Code, Body: rec.Body.Bytes()}
 }
 
 // TestSpecsLoad proves the harness itself: every spec loads and routes.
 func TestSpecsLoad(t *testing.T) {
-	ss, err := loadSpecs()
+	ss, err := LoadSpecs()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(ss) != len(specFiles) {
-		t.Fatalf("loaded %d specs, want %d", len(ss), len(specFiles))
+	if len(ss) != len(SpecFiles) {
+		t.Fatalf("loaded %d specs, want %d", len(ss), len(SpecFiles))
 	}
 	for _, p := range []string{"/v0/wallet/token-standard/transfers", "/api/validator/v0/wallet/buy-traffic-requests", "/registry/transfer-instruction/v1/transfer-factory"} {
 		req := httptest.NewRequest(http.MethodPost, strings.TrimPrefix(p, "/api/validator"), nil)
-		if route, _, _, err := findOperation(req); err != nil || route == nil {
+		if route, _, _, err := FindOperation(req); err != nil || route == nil {
 			t.Errorf("POST %s: no route (%v)", p, err)
 		}
 	}
 }
 
 // recordingTB collects what specCheck reports, to test the harness.
-type recordingTB struct {
+type RecordingTB struct {
 	testing.TB
-	errs []string
+	Errs []string
 }
 
-func (r *recordingTB) Helper()                   {}
-func (r *recordingTB) Logf(string, ...any)       {}
-func (r *recordingTB) Errorf(f string, a ...any) { r.errs = append(r.errs, fmt.Sprintf(f, a...)) }
-func (r *recordingTB) Fatalf(f string, a ...any) { r.errs = append(r.errs, fmt.Sprintf(f, a...)) }
+func (r *RecordingTB) Helper()                   {}
+func (r *RecordingTB) Logf(string, ...any)       {}
+func (r *RecordingTB) Errorf(f string, a ...any) { r.Errs = append(r.Errs, fmt.Sprintf(f, a...)) }
+func (r *RecordingTB) Fatalf(f string, a ...any) { r.Errs = append(r.Errs, fmt.Sprintf(f, a...)) }
 
 // TestSpecCheckCatchesMismatches proves specCheck fails on what it must.
 func TestSpecCheckCatchesMismatches(t *testing.T) {
@@ -340,15 +340,15 @@ func TestSpecCheckCatchesMismatches(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			rec := &recordingTB{TB: t}
+			rec := &RecordingTB{TB: t}
 			req := httptest.NewRequest(c.method, c.path, strings.NewReader(c.req))
 			if c.req != "" {
 				req.Header.Set("Content-Type", "application/json")
 			}
 			h := http.Header{"Content-Type": {"application/json"}}
-			specCheck(rec, req, []byte(c.req), c.status, h, []byte(c.resp))
-			if got := len(rec.errs) > 0; got != c.wantErr {
-				t.Errorf("errors = %q, want errors: %v", rec.errs, c.wantErr)
+			SpecCheck(rec, req, []byte(c.req), c.status, h, []byte(c.resp))
+			if got := len(rec.Errs) > 0; got != c.wantErr {
+				t.Errorf("errors = %q, want errors: %v", rec.Errs, c.wantErr)
 			}
 		})
 	}
@@ -356,21 +356,21 @@ func TestSpecCheckCatchesMismatches(t *testing.T) {
 
 // checkSpec is specCheck for exchanges that may use the mission's aliases,
 // paths the specs do not have; those are skipped.
-func checkSpec(t testing.TB, req *http.Request, reqBody []byte, status int, header http.Header, body []byte) {
+func CheckSpec(t testing.TB, req *http.Request, reqBody []byte, status int, header http.Header, body []byte) {
 	t.Helper()
 	probe := req.Clone(context.Background())
 	probe.URL = &url.URL{Path: strings.TrimPrefix(req.URL.Path, "/api/validator"), RawQuery: req.URL.RawQuery}
 	probe.RequestURI = ""
 	probe.Body = io.NopCloser(bytes.NewReader(reqBody))
-	if route, _, _, err := findOperation(probe); err == nil && route == nil {
+	if route, _, _, err := FindOperation(probe); err == nil && route == nil {
 		return // a mission alias without a spec entry
 	}
-	specCheck(t, req, reqBody, status, header, body)
+	SpecCheck(t, req, reqBody, status, header, body)
 }
 
 // declaredAsError reports whether the operation's response for status is
 // the common ErrorResponse (or has no schema).
-func declaredAsError(op *openapi3.Operation, status int) bool {
+func DeclaredAsError(op *openapi3.Operation, status int) bool {
 	r := op.Responses.Status(status)
 	if r == nil || r.Value == nil {
 		return true

@@ -23,19 +23,19 @@ import (
 // raw sends a request without checking it against the specs: the bodies
 // here are meant to be wrong. invalidUTF8 in the encoded body becomes raw
 // invalid UTF-8 bytes, which json.Marshal would otherwise replace.
-func (c apiClient) raw(method, path string, body any) response {
-	c.t.Helper()
+func (c APIClient) Raw(method, path string, body any) APIResponse {
+	c.T.Helper()
 	if m, ok := body.(map[string]any); ok {
-		b := mustMarshal(c.t, m)
-		body = bytes.ReplaceAll(b, []byte(invalidUTF8), []byte("\xff\xfe\xc0"))
+		b := MustMarshal(c.T, m)
+		body = bytes.ReplaceAll(b, []byte(InvalidUTF8), []byte("\xff\xfe\xc0"))
 	}
-	_, _, rec := c.exchange(method, path, body)
-	return response{Status: rec.Code, Body: rec.Body.Bytes()}
+	_, _, rec := c.Exchange(method, path, body)
+	return APIResponse{Status: rec.Code, Body: rec.Body.Bytes()}
 }
 
-const invalidUTF8 = "INVALID-UTF8"
+const InvalidUTF8 = "INVALID-UTF8"
 
-func mustMarshal(t testing.TB, v any) []byte {
+func MustMarshal(t testing.TB, v any) []byte {
 	t.Helper()
 	b, err := json.Marshal(v)
 	if err != nil {
@@ -48,9 +48,9 @@ func mustMarshal(t testing.TB, v any) []byte {
 // views of it) and fails the test on any answer but 200: nothing another
 // party did may break them. It also accepts and rejects what the victim was
 // sent: each must answer, never 500.
-func victimReads(t *testing.T, a *testAPI, user string, party coin.PartyID, external bool) {
+func victimReads(t *testing.T, a *API, user string, party coin.PartyID, external bool) {
 	t.Helper()
-	admin := a.as("admin")
+	admin := a.As("admin")
 	var reads []struct{ method, path string }
 	add := func(method, path string) { reads = append(reads, struct{ method, path string }{method, path}) }
 	if external {
@@ -70,7 +70,7 @@ func victimReads(t *testing.T, a *testAPI, user string, party coin.PartyID, exte
 	add("GET", "/v0/admin/users")
 	add("GET", "/v0/admin/external-party/setup-proposal")
 	add("GET", "/v0/admin/domain/data-snapshot?timestamp=2020-01-01T00:00:00Z")
-	c := a.as(user)
+	c := a.As(user)
 	for _, rd := range reads {
 		client := c
 		if strings.HasPrefix(rd.path, "/v0/admin/") {
@@ -80,7 +80,7 @@ func victimReads(t *testing.T, a *testAPI, user string, party coin.PartyID, exte
 		if rd.method == "POST" {
 			body = map[string]any{"page_size": 1000}
 		}
-		if r := client.raw(rd.method, rd.path, body); r.Status != http.StatusOK {
+		if r := client.Raw(rd.method, rd.path, body); r.Status != http.StatusOK {
 			t.Errorf("%s read %s %s = %d %s", user, rd.method, rd.path, r.Status, r.Body)
 		}
 	}
@@ -90,7 +90,7 @@ func victimReads(t *testing.T, a *testAPI, user string, party coin.PartyID, exte
 	// The web wallet's pages of the victim, logged in through the real
 	// OIDC flow on the same ledger (whose development provider knows
 	// alice and bob).
-	b := handlerstest.NewUIEnvOn(t, a.l, nil, func(*handlers.Config) {}).Browser(t)
+	b := handlerstest.NewUIEnvOn(t, a.L, nil, func(*handlers.Config) {}).Browser(t)
 	b.Login(user)
 	for _, page := range []string{"/", "/holdings", "/history", "/history.csv", "/send", "/offers", "/approvals", "/traffic", "/allocations"} {
 		if r := b.Get(page); r.Status != http.StatusOK {
@@ -101,7 +101,7 @@ func victimReads(t *testing.T, a *testAPI, user string, party coin.PartyID, exte
 	// choice contexts, then accept, reject.
 	for _, cid := range listedIDs(t, c, "/v0/wallet/token-standard/transfers", "transfers") {
 		path := "/registry/transfer-instruction/v1/" + cid + "/choice-contexts/accept"
-		if r := c.raw("POST", path, map[string]any{}); r.Status >= 500 {
+		if r := c.Raw("POST", path, map[string]any{}); r.Status >= 500 {
 			t.Errorf("%s %s = %d %s", user, path, r.Status, r.Body)
 		}
 	}
@@ -111,23 +111,23 @@ func victimReads(t *testing.T, a *testAPI, user string, party coin.PartyID, exte
 
 // moveAll lists the contracts at path (under key) and moves each, the
 // moves taken in turn; none may answer 500.
-func moveAll(t *testing.T, c apiClient, user, path, key string, moves ...string) {
+func moveAll(t *testing.T, c APIClient, user, path, key string, moves ...string) {
 	t.Helper()
 	for i, cid := range listedIDs(t, c, path, key) {
 		move := moves[i%len(moves)]
-		if r := c.raw("POST", path+"/"+cid+"/"+move, map[string]any{}); r.Status >= 500 {
+		if r := c.Raw("POST", path+"/"+cid+"/"+move, map[string]any{}); r.Status >= 500 {
 			t.Errorf("%s %s %s = %d %s", user, move, cid, r.Status, r.Body)
 		}
 	}
 }
 
 // listedIDs is the contract ids of the list at path (under key).
-func listedIDs(t *testing.T, c apiClient, path, key string) []string {
+func listedIDs(t *testing.T, c APIClient, path, key string) []string {
 	t.Helper()
 	var list map[string][]struct {
 		ContractID string `json:"contract_id"`
 	}
-	if r := c.raw("GET", path, nil); r.Status == http.StatusOK {
+	if r := c.Raw("GET", path, nil); r.Status == http.StatusOK {
 		r.JSON(t, &list)
 	}
 	var ids []string
@@ -153,20 +153,20 @@ var (
 // Postgres answered 500) are refused with 400 naming the field, on both
 // engines, and every read of both parties still answers 200.
 func TestRequestBounds(t *testing.T) {
-	forEachEngine(t, func(t *testing.T, a *testAPI) {
-		alice, _ := a.user("alice", "1000")
-		_, bobPID := a.user("bob", "")
-		bobPreapproval, _, err := a.l.CreatePreapproval(t.Context(), bobPID)
+	ForEachAPI(t, func(t *testing.T, a *API) {
+		alice, _ := a.User("alice", "1000")
+		_, bobPID := a.User("bob", "")
+		bobPreapproval, _, err := a.L.CreatePreapproval(t.Context(), bobPID)
 		if err != nil {
 			t.Fatal(err)
 		}
-		admin := a.as("admin")
-		op := a.l.Operator()
-		sync := a.l.SynchronizerID()
+		admin := a.As("admin")
+		op := a.L.Operator()
+		sync := a.L.SynchronizerID()
 		huge := "1" + strings.Repeat("0", 27) // 28 digits of USD: 2e29 coin at 0.005
 		cases := []struct {
 			name, path, field string
-			c                 apiClient
+			c                 APIClient
 			body              map[string]any
 		}{
 			{"offer in year 10000", "/v0/wallet/transfer-offers", "expires_at", alice,
@@ -178,7 +178,7 @@ func TestRequestBounds(t *testing.T) {
 			{"traffic in year 10000", "/v0/wallet/buy-traffic-requests", "expires_at", alice,
 				map[string]any{"receiving_validator_party_id": op, "domain_id": sync, "traffic_amount": 200_000, "tracking_id": "b1", "expires_at": micros(year10000)}},
 			{"traffic past the limit", "/v0/wallet/buy-traffic-requests", "traffic_amount", alice,
-				map[string]any{"receiving_validator_party_id": op, "domain_id": sync, "traffic_amount": int64(math.MaxInt64), "tracking_id": "b2", "expires_at": micros(a.clock.Now().Add(time.Hour))}},
+				map[string]any{"receiving_validator_party_id": op, "domain_id": sync, "traffic_amount": int64(math.MaxInt64), "tracking_id": "b2", "expires_at": micros(a.Clock.Now().Add(time.Hour))}},
 			{"tap past the limit", "/v0/wallet/tap", "amount", alice, map[string]any{"amount": huge}},
 			{"tap with a huge command id", "/v0/wallet/tap", "command_id", alice, map[string]any{"amount": "1", "command_id": strings.Repeat("x", 100_000)}},
 			{"send with a huge deduplication id", "/v0/wallet/transfer-preapproval/send", "deduplication_id", alice,
@@ -188,11 +188,11 @@ func TestRequestBounds(t *testing.T) {
 			{"reassignment to a huge synchronizer id", "/v0/admin/devnet/reassignments", "target_synchronizer_id", admin,
 				map[string]any{"contract_id": bobPreapproval, "target_synchronizer_id": strings.Repeat("x", 100_000)}},
 			{"instruction with a huge tracking id", "/v0/wallet/token-standard/transfers", "tracking_id", alice,
-				map[string]any{"receiver_party_id": bobPID, "amount": "1", "description": "x", "expires_at": micros(a.clock.Now().Add(time.Hour)), "tracking_id": strings.Repeat("é", 200)}},
+				map[string]any{"receiver_party_id": bobPID, "amount": "1", "description": "x", "expires_at": micros(a.Clock.Now().Add(time.Hour)), "tracking_id": strings.Repeat("é", 200)}},
 			{"admin tap past the limit", "/v0/admin/devnet/tap", "amount", admin, map[string]any{"party_id": bobPID, "amount": huge}},
 		}
 		for _, c := range cases {
-			r := c.c.raw("POST", c.path, c.body)
+			r := c.c.Raw("POST", c.path, c.body)
 			if r.Status != http.StatusBadRequest || !strings.HasPrefix(r.Error(), c.field+":") {
 				t.Errorf("%s = %d %s, want 400 naming %s", c.name, r.Status, r.Body, c.field)
 			}
@@ -204,21 +204,21 @@ func TestRequestBounds(t *testing.T) {
 				description string
 				want        int
 			}{{strings.Repeat("é", 279), http.StatusOK}, {strings.Repeat("x", 280), http.StatusBadRequest}} {
-				r := alice.raw("POST", path, map[string]any{"receiver_party_id": bobPID, "amount": "1", "description": c.description,
-					"expires_at": micros(a.clock.Now().Add(time.Hour)), "tracking_id": fmt.Sprint("d", i, j)})
+				r := alice.Raw("POST", path, map[string]any{"receiver_party_id": bobPID, "amount": "1", "description": c.description,
+					"expires_at": micros(a.Clock.Now().Add(time.Hour)), "tracking_id": fmt.Sprint("d", i, j)})
 				if r.Status != c.want || c.want == http.StatusBadRequest && !strings.HasPrefix(r.Error(), "description:") {
 					t.Errorf("%s with %d characters of description = %d %s, want %d", path, len([]rune(c.description)), r.Status, r.Body, c.want)
 				}
 			}
 		}
 		// The last moment of the range is taken, and read back on both engines.
-		if r := alice.raw("POST", "/v0/wallet/transfer-offers", map[string]any{"receiver_party_id": bobPID, "amount": "1",
+		if r := alice.Raw("POST", "/v0/wallet/transfer-offers", map[string]any{"receiver_party_id": bobPID, "amount": "1",
 			"description": "x", "expires_at": micros(year9999), "tracking_id": "o3"}); r.Status != http.StatusOK {
 			t.Errorf("offer at the end of 9999 = %d %s", r.Status, r.Body)
 		}
 		victimReads(t, a, "alice", "", false)
 		victimReads(t, a, "bob", bobPID, false)
-		ledgertest.Conserved(t, a.l)
+		ledgertest.Conserved(t, a.L)
 	})
 }
 
@@ -232,23 +232,23 @@ func TestRequestBounds(t *testing.T) {
 // victims and of the attackers answers 200 and the ledger is conserved,
 // on both engines.
 func TestVictimProperty(t *testing.T) {
-	forEachEngine(t, func(t *testing.T, a *testAPI) {
+	ForEachAPI(t, func(t *testing.T, a *API) {
 		rng := rand.New(rand.NewSource(21))
-		attacker, attackerPID := a.user("alice", "")
-		_, victim := a.user("bob", "10")
-		victimPreapproval, _, err := a.l.CreatePreapproval(t.Context(), victim)
+		attacker, attackerPID := a.User("alice", "")
+		_, victim := a.User("bob", "10")
+		victimPreapproval, _, err := a.L.CreatePreapproval(t.Context(), victim)
 		if err != nil {
 			t.Fatal(err)
 		}
-		admin := a.as("admin")
-		ext, extKey := ledgertest.ExternalParty(t, a.l, "ext-attacker")
-		extVictim, _ := ledgertest.ExternalParty(t, a.l, "ext-victim")
+		admin := a.As("admin")
+		ext, extKey := ledgertest.ExternalParty(t, a.L, "ext-attacker")
+		extVictim, _ := ledgertest.ExternalParty(t, a.L, "ext-victim")
 		for _, p := range []coin.PartyID{attackerPID, ext} {
-			if r := admin.raw("POST", "/v0/admin/devnet/tap", map[string]any{"party_id": p, "amount": "100000"}); r.Status != http.StatusOK {
+			if r := admin.Raw("POST", "/v0/admin/devnet/tap", map[string]any{"party_id": p, "amount": "100000"}); r.Status != http.StatusOK {
 				t.Fatalf("fund %s: %d %s", p, r.Status, r.Body)
 			}
 		}
-		now := a.clock.Now()
+		now := a.Clock.Now()
 		timesMicros := []int64{micros(year10000), micros(year9999), micros(year0001), -1, 0, math.MaxInt64, math.MinInt64,
 			micros(now.Add(time.Hour)), micros(now.Add(-time.Hour)), micros(now.AddDate(100, 0, 0))}
 		// Each generator gives a value the ledger takes (an extreme but
@@ -286,7 +286,7 @@ func TestVictimProperty(t *testing.T) {
 			return amounts[rng.Intn(len(amounts))]
 		}
 		texts := []string{"", "x", strings.Repeat("é", 279), strings.Repeat("é", 280), strings.Repeat("x", 100_000),
-			"a\x00b", invalidUTF8, "\u202eevil\u202c", strings.Repeat("😀", 300), "😀", "e\u0301\u0301\u0301", "<script>alert(1)</script>",
+			"a\x00b", InvalidUTF8, "\u202eevil\u202c", strings.Repeat("😀", 300), "😀", "e\u0301\u0301\u0301", "<script>alert(1)</script>",
 			"'; DROP TABLE holdings; --", "\r\n\t", strings.Repeat("\u200b", 50)}
 		validTexts := []string{"", "x", strings.Repeat("é", 139), "\u202eevil\u202c", strings.Repeat("😀", 60), "e\u0301\u0301\u0301",
 			"<script>alert(1)</script>", "'; DROP TABLE holdings; --", "\r\n\t", strings.Repeat("\u200b", 50), "שלום עולם", "\ufeff\u2028"}
@@ -316,7 +316,7 @@ func TestVictimProperty(t *testing.T) {
 				}
 				return m
 			default:
-				return map[string]any{invalidUTF8: "\x00", "": nil}
+				return map[string]any{InvalidUTF8: "\x00", "": nil}
 			}
 		}
 		tracking := 0
@@ -333,55 +333,55 @@ func TestVictimProperty(t *testing.T) {
 			}
 			return victim
 		}
-		ops := []func() (apiClient, string, map[string]any){
-			func() (apiClient, string, map[string]any) {
+		ops := []func() (APIClient, string, map[string]any){
+			func() (APIClient, string, map[string]any) {
 				return attacker, "/v0/wallet/transfer-offers", map[string]any{"receiver_party_id": receiver(), "amount": amount(),
 					"description": text(), "expires_at": timeMicros(), "tracking_id": id(), "meta": meta()}
 			},
-			func() (apiClient, string, map[string]any) {
+			func() (APIClient, string, map[string]any) {
 				return attacker, "/v0/wallet/token-standard/transfers", map[string]any{"receiver_party_id": receiver(), "amount": amount(),
 					"description": text(), "expires_at": timeMicros(), "tracking_id": id(), "meta": meta()}
 			},
-			func() (apiClient, string, map[string]any) {
+			func() (APIClient, string, map[string]any) {
 				return attacker, "/v0/wallet/transfer-preapproval/send", map[string]any{"receiver_party_id": receiver(), "amount": amount(),
 					"deduplication_id": id(), "description": text()}
 			},
-			func() (apiClient, string, map[string]any) {
-				return attacker, "/v0/wallet/buy-traffic-requests", map[string]any{"receiving_validator_party_id": a.l.Operator(),
-					"domain_id": a.l.SynchronizerID(), "traffic_amount": []int64{200_000, math.MaxInt64, -1, 1 << 40, 1<<40 + 1}[rng.Intn(5)],
+			func() (APIClient, string, map[string]any) {
+				return attacker, "/v0/wallet/buy-traffic-requests", map[string]any{"receiving_validator_party_id": a.L.Operator(),
+					"domain_id": a.L.SynchronizerID(), "traffic_amount": []int64{200_000, math.MaxInt64, -1, 1 << 40, 1<<40 + 1}[rng.Intn(5)],
 					"tracking_id": id(), "expires_at": timeMicros()}
 			},
-			func() (apiClient, string, map[string]any) {
+			func() (APIClient, string, map[string]any) {
 				return attacker, "/v0/wallet/tap", map[string]any{"amount": amount(), "command_id": id()}
 			},
-			func() (apiClient, string, map[string]any) {
+			func() (APIClient, string, map[string]any) {
 				return admin, "/v0/admin/devnet/tap", map[string]any{"party_id": receiver(), "amount": amount(), "command_id": id()}
 			},
-			func() (apiClient, string, map[string]any) {
+			func() (APIClient, string, map[string]any) {
 				return attacker, "/registry/transfer-instruction/v1/transfer-factory", map[string]any{"choiceArguments": map[string]any{
-					"expectedAdmin": a.l.DSO(), "transfer": map[string]any{"sender": attackerPID, "receiver": receiver(), "amount": amount(),
-						"requestedAt": timeText(), "executeBefore": timeText(), "instrumentId": map[string]any{"admin": a.l.DSO(), "id": ledger.InstrumentID},
+					"expectedAdmin": a.L.DSO(), "transfer": map[string]any{"sender": attackerPID, "receiver": receiver(), "amount": amount(),
+						"requestedAt": timeText(), "executeBefore": timeText(), "instrumentId": map[string]any{"admin": a.L.DSO(), "id": ledger.InstrumentID},
 						"meta": map[string]any{"values": meta()}}, "extraArgs": map[string]any{"meta": meta()}}}
 			},
-			func() (apiClient, string, map[string]any) {
+			func() (APIClient, string, map[string]any) {
 				return attacker, "/v0/wallet/transfer-preapproval", map[string]any{"meta": meta()}
 			},
-			func() (apiClient, string, map[string]any) {
+			func() (APIClient, string, map[string]any) {
 				return attacker, "/v0/wallet/merge-delegation-proposals", map[string]any{"meta": meta()}
 			},
-			func() (apiClient, string, map[string]any) {
+			func() (APIClient, string, map[string]any) {
 				return attacker, "/v0/wallet/self-grant-feature-app-right", map[string]any{"meta": meta()}
 			},
-			func() (apiClient, string, map[string]any) {
+			func() (APIClient, string, map[string]any) {
 				return admin, "/v0/admin/external-party/setup-proposal", map[string]any{"user_party_id": extVictim}
 			},
-			func() (apiClient, string, map[string]any) {
+			func() (APIClient, string, map[string]any) {
 				if rng.Intn(2) == 0 {
 					return admin, "/v0/admin/devnet/reassignments/" + string(victimPreapproval) + "/complete", map[string]any{}
 				}
 				return admin, "/v0/admin/devnet/reassignments", map[string]any{"contract_id": victimPreapproval, "target_synchronizer_id": text()}
 			},
-			func() (apiClient, string, map[string]any) {
+			func() (APIClient, string, map[string]any) {
 				return admin, "/v0/admin/merge-delegations/airdrop", map[string]any{"recipients": []map[string]any{{"party_id": victim, "amount": amount()}},
 					"description": text(), "command_id": id()}
 			},
@@ -402,7 +402,7 @@ func TestVictimProperty(t *testing.T) {
 					"expires_at": timeText(), "merge_limit": []int{1, 0, -1, math.MaxInt32, 100}[rng.Intn(5)]}
 			},
 		}
-		noFiveHundred := func(what string, r response) {
+		noFiveHundred := func(what string, r APIResponse) {
 			t.Helper()
 			if r.Status >= 500 {
 				t.Errorf("%s = %d %s", what, r.Status, r.Body)
@@ -412,7 +412,7 @@ func TestVictimProperty(t *testing.T) {
 		for i := range n {
 			if i%4 == 3 {
 				path, body := externalOps[rng.Intn(len(externalOps))]()
-				r := admin.raw("POST", path, body)
+				r := admin.Raw("POST", path, body)
 				noFiveHundred(path, r)
 				if r.Status == http.StatusOK {
 					submitSigned(t, admin, string(ext), extKey, path, r, noFiveHundred)
@@ -420,13 +420,13 @@ func TestVictimProperty(t *testing.T) {
 				continue
 			}
 			c, path, body := ops[rng.Intn(len(ops))]()
-			noFiveHundred(path, c.raw("POST", path, body))
+			noFiveHundred(path, c.Raw("POST", path, body))
 		}
 		// The web forms, which reach the same ledger calls by another way.
-		ui := handlerstest.NewUIEnvOn(t, a.l, nil, func(*handlers.Config) {}).Browser(t)
+		ui := handlerstest.NewUIEnvOn(t, a.L, nil, func(*handlers.Config) {}).Browser(t)
 		ui.Login("alice")
 		csrf := handlerstest.CSRFOf(t, ui.Get("/send").Body)
-		formText := func() string { return strings.ReplaceAll(text(), invalidUTF8, "\xff\xfe") }
+		formText := func() string { return strings.ReplaceAll(text(), InvalidUTF8, "\xff\xfe") }
 		for range 30 {
 			var path string
 			var f url.Values
@@ -438,7 +438,7 @@ func TestVictimProperty(t *testing.T) {
 			case 1:
 				path, f = "/tap", url.Values{"amount": {amount()}}
 			default:
-				path, f = "/traffic", url.Values{"member": {string(a.l.Operator())}, "amount": {amount()},
+				path, f = "/traffic", url.Values{"member": {string(a.L.Operator())}, "amount": {amount()},
 					"unit": {[]string{"cc", "bytes"}[rng.Intn(2)]}, "step": {"confirm"}, "tracking_id": {formText()}}
 			}
 			f.Set("csrf_token", csrf)
@@ -451,12 +451,12 @@ func TestVictimProperty(t *testing.T) {
 		victimReads(t, a, "", extVictim, true)
 		victimReads(t, a, "", ext, true)
 		// The expiry job and a restart of time do not trip over what was stored.
-		a.clock.Advance(24 * time.Hour)
-		if _, err := a.l.ExpireOffers(t.Context()); err != nil {
+		a.Clock.Advance(24 * time.Hour)
+		if _, err := a.L.ExpireOffers(t.Context()); err != nil {
 			t.Errorf("expire offers: %v", err)
 		}
 		victimReads(t, a, "bob", victim, false)
-		ledgertest.Conserved(t, a.l)
+		ledgertest.Conserved(t, a.L)
 	})
 }
 
@@ -470,7 +470,7 @@ func jsonNumber(s string) any {
 }
 
 // submitSigned signs and submits what a prepare endpoint answered.
-func submitSigned(t *testing.T, admin apiClient, party string, key ed25519.PrivateKey, preparePath string, r response, check func(string, response)) {
+func submitSigned(t *testing.T, admin APIClient, party string, key ed25519.PrivateKey, preparePath string, r APIResponse, check func(string, APIResponse)) {
 	t.Helper()
 	var p prepared
 	r.JSON(t, &p)
@@ -478,7 +478,7 @@ func submitSigned(t *testing.T, admin apiClient, party string, key ed25519.Priva
 	if strings.HasSuffix(preparePath, "prepare-send") {
 		submit = "/v0/admin/external-party/transfer-preapproval/submit-send"
 	}
-	check(submit, admin.raw("POST", submit, submissionBody(party, key, p, sign(t, key, p.TxHash))))
+	check(submit, admin.Raw("POST", submit, submissionBody(party, key, p, sign(t, key, p.TxHash))))
 }
 
 // TestUIFormBounds: text that is not UTF-8 cannot come through JSON (the
