@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ccwallet/ccwallet/handlers/handlerstest"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
 	"github.com/ccwallet/ccwallet/web"
 )
@@ -15,17 +16,15 @@ import (
 // path, query, form body), and with 401 in a token's subject; nothing
 // changes.
 func TestNULRefused(t *testing.T) {
-	e := newAPI(t)
-	alice, bob := e.onboard("alice"), e.onboard("bob")
-	ledgertest.Mint(t, e.l, alice, "100")
-	if _, _, err := e.l.CreatePreapproval(t.Context(), bob); err != nil {
+	a := handlerstest.NewAPI(t, 0) // Postgres
+	aliceC, alice := a.User("alice", "")
+	_, bob := a.User("bob", "")
+	ledgertest.Mint(t, a.L, alice, "100")
+	if _, _, err := a.L.CreatePreapproval(t.Context(), bob); err != nil {
 		t.Fatal(err)
 	}
-	before := ledgertest.Conserved(t, e.l)
-	tok, err := web.SignDevToken(e.key, "k", "", "", "alice", time.Hour)
-	if err != nil {
-		t.Fatal(err)
-	}
+	before := ledgertest.Conserved(t, a.L)
+	tok := aliceC.Token
 	send := func(body string) string {
 		return `{"receiver_party_id":"` + string(bob) + `","amount":"1",` + body + `}`
 	}
@@ -47,29 +46,29 @@ func TestNULRefused(t *testing.T) {
 		}
 		r.Header.Set("Authorization", "Bearer "+tok)
 		w := httptest.NewRecorder()
-		e.srv.ServeHTTP(w, r)
+		a.H.ServeHTTP(w, r)
 		if w.Code != 400 || !strings.Contains(w.Body.String(), "NUL") {
 			t.Errorf("%s: %d %s; want 400 naming the NUL character", c.name, w.Code, w.Body)
 		}
 	}
 
-	nulSub, err := web.SignDevToken(e.key, "k", "", "", "ali\x00ce", time.Hour)
+	nulSub, err := web.SignDevToken(a.Signer, handlerstest.KID, "", handlerstest.Audience, "ali\x00ce", time.Hour)
 	if err != nil {
 		t.Fatal(err)
 	}
 	r := httptest.NewRequest("GET", "/v0/wallet/balance", nil)
 	r.Header.Set("Authorization", "Bearer "+nulSub)
 	w := httptest.NewRecorder()
-	e.srv.ServeHTTP(w, r)
+	a.H.ServeHTTP(w, r)
 	if w.Code != 401 {
 		t.Errorf("token whose sub holds a NUL: %d %s; want 401", w.Code, w.Body)
 	}
 
 	// A clean request still works, and nothing moved before it.
-	if after := ledgertest.Conserved(t, e.l); !after.Minted.Equal(before.Minted) || !after.Burned.Equal(before.Burned) {
+	if after := ledgertest.Conserved(t, a.L); !after.Minted.Equal(before.Minted) || !after.Burned.Equal(before.Burned) {
 		t.Errorf("refused requests changed the ledger: %+v -> %+v", before, after)
 	}
-	if status, body := e.do("POST", "/v0/wallet/transfer-preapproval/send", "alice", send(`"deduplication_id":"d2","description":"fine"`)); status != 200 {
-		t.Errorf("clean send: %d %v", status, body)
+	if r := aliceC.DoOwn("POST", "/v0/wallet/transfer-preapproval/send", send(`"deduplication_id":"d2","description":"fine"`)); r.Status != 200 {
+		t.Errorf("clean send: %d %s", r.Status, r.Body)
 	}
 }

@@ -237,8 +237,8 @@ func (s *Server) execute(r *http.Request, sb *submission) (int64, error) {
 			s.recordRejection(r, sb, err) // an asynchronous submission learns it here
 			return 0, err
 		}
-		// The running one has completed: this one is deduplicated
-		// against it by the ledger, as any later submission.
+		// The running one has completed: the ledger answers this one
+		// as any later submission (a duplicate of a committed command).
 	} else {
 		defer s.inflight.release(sb.key)
 	}

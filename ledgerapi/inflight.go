@@ -53,15 +53,19 @@ func inFlightError(sb *submission, existing string) error {
 	return e
 }
 
-// stillInFlight is SUBMISSION_ALREADY_IN_FLIGHT for sb when the change's
-// running submission, existing, has not completed yet; nil when its
-// completion is stored already (it ran, and only its release is to
-// come). So a client answered "in flight" always finds the completion
-// in the completions after the ledger end it read before submitting:
-// that completion was not committed then, so the (stable) ledger end was
-// below its offset (store.DB.StableEnd). Canton answers so too: its
-// ledger end passes a completion only once the submission has left its
-// in-flight tracker.
+// stillInFlight is SUBMISSION_ALREADY_IN_FLIGHT for sb while the change's
+// running submission, existing, has not completed; nil once its
+// completion is stored (it ran, and only its release is to come). It
+// decides nothing about duplicates: a submission let through goes to the
+// ledger like any later one, and the ledger answers a committed command
+// as a duplicate whoever holds its key (claimCommand) and runs a rejected
+// one's retry. What only this check knows is whether the in-flight answer
+// may name existing: a client told to wait for it reads its completion
+// after the ledger end it read before submitting, so existing must not
+// have completed by then; not stored now, it was not committed then, and
+// the (stable) ledger end was below its offset (store.DB.StableEnd).
+// Canton's ledger end likewise passes a completion only once the
+// submission has left its in-flight tracker.
 func (s *Server) stillInFlight(r *http.Request, sb *submission, existing string) error {
 	done, err := s.l.CompletionStored(r.Context(), sb.completion.UserID, sb.commandID, existing)
 	if err != nil {

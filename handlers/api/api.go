@@ -82,18 +82,19 @@ func New(l *ledger.Ledger, cfg Config, log *slog.Logger) *Handler {
 // and health's /readyz and /livez when health is not nil.
 func (h *Handler) Routes(mux *http.ServeMux, health http.Handler) {
 	rg, ext, dev := registry{h}, external{h}, devnet{h}
+	ans, subs, va := nameService{h}, subscriptionRoutes{h}, validatorAdmin{h}
 	// validator-internal.yaml
 	mux.Handle("GET /v0/validator-user", h.api(h.getValidatorUserInfo))
 	mux.Handle("POST /v0/register", h.user(h.register))
-	mux.Handle("POST /v0/admin/users", h.admin(h.onboardUser))
-	mux.Handle("GET /v0/admin/users", h.admin(h.listUsers))
-	mux.Handle("POST /v0/admin/users/offboard", h.admin(h.offboardUser))
-	mux.Handle("GET /v0/admin/transfer-preapprovals", h.admin(h.listTransferPreapprovals))
-	mux.Handle("GET /v0/admin/transfer-preapprovals/by-party/{receiver}", h.admin(h.lookupTransferPreapprovalByParty))
-	mux.Handle("DELETE /v0/admin/transfer-preapprovals/by-party/{receiver}", h.admin(h.cancelTransferPreapprovalByParty))
-	mux.Handle("GET /v0/admin/participant/identities", h.admin(h.dumpParticipantIdentities))
-	mux.Handle("GET /v0/admin/participant/global-domain-connection-config", h.admin(h.getDecentralizedSynchronizerConnectionConfig))
-	mux.Handle("GET /v0/admin/domain/data-snapshot", h.admin(h.getValidatorDomainDataSnapshot))
+	mux.Handle("POST /v0/admin/users", h.admin(va.onboardUser))
+	mux.Handle("GET /v0/admin/users", h.admin(va.listUsers))
+	mux.Handle("POST /v0/admin/users/offboard", h.admin(va.offboardUser))
+	mux.Handle("GET /v0/admin/transfer-preapprovals", h.admin(va.listTransferPreapprovals))
+	mux.Handle("GET /v0/admin/transfer-preapprovals/by-party/{receiver}", h.admin(va.lookupTransferPreapprovalByParty))
+	mux.Handle("DELETE /v0/admin/transfer-preapprovals/by-party/{receiver}", h.admin(va.cancelTransferPreapprovalByParty))
+	mux.Handle("GET /v0/admin/participant/identities", h.admin(va.dumpParticipantIdentities))
+	mux.Handle("GET /v0/admin/participant/global-domain-connection-config", h.admin(va.getDecentralizedSynchronizerConnectionConfig))
+	mux.Handle("GET /v0/admin/domain/data-snapshot", h.admin(va.getValidatorDomainDataSnapshot))
 
 	// wallet-external.yaml
 	mux.Handle("POST /v0/wallet/transfer-offers", h.user(h.createTransferOffer))
@@ -161,18 +162,18 @@ func (h *Handler) Routes(mux *http.ServeMux, health http.Handler) {
 	mux.Handle("POST /v0/allocations/{contract_id}/withdraw", h.user(h.withdrawAllocation))
 
 	// ans-external.yaml: the name service (api_ans.go)
-	mux.Handle("POST /v0/entry/create", h.user(h.createAnsEntry))
-	mux.Handle("GET /v0/entry/all", h.user(h.listAnsEntries))
+	mux.Handle("POST /v0/entry/create", h.user(ans.createAnsEntry))
+	mux.Handle("GET /v0/entry/all", h.user(ans.listAnsEntries))
 
 	// wallet-internal.yaml: subscriptions
-	mux.Handle("GET /v0/wallet/subscription-requests", h.user(h.listSubscriptionRequests))
-	mux.Handle("GET /v0/wallet/subscription-requests/{contract_id}", h.user(h.getSubscriptionRequest))
-	mux.Handle("DELETE /v0/wallet/subscription-requests/{contract_id}", h.user(h.cancelSubscription))
-	mux.Handle("POST /v0/wallet/subscription-requests/{contract_id}/accept", h.user(h.acceptSubscriptionRequest))
-	mux.Handle("POST /v0/wallet/subscription-requests/{contract_id}/reject", h.user(h.rejectSubscriptionRequest))
-	mux.Handle("GET /v0/wallet/subscription-initial-payments", h.user(h.listSubscriptionInitialPayments))
-	mux.Handle("GET /v0/wallet/subscriptions", h.user(h.listSubscriptions))
-	mux.Handle("POST /v0/admin/devnet/subscription-requests", h.admin(h.createDevnetSubscriptionRequest))
+	mux.Handle("GET /v0/wallet/subscription-requests", h.user(subs.listSubscriptionRequests))
+	mux.Handle("GET /v0/wallet/subscription-requests/{contract_id}", h.user(subs.getSubscriptionRequest))
+	mux.Handle("DELETE /v0/wallet/subscription-requests/{contract_id}", h.user(subs.cancelSubscription))
+	mux.Handle("POST /v0/wallet/subscription-requests/{contract_id}/accept", h.user(subs.acceptSubscriptionRequest))
+	mux.Handle("POST /v0/wallet/subscription-requests/{contract_id}/reject", h.user(subs.rejectSubscriptionRequest))
+	mux.Handle("GET /v0/wallet/subscription-initial-payments", h.user(subs.listSubscriptionInitialPayments))
+	mux.Handle("GET /v0/wallet/subscriptions", h.user(subs.listSubscriptions))
+	mux.Handle("POST /v0/admin/devnet/subscription-requests", h.admin(subs.createDevnetSubscriptionRequest))
 
 	// wallet-external.yaml: traffic
 	mux.Handle("POST /v0/wallet/buy-traffic-requests", h.user(h.createBuyTrafficRequest))
@@ -221,7 +222,7 @@ func (h *Handler) Routes(mux *http.ServeMux, health http.Handler) {
 	}
 
 	// Automations (jobs, round clock, merge delegation).
-	mux.Handle("GET /v0/admin/jobs", h.admin(h.listJobs))
+	mux.Handle("GET /v0/admin/jobs", h.admin(va.listJobs))
 	mux.Handle("POST /v0/admin/devnet/advance-rounds", h.admin(dev.advanceRounds))
 	if h.l.DevNet() { // snapshots, restore, reset, seed: a production network never has them (404)
 		mux.Handle("GET /v0/admin/devnet/snapshots", h.admin(dev.listSnapshots))
@@ -233,9 +234,9 @@ func (h *Handler) Routes(mux *http.ServeMux, health http.Handler) {
 		mux.Handle("GET /v0/admin/devnet/dump", h.admin(dev.dumpDevnet))
 	}
 	mux.Handle("GET /v0/updates/stream", h.user(h.updateStream))
-	mux.Handle("GET /v0/admin/merge-progress", h.admin(h.pendingMerges))
-	mux.Handle("POST /v0/admin/merge-delegation-proposals/{contract_id}/accept", h.admin(h.acceptMergeDelegation))
-	mux.Handle("POST /v0/admin/merge-delegations/airdrop", h.admin(h.airdrop))
+	mux.Handle("GET /v0/admin/merge-progress", h.admin(va.pendingMerges))
+	mux.Handle("POST /v0/admin/merge-delegation-proposals/{contract_id}/accept", h.admin(va.acceptMergeDelegation))
+	mux.Handle("POST /v0/admin/merge-delegations/airdrop", h.admin(va.airdrop))
 	mux.Handle("GET /v0/wallet/merge-delegations", h.user(h.listMergeDelegations))
 	mux.Handle("POST /v0/wallet/merge-delegation-proposals", h.user(h.proposeMergeDelegation))
 	mux.Handle("POST /v0/wallet/merge-delegations/{contract_id}/withdraw", h.user(h.withdrawMergeDelegation))
@@ -342,8 +343,8 @@ func (h *Handler) readyzDetails(health http.Handler) http.Handler {
 
 func trimmed(s string) string { return strings.TrimSpace(s) }
 
-// The handlers of three parts of the API, apart from the wallet's own:
-// each is the same Handler, and its methods are the part's endpoints.
+// The handlers of the parts of the API apart from the wallet's own: each
+// is the same Handler, and its methods are the part's endpoints.
 type (
 	// registry serves the token-standard registry and the scan proxy
 	// (api_registry.go, api_scan_proxy.go): reads any client of the
@@ -355,4 +356,16 @@ type (
 	// devnet serves the development network's tools (api_devnet.go, and
 	// the reassignments in api_registry.go).
 	devnet struct{ *Handler }
+	// nameService serves the name service (api_ans.go), also under the
+	// scan proxy (api_scan_proxy.go).
+	nameService struct{ *Handler }
+	// subscriptionRoutes serves the wallet's subscriptions and the development
+	// network's subscription requests (api_subscriptions.go).
+	subscriptionRoutes struct{ *Handler }
+	// validatorAdmin serves the validator's admin routes: users, the
+	// preapprovals of all parties, the participant's identities and
+	// configuration, the background jobs and merges (api_users.go,
+	// api_preapprovals.go, api_wallet_ops.go, api_admin_jobs.go,
+	// api_merge_delegation.go).
+	validatorAdmin struct{ *Handler }
 )

@@ -13,7 +13,7 @@ type JobStatus = shared.JobStatus
 
 // listJobs answers GET /v0/admin/jobs: a list, one object per job (empty
 // when this replica runs no automation).
-func (h *Handler) listJobs(w http.ResponseWriter, r *http.Request) error {
+func (h validatorAdmin) listJobs(w http.ResponseWriter, r *http.Request) error {
 	out := []JobStatus{}
 	if h.jobs != nil {
 		out = append(out, h.jobs()...)

@@ -61,7 +61,7 @@ type getAnsRulesResponse struct {
 
 // lookupAnsEntryByParty answers GET /v0/scan-proxy/ans-entries/by-party/{party}:
 // the party's first live name in name order.
-func (h *Handler) lookupAnsEntryByParty(w http.ResponseWriter, r *http.Request) error {
+func (h nameService) lookupAnsEntryByParty(w http.ResponseWriter, r *http.Request) error {
 	party, err := parseParty("party", r.PathValue("party"))
 	if err != nil {
 		return err
@@ -76,7 +76,7 @@ func (h *Handler) lookupAnsEntryByParty(w http.ResponseWriter, r *http.Request) 
 }
 
 // lookupAnsEntryByName answers GET /v0/scan-proxy/ans-entries/by-name/{name}.
-func (h *Handler) lookupAnsEntryByName(w http.ResponseWriter, r *http.Request) error {
+func (h nameService) lookupAnsEntryByName(w http.ResponseWriter, r *http.Request) error {
 	name := r.PathValue("name")
 	if len(name) > maxANSNameLen {
 		return badRequest(fmt.Sprintf("name: must be at most %d characters", maxANSNameLen))
@@ -95,7 +95,7 @@ func (h *Handler) lookupAnsEntryByName(w http.ResponseWriter, r *http.Request) e
 const maxANSNameLen = 255
 
 // listAnsEntriesScan answers GET /v0/scan-proxy/ans-entries?name_prefix=&page_size=.
-func (h *Handler) listAnsEntriesScan(w http.ResponseWriter, r *http.Request) error {
+func (h nameService) listAnsEntriesScan(w http.ResponseWriter, r *http.Request) error {
 	q := r.URL.Query()
 	raw := trimmed(q.Get("page_size"))
 	if raw == "" {
@@ -117,7 +117,7 @@ func (h *Handler) listAnsEntriesScan(w http.ResponseWriter, r *http.Request) err
 }
 
 // getAnsRules answers POST /v0/scan-proxy/ans-rules.
-func (h *Handler) getAnsRules(w http.ResponseWriter, r *http.Request) error {
+func (h nameService) getAnsRules(w http.ResponseWriter, r *http.Request) error {
 	var req getAnsRulesRequest
 	if err := web.DecodeJSON(r, &req); err != nil {
 		return err
@@ -153,7 +153,7 @@ type createAnsEntryResponse struct {
 // createAnsEntry answers POST /v0/entry/create: the caller's request for
 // a name, paid by the subscription request it answers with, which the
 // caller accepts in the wallet.
-func (h *Handler) createAnsEntry(w http.ResponseWriter, r *http.Request) error {
+func (h nameService) createAnsEntry(w http.ResponseWriter, r *http.Request) error {
 	var req createAnsEntryRequest
 	if err := web.DecodeJSON(r, &req); err != nil {
 		return err
@@ -199,7 +199,7 @@ type listAnsEntriesResponse struct {
 // their subscription's terms written as the real validator writes them
 // (expiry in epoch milliseconds, interval and duration in microseconds,
 // the unit as its Java enum name).
-func (h *Handler) listAnsEntries(w http.ResponseWriter, r *http.Request) error {
+func (h nameService) listAnsEntries(w http.ResponseWriter, r *http.Request) error {
 	party, err := h.callerParty(r)
 	if err != nil {
 		return err

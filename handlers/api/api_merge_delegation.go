@@ -95,7 +95,7 @@ func (h *Handler) withdrawMergeDelegation(w http.ResponseWriter, r *http.Request
 // acceptMergeDelegation answers
 // POST /v0/admin/merge-delegation-proposals/{contract_id}/accept: the
 // wallet provider accepts at once instead of waiting for the merge job.
-func (h *Handler) acceptMergeDelegation(w http.ResponseWriter, r *http.Request) error {
+func (h validatorAdmin) acceptMergeDelegation(w http.ResponseWriter, r *http.Request) error {
 	cid, err := coin.ParseContractID(r.PathValue("contract_id"))
 	if err != nil {
 		return err
@@ -109,7 +109,7 @@ func (h *Handler) acceptMergeDelegation(w http.ResponseWriter, r *http.Request) 
 
 // pendingMerges answers GET /v0/admin/merge-progress: parties the merge
 // automation still has to bring down to their target.
-func (h *Handler) pendingMerges(w http.ResponseWriter, r *http.Request) error {
+func (h validatorAdmin) pendingMerges(w http.ResponseWriter, r *http.Request) error {
 	ps, err := h.w.Delegations.PendingMerges(r.Context())
 	if err != nil {
 		return err
@@ -146,7 +146,7 @@ type airdropResponse struct {
 // preapproval and merges its holdings, all in one transaction
 // (airdrop.Service.Airdrop). Amounts are decimal strings, exact to 10 digits; an
 // optional command_id makes a retry answer the first result.
-func (h *Handler) airdrop(w http.ResponseWriter, r *http.Request) error {
+func (h validatorAdmin) airdrop(w http.ResponseWriter, r *http.Request) error {
 	var req airdropRequest
 	if err := web.DecodeJSON(r, &req); err != nil {
 		return err

@@ -64,7 +64,7 @@ func (h *Handler) transferPreapprovalSend(w http.ResponseWriter, r *http.Request
 
 // lookupTransferPreapprovalByParty answers GET
 // /v0/admin/transfer-preapprovals/by-party/{receiver-party}.
-func (h *Handler) lookupTransferPreapprovalByParty(w http.ResponseWriter, r *http.Request) error {
+func (h validatorAdmin) lookupTransferPreapprovalByParty(w http.ResponseWriter, r *http.Request) error {
 	p, err := h.l.LivePreapproval(r.Context(), coin.PartyID(r.PathValue("receiver")))
 	if err != nil {
 		return err
@@ -74,7 +74,7 @@ func (h *Handler) lookupTransferPreapprovalByParty(w http.ResponseWriter, r *htt
 
 // cancelTransferPreapprovalByParty answers DELETE
 // /v0/admin/transfer-preapprovals/by-party/{receiver-party}.
-func (h *Handler) cancelTransferPreapprovalByParty(w http.ResponseWriter, r *http.Request) error {
+func (h validatorAdmin) cancelTransferPreapprovalByParty(w http.ResponseWriter, r *http.Request) error {
 	if err := h.l.CancelPreapproval(r.Context(), coin.PartyID(r.PathValue("receiver"))); err != nil {
 		return err
 	}
@@ -83,7 +83,7 @@ func (h *Handler) cancelTransferPreapprovalByParty(w http.ResponseWriter, r *htt
 
 // listTransferPreapprovals answers GET /v0/admin/transfer-preapprovals: the
 // preapprovals the validator operator provides.
-func (h *Handler) listTransferPreapprovals(w http.ResponseWriter, r *http.Request) error {
+func (h validatorAdmin) listTransferPreapprovals(w http.ResponseWriter, r *http.Request) error {
 	ps, err := h.l.Preapprovals(r.Context())
 	if err != nil {
 		return err

@@ -19,6 +19,7 @@ import (
 
 // scanProxyRoutes lists the scan-proxy routes, relative to /v0/scan-proxy.
 func (h registry) scanProxyRoutes() map[string]apiFunc {
+	ans := nameService(h)
 	return map[string]apiFunc{
 		"GET /dso-party-id":                           h.getDsoPartyID,
 		"GET /featured-apps/{provider_party_id}":      h.lookupFeaturedAppRight,
@@ -28,10 +29,10 @@ func (h registry) scanProxyRoutes() map[string]apiFunc {
 		"GET /transfer-command-counter/{party}":       h.scanLookupTransferCommandCounter,
 		"GET /transfer-command/status":                h.lookupTransferCommandStatus,
 		// The name service (api_ans.go).
-		"GET /ans-entries/by-party/{party}": h.lookupAnsEntryByParty,
-		"GET /ans-entries/by-name/{name}":   h.lookupAnsEntryByName,
-		"GET /ans-entries":                  h.listAnsEntriesScan,
-		"POST /ans-rules":                   h.getAnsRules,
+		"GET /ans-entries/by-party/{party}": ans.lookupAnsEntryByParty,
+		"GET /ans-entries/by-name/{name}":   ans.lookupAnsEntryByName,
+		"GET /ans-entries":                  ans.listAnsEntriesScan,
+		"POST /ans-rules":                   ans.getAnsRules,
 	}
 }
 

@@ -42,7 +42,7 @@ type acceptSubscriptionRequestResponse struct {
 }
 
 // listSubscriptionRequests answers GET /v0/wallet/subscription-requests.
-func (h *Handler) listSubscriptionRequests(w http.ResponseWriter, r *http.Request) error {
+func (h subscriptionRoutes) listSubscriptionRequests(w http.ResponseWriter, r *http.Request) error {
 	p, err := h.callerParty(r)
 	if err != nil {
 		return err
@@ -57,7 +57,7 @@ func (h *Handler) listSubscriptionRequests(w http.ResponseWriter, r *http.Reques
 // getSubscriptionRequest answers GET
 // /v0/wallet/subscription-requests/{contract_id}: an active request the
 // caller is asked to pay.
-func (h *Handler) getSubscriptionRequest(w http.ResponseWriter, r *http.Request) error {
+func (h subscriptionRoutes) getSubscriptionRequest(w http.ResponseWriter, r *http.Request) error {
 	p, err := h.callerParty(r)
 	if err != nil {
 		return err
@@ -74,7 +74,7 @@ func (h *Handler) getSubscriptionRequest(w http.ResponseWriter, r *http.Request)
 
 // acceptSubscriptionRequest answers POST
 // /v0/wallet/subscription-requests/{contract_id}/accept.
-func (h *Handler) acceptSubscriptionRequest(w http.ResponseWriter, r *http.Request) error {
+func (h subscriptionRoutes) acceptSubscriptionRequest(w http.ResponseWriter, r *http.Request) error {
 	p, err := h.callerParty(r)
 	if err != nil {
 		return err
@@ -88,7 +88,7 @@ func (h *Handler) acceptSubscriptionRequest(w http.ResponseWriter, r *http.Reque
 
 // rejectSubscriptionRequest answers POST
 // /v0/wallet/subscription-requests/{contract_id}/reject.
-func (h *Handler) rejectSubscriptionRequest(w http.ResponseWriter, r *http.Request) error {
+func (h subscriptionRoutes) rejectSubscriptionRequest(w http.ResponseWriter, r *http.Request) error {
 	p, err := h.callerParty(r)
 	if err != nil {
 		return err
@@ -103,7 +103,7 @@ func (h *Handler) rejectSubscriptionRequest(w http.ResponseWriter, r *http.Reque
 // /v0/wallet/subscription-requests/{contract_id}: as the real wallet, it
 // cancels the subscription whose idle state is contract_id
 // (SubscriptionIdleState_CancelSubscription).
-func (h *Handler) cancelSubscription(w http.ResponseWriter, r *http.Request) error {
+func (h subscriptionRoutes) cancelSubscription(w http.ResponseWriter, r *http.Request) error {
 	p, err := h.callerParty(r)
 	if err != nil {
 		return err
@@ -116,7 +116,7 @@ func (h *Handler) cancelSubscription(w http.ResponseWriter, r *http.Request) err
 
 // listSubscriptionInitialPayments answers GET
 // /v0/wallet/subscription-initial-payments.
-func (h *Handler) listSubscriptionInitialPayments(w http.ResponseWriter, r *http.Request) error {
+func (h subscriptionRoutes) listSubscriptionInitialPayments(w http.ResponseWriter, r *http.Request) error {
 	p, err := h.callerParty(r)
 	if err != nil {
 		return err
@@ -129,7 +129,7 @@ func (h *Handler) listSubscriptionInitialPayments(w http.ResponseWriter, r *http
 }
 
 // listSubscriptions answers GET /v0/wallet/subscriptions.
-func (h *Handler) listSubscriptions(w http.ResponseWriter, r *http.Request) error {
+func (h subscriptionRoutes) listSubscriptions(w http.ResponseWriter, r *http.Request) error {
 	p, err := h.callerParty(r)
 	if err != nil {
 		return err
@@ -172,7 +172,7 @@ type devnetSubscriptionRequest struct {
 // admin makes a subscription request as an app (the provider party)
 // would, naming the origins its confirm page may send the user back to.
 // 501 outside devnet.
-func (h *Handler) createDevnetSubscriptionRequest(w http.ResponseWriter, r *http.Request) error {
+func (h subscriptionRoutes) createDevnetSubscriptionRequest(w http.ResponseWriter, r *http.Request) error {
 	if !h.l.DevNet() {
 		return ledger.ErrDisabled
 	}

@@ -43,7 +43,7 @@ func (h *Handler) register(w http.ResponseWriter, r *http.Request) error {
 }
 
 // onboardUser answers POST /v0/admin/users.
-func (h *Handler) onboardUser(w http.ResponseWriter, r *http.Request) error {
+func (h validatorAdmin) onboardUser(w http.ResponseWriter, r *http.Request) error {
 	var req onboardUserRequest
 	if err := web.DecodeJSON(r, &req); err != nil {
 		return err
@@ -67,7 +67,7 @@ func (h *Handler) onboardUser(w http.ResponseWriter, r *http.Request) error {
 }
 
 // listUsers answers GET /v0/admin/users.
-func (h *Handler) listUsers(w http.ResponseWriter, r *http.Request) error {
+func (h validatorAdmin) listUsers(w http.ResponseWriter, r *http.Request) error {
 	users, err := h.l.Users(r.Context())
 	if err != nil {
 		return err
@@ -80,7 +80,7 @@ func (h *Handler) listUsers(w http.ResponseWriter, r *http.Request) error {
 }
 
 // offboardUser answers POST /v0/admin/users/offboard?username=.
-func (h *Handler) offboardUser(w http.ResponseWriter, r *http.Request) error {
+func (h validatorAdmin) offboardUser(w http.ResponseWriter, r *http.Request) error {
 	name := r.URL.Query().Get("username")
 	if trimmed(name) == "" {
 		return badRequest("username: query parameter is required")

@@ -69,7 +69,7 @@ func nodeIdentities(id ledgerscan.NodeIdentity) nodeIdentitiesDumpDTO {
 }
 
 // dumpParticipantIdentities answers GET /v0/admin/participant/identities.
-func (h *Handler) dumpParticipantIdentities(w http.ResponseWriter, _ *http.Request) error {
+func (h validatorAdmin) dumpParticipantIdentities(w http.ResponseWriter, _ *http.Request) error {
 	return web.WriteJSON(w, http.StatusOK, nodeIdentities(h.w.Scan.NodeIdentity()))
 }
 
@@ -92,7 +92,7 @@ type sequencerConnectionsDTO struct {
 // /v0/admin/participant/global-domain-connection-config. The synchronizer
 // is embedded in this process: one sequencer, named after the
 // synchronizer, with no network endpoints to connect to.
-func (h *Handler) getDecentralizedSynchronizerConnectionConfig(w http.ResponseWriter, _ *http.Request) error {
+func (h validatorAdmin) getDecentralizedSynchronizerConnectionConfig(w http.ResponseWriter, _ *http.Request) error {
 	var c sequencerConnectionsDTO
 	c.Connections = []sequencerAliasToConnectionsDTO{{SequencerAlias: h.l.SynchronizerID(), Endpoints: []string{}}}
 	c.SequencerTrustThreshold = 1
@@ -131,7 +131,7 @@ type domainMigrationDumpDTO struct {
 // /v0/admin/domain/data-snapshot?timestamp=&migration_id=&force=: the
 // participant, its users and their rights. acs_snapshot is empty and dars
 // is [] (ledger.DomainDataSnapshot says why).
-func (h *Handler) getValidatorDomainDataSnapshot(w http.ResponseWriter, r *http.Request) error {
+func (h validatorAdmin) getValidatorDomainDataSnapshot(w http.ResponseWriter, r *http.Request) error {
 	q := r.URL.Query()
 	ts := trimmed(q.Get("timestamp"))
 	if ts == "" {

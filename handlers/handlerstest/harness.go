@@ -2,8 +2,10 @@
 // whole app port (JSON APIs and web wallet) on a test server over a real
 // ledger, with the built-in development OpenID Provider, so logins go
 // through the real flow; a cookie-keeping browser that sees each
-// redirect; onboarded wallets and the helpers that read their pages. The
-// web wallet's tests (handlers/ui) and the port's (handlers) share it.
+// redirect; onboarded wallets and the helpers that read their pages; the
+// JSON APIs' client (api.go) and the checks of its exchanges against the
+// public specs (spec.go). The web wallet's tests (handlers/ui), the JSON
+// APIs' (handlers/api) and the port's (handlers) share it.
 package handlerstest
 
 import (
