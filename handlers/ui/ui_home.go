@@ -218,7 +218,7 @@ func (h *Handler) homeModel(ctx context.Context, s *web.Session, party coin.Part
 		}
 	}
 	m.Health.Count = len(hs)
-	recent, err := h.l.History(ctx, party, ledger.HistoryQuery{PageSize: views.HomeRecent})
+	recent, err := h.w.History.List(ctx, party, ledger.HistoryQuery{PageSize: views.HomeRecent})
 	if err != nil {
 		return views.Home{}, err
 	}
