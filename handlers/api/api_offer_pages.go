@@ -5,7 +5,7 @@ import (
 	"strconv"
 
 	"github.com/ccwallet/ccwallet/coin"
-	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/pending"
 	"github.com/ccwallet/ccwallet/web"
 )
 
@@ -14,23 +14,23 @@ import (
 const nextPageHeader = "X-Next-Page-Token"
 
 // listOfferPage answers GET /v0/wallet/transfer-offers?page_size=N
-// [&page_token=T]: up to N (1 to ledger.MaxOfferPageSize) open offers,
+// [&page_token=T]: up to N (1 to pending.MaxOfferPageSize) open offers,
 // oldest first, in the spec's ListTransferOffersResponse; the next page's
 // token in X-Next-Page-Token.
 func (h *Handler) listOfferPage(w http.ResponseWriter, r *http.Request, p coin.PartyID) error {
 	q := r.URL.Query()
-	size := int64(ledger.MaxOfferPageSize)
+	size := int64(pending.MaxOfferPageSize)
 	if raw := trimmed(q.Get("page_size")); raw != "" || q.Has("page_size") {
 		n, err := strconv.ParseInt(raw, 10, 64)
 		if err != nil {
 			return badRequest("page_size: " + strconv.Quote(raw) + " is not a whole number")
 		}
-		if err := ledger.CheckOfferPageSize(n); err != nil {
+		if err := pending.CheckOfferPageSize(n); err != nil {
 			return err
 		}
 		size = n
 	}
-	cs, next, err := h.l.OffersContractsPage(r.Context(), p, trimmed(q.Get("page_token")), int(size))
+	cs, next, err := h.w.Pending.OffersContractsPage(r.Context(), p, trimmed(q.Get("page_token")), int(size))
 	if err != nil {
 		return err
 	}

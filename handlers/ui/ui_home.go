@@ -146,7 +146,7 @@ const homeOutgoing = 5
 // outgoingModel is the user's own pending sends, newest first: the
 // offers, then the instructions (the Offers page lists them all).
 func (h *Handler) outgoingModel(ctx context.Context, party coin.PartyID) (views.Outgoing, error) {
-	p, err := h.l.OffersPage(ctx, party, false, "", homeOutgoing)
+	p, err := h.w.Pending.OffersPage(ctx, party, false, "", homeOutgoing)
 	if err != nil {
 		return views.Outgoing{}, err
 	}
