@@ -12,6 +12,7 @@ import (
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/jobs"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/history"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
 	"github.com/ccwallet/ccwallet/ledger/traffic"
 	"github.com/ccwallet/ccwallet/ledger/workflows"
@@ -135,7 +136,7 @@ func TestRenewalJob(t *testing.T) {
 			t.Errorf("renewed twice: %+v", p)
 		}
 		// The provider paid the renewal fee, once.
-		items, err := l.History(ctx, l.Operator(), ledger.HistoryQuery{PageSize: ledger.MaxHistoryPage})
+		items, err := history.New(l).List(ctx, l.Operator(), ledger.HistoryQuery{PageSize: ledger.MaxHistoryPage})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,13 +1,9 @@
 package ledger
 
 import (
-	"context"
-	"encoding/json"
-	"fmt"
 	"time"
 
 	"github.com/ccwallet/ccwallet/coin"
-	"github.com/ccwallet/ccwallet/store"
 )
 
 // HistoryItem is one row of a party's wallet history.
@@ -24,8 +20,8 @@ import (
 // fees accrue per round but are charged when a holding is spent (in a
 // transfer, lock, merge or purchase), and are part of that entry's Amount
 // then (and shown in its Fees). The JSON API, the web page and the CSV all
-// show these Amounts: the API as Sender and Receivers, which historyLegs
-// builds from the same amounts, so they add up to Amount for the reader.
+// show these Amounts: the API as Sender and Receivers, which
+// ledger/history builds from the same amounts, so they add up to Amount for the reader.
 type HistoryItem struct {
 	ID           int64
 	UpdateOffset int64
@@ -45,30 +41,10 @@ type HistoryItem struct {
 	Sender    *PartyAmount
 	Receivers []PartyAmount
 	Details   HistoryDetails
-	// UpdateID is the update's ID (HistoryPageFor fills it in; "" if
-	// pruned), Reward a reward earned (kind "reward", HistoryPageFor).
+	// UpdateID is the update's ID (ledger/history's Page fills it in; "" if
+	// pruned), Reward a reward earned (kind "reward", its Page).
 	UpdateID string
 	Reward   *EarnedReward
-}
-
-// historyLegs builds the API's sender and receivers of a row from its
-// amounts, before it is turned to the reader's side: a row both sides
-// share has the row's party and its counterparty, each with its own
-// amount; a row of one party has that party alone. The reader's amounts
-// among them sum to its Amount.
-func historyLegs(e *store.HistoryEntry) (*PartyAmount, []PartyAmount) {
-	own := PartyAmount{Party: e.Party, Amount: e.Amount}
-	var other []PartyAmount
-	if e.CounterAmount != nil {
-		other = []PartyAmount{{Party: coin.PartyID(e.Counterparty), Amount: *e.CounterAmount}}
-	}
-	switch HistoryKind(e.Kind) {
-	case HistoryTransfer:
-		return &own, append([]PartyAmount{}, other...)
-	case HistoryBalanceChange:
-		return nil, append([]PartyAmount{own}, other...)
-	}
-	return nil, []PartyAmount{}
 }
 
 // HistoryQuery selects a page of history, newest first.
@@ -83,38 +59,18 @@ type HistoryQuery struct {
 // MaxHistoryPage bounds a history page.
 const MaxHistoryPage = 1000
 
-// History returns a page of party's history, newest first. Pages are keyed
-// by entry id, so they stay stable while new transactions arrive.
-func (l *Ledger) History(ctx context.Context, party coin.PartyID, q HistoryQuery) ([]HistoryItem, error) {
-	if q.PageSize <= 0 {
-		return nil, invalid("page_size", "must be positive")
-	}
-	if q.PageSize > MaxHistoryPage {
-		q.PageSize = MaxHistoryPage
-	}
-	es, err := store.History(ctx, l.db, store.HistoryFilter{Party: party, BeforeID: q.BeforeID, Limit: q.PageSize, Kind: string(q.Kind), Counterparty: string(q.Counterparty)})
-	if err != nil {
-		return nil, err
-	}
-	out := make([]HistoryItem, 0, len(es))
-	for _, e := range es {
-		sender, receivers := historyLegs(&e)
-		if e.Party != party && e.CounterAmount != nil {
-			// A row both sides share, read from the counterparty's side.
-			e.Party, e.Counterparty, e.Amount, e.Fees = party, string(e.Party), *e.CounterAmount, coin.Zero
-			if e.CounterFees != nil {
-				e.Fees = *e.CounterFees
-			}
-		}
-		it := HistoryItem{
-			ID: e.ID, UpdateOffset: e.OffsetID, Kind: HistoryKind(e.Kind), Subtype: e.Subtype, Counterparty: coin.PartyID(e.Counterparty),
-			Amount: e.Amount, Fees: e.Fees, Description: e.Description, Round: e.Round, Time: e.RecordTime,
-			Sender: sender, Receivers: receivers,
-		}
-		if err := json.Unmarshal([]byte(e.Details), &it.Details); err != nil {
-			return nil, fmt.Errorf("history entry %d: %w", e.ID, err)
-		}
-		out = append(out, it)
-	}
-	return out, nil
+// EarnedReward is a history page's row for reward coupons a party earned:
+// those of one round and kind created among the page's updates
+// (ledger/history).
+type EarnedReward struct {
+	Round   coin.Round
+	Kind    string
+	Coupons int
+	// Amount is what they mint when collected, at the issuance caps.
+	Amount coin.Amount
+	// Offset, Time and UpdateID are those of the newest coupon's update
+	// (Time zero and UpdateID empty if pruning removed it).
+	Offset   int64
+	Time     time.Time
+	UpdateID string
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/ccwallet/ccwallet/ledger/airdrop"
 	"github.com/ccwallet/ccwallet/ledger/apppayments"
 	"github.com/ccwallet/ccwallet/ledger/delegations"
+	"github.com/ccwallet/ccwallet/ledger/history"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
 	"github.com/ccwallet/ccwallet/ledger/traffic"
 )
@@ -65,7 +66,7 @@ func historyAddsUp(t *testing.T, l *ledger.Ledger, clock *ledgertest.Clock, r *r
 	state := map[coin.PartyID]*seen{}
 	for _, p := range parties {
 		s := &seen{start: available(p), sum: coin.Zero}
-		items, err := l.History(ctx, p, ledger.HistoryQuery{PageSize: 1})
+		items, err := history.New(l).List(ctx, p, ledger.HistoryQuery{PageSize: 1})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -79,7 +80,7 @@ func historyAddsUp(t *testing.T, l *ledger.Ledger, clock *ledgertest.Clock, r *r
 		t.Helper()
 		for _, p := range parties {
 			s := state[p]
-			items, err := l.History(ctx, p, ledger.HistoryQuery{PageSize: ledger.MaxHistoryPage})
+			items, err := history.New(l).List(ctx, p, ledger.HistoryQuery{PageSize: ledger.MaxHistoryPage})
 			if err != nil {
 				t.Fatal(err)
 			}

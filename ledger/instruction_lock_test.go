@@ -10,6 +10,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/history"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
 )
 
@@ -75,7 +76,7 @@ func TestInstructionAcceptDeliversExactly(t *testing.T) {
 			// Every completed transfer in both histories carries its full
 			// amount.
 			for _, p := range []coin.PartyID{sender, receiver} {
-				items, err := l.History(ctx, p, ledger.HistoryQuery{PageSize: 1000})
+				items, err := history.New(l).List(ctx, p, ledger.HistoryQuery{PageSize: 1000})
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/history"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
 	"github.com/ccwallet/ccwallet/ledger/rewards"
 	"github.com/ccwallet/ccwallet/store"
@@ -76,7 +77,7 @@ func TestPreapprovalCreateAndSend(t *testing.T) {
 		if _, err := l.SendPreapproved(ctx, send); !ledger.IsValidation(err) {
 			t.Errorf("send to a receiver without preapproval = %v, want a validation error", err)
 		}
-		items, err := l.History(ctx, sender, ledger.HistoryQuery{PageSize: 1})
+		items, err := history.New(l).List(ctx, sender, ledger.HistoryQuery{PageSize: 1})
 		if err != nil || len(items) != 1 || items[0].Subtype != "TransferPreapprovalSend" {
 			t.Errorf("sender history = %+v, %v", items, err)
 		}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/history"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
 	"github.com/ccwallet/ccwallet/ledger/traffic"
 	"github.com/ccwallet/ccwallet/store"
@@ -86,7 +87,7 @@ func TestPruneChangesNothingVisible(t *testing.T) {
 					if err != nil {
 						t.Fatal(err)
 					}
-					h, err := l.History(ctx, party, ledger.HistoryQuery{PageSize: 100})
+					h, err := history.New(l).List(ctx, party, ledger.HistoryQuery{PageSize: 100})
 					if err != nil {
 						t.Fatal(err)
 					}

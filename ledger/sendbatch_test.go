@@ -13,6 +13,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/history"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
 	"github.com/ccwallet/ccwallet/store"
 )
@@ -128,7 +129,7 @@ func TestSendBatches(t *testing.T) {
 			}
 		}
 		for i, s := range senders {
-			items, err := l.History(ctx, s, ledger.HistoryQuery{PageSize: 100})
+			items, err := history.New(l).List(ctx, s, ledger.HistoryQuery{PageSize: 100})
 			if err != nil {
 				t.Fatal(err)
 			}

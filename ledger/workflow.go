@@ -220,3 +220,12 @@ func CheckRights(ctx context.Context, l *Ledger, rs []Right) error { return chec
 func InstructionView(l *Ledger, ti *store.TransferInstruction) TransferInstruction {
 	return l.instructionView(ti, nil)
 }
+
+// OfferView is a stored transfer offer as the wallet shows it.
+func OfferView(o *store.TransferOffer) Offer { return offerView(o) }
+
+// InstructionWithContract is a stored transfer instruction as the wallet
+// shows it, with its contract c (nil: without).
+func InstructionWithContract(l *Ledger, ti *store.TransferInstruction, c *store.Contract) TransferInstruction {
+	return l.instructionView(ti, c)
+}

@@ -451,7 +451,7 @@ type Transfers struct {
 	IncomingInstructions []OfferRow
 	OutgoingInstructions []OfferRow
 	Error                string
-	// IncomingPager and OutgoingPager page the offer lists (OfferPageSize
+	// IncomingPager and OutgoingPager page the offer lists (pending.OfferPageSize
 	// at a time, newest first); Query is the page's query string, which
 	// live updates keep.
 	IncomingPager, OutgoingPager OfferPager

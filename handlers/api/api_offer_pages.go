@@ -6,7 +6,7 @@ import (
 	"strconv"
 
 	"github.com/ccwallet/ccwallet/coin"
-	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/pending"
 	"github.com/ccwallet/ccwallet/web"
 )
 
@@ -15,16 +15,16 @@ import (
 const nextPageHeader = "X-Next-Page-Token"
 
 // listOfferPage answers GET /v0/wallet/transfer-offers?page_size=N
-// [&page_token=T]: up to N (1 to ledger.MaxOfferPageSize) open offers,
+// [&page_token=T]: up to N (1 to pending.MaxOfferPageSize) open offers,
 // oldest first, in the spec's ListTransferOffersResponse; the next page's
 // token in X-Next-Page-Token.
 func (h *Handler) listOfferPage(w http.ResponseWriter, r *http.Request, p coin.PartyID) error {
 	q := r.URL.Query()
-	size, err := pageSize(q, ledger.MaxOfferPageSize)
+	size, err := pageSize(q, pending.MaxOfferPageSize)
 	if err != nil {
 		return err
 	}
-	cs, next, err := h.l.OffersContractsPage(r.Context(), p, trimmed(q.Get("page_token")), size)
+	cs, next, err := h.w.Pending.OffersContractsPage(r.Context(), p, trimmed(q.Get("page_token")), size)
 	if err != nil {
 		return err
 	}
@@ -45,7 +45,7 @@ func pageSize(q url.Values, def int) (int, error) {
 	if err != nil {
 		return 0, badRequest("page_size: " + strconv.Quote(raw) + " is not a whole number")
 	}
-	if err := ledger.CheckOfferPageSize(n); err != nil {
+	if err := pending.CheckOfferPageSize(n); err != nil {
 		return 0, err
 	}
 	return int(n), nil

@@ -6,6 +6,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/pending"
 	"github.com/ccwallet/ccwallet/web"
 )
 
@@ -112,7 +113,7 @@ func (h *Handler) createTokenStandardTransfer(w http.ResponseWriter, r *http.Req
 // listTokenStandardTransfers answers GET /v0/wallet/token-standard/transfers:
 // the pending instructions the caller sends or receives, newest first, in
 // the spec's shape but a page at a time (anyone may instruct anyone):
-// ledger.DefaultInstructionListPage of them, or ?page_size= (1 to
+// pending.DefaultInstructionListPage of them, or ?page_size= (1 to
 // ledger.MaxOfferPageSize); ?page_token= from the X-Next-Page-Token
 // header of the page before.
 func (h *Handler) listTokenStandardTransfers(w http.ResponseWriter, r *http.Request) error {
@@ -121,11 +122,11 @@ func (h *Handler) listTokenStandardTransfers(w http.ResponseWriter, r *http.Requ
 		return err
 	}
 	q := r.URL.Query()
-	size, err := pageSize(q, ledger.DefaultInstructionListPage)
+	size, err := pageSize(q, pending.DefaultInstructionListPage)
 	if err != nil {
 		return err
 	}
-	tis, next, err := h.l.TransferInstructionsListPage(r.Context(), p, trimmed(q.Get("page_token")), size)
+	tis, next, err := h.w.Pending.TransferInstructionsListPage(r.Context(), p, trimmed(q.Get("page_token")), size)
 	if err != nil {
 		return err
 	}

@@ -132,7 +132,7 @@ func (h *Handler) listTransactions(w http.ResponseWriter, r *http.Request) error
 	if err != nil {
 		return err
 	}
-	items, err := h.l.History(r.Context(), p, q)
+	items, err := h.w.History.List(r.Context(), p, q)
 	if err != nil {
 		return err
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/handlers/handlerstest"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/history"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
 	"github.com/ccwallet/ccwallet/store"
 	"github.com/ccwallet/ccwallet/web"
@@ -174,7 +175,7 @@ func TestConcurrentHTTPLoad(t *testing.T) {
 		for _, p := range ps {
 			var before int64
 			for {
-				items, err := e.l.History(ctx, p, ledger.HistoryQuery{BeforeID: before, PageSize: ledger.MaxHistoryPage})
+				items, err := history.New(e.l).List(ctx, p, ledger.HistoryQuery{BeforeID: before, PageSize: ledger.MaxHistoryPage})
 				if err != nil {
 					t.Fatal(err)
 				}

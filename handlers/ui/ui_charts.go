@@ -6,6 +6,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/history"
 	"github.com/ccwallet/ccwallet/views"
 )
 
@@ -23,14 +24,14 @@ func (h *Handler) startBalanceChart(ctx context.Context, party coin.PartyID) fun
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		items, err = h.l.History(ctx, party, ledger.HistoryQuery{PageSize: balancePoints})
+		items, err = h.w.History.List(ctx, party, ledger.HistoryQuery{PageSize: balancePoints})
 	}()
 	return func(b ledger.Balance) (views.Chart, error) {
 		<-done
 		if err != nil {
 			return views.Chart{}, err
 		}
-		ps := ledger.BalanceSeries(b, items)
+		ps := history.BalanceSeries(b, items)
 		pts := make([]views.ChartPoint, len(ps))
 		for i, p := range ps {
 			pts[i] = views.ChartPoint{Label: p.Time.UTC().Format("2006-01-02 15:04 UTC"), Value: p.Balance}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/history"
 	"github.com/ccwallet/ccwallet/ledger/pending"
 	"github.com/ccwallet/ccwallet/web"
 )
@@ -114,7 +115,7 @@ func partyMark(ctx context.Context, l *ledger.Ledger, party coin.PartyID) (mark,
 }
 
 func latestHistoryID(ctx context.Context, l *ledger.Ledger, party coin.PartyID) (int64, error) {
-	items, err := l.History(ctx, party, ledger.HistoryQuery{PageSize: 1})
+	items, err := history.New(l).List(ctx, party, ledger.HistoryQuery{PageSize: 1})
 	if err != nil || len(items) == 0 {
 		return 0, err
 	}

@@ -87,7 +87,7 @@ func (h *Handler) uiHistory(w http.ResponseWriter, r *http.Request, s *web.Sessi
 	m.CSVHref = historyHref("/history.csv", ledger.HistoryQuery{Kind: hq.Kind, Counterparty: hq.Counterparty}, 0)
 	if err == nil {
 		hq.PageSize = historyPageSize
-		page, err := h.l.HistoryPageFor(r.Context(), uiParty(r), hq)
+		page, err := h.w.History.Page(r.Context(), uiParty(r), hq)
 		if err != nil {
 			return err
 		}
@@ -146,7 +146,7 @@ func (h *Handler) uiHistoryCSV(w http.ResponseWriter, r *http.Request, s *web.Se
 	cw := csv.NewWriter(w)
 	_ = cw.Write([]string{"id", "time", "round", "kind", "subtype", "amount_cc", "fees_cc", "counterparty", "description"})
 	for {
-		items, err := h.l.History(r.Context(), uiParty(r), hq)
+		items, err := h.w.History.List(r.Context(), uiParty(r), hq)
 		if err != nil {
 			return err
 		}

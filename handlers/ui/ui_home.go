@@ -154,7 +154,7 @@ const homeOutgoing = 5
 // outgoingModel is the user's own pending sends, newest first: the
 // offers, then the instructions (the Offers page lists them all).
 func (h *Handler) outgoingModel(ctx context.Context, party coin.PartyID) (views.Outgoing, error) {
-	p, err := h.l.OffersPage(ctx, party, false, "", homeOutgoing)
+	p, err := h.w.Pending.OffersPage(ctx, party, false, "", homeOutgoing)
 	if err != nil {
 		return views.Outgoing{}, err
 	}
@@ -226,7 +226,7 @@ func (h *Handler) homeModel(ctx context.Context, s *web.Session, party coin.Part
 		}
 	}
 	m.Health.Count = len(hs)
-	recent, err := h.l.History(ctx, party, ledger.HistoryQuery{PageSize: views.HomeRecent})
+	recent, err := h.w.History.List(ctx, party, ledger.HistoryQuery{PageSize: views.HomeRecent})
 	if err != nil {
 		return views.Home{}, err
 	}

@@ -12,12 +12,13 @@ import (
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
+	"github.com/ccwallet/ccwallet/ledger/pending"
 	"github.com/ccwallet/ccwallet/web"
 )
 
 // TestInstructionSpamKeepsTransfersListBounded: a stranger's many
 // transfer instructions leave GET /v0/wallet/token-standard/transfers
-// bounded (ledger.DefaultInstructionListPage by default, newest first,
+// bounded (pending.DefaultInstructionListPage by default, newest first,
 // in the spec's shape), and its pages, asked for with page_size and
 // the X-Next-Page-Token header's token, hold every instruction once even
 // while new ones arrive between pages. Before, the answer held every
@@ -46,7 +47,7 @@ func TestInstructionSpamKeepsTransfersListBounded(t *testing.T) {
 					cids = append(cids, res.InstructionCID)
 				}
 			}
-			spam(ledger.DefaultInstructionListPage + 30)
+			spam(pending.DefaultInstructionListPage + 30)
 
 			tok, err := web.SignDevToken(key, "k", "", "", "bob", time.Hour)
 			if err != nil {
@@ -65,9 +66,9 @@ func TestInstructionSpamKeepsTransfersListBounded(t *testing.T) {
 			}
 
 			status, next, ids := get(nil)
-			if status != http.StatusOK || next == "" || strings.Join(ids, ",") != strings.Join(newest(ledger.DefaultInstructionListPage), ",") {
+			if status != http.StatusOK || next == "" || strings.Join(ids, ",") != strings.Join(newest(pending.DefaultInstructionListPage), ",") {
 				t.Fatalf("GET without a page size = %d, %d transfers, next %q; want the newest %d and a next page",
-					status, len(ids), next, ledger.DefaultInstructionListPage)
+					status, len(ids), next, pending.DefaultInstructionListPage)
 			}
 
 			// Page through 100 at a time while mallory keeps sending: every

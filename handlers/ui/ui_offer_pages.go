@@ -6,11 +6,12 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/pending"
 	"github.com/ccwallet/ccwallet/views"
 )
 
 // offerPages fills the offers page's two offer lists, a page of
-// ledger.OfferPageSize each, newest first: the incoming list after the
+// pending.OfferPageSize each, newest first: the incoming list after the
 // query's "in" token, the outgoing after its "out" token. Any party can
 // send offers, so the page never lists them all at once (issue 38).
 func (h *Handler) offerPages(ctx context.Context, m *views.Transfers, party coin.PartyID, q url.Values) error {
@@ -21,11 +22,11 @@ func (h *Handler) offerPages(ctx context.Context, m *views.Transfers, party coin
 		pager    *views.OfferPager
 	}{{true, "in", &m.IncomingOffers, &m.IncomingPager}, {false, "out", &m.OutgoingOffers, &m.OutgoingPager}} {
 		token := q.Get(side.key)
-		p, err := h.l.OffersPage(ctx, party, side.incoming, token, ledger.OfferPageSize)
+		p, err := h.w.Pending.OffersPage(ctx, party, side.incoming, token, pending.OfferPageSize)
 		if ledger.IsValidation(err) {
 			// A stale or mangled link: show the newest page.
 			token = ""
-			p, err = h.l.OffersPage(ctx, party, side.incoming, "", ledger.OfferPageSize)
+			p, err = h.w.Pending.OffersPage(ctx, party, side.incoming, "", pending.OfferPageSize)
 		}
 		if err != nil {
 			return err
@@ -68,10 +69,10 @@ func (h *Handler) instructionPages(ctx context.Context, m *views.Transfers, part
 		pager    *views.OfferPager
 	}{{true, "ti-in", &m.IncomingInstructions, &m.IncomingInstructionPager}, {false, "ti-out", &m.OutgoingInstructions, &m.OutgoingInstructionPager}} {
 		token := q.Get(side.key)
-		p, err := h.l.InstructionsPage(ctx, party, side.incoming, token, ledger.OfferPageSize)
+		p, err := h.w.Pending.InstructionsPage(ctx, party, side.incoming, token, pending.OfferPageSize)
 		if ledger.IsValidation(err) {
 			token = "" // a stale or mangled link: the newest page
-			p, err = h.l.InstructionsPage(ctx, party, side.incoming, "", ledger.OfferPageSize)
+			p, err = h.w.Pending.InstructionsPage(ctx, party, side.incoming, "", pending.OfferPageSize)
 		}
 		if err != nil {
 			return err

@@ -9,6 +9,7 @@ import (
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/handlers/handlerstest"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/history"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
 )
 
@@ -38,7 +39,7 @@ func rewardsWallet(t *testing.T, e *handlerstest.UIEnv, b *handlerstest.Browser)
 		t.Fatal(err)
 	}
 	seed(ledger.RewardLiveness, "0")
-	page, err := e.L.HistoryPageFor(ctx, u.Party, ledger.HistoryQuery{PageSize: 50, Kind: "balance_change"})
+	page, err := history.New(e.L).Page(ctx, u.Party, ledger.HistoryQuery{PageSize: 50, Kind: "balance_change"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,17 +16,19 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/history"
 	"github.com/ccwallet/ccwallet/store"
 	"github.com/uptrace/bun"
 )
 
 // Service is the allocation workflow of one ledger.
 type Service struct {
-	l *ledger.Ledger
+	l       *ledger.Ledger
+	history *history.Service
 }
 
 // New builds the allocation workflow on l.
-func New(l *ledger.Ledger) *Service { return &Service{l: l} }
+func New(l *ledger.Ledger) *Service { return &Service{l: l, history: history.New(l)} }
 
 // Allocations: the token standard's DvP leg. AllocationFactory_Allocate
 // locks the sender's coin for one transfer leg of a settlement until the

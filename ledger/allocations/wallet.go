@@ -159,7 +159,7 @@ const finishedScan = 200
 // party sent or received that ended (executed, withdrawn, cancelled or
 // expired) among its newest history rows.
 func (s *Service) FinishedAllocations(ctx context.Context, party coin.PartyID, limit int) ([]FinishedAllocation, error) {
-	items, err := s.l.History(ctx, party, ledger.HistoryQuery{PageSize: finishedScan})
+	items, err := s.history.List(ctx, party, ledger.HistoryQuery{PageSize: finishedScan})
 	if err != nil {
 		return nil, err
 	}

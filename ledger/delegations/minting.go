@@ -18,17 +18,19 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/history"
 	"github.com/ccwallet/ccwallet/store"
 	"github.com/uptrace/bun"
 )
 
 // Service is the delegations of one ledger.
 type Service struct {
-	l *ledger.Ledger
+	l       *ledger.Ledger
+	history *history.Service
 }
 
 // New builds the delegations on l.
-func New(l *ledger.Ledger) *Service { return &Service{l: l} }
+func New(l *ledger.Ledger) *Service { return &Service{l: l, history: history.New(l)} }
 
 // MintingDelegation is a proposal or an active delegation as the wallet
 // shows it.
@@ -170,7 +172,7 @@ var delegateActivitySubtypes = map[string]bool{
 func (s *Service) DelegateActivity(ctx context.Context, beneficiary coin.PartyID, n int) ([]ledger.HistoryItem, error) {
 	var out []ledger.HistoryItem
 	for _, by := range []coin.PartyID{s.l.DSO(), s.l.Operator()} {
-		items, err := s.l.History(ctx, beneficiary, ledger.HistoryQuery{PageSize: 100, Counterparty: by})
+		items, err := s.history.List(ctx, beneficiary, ledger.HistoryQuery{PageSize: 100, Counterparty: by})
 		if err != nil {
 			return nil, err
 		}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/history"
 )
 
 // ForEachEngine runs fn, in parallel subtests, on a fresh ledger of each
@@ -60,7 +61,7 @@ func HistoryLens(t testing.TB, l *ledger.Ledger, ps ...coin.PartyID) []int {
 	t.Helper()
 	var out []int
 	for _, p := range ps {
-		items, err := l.History(context.Background(), p, ledger.HistoryQuery{PageSize: 1000})
+		items, err := history.New(l).List(context.Background(), p, ledger.HistoryQuery{PageSize: 1000})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -7,12 +7,13 @@ import (
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/delegations"
+	"github.com/ccwallet/ccwallet/ledger/history"
 )
 
 // HistorySubtypes is p's history's subtypes, newest first.
 func HistorySubtypes(t *testing.T, l *ledger.Ledger, p coin.PartyID) []string {
 	t.Helper()
-	items, err := l.History(context.Background(), p, ledger.HistoryQuery{PageSize: ledger.MaxHistoryPage})
+	items, err := history.New(l).List(context.Background(), p, ledger.HistoryQuery{PageSize: ledger.MaxHistoryPage})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,7 +2,10 @@
 // wallet's home page and live updates read it: the open transfer offers
 // and pending transfer instructions a party receives (Incoming), and the
 // mark that changes whenever such a thing, or an allocation, app payment
-// or subscription of the party, comes or goes (Mark). The offers and
+// or subscription of the party, comes or goes (Mark); and the paged
+// lists of a party's open offers and pending instructions, incoming or
+// outgoing (OffersPage, OffersContractsPage, InstructionsPage: the Offers
+// page and the wallet API's listTransferOffers). The offers and
 // instructions themselves are the core's.
 package pending
 
@@ -43,7 +46,7 @@ func (s *Service) Incoming(ctx context.Context, party coin.PartyID) (Incoming, e
 	l := s.l
 	var in Incoming
 	// Offers are bounded: any party can send them (issue 38).
-	p, err := l.OffersPage(ctx, party, true, "", MaxOffers)
+	p, err := s.OffersPage(ctx, party, true, "", MaxOffers)
 	if err != nil {
 		return Incoming{}, err
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/devnet"
+	"github.com/ccwallet/ccwallet/ledger/history"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
 	"github.com/ccwallet/ccwallet/ledger/subscriptions"
 	"github.com/google/go-cmp/cmp"
@@ -340,14 +341,14 @@ func TestSubscriptionLockCoversHoldingFees(t *testing.T) {
 		if subs := f.subs(t); len(subs) != 1 {
 			t.Fatalf("advancing did not collect: %+v", subs)
 		}
-		hs, err := l.History(ctx, f.provider, ledger.HistoryQuery{PageSize: 10})
+		hs, err := history.New(l).List(ctx, f.provider, ledger.HistoryQuery{PageSize: 10})
 		if err != nil {
 			t.Fatal(err)
 		}
 		if len(hs) == 0 || hs[0].Subtype != "SubscriptionInitialPayment_Collect" || hs[0].Amount.String() != cc("10") {
 			t.Fatalf("the receiver's newest history = %+v, want the collection of exactly 10", hs)
 		}
-		sh, err := l.History(ctx, f.sender, ledger.HistoryQuery{PageSize: 10})
+		sh, err := history.New(l).List(ctx, f.sender, ledger.HistoryQuery{PageSize: 10})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -19,6 +19,7 @@ import (
 	"github.com/ccwallet/ccwallet/ledger/devnet"
 	"github.com/ccwallet/ccwallet/ledger/external"
 	"github.com/ccwallet/ccwallet/ledger/featured"
+	"github.com/ccwallet/ccwallet/ledger/history"
 	"github.com/ccwallet/ccwallet/ledger/names"
 	"github.com/ccwallet/ccwallet/ledger/pending"
 	"github.com/ccwallet/ccwallet/ledger/registry"
@@ -71,6 +72,9 @@ type Set struct {
 	// Pending is what waits for a party's answer (the home page's
 	// incoming offers and instructions) and its live updates' mark.
 	Pending *pending.Service
+	// History is the reading of a party's history: its entries, the
+	// web page's pages with the rewards earned among them.
+	History *history.Service
 
 	// jump are the automations the network's time jumps run.
 	jump *jumpSteps
@@ -126,5 +130,6 @@ func build(l *ledger.Ledger, jump *jumpSteps) *Set {
 		Registry: registry.New(l), Scan: scan.New(l), APIRead: apiread.New(l),
 		Airdrop: airdrop.New(l), Devnet: devnet.New(l, jump.run), Delegations: delegations.New(l),
 		Traffic: traffic.New(l), Featured: featured.New(l), Rewards: rewards.New(l),
-		UserRights: userrights.New(l), Pending: pending.New(l), jump: jump}
+		UserRights: userrights.New(l), Pending: pending.New(l),
+		History: history.New(l), jump: jump}
 }

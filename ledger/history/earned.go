@@ -1,34 +1,19 @@
-package ledger
+package history
 
 import (
 	"context"
 	"errors"
-	"time"
 
 	"github.com/ccwallet/ccwallet/coin"
+	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/store"
 )
-
-// EarnedReward is a history page's row for reward coupons a party earned:
-// those of one round and kind created among the page's updates.
-type EarnedReward struct {
-	Round   coin.Round
-	Kind    string
-	Coupons int
-	// Amount is what they mint when collected, at the issuance caps.
-	Amount coin.Amount
-	// Offset, Time and UpdateID are those of the newest coupon's update
-	// (Time zero and UpdateID empty if pruning removed it).
-	Offset   int64
-	Time     time.Time
-	UpdateID string
-}
 
 // MaxEarnedGroups bounds the coupon groups (same round, kind and weight)
 // one history page reads.
 const MaxEarnedGroups = 500
 
-// earnedRewards lists the rewards party earned between the history page
+// earned lists the rewards party earned between the history page
 // items (newest first) and the page before it (entry before, 0 for none),
 // newest first: coupons are not history entries (a send to a featured
 // provider's user makes one, and the history is written on that path),
@@ -36,11 +21,12 @@ const MaxEarnedGroups = 500
 // entries follow items; if not, the page takes every older coupon too.
 // partial reports that there were more than MaxEarnedGroups groups, the
 // oldest left out.
-func (l *Ledger) earnedRewards(ctx context.Context, party coin.PartyID, before int64, items []HistoryItem, older bool) (earned []EarnedReward, partial bool, err error) {
+func (s *Service) earned(ctx context.Context, party coin.PartyID, before int64, items []ledger.HistoryItem, older bool) (earned []ledger.EarnedReward, partial bool, err error) {
+	db := s.l.DB()
 	var upTo int64
 	var to coin.Round
 	if before > 0 {
-		off, r, err := store.HistoryPlace(ctx, l.db, before)
+		off, r, err := store.HistoryPlace(ctx, db, before)
 		if errors.Is(err, store.ErrNotFound) {
 			return nil, false, nil
 		}
@@ -55,7 +41,7 @@ func (l *Ledger) earnedRewards(ctx context.Context, party coin.PartyID, before i
 		last := items[len(items)-1]
 		after, from = last.UpdateOffset, last.Round
 	}
-	gs, err := store.EarnedRewards(ctx, l.db, party, after, upTo, from, to, MaxEarnedGroups+1)
+	gs, err := store.EarnedRewards(ctx, db, party, after, upTo, from, to, MaxEarnedGroups+1)
 	if err != nil {
 		return nil, false, err
 	}
@@ -67,25 +53,26 @@ func (l *Ledger) earnedRewards(ctx context.Context, party coin.PartyID, before i
 		kind  string
 	}
 	at := map[key]int{}
-	var out []EarnedReward
+	rules := s.l.Rules()
+	var out []ledger.EarnedReward
 	for _, g := range gs {
 		k := key{g.Round, g.Kind}
 		i, ok := at[k]
 		if !ok {
 			i = len(out)
 			at[k] = i
-			out = append(out, EarnedReward{Round: g.Round, Kind: g.Kind})
+			out = append(out, ledger.EarnedReward{Round: g.Round, Kind: g.Kind})
 		}
 		e := &out[i]
 		e.Coupons += g.Coupons
-		e.Amount = e.Amount.Add(l.rules.CouponIssuance(g.Kind, g.Amount).MulInt(int64(g.Coupons)))
+		e.Amount = e.Amount.Add(rules.CouponIssuance(g.Kind, g.Amount).MulInt(int64(g.Coupons)))
 		e.Offset = max(e.Offset, g.CreatedOffset)
 	}
 	offsets := make([]int64, len(out))
 	for i, e := range out {
 		offsets[i] = e.Offset
 	}
-	updates, err := store.UpdateRefs(ctx, l.db, offsets)
+	updates, err := store.UpdateRefs(ctx, db, offsets)
 	if err != nil {
 		return nil, false, err
 	}

@@ -1,4 +1,4 @@
-package ledger
+package pending
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/ccwallet/ccwallet/coin"
+	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/store"
 )
 
@@ -21,7 +22,7 @@ const (
 
 // OfferPage is one page of a party's open offers, newest first.
 type OfferPage struct {
-	Offers []Offer
+	Offers []ledger.Offer
 	// Total counts all of them; Next is the token of the page after this
 	// one ("" on the last).
 	Total int
@@ -31,7 +32,7 @@ type OfferPage struct {
 // OffersPage lists the open offers party receives (incoming) or sends, a
 // page of size at a time, newest first; token is a page's Next ("" for
 // the first page).
-func (l *Ledger) OffersPage(ctx context.Context, party coin.PartyID, incoming bool, token string, size int) (OfferPage, error) {
+func (s *Service) OffersPage(ctx context.Context, party coin.PartyID, incoming bool, token string, size int) (OfferPage, error) {
 	size = min(max(size, 1), MaxOfferPageSize)
 	var after *store.OfferCursor
 	if token != "" {
@@ -41,7 +42,7 @@ func (l *Ledger) OffersPage(ctx context.Context, party coin.PartyID, incoming bo
 		}
 		after = &store.OfferCursor{CreatedAt: time.Unix(0, nanos).UTC(), ContractID: cid}
 	}
-	rows, total, err := store.OffersPage(ctx, l.db, party, incoming, OfferCreated, after, size+1)
+	rows, total, err := store.OffersPage(ctx, s.l.DB(), party, incoming, ledger.OfferCreated, after, size+1)
 	if err != nil {
 		return OfferPage{}, err
 	}
@@ -52,16 +53,16 @@ func (l *Ledger) OffersPage(ctx context.Context, party coin.PartyID, incoming bo
 		p.Next = pageToken(last.CreatedAt.UnixNano(), last.ContractID)
 	}
 	for i := range rows {
-		p.Offers = append(p.Offers, offerView(&rows[i]))
+		p.Offers = append(p.Offers, ledger.OfferView(&rows[i]))
 	}
 	return p, nil
 }
 
-// OffersContractsPage is Offers a page at a time (the API's
+// OffersContractsPage is the core's Offers a page at a time (the API's
 // listTransferOffers with a page size): up to size open offers party
 // sends or receives, as contracts, oldest first, after the page token
 // ("" for the first page), and the next page's token ("" on the last).
-func (l *Ledger) OffersContractsPage(ctx context.Context, party coin.PartyID, token string, size int) ([]Contract, string, error) {
+func (s *Service) OffersContractsPage(ctx context.Context, party coin.PartyID, token string, size int) ([]ledger.Contract, string, error) {
 	size = min(max(size, 1), MaxOfferPageSize)
 	var offset int64
 	var cid coin.ContractID
@@ -71,7 +72,7 @@ func (l *Ledger) OffersContractsPage(ctx context.Context, party coin.PartyID, to
 			return nil, "", err
 		}
 	}
-	cs, err := store.ActiveContractsPage(ctx, l.db, TemplateTransferOffer, party, offset, cid, size+1)
+	cs, err := store.ActiveContractsPage(ctx, s.l.DB(), ledger.TemplateTransferOffer, party, offset, cid, size+1)
 	if err != nil {
 		return nil, "", err
 	}
@@ -80,9 +81,9 @@ func (l *Ledger) OffersContractsPage(ctx context.Context, party coin.PartyID, to
 		cs = cs[:size]
 		next = pageToken(cs[size-1].CreatedOffset, cs[size-1].ContractID)
 	}
-	out := make([]Contract, 0, len(cs))
+	out := make([]ledger.Contract, 0, len(cs))
 	for i := range cs {
-		out = append(out, l.contractView(&cs[i]))
+		out = append(out, s.l.ContractView(&cs[i]))
 	}
 	return out, next, nil
 }
@@ -93,7 +94,7 @@ func pageToken(at int64, cid coin.ContractID) string {
 }
 
 func parsePageToken(token string) (int64, coin.ContractID, error) {
-	bad := invalid("page_token", "%q is not a page token of this list; start again without one", clip(token, 40))
+	bad := ledger.Invalid("page_token", "%q is not a page token of this list; start again without one", ledger.Clip(token, 40))
 	b, err := base64.RawURLEncoding.DecodeString(token)
 	if err != nil {
 		return 0, "", bad
@@ -113,7 +114,7 @@ func parsePageToken(token string) (int64, coin.ContractID, error) {
 // CheckOfferPageSize bounds an API page size.
 func CheckOfferPageSize(n int64) error {
 	if n < 1 || n > MaxOfferPageSize {
-		return invalid("page_size", "must be between 1 and %d, not %s", MaxOfferPageSize, fmt.Sprint(n))
+		return ledger.Invalid("page_size", "must be between 1 and %d, not %s", MaxOfferPageSize, fmt.Sprint(n))
 	}
 	return nil
 }

@@ -1,4 +1,4 @@
-package ledger_test
+package history_test
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/history"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
 )
 
@@ -16,7 +17,7 @@ import (
 // merged with the party's other rows; the kind and counterparty filters
 // and paging by id see both kinds of row.
 func TestHistoryBothSides(t *testing.T) {
-	forEachEngine(t, func(t *testing.T, l *ledger.Ledger) {
+	ledgertest.ForEachEngine(t, func(t *testing.T, l *ledger.Ledger) {
 		ctx := context.Background()
 		a, b, c := ledgertest.Party(t, l), ledgertest.Party(t, l), ledgertest.Party(t, l)
 		ledgertest.Mint(t, l, a, "100")
@@ -36,7 +37,7 @@ func TestHistoryBothSides(t *testing.T) {
 
 		all := func(p coin.PartyID, q ledger.HistoryQuery) []ledger.HistoryItem {
 			t.Helper()
-			items, err := l.History(ctx, p, q)
+			items, err := history.New(l).List(ctx, p, q)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -120,7 +121,7 @@ func TestHistoryBothSides(t *testing.T) {
 // counterparty did. A party sees the preapproval it asked for, and its
 // cancellation, which the provider sees too.
 func TestHistoryOwnActions(t *testing.T) {
-	forEachEngine(t, func(t *testing.T, l *ledger.Ledger) {
+	ledgertest.ForEachEngine(t, func(t *testing.T, l *ledger.Ledger) {
 		ctx := context.Background()
 		a, b := ledgertest.Party(t, l), ledgertest.Party(t, l)
 		ledgertest.Mint(t, l, a, "10")
@@ -147,7 +148,7 @@ func TestHistoryOwnActions(t *testing.T) {
 		}
 		notes := func(p coin.PartyID) string {
 			t.Helper()
-			items, err := l.History(ctx, p, ledger.HistoryQuery{PageSize: 10, Kind: "notification"})
+			items, err := history.New(l).List(ctx, p, ledger.HistoryQuery{PageSize: 10, Kind: "notification"})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -1,9 +1,10 @@
-package ledger
+package pending
 
 import (
 	"context"
 
 	"github.com/ccwallet/ccwallet/coin"
+	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/store"
 )
 
@@ -13,13 +14,13 @@ import (
 // the list is never answered whole.
 const DefaultInstructionListPage = 200
 
-// TransferInstructionsListPage is TransferInstructions a page at a time
-// (the API's listTokenStandardTransfers): up to size pending instructions
-// party sends or receives, newest first, after the page token ("" for the
-// first page), and the next page's token ("" on the last). The token
-// names the page's last instruction, so instructions created meanwhile
-// neither shift nor repeat the pages after it.
-func (l *Ledger) TransferInstructionsListPage(ctx context.Context, party coin.PartyID, token string, size int) ([]TransferInstruction, string, error) {
+// TransferInstructionsListPage is a party's pending transfer instructions
+// a page at a time (the API's listTokenStandardTransfers): up to size it
+// sends or receives, newest first, after the page token ("" for the first
+// page), and the next page's token ("" on the last). The token names the
+// page's last instruction, so instructions created meanwhile neither
+// shift nor repeat the pages after it.
+func (s *Service) TransferInstructionsListPage(ctx context.Context, party coin.PartyID, token string, size int) ([]ledger.TransferInstruction, string, error) {
 	size = min(max(size, 1), MaxOfferPageSize)
 	var after *store.InstructionCursor
 	if token != "" {
@@ -29,7 +30,7 @@ func (l *Ledger) TransferInstructionsListPage(ctx context.Context, party coin.Pa
 		}
 		after = &store.InstructionCursor{CreatedOffset: offset, ContractID: cid}
 	}
-	tis, err := store.TransferInstructionsEitherPage(ctx, l.db, party, string(InstructionPending), after, size+1)
+	tis, err := store.TransferInstructionsEitherPage(ctx, s.l.DB(), party, string(ledger.InstructionPending), after, size+1)
 	if err != nil {
 		return nil, "", err
 	}
@@ -42,13 +43,13 @@ func (l *Ledger) TransferInstructionsListPage(ctx context.Context, party coin.Pa
 	for i, ti := range tis {
 		ids[i] = ti.ContractID
 	}
-	cs, err := l.contractsByID(ctx, l.db, ids)
+	cs, err := s.l.ContractsByID(ctx, s.l.DB(), ids)
 	if err != nil {
 		return nil, "", err
 	}
-	out := make([]TransferInstruction, 0, len(tis))
+	out := make([]ledger.TransferInstruction, 0, len(tis))
 	for i := range tis {
-		out = append(out, l.instructionView(&tis[i], cs[tis[i].ContractID]))
+		out = append(out, ledger.InstructionWithContract(s.l, &tis[i], cs[tis[i].ContractID]))
 	}
 	return out, next, nil
 }

@@ -1,16 +1,17 @@
-package ledger
+package pending
 
 import (
 	"context"
 
 	"github.com/ccwallet/ccwallet/coin"
+	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/store"
 )
 
 // InstructionPage is one page of a party's pending transfer
 // instructions, newest first.
 type InstructionPage struct {
-	Instructions []TransferInstruction
+	Instructions []ledger.TransferInstruction
 	// Total counts all of them; Next is the token of the page after this
 	// one ("" on the last).
 	Total int
@@ -22,7 +23,7 @@ type InstructionPage struct {
 // token is a page's Next ("" for the first). Any sender can instruct any
 // receiver (each instruction locks its amount and fee reserve), so the
 // receiver's list is read a page at a time, as the offers are.
-func (l *Ledger) InstructionsPage(ctx context.Context, party coin.PartyID, incoming bool, token string, size int) (InstructionPage, error) {
+func (s *Service) InstructionsPage(ctx context.Context, party coin.PartyID, incoming bool, token string, size int) (InstructionPage, error) {
 	size = min(max(size, 1), MaxOfferPageSize)
 	var before int64
 	if token != "" {
@@ -31,7 +32,7 @@ func (l *Ledger) InstructionsPage(ctx context.Context, party coin.PartyID, incom
 			return InstructionPage{}, err
 		}
 	}
-	tis, total, err := store.TransferInstructionsPage(ctx, l.db, party, incoming, string(InstructionPending), before, size+1)
+	tis, total, err := store.TransferInstructionsPage(ctx, s.l.DB(), party, incoming, string(ledger.InstructionPending), before, size+1)
 	if err != nil {
 		return InstructionPage{}, err
 	}
@@ -45,12 +46,12 @@ func (l *Ledger) InstructionsPage(ctx context.Context, party coin.PartyID, incom
 	for i, ti := range tis {
 		ids[i] = ti.ContractID
 	}
-	cs, err := l.contractsByID(ctx, l.db, ids)
+	cs, err := s.l.ContractsByID(ctx, s.l.DB(), ids)
 	if err != nil {
 		return InstructionPage{}, err
 	}
 	for i := range tis {
-		p.Instructions = append(p.Instructions, l.instructionView(&tis[i], cs[tis[i].ContractID]))
+		p.Instructions = append(p.Instructions, ledger.InstructionWithContract(s.l, &tis[i], cs[tis[i].ContractID]))
 	}
 	return p, nil
 }

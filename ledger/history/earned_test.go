@@ -1,4 +1,4 @@
-package ledger_test
+package history_test
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/history"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
 )
 
@@ -16,7 +17,7 @@ var seeder = ledgertest.Seeder
 // history entries where they were earned, each once however the history
 // is paged, with update IDs on every item; a filtered history has none.
 func TestHistoryPageRewards(t *testing.T) {
-	forEachEngine(t, func(t *testing.T, l *ledger.Ledger) {
+	ledgertest.ForEachEngine(t, func(t *testing.T, l *ledger.Ledger) {
 		ctx := context.Background()
 		p := ledgertest.Party(t, l)
 		seed := seeder(t, l, p)
@@ -42,7 +43,7 @@ func TestHistoryPageRewards(t *testing.T) {
 			var out []string
 			q := ledger.HistoryQuery{PageSize: size}
 			for range 50 {
-				page, err := l.HistoryPageFor(ctx, p, q)
+				page, err := history.New(l).Page(ctx, p, q)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -80,7 +81,7 @@ func TestHistoryPageRewards(t *testing.T) {
 				t.Errorf("pages of %d: %q, want %q", size, got, all)
 			}
 		}
-		page, err := l.HistoryPageFor(ctx, p, ledger.HistoryQuery{PageSize: 100, Kind: "balance_change"})
+		page, err := history.New(l).Page(ctx, p, ledger.HistoryQuery{PageSize: 100, Kind: "balance_change"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -95,15 +96,15 @@ func TestHistoryPageRewards(t *testing.T) {
 // TestHistoryPageRewardsBounded: a history page reads at most
 // MaxEarnedGroups groups of coupons and says when it left some out.
 func TestHistoryPageRewardsBounded(t *testing.T) {
-	forEachEngine(t, func(t *testing.T, l *ledger.Ledger) {
+	ledgertest.ForEachEngine(t, func(t *testing.T, l *ledger.Ledger) {
 		ctx := context.Background()
 		p := ledgertest.Party(t, l)
 		seed := seeder(t, l, p)
 		// Weights all different: a group each.
-		for i := range ledger.MaxEarnedGroups + 1 {
+		for i := range history.MaxEarnedGroups + 1 {
 			seed(ledger.RewardApp, fmt.Sprintf("0.%04d", i+1))
 		}
-		page, err := l.HistoryPageFor(ctx, p, ledger.HistoryQuery{PageSize: 10})
+		page, err := history.New(l).Page(ctx, p, ledger.HistoryQuery{PageSize: 10})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -113,8 +114,8 @@ func TestHistoryPageRewardsBounded(t *testing.T) {
 				coupons += it.Reward.Coupons
 			}
 		}
-		if !page.RewardsPartial || coupons != ledger.MaxEarnedGroups {
-			t.Errorf("partial %v with %d coupons, want true with %d", page.RewardsPartial, coupons, ledger.MaxEarnedGroups)
+		if !page.RewardsPartial || coupons != history.MaxEarnedGroups {
+			t.Errorf("partial %v with %d coupons, want true with %d", page.RewardsPartial, coupons, history.MaxEarnedGroups)
 		}
 	})
 }

@@ -1,18 +1,19 @@
-package ledger
+package history
 
 import (
 	"context"
 	"time"
 
 	"github.com/ccwallet/ccwallet/coin"
+	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/store"
 )
 
-// HistoryPage is a page of history for people (the web page): the
-// entries with their update IDs and, when unfiltered, the rewards earned
-// among them as items of kind "reward".
-type HistoryPage struct {
-	Items []HistoryItem
+// Page is a page of history for people (the web page): the entries with
+// their update IDs and, when unfiltered, the rewards earned among them as
+// items of kind "reward".
+type Page struct {
+	Items []ledger.HistoryItem
 	// NextBefore is the before cursor of the next (older) page, 0 when
 	// there is none.
 	NextBefore int64
@@ -21,21 +22,21 @@ type HistoryPage struct {
 	RewardsPartial bool
 }
 
-// HistoryPageFor returns a page of party's history, newest first, with
+// Page returns a page of party's history, newest first, with
 // each item's update ID and the rewards the party earned in between (they
 // change no balance, so they add nothing to the history's sums: their
 // Amount is zero and the reward's own amount is in Reward).
-func (l *Ledger) HistoryPageFor(ctx context.Context, party coin.PartyID, q HistoryQuery) (HistoryPage, error) {
-	if q.PageSize <= 0 || q.PageSize >= MaxHistoryPage {
-		return HistoryPage{}, invalid("page_size", "must be from 1 to %d", MaxHistoryPage-1)
+func (s *Service) Page(ctx context.Context, party coin.PartyID, q ledger.HistoryQuery) (Page, error) {
+	if q.PageSize <= 0 || q.PageSize >= ledger.MaxHistoryPage {
+		return Page{}, ledger.Invalid("page_size", "must be from 1 to %d", ledger.MaxHistoryPage-1)
 	}
 	size := q.PageSize
 	q.PageSize++
-	items, err := l.History(ctx, party, q)
+	items, err := s.List(ctx, party, q)
 	if err != nil {
-		return HistoryPage{}, err
+		return Page{}, err
 	}
-	var page HistoryPage
+	var page Page
 	older := len(items) > size
 	if older {
 		items = items[:size]
@@ -45,9 +46,9 @@ func (l *Ledger) HistoryPageFor(ctx context.Context, party coin.PartyID, q Histo
 	for i, it := range items {
 		offsets[i] = it.UpdateOffset
 	}
-	updates, err := store.UpdateRefs(ctx, l.db, offsets)
+	updates, err := store.UpdateRefs(ctx, s.l.DB(), offsets)
 	if err != nil {
-		return HistoryPage{}, err
+		return Page{}, err
 	}
 	for i := range items {
 		items[i].UpdateID = updates[items[i].UpdateOffset].UpdateID
@@ -56,13 +57,13 @@ func (l *Ledger) HistoryPageFor(ctx context.Context, party coin.PartyID, q Histo
 		page.Items = items
 		return page, nil
 	}
-	earned, partial, err := l.earnedRewards(ctx, party, q.BeforeID, items, older)
+	earned, partial, err := s.earned(ctx, party, q.BeforeID, items, older)
 	page.RewardsPartial = partial
 	if err != nil {
-		return HistoryPage{}, err
+		return Page{}, err
 	}
 	// Both newest first: a reward goes above the entries of older updates.
-	page.Items = make([]HistoryItem, 0, len(items)+len(earned))
+	page.Items = make([]ledger.HistoryItem, 0, len(items)+len(earned))
 	for _, it := range items {
 		for len(earned) > 0 && earned[0].Offset > it.UpdateOffset {
 			page.Items = append(page.Items, rewardItem(earned[0]))
@@ -76,8 +77,8 @@ func (l *Ledger) HistoryPageFor(ctx context.Context, party coin.PartyID, q Histo
 	return page, nil
 }
 
-func rewardItem(e EarnedReward) HistoryItem {
-	return HistoryItem{Kind: HistoryReward, Subtype: e.Kind, UpdateOffset: e.Offset, Round: e.Round, Time: e.Time, UpdateID: e.UpdateID, Reward: &e}
+func rewardItem(e ledger.EarnedReward) ledger.HistoryItem {
+	return ledger.HistoryItem{Kind: ledger.HistoryReward, Subtype: e.Kind, UpdateOffset: e.Offset, Round: e.Round, Time: e.Time, UpdateID: e.UpdateID, Reward: &e}
 }
 
 // BalancePoint is a party's available balance right after one of its
@@ -90,13 +91,13 @@ type BalancePoint struct {
 
 // BalanceSeries returns a party's available balance before holding fees
 // (the sum of the initial amounts of its unlocked holdings) after each of
-// items, its latest history entries as History returns them (newest
+// items, its latest history entries as List returns them (newest
 // first), oldest first: walked back from b, its balance now
 // (BalanceAndHoldings), by the entries' Amounts, which add up to the
 // changes of that sum (HistoryItem). The two are read apart (at once, on
 // the home page), so an entry written between the reads shifts the points
 // until the next read; nothing is stored.
-func BalanceSeries(b Balance, items []HistoryItem) []BalancePoint {
+func BalanceSeries(b ledger.Balance, items []ledger.HistoryItem) []BalancePoint {
 	out := make([]BalancePoint, len(items))
 	bal := b.EffectiveUnlocked.Add(b.HoldingFees)
 	for i, it := range items {
