@@ -14,6 +14,7 @@ import (
 	"github.com/ccwallet/ccwallet/handlers"
 	"github.com/ccwallet/ccwallet/handlers/handlerstest"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/apiread"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
 	"github.com/ccwallet/ccwallet/web"
 )
@@ -45,7 +46,7 @@ func TestImpersonationByToken(t *testing.T) {
 			"description": "by the admin", "expires_at": time.Now().Add(time.Hour).UnixMicro(), "tracking_id": "imp-offer"}); r.Status != http.StatusOK {
 			t.Fatalf("offer as alice = %d %s", r.Status, r.Body)
 		}
-		evs, err := a.l.UpdatesAfter(context.Background(), before, 10)
+		evs, err := apiread.New(a.l).UpdatesAfter(context.Background(), before, 10)
 		if err != nil || len(evs) != 1 || evs[0].ActedBy != "admin" || !contains(evs[0].Parties, alice) {
 			t.Fatalf("the offer's update = %+v, %v; want acted by admin, alice's", evs, err)
 		}
@@ -105,7 +106,7 @@ func TestViewAsInTheWebWallet(t *testing.T) {
 	handlerstest.MustHave(t, home, http.StatusOK, `data-testid="view-as-banner"`, string(party), "2,000")
 	before := newest(t, e.L)
 	handlerstest.MustHave(t, adminB.Post("/tap", url.Values{"csrf_token": {csrf}, "amount": {"1"}}), http.StatusSeeOther)
-	evs, err := e.L.UpdatesAfter(context.Background(), before, 10)
+	evs, err := apiread.New(e.L).UpdatesAfter(context.Background(), before, 10)
 	if err != nil || len(evs) != 1 || evs[0].ActedBy != "admin" || !contains(evs[0].Parties, party) {
 		t.Fatalf("the tap's update = %+v, %v; want alice's, acted by admin", evs, err)
 	}
@@ -125,7 +126,7 @@ func TestViewAsInTheWebWallet(t *testing.T) {
 
 func newest(t *testing.T, l *ledger.Ledger) int64 {
 	t.Helper()
-	evs, err := l.UpdatesAfter(context.Background(), 0, 1_000_000)
+	evs, err := apiread.New(l).UpdatesAfter(context.Background(), 0, 1_000_000)
 	if err != nil || len(evs) == 0 {
 		t.Fatalf("updates: %d, %v", len(evs), err)
 	}
