@@ -192,22 +192,11 @@ func (l *Ledger) checkOffset(ctx context.Context, db bun.IDB, field string, offs
 	return end, nil
 }
 
-// UpdateOffset returns the offset of the update with id updateID.
-func (l *Ledger) UpdateOffset(ctx context.Context, updateID string) (int64, error) {
-	if err := checkID("updateId", updateID); err != nil {
-		return 0, err
-	}
-	u, err := store.UpdateByID(ctx, l.db, updateID)
-	if err != nil {
-		return 0, err
-	}
-	return u.OffsetID, nil
-}
-
-// InterfaceView computes the view of c through iface, as the coin's
+// InterfaceViewOf computes the view of c through iface, as the coin's
 // implementations of the token standard define it (Splice's Amulet,
-// LockedAmulet and AmuletTransferInstruction).
-func (l *Ledger) InterfaceView(c LedgerContract, iface string) (json.RawMessage, error) {
+// LockedAmulet and AmuletTransferInstruction), on the network of dso
+// (ledger/apiread's InterfaceView).
+func InterfaceViewOf(c LedgerContract, iface string, dso coin.PartyID) (json.RawMessage, error) {
 	if !Implements(c.TemplateID, iface) {
 		return nil, fmt.Errorf("template %s does not implement %s", c.TemplateID, iface)
 	}
@@ -259,7 +248,7 @@ func (l *Ledger) InterfaceView(c LedgerContract, iface string) (json.RawMessage,
 		return json.Marshal(struct {
 			Admin coin.PartyID `json:"admin"`
 			Meta  metadata     `json:"meta"`
-		}{l.dso, metadata{Values: map[string]string{}}})
+		}{dso, metadata{Values: map[string]string{}}})
 	}
 	return nil, fmt.Errorf("no view of %s through %s", c.TemplateID, iface)
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/apiread"
 	"github.com/ccwallet/ccwallet/ledger/devnet"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
 )
@@ -33,7 +34,7 @@ func TestImpersonationMarksUpdates(t *testing.T) {
 		if _, err := l.SendPreapproved(as, send); err != nil {
 			t.Fatal(err)
 		}
-		evs, err := l.UpdatesAfter(ctx, from, 100)
+		evs, err := apiread.New(l).UpdatesAfter(ctx, from, 100)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -53,7 +54,7 @@ func TestImpersonationMarksUpdates(t *testing.T) {
 // lastOffset is the newest update's offset.
 func lastOffset(t *testing.T, l *ledger.Ledger) int64 {
 	t.Helper()
-	evs, err := l.UpdatesAfter(context.Background(), 0, 1_000_000)
+	evs, err := apiread.New(l).UpdatesAfter(context.Background(), 0, 1_000_000)
 	if err != nil || len(evs) == 0 {
 		t.Fatalf("updates: %d, %v", len(evs), err)
 	}

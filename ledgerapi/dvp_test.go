@@ -10,6 +10,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/apiread"
 )
 
 const (
@@ -260,7 +261,7 @@ func TestTradeEndings(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		raw, _ := e.l.InterfaceView(tc, ledger.InterfaceAllocationRequest)
+		raw, _ := apiread.New(e.l).InterfaceView(tc, ledger.InterfaceAllocationRequest)
 		var req struct {
 			Settlement ledger.SettlementInfo `json:"settlement"`
 		}

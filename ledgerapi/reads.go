@@ -133,7 +133,7 @@ func (s *Server) createdEventOf(c ledger.LedgerContract, m match, nodeID int) cr
 	}
 	for _, i := range m.views {
 		v := interfaceView{InterfaceID: byPackageID(i), ViewStatus: viewStatus{Details: []any{}}}
-		if val, err := s.l.InterfaceView(c, i); err != nil {
+		if val, err := s.w.APIRead.InterfaceView(c, i); err != nil {
 			// Canton reports a view that fails to compute in its status.
 			v.ViewStatus.Code, v.ViewStatus.Message = grpcInternal, err.Error()
 		} else {
@@ -619,7 +619,7 @@ func (s reads) findTransaction(r *http.Request, ef *eventFormat, byID bool, upda
 		if updateID == "" {
 			return jsTransaction{}, cantonErr(codeMissingField, "updateId: the id of the transaction is required")
 		}
-		offset, err = s.l.UpdateOffset(r.Context(), updateID)
+		offset, err = s.w.APIRead.UpdateOffset(r.Context(), updateID)
 		if errors.Is(err, ledger.ErrNotFound) {
 			return jsTransaction{}, cantonErr(codeUpdateNotFound, "%s not found, or not visible to the requesting parties", what)
 		} else if err != nil {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/apiread"
 	"github.com/ccwallet/ccwallet/store/pgbatch"
 )
 
@@ -52,6 +53,7 @@ func devnetTail(ctx context.Context, args []string, env envVars, stdout, stderr 
 		return err
 	}
 	defer closeDB()
+	reads := apiread.New(l)
 	last := *after
 	if last < 0 {
 		if last, err = l.LedgerEnd(ctx); err != nil {
@@ -62,7 +64,7 @@ func devnetTail(ctx context.Context, args []string, env envVars, stdout, stderr 
 	tick := time.NewTicker(*every)
 	defer tick.Stop()
 	for {
-		es, err := l.UpdatesAfter(ctx, last, ledger.MaxUpdateEvents)
+		es, err := reads.UpdatesAfter(ctx, last, ledger.MaxUpdateEvents)
 		if err != nil {
 			if ctx.Err() != nil {
 				return nil

@@ -72,7 +72,7 @@ func New(l *ledger.Ledger, cfg Config, log *slog.Logger) *Handler {
 	}
 	h := &Handler{l: l, log: log, auth: cfg.Auth, sessions: cfg.Sessions, jobs: cfg.Jobs, lim: cfg.Limiter,
 		changed: cfg.Changed, shutdown: cfg.Shutdown, w: cfg.Workflows}
-	h.updates = newUpdateHub(l, cfg)
+	h.updates = newUpdateHub(l, h.w.APIRead, cfg)
 	return h
 }
 

@@ -11,6 +11,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/apiread"
 )
 
 // Caps on open update streams, when Config sets none: a developer watches
@@ -116,7 +117,7 @@ func (h *Handler) updateStream(w http.ResponseWriter, r *http.Request) error {
 	// The backlog up to where the hub delivers: the stream joined first,
 	// so nothing between falls through.
 	for cur := from; cur < sub.after; {
-		es, err := h.l.UpdatesAfter(r.Context(), cur, ledger.MaxUpdateEvents)
+		es, err := h.w.APIRead.UpdatesAfter(r.Context(), cur, ledger.MaxUpdateEvents)
 		if err != nil || len(es) == 0 {
 			break
 		}
@@ -175,6 +176,7 @@ func updateEventOf(e ledger.UpdateEvent) updateEvent {
 // running only while there are streams, and counts them against caps.
 type updateHub struct {
 	l              *ledger.Ledger
+	reads          *apiread.Service
 	every          time.Duration
 	perUser, total int
 
@@ -196,8 +198,8 @@ type updateSub struct {
 	after    int64 // the stream gets every update after this offset
 }
 
-func newUpdateHub(l *ledger.Ledger, cfg Config) *updateHub {
-	hub := &updateHub{l: l, every: cfg.UpdateStreamInterval, perUser: cfg.UpdateStreamsPerUser, total: cfg.UpdateStreams,
+func newUpdateHub(l *ledger.Ledger, reads *apiread.Service, cfg Config) *updateHub {
+	hub := &updateHub{l: l, reads: reads, every: cfg.UpdateStreamInterval, perUser: cfg.UpdateStreamsPerUser, total: cfg.UpdateStreams,
 		subs: map[*updateSub]struct{}{}, byUser: map[string]int{}}
 	if hub.every <= 0 {
 		hub.every = time.Second
@@ -281,7 +283,7 @@ func (hub *updateHub) poll() bool {
 		}
 		after := hub.last
 		hub.mu.Unlock()
-		es, err := hub.l.UpdatesAfter(ctx, after, ledger.MaxUpdateEvents)
+		es, err := hub.reads.UpdatesAfter(ctx, after, ledger.MaxUpdateEvents)
 		if err != nil || len(es) == 0 {
 			return true // an error: the next tick tries again
 		}

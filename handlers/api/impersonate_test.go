@@ -14,6 +14,7 @@ import (
 	"github.com/ccwallet/ccwallet/handlers"
 	"github.com/ccwallet/ccwallet/handlers/handlerstest"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/apiread"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
 	"github.com/ccwallet/ccwallet/web"
 )
@@ -35,7 +36,7 @@ func TestImpersonationByToken(t *testing.T) {
 			"description": "by the admin", "expires_at": time.Now().Add(time.Hour).UnixMicro(), "tracking_id": "imp-offer"}); r.Status != http.StatusOK {
 			t.Fatalf("offer as alice = %d %s", r.Status, r.Body)
 		}
-		evs, err := a.L.UpdatesAfter(context.Background(), before, 10)
+		evs, err := apiread.New(a.L).UpdatesAfter(context.Background(), before, 10)
 		if err != nil || len(evs) != 1 || evs[0].ActedBy != "admin" || !slices.Contains(evs[0].Parties, alice) {
 			t.Fatalf("the offer's update = %+v, %v; want acted by admin, alice's", evs, err)
 		}

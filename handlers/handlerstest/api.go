@@ -12,6 +12,7 @@ import (
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/handlers"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/apiread"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
 	"github.com/ccwallet/ccwallet/web"
 )
@@ -108,7 +109,7 @@ func (a *API) ActingAs(user string, party coin.PartyID) APIClient {
 // NewestOffset is the offset of the ledger's newest update.
 func NewestOffset(t *testing.T, l *ledger.Ledger) int64 {
 	t.Helper()
-	evs, err := l.UpdatesAfter(context.Background(), 0, 1_000_000)
+	evs, err := apiread.New(l).UpdatesAfter(context.Background(), 0, 1_000_000)
 	if err != nil || len(evs) == 0 {
 		t.Fatalf("updates: %d, %v", len(evs), err)
 	}

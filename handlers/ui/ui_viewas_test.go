@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/ccwallet/ccwallet/handlers/handlerstest"
+	"github.com/ccwallet/ccwallet/ledger/apiread"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
 )
 
@@ -36,7 +37,7 @@ func TestViewAsInTheWebWallet(t *testing.T) {
 	handlerstest.MustHave(t, home, http.StatusOK, `data-testid="view-as-banner"`, string(party), "2,000")
 	before := handlerstest.NewestOffset(t, e.L)
 	handlerstest.MustHave(t, adminB.Post("/tap", url.Values{"csrf_token": {csrf}, "amount": {"1"}}), http.StatusSeeOther)
-	evs, err := e.L.UpdatesAfter(context.Background(), before, 10)
+	evs, err := apiread.New(e.L).UpdatesAfter(context.Background(), before, 10)
 	if err != nil || len(evs) != 1 || evs[0].ActedBy != "admin" || !slices.Contains(evs[0].Parties, party) {
 		t.Fatalf("the tap's update = %+v, %v; want alice's, acted by admin", evs, err)
 	}

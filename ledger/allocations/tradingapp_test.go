@@ -62,7 +62,7 @@ func TestTradingAppDvP(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		raw, err := l.InterfaceView(trade, ledger.InterfaceAllocationRequest)
+		raw, err := apiread.New(l).InterfaceView(trade, ledger.InterfaceAllocationRequest)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -150,7 +150,7 @@ func TestTradingAppCancelAndWithdraw(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		raw, _ := l.InterfaceView(tc, ledger.InterfaceAllocationRequest)
+		raw, _ := apiread.New(l).InterfaceView(tc, ledger.InterfaceAllocationRequest)
 		var req struct {
 			Settlement ledger.SettlementInfo `json:"settlement"`
 		}

@@ -1,15 +1,20 @@
 // Package apiread owns the JSON Ledger API's read model over the store:
 // the ledger end and pruned offset, the active contract set as of an
 // offset (paged by ContractKey), a contract by id, the contract events of
-// each update, the updates' ids and times, and the node's parties. The
-// contracts' shape as the Ledger API shows them (ledger.LedgerContract,
-// with stakeholders and interface views) and the offset rule it shares
-// with the completions stay in the core (ledger/apiread.go).
+// each update, the updates' ids and times, an update's offset by id, the
+// token standard's interface views of a contract, the node's parties, and
+// the update stream as a developer watches it (UpdatesAfter: the wallet
+// API's update stream, devnet tail). The contracts' shape as the Ledger
+// API shows them (ledger.LedgerContract, with stakeholders; how an
+// interface view is computed, ledger.InterfaceViewOf), the update event's
+// shape and the offset rule it shares with the completions stay in the
+// core (ledger/apiread.go, ledger/updatestream.go).
 package apiread
 
 import (
 	"cmp"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -272,4 +277,22 @@ func (s *Service) UpdateAt(ctx context.Context, offset int64) (string, time.Time
 		return "", time.Time{}, fmt.Errorf("update at offset %d: %w", offset, ledger.ErrNotFound)
 	}
 	return us[0].UpdateID, us[0].RecordTime, nil
+}
+
+// UpdateOffset returns the offset of the update with id updateID.
+func (s *Service) UpdateOffset(ctx context.Context, updateID string) (int64, error) {
+	if err := ledger.CheckID("updateId", updateID); err != nil {
+		return 0, err
+	}
+	u, err := store.UpdateByID(ctx, s.l.DB(), updateID)
+	if err != nil {
+		return 0, err
+	}
+	return u.OffsetID, nil
+}
+
+// InterfaceView is the view of c through iface, as the coin's
+// implementations of the token standard define it (ledger.InterfaceViewOf).
+func (s *Service) InterfaceView(c ledger.LedgerContract, iface string) (json.RawMessage, error) {
+	return ledger.InterfaceViewOf(c, iface, s.l.DSO())
 }

@@ -1,4 +1,4 @@
-package ledger_test
+package apiread_test
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/apiread"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
 )
 
@@ -13,7 +14,7 @@ import (
 // offset, oldest first and at most the limit, each with its stakeholders
 // and templates, and the filter matches on them.
 func TestUpdatesAfter(t *testing.T) {
-	forEachEngine(t, func(t *testing.T, l *ledger.Ledger) {
+	ledgertest.ForEachEngine(t, func(t *testing.T, l *ledger.Ledger) {
 		ctx := context.Background()
 		alice, bob, carol := ledgertest.Party(t, l), ledgertest.Party(t, l), ledgertest.Party(t, l)
 		start, err := l.LedgerEnd(ctx)
@@ -24,7 +25,7 @@ func TestUpdatesAfter(t *testing.T) {
 		if _, err := l.Transfer(ctx, ledger.TransferRequest{Sender: alice, Receiver: bob, Amount: coin.MustParse("5")}); err != nil {
 			t.Fatal(err)
 		}
-		es, err := l.UpdatesAfter(ctx, start, 0)
+		es, err := apiread.New(l).UpdatesAfter(ctx, start, 0)
 		if err != nil || len(es) != 2 {
 			t.Fatalf("updates after %d = %+v, %v; want the mint and the transfer", start, es, err)
 		}
@@ -50,10 +51,10 @@ func TestUpdatesAfter(t *testing.T) {
 				t.Errorf("transfer.Matches(%q, %q) = %v, want %v", c.party, c.template, got, c.want)
 			}
 		}
-		if es, err := l.UpdatesAfter(ctx, start, 1); err != nil || len(es) != 1 || es[0].Offset != mint.Offset {
+		if es, err := apiread.New(l).UpdatesAfter(ctx, start, 1); err != nil || len(es) != 1 || es[0].Offset != mint.Offset {
 			t.Errorf("one update after %d = %+v, %v; want the mint", start, es, err)
 		}
-		if es, err := l.UpdatesAfter(ctx, tr.Offset, 0); err != nil || len(es) != 0 {
+		if es, err := apiread.New(l).UpdatesAfter(ctx, tr.Offset, 0); err != nil || len(es) != 0 {
 			t.Errorf("updates after the newest = %+v, %v; want none", es, err)
 		}
 	})
