@@ -11,7 +11,7 @@ import "github.com/ccwallet/ccwallet/ledger/workflows"
 func validatorJobs(w *workflows.Set, a Automation) []Job {
 	l := w.Ledger
 	return []Job{
-		RewardCollection(l, a.RewardCollectionInterval), MergeHoldings(w.Delegations, a.MergeInterval),
+		RewardCollection(w.Rewards, a.RewardCollectionInterval), MergeHoldings(w.Delegations, a.MergeInterval),
 		PreapprovalRenewal(l, a.RenewalInterval), PreapprovalProposals(l, a.PollInterval),
 		Subscriptions(w.Subscriptions, a.PollInterval),
 	}

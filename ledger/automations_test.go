@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"slices"
 	"testing"
 	"time"
@@ -202,54 +201,6 @@ func TestLockedDustExpiresAfterItsLock(t *testing.T) {
 	}
 }
 
-func TestCollectRewards(t *testing.T) {
-	forEachEngine(t, func(t *testing.T, l *ledger.Ledger) {
-		ctx := context.Background()
-		a, b := ledgertest.Party(t, l), ledgertest.Party(t, l)
-		ledgertest.Mint(t, l, a, "10")
-		// Traffic in round 0 earns the operator a validator reward coupon
-		// once round 0 closes.
-		if _, err := l.Transfer(ctx, ledger.TransferRequest{Sender: a, Receiver: b, Amount: coin.MustParse("1")}); err != nil {
-			t.Fatal(err)
-		}
-		// Rounds 0..2 open: nothing is due yet.
-		if _, err := l.AdvanceRounds(ctx, 2); err != nil {
-			t.Fatal(err)
-		}
-		if n, err := l.CollectRewards(ctx); err != nil || n != 0 {
-			t.Fatalf("with round 0 open: collected %d, %v; want 0", n, err)
-		}
-		// Round 3 closes round 0: its validator coupon is minted, capped.
-		rep, err := l.AdvanceRounds(ctx, 1)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if rep.Collected != 1 {
-			t.Fatalf("collected %d coupons, want 1", rep.Collected)
-		}
-		bal, _ := l.Balance(ctx, l.Operator())
-		if want := l.Rules().ValidatorRewardPerCouponCap; !bal.EffectiveUnlocked.Equal(want) {
-			t.Errorf("operator balance = %s, want the capped validator reward %s", bal.EffectiveUnlocked, want)
-		}
-		if !slices.Contains(historySubtypes(t, l, l.Operator()), "CollectRewards") {
-			t.Error("no CollectRewards history entry")
-		}
-		// A second run (another replica) mints nothing.
-		if n, err := l.CollectRewards(ctx); err != nil || n != 0 {
-			t.Errorf("second run collected %d, %v; want 0", n, err)
-		}
-		left, err := rewards.New(l).Coupons(ctx, l.Operator(), "")
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, c := range left {
-			if c.TemplateID == ledger.RewardTemplate(ledger.RewardValidator) {
-				t.Errorf("validator coupon %s still uncollected", c.ContractID)
-			}
-		}
-	})
-}
-
 func TestCouponIssuance(t *testing.T) {
 	r := ledger.DefaultRules()
 	tests := []struct {
@@ -373,50 +324,6 @@ func TestTickRoundsAfterDeveloperJump(t *testing.T) {
 			}
 		})
 	}
-}
-
-// TestCollectRewardsForManyParties mints 1,000 parties' coupons (more than
-// one collection page of beneficiaries) exactly once each.
-func TestCollectRewardsForManyParties(t *testing.T) {
-	forEachEngine(t, func(t *testing.T, l *ledger.Ledger) {
-		ctx := context.Background()
-		ps := make([]coin.PartyID, 1000)
-		for i := range ps {
-			p, err := coin.NewPartyID(fmt.Sprintf("bench-%d", i), l.Operator().Namespace())
-			if err != nil {
-				t.Fatal(err)
-			}
-			ps[i] = p
-		}
-		// Two coupons each: 2,000 coupons, exactly one collection page.
-		for range 2 {
-			if err := ledgertest.Dev(t, l).SeedRewardCoupons(ctx, ledger.RewardValidator, ps, coin.MustParse("0.15")); err != nil {
-				t.Fatal(err)
-			}
-		}
-		if err := ledgertest.Dev(t, l).SeedRewardCoupons(ctx, "bogus", ps, coin.MustParse("1")); !ledger.IsValidation(err) {
-			t.Errorf("unknown kind = %v, want a validation error", err)
-		}
-		if _, err := l.AdvanceRounds(ctx, 2); err != nil {
-			t.Fatal(err)
-		}
-		if n, err := l.CollectRewards(ctx); err != nil || n != 0 {
-			t.Fatalf("round 0 still open: %d, %v", n, err)
-		}
-		rep, err := l.AdvanceRounds(ctx, 1)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if rep.Collected != 2000 {
-			t.Errorf("collected %d, want 2000", rep.Collected)
-		}
-		for _, p := range []coin.PartyID{ps[0], ps[999]} {
-			b, _ := l.Balance(ctx, p)
-			if !b.EffectiveUnlocked.Equal(coin.MustParse("0.3")) || b.Count != 1 {
-				t.Errorf("%s: %s in %d holdings, want 0.3 in 1", p, b.EffectiveUnlocked, b.Count)
-			}
-		}
-	})
 }
 
 // TestPruneRetentionBoundary: an update exactly retention old is kept; one

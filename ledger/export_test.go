@@ -146,9 +146,6 @@ const SendGatherMin = sendGatherMin
 // StoreOf is the ledger's database, for tests that check its rows.
 func StoreOf(l *Ledger) *store.DB { return l.db }
 
-// RewardTemplate returns the template ID of a reward kind.
-func RewardTemplate(kind string) string { return rewardTemplates[kind] }
-
 // MintThen mints amount to party in one ledger change whose step after
 // the commit is then: what its error or panic undoes is what tests see.
 func (l *Ledger) MintThen(ctx context.Context, party coin.PartyID, amount coin.Amount, then func() error) (coin.ContractID, error) {

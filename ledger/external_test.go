@@ -6,17 +6,12 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"errors"
-	"fmt"
-	"slices"
 	"testing"
 	"time"
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
-	"github.com/ccwallet/ccwallet/ledger/delegations"
-	"github.com/ccwallet/ccwallet/ledger/external"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
-	"github.com/ccwallet/ccwallet/ledger/rewards"
 )
 
 func TestExternalTransferFlow(t *testing.T) {
@@ -129,100 +124,6 @@ func TestExternalTransferFlow(t *testing.T) {
 		}
 		if _, err := l.PrepareExternalTransfer(ctx, ext, receiver, coin.Zero, ""); !ledger.IsValidation(err) {
 			t.Errorf("prepare of zero = %v, want a validation error", err)
-		}
-		ledgertest.Conserved(t, l)
-	})
-}
-
-// TestRewardCollectionNeedsMintingDelegation: an external party's reward
-// coupons are minted into its holdings only while it has an active minting
-// delegation to this validator; without one (never, withdrawn, expired)
-// they wait, while a local party's are minted as always.
-func TestRewardCollectionNeedsMintingDelegation(t *testing.T) {
-	forEachEngineClock(t, func(t *testing.T, l *ledger.Ledger, clock *ledgertest.Clock) {
-		ctx := context.Background()
-		ext, key := ledgertest.ExternalParty(t, l, "ext-minter")
-		local := ledgertest.Party(t, l)
-		op := l.Operator()
-		weight := coin.MustParse("0.5")
-		// seedAndClose gives both a coupon in the latest open round and
-		// closes that round, which collects.
-		seedAndClose := func() {
-			t.Helper()
-			if err := ledgertest.Dev(t, l).SeedRewardCoupons(ctx, ledger.RewardApp, []coin.PartyID{ext, local}, weight); err != nil {
-				t.Fatal(err)
-			}
-			if _, err := l.AdvanceRounds(ctx, 3); err != nil {
-				t.Fatal(err)
-			}
-		}
-		state := func() string {
-			t.Helper()
-			cs, err := rewards.New(l).Coupons(ctx, ext, ledger.RewardApp)
-			if err != nil {
-				t.Fatal(err)
-			}
-			b, err := external.New(l).ExternalPartyBalance(ctx, ext)
-			if err != nil {
-				t.Fatal(err)
-			}
-			return fmt.Sprintf("waiting=%d holdings=%d", len(cs), b.HoldingsCount)
-		}
-		localCollected := func() int {
-			t.Helper()
-			n := 0
-			for _, s := range historySubtypes(t, l, local) {
-				if s == "CollectRewards" {
-					n++
-				}
-			}
-			return n
-		}
-		propose := func(expires time.Duration) coin.ContractID {
-			t.Helper()
-			p, err := l.PrepareMintingDelegationProposal(ctx, ext, clock.Now().Add(expires), 10)
-			if err != nil {
-				t.Fatal(err)
-			}
-			r, err := l.Submit(ctx, ledgertest.Sign(t, ext, key, p))
-			if err != nil {
-				t.Fatal(err)
-			}
-			d, err := delegations.New(l).AcceptMintingDelegationProposal(ctx, op, r.ContractID)
-			if err != nil {
-				t.Fatal(err)
-			}
-			return d
-		}
-
-		seedAndClose()
-		if got := state(); got != "waiting=1 holdings=0" || localCollected() != 1 {
-			t.Fatalf("without a delegation: %s, local collections %d; want the external coupon waiting, the local one minted", got, localCollected())
-		}
-		d := propose(24 * time.Hour)
-		if _, err := l.CollectRewards(ctx); err != nil {
-			t.Fatal(err)
-		}
-		if got := state(); got != "waiting=0 holdings=1" {
-			t.Fatalf("with a delegation: %s; want the coupon minted into its holding", got)
-		}
-		if !slices.Contains(historySubtypes(t, l, ext), "CollectRewards") {
-			t.Error("no CollectRewards history entry for the external party")
-		}
-		if err := delegations.New(l).WithdrawMintingDelegation(ctx, op, d); err != nil {
-			t.Fatal(err)
-		}
-		seedAndClose()
-		if got := state(); got != "waiting=1 holdings=1" || localCollected() != 2 {
-			t.Fatalf("after withdrawal: %s, local collections %d", got, localCollected())
-		}
-		propose(time.Hour)
-		clock.Advance(time.Hour) // exactly at its expiry: no longer active
-		if _, err := l.CollectRewards(ctx); err != nil {
-			t.Fatal(err)
-		}
-		if got := state(); got != "waiting=1 holdings=1" {
-			t.Fatalf("with an expired delegation: %s; want the coupon still waiting", got)
 		}
 		ledgertest.Conserved(t, l)
 	})

@@ -70,6 +70,8 @@ type Ledger struct {
 	// userSpace prefixes the keys of this validator's users (UserKey,
 	// validator_users.go); empty for the network's first validator.
 	userSpace string
+	// roundSteps run after the rounds the round clock opens (AfterRounds).
+	roundSteps atomic.Pointer[[]RoundStep]
 }
 
 // core is the network every validator of one ledger shares: the

@@ -159,7 +159,8 @@ func (l *Ledger) issueValidatorReward(ctx context.Context, t *txn, r store.Round
 	return nil
 }
 
-// afterRounds runs the work every new round triggers.
+// afterRounds runs the work every new round triggers: dust expiry, then
+// the workflows' steps (AfterRounds: reward collection).
 func (l *Ledger) afterRounds(ctx context.Context, rep *RoundReport) error {
 	if rep.Closed == nil {
 		rep.Closed = []coin.Round{}
@@ -169,9 +170,14 @@ func (l *Ledger) afterRounds(ctx context.Context, rep *RoundReport) error {
 	if err != nil {
 		return err
 	}
-	c, err := l.CollectRewards(ctx)
-	rep.Collected += c
-	return err
+	if steps := l.roundSteps.Load(); steps != nil {
+		for _, step := range *steps {
+			if err := step(ctx, rep); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // RoundInfo is one open or recent mining round.

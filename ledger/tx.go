@@ -274,3 +274,12 @@ func (x *Tx) MergeDelegated(ctx context.Context, owner coin.PartyID, ids []coin.
 	_, used, err := x.t().mergeInputs(ctx, owner, ids, mergeGoal{target: MergeTarget, subtype: MergeHistorySubtype, featured: true})
 	return used, err
 }
+
+// Mint issues amount of new coin to owner as an unlocked holding at the
+// open round: the update counts it as minted, so the ledger's supply
+// (CheckConservation: live = minted - burned) grows by it. It is for
+// issuance the rules grant (reward coupons collected); coin moved from
+// elsewhere is NewHolding's.
+func (x *Tx) Mint(owner coin.PartyID, amount coin.Amount) coin.ContractID {
+	return x.t().mint(owner, amount)
+}

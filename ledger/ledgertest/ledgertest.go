@@ -15,6 +15,7 @@ import (
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/devnet"
+	"github.com/ccwallet/ccwallet/ledger/workflows"
 	"github.com/ccwallet/ccwallet/store"
 	"github.com/ccwallet/ccwallet/store/pgbatch"
 	"github.com/ccwallet/ccwallet/store/pgtest"
@@ -277,10 +278,19 @@ func ShareOf(p coin.PartyID, sender *ledger.PartyAmount, receivers []ledger.Part
 }
 
 // OpenLedger is ledger.Open as cmd calls it: cfg.Writer, when nil, is
-// store/pgbatch's writer for db, as the wallet process passes.
+// store/pgbatch's writer for db, as the wallet process passes; and, as
+// cmd does, it builds the ledger's workflows (workflows.New), which give
+// its round clock the steps it runs after each round (reward
+// collection). A test that needs the Set builds its own; that wires the
+// same steps again.
 func OpenLedger(ctx context.Context, db *store.DB, cfg ledger.Config) (*ledger.Ledger, error) {
 	if cfg.Writer == nil {
 		cfg.Writer = pgbatch.For(db)
 	}
-	return ledger.Open(ctx, db, cfg, nil)
+	l, err := ledger.Open(ctx, db, cfg, nil)
+	if err != nil {
+		return nil, err
+	}
+	workflows.New(l)
+	return l, nil
 }

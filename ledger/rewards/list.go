@@ -1,10 +1,12 @@
-// Package rewards owns the reading of a party's reward coupons: its
-// uncollected coupons as contracts (the wallet API's reward lists) and its
-// rewards page by round and kind, pending or collected. The core keeps
-// what money depends on: issuing coupons (ledger.Tx.AddRewardCoupon, the
-// validator's reward at a round's close), minting them
-// (Ledger.CollectRewards, run after every round), the issuance caps
-// (Rules.CouponIssuance) and the rewards a history page shows among its
+// Package rewards owns reward collection (Collect: minting the coupons
+// of closed rounds, run after every round and by its job) and the reading
+// of a party's reward coupons: its uncollected coupons as contracts (the
+// wallet API's reward lists) and its rewards page by round and kind,
+// pending or collected. The core keeps what money depends on: issuing
+// coupons (ledger.Tx.AddRewardCoupon, the validator's reward at a round's
+// close), minting (ledger.Tx.Mint, counted as issued by the conservation
+// check), the issuance caps (Rules.CouponIssuance), a time jump's
+// collection in bulk and the rewards a history page shows among its
 // entries.
 package rewards
 
@@ -19,12 +21,13 @@ import (
 	"github.com/ccwallet/ccwallet/store"
 )
 
-// Service is the reward reads of one ledger.
+// Service is the reward collection and reads of one ledger.
 type Service struct {
 	l *ledger.Ledger
 }
 
-// New builds l's reward reads.
+// New builds l's reward collection and reads; ledger/workflows runs its
+// AfterRounds after every round.
 func New(l *ledger.Ledger) *Service { return &Service{l: l} }
 
 // Coupons lists a party's uncollected coupons of a kind (ledger.RewardApp,

@@ -64,7 +64,9 @@ type Set struct {
 	// Featured is featured app rights (self-grant, cancel) and featured
 	// apps' delegate proxies and activity markers.
 	Featured *featured.Service
-	// Rewards is the reading of a party's reward coupons and rewards page.
+	// Rewards is reward collection, run after every round (wired here:
+	// ledger.Ledger.AfterRounds) and by its job, and the reading of a
+	// party's reward coupons and rewards page.
 	Rewards *rewards.Service
 	// UserRights is the Ledger API's user management: rights, grants,
 	// deactivation, deletion.
@@ -82,7 +84,8 @@ type Set struct {
 
 // New builds l's workflows, each given the others and the hooks it
 // needs (the subscriptions' automations to the development network's
-// time jumps). Call it once per ledger and share the Set.
+// time jumps), and gives l the steps its round clock runs after each
+// round (reward collection). Call it once per ledger and share the Set.
 func New(l *ledger.Ledger) *Set { return build(l, &jumpSteps{}) }
 
 // ForValidator builds the workflow packages of another validator's view
@@ -125,11 +128,13 @@ func (j *jumpSteps) run(ctx context.Context) error {
 func build(l *ledger.Ledger, jump *jumpSteps) *Set {
 	subs := subscriptions.New(l, map[string]subscriptions.App{names.AppName: names.App(l)})
 	jump.add(subs.Automations()...)
+	rw := rewards.New(l)
+	l.AfterRounds(rw.AfterRounds)
 	return &Set{Ledger: l, Subscriptions: subs, Names: names.New(l, subs), AppPayments: apppayments.New(l),
 		Allocations: allocations.New(l), External: external.New(l),
 		Registry: registry.New(l), Scan: scan.New(l), APIRead: apiread.New(l),
 		Airdrop: airdrop.New(l), Devnet: devnet.New(l, jump.run), Delegations: delegations.New(l),
-		Traffic: traffic.New(l), Featured: featured.New(l), Rewards: rewards.New(l),
+		Traffic: traffic.New(l), Featured: featured.New(l), Rewards: rw,
 		UserRights: userrights.New(l), Pending: pending.New(l),
 		History: history.New(l), jump: jump}
 }
