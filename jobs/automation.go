@@ -204,14 +204,8 @@ func Build(ctx context.Context, w *workflows.Set, a Automation) ([]Job, error) {
 		return js, nil
 	}
 	js = append(js, validatorJobs(w, a)...)
-	for _, s := range a.Sweeps {
-		js = append(js, Sweep(l, s, a.PollInterval))
-	}
-	for _, r := range a.AutoAccept {
-		js = append(js, AutoAccept(l, r.Receiver, r.From, a.PollInterval))
-	}
-	if a.Topup.Active() {
-		js = append(js, Topup(w.Traffic, a.Topup))
-	}
+	// The entries of parties another validator of the network hosts are
+	// that validator's (BuildValidator).
+	js = append(js, configuredJobs(w, a.hostedBy(func(p coin.PartyID) bool { return !l.HostedElsewhere(p) }))...)
 	return js, nil
 }

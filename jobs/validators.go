@@ -1,6 +1,13 @@
 package jobs
 
-import "github.com/ccwallet/ccwallet/ledger/workflows"
+import (
+	"context"
+	"slices"
+
+	"github.com/ccwallet/ccwallet/coin"
+	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/workflows"
+)
 
 // validatorJobs are the automations every validator of a network runs
 // for itself (Splice's validator and wallet triggers): collecting its
@@ -17,23 +24,61 @@ func validatorJobs(w *workflows.Set, a Automation) []Job {
 	}
 }
 
+// configuredJobs are the configured automations of w's validator: a job
+// per walletSweep and autoAcceptTransfers entry in a (already kept to the
+// parties it hosts, hostedBy), and the traffic top-up of its own
+// operator.
+func configuredJobs(w *workflows.Set, a Automation) []Job {
+	var js []Job
+	for _, s := range a.Sweeps {
+		js = append(js, Sweep(w.Ledger, s, a.PollInterval))
+	}
+	for _, r := range a.AutoAccept {
+		js = append(js, AutoAccept(w.Ledger, r.Receiver, r.From, a.PollInterval))
+	}
+	if a.Topup.Active() {
+		js = append(js, Topup(w.Traffic, a.Topup))
+	}
+	return js
+}
+
+// hostedBy keeps the walletSweep entries whose sender and the
+// autoAcceptTransfers entries whose receiver hosts reports as the
+// validator's: the validator that hosts a party runs its wallet's
+// automation, as each of LocalNet's validator apps runs its own.
+func (a Automation) hostedBy(hosts func(coin.PartyID) bool) Automation {
+	a.Sweeps = slices.DeleteFunc(slices.Clone(a.Sweeps), func(s ledger.SweepConfig) bool { return !hosts(s.Sender) })
+	a.AutoAccept = slices.DeleteFunc(slices.Clone(a.AutoAccept), func(r AutoAcceptRule) bool { return !hosts(r.Receiver) })
+	return a
+}
+
 // BuildValidator returns the automations of another validator of the
 // network Build's jobs run (workflows.Set.ForValidator, as LocalNet's app
-// provider beside its app user): its own (validatorJobs), each named
-// after the validator's operator hint, so the network's jobs do not run
-// twice. The configured sweeps, auto-accept rules and top-up stay with
-// the first validator, which the configuration describes.
-func BuildValidator(w *workflows.Set, a Automation) ([]Job, error) {
+// provider beside its app user), each named after the validator's
+// operator hint, so the network's jobs do not run twice: its own
+// (validatorJobs), the configured sweeps and auto-accept rules of the
+// parties it hosts (those of its participant's namespace; Build takes
+// the others), and its operator's traffic top-up by the one topup
+// configuration.
+func BuildValidator(ctx context.Context, w *workflows.Set, a Automation) ([]Job, error) {
 	if a.Disabled || a.WalletOff {
 		return nil, nil
 	}
-	a = a.WithDefaults(w.Ledger.Rules())
+	v := w.Ledger
+	a = a.WithDefaults(v.Rules())
 	if err := a.Validate(); err != nil {
 		return nil, err
 	}
-	js := validatorJobs(w, a)
+	if err := a.resolveNames(ctx, w.Names); err != nil {
+		return nil, err
+	}
+	a = a.hostedBy(func(p coin.PartyID) bool { return p.Namespace() == v.Namespace() })
+	if err := a.check(ctx, v); err != nil {
+		return nil, err
+	}
+	js := append(validatorJobs(w, a), configuredJobs(w, a)...)
 	for i := range js {
-		js[i].Name += "@" + w.Ledger.Operator().Hint()
+		js[i].Name += "@" + v.Operator().Hint()
 	}
 	return js, nil
 }

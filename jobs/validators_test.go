@@ -10,7 +10,6 @@ import (
 	"github.com/ccwallet/ccwallet/jobs"
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
-	"github.com/ccwallet/ccwallet/ledger/workflows"
 	"github.com/ccwallet/ccwallet/store"
 )
 
@@ -24,17 +23,12 @@ import (
 func TestValidatorJobs(t *testing.T) {
 	withClock(t, func(t *testing.T, l *ledger.Ledger, clock *ledgertest.Clock) {
 		ctx := context.Background()
-		pv, err := l.Validator(ctx, "app-provider-1", nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		w := workflows.New(l)
-		pw := w.ForValidator(pv)
+		pv, w, pw := appProvider(t, l)
 		js, err := jobs.Build(ctx, w, jobs.Automation{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		pjs, err := jobs.BuildValidator(pw, jobs.Automation{})
+		pjs, err := jobs.BuildValidator(ctx, pw, jobs.Automation{})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -160,9 +160,11 @@ func (a AutomationConfig) effective() AutomationConfig {
 }
 
 // startAutomations builds and starts the scheduler of the configured jobs,
-// which take their leases from leases, with the own automations of the
-// network's other validators (--localnet's app provider); with metrics
-// on (m non-nil) every run is counted.
+// which take their leases from leases, with the automations of the
+// network's other validators (--localnet's app provider): their own, the
+// configured sweeps and auto-accept rules of the parties they host, and
+// their operators' top-ups. With metrics on (m non-nil) every run is
+// counted.
 func startAutomations(ctx context.Context, w *workflows.Set, others []*workflows.Set, leases jobs.Leaser, cfg Config, m *metrics, log *slog.Logger) (*jobs.Scheduler, error) {
 	a, err := cfg.automation()
 	if err != nil {
@@ -174,7 +176,7 @@ func startAutomations(ctx context.Context, w *workflows.Set, others []*workflows
 		return nil, err
 	}
 	for _, o := range others {
-		ojs, err := jobs.BuildValidator(o, a)
+		ojs, err := jobs.BuildValidator(ctx, o, a)
 		if err != nil {
 			return nil, err
 		}
