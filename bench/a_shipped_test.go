@@ -315,15 +315,76 @@ func setDurable(ctx context.Context, c *pgtest.Cluster, dbURL string, on bool) e
 	})
 }
 
-// localnetRow measures `serve --localnet` start to ready when the binary
-// has that flag (issue 34), and says so when it has not.
+// localnetRow measures `serve --localnet` start to ready on the shipped
+// binary (issue 34 aims at 0.3 s at most): from the process's start until
+// both validators answer /readyz on their app ports (the app user's and
+// the app provider's), on a fresh SQLite file (LocalNet's developer's
+// default) and on a fresh Postgres database of the cluster, median of 3
+// each. A binary without the flag is said so.
 func localnetRow(b *testing.B, bin string, c *pgtest.Cluster) {
+	const metric = "Start to ready, `serve --localnet`, both validators' /readyz: fresh SQLite file / fresh Postgres database (median of 3)"
 	out, _ := exec.Command(bin, "serve", "-h").CombinedOutput()
 	if !strings.Contains(string(out), "-localnet") {
-		row("Start to ready, `serve --localnet`", "-", "", "not measured: this binary has no --localnet")
+		row(metric, "-", "", "not measured: this binary has no --localnet")
 		return
 	}
-	row("Start to ready, `serve --localnet`", "-", "", "not measured yet: --localnet landed after this benchmark was written")
+	measure := func(db func() string) time.Duration {
+		var took []float64
+		for range 3 {
+			w, d := startLocalNet(b, bin, db())
+			w.stop(b)
+			took = append(took, float64(d))
+		}
+		return time.Duration(median(took))
+	}
+	sqlite := measure(func() string { return filepath.Join(b.TempDir(), "localnet.db") })
+	pg := measure(func() string {
+		url, drop, err := c.CloneDB(context.Background(), "template1")
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(drop)
+		return url
+	})
+	b.Logf("serve --localnet start to ready: SQLite %s, Postgres %s", sqlite, pg)
+	row(metric, ms(sqlite)+" / "+ms(pg), "", "aim ≤ 0.3 s")
+}
+
+// startLocalNet starts bin serve --localnet on db (a SQLite file or a
+// Postgres URL), on free ports, and returns when both validators' app
+// ports answer /readyz, with the time that took; w.app is the app
+// user's wallet port.
+func startLocalNet(b *testing.B, bin, db string) (*walletProc, time.Duration) {
+	dir := b.TempDir()
+	w := &walletProc{app: freePort(b), health: freePort(b), lapi: freePort(b), metric: freePort(b), logPath: filepath.Join(dir, "ccwallet.log")}
+	provider := freePort(b)
+	listen := strings.Join([]string{w.app, w.lapi, provider, freePort(b), freePort(b)}, ",")
+	logf, err := os.Create(w.logPath)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer logf.Close()
+	w.cmd = exec.Command(bin, "serve", "--localnet", "--localnet-listen", listen, "--db", db,
+		"--health-listen", w.health, "--metrics-listen", w.metric)
+	w.cmd.Dir = dir
+	w.cmd.Env = append(os.Environ(), "WALLET_NETWORK=devnet")
+	w.cmd.Stderr, w.cmd.Stdout = logf, logf
+	t0 := time.Now()
+	if err := w.cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	errs := make(chan error, 2)
+	for _, app := range []string{w.app, provider} {
+		go func() { errs <- waitReady("http://" + app + "/readyz") }()
+	}
+	for range 2 {
+		if err := <-errs; err != nil {
+			w.cmd.Process.Kill()
+			w.cmd.Wait()
+			b.Fatalf("serve --localnet: %v\n%s", err, w.logTail())
+		}
+	}
+	return w, time.Since(t0)
 }
 
 // sendSpans are the sums (seconds) and counts of the stages of a send
