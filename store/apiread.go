@@ -172,9 +172,25 @@ func ContractsChanged(ctx context.Context, db bun.IDB, q ContractQuery) ([]Contr
 
 // EventOffsets lists, oldest first and at most q.Limit, the offsets in
 // (q.After, q.Upto] at which a contract of q (or, with holdings, an
-// unlocked holding of owners) was created or archived.
+// unlocked holding of owners) was created or archived, and those of the
+// commands a party of q.Parties acted in (actedOffsets).
 func EventOffsets(ctx context.Context, db bun.IDB, q ContractQuery, holdings bool, owners []coin.PartyID) ([]int64, error) {
 	var offsets []int64
+	union := eventUnion(db, q, holdings, owners)
+	if len(q.Parties) > 0 {
+		union = union.Union(actedOffsets(db, q, holdings))
+	}
+	err := db.NewSelect().TableExpr("(?) AS x", union).ColumnExpr("o").Order("o").Limit(int64(q.Limit)).Scan(ctx, &offsets)
+	if err != nil {
+		return nil, fmt.Errorf("event offsets: %w", Normalize(err))
+	}
+	return offsets, nil
+}
+
+// eventUnion selects (as o) the offsets in (q.After, q.Upto] at which a
+// contract of q (or, with holdings, an unlocked holding of owners; nil
+// for every owner) was created or archived.
+func eventUnion(db bun.IDB, q ContractQuery, holdings bool, owners []coin.PartyID) *bun.SelectQuery {
 	created := db.NewSelect().Table("contracts").ColumnExpr("created_offset AS o").Where("created_offset > ? AND created_offset <= ?", q.After, q.Upto)
 	archived := db.NewSelect().Table("contracts").ColumnExpr("archived_offset AS o").Where("archived_offset > ? AND archived_offset <= ?", q.After, q.Upto)
 	created = templateWhere(stakeholderWhere(created, q.Parties), q.Templates)
@@ -198,11 +214,32 @@ func EventOffsets(ctx context.Context, db bun.IDB, q ContractQuery, holdings boo
 		spent := db.NewSelect().Table("spent_holdings").ColumnExpr("spent_offset AS o").Where("spent_offset > ? AND spent_offset <= ?", q.After, q.Upto)
 		union = union.Union(owned(live, "owner")).Union(owned(spentCreated, "owner")).Union(owned(spent, "owner"))
 	}
-	err := db.NewSelect().TableExpr("(?) AS x", union).ColumnExpr("o").Order("o").Limit(int64(q.Limit)).Scan(ctx, &offsets)
-	if err != nil {
-		return nil, fmt.Errorf("event offsets: %w", Normalize(err))
+	return union
+}
+
+// actedOffsets selects (as o) the offsets in (q.After, q.Upto] of the
+// commands submitted here whose root exercise a party of q.Parties acted
+// in (the completion's act_as, the exercise's acting parties): in Canton
+// the acting parties are informees of the exercise and so of everything
+// under it, stakeholders of it or not (an operator's merge of an owner's
+// holdings by delegation). With q.Templates, only those at which a
+// contract of the templates (or, with holdings, an unlocked holding)
+// changed, whoever its stakeholders.
+func actedOffsets(db bun.IDB, q ContractQuery, holdings bool) *bun.SelectQuery {
+	acted := db.NewSelect().Table("completions").ColumnExpr("offset_id AS o").
+		Where("offset_id > ? AND offset_id <= ?", q.After, q.Upto).Where("status_code = 0").Where("exercise <> ''").
+		WhereGroup(" AND ", func(s *bun.SelectQuery) *bun.SelectQuery {
+			for _, p := range q.Parties {
+				s = s.WhereOr("(',' || act_as || ',') LIKE ?", "%,"+string(p)+",%")
+			}
+			return s
+		})
+	if q.Templates != nil {
+		all := q
+		all.Parties = nil
+		acted = acted.Where("offset_id IN (SELECT o FROM (?) AS y)", eventUnion(db, all, holdings, nil))
 	}
-	return offsets, nil
+	return acted
 }
 
 // UpdatesAt loads the update-log rows at offsets.
