@@ -107,8 +107,8 @@ func (l *Ledger) contractView(c *store.Contract) Contract {
 	}
 }
 
-// stakeholderList encodes parties for the LIKE lookup in the store:
-// " a b c " so that "% a %" matches whole party IDs only.
+// stakeholderList encodes parties for the store's lookup by position
+// (store/partymatch.go): " a b c ", so that " a " is found whole.
 func stakeholderList(parties []coin.PartyID) string {
 	seen := map[coin.PartyID]bool{}
 	var ps []string

@@ -35,7 +35,7 @@ func stakeholderWhere(q *bun.SelectQuery, parties []coin.PartyID) *bun.SelectQue
 			return q.Where("1 = 0")
 		}
 		for _, p := range parties {
-			q = q.WhereOr("stakeholders LIKE ?", "% "+string(p)+" %")
+			q = q.WhereOr(stakeholderIs(q, "stakeholders", p))
 		}
 		return q
 	})
@@ -230,7 +230,7 @@ func actedOffsets(db bun.IDB, q ContractQuery, holdings bool) *bun.SelectQuery {
 		Where("offset_id > ? AND offset_id <= ?", q.After, q.Upto).Where("status_code = 0").Where("exercise <> ''").
 		WhereGroup(" AND ", func(s *bun.SelectQuery) *bun.SelectQuery {
 			for _, p := range q.Parties {
-				s = s.WhereOr("(',' || act_as || ',') LIKE ?", "%,"+string(p)+",%")
+				s = s.WhereOr(containsSQL(db, "(',' || act_as || ',')"), ","+string(p)+",")
 			}
 			return s
 		})

@@ -58,7 +58,7 @@ func OffersPage(ctx context.Context, db bun.IDB, party coin.PartyID, incoming bo
 func ActiveContractsPage(ctx context.Context, db bun.IDB, templateID string, party coin.PartyID, offset int64, cid coin.ContractID, limit int) ([]Contract, error) {
 	var cs []Contract
 	q := db.NewSelect().Model(&cs).Where("template_id = ?", templateID).Where("archived_offset IS NULL").
-		Where("stakeholders LIKE ?", "% "+string(party)+" %")
+		Where(stakeholderIs(db, "stakeholders", party))
 	if offset > 0 {
 		q = q.Where("(created_offset > ? OR (created_offset = ? AND contract_id > ?))", offset, offset, cid)
 	}

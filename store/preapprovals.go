@@ -126,11 +126,11 @@ func (db *DB) ReadPreapprovalSends(ctx context.Context, tx bun.Tx, sends []Preap
 	h.rate AS h_rate, h.lock_holder AS h_lock_holder, h.lock_expires_at AS h_lock_expires_at, h.lock_context AS h_lock_context
 FROM (SELECT c.created_at AS command_at, p.contract_id, p.receiver, p.provider, p.valid_from,
 		p.last_renewed_at, p.expires_at, (p.contract_id IS NOT NULL AND EXISTS (SELECT 1 FROM contracts AS f
-		WHERE f.template_id = ? AND f.archived_offset IS NULL AND f.stakeholders LIKE '%% ' || p.provider || ' %%')) AS featured
+		WHERE f.template_id = ? AND f.archived_offset IS NULL AND %s)) AS featured
 	FROM (SELECT 1 AS one) AS base
 	LEFT JOIN commands AS c ON c.dedup_key = ?
 	LEFT JOIN transfer_preapprovals AS p ON p.receiver = ? AND p.archived_at IS NULL) AS info
-LEFT JOIN holdings AS h ON h.owner = ?`, i)
+LEFT JOIN holdings AS h ON h.owner = ?`, i, containsExpr(tx, "f.stakeholders", "' ' || p.provider || ' '"))
 		args = append(args, featuredTemplate, r.Key, string(r.Receiver), string(r.Sender))
 	}
 	rows, err := tx.QueryContext(ctx, strings.Join(branches, "\nUNION ALL\n")+"\nORDER BY i, h_contract_id", args...)

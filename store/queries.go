@@ -130,7 +130,7 @@ func ActiveContractsByTemplate(ctx context.Context, db bun.IDB, templateID strin
 	var cs []Contract
 	q := db.NewSelect().Model(&cs).Where("template_id = ?", templateID).Where("archived_offset IS NULL").Order("created_offset")
 	if party != "" {
-		q = q.Where("stakeholders LIKE ?", "% "+string(party)+" %")
+		q = q.Where(stakeholderIs(db, "stakeholders", party))
 	}
 	if err := q.Scan(ctx); err != nil {
 		return nil, fmt.Errorf("contracts of %s: %w", templateID, Normalize(err))
