@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/ccwallet/ccwallet/coin"
@@ -147,11 +146,11 @@ func (l *Ledger) ledgerContract(c *store.Contract) LedgerContract {
 		ss := f([]byte(c.Payload))
 		signs = func(p coin.PartyID) bool { return slices.Contains(ss, p) }
 	}
-	for _, p := range strings.Fields(c.Stakeholders) {
-		if coin.PartyID(p) == observer || signs != nil && !signs(coin.PartyID(p)) {
-			lc.Observers = append(lc.Observers, coin.PartyID(p))
+	for _, p := range store.ParsePartyList(c.Stakeholders) {
+		if p == observer || signs != nil && !signs(p) {
+			lc.Observers = append(lc.Observers, p)
 		} else {
-			lc.Signatories = append(lc.Signatories, coin.PartyID(p))
+			lc.Signatories = append(lc.Signatories, p)
 		}
 	}
 	return lc

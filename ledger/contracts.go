@@ -10,7 +10,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"sort"
 	"strings"
 	"time"
 
@@ -107,20 +106,8 @@ func (l *Ledger) contractView(c *store.Contract) Contract {
 	}
 }
 
-// stakeholderList encodes parties for the store's lookup by position
-// (store/partymatch.go): " a b c ", so that " a " is found whole.
-func stakeholderList(parties []coin.PartyID) string {
-	seen := map[coin.PartyID]bool{}
-	var ps []string
-	for _, p := range parties {
-		if p != "" && !seen[p] {
-			seen[p] = true
-			ps = append(ps, string(p))
-		}
-	}
-	sort.Strings(ps)
-	return " " + strings.Join(ps, " ") + " "
-}
+// stakeholderList encodes parties for the store (store.PartyList).
+func stakeholderList(parties []coin.PartyID) string { return store.PartyList(parties) }
 
 // Daml-JSON payload shapes, field names as on the real network.
 
@@ -182,11 +169,7 @@ func authorized(actAs []coin.PartyID, what string, need ...coin.PartyID) error {
 
 // contractParties are a stored contract's stakeholders.
 func contractParties(c *store.Contract) []coin.PartyID {
-	var ps []coin.PartyID
-	for _, p := range strings.Fields(c.Stakeholders) {
-		ps = append(ps, coin.PartyID(p))
-	}
-	return ps
+	return store.ParsePartyList(c.Stakeholders)
 }
 
 // templateName is the entity of a template ID.

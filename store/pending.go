@@ -40,7 +40,7 @@ func PendingMark(ctx context.Context, db bun.IDB, party coin.PartyID, offerStatu
 	if len(templates) > 0 {
 		cols = append(cols, "(SELECT CAST(count(*) AS TEXT) || '@' || COALESCE(CAST(max(created_offset) AS TEXT), '') FROM contracts"+
 			" WHERE template_id IN (?) AND archived_offset IS NULL AND "+containsSQL(db, "stakeholders")+")")
-		args = append(args, bun.List(templates), " "+string(party)+" ")
+		args = append(args, bun.List(templates), ","+string(party)+",")
 	}
 	// One round trip and one row: the lists' marks in this order.
 	m := make([]string, len(cols))

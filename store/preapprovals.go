@@ -130,7 +130,7 @@ FROM (SELECT c.created_at AS command_at, p.contract_id, p.receiver, p.provider, 
 	FROM (SELECT 1 AS one) AS base
 	LEFT JOIN commands AS c ON c.dedup_key = ?
 	LEFT JOIN transfer_preapprovals AS p ON p.receiver = ? AND p.archived_at IS NULL) AS info
-LEFT JOIN holdings AS h ON h.owner = ?`, i, containsExpr(tx, "f.stakeholders", "' ' || p.provider || ' '"))
+LEFT JOIN holdings AS h ON h.owner = ?`, i, containsExpr(tx, "f.stakeholders", "',' || p.provider || ','"))
 		args = append(args, featuredTemplate, r.Key, string(r.Receiver), string(r.Sender))
 	}
 	rows, err := tx.QueryContext(ctx, strings.Join(branches, "\nUNION ALL\n")+"\nORDER BY i, h_contract_id", args...)

@@ -145,7 +145,7 @@ func ActiveContractsByTemplate(ctx context.Context, db bun.IDB, templateID strin
 func ContractsByTemplateSince(ctx context.Context, db bun.IDB, templateID string, party coin.PartyID, since time.Time, payloadHas string) ([]Contract, error) {
 	var cs []Contract
 	err := db.NewSelect().Model(&cs).Where("template_id = ?", templateID).Where("created_at >= ?", since).
-		Where("stakeholders LIKE ?", "% "+string(party)+" %").Where("payload LIKE ?", "%"+payloadHas+"%").
+		Where(stakeholderIs(db, "stakeholders", party)).Where("payload LIKE ?", "%"+payloadHas+"%").
 		Order("created_offset").Scan(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("contracts of %s: %w", templateID, Normalize(err))

@@ -3,7 +3,6 @@ package apiread
 import (
 	"context"
 	"slices"
-	"strings"
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
@@ -34,11 +33,11 @@ func (s *Service) UpdatesAfter(ctx context.Context, after int64, limit int) ([]l
 		m[o][v] = true
 	}
 	for _, t := range ts {
-		for _, p := range strings.Fields(t.Parties) {
+		for _, p := range store.ParsePartyList(t.Parties) {
 			if parties[t.Offset] == nil {
 				parties[t.Offset] = map[coin.PartyID]bool{}
 			}
-			parties[t.Offset][coin.PartyID(p)] = true
+			parties[t.Offset][p] = true
 		}
 		switch {
 		case t.Holding == 1:

@@ -246,7 +246,7 @@ func (s *Service) RequestSubscription(ctx context.Context, r SubscriptionRequest
 // template's contract, or one party may not see, is not found.
 func subscriptionContract(ctx context.Context, db bun.IDB, cid coin.ContractID, tmpl string, viewer coin.PartyID, p any) (*store.Contract, error) {
 	c, err := store.ContractByID(ctx, db, cid)
-	if err == nil && (c.TemplateID != tmpl || viewer != "" && !strings.Contains(c.Stakeholders, " "+string(viewer)+" ")) {
+	if err == nil && (c.TemplateID != tmpl || viewer != "" && !store.PartyListHas(c.Stakeholders, viewer)) {
 		err = ledger.ErrNotFound
 	}
 	if err != nil {

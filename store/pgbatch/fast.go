@@ -28,7 +28,7 @@ const fastGuardsSQL = `,
 		= cardinality($%[1]d::text[]), 'a receiver''s transfer preapproval'),
 	ccwallet_fresh(NOT EXISTS (SELECT 1 FROM unnest($%[3]d::text[], $%[4]d::boolean[]) AS g(provider, featured)
 		WHERE g.featured <> EXISTS (SELECT 1 FROM contracts AS f WHERE f.template_id = $%[5]d::text AND f.archived_offset IS NULL
-			AND strpos(f.stakeholders, ' ' || g.provider || ' ') > 0)), 'a provider''s featured app right')`
+			AND strpos(f.stakeholders, ',' || g.provider || ',') > 0)), 'a provider''s featured app right')`
 
 // fastOffsetsSQL is the array parameter %s with each placeholder -k
 // replaced by the k-th offset ccwallet_claim_fast drew (outside its

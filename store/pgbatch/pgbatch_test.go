@@ -251,7 +251,7 @@ func TestReadPreapprovalSends(t *testing.T) {
 				must(store.InsertTransferPreapproval(ctx, db, &p))
 			}
 			must(insertRows(ctx, db, []store.Contract{
-				{ContractID: "00f1", TemplateID: "T:Featured", Payload: "{}", Stakeholders: " dso::1 v::featured ", SynchronizerID: "s", CreatedOffset: 1, CreatedAt: at},
+				{ContractID: "00f1", TemplateID: "T:Featured", Payload: "{}", Stakeholders: ",dso::1,v::featured,", SynchronizerID: "s", CreatedOffset: 1, CreatedAt: at},
 			}))
 			must(insertRows(ctx, db, []store.Holding{
 				{ContractID: "00h2", Owner: "s::1", Amount: coin.MustParse("2.5"), CreatedRound: 1, Rate: coin.MustParse("0.0001")},

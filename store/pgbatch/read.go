@@ -41,7 +41,7 @@ const readSendsQuery = `SELECT r.i - 1 AS i, c.created_at AS command_at, p.contr
 FROM unnest($1::text[], $2::text[], $3::text[]) WITH ORDINALITY AS r(k, s, rc, i)
 LEFT JOIN LATERAL (SELECT created_at FROM commands WHERE dedup_key = r.k OFFSET 0) AS c ON true
 LEFT JOIN LATERAL (SELECT t.*, EXISTS (SELECT 1 FROM contracts AS f WHERE f.template_id = $4 AND f.archived_offset IS NULL
-		AND strpos(f.stakeholders, ' ' || t.provider || ' ') > 0) AS featured
+		AND strpos(f.stakeholders, ',' || t.provider || ',') > 0) AS featured
 	FROM transfer_preapprovals AS t WHERE t.receiver = r.rc AND t.archived_at IS NULL OFFSET 0) AS p ON true
 LEFT JOIN LATERAL (SELECT * FROM holdings WHERE owner = r.s OFFSET 0) AS h ON true
 ORDER BY r.i, h.contract_id`
