@@ -63,7 +63,7 @@ func TestExpiryJobAtTheBoundary(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			in, err := l.TransferInstructionByID(ctx, sender, ti.InstructionCID)
+			in, err := pending.New(l).TransferInstructionByID(ctx, sender, ti.InstructionCID)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -74,7 +74,7 @@ func TestAutoAccept(t *testing.T) {
 		if o, err := pending.New(l).Offer(ctx, receiver, short); err != nil || o.Status != ledger.OfferCreated {
 			t.Errorf("expired offer = %+v, %v; want left for the expiry job", o, err)
 		}
-		if ti, err := l.TransferInstructionByID(ctx, receiver, shortTI); err != nil || ti.Status != ledger.InstructionPending {
+		if ti, err := pending.New(l).TransferInstructionByID(ctx, receiver, shortTI); err != nil || ti.Status != ledger.InstructionPending {
 			t.Errorf("expired instruction = %+v, %v; want left for the expiry job", ti.Status, err)
 		}
 		// With no listed sender nothing is accepted.

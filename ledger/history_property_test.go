@@ -157,7 +157,7 @@ func historyAddsUp(t *testing.T, l *ledger.Ledger, clock *ledgertest.Clock, r *r
 			if !ok {
 				return nil
 			}
-			ti, err := l.TransferInstructionByID(ctx, "", cid)
+			ti, err := pending.New(l).TransferInstructionByID(ctx, "", cid)
 			if err != nil {
 				return err
 			}

@@ -100,7 +100,7 @@ func TestPruneChangesNothingVisible(t *testing.T) {
 						out += fmt.Sprintf("  history %d %s %s %s %s %s\n", it.ID, it.Kind, it.Subtype, it.Amount, it.Fees, it.Details.Notification)
 					}
 				}
-				v, err := l.TransferInstructionByID(ctx, p, ti.InstructionCID)
+				v, err := pending.New(l).TransferInstructionByID(ctx, p, ti.InstructionCID)
 				out += fmt.Sprintf("instruction %s %v %v\n", v.Status, v.ResultCIDs, err)
 				ov, err := pending.New(l).OfferStatus(ctx, p, "o1")
 				out += fmt.Sprintf("offer %s %s %v\n", ov.Status, ov.FailureKind, err)

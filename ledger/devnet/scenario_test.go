@@ -121,7 +121,7 @@ func TestScenarioExamples(t *testing.T) {
 		if got := available(t, l, carol); !got.Equal(coin.MustParse("10")) {
 			t.Errorf("carol has %s; want 10", got)
 		}
-		tis, err := l.TransferInstructions(ctx, carol)
+		tis, err := pending.New(l).TransferInstructions(ctx, carol)
 		if err != nil || len(tis) != 1 || tis[0].Sender != treasury || !tis[0].Amount.Equal(coin.MustParse("125")) {
 			t.Errorf("carol's instructions = %+v, %v", tis, err)
 		}
