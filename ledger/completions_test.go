@@ -64,7 +64,7 @@ func TestCompletionsRideTheirChanges(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if end, _ := l.LedgerEnd(ctx); rej.Offset != end || len(rej.Message) > ledger.MaxCompletionMessage {
+		if end, _ := apiread.New(l).LedgerEnd(ctx); rej.Offset != end || len(rej.Message) > ledger.MaxCompletionMessage {
 			t.Errorf("the rejection at %d (ledger end %d), message of %d bytes", rej.Offset, end, len(rej.Message))
 		}
 

@@ -24,7 +24,7 @@ func (s *Service) Completions(ctx context.Context, user string, parties []coin.P
 	}
 	// Only up to the stable end: a reader that moves past a completion
 	// must not skip one of a lower offset that commits later.
-	upto, err := l.LedgerEnd(ctx)
+	upto, err := s.LedgerEnd(ctx)
 	if err != nil {
 		return nil, err
 	}
