@@ -4,7 +4,8 @@
 // each update, the updates' ids and times, an update's offset by id, the
 // token standard's interface views of a contract, the node's parties, and
 // the update stream as a developer watches it (UpdatesAfter: the wallet
-// API's update stream, devnet tail). The contracts' shape as the Ledger
+// API's update stream, devnet tail), the stable ledger end (LedgerEnd)
+// and a user's command completions (Completions). The contracts' shape as the Ledger
 // API shows them (ledger.LedgerContract, with stakeholders; how an
 // interface view is computed, ledger.InterfaceViewOf), the update event's
 // shape and the offset rule it shares with the completions stay in the
