@@ -14,6 +14,7 @@ import (
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/history"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
+	"github.com/ccwallet/ccwallet/ledger/pending"
 	"github.com/ccwallet/ccwallet/ledger/traffic"
 	"github.com/ccwallet/ccwallet/ledger/workflows"
 	"github.com/google/go-cmp/cmp"
@@ -58,11 +59,11 @@ func TestExpiryJobAtTheBoundary(t *testing.T) {
 		}
 		job := jobs.Expiry(workflows.New(l), jobs.DefaultExpiryInterval)
 		state := func() []string {
-			off, err := l.Offer(ctx, sender, o.ContractID)
+			off, err := pending.New(l).Offer(ctx, sender, o.ContractID)
 			if err != nil {
 				t.Fatal(err)
 			}
-			in, err := l.TransferInstructionByID(ctx, sender, ti.InstructionCID)
+			in, err := pending.New(l).TransferInstructionByID(ctx, sender, ti.InstructionCID)
 			if err != nil {
 				t.Fatal(err)
 			}

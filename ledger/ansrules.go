@@ -2,8 +2,6 @@ package ledger
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"regexp"
 	"strings"
 	"time"
@@ -106,22 +104,10 @@ func (l *Ledger) ansRulesPayload() ansRulesPayload {
 // AnsConfig returns the name service's config.
 func (l *Ledger) AnsConfig() AnsConfig { return l.ans }
 
-// AnsRules is the network's AnsRules contract.
-func (l *Ledger) AnsRules(ctx context.Context) (Contract, error) {
-	cs, err := store.ActiveContractsByTemplate(ctx, l.db, TemplateAnsRules, "")
-	if err != nil {
-		return Contract{}, err
-	}
-	if len(cs) == 0 {
-		return Contract{}, fmt.Errorf("AnsRules: %w", ErrNotFound)
-	}
-	return l.contractView(&cs[0]), nil
-}
-
 // ensureAnsRules creates the AnsRules contract of a ledger bootstrapped
 // before the name service (genesis creates it on new ones).
 func (l *Ledger) ensureAnsRules(ctx context.Context) error {
-	if _, err := l.AnsRules(ctx); !errors.Is(err, ErrNotFound) {
+	if cs, err := store.ActiveContractsByTemplate(ctx, l.db, TemplateAnsRules, ""); err != nil || len(cs) > 0 {
 		return err
 	}
 	return l.change(ctx, func(ctx context.Context, c *change) error {

@@ -333,10 +333,3 @@ type LedgerUpdate struct {
 	// the update, nil when none is stored (exercises.go).
 	Exercise *Exercise
 }
-
-// LedgerEnd is the offset of the latest update at or below which every
-// update is committed (store.DB.StableEnd): a stream from it misses no
-// update committed later.
-func (l *Ledger) LedgerEnd(ctx context.Context) (int64, error) {
-	return l.db.StableEnd(ctx)
-}

@@ -8,6 +8,7 @@ import (
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
+	"github.com/ccwallet/ccwallet/ledger/pending"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -70,10 +71,10 @@ func TestAutoAccept(t *testing.T) {
 		if diff := cmp.Diff(want, balances(t, l, friend, stranger, receiver)); diff != "" {
 			t.Errorf("balances (-want +got):\n%s", diff)
 		}
-		if o, err := l.Offer(ctx, receiver, short); err != nil || o.Status != ledger.OfferCreated {
+		if o, err := pending.New(l).Offer(ctx, receiver, short); err != nil || o.Status != ledger.OfferCreated {
 			t.Errorf("expired offer = %+v, %v; want left for the expiry job", o, err)
 		}
-		if ti, err := l.TransferInstructionByID(ctx, receiver, shortTI); err != nil || ti.Status != ledger.InstructionPending {
+		if ti, err := pending.New(l).TransferInstructionByID(ctx, receiver, shortTI); err != nil || ti.Status != ledger.InstructionPending {
 			t.Errorf("expired instruction = %+v, %v; want left for the expiry job", ti.Status, err)
 		}
 		// With no listed sender nothing is accepted.

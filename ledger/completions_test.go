@@ -64,11 +64,11 @@ func TestCompletionsRideTheirChanges(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if end, _ := l.LedgerEnd(ctx); rej.Offset != end || len(rej.Message) > ledger.MaxCompletionMessage {
+		if end, _ := apiread.New(l).LedgerEnd(ctx); rej.Offset != end || len(rej.Message) > ledger.MaxCompletionMessage {
 			t.Errorf("the rejection at %d (ledger end %d), message of %d bytes", rej.Offset, end, len(rej.Message))
 		}
 
-		cs, err := l.Completions(ctx, "u", []coin.PartyID{p}, 0, 0)
+		cs, err := apiread.New(l).Completions(ctx, "u", []coin.PartyID{p}, 0, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -88,13 +88,13 @@ func TestCompletionsRideTheirChanges(t *testing.T) {
 			}
 		}
 		// Filtered by party (actAs cut to them) and user.
-		if cs, _ := l.Completions(ctx, "u", []coin.PartyID{q}, 0, 0); len(cs) != 1 || cs[0].CommandID != "c3" || len(cs[0].ActAs) != 1 || cs[0].ActAs[0] != q {
+		if cs, _ := apiread.New(l).Completions(ctx, "u", []coin.PartyID{q}, 0, 0); len(cs) != 1 || cs[0].CommandID != "c3" || len(cs[0].ActAs) != 1 || cs[0].ActAs[0] != q {
 			t.Errorf("q's completions: %+v", cs)
 		}
-		if cs, _ := l.Completions(ctx, "v", []coin.PartyID{p}, 0, 0); len(cs) != 0 {
+		if cs, _ := apiread.New(l).Completions(ctx, "v", []coin.PartyID{p}, 0, 0); len(cs) != 0 {
 			t.Errorf("another user's: %+v", cs)
 		}
-		if cs, _ := l.Completions(ctx, "u", []coin.PartyID{p}, wantAt[0], 1); len(cs) != 1 || cs[0].Offset != wantAt[1] {
+		if cs, _ := apiread.New(l).Completions(ctx, "u", []coin.PartyID{p}, wantAt[0], 1); len(cs) != 1 || cs[0].Offset != wantAt[1] {
 			t.Errorf("after the first, one: %+v", cs)
 		}
 		// Bounds.
@@ -126,7 +126,7 @@ func TestCompletionsRideTheirChanges(t *testing.T) {
 		if pruned < rej.Offset || err != nil || left != 0 {
 			t.Errorf("pruned to %d (the rejection at %d): %d completions left there, %v", pruned, rej.Offset, left, err)
 		}
-		if _, err := l.Completions(ctx, "u", []coin.PartyID{p}, 0, 0); !errors.Is(err, ledger.ErrPruned) {
+		if _, err := apiread.New(l).Completions(ctx, "u", []coin.PartyID{p}, 0, 0); !errors.Is(err, ledger.ErrPruned) {
 			t.Errorf("completions below the pruned offset: %v", err)
 		}
 	})

@@ -88,7 +88,8 @@ func runMintingDelegationPropose(_ context.Context, t *txn, b *PreparedBody) (co
 	}, b.Party, a.Delegate), nil
 }
 
-func (l *Ledger) delegationView(c *store.Contract) (MintingDelegation, error) {
+// MintingDelegationView is the minting delegation (or proposal) c.
+func MintingDelegationView(l *Ledger, c *store.Contract) (MintingDelegation, error) {
 	var p mintingDelegationPayload
 	if err := json.Unmarshal([]byte(c.Payload), &p); err != nil {
 		return MintingDelegation{}, fmt.Errorf("decode %s: %w", c.ContractID, err)
@@ -99,22 +100,17 @@ func (l *Ledger) delegationView(c *store.Contract) (MintingDelegation, error) {
 	return MintingDelegation{Contract: l.contractView(c), Beneficiary: p.Beneficiary, Delegate: p.Delegate, ExpiresAt: exp, MergeLimit: limit}, nil
 }
 
-// MintingDelegationView is the minting delegation (or proposal) c.
-func (l *Ledger) MintingDelegationView(c *store.Contract) (MintingDelegation, error) {
-	return l.delegationView(c)
-}
-
 // MintingDelegationsIn lists, read through db, the active contracts of
 // template (a minting delegation or its proposal) party is a stakeholder
 // of (any party when empty) that keep accepts.
-func (l *Ledger) MintingDelegationsIn(ctx context.Context, db bun.IDB, template string, party coin.PartyID, keep func(MintingDelegation) bool) ([]MintingDelegation, error) {
+func MintingDelegationsIn(ctx context.Context, l *Ledger, db bun.IDB, template string, party coin.PartyID, keep func(MintingDelegation) bool) ([]MintingDelegation, error) {
 	cs, err := store.ActiveContractsByTemplate(ctx, db, template, party)
 	if err != nil {
 		return nil, err
 	}
 	out := []MintingDelegation{}
 	for i := range cs {
-		d, err := l.delegationView(&cs[i])
+		d, err := MintingDelegationView(l, &cs[i])
 		if err != nil {
 			return nil, err
 		}

@@ -166,7 +166,15 @@ func (l *Ledger) MintThen(ctx context.Context, party coin.PartyID, amount coin.A
 // ActiveContractsOf lists the active contracts of a template that party is
 // a stakeholder of.
 func (l *Ledger) ActiveContractsOf(ctx context.Context, templateID string, party coin.PartyID) ([]Contract, error) {
-	return l.activeContracts(ctx, templateID, party)
+	cs, err := store.ActiveContractsByTemplate(ctx, l.db, templateID, party)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Contract, 0, len(cs))
+	for i := range cs {
+		out = append(out, l.contractView(&cs[i]))
+	}
+	return out, nil
 }
 
 // SetAdvanceHook has f called between the pieces of a time jump with the

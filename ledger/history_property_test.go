@@ -16,6 +16,7 @@ import (
 	"github.com/ccwallet/ccwallet/ledger/delegations"
 	"github.com/ccwallet/ccwallet/ledger/history"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
+	"github.com/ccwallet/ccwallet/ledger/pending"
 	"github.com/ccwallet/ccwallet/ledger/traffic"
 )
 
@@ -156,7 +157,7 @@ func historyAddsUp(t *testing.T, l *ledger.Ledger, clock *ledgertest.Clock, r *r
 			if !ok {
 				return nil
 			}
-			ti, err := l.TransferInstructionByID(ctx, "", cid)
+			ti, err := pending.New(l).TransferInstructionByID(ctx, "", cid)
 			if err != nil {
 				return err
 			}
@@ -185,7 +186,7 @@ func historyAddsUp(t *testing.T, l *ledger.Ledger, clock *ledgertest.Clock, r *r
 			if !ok {
 				return nil
 			}
-			o, err := l.Offer(ctx, offerSender[cid], cid)
+			o, err := pending.New(l).Offer(ctx, offerSender[cid], cid)
 			if err != nil {
 				return err
 			}

@@ -12,6 +12,7 @@ import (
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/history"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
+	"github.com/ccwallet/ccwallet/ledger/pending"
 )
 
 // TestInstructionAcceptDeliversExactly is a property test of issue 38's
@@ -56,7 +57,7 @@ func TestInstructionAcceptDeliversExactly(t *testing.T) {
 						clock.Advance(time.Duration(r.IntN(180)) * time.Minute)
 					}
 				case 3:
-					tis, err := l.TransferInstructions(ctx, receiver)
+					tis, err := pending.New(l).TransferInstructions(ctx, receiver)
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -84,7 +85,7 @@ func TestInstructionAcceptDeliversExactly(t *testing.T) {
 					if it.Subtype != "TransferInstruction_Accept" {
 						continue
 					}
-					ti, err := l.TransferInstructionByID(ctx, p, it.Details.ContractID)
+					ti, err := pending.New(l).TransferInstructionByID(ctx, p, it.Details.ContractID)
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -118,7 +119,7 @@ func acceptExactly(t *testing.T, l *ledger.Ledger, receiver coin.PartyID, ti led
 		if errors.Is(err, ledger.ErrInsufficientFunds) && !strings.Contains(err.Error(), "less than the") {
 			t.Errorf("refusal without words: %v", err)
 		}
-		after, err2 := l.TransferInstructionByID(ctx, receiver, ti.ContractID)
+		after, err2 := pending.New(l).TransferInstructionByID(ctx, receiver, ti.ContractID)
 		if err2 != nil || after.Status != ledger.InstructionPending {
 			t.Errorf("a refused accept left %s %s, %v; want pending", ti.ContractID, after.Status, err2)
 		}

@@ -587,28 +587,6 @@ func (l *Ledger) ExpireInstructions(ctx context.Context) (int, error) {
 	}
 }
 
-// TransferInstructionByID returns an instruction, in any status. Only its
-// sender and receiver may see it (viewer ""; the registry sees all).
-func (l *Ledger) TransferInstructionByID(ctx context.Context, viewer coin.PartyID, cid coin.ContractID) (TransferInstruction, error) {
-	ti, err := store.TransferInstructionByID(ctx, l.db, cid)
-	if err != nil {
-		return TransferInstruction{}, fmt.Errorf("transfer instruction %s: %w", cid, err)
-	}
-	if viewer != "" && viewer != ti.Sender && viewer != ti.Receiver {
-		return TransferInstruction{}, fmt.Errorf("transfer instruction %s: %w", cid, ErrNotFound)
-	}
-	c, err := store.ContractByID(ctx, l.db, cid)
-	if errors.Is(err, store.ErrNotFound) {
-		// A finished instruction's contract was pruned; its row still says
-		// how it ended.
-		c, err = nil, nil
-	}
-	if err != nil {
-		return TransferInstruction{}, err
-	}
-	return l.instructionView(ti, c), nil
-}
-
 func (l *Ledger) instructionView(ti *store.TransferInstruction, c *store.Contract) TransferInstruction {
 	v := TransferInstruction{
 		ContractID: ti.ContractID, Sender: ti.Sender, Receiver: ti.Receiver, Amount: ti.Amount, Description: ti.Description,
@@ -624,26 +602,4 @@ func (l *Ledger) instructionView(ti *store.TransferInstruction, c *store.Contrac
 		v.Contract = l.contractView(c)
 	}
 	return v
-}
-
-// TransferInstructions lists the pending instructions party sends or
-// receives, oldest first.
-func (l *Ledger) TransferInstructions(ctx context.Context, party coin.PartyID) ([]TransferInstruction, error) {
-	tis, err := store.TransferInstructionsOf(ctx, l.db, party, string(InstructionPending))
-	if err != nil {
-		return nil, err
-	}
-	ids := make([]coin.ContractID, len(tis))
-	for i, ti := range tis {
-		ids[i] = ti.ContractID
-	}
-	cs, err := l.contractsByID(ctx, l.db, ids)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]TransferInstruction, 0, len(tis))
-	for i := range tis {
-		out = append(out, l.instructionView(&tis[i], cs[tis[i].ContractID]))
-	}
-	return out, nil
 }

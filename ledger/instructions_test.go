@@ -11,6 +11,7 @@ import (
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
+	"github.com/ccwallet/ccwallet/ledger/pending"
 	"github.com/ccwallet/ccwallet/ledger/registry"
 	"github.com/ccwallet/ccwallet/store"
 	"github.com/google/go-cmp/cmp"
@@ -157,7 +158,7 @@ func TestTransferInstructionMoves(t *testing.T) {
 					}
 					before := balances(t, l, sender, receiver)
 					hist0 := historyLens(t, l, sender, receiver)
-					ti0, _ := l.TransferInstructionByID(ctx, "", cid)
+					ti0, _ := pending.New(l).TransferInstructionByID(ctx, "", cid)
 					supply0 := ledgertest.Conserved(t, l)
 					_, err = l.MoveTransferInstruction(ctx, party[c.do.who], cid, c.do.move)
 					if c.wantErr != nil {
@@ -168,7 +169,7 @@ func TestTransferInstructionMoves(t *testing.T) {
 						if diff := cmp.Diff(before, balances(t, l, sender, receiver)); diff != "" {
 							t.Errorf("a refused move changed balances (-before +after):\n%s", diff)
 						}
-						ti1, _ := l.TransferInstructionByID(ctx, "", cid)
+						ti1, _ := pending.New(l).TransferInstructionByID(ctx, "", cid)
 						if ti1.Status != ti0.Status {
 							t.Errorf("a refused move changed the status %s -> %s", ti0.Status, ti1.Status)
 						}
@@ -183,7 +184,7 @@ func TestTransferInstructionMoves(t *testing.T) {
 					if err != nil {
 						t.Fatalf("%s by %s: %v", c.do.move, c.do.who, err)
 					}
-					ti, err := l.TransferInstructionByID(ctx, sender, cid)
+					ti, err := pending.New(l).TransferInstructionByID(ctx, sender, cid)
 					if err != nil || ti.Status != c.want {
 						t.Fatalf("status = %s, %v; want %s", ti.Status, err, c.want)
 					}
@@ -218,7 +219,7 @@ func TestTransferInstructionCreate(t *testing.T) {
 		if res.Status != ledger.InstructionPending || res.InstructionCID == "" || len(res.SenderChangeCIDs) != 1 {
 			t.Errorf("result = %+v", res)
 		}
-		ti, err := l.TransferInstructionByID(ctx, b, res.InstructionCID)
+		ti, err := pending.New(l).TransferInstructionByID(ctx, b, res.InstructionCID)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -245,7 +246,7 @@ func TestTransferInstructionCreate(t *testing.T) {
 		if _, err := l.CreateTransferInstruction(ctx, req); !errors.Is(err, ledger.ErrDuplicate) {
 			t.Errorf("reused tracking id = %v, want ErrDuplicate", err)
 		}
-		list, err := l.TransferInstructions(ctx, b)
+		list, err := pending.New(l).TransferInstructions(ctx, b)
 		if err != nil || len(list) != 1 {
 			t.Errorf("receiver's list = %d, %v; want 1", len(list), err)
 		}
@@ -309,7 +310,7 @@ func TestTransferInstructionConcurrentTracking(t *testing.T) {
 			}()
 		}
 		wg.Wait()
-		list, err := l.TransferInstructions(ctx, a)
+		list, err := pending.New(l).TransferInstructions(ctx, a)
 		if err != nil || ok != 1 || len(list) != 1 {
 			t.Errorf("%d successes, %d instructions (%v); want 1 and 1", ok, len(list), err)
 		}
@@ -367,7 +368,7 @@ func TestTransferToPreapprovedReceiverIsDirect(t *testing.T) {
 		if b, err := l.Balance(ctx, receiver); err != nil || !b.EffectiveUnlocked.Equal(coin.MustParse("10")) {
 			t.Errorf("receiver's balance = %s, %v; want 10", b.EffectiveUnlocked, err)
 		}
-		if tis, err := l.TransferInstructions(ctx, sender); err != nil || len(tis) != 0 {
+		if tis, err := pending.New(l).TransferInstructions(ctx, sender); err != nil || len(tis) != 0 {
 			t.Errorf("pending instructions = %d, %v; want none", len(tis), err)
 		}
 		if _, err := send("d1"); !errors.Is(err, ledger.ErrDuplicate) {

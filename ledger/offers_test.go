@@ -12,6 +12,7 @@ import (
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/history"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
+	"github.com/ccwallet/ccwallet/ledger/pending"
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/uuid"
 )
@@ -35,11 +36,11 @@ type offerState struct {
 
 func stateOf(t *testing.T, l *ledger.Ledger, sender, receiver coin.PartyID, cid coin.ContractID) offerState {
 	t.Helper()
-	o, err := l.Offer(context.Background(), sender, cid)
+	o, err := pending.New(l).Offer(context.Background(), sender, cid)
 	if err != nil {
 		t.Fatal(err)
 	}
-	open, err := l.Offers(context.Background(), sender)
+	open, err := pending.New(l).Offers(context.Background(), sender)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -163,7 +164,7 @@ func TestOfferStateChanges(t *testing.T) {
 						// The offer ended already: the job leaves it as it is.
 						var n int
 						n, err = l.ExpireOffers(ctx)
-						if cur, _ := l.Offer(ctx, sender, o.ContractID); err == nil && cur.FailureKind == ledger.OfferExpired {
+						if cur, _ := pending.New(l).Offer(ctx, sender, o.ContractID); err == nil && cur.FailureKind == ledger.OfferExpired {
 							t.Errorf("step %d: ExpireOffers (%d) expired an ended offer", i, n)
 						}
 					}
@@ -203,11 +204,11 @@ func TestOfferStatusAndHistory(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		st, err := l.OfferStatus(ctx, sender, "t-1")
+		st, err := pending.New(l).OfferStatus(ctx, sender, "t-1")
 		if err != nil || st.Status != ledger.OfferCreated || st.CreatedTx == "" || st.ContractID != o.ContractID {
 			t.Fatalf("status = %+v, %v; want created", st, err)
 		}
-		if _, err := l.OfferStatus(ctx, stranger, "t-1"); !errors.Is(err, ledger.ErrNotFound) {
+		if _, err := pending.New(l).OfferStatus(ctx, stranger, "t-1"); !errors.Is(err, ledger.ErrNotFound) {
 			t.Errorf("stranger's status = %v, want ErrNotFound", err)
 		}
 		accepted, err := l.AcceptOffer(ctx, receiver, o.ContractID)
@@ -215,7 +216,7 @@ func TestOfferStatusAndHistory(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, p := range []coin.PartyID{sender, receiver} {
-			st, err := l.OfferStatus(ctx, p, "t-1")
+			st, err := pending.New(l).OfferStatus(ctx, p, "t-1")
 			if err != nil || st.Status != ledger.OfferCompleted || st.CompletedTx == "" || st.AcceptedCID != accepted {
 				t.Fatalf("status for %s = %+v, %v", p, st, err)
 			}
@@ -228,7 +229,7 @@ func TestOfferStatusAndHistory(t *testing.T) {
 				t.Errorf("history of %s = %+v, %v", p, items, err)
 			}
 		}
-		if acc, _ := l.AcceptedOffers(ctx, receiver); len(acc) != 0 {
+		if acc, _ := pending.New(l).AcceptedOffers(ctx, receiver); len(acc) != 0 {
 			t.Errorf("accepted offers left after completion: %d", len(acc))
 		}
 	})
@@ -260,7 +261,7 @@ func TestCreateOfferValidation(t *testing.T) {
 				t.Errorf("%s: err = %v, want a validation error on %s", tc.name, err, tc.field)
 			}
 		}
-		if cs, _ := l.Offers(ctx, sender); len(cs) != 0 {
+		if cs, _ := pending.New(l).Offers(ctx, sender); len(cs) != 0 {
 			t.Errorf("refused requests created %d offers", len(cs))
 		}
 	})
@@ -307,7 +308,7 @@ func TestOfferTrackingIDIsIdempotent(t *testing.T) {
 		if len(cids) != 1 || created != 1 {
 			t.Errorf("got %d distinct offers, %d created (%d in flight); want exactly one", len(cids), created, inFlight)
 		}
-		if cs, _ := l.Offers(ctx, sender); len(cs) != 1 {
+		if cs, _ := pending.New(l).Offers(ctx, sender); len(cs) != 1 {
 			t.Errorf("%d open offers, want 1", len(cs))
 		}
 		again, c, err := l.CreateOffer(ctx, req)
@@ -380,7 +381,7 @@ func TestOfferBeyondBalance(t *testing.T) {
 		if !errors.Is(err, ledger.ErrInsufficientFunds) || !strings.Contains(err.Error(), "available 10 CC") {
 			t.Fatalf("offer beyond the balance = %v, want ErrInsufficientFunds naming the available amount", err)
 		}
-		if open, _ := l.Offers(ctx, sender); len(open) != 0 {
+		if open, _ := pending.New(l).Offers(ctx, sender); len(open) != 0 {
 			t.Errorf("a refused offer was stored: %+v", open)
 		}
 		req.Amount, req.TrackingID = coin.MustParse("10"), uuid.NewString()

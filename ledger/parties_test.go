@@ -9,6 +9,7 @@ import (
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
+	"github.com/ccwallet/ccwallet/ledger/pending"
 	"github.com/ccwallet/ccwallet/store"
 )
 
@@ -161,7 +162,7 @@ func TestOffboardClosesTheWallet(t *testing.T) {
 		if b, _ := l.Balance(ctx, carol); b.EffectiveUnlocked.Cmp(coin.MustParse("49")) < 0 {
 			t.Errorf("carol's coin after offboarding = %s, want it kept", b.EffectiveUnlocked)
 		}
-		if offers, _ := l.Offers(ctx, carol); len(offers) != 1 {
+		if offers, _ := pending.New(l).Offers(ctx, carol); len(offers) != 1 {
 			t.Errorf("%d open offers to carol after offboarding, want the 1 kept", len(offers))
 		}
 

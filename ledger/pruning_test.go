@@ -10,6 +10,7 @@ import (
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/history"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
+	"github.com/ccwallet/ccwallet/ledger/pending"
 	"github.com/ccwallet/ccwallet/ledger/traffic"
 	"github.com/ccwallet/ccwallet/store"
 )
@@ -99,9 +100,9 @@ func TestPruneChangesNothingVisible(t *testing.T) {
 						out += fmt.Sprintf("  history %d %s %s %s %s %s\n", it.ID, it.Kind, it.Subtype, it.Amount, it.Fees, it.Details.Notification)
 					}
 				}
-				v, err := l.TransferInstructionByID(ctx, p, ti.InstructionCID)
+				v, err := pending.New(l).TransferInstructionByID(ctx, p, ti.InstructionCID)
 				out += fmt.Sprintf("instruction %s %v %v\n", v.Status, v.ResultCIDs, err)
-				ov, err := l.OfferStatus(ctx, p, "o1")
+				ov, err := pending.New(l).OfferStatus(ctx, p, "o1")
 				out += fmt.Sprintf("offer %s %s %v\n", ov.Status, ov.FailureKind, err)
 				return out
 			}

@@ -161,17 +161,3 @@ func (l *Ledger) refuseReassigningSend(ctx context.Context, receiver coin.PartyI
 
 // RulesContractID returns the AmuletRules contract's ID.
 func (l *Ledger) RulesContractID() coin.ContractID { return l.rulesCID }
-
-// FeaturedAppRight is provider's FeaturedAppRight contract; ErrNotFound
-// when provider is not featured.
-func (l *Ledger) FeaturedAppRight(ctx context.Context, provider coin.PartyID) (Contract, error) {
-	cid, err := l.featuredAppRightOf(ctx, provider)
-	if err != nil {
-		return Contract{}, err
-	}
-	c, err := store.ContractByID(ctx, l.db, cid)
-	if err != nil {
-		return Contract{}, err
-	}
-	return l.contractView(c), nil
-}

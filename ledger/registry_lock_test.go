@@ -13,6 +13,7 @@ import (
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
+	"github.com/ccwallet/ccwallet/ledger/pending"
 	"github.com/ccwallet/ccwallet/ledger/registry"
 )
 
@@ -28,7 +29,7 @@ func TestChoiceContextMissingLock(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		ti, err := l.TransferInstructionByID(ctx, a, res.InstructionCID)
+		ti, err := pending.New(l).TransferInstructionByID(ctx, a, res.InstructionCID)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -61,7 +61,7 @@ func (l *Ledger) undelegatedExternalParties(ctx context.Context, db bun.IDB) ([]
 		return nil, err
 	}
 	now := l.now()
-	ds, err := l.MintingDelegationsIn(ctx, db, TemplateMintingDelegation, "", func(d MintingDelegation) bool {
+	ds, err := MintingDelegationsIn(ctx, l, db, TemplateMintingDelegation, "", func(d MintingDelegation) bool {
 		return d.Delegate == l.operator && d.ExpiresAt.After(now)
 	})
 	if err != nil {

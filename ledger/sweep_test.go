@@ -9,6 +9,7 @@ import (
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
+	"github.com/ccwallet/ccwallet/ledger/pending"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -67,7 +68,7 @@ func TestSweep(t *testing.T) {
 					t.Errorf("swept %s, want %s", res.Amount, tt.wantAmount)
 				}
 				if res.OfferCID != "" {
-					o, err := l.Offer(ctx, receiver, res.OfferCID)
+					o, err := pending.New(l).Offer(ctx, receiver, res.OfferCID)
 					if err != nil {
 						t.Fatal(err)
 					}

@@ -142,7 +142,7 @@ func (s *Server) completions(w http.ResponseWriter, r *http.Request, c *caller) 
 		out = append(out, s.completionMessage(cp))
 	}
 	if len(out) < limit {
-		end, err := s.l.LedgerEnd(r.Context())
+		end, err := s.w.APIRead.LedgerEnd(r.Context())
 		if err != nil {
 			return err
 		}

@@ -27,7 +27,7 @@ func formatTime(t time.Time) string {
 type reads struct{ *Server }
 
 func (s reads) getLedgerEnd(w http.ResponseWriter, r *http.Request, _ *caller) error {
-	end, err := s.l.LedgerEnd(r.Context())
+	end, err := s.w.APIRead.LedgerEnd(r.Context())
 	if err != nil {
 		return err
 	}

@@ -21,7 +21,7 @@ func (s *Server) userKey(name string) string { return s.l.UserKey(name) }
 // completionsOf are the completions of this validator's user name for
 // parties after offset after, at most limit, each with name as its user.
 func (s *Server) completionsOf(ctx context.Context, name string, parties []coin.PartyID, after int64, limit int) ([]ledger.Completion, error) {
-	cs, err := s.l.Completions(ctx, s.userKey(name), parties, after, limit)
+	cs, err := s.w.APIRead.Completions(ctx, s.userKey(name), parties, after, limit)
 	for i := range cs {
 		cs[i].UserID = name
 	}

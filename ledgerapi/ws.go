@@ -497,7 +497,7 @@ func (cs *completionsStream) run(ws *wsStream) error {
 		err := ws.read(func(ctx context.Context) (err error) {
 			// The end first: every completion up to it is in the read
 			// that follows (offsets are given out in commit order).
-			if end, err = ws.s.l.LedgerEnd(ctx); err != nil {
+			if end, err = ws.s.w.APIRead.LedgerEnd(ctx); err != nil {
 				return err
 			}
 			got, err = ws.s.completionsOf(ctx, ws.caller.user.Name, cs.parties, pos, ledger.MaxAPIPage)

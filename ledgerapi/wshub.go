@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/apiread"
 )
 
 // StreamConfig bounds the WebSocket streams (ws.go); zero fields take
@@ -181,7 +182,7 @@ func (h *streamHub) run() {
 			h.broadcast()
 		case <-poll.C:
 			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-			end, err := h.l.LedgerEnd(ctx)
+			end, err := apiread.New(h.l).LedgerEnd(ctx)
 			cancel()
 			h.mu.Lock()
 			moved := err == nil && end != h.end

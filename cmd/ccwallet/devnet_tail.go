@@ -56,7 +56,7 @@ func devnetTail(ctx context.Context, args []string, env envVars, stdout, stderr 
 	reads := apiread.New(l)
 	last := *after
 	if last < 0 {
-		if last, err = l.LedgerEnd(ctx); err != nil {
+		if last, err = reads.LedgerEnd(ctx); err != nil {
 			return err
 		}
 	}

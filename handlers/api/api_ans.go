@@ -122,7 +122,7 @@ func (h nameService) getAnsRules(w http.ResponseWriter, r *http.Request) error {
 	if err := web.DecodeJSON(r, &req); err != nil {
 		return err
 	}
-	c, err := h.l.AnsRules(r.Context())
+	c, err := h.w.Names.AnsRules(r.Context())
 	if err != nil {
 		return err
 	}

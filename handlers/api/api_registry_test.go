@@ -9,6 +9,7 @@ import (
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/handlers/handlerstest"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/pending"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -44,7 +45,7 @@ func testRegistryChoiceContexts(t *testing.T, a *handlerstest.API) {
 	var created tiResult
 	r.JSON(t, &created)
 	cid := created.Output.TransferInstructionCID
-	ti, err := a.L.TransferInstructionByID(t.Context(), "", coin.ContractID(cid))
+	ti, err := pending.New(a.L).TransferInstructionByID(t.Context(), "", coin.ContractID(cid))
 	if err != nil {
 		t.Fatal(err)
 	}

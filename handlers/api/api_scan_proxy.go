@@ -80,7 +80,7 @@ func (h registry) lookupFeaturedAppRight(w http.ResponseWriter, r *http.Request)
 	if err != nil {
 		return err
 	}
-	c, err := h.l.FeaturedAppRight(r.Context(), provider)
+	c, err := h.w.Featured.Right(r.Context(), provider)
 	if errors.Is(err, ledger.ErrNotFound) {
 		return web.WriteJSON(w, http.StatusOK, lookupFeaturedAppRightResponse{})
 	} else if err != nil {

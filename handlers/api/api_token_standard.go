@@ -126,15 +126,15 @@ func (h *Handler) listTokenStandardTransfers(w http.ResponseWriter, r *http.Requ
 	if err != nil {
 		return err
 	}
-	tis, next, err := h.w.Pending.TransferInstructionsListPage(r.Context(), p, trimmed(q.Get("page_token")), size)
+	page, err := h.w.Pending.InstructionsPage(r.Context(), p, pending.Both, trimmed(q.Get("page_token")), size)
 	if err != nil {
 		return err
 	}
-	if next != "" {
-		w.Header().Set(nextPageHeader, next)
+	if page.Next != "" {
+		w.Header().Set(nextPageHeader, page.Next)
 	}
-	resp := listTokenStandardTransfersResponse{Transfers: make([]ContractDTO, 0, len(tis))}
-	for _, ti := range tis {
+	resp := listTokenStandardTransfersResponse{Transfers: make([]ContractDTO, 0, len(page.Instructions))}
+	for _, ti := range page.Instructions {
 		resp.Transfers = append(resp.Transfers, contractDTO(ti.Contract))
 	}
 	return web.WriteJSON(w, http.StatusOK, resp)

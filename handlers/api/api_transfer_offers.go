@@ -70,7 +70,7 @@ func (h *Handler) listTransferOffers(w http.ResponseWriter, r *http.Request) err
 	if q := r.URL.Query(); q.Has("page_size") || q.Has("page_token") {
 		return h.listOfferPage(w, r, p)
 	}
-	cs, err := h.l.Offers(r.Context(), p)
+	cs, err := h.w.Pending.Offers(r.Context(), p)
 	if err != nil {
 		return err
 	}
@@ -83,7 +83,7 @@ func (h *Handler) listAcceptedTransferOffers(w http.ResponseWriter, r *http.Requ
 	if err != nil {
 		return err
 	}
-	cs, err := h.l.AcceptedOffers(r.Context(), p)
+	cs, err := h.w.Pending.AcceptedOffers(r.Context(), p)
 	if err != nil {
 		return err
 	}
@@ -98,7 +98,7 @@ func (h *Handler) getTransferOfferStatus(w http.ResponseWriter, r *http.Request)
 	if err != nil {
 		return err
 	}
-	o, err := h.l.OfferStatus(r.Context(), p, r.PathValue("tracking_id"))
+	o, err := h.w.Pending.OfferStatus(r.Context(), p, r.PathValue("tracking_id"))
 	if err != nil {
 		return err
 	}

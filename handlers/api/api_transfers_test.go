@@ -21,6 +21,7 @@ import (
 	"github.com/ccwallet/ccwallet/handlers/handlerstest"
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
+	"github.com/ccwallet/ccwallet/ledger/pending"
 	"github.com/ccwallet/ccwallet/store"
 	"github.com/ccwallet/ccwallet/web"
 )
@@ -308,7 +309,7 @@ func TestTransferOfferAPI(t *testing.T) {
 
 func (e *apiEnv) mustOffer(sender coin.PartyID, tracking string) string {
 	e.t.Helper()
-	o, err := e.l.OfferStatus(context.Background(), sender, tracking)
+	o, err := pending.New(e.l).OfferStatus(context.Background(), sender, tracking)
 	if err != nil {
 		e.t.Fatal(err)
 	}

@@ -93,7 +93,7 @@ func (h *Handler) updateStream(w http.ResponseWriter, r *http.Request) error {
 		}
 		after = n
 	}
-	start, err := h.l.LedgerEnd(r.Context())
+	start, err := h.w.APIRead.LedgerEnd(r.Context())
 	if err != nil {
 		return err
 	}
@@ -218,7 +218,7 @@ func newUpdateHub(l *ledger.Ledger, reads *apiread.Service, cfg Config) *updateH
 // development network's restore or reset rewinds the offsets, and the
 // streams would otherwise wait until the log passed the old position.
 func (hub *updateHub) restored() {
-	off, err := hub.l.LedgerEnd(context.Background())
+	off, err := hub.reads.LedgerEnd(context.Background())
 	if err != nil {
 		return // the streams catch up once the log passes the old position
 	}

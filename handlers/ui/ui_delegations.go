@@ -31,7 +31,7 @@ func (h delegationPages) delegationsModel(ctx context.Context, s *web.Session, p
 		return m, err
 	}
 	m.FeaturedGrantable = h.l.DevNet()
-	right, err := h.l.FeaturedAppRight(ctx, party)
+	right, err := h.w.Featured.Right(ctx, party)
 	switch {
 	case err == nil:
 		m.FeaturedCID = string(right.ContractID)

@@ -162,7 +162,7 @@ func (h *Handler) outgoingModel(ctx context.Context, party coin.PartyID) (views.
 	for _, o := range p.Offers {
 		m.Rows = append(m.Rows, views.OutgoingRow{OfferRow: offerRow(o, party), Kind: "offers"})
 	}
-	tis, err := h.l.TransferInstructions(ctx, party)
+	tis, err := h.w.Pending.TransferInstructions(ctx, party)
 	if err != nil {
 		return views.Outgoing{}, err
 	}

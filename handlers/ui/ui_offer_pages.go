@@ -63,16 +63,16 @@ func (h *Handler) offerPages(ctx context.Context, m *views.Transfers, party coin
 // offerPages fills the offers' (query keys ti-in and ti-out).
 func (h *Handler) instructionPages(ctx context.Context, m *views.Transfers, party coin.PartyID, q url.Values) error {
 	for _, side := range []struct {
-		incoming bool
-		key      string
-		rows     *[]views.OfferRow
-		pager    *views.OfferPager
-	}{{true, "ti-in", &m.IncomingInstructions, &m.IncomingInstructionPager}, {false, "ti-out", &m.OutgoingInstructions, &m.OutgoingInstructionPager}} {
+		dir   pending.Direction
+		key   string
+		rows  *[]views.OfferRow
+		pager *views.OfferPager
+	}{{pending.In, "ti-in", &m.IncomingInstructions, &m.IncomingInstructionPager}, {pending.Out, "ti-out", &m.OutgoingInstructions, &m.OutgoingInstructionPager}} {
 		token := q.Get(side.key)
-		p, err := h.w.Pending.InstructionsPage(ctx, party, side.incoming, token, pending.OfferPageSize)
+		p, err := h.w.Pending.InstructionsPage(ctx, party, side.dir, token, pending.OfferPageSize)
 		if ledger.IsValidation(err) {
 			token = "" // a stale or mangled link: the newest page
-			p, err = h.w.Pending.InstructionsPage(ctx, party, side.incoming, "", pending.OfferPageSize)
+			p, err = h.w.Pending.InstructionsPage(ctx, party, side.dir, "", pending.OfferPageSize)
 		}
 		if err != nil {
 			return err

@@ -9,6 +9,7 @@ import (
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/allocations"
+	"github.com/ccwallet/ccwallet/ledger/apiread"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
 	"github.com/ccwallet/ccwallet/ledger/rewards"
 	"github.com/google/go-cmp/cmp"
@@ -269,7 +270,7 @@ func TestCompletionsOfAllocations(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		cs, err := l.Completions(ctx, "u", []coin.PartyID{sender, venue}, 0, 0)
+		cs, err := apiread.New(l).Completions(ctx, "u", []coin.PartyID{sender, venue}, 0, 0)
 		if err != nil {
 			t.Fatal(err)
 		}

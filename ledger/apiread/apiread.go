@@ -4,7 +4,8 @@
 // each update, the updates' ids and times, an update's offset by id, the
 // token standard's interface views of a contract, the node's parties, and
 // the update stream as a developer watches it (UpdatesAfter: the wallet
-// API's update stream, devnet tail). The contracts' shape as the Ledger
+// API's update stream, devnet tail), the stable ledger end (LedgerEnd)
+// and a user's command completions (Completions). The contracts' shape as the Ledger
 // API shows them (ledger.LedgerContract, with stakeholders; how an
 // interface view is computed, ledger.InterfaceViewOf), the update event's
 // shape and the offset rule it shares with the completions stay in the
@@ -161,7 +162,7 @@ func (s *Service) Updates(ctx context.Context, f ContractFilter, after, upto int
 		if upto == 0 {
 			// Open-ended: up to the stable end, so a reader that goes on
 			// from the last offset read skips nothing committed later.
-			if upto, err = s.l.LedgerEnd(ctx); err != nil {
+			if upto, err = s.LedgerEnd(ctx); err != nil {
 				return err
 			}
 			upto = max(min(upto, end), after)
@@ -295,4 +296,11 @@ func (s *Service) UpdateOffset(ctx context.Context, updateID string) (int64, err
 // implementations of the token standard define it (ledger.InterfaceViewOf).
 func (s *Service) InterfaceView(c ledger.LedgerContract, iface string) (json.RawMessage, error) {
 	return ledger.InterfaceViewOf(c, iface, s.l.DSO())
+}
+
+// LedgerEnd is the offset of the latest update at or below which every
+// update is committed (store.DB.StableEnd): a stream from it misses no
+// update committed later.
+func (s *Service) LedgerEnd(ctx context.Context) (int64, error) {
+	return s.l.DB().StableEnd(ctx)
 }

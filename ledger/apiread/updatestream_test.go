@@ -17,7 +17,7 @@ func TestUpdatesAfter(t *testing.T) {
 	ledgertest.ForEachEngine(t, func(t *testing.T, l *ledger.Ledger) {
 		ctx := context.Background()
 		alice, bob, carol := ledgertest.Party(t, l), ledgertest.Party(t, l), ledgertest.Party(t, l)
-		start, err := l.LedgerEnd(ctx)
+		start, err := apiread.New(l).LedgerEnd(ctx)
 		if err != nil || start <= 0 {
 			t.Fatalf("latest offset after onboarding = %d, %v", start, err)
 		}

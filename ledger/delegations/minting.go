@@ -37,7 +37,7 @@ func New(l *ledger.Ledger) *Service { return &Service{l: l, history: history.New
 type MintingDelegation = ledger.MintingDelegation
 
 func (s *Service) delegations(ctx context.Context, db bun.IDB, template string, party coin.PartyID, keep func(MintingDelegation) bool) ([]MintingDelegation, error) {
-	return s.l.MintingDelegationsIn(ctx, db, template, party, keep)
+	return ledger.MintingDelegationsIn(ctx, s.l, db, template, party, keep)
 }
 
 // MintingDelegationProposals lists the proposals naming delegate.
@@ -67,7 +67,7 @@ func (s *Service) activeDelegationContract(ctx context.Context, db bun.IDB, temp
 		return MintingDelegation{}, err
 	}
 	if err == nil && c.TemplateID == template && c.ArchivedOffset == nil {
-		d, err := s.l.MintingDelegationView(c)
+		d, err := ledger.MintingDelegationView(s.l, c)
 		if err != nil {
 			return MintingDelegation{}, err
 		}

@@ -17,6 +17,7 @@ import (
 	"github.com/ccwallet/ccwallet/ledger/delegations"
 	"github.com/ccwallet/ccwallet/ledger/devnet"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
+	"github.com/ccwallet/ccwallet/ledger/pending"
 )
 
 // seedFile parses and seeds a scenario on l.
@@ -84,7 +85,7 @@ func TestScenarioExamples(t *testing.T) {
 		if _, err := l.PreapprovalOf(ctx, bob); err != nil {
 			t.Errorf("bob's preapproval: %v", err)
 		}
-		o, err := l.OfferStatus(ctx, alice, "invoice-17")
+		o, err := pending.New(l).OfferStatus(ctx, alice, "invoice-17")
 		if err != nil || o.Status != ledger.OfferCreated || !o.Amount.Equal(coin.MustParse("42.5")) || o.Receiver != bob {
 			t.Errorf("alice's offer = %+v, %v", o, err)
 		}
@@ -120,7 +121,7 @@ func TestScenarioExamples(t *testing.T) {
 		if got := available(t, l, carol); !got.Equal(coin.MustParse("10")) {
 			t.Errorf("carol has %s; want 10", got)
 		}
-		tis, err := l.TransferInstructions(ctx, carol)
+		tis, err := pending.New(l).TransferInstructions(ctx, carol)
 		if err != nil || len(tis) != 1 || tis[0].Sender != treasury || !tis[0].Amount.Equal(coin.MustParse("125")) {
 			t.Errorf("carol's instructions = %+v, %v", tis, err)
 		}

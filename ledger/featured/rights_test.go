@@ -53,7 +53,7 @@ func TestSelfGrantFeaturedAppRight(t *testing.T) {
 				t.Fatalf("concurrent grants gave %v, want one right", ids)
 			}
 		}
-		c, err := l.FeaturedAppRight(ctx, alice)
+		c, err := featured.New(l).Right(ctx, alice)
 		if err != nil || c.ContractID != ids[0] || c.TemplateID != ledger.TemplateFeaturedAppRight {
 			t.Fatalf("lookup = %+v, %v; want %s", c, err, ids[0])
 		}
@@ -72,7 +72,7 @@ func TestSelfGrantFeaturedAppRight(t *testing.T) {
 		if n, err := fs.Cancel(ctx, alice); err != nil || n != 1 {
 			t.Fatalf("alice cancels = %d, %v", n, err)
 		}
-		if _, err := l.FeaturedAppRight(ctx, alice); !errors.Is(err, ledger.ErrNotFound) {
+		if _, err := featured.New(l).Right(ctx, alice); !errors.Is(err, ledger.ErrNotFound) {
 			t.Fatalf("lookup after cancel = %v, want ErrNotFound", err)
 		}
 		wantHistory(t, l, alice, featured.RightCancelled, 1)

@@ -178,7 +178,7 @@ func TestAnsRequestBounds(t *testing.T) {
 				t.Errorf("request %+v: %v, want a validation error", r, err)
 			}
 		}
-		rules, err := l.AnsRules(ctx)
+		rules, err := set(l).Names.AnsRules(ctx)
 		if err != nil || !strings.Contains(string(rules.Payload), `"entryFee":"1.0000000000"`) || !strings.Contains(string(rules.Payload), `"entryLifetime":{"microseconds":"7776000000000"}`) {
 			t.Errorf("AnsRules = %s, %v", rules.Payload, err)
 		}

@@ -4,9 +4,12 @@
 // mark that changes whenever such a thing, or an allocation, app payment
 // or subscription of the party, comes or goes (Mark); and the paged
 // lists of a party's open offers and pending instructions, incoming or
-// outgoing (OffersPage, OffersContractsPage, InstructionsPage: the Offers
-// page and the wallet API's listTransferOffers). The offers and
-// instructions themselves are the core's.
+// outgoing (OffersPage, OffersContractsPage: the Offers page and the
+// wallet API's listTransferOffers; InstructionsPage, in, out or both: the
+// Offers page and the API's listTokenStandardTransfers); and the reads of
+// one offer or instruction and of the whole lists (Offer, OfferStatus,
+// Offers, AcceptedOffers, TransferInstructionByID, TransferInstructions).
+// Creating and moving offers and instructions is the core's.
 package pending
 
 import (

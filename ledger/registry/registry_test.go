@@ -11,6 +11,7 @@ import (
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/history"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
+	"github.com/ccwallet/ccwallet/ledger/pending"
 	"github.com/ccwallet/ccwallet/ledger/registry"
 	"github.com/google/go-cmp/cmp"
 )
@@ -218,7 +219,7 @@ func TestReassignmentRefusedEverywhere(t *testing.T) {
 		if after, _ := l.Balance(ctx, a); !after.EffectiveUnlocked.Equal(before.EffectiveUnlocked) || !after.EffectiveLocked.Equal(before.EffectiveLocked) {
 			t.Errorf("a's balance moved during the reassignments: %+v -> %+v", before, after)
 		}
-		if cur, err := l.TransferInstructionByID(ctx, a, ti.InstructionCID); err != nil || cur.Status != ledger.InstructionPending {
+		if cur, err := pending.New(l).TransferInstructionByID(ctx, a, ti.InstructionCID); err != nil || cur.Status != ledger.InstructionPending {
 			t.Errorf("instruction = %s, %v; want still pending", cur.Status, err)
 		}
 		// Completed: everything goes through again.

@@ -11,6 +11,7 @@ import (
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
+	"github.com/ccwallet/ccwallet/ledger/pending"
 	"github.com/ccwallet/ccwallet/ledger/traffic"
 	"github.com/google/go-cmp/cmp"
 )
@@ -158,7 +159,7 @@ func TestWalletAutomationsConcurrent(t *testing.T) {
 				t.Error(err)
 			}
 		}
-		offers, err := l.Offers(ctx, receiver)
+		offers, err := pending.New(l).Offers(ctx, receiver)
 		if err != nil || len(offers) != 1 {
 			t.Errorf("%d sweep offers, %v; want 1", len(offers), err)
 		}

@@ -1,0 +1,65 @@
+package apiread
+
+import (
+	"context"
+	"strings"
+
+	"github.com/ccwallet/ccwallet/coin"
+	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/store"
+)
+
+// Completions lists user's completions after offset after whose actAs
+// includes one of parties, oldest first, at most limit (at most
+// MaxAPIPage), each with its actAs cut to those parties. An offset
+// below the pruned one is ErrPruned; past the ledger end,
+// ErrAfterLedgerEnd.
+func (s *Service) Completions(ctx context.Context, user string, parties []coin.PartyID, after int64, limit int) ([]ledger.Completion, error) {
+	l, db := s.l, s.l.DB()
+	if _, err := l.CheckOffset(ctx, db, "beginExclusive", after); err != nil {
+		return nil, err
+	}
+	if limit <= 0 || limit > ledger.MaxAPIPage {
+		limit = ledger.MaxAPIPage
+	}
+	// Only up to the stable end: a reader that moves past a completion
+	// must not skip one of a lower offset that commits later.
+	upto, err := s.LedgerEnd(ctx)
+	if err != nil {
+		return nil, err
+	}
+	want := map[string]bool{}
+	for _, p := range parties {
+		want[string(p)] = true
+	}
+	var out []ledger.Completion
+	for len(out) < limit {
+		rows, err := store.CompletionsAfter(ctx, db, user, after, upto, ledger.MaxAPIPage)
+		if err != nil {
+			return nil, err
+		}
+		for _, r := range rows {
+			after = r.OffsetID
+			var actAs []coin.PartyID
+			for _, p := range strings.Split(r.ActAs, ",") {
+				if want[p] {
+					actAs = append(actAs, coin.PartyID(p))
+				}
+			}
+			if len(actAs) == 0 {
+				continue
+			}
+			out = append(out, ledger.Completion{
+				UserID: r.UserID, CommandID: r.CommandID, SubmissionID: r.SubmissionID, ActAs: actAs, Code: int(r.StatusCode),
+				Message: r.Message, Offset: r.OffsetID, UpdateID: r.UpdateID, RecordTime: r.RecordTime,
+			})
+			if len(out) == limit {
+				break
+			}
+		}
+		if len(rows) < ledger.MaxAPIPage {
+			break
+		}
+	}
+	return out, nil
+}
