@@ -15,6 +15,7 @@ import (
 	"github.com/ccwallet/ccwallet/ledger/allocations"
 	"github.com/ccwallet/ccwallet/ledger/apiread"
 	"github.com/ccwallet/ccwallet/ledger/apppayments"
+	"github.com/ccwallet/ccwallet/ledger/asyncsub"
 	"github.com/ccwallet/ccwallet/ledger/delegations"
 	"github.com/ccwallet/ccwallet/ledger/devnet"
 	"github.com/ccwallet/ccwallet/ledger/external"
@@ -77,6 +78,9 @@ type Set struct {
 	// History is the reading of a party's history: its entries, the
 	// web page's pages with the rewards earned among them.
 	History *history.Service
+	// Async is the store of the Ledger API's durable asynchronous
+	// submissions.
+	Async *asyncsub.Service
 
 	// jump are the automations the network's time jumps run.
 	jump *jumpSteps
@@ -136,5 +140,5 @@ func build(l *ledger.Ledger, jump *jumpSteps) *Set {
 		Airdrop: airdrop.New(l), Devnet: devnet.New(l, jump.run), Delegations: delegations.New(l),
 		Traffic: traffic.New(l), Featured: featured.New(l), Rewards: rw,
 		UserRights: userrights.New(l), Pending: pending.New(l),
-		History: history.New(l), jump: jump}
+		History: history.New(l), Async: asyncsub.New(l), jump: jump}
 }
