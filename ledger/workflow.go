@@ -246,3 +246,11 @@ const CollectPage = collectPage
 
 // RewardTemplate is the template ID of a reward kind's coupon.
 func RewardTemplate(kind string) string { return rewardTemplates[kind] }
+
+// FoldTraffic folds one update's traffic (bytes at at) into a member's
+// carried traffic meter under l's rules (pruning carries what it removes).
+func FoldTraffic(l *Ledger, carried store.PrunedTraffic, at time.Time, bytes int64) store.PrunedTraffic {
+	tm := l.newTrafficMeter(carried)
+	tm.add(at, bytes)
+	return tm.m
+}

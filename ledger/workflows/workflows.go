@@ -23,6 +23,7 @@ import (
 	"github.com/ccwallet/ccwallet/ledger/history"
 	"github.com/ccwallet/ccwallet/ledger/names"
 	"github.com/ccwallet/ccwallet/ledger/pending"
+	"github.com/ccwallet/ccwallet/ledger/pruning"
 	"github.com/ccwallet/ccwallet/ledger/registry"
 	"github.com/ccwallet/ccwallet/ledger/rewards"
 	"github.com/ccwallet/ccwallet/ledger/scan"
@@ -81,6 +82,8 @@ type Set struct {
 	// Async is the store of the Ledger API's durable asynchronous
 	// submissions.
 	Async *asyncsub.Service
+	// Pruning is participant pruning (its job: jobs.Pruning).
+	Pruning *pruning.Service
 
 	// jump are the automations the network's time jumps run.
 	jump *jumpSteps
@@ -140,5 +143,6 @@ func build(l *ledger.Ledger, jump *jumpSteps) *Set {
 		Airdrop: airdrop.New(l), Devnet: devnet.New(l, jump.run), Delegations: delegations.New(l),
 		Traffic: traffic.New(l), Featured: featured.New(l), Rewards: rw,
 		UserRights: userrights.New(l), Pending: pending.New(l),
-		History: history.New(l), Async: asyncsub.New(l), jump: jump}
+		History: history.New(l), Async: asyncsub.New(l),
+		Pruning: pruning.New(l), jump: jump}
 }
