@@ -24,6 +24,7 @@ import (
 	"github.com/ccwallet/ccwallet/ledger/names"
 	"github.com/ccwallet/ccwallet/ledger/pending"
 	"github.com/ccwallet/ccwallet/ledger/pruning"
+	"github.com/ccwallet/ccwallet/ledger/reassign"
 	"github.com/ccwallet/ccwallet/ledger/registry"
 	"github.com/ccwallet/ccwallet/ledger/rewards"
 	"github.com/ccwallet/ccwallet/ledger/scan"
@@ -84,6 +85,9 @@ type Set struct {
 	Async *asyncsub.Service
 	// Pruning is participant pruning (its job: jobs.Pruning).
 	Pruning *pruning.Service
+	// Reassign is the development network's reassignment of contracts
+	// between synchronizers.
+	Reassign *reassign.Service
 
 	// jump are the automations the network's time jumps run.
 	jump *jumpSteps
@@ -144,5 +148,5 @@ func build(l *ledger.Ledger, jump *jumpSteps) *Set {
 		Traffic: traffic.New(l), Featured: featured.New(l), Rewards: rw,
 		UserRights: userrights.New(l), Pending: pending.New(l),
 		History: history.New(l), Async: asyncsub.New(l),
-		Pruning: pruning.New(l), jump: jump}
+		Pruning: pruning.New(l), Reassign: reassign.New(l), jump: jump}
 }
