@@ -23,6 +23,7 @@ import (
 	"github.com/ccwallet/ccwallet/ledger/history"
 	"github.com/ccwallet/ccwallet/ledger/names"
 	"github.com/ccwallet/ccwallet/ledger/pending"
+	"github.com/ccwallet/ccwallet/ledger/ping"
 	"github.com/ccwallet/ccwallet/ledger/pruning"
 	"github.com/ccwallet/ccwallet/ledger/reassign"
 	"github.com/ccwallet/ccwallet/ledger/registry"
@@ -88,6 +89,8 @@ type Set struct {
 	// Reassign is the development network's reassignment of contracts
 	// between synchronizers.
 	Reassign *reassign.Service
+	// Ping is Canton's admin-workflow Ping as the Ledger API creates it.
+	Ping *ping.Service
 
 	// jump are the automations the network's time jumps run.
 	jump *jumpSteps
@@ -148,5 +151,6 @@ func build(l *ledger.Ledger, jump *jumpSteps) *Set {
 		Traffic: traffic.New(l), Featured: featured.New(l), Rewards: rw,
 		UserRights: userrights.New(l), Pending: pending.New(l),
 		History: history.New(l), Async: asyncsub.New(l),
-		Pruning: pruning.New(l), Reassign: reassign.New(l), jump: jump}
+		Pruning: pruning.New(l), Reassign: reassign.New(l),
+		Ping: ping.New(l), jump: jump}
 }
