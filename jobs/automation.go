@@ -193,7 +193,7 @@ func Build(ctx context.Context, w *workflows.Set, a Automation) ([]Job, error) {
 		js = append(js, RoundClock(l, a.RoundInterval))
 	}
 	if a.Pruning.Enabled() {
-		p, err := Pruning(l, a.Pruning)
+		p, err := Pruning(w.Pruning, a.Pruning)
 		if err != nil {
 			return nil, err
 		}

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/pruning"
 )
 
 // PruningSchedule is participantPruningSchedule: off when Cron is empty.
@@ -43,7 +43,7 @@ func (p PruningSchedule) Validate() error {
 
 // Pruning removes update-log entries older than the retention on the
 // schedule, never wallet history or live contracts.
-func Pruning(l *ledger.Ledger, p PruningSchedule) (Job, error) {
+func Pruning(pr *pruning.Service, p PruningSchedule) (Job, error) {
 	if err := p.Validate(); err != nil {
 		return Job{}, err
 	}
@@ -52,7 +52,7 @@ func Pruning(l *ledger.Ledger, p PruningSchedule) (Job, error) {
 	}
 	lease := p.MaxDuration + time.Minute
 	return Job{Name: "participant-pruning", Cron: p.Cron, Lease: lease, Run: func(ctx context.Context) error {
-		_, err := l.Prune(ctx, p.Retention, p.MaxDuration)
+		_, err := pr.Prune(ctx, p.Retention, p.MaxDuration)
 		return err
 	}}, nil
 }

@@ -23,6 +23,7 @@ var openRoundNumbers = ledgertest.OpenRoundNumbers
 var (
 	historySubtypes = ledgertest.HistorySubtypes
 	delegate        = ledgertest.Delegate
+	closeRounds     = ledgertest.CloseRounds
 )
 
 func TestAdvanceRoundsKeepsThreeOpenAndCarriesPrice(t *testing.T) {
@@ -222,86 +223,6 @@ func TestCouponIssuance(t *testing.T) {
 	}
 }
 
-func TestPruneKeepsConservationAndHistory(t *testing.T) {
-	for _, e := range ledgertest.Engines {
-		t.Run(ledgertest.Name(e), func(t *testing.T) {
-			t.Parallel()
-			clock := ledgertest.NewClock()
-			l := ledgertest.New(t, e, ledgertest.Options{Clock: clock})
-			ctx := context.Background()
-			a, b := ledgertest.Party(t, l), ledgertest.Party(t, l)
-			ledgertest.Mint(t, l, a, "10")
-			if _, err := l.Transfer(ctx, ledger.TransferRequest{Sender: a, Receiver: b, Amount: coin.MustParse("3")}); err != nil {
-				t.Fatal(err)
-			}
-			if _, err := l.AdvanceRounds(ctx, 4); err != nil {
-				t.Fatal(err)
-			}
-			clock.Advance(31 * 24 * time.Hour)
-			ledgertest.Mint(t, l, b, "2")
-			historyBefore := historySubtypes(t, l, a)
-			balBefore, _ := l.Balance(ctx, b)
-			supplyBefore := ledgertest.Conserved(t, l)
-			spentRecords := func() int {
-				n, err := ledger.StoreOf(l).NewSelect().Table("spent_holdings").Count(ctx)
-				if err != nil {
-					t.Fatal(err)
-				}
-				return int(n)
-			}
-			if n := spentRecords(); n != 1 {
-				t.Fatalf("%d spent holdings recorded before pruning, want the transfer's input", n)
-			}
-
-			if _, err := l.Prune(ctx, 0, 0); !ledger.IsValidation(err) {
-				t.Errorf("retention 0 = %v, want a validation error", err)
-			}
-			rep, err := l.Prune(ctx, 30*24*time.Hour, time.Minute)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if rep.Updates == 0 || rep.Contracts == 0 || !rep.Complete {
-				t.Errorf("report %+v: want old updates and archived contracts removed", rep)
-			}
-			if n := spentRecords(); n != 0 {
-				t.Errorf("%d old spent holdings left after pruning, want none", n)
-			}
-			supplyAfter := ledgertest.Conserved(t, l)
-			if diff := cmp.Diff(supplyBefore, supplyAfter, cmp.Comparer(func(x, y coin.Amount) bool { return x.Equal(y) })); diff != "" {
-				t.Errorf("supply changed (-before +after):\n%s", diff)
-			}
-			if diff := cmp.Diff(historyBefore, historySubtypes(t, l, a)); diff != "" {
-				t.Errorf("history changed (-before +after):\n%s", diff)
-			}
-			balAfter, _ := l.Balance(ctx, b)
-			if !balAfter.EffectiveUnlocked.Equal(balBefore.EffectiveUnlocked) || balAfter.Count != balBefore.Count {
-				t.Errorf("balance %+v -> %+v", balBefore, balAfter)
-			}
-			// Holdings still resolve to their (live) contracts.
-			hs, _, err := l.Holdings(ctx, b)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, h := range hs {
-				if h.Contract.ContractID == "" {
-					t.Errorf("live holding lost its contract")
-				}
-			}
-			// Nothing older is left: a second run removes nothing.
-			if rep, err := l.Prune(ctx, 30*24*time.Hour, 0); err != nil || rep.Updates != 0 {
-				t.Errorf("second prune = %+v, %v; want nothing removed", rep, err)
-			}
-			// The ledger keeps working after pruning.
-			if _, err := l.Transfer(ctx, ledger.TransferRequest{Sender: b, Receiver: a, Amount: coin.MustParse("1")}); err != nil {
-				t.Fatal(err)
-			}
-			if n := spentRecords(); n != 1 {
-				t.Errorf("%d spent holdings recorded after a new transfer, want 1", n)
-			}
-		})
-	}
-}
-
 // TestTickRoundsAfterDeveloperJump: after advance-rounds the clock keeps
 // ticking by wall time, each round opening when it is created.
 func TestTickRoundsAfterDeveloperJump(t *testing.T) {
@@ -322,37 +243,6 @@ func TestTickRoundsAfterDeveloperJump(t *testing.T) {
 			if !rs[2].OpensAt.After(rs[1].OpensAt) {
 				t.Errorf("round 6 opens %s, not after round 5 at %s", rs[2].OpensAt, rs[1].OpensAt)
 			}
-		})
-	}
-}
-
-// TestPruneRetentionBoundary: an update exactly retention old is kept; one
-// a microsecond older is pruned.
-func TestPruneRetentionBoundary(t *testing.T) {
-	for _, e := range ledgertest.Engines {
-		t.Run(ledgertest.Name(e), func(t *testing.T) {
-			t.Parallel()
-			clock := ledgertest.NewClock()
-			l := ledgertest.New(t, e, ledgertest.Options{Clock: clock})
-			ctx := context.Background()
-			p := ledgertest.Party(t, l)
-			ledgertest.Mint(t, l, p, "5")
-			closeRounds(t, l) // only closed rounds' updates are pruned
-			before, _ := l.Balance(ctx, p)
-			const retention = 30 * 24 * time.Hour
-			clock.Advance(retention)
-			if rep, err := l.Prune(ctx, retention, 0); err != nil || rep.Updates != 0 {
-				t.Fatalf("exactly at the retention: %+v, %v; want nothing pruned", rep, err)
-			}
-			clock.Advance(time.Microsecond)
-			rep, err := l.Prune(ctx, retention, 0)
-			if err != nil || rep.Updates == 0 {
-				t.Fatalf("past the retention: %+v, %v; want the old updates pruned", rep, err)
-			}
-			if b, _ := l.Balance(ctx, p); !b.EffectiveUnlocked.Equal(before.EffectiveUnlocked) {
-				t.Errorf("balance after pruning = %s, want %s", b.EffectiveUnlocked, before.EffectiveUnlocked)
-			}
-			ledgertest.Conserved(t, l)
 		})
 	}
 }
@@ -379,40 +269,6 @@ func TestAdvanceManyRoundsExpiresSmallHoldings(t *testing.T) {
 		}
 		ledgertest.Conserved(t, l)
 	})
-}
-
-// TestPruneStopsAtMaxDuration: a run whose wall-clock budget is spent
-// before its first page removes nothing and reports itself incomplete; a
-// budget that lasts removes the old updates. The wall clock is replaced by
-// one that moves a minute per reading, so no test waits.
-func TestPruneStopsAtMaxDuration(t *testing.T) {
-	for _, e := range ledgertest.Engines {
-		t.Run(ledgertest.Name(e), func(t *testing.T) {
-			clock := ledgertest.NewClock()
-			l := ledgertest.New(t, e, ledgertest.Options{Clock: clock})
-			ctx := context.Background()
-			p := ledgertest.Party(t, l)
-			ledgertest.Mint(t, l, p, "5")
-			closeRounds(t, l) // only closed rounds' updates are pruned
-			before, _ := l.Balance(ctx, p)
-			const retention = 30 * 24 * time.Hour
-			clock.Advance(retention + time.Hour)
-			wall := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-			ledger.SetPruneWallClock(l, func() time.Time { wall = wall.Add(time.Minute); return wall })
-			rep, err := l.Prune(ctx, retention, 30*time.Second)
-			if err != nil || rep.Complete || rep.Updates != 0 {
-				t.Fatalf("budget spent at once: %+v, %v; want an incomplete run that removed nothing", rep, err)
-			}
-			rep, err = l.Prune(ctx, retention, 90*time.Second)
-			if err != nil || !rep.Complete || rep.Updates == 0 {
-				t.Fatalf("budget for one page: %+v, %v; want the old updates removed", rep, err)
-			}
-			if b, _ := l.Balance(ctx, p); !b.EffectiveUnlocked.Equal(before.EffectiveUnlocked) {
-				t.Errorf("balance after pruning = %s, want %s", b.EffectiveUnlocked, before.EffectiveUnlocked)
-			}
-			ledgertest.Conserved(t, l)
-		})
-	}
 }
 
 // TestRewardCouponContracts: a reward coupon's contract is built from its

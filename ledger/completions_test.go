@@ -12,6 +12,7 @@ import (
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
+	"github.com/ccwallet/ccwallet/ledger/pruning"
 	"github.com/ccwallet/ccwallet/store"
 )
 
@@ -118,7 +119,7 @@ func TestCompletionsRideTheirChanges(t *testing.T) {
 		closeRounds(t, l)
 		clock.Advance(48 * time.Hour)
 		closeRounds(t, l)
-		if _, err := l.Prune(ctx, time.Hour, 0); err != nil {
+		if _, err := pruning.New(l).Prune(ctx, time.Hour, 0); err != nil {
 			t.Fatal(err)
 		}
 		pruned, _ := apiread.New(l).PrunedOffset(ctx)

@@ -77,10 +77,6 @@ func (l *Ledger) MintLocked(ctx context.Context, party coin.PartyID, amount coin
 	return cid, err
 }
 
-// SetPruneWallClock replaces the wall clock l's Prune measures
-// maxDuration with.
-func SetPruneWallClock(l *Ledger, now func() time.Time) { l.pruneWallClock = now }
-
 // SendsBatched is how many one-step sends ran in batches of two or more.
 func SendsBatched(l *Ledger) int64 {
 	l.sends.mu.Lock()

@@ -105,9 +105,6 @@ type core struct {
 	// zero, so the hot path pays nothing on a network that never
 	// reassigns (a development network's tool).
 	reassigning atomic.Int64
-	// pruneWallClock measures Prune's maxDuration; nil is time.Now.
-	// Tests set it (export_test.go) to stop a run without waiting.
-	pruneWallClock func() time.Time
 	// gate holds requests and jobs off while a development network is
 	// restored (snapshot.go).
 	gate restoreGate

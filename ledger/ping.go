@@ -1,9 +1,7 @@
 package ledger
 
 import (
-	"context"
 	"encoding/json"
-	"fmt"
 
 	"github.com/ccwallet/ccwallet/coin"
 )
@@ -24,22 +22,6 @@ type Ping struct {
 	ID        string       `json:"id"`
 	Initiator coin.PartyID `json:"initiator"`
 	Responder coin.PartyID `json:"responder"`
-}
-
-// CreatePing creates the initiator's ping of the responder as template
-// (TemplatePing or TemplatePingBuiltin), once per key.
-func (l *Ledger) CreatePing(ctx context.Context, template string, p Ping, key string) (coin.ContractID, error) {
-	if template != TemplatePing && template != TemplatePingBuiltin {
-		return "", invalid("templateId", "%s is not a ping template", template)
-	}
-	if err := checkID("id", p.ID); err != nil {
-		return "", err
-	}
-	cid, err := l.createContract(ctx, "ping", key, template, p, p.Initiator, p.Responder)
-	if err != nil {
-		return "", fmt.Errorf("ping %s: %w", p.Responder, err)
-	}
-	return cid, nil
 }
 
 // pingInitiator is a ping's signatory.

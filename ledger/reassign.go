@@ -2,7 +2,6 @@ package ledger
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"github.com/ccwallet/ccwallet/coin"
@@ -90,56 +89,6 @@ func (l *Ledger) featuredAppRightOf(ctx context.Context, provider coin.PartyID) 
 		return "", fmt.Errorf("featured app right of %s: %w", provider, ErrNotFound)
 	}
 	return ids[0], nil
-}
-
-// BeginReassignment marks a contract as being reassigned to the target
-// synchronizer. Until CompleteReassignment it cannot be disclosed.
-func (l *Ledger) BeginReassignment(ctx context.Context, cid coin.ContractID, target string) error {
-	if target == "" {
-		return invalid("target_synchronizer_id", "must not be empty")
-	}
-	// It becomes the contract's synchronizer, which every reader shows.
-	if err := checkID("target_synchronizer_id", target); err != nil {
-		return err
-	}
-	err := l.change(ctx, func(ctx context.Context, ch *change) error {
-		tx := ch.tx
-		c, err := store.ContractByID(ctx, tx, cid)
-		if err != nil {
-			return err
-		}
-		if c.ArchivedOffset != nil {
-			return fmt.Errorf("contract %s is archived: %w", cid, ErrNotFound)
-		}
-		if c.SynchronizerID == target {
-			return invalid("target_synchronizer_id", "contract %s is already assigned to %s", cid, target)
-		}
-		err = store.InsertReassignment(ctx, tx, &store.Reassignment{ContractID: cid, Source: c.SynchronizerID, Target: target, StartedAt: l.now()})
-		if errors.Is(err, store.ErrAlreadyExists) {
-			return fmt.Errorf("%w: contract %s is already being reassigned", ErrConflict, cid)
-		}
-		return err
-	})
-	if err == nil {
-		l.reassigning.Add(1)
-	}
-	return err
-}
-
-// CompleteReassignment finishes a reassignment: the contract is now
-// assigned to its target synchronizer.
-func (l *Ledger) CompleteReassignment(ctx context.Context, cid coin.ContractID) error {
-	err := l.change(ctx, func(ctx context.Context, c *change) error {
-		r, err := store.DeleteReassignment(ctx, c.tx, cid)
-		if err != nil {
-			return err
-		}
-		return store.SetContractSynchronizer(ctx, c.tx, cid, r.Target)
-	})
-	if err == nil && l.reassigning.Add(-1) < 0 {
-		l.reassigning.Store(0) // begun by another replica
-	}
-	return err
 }
 
 // refuseReassigningSend is the reassignment check of a one-step send to

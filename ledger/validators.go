@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"sync/atomic"
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/store"
@@ -88,6 +89,7 @@ func (v *Ledger) openValidator(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("open validator %q: %w", hint, err)
 	}
+	v.validators.refresh()
 	return v.ensureAdmins(ctx)
 }
 
@@ -97,6 +99,17 @@ func (v *Ledger) openValidator(ctx context.Context) error {
 type validatorSet struct {
 	mu    sync.Mutex
 	views []*Ledger
+	// spaces is the views' namespaces, rebuilt (under mu) whenever a
+	// view is added or its identity is read again (openValidator, a
+	// restore), so the readers on every party check (HostedElsewhere,
+	// OtherNamespaces) build nothing and take no lock.
+	spaces atomic.Pointer[namespaces]
+}
+
+// namespaces is one immutable reading of a validator set's namespaces.
+type namespaces struct {
+	// others are, per validator namespace, those of the others.
+	others map[string][]string
 }
 
 // add adds the validators not there yet.
@@ -108,6 +121,29 @@ func (s *validatorSet) add(vs ...*Ledger) {
 			s.views = append(s.views, v)
 		}
 	}
+	s.rebuild()
+}
+
+// refresh reads the views' namespaces again (one changed).
+func (s *validatorSet) refresh() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.rebuild()
+}
+
+// rebuild stores a new reading of the views' namespaces; s.mu is held.
+func (s *validatorSet) rebuild() {
+	ns := &namespaces{others: map[string][]string{}}
+	for _, v := range s.views {
+		var out []string
+		for _, w := range s.views {
+			if w.namespace != v.namespace {
+				out = append(out, w.namespace)
+			}
+		}
+		ns.others[v.namespace] = out
+	}
+	s.spaces.Store(ns)
 }
 
 // list returns the validators, the first opened first.
@@ -125,15 +161,14 @@ func (l *Ledger) HostedElsewhere(party coin.PartyID) bool {
 }
 
 // otherNamespaces are the participant namespaces of the network's
-// validators other than l.
+// validators other than l, read once when the set last changed: shared,
+// the caller must not change it.
 func (l *Ledger) otherNamespaces() []string {
-	var out []string
-	for _, v := range l.validators.list() {
-		if v.namespace != l.namespace {
-			out = append(out, v.namespace)
-		}
+	ns := l.validators.spaces.Load()
+	if ns == nil {
+		return nil
 	}
-	return out
+	return ns.others[l.namespace]
 }
 
 // validatorOperators are the operator parties of the network's

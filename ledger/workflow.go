@@ -128,7 +128,7 @@ func Ed25519FromSPKI(b []byte) (pub ed25519.PublicKey, ok bool) {
 
 // RefuseReassigning is ErrReassigning when any of ids is being reassigned
 // between synchronizers (the one check every path makes).
-func (l *Ledger) RefuseReassigning(ctx context.Context, db bun.IDB, ids ...coin.ContractID) error {
+func RefuseReassigning(ctx context.Context, l *Ledger, db bun.IDB, ids ...coin.ContractID) error {
 	return l.refuseReassigning(ctx, db, ids...)
 }
 
@@ -246,3 +246,20 @@ const CollectPage = collectPage
 
 // RewardTemplate is the template ID of a reward kind's coupon.
 func RewardTemplate(kind string) string { return rewardTemplates[kind] }
+
+// FoldTraffic folds one update's traffic (bytes at at) into a member's
+// carried traffic meter under l's rules (pruning carries what it removes).
+func FoldTraffic(l *Ledger, carried store.PrunedTraffic, at time.Time, bytes int64) store.PrunedTraffic {
+	tm := l.newTrafficMeter(carried)
+	tm.add(at, bytes)
+	return tm.m
+}
+
+// NoteReassignments adds n to the reassignments l's one-step sends check
+// for (ledger/reassign: 1 begun, -1 completed; never below 0, as one
+// begun by another replica may complete here).
+func NoteReassignments(l *Ledger, n int64) {
+	if l.reassigning.Add(n) < 0 {
+		l.reassigning.Store(0)
+	}
+}

@@ -383,7 +383,7 @@ func createPing(template string) func(s *Server, r *http.Request, actAs []coin.P
 		if err := requireController("the initiator", p.Initiator, actAs); err != nil {
 			return 0, err
 		}
-		cid, err := s.l.CreatePing(r.Context(), template, p, key)
+		cid, err := s.w.Ping.Create(r.Context(), template, p, key)
 		if err != nil {
 			return 0, err
 		}

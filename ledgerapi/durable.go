@@ -9,18 +9,19 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/asyncsub"
 	"github.com/ccwallet/ccwallet/web"
 	"github.com/google/uuid"
 )
 
 // Durable asynchronous submissions (Config.DurableAsync, issue 38): an
-// accepted submission is kept (ledger.KeepAsync) before the client is
+// accepted submission is kept (asyncsub.Service.Keep) before the client is
 // answered {}, run as before, and forgotten once its outcome is stored.
 // A sweep runs the kept submissions nobody is running: this process's
 // whose run failed for want of the database, and those of a process that
 // died (taken over once it has not been seen for asyncStale), after a
 // restart too. Before running one it checks that the submission has no
-// completion yet (ledger.AsyncRan); the command's deduplication key
+// completion yet (asyncsub.Service.Ran); the command's deduplication key
 // keeps its change from applying twice in any case.
 
 const (
@@ -76,7 +77,7 @@ func (s *Server) stopDurable() {
 
 // keepRequest is a submission to keep and where its id goes.
 type keepRequest struct {
-	sub  ledger.AsyncSubmission
+	sub  asyncsub.Submission
 	done chan keepResult
 }
 
@@ -96,7 +97,7 @@ func (s *Server) keep(r *http.Request, c *caller, cmds *jsCommands) (int64, erro
 	if c.actor != "" && len(c.actAs) == 1 {
 		actAsClaim = string(c.actAs[0])
 	}
-	req := keepRequest{sub: ledger.AsyncSubmission{
+	req := keepRequest{sub: asyncsub.Submission{
 		Owner: s.dur.owner, User: c.user.Name, ActAsClaim: actAsClaim, RequestID: web.RequestIDFrom(r.Context()),
 		CommandID: cmds.CommandID, Body: body,
 	}, done: make(chan keepResult, 1)}
@@ -136,11 +137,11 @@ func (s *Server) keeper() {
 				break more
 			}
 		}
-		subs := make([]ledger.AsyncSubmission, len(batch))
+		subs := make([]asyncsub.Submission, len(batch))
 		for i, k := range batch {
 			subs[i] = k.sub
 		}
-		ids, err := s.l.KeepAsync(context.Background(), subs...)
+		ids, err := s.w.Async.Keep(context.Background(), subs...)
 		for i, k := range batch {
 			if err != nil {
 				k.done <- keepResult{err: err}
@@ -192,7 +193,7 @@ func (s *Server) forgetter() {
 				break more
 			}
 		}
-		err := s.l.ForgetAsync(context.Background(), ids)
+		err := s.w.Async.Forget(context.Background(), ids)
 		if err != nil {
 			s.log.Error("ledger api: forgetting asynchronous submissions failed; the sweep will", "err", err)
 		}
@@ -227,13 +228,13 @@ func (s *Server) sweeper() {
 // sweep is one round of sweeper.
 func (s *Server) sweep() {
 	ctx := context.Background()
-	if n, err := s.l.SeeAsyncOwner(ctx, s.dur.owner, asyncStale); err != nil {
+	if n, err := s.w.Async.SeeOwner(ctx, s.dur.owner, asyncStale); err != nil {
 		s.log.Warn("ledger api: asynchronous submissions' sweep", "err", err)
 		return
 	} else if n > 0 {
 		s.log.Info("ledger api: took over the asynchronous submissions of a stopped process", "submissions", n)
 	}
-	kept, err := s.l.AsyncOf(ctx, s.dur.owner, 4*maxAsync)
+	kept, err := s.w.Async.Of(ctx, s.dur.owner, 4*maxAsync)
 	if err != nil {
 		s.log.Warn("ledger api: asynchronous submissions' sweep", "err", err)
 		return
@@ -268,7 +269,7 @@ func (s *Server) sweep() {
 }
 
 // resume runs kept submission k again as its user, unless it ran.
-func (s *Server) resume(k ledger.AsyncSubmission) {
+func (s *Server) resume(k asyncsub.Submission) {
 	ctx, cancel := context.WithTimeout(web.WithRequestID(context.Background(), k.RequestID), asyncTimeout)
 	defer cancel()
 	r, _ := http.NewRequestWithContext(ctx, http.MethodPost, "/v2/commands/async/submit", nil)
@@ -286,7 +287,7 @@ func (s *Server) resume(k ledger.AsyncSubmission) {
 		s.settle(k.ID, err)
 		return
 	}
-	if ran, err := s.l.AsyncRan(ctx, k, sb.actAs); err != nil || ran {
+	if ran, err := s.w.Async.Ran(ctx, k, sb.actAs); err != nil || ran {
 		s.settle(k.ID, err) // an error keeps it for the next sweep
 		return
 	}
@@ -303,7 +304,7 @@ func (s *Server) resume(k ledger.AsyncSubmission) {
 // recheck checks kept submission k again as its user now (its rights
 // may have changed). The submission it returns with an error, if any,
 // records the rejection.
-func (s *Server) recheck(r *http.Request, k ledger.AsyncSubmission, cmds *jsCommands) (*submission, error) {
+func (s *Server) recheck(r *http.Request, k asyncsub.Submission, cmds *jsCommands) (*submission, error) {
 	rejected := func(err error) (*submission, error) {
 		sb := &submission{commandID: k.CommandID, user: k.User}
 		for _, a := range cmds.ActAs {

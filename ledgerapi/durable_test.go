@@ -10,6 +10,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/asyncsub"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
 	"github.com/ccwallet/ccwallet/ledgerapi"
 )
@@ -40,7 +41,7 @@ func TestDurableAsyncResumesKeptSubmissions(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if _, err := first.l.KeepAsync(ctx, ledger.AsyncSubmission{Owner: "gone", User: "alice", CommandID: commandID, Body: b}); err != nil {
+				if _, err := first.w.Async.Keep(ctx, asyncsub.Submission{Owner: "gone", User: "alice", CommandID: commandID, Body: b}); err != nil {
 					t.Fatal(err)
 				}
 			}

@@ -364,7 +364,7 @@ func TestUpdatesPaging(t *testing.T) {
 		}
 		e.clock.Advance(48 * time.Hour)
 		ledgertest.Mint(t, e.l, alice, "1")
-		if _, err := e.l.Prune(ctx, 24*time.Hour, 0); err != nil {
+		if _, err := e.w.Pruning.Prune(ctx, 24*time.Hour, 0); err != nil {
 			t.Fatal(err)
 		}
 		po, err := e.as("alice").GetV2StateLatestPrunedOffsetsWithResponse(ctx)

@@ -334,7 +334,7 @@ func (h devnet) beginReassignment(w http.ResponseWriter, r *http.Request) error 
 	if err != nil {
 		return err
 	}
-	if err := h.l.BeginReassignment(r.Context(), cid, req.TargetSynchronizerID); err != nil {
+	if err := h.w.Reassign.Begin(r.Context(), cid, req.TargetSynchronizerID); err != nil {
 		return err
 	}
 	return web.WriteJSON(w, http.StatusOK, reassignmentResponse{ContractID: string(cid), TargetSynchronizerID: req.TargetSynchronizerID, Status: "reassigning"})
@@ -349,7 +349,7 @@ func (h devnet) completeReassignment(w http.ResponseWriter, r *http.Request) err
 	if err != nil {
 		return err
 	}
-	if err := h.l.CompleteReassignment(r.Context(), cid); err != nil {
+	if err := h.w.Reassign.Complete(r.Context(), cid); err != nil {
 		return err
 	}
 	return web.WriteJSON(w, http.StatusOK, reassignmentResponse{ContractID: string(cid), Status: "assigned"})

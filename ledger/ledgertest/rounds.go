@@ -21,3 +21,11 @@ func OpenRoundNumbers(t testing.TB, l *ledger.Ledger) []coin.Round {
 	}
 	return out
 }
+
+// CloseRounds advances rounds until every round open now is closed.
+func CloseRounds(t testing.TB, l *ledger.Ledger) {
+	t.Helper()
+	if _, err := l.AdvanceRounds(context.Background(), 4); err != nil {
+		t.Fatal(err)
+	}
+}

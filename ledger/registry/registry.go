@@ -92,7 +92,7 @@ func (s *Service) InstructionChoiceContext(ctx context.Context, cid coin.Contrac
 		return ChoiceContext{}, err
 	}
 	round := r.ContractID
-	if err := s.l.RefuseReassigning(ctx, s.l.DB(), s.l.InstructionUses(ti, true, round)...); err != nil {
+	if err := ledger.RefuseReassigning(ctx, s.l, s.l.DB(), s.l.InstructionUses(ti, true, round)...); err != nil {
 		return ChoiceContext{}, err
 	}
 	cc := ChoiceContext{Values: map[string]ContextValue{
@@ -118,7 +118,7 @@ func packageName(templateID string) string {
 // disclose loads contracts for disclosure, refusing with ErrReassigning if
 // any is being reassigned and ledger.ErrNotFound if any is archived.
 func (s *Service) disclose(ctx context.Context, ids ...coin.ContractID) ([]DisclosedContract, error) {
-	if err := s.l.RefuseReassigning(ctx, s.l.DB(), ids...); err != nil {
+	if err := ledger.RefuseReassigning(ctx, s.l, s.l.DB(), ids...); err != nil {
 		return nil, err
 	}
 	return s.disclosed(ctx, ids...)
@@ -248,7 +248,7 @@ func (s *Service) AllocationChoiceContext(ctx context.Context, cid coin.Contract
 	if err != nil {
 		return ChoiceContext{}, err
 	}
-	if err := s.l.RefuseReassigning(ctx, s.l.DB(), cid); err != nil {
+	if err := ledger.RefuseReassigning(ctx, s.l, s.l.DB(), cid); err != nil {
 		return ChoiceContext{}, err
 	}
 	cc := ChoiceContext{Values: map[string]ContextValue{

@@ -12,6 +12,7 @@ import (
 	"github.com/ccwallet/ccwallet/ledger/history"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
 	"github.com/ccwallet/ccwallet/ledger/pending"
+	"github.com/ccwallet/ccwallet/ledger/reassign"
 	"github.com/ccwallet/ccwallet/ledger/registry"
 	"github.com/google/go-cmp/cmp"
 )
@@ -163,11 +164,11 @@ func TestReassignmentRefusedEverywhere(t *testing.T) {
 		}
 		reassign := func(cid coin.ContractID, during func()) {
 			t.Helper()
-			if err := l.BeginReassignment(ctx, cid, target); err != nil {
+			if err := reassign.New(l).Begin(ctx, cid, target); err != nil {
 				t.Fatal(err)
 			}
 			during()
-			if err := l.CompleteReassignment(ctx, cid); err != nil {
+			if err := reassign.New(l).Complete(ctx, cid); err != nil {
 				t.Fatal(err)
 			}
 		}

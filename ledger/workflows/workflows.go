@@ -15,6 +15,7 @@ import (
 	"github.com/ccwallet/ccwallet/ledger/allocations"
 	"github.com/ccwallet/ccwallet/ledger/apiread"
 	"github.com/ccwallet/ccwallet/ledger/apppayments"
+	"github.com/ccwallet/ccwallet/ledger/asyncsub"
 	"github.com/ccwallet/ccwallet/ledger/delegations"
 	"github.com/ccwallet/ccwallet/ledger/devnet"
 	"github.com/ccwallet/ccwallet/ledger/external"
@@ -22,6 +23,9 @@ import (
 	"github.com/ccwallet/ccwallet/ledger/history"
 	"github.com/ccwallet/ccwallet/ledger/names"
 	"github.com/ccwallet/ccwallet/ledger/pending"
+	"github.com/ccwallet/ccwallet/ledger/ping"
+	"github.com/ccwallet/ccwallet/ledger/pruning"
+	"github.com/ccwallet/ccwallet/ledger/reassign"
 	"github.com/ccwallet/ccwallet/ledger/registry"
 	"github.com/ccwallet/ccwallet/ledger/rewards"
 	"github.com/ccwallet/ccwallet/ledger/scan"
@@ -77,6 +81,16 @@ type Set struct {
 	// History is the reading of a party's history: its entries, the
 	// web page's pages with the rewards earned among them.
 	History *history.Service
+	// Async is the store of the Ledger API's durable asynchronous
+	// submissions.
+	Async *asyncsub.Service
+	// Pruning is participant pruning (its job: jobs.Pruning).
+	Pruning *pruning.Service
+	// Reassign is the development network's reassignment of contracts
+	// between synchronizers.
+	Reassign *reassign.Service
+	// Ping is Canton's admin-workflow Ping as the Ledger API creates it.
+	Ping *ping.Service
 
 	// jump are the automations the network's time jumps run.
 	jump *jumpSteps
@@ -136,5 +150,7 @@ func build(l *ledger.Ledger, jump *jumpSteps) *Set {
 		Airdrop: airdrop.New(l), Devnet: devnet.New(l, jump.run), Delegations: delegations.New(l),
 		Traffic: traffic.New(l), Featured: featured.New(l), Rewards: rw,
 		UserRights: userrights.New(l), Pending: pending.New(l),
-		History: history.New(l), jump: jump}
+		History: history.New(l), Async: asyncsub.New(l),
+		Pruning: pruning.New(l), Reassign: reassign.New(l),
+		Ping: ping.New(l), jump: jump}
 }

@@ -1,19 +1,33 @@
-package ledger
+// Package pruning is participant pruning: the removal of old update-log
+// rows and the contracts they archived, never wallet history or live
+// contracts.
+package pruning
 
 import (
 	"context"
 	"fmt"
 	"time"
 
+	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/store"
 	"github.com/uptrace/bun"
 )
 
+// Service prunes a ledger.
+type Service struct {
+	l *ledger.Ledger
+	// wall measures Prune's maxDuration; nil is time.Now (tests set it).
+	wall func() time.Time
+}
+
+// New is l's pruning.
+func New(l *ledger.Ledger) *Service { return &Service{l: l} }
+
 // prunePage bounds the update-log rows one pruning transaction removes.
 const prunePage = 1000
 
-// PruneReport says what a pruning run removed.
-type PruneReport struct {
+// Report says what a pruning run removed.
+type Report struct {
 	Updates   int64
 	Contracts int64
 	// Complete is false when MaxDuration stopped the run early.
@@ -28,27 +42,28 @@ type PruneReport struct {
 // pruned_totals in the same transaction, so CheckConservation stays exact,
 // and their traffic use into pruned_traffic, so no member's traffic status
 // changes.
-func (l *Ledger) Prune(ctx context.Context, retention, maxDuration time.Duration) (PruneReport, error) {
-	var rep PruneReport
+func (s *Service) Prune(ctx context.Context, retention, maxDuration time.Duration) (Report, error) {
+	l := s.l
+	var rep Report
 	if retention <= 0 {
-		return rep, invalid("retention", "must be positive, not %s", retention)
+		return rep, ledger.Invalid("retention", "must be positive, not %s", retention)
 	}
 	if maxDuration < 0 {
-		return rep, invalid("maxDuration", "must not be negative, not %s", maxDuration)
+		return rep, ledger.Invalid("maxDuration", "must not be negative, not %s", maxDuration)
 	}
-	wall := l.pruneWallClock
+	wall := s.wall
 	if wall == nil {
 		wall = time.Now
 	}
 	start := wall() // wall time: maxDuration bounds real work, not ledger time
-	cutoff := l.now().Add(-retention)
+	cutoff := l.Now().Add(-retention)
 	for {
 		if maxDuration > 0 && wall().Sub(start) >= maxDuration {
 			return rep, nil
 		}
 		var n, c int64
-		err := l.change(ctx, func(ctx context.Context, ch *change) error {
-			tx := ch.tx
+		err := l.Change(ctx, func(ctx context.Context, x *ledger.Tx) error {
+			tx := x.DB()
 			n, c = 0, 0
 			us, err := store.PrunableUpdates(ctx, tx, cutoff, prunePage)
 			if err != nil || len(us) == 0 {
@@ -59,7 +74,7 @@ func (l *Ledger) Prune(ctx context.Context, retention, maxDuration time.Duration
 				return err
 			}
 			ids := make([]int64, len(us))
-			meters := map[string]*trafficMeter{}
+			meters := map[string]*store.PrunedTraffic{}
 			var submitters []string
 			for i, u := range us {
 				ids[i] = u.OffsetID
@@ -72,15 +87,15 @@ func (l *Ledger) Prune(ctx context.Context, retention, maxDuration time.Duration
 					if err != nil {
 						return err
 					}
-					tm = l.newTrafficMeter(*carried)
+					tm = carried
 					meters[u.Submitter] = tm
 					submitters = append(submitters, u.Submitter)
 				}
-				tm.add(u.RecordTime, u.TrafficBytes)
+				*tm = ledger.FoldTraffic(l, *tm, u.RecordTime, u.TrafficBytes)
 			}
 			carry := make([]store.PrunedTraffic, len(submitters))
-			for i, s := range submitters {
-				carry[i] = meters[s].m
+			for i, sub := range submitters {
+				carry[i] = *meters[sub]
 			}
 			if err := store.SavePrunedTraffic(ctx, tx, carry); err != nil {
 				return err
@@ -100,7 +115,7 @@ func (l *Ledger) Prune(ctx context.Context, retention, maxDuration time.Duration
 			}
 			tot.Updates += n
 			tot.Contracts += c
-			tot.PrunedAt = bun.NullTime{Time: l.now()}
+			tot.PrunedAt = bun.NullTime{Time: l.Now()}
 			return store.SavePrunedTotals(ctx, tx, tot)
 		})
 		if err != nil {
@@ -111,8 +126,8 @@ func (l *Ledger) Prune(ctx context.Context, retention, maxDuration time.Duration
 		if n < prunePage {
 			rep.Complete = true
 			// And none holds more than its share of the completions.
-			err := l.change(ctx, func(ctx context.Context, ch *change) error {
-				_, err := store.CapCompletions(ctx, ch.tx, MaxCompletionsPerUser)
+			err := l.Change(ctx, func(ctx context.Context, x *ledger.Tx) error {
+				_, err := store.CapCompletions(ctx, x.DB(), ledger.MaxCompletionsPerUser)
 				return err
 			})
 			if err != nil {
