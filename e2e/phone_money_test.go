@@ -195,6 +195,7 @@ func TestReceivePage(t *testing.T) {
 		}
 		checkA11y(t, bob, fmt.Sprintf("receive at %d px", w))
 	}
+	screenshot(t, bob, "receive")
 	// Focus selects the whole ID; Copy puts it on the clipboard.
 	must(t, testID(bob, "receive-party").Focus())
 	sel, err := testID(bob, "receive-party").Evaluate(`el => el.value.substring(el.selectionStart, el.selectionEnd)`, nil)
