@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
+	"github.com/ccwallet/ccwallet/web"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -147,6 +148,7 @@ func TestConfigFiles(t *testing.T) {
 		{"tls bad version", "tls:\n  cert-chain-file: c.pem\n  private-key-file: k.pem\n  minimum-server-protocol-version: TLSv1.0\n", nil,
 			`tls.minimum-server-protocol-version: must be TLSv1.2 or TLSv1.3, not "TLSv1.0"`},
 		{"negative throughput", "topup:\n  targetThroughput: -1\n", nil, "topup.targetThroughput: must not be negative"},
+		{"negative write stall", "web:\n  writeStallTimeout: -5s\n", nil, `web.writeStallTimeout (line 2): bad duration "-5s": must not be negative`},
 		{"bad log format", "logFormat: xml\n", nil, `logFormat: must be text or json, not "xml"`},
 		{"env MIGRATION_ID not a number", "", []string{"MIGRATION_ID=x"}, `MIGRATION_ID: want a whole number, not "x"`},
 		{"env bad throughput", "", []string{"TARGET_TRAFFIC_THROUGHPUT=fast"}, "TARGET_TRAFFIC_THROUGHPUT: want bytes per second"},
@@ -326,5 +328,25 @@ func TestConfigCheckAndPrint(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestWebClientLimitsFromValues: the listeners' slow-client limits come
+// from the web block, the write-stall timeout included (issue 38: it was
+// fixed at 30 s), and default as documented.
+func TestWebClientLimitsFromValues(t *testing.T) {
+	cfg, err := loadConfig(writeFile(t, "values.yaml", "web:\n  writeStallTimeout: 5s\n  bodyReadTimeout: 7s\n"), newEnv(nil), testNow)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l := cfg.Web.clientLimits(); l.WriteStallTimeout != 5*time.Second || l.BodyReadTimeout != 7*time.Second {
+		t.Errorf("limits %+v, want writeStallTimeout 5s, bodyReadTimeout 7s", l)
+	}
+	def, err := loadConfig(writeFile(t, "values.yaml", ""), newEnv(nil), testNow)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l := def.Web.clientLimits(); l.WriteStallTimeout != web.DefaultWriteStallTimeout {
+		t.Errorf("default write stall %s, want %s", l.WriteStallTimeout, web.DefaultWriteStallTimeout)
 	}
 }

@@ -47,12 +47,13 @@ type WebConfig struct {
 	// header is ignored and the connection's address is the client's.
 	TrustedProxies []string      `yaml:"trustedProxies"`
 	RateLimit      WebRateLimits `yaml:"rateLimit"`
-	// BodyReadTimeout, IdleTimeout and MaxConnectionsPerClient bound slow
-	// and greedy clients on every listener (app, Ledger API, health,
-	// metrics); see web.ClientLimits. Zero takes the default;
-	// maxConnectionsPerClient -1 turns the cap off.
+	// BodyReadTimeout, IdleTimeout, WriteStallTimeout and
+	// MaxConnectionsPerClient bound slow and greedy clients on every
+	// listener (app, Ledger API, health, metrics); see web.ClientLimits.
+	// Zero takes the default; maxConnectionsPerClient -1 turns the cap off.
 	BodyReadTimeout         Duration `yaml:"bodyReadTimeout"`
 	IdleTimeout             Duration `yaml:"idleTimeout"`
+	WriteStallTimeout       Duration `yaml:"writeStallTimeout"`
 	MaxConnectionsPerClient int      `yaml:"maxConnectionsPerClient"`
 }
 
@@ -60,7 +61,7 @@ type WebConfig struct {
 func (c WebConfig) clientLimits() web.ClientLimits {
 	addr, _ := web.NewClientAddr(c.TrustedProxies) // checked by validate
 	return web.ClientLimits{BodyReadTimeout: c.BodyReadTimeout.Std(), IdleTimeout: c.IdleTimeout.Std(),
-		MaxConnsPerClient: c.MaxConnectionsPerClient, Clients: addr}
+		WriteStallTimeout: c.WriteStallTimeout.Std(), MaxConnsPerClient: c.MaxConnectionsPerClient, Clients: addr}
 }
 
 // WebRateLimits is web.rateLimit; each is {burst, per}, burst 0 is off.
@@ -78,7 +79,7 @@ func defaultWebConfig() WebConfig {
 	return WebConfig{RateLimit: WebRateLimits{Login: rl(web.DefaultLoginRateLimit),
 		FormsPerSession: rl(web.DefaultFormRateLimit), FormsPerClient: rl(web.DefaultFormClientRateLimit)},
 		BodyReadTimeout: Duration(web.DefaultBodyReadTimeout), IdleTimeout: Duration(web.DefaultConnIdleTimeout),
-		MaxConnectionsPerClient: web.DefaultMaxConnsPerClient}
+		WriteStallTimeout: Duration(web.DefaultWriteStallTimeout), MaxConnectionsPerClient: web.DefaultMaxConnsPerClient}
 }
 
 func (c WebConfig) validate() []error {
@@ -86,8 +87,8 @@ func (c WebConfig) validate() []error {
 	if _, err := web.NewClientAddr(c.TrustedProxies); err != nil {
 		errs = append(errs, fmt.Errorf("web.trustedProxies: %w", err))
 	}
-	if c.BodyReadTimeout < 0 || c.IdleTimeout < 0 {
-		errs = append(errs, fmt.Errorf("web.bodyReadTimeout, web.idleTimeout: must be positive durations such as 30s"))
+	if c.BodyReadTimeout < 0 || c.IdleTimeout < 0 || c.WriteStallTimeout < 0 {
+		errs = append(errs, fmt.Errorf("web.bodyReadTimeout, web.idleTimeout, web.writeStallTimeout: must be positive durations such as 30s"))
 	}
 	if c.MaxConnectionsPerClient < -1 {
 		errs = append(errs, fmt.Errorf("web.maxConnectionsPerClient: a positive number, or -1 for no cap"))
