@@ -9,6 +9,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/pending"
 	"github.com/ccwallet/ccwallet/views"
 	"github.com/ccwallet/ccwallet/web"
 )
@@ -152,7 +153,9 @@ const firstTapUSD = "100"
 const homeOutgoing = 5
 
 // outgoingModel is the user's own pending sends, newest first: the
-// offers, then the instructions (the Offers page lists them all).
+// offers, then the instructions (the Offers page lists them all). Both
+// are read a page of what Home shows at a time, with counts, never whole:
+// a party may have thousands pending.
 func (h *Handler) outgoingModel(ctx context.Context, party coin.PartyID) (views.Outgoing, error) {
 	p, err := h.w.Pending.OffersPage(ctx, party, false, "", homeOutgoing)
 	if err != nil {
@@ -162,17 +165,15 @@ func (h *Handler) outgoingModel(ctx context.Context, party coin.PartyID) (views.
 	for _, o := range p.Offers {
 		m.Rows = append(m.Rows, views.OutgoingRow{OfferRow: offerRow(o, party), Kind: "offers"})
 	}
-	tis, err := h.w.Pending.TransferInstructions(ctx, party)
+	// A page of at least one, for its count, when the offers fill Home.
+	ip, err := h.w.Pending.InstructionsPage(ctx, party, pending.Out, "", max(homeOutgoing-len(m.Rows), 1))
 	if err != nil {
 		return views.Outgoing{}, err
 	}
-	for i := len(tis) - 1; i >= 0; i-- { // oldest first: newest first here
-		if tis[i].Sender != party {
-			continue
-		}
-		m.Total++
+	m.Total += ip.Total
+	for _, ti := range ip.Instructions {
 		if len(m.Rows) < homeOutgoing {
-			m.Rows = append(m.Rows, views.OutgoingRow{OfferRow: instructionRow(tis[i], party), Kind: "instructions"})
+			m.Rows = append(m.Rows, views.OutgoingRow{OfferRow: instructionRow(ti, party), Kind: "instructions"})
 		}
 	}
 	return m, nil
