@@ -71,14 +71,17 @@ type State struct {
 
 // Result is one run's outcome, printed as one JSON line.
 type Result struct {
-	OK       int64   `json:"ok"`
-	Failed   int64   `json:"failed"`
-	Seconds  float64 `json:"seconds"`
-	Rate     float64 `json:"rate"`
-	P50ms    float64 `json:"p50_ms"`
-	P99ms    float64 `json:"p99_ms"`
-	MeanMs   float64 `json:"mean_ms"`
-	FirstErr string  `json:"first_error,omitempty"`
+	OK      int64   `json:"ok"`
+	Failed  int64   `json:"failed"`
+	Seconds float64 `json:"seconds"`
+	Rate    float64 `json:"rate"`
+	P50ms   float64 `json:"p50_ms"`
+	P99ms   float64 `json:"p99_ms"`
+	MeanMs  float64 `json:"mean_ms"`
+	// FactoryMs is the mean of the transfer factory's call within MeanMs
+	// (ledgerapi, sdk): the rest is the submission.
+	FactoryMs float64 `json:"factory_ms,omitempty"`
+	FirstErr  string  `json:"first_error,omitempty"`
 }
 
 func main() {
@@ -257,6 +260,8 @@ type gen struct {
 	lapi   string
 	seq    atomic.Int64
 	failed atomic.Int64
+	// factory sums the transfer factory calls' time and counts them.
+	factory, factories atomic.Int64
 
 	mu    sync.Mutex
 	first string
@@ -368,7 +373,10 @@ func (g *gen) tokenTransfer(cc *clientConns, s, r int) error {
 		"choiceArguments":    map[string]any{"expectedAdmin": g.st.DSO, "transfer": transfer, "extraArgs": map[string]any{"context": empty, "meta": empty}},
 		"excludeDebugFields": true,
 	})
+	t0 := time.Now()
 	status, b, err := cc.app.post("/registry/transfer-instruction/v1/transfer-factory", "", body)
+	g.factory.Add(int64(time.Since(t0)))
+	g.factories.Add(1)
 	if err == nil && status != http.StatusOK {
 		err = fmt.Errorf("transfer factory: %d %s", status, b)
 	}
@@ -454,6 +462,9 @@ func (g *gen) run(clients int, d time.Duration, op func(cc *clientConns, s, r in
 	}
 	r := Result{OK: ok.Load(), Failed: g.failed.Load(), Seconds: took.Seconds(), Rate: float64(ok.Load()) / took.Seconds(), P50ms: q(0.5), P99ms: q(0.99),
 		MeanMs: float64(sum) / 1e6 / float64(max(1, len(all)))}
+	if n := g.factories.Load(); n > 0 {
+		r.FactoryMs = float64(g.factory.Load()) / 1e6 / float64(n)
+	}
 	g.mu.Lock()
 	r.FirstErr = g.first
 	g.mu.Unlock()
