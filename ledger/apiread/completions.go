@@ -2,7 +2,6 @@ package apiread
 
 import (
 	"context"
-	"strings"
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
@@ -28,9 +27,9 @@ func (s *Service) Completions(ctx context.Context, user string, parties []coin.P
 	if err != nil {
 		return nil, err
 	}
-	want := map[string]bool{}
+	want := map[coin.PartyID]bool{}
 	for _, p := range parties {
-		want[string(p)] = true
+		want[p] = true
 	}
 	var out []ledger.Completion
 	for len(out) < limit {
@@ -41,9 +40,9 @@ func (s *Service) Completions(ctx context.Context, user string, parties []coin.P
 		for _, r := range rows {
 			after = r.OffsetID
 			var actAs []coin.PartyID
-			for _, p := range strings.Split(r.ActAs, ",") {
+			for _, p := range store.ParsePartyList(r.ActAs) {
 				if want[p] {
-					actAs = append(actAs, coin.PartyID(p))
+					actAs = append(actAs, p)
 				}
 			}
 			if len(actAs) == 0 {
