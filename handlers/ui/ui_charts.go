@@ -19,15 +19,11 @@ const balancePoints = 30
 // 2 ms of 5), and returns the function that draws the chart from that
 // balance.
 func (h *Handler) startBalanceChart(ctx context.Context, party coin.PartyID) func(ledger.Balance) (views.Chart, error) {
-	var items []ledger.HistoryItem
-	var err error
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		items, err = h.w.History.List(ctx, party, ledger.HistoryQuery{PageSize: balancePoints})
-	}()
+	list := goRead(func() ([]ledger.HistoryItem, error) {
+		return h.w.History.List(ctx, party, ledger.HistoryQuery{PageSize: balancePoints})
+	})
 	return func(b ledger.Balance) (views.Chart, error) {
-		<-done
+		items, err := list()
 		if err != nil {
 			return views.Chart{}, err
 		}

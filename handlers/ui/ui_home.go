@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"cmp"
 	"context"
 	"net/http"
 	"strconv"
@@ -127,16 +128,17 @@ func (h *Handler) uiHomeLive(w http.ResponseWriter, r *http.Request, s *web.Sess
 // homePageModel is homeModel with what only the whole page shows: the
 // incoming cards and, on a development network, the faucet.
 func (h *Handler) homePageModel(ctx context.Context, s *web.Session, party coin.PartyID) (views.Home, error) {
+	// The parts read side by side: each is a few short reads, and one
+	// after another they waited on the database in turn.
+	incoming := goRead(func() (views.Incoming, error) { return h.incomingModel(ctx, s, party) })
+	outgoing := goRead(func() (views.Outgoing, error) { return h.outgoingModel(ctx, party) })
 	m, err := h.homeModel(ctx, s, party)
-	if err != nil {
+	in, inErr := incoming()
+	out, outErr := outgoing()
+	if err = cmp.Or(err, inErr, outErr); err != nil {
 		return views.Home{}, err
 	}
-	if m.Incoming, err = h.incomingModel(ctx, s, party); err != nil {
-		return views.Home{}, err
-	}
-	if m.Outgoing, err = h.outgoingModel(ctx, party); err != nil {
-		return views.Home{}, err
-	}
+	m.Incoming, m.Outgoing = in, out
 	if h.l.DevNet() {
 		m.Tap = &views.TapForm{CSRF: s.CSRF}
 		if m.FirstRun {
@@ -192,12 +194,17 @@ func (h *Handler) uiHomeOutgoing(w http.ResponseWriter, r *http.Request, s *web.
 
 func (h *Handler) homeModel(ctx context.Context, s *web.Session, party coin.PartyID) (views.Home, error) {
 	chart := h.startBalanceChart(ctx, party)
-	b, hs, err := h.l.BalanceAndHoldings(ctx, party)
-	if err != nil {
+	rules := h.l.Rules()
+	overview := goRead(func() (ledger.HoldingsOverview, error) {
+		return h.l.HoldingsOverview(ctx, party, riskRounds(rules.TickDuration), homeHoldings)
+	})
+	recent, recentErr := h.w.History.List(ctx, party, ledger.HistoryQuery{PageSize: views.HomeRecent})
+	o, err := overview()
+	b := o.Balance
+	if err = cmp.Or(err, recentErr); err != nil {
 		_, _ = chart(b) // ends its read
 		return views.Home{}, err
 	}
-	round := b.Round
 	p := h.page(s, "Home", "home")
 	p.Events = "/events"
 	m := views.Home{
@@ -214,40 +221,27 @@ func (h *Handler) homeModel(ctx context.Context, s *web.Session, party coin.Part
 	if m.BalanceChart, err = chart(b); err != nil {
 		return views.Home{}, err
 	}
-	rules := h.l.Rules()
 	roundsPerDay := int64(24 * time.Hour / rules.TickDuration)
-	risk := atRisk(round, rules.TickDuration)
-	feePerRound := coin.Zero
-	for _, hv := range hs {
-		if risk(hv) {
-			m.Health.DustRisk++
-		}
-		if hv.Effective.IsPositive() {
-			feePerRound = feePerRound.Add(hv.RatePerRound)
-		}
-	}
-	m.Health.Count = len(hs)
-	recent, err := h.w.History.List(ctx, party, ledger.HistoryQuery{PageSize: views.HomeRecent})
-	if err != nil {
-		return views.Home{}, err
-	}
+	m.Health.Count = b.Count + b.LockedCount
+	m.Health.DustRisk = o.AtRisk
 	moved := false
 	for _, it := range recent {
 		m.Recent = append(m.Recent, historyRow(it))
 		moved = moved || !it.Amount.IsZero()
 	}
-	m.FirstRun = len(hs) == 0 && !moved
-	m.Health.Fragmented = len(hs) > fragmentedAbove
-	m.Health.FeePerDay = feePerRound.MulInt(roundsPerDay).String()
+	m.FirstRun = m.Health.Count == 0 && !moved
+	m.Health.Fragmented = m.Health.Count > fragmentedAbove
+	m.Health.FeePerDay = o.FeePerRound.MulInt(roundsPerDay).String()
 
 	// The table lists at most homeHoldings: every one at risk of expiry
 	// (small, so last by size, and the ones the user must see), then the
 	// largest to fill up, all in the usual largest-first order. The
 	// holdings page lists them all.
+	risk := atRisk(b.Round, rules.TickDuration)
 	riskSlots := min(m.Health.DustRisk, homeHoldings)
 	otherSlots := homeHoldings - riskSlots
-	m.Holdings = make([]views.HoldingRow, 0, min(len(hs), homeHoldings))
-	for _, hv := range hs {
+	m.Holdings = make([]views.HoldingRow, 0, min(len(o.Top), homeHoldings))
+	for _, hv := range o.Top {
 		if len(m.Holdings) == homeHoldings {
 			break
 		}
@@ -276,11 +270,14 @@ const holdingsPageSize = 100
 // atRisk reports whether a holding, valued at round, becomes dust within
 // dustRiskWithin.
 func atRisk(round coin.Round, tick time.Duration) func(ledger.HoldingView) bool {
-	riskRounds := coin.Round(dustRiskWithin / tick)
+	within := riskRounds(tick)
 	return func(hv ledger.HoldingView) bool {
-		return hv.ExpiresAtRound > 0 && hv.ExpiresAtRound-round <= riskRounds
+		return hv.ExpiresAtRound > 0 && hv.ExpiresAtRound-round <= within
 	}
 }
+
+// riskRounds is dustRiskWithin in rounds of tick.
+func riskRounds(tick time.Duration) coin.Round { return coin.Round(dustRiskWithin / tick) }
 
 func holdingRow(hv ledger.HoldingView, risk bool) views.HoldingRow {
 	return views.HoldingRow{
