@@ -62,6 +62,12 @@ func FormatTime(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05
 // "ccw1" || envelope JSON || HMAC-SHA256(ledger key, envelope JSON). The MAC
 // lets the ledger refuse a blob it did not issue.
 func (l *Ledger) blob(c *store.Contract) string {
+	keep := keepsBlob(c.TemplateID)
+	if keep {
+		if b, ok := l.blobs.madeFor(c.ContractID, c.SynchronizerID, c.CreatedAt); ok {
+			return b
+		}
+	}
 	env, _ := json.Marshal(blobEnvelope{
 		ContractID: c.ContractID, TemplateID: c.TemplateID, Payload: json.RawMessage(c.Payload),
 		CreatedAt: FormatTime(c.CreatedAt), SynchronizerID: c.SynchronizerID,
@@ -72,7 +78,11 @@ func (l *Ledger) blob(c *store.Contract) string {
 	buf.Write(blobMagic)
 	buf.Write(env)
 	buf.Write(mac.Sum(nil))
-	return base64.StdEncoding.EncodeToString(buf.Bytes())
+	b := base64.StdEncoding.EncodeToString(buf.Bytes())
+	if keep {
+		l.blobs.keepMade(c.ContractID, c.SynchronizerID, c.CreatedAt, b)
+	}
+	return b
 }
 
 // ErrForgedBlob is returned for a created-event blob this ledger did not issue.
@@ -81,6 +91,9 @@ var ErrForgedBlob = errors.New("created event blob was not issued by this ledger
 // VerifyBlob checks that blob was issued by this ledger and returns the
 // contract ID and template it describes.
 func (l *Ledger) VerifyBlob(blob string) (coin.ContractID, string, error) {
+	if v, ok := l.blobs.verifiedOf(blob); ok {
+		return v.id, v.template, nil
+	}
 	raw, err := base64.StdEncoding.DecodeString(blob)
 	if err != nil || len(raw) < len(blobMagic)+sha256.Size+2 || !bytes.HasPrefix(raw, blobMagic) {
 		return "", "", ErrForgedBlob
@@ -94,6 +107,9 @@ func (l *Ledger) VerifyBlob(blob string) (coin.ContractID, string, error) {
 	var e blobEnvelope
 	if err := json.Unmarshal(env, &e); err != nil {
 		return "", "", ErrForgedBlob
+	}
+	if keepsBlob(e.TemplateID) {
+		l.blobs.keepVerified(blob, verifiedBlob{id: e.ContractID, template: e.TemplateID})
 	}
 	return e.ContractID, e.TemplateID, nil
 }

@@ -106,6 +106,7 @@ func (l *Ledger) OnRestore(fn func()) {
 // reload forgets what the ledger remembers of the state and reads it again.
 func (l *Ledger) reload(ctx context.Context) error {
 	l.users.clear()
+	l.blobs.clear()
 	l.knownParties.Clear()
 	l.partyRows.Clear()
 	// Read into a copy and change only what differs: the few readers the

@@ -1,0 +1,50 @@
+package ledger_test
+
+import (
+	"context"
+	"encoding/base64"
+	"errors"
+	"testing"
+
+	"github.com/ccwallet/ccwallet/coin"
+	"github.com/ccwallet/ccwallet/ledger"
+)
+
+// TestKeptBlobs: the blobs the ledger keeps (blobcache.go) are the ones it
+// would make: the same blob again for the same contract, a new one when
+// the contract moves to another synchronizer; and a blob it verified once
+// does not make a changed one pass.
+func TestKeptBlobs(t *testing.T) {
+	forEachEngine(t, func(t *testing.T, l *ledger.Ledger) {
+		ctx := context.Background()
+		cs, err := l.ContractsByID(ctx, l.DB(), []coin.ContractID{l.RulesContractID()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rules := *cs[l.RulesContractID()]
+		first := l.ContractView(&rules).CreatedEventBlob
+		if again := l.ContractView(&rules).CreatedEventBlob; again != first {
+			t.Fatal("the same contract's blob changed")
+		}
+		for range 2 { // made, then kept
+			if id, tmpl, err := l.VerifyBlob(first); err != nil || id != rules.ContractID || tmpl != ledger.TemplateAmuletRules {
+				t.Fatalf("VerifyBlob = %s, %s, %v", id, tmpl, err)
+			}
+		}
+		raw, _ := base64.StdEncoding.DecodeString(first)
+		raw[len(raw)/2] ^= 1
+		if _, _, err := l.VerifyBlob(base64.StdEncoding.EncodeToString(raw)); !errors.Is(err, ledger.ErrForgedBlob) {
+			t.Errorf("a changed blob after the kept one verified: %v", err)
+		}
+
+		moved := rules
+		moved.SynchronizerID = "global-domain::elsewhere"
+		blob := l.ContractView(&moved).CreatedEventBlob
+		if blob == first {
+			t.Fatal("a contract on another synchronizer kept its old blob")
+		}
+		if want := ledger.FreshBlob(l, &moved); blob != want {
+			t.Error("the moved contract's blob is not the one the ledger makes")
+		}
+	})
+}
