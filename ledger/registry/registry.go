@@ -13,6 +13,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	"github.com/ccwallet/ccwallet/coin"
@@ -37,10 +38,52 @@ type ContextValue struct {
 }
 
 // Service is the registry's reads of one ledger.
-type Service struct{ l *ledger.Ledger }
+type Service struct {
+	l *ledger.Ledger
+	// factory is the ExternalPartyAmuletRules contract's ID, once read
+	// (a coin.ContractID): it is created with the network and never
+	// archived, and every transfer asked for it. A restore may replace
+	// it, so it is forgotten then, and whenever disclosing it finds it
+	// gone.
+	factory atomic.Value
+}
 
 // New builds l's registry reads.
-func New(l *ledger.Ledger) *Service { return &Service{l: l} }
+func New(l *ledger.Ledger) *Service {
+	s := &Service{l: l}
+	l.OnRestore(s.forgetFactory)
+	return s
+}
+
+func (s *Service) forgetFactory() { s.factory.Store(coin.ContractID("")) }
+
+// factoryID is the ExternalPartyAmuletRules contract's ID, and whether it
+// was remembered.
+func (s *Service) factoryID(ctx context.Context) (coin.ContractID, bool, error) {
+	if id, _ := s.factory.Load().(coin.ContractID); id != "" {
+		return id, true, nil
+	}
+	factories, err := store.ActiveContractsByTemplate(ctx, s.l.DB(), ledger.TemplateExternalPartyRule, s.l.DSO())
+	if err != nil {
+		return "", false, err
+	}
+	if len(factories) == 0 {
+		return "", false, fmt.Errorf("ExternalPartyAmuletRules contract: %w", ledger.ErrNotFound)
+	}
+	s.factory.Store(factories[0].ContractID)
+	return factories[0].ContractID, false, nil
+}
+
+// withFactory runs read, once more with the factory read afresh if it
+// finds a remembered factory gone.
+func (s *Service) withFactory(read func() (TransferFactory, bool, error)) (TransferFactory, error) {
+	f, remembered, err := read()
+	if remembered && errors.Is(err, ledger.ErrNotFound) {
+		s.forgetFactory()
+		f, _, err = read()
+	}
+	return f, err
+}
 
 // DisclosedContract is a contract a client must disclose to exercise a
 // choice, with the data the registry API shows about it.
@@ -161,62 +204,63 @@ func (s *Service) TransferKind(ctx context.Context, sender, receiver coin.PartyI
 // receiver's preapproval is disclosed with its provider's featured-app
 // right, if any.
 func (s *Service) TransferFactoryFor(ctx context.Context, sender, receiver coin.PartyID) (TransferFactory, error) {
-	f, ids, err := s.rulesFactory(ctx)
-	if err != nil {
-		return TransferFactory{}, err
-	}
-	kind, pre, err := s.l.TransferRoute(ctx, s.l.DB(), sender, receiver)
-	if err != nil {
-		return TransferFactory{}, err
-	}
-	f.Kind = kind
-	if kind == ledger.TransferDirect {
-		f.Context.Values[ContextTransferPreapprove] = cidValue(pre.ContractID)
-		ids = append(ids, pre.ContractID)
-		if right, err := s.l.FeaturedAppRightID(ctx, pre.Provider); err == nil {
-			f.Context.Values[ContextFeaturedAppRight] = cidValue(right)
-			ids = append(ids, right)
-		} else if !errors.Is(err, ledger.ErrNotFound) {
-			return TransferFactory{}, err
+	return s.withFactory(func() (TransferFactory, bool, error) {
+		f, ids, remembered, err := s.rulesFactory(ctx)
+		if err != nil {
+			return TransferFactory{}, remembered, err
 		}
-	}
-	f.Context.Disclosed, err = s.disclose(ctx, ids...)
-	return f, err
+		kind, pre, err := s.l.TransferRoute(ctx, s.l.DB(), sender, receiver)
+		if err != nil {
+			return TransferFactory{}, remembered, err
+		}
+		f.Kind = kind
+		if kind == ledger.TransferDirect {
+			f.Context.Values[ContextTransferPreapprove] = cidValue(pre.ContractID)
+			ids = append(ids, pre.ContractID)
+			if right, err := s.l.FeaturedAppRightID(ctx, pre.Provider); err == nil {
+				f.Context.Values[ContextFeaturedAppRight] = cidValue(right)
+				ids = append(ids, right)
+			} else if !errors.Is(err, ledger.ErrNotFound) {
+				return TransferFactory{}, remembered, err
+			}
+		}
+		f.Context.Disclosed, err = s.disclose(ctx, ids...)
+		return f, remembered, err
+	})
 }
 
 // rulesFactory is the factory of the token standard's transfers and
 // allocations (the ExternalPartyAmuletRules contract) with the context
 // every use of it needs, AmuletRules and the open round, and the contracts
-// to disclose for them.
-func (s *Service) rulesFactory(ctx context.Context) (TransferFactory, []coin.ContractID, error) {
-	factories, err := store.ActiveContractsByTemplate(ctx, s.l.DB(), ledger.TemplateExternalPartyRule, s.l.DSO())
+// to disclose for them; remembered says the factory's ID was.
+func (s *Service) rulesFactory(ctx context.Context) (TransferFactory, []coin.ContractID, bool, error) {
+	id, remembered, err := s.factoryID(ctx)
 	if err != nil {
-		return TransferFactory{}, nil, err
-	}
-	if len(factories) == 0 {
-		return TransferFactory{}, nil, fmt.Errorf("ExternalPartyAmuletRules contract: %w", ledger.ErrNotFound)
+		return TransferFactory{}, nil, false, err
 	}
 	r, err := s.l.UsableRound(ctx, s.l.DB())
 	if err != nil {
-		return TransferFactory{}, nil, err
+		return TransferFactory{}, nil, remembered, err
 	}
-	f := TransferFactory{FactoryID: factories[0].ContractID, Context: ChoiceContext{Values: map[string]ContextValue{
+	f := TransferFactory{FactoryID: id, Context: ChoiceContext{Values: map[string]ContextValue{
 		ContextAmuletRules: cidValue(s.l.RulesContractID()),
 		ContextOpenRound:   cidValue(r.ContractID),
 	}}}
-	return f, []coin.ContractID{f.FactoryID, s.l.RulesContractID(), r.ContractID}, nil
+	return f, []coin.ContractID{f.FactoryID, s.l.RulesContractID(), r.ContractID}, remembered, nil
 }
 
 // AllocationFactory returns the allocation factory (the
 // ExternalPartyAmuletRules contract) and the choice context of
 // AllocationFactory_Allocate: AmuletRules and the open round, disclosed.
 func (s *Service) AllocationFactory(ctx context.Context) (TransferFactory, error) {
-	f, ids, err := s.rulesFactory(ctx)
-	if err != nil {
-		return TransferFactory{}, err
-	}
-	f.Context.Disclosed, err = s.disclose(ctx, ids...)
-	return f, err
+	return s.withFactory(func() (TransferFactory, bool, error) {
+		f, ids, remembered, err := s.rulesFactory(ctx)
+		if err != nil {
+			return TransferFactory{}, remembered, err
+		}
+		f.Context.Disclosed, err = s.disclose(ctx, ids...)
+		return f, remembered, err
+	})
 }
 
 // AllocationChoiceContext answers the registry's choice-context request
