@@ -475,7 +475,7 @@ func (db *DB) BeginUpdate(ctx context.Context, tx bun.IDB, lockKeys ...string) (
 	}
 	next := "(SELECT COALESCE(MAX(offset_id), 0) + 1 FROM updates)"
 	if db.Engine == Postgres {
-		next = "nextval('" + OffsetSequence + "'::regclass)"
+		next = "ccwallet_draw_offset()" // nextval, under its floor's lock (stableend.go)
 	}
 	var args []any
 	if db.Engine == Postgres && len(lockKeys) > 0 {

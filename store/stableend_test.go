@@ -93,3 +93,65 @@ func TestStableEnd(t *testing.T) {
 		})
 	}
 }
+
+// TestStableEndAcrossReplicas: the stable end holds back for an offset
+// drawn by another replica's transaction still running (another
+// process, here another pool with its own bookkeeping), as for this
+// process's own: a reader on one replica never starts past an update
+// another replica is still writing. Postgres only (SQLite is one
+// process's file, its writes exclusive).
+func TestStableEndAcrossReplicas(t *testing.T) {
+	ctx := context.Background()
+	url := ledgertest.DBURL(t, store.Postgres)
+	a, b := ledgertest.OpenDB(t, url), ledgertest.OpenDB(t, url)
+	if err := store.InsertRound(ctx, a, &store.Round{Number: 1, Price: coin.MustParse("0.005")}); err != nil {
+		t.Fatal(err)
+	}
+	write := func(ctx context.Context, db *store.DB, tx bun.Tx) (int64, error) {
+		_, off, err := db.BeginUpdate(ctx, tx)
+		if err != nil {
+			return 0, err
+		}
+		u := store.Update{OffsetID: off, UpdateID: "u" + time.Now().Format("150405.000000000"), Kind: "test", Minted: coin.Zero, Burned: coin.Zero, RecordTime: time.Now()}
+		_, err = tx.NewInsert().Model(&u).Exec(ctx)
+		return off, err
+	}
+	drawn := make(chan int64)
+	release := make(chan struct{})
+	done := make(chan error)
+	go func() {
+		done <- a.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
+			off, err := write(ctx, a, tx)
+			if err != nil {
+				close(drawn)
+				return err
+			}
+			drawn <- off
+			<-release
+			return nil
+		})
+	}()
+	slow, ok := <-drawn
+	if !ok {
+		t.Fatal(<-done)
+	}
+	var fast int64
+	if err := b.InTx(ctx, func(ctx context.Context, tx bun.Tx) (err error) {
+		fast, err = write(ctx, b, tx)
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := b.StableEnd(ctx); err != nil || got >= slow {
+		t.Errorf("replica b's ledger end %d (%v) while replica a's offset %d runs and b's %d committed: a reader from it would miss %d", got, err, slow, fast, slow)
+	}
+	close(release)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	for _, db := range []*store.DB{a, b} {
+		if got, err := db.StableEnd(ctx); err != nil || got != fast {
+			t.Errorf("ledger end %d (%v) once both committed, want %d", got, err, fast)
+		}
+	}
+}
