@@ -303,7 +303,7 @@ func newSendLoad(b testing.TB, e *httpEnv, parties int) *sendLoad {
 		if err != nil {
 			b.Fatal(err)
 		}
-		if _, _, err := e.l.CreatePreapproval(ctx, r); err != nil {
+		if _, _, err := e.l.Preapprovals().Create(ctx, r); err != nil {
 			b.Fatal(err)
 		}
 		g.receivers = append(g.receivers, r)

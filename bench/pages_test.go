@@ -237,13 +237,13 @@ func seededUser(b *testing.B, e *httpEnv, user string) coin.PartyID {
 	if err != nil {
 		b.Fatal(err)
 	}
-	if _, _, err := e.l.CreatePreapproval(ctx, peer); err != nil {
+	if _, _, err := e.l.Preapprovals().Create(ctx, peer); err != nil {
 		b.Fatal(err)
 	}
 	if _, err := ledgertest.Dev(b, e.l).Mint(ctx, p, coin.MustParse("1000"), "bench"); err != nil {
 		b.Fatal(err)
 	}
-	if _, err := e.l.SendPreapproved(ctx, ledger.PreapprovalSend{Sender: p, Receiver: peer, Amount: coin.MustParse("1"), DeduplicationID: "seed"}); err != nil {
+	if _, err := e.l.Preapprovals().Send(ctx, ledger.PreapprovalSend{Sender: p, Receiver: peer, Amount: coin.MustParse("1"), DeduplicationID: "seed"}); err != nil {
 		b.Fatal(err)
 	}
 	return p

@@ -20,7 +20,7 @@ func TestNULRefused(t *testing.T) {
 	aliceC, alice := a.User("alice", "")
 	_, bob := a.User("bob", "")
 	ledgertest.Mint(t, a.L, alice, "100")
-	if _, _, err := a.L.CreatePreapproval(t.Context(), bob); err != nil {
+	if _, _, err := a.L.Preapprovals().Create(t.Context(), bob); err != nil {
 		t.Fatal(err)
 	}
 	before := ledgertest.Conserved(t, a.L)

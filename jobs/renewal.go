@@ -15,7 +15,7 @@ const DefaultRenewalInterval = time.Minute
 // (the real RenewTransferPreapprovalTrigger).
 func PreapprovalRenewal(l *ledger.Ledger, every time.Duration) Job {
 	return Job{Name: "renew-preapprovals", Every: every, Run: func(ctx context.Context) error {
-		_, err := l.RenewDuePreapprovals(ctx)
+		_, err := l.Preapprovals().RenewDue(ctx)
 		return err
 	}}
 }

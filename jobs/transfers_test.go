@@ -105,10 +105,10 @@ func TestRenewalJob(t *testing.T) {
 	withClock(t, func(t *testing.T, l *ledger.Ledger, clock *ledgertest.Clock) {
 		ctx := context.Background()
 		receiver := ledgertest.Party(t, l)
-		if _, _, err := l.CreatePreapproval(ctx, receiver); err != nil {
+		if _, _, err := l.Preapprovals().Create(ctx, receiver); err != nil {
 			t.Fatal(err)
 		}
-		first, err := l.PreapprovalOf(ctx, receiver)
+		first, err := l.Preapprovals().Of(ctx, receiver)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -118,7 +118,7 @@ func TestRenewalJob(t *testing.T) {
 			if err := job.Run(ctx); err != nil {
 				t.Fatal(err)
 			}
-			p, err := l.LivePreapproval(ctx, receiver)
+			p, err := l.Preapprovals().Live(ctx, receiver)
 			if err != nil {
 				t.Fatal(err)
 			}

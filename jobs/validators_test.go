@@ -62,10 +62,10 @@ func TestValidatorJobs(t *testing.T) {
 		if customer.Namespace() != pv.Namespace() {
 			t.Fatalf("customer %s is not the provider's participant's", customer)
 		}
-		if _, _, err := pv.CreatePreapproval(ctx, customer); err != nil {
+		if _, _, err := pv.Preapprovals().Create(ctx, customer); err != nil {
 			t.Fatal(err)
 		}
-		first, err := pv.LivePreapproval(ctx, customer)
+		first, err := pv.Preapprovals().Live(ctx, customer)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -74,11 +74,11 @@ func TestValidatorJobs(t *testing.T) {
 		}
 		clock.Advance(ledger.PreapprovalLifetime - ledger.PreapprovalRenewalWindow + time.Minute) // inside the window
 		runAll(js)
-		if p, _ := pv.LivePreapproval(ctx, customer); p.ContractID != first.ContractID {
+		if p, _ := pv.Preapprovals().Live(ctx, customer); p.ContractID != first.ContractID {
 			t.Errorf("the app user's validator renewed the app provider's preapproval: %+v", p)
 		}
 		runAll(pjs)
-		renewed, err := pv.LivePreapproval(ctx, customer)
+		renewed, err := pv.Preapprovals().Live(ctx, customer)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -49,7 +49,7 @@ func seedForJump(t *testing.T, l *ledger.Ledger, clock *ledgertest.Clock) {
 	if _, err := l.CreateTransferInstruction(ctx, ledger.TransferInstructionRequest{Sender: a, Receiver: c, Amount: coin.MustParse("4"), ExecuteBefore: clock.Now().Add(time.Hour)}); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := l.CreatePreapproval(ctx, b); err != nil {
+	if _, _, err := l.Preapprovals().Create(ctx, b); err != nil {
 		t.Fatal(err)
 	}
 	// An external party without a minting delegation: its coupons wait.

@@ -47,7 +47,7 @@ func (l *Ledger) TapCoin(ctx context.Context, party coin.PartyID, amount coin.Am
 // preapproval's provider: the preapproval is extended to until, the
 // provider paying the fee for the extension, once per key.
 func (l *Ledger) RenewPreapprovalAs(ctx context.Context, actor coin.PartyID, cid coin.ContractID, until time.Time, key string) (coin.ContractID, error) {
-	return l.renewPreapproval(ctx, cid, actor, until, key)
+	return l.Preapprovals().renew(ctx, cid, actor, until, key)
 }
 
 // CancelPreapprovalAs is TransferPreapproval_Cancel by actor, the
@@ -59,7 +59,7 @@ func (l *Ledger) CancelPreapprovalAs(ctx context.Context, actor coin.PartyID, ci
 	} else if err != nil {
 		return err
 	}
-	return l.cancelPreapproval(ctx, p.Receiver, cid, actor, key)
+	return l.Preapprovals().cancel(ctx, p.Receiver, cid, actor, key)
 }
 
 // PreapprovalProposal is a TransferPreapprovalProposal's payload.
@@ -119,10 +119,10 @@ func (l *Ledger) ProposePreapproval(ctx context.Context, p PreapprovalProposal, 
 
 // AcceptPreapprovalProposal is the operator accepting proposal cid
 // (TransferPreapprovalProposal_Accept): the proposal is archived and the
-// receiver's preapproval created by the rule CreatePreapproval runs, the
+// receiver's preapproval created by the rule Preapprovals().Create runs, the
 // operator paying its fee. A receiver with a valid preapproval keeps it.
 func (l *Ledger) AcceptPreapprovalProposal(ctx context.Context, cid coin.ContractID) (coin.ContractID, error) {
-	if err := l.fundProvider(ctx, l.operator, PreapprovalLifetime); err != nil {
+	if err := l.Preapprovals().fundProvider(ctx, l.operator, PreapprovalLifetime); err != nil {
 		return "", fmt.Errorf("accept transfer preapproval proposal %s: %w", cid, err)
 	}
 	var out coin.ContractID

@@ -49,10 +49,10 @@ func TestCompletionsRideTheirChanges(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, _, err := l.CreatePreapproval(ctx, q); err != nil {
+		if _, _, err := l.Preapprovals().Create(ctx, q); err != nil {
 			t.Fatal(err)
 		}
-		sent, err := l.SendPreapproved(with("c2"), ledger.PreapprovalSend{Sender: p, Receiver: q, Amount: coin.MustParse("1"), DeduplicationID: "d2"})
+		sent, err := l.Preapprovals().Send(with("c2"), ledger.PreapprovalSend{Sender: p, Receiver: q, Amount: coin.MustParse("1"), DeduplicationID: "d2"})
 		if err != nil {
 			t.Fatal(err)
 		}

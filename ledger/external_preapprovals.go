@@ -56,7 +56,7 @@ func (l *Ledger) CreateSetupProposal(ctx context.Context, user coin.PartyID) (co
 	if err := l.setupConflict(ctx, l.db, user); err != nil {
 		return "", fmt.Errorf("create setup proposal for %s: %w", user, err)
 	}
-	if err := l.fundProvider(ctx, l.operator, PreapprovalLifetime); err != nil {
+	if err := l.Preapprovals().fundProvider(ctx, l.operator, PreapprovalLifetime); err != nil {
 		return "", fmt.Errorf("create setup proposal for %s: %w", user, err)
 	}
 	var cid coin.ContractID
@@ -154,7 +154,7 @@ func (l *Ledger) PrepareAcceptSetupProposal(ctx context.Context, cid coin.Contra
 }
 
 func fundSetupProposalAccept(ctx context.Context, l *Ledger, _ *PreparedBody) error {
-	return l.fundProvider(ctx, l.operator, PreapprovalLifetime)
+	return l.Preapprovals().fundProvider(ctx, l.operator, PreapprovalLifetime)
 }
 
 // runSetupProposalAccept archives the proposal and creates the party's
@@ -256,7 +256,7 @@ func (l *Ledger) PrepareTransferPreapprovalSend(ctx context.Context, r Preapprov
 	if _, err := l.externalParty(ctx, l.db, r.Sender); err != nil {
 		return Prepared{}, err
 	}
-	if _, err := l.validPreapproval(ctx, l.db, r.Receiver); err != nil {
+	if _, err := l.Preapprovals().valid(ctx, l.db, r.Receiver); err != nil {
 		return Prepared{}, err
 	}
 	next, err := l.NextNonce(ctx, l.db, r.Sender)

@@ -232,25 +232,25 @@ func historyAddsUp(t *testing.T, l *ledger.Ledger, clock *ledgertest.Clock, r *r
 			return err
 		}},
 		{"preapproval", func() error {
-			_, _, err := l.CreatePreapproval(ctx, pick())
+			_, _, err := l.Preapprovals().Create(ctx, pick())
 			return err
 		}},
 		{"preapproved send", func() error {
 			a, b := pair()
 			n++
-			_, err := l.SendPreapproved(ctx, ledger.PreapprovalSend{Sender: a, Receiver: b, Amount: amount(), DeduplicationID: fmt.Sprint("send-", n)})
+			_, err := l.Preapprovals().Send(ctx, ledger.PreapprovalSend{Sender: a, Receiver: b, Amount: amount(), DeduplicationID: fmt.Sprint("send-", n)})
 			return err
 		}},
 		{"renew or cancel preapproval", func() error {
-			p, err := l.PreapprovalOf(ctx, pick())
+			p, err := l.Preapprovals().Of(ctx, pick())
 			if err != nil {
 				return err
 			}
 			if r.IntN(2) == 0 {
-				_, err = l.RenewPreapproval(ctx, p.ContractID)
+				_, err = l.Preapprovals().Renew(ctx, p.ContractID)
 				return err
 			}
-			return l.CancelPreapproval(ctx, p.Receiver)
+			return l.Preapprovals().Cancel(ctx, p.Receiver)
 		}},
 		{"traffic", func() error {
 			a := pick()
@@ -296,7 +296,7 @@ func historyAddsUp(t *testing.T, l *ledger.Ledger, clock *ledgertest.Clock, r *r
 			// merging their holdings in the same transaction.
 			var shares []airdrop.Share
 			for _, u := range users[:2] {
-				if _, err := l.PreapprovalOf(ctx, u); err == nil && r.IntN(3) > 0 {
+				if _, err := l.Preapprovals().Of(ctx, u); err == nil && r.IntN(3) > 0 {
 					shares = append(shares, airdrop.Share{Party: u, Amount: amount()})
 				}
 			}

@@ -27,11 +27,11 @@ func TestImpersonationMarksUpdates(t *testing.T) {
 		if _, err := l.Tap(as, alice, coin.MustParse("5"), "imp-tap"); err != nil {
 			t.Fatal(err)
 		}
-		if _, _, err := l.CreatePreapproval(ctx, bob); err != nil {
+		if _, _, err := l.Preapprovals().Create(ctx, bob); err != nil {
 			t.Fatal(err)
 		}
 		send := ledger.PreapprovalSend{Sender: alice, Receiver: bob, Amount: coin.MustParse("1"), DeduplicationID: "imp-1"}
-		if _, err := l.SendPreapproved(as, send); err != nil {
+		if _, err := l.Preapprovals().Send(as, send); err != nil {
 			t.Fatal(err)
 		}
 		evs, err := apiread.New(l).UpdatesAfter(ctx, from, 100)

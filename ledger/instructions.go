@@ -389,7 +389,7 @@ var errNoPreapproval = errors.New("the receiver has no valid transfer preapprova
 
 // transferDirectBatched is transferDirect as a one-step send with the
 // request's deduplication key and the context's completion, in a batch
-// of SendPreapproved's (sendbatch.go): the same rule, one transaction
+// of Preapprovals().Send's (sendbatch.go): the same rule, one transaction
 // for the whole batch's claims, locks and reads and one for its writes.
 // It fails with errNoPreapproval, having changed nothing, when the
 // receiver has no valid preapproval.

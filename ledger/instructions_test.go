@@ -350,7 +350,7 @@ func TestTransferToPreapprovedReceiverIsDirect(t *testing.T) {
 		ctx := context.Background()
 		sender, receiver := ledgertest.Party(t, l), ledgertest.Party(t, l)
 		ledgertest.Mint(t, l, sender, "100")
-		if _, _, err := l.CreatePreapproval(ctx, receiver); err != nil {
+		if _, _, err := l.Preapprovals().Create(ctx, receiver); err != nil {
 			t.Fatal(err)
 		}
 		send := func(tracking string) (*ledger.InstructionResult, error) {

@@ -25,6 +25,15 @@ const (
 	PreapprovalRenewalWindow = 30 * 24 * time.Hour
 )
 
+// Preapprovals are the core's transfer preapprovals of one validator's
+// ledger: a receiver's standing consent to one-step transfers, created
+// and renewed for a fee its provider pays, cancelled, read, and sent
+// through (Send, the one-step transfer's rule).
+type Preapprovals struct{ l *Ledger }
+
+// Preapprovals returns l's preapprovals.
+func (l *Ledger) Preapprovals() Preapprovals { return Preapprovals{l} }
+
 type preapprovalPayload struct {
 	DSO           coin.PartyID `json:"dso"`
 	Receiver      coin.PartyID `json:"receiver"`
@@ -45,7 +54,8 @@ type Preapproval struct {
 	Contract      Contract
 }
 
-func (l *Ledger) preapprovalView(ctx context.Context, db bun.IDB, p *store.TransferPreapproval) (Preapproval, error) {
+func (pa Preapprovals) view(ctx context.Context, db bun.IDB, p *store.TransferPreapproval) (Preapproval, error) {
+	l := pa.l
 	c, err := store.ContractByID(ctx, db, p.ContractID)
 	if err != nil {
 		return Preapproval{}, err
@@ -56,9 +66,10 @@ func (l *Ledger) preapprovalView(ctx context.Context, db bun.IDB, p *store.Trans
 	}, nil
 }
 
-// PreapprovalFee is the fee, in coin at price, for a preapproval lasting
+// Fee is the fee, in coin at price, for a preapproval lasting
 // d: whole and partial days × TransferPreapprovalFeeUSDPerDay ÷ price.
-func (l *Ledger) PreapprovalFee(d time.Duration, price coin.Amount) coin.Amount {
+func (pa Preapprovals) Fee(d time.Duration, price coin.Amount) coin.Amount {
+	l := pa.l
 	usd := l.rules.TransferPreapprovalFeeUSDPerDay.MulInt(int64(d / time.Microsecond)).Div(coin.FromInt(int64(24 * time.Hour / time.Microsecond)))
 	return USDToCoin(usd, price)
 }
@@ -72,12 +83,13 @@ func operatorCannotPay(missing coin.Amount) error {
 // fundProvider makes sure provider can pay fee. On a development network
 // the faucet taps what is missing (the real validator taps for its own
 // automation on devnet); elsewhere a shortfall is a 400.
-func (l *Ledger) fundProvider(ctx context.Context, provider coin.PartyID, d time.Duration) error {
+func (pa Preapprovals) fundProvider(ctx context.Context, provider coin.PartyID, d time.Duration) error {
+	l := pa.l
 	b, err := l.Balance(ctx, provider)
 	if err != nil {
 		return err
 	}
-	fee := l.PreapprovalFee(d, b.Price)
+	fee := pa.Fee(d, b.Price)
 	if b.EffectiveUnlocked.Cmp(fee) >= 0 {
 		return nil
 	}
@@ -99,10 +111,10 @@ func (l *Ledger) fundProvider(ctx context.Context, provider coin.PartyID, d time
 // chargePreapproval burns the preapproval fee for d from provider inside t
 // and records it in the provider's history.
 func (t *txn) chargePreapproval(ctx context.Context, provider, receiver coin.PartyID, d time.Duration, subtype string) error {
-	fee := t.l.PreapprovalFee(d, t.round.Price)
+	fee := t.l.Preapprovals().Fee(d, t.round.Price)
 	r, err := t.burnFrom(ctx, provider, fee)
 	if errors.Is(err, ErrInsufficientFunds) {
-		b, berr := t.l.unlockedAt(ctx, t, provider)
+		b, berr := t.l.Preapprovals().unlockedAt(ctx, t, provider)
 		if berr != nil {
 			return berr
 		}
@@ -118,7 +130,7 @@ func (t *txn) chargePreapproval(ctx context.Context, provider, receiver coin.Par
 	return nil
 }
 
-func (l *Ledger) unlockedAt(ctx context.Context, t *txn, party coin.PartyID) (coin.Amount, error) {
+func (pa Preapprovals) unlockedAt(ctx context.Context, t *txn, party coin.PartyID) (coin.Amount, error) {
 	hs, err := store.HoldingsByOwner(ctx, t.tx, party)
 	if err != nil {
 		return coin.Zero, err
@@ -150,19 +162,20 @@ func preapprovalCreationKey(receiver coin.PartyID) string {
 	return "cmd:preapproval:" + string(receiver)
 }
 
-// CreatePreapproval gives receiver a transfer preapproval provided by the
+// Create gives receiver a transfer preapproval provided by the
 // validator operator, who pays its fee (PreapprovalLifetime's worth). When
 // receiver has a valid one already it returns that one with exists set;
 // while another creation for receiver is in flight it fails with
 // ErrInFlight.
-func (l *Ledger) CreatePreapproval(ctx context.Context, receiver coin.PartyID) (cid coin.ContractID, exists bool, err error) {
-	if p, err := l.PreapprovalOf(ctx, receiver); err == nil {
+func (pa Preapprovals) Create(ctx context.Context, receiver coin.PartyID) (cid coin.ContractID, exists bool, err error) {
+	l := pa.l
+	if p, err := pa.Of(ctx, receiver); err == nil {
 		return p.ContractID, true, nil
 	} else if !errors.Is(err, ErrNotFound) {
 		return "", false, err
 	}
 	provider := l.operator
-	if err := l.fundProvider(ctx, provider, PreapprovalLifetime); err != nil {
+	if err := pa.fundProvider(ctx, provider, PreapprovalLifetime); err != nil {
 		return "", false, fmt.Errorf("create transfer preapproval for %s: %w", receiver, err)
 	}
 	err = l.change(ctx, func(ctx context.Context, c *change) error {
@@ -231,19 +244,20 @@ func (t *txn) newPreapproval(ctx context.Context, receiver, provider coin.PartyI
 	return cid, false, err
 }
 
-// RenewPreapproval extends a live, unexpired preapproval by
+// Renew extends a live, unexpired preapproval by
 // PreapprovalLifetime from its current expiry; its provider pays the fee.
 // An expired one is never renewed (ErrExpired).
-func (l *Ledger) RenewPreapproval(ctx context.Context, cid coin.ContractID) (coin.ContractID, error) {
-	return l.renewPreapproval(ctx, cid, "", time.Time{}, "")
+func (pa Preapprovals) Renew(ctx context.Context, cid coin.ContractID) (coin.ContractID, error) {
+	return pa.renew(ctx, cid, "", time.Time{}, "")
 }
 
-// renewPreapproval is the one rule renewing a preapproval: to until (zero:
+// renew is the one rule renewing a preapproval: to until (zero:
 // its expiry plus PreapprovalLifetime), which must be after its current
 // expiry, the provider paying the fee for the extension. A non-empty actor
 // must be the provider (TransferPreapproval_Renew's controller); a
 // non-empty key deduplicates the command.
-func (l *Ledger) renewPreapproval(ctx context.Context, cid coin.ContractID, actor coin.PartyID, until time.Time, key string) (coin.ContractID, error) {
+func (pa Preapprovals) renew(ctx context.Context, cid coin.ContractID, actor coin.PartyID, until time.Time, key string) (coin.ContractID, error) {
+	l := pa.l
 	p, err := store.TransferPreapprovalByID(ctx, l.db, cid)
 	if err != nil {
 		return "", err
@@ -257,7 +271,7 @@ func (l *Ledger) renewPreapproval(ctx context.Context, cid coin.ContractID, acto
 	if !until.After(p.ExpiresAt) {
 		return "", invalid("newExpiresAt", "%s is not after the preapproval's expiry %s", FormatTime(until), FormatTime(p.ExpiresAt))
 	}
-	if err := l.fundProvider(ctx, p.Provider, until.Sub(p.ExpiresAt)); err != nil {
+	if err := pa.fundProvider(ctx, p.Provider, until.Sub(p.ExpiresAt)); err != nil {
 		return "", fmt.Errorf("renew transfer preapproval %s: %w", cid, err)
 	}
 	var renewed coin.ContractID
@@ -304,11 +318,12 @@ func (l *Ledger) renewPreapproval(ctx context.Context, cid coin.ContractID, acto
 	return renewed, nil
 }
 
-// RenewDuePreapprovals renews every preapproval this validator provides
+// RenewDue renews every preapproval this validator provides
 // that expires within PreapprovalRenewalWindow and has not expired (the
 // real validator's RenewTransferPreapprovalTrigger). It returns how many it
 // renewed.
-func (l *Ledger) RenewDuePreapprovals(ctx context.Context) (int, error) {
+func (pa Preapprovals) RenewDue(ctx context.Context) (int, error) {
+	l := pa.l
 	now := l.now()
 	due, err := store.LiveTransferPreapprovals(ctx, l.db, l.operator, now, now.Add(PreapprovalRenewalWindow))
 	if err != nil {
@@ -316,7 +331,7 @@ func (l *Ledger) RenewDuePreapprovals(ctx context.Context) (int, error) {
 	}
 	n := 0
 	for _, p := range due {
-		_, err := l.RenewPreapproval(ctx, p.ContractID)
+		_, err := pa.Renew(ctx, p.ContractID)
 		switch {
 		case err == nil:
 			n++
@@ -329,17 +344,18 @@ func (l *Ledger) RenewDuePreapprovals(ctx context.Context) (int, error) {
 	return n, nil
 }
 
-// CancelPreapproval archives receiver's live preapproval (the validator
+// Cancel archives receiver's live preapproval (the validator
 // admin's cancelTransferPreapprovalByParty).
-func (l *Ledger) CancelPreapproval(ctx context.Context, receiver coin.PartyID) error {
-	return l.cancelPreapproval(ctx, receiver, "", "", "")
+func (pa Preapprovals) Cancel(ctx context.Context, receiver coin.PartyID) error {
+	return pa.cancel(ctx, receiver, "", "", "")
 }
 
-// cancelPreapproval is the one rule cancelling receiver's live
+// cancel is the one rule cancelling receiver's live
 // preapproval. A non-empty cid must be that preapproval and actor its
 // receiver or provider (TransferPreapproval_Cancel); a non-empty key
 // deduplicates the command.
-func (l *Ledger) cancelPreapproval(ctx context.Context, receiver coin.PartyID, cid coin.ContractID, actor coin.PartyID, key string) error {
+func (pa Preapprovals) cancel(ctx context.Context, receiver coin.PartyID, cid coin.ContractID, actor coin.PartyID, key string) error {
+	l := pa.l
 	err := l.change(ctx, func(ctx context.Context, c *change) error {
 		tx := c.tx
 		if err := l.claimOnce(ctx, tx, key); err != nil {
@@ -384,10 +400,11 @@ func (l *Ledger) cancelPreapproval(ctx context.Context, receiver coin.PartyID, c
 	return nil
 }
 
-// PreapprovalOf returns receiver's valid (live, unexpired) preapproval, or
+// Of returns receiver's valid (live, unexpired) preapproval, or
 // ErrNotFound: one-step sends to receiver are possible only with one.
-func (l *Ledger) PreapprovalOf(ctx context.Context, receiver coin.PartyID) (Preapproval, error) {
-	p, err := l.LivePreapproval(ctx, receiver)
+func (pa Preapprovals) Of(ctx context.Context, receiver coin.PartyID) (Preapproval, error) {
+	l := pa.l
+	p, err := pa.Live(ctx, receiver)
 	if err != nil {
 		return Preapproval{}, err
 	}
@@ -397,25 +414,27 @@ func (l *Ledger) PreapprovalOf(ctx context.Context, receiver coin.PartyID) (Prea
 	return p, nil
 }
 
-// LivePreapproval returns receiver's unarchived preapproval, expired or not.
-func (l *Ledger) LivePreapproval(ctx context.Context, receiver coin.PartyID) (Preapproval, error) {
+// Live returns receiver's unarchived preapproval, expired or not.
+func (pa Preapprovals) Live(ctx context.Context, receiver coin.PartyID) (Preapproval, error) {
+	l := pa.l
 	p, err := store.LiveTransferPreapproval(ctx, l.db, receiver)
 	if err != nil {
 		return Preapproval{}, err
 	}
-	return l.preapprovalView(ctx, l.db, p)
+	return pa.view(ctx, l.db, p)
 }
 
-// Preapprovals lists the live preapprovals this validator's operator
+// All lists the live preapprovals this validator's operator
 // provides.
-func (l *Ledger) Preapprovals(ctx context.Context) ([]Preapproval, error) {
+func (pa Preapprovals) All(ctx context.Context) ([]Preapproval, error) {
+	l := pa.l
 	ps, err := store.LiveTransferPreapprovals(ctx, l.db, l.operator, time.Time{}, time.Time{})
 	if err != nil {
 		return nil, err
 	}
 	out := make([]Preapproval, 0, len(ps))
 	for i := range ps {
-		v, err := l.preapprovalView(ctx, l.db, &ps[i])
+		v, err := pa.view(ctx, l.db, &ps[i])
 		if err != nil {
 			return nil, err
 		}
@@ -433,12 +452,13 @@ type PreapprovalSend struct {
 	Description     string
 }
 
-// SendPreapproved transfers in one step to a receiver with a valid
+// Send transfers in one step to a receiver with a valid
 // preapproval (TransferPreapproval_Send). The deduplication id allows one
 // success per id per sender within DeduplicationWindow; a replay fails with
 // ErrDuplicate. When the preapproval's provider is a featured app provider,
 // the transfer earns it an app reward coupon, as on the real network.
-func (l *Ledger) SendPreapproved(ctx context.Context, s PreapprovalSend) (*TransferResult, error) {
+func (pa Preapprovals) Send(ctx context.Context, s PreapprovalSend) (*TransferResult, error) {
+	l := pa.l
 	s.DeduplicationID = strings.TrimSpace(s.DeduplicationID)
 	if s.DeduplicationID == "" {
 		return nil, invalid("deduplication_id", "must not be empty")
@@ -463,7 +483,7 @@ func (l *Ledger) SendPreapproved(ctx context.Context, s PreapprovalSend) (*Trans
 	return r.res, nil
 }
 
-// sendPreapprovedCommand is the rule of one send of SendPreapproved, from
+// sendPreapprovedCommand is the rule of one send of Preapprovals().Send, from
 // what its batch read for it (rd, under the sender's lock, after its key
 // was claimed and t given its offset) to what it writes (t): a pure
 // function of both, the same on either engine. The inputs' spend rides
@@ -498,9 +518,10 @@ func (t *changes) sendPreapprovedCommand(c *sendCall, rd *store.PreapprovalSendR
 	return r, nil
 }
 
-// validPreapproval returns receiver's valid preapproval row; none (or an
+// valid returns receiver's valid preapproval row; none (or an
 // expired one) is a validation error on receiver_party_id.
-func (l *Ledger) validPreapproval(ctx context.Context, db bun.IDB, receiver coin.PartyID) (*store.TransferPreapproval, error) {
+func (pa Preapprovals) valid(ctx context.Context, db bun.IDB, receiver coin.PartyID) (*store.TransferPreapproval, error) {
+	l := pa.l
 	p, err := store.LiveTransferPreapproval(ctx, db, receiver)
 	if errors.Is(err, store.ErrNotFound) || (err == nil && !l.now().Before(p.ExpiresAt)) {
 		return nil, invalid("receiver_party_id", "%s has no valid transfer preapproval", receiver)
@@ -513,7 +534,7 @@ func (l *Ledger) validPreapproval(ctx context.Context, db bun.IDB, receiver coin
 // featured app reward coupon of the preapproval's provider. Callers lock
 // sender.
 func (t *txn) sendPreapproved(ctx context.Context, sender, receiver coin.PartyID, amount coin.Amount, description string) (*TransferResult, error) {
-	p, err := t.l.validPreapproval(ctx, t.tx, receiver)
+	p, err := t.l.Preapprovals().valid(ctx, t.tx, receiver)
 	if err != nil {
 		return nil, err
 	}

@@ -26,7 +26,7 @@ func TestPreapprovalCreateAndSend(t *testing.T) {
 		before := ledgertest.Conserved(t, l)
 
 		// The operator has nothing: on devnet the fee is tapped, then burned.
-		cid, exists, err := l.CreatePreapproval(ctx, receiver)
+		cid, exists, err := l.Preapprovals().Create(ctx, receiver)
 		if err != nil || exists {
 			t.Fatalf("create = %s, %v, %v", cid, exists, err)
 		}
@@ -40,11 +40,11 @@ func TestPreapprovalCreateAndSend(t *testing.T) {
 		if vc, err := rewards.New(l).Coupons(ctx, l.Operator(), ledger.RewardValidator); err != nil || len(vc) != 1 {
 			t.Errorf("validator reward coupons for the fee = %d, %v; want 1", len(vc), err)
 		}
-		again, exists, err := l.CreatePreapproval(ctx, receiver)
+		again, exists, err := l.Preapprovals().Create(ctx, receiver)
 		if err != nil || !exists || again != cid {
 			t.Errorf("second create = %s, %v, %v; want the existing %s", again, exists, err, cid)
 		}
-		p, err := l.PreapprovalOf(ctx, receiver)
+		p, err := l.Preapprovals().Of(ctx, receiver)
 		if err != nil || p.Provider != l.Operator() || !p.ExpiresAt.Equal(clock.Now().Add(ledger.PreapprovalLifetime)) {
 			t.Fatalf("preapproval = %+v, %v", p, err)
 		}
@@ -53,7 +53,7 @@ func TestPreapprovalCreateAndSend(t *testing.T) {
 		}
 
 		send := ledger.PreapprovalSend{Sender: sender, Receiver: receiver, Amount: coin.MustParse("10"), DeduplicationID: "d-1", Description: "tip"}
-		if _, err := l.SendPreapproved(ctx, send); err != nil {
+		if _, err := l.Preapprovals().Send(ctx, send); err != nil {
 			t.Fatal(err)
 		}
 		if got := balance(t, l, receiver); got != "10.0000000000" {
@@ -63,18 +63,18 @@ func TestPreapprovalCreateAndSend(t *testing.T) {
 		if err != nil || len(coupons) != 1 || !strings.Contains(string(coupons[0].Payload), `"featured":true`) {
 			t.Errorf("app reward coupons of the featured provider = %+v, %v; want one", coupons, err)
 		}
-		if _, err := l.SendPreapproved(ctx, send); !errors.Is(err, ledger.ErrDuplicate) {
+		if _, err := l.Preapprovals().Send(ctx, send); !errors.Is(err, ledger.ErrDuplicate) {
 			t.Errorf("replayed deduplication id = %v, want ErrDuplicate", err)
 		}
 		if got := balance(t, l, receiver); got != "10.0000000000" {
 			t.Errorf("receiver balance after replay = %s", got)
 		}
 		clock.Advance(25 * time.Hour)
-		if _, err := l.SendPreapproved(ctx, send); err != nil {
+		if _, err := l.Preapprovals().Send(ctx, send); err != nil {
 			t.Errorf("deduplication id after 24 h = %v, want allowed", err)
 		}
 		send.Receiver, send.DeduplicationID = other, "d-2"
-		if _, err := l.SendPreapproved(ctx, send); !ledger.IsValidation(err) {
+		if _, err := l.Preapprovals().Send(ctx, send); !ledger.IsValidation(err) {
 			t.Errorf("send to a receiver without preapproval = %v, want a validation error", err)
 		}
 		items, err := history.New(l).List(ctx, sender, ledger.HistoryQuery{PageSize: 1})
@@ -88,48 +88,48 @@ func TestPreapprovalRenewalAndExpiry(t *testing.T) {
 	forEachEngineClock(t, func(t *testing.T, l *ledger.Ledger, clock *ledgertest.Clock) {
 		ctx := context.Background()
 		receiver := ledgertest.Party(t, l)
-		cid, _, err := l.CreatePreapproval(ctx, receiver)
+		cid, _, err := l.Preapprovals().Create(ctx, receiver)
 		if err != nil {
 			t.Fatal(err)
 		}
-		first, _ := l.PreapprovalOf(ctx, receiver)
-		if n, err := l.RenewDuePreapprovals(ctx); err != nil || n != 0 {
+		first, _ := l.Preapprovals().Of(ctx, receiver)
+		if n, err := l.Preapprovals().RenewDue(ctx); err != nil || n != 0 {
 			t.Errorf("renew a fresh one = %d, %v; want 0", n, err)
 		}
 		clock.Advance(61 * 24 * time.Hour) // 29 days left: inside the window
-		if n, err := l.RenewDuePreapprovals(ctx); err != nil || n != 1 {
+		if n, err := l.Preapprovals().RenewDue(ctx); err != nil || n != 1 {
 			t.Fatalf("renew due = %d, %v; want 1", n, err)
 		}
-		renewed, err := l.PreapprovalOf(ctx, receiver)
+		renewed, err := l.Preapprovals().Of(ctx, receiver)
 		if err != nil || renewed.ContractID == cid || !renewed.ExpiresAt.Equal(first.ExpiresAt.Add(ledger.PreapprovalLifetime)) ||
 			!renewed.ValidFrom.Equal(first.ValidFrom) || !renewed.LastRenewedAt.Equal(clock.Now()) {
 			t.Fatalf("renewed = %+v, %v", renewed, err)
 		}
-		if _, err := l.RenewPreapproval(ctx, cid); !errors.Is(err, ledger.ErrConflict) {
+		if _, err := l.Preapprovals().Renew(ctx, cid); !errors.Is(err, ledger.ErrConflict) {
 			t.Errorf("renew the archived one = %v, want ErrConflict", err)
 		}
 		clock.Advance(200 * 24 * time.Hour)
-		if n, err := l.RenewDuePreapprovals(ctx); err != nil || n != 0 {
+		if n, err := l.Preapprovals().RenewDue(ctx); err != nil || n != 0 {
 			t.Errorf("renew due after expiry = %d, %v; want 0 (never an expired one)", n, err)
 		}
-		if _, err := l.RenewPreapproval(ctx, renewed.ContractID); !errors.Is(err, ledger.ErrExpired) {
+		if _, err := l.Preapprovals().Renew(ctx, renewed.ContractID); !errors.Is(err, ledger.ErrExpired) {
 			t.Errorf("renew an expired one = %v, want ErrExpired", err)
 		}
-		if _, err := l.PreapprovalOf(ctx, receiver); !errors.Is(err, ledger.ErrNotFound) {
-			t.Errorf("PreapprovalOf an expired one = %v, want ErrNotFound", err)
+		if _, err := l.Preapprovals().Of(ctx, receiver); !errors.Is(err, ledger.ErrNotFound) {
+			t.Errorf("Preapprovals().Of an expired one = %v, want ErrNotFound", err)
 		}
 		// A new one replaces the expired one.
-		fresh, exists, err := l.CreatePreapproval(ctx, receiver)
+		fresh, exists, err := l.Preapprovals().Create(ctx, receiver)
 		if err != nil || exists || fresh == renewed.ContractID {
 			t.Errorf("create after expiry = %s, %v, %v", fresh, exists, err)
 		}
-		if err := l.CancelPreapproval(ctx, receiver); err != nil {
+		if err := l.Preapprovals().Cancel(ctx, receiver); err != nil {
 			t.Fatal(err)
 		}
-		if err := l.CancelPreapproval(ctx, receiver); !errors.Is(err, ledger.ErrNotFound) {
+		if err := l.Preapprovals().Cancel(ctx, receiver); !errors.Is(err, ledger.ErrNotFound) {
 			t.Errorf("cancel twice = %v, want ErrNotFound", err)
 		}
-		if ps, err := l.Preapprovals(ctx); err != nil || len(ps) != 0 {
+		if ps, err := l.Preapprovals().All(ctx); err != nil || len(ps) != 0 {
 			t.Errorf("preapprovals after cancel = %d, %v", len(ps), err)
 		}
 	})
@@ -149,7 +149,7 @@ func TestPreapprovalFeeOutsideDevNet(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			_, _, err = l.CreatePreapproval(ctx, receiver)
+			_, _, err = l.Preapprovals().Create(ctx, receiver)
 			if !ledger.IsValidation(err) || !strings.Contains(err.Error(), "the validator operator cannot pay the preapproval fee (missing 49.32 CC)") {
 				t.Fatalf("create without operator funds = %v", err)
 			}
@@ -163,7 +163,7 @@ func TestPreapprovalFeeOutsideDevNet(t *testing.T) {
 			clock := ledgertest.NewClock()
 			clock.Advance(time.Since(clock.Now()))
 			ledgertest.Mint(t, ledgertest.Open(t, url, ledgertest.Options{Clock: clock}), l.Operator(), "60")
-			if _, _, err := l.CreatePreapproval(ctx, receiver); err != nil {
+			if _, _, err := l.Preapprovals().Create(ctx, receiver); err != nil {
 				t.Fatal(err)
 			}
 			if got := balance(t, l, l.Operator()); got != "10.6800000000" {
@@ -186,14 +186,14 @@ func TestPreapprovalCreationInFlight(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := l.CreatePreapproval(ctx, receiver); !errors.Is(err, ledger.ErrInFlight) {
+	if _, _, err := l.Preapprovals().Create(ctx, receiver); !errors.Is(err, ledger.ErrInFlight) {
 		t.Errorf("while in flight = %v, want ErrInFlight", err)
 	}
-	if _, err := l.PreapprovalOf(ctx, receiver); !errors.Is(err, ledger.ErrNotFound) {
+	if _, err := l.Preapprovals().Of(ctx, receiver); !errors.Is(err, ledger.ErrNotFound) {
 		t.Errorf("a refused creation left a preapproval: %v", err)
 	}
 	release()
-	if _, exists, err := l.CreatePreapproval(ctx, receiver); err != nil || exists {
+	if _, exists, err := l.Preapprovals().Create(ctx, receiver); err != nil || exists {
 		t.Errorf("after release = %v, exists %v", err, exists)
 	}
 }

@@ -75,7 +75,7 @@ type sendQueue struct {
 	cache sendCache
 }
 
-// sendCall is one SendPreapproved call: its request and, for a batched
+// sendCall is one Preapprovals().Send call: its request and, for a batched
 // call, the channel its answer comes on. The channel has room for the
 // answer, so a worker never waits for a caller, even one that left.
 type sendCall struct {

@@ -25,7 +25,7 @@ func sendPairs(t *testing.T, l *ledger.Ledger, n int) (senders, receivers []coin
 	for range n {
 		s, r := ledgertest.Party(t, l), ledgertest.Party(t, l)
 		ledgertest.Mint(t, l, s, "100")
-		if _, _, err := l.CreatePreapproval(context.Background(), r); err != nil {
+		if _, _, err := l.Preapprovals().Create(context.Background(), r); err != nil {
 			t.Fatal(err)
 		}
 		senders, receivers = append(senders, s), append(receivers, r)
@@ -62,7 +62,7 @@ func TestSendBatches(t *testing.T) {
 				defer wg.Done()
 				<-start
 				for _, s := range sends {
-					_, err := l.SendPreapproved(ctx, s)
+					_, err := l.Preapprovals().Send(ctx, s)
 					mu.Lock()
 					outcomes = append(outcomes, outcome{s, err})
 					mu.Unlock()
@@ -187,7 +187,7 @@ func TestSendBatchPanicIsAnError(t *testing.T) {
 	senders, receivers := sendPairs(t, l, 1)
 	s, r := senders[0], receivers[0]
 	restore := ledger.PanicSendBatches(l)
-	_, err := l.SendPreapproved(ctx, ledger.PreapprovalSend{Sender: s, Receiver: r, Amount: coin.MustParse("1"), DeduplicationID: "p1"})
+	_, err := l.Preapprovals().Send(ctx, ledger.PreapprovalSend{Sender: s, Receiver: r, Amount: coin.MustParse("1"), DeduplicationID: "p1"})
 	restore()
 	if err == nil || !strings.Contains(err.Error(), "internal error") {
 		t.Fatalf("send in a panicking batch = %v, want an internal error", err)
@@ -195,7 +195,7 @@ func TestSendBatchPanicIsAnError(t *testing.T) {
 	if got := balance(t, l, r); got != "0.0000000000" {
 		t.Errorf("receiver balance after the panic = %s, want 0", got)
 	}
-	if _, err := l.SendPreapproved(ctx, ledger.PreapprovalSend{Sender: s, Receiver: r, Amount: coin.MustParse("1"), DeduplicationID: "p1"}); err != nil {
+	if _, err := l.Preapprovals().Send(ctx, ledger.PreapprovalSend{Sender: s, Receiver: r, Amount: coin.MustParse("1"), DeduplicationID: "p1"}); err != nil {
 		t.Fatalf("the same send after the panic: %v", err)
 	}
 	if got := balance(t, l, r); got != "1.0000000000" {
@@ -218,7 +218,7 @@ func TestSendCallerLeaves(t *testing.T) {
 	send := func(ctx context.Context, id string) <-chan error {
 		out := make(chan error, 1)
 		go func() {
-			_, err := l.SendPreapproved(ctx, ledger.PreapprovalSend{Sender: s, Receiver: r, Amount: coin.MustParse("2"), DeduplicationID: id})
+			_, err := l.Preapprovals().Send(ctx, ledger.PreapprovalSend{Sender: s, Receiver: r, Amount: coin.MustParse("2"), DeduplicationID: id})
 			out <- err
 		}()
 		return out
@@ -244,7 +244,7 @@ func TestSendCallerLeaves(t *testing.T) {
 	release()
 	// The worker is free. The next send of the same sender runs only after
 	// the held batch is done, so then that batch's send has landed.
-	if _, err := l.SendPreapproved(context.Background(), ledger.PreapprovalSend{Sender: s, Receiver: r, Amount: coin.MustParse("1"), DeduplicationID: "c"}); err != nil {
+	if _, err := l.Preapprovals().Send(context.Background(), ledger.PreapprovalSend{Sender: s, Receiver: r, Amount: coin.MustParse("1"), DeduplicationID: "c"}); err != nil {
 		t.Fatal(err)
 	}
 	if got := balance(t, l, r); got != "3.0000000000" {
@@ -267,7 +267,7 @@ func TestSendGather(t *testing.T) {
 	defer release()
 	errs := make(chan error, n)
 	send := func(i int) {
-		_, err := l.SendPreapproved(ctx, ledger.PreapprovalSend{Sender: senders[i], Receiver: receivers[i],
+		_, err := l.Preapprovals().Send(ctx, ledger.PreapprovalSend{Sender: senders[i], Receiver: receivers[i],
 			Amount: coin.MustParse("1"), DeduplicationID: fmt.Sprintf("gather-%d", i)})
 		errs <- err
 	}
@@ -301,7 +301,7 @@ func TestSendGather(t *testing.T) {
 	// Nothing runs now: a send starts at once, not after the wait.
 	sctx, cancel := context.WithTimeout(ctx, 20*time.Second)
 	defer cancel()
-	if _, err := l.SendPreapproved(sctx, ledger.PreapprovalSend{Sender: senders[0], Receiver: receivers[1],
+	if _, err := l.Preapprovals().Send(sctx, ledger.PreapprovalSend{Sender: senders[0], Receiver: receivers[1],
 		Amount: coin.MustParse("1"), DeduplicationID: "alone"}); err != nil {
 		t.Errorf("a send with no batch running: %v", err)
 	}

@@ -42,7 +42,7 @@ func TestSendBatchFastOnStaleCache(t *testing.T) {
 		return sum.String()
 	}
 	send := func(id string) (*ledger.TransferResult, error) {
-		return l.SendPreapproved(ctx, ledger.PreapprovalSend{Sender: s, Receiver: r, Amount: coin.MustParse("1"), DeduplicationID: id})
+		return l.Preapprovals().Send(ctx, ledger.PreapprovalSend{Sender: s, Receiver: r, Amount: coin.MustParse("1"), DeduplicationID: id})
 	}
 	mustSend := func(what string) *ledger.TransferResult {
 		t.Helper()
@@ -97,16 +97,16 @@ func TestSendBatchFastOnStaleCache(t *testing.T) {
 	}
 
 	// The receiver's preapproval is renewed (a new contract), then cancelled.
-	p, err := l.LivePreapproval(ctx, r)
+	p, err := l.Preapprovals().Live(ctx, r)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := l.RenewPreapproval(ctx, p.ContractID); err != nil {
+	if _, err := l.Preapprovals().Renew(ctx, p.ContractID); err != nil {
 		t.Fatal(err)
 	}
 	fast("send after the preapproval was renewed", false)
 	fast("send through the renewed preapproval", true)
-	if err := l.CancelPreapproval(ctx, r); err != nil {
+	if err := l.Preapprovals().Cancel(ctx, r); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := send("after-cancel"); !ledger.IsValidation(err) {
@@ -158,7 +158,7 @@ func sendAtOnce(l *ledger.Ledger, n, each int, send func(i, k int) ledger.Preapp
 			defer wg.Done()
 			<-start
 			for k := range each {
-				if _, err := l.SendPreapproved(context.Background(), send(i, k)); err != nil && errs[i] == nil {
+				if _, err := l.Preapprovals().Send(context.Background(), send(i, k)); err != nil && errs[i] == nil {
 					errs[i] = err
 				}
 			}

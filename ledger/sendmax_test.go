@@ -19,7 +19,7 @@ func TestMaxSendIsWhatOneTransferCanSend(t *testing.T) {
 		sender, receiver := ledgertest.Party(t, l), ledgertest.Party(t, l)
 		ledgertest.Mint(t, l, sender, "100")
 		ledgertest.Mint(t, l, sender, "23.4567")
-		if _, _, err := l.CreatePreapproval(ctx, receiver); err != nil {
+		if _, _, err := l.Preapprovals().Create(ctx, receiver); err != nil {
 			t.Fatal(err)
 		}
 		max, err := l.MaxSend(ctx, sender)
@@ -29,11 +29,11 @@ func TestMaxSendIsWhatOneTransferCanSend(t *testing.T) {
 			t.Fatalf("MaxSend = %s, %v; want the balance 123.4567", max, err)
 		}
 		more := max.Add(coin.MustParse("0.0000000001"))
-		_, err = l.SendPreapproved(ctx, ledger.PreapprovalSend{Sender: sender, Receiver: receiver, Amount: more, DeduplicationID: "over"})
+		_, err = l.Preapprovals().Send(ctx, ledger.PreapprovalSend{Sender: sender, Receiver: receiver, Amount: more, DeduplicationID: "over"})
 		if !errors.Is(err, ledger.ErrInsufficientFunds) {
 			t.Errorf("sending MaxSend + 1e-10 = %v, want insufficient funds", err)
 		}
-		if _, err := l.SendPreapproved(ctx, ledger.PreapprovalSend{Sender: sender, Receiver: receiver, Amount: max, DeduplicationID: "max"}); err != nil {
+		if _, err := l.Preapprovals().Send(ctx, ledger.PreapprovalSend{Sender: sender, Receiver: receiver, Amount: max, DeduplicationID: "max"}); err != nil {
 			t.Fatalf("sending MaxSend %s: %v", max, err)
 		}
 		if left, err := l.MaxSend(ctx, sender); err != nil || !left.IsZero() {

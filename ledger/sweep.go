@@ -120,7 +120,7 @@ func (l *Ledger) Sweep(ctx context.Context, c SweepConfig) (SweepResult, error) 
 		return res, nil
 	}
 	if c.UsePreapproval {
-		_, err := l.SendPreapproved(ctx, PreapprovalSend{
+		_, err := l.Preapprovals().Send(ctx, PreapprovalSend{
 			Sender: c.Sender, Receiver: c.Receiver, Amount: amount,
 			DeduplicationID: "sweep-" + uuid.NewString(), Description: SweepDescription(c.Receiver),
 		})

@@ -48,7 +48,7 @@ func TestSweep(t *testing.T) {
 					}
 				}
 				if tt.preapproval {
-					if _, _, err := l.CreatePreapproval(ctx, receiver); err != nil {
+					if _, _, err := l.Preapprovals().Create(ctx, receiver); err != nil {
 						t.Fatal(err)
 					}
 				}

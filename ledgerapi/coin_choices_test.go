@@ -244,19 +244,19 @@ func TestCoinPreapprovals(t *testing.T) {
 		wantCode(t, "bob proposes for xena", code, b, http.StatusBadRequest, "DAML_AUTHORIZATION_ERROR")
 		e.executeRefused(t, x, "p-1", e.proposal(x.party, op, &wrongDSO), nil, http.StatusBadRequest, "DAML_INTERPRETATION_ERROR")
 		e.executeRefused(t, x, "p-2", e.proposal(x.party, bob, &dso), nil, http.StatusBadRequest, "INVALID_ARGUMENT")
-		if _, err := e.l.PreapprovalOf(ctx, x.party); !errors.Is(err, ledger.ErrNotFound) {
+		if _, err := e.l.Preapprovals().Of(ctx, x.party); !errors.Is(err, ledger.ErrNotFound) {
 			t.Fatalf("a preapproval after the refusals: %v", err)
 		}
 
 		e.run(x, "p-3", e.proposal(x.party, op, &dso), nil)
-		pre, err := e.l.PreapprovalOf(ctx, x.party)
+		pre, err := e.l.Preapprovals().Of(ctx, x.party)
 		if err != nil {
 			t.Fatalf("no preapproval after the proposal: %v", err)
 		}
 		if pre.Provider != op || !pre.ExpiresAt.Equal(e.clock.Now().Add(ledger.PreapprovalLifetime)) {
 			t.Errorf("preapproval %+v", pre)
 		}
-		fee := e.l.PreapprovalFee(ledger.PreapprovalLifetime, price)
+		fee := e.l.Preapprovals().Fee(ledger.PreapprovalLifetime, price)
 		if got := e.balance(op); !got.Equal(before.Sub(fee)) {
 			t.Errorf("the operator holds %s, want %s - %s", got, before, fee)
 		}
@@ -278,11 +278,11 @@ func TestCoinPreapprovals(t *testing.T) {
 		before = e.balance(op)
 		until := pre.ExpiresAt.Add(30 * 24 * time.Hour)
 		e.mustCommand("admin", "r-2", op, renew(until), nil)
-		renewed, err := e.l.PreapprovalOf(ctx, x.party)
+		renewed, err := e.l.Preapprovals().Of(ctx, x.party)
 		if err != nil || renewed.ContractID == pre.ContractID || !renewed.ExpiresAt.Equal(until) {
 			t.Fatalf("after renewal: %+v %v", renewed, err)
 		}
-		if got, want := e.balance(op), before.Sub(e.l.PreapprovalFee(30*24*time.Hour, price)); !got.Equal(want) {
+		if got, want := e.balance(op), before.Sub(e.l.Preapprovals().Fee(30*24*time.Hour, price)); !got.Equal(want) {
 			t.Errorf("the operator holds %s after renewing, want %s", got, want)
 		}
 		code, b = e.command("admin", "r-3", op, renew(until.Add(time.Hour)), nil)
@@ -294,7 +294,7 @@ func TestCoinPreapprovals(t *testing.T) {
 		code, b = e.command("bob", "c-0", bob, cancel(bob), nil)
 		wantCode(t, "bob cancels", code, b, http.StatusBadRequest, "DAML_AUTHORIZATION_ERROR")
 		e.run(x, "c-1", cancel(x.party), nil)
-		if _, err := e.l.PreapprovalOf(ctx, x.party); !errors.Is(err, ledger.ErrNotFound) {
+		if _, err := e.l.Preapprovals().Of(ctx, x.party); !errors.Is(err, ledger.ErrNotFound) {
 			t.Errorf("a preapproval after cancelling: %v", err)
 		}
 		code, b = e.command("admin", "c-2", op, cancel(op), nil)
@@ -302,7 +302,7 @@ func TestCoinPreapprovals(t *testing.T) {
 
 		// A local receiver proposes by submit-and-wait.
 		e.mustCommand("bob", "p-4", bob, e.proposal(bob, op, nil), nil)
-		if p, err := e.l.PreapprovalOf(ctx, bob); err != nil || p.Provider != op {
+		if p, err := e.l.Preapprovals().Of(ctx, bob); err != nil || p.Provider != op {
 			t.Errorf("bob's preapproval %+v %v", p, err)
 		}
 	})
@@ -550,7 +550,7 @@ func TestCoinAsyncCompletions(t *testing.T) {
 		if f, _ := featured.New(e.l).IsFeatured(ctx, alice); !f {
 			t.Error("alice is not featured")
 		}
-		if _, err := e.l.PreapprovalOf(ctx, alice); err != nil {
+		if _, err := e.l.Preapprovals().Of(ctx, alice); err != nil {
 			t.Errorf("alice's preapproval: %v", err)
 		}
 	})
@@ -756,11 +756,11 @@ func TestCoinScanProxyContext(t *testing.T) {
 	e.mustCommand("alice", "tap", alice, exercise(amuletRules.TemplateID, amuletRules.ContractID, "AmuletRules_DevNet_Tap",
 		map[string]any{"receiver": alice, "amount": "5", "openRound": round.ContractID}), disclose)
 
-	pre, _, err := e.l.CreatePreapproval(ctx, alice)
+	pre, _, err := e.l.Preapprovals().Create(ctx, alice)
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := e.l.PreapprovalOf(ctx, alice)
+	p, err := e.l.Preapprovals().Of(ctx, alice)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -780,11 +780,11 @@ func TestCoinChoicesLedgerEffects(t *testing.T) {
 	ctx := context.Background()
 	op := e.l.Operator()
 	bob := e.user("bob", "")
-	pre, _, err := e.l.CreatePreapproval(ctx, bob)
+	pre, _, err := e.l.Preapprovals().Create(ctx, bob)
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := e.l.PreapprovalOf(ctx, bob)
+	p, err := e.l.Preapprovals().Of(ctx, bob)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -817,7 +817,7 @@ func TestCoinChoicesLedgerEffects(t *testing.T) {
 	if x := renewed[string(pre)]; x.Choice != "TransferPreapproval_Renew" || !x.Consuming {
 		t.Errorf("the renewal shows %+v", renewed)
 	}
-	p2, err := e.l.PreapprovalOf(ctx, bob)
+	p2, err := e.l.Preapprovals().Of(ctx, bob)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -420,7 +420,7 @@ func (s *Server) preapprovalSend(r *http.Request, actAs []coin.PartyID, cid coin
 	if arg.Description != nil {
 		send.Description = *arg.Description
 	}
-	res, err := s.l.SendPreapproved(r.Context(), send)
+	res, err := s.l.Preapprovals().Send(r.Context(), send)
 	if err != nil {
 		return 0, err
 	}

@@ -29,7 +29,7 @@ func TestDurableAsyncResumesKeptSubmissions(t *testing.T) {
 			ctx := context.Background()
 			first := newEnv(t, i) // the process that dies, not durable itself
 			alice, bob := first.user("alice", "25"), first.user("bob", "")
-			pre, _, err := first.l.CreatePreapproval(ctx, bob)
+			pre, _, err := first.l.Preapprovals().Create(ctx, bob)
 			if err != nil {
 				t.Fatal(err)
 			}

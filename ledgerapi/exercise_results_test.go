@@ -109,21 +109,21 @@ func TestCoinExerciseResults(t *testing.T) {
 		}
 
 		ledgertest.Mint(t, e.l, op, "100000")
-		pre, _, err := e.l.CreatePreapproval(ctx, bob)
+		pre, _, err := e.l.Preapprovals().Create(ctx, bob)
 		if err != nil {
 			t.Fatal(err)
 		}
-		p, err := e.l.PreapprovalOf(ctx, bob)
+		p, err := e.l.Preapprovals().Of(ctx, bob)
 		if err != nil {
 			t.Fatal(err)
 		}
-		fee := e.l.PreapprovalFee(30*24*time.Hour, e.currentPrice())
+		fee := e.l.Preapprovals().Fee(30*24*time.Hour, e.currentPrice())
 		_, r = e.rootResult("admin", "renew", op, exercise(preapprovalTemplate, string(pre), "TransferPreapproval_Renew", map[string]any{
 			"context": map[string]any{"context": map[string]any{"openMiningRound": round, "issuingMiningRounds": []any{}, "validatorRights": []any{}, "featuredAppRight": nil},
 				"amuletRules": string(e.l.RulesContractID())},
 			"inputs": []any{}, "newExpiresAt": p.ExpiresAt.Add(30 * 24 * time.Hour).Format(time.RFC3339Nano),
 		}), nil)
-		renewed, err := e.l.PreapprovalOf(ctx, bob)
+		renewed, err := e.l.Preapprovals().Of(ctx, bob)
 		if err != nil {
 			t.Fatal(err)
 		}

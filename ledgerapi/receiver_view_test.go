@@ -55,7 +55,7 @@ func TestReceiverSeesOneStepTransfer(t *testing.T) {
 	forEachEngine(t, func(t *testing.T, e *env) {
 		ctx := context.Background()
 		alice, bob := e.user("alice", "100"), e.user("bob", "")
-		pre, _, err := e.l.CreatePreapproval(ctx, bob)
+		pre, _, err := e.l.Preapprovals().Create(ctx, bob)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -20,7 +20,7 @@ func TestAsyncResubmitAppliesOnce(t *testing.T) {
 	forEachEngine(t, func(t *testing.T, e *env) {
 		ctx := context.Background()
 		alice, bob := e.user("alice", "5"), e.user("bob", "")
-		pre, _, err := e.l.CreatePreapproval(ctx, bob)
+		pre, _, err := e.l.Preapprovals().Create(ctx, bob)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -271,7 +271,7 @@ func TestWSCompletions(t *testing.T) {
 	forEachEngineWS(t, ledgerapi.StreamConfig{}, func(t *testing.T, e *env) {
 		ctx := context.Background()
 		alice, bob := e.user("alice", "100"), e.user("bob", "")
-		pre, _, err := e.l.CreatePreapproval(ctx, bob)
+		pre, _, err := e.l.Preapprovals().Create(ctx, bob)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -135,7 +135,7 @@ func TestExternalPreapprovalCLI(t *testing.T) {
 	if !strings.Contains(out, "transfer_preapproval_contract_id ") {
 		t.Fatalf("setup-preapproval printed %q", out)
 	}
-	if _, err := l.PreapprovalOf(context.Background(), coin.PartyID(recv)); err != nil {
+	if _, err := l.Preapprovals().Of(context.Background(), coin.PartyID(recv)); err != nil {
 		t.Fatal(err)
 	}
 	for i := 0; i < 3; i++ {

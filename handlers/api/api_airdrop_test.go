@@ -46,7 +46,7 @@ func TestAirdropEndpoint(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, p := range []coin.PartyID{alice, bob} {
-		if _, _, err := l.CreatePreapproval(ctx, p); err != nil {
+		if _, _, err := l.Preapprovals().Create(ctx, p); err != nil {
 			t.Fatal(err)
 		}
 	}

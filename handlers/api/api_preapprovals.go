@@ -16,7 +16,7 @@ func (h *Handler) createTransferPreapproval(w http.ResponseWriter, r *http.Reque
 	if err != nil {
 		return err
 	}
-	cid, exists, err := h.l.CreatePreapproval(r.Context(), p)
+	cid, exists, err := h.l.Preapprovals().Create(r.Context(), p)
 	if err != nil {
 		return err
 	}
@@ -53,7 +53,7 @@ func (h *Handler) transferPreapprovalSend(w http.ResponseWriter, r *http.Request
 	if err != nil {
 		return err
 	}
-	_, err = h.l.SendPreapproved(r.Context(), ledger.PreapprovalSend{
+	_, err = h.l.Preapprovals().Send(r.Context(), ledger.PreapprovalSend{
 		Sender: sender, Receiver: receiver, Amount: amount, DeduplicationID: *req.DeduplicationID, Description: req.Description,
 	})
 	if err != nil {
@@ -65,7 +65,7 @@ func (h *Handler) transferPreapprovalSend(w http.ResponseWriter, r *http.Request
 // lookupTransferPreapprovalByParty answers GET
 // /v0/admin/transfer-preapprovals/by-party/{receiver-party}.
 func (h validatorAdmin) lookupTransferPreapprovalByParty(w http.ResponseWriter, r *http.Request) error {
-	p, err := h.l.LivePreapproval(r.Context(), coin.PartyID(r.PathValue("receiver")))
+	p, err := h.l.Preapprovals().Live(r.Context(), coin.PartyID(r.PathValue("receiver")))
 	if err != nil {
 		return err
 	}
@@ -75,7 +75,7 @@ func (h validatorAdmin) lookupTransferPreapprovalByParty(w http.ResponseWriter, 
 // cancelTransferPreapprovalByParty answers DELETE
 // /v0/admin/transfer-preapprovals/by-party/{receiver-party}.
 func (h validatorAdmin) cancelTransferPreapprovalByParty(w http.ResponseWriter, r *http.Request) error {
-	if err := h.l.CancelPreapproval(r.Context(), coin.PartyID(r.PathValue("receiver"))); err != nil {
+	if err := h.l.Preapprovals().Cancel(r.Context(), coin.PartyID(r.PathValue("receiver"))); err != nil {
 		return err
 	}
 	return web.WriteJSON(w, http.StatusOK, struct{}{})
@@ -84,7 +84,7 @@ func (h validatorAdmin) cancelTransferPreapprovalByParty(w http.ResponseWriter, 
 // listTransferPreapprovals answers GET /v0/admin/transfer-preapprovals: the
 // preapprovals the validator operator provides.
 func (h validatorAdmin) listTransferPreapprovals(w http.ResponseWriter, r *http.Request) error {
-	ps, err := h.l.Preapprovals(r.Context())
+	ps, err := h.l.Preapprovals().All(r.Context())
 	if err != nil {
 		return err
 	}

@@ -290,7 +290,7 @@ func testRegistryAfterAdvanceRounds(t *testing.T, a *handlerstest.API) {
 	alice, alicePID := a.User("alice", "100")
 	_, bobPID := a.User("bob", "")
 	_, carolPID := a.User("carol", "")
-	if _, _, err := a.L.CreatePreapproval(t.Context(), carolPID); err != nil {
+	if _, _, err := a.L.Preapprovals().Create(t.Context(), carolPID); err != nil {
 		t.Fatal(err)
 	}
 	admin, anon := a.As("admin"), a.As("")

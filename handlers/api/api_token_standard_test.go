@@ -216,7 +216,7 @@ func TestTokenStandardTransferDirect(t *testing.T) {
 	handlerstest.ForEachAPI(t, func(t *testing.T, a *handlerstest.API) {
 		alice, alicePID := a.User("alice", "100")
 		carol, carolPID := a.User("carol", "")
-		if _, _, err := a.L.CreatePreapproval(t.Context(), carolPID); err != nil {
+		if _, _, err := a.L.Preapprovals().Create(t.Context(), carolPID); err != nil {
 			t.Fatal(err)
 		}
 		dso := string(a.L.DSO())

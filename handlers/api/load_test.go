@@ -67,7 +67,7 @@ func TestConcurrentHTTPLoad(t *testing.T) {
 		// Half the parties preapprove: a token-standard transfer to them
 		// completes at once, to the others it waits as an instruction.
 		if i%2 == 0 {
-			if _, _, err := e.l.CreatePreapproval(ctx, p); err != nil {
+			if _, _, err := e.l.Preapprovals().Create(ctx, p); err != nil {
 				t.Fatal(err)
 			}
 		}

@@ -131,7 +131,7 @@ func TestRequestBounds(t *testing.T) {
 	handlerstest.ForEachAPI(t, func(t *testing.T, a *handlerstest.API) {
 		alice, _ := a.User("alice", "1000")
 		_, bobPID := a.User("bob", "")
-		bobPreapproval, _, err := a.L.CreatePreapproval(t.Context(), bobPID)
+		bobPreapproval, _, err := a.L.Preapprovals().Create(t.Context(), bobPID)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -211,7 +211,7 @@ func TestVictimProperty(t *testing.T) {
 		rng := rand.New(rand.NewSource(21))
 		attacker, attackerPID := a.User("alice", "")
 		_, victim := a.User("bob", "10")
-		victimPreapproval, _, err := a.L.CreatePreapproval(t.Context(), victim)
+		victimPreapproval, _, err := a.L.Preapprovals().Create(t.Context(), victim)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -23,7 +23,7 @@ func (h delegationPages) uiDelegations(w http.ResponseWriter, r *http.Request, s
 
 func (h delegationPages) delegationsModel(ctx context.Context, s *web.Session, party coin.PartyID) (views.Delegations, error) {
 	m := views.Delegations{Page: h.page(s, "Approvals", "approvals")}
-	p, err := h.l.PreapprovalOf(ctx, party)
+	p, err := h.l.Preapprovals().Of(ctx, party)
 	switch {
 	case err == nil:
 		m.PreapprovalExpires, m.PreapprovalCID = p.ExpiresAt, string(p.ContractID)
@@ -54,7 +54,7 @@ func (h delegationPages) delegationsModel(ctx context.Context, s *web.Session, p
 // uiCreatePreapproval serves POST /preapproval: the user's preapproval,
 // provided (and paid) by the validator operator.
 func (h delegationPages) uiCreatePreapproval(w http.ResponseWriter, r *http.Request, s *web.Session) error {
-	_, exists, err := h.l.CreatePreapproval(r.Context(), uiParty(r))
+	_, exists, err := h.l.Preapprovals().Create(r.Context(), uiParty(r))
 	if err != nil {
 		return h.delegationsError(w, r, s, err)
 	}
@@ -69,7 +69,7 @@ func (h delegationPages) uiCreatePreapproval(w http.ResponseWriter, r *http.Requ
 // uiRevokePreapproval serves POST /preapproval/revoke: the undo of
 // uiCreatePreapproval; senders must make offers again.
 func (h delegationPages) uiRevokePreapproval(w http.ResponseWriter, r *http.Request, s *web.Session) error {
-	if err := h.l.CancelPreapproval(r.Context(), uiParty(r)); err != nil {
+	if err := h.l.Preapprovals().Cancel(r.Context(), uiParty(r)); err != nil {
 		return h.delegationsError(w, r, s, err)
 	}
 	done(w, r, approvalsOrBack(r), "preapproval-revoked")

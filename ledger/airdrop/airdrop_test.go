@@ -29,7 +29,7 @@ func TestAirdropWithAutoMerge(t *testing.T) {
 		ledgertest.Mint(t, l, op, "1000")
 		a, b, c := ledgertest.AirdropRecipient(t, l, 30), ledgertest.AirdropRecipient(t, l, 3), ledgertest.AirdropRecipient(t, l, ledger.MergeTarget)
 		noDelegation := ledgertest.Party(t, l)
-		if _, _, err := l.CreatePreapproval(ctx, noDelegation); err != nil {
+		if _, _, err := l.Preapprovals().Create(ctx, noDelegation); err != nil {
 			t.Fatal(err)
 		}
 		noPreapproval := ledgertest.Party(t, l)

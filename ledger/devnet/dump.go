@@ -134,7 +134,7 @@ func dumpParty(ctx context.Context, l *ledger.Ledger, dg *delegations.Service, f
 	if len(p.Holdings) == 1 {
 		p.Balance, p.Holdings = p.Holdings[0], nil
 	}
-	if _, err := l.PreapprovalOf(ctx, party); err == nil {
+	if _, err := l.Preapprovals().Of(ctx, party); err == nil {
 		p.Preapproval = true
 	} else if !errors.Is(err, ledger.ErrNotFound) {
 		return err

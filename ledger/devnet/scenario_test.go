@@ -82,7 +82,7 @@ func TestScenarioExamples(t *testing.T) {
 		if got := available(t, l, bob); !got.Equal(coin.MustParse("250")) {
 			t.Errorf("bob has %s; want 250", got)
 		}
-		if _, err := l.PreapprovalOf(ctx, bob); err != nil {
+		if _, err := l.Preapprovals().Of(ctx, bob); err != nil {
 			t.Errorf("bob's preapproval: %v", err)
 		}
 		o, err := pending.New(l).OfferStatus(ctx, alice, "invoice-17")

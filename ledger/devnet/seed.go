@@ -48,7 +48,7 @@ func NewScenarioKeys(sc *Scenario, keys map[string]ed25519.PrivateKey) (map[stri
 }
 
 // Seed creates what sc describes, all of it or nothing, each item through
-// the ledger's own operation (Onboard, Mint, CreatePreapproval, CreateOffer,
+// the ledger's own operation (Onboard, Mint, Preapprovals().Create, CreateOffer,
 // CreateTransferInstruction, ...), so every rule applies as it would to a
 // request. Each item is its own update, as on the real network; what
 // makes the whole seed one step is a snapshot taken first and restored if
@@ -146,7 +146,7 @@ func (s *seeding) run(ctx context.Context) error {
 		if !p.Preapproval {
 			return nil
 		}
-		_, _, err := l.CreatePreapproval(ctx, party)
+		_, _, err := l.Preapprovals().Create(ctx, party)
 		return err
 	}); err != nil {
 		return err

@@ -66,7 +66,7 @@ func TestExternalPreapprovalFlow(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		pre, err := l.PreapprovalOf(ctx, recv)
+		pre, err := l.Preapprovals().Of(ctx, recv)
 		if err != nil || pre.ContractID != res.ContractID || pre.Provider != l.Operator() || !pre.ExpiresAt.Equal(clock.Now().Add(ledger.PreapprovalLifetime).Truncate(time.Microsecond)) {
 			t.Fatalf("preapproval = %+v, %v; submit = %+v", pre, err, res)
 		}

@@ -140,10 +140,10 @@ func TestHistoryOwnActions(t *testing.T) {
 			t.Fatal(err)
 		}
 		c := ledgertest.Party(t, l)
-		if _, _, err := l.CreatePreapproval(ctx, c); err != nil {
+		if _, _, err := l.Preapprovals().Create(ctx, c); err != nil {
 			t.Fatal(err)
 		}
-		if err := l.CancelPreapproval(ctx, c); err != nil {
+		if err := l.Preapprovals().Cancel(ctx, c); err != nil {
 			t.Fatal(err)
 		}
 		notes := func(p coin.PartyID) string {

@@ -71,7 +71,7 @@ func AirdropRecipient(t *testing.T, l *ledger.Ledger, n int) coin.PartyID {
 		MintMany(t, l, p, n, "1")
 	}
 	Delegate(t, l, p)
-	if _, _, err := l.CreatePreapproval(context.Background(), p); err != nil {
+	if _, _, err := l.Preapprovals().Create(context.Background(), p); err != nil {
 		t.Fatal(err)
 	}
 	return p

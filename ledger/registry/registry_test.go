@@ -45,7 +45,7 @@ func TestTransferFactoryKinds(t *testing.T) {
 				t.Errorf("%s -> %s = %+v, %v; want %s", c.sender, c.receiver, f, err, c.kind)
 			}
 		}
-		pre, _, err := l.CreatePreapproval(ctx, b)
+		pre, _, err := l.Preapprovals().Create(ctx, b)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -152,7 +152,7 @@ func TestReassignmentRefusedEverywhere(t *testing.T) {
 		o1, o2 := offer("o1"), offer("o2")
 		// c pre-approves direct transfers.
 		c := ledgertest.Party(t, l)
-		pre, _, err := l.CreatePreapproval(ctx, c)
+		pre, _, err := l.Preapprovals().Create(ctx, c)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -196,13 +196,13 @@ func TestReassignmentRefusedEverywhere(t *testing.T) {
 			refused("external transfer", err)
 			_, err = l.CreateTransferInstruction(ctx, ledger.TransferInstructionRequest{Sender: a, Receiver: b, Amount: coin.MustParse("1"), ExecuteBefore: clock.Now().Add(time.Hour)})
 			refused("instruction creation", err)
-			_, err = l.SendPreapproved(ctx, ledger.PreapprovalSend{Sender: a, Receiver: c, Amount: coin.MustParse("1"), DeduplicationID: "during-rules"})
+			_, err = l.Preapprovals().Send(ctx, ledger.PreapprovalSend{Sender: a, Receiver: c, Amount: coin.MustParse("1"), DeduplicationID: "during-rules"})
 			refused("one-step send", err)
 		})
 		// The receiver's own preapproval being reassigned stops a one-step
 		// send to it (and a token-standard transfer, which goes direct).
 		reassign(pre, func() {
-			_, err := l.SendPreapproved(ctx, ledger.PreapprovalSend{Sender: a, Receiver: c, Amount: coin.MustParse("1"), DeduplicationID: "during-preapproval"})
+			_, err := l.Preapprovals().Send(ctx, ledger.PreapprovalSend{Sender: a, Receiver: c, Amount: coin.MustParse("1"), DeduplicationID: "during-preapproval"})
 			refused("one-step send through the preapproval", err)
 			_, err = l.CreateTransferInstruction(ctx, ledger.TransferInstructionRequest{Sender: a, Receiver: c, Amount: coin.MustParse("1"), ExecuteBefore: clock.Now().Add(time.Hour)})
 			refused("direct token-standard transfer", err)
@@ -233,7 +233,7 @@ func TestReassignmentRefusedEverywhere(t *testing.T) {
 		if err := l.WithdrawOffer(ctx, a, o2); err != nil {
 			t.Errorf("offer withdraw after the reassignment: %v", err)
 		}
-		if _, err := l.SendPreapproved(ctx, ledger.PreapprovalSend{Sender: a, Receiver: c, Amount: coin.MustParse("1"), DeduplicationID: "after"}); err != nil {
+		if _, err := l.Preapprovals().Send(ctx, ledger.PreapprovalSend{Sender: a, Receiver: c, Amount: coin.MustParse("1"), DeduplicationID: "after"}); err != nil {
 			t.Errorf("one-step send after the reassignments: %v", err)
 		}
 	})

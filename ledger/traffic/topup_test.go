@@ -130,7 +130,7 @@ func TestWalletAutomationsConcurrent(t *testing.T) {
 		// A second sender sweeps through the receiver's preapproval.
 		sender2 := ledgertest.Party(t, l)
 		ledgertest.Mint(t, l, sender2, "1000")
-		if _, _, err := l.CreatePreapproval(ctx, receiver); err != nil {
+		if _, _, err := l.Preapprovals().Create(ctx, receiver); err != nil {
 			t.Fatal(err)
 		}
 		sweep2 := sweep
