@@ -214,17 +214,13 @@ type cliCompletion struct {
 // by interface with the registry's context, submitted by submit.
 func (c *tscli) transfer(x extParty, receiver coin.PartyID, amount, instrumentAdmin, reason string) cliCompletion {
 	c.t.Helper()
-	end := c.ledgerEnd(x.user)
-	acs := c.decode(c.call(x.user, http.MethodPost, "/v2/state/active-contracts", map[string]any{
-		"filter":  map[string]any{"filtersByParty": cliFilters(x.party, []string{holdingIface}, false)},
-		"verbose": false, "activeAtOffset": end,
-	})).([]any)
-	if len(acs) == 0 {
+	held := c.holdings(x)
+	if len(held) == 0 {
 		c.t.Fatal("Sender has no holdings, so transfer can't be executed.")
 	}
 	inputs := []string{}
-	for _, h := range acs {
-		inputs = append(inputs, c.str(h, "contractEntry", "JsActiveContract", "createdEvent", "contractId"))
+	for _, h := range held {
+		inputs = append(inputs, h.ContractID)
 	}
 	now := c.e.clock.Now().UTC() // dayjs() as JSON: ISO 8601, milliseconds, Z
 	args := map[string]any{
@@ -244,6 +240,34 @@ func (c *tscli) transfer(x extParty, receiver coin.PartyID, amount, instrumentAd
 	ex := map[string]any{"templateId": factoryIface, "contractId": c.str(factory, "factoryId"),
 		"choice": "TransferFactory_Transfer", "choiceArgument": args}
 	return c.submit(x, ex, c.list(factory, "choiceContext", "disclosedContracts"))
+}
+
+// holdings is the CLI's list-holdings: x's active contracts through the
+// Holding interface at the ledger end (the deprecated `filter` field),
+// each with its Holding view. The blob and synchronizer are read too, as
+// the CLI's earlier transfer disclosed the sender's holdings with them.
+func (c *tscli) holdings(x extParty) []cliHolding {
+	c.t.Helper()
+	end := c.ledgerEnd(x.user)
+	acs, ok := c.decode(c.call(x.user, http.MethodPost, "/v2/state/active-contracts", map[string]any{
+		"filter":  map[string]any{"filtersByParty": cliFilters(x.party, []string{holdingIface}, false)},
+		"verbose": false, "activeAtOffset": end,
+	})).([]any)
+	if !ok {
+		c.t.Fatal("active contracts: not an array")
+	}
+	p := &cliParser{c: c, party: string(x.party), user: x.user}
+	var out []cliHolding
+	for _, h := range acs {
+		ac := c.obj(h, "contractEntry", "JsActiveContract")
+		if c.str(ac, "synchronizerId") != c.e.l.SynchronizerID() || c.str(ac, "createdEvent", "createdEventBlob") == "" {
+			c.t.Errorf("active holding %v: no synchronizer or blob", ac)
+		}
+		ev := c.obj(ac, "createdEvent")
+		c.str(ev, "templateId")
+		out = append(out, p.holding(p.viewOf(ev, holdingIface), c.str(ev, "contractId")))
+	}
+	return out
 }
 
 // accept is the CLI's accept-transfer-instruction: the registry's accept
@@ -846,9 +870,11 @@ func TestTokenStandardCLIFlows(t *testing.T) {
 		c2 := cli.accept(bob, ins[0].ContractID)
 		// transfer to carol: completed at once.
 		c3 := cli.transfer(alice, carol.party, "10.5", string(dso), "rent")
-		if !e.holds(alice.user, alice.party).Equal(coin.MustParse("64.5")) ||
-			!e.holds(bob.user, bob.party).Equal(coin.MustParse("25")) || !e.holds(carol.user, carol.party).Equal(coin.MustParse("10.5")) {
-			t.Errorf("holdings after the flows: alice %s bob %s carol %s", e.holds(alice.user, alice.party), e.holds(bob.user, bob.party), e.holds(carol.user, carol.party))
+		// list-holdings.
+		for i, x := range []extParty{alice, bob, carol} {
+			if got, want := change(cli.holdings(x), nil), []string{"64.5000000000", "25.0000000000", "10.5000000000"}[i]; got != want {
+				t.Errorf("%s holds %s, want %s", x.user, got, want)
+			}
 		}
 
 		// The results of the two TransferFactory_Transfer exercises, as the
