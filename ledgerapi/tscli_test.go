@@ -274,8 +274,15 @@ func (c *tscli) holdings(x extParty) []cliHolding {
 // context (an empty request), TransferInstruction_Accept by interface.
 func (c *tscli) accept(x extParty, instruction string) cliCompletion {
 	c.t.Helper()
-	cc := c.decode(c.call("", http.MethodPost, registryPrefix+"/"+url.PathEscape(instruction)+"/choice-contexts/accept", map[string]any{}))
-	ex := map[string]any{"templateId": instructionIface, "contractId": instruction, "choice": "TransferInstruction_Accept",
+	return c.instructionChoice(x, instruction, "accept", "TransferInstruction_Accept")
+}
+
+// instructionChoice is accept's path for another choice on the
+// instruction (the CLI has a command for accept only).
+func (c *tscli) instructionChoice(x extParty, instruction, context, choice string) cliCompletion {
+	c.t.Helper()
+	cc := c.decode(c.call("", http.MethodPost, registryPrefix+"/"+url.PathEscape(instruction)+"/choice-contexts/"+context, map[string]any{}))
+	ex := map[string]any{"templateId": instructionIface, "contractId": instruction, "choice": choice,
 		"choiceArgument": map[string]any{"extraArgs": map[string]any{"context": c.get(cc, "choiceContextData"), "meta": map[string]any{"values": map[string]any{}}}}}
 	return c.submit(x, ex, c.list(cc, "disclosedContracts"))
 }
@@ -844,9 +851,10 @@ func (p *cliParser) fromInstruction(ex map[string]any, choice string) *cliEvent 
 // token-standard CLI does: alice (external) taps; `transfer` to bob, who
 // has no preapproval, leaves an instruction pending; bob
 // `accept-transfer-instruction`s it; `transfer` to carol, who has a
-// preapproval, completes at once; `list-holding-txs --strict` for each
-// reads every field the CLI's parser reads and labels each transfer as
-// the CLI would, amounts exact.
+// preapproval, completes at once; bob rejects a second instruction;
+// `list-holdings` and `list-holding-txs --strict` for each read every
+// field the CLI reads and label each change as the CLI would, amounts
+// exact.
 func TestTokenStandardCLIFlows(t *testing.T) {
 	forEachEngine(t, func(t *testing.T, e *env) {
 		cli := newTSCLI(t, e)
@@ -866,10 +874,18 @@ func TestTokenStandardCLIFlows(t *testing.T) {
 		if len(ins) != 1 {
 			t.Fatalf("bob sees %d instructions, want 1", len(ins))
 		}
+		first := ins[0].ContractID
 		// accept-transfer-instruction.
-		c2 := cli.accept(bob, ins[0].ContractID)
+		c2 := cli.accept(bob, first)
 		// transfer to carol: completed at once.
 		c3 := cli.transfer(alice, carol.party, "10.5", string(dso), "rent")
+		// bob rejects a second instruction: alice gets her locked coin back.
+		cli.transfer(alice, bob.party, "5", string(dso), "refused")
+		ins = e.acs(bob.user, filter(bob.party, interfaceFilter(instructionIface, true, false)), e.ledgerEnd())
+		if len(ins) != 1 {
+			t.Fatalf("bob sees %d instructions, want 1", len(ins))
+		}
+		c4 := cli.instructionChoice(bob, ins[0].ContractID, "reject", "TransferInstruction_Reject")
 		// list-holdings.
 		for i, x := range []extParty{alice, bob, carol} {
 			if got, want := change(cli.holdings(x), nil), []string{"64.5000000000", "25.0000000000", "10.5000000000"}[i]; got != want {
@@ -893,8 +909,8 @@ func TestTokenStandardCLIFlows(t *testing.T) {
 				}
 			}
 		}
-		if r := tags[c1.UpdateID]; cli.str(r, "output", "tag") != "TransferInstructionResult_Pending" || cli.str(r, "output", "value", "transferInstructionCid") != ins[0].ContractID {
-			t.Errorf("the transfer to bob's result %v, want Pending with %s", r, ins[0].ContractID)
+		if r := tags[c1.UpdateID]; cli.str(r, "output", "tag") != "TransferInstructionResult_Pending" || cli.str(r, "output", "value", "transferInstructionCid") != first {
+			t.Errorf("the transfer to bob's result %v, want Pending with %s", r, first)
 		}
 		if r := tags[c3.UpdateID]; cli.str(r, "output", "tag") != "TransferInstructionResult_Completed" || len(cli.list(r, "output", "value", "receiverHoldingCids")) != 1 {
 			t.Errorf("the transfer to carol's result %v, want Completed with one holding", r)
@@ -959,8 +975,16 @@ func TestTokenStandardCLIFlows(t *testing.T) {
 				"receiverAmounts": map[string]string{string(bob.party): "25.0000000000"}}},
 			{update: c3.UpdateID, kind: "TransferOut", fields: map[string]any{"reason": "rent", "tokenStandardChoice": "TransferFactory_Transfer",
 				"receiverAmounts": map[string]string{string(carol.party): "10.5000000000"}}, unlocked: "-10.5000000000", locked: "0.0000000000"},
+			{kind: "MergeSplit", fields: map[string]any{"reason": "refused", "tokenStandardChoice": "TransferFactory_Transfer"}},
+			{update: c4.UpdateID, kind: "MergeSplit", fields: map[string]any{"tokenStandardChoice": "TransferInstruction_Reject", "mintAmount": "0.0000000000"}},
 		})
-		if len(aliceEvents) == 4 {
+		if len(aliceEvents) == 6 {
+			if a, b := aliceEvents[5].lockedRat(), aliceEvents[4].lockedRat(); new(big.Rat).Add(a, b).Sign() != 0 || b.Cmp(big.NewRat(5, 1)) < 0 {
+				t.Errorf("the rejected transfer locked %s, the reject unlocked %s", b.FloatString(10), a.FloatString(10))
+			}
+			if g := change(aliceEvents[5].UnlockedCreates, aliceEvents[5].UnlockedArchives); g != aliceEvents[4].lockedRat().FloatString(10) {
+				t.Errorf("the reject returns %s to alice, want %s", g, aliceEvents[4].lockedRat().FloatString(10))
+			}
 			locked := change(aliceEvents[1].LockedCreates, aliceEvents[1].LockedArchives)
 			if l, _ := new(big.Rat).SetString(locked); l.Cmp(big.NewRat(25, 1)) < 0 || len(aliceEvents[1].LockedCreates) != 1 {
 				t.Errorf("the pending transfer locks %s in %d holdings, want at least 25 in one", locked, len(aliceEvents[1].LockedCreates))
