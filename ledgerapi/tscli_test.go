@@ -212,7 +212,11 @@ type cliCompletion struct {
 // Holding interface (the deprecated `filter` field), the registry's
 // transfer factory for the transfer (lock null), TransferFactory_Transfer
 // by interface with the registry's context, submitted by submit.
-func (c *tscli) transfer(x extParty, receiver coin.PartyID, amount, instrumentAdmin, reason string) cliCompletion {
+//
+// With discloseHoldings it also discloses the sender's holdings (their
+// blob, template and synchronizer from the active contracts) before the
+// registry's, as the CLI's earlier transfer did.
+func (c *tscli) transfer(x extParty, receiver coin.PartyID, amount, instrumentAdmin, reason string, discloseHoldings bool) cliCompletion {
 	c.t.Helper()
 	held := c.holdings(x)
 	if len(held) == 0 {
@@ -239,7 +243,15 @@ func (c *tscli) transfer(x extParty, receiver coin.PartyID, amount, instrumentAd
 	args["extraArgs"].(map[string]any)["context"] = c.get(factory, "choiceContext", "choiceContextData")
 	ex := map[string]any{"templateId": factoryIface, "contractId": c.str(factory, "factoryId"),
 		"choice": "TransferFactory_Transfer", "choiceArgument": args}
-	return c.submit(x, ex, c.list(factory, "choiceContext", "disclosedContracts"))
+	disclose := c.list(factory, "choiceContext", "disclosedContracts")
+	if discloseHoldings {
+		var own []any
+		for _, h := range held {
+			own = append(own, h.disclosed)
+		}
+		disclose = append(own, disclose...)
+	}
+	return c.submit(x, ex, disclose)
 }
 
 // holdings is the CLI's list-holdings: x's active contracts through the
@@ -265,7 +277,10 @@ func (c *tscli) holdings(x extParty) []cliHolding {
 		}
 		ev := c.obj(ac, "createdEvent")
 		c.str(ev, "templateId")
-		out = append(out, p.holding(p.viewOf(ev, holdingIface), c.str(ev, "contractId")))
+		h := p.holding(p.viewOf(ev, holdingIface), c.str(ev, "contractId"))
+		h.disclosed = map[string]any{"contractId": h.ContractID, "createdEventBlob": ev["createdEventBlob"],
+			"synchronizerId": ac["synchronizerId"], "templateId": ev["templateId"]}
+		out = append(out, h)
 	}
 	return out
 }
@@ -361,6 +376,7 @@ func (c *tscli) submit(x extParty, ex map[string]any, disclosedFromRegistry []an
 type cliHolding struct {
 	ContractID, Owner, Amount string
 	Locked                    bool
+	disclosed                 map[string]any // as the earlier CLI disclosed an active one
 }
 
 // cliEvent is a TokenStandardEvent of the CLI's parser.
@@ -866,7 +882,7 @@ func TestTokenStandardCLIFlows(t *testing.T) {
 		e.run(carol, "preapproval", e.proposal(carol.party, op, &dso), nil)
 
 		// transfer to bob: pending.
-		c1 := cli.transfer(alice, bob.party, "25", string(dso), "lunch")
+		c1 := cli.transfer(alice, bob.party, "25", string(dso), "lunch", false)
 		if c1.UpdateID == "" || c1.SynchronizerID != e.l.SynchronizerID() || c1.RecordTime == "" {
 			t.Errorf("transfer's completion %+v", c1)
 		}
@@ -877,10 +893,11 @@ func TestTokenStandardCLIFlows(t *testing.T) {
 		first := ins[0].ContractID
 		// accept-transfer-instruction.
 		c2 := cli.accept(bob, first)
-		// transfer to carol: completed at once.
-		c3 := cli.transfer(alice, carol.party, "10.5", string(dso), "rent")
+		// transfer to carol: completed at once (disclosing her holdings as
+		// the earlier CLI did).
+		c3 := cli.transfer(alice, carol.party, "10.5", string(dso), "rent", true)
 		// bob rejects a second instruction: alice gets her locked coin back.
-		cli.transfer(alice, bob.party, "5", string(dso), "refused")
+		cli.transfer(alice, bob.party, "5", string(dso), "refused", false)
 		ins = e.acs(bob.user, filter(bob.party, interfaceFilter(instructionIface, true, false)), e.ledgerEnd())
 		if len(ins) != 1 {
 			t.Fatalf("bob sees %d instructions, want 1", len(ins))
