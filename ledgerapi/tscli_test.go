@@ -11,6 +11,7 @@ package ledgerapi_test
 
 import (
 	"bytes"
+	"context"
 	"crypto/ed25519"
 	"crypto/rand"
 	"crypto/sha256"
@@ -1038,4 +1039,49 @@ func (e cliEvent) lockedRat() *big.Rat {
 func asList(v any) []any {
 	l, _ := v.([]any)
 	return l
+}
+
+// TestTokenStandardCLIHoldingFees: transfers of coin that has paid
+// holding fees over some rounds (to a receiver with a preapproval, to one
+// without, its accept after more rounds, a merge) show, in the CLI's
+// list-holding-txs, nothing minted: the CLI derives mint from the
+// holdings' change and the burn in the result's metadata.
+func TestTokenStandardCLIHoldingFees(t *testing.T) {
+	forEachEngine(t, func(t *testing.T, e *env) {
+		ctx := context.Background()
+		cli := newTSCLI(t, e)
+		dso, op := e.l.DSO(), e.l.Operator()
+		alice, bob, carol := e.external("alice-cli", ""), e.external("bob-cli", ""), e.external("carol-cli", "")
+		ledgertest.Mint(t, e.l, op, "100000")
+		disclose, round := e.rulesContext(alice.party)
+		e.run(alice, "tap", e.tapCommand(alice.party, "100", round), disclose)
+		e.run(carol, "preapproval", e.proposal(carol.party, op, &dso), nil)
+		if _, err := e.l.AdvanceRounds(ctx, 20); err != nil {
+			t.Fatal(err)
+		}
+		ups := map[string]string{
+			cli.transfer(alice, carol.party, "10", string(dso), "late", false).UpdateID: "to carol",
+			cli.transfer(alice, bob.party, "20", string(dso), "later", false).UpdateID:  "to bob",
+		}
+		if _, err := e.l.AdvanceRounds(ctx, 10); err != nil {
+			t.Fatal(err)
+		}
+		ins := e.acs(bob.user, filter(bob.party, interfaceFilter(instructionIface, true, false)), e.ledgerEnd())
+		if len(ins) != 1 {
+			t.Fatalf("bob sees %d instructions, want 1", len(ins))
+		}
+		ups[cli.accept(bob, ins[0].ContractID).UpdateID] = "bob accepts"
+		ups[cli.transfer(alice, alice.party, "1", string(dso), "merge", false).UpdateID] = "merge"
+		for _, x := range []extParty{alice, bob, carol} {
+			txs, _ := cli.holdingTxs(x, 0)
+			for _, tx := range txs {
+				for _, ev := range tx.Events {
+					mint, _ := new(big.Rat).SetString(fmt.Sprint(ev.Label["mintAmount"]))
+					if what, ok := ups[tx.UpdateID]; ok && (mint == nil || mint.Sign() != 0) {
+						t.Errorf("%s sees %s (%s) mint %v, burn %v; want nothing minted", x.user, what, ev.Label["type"], ev.Label["mintAmount"], ev.Label["burnAmount"])
+					}
+				}
+			}
+		}
+	})
 }
