@@ -943,6 +943,10 @@ func TestTokenStandardCLIFlows(t *testing.T) {
 		check := func(x extParty, wants []want) (events []cliEvent) {
 			t.Helper()
 			txs, next := cli.holdingTxs(x, 0)
+			// --after-offset nextOffset, as a user pages on: nothing new.
+			if more, again := cli.holdingTxs(x, next); len(more) != 0 || again > next {
+				t.Errorf("%s: after offset %d: %d transactions, next offset %d", x.user, next, len(more), again)
+			}
 			var got []string
 			for _, tx := range txs {
 				if tx.SynchronizerID != e.l.SynchronizerID() || tx.RecordTime == "" || tx.Offset <= 0 || tx.Offset > next {
