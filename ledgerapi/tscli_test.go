@@ -1089,3 +1089,73 @@ func TestTokenStandardCLIHoldingFees(t *testing.T) {
 		}
 	})
 }
+
+// TestTokenStandardCLIWalletChoices: instructions sent with the CLI and
+// ended in the wallet (bob accepts one on his page, alice withdraws
+// another, bob rejects a third: no Ledger API command) read in the CLI's
+// list-holding-txs --strict under their choices, as on Canton: the accept
+// a TransferOut for alice and a TransferIn for bob, the withdraw and the
+// reject her locked coin back unlocked.
+func TestTokenStandardCLIWalletChoices(t *testing.T) {
+	forEachEngine(t, func(t *testing.T, e *env) {
+		ctx := context.Background()
+		cli := newTSCLI(t, e)
+		dso := e.l.DSO()
+		alice, bob := e.external("alice-cli", ""), e.external("bob-cli", "")
+		disclose, round := e.rulesContext(alice.party)
+		e.run(alice, "tap", e.tapCommand(alice.party, "100", round), disclose)
+		instruction := func(amount string) coin.ContractID {
+			t.Helper()
+			before := map[string]bool{}
+			for _, c := range e.acs(bob.user, filter(bob.party, interfaceFilter(instructionIface, true, false)), e.ledgerEnd()) {
+				before[c.ContractID] = true
+			}
+			cli.transfer(alice, bob.party, amount, string(dso), "wallet", false)
+			for _, c := range e.acs(bob.user, filter(bob.party, interfaceFilter(instructionIface, true, false)), e.ledgerEnd()) {
+				if !before[c.ContractID] {
+					return coin.ContractID(c.ContractID)
+				}
+			}
+			t.Fatal("no new instruction")
+			return ""
+		}
+		accepted, withdrawn, rejected := instruction("20"), instruction("5"), instruction("3")
+		if _, err := e.l.AcceptTransferInstruction(ctx, bob.party, accepted); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := e.l.WithdrawTransferInstruction(ctx, alice.party, withdrawn); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := e.l.RejectTransferInstruction(ctx, bob.party, rejected); err != nil {
+			t.Fatal(err)
+		}
+		labels := func(x extParty) (out []string) {
+			txs, _ := cli.holdingTxs(x, 0)
+			for _, tx := range txs {
+				for _, ev := range tx.Events {
+					l := fmt.Sprint(ev.Label["type"], " ", ev.Label["tokenStandardChoice"])
+					if r, ok := ev.Label["receiverAmounts"]; ok {
+						l += fmt.Sprint(" ", r)
+					}
+					if s, ok := ev.Label["sender"]; ok {
+						l += fmt.Sprint(" ", s)
+					}
+					out = append(out, l)
+				}
+			}
+			return out
+		}
+		want := []string{"Mint ", "MergeSplit TransferFactory_Transfer", "MergeSplit TransferFactory_Transfer", "MergeSplit TransferFactory_Transfer",
+			fmt.Sprint("TransferOut TransferInstruction_Accept ", map[string]string{string(bob.party): "20.0000000000"}),
+			"MergeSplit TransferInstruction_Withdraw", "MergeSplit TransferInstruction_Reject"}
+		if got := labels(alice); fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("alice's labels\n%q\nwant\n%q", got, want)
+		}
+		if got, want := labels(bob), []string{fmt.Sprint("TransferIn TransferInstruction_Accept ", alice.party)}; fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("bob's labels %q, want %q", got, want)
+		}
+		if got := change(cli.holdings(alice), nil); got != "80.0000000000" {
+			t.Errorf("alice holds %s, want 80", got)
+		}
+	})
+}
