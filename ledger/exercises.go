@@ -30,6 +30,8 @@ type Exercise struct {
 	// exercise nested under it that parties who do not witness it see.
 	Observers []coin.PartyID `json:"observers,omitempty"`
 	Nested    *Exercise      `json:"nested,omitempty"`
+	// derivedFrom is the consumed contract of a DerivedExercise.
+	derivedFrom *LedgerContract
 }
 
 // consumingExercises are the served choices that archive the contract
@@ -74,7 +76,6 @@ func (t *changes) exerciseJSON(c *Completion) string {
 // created (TransferInstructionResult with its output variant); Unit ({})
 // for the choices whose result is not derived.
 func (t *changes) exerciseResultOf(e *Exercise) any {
-	meta := map[string]any{"values": map[string]string{}}
 	failed := map[string]any{"tag": "TransferInstructionResult_Failed", "value": map[string]any{}}
 	var arg struct {
 		Transfer struct {
@@ -98,7 +99,7 @@ func (t *changes) exerciseResultOf(e *Exercise) any {
 		if sender != receiver {
 			change = t.createdHoldings(sender)
 		}
-		return map[string]any{"output": out, "senderChangeCids": change, "meta": meta}
+		return map[string]any{"output": out, "senderChangeCids": change, "meta": t.burnedMeta(sender)}
 	case "TransferInstruction_Accept", "TransferInstruction_Reject", "TransferInstruction_Withdraw":
 		// The receiver accepts or rejects, the sender withdraws.
 		var actor coin.PartyID
@@ -109,11 +110,11 @@ func (t *changes) exerciseResultOf(e *Exercise) any {
 		case "TransferInstruction_Accept":
 			return map[string]any{"output": map[string]any{"tag": "TransferInstructionResult_Completed",
 				"value": map[string]any{"receiverHoldingCids": t.createdHoldings(actor)}},
-				"senderChangeCids": t.holdingsNotOf(actor), "meta": meta}
+				"senderChangeCids": t.holdingsNotOf(actor), "meta": t.burnedMeta(t.historyPartyBesides(actor))}
 		case "TransferInstruction_Reject":
-			return map[string]any{"output": failed, "senderChangeCids": t.holdingsNotOf(actor), "meta": meta}
+			return map[string]any{"output": failed, "senderChangeCids": t.holdingsNotOf(actor), "meta": t.burnedMeta(t.historyPartyBesides(actor))}
 		default:
-			return map[string]any{"output": failed, "senderChangeCids": t.createdHoldings(actor), "meta": meta}
+			return map[string]any{"output": failed, "senderChangeCids": t.createdHoldings(actor), "meta": t.burnedMeta(actor)}
 		}
 	}
 	if r, ok := t.coinExerciseResult(e); ok {

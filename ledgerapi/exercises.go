@@ -34,23 +34,21 @@ func exerciseOf(sb *submission) *ledger.Exercise {
 // witnesses ef reads for: e itself, or the exercise nested under it
 // (e.Nested: a one-step transfer's TransferPreapproval_Send, which its
 // receiver witnesses); e with none when ef sees neither.
-func visibleExercise(e *ledger.Exercise, ef *eventFormat) (*ledger.Exercise, []coin.PartyID) {
-	if w := rootWitnesses(e, ef); len(w) > 0 || e.Nested == nil {
+func visibleExercise(u ledger.LedgerUpdate, e *ledger.Exercise, ef *eventFormat) (*ledger.Exercise, []coin.PartyID) {
+	if w := rootWitnesses(u, e, ef); len(w) > 0 || e.Nested == nil {
 		return e, w
 	}
-	return e.Nested, rootWitnesses(e.Nested, ef)
+	return e.Nested, rootWitnesses(u, e.Nested, ef)
 }
 
-// rootWitnesses are the acting parties and observers of e that ef reads
-// for.
-func rootWitnesses(e *ledger.Exercise, ef *eventFormat) []coin.PartyID {
+// rootWitnesses are the informees of e (u.Informees) that ef reads for.
+func rootWitnesses(u ledger.LedgerUpdate, e *ledger.Exercise, ef *eventFormat) []coin.PartyID {
 	out := []coin.PartyID{}
-	for _, p := range slices.Concat(e.ActingParties, e.Observers) {
-		if _, ok := ef.byParty[p]; ok && !slices.Contains(out, p) {
+	for _, p := range u.Informees(e) {
+		if _, ok := ef.byParty[p]; ok {
 			out = append(out, p)
 		}
 	}
-	slices.Sort(out)
 	return out
 }
 

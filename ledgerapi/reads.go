@@ -376,7 +376,7 @@ func (s *Server) transactionOf(u ledger.LedgerUpdate, ef *eventFormat) (jsTransa
 	var witnesses []coin.PartyID
 	rootEx := u.Exercise
 	if ef.ledgerEffects && rootEx != nil {
-		if rootEx, witnesses = visibleExercise(rootEx, ef); len(witnesses) > 0 {
+		if rootEx, witnesses = visibleExercise(u, rootEx, ef); len(witnesses) > 0 {
 			tx.Events = append(tx.Events, nil)
 		}
 	}

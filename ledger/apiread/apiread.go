@@ -222,7 +222,18 @@ func (s *Service) Updates(ctx context.Context, f ContractFilter, after, upto int
 				add(s.l.HoldingLedgerContract(h))
 			}
 		}
-		return s.addDescendants(ctx, tx, f, ups)
+		for i := range ups {
+			if ups[i].Exercise == nil {
+				ups[i].Exercise = ups[i].DerivedExercise()
+			}
+		}
+		if err := s.addDescendants(ctx, tx, f, ups); err != nil {
+			return err
+		}
+		for i := range ups {
+			ups[i].DeriveResult()
+		}
+		return nil
 	}()
 	if err != nil {
 		return nil, 0, err

@@ -19,7 +19,7 @@ import (
 func (s *Service) addDescendants(ctx context.Context, tx bun.IDB, f ContractFilter, ups []ledger.LedgerUpdate) error {
 	for i := range ups {
 		u := &ups[i]
-		if u.Exercise == nil || !actsFor(u.Exercise, f) {
+		if u.Exercise == nil || !witnessedBy(u, f) {
 			continue
 		}
 		have := map[coin.ContractID]bool{}
@@ -58,12 +58,13 @@ func (s *Service) addDescendants(ctx context.Context, tx bun.IDB, f ContractFilt
 	return nil
 }
 
-// actsFor reports whether a party of f acted in e.
-func actsFor(e *ledger.Exercise, f ContractFilter) bool {
+// witnessedBy reports whether a party of f is an informee of u's root
+// exercise.
+func witnessedBy(u *ledger.LedgerUpdate, f ContractFilter) bool {
 	if f.Parties == nil {
 		return true
 	}
-	for _, p := range e.ActingParties {
+	for _, p := range u.Informees(u.Exercise) {
 		if slices.Contains(f.Parties, p) {
 			return true
 		}

@@ -1,0 +1,54 @@
+package ledger
+
+import (
+	"encoding/json"
+
+	"github.com/ccwallet/ccwallet/coin"
+)
+
+// DerivedExercise is the root exercise of an update that no Ledger API
+// command made (the wallet's own pages and jobs accept, reject and
+// withdraw instructions too), derived from its kind as Canton would show
+// it: the instruction's choice through its interface, by its receiver
+// (its sender for a withdraw), consuming it, with its result; nil for
+// other kinds or when u's events lack the instruction's archive. The
+// token-standard CLI reads an instruction's holdings changes under that
+// exercise, never at the root.
+func (u LedgerUpdate) DerivedExercise() *Exercise {
+	c, ok := consumingChoices[u.Kind]
+	if !ok || c.iface != InterfaceTransferInstruction {
+		return nil
+	}
+	for _, ev := range u.Events {
+		if !ev.Archived || ev.Contract.TemplateID != c.template {
+			continue
+		}
+		var p struct {
+			Transfer struct {
+				Sender   coin.PartyID `json:"sender"`
+				Receiver coin.PartyID `json:"receiver"`
+			} `json:"transfer"`
+		}
+		if json.Unmarshal(ev.Contract.Payload, &p) != nil {
+			return nil
+		}
+		actor := p.Transfer.Receiver
+		if c.choice == "TransferInstruction_Withdraw" {
+			actor = p.Transfer.Sender
+		}
+		return &Exercise{
+			ContractID: ev.Contract.ContractID, TemplateID: c.template, InterfaceID: c.iface, Choice: c.choice,
+			ChoiceArgument: json.RawMessage(`{"extraArgs":{"context":{"values":{}},"meta":{"values":{}}}}`),
+			ActingParties:  []coin.PartyID{actor}, Consuming: true, derivedFrom: &ev.Contract,
+		}
+	}
+	return nil
+}
+
+// DeriveResult sets a derived exercise's result from u's events, once
+// they are all known (descendants included).
+func (u LedgerUpdate) DeriveResult() {
+	if e := u.Exercise; e != nil && e.derivedFrom != nil {
+		e.ExerciseResult, _ = json.Marshal(ExerciseResult(u, *e.derivedFrom))
+	}
+}
