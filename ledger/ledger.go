@@ -92,7 +92,7 @@ type core struct {
 	knownParties sync.Map   // coin.PartyID -> struct{}; see KnownParty
 	partyRows    sync.Map   // coin.PartyID -> *store.Party; see ExternalPartyKey
 	users        *userCache // onboarded users; see User (usercache.go)
-	sends        sendQueue  // one-step sends waiting for a batch (sendbatch.go)
+	sends        sender     // one-step send batching (sendbatch.go)
 
 	// validators are the network's validators in this process (validators.go).
 	validators validatorSet
