@@ -345,7 +345,7 @@ func (q *sender) sendMany(ctx context.Context, l *Ledger, db store.SendTx, calls
 	}
 	span(l.cfg.Observer, spanSendRead, t0)
 	// The open rounds are read only when the newest has not opened yet.
-	if r, err = l.usable(ctx, db.Reads(), r); err != nil {
+	if r, err = l.Rounds().usable(ctx, db.Reads(), r); err != nil {
 		return nil, err
 	}
 	results := make([]sendResult, len(calls))
