@@ -41,7 +41,7 @@ func BenchmarkAdvanceRounds(b *testing.B) {
 		var runs, cpus []time.Duration
 		for range 3 {
 			start, cpu0 := time.Now(), processCPU()
-			rep, err := l.AdvanceRounds(ctx, 1000)
+			rep, err := l.Rounds().AdvanceRounds(ctx, 1000)
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -52,7 +52,7 @@ func BenchmarkAdvanceRounds(b *testing.B) {
 		}
 		start := time.Now()
 		for range 1000 {
-			if _, err := l.AdvanceRound(ctx); err != nil {
+			if _, err := l.Rounds().AdvanceRound(ctx); err != nil {
 				b.Fatal(err)
 			}
 		}

@@ -71,13 +71,13 @@ func BenchmarkCollectRewardsThousandParties(b *testing.B) {
 			b.Fatal(err)
 		}
 		// Rounds 0..2 open: the coupons of round 0 are not due yet.
-		if _, err := l.AdvanceRounds(ctx, 2); err != nil {
+		if _, err := l.Rounds().AdvanceRounds(ctx, 2); err != nil {
 			b.Fatal(err)
 		}
 		// Opening round 3 closes round 0 and collects its coupons.
 		b.StartTimer()
 		t0 := time.Now()
-		rep, err := l.AdvanceRounds(ctx, 1)
+		rep, err := l.Rounds().AdvanceRounds(ctx, 1)
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -16,7 +16,7 @@ func RoundClock(l *ledger.Ledger, interval time.Duration) Job {
 	every := max(interval/10, time.Second)
 	return Job{Name: "round-clock", Every: every, About: "a new mining round opens every " + everyWords(interval),
 		Run: func(ctx context.Context) error {
-			_, err := l.TickRounds(ctx, interval)
+			_, err := l.Rounds().TickRounds(ctx, interval)
 			return err
 		}}
 }

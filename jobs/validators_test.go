@@ -87,7 +87,7 @@ func TestValidatorJobs(t *testing.T) {
 		}
 
 		// Liveness: one coupon per validator per round.
-		rep, err := l.AdvanceRound(ctx)
+		rep, err := l.Rounds().AdvanceRound(ctx)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -100,7 +100,7 @@ func TestValidatorJobs(t *testing.T) {
 		// collects its own operator's coupon.
 		for range ledger.OpenRoundsKept {
 			clock.Advance(time.Minute)
-			if _, err := l.AdvanceRound(ctx); err != nil {
+			if _, err := l.Rounds().AdvanceRound(ctx); err != nil {
 				t.Fatal(err)
 			}
 		}

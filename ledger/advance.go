@@ -39,7 +39,8 @@ const advanceCollectMax = 1_000_000
 // would have run in the time jumped over, are not the core's: the
 // development network's time control (ledger/devnet's Advance and
 // AdvanceRounds) runs them after the jump.
-func (l *Ledger) AdvanceRounds(ctx context.Context, n int) (RoundReport, error) {
+func (ro Rounds) AdvanceRounds(ctx context.Context, n int) (RoundReport, error) {
+	l := ro.l
 	if !l.cfg.DevNet {
 		return RoundReport{}, fmt.Errorf("%w: advancing rounds is only available on a development network", ErrDisabled)
 	}
@@ -49,7 +50,7 @@ func (l *Ledger) AdvanceRounds(ctx context.Context, n int) (RoundReport, error) 
 	total := RoundReport{Closed: []coin.Round{}}
 	for done := 0; done < n; {
 		k := min(n-done, advanceChunk)
-		rep, err := l.advanceMany(ctx, k)
+		rep, err := ro.advanceMany(ctx, k)
 		if err != nil {
 			return total, fmt.Errorf("advance rounds: %w", err)
 		}
@@ -77,11 +78,12 @@ func (l *Ledger) AdvanceRounds(ctx context.Context, n int) (RoundReport, error) 
 // page of collectPage. Then dust expiry runs once, at b: a holding that
 // was dust at an earlier round still is (fees only grow), and nothing
 // spends it meanwhile.
-func (l *Ledger) advanceMany(ctx context.Context, k int) (RoundReport, error) {
+func (ro Rounds) advanceMany(ctx context.Context, k int) (RoundReport, error) {
+	l := ro.l
 	var rep RoundReport
 	err := l.change(ctx, func(ctx context.Context, c *change) error {
 		rep = RoundReport{}
-		latest, err := l.lockRounds(ctx, c)
+		latest, err := ro.lockRounds(ctx, c)
 		if err != nil {
 			return err
 		}
@@ -96,7 +98,7 @@ func (l *Ledger) advanceMany(ctx context.Context, k int) (RoundReport, error) {
 
 		// The rounds open before the jump close first, each with its
 		// validator reward, at the round that closes it.
-		if err := l.closeRounds(ctx, t, firstOpen, &rep); err != nil {
+		if err := ro.closeRounds(ctx, t, firstOpen, &rep); err != nil {
 			return err
 		}
 		// The new rounds, those the jump closes again already closed; they
@@ -105,7 +107,7 @@ func (l *Ledger) advanceMany(ctx context.Context, k int) (RoundReport, error) {
 		rows := make([]store.Round, 0, k)
 		for n := a + 1; n <= b; n++ {
 			t.round = at(n)
-			r := l.roundContract(t, n, price, t.now)
+			r := ro.roundContract(t, n, price, t.now)
 			if n < firstOpen {
 				r.ClosedAt = bun.NullTime{Time: t.now}
 				t.archive(r.ContractID)
@@ -120,7 +122,7 @@ func (l *Ledger) advanceMany(ctx context.Context, k int) (RoundReport, error) {
 			return err
 		}
 		t.round = at(b)
-		n, err := l.collectAcross(ctx, t, a, firstOpen)
+		n, err := ro.collectAcross(ctx, t, a, firstOpen)
 		rep.Collected = n
 		t.round = at(b)
 		return err
@@ -128,7 +130,7 @@ func (l *Ledger) advanceMany(ctx context.Context, k int) (RoundReport, error) {
 	if err != nil {
 		return rep, err
 	}
-	return rep, l.afterRounds(ctx, &rep)
+	return rep, ro.afterRounds(ctx, &rep)
 }
 
 // collectAcross mints, within t, the coupons due before round firstOpen
@@ -138,7 +140,8 @@ func (l *Ledger) advanceMany(ctx context.Context, k int) (RoundReport, error) {
 // for one already due. Within a round it works as CollectRewards does:
 // oldest first by beneficiary, round and contract, in pages of
 // collectPage, one holding and history row per beneficiary per page.
-func (l *Ledger) collectAcross(ctx context.Context, t *txn, a, firstOpen coin.Round) (int, error) {
+func (ro Rounds) collectAcross(ctx context.Context, t *txn, a, firstOpen coin.Round) (int, error) {
+	l := ro.l
 	held, err := l.undelegatedExternalParties(ctx, t.tx)
 	if err != nil {
 		return 0, err

@@ -32,7 +32,7 @@ func seedForJump(t *testing.T, l *ledger.Ledger, clock *ledgertest.Clock) {
 			t.Fatal(err)
 		}
 		if i < 2 {
-			if _, err := l.AdvanceRound(ctx); err != nil {
+			if _, err := l.Rounds().AdvanceRound(ctx); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -72,14 +72,14 @@ func TestAdvanceRoundsInBulkIsRoundByRound(t *testing.T) {
 		for _, n := range []int{1, 2, 7, 100, 1000} {
 			restore(t)
 			for range n {
-				if _, err := l.AdvanceRound(ctx); err != nil {
+				if _, err := l.Rounds().AdvanceRound(ctx); err != nil {
 					t.Fatal(err)
 				}
 			}
 			stepped := ledgertest.Conserved(t, l)
 			want := networkState(t, l)
 			restore(t)
-			rep, err := l.AdvanceRounds(ctx, n)
+			rep, err := l.Rounds().AdvanceRounds(ctx, n)
 			if err != nil {
 				t.Fatalf("advance %d: %v", n, err)
 			}
@@ -207,7 +207,7 @@ func TestAdvanceRoundsLetsOthersThrough(t *testing.T) {
 		}
 		done := make(chan result, 1)
 		go func() {
-			rep, err := l.AdvanceRounds(ctx, 2_000)
+			rep, err := l.Rounds().AdvanceRounds(ctx, 2_000)
 			done <- result{rep, err}
 		}()
 		var mid coin.Round
@@ -221,7 +221,7 @@ func TestAdvanceRoundsLetsOthersThrough(t *testing.T) {
 		cancel()
 		var open []ledger.RoundInfo
 		if err == nil {
-			open, err = l.OpenRounds(ctx)
+			open, err = l.Rounds().OpenRounds(ctx)
 		}
 		close(sent)
 		r := <-done

@@ -29,9 +29,9 @@ var (
 func TestAdvanceRoundsKeepsThreeOpenAndCarriesPrice(t *testing.T) {
 	forEachEngine(t, func(t *testing.T, l *ledger.Ledger) {
 		ctx := context.Background()
-		rs, _ := l.OpenRounds(ctx)
+		rs, _ := l.Rounds().OpenRounds(ctx)
 		price, opens := rs[0].Price, rs[0].OpensAt
-		rep, err := l.AdvanceRounds(ctx, 5)
+		rep, err := l.Rounds().AdvanceRounds(ctx, 5)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -41,7 +41,7 @@ func TestAdvanceRoundsKeepsThreeOpenAndCarriesPrice(t *testing.T) {
 		if diff := cmp.Diff([]coin.Round{3, 4, 5}, openRoundNumbers(t, l)); diff != "" {
 			t.Errorf("open rounds (-want +got):\n%s", diff)
 		}
-		rs, _ = l.OpenRounds(ctx)
+		rs, _ = l.Rounds().OpenRounds(ctx)
 		for _, r := range rs {
 			if !r.Price.Equal(price) {
 				t.Errorf("round %d price %s, want %s carried over", r.Number, r.Price, price)
@@ -71,7 +71,7 @@ func TestAdvanceRoundsRefusesBadInput(t *testing.T) {
 	forEachEngine(t, func(t *testing.T, l *ledger.Ledger) {
 		ctx := context.Background()
 		for _, n := range []int{0, -1, ledger.MaxAdvanceRounds + 1} {
-			if _, err := l.AdvanceRounds(ctx, n); !ledger.IsValidation(err) {
+			if _, err := l.Rounds().AdvanceRounds(ctx, n); !ledger.IsValidation(err) {
 				t.Errorf("AdvanceRounds(%d) = %v, want a validation error", n, err)
 			}
 		}
@@ -88,7 +88,7 @@ func TestAdvanceRoundsOutsideDevNet(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if _, err := l.AdvanceRounds(context.Background(), 1); !errors.Is(err, ledger.ErrDisabled) {
+			if _, err := l.Rounds().AdvanceRounds(context.Background(), 1); !errors.Is(err, ledger.ErrDisabled) {
 				t.Errorf("AdvanceRounds on production = %v, want ErrDisabled", err)
 			}
 		})
@@ -98,7 +98,7 @@ func TestAdvanceRoundsOutsideDevNet(t *testing.T) {
 func TestTickRoundsOpensOnTheInterval(t *testing.T) {
 	forEachEngine(t, func(t *testing.T, l *ledger.Ledger) {
 		ctx := context.Background()
-		if _, err := l.TickRounds(ctx, 0); !ledger.IsValidation(err) {
+		if _, err := l.Rounds().TickRounds(ctx, 0); !ledger.IsValidation(err) {
 			t.Errorf("interval 0 = %v, want a validation error", err)
 		}
 	})
@@ -110,15 +110,15 @@ func TestTickRoundsOpensOnTheInterval(t *testing.T) {
 			ctx := context.Background()
 			const interval = 10 * time.Minute
 			clock.Advance(interval - time.Nanosecond)
-			if rep, err := l.TickRounds(ctx, interval); err != nil || rep.To != 0 {
+			if rep, err := l.Rounds().TickRounds(ctx, interval); err != nil || rep.To != 0 {
 				t.Fatalf("just before the interval: %+v, %v; want no new round", rep, err)
 			}
 			clock.Advance(time.Nanosecond) // exactly at the interval
-			if rep, err := l.TickRounds(ctx, interval); err != nil || rep.To != 1 {
+			if rep, err := l.Rounds().TickRounds(ctx, interval); err != nil || rep.To != 1 {
 				t.Fatalf("at the interval: %+v, %v; want round 1", rep, err)
 			}
 			// A second replica ticking in the same instant opens nothing.
-			if rep, err := l.TickRounds(ctx, interval); err != nil || rep.To != 1 {
+			if rep, err := l.Rounds().TickRounds(ctx, interval); err != nil || rep.To != 1 {
 				t.Fatalf("second tick: %+v, %v; want still round 1", rep, err)
 			}
 		})
@@ -151,14 +151,14 @@ func TestDustExpiry(t *testing.T) {
 			}
 			return len(hs)
 		}
-		rep, err := l.AdvanceRounds(ctx, 2)
+		rep, err := l.Rounds().AdvanceRounds(ctx, 2)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if rep.Expired != 0 || count() != 3 {
 			t.Fatalf("at the boundary: expired %d, %d holdings; want 0, 3", rep.Expired, count())
 		}
-		rep, err = l.AdvanceRounds(ctx, 1)
+		rep, err = l.Rounds().AdvanceRounds(ctx, 1)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -184,15 +184,15 @@ func TestLockedDustExpiresAfterItsLock(t *testing.T) {
 			if _, err := l.MintLocked(ctx, p, l.Rules().HoldingRate(price), clock.Now().Add(time.Hour)); err != nil {
 				t.Fatal(err)
 			}
-			if _, err := l.AdvanceRounds(ctx, 3); err != nil {
+			if _, err := l.Rounds().AdvanceRounds(ctx, 3); err != nil {
 				t.Fatal(err)
 			}
 			clock.Advance(time.Hour) // exactly at the lock's expiry: still locked
-			if n, err := l.ExpireDust(ctx); err != nil || n != 0 {
+			if n, err := l.Rounds().ExpireDust(ctx); err != nil || n != 0 {
 				t.Fatalf("at lock expiry: %d, %v; want 0", n, err)
 			}
 			clock.Advance(time.Microsecond)
-			if n, err := l.ExpireDust(ctx); err != nil || n != 1 {
+			if n, err := l.Rounds().ExpireDust(ctx); err != nil || n != 1 {
 				t.Fatalf("after lock expiry: %d, %v; want 1", n, err)
 			}
 			if !slices.Contains(historySubtypes(t, l, p), "LockedAmuletExpired") {
@@ -232,14 +232,14 @@ func TestTickRoundsAfterDeveloperJump(t *testing.T) {
 			clock := ledgertest.NewClock()
 			l := ledgertest.New(t, e, ledgertest.Options{Clock: clock})
 			ctx := context.Background()
-			if _, err := l.AdvanceRounds(ctx, 5); err != nil {
+			if _, err := l.Rounds().AdvanceRounds(ctx, 5); err != nil {
 				t.Fatal(err)
 			}
 			clock.Advance(time.Minute)
-			if rep, err := l.TickRounds(ctx, time.Minute); err != nil || rep.To != 6 {
+			if rep, err := l.Rounds().TickRounds(ctx, time.Minute); err != nil || rep.To != 6 {
 				t.Fatalf("tick after a jump = %+v, %v; want round 6", rep, err)
 			}
-			rs, _ := l.OpenRounds(ctx)
+			rs, _ := l.Rounds().OpenRounds(ctx)
 			if !rs[2].OpensAt.After(rs[1].OpensAt) {
 				t.Errorf("round 6 opens %s, not after round 5 at %s", rs[2].OpensAt, rs[1].OpensAt)
 			}
@@ -256,7 +256,7 @@ func TestAdvanceManyRoundsExpiresSmallHoldings(t *testing.T) {
 		p := ledgertest.Party(t, l)
 		ledgertest.Mint(t, l, p, "1")
 		ledgertest.Mint(t, l, p, "1000")
-		rep, err := l.AdvanceRounds(ctx, 300)
+		rep, err := l.Rounds().AdvanceRounds(ctx, 300)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -308,7 +308,7 @@ func TestRewardCouponContracts(t *testing.T) {
 		if n, err := db.NewSelect().Table("contracts").Where("contract_id = ?", c.ContractID).Count(ctx); err != nil || n != 0 {
 			t.Errorf("%d contracts rows for the coupon (%v), want none", n, err)
 		}
-		if _, err := l.AdvanceRounds(ctx, 3); err != nil {
+		if _, err := l.Rounds().AdvanceRounds(ctx, 3); err != nil {
 			t.Fatal(err)
 		}
 		var row store.RewardCoupon

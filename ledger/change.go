@@ -72,7 +72,7 @@ func (c *change) begin(ctx context.Context, kind string, parties ...coin.PartyID
 	if err != nil {
 		return nil, err
 	}
-	if r, err = c.l.usable(ctx, c.tx, r); err != nil {
+	if r, err = c.l.Rounds().usable(ctx, c.tx, r); err != nil {
 		return nil, err
 	}
 	t := c.beginAt(kind, r)

@@ -23,26 +23,6 @@ import (
 // automation accepts it, paying the fee.
 const TemplateTransferPreapprovalProposal = "#splice-wallet:Splice.Wallet.TransferPreapproval:TransferPreapprovalProposal"
 
-// TapCoin is AmuletRules_DevNet_Tap: it mints amount coin (not USD) to
-// party from the development network's faucet, once per key; a key used
-// before is ErrDuplicate.
-func (l *Ledger) TapCoin(ctx context.Context, party coin.PartyID, amount coin.Amount, key string) (TapResult, error) {
-	if !l.cfg.DevNet {
-		return TapResult{}, fmt.Errorf("%w: the faucet (AmuletRules_DevNet_Tap) is only available on a development network", ErrDisabled)
-	}
-	if err := checkAmount("amount", amount); err != nil {
-		return TapResult{}, err
-	}
-	if err := l.KnownParty(ctx, party); err != nil {
-		return TapResult{}, err
-	}
-	res, err := l.tap(ctx, party, "tap-coin:"+key, func(coin.Amount) (coin.Amount, error) { return amount, nil })
-	if err == nil && res.Amount.IsZero() {
-		return TapResult{}, fmt.Errorf("%w: the tap was already made (%s)", ErrDuplicate, res.ContractID)
-	}
-	return res, err
-}
-
 // RenewPreapprovalAs is TransferPreapproval_Renew by actor, the
 // preapproval's provider: the preapproval is extended to until, the
 // provider paying the fee for the extension, once per key.

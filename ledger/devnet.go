@@ -1,6 +1,11 @@
 package ledger
 
-import "fmt"
+import (
+	"context"
+	"fmt"
+
+	"github.com/ccwallet/ccwallet/coin"
+)
 
 // Dev is what only a development network may do beside its faucet: mint
 // coin outside it and seed reward coupons, for demos, benchmarks and tests.
@@ -15,4 +20,24 @@ func (l *Ledger) Dev() (Dev, error) {
 		return Dev{}, fmt.Errorf("%w: minting outside the faucet is only available on a development network", ErrDisabled)
 	}
 	return Dev{l: l}, nil
+}
+
+// Mint issues amount coin to party outside the faucet (seeding, tests,
+// rewards use their own paths). It is recorded as minted.
+func (d Dev) Mint(ctx context.Context, party coin.PartyID, amount coin.Amount, reason string) (coin.ContractID, error) {
+	l := d.l
+	if err := checkAmount("amount", amount); err != nil {
+		return "", err
+	}
+	var cid coin.ContractID
+	err := l.change(ctx, func(ctx context.Context, c *change) error {
+		t, err := c.begin(ctx, "mint")
+		if err != nil {
+			return err
+		}
+		cid = t.mint(party, amount)
+		t.record(party, HistoryBalanceChange, "Mint", "", amount, coin.Zero, reason, HistoryDetails{ContractID: cid})
+		return nil
+	})
+	return cid, err
 }

@@ -17,23 +17,25 @@
 // # Where each rule lives
 //
 //   - rules.go: the network's rules (fees, prices, traffic, issuance) and
-//     their pure functions; rounds.go: opening and closing mining rounds,
-//     the round clock and the open round in use; advance.go: a development
+//     their pure functions; rounds.go: the round clock (Rounds, reached
+//     by Ledger.Rounds): opening and closing mining rounds and the open
+//     round in use; advance.go: a development
 //     network's time jumps (AdvanceRounds), many rounds' work in bulk
 //     (ledger/devnet asks for them and runs the automations after).
 //   - holdings.go: balances and holdings (UTXOs); transfer.go: the
 //     transfer core (input selection, fees, change, the parties' locks); dust.go: dust expiry; merge.go: merge
 //     delegations and merging (who is merged, and to how many holdings);
 //     ledger/airdrop: a provider's airdrop that merges in the same
-//     transaction; tap.go: the faucet; devnet.go: minting outside it,
-//     for development networks only.
+//     transaction; devnet.go: minting outside the faucet (ledger/devnet's
+//     Tap and TapCoin), for development networks only.
 //   - snapshot.go: a development network's restore gate and reset, and
 //     Dev.Replace, under which ledger/devnet's snapshots and scenarios
 //     (Seed, all or nothing; Dump) replace the state.
 //   - offers.go: two-step transfer offers; instructions.go: token-standard
 //     transfer instructions and their locks; preapprovals.go: transfer
-//     preapprovals and one-step sends; sendbatch.go: concurrent one-step
-//     sends grouped into one transaction where the Writer groups them
+//     preapprovals and one-step sends; sendbatch.go: the core's sender,
+//     concurrent one-step sends grouped into one transaction where the
+//     Writer groups them
 //     (Postgres: store/pgbatch claims, locks and reads a batch with BEGIN
 //     in one round trip and writes it with COMMIT in another; see
 //     docs/architecture.md).

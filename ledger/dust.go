@@ -17,7 +17,8 @@ const dustPage = 500
 // does. A locked holding expires only once its lock has expired too. It
 // returns how many holdings expired. Re-running is harmless: a holding
 // spent or expired meanwhile fails the guarded delete and the page retries.
-func (l *Ledger) ExpireDust(ctx context.Context) (int, error) {
+func (ro Rounds) ExpireDust(ctx context.Context) (int, error) {
+	l := ro.l
 	total := 0
 	var after coin.ContractID
 	for {
@@ -26,7 +27,7 @@ func (l *Ledger) ExpireDust(ctx context.Context) (int, error) {
 		done := false
 		err := l.change(ctx, func(ctx context.Context, c *change) error {
 			n, last, done = 0, "", false
-			r, err := l.usableRound(ctx, c.tx)
+			r, err := ro.usableRound(ctx, c.tx)
 			if err != nil {
 				return err
 			}

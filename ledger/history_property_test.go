@@ -14,6 +14,7 @@ import (
 	"github.com/ccwallet/ccwallet/ledger/airdrop"
 	"github.com/ccwallet/ccwallet/ledger/apppayments"
 	"github.com/ccwallet/ccwallet/ledger/delegations"
+	"github.com/ccwallet/ccwallet/ledger/devnet"
 	"github.com/ccwallet/ccwallet/ledger/history"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
 	"github.com/ccwallet/ccwallet/ledger/pending"
@@ -262,7 +263,7 @@ func historyAddsUp(t *testing.T, l *ledger.Ledger, clock *ledgertest.Clock, r *r
 			// Rewards collected, holding fees accrued, small holdings
 			// expired as dust, instructions and offers past due expired.
 			clock.Advance(time.Duration(r.IntN(120)) * time.Minute)
-			if _, err := l.AdvanceRounds(ctx, 1+r.IntN(150)); err != nil {
+			if _, err := l.Rounds().AdvanceRounds(ctx, 1+r.IntN(150)); err != nil {
 				return err
 			}
 			if _, err := l.ExpireInstructions(ctx); err != nil {
@@ -303,7 +304,7 @@ func historyAddsUp(t *testing.T, l *ledger.Ledger, clock *ledgertest.Clock, r *r
 			if len(shares) == 0 {
 				return nil
 			}
-			if _, err := l.Tap(ctx, l.Operator(), coin.MustParse("10"), fmt.Sprint("airdrop-", n)); err != nil {
+			if _, err := devnet.Tap(ctx, l, l.Operator(), coin.MustParse("10"), fmt.Sprint("airdrop-", n)); err != nil {
 				return err
 			}
 			n++
@@ -312,7 +313,7 @@ func historyAddsUp(t *testing.T, l *ledger.Ledger, clock *ledgertest.Clock, r *r
 		}},
 		{"tap", func() error {
 			n++
-			_, err := l.Tap(ctx, pick(), coin.MustParse("2"), fmt.Sprint("tap-", n))
+			_, err := devnet.Tap(ctx, l, pick(), coin.MustParse("2"), fmt.Sprint("tap-", n))
 			return err
 		}},
 	}

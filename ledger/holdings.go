@@ -43,7 +43,7 @@ type Balance struct {
 
 // CurrentRound returns the latest open round and its price.
 func (l *Ledger) CurrentRound(ctx context.Context) (coin.Round, coin.Amount, error) {
-	r, err := l.usableRound(ctx, l.db)
+	r, err := l.Rounds().usableRound(ctx, l.db)
 	if err != nil {
 		return 0, coin.Zero, err
 	}
@@ -53,7 +53,7 @@ func (l *Ledger) CurrentRound(ctx context.Context) (coin.Round, coin.Amount, err
 // Holdings lists a party's holdings valued at the latest open round,
 // largest first.
 func (l *Ledger) Holdings(ctx context.Context, party coin.PartyID) ([]HoldingView, coin.Round, error) {
-	r, err := l.usableRound(ctx, l.db)
+	r, err := l.Rounds().usableRound(ctx, l.db)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -123,7 +123,7 @@ func (l *Ledger) Balance(ctx context.Context, party coin.PartyID) (Balance, erro
 // balanceIn is Balance read through db (a transaction's, when a rule
 // decides on the balance).
 func (l *Ledger) balanceIn(ctx context.Context, db bun.IDB, party coin.PartyID) (Balance, error) {
-	r, err := l.usableRound(ctx, db)
+	r, err := l.Rounds().usableRound(ctx, db)
 	if err != nil {
 		return Balance{}, err
 	}
@@ -161,7 +161,7 @@ func (b *Balance) add(eff, fee coin.Amount, locked bool) {
 // needs neither, and loading a thousand payloads cost more than the rest
 // of the page.
 func (l *Ledger) BalanceAndHoldings(ctx context.Context, party coin.PartyID) (Balance, []HoldingView, error) {
-	r, err := l.usableRound(ctx, l.db)
+	r, err := l.Rounds().usableRound(ctx, l.db)
 	if err != nil {
 		return Balance{}, nil, err
 	}

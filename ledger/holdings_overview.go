@@ -31,7 +31,7 @@ type HoldingsOverview struct {
 // with a thousand holdings had the home page build a thousand on every
 // visit.
 func (l *Ledger) HoldingsOverview(ctx context.Context, party coin.PartyID, riskWithin coin.Round, n int) (HoldingsOverview, error) {
-	r, err := l.usableRound(ctx, l.db)
+	r, err := l.Rounds().usableRound(ctx, l.db)
 	if err != nil {
 		return HoldingsOverview{}, err
 	}

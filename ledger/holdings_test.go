@@ -28,7 +28,7 @@ func TestBalanceAndHoldings(t *testing.T) {
 		if _, err := l.MintLocked(ctx, p, coin.MustParse("12.5"), time.Now().Add(time.Hour)); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := l.AdvanceRounds(ctx, 3); err != nil {
+		if _, err := l.Rounds().AdvanceRounds(ctx, 3); err != nil {
 			t.Fatal(err)
 		}
 		type row struct {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/devnet"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
 )
 
@@ -16,10 +17,10 @@ import (
 func TestOneIDLimit(t *testing.T) {
 	forEachEngine(t, func(t *testing.T, l *ledger.Ledger) {
 		p := ledgertest.Party(t, l)
-		if _, err := l.Tap(t.Context(), p, coin.MustParse("1"), strings.Repeat("c", 255)); err != nil {
+		if _, err := devnet.Tap(t.Context(), l, p, coin.MustParse("1"), strings.Repeat("c", 255)); err != nil {
 			t.Errorf("255-byte command id refused: %v", err)
 		}
-		_, err := l.Tap(t.Context(), p, coin.MustParse("1"), strings.Repeat("c", 256))
+		_, err := devnet.Tap(t.Context(), l, p, coin.MustParse("1"), strings.Repeat("c", 256))
 		var ve *ledger.ValidationError
 		if !errors.As(err, &ve) || !strings.Contains(err.Error(), "at most 255 bytes") {
 			t.Errorf("256-byte command id: %v, want a refusal saying at most 255 bytes", err)

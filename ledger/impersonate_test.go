@@ -24,7 +24,7 @@ func TestImpersonationMarksUpdates(t *testing.T) {
 		}
 		as := ledger.ActingAs(ctx, "admin")
 		from := lastOffset(t, l)
-		if _, err := l.Tap(as, alice, coin.MustParse("5"), "imp-tap"); err != nil {
+		if _, err := devnet.Tap(as, l, alice, coin.MustParse("5"), "imp-tap"); err != nil {
 			t.Fatal(err)
 		}
 		if _, _, err := l.Preapprovals().Create(ctx, bob); err != nil {

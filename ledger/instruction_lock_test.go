@@ -50,7 +50,7 @@ func TestInstructionAcceptDeliversExactly(t *testing.T) {
 						t.Fatalf("step %d: create: %v", step, err)
 					}
 				case 2:
-					if _, err := l.AdvanceRounds(ctx, jumps[r.IntN(len(jumps))]); err != nil {
+					if _, err := l.Rounds().AdvanceRounds(ctx, jumps[r.IntN(len(jumps))]); err != nil {
 						t.Fatalf("step %d: advance: %v", step, err)
 					}
 					if r.IntN(2) == 0 {

@@ -398,7 +398,7 @@ func (l *Ledger) transferDirectBatched(ctx context.Context, req TransferInstruct
 		return nil, err
 	}
 	s := PreapprovalSend{Sender: req.Sender, Receiver: req.Receiver, Amount: req.Amount, Description: req.Description, DeduplicationID: req.TrackingID}
-	r := l.sendOne(&sendCall{ctx: ctx, s: s, key: key, completion: completionOf(ctx), token: true})
+	r := l.sends.sendOne(l, &sendCall{ctx: ctx, s: s, key: key, completion: completionOf(ctx), token: true})
 	if r.err != nil {
 		return nil, r.err
 	}

@@ -93,7 +93,7 @@ type core struct {
 	partyRows    sync.Map   // coin.PartyID -> *store.Party; see ExternalPartyKey
 	users        *userCache // onboarded users; see User (usercache.go)
 	blobs        blobCache  // long-lived contracts' created-event blobs (blobcache.go)
-	sends        sendQueue  // one-step sends waiting for a batch (sendbatch.go)
+	sends        sender     // one-step send batching (sendbatch.go)
 
 	// validators are the network's validators in this process (validators.go).
 	validators validatorSet
@@ -340,7 +340,7 @@ func (l *Ledger) genesis(ctx context.Context, c *change) error {
 	t.create(TemplateExternalPartyRule, map[string]any{"dso": dso}, dso)
 	t.create(TemplateFeaturedAppRight, map[string]any{"dso": dso, "provider": operator}, dso, operator)
 	t.create(TemplateAnsRules, l.ansRulesPayload(), dso)
-	if err := l.openRound(ctx, t, 0, rules.InitialPriceUSD, now); err != nil {
+	if err := l.Rounds().openRound(ctx, t, 0, rules.InitialPriceUSD, now); err != nil {
 		return err
 	}
 	t.afterCommit(func(ctx context.Context) error {
@@ -350,24 +350,6 @@ func (l *Ledger) genesis(ctx context.Context, c *change) error {
 		return store.InsertMeta(ctx, tx, metaRulesCID, string(l.rulesCID))
 	})
 	return nil
-}
-
-// openRound creates round n's contract and row inside t.
-func (l *Ledger) openRound(ctx context.Context, t *txn, n coin.Round, price coin.Amount, opensAt time.Time) error {
-	r := l.roundContract(t, n, price, opensAt)
-	return store.InsertRound(ctx, t.tx, &r)
-}
-
-// roundContract creates round n's OpenMiningRound contract in t and
-// returns the round's row, for the caller to insert.
-func (l *Ledger) roundContract(t *txn, n coin.Round, price coin.Amount, opensAt time.Time) store.Round {
-	closes := opensAt.Add(2 * l.rules.TickDuration)
-	cid := t.create(TemplateOpenMiningRound, roundPayload{
-		DSO: l.dso, Round: roundString(n), AmuletPrice: price, OpensAt: FormatTime(opensAt),
-		TargetClosesAt: FormatTime(closes), IssuingFor: relTime(time.Duration(n) * l.rules.TickDuration),
-		TransferConfigUSD: transferConfigOf(l.rules), IssuanceConfig: issuanceConfigOf(l.rules), TickDuration: relTime(l.rules.TickDuration),
-	}, l.dso)
-	return store.Round{Number: n, ContractID: cid, Price: price, OpensAt: opensAt, TargetClosesAt: closes}
 }
 
 // ensureAdmins binds every configured wallet admin user to the operator

@@ -67,36 +67,6 @@ func TestBootstrapAndOnboarding(t *testing.T) {
 	})
 }
 
-func TestTapIsIdempotentAndPricedInUSD(t *testing.T) {
-	forEachEngine(t, func(t *testing.T, l *ledger.Ledger) {
-		ctx := context.Background()
-		p := ledgertest.Party(t, l)
-		r1, err := l.Tap(ctx, p, coin.MustParse("10"), "cmd-1")
-		if err != nil {
-			t.Fatal(err)
-		}
-		r2, err := l.Tap(ctx, p, coin.MustParse("10"), "cmd-1")
-		if err != nil || r2.ContractID != r1.ContractID {
-			t.Fatalf("replayed tap = %v, %v; want %s", r2, err, r1.ContractID)
-		}
-		b, err := l.Balance(ctx, p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		// 10 USD at the initial price of 0.005 USD per coin.
-		if !b.EffectiveUnlocked.Equal(coin.MustParse("2000")) {
-			t.Errorf("balance = %s, want 2000", b.EffectiveUnlocked)
-		}
-		if _, err := l.Tap(ctx, p, coin.MustParse("-1"), ""); !ledger.IsValidation(err) {
-			t.Errorf("negative tap = %v, want a validation error", err)
-		}
-		s := ledgertest.Conserved(t, l)
-		if !s.Minted.Equal(coin.MustParse("2000")) {
-			t.Errorf("minted = %s", s.Minted)
-		}
-	})
-}
-
 func TestTransfer(t *testing.T) {
 	forEachEngine(t, func(t *testing.T, l *ledger.Ledger) {
 		ctx := context.Background()

@@ -102,7 +102,7 @@ func (l *Ledger) refuseReassigningSend(ctx context.Context, receiver coin.PartyI
 	if p, err := store.LiveTransferPreapproval(ctx, l.db, receiver); err == nil {
 		ids = append(ids, p.ContractID)
 	}
-	if r, err := l.usableRound(ctx, l.db); err == nil {
+	if r, err := l.Rounds().usableRound(ctx, l.db); err == nil {
 		ids = append(ids, r.ContractID)
 	}
 	return l.refuseReassigning(ctx, l.db, ids...)

@@ -28,6 +28,16 @@ type RoundReport struct {
 	Collected int `json:"collected"`
 }
 
+// Rounds is the core's round clock of one validator's ledger: it opens
+// and closes the mining rounds (TickRounds, AdvanceRound, a development
+// network's AdvanceRounds) with their per-round work (validator and
+// liveness rewards, dust expiry, the workflows' AfterRounds steps), and
+// holds the one rule for which open round is in use (usable).
+type Rounds struct{ l *Ledger }
+
+// Rounds returns l's round clock.
+func (l *Ledger) Rounds() Rounds { return Rounds{l} }
+
 // roundsLockKey serialises round changes across replicas.
 const roundsLockKey = "ccwallet:rounds"
 
@@ -35,7 +45,8 @@ const roundsLockKey = "ccwallet:rounds"
 // latest one has been open for interval (the real network's tick), and then
 // runs the per-round work. Run twice in the same tick it does nothing the
 // second time, so replicas racing each other are harmless.
-func (l *Ledger) TickRounds(ctx context.Context, interval time.Duration) (RoundReport, error) {
+func (ro Rounds) TickRounds(ctx context.Context, interval time.Duration) (RoundReport, error) {
+	l := ro.l
 	if interval <= 0 {
 		return RoundReport{}, invalid("interval", "must be positive, not %s", interval)
 	}
@@ -43,7 +54,7 @@ func (l *Ledger) TickRounds(ctx context.Context, interval time.Duration) (RoundR
 	opened := false
 	err := l.change(ctx, func(ctx context.Context, ch *change) error {
 		rep, opened = RoundReport{}, false
-		latest, err := l.lockRounds(ctx, ch)
+		latest, err := ro.lockRounds(ctx, ch)
 		if err != nil {
 			return err
 		}
@@ -58,36 +69,38 @@ func (l *Ledger) TickRounds(ctx context.Context, interval time.Duration) (RoundR
 			return nil
 		}
 		opened = true
-		return l.advance(ctx, ch, latest, &rep)
+		return ro.advance(ctx, ch, latest, &rep)
 	})
 	if err != nil || !opened {
 		return rep, err
 	}
-	return rep, l.afterRounds(ctx, &rep)
+	return rep, ro.afterRounds(ctx, &rep)
 }
 
 // AdvanceRound opens round n+1 now, whatever the interval, carrying the
 // price over, closes the rounds that fall out of the open window and runs
 // the per-round work: validator rewards for the closed rounds' traffic, a
 // liveness record for the new round, dust expiry and reward collection.
-func (l *Ledger) AdvanceRound(ctx context.Context) (RoundReport, error) {
+func (ro Rounds) AdvanceRound(ctx context.Context) (RoundReport, error) {
+	l := ro.l
 	var rep RoundReport
 	err := l.change(ctx, func(ctx context.Context, c *change) error {
 		rep = RoundReport{}
-		latest, err := l.lockRounds(ctx, c)
+		latest, err := ro.lockRounds(ctx, c)
 		if err != nil {
 			return err
 		}
-		return l.advance(ctx, c, latest, &rep)
+		return ro.advance(ctx, c, latest, &rep)
 	})
 	if err != nil {
 		return rep, fmt.Errorf("advance round: %w", err)
 	}
-	return rep, l.afterRounds(ctx, &rep)
+	return rep, ro.afterRounds(ctx, &rep)
 }
 
 // lockRounds takes the rounds lock in c and reads the latest open round.
-func (l *Ledger) lockRounds(ctx context.Context, c *change) (*store.Round, error) {
+func (ro Rounds) lockRounds(ctx context.Context, c *change) (*store.Round, error) {
+	l := ro.l
 	if err := l.db.LockKey(ctx, c.tx, roundsLockKey); err != nil {
 		return nil, err
 	}
@@ -100,14 +113,15 @@ func (l *Ledger) lockRounds(ctx context.Context, c *change) (*store.Round, error
 // would be open for the wallet but not yet usable for the registry (see
 // usable), and after a jump of n rounds it would stay so for n ticks of
 // wall time.
-func (l *Ledger) advance(ctx context.Context, c *change, latest *store.Round, rep *RoundReport) error {
+func (ro Rounds) advance(ctx context.Context, c *change, latest *store.Round, rep *RoundReport) error {
+	l := ro.l
 	next := latest.Number + 1
 	rep.From, rep.To = latest.Number, next
 	t := c.beginAt("advance-round", &store.Round{Number: next, Price: latest.Price})
-	if err := l.openRound(ctx, t, next, latest.Price, t.now); err != nil {
+	if err := ro.openRound(ctx, t, next, latest.Price, t.now); err != nil {
 		return err
 	}
-	if err := l.closeRounds(ctx, t, next-OpenRoundsKept+1, rep); err != nil {
+	if err := ro.closeRounds(ctx, t, next-OpenRoundsKept+1, rep); err != nil {
 		return err
 	}
 	// ReceiveFaucetCouponTrigger: each validator of the network records
@@ -120,7 +134,7 @@ func (l *Ledger) advance(ctx context.Context, c *change, latest *store.Round, re
 
 // closeRounds closes, in t, the open rounds numbered below before, each
 // with its validator reward, and adds them to rep.Closed.
-func (l *Ledger) closeRounds(ctx context.Context, t *txn, before coin.Round, rep *RoundReport) error {
+func (ro Rounds) closeRounds(ctx context.Context, t *txn, before coin.Round, rep *RoundReport) error {
 	closed, err := store.CloseRoundsBefore(ctx, t.tx, before, t.now)
 	if err != nil {
 		return err
@@ -128,7 +142,7 @@ func (l *Ledger) closeRounds(ctx context.Context, t *txn, before coin.Round, rep
 	for _, r := range closed {
 		rep.Closed = append(rep.Closed, r.Number)
 		t.archive(r.ContractID)
-		if err := l.issueValidatorReward(ctx, t, r); err != nil {
+		if err := ro.issueValidatorReward(ctx, t, r); err != nil {
 			return err
 		}
 	}
@@ -138,7 +152,8 @@ func (l *Ledger) closeRounds(ctx context.Context, t *txn, before coin.Round, rep
 // issueValidatorReward creates the operator's validator reward coupon for
 // a closed round, weighted by the traffic its submissions spent in that
 // round (priced in coin), once per round.
-func (l *Ledger) issueValidatorReward(ctx context.Context, t *txn, r store.Round) error {
+func (ro Rounds) issueValidatorReward(ctx context.Context, t *txn, r store.Round) error {
+	l := ro.l
 	bytes, err := store.TrafficInRound(ctx, t.tx, r.Number)
 	if err != nil || bytes == 0 {
 		return err
@@ -161,11 +176,12 @@ func (l *Ledger) issueValidatorReward(ctx context.Context, t *txn, r store.Round
 
 // afterRounds runs the work every new round triggers: dust expiry, then
 // the workflows' steps (AfterRounds: reward collection).
-func (l *Ledger) afterRounds(ctx context.Context, rep *RoundReport) error {
+func (ro Rounds) afterRounds(ctx context.Context, rep *RoundReport) error {
+	l := ro.l
 	if rep.Closed == nil {
 		rep.Closed = []coin.Round{}
 	}
-	n, err := l.ExpireDust(ctx)
+	n, err := ro.ExpireDust(ctx)
 	rep.Expired += n
 	if err != nil {
 		return err
@@ -191,12 +207,12 @@ type RoundInfo struct {
 
 // usableRound is the round a ledger transaction or a registry answer uses
 // now: see usable.
-func (l *Ledger) usableRound(ctx context.Context, db bun.IDB) (*store.Round, error) {
+func (ro Rounds) usableRound(ctx context.Context, db bun.IDB) (*store.Round, error) {
 	r, err := store.LatestRound(ctx, db)
 	if err != nil {
 		return nil, err
 	}
-	return l.usable(ctx, db, r)
+	return ro.usable(ctx, db, r)
 }
 
 // usable is the one rule for which open round is in use, shared by the
@@ -206,7 +222,8 @@ func (l *Ledger) usableRound(ctx context.Context, db bun.IDB) (*store.Round, err
 // the real scan's latest usable OpenMiningRound. latest is the newest open
 // round; it is the answer unless its opensAt lies ahead of the clock (a
 // replica whose clock lags the one that opened it, say).
-func (l *Ledger) usable(ctx context.Context, db bun.IDB, latest *store.Round) (*store.Round, error) {
+func (ro Rounds) usable(ctx context.Context, db bun.IDB, latest *store.Round) (*store.Round, error) {
+	l := ro.l
 	now := l.now()
 	if !latest.OpensAt.After(now) {
 		return latest, nil
@@ -224,7 +241,8 @@ func (l *Ledger) usable(ctx context.Context, db bun.IDB, latest *store.Round) (*
 }
 
 // OpenRounds lists the open rounds, oldest first.
-func (l *Ledger) OpenRounds(ctx context.Context) ([]RoundInfo, error) {
+func (ro Rounds) OpenRounds(ctx context.Context) ([]RoundInfo, error) {
+	l := ro.l
 	rs, err := store.OpenRounds(ctx, l.db)
 	if err != nil {
 		return nil, err
@@ -237,4 +255,23 @@ func (l *Ledger) OpenRounds(ctx context.Context) ([]RoundInfo, error) {
 		out[i] = RoundInfo{Number: r.Number, Price: r.Price, OpensAt: r.OpensAt, TargetClosesAt: r.TargetClosesAt, ContractID: r.ContractID}
 	}
 	return out, nil
+}
+
+// openRound creates round n's contract and row inside t.
+func (ro Rounds) openRound(ctx context.Context, t *txn, n coin.Round, price coin.Amount, opensAt time.Time) error {
+	r := ro.roundContract(t, n, price, opensAt)
+	return store.InsertRound(ctx, t.tx, &r)
+}
+
+// roundContract creates round n's OpenMiningRound contract in t and
+// returns the round's row, for the caller to insert.
+func (ro Rounds) roundContract(t *txn, n coin.Round, price coin.Amount, opensAt time.Time) store.Round {
+	l := ro.l
+	closes := opensAt.Add(2 * l.rules.TickDuration)
+	cid := t.create(TemplateOpenMiningRound, roundPayload{
+		DSO: l.dso, Round: roundString(n), AmuletPrice: price, OpensAt: FormatTime(opensAt),
+		TargetClosesAt: FormatTime(closes), IssuingFor: relTime(time.Duration(n) * l.rules.TickDuration),
+		TransferConfigUSD: transferConfigOf(l.rules), IssuanceConfig: issuanceConfigOf(l.rules), TickDuration: relTime(l.rules.TickDuration),
+	}, l.dso)
+	return store.Round{Number: n, ContractID: cid, Price: price, OpensAt: opensAt, TargetClosesAt: closes}
 }

@@ -11,4 +11,4 @@ type RoundStep func(ctx context.Context, rep *RoundReport) error
 // AfterRounds sets the steps the round clock runs after the rounds it
 // opens, in order, replacing those set before: ledger/workflows wires
 // them once for each validator's ledger.
-func (l *Ledger) AfterRounds(steps ...RoundStep) { l.roundSteps.Store(&steps) }
+func (ro Rounds) AfterRounds(steps ...RoundStep) { ro.l.roundSteps.Store(&steps) }

@@ -43,13 +43,16 @@ const (
 // 1.2 sends without it and its fixed cost was paid per send: holding
 // 0.7 ms saved 15% of the CPU per send there and p99 fell from 12-26
 // to 12-16 ms with p50 alike (scratch runs, bench/NOTES.md); with 32 clients
-// the rate rose by a tenth. A ledger's sendQueue.gather overrides it.
+// the rate rose by a tenth. A ledger's sender.gather overrides it.
 const sendGather = 700 * time.Microsecond
 
 const sendGatherMin = 4
 
-// sendQueue holds the sends waiting for a worker.
-type sendQueue struct {
+// sender is the core's send batching: it owns the sends waiting for a
+// worker, the workers, and what the batches read and wrote (sendCache).
+// The core, and so its sender, is shared by a process's validators: a
+// worker runs every batch it takes with the Ledger whose send started it.
+type sender struct {
 	mu      sync.Mutex
 	queue   []*sendCall
 	workers int
@@ -95,11 +98,11 @@ type sendCall struct {
 
 // sendOne runs c: batched where the Writer groups, alone otherwise
 // (SQLite's write transactions are exclusive: nothing to group).
-func (l *Ledger) sendOne(c *sendCall) sendResult {
+func (q *sender) sendOne(l *Ledger, c *sendCall) sendResult {
 	if l.w.Groups() {
-		return l.sendBatched(c)
+		return q.sendBatched(l, c)
 	}
-	return l.runSends(c.ctx, []*sendCall{c})[0]
+	return q.runSends(c.ctx, l, []*sendCall{c})[0]
 }
 
 // sendBatched queues c and returns its answer, or c.ctx's error once
@@ -107,10 +110,9 @@ func (l *Ledger) sendOne(c *sendCall) sendResult {
 // after its caller left, as with any request whose answer is lost; its
 // deduplication id makes the retry safe. Answers bypass the queue's lock,
 // which is then held only to queue and take sends.
-func (l *Ledger) sendBatched(c *sendCall) sendResult {
+func (q *sender) sendBatched(l *Ledger, c *sendCall) sendResult {
 	c.done = make(chan sendResult, 1)
 	c.queued = time.Now()
-	q := &l.sends
 	q.mu.Lock()
 	q.queue = append(q.queue, c)
 	if q.gathered != nil && len(q.queue) >= sendGatherMin {
@@ -123,7 +125,7 @@ func (l *Ledger) sendBatched(c *sendCall) sendResult {
 	}
 	q.mu.Unlock()
 	if start {
-		go l.sendWorker()
+		go q.sendWorker(l)
 	}
 	select {
 	case r := <-c.done:
@@ -139,30 +141,29 @@ func (l *Ledger) sendBatched(c *sendCall) sendResult {
 }
 
 // sendWorker runs batches until the queue is empty.
-func (l *Ledger) sendWorker() {
+func (q *sender) sendWorker(l *Ledger) {
 	for {
-		l.gatherSends()
-		batch := l.takeSends()
+		q.gatherSends()
+		batch := q.takeSends()
 		if len(batch) == 0 {
 			return
 		}
 		for _, c := range batch {
-			l.span(spanSendWait, c.queued)
+			span(l.cfg.Observer, spanSendWait, c.queued)
 		}
 		ctx, cancel := context.WithTimeout(context.WithoutCancel(batch[0].ctx), sendBatchTimeout)
 		t0 := time.Now()
-		results := l.runSendsRecovered(ctx, batch)
-		l.span(spanSendBatch, t0)
+		results := q.runSendsRecovered(ctx, l, batch)
+		span(l.cfg.Observer, spanSendBatch, t0)
 		cancel()
-		l.finishSends(batch, results)
+		q.finishSends(batch, results)
 	}
 }
 
 // gatherSends waits, while another batch runs and fewer than
 // sendGatherMin sends are queued, until the oldest has waited sendGather
 // or that many are queued.
-func (l *Ledger) gatherSends() {
-	q := &l.sends
+func (q *sender) gatherSends() {
 	q.mu.Lock()
 	if len(q.busy) == 0 || len(q.queue) == 0 || len(q.queue) >= sendGatherMin || q.gathered != nil {
 		q.mu.Unlock()
@@ -195,8 +196,7 @@ func (l *Ledger) gatherSends() {
 
 // finishSends frees the senders of a batch that ran for later batches
 // and answers its callers.
-func (l *Ledger) finishSends(batch []*sendCall, results []sendResult) {
-	q := &l.sends
+func (q *sender) finishSends(batch []*sendCall, results []sendResult) {
 	q.mu.Lock()
 	if len(batch) > 1 {
 		q.batched += int64(len(batch))
@@ -213,7 +213,7 @@ func (l *Ledger) finishSends(batch []*sendCall, results []sendResult) {
 // runSendsRecovered is runSends for a worker: a panic (a bug) answers the
 // batch's sends with an error instead of killing the process, as the HTTP
 // server's recovery does for a request, and keeps the worker counted.
-func (l *Ledger) runSendsRecovered(ctx context.Context, batch []*sendCall) (results []sendResult) {
+func (q *sender) runSendsRecovered(ctx context.Context, l *Ledger, batch []*sendCall) (results []sendResult) {
 	defer func() {
 		if r := recover(); r != nil {
 			l.log.Error("batch of one-step sends panicked", "panic", r, "stack", string(debug.Stack()))
@@ -223,7 +223,7 @@ func (l *Ledger) runSendsRecovered(ctx context.Context, batch []*sendCall) (resu
 			}
 		}
 	}()
-	return l.runSends(ctx, batch)
+	return q.runSends(ctx, l, batch)
 }
 
 // takeSends takes the next batch: queued sends whose callers still wait,
@@ -231,8 +231,7 @@ func (l *Ledger) runSendsRecovered(ctx context.Context, batch []*sendCall) (resu
 // (a sender's next send spends the previous one's change, so it goes in a
 // later batch), oldest first. With none left the worker retires; the
 // worker whose batch holds a skipped sender takes it up when it is done.
-func (l *Ledger) takeSends() []*sendCall {
-	q := &l.sends
+func (q *sender) takeSends() []*sendCall {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	if q.busy == nil {
@@ -264,8 +263,8 @@ func (l *Ledger) takeSends() []*sendCall {
 // each call runs again alone, so only the call at fault fails. On Postgres
 // the transaction takes two round trips (store/pgbatch): BEGIN riding the
 // claims and the read, COMMIT the writes.
-func (l *Ledger) runSends(ctx context.Context, calls []*sendCall) []sendResult {
-	if results, ok := l.sendFast(ctx, calls); ok {
+func (q *sender) runSends(ctx context.Context, l *Ledger, calls []*sendCall) []sendResult {
+	if results, ok := q.sendFast(ctx, l, calls); ok {
 		if results[0].err == nil {
 			l.committed()
 		}
@@ -274,7 +273,7 @@ func (l *Ledger) runSends(ctx context.Context, calls []*sendCall) []sendResult {
 	var results []sendResult
 	err := l.w.InSendTx(ctx, func(ctx context.Context, s store.SendTx) error {
 		var err error
-		results, err = l.sendMany(ctx, s, calls)
+		results, err = q.sendMany(ctx, l, s, calls)
 		return err
 	})
 	if err == nil {
@@ -284,7 +283,7 @@ func (l *Ledger) runSends(ctx context.Context, calls []*sendCall) []sendResult {
 	results = make([]sendResult, len(calls))
 	for i, c := range calls {
 		if len(calls) > 1 {
-			results[i] = l.runSends(ctx, []*sendCall{c})[0]
+			results[i] = q.runSends(ctx, l, []*sendCall{c})[0]
 		} else {
 			results[i].err = err
 		}
@@ -312,7 +311,7 @@ func (w sendWriter) write(ctx context.Context, ws *store.Writes) error {
 	t0 := time.Now()
 	err := w.s.Write(ctx, ws)
 	if err == nil && w.l != nil {
-		w.l.span(spanSendWrite, t0)
+		span(w.l.cfg.Observer, spanSendWrite, t0)
 	}
 	return err
 }
@@ -332,7 +331,7 @@ type sendResult struct {
 // in memory, and the writes of those that succeeded ride one commit
 // batch. A send's own error is its result; only a database error fails
 // the batch.
-func (l *Ledger) sendMany(ctx context.Context, db store.SendTx, calls []*sendCall) ([]sendResult, error) {
+func (q *sender) sendMany(ctx context.Context, l *Ledger, db store.SendTx, calls []*sendCall) ([]sendResult, error) {
 	claims := make([]store.Claim, len(calls))
 	keys := make([]store.PreapprovalSendKey, len(calls))
 	for i, c := range calls {
@@ -344,9 +343,9 @@ func (l *Ledger) sendMany(ctx context.Context, db store.SendTx, calls []*sendCal
 	if err != nil {
 		return nil, err
 	}
-	l.span(spanSendRead, t0)
+	span(l.cfg.Observer, spanSendRead, t0)
 	// The open rounds are read only when the newest has not opened yet.
-	if r, err = l.usable(ctx, db.Reads(), r); err != nil {
+	if r, err = l.Rounds().usable(ctx, db.Reads(), r); err != nil {
 		return nil, err
 	}
 	results := make([]sendResult, len(calls))
@@ -371,7 +370,7 @@ func (l *Ledger) sendMany(ctx context.Context, db store.SendTx, calls []*sendCal
 		ts = append(ts, &t)
 		tsOf[i] = &t
 	}
-	if f := l.sends.fault.Load(); f != nil {
+	if f := q.fault.Load(); f != nil {
 		if err := (*f)(len(calls)); err != nil {
 			return nil, err
 		}
@@ -385,6 +384,6 @@ func (l *Ledger) sendMany(ctx context.Context, db store.SendTx, calls []*sendCal
 	for i := range calls {
 		claimed[i] = offsets[i] != 0
 	}
-	l.sends.cache.learn(calls, claimed, reads, r, tsOf)
+	q.cache.learn(calls, claimed, reads, r, tsOf)
 	return results, nil
 }

@@ -21,21 +21,21 @@ func TestTakeSendsSkipsBusySenders(t *testing.T) {
 	l.sends.queue = []*sendCall{a1, a2, b1}
 	l.sends.workers = 2
 
-	first := l.takeSends()
+	first := l.sends.takeSends()
 	if !slices.Equal(first, []*sendCall{a1, b1}) {
 		t.Fatalf("first batch: %d sends, want a1 and b1", len(first))
 	}
 	l.sends.queue = append(l.sends.queue, c1)
-	second := l.takeSends()
+	second := l.sends.takeSends()
 	if !slices.Equal(second, []*sendCall{c1}) {
 		t.Fatalf("second batch while the first runs: %d sends, want c1 alone (a is busy)", len(second))
 	}
-	l.finishSends(second, make([]sendResult, len(second)))
-	if third := l.takeSends(); len(third) != 0 || l.sends.workers != 1 {
+	l.sends.finishSends(second, make([]sendResult, len(second)))
+	if third := l.sends.takeSends(); len(third) != 0 || l.sends.workers != 1 {
 		t.Fatalf("with only a busy sender's send queued: a batch of %d, %d workers; want none and the worker retired", len(third), l.sends.workers)
 	}
 
-	l.finishSends(first, make([]sendResult, len(first)))
+	l.sends.finishSends(first, make([]sendResult, len(first)))
 	for _, c := range first {
 		select {
 		case <-c.done:
@@ -44,7 +44,7 @@ func TestTakeSendsSkipsBusySenders(t *testing.T) {
 		}
 	}
 	l.sends.queue = append(l.sends.queue, a3)
-	if next := l.takeSends(); !slices.Equal(next, []*sendCall{a2}) {
+	if next := l.sends.takeSends(); !slices.Equal(next, []*sendCall{a2}) {
 		t.Fatalf("after the first batch: %d sends, want a2 alone (a3 is a's next)", len(next))
 	}
 }

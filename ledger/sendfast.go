@@ -144,13 +144,13 @@ func (c *sendCache) forget(calls []*sendCall) {
 // Writer can and the cache knows every call and every rule succeeds on
 // it; ok false leaves the batch to runSends' reading path, nothing
 // written.
-func (l *Ledger) sendFast(ctx context.Context, calls []*sendCall) (results []sendResult, ok bool) {
+func (q *sender) sendFast(ctx context.Context, l *Ledger, calls []*sendCall) (results []sendResult, ok bool) {
 	fs, can := l.w.(store.FastSender)
-	if !can || l.sends.fault.Load() != nil {
+	if !can || q.fault.Load() != nil {
 		// The fault hooks of tests are the reading path's.
 		return nil, false
 	}
-	c := &l.sends.cache
+	c := &q.cache
 	now := l.now()
 	r, reads, ok := c.reads(calls, now)
 	if !ok {
@@ -191,7 +191,7 @@ func (l *Ledger) sendFast(ctx context.Context, calls []*sendCall) (results []sen
 		}
 		return results, true
 	}
-	l.span(spanSendWrite, t0)
+	span(l.cfg.Observer, spanSendWrite, t0)
 	claimed := make([]bool, len(calls))
 	for i, t := range ts {
 		t.offset, results[i].offset, claimed[i] = w.offsets[i], w.offsets[i], true

@@ -75,7 +75,7 @@ func TestSendBatchFastOnStaleCache(t *testing.T) {
 	fast("send after the cache relearned", true)
 
 	// A new round opens: the send must use it, not the cached one.
-	if _, err := l.AdvanceRound(ctx); err != nil {
+	if _, err := l.Rounds().AdvanceRound(ctx); err != nil {
 		t.Fatal(err)
 	}
 	rounds := ledgertest.OpenRoundNumbers(t, l)

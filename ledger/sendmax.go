@@ -13,7 +13,7 @@ import (
 // unlocked holdings are worth at the open round, less that transfer's fee
 // (Rules.OutputFee). Zero when the fees would take it all.
 func (l *Ledger) MaxSend(ctx context.Context, sender coin.PartyID) (coin.Amount, error) {
-	r, err := l.usableRound(ctx, l.db)
+	r, err := l.Rounds().usableRound(ctx, l.db)
 	if err != nil {
 		return coin.Zero, err
 	}

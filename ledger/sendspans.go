@@ -19,9 +19,10 @@ const (
 	spanSendBatch = "send.batch"
 )
 
-// span reports the stage kind that started at t0.
-func (l *Ledger) span(kind string, t0 time.Time) {
-	if o := l.cfg.Observer; o != nil {
+// span reports to o (Config.Observer, nil for none) the stage kind that
+// started at t0.
+func span(o Observer, kind string, t0 time.Time) {
+	if o != nil {
 		o.LedgerOp(kind, time.Since(t0), nil)
 	}
 }

@@ -69,7 +69,7 @@ func (d Dev) Replace(ctx context.Context, fn func(context.Context) (replaced boo
 	if !replaced {
 		return err
 	}
-	return l.replaced(context.WithoutCancel(ctx), err)
+	return d.replaced(context.WithoutCancel(ctx), err)
 }
 
 // SnapshotDir is where the SQLite snapshots live (Config.SnapshotDir, or
@@ -84,8 +84,9 @@ func (d Dev) SnapshotDir() string {
 // replaced reads the ledger's memory of the state again and runs the
 // OnRestore hooks, once the state was replaced (with the gate closed);
 // err is the replacing's, returned with any of reload's.
-func (l *Ledger) replaced(ctx context.Context, err error) error {
-	if rerr := l.reload(ctx); rerr != nil {
+func (d Dev) replaced(ctx context.Context, err error) error {
+	l := d.l
+	if rerr := d.reload(ctx); rerr != nil {
 		return errors.Join(err, fmt.Errorf("reload the ledger after restore: %w", rerr))
 	}
 	for _, hook := range l.gate.restoreHooks() {
@@ -104,7 +105,8 @@ func (l *Ledger) OnRestore(fn func()) {
 }
 
 // reload forgets what the ledger remembers of the state and reads it again.
-func (l *Ledger) reload(ctx context.Context) error {
+func (d Dev) reload(ctx context.Context) error {
+	l := d.l
 	l.users.clear()
 	l.blobs.clear()
 	l.knownParties.Clear()

@@ -108,7 +108,7 @@ func (l *Ledger) LedgerContract(c *store.Contract) LedgerContract { return l.led
 // UsableRound is the open round a transaction or a balance uses now, the
 // one rule the wallet's balance and the registry share (usable).
 func (l *Ledger) UsableRound(ctx context.Context, db bun.IDB) (*store.Round, error) {
-	return l.usableRound(ctx, db)
+	return l.Rounds().usableRound(ctx, db)
 }
 
 // UUIDHex is a fresh version 7 UUID (time-ordered) in hex.

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ccwallet/ccwallet/ledger/devnet"
 	"github.com/ccwallet/ccwallet/ledger/traffic"
 
 	"github.com/ccwallet/ccwallet/coin"
@@ -160,7 +161,7 @@ func (s *Server) devnetTap(r *http.Request, sb *submission) (int64, error) {
 	if err := s.requireOpenRound(r, "choiceArgument.openRound", arg.OpenRound); err != nil {
 		return 0, err
 	}
-	res, err := s.l.TapCoin(r.Context(), receiver, arg.Amount, sb.key)
+	res, err := devnet.TapCoin(r.Context(), s.l, receiver, arg.Amount, sb.key)
 	if err != nil {
 		return 0, devnetOnly(err)
 	}

@@ -359,7 +359,7 @@ func TestUpdatesPaging(t *testing.T) {
 		}
 
 		// Pruning: reads below the pruned offset are refused.
-		if _, err := e.l.AdvanceRounds(ctx, 4); err != nil { // only closed rounds' updates are pruned
+		if _, err := e.l.Rounds().AdvanceRounds(ctx, 4); err != nil { // only closed rounds' updates are pruned
 			t.Fatal(err)
 		}
 		e.clock.Advance(48 * time.Hour)

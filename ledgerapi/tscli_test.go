@@ -1060,14 +1060,14 @@ func TestTokenStandardCLIHoldingFees(t *testing.T) {
 		disclose, round := e.rulesContext(alice.party)
 		e.run(alice, "tap", e.tapCommand(alice.party, "100", round), disclose)
 		e.run(carol, "preapproval", e.proposal(carol.party, op, &dso), nil)
-		if _, err := e.l.AdvanceRounds(ctx, 20); err != nil {
+		if _, err := e.l.Rounds().AdvanceRounds(ctx, 20); err != nil {
 			t.Fatal(err)
 		}
 		ups := map[string]string{
 			cli.transfer(alice, carol.party, "10", string(dso), "late", false).UpdateID: "to carol",
 			cli.transfer(alice, bob.party, "20", string(dso), "later", false).UpdateID:  "to bob",
 		}
-		if _, err := e.l.AdvanceRounds(ctx, 10); err != nil {
+		if _, err := e.l.Rounds().AdvanceRounds(ctx, 10); err != nil {
 			t.Fatal(err)
 		}
 		ins := e.acs(bob.user, filter(bob.party, interfaceFilter(instructionIface, true, false)), e.ledgerEnd())

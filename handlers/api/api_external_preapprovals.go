@@ -9,6 +9,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	ledgerdevnet "github.com/ccwallet/ccwallet/ledger/devnet"
 	"github.com/ccwallet/ccwallet/web"
 )
 
@@ -227,7 +228,7 @@ func (h external) devnetTap(w http.ResponseWriter, r *http.Request) error {
 	if err := h.l.KnownParty(r.Context(), party); err != nil {
 		return err
 	}
-	res, err := h.l.Tap(r.Context(), party, amount, req.CommandID)
+	res, err := ledgerdevnet.Tap(r.Context(), h.l, party, amount, req.CommandID)
 	if err != nil {
 		return err
 	}

@@ -316,7 +316,7 @@ func testRegistryAfterAdvanceRounds(t *testing.T, a *handlerstest.API) {
 			Round int64 `json:"round"`
 		}
 		alice.Do(http.MethodGet, "/v0/wallet/balance", nil).JSON(t, &bal)
-		rs, err := a.L.OpenRounds(t.Context())
+		rs, err := a.L.Rounds().OpenRounds(t.Context())
 		if err != nil {
 			t.Fatal(err)
 		}

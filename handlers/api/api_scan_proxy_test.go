@@ -204,7 +204,7 @@ func runScanProxyContract(t *testing.T, e *contractEnv) {
 			Issuing []proxyContractWithState `json:"issuing_mining_rounds"`
 		}
 		e.prefixed(stranger, "GET", sp+"/open-and-issuing-mining-rounds", nil, 200).JSON(t, &rr)
-		open, err := e.l.OpenRounds(ctx)
+		open, err := e.l.Rounds().OpenRounds(ctx)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -246,7 +246,7 @@ func runScanProxyContract(t *testing.T, e *contractEnv) {
 		}
 	}
 	checkRounds("at the start")
-	if _, err := e.l.AdvanceRounds(ctx, 3); err != nil {
+	if _, err := e.l.Rounds().AdvanceRounds(ctx, 3); err != nil {
 		t.Fatal(err)
 	}
 	// Time control opens each round one tick after the last; once they

@@ -3,6 +3,7 @@ package api
 import (
 	"net/http"
 
+	ledgerdevnet "github.com/ccwallet/ccwallet/ledger/devnet"
 	"github.com/ccwallet/ccwallet/web"
 )
 
@@ -80,7 +81,7 @@ func (h *Handler) tap(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	res, err := h.l.Tap(r.Context(), p, amount, req.CommandID)
+	res, err := ledgerdevnet.Tap(r.Context(), h.l, p, amount, req.CommandID)
 	if err != nil {
 		return err
 	}

@@ -98,7 +98,7 @@ func TestAdvanceRoundsEndpoint(t *testing.T) {
 	}
 	// Until a time 25 minutes after the latest round opened: three ticks
 	// of 10 minutes, rounded up.
-	open, err := l.OpenRounds(context.Background())
+	open, err := l.Rounds().OpenRounds(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -27,7 +27,7 @@ func TestUIBalanceBreakdown(t *testing.T) {
 			Amount: coin.MustParse("5000"), ExecuteBefore: time.Now().Add(time.Hour), TrackingID: "lock"}); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := e.L.AdvanceRounds(ctx, 3); err != nil {
+		if _, err := e.L.Rounds().AdvanceRounds(ctx, 3); err != nil {
 			t.Fatal(err)
 		}
 		b, err := e.L.Balance(ctx, alice.Party)

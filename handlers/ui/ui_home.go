@@ -10,6 +10,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/devnet"
 	"github.com/ccwallet/ccwallet/ledger/pending"
 	"github.com/ccwallet/ccwallet/views"
 	"github.com/ccwallet/ccwallet/web"
@@ -358,13 +359,13 @@ func (h *Handler) uiTap(w http.ResponseWriter, r *http.Request, s *web.Session) 
 	return nil
 }
 
-func (h *Handler) tapAmount(ctx context.Context, party coin.PartyID, amount string) (ledger.TapResult, error) {
+func (h *Handler) tapAmount(ctx context.Context, party coin.PartyID, amount string) (devnet.TapResult, error) {
 	if amount == "" {
-		return ledger.TapResult{}, badRequest("amount: enter an amount in USD")
+		return devnet.TapResult{}, badRequest("amount: enter an amount in USD")
 	}
 	a, err := coin.ParseAmount(amount)
 	if err != nil {
-		return ledger.TapResult{}, err
+		return devnet.TapResult{}, err
 	}
-	return h.l.Tap(ctx, party, a, "")
+	return devnet.Tap(ctx, h.l, party, a, "")
 }

@@ -87,7 +87,7 @@ func TestUIMintingDelegations(t *testing.T) {
 		if err := ledgertest.Dev(t, e.L).SeedRewardCoupons(ctx, ledger.RewardValidator, []coin.PartyID{erin}, coin.MustParse("0.5")); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := e.L.AdvanceRounds(ctx, 3); err != nil {
+		if _, err := e.L.Rounds().AdvanceRounds(ctx, 3); err != nil {
 			t.Fatal(err)
 		}
 		page = admin.Get("/delegations")

@@ -35,7 +35,7 @@ func rewardsWallet(t *testing.T, e *handlerstest.UIEnv, b *handlerstest.Browser)
 	seed(ledger.RewardApp, "1.5")
 	seed(ledger.RewardApp, "1.5")
 	seed(ledger.RewardValidator, "0.5")
-	if _, err := e.L.AdvanceRounds(ctx, 4); err != nil {
+	if _, err := e.L.Rounds().AdvanceRounds(ctx, 4); err != nil {
 		t.Fatal(err)
 	}
 	seed(ledger.RewardLiveness, "0")

@@ -219,7 +219,7 @@ func TestAppPaymentMoves(t *testing.T) {
 				}
 				clock.Advance(c.advance)
 				if c.rounds > 0 {
-					if _, err := l.AdvanceRounds(ctx, c.rounds); err != nil {
+					if _, err := l.Rounds().AdvanceRounds(ctx, c.rounds); err != nil {
 						t.Fatal(err)
 					}
 				}
@@ -454,7 +454,7 @@ func TestAppPaymentLockGone(t *testing.T) {
 			t.Fatal(err)
 		}
 		clock.Advance(2 * time.Hour)
-		if _, err := l.AdvanceRounds(ctx, 150); err != nil {
+		if _, err := l.Rounds().AdvanceRounds(ctx, 150); err != nil {
 			t.Fatal(err)
 		}
 		if b, err := l.Balance(ctx, sender); err != nil || !b.EffectiveLocked.IsZero() {

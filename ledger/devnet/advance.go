@@ -66,7 +66,7 @@ func (s *Service) Advance(ctx context.Context, req AdvanceRequest) (ledger.Round
 // in order: due subscription payments are paid and collected, as they
 // would have been in the time jumped over.
 func (s *Service) AdvanceRounds(ctx context.Context, n int) (ledger.RoundReport, error) {
-	rep, err := s.l.AdvanceRounds(ctx, n)
+	rep, err := s.l.Rounds().AdvanceRounds(ctx, n)
 	if err != nil {
 		return rep, err
 	}

@@ -1,5 +1,6 @@
 // Package devnet owns a development network's tools on the core's Dev
-// powers (mint, reset, the restore gate): time jumps (Advance: so many
+// powers (mint, reset, the restore gate): the faucet (Tap, TapCoin, on
+// the core's Tx verbs), time jumps (Advance: so many
 // rounds or until a time, with the workflows' automations after),
 // snapshots (the whole network saved under a name, restored later),
 // scenarios (a network's state as a file that Seed creates all of or

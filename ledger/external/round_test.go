@@ -33,7 +33,7 @@ func TestExternalBalanceRound(t *testing.T) {
 				t.Errorf("external balance: round %d, available %s; the wallet's: round %d, %s", ext.Round, ext.Available(), b.Round, b.EffectiveUnlocked)
 			}
 			clock.Advance(10 * time.Minute)
-			if _, err := l.AdvanceRound(ctx); err != nil {
+			if _, err := l.Rounds().AdvanceRound(ctx); err != nil {
 				t.Fatal(err)
 			}
 		}

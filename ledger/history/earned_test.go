@@ -25,7 +25,7 @@ func TestHistoryPageRewards(t *testing.T) {
 		seed(ledger.RewardApp, "1")
 		seed(ledger.RewardApp, "2") // the same round and kind: one row
 		ledgertest.Mint(t, l, p, "20")
-		if _, err := l.AdvanceRounds(ctx, 1); err != nil {
+		if _, err := l.Rounds().AdvanceRounds(ctx, 1); err != nil {
 			t.Fatal(err)
 		}
 		seed(ledger.RewardValidator, "0.1")

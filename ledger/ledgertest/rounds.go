@@ -11,7 +11,7 @@ import (
 // OpenRoundNumbers is the numbers of l's open rounds, oldest first.
 func OpenRoundNumbers(t testing.TB, l *ledger.Ledger) []coin.Round {
 	t.Helper()
-	rs, err := l.OpenRounds(context.Background())
+	rs, err := l.Rounds().OpenRounds(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -25,7 +25,7 @@ func OpenRoundNumbers(t testing.TB, l *ledger.Ledger) []coin.Round {
 // CloseRounds advances rounds until every round open now is closed.
 func CloseRounds(t testing.TB, l *ledger.Ledger) {
 	t.Helper()
-	if _, err := l.AdvanceRounds(context.Background(), 4); err != nil {
+	if _, err := l.Rounds().AdvanceRounds(context.Background(), 4); err != nil {
 		t.Fatal(err)
 	}
 }

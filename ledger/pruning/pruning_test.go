@@ -180,7 +180,7 @@ func TestPruneKeepsConservationAndHistory(t *testing.T) {
 			if _, err := l.Transfer(ctx, ledger.TransferRequest{Sender: a, Receiver: b, Amount: coin.MustParse("3")}); err != nil {
 				t.Fatal(err)
 			}
-			if _, err := l.AdvanceRounds(ctx, 4); err != nil {
+			if _, err := l.Rounds().AdvanceRounds(ctx, 4); err != nil {
 				t.Fatal(err)
 			}
 			clock.Advance(31 * 24 * time.Hour)

@@ -79,7 +79,7 @@ func TestWalletAndRegistryAgreeOnTheRound(t *testing.T) {
 		ledgertest.Mint(t, l, a, "100")
 		for i := 0; i < 3; i++ {
 			clock.Advance(time.Minute)
-			if _, err := l.AdvanceRounds(ctx, 1); err != nil {
+			if _, err := l.Rounds().AdvanceRounds(ctx, 1); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -88,7 +88,7 @@ func TestWalletAndRegistryAgreeOnTheRound(t *testing.T) {
 			t.Fatal(err)
 		}
 		clock.Advance(-30 * time.Second) // round 3 opened 30 s "ahead"
-		rs, err := l.OpenRounds(ctx)
+		rs, err := l.Rounds().OpenRounds(ctx)
 		if err != nil || len(rs) != 3 || rs[1].Number != 2 {
 			t.Fatalf("open rounds = %+v, %v", rs, err)
 		}

@@ -31,7 +31,7 @@ func TestRewardsByRound(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := l.AdvanceRounds(ctx, 4); err != nil {
+		if _, err := l.Rounds().AdvanceRounds(ctx, 4); err != nil {
 			t.Fatal(err)
 		}
 		seed(ledger.RewardLiveness, "0")

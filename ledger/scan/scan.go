@@ -44,7 +44,7 @@ func (s *Service) AmuletRules(ctx context.Context) (ledger.Contract, error) {
 // OpenRoundContracts are the OpenMiningRound contracts of the open rounds
 // (OpenRounds decides which), oldest first.
 func (s *Service) OpenRoundContracts(ctx context.Context) ([]ledger.Contract, error) {
-	rs, err := s.l.OpenRounds(ctx)
+	rs, err := s.l.Rounds().OpenRounds(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/devnet"
 	"github.com/ccwallet/ccwallet/store"
 )
 
@@ -132,7 +133,7 @@ func (s *Service) Topup(ctx context.Context, c TopupConfig) (TopupResult, error)
 		}
 		// Tap twice the shortfall (in USD at the same price), so holding
 		// fees and rounding cannot leave it short.
-		tap, err := l.Tap(ctx, l.Operator(), ledger.CoinToUSD(short.Add(short), b.Price), tracking)
+		tap, err := devnet.Tap(ctx, l, l.Operator(), ledger.CoinToUSD(short.Add(short), b.Price), tracking)
 		if errors.Is(err, ledger.ErrInFlight) {
 			res.Reason = "another run is buying this top-up"
 			return res, nil

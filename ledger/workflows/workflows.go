@@ -143,7 +143,7 @@ func build(l *ledger.Ledger, jump *jumpSteps) *Set {
 	subs := subscriptions.New(l, map[string]subscriptions.App{names.AppName: names.App(l)})
 	jump.add(subs.Automations()...)
 	rw := rewards.New(l)
-	l.AfterRounds(rw.AfterRounds)
+	l.Rounds().AfterRounds(rw.AfterRounds)
 	return &Set{Ledger: l, Subscriptions: subs, Names: names.New(l, subs), AppPayments: apppayments.New(l),
 		Allocations: allocations.New(l), External: external.New(l),
 		Registry: registry.New(l), Scan: scan.New(l), APIRead: apiread.New(l),
