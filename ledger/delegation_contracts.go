@@ -74,7 +74,7 @@ func (l *Ledger) PrepareMintingDelegationProposal(ctx context.Context, beneficia
 	if mergeLimit < 1 || mergeLimit > MaxMergeLimit {
 		return Prepared{}, invalid("merge_limit", "must be between 1 and %d", MaxMergeLimit)
 	}
-	return l.prepare(ctx, beneficiary, KindMintingDelegationPropose, nil,
+	return Prepare(ctx, l, beneficiary, KindMintingDelegationPropose, nil,
 		mintingDelegationArgs{Delegate: l.operator, ExpiresAt: FormatTime(expiresAt), MergeLimit: mergeLimit}, time.Time{})
 }
 

@@ -120,9 +120,10 @@ func (l *Ledger) preparedTTL() time.Duration {
 	return DefaultPreparedTTL
 }
 
-// prepare encodes and stores a transaction of kind for an external party.
-// expiresAt, when set and earlier than the default lifetime, shortens it.
-func (l *Ledger) prepare(ctx context.Context, party coin.PartyID, kind string, contractIDs []coin.ContractID, args any, expiresAt time.Time) (Prepared, error) {
+// Prepare encodes and stores a transaction of kind for an external party
+// (ledger/external prepares each kind; Submit executes it). expiresAt,
+// when set and earlier than the default lifetime, shortens it.
+func Prepare(ctx context.Context, l *Ledger, party coin.PartyID, kind string, contractIDs []coin.ContractID, args any, expiresAt time.Time) (Prepared, error) {
 	if _, ok := executors[kind]; !ok {
 		return Prepared{}, fmt.Errorf("prepare: unknown kind %q", kind)
 	}
@@ -285,26 +286,13 @@ func decodeArgs(b *PreparedBody, v any) error {
 	return nil
 }
 
-// externalTransferArgs are the args of KindExternalTransfer.
+// ExternalTransferArgs are the args of KindExternalTransfer.
+type ExternalTransferArgs = externalTransferArgs
+
 type externalTransferArgs struct {
 	Receiver    coin.PartyID `json:"receiver"`
 	Amount      coin.Amount  `json:"amount"`
 	Description string       `json:"description"`
-}
-
-// PrepareExternalTransfer prepares a one-step transfer of amount from the
-// external party sender to receiver, for sender to sign.
-func (l *Ledger) PrepareExternalTransfer(ctx context.Context, sender, receiver coin.PartyID, amount coin.Amount, description string) (Prepared, error) {
-	if err := checkAmount("amount", amount); err != nil {
-		return Prepared{}, err
-	}
-	if err := checkText("description", description); err != nil {
-		return Prepared{}, err
-	}
-	if err := l.KnownParty(ctx, receiver); err != nil {
-		return Prepared{}, err
-	}
-	return l.prepare(ctx, sender, KindExternalTransfer, nil, externalTransferArgs{Receiver: receiver, Amount: amount, Description: description}, time.Time{})
 }
 
 func runExternalTransfer(ctx context.Context, t *txn, b *PreparedBody) (coin.ContractID, error) {

@@ -110,7 +110,7 @@ func (h external) prepareExternalTransfer(w http.ResponseWriter, r *http.Request
 	if err != nil {
 		return err
 	}
-	p, err := h.l.PrepareExternalTransfer(r.Context(), sender, receiver, amount, req.Description)
+	p, err := h.w.External.PrepareExternalTransfer(r.Context(), sender, receiver, amount, req.Description)
 	if err != nil {
 		return err
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/delegations"
 	"github.com/ccwallet/ccwallet/ledger/devnet"
+	"github.com/ccwallet/ccwallet/ledger/external"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
 	"github.com/ccwallet/ccwallet/ledger/pending"
 )
@@ -130,7 +131,7 @@ func TestScenarioExamples(t *testing.T) {
 			t.Errorf("minting delegations = %+v, %v", ds, err)
 		}
 		// The key written out is the party's: it signs for it.
-		p, err := l.PrepareExternalTransfer(ctx, treasury, carol, coin.MustParse("1"), "")
+		p, err := external.New(l).PrepareExternalTransfer(ctx, treasury, carol, coin.MustParse("1"), "")
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -21,6 +21,7 @@ import (
 // tampering case, which must be refused and change nothing.
 func TestExternalPreapprovalFlow(t *testing.T) {
 	ledgertest.ForEachEngineClock(t, func(t *testing.T, l *ledger.Ledger, clock *ledgertest.Clock) {
+		x := external.New(l)
 		ctx := context.Background()
 		recv, recvKey := ledgertest.ExternalParty(t, l, "ext-recv")
 		sender, key := ledgertest.ExternalParty(t, l, "ext-send")
@@ -29,30 +30,30 @@ func TestExternalPreapprovalFlow(t *testing.T) {
 		ledgertest.Mint(t, l, sender, "1000")
 
 		// Proposal: one at a time, for external parties only.
-		if _, err := l.CreateSetupProposal(ctx, local); !ledger.IsValidation(err) {
+		if _, err := x.CreateSetupProposal(ctx, local); !ledger.IsValidation(err) {
 			t.Errorf("proposal for a local party = %v, want a validation error", err)
 		}
-		if _, err := l.CreateSetupProposal(ctx, coin.PartyID("ghost::1220"+hex.EncodeToString(make([]byte, 32)))); !errors.Is(err, ledger.ErrNotFound) {
+		if _, err := x.CreateSetupProposal(ctx, coin.PartyID("ghost::1220"+hex.EncodeToString(make([]byte, 32)))); !errors.Is(err, ledger.ErrNotFound) {
 			t.Errorf("proposal for an unknown party = %v, want ErrNotFound", err)
 		}
-		prop, err := l.CreateSetupProposal(ctx, recv)
+		prop, err := x.CreateSetupProposal(ctx, recv)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := l.CreateSetupProposal(ctx, recv); !errors.Is(err, ledger.ErrConflict) {
+		if _, err := x.CreateSetupProposal(ctx, recv); !errors.Is(err, ledger.ErrConflict) {
 			t.Errorf("second proposal = %v, want ErrConflict", err)
 		}
 		ps, err := external.New(l).SetupProposals(ctx)
 		if err != nil || len(ps) != 1 || ps[0].ContractID != prop || ps[0].TemplateID != ledger.TemplateExternalPartySetupProposal {
 			t.Fatalf("proposals = %+v, %v", ps, err)
 		}
-		if _, err := l.PrepareAcceptSetupProposal(ctx, prop, sender); !ledger.IsValidation(err) {
+		if _, err := x.PrepareAcceptSetupProposal(ctx, prop, sender); !ledger.IsValidation(err) {
 			t.Errorf("accept by another party = %v, want a validation error", err)
 		}
-		if _, err := l.PrepareAcceptSetupProposal(ctx, coin.NewContractID(), recv); !errors.Is(err, ledger.ErrNotFound) {
+		if _, err := x.PrepareAcceptSetupProposal(ctx, coin.NewContractID(), recv); !errors.Is(err, ledger.ErrNotFound) {
 			t.Errorf("accept of no proposal = %v, want ErrNotFound", err)
 		}
-		acc, err := l.PrepareAcceptSetupProposal(ctx, prop, recv)
+		acc, err := x.PrepareAcceptSetupProposal(ctx, prop, recv)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -76,7 +77,7 @@ func TestExternalPreapprovalFlow(t *testing.T) {
 		if again, err := l.Submit(ctx, accSub); err != nil || !again.Replayed || again.ContractID != res.ContractID {
 			t.Errorf("replayed accept = %+v, %v", again, err)
 		}
-		if _, err := l.CreateSetupProposal(ctx, recv); !errors.Is(err, ledger.ErrConflict) {
+		if _, err := x.CreateSetupProposal(ctx, recv); !errors.Is(err, ledger.ErrConflict) {
 			t.Errorf("proposal with a preapproval = %v, want ErrConflict", err)
 		}
 
@@ -84,14 +85,14 @@ func TestExternalPreapprovalFlow(t *testing.T) {
 		if _, err := external.New(l).TransferCommandCounter(ctx, sender); !errors.Is(err, ledger.ErrNotFound) {
 			t.Errorf("counter before any send = %v, want ErrNotFound", err)
 		}
-		send := func(nonce int64, amount string) ledger.PreapprovalSendRequest {
-			return ledger.PreapprovalSendRequest{Sender: sender, Receiver: recv, Amount: coin.MustParse(amount),
+		send := func(nonce int64, amount string) external.PreapprovalSendRequest {
+			return external.PreapprovalSendRequest{Sender: sender, Receiver: recv, Amount: coin.MustParse(amount),
 				ExpiresAt: clock.Now().Add(time.Hour), Nonce: nonce, Description: "rent"}
 		}
 		var last ledger.Submission
 		var lastRes ledger.SubmitResult
 		for i := int64(0); i < 3; i++ {
-			p, err := l.PrepareTransferPreapprovalSend(ctx, send(i, "10"))
+			p, err := x.PrepareTransferPreapprovalSend(ctx, send(i, "10"))
 			if err != nil {
 				t.Fatalf("prepare %d: %v", i, err)
 			}
@@ -139,23 +140,23 @@ func TestExternalPreapprovalFlow(t *testing.T) {
 
 		// Wrong nonces are refused at preparation.
 		for _, n := range []int64{0, 2, 4} {
-			if _, err := l.PrepareTransferPreapprovalSend(ctx, send(n, "1")); !errors.Is(err, ledger.ErrConflict) {
+			if _, err := x.PrepareTransferPreapprovalSend(ctx, send(n, "1")); !errors.Is(err, ledger.ErrConflict) {
 				t.Errorf("prepare with nonce %d = %v, want ErrConflict", n, err)
 			}
 		}
 		// No preapproval: 400.
 		noPre := send(3, "1")
 		noPre.Receiver = local
-		if _, err := l.PrepareTransferPreapprovalSend(ctx, noPre); !ledger.IsValidation(err) {
+		if _, err := x.PrepareTransferPreapprovalSend(ctx, noPre); !ledger.IsValidation(err) {
 			t.Errorf("prepare to a party without preapproval = %v, want a validation error", err)
 		}
 
 		// Tampering: all refused, nothing moves.
-		p, err := l.PrepareTransferPreapprovalSend(ctx, send(3, "5"))
+		p, err := x.PrepareTransferPreapprovalSend(ctx, send(3, "5"))
 		if err != nil {
 			t.Fatal(err)
 		}
-		twin, err := l.PrepareTransferPreapprovalSend(ctx, send(3, "7"))
+		twin, err := x.PrepareTransferPreapprovalSend(ctx, send(3, "7"))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -213,11 +214,11 @@ func TestExternalPreapprovalFlow(t *testing.T) {
 		// expires_at passed, or the preparation expired: 409, nothing moves.
 		short := send(4, "1")
 		short.ExpiresAt = clock.Now().Add(time.Minute)
-		ps1, err := l.PrepareTransferPreapprovalSend(ctx, short)
+		ps1, err := x.PrepareTransferPreapprovalSend(ctx, short)
 		if err != nil {
 			t.Fatal(err)
 		}
-		ps2, err := l.PrepareTransferPreapprovalSend(ctx, send(4, "1"))
+		ps2, err := x.PrepareTransferPreapprovalSend(ctx, send(4, "1"))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/external"
 	"github.com/ccwallet/ccwallet/ledger/history"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
 	"github.com/ccwallet/ccwallet/ledger/pending"
@@ -188,7 +189,7 @@ func TestReassignmentRefusedEverywhere(t *testing.T) {
 			refused("wallet reject", err)
 			_, err = l.AcceptOffer(ctx, b, o1)
 			refused("offer accept", err)
-			p, err := l.PrepareExternalTransfer(ctx, ext, b, coin.MustParse("5"), "")
+			p, err := external.New(l).PrepareExternalTransfer(ctx, ext, b, coin.MustParse("5"), "")
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -1,4 +1,4 @@
-package ledger_test
+package external_test
 
 import (
 	"context"
@@ -11,11 +11,13 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/external"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
 )
 
 func TestExternalTransferFlow(t *testing.T) {
-	forEachEngineClock(t, func(t *testing.T, l *ledger.Ledger, clock *ledgertest.Clock) {
+	ledgertest.ForEachEngineClock(t, func(t *testing.T, l *ledger.Ledger, clock *ledgertest.Clock) {
+		x := external.New(l)
 		ctx := context.Background()
 		ext, key := ledgertest.ExternalParty(t, l, "ext-bob")
 		_, otherKey := ledgertest.ExternalParty(t, l, "ext-carol")
@@ -33,7 +35,7 @@ func TestExternalTransferFlow(t *testing.T) {
 		var last ledger.Submission
 		var lastRes ledger.SubmitResult
 		for i := 0; i < 3; i++ {
-			p, err := l.PrepareExternalTransfer(ctx, ext, receiver, coin.MustParse("10"), "payment")
+			p, err := x.PrepareExternalTransfer(ctx, ext, receiver, coin.MustParse("10"), "payment")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -50,11 +52,11 @@ func TestExternalTransferFlow(t *testing.T) {
 		}
 		before, extBefore := balanceOf(receiver), balanceOf(ext)
 
-		p, err := l.PrepareExternalTransfer(ctx, ext, receiver, coin.MustParse("5"), "")
+		p, err := x.PrepareExternalTransfer(ctx, ext, receiver, coin.MustParse("5"), "")
 		if err != nil {
 			t.Fatal(err)
 		}
-		other, err := l.PrepareExternalTransfer(ctx, ext, receiver, coin.MustParse("7"), "")
+		other, err := x.PrepareExternalTransfer(ctx, ext, receiver, coin.MustParse("7"), "")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -119,10 +121,10 @@ func TestExternalTransferFlow(t *testing.T) {
 			t.Fatalf("expired submission moved coin: %s", got)
 		}
 		// Not an external party, or nothing to prepare.
-		if _, err := l.PrepareExternalTransfer(ctx, receiver, ext, coin.MustParse("1"), ""); !ledger.IsValidation(err) {
+		if _, err := x.PrepareExternalTransfer(ctx, receiver, ext, coin.MustParse("1"), ""); !ledger.IsValidation(err) {
 			t.Errorf("prepare for a local party = %v, want a validation error", err)
 		}
-		if _, err := l.PrepareExternalTransfer(ctx, ext, receiver, coin.Zero, ""); !ledger.IsValidation(err) {
+		if _, err := x.PrepareExternalTransfer(ctx, ext, receiver, coin.Zero, ""); !ledger.IsValidation(err) {
 			t.Errorf("prepare of zero = %v, want a validation error", err)
 		}
 		ledgertest.Conserved(t, l)
