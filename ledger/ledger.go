@@ -90,7 +90,7 @@ type core struct {
 	synchronizerID string
 
 	knownParties sync.Map   // coin.PartyID -> struct{}; see KnownParty
-	partyRows    sync.Map   // coin.PartyID -> *store.Party; see ExternalPartyKey
+	partyRows    sync.Map   // coin.PartyID -> *store.Party; see ExternalKeyOf
 	users        *userCache // onboarded users; see User (usercache.go)
 	sends        sendQueue  // one-step sends waiting for a batch (sendbatch.go)
 

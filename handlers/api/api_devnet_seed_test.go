@@ -73,7 +73,7 @@ func TestDevnetSeedAPI(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := a.L.Submit(context.Background(), ledgertest.Sign(t, treasury, key, p)); err != nil {
+		if _, err := extparty.New(a.L).Submit(context.Background(), ledgertest.Sign(t, treasury, key, p)); err != nil {
 			t.Errorf("a transfer signed with the answered key: %v", err)
 		}
 

@@ -163,7 +163,7 @@ func (h external) submitExternal(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	res, err := h.l.Submit(r.Context(), s)
+	res, err := h.w.External.Submit(r.Context(), s)
 	if err != nil {
 		return err
 	}

@@ -329,7 +329,7 @@ func FuzzSubmitExternal(f *testing.F) {
 	f.Add(uint8(2), string(sub))
 	f.Add(uint8(3), string(accBody))
 	f.Add(uint8(3), strings.Replace(string(accBody), as.SignedTxHash[:6], "ffffff", 1))
-	if _, err := l.Submit(f.Context(), as); err != nil {
+	if _, err := extparty.New(l).Submit(f.Context(), as); err != nil {
 		f.Fatal(err)
 	}
 	ps, err := extparty.New(l).PrepareTransferPreapprovalSend(f.Context(), extparty.PreapprovalSendRequest{

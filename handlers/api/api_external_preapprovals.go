@@ -95,7 +95,7 @@ func (h external) submitAcceptExternalPartySetupProposal(w http.ResponseWriter, 
 		return err
 	}
 	s.Kind = ledger.KindSetupProposalAccept
-	res, err := h.l.Submit(r.Context(), s)
+	res, err := h.w.External.Submit(r.Context(), s)
 	if err != nil {
 		return err
 	}
@@ -175,7 +175,7 @@ func (h external) submitTransferPreapprovalSend(w http.ResponseWriter, r *http.R
 		return err
 	}
 	s.Kind = ledger.KindTransferPreapprovalSend
-	res, err := h.l.Submit(r.Context(), s)
+	res, err := h.w.External.Submit(r.Context(), s)
 	if err != nil {
 		return err
 	}

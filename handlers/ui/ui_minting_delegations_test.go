@@ -13,6 +13,7 @@ import (
 	"github.com/ccwallet/ccwallet/handlers/handlerstest"
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/delegations"
+	extparty "github.com/ccwallet/ccwallet/ledger/external"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
 )
 
@@ -25,7 +26,7 @@ func proposeMinting(t *testing.T, e *handlerstest.UIEnv, ext coin.PartyID, key e
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := e.L.Submit(ctx, ledgertest.Sign(t, ext, key, p))
+	r, err := extparty.New(e.L).Submit(ctx, ledgertest.Sign(t, ext, key, p))
 	if err != nil {
 		t.Fatal(err)
 	}

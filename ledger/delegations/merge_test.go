@@ -11,6 +11,7 @@ import (
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/delegations"
+	"github.com/ccwallet/ccwallet/ledger/external"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
 	"github.com/ccwallet/ccwallet/ledger/rewards"
 	"github.com/google/go-cmp/cmp"
@@ -36,7 +37,7 @@ func mintingDelegation(t *testing.T, l *ledger.Ledger, ext coin.PartyID, key []b
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := l.Submit(ctx, ledgertest.Sign(t, ext, key, p))
+	r, err := external.New(l).Submit(ctx, ledgertest.Sign(t, ext, key, p))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/delegations"
+	"github.com/ccwallet/ccwallet/ledger/external"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
 )
 
@@ -24,7 +25,7 @@ func TestMintingDelegations(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			r, err := l.Submit(ctx, ledgertest.Sign(t, ext, key, p))
+			r, err := external.New(l).Submit(ctx, ledgertest.Sign(t, ext, key, p))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -135,7 +135,7 @@ func TestScenarioExamples(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := l.Submit(ctx, ledgertest.Sign(t, treasury, res.Keys["treasury"], p)); err != nil {
+		if _, err := external.New(l).Submit(ctx, ledgertest.Sign(t, treasury, res.Keys["treasury"], p)); err != nil {
 			t.Errorf("a transfer signed with the seeded key: %v", err)
 		}
 	})

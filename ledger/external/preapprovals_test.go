@@ -59,11 +59,11 @@ func TestExternalPreapprovalFlow(t *testing.T) {
 		}
 		accSub := ledgertest.Sign(t, recv, recvKey, acc)
 		accSub.Kind = ledger.KindTransferPreapprovalSend
-		if _, err := l.Submit(ctx, accSub); !ledger.IsValidation(err) {
+		if _, err := x.Submit(ctx, accSub); !ledger.IsValidation(err) {
 			t.Errorf("accept submitted as a send = %v, want a validation error", err)
 		}
 		accSub.Kind = ledger.KindSetupProposalAccept
-		res, err := l.Submit(ctx, accSub)
+		res, err := x.Submit(ctx, accSub)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -74,7 +74,7 @@ func TestExternalPreapprovalFlow(t *testing.T) {
 		if ps, _ := external.New(l).SetupProposals(ctx); len(ps) != 0 {
 			t.Errorf("proposal not archived: %+v", ps)
 		}
-		if again, err := l.Submit(ctx, accSub); err != nil || !again.Replayed || again.ContractID != res.ContractID {
+		if again, err := x.Submit(ctx, accSub); err != nil || !again.Replayed || again.ContractID != res.ContractID {
 			t.Errorf("replayed accept = %+v, %v", again, err)
 		}
 		if _, err := x.CreateSetupProposal(ctx, recv); !errors.Is(err, ledger.ErrConflict) {
@@ -98,7 +98,7 @@ func TestExternalPreapprovalFlow(t *testing.T) {
 			}
 			last = ledgertest.Sign(t, sender, key, p)
 			last.Kind = ledger.KindTransferPreapprovalSend
-			if lastRes, err = l.Submit(ctx, last); err != nil {
+			if lastRes, err = x.Submit(ctx, last); err != nil {
 				t.Fatalf("submit %d: %v", i, err)
 			}
 			c, err := external.New(l).TransferCommandCounter(ctx, sender)
@@ -184,12 +184,12 @@ func TestExternalPreapprovalFlow(t *testing.T) {
 			},
 			"submitted as an acceptance": func(s ledger.Submission) ledger.Submission { s.Kind = ledger.KindSetupProposalAccept; return s },
 		} {
-			if _, err := l.Submit(ctx, mod(good)); !ledger.IsValidation(err) {
+			if _, err := x.Submit(ctx, mod(good)); !ledger.IsValidation(err) {
 				t.Errorf("%s: %v, want a validation error", name, err)
 			}
 		}
 		// Replay: the same signed submission answers the first result.
-		if again, err := l.Submit(ctx, last); err != nil || !again.Replayed || again.UpdateID != lastRes.UpdateID {
+		if again, err := x.Submit(ctx, last); err != nil || !again.Replayed || again.UpdateID != lastRes.UpdateID {
 			t.Errorf("replay = %+v, %v", again, err)
 		}
 		if r, s := balances(); !r.Equal(recvBal) || !s.Equal(senderBal) {
@@ -200,11 +200,11 @@ func TestExternalPreapprovalFlow(t *testing.T) {
 		}
 		// Two preparations with one nonce: the first wins, the other is a
 		// conflict at submission.
-		if _, err := l.Submit(ctx, good); err != nil {
+		if _, err := x.Submit(ctx, good); err != nil {
 			t.Fatal(err)
 		}
 		twinSub := ledgertest.Sign(t, sender, key, twin)
-		if _, err := l.Submit(ctx, twinSub); !errors.Is(err, ledger.ErrConflict) {
+		if _, err := x.Submit(ctx, twinSub); !errors.Is(err, ledger.ErrConflict) {
 			t.Errorf("second use of nonce 3 = %v, want ErrConflict", err)
 		}
 		recvBal, senderBal = balances()
@@ -223,11 +223,11 @@ func TestExternalPreapprovalFlow(t *testing.T) {
 			t.Fatal(err)
 		}
 		clock.Advance(2 * time.Minute)
-		if _, err := l.Submit(ctx, ledgertest.Sign(t, sender, key, ps1)); !errors.Is(err, ledger.ErrExpired) {
+		if _, err := x.Submit(ctx, ledgertest.Sign(t, sender, key, ps1)); !errors.Is(err, ledger.ErrExpired) {
 			t.Errorf("submit past expires_at = %v, want ErrExpired", err)
 		}
 		clock.Advance(ledger.DefaultPreparedTTL)
-		if _, err := l.Submit(ctx, ledgertest.Sign(t, sender, key, ps2)); !errors.Is(err, ledger.ErrExpired) {
+		if _, err := x.Submit(ctx, ledgertest.Sign(t, sender, key, ps2)); !errors.Is(err, ledger.ErrExpired) {
 			t.Errorf("submit of an expired preparation = %v, want ErrExpired", err)
 		}
 		if r, s := balances(); !r.Equal(recvBal) || !s.Equal(senderBal) {

@@ -2,8 +2,12 @@ package external
 
 import (
 	"context"
+	"crypto/ed25519"
+	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/ccwallet/ccwallet/coin"
@@ -13,9 +17,9 @@ import (
 )
 
 // The transactions an external party signs (SPLICE-NOTES a.3): this
-// package prepares them (ledger.Prepare stores what is to be signed);
-// the core verifies and executes them (Submit), as each moves coin or
-// preapprovals.
+// package prepares them (ledger.Prepare stores what is to be signed) and
+// verifies and submits them (Submit); each kind's effect is the core's
+// (ledger.PreparedExecutorOf), as each moves coin or preapprovals.
 
 // PrepareExternalTransfer prepares a one-step transfer of amount from the
 // external party sender to receiver, for sender to sign.
@@ -39,7 +43,7 @@ func (s *Service) PrepareExternalTransfer(ctx context.Context, sender, receiver 
 // pay the preapproval fee it will owe on acceptance (on a development
 // network the faucet taps what is missing).
 func (s *Service) CreateSetupProposal(ctx context.Context, user coin.PartyID) (coin.ContractID, error) {
-	if _, err := s.l.ExternalPartyKey(ctx, user); err != nil {
+	if _, err := s.ExternalPartyKey(ctx, user); err != nil {
 		return "", err
 	}
 	// Conflicts first (again under the lock below), so a refused request
@@ -95,7 +99,7 @@ func (s *Service) setupConflict(ctx context.Context, db bun.IDB, user coin.Party
 // PrepareAcceptSetupProposal prepares user's acceptance of the setup
 // proposal cid, for user to sign.
 func (s *Service) PrepareAcceptSetupProposal(ctx context.Context, cid coin.ContractID, user coin.PartyID) (ledger.Prepared, error) {
-	if _, err := s.l.ExternalPartyKey(ctx, user); err != nil {
+	if _, err := s.ExternalPartyKey(ctx, user); err != nil {
 		return ledger.Prepared{}, err
 	}
 	if err := ledger.CheckSetupProposal(ctx, s.l.DB(), cid, user); err != nil {
@@ -141,7 +145,7 @@ func (s *Service) PrepareTransferPreapprovalSend(ctx context.Context, r Preappro
 	if err := ledger.CheckExpiry("expires_at", r.ExpiresAt, s.l.Now()); err != nil {
 		return ledger.Prepared{}, err
 	}
-	if _, err := s.l.ExternalPartyKey(ctx, r.Sender); err != nil {
+	if _, err := s.ExternalPartyKey(ctx, r.Sender); err != nil {
 		return ledger.Prepared{}, err
 	}
 	db := s.l.DB()
@@ -167,4 +171,114 @@ func (s *Service) PrepareTransferPreapprovalSend(ctx context.Context, r Preappro
 	}
 	p.TransferCommandIDPrefix = ledger.TransferCommandIDPrefix(b)
 	return p, nil
+}
+
+// PreparedTTL is how long a prepared transaction may be executed.
+func (s *Service) PreparedTTL() time.Duration { return ledger.PreparedTTLOf(s.l) }
+
+// ExternalPartyKey is an external party's registered Ed25519 key. A party
+// the ledger does not know is ErrNotFound; a local one a ValidationError
+// (the core remembers known parties' keys: ledger.ExternalKeyOf).
+func (s *Service) ExternalPartyKey(ctx context.Context, party coin.PartyID) (ed25519.PublicKey, error) {
+	return ledger.ExternalKeyOf(ctx, s.l, party)
+}
+
+// Submit verifies and executes a signed prepared transaction: the
+// transaction must decode, its recomputed hash must name a preparation of
+// this party that is stored, unexpired and not executed, the public key
+// must be the party's and the signature must verify over the hash. The
+// effect and the executed mark commit together. Submitting an executed
+// transaction again changes nothing and answers the first result.
+func (s *Service) Submit(ctx context.Context, sub ledger.Submission) (ledger.SubmitResult, error) {
+	l := s.l
+	party, err := coin.ParsePartyID(strings.TrimSpace(string(sub.Party)))
+	if err != nil {
+		return ledger.SubmitResult{}, ledger.Invalid("party_id", "%v", err)
+	}
+	raw, body, err := ledger.DecodePrepared(sub.Transaction)
+	if err != nil {
+		return ledger.SubmitResult{}, err
+	}
+	if body.Party != party {
+		return ledger.SubmitResult{}, ledger.Invalid("transaction", "was prepared for %s, not for %s", body.Party, party)
+	}
+	if sub.Kind != "" && body.Kind != sub.Kind {
+		return ledger.SubmitResult{}, ledger.Invalid("transaction", "is a %s transaction, not %s", body.Kind, sub.Kind)
+	}
+	exec, ok := ledger.PreparedExecutorOf(body.Kind)
+	if !ok {
+		return ledger.SubmitResult{}, ledger.Invalid("transaction", "has unknown kind %q", body.Kind)
+	}
+	pub, err := ledger.ParsePublicKey("public_key", sub.PublicKey)
+	if err != nil {
+		return ledger.SubmitResult{}, err
+	}
+	known, err := s.ExternalPartyKey(ctx, party)
+	if err != nil {
+		return ledger.SubmitResult{}, err
+	}
+	if !known.Equal(pub) {
+		return ledger.SubmitResult{}, ledger.Invalid("public_key", "is not the signing key of %s", party)
+	}
+	hash := ledger.PreparedTxHash(raw)
+	if err := ledger.VerifySignature("signed_tx_hash", pub, hash, sub.SignedTxHash); err != nil {
+		return ledger.SubmitResult{}, err
+	}
+	hashHex := hex.EncodeToString(hash)
+	if exec.Before != nil {
+		p, err := store.PreparedTxByHash(ctx, l.DB(), hashHex)
+		if err == nil && p.Party == party && p.Status != store.PreparedExecuted && l.Now().Before(p.ExpiresAt) {
+			if err := exec.Before(ctx, l, body); err != nil {
+				return ledger.SubmitResult{}, fmt.Errorf("submit %s for %s: %w", body.Kind, party, err)
+			}
+		}
+	}
+	var res ledger.SubmitResult
+	err = l.Change(ctx, func(ctx context.Context, x *ledger.Tx) error {
+		tx := x.DB()
+		res = ledger.SubmitResult{}
+		if err := x.LockParties(ctx, exec.Parties(l, body)...); err != nil {
+			return err
+		}
+		p, err := store.PreparedTxByHash(ctx, tx, hashHex)
+		if errors.Is(err, store.ErrNotFound) || (err == nil && p.Party != party) {
+			return fmt.Errorf("%w: no transaction with hash %s was prepared for %s", ledger.ErrNotFound, hashHex, party)
+		} else if err != nil {
+			return err
+		}
+		if p.Status == store.PreparedExecuted {
+			if err := json.Unmarshal([]byte(p.Result), &res); err != nil {
+				return fmt.Errorf("decode stored result: %w", err)
+			}
+			res.Replayed = true
+			return nil
+		}
+		if !l.Now().Before(p.ExpiresAt) {
+			return fmt.Errorf("%w: the prepared transaction %s expired at %s; prepare it again", ledger.ErrExpired, hashHex, ledger.FormatTime(p.ExpiresAt))
+		}
+		if err := x.Begin(ctx, body.Kind); err != nil {
+			return err
+		}
+		if err := x.RefuseReassigning(ctx, body.ContractIDs...); err != nil {
+			return err
+		}
+		cid, err := exec.Run(ctx, x, body)
+		if err != nil {
+			return err
+		}
+		res = ledger.SubmitResult{Kind: body.Kind, UpdateID: x.UpdateID(), ContractID: cid}
+		stored, err := json.Marshal(res)
+		if err != nil {
+			return err
+		}
+		now := x.Now()
+		x.AfterCommit(func(ctx context.Context) error {
+			return store.MarkPreparedExecuted(ctx, tx, hashHex, string(stored), now)
+		})
+		return nil
+	})
+	if err != nil {
+		return ledger.SubmitResult{}, fmt.Errorf("submit %s for %s: %w", body.Kind, party, err)
+	}
+	return res, nil
 }

@@ -40,7 +40,7 @@ func TestExternalTransferFlow(t *testing.T) {
 				t.Fatal(err)
 			}
 			last = ledgertest.Sign(t, ext, key, p)
-			if lastRes, err = l.Submit(ctx, last); err != nil {
+			if lastRes, err = x.Submit(ctx, last); err != nil {
 				t.Fatalf("submit %d: %v", i, err)
 			}
 			if lastRes.UpdateID == "" || lastRes.ContractID == "" || lastRes.Replayed {
@@ -95,7 +95,7 @@ func TestExternalTransferFlow(t *testing.T) {
 			{"submitted as another kind", func(s ledger.Submission) ledger.Submission { s.Kind = ledger.KindMintingDelegationPropose; return s }, nil},
 		}
 		for _, tc := range cases {
-			_, err := l.Submit(ctx, tc.mod(good))
+			_, err := x.Submit(ctx, tc.mod(good))
 			if err == nil || !ledger.IsValidation(err) {
 				t.Errorf("%s: err = %v, want a validation error", tc.name, err)
 			}
@@ -105,7 +105,7 @@ func TestExternalTransferFlow(t *testing.T) {
 		}
 		// A replay of an executed submission answers the first result and
 		// moves nothing.
-		again, err := l.Submit(ctx, last)
+		again, err := x.Submit(ctx, last)
 		if err != nil || !again.Replayed || again.UpdateID != lastRes.UpdateID || again.ContractID != lastRes.ContractID {
 			t.Errorf("replay = %+v, %v; want the first result %+v", again, err, lastRes)
 		}
@@ -114,7 +114,7 @@ func TestExternalTransferFlow(t *testing.T) {
 		}
 		// Expired preparations are refused.
 		clock.Advance(ledger.DefaultPreparedTTL + time.Second)
-		if _, err := l.Submit(ctx, good); !errors.Is(err, ledger.ErrExpired) {
+		if _, err := x.Submit(ctx, good); !errors.Is(err, ledger.ErrExpired) {
 			t.Errorf("expired submission = %v, want ErrExpired", err)
 		}
 		if got := balanceOf(receiver); !got.Equal(before) {

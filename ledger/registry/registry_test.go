@@ -193,7 +193,7 @@ func TestReassignmentRefusedEverywhere(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			_, err = l.Submit(ctx, ledgertest.Sign(t, ext, key, p))
+			_, err = external.New(l).Submit(ctx, ledgertest.Sign(t, ext, key, p))
 			refused("external transfer", err)
 			_, err = l.CreateTransferInstruction(ctx, ledger.TransferInstructionRequest{Sender: a, Receiver: b, Amount: coin.MustParse("1"), ExecuteBefore: clock.Now().Add(time.Hour)})
 			refused("instruction creation", err)
