@@ -136,7 +136,7 @@ func (h external) prepareMintingDelegationProposal(w http.ResponseWriter, r *htt
 	if req.MergeLimit == nil {
 		return badRequest("merge_limit: is required")
 	}
-	p, err := h.l.PrepareMintingDelegationProposal(r.Context(), party, exp, *req.MergeLimit)
+	p, err := h.w.Delegations.PrepareMintingDelegationProposal(r.Context(), party, exp, *req.MergeLimit)
 	if err != nil {
 		return err
 	}

@@ -22,7 +22,7 @@ import (
 func proposeMinting(t *testing.T, e *handlerstest.UIEnv, ext coin.PartyID, key ed25519.PrivateKey, limit int) coin.ContractID {
 	t.Helper()
 	ctx := context.Background()
-	p, err := e.L.PrepareMintingDelegationProposal(ctx, ext, time.Now().Add(48*time.Hour), limit)
+	p, err := delegations.New(e.L).PrepareMintingDelegationProposal(ctx, ext, time.Now().Add(48*time.Hour), limit)
 	if err != nil {
 		t.Fatal(err)
 	}

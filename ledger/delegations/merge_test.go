@@ -33,7 +33,7 @@ var (
 func mintingDelegation(t *testing.T, l *ledger.Ledger, ext coin.PartyID, key []byte, expires time.Time, limit int) coin.ContractID {
 	t.Helper()
 	ctx := context.Background()
-	p, err := l.PrepareMintingDelegationProposal(ctx, ext, expires, limit)
+	p, err := delegations.New(l).PrepareMintingDelegationProposal(ctx, ext, expires, limit)
 	if err != nil {
 		t.Fatal(err)
 	}

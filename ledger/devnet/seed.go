@@ -206,7 +206,7 @@ func (s *seeding) delegate(ctx context.Context, at string, p ScenarioParty, part
 		if limit == 0 {
 			limit = scenarioMergeLimit
 		}
-		prep, err := l.PrepareMintingDelegationProposal(ctx, party, expires, limit)
+		prep, err := s.dg.PrepareMintingDelegationProposal(ctx, party, expires, limit)
 		if err != nil {
 			return fmt.Errorf("minting_delegation: %w", err)
 		}

@@ -153,7 +153,7 @@ func TestRewardCollectionNeedsMintingDelegation(t *testing.T) {
 		}
 		propose := func(expires time.Duration) coin.ContractID {
 			t.Helper()
-			p, err := l.PrepareMintingDelegationProposal(ctx, ext, clock.Now().Add(expires), 10)
+			p, err := delegations.New(l).PrepareMintingDelegationProposal(ctx, ext, clock.Now().Add(expires), 10)
 			if err != nil {
 				t.Fatal(err)
 			}
