@@ -45,25 +45,6 @@ type transferCommandCounterPayload struct {
 	NextNonce string       `json:"nextNonce"`
 }
 
-// setupProposals lists the active proposals of user (all when empty).
-func (l *Ledger) setupProposals(ctx context.Context, db bun.IDB, user coin.PartyID) ([]*store.Contract, error) {
-	cs, err := store.ActiveContractsByTemplate(ctx, db, TemplateExternalPartySetupProposal, user)
-	if err != nil {
-		return nil, err
-	}
-	out := []*store.Contract{}
-	for i := range cs {
-		var p setupProposalPayload
-		if err := json.Unmarshal([]byte(cs[i].Payload), &p); err != nil {
-			return nil, fmt.Errorf("decode %s: %w", cs[i].ContractID, err)
-		}
-		if p.Validator == l.operator && (user == "" || p.User == user) {
-			out = append(out, &cs[i])
-		}
-	}
-	return out, nil
-}
-
 // CheckSetupProposal refuses cid unless it is a pending setup proposal for
 // user (ErrNotFound, or a validation error for another party's).
 func CheckSetupProposal(ctx context.Context, db bun.IDB, cid coin.ContractID, user coin.PartyID) error {
@@ -126,7 +107,7 @@ func runSetupProposalAccept(ctx context.Context, t *txn, b *PreparedBody) (coin.
 	return pre, nil
 }
 
-func (l *Ledger) counter(ctx context.Context, db bun.IDB, sender coin.PartyID) (*store.Contract, int64, error) {
+func counter(ctx context.Context, db bun.IDB, sender coin.PartyID) (*store.Contract, int64, error) {
 	cs, err := store.ActiveContractsByTemplate(ctx, db, TemplateTransferCommandCounter, sender)
 	if err != nil {
 		return nil, 0, err
@@ -183,7 +164,7 @@ func runTransferPreapprovalSend(ctx context.Context, t *txn, b *PreparedBody) (c
 	if !t.now.Before(exp) {
 		return "", fmt.Errorf("%w: the transfer expired at %s", ErrExpired, a.ExpiresAt)
 	}
-	c, next, err := t.l.counter(ctx, t.tx, b.Party)
+	c, next, err := counter(ctx, t.tx, b.Party)
 	if err != nil && !errors.Is(err, ErrNotFound) {
 		return "", err
 	}

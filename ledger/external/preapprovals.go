@@ -15,7 +15,7 @@ import (
 // SetupProposals lists the pending ExternalPartySetupProposals this
 // validator made.
 func (s *Service) SetupProposals(ctx context.Context) ([]ledger.Contract, error) {
-	cs, err := ledger.SetupProposalsOf(ctx, s.l, s.l.DB(), "")
+	cs, err := s.setupProposals(ctx, s.l.DB(), "")
 	if err != nil {
 		return nil, err
 	}

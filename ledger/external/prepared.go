@@ -81,7 +81,7 @@ func (s *Service) CreateSetupProposal(ctx context.Context, user coin.PartyID) (c
 // setupConflict reports ErrConflict when user has a pending setup
 // proposal or a valid preapproval.
 func (s *Service) setupConflict(ctx context.Context, db bun.IDB, user coin.PartyID) error {
-	if ps, err := ledger.SetupProposalsOf(ctx, s.l, db, user); err != nil {
+	if ps, err := s.setupProposals(ctx, db, user); err != nil {
 		return err
 	} else if len(ps) > 0 {
 		return fmt.Errorf("%w: %s has a setup proposal already (%s)", ledger.ErrConflict, user, ps[0].ContractID)
@@ -281,4 +281,25 @@ func (s *Service) Submit(ctx context.Context, sub ledger.Submission) (ledger.Sub
 		return ledger.SubmitResult{}, fmt.Errorf("submit %s for %s: %w", body.Kind, party, err)
 	}
 	return res, nil
+}
+
+// setupProposals lists this validator's pending ExternalPartySetupProposals
+// for user (all when empty).
+func (s *Service) setupProposals(ctx context.Context, db bun.IDB, user coin.PartyID) ([]*store.Contract, error) {
+	cs, err := store.ActiveContractsByTemplate(ctx, db, ledger.TemplateExternalPartySetupProposal, user)
+	if err != nil {
+		return nil, err
+	}
+	op := s.l.Operator()
+	out := []*store.Contract{}
+	for i := range cs {
+		var p ledger.SetupProposalPayload
+		if err := json.Unmarshal([]byte(cs[i].Payload), &p); err != nil {
+			return nil, fmt.Errorf("decode %s: %w", cs[i].ContractID, err)
+		}
+		if p.Validator == op && (user == "" || p.User == user) {
+			out = append(out, &cs[i])
+		}
+	}
+	return out, nil
 }
