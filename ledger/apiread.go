@@ -284,7 +284,7 @@ type variant struct {
 }
 
 // ParticipantID is this node's participant id.
-func (l *Ledger) ParticipantID() string { return l.participantID() }
+func (l *Ledger) ParticipantID() string { return "participant::" + l.namespace }
 
 // AllocateParty creates a local party with hint (a fresh one when empty)
 // in this node's namespace; a hint in use is a conflict.

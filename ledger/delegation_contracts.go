@@ -57,25 +57,13 @@ func MintingDelegationPayload(dso coin.PartyID, d MintingDelegation) any {
 	}
 }
 
-// mintingDelegationArgs are the args of KindMintingDelegationPropose.
+// MintingDelegationArgs are the args of KindMintingDelegationPropose.
+type MintingDelegationArgs = mintingDelegationArgs
+
 type mintingDelegationArgs struct {
 	Delegate   coin.PartyID `json:"delegate"`
 	ExpiresAt  string       `json:"expires_at"`
 	MergeLimit int          `json:"merge_limit"`
-}
-
-// PrepareMintingDelegationProposal prepares, for the external party
-// beneficiary to sign, the creation of a MintingDelegationProposal naming
-// this validator's operator as delegate.
-func (l *Ledger) PrepareMintingDelegationProposal(ctx context.Context, beneficiary coin.PartyID, expiresAt time.Time, mergeLimit int) (Prepared, error) {
-	if err := checkExpiry("expires_at", expiresAt, l.now()); err != nil {
-		return Prepared{}, err
-	}
-	if mergeLimit < 1 || mergeLimit > MaxMergeLimit {
-		return Prepared{}, invalid("merge_limit", "must be between 1 and %d", MaxMergeLimit)
-	}
-	return l.prepare(ctx, beneficiary, KindMintingDelegationPropose, nil,
-		mintingDelegationArgs{Delegate: l.operator, ExpiresAt: FormatTime(expiresAt), MergeLimit: mergeLimit}, time.Time{})
 }
 
 func runMintingDelegationPropose(_ context.Context, t *txn, b *PreparedBody) (coin.ContractID, error) {

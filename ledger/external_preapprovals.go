@@ -28,6 +28,9 @@ const (
 	TemplateTransferCommandCounter = "#splice-amulet:Splice.ExternalPartyAmuletRules:TransferCommandCounter"
 )
 
+// SetupProposalPayload is an ExternalPartySetupProposal's payload.
+type SetupProposalPayload = setupProposalPayload
+
 type setupProposalPayload struct {
 	Validator            coin.PartyID `json:"validator"`
 	User                 coin.PartyID `json:"user"`
@@ -42,88 +45,17 @@ type transferCommandCounterPayload struct {
 	NextNonce string       `json:"nextNonce"`
 }
 
-// CreateSetupProposal creates an ExternalPartySetupProposal from the
-// validator operator to the external party user. A pending proposal or a
-// valid preapproval of user is a conflict. The operator must be able to
-// pay the preapproval fee it will owe on acceptance (on a development
-// network the faucet taps what is missing).
-func (l *Ledger) CreateSetupProposal(ctx context.Context, user coin.PartyID) (coin.ContractID, error) {
-	if _, err := l.externalParty(ctx, l.db, user); err != nil {
-		return "", err
-	}
-	// Conflicts first (again under the lock below), so a refused request
-	// taps nothing.
-	if err := l.setupConflict(ctx, l.db, user); err != nil {
-		return "", fmt.Errorf("create setup proposal for %s: %w", user, err)
-	}
-	if err := l.Preapprovals().fundProvider(ctx, l.operator, PreapprovalLifetime); err != nil {
-		return "", fmt.Errorf("create setup proposal for %s: %w", user, err)
-	}
-	var cid coin.ContractID
-	err := l.change(ctx, func(ctx context.Context, c *change) error {
-		if err := l.lockParties(ctx, c.tx, user, l.operator); err != nil {
-			return err
-		}
-		if err := l.setupConflict(ctx, c.tx, user); err != nil {
-			return err
-		}
-		t, err := c.begin(ctx, "create-external-party-setup-proposal")
-		if err != nil {
-			return err
-		}
-		cid = t.create(TemplateExternalPartySetupProposal, setupProposalPayload{
-			Validator: l.operator, User: user, DSO: l.dso, CreatedAt: FormatTime(t.now),
-			PreapprovalExpiresAt: FormatTime(t.now.Add(PreapprovalLifetime)),
-		}, l.operator, user)
-		return nil
-	})
-	if err != nil {
-		return "", fmt.Errorf("create setup proposal for %s: %w", user, err)
-	}
-	return cid, nil
-}
-
-// setupConflict reports ErrConflict when user has a pending setup
-// proposal or a valid preapproval.
-func (l *Ledger) setupConflict(ctx context.Context, db bun.IDB, user coin.PartyID) error {
-	if ps, err := l.setupProposals(ctx, db, user); err != nil {
-		return err
-	} else if len(ps) > 0 {
-		return fmt.Errorf("%w: %s has a setup proposal already (%s)", ErrConflict, user, ps[0].ContractID)
-	}
-	p, err := store.LiveTransferPreapproval(ctx, db, user)
-	if err == nil && l.now().Before(p.ExpiresAt) {
-		return fmt.Errorf("%w: %s has a transfer preapproval already (%s)", ErrConflict, user, p.ContractID)
-	}
-	if err != nil && !errors.Is(err, ErrNotFound) {
-		return err
-	}
-	return nil
-}
-
-// setupProposals lists the active proposals of user (all when empty).
-func (l *Ledger) setupProposals(ctx context.Context, db bun.IDB, user coin.PartyID) ([]*store.Contract, error) {
-	cs, err := store.ActiveContractsByTemplate(ctx, db, TemplateExternalPartySetupProposal, user)
-	if err != nil {
-		return nil, err
-	}
-	out := []*store.Contract{}
-	for i := range cs {
-		var p setupProposalPayload
-		if err := json.Unmarshal([]byte(cs[i].Payload), &p); err != nil {
-			return nil, fmt.Errorf("decode %s: %w", cs[i].ContractID, err)
-		}
-		if p.Validator == l.operator && (user == "" || p.User == user) {
-			out = append(out, &cs[i])
-		}
-	}
-	return out, nil
+// CheckSetupProposal refuses cid unless it is a pending setup proposal for
+// user (ErrNotFound, or a validation error for another party's).
+func CheckSetupProposal(ctx context.Context, db bun.IDB, cid coin.ContractID, user coin.PartyID) error {
+	_, err := setupProposal(ctx, db, cid, user)
+	return err
 }
 
 // setupProposal loads an active proposal; a missing, archived or
 // other-template contract is ErrNotFound, another party's a validation
 // error.
-func (l *Ledger) setupProposal(ctx context.Context, db bun.IDB, cid coin.ContractID, user coin.PartyID) (setupProposalPayload, error) {
+func setupProposal(ctx context.Context, db bun.IDB, cid coin.ContractID, user coin.PartyID) (setupProposalPayload, error) {
 	var p setupProposalPayload
 	c, err := store.ContractByID(ctx, db, cid)
 	if err != nil {
@@ -141,18 +73,6 @@ func (l *Ledger) setupProposal(ctx context.Context, db bun.IDB, cid coin.Contrac
 	return p, nil
 }
 
-// PrepareAcceptSetupProposal prepares user's acceptance of the setup
-// proposal cid, for user to sign.
-func (l *Ledger) PrepareAcceptSetupProposal(ctx context.Context, cid coin.ContractID, user coin.PartyID) (Prepared, error) {
-	if _, err := l.externalParty(ctx, l.db, user); err != nil {
-		return Prepared{}, err
-	}
-	if _, err := l.setupProposal(ctx, l.db, cid, user); err != nil {
-		return Prepared{}, err
-	}
-	return l.prepare(ctx, user, KindSetupProposalAccept, []coin.ContractID{cid}, struct{}{}, time.Time{})
-}
-
 func fundSetupProposalAccept(ctx context.Context, l *Ledger, _ *PreparedBody) error {
 	return l.Preapprovals().fundProvider(ctx, l.operator, PreapprovalLifetime)
 }
@@ -168,7 +88,7 @@ func runSetupProposalAccept(ctx context.Context, t *txn, b *PreparedBody) (coin.
 		return "", invalid("transaction", "must name exactly one setup proposal")
 	}
 	cid := b.ContractIDs[0]
-	p, err := t.l.setupProposal(ctx, t.tx, cid, b.Party)
+	p, err := setupProposal(ctx, t.tx, cid, b.Party)
 	if err != nil {
 		return "", err
 	}
@@ -187,7 +107,7 @@ func runSetupProposalAccept(ctx context.Context, t *txn, b *PreparedBody) (coin.
 	return pre, nil
 }
 
-func (l *Ledger) counter(ctx context.Context, db bun.IDB, sender coin.PartyID) (*store.Contract, int64, error) {
+func counter(ctx context.Context, db bun.IDB, sender coin.PartyID) (*store.Contract, int64, error) {
 	cs, err := store.ActiveContractsByTemplate(ctx, db, TemplateTransferCommandCounter, sender)
 	if err != nil {
 		return nil, 0, err
@@ -208,25 +128,8 @@ func (l *Ledger) counter(ctx context.Context, db bun.IDB, sender coin.PartyID) (
 	return nil, 0, fmt.Errorf("%w: %s has no TransferCommandCounter: its next nonce is 0", ErrNotFound, sender)
 }
 
-// NextNonce is the nonce sender's next preapproval send must carry.
-func (l *Ledger) NextNonce(ctx context.Context, db bun.IDB, sender coin.PartyID) (int64, error) {
-	_, n, err := l.counter(ctx, db, sender)
-	if errors.Is(err, ErrNotFound) {
-		return 0, nil
-	}
-	return n, err
-}
-
-// PreapprovalSendRequest is an external sender's one-step transfer through
-// the receiver's preapproval.
-type PreapprovalSendRequest struct {
-	Sender      coin.PartyID
-	Receiver    coin.PartyID
-	Amount      coin.Amount
-	ExpiresAt   time.Time
-	Nonce       int64
-	Description string
-}
+// PreapprovalSendArgs are the args of KindTransferPreapprovalSend.
+type PreapprovalSendArgs = preapprovalSendArgs
 
 type preapprovalSendArgs struct {
 	Receiver    coin.PartyID `json:"receiver"`
@@ -236,48 +139,10 @@ type preapprovalSendArgs struct {
 	Description string       `json:"description"`
 }
 
-// PrepareTransferPreapprovalSend prepares a send for the sender to sign.
-// The receiver must have a valid preapproval (else 400) and the nonce must
-// be the sender's next (else ErrConflict). The preparation expires at
-// ExpiresAt at the latest.
-func (l *Ledger) PrepareTransferPreapprovalSend(ctx context.Context, r PreapprovalSendRequest) (Prepared, error) {
-	if err := checkAmount("amount", r.Amount); err != nil {
-		return Prepared{}, err
-	}
-	if err := checkText("description", r.Description); err != nil {
-		return Prepared{}, err
-	}
-	if r.Nonce < 0 {
-		return Prepared{}, invalid("nonce", "must not be negative")
-	}
-	if err := checkExpiry("expires_at", r.ExpiresAt, l.now()); err != nil {
-		return Prepared{}, err
-	}
-	if _, err := l.externalParty(ctx, l.db, r.Sender); err != nil {
-		return Prepared{}, err
-	}
-	if _, err := l.Preapprovals().valid(ctx, l.db, r.Receiver); err != nil {
-		return Prepared{}, err
-	}
-	next, err := l.NextNonce(ctx, l.db, r.Sender)
-	if err != nil {
-		return Prepared{}, err
-	}
-	if r.Nonce != next {
-		return Prepared{}, nonceConflict(r.Sender, r.Nonce, next)
-	}
-	p, err := l.prepare(ctx, r.Sender, KindTransferPreapprovalSend, nil, preapprovalSendArgs{
-		Receiver: r.Receiver, Amount: r.Amount, ExpiresAt: FormatTime(r.ExpiresAt), Nonce: r.Nonce, Description: r.Description,
-	}, r.ExpiresAt)
-	if err != nil {
-		return Prepared{}, err
-	}
-	_, b, err := DecodePrepared(p.Transaction)
-	if err != nil {
-		return Prepared{}, err
-	}
-	p.TransferCommandIDPrefix = transferCommandIDPrefix(b)
-	return p, nil
+// NonceConflict is ErrConflict for a preapproval send whose nonce got is
+// not sender's next, want.
+func NonceConflict(sender coin.PartyID, got, want int64) error {
+	return nonceConflict(sender, got, want)
 }
 
 func nonceConflict(sender coin.PartyID, got, want int64) error {
@@ -299,7 +164,7 @@ func runTransferPreapprovalSend(ctx context.Context, t *txn, b *PreparedBody) (c
 	if !t.now.Before(exp) {
 		return "", fmt.Errorf("%w: the transfer expired at %s", ErrExpired, a.ExpiresAt)
 	}
-	c, next, err := t.l.counter(ctx, t.tx, b.Party)
+	c, next, err := counter(ctx, t.tx, b.Party)
 	if err != nil && !errors.Is(err, ErrNotFound) {
 		return "", err
 	}

@@ -90,7 +90,7 @@ type core struct {
 	synchronizerID string
 
 	knownParties sync.Map   // coin.PartyID -> struct{}; see KnownParty
-	partyRows    sync.Map   // coin.PartyID -> *store.Party; see ExternalPartyKey
+	partyRows    sync.Map   // coin.PartyID -> *store.Party; see ExternalKeyOf
 	users        *userCache // onboarded users; see User (usercache.go)
 	blobs        blobCache  // long-lived contracts' created-event blobs (blobcache.go)
 	sends        sender     // one-step send batching (sendbatch.go)

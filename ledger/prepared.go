@@ -7,7 +7,6 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -97,6 +96,27 @@ type executor struct {
 	before func(ctx context.Context, l *Ledger, b *PreparedBody) error
 }
 
+// PreparedExecutor is how a prepared kind executes, for ledger/external's
+// Submit: Parties are the parties to lock before the change, Before (when
+// not nil) what must commit separately first, Run the effect inside the
+// begun change.
+type PreparedExecutor struct {
+	Parties func(l *Ledger, b *PreparedBody) []coin.PartyID
+	Before  func(ctx context.Context, l *Ledger, b *PreparedBody) error
+	Run     func(ctx context.Context, x *Tx, b *PreparedBody) (coin.ContractID, error)
+}
+
+// PreparedExecutorOf is kind's executor; ok is false for an unknown kind.
+func PreparedExecutorOf(kind string) (e PreparedExecutor, ok bool) {
+	exec, ok := executors[kind]
+	if !ok {
+		return PreparedExecutor{}, false
+	}
+	run := exec.run
+	return PreparedExecutor{Parties: exec.parties, Before: exec.before,
+		Run: func(ctx context.Context, x *Tx, b *PreparedBody) (coin.ContractID, error) { return run(ctx, x.t(), b) }}, true
+}
+
 // executors is the registry of prepared kinds: adding a kind (the
 // preapproval send, the setup-proposal acceptance) is one entry here plus
 // its Prepare wrapper.
@@ -113,24 +133,26 @@ func senderAndOperator(l *Ledger, b *PreparedBody) []coin.PartyID {
 	return []coin.PartyID{b.Party, l.operator}
 }
 
-func (l *Ledger) preparedTTL() time.Duration {
+// PreparedTTLOf is how long l's prepared transactions may be executed.
+func PreparedTTLOf(l *Ledger) time.Duration {
 	if l.cfg.PreparedTTL > 0 {
 		return l.cfg.PreparedTTL
 	}
 	return DefaultPreparedTTL
 }
 
-// prepare encodes and stores a transaction of kind for an external party.
-// expiresAt, when set and earlier than the default lifetime, shortens it.
-func (l *Ledger) prepare(ctx context.Context, party coin.PartyID, kind string, contractIDs []coin.ContractID, args any, expiresAt time.Time) (Prepared, error) {
+// Prepare encodes and stores a transaction of kind for an external party
+// (ledger/external prepares each kind; Submit executes it). expiresAt,
+// when set and earlier than the default lifetime, shortens it.
+func Prepare(ctx context.Context, l *Ledger, party coin.PartyID, kind string, contractIDs []coin.ContractID, args any, expiresAt time.Time) (Prepared, error) {
 	if _, ok := executors[kind]; !ok {
 		return Prepared{}, fmt.Errorf("prepare: unknown kind %q", kind)
 	}
-	if _, err := l.externalParty(ctx, l.db, party); err != nil {
+	if _, err := ExternalKeyOf(ctx, l, party); err != nil {
 		return Prepared{}, err
 	}
 	now := l.now()
-	exp := now.Add(l.preparedTTL())
+	exp := now.Add(PreparedTTLOf(l))
 	if !expiresAt.IsZero() {
 		if err := checkExpiry("expires_at", expiresAt, now); err != nil {
 			return Prepared{}, err
@@ -181,100 +203,6 @@ func DecodePrepared(transaction string) ([]byte, *PreparedBody, error) {
 	return raw, &b, nil
 }
 
-// Submit verifies and executes a signed prepared transaction: the
-// transaction must decode, its recomputed hash must name a preparation of
-// this party that is stored, unexpired and not executed, the public key
-// must be the party's and the signature must verify over the hash. The
-// effect and the executed mark commit together. Submitting an executed
-// transaction again changes nothing and answers the first result.
-func (l *Ledger) Submit(ctx context.Context, s Submission) (SubmitResult, error) {
-	party, err := coin.ParsePartyID(strings.TrimSpace(string(s.Party)))
-	if err != nil {
-		return SubmitResult{}, invalid("party_id", "%v", err)
-	}
-	raw, body, err := DecodePrepared(s.Transaction)
-	if err != nil {
-		return SubmitResult{}, err
-	}
-	if body.Party != party {
-		return SubmitResult{}, invalid("transaction", "was prepared for %s, not for %s", body.Party, party)
-	}
-	if s.Kind != "" && body.Kind != s.Kind {
-		return SubmitResult{}, invalid("transaction", "is a %s transaction, not %s", body.Kind, s.Kind)
-	}
-	exec, ok := executors[body.Kind]
-	if !ok {
-		return SubmitResult{}, invalid("transaction", "has unknown kind %q", body.Kind)
-	}
-	pub, err := ParsePublicKey("public_key", s.PublicKey)
-	if err != nil {
-		return SubmitResult{}, err
-	}
-	known, err := l.externalParty(ctx, l.db, party)
-	if err != nil {
-		return SubmitResult{}, err
-	}
-	if !known.Equal(pub) {
-		return SubmitResult{}, invalid("public_key", "is not the signing key of %s", party)
-	}
-	hash := PreparedTxHash(raw)
-	if err := VerifySignature("signed_tx_hash", pub, hash, s.SignedTxHash); err != nil {
-		return SubmitResult{}, err
-	}
-	hashHex := hex.EncodeToString(hash)
-	if exec.before != nil {
-		p, err := store.PreparedTxByHash(ctx, l.db, hashHex)
-		if err == nil && p.Party == party && p.Status != store.PreparedExecuted && l.now().Before(p.ExpiresAt) {
-			if err := exec.before(ctx, l, body); err != nil {
-				return SubmitResult{}, fmt.Errorf("submit %s for %s: %w", body.Kind, party, err)
-			}
-		}
-	}
-	var res SubmitResult
-	err = l.change(ctx, func(ctx context.Context, c *change) error {
-		tx := c.tx
-		res = SubmitResult{}
-		if err := l.lockParties(ctx, tx, exec.parties(l, body)...); err != nil {
-			return err
-		}
-		p, err := store.PreparedTxByHash(ctx, tx, hashHex)
-		if errors.Is(err, store.ErrNotFound) || (err == nil && p.Party != party) {
-			return fmt.Errorf("%w: no transaction with hash %s was prepared for %s", ErrNotFound, hashHex, party)
-		} else if err != nil {
-			return err
-		}
-		if p.Status == store.PreparedExecuted {
-			if err := json.Unmarshal([]byte(p.Result), &res); err != nil {
-				return fmt.Errorf("decode stored result: %w", err)
-			}
-			res.Replayed = true
-			return nil
-		}
-		if !l.now().Before(p.ExpiresAt) {
-			return fmt.Errorf("%w: the prepared transaction %s expired at %s; prepare it again", ErrExpired, hashHex, FormatTime(p.ExpiresAt))
-		}
-		t, err := c.begin(ctx, body.Kind)
-		if err != nil {
-			return err
-		}
-		if err := l.refuseReassigning(ctx, tx, body.ContractIDs...); err != nil {
-			return err
-		}
-		cid, err := exec.run(ctx, t, body)
-		if err != nil {
-			return err
-		}
-		res = SubmitResult{Kind: body.Kind, UpdateID: t.update, ContractID: cid}
-		stored := mustJSON(res)
-		t.afterCommit(func(ctx context.Context) error { return store.MarkPreparedExecuted(ctx, tx, hashHex, stored, t.now) })
-		return nil
-	})
-	if err != nil {
-		return SubmitResult{}, fmt.Errorf("submit %s for %s: %w", body.Kind, party, err)
-	}
-	return res, nil
-}
-
 // decodeArgs decodes a kind's args strictly.
 func decodeArgs(b *PreparedBody, v any) error {
 	dec := json.NewDecoder(bytes.NewReader(b.Args))
@@ -285,26 +213,13 @@ func decodeArgs(b *PreparedBody, v any) error {
 	return nil
 }
 
-// externalTransferArgs are the args of KindExternalTransfer.
+// ExternalTransferArgs are the args of KindExternalTransfer.
+type ExternalTransferArgs = externalTransferArgs
+
 type externalTransferArgs struct {
 	Receiver    coin.PartyID `json:"receiver"`
 	Amount      coin.Amount  `json:"amount"`
 	Description string       `json:"description"`
-}
-
-// PrepareExternalTransfer prepares a one-step transfer of amount from the
-// external party sender to receiver, for sender to sign.
-func (l *Ledger) PrepareExternalTransfer(ctx context.Context, sender, receiver coin.PartyID, amount coin.Amount, description string) (Prepared, error) {
-	if err := checkAmount("amount", amount); err != nil {
-		return Prepared{}, err
-	}
-	if err := checkText("description", description); err != nil {
-		return Prepared{}, err
-	}
-	if err := l.KnownParty(ctx, receiver); err != nil {
-		return Prepared{}, err
-	}
-	return l.prepare(ctx, sender, KindExternalTransfer, nil, externalTransferArgs{Receiver: receiver, Amount: amount, Description: description}, time.Time{})
 }
 
 func runExternalTransfer(ctx context.Context, t *txn, b *PreparedBody) (coin.ContractID, error) {

@@ -190,16 +190,10 @@ func FeaturedRightsOf(ctx context.Context, db bun.IDB, provider coin.PartyID) ([
 // (archived once collected).
 func RewardContract(l *Ledger, c store.RewardCoupon) *store.Contract { return rewardContract(l, c) }
 
-// SetupProposalsOf lists this validator's pending
-// ExternalPartySetupProposals for user (all when user is empty).
-func SetupProposalsOf(ctx context.Context, l *Ledger, db bun.IDB, user coin.PartyID) ([]*store.Contract, error) {
-	return l.setupProposals(ctx, db, user)
-}
-
 // CommandCounterOf is sender's TransferCommandCounter and its next nonce;
 // ErrNotFound when sender has none (its next nonce is 0).
 func CommandCounterOf(ctx context.Context, l *Ledger, db bun.IDB, sender coin.PartyID) (*store.Contract, int64, error) {
-	return l.counter(ctx, db, sender)
+	return counter(ctx, db, sender)
 }
 
 // RightDeactivated marks a deactivated user among its rights rows.

@@ -106,7 +106,7 @@ func (s *Server) prepareSubmission(w http.ResponseWriter, r *http.Request, c *ca
 	if err := c.requireRead(readAs...); err != nil {
 		return err
 	}
-	if _, err := s.l.ExternalPartyKey(r.Context(), party); errors.Is(err, ledger.ErrNotFound) {
+	if _, err := s.w.External.ExternalPartyKey(r.Context(), party); errors.Is(err, ledger.ErrNotFound) {
 		return cantonErr(codePartyNotKnown, "party %s is not known to this participant", party)
 	} else if err != nil {
 		return invalidArgument("actAs: %s has no registered signing key; prepare only for external parties, and submit for local ones with /v2/commands/submit-and-wait", party)
@@ -123,7 +123,7 @@ func (s *Server) prepareSubmission(w http.ResponseWriter, r *http.Request, c *ca
 		return cantonErr(codeUnsupported, "commands: this participant runs %s", supportedCommands)
 	}
 	now := s.l.Now()
-	expires := now.Add(s.l.PreparedTTL())
+	expires := now.Add(s.w.External.PreparedTTL())
 	seed := make([]byte, 32)
 	rand.Read(seed)
 	node, inputs, err := s.rootNode(r, party, visible, req.Commands[0])
@@ -426,7 +426,7 @@ func (s *Server) refuseUnsigned(r *http.Request, c *caller, actAs []string) erro
 		if !slices.Contains(c.actAs, p) {
 			continue
 		}
-		if _, err := s.l.ExternalPartyKey(r.Context(), p); err == nil {
+		if _, err := s.w.External.ExternalPartyKey(r.Context(), p); err == nil {
 			return cantonErr(codeCannotActViaParticipant, "%s is an external party: this participant cannot submit for it; prepare the command with /v2/interactive-submission/prepare, have the party sign it and execute it", p)
 		} else if !ledger.IsValidation(err) && !errors.Is(err, ledger.ErrNotFound) {
 			return err

@@ -471,7 +471,7 @@ func TestInteractiveRefusals(t *testing.T) {
 			t.Fatalf("execute: %d %s", resp.StatusCode(), resp.Body)
 		}
 		late := e.mustPrepare(alice, "x2", cmd, disclose)
-		e.clock.Advance(e.l.PreparedTTL() + time.Second)
+		e.clock.Advance(e.w.External.PreparedTTL() + time.Second)
 		end := e.ledgerEnd()
 		resp := e.execute(alice.user, late.raw, signatures(alice.party, alice.key, late.hash))
 		wantError(t, "an expired preparation", http.StatusBadRequest, resp.HTTPResponse, resp.JSONDefault, "LEDGER_TIME_OUTSIDE_BOUNDS")

@@ -15,6 +15,7 @@ import (
 	"github.com/ccwallet/ccwallet/handlers/handlerstest"
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/devnet"
+	extparty "github.com/ccwallet/ccwallet/ledger/external"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
 )
 
@@ -68,11 +69,11 @@ func TestDevnetSeedAPI(t *testing.T) {
 		}
 		key := ed25519.NewKeyFromSeed(seed)
 		treasury, carol := coin.PartyID(k.PartyID), coin.PartyID(seeded.Parties["carol"])
-		p, err := a.L.PrepareExternalTransfer(context.Background(), treasury, carol, coin.MustParse("1"), "")
+		p, err := extparty.New(a.L).PrepareExternalTransfer(context.Background(), treasury, carol, coin.MustParse("1"), "")
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := a.L.Submit(context.Background(), ledgertest.Sign(t, treasury, key, p)); err != nil {
+		if _, err := extparty.New(a.L).Submit(context.Background(), ledgertest.Sign(t, treasury, key, p)); err != nil {
 			t.Errorf("a transfer signed with the answered key: %v", err)
 		}
 

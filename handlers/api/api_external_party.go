@@ -110,7 +110,7 @@ func (h external) prepareExternalTransfer(w http.ResponseWriter, r *http.Request
 	if err != nil {
 		return err
 	}
-	p, err := h.l.PrepareExternalTransfer(r.Context(), sender, receiver, amount, req.Description)
+	p, err := h.w.External.PrepareExternalTransfer(r.Context(), sender, receiver, amount, req.Description)
 	if err != nil {
 		return err
 	}
@@ -136,7 +136,7 @@ func (h external) prepareMintingDelegationProposal(w http.ResponseWriter, r *htt
 	if req.MergeLimit == nil {
 		return badRequest("merge_limit: is required")
 	}
-	p, err := h.l.PrepareMintingDelegationProposal(r.Context(), party, exp, *req.MergeLimit)
+	p, err := h.w.Delegations.PrepareMintingDelegationProposal(r.Context(), party, exp, *req.MergeLimit)
 	if err != nil {
 		return err
 	}
@@ -163,7 +163,7 @@ func (h external) submitExternal(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	res, err := h.l.Submit(r.Context(), s)
+	res, err := h.w.External.Submit(r.Context(), s)
 	if err != nil {
 		return err
 	}

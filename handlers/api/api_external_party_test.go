@@ -16,6 +16,7 @@ import (
 	"github.com/ccwallet/ccwallet/handlers"
 	"github.com/ccwallet/ccwallet/handlers/handlerstest"
 	"github.com/ccwallet/ccwallet/ledger"
+	extparty "github.com/ccwallet/ccwallet/ledger/external"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
 	"github.com/ccwallet/ccwallet/store"
 	"github.com/ccwallet/ccwallet/web"
@@ -297,7 +298,7 @@ func FuzzSubmitExternal(f *testing.F) {
 	l := e.l
 	ext, key := ledgertest.ExternalParty(f, l, "ext-fuzz")
 	ledgertest.Mint(f, l, ext, "100")
-	p, err := l.PrepareExternalTransfer(f.Context(), ext, l.Operator(), coin.MustParse("0.001"), "")
+	p, err := extparty.New(l).PrepareExternalTransfer(f.Context(), ext, l.Operator(), coin.MustParse("0.001"), "")
 	if err != nil {
 		f.Fatal(err)
 	}
@@ -313,11 +314,11 @@ func FuzzSubmitExternal(f *testing.F) {
 	f.Add(uint8(1), `[]`)
 	// The spec's submit endpoints: a signed acceptance and a signed send.
 	recv, recvKey := ledgertest.ExternalParty(f, l, "ext-fuzz-recv")
-	prop, err := l.CreateSetupProposal(f.Context(), recv)
+	prop, err := extparty.New(l).CreateSetupProposal(f.Context(), recv)
 	if err != nil {
 		f.Fatal(err)
 	}
-	acc, err := l.PrepareAcceptSetupProposal(f.Context(), prop, recv)
+	acc, err := extparty.New(l).PrepareAcceptSetupProposal(f.Context(), prop, recv)
 	if err != nil {
 		f.Fatal(err)
 	}
@@ -328,10 +329,10 @@ func FuzzSubmitExternal(f *testing.F) {
 	f.Add(uint8(2), string(sub))
 	f.Add(uint8(3), string(accBody))
 	f.Add(uint8(3), strings.Replace(string(accBody), as.SignedTxHash[:6], "ffffff", 1))
-	if _, err := l.Submit(f.Context(), as); err != nil {
+	if _, err := extparty.New(l).Submit(f.Context(), as); err != nil {
 		f.Fatal(err)
 	}
-	ps, err := l.PrepareTransferPreapprovalSend(f.Context(), ledger.PreapprovalSendRequest{
+	ps, err := extparty.New(l).PrepareTransferPreapprovalSend(f.Context(), extparty.PreapprovalSendRequest{
 		Sender: ext, Receiver: recv, Amount: coin.MustParse("0.5"), ExpiresAt: clock.Now().Add(time.Hour)})
 	if err != nil {
 		f.Fatal(err)

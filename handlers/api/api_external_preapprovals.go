@@ -10,6 +10,7 @@ import (
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
 	ledgerdevnet "github.com/ccwallet/ccwallet/ledger/devnet"
+	extparty "github.com/ccwallet/ccwallet/ledger/external"
 	"github.com/ccwallet/ccwallet/web"
 )
 
@@ -24,7 +25,7 @@ func (h external) createExternalPartySetupProposal(w http.ResponseWriter, r *htt
 	if err != nil {
 		return err
 	}
-	cid, err := h.l.CreateSetupProposal(r.Context(), user)
+	cid, err := h.w.External.CreateSetupProposal(r.Context(), user)
 	if err != nil {
 		return err
 	}
@@ -74,7 +75,7 @@ func (h external) prepareAcceptExternalPartySetupProposal(w http.ResponseWriter,
 	if err != nil {
 		return err
 	}
-	p, err := h.l.PrepareAcceptSetupProposal(r.Context(), cid, user)
+	p, err := h.w.External.PrepareAcceptSetupProposal(r.Context(), cid, user)
 	if err != nil {
 		return err
 	}
@@ -95,7 +96,7 @@ func (h external) submitAcceptExternalPartySetupProposal(w http.ResponseWriter, 
 		return err
 	}
 	s.Kind = ledger.KindSetupProposalAccept
-	res, err := h.l.Submit(r.Context(), s)
+	res, err := h.w.External.Submit(r.Context(), s)
 	if err != nil {
 		return err
 	}
@@ -145,7 +146,7 @@ func (h external) prepareTransferPreapprovalSend(w http.ResponseWriter, r *http.
 	if req.Nonce == nil {
 		return badRequest("nonce: is required (the sender's next nonce, from GET /v0/transfer-command-counter/{party}; 0 when it has none)")
 	}
-	p, err := h.l.PrepareTransferPreapprovalSend(r.Context(), ledger.PreapprovalSendRequest{
+	p, err := h.w.External.PrepareTransferPreapprovalSend(r.Context(), extparty.PreapprovalSendRequest{
 		Sender: sender, Receiver: receiver, Amount: amount, ExpiresAt: exp, Nonce: *req.Nonce, Description: req.Description,
 	})
 	if err != nil {
@@ -175,7 +176,7 @@ func (h external) submitTransferPreapprovalSend(w http.ResponseWriter, r *http.R
 		return err
 	}
 	s.Kind = ledger.KindTransferPreapprovalSend
-	res, err := h.l.Submit(r.Context(), s)
+	res, err := h.w.External.Submit(r.Context(), s)
 	if err != nil {
 		return err
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/ccwallet/ccwallet/handlers/handlerstest"
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/delegations"
+	extparty "github.com/ccwallet/ccwallet/ledger/external"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
 )
 
@@ -21,11 +22,11 @@ import (
 func proposeMinting(t *testing.T, e *handlerstest.UIEnv, ext coin.PartyID, key ed25519.PrivateKey, limit int) coin.ContractID {
 	t.Helper()
 	ctx := context.Background()
-	p, err := e.L.PrepareMintingDelegationProposal(ctx, ext, time.Now().Add(48*time.Hour), limit)
+	p, err := delegations.New(e.L).PrepareMintingDelegationProposal(ctx, ext, time.Now().Add(48*time.Hour), limit)
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := e.L.Submit(ctx, ledgertest.Sign(t, ext, key, p))
+	r, err := extparty.New(e.L).Submit(ctx, ledgertest.Sign(t, ext, key, p))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/delegations"
+	"github.com/ccwallet/ccwallet/ledger/external"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
 	"github.com/ccwallet/ccwallet/ledger/rewards"
 	"github.com/google/go-cmp/cmp"
@@ -32,11 +33,11 @@ var (
 func mintingDelegation(t *testing.T, l *ledger.Ledger, ext coin.PartyID, key []byte, expires time.Time, limit int) coin.ContractID {
 	t.Helper()
 	ctx := context.Background()
-	p, err := l.PrepareMintingDelegationProposal(ctx, ext, expires, limit)
+	p, err := delegations.New(l).PrepareMintingDelegationProposal(ctx, ext, expires, limit)
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := l.Submit(ctx, ledgertest.Sign(t, ext, key, p))
+	r, err := external.New(l).Submit(ctx, ledgertest.Sign(t, ext, key, p))
 	if err != nil {
 		t.Fatal(err)
 	}

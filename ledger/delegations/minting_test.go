@@ -9,6 +9,7 @@ import (
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/delegations"
+	"github.com/ccwallet/ccwallet/ledger/external"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
 )
 
@@ -20,11 +21,11 @@ func TestMintingDelegations(t *testing.T) {
 		stranger := ledgertest.Party(t, l)
 		propose := func(limit int, expires time.Duration) coin.ContractID {
 			t.Helper()
-			p, err := l.PrepareMintingDelegationProposal(ctx, ext, clock.Now().Add(expires), limit)
+			p, err := delegations.New(l).PrepareMintingDelegationProposal(ctx, ext, clock.Now().Add(expires), limit)
 			if err != nil {
 				t.Fatal(err)
 			}
-			r, err := l.Submit(ctx, ledgertest.Sign(t, ext, key, p))
+			r, err := external.New(l).Submit(ctx, ledgertest.Sign(t, ext, key, p))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -101,13 +102,13 @@ func TestMintingDelegations(t *testing.T) {
 			t.Errorf("accepting an expired proposal = %v, want ErrExpired", err)
 		}
 		// Bad proposals are refused at preparation.
-		if _, err := l.PrepareMintingDelegationProposal(ctx, ext, clock.Now().Add(-time.Hour), 5); !ledger.IsValidation(err) {
+		if _, err := delegations.New(l).PrepareMintingDelegationProposal(ctx, ext, clock.Now().Add(-time.Hour), 5); !ledger.IsValidation(err) {
 			t.Errorf("past expiry = %v", err)
 		}
-		if _, err := l.PrepareMintingDelegationProposal(ctx, ext, clock.Now().Add(time.Hour), 0); !ledger.IsValidation(err) {
+		if _, err := delegations.New(l).PrepareMintingDelegationProposal(ctx, ext, clock.Now().Add(time.Hour), 0); !ledger.IsValidation(err) {
 			t.Errorf("zero merge limit = %v", err)
 		}
-		if _, err := l.PrepareMintingDelegationProposal(ctx, stranger, clock.Now().Add(time.Hour), 5); !ledger.IsValidation(err) {
+		if _, err := delegations.New(l).PrepareMintingDelegationProposal(ctx, stranger, clock.Now().Add(time.Hour), 5); !ledger.IsValidation(err) {
 			t.Errorf("local party proposes = %v", err)
 		}
 	})

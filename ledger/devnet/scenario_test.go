@@ -16,6 +16,7 @@ import (
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/delegations"
 	"github.com/ccwallet/ccwallet/ledger/devnet"
+	"github.com/ccwallet/ccwallet/ledger/external"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
 	"github.com/ccwallet/ccwallet/ledger/pending"
 )
@@ -130,11 +131,11 @@ func TestScenarioExamples(t *testing.T) {
 			t.Errorf("minting delegations = %+v, %v", ds, err)
 		}
 		// The key written out is the party's: it signs for it.
-		p, err := l.PrepareExternalTransfer(ctx, treasury, carol, coin.MustParse("1"), "")
+		p, err := external.New(l).PrepareExternalTransfer(ctx, treasury, carol, coin.MustParse("1"), "")
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := l.Submit(ctx, ledgertest.Sign(t, treasury, res.Keys["treasury"], p)); err != nil {
+		if _, err := external.New(l).Submit(ctx, ledgertest.Sign(t, treasury, res.Keys["treasury"], p)); err != nil {
 			t.Errorf("a transfer signed with the seeded key: %v", err)
 		}
 	})

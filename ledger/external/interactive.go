@@ -5,11 +5,12 @@
 // and the Ledger API's GenerateExternalPartyTopology and
 // AllocateExternalParty), the Ledger API's interactive submission (which
 // transactions this node prepared, until when, and whose signatures
-// count), their balance summary and the reads of their preapprovals (the
-// validator's pending setup proposals, a sender's TransferCommandCounter).
-// The core keeps what money depends on: the parties' keys, their
-// preapprovals and the prepared transactions it verifies and executes
-// itself (a setup proposal's acceptance, a send through a preapproval).
+// count), their balance summary, their preapprovals' setup proposals
+// and the transactions they sign (prepared here, verified and submitted
+// here: a transfer, a setup proposal's acceptance, a send through a
+// preapproval). The core keeps what money depends on: the parties' keys,
+// their preapprovals and each prepared kind's effect
+// (ledger.PreparedExecutorOf).
 package external
 
 import (
@@ -70,7 +71,7 @@ func sigErr(format string, args ...any) error {
 // with hash for party, executable until expires, so execute accepts only
 // transactions this node prepared.
 func (s *Service) RecordInteractive(ctx context.Context, party coin.PartyID, hash []byte, commandID string, expires time.Time) error {
-	if _, err := s.l.ExternalPartyKey(ctx, party); err != nil {
+	if _, err := s.ExternalPartyKey(ctx, party); err != nil {
 		return err
 	}
 	body, err := json.Marshal(map[string]string{"commandId": commandID})
@@ -111,7 +112,7 @@ func (s *Service) InteractivePrepared(ctx context.Context, hash []byte) (time.Ti
 // the hash. A *SignatureError says what is wrong.
 func (s *Service) VerifyExternalSignatures(ctx context.Context, hash []byte, parties []coin.PartyID, sigs map[coin.PartyID][]ExternalSignature) error {
 	for _, p := range parties {
-		key, err := s.l.ExternalPartyKey(ctx, p)
+		key, err := s.ExternalPartyKey(ctx, p)
 		if ledger.IsValidation(err) || errors.Is(err, ledger.ErrNotFound) {
 			return sigErr("%s has no registered signing key: only external parties sign their transactions", p)
 		} else if err != nil {

@@ -92,7 +92,7 @@ func TestExternalTopology(t *testing.T) {
 		}
 		// Asked before the party exists, the key is not found; the answer
 		// must not be remembered past the party's creation.
-		if _, err := l.ExternalPartyKey(ctx, party); !errors.Is(err, ledger.ErrNotFound) {
+		if _, err := x.ExternalPartyKey(ctx, party); !errors.Is(err, ledger.ErrNotFound) {
 			t.Errorf("key of a party not yet submitted = %v, want ErrNotFound", err)
 		}
 		got, err := x.SubmitExternalTopology(ctx, pubHex, good)
@@ -101,10 +101,10 @@ func TestExternalTopology(t *testing.T) {
 		}
 		local := ledgertest.Party(t, l)
 		for range 2 { // the second answers are remembered ones
-			if k, err := l.ExternalPartyKey(ctx, party); err != nil || !k.Equal(pub) {
+			if k, err := x.ExternalPartyKey(ctx, party); err != nil || !k.Equal(pub) {
 				t.Errorf("key of the external party = %x, %v; want %x", k, err, pub)
 			}
-			if _, err := l.ExternalPartyKey(ctx, local); !ledger.IsValidation(err) {
+			if _, err := x.ExternalPartyKey(ctx, local); !ledger.IsValidation(err) {
 				t.Errorf("key of a local party = %v, want a validation error", err)
 			}
 		}

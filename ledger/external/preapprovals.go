@@ -8,14 +8,14 @@ import (
 )
 
 // External parties' preapprovals (validator-internal.yaml, SPLICE-NOTES
-// a.3): the reads. Creating a setup proposal, and the acceptance and
-// one-step sends an external party signs, run in the core, through its
-// prepared transactions (ledger/external_preapprovals.go).
+// a.3): the reads. Creating a setup proposal, and preparing the
+// acceptance and one-step sends an external party signs, are in
+// prepared.go; their effects are the core's (ledger/external_preapprovals.go).
 
 // SetupProposals lists the pending ExternalPartySetupProposals this
 // validator made.
 func (s *Service) SetupProposals(ctx context.Context) ([]ledger.Contract, error) {
-	cs, err := ledger.SetupProposalsOf(ctx, s.l, s.l.DB(), "")
+	cs, err := s.setupProposals(ctx, s.l.DB(), "")
 	if err != nil {
 		return nil, err
 	}

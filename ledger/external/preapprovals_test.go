@@ -21,6 +21,7 @@ import (
 // tampering case, which must be refused and change nothing.
 func TestExternalPreapprovalFlow(t *testing.T) {
 	ledgertest.ForEachEngineClock(t, func(t *testing.T, l *ledger.Ledger, clock *ledgertest.Clock) {
+		x := external.New(l)
 		ctx := context.Background()
 		recv, recvKey := ledgertest.ExternalParty(t, l, "ext-recv")
 		sender, key := ledgertest.ExternalParty(t, l, "ext-send")
@@ -29,40 +30,40 @@ func TestExternalPreapprovalFlow(t *testing.T) {
 		ledgertest.Mint(t, l, sender, "1000")
 
 		// Proposal: one at a time, for external parties only.
-		if _, err := l.CreateSetupProposal(ctx, local); !ledger.IsValidation(err) {
+		if _, err := x.CreateSetupProposal(ctx, local); !ledger.IsValidation(err) {
 			t.Errorf("proposal for a local party = %v, want a validation error", err)
 		}
-		if _, err := l.CreateSetupProposal(ctx, coin.PartyID("ghost::1220"+hex.EncodeToString(make([]byte, 32)))); !errors.Is(err, ledger.ErrNotFound) {
+		if _, err := x.CreateSetupProposal(ctx, coin.PartyID("ghost::1220"+hex.EncodeToString(make([]byte, 32)))); !errors.Is(err, ledger.ErrNotFound) {
 			t.Errorf("proposal for an unknown party = %v, want ErrNotFound", err)
 		}
-		prop, err := l.CreateSetupProposal(ctx, recv)
+		prop, err := x.CreateSetupProposal(ctx, recv)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := l.CreateSetupProposal(ctx, recv); !errors.Is(err, ledger.ErrConflict) {
+		if _, err := x.CreateSetupProposal(ctx, recv); !errors.Is(err, ledger.ErrConflict) {
 			t.Errorf("second proposal = %v, want ErrConflict", err)
 		}
 		ps, err := external.New(l).SetupProposals(ctx)
 		if err != nil || len(ps) != 1 || ps[0].ContractID != prop || ps[0].TemplateID != ledger.TemplateExternalPartySetupProposal {
 			t.Fatalf("proposals = %+v, %v", ps, err)
 		}
-		if _, err := l.PrepareAcceptSetupProposal(ctx, prop, sender); !ledger.IsValidation(err) {
+		if _, err := x.PrepareAcceptSetupProposal(ctx, prop, sender); !ledger.IsValidation(err) {
 			t.Errorf("accept by another party = %v, want a validation error", err)
 		}
-		if _, err := l.PrepareAcceptSetupProposal(ctx, coin.NewContractID(), recv); !errors.Is(err, ledger.ErrNotFound) {
+		if _, err := x.PrepareAcceptSetupProposal(ctx, coin.NewContractID(), recv); !errors.Is(err, ledger.ErrNotFound) {
 			t.Errorf("accept of no proposal = %v, want ErrNotFound", err)
 		}
-		acc, err := l.PrepareAcceptSetupProposal(ctx, prop, recv)
+		acc, err := x.PrepareAcceptSetupProposal(ctx, prop, recv)
 		if err != nil {
 			t.Fatal(err)
 		}
 		accSub := ledgertest.Sign(t, recv, recvKey, acc)
 		accSub.Kind = ledger.KindTransferPreapprovalSend
-		if _, err := l.Submit(ctx, accSub); !ledger.IsValidation(err) {
+		if _, err := x.Submit(ctx, accSub); !ledger.IsValidation(err) {
 			t.Errorf("accept submitted as a send = %v, want a validation error", err)
 		}
 		accSub.Kind = ledger.KindSetupProposalAccept
-		res, err := l.Submit(ctx, accSub)
+		res, err := x.Submit(ctx, accSub)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -73,10 +74,10 @@ func TestExternalPreapprovalFlow(t *testing.T) {
 		if ps, _ := external.New(l).SetupProposals(ctx); len(ps) != 0 {
 			t.Errorf("proposal not archived: %+v", ps)
 		}
-		if again, err := l.Submit(ctx, accSub); err != nil || !again.Replayed || again.ContractID != res.ContractID {
+		if again, err := x.Submit(ctx, accSub); err != nil || !again.Replayed || again.ContractID != res.ContractID {
 			t.Errorf("replayed accept = %+v, %v", again, err)
 		}
-		if _, err := l.CreateSetupProposal(ctx, recv); !errors.Is(err, ledger.ErrConflict) {
+		if _, err := x.CreateSetupProposal(ctx, recv); !errors.Is(err, ledger.ErrConflict) {
 			t.Errorf("proposal with a preapproval = %v, want ErrConflict", err)
 		}
 
@@ -84,20 +85,20 @@ func TestExternalPreapprovalFlow(t *testing.T) {
 		if _, err := external.New(l).TransferCommandCounter(ctx, sender); !errors.Is(err, ledger.ErrNotFound) {
 			t.Errorf("counter before any send = %v, want ErrNotFound", err)
 		}
-		send := func(nonce int64, amount string) ledger.PreapprovalSendRequest {
-			return ledger.PreapprovalSendRequest{Sender: sender, Receiver: recv, Amount: coin.MustParse(amount),
+		send := func(nonce int64, amount string) external.PreapprovalSendRequest {
+			return external.PreapprovalSendRequest{Sender: sender, Receiver: recv, Amount: coin.MustParse(amount),
 				ExpiresAt: clock.Now().Add(time.Hour), Nonce: nonce, Description: "rent"}
 		}
 		var last ledger.Submission
 		var lastRes ledger.SubmitResult
 		for i := int64(0); i < 3; i++ {
-			p, err := l.PrepareTransferPreapprovalSend(ctx, send(i, "10"))
+			p, err := x.PrepareTransferPreapprovalSend(ctx, send(i, "10"))
 			if err != nil {
 				t.Fatalf("prepare %d: %v", i, err)
 			}
 			last = ledgertest.Sign(t, sender, key, p)
 			last.Kind = ledger.KindTransferPreapprovalSend
-			if lastRes, err = l.Submit(ctx, last); err != nil {
+			if lastRes, err = x.Submit(ctx, last); err != nil {
 				t.Fatalf("submit %d: %v", i, err)
 			}
 			c, err := external.New(l).TransferCommandCounter(ctx, sender)
@@ -139,23 +140,23 @@ func TestExternalPreapprovalFlow(t *testing.T) {
 
 		// Wrong nonces are refused at preparation.
 		for _, n := range []int64{0, 2, 4} {
-			if _, err := l.PrepareTransferPreapprovalSend(ctx, send(n, "1")); !errors.Is(err, ledger.ErrConflict) {
+			if _, err := x.PrepareTransferPreapprovalSend(ctx, send(n, "1")); !errors.Is(err, ledger.ErrConflict) {
 				t.Errorf("prepare with nonce %d = %v, want ErrConflict", n, err)
 			}
 		}
 		// No preapproval: 400.
 		noPre := send(3, "1")
 		noPre.Receiver = local
-		if _, err := l.PrepareTransferPreapprovalSend(ctx, noPre); !ledger.IsValidation(err) {
+		if _, err := x.PrepareTransferPreapprovalSend(ctx, noPre); !ledger.IsValidation(err) {
 			t.Errorf("prepare to a party without preapproval = %v, want a validation error", err)
 		}
 
 		// Tampering: all refused, nothing moves.
-		p, err := l.PrepareTransferPreapprovalSend(ctx, send(3, "5"))
+		p, err := x.PrepareTransferPreapprovalSend(ctx, send(3, "5"))
 		if err != nil {
 			t.Fatal(err)
 		}
-		twin, err := l.PrepareTransferPreapprovalSend(ctx, send(3, "7"))
+		twin, err := x.PrepareTransferPreapprovalSend(ctx, send(3, "7"))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -183,12 +184,12 @@ func TestExternalPreapprovalFlow(t *testing.T) {
 			},
 			"submitted as an acceptance": func(s ledger.Submission) ledger.Submission { s.Kind = ledger.KindSetupProposalAccept; return s },
 		} {
-			if _, err := l.Submit(ctx, mod(good)); !ledger.IsValidation(err) {
+			if _, err := x.Submit(ctx, mod(good)); !ledger.IsValidation(err) {
 				t.Errorf("%s: %v, want a validation error", name, err)
 			}
 		}
 		// Replay: the same signed submission answers the first result.
-		if again, err := l.Submit(ctx, last); err != nil || !again.Replayed || again.UpdateID != lastRes.UpdateID {
+		if again, err := x.Submit(ctx, last); err != nil || !again.Replayed || again.UpdateID != lastRes.UpdateID {
 			t.Errorf("replay = %+v, %v", again, err)
 		}
 		if r, s := balances(); !r.Equal(recvBal) || !s.Equal(senderBal) {
@@ -199,11 +200,11 @@ func TestExternalPreapprovalFlow(t *testing.T) {
 		}
 		// Two preparations with one nonce: the first wins, the other is a
 		// conflict at submission.
-		if _, err := l.Submit(ctx, good); err != nil {
+		if _, err := x.Submit(ctx, good); err != nil {
 			t.Fatal(err)
 		}
 		twinSub := ledgertest.Sign(t, sender, key, twin)
-		if _, err := l.Submit(ctx, twinSub); !errors.Is(err, ledger.ErrConflict) {
+		if _, err := x.Submit(ctx, twinSub); !errors.Is(err, ledger.ErrConflict) {
 			t.Errorf("second use of nonce 3 = %v, want ErrConflict", err)
 		}
 		recvBal, senderBal = balances()
@@ -213,20 +214,20 @@ func TestExternalPreapprovalFlow(t *testing.T) {
 		// expires_at passed, or the preparation expired: 409, nothing moves.
 		short := send(4, "1")
 		short.ExpiresAt = clock.Now().Add(time.Minute)
-		ps1, err := l.PrepareTransferPreapprovalSend(ctx, short)
+		ps1, err := x.PrepareTransferPreapprovalSend(ctx, short)
 		if err != nil {
 			t.Fatal(err)
 		}
-		ps2, err := l.PrepareTransferPreapprovalSend(ctx, send(4, "1"))
+		ps2, err := x.PrepareTransferPreapprovalSend(ctx, send(4, "1"))
 		if err != nil {
 			t.Fatal(err)
 		}
 		clock.Advance(2 * time.Minute)
-		if _, err := l.Submit(ctx, ledgertest.Sign(t, sender, key, ps1)); !errors.Is(err, ledger.ErrExpired) {
+		if _, err := x.Submit(ctx, ledgertest.Sign(t, sender, key, ps1)); !errors.Is(err, ledger.ErrExpired) {
 			t.Errorf("submit past expires_at = %v, want ErrExpired", err)
 		}
 		clock.Advance(ledger.DefaultPreparedTTL)
-		if _, err := l.Submit(ctx, ledgertest.Sign(t, sender, key, ps2)); !errors.Is(err, ledger.ErrExpired) {
+		if _, err := x.Submit(ctx, ledgertest.Sign(t, sender, key, ps2)); !errors.Is(err, ledger.ErrExpired) {
 			t.Errorf("submit of an expired preparation = %v, want ErrExpired", err)
 		}
 		if r, s := balances(); !r.Equal(recvBal) || !s.Equal(senderBal) {

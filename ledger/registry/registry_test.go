@@ -9,6 +9,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/external"
 	"github.com/ccwallet/ccwallet/ledger/history"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
 	"github.com/ccwallet/ccwallet/ledger/pending"
@@ -188,11 +189,11 @@ func TestReassignmentRefusedEverywhere(t *testing.T) {
 			refused("wallet reject", err)
 			_, err = l.AcceptOffer(ctx, b, o1)
 			refused("offer accept", err)
-			p, err := l.PrepareExternalTransfer(ctx, ext, b, coin.MustParse("5"), "")
+			p, err := external.New(l).PrepareExternalTransfer(ctx, ext, b, coin.MustParse("5"), "")
 			if err != nil {
 				t.Fatal(err)
 			}
-			_, err = l.Submit(ctx, ledgertest.Sign(t, ext, key, p))
+			_, err = external.New(l).Submit(ctx, ledgertest.Sign(t, ext, key, p))
 			refused("external transfer", err)
 			_, err = l.CreateTransferInstruction(ctx, ledger.TransferInstructionRequest{Sender: a, Receiver: b, Amount: coin.MustParse("1"), ExecuteBefore: clock.Now().Add(time.Hour)})
 			refused("instruction creation", err)

@@ -153,11 +153,11 @@ func TestRewardCollectionNeedsMintingDelegation(t *testing.T) {
 		}
 		propose := func(expires time.Duration) coin.ContractID {
 			t.Helper()
-			p, err := l.PrepareMintingDelegationProposal(ctx, ext, clock.Now().Add(expires), 10)
+			p, err := delegations.New(l).PrepareMintingDelegationProposal(ctx, ext, clock.Now().Add(expires), 10)
 			if err != nil {
 				t.Fatal(err)
 			}
-			r, err := l.Submit(ctx, ledgertest.Sign(t, ext, key, p))
+			r, err := external.New(l).Submit(ctx, ledgertest.Sign(t, ext, key, p))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -1,4 +1,4 @@
-package ledger_test
+package external_test
 
 import (
 	"context"
@@ -11,11 +11,13 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/external"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
 )
 
 func TestExternalTransferFlow(t *testing.T) {
-	forEachEngineClock(t, func(t *testing.T, l *ledger.Ledger, clock *ledgertest.Clock) {
+	ledgertest.ForEachEngineClock(t, func(t *testing.T, l *ledger.Ledger, clock *ledgertest.Clock) {
+		x := external.New(l)
 		ctx := context.Background()
 		ext, key := ledgertest.ExternalParty(t, l, "ext-bob")
 		_, otherKey := ledgertest.ExternalParty(t, l, "ext-carol")
@@ -33,12 +35,12 @@ func TestExternalTransferFlow(t *testing.T) {
 		var last ledger.Submission
 		var lastRes ledger.SubmitResult
 		for i := 0; i < 3; i++ {
-			p, err := l.PrepareExternalTransfer(ctx, ext, receiver, coin.MustParse("10"), "payment")
+			p, err := x.PrepareExternalTransfer(ctx, ext, receiver, coin.MustParse("10"), "payment")
 			if err != nil {
 				t.Fatal(err)
 			}
 			last = ledgertest.Sign(t, ext, key, p)
-			if lastRes, err = l.Submit(ctx, last); err != nil {
+			if lastRes, err = x.Submit(ctx, last); err != nil {
 				t.Fatalf("submit %d: %v", i, err)
 			}
 			if lastRes.UpdateID == "" || lastRes.ContractID == "" || lastRes.Replayed {
@@ -50,11 +52,11 @@ func TestExternalTransferFlow(t *testing.T) {
 		}
 		before, extBefore := balanceOf(receiver), balanceOf(ext)
 
-		p, err := l.PrepareExternalTransfer(ctx, ext, receiver, coin.MustParse("5"), "")
+		p, err := x.PrepareExternalTransfer(ctx, ext, receiver, coin.MustParse("5"), "")
 		if err != nil {
 			t.Fatal(err)
 		}
-		other, err := l.PrepareExternalTransfer(ctx, ext, receiver, coin.MustParse("7"), "")
+		other, err := x.PrepareExternalTransfer(ctx, ext, receiver, coin.MustParse("7"), "")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -93,7 +95,7 @@ func TestExternalTransferFlow(t *testing.T) {
 			{"submitted as another kind", func(s ledger.Submission) ledger.Submission { s.Kind = ledger.KindMintingDelegationPropose; return s }, nil},
 		}
 		for _, tc := range cases {
-			_, err := l.Submit(ctx, tc.mod(good))
+			_, err := x.Submit(ctx, tc.mod(good))
 			if err == nil || !ledger.IsValidation(err) {
 				t.Errorf("%s: err = %v, want a validation error", tc.name, err)
 			}
@@ -103,7 +105,7 @@ func TestExternalTransferFlow(t *testing.T) {
 		}
 		// A replay of an executed submission answers the first result and
 		// moves nothing.
-		again, err := l.Submit(ctx, last)
+		again, err := x.Submit(ctx, last)
 		if err != nil || !again.Replayed || again.UpdateID != lastRes.UpdateID || again.ContractID != lastRes.ContractID {
 			t.Errorf("replay = %+v, %v; want the first result %+v", again, err, lastRes)
 		}
@@ -112,17 +114,17 @@ func TestExternalTransferFlow(t *testing.T) {
 		}
 		// Expired preparations are refused.
 		clock.Advance(ledger.DefaultPreparedTTL + time.Second)
-		if _, err := l.Submit(ctx, good); !errors.Is(err, ledger.ErrExpired) {
+		if _, err := x.Submit(ctx, good); !errors.Is(err, ledger.ErrExpired) {
 			t.Errorf("expired submission = %v, want ErrExpired", err)
 		}
 		if got := balanceOf(receiver); !got.Equal(before) {
 			t.Fatalf("expired submission moved coin: %s", got)
 		}
 		// Not an external party, or nothing to prepare.
-		if _, err := l.PrepareExternalTransfer(ctx, receiver, ext, coin.MustParse("1"), ""); !ledger.IsValidation(err) {
+		if _, err := x.PrepareExternalTransfer(ctx, receiver, ext, coin.MustParse("1"), ""); !ledger.IsValidation(err) {
 			t.Errorf("prepare for a local party = %v, want a validation error", err)
 		}
-		if _, err := l.PrepareExternalTransfer(ctx, ext, receiver, coin.Zero, ""); !ledger.IsValidation(err) {
+		if _, err := x.PrepareExternalTransfer(ctx, ext, receiver, coin.Zero, ""); !ledger.IsValidation(err) {
 			t.Errorf("prepare of zero = %v, want a validation error", err)
 		}
 		ledgertest.Conserved(t, l)

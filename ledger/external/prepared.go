@@ -1,0 +1,305 @@
+package external
+
+import (
+	"context"
+	"crypto/ed25519"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/ccwallet/ccwallet/coin"
+	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/store"
+	"github.com/uptrace/bun"
+)
+
+// The transactions an external party signs (SPLICE-NOTES a.3): this
+// package prepares them (ledger.Prepare stores what is to be signed) and
+// verifies and submits them (Submit); each kind's effect is the core's
+// (ledger.PreparedExecutorOf), as each moves coin or preapprovals.
+
+// PrepareExternalTransfer prepares a one-step transfer of amount from the
+// external party sender to receiver, for sender to sign.
+func (s *Service) PrepareExternalTransfer(ctx context.Context, sender, receiver coin.PartyID, amount coin.Amount, description string) (ledger.Prepared, error) {
+	if err := ledger.CheckAmount("amount", amount); err != nil {
+		return ledger.Prepared{}, err
+	}
+	if err := ledger.CheckText("description", description); err != nil {
+		return ledger.Prepared{}, err
+	}
+	if err := s.l.KnownParty(ctx, receiver); err != nil {
+		return ledger.Prepared{}, err
+	}
+	return ledger.Prepare(ctx, s.l, sender, ledger.KindExternalTransfer, nil,
+		ledger.ExternalTransferArgs{Receiver: receiver, Amount: amount, Description: description}, time.Time{})
+}
+
+// CreateSetupProposal creates an ExternalPartySetupProposal from the
+// validator operator to the external party user. A pending proposal or a
+// valid preapproval of user is a conflict. The operator must be able to
+// pay the preapproval fee it will owe on acceptance (on a development
+// network the faucet taps what is missing).
+func (s *Service) CreateSetupProposal(ctx context.Context, user coin.PartyID) (coin.ContractID, error) {
+	if _, err := s.ExternalPartyKey(ctx, user); err != nil {
+		return "", err
+	}
+	// Conflicts first (again under the lock below), so a refused request
+	// taps nothing.
+	if err := s.setupConflict(ctx, s.l.DB(), user); err != nil {
+		return "", fmt.Errorf("create setup proposal for %s: %w", user, err)
+	}
+	op := s.l.Operator()
+	if err := ledger.FundProvider(ctx, s.l, op, ledger.PreapprovalLifetime); err != nil {
+		return "", fmt.Errorf("create setup proposal for %s: %w", user, err)
+	}
+	var cid coin.ContractID
+	err := s.l.Change(ctx, func(ctx context.Context, x *ledger.Tx) error {
+		if err := x.LockParties(ctx, user, op); err != nil {
+			return err
+		}
+		if err := s.setupConflict(ctx, x.DB(), user); err != nil {
+			return err
+		}
+		if err := x.Begin(ctx, "create-external-party-setup-proposal"); err != nil {
+			return err
+		}
+		cid = x.Create(ledger.TemplateExternalPartySetupProposal, ledger.SetupProposalPayload{
+			Validator: op, User: user, DSO: s.l.DSO(), CreatedAt: ledger.FormatTime(x.Now()),
+			PreapprovalExpiresAt: ledger.FormatTime(x.Now().Add(ledger.PreapprovalLifetime)),
+		}, op, user)
+		return nil
+	})
+	if err != nil {
+		return "", fmt.Errorf("create setup proposal for %s: %w", user, err)
+	}
+	return cid, nil
+}
+
+// setupConflict reports ErrConflict when user has a pending setup
+// proposal or a valid preapproval.
+func (s *Service) setupConflict(ctx context.Context, db bun.IDB, user coin.PartyID) error {
+	if ps, err := s.setupProposals(ctx, db, user); err != nil {
+		return err
+	} else if len(ps) > 0 {
+		return fmt.Errorf("%w: %s has a setup proposal already (%s)", ledger.ErrConflict, user, ps[0].ContractID)
+	}
+	p, err := store.LiveTransferPreapproval(ctx, db, user)
+	if err == nil && s.l.Now().Before(p.ExpiresAt) {
+		return fmt.Errorf("%w: %s has a transfer preapproval already (%s)", ledger.ErrConflict, user, p.ContractID)
+	}
+	if err != nil && !errors.Is(err, ledger.ErrNotFound) {
+		return err
+	}
+	return nil
+}
+
+// PrepareAcceptSetupProposal prepares user's acceptance of the setup
+// proposal cid, for user to sign.
+func (s *Service) PrepareAcceptSetupProposal(ctx context.Context, cid coin.ContractID, user coin.PartyID) (ledger.Prepared, error) {
+	if _, err := s.ExternalPartyKey(ctx, user); err != nil {
+		return ledger.Prepared{}, err
+	}
+	if err := ledger.CheckSetupProposal(ctx, s.l.DB(), cid, user); err != nil {
+		return ledger.Prepared{}, err
+	}
+	return ledger.Prepare(ctx, s.l, user, ledger.KindSetupProposalAccept, []coin.ContractID{cid}, struct{}{}, time.Time{})
+}
+
+// NextNonce is the nonce sender's next preapproval send must carry.
+func (s *Service) NextNonce(ctx context.Context, db bun.IDB, sender coin.PartyID) (int64, error) {
+	_, n, err := ledger.CommandCounterOf(ctx, s.l, db, sender)
+	if errors.Is(err, ledger.ErrNotFound) {
+		return 0, nil
+	}
+	return n, err
+}
+
+// PreapprovalSendRequest is an external sender's one-step transfer through
+// the receiver's preapproval.
+type PreapprovalSendRequest struct {
+	Sender      coin.PartyID
+	Receiver    coin.PartyID
+	Amount      coin.Amount
+	ExpiresAt   time.Time
+	Nonce       int64
+	Description string
+}
+
+// PrepareTransferPreapprovalSend prepares a send for the sender to sign.
+// The receiver must have a valid preapproval (else 400) and the nonce must
+// be the sender's next (else ErrConflict). The preparation expires at
+// ExpiresAt at the latest.
+func (s *Service) PrepareTransferPreapprovalSend(ctx context.Context, r PreapprovalSendRequest) (ledger.Prepared, error) {
+	if err := ledger.CheckAmount("amount", r.Amount); err != nil {
+		return ledger.Prepared{}, err
+	}
+	if err := ledger.CheckText("description", r.Description); err != nil {
+		return ledger.Prepared{}, err
+	}
+	if r.Nonce < 0 {
+		return ledger.Prepared{}, ledger.Invalid("nonce", "must not be negative")
+	}
+	if err := ledger.CheckExpiry("expires_at", r.ExpiresAt, s.l.Now()); err != nil {
+		return ledger.Prepared{}, err
+	}
+	if _, err := s.ExternalPartyKey(ctx, r.Sender); err != nil {
+		return ledger.Prepared{}, err
+	}
+	db := s.l.DB()
+	if _, err := ledger.ValidPreapproval(ctx, s.l, db, r.Receiver); err != nil {
+		return ledger.Prepared{}, err
+	}
+	next, err := s.NextNonce(ctx, db, r.Sender)
+	if err != nil {
+		return ledger.Prepared{}, err
+	}
+	if r.Nonce != next {
+		return ledger.Prepared{}, ledger.NonceConflict(r.Sender, r.Nonce, next)
+	}
+	p, err := ledger.Prepare(ctx, s.l, r.Sender, ledger.KindTransferPreapprovalSend, nil, ledger.PreapprovalSendArgs{
+		Receiver: r.Receiver, Amount: r.Amount, ExpiresAt: ledger.FormatTime(r.ExpiresAt), Nonce: r.Nonce, Description: r.Description,
+	}, r.ExpiresAt)
+	if err != nil {
+		return ledger.Prepared{}, err
+	}
+	_, b, err := ledger.DecodePrepared(p.Transaction)
+	if err != nil {
+		return ledger.Prepared{}, err
+	}
+	p.TransferCommandIDPrefix = ledger.TransferCommandIDPrefix(b)
+	return p, nil
+}
+
+// PreparedTTL is how long a prepared transaction may be executed.
+func (s *Service) PreparedTTL() time.Duration { return ledger.PreparedTTLOf(s.l) }
+
+// ExternalPartyKey is an external party's registered Ed25519 key. A party
+// the ledger does not know is ErrNotFound; a local one a ValidationError
+// (the core remembers known parties' keys: ledger.ExternalKeyOf).
+func (s *Service) ExternalPartyKey(ctx context.Context, party coin.PartyID) (ed25519.PublicKey, error) {
+	return ledger.ExternalKeyOf(ctx, s.l, party)
+}
+
+// Submit verifies and executes a signed prepared transaction: the
+// transaction must decode, its recomputed hash must name a preparation of
+// this party that is stored, unexpired and not executed, the public key
+// must be the party's and the signature must verify over the hash. The
+// effect and the executed mark commit together. Submitting an executed
+// transaction again changes nothing and answers the first result.
+func (s *Service) Submit(ctx context.Context, sub ledger.Submission) (ledger.SubmitResult, error) {
+	l := s.l
+	party, err := coin.ParsePartyID(strings.TrimSpace(string(sub.Party)))
+	if err != nil {
+		return ledger.SubmitResult{}, ledger.Invalid("party_id", "%v", err)
+	}
+	raw, body, err := ledger.DecodePrepared(sub.Transaction)
+	if err != nil {
+		return ledger.SubmitResult{}, err
+	}
+	if body.Party != party {
+		return ledger.SubmitResult{}, ledger.Invalid("transaction", "was prepared for %s, not for %s", body.Party, party)
+	}
+	if sub.Kind != "" && body.Kind != sub.Kind {
+		return ledger.SubmitResult{}, ledger.Invalid("transaction", "is a %s transaction, not %s", body.Kind, sub.Kind)
+	}
+	exec, ok := ledger.PreparedExecutorOf(body.Kind)
+	if !ok {
+		return ledger.SubmitResult{}, ledger.Invalid("transaction", "has unknown kind %q", body.Kind)
+	}
+	pub, err := ledger.ParsePublicKey("public_key", sub.PublicKey)
+	if err != nil {
+		return ledger.SubmitResult{}, err
+	}
+	known, err := s.ExternalPartyKey(ctx, party)
+	if err != nil {
+		return ledger.SubmitResult{}, err
+	}
+	if !known.Equal(pub) {
+		return ledger.SubmitResult{}, ledger.Invalid("public_key", "is not the signing key of %s", party)
+	}
+	hash := ledger.PreparedTxHash(raw)
+	if err := ledger.VerifySignature("signed_tx_hash", pub, hash, sub.SignedTxHash); err != nil {
+		return ledger.SubmitResult{}, err
+	}
+	hashHex := hex.EncodeToString(hash)
+	if exec.Before != nil {
+		p, err := store.PreparedTxByHash(ctx, l.DB(), hashHex)
+		if err == nil && p.Party == party && p.Status != store.PreparedExecuted && l.Now().Before(p.ExpiresAt) {
+			if err := exec.Before(ctx, l, body); err != nil {
+				return ledger.SubmitResult{}, fmt.Errorf("submit %s for %s: %w", body.Kind, party, err)
+			}
+		}
+	}
+	var res ledger.SubmitResult
+	err = l.Change(ctx, func(ctx context.Context, x *ledger.Tx) error {
+		tx := x.DB()
+		res = ledger.SubmitResult{}
+		if err := x.LockParties(ctx, exec.Parties(l, body)...); err != nil {
+			return err
+		}
+		p, err := store.PreparedTxByHash(ctx, tx, hashHex)
+		if errors.Is(err, store.ErrNotFound) || (err == nil && p.Party != party) {
+			return fmt.Errorf("%w: no transaction with hash %s was prepared for %s", ledger.ErrNotFound, hashHex, party)
+		} else if err != nil {
+			return err
+		}
+		if p.Status == store.PreparedExecuted {
+			if err := json.Unmarshal([]byte(p.Result), &res); err != nil {
+				return fmt.Errorf("decode stored result: %w", err)
+			}
+			res.Replayed = true
+			return nil
+		}
+		if !l.Now().Before(p.ExpiresAt) {
+			return fmt.Errorf("%w: the prepared transaction %s expired at %s; prepare it again", ledger.ErrExpired, hashHex, ledger.FormatTime(p.ExpiresAt))
+		}
+		if err := x.Begin(ctx, body.Kind); err != nil {
+			return err
+		}
+		if err := x.RefuseReassigning(ctx, body.ContractIDs...); err != nil {
+			return err
+		}
+		cid, err := exec.Run(ctx, x, body)
+		if err != nil {
+			return err
+		}
+		res = ledger.SubmitResult{Kind: body.Kind, UpdateID: x.UpdateID(), ContractID: cid}
+		stored, err := json.Marshal(res)
+		if err != nil {
+			return err
+		}
+		now := x.Now()
+		x.AfterCommit(func(ctx context.Context) error {
+			return store.MarkPreparedExecuted(ctx, tx, hashHex, string(stored), now)
+		})
+		return nil
+	})
+	if err != nil {
+		return ledger.SubmitResult{}, fmt.Errorf("submit %s for %s: %w", body.Kind, party, err)
+	}
+	return res, nil
+}
+
+// setupProposals lists this validator's pending ExternalPartySetupProposals
+// for user (all when empty).
+func (s *Service) setupProposals(ctx context.Context, db bun.IDB, user coin.PartyID) ([]*store.Contract, error) {
+	cs, err := store.ActiveContractsByTemplate(ctx, db, ledger.TemplateExternalPartySetupProposal, user)
+	if err != nil {
+		return nil, err
+	}
+	op := s.l.Operator()
+	out := []*store.Contract{}
+	for i := range cs {
+		var p ledger.SetupProposalPayload
+		if err := json.Unmarshal([]byte(cs[i].Payload), &p); err != nil {
+			return nil, fmt.Errorf("decode %s: %w", cs[i].ContractID, err)
+		}
+		if p.Validator == op && (user == "" || p.User == user) {
+			out = append(out, &cs[i])
+		}
+	}
+	return out, nil
+}
