@@ -31,7 +31,7 @@ func focusRace(t *testing.T, liveDelay time.Duration) {
 	loginAt(t, alice, base, "alice", false)
 	must(t, alice.Locator("#tap-amount").Fill("10"))
 	must(t, testID(alice, "tap-submit").Click())
-	must(t, expect.Locator(testID(alice, "flash")).ToBeVisible())
+	must(t, expect.Locator(testID(alice, "flash")).ToContainText(tappedFlash)) // not an earlier flash
 	loginAt(t, bob, base, "bob", false)
 	bobParty, err := testID(bob, "party-id").GetAttribute("title")
 	must(t, err)

@@ -213,7 +213,7 @@ func TestSendDefaultsAndExpiryChoice(t *testing.T) {
 	loginAt(t, alice, base, "alice", false)
 	must(t, alice.Locator("#tap-amount").Fill("10"))
 	must(t, testID(alice, "tap-submit").Click())
-	must(t, expect.Locator(testID(alice, "flash")).ToBeVisible())
+	must(t, expect.Locator(testID(alice, "flash")).ToContainText(tappedFlash)) // not an earlier flash
 	loginAt(t, bob, base, "bob", false)
 	bobParty, err := testID(bob, "party-id").GetAttribute("title")
 	must(t, err)
