@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/shopspring/decimal"
 )
 
 func TestParseAmount(t *testing.T) {
@@ -284,5 +286,67 @@ func TestFits(t *testing.T) {
 	}
 	if _, err := ParseAmount(limit.Add(step).String()); err == nil {
 		t.Errorf("ParseAmount took %s, which does not fit", limit.Add(step))
+	}
+}
+
+// TestScanMatchesNewFromString: the scan's fast path builds exactly the
+// decimal (coefficient and exponent) decimal.NewFromString builds, and
+// leaves to it what it does not read: signs, exponents, stray dots, more
+// than 18 digits.
+func TestScanMatchesNewFromString(t *testing.T) {
+	ins := []string{"0", "-0", "1", "-1", "1.5", "1.50", "007", "0.0000000001", "-2.2500000000",
+		"999999999999999999", "9999999999999999999", "-999999999999999999", "99999999.9999999999",
+		"922337203.6854775807", "1e5", "+1", ".5", "5.", "1.2.3", "", "-", "abc", "1_0"}
+	rng := rand.New(rand.NewPCG(3, 4))
+	for range 2000 {
+		ins = append(ins, strconv.FormatInt(rng.Int64N(2e12)-1e12, 10)+"."+strconv.Itoa(rng.IntN(1e9)))
+	}
+	for _, s := range ins {
+		var got Amount
+		gotErr := got.Scan(s)
+		want, wantErr := decimal.NewFromString(s)
+		if (gotErr != nil) != (wantErr != nil) {
+			t.Errorf("Scan(%q) error %v, NewFromString error %v", s, gotErr, wantErr)
+			continue
+		}
+		if gotErr == nil && (got.d.Exponent() != want.Exponent() || got.d.Coefficient().Cmp(want.Coefficient()) != 0) {
+			t.Errorf("Scan(%q) = %s×10^%d, NewFromString %s×10^%d", s, got.d.Coefficient(), got.d.Exponent(), want.Coefficient(), want.Exponent())
+		}
+	}
+}
+
+// TestUnits: Units is the amount times 10^Scale wherever it says it fits,
+// says so for every amount below 100,000,000 coins, and FromUnits undoes it.
+func TestUnits(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		want int64
+		ok   bool
+	}{
+		{"0", 0, true}, {"1", 1e10, true}, {"-1.5", -15e9, true}, {"0.0000000001", 1, true},
+		{"99999999.9999999999", 999999999999999999, true}, {"-99999999.9999999999", -999999999999999999, true},
+		{"100000000", 0, false}, {"922337203.6854775807", 0, false},
+	} {
+		a := MustParse(c.in)
+		got, ok := a.Units()
+		if ok != c.ok || ok && got != c.want {
+			t.Errorf("Units(%s) = %d, %v; want %d, %v", c.in, got, ok, c.want, c.ok)
+		}
+		if ok && !FromUnits(got).Equal(a) {
+			t.Errorf("FromUnits(%d) = %s, want %s", got, FromUnits(got), a)
+		}
+	}
+	rng := rand.New(rand.NewPCG(5, 6))
+	for range 2000 {
+		a := MustParse(strconv.FormatInt(rng.Int64N(2e8)-1e8, 10) + "." + strconv.Itoa(rng.IntN(1e9)))
+		for _, b := range []Amount{a, a.MulInt(3).Sub(FromInt(7)), a.Mul(MustParse("0.0003"))} {
+			u, ok := b.Units()
+			if b.Cmp(FromInt(100_000_000)) < 0 && b.Neg().Cmp(FromInt(100_000_000)) < 0 && !ok {
+				t.Fatalf("Units(%s) does not fit", b)
+			}
+			if ok && !FromUnits(u).Equal(b) {
+				t.Fatalf("FromUnits(Units(%s)) = %s", b, FromUnits(u))
+			}
+		}
 	}
 }

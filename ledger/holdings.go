@@ -1,10 +1,8 @@
 package ledger
 
 import (
-	"cmp"
 	"context"
 	"fmt"
-	"slices"
 	"sort"
 	"time"
 
@@ -169,32 +167,13 @@ func (l *Ledger) BalanceAndHoldings(ctx context.Context, party coin.PartyID) (Ba
 	if err != nil {
 		return Balance{}, nil, err
 	}
-	// Largest first, as Holdings. The sort orders indexes by effective
-	// amount, and builds each (wide) view once, in place; ties keep the
-	// contract ID order HoldingsByOwner returns, as a stable sort would,
-	// with fewer comparisons.
-	fee := make([]coin.Amount, len(hs))
-	eff := make([]coin.Amount, len(hs))
-	order := make([]int, len(hs))
-	for i, h := range hs {
-		fee[i] = HoldingFee(h.Amount, h.Rate, h.CreatedRound, r.Number)
-		eff[i] = h.Amount.Sub(fee[i])
-		order[i] = i
-	}
-	slices.SortFunc(order, func(i, j int) int {
-		if c := eff[j].Cmp(eff[i]); c != 0 {
-			return c
-		}
-		return cmp.Compare(i, j)
-	})
-	b := Balance{Round: r.Number, Price: r.Price}
+	// Largest first, as Holdings; each (wide) view is built once, in place.
+	v := valueHoldings(hs, *r)
 	out := make([]HoldingView, len(hs))
-	for k, i := range order {
-		v := &out[k]
-		*v = holdingViewWithFee(hs[i], fee[i])
-		v.Contract.ContractID = hs[i].ContractID
-		b.add(v.Effective, v.AccruedFee, v.Locked)
+	for k, i := range v.order {
+		out[k] = v.view(i)
 	}
+	b := v.balance
 	return b, out, nil
 }
 
