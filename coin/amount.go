@@ -234,6 +234,10 @@ func (a *Amount) Scan(src any) error {
 	case string:
 		return a.scanText(v)
 	case []byte:
+		if c, exp, ok := parsePlain(v); ok {
+			*a = Amount{d: decimal.New(c, exp)}
+			return nil
+		}
 		return a.scanText(string(v))
 	case int64:
 		*a = FromInt(v)
@@ -262,12 +266,12 @@ func (a *Amount) scanText(s string) error {
 // parsePlain parses s as [-]digits[.digits] with at most 18 digits into
 // the coefficient and exponent decimal.NewFromString would give; ok is
 // false for anything else (which NewFromString then reads or refuses).
-func parsePlain(s string) (c int64, exp int32, ok bool) {
+func parsePlain[T string | []byte](s T) (c int64, exp int32, ok bool) {
 	neg := len(s) > 0 && s[0] == '-'
 	if neg {
 		s = s[1:]
 	}
-	if s == "" || len(s) > 19 {
+	if len(s) == 0 || len(s) > 19 {
 		return 0, 0, false
 	}
 	digits, dot := 0, false
