@@ -318,10 +318,9 @@ func render(w http.ResponseWriter, r *http.Request, status int, c templ.Componen
 			pageBufs.Put(buf)
 		}
 	}()
-	// Whole, then written once: rendered straight into the compressing
-	// writer, templ's flushes made it end a deflate block at each one
-	// (0.7 ms of CPU per home page, BenchmarkHomePage), and a render that
-	// failed halfway had already sent its status and half a page.
+	// Whole, then written once: a render that failed halfway had already
+	// sent its status and half a page; now the caller's error page
+	// answers instead.
 	if err := c.Render(flashContext(r), buf); err != nil {
 		return err
 	}
