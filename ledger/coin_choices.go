@@ -102,7 +102,7 @@ func (l *Ledger) ProposePreapproval(ctx context.Context, p PreapprovalProposal, 
 // receiver's preapproval created by the rule Preapprovals().Create runs, the
 // operator paying its fee. A receiver with a valid preapproval keeps it.
 func (l *Ledger) AcceptPreapprovalProposal(ctx context.Context, cid coin.ContractID) (coin.ContractID, error) {
-	if err := l.Preapprovals().fundProvider(ctx, l.operator, PreapprovalLifetime); err != nil {
+	if err := l.Preapprovals().FundProvider(ctx, l.operator, PreapprovalLifetime); err != nil {
 		return "", fmt.Errorf("accept transfer preapproval proposal %s: %w", cid, err)
 	}
 	var out coin.ContractID

@@ -74,7 +74,7 @@ func setupProposal(ctx context.Context, db bun.IDB, cid coin.ContractID, user co
 }
 
 func fundSetupProposalAccept(ctx context.Context, l *Ledger, _ *PreparedBody) error {
-	return l.Preapprovals().fundProvider(ctx, l.operator, PreapprovalLifetime)
+	return l.Preapprovals().FundProvider(ctx, l.operator, PreapprovalLifetime)
 }
 
 // runSetupProposalAccept archives the proposal and creates the party's

@@ -80,10 +80,10 @@ func operatorCannotPay(missing coin.Amount) error {
 	return invalid("", "the validator operator cannot pay the preapproval fee (missing %s CC); ask the operator to add coin to their wallet", humanCC(missing))
 }
 
-// fundProvider makes sure provider can pay fee. On a development network
+// FundProvider makes sure provider can pay fee. On a development network
 // the faucet taps what is missing (the real validator taps for its own
 // automation on devnet); elsewhere a shortfall is a 400.
-func (pa Preapprovals) fundProvider(ctx context.Context, provider coin.PartyID, d time.Duration) error {
+func (pa Preapprovals) FundProvider(ctx context.Context, provider coin.PartyID, d time.Duration) error {
 	l := pa.l
 	b, err := l.Balance(ctx, provider)
 	if err != nil {
@@ -175,7 +175,7 @@ func (pa Preapprovals) Create(ctx context.Context, receiver coin.PartyID) (cid c
 		return "", false, err
 	}
 	provider := l.operator
-	if err := pa.fundProvider(ctx, provider, PreapprovalLifetime); err != nil {
+	if err := pa.FundProvider(ctx, provider, PreapprovalLifetime); err != nil {
 		return "", false, fmt.Errorf("create transfer preapproval for %s: %w", receiver, err)
 	}
 	err = l.change(ctx, func(ctx context.Context, c *change) error {
@@ -271,7 +271,7 @@ func (pa Preapprovals) renew(ctx context.Context, cid coin.ContractID, actor coi
 	if !until.After(p.ExpiresAt) {
 		return "", invalid("newExpiresAt", "%s is not after the preapproval's expiry %s", FormatTime(until), FormatTime(p.ExpiresAt))
 	}
-	if err := pa.fundProvider(ctx, p.Provider, until.Sub(p.ExpiresAt)); err != nil {
+	if err := pa.FundProvider(ctx, p.Provider, until.Sub(p.ExpiresAt)); err != nil {
 		return "", fmt.Errorf("renew transfer preapproval %s: %w", cid, err)
 	}
 	var renewed coin.ContractID
@@ -518,9 +518,9 @@ func (t *changes) sendPreapprovedCommand(c *sendCall, rd *store.PreapprovalSendR
 	return r, nil
 }
 
-// valid returns receiver's valid preapproval row; none (or an
+// Valid returns receiver's valid preapproval row; none (or an
 // expired one) is a validation error on receiver_party_id.
-func (pa Preapprovals) valid(ctx context.Context, db bun.IDB, receiver coin.PartyID) (*store.TransferPreapproval, error) {
+func (pa Preapprovals) Valid(ctx context.Context, db bun.IDB, receiver coin.PartyID) (*store.TransferPreapproval, error) {
 	l := pa.l
 	p, err := store.LiveTransferPreapproval(ctx, db, receiver)
 	if errors.Is(err, store.ErrNotFound) || (err == nil && !l.now().Before(p.ExpiresAt)) {
@@ -534,7 +534,7 @@ func (pa Preapprovals) valid(ctx context.Context, db bun.IDB, receiver coin.Part
 // featured app reward coupon of the preapproval's provider. Callers lock
 // sender.
 func (t *txn) sendPreapproved(ctx context.Context, sender, receiver coin.PartyID, amount coin.Amount, description string) (*TransferResult, error) {
-	p, err := t.l.Preapprovals().valid(ctx, t.tx, receiver)
+	p, err := t.l.Preapprovals().Valid(ctx, t.tx, receiver)
 	if err != nil {
 		return nil, err
 	}

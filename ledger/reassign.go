@@ -67,7 +67,7 @@ func (l *Ledger) transferKind(ctx context.Context, db bun.IDB, sender, receiver 
 	if sender == receiver {
 		return TransferSelf, nil, nil
 	}
-	p, err := l.Preapprovals().valid(ctx, db, receiver)
+	p, err := l.Preapprovals().Valid(ctx, db, receiver)
 	switch {
 	case IsValidation(err):
 		return TransferOffer, nil, nil

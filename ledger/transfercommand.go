@@ -54,9 +54,9 @@ func transferCommandID(b *PreparedBody) coin.ContractID {
 	return coin.ContractID("00" + hex.EncodeToString(disc[:]) + "ca111220" + hex.EncodeToString(suffix[:]))
 }
 
-// transferCommandIDPrefix is transferCommandID without its suffix, the
+// TransferCommandIDPrefix is transferCommandID without its suffix, the
 // part a Canton contract id has before the transaction commits: what
 // prepare-send tells the client to look for in transfer-command/status.
-func transferCommandIDPrefix(b *PreparedBody) string {
+func TransferCommandIDPrefix(b *PreparedBody) string {
 	return string(transferCommandID(b))[:len("00")+64]
 }

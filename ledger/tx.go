@@ -258,7 +258,7 @@ func (x *Tx) UpdateID() string { return x.t().update }
 // ValidPreapproval is receiver's live, unexpired transfer preapproval, or a
 // validation error saying it has none.
 func (x *Tx) ValidPreapproval(ctx context.Context, receiver coin.PartyID) (*store.TransferPreapproval, error) {
-	return x.c.l.Preapprovals().valid(ctx, x.c.tx, receiver)
+	return x.c.l.Preapprovals().Valid(ctx, x.c.tx, receiver)
 }
 
 // PreapprovedSent records a send of amount through preapproval p (r's

@@ -52,7 +52,7 @@ func (s *Service) CreateSetupProposal(ctx context.Context, user coin.PartyID) (c
 		return "", fmt.Errorf("create setup proposal for %s: %w", user, err)
 	}
 	op := s.l.Operator()
-	if err := ledger.FundProvider(ctx, s.l, op, ledger.PreapprovalLifetime); err != nil {
+	if err := s.l.Preapprovals().FundProvider(ctx, op, ledger.PreapprovalLifetime); err != nil {
 		return "", fmt.Errorf("create setup proposal for %s: %w", user, err)
 	}
 	var cid coin.ContractID
@@ -149,7 +149,7 @@ func (s *Service) PrepareTransferPreapprovalSend(ctx context.Context, r Preappro
 		return ledger.Prepared{}, err
 	}
 	db := s.l.DB()
-	if _, err := ledger.ValidPreapproval(ctx, s.l, db, r.Receiver); err != nil {
+	if _, err := s.l.Preapprovals().Valid(ctx, db, r.Receiver); err != nil {
 		return ledger.Prepared{}, err
 	}
 	next, err := s.NextNonce(ctx, db, r.Sender)
