@@ -24,25 +24,7 @@ func TestStableEnd(t *testing.T) {
 			if err := store.InsertRound(ctx, db, &store.Round{Number: 1, Price: coin.MustParse("0.005")}); err != nil {
 				t.Fatal(err)
 			}
-			write := func(ctx context.Context, tx bun.Tx) (int64, error) {
-				_, off, err := db.BeginUpdate(ctx, tx)
-				if err != nil {
-					return 0, err
-				}
-				u := store.Update{OffsetID: off, UpdateID: "u" + time.Now().Format("150405.000000000"), Kind: "test", Minted: coin.Zero, Burned: coin.Zero, RecordTime: time.Now()}
-				_, err = tx.NewInsert().Model(&u).Exec(ctx)
-				return off, err
-			}
-			commit := func() int64 {
-				var off int64
-				if err := db.InTx(ctx, func(ctx context.Context, tx bun.Tx) (err error) {
-					off, err = write(ctx, tx)
-					return err
-				}); err != nil {
-					t.Fatal(err)
-				}
-				return off
-			}
+			commit := func() int64 { return commitUpdate(t, db) }
 			end := func() int64 {
 				got, err := db.StableEnd(ctx)
 				if err != nil {
@@ -57,25 +39,7 @@ func TestStableEnd(t *testing.T) {
 			if e != store.Postgres {
 				return // SQLite's write transactions are exclusive: in offset order.
 			}
-			drawn := make(chan int64)
-			release := make(chan struct{})
-			done := make(chan error)
-			go func() {
-				done <- db.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
-					off, err := write(ctx, tx)
-					if err != nil {
-						close(drawn)
-						return err
-					}
-					drawn <- off
-					<-release
-					return nil
-				})
-			}()
-			slow, ok := <-drawn
-			if !ok {
-				t.Fatal(<-done)
-			}
+			slow, release := runningUpdate(t, db)
 			fast := commit()
 			if fast <= slow {
 				t.Fatalf("offsets %d then %d, want increasing", slow, fast)
@@ -83,10 +47,7 @@ func TestStableEnd(t *testing.T) {
 			if got := end(); got >= slow {
 				t.Errorf("ledger end %d while offset %d runs and %d committed: a reader from it would miss %d", got, slow, fast, slow)
 			}
-			close(release)
-			if err := <-done; err != nil {
-				t.Fatal(err)
-			}
+			release()
 			if got := end(); got != fast {
 				t.Errorf("ledger end %d once both committed, want %d", got, fast)
 			}
@@ -107,51 +68,70 @@ func TestStableEndAcrossReplicas(t *testing.T) {
 	if err := store.InsertRound(ctx, a, &store.Round{Number: 1, Price: coin.MustParse("0.005")}); err != nil {
 		t.Fatal(err)
 	}
-	write := func(ctx context.Context, db *store.DB, tx bun.Tx) (int64, error) {
-		_, off, err := db.BeginUpdate(ctx, tx)
-		if err != nil {
-			return 0, err
-		}
-		u := store.Update{OffsetID: off, UpdateID: "u" + time.Now().Format("150405.000000000"), Kind: "test", Minted: coin.Zero, Burned: coin.Zero, RecordTime: time.Now()}
-		_, err = tx.NewInsert().Model(&u).Exec(ctx)
-		return off, err
+	slow, release := runningUpdate(t, a)
+	fast := commitUpdate(t, b)
+	if got, err := b.StableEnd(ctx); err != nil || got >= slow {
+		t.Errorf("replica b's ledger end %d (%v) while replica a's offset %d runs and b's %d committed: a reader from it would miss %d", got, err, slow, fast, slow)
 	}
-	drawn := make(chan int64)
-	release := make(chan struct{})
-	done := make(chan error)
+	release()
+	for _, db := range []*store.DB{a, b} {
+		if got, err := db.StableEnd(ctx); err != nil || got != fast {
+			t.Errorf("ledger end %d (%v) once both committed, want %d", got, err, fast)
+		}
+	}
+}
+
+// writeUpdate draws an offset in tx and writes its update row.
+func writeUpdate(ctx context.Context, db *store.DB, tx bun.Tx) (int64, error) {
+	_, off, err := db.BeginUpdate(ctx, tx)
+	if err != nil {
+		return 0, err
+	}
+	u := store.Update{OffsetID: off, UpdateID: "u" + time.Now().Format("150405.000000000"), Kind: "test", Minted: coin.Zero, Burned: coin.Zero, RecordTime: time.Now()}
+	_, err = tx.NewInsert().Model(&u).Exec(ctx)
+	return off, err
+}
+
+// commitUpdate writes an update in a transaction of its own on db and
+// returns its offset.
+func commitUpdate(t *testing.T, db *store.DB) int64 {
+	t.Helper()
+	var off int64
+	if err := db.InTx(context.Background(), func(ctx context.Context, tx bun.Tx) (err error) {
+		off, err = writeUpdate(ctx, db, tx)
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return off
+}
+
+// runningUpdate starts a transaction on db that draws an offset and
+// writes its update, and keeps it open until release, which commits it.
+func runningUpdate(t *testing.T, db *store.DB) (offset int64, release func()) {
+	t.Helper()
+	drawn, proceed, done := make(chan int64), make(chan struct{}), make(chan error)
 	go func() {
-		done <- a.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
-			off, err := write(ctx, a, tx)
+		done <- db.InTx(context.Background(), func(ctx context.Context, tx bun.Tx) error {
+			off, err := writeUpdate(ctx, db, tx)
 			if err != nil {
 				close(drawn)
 				return err
 			}
 			drawn <- off
-			<-release
+			<-proceed
 			return nil
 		})
 	}()
-	slow, ok := <-drawn
+	offset, ok := <-drawn
 	if !ok {
 		t.Fatal(<-done)
 	}
-	var fast int64
-	if err := b.InTx(ctx, func(ctx context.Context, tx bun.Tx) (err error) {
-		fast, err = write(ctx, b, tx)
-		return err
-	}); err != nil {
-		t.Fatal(err)
-	}
-	if got, err := b.StableEnd(ctx); err != nil || got >= slow {
-		t.Errorf("replica b's ledger end %d (%v) while replica a's offset %d runs and b's %d committed: a reader from it would miss %d", got, err, slow, fast, slow)
-	}
-	close(release)
-	if err := <-done; err != nil {
-		t.Fatal(err)
-	}
-	for _, db := range []*store.DB{a, b} {
-		if got, err := db.StableEnd(ctx); err != nil || got != fast {
-			t.Errorf("ledger end %d (%v) once both committed, want %d", got, err, fast)
+	return offset, func() {
+		t.Helper()
+		close(proceed)
+		if err := <-done; err != nil {
+			t.Fatal(err)
 		}
 	}
 }
