@@ -1,7 +1,6 @@
 package ui
 
 import (
-	"context"
 	"strconv"
 
 	"github.com/ccwallet/ccwallet/coin"
@@ -14,27 +13,16 @@ import (
 // draws.
 const balancePoints = 30
 
-// startBalanceChart reads party's last changes while the caller reads its
-// balance (the home page's render time is one read longer otherwise: about
-// 2 ms of 5), and returns the function that draws the chart from that
-// balance.
-func (h *Handler) startBalanceChart(ctx context.Context, party coin.PartyID) func(ledger.Balance) (views.Chart, error) {
-	list := goRead(func() ([]ledger.HistoryItem, error) {
-		return h.w.History.List(ctx, party, ledger.HistoryQuery{PageSize: balancePoints})
-	})
-	return func(b ledger.Balance) (views.Chart, error) {
-		items, err := list()
-		if err != nil {
-			return views.Chart{}, err
-		}
-		ps := history.BalanceSeries(b, items)
-		pts := make([]views.ChartPoint, len(ps))
-		for i, p := range ps {
-			pts[i] = views.ChartPoint{Label: p.Time.UTC().Format("2006-01-02 15:04 UTC"), Value: p.Balance}
-		}
-		title := "Balance before holding fees, last " + strconv.Itoa(len(ps)) + " changes"
-		return views.StepChart("balance-chart", title, pts), nil
+// balanceChart draws Home's chart of party's balance b over its last
+// changes, items (newest first; the first balancePoints are drawn).
+func balanceChart(b ledger.Balance, items []ledger.HistoryItem) views.Chart {
+	ps := history.BalanceSeries(b, items[:min(len(items), balancePoints)])
+	pts := make([]views.ChartPoint, len(ps))
+	for i, p := range ps {
+		pts[i] = views.ChartPoint{Label: p.Time.UTC().Format("2006-01-02 15:04 UTC"), Value: p.Balance}
 	}
+	title := "Balance before holding fees, last " + strconv.Itoa(len(ps)) + " changes"
+	return views.StepChart("balance-chart", title, pts)
 }
 
 // sizeChart counts holdings by their amount now (after accrued fees).

@@ -8,6 +8,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/handlers/handlerstest"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
+	"github.com/ccwallet/ccwallet/views"
 )
 
 // svgRe reads a chart's svg: its point count and its title (the text
@@ -53,6 +54,24 @@ func TestUICharts(t *testing.T) {
 		sizes := charts("/holdings")["holdings-chart"]
 		if sizes[0] != "3" || sizes[1] != "Holdings by size in CC: 1 of 0.1–1, 0 of 1–10, 3 of 10–100." {
 			t.Errorf("holdings chart: %q", sizes)
+		}
+		// Home's chart and its recent activity share one read of the last
+		// changes: with more changes than the activity lists, the chart
+		// still draws them all and the activity shows the newest few.
+		for _, a := range []string{"1", "2", "3"} {
+			ledgertest.Mint(t, e.L, u.Party, a)
+		}
+		if got := charts("/")["balance-chart"][0]; got != "8" {
+			t.Errorf("balance chart has %q points after 7 mints, want 8", got)
+		}
+		page := b.Get("/").Body
+		_, recent, _ := strings.Cut(page, `data-testid="home-recent"`)
+		recent, _, _ = strings.Cut(recent, `data-testid="recent-all"`)
+		if n := strings.Count(recent, `data-testid="history-row"`); n != views.HomeRecent {
+			t.Errorf("recent activity lists %d changes of 8, want %d", n, views.HomeRecent)
+		}
+		if !strings.Contains(recent, "+3.00 CC") || strings.Contains(recent, "+10.00 CC") {
+			t.Errorf("recent activity is not the newest changes: %s", recent)
 		}
 	})
 }

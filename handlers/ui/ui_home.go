@@ -194,18 +194,19 @@ func (h *Handler) uiHomeOutgoing(w http.ResponseWriter, r *http.Request, s *web.
 }
 
 func (h *Handler) homeModel(ctx context.Context, s *web.Session, party coin.PartyID) (views.Home, error) {
-	chart := h.startBalanceChart(ctx, party)
 	rules := h.l.Rules()
 	overview := goRead(func() (ledger.HoldingsOverview, error) {
 		return h.l.HoldingsOverview(ctx, party, riskRounds(rules.TickDuration), homeHoldings)
 	})
-	recent, recentErr := h.w.History.List(ctx, party, ledger.HistoryQuery{PageSize: views.HomeRecent})
+	// One read of the last changes serves the balance chart and the recent
+	// activity (its first few), beside the holdings' read.
+	changes, changesErr := h.w.History.List(ctx, party, ledger.HistoryQuery{PageSize: max(balancePoints, views.HomeRecent)})
 	o, err := overview()
 	b := o.Balance
-	if err = cmp.Or(err, recentErr); err != nil {
-		_, _ = chart(b) // ends its read
+	if err = cmp.Or(err, changesErr); err != nil {
 		return views.Home{}, err
 	}
+	recent := changes[:min(len(changes), views.HomeRecent)]
 	p := h.page(s, "Home", "home")
 	p.Events = "/events"
 	m := views.Home{
@@ -219,9 +220,7 @@ func (h *Handler) homeModel(ctx context.Context, s *web.Session, party coin.Part
 	if b.EffectiveLocked.IsPositive() {
 		m.Balance.Locked = b.EffectiveLocked.String()
 	}
-	if m.BalanceChart, err = chart(b); err != nil {
-		return views.Home{}, err
-	}
+	m.BalanceChart = balanceChart(b, changes)
 	roundsPerDay := int64(24 * time.Hour / rules.TickDuration)
 	m.Health.Count = b.Count + b.LockedCount
 	m.Health.DustRisk = o.AtRisk
