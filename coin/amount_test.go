@@ -350,3 +350,33 @@ func TestUnits(t *testing.T) {
 		}
 	}
 }
+
+// TestUnmarshalJSONFastPath: amounts read straight from JSON bytes are
+// exactly what the full path (json.Unmarshal, then ParseCanonical) gives,
+// and everything the full path refuses is still refused with its words.
+func TestUnmarshalJSONFastPath(t *testing.T) {
+	ins := []string{`"0"`, `"-0"`, `"1"`, `"10"`, `"0.5"`, `"-0.5"`, `"12.5000000000"`, `"0.0000000001"`,
+		`"99999999.9999999999"`, `"999999999999999999"`, `"1234567890123456789"`, `"0.00000000001"`,
+		`"01"`, `"00.5"`, `"-01"`, `"+1"`, `".5"`, `"5."`, `"1e5"`, `" 1"`, `"1 "`, `"-"`, `""`, `"1.2.3"`,
+		`"\u0031"`, `1`, `null`, `"1`, `1"`, `"١"`}
+	rng := rand.New(rand.NewPCG(9, 10))
+	for range 2000 {
+		ins = append(ins, `"`+strconv.FormatInt(rng.Int64N(2e12)-1e12, 10)+"."+strconv.Itoa(rng.IntN(1e10))+`"`)
+	}
+	for _, in := range ins {
+		var got Amount
+		gotErr := got.UnmarshalJSON([]byte(in))
+		var s string
+		var want Amount
+		wantErr := json.Unmarshal([]byte(in), &s)
+		if wantErr == nil {
+			want, wantErr = ParseCanonical(s)
+		}
+		switch {
+		case (gotErr != nil) != (wantErr != nil):
+			t.Errorf("UnmarshalJSON(%s): error %v, full path %v", in, gotErr, wantErr)
+		case gotErr == nil && (!got.Equal(want) || got.String() != want.String()):
+			t.Errorf("UnmarshalJSON(%s) = %s, full path %s", in, got, want)
+		}
+	}
+}
