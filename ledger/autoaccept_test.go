@@ -22,7 +22,7 @@ func TestAutoAccept(t *testing.T) {
 			ledgertest.Mint(t, l, p, "100")
 		}
 		offer := func(from, to coin.PartyID, amount, id string, d time.Duration) coin.ContractID {
-			o, _, err := l.CreateOffer(ctx, ledger.OfferRequest{Sender: from, Receiver: to, Amount: coin.MustParse(amount), ExpiresAt: clock.Now().Add(d), TrackingID: id})
+			o, _, err := l.Offers().Create(ctx, ledger.OfferRequest{Sender: from, Receiver: to, Amount: coin.MustParse(amount), ExpiresAt: clock.Now().Add(d), TrackingID: id})
 			if err != nil {
 				t.Fatal(err)
 			}

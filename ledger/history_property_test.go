@@ -175,7 +175,7 @@ func historyAddsUp(t *testing.T, l *ledger.Ledger, clock *ledgertest.Clock, r *r
 		{"offer", func() error {
 			a, b := pair()
 			n++
-			o, _, err := l.CreateOffer(ctx, ledger.OfferRequest{Sender: a, Receiver: b, Amount: amount(), ExpiresAt: clock.Now().Add(time.Duration(1+r.IntN(3)) * time.Hour), TrackingID: fmt.Sprint("offer-", n)})
+			o, _, err := l.Offers().Create(ctx, ledger.OfferRequest{Sender: a, Receiver: b, Amount: amount(), ExpiresAt: clock.Now().Add(time.Duration(1+r.IntN(3)) * time.Hour), TrackingID: fmt.Sprint("offer-", n)})
 			if err == nil {
 				offers = append(offers, o.ContractID)
 				offerSender[o.ContractID] = a
@@ -193,11 +193,11 @@ func historyAddsUp(t *testing.T, l *ledger.Ledger, clock *ledgertest.Clock, r *r
 			}
 			switch r.IntN(3) {
 			case 0:
-				_, err = l.AcceptOffer(ctx, o.Receiver, cid)
+				_, err = l.Offers().Accept(ctx, o.Receiver, cid)
 			case 1:
-				err = l.RejectOffer(ctx, o.Receiver, cid)
+				err = l.Offers().Reject(ctx, o.Receiver, cid)
 			default:
-				err = l.WithdrawOffer(ctx, o.Sender, cid)
+				err = l.Offers().Withdraw(ctx, o.Sender, cid)
 			}
 			return err
 		}},
@@ -272,7 +272,7 @@ func historyAddsUp(t *testing.T, l *ledger.Ledger, clock *ledgertest.Clock, r *r
 			if _, err := pays.ExpireAppPayments(ctx); err != nil {
 				return err
 			}
-			_, err := l.ExpireOffers(ctx)
+			_, err := l.Offers().Expire(ctx)
 			return err
 		}},
 		{"small holdings and merge", func() error {

@@ -274,7 +274,7 @@ func (h *Handler) send(ctx context.Context, sender coin.PartyID, method views.Se
 		if err != nil {
 			return err
 		}
-		_, _, err = h.l.CreateOffer(ctx, ledger.OfferRequest{Sender: sender, Receiver: receiver, Amount: amount,
+		_, _, err = h.l.Offers().Create(ctx, ledger.OfferRequest{Sender: sender, Receiver: receiver, Amount: amount,
 			Description: f.Description, ExpiresAt: at, TrackingID: f.DedupID})
 		return err
 	case views.SendDirect:

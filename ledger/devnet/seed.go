@@ -48,7 +48,7 @@ func NewScenarioKeys(sc *Scenario, keys map[string]ed25519.PrivateKey) (map[stri
 }
 
 // Seed creates what sc describes, all of it or nothing, each item through
-// the ledger's own operation (Onboard, Mint, Preapprovals().Create, CreateOffer,
+// the ledger's own operation (Onboard, Mint, Preapprovals().Create, Offers().Create,
 // CreateTransferInstruction, ...), so every rule applies as it would to a
 // request. Each item is its own update, as on the real network; what
 // makes the whole seed one step is a snapshot taken first and restored if
@@ -325,7 +325,7 @@ func (s *seeding) offer(ctx context.Context, at string, o ScenarioTransfer) erro
 	if tracking == "" {
 		tracking = "scenario-" + ledger.UUIDHex()[:12]
 	}
-	if _, _, err := s.l.CreateOffer(ctx, ledger.OfferRequest{Sender: tr.from, Receiver: tr.to, Amount: tr.amount, Description: o.Description,
+	if _, _, err := s.l.Offers().Create(ctx, ledger.OfferRequest{Sender: tr.from, Receiver: tr.to, Amount: tr.amount, Description: o.Description,
 		ExpiresAt: tr.expires, TrackingID: tracking}); err != nil {
 		return itemErr(at, err)
 	}

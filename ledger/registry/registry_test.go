@@ -144,7 +144,7 @@ func TestReassignmentRefusedEverywhere(t *testing.T) {
 			t.Fatal(err)
 		}
 		offer := func(tracking string) coin.ContractID {
-			o, _, err := l.CreateOffer(ctx, ledger.OfferRequest{Sender: a, Receiver: b, Amount: coin.MustParse("1"), ExpiresAt: clock.Now().Add(time.Hour), TrackingID: tracking})
+			o, _, err := l.Offers().Create(ctx, ledger.OfferRequest{Sender: a, Receiver: b, Amount: coin.MustParse("1"), ExpiresAt: clock.Now().Add(time.Hour), TrackingID: tracking})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -187,7 +187,7 @@ func TestReassignmentRefusedEverywhere(t *testing.T) {
 			refused("wallet accept", err)
 			_, err = l.RejectTransferInstruction(ctx, b, ti.InstructionCID)
 			refused("wallet reject", err)
-			_, err = l.AcceptOffer(ctx, b, o1)
+			_, err = l.Offers().Accept(ctx, b, o1)
 			refused("offer accept", err)
 			p, err := external.New(l).PrepareExternalTransfer(ctx, ext, b, coin.MustParse("5"), "")
 			if err != nil {
@@ -215,8 +215,8 @@ func TestReassignmentRefusedEverywhere(t *testing.T) {
 			refused("wallet withdraw of the instruction itself", err)
 		})
 		reassign(o2, func() {
-			refused("offer reject", l.RejectOffer(ctx, b, o2))
-			refused("offer withdraw", l.WithdrawOffer(ctx, a, o2))
+			refused("offer reject", l.Offers().Reject(ctx, b, o2))
+			refused("offer withdraw", l.Offers().Withdraw(ctx, a, o2))
 		})
 		if after, _ := l.Balance(ctx, a); !after.EffectiveUnlocked.Equal(before.EffectiveUnlocked) || !after.EffectiveLocked.Equal(before.EffectiveLocked) {
 			t.Errorf("a's balance moved during the reassignments: %+v -> %+v", before, after)
@@ -228,10 +228,10 @@ func TestReassignmentRefusedEverywhere(t *testing.T) {
 		if _, err := l.WithdrawTransferInstruction(ctx, a, ti.InstructionCID); err != nil {
 			t.Errorf("withdraw after the reassignment: %v", err)
 		}
-		if _, err := l.AcceptOffer(ctx, b, o1); err != nil {
+		if _, err := l.Offers().Accept(ctx, b, o1); err != nil {
 			t.Errorf("offer accept after the reassignment: %v", err)
 		}
-		if err := l.WithdrawOffer(ctx, a, o2); err != nil {
+		if err := l.Offers().Withdraw(ctx, a, o2); err != nil {
 			t.Errorf("offer withdraw after the reassignment: %v", err)
 		}
 		if _, err := l.Preapprovals().Send(ctx, ledger.PreapprovalSend{Sender: a, Receiver: c, Amount: coin.MustParse("1"), DeduplicationID: "after"}); err != nil {
