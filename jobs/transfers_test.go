@@ -53,7 +53,7 @@ func TestExpiryJobAtTheBoundary(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		ti, err := l.CreateTransferInstruction(ctx, ledger.TransferInstructionRequest{Sender: sender, Receiver: receiver, Amount: coin.MustParse("40"), ExecuteBefore: expiry})
+		ti, err := l.Instructions().Create(ctx, ledger.TransferInstructionRequest{Sender: sender, Receiver: receiver, Amount: coin.MustParse("40"), ExecuteBefore: expiry})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -29,7 +29,7 @@ func TestAutoAccept(t *testing.T) {
 			return o.ContractID
 		}
 		instruction := func(from, to coin.PartyID, amount string, d time.Duration) coin.ContractID {
-			r, err := l.CreateTransferInstruction(ctx, ledger.TransferInstructionRequest{Sender: from, Receiver: to, Amount: coin.MustParse(amount), ExecuteBefore: clock.Now().Add(d)})
+			r, err := l.Instructions().Create(ctx, ledger.TransferInstructionRequest{Sender: from, Receiver: to, Amount: coin.MustParse(amount), ExecuteBefore: clock.Now().Add(d)})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -147,7 +147,7 @@ func historyAddsUp(t *testing.T, l *ledger.Ledger, clock *ledgertest.Clock, r *r
 		}},
 		{"instruction", func() error {
 			a, b := pair()
-			res, err := l.CreateTransferInstruction(ctx, ledger.TransferInstructionRequest{Sender: a, Receiver: b, Amount: amount(), ExecuteBefore: clock.Now().Add(time.Duration(1+r.IntN(3)) * time.Hour)})
+			res, err := l.Instructions().Create(ctx, ledger.TransferInstructionRequest{Sender: a, Receiver: b, Amount: amount(), ExecuteBefore: clock.Now().Add(time.Duration(1+r.IntN(3)) * time.Hour)})
 			if err == nil {
 				instructions = append(instructions, res.InstructionCID)
 			}
@@ -164,11 +164,11 @@ func historyAddsUp(t *testing.T, l *ledger.Ledger, clock *ledgertest.Clock, r *r
 			}
 			switch r.IntN(3) {
 			case 0:
-				_, err = l.AcceptTransferInstruction(ctx, ti.Receiver, cid)
+				_, err = l.Instructions().Accept(ctx, ti.Receiver, cid)
 			case 1:
-				_, err = l.RejectTransferInstruction(ctx, ti.Receiver, cid)
+				_, err = l.Instructions().Reject(ctx, ti.Receiver, cid)
 			default:
-				_, err = l.WithdrawTransferInstruction(ctx, ti.Sender, cid)
+				_, err = l.Instructions().Withdraw(ctx, ti.Sender, cid)
 			}
 			return err
 		}},
@@ -266,7 +266,7 @@ func historyAddsUp(t *testing.T, l *ledger.Ledger, clock *ledgertest.Clock, r *r
 			if _, err := l.Rounds().AdvanceRounds(ctx, 1+r.IntN(150)); err != nil {
 				return err
 			}
-			if _, err := l.ExpireInstructions(ctx); err != nil {
+			if _, err := l.Instructions().Expire(ctx); err != nil {
 				return err
 			}
 			if _, err := pays.ExpireAppPayments(ctx); err != nil {

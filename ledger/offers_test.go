@@ -150,7 +150,7 @@ func TestOfferStateChanges(t *testing.T) {
 					case "withdraw":
 						err = l.Offers().Withdraw(ctx, actors[s.actor], o.ContractID)
 					case "lock95":
-						_, err = l.CreateTransferInstruction(ctx, ledger.TransferInstructionRequest{Sender: sender, Receiver: stranger,
+						_, err = l.Instructions().Create(ctx, ledger.TransferInstructionRequest{Sender: sender, Receiver: stranger,
 							Amount: coin.MustParse("95"), ExecuteBefore: clock.Now().Add(time.Hour), TrackingID: uuid.NewString()})
 					case "wait":
 						clock.Advance(2 * time.Hour)

@@ -212,7 +212,7 @@ func CheckRights(ctx context.Context, l *Ledger, rs []Right) error { return chec
 // InstructionView is a stored transfer instruction as the wallet shows
 // it, without its contract.
 func InstructionView(l *Ledger, ti *store.TransferInstruction) TransferInstruction {
-	return l.instructionView(ti, nil)
+	return l.Instructions().view(ti, nil)
 }
 
 // OfferView is a stored transfer offer as the wallet shows it.
@@ -221,7 +221,7 @@ func OfferView(o *store.TransferOffer) Offer { return offerView(o) }
 // InstructionWithContract is a stored transfer instruction as the wallet
 // shows it, with its contract c (nil: without).
 func InstructionWithContract(l *Ledger, ti *store.TransferInstruction, c *store.Contract) TransferInstruction {
-	return l.instructionView(ti, c)
+	return l.Instructions().view(ti, c)
 }
 
 // UndelegatedExternalParties lists the external parties whose reward

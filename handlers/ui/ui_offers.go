@@ -94,15 +94,15 @@ var transferActions = map[string]map[string]func(h *Handler, ctx context.Context
 	},
 	"instructions": {
 		"accept": func(h *Handler, ctx context.Context, a coin.PartyID, cid coin.ContractID) error {
-			_, err := h.l.AcceptTransferInstruction(ctx, a, cid)
+			_, err := h.l.Instructions().Accept(ctx, a, cid)
 			return err
 		},
 		"reject": func(h *Handler, ctx context.Context, a coin.PartyID, cid coin.ContractID) error {
-			_, err := h.l.RejectTransferInstruction(ctx, a, cid)
+			_, err := h.l.Instructions().Reject(ctx, a, cid)
 			return err
 		},
 		"withdraw": func(h *Handler, ctx context.Context, a coin.PartyID, cid coin.ContractID) error {
-			_, err := h.l.WithdrawTransferInstruction(ctx, a, cid)
+			_, err := h.l.Instructions().Withdraw(ctx, a, cid)
 			return err
 		},
 	},

@@ -49,7 +49,7 @@ func NewScenarioKeys(sc *Scenario, keys map[string]ed25519.PrivateKey) (map[stri
 
 // Seed creates what sc describes, all of it or nothing, each item through
 // the ledger's own operation (Onboard, Mint, Preapprovals().Create, Offers().Create,
-// CreateTransferInstruction, ...), so every rule applies as it would to a
+// Instructions().Create, ...), so every rule applies as it would to a
 // request. Each item is its own update, as on the real network; what
 // makes the whole seed one step is a snapshot taken first and restored if
 // any item fails, while the restore gate holds every other request and
@@ -305,7 +305,7 @@ func (s *seeding) instruction(ctx context.Context, at string, o ScenarioTransfer
 	if _, err := s.d.Mint(ctx, tr.from, lock, "scenario: "+at); err != nil {
 		return itemErr(at, err)
 	}
-	r, err := s.l.CreateTransferInstruction(ctx, ledger.TransferInstructionRequest{Sender: tr.from, Receiver: tr.to, Amount: tr.amount,
+	r, err := s.l.Instructions().Create(ctx, ledger.TransferInstructionRequest{Sender: tr.from, Receiver: tr.to, Amount: tr.amount,
 		Description: o.Description, ExecuteBefore: tr.expires, TrackingID: o.TrackingID})
 	if err != nil {
 		return itemErr(at, err)

@@ -99,7 +99,7 @@ func TestPendingMarkAndIncoming(t *testing.T) {
 		}
 		changed("offer expired")
 
-		res, err := l.CreateTransferInstruction(ctx, ledger.TransferInstructionRequest{Sender: alice, Receiver: bob,
+		res, err := l.Instructions().Create(ctx, ledger.TransferInstructionRequest{Sender: alice, Receiver: bob,
 			Amount: coin.MustParse("5"), Description: "rent", ExecuteBefore: clock.Now().Add(time.Hour)})
 		if err != nil {
 			t.Fatal(err)
@@ -113,7 +113,7 @@ func TestPendingMarkAndIncoming(t *testing.T) {
 		if in := incoming(alice); len(in.Instructions) != 0 {
 			t.Errorf("the sender's incoming instructions = %+v, want none", in.Instructions)
 		}
-		if _, err := l.AcceptTransferInstruction(ctx, bob, res.InstructionCID); err != nil {
+		if _, err := l.Instructions().Accept(ctx, bob, res.InstructionCID); err != nil {
 			t.Fatal(err)
 		}
 		changed("instruction accepted")
