@@ -244,7 +244,7 @@ func (t *changes) createWithID(cid coin.ContractID, templateID string, payload a
 }
 
 // Create is the token standard's transfer, of the kind
-// transferKind says (as the transfer factory answers): to a receiver with
+// Route says (as the transfer factory answers): to a receiver with
 // a valid preapproval it completes in one step, as a preapproval send;
 // otherwise it locks the sender's coin for receiver and creates the
 // AmuletTransferInstruction holding the lock, in one transaction. The lock
@@ -309,7 +309,7 @@ func (in Instructions) Create(ctx context.Context, req TransferInstructionReques
 		if err := l.lockParties(ctx, tx, req.Sender); err != nil {
 			return err
 		}
-		kind, pre, err := l.transferKind(ctx, tx, req.Sender, req.Receiver)
+		kind, pre, err := l.Instructions().Route(ctx, tx, req.Sender, req.Receiver)
 		if err != nil {
 			return err
 		}
@@ -406,7 +406,7 @@ var errNoPreapproval = errors.New("the receiver has no valid transfer preapprova
 // receiver has no valid preapproval.
 func (in Instructions) transferDirectBatched(ctx context.Context, req TransferInstructionRequest, key string) (*InstructionResult, error) {
 	l := in.l
-	if err := l.refuseReassigningSend(ctx, req.Receiver); err != nil {
+	if err := l.Reassignments().refuseSend(ctx, req.Receiver); err != nil {
 		return nil, err
 	}
 	s := PreapprovalSend{Sender: req.Sender, Receiver: req.Receiver, Amount: req.Amount, Description: req.Description, DeduplicationID: req.TrackingID}
@@ -521,7 +521,7 @@ func (t *txn) finishInstruction(ctx context.Context, ti *store.TransferInstructi
 		return nil, notFoundf("LockedAmulet '%s' not found for AmuletTransferInstruction '%s', which expires on %s",
 			ti.LockedHoldingCID, ti.ContractID, FormatTime(ti.ExecuteBefore))
 	}
-	if err := t.l.refuseReassigning(ctx, t.tx, t.l.instructionUses(ti, locked, t.round.ContractID)...); err != nil {
+	if err := t.l.Reassignments().refuse(ctx, t.tx, t.l.Instructions().Uses(ti, locked, t.round.ContractID)...); err != nil {
 		return nil, fmt.Errorf("transfer instruction %s: %w", ti.ContractID, err)
 	}
 	t.archive(ti.ContractID)

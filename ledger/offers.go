@@ -315,7 +315,7 @@ func (of Offers) change(ctx context.Context, actor coin.PartyID, cid coin.Contra
 		if err != nil {
 			return err
 		}
-		if err := l.refuseReassigning(ctx, tx, o.ContractID); err != nil {
+		if err := l.Reassignments().refuse(ctx, tx, o.ContractID); err != nil {
 			return err
 		}
 		t.archive(o.ContractID)
