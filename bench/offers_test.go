@@ -35,7 +35,7 @@ func BenchmarkOffersPageUnderSpam(b *testing.B) {
 			b.Fatal(err)
 		}
 		for i := range per {
-			if _, _, err := e.l.CreateOffer(ctx, ledger.OfferRequest{Sender: sender, Receiver: bob, Amount: ledger.DefaultOfferLimits.MinAmount,
+			if _, _, err := e.l.Offers().Create(ctx, ledger.OfferRequest{Sender: sender, Receiver: bob, Amount: ledger.DefaultOfferLimits.MinAmount,
 				Description: "spam", ExpiresAt: e.l.Now().Add(24 * time.Hour), TrackingID: fmt.Sprintf("spam-%d", i)}); err != nil {
 				b.Fatal(err)
 			}

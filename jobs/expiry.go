@@ -20,8 +20,8 @@ const DefaultExpiryInterval = 30 * time.Second
 func Expiry(w *workflows.Set, every time.Duration) Job {
 	l := w.Ledger
 	return Job{Name: "expire-transfers", Every: every, Run: func(ctx context.Context) error {
-		_, oerr := l.ExpireOffers(ctx)
-		_, ierr := l.ExpireInstructions(ctx)
+		_, oerr := l.Offers().Expire(ctx)
+		_, ierr := l.Instructions().Expire(ctx)
 		_, aerr := w.Allocations.ExpireAllocations(ctx)
 		_, perr := w.AppPayments.ExpireAppPayments(ctx)
 		_, nerr := w.Names.ExpireAnsEntries(ctx)

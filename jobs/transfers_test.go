@@ -49,11 +49,11 @@ func TestExpiryJobAtTheBoundary(t *testing.T) {
 		sender, receiver := ledgertest.Party(t, l), ledgertest.Party(t, l)
 		ledgertest.Mint(t, l, sender, "100")
 		expiry := clock.Now().Add(10 * time.Minute)
-		o, _, err := l.CreateOffer(ctx, ledger.OfferRequest{Sender: sender, Receiver: receiver, Amount: coin.MustParse("10"), ExpiresAt: expiry, TrackingID: "o-1"})
+		o, _, err := l.Offers().Create(ctx, ledger.OfferRequest{Sender: sender, Receiver: receiver, Amount: coin.MustParse("10"), ExpiresAt: expiry, TrackingID: "o-1"})
 		if err != nil {
 			t.Fatal(err)
 		}
-		ti, err := l.CreateTransferInstruction(ctx, ledger.TransferInstructionRequest{Sender: sender, Receiver: receiver, Amount: coin.MustParse("40"), ExecuteBefore: expiry})
+		ti, err := l.Instructions().Create(ctx, ledger.TransferInstructionRequest{Sender: sender, Receiver: receiver, Amount: coin.MustParse("40"), ExecuteBefore: expiry})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -86,7 +86,7 @@ func TestExpiryJobAtTheBoundary(t *testing.T) {
 		if diff := cmp.Diff([]string{"failed/expired", "expired", "unlocked=100 locked=0"}, state()); diff != "" {
 			t.Errorf("exactly at expiry (-want +got):\n%s", diff)
 		}
-		if _, err := l.AcceptOffer(ctx, receiver, o.ContractID); err == nil {
+		if _, err := l.Offers().Accept(ctx, receiver, o.ContractID); err == nil {
 			t.Error("accepted an expired offer")
 		}
 		// Idempotent: a second run finds nothing.

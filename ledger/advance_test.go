@@ -43,10 +43,10 @@ func seedForJump(t *testing.T, l *ledger.Ledger, clock *ledgertest.Clock) {
 	if _, err := l.MintLocked(ctx, c, coin.MustParse("0.01"), clock.Now().Add(time.Hour)); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := l.CreateOffer(ctx, ledger.OfferRequest{Sender: a, Receiver: c, Amount: coin.MustParse("3"), ExpiresAt: clock.Now().Add(time.Hour), TrackingID: "o-1"}); err != nil {
+	if _, _, err := l.Offers().Create(ctx, ledger.OfferRequest{Sender: a, Receiver: c, Amount: coin.MustParse("3"), ExpiresAt: clock.Now().Add(time.Hour), TrackingID: "o-1"}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := l.CreateTransferInstruction(ctx, ledger.TransferInstructionRequest{Sender: a, Receiver: c, Amount: coin.MustParse("4"), ExecuteBefore: clock.Now().Add(time.Hour)}); err != nil {
+	if _, err := l.Instructions().Create(ctx, ledger.TransferInstructionRequest{Sender: a, Receiver: c, Amount: coin.MustParse("4"), ExecuteBefore: clock.Now().Add(time.Hour)}); err != nil {
 		t.Fatal(err)
 	}
 	if _, _, err := l.Preapprovals().Create(ctx, b); err != nil {

@@ -36,7 +36,7 @@ func (l *Ledger) AutoAccept(ctx context.Context, receiver coin.PartyID, fromPart
 		if !slices.Contains(fromParties, o.Sender) || !now.Before(o.ExpiresAt) {
 			continue
 		}
-		_, err := l.AcceptOffer(ctx, receiver, o.ContractID)
+		_, err := l.Offers().Accept(ctx, receiver, o.ContractID)
 		switch {
 		case err == nil:
 			res.Offers++
@@ -53,7 +53,7 @@ func (l *Ledger) AutoAccept(ctx context.Context, receiver coin.PartyID, fromPart
 		if ti.Receiver != receiver || !slices.Contains(fromParties, ti.Sender) || !now.Before(ti.ExecuteBefore) {
 			continue
 		}
-		_, err := l.AcceptTransferInstruction(ctx, receiver, ti.ContractID)
+		_, err := l.Instructions().Accept(ctx, receiver, ti.ContractID)
 		switch {
 		case err == nil:
 			res.Instructions++

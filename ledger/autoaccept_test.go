@@ -22,14 +22,14 @@ func TestAutoAccept(t *testing.T) {
 			ledgertest.Mint(t, l, p, "100")
 		}
 		offer := func(from, to coin.PartyID, amount, id string, d time.Duration) coin.ContractID {
-			o, _, err := l.CreateOffer(ctx, ledger.OfferRequest{Sender: from, Receiver: to, Amount: coin.MustParse(amount), ExpiresAt: clock.Now().Add(d), TrackingID: id})
+			o, _, err := l.Offers().Create(ctx, ledger.OfferRequest{Sender: from, Receiver: to, Amount: coin.MustParse(amount), ExpiresAt: clock.Now().Add(d), TrackingID: id})
 			if err != nil {
 				t.Fatal(err)
 			}
 			return o.ContractID
 		}
 		instruction := func(from, to coin.PartyID, amount string, d time.Duration) coin.ContractID {
-			r, err := l.CreateTransferInstruction(ctx, ledger.TransferInstructionRequest{Sender: from, Receiver: to, Amount: coin.MustParse(amount), ExecuteBefore: clock.Now().Add(d)})
+			r, err := l.Instructions().Create(ctx, ledger.TransferInstructionRequest{Sender: from, Receiver: to, Amount: coin.MustParse(amount), ExecuteBefore: clock.Now().Add(d)})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -44,7 +44,7 @@ func TestCompletionsRideTheirChanges(t *testing.T) {
 			}
 			return c.CreatedOffset
 		}
-		ti, err := l.CreateTransferInstruction(with("c1"), ledger.TransferInstructionRequest{Sender: p, Receiver: q, Amount: coin.MustParse("5"),
+		ti, err := l.Instructions().Create(with("c1"), ledger.TransferInstructionRequest{Sender: p, Receiver: q, Amount: coin.MustParse("5"),
 			ExecuteBefore: clock.Now().Add(time.Hour), TrackingID: "k1"})
 		if err != nil {
 			t.Fatal(err)
@@ -56,7 +56,7 @@ func TestCompletionsRideTheirChanges(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := l.CreateTransferInstruction(with("c3"), ledger.TransferInstructionRequest{Sender: p, Receiver: q, Amount: coin.MustParse("5"),
+		if _, err := l.Instructions().Create(with("c3"), ledger.TransferInstructionRequest{Sender: p, Receiver: q, Amount: coin.MustParse("5"),
 			ExecuteBefore: clock.Now().Add(time.Hour), TrackingID: "k1"}); !errors.Is(err, ledger.ErrDuplicate) {
 			t.Fatalf("a duplicate: %v", err)
 		}

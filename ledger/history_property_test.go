@@ -147,7 +147,7 @@ func historyAddsUp(t *testing.T, l *ledger.Ledger, clock *ledgertest.Clock, r *r
 		}},
 		{"instruction", func() error {
 			a, b := pair()
-			res, err := l.CreateTransferInstruction(ctx, ledger.TransferInstructionRequest{Sender: a, Receiver: b, Amount: amount(), ExecuteBefore: clock.Now().Add(time.Duration(1+r.IntN(3)) * time.Hour)})
+			res, err := l.Instructions().Create(ctx, ledger.TransferInstructionRequest{Sender: a, Receiver: b, Amount: amount(), ExecuteBefore: clock.Now().Add(time.Duration(1+r.IntN(3)) * time.Hour)})
 			if err == nil {
 				instructions = append(instructions, res.InstructionCID)
 			}
@@ -164,18 +164,18 @@ func historyAddsUp(t *testing.T, l *ledger.Ledger, clock *ledgertest.Clock, r *r
 			}
 			switch r.IntN(3) {
 			case 0:
-				_, err = l.AcceptTransferInstruction(ctx, ti.Receiver, cid)
+				_, err = l.Instructions().Accept(ctx, ti.Receiver, cid)
 			case 1:
-				_, err = l.RejectTransferInstruction(ctx, ti.Receiver, cid)
+				_, err = l.Instructions().Reject(ctx, ti.Receiver, cid)
 			default:
-				_, err = l.WithdrawTransferInstruction(ctx, ti.Sender, cid)
+				_, err = l.Instructions().Withdraw(ctx, ti.Sender, cid)
 			}
 			return err
 		}},
 		{"offer", func() error {
 			a, b := pair()
 			n++
-			o, _, err := l.CreateOffer(ctx, ledger.OfferRequest{Sender: a, Receiver: b, Amount: amount(), ExpiresAt: clock.Now().Add(time.Duration(1+r.IntN(3)) * time.Hour), TrackingID: fmt.Sprint("offer-", n)})
+			o, _, err := l.Offers().Create(ctx, ledger.OfferRequest{Sender: a, Receiver: b, Amount: amount(), ExpiresAt: clock.Now().Add(time.Duration(1+r.IntN(3)) * time.Hour), TrackingID: fmt.Sprint("offer-", n)})
 			if err == nil {
 				offers = append(offers, o.ContractID)
 				offerSender[o.ContractID] = a
@@ -193,11 +193,11 @@ func historyAddsUp(t *testing.T, l *ledger.Ledger, clock *ledgertest.Clock, r *r
 			}
 			switch r.IntN(3) {
 			case 0:
-				_, err = l.AcceptOffer(ctx, o.Receiver, cid)
+				_, err = l.Offers().Accept(ctx, o.Receiver, cid)
 			case 1:
-				err = l.RejectOffer(ctx, o.Receiver, cid)
+				err = l.Offers().Reject(ctx, o.Receiver, cid)
 			default:
-				err = l.WithdrawOffer(ctx, o.Sender, cid)
+				err = l.Offers().Withdraw(ctx, o.Sender, cid)
 			}
 			return err
 		}},
@@ -266,13 +266,13 @@ func historyAddsUp(t *testing.T, l *ledger.Ledger, clock *ledgertest.Clock, r *r
 			if _, err := l.Rounds().AdvanceRounds(ctx, 1+r.IntN(150)); err != nil {
 				return err
 			}
-			if _, err := l.ExpireInstructions(ctx); err != nil {
+			if _, err := l.Instructions().Expire(ctx); err != nil {
 				return err
 			}
 			if _, err := pays.ExpireAppPayments(ctx); err != nil {
 				return err
 			}
-			_, err := l.ExpireOffers(ctx)
+			_, err := l.Offers().Expire(ctx)
 			return err
 		}},
 		{"small holdings and merge", func() error {

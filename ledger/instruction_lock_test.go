@@ -42,7 +42,7 @@ func TestInstructionAcceptDeliversExactly(t *testing.T) {
 				switch r.IntN(4) {
 				case 0, 1:
 					amount := coin.FromInt(int64(1 + r.IntN(9)))
-					_, err := l.CreateTransferInstruction(ctx, ledger.TransferInstructionRequest{
+					_, err := l.Instructions().Create(ctx, ledger.TransferInstructionRequest{
 						Sender: sender, Receiver: receiver, Amount: amount, Description: "rent",
 						ExecuteBefore: clock.Now().Add(time.Duration(10+r.IntN(48*60)) * time.Minute),
 					})
@@ -111,7 +111,7 @@ func acceptExactly(t *testing.T, l *ledger.Ledger, receiver coin.PartyID, ti led
 	t.Helper()
 	ctx := context.Background()
 	before := balances(t, l, ti.Sender, receiver)
-	res, err := l.AcceptTransferInstruction(ctx, receiver, ti.ContractID)
+	res, err := l.Instructions().Accept(ctx, receiver, ti.ContractID)
 	if err != nil {
 		if !errors.Is(err, ledger.ErrInsufficientFunds) && !errors.Is(err, ledger.ErrExpired) {
 			t.Fatalf("accept %s: %v", ti.ContractID, err)

@@ -150,6 +150,15 @@ func pastTense(m InstructionMove) string {
 	return string(m)
 }
 
+// Instructions are the core's token-standard transfer instructions
+// (Amulet's AmuletTransferInstruction): their creation (or the one-step
+// send through the receiver's preapproval), their moves by the transition
+// table and their expiry.
+type Instructions struct{ l *Ledger }
+
+// Instructions returns l's transfer instructions.
+func (l *Ledger) Instructions() Instructions { return Instructions{l} }
+
 // TransferInstruction is the read model of a transfer instruction.
 type TransferInstruction struct {
 	ContractID       coin.ContractID
@@ -234,8 +243,8 @@ func (t *changes) createWithID(cid coin.ContractID, templateID string, payload a
 	t.created = append(t.created, t.l.contract(cid, templateID, payload, t.now, stakeholders...))
 }
 
-// CreateTransferInstruction is the token standard's transfer, of the kind
-// transferKind says (as the transfer factory answers): to a receiver with
+// Create is the token standard's transfer, of the kind
+// Route says (as the transfer factory answers): to a receiver with
 // a valid preapproval it completes in one step, as a preapproval send;
 // otherwise it locks the sender's coin for receiver and creates the
 // AmuletTransferInstruction holding the lock, in one transaction. The lock
@@ -243,7 +252,8 @@ func (t *changes) createWithID(cid coin.ContractID, templateID string, payload a
 // it), so its holding fees until the deadline never eat into the amount;
 // no fees are charged, only the accrued holding fees of the spent inputs
 // are burned, and an accept gives the unused reserve back.
-func (l *Ledger) CreateTransferInstruction(ctx context.Context, req TransferInstructionRequest) (*InstructionResult, error) {
+func (in Instructions) Create(ctx context.Context, req TransferInstructionRequest) (*InstructionResult, error) {
+	l := in.l
 	now := l.now()
 	if err := checkAmount("amount", req.Amount); err != nil {
 		return nil, err
@@ -276,7 +286,7 @@ func (l *Ledger) CreateTransferInstruction(ctx context.Context, req TransferInst
 		// A replay falls through too (ErrDuplicate): the instruction
 		// path's claim gives every replay of the id the same answer,
 		// whichever path the first request took.
-		res, err := l.transferDirectBatched(ctx, req, key)
+		res, err := in.transferDirectBatched(ctx, req, key)
 		if !errors.Is(err, errNoPreapproval) && !errors.Is(err, ErrDuplicate) {
 			if err != nil {
 				return nil, fmt.Errorf("create transfer instruction from %s to %s: %w", req.Sender, req.Receiver, err)
@@ -299,12 +309,12 @@ func (l *Ledger) CreateTransferInstruction(ctx context.Context, req TransferInst
 		if err := l.lockParties(ctx, tx, req.Sender); err != nil {
 			return err
 		}
-		kind, pre, err := l.transferKind(ctx, tx, req.Sender, req.Receiver)
+		kind, pre, err := l.Instructions().Route(ctx, tx, req.Sender, req.Receiver)
 		if err != nil {
 			return err
 		}
 		if kind == TransferDirect {
-			res, err = l.transferDirect(ctx, c, req, pre, key)
+			res, err = in.transferDirect(ctx, c, req, pre, key)
 			return err
 		}
 		t, err := c.begin(ctx, "create-transfer-instruction")
@@ -358,11 +368,12 @@ func (l *Ledger) CreateTransferInstruction(ctx context.Context, req TransferInst
 	return res, nil
 }
 
-// transferDirect is CreateTransferInstruction's direct kind, in its
+// transferDirect is Create's direct kind, in its
 // change c: the transfer through the receiver's preapproval p, completed
 // at once. key, when set, records the tracking id with the receiver's new
 // holding.
-func (l *Ledger) transferDirect(ctx context.Context, c *change, req TransferInstructionRequest, p *store.TransferPreapproval, key string) (*InstructionResult, error) {
+func (in Instructions) transferDirect(ctx context.Context, c *change, req TransferInstructionRequest, p *store.TransferPreapproval, key string) (*InstructionResult, error) {
+	l := in.l
 	t, err := c.begin(ctx, "transfer-preapproval-send")
 	if err != nil {
 		return nil, err
@@ -393,8 +404,9 @@ var errNoPreapproval = errors.New("the receiver has no valid transfer preapprova
 // for the whole batch's claims, locks and reads and one for its writes.
 // It fails with errNoPreapproval, having changed nothing, when the
 // receiver has no valid preapproval.
-func (l *Ledger) transferDirectBatched(ctx context.Context, req TransferInstructionRequest, key string) (*InstructionResult, error) {
-	if err := l.refuseReassigningSend(ctx, req.Receiver); err != nil {
+func (in Instructions) transferDirectBatched(ctx context.Context, req TransferInstructionRequest, key string) (*InstructionResult, error) {
+	l := in.l
+	if err := l.Reassignments().refuseSend(ctx, req.Receiver); err != nil {
 		return nil, err
 	}
 	s := PreapprovalSend{Sender: req.Sender, Receiver: req.Receiver, Amount: req.Amount, Description: req.Description, DeduplicationID: req.TrackingID}
@@ -410,43 +422,44 @@ func (l *Ledger) transferDirectBatched(ctx context.Context, req TransferInstruct
 	return res, nil
 }
 
-// AcceptTransferInstruction completes the transfer: the lock is spent and
+// Accept completes the transfer: the lock is spent and
 // the receiver gets the coin. Only the receiver may accept, and only
 // before the instruction's deadline.
-func (l *Ledger) AcceptTransferInstruction(ctx context.Context, actor coin.PartyID, cid coin.ContractID) (*InstructionResult, error) {
-	return l.MoveTransferInstruction(ctx, actor, cid, MoveAccept)
+func (in Instructions) Accept(ctx context.Context, actor coin.PartyID, cid coin.ContractID) (*InstructionResult, error) {
+	return in.Move(ctx, actor, cid, MoveAccept)
 }
 
-// RejectTransferInstruction closes the instruction without transfer; the
+// Reject closes the instruction without transfer; the
 // locked coin goes back to the sender. Only the receiver may reject.
-func (l *Ledger) RejectTransferInstruction(ctx context.Context, actor coin.PartyID, cid coin.ContractID) (*InstructionResult, error) {
-	return l.MoveTransferInstruction(ctx, actor, cid, MoveReject)
+func (in Instructions) Reject(ctx context.Context, actor coin.PartyID, cid coin.ContractID) (*InstructionResult, error) {
+	return in.Move(ctx, actor, cid, MoveReject)
 }
 
-// WithdrawTransferInstruction closes the instruction before acceptance;
+// Withdraw closes the instruction before acceptance;
 // the sender reclaims the locked coin. Only the sender may withdraw.
-func (l *Ledger) WithdrawTransferInstruction(ctx context.Context, actor coin.PartyID, cid coin.ContractID) (*InstructionResult, error) {
-	return l.MoveTransferInstruction(ctx, actor, cid, MoveWithdraw)
+func (in Instructions) Withdraw(ctx context.Context, actor coin.PartyID, cid coin.ContractID) (*InstructionResult, error) {
+	return in.Move(ctx, actor, cid, MoveWithdraw)
 }
 
-// MoveTransferInstruction makes move on the instruction cid on behalf of
+// Move makes move on the instruction cid on behalf of
 // actor ("" for the expiry automation), following the transition table.
 // A refused move changes nothing.
-func (l *Ledger) MoveTransferInstruction(ctx context.Context, actor coin.PartyID, cid coin.ContractID, move InstructionMove) (*InstructionResult, error) {
-	return l.moveInstruction(ctx, actor, cid, move, "")
+func (in Instructions) Move(ctx context.Context, actor coin.PartyID, cid coin.ContractID, move InstructionMove) (*InstructionResult, error) {
+	return in.move(ctx, actor, cid, move, "")
 }
 
-// MoveTransferInstructionOnce is MoveTransferInstruction deduplicated by
+// MoveOnce is Move deduplicated by
 // key (the Ledger API's change id): a key used before fails with
 // ErrDuplicate and moves nothing; key and move commit together.
-func (l *Ledger) MoveTransferInstructionOnce(ctx context.Context, actor coin.PartyID, cid coin.ContractID, move InstructionMove, key string) (*InstructionResult, error) {
+func (in Instructions) MoveOnce(ctx context.Context, actor coin.PartyID, cid coin.ContractID, move InstructionMove, key string) (*InstructionResult, error) {
 	if err := checkID("commandId", key); err != nil {
 		return nil, err
 	}
-	return l.moveInstruction(ctx, actor, cid, move, "instruction-move:"+key)
+	return in.move(ctx, actor, cid, move, "instruction-move:"+key)
 }
 
-func (l *Ledger) moveInstruction(ctx context.Context, actor coin.PartyID, cid coin.ContractID, move InstructionMove, key string) (*InstructionResult, error) {
+func (in Instructions) move(ctx context.Context, actor coin.PartyID, cid coin.ContractID, move InstructionMove, key string) (*InstructionResult, error) {
+	l := in.l
 	var res *InstructionResult
 	err := l.change(ctx, func(ctx context.Context, c *change) error {
 		tx := c.tx
@@ -508,7 +521,7 @@ func (t *txn) finishInstruction(ctx context.Context, ti *store.TransferInstructi
 		return nil, notFoundf("LockedAmulet '%s' not found for AmuletTransferInstruction '%s', which expires on %s",
 			ti.LockedHoldingCID, ti.ContractID, FormatTime(ti.ExecuteBefore))
 	}
-	if err := t.l.refuseReassigning(ctx, t.tx, t.l.instructionUses(ti, locked, t.round.ContractID)...); err != nil {
+	if err := t.l.Reassignments().refuse(ctx, t.tx, t.l.Instructions().Uses(ti, locked, t.round.ContractID)...); err != nil {
 		return nil, fmt.Errorf("transfer instruction %s: %w", ti.ContractID, err)
 	}
 	t.archive(ti.ContractID)
@@ -556,10 +569,11 @@ func (t *txn) finishInstruction(ctx context.Context, ti *store.TransferInstructi
 	return res, nil
 }
 
-// ExpireInstructions ends every pending instruction past its deadline: the
+// Expire ends every pending instruction past its deadline: the
 // lock is released back to the sender and the status becomes expired. It
 // returns how many it expired; the automation calls it periodically.
-func (l *Ledger) ExpireInstructions(ctx context.Context) (int, error) {
+func (in Instructions) Expire(ctx context.Context) (int, error) {
+	l := in.l
 	n := 0
 	for {
 		due, err := store.TransferInstructionsDue(ctx, l.db, string(InstructionPending), l.now(), 100)
@@ -568,7 +582,7 @@ func (l *Ledger) ExpireInstructions(ctx context.Context) (int, error) {
 		}
 		progressed := false
 		for _, ti := range due {
-			_, err := l.MoveTransferInstruction(ctx, "", ti.ContractID, MoveExpire)
+			_, err := in.Move(ctx, "", ti.ContractID, MoveExpire)
 			switch {
 			case err == nil:
 				n++
@@ -587,7 +601,8 @@ func (l *Ledger) ExpireInstructions(ctx context.Context) (int, error) {
 	}
 }
 
-func (l *Ledger) instructionView(ti *store.TransferInstruction, c *store.Contract) TransferInstruction {
+func (in Instructions) view(ti *store.TransferInstruction, c *store.Contract) TransferInstruction {
+	l := in.l
 	v := TransferInstruction{
 		ContractID: ti.ContractID, Sender: ti.Sender, Receiver: ti.Receiver, Amount: ti.Amount, Description: ti.Description,
 		LockedHoldingCID: ti.LockedHoldingCID, RequestedAt: ti.RequestedAt.UTC(), ExecuteBefore: ti.ExecuteBefore.UTC(),

@@ -131,7 +131,7 @@ func TestTransferInstructionMoves(t *testing.T) {
 			// case starts from its snapshot, at the same instant.
 			sender, receiver, stranger := ledgertest.Party(t, l), ledgertest.Party(t, l), ledgertest.Party(t, l)
 			ledgertest.Mint(t, l, sender, "100")
-			res, err := l.CreateTransferInstruction(ctx, ledger.TransferInstructionRequest{
+			res, err := l.Instructions().Create(ctx, ledger.TransferInstructionRequest{
 				Sender: sender, Receiver: receiver, Amount: coin.MustParse("40"), Description: "rent", ExecuteBefore: clock.Now().Add(time.Hour),
 			})
 			if err != nil {
@@ -152,7 +152,7 @@ func TestTransferInstructionMoves(t *testing.T) {
 					party := map[string]coin.PartyID{"sender": sender, "receiver": receiver, "stranger": stranger, "automation": ""}
 					clock.Advance(c.advance)
 					for _, s := range c.before {
-						if _, err := l.MoveTransferInstruction(ctx, party[s.who], cid, s.move); err != nil {
+						if _, err := l.Instructions().Move(ctx, party[s.who], cid, s.move); err != nil {
 							t.Fatalf("%s by %s: %v", s.move, s.who, err)
 						}
 					}
@@ -160,7 +160,7 @@ func TestTransferInstructionMoves(t *testing.T) {
 					hist0 := historyLens(t, l, sender, receiver)
 					ti0, _ := pending.New(l).TransferInstructionByID(ctx, "", cid)
 					supply0 := ledgertest.Conserved(t, l)
-					_, err = l.MoveTransferInstruction(ctx, party[c.do.who], cid, c.do.move)
+					_, err = l.Instructions().Move(ctx, party[c.do.who], cid, c.do.move)
 					if c.wantErr != nil {
 						if !errors.Is(err, c.wantErr) {
 							t.Fatalf("%s by %s = %v, want %v", c.do.move, c.do.who, err, c.wantErr)
@@ -212,7 +212,7 @@ func TestTransferInstructionCreate(t *testing.T) {
 		ledgertest.Mint(t, l, a, "30")
 		ledgertest.Mint(t, l, a, "30")
 		req := ledger.TransferInstructionRequest{Sender: a, Receiver: b, Amount: coin.MustParse("45"), ExecuteBefore: clock.Now().Add(time.Hour), TrackingID: "t-1"}
-		res, err := l.CreateTransferInstruction(ctx, req)
+		res, err := l.Instructions().Create(ctx, req)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -243,7 +243,7 @@ func TestTransferInstructionCreate(t *testing.T) {
 		if locked != 1 {
 			t.Errorf("%d locked holdings, want 1", locked)
 		}
-		if _, err := l.CreateTransferInstruction(ctx, req); !errors.Is(err, ledger.ErrDuplicate) {
+		if _, err := l.Instructions().Create(ctx, req); !errors.Is(err, ledger.ErrDuplicate) {
 			t.Errorf("reused tracking id = %v, want ErrDuplicate", err)
 		}
 		list, err := pending.New(l).TransferInstructions(ctx, b)
@@ -262,18 +262,18 @@ func TestTransferInstructionCreate(t *testing.T) {
 			{"unknown receiver", ledger.TransferInstructionRequest{Sender: a, Receiver: coin.PartyID("nobody::" + a.Namespace()), Amount: coin.MustParse("1"), ExecuteBefore: clock.Now().Add(time.Hour)}, ledger.ErrNotFound},
 		}
 		for _, c := range bad {
-			_, err := l.CreateTransferInstruction(ctx, c.req)
+			_, err := l.Instructions().Create(ctx, c.req)
 			if c.want == nil && !ledger.IsValidation(err) || c.want != nil && !errors.Is(err, c.want) {
 				t.Errorf("%s = %v, want %v", c.name, err, c.want)
 			}
 		}
 		// Expiry automation releases the lock back to the sender.
 		clock.Advance(2 * time.Hour)
-		n, err := l.ExpireInstructions(ctx)
+		n, err := l.Instructions().Expire(ctx)
 		if err != nil || n != 1 {
 			t.Fatalf("expired %d, %v; want 1", n, err)
 		}
-		if n, _ := l.ExpireInstructions(ctx); n != 0 {
+		if n, _ := l.Instructions().Expire(ctx); n != 0 {
 			t.Errorf("expired again: %d", n)
 		}
 		bal, _ := l.Balance(ctx, a)
@@ -297,7 +297,7 @@ func TestTransferInstructionConcurrentTracking(t *testing.T) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				_, err := l.CreateTransferInstruction(ctx, ledger.TransferInstructionRequest{Sender: a, Receiver: b, Amount: coin.MustParse("5"), ExecuteBefore: clock.Now().Add(time.Hour), TrackingID: "same"})
+				_, err := l.Instructions().Create(ctx, ledger.TransferInstructionRequest{Sender: a, Receiver: b, Amount: coin.MustParse("5"), ExecuteBefore: clock.Now().Add(time.Hour), TrackingID: "same"})
 				mu.Lock()
 				defer mu.Unlock()
 				switch {
@@ -332,11 +332,11 @@ func TestTransferInstructionInFlight(t *testing.T) {
 		t.Fatal(err)
 	}
 	req := ledger.TransferInstructionRequest{Sender: a, Receiver: b, Amount: coin.MustParse("1"), ExecuteBefore: clock.Now().Add(time.Hour), TrackingID: "busy"}
-	if _, err := l.CreateTransferInstruction(ctx, req); !errors.Is(err, ledger.ErrInFlight) {
+	if _, err := l.Instructions().Create(ctx, req); !errors.Is(err, ledger.ErrInFlight) {
 		t.Errorf("while in flight = %v, want ErrInFlight", err)
 	}
 	release()
-	if _, err := l.CreateTransferInstruction(ctx, req); err != nil {
+	if _, err := l.Instructions().Create(ctx, req); err != nil {
 		t.Errorf("after release = %v", err)
 	}
 }
@@ -354,7 +354,7 @@ func TestTransferToPreapprovedReceiverIsDirect(t *testing.T) {
 			t.Fatal(err)
 		}
 		send := func(tracking string) (*ledger.InstructionResult, error) {
-			return l.CreateTransferInstruction(ctx, ledger.TransferInstructionRequest{Sender: sender, Receiver: receiver,
+			return l.Instructions().Create(ctx, ledger.TransferInstructionRequest{Sender: sender, Receiver: receiver,
 				Amount: coin.MustParse("10"), Description: "rent", ExecuteBefore: clock.Now().Add(time.Hour), TrackingID: tracking})
 		}
 		f, err := registry.New(l).TransferFactoryFor(ctx, sender, receiver)

@@ -26,26 +26,28 @@ type OfferLimits struct {
 // DefaultOfferLimits are the limits when the configuration sets none.
 var DefaultOfferLimits = OfferLimits{MinAmount: coin.FromInt(1), MaxOpenPerReceiver: 20}
 
-// OfferLimits returns the limits this ledger holds offers to.
-func (l *Ledger) OfferLimits() OfferLimits {
+// Limits returns the limits this ledger holds offers to.
+func (of Offers) Limits() OfferLimits {
+	l := of.l
 	if l.cfg.Offers != nil {
 		return *l.cfg.Offers
 	}
 	return DefaultOfferLimits
 }
 
-// checkOfferFloor refuses an offer below the floor, in words.
-func (l *Ledger) checkOfferFloor(amount coin.Amount) error {
-	if floor := l.OfferLimits().MinAmount; amount.Cmp(floor) < 0 {
+// checkFloor refuses an offer below the floor, in words.
+func (of Offers) checkFloor(amount coin.Amount) error {
+	if floor := of.Limits().MinAmount; amount.Cmp(floor) < 0 {
 		return invalid("amount", "a transfer offer must be at least %s CC on this network, not %s CC; send a larger amount", humanCC(floor), humanCC(amount))
 	}
 	return nil
 }
 
-// checkOfferCap refuses a new offer from sender to receiver once sender
+// checkCap refuses a new offer from sender to receiver once sender
 // has the most open offers to receiver it may, in words. It takes the
 // sender's lock, so two offers at once cannot both take the last place.
-func (l *Ledger) checkOfferCap(ctx context.Context, tx bun.Tx, sender, receiver coin.PartyID) error {
+func (of Offers) checkCap(ctx context.Context, tx bun.Tx, sender, receiver coin.PartyID) error {
+	l := of.l
 	if err := l.lockParties(ctx, tx, sender); err != nil {
 		return err
 	}
@@ -53,7 +55,7 @@ func (l *Ledger) checkOfferCap(ctx context.Context, tx bun.Tx, sender, receiver 
 	if err != nil {
 		return err
 	}
-	if most := l.OfferLimits().MaxOpenPerReceiver; n >= most {
+	if most := of.Limits().MaxOpenPerReceiver; n >= most {
 		return invalid("receiver_party_id", "you already have %d open transfer offers to this party, the most one sender may have (%d); wait until they are accepted, rejected or expire, or withdraw some",
 			n, most)
 	}

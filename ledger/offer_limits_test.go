@@ -32,7 +32,7 @@ func TestOfferLimits(t *testing.T) {
 			n := 0
 			offer := func(to coin.PartyID, amount string) (ledger.Offer, error) {
 				n++
-				o, _, err := l.CreateOffer(ctx, ledger.OfferRequest{Sender: sender, Receiver: to, Amount: coin.MustParse(amount),
+				o, _, err := l.Offers().Create(ctx, ledger.OfferRequest{Sender: sender, Receiver: to, Amount: coin.MustParse(amount),
 					ExpiresAt: clock.Now().Add(time.Hour), TrackingID: fmt.Sprintf("o-%d", n)})
 				return o, err
 			}
@@ -73,7 +73,7 @@ func TestOfferLimits(t *testing.T) {
 			if _, err := offer(carol, "1"); err != nil {
 				t.Errorf("an offer to another receiver: %v", err)
 			}
-			if err := l.WithdrawOffer(ctx, sender, first.ContractID); err != nil {
+			if err := l.Offers().Withdraw(ctx, sender, first.ContractID); err != nil {
 				t.Fatal(err)
 			}
 			if _, err := offer(bob, "1"); err != nil {
@@ -92,7 +92,7 @@ func TestOfferFloorOff(t *testing.T) {
 	l := ledgertest.New(t, ledgertest.Engines[0], ledgertest.Options{Offers: &ledger.OfferLimits{MinAmount: coin.Zero, MaxOpenPerReceiver: 1}})
 	sender, bob := ledgertest.Party(t, l), ledgertest.Party(t, l)
 	ledgertest.Mint(t, l, sender, "1")
-	if _, _, err := l.CreateOffer(context.Background(), ledger.OfferRequest{Sender: sender, Receiver: bob, Amount: coin.MustParse("0.0000000001"),
+	if _, _, err := l.Offers().Create(context.Background(), ledger.OfferRequest{Sender: sender, Receiver: bob, Amount: coin.MustParse("0.0000000001"),
 		ExpiresAt: l.Now().Add(time.Hour), TrackingID: "tiny"}); err != nil {
 		t.Errorf("an offer of 1e-10 with the floor off: %v", err)
 	}

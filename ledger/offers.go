@@ -38,6 +38,14 @@ const (
 // the text the real wallet uses.
 const WithdrawnBySender = "Withdrawn by sender"
 
+// Offers are the core's transfer offers (splice-wallet's TransferOffer):
+// their creation, acceptance, rejection, withdrawal and expiry, and the
+// limits they are held to (offer_limits.go).
+type Offers struct{ l *Ledger }
+
+// Offers returns l's transfer offers.
+func (l *Ledger) Offers() Offers { return Offers{l} }
+
 // paymentAmount is splice-wallet-payments' PaymentAmount.
 type paymentAmount struct {
 	Amount coin.Amount `json:"amount"`
@@ -108,7 +116,8 @@ func (r OfferRequest) same(o *store.TransferOffer) bool {
 	return r.Receiver == o.Receiver && r.Amount.Equal(o.Amount) && r.Description == o.Description && r.ExpiresAt.Equal(o.ExpiresAt)
 }
 
-func (l *Ledger) validateOffer(ctx context.Context, r *OfferRequest) error {
+func (of Offers) validate(ctx context.Context, r *OfferRequest) error {
+	l := of.l
 	r.TrackingID = strings.TrimSpace(r.TrackingID)
 	if r.TrackingID == "" {
 		return invalid("tracking_id", "must not be empty")
@@ -119,7 +128,7 @@ func (l *Ledger) validateOffer(ctx context.Context, r *OfferRequest) error {
 	if err := checkAmount("amount", r.Amount); err != nil {
 		return err
 	}
-	if err := l.checkOfferFloor(r.Amount); err != nil {
+	if err := of.checkFloor(r.Amount); err != nil {
 		return err
 	}
 	if err := checkTime("expires_at", r.ExpiresAt); err != nil {
@@ -142,21 +151,22 @@ func (l *Ledger) validateOffer(ctx context.Context, r *OfferRequest) error {
 	return nil
 }
 
-// CreateOffer creates a transfer offer from r.Sender. It does not lock
+// Create creates a transfer offer from r.Sender. It does not lock
 // funds: the sender pays only when the receiver accepts, as on the real
 // network. The tracking id makes it idempotent per sender: the same id with
 // the same parameters returns the existing offer and creates nothing
 // (created is false); with other parameters it fails with ErrDuplicate; while
 // another request with the id is in flight it fails with ErrInFlight.
-func (l *Ledger) CreateOffer(ctx context.Context, r OfferRequest) (o Offer, created bool, err error) {
-	return l.createOffer(ctx, r, nil)
+func (of Offers) Create(ctx context.Context, r OfferRequest) (o Offer, created bool, err error) {
+	return of.create(ctx, r, nil)
 }
 
-// createOffer is CreateOffer with an optional guard, run in the offer's
+// create is Create with an optional guard, run in the offer's
 // transaction just before it is created; its error aborts the creation.
-func (l *Ledger) createOffer(ctx context.Context, r OfferRequest, guard func(ctx context.Context, tx bun.Tx) error) (o Offer, created bool, err error) {
+func (of Offers) create(ctx context.Context, r OfferRequest, guard func(ctx context.Context, tx bun.Tx) error) (o Offer, created bool, err error) {
+	l := of.l
 	r.ExpiresAt = r.ExpiresAt.UTC().Truncate(time.Microsecond)
-	if err := l.validateOffer(ctx, &r); err != nil {
+	if err := of.validate(ctx, &r); err != nil {
 		return Offer{}, false, err
 	}
 	key := "offer:" + string(r.Sender) + ":" + r.TrackingID
@@ -183,10 +193,10 @@ func (l *Ledger) createOffer(ctx context.Context, r OfferRequest, guard func(ctx
 		if !r.ExpiresAt.After(l.now()) {
 			return invalid("expires_at", "must be in the future")
 		}
-		if err := l.affordOffer(ctx, tx, r.Sender, r.Amount); err != nil {
+		if err := of.afford(ctx, tx, r.Sender, r.Amount); err != nil {
 			return err
 		}
-		if err := l.checkOfferCap(ctx, tx, r.Sender, r.Receiver); err != nil {
+		if err := of.checkCap(ctx, tx, r.Sender, r.Receiver); err != nil {
 			return err
 		}
 		if guard != nil {
@@ -225,12 +235,13 @@ func (l *Ledger) createOffer(ctx context.Context, r OfferRequest, guard func(ctx
 	return o, created, nil
 }
 
-// affordOffer refuses an offer of more than the sender's available
+// afford refuses an offer of more than the sender's available
 // balance. An offer locks nothing, so the ledger could take one the sender
 // cannot pay, and it would fail only at acceptance, after the receiver
 // acted on it; every caller (web form, API, sweep) is held to this. The
 // fees are not known until acceptance, so only the amount is compared.
-func (l *Ledger) affordOffer(ctx context.Context, tx bun.Tx, sender coin.PartyID, amount coin.Amount) error {
+func (of Offers) afford(ctx context.Context, tx bun.Tx, sender coin.PartyID, amount coin.Amount) error {
+	l := of.l
 	b, err := l.balanceIn(ctx, tx, sender)
 	if err != nil {
 		return err
@@ -276,10 +287,11 @@ func offerOpen(o *store.TransferOffer) error {
 	return &Problem{Err: ErrOfferFinished, Msg: fmt.Sprintf("this transfer offer is %s already, so there is nothing left to do; reload the list", state)}
 }
 
-// changeOffer runs fn on an open offer that actor may act on as role, in
+// change runs fn on an open offer that actor may act on as role, in
 // one ledger change that also archives the offer and moves its row to the
 // state fn set (finishOffer).
-func (l *Ledger) changeOffer(ctx context.Context, actor coin.PartyID, cid coin.ContractID, role, kind string, fn func(t *txn, o *store.TransferOffer) error) error {
+func (of Offers) change(ctx context.Context, actor coin.PartyID, cid coin.ContractID, role, kind string, fn func(t *txn, o *store.TransferOffer) error) error {
+	l := of.l
 	return l.change(ctx, func(ctx context.Context, c *change) error {
 		tx := c.tx
 		o, err := store.TransferOfferByID(ctx, tx, cid)
@@ -303,7 +315,7 @@ func (l *Ledger) changeOffer(ctx context.Context, actor coin.PartyID, cid coin.C
 		if err != nil {
 			return err
 		}
-		if err := l.refuseReassigning(ctx, tx, o.ContractID); err != nil {
+		if err := l.Reassignments().refuse(ctx, tx, o.ContractID); err != nil {
 			return err
 		}
 		t.archive(o.ContractID)
@@ -329,16 +341,16 @@ func (t *txn) finishOffer(o *store.TransferOffer) {
 	})
 }
 
-// AcceptOffer accepts an offer as its receiver. In the same transaction the
+// Accept accepts an offer as its receiver. In the same transaction the
 // sender's wallet completes the accepted offer at once (the real wallet's
 // AcceptedTransferOfferTrigger): the amount moves to the receiver and both
 // histories record a P2PPaymentCompleted transfer. If the sender cannot pay,
 // the acceptance stands and the offer fails as "withdrawn" with the reason,
 // as the real sender automation withdraws it. After expires_at it fails with
 // ErrExpired and changes nothing.
-func (l *Ledger) AcceptOffer(ctx context.Context, actor coin.PartyID, cid coin.ContractID) (coin.ContractID, error) {
+func (of Offers) Accept(ctx context.Context, actor coin.PartyID, cid coin.ContractID) (coin.ContractID, error) {
 	var accepted coin.ContractID
-	err := l.changeOffer(ctx, actor, cid, "receiver", "accept-transfer-offer", func(t *txn, o *store.TransferOffer) error {
+	err := of.change(ctx, actor, cid, "receiver", "accept-transfer-offer", func(t *txn, o *store.TransferOffer) error {
 		if !t.now.Before(o.ExpiresAt) {
 			// Not yet expired by the automation, but no longer open all the same.
 			return &Problem{Err: fmt.Errorf("%w (%w)", ErrExpired, ErrOfferFinished),
@@ -376,9 +388,9 @@ func (l *Ledger) AcceptOffer(ctx context.Context, actor coin.PartyID, cid coin.C
 	return accepted, nil
 }
 
-// RejectOffer rejects an open offer as its receiver.
-func (l *Ledger) RejectOffer(ctx context.Context, actor coin.PartyID, cid coin.ContractID) error {
-	err := l.changeOffer(ctx, actor, cid, "receiver", "reject-transfer-offer", func(t *txn, o *store.TransferOffer) error {
+// Reject rejects an open offer as its receiver.
+func (of Offers) Reject(ctx context.Context, actor coin.PartyID, cid coin.ContractID) error {
+	err := of.change(ctx, actor, cid, "receiver", "reject-transfer-offer", func(t *txn, o *store.TransferOffer) error {
 		o.Status, o.FailureKind = OfferFailed, OfferRejected
 		// Both see it: the receiver did it, the sender's offer ended.
 		t.recordPair(o.Sender, o.Receiver, HistoryNotification, "TransferOfferRejected", coin.Zero, coin.Zero, coin.Zero, coin.Zero, o.Description,
@@ -391,9 +403,9 @@ func (l *Ledger) RejectOffer(ctx context.Context, actor coin.PartyID, cid coin.C
 	return nil
 }
 
-// WithdrawOffer withdraws an open offer as its sender.
-func (l *Ledger) WithdrawOffer(ctx context.Context, actor coin.PartyID, cid coin.ContractID) error {
-	err := l.changeOffer(ctx, actor, cid, "sender", "withdraw-transfer-offer", func(t *txn, o *store.TransferOffer) error {
+// Withdraw withdraws an open offer as its sender.
+func (of Offers) Withdraw(ctx context.Context, actor coin.PartyID, cid coin.ContractID) error {
+	err := of.change(ctx, actor, cid, "sender", "withdraw-transfer-offer", func(t *txn, o *store.TransferOffer) error {
 		o.Status, o.FailureKind, o.WithdrawnReason = OfferFailed, OfferWithdrawn, WithdrawnBySender
 		// Both see it: the sender did it, the receiver's offer ended.
 		t.recordPair(o.Sender, o.Receiver, HistoryNotification, "TransferOfferWithdrawn", coin.Zero, coin.Zero, coin.Zero, coin.Zero, o.Description,
@@ -406,10 +418,11 @@ func (l *Ledger) WithdrawOffer(ctx context.Context, actor coin.PartyID, cid coin
 	return nil
 }
 
-// ExpireOffers ends every open offer whose expiry has passed (the real
+// Expire ends every open offer whose expiry has passed (the real
 // wallet's ExpireTransferOfferTrigger) and returns how many it ended. Each
 // offer ends in its own transaction, so one failure does not hold the rest.
-func (l *Ledger) ExpireOffers(ctx context.Context) (int, error) {
+func (of Offers) Expire(ctx context.Context) (int, error) {
+	l := of.l
 	n := 0
 	seen := map[coin.ContractID]bool{}
 	for {
@@ -423,7 +436,7 @@ func (l *Ledger) ExpireOffers(ctx context.Context) (int, error) {
 				continue
 			}
 			seen[d.ContractID] = true
-			err := l.changeOffer(ctx, d.Sender, d.ContractID, "sender", "expire-transfer-offer", func(t *txn, o *store.TransferOffer) error {
+			err := of.change(ctx, d.Sender, d.ContractID, "sender", "expire-transfer-offer", func(t *txn, o *store.TransferOffer) error {
 				if t.now.Before(o.ExpiresAt) {
 					return fmt.Errorf("%w: transfer offer %s has not expired", ErrConflict, o.ContractID)
 				}

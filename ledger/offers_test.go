@@ -59,7 +59,7 @@ func historyLens(t *testing.T, l *ledger.Ledger, ps ...coin.PartyID) []int {
 func TestOfferStateChanges(t *testing.T) {
 	type step struct {
 		actor   string // sender, receiver, stranger
-		action  string // accept, reject, withdraw, expire (run ExpireOffers), wait (pass the expiry)
+		action  string // accept, reject, withdraw, expire (run Offers().Expire), wait (pass the expiry)
 		wantErr error  // nil: allowed
 	}
 	cases := []struct {
@@ -130,7 +130,7 @@ func TestOfferStateChanges(t *testing.T) {
 			t.Run(tc.name, func(t *testing.T) {
 				sender, receiver, stranger := ledgertest.Party(t, l), ledgertest.Party(t, l), ledgertest.Party(t, l)
 				ledgertest.Mint(t, l, sender, tc.funds)
-				o, created, err := l.CreateOffer(ctx, ledger.OfferRequest{
+				o, created, err := l.Offers().Create(ctx, ledger.OfferRequest{
 					Sender: sender, Receiver: receiver, Amount: coin.MustParse("10"), Description: "lunch",
 					ExpiresAt: clock.Now().Add(time.Hour), TrackingID: uuid.NewString(),
 				})
@@ -144,28 +144,28 @@ func TestOfferStateChanges(t *testing.T) {
 					supply := ledgertest.Conserved(t, l)
 					switch s.action {
 					case "accept":
-						_, err = l.AcceptOffer(ctx, actors[s.actor], o.ContractID)
+						_, err = l.Offers().Accept(ctx, actors[s.actor], o.ContractID)
 					case "reject":
-						err = l.RejectOffer(ctx, actors[s.actor], o.ContractID)
+						err = l.Offers().Reject(ctx, actors[s.actor], o.ContractID)
 					case "withdraw":
-						err = l.WithdrawOffer(ctx, actors[s.actor], o.ContractID)
+						err = l.Offers().Withdraw(ctx, actors[s.actor], o.ContractID)
 					case "lock95":
-						_, err = l.CreateTransferInstruction(ctx, ledger.TransferInstructionRequest{Sender: sender, Receiver: stranger,
+						_, err = l.Instructions().Create(ctx, ledger.TransferInstructionRequest{Sender: sender, Receiver: stranger,
 							Amount: coin.MustParse("95"), ExecuteBefore: clock.Now().Add(time.Hour), TrackingID: uuid.NewString()})
 					case "wait":
 						clock.Advance(2 * time.Hour)
 					case "expire":
 						var n int
-						n, err = l.ExpireOffers(ctx)
+						n, err = l.Offers().Expire(ctx)
 						if err == nil && n < 1 {
-							t.Errorf("step %d: ExpireOffers ended %d offers, want at least 1", i, n)
+							t.Errorf("step %d: Offers().Expire ended %d offers, want at least 1", i, n)
 						}
 					case "expire-none":
 						// The offer ended already: the job leaves it as it is.
 						var n int
-						n, err = l.ExpireOffers(ctx)
+						n, err = l.Offers().Expire(ctx)
 						if cur, _ := pending.New(l).Offer(ctx, sender, o.ContractID); err == nil && cur.FailureKind == ledger.OfferExpired {
-							t.Errorf("step %d: ExpireOffers (%d) expired an ended offer", i, n)
+							t.Errorf("step %d: Offers().Expire (%d) expired an ended offer", i, n)
 						}
 					}
 					if s.wantErr == nil && err != nil {
@@ -199,7 +199,7 @@ func TestOfferStatusAndHistory(t *testing.T) {
 		ctx := context.Background()
 		sender, receiver, stranger := ledgertest.Party(t, l), ledgertest.Party(t, l), ledgertest.Party(t, l)
 		ledgertest.Mint(t, l, sender, "50")
-		o, _, err := l.CreateOffer(ctx, ledger.OfferRequest{Sender: sender, Receiver: receiver, Amount: coin.MustParse("20"),
+		o, _, err := l.Offers().Create(ctx, ledger.OfferRequest{Sender: sender, Receiver: receiver, Amount: coin.MustParse("20"),
 			Description: "books", ExpiresAt: clock.Now().Add(time.Hour), TrackingID: "t-1"})
 		if err != nil {
 			t.Fatal(err)
@@ -211,7 +211,7 @@ func TestOfferStatusAndHistory(t *testing.T) {
 		if _, err := pending.New(l).OfferStatus(ctx, stranger, "t-1"); !errors.Is(err, ledger.ErrNotFound) {
 			t.Errorf("stranger's status = %v, want ErrNotFound", err)
 		}
-		accepted, err := l.AcceptOffer(ctx, receiver, o.ContractID)
+		accepted, err := l.Offers().Accept(ctx, receiver, o.ContractID)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -255,7 +255,7 @@ func TestCreateOfferValidation(t *testing.T) {
 		for _, tc := range cases {
 			r := ok
 			tc.edit(&r)
-			_, _, err := l.CreateOffer(ctx, r)
+			_, _, err := l.Offers().Create(ctx, r)
 			var ve *ledger.ValidationError
 			if !errors.As(err, &ve) || ve.Field != tc.field {
 				t.Errorf("%s: err = %v, want a validation error on %s", tc.name, err, tc.field)
@@ -288,7 +288,7 @@ func TestOfferTrackingIDIsIdempotent(t *testing.T) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				o, c, err := l.CreateOffer(ctx, req)
+				o, c, err := l.Offers().Create(ctx, req)
 				mu.Lock()
 				defer mu.Unlock()
 				switch {
@@ -311,18 +311,18 @@ func TestOfferTrackingIDIsIdempotent(t *testing.T) {
 		if cs, _ := pending.New(l).Offers(ctx, sender); len(cs) != 1 {
 			t.Errorf("%d open offers, want 1", len(cs))
 		}
-		again, c, err := l.CreateOffer(ctx, req)
+		again, c, err := l.Offers().Create(ctx, req)
 		if err != nil || c || !cids[again.ContractID] {
 			t.Errorf("replay = %v, created %v, %v; want the same offer", again.ContractID, c, err)
 		}
 		req.Amount = coin.MustParse("4")
-		if _, _, err := l.CreateOffer(ctx, req); !errors.Is(err, ledger.ErrDuplicate) {
+		if _, _, err := l.Offers().Create(ctx, req); !errors.Is(err, ledger.ErrDuplicate) {
 			t.Errorf("same tracking id, other amount = %v, want ErrDuplicate", err)
 		}
 		// A retry after the expiry still gets the offer back.
 		req.Amount = coin.MustParse("3")
 		clock.Advance(2 * time.Hour)
-		if late, c, err := l.CreateOffer(ctx, req); err != nil || c || late.ContractID != again.ContractID {
+		if late, c, err := l.Offers().Create(ctx, req); err != nil || c || late.ContractID != again.ContractID {
 			t.Errorf("replay after expiry = %v, created %v, %v; want the same offer", late.ContractID, c, err)
 		}
 	})
@@ -337,7 +337,7 @@ func TestOfferRaceAcceptWithdraw(t *testing.T) {
 		for round := range 5 {
 			sender, receiver := ledgertest.Party(t, l), ledgertest.Party(t, l)
 			ledgertest.Mint(t, l, sender, "10")
-			o, _, err := l.CreateOffer(ctx, ledger.OfferRequest{Sender: sender, Receiver: receiver, Amount: coin.MustParse("4"),
+			o, _, err := l.Offers().Create(ctx, ledger.OfferRequest{Sender: sender, Receiver: receiver, Amount: coin.MustParse("4"),
 				ExpiresAt: clock.Now().Add(time.Hour), TrackingID: "race"})
 			if err != nil {
 				t.Fatal(err)
@@ -345,8 +345,8 @@ func TestOfferRaceAcceptWithdraw(t *testing.T) {
 			var wg sync.WaitGroup
 			errs := make([]error, 2)
 			wg.Add(2)
-			go func() { defer wg.Done(); _, errs[0] = l.AcceptOffer(ctx, receiver, o.ContractID) }()
-			go func() { defer wg.Done(); errs[1] = l.WithdrawOffer(ctx, sender, o.ContractID) }()
+			go func() { defer wg.Done(); _, errs[0] = l.Offers().Accept(ctx, receiver, o.ContractID) }()
+			go func() { defer wg.Done(); errs[1] = l.Offers().Withdraw(ctx, sender, o.ContractID) }()
 			wg.Wait()
 			if (errs[0] == nil) == (errs[1] == nil) {
 				t.Fatalf("round %d: accept = %v, withdraw = %v; want exactly one to win", round, errs[0], errs[1])
@@ -377,7 +377,7 @@ func TestOfferBeyondBalance(t *testing.T) {
 		ledgertest.Mint(t, l, sender, "10")
 		req := ledger.OfferRequest{Sender: sender, Receiver: receiver, Amount: coin.MustParse("10.0000000001"),
 			ExpiresAt: clock.Now().Add(time.Hour), TrackingID: uuid.NewString()}
-		_, _, err := l.CreateOffer(ctx, req)
+		_, _, err := l.Offers().Create(ctx, req)
 		if !errors.Is(err, ledger.ErrInsufficientFunds) || !strings.Contains(err.Error(), "available 10 CC") {
 			t.Fatalf("offer beyond the balance = %v, want ErrInsufficientFunds naming the available amount", err)
 		}
@@ -385,7 +385,7 @@ func TestOfferBeyondBalance(t *testing.T) {
 			t.Errorf("a refused offer was stored: %+v", open)
 		}
 		req.Amount, req.TrackingID = coin.MustParse("10"), uuid.NewString()
-		if _, _, err := l.CreateOffer(ctx, req); err != nil {
+		if _, _, err := l.Offers().Create(ctx, req); err != nil {
 			t.Fatalf("offer of the whole balance: %v", err)
 		}
 		ledgertest.Conserved(t, l)

@@ -132,7 +132,7 @@ func TestOffboardClosesTheWallet(t *testing.T) {
 		carol, friend := first.Party, ledgertest.Party(t, l)
 		ledgertest.Mint(t, l, friend, "100")
 		ledgertest.Mint(t, l, carol, "50")
-		if _, _, err := l.CreateOffer(ctx, ledger.OfferRequest{Sender: friend, Receiver: carol, Amount: coin.MustParse("10"),
+		if _, _, err := l.Offers().Create(ctx, ledger.OfferRequest{Sender: friend, Receiver: carol, Amount: coin.MustParse("10"),
 			ExpiresAt: clock.Now().Add(time.Hour), TrackingID: "to-carol"}); err != nil {
 			t.Fatal(err)
 		}

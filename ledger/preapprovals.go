@@ -472,7 +472,7 @@ func (pa Preapprovals) Send(ctx context.Context, s PreapprovalSend) (*TransferRe
 	if err := checkText("description", s.Description); err != nil {
 		return nil, err
 	}
-	if err := l.refuseReassigningSend(ctx, s.Receiver); err != nil {
+	if err := l.Reassignments().refuseSend(ctx, s.Receiver); err != nil {
 		return nil, fmt.Errorf("send %s to %s by preapproval: %w", s.Amount, s.Receiver, err)
 	}
 	c := &sendCall{ctx: ctx, s: s, key: "preapproval-send:" + string(s.Sender) + ":" + s.DeduplicationID, completion: completionOf(ctx)}

@@ -18,24 +18,32 @@ import (
 // being reassigned between synchronizers; the client retries later.
 var ErrReassigning = fmt.Errorf("%w: contract is being reassigned", ErrConflict)
 
-// instructionUses lists the contracts a move on the instruction ti uses,
-// for the registry's choice context and the wallet's move alike: the
-// instruction and, while its lock holds, the locked holding, AmuletRules
-// and the open round round (the context's expire-lock).
-func (l *Ledger) instructionUses(ti *store.TransferInstruction, locked bool, round coin.ContractID) []coin.ContractID {
+// Uses lists the contracts a move on the instruction ti uses, for the
+// registry's choice context and the wallet's move alike: the instruction
+// and, while its lock holds, the locked holding, AmuletRules and the open
+// round round (the context's expire-lock).
+func (in Instructions) Uses(ti *store.TransferInstruction, locked bool, round coin.ContractID) []coin.ContractID {
 	if !locked {
 		return []coin.ContractID{ti.ContractID}
 	}
-	return []coin.ContractID{ti.ContractID, ti.LockedHoldingCID, l.rulesCID, round}
+	return []coin.ContractID{ti.ContractID, ti.LockedHoldingCID, in.l.rulesCID, round}
 }
 
-// refuseReassigning is the one check that none of the contracts a command
+// Reassignments are the core's view of contracts being reassigned between
+// synchronizers (ledger/reassign begins and completes them): the check
+// every command makes that none of the contracts it uses is moving.
+type Reassignments struct{ l *Ledger }
+
+// Reassignments returns l's reassignment checks.
+func (l *Ledger) Reassignments() Reassignments { return Reassignments{l} }
+
+// refuse is the one check that none of the contracts a command
 // is about to use is being reassigned between synchronizers: the
 // registry's choice contexts and transfer factory, the wallet's moves on
 // transfer instructions and offers, and external parties' submissions all
 // refuse such a contract alike, with ErrReassigning (409), for the client
 // to retry once the reassignment completes.
-func (l *Ledger) refuseReassigning(ctx context.Context, db bun.IDB, ids ...coin.ContractID) error {
+func (re Reassignments) refuse(ctx context.Context, db bun.IDB, ids ...coin.ContractID) error {
 	rs, err := store.ReassignmentsOf(ctx, db, ids)
 	if err != nil {
 		return err
@@ -57,17 +65,17 @@ const (
 	TransferOffer  TransferKind = "offer"
 )
 
-// transferKind is the one rule for how a token-standard transfer from
-// sender to receiver settles, for the transfer factory's answer and the
+// Route is the one rule for how a token-standard transfer from sender to
+// receiver settles (its kind and, when direct, through which preapproval), for the transfer factory's answer and the
 // transfer itself alike: self for a self-transfer, direct (in one step,
 // through the returned preapproval) when the receiver has a valid transfer
 // preapproval, otherwise offer (a transfer instruction the receiver
 // accepts).
-func (l *Ledger) transferKind(ctx context.Context, db bun.IDB, sender, receiver coin.PartyID) (TransferKind, *store.TransferPreapproval, error) {
+func (in Instructions) Route(ctx context.Context, db bun.IDB, sender, receiver coin.PartyID) (TransferKind, *store.TransferPreapproval, error) {
 	if sender == receiver {
 		return TransferSelf, nil, nil
 	}
-	p, err := l.Preapprovals().Valid(ctx, db, receiver)
+	p, err := in.l.Preapprovals().Valid(ctx, db, receiver)
 	switch {
 	case IsValidation(err):
 		return TransferOffer, nil, nil
@@ -77,11 +85,13 @@ func (l *Ledger) transferKind(ctx context.Context, db bun.IDB, sender, receiver 
 	return TransferDirect, p, nil
 }
 
-func (l *Ledger) featuredAppRightOf(ctx context.Context, provider coin.PartyID) (coin.ContractID, error) {
+// featuredAppRightOf is provider's FeaturedAppRight contract id read in
+// db; ErrNotFound when provider is not featured.
+func featuredAppRightOf(ctx context.Context, db bun.IDB, provider coin.PartyID) (coin.ContractID, error) {
 	if provider == "" {
 		return "", ErrNotFound
 	}
-	ids, err := featuredRightsOf(ctx, l.db, provider)
+	ids, err := featuredRightsOf(ctx, db, provider)
 	if err != nil {
 		return "", err
 	}
@@ -91,10 +101,11 @@ func (l *Ledger) featuredAppRightOf(ctx context.Context, provider coin.PartyID) 
 	return ids[0], nil
 }
 
-// refuseReassigningSend is the reassignment check of a one-step send to
+// refuseSend is the reassignment check of a one-step send to
 // receiver: its preapproval, AmuletRules and the round in use. It reads
 // only while a reassignment may be running (Ledger.reassigning).
-func (l *Ledger) refuseReassigningSend(ctx context.Context, receiver coin.PartyID) error {
+func (re Reassignments) refuseSend(ctx context.Context, receiver coin.PartyID) error {
+	l := re.l
 	if l.reassigning.Load() <= 0 {
 		return nil
 	}
@@ -105,7 +116,7 @@ func (l *Ledger) refuseReassigningSend(ctx context.Context, receiver coin.PartyI
 	if r, err := l.Rounds().usableRound(ctx, l.db); err == nil {
 		ids = append(ids, r.ContractID)
 	}
-	return l.refuseReassigning(ctx, l.db, ids...)
+	return re.refuse(ctx, l.db, ids...)
 }
 
 // RulesContractID returns the AmuletRules contract's ID.

@@ -25,7 +25,7 @@ func TestChoiceContextMissingLock(t *testing.T) {
 		ctx := context.Background()
 		a, b := ledgertest.Party(t, l), ledgertest.Party(t, l)
 		ledgertest.Mint(t, l, a, "10")
-		res, err := l.CreateTransferInstruction(ctx, ledger.TransferInstructionRequest{Sender: a, Receiver: b, Amount: coin.MustParse("4"), ExecuteBefore: clock.Now().Add(time.Hour)})
+		res, err := l.Instructions().Create(ctx, ledger.TransferInstructionRequest{Sender: a, Receiver: b, Amount: coin.MustParse("4"), ExecuteBefore: clock.Now().Add(time.Hour)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -47,10 +47,10 @@ func TestChoiceContextMissingLock(t *testing.T) {
 				t.Errorf("%s context = %+v, %v; want only expire-lock=false", m, cc, err)
 			}
 		}
-		if _, err := l.AcceptTransferInstruction(ctx, b, ti.ContractID); !errors.Is(err, ledger.ErrNotFound) || !strings.Contains(err.Error(), "LockedAmulet") {
+		if _, err := l.Instructions().Accept(ctx, b, ti.ContractID); !errors.Is(err, ledger.ErrNotFound) || !strings.Contains(err.Error(), "LockedAmulet") {
 			t.Errorf("accept without lock = %v", err)
 		}
-		r, err := l.WithdrawTransferInstruction(ctx, a, ti.ContractID)
+		r, err := l.Instructions().Withdraw(ctx, a, ti.ContractID)
 		if err != nil || len(r.SenderChangeCIDs) != 0 {
 			t.Errorf("withdraw without lock = %+v, %v; want no coin back", r, err)
 		}

@@ -150,8 +150,8 @@ func (r Rules) TrafficCost(bytes int64, price coin.Amount) coin.Amount {
 	return USDToCoin(usd, price)
 }
 
-// usingRules is refuseReassigning for a transaction that moves coin: it
+// usingRules is Reassignments().refuse for a transaction that moves coin: it
 // uses ids, AmuletRules and its open round.
 func (t *txn) usingRules(ctx context.Context, ids ...coin.ContractID) error {
-	return t.l.refuseReassigning(ctx, t.tx, append(ids, t.l.rulesCID, t.round.ContractID)...)
+	return t.l.Reassignments().refuse(ctx, t.tx, append(ids, t.l.rulesCID, t.round.ContractID)...)
 }

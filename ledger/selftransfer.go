@@ -22,7 +22,7 @@ type SelfTransferRequest struct {
 	Description   string
 	ExecuteBefore time.Time
 	// TrackingID makes the request idempotent, as for
-	// CreateTransferInstruction.
+	// Instructions().Create.
 	TrackingID string
 }
 

@@ -329,7 +329,7 @@ func TestTokenTransfersRunAsSends(t *testing.T) {
 			go func() {
 				defer wg.Done()
 				for k := range each {
-					res, err := l.CreateTransferInstruction(ctx, req(s, receivers[(i+k)%n], fmt.Sprintf("t-%d", k)))
+					res, err := l.Instructions().Create(ctx, req(s, receivers[(i+k)%n], fmt.Sprintf("t-%d", k)))
 					if err != nil {
 						errs <- err
 						continue
@@ -355,14 +355,14 @@ func TestTokenTransfersRunAsSends(t *testing.T) {
 				t.Errorf("receiver balance = %s, want %s", got, want)
 			}
 		}
-		if _, err := l.CreateTransferInstruction(ctx, req(senders[0], receivers[0], "t-0")); !errors.Is(err, ledger.ErrDuplicate) {
+		if _, err := l.Instructions().Create(ctx, req(senders[0], receivers[0], "t-0")); !errors.Is(err, ledger.ErrDuplicate) {
 			t.Errorf("replayed tracking id = %v, want ErrDuplicate", err)
 		}
-		res, err := l.CreateTransferInstruction(ctx, req(senders[0], nobody, "t-nobody"))
+		res, err := l.Instructions().Create(ctx, req(senders[0], nobody, "t-nobody"))
 		if err != nil || res.Status != ledger.InstructionPending || res.InstructionCID == "" || res.UpdateID != "" {
 			t.Errorf("transfer to a receiver without preapproval = %+v, %v; want a pending instruction", res, err)
 		}
-		if _, err := l.CreateTransferInstruction(ctx, req(senders[0], receivers[1], "t-nobody")); !errors.Is(err, ledger.ErrDuplicate) {
+		if _, err := l.Instructions().Create(ctx, req(senders[0], receivers[1], "t-nobody")); !errors.Is(err, ledger.ErrDuplicate) {
 			t.Errorf("the pending instruction's tracking id again, now direct = %v, want ErrDuplicate", err)
 		}
 		if ledger.OnPostgres(l) && ledger.SendsBatched(l) == 0 {

@@ -135,7 +135,7 @@ func (l *Ledger) Sweep(ctx context.Context, c SweepConfig) (SweepResult, error) 
 		res.Amount, res.Preapproval = amount, true
 		return res, nil
 	}
-	if amount.Cmp(l.OfferLimits().MinAmount) < 0 {
+	if amount.Cmp(l.Offers().Limits().MinAmount) < 0 {
 		// Below the offer floor: the next run sweeps more at once.
 		return res, nil
 	}
@@ -156,7 +156,7 @@ func (l *Ledger) Sweep(ctx context.Context, c SweepConfig) (SweepResult, error) 
 		}
 		return nil
 	}
-	o, _, err := l.createOffer(ctx, OfferRequest{
+	o, _, err := l.Offers().create(ctx, OfferRequest{
 		Sender: c.Sender, Receiver: c.Receiver, Amount: amount, Description: SweepDescription(c.Receiver),
 		ExpiresAt: now.Add(SweepOfferExpiry), TrackingID: "sweep-" + strings.ReplaceAll(uuid.NewString(), "-", ""),
 	}, guard)

@@ -42,7 +42,7 @@ func TestSweep(t *testing.T) {
 				sender, receiver := ledgertest.Party(t, l), ledgertest.Party(t, l)
 				ledgertest.Mint(t, l, sender, tt.mint)
 				if tt.outstanding != "" {
-					if _, _, err := l.CreateOffer(ctx, ledger.OfferRequest{Sender: sender, Receiver: receiver, Amount: coin.MustParse(tt.outstanding),
+					if _, _, err := l.Offers().Create(ctx, ledger.OfferRequest{Sender: sender, Receiver: receiver, Amount: coin.MustParse(tt.outstanding),
 						ExpiresAt: clock.Now().Add(time.Hour), TrackingID: "plain"}); err != nil {
 						t.Fatal(err)
 					}
@@ -81,7 +81,7 @@ func TestSweep(t *testing.T) {
 					if err != nil || again.Amount.IsPositive() {
 						t.Errorf("second sweep = %+v, %v; want nothing while the offer is open", again, err)
 					}
-					if _, err := l.AcceptOffer(ctx, receiver, res.OfferCID); err != nil {
+					if _, err := l.Offers().Accept(ctx, receiver, res.OfferCID); err != nil {
 						t.Fatal(err)
 					}
 				}

@@ -249,7 +249,7 @@ func (x *Tx) ClaimOnce(ctx context.Context, key string) error {
 // RefuseReassigning refuses (ErrReassigning) an update that uses ids while
 // they are being reassigned (UsingRules adds the rules and open round).
 func (x *Tx) RefuseReassigning(ctx context.Context, ids ...coin.ContractID) error {
-	return x.c.l.refuseReassigning(ctx, x.c.tx, ids...)
+	return x.c.l.Reassignments().refuse(ctx, x.c.tx, ids...)
 }
 
 // UpdateID is the update's id (drawn at Begin).

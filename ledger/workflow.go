@@ -129,25 +129,13 @@ func Ed25519FromSPKI(b []byte) (pub ed25519.PublicKey, ok bool) {
 // RefuseReassigning is ErrReassigning when any of ids is being reassigned
 // between synchronizers (the one check every path makes).
 func RefuseReassigning(ctx context.Context, l *Ledger, db bun.IDB, ids ...coin.ContractID) error {
-	return l.refuseReassigning(ctx, db, ids...)
-}
-
-// InstructionUses lists the contracts a move on the instruction ti uses
-// (instructionUses), for the registry's choice context.
-func (l *Ledger) InstructionUses(ti *store.TransferInstruction, locked bool, round coin.ContractID) []coin.ContractID {
-	return l.instructionUses(ti, locked, round)
-}
-
-// TransferRoute is how a transfer from sender to receiver settles now and,
-// when direct, through which preapproval (transferKind, the one rule).
-func (l *Ledger) TransferRoute(ctx context.Context, db bun.IDB, sender, receiver coin.PartyID) (TransferKind, *store.TransferPreapproval, error) {
-	return l.transferKind(ctx, db, sender, receiver)
+	return l.Reassignments().refuse(ctx, db, ids...)
 }
 
 // FeaturedAppRightID is provider's FeaturedAppRight contract id;
 // ErrNotFound when provider is not featured.
 func (l *Ledger) FeaturedAppRightID(ctx context.Context, provider coin.PartyID) (coin.ContractID, error) {
-	return l.featuredAppRightOf(ctx, provider)
+	return featuredAppRightOf(ctx, l.db, provider)
 }
 
 // ContractsByID loads the contracts ids (archived ones too), by id.
@@ -212,7 +200,7 @@ func CheckRights(ctx context.Context, l *Ledger, rs []Right) error { return chec
 // InstructionView is a stored transfer instruction as the wallet shows
 // it, without its contract.
 func InstructionView(l *Ledger, ti *store.TransferInstruction) TransferInstruction {
-	return l.instructionView(ti, nil)
+	return l.Instructions().view(ti, nil)
 }
 
 // OfferView is a stored transfer offer as the wallet shows it.
@@ -221,7 +209,7 @@ func OfferView(o *store.TransferOffer) Offer { return offerView(o) }
 // InstructionWithContract is a stored transfer instruction as the wallet
 // shows it, with its contract c (nil: without).
 func InstructionWithContract(l *Ledger, ti *store.TransferInstruction, c *store.Contract) TransferInstruction {
-	return l.instructionView(ti, c)
+	return l.Instructions().view(ti, c)
 }
 
 // UndelegatedExternalParties lists the external parties whose reward

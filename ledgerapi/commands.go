@@ -363,7 +363,7 @@ func (s *Server) transferFactoryTransfer(r *http.Request, sb *submission) (int64
 	if err != nil {
 		return 0, err
 	}
-	res, err := s.l.CreateTransferInstruction(r.Context(), ledger.TransferInstructionRequest{
+	res, err := s.l.Instructions().Create(r.Context(), ledger.TransferInstructionRequest{
 		Sender: sender, Receiver: receiver, Amount: tr.Amount, Description: tr.Meta.Values[ledger.MetaReason],
 		ExecuteBefore: before, TrackingID: key, InputHoldings: inputs,
 	})
@@ -433,7 +433,7 @@ func (s *Server) preapprovalSend(r *http.Request, actAs []coin.PartyID, cid coin
 // instructionMove is TransferInstruction_Accept or _Reject (by the
 // receiver) or _Withdraw (by the sender).
 func (s *Server) instructionMove(r *http.Request, actAs []coin.PartyID, cid coin.ContractID, move ledger.InstructionMove, key string) (int64, error) {
-	if _, err := s.l.MoveTransferInstructionOnce(r.Context(), actAs[0], cid, move, key); errors.Is(err, ledger.ErrNotFound) {
+	if _, err := s.l.Instructions().MoveOnce(r.Context(), actAs[0], cid, move, key); errors.Is(err, ledger.ErrNotFound) {
 		return 0, cantonErr(codeContractNotFound, "transfer instruction %s not found, not visible to %s, or no longer pending", cid, actAs[0])
 	} else if err != nil {
 		return 0, err

@@ -36,14 +36,14 @@ func TestLedgerEffects(t *testing.T) {
 	forEachEngine(t, func(t *testing.T, e *env) {
 		ctx := context.Background()
 		alice, bob := e.user("alice", "100"), e.user("bob", "")
-		res, err := e.l.CreateTransferInstruction(ctx, ledger.TransferInstructionRequest{
+		res, err := e.l.Instructions().Create(ctx, ledger.TransferInstructionRequest{
 			Sender: alice, Receiver: bob, Amount: coin.MustParse("40"), ExecuteBefore: e.clock.Now().Add(time.Hour),
 		})
 		if err != nil {
 			t.Fatal(err)
 		}
 		before := e.ledgerEnd()
-		if _, err := e.l.AcceptTransferInstruction(ctx, bob, res.InstructionCID); err != nil {
+		if _, err := e.l.Instructions().Accept(ctx, bob, res.InstructionCID); err != nil {
 			t.Fatal(err)
 		}
 		accepted := e.ledgerEnd()

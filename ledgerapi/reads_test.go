@@ -81,7 +81,7 @@ func TestReadsAfterTransfer(t *testing.T) {
 		ctx := context.Background()
 		alice, bob := e.user("alice", "100"), e.user("bob", "")
 		start := e.ledgerEnd()
-		res, err := e.l.CreateTransferInstruction(ctx, ledger.TransferInstructionRequest{
+		res, err := e.l.Instructions().Create(ctx, ledger.TransferInstructionRequest{
 			Sender: alice, Receiver: bob, Amount: coin.MustParse("40"), ExecuteBefore: e.clock.Now().Add(time.Hour),
 		})
 		if err != nil || res.InstructionCID == "" {
@@ -171,7 +171,7 @@ func TestReadsAfterTransfer(t *testing.T) {
 		}
 
 		// Bob accepts; both follow it on the updates.
-		if _, err := e.l.AcceptTransferInstruction(ctx, bob, res.InstructionCID); err != nil {
+		if _, err := e.l.Instructions().Accept(ctx, bob, res.InstructionCID); err != nil {
 			t.Fatal(err)
 		}
 		ups := e.flats("bob", map[string]any{"beginExclusive": afterInstr, "verbose": false,
@@ -388,7 +388,7 @@ func TestUpdatesPaging(t *testing.T) {
 		}
 		// Spending holdings created before the pruned offset shows their
 		// archives (their creating update is gone).
-		if _, err := e.l.CreateTransferInstruction(ctx, ledger.TransferInstructionRequest{
+		if _, err := e.l.Instructions().Create(ctx, ledger.TransferInstructionRequest{
 			Sender: alice, Receiver: bob, Amount: coin.MustParse("7.5"), ExecuteBefore: e.clock.Now().Add(time.Hour),
 		}); err != nil {
 			t.Fatal(err)

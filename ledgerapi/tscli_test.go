@@ -1120,13 +1120,13 @@ func TestTokenStandardCLIWalletChoices(t *testing.T) {
 			return ""
 		}
 		accepted, withdrawn, rejected := instruction("20"), instruction("5"), instruction("3")
-		if _, err := e.l.AcceptTransferInstruction(ctx, bob.party, accepted); err != nil {
+		if _, err := e.l.Instructions().Accept(ctx, bob.party, accepted); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := e.l.WithdrawTransferInstruction(ctx, alice.party, withdrawn); err != nil {
+		if _, err := e.l.Instructions().Withdraw(ctx, alice.party, withdrawn); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := e.l.RejectTransferInstruction(ctx, bob.party, rejected); err != nil {
+		if _, err := e.l.Instructions().Reject(ctx, bob.party, rejected); err != nil {
 			t.Fatal(err)
 		}
 		labels := func(x extParty) (out []string) {

@@ -100,7 +100,7 @@ func (h *Handler) createTokenStandardTransfer(w http.ResponseWriter, r *http.Req
 	if err != nil {
 		return err
 	}
-	res, err := h.l.CreateTransferInstruction(r.Context(), ledger.TransferInstructionRequest{
+	res, err := h.l.Instructions().Create(r.Context(), ledger.TransferInstructionRequest{
 		Sender: sender, Receiver: receiver, Amount: amount, Description: *req.Description,
 		ExecuteBefore: microsTime(*req.ExpiresAt), TrackingID: *req.TrackingID,
 	})
@@ -152,7 +152,7 @@ func (h *Handler) moveTokenStandardTransfer(move ledger.InstructionMove) apiFunc
 		if err != nil {
 			return err
 		}
-		res, err := h.l.MoveTransferInstruction(r.Context(), p, cid, move)
+		res, err := h.l.Instructions().Move(r.Context(), p, cid, move)
 		if err != nil {
 			return err
 		}

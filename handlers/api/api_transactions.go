@@ -82,7 +82,7 @@ func transactionItem(party coin.PartyID, operator coin.PartyID, it ledger.Histor
 		}
 		if it.Subtype == "CreateTokenStandardTransferInstruction" {
 			// The lock the sender's amount includes: its amount is what
-			// left, less the fees (ledger.CreateTransferInstruction).
+			// left, less the fees (ledger.Instructions().Create).
 			m["transfer_instruction_receiver"] = string(it.Counterparty)
 			m["transfer_instruction_amount"] = it.Amount.Neg().Sub(it.Fees).String()
 			if it.Details.Instructed != nil {

@@ -42,7 +42,7 @@ func (h *Handler) createTransferOffer(w http.ResponseWriter, r *http.Request) er
 	if err != nil {
 		return err
 	}
-	o, created, err := h.l.CreateOffer(r.Context(), ledger.OfferRequest{
+	o, created, err := h.l.Offers().Create(r.Context(), ledger.OfferRequest{
 		Sender: sender, Receiver: receiver, Amount: amount, Description: *req.Description,
 		ExpiresAt: time.UnixMicro(*req.ExpiresAt), TrackingID: *req.TrackingID,
 	})
@@ -144,7 +144,7 @@ func (h *Handler) acceptTransferOffer(w http.ResponseWriter, r *http.Request) er
 	if err != nil {
 		return err
 	}
-	accepted, err := h.l.AcceptOffer(r.Context(), p, cid)
+	accepted, err := h.l.Offers().Accept(r.Context(), p, cid)
 	if err != nil {
 		return err
 	}
@@ -162,7 +162,7 @@ func (h *Handler) rejectTransferOffer(w http.ResponseWriter, r *http.Request) er
 	if err != nil {
 		return err
 	}
-	if err := h.l.RejectOffer(r.Context(), p, cid); err != nil {
+	if err := h.l.Offers().Reject(r.Context(), p, cid); err != nil {
 		return err
 	}
 	return web.WriteJSON(w, http.StatusOK, struct{}{})
@@ -179,7 +179,7 @@ func (h *Handler) withdrawTransferOffer(w http.ResponseWriter, r *http.Request) 
 	if err != nil {
 		return err
 	}
-	if err := h.l.WithdrawOffer(r.Context(), p, cid); err != nil {
+	if err := h.l.Offers().Withdraw(r.Context(), p, cid); err != nil {
 		return err
 	}
 	return web.WriteJSON(w, http.StatusOK, struct{}{})

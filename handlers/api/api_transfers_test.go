@@ -281,8 +281,8 @@ func TestTransferOfferAPI(t *testing.T) {
 	c4 := out["offer_contract_id"].(string)
 	e.clock.Advance(2 * time.Minute)
 	e.expect("POST", "/v0/wallet/transfer-offers/"+c4+"/accept", "bob", nil, 404)
-	if n, err := e.l.ExpireOffers(context.Background()); err != nil || n != 1 {
-		t.Errorf("ExpireOffers = %d, %v", n, err)
+	if n, err := e.l.Offers().Expire(context.Background()); err != nil || n != 1 {
+		t.Errorf("Offers().Expire = %d, %v", n, err)
 	}
 	e.expect("POST", "/v0/wallet/transfer-offers/"+c4+"/accept", "bob", nil, 404)
 	e.expect("POST", "/v0/wallet/transfer-offers/"+c4+"/reject", "bob", nil, 404)
@@ -296,7 +296,7 @@ func TestTransferOfferAPI(t *testing.T) {
 	// refused, so the funds leave after it, locked by an instruction): the
 	// acceptance stands, the offer fails.
 	out = e.expect("POST", "/v0/wallet/transfer-offers", "alice", offerBody(bob, "50", "t5", e.clock.Now().Add(time.Hour)), 200)
-	if _, err := e.l.CreateTransferInstruction(context.Background(), ledger.TransferInstructionRequest{Sender: alice, Receiver: bob,
+	if _, err := e.l.Instructions().Create(context.Background(), ledger.TransferInstructionRequest{Sender: alice, Receiver: bob,
 		Amount: coin.MustParse("80"), ExecuteBefore: e.clock.Now().Add(time.Hour), TrackingID: "lock-80"}); err != nil {
 		t.Fatal(err)
 	}

@@ -427,7 +427,7 @@ func TestVictimProperty(t *testing.T) {
 		victimReads(t, a, "", ext, true)
 		// The expiry job and a restart of time do not trip over what was stored.
 		a.Clock.Advance(24 * time.Hour)
-		if _, err := a.L.ExpireOffers(t.Context()); err != nil {
+		if _, err := a.L.Offers().Expire(t.Context()); err != nil {
 			t.Errorf("expire offers: %v", err)
 		}
 		victimReads(t, a, "bob", victim, false)

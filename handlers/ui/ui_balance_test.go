@@ -23,7 +23,7 @@ func TestUIBalanceBreakdown(t *testing.T) {
 		ctx := context.Background()
 		alice := e.Wallet(t, "alice", "100") // 20,000 CC
 		bob := e.Wallet(t, "bob", "")
-		if _, err := e.L.CreateTransferInstruction(ctx, ledger.TransferInstructionRequest{Sender: alice.Party, Receiver: bob.Party,
+		if _, err := e.L.Instructions().Create(ctx, ledger.TransferInstructionRequest{Sender: alice.Party, Receiver: bob.Party,
 			Amount: coin.MustParse("5000"), ExecuteBefore: time.Now().Add(time.Hour), TrackingID: "lock"}); err != nil {
 			t.Fatal(err)
 		}

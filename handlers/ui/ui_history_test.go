@@ -56,11 +56,11 @@ func TestHistorySameEverywhere(t *testing.T) {
 				t.Fatal(err)
 			}
 			ledgertest.Mint(t, e.L, alice, "80")
-			ti, err := e.L.CreateTransferInstruction(ctx, ledger.TransferInstructionRequest{Sender: alice, Receiver: bob, Amount: coin.MustParse("50"), ExecuteBefore: e.L.Now().Add(time.Hour)})
+			ti, err := e.L.Instructions().Create(ctx, ledger.TransferInstructionRequest{Sender: alice, Receiver: bob, Amount: coin.MustParse("50"), ExecuteBefore: e.L.Now().Add(time.Hour)})
 			if err != nil {
 				t.Fatal(err)
 			}
-			if _, err := e.L.WithdrawTransferInstruction(ctx, alice, ti.InstructionCID); err != nil {
+			if _, err := e.L.Instructions().Withdraw(ctx, alice, ti.InstructionCID); err != nil {
 				t.Fatal(err)
 			}
 			// The lock is the 50 and its fee reserve for the hour.

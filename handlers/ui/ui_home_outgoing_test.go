@@ -43,7 +43,7 @@ func TestHomeReadsOnlyTheOutgoingItShows(t *testing.T) {
 		const n = 300
 		var newest coin.ContractID
 		for i := range n {
-			res, err := e.L.CreateTransferInstruction(ctx, ledger.TransferInstructionRequest{Sender: alice.Party, Receiver: bob.Party,
+			res, err := e.L.Instructions().Create(ctx, ledger.TransferInstructionRequest{Sender: alice.Party, Receiver: bob.Party,
 				Amount: coin.MustParse("0.0000000001"), Description: "many", ExecuteBefore: e.L.Now().Add(24 * time.Hour)})
 			if err != nil {
 				t.Fatalf("instruction %d: %v", i, err)

@@ -124,7 +124,7 @@ func TestUIHomeIncomingCapped(t *testing.T) {
 			if i == 20 {
 				from = carol
 			}
-			_, _, err := e.L.CreateOffer(t.Context(), ledger.OfferRequest{Sender: from, Receiver: bob.Party,
+			_, _, err := e.L.Offers().Create(t.Context(), ledger.OfferRequest{Sender: from, Receiver: bob.Party,
 				Amount: coin.MustParse("1"), ExpiresAt: time.Now().Add(time.Hour), TrackingID: fmt.Sprint("cap-", i)})
 			if err != nil {
 				t.Fatal(err)
@@ -204,13 +204,13 @@ func TestUIEventsPending(t *testing.T) {
 		bob := e.Wallet(t, "bob", "")
 		wait := waitPending(t, 30*time.Second, alice, bob)
 		ctx := t.Context()
-		o, _, err := e.L.CreateOffer(ctx, ledger.OfferRequest{Sender: alice.Party, Receiver: bob.Party, Amount: coin.MustParse("2"),
+		o, _, err := e.L.Offers().Create(ctx, ledger.OfferRequest{Sender: alice.Party, Receiver: bob.Party, Amount: coin.MustParse("2"),
 			ExpiresAt: time.Now().Add(time.Hour), TrackingID: "api-1"})
 		if err != nil {
 			t.Fatal(err)
 		}
 		wait("offer created")
-		if err := e.L.WithdrawOffer(ctx, alice.Party, o.ContractID); err != nil {
+		if err := e.L.Offers().Withdraw(ctx, alice.Party, o.ContractID); err != nil {
 			t.Fatal(err)
 		}
 		wait("offer withdrawn")

@@ -45,7 +45,7 @@ func TestInstructionSpamKeepsPagesSmall(t *testing.T) {
 			const n = 60
 			var cids []coin.ContractID // oldest first
 			for i := range n {
-				res, err := l.CreateTransferInstruction(ctx, ledger.TransferInstructionRequest{Sender: mallory, Receiver: u.Party,
+				res, err := l.Instructions().Create(ctx, ledger.TransferInstructionRequest{Sender: mallory, Receiver: u.Party,
 					Amount: coin.MustParse("0.0000000001"), Description: "spam", ExecuteBefore: l.Now().Add(24 * time.Hour), TrackingID: fmt.Sprintf("spam-%d", i)})
 				if err != nil {
 					t.Fatal(err)

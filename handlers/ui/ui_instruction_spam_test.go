@@ -39,7 +39,7 @@ func TestInstructionSpamKeepsTransfersListBounded(t *testing.T) {
 			spam := func(n int) {
 				t.Helper()
 				for range n {
-					res, err := l.CreateTransferInstruction(ctx, ledger.TransferInstructionRequest{Sender: mallory, Receiver: bob,
+					res, err := l.Instructions().Create(ctx, ledger.TransferInstructionRequest{Sender: mallory, Receiver: bob,
 						Amount: coin.MustParse("0.0000000001"), Description: "spam", ExecuteBefore: l.Now().Add(24 * time.Hour)})
 					if err != nil {
 						t.Fatal(err)

@@ -57,7 +57,7 @@ func TestOfferSpamKeepsPagesSmall(t *testing.T) {
 			spam := func(n int) {
 				t.Helper()
 				for range n {
-					o, _, err := l.CreateOffer(ctx, ledger.OfferRequest{Sender: mallory, Receiver: bob, Amount: coin.MustParse("0.0000000001"),
+					o, _, err := l.Offers().Create(ctx, ledger.OfferRequest{Sender: mallory, Receiver: bob, Amount: coin.MustParse("0.0000000001"),
 						Description: "spam", ExpiresAt: l.Now().Add(24 * time.Hour), TrackingID: fmt.Sprintf("spam-%d", len(cids))})
 					if err != nil {
 						t.Fatal(err)

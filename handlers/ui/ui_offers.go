@@ -82,27 +82,27 @@ func transferRow(cid coin.ContractID, sender, receiver coin.PartyID, amount coin
 var transferActions = map[string]map[string]func(h *Handler, ctx context.Context, actor coin.PartyID, cid coin.ContractID) error{
 	"offers": {
 		"accept": func(h *Handler, ctx context.Context, a coin.PartyID, cid coin.ContractID) error {
-			_, err := h.l.AcceptOffer(ctx, a, cid)
+			_, err := h.l.Offers().Accept(ctx, a, cid)
 			return err
 		},
 		"reject": func(h *Handler, ctx context.Context, a coin.PartyID, cid coin.ContractID) error {
-			return h.l.RejectOffer(ctx, a, cid)
+			return h.l.Offers().Reject(ctx, a, cid)
 		},
 		"withdraw": func(h *Handler, ctx context.Context, a coin.PartyID, cid coin.ContractID) error {
-			return h.l.WithdrawOffer(ctx, a, cid)
+			return h.l.Offers().Withdraw(ctx, a, cid)
 		},
 	},
 	"instructions": {
 		"accept": func(h *Handler, ctx context.Context, a coin.PartyID, cid coin.ContractID) error {
-			_, err := h.l.AcceptTransferInstruction(ctx, a, cid)
+			_, err := h.l.Instructions().Accept(ctx, a, cid)
 			return err
 		},
 		"reject": func(h *Handler, ctx context.Context, a coin.PartyID, cid coin.ContractID) error {
-			_, err := h.l.RejectTransferInstruction(ctx, a, cid)
+			_, err := h.l.Instructions().Reject(ctx, a, cid)
 			return err
 		},
 		"withdraw": func(h *Handler, ctx context.Context, a coin.PartyID, cid coin.ContractID) error {
-			_, err := h.l.WithdrawTransferInstruction(ctx, a, cid)
+			_, err := h.l.Instructions().Withdraw(ctx, a, cid)
 			return err
 		},
 	},

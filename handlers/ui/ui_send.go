@@ -274,7 +274,7 @@ func (h *Handler) send(ctx context.Context, sender coin.PartyID, method views.Se
 		if err != nil {
 			return err
 		}
-		_, _, err = h.l.CreateOffer(ctx, ledger.OfferRequest{Sender: sender, Receiver: receiver, Amount: amount,
+		_, _, err = h.l.Offers().Create(ctx, ledger.OfferRequest{Sender: sender, Receiver: receiver, Amount: amount,
 			Description: f.Description, ExpiresAt: at, TrackingID: f.DedupID})
 		return err
 	case views.SendDirect:
@@ -300,7 +300,7 @@ func (h *Handler) send(ctx context.Context, sender coin.PartyID, method views.Se
 		} else if kind == ledger.TransferDirect {
 			*sent = views.SendDirect
 		}
-		res, err := h.l.CreateTransferInstruction(ctx, ledger.TransferInstructionRequest{Sender: sender, Receiver: receiver,
+		res, err := h.l.Instructions().Create(ctx, ledger.TransferInstructionRequest{Sender: sender, Receiver: receiver,
 			Amount: amount, Description: f.Description, ExecuteBefore: at, TrackingID: f.DedupID})
 		if err == nil {
 			*sent = views.SendInstruction

@@ -48,8 +48,8 @@ func NewScenarioKeys(sc *Scenario, keys map[string]ed25519.PrivateKey) (map[stri
 }
 
 // Seed creates what sc describes, all of it or nothing, each item through
-// the ledger's own operation (Onboard, Mint, Preapprovals().Create, CreateOffer,
-// CreateTransferInstruction, ...), so every rule applies as it would to a
+// the ledger's own operation (Onboard, Mint, Preapprovals().Create, Offers().Create,
+// Instructions().Create, ...), so every rule applies as it would to a
 // request. Each item is its own update, as on the real network; what
 // makes the whole seed one step is a snapshot taken first and restored if
 // any item fails, while the restore gate holds every other request and
@@ -305,7 +305,7 @@ func (s *seeding) instruction(ctx context.Context, at string, o ScenarioTransfer
 	if _, err := s.d.Mint(ctx, tr.from, lock, "scenario: "+at); err != nil {
 		return itemErr(at, err)
 	}
-	r, err := s.l.CreateTransferInstruction(ctx, ledger.TransferInstructionRequest{Sender: tr.from, Receiver: tr.to, Amount: tr.amount,
+	r, err := s.l.Instructions().Create(ctx, ledger.TransferInstructionRequest{Sender: tr.from, Receiver: tr.to, Amount: tr.amount,
 		Description: o.Description, ExecuteBefore: tr.expires, TrackingID: o.TrackingID})
 	if err != nil {
 		return itemErr(at, err)
@@ -325,7 +325,7 @@ func (s *seeding) offer(ctx context.Context, at string, o ScenarioTransfer) erro
 	if tracking == "" {
 		tracking = "scenario-" + ledger.UUIDHex()[:12]
 	}
-	if _, _, err := s.l.CreateOffer(ctx, ledger.OfferRequest{Sender: tr.from, Receiver: tr.to, Amount: tr.amount, Description: o.Description,
+	if _, _, err := s.l.Offers().Create(ctx, ledger.OfferRequest{Sender: tr.from, Receiver: tr.to, Amount: tr.amount, Description: o.Description,
 		ExpiresAt: tr.expires, TrackingID: tracking}); err != nil {
 		return itemErr(at, err)
 	}

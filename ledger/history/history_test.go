@@ -127,16 +127,16 @@ func TestHistoryOwnActions(t *testing.T) {
 		ledgertest.Mint(t, l, a, "10")
 		offer := func(id string) coin.ContractID {
 			t.Helper()
-			o, _, err := l.CreateOffer(ctx, ledger.OfferRequest{Sender: a, Receiver: b, Amount: coin.MustParse("1"), ExpiresAt: time.Now().Add(time.Hour), TrackingID: id})
+			o, _, err := l.Offers().Create(ctx, ledger.OfferRequest{Sender: a, Receiver: b, Amount: coin.MustParse("1"), ExpiresAt: time.Now().Add(time.Hour), TrackingID: id})
 			if err != nil {
 				t.Fatal(err)
 			}
 			return o.ContractID
 		}
-		if err := l.RejectOffer(ctx, b, offer("r")); err != nil {
+		if err := l.Offers().Reject(ctx, b, offer("r")); err != nil {
 			t.Fatal(err)
 		}
-		if err := l.WithdrawOffer(ctx, a, offer("w")); err != nil {
+		if err := l.Offers().Withdraw(ctx, a, offer("w")); err != nil {
 			t.Fatal(err)
 		}
 		c := ledgertest.Party(t, l)

@@ -48,7 +48,7 @@ func TestPendingMarkAndIncoming(t *testing.T) {
 		}
 		offer := func(amount, desc string) coin.ContractID {
 			t.Helper()
-			o, _, err := l.CreateOffer(ctx, ledger.OfferRequest{Sender: alice, Receiver: bob, Amount: coin.MustParse(amount),
+			o, _, err := l.Offers().Create(ctx, ledger.OfferRequest{Sender: alice, Receiver: bob, Amount: coin.MustParse(amount),
 				Description: desc, ExpiresAt: clock.Now().Add(time.Hour), TrackingID: desc})
 			if err != nil {
 				t.Fatal(err)
@@ -76,30 +76,30 @@ func TestPendingMarkAndIncoming(t *testing.T) {
 		}
 
 		// One leaves and another comes between two looks: same count.
-		if err := l.RejectOffer(ctx, bob, first); err != nil {
+		if err := l.Offers().Reject(ctx, bob, first); err != nil {
 			t.Fatal(err)
 		}
 		second := offer("2", "second")
 		changed("one offer rejected, another created")
-		if _, err := l.AcceptOffer(ctx, bob, second); err != nil {
+		if _, err := l.Offers().Accept(ctx, bob, second); err != nil {
 			t.Fatal(err)
 		}
 		changed("offer accepted")
 		third := offer("3", "third")
 		changed("third offer created")
-		if err := l.WithdrawOffer(ctx, alice, third); err != nil {
+		if err := l.Offers().Withdraw(ctx, alice, third); err != nil {
 			t.Fatal(err)
 		}
 		changed("offer withdrawn")
 		offer("4", "fourth")
 		changed("fourth offer created")
 		clock.Advance(2 * time.Hour)
-		if n, err := l.ExpireOffers(ctx); err != nil || n != 1 {
-			t.Fatalf("ExpireOffers = %d, %v", n, err)
+		if n, err := l.Offers().Expire(ctx); err != nil || n != 1 {
+			t.Fatalf("Offers().Expire = %d, %v", n, err)
 		}
 		changed("offer expired")
 
-		res, err := l.CreateTransferInstruction(ctx, ledger.TransferInstructionRequest{Sender: alice, Receiver: bob,
+		res, err := l.Instructions().Create(ctx, ledger.TransferInstructionRequest{Sender: alice, Receiver: bob,
 			Amount: coin.MustParse("5"), Description: "rent", ExecuteBefore: clock.Now().Add(time.Hour)})
 		if err != nil {
 			t.Fatal(err)
@@ -113,7 +113,7 @@ func TestPendingMarkAndIncoming(t *testing.T) {
 		if in := incoming(alice); len(in.Instructions) != 0 {
 			t.Errorf("the sender's incoming instructions = %+v, want none", in.Instructions)
 		}
-		if _, err := l.AcceptTransferInstruction(ctx, bob, res.InstructionCID); err != nil {
+		if _, err := l.Instructions().Accept(ctx, bob, res.InstructionCID); err != nil {
 			t.Fatal(err)
 		}
 		changed("instruction accepted")

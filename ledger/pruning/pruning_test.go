@@ -49,18 +49,18 @@ func TestPruneChangesNothingVisible(t *testing.T) {
 			}
 			send("10")
 			send("20")
-			ti, err := l.CreateTransferInstruction(ctx, ledger.TransferInstructionRequest{Sender: p, Receiver: q, Amount: coin.MustParse("50"), ExecuteBefore: clock.Now().Add(time.Hour)})
+			ti, err := l.Instructions().Create(ctx, ledger.TransferInstructionRequest{Sender: p, Receiver: q, Amount: coin.MustParse("50"), ExecuteBefore: clock.Now().Add(time.Hour)})
 			if err != nil {
 				t.Fatal(err)
 			}
-			if _, err := l.WithdrawTransferInstruction(ctx, p, ti.InstructionCID); err != nil {
+			if _, err := l.Instructions().Withdraw(ctx, p, ti.InstructionCID); err != nil {
 				t.Fatal(err)
 			}
-			o, _, err := l.CreateOffer(ctx, ledger.OfferRequest{Sender: p, Receiver: q, Amount: coin.MustParse("5"), ExpiresAt: clock.Now().Add(time.Hour), TrackingID: "o1"})
+			o, _, err := l.Offers().Create(ctx, ledger.OfferRequest{Sender: p, Receiver: q, Amount: coin.MustParse("5"), ExpiresAt: clock.Now().Add(time.Hour), TrackingID: "o1"})
 			if err != nil {
 				t.Fatal(err)
 			}
-			if err := l.RejectOffer(ctx, q, o.ContractID); err != nil {
+			if err := l.Offers().Reject(ctx, q, o.ContractID); err != nil {
 				t.Fatal(err)
 			}
 			ledgertest.CloseRounds(t, l)

@@ -135,7 +135,7 @@ func (s *Service) InstructionChoiceContext(ctx context.Context, cid coin.Contrac
 		return ChoiceContext{}, err
 	}
 	round := r.ContractID
-	if err := ledger.RefuseReassigning(ctx, s.l, s.l.DB(), s.l.InstructionUses(ti, true, round)...); err != nil {
+	if err := ledger.RefuseReassigning(ctx, s.l, s.l.DB(), s.l.Instructions().Uses(ti, true, round)...); err != nil {
 		return ChoiceContext{}, err
 	}
 	cc := ChoiceContext{Values: map[string]ContextValue{
@@ -167,7 +167,7 @@ func (s *Service) disclose(ctx context.Context, ids ...coin.ContractID) ([]Discl
 	return s.disclosed(ctx, ids...)
 }
 
-// disclosed is disclose once refuseReassigning has passed.
+// disclosed is disclose once ledger.RefuseReassigning has passed.
 func (s *Service) disclosed(ctx context.Context, ids ...coin.ContractID) ([]DisclosedContract, error) {
 	cs, err := s.l.ContractsByID(ctx, s.l.DB(), ids)
 	if err != nil {
@@ -192,15 +192,15 @@ type TransferFactory struct {
 }
 
 // TransferKind says how a token-standard transfer from sender to receiver
-// would settle now (transferKind).
+// would settle now (ledger.Instructions.Route).
 func (s *Service) TransferKind(ctx context.Context, sender, receiver coin.PartyID) (ledger.TransferKind, error) {
-	k, _, err := s.l.TransferRoute(ctx, s.l.DB(), sender, receiver)
+	k, _, err := s.l.Instructions().Route(ctx, s.l.DB(), sender, receiver)
 	return k, err
 }
 
 // TransferFactoryFor returns the transfer factory (the
 // ExternalPartyAmuletRules contract) and the choice context for a transfer
-// from sender to receiver, of the kind transferKind says: for direct the
+// from sender to receiver, of the kind Instructions().Route says: for direct the
 // receiver's preapproval is disclosed with its provider's featured-app
 // right, if any.
 func (s *Service) TransferFactoryFor(ctx context.Context, sender, receiver coin.PartyID) (TransferFactory, error) {
@@ -209,7 +209,7 @@ func (s *Service) TransferFactoryFor(ctx context.Context, sender, receiver coin.
 		if err != nil {
 			return TransferFactory{}, remembered, err
 		}
-		kind, pre, err := s.l.TransferRoute(ctx, s.l.DB(), sender, receiver)
+		kind, pre, err := s.l.Instructions().Route(ctx, s.l.DB(), sender, receiver)
 		if err != nil {
 			return TransferFactory{}, remembered, err
 		}

@@ -84,7 +84,7 @@ func TestWalletAndRegistryAgreeOnTheRound(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		ti, err := l.CreateTransferInstruction(ctx, ledger.TransferInstructionRequest{Sender: a, Receiver: b, Amount: coin.MustParse("1"), ExecuteBefore: clock.Now().Add(time.Hour)})
+		ti, err := l.Instructions().Create(ctx, ledger.TransferInstructionRequest{Sender: a, Receiver: b, Amount: coin.MustParse("1"), ExecuteBefore: clock.Now().Add(time.Hour)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -139,12 +139,12 @@ func TestReassignmentRefusedEverywhere(t *testing.T) {
 		ledgertest.Mint(t, l, a, "100")
 		ext, key := ledgertest.ExternalParty(t, l, "ext")
 		ledgertest.Mint(t, l, ext, "100")
-		ti, err := l.CreateTransferInstruction(ctx, ledger.TransferInstructionRequest{Sender: a, Receiver: b, Amount: coin.MustParse("10"), ExecuteBefore: clock.Now().Add(time.Hour)})
+		ti, err := l.Instructions().Create(ctx, ledger.TransferInstructionRequest{Sender: a, Receiver: b, Amount: coin.MustParse("10"), ExecuteBefore: clock.Now().Add(time.Hour)})
 		if err != nil {
 			t.Fatal(err)
 		}
 		offer := func(tracking string) coin.ContractID {
-			o, _, err := l.CreateOffer(ctx, ledger.OfferRequest{Sender: a, Receiver: b, Amount: coin.MustParse("1"), ExpiresAt: clock.Now().Add(time.Hour), TrackingID: tracking})
+			o, _, err := l.Offers().Create(ctx, ledger.OfferRequest{Sender: a, Receiver: b, Amount: coin.MustParse("1"), ExpiresAt: clock.Now().Add(time.Hour), TrackingID: tracking})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -181,13 +181,13 @@ func TestReassignmentRefusedEverywhere(t *testing.T) {
 			}
 			_, err := reg.TransferFactoryFor(ctx, a, b)
 			refused("transfer factory", err)
-			_, err = l.WithdrawTransferInstruction(ctx, a, ti.InstructionCID)
+			_, err = l.Instructions().Withdraw(ctx, a, ti.InstructionCID)
 			refused("wallet withdraw", err)
-			_, err = l.AcceptTransferInstruction(ctx, b, ti.InstructionCID)
+			_, err = l.Instructions().Accept(ctx, b, ti.InstructionCID)
 			refused("wallet accept", err)
-			_, err = l.RejectTransferInstruction(ctx, b, ti.InstructionCID)
+			_, err = l.Instructions().Reject(ctx, b, ti.InstructionCID)
 			refused("wallet reject", err)
-			_, err = l.AcceptOffer(ctx, b, o1)
+			_, err = l.Offers().Accept(ctx, b, o1)
 			refused("offer accept", err)
 			p, err := external.New(l).PrepareExternalTransfer(ctx, ext, b, coin.MustParse("5"), "")
 			if err != nil {
@@ -195,7 +195,7 @@ func TestReassignmentRefusedEverywhere(t *testing.T) {
 			}
 			_, err = external.New(l).Submit(ctx, ledgertest.Sign(t, ext, key, p))
 			refused("external transfer", err)
-			_, err = l.CreateTransferInstruction(ctx, ledger.TransferInstructionRequest{Sender: a, Receiver: b, Amount: coin.MustParse("1"), ExecuteBefore: clock.Now().Add(time.Hour)})
+			_, err = l.Instructions().Create(ctx, ledger.TransferInstructionRequest{Sender: a, Receiver: b, Amount: coin.MustParse("1"), ExecuteBefore: clock.Now().Add(time.Hour)})
 			refused("instruction creation", err)
 			_, err = l.Preapprovals().Send(ctx, ledger.PreapprovalSend{Sender: a, Receiver: c, Amount: coin.MustParse("1"), DeduplicationID: "during-rules"})
 			refused("one-step send", err)
@@ -205,18 +205,18 @@ func TestReassignmentRefusedEverywhere(t *testing.T) {
 		reassign(pre, func() {
 			_, err := l.Preapprovals().Send(ctx, ledger.PreapprovalSend{Sender: a, Receiver: c, Amount: coin.MustParse("1"), DeduplicationID: "during-preapproval"})
 			refused("one-step send through the preapproval", err)
-			_, err = l.CreateTransferInstruction(ctx, ledger.TransferInstructionRequest{Sender: a, Receiver: c, Amount: coin.MustParse("1"), ExecuteBefore: clock.Now().Add(time.Hour)})
+			_, err = l.Instructions().Create(ctx, ledger.TransferInstructionRequest{Sender: a, Receiver: c, Amount: coin.MustParse("1"), ExecuteBefore: clock.Now().Add(time.Hour)})
 			refused("direct token-standard transfer", err)
 		})
 		reassign(ti.InstructionCID, func() {
 			_, err := reg.InstructionChoiceContext(ctx, ti.InstructionCID, ledger.MoveWithdraw)
 			refused("registry context of the instruction itself", err)
-			_, err = l.WithdrawTransferInstruction(ctx, a, ti.InstructionCID)
+			_, err = l.Instructions().Withdraw(ctx, a, ti.InstructionCID)
 			refused("wallet withdraw of the instruction itself", err)
 		})
 		reassign(o2, func() {
-			refused("offer reject", l.RejectOffer(ctx, b, o2))
-			refused("offer withdraw", l.WithdrawOffer(ctx, a, o2))
+			refused("offer reject", l.Offers().Reject(ctx, b, o2))
+			refused("offer withdraw", l.Offers().Withdraw(ctx, a, o2))
 		})
 		if after, _ := l.Balance(ctx, a); !after.EffectiveUnlocked.Equal(before.EffectiveUnlocked) || !after.EffectiveLocked.Equal(before.EffectiveLocked) {
 			t.Errorf("a's balance moved during the reassignments: %+v -> %+v", before, after)
@@ -225,13 +225,13 @@ func TestReassignmentRefusedEverywhere(t *testing.T) {
 			t.Errorf("instruction = %s, %v; want still pending", cur.Status, err)
 		}
 		// Completed: everything goes through again.
-		if _, err := l.WithdrawTransferInstruction(ctx, a, ti.InstructionCID); err != nil {
+		if _, err := l.Instructions().Withdraw(ctx, a, ti.InstructionCID); err != nil {
 			t.Errorf("withdraw after the reassignment: %v", err)
 		}
-		if _, err := l.AcceptOffer(ctx, b, o1); err != nil {
+		if _, err := l.Offers().Accept(ctx, b, o1); err != nil {
 			t.Errorf("offer accept after the reassignment: %v", err)
 		}
-		if err := l.WithdrawOffer(ctx, a, o2); err != nil {
+		if err := l.Offers().Withdraw(ctx, a, o2); err != nil {
 			t.Errorf("offer withdraw after the reassignment: %v", err)
 		}
 		if _, err := l.Preapprovals().Send(ctx, ledger.PreapprovalSend{Sender: a, Receiver: c, Amount: coin.MustParse("1"), DeduplicationID: "after"}); err != nil {
