@@ -31,11 +31,11 @@ func TestTimeJumpCoversEveryValidator(t *testing.T) {
 		}
 		w := workflows.New(l)
 		pw := w.ForValidator(pv)
-		sender, err := pv.Onboard(ctx, "sender", "")
+		sender, err := pv.Users().Onboard(ctx, "sender", "")
 		if err != nil {
 			t.Fatal(err)
 		}
-		app, err := pv.Onboard(ctx, "app", "")
+		app, err := pv.Users().Onboard(ctx, "app", "")
 		if err != nil {
 			t.Fatal(err)
 		}
