@@ -206,6 +206,6 @@ func Build(ctx context.Context, w *workflows.Set, a Automation) ([]Job, error) {
 	js = append(js, validatorJobs(w, a)...)
 	// The entries of parties another validator of the network hosts are
 	// that validator's (BuildValidator).
-	js = append(js, configuredJobs(w, a.hostedBy(func(p coin.PartyID) bool { return !l.HostedElsewhere(p) }))...)
+	js = append(js, configuredJobs(w, a.hostedBy(func(p coin.PartyID) bool { return !l.Validators().HostedElsewhere(p) }))...)
 	return js, nil
 }

@@ -20,7 +20,7 @@ import (
 func TestValidatorUsers(t *testing.T) {
 	ledgertest.ForEachEngine(t, func(t *testing.T, l *ledger.Ledger) {
 		ctx := context.Background()
-		pv, err := l.Validator(ctx, "app-provider-1", []string{"ledger-api-user"})
+		pv, err := l.Validators().Add(ctx, "app-provider-1", []string{"ledger-api-user"})
 		if err != nil {
 			t.Fatal(err)
 		}

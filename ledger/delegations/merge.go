@@ -303,7 +303,7 @@ func (s *Service) PendingMerges(ctx context.Context) ([]PendingMerge, error) {
 	}
 	out := []PendingMerge{}
 	for _, p := range order {
-		if l.HostedElsewhere(p) {
+		if l.Validators().HostedElsewhere(p) {
 			continue // another validator's automation merges it
 		}
 		g, ok, err := s.mergeGoalOf(ctx, l.DB(), p)

@@ -25,7 +25,7 @@ func TestMain(m *testing.M) { ledgertest.Main(m) }
 func TestTimeJumpCoversEveryValidator(t *testing.T) {
 	ledgertest.ForEachEngineClock(t, func(t *testing.T, l *ledger.Ledger, clock *ledgertest.Clock) {
 		ctx := context.Background()
-		pv, err := l.Validator(ctx, "app-provider-1", nil)
+		pv, err := l.Validators().Add(ctx, "app-provider-1", nil)
 		if err != nil {
 			t.Fatal(err)
 		}
