@@ -286,7 +286,7 @@ func newSendLoad(b testing.TB, e *httpEnv, parties int) *sendLoad {
 	g := &sendLoad{b: b, e: e}
 	for i := range parties {
 		name := fmt.Sprintf("sender-%03d", i)
-		p, err := e.l.Onboard(ctx, name, "")
+		p, err := e.l.Users().Onboard(ctx, name, "")
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -299,7 +299,7 @@ func newSendLoad(b testing.TB, e *httpEnv, parties int) *sendLoad {
 		g.senders = append(g.senders, p)
 		g.tokens = append(g.tokens, e.token(name))
 
-		r, err := e.l.Onboard(ctx, fmt.Sprintf("receiver-%03d", i), "")
+		r, err := e.l.Users().Onboard(ctx, fmt.Sprintf("receiver-%03d", i), "")
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -21,13 +21,13 @@ import (
 func BenchmarkOffersPageUnderSpam(b *testing.B) {
 	ctx := context.Background()
 	e := newHTTPEnv(b)
-	bob, err := e.l.Onboard(ctx, "bob", "")
+	bob, err := e.l.Users().Onboard(ctx, "bob", "")
 	if err != nil {
 		b.Fatal(err)
 	}
 	per := ledger.DefaultOfferLimits.MaxOpenPerReceiver
 	for s := range 3000 / per {
-		sender, err := e.l.Onboard(ctx, fmt.Sprintf("spammer-%d", s), "")
+		sender, err := e.l.Users().Onboard(ctx, fmt.Sprintf("spammer-%d", s), "")
 		if err != nil {
 			b.Fatal(err)
 		}

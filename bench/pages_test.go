@@ -58,7 +58,7 @@ func BenchmarkHomePage(b *testing.B) {
 	}
 
 	// A fresh user with one holding, for the size of a typical first visit.
-	fresh, err := e.l.Onboard(ctx, "fresh", "")
+	fresh, err := e.l.Users().Onboard(ctx, "fresh", "")
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -235,11 +235,11 @@ func BenchmarkHistoryPage(b *testing.B) {
 // row of a real send, the row seedHistory copies.
 func seededUser(b *testing.B, e *httpEnv, user string) coin.PartyID {
 	ctx := context.Background()
-	p, err := e.l.Onboard(ctx, user, "")
+	p, err := e.l.Users().Onboard(ctx, user, "")
 	if err != nil {
 		b.Fatal(err)
 	}
-	peer, err := e.l.Onboard(ctx, user+"-peer", "")
+	peer, err := e.l.Users().Onboard(ctx, user+"-peer", "")
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -128,7 +128,7 @@ func (a Automation) check(ctx context.Context, l *ledger.Ledger) error {
 		if len(r.From) == 0 {
 			return fmt.Errorf("%s.fromParties: list at least one sender party", key)
 		}
-		if err := l.KnownParty(ctx, r.Receiver); err != nil {
+		if err := l.Users().KnownParty(ctx, r.Receiver); err != nil {
 			if errors.Is(err, ledger.ErrNotFound) {
 				return fmt.Errorf("%s: receiver %s is not a party of this node", key, r.Receiver)
 			}
@@ -206,6 +206,6 @@ func Build(ctx context.Context, w *workflows.Set, a Automation) ([]Job, error) {
 	js = append(js, validatorJobs(w, a)...)
 	// The entries of parties another validator of the network hosts are
 	// that validator's (BuildValidator).
-	js = append(js, configuredJobs(w, a.hostedBy(func(p coin.PartyID) bool { return !l.HostedElsewhere(p) }))...)
+	js = append(js, configuredJobs(w, a.hostedBy(func(p coin.PartyID) bool { return !l.Validators().HostedElsewhere(p) }))...)
 	return js, nil
 }

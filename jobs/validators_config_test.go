@@ -109,7 +109,7 @@ func TestValidatorsRunTheirConfiguredAutomations(t *testing.T) {
 // returns it with the workflows of both (l's first).
 func appProvider(t *testing.T, l *ledger.Ledger) (*ledger.Ledger, *workflows.Set, *workflows.Set) {
 	t.Helper()
-	pv, err := l.Validator(context.Background(), "app-provider-1", nil)
+	pv, err := l.Validators().Add(context.Background(), "app-provider-1", nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -55,7 +55,7 @@ func TestValidatorJobs(t *testing.T) {
 		}
 
 		// The provider's customer's preapproval, provided by the provider.
-		customer, err := pv.Onboard(ctx, "customer", "")
+		customer, err := pv.Users().Onboard(ctx, "customer", "")
 		if err != nil {
 			t.Fatal(err)
 		}

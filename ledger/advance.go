@@ -114,7 +114,7 @@ func (ro Rounds) advanceMany(ctx context.Context, k int) (RoundReport, error) {
 				rep.Closed = append(rep.Closed, n)
 			}
 			rows = append(rows, r)
-			for _, op := range l.validatorOperators() {
+			for _, op := range l.Validators().operators() {
 				t.addRewardCoupon(RewardLiveness, op, l.rules.LivenessActivityReward, false)
 			}
 		}

@@ -60,7 +60,7 @@ func (l *Ledger) ProposePreapproval(ctx context.Context, p PreapprovalProposal, 
 		return "", fmt.Errorf("%w: expectedDso %s is not this network's DSO %s", ErrRequirement, *p.ExpectedDSO, l.dso)
 	}
 	for _, q := range []coin.PartyID{p.Receiver, p.Provider} {
-		if err := l.KnownParty(ctx, q); err != nil {
+		if err := l.Users().KnownParty(ctx, q); err != nil {
 			return "", err
 		}
 	}

@@ -201,7 +201,7 @@ func TemplateName(tmpl string) string { return templateName(tmpl) }
 // that only make a contract (a delegate proxy, a ping).
 func (l *Ledger) createContract(ctx context.Context, kind, key, template string, payload any, parties ...coin.PartyID) (coin.ContractID, error) {
 	for _, q := range parties {
-		if err := l.KnownParty(ctx, q); err != nil {
+		if err := l.Users().KnownParty(ctx, q); err != nil {
 			return "", err
 		}
 	}

@@ -303,7 +303,7 @@ func (t *txn) mergeInputs(ctx context.Context, owner coin.PartyID, ids []coin.Co
 // holdings quickly. Recorded as minted, so conservation holds.
 func (d Dev) MintBulk(ctx context.Context, party coin.PartyID, amounts []coin.Amount) error {
 	l := d.l
-	if err := l.KnownParty(ctx, party); err != nil {
+	if err := l.Users().KnownParty(ctx, party); err != nil {
 		return err
 	}
 	total := coin.Zero

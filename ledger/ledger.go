@@ -40,7 +40,7 @@ type Config struct {
 	// PreparedTTL is how long an external party's prepared transaction can
 	// be submitted; zero means DefaultPreparedTTL.
 	PreparedTTL time.Duration
-	// UserCacheTTL is how long an onboarded user read by User or PartyOf
+	// UserCacheTTL is how long an onboarded user read by Users().Get or PartyOf
 	// is trusted without reading it again; zero means DefaultUserCacheTTL,
 	// negative disables the cache. Measured on the Now clock.
 	UserCacheTTL time.Duration
@@ -59,7 +59,7 @@ type Config struct {
 
 // Ledger applies the coin's rules to the store. Safe for concurrent use.
 // It is one validator's view of the network: the network (core) is
-// shared by every validator of one process (Validator, validators.go),
+// shared by every validator of one process (Validators().Add, validators.go),
 // the operator, the participant's namespace and the configuration are
 // the validator's own.
 type Ledger struct {
@@ -67,7 +67,7 @@ type Ledger struct {
 	cfg       Config
 	namespace string
 	operator  coin.PartyID
-	// userSpace prefixes the keys of this validator's users (UserKey,
+	// userSpace prefixes the keys of this validator's users (Users().Key,
 	// validator_users.go); empty for the network's first validator.
 	userSpace string
 	// roundSteps run after the rounds the round clock opens (AfterRounds).
@@ -89,9 +89,9 @@ type core struct {
 	dso            coin.PartyID
 	synchronizerID string
 
-	knownParties sync.Map   // coin.PartyID -> struct{}; see KnownParty
+	knownParties sync.Map   // coin.PartyID -> struct{}; see Users().KnownParty
 	partyRows    sync.Map   // coin.PartyID -> *store.Party; see ExternalKeyOf
-	users        *userCache // onboarded users; see User (usercache.go)
+	users        *userCache // onboarded users; see Users().Get (usercache.go)
 	blobs        blobCache  // long-lived contracts' created-event blobs (blobcache.go)
 	sends        sender     // one-step send batching (sendbatch.go)
 
@@ -356,7 +356,7 @@ func (l *Ledger) genesis(ctx context.Context, c *change) error {
 // party, so the operator can log in from the first start on.
 func (l *Ledger) ensureAdmins(ctx context.Context) error {
 	for _, name := range l.cfg.AdminUsers {
-		key := l.UserKey(name)
+		key := l.Users().Key(name)
 		err := l.change(ctx, func(ctx context.Context, c *change) error {
 			u, err := store.UserByName(ctx, c.tx, key)
 			if err == nil {
@@ -372,7 +372,7 @@ func (l *Ledger) ensureAdmins(ctx context.Context) error {
 			if err != nil {
 				return err
 			}
-			install := l.createInstall(t, name, l.operator)
+			install := l.Users().install(t, name, l.operator)
 			t.afterCommit(func(ctx context.Context) error {
 				return store.InsertUser(ctx, c.tx, &store.User{Name: key, PartyID: l.operator, IsAdmin: true, InstallCID: install, CreatedAt: l.now()})
 			})

@@ -25,34 +25,34 @@ func replicas(t *testing.T, engine store.Dialect, clock *ledgertest.Clock, n int
 	return ls
 }
 
-// TestOffboardEndsAccessAtOnce: PartyOf answers from the user cache, yet
+// TestOffboardEndsAccessAtOnce: Users().PartyOf answers from the user cache, yet
 // an offboarding on the same ledger ends the user's access immediately, and
 // onboarding again restores it immediately, with the clock standing still.
 func TestOffboardEndsAccessAtOnce(t *testing.T) {
 	forEachEngine(t, func(t *testing.T, l *ledger.Ledger) {
 		ctx := context.Background()
-		p, err := l.Onboard(ctx, "alice", "")
+		p, err := l.Users().Onboard(ctx, "alice", "")
 		if err != nil {
 			t.Fatal(err)
 		}
 		for range 2 { // the second answer comes from the cache
-			if got, err := l.PartyOf(ctx, "alice"); err != nil || got != p {
+			if got, err := l.Users().PartyOf(ctx, "alice"); err != nil || got != p {
 				t.Fatalf("PartyOf = %s, %v; want %s", got, err, p)
 			}
 		}
-		if err := l.Offboard(ctx, "alice"); err != nil {
+		if err := l.Users().Offboard(ctx, "alice"); err != nil {
 			t.Fatal(err)
 		}
-		if got, err := l.PartyOf(ctx, "alice"); !errors.Is(err, ledger.ErrNotFound) {
+		if got, err := l.Users().PartyOf(ctx, "alice"); !errors.Is(err, ledger.ErrNotFound) {
 			t.Fatalf("PartyOf after offboarding = %s, %v; want ErrNotFound", got, err)
 		}
-		if u, err := l.User(ctx, "alice"); err != nil || u.Onboarded || u.WalletInstalled {
+		if u, err := l.Users().Get(ctx, "alice"); err != nil || u.Onboarded || u.WalletInstalled {
 			t.Errorf("User after offboarding = %+v, %v; want not onboarded", u, err)
 		}
-		if _, err := l.Onboard(ctx, "alice", ""); err != nil {
+		if _, err := l.Users().Onboard(ctx, "alice", ""); err != nil {
 			t.Fatal(err)
 		}
-		if got, err := l.PartyOf(ctx, "alice"); err != nil || got != p {
+		if got, err := l.Users().PartyOf(ctx, "alice"); err != nil || got != p {
 			t.Errorf("PartyOf after onboarding again = %s, %v; want %s", got, err, p)
 		}
 	})
@@ -72,13 +72,13 @@ func TestUserCacheAcrossReplicas(t *testing.T) {
 			a, b := ls[0], ls[1]
 			partyOf := func(l *ledger.Ledger, name string) (coin.PartyID, error) {
 				t.Helper()
-				return l.PartyOf(ctx, name)
+				return l.Users().PartyOf(ctx, name)
 			}
 
 			if _, err := partyOf(b, "bob"); !errors.Is(err, ledger.ErrNotFound) {
 				t.Fatalf("B: bob before onboarding: %v, want ErrNotFound", err)
 			}
-			p, err := a.Onboard(ctx, "bob", "")
+			p, err := a.Users().Onboard(ctx, "bob", "")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -86,7 +86,7 @@ func TestUserCacheAcrossReplicas(t *testing.T) {
 				t.Fatalf("B: bob right after onboarding on A = %s, %v; want %s", got, err, p)
 			}
 
-			if err := a.Offboard(ctx, "bob"); err != nil {
+			if err := a.Users().Offboard(ctx, "bob"); err != nil {
 				t.Fatal(err)
 			}
 			if _, err := partyOf(a, "bob"); !errors.Is(err, ledger.ErrNotFound) {
@@ -104,7 +104,7 @@ func TestUserCacheAcrossReplicas(t *testing.T) {
 
 			// Offboarded users are not cached: onboarding again works on B
 			// at once.
-			if _, err := a.Onboard(ctx, "bob", ""); err != nil {
+			if _, err := a.Users().Onboard(ctx, "bob", ""); err != nil {
 				t.Fatal(err)
 			}
 			if got, err := partyOf(b, "bob"); err != nil || got != p {
@@ -122,11 +122,11 @@ func TestUserCacheAcrossReplicas(t *testing.T) {
 func TestOffboardClosesTheWallet(t *testing.T) {
 	forEachEngineClock(t, func(t *testing.T, l *ledger.Ledger, clock *ledgertest.Clock) {
 		ctx := context.Background()
-		first, err := l.OnboardUser(ctx, "carol", "")
+		first, err := l.Users().OnboardUser(ctx, "carol", "")
 		if err != nil || !first.Created {
 			t.Fatalf("first onboarding = %+v, %v; want created", first, err)
 		}
-		if again, err := l.OnboardUser(ctx, "carol", ""); err != nil || again.Created || again.Party != first.Party {
+		if again, err := l.Users().OnboardUser(ctx, "carol", ""); err != nil || again.Created || again.Party != first.Party {
 			t.Fatalf("second onboarding = %+v, %v; want the same party, not created", again, err)
 		}
 		carol, friend := first.Party, ledgertest.Party(t, l)
@@ -146,7 +146,7 @@ func TestOffboardClosesTheWallet(t *testing.T) {
 		if n := rights(); n != 1 {
 			t.Fatalf("%d validator rights after onboarding, want 1", n)
 		}
-		if err := l.Offboard(ctx, "carol"); err != nil {
+		if err := l.Users().Offboard(ctx, "carol"); err != nil {
 			t.Fatal(err)
 		}
 		if n := rights(); n != 0 {
@@ -166,7 +166,7 @@ func TestOffboardClosesTheWallet(t *testing.T) {
 			t.Errorf("%d open offers to carol after offboarding, want the 1 kept", len(offers))
 		}
 
-		back, err := l.OnboardUser(ctx, "carol", "")
+		back, err := l.Users().OnboardUser(ctx, "carol", "")
 		if err != nil || !back.Created || back.Party != carol {
 			t.Fatalf("onboarding again = %+v, %v; want carol's party, created", back, err)
 		}

@@ -145,7 +145,7 @@ func TestPreapprovalFeeOutsideDevNet(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			receiver, err := l.Onboard(ctx, "bob", "")
+			receiver, err := l.Users().Onboard(ctx, "bob", "")
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -126,7 +126,7 @@ func (ro Rounds) advance(ctx context.Context, c *change, latest *store.Round, re
 	}
 	// ReceiveFaucetCouponTrigger: each validator of the network records
 	// its liveness once per open round.
-	for _, op := range l.validatorOperators() {
+	for _, op := range l.Validators().operators() {
 		t.addRewardCoupon(RewardLiveness, op, l.rules.LivenessActivityReward, false)
 	}
 	return nil

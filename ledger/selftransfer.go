@@ -99,7 +99,7 @@ func (l *Ledger) selfTransferPlan(ctx context.Context, db bun.IDB, req SelfTrans
 // amount is between that and their initial amounts) and the change, in
 // one update, with no transfer fee; the inputs' holding fees are charged.
 func (l *Ledger) SelfTransfer(ctx context.Context, req SelfTransferRequest) (*InstructionResult, error) {
-	if err := l.KnownParty(ctx, req.Owner); err != nil {
+	if err := l.Users().KnownParty(ctx, req.Owner); err != nil {
 		return nil, err
 	}
 	key := ""

@@ -5,7 +5,7 @@ import (
 	"time"
 )
 
-// DefaultUserCacheTTL is how long User and PartyOf trust what they read of
+// DefaultUserCacheTTL is how long Users().Get and PartyOf trust what they read of
 // an onboarded user (Config.UserCacheTTL).
 //
 // Every authenticated request asks who its caller is, and the answer

@@ -9,29 +9,31 @@ import (
 	"github.com/ccwallet/ccwallet/store"
 )
 
-// CreateUser onboards user name as Canton's CreateUser does with the
+// Create onboards user name as Canton's CreateUser does with the
 // rights the request gives: the user acts as party (allocated when
 // empty) and holds rs besides, granted in the same change, so a refused
 // right creates no user and a created user has all of them. rs are
 // checked as a grant's are (CanActAs and CanReadAs of known parties,
 // CanReadAsAnyParty, CanExecuteAsAnyParty, ParticipantAdmin).
-func (l *Ledger) CreateUser(ctx context.Context, name string, party coin.PartyID, rs []Right) (OnboardResult, error) {
+func (us Users) Create(ctx context.Context, name string, party coin.PartyID, rs []Right) (OnboardResult, error) {
+	l := us.l
 	if err := checkRights(ctx, l, rs); err != nil {
 		return OnboardResult{}, err
 	}
-	return l.onboardUser(ctx, name, party, rs)
+	return us.onboard(ctx, name, party, rs)
 }
 
-// putNewUserRights writes the rows of rs that a user name just onboarded
+// putNewRights writes the rows of rs that a user name just onboarded
 // with party does not hold by default.
-func (l *Ledger) putNewUserRights(ctx context.Context, tx bun.IDB, name string, party coin.PartyID, rs []Right) error {
+func (us Users) putNewRights(ctx context.Context, tx bun.IDB, name string, party coin.PartyID, rs []Right) error {
+	l := us.l
 	have := defaultRights(UserInfo{Name: name, Party: party, Onboarded: true, IsAdmin: l.IsAdmin(name)})
 	for _, r := range rs {
 		if (UserRights{Rights: have}).Has(r) {
 			continue
 		}
 		have = append(have, r)
-		if err := store.PutUserRight(ctx, tx, &store.UserRight{UserName: l.UserKey(name), Kind: r.Kind, Party: string(r.Party), Granted: true}); err != nil {
+		if err := store.PutUserRight(ctx, tx, &store.UserRight{UserName: us.Key(name), Kind: r.Kind, Party: string(r.Party), Granted: true}); err != nil {
 			return err
 		}
 	}

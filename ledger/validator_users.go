@@ -15,13 +15,14 @@ import (
 // operator hint is hint.
 func userSpaceOf(hint string) string { return hint + "/" }
 
-// UserKey is the key of l's user name in the users and user_rights
+// Key is the key of l's user name in the users and user_rights
 // tables.
-func (l *Ledger) UserKey(name string) string { return l.userSpace + name }
+func (us Users) Key(name string) string { return us.l.userSpace + name }
 
-// userName is the name of l's user stored under key; false when the key
+// nameOf is the name of l's user stored under key; false when the key
 // is another validator's user's.
-func (l *Ledger) userName(key string) (string, bool) {
+func (us Users) nameOf(key string) (string, bool) {
+	l := us.l
 	if l.userSpace != "" {
 		return strings.CutPrefix(key, l.userSpace)
 	}
@@ -33,11 +34,11 @@ func (l *Ledger) userName(key string) (string, bool) {
 	return key, true
 }
 
-// ownUserKey is UserKey, refusing on the first validator a name that
+// ownKey is Key, refusing on the first validator a name that
 // would be another validator's user's key.
-func (l *Ledger) ownUserKey(name string) (string, error) {
-	key := l.UserKey(name)
-	if _, ok := l.userName(key); !ok {
+func (us Users) ownKey(name string) (string, error) {
+	key := us.Key(name)
+	if _, ok := us.nameOf(key); !ok {
 		return "", invalid("name", "user IDs starting with %q are another validator's users'; choose another", key[:strings.Index(key, "/")+1])
 	}
 	return key, nil

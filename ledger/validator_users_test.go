@@ -20,15 +20,15 @@ import (
 func TestValidatorUsers(t *testing.T) {
 	ledgertest.ForEachEngine(t, func(t *testing.T, l *ledger.Ledger) {
 		ctx := context.Background()
-		pv, err := l.Validator(ctx, "app-provider-1", []string{"ledger-api-user"})
+		pv, err := l.Validators().Add(ctx, "app-provider-1", []string{"ledger-api-user"})
 		if err != nil {
 			t.Fatal(err)
 		}
-		up, err := l.Onboard(ctx, "alice", "")
+		up, err := l.Users().Onboard(ctx, "alice", "")
 		if err != nil {
 			t.Fatal(err)
 		}
-		pp, err := pv.Onboard(ctx, "alice", "")
+		pp, err := pv.Users().Onboard(ctx, "alice", "")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -37,7 +37,7 @@ func TestValidatorUsers(t *testing.T) {
 		}
 		names := func(v *ledger.Ledger) []string {
 			t.Helper()
-			us, err := v.Users(ctx)
+			us, err := v.Users().All(ctx)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -55,7 +55,7 @@ func TestValidatorUsers(t *testing.T) {
 			t.Errorf("the app user's users = %v: want its own alice and none of the app provider's", got)
 		}
 		// Rights are each validator's user's.
-		bob, err := pv.Onboard(ctx, "bob", "")
+		bob, err := pv.Users().Onboard(ctx, "bob", "")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -65,7 +65,7 @@ func TestValidatorUsers(t *testing.T) {
 		}
 		has := func(v *ledger.Ledger, name string, r ledger.Right) bool {
 			t.Helper()
-			u, err := v.User(ctx, name)
+			u, err := v.Users().Get(ctx, name)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -80,27 +80,27 @@ func TestValidatorUsers(t *testing.T) {
 				has(pv, "alice", read), has(l, "alice", read))
 		}
 		// Offboarding the app user's alice leaves the app provider's.
-		if err := l.Offboard(ctx, "alice"); err != nil {
+		if err := l.Users().Offboard(ctx, "alice"); err != nil {
 			t.Fatal(err)
 		}
-		if u, err := pv.User(ctx, "alice"); err != nil || !u.Onboarded || u.Party != pp {
+		if u, err := pv.Users().Get(ctx, "alice"); err != nil || !u.Onboarded || u.Party != pp {
 			t.Errorf("the app provider's alice after the app user's offboarding = %+v, %v", u, err)
 		}
 		// A user ID under the app provider's prefix is not the app user's.
-		if _, err := l.Onboard(ctx, "app-provider-1/mallory", ""); !ledger.IsValidation(err) {
+		if _, err := l.Users().Onboard(ctx, "app-provider-1/mallory", ""); !ledger.IsValidation(err) {
 			t.Errorf("onboarding app-provider-1/mallory on the app user = %v, want refused", err)
 		}
-		if u, err := l.User(ctx, "app-provider-1/alice"); err != nil || u.Onboarded {
+		if u, err := l.Users().Get(ctx, "app-provider-1/alice"); err != nil || u.Onboarded {
 			t.Errorf("the app user sees app-provider-1/alice as %+v, %v; want no such user", u, err)
 		}
 		// After a reset each validator's admin is its own again.
 		if err := ledgertest.Dev(t, l).Reset(ctx); err != nil {
 			t.Fatal(err)
 		}
-		if u, err := pv.User(ctx, "ledger-api-user"); err != nil || u.Party != pv.Operator() || !u.IsAdmin {
+		if u, err := pv.Users().Get(ctx, "ledger-api-user"); err != nil || u.Party != pv.Operator() || !u.IsAdmin {
 			t.Errorf("after a reset the app provider's ledger-api-user = %+v, %v; want its operator's admin", u, err)
 		}
-		if u, err := l.User(ctx, "ledger-api-user"); err != nil || u.Onboarded {
+		if u, err := l.Users().Get(ctx, "ledger-api-user"); err != nil || u.Onboarded {
 			t.Errorf("after a reset the app user has a ledger-api-user %+v, %v; want none (not its admin here)", u, err)
 		}
 	})

@@ -24,14 +24,23 @@ import (
 // participant namespace (its operator party is hint::namespace).
 func metaValidator(hint string) string { return "validator_namespace:" + hint }
 
-// Validator returns the view of the network of the validator whose
+// Validators are the validators of the network in this process that
+// l's validator is one of: added (Add), and told apart by their
+// participant namespaces (HostedElsewhere).
+type Validators struct{ l *Ledger }
+
+// Validators returns l's network's validators as l sees them.
+func (l *Ledger) Validators() Validators { return Validators{l} }
+
+// Add returns the view of the network of the validator whose
 // operator hint is hint, creating its operator party on first use. Its
 // users are its own (validator_users.go); its wallet admins are
 // adminUsers, bound to its operator party. The hint must not be this ledger's own
 // operator's. After a development network's reset or restore the
 // validator is there again, with the same identity unless the restored
 // state has one for it.
-func (l *Ledger) Validator(ctx context.Context, hint string, adminUsers []string) (*Ledger, error) {
+func (vs Validators) Add(ctx context.Context, hint string, adminUsers []string) (*Ledger, error) {
+	l := vs.l
 	if err := coin.ValidateHint(hint); err != nil {
 		return nil, fmt.Errorf("validator party hint: %w", err)
 	}
@@ -40,22 +49,23 @@ func (l *Ledger) Validator(ctx context.Context, hint string, adminUsers []string
 	}
 	v := &Ledger{core: l.core, cfg: l.cfg, userSpace: userSpaceOf(hint)}
 	v.cfg.OperatorHint, v.cfg.AdminUsers = hint, adminUsers
-	if err := v.openValidator(ctx); err != nil {
+	if err := v.Validators().open(ctx); err != nil {
 		return nil, err
 	}
 	l.validators.add(l, v)
 	l.OnRestore(func() {
-		if err := v.openValidator(context.Background()); err != nil {
+		if err := v.Validators().open(context.Background()); err != nil {
 			l.log.Error("the validator is missing after the restore", "validator", hint, "err", err)
 		}
 	})
 	return v, nil
 }
 
-// openValidator reads v's identity from the meta, or writes it there
+// open reads v's identity from the meta, or writes it there
 // (a new one the first time, v's own after a reset), with its operator
 // party; then binds its admins to its operator.
-func (v *Ledger) openValidator(ctx context.Context) error {
+func (vs Validators) open(ctx context.Context) error {
+	v := vs.l
 	hint := v.cfg.OperatorHint
 	err := v.change(ctx, func(ctx context.Context, c *change) error {
 		if err := v.db.LockKey(ctx, c.tx, "ccwallet:validator:"+hint); err != nil {
@@ -94,13 +104,13 @@ func (v *Ledger) openValidator(ctx context.Context) error {
 }
 
 // validatorSet is the validators of one network in this process: the
-// ledger opened first and those Validator added. With one validator it
+// ledger opened first and those Validators().Add added. With one validator it
 // stays empty and every local party is that validator's.
 type validatorSet struct {
 	mu    sync.Mutex
 	views []*Ledger
 	// spaces is the views' namespaces, rebuilt (under mu) whenever a
-	// view is added or its identity is read again (openValidator, a
+	// view is added or its identity is read again (Validators.open, a
 	// restore), so the readers on every party check (HostedElsewhere,
 	// OtherNamespaces) build nothing and take no lock.
 	spaces atomic.Pointer[namespaces]
@@ -156,14 +166,15 @@ func (s *validatorSet) list() []*Ledger {
 // HostedElsewhere reports whether party is a party of another validator
 // of this network (its namespace is that validator's participant's):
 // that validator's automations, not l's, run its wallet.
-func (l *Ledger) HostedElsewhere(party coin.PartyID) bool {
-	return slices.Contains(l.otherNamespaces(), party.Namespace())
+func (vs Validators) HostedElsewhere(party coin.PartyID) bool {
+	return slices.Contains(vs.otherNamespaces(), party.Namespace())
 }
 
 // otherNamespaces are the participant namespaces of the network's
 // validators other than l, read once when the set last changed: shared,
 // the caller must not change it.
-func (l *Ledger) otherNamespaces() []string {
+func (vs Validators) otherNamespaces() []string {
+	l := vs.l
 	ns := l.validators.spaces.Load()
 	if ns == nil {
 		return nil
@@ -171,16 +182,17 @@ func (l *Ledger) otherNamespaces() []string {
 	return ns.others[l.namespace]
 }
 
-// validatorOperators are the operator parties of the network's
+// operators are the operator parties of the network's
 // validators, each recording its liveness once per round (Splice's
 // ReceiveFaucetCouponTrigger runs on every validator).
-func (l *Ledger) validatorOperators() []coin.PartyID {
-	vs := l.validators.list()
-	if len(vs) == 0 {
+func (vs Validators) operators() []coin.PartyID {
+	l := vs.l
+	views := l.validators.list()
+	if len(views) == 0 {
 		return []coin.PartyID{l.operator}
 	}
-	out := make([]coin.PartyID, len(vs))
-	for i, v := range vs {
+	out := make([]coin.PartyID, len(views))
+	for i, v := range views {
 		out[i] = v.operator
 	}
 	return out

@@ -28,7 +28,7 @@ func hostedElsewhere(t *testing.T, l *ledger.Ledger) {
 	if got := ledger.OtherNamespaces(l); len(got) != 0 {
 		t.Errorf("other namespaces of a lone validator = %v, want none", got)
 	}
-	v, err := l.Validator(ctx, "app-provider-1", nil)
+	v, err := l.Validators().Add(ctx, "app-provider-1", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -38,7 +38,7 @@ func hostedElsewhere(t *testing.T, l *ledger.Ledger) {
 		party coin.PartyID
 		want  bool
 	}{{l, p, false}, {l, q, true}, {v, q, false}, {v, p, true}} {
-		if got := c.on.HostedElsewhere(c.party); got != c.want {
+		if got := c.on.Validators().HostedElsewhere(c.party); got != c.want {
 			t.Errorf("%s: HostedElsewhere(%s) = %v, want %v", c.on.Namespace(), c.party, got, c.want)
 		}
 	}
@@ -48,7 +48,7 @@ func hostedElsewhere(t *testing.T, l *ledger.Ledger) {
 	if got := ledger.OtherNamespaces(v); !slices.Equal(got, []string{l.Namespace()}) {
 		t.Errorf("other namespaces of the second = %v, want [%s]", got, l.Namespace())
 	}
-	if n := testing.AllocsPerRun(100, func() { l.HostedElsewhere(q) }); n != 0 {
+	if n := testing.AllocsPerRun(100, func() { l.Validators().HostedElsewhere(q) }); n != 0 {
 		t.Errorf("HostedElsewhere allocates %v times a call, want 0", n)
 	}
 	if n := testing.AllocsPerRun(100, func() { ledger.OtherNamespaces(v) }); n != 0 {

@@ -30,7 +30,7 @@ func (l *Ledger) ContractView(c *store.Contract) Contract { return l.contractVie
 // validator of the network (HostedElsewhere).
 func (l *Ledger) Hosted(ctx context.Context, party coin.PartyID) bool {
 	p, err := store.PartyByID(ctx, l.db, party)
-	return err == nil && p.Kind != PartyKindExternal && !l.HostedElsewhere(party)
+	return err == nil && p.Kind != PartyKindExternal && !l.Validators().HostedElsewhere(party)
 }
 
 // Invalid is the error for a bad input field (a *ValidationError).
@@ -221,7 +221,7 @@ func UndelegatedExternalParties(ctx context.Context, l *Ledger, db bun.IDB) ([]c
 
 // OtherNamespaces are the participant namespaces of the network's other
 // validators: their automations, not l's, run their parties' wallets.
-func OtherNamespaces(l *Ledger) []string { return l.otherNamespaces() }
+func OtherNamespaces(l *Ledger) []string { return l.Validators().otherNamespaces() }
 
 // CollectPage bounds the coupons one reward collection change mints.
 const CollectPage = collectPage

@@ -52,7 +52,7 @@ func (e *env) external(user, amount string) extParty {
 	if _, err := e.w.External.SubmitExternalTopology(ctx, hex.EncodeToString(pub), signed); err != nil {
 		e.t.Fatal(err)
 	}
-	if _, err := e.l.Onboard(ctx, user, party); err != nil {
+	if _, err := e.l.Users().Onboard(ctx, user, party); err != nil {
 		e.t.Fatal(err)
 	}
 	if amount != "" {

@@ -211,7 +211,7 @@ func (e *env) as(user string) *client.ClientWithResponses {
 // user onboards name with amount coin (none when empty).
 func (e *env) user(name, amount string) coin.PartyID {
 	e.t.Helper()
-	p, err := e.l.Onboard(context.Background(), name, "")
+	p, err := e.l.Users().Onboard(context.Background(), name, "")
 	if err != nil {
 		e.t.Fatal(err)
 	}

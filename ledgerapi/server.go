@@ -275,7 +275,7 @@ func (s *Server) authenticateToken(ctx context.Context, raw string) (*caller, we
 
 // callerFor is the caller the verified claims name, with its rights.
 func (s *Server) callerFor(ctx context.Context, claims web.Claims) (*caller, error) {
-	u, err := s.l.User(ctx, claims.Subject)
+	u, err := s.l.Users().Get(ctx, claims.Subject)
 	if err != nil {
 		return nil, err
 	}

@@ -16,7 +16,7 @@ import (
 // knows.
 
 // userKey is the stored key of this validator's user name.
-func (s *Server) userKey(name string) string { return s.l.UserKey(name) }
+func (s *Server) userKey(name string) string { return s.l.Users().Key(name) }
 
 // completionsOf are the completions of this validator's user name for
 // parties after offset after, at most limit, each with name as its user.

@@ -20,7 +20,7 @@ func TestCompletionsPerValidator(t *testing.T) {
 		t.Run(ledgertest.Name(engine), func(t *testing.T) {
 			ctx := context.Background()
 			e1 := newEnv(t, i)
-			pv, err := e1.l.Validator(ctx, "app-provider-1", []string{adminUser})
+			pv, err := e1.l.Validators().Add(ctx, "app-provider-1", []string{adminUser})
 			if err != nil {
 				t.Fatal(err)
 			}

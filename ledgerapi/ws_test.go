@@ -421,7 +421,7 @@ func TestWSAuth(t *testing.T) {
 
 func mustUser(t testing.TB, e *env, name string) ledger.UserInfo {
 	t.Helper()
-	u, err := e.l.User(context.Background(), name)
+	u, err := e.l.Users().Get(context.Background(), name)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -137,7 +137,7 @@ func TestDevnetSeedOnboardsAsServe(t *testing.T) {
 		t.Fatalf("seed: %v %s", err, errOut.String())
 	}
 	l := ledgertest.Open(t, url, ledgertest.Options{})
-	bob, err := l.PartyOf(t.Context(), "bob")
+	bob, err := l.Users().PartyOf(t.Context(), "bob")
 	if err != nil {
 		t.Fatal(err)
 	}

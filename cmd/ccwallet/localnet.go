@@ -122,7 +122,7 @@ func (s *serving) openLocalNet(ctx context.Context) error {
 	if !s.cfg.LocalNet {
 		return nil
 	}
-	pv, err := s.l.Validator(ctx, localNetProviderHint, s.cfg.ValidatorWalletUsers)
+	pv, err := s.l.Validators().Add(ctx, localNetProviderHint, s.cfg.ValidatorWalletUsers)
 	if err != nil {
 		return err
 	}

@@ -324,7 +324,7 @@ func (h *Handler) callerParty(r *http.Request) (coin.PartyID, error) {
 	if p, ok := shared.Party(r.Context()); ok { // acting as (actingAs)
 		return p, nil
 	}
-	return h.l.PartyOf(r.Context(), subject(r.Context()))
+	return h.l.Users().PartyOf(r.Context(), subject(r.Context()))
 }
 
 // readyzDetails lets an admin's authenticated /readyz see the details

@@ -22,11 +22,11 @@ import (
 func TestAirdropEndpoint(t *testing.T) {
 	l := ledgertest.New(t, ledgertest.Engines[0])
 	ctx := context.Background()
-	alice, err := l.Onboard(ctx, "alice", "")
+	alice, err := l.Users().Onboard(ctx, "alice", "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	bob, err := l.Onboard(ctx, "bob", "")
+	bob, err := l.Users().Onboard(ctx, "bob", "")
 	if err != nil {
 		t.Fatal(err)
 	}

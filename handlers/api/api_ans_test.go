@@ -34,7 +34,7 @@ func TestContractAns(t *testing.T) {
 
 func runAnsContract(t *testing.T, e *contractEnv) {
 	ctx := context.Background()
-	alice, err := e.l.Onboard(ctx, "alice", "")
+	alice, err := e.l.Users().Onboard(ctx, "alice", "")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -46,7 +46,7 @@ func runAppPaymentsContract(t *testing.T, e *contractEnv) {
 	ctx := context.Background()
 	const stranger = "stranger" // a valid token, no wallet
 	onboard := func(name string) coin.PartyID {
-		p, err := e.l.Onboard(ctx, name, "")
+		p, err := e.l.Users().Onboard(ctx, name, "")
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -84,7 +84,7 @@ func runScanProxyContract(t *testing.T, e *contractEnv) {
 	ctx := context.Background()
 	const sp = "/v0/scan-proxy"
 	const stranger = "stranger" // a valid token, no wallet: enough, as on the real validator
-	bob, err := e.l.Onboard(ctx, "bob", "")
+	bob, err := e.l.Users().Onboard(ctx, "bob", "")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -44,7 +44,7 @@ func runSubscriptionsContract(t *testing.T, e *contractEnv) {
 	ctx := context.Background()
 	const stranger = "stranger" // a valid token, no wallet
 	onboard := func(name string) coin.PartyID {
-		p, err := e.l.Onboard(ctx, name, "")
+		p, err := e.l.Users().Onboard(ctx, name, "")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -204,11 +204,11 @@ func TestDevnetSubscriptionRequests(t *testing.T) {
 			t.Parallel()
 			e := newContractEnv(t, engine)
 			ctx := context.Background()
-			alice, err := e.l.Onboard(ctx, "alice", "")
+			alice, err := e.l.Users().Onboard(ctx, "alice", "")
 			if err != nil {
 				t.Fatal(err)
 			}
-			app, err := e.l.Onboard(ctx, "app", "")
+			app, err := e.l.Users().Onboard(ctx, "app", "")
 			if err != nil {
 				t.Fatal(err)
 			}

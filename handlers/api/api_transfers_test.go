@@ -60,7 +60,7 @@ func newAPI(t *testing.T) *apiEnv {
 
 func (e *apiEnv) onboard(name string) coin.PartyID {
 	e.t.Helper()
-	p, err := e.l.Onboard(context.Background(), name, "")
+	p, err := e.l.Users().Onboard(context.Background(), name, "")
 	if err != nil {
 		e.t.Fatal(err)
 	}

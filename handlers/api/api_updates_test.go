@@ -179,7 +179,7 @@ func TestUpdateStream(t *testing.T) {
 				}
 			}
 
-			dave, err := a.L.Onboard(ctx, "dave", "")
+			dave, err := a.L.Users().Onboard(ctx, "dave", "")
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -10,7 +10,7 @@ import (
 // getValidatorUserInfo answers GET /v0/validator-user (no auth).
 func (h *Handler) getValidatorUserInfo(w http.ResponseWriter, r *http.Request) error {
 	name := ""
-	users, err := h.l.Users(r.Context())
+	users, err := h.l.Users().All(r.Context())
 	if err != nil {
 		return err
 	}
@@ -35,7 +35,7 @@ func (h *Handler) register(w http.ResponseWriter, r *http.Request) error {
 			return err
 		}
 	}
-	p, err := h.l.Onboard(r.Context(), subject(r.Context()), "")
+	p, err := h.l.Users().Onboard(r.Context(), subject(r.Context()), "")
 	if err != nil {
 		return err
 	}
@@ -59,7 +59,7 @@ func (h validatorAdmin) onboardUser(w http.ResponseWriter, r *http.Request) erro
 		}
 		party = p
 	}
-	p, err := h.l.Onboard(r.Context(), req.Name, party)
+	p, err := h.l.Users().Onboard(r.Context(), req.Name, party)
 	if err != nil {
 		return err
 	}
@@ -68,7 +68,7 @@ func (h validatorAdmin) onboardUser(w http.ResponseWriter, r *http.Request) erro
 
 // listUsers answers GET /v0/admin/users.
 func (h validatorAdmin) listUsers(w http.ResponseWriter, r *http.Request) error {
-	users, err := h.l.Users(r.Context())
+	users, err := h.l.Users().All(r.Context())
 	if err != nil {
 		return err
 	}
@@ -85,7 +85,7 @@ func (h validatorAdmin) offboardUser(w http.ResponseWriter, r *http.Request) err
 	if trimmed(name) == "" {
 		return badRequest("username: query parameter is required")
 	}
-	if err := h.l.Offboard(r.Context(), name); err != nil {
+	if err := h.l.Users().Offboard(r.Context(), name); err != nil {
 		return err
 	}
 	w.WriteHeader(http.StatusOK)

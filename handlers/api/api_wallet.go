@@ -10,7 +10,7 @@ import (
 // userStatus answers GET /v0/wallet/user-status. A caller who has not
 // onboarded gets party_id "" and false flags, not an error.
 func (h *Handler) userStatus(w http.ResponseWriter, r *http.Request) error {
-	u, err := h.l.User(r.Context(), subject(r.Context()))
+	u, err := h.l.Users().Get(r.Context(), subject(r.Context()))
 	if err != nil {
 		return err
 	}

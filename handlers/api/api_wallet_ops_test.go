@@ -42,11 +42,11 @@ func TestContractWalletOps(t *testing.T) {
 func runWalletOpsContract(t *testing.T, e *contractEnv) {
 	ctx := context.Background()
 	const stranger = "stranger" // a valid token, no wallet
-	alice, err := e.l.Onboard(ctx, "alice", "")
+	alice, err := e.l.Users().Onboard(ctx, "alice", "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	bob, err := e.l.Onboard(ctx, "bob", "")
+	bob, err := e.l.Users().Onboard(ctx, "bob", "")
 	if err != nil {
 		t.Fatal(err)
 	}

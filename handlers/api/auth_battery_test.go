@@ -25,11 +25,11 @@ import (
 func TestAuthBattery(t *testing.T) {
 	e := newFoundationEnv(t, store.Postgres)
 	ctx := context.Background()
-	alice, err := e.l.Onboard(ctx, "alice", "")
+	alice, err := e.l.Users().Onboard(ctx, "alice", "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.l.Onboard(ctx, "bob", ""); err != nil {
+	if _, err := e.l.Users().Onboard(ctx, "bob", ""); err != nil {
 		t.Fatal(err)
 	}
 	ledgertest.Mint(t, e.l, alice, "100")
@@ -150,7 +150,7 @@ func TestAuthBattery(t *testing.T) {
 	if !after.Minted.Equal(before.Minted) || !after.Live.Equal(before.Live) {
 		t.Errorf("refused requests changed the ledger: minted %s -> %s, live %s -> %s", before.Minted, after.Minted, before.Live, after.Live)
 	}
-	users, _ := e.l.Users(ctx)
+	users, _ := e.l.Users().All(ctx)
 	for _, u := range users {
 		if u.Name == "mallory" {
 			t.Error("a refused request onboarded mallory")
@@ -159,7 +159,7 @@ func TestAuthBattery(t *testing.T) {
 	if b, _ := e.l.Balance(ctx, alice); !b.EffectiveUnlocked.Equal(coin.MustParse("100")) {
 		t.Errorf("alice's balance changed: %s", b.EffectiveUnlocked)
 	}
-	if u, _ := e.l.User(ctx, "bob"); !u.Onboarded {
+	if u, _ := e.l.Users().Get(ctx, "bob"); !u.Onboarded {
 		t.Error("a refused offboarding offboarded bob")
 	}
 }

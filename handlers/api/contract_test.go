@@ -354,7 +354,7 @@ func TestContractEveryOperation(t *testing.T) {
 func runContract(t *testing.T, e *contractEnv) {
 	ctx := context.Background()
 	onboard := func(name string) coin.PartyID {
-		p, err := e.l.Onboard(ctx, name, "")
+		p, err := e.l.Users().Onboard(ctx, name, "")
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -48,7 +48,7 @@ func TestConcurrentHTTPLoad(t *testing.T) {
 	tokens := make([]string, parties)
 	for i := range names {
 		names[i] = fmt.Sprintf("load-%02d", i)
-		p, err := e.l.Onboard(ctx, names[i], "")
+		p, err := e.l.Users().Onboard(ctx, names[i], "")
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -75,7 +75,7 @@ func (a *API) As(name string) APIClient {
 // user onboards name and gives it amount coin (if not empty).
 func (a *API) User(name, amount string) (APIClient, coin.PartyID) {
 	a.T.Helper()
-	p, err := a.L.Onboard(context.Background(), name, "")
+	p, err := a.L.Users().Onboard(context.Background(), name, "")
 	if err != nil {
 		a.T.Fatal(err)
 	}

@@ -82,7 +82,7 @@ func (e *UIEnv) Wallet(t *testing.T, user, usd string) *Wallet {
 	t.Helper()
 	b := e.Browser(t)
 	csrf := b.Onboarded(user)
-	p, err := e.L.PartyOf(context.Background(), user)
+	p, err := e.L.Users().PartyOf(context.Background(), user)
 	if err != nil {
 		t.Fatal(err)
 	}

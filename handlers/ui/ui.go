@@ -249,7 +249,7 @@ func (h *Handler) onboarded(fn uiFunc) uiFunc {
 			}
 			return fn(w, r.WithContext(ctx), s)
 		}
-		p, err := h.l.PartyOf(r.Context(), s.User)
+		p, err := h.l.Users().PartyOf(r.Context(), s.User)
 		if errors.Is(err, ledger.ErrNotFound) {
 			redirect(w, r, "/onboard")
 			return nil

@@ -35,7 +35,7 @@ func (h adminPages) uiAdmin(w http.ResponseWriter, r *http.Request, s *web.Sessi
 }
 
 func (h adminPages) adminModel(ctx context.Context, s *web.Session) (views.Admin, error) {
-	users, err := h.l.Users(ctx)
+	users, err := h.l.Users().All(ctx)
 	if err != nil {
 		return views.Admin{}, err
 	}
@@ -88,7 +88,7 @@ func timeOf(t *time.Time) time.Time {
 // uiAdminOnboard serves POST /admin/users: onboard a user by name.
 func (h adminPages) uiAdminOnboard(w http.ResponseWriter, r *http.Request, s *web.Session) error {
 	name := strings.TrimSpace(r.PostFormValue("name"))
-	res, perr := h.l.OnboardUser(r.Context(), name, "")
+	res, perr := h.l.Users().OnboardUser(r.Context(), name, "")
 	if perr != nil {
 		msg, ok := inline(perr)
 		if !ok {
@@ -125,7 +125,7 @@ func (h adminPages) uiAdminOffboard(w http.ResponseWriter, r *http.Request, s *w
 		h.named(r.Context(), &m)
 		return render(w, r, http.StatusOK, views.AdminPage(m))
 	}
-	if err := h.l.Offboard(r.Context(), name); err != nil {
+	if err := h.l.Users().Offboard(r.Context(), name); err != nil {
 		msg, ok := inline(err)
 		if !ok {
 			return err

@@ -23,15 +23,15 @@ import (
 func TestUIConfirmPayment(t *testing.T) {
 	handlerstest.ForEngine(t, func(t *testing.T, e *handlerstest.UIEnv) {
 		ctx := context.Background()
-		alice, err := e.L.Onboard(ctx, "alice", "")
+		alice, err := e.L.Users().Onboard(ctx, "alice", "")
 		if err != nil {
 			t.Fatal(err)
 		}
-		shop, err := e.L.Onboard(ctx, "shop", "")
+		shop, err := e.L.Users().Onboard(ctx, "shop", "")
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := e.L.Onboard(ctx, "bob", ""); err != nil {
+		if _, err := e.L.Users().Onboard(ctx, "bob", ""); err != nil {
 			t.Fatal(err)
 		}
 		ledgertest.Mint(t, e.L, alice, "100")

@@ -26,7 +26,7 @@ func TestUICharts(t *testing.T) {
 		if strings.Contains(b.Get("/").Body, `data-testid="balance-chart"`) {
 			t.Error("a wallet with one change draws a balance line")
 		}
-		u, err := e.L.User(context.Background(), "alice")
+		u, err := e.L.Users().Get(context.Background(), "alice")
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -42,7 +42,7 @@ func TestUIConcurrentDoubleSubmit(t *testing.T) {
 			wg.Wait()
 			return out
 		}
-		carol, err := e.L.Onboard(t.Context(), "carol", "") // no preapproval
+		carol, err := e.L.Users().Onboard(t.Context(), "carol", "") // no preapproval
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -46,12 +46,12 @@ func TestHistorySameEverywhere(t *testing.T) {
 			ctx := context.Background()
 			b := e.Browser(t)
 			b.Onboarded("alice")
-			u, err := e.L.User(ctx, "alice")
+			u, err := e.L.Users().Get(ctx, "alice")
 			if err != nil {
 				t.Fatal(err)
 			}
 			alice := u.Party
-			bob, err := e.L.Onboard(ctx, "bob", "")
+			bob, err := e.L.Users().Onboard(ctx, "bob", "")
 			if err != nil {
 				t.Fatal(err)
 			}

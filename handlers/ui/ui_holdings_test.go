@@ -26,7 +26,7 @@ func TestUIHoldingsCap(t *testing.T) {
 		ctx := context.Background()
 		b := e.Browser(t)
 		b.Onboarded("alice")
-		party, err := e.L.PartyOf(ctx, "alice")
+		party, err := e.L.Users().PartyOf(ctx, "alice")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -92,7 +92,7 @@ func TestUIHoldingsFew(t *testing.T) {
 	b := e.Browser(t)
 	b.Onboarded("alice")
 	handlerstest.MustHave(t, b.Get("/holdings"), http.StatusOK, `data-testid="no-holdings"`)
-	party, err := e.L.PartyOf(context.Background(), "alice")
+	party, err := e.L.Users().PartyOf(context.Background(), "alice")
 	if err != nil {
 		t.Fatal(err)
 	}

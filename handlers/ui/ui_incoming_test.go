@@ -113,7 +113,7 @@ func TestUIHomeIncomingCapped(t *testing.T) {
 	handlerstest.ForEngine(t, func(t *testing.T, e *handlerstest.UIEnv) {
 		alice := e.Wallet(t, "alice", "100")
 		bob := e.Wallet(t, "bob", "")
-		carol, err := e.L.Onboard(t.Context(), "carol", "")
+		carol, err := e.L.Users().Onboard(t.Context(), "carol", "")
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -33,11 +33,11 @@ func TestInstructionSpamKeepsPagesSmall(t *testing.T) {
 			ctx := context.Background()
 			b := e.Browser(t)
 			b.Onboarded("bob")
-			u, err := l.User(ctx, "bob")
+			u, err := l.Users().Get(ctx, "bob")
 			if err != nil {
 				t.Fatal(err)
 			}
-			mallory, err := l.Onboard(ctx, "mallory", "")
+			mallory, err := l.Users().Onboard(ctx, "mallory", "")
 			if err != nil {
 				t.Fatal(err)
 			}

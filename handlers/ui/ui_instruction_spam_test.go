@@ -30,7 +30,7 @@ func TestInstructionSpamKeepsTransfersListBounded(t *testing.T) {
 			e, key := tokenUIEnv(t, l)
 			ctx := context.Background()
 			bob := e.Wallet(t, "bob", "").Party
-			mallory, err := l.Onboard(ctx, "mallory", "")
+			mallory, err := l.Users().Onboard(ctx, "mallory", "")
 			if err != nil {
 				t.Fatal(err)
 			}

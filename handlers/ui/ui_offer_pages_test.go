@@ -43,12 +43,12 @@ func TestOfferSpamKeepsPagesSmall(t *testing.T) {
 			ctx := context.Background()
 			b := e.Browser(t)
 			b.Onboarded("bob")
-			u, err := l.User(ctx, "bob")
+			u, err := l.Users().Get(ctx, "bob")
 			if err != nil {
 				t.Fatal(err)
 			}
 			bob := u.Party
-			mallory, err := l.Onboard(ctx, "mallory", "")
+			mallory, err := l.Users().Onboard(ctx, "mallory", "")
 			if err != nil {
 				t.Fatal(err)
 			}

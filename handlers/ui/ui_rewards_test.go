@@ -21,7 +21,7 @@ func rewardsWallet(t *testing.T, e *handlerstest.UIEnv, b *handlerstest.Browser)
 	t.Helper()
 	ctx := context.Background()
 	b.Onboarded("alice")
-	u, err := e.L.User(ctx, "alice")
+	u, err := e.L.Users().Get(ctx, "alice")
 	if err != nil {
 		t.Fatal(err)
 	}

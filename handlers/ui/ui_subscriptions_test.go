@@ -24,11 +24,11 @@ func TestUISubscriptions(t *testing.T) {
 		ctx := context.Background()
 		b := e.Browser(t)
 		csrf := b.Onboarded("alice")
-		alice, err := e.L.PartyOf(ctx, "alice")
+		alice, err := e.L.Users().PartyOf(ctx, "alice")
 		if err != nil {
 			t.Fatal(err)
 		}
-		app, err := e.L.Onboard(ctx, "app", "")
+		app, err := e.L.Users().Onboard(ctx, "app", "")
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -32,7 +32,7 @@ func (s *Service) ProposeMergeDelegation(ctx context.Context, owner coin.PartyID
 // fails its requirement.
 func (s *Service) proposeMergeDelegation(ctx context.Context, owner coin.PartyID, key string) (MergeDelegation, error) {
 	l := s.l
-	if err := l.KnownParty(ctx, owner); err != nil {
+	if err := l.Users().KnownParty(ctx, owner); err != nil {
 		return MergeDelegation{}, err
 	}
 	var cid coin.ContractID
@@ -303,7 +303,7 @@ func (s *Service) PendingMerges(ctx context.Context) ([]PendingMerge, error) {
 	}
 	out := []PendingMerge{}
 	for _, p := range order {
-		if l.HostedElsewhere(p) {
+		if l.Validators().HostedElsewhere(p) {
 			continue // another validator's automation merges it
 		}
 		g, ok, err := s.mergeGoalOf(ctx, l.DB(), p)

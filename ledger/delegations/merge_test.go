@@ -63,11 +63,11 @@ func TestMergeHoldingsOfEveryPartyTheWalletActsFor(t *testing.T) {
 		ext, key := ledgertest.ExternalParty(t, l, "ext-limited")
 		loose, _ := ledgertest.ExternalParty(t, l, "ext-loose")
 		lapsed, lapsedKey := ledgertest.ExternalParty(t, l, "ext-lapsed")
-		gone, err := l.Onboard(ctx, "gone-user", "")
+		gone, err := l.Users().Onboard(ctx, "gone-user", "")
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := l.Offboard(ctx, "gone-user"); err != nil {
+		if err := l.Users().Offboard(ctx, "gone-user"); err != nil {
 			t.Fatal(err)
 		}
 		mintingDelegation(t, l, ext, key, clock.Now().Add(48*time.Hour), 5)
@@ -213,7 +213,7 @@ func TestMergeDelegationAtOnboarding(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			p, err := l.Onboard(ctx, "carol", "")
+			p, err := l.Users().Onboard(ctx, "carol", "")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -225,10 +225,10 @@ func TestMergeDelegationAtOnboarding(t *testing.T) {
 			if _, err := delegations.New(l).MergeHoldings(ctx); err != nil {
 				t.Fatal(err)
 			}
-			if err := l.Offboard(ctx, "carol"); err != nil {
+			if err := l.Users().Offboard(ctx, "carol"); err != nil {
 				t.Fatal(err)
 			}
-			if _, err := l.Onboard(ctx, "carol", ""); err != nil {
+			if _, err := l.Users().Onboard(ctx, "carol", ""); err != nil {
 				t.Fatal(err)
 			}
 			ds, _ = delegations.New(l).MergeDelegations(ctx, p)

@@ -36,7 +36,7 @@ func (s *Service) Dump(ctx context.Context) (*Scenario, error) {
 	operator := l.Operator()
 	sc := &Scenario{}
 	names := map[coin.PartyID]string{}
-	users, err := l.Users(ctx)
+	users, err := l.Users().All(ctx)
 	if err != nil {
 		return nil, err
 	}

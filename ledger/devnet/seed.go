@@ -111,7 +111,7 @@ func (s *seeding) run(ctx context.Context) error {
 	l, sc := s.l, s.sc
 	for i, u := range sc.Users {
 		at := fmt.Sprintf("users[%d]", i)
-		got, err := l.OnboardUser(ctx, u.Name, "")
+		got, err := l.Users().OnboardUser(ctx, u.Name, "")
 		if err != nil {
 			return itemErr(at, err)
 		}
@@ -251,12 +251,12 @@ func (s *seeding) resolve(ctx context.Context, field, name string) (coin.PartyID
 	}
 	if strings.Contains(name, "::") {
 		p := coin.PartyID(name)
-		if err := s.l.KnownParty(ctx, p); err != nil {
+		if err := s.l.Users().KnownParty(ctx, p); err != nil {
 			return "", ledger.Invalid(field, "no party %s is known on this network", name)
 		}
 		return p, nil
 	}
-	u, err := s.l.User(ctx, name)
+	u, err := s.l.Users().Get(ctx, name)
 	if err != nil {
 		return "", err
 	}

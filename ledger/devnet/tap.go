@@ -63,7 +63,7 @@ func TapCoin(ctx context.Context, l *ledger.Ledger, party coin.PartyID, amount c
 	if err := ledger.CheckAmount("amount", amount); err != nil {
 		return TapResult{}, err
 	}
-	if err := l.KnownParty(ctx, party); err != nil {
+	if err := l.Users().KnownParty(ctx, party); err != nil {
 		return TapResult{}, err
 	}
 	res, err := tap(ctx, l, party, "tap-coin:"+key, func(coin.Amount) (coin.Amount, error) { return amount, nil })

@@ -22,11 +22,11 @@ func TestSelfGrantFeaturedAppRight(t *testing.T) {
 	forEachEngine(t, func(t *testing.T, l *ledger.Ledger) {
 		ctx := context.Background()
 		fs := featured.New(l)
-		alice, err := l.Onboard(ctx, "alice", "")
+		alice, err := l.Users().Onboard(ctx, "alice", "")
 		if err != nil {
 			t.Fatal(err)
 		}
-		bob, err := l.Onboard(ctx, "bob", "")
+		bob, err := l.Users().Onboard(ctx, "bob", "")
 		if err != nil {
 			t.Fatal(err)
 		}

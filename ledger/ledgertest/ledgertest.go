@@ -197,7 +197,7 @@ func New(t testing.TB, engine store.Dialect, opts ...Options) *ledger.Ledger {
 func Party(t testing.TB, l *ledger.Ledger) coin.PartyID {
 	t.Helper()
 	name := "user-" + uuid.NewString()[:8]
-	p, err := l.Onboard(context.Background(), name, "")
+	p, err := l.Users().Onboard(context.Background(), name, "")
 	if err != nil {
 		t.Fatalf("onboard %s: %v", name, err)
 	}

@@ -58,7 +58,7 @@ func (s *Service) DomainDataSnapshot(ctx context.Context, at time.Time, migratio
 	if migrationID != nil && *migrationID != MigrationID {
 		return DomainDataSnapshot{}, ledger.Invalid("migration_id", "this network is on migration %d, not %d", MigrationID, *migrationID)
 	}
-	us, err := s.l.Users(ctx)
+	us, err := s.l.Users().All(ctx)
 	if err != nil {
 		return DomainDataSnapshot{}, err
 	}

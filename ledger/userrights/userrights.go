@@ -32,7 +32,7 @@ func problem(kind error, format string, args ...any) error {
 
 // RightsOf returns user u's effective rights (u as User returned it).
 func (s *Service) RightsOf(ctx context.Context, u ledger.UserInfo) (ledger.UserRights, error) {
-	rows, err := store.UserRightsOf(ctx, s.l.DB(), s.l.UserKey(u.Name))
+	rows, err := store.UserRightsOf(ctx, s.l.DB(), s.l.Users().Key(u.Name))
 	if err != nil {
 		return ledger.UserRights{}, err
 	}
@@ -41,7 +41,7 @@ func (s *Service) RightsOf(ctx context.Context, u ledger.UserInfo) (ledger.UserR
 
 // ledgerUser is name as a ledger user: onboarded, or a wallet admin.
 func (s *Service) ledgerUser(ctx context.Context, name string) (ledger.UserInfo, error) {
-	u, err := s.l.User(ctx, name)
+	u, err := s.l.Users().Get(ctx, name)
 	if err != nil {
 		return u, err
 	}
@@ -67,7 +67,7 @@ func (s *Service) changeRights(ctx context.Context, name string, rs []ledger.Rig
 		return nil, err
 	}
 	var changed []ledger.Right
-	key := s.l.UserKey(name)
+	key := s.l.Users().Key(name)
 	err := s.l.Change(ctx, func(ctx context.Context, x *ledger.Tx) error {
 		changed = nil
 		u, err := s.ledgerUser(ctx, name)
@@ -115,9 +115,9 @@ func (s *Service) SetDeactivated(ctx context.Context, name string, deactivated b
 			return err
 		}
 		if !deactivated {
-			return store.DeleteUserRight(ctx, x.DB(), s.l.UserKey(name), ledger.RightDeactivated, "")
+			return store.DeleteUserRight(ctx, x.DB(), s.l.Users().Key(name), ledger.RightDeactivated, "")
 		}
-		return store.PutUserRight(ctx, x.DB(), &store.UserRight{UserName: s.l.UserKey(name), Kind: ledger.RightDeactivated, Granted: true})
+		return store.PutUserRight(ctx, x.DB(), &store.UserRight{UserName: s.l.Users().Key(name), Kind: ledger.RightDeactivated, Granted: true})
 	})
 }
 
@@ -129,11 +129,11 @@ func (s *Service) DeleteUser(ctx context.Context, name string) error {
 		return err
 	}
 	if u.Onboarded {
-		if err := s.l.Offboard(ctx, name); err != nil {
+		if err := s.l.Users().Offboard(ctx, name); err != nil {
 			return err
 		}
 	}
 	return s.l.Change(ctx, func(ctx context.Context, x *ledger.Tx) error {
-		return store.DeleteUserRights(ctx, x.DB(), s.l.UserKey(name))
+		return store.DeleteUserRights(ctx, x.DB(), s.l.Users().Key(name))
 	})
 }

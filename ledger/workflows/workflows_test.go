@@ -25,17 +25,17 @@ func TestMain(m *testing.M) { ledgertest.Main(m) }
 func TestTimeJumpCoversEveryValidator(t *testing.T) {
 	ledgertest.ForEachEngineClock(t, func(t *testing.T, l *ledger.Ledger, clock *ledgertest.Clock) {
 		ctx := context.Background()
-		pv, err := l.Validator(ctx, "app-provider-1", nil)
+		pv, err := l.Validators().Add(ctx, "app-provider-1", nil)
 		if err != nil {
 			t.Fatal(err)
 		}
 		w := workflows.New(l)
 		pw := w.ForValidator(pv)
-		sender, err := pv.Onboard(ctx, "sender", "")
+		sender, err := pv.Users().Onboard(ctx, "sender", "")
 		if err != nil {
 			t.Fatal(err)
 		}
-		app, err := pv.Onboard(ctx, "app", "")
+		app, err := pv.Users().Onboard(ctx, "app", "")
 		if err != nil {
 			t.Fatal(err)
 		}

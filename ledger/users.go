@@ -11,6 +11,15 @@ import (
 	"github.com/uptrace/bun"
 )
 
+// Users are the wallet users of one validator's ledger: onboarded
+// (Onboard, Create) and offboarded, read (Get, PartyOf, All) through a
+// short cache (usercache.go), and the keys they are stored under
+// (validator_users.go); also whether a party exists (KnownParty).
+type Users struct{ l *Ledger }
+
+// Users returns l's users.
+func (l *Ledger) Users() Users { return Users{l} }
+
 type installPayload struct {
 	DSO          coin.PartyID `json:"dsoParty"`
 	Validator    coin.PartyID `json:"validatorParty"`
@@ -18,9 +27,10 @@ type installPayload struct {
 	EndUserParty coin.PartyID `json:"endUserParty"`
 }
 
-// createInstall creates the WalletAppInstall and ValidatorRight contracts
+// install creates the WalletAppInstall and ValidatorRight contracts
 // that make a party's wallet usable on this validator.
-func (l *Ledger) createInstall(t *txn, name string, party coin.PartyID) coin.ContractID {
+func (us Users) install(t *txn, name string, party coin.PartyID) coin.ContractID {
+	l := us.l
 	cid := t.create(TemplateWalletAppInstall, installPayload{DSO: l.dso, Validator: l.operator, EndUserName: name, EndUserParty: party}, l.operator, party)
 	t.create(TemplateValidatorRight, map[string]any{"dso": l.dso, "user": party, "validator": l.operator}, l.operator, party)
 	return cid
@@ -30,8 +40,8 @@ func (l *Ledger) createInstall(t *txn, name string, party coin.PartyID) coin.Con
 // party (hint = the sanitised user name, namespace = this node's); with one
 // it adopts that existing party. Onboarding an onboarded user returns its
 // party and changes nothing, so clients may retry.
-func (l *Ledger) Onboard(ctx context.Context, name string, party coin.PartyID) (coin.PartyID, error) {
-	res, err := l.OnboardUser(ctx, name, party)
+func (us Users) Onboard(ctx context.Context, name string, party coin.PartyID) (coin.PartyID, error) {
+	res, err := us.OnboardUser(ctx, name, party)
 	return res.Party, err
 }
 
@@ -44,13 +54,14 @@ type OnboardResult struct {
 
 // OnboardUser is Onboard, also telling whether the user was onboarded
 // already.
-func (l *Ledger) OnboardUser(ctx context.Context, name string, party coin.PartyID) (OnboardResult, error) {
-	return l.onboardUser(ctx, name, party, nil)
+func (us Users) OnboardUser(ctx context.Context, name string, party coin.PartyID) (OnboardResult, error) {
+	return us.onboard(ctx, name, party, nil)
 }
 
-// onboardUser is OnboardUser; a user it onboards also gets rights (checked
+// onboard is OnboardUser; a user it onboards also gets rights (checked
 // by the caller) in the same change (usercreate.go).
-func (l *Ledger) onboardUser(ctx context.Context, name string, party coin.PartyID, rights []Right) (OnboardResult, error) {
+func (us Users) onboard(ctx context.Context, name string, party coin.PartyID, rights []Right) (OnboardResult, error) {
+	l := us.l
 	name = strings.TrimSpace(name)
 	if name == "" {
 		return OnboardResult{}, invalid("name", "enter the user's ID")
@@ -58,7 +69,7 @@ func (l *Ledger) onboardUser(ctx context.Context, name string, party coin.PartyI
 	if len(name) > 255 {
 		return OnboardResult{}, invalid("name", "a user ID has at most 255 characters")
 	}
-	key, err := l.ownUserKey(name)
+	key, err := us.ownKey(name)
 	if err != nil {
 		return OnboardResult{}, err
 	}
@@ -89,7 +100,7 @@ func (l *Ledger) onboardUser(ctx context.Context, name string, party coin.PartyI
 		case p == "" && u != nil:
 			p = u.PartyID // an offboarded user gets its party back
 		case p == "":
-			if p, err = l.allocateParty(ctx, tx, name); err != nil {
+			if p, err = us.allocateParty(ctx, tx, name); err != nil {
 				return err
 			}
 		default:
@@ -97,7 +108,7 @@ func (l *Ledger) onboardUser(ctx context.Context, name string, party coin.PartyI
 				return fmt.Errorf("party %s: %w", p, err)
 			}
 		}
-		install := l.createInstall(t, name, p)
+		install := us.install(t, name, p)
 		t.record(p, HistoryNotification, "Onboarded", l.operator, coin.Zero, coin.Zero, "", HistoryDetails{Notification: "wallet installed for user " + name})
 		if err := l.onboardMergeProposal(ctx, t, p); err != nil { // merge.go
 			return err
@@ -110,7 +121,7 @@ func (l *Ledger) onboardUser(ctx context.Context, name string, party coin.PartyI
 			return store.InsertUser(ctx, tx, &store.User{Name: key, PartyID: p, IsAdmin: l.IsAdmin(name), InstallCID: install, CreatedAt: l.now()})
 		})
 		if len(rights) > 0 {
-			t.afterCommit(func(ctx context.Context) error { return l.putNewUserRights(ctx, tx, name, p, rights) })
+			t.afterCommit(func(ctx context.Context) error { return us.putNewRights(ctx, tx, name, p, rights) })
 		}
 		result = OnboardResult{Party: p, Created: true}
 		return nil
@@ -123,7 +134,8 @@ func (l *Ledger) onboardUser(ctx context.Context, name string, party coin.PartyI
 
 // allocateParty creates a fresh local party for a user name; a numeric
 // suffix keeps hints unique when two names sanitise alike.
-func (l *Ledger) allocateParty(ctx context.Context, tx bun.IDB, name string) (coin.PartyID, error) {
+func (us Users) allocateParty(ctx context.Context, tx bun.IDB, name string) (coin.PartyID, error) {
+	l := us.l
 	base := coin.SanitizeHint(name)
 	for i := 0; i < 100; i++ {
 		hint := base
@@ -152,10 +164,11 @@ func (l *Ledger) allocateParty(ctx context.Context, tx bun.IDB, name string) (co
 // user's wallet (merging, auto-accept, sweep) skip it. The user's login is
 // the identity provider's: it stays, so the user may onboard again
 // (POST /v0/register), which restores the same party.
-func (l *Ledger) Offboard(ctx context.Context, name string) error {
+func (us Users) Offboard(ctx context.Context, name string) error {
+	l := us.l
 	// Forgotten after the commit, so no request of this process acts for
 	// the user once Offboard has returned (usercache.go).
-	key := l.UserKey(name)
+	key := us.Key(name)
 	defer l.users.forget(key)
 	return l.change(ctx, func(ctx context.Context, c *change) error {
 		u, err := store.UserByName(ctx, c.tx, key)
@@ -202,13 +215,14 @@ type UserInfo struct {
 	IsAdmin         bool
 }
 
-// User returns what the ledger knows about a user name. An unknown user is
+// Get returns what the ledger knows about a user name. An unknown user is
 // not an error: it is a user who has not onboarded yet. An onboarded user
 // is cached for Config.UserCacheTTL; see DefaultUserCacheTTL for what that
 // means across replicas.
-func (l *Ledger) User(ctx context.Context, name string) (UserInfo, error) {
+func (us Users) Get(ctx context.Context, name string) (UserInfo, error) {
+	l := us.l
 	now := l.cfg.Now()
-	key, err := l.ownUserKey(name)
+	key, err := us.ownKey(name)
 	if err != nil {
 		return UserInfo{Name: name}, nil // another validator's: not one of l's
 	}
@@ -235,8 +249,8 @@ func (l *Ledger) User(ctx context.Context, name string) (UserInfo, error) {
 }
 
 // PartyOf returns the party of an onboarded user, or ErrNotFound.
-func (l *Ledger) PartyOf(ctx context.Context, name string) (coin.PartyID, error) {
-	u, err := l.User(ctx, name)
+func (us Users) PartyOf(ctx context.Context, name string) (coin.PartyID, error) {
+	u, err := us.Get(ctx, name)
 	if err != nil {
 		return "", err
 	}
@@ -246,15 +260,16 @@ func (l *Ledger) PartyOf(ctx context.Context, name string) (coin.PartyID, error)
 	return u.Party, nil
 }
 
-// Users lists this validator's onboarded users.
-func (l *Ledger) Users(ctx context.Context) ([]UserInfo, error) {
-	us, err := store.Users(ctx, l.db, false)
+// All lists this validator's onboarded users.
+func (us Users) All(ctx context.Context) ([]UserInfo, error) {
+	l := us.l
+	rows, err := store.Users(ctx, l.db, false)
 	if err != nil {
 		return nil, err
 	}
-	out := make([]UserInfo, 0, len(us))
-	for _, u := range us {
-		name, ok := l.userName(u.Name)
+	out := make([]UserInfo, 0, len(rows))
+	for _, u := range rows {
+		name, ok := us.nameOf(u.Name)
 		if !ok {
 			continue
 		}
@@ -266,7 +281,8 @@ func (l *Ledger) Users(ctx context.Context) ([]UserInfo, error) {
 
 // KnownParty reports whether party exists on this ledger. Parties are
 // never deleted, so a party seen once is remembered and costs no query.
-func (l *Ledger) KnownParty(ctx context.Context, party coin.PartyID) error {
+func (us Users) KnownParty(ctx context.Context, party coin.PartyID) error {
+	l := us.l
 	if _, ok := l.knownParties.Load(party); ok {
 		return nil
 	}
