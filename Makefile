@@ -10,7 +10,7 @@ LDFLAGS := -X main.version=$(VERSION)
 # nothing is downloaded at run time.
 export PLAYWRIGHT_DRIVER_PATH := $(CURDIR)/.cache/playwright-driver
 
-.PHONY: all build run deps test lint bench fuzz clean generate image
+.PHONY: all build run deps test soak lint bench fuzz clean generate image
 
 all: build
 
@@ -38,6 +38,12 @@ deps:
 ## test: every test, browser end-to-end tests included, against real Postgres
 test: generate deps lint
 	$(GO) test -count=1 -timeout 40m ./...
+
+## soak: the HTTP load test at the size issue 35 asks (32 clients x 1000
+## operations); `make test` runs it at 100 per client. CI (.ci/run) runs
+## both
+soak:
+	CCWALLET_LOAD_PER_CLIENT=1000 $(GO) test -count=1 -timeout 40m -run '^TestConcurrentHTTPLoad$$' ./handlers/api
 
 ## screenshots: the e2e flows save the main pages at 390 and 1280 px wide
 ## (phone-NAME.png, NAME.png) to docs/img; the crash and rate-limit tests,
