@@ -6,6 +6,12 @@ BIN     := bin/ccwallet
 VERSION ?= $(shell git describe --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -X main.version=$(VERSION)
 
+# -trimpath keeps the checkout's directory out of the build cache's keys: a
+# fresh clone (CI's) reuses what an earlier clone on the machine compiled
+# (go vet ./... 161 s -> 3 s in a new worktree) instead of compiling every
+# package of ours again for vet, staticcheck and the tests.
+export GOFLAGS += -trimpath
+
 # The Playwright driver lives in the repository's cache (scripts/deps.sh);
 # nothing is downloaded at run time.
 export PLAYWRIGHT_DRIVER_PATH := $(CURDIR)/.cache/playwright-driver
