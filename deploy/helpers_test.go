@@ -8,7 +8,9 @@ import (
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"encoding/pem"
+	"errors"
 	"fmt"
+	"io/fs"
 	"math/big"
 	"os"
 	"os/exec"
@@ -93,16 +95,27 @@ const helmVersion = "helm.sh/helm/v3/cmd/helm@v3.22.0"
 // directly. Each `go run` of helm had checked every one of helm's packages
 // for staleness again: 5-7 s a call on a loaded 2-core machine, against
 // milliseconds for the binary.
+//
+// The run that builds helm prints the path in its own work directory,
+// which go run removes as it exits (the executable is in the cache by
+// then): a path gone when read is asked for once more, from the cache.
 var helmBin = sync.OnceValues(func() (string, error) {
-	cmd := exec.Command("go", "run", "-exec", "echo", helmVersion)
-	cmd.Dir = "helm"
-	out, err := cmd.Output()
-	if err != nil {
-		return "", fmt.Errorf("%v\n%s", err, out)
-	}
-	b, err := os.ReadFile(strings.TrimSpace(string(out)))
-	if err != nil {
-		return "", err
+	var b []byte
+	for attempt := 0; ; attempt++ {
+		cmd := exec.Command("go", "run", "-exec", "echo", helmVersion)
+		cmd.Dir = "helm"
+		out, err := cmd.Output()
+		if err != nil {
+			return "", fmt.Errorf("%v\n%s", err, out)
+		}
+		b, err = os.ReadFile(strings.TrimSpace(string(out)))
+		if errors.Is(err, fs.ErrNotExist) && attempt == 0 {
+			continue
+		}
+		if err != nil {
+			return "", err
+		}
+		break
 	}
 	bin := filepath.Join(filepath.Dir(wallet), "helm")
 	return bin, os.WriteFile(bin, b, 0o755)

@@ -7,6 +7,7 @@ package e2e
 import (
 	"bufio"
 	"context"
+	"flag"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -37,7 +38,19 @@ var (
 	expect  = playwright.NewPlaywrightAssertions(30000)
 )
 
+// e2eParallel is how many parallel tests run at once unless -parallel
+// says otherwise. The tests mostly wait (on the browser, the wallet,
+// Hydra, a token's expiry), so more than go test's default (GOMAXPROCS, 2
+// on the 2-core machine) keeps the CPU busy: the package took 615 s at 2.
+const e2eParallel = 4
+
 func TestMain(m *testing.M) {
+	flag.Parse()
+	explicit := false
+	flag.Visit(func(f *flag.Flag) { explicit = explicit || f.Name == "test.parallel" })
+	if !explicit {
+		_ = flag.Set("test.parallel", fmt.Sprint(e2eParallel))
+	}
 	code, err := run(m)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "e2e:", err)

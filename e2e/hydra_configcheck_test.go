@@ -17,6 +17,7 @@ import (
 // that the provider cannot be reached when it cannot; --offline skips the
 // fetching.
 func TestHydraConfigCheck(t *testing.T) {
+	t.Parallel()
 	h := startHydra(t)
 	check := func(issuer, extra string, flags ...string) (string, error) {
 		values := fmt.Sprintf(`publicUrl: http://127.0.0.1:8080

@@ -22,11 +22,14 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/google/uuid"
 )
 
 // hydraVersionRe finds the Hydra version e2e/hydra/go.mod pins: the one
@@ -160,11 +163,22 @@ func startHydra(t *testing.T) *hydra {
 			t.Fatalf("hydra did not start:\n%s", log)
 		}
 	}
-	// Hydra makes its signing keys (RSA 4096) at the first discovery or
-	// JWKS request, which on a busy machine takes longer than a wallet waits
-	// for discovery: ask once here, as a provider in service has long done.
-	// Past Hydra's 10 s write timeout the answer is cut off (EOF) while the
-	// key is still made: ask again until it answers.
+	// Hydra would make its signing keys (RSA 4096, a few CPU seconds each
+	// and one Hydra at a time) at the first discovery or JWKS request. The
+	// tests import a key of their own into each of its two sets instead
+	// (its admin API's PUT /admin/keys/SET, as an operator bringing keys
+	// does), 2048-bit and made in the test: Hydra signs with it and
+	// publishes it as with its own. Rotations (newKey) still have Hydra
+	// make the key.
+	var kids []string
+	for _, set := range []string{"hydra.openid.id-token", "hydra.jwt.access-token"} {
+		k := newOwnKey(t, set+"-"+uuid.NewString()[:8])
+		h.call(t, "PUT", "/admin/keys/"+set, map[string]any{"keys": []any{k.jwk()}}, nil)
+		kids = append(kids, k.kid)
+	}
+	// Ask for discovery and the JWKS once here, as a provider in service
+	// has long answered them. Past Hydra's 10 s write timeout the answer is
+	// cut off (EOF): ask again until it answers.
 	hydraKeygen.Lock()
 	defer hydraKeygen.Unlock()
 	c := &http.Client{Timeout: 3 * time.Minute}
@@ -182,6 +196,25 @@ func startHydra(t *testing.T) *hydra {
 				t.Fatalf("hydra %s: %v", path, err)
 			}
 		}
+	}
+	// Hydra publishes the imported keys and made none of its own.
+	var jwks struct {
+		Keys []struct {
+			Kid string `json:"kid"`
+		} `json:"keys"`
+	}
+	res, err := c.Get(h.public + "/.well-known/jwks.json")
+	must(t, err)
+	defer res.Body.Close()
+	must(t, json.NewDecoder(res.Body).Decode(&jwks))
+	var published []string
+	for _, k := range jwks.Keys {
+		published = append(published, k.Kid)
+	}
+	slices.Sort(published)
+	slices.Sort(kids)
+	if !slices.Equal(published, kids) {
+		t.Fatalf("hydra publishes keys %v, want the imported %v", published, kids)
 	}
 	return h
 }

@@ -17,6 +17,7 @@ import (
 // next page says in words that the login has ended, with the way to log in
 // again, and the session is gone.
 func TestHydraSessionRefresh(t *testing.T) {
+	t.Parallel()
 	h := startHydra(t)
 	hydraEngines(t, func(t *testing.T, db string) {
 		w := startHydraWallet(t, h, db, t.TempDir(), "", "")

@@ -17,6 +17,7 @@ import (
 // operator sees what to configure. Before, the page said only "does not
 // say who you are", and the log named no claim the token carried.
 func TestHydraUserClaimMissingFromTokens(t *testing.T) {
+	t.Parallel()
 	h := startHydra(t)
 	w := startHydraClaimWallet(t, h, "employee_number")
 	p := newPage(t, true)

@@ -16,6 +16,7 @@ import (
 // token without the claim (Hydra's client-credentials token) is refused,
 // saying which claim it lacks.
 func TestHydraUserClaim(t *testing.T) {
+	t.Parallel()
 	h := startHydra(t)
 	w := startHydraClaimWallet(t, h, "email")
 	p := newPage(t, true)

@@ -31,11 +31,14 @@ import (
 // receiver, otherwise instructions accepted or withdrawn). No
 // answer is a 5xx (a 409/429 is retried); afterwards conservation holds
 // exactly and every acknowledged send and offer is in the history exactly
-// once. 1000 operations per client (32,000 in all) as the issue asks;
-// CCWALLET_LOAD_PER_CLIENT changes it (e.g. 50 for a quick local run).
+// once. `make soak` (which CI runs after `make test`) runs the issue's
+// 1000 operations per client, 32,000 in all (about 8 minutes on the
+// 2-core machine); a plain `go test` runs 100 per client, 3,200 in all,
+// the same flows and checks in well under a minute.
+// CCWALLET_LOAD_PER_CLIENT sets the number (e.g. 50 for a quick local run).
 func TestConcurrentHTTPLoad(t *testing.T) {
 	const clients, parties = 32, 50
-	perClient := 1000
+	perClient := 100
 	if v, err := strconv.Atoi(os.Getenv("CCWALLET_LOAD_PER_CLIENT")); err == nil && v > 0 {
 		perClient = v
 	}

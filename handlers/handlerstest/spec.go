@@ -10,7 +10,6 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -71,8 +70,28 @@ func specsDir() (string, error) {
 		}
 		parent := filepath.Dir(dir)
 		if parent == dir {
-			_, here, _, _ := runtime.Caller(0) // handlers/handlerstest/spec.go
-			return filepath.Join(filepath.Dir(here), "..", "..", "apispec", "specs"), nil
+			return repoSpecsDir()
+		}
+		dir = parent
+	}
+}
+
+// repoSpecsDir is the repository's apispec/specs, found walking up from
+// the working directory (a test runs in its package's directory) rather
+// than from this file's compiled path, which -trimpath (make's GOFLAGS)
+// leaves relative.
+func repoSpecsDir() (string, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return filepath.Join(dir, "apispec", "specs"), nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", fmt.Errorf("no go.mod above the working directory, so no apispec/specs")
 		}
 		dir = parent
 	}
