@@ -74,8 +74,8 @@
 //   - rewards.go, reward_collection.go: reward coupons and their
 //     collection; delegations.go: minting delegations.
 //   - traffic.go, topup.go: traffic purchases and the top-up automation's
-//     rule; sweep.go, autoaccept.go: the sweep and auto-accept automations'
-//     rules.
+//     rule; the sweep and auto-accept automations are package
+//     ledger/autotransfer.
 //   - history.go: a party's history, whose amounts add up to its
 //     available balance's changes (HistoryItem); parties.go: onboarding
 //     and users;
