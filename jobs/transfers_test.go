@@ -138,7 +138,7 @@ func TestRenewalJob(t *testing.T) {
 			t.Errorf("renewed twice: %+v", p)
 		}
 		// The provider paid the renewal fee, once.
-		items, err := history.New(l).List(ctx, l.Operator(), ledger.HistoryQuery{PageSize: ledger.MaxHistoryPage})
+		items, err := history.New(l).List(ctx, l.Operator(), history.Query{PageSize: history.MaxPage})
 		if err != nil {
 			t.Fatal(err)
 		}

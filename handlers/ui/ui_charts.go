@@ -19,8 +19,8 @@ const balancePoints = 30
 // 2 ms of 5), and returns the function that draws the chart from that
 // balance.
 func (h *Handler) startBalanceChart(ctx context.Context, party coin.PartyID) func(ledger.Balance) (views.Chart, error) {
-	list := goRead(func() ([]ledger.HistoryItem, error) {
-		return h.w.History.List(ctx, party, ledger.HistoryQuery{PageSize: balancePoints})
+	list := goRead(func() ([]history.Item, error) {
+		return h.w.History.List(ctx, party, history.Query{PageSize: balancePoints})
 	})
 	return func(b ledger.Balance) (views.Chart, error) {
 		items, err := list()

@@ -11,6 +11,7 @@ import (
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/devnet"
+	"github.com/ccwallet/ccwallet/ledger/history"
 	"github.com/ccwallet/ccwallet/ledger/pending"
 	"github.com/ccwallet/ccwallet/views"
 	"github.com/ccwallet/ccwallet/web"
@@ -199,7 +200,7 @@ func (h *Handler) homeModel(ctx context.Context, s *web.Session, party coin.Part
 	overview := goRead(func() (ledger.HoldingsOverview, error) {
 		return h.l.HoldingsOverview(ctx, party, riskRounds(rules.TickDuration), homeHoldings)
 	})
-	recent, recentErr := h.w.History.List(ctx, party, ledger.HistoryQuery{PageSize: views.HomeRecent})
+	recent, recentErr := h.w.History.List(ctx, party, history.Query{PageSize: views.HomeRecent})
 	o, err := overview()
 	b := o.Balance
 	if err = cmp.Or(err, recentErr); err != nil {
