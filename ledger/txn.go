@@ -22,7 +22,7 @@ import (
 type changes struct {
 	l    *Ledger
 	kind string
-	// actedBy is the admin acting as another party (impersonate.go).
+	// actedBy is the admin acting as another party (ledger/impersonation).
 	actedBy string
 	round   *store.Round
 	now     time.Time

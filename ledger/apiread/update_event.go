@@ -19,7 +19,7 @@ type UpdateEvent struct {
 	Round     coin.Round
 	Time      time.Time
 	// ActedBy is the admin who made it acting as another party on a
-	// development network (ledger.ActingAs), "" otherwise.
+	// development network (impersonation.ActingAs), "" otherwise.
 	ActedBy string
 	// Parties are the stakeholders: the parties of its history rows, the
 	// stakeholders of its contracts, the owners of its holdings and the
