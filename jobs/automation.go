@@ -11,6 +11,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/autotransfer"
 	"github.com/ccwallet/ccwallet/ledger/names"
 	"github.com/ccwallet/ccwallet/ledger/workflows"
 )
@@ -45,7 +46,7 @@ type Automation struct {
 	// the top-up plan's poll interval; default DefaultPollInterval.
 	PollInterval time.Duration
 	// Sweeps are walletSweep's entries, one job each.
-	Sweeps []ledger.SweepConfig
+	Sweeps []autotransfer.SweepConfig
 	// AutoAccept are autoAcceptTransfers' entries, one job each.
 	AutoAccept []AutoAcceptRule
 	// Topup is the operator's traffic top-up; off when its throughput is 0.
@@ -117,9 +118,10 @@ func (a Automation) Validate() error {
 
 // check refuses sweeps and auto-accept rules naming parties this ledger
 // does not know, with the configuration key.
-func (a Automation) check(ctx context.Context, l *ledger.Ledger) error {
+func (a Automation) check(ctx context.Context, w *workflows.Set) error {
+	l := w.Ledger
 	for _, s := range a.Sweeps {
-		if err := l.CheckSweep(ctx, s); err != nil {
+		if err := w.AutoTransfer.CheckSweep(ctx, s); err != nil {
 			return err
 		}
 	}
@@ -185,7 +187,7 @@ func Build(ctx context.Context, w *workflows.Set, a Automation) ([]Job, error) {
 	if err := a.resolveNames(ctx, w.Names); err != nil {
 		return nil, err
 	}
-	if err := a.check(ctx, l); err != nil {
+	if err := a.check(ctx, w); err != nil {
 		return nil, err
 	}
 	var js []Job

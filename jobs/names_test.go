@@ -8,6 +8,7 @@ import (
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/jobs"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/autotransfer"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
 	"github.com/ccwallet/ccwallet/ledger/names"
 	"github.com/ccwallet/ccwallet/ledger/workflows"
@@ -39,7 +40,7 @@ func TestWalletJobsTakeNames(t *testing.T) {
 			t.Fatal(err)
 		}
 		a := jobs.Automation{
-			Sweeps:     []ledger.SweepConfig{{Sender: sender, Receiver: "receiver.unverified.cns", MaxBalanceUSD: coin.MustParse("5"), MinBalanceUSD: coin.MustParse("1")}},
+			Sweeps:     []autotransfer.SweepConfig{{Sender: sender, Receiver: "receiver.unverified.cns", MaxBalanceUSD: coin.MustParse("5"), MinBalanceUSD: coin.MustParse("1")}},
 			AutoAccept: []jobs.AutoAcceptRule{{Receiver: receiver, From: []coin.PartyID{"sender.unverified.cns"}}},
 		}
 		js, err := jobs.Build(ctx, w, a)

@@ -4,7 +4,7 @@ import (
 	"context"
 	"time"
 
-	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/autotransfer"
 )
 
 // DefaultPollInterval is Splice's automation.pollingInterval, used by the
@@ -13,9 +13,9 @@ const DefaultPollInterval = 30 * time.Second
 
 // Sweep is one walletSweep entry's job (the real WalletSweepTrigger), one
 // job per sender so each has its own status.
-func Sweep(l *ledger.Ledger, c ledger.SweepConfig, every time.Duration) Job {
+func Sweep(at *autotransfer.Service, c autotransfer.SweepConfig, every time.Duration) Job {
 	return Job{Name: "sweep-" + string(c.Sender), Every: every, Run: func(ctx context.Context) error {
-		_, err := l.Sweep(ctx, c)
+		_, err := at.Sweep(ctx, c)
 		return err
 	}}
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/jobs"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/autotransfer"
 	"github.com/ccwallet/ccwallet/ledger/history"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
 	"github.com/ccwallet/ccwallet/ledger/pending"
@@ -137,7 +138,7 @@ func TestRenewalJob(t *testing.T) {
 			t.Errorf("renewed twice: %+v", p)
 		}
 		// The provider paid the renewal fee, once.
-		items, err := history.New(l).List(ctx, l.Operator(), ledger.HistoryQuery{PageSize: ledger.MaxHistoryPage})
+		items, err := history.New(l).List(ctx, l.Operator(), history.Query{PageSize: history.MaxPage})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -162,7 +163,7 @@ func TestAutomationBuildsWalletJobs(t *testing.T) {
 	a, b := ledgertest.Party(t, l), ledgertest.Party(t, l)
 	unknown := coin.PartyID("nobody::1220" + strings.Repeat("ab", 32))
 	base := []string{"round-clock", "expire-transfers", "collect-rewards", "merge-holdings", "renew-preapprovals", "accept-preapproval-proposals", "subscriptions"}
-	sweep := ledger.SweepConfig{Sender: a, Receiver: b, MaxBalanceUSD: coin.MustParse("10"), MinBalanceUSD: coin.MustParse("1")}
+	sweep := autotransfer.SweepConfig{Sender: a, Receiver: b, MaxBalanceUSD: coin.MustParse("10"), MinBalanceUSD: coin.MustParse("1")}
 	tests := []struct {
 		name  string
 		cfg   jobs.Automation
@@ -170,17 +171,17 @@ func TestAutomationBuildsWalletJobs(t *testing.T) {
 		wantE string
 	}{
 		{"sweep, auto-accept, top-up", jobs.Automation{
-			Sweeps:     []ledger.SweepConfig{sweep},
+			Sweeps:     []autotransfer.SweepConfig{sweep},
 			AutoAccept: []jobs.AutoAcceptRule{{Receiver: b, From: []coin.PartyID{a}}},
 			Topup:      traffic.TopupConfig{TargetThroughput: 20000, MinInterval: time.Minute},
 		}, append(base[:7:7], "sweep-"+string(a), "auto-accept-"+string(b), "traffic-topup"), ""},
-		{"disabled", jobs.Automation{Disabled: true, Sweeps: []ledger.SweepConfig{sweep}}, nil, ""},
+		{"disabled", jobs.Automation{Disabled: true, Sweeps: []autotransfer.SweepConfig{sweep}}, nil, ""},
 		{"top-up throughput 0", jobs.Automation{Topup: traffic.TopupConfig{MinInterval: time.Minute}}, base, ""},
-		{"sweep min above max", jobs.Automation{Sweeps: []ledger.SweepConfig{{Sender: a, Receiver: b, MaxBalanceUSD: coin.MustParse("1"), MinBalanceUSD: coin.MustParse("2")}}},
+		{"sweep min above max", jobs.Automation{Sweeps: []autotransfer.SweepConfig{{Sender: a, Receiver: b, MaxBalanceUSD: coin.MustParse("1"), MinBalanceUSD: coin.MustParse("2")}}},
 			nil, "walletSweep." + string(a) + ": minBalanceUSD 2 is greater than maxBalanceUSD 1"},
-		{"sweep unknown receiver", jobs.Automation{Sweeps: []ledger.SweepConfig{{Sender: a, Receiver: unknown, MaxBalanceUSD: coin.MustParse("1")}}},
+		{"sweep unknown receiver", jobs.Automation{Sweeps: []autotransfer.SweepConfig{{Sender: a, Receiver: unknown, MaxBalanceUSD: coin.MustParse("1")}}},
 			nil, "walletSweep." + string(a) + ".receiver: no party"},
-		{"sweep unknown sender", jobs.Automation{Sweeps: []ledger.SweepConfig{{Sender: unknown, Receiver: b, MaxBalanceUSD: coin.MustParse("1")}}},
+		{"sweep unknown sender", jobs.Automation{Sweeps: []autotransfer.SweepConfig{{Sender: unknown, Receiver: b, MaxBalanceUSD: coin.MustParse("1")}}},
 			nil, "walletSweep." + string(unknown) + ": sender " + string(unknown) + " is not a party of this node"},
 		{"auto-accept unknown receiver", jobs.Automation{AutoAccept: []jobs.AutoAcceptRule{{Receiver: unknown, From: []coin.PartyID{a}}}},
 			nil, "autoAcceptTransfers." + string(unknown) + ": receiver"},
@@ -292,7 +293,7 @@ func TestWalletJobsRunTheirAutomation(t *testing.T) {
 		sender, receiver := ledgertest.Party(t, l), ledgertest.Party(t, l)
 		ledgertest.Mint(t, l, sender, "1000") // 5 USD at the initial price of 0.005
 		a := jobs.Automation{
-			Sweeps:     []ledger.SweepConfig{{Sender: sender, Receiver: receiver, MaxBalanceUSD: coin.MustParse("5"), MinBalanceUSD: coin.MustParse("1")}},
+			Sweeps:     []autotransfer.SweepConfig{{Sender: sender, Receiver: receiver, MaxBalanceUSD: coin.MustParse("5"), MinBalanceUSD: coin.MustParse("1")}},
 			AutoAccept: []jobs.AutoAcceptRule{{Receiver: receiver, From: []coin.PartyID{sender}}},
 			Topup:      traffic.TopupConfig{TargetThroughput: 20000, MinInterval: time.Minute},
 		}

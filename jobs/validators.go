@@ -5,7 +5,7 @@ import (
 	"slices"
 
 	"github.com/ccwallet/ccwallet/coin"
-	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/autotransfer"
 	"github.com/ccwallet/ccwallet/ledger/workflows"
 )
 
@@ -31,10 +31,10 @@ func validatorJobs(w *workflows.Set, a Automation) []Job {
 func configuredJobs(w *workflows.Set, a Automation) []Job {
 	var js []Job
 	for _, s := range a.Sweeps {
-		js = append(js, Sweep(w.Ledger, s, a.PollInterval))
+		js = append(js, Sweep(w.AutoTransfer, s, a.PollInterval))
 	}
 	for _, r := range a.AutoAccept {
-		js = append(js, AutoAccept(w.Ledger, r.Receiver, r.From, a.PollInterval))
+		js = append(js, AutoAccept(w.AutoTransfer, r.Receiver, r.From, a.PollInterval))
 	}
 	if a.Topup.Active() {
 		js = append(js, Topup(w.Traffic, a.Topup))
@@ -47,7 +47,7 @@ func configuredJobs(w *workflows.Set, a Automation) []Job {
 // validator's: the validator that hosts a party runs its wallet's
 // automation, as each of LocalNet's validator apps runs its own.
 func (a Automation) hostedBy(hosts func(coin.PartyID) bool) Automation {
-	a.Sweeps = slices.DeleteFunc(slices.Clone(a.Sweeps), func(s ledger.SweepConfig) bool { return !hosts(s.Sender) })
+	a.Sweeps = slices.DeleteFunc(slices.Clone(a.Sweeps), func(s autotransfer.SweepConfig) bool { return !hosts(s.Sender) })
 	a.AutoAccept = slices.DeleteFunc(slices.Clone(a.AutoAccept), func(r AutoAcceptRule) bool { return !hosts(r.Receiver) })
 	return a
 }
@@ -73,7 +73,7 @@ func BuildValidator(ctx context.Context, w *workflows.Set, a Automation) ([]Job,
 		return nil, err
 	}
 	a = a.hostedBy(func(p coin.PartyID) bool { return p.Namespace() == v.Namespace() })
-	if err := a.check(ctx, v); err != nil {
+	if err := a.check(ctx, w); err != nil {
 		return nil, err
 	}
 	js := append(validatorJobs(w, a), configuredJobs(w, a)...)

@@ -11,6 +11,7 @@ import (
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/jobs"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/autotransfer"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
 	"github.com/ccwallet/ccwallet/ledger/traffic"
 	"github.com/ccwallet/ccwallet/ledger/workflows"
@@ -32,11 +33,11 @@ func TestValidatorsRunTheirConfiguredAutomations(t *testing.T) {
 		alice, bob := ledgertest.Party(t, l), ledgertest.Party(t, l)           // the app user's
 		ledgertest.Mint(t, l, customer, "1001")                                // 5.005 USD at 0.005
 		ledgertest.Mint(t, l, alice, "1001")
-		sweep := func(from, to coin.PartyID) ledger.SweepConfig {
-			return ledger.SweepConfig{Sender: from, Receiver: to, MaxBalanceUSD: coin.MustParse("5"), MinBalanceUSD: coin.MustParse("1")}
+		sweep := func(from, to coin.PartyID) autotransfer.SweepConfig {
+			return autotransfer.SweepConfig{Sender: from, Receiver: to, MaxBalanceUSD: coin.MustParse("5"), MinBalanceUSD: coin.MustParse("1")}
 		}
 		a := jobs.Automation{
-			Sweeps:     []ledger.SweepConfig{sweep(customer, exchange), sweep(alice, bob)},
+			Sweeps:     []autotransfer.SweepConfig{sweep(customer, exchange), sweep(alice, bob)},
 			AutoAccept: []jobs.AutoAcceptRule{{Receiver: exchange, From: []coin.PartyID{customer}}, {Receiver: bob, From: []coin.PartyID{alice}}},
 			Topup:      traffic.TopupConfig{TargetThroughput: 20000, MinInterval: time.Minute},
 		}

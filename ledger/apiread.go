@@ -326,7 +326,7 @@ type LedgerEvent struct {
 type LedgerUpdate struct {
 	Offset     int64
 	UpdateID   string
-	Kind       string // what the update did (ConsumedBy)
+	Kind       string // what the update did (effects.ConsumedBy)
 	RecordTime time.Time
 	Events     []LedgerEvent
 	// Exercise is the root exercise of the Ledger API command that made

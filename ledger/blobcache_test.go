@@ -10,7 +10,7 @@ import (
 	"github.com/ccwallet/ccwallet/ledger"
 )
 
-// TestKeptBlobs: the blobs the ledger keeps (blobcache.go) are the ones it
+// TestKeptBlobs: the blobs the ledger keeps (ledger/blobcache) are the ones it
 // would make: the same blob again for the same contract, a new one when
 // the contract moves to another synchronizer; and a blob it verified once
 // does not make a changed one pass.

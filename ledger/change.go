@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/ccwallet/ccwallet/coin"
+	"github.com/ccwallet/ccwallet/ledger/impersonation"
 	"github.com/ccwallet/ccwallet/store"
 	"github.com/uptrace/bun"
 )
@@ -38,7 +39,7 @@ type change struct {
 func (l *Ledger) change(ctx context.Context, body func(ctx context.Context, c *change) error) error {
 	wrote := false
 	err := l.db.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
-		c := &change{l: l, tx: tx, actor: ActorOf(ctx)}
+		c := &change{l: l, tx: tx, actor: impersonation.ActorOf(ctx)}
 		wrote = false
 		if err := body(ctx, c); err != nil {
 			return err

@@ -28,7 +28,7 @@ func TestChangeIsAllOrNothing(t *testing.T) {
 			if b, err := l.Balance(ctx, p); err != nil || b.Count != 0 {
 				t.Errorf("after %s: balance %+v, %v; want no holding", what, b, err)
 			}
-			if h, err := history.New(l).List(ctx, p, ledger.HistoryQuery{PageSize: 10}); err != nil || len(h) != 1 { // the onboarding row
+			if h, err := history.New(l).List(ctx, p, history.Query{PageSize: 10}); err != nil || len(h) != 1 { // the onboarding row
 				t.Errorf("after %s: %d history rows, %v; want only the onboarding's", what, len(h), err)
 			}
 			if s := ledgertest.Conserved(t, l); s.Minted.Cmp(before.Minted) != 0 {

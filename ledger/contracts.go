@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/ccwallet/ccwallet/coin"
+	"github.com/ccwallet/ccwallet/ledger/blobcache"
 	"github.com/ccwallet/ccwallet/store"
 )
 
@@ -64,7 +65,7 @@ func FormatTime(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05
 func (l *Ledger) blob(c *store.Contract) string {
 	keep := keepsBlob(c.TemplateID)
 	if keep {
-		if b, ok := l.blobs.madeFor(c.ContractID, c.SynchronizerID, c.CreatedAt); ok {
+		if b, ok := l.blobs.MadeFor(c.ContractID, c.SynchronizerID, c.CreatedAt); ok {
 			return b
 		}
 	}
@@ -80,7 +81,7 @@ func (l *Ledger) blob(c *store.Contract) string {
 	buf.Write(mac.Sum(nil))
 	b := base64.StdEncoding.EncodeToString(buf.Bytes())
 	if keep {
-		l.blobs.keepMade(c.ContractID, c.SynchronizerID, c.CreatedAt, b)
+		l.blobs.KeepMade(c.ContractID, c.SynchronizerID, c.CreatedAt, b)
 	}
 	return b
 }
@@ -91,8 +92,8 @@ var ErrForgedBlob = errors.New("created event blob was not issued by this ledger
 // VerifyBlob checks that blob was issued by this ledger and returns the
 // contract ID and template it describes.
 func (l *Ledger) VerifyBlob(blob string) (coin.ContractID, string, error) {
-	if v, ok := l.blobs.verifiedOf(blob); ok {
-		return v.id, v.template, nil
+	if v, ok := l.blobs.VerifiedOf(blob); ok {
+		return v.ID, v.Template, nil
 	}
 	raw, err := base64.StdEncoding.DecodeString(blob)
 	if err != nil || len(raw) < len(blobMagic)+sha256.Size+2 || !bytes.HasPrefix(raw, blobMagic) {
@@ -109,7 +110,7 @@ func (l *Ledger) VerifyBlob(blob string) (coin.ContractID, string, error) {
 		return "", "", ErrForgedBlob
 	}
 	if keepsBlob(e.TemplateID) {
-		l.blobs.keepVerified(blob, verifiedBlob{id: e.ContractID, template: e.TemplateID})
+		l.blobs.KeepVerified(blob, blobcache.Verified{ID: e.ContractID, Template: e.TemplateID})
 	}
 	return e.ContractID, e.TemplateID, nil
 }
@@ -223,4 +224,10 @@ func (l *Ledger) createContract(ctx context.Context, kind, key, template string,
 		return nil
 	})
 	return cid, err
+}
+
+// keepsBlob reports whether blobs of template are kept (blobcache): not
+// holdings, which are many and spent soon.
+func keepsBlob(template string) bool {
+	return template != TemplateAmulet && template != TemplateLockedAmulet
 }

@@ -74,11 +74,11 @@
 //   - rewards.go, reward_collection.go: reward coupons and their
 //     collection; delegations.go: minting delegations.
 //   - traffic.go, topup.go: traffic purchases and the top-up automation's
-//     rule; sweep.go, autoaccept.go: the sweep and auto-accept automations'
-//     rules.
-//   - history.go: a party's history, whose amounts add up to its
-//     available balance's changes (HistoryItem); parties.go: onboarding
-//     and users;
+//     rule; the sweep and auto-accept automations are package
+//     ledger/autotransfer.
+//   - historykind.go: the kinds of a party's history rows, whose amounts
+//     add up to its available balance's changes (ledger/history reads
+//     them: history.Item); parties.go: onboarding and users;
 //     usercache.go: the per-process cache of who a caller is.
 //   - change.go: a change's database transaction (docs/architecture.md); txn.go: what a
 //     change records and its commit; commands.go: deduplication keys;

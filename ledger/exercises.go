@@ -30,8 +30,6 @@ type Exercise struct {
 	// exercise nested under it that parties who do not witness it see.
 	Observers []coin.PartyID `json:"observers,omitempty"`
 	Nested    *Exercise      `json:"nested,omitempty"`
-	// derivedFrom is the consumed contract of a DerivedExercise.
-	derivedFrom *LedgerContract
 }
 
 // consumingExercises are the served choices that archive the contract

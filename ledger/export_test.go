@@ -180,6 +180,6 @@ func (l *Ledger) SetAdvanceHook(f func(coin.Round)) { l.advanceHook = f }
 // FreshBlob is c's created-event blob made afresh: the kept ones are
 // forgotten first.
 func FreshBlob(l *Ledger, c *store.Contract) string {
-	l.blobs.clear()
+	l.blobs.Clear()
 	return l.blob(c)
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/airdrop"
 	"github.com/ccwallet/ccwallet/ledger/apppayments"
+	"github.com/ccwallet/ccwallet/ledger/autotransfer"
 	"github.com/ccwallet/ccwallet/ledger/delegations"
 	"github.com/ccwallet/ccwallet/ledger/devnet"
 	"github.com/ccwallet/ccwallet/ledger/history"
@@ -22,7 +23,7 @@ import (
 )
 
 // TestHistoryAddsUp is a property test of the history's invariant
-// (ledger.HistoryItem): after every step of a random sequence of every
+// (history.Item): after every step of a random sequence of every
 // operation (transfers, offers accepted, rejected, withdrawn and expired,
 // instructions accepted, rejected, withdrawn and expired, preapprovals
 // created, used, renewed and cancelled, traffic purchases, rewards, merges,
@@ -68,7 +69,7 @@ func historyAddsUp(t *testing.T, l *ledger.Ledger, clock *ledgertest.Clock, r *r
 	state := map[coin.PartyID]*seen{}
 	for _, p := range parties {
 		s := &seen{start: available(p), sum: coin.Zero}
-		items, err := history.New(l).List(ctx, p, ledger.HistoryQuery{PageSize: 1})
+		items, err := history.New(l).List(ctx, p, history.Query{PageSize: 1})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -82,7 +83,7 @@ func historyAddsUp(t *testing.T, l *ledger.Ledger, clock *ledgertest.Clock, r *r
 		t.Helper()
 		for _, p := range parties {
 			s := state[p]
-			items, err := history.New(l).List(ctx, p, ledger.HistoryQuery{PageSize: ledger.MaxHistoryPage})
+			items, err := history.New(l).List(ctx, p, history.Query{PageSize: history.MaxPage})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -289,7 +290,7 @@ func historyAddsUp(t *testing.T, l *ledger.Ledger, clock *ledgertest.Clock, r *r
 		}},
 		{"sweep", func() error {
 			a, b := pair()
-			_, err := l.Sweep(ctx, ledger.SweepConfig{Sender: a, Receiver: b, MaxBalanceUSD: coin.MustParse("1"), MinBalanceUSD: coin.MustParse("0.5"), UsePreapproval: r.IntN(2) == 0})
+			_, err := autotransfer.New(l).Sweep(ctx, autotransfer.SweepConfig{Sender: a, Receiver: b, MaxBalanceUSD: coin.MustParse("1"), MinBalanceUSD: coin.MustParse("0.5"), UsePreapproval: r.IntN(2) == 0})
 			return err
 		}},
 		{"airdrop", func() error {

@@ -47,7 +47,7 @@ func (k HistoryKind) Words() string {
 }
 
 // HistoryKinds lists the kinds a history can be filtered by
-// (HistoryQuery.Kind), in the filter's order.
+// (ledger/history's Query.Kind), in the filter's order.
 func HistoryKinds() []HistoryKind {
 	var out []HistoryKind
 	for _, h := range historyKinds {

@@ -9,6 +9,7 @@ import (
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/apiread"
 	"github.com/ccwallet/ccwallet/ledger/devnet"
+	"github.com/ccwallet/ccwallet/ledger/impersonation"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
 )
 
@@ -22,7 +23,7 @@ func TestImpersonationMarksUpdates(t *testing.T) {
 		if err := devnet.New(l).Impersonate(ctx, "admin", alice); err != nil {
 			t.Fatal(err)
 		}
-		as := ledger.ActingAs(ctx, "admin")
+		as := impersonation.ActingAs(ctx, "admin")
 		from := lastOffset(t, l)
 		if _, err := devnet.Tap(as, l, alice, coin.MustParse("5"), "imp-tap"); err != nil {
 			t.Fatal(err)

@@ -77,7 +77,7 @@ func TestInstructionAcceptDeliversExactly(t *testing.T) {
 			// Every completed transfer in both histories carries its full
 			// amount.
 			for _, p := range []coin.PartyID{sender, receiver} {
-				items, err := history.New(l).List(ctx, p, ledger.HistoryQuery{PageSize: 1000})
+				items, err := history.New(l).List(ctx, p, history.Query{PageSize: 1000})
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/ccwallet/ccwallet/coin"
+	"github.com/ccwallet/ccwallet/ledger/blobcache"
 	"github.com/ccwallet/ccwallet/store"
 )
 
@@ -92,8 +93,10 @@ type core struct {
 	knownParties sync.Map   // coin.PartyID -> struct{}; see Users().KnownParty
 	partyRows    sync.Map   // coin.PartyID -> *store.Party; see ExternalKeyOf
 	users        *userCache // onboarded users; see Users().Get (usercache.go)
-	blobs        blobCache  // long-lived contracts' created-event blobs (blobcache.go)
 	sends        sender     // one-step send batching (sendbatch.go)
+
+	// blobs are long-lived contracts' created-event blobs (contracts.go).
+	blobs blobcache.Cache
 
 	// validators are the network's validators in this process (validators.go).
 	validators validatorSet

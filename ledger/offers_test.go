@@ -224,7 +224,7 @@ func TestOfferStatusAndHistory(t *testing.T) {
 			if len(hs) != 1 || hs[0].Contract.ContractID != st.CompletedCID {
 				t.Errorf("completed contract %s is not the receiver's new holding %+v", st.CompletedCID, hs)
 			}
-			items, err := history.New(l).List(ctx, p, ledger.HistoryQuery{PageSize: 10})
+			items, err := history.New(l).List(ctx, p, history.Query{PageSize: 10})
 			if err != nil || len(items) == 0 || items[0].Subtype != "P2PPaymentCompleted" || items[0].Description != "books" {
 				t.Errorf("history of %s = %+v, %v", p, items, err)
 			}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/autotransfer"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
 	"github.com/ccwallet/ccwallet/ledger/pending"
 	"github.com/ccwallet/ccwallet/store"
@@ -152,11 +153,11 @@ func TestOffboardClosesTheWallet(t *testing.T) {
 		if n := rights(); n != 0 {
 			t.Errorf("%d validator rights after offboarding, want 0", n)
 		}
-		if res, err := l.AutoAccept(ctx, carol, []coin.PartyID{friend}); err != nil || res != (ledger.AutoAcceptResult{}) {
+		if res, err := autotransfer.New(l).AutoAccept(ctx, carol, []coin.PartyID{friend}); err != nil || res != (autotransfer.AutoAcceptResult{}) {
 			t.Errorf("auto-accept for an offboarded user = %+v, %v; want nothing", res, err)
 		}
-		sweep := ledger.SweepConfig{Sender: carol, Receiver: friend, MaxBalanceUSD: coin.MustParse("0.01"), MinBalanceUSD: coin.Zero}
-		if res, err := l.Sweep(ctx, sweep); err != nil || res.Amount.IsPositive() || res.OfferCID != "" {
+		sweep := autotransfer.SweepConfig{Sender: carol, Receiver: friend, MaxBalanceUSD: coin.MustParse("0.01"), MinBalanceUSD: coin.Zero}
+		if res, err := autotransfer.New(l).Sweep(ctx, sweep); err != nil || res.Amount.IsPositive() || res.OfferCID != "" {
 			t.Errorf("sweep of an offboarded user = %+v, %v; want nothing", res, err)
 		}
 		if b, _ := l.Balance(ctx, carol); b.EffectiveUnlocked.Cmp(coin.MustParse("49")) < 0 {
@@ -173,7 +174,7 @@ func TestOffboardClosesTheWallet(t *testing.T) {
 		if n := rights(); n != 1 {
 			t.Errorf("%d validator rights after onboarding again, want 1", n)
 		}
-		if res, err := l.AutoAccept(ctx, carol, []coin.PartyID{friend}); err != nil || res.Offers != 1 {
+		if res, err := autotransfer.New(l).AutoAccept(ctx, carol, []coin.PartyID{friend}); err != nil || res.Offers != 1 {
 			t.Errorf("auto-accept after onboarding again = %+v, %v; want the offer accepted", res, err)
 		}
 	})

@@ -77,7 +77,7 @@ func TestPreapprovalCreateAndSend(t *testing.T) {
 		if _, err := l.Preapprovals().Send(ctx, send); !ledger.IsValidation(err) {
 			t.Errorf("send to a receiver without preapproval = %v, want a validation error", err)
 		}
-		items, err := history.New(l).List(ctx, sender, ledger.HistoryQuery{PageSize: 1})
+		items, err := history.New(l).List(ctx, sender, history.Query{PageSize: 1})
 		if err != nil || len(items) != 1 || items[0].Subtype != "TransferPreapprovalSend" {
 			t.Errorf("sender history = %+v, %v", items, err)
 		}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/ccwallet/ccwallet/coin"
+	"github.com/ccwallet/ccwallet/ledger/impersonation"
 	"github.com/ccwallet/ccwallet/store"
 )
 
@@ -360,7 +361,7 @@ func (q *sender) sendMany(ctx context.Context, l *Ledger, db store.SendTx, calls
 		}
 		t := l.newChanges("transfer-preapproval-send", r)
 		t.offset = offsets[i]
-		t.actedBy = ActorOf(c.ctx)
+		t.actedBy = impersonation.ActorOf(c.ctx)
 		res, err := t.sendPreapprovedCommand(c, &reads[i])
 		if err != nil {
 			results[i].err = err

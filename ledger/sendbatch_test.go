@@ -129,7 +129,7 @@ func TestSendBatches(t *testing.T) {
 			}
 		}
 		for i, s := range senders {
-			items, err := history.New(l).List(ctx, s, ledger.HistoryQuery{PageSize: 100})
+			items, err := history.New(l).List(ctx, s, history.Query{PageSize: 100})
 			if err != nil {
 				t.Fatal(err)
 			}

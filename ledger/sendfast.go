@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/ccwallet/ccwallet/coin"
+	"github.com/ccwallet/ccwallet/ledger/impersonation"
 	"github.com/ccwallet/ccwallet/store"
 )
 
@@ -164,7 +165,7 @@ func (q *sender) sendFast(ctx context.Context, l *Ledger, calls []*sendCall) (re
 		claims[i] = store.Claim{Key: "cmd:" + call.key, Locks: partyLockKeys([]coin.PartyID{call.s.Sender})}
 		t := l.newChanges("transfer-preapproval-send", r)
 		t.offset = -int64(i + 1) // a placeholder: the claim draws it (pgbatch.fastOffsetsSQL)
-		t.actedBy = ActorOf(call.ctx)
+		t.actedBy = impersonation.ActorOf(call.ctx)
 		res, err := t.sendPreapprovedCommand(call, &reads[i])
 		if err != nil || len(t.forget) > 0 {
 			// Refused on cached reads, or a key to reuse: the reading

@@ -108,7 +108,7 @@ func (l *Ledger) OnRestore(fn func()) {
 func (d Dev) reload(ctx context.Context) error {
 	l := d.l
 	l.users.clear()
-	l.blobs.clear()
+	l.blobs.Clear()
 	l.knownParties.Clear()
 	l.partyRows.Clear()
 	// Read into a copy and change only what differs: the few readers the

@@ -22,7 +22,7 @@ import (
 type changes struct {
 	l    *Ledger
 	kind string
-	// actedBy is the admin acting as another party (impersonate.go).
+	// actedBy is the admin acting as another party (ledger/impersonation).
 	actedBy string
 	round   *store.Round
 	now     time.Time
@@ -167,7 +167,7 @@ func (t *changes) burn(amount coin.Amount) { t.burned = t.burned.Add(amount) }
 
 // HistoryDetails is the rest of the record of one transaction as a party's
 // history shows it, in the wallet API's transaction shape. Who sent and
-// received what is not here: HistoryItem's Sender and Receivers are built
+// received what is not here: history.Item's Sender and Receivers are built
 // from the amounts of the row (ledger/history's legs), so they add up to its Amount.
 // (Rows written before carry sender and receivers too; they are ignored.)
 type HistoryDetails struct {

@@ -10,6 +10,7 @@ import (
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/asyncsub"
+	"github.com/ccwallet/ccwallet/ledger/impersonation"
 	"github.com/ccwallet/ccwallet/web"
 	"github.com/google/uuid"
 )
@@ -323,7 +324,7 @@ func (s *Server) recheck(r *http.Request, k asyncsub.Submission, cmds *jsCommand
 		return rejected(err)
 	}
 	if c.actor != "" {
-		*r = *r.WithContext(ledger.ActingAs(r.Context(), c.actor))
+		*r = *r.WithContext(impersonation.ActingAs(r.Context(), c.actor))
 	}
 	if err := s.refuseUnsigned(r, c, cmds.ActAs); err != nil {
 		return rejected(err)

@@ -22,6 +22,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/impersonation"
 	"github.com/ccwallet/ccwallet/ledger/workflows"
 	"github.com/ccwallet/ccwallet/web"
 )
@@ -168,7 +169,7 @@ type caller struct {
 	// CanExecuteAsAnyParty.
 	actAs, readAs       []coin.PartyID
 	readAny, executeAny bool
-	// actor is the admin acting as actAs's party (ledger.ActingAs), "".
+	// actor is the admin acting as actAs's party (impersonation.ActingAs), "".
 	actor string
 }
 
@@ -232,7 +233,7 @@ func (s *Server) api(fn apiFunc) http.Handler {
 			} else {
 				defer done()
 				if c.actor != "" {
-					r = r.WithContext(ledger.ActingAs(r.Context(), c.actor))
+					r = r.WithContext(impersonation.ActingAs(r.Context(), c.actor))
 				}
 				err = fn(w, r, c)
 			}

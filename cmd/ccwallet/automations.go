@@ -16,6 +16,7 @@ import (
 	"github.com/ccwallet/ccwallet/handlers"
 	"github.com/ccwallet/ccwallet/jobs"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/autotransfer"
 	"github.com/ccwallet/ccwallet/ledger/devnet"
 	"github.com/ccwallet/ccwallet/ledger/workflows"
 )
@@ -97,7 +98,7 @@ func (c Config) automation() (jobs.Automation, error) {
 	for _, sender := range sortedKeys(c.WalletSweep) {
 		w := c.WalletSweep[sender]
 		key := "walletSweep." + sender
-		sc := ledger.SweepConfig{MaxBalanceUSD: w.MaxBalanceUSD, MinBalanceUSD: w.MinBalanceUSD, UsePreapproval: w.UseTransferPreapproval}
+		sc := autotransfer.SweepConfig{MaxBalanceUSD: w.MaxBalanceUSD, MinBalanceUSD: w.MinBalanceUSD, UsePreapproval: w.UseTransferPreapproval}
 		var err error
 		if sc.Sender, err = party(key, sender); err != nil {
 			return a, err

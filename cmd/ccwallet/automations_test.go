@@ -11,7 +11,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/jobs"
-	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/autotransfer"
 	"github.com/ccwallet/ccwallet/ledger/traffic"
 	"github.com/google/go-cmp/cmp"
 	dto "github.com/prometheus/client_model/go"
@@ -29,16 +29,16 @@ func TestConfigWalletAutomations(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := struct {
-		Sweeps     []ledger.SweepConfig
+		Sweeps     []autotransfer.SweepConfig
 		AutoAccept []jobs.AutoAcceptRule
 		Topup      traffic.TopupConfig
 	}{
-		[]ledger.SweepConfig{{Sender: alice, Receiver: bob, MaxBalanceUSD: coin.MustParse("100.5"), MinBalanceUSD: coin.MustParse("10"), UsePreapproval: true}},
+		[]autotransfer.SweepConfig{{Sender: alice, Receiver: bob, MaxBalanceUSD: coin.MustParse("100.5"), MinBalanceUSD: coin.MustParse("10"), UsePreapproval: true}},
 		[]jobs.AutoAcceptRule{{Receiver: bob, From: []coin.PartyID{alice}}},
 		traffic.TopupConfig{TargetThroughput: 20000, MinInterval: time.Minute},
 	}
 	got := struct {
-		Sweeps     []ledger.SweepConfig
+		Sweeps     []autotransfer.SweepConfig
 		AutoAccept []jobs.AutoAcceptRule
 		Topup      traffic.TopupConfig
 	}{a.Sweeps, a.AutoAccept, a.Topup}

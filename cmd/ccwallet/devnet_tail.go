@@ -64,7 +64,7 @@ func devnetTail(ctx context.Context, args []string, env envVars, stdout, stderr 
 	tick := time.NewTicker(*every)
 	defer tick.Stop()
 	for {
-		es, err := reads.UpdatesAfter(ctx, last, ledger.MaxUpdateEvents)
+		es, err := reads.UpdatesAfter(ctx, last, apiread.MaxUpdateEvents)
 		if err != nil {
 			if ctx.Err() != nil {
 				return nil
@@ -77,7 +77,7 @@ func devnetTail(ctx context.Context, args []string, env envVars, stdout, stderr 
 				printUpdate(stdout, e, *asJSON)
 			}
 		}
-		if len(es) == ledger.MaxUpdateEvents {
+		if len(es) == apiread.MaxUpdateEvents {
 			continue // more are waiting
 		}
 		select {
@@ -88,7 +88,7 @@ func devnetTail(ctx context.Context, args []string, env envVars, stdout, stderr 
 	}
 }
 
-func printUpdate(w io.Writer, e ledger.UpdateEvent, asJSON bool) {
+func printUpdate(w io.Writer, e apiread.UpdateEvent, asJSON bool) {
 	if asJSON {
 		m := map[string]any{"offset": e.Offset, "update_id": e.UpdateID, "kind": e.Kind, "submitter": e.Submitter,
 			"round": e.Round, "record_time": e.Time.UTC().Format(time.RFC3339Nano), "parties": e.Parties, "templates": e.Templates}

@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/ccwallet/ccwallet/coin"
-	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/history"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
 	"github.com/ccwallet/ccwallet/ledger/subscriptions"
@@ -258,7 +257,7 @@ func TestDevnetSubscriptionRequests(t *testing.T) {
 			if !second.NextPaymentDueAt.Equal(first.NextPaymentDueAt.Add(24 * time.Hour)) {
 				t.Errorf("next due %s after the renewal, want %s", second.NextPaymentDueAt, first.NextPaymentDueAt.Add(24*time.Hour))
 			}
-			hs, err := history.New(e.l).List(ctx, app, ledger.HistoryQuery{PageSize: 50})
+			hs, err := history.New(e.l).List(ctx, app, history.Query{PageSize: 50})
 			if err != nil {
 				t.Fatal(err)
 			}

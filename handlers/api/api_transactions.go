@@ -7,6 +7,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/history"
 	"github.com/ccwallet/ccwallet/web"
 )
 
@@ -47,7 +48,7 @@ var subtypeChoices = map[string][2]string{
 // transactionItem renders a history item in the shape its
 // transaction_type requires (wallet-internal.yaml
 // ListTransactionsResponseItem).
-func transactionItem(party coin.PartyID, operator coin.PartyID, it ledger.HistoryItem) map[string]any {
+func transactionItem(party coin.PartyID, operator coin.PartyID, it history.Item) map[string]any {
 	sub := map[string]any{"template_id": ledger.TemplateAmuletRules, "choice": it.Subtype}
 	if tc, ok := subtypeChoices[it.Subtype]; ok {
 		sub["template_id"], sub["choice"] = tc[0], tc[1]
@@ -58,7 +59,7 @@ func transactionItem(party coin.PartyID, operator coin.PartyID, it ledger.Histor
 	}
 	d := it.Details
 	// Sender and receivers add up, for party, to the amount the history
-	// page and the CSV show (ledger.HistoryItem).
+	// page and the CSV show (history.Item).
 	receivers := make([]map[string]string, 0, len(it.Receivers))
 	for _, r := range it.Receivers {
 		receivers = append(receivers, map[string]string{"party": string(r.Party), "amount": r.Amount.String()})
@@ -120,7 +121,7 @@ func (h *Handler) listTransactions(w http.ResponseWriter, r *http.Request) error
 	if *req.PageSize <= 0 {
 		return badRequest("page_size: must be positive")
 	}
-	q := ledger.HistoryQuery{PageSize: int(min(*req.PageSize, ledger.MaxHistoryPage))}
+	q := history.Query{PageSize: int(min(*req.PageSize, history.MaxPage))}
 	if req.BeginAfterID != nil && *req.BeginAfterID != "" {
 		id, err := strconv.ParseInt(*req.BeginAfterID, 10, 64)
 		if err != nil || id <= 0 {

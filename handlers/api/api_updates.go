@@ -117,7 +117,7 @@ func (h *Handler) updateStream(w http.ResponseWriter, r *http.Request) error {
 	// The backlog up to where the hub delivers: the stream joined first,
 	// so nothing between falls through.
 	for cur := from; cur < sub.after; {
-		es, err := h.w.APIRead.UpdatesAfter(r.Context(), cur, ledger.MaxUpdateEvents)
+		es, err := h.w.APIRead.UpdatesAfter(r.Context(), cur, apiread.MaxUpdateEvents)
 		if err != nil || len(es) == 0 {
 			break
 		}
@@ -158,12 +158,12 @@ func (h *Handler) updateStream(w http.ResponseWriter, r *http.Request) error {
 }
 
 // writeUpdateEvent writes e as an "update" event whose id is its offset.
-func writeUpdateEvent(w http.ResponseWriter, e ledger.UpdateEvent) {
+func writeUpdateEvent(w http.ResponseWriter, e apiread.UpdateEvent) {
 	b, _ := json.Marshal(updateEventOf(e)) // strings and numbers only
 	fmt.Fprintf(w, "id: %d\nevent: update\ndata: %s\n\n", e.Offset, b)
 }
 
-func updateEventOf(e ledger.UpdateEvent) updateEvent {
+func updateEventOf(e apiread.UpdateEvent) updateEvent {
 	out := updateEvent{Offset: e.Offset, UpdateID: e.UpdateID, Kind: e.Kind, Submitter: e.Submitter, Round: int64(e.Round), ActedBy: e.ActedBy,
 		RecordTime: e.Time.UTC().Format(time.RFC3339Nano), Parties: make([]string, len(e.Parties)), Templates: e.Templates}
 	for i, p := range e.Parties {
@@ -192,7 +192,7 @@ type updateSub struct {
 	user     string
 	party    coin.PartyID // "" for all (admins only)
 	template string
-	ch       chan ledger.UpdateEvent
+	ch       chan apiread.UpdateEvent
 	lagged   chan struct{} // closed by the hub when ch overflowed
 	isLagged bool
 	after    int64 // the stream gets every update after this offset
@@ -238,7 +238,7 @@ func (hub *updateHub) join(user string, party coin.PartyID, template string, sta
 	case len(hub.subs) >= hub.total:
 		return nil, "the server has too many update streams open; retry later"
 	}
-	sub := &updateSub{user: user, party: party, template: template, ch: make(chan ledger.UpdateEvent, updateStreamBuffer), lagged: make(chan struct{})}
+	sub := &updateSub{user: user, party: party, template: template, ch: make(chan apiread.UpdateEvent, updateStreamBuffer), lagged: make(chan struct{})}
 	hub.subs[sub] = struct{}{}
 	hub.byUser[user]++
 	if !hub.running {
@@ -283,7 +283,7 @@ func (hub *updateHub) poll() bool {
 		}
 		after := hub.last
 		hub.mu.Unlock()
-		es, err := hub.reads.UpdatesAfter(ctx, after, ledger.MaxUpdateEvents)
+		es, err := hub.reads.UpdatesAfter(ctx, after, apiread.MaxUpdateEvents)
 		if err != nil || len(es) == 0 {
 			return true // an error: the next tick tries again
 		}
@@ -297,18 +297,18 @@ func (hub *updateHub) poll() bool {
 		}
 		hub.last = es[len(es)-1].Offset
 		hub.mu.Unlock()
-		if len(es) < ledger.MaxUpdateEvents {
+		if len(es) < apiread.MaxUpdateEvents {
 			return true
 		}
 	}
 }
 
-func (sub *updateSub) matches(e *ledger.UpdateEvent) bool {
+func (sub *updateSub) matches(e *apiread.UpdateEvent) bool {
 	return e.Matches(sub.party, sub.template)
 }
 
 // send never blocks the hub: a full stream is marked lagged and closed.
-func (sub *updateSub) send(e ledger.UpdateEvent) {
+func (sub *updateSub) send(e apiread.UpdateEvent) {
 	if sub.isLagged {
 		return
 	}

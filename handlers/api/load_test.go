@@ -18,7 +18,6 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/handlers/handlerstest"
-	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/history"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
 	"github.com/ccwallet/ccwallet/store"
@@ -178,7 +177,7 @@ func TestConcurrentHTTPLoad(t *testing.T) {
 		for _, p := range ps {
 			var before int64
 			for {
-				items, err := history.New(e.l).List(ctx, p, ledger.HistoryQuery{BeforeID: before, PageSize: ledger.MaxHistoryPage})
+				items, err := history.New(e.l).List(ctx, p, history.Query{BeforeID: before, PageSize: history.MaxPage})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -187,7 +186,7 @@ func TestConcurrentHTTPLoad(t *testing.T) {
 						n++
 					}
 				}
-				if len(items) < ledger.MaxHistoryPage {
+				if len(items) < history.MaxPage {
 					break
 				}
 				before = items[len(items)-1].ID

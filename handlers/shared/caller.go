@@ -8,8 +8,8 @@ import (
 	"context"
 
 	"github.com/ccwallet/ccwallet/coin"
-	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/devnet"
+	"github.com/ccwallet/ccwallet/ledger/impersonation"
 	"github.com/ccwallet/ccwallet/web"
 )
 
@@ -42,5 +42,5 @@ func ActingAs(ctx context.Context, dev *devnet.Service, user string, party coin.
 	if err := dev.Impersonate(ctx, user, party); err != nil {
 		return ctx, err
 	}
-	return WithParty(ledger.ActingAs(ctx, user), party), nil
+	return WithParty(impersonation.ActingAs(ctx, user), party), nil
 }

@@ -15,7 +15,7 @@ const balancePoints = 30
 
 // balanceChart draws Home's chart of party's balance b over its last
 // changes, items (newest first; the first balancePoints are drawn).
-func balanceChart(b ledger.Balance, items []ledger.HistoryItem) views.Chart {
+func balanceChart(b ledger.Balance, items []history.Item) views.Chart {
 	ps := history.BalanceSeries(b, items[:min(len(items), balancePoints)])
 	pts := make([]views.ChartPoint, len(ps))
 	for i, p := range ps {

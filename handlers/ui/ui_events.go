@@ -115,7 +115,7 @@ func partyMark(ctx context.Context, l *ledger.Ledger, party coin.PartyID) (mark,
 }
 
 func latestHistoryID(ctx context.Context, l *ledger.Ledger, party coin.PartyID) (int64, error) {
-	items, err := history.New(l).List(ctx, party, ledger.HistoryQuery{PageSize: 1})
+	items, err := history.New(l).List(ctx, party, history.Query{PageSize: 1})
 	if err != nil || len(items) == 0 {
 		return 0, err
 	}

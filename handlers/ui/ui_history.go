@@ -13,6 +13,7 @@ import (
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/featured"
+	"github.com/ccwallet/ccwallet/ledger/history"
 	"github.com/ccwallet/ccwallet/views"
 	"github.com/ccwallet/ccwallet/web"
 )
@@ -30,9 +31,9 @@ func historyKinds() []string {
 }
 
 // historyFilter reads kind, counterparty and before from the query.
-func historyFilter(r *http.Request) (ledger.HistoryQuery, error) {
+func historyFilter(r *http.Request) (history.Query, error) {
 	q := r.URL.Query()
-	hq := ledger.HistoryQuery{Kind: ledger.HistoryKind(strings.TrimSpace(q.Get("kind")))}
+	hq := history.Query{Kind: ledger.HistoryKind(strings.TrimSpace(q.Get("kind")))}
 	if hq.Kind != "" && !slices.Contains(ledger.HistoryKinds(), hq.Kind) {
 		return hq, badRequest("kind: unknown kind " + strconv.Quote(string(hq.Kind)) + "; choose one from the list")
 	}
@@ -53,7 +54,7 @@ func historyFilter(r *http.Request) (ledger.HistoryQuery, error) {
 	return hq, nil
 }
 
-func historyHref(path string, hq ledger.HistoryQuery, before int64) string {
+func historyHref(path string, hq history.Query, before int64) string {
 	v := url.Values{}
 	if hq.Kind != "" {
 		v.Set("kind", string(hq.Kind))
@@ -79,12 +80,12 @@ func (h *Handler) uiHistory(w http.ResponseWriter, r *http.Request, s *web.Sessi
 	if err != nil {
 		msg, _ := inline(err)
 		m.Error, status = msg, http.StatusUnprocessableEntity
-		hq = ledger.HistoryQuery{}
+		hq = history.Query{}
 	}
 	if hq.BeforeID != 0 { // on the newest page already: no link to it
-		m.FirstHref = historyHref("/history", ledger.HistoryQuery{Kind: hq.Kind, Counterparty: hq.Counterparty}, 0)
+		m.FirstHref = historyHref("/history", history.Query{Kind: hq.Kind, Counterparty: hq.Counterparty}, 0)
 	}
-	m.CSVHref = historyHref("/history.csv", ledger.HistoryQuery{Kind: hq.Kind, Counterparty: hq.Counterparty}, 0)
+	m.CSVHref = historyHref("/history.csv", history.Query{Kind: hq.Kind, Counterparty: hq.Counterparty}, 0)
 	if err == nil {
 		hq.PageSize = historyPageSize
 		page, err := h.w.History.Page(r.Context(), uiParty(r), hq)
@@ -108,7 +109,7 @@ func (h *Handler) uiHistory(w http.ResponseWriter, r *http.Request, s *web.Sessi
 	return render(w, r, status, views.HistoryPage(m))
 }
 
-func historyRow(it ledger.HistoryItem) views.HistoryRow {
+func historyRow(it history.Item) views.HistoryRow {
 	row := views.HistoryRow{
 		ID: it.ID, Label: historyLabel(it.Subtype), At: it.Time, Kind: string(it.Kind), Subtype: it.Subtype,
 		Counterparty: views.P(it.Counterparty), Amount: it.Amount.String(), Fees: it.Fees.String(),
@@ -139,7 +140,7 @@ func (h *Handler) uiHistoryCSV(w http.ResponseWriter, r *http.Request, s *web.Se
 		return err
 	}
 	hq.BeforeID = 0
-	hq.PageSize = ledger.MaxHistoryPage
+	hq.PageSize = history.MaxPage
 	w.Header().Set("Content-Type", "text/csv; charset=utf-8")
 	w.Header().Set("Content-Disposition", `attachment; filename="ccwallet-history.csv"`)
 	w.Header().Set("Cache-Control", "no-store")

@@ -11,6 +11,7 @@ import (
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/devnet"
+	"github.com/ccwallet/ccwallet/ledger/history"
 	"github.com/ccwallet/ccwallet/ledger/pending"
 	"github.com/ccwallet/ccwallet/views"
 	"github.com/ccwallet/ccwallet/web"
@@ -200,7 +201,7 @@ func (h *Handler) homeModel(ctx context.Context, s *web.Session, party coin.Part
 	})
 	// One read of the last changes serves the balance chart and the recent
 	// activity (its first few), beside the holdings' read.
-	changes, changesErr := h.w.History.List(ctx, party, ledger.HistoryQuery{PageSize: max(balancePoints, views.HomeRecent)})
+	changes, changesErr := h.w.History.List(ctx, party, history.Query{PageSize: max(balancePoints, views.HomeRecent)})
 	o, err := overview()
 	b := o.Balance
 	if err = cmp.Or(err, changesErr); err != nil {

@@ -8,6 +8,7 @@ import (
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/delegations"
+	"github.com/ccwallet/ccwallet/ledger/history"
 	"github.com/ccwallet/ccwallet/views"
 	"github.com/ccwallet/ccwallet/web"
 )
@@ -118,7 +119,7 @@ func mintingRow(d ledger.MintingDelegation, now time.Time) views.MintingDelegati
 // delegateActivityRow is one history row of a delegate's work: its
 // description says what was done ("minted 3 reward coupons", "merged 4
 // holdings"); minting also shows the amount it added (a merge adds none).
-func delegateActivityRow(it ledger.HistoryItem) views.DelegateActivityRow {
+func delegateActivityRow(it history.Item) views.DelegateActivityRow {
 	row := views.DelegateActivityRow{Time: it.Time, What: it.Description}
 	if it.Amount.IsPositive() {
 		row.Amount = it.Amount.String()

@@ -39,7 +39,7 @@ func rewardsWallet(t *testing.T, e *handlerstest.UIEnv, b *handlerstest.Browser)
 		t.Fatal(err)
 	}
 	seed(ledger.RewardLiveness, "0")
-	page, err := history.New(e.L).Page(ctx, u.Party, ledger.HistoryQuery{PageSize: 50, Kind: "balance_change"})
+	page, err := history.New(e.L).Page(ctx, u.Party, history.Query{PageSize: 50, Kind: "balance_change"})
 	if err != nil {
 		t.Fatal(err)
 	}

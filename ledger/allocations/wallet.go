@@ -11,6 +11,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/history"
 	"github.com/ccwallet/ccwallet/store"
 	"github.com/uptrace/bun"
 )
@@ -159,7 +160,7 @@ const finishedScan = 200
 // party sent or received that ended (executed, withdrawn, cancelled or
 // expired) among its newest history rows.
 func (s *Service) FinishedAllocations(ctx context.Context, party coin.PartyID, limit int) ([]FinishedAllocation, error) {
-	items, err := s.history.List(ctx, party, ledger.HistoryQuery{PageSize: finishedScan})
+	items, err := s.history.List(ctx, party, history.Query{PageSize: finishedScan})
 	if err != nil {
 		return nil, err
 	}

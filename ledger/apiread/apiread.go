@@ -23,6 +23,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/effects"
 	"github.com/ccwallet/ccwallet/store"
 	"github.com/uptrace/bun"
 )
@@ -222,16 +223,17 @@ func (s *Service) Updates(ctx context.Context, f ContractFilter, after, upto int
 				add(s.l.HoldingLedgerContract(h))
 			}
 		}
+		derivedFrom := make([]*ledger.LedgerContract, len(ups))
 		for i := range ups {
 			if ups[i].Exercise == nil {
-				ups[i].Exercise = ups[i].DerivedExercise()
+				ups[i].Exercise, derivedFrom[i] = effects.DerivedExercise(ups[i])
 			}
 		}
 		if err := s.addDescendants(ctx, tx, f, ups); err != nil {
 			return err
 		}
 		for i := range ups {
-			ups[i].DeriveResult()
+			effects.DeriveResult(ups[i], derivedFrom[i])
 		}
 		return nil
 	}()

@@ -10,11 +10,11 @@ import (
 )
 
 // UpdatesAfter returns the updates committed after offset after, oldest
-// first, at most limit (bounded by ledger.MaxUpdateEvents), as a developer
+// first, at most limit (bounded by MaxUpdateEvents), as a developer
 // watches them (the wallet API's update stream, devnet tail).
-func (s *Service) UpdatesAfter(ctx context.Context, after int64, limit int) ([]ledger.UpdateEvent, error) {
-	if limit <= 0 || limit > ledger.MaxUpdateEvents {
-		limit = ledger.MaxUpdateEvents
+func (s *Service) UpdatesAfter(ctx context.Context, after int64, limit int) ([]UpdateEvent, error) {
+	if limit <= 0 || limit > MaxUpdateEvents {
+		limit = MaxUpdateEvents
 	}
 	us, err := store.UpdatesAfter(ctx, s.l.DB(), after, limit)
 	if err != nil || len(us) == 0 {
@@ -46,9 +46,9 @@ func (s *Service) UpdatesAfter(ctx context.Context, after int64, limit int) ([]l
 			add(templates, t.Offset, t.Template)
 		}
 	}
-	out := make([]ledger.UpdateEvent, 0, len(us))
+	out := make([]UpdateEvent, 0, len(us))
 	for _, u := range us {
-		e := ledger.UpdateEvent{Offset: u.OffsetID, UpdateID: u.UpdateID, Kind: u.Kind, Submitter: u.Submitter, Round: u.Round, Time: u.RecordTime,
+		e := UpdateEvent{Offset: u.OffsetID, UpdateID: u.UpdateID, Kind: u.Kind, Submitter: u.Submitter, Round: u.Round, Time: u.RecordTime,
 			ActedBy: u.ActedBy, Parties: []coin.PartyID{}, Templates: []string{}}
 		ps := parties[u.OffsetID]
 		if u.Submitter != "" {

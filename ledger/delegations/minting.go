@@ -169,10 +169,10 @@ var delegateActivitySubtypes = map[string]bool{
 // the DSO as counterparty) and merges (rows with the operator). Each side
 // is read from its latest page of history only, so older activity behind
 // many other rows is not shown.
-func (s *Service) DelegateActivity(ctx context.Context, beneficiary coin.PartyID, n int) ([]ledger.HistoryItem, error) {
-	var out []ledger.HistoryItem
+func (s *Service) DelegateActivity(ctx context.Context, beneficiary coin.PartyID, n int) ([]history.Item, error) {
+	var out []history.Item
 	for _, by := range []coin.PartyID{s.l.DSO(), s.l.Operator()} {
-		items, err := s.history.List(ctx, beneficiary, ledger.HistoryQuery{PageSize: 100, Counterparty: by})
+		items, err := s.history.List(ctx, beneficiary, history.Query{PageSize: 100, Counterparty: by})
 		if err != nil {
 			return nil, err
 		}
@@ -182,7 +182,7 @@ func (s *Service) DelegateActivity(ctx context.Context, beneficiary coin.PartyID
 			}
 		}
 	}
-	slices.SortFunc(out, func(a, b ledger.HistoryItem) int { return cmp.Compare(b.ID, a.ID) })
+	slices.SortFunc(out, func(a, b history.Item) int { return cmp.Compare(b.ID, a.ID) })
 	return out[:min(n, len(out))], nil
 }
 

@@ -5,7 +5,7 @@
 // snapshots (the whole network saved under a name, restored later),
 // scenarios (a network's state as a file that Seed creates all of or
 // nothing of and Dump writes), and the rule of impersonation (which admin
-// may act as which party; the core records it with ledger.ActingAs).
+// may act as which party; the core records it with impersonation.ActingAs).
 // Every Service method refuses (ledger.ErrDisabled) unless the ledger
 // runs a development network.
 package devnet

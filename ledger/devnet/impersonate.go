@@ -12,7 +12,7 @@ import (
 // network, only a wallet admin, only a party this ledger knows. It is the
 // one rule; the JSON APIs (a token's ccwallet_act_as claim) and the web
 // wallet's "view as" both ask it on every request, then mark the request
-// with ledger.ActingAs, which the core records in acted_by.
+// with impersonation.ActingAs, which the core records in acted_by.
 func (s *Service) Impersonate(ctx context.Context, user string, party coin.PartyID) error {
 	if _, err := s.l.Dev(); err != nil {
 		return fmt.Errorf("%w: acting as another party is only available on a development network", ledger.ErrDisabled)

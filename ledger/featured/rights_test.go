@@ -105,7 +105,7 @@ func TestSelfGrantFeaturedAppRightOutsideDevNet(t *testing.T) {
 // wantHistory fails unless party's history has n rows of subtype.
 func wantHistory(t *testing.T, l *ledger.Ledger, party coin.PartyID, subtype string, n int) {
 	t.Helper()
-	items, err := history.New(l).List(context.Background(), party, ledger.HistoryQuery{PageSize: 100})
+	items, err := history.New(l).List(context.Background(), party, history.Query{PageSize: 100})
 	if err != nil {
 		t.Fatal(err)
 	}

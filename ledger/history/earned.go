@@ -5,7 +5,6 @@ import (
 	"errors"
 
 	"github.com/ccwallet/ccwallet/coin"
-	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/store"
 )
 
@@ -21,7 +20,7 @@ const MaxEarnedGroups = 500
 // entries follow items; if not, the page takes every older coupon too.
 // partial reports that there were more than MaxEarnedGroups groups, the
 // oldest left out.
-func (s *Service) earned(ctx context.Context, party coin.PartyID, before int64, items []ledger.HistoryItem, older bool) (earned []ledger.EarnedReward, partial bool, err error) {
+func (s *Service) earned(ctx context.Context, party coin.PartyID, before int64, items []Item, older bool) (earned []EarnedReward, partial bool, err error) {
 	db := s.l.DB()
 	var upTo int64
 	var to coin.Round
@@ -54,14 +53,14 @@ func (s *Service) earned(ctx context.Context, party coin.PartyID, before int64, 
 	}
 	at := map[key]int{}
 	rules := s.l.Rules()
-	var out []ledger.EarnedReward
+	var out []EarnedReward
 	for _, g := range gs {
 		k := key{g.Round, g.Kind}
 		i, ok := at[k]
 		if !ok {
 			i = len(out)
 			at[k] = i
-			out = append(out, ledger.EarnedReward{Round: g.Round, Kind: g.Kind})
+			out = append(out, EarnedReward{Round: g.Round, Kind: g.Kind})
 		}
 		e := &out[i]
 		e.Coupons += g.Coupons

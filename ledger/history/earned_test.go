@@ -32,7 +32,7 @@ func TestHistoryPageRewards(t *testing.T) {
 		ledgertest.Mint(t, l, p, "30")
 		seed(ledger.RewardLiveness, "0")
 
-		describe := func(it ledger.HistoryItem) string {
+		describe := func(it history.Item) string {
 			if it.Reward != nil {
 				return fmt.Sprintf("reward %s r%d x%d %s", it.Reward.Kind, it.Round, it.Reward.Coupons, it.Reward.Amount)
 			}
@@ -41,7 +41,7 @@ func TestHistoryPageRewards(t *testing.T) {
 		walk := func(size int) []string {
 			t.Helper()
 			var out []string
-			q := ledger.HistoryQuery{PageSize: size}
+			q := history.Query{PageSize: size}
 			for range 50 {
 				page, err := history.New(l).Page(ctx, p, q)
 				if err != nil {
@@ -81,7 +81,7 @@ func TestHistoryPageRewards(t *testing.T) {
 				t.Errorf("pages of %d: %q, want %q", size, got, all)
 			}
 		}
-		page, err := history.New(l).Page(ctx, p, ledger.HistoryQuery{PageSize: 100, Kind: "balance_change"})
+		page, err := history.New(l).Page(ctx, p, history.Query{PageSize: 100, Kind: "balance_change"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -104,7 +104,7 @@ func TestHistoryPageRewardsBounded(t *testing.T) {
 		for i := range history.MaxEarnedGroups + 1 {
 			seed(ledger.RewardApp, fmt.Sprintf("0.%04d", i+1))
 		}
-		page, err := history.New(l).Page(ctx, p, ledger.HistoryQuery{PageSize: 10})
+		page, err := history.New(l).Page(ctx, p, history.Query{PageSize: 10})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -2,7 +2,7 @@
 // entries a page at a time (List, with the kind and counterparty
 // filters), the web page's pages with the rewards earned among them
 // (Page) and the balance chart's points (BalanceSeries). The history's
-// rows and what they mean (ledger.HistoryItem: they add up to the
+// rows and what they mean (Item: they add up to the
 // balance's changes) are the core's, which writes them in each change.
 package history
 
@@ -24,18 +24,18 @@ func New(l *ledger.Ledger) *Service { return &Service{l: l} }
 
 // List returns a page of party's history, newest first. Pages are keyed
 // by entry id, so they stay stable while new transactions arrive.
-func (s *Service) List(ctx context.Context, party coin.PartyID, q ledger.HistoryQuery) ([]ledger.HistoryItem, error) {
+func (s *Service) List(ctx context.Context, party coin.PartyID, q Query) ([]Item, error) {
 	if q.PageSize <= 0 {
 		return nil, ledger.Invalid("page_size", "must be positive")
 	}
-	if q.PageSize > ledger.MaxHistoryPage {
-		q.PageSize = ledger.MaxHistoryPage
+	if q.PageSize > MaxPage {
+		q.PageSize = MaxPage
 	}
 	es, err := store.History(ctx, s.l.DB(), store.HistoryFilter{Party: party, BeforeID: q.BeforeID, Limit: q.PageSize, Kind: string(q.Kind), Counterparty: string(q.Counterparty)})
 	if err != nil {
 		return nil, err
 	}
-	out := make([]ledger.HistoryItem, 0, len(es))
+	out := make([]Item, 0, len(es))
 	for _, e := range es {
 		sender, receivers := legs(&e)
 		if e.Party != party && e.CounterAmount != nil {
@@ -45,7 +45,7 @@ func (s *Service) List(ctx context.Context, party coin.PartyID, q ledger.History
 				e.Fees = *e.CounterFees
 			}
 		}
-		it := ledger.HistoryItem{
+		it := Item{
 			ID: e.ID, UpdateOffset: e.OffsetID, Kind: ledger.HistoryKind(e.Kind), Subtype: e.Subtype, Counterparty: coin.PartyID(e.Counterparty),
 			Amount: e.Amount, Fees: e.Fees, Description: e.Description, Round: e.Round, Time: e.RecordTime,
 			Sender: sender, Receivers: receivers,

@@ -35,7 +35,7 @@ func TestHistoryBothSides(t *testing.T) {
 		send(a, c, "3", "a to c")
 		self := send(a, a, "1", "a to a")
 
-		all := func(p coin.PartyID, q ledger.HistoryQuery) []ledger.HistoryItem {
+		all := func(p coin.PartyID, q history.Query) []history.Item {
 			t.Helper()
 			items, err := history.New(l).List(ctx, p, q)
 			if err != nil {
@@ -43,7 +43,7 @@ func TestHistoryBothSides(t *testing.T) {
 			}
 			return items
 		}
-		transfers := func(items []ledger.HistoryItem) (out []string) {
+		transfers := func(items []history.Item) (out []string) {
 			for _, it := range items {
 				if it.Kind == "transfer" {
 					out = append(out, fmt.Sprintf("%s %s %s %s", it.Description, it.Counterparty, it.Amount, it.Fees))
@@ -71,37 +71,37 @@ func TestHistoryBothSides(t *testing.T) {
 			c: {fmt.Sprintf("a to c %s %s %s", a, "3.0000000000", "0.0000000000")},
 		}
 		for p, w := range want {
-			got := transfers(all(p, ledger.HistoryQuery{PageSize: 100}))
+			got := transfers(all(p, history.Query{PageSize: 100}))
 			if fmt.Sprint(got) != fmt.Sprint(w) {
 				t.Errorf("history of %s:\n got %q\nwant %q", p.Hint(), got, w)
 			}
 		}
 
 		// One row for both sides: the same id on each.
-		ida, idb := all(a, ledger.HistoryQuery{PageSize: 100}), all(b, ledger.HistoryQuery{PageSize: 100})
+		ida, idb := all(a, history.Query{PageSize: 100}), all(b, history.Query{PageSize: 100})
 		if ida[3].ID != idb[1].ID || ida[2].ID != idb[0].ID {
 			t.Errorf("a and b read different rows for their transfers: %d/%d, %d/%d", ida[3].ID, idb[1].ID, ida[2].ID, idb[0].ID)
 		}
 
 		// The counterparty filter finds both directions, from both sides.
-		if got := transfers(all(a, ledger.HistoryQuery{PageSize: 100, Counterparty: b})); len(got) != 2 || got[0] != want[a][2] || got[1] != want[a][3] {
+		if got := transfers(all(a, history.Query{PageSize: 100, Counterparty: b})); len(got) != 2 || got[0] != want[a][2] || got[1] != want[a][3] {
 			t.Errorf("a's history with b = %q", got)
 		}
-		if got := transfers(all(b, ledger.HistoryQuery{PageSize: 100, Counterparty: a})); fmt.Sprint(got) != fmt.Sprint(want[b]) {
+		if got := transfers(all(b, history.Query{PageSize: 100, Counterparty: a})); fmt.Sprint(got) != fmt.Sprint(want[b]) {
 			t.Errorf("b's history with a = %q", got)
 		}
-		if got := all(c, ledger.HistoryQuery{PageSize: 100, Counterparty: b}); len(got) != 0 {
+		if got := all(c, history.Query{PageSize: 100, Counterparty: b}); len(got) != 0 {
 			t.Errorf("c's history with b = %+v, want none", got)
 		}
-		if got := all(b, ledger.HistoryQuery{PageSize: 100, Kind: "transfer"}); len(got) != 2 {
+		if got := all(b, history.Query{PageSize: 100, Kind: "transfer"}); len(got) != 2 {
 			t.Errorf("b's transfers = %d rows, want 2", len(got))
 		}
 
 		// Pages of one walk the same rows in the same order.
-		full := all(a, ledger.HistoryQuery{PageSize: 100})
+		full := all(a, history.Query{PageSize: 100})
 		var before int64
 		for i := 0; ; i++ {
-			page := all(a, ledger.HistoryQuery{PageSize: 1, BeforeID: before})
+			page := all(a, history.Query{PageSize: 1, BeforeID: before})
 			if len(page) == 0 {
 				if i != len(full) {
 					t.Errorf("paged %d rows, want %d", i, len(full))
@@ -148,7 +148,7 @@ func TestHistoryOwnActions(t *testing.T) {
 		}
 		notes := func(p coin.PartyID) string {
 			t.Helper()
-			items, err := history.New(l).List(ctx, p, ledger.HistoryQuery{PageSize: 10, Kind: "notification"})
+			items, err := history.New(l).List(ctx, p, history.Query{PageSize: 10, Kind: "notification"})
 			if err != nil {
 				t.Fatal(err)
 			}

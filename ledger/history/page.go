@@ -13,7 +13,7 @@ import (
 // their update IDs and, when unfiltered, the rewards earned among them as
 // items of kind "reward".
 type Page struct {
-	Items []ledger.HistoryItem
+	Items []Item
 	// NextBefore is the before cursor of the next (older) page, 0 when
 	// there is none.
 	NextBefore int64
@@ -26,9 +26,9 @@ type Page struct {
 // each item's update ID and the rewards the party earned in between (they
 // change no balance, so they add nothing to the history's sums: their
 // Amount is zero and the reward's own amount is in Reward).
-func (s *Service) Page(ctx context.Context, party coin.PartyID, q ledger.HistoryQuery) (Page, error) {
-	if q.PageSize <= 0 || q.PageSize >= ledger.MaxHistoryPage {
-		return Page{}, ledger.Invalid("page_size", "must be from 1 to %d", ledger.MaxHistoryPage-1)
+func (s *Service) Page(ctx context.Context, party coin.PartyID, q Query) (Page, error) {
+	if q.PageSize <= 0 || q.PageSize >= MaxPage {
+		return Page{}, ledger.Invalid("page_size", "must be from 1 to %d", MaxPage-1)
 	}
 	size := q.PageSize
 	q.PageSize++
@@ -63,7 +63,7 @@ func (s *Service) Page(ctx context.Context, party coin.PartyID, q ledger.History
 		return Page{}, err
 	}
 	// Both newest first: a reward goes above the entries of older updates.
-	page.Items = make([]ledger.HistoryItem, 0, len(items)+len(earned))
+	page.Items = make([]Item, 0, len(items)+len(earned))
 	for _, it := range items {
 		for len(earned) > 0 && earned[0].Offset > it.UpdateOffset {
 			page.Items = append(page.Items, rewardItem(earned[0]))
@@ -77,8 +77,8 @@ func (s *Service) Page(ctx context.Context, party coin.PartyID, q ledger.History
 	return page, nil
 }
 
-func rewardItem(e ledger.EarnedReward) ledger.HistoryItem {
-	return ledger.HistoryItem{Kind: ledger.HistoryReward, Subtype: e.Kind, UpdateOffset: e.Offset, Round: e.Round, Time: e.Time, UpdateID: e.UpdateID, Reward: &e}
+func rewardItem(e EarnedReward) Item {
+	return Item{Kind: ledger.HistoryReward, Subtype: e.Kind, UpdateOffset: e.Offset, Round: e.Round, Time: e.Time, UpdateID: e.UpdateID, Reward: &e}
 }
 
 // BalancePoint is a party's available balance right after one of its
@@ -94,10 +94,10 @@ type BalancePoint struct {
 // items, its latest history entries as List returns them (newest
 // first), oldest first: walked back from b, its balance now
 // (BalanceAndHoldings), by the entries' Amounts, which add up to the
-// changes of that sum (HistoryItem). The two are read apart (at once, on
+// changes of that sum (Item). The two are read apart (at once, on
 // the home page), so an entry written between the reads shifts the points
 // until the next read; nothing is stored.
-func BalanceSeries(b ledger.Balance, items []ledger.HistoryItem) []BalancePoint {
+func BalanceSeries(b ledger.Balance, items []Item) []BalancePoint {
 	out := make([]BalancePoint, len(items))
 	bal := b.EffectiveUnlocked.Add(b.HoldingFees)
 	for i, it := range items {

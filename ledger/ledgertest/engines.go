@@ -61,7 +61,7 @@ func HistoryLens(t testing.TB, l *ledger.Ledger, ps ...coin.PartyID) []int {
 	t.Helper()
 	var out []int
 	for _, p := range ps {
-		items, err := history.New(l).List(context.Background(), p, ledger.HistoryQuery{PageSize: 1000})
+		items, err := history.New(l).List(context.Background(), p, history.Query{PageSize: 1000})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -13,7 +13,7 @@ import (
 // HistorySubtypes is p's history's subtypes, newest first.
 func HistorySubtypes(t *testing.T, l *ledger.Ledger, p coin.PartyID) []string {
 	t.Helper()
-	items, err := history.New(l).List(context.Background(), p, ledger.HistoryQuery{PageSize: ledger.MaxHistoryPage})
+	items, err := history.New(l).List(context.Background(), p, history.Query{PageSize: history.MaxPage})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -92,7 +92,7 @@ func TestPruneChangesNothingVisible(t *testing.T) {
 					if err != nil {
 						t.Fatal(err)
 					}
-					h, err := history.New(l).List(ctx, party, ledger.HistoryQuery{PageSize: 100})
+					h, err := history.New(l).List(ctx, party, history.Query{PageSize: 100})
 					if err != nil {
 						t.Fatal(err)
 					}

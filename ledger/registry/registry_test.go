@@ -103,7 +103,7 @@ func TestWalletAndRegistryAgreeOnTheRound(t *testing.T) {
 		if _, err := l.Transfer(ctx, ledger.TransferRequest{Sender: a, Receiver: b, Amount: coin.MustParse("1")}); err != nil {
 			t.Fatal(err)
 		}
-		if h, err := history.New(l).List(ctx, a, ledger.HistoryQuery{PageSize: 1}); err != nil || len(h) != 1 || h[0].Round != 2 {
+		if h, err := history.New(l).List(ctx, a, history.Query{PageSize: 1}); err != nil || len(h) != 1 || h[0].Round != 2 {
 			t.Errorf("the transfer's round = %+v, %v; want 2", h, err)
 		}
 		f, err := reg.TransferFactoryFor(ctx, a, b)

@@ -341,14 +341,14 @@ func TestSubscriptionLockCoversHoldingFees(t *testing.T) {
 		if subs := f.subs(t); len(subs) != 1 {
 			t.Fatalf("advancing did not collect: %+v", subs)
 		}
-		hs, err := history.New(l).List(ctx, f.provider, ledger.HistoryQuery{PageSize: 10})
+		hs, err := history.New(l).List(ctx, f.provider, history.Query{PageSize: 10})
 		if err != nil {
 			t.Fatal(err)
 		}
 		if len(hs) == 0 || hs[0].Subtype != "SubscriptionInitialPayment_Collect" || hs[0].Amount.String() != cc("10") {
 			t.Fatalf("the receiver's newest history = %+v, want the collection of exactly 10", hs)
 		}
-		sh, err := history.New(l).List(ctx, f.sender, ledger.HistoryQuery{PageSize: 10})
+		sh, err := history.New(l).List(ctx, f.sender, history.Query{PageSize: 10})
 		if err != nil {
 			t.Fatal(err)
 		}

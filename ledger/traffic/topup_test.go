@@ -10,6 +10,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/autotransfer"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
 	"github.com/ccwallet/ccwallet/ledger/pending"
 	"github.com/ccwallet/ccwallet/ledger/traffic"
@@ -126,7 +127,7 @@ func TestWalletAutomationsConcurrent(t *testing.T) {
 		ctx := context.Background()
 		sender, receiver := ledgertest.Party(t, l), ledgertest.Party(t, l)
 		ledgertest.Mint(t, l, sender, "1000")
-		sweep := ledger.SweepConfig{Sender: sender, Receiver: receiver, MaxBalanceUSD: coin.MustParse("4"), MinBalanceUSD: coin.MustParse("1")}
+		sweep := autotransfer.SweepConfig{Sender: sender, Receiver: receiver, MaxBalanceUSD: coin.MustParse("4"), MinBalanceUSD: coin.MustParse("1")}
 		// A second sender sweeps through the receiver's preapproval.
 		sender2 := ledgertest.Party(t, l)
 		ledgertest.Mint(t, l, sender2, "1000")
@@ -140,7 +141,7 @@ func TestWalletAutomationsConcurrent(t *testing.T) {
 		errs := make(chan error, 6)
 		for range 2 {
 			wg.Go(func() {
-				_, err := l.Sweep(ctx, sweep)
+				_, err := autotransfer.New(l).Sweep(ctx, sweep)
 				errs <- err
 			})
 			wg.Go(func() {
@@ -148,7 +149,7 @@ func TestWalletAutomationsConcurrent(t *testing.T) {
 				errs <- err
 			})
 			wg.Go(func() {
-				_, err := l.Sweep(ctx, sweep2)
+				_, err := autotransfer.New(l).Sweep(ctx, sweep2)
 				errs <- err
 			})
 		}

@@ -16,6 +16,7 @@ import (
 	"github.com/ccwallet/ccwallet/ledger/apiread"
 	"github.com/ccwallet/ccwallet/ledger/apppayments"
 	"github.com/ccwallet/ccwallet/ledger/asyncsub"
+	"github.com/ccwallet/ccwallet/ledger/autotransfer"
 	"github.com/ccwallet/ccwallet/ledger/delegations"
 	"github.com/ccwallet/ccwallet/ledger/devnet"
 	"github.com/ccwallet/ccwallet/ledger/external"
@@ -91,6 +92,9 @@ type Set struct {
 	Reassign *reassign.Service
 	// Ping is Canton's admin-workflow Ping as the Ledger API creates it.
 	Ping *ping.Service
+	// AutoTransfer is the wallet automations that move a user's coin:
+	// sweep and auto-accept (their jobs: jobs.Sweep, jobs.AutoAccept).
+	AutoTransfer *autotransfer.Service
 
 	// jump are the automations the network's time jumps run.
 	jump *jumpSteps
@@ -152,5 +156,5 @@ func build(l *ledger.Ledger, jump *jumpSteps) *Set {
 		UserRights: userrights.New(l), Pending: pending.New(l),
 		History: history.New(l), Async: asyncsub.New(l),
 		Pruning: pruning.New(l), Reassign: reassign.New(l),
-		Ping: ping.New(l), jump: jump}
+		Ping: ping.New(l), AutoTransfer: autotransfer.New(l), jump: jump}
 }

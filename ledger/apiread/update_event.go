@@ -1,4 +1,4 @@
-package ledger
+package apiread
 
 import (
 	"slices"
@@ -19,7 +19,7 @@ type UpdateEvent struct {
 	Round     coin.Round
 	Time      time.Time
 	// ActedBy is the admin who made it acting as another party on a
-	// development network (impersonate.go), "" otherwise.
+	// development network (impersonation.ActingAs), "" otherwise.
 	ActedBy string
 	// Parties are the stakeholders: the parties of its history rows, the
 	// stakeholders of its contracts, the owners of its holdings and the
@@ -29,8 +29,7 @@ type UpdateEvent struct {
 	Templates []string
 }
 
-// MaxUpdateEvents bounds one read of the update stream (ledger/apiread's
-// UpdatesAfter).
+// MaxUpdateEvents bounds one read of the update stream (UpdatesAfter).
 const MaxUpdateEvents = 500
 
 // Matches is the update stream's filter: party, if not empty, is a

@@ -1,4 +1,4 @@
-package ledger
+package autotransfer
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/ccwallet/ccwallet/coin"
+	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/store"
 	"github.com/google/uuid"
 	"github.com/uptrace/bun"
@@ -49,7 +50,8 @@ func SweepDescription(receiver coin.PartyID) string {
 // CheckSweep refuses a misconfigured sweep, naming the configuration key
 // (walletSweep.<sender>...): min above max, a negative bound, an unknown
 // sender or receiver. Every party of this ledger is hosted by this node.
-func (l *Ledger) CheckSweep(ctx context.Context, c SweepConfig) error {
+func (s *Service) CheckSweep(ctx context.Context, c SweepConfig) error {
+	l := s.l
 	key := "walletSweep." + string(c.Sender)
 	switch {
 	case c.MinBalanceUSD.IsNegative():
@@ -62,13 +64,13 @@ func (l *Ledger) CheckSweep(ctx context.Context, c SweepConfig) error {
 		return fmt.Errorf("%s.receiver: must differ from the sender", key)
 	}
 	if err := l.Users().KnownParty(ctx, c.Sender); err != nil {
-		if errors.Is(err, ErrNotFound) {
+		if errors.Is(err, ledger.ErrNotFound) {
 			return fmt.Errorf("%s: sender %s is not a party of this node", key, c.Sender)
 		}
 		return err
 	}
 	if err := l.Users().KnownParty(ctx, c.Receiver); err != nil {
-		if errors.Is(err, ErrNotFound) {
+		if errors.Is(err, ledger.ErrNotFound) {
 			return fmt.Errorf("%s.receiver: no party %s is known on this network", key, c.Receiver)
 		}
 		return err
@@ -85,20 +87,21 @@ func (l *Ledger) CheckSweep(ctx context.Context, c SweepConfig) error {
 // created only after a re-check under the sender's lock; in preapproval
 // mode the transfer holds that lock and a second run finds too little
 // coin and sends nothing.
-func (l *Ledger) Sweep(ctx context.Context, c SweepConfig) (SweepResult, error) {
+func (s *Service) Sweep(ctx context.Context, c SweepConfig) (SweepResult, error) {
+	l := s.l
 	res := SweepResult{Amount: coin.Zero, Outstanding: coin.Zero}
-	if closed, err := store.PartyOffboarded(ctx, l.db, c.Sender); err != nil || closed {
+	if closed, err := store.PartyOffboarded(ctx, l.DB(), c.Sender); err != nil || closed {
 		return res, err // an offboarded user's wallet no longer runs
 	}
 	b, err := l.Balance(ctx, c.Sender)
 	if err != nil {
 		return res, fmt.Errorf("sweep %s: %w", c.Sender, err)
 	}
-	open, err := store.TransferOffersWith(ctx, l.db, c.Sender, c.Receiver, OfferCreated)
+	open, err := store.TransferOffersWith(ctx, l.DB(), c.Sender, c.Receiver, ledger.OfferCreated)
 	if err != nil {
 		return res, fmt.Errorf("sweep %s: %w", c.Sender, err)
 	}
-	now := l.now()
+	now := l.Now()
 	for _, o := range open {
 		if !now.Before(o.ExpiresAt) {
 			continue // expired, about to be ended by the expiry job
@@ -109,22 +112,22 @@ func (l *Ledger) Sweep(ctx context.Context, c SweepConfig) (SweepResult, error) 
 		}
 		res.Outstanding = res.Outstanding.Add(o.Amount)
 	}
-	balanceUSD := CoinToUSD(b.EffectiveUnlocked.Sub(res.Outstanding), b.Price)
+	balanceUSD := ledger.CoinToUSD(b.EffectiveUnlocked.Sub(res.Outstanding), b.Price)
 	if balanceUSD.Cmp(c.MaxBalanceUSD) <= 0 {
 		return res, nil
 	}
-	avail := b.EffectiveUnlocked.Sub(res.Outstanding).Sub(USDToCoin(c.MinBalanceUSD, b.Price))
+	avail := b.EffectiveUnlocked.Sub(res.Outstanding).Sub(ledger.USDToCoin(c.MinBalanceUSD, b.Price))
 	// The fee on avail bounds the fee on the smaller amount actually sent.
-	amount := avail.Sub(l.rules.OutputFee(avail, b.Price, false))
+	amount := avail.Sub(l.Rules().OutputFee(avail, b.Price, false))
 	if !amount.IsPositive() {
 		return res, nil
 	}
 	if c.UsePreapproval {
-		_, err := l.Preapprovals().Send(ctx, PreapprovalSend{
+		_, err := l.Preapprovals().Send(ctx, ledger.PreapprovalSend{
 			Sender: c.Sender, Receiver: c.Receiver, Amount: amount,
 			DeduplicationID: "sweep-" + uuid.NewString(), Description: SweepDescription(c.Receiver),
 		})
-		if errors.Is(err, ErrInsufficientFunds) {
+		if errors.Is(err, ledger.ErrInsufficientFunds) {
 			// Another run swept first (the balance was read outside the
 			// sender's lock); the next run recomputes.
 			return res, nil
@@ -142,21 +145,21 @@ func (l *Ledger) Sweep(ctx context.Context, c SweepConfig) (SweepResult, error) 
 	// The guard re-checks under the sender's lock, so two runs at once
 	// create one offer.
 	guard := func(ctx context.Context, tx bun.Tx) error {
-		if err := l.lockParties(ctx, tx, c.Sender); err != nil {
+		if err := l.LockParties(ctx, tx, c.Sender); err != nil {
 			return err
 		}
-		again, err := store.TransferOffersWith(ctx, tx, c.Sender, c.Receiver, OfferCreated)
+		again, err := store.TransferOffersWith(ctx, tx, c.Sender, c.Receiver, ledger.OfferCreated)
 		if err != nil {
 			return err
 		}
 		for _, o := range again {
-			if o.Description == SweepDescription(c.Receiver) && l.now().Before(o.ExpiresAt) {
+			if o.Description == SweepDescription(c.Receiver) && l.Now().Before(o.ExpiresAt) {
 				return errSweepOpen
 			}
 		}
 		return nil
 	}
-	o, _, err := l.Offers().create(ctx, OfferRequest{
+	o, _, err := l.Offers().CreateGuarded(ctx, ledger.OfferRequest{
 		Sender: c.Sender, Receiver: c.Receiver, Amount: amount, Description: SweepDescription(c.Receiver),
 		ExpiresAt: now.Add(SweepOfferExpiry), TrackingID: "sweep-" + strings.ReplaceAll(uuid.NewString(), "-", ""),
 	}, guard)

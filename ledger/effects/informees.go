@@ -1,9 +1,10 @@
-package ledger
+package effects
 
 import (
 	"slices"
 
 	"github.com/ccwallet/ccwallet/coin"
+	"github.com/ccwallet/ccwallet/ledger"
 )
 
 // Informees are the parties who witness e, the root exercise of u (or the
@@ -13,7 +14,7 @@ import (
 // instruction a receiver accepts see the accept, with everything under
 // it). The consumed contract is known from u's events, when the reader's
 // filter selected its archive.
-func (u LedgerUpdate) Informees(e *Exercise) []coin.PartyID {
+func Informees(u ledger.LedgerUpdate, e *ledger.Exercise) []coin.PartyID {
 	out := slices.Concat(e.ActingParties, e.Observers)
 	if e.Consuming {
 		for _, ev := range u.Events {

@@ -1,12 +1,13 @@
-package ledger
+package history
 
 import (
 	"time"
 
 	"github.com/ccwallet/ccwallet/coin"
+	"github.com/ccwallet/ccwallet/ledger"
 )
 
-// HistoryItem is one row of a party's wallet history.
+// Item is one row of a party's wallet history.
 //
 // The history adds up: for every party, the Amounts of its entries
 // recorded between two moments sum exactly to the change of its available
@@ -21,11 +22,11 @@ import (
 // transfer, lock, merge or purchase), and are part of that entry's Amount
 // then (and shown in its Fees). The JSON API, the web page and the CSV all
 // show these Amounts: the API as Sender and Receivers, which
-// ledger/history builds from the same amounts, so they add up to Amount for the reader.
-type HistoryItem struct {
+// List builds from the same amounts, so they add up to Amount for the reader.
+type Item struct {
 	ID           int64
 	UpdateOffset int64
-	Kind         HistoryKind
+	Kind         ledger.HistoryKind
 	Subtype      string
 	Counterparty coin.PartyID
 	// Amount is the change of the party's available balance (negative
@@ -38,30 +39,29 @@ type HistoryItem struct {
 	// Sender and Receivers are the entry in the wallet API's transaction
 	// shape: a transfer's sender and receivers, a balance change's
 	// receivers; nil and empty for a notification.
-	Sender    *PartyAmount
-	Receivers []PartyAmount
-	Details   HistoryDetails
-	// UpdateID is the update's ID (ledger/history's Page fills it in; "" if
+	Sender    *ledger.PartyAmount
+	Receivers []ledger.PartyAmount
+	Details   ledger.HistoryDetails
+	// UpdateID is the update's ID (Page fills it in; "" if
 	// pruned), Reward a reward earned (kind "reward", its Page).
 	UpdateID string
 	Reward   *EarnedReward
 }
 
-// HistoryQuery selects a page of history, newest first.
-type HistoryQuery struct {
+// Query selects a page of history, newest first.
+type Query struct {
 	// BeforeID continues after the last item of the previous page (0: newest).
 	BeforeID     int64
 	PageSize     int
-	Kind         HistoryKind
+	Kind         ledger.HistoryKind
 	Counterparty coin.PartyID
 }
 
-// MaxHistoryPage bounds a history page.
-const MaxHistoryPage = 1000
+// MaxPage bounds a history page.
+const MaxPage = 1000
 
 // EarnedReward is a history page's row for reward coupons a party earned:
-// those of one round and kind created among the page's updates
-// (ledger/history).
+// those of one round and kind created among the page's updates.
 type EarnedReward struct {
 	Round   coin.Round
 	Kind    string

@@ -1,4 +1,12 @@
-package ledger
+// Package autotransfer owns the wallet automations that move a user's
+// coin without the user, configured per party as in Splice's validator
+// app: the sweep (walletSweep, Splice's WalletSweepTrigger: everything
+// above a balance to another party, by transfer offer or preapproval) and
+// auto-accept (autoAcceptTransfers, AutoAcceptTransferOffersTrigger: the
+// offers and instructions of listed senders). They act through the core's
+// offers, instructions and preapprovals; jobs.Sweep and jobs.AutoAccept
+// run them.
+package autotransfer
 
 import (
 	"context"
@@ -7,8 +15,17 @@ import (
 	"slices"
 
 	"github.com/ccwallet/ccwallet/coin"
+	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/store"
 )
+
+// Service runs one ledger's automatic transfers.
+type Service struct {
+	l *ledger.Ledger
+}
+
+// New returns the automatic transfers of l.
+func New(l *ledger.Ledger) *Service { return &Service{l: l} }
 
 // AutoAcceptResult counts what one AutoAccept run accepted.
 type AutoAcceptResult struct {
@@ -22,16 +39,17 @@ type AutoAcceptResult struct {
 // idempotent: each acceptance is a guarded move from open/pending, so an
 // item another run (or the user) finished meanwhile is skipped, as is one
 // that expired.
-func (l *Ledger) AutoAccept(ctx context.Context, receiver coin.PartyID, fromParties []coin.PartyID) (AutoAcceptResult, error) {
+func (s *Service) AutoAccept(ctx context.Context, receiver coin.PartyID, fromParties []coin.PartyID) (AutoAcceptResult, error) {
+	l := s.l
 	var res AutoAcceptResult
-	if closed, err := store.PartyOffboarded(ctx, l.db, receiver); err != nil || closed {
+	if closed, err := store.PartyOffboarded(ctx, l.DB(), receiver); err != nil || closed {
 		return res, err // an offboarded user's wallet no longer runs
 	}
-	offers, err := store.TransferOffersWith(ctx, l.db, "", receiver, OfferCreated)
+	offers, err := store.TransferOffersWith(ctx, l.DB(), "", receiver, ledger.OfferCreated)
 	if err != nil {
 		return res, err
 	}
-	now := l.now()
+	now := l.Now()
 	for _, o := range offers {
 		if !slices.Contains(fromParties, o.Sender) || !now.Before(o.ExpiresAt) {
 			continue
@@ -40,12 +58,12 @@ func (l *Ledger) AutoAccept(ctx context.Context, receiver coin.PartyID, fromPart
 		switch {
 		case err == nil:
 			res.Offers++
-		case errors.Is(err, ErrOfferFinished), errors.Is(err, ErrConflict), errors.Is(err, ErrExpired):
+		case errors.Is(err, ledger.ErrOfferFinished), errors.Is(err, ledger.ErrConflict), errors.Is(err, ledger.ErrExpired):
 		default:
 			return res, fmt.Errorf("auto-accept for %s: %w", receiver, err)
 		}
 	}
-	tis, err := store.TransferInstructionsOf(ctx, l.db, receiver, string(InstructionPending))
+	tis, err := store.TransferInstructionsOf(ctx, l.DB(), receiver, string(ledger.InstructionPending))
 	if err != nil {
 		return res, err
 	}
@@ -57,7 +75,7 @@ func (l *Ledger) AutoAccept(ctx context.Context, receiver coin.PartyID, fromPart
 		switch {
 		case err == nil:
 			res.Instructions++
-		case errors.Is(err, ErrInstructionFinished), errors.Is(err, ErrExpired), errors.Is(err, ErrConflict):
+		case errors.Is(err, ledger.ErrInstructionFinished), errors.Is(err, ledger.ErrExpired), errors.Is(err, ledger.ErrConflict):
 		default:
 			return res, fmt.Errorf("auto-accept for %s: %w", receiver, err)
 		}

@@ -1,9 +1,10 @@
-package ledger
+package effects
 
 import (
 	"encoding/json"
 
 	"github.com/ccwallet/ccwallet/coin"
+	"github.com/ccwallet/ccwallet/ledger"
 )
 
 // ExerciseResult is the Daml result of the consuming choice that archived
@@ -14,7 +15,7 @@ import (
 // is not derived. Only u's events are known (those the reader's filter
 // selected), so holdings the reader does not see are left out of the
 // lists.
-func ExerciseResult(u LedgerUpdate, c LedgerContract) any {
+func ExerciseResult(u ledger.LedgerUpdate, c ledger.LedgerContract) any {
 	choice, _ := ConsumedBy(u.Kind, c.TemplateID)
 	meta := map[string]any{"values": map[string]string{}}
 	switch choice {
@@ -52,10 +53,10 @@ func ExerciseResult(u LedgerUpdate, c LedgerContract) any {
 }
 
 // createdHoldingsOf lists the unlocked holdings of owner u created.
-func createdHoldingsOf(u LedgerUpdate, owner coin.PartyID) []coin.ContractID {
+func createdHoldingsOf(u ledger.LedgerUpdate, owner coin.PartyID) []coin.ContractID {
 	out := []coin.ContractID{}
 	for _, e := range u.Events {
-		if e.Archived || e.Contract.TemplateID != TemplateAmulet {
+		if e.Archived || e.Contract.TemplateID != ledger.TemplateAmulet {
 			continue
 		}
 		var h struct {

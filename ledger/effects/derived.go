@@ -1,9 +1,10 @@
-package ledger
+package effects
 
 import (
 	"encoding/json"
 
 	"github.com/ccwallet/ccwallet/coin"
+	"github.com/ccwallet/ccwallet/ledger"
 )
 
 // DerivedExercise is the root exercise of an update that no Ledger API
@@ -11,13 +12,14 @@ import (
 // withdraw instructions too), derived from its kind as Canton would show
 // it: the instruction's choice through its interface, by its receiver
 // (its sender for a withdraw), consuming it, with its result; nil for
-// other kinds or when u's events lack the instruction's archive. The
-// token-standard CLI reads an instruction's holdings changes under that
-// exercise, never at the root.
-func (u LedgerUpdate) DerivedExercise() *Exercise {
+// other kinds or when u's events lack the instruction's archive, and
+// the instruction it consumed (DeriveResult's). The token-standard CLI
+// reads an instruction's holdings changes under that exercise, never at
+// the root.
+func DerivedExercise(u ledger.LedgerUpdate) (*ledger.Exercise, *ledger.LedgerContract) {
 	c, ok := consumingChoices[u.Kind]
-	if !ok || c.iface != InterfaceTransferInstruction {
-		return nil
+	if !ok || c.iface != ledger.InterfaceTransferInstruction {
+		return nil, nil
 	}
 	for _, ev := range u.Events {
 		if !ev.Archived || ev.Contract.TemplateID != c.template {
@@ -30,25 +32,26 @@ func (u LedgerUpdate) DerivedExercise() *Exercise {
 			} `json:"transfer"`
 		}
 		if json.Unmarshal(ev.Contract.Payload, &p) != nil {
-			return nil
+			return nil, nil
 		}
 		actor := p.Transfer.Receiver
 		if c.choice == "TransferInstruction_Withdraw" {
 			actor = p.Transfer.Sender
 		}
-		return &Exercise{
+		return &ledger.Exercise{
 			ContractID: ev.Contract.ContractID, TemplateID: c.template, InterfaceID: c.iface, Choice: c.choice,
 			ChoiceArgument: json.RawMessage(`{"extraArgs":{"context":{"values":{}},"meta":{"values":{}}}}`),
-			ActingParties:  []coin.PartyID{actor}, Consuming: true, derivedFrom: &ev.Contract,
-		}
+			ActingParties:  []coin.PartyID{actor}, Consuming: true,
+		}, &ev.Contract
 	}
-	return nil
+	return nil, nil
 }
 
-// DeriveResult sets a derived exercise's result from u's events, once
-// they are all known (descendants included).
-func (u LedgerUpdate) DeriveResult() {
-	if e := u.Exercise; e != nil && e.derivedFrom != nil {
-		e.ExerciseResult, _ = json.Marshal(ExerciseResult(u, *e.derivedFrom))
+// DeriveResult sets the result of u's exercise derived from the consumed
+// contract from (DerivedExercise) from u's events, once they are all
+// known (descendants included).
+func DeriveResult(u ledger.LedgerUpdate, from *ledger.LedgerContract) {
+	if e := u.Exercise; e != nil && from != nil {
+		e.ExerciseResult, _ = json.Marshal(ExerciseResult(u, *from))
 	}
 }

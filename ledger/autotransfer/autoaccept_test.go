@@ -1,4 +1,4 @@
-package ledger_test
+package autotransfer_test
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/autotransfer"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
 	"github.com/ccwallet/ccwallet/ledger/pending"
 	"github.com/google/go-cmp/cmp"
@@ -15,7 +16,7 @@ import (
 // TestAutoAccept: offers and instructions from listed senders are accepted
 // once; others, expired ones and the receiver's own outgoing ones are left.
 func TestAutoAccept(t *testing.T) {
-	forEachEngineClock(t, func(t *testing.T, l *ledger.Ledger, clock *ledgertest.Clock) {
+	ledgertest.ForEachEngineClock(t, func(t *testing.T, l *ledger.Ledger, clock *ledgertest.Clock) {
 		ctx := context.Background()
 		friend, stranger, receiver := ledgertest.Party(t, l), ledgertest.Party(t, l), ledgertest.Party(t, l)
 		for _, p := range []coin.PartyID{friend, stranger, receiver} {
@@ -45,15 +46,15 @@ func TestAutoAccept(t *testing.T) {
 		instruction(stranger, receiver, "7", time.Hour)
 
 		from := []coin.PartyID{friend}
-		res, err := l.AutoAccept(ctx, receiver, from)
+		res, err := autotransfer.New(l).AutoAccept(ctx, receiver, from)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if diff := cmp.Diff(ledger.AutoAcceptResult{Offers: 1, Instructions: 1}, res); diff != "" {
+		if diff := cmp.Diff(autotransfer.AutoAcceptResult{Offers: 1, Instructions: 1}, res); diff != "" {
 			t.Errorf("first run (-want +got):\n%s", diff)
 		}
-		again, err := l.AutoAccept(ctx, receiver, from)
-		if err != nil || again != (ledger.AutoAcceptResult{}) {
+		again, err := autotransfer.New(l).AutoAccept(ctx, receiver, from)
+		if err != nil || again != (autotransfer.AutoAcceptResult{}) {
 			t.Errorf("second run = %+v, %v; want nothing", again, err)
 		}
 		// Each lock holds its amount and fee reserve; an accept gives the
@@ -68,7 +69,7 @@ func TestAutoAccept(t *testing.T) {
 			"unlocked=" + coin.MustParse("100").Sub(strangerLock).String() + " locked=" + strangerLock.String(), // stranger: untouched offer, 7 locked
 			"unlocked=115.0000000000 locked=0.0000000000",                                                       // receiver: +10 +5
 		}
-		if diff := cmp.Diff(want, balances(t, l, friend, stranger, receiver)); diff != "" {
+		if diff := cmp.Diff(want, ledgertest.Balances(t, l, friend, stranger, receiver)); diff != "" {
 			t.Errorf("balances (-want +got):\n%s", diff)
 		}
 		if o, err := pending.New(l).Offer(ctx, receiver, short); err != nil || o.Status != ledger.OfferCreated {
@@ -78,7 +79,7 @@ func TestAutoAccept(t *testing.T) {
 			t.Errorf("expired instruction = %+v, %v; want left for the expiry job", ti.Status, err)
 		}
 		// With no listed sender nothing is accepted.
-		if res, err := l.AutoAccept(ctx, receiver, nil); err != nil || res != (ledger.AutoAcceptResult{}) {
+		if res, err := autotransfer.New(l).AutoAccept(ctx, receiver, nil); err != nil || res != (autotransfer.AutoAcceptResult{}) {
 			t.Errorf("no senders = %+v, %v", res, err)
 		}
 	})

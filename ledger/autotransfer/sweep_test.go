@@ -1,4 +1,4 @@
-package ledger_test
+package autotransfer_test
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/autotransfer"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
 	"github.com/ccwallet/ccwallet/ledger/pending"
 	"github.com/google/go-cmp/cmp"
@@ -37,7 +38,7 @@ func TestSweep(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			forEachEngineClock(t, func(t *testing.T, l *ledger.Ledger, clock *ledgertest.Clock) {
+			ledgertest.ForEachEngineClock(t, func(t *testing.T, l *ledger.Ledger, clock *ledgertest.Clock) {
 				ctx := context.Background()
 				sender, receiver := ledgertest.Party(t, l), ledgertest.Party(t, l)
 				ledgertest.Mint(t, l, sender, tt.mint)
@@ -52,11 +53,11 @@ func TestSweep(t *testing.T) {
 						t.Fatal(err)
 					}
 				}
-				cfg := ledger.SweepConfig{Sender: sender, Receiver: receiver, MaxBalanceUSD: coin.MustParse("4"), MinBalanceUSD: coin.MustParse("1"), UsePreapproval: tt.usePre}
-				if err := l.CheckSweep(ctx, cfg); err != nil {
+				cfg := autotransfer.SweepConfig{Sender: sender, Receiver: receiver, MaxBalanceUSD: coin.MustParse("4"), MinBalanceUSD: coin.MustParse("1"), UsePreapproval: tt.usePre}
+				if err := autotransfer.New(l).CheckSweep(ctx, cfg); err != nil {
 					t.Fatal(err)
 				}
-				res, err := l.Sweep(ctx, cfg)
+				res, err := autotransfer.New(l).Sweep(ctx, cfg)
 				if tt.wantErr != "" {
 					if err == nil || !strings.Contains(err.Error(), tt.wantErr) || !strings.Contains(err.Error(), "sweep") {
 						t.Errorf("err = %v, want %q", err, tt.wantErr)
@@ -77,7 +78,7 @@ func TestSweep(t *testing.T) {
 						t.Errorf("sweep offer = %+v", o)
 					}
 					// While it is open, no second sweep offer.
-					again, err := l.Sweep(ctx, cfg)
+					again, err := autotransfer.New(l).Sweep(ctx, cfg)
 					if err != nil || again.Amount.IsPositive() {
 						t.Errorf("second sweep = %+v, %v; want nothing while the offer is open", again, err)
 					}
@@ -85,11 +86,11 @@ func TestSweep(t *testing.T) {
 						t.Fatal(err)
 					}
 				}
-				if diff := cmp.Diff(tt.want, balances(t, l, sender, receiver)); diff != "" {
+				if diff := cmp.Diff(tt.want, ledgertest.Balances(t, l, sender, receiver)); diff != "" {
 					t.Errorf("balances (-want +got):\n%s", diff)
 				}
 				// At min now (or untouched): a further run does nothing new.
-				if again, err := l.Sweep(ctx, cfg); (err == nil) == (tt.wantErr != "") || again.Amount.IsPositive() {
+				if again, err := autotransfer.New(l).Sweep(ctx, cfg); (err == nil) == (tt.wantErr != "") || again.Amount.IsPositive() {
 					t.Errorf("sweep after = %+v, %v", again, err)
 				}
 			})
@@ -104,20 +105,20 @@ func TestCheckSweep(t *testing.T) {
 	unknown := coin.PartyID("nobody::1220" + strings.Repeat("cd", 32))
 	tests := []struct {
 		name string
-		cfg  ledger.SweepConfig
+		cfg  autotransfer.SweepConfig
 		want string
 	}{
-		{"ok", ledger.SweepConfig{Sender: a, Receiver: b, MaxBalanceUSD: coin.MustParse("5"), MinBalanceUSD: coin.MustParse("5")}, ""},
-		{"min above max", ledger.SweepConfig{Sender: a, Receiver: b, MaxBalanceUSD: coin.MustParse("5"), MinBalanceUSD: coin.MustParse("6")},
+		{"ok", autotransfer.SweepConfig{Sender: a, Receiver: b, MaxBalanceUSD: coin.MustParse("5"), MinBalanceUSD: coin.MustParse("5")}, ""},
+		{"min above max", autotransfer.SweepConfig{Sender: a, Receiver: b, MaxBalanceUSD: coin.MustParse("5"), MinBalanceUSD: coin.MustParse("6")},
 			"walletSweep." + string(a) + ": minBalanceUSD 6 is greater than maxBalanceUSD 5"},
-		{"negative", ledger.SweepConfig{Sender: a, Receiver: b, MaxBalanceUSD: coin.MustParse("-1"), MinBalanceUSD: coin.MustParse("-2")},
+		{"negative", autotransfer.SweepConfig{Sender: a, Receiver: b, MaxBalanceUSD: coin.MustParse("-1"), MinBalanceUSD: coin.MustParse("-2")},
 			"walletSweep." + string(a) + ".minBalanceUSD: must not be negative"},
-		{"self", ledger.SweepConfig{Sender: a, Receiver: a}, "walletSweep." + string(a) + ".receiver: must differ"},
-		{"unknown sender", ledger.SweepConfig{Sender: unknown, Receiver: b}, "walletSweep." + string(unknown) + ": sender"},
-		{"unknown receiver", ledger.SweepConfig{Sender: a, Receiver: unknown}, "walletSweep." + string(a) + ".receiver: no party"},
+		{"self", autotransfer.SweepConfig{Sender: a, Receiver: a}, "walletSweep." + string(a) + ".receiver: must differ"},
+		{"unknown sender", autotransfer.SweepConfig{Sender: unknown, Receiver: b}, "walletSweep." + string(unknown) + ": sender"},
+		{"unknown receiver", autotransfer.SweepConfig{Sender: a, Receiver: unknown}, "walletSweep." + string(a) + ".receiver: no party"},
 	}
 	for _, tt := range tests {
-		err := l.CheckSweep(ctx, tt.cfg)
+		err := autotransfer.New(l).CheckSweep(ctx, tt.cfg)
 		if tt.want == "" && err != nil || tt.want != "" && (err == nil || !strings.Contains(err.Error(), tt.want)) {
 			t.Errorf("%s: err = %v, want %q", tt.name, err, tt.want)
 		}
