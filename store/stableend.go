@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"math"
 	"sync"
@@ -27,16 +26,9 @@ import (
 // took its ticket before the tickets were read: either it has ended (committed,
 // and visible to the later read of M, or rolled back: a gap that stays),
 // or its ticket holds the answer below it. The answer never goes back.
-//
-// Another replica's tickets live in its own process, so every draw also
-// leaves a mark all replicas can see: the database function that draws
-// (ccwallet_draw_offset, migration 0436) first takes, once per
-// transaction, a shared transaction-scoped advisory lock whose key holds
-// the highest offset issued before the draw. StableEnd reads the lowest
-// such key in pg_locks after D, with M, and answers below it too: the
-// same argument, with the lock for the ticket. A lock is released only
-// once its transaction's commit is visible.
-//
+// Another replica's transactions are not covered: their tickets live in
+// their own process. (Migration 0436 marked every draw with an advisory
+// lock all replicas could see; it cut sends tenfold and 0437 took it out.)
 // SQLite's write transactions are exclusive and take max + 1, so its
 // MAX(offset_id) is stable already.
 type writeWatch struct {
@@ -126,29 +118,9 @@ func (db *DB) StableEnd(ctx context.Context) (int64, error) {
 		lowest = min(lowest, lb)
 	}
 	w.mu.Unlock()
-	// Read after issued: every offset drawn by then was drawn under a
-	// lock this sees if its transaction still runs.
-	var end int64
-	var locked sql.NullInt64
-	if err := db.QueryRowContext(ctx, stableEndSQL).Scan(&end, &locked); err != nil {
-		return 0, fmt.Errorf("ledger end: %w", Normalize(err))
-	}
-	if locked.Valid {
-		lowest = min(lowest, locked.Int64)
+	end, err := LedgerEnd(ctx, db)
+	if err != nil {
+		return 0, err
 	}
 	return min(end, issued, lowest), nil
 }
-
-// offsetFloorSpace is the high bits of the offset-floor locks' keys
-// (migration 0436): key = offsetFloorSpace<<40 + floor.
-const offsetFloorSpace = 6078625
-
-// stableEndSQL reads MAX(offset_id) and the lowest offset floor locked by
-// a running transaction of this database (pg_locks shows a bigint key's
-// high and low 32 bits as classid and objid, objsubid 1).
-var stableEndSQL = fmt.Sprintf(`SELECT
-	(SELECT COALESCE(MAX(offset_id), 0) FROM updates),
-	(SELECT min(((classid::int8 << 32) | objid::int8) - (%[1]d::int8 << 40)) FROM pg_locks
-		WHERE locktype = 'advisory' AND objsubid = 1
-		AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
-		AND classid::int8 >= (%[1]d::int8 << 8) AND classid::int8 < ((%[1]d::int8 + 1) << 8))`, offsetFloorSpace)

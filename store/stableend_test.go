@@ -55,32 +55,6 @@ func TestStableEnd(t *testing.T) {
 	}
 }
 
-// TestStableEndAcrossReplicas: the stable end holds back for an offset
-// drawn by another replica's transaction still running (another
-// process, here another pool with its own bookkeeping), as for this
-// process's own: a reader on one replica never starts past an update
-// another replica is still writing. Postgres only (SQLite is one
-// process's file, its writes exclusive).
-func TestStableEndAcrossReplicas(t *testing.T) {
-	ctx := context.Background()
-	url := ledgertest.DBURL(t, store.Postgres)
-	a, b := ledgertest.OpenDB(t, url), ledgertest.OpenDB(t, url)
-	if err := store.InsertRound(ctx, a, &store.Round{Number: 1, Price: coin.MustParse("0.005")}); err != nil {
-		t.Fatal(err)
-	}
-	slow, release := runningUpdate(t, a)
-	fast := commitUpdate(t, b)
-	if got, err := b.StableEnd(ctx); err != nil || got >= slow {
-		t.Errorf("replica b's ledger end %d (%v) while replica a's offset %d runs and b's %d committed: a reader from it would miss %d", got, err, slow, fast, slow)
-	}
-	release()
-	for _, db := range []*store.DB{a, b} {
-		if got, err := db.StableEnd(ctx); err != nil || got != fast {
-			t.Errorf("ledger end %d (%v) once both committed, want %d", got, err, fast)
-		}
-	}
-}
-
 // writeUpdate draws an offset in tx and writes its update row.
 func writeUpdate(ctx context.Context, db *store.DB, tx bun.Tx) (int64, error) {
 	_, off, err := db.BeginUpdate(ctx, tx)
