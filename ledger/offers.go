@@ -161,6 +161,12 @@ func (of Offers) Create(ctx context.Context, r OfferRequest) (o Offer, created b
 	return of.create(ctx, r, nil)
 }
 
+// CreateGuarded is Create with guard run in the offer's transaction
+// just before it is created; its error aborts the creation.
+func (of Offers) CreateGuarded(ctx context.Context, r OfferRequest, guard func(ctx context.Context, tx bun.Tx) error) (Offer, bool, error) {
+	return of.create(ctx, r, guard)
+}
+
 // create is Create with an optional guard, run in the offer's
 // transaction just before it is created; its error aborts the creation.
 func (of Offers) create(ctx context.Context, r OfferRequest, guard func(ctx context.Context, tx bun.Tx) error) (o Offer, created bool, err error) {

@@ -246,12 +246,6 @@ func NoteReassignments(l *Ledger, n int64) {
 	}
 }
 
-// CreateGuarded is Create with guard run in the offer's transaction
-// just before it is created; its error aborts the creation.
-func (of Offers) CreateGuarded(ctx context.Context, r OfferRequest, guard func(ctx context.Context, tx bun.Tx) error) (Offer, bool, error) {
-	return of.create(ctx, r, guard)
-}
-
 // LockParties takes the parties' locks in tx, in the core's order, until tx ends.
 func (l *Ledger) LockParties(ctx context.Context, tx bun.Tx, parties ...coin.PartyID) error {
 	return l.lockParties(ctx, tx, parties...)

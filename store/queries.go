@@ -266,6 +266,10 @@ func HoldingValuesByOwner(ctx context.Context, db bun.IDB, owner coin.PartyID) (
 
 const holdingValuesQuery = "SELECT contract_id, amount, created_round, rate, lock_holder FROM holdings WHERE owner = ? ORDER BY contract_id"
 
+// holdingValuesPgxQuery is holdingValuesQuery with pgx's placeholder,
+// made once rather than on every home page visit.
+var holdingValuesPgxQuery = strings.Replace(holdingValuesQuery, "?", "$1", 1)
+
 // holdingValuesPgx is HoldingValuesByOwner on a pgx connection of db,
 // reading each row's text as it came (the connections use the simple
 // protocol, so every column is text).
@@ -281,7 +285,7 @@ func holdingValuesPgx(ctx context.Context, db *sql.DB, owner coin.PartyID) ([]Ho
 		if !ok {
 			return fmt.Errorf("the driver connection is %T, not pgx", dc)
 		}
-		rows, err := sc.Conn().Query(ctx, strings.Replace(holdingValuesQuery, "?", "$1", 1), string(owner))
+		rows, err := sc.Conn().Query(ctx, holdingValuesPgxQuery, string(owner))
 		if err != nil {
 			return err
 		}
