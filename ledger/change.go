@@ -37,17 +37,17 @@ type change struct {
 // whose batch commits several txns together through commitVia, and the
 // conservation audit's read-only snapshot (conservation.go).
 func (l *Ledger) change(ctx context.Context, body func(ctx context.Context, c *change) error) error {
-	wrote := false
+	wrote, reference := false, false
 	err := l.db.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
 		c := &change{l: l, tx: tx, actor: impersonation.ActorOf(ctx)}
-		wrote = false
+		wrote, reference = false, false
 		if err := body(ctx, c); err != nil {
 			return err
 		}
 		if c.t == nil {
 			return nil
 		}
-		wrote = true
+		wrote, reference = true, c.t.reference
 		if err := c.t.commit(ctx); err != nil {
 			return err
 		}
@@ -59,6 +59,9 @@ func (l *Ledger) change(ctx context.Context, body func(ctx context.Context, c *c
 		return nil
 	})
 	if err == nil && wrote {
+		if reference {
+			l.referenceVersion.Add(1)
+		}
 		l.committed()
 	}
 	return err

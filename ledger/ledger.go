@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/ccwallet/ccwallet/ledger/ttlcache"
 	"log/slog"
 	"sync"
 	"sync/atomic"
@@ -90,10 +91,11 @@ type core struct {
 	dso            coin.PartyID
 	synchronizerID string
 
-	knownParties sync.Map   // coin.PartyID -> struct{}; see Users().KnownParty
-	partyRows    sync.Map   // coin.PartyID -> *store.Party; see ExternalKeyOf
-	users        *userCache // onboarded users; see Users().Get (usercache.go)
-	sends        sender     // one-step send batching (sendbatch.go)
+	knownParties sync.Map                                   // coin.PartyID -> struct{}; see Users().KnownParty
+	partyRows    sync.Map                                   // coin.PartyID -> *store.Party; see ExternalKeyOf
+	users        *ttlcache.Cache[string, UserInfo]          // onboarded users; see Users().Get (usercache.go)
+	rights       *ttlcache.Cache[string, []store.UserRight] // their rights rows; see Users().RightRows
+	sends        sender                                     // one-step send batching (sendbatch.go)
 
 	// blobs are long-lived contracts' created-event blobs (contracts.go).
 	blobs blobcache.Cache
@@ -109,6 +111,8 @@ type core struct {
 	// zero, so the hot path pays nothing on a network that never
 	// reassigns (a development network's tool).
 	reassigning atomic.Int64
+	// referenceVersion is ReferenceVersion (rounds.go).
+	referenceVersion atomic.Uint64
 	// gate holds requests and jobs off while a development network is
 	// restored (snapshot.go).
 	gate restoreGate
@@ -151,7 +155,7 @@ func Open(ctx context.Context, db *store.DB, cfg Config, log *slog.Logger) (*Led
 	if cfg.Writer == nil {
 		cfg.Writer = db.Plain()
 	}
-	l := &Ledger{core: &core{db: db, w: cfg.Writer, log: log, users: newUserCache(cfg.UserCacheTTL), ans: DefaultAnsConfig()}, cfg: cfg}
+	l := &Ledger{core: &core{db: db, w: cfg.Writer, log: log, users: ttlcache.New[string, UserInfo](cfg.UserCacheTTL, userCacheSize), rights: ttlcache.New[string, []store.UserRight](cfg.UserCacheTTL, userCacheSize), ans: DefaultAnsConfig()}, cfg: cfg}
 	if cfg.Ans != nil {
 		l.ans = *cfg.Ans
 	}
@@ -381,7 +385,8 @@ func (l *Ledger) ensureAdmins(ctx context.Context) error {
 			})
 			return nil
 		})
-		l.users.forget(key) // every write to users forgets the user (usercache.go)
+		l.users.Forget(key) // every write to users forgets the user (usercache.go)
+		l.rights.Forget(key)
 		if err != nil && !errors.Is(err, store.ErrAlreadyExists) {
 			return fmt.Errorf("set up wallet admin %q: %w", name, err)
 		}

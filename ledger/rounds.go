@@ -140,6 +140,7 @@ func (ro Rounds) closeRounds(ctx context.Context, t *txn, before coin.Round, rep
 		return err
 	}
 	for _, r := range closed {
+		t.reference = true
 		rep.Closed = append(rep.Closed, r.Number)
 		t.archive(r.ContractID)
 		if err := ro.issueValidatorReward(ctx, t, r); err != nil {
@@ -275,3 +276,12 @@ func (ro Rounds) roundContract(t *txn, n coin.Round, price coin.Amount, opensAt 
 	}, l.dso)
 	return store.Round{Number: n, ContractID: cid, Price: price, OpensAt: opensAt, TargetClosesAt: closes}
 }
+
+// ReferenceVersion moves (after the commit) with every change of this
+// process that opens or closes rounds or creates a featured-app right,
+// and with a restore. A reader that remembers them (the registry's
+// factory answers) keeps what it read while the version it read at holds,
+// and for at most a second, as another replica's changes do not move it;
+// one archived meanwhile (a right cancelled) it finds gone when it reads
+// the contracts it discloses.
+func (l *Ledger) ReferenceVersion() uint64 { return l.referenceVersion.Load() }

@@ -107,7 +107,9 @@ func (l *Ledger) OnRestore(fn func()) {
 // reload forgets what the ledger remembers of the state and reads it again.
 func (d Dev) reload(ctx context.Context) error {
 	l := d.l
-	l.users.clear()
+	l.users.Clear()
+	l.referenceVersion.Add(1)
+	l.rights.Clear()
 	l.blobs.Clear()
 	l.knownParties.Clear()
 	l.partyRows.Clear()

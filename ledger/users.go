@@ -74,7 +74,8 @@ func (us Users) onboard(ctx context.Context, name string, party coin.PartyID, ri
 		return OnboardResult{}, err
 	}
 	var result OnboardResult
-	defer l.users.forget(key) // also after an error: the commit may have happened
+	defer l.users.Forget(key) // also after an error: the commit may have happened
+	defer l.rights.Forget(key)
 	err = l.change(ctx, func(ctx context.Context, c *change) error {
 		tx := c.tx
 		if err := l.db.LockKey(ctx, tx, "user:"+key); err != nil {
@@ -169,7 +170,8 @@ func (us Users) Offboard(ctx context.Context, name string) error {
 	// Forgotten after the commit, so no request of this process acts for
 	// the user once Offboard has returned (usercache.go).
 	key := us.Key(name)
-	defer l.users.forget(key)
+	defer l.users.Forget(key)
+	defer l.rights.Forget(key)
 	return l.change(ctx, func(ctx context.Context, c *change) error {
 		u, err := store.UserByName(ctx, c.tx, key)
 		if errors.Is(err, store.ErrNotFound) {
@@ -226,10 +228,10 @@ func (us Users) Get(ctx context.Context, name string) (UserInfo, error) {
 	if err != nil {
 		return UserInfo{Name: name}, nil // another validator's: not one of l's
 	}
-	if info, ok := l.users.get(key, now); ok {
+	if info, ok := l.users.Get(key, now); ok {
 		return info, nil
 	}
-	gen := l.users.generation()
+	gen := l.users.Generation()
 	u, err := store.UserByName(ctx, l.db, key)
 	if errors.Is(err, store.ErrNotFound) {
 		return UserInfo{Name: name, IsAdmin: l.IsAdmin(name)}, nil
@@ -243,7 +245,7 @@ func (us Users) Get(ctx context.Context, name string) (UserInfo, error) {
 		IsAdmin: u.IsAdmin || l.IsAdmin(name),
 	}
 	if on {
-		l.users.put(key, info, now, gen)
+		l.users.Put(key, info, now, gen)
 	}
 	return info, nil
 }
@@ -292,3 +294,31 @@ func (us Users) KnownParty(ctx context.Context, party coin.PartyID) error {
 	l.knownParties.Store(party, struct{}{})
 	return nil
 }
+
+// RightRows are user name's rows of user_rights (its changes over the
+// default rights; EffectiveRights applies them). Every Ledger API call
+// asks for them, so they are cached as the user is (Config.UserCacheTTL):
+// this process forgets them when it changes them (ForgetRights, and on
+// onboarding and offboarding), so here a revoked right takes effect on the
+// next call; another replica's change shows within the TTL, as Canton's
+// own user management cache does (cache-expiry-after-write).
+func (us Users) RightRows(ctx context.Context, name string) ([]store.UserRight, error) {
+	l := us.l
+	key := us.Key(name)
+	now := l.cfg.Now()
+	if rows, ok := l.rights.Get(key, now); ok {
+		return rows, nil
+	}
+	gen := l.rights.Generation()
+	rows, err := store.UserRightsOf(ctx, l.db, key)
+	if err != nil {
+		return nil, err
+	}
+	l.rights.Put(key, rows, now, gen)
+	return rows, nil
+}
+
+// ForgetRights drops what RightRows remembers of user name, after this
+// process changed its rows (also after an error: the commit may have
+// happened).
+func (us Users) ForgetRights(name string) { us.l.rights.Forget(us.Key(name)) }

@@ -313,11 +313,13 @@ func decodeArg(raw json.RawMessage, dst any) error {
 // actAs party) transfers through the ledger's transfer factory.
 func (s *Server) transferFactoryTransfer(r *http.Request, sb *submission) (int64, error) {
 	actAs, factory, raw, key := sb.actAs, sb.cid, sb.ex.ChoiceArgument, sb.key
-	ct, err := s.w.APIRead.LedgerContractByID(r.Context(), factory)
-	if errors.Is(err, ledger.ErrNotFound) || err == nil && (ct.ArchivedOffset != 0 || !ledger.Implements(ct.TemplateID, ledger.InterfaceTransferFactory)) {
-		return 0, cantonErr(codeContractNotFound, "transfer factory %s not found or not active; get the current one from the registry's transfer-factory endpoint", factory)
-	} else if err != nil {
-		return 0, err
+	if !s.w.Registry.IsFactory(factory) {
+		ct, err := s.w.APIRead.LedgerContractByID(r.Context(), factory)
+		if errors.Is(err, ledger.ErrNotFound) || err == nil && (ct.ArchivedOffset != 0 || !ledger.Implements(ct.TemplateID, ledger.InterfaceTransferFactory)) {
+			return 0, cantonErr(codeContractNotFound, "transfer factory %s not found or not active; get the current one from the registry's transfer-factory endpoint", factory)
+		} else if err != nil {
+			return 0, err
+		}
 	}
 	var arg transferArg
 	if err := decodeArg(raw, &arg); err != nil {

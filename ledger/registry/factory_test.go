@@ -6,6 +6,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/featured"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
 	"github.com/ccwallet/ccwallet/ledger/registry"
 	"github.com/ccwallet/ccwallet/store"
@@ -54,5 +55,64 @@ func TestRememberedFactory(t *testing.T) {
 		check("after a reset")
 		registry.RememberFactory(s, "00gone")
 		check("with a factory that is gone")
+	})
+}
+
+// TestRememberedRoundAndFeaturedRight: a factory answer remembers the
+// usable round and the provider's featured-app right for a moment, but a
+// change of this process shows in the very next answer: a right
+// cancelled, a right granted, a round opened (ReferenceVersion).
+func TestRememberedRoundAndFeaturedRight(t *testing.T) {
+	// The test's clock stands still: nothing expires by time.
+	ledgertest.ForEachEngineClock(t, func(t *testing.T, l *ledger.Ledger, _ *ledgertest.Clock) {
+		ctx := context.Background()
+		s := registry.New(l)
+		rights := featured.New(l)
+		alice, bob := ledgertest.Party(t, l), ledgertest.Party(t, l)
+		if _, _, err := l.Preapprovals().Create(ctx, bob); err != nil {
+			t.Fatal(err)
+		}
+		answer := func(when string, wantRight bool) registry.TransferFactory {
+			t.Helper()
+			for range 2 { // read, then remembered
+				f, err := s.TransferFactoryFor(ctx, alice, bob)
+				if err != nil {
+					t.Fatalf("%s: %v", when, err)
+				}
+				r, err := l.UsableRound(ctx, l.DB())
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got := f.Context.Values[registry.ContextOpenRound].Value; got != string(r.ContractID) {
+					t.Fatalf("%s: open round %v, want the usable %s", when, got, r.ContractID)
+				}
+				right, err := l.FeaturedAppRightID(ctx, l.Operator())
+				v, has := f.Context.Values[registry.ContextFeaturedAppRight]
+				switch {
+				case wantRight && (err != nil || !has || v.Value != string(right)):
+					t.Fatalf("%s: featured right %v (%v), want %s (%v)", when, v.Value, has, right, err)
+				case !wantRight && has:
+					t.Fatalf("%s: featured right %v, want none", when, v.Value)
+				}
+			}
+			f, _ := s.TransferFactoryFor(ctx, alice, bob)
+			return f
+		}
+		first := answer("at first", true)
+		if n, err := rights.Cancel(ctx, l.Operator()); err != nil || n == 0 {
+			t.Fatalf("cancel: %d, %v", n, err)
+		}
+		answer("after the right was cancelled", false)
+		if _, err := rights.SelfGrant(ctx, l.Operator()); err != nil {
+			t.Fatal(err)
+		}
+		answer("after a right was granted", true)
+		if _, err := l.Rounds().AdvanceRound(ctx); err != nil {
+			t.Fatal(err)
+		}
+		last := answer("after a round opened", true)
+		if last.Context.Values[registry.ContextOpenRound] == first.Context.Values[registry.ContextOpenRound] {
+			t.Fatal("the round did not change: the test checks nothing")
+		}
 	})
 }

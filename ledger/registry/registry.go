@@ -18,6 +18,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/ttlcache"
 	"github.com/ccwallet/ccwallet/store"
 )
 
@@ -46,16 +47,83 @@ type Service struct {
 	// it, so it is forgotten then, and whenever disclosing it finds it
 	// gone.
 	factory atomic.Value
+	// round and featured are what factory answers remember of the
+	// contracts they disclose besides the factory: the usable round and
+	// providers' featured-app rights (none: ""), each while the ledger's
+	// ReferenceVersion it was read at holds and for at most memoTTL (another
+	// replica's changes do not move the version). The answer's read of the
+	// contracts it discloses finds one archived meanwhile, and the answer
+	// is then read afresh (withFactory).
+	round    atomic.Pointer[roundMemo]
+	featured *ttlcache.Cache[coin.PartyID, featuredMemo]
+}
+
+// memoTTL bounds how long a factory answer trusts a remembered round or
+// featured-app right, on the ledger's clock (the usable round depends on
+// it; a development network's clock set back forgets them): a round
+// opened or a right granted on another replica shows within it (one
+// closed or cancelled shows at once: its contract is archived).
+const memoTTL = time.Second
+
+// memoProviders bounds the providers whose featured-app right is
+// remembered.
+const memoProviders = 1000
+
+type roundMemo struct {
+	id      coin.ContractID
+	version uint64
+	read    time.Time
+}
+
+type featuredMemo struct {
+	id      coin.ContractID // "" when the provider has none
+	version uint64
 }
 
 // New builds l's registry reads.
 func New(l *ledger.Ledger) *Service {
-	s := &Service{l: l}
+	s := &Service{l: l, featured: ttlcache.New[coin.PartyID, featuredMemo](memoTTL, memoProviders)}
 	l.OnRestore(s.forgetFactory)
 	return s
 }
 
-func (s *Service) forgetFactory() { s.factory.Store(coin.ContractID("")) }
+// forgetFactory forgets what factory answers remember.
+func (s *Service) forgetFactory() {
+	s.factory.Store(coin.ContractID(""))
+	s.round.Store(nil)
+	s.featured.Clear()
+}
+
+// usableRound is the ledger's usable round's contract, and whether it was
+// remembered (see Service.round).
+func (s *Service) usableRound(ctx context.Context) (coin.ContractID, bool, error) {
+	now, version := s.l.Now(), s.l.ReferenceVersion()
+	if m := s.round.Load(); m != nil && m.version == version && !now.Before(m.read) && now.Sub(m.read) < memoTTL {
+		return m.id, true, nil
+	}
+	r, err := s.l.UsableRound(ctx, s.l.DB())
+	if err != nil {
+		return "", false, err
+	}
+	s.round.Store(&roundMemo{id: r.ContractID, version: version, read: now})
+	return r.ContractID, false, nil
+}
+
+// featuredRight is provider's featured-app right ("" for none), and
+// whether it was remembered (see Service.featured).
+func (s *Service) featuredRight(ctx context.Context, provider coin.PartyID) (coin.ContractID, bool, error) {
+	now, version := s.l.Now(), s.l.ReferenceVersion()
+	if m, ok := s.featured.Get(provider, now); ok && m.version == version {
+		return m.id, true, nil
+	}
+	gen := s.featured.Generation()
+	id, err := s.l.FeaturedAppRightID(ctx, provider)
+	if err != nil && !errors.Is(err, ledger.ErrNotFound) {
+		return "", false, err
+	}
+	s.featured.Put(provider, featuredMemo{id: id, version: version}, now, gen)
+	return id, false, nil
+}
 
 // factoryID is the ExternalPartyAmuletRules contract's ID, and whether it
 // was remembered.
@@ -72,6 +140,15 @@ func (s *Service) factoryID(ctx context.Context) (coin.ContractID, bool, error) 
 	}
 	s.factory.Store(factories[0].ContractID)
 	return factories[0].ContractID, false, nil
+}
+
+// IsFactory reports whether cid is the transfer factory this registry
+// remembers (handed out by a factory answer since the start or the last
+// restore): active for sure, as that contract is never archived, so a
+// submission that exercises it needs no read to know it.
+func (s *Service) IsFactory(cid coin.ContractID) bool {
+	id, _ := s.factory.Load().(coin.ContractID)
+	return id != "" && id == cid
 }
 
 // withFactory runs read, once more with the factory read afresh if it
@@ -217,11 +294,14 @@ func (s *Service) TransferFactoryFor(ctx context.Context, sender, receiver coin.
 		if kind == ledger.TransferDirect {
 			f.Context.Values[ContextTransferPreapprove] = cidValue(pre.ContractID)
 			ids = append(ids, pre.ContractID)
-			if right, err := s.l.FeaturedAppRightID(ctx, pre.Provider); err == nil {
+			right, known, err := s.featuredRight(ctx, pre.Provider)
+			remembered = remembered || known
+			if err != nil {
+				return TransferFactory{}, remembered, err
+			}
+			if right != "" {
 				f.Context.Values[ContextFeaturedAppRight] = cidValue(right)
 				ids = append(ids, right)
-			} else if !errors.Is(err, ledger.ErrNotFound) {
-				return TransferFactory{}, remembered, err
 			}
 		}
 		f.Context.Disclosed, err = s.disclose(ctx, ids...)
@@ -238,15 +318,16 @@ func (s *Service) rulesFactory(ctx context.Context) (TransferFactory, []coin.Con
 	if err != nil {
 		return TransferFactory{}, nil, false, err
 	}
-	r, err := s.l.UsableRound(ctx, s.l.DB())
+	round, known, err := s.usableRound(ctx)
+	remembered = remembered || known
 	if err != nil {
 		return TransferFactory{}, nil, remembered, err
 	}
 	f := TransferFactory{FactoryID: id, Context: ChoiceContext{Values: map[string]ContextValue{
 		ContextAmuletRules: cidValue(s.l.RulesContractID()),
-		ContextOpenRound:   cidValue(r.ContractID),
+		ContextOpenRound:   cidValue(round),
 	}}}
-	return f, []coin.ContractID{f.FactoryID, s.l.RulesContractID(), r.ContractID}, remembered, nil
+	return f, []coin.ContractID{f.FactoryID, s.l.RulesContractID(), round}, remembered, nil
 }
 
 // AllocationFactory returns the allocation factory (the

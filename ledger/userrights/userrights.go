@@ -3,7 +3,8 @@
 // revoking rights, deactivating and deleting users. A wallet user is a
 // ledger user: by default it acts as its party (CanActAs) and a wallet
 // admin is ParticipantAdmin; an admin's changes over these defaults are
-// rows of user_rights, so a revoked right takes effect on the next call.
+// rows of user_rights, so a revoked right takes effect on the next call
+// (on another replica within the user cache's TTL).
 // The core keeps the kinds of right, the defaults and how rows apply to
 // them (ledger.Right, ledger.EffectiveRights), which onboarding uses.
 package userrights
@@ -30,9 +31,12 @@ func problem(kind error, format string, args ...any) error {
 	return &ledger.Problem{Err: kind, Msg: fmt.Sprintf(format, args...)}
 }
 
-// RightsOf returns user u's effective rights (u as User returned it).
+// RightsOf returns user u's effective rights (u as User returned it),
+// from rows cached as users are (ledger.Users.RightRows: a change made
+// here takes effect on the next call, one made on another replica within
+// the user cache's TTL).
 func (s *Service) RightsOf(ctx context.Context, u ledger.UserInfo) (ledger.UserRights, error) {
-	rows, err := store.UserRightsOf(ctx, s.l.DB(), s.l.Users().Key(u.Name))
+	rows, err := s.l.Users().RightRows(ctx, u.Name)
 	if err != nil {
 		return ledger.UserRights{}, err
 	}
@@ -68,6 +72,7 @@ func (s *Service) changeRights(ctx context.Context, name string, rs []ledger.Rig
 	}
 	var changed []ledger.Right
 	key := s.l.Users().Key(name)
+	defer s.l.Users().ForgetRights(name) // also after an error: the commit may have happened
 	err := s.l.Change(ctx, func(ctx context.Context, x *ledger.Tx) error {
 		changed = nil
 		u, err := s.ledgerUser(ctx, name)
@@ -110,6 +115,7 @@ func (s *Service) changeRights(ctx context.Context, name string, rs []ledger.Rig
 // SetDeactivated deactivates user name (or activates it again): a
 // deactivated user's every Ledger API call is refused.
 func (s *Service) SetDeactivated(ctx context.Context, name string, deactivated bool) error {
+	defer s.l.Users().ForgetRights(name)
 	return s.l.Change(ctx, func(ctx context.Context, x *ledger.Tx) error {
 		if _, err := s.ledgerUser(ctx, name); err != nil {
 			return err
@@ -133,6 +139,7 @@ func (s *Service) DeleteUser(ctx context.Context, name string) error {
 			return err
 		}
 	}
+	defer s.l.Users().ForgetRights(name)
 	return s.l.Change(ctx, func(ctx context.Context, x *ledger.Tx) error {
 		return store.DeleteUserRights(ctx, x.DB(), s.l.Users().Key(name))
 	})
