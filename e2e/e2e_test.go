@@ -283,6 +283,18 @@ func must(t *testing.T, err error) {
 	}
 }
 
+// mustOn is must for a step on page p: a failure also says where p was
+// and what it showed, so a step that timed out on a page other than the
+// one the test expected (an error page, a login) says so in CI's log.
+func mustOn(t *testing.T, p playwright.Page, err error) {
+	t.Helper()
+	if err != nil {
+		text, _ := p.Locator("body").InnerText(playwright.LocatorInnerTextOptions{Timeout: playwright.Float(2000)})
+		text = strings.Join(strings.Fields(text), " ")
+		t.Fatalf("%s (%s, at %s); the page was %s showing: %.600s", err, time.Now().Format("15:04:05.000"), callers(), p.URL(), text)
+	}
+}
+
 // callers is the chain of e2e test-file lines that led to a failed step.
 func callers() string {
 	var at []string

@@ -73,8 +73,9 @@ func preapprovedReceiver(t *testing.T, url string, page func(js bool) playwright
 	loginAt(t, bob, url, "bob", false)
 	bobParty := partyOf(t, bob)
 	_, err := bob.Goto("/receive")
-	must(t, err)
-	must(t, testID(bob, "receive-preapproval-switch").Click())
-	must(t, expect.Locator(testID(bob, "receive-preapproval-on")).ToBeVisible())
+	mustOn(t, bob, err)
+	mustOn(t, bob, expect.Locator(testID(bob, "receive-preapproval-off")).ToBeVisible())
+	mustOn(t, bob, testID(bob, "receive-preapproval-switch").Click())
+	mustOn(t, bob, expect.Locator(testID(bob, "receive-preapproval-on")).ToBeVisible())
 	return bobParty
 }
