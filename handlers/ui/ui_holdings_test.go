@@ -18,7 +18,7 @@ import (
 	"github.com/ccwallet/ccwallet/store"
 )
 
-// TestUIHoldingsCap: with 150 holdings the home page lists 100 (the
+// TestUIHoldingsCap: with 150 holdings the home page lists 10 (the
 // largest, and every one at risk of expiry) and says so, the UTXO health
 // still counts all 150, and /holdings pages through all of them.
 func TestUIHoldingsCap(t *testing.T) {
@@ -45,23 +45,23 @@ func TestUIHoldingsCap(t *testing.T) {
 
 		home := b.Get("/")
 		handlerstest.MustHave(t, home, http.StatusOK, `data-testid="utxo-count">150<`, `data-testid="holdings-shown"`,
-			"Showing 100 of 150 holdings", `href="/holdings"`, "3 at risk of expiry", "147.0000000000 CC")
-		if n := strings.Count(home.Body, `data-testid="holding-row"`); n != 100 {
-			t.Errorf("home lists %d holdings, want 100", n)
+			"Showing 10 of 150 holdings", `href="/holdings"`, "3 at risk of expiry", "147.0000000000 CC")
+		if n := strings.Count(home.Body, `data-testid="holding-row"`); n != 10 {
+			t.Errorf("home lists %d holdings, want 10", n)
 		}
 		if n := strings.Count(home.Body, `data-testid="dust-risk"`); n != 3 {
 			t.Errorf("home marks %d holdings at risk, want all 3", n)
 		}
-		// 97 largest fill the rest: 147 down to 51, not 50.
-		if !strings.Contains(home.Body, `title="51.0000000000 CC">51.00 CC<`) || strings.Contains(home.Body, `title="50.0000000000 CC"`) {
-			t.Error("home does not list the 97 largest besides the 3 at risk")
+		// 7 largest fill the rest: 147 down to 141, not 140.
+		if !strings.Contains(home.Body, `title="141.0000000000 CC">141.00 CC<`) || strings.Contains(home.Body, `title="140.0000000000 CC"`) {
+			t.Error("home does not list the 7 largest besides the 3 at risk")
 		}
 		// The health summary's fee counts all 150 holdings.
 		m := regexp.MustCompile(`Holding fee: <span class="amt" title="([0-9.]+) CC"`).FindStringSubmatch(home.Body)
 		if m == nil || m[1] != "82.1918880000" {
 			t.Errorf("fee per day: %v", m)
 		}
-		handlerstest.MustHave(t, b.Get("/home/live"), http.StatusOK, "Showing 100 of 150 holdings")
+		handlerstest.MustHave(t, b.Get("/home/live"), http.StatusOK, "Showing 10 of 150 holdings")
 
 		p1 := b.Get("/holdings")
 		handlerstest.MustHave(t, p1, http.StatusOK, "Holdings 1–100 of 150", `data-testid="holdings-next"`, `href="/holdings?page=2"`,

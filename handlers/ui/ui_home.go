@@ -260,10 +260,13 @@ func (h *Handler) homeModel(ctx context.Context, s *web.Session, party coin.Part
 	return m, nil
 }
 
-// homeHoldings is how many holdings the home page lists at most; a wallet
-// with thousands of small holdings would otherwise send a table of
-// thousands of rows on every visit.
-const homeHoldings = 100
+// homeHoldings is how many holdings the home page lists at most, in its
+// details below the balance and activity: a glance (the largest and those
+// at risk), with the holdings page a link away. A wallet with thousands
+// of small holdings would otherwise send a table of thousands of rows on
+// every visit; at 100 rows the table was 29 of the page's 122 KiB
+// uncompressed (bench/NOTES.md).
+const homeHoldings = 10
 
 // holdingsPageSize is how many holdings a page of /holdings lists.
 const holdingsPageSize = 100
