@@ -19,11 +19,12 @@ import (
 func (s *Server) userKey(name string) string { return s.l.Users().Key(name) }
 
 // completionsOf are the completions of this validator's user name for
-// parties after offset after, at most limit, each with name as its user.
-func (s *Server) completionsOf(ctx context.Context, name string, parties []coin.PartyID, after int64, limit int) ([]ledger.Completion, error) {
-	cs, err := s.w.APIRead.Completions(ctx, s.userKey(name), parties, after, limit)
+// parties after offset after, at most limit, each with name as its user,
+// and the ledger end they were read up to.
+func (s *Server) completionsOf(ctx context.Context, name string, parties []coin.PartyID, after int64, limit int) ([]ledger.Completion, int64, error) {
+	cs, end, err := s.w.APIRead.CompletionsPage(ctx, s.userKey(name), parties, after, limit)
 	for i := range cs {
 		cs[i].UserID = name
 	}
-	return cs, err
+	return cs, end, err
 }

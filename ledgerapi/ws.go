@@ -495,12 +495,9 @@ func (cs *completionsStream) run(ws *wsStream) error {
 		var end int64
 		var got []ledger.Completion
 		err := ws.read(func(ctx context.Context) (err error) {
-			// The end first: every completion up to it is in the read
-			// that follows (offsets are given out in commit order).
-			if end, err = ws.s.w.APIRead.LedgerEnd(ctx); err != nil {
-				return err
-			}
-			got, err = ws.s.completionsOf(ctx, ws.caller.user.Name, cs.parties, pos, ledger.MaxAPIPage)
+			// The end the read went up to: every completion up to it is
+			// in it.
+			got, end, err = ws.s.completionsOf(ctx, ws.caller.user.Name, cs.parties, pos, ledger.MaxAPIPage)
 			return err
 		})
 		if err != nil {

@@ -14,18 +14,32 @@ import (
 // below the pruned one is ErrPruned; past the ledger end,
 // ErrAfterLedgerEnd.
 func (s *Service) Completions(ctx context.Context, user string, parties []coin.PartyID, after int64, limit int) ([]ledger.Completion, error) {
+	cs, _, err := s.CompletionsPage(ctx, user, parties, after, limit)
+	return cs, err
+}
+
+// CompletionsPage is Completions with the ledger end the page was read up
+// to (the stable end), for the caller's checkpoint. A reader already at
+// the end, as a client waiting for its command's completion mostly is,
+// costs one read of the end.
+func (s *Service) CompletionsPage(ctx context.Context, user string, parties []coin.PartyID, after int64, limit int) ([]ledger.Completion, int64, error) {
 	l, db := s.l, s.l.DB()
-	if _, err := l.CheckOffset(ctx, db, "beginExclusive", after); err != nil {
-		return nil, err
-	}
-	if limit <= 0 || limit > ledger.MaxAPIPage {
-		limit = ledger.MaxAPIPage
-	}
 	// Only up to the stable end: a reader that moves past a completion
 	// must not skip one of a lower offset that commits later.
 	upto, err := s.LedgerEnd(ctx)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
+	}
+	if after == upto {
+		// Nothing after it, and an offset at the end is neither pruned
+		// nor past the end.
+		return nil, upto, nil
+	}
+	if _, err := l.CheckOffset(ctx, db, "beginExclusive", after); err != nil {
+		return nil, 0, err
+	}
+	if limit <= 0 || limit > ledger.MaxAPIPage {
+		limit = ledger.MaxAPIPage
 	}
 	want := map[coin.PartyID]bool{}
 	for _, p := range parties {
@@ -35,7 +49,7 @@ func (s *Service) Completions(ctx context.Context, user string, parties []coin.P
 	for len(out) < limit {
 		rows, err := store.CompletionsAfter(ctx, db, user, after, upto, ledger.MaxAPIPage)
 		if err != nil {
-			return nil, err
+			return nil, 0, err
 		}
 		for _, r := range rows {
 			after = r.OffsetID
@@ -60,5 +74,5 @@ func (s *Service) Completions(ctx context.Context, user string, parties []coin.P
 			break
 		}
 	}
-	return out, nil
+	return out, upto, nil
 }
