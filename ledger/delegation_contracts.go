@@ -13,11 +13,9 @@ import (
 
 // What the core keeps of the delegations (the workflows are in
 // ledger/delegations): their templates and payloads, which the Ledger
-// API's reads, onboarding and reward collection know; the prepared
-// proposal an external party signs (its executor is the core's); and the
-// one merge of a party's holdings (mergeInputs), which the merge
-// automation, merges by delegation and the airdrop run inside their
-// updates.
+// API's reads, onboarding and reward collection know, and the one merge
+// of a party's holdings (mergeInputs), which the merge automation, merges
+// by delegation and the airdrop run inside their updates.
 
 // Minting delegation templates (Splice.Wallet.MintingDelegation).
 const (
@@ -55,25 +53,6 @@ func MintingDelegationPayload(dso coin.PartyID, d MintingDelegation) any {
 	return mintingDelegationPayload{
 		DSO: dso, Beneficiary: d.Beneficiary, Delegate: d.Delegate, ExpiresAt: FormatTime(d.ExpiresAt), MergeLimit: fmt.Sprint(d.MergeLimit),
 	}
-}
-
-// MintingDelegationArgs are the args of KindMintingDelegationPropose.
-type MintingDelegationArgs = mintingDelegationArgs
-
-type mintingDelegationArgs struct {
-	Delegate   coin.PartyID `json:"delegate"`
-	ExpiresAt  string       `json:"expires_at"`
-	MergeLimit int          `json:"merge_limit"`
-}
-
-func runMintingDelegationPropose(_ context.Context, t *txn, b *PreparedBody) (coin.ContractID, error) {
-	var a mintingDelegationArgs
-	if err := decodeArgs(b, &a); err != nil {
-		return "", err
-	}
-	return t.create(TemplateMintingDelegationProposal, mintingDelegationPayload{
-		DSO: t.l.dso, Beneficiary: b.Party, Delegate: a.Delegate, ExpiresAt: a.ExpiresAt, MergeLimit: fmt.Sprint(a.MergeLimit),
-	}, b.Party, a.Delegate), nil
 }
 
 // MintingDelegationView is the minting delegation (or proposal) c.

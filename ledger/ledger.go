@@ -40,7 +40,7 @@ type Config struct {
 	// the real wallet has the user sign it then.
 	MergeDelegationAtOnboarding bool
 	// PreparedTTL is how long an external party's prepared transaction can
-	// be submitted; zero means DefaultPreparedTTL.
+	// be submitted; zero means ledger/external's DefaultPreparedTTL.
 	PreparedTTL time.Duration
 	// UserCacheTTL is how long an onboarded user read by Users().Get or PartyOf
 	// is trusted without reading it again; zero means DefaultUserCacheTTL,

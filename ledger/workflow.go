@@ -178,12 +178,6 @@ func FeaturedRightsOf(ctx context.Context, db bun.IDB, provider coin.PartyID) ([
 // (archived once collected).
 func RewardContract(l *Ledger, c store.RewardCoupon) *store.Contract { return rewardContract(l, c) }
 
-// CommandCounterOf is sender's TransferCommandCounter and its next nonce;
-// ErrNotFound when sender has none (its next nonce is 0).
-func CommandCounterOf(ctx context.Context, l *Ledger, db bun.IDB, sender coin.PartyID) (*store.Contract, int64, error) {
-	return counter(ctx, db, sender)
-}
-
 // RightDeactivated marks a deactivated user among its rights rows.
 const RightDeactivated = rightDeactivated
 

@@ -20,6 +20,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/external"
 	"github.com/ccwallet/ccwallet/web"
 )
 
@@ -432,7 +433,7 @@ func (c *extClient) prepareSignSubmit(stdout io.Writer, keyPath, party, prepareP
 	if err := c.post(preparePath, body, &p); err != nil {
 		return err
 	}
-	raw, _, err := ledger.DecodePrepared(p.Transaction)
+	raw, _, err := external.DecodePrepared(p.Transaction)
 	if err != nil {
 		return err
 	}

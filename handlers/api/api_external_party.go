@@ -86,7 +86,7 @@ func parseParty(field, s string) (coin.PartyID, error) {
 	return coin.ParsePartyID(s)
 }
 
-func writePrepared(w http.ResponseWriter, p ledger.Prepared) error {
+func writePrepared(w http.ResponseWriter, p ledgerexternal.Prepared) error {
 	return web.WriteJSON(w, http.StatusOK, prepareExternalResponse{Transaction: p.Transaction, TxHash: p.TxHash, ExpiresAt: ledger.FormatTime(p.ExpiresAt)})
 }
 
@@ -143,11 +143,11 @@ func (h external) prepareMintingDelegationProposal(w http.ResponseWriter, r *htt
 	return writePrepared(w, p)
 }
 
-func submission(s *externalPartySubmissionDTO) (ledger.Submission, error) {
+func submission(s *externalPartySubmissionDTO) (ledgerexternal.Submission, error) {
 	if s == nil {
-		return ledger.Submission{}, badRequest("submission: is required")
+		return ledgerexternal.Submission{}, badRequest("submission: is required")
 	}
-	return ledger.Submission{Party: coin.PartyID(s.PartyID), Transaction: s.Transaction, SignedTxHash: s.SignedTxHash, PublicKey: s.PublicKey}, nil
+	return ledgerexternal.Submission{Party: coin.PartyID(s.PartyID), Transaction: s.Transaction, SignedTxHash: s.SignedTxHash, PublicKey: s.PublicKey}, nil
 }
 
 // submitExternal answers POST /v0/admin/external-party/submit: it executes

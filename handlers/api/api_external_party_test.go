@@ -150,7 +150,7 @@ func TestExternalPartyAPI(t *testing.T) {
 			for i := 0; i < 3; i++ {
 				e.call("POST", "/v0/admin/external-party/transfer/prepare", "admin", transfer, 200, &last)
 				e.call("POST", "/v0/admin/external-party/submit", "admin", submissionBody(ext, key, last, sign(t, key, last.TxHash)), 200, &lastRes)
-				if lastRes.Kind != ledger.KindExternalTransfer || lastRes.UpdateID == "" {
+				if lastRes.Kind != extparty.KindExternalTransfer || lastRes.UpdateID == "" {
 					t.Fatalf("submit = %+v", lastRes)
 				}
 			}
@@ -205,7 +205,7 @@ func TestExternalPartyAPI(t *testing.T) {
 			if again != lastRes {
 				t.Errorf("replay = %+v, want %+v", again, lastRes)
 			}
-			clock.Advance(ledger.DefaultPreparedTTL + time.Second)
+			clock.Advance(extparty.DefaultPreparedTTL + time.Second)
 			if status, resp := e.do("POST", "/v0/admin/external-party/submit", "admin", mustJSON(t, submissionBody(ext, key, p, good))); status != 409 || !strings.Contains(resp, "expired") {
 				t.Errorf("expired: %d %s, want 409", status, resp)
 			}

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/ccwallet/ccwallet/coin"
-	"github.com/ccwallet/ccwallet/ledger"
 	ledgerdevnet "github.com/ccwallet/ccwallet/ledger/devnet"
 	extparty "github.com/ccwallet/ccwallet/ledger/external"
 	"github.com/ccwallet/ccwallet/web"
@@ -49,7 +48,7 @@ func (h external) listExternalPartySetupProposals(w http.ResponseWriter, r *http
 // hashingDetails is the verbose_hashing answer: the prepared transaction's
 // decoded text, which is exactly what the hash covers (see
 // ledger.PreparedTxHash).
-func hashingDetails(verbose bool, p ledger.Prepared) string {
+func hashingDetails(verbose bool, p extparty.Prepared) string {
 	if !verbose {
 		return ""
 	}
@@ -95,7 +94,7 @@ func (h external) submitAcceptExternalPartySetupProposal(w http.ResponseWriter, 
 	if err != nil {
 		return err
 	}
-	s.Kind = ledger.KindSetupProposalAccept
+	s.Kind = extparty.KindSetupProposalAccept
 	res, err := h.w.External.Submit(r.Context(), s)
 	if err != nil {
 		return err
@@ -175,7 +174,7 @@ func (h external) submitTransferPreapprovalSend(w http.ResponseWriter, r *http.R
 	if err != nil {
 		return err
 	}
-	s.Kind = ledger.KindTransferPreapprovalSend
+	s.Kind = extparty.KindTransferPreapprovalSend
 	res, err := h.w.External.Submit(r.Context(), s)
 	if err != nil {
 		return err

@@ -11,7 +11,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/handlers/handlerstest"
-	"github.com/ccwallet/ccwallet/ledger"
+	extparty "github.com/ccwallet/ccwallet/ledger/external"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
 )
 
@@ -270,7 +270,7 @@ func TestExternalPreapprovalAPI(t *testing.T) {
 		recvBal, senderBal = balances()
 		// Expired preparation: 409, nothing moves.
 		late := prepare(4, "1")
-		a.Clock.Advance(ledger.DefaultPreparedTTL + time.Second)
+		a.Clock.Advance(extparty.DefaultPreparedTTL + time.Second)
 		r = admin.Do("POST", "/v0/admin/external-party/transfer-preapproval/submit-send", sendBody(late, sign(t, key, late.TxHash)))
 		if r.Status != 409 || !strings.Contains(r.Error(), "expired") {
 			t.Errorf("expired: %d %s, want 409", r.Status, r.Body)

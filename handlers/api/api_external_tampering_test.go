@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/ccwallet/ccwallet/handlers/handlerstest"
-	"github.com/ccwallet/ccwallet/ledger"
+	extparty "github.com/ccwallet/ccwallet/ledger/external"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
 )
 
@@ -172,7 +172,7 @@ func TestExternalSubmitAcceptTampering(t *testing.T) {
 			unchanged(tc.name)
 		}
 		// Expired preparation: 409, nothing changes.
-		a.Clock.Advance(ledger.DefaultPreparedTTL + time.Second)
+		a.Clock.Advance(extparty.DefaultPreparedTTL + time.Second)
 		r := admin.Do("POST", "/v0/admin/external-party/setup-proposal/submit-accept", body(key, late, sign(t, key, late.TxHash)))
 		if r.Status != 409 || !strings.Contains(r.Error(), "expired") {
 			t.Errorf("expired preparation: %d %s, want 409 naming the expiry", r.Status, r.Body)

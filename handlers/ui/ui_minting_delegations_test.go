@@ -26,7 +26,7 @@ func proposeMinting(t *testing.T, e *handlerstest.UIEnv, ext coin.PartyID, key e
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := extparty.New(e.L).Submit(ctx, ledgertest.Sign(t, ext, key, p))
+	r, err := extparty.New(e.L, delegations.PreparedKinds(e.L)...).Submit(ctx, ledgertest.Sign(t, ext, key, p))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -37,7 +37,7 @@ func mintingDelegation(t *testing.T, l *ledger.Ledger, ext coin.PartyID, key []b
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := external.New(l).Submit(ctx, ledgertest.Sign(t, ext, key, p))
+	r, err := external.New(l, delegations.PreparedKinds(l)...).Submit(ctx, ledgertest.Sign(t, ext, key, p))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,6 +18,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/external"
 	"github.com/ccwallet/ccwallet/ledger/history"
 	"github.com/ccwallet/ccwallet/store"
 	"github.com/uptrace/bun"
@@ -27,10 +28,14 @@ import (
 type Service struct {
 	l       *ledger.Ledger
 	history *history.Service
+	// ext prepares the minting delegation proposals external parties sign.
+	ext *external.Service
 }
 
 // New builds the delegations on l.
-func New(l *ledger.Ledger) *Service { return &Service{l: l, history: history.New(l)} }
+func New(l *ledger.Ledger) *Service {
+	return &Service{l: l, history: history.New(l), ext: external.New(l, PreparedKinds(l)...)}
+}
 
 // MintingDelegation is a proposal or an active delegation as the wallet
 // shows it.

@@ -6,19 +6,53 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/external"
 )
+
+// KindMintingDelegationPropose is the prepared kind (ledger/external) by
+// which an external party creates a MintingDelegationProposal of its own
+// naming the validator operator as delegate.
+const KindMintingDelegationPropose = "minting-delegation/propose"
+
+// mintingDelegationArgs are the args of KindMintingDelegationPropose.
+type mintingDelegationArgs struct {
+	Delegate   coin.PartyID `json:"delegate"`
+	ExpiresAt  string       `json:"expires_at"`
+	MergeLimit int          `json:"merge_limit"`
+}
+
+// PreparedKinds are the prepared kinds of l's delegations, for
+// external.New: the minting delegation proposal an external party signs.
+func PreparedKinds(l *ledger.Ledger) []external.Kind {
+	return []external.Kind{{Name: KindMintingDelegationPropose, Executor: external.Executor{
+		Parties: external.SenderOnly,
+		Run: func(_ context.Context, x *ledger.Tx, b *external.PreparedBody) (coin.ContractID, error) {
+			var a mintingDelegationArgs
+			if err := external.DecodeArgs(b, &a); err != nil {
+				return "", err
+			}
+			expires, err := time.Parse(time.RFC3339Nano, a.ExpiresAt)
+			if err != nil {
+				return "", ledger.Invalid("transaction", "has a malformed expires_at: %v", err)
+			}
+			return x.Create(ledger.TemplateMintingDelegationProposal, ledger.MintingDelegationPayload(l.DSO(), MintingDelegation{
+				Beneficiary: b.Party, Delegate: a.Delegate, ExpiresAt: expires, MergeLimit: a.MergeLimit,
+			}), b.Party, a.Delegate), nil
+		},
+	}}}
+}
 
 // PrepareMintingDelegationProposal prepares, for the external party
 // beneficiary to sign, the creation of a MintingDelegationProposal naming
 // this validator's operator as delegate (ledger/external's Submit executes
-// it).
-func (s *Service) PrepareMintingDelegationProposal(ctx context.Context, beneficiary coin.PartyID, expiresAt time.Time, mergeLimit int) (ledger.Prepared, error) {
+// it, given PreparedKinds).
+func (s *Service) PrepareMintingDelegationProposal(ctx context.Context, beneficiary coin.PartyID, expiresAt time.Time, mergeLimit int) (external.Prepared, error) {
 	if err := ledger.CheckExpiry("expires_at", expiresAt, s.l.Now()); err != nil {
-		return ledger.Prepared{}, err
+		return external.Prepared{}, err
 	}
 	if mergeLimit < 1 || mergeLimit > ledger.MaxMergeLimit {
-		return ledger.Prepared{}, ledger.Invalid("merge_limit", "must be between 1 and %d", ledger.MaxMergeLimit)
+		return external.Prepared{}, ledger.Invalid("merge_limit", "must be between 1 and %d", ledger.MaxMergeLimit)
 	}
-	return ledger.Prepare(ctx, s.l, beneficiary, ledger.KindMintingDelegationPropose, nil,
-		ledger.MintingDelegationArgs{Delegate: s.l.Operator(), ExpiresAt: ledger.FormatTime(expiresAt), MergeLimit: mergeLimit}, time.Time{})
+	return s.ext.Prepare(ctx, beneficiary, KindMintingDelegationPropose, nil,
+		mintingDelegationArgs{Delegate: s.l.Operator(), ExpiresAt: ledger.FormatTime(expiresAt), MergeLimit: mergeLimit}, time.Time{})
 }

@@ -215,7 +215,7 @@ func (s *seeding) delegate(ctx context.Context, at string, p ScenarioParty, part
 		if err != nil {
 			return err
 		}
-		sub, err := external.New(l).Submit(ctx, ledger.Submission{Party: party, Transaction: prep.Transaction, SignedTxHash: sig,
+		sub, err := external.New(l, delegations.PreparedKinds(l)...).Submit(ctx, external.Submission{Party: party, Transaction: prep.Transaction, SignedTxHash: sig,
 			PublicKey: hex.EncodeToString(key.Public().(ed25519.PublicKey))})
 		if err != nil {
 			return fmt.Errorf("minting_delegation: %w", err)

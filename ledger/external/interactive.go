@@ -8,9 +8,9 @@
 // count), their balance summary, their preapprovals' setup proposals
 // and the transactions they sign (prepared here, verified and submitted
 // here: a transfer, a setup proposal's acceptance, a send through a
-// preapproval). The core keeps what money depends on: the parties' keys,
-// their preapprovals and each prepared kind's effect
-// (ledger.PreparedExecutorOf).
+// preapproval, each kind with its executor; other workflows add theirs
+// to New). The core keeps what money depends on: the parties' keys, their
+// preapprovals, and the rules each kind's effect runs (ledger.Tx).
 package external
 
 import (
@@ -34,13 +34,25 @@ import (
 // rule of whose signature counts; the command itself runs through the
 // same ledger method as a submit-and-wait.
 
-// Service is the interactive submission of one ledger.
+// Service is the external parties' workflows of one ledger.
 type Service struct {
 	l *ledger.Ledger
+	// kinds are the prepared kinds Submit executes: this package's and
+	// those given to New.
+	kinds map[string]Executor
 }
 
-// New builds the interactive submission on l.
-func New(l *ledger.Ledger) *Service { return &Service{l: l} }
+// New builds the external parties' workflows on l; kinds are the prepared
+// kinds other workflows add (ledger/delegations.PreparedKinds), which
+// Prepare and Submit then know besides this package's own.
+func New(l *ledger.Ledger, kinds ...Kind) *Service {
+	s := &Service{l: l}
+	s.kinds = s.ownKinds()
+	for _, k := range kinds {
+		s.kinds[k.Name] = k.Executor
+	}
+	return s
+}
 
 // KindInteractive marks a prepared transaction of the Ledger API's
 // interactive submission in the prepared transactions' store.

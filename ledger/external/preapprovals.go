@@ -10,7 +10,7 @@ import (
 // External parties' preapprovals (validator-internal.yaml, SPLICE-NOTES
 // a.3): the reads. Creating a setup proposal, and preparing the
 // acceptance and one-step sends an external party signs, are in
-// prepared.go; their effects are the core's (ledger/external_preapprovals.go).
+// prepared.go; their executors in preapproval_kinds.go.
 
 // SetupProposals lists the pending ExternalPartySetupProposals this
 // validator made.
@@ -36,7 +36,7 @@ type TransferCommandCounter struct {
 // means sender has never sent through a preapproval and its next nonce
 // is 0.
 func (s *Service) TransferCommandCounter(ctx context.Context, sender coin.PartyID) (TransferCommandCounter, error) {
-	c, n, err := ledger.CommandCounterOf(ctx, s.l, s.l.DB(), sender)
+	c, n, err := counter(ctx, s.l.DB(), sender)
 	if err != nil {
 		return TransferCommandCounter{}, err
 	}

@@ -58,11 +58,11 @@ func TestExternalPreapprovalFlow(t *testing.T) {
 			t.Fatal(err)
 		}
 		accSub := ledgertest.Sign(t, recv, recvKey, acc)
-		accSub.Kind = ledger.KindTransferPreapprovalSend
+		accSub.Kind = external.KindTransferPreapprovalSend
 		if _, err := x.Submit(ctx, accSub); !ledger.IsValidation(err) {
 			t.Errorf("accept submitted as a send = %v, want a validation error", err)
 		}
-		accSub.Kind = ledger.KindSetupProposalAccept
+		accSub.Kind = external.KindSetupProposalAccept
 		res, err := x.Submit(ctx, accSub)
 		if err != nil {
 			t.Fatal(err)
@@ -89,15 +89,15 @@ func TestExternalPreapprovalFlow(t *testing.T) {
 			return external.PreapprovalSendRequest{Sender: sender, Receiver: recv, Amount: coin.MustParse(amount),
 				ExpiresAt: clock.Now().Add(time.Hour), Nonce: nonce, Description: "rent"}
 		}
-		var last ledger.Submission
-		var lastRes ledger.SubmitResult
+		var last external.Submission
+		var lastRes external.SubmitResult
 		for i := int64(0); i < 3; i++ {
 			p, err := x.PrepareTransferPreapprovalSend(ctx, send(i, "10"))
 			if err != nil {
 				t.Fatalf("prepare %d: %v", i, err)
 			}
 			last = ledgertest.Sign(t, sender, key, p)
-			last.Kind = ledger.KindTransferPreapprovalSend
+			last.Kind = external.KindTransferPreapprovalSend
 			if lastRes, err = x.Submit(ctx, last); err != nil {
 				t.Fatalf("submit %d: %v", i, err)
 			}
@@ -161,28 +161,28 @@ func TestExternalPreapprovalFlow(t *testing.T) {
 			t.Fatal(err)
 		}
 		good := ledgertest.Sign(t, sender, key, p)
-		good.Kind = ledger.KindTransferPreapprovalSend
+		good.Kind = external.KindTransferPreapprovalSend
 		flippedHash, _ := hex.DecodeString(p.TxHash)
 		flippedHash[7] ^= 0x01
 		sigFlipped, err := ledger.SignHash(key, hex.EncodeToString(flippedHash))
 		if err != nil {
 			t.Fatal(err)
 		}
-		for name, mod := range map[string]func(s ledger.Submission) ledger.Submission{
-			"bit flipped in the hash": func(s ledger.Submission) ledger.Submission { s.SignedTxHash = sigFlipped; return s },
-			"signature by another key": func(s ledger.Submission) ledger.Submission {
+		for name, mod := range map[string]func(s external.Submission) external.Submission{
+			"bit flipped in the hash": func(s external.Submission) external.Submission { s.SignedTxHash = sigFlipped; return s },
+			"signature by another key": func(s external.Submission) external.Submission {
 				s.SignedTxHash = ledgertest.Sign(t, sender, otherKey, p).SignedTxHash
 				return s
 			},
-			"another key claimed": func(s ledger.Submission) ledger.Submission {
+			"another key claimed": func(s external.Submission) external.Submission {
 				s.PublicKey = hex.EncodeToString(otherKey.Public().(ed25519.PublicKey))
 				return s
 			},
-			"signature for another tx": func(s ledger.Submission) ledger.Submission {
+			"signature for another tx": func(s external.Submission) external.Submission {
 				s.SignedTxHash = ledgertest.Sign(t, sender, key, twin).SignedTxHash
 				return s
 			},
-			"submitted as an acceptance": func(s ledger.Submission) ledger.Submission { s.Kind = ledger.KindSetupProposalAccept; return s },
+			"submitted as an acceptance": func(s external.Submission) external.Submission { s.Kind = external.KindSetupProposalAccept; return s },
 		} {
 			if _, err := x.Submit(ctx, mod(good)); !ledger.IsValidation(err) {
 				t.Errorf("%s: %v, want a validation error", name, err)
@@ -226,7 +226,7 @@ func TestExternalPreapprovalFlow(t *testing.T) {
 		if _, err := x.Submit(ctx, ledgertest.Sign(t, sender, key, ps1)); !errors.Is(err, ledger.ErrExpired) {
 			t.Errorf("submit past expires_at = %v, want ErrExpired", err)
 		}
-		clock.Advance(ledger.DefaultPreparedTTL)
+		clock.Advance(external.DefaultPreparedTTL)
 		if _, err := x.Submit(ctx, ledgertest.Sign(t, sender, key, ps2)); !errors.Is(err, ledger.ErrExpired) {
 			t.Errorf("submit of an expired preparation = %v, want ErrExpired", err)
 		}

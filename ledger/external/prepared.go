@@ -17,24 +17,24 @@ import (
 )
 
 // The transactions an external party signs (SPLICE-NOTES a.3): this
-// package prepares them (ledger.Prepare stores what is to be signed) and
-// verifies and submits them (Submit); each kind's effect is the core's
-// (ledger.PreparedExecutorOf), as each moves coin or preapprovals.
+// package prepares them (Prepare stores what is to be signed) and
+// verifies and submits them (Submit), each by its kind's Executor
+// (kinds.go), whose effect runs the core's rules through ledger.Tx.
 
 // PrepareExternalTransfer prepares a one-step transfer of amount from the
 // external party sender to receiver, for sender to sign.
-func (s *Service) PrepareExternalTransfer(ctx context.Context, sender, receiver coin.PartyID, amount coin.Amount, description string) (ledger.Prepared, error) {
+func (s *Service) PrepareExternalTransfer(ctx context.Context, sender, receiver coin.PartyID, amount coin.Amount, description string) (Prepared, error) {
 	if err := ledger.CheckAmount("amount", amount); err != nil {
-		return ledger.Prepared{}, err
+		return Prepared{}, err
 	}
 	if err := ledger.CheckText("description", description); err != nil {
-		return ledger.Prepared{}, err
+		return Prepared{}, err
 	}
 	if err := s.l.Users().KnownParty(ctx, receiver); err != nil {
-		return ledger.Prepared{}, err
+		return Prepared{}, err
 	}
-	return ledger.Prepare(ctx, s.l, sender, ledger.KindExternalTransfer, nil,
-		ledger.ExternalTransferArgs{Receiver: receiver, Amount: amount, Description: description}, time.Time{})
+	return s.Prepare(ctx, sender, KindExternalTransfer, nil,
+		externalTransferArgs{Receiver: receiver, Amount: amount, Description: description}, time.Time{})
 }
 
 // CreateSetupProposal creates an ExternalPartySetupProposal from the
@@ -66,7 +66,7 @@ func (s *Service) CreateSetupProposal(ctx context.Context, user coin.PartyID) (c
 		if err := x.Begin(ctx, "create-external-party-setup-proposal"); err != nil {
 			return err
 		}
-		cid = x.Create(ledger.TemplateExternalPartySetupProposal, ledger.SetupProposalPayload{
+		cid = x.Create(ledger.TemplateExternalPartySetupProposal, setupProposalPayload{
 			Validator: op, User: user, DSO: s.l.DSO(), CreatedAt: ledger.FormatTime(x.Now()),
 			PreapprovalExpiresAt: ledger.FormatTime(x.Now().Add(ledger.PreapprovalLifetime)),
 		}, op, user)
@@ -98,19 +98,19 @@ func (s *Service) setupConflict(ctx context.Context, db bun.IDB, user coin.Party
 
 // PrepareAcceptSetupProposal prepares user's acceptance of the setup
 // proposal cid, for user to sign.
-func (s *Service) PrepareAcceptSetupProposal(ctx context.Context, cid coin.ContractID, user coin.PartyID) (ledger.Prepared, error) {
+func (s *Service) PrepareAcceptSetupProposal(ctx context.Context, cid coin.ContractID, user coin.PartyID) (Prepared, error) {
 	if _, err := s.ExternalPartyKey(ctx, user); err != nil {
-		return ledger.Prepared{}, err
+		return Prepared{}, err
 	}
-	if err := ledger.CheckSetupProposal(ctx, s.l.DB(), cid, user); err != nil {
-		return ledger.Prepared{}, err
+	if _, err := setupProposal(ctx, s.l.DB(), cid, user); err != nil {
+		return Prepared{}, err
 	}
-	return ledger.Prepare(ctx, s.l, user, ledger.KindSetupProposalAccept, []coin.ContractID{cid}, struct{}{}, time.Time{})
+	return s.Prepare(ctx, user, KindSetupProposalAccept, []coin.ContractID{cid}, struct{}{}, time.Time{})
 }
 
 // NextNonce is the nonce sender's next preapproval send must carry.
 func (s *Service) NextNonce(ctx context.Context, db bun.IDB, sender coin.PartyID) (int64, error) {
-	_, n, err := ledger.CommandCounterOf(ctx, s.l, db, sender)
+	_, n, err := counter(ctx, db, sender)
 	if errors.Is(err, ledger.ErrNotFound) {
 		return 0, nil
 	}
@@ -132,49 +132,46 @@ type PreapprovalSendRequest struct {
 // The receiver must have a valid preapproval (else 400) and the nonce must
 // be the sender's next (else ErrConflict). The preparation expires at
 // ExpiresAt at the latest.
-func (s *Service) PrepareTransferPreapprovalSend(ctx context.Context, r PreapprovalSendRequest) (ledger.Prepared, error) {
+func (s *Service) PrepareTransferPreapprovalSend(ctx context.Context, r PreapprovalSendRequest) (Prepared, error) {
 	if err := ledger.CheckAmount("amount", r.Amount); err != nil {
-		return ledger.Prepared{}, err
+		return Prepared{}, err
 	}
 	if err := ledger.CheckText("description", r.Description); err != nil {
-		return ledger.Prepared{}, err
+		return Prepared{}, err
 	}
 	if r.Nonce < 0 {
-		return ledger.Prepared{}, ledger.Invalid("nonce", "must not be negative")
+		return Prepared{}, ledger.Invalid("nonce", "must not be negative")
 	}
 	if err := ledger.CheckExpiry("expires_at", r.ExpiresAt, s.l.Now()); err != nil {
-		return ledger.Prepared{}, err
+		return Prepared{}, err
 	}
 	if _, err := s.ExternalPartyKey(ctx, r.Sender); err != nil {
-		return ledger.Prepared{}, err
+		return Prepared{}, err
 	}
 	db := s.l.DB()
 	if _, err := s.l.Preapprovals().Valid(ctx, db, r.Receiver); err != nil {
-		return ledger.Prepared{}, err
+		return Prepared{}, err
 	}
 	next, err := s.NextNonce(ctx, db, r.Sender)
 	if err != nil {
-		return ledger.Prepared{}, err
+		return Prepared{}, err
 	}
 	if r.Nonce != next {
-		return ledger.Prepared{}, ledger.NonceConflict(r.Sender, r.Nonce, next)
+		return Prepared{}, nonceConflict(r.Sender, r.Nonce, next)
 	}
-	p, err := ledger.Prepare(ctx, s.l, r.Sender, ledger.KindTransferPreapprovalSend, nil, ledger.PreapprovalSendArgs{
+	p, err := s.Prepare(ctx, r.Sender, KindTransferPreapprovalSend, nil, preapprovalSendArgs{
 		Receiver: r.Receiver, Amount: r.Amount, ExpiresAt: ledger.FormatTime(r.ExpiresAt), Nonce: r.Nonce, Description: r.Description,
 	}, r.ExpiresAt)
 	if err != nil {
-		return ledger.Prepared{}, err
+		return Prepared{}, err
 	}
-	_, b, err := ledger.DecodePrepared(p.Transaction)
+	_, b, err := DecodePrepared(p.Transaction)
 	if err != nil {
-		return ledger.Prepared{}, err
+		return Prepared{}, err
 	}
-	p.TransferCommandIDPrefix = ledger.TransferCommandIDPrefix(b)
+	p.TransferCommandIDPrefix = transferCommandIDPrefix(b)
 	return p, nil
 }
-
-// PreparedTTL is how long a prepared transaction may be executed.
-func (s *Service) PreparedTTL() time.Duration { return ledger.PreparedTTLOf(s.l) }
 
 // ExternalPartyKey is an external party's registered Ed25519 key. A party
 // the ledger does not know is ErrNotFound; a local one a ValidationError
@@ -189,54 +186,54 @@ func (s *Service) ExternalPartyKey(ctx context.Context, party coin.PartyID) (ed2
 // must be the party's and the signature must verify over the hash. The
 // effect and the executed mark commit together. Submitting an executed
 // transaction again changes nothing and answers the first result.
-func (s *Service) Submit(ctx context.Context, sub ledger.Submission) (ledger.SubmitResult, error) {
+func (s *Service) Submit(ctx context.Context, sub Submission) (SubmitResult, error) {
 	l := s.l
 	party, err := coin.ParsePartyID(strings.TrimSpace(string(sub.Party)))
 	if err != nil {
-		return ledger.SubmitResult{}, ledger.Invalid("party_id", "%v", err)
+		return SubmitResult{}, ledger.Invalid("party_id", "%v", err)
 	}
-	raw, body, err := ledger.DecodePrepared(sub.Transaction)
+	raw, body, err := DecodePrepared(sub.Transaction)
 	if err != nil {
-		return ledger.SubmitResult{}, err
+		return SubmitResult{}, err
 	}
 	if body.Party != party {
-		return ledger.SubmitResult{}, ledger.Invalid("transaction", "was prepared for %s, not for %s", body.Party, party)
+		return SubmitResult{}, ledger.Invalid("transaction", "was prepared for %s, not for %s", body.Party, party)
 	}
 	if sub.Kind != "" && body.Kind != sub.Kind {
-		return ledger.SubmitResult{}, ledger.Invalid("transaction", "is a %s transaction, not %s", body.Kind, sub.Kind)
+		return SubmitResult{}, ledger.Invalid("transaction", "is a %s transaction, not %s", body.Kind, sub.Kind)
 	}
-	exec, ok := ledger.PreparedExecutorOf(body.Kind)
+	exec, ok := s.kinds[body.Kind]
 	if !ok {
-		return ledger.SubmitResult{}, ledger.Invalid("transaction", "has unknown kind %q", body.Kind)
+		return SubmitResult{}, ledger.Invalid("transaction", "has unknown kind %q", body.Kind)
 	}
 	pub, err := ledger.ParsePublicKey("public_key", sub.PublicKey)
 	if err != nil {
-		return ledger.SubmitResult{}, err
+		return SubmitResult{}, err
 	}
 	known, err := s.ExternalPartyKey(ctx, party)
 	if err != nil {
-		return ledger.SubmitResult{}, err
+		return SubmitResult{}, err
 	}
 	if !known.Equal(pub) {
-		return ledger.SubmitResult{}, ledger.Invalid("public_key", "is not the signing key of %s", party)
+		return SubmitResult{}, ledger.Invalid("public_key", "is not the signing key of %s", party)
 	}
 	hash := ledger.PreparedTxHash(raw)
 	if err := ledger.VerifySignature("signed_tx_hash", pub, hash, sub.SignedTxHash); err != nil {
-		return ledger.SubmitResult{}, err
+		return SubmitResult{}, err
 	}
 	hashHex := hex.EncodeToString(hash)
 	if exec.Before != nil {
 		p, err := store.PreparedTxByHash(ctx, l.DB(), hashHex)
 		if err == nil && p.Party == party && p.Status != store.PreparedExecuted && l.Now().Before(p.ExpiresAt) {
 			if err := exec.Before(ctx, l, body); err != nil {
-				return ledger.SubmitResult{}, fmt.Errorf("submit %s for %s: %w", body.Kind, party, err)
+				return SubmitResult{}, fmt.Errorf("submit %s for %s: %w", body.Kind, party, err)
 			}
 		}
 	}
-	var res ledger.SubmitResult
+	var res SubmitResult
 	err = l.Change(ctx, func(ctx context.Context, x *ledger.Tx) error {
 		tx := x.DB()
-		res = ledger.SubmitResult{}
+		res = SubmitResult{}
 		if err := x.LockParties(ctx, exec.Parties(l, body)...); err != nil {
 			return err
 		}
@@ -266,7 +263,7 @@ func (s *Service) Submit(ctx context.Context, sub ledger.Submission) (ledger.Sub
 		if err != nil {
 			return err
 		}
-		res = ledger.SubmitResult{Kind: body.Kind, UpdateID: x.UpdateID(), ContractID: cid}
+		res = SubmitResult{Kind: body.Kind, UpdateID: x.UpdateID(), ContractID: cid}
 		stored, err := json.Marshal(res)
 		if err != nil {
 			return err
@@ -278,7 +275,7 @@ func (s *Service) Submit(ctx context.Context, sub ledger.Submission) (ledger.Sub
 		return nil
 	})
 	if err != nil {
-		return ledger.SubmitResult{}, fmt.Errorf("submit %s for %s: %w", body.Kind, party, err)
+		return SubmitResult{}, fmt.Errorf("submit %s for %s: %w", body.Kind, party, err)
 	}
 	return res, nil
 }
@@ -293,7 +290,7 @@ func (s *Service) setupProposals(ctx context.Context, db bun.IDB, user coin.Part
 	op := s.l.Operator()
 	out := []*store.Contract{}
 	for i := range cs {
-		var p ledger.SetupProposalPayload
+		var p setupProposalPayload
 		if err := json.Unmarshal([]byte(cs[i].Payload), &p); err != nil {
 			return nil, fmt.Errorf("decode %s: %w", cs[i].ContractID, err)
 		}

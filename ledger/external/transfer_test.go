@@ -11,6 +11,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/delegations"
 	"github.com/ccwallet/ccwallet/ledger/external"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
 )
@@ -32,8 +33,8 @@ func TestExternalTransferFlow(t *testing.T) {
 			}
 			return b.EffectiveUnlocked.Add(b.EffectiveLocked)
 		}
-		var last ledger.Submission
-		var lastRes ledger.SubmitResult
+		var last external.Submission
+		var lastRes external.SubmitResult
 		for i := 0; i < 3; i++ {
 			p, err := x.PrepareExternalTransfer(ctx, ext, receiver, coin.MustParse("10"), "payment")
 			if err != nil {
@@ -71,28 +72,31 @@ func TestExternalTransferFlow(t *testing.T) {
 		flippedTx[len(flippedTx)-3] ^= 0x01
 		cases := []struct {
 			name string
-			mod  func(s ledger.Submission) ledger.Submission
+			mod  func(s external.Submission) external.Submission
 			want error
 		}{
-			{"bit flipped in signature", func(s ledger.Submission) ledger.Submission { s.SignedTxHash = flip(s.SignedTxHash, 10); return s }, nil},
-			{"signature by another key", func(s ledger.Submission) ledger.Submission {
+			{"bit flipped in signature", func(s external.Submission) external.Submission { s.SignedTxHash = flip(s.SignedTxHash, 10); return s }, nil},
+			{"signature by another key", func(s external.Submission) external.Submission {
 				s.SignedTxHash = ledgertest.Sign(t, ext, otherKey, p).SignedTxHash
 				return s
 			}, nil},
-			{"another party's key", func(s ledger.Submission) ledger.Submission {
+			{"another party's key", func(s external.Submission) external.Submission {
 				s.PublicKey = hex.EncodeToString(otherKey.Public().(ed25519.PublicKey))
 				return s
 			}, nil},
-			{"signature for another transaction", func(s ledger.Submission) ledger.Submission {
+			{"signature for another transaction", func(s external.Submission) external.Submission {
 				s.SignedTxHash = ledgertest.Sign(t, ext, key, other).SignedTxHash
 				return s
 			}, nil},
-			{"bit flipped in transaction", func(s ledger.Submission) ledger.Submission {
+			{"bit flipped in transaction", func(s external.Submission) external.Submission {
 				s.Transaction = base64.StdEncoding.EncodeToString(flippedTx)
 				return s
 			}, nil},
-			{"another party id", func(s ledger.Submission) ledger.Submission { s.Party = receiver; return s }, nil},
-			{"submitted as another kind", func(s ledger.Submission) ledger.Submission { s.Kind = ledger.KindMintingDelegationPropose; return s }, nil},
+			{"another party id", func(s external.Submission) external.Submission { s.Party = receiver; return s }, nil},
+			{"submitted as another kind", func(s external.Submission) external.Submission {
+				s.Kind = delegations.KindMintingDelegationPropose
+				return s
+			}, nil},
 		}
 		for _, tc := range cases {
 			_, err := x.Submit(ctx, tc.mod(good))
@@ -113,7 +117,7 @@ func TestExternalTransferFlow(t *testing.T) {
 			t.Fatalf("replay moved coin: receiver %s ext %s", got, gotExt)
 		}
 		// Expired preparations are refused.
-		clock.Advance(ledger.DefaultPreparedTTL + time.Second)
+		clock.Advance(external.DefaultPreparedTTL + time.Second)
 		if _, err := x.Submit(ctx, good); !errors.Is(err, ledger.ErrExpired) {
 			t.Errorf("expired submission = %v, want ErrExpired", err)
 		}

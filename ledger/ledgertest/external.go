@@ -41,12 +41,12 @@ func ExternalParty(t testing.TB, l *ledger.Ledger, hint string) (coin.PartyID, e
 }
 
 // Sign builds the submission of a prepared transaction signed by key.
-func Sign(t testing.TB, party coin.PartyID, key ed25519.PrivateKey, p ledger.Prepared) ledger.Submission {
+func Sign(t testing.TB, party coin.PartyID, key ed25519.PrivateKey, p external.Prepared) external.Submission {
 	t.Helper()
 	sig, err := ledger.SignHash(key, p.TxHash)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return ledger.Submission{Party: party, Transaction: p.Transaction, SignedTxHash: sig,
+	return external.Submission{Party: party, Transaction: p.Transaction, SignedTxHash: sig,
 		PublicKey: hex.EncodeToString(key.Public().(ed25519.PublicKey))}
 }

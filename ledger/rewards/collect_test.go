@@ -157,7 +157,7 @@ func TestRewardCollectionNeedsMintingDelegation(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			r, err := external.New(l).Submit(ctx, ledgertest.Sign(t, ext, key, p))
+			r, err := external.New(l, delegations.PreparedKinds(l)...).Submit(ctx, ledgertest.Sign(t, ext, key, p))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -149,7 +149,7 @@ func build(l *ledger.Ledger, jump *jumpSteps) *Set {
 	rw := rewards.New(l)
 	l.Rounds().AfterRounds(rw.AfterRounds)
 	return &Set{Ledger: l, Subscriptions: subs, Names: names.New(l, subs), AppPayments: apppayments.New(l),
-		Allocations: allocations.New(l), External: external.New(l),
+		Allocations: allocations.New(l), External: external.New(l, delegations.PreparedKinds(l)...),
 		Registry: registry.New(l), Scan: scan.New(l), APIRead: apiread.New(l),
 		Airdrop: airdrop.New(l), Devnet: devnet.New(l, jump.run), Delegations: delegations.New(l),
 		Traffic: traffic.New(l), Featured: featured.New(l), Rewards: rw,

@@ -1,4 +1,4 @@
-package ledger
+package external
 
 import (
 	"bytes"
@@ -12,24 +12,27 @@ import (
 	"time"
 
 	"github.com/ccwallet/ccwallet/coin"
+	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/store"
 )
 
+// The prepared transactions' kinds and their encoding (signing.go):
+// Prepare stores what an external party is to sign, Submit
+// (prepared.go) verifies and executes it through its kind's Executor.
+
 // DefaultPreparedTTL is how long a prepared transaction may be submitted
-// when Config.PreparedTTL is zero.
+// when ledger.Config.PreparedTTL is zero.
 const DefaultPreparedTTL = 10 * time.Minute
 
 // preparedVersion versions the prepared transaction encoding (signing.go).
 const preparedVersion = 1
 
-// Prepared transaction kinds. Each has an executor in executors.
+// Prepared transaction kinds of this package; another workflow adds its
+// own to New (ledger/delegations' minting delegation proposal).
 const (
 	// KindExternalTransfer moves coin from the external party to any party
 	// in one step (a plain transfer; no preapproval involved).
 	KindExternalTransfer = "external-party/transfer"
-	// KindMintingDelegationPropose creates a MintingDelegationProposal of
-	// the external party naming the validator operator as delegate.
-	KindMintingDelegationPropose = "minting-delegation/propose"
 	// KindSetupProposalAccept accepts an ExternalPartySetupProposal: it
 	// archives the proposal and creates the party's TransferPreapproval.
 	KindSetupProposalAccept = "external-party/setup-proposal/accept"
@@ -86,75 +89,64 @@ type SubmitResult struct {
 	Replayed   bool            `json:"-"`
 }
 
-// executor runs one kind's effect inside the submitting ledger
-// transaction. parties are locked before the transaction begins.
-type executor struct {
-	parties func(l *Ledger, b *PreparedBody) []coin.PartyID
-	run     func(ctx context.Context, t *txn, b *PreparedBody) (coin.ContractID, error)
-	// before, when set, runs after verification and before the submitting
-	// transaction, for what must commit separately (the devnet fee tap).
-	before func(ctx context.Context, l *Ledger, b *PreparedBody) error
-}
-
-// PreparedExecutor is how a prepared kind executes, for ledger/external's
-// Submit: Parties are the parties to lock before the change, Before (when
-// not nil) what must commit separately first, Run the effect inside the
+// Executor is how a prepared kind executes in Submit: Parties are the
+// parties to lock before the change, Before (when not nil) what must
+// commit separately first (the devnet fee tap), Run the effect inside the
 // begun change.
-type PreparedExecutor struct {
-	Parties func(l *Ledger, b *PreparedBody) []coin.PartyID
-	Before  func(ctx context.Context, l *Ledger, b *PreparedBody) error
-	Run     func(ctx context.Context, x *Tx, b *PreparedBody) (coin.ContractID, error)
+type Executor struct {
+	Parties func(l *ledger.Ledger, b *PreparedBody) []coin.PartyID
+	Before  func(ctx context.Context, l *ledger.Ledger, b *PreparedBody) error
+	Run     func(ctx context.Context, x *ledger.Tx, b *PreparedBody) (coin.ContractID, error)
 }
 
-// PreparedExecutorOf is kind's executor; ok is false for an unknown kind.
-func PreparedExecutorOf(kind string) (e PreparedExecutor, ok bool) {
-	exec, ok := executors[kind]
-	if !ok {
-		return PreparedExecutor{}, false
+// Kind is a prepared kind another workflow passes to New: its name and
+// how it executes.
+type Kind struct {
+	Name string
+	Executor
+}
+
+// ownKinds are this package's prepared kinds: adding one is an entry
+// here plus its Prepare wrapper.
+func (s *Service) ownKinds() map[string]Executor {
+	return map[string]Executor{
+		KindExternalTransfer:        {Parties: SenderOnly, Run: runExternalTransfer},
+		KindSetupProposalAccept:     {Parties: senderAndOperator, Run: runSetupProposalAccept, Before: fundSetupProposalAccept},
+		KindTransferPreapprovalSend: {Parties: SenderOnly, Run: s.runTransferPreapprovalSend},
 	}
-	run := exec.run
-	return PreparedExecutor{Parties: exec.parties, Before: exec.before,
-		Run: func(ctx context.Context, x *Tx, b *PreparedBody) (coin.ContractID, error) { return run(ctx, x.t(), b) }}, true
 }
 
-// executors is the registry of prepared kinds: adding a kind (the
-// preapproval send, the setup-proposal acceptance) is one entry here plus
-// its Prepare wrapper.
-var executors = map[string]executor{
-	KindExternalTransfer:         {parties: senderOnly, run: runExternalTransfer},
-	KindMintingDelegationPropose: {parties: senderOnly, run: runMintingDelegationPropose},
-	KindSetupProposalAccept:      {parties: senderAndOperator, run: runSetupProposalAccept, before: fundSetupProposalAccept},
-	KindTransferPreapprovalSend:  {parties: senderOnly, run: runTransferPreapprovalSend},
+// SenderOnly locks the party that signs, the one a kind moves coin of.
+func SenderOnly(_ *ledger.Ledger, b *PreparedBody) []coin.PartyID { return []coin.PartyID{b.Party} }
+
+func senderAndOperator(l *ledger.Ledger, b *PreparedBody) []coin.PartyID {
+	return []coin.PartyID{b.Party, l.Operator()}
 }
 
-func senderOnly(_ *Ledger, b *PreparedBody) []coin.PartyID { return []coin.PartyID{b.Party} }
-
-func senderAndOperator(l *Ledger, b *PreparedBody) []coin.PartyID {
-	return []coin.PartyID{b.Party, l.operator}
-}
-
-// PreparedTTLOf is how long l's prepared transactions may be executed.
-func PreparedTTLOf(l *Ledger) time.Duration {
-	if l.cfg.PreparedTTL > 0 {
-		return l.cfg.PreparedTTL
+// PreparedTTL is how long a prepared transaction may be executed.
+func (s *Service) PreparedTTL() time.Duration {
+	if ttl := s.l.PreparedTTL(); ttl > 0 {
+		return ttl
 	}
 	return DefaultPreparedTTL
 }
 
-// Prepare encodes and stores a transaction of kind for an external party
-// (ledger/external prepares each kind; Submit executes it). expiresAt,
-// when set and earlier than the default lifetime, shortens it.
-func Prepare(ctx context.Context, l *Ledger, party coin.PartyID, kind string, contractIDs []coin.ContractID, args any, expiresAt time.Time) (Prepared, error) {
-	if _, ok := executors[kind]; !ok {
+// Prepare encodes and stores a transaction of kind for the external party
+// (this package prepares its kinds; ledger/delegations its own). Submit
+// executes it. expiresAt, when set and earlier than the default lifetime,
+// shortens it.
+func (s *Service) Prepare(ctx context.Context, party coin.PartyID, kind string, contractIDs []coin.ContractID, args any, expiresAt time.Time) (Prepared, error) {
+	l := s.l
+	if _, ok := s.kinds[kind]; !ok {
 		return Prepared{}, fmt.Errorf("prepare: unknown kind %q", kind)
 	}
-	if _, err := ExternalKeyOf(ctx, l, party); err != nil {
+	if _, err := ledger.ExternalKeyOf(ctx, l, party); err != nil {
 		return Prepared{}, err
 	}
-	now := l.now()
-	exp := now.Add(PreparedTTLOf(l))
+	now := l.Now()
+	exp := now.Add(s.PreparedTTL())
 	if !expiresAt.IsZero() {
-		if err := checkExpiry("expires_at", expiresAt, now); err != nil {
+		if err := ledger.CheckExpiry("expires_at", expiresAt, now); err != nil {
 			return Prepared{}, err
 		}
 		if expiresAt.Before(exp) {
@@ -168,14 +160,20 @@ func Prepare(ctx context.Context, l *Ledger, party coin.PartyID, kind string, co
 	if contractIDs == nil {
 		contractIDs = []coin.ContractID{}
 	}
-	body := PreparedBody{
-		Version: preparedVersion, Kind: kind, Party: party, Nonce: hex.EncodeToString(nonce),
-		CreatedAt: FormatTime(now), ExpiresAt: FormatTime(exp), SynchronizerID: l.synchronizerID,
-		ContractIDs: contractIDs, Args: json.RawMessage(mustJSON(args)),
+	rawArgs, err := json.Marshal(args)
+	if err != nil {
+		return Prepared{}, fmt.Errorf("prepare %s: args: %w", kind, err)
 	}
-	raw := []byte(mustJSON(body))
-	hash := hex.EncodeToString(PreparedTxHash(raw))
-	err := store.InsertPreparedTx(ctx, l.db, &store.PreparedTx{
+	raw, err := json.Marshal(PreparedBody{
+		Version: preparedVersion, Kind: kind, Party: party, Nonce: hex.EncodeToString(nonce),
+		CreatedAt: ledger.FormatTime(now), ExpiresAt: ledger.FormatTime(exp), SynchronizerID: l.SynchronizerID(),
+		ContractIDs: contractIDs, Args: rawArgs,
+	})
+	if err != nil {
+		return Prepared{}, fmt.Errorf("prepare %s: %w", kind, err)
+	}
+	hash := hex.EncodeToString(ledger.PreparedTxHash(raw))
+	err = store.InsertPreparedTx(ctx, l.DB(), &store.PreparedTx{
 		TxHash: hash, Party: party, Kind: kind, Body: string(raw), Status: store.PreparedPending, CreatedAt: now, ExpiresAt: exp,
 	})
 	if err != nil {
@@ -189,52 +187,50 @@ func Prepare(ctx context.Context, l *Ledger, party coin.PartyID, kind string, co
 func DecodePrepared(transaction string) ([]byte, *PreparedBody, error) {
 	raw, err := base64.StdEncoding.DecodeString(strings.TrimSpace(transaction))
 	if err != nil {
-		return nil, nil, invalid("transaction", "must be base64: %v", err)
+		return nil, nil, ledger.Invalid("transaction", "must be base64: %v", err)
 	}
 	var b PreparedBody
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&b); err != nil {
-		return nil, nil, invalid("transaction", "is not a prepared transaction: %v", err)
+		return nil, nil, ledger.Invalid("transaction", "is not a prepared transaction: %v", err)
 	}
 	if b.Version != preparedVersion {
-		return nil, nil, invalid("transaction", "has version %d, want %d", b.Version, preparedVersion)
+		return nil, nil, ledger.Invalid("transaction", "has version %d, want %d", b.Version, preparedVersion)
 	}
 	return raw, &b, nil
 }
 
-// decodeArgs decodes a kind's args strictly.
-func decodeArgs(b *PreparedBody, v any) error {
+// DecodeArgs decodes a kind's args strictly.
+func DecodeArgs(b *PreparedBody, v any) error {
 	dec := json.NewDecoder(bytes.NewReader(b.Args))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
-		return invalid("transaction", "has malformed %s args: %v", b.Kind, err)
+		return ledger.Invalid("transaction", "has malformed %s args: %v", b.Kind, err)
 	}
 	return nil
 }
 
-// ExternalTransferArgs are the args of KindExternalTransfer.
-type ExternalTransferArgs = externalTransferArgs
-
+// externalTransferArgs are the args of KindExternalTransfer.
 type externalTransferArgs struct {
 	Receiver    coin.PartyID `json:"receiver"`
 	Amount      coin.Amount  `json:"amount"`
 	Description string       `json:"description"`
 }
 
-func runExternalTransfer(ctx context.Context, t *txn, b *PreparedBody) (coin.ContractID, error) {
+func runExternalTransfer(ctx context.Context, x *ledger.Tx, b *PreparedBody) (coin.ContractID, error) {
 	var a externalTransferArgs
-	if err := decodeArgs(b, &a); err != nil {
+	if err := DecodeArgs(b, &a); err != nil {
 		return "", err
 	}
-	if err := t.usingRules(ctx); err != nil {
+	if err := x.UsingRules(ctx); err != nil {
 		return "", err
 	}
-	r, err := t.transfer(ctx, b.Party, []Output{{Receiver: a.Receiver, Amount: a.Amount}})
+	r, err := x.Transfer(ctx, b.Party, []ledger.Output{{Receiver: a.Receiver, Amount: a.Amount}})
 	if err != nil {
 		return "", err
 	}
-	t.recordTransfer(b.Party, a.Receiver, a.Amount, r, "ExternalPartyTransfer", a.Description)
+	x.RecordTransfer(b.Party, a.Receiver, a.Amount, r, "ExternalPartyTransfer", a.Description)
 	if len(r.Outputs) > 0 {
 		return r.Outputs[0], nil
 	}
