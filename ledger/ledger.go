@@ -92,7 +92,7 @@ type core struct {
 	synchronizerID string
 
 	knownParties sync.Map                                   // coin.PartyID -> struct{}; see Users().KnownParty
-	partyRows    sync.Map                                   // coin.PartyID -> *store.Party; see ExternalKeyOf
+	partyRows    sync.Map                                   // coin.PartyID -> *store.Party; see PartyRow
 	users        *ttlcache.Cache[string, UserInfo]          // onboarded users; see Users().Get (usercache.go)
 	rights       *ttlcache.Cache[string, []store.UserRight] // their rights rows; see Users().RightRows
 	sends        sender                                     // one-step send batching (sendbatch.go)

@@ -2,9 +2,11 @@ package ledger
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/ccwallet/ccwallet/coin"
+	"github.com/ccwallet/ccwallet/store"
 )
 
 // What ledger/external (external parties' prepared transactions: a
@@ -25,6 +27,28 @@ const (
 	// to send through the receiver's preapproval.
 	TemplateTransferCommand = "#splice-amulet:Splice.ExternalPartyAmuletRules:TransferCommand"
 )
+
+// PartyKindExternal marks a party whose signing key lives off the node
+// (ledger/external creates them and checks their keys; the core leaves
+// their wallets' automations and rewards to their own signatures).
+const PartyKindExternal = "external"
+
+// PartyRow is party's row (its kind and, for an external party, its
+// key); a party the ledger does not know is ErrNotFound. The Ledger API
+// asks it on every external submission, so a known party's row is
+// remembered: a party's row is only ever inserted, never changed or
+// deleted (a restore, which replaces the table, clears the memory).
+func (l *Ledger) PartyRow(ctx context.Context, party coin.PartyID) (*store.Party, error) {
+	if p, ok := l.partyRows.Load(party); ok {
+		return p.(*store.Party), nil
+	}
+	p, err := store.PartyByID(ctx, l.db, party)
+	if err != nil {
+		return nil, fmt.Errorf("party %s: %w", party, err)
+	}
+	l.partyRows.Store(party, p)
+	return p, nil
+}
 
 // RecordTransfer writes the history of a transfer r (Transfer's) of
 // amount from sender to receiver for both sides, as subtype.

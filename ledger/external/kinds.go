@@ -140,7 +140,7 @@ func (s *Service) Prepare(ctx context.Context, party coin.PartyID, kind string, 
 	if _, ok := s.kinds[kind]; !ok {
 		return Prepared{}, fmt.Errorf("prepare: unknown kind %q", kind)
 	}
-	if _, err := ledger.ExternalKeyOf(ctx, l, party); err != nil {
+	if _, err := s.ExternalPartyKey(ctx, party); err != nil {
 		return Prepared{}, err
 	}
 	now := l.Now()

@@ -175,9 +175,16 @@ func (s *Service) PrepareTransferPreapprovalSend(ctx context.Context, r Preappro
 
 // ExternalPartyKey is an external party's registered Ed25519 key. A party
 // the ledger does not know is ErrNotFound; a local one a ValidationError
-// (the core remembers known parties' keys: ledger.ExternalKeyOf).
+// (the core remembers known parties' rows: ledger.PartyRow).
 func (s *Service) ExternalPartyKey(ctx context.Context, party coin.PartyID) (ed25519.PublicKey, error) {
-	return ledger.ExternalKeyOf(ctx, s.l, party)
+	p, err := s.l.PartyRow(ctx, party)
+	if err != nil {
+		return nil, err
+	}
+	if p.Kind != ledger.PartyKindExternal || p.PublicKey == "" {
+		return nil, ledger.Invalid("party_id", "%s is not an external party", p.PartyID)
+	}
+	return ledger.ParsePublicKey("public_key", p.PublicKey)
 }
 
 // Submit verifies and executes a signed prepared transaction: the
