@@ -1,9 +1,7 @@
 package ledger
 
 import (
-	"bytes"
 	"context"
-	"crypto/ed25519"
 	"strconv"
 	"time"
 
@@ -116,15 +114,6 @@ func UUIDHex() string { return uuidHex() }
 
 // ProblemWords is the people's words of err: its *Problem's, else its text.
 func ProblemWords(err error) string { return problemWords(err) }
-
-// Ed25519FromSPKI is the raw key inside b, a DER SubjectPublicKeyInfo of
-// an Ed25519 key (RFC 8410); ok is false for anything else.
-func Ed25519FromSPKI(b []byte) (pub ed25519.PublicKey, ok bool) {
-	if len(b) != len(ed25519SPKIPrefix)+ed25519.PublicKeySize || !bytes.HasPrefix(b, ed25519SPKIPrefix) {
-		return nil, false
-	}
-	return ed25519.PublicKey(b[len(ed25519SPKIPrefix):]), true
-}
 
 // RefuseReassigning is ErrReassigning when any of ids is being reassigned
 // between synchronizers (the one check every path makes).

@@ -43,7 +43,7 @@ func (e *env) external(user, amount string) extParty {
 	}
 	signed := make([]external.SignedTopologyTx, len(txs))
 	for i, tx := range txs {
-		sig, err := ledger.SignHash(key, tx.Hash)
+		sig, err := external.SignHash(key, tx.Hash)
 		if err != nil {
 			e.t.Fatal(err)
 		}

@@ -31,12 +31,12 @@ type signatureJSON struct {
 	SigningAlgorithmSpec string `json:"signingAlgorithmSpec"`
 }
 
-func (s signatureJSON) ledger() ledger.ExternalSignature {
-	return ledger.ExternalSignature{Format: s.Format, Signature: s.Signature, SignedBy: s.SignedBy, Algorithm: s.SigningAlgorithmSpec}
+func (s signatureJSON) ledger() external.ExternalSignature {
+	return external.ExternalSignature{Format: s.Format, Signature: s.Signature, SignedBy: s.SignedBy, Algorithm: s.SigningAlgorithmSpec}
 }
 
-func topologySigs(ss []signatureJSON) []ledger.ExternalSignature {
-	out := make([]ledger.ExternalSignature, len(ss))
+func topologySigs(ss []signatureJSON) []external.ExternalSignature {
+	out := make([]external.ExternalSignature, len(ss))
 	for i, s := range ss {
 		out[i] = s.ledger()
 	}

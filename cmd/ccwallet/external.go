@@ -19,7 +19,6 @@ import (
 	"time"
 
 	"github.com/ccwallet/ccwallet/coin"
-	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/external"
 	"github.com/ccwallet/ccwallet/web"
 )
@@ -97,7 +96,7 @@ func externalCmd(ctx context.Context, args []string, getenv func(string) string,
 		if err != nil {
 			return err
 		}
-		sig, err := ledger.SignHash(key, *hash)
+		sig, err := external.SignHash(key, *hash)
 		if err != nil {
 			return err
 		}
@@ -401,7 +400,7 @@ func (c *extClient) onboard(hint string, key ed25519.PrivateKey) (string, error)
 	}
 	signed := make([]map[string]string, 0, len(gen.TopologyTxs))
 	for _, tx := range gen.TopologyTxs {
-		sig, err := ledger.SignHash(key, tx.Hash)
+		sig, err := external.SignHash(key, tx.Hash)
 		if err != nil {
 			return "", err
 		}
@@ -437,10 +436,10 @@ func (c *extClient) prepareSignSubmit(stdout io.Writer, keyPath, party, prepareP
 	if err != nil {
 		return err
 	}
-	if got := hex.EncodeToString(ledger.PreparedTxHash(raw)); got != p.TxHash {
+	if got := hex.EncodeToString(external.PreparedTxHash(raw)); got != p.TxHash {
 		return fmt.Errorf("the server's tx_hash %s does not match the transaction (hash %s); not signing", p.TxHash, got)
 	}
-	sig, err := ledger.SignHash(key, p.TxHash)
+	sig, err := external.SignHash(key, p.TxHash)
 	if err != nil {
 		return err
 	}

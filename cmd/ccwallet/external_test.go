@@ -17,7 +17,6 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/handlers"
-	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/delegations"
 	"github.com/ccwallet/ccwallet/ledger/external"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
@@ -50,7 +49,7 @@ func TestExternalKeygenAndSign(t *testing.T) {
 		msg := make([]byte, n)
 		_, _ = rand.Read(msg)
 		sig := strings.TrimSpace(runCLI(t, nil, "external", "sign", "--key", path, "--hash", hex.EncodeToString(msg)))
-		if err := ledger.VerifySignature("sig", pub, msg, sig); err != nil {
+		if err := external.VerifySignature("sig", pub, msg, sig); err != nil {
 			t.Errorf("%d-byte hash: %v", n, err)
 		}
 	}

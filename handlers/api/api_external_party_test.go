@@ -15,7 +15,6 @@ import (
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/handlers"
 	"github.com/ccwallet/ccwallet/handlers/handlerstest"
-	"github.com/ccwallet/ccwallet/ledger"
 	extparty "github.com/ccwallet/ccwallet/ledger/external"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
 	"github.com/ccwallet/ccwallet/store"
@@ -80,7 +79,7 @@ type submitted struct {
 
 func sign(t *testing.T, key ed25519.PrivateKey, hash string) string {
 	t.Helper()
-	sig, err := ledger.SignHash(key, hash)
+	sig, err := extparty.SignHash(key, hash)
 	if err != nil {
 		t.Fatal(err)
 	}

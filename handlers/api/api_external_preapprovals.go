@@ -47,7 +47,7 @@ func (h external) listExternalPartySetupProposals(w http.ResponseWriter, r *http
 
 // hashingDetails is the verbose_hashing answer: the prepared transaction's
 // decoded text, which is exactly what the hash covers (see
-// ledger.PreparedTxHash).
+// extparty.PreparedTxHash).
 func hashingDetails(verbose bool, p extparty.Prepared) string {
 	if !verbose {
 		return ""

@@ -211,7 +211,7 @@ func (s *seeding) delegate(ctx context.Context, at string, p ScenarioParty, part
 			return fmt.Errorf("minting_delegation: %w", err)
 		}
 		key := s.res.Keys[p.Name]
-		sig, err := ledger.SignHash(key, prep.TxHash)
+		sig, err := external.SignHash(key, prep.TxHash)
 		if err != nil {
 			return err
 		}
@@ -344,7 +344,7 @@ func createExternalParty(ctx context.Context, l *ledger.Ledger, hint string, key
 	}
 	signed := make([]external.SignedTopologyTx, len(txs))
 	for i, tx := range txs {
-		sig, err := ledger.SignHash(key, tx.Hash)
+		sig, err := external.SignHash(key, tx.Hash)
 		if err != nil {
 			return "", err
 		}

@@ -43,9 +43,9 @@ func (k SigningPublicKey) Ed25519() (ed25519.PublicKey, error) {
 	}
 	switch k.Format {
 	case KeyFormatRaw:
-		return ledger.ParsePublicKey("publicKey.keyData", hex.EncodeToString(k.Data))
+		return ParsePublicKey("publicKey.keyData", hex.EncodeToString(k.Data))
 	case KeyFormatDerSPKI:
-		pub, ok := ledger.Ed25519FromSPKI(k.Data)
+		pub, ok := ed25519FromSPKI(k.Data)
 		if !ok {
 			return nil, ledger.Invalid("publicKey.keyData", "is not a DER SubjectPublicKeyInfo of an Ed25519 key (%d bytes)", len(k.Data))
 		}
@@ -147,13 +147,13 @@ func (s *Service) AllocateExternalParty(ctx context.Context, synchronizer string
 		if s.SignedBy != fp {
 			return ledger.Invalid(field+".signedBy", "must be the party's key fingerprint %s, got %q", fp, s.SignedBy)
 		}
-		if s.Format != ledger.SignatureFormatConcat && s.Format != ledger.SignatureFormatRaw {
-			return ledger.Invalid(field+".format", "must be %s or %s for an Ed25519 signature, got %q", ledger.SignatureFormatConcat, ledger.SignatureFormatRaw, s.Format)
+		if s.Format != SignatureFormatConcat && s.Format != SignatureFormatRaw {
+			return ledger.Invalid(field+".format", "must be %s or %s for an Ed25519 signature, got %q", SignatureFormatConcat, SignatureFormatRaw, s.Format)
 		}
-		if s.Algorithm != ledger.SigningAlgorithmEd25519 {
-			return ledger.Invalid(field+".signingAlgorithmSpec", "must be %s, got %q", ledger.SigningAlgorithmEd25519, s.Algorithm)
+		if s.Algorithm != SigningAlgorithmEd25519 {
+			return ledger.Invalid(field+".signingAlgorithmSpec", "must be %s, got %q", SigningAlgorithmEd25519, s.Algorithm)
 		}
-		return ledger.VerifySignature(field+".signature", pub, hash, hex.EncodeToString(s.Signature))
+		return VerifySignature(field+".signature", pub, hash, hex.EncodeToString(s.Signature))
 	}
 	multiHash := topologytx.MultiHash(raws)
 	for i, s := range multi {

@@ -58,16 +58,6 @@ func New(l *ledger.Ledger, kinds ...Kind) *Service {
 // interactive submission in the prepared transactions' store.
 const KindInteractive = "ledger-api/interactive-submission"
 
-// The signature type and its formats are the core's (ledger/signing.go):
-// onboarding an external party checks them too.
-type ExternalSignature = ledger.ExternalSignature
-
-const (
-	SignatureFormatConcat   = ledger.SignatureFormatConcat
-	SignatureFormatRaw      = ledger.SignatureFormatRaw
-	SigningAlgorithmEd25519 = ledger.SigningAlgorithmEd25519
-)
-
 // SignatureError is a prepared transaction whose signatures do not
 // authorize it: missing, by a key the party has not registered, in an
 // unsupported format, or not over this transaction's hash.

@@ -172,7 +172,7 @@ func (s *Service) Prepare(ctx context.Context, party coin.PartyID, kind string, 
 	if err != nil {
 		return Prepared{}, fmt.Errorf("prepare %s: %w", kind, err)
 	}
-	hash := hex.EncodeToString(ledger.PreparedTxHash(raw))
+	hash := hex.EncodeToString(PreparedTxHash(raw))
 	err = store.InsertPreparedTx(ctx, l.DB(), &store.PreparedTx{
 		TxHash: hash, Party: party, Kind: kind, Body: string(raw), Status: store.PreparedPending, CreatedAt: now, ExpiresAt: exp,
 	})

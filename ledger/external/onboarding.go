@@ -39,7 +39,7 @@ func (s *Service) topologyTxs(party coin.PartyID, pub ed25519.PublicKey) [][]byt
 // its Ed25519 public key (hint::fingerprint(key)) and returns the topology
 // transactions the party must sign. Nothing is stored.
 func (s *Service) GenerateExternalTopology(hint, publicKey string) (coin.PartyID, []TopologyTx, error) {
-	pub, err := ledger.ParsePublicKey("public_key", publicKey)
+	pub, err := ParsePublicKey("public_key", publicKey)
 	if err != nil {
 		return "", nil, err
 	}
@@ -53,7 +53,7 @@ func (s *Service) GenerateExternalTopology(hint, publicKey string) (coin.PartyID
 	txs := s.topologyTxs(party, pub)
 	out := make([]TopologyTx, len(txs))
 	for i, b := range txs {
-		out[i] = TopologyTx{Tx: base64.StdEncoding.EncodeToString(b), Hash: hex.EncodeToString(ledger.TopologyTxHash(b))}
+		out[i] = TopologyTx{Tx: base64.StdEncoding.EncodeToString(b), Hash: hex.EncodeToString(TopologyTxHash(b))}
 	}
 	return party, out, nil
 }
@@ -63,7 +63,7 @@ func (s *Service) GenerateExternalTopology(hint, publicKey string) (coin.PartyID
 // transactions generate returns for this key, each signed by the key;
 // anything else creates nothing. A party that exists already is a conflict.
 func (s *Service) SubmitExternalTopology(ctx context.Context, publicKey string, signed []SignedTopologyTx) (coin.PartyID, error) {
-	pub, err := ledger.ParsePublicKey("public_key", publicKey)
+	pub, err := ParsePublicKey("public_key", publicKey)
 	if err != nil {
 		return "", err
 	}
@@ -102,7 +102,7 @@ func (s *Service) SubmitExternalTopology(ctx context.Context, publicKey string, 
 		sigs[i] = s.SignedHash
 	}
 	if err := s.checkOnboarding(party, pub, raws, func(i int, hash []byte) error {
-		return ledger.VerifySignature(fmt.Sprintf("signed_topology_txs[%d].signed_hash", i), pub, hash, sigs[i])
+		return VerifySignature(fmt.Sprintf("signed_topology_txs[%d].signed_hash", i), pub, hash, sigs[i])
 	}); err != nil {
 		return "", err
 	}
@@ -131,7 +131,7 @@ func (s *Service) checkOnboarding(party coin.PartyID, pub ed25519.PublicKey, raw
 			return ledger.Invalid(field+".topology_tx", "is given twice")
 		}
 		seen[j] = true
-		if err := verify(i, ledger.TopologyTxHash(b)); err != nil {
+		if err := verify(i, TopologyTxHash(b)); err != nil {
 			return err
 		}
 	}

@@ -19,7 +19,7 @@ func signTopology(t *testing.T, key ed25519.PrivateKey, txs []external.TopologyT
 	t.Helper()
 	out := make([]external.SignedTopologyTx, len(txs))
 	for i, tx := range txs {
-		sig, err := ledger.SignHash(key, tx.Hash)
+		sig, err := external.SignHash(key, tx.Hash)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -44,7 +44,7 @@ func TestExternalTopology(t *testing.T) {
 		}
 		for _, tx := range txs {
 			raw, _ := base64.StdEncoding.DecodeString(tx.Tx)
-			if tx.Hash != hex.EncodeToString(ledger.TopologyTxHash(raw)) || !strings.HasPrefix(tx.Hash, "1220") {
+			if tx.Hash != hex.EncodeToString(external.TopologyTxHash(raw)) || !strings.HasPrefix(tx.Hash, "1220") {
 				t.Errorf("hash %s does not match its transaction", tx.Hash)
 			}
 		}

@@ -164,7 +164,7 @@ func TestExternalPreapprovalFlow(t *testing.T) {
 		good.Kind = external.KindTransferPreapprovalSend
 		flippedHash, _ := hex.DecodeString(p.TxHash)
 		flippedHash[7] ^= 0x01
-		sigFlipped, err := ledger.SignHash(key, hex.EncodeToString(flippedHash))
+		sigFlipped, err := external.SignHash(key, hex.EncodeToString(flippedHash))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -184,7 +184,7 @@ func (s *Service) ExternalPartyKey(ctx context.Context, party coin.PartyID) (ed2
 	if p.Kind != ledger.PartyKindExternal || p.PublicKey == "" {
 		return nil, ledger.Invalid("party_id", "%s is not an external party", p.PartyID)
 	}
-	return ledger.ParsePublicKey("public_key", p.PublicKey)
+	return ParsePublicKey("public_key", p.PublicKey)
 }
 
 // Submit verifies and executes a signed prepared transaction: the
@@ -213,7 +213,7 @@ func (s *Service) Submit(ctx context.Context, sub Submission) (SubmitResult, err
 	if !ok {
 		return SubmitResult{}, ledger.Invalid("transaction", "has unknown kind %q", body.Kind)
 	}
-	pub, err := ledger.ParsePublicKey("public_key", sub.PublicKey)
+	pub, err := ParsePublicKey("public_key", sub.PublicKey)
 	if err != nil {
 		return SubmitResult{}, err
 	}
@@ -224,8 +224,8 @@ func (s *Service) Submit(ctx context.Context, sub Submission) (SubmitResult, err
 	if !known.Equal(pub) {
 		return SubmitResult{}, ledger.Invalid("public_key", "is not the signing key of %s", party)
 	}
-	hash := ledger.PreparedTxHash(raw)
-	if err := ledger.VerifySignature("signed_tx_hash", pub, hash, sub.SignedTxHash); err != nil {
+	hash := PreparedTxHash(raw)
+	if err := VerifySignature("signed_tx_hash", pub, hash, sub.SignedTxHash); err != nil {
 		return SubmitResult{}, err
 	}
 	hashHex := hex.EncodeToString(hash)

@@ -27,7 +27,7 @@ func ExternalParty(t testing.TB, l *ledger.Ledger, hint string) (coin.PartyID, e
 	}
 	signed := make([]external.SignedTopologyTx, len(txs))
 	for i, tx := range txs {
-		sig, err := ledger.SignHash(key, tx.Hash)
+		sig, err := external.SignHash(key, tx.Hash)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -43,7 +43,7 @@ func ExternalParty(t testing.TB, l *ledger.Ledger, hint string) (coin.PartyID, e
 // Sign builds the submission of a prepared transaction signed by key.
 func Sign(t testing.TB, party coin.PartyID, key ed25519.PrivateKey, p external.Prepared) external.Submission {
 	t.Helper()
-	sig, err := ledger.SignHash(key, p.TxHash)
+	sig, err := external.SignHash(key, p.TxHash)
 	if err != nil {
 		t.Fatal(err)
 	}

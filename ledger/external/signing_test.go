@@ -1,4 +1,4 @@
-package ledger_test
+package external_test
 
 import (
 	"crypto/ed25519"
@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/external"
 )
 
 func TestHashFormats(t *testing.T) {
@@ -19,9 +20,9 @@ func TestHashFormats(t *testing.T) {
 		got  []byte
 		want string
 	}{
-		{"topology is a multihash over purpose 11", ledger.TopologyTxHash(tx), "1220" + hex.EncodeToString(topo[:])},
-		{"prepared is raw sha256 over purpose 48 and version 2", ledger.PreparedTxHash(tx), hex.EncodeToString(prep[:])},
-		{"empty topology tx", ledger.TopologyTxHash(nil), "1220" + hex.EncodeToString(func() []byte { s := sha256.Sum256([]byte{0, 0, 0, 11}); return s[:] }())},
+		{"topology is a multihash over purpose 11", external.TopologyTxHash(tx), "1220" + hex.EncodeToString(topo[:])},
+		{"prepared is raw sha256 over purpose 48 and version 2", external.PreparedTxHash(tx), hex.EncodeToString(prep[:])},
+		{"empty topology tx", external.TopologyTxHash(nil), "1220" + hex.EncodeToString(func() []byte { s := sha256.Sum256([]byte{0, 0, 0, 11}); return s[:] }())},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -49,7 +50,7 @@ func TestParsePublicKey(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := ledger.ParsePublicKey("public_key", tc.in)
+			_, err := external.ParsePublicKey("public_key", tc.in)
 			checkErr(t, err, tc.wantErr)
 		})
 	}
@@ -58,7 +59,7 @@ func TestParsePublicKey(t *testing.T) {
 func TestVerifySignature(t *testing.T) {
 	pub, key, _ := ed25519.GenerateKey(nil)
 	otherPub, otherKey, _ := ed25519.GenerateKey(nil)
-	msg := ledger.PreparedTxHash([]byte("tx"))
+	msg := external.PreparedTxHash([]byte("tx"))
 	sig := ed25519.Sign(key, msg)
 	flipped := append([]byte(nil), sig...)
 	flipped[5] ^= 0x01
@@ -82,7 +83,7 @@ func TestVerifySignature(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			checkErr(t, ledger.VerifySignature("signed_tx_hash", tc.pub, tc.msg, tc.sig), tc.wantErr)
+			checkErr(t, external.VerifySignature("signed_tx_hash", tc.pub, tc.msg, tc.sig), tc.wantErr)
 		})
 	}
 }
@@ -91,15 +92,15 @@ func TestSignHash(t *testing.T) {
 	pub, key, _ := ed25519.GenerateKey(nil)
 	for _, n := range []int{32, 34} {
 		h := hex.EncodeToString(make([]byte, n))
-		sig, err := ledger.SignHash(key, h)
+		sig, err := external.SignHash(key, h)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := ledger.VerifySignature("s", pub, make([]byte, n), sig); err != nil {
+		if err := external.VerifySignature("s", pub, make([]byte, n), sig); err != nil {
 			t.Errorf("%d-byte hash: %v", n, err)
 		}
 	}
-	if _, err := ledger.SignHash(key, "00"); err == nil {
+	if _, err := external.SignHash(key, "00"); err == nil {
 		t.Error("signing a 1-byte hash succeeded")
 	}
 }

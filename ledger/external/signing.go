@@ -1,4 +1,4 @@
-package ledger
+package external
 
 // External-party signing formats. Pure functions, no state.
 //
@@ -38,6 +38,7 @@ import (
 	"encoding/hex"
 	"strings"
 
+	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/topologytx"
 )
 
@@ -74,16 +75,25 @@ func beInt32(n uint32) []byte {
 func ParsePublicKey(field, s string) (ed25519.PublicKey, error) {
 	s = strings.TrimSpace(s)
 	if s == "" {
-		return nil, invalid(field, "is required (hex of a raw 32-byte Ed25519 public key)")
+		return nil, ledger.Invalid(field, "is required (hex of a raw 32-byte Ed25519 public key)")
 	}
 	b, err := hex.DecodeString(s)
 	if err != nil {
-		return nil, invalid(field, "must be hex: %v", err)
+		return nil, ledger.Invalid(field, "must be hex: %v", err)
 	}
 	if len(b) != ed25519.PublicKeySize {
-		return nil, invalid(field, "must be a raw Ed25519 public key of 32 bytes, got %d bytes%s; only Ed25519 keys are supported", len(b), keyKind(b))
+		return nil, ledger.Invalid(field, "must be a raw Ed25519 public key of 32 bytes, got %d bytes%s; only Ed25519 keys are supported", len(b), keyKind(b))
 	}
 	return ed25519.PublicKey(b), nil
+}
+
+// ed25519FromSPKI is the raw key inside b, a DER SubjectPublicKeyInfo of
+// an Ed25519 key (RFC 8410); ok is false for anything else.
+func ed25519FromSPKI(b []byte) (pub ed25519.PublicKey, ok bool) {
+	if len(b) != len(ed25519SPKIPrefix)+ed25519.PublicKeySize || !bytes.HasPrefix(b, ed25519SPKIPrefix) {
+		return nil, false
+	}
+	return ed25519.PublicKey(b[len(ed25519SPKIPrefix):]), true
 }
 
 // ed25519SPKIPrefix starts the DER SubjectPublicKeyInfo of an Ed25519 key
@@ -110,16 +120,16 @@ func keyKind(b []byte) string {
 func VerifySignature(field string, pub ed25519.PublicKey, msg []byte, sigHex string) error {
 	sig, err := hex.DecodeString(strings.TrimSpace(sigHex))
 	if err != nil {
-		return invalid(field, "must be hex: %v", err)
+		return ledger.Invalid(field, "must be hex: %v", err)
 	}
 	if len(sig) != ed25519.SignatureSize {
-		return invalid(field, "must be a 64-byte Ed25519 signature (r||s), got %d bytes", len(sig))
+		return ledger.Invalid(field, "must be a 64-byte Ed25519 signature (r||s), got %d bytes", len(sig))
 	}
 	if len(pub) != ed25519.PublicKeySize {
-		return invalid("public_key", "must be a raw Ed25519 public key of 32 bytes")
+		return ledger.Invalid("public_key", "must be a raw Ed25519 public key of 32 bytes")
 	}
 	if !ed25519.Verify(pub, msg, sig) {
-		return invalid(field, "signature does not verify against the public key for hash %s", hex.EncodeToString(msg))
+		return ledger.Invalid(field, "signature does not verify against the public key for hash %s", hex.EncodeToString(msg))
 	}
 	return nil
 }
@@ -129,10 +139,10 @@ func VerifySignature(field string, pub ed25519.PublicKey, msg []byte, sigHex str
 func SignHash(key ed25519.PrivateKey, hashHex string) (string, error) {
 	msg, err := hex.DecodeString(strings.TrimSpace(hashHex))
 	if err != nil {
-		return "", invalid("hash", "must be hex: %v", err)
+		return "", ledger.Invalid("hash", "must be hex: %v", err)
 	}
 	if len(msg) != 32 && len(msg) != 34 {
-		return "", invalid("hash", "must be a 32-byte transaction hash or a 34-byte topology multihash, got %d bytes", len(msg))
+		return "", ledger.Invalid("hash", "must be a 32-byte transaction hash or a 34-byte topology multihash, got %d bytes", len(msg))
 	}
 	return hex.EncodeToString(ed25519.Sign(key, msg)), nil
 }
