@@ -65,12 +65,12 @@
 //     open rounds, featured app rights, transfer commands);
 //     amuletconfig.go: the AmuletRules and OpenMiningRound payloads in
 //     Splice's Daml shape.
-//   - external.go, external_preapprovals.go, prepared.go, signing.go:
-//     external parties, whose Ed25519 keys stay off the node (topology,
-//     prepare, sign, submit: the core verifies and executes a prepared
-//     transaction itself); partykeys.go: their keys as ledger/external
-//     reads them; package preparedtx: Canton's PreparedTransaction
-//     protobuf and its V2 hash.
+//   - verbs_external.go: what ledger/external (external parties, whose
+//     Ed25519 keys stay off the node: onboarding, prepare, sign, submit)
+//     needs of the core: the rules its prepared kinds run (Tx's
+//     NewPreapproval, SendPreapproved, RecordTransfer), their templates
+//     and the cache of party rows; package preparedtx: Canton's
+//     PreparedTransaction protobuf and its V2 hash.
 //   - rewards.go, reward_collection.go: reward coupons and their
 //     collection; delegations.go: minting delegations.
 //   - traffic.go, topup.go: traffic purchases and the top-up automation's
