@@ -6,7 +6,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
-	"github.com/ccwallet/ccwallet/ledger/effects"
+	"github.com/ccwallet/ccwallet/ledger/apiread"
 )
 
 // The root exercise of a command submitted here (ledger.Exercise) is
@@ -42,10 +42,10 @@ func visibleExercise(u ledger.LedgerUpdate, e *ledger.Exercise, ef *eventFormat)
 	return e.Nested, rootWitnesses(u, e.Nested, ef)
 }
 
-// rootWitnesses are the informees of e (effects.Informees) that ef reads for.
+// rootWitnesses are the informees of e (apiread.Informees) that ef reads for.
 func rootWitnesses(u ledger.LedgerUpdate, e *ledger.Exercise, ef *eventFormat) []coin.PartyID {
 	out := []coin.PartyID{}
-	for _, p := range effects.Informees(u, e) {
+	for _, p := range apiread.Informees(u, e) {
 		if _, ok := ef.byParty[p]; ok {
 			out = append(out, p)
 		}

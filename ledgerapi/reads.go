@@ -10,7 +10,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
-	"github.com/ccwallet/ccwallet/ledger/effects"
+	"github.com/ccwallet/ccwallet/ledger/apiread"
 )
 
 // Reads: ledger end, pruned offsets, connected synchronizers, the active
@@ -160,8 +160,8 @@ func archivedEventOf(c ledger.LedgerContract, m match, nodeID int) archivedEvent
 // a contract, in the ledger-effects shape, or a command's stored root
 // exercise (exercises.go). The ledger keeps no exercise tree beyond the
 // root, so for the other archives the argument is {}, the
-// result derived from the update (effects.ExerciseResult), the acting
-// parties unknown ([]) and each exercise a leaf (see effects.ConsumedBy;
+// result derived from the update (apiread.ExerciseResult), the acting
+// parties unknown ([]) and each exercise a leaf (see apiread.ConsumedBy;
 // docs/api.md).
 type exercisedEvent struct {
 	Offset                int64           `json:"offset"`
@@ -182,11 +182,11 @@ type exercisedEvent struct {
 
 func exercisedEventOf(u ledger.LedgerUpdate, c ledger.LedgerContract, m match, nodeID int) exercisedEvent {
 	a := archivedEventOf(c, m, nodeID)
-	choice, iface := effects.ConsumedBy(u.Kind, c.TemplateID)
+	choice, iface := apiread.ConsumedBy(u.Kind, c.TemplateID)
 	e := exercisedEvent{
 		Offset: a.Offset, NodeID: nodeID, ContractID: a.ContractID, TemplateID: a.TemplateID, Choice: choice, ChoiceArgument: struct{}{},
 		ActingParties: []coin.PartyID{}, Consuming: true, WitnessParties: a.WitnessParties, LastDescendantNodeID: nodeID,
-		PackageName: a.PackageName, ImplementedInterfaces: a.ImplementedInterfaces, ExerciseResult: effects.ExerciseResult(u, c),
+		PackageName: a.PackageName, ImplementedInterfaces: a.ImplementedInterfaces, ExerciseResult: apiread.ExerciseResult(u, c),
 	}
 	if iface != "" {
 		e.InterfaceID = byPackageID(iface)

@@ -4,12 +4,15 @@
 // each update, the updates' ids and times, an update's offset by id, the
 // token standard's interface views of a contract, the node's parties, and
 // the update stream as a developer watches it (UpdatesAfter: the wallet
-// API's update stream, devnet tail), the stable ledger end (LedgerEnd)
-// and a user's command completions (Completions). The contracts' shape as the Ledger
-// API shows them (ledger.LedgerContract, with stakeholders; how an
-// interface view is computed, ledger.InterfaceViewOf), the update event's
-// shape and the offset rule it shares with the completions stay in the
-// core (ledger/apiread.go, ledger/updatestream.go).
+// API's update stream, devnet tail), the stable ledger end (LedgerEnd),
+// a user's command completions (Completions) and each update's ledger
+// effects (effects.go: the consuming choice that archived each contract
+// and its result, the derived root exercise, an exercise's informees).
+// The contracts' shape as the Ledger API shows them
+// (ledger.LedgerContract, with stakeholders; how an interface view is
+// computed, ledger.InterfaceViewOf), the update event's shape and the
+// offset rule it shares with the completions stay in the core
+// (ledger/apiread.go, ledger/updatestream.go).
 package apiread
 
 import (
@@ -23,7 +26,6 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
-	"github.com/ccwallet/ccwallet/ledger/effects"
 	"github.com/ccwallet/ccwallet/store"
 	"github.com/uptrace/bun"
 )
@@ -226,14 +228,14 @@ func (s *Service) Updates(ctx context.Context, f ContractFilter, after, upto int
 		derivedFrom := make([]*ledger.LedgerContract, len(ups))
 		for i := range ups {
 			if ups[i].Exercise == nil {
-				ups[i].Exercise, derivedFrom[i] = effects.DerivedExercise(ups[i])
+				ups[i].Exercise, derivedFrom[i] = DerivedExercise(ups[i])
 			}
 		}
 		if err := s.addDescendants(ctx, tx, f, ups); err != nil {
 			return err
 		}
 		for i := range ups {
-			effects.DeriveResult(ups[i], derivedFrom[i])
+			DeriveResult(ups[i], derivedFrom[i])
 		}
 		return nil
 	}()

@@ -6,7 +6,6 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
-	"github.com/ccwallet/ccwallet/ledger/effects"
 	"github.com/ccwallet/ccwallet/store"
 	"github.com/uptrace/bun"
 )
@@ -65,7 +64,7 @@ func witnessedBy(u *ledger.LedgerUpdate, f ContractFilter) bool {
 	if f.Parties == nil {
 		return true
 	}
-	for _, p := range effects.Informees(*u, u.Exercise) {
+	for _, p := range Informees(*u, u.Exercise) {
 		if slices.Contains(f.Parties, p) {
 			return true
 		}

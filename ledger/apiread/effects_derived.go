@@ -1,4 +1,4 @@
-package effects
+package apiread
 
 import (
 	"encoding/json"

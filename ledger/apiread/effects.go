@@ -1,13 +1,14 @@
-// Package effects owns how the Ledger API shows an update's ledger effects
-// from what the update log records: the consuming choice that archived
-// each contract (ConsumedBy) and its Daml result (ExerciseResult), the
-// root exercise derived for updates no Ledger API command made
-// (DerivedExercise, DeriveResult), and who witnesses an exercise
-// (Informees). The core keeps the update's shape (ledger.LedgerUpdate,
-// ledger.Exercise) and the exercises it records itself.
-package effects
+package apiread
 
 import "github.com/ccwallet/ccwallet/ledger"
+
+// The ledger effects of an update as the Ledger API shows them, from
+// what the update log records: the consuming choice that archived each
+// contract (ConsumedBy) and its Daml result (ExerciseResult), the root
+// exercise derived for updates no Ledger API command made
+// (DerivedExercise, DeriveResult), and who witnesses an exercise
+// (Informees). The core keeps the exercises it records itself
+// (ledger.Exercise).
 
 // The Ledger API's ledger-effects shape shows an archive as the consuming
 // exercise that made it. The ledger records per update its kind and the
