@@ -76,13 +76,6 @@ type AllocationPayload struct {
 	Allocation   AllocationSpecification `json:"allocation"`
 }
 
-// allocationView is the token standard's AllocationView.
-type allocationView struct {
-	Allocation  AllocationSpecification `json:"allocation"`
-	HoldingCids []coin.ContractID       `json:"holdingCids"`
-	Meta        metadata                `json:"meta"`
-}
-
 // AllocationMove is something that happens to an allocation.
 type AllocationMove string
 
@@ -139,13 +132,6 @@ type OTCTrade struct {
 	CreatedAt    string                 `json:"createdAt"`
 	PrepareUntil string                 `json:"prepareUntil"`
 	SettleBefore string                 `json:"settleBefore"`
-}
-
-// allocationRequestView is the token standard's AllocationRequestView.
-type allocationRequestView struct {
-	Settlement   SettlementInfo         `json:"settlement"`
-	TransferLegs map[string]TransferLeg `json:"transferLegs"`
-	Meta         metadata               `json:"meta"`
 }
 
 // Settlement is the SettlementInfo of a trade, as OTCTrade builds it.

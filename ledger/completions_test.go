@@ -127,7 +127,7 @@ func TestCompletionsRideTheirChanges(t *testing.T) {
 		if pruned < rej.Offset || err != nil || left != 0 {
 			t.Errorf("pruned to %d (the rejection at %d): %d completions left there, %v", pruned, rej.Offset, left, err)
 		}
-		if _, err := apiread.New(l).Completions(ctx, "u", []coin.PartyID{p}, 0, 0); !errors.Is(err, ledger.ErrPruned) {
+		if _, err := apiread.New(l).Completions(ctx, "u", []coin.PartyID{p}, 0, 0); !errors.Is(err, apiread.ErrPruned) {
 			t.Errorf("completions below the pruned offset: %v", err)
 		}
 	})

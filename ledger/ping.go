@@ -1,10 +1,6 @@
 package ledger
 
-import (
-	"encoding/json"
-
-	"github.com/ccwallet/ccwallet/coin"
-)
+import "github.com/ccwallet/ccwallet/coin"
 
 // Canton's admin-workflow Ping, which the wallet SDK creates to try
 // signing and onboarding (createPingCommand): a contract the initiator
@@ -22,11 +18,4 @@ type Ping struct {
 	ID        string       `json:"id"`
 	Initiator coin.PartyID `json:"initiator"`
 	Responder coin.PartyID `json:"responder"`
-}
-
-// pingInitiator is a ping's signatory.
-func pingInitiator(b []byte) []coin.PartyID {
-	var p Ping
-	_ = json.Unmarshal(b, &p)
-	return []coin.PartyID{p.Initiator}
 }

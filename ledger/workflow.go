@@ -99,10 +99,6 @@ func (r damlRelTime) Duration() time.Duration {
 // outputs, the fees and the holding fees of the inputs.
 func (r *TransferResult) Cost(outputs coin.Amount) coin.Amount { return r.cost(outputs) }
 
-// LedgerContract is a stored contract as the Ledger API shows it (with
-// signatories, observers and offsets).
-func (l *Ledger) LedgerContract(c *store.Contract) LedgerContract { return l.ledgerContract(c) }
-
 // UsableRound is the open round a transaction or a balance uses now, the
 // one rule the wallet's balance and the registry share (usable).
 func (l *Ledger) UsableRound(ctx context.Context, db bun.IDB) (*store.Round, error) {
@@ -134,18 +130,6 @@ func (l *Ledger) ContractsByID(ctx context.Context, db bun.IDB, ids []coin.Contr
 
 // Namespace is the namespace this node's parties are made in.
 func (l *Ledger) Namespace() string { return l.namespace }
-
-// HoldingLedgerContract is an unlocked holding row as the Ledger API
-// shows it (its archive at the offset that spent it).
-func (l *Ledger) HoldingLedgerContract(h store.HoldingRow) LedgerContract {
-	return l.holdingLedgerContract(h)
-}
-
-// CheckOffset refuses an offset below the pruned offset or past the
-// ledger end (ErrPruned, ErrAfterLedgerEnd) and returns the ledger end.
-func (l *Ledger) CheckOffset(ctx context.Context, db bun.IDB, field string, offset int64) (int64, error) {
-	return l.checkOffset(ctx, db, field, offset)
-}
 
 // TemplateDelegateProxy is a featured app's delegate proxy
 // (splice-util-featured-app-proxies; its workflow is ledger/featured).

@@ -9,6 +9,7 @@ import (
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/allocations"
+	"github.com/ccwallet/ccwallet/ledger/apiread"
 )
 
 // Commands of the token standard's DvP: AllocationFactory_Allocate on the
@@ -28,7 +29,7 @@ type extraArgs struct {
 // party) locks the leg's amount for the settlement.
 func (s *Server) allocate(r *http.Request, actAs []coin.PartyID, factory coin.ContractID, raw json.RawMessage, key string) (int64, error) {
 	ct, err := s.w.APIRead.LedgerContractByID(r.Context(), factory)
-	if errors.Is(err, ledger.ErrNotFound) || err == nil && (ct.ArchivedOffset != 0 || !ledger.Implements(ct.TemplateID, ledger.InterfaceAllocationFactory)) {
+	if errors.Is(err, ledger.ErrNotFound) || err == nil && (ct.ArchivedOffset != 0 || !apiread.Implements(ct.TemplateID, ledger.InterfaceAllocationFactory)) {
 		return 0, cantonErr(codeContractNotFound, "allocation factory %s not found or not active; get the current one from the registry's allocation-factory endpoint", factory)
 	} else if err != nil {
 		return 0, err

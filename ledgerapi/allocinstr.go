@@ -2,7 +2,7 @@ package ledgerapi
 
 import (
 	"github.com/ccwallet/ccwallet/coin"
-	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/apiread"
 )
 
 // allocationInstructionNotFound answers AllocationInstruction_Withdraw
@@ -13,5 +13,5 @@ import (
 // for a contract that is not an active one of the interface.
 func allocationInstructionNotFound(cid coin.ContractID) error {
 	return cantonErr(codeContractNotFound, "%s %s not found, not active, or not visible: allocations here are made at once, so no allocation instruction is pending",
-		ledger.InterfaceAllocationInstruction, cid)
+		apiread.InterfaceAllocationInstruction, cid)
 }

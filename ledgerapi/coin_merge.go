@@ -8,6 +8,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/apiread"
 	"github.com/ccwallet/ccwallet/ledger/delegations"
 )
 
@@ -114,7 +115,7 @@ func (s *Server) delegatedMergeOf(r *http.Request, field string, delegation coin
 		return delegations.DelegatedMerge{}, invalidArgument("%s.optMergeTransfer.factoryCid: %v", field, err)
 	}
 	ct, err := s.w.APIRead.LedgerContractByID(r.Context(), factory)
-	if errors.Is(err, ledger.ErrNotFound) || err == nil && (ct.ArchivedOffset != 0 || !ledger.Implements(ct.TemplateID, ledger.InterfaceTransferFactory)) {
+	if errors.Is(err, ledger.ErrNotFound) || err == nil && (ct.ArchivedOffset != 0 || !apiread.Implements(ct.TemplateID, apiread.InterfaceTransferFactory)) {
 		return delegations.DelegatedMerge{}, cantonErr(codeContractNotFound, "%s: transfer factory %s not found or not active", field, factory)
 	} else if err != nil {
 		return delegations.DelegatedMerge{}, err

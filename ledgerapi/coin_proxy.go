@@ -9,6 +9,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/apiread"
 	"github.com/ccwallet/ccwallet/ledger/featured"
 )
 
@@ -108,9 +109,9 @@ func (s *Server) proxyChoice(r *http.Request, sb *submission) (int64, error) {
 	inner := *sb
 	inner.cid = cid
 	inner.ex = exerciseCommand{ContractID: arg.Cid, Choice: strings.TrimPrefix(sb.ex.Choice, "DelegateProxy_"), ChoiceArgument: arg.ProxyArg.ChoiceArg}
-	inner.iface = ledger.InterfaceTransferInstruction
+	inner.iface = apiread.InterfaceTransferInstruction
 	if inner.ex.Choice == "TransferFactory_Transfer" {
-		inner.iface = ledger.InterfaceTransferFactory
+		inner.iface = apiread.InterfaceTransferFactory
 	}
 	off, err := runInner(s, r, &inner)
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/apiread"
 )
 
 // The Ledger API's command table: what a submission may exercise or
@@ -57,9 +58,9 @@ func init() {
 		return s.appPaymentChoice(r, sb.actAs, sb.iface, sb.cid, sb.ex.Choice, sb.ex.ChoiceArgument, sb.key)
 	}
 	commandRoutes = []commandRoute{
-		{target: ledger.InterfaceTransferFactory, choices: []string{"TransferFactory_Transfer"}, note: " (the registry's transfer factory)",
+		{target: apiread.InterfaceTransferFactory, choices: []string{"TransferFactory_Transfer"}, note: " (the registry's transfer factory)",
 			run: (*Server).transferFactoryTransfer},
-		{target: ledger.InterfaceTransferInstruction, choices: slices.Sorted(maps.Keys(instructionChoices)),
+		{target: apiread.InterfaceTransferInstruction, choices: slices.Sorted(maps.Keys(instructionChoices)),
 			run: func(s *Server, r *http.Request, sb *submission) (int64, error) {
 				return s.instructionMove(r, sb.actAs, sb.cid, instructionChoices[sb.ex.Choice], sb.key)
 			}},
@@ -77,7 +78,7 @@ func init() {
 			}},
 		// Served, though no allocation instruction is ever pending here:
 		// each names a contract that is not one (allocinstr.go).
-		{target: ledger.InterfaceAllocationInstruction, choices: []string{"AllocationInstruction_Withdraw", "AllocationInstruction_Update"},
+		{target: apiread.InterfaceAllocationInstruction, choices: []string{"AllocationInstruction_Withdraw", "AllocationInstruction_Update"},
 			note: " (none is ever pending)",
 			run: func(_ *Server, _ *http.Request, sb *submission) (int64, error) {
 				return 0, allocationInstructionNotFound(sb.cid)

@@ -15,6 +15,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/apiread"
 	"github.com/ccwallet/ccwallet/web"
 )
 
@@ -315,7 +316,7 @@ func (s *Server) transferFactoryTransfer(r *http.Request, sb *submission) (int64
 	actAs, factory, raw, key := sb.actAs, sb.cid, sb.ex.ChoiceArgument, sb.key
 	if !s.w.Registry.IsFactory(factory) {
 		ct, err := s.w.APIRead.LedgerContractByID(r.Context(), factory)
-		if errors.Is(err, ledger.ErrNotFound) || err == nil && (ct.ArchivedOffset != 0 || !ledger.Implements(ct.TemplateID, ledger.InterfaceTransferFactory)) {
+		if errors.Is(err, ledger.ErrNotFound) || err == nil && (ct.ArchivedOffset != 0 || !apiread.Implements(ct.TemplateID, apiread.InterfaceTransferFactory)) {
 			return 0, cantonErr(codeContractNotFound, "transfer factory %s not found or not active; get the current one from the registry's transfer-factory endpoint", factory)
 		} else if err != nil {
 			return 0, err

@@ -8,6 +8,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/apiread"
 )
 
 // Asynchronous submission and completions: POST /v2/commands/async/submit
@@ -105,7 +106,7 @@ func (s *Server) completions(w http.ResponseWriter, r *http.Request, c *caller) 
 		return err
 	}
 	if limit == 0 {
-		limit = ledger.MaxAPIPage
+		limit = apiread.MaxAPIPage
 	}
 	idle := defaultIdle
 	if v := r.URL.Query().Get("stream_idle_timeout_ms"); v != "" {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/apiread"
 	"github.com/ccwallet/ccwallet/ledgerapi/internal/client"
 )
 
@@ -76,7 +77,7 @@ func TestLedgerEffects(t *testing.T) {
 		}
 		bobs := choices(events(e.flats("bob", req(bob, ledgerEffects), 10)))
 		x, ok := bobs[string(res.InstructionCID)]
-		if !ok || x.Choice != "TransferInstruction_Accept" || !x.Consuming || x.InterfaceID == "" || templateSuffix(x.InterfaceID) != templateSuffix(ledger.InterfaceTransferInstruction) ||
+		if !ok || x.Choice != "TransferInstruction_Accept" || !x.Consuming || x.InterfaceID == "" || templateSuffix(x.InterfaceID) != templateSuffix(apiread.InterfaceTransferInstruction) ||
 			len(x.WitnessParties) != 1 || x.WitnessParties[0] != string(bob) {
 			t.Errorf("bob's view of the accept: %+v (all: %+v)", x, bobs)
 		}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/apiread"
 	"github.com/ccwallet/ccwallet/web"
 )
 
@@ -147,9 +148,9 @@ func asCanton(err error) *cantonError {
 	case ledger.IsValidation(err), errors.Is(err, coin.ErrInvalidPartyID), errors.Is(err, coin.ErrInvalidContractID),
 		errors.Is(err, coin.ErrInvalidAmount), errors.Is(err, ledger.ErrForgedBlob):
 		return invalidArgument("%s", err.Error())
-	case errors.Is(err, ledger.ErrPruned):
+	case errors.Is(err, apiread.ErrPruned):
 		return cantonErr(codePruned, "%s", err.Error())
-	case errors.Is(err, ledger.ErrAfterLedgerEnd):
+	case errors.Is(err, apiread.ErrAfterLedgerEnd):
 		return cantonErr(codeAfterLedgerEnd, "%s", err.Error())
 	case errors.Is(err, ledger.ErrForbidden):
 		return permissionDenied("%s", err.Error())

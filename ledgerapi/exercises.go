@@ -25,7 +25,7 @@ func exerciseOf(sb *submission) *ledger.Exercise {
 	}
 	e := &ledger.Exercise{ContractID: sb.cid, TemplateID: sb.iface, Choice: sb.ex.Choice, ChoiceArgument: sb.ex.ChoiceArgument,
 		ActingParties: slices.Clone(sb.actAs), Consuming: ledger.ConsumingExercise(sb.ex.Choice)}
-	if impl := ledger.Implementers(sb.iface); len(impl) > 0 {
+	if impl := apiread.Implementers(sb.iface); len(impl) > 0 {
 		e.InterfaceID, e.TemplateID = sb.iface, impl[0]
 	}
 	return e
@@ -35,7 +35,7 @@ func exerciseOf(sb *submission) *ledger.Exercise {
 // witnesses ef reads for: e itself, or the exercise nested under it
 // (e.Nested: a one-step transfer's TransferPreapproval_Send, which its
 // receiver witnesses); e with none when ef sees neither.
-func visibleExercise(u ledger.LedgerUpdate, e *ledger.Exercise, ef *eventFormat) (*ledger.Exercise, []coin.PartyID) {
+func visibleExercise(u apiread.LedgerUpdate, e *ledger.Exercise, ef *eventFormat) (*ledger.Exercise, []coin.PartyID) {
 	if w := rootWitnesses(u, e, ef); len(w) > 0 || e.Nested == nil {
 		return e, w
 	}
@@ -43,7 +43,7 @@ func visibleExercise(u ledger.LedgerUpdate, e *ledger.Exercise, ef *eventFormat)
 }
 
 // rootWitnesses are the informees of e (apiread.Informees) that ef reads for.
-func rootWitnesses(u ledger.LedgerUpdate, e *ledger.Exercise, ef *eventFormat) []coin.PartyID {
+func rootWitnesses(u apiread.LedgerUpdate, e *ledger.Exercise, ef *eventFormat) []coin.PartyID {
 	out := []coin.PartyID{}
 	for _, p := range apiread.Informees(u, e) {
 		if _, ok := ef.byParty[p]; ok {
@@ -56,7 +56,7 @@ func rootWitnesses(u ledger.LedgerUpdate, e *ledger.Exercise, ef *eventFormat) [
 // rootExercisedEvent is e, u's root exercise or the one nested in it
 // that the reader sees first, as ExercisedEvent at node 0, its
 // descendants up to last.
-func rootExercisedEvent(u ledger.LedgerUpdate, e *ledger.Exercise, witnesses []coin.PartyID, last int) exercisedEvent {
+func rootExercisedEvent(u apiread.LedgerUpdate, e *ledger.Exercise, witnesses []coin.PartyID, last int) exercisedEvent {
 	arg, result := any(json.RawMessage(e.ChoiceArgument)), any(json.RawMessage(e.ExerciseResult))
 	if len(e.ChoiceArgument) == 0 {
 		arg = struct{}{}

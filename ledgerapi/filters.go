@@ -10,7 +10,6 @@ import (
 	"github.com/ccwallet/ccwallet/ledger/apiread"
 
 	"github.com/ccwallet/ccwallet/coin"
-	"github.com/ccwallet/ccwallet/ledger"
 )
 
 // Event formats: which parties' events, of which templates, with which
@@ -166,7 +165,7 @@ func (ef *eventFormat) ledgerFilter() apiread.ContractFilter {
 			f.Templates = append(f.Templates, t)
 		}
 		for i := range pf.interfaces {
-			f.Templates = append(f.Templates, ledger.Implementers(i)...)
+			f.Templates = append(f.Templates, apiread.Implementers(i)...)
 		}
 	}
 	sort.Slice(f.Parties, func(i, j int) bool { return f.Parties[i] < f.Parties[j] })
@@ -189,13 +188,13 @@ type match struct {
 	views     []string
 }
 
-func (ef *eventFormat) match(c ledger.LedgerContract) (match, bool) {
+func (ef *eventFormat) match(c apiread.LedgerContract) (match, bool) {
 	return ef.matchAs(c, c.Stakeholders())
 }
 
 // matchAs is match with parties as the contract's witnesses (the
 // informees of an exercise it descends from).
-func (ef *eventFormat) matchAs(c ledger.LedgerContract, parties []coin.PartyID) (match, bool) {
+func (ef *eventFormat) matchAs(c apiread.LedgerContract, parties []coin.PartyID) (match, bool) {
 	var m match
 	views := map[string]bool{}
 	for _, p := range parties {
@@ -211,7 +210,7 @@ func (ef *eventFormat) matchAs(c ledger.LedgerContract, parties []coin.PartyID) 
 			seen, m.argument, m.blob = true, true, m.blob || blob
 		}
 		for i, o := range pf.interfaces {
-			if ledger.Implements(c.TemplateID, i) {
+			if apiread.Implements(c.TemplateID, i) {
 				seen, m.blob = true, m.blob || o.blob
 				if o.view {
 					views[i] = true

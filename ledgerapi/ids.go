@@ -5,7 +5,7 @@ import (
 	"encoding/hex"
 	"strings"
 
-	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/apiread"
 )
 
 // packageIDs are the package ids of the token standard's interface
@@ -40,7 +40,7 @@ func packageID(name string) string {
 // known template or interface.
 var packageNames = func() map[string]string {
 	m := map[string]string{}
-	for _, id := range append(ledger.Templates(), ledger.Interfaces()...) {
+	for _, id := range append(apiread.Templates(), apiread.Interfaces()...) {
 		name := packageNameOf(id)
 		m[packageID(name)] = name
 	}
@@ -85,10 +85,10 @@ func resolveID(field, id string, want identifierKind) (string, error) {
 		}
 	}
 	canon := "#" + name + ":" + parts[1] + ":" + parts[2]
-	known := ledger.Templates()
+	known := apiread.Templates()
 	what := "template"
 	if want == kindInterface {
-		known, what = ledger.Interfaces(), "interface"
+		known, what = apiread.Interfaces(), "interface"
 	}
 	for _, k := range known {
 		if k == canon {

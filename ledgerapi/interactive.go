@@ -15,6 +15,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/apiread"
 	"github.com/ccwallet/ccwallet/ledger/external"
 	"github.com/ccwallet/ccwallet/ledger/preparedtx"
 	"github.com/google/uuid"
@@ -217,7 +218,7 @@ func (s *Server) rootNode(r *http.Request, party coin.PartyID, visible visibilit
 		return preparedtx.Node{}, nil, invalidArgument("commands[0].ExerciseCommand.contractId: %v", err)
 	}
 	ct, err := s.w.APIRead.LedgerContractByID(r.Context(), cid)
-	if errors.Is(err, ledger.ErrNotFound) || err == nil && (ct.ArchivedOffset != 0 || ct.TemplateID != target && !ledger.Implements(ct.TemplateID, target) || !visible.sees(ct)) {
+	if errors.Is(err, ledger.ErrNotFound) || err == nil && (ct.ArchivedOffset != 0 || ct.TemplateID != target && !apiread.Implements(ct.TemplateID, target) || !visible.sees(ct)) {
 		return preparedtx.Node{}, nil, cantonErr(codeContractNotFound, "%s %s not found, not active, or neither visible to the parties nor disclosed", target, cid)
 	} else if err != nil {
 		return preparedtx.Node{}, nil, err
@@ -262,7 +263,7 @@ type visibility struct {
 	disclosed map[coin.ContractID]bool
 }
 
-func (v visibility) sees(ct ledger.LedgerContract) bool {
+func (v visibility) sees(ct apiread.LedgerContract) bool {
 	if v.disclosed[ct.ContractID] {
 		return true
 	}

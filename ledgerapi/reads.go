@@ -75,7 +75,7 @@ func listLimit(r *http.Request) (int, error) {
 	if err != nil || n < 0 {
 		return 0, &decodeError{status: http.StatusBadRequest, msg: "limit: want a non-negative whole number, not " + strconv.Quote(v)}
 	}
-	return int(min(n, ledger.MaxAPIPage)), nil
+	return int(min(n, apiread.MaxAPIPage)), nil
 }
 
 type interfaceView struct {
@@ -117,7 +117,7 @@ type archivedEvent struct {
 	ImplementedInterfaces []string        `json:"implementedInterfaces"`
 }
 
-func (s *Server) createdEventOf(c ledger.LedgerContract, m match, nodeID int) createdEvent {
+func (s *Server) createdEventOf(c apiread.LedgerContract, m match, nodeID int) createdEvent {
 	e := createdEvent{
 		Offset: c.CreatedOffset, NodeID: nodeID, ContractID: c.ContractID, TemplateID: byPackageID(c.TemplateID),
 		InterfaceViews: []interfaceView{}, WitnessParties: m.witnesses, Signatories: c.Signatories,
@@ -145,7 +145,7 @@ func (s *Server) createdEventOf(c ledger.LedgerContract, m match, nodeID int) cr
 	return e
 }
 
-func archivedEventOf(c ledger.LedgerContract, m match, nodeID int) archivedEvent {
+func archivedEventOf(c apiread.LedgerContract, m match, nodeID int) archivedEvent {
 	e := archivedEvent{
 		Offset: c.ArchivedOffset, NodeID: nodeID, ContractID: c.ContractID, TemplateID: byPackageID(c.TemplateID),
 		WitnessParties: m.witnesses, PackageName: packageNameOf(c.TemplateID), ImplementedInterfaces: []string{},
@@ -180,7 +180,7 @@ type exercisedEvent struct {
 	ImplementedInterfaces []string        `json:"implementedInterfaces"`
 }
 
-func exercisedEventOf(u ledger.LedgerUpdate, c ledger.LedgerContract, m match, nodeID int) exercisedEvent {
+func exercisedEventOf(u apiread.LedgerUpdate, c apiread.LedgerContract, m match, nodeID int) exercisedEvent {
 	a := archivedEventOf(c, m, nodeID)
 	choice, iface := apiread.ConsumedBy(u.Kind, c.TemplateID)
 	e := exercisedEvent{
@@ -228,7 +228,7 @@ type activeContract struct {
 }
 
 // acsEntryOf renders ct as ef sees it; false when ef does not.
-func (s *Server) acsEntryOf(ct ledger.LedgerContract, ef *eventFormat) (acsEntry, bool) {
+func (s *Server) acsEntryOf(ct apiread.LedgerContract, ef *eventFormat) (acsEntry, bool) {
 	m, ok := ef.match(ct)
 	if !ok {
 		return acsEntry{}, false
@@ -368,7 +368,7 @@ type jsTransaction struct {
 
 // transactionOf renders an update through ef; false when ef sees none of
 // its events.
-func (s *Server) transactionOf(u ledger.LedgerUpdate, ef *eventFormat) (jsTransaction, bool) {
+func (s *Server) transactionOf(u apiread.LedgerUpdate, ef *eventFormat) (jsTransaction, bool) {
 	tx := jsTransaction{
 		UpdateID: u.UpdateID, EffectiveAt: formatTime(u.RecordTime), Events: []map[string]any{}, Offset: u.Offset,
 		SynchronizerID: s.l.SynchronizerID(), RecordTime: formatTime(u.RecordTime),
@@ -503,7 +503,7 @@ func (q *updatesRequest) parse(c *caller, trees bool) (ef *eventFormat, begin, e
 
 // updateMessages renders the updates ef sees, each a JsGetUpdatesResponse
 // (or, for trees, JsGetUpdateTreesResponse).
-func (s *Server) updateMessages(ups []ledger.LedgerUpdate, ef *eventFormat, trees bool) []map[string]any {
+func (s *Server) updateMessages(ups []apiread.LedgerUpdate, ef *eventFormat, trees bool) []map[string]any {
 	out := []map[string]any{}
 	for _, u := range ups {
 		if tx, ok := s.transactionOf(u, ef); ok && trees {
@@ -535,7 +535,7 @@ func (s reads) readUpdates(w http.ResponseWriter, r *http.Request, c *caller, tr
 		return err
 	}
 	if limit == 0 {
-		limit = ledger.MaxAPIPage
+		limit = apiread.MaxAPIPage
 	}
 	ups, scanned, err := s.w.APIRead.Updates(r.Context(), ef.ledgerFilter(), begin, end, limit)
 	if err != nil {

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/ccwallet/ccwallet/coin"
-	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/apiread"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
 )
 
@@ -19,16 +19,16 @@ func TestInterfaceFilterOfServedPackage(t *testing.T) {
 	forEachEngine(t, func(t *testing.T, e *env) {
 		alice := e.user("alice", "10")
 		end := e.ledgerEnd()
-		for _, iface := range []string{ledger.InterfaceAllocationInstruction, ledger.InterfaceAnyContract} {
+		for _, iface := range []string{apiread.InterfaceAllocationInstruction, apiread.InterfaceAnyContract} {
 			if got := e.acs("alice", filter(alice, interfaceFilter(iface, true, false)), end); len(got) != 0 {
 				t.Errorf("%s: %d contracts, want none", iface, len(got))
 			}
-			got := e.acs("alice", filter(alice, interfaceFilter(iface, true, false), interfaceFilter(ledger.InterfaceHolding, true, false)), end)
+			got := e.acs("alice", filter(alice, interfaceFilter(iface, true, false), interfaceFilter(apiread.InterfaceHolding, true, false)), end)
 			if len(got) != 1 || len(got[0].InterfaceViews) != 1 || got[0].InterfaceViews[0].InterfaceID == "" {
 				t.Errorf("%s with Holding: %+v, want alice's one holding with its Holding view", iface, got)
 			}
 			ups := e.flats("alice", map[string]any{"beginExclusive": 0, "verbose": false,
-				"updateFormat": acsDelta(filter(alice, interfaceFilter(iface, true, false), interfaceFilter(ledger.InterfaceHolding, true, false)))}, 50)
+				"updateFormat": acsDelta(filter(alice, interfaceFilter(iface, true, false), interfaceFilter(apiread.InterfaceHolding, true, false)))}, 50)
 			n := 0
 			for _, u := range ups {
 				if u.Update.Transaction != nil {

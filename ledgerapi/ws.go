@@ -452,10 +452,10 @@ func (u *updatesStream) check(c *caller) (err error) {
 
 func (u *updatesStream) run(ws *wsStream) error {
 	return ws.follow(u.begin, u.end, func(pos int64) (int64, int64, bool, error) {
-		var ups []ledger.LedgerUpdate
+		var ups []apiread.LedgerUpdate
 		var scanned int64
 		err := ws.read(func(ctx context.Context) (err error) {
-			ups, scanned, err = ws.s.w.APIRead.Updates(ctx, u.ef.ledgerFilter(), pos, u.end, ledger.MaxAPIPage)
+			ups, scanned, err = ws.s.w.APIRead.Updates(ctx, u.ef.ledgerFilter(), pos, u.end, apiread.MaxAPIPage)
 			return err
 		})
 		if err != nil {
@@ -463,14 +463,14 @@ func (u *updatesStream) run(ws *wsStream) error {
 		}
 		last := pos
 		for _, up := range ups {
-			for _, m := range ws.s.updateMessages([]ledger.LedgerUpdate{up}, u.ef, u.trees) {
+			for _, m := range ws.s.updateMessages([]apiread.LedgerUpdate{up}, u.ef, u.trees) {
 				if err := ws.send(m); err != nil {
 					return 0, 0, false, err
 				}
 				last = up.Offset
 			}
 		}
-		return scanned, last, len(ups) == ledger.MaxAPIPage, nil
+		return scanned, last, len(ups) == apiread.MaxAPIPage, nil
 	}, func(offset int64) any {
 		return map[string]any{"update": map[string]any{"OffsetCheckpoint": ws.s.offsetCheckpoint(offset)}}
 	})
@@ -497,7 +497,7 @@ func (cs *completionsStream) run(ws *wsStream) error {
 		err := ws.read(func(ctx context.Context) (err error) {
 			// The end the read went up to: every completion up to it is
 			// in it.
-			got, end, err = ws.s.completionsOf(ctx, ws.caller.user.Name, cs.parties, pos, ledger.MaxAPIPage)
+			got, end, err = ws.s.completionsOf(ctx, ws.caller.user.Name, cs.parties, pos, apiread.MaxAPIPage)
 			return err
 		})
 		if err != nil {
@@ -510,7 +510,7 @@ func (cs *completionsStream) run(ws *wsStream) error {
 			}
 			last = c.Offset
 		}
-		if len(got) == ledger.MaxAPIPage {
+		if len(got) == apiread.MaxAPIPage {
 			return last, last, true, nil
 		}
 		return max(end, last), last, false, nil
@@ -535,9 +535,9 @@ func (a *acsStream) check(c *caller) (err error) {
 func (a *acsStream) run(ws *wsStream) error {
 	key := apiread.FirstContractKey
 	for {
-		var cs []ledger.LedgerContract
+		var cs []apiread.LedgerContract
 		err := ws.read(func(ctx context.Context) (err error) {
-			cs, err = ws.s.w.APIRead.ActiveContractsAfter(ctx, a.ef.ledgerFilter(), a.at, key, ledger.MaxAPIPage)
+			cs, err = ws.s.w.APIRead.ActiveContractsAfter(ctx, a.ef.ledgerFilter(), a.at, key, apiread.MaxAPIPage)
 			return err
 		})
 		if err != nil {
@@ -550,7 +550,7 @@ func (a *acsStream) run(ws *wsStream) error {
 				}
 			}
 		}
-		if len(cs) < ledger.MaxAPIPage {
+		if len(cs) < apiread.MaxAPIPage {
 			return nil
 		}
 		last := cs[len(cs)-1]

@@ -11,6 +11,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/apiread"
 	"github.com/ccwallet/ccwallet/ledger/devnet"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
 	"github.com/ccwallet/ccwallet/ledgerapi"
@@ -306,12 +307,12 @@ func TestWSCompletions(t *testing.T) {
 }
 
 // TestWSActiveContracts: /v2/state/active-contracts sends the whole
-// snapshot at activeAtOffset, past one page (ledger.MaxAPIPage), each
+// snapshot at activeAtOffset, past one page (apiread.MaxAPIPage), each
 // contract once, then closes (1000).
 func TestWSActiveContracts(t *testing.T) {
 	forEachEngineWS(t, ledgerapi.StreamConfig{}, func(t *testing.T, e *env) {
 		alice := e.user("alice", "")
-		n := ledger.MaxAPIPage + 5
+		n := apiread.MaxAPIPage + 5
 		for range n {
 			ledgertest.Mint(t, e.l, alice, "1")
 		}

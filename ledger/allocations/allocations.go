@@ -16,6 +16,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/apiread"
 	"github.com/ccwallet/ccwallet/ledger/history"
 	"github.com/ccwallet/ccwallet/store"
 	"github.com/uptrace/bun"
@@ -129,7 +130,7 @@ type AllocationResult struct {
 type Allocation struct {
 	Spec             ledger.AllocationSpecification
 	LockedHoldingCID coin.ContractID
-	Contract         ledger.LedgerContract
+	Contract         apiread.LedgerContract
 }
 
 // checkMeta bounds a request's metadata.
@@ -455,7 +456,7 @@ func (s *Service) AllocationByID(ctx context.Context, viewer coin.PartyID, cid c
 	if viewer != "" && viewer != leg.Sender && viewer != leg.Receiver && viewer != p.Allocation.Settlement.Executor {
 		return Allocation{}, fmt.Errorf("allocation %s: %w", cid, ledger.ErrNotFound)
 	}
-	return Allocation{Spec: p.Allocation, LockedHoldingCID: p.LockedAmulet, Contract: s.l.LedgerContract(c)}, nil
+	return Allocation{Spec: p.Allocation, LockedHoldingCID: p.LockedAmulet, Contract: apiread.LedgerContractOf(s.l, c)}, nil
 }
 
 // AllocationsOf lists the active allocations party is the sender of,

@@ -11,6 +11,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/apiread"
 	"github.com/ccwallet/ccwallet/ledger/history"
 	"github.com/ccwallet/ccwallet/store"
 	"github.com/uptrace/bun"
@@ -126,7 +127,7 @@ func (s *Service) pendingAllocationsIn(ctx context.Context, db bun.IDB, party co
 			return nil, fmt.Errorf("allocation %s: %w", cs[i].ContractID, err)
 		}
 		if p.Allocation.TransferLeg.Sender == party {
-			out = append(out, Allocation{Spec: p.Allocation, LockedHoldingCID: p.LockedAmulet, Contract: s.l.LedgerContract(&cs[i])})
+			out = append(out, Allocation{Spec: p.Allocation, LockedHoldingCID: p.LockedAmulet, Contract: apiread.LedgerContractOf(s.l, &cs[i])})
 		}
 	}
 	return out, nil

@@ -1,24 +1,26 @@
 // Package apiread owns the JSON Ledger API's read model over the store:
-// the ledger end and pruned offset, the active contract set as of an
-// offset (paged by ContractKey), a contract by id, the contract events of
-// each update, the updates' ids and times, an update's offset by id, the
-// token standard's interface views of a contract, the node's parties, and
-// the update stream as a developer watches it (UpdatesAfter: the wallet
-// API's update stream, devnet tail), the stable ledger end (LedgerEnd),
-// a user's command completions (Completions) and each update's ledger
-// effects (effects.go: the consuming choice that archived each contract
-// and its result, the derived root exercise, an exercise's informees).
-// The contracts' shape as the Ledger API shows them
-// (ledger.LedgerContract, with stakeholders; how an interface view is
-// computed, ledger.InterfaceViewOf), the update event's shape and the
-// offset rule it shares with the completions stay in the core
-// (ledger/apiread.go, ledger/updatestream.go).
+// the contracts as the Ledger API shows them (LedgerContract, with
+// signatories, observers and offsets), the templates and token-standard
+// interfaces of the coin's contracts and a contract's interface views
+// (InterfaceView), the offset rule (an offset below the pruned one is
+// ErrPruned, past the ledger end ErrAfterLedgerEnd), the ledger end and
+// pruned offset, the active contract set as of an offset (paged by
+// ContractKey), a contract by id, the updates with their contract events
+// (LedgerUpdate), the updates' ids and times, an update's offset by id,
+// the node's parties, the update stream as a developer watches it
+// (UpdatesAfter: the wallet API's update stream, devnet tail), the
+// stable ledger end (LedgerEnd), a user's command completions
+// (Completions) and each update's ledger effects (effects.go: the
+// consuming choice that archived each contract and its result, the
+// derived root exercise, an exercise's informees). The core keeps what
+// its changes write: the contracts and their payloads, the exercise a
+// command records with its completion (ledger.Exercise) and the
+// completions themselves.
 package apiread
 
 import (
 	"cmp"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -68,9 +70,9 @@ func (s *Service) PrunedOffset(ctx context.Context) (int64, error) {
 }
 
 // ActiveContracts lists the contracts f selects that are active at
-// offset at, oldest first, at most limit (at most ledger.MaxAPIPage). Offset 0
+// offset at, oldest first, at most limit (at most MaxAPIPage). Offset 0
 // is the ledger's beginning, before any contract.
-func (s *Service) ActiveContracts(ctx context.Context, f ContractFilter, at int64, limit int) ([]ledger.LedgerContract, error) {
+func (s *Service) ActiveContracts(ctx context.Context, f ContractFilter, at int64, limit int) ([]LedgerContract, error) {
 	return s.ActiveContractsAfter(ctx, f, at, store.FirstContractKey, limit)
 }
 
@@ -83,17 +85,17 @@ var FirstContractKey = store.FirstContractKey
 
 // ActiveContractsAfter is ActiveContracts after key, so a reader pages
 // through the whole set: each page's last contract is the next page's key.
-func (s *Service) ActiveContractsAfter(ctx context.Context, f ContractFilter, at int64, key ContractKey, limit int) ([]ledger.LedgerContract, error) {
-	if limit <= 0 || limit > ledger.MaxAPIPage {
-		limit = ledger.MaxAPIPage
+func (s *Service) ActiveContractsAfter(ctx context.Context, f ContractFilter, at int64, key ContractKey, limit int) ([]LedgerContract, error) {
+	if limit <= 0 || limit > MaxAPIPage {
+		limit = MaxAPIPage
 	}
-	var out []ledger.LedgerContract
+	var out []LedgerContract
 	// Plain reads: offsets are given out in commit order, so bounding
 	// every query by an offset read first gives a consistent answer.
 	var tx bun.IDB = s.l.DB()
 	err := func() error {
 		out = nil
-		if _, err := s.l.CheckOffset(ctx, tx, "activeAtOffset", at); err != nil || at == 0 {
+		if _, err := checkOffset(ctx, tx, "activeAtOffset", at); err != nil || at == 0 {
 			return err
 		}
 		cs, err := store.ActiveContractsAfter(ctx, tx, store.ContractQuery{Parties: f.Parties, Templates: f.Templates, Upto: at, Limit: limit}, key)
@@ -101,7 +103,7 @@ func (s *Service) ActiveContractsAfter(ctx context.Context, f ContractFilter, at
 			return err
 		}
 		for i := range cs {
-			out = append(out, s.l.LedgerContract(&cs[i]))
+			out = append(out, LedgerContractOf(s.l, &cs[i]))
 		}
 		if owners, ok := s.holdingOwners(f); ok {
 			hs, err := store.UnlockedHoldingsAfter(ctx, tx, owners, at, key, limit)
@@ -109,7 +111,7 @@ func (s *Service) ActiveContractsAfter(ctx context.Context, f ContractFilter, at
 				return err
 			}
 			for _, h := range hs {
-				out = append(out, s.l.HoldingLedgerContract(h))
+				out = append(out, s.holdingLedgerContract(h))
 			}
 		}
 		return nil
@@ -124,41 +126,41 @@ func (s *Service) ActiveContractsAfter(ctx context.Context, f ContractFilter, at
 	return out, nil
 }
 
-func sortContracts(cs []ledger.LedgerContract) {
-	slices.SortFunc(cs, func(a, b ledger.LedgerContract) int {
+func sortContracts(cs []LedgerContract) {
+	slices.SortFunc(cs, func(a, b LedgerContract) int {
 		return cmp.Or(cmp.Compare(a.CreatedOffset, b.CreatedOffset), cmp.Compare(a.ContractID, b.ContractID))
 	})
 }
 
 // ContractByID returns a contract, active or archived, with the parties
 // that may see it, or ledger.ErrNotFound.
-func (s *Service) LedgerContractByID(ctx context.Context, cid coin.ContractID) (ledger.LedgerContract, error) {
+func (s *Service) LedgerContractByID(ctx context.Context, cid coin.ContractID) (LedgerContract, error) {
 	c, err := store.ContractByID(ctx, s.l.DB(), cid)
 	if err == nil {
-		return s.l.LedgerContract(c), nil
+		return LedgerContractOf(s.l, c), nil
 	}
 	if !errors.Is(err, store.ErrNotFound) {
-		return ledger.LedgerContract{}, err
+		return LedgerContract{}, err
 	}
 	h, err := store.UnlockedHoldingByID(ctx, s.l.DB(), cid)
 	if err != nil {
-		return ledger.LedgerContract{}, fmt.Errorf("contract %s: %w", cid, err)
+		return LedgerContract{}, fmt.Errorf("contract %s: %w", cid, err)
 	}
-	return s.l.HoldingLedgerContract(*h), nil
+	return s.holdingLedgerContract(*h), nil
 }
 
 // Updates returns the updates in (after, upto] with events f selects,
-// oldest first, at most limit (at most ledger.MaxAPIPage); upto 0 means the
+// oldest first, at most limit (at most MaxAPIPage); upto 0 means the
 // ledger end. scanned is the offset the page read up to: the next page
 // starts after it (updates in between had no event for f).
-func (s *Service) Updates(ctx context.Context, f ContractFilter, after, upto int64, limit int) (ups []ledger.LedgerUpdate, scanned int64, err error) {
-	if limit <= 0 || limit > ledger.MaxAPIPage {
-		limit = ledger.MaxAPIPage
+func (s *Service) Updates(ctx context.Context, f ContractFilter, after, upto int64, limit int) (ups []LedgerUpdate, scanned int64, err error) {
+	if limit <= 0 || limit > MaxAPIPage {
+		limit = MaxAPIPage
 	}
 	var tx bun.IDB = s.l.DB()
 	err = func() error {
 		ups = nil
-		end, err := s.l.CheckOffset(ctx, tx, "beginExclusive", after)
+		end, err := checkOffset(ctx, tx, "beginExclusive", after)
 		if err != nil {
 			return err
 		}
@@ -169,7 +171,7 @@ func (s *Service) Updates(ctx context.Context, f ContractFilter, after, upto int
 				return err
 			}
 			upto = max(min(upto, end), after)
-		} else if _, err := s.l.CheckOffset(ctx, tx, "endInclusive", upto); err != nil {
+		} else if _, err := checkOffset(ctx, tx, "endInclusive", upto); err != nil {
 			return err
 		} else if upto < after {
 			return ledger.Invalid("endInclusive", "must not be before beginExclusive")
@@ -189,24 +191,24 @@ func (s *Service) Updates(ctx context.Context, f ContractFilter, after, upto int
 		if err != nil {
 			return err
 		}
-		byOffset := make(map[int64]*ledger.LedgerUpdate, len(us))
+		byOffset := make(map[int64]*LedgerUpdate, len(us))
 		exercises, err := store.CompletionExercises(ctx, tx, offsets)
 		if err != nil {
 			return err
 		}
 		for _, u := range us {
-			ups = append(ups, ledger.LedgerUpdate{Offset: u.OffsetID, UpdateID: u.UpdateID, Kind: u.Kind, RecordTime: u.RecordTime,
+			ups = append(ups, LedgerUpdate{Offset: u.OffsetID, UpdateID: u.UpdateID, Kind: u.Kind, RecordTime: u.RecordTime,
 				Exercise: ledger.ParseExercise(exercises[u.OffsetID])})
 		}
 		for i := range ups {
 			byOffset[ups[i].Offset] = &ups[i]
 		}
-		add := func(c ledger.LedgerContract) {
+		add := func(c LedgerContract) {
 			if u := byOffset[c.CreatedOffset]; u != nil {
-				u.Events = append(u.Events, ledger.LedgerEvent{Contract: c})
+				u.Events = append(u.Events, LedgerEvent{Contract: c})
 			}
 			if u := byOffset[c.ArchivedOffset]; u != nil && c.ArchivedOffset != 0 {
-				u.Events = append(u.Events, ledger.LedgerEvent{Archived: true, Contract: c})
+				u.Events = append(u.Events, LedgerEvent{Archived: true, Contract: c})
 			}
 		}
 		cs, err := store.ContractsChanged(ctx, tx, q)
@@ -214,7 +216,7 @@ func (s *Service) Updates(ctx context.Context, f ContractFilter, after, upto int
 			return err
 		}
 		for i := range cs {
-			add(s.l.LedgerContract(&cs[i]))
+			add(LedgerContractOf(s.l, &cs[i]))
 		}
 		if holdings {
 			hs, err := store.UnlockedHoldingsChanged(ctx, tx, owners, after, scanned)
@@ -222,10 +224,10 @@ func (s *Service) Updates(ctx context.Context, f ContractFilter, after, upto int
 				return err
 			}
 			for _, h := range hs {
-				add(s.l.HoldingLedgerContract(h))
+				add(s.holdingLedgerContract(h))
 			}
 		}
-		derivedFrom := make([]*ledger.LedgerContract, len(ups))
+		derivedFrom := make([]*LedgerContract, len(ups))
 		for i := range ups {
 			if ups[i].Exercise == nil {
 				ups[i].Exercise, derivedFrom[i] = DerivedExercise(ups[i])
@@ -245,7 +247,7 @@ func (s *Service) Updates(ctx context.Context, f ContractFilter, after, upto int
 	for i := range ups {
 		// Archives first, then creates, each by contract: a stable order
 		// that gives each event its node id.
-		slices.SortFunc(ups[i].Events, func(a, b ledger.LedgerEvent) int {
+		slices.SortFunc(ups[i].Events, func(a, b LedgerEvent) int {
 			if a.Archived != b.Archived {
 				if a.Archived {
 					return -1
@@ -305,12 +307,6 @@ func (s *Service) UpdateOffset(ctx context.Context, updateID string) (int64, err
 		return 0, err
 	}
 	return u.OffsetID, nil
-}
-
-// InterfaceView is the view of c through iface, as the coin's
-// implementations of the token standard define it (ledger.InterfaceViewOf).
-func (s *Service) InterfaceView(c ledger.LedgerContract, iface string) (json.RawMessage, error) {
-	return ledger.InterfaceViewOf(c, iface, s.l.DSO())
 }
 
 // LedgerEnd is the offset of the latest update at or below which every

@@ -23,7 +23,7 @@ func (s *Service) Completions(ctx context.Context, user string, parties []coin.P
 // the end, as a client waiting for its command's completion mostly is,
 // costs one read of the end.
 func (s *Service) CompletionsPage(ctx context.Context, user string, parties []coin.PartyID, after int64, limit int) ([]ledger.Completion, int64, error) {
-	l, db := s.l, s.l.DB()
+	db := s.l.DB()
 	// Only up to the stable end: a reader that moves past a completion
 	// must not skip one of a lower offset that commits later.
 	upto, err := s.LedgerEnd(ctx)
@@ -35,11 +35,11 @@ func (s *Service) CompletionsPage(ctx context.Context, user string, parties []co
 		// nor past the end.
 		return nil, upto, nil
 	}
-	if _, err := l.CheckOffset(ctx, db, "beginExclusive", after); err != nil {
+	if _, err := checkOffset(ctx, db, "beginExclusive", after); err != nil {
 		return nil, 0, err
 	}
-	if limit <= 0 || limit > ledger.MaxAPIPage {
-		limit = ledger.MaxAPIPage
+	if limit <= 0 || limit > MaxAPIPage {
+		limit = MaxAPIPage
 	}
 	want := map[coin.PartyID]bool{}
 	for _, p := range parties {
@@ -47,7 +47,7 @@ func (s *Service) CompletionsPage(ctx context.Context, user string, parties []co
 	}
 	var out []ledger.Completion
 	for len(out) < limit {
-		rows, err := store.CompletionsAfter(ctx, db, user, after, upto, ledger.MaxAPIPage)
+		rows, err := store.CompletionsAfter(ctx, db, user, after, upto, MaxAPIPage)
 		if err != nil {
 			return nil, 0, err
 		}
@@ -70,7 +70,7 @@ func (s *Service) CompletionsPage(ctx context.Context, user string, parties []co
 				break
 			}
 		}
-		if len(rows) < ledger.MaxAPIPage {
+		if len(rows) < MaxAPIPage {
 			break
 		}
 	}

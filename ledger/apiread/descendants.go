@@ -16,7 +16,7 @@ import (
 // exercise's informees see its whole subtree, so the sender of a
 // transfer sees the receiver's new holding under its
 // TransferFactory_Transfer. The events added are marked Descendant.
-func (s *Service) addDescendants(ctx context.Context, tx bun.IDB, f ContractFilter, ups []ledger.LedgerUpdate) error {
+func (s *Service) addDescendants(ctx context.Context, tx bun.IDB, f ContractFilter, ups []LedgerUpdate) error {
 	for i := range ups {
 		u := &ups[i]
 		if u.Exercise == nil || !witnessedBy(u, f) {
@@ -26,24 +26,24 @@ func (s *Service) addDescendants(ctx context.Context, tx bun.IDB, f ContractFilt
 		for _, e := range u.Events {
 			have[e.Contract.ContractID] = true
 		}
-		add := func(c ledger.LedgerContract) {
+		add := func(c LedgerContract) {
 			if have[c.ContractID] {
 				return
 			}
 			have[c.ContractID] = true
 			switch u.Offset {
 			case c.CreatedOffset:
-				u.Events = append(u.Events, ledger.LedgerEvent{Contract: c, Descendant: true})
+				u.Events = append(u.Events, LedgerEvent{Contract: c, Descendant: true})
 			case c.ArchivedOffset:
-				u.Events = append(u.Events, ledger.LedgerEvent{Archived: true, Contract: c, Descendant: true})
+				u.Events = append(u.Events, LedgerEvent{Archived: true, Contract: c, Descendant: true})
 			}
 		}
-		cs, err := store.ContractsChanged(ctx, tx, store.ContractQuery{Templates: f.Templates, After: u.Offset - 1, Upto: u.Offset, Limit: ledger.MaxAPIPage})
+		cs, err := store.ContractsChanged(ctx, tx, store.ContractQuery{Templates: f.Templates, After: u.Offset - 1, Upto: u.Offset, Limit: MaxAPIPage})
 		if err != nil {
 			return err
 		}
 		for j := range cs {
-			add(s.l.LedgerContract(&cs[j]))
+			add(LedgerContractOf(s.l, &cs[j]))
 		}
 		if f.Templates == nil || slices.Contains(f.Templates, ledger.TemplateAmulet) {
 			hs, err := store.UnlockedHoldingsChanged(ctx, tx, nil, u.Offset-1, u.Offset)
@@ -51,7 +51,7 @@ func (s *Service) addDescendants(ctx context.Context, tx bun.IDB, f ContractFilt
 				return err
 			}
 			for _, h := range hs {
-				add(s.l.HoldingLedgerContract(h))
+				add(s.holdingLedgerContract(h))
 			}
 		}
 	}
@@ -60,7 +60,7 @@ func (s *Service) addDescendants(ctx context.Context, tx bun.IDB, f ContractFilt
 
 // witnessedBy reports whether a party of f is an informee of u's root
 // exercise.
-func witnessedBy(u *ledger.LedgerUpdate, f ContractFilter) bool {
+func witnessedBy(u *LedgerUpdate, f ContractFilter) bool {
 	if f.Parties == nil {
 		return true
 	}

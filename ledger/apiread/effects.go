@@ -30,9 +30,9 @@ type consumingChoice struct {
 
 // consumingChoices are the update kinds whose choice consumes a contract.
 var consumingChoices = map[string]consumingChoice{
-	"accept-transfer-instruction":          {ledger.TemplateTransferInstruction, "TransferInstruction_Accept", ledger.InterfaceTransferInstruction},
-	"reject-transfer-instruction":          {ledger.TemplateTransferInstruction, "TransferInstruction_Reject", ledger.InterfaceTransferInstruction},
-	"withdraw-transfer-instruction":        {ledger.TemplateTransferInstruction, "TransferInstruction_Withdraw", ledger.InterfaceTransferInstruction},
+	"accept-transfer-instruction":          {ledger.TemplateTransferInstruction, "TransferInstruction_Accept", InterfaceTransferInstruction},
+	"reject-transfer-instruction":          {ledger.TemplateTransferInstruction, "TransferInstruction_Reject", InterfaceTransferInstruction},
+	"withdraw-transfer-instruction":        {ledger.TemplateTransferInstruction, "TransferInstruction_Withdraw", InterfaceTransferInstruction},
 	"execute-allocation":                   {ledger.TemplateAmuletAllocation, "Allocation_ExecuteTransfer", ledger.InterfaceAllocation},
 	"withdraw-allocation":                  {ledger.TemplateAmuletAllocation, "Allocation_Withdraw", ledger.InterfaceAllocation},
 	"cancel-allocation":                    {ledger.TemplateAmuletAllocation, "Allocation_Cancel", ledger.InterfaceAllocation},

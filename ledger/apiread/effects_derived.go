@@ -16,9 +16,9 @@ import (
 // the instruction it consumed (DeriveResult's). The token-standard CLI
 // reads an instruction's holdings changes under that exercise, never at
 // the root.
-func DerivedExercise(u ledger.LedgerUpdate) (*ledger.Exercise, *ledger.LedgerContract) {
+func DerivedExercise(u LedgerUpdate) (*ledger.Exercise, *LedgerContract) {
 	c, ok := consumingChoices[u.Kind]
-	if !ok || c.iface != ledger.InterfaceTransferInstruction {
+	if !ok || c.iface != InterfaceTransferInstruction {
 		return nil, nil
 	}
 	for _, ev := range u.Events {
@@ -50,7 +50,7 @@ func DerivedExercise(u ledger.LedgerUpdate) (*ledger.Exercise, *ledger.LedgerCon
 // DeriveResult sets the result of u's exercise derived from the consumed
 // contract from (DerivedExercise) from u's events, once they are all
 // known (descendants included).
-func DeriveResult(u ledger.LedgerUpdate, from *ledger.LedgerContract) {
+func DeriveResult(u LedgerUpdate, from *LedgerContract) {
 	if e := u.Exercise; e != nil && from != nil {
 		e.ExerciseResult, _ = json.Marshal(ExerciseResult(u, *from))
 	}

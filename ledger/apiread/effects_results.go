@@ -15,7 +15,7 @@ import (
 // is not derived. Only u's events are known (those the reader's filter
 // selected), so holdings the reader does not see are left out of the
 // lists.
-func ExerciseResult(u ledger.LedgerUpdate, c ledger.LedgerContract) any {
+func ExerciseResult(u LedgerUpdate, c LedgerContract) any {
 	choice, _ := ConsumedBy(u.Kind, c.TemplateID)
 	meta := map[string]any{"values": map[string]string{}}
 	switch choice {
@@ -53,7 +53,7 @@ func ExerciseResult(u ledger.LedgerUpdate, c ledger.LedgerContract) any {
 }
 
 // createdHoldingsOf lists the unlocked holdings of owner u created.
-func createdHoldingsOf(u ledger.LedgerUpdate, owner coin.PartyID) []coin.ContractID {
+func createdHoldingsOf(u LedgerUpdate, owner coin.PartyID) []coin.ContractID {
 	out := []coin.ContractID{}
 	for _, e := range u.Events {
 		if e.Archived || e.Contract.TemplateID != ledger.TemplateAmulet {
