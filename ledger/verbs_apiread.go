@@ -31,3 +31,14 @@ type TransferInstructionPayload = transferInstructionPayload
 
 // TransferPayload is the token standard's Transfer.
 type TransferPayload = transferPayload
+
+// Written is what one change wrote, as ledger/apiread's ShapeExercise
+// reads it to shape a Ledger API command's exercise: the open round it
+// ran in, the contracts it created, the holdings and the history rows it
+// wrote. Its slices are the change's own: read them, never keep them.
+type Written struct {
+	Round    *store.Round
+	Created  []store.Contract
+	Holdings []store.Holding
+	History  []store.HistoryEntry
+}

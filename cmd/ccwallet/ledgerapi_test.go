@@ -36,3 +36,13 @@ func TestServeLedgerAPI(t *testing.T) {
 		t.Errorf("--ledger-api-listen off still listens on %s", off2.addrs.LedgerAPI)
 	}
 }
+
+// TestLedgerConfigShapesExercises: the server and the devnet commands
+// open the ledger with the Ledger API's shaping of a command's exercise
+// (apiread.ShapeExercise), so a completion stores its exercise's result
+// and not a Unit one.
+func TestLedgerConfigShapesExercises(t *testing.T) {
+	if (Config{}).ledgerConfig().ShapeExercise == nil {
+		t.Error("ledgerConfig: no ShapeExercise")
+	}
+}

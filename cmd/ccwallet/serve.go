@@ -15,6 +15,7 @@ import (
 	"github.com/ccwallet/ccwallet/cmd/ccwallet/replicas"
 	"github.com/ccwallet/ccwallet/handlers"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/apiread"
 	"github.com/ccwallet/ccwallet/ledger/workflows"
 	"github.com/ccwallet/ccwallet/ledgerapi"
 	"github.com/ccwallet/ccwallet/store"
@@ -214,6 +215,7 @@ func (c Config) ledgerConfig() ledger.Config {
 		PreparedTTL:                 c.ExternalPartyPreparedTTL,
 		SnapshotDir:                 c.SnapshotDir,
 		Offers:                      c.Offers.limits(),
+		ShapeExercise:               apiread.ShapeExercise,
 	}
 }
 

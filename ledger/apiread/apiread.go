@@ -12,10 +12,12 @@
 // stable ledger end (LedgerEnd), a user's command completions
 // (Completions) and each update's ledger effects (effects.go: the
 // consuming choice that archived each contract and its result, the
-// derived root exercise, an exercise's informees). The core keeps what
-// its changes write: the contracts and their payloads, the exercise a
-// command records with its completion (ledger.Exercise) and the
-// completions themselves.
+// derived root exercise, an exercise's informees), and the Daml result
+// of a Ledger API command's exercise (ShapeExercise, exercise_results.go:
+// the core's Config.ShapeExercise, run as the command's change is
+// written). The core keeps what its changes write: the contracts and
+// their payloads, the exercise a command records with its completion
+// (ledger.Exercise) and the completions themselves.
 package apiread
 
 import (

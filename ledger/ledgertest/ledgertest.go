@@ -14,6 +14,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/apiread"
 	"github.com/ccwallet/ccwallet/ledger/devnet"
 	"github.com/ccwallet/ccwallet/ledger/workflows"
 	"github.com/ccwallet/ccwallet/store"
@@ -278,7 +279,8 @@ func ShareOf(p coin.PartyID, sender *ledger.PartyAmount, receivers []ledger.Part
 }
 
 // OpenLedger is ledger.Open as cmd calls it: cfg.Writer, when nil, is
-// store/pgbatch's writer for db, as the wallet process passes; and, as
+// store/pgbatch's writer for db, as the wallet process passes;
+// cfg.ShapeExercise, when nil, is ledger/apiread's, as cmd passes; and, as
 // cmd does, it builds the ledger's workflows (workflows.New), which give
 // its round clock the steps it runs after each round (reward
 // collection). A test that needs the Set builds its own; that wires the
@@ -286,6 +288,9 @@ func ShareOf(p coin.PartyID, sender *ledger.PartyAmount, receivers []ledger.Part
 func OpenLedger(ctx context.Context, db *store.DB, cfg ledger.Config) (*ledger.Ledger, error) {
 	if cfg.Writer == nil {
 		cfg.Writer = pgbatch.For(db)
+	}
+	if cfg.ShapeExercise == nil {
+		cfg.ShapeExercise = apiread.ShapeExercise
 	}
 	l, err := ledger.Open(ctx, db, cfg, nil)
 	if err != nil {

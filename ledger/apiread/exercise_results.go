@@ -1,4 +1,4 @@
-package ledger
+package apiread
 
 import (
 	"encoding/json"
@@ -6,7 +6,102 @@ import (
 	"strconv"
 
 	"github.com/ccwallet/ccwallet/coin"
+	"github.com/ccwallet/ccwallet/ledger"
 )
+
+// ShapeExercise is the core's Config.ShapeExercise: it sets e's Daml
+// result (exerciseResultOf) from what the change that ran the command
+// wrote, and what the receiver of a one-step transfer witnesses
+// (receiverView), before the core stores e with the command's
+// completion.
+func ShapeExercise(w ledger.Written, e *ledger.Exercise) {
+	t := &written{w}
+	b, err := json.Marshal(t.exerciseResultOf(e))
+	if err != nil {
+		b = []byte("{}")
+	}
+	e.ExerciseResult = b
+	t.receiverView(e)
+}
+
+// written is what one change wrote (ledger.Written), which the results
+// below are built from.
+type written struct{ ledger.Written }
+
+// exerciseResultOf is e's Daml result in the JSON API's encoding, for the
+// token standard's choices built from the holdings and instructions t
+// created (TransferInstructionResult with its output variant); Unit ({})
+// for the choices whose result is not derived.
+func (t *written) exerciseResultOf(e *ledger.Exercise) any {
+	failed := map[string]any{"tag": "TransferInstructionResult_Failed", "value": map[string]any{}}
+	var arg struct {
+		Transfer struct {
+			Sender   coin.PartyID `json:"sender"`
+			Receiver coin.PartyID `json:"receiver"`
+		} `json:"transfer"`
+	}
+	switch e.Choice {
+	case "TransferFactory_Transfer":
+		_ = json.Unmarshal(e.ChoiceArgument, &arg)
+		sender, receiver := arg.Transfer.Sender, arg.Transfer.Receiver
+		out := map[string]any{"tag": "TransferInstructionResult_Completed",
+			"value": map[string]any{"receiverHoldingCids": t.createdHoldings(receiver)}}
+		for _, c := range t.Created {
+			if c.TemplateID == ledger.TemplateTransferInstruction {
+				out = map[string]any{"tag": "TransferInstructionResult_Pending",
+					"value": map[string]any{"transferInstructionCid": c.ContractID}}
+			}
+		}
+		change := []coin.ContractID{}
+		if sender != receiver {
+			change = t.createdHoldings(sender)
+		}
+		return map[string]any{"output": out, "senderChangeCids": change, "meta": t.burnedMeta(sender)}
+	case "TransferInstruction_Accept", "TransferInstruction_Reject", "TransferInstruction_Withdraw":
+		// The receiver accepts or rejects, the sender withdraws.
+		var actor coin.PartyID
+		if len(e.ActingParties) > 0 {
+			actor = e.ActingParties[0]
+		}
+		switch e.Choice {
+		case "TransferInstruction_Accept":
+			return map[string]any{"output": map[string]any{"tag": "TransferInstructionResult_Completed",
+				"value": map[string]any{"receiverHoldingCids": t.createdHoldings(actor)}},
+				"senderChangeCids": t.holdingsNotOf(actor), "meta": t.burnedMeta(t.historyPartyBesides(actor))}
+		case "TransferInstruction_Reject":
+			return map[string]any{"output": failed, "senderChangeCids": t.holdingsNotOf(actor), "meta": t.burnedMeta(t.historyPartyBesides(actor))}
+		default:
+			return map[string]any{"output": failed, "senderChangeCids": t.createdHoldings(actor), "meta": t.burnedMeta(actor)}
+		}
+	}
+	if r, ok := t.coinExerciseResult(e); ok {
+		return r
+	}
+	return map[string]any{}
+}
+
+// createdHoldings lists the unlocked holdings of owner t created.
+func (t *written) createdHoldings(owner coin.PartyID) []coin.ContractID {
+	out := []coin.ContractID{}
+	for _, h := range t.Holdings {
+		if h.Owner == owner && h.LockHolder == "" {
+			out = append(out, h.ContractID)
+		}
+	}
+	return out
+}
+
+// holdingsNotOf lists the unlocked holdings t created for others than
+// party.
+func (t *written) holdingsNotOf(party coin.PartyID) []coin.ContractID {
+	out := []coin.ContractID{}
+	for _, h := range t.Holdings {
+		if h.Owner != party && h.LockHolder == "" {
+			out = append(out, h.ContractID)
+		}
+	}
+	return out
+}
 
 // The Daml results of the coin's own choices exercised through the
 // Ledger API (besides the token standard's transfer choices,
@@ -34,7 +129,7 @@ const (
 
 // coinExerciseResult is e's result for the coin's own choices; false for
 // a choice it does not know.
-func (t *changes) coinExerciseResult(e *Exercise) (any, bool) {
+func (t *written) coinExerciseResult(e *ledger.Exercise) (any, bool) {
 	actor := coin.PartyID("")
 	if len(e.ActingParties) > 0 {
 		actor = e.ActingParties[0]
@@ -50,17 +145,17 @@ func (t *changes) coinExerciseResult(e *Exercise) (any, bool) {
 			cid = hs[0]
 		}
 		return map[string]any{
-			"amuletSum": map[string]any{"amulet": cid, "amuletPrice": t.round.Price.String(), "round": t.roundJSON()},
-			"meta":      metaJSON(map[string]string{MetaTxKind: "mint", MetaReason: "tapped faucet"}),
+			"amuletSum": map[string]any{"amulet": cid, "amuletPrice": t.Round.Price.String(), "round": t.roundJSON()},
+			"meta":      metaJSON(map[string]string{MetaTxKind: "mint", ledger.MetaReason: "tapped faucet"}),
 		}, true
 	case "AmuletRules_DevNet_FeatureApp":
-		return map[string]any{"featuredAppRightCid": t.createdOf(TemplateFeaturedAppRight)}, true
+		return map[string]any{"featuredAppRightCid": t.createdOf(ledger.TemplateFeaturedAppRight)}, true
 	case "AmuletRules_BuyMemberTraffic":
 		paid, tr := t.burnResult(actor)
 		return map[string]any{
 			"round": t.roundJSON(), "summary": tr["summary"], "amuletPaid": paid.String(),
-			"purchasedTraffic": t.createdOf(TemplateMemberTraffic), "senderChangeAmulet": tr["senderChangeAmulet"],
-			"meta": metaJSON(map[string]string{MetaTxKind: "burn", MetaReason: "traffic purchase", MetaBurned: paid.String()}),
+			"purchasedTraffic": t.createdOf(ledger.TemplateMemberTraffic), "senderChangeAmulet": tr["senderChangeAmulet"],
+			"meta": metaJSON(map[string]string{MetaTxKind: "burn", ledger.MetaReason: "traffic purchase", MetaBurned: paid.String()}),
 		}, true
 	case "TransferPreapproval_Renew":
 		paid, tr := t.burnResult(actor)
@@ -68,8 +163,8 @@ func (t *changes) coinExerciseResult(e *Exercise) (any, bool) {
 			Receiver coin.PartyID `json:"receiver"`
 			Provider coin.PartyID `json:"provider"`
 		}
-		cid := t.createdOf(TemplateTransferPreapproval)
-		for _, c := range t.created {
+		cid := t.createdOf(ledger.TemplateTransferPreapproval)
+		for _, c := range t.Created {
 			if c.ContractID == cid {
 				_ = json.Unmarshal([]byte(c.Payload), &p)
 			}
@@ -77,7 +172,7 @@ func (t *changes) coinExerciseResult(e *Exercise) (any, bool) {
 		return map[string]any{
 			"transferPreapprovalCid": cid, "transferResult": tr, "receiver": p.Receiver, "provider": p.Provider,
 			"amuletPaid": paid.String(),
-			"meta":       metaJSON(map[string]string{MetaTxKind: "burn", MetaReason: "renew TransferPreapproval", MetaBurned: paid.String()}),
+			"meta":       metaJSON(map[string]string{MetaTxKind: "burn", ledger.MetaReason: "renew TransferPreapproval", MetaBurned: paid.String()}),
 		}, true
 	case "TransferPreapproval_Cancel":
 		return map[string]any{}, true // TransferPreapproval_CancelResult has no fields
@@ -90,7 +185,7 @@ func (t *changes) coinExerciseResult(e *Exercise) (any, bool) {
 		return t.preapprovalSendResult(arg.Sender, arg.Description), true
 	case "AllocationFactory_Allocate":
 		out := map[string]any{"tag": "AllocationInstructionResult_Failed", "value": map[string]any{}}
-		if cid := t.createdOf(TemplateAmuletAllocation); cid != "" {
+		if cid := t.createdOf(ledger.TemplateAmuletAllocation); cid != "" {
 			out = map[string]any{"tag": "AllocationInstructionResult_Completed", "value": map[string]any{"allocationCid": cid}}
 		}
 		return map[string]any{"output": out, "senderChangeCids": t.createdHoldings(actor), "meta": metaJSON(nil)}, true
@@ -98,8 +193,8 @@ func (t *changes) coinExerciseResult(e *Exercise) (any, bool) {
 		// The allocation's transfer leg: its sender's history row names
 		// the receiver.
 		var leg struct{ Sender, Receiver coin.PartyID }
-		if len(t.history) > 0 {
-			leg.Sender, leg.Receiver = t.history[0].Party, coin.PartyID(t.history[0].Counterparty)
+		if len(t.History) > 0 {
+			leg.Sender, leg.Receiver = t.History[0].Party, coin.PartyID(t.History[0].Counterparty)
 		}
 		r := map[string]any{"senderHoldingCids": t.createdHoldings(leg.Sender), "meta": metaJSON(nil)}
 		if e.Choice == "Allocation_ExecuteTransfer" {
@@ -107,7 +202,7 @@ func (t *changes) coinExerciseResult(e *Exercise) (any, bool) {
 		}
 		return r, true
 	case "MergeDelegationProposal_Accept":
-		return map[string]any{"mergeDelegationCid": t.createdOf(TemplateMergeDelegation)}, true
+		return map[string]any{"mergeDelegationCid": t.createdOf(ledger.TemplateMergeDelegation)}, true
 	case "MergeDelegation_Merge":
 		var arg mergeCallArg
 		_ = json.Unmarshal(e.ChoiceArgument, &arg)
@@ -150,7 +245,7 @@ func (a mergeCallArg) owner() coin.PartyID {
 
 // mergeResult is MergeDelegation_MergeResult of owner's self-transfer:
 // the merged holdings are the receiver's (the owner's), no change.
-func (t *changes) mergeResult(owner coin.PartyID) map[string]any {
+func (t *written) mergeResult(owner coin.PartyID) map[string]any {
 	return map[string]any{
 		"optMergeTransferResult": map[string]any{
 			"output": map[string]any{"tag": "TransferInstructionResult_Completed",
@@ -165,18 +260,18 @@ func (t *changes) mergeResult(owner coin.PartyID) map[string]any {
 // transfer to the holdings t created for others: the transfer's result,
 // its metadata (Splice's transfer tx-kind, the sender, the description
 // as the reason) in meta.
-func (t *changes) preapprovalSendResult(sender coin.PartyID, description *string) map[string]any {
+func (t *written) preapprovalSendResult(sender coin.PartyID, description *string) map[string]any {
 	tr, burned := t.transferResult(sender, t.holdingsNotOf(sender), nil)
 	values := map[string]string{MetaTxKind: "transfer", MetaSender: string(sender), MetaBurned: burned.String()}
 	if description != nil {
-		values[MetaReason] = *description
+		values[ledger.MetaReason] = *description
 	}
 	return map[string]any{"result": tr, "meta": metaJSON(values)}
 }
 
 // burnResult is a burn's (splitAndBurn's) payer's amount paid and its
 // TransferResult: the payer's change, the fees its history row records.
-func (t *changes) burnResult(payer coin.PartyID) (coin.Amount, map[string]any) {
+func (t *written) burnResult(payer coin.PartyID) (coin.Amount, map[string]any) {
 	d, _ := t.historyOf(payer)
 	tr, _ := t.transferResult(payer, nil, &d.Fees)
 	return d.Fees, tr
@@ -186,14 +281,14 @@ func (t *changes) burnResult(payer coin.PartyID) (coin.Amount, map[string]any) {
 // created outputs, with the summary's amounts from sender's history row
 // (its fees and holding fees); paid, when set, is an amount burned as an
 // output (a burn's). It also returns what the transfer burned.
-func (t *changes) transferResult(sender coin.PartyID, outputs []coin.ContractID, paid *coin.Amount) (map[string]any, coin.Amount) {
+func (t *written) transferResult(sender coin.PartyID, outputs []coin.ContractID, paid *coin.Amount) (map[string]any, coin.Amount) {
 	created := []any{}
 	outAmount := coin.Zero
 	if paid != nil {
 		outAmount = *paid
 	}
 	for _, cid := range outputs {
-		for _, h := range t.holdings {
+		for _, h := range t.Holdings {
 			if h.ContractID != cid {
 				continue
 			}
@@ -206,7 +301,7 @@ func (t *changes) transferResult(sender coin.PartyID, outputs []coin.ContractID,
 		}
 	}
 	change, changeAmount := any(nil), coin.Zero
-	for _, h := range t.holdings {
+	for _, h := range t.Holdings {
 		if h.Owner == sender && h.LockHolder == "" {
 			if change == nil {
 				change = h.ContractID
@@ -224,7 +319,7 @@ func (t *changes) transferResult(sender coin.PartyID, outputs []coin.ContractID,
 		"inputAppRewardAmount": zero, "inputValidatorRewardAmount": zero, "inputSvRewardAmount": zero,
 		"inputAmuletAmount": outAmount.Add(fees).Add(changeAmount).Add(d.HoldingFees).String(),
 		"balanceChanges":    []any{}, "holdingFees": d.HoldingFees.String(), "outputFees": []string{fees.String()},
-		"senderChangeFee": zero, "senderChangeAmount": changeAmount.String(), "amuletPrice": t.round.Price.String(),
+		"senderChangeFee": zero, "senderChangeAmount": changeAmount.String(), "amuletPrice": t.Round.Price.String(),
 		"inputValidatorFaucetAmount": nil,
 	}
 	return map[string]any{
@@ -233,23 +328,23 @@ func (t *changes) transferResult(sender coin.PartyID, outputs []coin.ContractID,
 }
 
 // historyOf is the details of party's first history row in t.
-func (t *changes) historyOf(party coin.PartyID) (HistoryDetails, bool) {
-	for _, h := range t.history {
+func (t *written) historyOf(party coin.PartyID) (ledger.HistoryDetails, bool) {
+	for _, h := range t.History {
 		if h.Party != party {
 			continue
 		}
-		var d HistoryDetails
+		var d ledger.HistoryDetails
 		if json.Unmarshal([]byte(h.Details), &d) != nil {
-			return HistoryDetails{}, false
+			return ledger.HistoryDetails{}, false
 		}
 		return d, true
 	}
-	return HistoryDetails{}, false
+	return ledger.HistoryDetails{}, false
 }
 
 // createdOf is the first contract of template t created; "" for none.
-func (t *changes) createdOf(template string) coin.ContractID {
-	for _, c := range t.created {
+func (t *written) createdOf(template string) coin.ContractID {
+	for _, c := range t.Created {
 		if c.TemplateID == template {
 			return c.ContractID
 		}
@@ -258,8 +353,8 @@ func (t *changes) createdOf(template string) coin.ContractID {
 }
 
 // roundJSON is t's round as Splice's Round record.
-func (t *changes) roundJSON() map[string]string {
-	return map[string]string{"number": strconv.FormatInt(int64(t.round.Number), 10)}
+func (t *written) roundJSON() map[string]string {
+	return map[string]string{"number": strconv.FormatInt(int64(t.Round.Number), 10)}
 }
 
 // metaJSON is a token-standard Metadata record.
@@ -277,7 +372,7 @@ func metaJSON(values map[string]string) map[string]any {
 // command's root, the exercise nested under a TransferFactory_Transfer
 // that completed through the receiver's preapproval otherwise), whose
 // result carries the transfer's metadata (tx-kind, sender, reason).
-func (t *changes) receiverView(e *Exercise) {
+func (t *written) receiverView(e *ledger.Exercise) {
 	switch e.Choice {
 	case "TransferPreapproval_Send":
 		var arg struct {
@@ -307,11 +402,11 @@ func (t *changes) receiverView(e *Exercise) {
 		_ = json.Unmarshal(e.ChoiceArgument, &arg)
 		tr := arg.Transfer
 		pre, _ := arg.ExtraArgs.Context.Values["transfer-preapproval"].Value.(string)
-		if pre == "" || tr.Sender == tr.Receiver || t.createdOf(TemplateTransferInstruction) != "" || len(t.createdHoldings(tr.Receiver)) == 0 {
+		if pre == "" || tr.Sender == tr.Receiver || t.createdOf(ledger.TemplateTransferInstruction) != "" || len(t.createdHoldings(tr.Receiver)) == 0 {
 			return
 		}
 		var description *string
-		if memo, ok := tr.Meta.Values[MetaReason]; ok {
+		if memo, ok := tr.Meta.Values[ledger.MetaReason]; ok {
 			description = &memo
 		}
 		inputs := []any{}
@@ -332,8 +427,8 @@ func (t *changes) receiverView(e *Exercise) {
 		if err != nil {
 			return
 		}
-		e.Nested = &Exercise{
-			ContractID: coin.ContractID(pre), TemplateID: TemplateTransferPreapproval, Choice: "TransferPreapproval_Send",
+		e.Nested = &ledger.Exercise{
+			ContractID: coin.ContractID(pre), TemplateID: ledger.TemplateTransferPreapproval, Choice: "TransferPreapproval_Send",
 			ChoiceArgument: argJSON, ActingParties: []coin.PartyID{tr.Sender}, ExerciseResult: result,
 			Observers: []coin.PartyID{tr.Receiver},
 		}
@@ -342,12 +437,38 @@ func (t *changes) receiverView(e *Exercise) {
 
 // ownersBesides lists the owners of the unlocked holdings t created,
 // party aside, each once.
-func (t *changes) ownersBesides(party coin.PartyID) []coin.PartyID {
+func (t *written) ownersBesides(party coin.PartyID) []coin.PartyID {
 	var out []coin.PartyID
-	for _, h := range t.holdings {
+	for _, h := range t.Holdings {
 		if h.Owner != party && h.LockHolder == "" && !slices.Contains(out, h.Owner) {
 			out = append(out, h.Owner)
 		}
 	}
 	return out
+}
+
+// burnedMeta is the metadata of a token-standard choice's result that ran
+// a transfer for party: as Splice's copyOnlyBurnMeta, only what the
+// transfer burned (its fees and the inputs' holding fees, as party's
+// history row in t records them), and only when not zero. The
+// token-standard CLI derives what a transaction minted from the holdings'
+// change and this burn, so without it a transfer of coin that paid
+// holding fees reads as a negative mint.
+func (t *written) burnedMeta(party coin.PartyID) map[string]any {
+	d, _ := t.historyOf(party)
+	if burned := d.Fees.Add(d.HoldingFees); !burned.IsZero() {
+		return metaJSON(map[string]string{MetaBurned: burned.String()})
+	}
+	return metaJSON(nil)
+}
+
+// historyPartyBesides is the first party other than party with a history
+// row in t: the sender of an instruction its receiver accepts or rejects.
+func (t *written) historyPartyBesides(party coin.PartyID) coin.PartyID {
+	for _, h := range t.History {
+		if h.Party != party {
+			return h.Party
+		}
+	}
+	return ""
 }
