@@ -67,7 +67,7 @@ func inFlightError(sb *submission, existing string) error {
 // Canton's ledger end likewise passes a completion only once the
 // submission has left its in-flight tracker.
 func (s *Server) stillInFlight(r *http.Request, sb *submission, existing string) error {
-	done, err := s.l.CompletionStored(r.Context(), sb.completion.UserID, sb.commandID, existing)
+	done, err := s.w.APIRead.CompletionStored(r.Context(), sb.completion.UserID, sb.commandID, existing)
 	if err != nil {
 		return err
 	}

@@ -5,19 +5,20 @@
 // (InterfaceView), the offset rule (an offset below the pruned one is
 // ErrPruned, past the ledger end ErrAfterLedgerEnd), the ledger end and
 // pruned offset, the active contract set as of an offset (paged by
-// ContractKey), a contract by id, the updates with their contract events
-// (LedgerUpdate), the updates' ids and times, an update's offset by id,
-// the node's parties, the update stream as a developer watches it
-// (UpdatesAfter: the wallet API's update stream, devnet tail), the
+// ContractKey), a contract by id, the updates with their contract
+// events (LedgerUpdate), the updates' ids and times, an update's offset
+// by id, the node's parties, the update stream as a developer watches
+// it (UpdatesAfter: the wallet API's update stream, devnet tail), the
 // stable ledger end (LedgerEnd), a user's command completions
-// (Completions) and each update's ledger effects (effects.go: the
-// consuming choice that archived each contract and its result, the
-// derived root exercise, an exercise's informees), and the Daml result
-// of a Ledger API command's exercise (ShapeExercise, exercise_results.go:
-// the core's Config.ShapeExercise, run as the command's change is
-// written). The core keeps what its changes write: the contracts and
-// their payloads, the exercise a command records with its completion
-// (ledger.Exercise) and the completions themselves.
+// (Completions, and whether one is stored: CompletionStored) and each
+// update's ledger effects (effects.go: the consuming choice that
+// archived each contract and its result, the derived root exercise, an
+// exercise's informees), and the Daml result of a Ledger API command's
+// exercise (ShapeExercise, exercise_results.go: the core's
+// Config.ShapeExercise, run as the command's change is written). The
+// core keeps what its changes write: the contracts and their payloads,
+// the exercise a command records with its completion (ledger.Exercise)
+// and the completions themselves.
 package apiread
 
 import (

@@ -76,3 +76,10 @@ func (s *Service) CompletionsPage(ctx context.Context, user string, parties []co
 	}
 	return out, upto, nil
 }
+
+// CompletionStored reports whether the completion of user's command
+// commandID submitted as submissionID is stored (committed): the
+// submission has completed, successfully or not.
+func (s *Service) CompletionStored(ctx context.Context, user, commandID, submissionID string) (bool, error) {
+	return store.CompletionExists(ctx, s.l.DB(), user, commandID, submissionID)
+}
