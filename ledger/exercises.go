@@ -32,17 +32,6 @@ type Exercise struct {
 	Nested    *Exercise      `json:"nested,omitempty"`
 }
 
-// consumingExercises are the served choices that archive the contract
-// they are exercised on; the others (the factories', the rules') do not.
-var consumingExercises = map[string]bool{
-	"TransferInstruction_Accept": true, "TransferInstruction_Reject": true, "TransferInstruction_Withdraw": true,
-	"Allocation_ExecuteTransfer": true, "Allocation_Withdraw": true, "Allocation_Cancel": true,
-	"TransferPreapproval_Cancel": true, "TransferPreapproval_Renew": true,
-}
-
-// ConsumingExercise reports whether choice archives its contract.
-func ConsumingExercise(choice string) bool { return consumingExercises[choice] }
-
 // exerciseJSON is c's exercise as stored with the completion, shaped by
 // Config.ShapeExercise from what t wrote; "" for none.
 func (t *changes) exerciseJSON(c *Completion) string {
@@ -66,17 +55,4 @@ func (t *changes) exerciseJSON(c *Completion) string {
 		return ""
 	}
 	return string(out)
-}
-
-// ParseExercise reads a stored exercise; nil for "" or one that does not
-// parse.
-func ParseExercise(stored string) *Exercise {
-	if stored == "" {
-		return nil
-	}
-	var e Exercise
-	if json.Unmarshal([]byte(stored), &e) != nil {
-		return nil
-	}
-	return &e
 }

@@ -24,7 +24,7 @@ func exerciseOf(sb *submission) *ledger.Exercise {
 		return nil
 	}
 	e := &ledger.Exercise{ContractID: sb.cid, TemplateID: sb.iface, Choice: sb.ex.Choice, ChoiceArgument: sb.ex.ChoiceArgument,
-		ActingParties: slices.Clone(sb.actAs), Consuming: ledger.ConsumingExercise(sb.ex.Choice)}
+		ActingParties: slices.Clone(sb.actAs), Consuming: apiread.ConsumingExercise(sb.ex.Choice)}
 	if impl := apiread.Implementers(sb.iface); len(impl) > 0 {
 		e.InterfaceID, e.TemplateID = sb.iface, impl[0]
 	}

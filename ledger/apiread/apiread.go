@@ -201,7 +201,7 @@ func (s *Service) Updates(ctx context.Context, f ContractFilter, after, upto int
 		}
 		for _, u := range us {
 			ups = append(ups, LedgerUpdate{Offset: u.OffsetID, UpdateID: u.UpdateID, Kind: u.Kind, RecordTime: u.RecordTime,
-				Exercise: ledger.ParseExercise(exercises[u.OffsetID])})
+				Exercise: ParseExercise(exercises[u.OffsetID])})
 		}
 		for i := range ups {
 			byOffset[ups[i].Offset] = &ups[i]
