@@ -9,6 +9,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/devnet"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
 	"github.com/ccwallet/ccwallet/store"
 )
@@ -41,7 +42,7 @@ func BenchmarkAdvanceRounds(b *testing.B) {
 		var runs, cpus []time.Duration
 		for range 3 {
 			start, cpu0 := time.Now(), processCPU()
-			rep, err := l.Rounds().AdvanceRounds(ctx, 1000)
+			rep, err := devnet.New(l).AdvanceRounds(ctx, 1000)
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -3,21 +3,17 @@ package ledger_test
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"slices"
 	"testing"
 	"time"
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/devnet"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
 	"github.com/ccwallet/ccwallet/ledger/rewards"
 	"github.com/ccwallet/ccwallet/store"
-	"github.com/google/go-cmp/cmp"
 )
-
-// openRoundNumbers is ledgertest's, shared with ledger/devnet's tests.
-var openRoundNumbers = ledgertest.OpenRoundNumbers
 
 // The merge tests' helpers (ledgertest's, shared with ledger/airdrop).
 var (
@@ -25,75 +21,6 @@ var (
 	delegate        = ledgertest.Delegate
 	closeRounds     = ledgertest.CloseRounds
 )
-
-func TestAdvanceRoundsKeepsThreeOpenAndCarriesPrice(t *testing.T) {
-	forEachEngine(t, func(t *testing.T, l *ledger.Ledger) {
-		ctx := context.Background()
-		rs, _ := l.Rounds().OpenRounds(ctx)
-		price, opens := rs[0].Price, rs[0].OpensAt
-		rep, err := l.Rounds().AdvanceRounds(ctx, 5)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if diff := cmp.Diff(ledger.RoundReport{From: 0, To: 5, Closed: []coin.Round{0, 1, 2}, Collected: rep.Collected}, rep); diff != "" {
-			t.Errorf("report (-want +got):\n%s", diff)
-		}
-		if diff := cmp.Diff([]coin.Round{3, 4, 5}, openRoundNumbers(t, l)); diff != "" {
-			t.Errorf("open rounds (-want +got):\n%s", diff)
-		}
-		rs, _ = l.Rounds().OpenRounds(ctx)
-		for _, r := range rs {
-			if !r.Price.Equal(price) {
-				t.Errorf("round %d price %s, want %s carried over", r.Number, r.Price, price)
-			}
-		}
-		// The jump's rounds open at once: the newest is the one in use.
-		if rs[2].OpensAt.Before(opens) {
-			t.Errorf("round 5 opens %s, before round 0 at %s", rs[2].OpensAt, opens)
-		}
-		if n, _, err := l.CurrentRound(ctx); err != nil || n != 5 {
-			t.Errorf("current round = %d, %v; want 5", n, err)
-		}
-		// Liveness records of rounds 1 and 2 (closed) were minted for the
-		// operator, at the liveness issuance.
-		b, err := l.Balance(ctx, l.Operator())
-		if err != nil {
-			t.Fatal(err)
-		}
-		// Initial amounts: the holding fee of the rounds since is not ours.
-		if got, want := b.EffectiveUnlocked.Add(b.HoldingFees), l.Rules().LivenessActivityReward.MulInt(2); !got.Equal(want) {
-			t.Errorf("operator holdings = %s, want %s from two liveness records", got, want)
-		}
-	})
-}
-
-func TestAdvanceRoundsRefusesBadInput(t *testing.T) {
-	forEachEngine(t, func(t *testing.T, l *ledger.Ledger) {
-		ctx := context.Background()
-		for _, n := range []int{0, -1, ledger.MaxAdvanceRounds + 1} {
-			if _, err := l.Rounds().AdvanceRounds(ctx, n); !ledger.IsValidation(err) {
-				t.Errorf("AdvanceRounds(%d) = %v, want a validation error", n, err)
-			}
-		}
-		if diff := cmp.Diff([]coin.Round{0}, openRoundNumbers(t, l)); diff != "" {
-			t.Errorf("open rounds changed (-want +got):\n%s", diff)
-		}
-	})
-}
-
-func TestAdvanceRoundsOutsideDevNet(t *testing.T) {
-	for _, e := range ledgertest.Engines {
-		t.Run(ledgertest.Name(e), func(t *testing.T) {
-			l, err := ledgertest.OpenLedger(context.Background(), ledgertest.DB(t, e), ledger.Config{AdminUsers: []string{"admin"}})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if _, err := l.Rounds().AdvanceRounds(context.Background(), 1); !errors.Is(err, ledger.ErrDisabled) {
-				t.Errorf("AdvanceRounds on production = %v, want ErrDisabled", err)
-			}
-		})
-	}
-}
 
 func TestTickRoundsOpensOnTheInterval(t *testing.T) {
 	forEachEngine(t, func(t *testing.T, l *ledger.Ledger) {
@@ -151,14 +78,14 @@ func TestDustExpiry(t *testing.T) {
 			}
 			return len(hs)
 		}
-		rep, err := l.Rounds().AdvanceRounds(ctx, 2)
+		rep, err := devnet.New(l).AdvanceRounds(ctx, 2)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if rep.Expired != 0 || count() != 3 {
 			t.Fatalf("at the boundary: expired %d, %d holdings; want 0, 3", rep.Expired, count())
 		}
-		rep, err = l.Rounds().AdvanceRounds(ctx, 1)
+		rep, err = devnet.New(l).AdvanceRounds(ctx, 1)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -184,7 +111,7 @@ func TestLockedDustExpiresAfterItsLock(t *testing.T) {
 			if _, err := l.MintLocked(ctx, p, l.Rules().HoldingRate(price), clock.Now().Add(time.Hour)); err != nil {
 				t.Fatal(err)
 			}
-			if _, err := l.Rounds().AdvanceRounds(ctx, 3); err != nil {
+			if _, err := devnet.New(l).AdvanceRounds(ctx, 3); err != nil {
 				t.Fatal(err)
 			}
 			clock.Advance(time.Hour) // exactly at the lock's expiry: still locked
@@ -232,7 +159,7 @@ func TestTickRoundsAfterDeveloperJump(t *testing.T) {
 			clock := ledgertest.NewClock()
 			l := ledgertest.New(t, e, ledgertest.Options{Clock: clock})
 			ctx := context.Background()
-			if _, err := l.Rounds().AdvanceRounds(ctx, 5); err != nil {
+			if _, err := devnet.New(l).AdvanceRounds(ctx, 5); err != nil {
 				t.Fatal(err)
 			}
 			clock.Advance(time.Minute)
@@ -245,30 +172,6 @@ func TestTickRoundsAfterDeveloperJump(t *testing.T) {
 			}
 		})
 	}
-}
-
-// TestAdvanceManyRoundsExpiresSmallHoldings: 300 developer rounds make a
-// 1 CC holding dust (it pays about 0.0038 CC per round) while a large one
-// only pays its fee; the operator collects its liveness rewards.
-func TestAdvanceManyRoundsExpiresSmallHoldings(t *testing.T) {
-	forEachEngine(t, func(t *testing.T, l *ledger.Ledger) {
-		ctx := context.Background()
-		p := ledgertest.Party(t, l)
-		ledgertest.Mint(t, l, p, "1")
-		ledgertest.Mint(t, l, p, "1000")
-		rep, err := l.Rounds().AdvanceRounds(ctx, 300)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if rep.To != 300 || rep.Expired < 1 || rep.Collected < 290 {
-			t.Errorf("report: to %d, expired %d, collected %d", rep.To, rep.Expired, rep.Collected)
-		}
-		b, _ := l.Balance(ctx, p)
-		if b.Count != 1 {
-			t.Errorf("%d holdings left, want only the large one", b.Count)
-		}
-		ledgertest.Conserved(t, l)
-	})
 }
 
 // TestRewardCouponContracts: a reward coupon's contract is built from its
@@ -308,7 +211,7 @@ func TestRewardCouponContracts(t *testing.T) {
 		if n, err := db.NewSelect().Table("contracts").Where("contract_id = ?", c.ContractID).Count(ctx); err != nil || n != 0 {
 			t.Errorf("%d contracts rows for the coupon (%v), want none", n, err)
 		}
-		if _, err := l.Rounds().AdvanceRounds(ctx, 3); err != nil {
+		if _, err := devnet.New(l).AdvanceRounds(ctx, 3); err != nil {
 			t.Fatal(err)
 		}
 		var row store.RewardCoupon

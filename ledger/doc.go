@@ -19,9 +19,9 @@
 //   - rules.go: the network's rules (fees, prices, traffic, issuance) and
 //     their pure functions; rounds.go: the round clock (Rounds, reached
 //     by Ledger.Rounds): opening and closing mining rounds and the open
-//     round in use; advance.go: a development
-//     network's time jumps (AdvanceRounds), many rounds' work in bulk
-//     (ledger/devnet asks for them and runs the automations after).
+//     round in use; verbs_devnet.go: many rounds opened in one change
+//     (AdvanceMany; ledger/devnet's time jumps run it in pieces, collect
+//     the rewards across them and run the automations after).
 //   - holdings.go: balances and holdings (UTXOs); transfer.go: the
 //     transfer core (input selection, fees, change, the parties' locks); dust.go: dust expiry; merge.go: merge
 //     delegations and merging (who is merged, and to how many holdings);

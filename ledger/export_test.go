@@ -173,10 +173,6 @@ func (l *Ledger) ActiveContractsOf(ctx context.Context, templateID string, party
 	return out, nil
 }
 
-// SetAdvanceHook has f called between the pieces of a time jump with the
-// round reached (nil: no hook).
-func (l *Ledger) SetAdvanceHook(f func(coin.Round)) { l.advanceHook = f }
-
 // FreshBlob is c's created-event blob made afresh: the kept ones are
 // forgotten first.
 func FreshBlob(l *Ledger, c *store.Contract) string {

@@ -264,7 +264,7 @@ func historyAddsUp(t *testing.T, l *ledger.Ledger, clock *ledgertest.Clock, r *r
 			// Rewards collected, holding fees accrued, small holdings
 			// expired as dust, instructions and offers past due expired.
 			clock.Advance(time.Duration(r.IntN(120)) * time.Minute)
-			if _, err := l.Rounds().AdvanceRounds(ctx, 1+r.IntN(150)); err != nil {
+			if _, err := devnet.New(l).AdvanceRounds(ctx, 1+r.IntN(150)); err != nil {
 				return err
 			}
 			if _, err := l.Instructions().Expire(ctx); err != nil {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/devnet"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
 	"github.com/google/go-cmp/cmp"
 )
@@ -26,7 +27,7 @@ func TestHoldingsOverview(t *testing.T) {
 			for _, a := range batch {
 				ledgertest.Mint(t, l, p, a)
 			}
-			if _, err := l.Rounds().AdvanceRounds(ctx, 7); err != nil {
+			if _, err := devnet.New(l).AdvanceRounds(ctx, 7); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -42,7 +43,7 @@ func TestHoldingsOverview(t *testing.T) {
 			t.Fatal(err)
 		}
 		exact := ledgertest.Mint(t, l, p, before[0].RatePerRound.MulInt(10).String())
-		if _, err := l.Rounds().AdvanceRounds(ctx, 2); err != nil {
+		if _, err := devnet.New(l).AdvanceRounds(ctx, 2); err != nil {
 			t.Fatal(err)
 		}
 		bal, hs, err := l.BalanceAndHoldings(ctx, p)

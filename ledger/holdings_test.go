@@ -9,6 +9,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/devnet"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
 	"github.com/ccwallet/ccwallet/store"
 	"github.com/google/go-cmp/cmp"
@@ -28,7 +29,7 @@ func TestBalanceAndHoldings(t *testing.T) {
 		if _, err := l.MintLocked(ctx, p, coin.MustParse("12.5"), time.Now().Add(time.Hour)); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := l.Rounds().AdvanceRounds(ctx, 3); err != nil {
+		if _, err := devnet.New(l).AdvanceRounds(ctx, 3); err != nil {
 			t.Fatal(err)
 		}
 		type row struct {

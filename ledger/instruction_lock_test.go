@@ -10,6 +10,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/devnet"
 	"github.com/ccwallet/ccwallet/ledger/history"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
 	"github.com/ccwallet/ccwallet/ledger/pending"
@@ -50,7 +51,7 @@ func TestInstructionAcceptDeliversExactly(t *testing.T) {
 						t.Fatalf("step %d: create: %v", step, err)
 					}
 				case 2:
-					if _, err := l.Rounds().AdvanceRounds(ctx, jumps[r.IntN(len(jumps))]); err != nil {
+					if _, err := devnet.New(l).AdvanceRounds(ctx, jumps[r.IntN(len(jumps))]); err != nil {
 						t.Fatalf("step %d: advance: %v", step, err)
 					}
 					if r.IntN(2) == 0 {

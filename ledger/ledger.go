@@ -121,9 +121,6 @@ type core struct {
 	// gate holds requests and jobs off while a development network is
 	// restored (snapshot.go).
 	gate restoreGate
-	// advanceHook, when set (tests), is called between the pieces of a
-	// time jump with the round reached.
-	advanceHook func(coin.Round)
 }
 
 // Meta keys set once when the ledger is created.

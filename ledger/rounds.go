@@ -30,7 +30,7 @@ type RoundReport struct {
 
 // Rounds is the core's round clock of one validator's ledger: it opens
 // and closes the mining rounds (TickRounds, AdvanceRound, a development
-// network's AdvanceRounds) with their per-round work (validator and
+// network's AdvanceMany) with their per-round work (validator and
 // liveness rewards, dust expiry, the workflows' AfterRounds steps), and
 // holds the one rule for which open round is in use (usable).
 type Rounds struct{ l *Ledger }

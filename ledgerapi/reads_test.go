@@ -10,6 +10,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/devnet"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
 	"github.com/ccwallet/ccwallet/ledgerapi/internal/client"
 )
@@ -359,7 +360,7 @@ func TestUpdatesPaging(t *testing.T) {
 		}
 
 		// Pruning: reads below the pruned offset are refused.
-		if _, err := e.l.Rounds().AdvanceRounds(ctx, 4); err != nil { // only closed rounds' updates are pruned
+		if _, err := devnet.New(e.l).AdvanceRounds(ctx, 4); err != nil { // only closed rounds' updates are pruned
 			t.Fatal(err)
 		}
 		e.clock.Advance(48 * time.Hour)

@@ -30,6 +30,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/handlers"
+	"github.com/ccwallet/ccwallet/ledger/devnet"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
 	"github.com/ccwallet/ccwallet/web"
 )
@@ -1060,14 +1061,14 @@ func TestTokenStandardCLIHoldingFees(t *testing.T) {
 		disclose, round := e.rulesContext(alice.party)
 		e.run(alice, "tap", e.tapCommand(alice.party, "100", round), disclose)
 		e.run(carol, "preapproval", e.proposal(carol.party, op, &dso), nil)
-		if _, err := e.l.Rounds().AdvanceRounds(ctx, 20); err != nil {
+		if _, err := devnet.New(e.l).AdvanceRounds(ctx, 20); err != nil {
 			t.Fatal(err)
 		}
 		ups := map[string]string{
 			cli.transfer(alice, carol.party, "10", string(dso), "late", false).UpdateID: "to carol",
 			cli.transfer(alice, bob.party, "20", string(dso), "later", false).UpdateID:  "to bob",
 		}
-		if _, err := e.l.Rounds().AdvanceRounds(ctx, 10); err != nil {
+		if _, err := devnet.New(e.l).AdvanceRounds(ctx, 10); err != nil {
 			t.Fatal(err)
 		}
 		ins := e.acs(bob.user, filter(bob.party, interfaceFilter(instructionIface, true, false)), e.ledgerEnd())

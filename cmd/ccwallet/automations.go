@@ -264,7 +264,7 @@ func advanceRoundsCmd(ctx context.Context, args []string, env envVars, stdout, s
 	fs.SetOutput(stderr)
 	var c commonFlags
 	c.register(fs)
-	n := fs.Int("rounds", 1, fmt.Sprintf("rounds to advance (1..%d)", ledger.MaxAdvanceRounds))
+	n := fs.Int("rounds", 1, fmt.Sprintf("rounds to advance (1..%d)", devnet.MaxAdvanceRounds))
 	until := fs.String("until", "", "instead of --rounds: advance until this RFC 3339 time, one round per tick of the rules' tickDuration (10m by default) from the latest round's opening")
 	if err := fs.Parse(args); err != nil {
 		return err

@@ -32,7 +32,7 @@ type advanceRoundsResponse struct {
 // or {"until": "RFC 3339 time"}: the development network's time control
 // (devnet.Service.Advance: N rounds, or as many as the round clock would open
 // until then). 501 outside devnet, 400 unless exactly one is given, with
-// 1 <= N <= ledger.MaxAdvanceRounds (100,000) or until after the latest
+// 1 <= N <= ledger/devnet's MaxAdvanceRounds (100,000) or until after the latest
 // round's opening and at most as many rounds ahead.
 func (h devnet) advanceRounds(w http.ResponseWriter, r *http.Request) error {
 	if !h.l.DevNet() {

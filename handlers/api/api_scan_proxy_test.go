@@ -17,6 +17,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	ledgerdevnet "github.com/ccwallet/ccwallet/ledger/devnet"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
 	"github.com/ccwallet/ccwallet/ledger/scan"
 )
@@ -246,7 +247,7 @@ func runScanProxyContract(t *testing.T, e *contractEnv) {
 		}
 	}
 	checkRounds("at the start")
-	if _, err := e.l.Rounds().AdvanceRounds(ctx, 3); err != nil {
+	if _, err := ledgerdevnet.New(e.l).AdvanceRounds(ctx, 3); err != nil {
 		t.Fatal(err)
 	}
 	// Time control opens each round one tick after the last; once they

@@ -13,6 +13,7 @@ import (
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/handlers/handlerstest"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/devnet"
 )
 
 // TestUIBalanceBreakdown (issue 24, splice#182): the home page says what
@@ -27,7 +28,7 @@ func TestUIBalanceBreakdown(t *testing.T) {
 			Amount: coin.MustParse("5000"), ExecuteBefore: time.Now().Add(time.Hour), TrackingID: "lock"}); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := e.L.Rounds().AdvanceRounds(ctx, 3); err != nil {
+		if _, err := devnet.New(e.L).AdvanceRounds(ctx, 3); err != nil {
 			t.Fatal(err)
 		}
 		b, err := e.L.Balance(ctx, alice.Party)

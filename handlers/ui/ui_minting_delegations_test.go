@@ -13,6 +13,7 @@ import (
 	"github.com/ccwallet/ccwallet/handlers/handlerstest"
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/delegations"
+	"github.com/ccwallet/ccwallet/ledger/devnet"
 	extparty "github.com/ccwallet/ccwallet/ledger/external"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
 )
@@ -88,7 +89,7 @@ func TestUIMintingDelegations(t *testing.T) {
 		if err := ledgertest.Dev(t, e.L).SeedRewardCoupons(ctx, ledger.RewardValidator, []coin.PartyID{erin}, coin.MustParse("0.5")); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := e.L.Rounds().AdvanceRounds(ctx, 3); err != nil {
+		if _, err := devnet.New(e.L).AdvanceRounds(ctx, 3); err != nil {
 			t.Fatal(err)
 		}
 		page = admin.Get("/delegations")

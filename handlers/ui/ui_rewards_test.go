@@ -9,6 +9,7 @@ import (
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/handlers/handlerstest"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/devnet"
 	"github.com/ccwallet/ccwallet/ledger/history"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
 )
@@ -35,7 +36,7 @@ func rewardsWallet(t *testing.T, e *handlerstest.UIEnv, b *handlerstest.Browser)
 	seed(ledger.RewardApp, "1.5")
 	seed(ledger.RewardApp, "1.5")
 	seed(ledger.RewardValidator, "0.5")
-	if _, err := e.L.Rounds().AdvanceRounds(ctx, 4); err != nil {
+	if _, err := devnet.New(e.L).AdvanceRounds(ctx, 4); err != nil {
 		t.Fatal(err)
 	}
 	seed(ledger.RewardLiveness, "0")

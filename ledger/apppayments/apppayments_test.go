@@ -10,6 +10,7 @@ import (
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/apppayments"
+	"github.com/ccwallet/ccwallet/ledger/devnet"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
 	"github.com/ccwallet/ccwallet/ledger/rewards"
 	"github.com/google/go-cmp/cmp"
@@ -219,7 +220,7 @@ func TestAppPaymentMoves(t *testing.T) {
 				}
 				clock.Advance(c.advance)
 				if c.rounds > 0 {
-					if _, err := l.Rounds().AdvanceRounds(ctx, c.rounds); err != nil {
+					if _, err := devnet.New(l).AdvanceRounds(ctx, c.rounds); err != nil {
 						t.Fatal(err)
 					}
 				}
@@ -454,7 +455,7 @@ func TestAppPaymentLockGone(t *testing.T) {
 			t.Fatal(err)
 		}
 		clock.Advance(2 * time.Hour)
-		if _, err := l.Rounds().AdvanceRounds(ctx, 150); err != nil {
+		if _, err := devnet.New(l).AdvanceRounds(ctx, 150); err != nil {
 			t.Fatal(err)
 		}
 		if b, err := l.Balance(ctx, sender); err != nil || !b.EffectiveLocked.IsZero() {

@@ -13,6 +13,7 @@ package devnet
 import (
 	"context"
 
+	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/delegations"
 	"github.com/ccwallet/ccwallet/ledger/featured"
@@ -27,6 +28,9 @@ type Service struct {
 	feat *featured.Service
 	// afterAdvance are the workflows' automations a time jump runs.
 	afterAdvance []func(context.Context) error
+	// advanceHook, when set (tests), is called between the pieces of a
+	// time jump with the round reached.
+	advanceHook func(coin.Round)
 	// maxSnapshots replaces MaxSnapshots when not zero (tests).
 	maxSnapshots int
 }

@@ -195,7 +195,7 @@ func TestReset(t *testing.T) {
 		}
 		bob := ledgertest.Party(t, l)
 		ledgertest.Mint(t, l, bob, "5")
-		if _, err := l.Rounds().AdvanceRounds(ctx, 2); err != nil {
+		if _, err := devnet.New(l).AdvanceRounds(ctx, 2); err != nil {
 			t.Fatalf("rounds after reset: %v", err)
 		}
 		ledgertest.Conserved(t, l)

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/devnet"
 	"github.com/ccwallet/ccwallet/ledger/history"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
 )
@@ -25,7 +26,7 @@ func TestHistoryPageRewards(t *testing.T) {
 		seed(ledger.RewardApp, "1")
 		seed(ledger.RewardApp, "2") // the same round and kind: one row
 		ledgertest.Mint(t, l, p, "20")
-		if _, err := l.Rounds().AdvanceRounds(ctx, 1); err != nil {
+		if _, err := devnet.New(l).AdvanceRounds(ctx, 1); err != nil {
 			t.Fatal(err)
 		}
 		seed(ledger.RewardValidator, "0.1")

@@ -6,6 +6,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/devnet"
 )
 
 // OpenRoundNumbers is the numbers of l's open rounds, oldest first.
@@ -25,7 +26,7 @@ func OpenRoundNumbers(t testing.TB, l *ledger.Ledger) []coin.Round {
 // CloseRounds advances rounds until every round open now is closed.
 func CloseRounds(t testing.TB, l *ledger.Ledger) {
 	t.Helper()
-	if _, err := l.Rounds().AdvanceRounds(context.Background(), 4); err != nil {
+	if _, err := devnet.New(l).AdvanceRounds(context.Background(), 4); err != nil {
 		t.Fatal(err)
 	}
 }

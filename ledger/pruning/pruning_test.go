@@ -8,6 +8,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/devnet"
 	"github.com/ccwallet/ccwallet/ledger/history"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
 	"github.com/ccwallet/ccwallet/ledger/pending"
@@ -180,7 +181,7 @@ func TestPruneKeepsConservationAndHistory(t *testing.T) {
 			if _, err := l.Transfer(ctx, ledger.TransferRequest{Sender: a, Receiver: b, Amount: coin.MustParse("3")}); err != nil {
 				t.Fatal(err)
 			}
-			if _, err := l.Rounds().AdvanceRounds(ctx, 4); err != nil {
+			if _, err := devnet.New(l).AdvanceRounds(ctx, 4); err != nil {
 				t.Fatal(err)
 			}
 			clock.Advance(31 * 24 * time.Hour)

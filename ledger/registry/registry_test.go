@@ -9,6 +9,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/devnet"
 	"github.com/ccwallet/ccwallet/ledger/external"
 	"github.com/ccwallet/ccwallet/ledger/history"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
@@ -80,7 +81,7 @@ func TestWalletAndRegistryAgreeOnTheRound(t *testing.T) {
 		ledgertest.Mint(t, l, a, "100")
 		for i := 0; i < 3; i++ {
 			clock.Advance(time.Minute)
-			if _, err := l.Rounds().AdvanceRounds(ctx, 1); err != nil {
+			if _, err := devnet.New(l).AdvanceRounds(ctx, 1); err != nil {
 				t.Fatal(err)
 			}
 		}

@@ -10,6 +10,7 @@ import (
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/delegations"
+	"github.com/ccwallet/ccwallet/ledger/devnet"
 	"github.com/ccwallet/ccwallet/ledger/external"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
 	"github.com/ccwallet/ccwallet/ledger/rewards"
@@ -26,14 +27,14 @@ func TestCollectRewards(t *testing.T) {
 			t.Fatal(err)
 		}
 		// Rounds 0..2 open: nothing is due yet.
-		if _, err := l.Rounds().AdvanceRounds(ctx, 2); err != nil {
+		if _, err := devnet.New(l).AdvanceRounds(ctx, 2); err != nil {
 			t.Fatal(err)
 		}
 		if n, err := rewards.New(l).Collect(ctx); err != nil || n != 0 {
 			t.Fatalf("with round 0 open: collected %d, %v; want 0", n, err)
 		}
 		// Round 3 closes round 0: its validator coupon is minted, capped.
-		rep, err := l.Rounds().AdvanceRounds(ctx, 1)
+		rep, err := devnet.New(l).AdvanceRounds(ctx, 1)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -85,13 +86,13 @@ func TestCollectRewardsForManyParties(t *testing.T) {
 		if err := ledgertest.Dev(t, l).SeedRewardCoupons(ctx, "bogus", ps, coin.MustParse("1")); !ledger.IsValidation(err) {
 			t.Errorf("unknown kind = %v, want a validation error", err)
 		}
-		if _, err := l.Rounds().AdvanceRounds(ctx, 2); err != nil {
+		if _, err := devnet.New(l).AdvanceRounds(ctx, 2); err != nil {
 			t.Fatal(err)
 		}
 		if n, err := rewards.New(l).Collect(ctx); err != nil || n != 0 {
 			t.Fatalf("round 0 still open: %d, %v", n, err)
 		}
-		rep, err := l.Rounds().AdvanceRounds(ctx, 1)
+		rep, err := devnet.New(l).AdvanceRounds(ctx, 1)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -125,7 +126,7 @@ func TestRewardCollectionNeedsMintingDelegation(t *testing.T) {
 			if err := ledgertest.Dev(t, l).SeedRewardCoupons(ctx, ledger.RewardApp, []coin.PartyID{ext, local}, weight); err != nil {
 				t.Fatal(err)
 			}
-			if _, err := l.Rounds().AdvanceRounds(ctx, 3); err != nil {
+			if _, err := devnet.New(l).AdvanceRounds(ctx, 3); err != nil {
 				t.Fatal(err)
 			}
 		}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/devnet"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
 	"github.com/ccwallet/ccwallet/ledger/rewards"
 )
@@ -31,7 +32,7 @@ func TestRewardsByRound(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := l.Rounds().AdvanceRounds(ctx, 4); err != nil {
+		if _, err := devnet.New(l).AdvanceRounds(ctx, 4); err != nil {
 			t.Fatal(err)
 		}
 		seed(ledger.RewardLiveness, "0")
