@@ -276,31 +276,3 @@ func (t *txn) mergeInputs(ctx context.Context, owner coin.PartyID, ids []coin.Co
 	}
 	return out, len(res.Inputs), nil
 }
-
-// MintBulk issues one holding per amount to party in a single ledger
-// transaction: seeding for demos, benchmarks and tests that need many
-// holdings quickly. Recorded as minted, so conservation holds.
-func (d Dev) MintBulk(ctx context.Context, party coin.PartyID, amounts []coin.Amount) error {
-	l := d.l
-	if err := l.Users().KnownParty(ctx, party); err != nil {
-		return err
-	}
-	total := coin.Zero
-	for _, a := range amounts {
-		if !a.IsPositive() {
-			return invalid("amount", "must be positive")
-		}
-		total = total.Add(a)
-	}
-	return l.change(ctx, func(ctx context.Context, c *change) error {
-		t, err := c.begin(ctx, "mint")
-		if err != nil {
-			return err
-		}
-		for _, a := range amounts {
-			t.mint(party, a)
-		}
-		t.record(party, HistoryBalanceChange, "Mint", "", total, coin.Zero, fmt.Sprintf("%d holdings", len(amounts)), HistoryDetails{})
-		return nil
-	})
-}

@@ -26,11 +26,11 @@
 //     transfer core (input selection, fees, change, the parties' locks); dust.go: dust expiry; merge.go: merge
 //     delegations and merging (who is merged, and to how many holdings);
 //     ledger/airdrop: a provider's airdrop that merges in the same
-//     transaction; devnet.go: minting outside the faucet (ledger/devnet's
-//     Tap and TapCoin), for development networks only.
-//   - snapshot.go: a development network's restore gate and reset, and
-//     Dev.Replace, under which ledger/devnet's snapshots and scenarios
-//     (Seed, all or nothing; Dump) replace the state.
+//     transaction.
+//   - snapshot.go: a development network's Dev powers (reached by
+//     Ledger.Dev): its restore gate and reset, and Dev.Replace, under
+//     which ledger/devnet's snapshots and scenarios (Seed, all or
+//     nothing; Dump) replace the state.
 //   - offers.go: two-step transfer offers; instructions.go: token-standard
 //     transfer instructions and their locks; preapprovals.go: transfer
 //     preapprovals and one-step sends; sendbatch.go: the core's sender,

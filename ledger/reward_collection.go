@@ -31,27 +31,6 @@ func (r Rules) CouponIssuance(kind string, weight coin.Amount) coin.Amount {
 	return coin.Zero
 }
 
-// SeedRewardCoupons creates one coupon of kind with weight amount for each
-// beneficiary in one transaction, at the latest open round: seeding for
-// demos, benchmarks and tests (real coupons come from traffic, transfers
-// and liveness).
-func (d Dev) SeedRewardCoupons(ctx context.Context, kind string, beneficiaries []coin.PartyID, amount coin.Amount) error {
-	l := d.l
-	if _, ok := rewardTemplates[kind]; !ok {
-		return invalid("kind", "unknown reward kind %q", kind)
-	}
-	return l.change(ctx, func(ctx context.Context, c *change) error {
-		t, err := c.begin(ctx, "seed-rewards")
-		if err != nil {
-			return err
-		}
-		for _, b := range beneficiaries {
-			t.addRewardCoupon(kind, b, amount, kind == RewardApp)
-		}
-		return nil
-	})
-}
-
 // undelegatedExternalParties lists the external parties without an active,
 // unexpired minting delegation to this validator: minting their coupons
 // needs their own signature, so reward collection leaves them alone.

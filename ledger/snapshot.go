@@ -29,6 +29,22 @@ import (
 // replicas on the same database trust their user cache for up to
 // UserCacheTTL more.
 
+// Dev is what only a development network may do to its state: replace
+// it (Replace: a restore, a scenario's rollback) and reset it. Ledger.Dev
+// is the only way to a working Dev, and a ledger not configured as a
+// development network refuses it. Minting outside the faucet is
+// ledger/devnet's, on the core's Tx verbs.
+type Dev struct{ l *Ledger }
+
+// Dev returns the development network's powers, or ErrDisabled unless
+// the ledger runs a development network.
+func (l *Ledger) Dev() (Dev, error) {
+	if !l.cfg.DevNet {
+		return Dev{}, fmt.Errorf("%w: minting outside the faucet is only available on a development network", ErrDisabled)
+	}
+	return Dev{l: l}, nil
+}
+
 // RestoreDrain is how long a restore or reset waits for the requests and
 // jobs in flight to finish before it gives up.
 const RestoreDrain = 10 * time.Second

@@ -1,7 +1,8 @@
 // Package devnet owns a development network's tools on the core's Dev
-// powers (mint, reset, the restore gate): the faucet (Tap, TapCoin, on
-// the core's Tx verbs), time jumps (Advance: so many
-// rounds or until a time, with the workflows' automations after),
+// powers (reset, the restore gate): the faucet (Tap, TapCoin) and
+// minting outside it (Mint, MintBulk, SeedRewardCoupons), on the core's
+// Tx verbs, time jumps (Advance: so many rounds or until a time, with
+// the workflows' automations after),
 // snapshots (the whole network saved under a name, restored later),
 // scenarios (a network's state as a file that Seed creates all of or
 // nothing of and Dump writes), and the rule of impersonation (which admin

@@ -77,7 +77,7 @@ func (s *Service) Seed(ctx context.Context, sc *Scenario, keys map[string]ed2551
 		return SeedResult{}, err
 	}
 	res := SeedResult{Parties: map[string]coin.PartyID{}, Keys: keys}
-	run := &seeding{l: s.l, dg: s.dg, feat: s.feat, d: d, sc: sc, res: &res}
+	run := &seeding{l: s.l, dg: s.dg, feat: s.feat, dev: s, sc: sc, res: &res}
 	if err := undoable(ctx, s.l, d, run.run); err != nil {
 		return SeedResult{}, err
 	}
@@ -89,7 +89,7 @@ type seeding struct {
 	l    *ledger.Ledger
 	dg   *delegations.Service
 	feat *featured.Service
-	d    ledger.Dev
+	dev  *Service
 	sc   *Scenario
 	res  *SeedResult
 }
@@ -240,7 +240,7 @@ func (s *seeding) fund(ctx context.Context, at string, p ScenarioParty, party co
 	for i, a := range amounts {
 		parsed[i], _ = coin.ParseAmount(a) // Validate read them
 	}
-	return s.d.MintBulk(ctx, party, parsed)
+	return s.dev.MintBulk(ctx, party, parsed)
 }
 
 // resolve finds the party a transfer names: a user or party of the
@@ -302,7 +302,7 @@ func (s *seeding) instruction(ctx context.Context, at string, o ScenarioTransfer
 	if err != nil {
 		return itemErr(at, err)
 	}
-	if _, err := s.d.Mint(ctx, tr.from, lock, "scenario: "+at); err != nil {
+	if _, err := s.dev.Mint(ctx, tr.from, lock, "scenario: "+at); err != nil {
 		return itemErr(at, err)
 	}
 	r, err := s.l.Instructions().Create(ctx, ledger.TransferInstructionRequest{Sender: tr.from, Receiver: tr.to, Amount: tr.amount,

@@ -215,15 +215,15 @@ func Mint(t testing.TB, l *ledger.Ledger, p coin.PartyID, amount string) coin.Co
 	return cid
 }
 
-// Dev is l's development-network powers (minting outside the faucet,
-// seeding rewards); the test fails unless l runs a development network.
-func Dev(t testing.TB, l *ledger.Ledger) ledger.Dev {
+// Dev is l's development-network tools (minting outside the faucet,
+// seeding rewards, reset: ledger/devnet's); the test fails unless l runs
+// a development network.
+func Dev(t testing.TB, l *ledger.Ledger) *devnet.Service {
 	t.Helper()
-	d, err := l.Dev()
-	if err != nil {
+	if _, err := l.Dev(); err != nil {
 		t.Fatal(err)
 	}
-	return d
+	return devnet.New(l)
 }
 
 // Snapshot saves l's state now and returns what puts it back: a test sets
