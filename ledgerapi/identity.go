@@ -200,7 +200,7 @@ func (s *Server) lookupUser(r *http.Request, c *caller) (*caller, error) {
 	id := r.PathValue("userId")
 	if id == c.user.Name && c.actor != "" && len(c.actAs) == 1 {
 		// An impersonation token is its party's user, and only that
-		// (ledger.IsAdminAs): it reads the party as its primary party
+		// (devnet.IsAdminAs): it reads the party as its primary party
 		// and its act-as right alone, never the admin's own record.
 		self := *c
 		self.user.Party = c.actAs[0]

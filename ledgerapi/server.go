@@ -22,6 +22,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/devnet"
 	"github.com/ccwallet/ccwallet/ledger/impersonation"
 	"github.com/ccwallet/ccwallet/ledger/workflows"
 	"github.com/ccwallet/ccwallet/web"
@@ -301,9 +302,9 @@ func (s *Server) callerFor(ctx context.Context, claims web.Claims) (*caller, err
 			return nil, permissionDenied("%s", err.Error())
 		}
 		c.actAs, c.readAs, c.readAny, c.executeAny, c.actor = []coin.PartyID{party}, nil, false, false, claims.Subject
-		// The admin's own rights stay home (ledger.IsAdminAs): the token
+		// The admin's own rights stay home (devnet.IsAdminAs): the token
 		// holds the party's act-as right alone.
-		c.admin = s.l.IsAdminAs(claims.Subject, claims.ActAs)
+		c.admin = devnet.IsAdminAs(s.l, claims.Subject, claims.ActAs)
 		c.rights.Rights = []ledger.Right{{Kind: ledger.RightCanActAs, Party: party}}
 	}
 	return c, nil

@@ -17,6 +17,7 @@ import (
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/handlers/shared"
 	"github.com/ccwallet/ccwallet/ledger"
+	ledgerdevnet "github.com/ccwallet/ccwallet/ledger/devnet"
 	"github.com/ccwallet/ccwallet/ledger/workflows"
 	"github.com/ccwallet/ccwallet/web"
 )
@@ -301,7 +302,7 @@ func (h *Handler) limited(next http.Handler) http.Handler {
 // admin runs fn only for wallet admins (validatorWalletUsers).
 func (h *Handler) admin(fn apiFunc) http.Handler {
 	return h.authed(h.limited(h.api(func(w http.ResponseWriter, r *http.Request) error {
-		if c, _ := web.ClaimsFrom(r.Context()); !h.l.IsAdminAs(c.Subject, c.ActAs) {
+		if c, _ := web.ClaimsFrom(r.Context()); !ledgerdevnet.IsAdminAs(h.l, c.Subject, c.ActAs) {
 			if c.ActAs != "" {
 				return forbidden("an impersonation token (ccwallet_act_as) acts only as its party; admin endpoints take the admin's own token")
 			}
@@ -333,7 +334,7 @@ func (h *Handler) callerParty(r *http.Request) (coin.PartyID, error) {
 func (h *Handler) readyzDetails(health http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if raw, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer "); ok && h.auth != nil {
-			if c, err := h.auth.Verify(r.Context(), strings.TrimSpace(raw)); err == nil && h.l.IsAdminAs(c.Subject, c.ActAs) {
+			if c, err := h.auth.Verify(r.Context(), strings.TrimSpace(raw)); err == nil && ledgerdevnet.IsAdminAs(h.l, c.Subject, c.ActAs) {
 				r = web.WithHealthDetails(r)
 			}
 		}

@@ -12,6 +12,7 @@ import (
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/apiread"
+	ledgerdevnet "github.com/ccwallet/ccwallet/ledger/devnet"
 )
 
 // Caps on open update streams, when Config sets none: a developer watches
@@ -69,7 +70,7 @@ func (h *Handler) updateStream(w http.ResponseWriter, r *http.Request) error {
 		return badRequest(fmt.Sprintf("template is at most %d characters", ledger.MaxIDLength))
 	}
 	user := subject(r.Context())
-	if !h.l.IsAdminAs(user, actAsClaim(r.Context())) {
+	if !ledgerdevnet.IsAdminAs(h.l, user, actAsClaim(r.Context())) {
 		own, err := h.callerParty(r)
 		if err != nil {
 			return err

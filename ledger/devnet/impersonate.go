@@ -29,3 +29,12 @@ func (s *Service) Impersonate(ctx context.Context, user string, party coin.Party
 	}
 	return nil
 }
+
+// IsAdminAs reports whether user, with a token asking to act as actAs
+// ("" for none), has the wallet admin's rights on l. An impersonation
+// token acts as its party and only as it (docs/devnet.md): it lists no
+// users, grants no rights and reaches no admin endpoint, on the JSON APIs
+// and the Ledger API alike.
+func IsAdminAs(l *ledger.Ledger, user, actAs string) bool {
+	return actAs == "" && l.IsAdmin(user)
+}

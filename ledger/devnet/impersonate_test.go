@@ -41,3 +41,19 @@ func TestImpersonateRule(t *testing.T) {
 		}
 	}
 }
+
+// TestIsAdminAs: an admin is one without an impersonation token; with
+// one, nobody is.
+func TestIsAdminAs(t *testing.T) {
+	ledgertest.ForEachEngine(t, func(t *testing.T, l *ledger.Ledger) {
+		alice := ledgertest.Party(t, l)
+		for _, c := range []struct {
+			user, actAs string
+			want        bool
+		}{{"admin", "", true}, {"admin", string(alice), false}, {"alice", "", false}, {"alice", string(alice), false}} {
+			if got := devnet.IsAdminAs(l, c.user, c.actAs); got != c.want {
+				t.Errorf("IsAdminAs(%q, %q) = %v, want %v", c.user, c.actAs, got, c.want)
+			}
+		}
+	})
+}
