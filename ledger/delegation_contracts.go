@@ -23,9 +23,6 @@ const (
 	TemplateMintingDelegation         = "#splice-wallet:Splice.Wallet.MintingDelegation:MintingDelegation"
 )
 
-// MaxMergeLimit bounds a delegation's amulet merge limit.
-const MaxMergeLimit = 1000
-
 // mintingDelegationPayload is the payload of both templates: the
 // beneficiary lets the delegate mint its rewards and merge its holdings
 // down to mergeLimit until expiresAt.
@@ -113,17 +110,6 @@ const MergeTarget = 10
 
 // MergeHistorySubtype names a merge in history, after the batch choice.
 const MergeHistorySubtype = "BatchMergeUtility_MergeHoldings"
-
-// Merge history subtypes besides MergeHistorySubtype, after what each
-// merge stands for.
-const (
-	// WalletMergeHistorySubtype is the wallet's own merge of a party it
-	// runs, as the real wallet's reward collection merges its inputs
-	// (CO_MergeTransferInputs).
-	WalletMergeHistorySubtype = "MergeTransferInputs"
-	// MintingMergeHistorySubtype is a merge under a minting delegation.
-	MintingMergeHistorySubtype = "MintingDelegation_MergeAmulets"
-)
 
 type mergeDelegationPayload struct {
 	Operator coin.PartyID `json:"operator"`

@@ -12,6 +12,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/delegations"
 	"github.com/ccwallet/ccwallet/ledger/featured"
 	"github.com/ccwallet/ccwallet/ledger/history"
 	"github.com/ccwallet/ccwallet/views"
@@ -195,24 +196,24 @@ var historyLabels = map[string]string{
 	"MergeDelegationAccepted":                "Merge delegation active",
 	"CollectRewards":                         "Rewards collected",
 	// Seen on a devnet with rounds advancing, shown as they were.
-	"Onboarded":                       "Wallet created",
-	"Mint":                            "Minted",
-	"AmuletExpired":                   "Holding expired as dust",
-	"LockedAmuletExpired":             "Locked holding expired as dust",
-	"TransferPreapprovalRenewal":      "Preapproval renewed",
-	"ExternalPartyTransfer":           "Transfer (external party)",
-	ledger.WalletMergeHistorySubtype:  "Holdings merged",
-	ledger.MergeHistorySubtype:        "Holdings merged (merge delegation)",
-	ledger.MintingMergeHistorySubtype: "Holdings merged (minting delegation)",
-	featured.RightGranted:             "Featured app right granted",
-	featured.RightCancelled:           "Featured app right cancelled",
-	"AppPaymentRequest_Accept":        "App payment accepted (coin locked)",
-	"AppPaymentRequest_Reject":        "App payment request rejected",
-	"AppPaymentRequest_Withdraw":      "App payment request withdrawn by the app",
-	"AppPaymentRequest_Expire":        "App payment request expired",
-	"AcceptedAppPayment_Collect":      "App payment collected",
-	"AcceptedAppPayment_Reject":       "App payment refunded",
-	"AcceptedAppPayment_Expire":       "App payment not collected; coin returned",
+	"Onboarded":                            "Wallet created",
+	"Mint":                                 "Minted",
+	"AmuletExpired":                        "Holding expired as dust",
+	"LockedAmuletExpired":                  "Locked holding expired as dust",
+	"TransferPreapprovalRenewal":           "Preapproval renewed",
+	"ExternalPartyTransfer":                "Transfer (external party)",
+	delegations.WalletMergeHistorySubtype:  "Holdings merged",
+	ledger.MergeHistorySubtype:             "Holdings merged (merge delegation)",
+	delegations.MintingMergeHistorySubtype: "Holdings merged (minting delegation)",
+	featured.RightGranted:                  "Featured app right granted",
+	featured.RightCancelled:                "Featured app right cancelled",
+	"AppPaymentRequest_Accept":             "App payment accepted (coin locked)",
+	"AppPaymentRequest_Reject":             "App payment request rejected",
+	"AppPaymentRequest_Withdraw":           "App payment request withdrawn by the app",
+	"AppPaymentRequest_Expire":             "App payment request expired",
+	"AcceptedAppPayment_Collect":           "App payment collected",
+	"AcceptedAppPayment_Reject":            "App payment refunded",
+	"AcceptedAppPayment_Expire":            "App payment not collected; coin returned",
 }
 
 func historyLabel(subtype string) string {

@@ -12,6 +12,17 @@ import (
 	"github.com/uptrace/bun"
 )
 
+// Merge history subtypes besides the core's ledger.MergeHistorySubtype
+// (a merge under a MergeDelegation), after what each merge stands for.
+const (
+	// WalletMergeHistorySubtype is the wallet's own merge of a party it
+	// runs, as the real wallet's reward collection merges its inputs
+	// (CO_MergeTransferInputs).
+	WalletMergeHistorySubtype = "MergeTransferInputs"
+	// MintingMergeHistorySubtype is a merge under a minting delegation.
+	MintingMergeHistorySubtype = "MintingDelegation_MergeAmulets"
+)
+
 // MergeDelegation is a proposal or an active delegation with its contract.
 type MergeDelegation struct {
 	Contract ledger.Contract
@@ -241,14 +252,14 @@ func (s *Service) mergeGoalOf(ctx context.Context, db bun.IDB, owner coin.PartyI
 	case len(active) > 0:
 		g, ok = ledger.MergeGoal{Target: ledger.MergeTarget, Subtype: ledger.MergeHistorySubtype, Featured: true}, true
 	case owner == l.Operator():
-		g, ok = ledger.MergeGoal{Target: ledger.MergeTarget, Subtype: ledger.WalletMergeHistorySubtype}, true
+		g, ok = ledger.MergeGoal{Target: ledger.MergeTarget, Subtype: WalletMergeHistorySubtype}, true
 	default:
 		on, err := store.PartyOnboarded(ctx, db, owner)
 		if err != nil {
 			return g, false, err
 		}
 		if on {
-			g, ok = ledger.MergeGoal{Target: ledger.MergeTarget, Subtype: ledger.WalletMergeHistorySubtype}, true
+			g, ok = ledger.MergeGoal{Target: ledger.MergeTarget, Subtype: WalletMergeHistorySubtype}, true
 		}
 	}
 	now := l.Now()
@@ -261,7 +272,7 @@ func (s *Service) mergeGoalOf(ctx context.Context, db bun.IDB, owner coin.PartyI
 	for _, d := range ds {
 		limit := max(d.MergeLimit, 1) // validated at proposal; never merge to nothing
 		if !ok {
-			g, ok = ledger.MergeGoal{Target: limit, Subtype: ledger.MintingMergeHistorySubtype}, true
+			g, ok = ledger.MergeGoal{Target: limit, Subtype: MintingMergeHistorySubtype}, true
 		}
 		g.Target = min(g.Target, limit)
 	}

@@ -107,7 +107,7 @@ func TestMergeHoldingsOfEveryPartyTheWalletActsFor(t *testing.T) {
 		if after, _ := rewards.New(l).Coupons(ctx, op, ledger.RewardApp); len(after) != len(coupons) {
 			t.Errorf("app reward coupons %d -> %d, want no new ones", len(coupons), len(after))
 		}
-		for p, sub := range map[coin.PartyID]string{op: ledger.WalletMergeHistorySubtype, user: ledger.WalletMergeHistorySubtype, ext: ledger.MintingMergeHistorySubtype} {
+		for p, sub := range map[coin.PartyID]string{op: delegations.WalletMergeHistorySubtype, user: delegations.WalletMergeHistorySubtype, ext: delegations.MintingMergeHistorySubtype} {
 			if !slices.Contains(historySubtypes(t, l, p), sub) {
 				t.Errorf("%s: no %s history row", p, sub)
 			}

@@ -166,7 +166,7 @@ func (s *Service) archiveDelegation(ctx context.Context, kind, template string, 
 // for a party as its delegate: minting its rewards and merging its
 // holdings.
 var delegateActivitySubtypes = map[string]bool{
-	"CollectRewards": true, ledger.MergeHistorySubtype: true, ledger.WalletMergeHistorySubtype: true, ledger.MintingMergeHistorySubtype: true,
+	"CollectRewards": true, ledger.MergeHistorySubtype: true, WalletMergeHistorySubtype: true, MintingMergeHistorySubtype: true,
 }
 
 // DelegateActivity lists, newest first, up to n of the latest things the

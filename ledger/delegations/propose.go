@@ -42,6 +42,9 @@ func PreparedKinds(l *ledger.Ledger) []external.Kind {
 	}}}
 }
 
+// MaxMergeLimit bounds a minting delegation's amulet merge limit.
+const MaxMergeLimit = 1000
+
 // PrepareMintingDelegationProposal prepares, for the external party
 // beneficiary to sign, the creation of a MintingDelegationProposal naming
 // this validator's operator as delegate (ledger/external's Submit executes
@@ -50,8 +53,8 @@ func (s *Service) PrepareMintingDelegationProposal(ctx context.Context, benefici
 	if err := ledger.CheckExpiry("expires_at", expiresAt, s.l.Now()); err != nil {
 		return external.Prepared{}, err
 	}
-	if mergeLimit < 1 || mergeLimit > ledger.MaxMergeLimit {
-		return external.Prepared{}, ledger.Invalid("merge_limit", "must be between 1 and %d", ledger.MaxMergeLimit)
+	if mergeLimit < 1 || mergeLimit > MaxMergeLimit {
+		return external.Prepared{}, ledger.Invalid("merge_limit", "must be between 1 and %d", MaxMergeLimit)
 	}
 	return s.ext.Prepare(ctx, beneficiary, KindMintingDelegationPropose, nil,
 		mintingDelegationArgs{Delegate: s.l.Operator(), ExpiresAt: ledger.FormatTime(expiresAt), MergeLimit: mergeLimit}, time.Time{})

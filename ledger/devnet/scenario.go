@@ -10,6 +10,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/delegations"
 	"gopkg.in/yaml.v3"
 )
 
@@ -238,8 +239,8 @@ func (p *ScenarioParty) validate(at string, user bool, names map[string]string) 
 		if !p.External {
 			return ledger.Invalid(field("minting_delegation"), "only an external party delegates its minting to the validator")
 		}
-		if d.MergeLimit != 0 && (d.MergeLimit < 1 || d.MergeLimit > ledger.MaxMergeLimit) {
-			return ledger.Invalid(field("minting_delegation.merge_limit"), "must be between 1 and %d", ledger.MaxMergeLimit)
+		if d.MergeLimit != 0 && (d.MergeLimit < 1 || d.MergeLimit > delegations.MaxMergeLimit) {
+			return ledger.Invalid(field("minting_delegation.merge_limit"), "must be between 1 and %d", delegations.MaxMergeLimit)
 		}
 		if _, err := scenarioExpiry(field("minting_delegation"), d.ExpiresAt, d.ExpiresIn, time.Time{}, 0); err != nil {
 			return err
