@@ -6,10 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
-	"slices"
-	"sync"
 	"time"
 
+	"github.com/ccwallet/ccwallet/ledger/restoregate"
 	"github.com/ccwallet/ccwallet/store"
 )
 
@@ -77,10 +76,10 @@ func (d Dev) Reset(ctx context.Context) error {
 // its commit), and also when ctx was cancelled meanwhile.
 func (d Dev) Replace(ctx context.Context, fn func(context.Context) (replaced bool, err error)) error {
 	l := d.l
-	if err := l.gate.close(ctx, RestoreDrain); err != nil {
+	if err := l.gate.Close(ctx, RestoreDrain, ErrConflict); err != nil {
 		return err
 	}
-	defer l.gate.open()
+	defer l.gate.Open()
 	replaced, err := fn(ctx)
 	if !replaced {
 		return err
@@ -105,7 +104,7 @@ func (d Dev) replaced(ctx context.Context, err error) error {
 	if rerr := d.reload(ctx); rerr != nil {
 		return errors.Join(err, fmt.Errorf("reload the ledger after restore: %w", rerr))
 	}
-	for _, hook := range l.gate.restoreHooks() {
+	for _, hook := range l.gate.Hooks() {
 		hook()
 	}
 	return err
@@ -114,11 +113,7 @@ func (d Dev) replaced(ctx context.Context, err error) error {
 // OnRestore registers fn to run after each restore or reset of a
 // development network, before requests are let in again: for what is
 // remembered of the state outside the ledger (the live-update streams).
-func (l *Ledger) OnRestore(fn func()) {
-	l.gate.mu.Lock()
-	defer l.gate.mu.Unlock()
-	l.gate.hooks = append(l.gate.hooks, fn)
-}
+func (l *Ledger) OnRestore(fn func()) { l.gate.AddHook(fn) }
 
 // reload forgets what the ledger remembers of the state and reads it again.
 func (d Dev) reload(ctx context.Context) error {
@@ -164,80 +159,11 @@ func (l *Ledger) Admit() (done func(), err error) {
 	if !l.cfg.DevNet {
 		return func() {}, nil
 	}
-	if !l.gate.enter() {
+	if !l.gate.Enter() {
 		return nil, ErrRestoring
 	}
-	return l.gate.leave, nil
+	return l.gate.Leave, nil
 }
 
-// restoreGate counts the requests and jobs in flight, so a restore can
-// wait for them, and turns new ones away while it runs.
-type restoreGate struct {
-	mu      sync.Mutex
-	active  int
-	closed  bool
-	drained chan struct{} // closed when active reaches 0 while closed
-	hooks   []func()      // OnRestore's
-}
-
-func (g *restoreGate) restoreHooks() []func() {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	return slices.Clone(g.hooks)
-}
-
-func (g *restoreGate) enter() bool {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	if g.closed {
-		return false
-	}
-	g.active++
-	return true
-}
-
-func (g *restoreGate) leave() {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	g.active--
-	if g.closed && g.active == 0 && g.drained != nil {
-		close(g.drained)
-		g.drained = nil
-	}
-}
-
-// close turns new entries away and waits up to wait for those in flight.
-func (g *restoreGate) close(ctx context.Context, wait time.Duration) error {
-	g.mu.Lock()
-	if g.closed {
-		g.mu.Unlock()
-		return fmt.Errorf("%w: another restore or reset is running", ErrConflict)
-	}
-	g.closed = true
-	if g.active == 0 {
-		g.mu.Unlock()
-		return nil
-	}
-	drained := make(chan struct{})
-	g.drained = drained
-	g.mu.Unlock()
-	timer := time.NewTimer(wait)
-	defer timer.Stop()
-	select {
-	case <-drained:
-		return nil
-	case <-timer.C:
-		g.open()
-		return fmt.Errorf("%w: requests still running after %s; try again", ErrConflict, wait)
-	case <-ctx.Done():
-		g.open()
-		return ctx.Err()
-	}
-}
-
-func (g *restoreGate) open() {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	g.closed = false
-	g.drained = nil
-}
+// restoreGate is the network's gate a restore closes (ledger/restoregate).
+type restoreGate = restoregate.Gate
