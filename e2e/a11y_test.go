@@ -383,7 +383,7 @@ func TestSendAndAcceptByKeyboard(t *testing.T) {
 	tabTo(t, bob, `[data-testid="incoming-offers-row"] [data-testid="accept"]`)
 	must(t, bob.Keyboard().Press("Enter"))
 	must(t, expect.Locator(testID(bob, "flash")).ToContainText("accepted"))
-	must(t, expect.Locator(testID(bob, "transfers-balance")).ToHaveText("2.50 CC"))
+	mustBalance(t, testID(bob, "transfers-balance"), "2.50 CC")
 	if match, what, ring := focusedWhenSettled(t, bob, `[data-testid="flash"]`); !match || !ring {
 		t.Errorf("after accepting, the focus is on %s (ring %v), want the message saying so, with a ring", what, ring)
 	}

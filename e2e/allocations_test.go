@@ -192,11 +192,11 @@ func TestDvPFromTheAllocationsPage(t *testing.T) {
 	loginAt(t, alice, base, "alice", false)
 	must(t, alice.Locator("#tap-amount").Fill("100"))
 	must(t, testID(alice, "tap-submit").Click())
-	must(t, expect.Locator(testID(alice, "balance-cc")).ToHaveText("20,000.00 CC"))
+	mustBalance(t, testID(alice, "balance-cc"), "20,000.00 CC")
 	loginAt(t, bob, base, "bob", false)
 	must(t, bob.Locator("#tap-amount").Fill("5"))
 	must(t, testID(bob, "tap-submit").Click())
-	must(t, expect.Locator(testID(bob, "balance-cc")).ToHaveText("1,000.00 CC"))
+	mustBalance(t, testID(bob, "balance-cc"), "1,000.00 CC")
 	party := func(p playwright.Page) string {
 		s, err := testID(p, "party-id").GetAttribute("title")
 		must(t, err)
@@ -242,7 +242,7 @@ func TestDvPFromTheAllocationsPage(t *testing.T) {
 	must(t, expect.Locator(testID(alice, "flash")).ToContainText("Allocated"))
 	must(t, expect.Locator(request.GetByTestId("leg-allocated")).ToHaveCount(1))
 	must(t, expect.Locator(testID(alice, "allocations-row")).ToHaveCount(1))
-	must(t, expect.Locator(testID(alice, "allocations-balance")).ToHaveText("19,970.00 CC"))
+	mustBalance(t, testID(alice, "allocations-balance"), "19,970.00 CC")
 	screenshot(t, alice, "allocations")
 
 	// Bob, without JavaScript, finds the request on Home and allocates.
@@ -255,7 +255,7 @@ func TestDvPFromTheAllocationsPage(t *testing.T) {
 	must(t, bob.Locator(`[data-testid="allocation-request"][data-cid="`+trade+`"] [data-leg="leg1"]`).GetByTestId("allocate").Click())
 	must(t, bob.WaitForURL(base+"/allocations?done=allocations-allocate"))
 	must(t, expect.Locator(testID(bob, "leg-allocated")).ToHaveCount(1))
-	must(t, expect.Locator(testID(bob, "allocations-balance")).ToHaveText("987.50 CC"))
+	mustBalance(t, testID(bob, "allocations-balance"), "987.50 CC")
 
 	// The venue finds both allocations and settles the trade.
 	legs := venue.allocations()

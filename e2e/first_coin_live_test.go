@@ -21,7 +21,7 @@ func TestFirstCoinGoesWhenTheTapLands(t *testing.T) {
 	must(t, expect.Locator(card.Locator("#tap-amount")).ToHaveValue("100"))
 	must(t, card.GetByTestId("tap-submit").Click())
 
-	must(t, expect.Locator(testID(p, "balance-cc")).ToHaveText("20,000.00 CC"))
+	mustBalance(t, testID(p, "balance-cc"), "20,000.00 CC")
 	must(t, expect.Locator(testID(p, "flash")).ToHaveText("Coin from the faucet is in your wallet."))
 	must(t, expect.Locator(testID(p, "first-coin")).ToHaveCount(0))
 	// The faucet is still there, further down, as after a reload; one form.
@@ -33,7 +33,7 @@ func TestFirstCoinGoesWhenTheTapLands(t *testing.T) {
 	// A second tap works from there and leaves the form in place.
 	must(t, p.Locator("#tap-amount").Fill("1"))
 	must(t, testID(p, "tap-submit").Click())
-	must(t, expect.Locator(testID(p, "balance-cc")).ToHaveText("20,200.00 CC"))
+	mustBalance(t, testID(p, "balance-cc"), "20,200.00 CC")
 	must(t, expect.Locator(testID(p, "tap-form")).ToHaveCount(1))
 	must(t, expect.Locator(testID(p, "first-coin")).ToHaveCount(0))
 	mustBeSameDocument(t, p, "after the second tap")

@@ -57,7 +57,7 @@ func focusRace(t *testing.T, liveDelay time.Duration) {
 	time.Sleep(liveDelay)
 	close(releaseLive)
 	must(t, expect.Locator(testID(bob, "flash")).ToContainText("accepted"))
-	must(t, expect.Locator(testID(bob, "transfers-balance")).ToHaveText("2.50 CC"))
+	mustBalance(t, testID(bob, "transfers-balance"), "2.50 CC")
 	if match, what, ring := focusedWhenSettled(t, bob, `[data-testid="flash"]`); !match || !ring {
 		t.Errorf("after accepting, the focus is on %s (ring %v), want the message saying so, with a ring", what, ring)
 	}

@@ -76,7 +76,7 @@ func TestHydraBrowserLoginSendLogout(t *testing.T) {
 		hydraLogin(t, p, w, "hugo")
 		must(t, p.Locator("#tap-amount").Fill("10"))
 		must(t, testID(p, "tap-submit").Click())
-		must(t, expect.Locator(testID(p, "balance-cc")).ToHaveText("2,000.00 CC"))
+		mustBalance(t, testID(p, "balance-cc"), "2,000.00 CC")
 		_, err = p.Goto(w.url + "/send")
 		must(t, err)
 		must(t, p.Locator("#send-receiver").Fill(strings.TrimSpace(idaParty)))

@@ -20,7 +20,7 @@ func TestNamePurchaseBySubscription(t *testing.T) {
 	loginAt(t, alice, base, "alice", false)
 	must(t, alice.Locator("#tap-amount").Fill("100"))
 	must(t, testID(alice, "tap-submit").Click())
-	must(t, expect.Locator(testID(alice, "balance-cc")).ToHaveText("20,000.00 CC"))
+	mustBalance(t, testID(alice, "balance-cc"), "20,000.00 CC")
 
 	navTo(t, alice, "names")
 	must(t, alice.WaitForURL(base+"/names"))

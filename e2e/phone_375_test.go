@@ -65,7 +65,7 @@ func TestPhoneAt375TapTargets(t *testing.T) {
 	loginAt(t, p, base, "alice", false)
 	must(t, p.Locator("#tap-amount").Fill("100000"))
 	must(t, testID(p, "tap-submit").Click())
-	must(t, expect.Locator(testID(p, "balance-cc")).ToHaveText("20,000,000.00 CC"))
+	mustBalance(t, testID(p, "balance-cc"), "20,000,000.00 CC")
 	dir := os.Getenv("PHONE375_SHOTS")
 	for i, path := range []string{"/", "/send", "/receive"} {
 		_, err := p.Goto(base + path)

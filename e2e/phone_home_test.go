@@ -48,7 +48,7 @@ func TestPhoneHomeBalanceFirst(t *testing.T) {
 	loginAt(t, alice, base, "alice", false)
 	must(t, alice.Locator("#tap-amount").Fill("100"))
 	must(t, testID(alice, "tap-submit").Click())
-	must(t, expect.Locator(testID(alice, "balance-cc")).ToHaveText("20,000.00 CC"))
+	mustBalance(t, testID(alice, "balance-cc"), "20,000.00 CC")
 	aliceParty, err := testID(alice, "party-id").GetAttribute("title")
 	must(t, err)
 	loginAt(t, bob, base, "bob", false)
@@ -61,7 +61,7 @@ func TestPhoneHomeBalanceFirst(t *testing.T) {
 	// Bob has coin and a pending send of his own.
 	must(t, bob.Locator("#tap-amount").Fill("10"))
 	must(t, testID(bob, "tap-submit").Click())
-	must(t, expect.Locator(testID(bob, "balance-cc")).ToHaveText("2,000.00 CC"))
+	mustBalance(t, testID(bob, "balance-cc"), "2,000.00 CC")
 	_, err = bob.Goto(base + "/send")
 	must(t, err)
 	must(t, bob.Locator("#send-receiver").Fill(aliceParty))
@@ -323,7 +323,7 @@ func TestPhoneFirstRunAndMinimalPages(t *testing.T) {
 	}
 	checkA11y(t, p, "a new wallet's Home")
 	must(t, card.GetByTestId("tap-submit").Click())
-	must(t, expect.Locator(testID(p, "balance-cc")).ToHaveText("20,000.00 CC"))
+	mustBalance(t, testID(p, "balance-cc"), "20,000.00 CC")
 	// The card goes as the tap lands, without a reload.
 	must(t, expect.Locator(testID(p, "first-coin")).ToHaveCount(0))
 	must(t, expect.Locator(testID(p, "tap-form")).ToBeVisible()) // the faucet, further down
