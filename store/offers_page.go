@@ -41,6 +41,11 @@ func OffersPage(ctx context.Context, db bun.IDB, party coin.PartyID, incoming bo
 	if err != nil {
 		return nil, 0, fmt.Errorf("count transfer offers of %s: %w", party, Normalize(err))
 	}
+	if total == 0 {
+		// Nothing open: most parties, on every home page visit. The page
+		// read a moment later could only find what the count missed.
+		return nil, 0, nil
+	}
 	var os []TransferOffer
 	q := base(db.NewSelect().Model(&os))
 	if after != nil {

@@ -74,6 +74,9 @@ func (s *Service) InstructionsPage(ctx context.Context, party coin.PartyID, dir 
 			return InstructionPage{}, err
 		}
 		p.Total = n
+		if n == 0 {
+			return p, nil // nothing pending: no page to read
+		}
 	}
 	tis, err := store.TransferInstructionsPage(ctx, s.l.DB(), party, status, after, size+1, dir.sides()...)
 	if err != nil {
