@@ -12,3 +12,13 @@ func (s *Server) HoldInFlight(user string, actAs []coin.PartyID, commandID, subm
 	}
 	return func() { s.inflight.release(key) }
 }
+
+// AfterStreamWake has fn run in the stream hub's goroutine after each
+// wake of the sockets by a commit (nil: nothing).
+func (s *Server) AfterStreamWake(fn func()) {
+	if fn == nil {
+		s.streams.afterWake.Store(nil)
+		return
+	}
+	s.streams.afterWake.Store(&fn)
+}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -262,6 +263,45 @@ func TestWSUpdates(t *testing.T) {
 					t.Errorf("%s: %s", path, m["update"])
 				}
 			}
+		}
+	})
+}
+
+// TestWSCommitWhileStreamsRead: a commit made after the streams were
+// woken, and after they read, wakes them again. The hub took the next
+// commit's signal only after waking them, so such a commit closed no
+// channel and its update waited for the next commit or the hub's poll
+// (an hour here; a second by default): the wallet SDK, which waits for
+// each completion on a stream, saw 170 ms where 15 ms were due.
+func TestWSCommitWhileStreamsRead(t *testing.T) {
+	forEachEngineWS(t, fastCheckpoints, func(t *testing.T, e *env) {
+		alice, bob := e.user("alice", "100"), e.user("bob", "")
+		// From the end: nothing to send until the ledger moves.
+		c := e.open("/v2/updates", "alice", holdingUpdates(alice, e.ledgerEnd()))
+		// Hold the hub after its next wake until alice's stream has read.
+		woken, release := make(chan struct{}), make(chan struct{})
+		var once sync.Once
+		e.api.AfterStreamWake(func() {
+			once.Do(func() {
+				close(woken)
+				<-release
+			})
+		})
+		defer e.api.AfterStreamWake(nil)
+		ledgertest.Mint(t, e.l, bob, "5") // wakes the streams
+		<-woken
+		// Alice's stream read after bob's mint: a checkpoint past it.
+		bobs := e.ledgerEnd()
+		for u := nextUpdate(t, c); u.checkpoint < bobs; u = nextUpdate(t, c) {
+			if u.tx != nil {
+				t.Fatalf("alice saw bob's update %+v", u.tx)
+			}
+		}
+		// Now, with the streams waiting and the hub not yet waiting again.
+		ledgertest.Mint(t, e.l, alice, "5")
+		close(release)
+		if tx := untilTx(t, c, bobs); tx.Offset != e.ledgerEnd() {
+			t.Errorf("update at %d, want alice's mint at %d", tx.Offset, e.ledgerEnd())
 		}
 	})
 }

@@ -3,6 +3,7 @@ package ledgerapi
 import (
 	"context"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/ccwallet/ccwallet/ledger"
@@ -84,6 +85,10 @@ type streamHub struct {
 	wake    chan struct{} // closed when the ledger may have moved
 	restore chan struct{} // closed by a restore of the network
 	end     int64         // the ledger end the poller saw last
+
+	// afterWake, set by tests, runs in the hub's goroutine after each
+	// wake of the sockets by a commit.
+	afterWake atomic.Pointer[func()]
 }
 
 func newStreamHub(l *ledger.Ledger, cfg StreamConfig) *streamHub {
@@ -169,6 +174,7 @@ func (h *streamHub) stop() {
 func (h *streamHub) run() {
 	poll := time.NewTicker(h.cfg.Poll)
 	defer poll.Stop()
+	commit := h.l.Committed()
 	for {
 		h.mu.Lock()
 		if h.n == 0 {
@@ -178,8 +184,18 @@ func (h *streamHub) run() {
 		}
 		h.mu.Unlock()
 		select {
-		case <-h.l.Committed():
+		case <-commit:
+			// The next commit's signal is taken before the sockets wake:
+			// taken after, a commit made while they read closed no
+			// channel (Committed hands one out only when asked), and they
+			// waited for the next commit or the poll, up to a second, for
+			// an update already there (the SDK row's p50 was 170 ms at 8
+			// clients, 15 ms at 1).
+			commit = h.l.Committed()
 			h.broadcast()
+			if fn := h.afterWake.Load(); fn != nil {
+				(*fn)()
+			}
 		case <-poll.C:
 			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 			end, err := apiread.New(h.l).LedgerEnd(ctx)
