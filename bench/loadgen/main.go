@@ -99,6 +99,7 @@ func main() {
 	d := fs.Duration("duration", 5*time.Second, "how long the run lasts")
 	amount := fs.String("amount", "0.01", "amount of each send, CC")
 	prefix := fs.String("prefix", "lg", "deduplication and command id prefix (unique per run)")
+	wait := fs.String("completions", "ws", "sdk: how a transfer waits for its completion: ws (a WebSocket per transfer, as the wallet SDK's waitForCompletion since 0.20.0) or poll (POST /v2/commands/completions every 2 ms)")
 	_ = fs.Parse(os.Args[2:])
 
 	seed := sha256.Sum256([]byte(devKeySeedText))
@@ -124,7 +125,7 @@ func main() {
 			}
 			break
 		}
-		g := &gen{st: st, tokens: st.Tokens, amount: *amount, prefix: *prefix, lapi: *lapi, seen: map[int]int64{}}
+		g := &gen{st: st, tokens: st.Tokens, amount: *amount, prefix: *prefix, lapi: *lapi, seen: map[int]int64{}, pollCompletions: *wait == "poll"}
 		var r Result
 		switch os.Args[1] {
 		case "send":
@@ -269,6 +270,9 @@ type gen struct {
 	// the ledger end when the run began (sdk).
 	seen  map[int]int64
 	start int64
+	// pollCompletions: sdk's transfers poll for their completion instead
+	// of waiting on a WebSocket.
+	pollCompletions bool
 }
 
 func (g *gen) fail(err error) {

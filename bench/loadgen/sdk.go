@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"crypto/ed25519"
 	"crypto/rand"
 	"encoding/base64"
@@ -10,11 +11,13 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/web"
+	"github.com/coder/websocket"
 )
 
 // The wallet SDK's transfer as an exchange's code runs it for an external
@@ -22,7 +25,8 @@ import (
 // the registry's transfer factory with its choice context, prepare of
 // TransferFactory_Transfer on the JSON Ledger API, an Ed25519 signature
 // of the prepared transaction's hash by the party's own key, execute,
-// then the command's completion read from /v2/commands/completions.
+// then the command's completion, from a WebSocket on /v2/commands/completions
+// as the SDK waits for it (-completions poll: POST every 2 ms).
 //
 //	loadgen sdksetup -state state.json -ledger-api URL
 //	loadgen sdk -state state.json -ledger-api URL -clients 8 -duration 5s
@@ -317,6 +321,9 @@ func (g *gen) sdkTransfer(cc *clientConns, s, r int) error {
 		after = g.start
 	}
 	g.mu.Unlock()
+	if !g.pollCompletions {
+		return g.completionWS(x, s, id, after)
+	}
 	// Completions are served up to the stable end, which a concurrent
 	// commit at a lower offset may hold back a moment: read again until
 	// the command's is there, as the SDK's completion stream waits.
@@ -333,6 +340,62 @@ func (g *gen) sdkTransfer(cc *clientConns, s, r int) error {
 	}
 }
 
+// completionWS waits for command id's completion as the wallet SDK's
+// waitForCompletion does (0.20.0 on): a WebSocket on
+// /v2/commands/completions from offset after, read until the command's
+// completion comes, then closed.
+func (g *gen) completionWS(x External, s int, id string, after int64) error {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	u := "ws" + strings.TrimPrefix(g.lapi, "http") + "/v2/commands/completions"
+	c, _, err := websocket.Dial(ctx, u, &websocket.DialOptions{HTTPHeader: http.Header{"Authorization": {"Bearer " + x.Token}}})
+	if err != nil {
+		return fmt.Errorf("completions stream: %w", err)
+	}
+	defer c.CloseNow()
+	req, _ := json.Marshal(map[string]any{"userId": x.User, "parties": []string{x.Party}, "beginExclusive": after})
+	if err := c.Write(ctx, websocket.MessageText, req); err != nil {
+		return fmt.Errorf("completions stream: %w", err)
+	}
+	for {
+		_, b, err := c.Read(ctx)
+		if err != nil {
+			return fmt.Errorf("no completion of %s after offset %d: %w", id, after, err)
+		}
+		var m completionMessage
+		if err := json.Unmarshal(b, &m); err != nil {
+			return err
+		}
+		if v := m.CompletionResponse.Completion; v != nil && v.Value.CommandID == id {
+			g.mu.Lock()
+			g.seen[s] = max(g.seen[s], v.Value.Offset)
+			g.mu.Unlock()
+			c.Close(websocket.StatusNormalClosure, "")
+			if v.Value.Status.Code != 0 {
+				return fmt.Errorf("completion of %s: %s", id, v.Value.Status.Message)
+			}
+			return nil
+		}
+	}
+}
+
+// completionMessage is one message of the completions stream, an
+// element of POST /v2/commands/completions' answer.
+type completionMessage struct {
+	CompletionResponse struct {
+		Completion *struct {
+			Value struct {
+				CommandID string `json:"commandId"`
+				Offset    int64  `json:"offset"`
+				Status    struct {
+					Code    int    `json:"code"`
+					Message string `json:"message"`
+				} `json:"status"`
+			} `json:"value"`
+		} `json:"Completion"`
+	} `json:"completionResponse"`
+}
+
 // completionOf reads x's completions after offset after and reports
 // whether command id's is among them, failing if it failed.
 func (g *gen) completionOf(cc *clientConns, x External, s int, id string, after int64) (bool, error) {
@@ -344,20 +407,7 @@ func (g *gen) completionOf(cc *clientConns, x External, s int, id string, after 
 	if err != nil {
 		return false, err
 	}
-	var cs []struct {
-		CompletionResponse struct {
-			Completion *struct {
-				Value struct {
-					CommandID string `json:"commandId"`
-					Offset    int64  `json:"offset"`
-					Status    struct {
-						Code    int    `json:"code"`
-						Message string `json:"message"`
-					} `json:"status"`
-				} `json:"value"`
-			} `json:"Completion"`
-		} `json:"completionResponse"`
-	}
+	var cs []completionMessage
 	if err := json.Unmarshal(b, &cs); err != nil {
 		return false, err
 	}
