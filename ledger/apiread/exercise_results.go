@@ -15,7 +15,15 @@ import (
 // (receiverView), before the core stores e with the command's
 // completion.
 func ShapeExercise(w ledger.Written, e *ledger.Exercise) {
-	t := &written{w}
+	t := &written{Written: w}
+	if e.Choice == "TransferFactory_Transfer" {
+		// One decode serves the result and the receiver's view; an
+		// argument that does not decode whole is read by each as before.
+		var arg factoryTransferArg
+		if json.Unmarshal(e.ChoiceArgument, &arg) == nil {
+			t.factoryArg = &arg
+		}
+	}
 	b, err := json.Marshal(t.exerciseResultOf(e))
 	if err != nil {
 		b = []byte("{}")
@@ -26,7 +34,109 @@ func ShapeExercise(w ledger.Written, e *ledger.Exercise) {
 
 // written is what one change wrote (ledger.Written), which the results
 // below are built from.
-type written struct{ ledger.Written }
+type written struct {
+	ledger.Written
+	// factoryArg is a TransferFactory_Transfer's argument, decoded once
+	// (nil: decode it where it is read).
+	factoryArg *factoryTransferArg
+	// details are historyOf's answers so far, by party.
+	details []partyDetails
+}
+
+type partyDetails struct {
+	party coin.PartyID
+	d     ledger.HistoryDetails
+	ok    bool
+}
+
+// factoryTransferArg is what the results read of TransferFactory_Transfer's
+// argument.
+type factoryTransferArg struct {
+	Transfer struct {
+		Sender   coin.PartyID `json:"sender"`
+		Receiver coin.PartyID `json:"receiver"`
+		Amount   coin.Amount  `json:"amount"`
+		Inputs   []string     `json:"inputHoldingCids"`
+		Meta     struct {
+			Values map[string]string `json:"values"`
+		} `json:"meta"`
+	} `json:"transfer"`
+	ExtraArgs struct {
+		Context struct {
+			Values map[string]struct {
+				Value any `json:"value"`
+			} `json:"values"`
+		} `json:"context"`
+	} `json:"extraArgs"`
+}
+
+// The results' records are structs with their fields in the order
+// json.Marshal puts a map's keys (sorted), so they encode as the maps
+// they replace did, without the maps.
+
+// instructionResult is the token standard's TransferInstructionResult.
+type instructionResult struct {
+	Meta             map[string]any    `json:"meta"`
+	Output           any               `json:"output"`
+	SenderChangeCids []coin.ContractID `json:"senderChangeCids"`
+}
+
+type receiverHoldings struct {
+	ReceiverHoldingCids []coin.ContractID `json:"receiverHoldingCids"`
+}
+
+// completed is TransferInstructionResult_Completed with the receiver's
+// holdings.
+func completed(cids []coin.ContractID) variant {
+	return variant{Tag: "TransferInstructionResult_Completed", Value: receiverHoldings{cids}}
+}
+
+// transferResultJSON is Splice's TransferResult.
+type transferResultJSON struct {
+	CreatedAmulets     []variant         `json:"createdAmulets"`
+	Meta               any               `json:"meta"`
+	Round              map[string]string `json:"round"`
+	SenderChangeAmulet any               `json:"senderChangeAmulet"`
+	Summary            transferSummary   `json:"summary"`
+}
+
+// transferSummary is Splice's TransferSummary.
+type transferSummary struct {
+	AmuletPrice                string   `json:"amuletPrice"`
+	BalanceChanges             []any    `json:"balanceChanges"`
+	HoldingFees                string   `json:"holdingFees"`
+	InputAmuletAmount          string   `json:"inputAmuletAmount"`
+	InputAppRewardAmount       string   `json:"inputAppRewardAmount"`
+	InputSvRewardAmount        string   `json:"inputSvRewardAmount"`
+	InputValidatorFaucetAmount any      `json:"inputValidatorFaucetAmount"`
+	InputValidatorRewardAmount string   `json:"inputValidatorRewardAmount"`
+	OutputFees                 []string `json:"outputFees"`
+	SenderChangeAmount         string   `json:"senderChangeAmount"`
+	SenderChangeFee            string   `json:"senderChangeFee"`
+}
+
+// preapprovalSendResultJSON is TransferPreapproval_SendResult.
+type preapprovalSendResultJSON struct {
+	Meta   map[string]any     `json:"meta"`
+	Result transferResultJSON `json:"result"`
+}
+
+// preapprovalSendArg is TransferPreapproval_Send's argument.
+type preapprovalSendArg struct {
+	Amount  string `json:"amount"`
+	Context struct {
+		AmuletRules string `json:"amuletRules"`
+		Context     struct {
+			FeaturedAppRight    any    `json:"featuredAppRight"`
+			IssuingMiningRounds []any  `json:"issuingMiningRounds"`
+			OpenMiningRound     string `json:"openMiningRound"`
+			ValidatorRights     []any  `json:"validatorRights"`
+		} `json:"context"`
+	} `json:"context"`
+	Description *string      `json:"description"`
+	Inputs      []variant    `json:"inputs"`
+	Sender      coin.PartyID `json:"sender"`
+}
 
 // exerciseResultOf is e's Daml result in the JSON API's encoding, for the
 // token standard's choices built from the holdings and instructions t
@@ -42,21 +152,26 @@ func (t *written) exerciseResultOf(e *ledger.Exercise) any {
 	}
 	switch e.Choice {
 	case "TransferFactory_Transfer":
-		_ = json.Unmarshal(e.ChoiceArgument, &arg)
+		if t.factoryArg != nil {
+			arg.Transfer.Sender, arg.Transfer.Receiver = t.factoryArg.Transfer.Sender, t.factoryArg.Transfer.Receiver
+		} else {
+			_ = json.Unmarshal(e.ChoiceArgument, &arg)
+		}
 		sender, receiver := arg.Transfer.Sender, arg.Transfer.Receiver
-		out := map[string]any{"tag": "TransferInstructionResult_Completed",
-			"value": map[string]any{"receiverHoldingCids": t.createdHoldings(receiver)}}
+		out := completed(t.createdHoldings(receiver))
 		for _, c := range t.Created {
 			if c.TemplateID == ledger.TemplateTransferInstruction {
-				out = map[string]any{"tag": "TransferInstructionResult_Pending",
-					"value": map[string]any{"transferInstructionCid": c.ContractID}}
+				out = variant{Tag: "TransferInstructionResult_Pending",
+					Value: struct {
+						TransferInstructionCid coin.ContractID `json:"transferInstructionCid"`
+					}{c.ContractID}}
 			}
 		}
 		change := []coin.ContractID{}
 		if sender != receiver {
 			change = t.createdHoldings(sender)
 		}
-		return map[string]any{"output": out, "senderChangeCids": change, "meta": t.burnedMeta(sender)}
+		return instructionResult{Output: out, SenderChangeCids: change, Meta: t.burnedMeta(sender)}
 	case "TransferInstruction_Accept", "TransferInstruction_Reject", "TransferInstruction_Withdraw":
 		// The receiver accepts or rejects, the sender withdraws.
 		var actor coin.PartyID
@@ -65,13 +180,12 @@ func (t *written) exerciseResultOf(e *ledger.Exercise) any {
 		}
 		switch e.Choice {
 		case "TransferInstruction_Accept":
-			return map[string]any{"output": map[string]any{"tag": "TransferInstructionResult_Completed",
-				"value": map[string]any{"receiverHoldingCids": t.createdHoldings(actor)}},
-				"senderChangeCids": t.holdingsNotOf(actor), "meta": t.burnedMeta(t.historyPartyBesides(actor))}
+			return instructionResult{Output: completed(t.createdHoldings(actor)),
+				SenderChangeCids: t.holdingsNotOf(actor), Meta: t.burnedMeta(t.historyPartyBesides(actor))}
 		case "TransferInstruction_Reject":
-			return map[string]any{"output": failed, "senderChangeCids": t.holdingsNotOf(actor), "meta": t.burnedMeta(t.historyPartyBesides(actor))}
+			return instructionResult{Output: failed, SenderChangeCids: t.holdingsNotOf(actor), Meta: t.burnedMeta(t.historyPartyBesides(actor))}
 		default:
-			return map[string]any{"output": failed, "senderChangeCids": t.createdHoldings(actor), "meta": t.burnedMeta(actor)}
+			return instructionResult{Output: failed, SenderChangeCids: t.createdHoldings(actor), Meta: t.burnedMeta(actor)}
 		}
 	}
 	if r, ok := t.coinExerciseResult(e); ok {
@@ -153,8 +267,8 @@ func (t *written) coinExerciseResult(e *ledger.Exercise) (any, bool) {
 	case "AmuletRules_BuyMemberTraffic":
 		paid, tr := t.burnResult(actor)
 		return map[string]any{
-			"round": t.roundJSON(), "summary": tr["summary"], "amuletPaid": paid.String(),
-			"purchasedTraffic": t.createdOf(ledger.TemplateMemberTraffic), "senderChangeAmulet": tr["senderChangeAmulet"],
+			"round": t.roundJSON(), "summary": tr.Summary, "amuletPaid": paid.String(),
+			"purchasedTraffic": t.createdOf(ledger.TemplateMemberTraffic), "senderChangeAmulet": tr.SenderChangeAmulet,
 			"meta": metaJSON(map[string]string{MetaTxKind: "burn", ledger.MetaReason: "traffic purchase", MetaBurned: paid.String()}),
 		}, true
 	case "TransferPreapproval_Renew":
@@ -260,18 +374,18 @@ func (t *written) mergeResult(owner coin.PartyID) map[string]any {
 // transfer to the holdings t created for others: the transfer's result,
 // its metadata (Splice's transfer tx-kind, the sender, the description
 // as the reason) in meta.
-func (t *written) preapprovalSendResult(sender coin.PartyID, description *string) map[string]any {
+func (t *written) preapprovalSendResult(sender coin.PartyID, description *string) preapprovalSendResultJSON {
 	tr, burned := t.transferResult(sender, t.holdingsNotOf(sender), nil)
 	values := map[string]string{MetaTxKind: "transfer", MetaSender: string(sender), MetaBurned: burned.String()}
 	if description != nil {
 		values[ledger.MetaReason] = *description
 	}
-	return map[string]any{"result": tr, "meta": metaJSON(values)}
+	return preapprovalSendResultJSON{Result: tr, Meta: metaJSON(values)}
 }
 
 // burnResult is a burn's (splitAndBurn's) payer's amount paid and its
 // TransferResult: the payer's change, the fees its history row records.
-func (t *written) burnResult(payer coin.PartyID) (coin.Amount, map[string]any) {
+func (t *written) burnResult(payer coin.PartyID) (coin.Amount, transferResultJSON) {
 	d, _ := t.historyOf(payer)
 	tr, _ := t.transferResult(payer, nil, &d.Fees)
 	return d.Fees, tr
@@ -281,8 +395,8 @@ func (t *written) burnResult(payer coin.PartyID) (coin.Amount, map[string]any) {
 // created outputs, with the summary's amounts from sender's history row
 // (its fees and holding fees); paid, when set, is an amount burned as an
 // output (a burn's). It also returns what the transfer burned.
-func (t *written) transferResult(sender coin.PartyID, outputs []coin.ContractID, paid *coin.Amount) (map[string]any, coin.Amount) {
-	created := []any{}
+func (t *written) transferResult(sender coin.PartyID, outputs []coin.ContractID, paid *coin.Amount) (transferResultJSON, coin.Amount) {
+	created := []variant{}
 	outAmount := coin.Zero
 	if paid != nil {
 		outAmount = *paid
@@ -296,7 +410,7 @@ func (t *written) transferResult(sender coin.PartyID, outputs []coin.ContractID,
 			if h.LockHolder != "" {
 				tag = "TransferResultLockedAmulet"
 			}
-			created = append(created, map[string]any{"tag": tag, "value": cid})
+			created = append(created, variant{Tag: tag, Value: cid})
 			outAmount = outAmount.Add(h.Amount)
 		}
 	}
@@ -315,20 +429,30 @@ func (t *written) transferResult(sender coin.PartyID, outputs []coin.ContractID,
 		fees = coin.Zero // the amount paid is the output burned
 	}
 	zero := coin.Zero.String()
-	summary := map[string]any{
-		"inputAppRewardAmount": zero, "inputValidatorRewardAmount": zero, "inputSvRewardAmount": zero,
-		"inputAmuletAmount": outAmount.Add(fees).Add(changeAmount).Add(d.HoldingFees).String(),
-		"balanceChanges":    []any{}, "holdingFees": d.HoldingFees.String(), "outputFees": []string{fees.String()},
-		"senderChangeFee": zero, "senderChangeAmount": changeAmount.String(), "amuletPrice": t.Round.Price.String(),
-		"inputValidatorFaucetAmount": nil,
+	summary := transferSummary{
+		InputAppRewardAmount: zero, InputValidatorRewardAmount: zero, InputSvRewardAmount: zero,
+		InputAmuletAmount: outAmount.Add(fees).Add(changeAmount).Add(d.HoldingFees).String(),
+		BalanceChanges:    []any{}, HoldingFees: d.HoldingFees.String(), OutputFees: []string{fees.String()},
+		SenderChangeFee: zero, SenderChangeAmount: changeAmount.String(), AmuletPrice: t.Round.Price.String(),
 	}
-	return map[string]any{
-		"round": t.roundJSON(), "summary": summary, "createdAmulets": created, "senderChangeAmulet": change, "meta": nil,
+	return transferResultJSON{
+		Round: t.roundJSON(), Summary: summary, CreatedAmulets: created, SenderChangeAmulet: change,
 	}, fees.Add(d.HoldingFees)
 }
 
 // historyOf is the details of party's first history row in t.
 func (t *written) historyOf(party coin.PartyID) (ledger.HistoryDetails, bool) {
+	for _, p := range t.details {
+		if p.party == party {
+			return p.d, p.ok
+		}
+	}
+	d, ok := t.decodeHistoryOf(party)
+	t.details = append(t.details, partyDetails{party, d, ok})
+	return d, ok
+}
+
+func (t *written) decodeHistoryOf(party coin.PartyID) (ledger.HistoryDetails, bool) {
 	for _, h := range t.History {
 		if h.Party != party {
 			continue
@@ -381,25 +505,11 @@ func (t *written) receiverView(e *ledger.Exercise) {
 		_ = json.Unmarshal(e.ChoiceArgument, &arg)
 		e.Observers = t.ownersBesides(arg.Sender)
 	case "TransferFactory_Transfer":
-		var arg struct {
-			Transfer struct {
-				Sender   coin.PartyID `json:"sender"`
-				Receiver coin.PartyID `json:"receiver"`
-				Amount   coin.Amount  `json:"amount"`
-				Inputs   []string     `json:"inputHoldingCids"`
-				Meta     struct {
-					Values map[string]string `json:"values"`
-				} `json:"meta"`
-			} `json:"transfer"`
-			ExtraArgs struct {
-				Context struct {
-					Values map[string]struct {
-						Value any `json:"value"`
-					} `json:"values"`
-				} `json:"context"`
-			} `json:"extraArgs"`
+		arg := t.factoryArg
+		if arg == nil {
+			arg = new(factoryTransferArg)
+			_ = json.Unmarshal(e.ChoiceArgument, arg)
 		}
-		_ = json.Unmarshal(e.ChoiceArgument, &arg)
 		tr := arg.Transfer
 		pre, _ := arg.ExtraArgs.Context.Values["transfer-preapproval"].Value.(string)
 		if pre == "" || tr.Sender == tr.Receiver || t.createdOf(ledger.TemplateTransferInstruction) != "" || len(t.createdHoldings(tr.Receiver)) == 0 {
@@ -409,17 +519,14 @@ func (t *written) receiverView(e *ledger.Exercise) {
 		if memo, ok := tr.Meta.Values[ledger.MetaReason]; ok {
 			description = &memo
 		}
-		inputs := []any{}
+		send := preapprovalSendArg{Amount: tr.Amount.String(), Sender: tr.Sender, Description: description, Inputs: make([]variant, 0, len(tr.Inputs))}
 		for _, cid := range tr.Inputs {
-			inputs = append(inputs, map[string]any{"tag": "InputAmulet", "value": cid})
+			send.Inputs = append(send.Inputs, variant{Tag: "InputAmulet", Value: cid})
 		}
-		rules, _ := arg.ExtraArgs.Context.Values["amulet-rules"].Value.(string)
-		round, _ := arg.ExtraArgs.Context.Values["open-round"].Value.(string)
-		argJSON, err := json.Marshal(map[string]any{
-			"context": map[string]any{"amuletRules": rules, "context": map[string]any{
-				"openMiningRound": round, "issuingMiningRounds": []any{}, "validatorRights": []any{}, "featuredAppRight": nil}},
-			"inputs": inputs, "amount": tr.Amount.String(), "sender": tr.Sender, "description": description,
-		})
+		send.Context.AmuletRules, _ = arg.ExtraArgs.Context.Values["amulet-rules"].Value.(string)
+		send.Context.Context.OpenMiningRound, _ = arg.ExtraArgs.Context.Values["open-round"].Value.(string)
+		send.Context.Context.IssuingMiningRounds, send.Context.Context.ValidatorRights = []any{}, []any{}
+		argJSON, err := json.Marshal(&send)
 		if err != nil {
 			return
 		}
