@@ -1,6 +1,7 @@
 package web
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -8,6 +9,7 @@ import (
 	"mime"
 	"net/http"
 	"reflect"
+	"sync"
 )
 
 // DefaultMaxBodyBytes is the request body limit of DecodeJSON. 1 MiB is far
@@ -104,6 +106,36 @@ func DecodeJSONLimit(r *http.Request, dst any, limit int64) error {
 	// A nil ResponseWriter is fine: MaxBytesReader only uses it, when it
 	// can, to ask the server to close the connection.
 	body := http.MaxBytesReader(nil, r.Body, limit)
+	// The body is read whole into a pooled buffer and, when it is one
+	// JSON value, decoded in one go: the stream decoder grows a buffer of
+	// its own by copying, about four times the body's bytes. Any other
+	// body, or one whose read failed, goes through the stream decoder
+	// (decodeStream), which then reads the same bytes and the same read
+	// error and so answers as it always did. A syntax error leaves dst
+	// untouched (Unmarshal checks the whole value first).
+	buf := bodyBuffers.Get().(*bytes.Buffer)
+	defer putBodyBuffer(buf)
+	buf.Reset()
+	_, rerr := buf.ReadFrom(body)
+	if rerr == nil {
+		var syntaxErr *json.SyntaxError
+		switch err := json.Unmarshal(buf.Bytes(), dst); {
+		case err == nil:
+			if hasNUL(reflect.ValueOf(dst)) {
+				return &RequestError{Status: http.StatusBadRequest, Msg: nulMessage}
+			}
+			return nil
+		case !errors.As(err, &syntaxErr):
+			return decodeError(err, limit)
+		}
+	}
+	return decodeStream(io.MultiReader(bytes.NewReader(buf.Bytes()), errReader{rerr}), dst, limit)
+}
+
+// decodeStream decodes the one JSON value body holds into dst with the
+// stream decoder, which tells an empty body, trailing data and a body
+// over the limit apart.
+func decodeStream(body io.Reader, dst any, limit int64) error {
 	dec := json.NewDecoder(body)
 	if err := dec.Decode(dst); err != nil {
 		return decodeError(err, limit)
@@ -126,6 +158,30 @@ func DecodeJSONLimit(r *http.Request, dst any, limit int64) error {
 		}
 		return &RequestError{Status: http.StatusBadRequest, Msg: "malformed JSON: unexpected data after the top-level value", err: err}
 	}
+}
+
+// bodyBuffers hold request bodies while DecodeJSONLimit decodes them;
+// what it decodes copies what it keeps (json.Unmarshaler's rule).
+var bodyBuffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+// maxPooledBody is the largest buffer kept for the next body.
+const maxPooledBody = 64 << 10
+
+func putBodyBuffer(b *bytes.Buffer) {
+	if b.Cap() <= maxPooledBody {
+		bodyBuffers.Put(b)
+	}
+}
+
+// errReader reads nothing and returns err, io.EOF when err is nil: the
+// end of a body read before.
+type errReader struct{ err error }
+
+func (r errReader) Read([]byte) (int, error) {
+	if r.err == nil {
+		return 0, io.EOF
+	}
+	return 0, r.err
 }
 
 // decodeError turns an encoding/json error into a *RequestError whose message
