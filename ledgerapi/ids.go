@@ -3,6 +3,7 @@ package ledgerapi
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"slices"
 	"strings"
 
 	"github.com/ccwallet/ccwallet/ledger/apiread"
@@ -36,11 +37,18 @@ func packageID(name string) string {
 	return hex.EncodeToString(sum[:])
 }
 
+// knownTemplates and knownInterfaces are apiread's lists, made once:
+// every submission resolves its command's id against them.
+var (
+	knownTemplates  = apiread.Templates()
+	knownInterfaces = apiread.Interfaces()
+)
+
 // packageNames maps package ids back to names, for every package of a
 // known template or interface.
 var packageNames = func() map[string]string {
 	m := map[string]string{}
-	for _, id := range append(apiread.Templates(), apiread.Interfaces()...) {
+	for _, id := range append(slices.Clip(knownTemplates), knownInterfaces...) {
 		name := packageNameOf(id)
 		m[packageID(name)] = name
 	}
@@ -85,10 +93,9 @@ func resolveID(field, id string, want identifierKind) (string, error) {
 		}
 	}
 	canon := "#" + name + ":" + parts[1] + ":" + parts[2]
-	known := apiread.Templates()
-	what := "template"
+	known, what := knownTemplates, "template"
 	if want == kindInterface {
-		known, what = apiread.Interfaces(), "interface"
+		known, what = knownInterfaces, "interface"
 	}
 	for _, k := range known {
 		if k == canon {
