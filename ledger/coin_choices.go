@@ -25,21 +25,21 @@ const TemplateTransferPreapprovalProposal = "#splice-wallet:Splice.Wallet.Transf
 
 // RenewPreapprovalAs is TransferPreapproval_Renew by actor, the
 // preapproval's provider: the preapproval is extended to until, the
-// provider paying the fee for the extension, once per key.
-func (l *Ledger) RenewPreapprovalAs(ctx context.Context, actor coin.PartyID, cid coin.ContractID, until time.Time, key string) (coin.ContractID, error) {
-	return l.Preapprovals().renew(ctx, cid, actor, until, key)
+// provider paying the fee for the extension, once per cmd's key.
+func (l *Ledger) RenewPreapprovalAs(ctx context.Context, actor coin.PartyID, cid coin.ContractID, until time.Time, cmd Command) (coin.ContractID, error) {
+	return l.Preapprovals().renew(ctx, cid, actor, until, cmd)
 }
 
 // CancelPreapprovalAs is TransferPreapproval_Cancel by actor, the
-// preapproval's receiver or provider, once per key.
-func (l *Ledger) CancelPreapprovalAs(ctx context.Context, actor coin.PartyID, cid coin.ContractID, key string) error {
+// preapproval's receiver or provider, once per cmd's key.
+func (l *Ledger) CancelPreapprovalAs(ctx context.Context, actor coin.PartyID, cid coin.ContractID, cmd Command) error {
 	p, err := store.TransferPreapprovalByID(ctx, l.db, cid)
 	if errors.Is(err, store.ErrNotFound) {
 		return fmt.Errorf("%w: transfer preapproval %s", ErrNotFound, cid)
 	} else if err != nil {
 		return err
 	}
-	return l.Preapprovals().cancel(ctx, p.Receiver, cid, actor, key)
+	return l.Preapprovals().cancel(ctx, p.Receiver, cid, actor, cmd)
 }
 
 // PreapprovalProposal is a TransferPreapprovalProposal's payload.
@@ -50,12 +50,12 @@ type PreapprovalProposal struct {
 }
 
 // ProposePreapproval creates receiver's TransferPreapprovalProposal to
-// provider, once per key. The proposal is then accepted as the validator's
+// provider, once per cmd's key. The proposal is then accepted as the validator's
 // automation does: at once (and by AcceptPreapprovalProposals if that
 // fails); a receiver with a valid preapproval keeps it. A proposal naming
 // another DSO, or a provider other than this validator's operator, is
 // refused.
-func (l *Ledger) ProposePreapproval(ctx context.Context, p PreapprovalProposal, key string) (coin.ContractID, error) {
+func (l *Ledger) ProposePreapproval(ctx context.Context, p PreapprovalProposal, cmd Command) (coin.ContractID, error) {
 	if p.ExpectedDSO != nil && *p.ExpectedDSO != l.dso {
 		return "", fmt.Errorf("%w: expectedDso %s is not this network's DSO %s", ErrRequirement, *p.ExpectedDSO, l.dso)
 	}
@@ -69,7 +69,7 @@ func (l *Ledger) ProposePreapproval(ctx context.Context, p PreapprovalProposal, 
 	}
 	var cid coin.ContractID
 	err := l.change(ctx, func(ctx context.Context, c *change) error {
-		if err := l.claimOnce(ctx, c.tx, key); err != nil {
+		if err := l.claimOnce(ctx, c.tx, cmd.Key); err != nil {
 			return err
 		}
 		if err := l.lockParties(ctx, c.tx, p.Receiver); err != nil {
@@ -80,9 +80,9 @@ func (l *Ledger) ProposePreapproval(ctx context.Context, p PreapprovalProposal, 
 			return err
 		}
 		cid = t.create(TemplateTransferPreapprovalProposal, p, p.Receiver, p.Provider)
-		if key != "" {
+		if cmd.Key != "" {
 			t.afterCommit(func(ctx context.Context) error {
-				return l.saveCommand(ctx, t, key, p.Receiver, "transfer-preapproval-proposal", string(cid))
+				return l.saveCommand(ctx, t, cmd, p.Receiver, "transfer-preapproval-proposal", string(cid))
 			})
 		}
 		return nil

@@ -14,6 +14,39 @@ import (
 // is remembered (the real wallet's deduplicationDuration).
 const DeduplicationWindow = 24 * 60 * 60 // seconds; see PruneCommands
 
+// Command is what an entry point that records a command is given: the
+// key the command is deduplicated by and, for a Ledger API submission,
+// its completion (Completing; nil for the wallet API, the web wallet and
+// the automations). The two travel together to the change that records
+// the key (saveCommand, Tx.SaveCommand, a one-step send's record), which
+// writes the completion as a success with the command's effects, at its
+// update's offset. Passing a Command is how a caller says where its
+// completion goes: no context carries one.
+type Command struct {
+	Key        string
+	Completion *Completion
+}
+
+// Completing is the Ledger API's command under key whose success writes
+// completion c: c is checked (its ids and actAs bounded) and made a
+// success's.
+func Completing(key string, c Completion) (Command, error) {
+	if err := checkCompletion(&c); err != nil {
+		return Command{}, err
+	}
+	c.Code, c.Message = 0, ""
+	return Command{Key: key, Completion: &c}, nil
+}
+
+// Under is c with its key under prefix (an entry point's own key space;
+// none when c has no key), and its completion.
+func (c Command) Under(prefix string) Command {
+	if c.Key != "" {
+		c.Key = prefix + c.Key
+	}
+	return c
+}
+
 // claimCommand reserves key for this transaction. It returns the stored
 // result when the key was used before (the caller answers with it or with
 // ErrDuplicate), and ErrInFlight when another transaction holds the key
@@ -42,25 +75,30 @@ func (l *Ledger) claimCommand(ctx context.Context, tx bun.Tx, key string) (*stor
 	return nil, err
 }
 
-// saveCommand records key's result in the same transaction as its effect,
-// and the Ledger API completion ctx carries (WithCompletion), if any.
-func (l *Ledger) saveCommand(ctx context.Context, t *txn, key string, party coin.PartyID, kind, result string) error {
+// saveCommand records cmd's key with its result in the same transaction
+// as its effect and, for a Ledger API command, its completion as a
+// success at t's offset.
+func (l *Ledger) saveCommand(ctx context.Context, t *txn, cmd Command, party coin.PartyID, kind, result string) error {
 	off := t.offset
-	if err := store.InsertCommand(ctx, t.tx, &store.Command{DedupKey: key, Party: party, Kind: kind, OffsetID: &off, Result: result, CreatedAt: t.now}); err != nil {
+	if err := store.InsertCommand(ctx, t.tx, &store.Command{DedupKey: cmd.Key, Party: party, Kind: kind, OffsetID: &off, Result: result, CreatedAt: t.now}); err != nil {
 		return err
 	}
-	if c := completionOf(ctx); c != nil {
+	if c := cmd.Completion; c != nil {
 		row := completionRow(c, off, t.update, t.now, t.exerciseJSON(c))
 		return store.InsertCompletion(ctx, t.tx, &row)
 	}
 	return nil
 }
 
-// recordCommand is saveCommand riding t's commit batch: key's result is
-// this transaction's update id. The insert fails the commit (rolling the
-// effect back) if the key was used meanwhile.
-func (t *changes) recordCommand(key string, party coin.PartyID, kind string) {
-	t.commands = append(t.commands, store.Command{DedupKey: key, Party: party, Kind: kind, Result: t.update, CreatedAt: t.now})
+// recordCommand is saveCommand riding t's commit batch: cmd's key's
+// result is this transaction's update id, and its completion, if any, is
+// written with it. The insert fails the commit (rolling the effect back)
+// if the key was used meanwhile.
+func (t *changes) recordCommand(cmd Command, party coin.PartyID, kind string) {
+	t.commands = append(t.commands, store.Command{DedupKey: cmd.Key, Party: party, Kind: kind, Result: t.update, CreatedAt: t.now})
+	if c := cmd.Completion; c != nil {
+		t.completions = append(t.completions, completionRow(c, 0, t.update, t.now, t.exerciseJSON(c)))
+	}
 }
 
 // claimOnce claims the deduplication key (none when empty) inside tx: a

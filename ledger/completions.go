@@ -75,29 +75,6 @@ func checkCompletion(c *Completion) error {
 	return nil
 }
 
-// completionKey is the context key of a command's pending completion.
-type completionKey struct{}
-
-// WithCompletion returns ctx carrying c, the command whose effects a
-// ledger change run with it records: the change that records the
-// command's deduplication key writes c as its success, at its offset. The
-// completion rides the context so that every entry point that records a
-// command (transfers, instructions, allocations, sends, the trading app,
-// and external parties' execute) writes it without each growing a
-// parameter.
-func WithCompletion(ctx context.Context, c Completion) (context.Context, error) {
-	if err := checkCompletion(&c); err != nil {
-		return ctx, err
-	}
-	c.Code, c.Message = 0, ""
-	return context.WithValue(ctx, completionKey{}, &c), nil
-}
-
-func completionOf(ctx context.Context) *Completion {
-	c, _ := ctx.Value(completionKey{}).(*Completion)
-	return c
-}
-
 // completionRow is c's row at offset, with update (empty on failure) and
 // exercise (exerciseJSON).
 func completionRow(c *Completion, offset int64, update string, at time.Time, exercise string) store.Completion {
@@ -112,17 +89,9 @@ func completionRow(c *Completion, offset int64, update string, at time.Time, exe
 	}
 }
 
-// recordCompletion adds completion c, if any, to t's write: the command
-// t records succeeded.
-func (t *changes) recordCompletion(c *Completion) {
-	if c != nil {
-		t.completions = append(t.completions, completionRow(c, 0, t.update, t.now, t.exerciseJSON(c)))
-	}
-}
-
 // RecordCompletion stores a rejected command's completion (Code set) in
 // a change of its own and returns it with its offset. A success is never
-// recorded here: it is written with the command's effects (WithCompletion).
+// recorded here: it is written with the command's effects (Command).
 func (l *Ledger) RecordCompletion(ctx context.Context, c Completion) (Completion, error) {
 	if err := checkCompletion(&c); err != nil {
 		return c, err

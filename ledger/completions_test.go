@@ -16,8 +16,8 @@ import (
 	"github.com/ccwallet/ccwallet/store"
 )
 
-// TestCompletionsRideTheirChanges: a command run with a completion in its
-// context (ledger.WithCompletion) writes the completion with its effects,
+// TestCompletionsRideTheirChanges: a command run with a completion
+// (ledger.Completing, passed in its request) writes the completion with its effects,
 // at its update's offset and with its update id, on both commit paths (a
 // change's saveCommand, the one-step sends' batch); a command that fails
 // writes none; RecordCompletion writes a rejection at an offset of its
@@ -28,13 +28,13 @@ func TestCompletionsRideTheirChanges(t *testing.T) {
 		ctx := context.Background()
 		p, q := ledgertest.Party(t, l), ledgertest.Party(t, l)
 		ledgertest.Mint(t, l, p, "100")
-		with := func(id string) context.Context {
+		completing := func(id string) *ledger.Completion {
 			t.Helper()
-			c, err := ledger.WithCompletion(ctx, ledger.Completion{UserID: "u", CommandID: id, SubmissionID: "s-" + id, ActAs: []coin.PartyID{p}})
+			c, err := ledger.Completing(id, ledger.Completion{UserID: "u", CommandID: id, SubmissionID: "s-" + id, ActAs: []coin.PartyID{p}})
 			if err != nil {
 				t.Fatal(err)
 			}
-			return c
+			return c.Completion
 		}
 		createdAt := func(cid coin.ContractID) int64 {
 			t.Helper()
@@ -44,20 +44,20 @@ func TestCompletionsRideTheirChanges(t *testing.T) {
 			}
 			return c.CreatedOffset
 		}
-		ti, err := l.Instructions().Create(with("c1"), ledger.TransferInstructionRequest{Sender: p, Receiver: q, Amount: coin.MustParse("5"),
-			ExecuteBefore: clock.Now().Add(time.Hour), TrackingID: "k1"})
+		ti, err := l.Instructions().Create(ctx, ledger.TransferInstructionRequest{Sender: p, Receiver: q, Amount: coin.MustParse("5"),
+			ExecuteBefore: clock.Now().Add(time.Hour), TrackingID: "k1", Completion: completing("c1")})
 		if err != nil {
 			t.Fatal(err)
 		}
 		if _, _, err := l.Preapprovals().Create(ctx, q); err != nil {
 			t.Fatal(err)
 		}
-		sent, err := l.Preapprovals().Send(with("c2"), ledger.PreapprovalSend{Sender: p, Receiver: q, Amount: coin.MustParse("1"), DeduplicationID: "d2"})
+		sent, err := l.Preapprovals().Send(ctx, ledger.PreapprovalSend{Sender: p, Receiver: q, Amount: coin.MustParse("1"), DeduplicationID: "d2", Completion: completing("c2")})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := l.Instructions().Create(with("c3"), ledger.TransferInstructionRequest{Sender: p, Receiver: q, Amount: coin.MustParse("5"),
-			ExecuteBefore: clock.Now().Add(time.Hour), TrackingID: "k1"}); !errors.Is(err, ledger.ErrDuplicate) {
+		if _, err := l.Instructions().Create(ctx, ledger.TransferInstructionRequest{Sender: p, Receiver: q, Amount: coin.MustParse("5"),
+			ExecuteBefore: clock.Now().Add(time.Hour), TrackingID: "k1", Completion: completing("c3")}); !errors.Is(err, ledger.ErrDuplicate) {
 			t.Fatalf("a duplicate: %v", err)
 		}
 		rej, err := l.RecordCompletion(ctx, ledger.Completion{UserID: "u", CommandID: "c3", ActAs: []coin.PartyID{p, q}, Code: 6,
@@ -103,7 +103,7 @@ func TestCompletionsRideTheirChanges(t *testing.T) {
 		for i := range many {
 			many[i] = p
 		}
-		if _, err := ledger.WithCompletion(ctx, ledger.Completion{UserID: "u", CommandID: "x", ActAs: many}); !ledger.IsValidation(err) {
+		if _, err := ledger.Completing("x", ledger.Completion{UserID: "u", CommandID: "x", ActAs: many}); !ledger.IsValidation(err) {
 			t.Errorf("%d parties: %v", len(many), err)
 		}
 		if _, err := l.RecordCompletion(ctx, ledger.Completion{UserID: "u", CommandID: "x", ActAs: []coin.PartyID{p}}); !ledger.IsValidation(err) {

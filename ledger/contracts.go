@@ -198,9 +198,10 @@ func TemplateName(tmpl string) string { return templateName(tmpl) }
 
 // createContract creates one contract of template with payload, its
 // stakeholders parties (the first owns the command record), as one change
-// deduplicated by key (none when empty): the Ledger API's create commands
-// that only make a contract (a delegate proxy, a ping).
-func (l *Ledger) createContract(ctx context.Context, kind, key, template string, payload any, parties ...coin.PartyID) (coin.ContractID, error) {
+// deduplicated by cmd's key (none when empty), with cmd's completion: the
+// Ledger API's create commands that only make a contract (a delegate
+// proxy, a ping).
+func (l *Ledger) createContract(ctx context.Context, kind string, cmd Command, template string, payload any, parties ...coin.PartyID) (coin.ContractID, error) {
 	for _, q := range parties {
 		if err := l.Users().KnownParty(ctx, q); err != nil {
 			return "", err
@@ -208,7 +209,7 @@ func (l *Ledger) createContract(ctx context.Context, kind, key, template string,
 	}
 	var cid coin.ContractID
 	err := l.change(ctx, func(ctx context.Context, c *change) error {
-		if err := l.claimOnce(ctx, c.tx, key); err != nil {
+		if err := l.claimOnce(ctx, c.tx, cmd.Key); err != nil {
 			return err
 		}
 		t, err := c.begin(ctx, kind)
@@ -216,9 +217,9 @@ func (l *Ledger) createContract(ctx context.Context, kind, key, template string,
 			return err
 		}
 		cid = t.create(template, payload, parties...)
-		if key != "" {
+		if cmd.Key != "" {
 			t.afterCommit(func(ctx context.Context) error {
-				return l.saveCommand(ctx, t, key, parties[0], kind, string(cid))
+				return l.saveCommand(ctx, t, cmd, parties[0], kind, string(cid))
 			})
 		}
 		return nil

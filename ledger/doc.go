@@ -81,10 +81,12 @@
 //     them: history.Item); parties.go: onboarding and users;
 //     usercache.go: the per-process cache of who a caller is.
 //   - change.go: a change's database transaction (docs/architecture.md); txn.go: what a
-//     change records and its commit; commands.go: deduplication keys;
+//     change records and its commit; commands.go: deduplication keys and
+//     Command, which an entry point that records one is given: its key
+//     and, for a Ledger API submission (Completing), its completion;
 //     completions.go: the Ledger API's command completions, written with
-//     the command's changes (WithCompletion) or as a rejection
-//     (RecordCompletion).
+//     the command's changes (the Command's, by saveCommand and
+//     Tx.SaveCommand) or as a rejection (RecordCompletion).
 //   - errors.go: the sentinel errors, which handlers map to HTTP statuses
 //     in one table.
 //

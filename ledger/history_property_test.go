@@ -207,14 +207,14 @@ func historyAddsUp(t *testing.T, l *ledger.Ledger, clock *ledgertest.Clock, r *r
 			a, b := pair()
 			req, err := pays.RequestAppPayment(ctx, []coin.PartyID{b}, apppayments.AppPaymentRequest{Sender: a, Provider: b, Description: "app",
 				ExpiresAt:       ledger.FormatTime(clock.Now().Add(time.Hour)),
-				ReceiverAmounts: []apppayments.ReceiverAmount{{Receiver: b, Amount: ledger.PaymentAmount{Amount: amount(), Unit: ledger.UnitAmulet}}}}, "")
+				ReceiverAmounts: []apppayments.ReceiverAmount{{Receiver: b, Amount: ledger.PaymentAmount{Amount: amount(), Unit: ledger.UnitAmulet}}}}, ledger.Command{})
 			if err != nil || r.IntN(4) == 0 {
 				if err == nil {
-					_, err = pays.RejectAppPayment(ctx, a, req.Created, "")
+					_, err = pays.RejectAppPayment(ctx, a, req.Created, ledger.Command{})
 				}
 				return err
 			}
-			acc, err := pays.AcceptAppPayment(ctx, a, req.Created, "")
+			acc, err := pays.AcceptAppPayment(ctx, a, req.Created, ledger.Command{})
 			if err == nil {
 				appPayments = append(appPayments, acc.Created)
 				appProvider[acc.Created] = b
@@ -230,7 +230,7 @@ func historyAddsUp(t *testing.T, l *ledger.Ledger, clock *ledgertest.Clock, r *r
 			if r.IntN(3) == 0 {
 				move = apppayments.AppPaymentRefund
 			}
-			_, err := pays.MoveAcceptedAppPayment(ctx, []coin.PartyID{appProvider[cid]}, cid, move, "")
+			_, err := pays.MoveAcceptedAppPayment(ctx, []coin.PartyID{appProvider[cid]}, cid, move, ledger.Command{})
 			return err
 		}},
 		{"preapproval", func() error {

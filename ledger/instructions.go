@@ -206,6 +206,10 @@ type TransferInstructionRequest struct {
 	// with the same id fails with ErrDuplicate (or ErrInFlight while the
 	// first runs) and creates nothing.
 	TrackingID string
+	// Completion is the Ledger API's completion of the command the
+	// request runs for (Completing; TrackingID is its key), written with
+	// its success; nil elsewhere.
+	Completion *Completion
 	// InputHoldings are the holdings the sender names as inputs (the
 	// token standard's inputHoldingCids): each must be the sender's live
 	// holding (checkInputHoldings).
@@ -280,16 +284,16 @@ func (in Instructions) Create(ctx context.Context, req TransferInstructionReques
 		return nil, err
 	}
 	executeBefore := req.ExecuteBefore.UTC().Truncate(time.Microsecond)
-	key := ""
+	var cmd Command // none without a tracking id
 	if req.TrackingID != "" {
-		key = "token-transfer:" + string(req.Sender) + ":" + req.TrackingID
+		cmd = Command{Key: "token-transfer:" + string(req.Sender) + ":" + req.TrackingID, Completion: req.Completion}
 		// The common case first: to a receiver with a valid preapproval
 		// the transfer is a one-step send, and runs as one (grouped with
 		// concurrent sends on Postgres); with none it falls through.
 		// A replay falls through too (ErrDuplicate): the instruction
 		// path's claim gives every replay of the id the same answer,
 		// whichever path the first request took.
-		res, err := in.transferDirectBatched(ctx, req, key)
+		res, err := in.transferDirectBatched(ctx, req, cmd)
 		if !errors.Is(err, errNoPreapproval) && !errors.Is(err, ErrDuplicate) {
 			if err != nil {
 				return nil, fmt.Errorf("create transfer instruction from %s to %s: %w", req.Sender, req.Receiver, err)
@@ -300,8 +304,8 @@ func (in Instructions) Create(ctx context.Context, req TransferInstructionReques
 	var res *InstructionResult
 	err := l.change(ctx, func(ctx context.Context, c *change) error {
 		tx := c.tx
-		if key != "" {
-			prev, err := l.claimCommand(ctx, tx, key)
+		if cmd.Key != "" {
+			prev, err := l.claimCommand(ctx, tx, cmd.Key)
 			if err != nil {
 				return err
 			}
@@ -317,7 +321,7 @@ func (in Instructions) Create(ctx context.Context, req TransferInstructionReques
 			return err
 		}
 		if kind == TransferDirect {
-			res, err = in.transferDirect(ctx, c, req, pre, key)
+			res, err = in.transferDirect(ctx, c, req, pre, cmd)
 			return err
 		}
 		t, err := c.begin(ctx, "create-transfer-instruction")
@@ -354,10 +358,10 @@ func (in Instructions) Create(ctx context.Context, req TransferInstructionReques
 				ContractID: cid, Sender: req.Sender, Receiver: req.Receiver, Amount: req.Amount, Description: req.Description,
 				LockedHoldingCID: locked, RequestedAt: t.now, ExecuteBefore: executeBefore, Status: string(InstructionPending),
 				TrackingID: req.TrackingID, CreatedOffset: t.offset,
-			}); err != nil || key == "" {
+			}); err != nil || cmd.Key == "" {
 				return err
 			}
-			return l.saveCommand(ctx, t, key, req.Sender, "create-transfer-instruction", string(cid))
+			return l.saveCommand(ctx, t, cmd, req.Sender, "create-transfer-instruction", string(cid))
 		})
 		res = &InstructionResult{Status: InstructionPending, InstructionCID: cid, SenderChangeCIDs: []coin.ContractID{}, Meta: map[string]string{}}
 		if tr.Change != "" {
@@ -373,9 +377,9 @@ func (in Instructions) Create(ctx context.Context, req TransferInstructionReques
 
 // transferDirect is Create's direct kind, in its
 // change c: the transfer through the receiver's preapproval p, completed
-// at once. key, when set, records the tracking id with the receiver's new
-// holding.
-func (in Instructions) transferDirect(ctx context.Context, c *change, req TransferInstructionRequest, p *store.TransferPreapproval, key string) (*InstructionResult, error) {
+// at once. cmd, when it has a key, records the tracking id with the
+// receiver's new holding, and its completion.
+func (in Instructions) transferDirect(ctx context.Context, c *change, req TransferInstructionRequest, p *store.TransferPreapproval, cmd Command) (*InstructionResult, error) {
 	l := in.l
 	t, err := c.begin(ctx, "transfer-preapproval-send")
 	if err != nil {
@@ -385,9 +389,9 @@ func (in Instructions) transferDirect(ctx context.Context, c *change, req Transf
 	if err != nil {
 		return nil, err
 	}
-	if key != "" {
+	if cmd.Key != "" {
 		t.afterCommit(func(ctx context.Context) error {
-			return l.saveCommand(ctx, t, key, req.Sender, "create-transfer-instruction", string(tr.Outputs[0]))
+			return l.saveCommand(ctx, t, cmd, req.Sender, "create-transfer-instruction", string(tr.Outputs[0]))
 		})
 	}
 	res := &InstructionResult{Status: InstructionCompleted, ReceiverHoldingCIDs: tr.Outputs, SenderChangeCIDs: []coin.ContractID{}, Meta: map[string]string{}}
@@ -401,19 +405,19 @@ func (in Instructions) transferDirect(ctx context.Context, c *change, req Transf
 // no valid preapproval of its receiver: it becomes an instruction.
 var errNoPreapproval = errors.New("the receiver has no valid transfer preapproval")
 
-// transferDirectBatched is transferDirect as a one-step send with the
-// request's deduplication key and the context's completion, in a batch
+// transferDirectBatched is transferDirect as a one-step send of cmd (the
+// request's deduplication key and completion), in a batch
 // of Preapprovals().Send's (sendbatch.go): the same rule, one transaction
 // for the whole batch's claims, locks and reads and one for its writes.
 // It fails with errNoPreapproval, having changed nothing, when the
 // receiver has no valid preapproval.
-func (in Instructions) transferDirectBatched(ctx context.Context, req TransferInstructionRequest, key string) (*InstructionResult, error) {
+func (in Instructions) transferDirectBatched(ctx context.Context, req TransferInstructionRequest, cmd Command) (*InstructionResult, error) {
 	l := in.l
 	if err := l.Reassignments().refuseSend(ctx, req.Receiver); err != nil {
 		return nil, err
 	}
 	s := PreapprovalSend{Sender: req.Sender, Receiver: req.Receiver, Amount: req.Amount, Description: req.Description, DeduplicationID: req.TrackingID}
-	r := l.sends.sendOne(l, &sendCall{ctx: ctx, s: s, key: key, completion: completionOf(ctx), token: true})
+	r := l.sends.sendOne(l, &sendCall{ctx: ctx, s: s, cmd: cmd, token: true})
 	if r.err != nil {
 		return nil, r.err
 	}
@@ -448,26 +452,27 @@ func (in Instructions) Withdraw(ctx context.Context, actor coin.PartyID, cid coi
 // actor ("" for the expiry automation), following the transition table.
 // A refused move changes nothing.
 func (in Instructions) Move(ctx context.Context, actor coin.PartyID, cid coin.ContractID, move InstructionMove) (*InstructionResult, error) {
-	return in.move(ctx, actor, cid, move, "")
+	return in.move(ctx, actor, cid, move, Command{})
 }
 
-// MoveOnce is Move deduplicated by
-// key (the Ledger API's change id): a key used before fails with
-// ErrDuplicate and moves nothing; key and move commit together.
-func (in Instructions) MoveOnce(ctx context.Context, actor coin.PartyID, cid coin.ContractID, move InstructionMove, key string) (*InstructionResult, error) {
-	if err := checkID("commandId", key); err != nil {
+// MoveOnce is Move deduplicated by cmd's key (the Ledger API's change
+// id): a key used before fails with ErrDuplicate and moves nothing; the
+// key, cmd's completion and the move commit together.
+func (in Instructions) MoveOnce(ctx context.Context, actor coin.PartyID, cid coin.ContractID, move InstructionMove, cmd Command) (*InstructionResult, error) {
+	if err := checkID("commandId", cmd.Key); err != nil {
 		return nil, err
 	}
-	return in.move(ctx, actor, cid, move, "instruction-move:"+key)
+	cmd.Key = "instruction-move:" + cmd.Key
+	return in.move(ctx, actor, cid, move, cmd)
 }
 
-func (in Instructions) move(ctx context.Context, actor coin.PartyID, cid coin.ContractID, move InstructionMove, key string) (*InstructionResult, error) {
+func (in Instructions) move(ctx context.Context, actor coin.PartyID, cid coin.ContractID, move InstructionMove, cmd Command) (*InstructionResult, error) {
 	l := in.l
 	var res *InstructionResult
 	err := l.change(ctx, func(ctx context.Context, c *change) error {
 		tx := c.tx
-		if key != "" {
-			prev, err := l.claimCommand(ctx, tx, key)
+		if cmd.Key != "" {
+			prev, err := l.claimCommand(ctx, tx, cmd.Key)
 			if err != nil {
 				return err
 			}
@@ -498,11 +503,11 @@ func (in Instructions) move(ctx context.Context, actor coin.PartyID, cid coin.Co
 		if err != nil {
 			return fmt.Errorf("transfer instruction %s: %w", cid, err)
 		}
-		if res, err = t.finishInstruction(ctx, ti, move, to); err != nil || key == "" {
+		if res, err = t.finishInstruction(ctx, ti, move, to); err != nil || cmd.Key == "" {
 			return err
 		}
 		t.afterCommit(func(ctx context.Context) error {
-			return l.saveCommand(ctx, t, key, actor, string(move)+"-transfer-instruction", string(cid))
+			return l.saveCommand(ctx, t, cmd, actor, string(move)+"-transfer-instruction", string(cid))
 		})
 		return nil
 	})

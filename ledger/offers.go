@@ -230,7 +230,7 @@ func (of Offers) create(ctx context.Context, r OfferRequest, guard func(ctx cont
 			if err := store.InsertTransferOffer(ctx, tx, row); err != nil {
 				return err
 			}
-			return l.saveCommand(ctx, t, key, r.Sender, "create-transfer-offer", string(cid))
+			return l.saveCommand(ctx, t, Command{Key: key}, r.Sender, "create-transfer-offer", string(cid))
 		})
 		o, created = offerView(row), true
 		return nil

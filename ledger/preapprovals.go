@@ -248,15 +248,15 @@ func (t *txn) newPreapproval(ctx context.Context, receiver, provider coin.PartyI
 // PreapprovalLifetime from its current expiry; its provider pays the fee.
 // An expired one is never renewed (ErrExpired).
 func (pa Preapprovals) Renew(ctx context.Context, cid coin.ContractID) (coin.ContractID, error) {
-	return pa.renew(ctx, cid, "", time.Time{}, "")
+	return pa.renew(ctx, cid, "", time.Time{}, Command{})
 }
 
 // renew is the one rule renewing a preapproval: to until (zero:
 // its expiry plus PreapprovalLifetime), which must be after its current
 // expiry, the provider paying the fee for the extension. A non-empty actor
 // must be the provider (TransferPreapproval_Renew's controller); a
-// non-empty key deduplicates the command.
-func (pa Preapprovals) renew(ctx context.Context, cid coin.ContractID, actor coin.PartyID, until time.Time, key string) (coin.ContractID, error) {
+// command with a key deduplicates it.
+func (pa Preapprovals) renew(ctx context.Context, cid coin.ContractID, actor coin.PartyID, until time.Time, cmd Command) (coin.ContractID, error) {
 	l := pa.l
 	p, err := store.TransferPreapprovalByID(ctx, l.db, cid)
 	if err != nil {
@@ -277,7 +277,7 @@ func (pa Preapprovals) renew(ctx context.Context, cid coin.ContractID, actor coi
 	var renewed coin.ContractID
 	err = l.change(ctx, func(ctx context.Context, c *change) error {
 		tx := c.tx
-		if err := l.claimOnce(ctx, tx, key); err != nil {
+		if err := l.claimOnce(ctx, tx, cmd.Key); err != nil {
 			return err
 		}
 		if err := l.lockParties(ctx, tx, p.Receiver, p.Provider); err != nil {
@@ -305,9 +305,9 @@ func (pa Preapprovals) renew(ctx context.Context, cid coin.ContractID, actor coi
 			return err
 		}
 		renewed, err = t.createPreapprovalContract(ctx, p.Receiver, p.Provider, p.ValidFrom, until)
-		if err == nil && key != "" {
+		if err == nil && cmd.Key != "" {
 			t.afterCommit(func(ctx context.Context) error {
-				return l.saveCommand(ctx, t, key, p.Provider, "renew-transfer-preapproval", string(renewed))
+				return l.saveCommand(ctx, t, cmd, p.Provider, "renew-transfer-preapproval", string(renewed))
 			})
 		}
 		return err
@@ -347,18 +347,18 @@ func (pa Preapprovals) RenewDue(ctx context.Context) (int, error) {
 // Cancel archives receiver's live preapproval (the validator
 // admin's cancelTransferPreapprovalByParty).
 func (pa Preapprovals) Cancel(ctx context.Context, receiver coin.PartyID) error {
-	return pa.cancel(ctx, receiver, "", "", "")
+	return pa.cancel(ctx, receiver, "", "", Command{})
 }
 
 // cancel is the one rule cancelling receiver's live
 // preapproval. A non-empty cid must be that preapproval and actor its
-// receiver or provider (TransferPreapproval_Cancel); a non-empty key
-// deduplicates the command.
-func (pa Preapprovals) cancel(ctx context.Context, receiver coin.PartyID, cid coin.ContractID, actor coin.PartyID, key string) error {
+// receiver or provider (TransferPreapproval_Cancel); a command with a key
+// deduplicates it.
+func (pa Preapprovals) cancel(ctx context.Context, receiver coin.PartyID, cid coin.ContractID, actor coin.PartyID, cmd Command) error {
 	l := pa.l
 	err := l.change(ctx, func(ctx context.Context, c *change) error {
 		tx := c.tx
-		if err := l.claimOnce(ctx, tx, key); err != nil {
+		if err := l.claimOnce(ctx, tx, cmd.Key); err != nil {
 			return err
 		}
 		p, err := store.LiveTransferPreapproval(ctx, tx, receiver)
@@ -387,9 +387,9 @@ func (pa Preapprovals) cancel(ctx context.Context, receiver coin.PartyID, cid co
 		} else {
 			t.recordPair(p.Provider, receiver, HistoryNotification, "TransferPreapprovalCancelled", coin.Zero, coin.Zero, coin.Zero, coin.Zero, "", d)
 		}
-		if key != "" {
+		if cmd.Key != "" {
 			t.afterCommit(func(ctx context.Context) error {
-				return l.saveCommand(ctx, t, key, actor, "cancel-transfer-preapproval", string(p.ContractID))
+				return l.saveCommand(ctx, t, cmd, actor, "cancel-transfer-preapproval", string(p.ContractID))
 			})
 		}
 		return nil
@@ -450,6 +450,9 @@ type PreapprovalSend struct {
 	Amount          coin.Amount
 	DeduplicationID string
 	Description     string
+	// Completion is the Ledger API's completion of the command the send
+	// runs for (Completing), written with its success; nil elsewhere.
+	Completion *Completion
 }
 
 // Send transfers in one step to a receiver with a valid
@@ -475,7 +478,7 @@ func (pa Preapprovals) Send(ctx context.Context, s PreapprovalSend) (*TransferRe
 	if err := l.Reassignments().refuseSend(ctx, s.Receiver); err != nil {
 		return nil, fmt.Errorf("send %s to %s by preapproval: %w", s.Amount, s.Receiver, err)
 	}
-	c := &sendCall{ctx: ctx, s: s, key: "preapproval-send:" + string(s.Sender) + ":" + s.DeduplicationID, completion: completionOf(ctx)}
+	c := &sendCall{ctx: ctx, s: s, cmd: Command{Key: "preapproval-send:" + string(s.Sender) + ":" + s.DeduplicationID, Completion: s.Completion}}
 	r := l.sends.sendOne(l, c)
 	if r.err != nil {
 		return nil, fmt.Errorf("send %s to %s by preapproval: %w", s.Amount, s.Receiver, r.err)
@@ -495,7 +498,7 @@ func (t *changes) sendPreapprovedCommand(c *sendCall, rd *store.PreapprovalSendR
 			return nil, fmt.Errorf("%w: deduplication id %q was used at %s", ErrDuplicate, s.DeduplicationID, FormatTime(rd.CommandAt))
 		}
 		// The old record goes in the write batch, before the new one.
-		t.forget = append(t.forget, c.key)
+		t.forget = append(t.forget, c.cmd.Key)
 	}
 	p := rd.Preapproval
 	if p == nil || !t.now.Before(p.ExpiresAt) {
@@ -513,8 +516,7 @@ func (t *changes) sendPreapprovedCommand(c *sendCall, rd *store.PreapprovalSendR
 	if c.token {
 		kind = "create-transfer-instruction"
 	}
-	t.recordCommand(c.key, s.Sender, kind)
-	t.recordCompletion(c.completion)
+	t.recordCommand(c.cmd, s.Sender, kind)
 	return r, nil
 }
 

@@ -24,6 +24,10 @@ type SelfTransferRequest struct {
 	// TrackingID makes the request idempotent, as for
 	// Instructions().Create.
 	TrackingID string
+	// Completion is the Ledger API's completion of the command the
+	// request runs for (Completing; TrackingID is its key), written with
+	// its success; nil elsewhere.
+	Completion *Completion
 }
 
 // CheckSelfTransfer is SelfTransfer's rule without the change: the
@@ -102,14 +106,14 @@ func (l *Ledger) SelfTransfer(ctx context.Context, req SelfTransferRequest) (*In
 	if err := l.Users().KnownParty(ctx, req.Owner); err != nil {
 		return nil, err
 	}
-	key := ""
+	var cmd Command // none without a tracking id
 	if req.TrackingID != "" {
-		key = "token-transfer:" + string(req.Owner) + ":" + req.TrackingID
+		cmd = Command{Key: "token-transfer:" + string(req.Owner) + ":" + req.TrackingID, Completion: req.Completion}
 	}
 	var res *InstructionResult
 	err := l.change(ctx, func(ctx context.Context, c *change) error {
-		if key != "" {
-			prev, err := l.claimCommand(ctx, c.tx, key)
+		if cmd.Key != "" {
+			prev, err := l.claimCommand(ctx, c.tx, cmd.Key)
 			if err != nil {
 				return err
 			}
@@ -152,13 +156,13 @@ func (l *Ledger) SelfTransfer(ctx context.Context, req SelfTransferRequest) (*In
 		}
 		t.record(req.Owner, HistoryTransfer, "SelfTransfer", req.Owner, tr.HoldingFees.Neg(), tr.HoldingFees,
 			fmt.Sprintf("self-transfer of %d holdings", len(tr.Inputs)), HistoryDetails{Provider: l.operator, HoldingFees: tr.HoldingFees, TrackingID: req.TrackingID})
-		if key != "" {
+		if cmd.Key != "" {
 			made := ""
 			if len(tr.Outputs) > 0 {
 				made = string(tr.Outputs[0])
 			}
 			t.afterCommit(func(ctx context.Context) error {
-				return l.saveCommand(ctx, t, key, req.Owner, "self-transfer", made)
+				return l.saveCommand(ctx, t, cmd, req.Owner, "self-transfer", made)
 			})
 		}
 		return nil

@@ -83,13 +83,13 @@ type sender struct {
 // call, the channel its answer comes on. The channel has room for the
 // answer, so a worker never waits for a caller, even one that left.
 type sendCall struct {
-	ctx    context.Context
-	s      PreapprovalSend
-	key    string
+	ctx context.Context
+	s   PreapprovalSend
+	// cmd is the command the send records: its deduplication key and
+	// the Ledger API completion written with it, if any.
+	cmd    Command
 	done   chan sendResult
 	queued time.Time
-	// completion is the Ledger API completion the send records, if any.
-	completion *Completion
 	// token is set for a token-standard transfer (transferDirectBatched):
 	// its command record is create-transfer-instruction's, and with no
 	// valid preapproval it fails with errNoPreapproval, for its caller to
@@ -336,8 +336,8 @@ func (q *sender) sendMany(ctx context.Context, l *Ledger, db store.SendTx, calls
 	claims := make([]store.Claim, len(calls))
 	keys := make([]store.PreapprovalSendKey, len(calls))
 	for i, c := range calls {
-		claims[i] = store.Claim{Key: "cmd:" + c.key, Locks: partyLockKeys([]coin.PartyID{c.s.Sender})}
-		keys[i] = store.PreapprovalSendKey{Key: c.key, Sender: c.s.Sender, Receiver: c.s.Receiver}
+		claims[i] = store.Claim{Key: "cmd:" + c.cmd.Key, Locks: partyLockKeys([]coin.PartyID{c.s.Sender})}
+		keys[i] = store.PreapprovalSendKey{Key: c.cmd.Key, Sender: c.s.Sender, Receiver: c.s.Receiver}
 	}
 	t0 := time.Now()
 	r, offsets, reads, err := db.Begin(ctx, claims, keys, TemplateFeaturedAppRight)

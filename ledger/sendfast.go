@@ -162,7 +162,7 @@ func (q *sender) sendFast(ctx context.Context, l *Ledger, calls []*sendCall) (re
 	results = make([]sendResult, len(calls))
 	ts := make([]*changes, len(calls))
 	for i, call := range calls {
-		claims[i] = store.Claim{Key: "cmd:" + call.key, Locks: partyLockKeys([]coin.PartyID{call.s.Sender})}
+		claims[i] = store.Claim{Key: "cmd:" + call.cmd.Key, Locks: partyLockKeys([]coin.PartyID{call.s.Sender})}
 		t := l.newChanges("transfer-preapproval-send", r)
 		t.offset = -int64(i + 1) // a placeholder: the claim draws it (pgbatch.fastOffsetsSQL)
 		t.actedBy = impersonation.ActorOf(call.ctx)

@@ -32,7 +32,7 @@ func TestSendRuleWithoutDatabase(t *testing.T) {
 		{ContractID: "00c", Owner: "s::1", Amount: coin.MustParse("3"), CreatedRound: 9, Rate: rate},
 	}
 	preapproval := &store.TransferPreapproval{ContractID: "00p", Receiver: "r::1", Provider: "op::1", ExpiresAt: at.Add(time.Hour)}
-	call := &sendCall{s: PreapprovalSend{Sender: "s::1", Receiver: "r::1", Amount: coin.MustParse("25"), DeduplicationID: "d1"}, key: "preapproval-send:s::1:d1"}
+	call := &sendCall{s: PreapprovalSend{Sender: "s::1", Receiver: "r::1", Amount: coin.MustParse("25"), DeduplicationID: "d1"}, cmd: Command{Key: "preapproval-send:s::1:d1"}}
 	run := func(rd store.PreapprovalSendReads) (*changes, *TransferResult, error) {
 		c := l.newChanges("transfer-preapproval-send", round)
 		c.offset = 7
@@ -59,7 +59,7 @@ func TestSendRuleWithoutDatabase(t *testing.T) {
 	if len(c.history) != 1 || c.history[0].Party != "s::1" || c.history[0].CounterAmount == nil || !c.history[0].CounterAmount.Equal(call.s.Amount) {
 		t.Errorf("history %+v, want one row both sides see", c.history)
 	}
-	if len(c.commands) != 1 || c.commands[0].DedupKey != call.key || len(c.forget) != 0 {
+	if len(c.commands) != 1 || c.commands[0].DedupKey != call.cmd.Key || len(c.forget) != 0 {
 		t.Errorf("commands %+v, forget %v: want the send's record alone", c.commands, c.forget)
 	}
 	if len(c.coupons) != 1 || c.coupons[0].Beneficiary != "op::1" || c.coupons[0].Kind != RewardApp || !c.coupons[0].Featured {
@@ -73,7 +73,7 @@ func TestSendRuleWithoutDatabase(t *testing.T) {
 	// record is forgotten in the same write.
 	old := at.Add(-(DeduplicationWindow + 1) * time.Second)
 	if c, _, err := run(store.PreapprovalSendReads{CommandAt: old, Preapproval: preapproval, Holdings: holdings}); err != nil ||
-		!slices.Equal(c.forget, []string{call.key}) || len(c.coupons) != 0 {
+		!slices.Equal(c.forget, []string{call.cmd.Key}) || len(c.coupons) != 0 {
 		t.Errorf("a key past its window: %v, forget %v, coupons %d (not featured: none)", err, c.forget, len(c.coupons))
 	}
 

@@ -72,11 +72,12 @@ func (x *Tx) ClaimCommand(ctx context.Context, key string) (*store.Command, erro
 	return x.c.l.claimCommand(ctx, x.c.tx, key)
 }
 
-// SaveCommand records key's result (and the Ledger API completion ctx
-// carries) after the update commits, in the same change.
-func (x *Tx) SaveCommand(key string, party coin.PartyID, kind, result string) {
+// SaveCommand records cmd's key with its result (and cmd's Ledger API
+// completion, if any, as a success) after the update commits, in the
+// same change.
+func (x *Tx) SaveCommand(cmd Command, party coin.PartyID, kind, result string) {
 	t := x.t()
-	t.afterCommit(func(ctx context.Context) error { return t.l.saveCommand(ctx, t, key, party, kind, result) })
+	t.afterCommit(func(ctx context.Context) error { return t.l.saveCommand(ctx, t, cmd, party, kind, result) })
 }
 
 // Now is the update's record time (the time of its Begin).
@@ -184,23 +185,22 @@ type CommandResult interface {
 }
 
 // ContractCommand runs one command on a contract workflow (the trading
-// app, app payments) as one ledger update: it claims key (under prefix;
-// none when key is empty), and when cid is set reads that active contract
-// (read), locks its stakeholders (every party whose coin the command may
-// move) and reads it again under the locks, then begins an update of kind,
-// runs fn and commits; the key's record names the contract created.
-func ContractCommand[R CommandResult](ctx context.Context, l *Ledger, prefix, key, kind string, cid coin.ContractID,
+// app, app payments) as one ledger update: it claims cmd's key (under
+// prefix; none when it has none), and when cid is set reads that active
+// contract (read), locks its stakeholders (every party whose coin the
+// command may move) and reads it again under the locks, then begins an
+// update of kind, runs fn and commits; the key's record names the
+// contract created, and cmd's completion is written with it.
+func ContractCommand[R CommandResult](ctx context.Context, l *Ledger, prefix string, cmd Command, kind string, cid coin.ContractID,
 	read func(ctx context.Context, db bun.IDB) (*store.Contract, error), fn func(x *Tx, c *store.Contract) (R, error)) (R, error) {
 	var res R
-	if err := checkID("commandId", key); err != nil {
+	if err := checkID("commandId", cmd.Key); err != nil {
 		return res, err
 	}
-	if key != "" {
-		key = prefix + key
-	}
+	cmd = cmd.Under(prefix)
 	err := l.change(ctx, func(ctx context.Context, ch *change) error {
 		tx := ch.tx
-		if err := l.claimOnce(ctx, tx, key); err != nil {
+		if err := l.claimOnce(ctx, tx, cmd.Key); err != nil {
 			return err
 		}
 		var c *store.Contract
@@ -226,10 +226,10 @@ func ContractCommand[R CommandResult](ctx context.Context, l *Ledger, prefix, ke
 		// The update's offset is drawn at its commit.
 		t.afterCommit(func(ctx context.Context) error {
 			created := res.Committed(t.offset)
-			if key == "" {
+			if cmd.Key == "" {
 				return nil
 			}
-			return l.saveCommand(ctx, t, key, "", kind, string(created))
+			return l.saveCommand(ctx, t, cmd, "", kind, string(created))
 		})
 		return nil
 	})

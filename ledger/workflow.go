@@ -137,9 +137,9 @@ const TemplateDelegateProxy = "#splice-util-featured-app-proxies:Splice.Util.Fea
 
 // CreateContract creates one contract of template with payload on l, its
 // stakeholders parties (the first owns the command record), as one change
-// deduplicated by key (none when empty).
-func CreateContract(ctx context.Context, l *Ledger, kind, key, template string, payload any, parties ...coin.PartyID) (coin.ContractID, error) {
-	return l.createContract(ctx, kind, key, template, payload, parties...)
+// deduplicated by cmd's key (none when empty), with cmd's completion.
+func CreateContract(ctx context.Context, l *Ledger, kind string, cmd Command, template string, payload any, parties ...coin.PartyID) (coin.ContractID, error) {
+	return l.createContract(ctx, kind, cmd, template, payload, parties...)
 }
 
 // FeaturedRightsOf lists provider's live FeaturedAppRights.

@@ -27,7 +27,7 @@ type extraArgs struct {
 
 // allocate is AllocationFactory_Allocate: the leg's sender (an actAs
 // party) locks the leg's amount for the settlement.
-func (s *Server) allocate(r *http.Request, actAs []coin.PartyID, factory coin.ContractID, raw json.RawMessage, key string) (int64, error) {
+func (s *Server) allocate(r *http.Request, actAs []coin.PartyID, factory coin.ContractID, raw json.RawMessage, cmd ledger.Command) (int64, error) {
 	ct, err := s.w.APIRead.LedgerContractByID(r.Context(), factory)
 	if errors.Is(err, ledger.ErrNotFound) || err == nil && (ct.ArchivedOffset != 0 || !apiread.Implements(ct.TemplateID, ledger.InterfaceAllocationFactory)) {
 		return 0, cantonErr(codeContractNotFound, "allocation factory %s not found or not active; get the current one from the registry's allocation-factory endpoint", factory)
@@ -60,7 +60,7 @@ func (s *Server) allocate(r *http.Request, actAs []coin.PartyID, factory coin.Co
 	if err := s.l.CheckInputHoldings(r.Context(), arg.Allocation.TransferLeg.Sender, inputs); err != nil {
 		return 0, err
 	}
-	res, err := s.w.Allocations.Allocate(r.Context(), *arg.Allocation, key)
+	res, err := s.w.Allocations.Allocate(r.Context(), *arg.Allocation, cmd)
 	if err != nil {
 		return 0, err
 	}
@@ -70,14 +70,14 @@ func (s *Server) allocate(r *http.Request, actAs []coin.PartyID, factory coin.Co
 // allocationMove is Allocation_ExecuteTransfer or _Cancel (by the
 // settlement's executor) or _Withdraw (by the sender), made by the first
 // actAs party.
-func (s *Server) allocationMove(r *http.Request, actAs []coin.PartyID, cid coin.ContractID, move ledger.AllocationMove, raw json.RawMessage, key string) (int64, error) {
+func (s *Server) allocationMove(r *http.Request, actAs []coin.PartyID, cid coin.ContractID, move ledger.AllocationMove, raw json.RawMessage, cmd ledger.Command) (int64, error) {
 	var arg struct {
 		ExtraArgs extraArgs `json:"extraArgs"`
 	}
 	if err := decodeArg(raw, &arg); err != nil {
 		return 0, err
 	}
-	res, err := s.w.Allocations.MoveAllocation(r.Context(), actAs[0], cid, move, key)
+	res, err := s.w.Allocations.MoveAllocation(r.Context(), actAs[0], cid, move, cmd)
 	if errors.Is(err, ledger.ErrNotFound) && !errors.Is(err, ledger.ErrDuplicate) {
 		return 0, cantonErr(codeContractNotFound, "allocation %s not found, not visible to %s, or no longer pending", cid, actAs[0])
 	} else if err != nil {
@@ -89,7 +89,7 @@ func (s *Server) allocationMove(r *http.Request, actAs []coin.PartyID, cid coin.
 // createCommand is a CreateCommand: only the templates of the command
 // table (createRoutes: the trading app's OTCTradeProposal and an app's
 // AppPaymentRequest) and the coin's own (coinCreates) may be created.
-func (s *Server) createCommand(r *http.Request, actAs []coin.PartyID, raw json.RawMessage, key string) (int64, error) {
+func (s *Server) createCommand(r *http.Request, actAs []coin.PartyID, raw json.RawMessage, cmd ledger.Command) (int64, error) {
 	var cc struct {
 		TemplateID      string          `json:"templateId"`
 		CreateArguments json.RawMessage `json:"createArguments"`
@@ -102,21 +102,21 @@ func (s *Server) createCommand(r *http.Request, actAs []coin.PartyID, raw json.R
 		return 0, err
 	}
 	if create := createRoutes[tmpl]; create != nil {
-		return create(s, r, actAs, cc.CreateArguments, key)
+		return create(s, r, actAs, cc.CreateArguments, cmd)
 	}
 	if create := coinCreates[tmpl]; create != nil {
-		return create(s, r, actAs, cc.CreateArguments, key)
+		return create(s, r, actAs, cc.CreateArguments, cmd)
 	}
 	return 0, cantonErr(codeUnsupported, "create of %s: this participant runs %s", tmpl, supportedCommands)
 }
 
 // createTradeProposal is the CreateCommand of an OTCTradeProposal.
-func (s *Server) createTradeProposal(r *http.Request, actAs []coin.PartyID, raw json.RawMessage, key string) (int64, error) {
+func (s *Server) createTradeProposal(r *http.Request, actAs []coin.PartyID, raw json.RawMessage, cmd ledger.Command) (int64, error) {
 	var p ledger.OTCTradeProposal
 	if err := decodeCreateArgs(raw, &p); err != nil {
 		return 0, err
 	}
-	res, err := s.w.Allocations.ProposeTrade(r.Context(), actAs, p, key)
+	res, err := s.w.Allocations.ProposeTrade(r.Context(), actAs, p, cmd)
 	if err != nil {
 		return 0, err
 	}
@@ -124,7 +124,7 @@ func (s *Server) createTradeProposal(r *http.Request, actAs []coin.PartyID, raw 
 }
 
 // tradeChoice exercises a choice of the trading app's templates.
-func (s *Server) tradeChoice(r *http.Request, actAs []coin.PartyID, tmpl string, cid coin.ContractID, choice string, raw json.RawMessage, key string) (int64, error) {
+func (s *Server) tradeChoice(r *http.Request, actAs []coin.PartyID, tmpl string, cid coin.ContractID, choice string, raw json.RawMessage, cmd ledger.Command) (int64, error) {
 	ctx := r.Context()
 	var res *allocations.TradeResult
 	var err error
@@ -136,7 +136,7 @@ func (s *Server) tradeChoice(r *http.Request, actAs []coin.PartyID, tmpl string,
 		if err := decodeArg(raw, &arg); err != nil {
 			return 0, err
 		}
-		res, err = s.w.Allocations.AcceptTradeProposal(ctx, actAs, cid, arg.Approver, key)
+		res, err = s.w.Allocations.AcceptTradeProposal(ctx, actAs, cid, arg.Approver, cmd)
 	case tmpl == ledger.TemplateOTCTradeProposal && choice == "OTCTradeProposal_Reject":
 		var arg struct {
 			Trader coin.PartyID `json:"trader"`
@@ -144,7 +144,7 @@ func (s *Server) tradeChoice(r *http.Request, actAs []coin.PartyID, tmpl string,
 		if err := decodeArg(raw, &arg); err != nil {
 			return 0, err
 		}
-		res, err = s.w.Allocations.RejectTradeProposal(ctx, actAs, cid, arg.Trader, key)
+		res, err = s.w.Allocations.RejectTradeProposal(ctx, actAs, cid, arg.Trader, cmd)
 	case tmpl == ledger.TemplateOTCTradeProposal && choice == "OTCTradeProposal_InitiateSettlement":
 		var arg struct {
 			PrepareUntil string `json:"prepareUntil"`
@@ -153,7 +153,7 @@ func (s *Server) tradeChoice(r *http.Request, actAs []coin.PartyID, tmpl string,
 		if err := decodeArg(raw, &arg); err != nil {
 			return 0, err
 		}
-		res, err = s.w.Allocations.InitiateTradeSettlement(ctx, actAs, cid, arg.PrepareUntil, arg.SettleBefore, key)
+		res, err = s.w.Allocations.InitiateTradeSettlement(ctx, actAs, cid, arg.PrepareUntil, arg.SettleBefore, cmd)
 	case tmpl == ledger.TemplateOTCTrade && (choice == "OTCTrade_Settle" || choice == "OTCTrade_Cancel"):
 		// TextMap (ContractId Allocation, ExtraArgs): a Daml tuple is the
 		// record DA.Types:Tuple2 with fields _1 and _2.
@@ -174,9 +174,9 @@ func (s *Server) tradeChoice(r *http.Request, actAs []coin.PartyID, tmpl string,
 			allocs[id] = a.Allocation
 		}
 		if choice == "OTCTrade_Settle" {
-			res, err = s.w.Allocations.SettleTrade(ctx, actAs, cid, allocs, key)
+			res, err = s.w.Allocations.SettleTrade(ctx, actAs, cid, allocs, cmd)
 		} else {
-			res, err = s.w.Allocations.CancelTrade(ctx, actAs, cid, allocs, key)
+			res, err = s.w.Allocations.CancelTrade(ctx, actAs, cid, allocs, cmd)
 		}
 	case tmpl == ledger.InterfaceAllocationRequest && choice == "AllocationRequest_Reject":
 		var arg struct {
@@ -186,7 +186,7 @@ func (s *Server) tradeChoice(r *http.Request, actAs []coin.PartyID, tmpl string,
 		if err := decodeArg(raw, &arg); err != nil {
 			return 0, err
 		}
-		res, err = s.w.Allocations.RejectAllocationRequest(ctx, actAs, cid, arg.Actor, key)
+		res, err = s.w.Allocations.RejectAllocationRequest(ctx, actAs, cid, arg.Actor, cmd)
 	case tmpl == ledger.InterfaceAllocationRequest && choice == "AllocationRequest_Withdraw":
 		var arg struct {
 			ExtraArgs extraArgs `json:"extraArgs"`
@@ -194,7 +194,7 @@ func (s *Server) tradeChoice(r *http.Request, actAs []coin.PartyID, tmpl string,
 		if err := decodeArg(raw, &arg); err != nil {
 			return 0, err
 		}
-		res, err = s.w.Allocations.WithdrawAllocationRequest(ctx, actAs, cid, key)
+		res, err = s.w.Allocations.WithdrawAllocationRequest(ctx, actAs, cid, cmd)
 	default:
 		return 0, cantonErr(codeUnsupported, "choice %s on %s: this participant runs %s", choice, tmpl, supportedCommands)
 	}

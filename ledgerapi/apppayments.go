@@ -25,12 +25,12 @@ var acceptedAppPaymentChoices = map[string]apppayments.AcceptedAppPaymentMove{
 }
 
 // createAppPaymentRequest is the CreateCommand of an AppPaymentRequest.
-func (s *Server) createAppPaymentRequest(r *http.Request, actAs []coin.PartyID, raw json.RawMessage, key string) (int64, error) {
+func (s *Server) createAppPaymentRequest(r *http.Request, actAs []coin.PartyID, raw json.RawMessage, cmd ledger.Command) (int64, error) {
 	var p apppayments.AppPaymentRequest
 	if err := decodeCreateArgs(raw, &p); err != nil {
 		return 0, err
 	}
-	res, err := s.w.AppPayments.RequestAppPayment(r.Context(), actAs, p, key)
+	res, err := s.w.AppPayments.RequestAppPayment(r.Context(), actAs, p, cmd)
 	if err != nil {
 		return 0, err
 	}
@@ -39,7 +39,7 @@ func (s *Server) createAppPaymentRequest(r *http.Request, actAs []coin.PartyID, 
 
 // appPaymentChoice exercises a choice of AppPaymentRequest or
 // AcceptedAppPayment, made by the first actAs party where one party acts.
-func (s *Server) appPaymentChoice(r *http.Request, actAs []coin.PartyID, tmpl string, cid coin.ContractID, choice string, raw json.RawMessage, key string) (int64, error) {
+func (s *Server) appPaymentChoice(r *http.Request, actAs []coin.PartyID, tmpl string, cid coin.ContractID, choice string, raw json.RawMessage, cmd ledger.Command) (int64, error) {
 	ctx := r.Context()
 	var res *apppayments.AppPaymentResult
 	var err error
@@ -55,13 +55,13 @@ func (s *Server) appPaymentChoice(r *http.Request, actAs []coin.PartyID, tmpl st
 	}
 	switch {
 	case tmpl == ledger.TemplateAppPaymentRequest && choice == "AppPaymentRequest_Accept":
-		res, err = s.w.AppPayments.AcceptAppPayment(ctx, actAs[0], cid, key)
+		res, err = s.w.AppPayments.AcceptAppPayment(ctx, actAs[0], cid, cmd)
 	case tmpl == ledger.TemplateAppPaymentRequest && choice == "AppPaymentRequest_Reject":
-		res, err = s.w.AppPayments.RejectAppPayment(ctx, actAs[0], cid, key)
+		res, err = s.w.AppPayments.RejectAppPayment(ctx, actAs[0], cid, cmd)
 	case tmpl == ledger.TemplateAppPaymentRequest && choice == "AppPaymentRequest_Withdraw":
-		res, err = s.w.AppPayments.WithdrawAppPayment(ctx, actAs, cid, key)
+		res, err = s.w.AppPayments.WithdrawAppPayment(ctx, actAs, cid, cmd)
 	case tmpl == ledger.TemplateAcceptedAppPayment && acceptedAppPaymentChoices[choice] != "":
-		res, err = s.w.AppPayments.MoveAcceptedAppPayment(ctx, actAs, cid, acceptedAppPaymentChoices[choice], key)
+		res, err = s.w.AppPayments.MoveAcceptedAppPayment(ctx, actAs, cid, acceptedAppPaymentChoices[choice], cmd)
 	default:
 		return 0, cantonErr(codeUnsupported, "choice %s on %s: this participant runs %s", choice, tmpl, supportedCommands)
 	}

@@ -50,7 +50,7 @@ var coinChoices = []coinChoice{
 }
 
 // coinCreates are the coin's templates a CreateCommand may create.
-var coinCreates = map[string]func(s *Server, r *http.Request, actAs []coin.PartyID, raw json.RawMessage, key string) (int64, error){
+var coinCreates = map[string]func(s *Server, r *http.Request, actAs []coin.PartyID, raw json.RawMessage, cmd ledger.Command) (int64, error){
 	ledger.TemplateTransferPreapprovalProposal: (*Server).createPreapprovalProposal,
 	ledger.TemplatePing:                        createPing(ledger.TemplatePing),
 	ledger.TemplatePingBuiltin:                 createPing(ledger.TemplatePingBuiltin),
@@ -161,7 +161,7 @@ func (s *Server) devnetTap(r *http.Request, sb *submission) (int64, error) {
 	if err := s.requireOpenRound(r, "choiceArgument.openRound", arg.OpenRound); err != nil {
 		return 0, err
 	}
-	res, err := devnet.TapCoin(r.Context(), s.l, receiver, arg.Amount, sb.key)
+	res, err := devnet.TapCoin(r.Context(), s.l, receiver, arg.Amount, sb.cmd)
 	if err != nil {
 		return 0, devnetOnly(err)
 	}
@@ -187,7 +187,7 @@ func (s *Server) devnetFeatureApp(r *http.Request, sb *submission) (int64, error
 	if err := requireController("the provider", provider, sb.actAs); err != nil {
 		return 0, err
 	}
-	cid, err := s.w.Featured.SelfGrantOnce(r.Context(), provider, sb.key)
+	cid, err := s.w.Featured.SelfGrantOnce(r.Context(), provider, sb.cmd)
 	if err != nil {
 		return 0, devnetOnly(err)
 	}
@@ -246,7 +246,7 @@ func (s *Server) buyMemberTraffic(r *http.Request, sb *submission) (int64, error
 	}
 	res, err := s.w.Traffic.BuyTraffic(r.Context(), traffic.BuyTrafficRequest{
 		Payer: provider, Member: provider, SynchronizerID: arg.SynchronizerID, Bytes: int64(arg.TrafficAmount),
-		ExpiresAt: s.l.Now().Add(time.Hour), TrackingID: sb.key,
+		ExpiresAt: s.l.Now().Add(time.Hour), TrackingID: sb.cmd.Key, Completion: sb.cmd.Completion,
 	})
 	if err != nil {
 		return 0, err
@@ -285,7 +285,7 @@ func (s *Server) renewPreapproval(r *http.Request, sb *submission) (int64, error
 	if err != nil {
 		return 0, invalidArgument("choiceArgument.newExpiresAt: want an ISO 8601 timestamp, not %q", arg.NewExpiresAt)
 	}
-	cid, err := s.l.RenewPreapprovalAs(r.Context(), sb.actAs[0], sb.cid, until, sb.key)
+	cid, err := s.l.RenewPreapprovalAs(r.Context(), sb.actAs[0], sb.cid, until, sb.cmd)
 	if errors.Is(err, ledger.ErrForbidden) {
 		return 0, cantonErr(codeAuthorization, "%v", err)
 	} else if err != nil {
@@ -313,7 +313,7 @@ func (s *Server) cancelPreapproval(r *http.Request, sb *submission) (int64, erro
 	if err := requireController("p", p, sb.actAs); err != nil {
 		return 0, err
 	}
-	if err := s.l.CancelPreapprovalAs(r.Context(), p, sb.cid, sb.key); errors.Is(err, ledger.ErrForbidden) {
+	if err := s.l.CancelPreapprovalAs(r.Context(), p, sb.cid, sb.cmd); errors.Is(err, ledger.ErrForbidden) {
 		return 0, cantonErr(codeAuthorization, "%v", err)
 	} else if err != nil {
 		return 0, err
@@ -327,7 +327,7 @@ func (s *Server) cancelPreapproval(r *http.Request, sb *submission) (int64, erro
 
 // createPreapprovalProposal is the CreateCommand of a
 // TransferPreapprovalProposal, signed by its receiver.
-func (s *Server) createPreapprovalProposal(r *http.Request, actAs []coin.PartyID, raw json.RawMessage, key string) (int64, error) {
+func (s *Server) createPreapprovalProposal(r *http.Request, actAs []coin.PartyID, raw json.RawMessage, cmd ledger.Command) (int64, error) {
 	var arg struct {
 		Receiver    string  `json:"receiver"`
 		Provider    string  `json:"provider"`
@@ -354,7 +354,7 @@ func (s *Server) createPreapprovalProposal(r *http.Request, actAs []coin.PartyID
 	if err := requireController("the receiver", p.Receiver, actAs); err != nil {
 		return 0, err
 	}
-	cid, err := s.l.ProposePreapproval(r.Context(), p, key)
+	cid, err := s.l.ProposePreapproval(r.Context(), p, cmd)
 	if err != nil {
 		return 0, err
 	}
@@ -363,8 +363,8 @@ func (s *Server) createPreapprovalProposal(r *http.Request, actAs []coin.PartyID
 
 // createPing is the CreateCommand of Canton's Ping as template, signed by
 // its initiator.
-func createPing(template string) func(s *Server, r *http.Request, actAs []coin.PartyID, raw json.RawMessage, key string) (int64, error) {
-	return func(s *Server, r *http.Request, actAs []coin.PartyID, raw json.RawMessage, key string) (int64, error) {
+func createPing(template string) func(s *Server, r *http.Request, actAs []coin.PartyID, raw json.RawMessage, cmd ledger.Command) (int64, error) {
+	return func(s *Server, r *http.Request, actAs []coin.PartyID, raw json.RawMessage, cmd ledger.Command) (int64, error) {
 		var arg struct {
 			ID        string `json:"id"`
 			Initiator string `json:"initiator"`
@@ -384,7 +384,7 @@ func createPing(template string) func(s *Server, r *http.Request, actAs []coin.P
 		if err := requireController("the initiator", p.Initiator, actAs); err != nil {
 			return 0, err
 		}
-		cid, err := s.w.Ping.Create(r.Context(), template, p, key)
+		cid, err := s.w.Ping.Create(r.Context(), template, p, cmd)
 		if err != nil {
 			return 0, err
 		}

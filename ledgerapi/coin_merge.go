@@ -18,7 +18,7 @@ import (
 
 // createMergeProposal is the CreateCommand of a MergeDelegationProposal,
 // signed by the delegation's owner.
-func (s *Server) createMergeProposal(r *http.Request, actAs []coin.PartyID, raw json.RawMessage, key string) (int64, error) {
+func (s *Server) createMergeProposal(r *http.Request, actAs []coin.PartyID, raw json.RawMessage, cmd ledger.Command) (int64, error) {
 	var arg struct {
 		Delegation *struct {
 			Operator string          `json:"operator"`
@@ -43,7 +43,7 @@ func (s *Server) createMergeProposal(r *http.Request, actAs []coin.PartyID, raw 
 	if err := requireController("the owner", owner, actAs); err != nil {
 		return 0, err
 	}
-	d, err := s.w.Delegations.ProposeMergeDelegationTo(r.Context(), owner, operator, key)
+	d, err := s.w.Delegations.ProposeMergeDelegationTo(r.Context(), owner, operator, cmd)
 	if err != nil {
 		return 0, err
 	}
@@ -52,7 +52,7 @@ func (s *Server) createMergeProposal(r *http.Request, actAs []coin.PartyID, raw 
 
 // createBatchMergeUtility is the CreateCommand of the operator's
 // BatchMergeUtility.
-func (s *Server) createBatchMergeUtility(r *http.Request, actAs []coin.PartyID, raw json.RawMessage, key string) (int64, error) {
+func (s *Server) createBatchMergeUtility(r *http.Request, actAs []coin.PartyID, raw json.RawMessage, cmd ledger.Command) (int64, error) {
 	var arg struct {
 		Operator string `json:"operator"`
 	}
@@ -66,7 +66,7 @@ func (s *Server) createBatchMergeUtility(r *http.Request, actAs []coin.PartyID, 
 	if err := requireController("the operator", operator, actAs); err != nil {
 		return 0, err
 	}
-	cid, err := s.w.Delegations.CreateBatchMergeUtility(r.Context(), operator, key)
+	cid, err := s.w.Delegations.CreateBatchMergeUtility(r.Context(), operator, cmd)
 	if err != nil {
 		return 0, err
 	}
@@ -79,7 +79,7 @@ func (s *Server) acceptMergeProposal(r *http.Request, sb *submission) (int64, er
 	if err := decodeArg(sb.ex.ChoiceArgument, &struct{}{}); err != nil {
 		return 0, err
 	}
-	d, err := s.w.Delegations.AcceptMergeDelegationAs(r.Context(), sb.actAs[0], sb.cid, sb.key)
+	d, err := s.w.Delegations.AcceptMergeDelegationAs(r.Context(), sb.actAs[0], sb.cid, sb.cmd)
 	switch {
 	case errors.Is(err, ledger.ErrForbidden):
 		return 0, cantonErr(codeAuthorization, "%v", err)
@@ -146,7 +146,7 @@ func (s *Server) delegatedMergeOf(r *http.Request, field string, delegation coin
 
 // merged runs delegated merges by the operator (the first actAs party).
 func (s *Server) merged(r *http.Request, sb *submission, utility coin.ContractID, calls []delegations.DelegatedMerge) (int64, error) {
-	off, err := s.w.Delegations.MergeByDelegation(r.Context(), sb.actAs[0], utility, calls, sb.key)
+	off, err := s.w.Delegations.MergeByDelegation(r.Context(), sb.actAs[0], utility, calls, sb.cmd)
 	if errors.Is(err, ledger.ErrForbidden) {
 		return 0, cantonErr(codeAuthorization, "%v", err)
 	}

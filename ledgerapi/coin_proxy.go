@@ -18,7 +18,7 @@ import (
 
 // createDelegateProxy is the CreateCommand of a DelegateProxy, signed by
 // its provider.
-func (s *Server) createDelegateProxy(r *http.Request, actAs []coin.PartyID, raw json.RawMessage, key string) (int64, error) {
+func (s *Server) createDelegateProxy(r *http.Request, actAs []coin.PartyID, raw json.RawMessage, cmd ledger.Command) (int64, error) {
 	var arg struct {
 		Provider string `json:"provider"`
 		Delegate string `json:"delegate"`
@@ -37,7 +37,7 @@ func (s *Server) createDelegateProxy(r *http.Request, actAs []coin.PartyID, raw 
 	if err := requireController("the provider", p.Provider, actAs); err != nil {
 		return 0, err
 	}
-	cid, err := s.w.Featured.CreateDelegateProxy(r.Context(), p, key)
+	cid, err := s.w.Featured.CreateDelegateProxy(r.Context(), p, cmd)
 	if err != nil {
 		return 0, err
 	}

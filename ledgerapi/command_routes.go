@@ -36,7 +36,7 @@ type commandRoute struct {
 
 // createRoute is a template a CreateCommand may create besides the
 // coin's own (coinCreates).
-type createRoute = func(s *Server, r *http.Request, actAs []coin.PartyID, raw json.RawMessage, key string) (int64, error)
+type createRoute = func(s *Server, r *http.Request, actAs []coin.PartyID, raw json.RawMessage, cmd ledger.Command) (int64, error)
 
 var (
 	// commandRoutes are the exercised choices, besides the coin's own.
@@ -52,29 +52,29 @@ var (
 // which is made from them.
 func init() {
 	trade := func(s *Server, r *http.Request, sb *submission) (int64, error) {
-		return s.tradeChoice(r, sb.actAs, sb.iface, sb.cid, sb.ex.Choice, sb.ex.ChoiceArgument, sb.key)
+		return s.tradeChoice(r, sb.actAs, sb.iface, sb.cid, sb.ex.Choice, sb.ex.ChoiceArgument, sb.cmd)
 	}
 	appPayment := func(s *Server, r *http.Request, sb *submission) (int64, error) {
-		return s.appPaymentChoice(r, sb.actAs, sb.iface, sb.cid, sb.ex.Choice, sb.ex.ChoiceArgument, sb.key)
+		return s.appPaymentChoice(r, sb.actAs, sb.iface, sb.cid, sb.ex.Choice, sb.ex.ChoiceArgument, sb.cmd)
 	}
 	commandRoutes = []commandRoute{
 		{target: apiread.InterfaceTransferFactory, choices: []string{"TransferFactory_Transfer"}, note: " (the registry's transfer factory)",
 			run: (*Server).transferFactoryTransfer},
 		{target: apiread.InterfaceTransferInstruction, choices: slices.Sorted(maps.Keys(instructionChoices)),
 			run: func(s *Server, r *http.Request, sb *submission) (int64, error) {
-				return s.instructionMove(r, sb.actAs, sb.cid, instructionChoices[sb.ex.Choice], sb.key)
+				return s.instructionMove(r, sb.actAs, sb.cid, instructionChoices[sb.ex.Choice], sb.cmd)
 			}},
 		{target: ledger.TemplateTransferPreapproval, choices: []string{"TransferPreapproval_Send"},
 			run: func(s *Server, r *http.Request, sb *submission) (int64, error) {
-				return s.preapprovalSend(r, sb.actAs, sb.cid, sb.ex.ChoiceArgument, sb.key)
+				return s.preapprovalSend(r, sb.actAs, sb.cid, sb.ex.ChoiceArgument, sb.cmd)
 			}},
 		{target: ledger.InterfaceAllocationFactory, choices: []string{"AllocationFactory_Allocate"},
 			run: func(s *Server, r *http.Request, sb *submission) (int64, error) {
-				return s.allocate(r, sb.actAs, sb.cid, sb.ex.ChoiceArgument, sb.key)
+				return s.allocate(r, sb.actAs, sb.cid, sb.ex.ChoiceArgument, sb.cmd)
 			}},
 		{target: ledger.InterfaceAllocation, choices: slices.Sorted(maps.Keys(allocationChoices)),
 			run: func(s *Server, r *http.Request, sb *submission) (int64, error) {
-				return s.allocationMove(r, sb.actAs, sb.cid, allocationChoices[sb.ex.Choice], sb.ex.ChoiceArgument, sb.key)
+				return s.allocationMove(r, sb.actAs, sb.cid, allocationChoices[sb.ex.Choice], sb.ex.ChoiceArgument, sb.cmd)
 			}},
 		// Served, though no allocation instruction is ever pending here:
 		// each names a contract that is not one (allocinstr.go).

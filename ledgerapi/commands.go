@@ -109,11 +109,17 @@ type submitted struct {
 // submission fails at once (the caller's rights, ids, the command's
 // shape) passed; what it runs into on the ledger is its completion.
 type submission struct {
-	actAs     []coin.PartyID
-	key       string
+	actAs []coin.PartyID
+	// cmd is the command the ledger records: its change id (changeID,
+	// the deduplication key) and, once execute runs it, its completion.
+	// A route passes it whole to the ledger entry point it runs, so the
+	// completion is written with the command's effects; the submission
+	// keeps no key apart from it.
+	cmd       ledger.Command
 	commandID string
 	// user is the submitting user's name; completion.UserID its stored
-	// key (validator_users.go).
+	// key (validator_users.go). completion is what a rejection records;
+	// a success's rides cmd.
 	user       string
 	completion ledger.Completion
 	// create is a CreateCommand; otherwise ex is an ExerciseCommand of
@@ -192,7 +198,7 @@ func (s *Server) check(c *caller, cmds *jsCommands) (*submission, error) {
 		return nil, cantonErr(codeUnsupported, "commands: %d commands; this participant runs %s", len(cmds.Commands), supportedCommands)
 	}
 	sb.user = c.user.Name
-	sb.key = changeID(s.userKey(c.user.Name), sb.actAs, cmds.CommandID)
+	sb.cmd = ledger.Command{Key: changeID(s.userKey(c.user.Name), sb.actAs, cmds.CommandID)}
 	sb.completion = ledger.Completion{UserID: s.userKey(c.user.Name), CommandID: cmds.CommandID, SubmissionID: cmds.SubmissionID, ActAs: sb.actAs}
 	if create, isCreate := cmds.Commands[0]["CreateCommand"]; isCreate && len(cmds.Commands[0]) == 1 {
 		sb.create = create
@@ -224,16 +230,18 @@ func (s *Server) check(c *caller, cmds *jsCommands) (*submission, error) {
 }
 
 // execute runs a checked submission on the ledger: its success's
-// completion is written with its effects (ledger.WithCompletion), a
-// rejection's in a change of its own, so completions report every
+// completion rides its command (sb.cmd, ledger.Completing) to the entry
+// point its route runs, which writes it with its effects; a rejection's
+// is written in a change of its own, so completions report every
 // submission that got this far, as Canton's.
 func (s *Server) execute(r *http.Request, sb *submission) (int64, error) {
 	sb.completion.Exercise = exerciseOf(sb) // stored with its success
-	ctx, err := ledger.WithCompletion(r.Context(), sb.completion)
+	cmd, err := ledger.Completing(sb.cmd.Key, sb.completion)
 	if err != nil {
 		return 0, err
 	}
-	if existing, ok := s.inflight.claim(sb.key, sb.completion.SubmissionID); !ok {
+	sb.cmd = cmd
+	if existing, ok := s.inflight.claim(sb.cmd.Key, sb.completion.SubmissionID); !ok {
 		if err := s.stillInFlight(r, sb, existing); err != nil {
 			s.recordRejection(r, sb, err) // an asynchronous submission learns it here
 			return 0, err
@@ -241,9 +249,9 @@ func (s *Server) execute(r *http.Request, sb *submission) (int64, error) {
 		// The running one has completed: the ledger answers this one
 		// as any later submission (a duplicate of a committed command).
 	} else {
-		defer s.inflight.release(sb.key)
+		defer s.inflight.release(sb.cmd.Key)
 	}
-	off, err := s.run(r.WithContext(ctx), sb)
+	off, err := s.run(r, sb)
 	if err != nil {
 		err = dedupError(err, sb.commandID, sb.user, sb.actAs)
 		s.recordRejection(r, sb, err)
@@ -271,7 +279,7 @@ func (s *Server) recordRejection(r *http.Request, sb *submission, err error) {
 // route in the command table (command_routes.go).
 func (s *Server) run(r *http.Request, sb *submission) (int64, error) {
 	if sb.create != nil {
-		return s.createCommand(r, sb.actAs, sb.create, sb.key)
+		return s.createCommand(r, sb.actAs, sb.create, sb.cmd)
 	}
 	if c := coinChoiceOf(sb.iface, sb.ex.Choice); c != nil {
 		return c.run(s, r, sb)
@@ -313,7 +321,7 @@ func decodeArg(raw json.RawMessage, dst any) error {
 // transferFactoryTransfer is TransferFactory_Transfer: the sender (an
 // actAs party) transfers through the ledger's transfer factory.
 func (s *Server) transferFactoryTransfer(r *http.Request, sb *submission) (int64, error) {
-	actAs, factory, raw, key := sb.actAs, sb.cid, sb.ex.ChoiceArgument, sb.key
+	actAs, factory, raw, cmd := sb.actAs, sb.cid, sb.ex.ChoiceArgument, sb.cmd
 	if !s.w.Registry.IsFactory(factory) {
 		ct, err := s.w.APIRead.LedgerContractByID(r.Context(), factory)
 		if errors.Is(err, ledger.ErrNotFound) || err == nil && (ct.ArchivedOffset != 0 || !apiread.Implements(ct.TemplateID, apiread.InterfaceTransferFactory)) {
@@ -368,7 +376,7 @@ func (s *Server) transferFactoryTransfer(r *http.Request, sb *submission) (int64
 	}
 	res, err := s.l.Instructions().Create(r.Context(), ledger.TransferInstructionRequest{
 		Sender: sender, Receiver: receiver, Amount: tr.Amount, Description: tr.Meta.Values[ledger.MetaReason],
-		ExecuteBefore: before, TrackingID: key, InputHoldings: inputs,
+		ExecuteBefore: before, TrackingID: cmd.Key, Completion: cmd.Completion, InputHoldings: inputs,
 	})
 	if err != nil {
 		return 0, err
@@ -389,7 +397,7 @@ func (s *Server) transferFactoryTransfer(r *http.Request, sb *submission) (int64
 
 // preapprovalSend is TransferPreapproval_Send: the sender (an actAs
 // party) sends to the preapproval's receiver in one step.
-func (s *Server) preapprovalSend(r *http.Request, actAs []coin.PartyID, cid coin.ContractID, raw json.RawMessage, key string) (int64, error) {
+func (s *Server) preapprovalSend(r *http.Request, actAs []coin.PartyID, cid coin.ContractID, raw json.RawMessage, cmd ledger.Command) (int64, error) {
 	ct, err := s.w.APIRead.LedgerContractByID(r.Context(), cid)
 	if errors.Is(err, ledger.ErrNotFound) || err == nil && (ct.ArchivedOffset != 0 || ct.TemplateID != ledger.TemplateTransferPreapproval) {
 		return 0, cantonErr(codeContractNotFound, "transfer preapproval %s not found or not active; look the receiver's current one up", cid)
@@ -419,7 +427,7 @@ func (s *Server) preapprovalSend(r *http.Request, actAs []coin.PartyID, cid coin
 	if err := json.Unmarshal(ct.Payload, &pre); err != nil {
 		return 0, fmt.Errorf("preapproval %s: %w", cid, err)
 	}
-	send := ledger.PreapprovalSend{Sender: sender, Receiver: pre.Receiver, Amount: arg.Amount, DeduplicationID: key}
+	send := ledger.PreapprovalSend{Sender: sender, Receiver: pre.Receiver, Amount: arg.Amount, DeduplicationID: cmd.Key, Completion: cmd.Completion}
 	if arg.Description != nil {
 		send.Description = *arg.Description
 	}
@@ -435,8 +443,8 @@ func (s *Server) preapprovalSend(r *http.Request, actAs []coin.PartyID, cid coin
 
 // instructionMove is TransferInstruction_Accept or _Reject (by the
 // receiver) or _Withdraw (by the sender).
-func (s *Server) instructionMove(r *http.Request, actAs []coin.PartyID, cid coin.ContractID, move ledger.InstructionMove, key string) (int64, error) {
-	if _, err := s.l.Instructions().MoveOnce(r.Context(), actAs[0], cid, move, key); errors.Is(err, ledger.ErrNotFound) {
+func (s *Server) instructionMove(r *http.Request, actAs []coin.PartyID, cid coin.ContractID, move ledger.InstructionMove, cmd ledger.Command) (int64, error) {
+	if _, err := s.l.Instructions().MoveOnce(r.Context(), actAs[0], cid, move, cmd); errors.Is(err, ledger.ErrNotFound) {
 		return 0, cantonErr(codeContractNotFound, "transfer instruction %s not found, not visible to %s, or no longer pending", cid, actAs[0])
 	} else if err != nil {
 		return 0, err

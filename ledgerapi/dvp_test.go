@@ -229,12 +229,12 @@ func TestTradeEndings(t *testing.T) {
 		legs := map[string]ledger.TransferLeg{"leg0": {Sender: alice, Receiver: bob, Amount: coin.MustParse("20"), InstrumentID: cc}}
 		trade := func() coin.ContractID {
 			t.Helper()
-			p, err := e.w.Allocations.ProposeTrade(ctx, []coin.PartyID{alice, bob}, ledger.OTCTradeProposal{Venue: venue, TransferLegs: legs, Approvers: []coin.PartyID{alice, bob}}, "")
+			p, err := e.w.Allocations.ProposeTrade(ctx, []coin.PartyID{alice, bob}, ledger.OTCTradeProposal{Venue: venue, TransferLegs: legs, Approvers: []coin.PartyID{alice, bob}}, ledger.Command{})
 			if err != nil {
 				t.Fatal(err)
 			}
 			now := e.clock.Now()
-			tr, err := e.w.Allocations.InitiateTradeSettlement(ctx, []coin.PartyID{venue}, p.Created, ledger.FormatTime(now.Add(time.Hour)), ledger.FormatTime(now.Add(2*time.Hour)), "")
+			tr, err := e.w.Allocations.InitiateTradeSettlement(ctx, []coin.PartyID{venue}, p.Created, ledger.FormatTime(now.Add(time.Hour)), ledger.FormatTime(now.Add(2*time.Hour)), ledger.Command{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -268,7 +268,7 @@ func TestTradeEndings(t *testing.T) {
 		if err := json.Unmarshal(raw, &req); err != nil {
 			t.Fatal(err)
 		}
-		a, err := e.w.Allocations.Allocate(ctx, ledger.AllocationSpecification{Settlement: req.Settlement, TransferLegID: "leg0", TransferLeg: legs["leg0"]}, "")
+		a, err := e.w.Allocations.Allocate(ctx, ledger.AllocationSpecification{Settlement: req.Settlement, TransferLegID: "leg0", TransferLeg: legs["leg0"]}, ledger.Command{})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -15,14 +15,15 @@ import (
 // refusal comes before the party signs.
 
 // selfTransferRequest is the ledger's request for the transfer in arg,
-// sent by owner under tracking key key.
-func selfTransferRequest(arg *transferArg, owner coin.PartyID, key string) (ledger.SelfTransferRequest, error) {
+// sent by owner as command cmd (its key the tracking id; none at
+// prepare).
+func selfTransferRequest(arg *transferArg, owner coin.PartyID, cmd ledger.Command) (ledger.SelfTransferRequest, error) {
 	tr := arg.Transfer
 	before, err := time.Parse(time.RFC3339Nano, tr.ExecuteBefore)
 	if err != nil {
 		return ledger.SelfTransferRequest{}, invalidArgument("transfer.executeBefore: want an ISO 8601 timestamp, not %q", tr.ExecuteBefore)
 	}
-	req := ledger.SelfTransferRequest{Owner: owner, Amount: tr.Amount, ExecuteBefore: before, TrackingID: key,
+	req := ledger.SelfTransferRequest{Owner: owner, Amount: tr.Amount, ExecuteBefore: before, TrackingID: cmd.Key, Completion: cmd.Completion,
 		Description: tr.Meta.Values[ledger.MetaReason]}
 	for i, s := range tr.InputHoldingCids {
 		cid, err := coin.ParseContractID(s)
@@ -36,7 +37,7 @@ func selfTransferRequest(arg *transferArg, owner coin.PartyID, key string) (ledg
 
 // runSelfTransfer runs the self-transfer and returns its update's offset.
 func (s *Server) runSelfTransfer(r *http.Request, sb *submission, arg *transferArg, owner coin.PartyID) (int64, error) {
-	req, err := selfTransferRequest(arg, owner, sb.key)
+	req, err := selfTransferRequest(arg, owner, sb.cmd)
 	if err != nil {
 		return 0, err
 	}
@@ -72,7 +73,7 @@ func (s *Server) precheck(r *http.Request, party coin.PartyID, cmd map[string]js
 	if arg.Transfer == nil || arg.Transfer.Sender != arg.Transfer.Receiver || arg.Transfer.Sender != string(party) {
 		return nil
 	}
-	req, err := selfTransferRequest(&arg, party, "")
+	req, err := selfTransferRequest(&arg, party, ledger.Command{})
 	if err != nil {
 		return err
 	}

@@ -101,7 +101,7 @@ func (h *Handler) allocateAmulet(w http.ResponseWriter, r *http.Request) error {
 		TransferLeg: ledger.TransferLeg{Sender: sender, Receiver: receiver, Amount: amount,
 			InstrumentID: ledger.InstrumentRef{Admin: h.l.DSO(), ID: ledger.InstrumentID}, Meta: ledger.Metadata{Values: leg.Meta}},
 	}
-	res, err := h.w.Allocations.Allocate(r.Context(), spec, "")
+	res, err := h.w.Allocations.Allocate(r.Context(), spec, ledger.Command{})
 	if err != nil {
 		return err
 	}
@@ -157,7 +157,7 @@ func (h *Handler) withdrawAllocation(w http.ResponseWriter, r *http.Request) err
 	if err != nil {
 		return err
 	}
-	res, err := h.w.Allocations.MoveAllocation(r.Context(), p, cid, ledger.AllocationWithdraw, "")
+	res, err := h.w.Allocations.MoveAllocation(r.Context(), p, cid, ledger.AllocationWithdraw, ledger.Command{})
 	if errors.Is(err, ledger.ErrForbidden) {
 		// As the real wallet, which looks the allocation up among those
 		// the caller sends: another party's allocation is not found.
@@ -179,7 +179,7 @@ func (h *Handler) rejectAllocationRequest(w http.ResponseWriter, r *http.Request
 	if err != nil {
 		return err
 	}
-	_, err = h.w.Allocations.RejectAllocationRequest(r.Context(), []coin.PartyID{p}, cid, p, "")
+	_, err = h.w.Allocations.RejectAllocationRequest(r.Context(), []coin.PartyID{p}, cid, p, ledger.Command{})
 	if errors.Is(err, ledger.ErrRequirement) {
 		// The spec declares no conflict status: the request is not one
 		// this party can reject.

@@ -102,7 +102,7 @@ func (h *Handler) acceptAppPaymentRequest(w http.ResponseWriter, r *http.Request
 	if err != nil {
 		return err
 	}
-	res, err := h.w.AppPayments.AcceptAppPayment(r.Context(), p, a.Contract.ContractID, "")
+	res, err := h.w.AppPayments.AcceptAppPayment(r.Context(), p, a.Contract.ContractID, ledger.Command{})
 	if err = paymentAnswerError(err); err != nil {
 		return err
 	}
@@ -116,7 +116,7 @@ func (h *Handler) rejectAppPaymentRequest(w http.ResponseWriter, r *http.Request
 	if err != nil {
 		return err
 	}
-	_, err = h.w.AppPayments.RejectAppPayment(r.Context(), p, a.Contract.ContractID, "")
+	_, err = h.w.AppPayments.RejectAppPayment(r.Context(), p, a.Contract.ContractID, ledger.Command{})
 	if err = paymentAnswerError(err); err != nil {
 		return err
 	}

@@ -59,7 +59,7 @@ func runAppPaymentsContract(t *testing.T, e *contractEnv) {
 		res, err := e.w.AppPayments.RequestAppPayment(ctx, []coin.PartyID{shop}, apppayments.AppPaymentRequest{
 			Sender: alice, Provider: shop, ExpiresAt: ledger.FormatTime(e.clock.Now().Add(expires)), Description: "a coffee",
 			ReceiverAmounts: []apppayments.ReceiverAmount{{Receiver: shop, Amount: ledger.PaymentAmount{Amount: coin.MustParse(amount), Unit: ledger.UnitAmulet}}},
-		}, "")
+		}, ledger.Command{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -135,7 +135,7 @@ func runAppPaymentsContract(t *testing.T, e *contractEnv) {
 	e.expect("alice", "GET", reqs+"/"+drop, nil, 404)
 
 	// The provider collects through the ledger; the list empties.
-	if _, err := e.w.AppPayments.MoveAcceptedAppPayment(ctx, []coin.PartyID{shop}, coin.ContractID(acc), apppayments.AppPaymentCollect, ""); err != nil {
+	if _, err := e.w.AppPayments.MoveAcceptedAppPayment(ctx, []coin.PartyID{shop}, coin.ContractID(acc), apppayments.AppPaymentCollect, ledger.Command{}); err != nil {
 		t.Fatal(err)
 	}
 	if n := listLen(t, e.expect("alice", "GET", "/v0/wallet/accepted-app-payments", nil, 200), "accepted_app_payments"); n != 0 {

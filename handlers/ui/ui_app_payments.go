@@ -135,9 +135,9 @@ func (h paymentPages) uiConfirmPaymentAction(w http.ResponseWriter, r *http.Requ
 	}
 	cid := coin.ContractID(m.Row.ContractID)
 	if action == "accept" {
-		_, err = h.w.AppPayments.AcceptAppPayment(r.Context(), party, cid, "")
+		_, err = h.w.AppPayments.AcceptAppPayment(r.Context(), party, cid, ledger.Command{})
 	} else {
-		_, err = h.w.AppPayments.RejectAppPayment(r.Context(), party, cid, "")
+		_, err = h.w.AppPayments.RejectAppPayment(r.Context(), party, cid, ledger.Command{})
 	}
 	if err == nil {
 		if m.RedirectOK {

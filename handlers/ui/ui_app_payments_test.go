@@ -40,7 +40,7 @@ func TestUIConfirmPayment(t *testing.T) {
 			res, err := e.W.AppPayments.RequestAppPayment(ctx, []coin.PartyID{shop}, apppayments.AppPaymentRequest{
 				Sender: alice, Provider: shop, ExpiresAt: ledger.FormatTime(time.Now().Add(time.Hour)), Description: desc,
 				ReceiverAmounts: []apppayments.ReceiverAmount{{Receiver: shop, Amount: ledger.PaymentAmount{Amount: coin.MustParse(amount), Unit: ledger.UnitAmulet}}},
-			}, "")
+			}, ledger.Command{})
 			if err != nil {
 				t.Fatal(err)
 			}

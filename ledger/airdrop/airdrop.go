@@ -191,7 +191,7 @@ func (s *Service) Airdrop(ctx context.Context, req Request) (Result, error) {
 			if err != nil {
 				return err
 			}
-			x.SaveCommand(key, operator, "airdrop", string(stored))
+			x.SaveCommand(ledger.Command{Key: key}, operator, "airdrop", string(stored))
 		}
 		return nil
 	})

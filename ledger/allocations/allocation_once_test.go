@@ -25,7 +25,7 @@ func TestLegAllocatedOnce(t *testing.T) {
 		var wg sync.WaitGroup
 		errs := make([]error, 8)
 		for i := range errs {
-			wg.Go(func() { _, errs[i] = s.Allocate(ctx, spec, "") })
+			wg.Go(func() { _, errs[i] = s.Allocate(ctx, spec, ledger.Command{}) })
 		}
 		wg.Wait()
 		ok := 0
@@ -47,7 +47,7 @@ func TestLegAllocatedOnce(t *testing.T) {
 		// Another leg of the same trade is its own.
 		other := spec
 		other.TransferLegID = "leg1"
-		if _, err := s.Allocate(ctx, other, ""); err != nil {
+		if _, err := s.Allocate(ctx, other, ledger.Command{}); err != nil {
 			t.Errorf("another leg: %v", err)
 		}
 		ledgertest.Conserved(t, l)

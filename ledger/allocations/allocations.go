@@ -213,19 +213,20 @@ func (s *Service) checkAllocation(ctx context.Context, spec *ledger.AllocationSp
 // leg's amount until the settlement deadline, and the AmuletAllocation
 // holding the lock is created, in one transaction. As for transfer
 // instructions no fee is charged for the lock; the accrued holding fees of
-// the spent inputs are burned. key, when set, deduplicates the command
-// (the Ledger API's change id).
-func (s *Service) Allocate(ctx context.Context, spec ledger.AllocationSpecification, key string) (*AllocationResult, error) {
-	return s.allocate(ctx, spec, key, nil)
+// the spent inputs are burned. cmd's key, when set, deduplicates the
+// command (the Ledger API's change id), and its completion is written
+// with it.
+func (s *Service) Allocate(ctx context.Context, spec ledger.AllocationSpecification, cmd ledger.Command) (*AllocationResult, error) {
+	return s.allocate(ctx, spec, cmd, nil)
 }
 
 // allocate is Allocate; guard, when set, runs in the change's transaction
 // under the sender's lock before anything is written (the wallet's own
 // checks of AllocateLeg), so no concurrent allocation slips past it.
-func (s *Service) allocate(ctx context.Context, spec ledger.AllocationSpecification, key string, guard func(ctx context.Context, tx bun.IDB) error) (*AllocationResult, error) {
+func (s *Service) allocate(ctx context.Context, spec ledger.AllocationSpecification, cmd ledger.Command, guard func(ctx context.Context, tx bun.IDB) error) (*AllocationResult, error) {
 	l := s.l
 	now := l.Now()
-	if err := ledger.CheckID("commandId", key); err != nil {
+	if err := ledger.CheckID("commandId", cmd.Key); err != nil {
 		return nil, err
 	}
 	settleBefore, err := s.checkAllocation(ctx, &spec, now)
@@ -233,12 +234,10 @@ func (s *Service) allocate(ctx context.Context, spec ledger.AllocationSpecificat
 		return nil, fmt.Errorf("allocate: %w", err)
 	}
 	sender := spec.TransferLeg.Sender
-	if key != "" {
-		key = "allocate:" + key
-	}
+	cmd = cmd.Under("allocate:")
 	var res *AllocationResult
 	err = l.Change(ctx, func(ctx context.Context, x *ledger.Tx) error {
-		if err := x.ClaimOnce(ctx, key); err != nil {
+		if err := x.ClaimOnce(ctx, cmd.Key); err != nil {
 			return err
 		}
 		if err := x.LockParties(ctx, sender); err != nil {
@@ -280,8 +279,8 @@ func (s *Service) allocate(ctx context.Context, spec ledger.AllocationSpecificat
 			res.Offset = x.Offset()
 			return nil
 		})
-		if key != "" {
-			x.SaveCommand(key, sender, "allocate", string(cid))
+		if cmd.Key != "" {
+			x.SaveCommand(cmd, sender, "allocate", string(cid))
 		}
 		return nil
 	})
@@ -293,26 +292,25 @@ func (s *Service) allocate(ctx context.Context, spec ledger.AllocationSpecificat
 
 // MoveAllocation makes move on the allocation cid on behalf of actor (""
 // for the expiry automation): execute gives the locked coin to the leg's
-// receiver; withdraw, cancel and expire give it back to the sender. key,
-// when set, deduplicates the command. A refused move changes nothing.
-func (s *Service) MoveAllocation(ctx context.Context, actor coin.PartyID, cid coin.ContractID, move ledger.AllocationMove, key string) (*AllocationResult, error) {
-	if err := ledger.CheckID("commandId", key); err != nil {
+// receiver; withdraw, cancel and expire give it back to the sender. cmd's
+// key, when set, deduplicates the command, and its completion is written
+// with it. A refused move changes nothing.
+func (s *Service) MoveAllocation(ctx context.Context, actor coin.PartyID, cid coin.ContractID, move ledger.AllocationMove, cmd ledger.Command) (*AllocationResult, error) {
+	if err := ledger.CheckID("commandId", cmd.Key); err != nil {
 		return nil, err
 	}
-	if key != "" {
-		key = "allocation-move:" + key
-	}
+	cmd = cmd.Under("allocation-move:")
 	var res *AllocationResult
 	err := s.l.Change(ctx, func(ctx context.Context, x *ledger.Tx) error {
-		if err := x.ClaimOnce(ctx, key); err != nil {
+		if err := x.ClaimOnce(ctx, cmd.Key); err != nil {
 			return err
 		}
 		var err error
 		res, err = s.moveAllocationIn(ctx, x, actor, cid, move)
-		if err != nil || key == "" {
+		if err != nil || cmd.Key == "" {
 			return err
 		}
-		x.SaveCommand(key, actor, string(move)+"-allocation", string(cid))
+		x.SaveCommand(cmd, actor, string(move)+"-allocation", string(cid))
 		return nil
 	})
 	if err != nil {
@@ -432,7 +430,7 @@ func (s *Service) ExpireAllocations(ctx context.Context) (int, error) {
 		if CheckAllocationMove(p.Allocation, ledger.AllocationExpire, "", now) != nil {
 			continue
 		}
-		_, err := s.MoveAllocation(ctx, "", c.ContractID, ledger.AllocationExpire, "")
+		_, err := s.MoveAllocation(ctx, "", c.ContractID, ledger.AllocationExpire, ledger.Command{})
 		switch {
 		case err == nil:
 			n++

@@ -76,7 +76,7 @@ func TestAllocationMoves(t *testing.T) {
 				t.Run(c.name, func(t *testing.T) {
 					sender, receiver, executor, stranger := ledgertest.Party(t, l), ledgertest.Party(t, l), ledgertest.Party(t, l), ledgertest.Party(t, l)
 					ledgertest.Mint(t, l, sender, "100")
-					res, err := al.Allocate(ctx, allocationSpec(l, sender, receiver, executor, "40", clock.Now()), "")
+					res, err := al.Allocate(ctx, allocationSpec(l, sender, receiver, executor, "40", clock.Now()), ledger.Command{})
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -91,14 +91,14 @@ func TestAllocationMoves(t *testing.T) {
 					party := map[string]coin.PartyID{"sender": sender, "receiver": receiver, "executor": executor, "stranger": stranger, "automation": ""}
 					clock.Advance(c.advance)
 					for _, s := range c.before {
-						if _, err := al.MoveAllocation(ctx, party[s.who], cid, s.move, ""); err != nil {
+						if _, err := al.MoveAllocation(ctx, party[s.who], cid, s.move, ledger.Command{}); err != nil {
 							t.Fatalf("%s by %s: %v", s.move, s.who, err)
 						}
 					}
 					before := ledgertest.Balances(t, l, sender, receiver)
 					hist0 := ledgertest.HistoryLens(t, l, sender, receiver)
 					supply0 := ledgertest.Conserved(t, l)
-					_, err = al.MoveAllocation(ctx, party[c.do.who], cid, c.do.move, "")
+					_, err = al.MoveAllocation(ctx, party[c.do.who], cid, c.do.move, ledger.Command{})
 					if c.wantErr != nil {
 						if !errors.Is(err, c.wantErr) {
 							t.Fatalf("%s by %s = %v, want %v", c.do.move, c.do.who, err, c.wantErr)
@@ -161,7 +161,7 @@ func TestAllocateRefusals(t *testing.T) {
 		for name, mut := range cases {
 			spec := allocationSpec(l, sender, receiver, executor, "40", now)
 			mut(&spec)
-			if _, err := s.Allocate(ctx, spec, ""); err == nil {
+			if _, err := s.Allocate(ctx, spec, ledger.Command{}); err == nil {
 				t.Errorf("%s: allocated", name)
 			} else {
 				t.Logf("%s: %v", name, err)
@@ -185,13 +185,13 @@ func TestExpireAllocations(t *testing.T) {
 		late := allocationSpec(l, sender, receiver, executor, "20", clock.Now())
 		late.Settlement.SettleBefore = ledger.FormatTime(clock.Now().Add(3 * time.Hour))
 		late.TransferLegID = "leg1" // one leg is allocated at most once
-		if _, err := s.Allocate(ctx, early, "cmd-1"); err != nil {
+		if _, err := s.Allocate(ctx, early, ledger.Command{Key: "cmd-1"}); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := s.Allocate(ctx, early, "cmd-1"); !errors.Is(err, ledger.ErrDuplicate) {
+		if _, err := s.Allocate(ctx, early, ledger.Command{Key: "cmd-1"}); !errors.Is(err, ledger.ErrDuplicate) {
 			t.Fatalf("second allocate with the same key = %v, want ErrDuplicate", err)
 		}
-		if _, err := s.Allocate(ctx, late, ""); err != nil {
+		if _, err := s.Allocate(ctx, late, ledger.Command{}); err != nil {
 			t.Fatal(err)
 		}
 		if n, err := s.ExpireAllocations(ctx); err != nil || n != 0 {
@@ -227,11 +227,11 @@ func TestAllocationFeaturedExecutor(t *testing.T) {
 		}
 		before := coupons(l.Operator())
 		for _, executor := range []coin.PartyID{l.Operator(), venue} {
-			res, err := s.Allocate(ctx, allocationSpec(l, sender, receiver, executor, "10", clock.Now()), "")
+			res, err := s.Allocate(ctx, allocationSpec(l, sender, receiver, executor, "10", clock.Now()), ledger.Command{})
 			if err != nil {
 				t.Fatal(err)
 			}
-			if _, err := s.MoveAllocation(ctx, executor, res.AllocationCID, ledger.AllocationExecute, ""); err != nil {
+			if _, err := s.MoveAllocation(ctx, executor, res.AllocationCID, ledger.AllocationExecute, ledger.Command{}); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -254,19 +254,19 @@ func TestCompletionsOfAllocations(t *testing.T) {
 		ctx := context.Background()
 		sender, receiver, venue := ledgertest.Party(t, l), ledgertest.Party(t, l), ledgertest.Party(t, l)
 		ledgertest.Mint(t, l, sender, "100")
-		with := func(id string, p coin.PartyID) context.Context {
+		completing := func(key, id string, p coin.PartyID) ledger.Command {
 			t.Helper()
-			c, err := ledger.WithCompletion(ctx, ledger.Completion{UserID: "u", CommandID: id, ActAs: []coin.PartyID{p}})
+			c, err := ledger.Completing(key, ledger.Completion{UserID: "u", CommandID: id, ActAs: []coin.PartyID{p}})
 			if err != nil {
 				t.Fatal(err)
 			}
 			return c
 		}
-		res, err := s.Allocate(with("allocate", sender), allocationSpec(l, sender, receiver, venue, "10", clock.Now()), "k-allocate")
+		res, err := s.Allocate(ctx, allocationSpec(l, sender, receiver, venue, "10", clock.Now()), completing("k-allocate", "allocate", sender))
 		if err != nil {
 			t.Fatal(err)
 		}
-		moved, err := s.MoveAllocation(with("execute", venue), venue, res.AllocationCID, ledger.AllocationExecute, "k-execute")
+		moved, err := s.MoveAllocation(ctx, venue, res.AllocationCID, ledger.AllocationExecute, completing("k-execute", "execute", venue))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -83,7 +83,7 @@ func (s *Service) checkLegs(ctx context.Context, legs map[string]ledger.Transfer
 
 // ProposeTrade creates an OTCTradeProposal; its approvers sign it, so all
 // of them must be among actAs.
-func (s *Service) ProposeTrade(ctx context.Context, actAs []coin.PartyID, p ledger.OTCTradeProposal, key string) (*TradeResult, error) {
+func (s *Service) ProposeTrade(ctx context.Context, actAs []coin.PartyID, p ledger.OTCTradeProposal, cmd ledger.Command) (*TradeResult, error) {
 	if err := s.checkLegs(ctx, p.TransferLegs); err != nil {
 		return nil, err
 	}
@@ -101,7 +101,7 @@ func (s *Service) ProposeTrade(ctx context.Context, actAs []coin.PartyID, p ledg
 			return nil, ledger.Invalid("tradeCid", "%v", err)
 		}
 	}
-	return s.tradeTx(ctx, key, "propose-trade", "", "", func(x *ledger.Tx, _ *store.Contract) (*TradeResult, error) {
+	return s.tradeTx(ctx, cmd, "propose-trade", "", "", func(x *ledger.Tx, _ *store.Contract) (*TradeResult, error) {
 		cid := x.Create(ledger.TemplateOTCTradeProposal, p, append([]coin.PartyID{p.Venue}, append(slices.Clone(p.Approvers), tradingParties(p.TransferLegs)...)...)...)
 		return &TradeResult{Created: cid}, nil
 	})
@@ -109,11 +109,11 @@ func (s *Service) ProposeTrade(ctx context.Context, actAs []coin.PartyID, p ledg
 
 // AcceptTradeProposal is OTCTradeProposal_Accept: a trading party that has
 // not approved yet approves; the proposal is recreated with it.
-func (s *Service) AcceptTradeProposal(ctx context.Context, actAs []coin.PartyID, cid coin.ContractID, approver coin.PartyID, key string) (*TradeResult, error) {
+func (s *Service) AcceptTradeProposal(ctx context.Context, actAs []coin.PartyID, cid coin.ContractID, approver coin.PartyID, cmd ledger.Command) (*TradeResult, error) {
 	if err := ledger.Authorized(actAs, "OTCTradeProposal_Accept", approver); err != nil {
 		return nil, err
 	}
-	return s.tradeTx(ctx, key, "accept-trade-proposal", cid, ledger.TemplateOTCTradeProposal, func(x *ledger.Tx, c *store.Contract) (*TradeResult, error) {
+	return s.tradeTx(ctx, cmd, "accept-trade-proposal", cid, ledger.TemplateOTCTradeProposal, func(x *ledger.Tx, c *store.Contract) (*TradeResult, error) {
 		var p ledger.OTCTradeProposal
 		if err := json.Unmarshal([]byte(c.Payload), &p); err != nil {
 			return nil, err
@@ -135,11 +135,11 @@ func (s *Service) AcceptTradeProposal(ctx context.Context, actAs []coin.PartyID,
 
 // RejectTradeProposal is OTCTradeProposal_Reject: a trading party ends the
 // proposal.
-func (s *Service) RejectTradeProposal(ctx context.Context, actAs []coin.PartyID, cid coin.ContractID, trader coin.PartyID, key string) (*TradeResult, error) {
+func (s *Service) RejectTradeProposal(ctx context.Context, actAs []coin.PartyID, cid coin.ContractID, trader coin.PartyID, cmd ledger.Command) (*TradeResult, error) {
 	if err := ledger.Authorized(actAs, "OTCTradeProposal_Reject", trader); err != nil {
 		return nil, err
 	}
-	return s.tradeTx(ctx, key, "reject-trade-proposal", cid, ledger.TemplateOTCTradeProposal, func(x *ledger.Tx, c *store.Contract) (*TradeResult, error) {
+	return s.tradeTx(ctx, cmd, "reject-trade-proposal", cid, ledger.TemplateOTCTradeProposal, func(x *ledger.Tx, c *store.Contract) (*TradeResult, error) {
 		var p ledger.OTCTradeProposal
 		if err := json.Unmarshal([]byte(c.Payload), &p); err != nil {
 			return nil, err
@@ -155,7 +155,7 @@ func (s *Service) RejectTradeProposal(ctx context.Context, actAs []coin.PartyID,
 // InitiateTradeSettlement is OTCTradeProposal_InitiateSettlement: once
 // every trading party approved, the venue turns the proposal into an
 // OTCTrade the traders allocate for until prepareUntil.
-func (s *Service) InitiateTradeSettlement(ctx context.Context, actAs []coin.PartyID, cid coin.ContractID, prepareUntil, settleBefore string, key string) (*TradeResult, error) {
+func (s *Service) InitiateTradeSettlement(ctx context.Context, actAs []coin.PartyID, cid coin.ContractID, prepareUntil, settleBefore string, cmd ledger.Command) (*TradeResult, error) {
 	prep, err := ledger.ParseTime("prepareUntil", prepareUntil)
 	if err != nil {
 		return nil, err
@@ -164,7 +164,7 @@ func (s *Service) InitiateTradeSettlement(ctx context.Context, actAs []coin.Part
 	if err != nil {
 		return nil, err
 	}
-	return s.tradeTx(ctx, key, "initiate-trade-settlement", cid, ledger.TemplateOTCTradeProposal, func(x *ledger.Tx, c *store.Contract) (*TradeResult, error) {
+	return s.tradeTx(ctx, cmd, "initiate-trade-settlement", cid, ledger.TemplateOTCTradeProposal, func(x *ledger.Tx, c *store.Contract) (*TradeResult, error) {
 		var p ledger.OTCTradeProposal
 		if err := json.Unmarshal([]byte(c.Payload), &p); err != nil {
 			return nil, err
@@ -197,22 +197,22 @@ func (s *Service) InitiateTradeSettlement(ctx context.Context, actAs []coin.Part
 // SettleTrade is OTCTrade_Settle: the venue executes, in one update, the
 // allocation of every leg (allocations: leg id -> allocation), each of
 // which must be exactly the allocation the trade asks for.
-func (s *Service) SettleTrade(ctx context.Context, actAs []coin.PartyID, cid coin.ContractID, allocations map[string]coin.ContractID, key string) (*TradeResult, error) {
-	return s.closeTrade(ctx, actAs, cid, allocations, ledger.AllocationExecute, key)
+func (s *Service) SettleTrade(ctx context.Context, actAs []coin.PartyID, cid coin.ContractID, allocations map[string]coin.ContractID, cmd ledger.Command) (*TradeResult, error) {
+	return s.closeTrade(ctx, actAs, cid, allocations, ledger.AllocationExecute, cmd)
 }
 
 // CancelTrade is OTCTrade_Cancel: the venue cancels, in one update, the
 // allocations given (any legs), each checked as for settlement, and the
 // trade ends; the cancelled allocations' coin returns to their senders.
-func (s *Service) CancelTrade(ctx context.Context, actAs []coin.PartyID, cid coin.ContractID, allocations map[string]coin.ContractID, key string) (*TradeResult, error) {
-	return s.closeTrade(ctx, actAs, cid, allocations, ledger.AllocationCancel, key)
+func (s *Service) CancelTrade(ctx context.Context, actAs []coin.PartyID, cid coin.ContractID, allocations map[string]coin.ContractID, cmd ledger.Command) (*TradeResult, error) {
+	return s.closeTrade(ctx, actAs, cid, allocations, ledger.AllocationCancel, cmd)
 }
 
 // closeTrade ends the trade cid by making move (execute: every leg, before
 // the deadline; cancel: the legs given) on its allocations.
-func (s *Service) closeTrade(ctx context.Context, actAs []coin.PartyID, cid coin.ContractID, allocations map[string]coin.ContractID, move ledger.AllocationMove, key string) (*TradeResult, error) {
+func (s *Service) closeTrade(ctx context.Context, actAs []coin.PartyID, cid coin.ContractID, allocations map[string]coin.ContractID, move ledger.AllocationMove, cmd ledger.Command) (*TradeResult, error) {
 	choice := map[ledger.AllocationMove]string{ledger.AllocationExecute: "OTCTrade_Settle", ledger.AllocationCancel: "OTCTrade_Cancel"}[move]
-	return s.tradeTx(ctx, key, strings.ToLower(choice), cid, ledger.TemplateOTCTrade, func(x *ledger.Tx, c *store.Contract) (*TradeResult, error) {
+	return s.tradeTx(ctx, cmd, strings.ToLower(choice), cid, ledger.TemplateOTCTrade, func(x *ledger.Tx, c *store.Contract) (*TradeResult, error) {
 		var tr ledger.OTCTrade
 		if err := json.Unmarshal([]byte(c.Payload), &tr); err != nil {
 			return nil, err
@@ -271,9 +271,9 @@ func (s *Service) closeTrade(ctx context.Context, actAs []coin.PartyID, cid coin
 }
 
 // tradeTx runs one trading-app command as one ledger update
-// (ledger.ContractCommand).
-func (s *Service) tradeTx(ctx context.Context, key, kind string, cid coin.ContractID, template string, fn func(x *ledger.Tx, c *store.Contract) (*TradeResult, error)) (*TradeResult, error) {
-	return ledger.ContractCommand(ctx, s.l, "trading-app:", key, kind, cid, func(ctx context.Context, tx bun.IDB) (*store.Contract, error) {
+// (ledger.ContractCommand), recording cmd.
+func (s *Service) tradeTx(ctx context.Context, cmd ledger.Command, kind string, cid coin.ContractID, template string, fn func(x *ledger.Tx, c *store.Contract) (*TradeResult, error)) (*TradeResult, error) {
+	return ledger.ContractCommand(ctx, s.l, "trading-app:", cmd, kind, cid, func(ctx context.Context, tx bun.IDB) (*store.Contract, error) {
 		c, err := store.ContractByID(ctx, tx, cid)
 		if err == nil && (c.TemplateID != template || c.ArchivedOffset != nil) {
 			err = ledger.ErrNotFound
@@ -294,11 +294,11 @@ func (r *TradeResult) Committed(offset int64) coin.ContractID {
 // RejectAllocationRequest is AllocationRequest_Reject on an OTCTrade: a
 // sender of one of its legs (actor, among actAs) declines to allocate, and
 // the trade ends.
-func (s *Service) RejectAllocationRequest(ctx context.Context, actAs []coin.PartyID, cid coin.ContractID, actor coin.PartyID, key string) (*TradeResult, error) {
+func (s *Service) RejectAllocationRequest(ctx context.Context, actAs []coin.PartyID, cid coin.ContractID, actor coin.PartyID, cmd ledger.Command) (*TradeResult, error) {
 	if err := ledger.Authorized(actAs, "AllocationRequest_Reject", actor); err != nil {
 		return nil, err
 	}
-	return s.tradeTx(ctx, key, "reject-allocation-request", cid, ledger.TemplateOTCTrade, func(x *ledger.Tx, c *store.Contract) (*TradeResult, error) {
+	return s.tradeTx(ctx, cmd, "reject-allocation-request", cid, ledger.TemplateOTCTrade, func(x *ledger.Tx, c *store.Contract) (*TradeResult, error) {
 		if !slices.Contains(ledger.ContractParties(c), actor) {
 			// Not a stakeholder: the trade is invisible to it.
 			return nil, fmt.Errorf("%s %s: %w", ledger.TemplateOTCTrade, cid, ledger.ErrNotFound)
@@ -321,8 +321,8 @@ func (s *Service) RejectAllocationRequest(ctx context.Context, actAs []coin.Part
 
 // WithdrawAllocationRequest is AllocationRequest_Withdraw on an OTCTrade:
 // the venue (its settlement's executor) ends the trade.
-func (s *Service) WithdrawAllocationRequest(ctx context.Context, actAs []coin.PartyID, cid coin.ContractID, key string) (*TradeResult, error) {
-	return s.tradeTx(ctx, key, "withdraw-allocation-request", cid, ledger.TemplateOTCTrade, func(x *ledger.Tx, c *store.Contract) (*TradeResult, error) {
+func (s *Service) WithdrawAllocationRequest(ctx context.Context, actAs []coin.PartyID, cid coin.ContractID, cmd ledger.Command) (*TradeResult, error) {
+	return s.tradeTx(ctx, cmd, "withdraw-allocation-request", cid, ledger.TemplateOTCTrade, func(x *ledger.Tx, c *store.Contract) (*TradeResult, error) {
 		var tr ledger.OTCTrade
 		if err := json.Unmarshal([]byte(c.Payload), &tr); err != nil {
 			return nil, err

@@ -224,7 +224,7 @@ func (s *Service) AllocateLeg(ctx context.Context, party coin.PartyID, cid coin.
 	if err != nil {
 		return nil, err
 	}
-	return s.allocate(ctx, tr.AllocationSpec(legID), key, func(ctx context.Context, tx bun.IDB) error {
+	return s.allocate(ctx, tr.AllocationSpec(legID), ledger.Command{Key: key}, func(ctx context.Context, tx bun.IDB) error {
 		// Under the sender's lock: the trade is still open and this leg
 		// not allocated yet, so a double click locks the coin once.
 		if _, err := trade(tx); err != nil {
@@ -250,7 +250,7 @@ func wallClock(t time.Time) string { return t.UTC().Format("2006-01-02 15:04 UTC
 // RejectAllocationRequestAs is the wallet's Reject of an allocation
 // request: RejectAllocationRequest by party, refused in words.
 func (s *Service) RejectAllocationRequestAs(ctx context.Context, party coin.PartyID, cid coin.ContractID) error {
-	_, err := s.RejectAllocationRequest(ctx, []coin.PartyID{party}, cid, party, "")
+	_, err := s.RejectAllocationRequest(ctx, []coin.PartyID{party}, cid, party, ledger.Command{})
 	switch {
 	case errors.Is(err, ledger.ErrRequirement):
 		return problem(ledger.ErrConflict, "you send no leg of this trade, so it is not yours to reject; only a sender can")
@@ -263,7 +263,7 @@ func (s *Service) RejectAllocationRequestAs(ctx context.Context, party coin.Part
 // WithdrawAllocationAs is the wallet's Withdraw of party's pending
 // allocation cid: its coin comes back; refused in words.
 func (s *Service) WithdrawAllocationAs(ctx context.Context, party coin.PartyID, cid coin.ContractID) (*AllocationResult, error) {
-	res, err := s.MoveAllocation(ctx, party, cid, ledger.AllocationWithdraw, "")
+	res, err := s.MoveAllocation(ctx, party, cid, ledger.AllocationWithdraw, ledger.Command{})
 	switch {
 	case errors.Is(err, ledger.ErrForbidden):
 		return nil, problem(ledger.ErrNotFound, "this allocation is not one you send, so it is not yours to withdraw")

@@ -24,12 +24,12 @@ func TestAllocateLegOnce(t *testing.T) {
 		ledgertest.Mint(t, l, alice, "100")
 		legs := map[string]ledger.TransferLeg{"leg0": {Sender: alice, Receiver: bob, Amount: coin.MustParse("40"),
 			InstrumentID: ledger.InstrumentRef{Admin: l.DSO(), ID: ledger.InstrumentID}}}
-		p, err := s.ProposeTrade(ctx, []coin.PartyID{alice, bob}, ledger.OTCTradeProposal{Venue: venue, TransferLegs: legs, Approvers: []coin.PartyID{alice, bob}}, "")
+		p, err := s.ProposeTrade(ctx, []coin.PartyID{alice, bob}, ledger.OTCTradeProposal{Venue: venue, TransferLegs: legs, Approvers: []coin.PartyID{alice, bob}}, ledger.Command{})
 		if err != nil {
 			t.Fatal(err)
 		}
 		now := clock.Now()
-		tr, err := s.InitiateTradeSettlement(ctx, []coin.PartyID{venue}, p.Created, ledger.FormatTime(now.Add(time.Hour)), ledger.FormatTime(now.Add(2*time.Hour)), "")
+		tr, err := s.InitiateTradeSettlement(ctx, []coin.PartyID{venue}, p.Created, ledger.FormatTime(now.Add(time.Hour)), ledger.FormatTime(now.Add(2*time.Hour)), ledger.Command{})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -201,24 +201,25 @@ func (r *AppPaymentResult) Committed(offset int64) coin.ContractID {
 // RequestAppPayment creates an AppPaymentRequest: the app's provider asks
 // the sender to pay the receivers. The provider and every receiver sign it
 // (they must be among actAs); the sender consents when it accepts, which
-// is the only step that moves its coin. key, when set, deduplicates the
-// command.
-func (s *Service) RequestAppPayment(ctx context.Context, actAs []coin.PartyID, p AppPaymentRequest, key string) (*AppPaymentResult, error) {
+// is the only step that moves its coin. cmd's key, when set, deduplicates
+// the command, and its completion is written with it.
+func (s *Service) RequestAppPayment(ctx context.Context, actAs []coin.PartyID, p AppPaymentRequest, cmd ledger.Command) (*AppPaymentResult, error) {
 	if err := s.checkAppPaymentRequest(ctx, &p, s.l.Now()); err != nil {
 		return nil, fmt.Errorf("app payment request: %w", err)
 	}
 	if err := ledger.Authorized(actAs, "creating an AppPaymentRequest", append([]coin.PartyID{p.Provider}, p.receivers()...)...); err != nil {
 		return nil, err
 	}
-	return s.appPaymentTx(ctx, key, "create-app-payment-request", "", "", func(x *ledger.Tx, _ *store.Contract) (*AppPaymentResult, error) {
+	return s.appPaymentTx(ctx, cmd, "create-app-payment-request", "", "", func(x *ledger.Tx, _ *store.Contract) (*AppPaymentResult, error) {
 		return &AppPaymentResult{Created: x.Create(ledger.TemplateAppPaymentRequest, p, p.stakeholders()...)}, nil
 	})
 }
 
 // appPaymentTx runs one app payment command as one ledger update
-// (contractCommand) on the active contract cid of template, if set.
-func (s *Service) appPaymentTx(ctx context.Context, key, kind string, cid coin.ContractID, template string, fn func(x *ledger.Tx, c *store.Contract) (*AppPaymentResult, error)) (*AppPaymentResult, error) {
-	return ledger.ContractCommand(ctx, s.l, "app-payment:", key, kind, cid, func(ctx context.Context, tx bun.IDB) (*store.Contract, error) {
+// (ledger.ContractCommand) on the active contract cid of template, if set,
+// recording cmd.
+func (s *Service) appPaymentTx(ctx context.Context, cmd ledger.Command, kind string, cid coin.ContractID, template string, fn func(x *ledger.Tx, c *store.Contract) (*AppPaymentResult, error)) (*AppPaymentResult, error) {
+	return ledger.ContractCommand(ctx, s.l, "app-payment:", cmd, kind, cid, func(ctx context.Context, tx bun.IDB) (*store.Contract, error) {
 		return activeContractOf(ctx, tx, cid, template)
 	}, fn)
 }
@@ -257,8 +258,8 @@ func invisible(c *store.Contract) error {
 // change it locks the receivers' amounts plus their transfer fees
 // (at the open round's price) until the lock's expiry, and replaces the
 // request with the AcceptedAppPayment holding the lock.
-func (s *Service) AcceptAppPayment(ctx context.Context, sender coin.PartyID, cid coin.ContractID, key string) (*AppPaymentResult, error) {
-	return s.appPaymentTx(ctx, key, "accept-app-payment-request", cid, ledger.TemplateAppPaymentRequest, func(x *ledger.Tx, c *store.Contract) (*AppPaymentResult, error) {
+func (s *Service) AcceptAppPayment(ctx context.Context, sender coin.PartyID, cid coin.ContractID, cmd ledger.Command) (*AppPaymentResult, error) {
+	return s.appPaymentTx(ctx, cmd, "accept-app-payment-request", cid, ledger.TemplateAppPaymentRequest, func(x *ledger.Tx, c *store.Contract) (*AppPaymentResult, error) {
 		var p AppPaymentRequest
 		if err := decodePayload(c, &p); err != nil {
 			return nil, err
@@ -311,8 +312,8 @@ func (s *Service) AcceptAppPayment(ctx context.Context, sender coin.PartyID, cid
 
 // RejectAppPayment is AppPaymentRequest_Reject by the sender: the request
 // ends and nothing moves.
-func (s *Service) RejectAppPayment(ctx context.Context, sender coin.PartyID, cid coin.ContractID, key string) (*AppPaymentResult, error) {
-	return s.endAppPaymentRequest(ctx, key, cid, "AppPaymentRequest_Reject", func(p *AppPaymentRequest, now time.Time) error {
+func (s *Service) RejectAppPayment(ctx context.Context, sender coin.PartyID, cid coin.ContractID, cmd ledger.Command) (*AppPaymentResult, error) {
+	return s.endAppPaymentRequest(ctx, cmd, cid, "AppPaymentRequest_Reject", func(p *AppPaymentRequest, now time.Time) error {
 		if sender != p.Sender {
 			if !slices.Contains(p.stakeholders(), sender) {
 				return ErrAppPaymentFinished
@@ -325,16 +326,16 @@ func (s *Service) RejectAppPayment(ctx context.Context, sender coin.PartyID, cid
 
 // WithdrawAppPayment is AppPaymentRequest_Withdraw: the receivers (all
 // among actAs) take their request back.
-func (s *Service) WithdrawAppPayment(ctx context.Context, actAs []coin.PartyID, cid coin.ContractID, key string) (*AppPaymentResult, error) {
-	return s.endAppPaymentRequest(ctx, key, cid, "AppPaymentRequest_Withdraw", func(p *AppPaymentRequest, now time.Time) error {
+func (s *Service) WithdrawAppPayment(ctx context.Context, actAs []coin.PartyID, cid coin.ContractID, cmd ledger.Command) (*AppPaymentResult, error) {
+	return s.endAppPaymentRequest(ctx, cmd, cid, "AppPaymentRequest_Withdraw", func(p *AppPaymentRequest, now time.Time) error {
 		return ledger.Authorized(actAs, "AppPaymentRequest_Withdraw", p.receivers()...)
 	})
 }
 
 // endAppPaymentRequest ends the request cid by choice once allowed says
 // so; the sender's history notes it.
-func (s *Service) endAppPaymentRequest(ctx context.Context, key string, cid coin.ContractID, choice string, allowed func(p *AppPaymentRequest, now time.Time) error) (*AppPaymentResult, error) {
-	return s.appPaymentTx(ctx, key, strings.ToLower(choice), cid, ledger.TemplateAppPaymentRequest, func(x *ledger.Tx, c *store.Contract) (*AppPaymentResult, error) {
+func (s *Service) endAppPaymentRequest(ctx context.Context, cmd ledger.Command, cid coin.ContractID, choice string, allowed func(p *AppPaymentRequest, now time.Time) error) (*AppPaymentResult, error) {
+	return s.appPaymentTx(ctx, cmd, strings.ToLower(choice), cid, ledger.TemplateAppPaymentRequest, func(x *ledger.Tx, c *store.Contract) (*AppPaymentResult, error) {
 		var p AppPaymentRequest
 		if err := decodePayload(c, &p); err != nil {
 			return nil, err
@@ -403,8 +404,8 @@ func CheckAppPaymentMove(p *AcceptedAppPayment, move AcceptedAppPaymentMove, act
 // burns the fees (a featured provider earns the featured app reward);
 // refund and expire give the locked coin back to the sender. A refused
 // move changes nothing.
-func (s *Service) MoveAcceptedAppPayment(ctx context.Context, actAs []coin.PartyID, cid coin.ContractID, move AcceptedAppPaymentMove, key string) (*AppPaymentResult, error) {
-	return s.appPaymentTx(ctx, key, string(move)+"-app-payment", cid, ledger.TemplateAcceptedAppPayment, func(x *ledger.Tx, c *store.Contract) (*AppPaymentResult, error) {
+func (s *Service) MoveAcceptedAppPayment(ctx context.Context, actAs []coin.PartyID, cid coin.ContractID, move AcceptedAppPaymentMove, cmd ledger.Command) (*AppPaymentResult, error) {
+	return s.appPaymentTx(ctx, cmd, string(move)+"-app-payment", cid, ledger.TemplateAcceptedAppPayment, func(x *ledger.Tx, c *store.Contract) (*AppPaymentResult, error) {
 		var p AcceptedAppPayment
 		if err := decodePayload(c, &p); err != nil {
 			return nil, err
@@ -502,7 +503,7 @@ func (s *Service) ExpireAppPayments(ctx context.Context) (int, error) {
 		if exp, err := time.Parse(time.RFC3339Nano, p.ExpiresAt); err != nil || now.Before(exp) {
 			continue
 		}
-		_, err := s.endAppPaymentRequest(ctx, "", reqs[i].ContractID, "AppPaymentRequest_Expire", func(p *AppPaymentRequest, now time.Time) error {
+		_, err := s.endAppPaymentRequest(ctx, ledger.Command{}, reqs[i].ContractID, "AppPaymentRequest_Expire", func(p *AppPaymentRequest, now time.Time) error {
 			if exp, _ := time.Parse(time.RFC3339Nano, p.ExpiresAt); now.Before(exp) {
 				return fmt.Errorf("%w: the request does not expire before %s", ledger.ErrConflict, p.ExpiresAt)
 			}
@@ -528,7 +529,7 @@ func (s *Service) ExpireAppPayments(ctx context.Context) (int, error) {
 		if len(hs) == 1 && now.Before(hs[0].LockExpiresAt.Time) {
 			continue
 		}
-		_, err = s.MoveAcceptedAppPayment(ctx, nil, acc[i].ContractID, AppPaymentExpire, "")
+		_, err = s.MoveAcceptedAppPayment(ctx, nil, acc[i].ContractID, AppPaymentExpire, ledger.Command{})
 		if n, err = countExpired(n, err); err != nil {
 			return n, fmt.Errorf("expire accepted app payment %s: %w", acc[i].ContractID, err)
 		}

@@ -66,7 +66,7 @@ func TestAppPaymentCollect(t *testing.T) {
 			coupons0 := appCoupons(t, l, provider)
 			operator0 := ledgertest.Balances(t, l, provider)
 			amounts := []any{provider, "10", other, "5"}
-			req, err := pays(l).RequestAppPayment(ctx, []coin.PartyID{provider, other}, paymentRequest(sender, provider, clock.Now(), amounts...), "")
+			req, err := pays(l).RequestAppPayment(ctx, []coin.PartyID{provider, other}, paymentRequest(sender, provider, clock.Now(), amounts...), ledger.Command{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -82,7 +82,7 @@ func TestAppPaymentCollect(t *testing.T) {
 			if !got[0].Quote.Total.Equal(total) || !got[0].Quote.Fees.Equal(fees) {
 				t.Errorf("quote = %+v, want total %s fees %s", got[0].Quote, total, fees)
 			}
-			acc, err := pays(l).AcceptAppPayment(ctx, sender, req.Created, "")
+			acc, err := pays(l).AcceptAppPayment(ctx, sender, req.Created, ledger.Command{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -96,7 +96,7 @@ func TestAppPaymentCollect(t *testing.T) {
 			if ps, err := pays(l).AcceptedAppPaymentsOf(ctx, sender); err != nil || len(ps) != 1 || !ps[0].Quote.Total.Equal(total) {
 				t.Fatalf("accepted payments = %+v, %v", ps, err)
 			}
-			if _, err := pays(l).MoveAcceptedAppPayment(ctx, []coin.PartyID{provider}, acc.Created, apppayments.AppPaymentCollect, ""); err != nil {
+			if _, err := pays(l).MoveAcceptedAppPayment(ctx, []coin.PartyID{provider}, acc.Created, apppayments.AppPaymentCollect, ledger.Command{}); err != nil {
 				t.Fatal(err)
 			}
 			wantP := coin.MustParse(strings.TrimPrefix(strings.Fields(operator0[0])[0], "unlocked=")).Add(coin.MustParse("10"))
@@ -146,31 +146,31 @@ func TestAppPaymentMoves(t *testing.T) {
 		want    string // the sender's balance after
 	}{
 		{name: "reject", do: func(l *ledger.Ledger, p map[who]coin.PartyID, cid coin.ContractID) error {
-			_, err := pays(l).RejectAppPayment(context.Background(), p["sender"], cid, "")
+			_, err := pays(l).RejectAppPayment(context.Background(), p["sender"], cid, ledger.Command{})
 			return err
 		}, want: "unlocked=100.0000000000 locked=0.0000000000"},
 		{name: "reject by the provider", do: func(l *ledger.Ledger, p map[who]coin.PartyID, cid coin.ContractID) error {
-			_, err := pays(l).RejectAppPayment(context.Background(), p["provider"], cid, "")
+			_, err := pays(l).RejectAppPayment(context.Background(), p["provider"], cid, ledger.Command{})
 			return err
 		}, wantErr: ledger.ErrForbidden},
 		{name: "withdraw by the receiver", do: func(l *ledger.Ledger, p map[who]coin.PartyID, cid coin.ContractID) error {
-			_, err := pays(l).WithdrawAppPayment(context.Background(), []coin.PartyID{p["provider"]}, cid, "")
+			_, err := pays(l).WithdrawAppPayment(context.Background(), []coin.PartyID{p["provider"]}, cid, ledger.Command{})
 			return err
 		}, want: "unlocked=100.0000000000 locked=0.0000000000"},
 		{name: "accept by the provider", do: func(l *ledger.Ledger, p map[who]coin.PartyID, cid coin.ContractID) error {
-			_, err := pays(l).AcceptAppPayment(context.Background(), p["provider"], cid, "")
+			_, err := pays(l).AcceptAppPayment(context.Background(), p["provider"], cid, ledger.Command{})
 			return err
 		}, wantErr: ledger.ErrForbidden},
 		{name: "accept by a stranger", do: func(l *ledger.Ledger, p map[who]coin.PartyID, cid coin.ContractID) error {
-			_, err := pays(l).AcceptAppPayment(context.Background(), p["stranger"], cid, "")
+			_, err := pays(l).AcceptAppPayment(context.Background(), p["stranger"], cid, ledger.Command{})
 			return err
 		}, wantErr: ledger.ErrNotFound},
 		{name: "accept after expiry", advance: 2 * time.Hour, do: func(l *ledger.Ledger, p map[who]coin.PartyID, cid coin.ContractID) error {
-			_, err := pays(l).AcceptAppPayment(context.Background(), p["sender"], cid, "")
+			_, err := pays(l).AcceptAppPayment(context.Background(), p["sender"], cid, ledger.Command{})
 			return err
 		}, wantErr: ledger.ErrExpired},
 		{name: "accept twice", accept: true, do: func(l *ledger.Ledger, p map[who]coin.PartyID, cid coin.ContractID) error {
-			_, err := pays(l).AcceptAppPayment(context.Background(), p["sender"], cid, "")
+			_, err := pays(l).AcceptAppPayment(context.Background(), p["sender"], cid, ledger.Command{})
 			return err
 		}, wantErr: apppayments.ErrAppPaymentFinished},
 		{name: "refund by the provider", accept: true, do: func(l *ledger.Ledger, p map[who]coin.PartyID, cid coin.ContractID) error {
@@ -204,13 +204,13 @@ func TestAppPaymentMoves(t *testing.T) {
 			t.Run(c.name, func(t *testing.T) {
 				p := map[who]coin.PartyID{"sender": ledgertest.Party(t, l), "provider": ledgertest.Party(t, l), "stranger": ledgertest.Party(t, l)}
 				ledgertest.Mint(t, l, p["sender"], "100")
-				req, err := pays(l).RequestAppPayment(ctx, []coin.PartyID{p["provider"]}, paymentRequest(p["sender"], p["provider"], clock.Now(), p["provider"], "10"), "")
+				req, err := pays(l).RequestAppPayment(ctx, []coin.PartyID{p["provider"]}, paymentRequest(p["sender"], p["provider"], clock.Now(), p["provider"], "10"), ledger.Command{})
 				if err != nil {
 					t.Fatal(err)
 				}
 				cid := req.Created
 				if c.accept {
-					acc, err := pays(l).AcceptAppPayment(ctx, p["sender"], cid, "")
+					acc, err := pays(l).AcceptAppPayment(ctx, p["sender"], cid, ledger.Command{})
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -257,7 +257,7 @@ func TestAppPaymentMoves(t *testing.T) {
 }
 
 func move(l *ledger.Ledger, actor coin.PartyID, cid coin.ContractID, m apppayments.AcceptedAppPaymentMove) error {
-	_, err := pays(l).MoveAcceptedAppPayment(context.Background(), []coin.PartyID{actor}, cid, m, "")
+	_, err := pays(l).MoveAcceptedAppPayment(context.Background(), []coin.PartyID{actor}, cid, m, ledger.Command{})
 	return err
 }
 
@@ -290,7 +290,7 @@ func TestAppPaymentRequestRefusals(t *testing.T) {
 		for name, c := range cases {
 			req := paymentRequest(sender, provider, now, provider, "10")
 			c.mut(&req)
-			_, err := pays(l).RequestAppPayment(ctx, []coin.PartyID{provider}, req, "")
+			_, err := pays(l).RequestAppPayment(ctx, []coin.PartyID{provider}, req, ledger.Command{})
 			if err == nil || !strings.Contains(err.Error(), c.want) {
 				t.Errorf("%s: err = %v, want one saying %q", name, err, c.want)
 			}
@@ -311,22 +311,22 @@ func TestExpireAppPayments(t *testing.T) {
 		sender, provider := ledgertest.Party(t, l), ledgertest.Party(t, l)
 		ledgertest.Mint(t, l, sender, "100")
 		open := paymentRequest(sender, provider, clock.Now(), provider, "10")
-		if _, err := pays(l).RequestAppPayment(ctx, []coin.PartyID{provider}, open, "cmd-1"); err != nil {
+		if _, err := pays(l).RequestAppPayment(ctx, []coin.PartyID{provider}, open, ledger.Command{Key: "cmd-1"}); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := pays(l).RequestAppPayment(ctx, []coin.PartyID{provider}, open, "cmd-1"); !errors.Is(err, ledger.ErrDuplicate) {
+		if _, err := pays(l).RequestAppPayment(ctx, []coin.PartyID{provider}, open, ledger.Command{Key: "cmd-1"}); !errors.Is(err, ledger.ErrDuplicate) {
 			t.Fatalf("second request with the same key = %v, want ErrDuplicate", err)
 		}
 		long := open
 		long.ExpiresAt = ledger.FormatTime(clock.Now().Add(5 * time.Hour))
-		toAccept, err := pays(l).RequestAppPayment(ctx, []coin.PartyID{provider}, long, "")
+		toAccept, err := pays(l).RequestAppPayment(ctx, []coin.PartyID{provider}, long, ledger.Command{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := pays(l).RequestAppPayment(ctx, []coin.PartyID{provider}, long, ""); err != nil {
+		if _, err := pays(l).RequestAppPayment(ctx, []coin.PartyID{provider}, long, ledger.Command{}); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := pays(l).AcceptAppPayment(ctx, sender, toAccept.Created, ""); err != nil {
+		if _, err := pays(l).AcceptAppPayment(ctx, sender, toAccept.Created, ledger.Command{}); err != nil {
 			t.Fatal(err)
 		}
 		if n, err := pays(l).ExpireAppPayments(ctx); err != nil || n != 0 {
@@ -399,7 +399,7 @@ func TestAppPaymentConcurrentAnswers(t *testing.T) {
 		ctx := context.Background()
 		sender, provider := ledgertest.Party(t, l), ledgertest.Party(t, l)
 		ledgertest.Mint(t, l, sender, "100")
-		req, err := pays(l).RequestAppPayment(ctx, []coin.PartyID{provider}, paymentRequest(sender, provider, clock.Now(), provider, "10"), "")
+		req, err := pays(l).RequestAppPayment(ctx, []coin.PartyID{provider}, paymentRequest(sender, provider, clock.Now(), provider, "10"), ledger.Command{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -408,9 +408,9 @@ func TestAppPaymentConcurrentAnswers(t *testing.T) {
 			go func() {
 				var err error
 				if i == 5 {
-					_, err = pays(l).RejectAppPayment(ctx, sender, req.Created, "")
+					_, err = pays(l).RejectAppPayment(ctx, sender, req.Created, ledger.Command{})
 				} else {
-					_, err = pays(l).AcceptAppPayment(ctx, sender, req.Created, "")
+					_, err = pays(l).AcceptAppPayment(ctx, sender, req.Created, ledger.Command{})
 				}
 				errs <- err
 			}()
@@ -446,11 +446,11 @@ func TestAppPaymentLockGone(t *testing.T) {
 		ctx := context.Background()
 		sender, provider := ledgertest.Party(t, l), ledgertest.Party(t, l)
 		ledgertest.Mint(t, l, sender, "100")
-		req, err := pays(l).RequestAppPayment(ctx, []coin.PartyID{provider}, paymentRequest(sender, provider, clock.Now(), provider, "0.0000001"), "")
+		req, err := pays(l).RequestAppPayment(ctx, []coin.PartyID{provider}, paymentRequest(sender, provider, clock.Now(), provider, "0.0000001"), ledger.Command{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		acc, err := pays(l).AcceptAppPayment(ctx, sender, req.Created, "")
+		acc, err := pays(l).AcceptAppPayment(ctx, sender, req.Created, ledger.Command{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -461,7 +461,7 @@ func TestAppPaymentLockGone(t *testing.T) {
 		if b, err := l.Balance(ctx, sender); err != nil || !b.EffectiveLocked.IsZero() {
 			t.Fatalf("the dust lock is still there: %+v, %v", b, err)
 		}
-		_, err = pays(l).MoveAcceptedAppPayment(ctx, []coin.PartyID{provider}, acc.Created, apppayments.AppPaymentCollect, "")
+		_, err = pays(l).MoveAcceptedAppPayment(ctx, []coin.PartyID{provider}, acc.Created, apppayments.AppPaymentCollect, ledger.Command{})
 		if !errors.Is(err, ledger.ErrExpired) || !strings.Contains(err.Error(), "locked coin is gone") {
 			t.Fatalf("collect = %v, want ErrExpired saying the coin is gone", err)
 		}

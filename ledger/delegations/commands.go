@@ -20,37 +20,37 @@ import (
 // rules the merge automation runs (ledger.Tx.MergeInputs).
 
 // ProposeMergeDelegationTo is owner's MergeDelegationProposal to operator,
-// which must be this validator's operator, once per key.
-func (s *Service) ProposeMergeDelegationTo(ctx context.Context, owner, operator coin.PartyID, key string) (MergeDelegation, error) {
+// which must be this validator's operator, once per cmd's key.
+func (s *Service) ProposeMergeDelegationTo(ctx context.Context, owner, operator coin.PartyID, cmd ledger.Command) (MergeDelegation, error) {
 	if operator != s.l.Operator() {
 		return MergeDelegation{}, ledger.Invalid("operator", "%s is not this validator's operator %s, who merges by delegation", operator, s.l.Operator())
 	}
-	return s.proposeMergeDelegation(ctx, owner, key)
+	return s.proposeMergeDelegation(ctx, owner, cmd)
 }
 
 // AcceptMergeDelegationAs is MergeDelegationProposal_Accept by actor, the
-// proposal's operator, once per key.
-func (s *Service) AcceptMergeDelegationAs(ctx context.Context, actor coin.PartyID, proposal coin.ContractID, key string) (MergeDelegation, error) {
-	return s.acceptMergeDelegation(ctx, actor, proposal, key)
+// proposal's operator, once per cmd's key.
+func (s *Service) AcceptMergeDelegationAs(ctx context.Context, actor coin.PartyID, proposal coin.ContractID, cmd ledger.Command) (MergeDelegation, error) {
+	return s.acceptMergeDelegation(ctx, actor, proposal, cmd)
 }
 
 // CreateBatchMergeUtility creates operator's BatchMergeUtility, once per
 // key; operator must be this validator's operator.
-func (s *Service) CreateBatchMergeUtility(ctx context.Context, operator coin.PartyID, key string) (coin.ContractID, error) {
+func (s *Service) CreateBatchMergeUtility(ctx context.Context, operator coin.PartyID, cmd ledger.Command) (coin.ContractID, error) {
 	if operator != s.l.Operator() {
 		return "", ledger.Invalid("operator", "%s is not this validator's operator %s, who merges by delegation", operator, s.l.Operator())
 	}
 	var cid coin.ContractID
 	err := s.l.Change(ctx, func(ctx context.Context, x *ledger.Tx) error {
-		if err := x.ClaimOnce(ctx, key); err != nil {
+		if err := x.ClaimOnce(ctx, cmd.Key); err != nil {
 			return err
 		}
 		if err := x.Begin(ctx, "batch-merge-utility"); err != nil {
 			return err
 		}
 		cid = x.Create(ledger.TemplateBatchMergeUtility, map[string]coin.PartyID{"operator": operator}, operator)
-		if key != "" {
-			x.SaveCommand(key, operator, "batch-merge-utility", string(cid))
+		if cmd.Key != "" {
+			x.SaveCommand(cmd, operator, "batch-merge-utility", string(cid))
 		}
 		return nil
 	})
@@ -68,17 +68,17 @@ type DelegatedMerge struct {
 }
 
 // MergeByDelegation merges, for each call, the delegation owner's inputs
-// into one holding, all in one transaction, once per key: operator must be
+// into one holding, all in one transaction, once per cmd's key: operator must be
 // each delegation's operator and, when utility is set, own that active
 // BatchMergeUtility; each input must be the owner's live, unlocked
 // holding. It returns the update's offset.
-func (s *Service) MergeByDelegation(ctx context.Context, operator coin.PartyID, utility coin.ContractID, calls []DelegatedMerge, key string) (int64, error) {
+func (s *Service) MergeByDelegation(ctx context.Context, operator coin.PartyID, utility coin.ContractID, calls []DelegatedMerge, cmd ledger.Command) (int64, error) {
 	if len(calls) == 0 || len(calls) > ledger.MaxTradeLegs {
 		return 0, ledger.Invalid("mergeCalls", "give 1 to %d merges, not %d", ledger.MaxTradeLegs, len(calls))
 	}
 	var offset int64
 	err := s.l.Change(ctx, func(ctx context.Context, x *ledger.Tx) error {
-		if err := x.ClaimOnce(ctx, key); err != nil {
+		if err := x.ClaimOnce(ctx, cmd.Key); err != nil {
 			return err
 		}
 		if utility != "" {
@@ -144,8 +144,8 @@ func (s *Service) MergeByDelegation(ctx context.Context, operator coin.PartyID, 
 			offset = x.Offset()
 			return nil
 		})
-		if key != "" {
-			x.SaveCommand(key, operator, "merge-holdings", x.UpdateID())
+		if cmd.Key != "" {
+			x.SaveCommand(cmd, operator, "merge-holdings", x.UpdateID())
 		}
 		return nil
 	})

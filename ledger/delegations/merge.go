@@ -35,20 +35,20 @@ type MergeDelegation struct {
 // wallet provider (the operator), as the user signs at onboarding. An open
 // proposal is returned again; an active delegation is ErrConflict.
 func (s *Service) ProposeMergeDelegation(ctx context.Context, owner coin.PartyID) (MergeDelegation, error) {
-	return s.proposeMergeDelegation(ctx, owner, "")
+	return s.proposeMergeDelegation(ctx, owner, ledger.Command{})
 }
 
-// proposeMergeDelegation is ProposeMergeDelegation's rule; a non-empty key
+// proposeMergeDelegation is ProposeMergeDelegation's rule; a command with a key
 // deduplicates the command, which must create a proposal: an open one
 // fails its requirement.
-func (s *Service) proposeMergeDelegation(ctx context.Context, owner coin.PartyID, key string) (MergeDelegation, error) {
+func (s *Service) proposeMergeDelegation(ctx context.Context, owner coin.PartyID, cmd ledger.Command) (MergeDelegation, error) {
 	l := s.l
 	if err := l.Users().KnownParty(ctx, owner); err != nil {
 		return MergeDelegation{}, err
 	}
 	var cid coin.ContractID
 	err := l.Change(ctx, func(ctx context.Context, x *ledger.Tx) error {
-		if err := x.ClaimOnce(ctx, key); err != nil {
+		if err := x.ClaimOnce(ctx, cmd.Key); err != nil {
 			return err
 		}
 		if err := x.LockParties(ctx, owner); err != nil {
@@ -63,7 +63,7 @@ func (s *Service) proposeMergeDelegation(ctx context.Context, owner coin.PartyID
 			case ledger.MergeActive:
 				return fmt.Errorf("%w: %s already has an active merge delegation %s", ledger.ErrConflict, owner, m.ContractID)
 			case ledger.MergeProposed:
-				if key != "" {
+				if cmd.Key != "" {
 					return fmt.Errorf("%w: %s has an open merge delegation proposal %s already", ledger.ErrRequirement, owner, m.ContractID)
 				}
 				cid = m.ContractID
@@ -80,8 +80,8 @@ func (s *Service) proposeMergeDelegation(ctx context.Context, owner coin.PartyID
 				ContractID: cid, Owner: owner, Operator: l.Operator(), Status: ledger.MergeProposed, ProposalCID: cid, CreatedAt: now, UpdatedAt: now,
 			})
 		})
-		if key != "" {
-			x.SaveCommand(key, owner, "merge-delegation-proposal", string(cid))
+		if cmd.Key != "" {
+			x.SaveCommand(cmd, owner, "merge-delegation-proposal", string(cid))
 		}
 		return nil
 	})
@@ -94,16 +94,16 @@ func (s *Service) proposeMergeDelegation(ctx context.Context, owner coin.PartyID
 // AcceptMergeDelegation is the wallet provider accepting a proposal: the
 // proposal is archived and an active MergeDelegation created.
 func (s *Service) AcceptMergeDelegation(ctx context.Context, proposal coin.ContractID) (MergeDelegation, error) {
-	return s.acceptMergeDelegation(ctx, "", proposal, "")
+	return s.acceptMergeDelegation(ctx, "", proposal, ledger.Command{})
 }
 
 // acceptMergeDelegation is AcceptMergeDelegation's rule; a non-empty
-// actor must be the proposal's operator, and a non-empty key deduplicates
+// actor must be the proposal's operator, and a command with a key deduplicates
 // the command.
-func (s *Service) acceptMergeDelegation(ctx context.Context, actor coin.PartyID, proposal coin.ContractID, key string) (MergeDelegation, error) {
+func (s *Service) acceptMergeDelegation(ctx context.Context, actor coin.PartyID, proposal coin.ContractID, cmd ledger.Command) (MergeDelegation, error) {
 	var cid coin.ContractID
 	err := s.l.Change(ctx, func(ctx context.Context, x *ledger.Tx) error {
-		if err := x.ClaimOnce(ctx, key); err != nil {
+		if err := x.ClaimOnce(ctx, cmd.Key); err != nil {
 			return err
 		}
 		m, err := store.MergeDelegationByID(ctx, x.DB(), proposal)
@@ -134,8 +134,8 @@ func (s *Service) acceptMergeDelegation(ctx context.Context, actor coin.PartyID,
 				ContractID: cid, Owner: m.Owner, Operator: m.Operator, Status: ledger.MergeActive, ProposalCID: proposal, CreatedAt: now, UpdatedAt: now,
 			})
 		})
-		if key != "" {
-			x.SaveCommand(key, m.Operator, "merge-delegation-accept", string(cid))
+		if cmd.Key != "" {
+			x.SaveCommand(cmd, m.Operator, "merge-delegation-accept", string(cid))
 		}
 		return nil
 	})

@@ -37,8 +37,8 @@ func Tap(ctx context.Context, l *ledger.Ledger, party coin.PartyID, amountUSD co
 	if commandID == "" {
 		commandID = uuid.NewString()
 	}
-	key := "tap:" + string(party) + ":" + commandID
-	return tap(ctx, l, party, key, func(price coin.Amount) (coin.Amount, error) {
+	cmd := ledger.Command{Key: "tap:" + string(party) + ":" + commandID}
+	return tap(ctx, l, party, cmd, func(price coin.Amount) (coin.Amount, error) {
 		cc := ledger.USDToCoin(amountUSD, price)
 		if !cc.IsPositive() {
 			return cc, ledger.Invalid("amount", "is worth less than 0.0000000001 coin")
@@ -54,9 +54,9 @@ func Tap(ctx context.Context, l *ledger.Ledger, party coin.PartyID, amountUSD co
 }
 
 // TapCoin is AmuletRules_DevNet_Tap: it mints amount coin (not USD) to
-// party from l's development network faucet, once per key; a key used
-// before is ErrDuplicate.
-func TapCoin(ctx context.Context, l *ledger.Ledger, party coin.PartyID, amount coin.Amount, key string) (TapResult, error) {
+// party from l's development network faucet, once per cmd's key, with
+// cmd's completion; a key used before is ErrDuplicate.
+func TapCoin(ctx context.Context, l *ledger.Ledger, party coin.PartyID, amount coin.Amount, cmd ledger.Command) (TapResult, error) {
 	if !l.DevNet() {
 		return TapResult{}, fmt.Errorf("%w: the faucet (AmuletRules_DevNet_Tap) is only available on a development network", ledger.ErrDisabled)
 	}
@@ -66,21 +66,22 @@ func TapCoin(ctx context.Context, l *ledger.Ledger, party coin.PartyID, amount c
 	if err := l.Users().KnownParty(ctx, party); err != nil {
 		return TapResult{}, err
 	}
-	res, err := tap(ctx, l, party, "tap-coin:"+key, func(coin.Amount) (coin.Amount, error) { return amount, nil })
+	cmd.Key = "tap-coin:" + cmd.Key
+	res, err := tap(ctx, l, party, cmd, func(coin.Amount) (coin.Amount, error) { return amount, nil })
 	if err == nil && res.Amount.IsZero() {
 		return TapResult{}, fmt.Errorf("%w: the tap was already made (%s)", ledger.ErrDuplicate, res.ContractID)
 	}
 	return res, err
 }
 
-// tap is the faucet's one rule: under deduplication key key it mints
-// party the coin amount gives at the current round's price. A key used
-// before returns the first tap's holding with a zero Amount and mints
-// nothing more.
-func tap(ctx context.Context, l *ledger.Ledger, party coin.PartyID, key string, amount func(price coin.Amount) (coin.Amount, error)) (TapResult, error) {
+// tap is the faucet's one rule: under cmd's deduplication key it mints
+// party the coin amount gives at the current round's price, recording
+// cmd. A key used before returns the first tap's holding with a zero
+// Amount and mints nothing more.
+func tap(ctx context.Context, l *ledger.Ledger, party coin.PartyID, cmd ledger.Command, amount func(price coin.Amount) (coin.Amount, error)) (TapResult, error) {
 	var res TapResult
 	err := l.Change(ctx, func(ctx context.Context, x *ledger.Tx) error {
-		prev, err := x.ClaimCommand(ctx, key)
+		prev, err := x.ClaimCommand(ctx, cmd.Key)
 		if err != nil {
 			return err
 		}
@@ -98,7 +99,7 @@ func tap(ctx context.Context, l *ledger.Ledger, party coin.PartyID, key string, 
 		cid := x.Mint(party, cc)
 		x.Record(party, ledger.HistoryBalanceChange, "Tap", "", cc, coin.Zero, "", ledger.HistoryDetails{ContractID: cid})
 		res = TapResult{ContractID: cid, Amount: cc}
-		x.SaveCommand(key, party, "tap", string(cid))
+		x.SaveCommand(cmd, party, "tap", string(cid))
 		return nil
 	})
 	if ledger.IsValidation(err) {

@@ -53,9 +53,10 @@ type Beneficiary struct {
 	Weight coin.Amount
 }
 
-// CreateDelegateProxy creates provider's proxy for delegate, once per key.
-func (s *Service) CreateDelegateProxy(ctx context.Context, p DelegateProxy, key string) (coin.ContractID, error) {
-	cid, err := ledger.CreateContract(ctx, s.l, "delegate-proxy", key, ledger.TemplateDelegateProxy, p, p.Provider, p.Delegate)
+// CreateDelegateProxy creates provider's proxy for delegate, once per
+// cmd's key, with cmd's completion.
+func (s *Service) CreateDelegateProxy(ctx context.Context, p DelegateProxy, cmd ledger.Command) (coin.ContractID, error) {
+	cid, err := ledger.CreateContract(ctx, s.l, "delegate-proxy", cmd, ledger.TemplateDelegateProxy, p, p.Provider, p.Delegate)
 	if err != nil {
 		return "", fmt.Errorf("create delegate proxy for %s: %w", p.Delegate, err)
 	}

@@ -27,33 +27,32 @@ func (s *Service) IsFeatured(ctx context.Context, party coin.PartyID) (bool, err
 // is featured already gets its right back, not a second one (the party's
 // lock serialises concurrent grants).
 func (s *Service) SelfGrant(ctx context.Context, party coin.PartyID) (coin.ContractID, error) {
-	return s.selfGrant(ctx, party, "")
+	return s.selfGrant(ctx, party, ledger.Command{})
 }
 
 // SelfGrantOnce is AmuletRules_DevNet_FeatureApp: party grants itself a
-// featured app right, once per key; a party featured already fails its
-// requirement (ledger.ErrRequirement).
-func (s *Service) SelfGrantOnce(ctx context.Context, party coin.PartyID, key string) (coin.ContractID, error) {
-	return s.selfGrant(ctx, party, key)
+// featured app right, once per cmd's key, with cmd's completion; a party
+// featured already fails its requirement (ledger.ErrRequirement).
+func (s *Service) SelfGrantOnce(ctx context.Context, party coin.PartyID, cmd ledger.Command) (coin.ContractID, error) {
+	return s.selfGrant(ctx, party, cmd)
 }
 
-// selfGrant is SelfGrant's rule; a non-empty key deduplicates the
-// command.
-func (s *Service) selfGrant(ctx context.Context, party coin.PartyID, key string) (coin.ContractID, error) {
+// selfGrant is SelfGrant's rule; a command with a key deduplicates it.
+func (s *Service) selfGrant(ctx context.Context, party coin.PartyID, cmd ledger.Command) (coin.ContractID, error) {
 	l := s.l
 	if !l.DevNet() {
 		return "", fmt.Errorf("%w: a featured app right can only be self-granted on a development network", ledger.ErrDisabled)
 	}
 	var out coin.ContractID
 	err := l.Change(ctx, func(ctx context.Context, x *ledger.Tx) error {
-		if err := x.ClaimOnce(ctx, key); err != nil {
+		if err := x.ClaimOnce(ctx, cmd.Key); err != nil {
 			return err
 		}
 		if err := x.LockParties(ctx, party); err != nil {
 			return err
 		}
 		have, err := ledger.FeaturedRightsOf(ctx, x.DB(), party)
-		if err == nil && len(have) > 0 && key != "" {
+		if err == nil && len(have) > 0 && cmd.Key != "" {
 			// A command must change something: say what is there.
 			return fmt.Errorf("%w: %s holds featured app right %s already", ledger.ErrRequirement, party, have[0])
 		}
@@ -70,8 +69,8 @@ func (s *Service) selfGrant(ctx context.Context, party coin.PartyID, key string)
 		x.Record(party, ledger.HistoryNotification, RightGranted, l.DSO(), coin.Zero, coin.Zero, "", ledger.HistoryDetails{
 			ContractID: out, Notification: "featured app right granted",
 		})
-		if key != "" {
-			x.SaveCommand(key, party, "featured-app-right-grant", string(out))
+		if cmd.Key != "" {
+			x.SaveCommand(cmd, party, "featured-app-right-grant", string(out))
 		}
 		return nil
 	})

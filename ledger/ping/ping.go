@@ -19,15 +19,16 @@ type Service struct{ l *ledger.Ledger }
 func New(l *ledger.Ledger) *Service { return &Service{l: l} }
 
 // Create creates the initiator's ping of the responder as template
-// (ledger.TemplatePing or TemplatePingBuiltin), once per key.
-func (s *Service) Create(ctx context.Context, template string, p ledger.Ping, key string) (coin.ContractID, error) {
+// (ledger.TemplatePing or TemplatePingBuiltin), once per cmd's key, with
+// cmd's completion.
+func (s *Service) Create(ctx context.Context, template string, p ledger.Ping, cmd ledger.Command) (coin.ContractID, error) {
 	if template != ledger.TemplatePing && template != ledger.TemplatePingBuiltin {
 		return "", ledger.Invalid("templateId", "%s is not a ping template", template)
 	}
 	if err := ledger.CheckID("id", p.ID); err != nil {
 		return "", err
 	}
-	cid, err := ledger.CreateContract(ctx, s.l, "ping", key, template, p, p.Initiator, p.Responder)
+	cid, err := ledger.CreateContract(ctx, s.l, "ping", cmd, template, p, p.Initiator, p.Responder)
 	if err != nil {
 		return "", fmt.Errorf("ping %s: %w", p.Responder, err)
 	}

@@ -29,6 +29,10 @@ type BuyTrafficRequest struct {
 	ExpiresAt      time.Time
 	// TrackingID makes the request idempotent (409 reused, 429 in flight).
 	TrackingID string
+	// Completion is the Ledger API's completion of the command the
+	// request runs for (ledger.Completing; TrackingID is its key),
+	// written with its success; nil elsewhere.
+	Completion *ledger.Completion
 }
 
 // BuyTrafficResult says what a purchase created.
@@ -117,11 +121,11 @@ func (s *Service) BuyTraffic(ctx context.Context, req BuyTrafficRequest) (*BuyTr
 	if err != nil {
 		return nil, err
 	}
-	key := buyTrafficKey(req.Payer, req.TrackingID)
+	cmd := ledger.Command{Key: buyTrafficKey(req.Payer, req.TrackingID), Completion: req.Completion}
 	var res *BuyTrafficResult
 	err = l.Change(ctx, func(ctx context.Context, x *ledger.Tx) error {
 		tx := x.DB()
-		prev, err := x.ClaimCommand(ctx, key)
+		prev, err := x.ClaimCommand(ctx, cmd.Key)
 		if err != nil {
 			return err
 		}
@@ -180,7 +184,7 @@ func (s *Service) BuyTraffic(ctx context.Context, req BuyTrafficRequest) (*BuyTr
 		x.AfterCommit(func(ctx context.Context) error {
 			return store.SaveMemberTraffic(ctx, tx, mt, prevCID)
 		})
-		x.SaveCommand(key, req.Payer, "buy-traffic", string(stored))
+		x.SaveCommand(cmd, req.Payer, "buy-traffic", string(stored))
 		return nil
 	})
 	if err != nil {
