@@ -1,13 +1,16 @@
 package ledgerapi_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"net/http"
 	"strings"
 	"testing"
 
 	"github.com/ccwallet/ccwallet/coin"
+	"github.com/ccwallet/ccwallet/ledger/apiread"
 	"github.com/ccwallet/ccwallet/ledgerapi/internal/client"
 )
 
@@ -165,4 +168,94 @@ func TestCompletions(t *testing.T) {
 			}
 		}
 	})
+}
+
+// completing is the test clients' transport that checks every command a
+// test submits and waits for: its success's completion is stored at the
+// answer's offset with its update id, for its user, command id and
+// actAs. Every route of the command table a test runs is checked so, so
+// a route that runs its command without the completion fails whichever
+// test runs it.
+type completing struct {
+	e    *env
+	user string
+	next http.RoundTripper
+}
+
+func (c completing) RoundTrip(req *http.Request) (*http.Response, error) {
+	c.e.t.Helper()
+	forTx := req.URL.Path == "/v2/commands/submit-and-wait-for-transaction"
+	if req.Method != http.MethodPost || !forTx && req.URL.Path != "/v2/commands/submit-and-wait" || req.Body == nil {
+		return c.next.RoundTrip(req)
+	}
+	reqBody, err := io.ReadAll(req.Body)
+	if err != nil {
+		return nil, err
+	}
+	req.Body = io.NopCloser(bytes.NewReader(reqBody))
+	resp, err := c.next.RoundTrip(req)
+	if err != nil || resp.StatusCode != http.StatusOK {
+		return resp, err
+	}
+	respBody, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return nil, err
+	}
+	resp.Body = io.NopCloser(bytes.NewReader(respBody))
+	type commands struct {
+		CommandID string         `json:"commandId"`
+		ActAs     []coin.PartyID `json:"actAs"`
+	}
+	var in struct {
+		commands
+		Commands json.RawMessage `json:"commands"` // -for-transaction's: an object
+	}
+	var out struct {
+		UpdateID         string `json:"updateId"`
+		CompletionOffset int64  `json:"completionOffset"`
+		Transaction      *struct {
+			UpdateID string `json:"updateId"`
+			Offset   int64  `json:"offset"`
+		} `json:"transaction"`
+	}
+	if err := json.Unmarshal(reqBody, &in); err != nil {
+		c.e.t.Errorf("completing: the request: %v", err)
+		return resp, nil
+	}
+	if err := json.Unmarshal(respBody, &out); err != nil {
+		c.e.t.Errorf("completing: the answer: %v", err)
+		return resp, nil
+	}
+	cmd, update, offset := in.commands, out.UpdateID, out.CompletionOffset
+	if forTx {
+		if err := json.Unmarshal(in.Commands, &cmd); err != nil || out.Transaction == nil {
+			c.e.t.Errorf("completing: the request's commands: %v; the answer's transaction: %v", err, out.Transaction)
+			return resp, nil
+		}
+		update, offset = out.Transaction.UpdateID, out.Transaction.Offset
+	}
+	c.e.wantCompleted(c.user, cmd.ActAs, cmd.CommandID, offset-1, update, offset)
+	return resp, nil
+}
+
+// wantCompleted checks that user's command commandID acting as actAs
+// completed successfully after offset after: with update (any when "")
+// at offset at (any when 0).
+func (e *env) wantCompleted(user string, actAs []coin.PartyID, commandID string, after int64, update string, at int64) {
+	e.t.Helper()
+	cs, err := apiread.New(e.l).Completions(context.Background(), e.l.Users().Key(user), actAs, after, 0)
+	if err != nil {
+		e.t.Errorf("completions of %s after %d: %v", commandID, after, err)
+		return
+	}
+	for _, c := range cs {
+		if c.CommandID != commandID {
+			continue
+		}
+		if c.Code != 0 || c.UpdateID == "" || update != "" && c.UpdateID != update || at != 0 && c.Offset != at {
+			e.t.Errorf("command %s by %s: completion %+v, want a success with update %q at %d", commandID, user, c, update, at)
+		}
+		return
+	}
+	e.t.Errorf("command %s by %s acting as %v succeeded, but no completion after %d was written with it", commandID, user, actAs, after)
 }

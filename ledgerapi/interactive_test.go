@@ -143,9 +143,12 @@ func (e *env) execute(user, raw string, sigs map[string]any) *client.PostV2Inter
 func (e *env) run(x extParty, commandID string, cmd map[string]any, disclose []map[string]any) prepared {
 	e.t.Helper()
 	p := e.mustPrepare(x, commandID, cmd, disclose)
+	before := e.ledgerEnd()
 	if resp := e.execute(x.user, p.raw, signatures(x.party, x.key, p.hash)); resp.StatusCode() != http.StatusOK || string(bytes.TrimSpace(resp.Body)) != "{}" {
 		e.t.Fatalf("execute %s: %d %s", commandID, resp.StatusCode(), resp.Body)
 	}
+	// Execute answers nothing of the command: its completion says it ran.
+	e.wantCompleted(x.user, []coin.PartyID{x.party}, commandID, before, "", 0)
 	return p
 }
 

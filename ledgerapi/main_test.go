@@ -190,7 +190,7 @@ func forEachEngine(t *testing.T, fn func(t *testing.T, e *env)) {
 // as returns a generated client acting as user ("" for no token).
 func (e *env) as(user string) *client.ClientWithResponses {
 	e.t.Helper()
-	opts := []client.ClientOption{client.WithHTTPClient(&http.Client{Transport: validating{e.t, http.DefaultTransport}})}
+	opts := []client.ClientOption{client.WithHTTPClient(&http.Client{Transport: completing{e, user, validating{e.t, http.DefaultTransport}}})}
 	if user != "" {
 		tok, err := web.SignDevToken(e.signer, testKID, "", testAudience, user, time.Hour)
 		if err != nil {
