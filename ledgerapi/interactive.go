@@ -1,7 +1,6 @@
 package ledgerapi
 
 import (
-	"context"
 	"crypto/rand"
 	"encoding/base64"
 	"encoding/hex"
@@ -393,12 +392,12 @@ func (s *Server) executeSubmission(w http.ResponseWriter, r *http.Request, c *ca
 	}
 	// The parties signed it: submit may act as them, also for a user that
 	// may execute as any party without acting as them.
-	r = r.WithContext(context.WithValue(r.Context(), signedKey{}, true))
+	sc := *c
+	sc.signed = true
 	if c.executeAny {
-		sc := *c
 		sc.actAs = append(slices.Clone(c.actAs), actAs...)
-		c = &sc
 	}
+	c = &sc
 	if _, err := s.submit(r, c, &cmds); err != nil {
 		// Execute is asynchronous in Canton: a change executed before is
 		// reported in the completions (recorded by execute), not here.
@@ -409,9 +408,6 @@ func (s *Server) executeSubmission(w http.ResponseWriter, r *http.Request, c *ca
 	return writeJSON(w, struct{}{})
 }
 
-// signedKey marks a request whose submitters signed its transaction.
-type signedKey struct{}
-
 // refuseUnsigned refuses a submission acting as an external party unless
 // the party signed it (execute): this node hosts an external party to
 // confirm, not to submit for it, as Canton does.
@@ -419,7 +415,7 @@ type signedKey struct{}
 func (s *Server) refuseUnsigned(r *http.Request, c *caller, actAs []string) error {
 	// A development network's admin acting as the party (impersonation,
 	// checked by devnet.Service.Impersonate) needs no key: that is its point.
-	if r.Context().Value(signedKey{}) != nil || c.actor != "" {
+	if c.signed || c.actor != "" {
 		return nil
 	}
 	for _, a := range actAs {

@@ -172,6 +172,9 @@ type caller struct {
 	readAny, executeAny bool
 	// actor is the admin acting as actAs's party (impersonation.ActingAs), "".
 	actor string
+	// signed: the parties of the submission the caller executes signed
+	// it (interactive execute), so it may act as external ones.
+	signed bool
 }
 
 // callerOf is user u with its rights (the ledger's: the wallet's defaults
