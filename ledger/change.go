@@ -38,9 +38,11 @@ type change struct {
 // conservation audit's read-only snapshot (conservation.go).
 func (l *Ledger) change(ctx context.Context, body func(ctx context.Context, c *change) error) error {
 	wrote, reference := false, false
+	var completed []string
+	var offset int64
 	err := l.db.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
 		c := &change{l: l, tx: tx, actor: impersonation.ActorOf(ctx)}
-		wrote, reference = false, false
+		wrote, reference, completed = false, false, nil
 		if err := body(ctx, c); err != nil {
 			return err
 		}
@@ -56,11 +58,15 @@ func (l *Ledger) change(ctx context.Context, body func(ctx context.Context, c *c
 				return err
 			}
 		}
+		completed, offset = c.t.completedBy, c.t.offset
 		return nil
 	})
 	if err == nil && wrote {
 		if reference {
 			l.referenceVersion.Add(1)
+		}
+		for _, u := range completed {
+			l.completionMarks.note(u, offset)
 		}
 		l.committed()
 	}

@@ -85,6 +85,7 @@ func (l *Ledger) saveCommand(ctx context.Context, t *txn, cmd Command, party coi
 	}
 	if c := cmd.Completion; c != nil {
 		row := completionRow(c, off, t.update, t.now, t.exerciseJSON(c))
+		t.completedBy = append(t.completedBy, c.UserID)
 		return store.InsertCompletion(ctx, t.tx, &row)
 	}
 	return nil
@@ -98,6 +99,7 @@ func (t *changes) recordCommand(cmd Command, party coin.PartyID, kind string) {
 	t.commands = append(t.commands, store.Command{DedupKey: cmd.Key, Party: party, Kind: kind, Result: t.update, CreatedAt: t.now})
 	if c := cmd.Completion; c != nil {
 		t.completions = append(t.completions, completionRow(c, 0, t.update, t.now, t.exerciseJSON(c)))
+		t.completedBy = append(t.completedBy, c.UserID)
 	}
 }
 

@@ -107,6 +107,7 @@ func (l *Ledger) RecordCompletion(ctx context.Context, c Completion) (Completion
 		t.afterCommit(func(ctx context.Context) error {
 			c.Offset, c.RecordTime = t.offset, t.now
 			row := completionRow(&c, t.offset, "", t.now, "")
+			t.completedBy = append(t.completedBy, c.UserID)
 			return store.InsertCompletion(ctx, t.tx, &row)
 		})
 		return nil

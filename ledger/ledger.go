@@ -110,6 +110,9 @@ type core struct {
 
 	// commits wakes live readers at each commit (commits.go).
 	commits commitSignal
+	// completionMarks are the users' last completions committed here
+	// (commits.go).
+	completionMarks completionMarks
 	// reassigning counts the reassignments running as far as this process
 	// knows (those running when it opened, and those it began and did not
 	// complete); one-step sends check for them only while it is above

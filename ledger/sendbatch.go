@@ -267,6 +267,7 @@ func (q *sender) takeSends() []*sendCall {
 func (q *sender) runSends(ctx context.Context, l *Ledger, calls []*sendCall) []sendResult {
 	if results, ok := q.sendFast(ctx, l, calls); ok {
 		if results[0].err == nil {
+			l.markCompleted(calls, results)
 			l.committed()
 		}
 		return results
@@ -278,6 +279,7 @@ func (q *sender) runSends(ctx context.Context, l *Ledger, calls []*sendCall) []s
 		return err
 	})
 	if err == nil {
+		l.markCompleted(calls, results)
 		l.committed()
 		return results
 	}
@@ -315,6 +317,16 @@ func (w sendWriter) write(ctx context.Context, ws *store.Writes) error {
 		span(w.l.cfg.Observer, spanSendWrite, t0)
 	}
 	return err
+}
+
+// markCompleted notes the completions a committed batch wrote: those of
+// its calls that succeeded.
+func (l *Ledger) markCompleted(calls []*sendCall, results []sendResult) {
+	for i, c := range calls {
+		if cp := c.cmd.Completion; cp != nil && i < len(results) && results[i].err == nil {
+			l.completionMarks.note(cp.UserID, results[i].offset)
+		}
+	}
 }
 
 // sendResult is one send's answer, with its update's offset and id.

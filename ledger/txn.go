@@ -41,6 +41,9 @@ type changes struct {
 	// completions are the Ledger API completions of commands (their
 	// offset set at commit).
 	completions []store.Completion
+	// completedBy are the users whose completions the change writes at
+	// its offset (CompletionMark), however it writes them.
+	completedBy []string
 	// forget are deduplication keys whose window has passed; their old
 	// records are deleted by commit's write before commands are inserted.
 	forget []string

@@ -22,3 +22,6 @@ func (s *Server) AfterStreamWake(fn func()) {
 	}
 	s.streams.afterWake.Store(&fn)
 }
+
+// StreamReads counts the WebSocket streams' reads of the ledger so far.
+func (s *Server) StreamReads() int64 { return s.streams.readsDone.Load() }

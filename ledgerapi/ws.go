@@ -324,6 +324,7 @@ func (ws *wsStream) read(fn func(ctx context.Context) error) error {
 		return ws.ctx.Err()
 	}
 	defer func() { <-hub.reads }()
+	hub.readsDone.Add(1)
 	done, err := ws.s.l.Admit()
 	if err != nil {
 		return err
@@ -481,6 +482,26 @@ type completionsStream struct {
 	req     completionsRequest
 	parties []coin.PartyID
 	begin   int64
+	// What the last read knew: the hub's poll count and when it read.
+	read   bool
+	polled uint64
+	readAt time.Time
+}
+
+// idle says whether a read after pos would find nothing: no completion
+// of the user committed here past pos (the ledger's mark) and no poll
+// saw another replica move the ledger since the last read, which was
+// less than a checkpoint period ago (a read now and then moves the
+// position, for the checkpoints). Each commit wakes every stream; with
+// the SDK's stream per transfer, 8 clients read 8 times per commit.
+func (cs *completionsStream) idle(ws *wsStream, user string, pos int64) bool {
+	hub := ws.s.streams
+	polled := hub.polled.Load()
+	if cs.read && ws.s.l.CompletionMark(user) <= pos && polled == cs.polled && time.Since(cs.readAt) < hub.cfg.Checkpoint {
+		return true
+	}
+	cs.read, cs.polled, cs.readAt = true, polled, time.Now()
+	return false
 }
 
 func (cs *completionsStream) request() any { return &cs.req }
@@ -491,7 +512,11 @@ func (cs *completionsStream) check(c *caller) (err error) {
 }
 
 func (cs *completionsStream) run(ws *wsStream) error {
+	user := ws.s.userKey(ws.caller.user.Name)
 	return ws.follow(cs.begin, 0, func(pos int64) (int64, int64, bool, error) {
+		if cs.idle(ws, user, pos) {
+			return pos, pos, false, nil
+		}
 		var end int64
 		var got []ledger.Completion
 		err := ws.read(func(ctx context.Context) (err error) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"strings"
 	"sync"
@@ -302,6 +303,73 @@ func TestWSCommitWhileStreamsRead(t *testing.T) {
 		close(release)
 		if tx := untilTx(t, c, bobs); tx.Offset != e.ledgerEnd() {
 			t.Errorf("update at %d, want alice's mint at %d", tx.Offset, e.ledgerEnd())
+		}
+	})
+}
+
+// TestWSCompletionsIdleOnOthersCommands: a completions stream reads the
+// ledger when its user's command commits here, not at every commit:
+// bob's five commands leave alice's stream waiting (it read five times,
+// once per commit, before; the SDK opens a stream per transfer, so each
+// commit read once per client waiting), and alice's own comes at once.
+func TestWSCompletionsIdleOnOthersCommands(t *testing.T) {
+	forEachEngineWS(t, ledgerapi.StreamConfig{Poll: time.Hour}, func(t *testing.T, e *env) {
+		ctx := context.Background()
+		alice, bob := e.user("alice", "100"), e.user("bob", "100")
+		toAlice, _, err := e.l.Preapprovals().Create(ctx, alice)
+		if err != nil {
+			t.Fatal(err)
+		}
+		toBob, _, err := e.l.Preapprovals().Create(ctx, bob)
+		if err != nil {
+			t.Fatal(err)
+		}
+		submit := func(user string, pre coin.ContractID, sender coin.PartyID, id string) int64 {
+			t.Helper()
+			r, err := e.as(user).PostV2CommandsSubmitAndWaitWithBodyWithResponse(ctx, jsonType, body(t, preapprovalSend(string(pre), sender, sender, id)))
+			if err != nil || r.JSON200 == nil {
+				t.Fatalf("submit %s: %v %s", id, err, r.Body)
+			}
+			return r.JSON200.CompletionOffset
+		}
+		submit("alice", toBob, alice, "before")
+		c := e.open("/v2/commands/completions", "alice", map[string]any{"userId": "alice", "parties": []coin.PartyID{alice}, "beginExclusive": e.ledgerEnd()})
+		for deadline := time.Now().Add(wsTimeout); e.api.StreamReads() == 0; time.Sleep(5 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatal("the stream never read")
+			}
+		}
+		before := e.api.StreamReads()
+		for i := range 5 {
+			submit("bob", toAlice, bob, fmt.Sprintf("bob-%d", i))
+		}
+		// The wakes of bob's commits are done once alice's own command's
+		// completion has come: each wake read or did not before it.
+		want := submit("alice", toBob, alice, "mine")
+		for {
+			m, s := next(t, c)
+			if m == nil {
+				t.Fatalf("closed %d before alice's completion", s)
+			}
+			var cr struct {
+				Completion *struct {
+					Value completion `json:"value"`
+				} `json:"Completion"`
+			}
+			if err := json.Unmarshal(m["completionResponse"], &cr); err != nil {
+				t.Fatalf("%v: %s", err, m["completionResponse"])
+			}
+			if cr.Completion != nil {
+				if got := cr.Completion.Value; got.CommandID != "mine" || got.Offset != want {
+					t.Fatalf("completion %+v, want mine at %d", got, want)
+				}
+				break
+			}
+		}
+		// Alice's command: one read, maybe two (its commit's wake, and a
+		// wake that read before the stable end reached it).
+		if n := e.api.StreamReads() - before; n > 2 {
+			t.Errorf("alice's stream read %d times for bob's 5 commands and her 1, want at most 2", n)
 		}
 	})
 }

@@ -86,6 +86,14 @@ type streamHub struct {
 	restore chan struct{} // closed by a restore of the network
 	end     int64         // the ledger end the poller saw last
 
+	// polled counts the polls that saw the ledger end move: a stream
+	// that skips reads on this process's commits (completions) reads
+	// again when it has moved.
+	polled atomic.Uint64
+	// readsDone counts the streams' reads of the ledger (tests see by it
+	// which wakes read).
+	readsDone atomic.Int64
+
 	// afterWake, set by tests, runs in the hub's goroutine after each
 	// wake of the sockets by a commit.
 	afterWake atomic.Pointer[func()]
@@ -204,6 +212,7 @@ func (h *streamHub) run() {
 			moved := err == nil && end != h.end
 			if moved {
 				h.end = end
+				h.polled.Add(1)
 			}
 			h.mu.Unlock()
 			if moved {
