@@ -307,6 +307,29 @@ func TestWSCommitWhileStreamsRead(t *testing.T) {
 	})
 }
 
+// nextCompletion reads c's messages up to the next completion (past
+// checkpoints).
+func nextCompletion(t testing.TB, c *websocket.Conn) completion {
+	t.Helper()
+	for {
+		m, s := next(t, c)
+		if m == nil {
+			t.Fatalf("closed %d before a completion", s)
+		}
+		var cr struct {
+			Completion *struct {
+				Value completion `json:"value"`
+			} `json:"Completion"`
+		}
+		if err := json.Unmarshal(m["completionResponse"], &cr); err != nil {
+			t.Fatalf("%v: %s", err, m["completionResponse"])
+		}
+		if cr.Completion != nil {
+			return cr.Completion.Value
+		}
+	}
+}
+
 // TestWSCompletionsIdleOnOthersCommands: a completions stream reads the
 // ledger when its user's command commits here, not at every commit:
 // bob's five commands leave alice's stream waiting (it read five times,
@@ -346,25 +369,8 @@ func TestWSCompletionsIdleOnOthersCommands(t *testing.T) {
 		// The wakes of bob's commits are done once alice's own command's
 		// completion has come: each wake read or did not before it.
 		want := submit("alice", toBob, alice, "mine")
-		for {
-			m, s := next(t, c)
-			if m == nil {
-				t.Fatalf("closed %d before alice's completion", s)
-			}
-			var cr struct {
-				Completion *struct {
-					Value completion `json:"value"`
-				} `json:"Completion"`
-			}
-			if err := json.Unmarshal(m["completionResponse"], &cr); err != nil {
-				t.Fatalf("%v: %s", err, m["completionResponse"])
-			}
-			if cr.Completion != nil {
-				if got := cr.Completion.Value; got.CommandID != "mine" || got.Offset != want {
-					t.Fatalf("completion %+v, want mine at %d", got, want)
-				}
-				break
-			}
+		if got := nextCompletion(t, c); got.CommandID != "mine" || got.Offset != want {
+			t.Fatalf("completion %+v, want mine at %d", got, want)
 		}
 		// Alice's command: one read, maybe two (its commit's wake, and a
 		// wake that read before the stable end reached it).
@@ -390,26 +396,9 @@ func TestWSCompletions(t *testing.T) {
 		if err != nil || r.JSON200 == nil {
 			t.Fatalf("submit: %v %s", err, r.Body)
 		}
-		for {
-			m, s := next(t, c)
-			if m == nil {
-				t.Fatalf("closed %d before the completion", s)
-			}
-			var cr struct {
-				Completion *struct {
-					Value completion `json:"value"`
-				} `json:"Completion"`
-			}
-			if err := json.Unmarshal(m["completionResponse"], &cr); err != nil {
-				t.Fatalf("%v: %s", err, m["completionResponse"])
-			}
-			if cr.Completion != nil {
-				got := cr.Completion.Value
-				if got.CommandID != "ws-1" || got.Status.Code != 0 || got.UpdateID != r.JSON200.UpdateId || got.Offset != r.JSON200.CompletionOffset {
-					t.Errorf("completion %+v, want ws-1 at %d", got, r.JSON200.CompletionOffset)
-				}
-				break
-			}
+		got := nextCompletion(t, c)
+		if got.CommandID != "ws-1" || got.Status.Code != 0 || got.UpdateID != r.JSON200.UpdateId || got.Offset != r.JSON200.CompletionOffset {
+			t.Errorf("completion %+v, want ws-1 at %d", got, r.JSON200.CompletionOffset)
 		}
 	})
 }
