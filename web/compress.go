@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	"github.com/klauspost/compress/gzhttp"
-	"github.com/klauspost/compress/gzip"
 )
 
 // compressedTypes are the responses Compress compresses: the web wallet's
@@ -14,11 +13,7 @@ import (
 var compressedTypes = []string{"text/html", "text/css", "text/javascript", "application/javascript"}
 
 var compressWrapper = func() func(http.Handler) http.HandlerFunc {
-	// Both encodings at their fastest level (zstd's default already): a
-	// page is compressed anew on every request, and at gzip's default
-	// level that was 7% of a Home visit's CPU (BenchmarkHomePage's
-	// profile) for a body a few KiB smaller.
-	w, err := gzhttp.NewWrapper(gzhttp.ContentTypes(compressedTypes), gzhttp.CompressionLevel(gzip.BestSpeed))
+	w, err := gzhttp.NewWrapper(gzhttp.ContentTypes(compressedTypes))
 	if err != nil {
 		panic("web: gzhttp options: " + err.Error()) // fixed options: a programming error
 	}
