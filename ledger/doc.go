@@ -22,7 +22,9 @@
 //     round in use; verbs_devnet.go: many rounds opened in one change
 //     (AdvanceMany; ledger/devnet's time jumps run it in pieces, collect
 //     the rewards across them and run the automations after).
-//   - holdings.go: balances and holdings (UTXOs); transfer.go: the
+//   - holdings.go: balances and holdings (UTXOs), which ledger/holdingsview
+//     reads for the web wallet (the home page's overview, the holdings
+//     page's list); transfer.go: the
 //     transfer core (input selection, fees, change, the parties' locks); dust.go: dust expiry; merge.go: merge
 //     delegations and merging (who is merged, and to how many holdings);
 //     ledger/airdrop: a provider's airdrop that merges in the same

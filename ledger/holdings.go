@@ -84,12 +84,13 @@ func (l *Ledger) Holdings(ctx context.Context, party coin.PartyID) ([]HoldingVie
 }
 
 func (l *Ledger) holdingView(h store.Holding, at coin.Round) HoldingView {
-	return holdingViewWithFee(h, HoldingFee(h.Amount, h.Rate, h.CreatedRound, at))
+	return HoldingViewWithFee(h, HoldingFee(h.Amount, h.Rate, h.CreatedRound, at))
 }
 
-// holdingViewWithFee is the view of h with fee accrued (HoldingFee at the
-// round of the view), for callers that have computed it already.
-func holdingViewWithFee(h store.Holding, fee coin.Amount) HoldingView {
+// HoldingViewWithFee is the view of h with fee accrued (HoldingFee at the
+// round of the view), for callers that have computed it already
+// (ledger/holdingsview).
+func HoldingViewWithFee(h store.Holding, fee coin.Amount) HoldingView {
 	exp, _ := ExpiresAt(h.Amount, h.Rate, h.CreatedRound)
 	return HoldingView{
 		Owner: h.Owner, Initial: h.Amount, CreatedRound: h.CreatedRound, RatePerRound: h.Rate,
@@ -136,13 +137,13 @@ func balanceOf(r *store.Round, hs []store.Holding) Balance {
 	b := Balance{Round: r.Number, Price: r.Price}
 	for _, h := range hs {
 		fee := HoldingFee(h.Amount, h.Rate, h.CreatedRound, r.Number)
-		b.add(h.Amount.Sub(fee), fee, h.LockHolder != "")
+		b.Add(h.Amount.Sub(fee), fee, h.LockHolder != "")
 	}
 	return b
 }
 
-// add counts one holding worth eff, with fee accrued, in the balance.
-func (b *Balance) add(eff, fee coin.Amount, locked bool) {
+// Add counts one holding worth eff, with fee accrued, in the balance.
+func (b *Balance) Add(eff, fee coin.Amount, locked bool) {
 	if locked {
 		b.EffectiveLocked = b.EffectiveLocked.Add(eff)
 		b.LockedCount++
@@ -151,30 +152,6 @@ func (b *Balance) add(eff, fee coin.Amount, locked bool) {
 	b.EffectiveUnlocked = b.EffectiveUnlocked.Add(eff)
 	b.HoldingFees = b.HoldingFees.Add(fee)
 	b.Count++
-}
-
-// BalanceAndHoldings is Balance and Holdings from one read of the party's
-// holdings, without loading their contracts (each Contract carries only
-// its ID) or lock details (LockExpiresAt is zero): the wallet's home page
-// needs neither, and loading a thousand payloads cost more than the rest
-// of the page.
-func (l *Ledger) BalanceAndHoldings(ctx context.Context, party coin.PartyID) (Balance, []HoldingView, error) {
-	r, err := l.Rounds().usableRound(ctx, l.db)
-	if err != nil {
-		return Balance{}, nil, err
-	}
-	hs, err := store.HoldingValuesByOwner(ctx, l.db, party)
-	if err != nil {
-		return Balance{}, nil, err
-	}
-	// Largest first, as Holdings; each (wide) view is built once, in place.
-	v := valueHoldings(hs, *r)
-	out := make([]HoldingView, len(hs))
-	for k, i := range v.order {
-		out[k] = v.view(i)
-	}
-	b := v.balance
-	return b, out, nil
 }
 
 // releaseLock spends the locked holding lockedCID if it is still locked

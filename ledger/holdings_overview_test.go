@@ -9,6 +9,7 @@ import (
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/devnet"
+	"github.com/ccwallet/ccwallet/ledger/holdingsview"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
 	"github.com/google/go-cmp/cmp"
 )
@@ -38,7 +39,7 @@ func TestHoldingsOverview(t *testing.T) {
 		}
 		// One worth exactly 10 rounds of its fee: dust after 10 rounds,
 		// not at 10 (IsDust's boundary).
-		_, before, err := l.BalanceAndHoldings(ctx, p)
+		_, before, err := holdingsview.New(l).BalanceAndHoldings(ctx, p)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -46,7 +47,7 @@ func TestHoldingsOverview(t *testing.T) {
 		if _, err := devnet.New(l).AdvanceRounds(ctx, 2); err != nil {
 			t.Fatal(err)
 		}
-		bal, hs, err := l.BalanceAndHoldings(ctx, p)
+		bal, hs, err := holdingsview.New(l).BalanceAndHoldings(ctx, p)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -72,11 +73,11 @@ func TestHoldingsOverview(t *testing.T) {
 		for _, within := range withins {
 			for _, n := range []int{1, 2, 100} {
 				t.Run(fmt.Sprintf("within %d, n %d", within, n), func(t *testing.T) {
-					got, err := l.HoldingsOverview(ctx, p, within, n)
+					got, err := holdingsview.New(l).Overview(ctx, p, within, n)
 					if err != nil {
 						t.Fatal(err)
 					}
-					want := ledger.HoldingsOverview{Balance: bal}
+					want := holdingsview.Overview{Balance: bal}
 					var atRisk, others int
 					for _, h := range hs {
 						if h.Effective.IsPositive() {

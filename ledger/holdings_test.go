@@ -10,6 +10,7 @@ import (
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/devnet"
+	"github.com/ccwallet/ccwallet/ledger/holdingsview"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
 	"github.com/ccwallet/ccwallet/store"
 	"github.com/google/go-cmp/cmp"
@@ -56,7 +57,7 @@ func TestBalanceAndHoldings(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		bal, hs, err := l.BalanceAndHoldings(ctx, p)
+		bal, hs, err := holdingsview.New(l).BalanceAndHoldings(ctx, p)
 		if err != nil {
 			t.Fatal(err)
 		}

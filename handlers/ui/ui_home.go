@@ -13,6 +13,7 @@ import (
 	"github.com/ccwallet/ccwallet/ledger/allocations"
 	"github.com/ccwallet/ccwallet/ledger/devnet"
 	"github.com/ccwallet/ccwallet/ledger/history"
+	"github.com/ccwallet/ccwallet/ledger/holdingsview"
 	"github.com/ccwallet/ccwallet/ledger/pending"
 	"github.com/ccwallet/ccwallet/views"
 	"github.com/ccwallet/ccwallet/web"
@@ -197,8 +198,8 @@ func (h *Handler) uiHomeOutgoing(w http.ResponseWriter, r *http.Request, s *web.
 
 func (h *Handler) homeModel(ctx context.Context, s *web.Session, party coin.PartyID) (views.Home, error) {
 	rules := h.l.Rules()
-	overview := goRead(func() (ledger.HoldingsOverview, error) {
-		return h.l.HoldingsOverview(ctx, party, riskRounds(rules.TickDuration), homeHoldings)
+	overview := goRead(func() (holdingsview.Overview, error) {
+		return h.w.Holdings.Overview(ctx, party, riskRounds(rules.TickDuration), homeHoldings)
 	})
 	// One read of the last changes serves the balance chart and the recent
 	// activity (its first few), beside the holdings' read.
@@ -304,7 +305,7 @@ func (h *Handler) uiHoldings(w http.ResponseWriter, r *http.Request, s *web.Sess
 		}
 		page = n
 	}
-	b, hs, err := h.l.BalanceAndHoldings(r.Context(), uiParty(r))
+	b, hs, err := h.w.Holdings.BalanceAndHoldings(r.Context(), uiParty(r))
 	if err != nil {
 		return err
 	}

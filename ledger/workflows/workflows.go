@@ -22,6 +22,7 @@ import (
 	"github.com/ccwallet/ccwallet/ledger/external"
 	"github.com/ccwallet/ccwallet/ledger/featured"
 	"github.com/ccwallet/ccwallet/ledger/history"
+	"github.com/ccwallet/ccwallet/ledger/holdingsview"
 	"github.com/ccwallet/ccwallet/ledger/names"
 	"github.com/ccwallet/ccwallet/ledger/pending"
 	"github.com/ccwallet/ccwallet/ledger/ping"
@@ -82,6 +83,9 @@ type Set struct {
 	// History is the reading of a party's history: its entries, the
 	// web page's pages with the rewards earned among them.
 	History *history.Service
+	// Holdings is the web wallet's reads of a party's holdings: the home
+	// page's overview and the holdings page's list.
+	Holdings *holdingsview.Service
 	// Async is the store of the Ledger API's durable asynchronous
 	// submissions.
 	Async *asyncsub.Service
@@ -154,7 +158,7 @@ func build(l *ledger.Ledger, jump *jumpSteps) *Set {
 		Airdrop: airdrop.New(l), Devnet: devnet.New(l, jump.run), Delegations: delegations.New(l),
 		Traffic: traffic.New(l), Featured: featured.New(l), Rewards: rw,
 		UserRights: userrights.New(l), Pending: pending.New(l),
-		History: history.New(l), Async: asyncsub.New(l),
+		History: history.New(l), Holdings: holdingsview.New(l), Async: asyncsub.New(l),
 		Pruning: pruning.New(l), Reassign: reassign.New(l),
 		Ping: ping.New(l), AutoTransfer: autotransfer.New(l), jump: jump}
 }

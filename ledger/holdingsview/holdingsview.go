@@ -1,4 +1,12 @@
-package ledger
+// Package holdingsview owns the web wallet's reads of a party's
+// holdings: the home page's overview (Overview: the balance, how many
+// holdings turn dust soon, the fee per round and the few worth listing)
+// and the holdings page's list (BalanceAndHoldings), both from one read
+// of the party's holding rows valued once at the usable round, in coin
+// units while they fit (valuation). What a holding is worth, its fee and
+// when it is dust are the core's rules (ledger.HoldingFee, ledger.IsDust,
+// ledger.HoldingViewWithFee); this package only reads and sorts.
+package holdingsview
 
 import (
 	"cmp"
@@ -7,13 +15,22 @@ import (
 	"slices"
 
 	"github.com/ccwallet/ccwallet/coin"
+	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/store"
 )
 
-// HoldingsOverview is what a wallet's home page shows of a party's
+// Service is the holdings reads of one ledger.
+type Service struct {
+	l *ledger.Ledger
+}
+
+// New builds l's holdings reads.
+func New(l *ledger.Ledger) *Service { return &Service{l: l} }
+
+// Overview is what a wallet's home page shows of a party's
 // holdings: the balance, their health, and the few worth listing.
-type HoldingsOverview struct {
-	Balance Balance
+type Overview struct {
+	Balance ledger.Balance
 	// AtRisk counts the holdings that are dust by the overview's risk
 	// round; FeePerRound sums the fee rates of those still worth
 	// something.
@@ -23,25 +40,26 @@ type HoldingsOverview struct {
 	// by value, largest first (ties by contract ID); each Contract
 	// carries only its ID, and LockExpiresAt is zero, as
 	// BalanceAndHoldings.
-	Top []HoldingView
+	Top []ledger.HoldingView
 }
 
-// HoldingsOverview values party's holdings at the latest open round,
+// Overview values party's holdings at the latest open round,
 // counting those dust within riskWithin rounds. It values each holding
 // once, and builds the (wide) view only of the ones it lists: a party
 // with a thousand holdings had the home page build a thousand on every
 // visit.
-func (l *Ledger) HoldingsOverview(ctx context.Context, party coin.PartyID, riskWithin coin.Round, n int) (HoldingsOverview, error) {
-	r, err := l.Rounds().usableRound(ctx, l.db)
+func (s *Service) Overview(ctx context.Context, party coin.PartyID, riskWithin coin.Round, n int) (Overview, error) {
+	l := s.l
+	r, err := l.UsableRound(ctx, l.DB())
 	if err != nil {
-		return HoldingsOverview{}, err
+		return Overview{}, err
 	}
-	hs, err := store.HoldingValuesByOwner(ctx, l.db, party)
+	hs, err := store.HoldingValuesByOwner(ctx, l.DB(), party)
 	if err != nil {
-		return HoldingsOverview{}, err
+		return Overview{}, err
 	}
 	v := valueHoldings(hs, *r)
-	o := HoldingsOverview{Balance: v.balance, FeePerRound: v.feePerRound}
+	o := Overview{Balance: v.balance, FeePerRound: v.feePerRound}
 	riskAt := r.Number + riskWithin
 	var atRisk, others int
 	for _, i := range v.order {
@@ -59,6 +77,30 @@ func (l *Ledger) HoldingsOverview(ctx context.Context, party coin.PartyID, riskW
 		o.Top = append(o.Top, v.view(i))
 	}
 	return o, nil
+}
+
+// BalanceAndHoldings is the core's Balance and Holdings from one read of
+// the party's holdings, without loading their contracts (each Contract
+// carries only its ID) or lock details (LockExpiresAt is zero): the
+// wallet's holdings page needs neither, and loading a thousand payloads
+// cost more than the rest of the page.
+func (s *Service) BalanceAndHoldings(ctx context.Context, party coin.PartyID) (ledger.Balance, []ledger.HoldingView, error) {
+	l := s.l
+	r, err := l.UsableRound(ctx, l.DB())
+	if err != nil {
+		return ledger.Balance{}, nil, err
+	}
+	hs, err := store.HoldingValuesByOwner(ctx, l.DB(), party)
+	if err != nil {
+		return ledger.Balance{}, nil, err
+	}
+	// Largest first, as Holdings; each (wide) view is built once, in place.
+	v := valueHoldings(hs, *r)
+	out := make([]ledger.HoldingView, len(hs))
+	for k, i := range v.order {
+		out[k] = v.view(i)
+	}
+	return v.balance, out, nil
 }
 
 // valuation is a party's holdings valued at one round: each one's fee and
@@ -79,7 +121,7 @@ type valuation struct {
 	feeU, effU  []int64
 	rateU       []int64
 	fee, eff    []coin.Amount
-	balance     Balance
+	balance     ledger.Balance
 	feePerRound coin.Amount
 }
 
@@ -117,7 +159,7 @@ func (v *valuation) valueUnits(r store.Round) bool {
 	n := len(v.hs)
 	feeU, effU, rateU := make([]int64, n), make([]int64, n), make([]int64, n)
 	var unlocked, locked, fees, perRound int64
-	b := Balance{Round: r.Number, Price: r.Price}
+	b := ledger.Balance{Round: r.Number, Price: r.Price}
 	fits := true
 	add := func(sum *int64, x int64) {
 		if x < 0 || *sum > math.MaxInt64-x {
@@ -156,11 +198,11 @@ func (v *valuation) valueUnits(r store.Round) bool {
 // valueDecimals is valueUnits in decimals, for any size.
 func (v *valuation) valueDecimals(r store.Round) {
 	v.fee, v.eff = make([]coin.Amount, len(v.hs)), make([]coin.Amount, len(v.hs))
-	v.balance = Balance{Round: r.Number, Price: r.Price}
+	v.balance = ledger.Balance{Round: r.Number, Price: r.Price}
 	for i, h := range v.hs {
-		v.fee[i] = HoldingFee(h.Amount, h.Rate, h.CreatedRound, r.Number)
+		v.fee[i] = ledger.HoldingFee(h.Amount, h.Rate, h.CreatedRound, r.Number)
 		v.eff[i] = h.Amount.Sub(v.fee[i])
-		v.balance.add(v.eff[i], v.fee[i], h.LockHolder != "")
+		v.balance.Add(v.eff[i], v.fee[i], h.LockHolder != "")
 		if v.eff[i].IsPositive() {
 			v.feePerRound = v.feePerRound.Add(h.Rate)
 		}
@@ -184,7 +226,7 @@ func unitsFee(a, rate int64, created, at coin.Round) int64 {
 func (v *valuation) dust(i int, at coin.Round) bool {
 	h := v.hs[i]
 	if !v.units {
-		return IsDust(h.Amount, h.Rate, h.CreatedRound, at)
+		return ledger.IsDust(h.Amount, h.Rate, h.CreatedRound, at)
 	}
 	if at <= h.CreatedRound || v.rateU[i] == 0 {
 		return false
@@ -195,14 +237,14 @@ func (v *valuation) dust(i int, at coin.Round) bool {
 }
 
 // view is holding i's view, carrying only its contract ID.
-func (v *valuation) view(i int) HoldingView {
+func (v *valuation) view(i int) ledger.HoldingView {
 	var fee coin.Amount
 	if v.units {
 		fee = coin.FromUnits(v.feeU[i])
 	} else {
 		fee = v.fee[i]
 	}
-	hv := holdingViewWithFee(v.hs[i], fee)
+	hv := ledger.HoldingViewWithFee(v.hs[i], fee)
 	hv.Contract.ContractID = v.hs[i].ContractID
 	return hv
 }
