@@ -41,9 +41,6 @@
 //     (Postgres: store/pgbatch claims, locks and reads a batch with BEGIN
 //     in one round trip and writes it with COMMIT in another; see
 //     docs/architecture.md).
-//   - allocation_types.go: the token standard's allocations and the
-//     example trading app's contracts as data (templates, payloads,
-//     interface views), which the Ledger API's reads show.
 //   - payments.go: the payment templates, units and the confirm page's
 //     origin rule the payment workflows share; ansrules.go: the name
 //     service's AnsRules and the rule for a name.
@@ -57,7 +54,9 @@
 //     entries, lookups, ResolveParty), ledger/apppayments (an app's
 //     payment requests, their acceptance, collection, refund and expiry),
 //     ledger/allocations (the token standard's allocations, the example
-//     trading app on them and the wallet's view of both), ledger/external
+//     trading app on them and the wallet's view of both; their contracts
+//     as data are ledger/allocationdata's, which the Ledger API's reads
+//     and the registry share), ledger/external
 //     (the Ledger API's interactive submission, an external party's
 //     balance summary).
 //   - registry.go: the token-standard registry's choice contexts, transfer

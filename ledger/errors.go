@@ -33,6 +33,11 @@ var (
 	ErrDisabled = errors.New("not available on this network")
 )
 
+// ErrRequirement is a choice's failed requirement (a Daml assertion: the
+// command is refused as the interpreter would), the trading app's and the
+// coin's own alike.
+var ErrRequirement = fmt.Errorf("%w: requirement not met", ErrConflict)
+
 // Problem is an error a person can cause and mend, in words saying what is
 // wrong and what to do; Err is its sentinel (the status). Both surfaces
 // show Msg as it is, without the wrapping context, which is for the log.

@@ -77,6 +77,12 @@ func IsFeatured(ctx context.Context, db bun.IDB, provider coin.PartyID) (bool, e
 	return isFeatured(ctx, db, provider)
 }
 
+// InstrumentRef is the token standard's InstrumentId.
+type InstrumentRef = instrumentRef
+
+// Metadata is the token standard's Metadata.
+type Metadata = metadata
+
 // RoundRef is Splice's Round in Daml-JSON ({"number": "7"}).
 type RoundRef = roundRef
 

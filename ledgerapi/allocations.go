@@ -8,6 +8,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/allocationdata"
 	"github.com/ccwallet/ccwallet/ledger/allocations"
 	"github.com/ccwallet/ccwallet/ledger/apiread"
 )
@@ -29,17 +30,17 @@ type extraArgs struct {
 // party) locks the leg's amount for the settlement.
 func (s *Server) allocate(r *http.Request, actAs []coin.PartyID, factory coin.ContractID, raw json.RawMessage, cmd ledger.Command) (int64, error) {
 	ct, err := s.w.APIRead.LedgerContractByID(r.Context(), factory)
-	if errors.Is(err, ledger.ErrNotFound) || err == nil && (ct.ArchivedOffset != 0 || !apiread.Implements(ct.TemplateID, ledger.InterfaceAllocationFactory)) {
+	if errors.Is(err, ledger.ErrNotFound) || err == nil && (ct.ArchivedOffset != 0 || !apiread.Implements(ct.TemplateID, allocationdata.InterfaceAllocationFactory)) {
 		return 0, cantonErr(codeContractNotFound, "allocation factory %s not found or not active; get the current one from the registry's allocation-factory endpoint", factory)
 	} else if err != nil {
 		return 0, err
 	}
 	var arg struct {
-		ExpectedAdmin    string                          `json:"expectedAdmin"`
-		Allocation       *ledger.AllocationSpecification `json:"allocation"`
-		RequestedAt      string                          `json:"requestedAt"`
-		InputHoldingCids []string                        `json:"inputHoldingCids"`
-		ExtraArgs        extraArgs                       `json:"extraArgs"`
+		ExpectedAdmin    string                                  `json:"expectedAdmin"`
+		Allocation       *allocationdata.AllocationSpecification `json:"allocation"`
+		RequestedAt      string                                  `json:"requestedAt"`
+		InputHoldingCids []string                                `json:"inputHoldingCids"`
+		ExtraArgs        extraArgs                               `json:"extraArgs"`
 	}
 	if err := decodeArg(raw, &arg); err != nil {
 		return 0, err
@@ -70,7 +71,7 @@ func (s *Server) allocate(r *http.Request, actAs []coin.PartyID, factory coin.Co
 // allocationMove is Allocation_ExecuteTransfer or _Cancel (by the
 // settlement's executor) or _Withdraw (by the sender), made by the first
 // actAs party.
-func (s *Server) allocationMove(r *http.Request, actAs []coin.PartyID, cid coin.ContractID, move ledger.AllocationMove, raw json.RawMessage, cmd ledger.Command) (int64, error) {
+func (s *Server) allocationMove(r *http.Request, actAs []coin.PartyID, cid coin.ContractID, move allocationdata.AllocationMove, raw json.RawMessage, cmd ledger.Command) (int64, error) {
 	var arg struct {
 		ExtraArgs extraArgs `json:"extraArgs"`
 	}
@@ -112,7 +113,7 @@ func (s *Server) createCommand(r *http.Request, actAs []coin.PartyID, raw json.R
 
 // createTradeProposal is the CreateCommand of an OTCTradeProposal.
 func (s *Server) createTradeProposal(r *http.Request, actAs []coin.PartyID, raw json.RawMessage, cmd ledger.Command) (int64, error) {
-	var p ledger.OTCTradeProposal
+	var p allocationdata.OTCTradeProposal
 	if err := decodeCreateArgs(raw, &p); err != nil {
 		return 0, err
 	}
@@ -129,7 +130,7 @@ func (s *Server) tradeChoice(r *http.Request, actAs []coin.PartyID, tmpl string,
 	var res *allocations.TradeResult
 	var err error
 	switch {
-	case tmpl == ledger.TemplateOTCTradeProposal && choice == "OTCTradeProposal_Accept":
+	case tmpl == allocationdata.TemplateOTCTradeProposal && choice == "OTCTradeProposal_Accept":
 		var arg struct {
 			Approver coin.PartyID `json:"approver"`
 		}
@@ -137,7 +138,7 @@ func (s *Server) tradeChoice(r *http.Request, actAs []coin.PartyID, tmpl string,
 			return 0, err
 		}
 		res, err = s.w.Allocations.AcceptTradeProposal(ctx, actAs, cid, arg.Approver, cmd)
-	case tmpl == ledger.TemplateOTCTradeProposal && choice == "OTCTradeProposal_Reject":
+	case tmpl == allocationdata.TemplateOTCTradeProposal && choice == "OTCTradeProposal_Reject":
 		var arg struct {
 			Trader coin.PartyID `json:"trader"`
 		}
@@ -145,7 +146,7 @@ func (s *Server) tradeChoice(r *http.Request, actAs []coin.PartyID, tmpl string,
 			return 0, err
 		}
 		res, err = s.w.Allocations.RejectTradeProposal(ctx, actAs, cid, arg.Trader, cmd)
-	case tmpl == ledger.TemplateOTCTradeProposal && choice == "OTCTradeProposal_InitiateSettlement":
+	case tmpl == allocationdata.TemplateOTCTradeProposal && choice == "OTCTradeProposal_InitiateSettlement":
 		var arg struct {
 			PrepareUntil string `json:"prepareUntil"`
 			SettleBefore string `json:"settleBefore"`
@@ -154,7 +155,7 @@ func (s *Server) tradeChoice(r *http.Request, actAs []coin.PartyID, tmpl string,
 			return 0, err
 		}
 		res, err = s.w.Allocations.InitiateTradeSettlement(ctx, actAs, cid, arg.PrepareUntil, arg.SettleBefore, cmd)
-	case tmpl == ledger.TemplateOTCTrade && (choice == "OTCTrade_Settle" || choice == "OTCTrade_Cancel"):
+	case tmpl == allocationdata.TemplateOTCTrade && (choice == "OTCTrade_Settle" || choice == "OTCTrade_Cancel"):
 		// TextMap (ContractId Allocation, ExtraArgs): a Daml tuple is the
 		// record DA.Types:Tuple2 with fields _1 and _2.
 		var arg struct {
@@ -166,8 +167,8 @@ func (s *Server) tradeChoice(r *http.Request, actAs []coin.PartyID, tmpl string,
 		if err := decodeArg(raw, &arg); err != nil {
 			return 0, err
 		}
-		if len(arg.AllocationsWithContext) > ledger.MaxTradeLegs {
-			return 0, invalidArgument("allocationsWithContext: at most %d legs", ledger.MaxTradeLegs)
+		if len(arg.AllocationsWithContext) > allocationdata.MaxTradeLegs {
+			return 0, invalidArgument("allocationsWithContext: at most %d legs", allocationdata.MaxTradeLegs)
 		}
 		allocs := map[string]coin.ContractID{}
 		for id, a := range arg.AllocationsWithContext {
@@ -178,7 +179,7 @@ func (s *Server) tradeChoice(r *http.Request, actAs []coin.PartyID, tmpl string,
 		} else {
 			res, err = s.w.Allocations.CancelTrade(ctx, actAs, cid, allocs, cmd)
 		}
-	case tmpl == ledger.InterfaceAllocationRequest && choice == "AllocationRequest_Reject":
+	case tmpl == allocationdata.InterfaceAllocationRequest && choice == "AllocationRequest_Reject":
 		var arg struct {
 			Actor     coin.PartyID `json:"actor"`
 			ExtraArgs extraArgs    `json:"extraArgs"`
@@ -187,7 +188,7 @@ func (s *Server) tradeChoice(r *http.Request, actAs []coin.PartyID, tmpl string,
 			return 0, err
 		}
 		res, err = s.w.Allocations.RejectAllocationRequest(ctx, actAs, cid, arg.Actor, cmd)
-	case tmpl == ledger.InterfaceAllocationRequest && choice == "AllocationRequest_Withdraw":
+	case tmpl == allocationdata.InterfaceAllocationRequest && choice == "AllocationRequest_Withdraw":
 		var arg struct {
 			ExtraArgs extraArgs `json:"extraArgs"`
 		}

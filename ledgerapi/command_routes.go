@@ -9,6 +9,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/allocationdata"
 	"github.com/ccwallet/ccwallet/ledger/apiread"
 )
 
@@ -68,11 +69,11 @@ func init() {
 			run: func(s *Server, r *http.Request, sb *submission) (int64, error) {
 				return s.preapprovalSend(r, sb.actAs, sb.cid, sb.ex.ChoiceArgument, sb.cmd)
 			}},
-		{target: ledger.InterfaceAllocationFactory, choices: []string{"AllocationFactory_Allocate"},
+		{target: allocationdata.InterfaceAllocationFactory, choices: []string{"AllocationFactory_Allocate"},
 			run: func(s *Server, r *http.Request, sb *submission) (int64, error) {
 				return s.allocate(r, sb.actAs, sb.cid, sb.ex.ChoiceArgument, sb.cmd)
 			}},
-		{target: ledger.InterfaceAllocation, choices: slices.Sorted(maps.Keys(allocationChoices)),
+		{target: allocationdata.InterfaceAllocation, choices: slices.Sorted(maps.Keys(allocationChoices)),
 			run: func(s *Server, r *http.Request, sb *submission) (int64, error) {
 				return s.allocationMove(r, sb.actAs, sb.cid, allocationChoices[sb.ex.Choice], sb.ex.ChoiceArgument, sb.cmd)
 			}},
@@ -83,10 +84,10 @@ func init() {
 			run: func(_ *Server, _ *http.Request, sb *submission) (int64, error) {
 				return 0, allocationInstructionNotFound(sb.cid)
 			}},
-		{target: ledger.TemplateOTCTradeProposal, anyChoice: true, run: trade,
+		{target: allocationdata.TemplateOTCTradeProposal, anyChoice: true, run: trade,
 			choices: []string{"OTCTradeProposal_Accept", "OTCTradeProposal_Reject", "OTCTradeProposal_InitiateSettlement"}},
-		{target: ledger.TemplateOTCTrade, anyChoice: true, run: trade, choices: []string{"OTCTrade_Settle", "OTCTrade_Cancel"}},
-		{target: ledger.InterfaceAllocationRequest, anyChoice: true, run: trade,
+		{target: allocationdata.TemplateOTCTrade, anyChoice: true, run: trade, choices: []string{"OTCTrade_Settle", "OTCTrade_Cancel"}},
+		{target: allocationdata.InterfaceAllocationRequest, anyChoice: true, run: trade,
 			choices: []string{"AllocationRequest_Reject", "AllocationRequest_Withdraw"}},
 		{target: ledger.TemplateAppPaymentRequest, anyChoice: true, notPrepared: true, run: appPayment,
 			choices: []string{"AppPaymentRequest_Accept", "AppPaymentRequest_Reject", "AppPaymentRequest_Withdraw"}},
@@ -94,8 +95,8 @@ func init() {
 			choices: slices.Sorted(maps.Keys(acceptedAppPaymentChoices))},
 	}
 	createRoutes = map[string]createRoute{
-		ledger.TemplateOTCTradeProposal:  (*Server).createTradeProposal,
-		ledger.TemplateAppPaymentRequest: (*Server).createAppPaymentRequest,
+		allocationdata.TemplateOTCTradeProposal: (*Server).createTradeProposal,
+		ledger.TemplateAppPaymentRequest:        (*Server).createAppPaymentRequest,
 	}
 	supportedCommands = commandList()
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/allocationdata"
 	"github.com/ccwallet/ccwallet/ledger/apiread"
 	"github.com/ccwallet/ccwallet/web"
 )
@@ -36,10 +37,10 @@ var instructionChoices = map[string]ledger.InstructionMove{
 
 // allocationChoices are the Allocation choices served, and the ledger's
 // move of each.
-var allocationChoices = map[string]ledger.AllocationMove{
-	"Allocation_ExecuteTransfer": ledger.AllocationExecute,
-	"Allocation_Withdraw":        ledger.AllocationWithdraw,
-	"Allocation_Cancel":          ledger.AllocationCancel,
+var allocationChoices = map[string]allocationdata.AllocationMove{
+	"Allocation_ExecuteTransfer": allocationdata.AllocationExecute,
+	"Allocation_Withdraw":        allocationdata.AllocationWithdraw,
+	"Allocation_Cancel":          allocationdata.AllocationCancel,
 }
 
 // maxCommandIDLength bounds commandId and submissionId: the ledger's one

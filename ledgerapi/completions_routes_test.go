@@ -7,6 +7,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/allocationdata"
 )
 
 // TestCompletionsOfEveryRoute runs, through submit-and-wait, the routes of
@@ -51,11 +52,11 @@ func TestCompletionsOfEveryRoute(t *testing.T) {
 			map[string]any{"extraArgs": emptyExtra()}), nil)
 
 		// Allocation_Withdraw by the sender.
-		alloc, err := e.w.Allocations.Allocate(ctx, ledger.AllocationSpecification{
-			Settlement: ledger.SettlementInfo{Executor: venue, SettlementRef: ledger.Reference{ID: "trade-1"},
+		alloc, err := e.w.Allocations.Allocate(ctx, allocationdata.AllocationSpecification{
+			Settlement: allocationdata.SettlementInfo{Executor: venue, SettlementRef: allocationdata.Reference{ID: "trade-1"},
 				RequestedAt: ledger.FormatTime(now), AllocateBefore: ledger.FormatTime(now.Add(30 * time.Minute)), SettleBefore: ledger.FormatTime(now.Add(time.Hour))},
 			TransferLegID: "leg0",
-			TransferLeg:   ledger.TransferLeg{Sender: alice, Receiver: bob, Amount: coin.MustParse("10"), InstrumentID: ledger.InstrumentRef{Admin: dso, ID: ledger.InstrumentID}},
+			TransferLeg:   allocationdata.TransferLeg{Sender: alice, Receiver: bob, Amount: coin.MustParse("10"), InstrumentID: ledger.InstrumentRef{Admin: dso, ID: ledger.InstrumentID}},
 		}, ledger.Command{})
 		if err != nil {
 			t.Fatal(err)

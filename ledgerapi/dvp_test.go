@@ -10,6 +10,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/allocationdata"
 	"github.com/ccwallet/ccwallet/ledger/apiread"
 )
 
@@ -226,10 +227,10 @@ func TestTradeEndings(t *testing.T) {
 		ctx := context.Background()
 		alice, bob, venue := e.user("alice", "100"), e.user("bob", ""), e.user("venue", "")
 		cc := ledger.InstrumentRef{Admin: e.l.DSO(), ID: ledger.InstrumentID}
-		legs := map[string]ledger.TransferLeg{"leg0": {Sender: alice, Receiver: bob, Amount: coin.MustParse("20"), InstrumentID: cc}}
+		legs := map[string]allocationdata.TransferLeg{"leg0": {Sender: alice, Receiver: bob, Amount: coin.MustParse("20"), InstrumentID: cc}}
 		trade := func() coin.ContractID {
 			t.Helper()
-			p, err := e.w.Allocations.ProposeTrade(ctx, []coin.PartyID{alice, bob}, ledger.OTCTradeProposal{Venue: venue, TransferLegs: legs, Approvers: []coin.PartyID{alice, bob}}, ledger.Command{})
+			p, err := e.w.Allocations.ProposeTrade(ctx, []coin.PartyID{alice, bob}, allocationdata.OTCTradeProposal{Venue: venue, TransferLegs: legs, Approvers: []coin.PartyID{alice, bob}}, ledger.Command{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -261,14 +262,14 @@ func TestTradeEndings(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		raw, _ := apiread.New(e.l).InterfaceView(tc, ledger.InterfaceAllocationRequest)
+		raw, _ := apiread.New(e.l).InterfaceView(tc, allocationdata.InterfaceAllocationRequest)
 		var req struct {
-			Settlement ledger.SettlementInfo `json:"settlement"`
+			Settlement allocationdata.SettlementInfo `json:"settlement"`
 		}
 		if err := json.Unmarshal(raw, &req); err != nil {
 			t.Fatal(err)
 		}
-		a, err := e.w.Allocations.Allocate(ctx, ledger.AllocationSpecification{Settlement: req.Settlement, TransferLegID: "leg0", TransferLeg: legs["leg0"]}, ledger.Command{})
+		a, err := e.w.Allocations.Allocate(ctx, allocationdata.AllocationSpecification{Settlement: req.Settlement, TransferLegID: "leg0", TransferLeg: legs["leg0"]}, ledger.Command{})
 		if err != nil {
 			t.Fatal(err)
 		}

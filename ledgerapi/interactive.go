@@ -14,6 +14,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/allocationdata"
 	"github.com/ccwallet/ccwallet/ledger/apiread"
 	"github.com/ccwallet/ccwallet/ledger/external"
 	"github.com/ccwallet/ccwallet/ledger/preparedtx"
@@ -180,7 +181,7 @@ func (s *Server) rootNode(r *http.Request, party coin.PartyID, visible visibilit
 		if err != nil {
 			return preparedtx.Node{}, nil, err
 		}
-		if tmpl != ledger.TemplateOTCTradeProposal && coinCreates[tmpl] == nil {
+		if tmpl != allocationdata.TemplateOTCTradeProposal && coinCreates[tmpl] == nil {
 			return preparedtx.Node{}, nil, cantonErr(codeUnsupported, "create of %s: this participant runs %s", tmpl, supportedCommands)
 		}
 		id := identifier(tmpl)

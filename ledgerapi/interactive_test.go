@@ -13,6 +13,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/allocationdata"
 	"github.com/ccwallet/ccwallet/ledger/external"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
 	"github.com/ccwallet/ccwallet/ledger/preparedtx"
@@ -283,7 +284,7 @@ func TestInteractiveDvP(t *testing.T) {
 		bob, venue := e.user("bob", "100"), e.user("venue", "")
 		dso := e.l.DSO()
 		cc := ledger.InstrumentRef{Admin: dso, ID: ledger.InstrumentID}
-		legs := map[string]ledger.TransferLeg{
+		legs := map[string]allocationdata.TransferLeg{
 			"leg0": {Sender: alice.party, Receiver: bob, Amount: coin.MustParse("30"), InstrumentID: cc},
 			"leg1": {Sender: bob, Receiver: alice.party, Amount: coin.MustParse("12.5"), InstrumentID: cc},
 		}

@@ -17,6 +17,7 @@ import (
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/handlers/shared"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/allocationdata"
 	ledgerdevnet "github.com/ccwallet/ccwallet/ledger/devnet"
 	"github.com/ccwallet/ccwallet/ledger/workflows"
 	"github.com/ccwallet/ccwallet/web"
@@ -200,9 +201,9 @@ func (h *Handler) Routes(mux *http.ServeMux, health http.Handler) {
 		mux.Handle("POST "+ti+"/{transferInstructionId}/choice-contexts/withdraw", reg(rg.getTransferInstructionChoiceContext(ledger.MoveWithdraw)))
 		mux.Handle("POST "+prefix+"/registry/allocation-instruction/v1/allocation-factory", reg(rg.getAllocationFactory))
 		al := prefix + "/registry/allocations/v1/{allocationId}/choice-contexts"
-		mux.Handle("POST "+al+"/execute-transfer", reg(rg.getAllocationChoiceContext(ledger.AllocationExecute)))
-		mux.Handle("POST "+al+"/withdraw", reg(rg.getAllocationChoiceContext(ledger.AllocationWithdraw)))
-		mux.Handle("POST "+al+"/cancel", reg(rg.getAllocationChoiceContext(ledger.AllocationCancel)))
+		mux.Handle("POST "+al+"/execute-transfer", reg(rg.getAllocationChoiceContext(allocationdata.AllocationExecute)))
+		mux.Handle("POST "+al+"/withdraw", reg(rg.getAllocationChoiceContext(allocationdata.AllocationWithdraw)))
+		mux.Handle("POST "+al+"/cancel", reg(rg.getAllocationChoiceContext(allocationdata.AllocationCancel)))
 		md := prefix + "/registry/metadata/v1"
 		mux.Handle("GET "+md+"/info", reg(rg.getRegistryInfo))
 		mux.Handle("GET "+md+"/instruments", reg(rg.listInstruments))

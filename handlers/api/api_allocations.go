@@ -7,6 +7,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/allocationdata"
 	"github.com/ccwallet/ccwallet/web"
 )
 
@@ -83,7 +84,7 @@ func (h *Handler) allocateAmulet(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	ref := ledger.Reference{ID: *st.SettlementRef.ID}
+	ref := allocationdata.Reference{ID: *st.SettlementRef.ID}
 	if st.SettlementRef.CID != nil {
 		cid, err := coin.ParseContractID(*st.SettlementRef.CID)
 		if err != nil {
@@ -91,14 +92,14 @@ func (h *Handler) allocateAmulet(w http.ResponseWriter, r *http.Request) error {
 		}
 		ref.CID = &cid
 	}
-	spec := ledger.AllocationSpecification{
-		Settlement: ledger.SettlementInfo{
+	spec := allocationdata.AllocationSpecification{
+		Settlement: allocationdata.SettlementInfo{
 			Executor: executor, SettlementRef: ref, RequestedAt: ledger.FormatTime(microsTime(*st.RequestedAt)),
 			AllocateBefore: ledger.FormatTime(microsTime(*st.AllocateBefore)), SettleBefore: ledger.FormatTime(microsTime(*st.SettleBefore)),
 			Meta: ledger.Metadata{Values: st.Meta},
 		},
 		TransferLegID: *req.TransferLegID,
-		TransferLeg: ledger.TransferLeg{Sender: sender, Receiver: receiver, Amount: amount,
+		TransferLeg: allocationdata.TransferLeg{Sender: sender, Receiver: receiver, Amount: amount,
 			InstrumentID: ledger.InstrumentRef{Admin: h.l.DSO(), ID: ledger.InstrumentID}, Meta: ledger.Metadata{Values: leg.Meta}},
 	}
 	res, err := h.w.Allocations.Allocate(r.Context(), spec, ledger.Command{})
@@ -157,7 +158,7 @@ func (h *Handler) withdrawAllocation(w http.ResponseWriter, r *http.Request) err
 	if err != nil {
 		return err
 	}
-	res, err := h.w.Allocations.MoveAllocation(r.Context(), p, cid, ledger.AllocationWithdraw, ledger.Command{})
+	res, err := h.w.Allocations.MoveAllocation(r.Context(), p, cid, allocationdata.AllocationWithdraw, ledger.Command{})
 	if errors.Is(err, ledger.ErrForbidden) {
 		// As the real wallet, which looks the allocation up among those
 		// the caller sends: another party's allocation is not found.

@@ -9,6 +9,7 @@ import (
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/handlers/handlerstest"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/allocationdata"
 	"github.com/ccwallet/ccwallet/ledger/allocations"
 	"github.com/google/go-cmp/cmp"
 )
@@ -26,13 +27,13 @@ func testRegistryAllocations(t *testing.T, a *handlerstest.API) {
 	anon := a.As("")
 	dso := a.L.DSO()
 	now := a.Clock.Now()
-	spec := ledger.AllocationSpecification{
-		Settlement: ledger.SettlementInfo{
-			Executor: venuePID, SettlementRef: ledger.Reference{ID: "trade"}, RequestedAt: ledger.FormatTime(now),
+	spec := allocationdata.AllocationSpecification{
+		Settlement: allocationdata.SettlementInfo{
+			Executor: venuePID, SettlementRef: allocationdata.Reference{ID: "trade"}, RequestedAt: ledger.FormatTime(now),
 			AllocateBefore: ledger.FormatTime(now.Add(time.Hour)), SettleBefore: ledger.FormatTime(now.Add(2 * time.Hour)),
 		},
 		TransferLegID: "leg0",
-		TransferLeg: ledger.TransferLeg{Sender: alicePID, Receiver: bobPID, Amount: coin.MustParse("5"),
+		TransferLeg: allocationdata.TransferLeg{Sender: alicePID, Receiver: bobPID, Amount: coin.MustParse("5"),
 			InstrumentID: ledger.InstrumentRef{Admin: dso, ID: ledger.InstrumentID}},
 	}
 	const factory = "/registry/allocation-instruction/v1/allocation-factory"
@@ -101,7 +102,7 @@ func testRegistryAllocations(t *testing.T, a *handlerstest.API) {
 	if r := anon.Do(http.MethodPost, "/registry/allocations/v1/nope/choice-contexts/withdraw", map[string]any{}); r.Status != http.StatusBadRequest {
 		t.Errorf("malformed id = %d %s, want 400", r.Status, r.Body)
 	}
-	if _, err := allocations.New(a.L).MoveAllocation(t.Context(), alicePID, res.AllocationCID, ledger.AllocationWithdraw, ledger.Command{}); err != nil {
+	if _, err := allocations.New(a.L).MoveAllocation(t.Context(), alicePID, res.AllocationCID, allocationdata.AllocationWithdraw, ledger.Command{}); err != nil {
 		t.Fatal(err)
 	}
 	if r := anon.Do(http.MethodPost, base+"execute-transfer", map[string]any{}); r.Status != http.StatusNotFound {
@@ -161,7 +162,7 @@ func testWalletAllocations(t *testing.T, a *handlerstest.API) {
 		} `json:"allocations"`
 	}
 	alice.Do(http.MethodGet, "/v0/allocations", nil).JSON(t, &list)
-	if len(list.Allocations) != 1 || list.Allocations[0].Contract.ContractID != created.Output.AllocationCID || list.Allocations[0].Contract.TemplateID != ledger.TemplateAmuletAllocation {
+	if len(list.Allocations) != 1 || list.Allocations[0].Contract.ContractID != created.Output.AllocationCID || list.Allocations[0].Contract.TemplateID != allocationdata.TemplateAmuletAllocation {
 		t.Errorf("alice's allocations = %+v", list)
 	}
 	bob.Do(http.MethodGet, "/v0/allocations", nil).JSON(t, &list)
@@ -185,8 +186,8 @@ func testWalletAllocations(t *testing.T, a *handlerstest.API) {
 	// A trade's allocation request: listed for its traders, rejected by
 	// a sender.
 	cc := ledger.InstrumentRef{Admin: a.L.DSO(), ID: ledger.InstrumentID}
-	legs := map[string]ledger.TransferLeg{"leg0": {Sender: alicePID, Receiver: bobPID, Amount: coin.MustParse("5"), InstrumentID: cc}}
-	prop, err := allocations.New(a.L).ProposeTrade(t.Context(), []coin.PartyID{alicePID, bobPID}, ledger.OTCTradeProposal{Venue: venuePID, TransferLegs: legs, Approvers: []coin.PartyID{alicePID, bobPID}}, ledger.Command{})
+	legs := map[string]allocationdata.TransferLeg{"leg0": {Sender: alicePID, Receiver: bobPID, Amount: coin.MustParse("5"), InstrumentID: cc}}
+	prop, err := allocations.New(a.L).ProposeTrade(t.Context(), []coin.PartyID{alicePID, bobPID}, allocationdata.OTCTradeProposal{Venue: venuePID, TransferLegs: legs, Approvers: []coin.PartyID{alicePID, bobPID}}, ledger.Command{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/allocationdata"
 	"github.com/ccwallet/ccwallet/web"
 )
 
@@ -199,7 +200,7 @@ func (h registry) getAllocationFactory(w http.ResponseWriter, r *http.Request) e
 
 // getAllocationChoiceContext answers POST
 // /registry/allocations/v1/{allocationId}/choice-contexts/{execute-transfer,withdraw,cancel}.
-func (h registry) getAllocationChoiceContext(move ledger.AllocationMove) apiFunc {
+func (h registry) getAllocationChoiceContext(move allocationdata.AllocationMove) apiFunc {
 	return choiceContextOf("allocationId", func(ctx context.Context, cid coin.ContractID) (ledgerregistry.ChoiceContext, error) {
 		return h.w.Registry.AllocationChoiceContext(ctx, cid, move)
 	})

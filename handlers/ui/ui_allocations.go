@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/ccwallet/ccwallet/coin"
-	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/allocationdata"
 	"github.com/ccwallet/ccwallet/ledger/allocations"
 	"github.com/ccwallet/ccwallet/views"
 	"github.com/ccwallet/ccwallet/web"
@@ -70,7 +70,7 @@ func (h *Handler) allocationsModel(ctx context.Context, s *web.Session, party co
 			return views.AllocationsList{}, err
 		}
 		// Past the deadline the expiry automation may end it.
-		row.SettleBefore, row.Overdue = settle, allocations.CheckAllocationMove(a.Spec, ledger.AllocationExpire, "", now) == nil
+		row.SettleBefore, row.Overdue = settle, allocations.CheckAllocationMove(a.Spec, allocationdata.AllocationExpire, "", now) == nil
 		m.Pending = append(m.Pending, row)
 	}
 	finished, err := h.w.Allocations.FinishedAllocations(ctx, party, finishedAllocations)
@@ -113,7 +113,7 @@ func allocationRequestRow(r allocations.AllocationRequest, party coin.PartyID) v
 
 // allocationRow is an allocation of spec as party (its sender or
 // receiver) sees it.
-func allocationRow(spec ledger.AllocationSpecification, cid coin.ContractID, party coin.PartyID) views.AllocationRow {
+func allocationRow(spec allocationdata.AllocationSpecification, cid coin.ContractID, party coin.PartyID) views.AllocationRow {
 	leg := spec.TransferLeg
 	row := views.AllocationRow{ContractID: string(cid), Incoming: leg.Receiver == party && leg.Sender != party, Counterparty: views.P(leg.Receiver),
 		Amount: leg.Amount.String(), Executor: views.P(spec.Settlement.Executor), LegID: spec.TransferLegID}

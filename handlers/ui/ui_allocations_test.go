@@ -12,6 +12,7 @@ import (
 	"github.com/ccwallet/ccwallet/handlers"
 	"github.com/ccwallet/ccwallet/handlers/handlerstest"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/allocationdata"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
 	"github.com/ccwallet/ccwallet/ledger/pending"
 )
@@ -41,14 +42,14 @@ func forTradeEngine(t *testing.T, fn func(t *testing.T, e *tradeEnv)) {
 func (e *tradeEnv) trade(t *testing.T, legs map[string][3]string) coin.ContractID {
 	t.Helper()
 	ctx := context.Background()
-	tl := map[string]ledger.TransferLeg{}
+	tl := map[string]allocationdata.TransferLeg{}
 	var traders []coin.PartyID
 	for id, l := range legs {
-		tl[id] = ledger.TransferLeg{Sender: coin.PartyID(l[0]), Receiver: coin.PartyID(l[1]), Amount: coin.MustParse(l[2]),
+		tl[id] = allocationdata.TransferLeg{Sender: coin.PartyID(l[0]), Receiver: coin.PartyID(l[1]), Amount: coin.MustParse(l[2]),
 			InstrumentID: ledger.InstrumentRef{Admin: e.L.DSO(), ID: ledger.InstrumentID}}
 		traders = append(traders, coin.PartyID(l[0]), coin.PartyID(l[1]))
 	}
-	p, err := e.W.Allocations.ProposeTrade(ctx, traders, ledger.OTCTradeProposal{Venue: e.venue, TransferLegs: tl, Approvers: traders}, ledger.Command{})
+	p, err := e.W.Allocations.ProposeTrade(ctx, traders, allocationdata.OTCTradeProposal{Venue: e.venue, TransferLegs: tl, Approvers: traders}, ledger.Command{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,7 @@ import (
 	"github.com/uptrace/bun"
 
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/allocationdata"
 )
 
 // refuseSecondAllocation refuses to allocate a trade leg its sender has a
@@ -15,7 +16,7 @@ import (
 // concurrent allocations of one leg cannot both pass, on either engine;
 // every way in (the wallet's Allocate, the Ledger API's and the
 // registry's AllocationFactory_Allocate) goes through it.
-func (s *Service) refuseSecondAllocation(ctx context.Context, tx bun.IDB, spec ledger.AllocationSpecification) error {
+func (s *Service) refuseSecondAllocation(ctx context.Context, tx bun.IDB, spec allocationdata.AllocationSpecification) error {
 	mine, err := s.pendingAllocationsIn(ctx, tx, spec.TransferLeg.Sender)
 	if err != nil {
 		return err
@@ -30,7 +31,7 @@ func (s *Service) refuseSecondAllocation(ctx context.Context, tx bun.IDB, spec l
 }
 
 // sameLeg reports whether a and b allocate one leg of one settlement.
-func sameLeg(a, b ledger.AllocationSpecification) bool {
+func sameLeg(a, b allocationdata.AllocationSpecification) bool {
 	ra, rb := a.Settlement.SettlementRef, b.Settlement.SettlementRef
 	return a.Settlement.Executor == b.Settlement.Executor && ra.ID == rb.ID &&
 		(ra.CID == nil) == (rb.CID == nil) && (ra.CID == nil || *ra.CID == *rb.CID) &&

@@ -16,6 +16,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/allocationdata"
 	"github.com/ccwallet/ccwallet/ledger/apiread"
 	"github.com/ccwallet/ccwallet/ledger/history"
 	"github.com/ccwallet/ccwallet/store"
@@ -68,14 +69,14 @@ const (
 // before the settlement deadline, as Splice's two-step transfer checks;
 // expiry only after it; withdraw and cancel only give the sender's coin
 // back, so they are allowed any time.
-var allocationRules = map[ledger.AllocationMove]struct {
+var allocationRules = map[allocationdata.AllocationMove]struct {
 	actor    allocationActor
 	deadline deadlineRule
 }{
-	ledger.AllocationExecute:  {byExecutor, beforeDeadline},
-	ledger.AllocationWithdraw: {bySender, anytime},
-	ledger.AllocationCancel:   {byExecutor, anytime},
-	ledger.AllocationExpire:   {byAnyone, afterDeadline},
+	allocationdata.AllocationExecute:  {byExecutor, beforeDeadline},
+	allocationdata.AllocationWithdraw: {bySender, anytime},
+	allocationdata.AllocationCancel:   {byExecutor, anytime},
+	allocationdata.AllocationExpire:   {byAnyone, afterDeadline},
 }
 
 // ErrAllocationFinished is returned for a move on an allocation that has
@@ -84,7 +85,7 @@ var ErrAllocationFinished = fmt.Errorf("allocation is no longer pending: %w", le
 
 // CheckAllocationMove applies the rules: whether actor ("" for the expiry
 // automation) may make move on an allocation of spec at now.
-func CheckAllocationMove(spec ledger.AllocationSpecification, move ledger.AllocationMove, actor coin.PartyID, now time.Time) error {
+func CheckAllocationMove(spec allocationdata.AllocationSpecification, move allocationdata.AllocationMove, actor coin.PartyID, now time.Time) error {
 	rule, ok := allocationRules[move]
 	if !ok {
 		return ledger.Invalid("move", "unknown allocation move %q", move)
@@ -128,7 +129,7 @@ type AllocationResult struct {
 
 // Allocation is the read model of an allocation.
 type Allocation struct {
-	Spec             ledger.AllocationSpecification
+	Spec             allocationdata.AllocationSpecification
 	LockedHoldingCID coin.ContractID
 	Contract         apiread.LedgerContract
 }
@@ -150,7 +151,7 @@ func checkMeta(field string, m ledger.Metadata) error {
 }
 
 // checkAllocation checks spec and writes its times in the ledger's form.
-func (s *Service) checkAllocation(ctx context.Context, spec *ledger.AllocationSpecification, now time.Time) (settleBefore time.Time, err error) {
+func (s *Service) checkAllocation(ctx context.Context, spec *allocationdata.AllocationSpecification, now time.Time) (settleBefore time.Time, err error) {
 	leg, st := &spec.TransferLeg, &spec.Settlement
 	if dso := s.l.DSO(); leg.InstrumentID.Admin != dso || leg.InstrumentID.ID != ledger.InstrumentID {
 		return time.Time{}, ledger.Invalid("transferLeg.instrumentId", "%s/%s is not this registry's instrument; it holds %s/%s", leg.InstrumentID.Admin, leg.InstrumentID.ID, dso, ledger.InstrumentID)
@@ -216,14 +217,14 @@ func (s *Service) checkAllocation(ctx context.Context, spec *ledger.AllocationSp
 // the spent inputs are burned. cmd's key, when set, deduplicates the
 // command (the Ledger API's change id), and its completion is written
 // with it.
-func (s *Service) Allocate(ctx context.Context, spec ledger.AllocationSpecification, cmd ledger.Command) (*AllocationResult, error) {
+func (s *Service) Allocate(ctx context.Context, spec allocationdata.AllocationSpecification, cmd ledger.Command) (*AllocationResult, error) {
 	return s.allocate(ctx, spec, cmd, nil)
 }
 
 // allocate is Allocate; guard, when set, runs in the change's transaction
 // under the sender's lock before anything is written (the wallet's own
 // checks of AllocateLeg), so no concurrent allocation slips past it.
-func (s *Service) allocate(ctx context.Context, spec ledger.AllocationSpecification, cmd ledger.Command, guard func(ctx context.Context, tx bun.IDB) error) (*AllocationResult, error) {
+func (s *Service) allocate(ctx context.Context, spec allocationdata.AllocationSpecification, cmd ledger.Command, guard func(ctx context.Context, tx bun.IDB) error) (*AllocationResult, error) {
 	l := s.l
 	now := l.Now()
 	if err := ledger.CheckID("commandId", cmd.Key); err != nil {
@@ -266,7 +267,7 @@ func (s *Service) allocate(ctx context.Context, spec ledger.AllocationSpecificat
 		if err != nil {
 			return err
 		}
-		x.CreateWithID(cid, ledger.TemplateAmuletAllocation, ledger.AllocationPayload{LockedAmulet: tr.Outputs[0], Allocation: spec},
+		x.CreateWithID(cid, allocationdata.TemplateAmuletAllocation, allocationdata.AllocationPayload{LockedAmulet: tr.Outputs[0], Allocation: spec},
 			l.DSO(), sender, spec.Settlement.Executor)
 		x.Record(sender, ledger.HistoryTransfer, "AllocationFactory_Allocate", spec.TransferLeg.Receiver, tr.Cost(amount).Neg(), tr.Fees.Add(tr.HoldingFees),
 			spec.TransferLeg.Meta.Values[ledger.MetaReason], ledger.HistoryDetails{Provider: spec.Settlement.Executor, HoldingFees: tr.HoldingFees, Fees: tr.Fees, ContractID: cid})
@@ -295,7 +296,7 @@ func (s *Service) allocate(ctx context.Context, spec ledger.AllocationSpecificat
 // receiver; withdraw, cancel and expire give it back to the sender. cmd's
 // key, when set, deduplicates the command, and its completion is written
 // with it. A refused move changes nothing.
-func (s *Service) MoveAllocation(ctx context.Context, actor coin.PartyID, cid coin.ContractID, move ledger.AllocationMove, cmd ledger.Command) (*AllocationResult, error) {
+func (s *Service) MoveAllocation(ctx context.Context, actor coin.PartyID, cid coin.ContractID, move allocationdata.AllocationMove, cmd ledger.Command) (*AllocationResult, error) {
 	if err := ledger.CheckID("commandId", cmd.Key); err != nil {
 		return nil, err
 	}
@@ -320,8 +321,8 @@ func (s *Service) MoveAllocation(ctx context.Context, actor coin.PartyID, cid co
 }
 
 // moveAllocationIn is MoveAllocation inside change x.
-func (s *Service) moveAllocationIn(ctx context.Context, x *ledger.Tx, actor coin.PartyID, cid coin.ContractID, move ledger.AllocationMove) (*AllocationResult, error) {
-	_, p, err := ledger.AllocationContract(ctx, x.DB(), cid)
+func (s *Service) moveAllocationIn(ctx context.Context, x *ledger.Tx, actor coin.PartyID, cid coin.ContractID, move allocationdata.AllocationMove) (*AllocationResult, error) {
+	_, p, err := allocationdata.AllocationContract(ctx, x.DB(), cid)
 	if err != nil {
 		return nil, err
 	}
@@ -334,7 +335,7 @@ func (s *Service) moveAllocationIn(ctx context.Context, x *ledger.Tx, actor coin
 		return nil, err
 	}
 	// Re-read under the parties' locks: a concurrent move may have won.
-	ac, p, err := ledger.AllocationContract(ctx, x.DB(), cid)
+	ac, p, err := allocationdata.AllocationContract(ctx, x.DB(), cid)
 	if err != nil {
 		return nil, err
 	}
@@ -362,14 +363,14 @@ func (s *Service) moveAllocationIn(ctx context.Context, x *ledger.Tx, actor coin
 
 // finishAllocation carries out an allowed move inside x, for the caller
 // to commit (a trade's settlement ends several allocations in one update).
-func (s *Service) finishAllocation(ctx context.Context, x *ledger.Tx, cid coin.ContractID, p *ledger.AllocationPayload, move ledger.AllocationMove) (*AllocationResult, error) {
+func (s *Service) finishAllocation(ctx context.Context, x *ledger.Tx, cid coin.ContractID, p *allocationdata.AllocationPayload, move allocationdata.AllocationMove) (*AllocationResult, error) {
 	leg := p.Allocation.TransferLeg
 	res := &AllocationResult{AllocationCID: cid, SenderChangeCIDs: []coin.ContractID{}, ReceiverHoldingCIDs: []coin.ContractID{}}
 	value, fee, locked, err := x.ReleaseLock(ctx, p.LockedAmulet, cid)
 	if err != nil {
 		return nil, err
 	}
-	if !locked && move == ledger.AllocationExecute {
+	if !locked && move == allocationdata.AllocationExecute {
 		return nil, ledger.NotFoundf("LockedAmulet '%s' not found for AmuletAllocation '%s'", p.LockedAmulet, cid)
 	}
 	// The allocation, and when the coin is still locked the holding, the
@@ -383,10 +384,10 @@ func (s *Service) finishAllocation(ctx context.Context, x *ledger.Tx, cid coin.C
 		return nil, fmt.Errorf("allocation %s: %w", cid, err)
 	}
 	x.Archive(cid)
-	subtype := "Allocation_" + map[ledger.AllocationMove]string{ledger.AllocationExecute: "ExecuteTransfer", ledger.AllocationWithdraw: "Withdraw", ledger.AllocationCancel: "Cancel", ledger.AllocationExpire: "Expire"}[move]
+	subtype := "Allocation_" + map[allocationdata.AllocationMove]string{allocationdata.AllocationExecute: "ExecuteTransfer", allocationdata.AllocationWithdraw: "Withdraw", allocationdata.AllocationCancel: "Cancel", allocationdata.AllocationExpire: "Expire"}[move]
 	desc := leg.Meta.Values[ledger.MetaReason]
 	d := ledger.HistoryDetails{Provider: p.Allocation.Settlement.Executor, HoldingFees: fee, ContractID: cid}
-	if move == ledger.AllocationExecute {
+	if move == allocationdata.AllocationExecute {
 		if value.IsPositive() {
 			res.ReceiverHoldingCIDs = append(res.ReceiverHoldingCIDs, x.NewHolding(leg.Receiver, value, nil))
 		}
@@ -417,20 +418,20 @@ func (s *Service) finishAllocation(ctx context.Context, x *ledger.Tx, cid coin.C
 // the locked coin returns to its sender. It returns how many it expired;
 // the expiry automation calls it periodically.
 func (s *Service) ExpireAllocations(ctx context.Context) (int, error) {
-	cs, err := store.ActiveContractsByTemplate(ctx, s.l.DB(), ledger.TemplateAmuletAllocation, "")
+	cs, err := store.ActiveContractsByTemplate(ctx, s.l.DB(), allocationdata.TemplateAmuletAllocation, "")
 	if err != nil {
 		return 0, err
 	}
 	now, n := s.l.Now(), 0
 	for _, c := range cs {
-		var p ledger.AllocationPayload
+		var p allocationdata.AllocationPayload
 		if err := json.Unmarshal([]byte(c.Payload), &p); err != nil {
 			return n, fmt.Errorf("allocation %s: %w", c.ContractID, err)
 		}
-		if CheckAllocationMove(p.Allocation, ledger.AllocationExpire, "", now) != nil {
+		if CheckAllocationMove(p.Allocation, allocationdata.AllocationExpire, "", now) != nil {
 			continue
 		}
-		_, err := s.MoveAllocation(ctx, "", c.ContractID, ledger.AllocationExpire, ledger.Command{})
+		_, err := s.MoveAllocation(ctx, "", c.ContractID, allocationdata.AllocationExpire, ledger.Command{})
 		switch {
 		case err == nil:
 			n++
@@ -446,7 +447,7 @@ func (s *Service) ExpireAllocations(ctx context.Context) (int, error) {
 // AllocationByID returns an allocation, active or ended. Only its sender,
 // receiver and executor may see it (viewer ""; the registry sees all).
 func (s *Service) AllocationByID(ctx context.Context, viewer coin.PartyID, cid coin.ContractID) (Allocation, error) {
-	c, p, err := ledger.AllocationContract(ctx, s.l.DB(), cid)
+	c, p, err := allocationdata.AllocationContract(ctx, s.l.DB(), cid)
 	if err != nil {
 		return Allocation{}, err
 	}
@@ -460,13 +461,13 @@ func (s *Service) AllocationByID(ctx context.Context, viewer coin.PartyID, cid c
 // AllocationsOf lists the active allocations party is the sender of,
 // oldest first.
 func (s *Service) AllocationsOf(ctx context.Context, party coin.PartyID) ([]ledger.Contract, error) {
-	cs, err := store.ActiveContractsByTemplate(ctx, s.l.DB(), ledger.TemplateAmuletAllocation, party)
+	cs, err := store.ActiveContractsByTemplate(ctx, s.l.DB(), allocationdata.TemplateAmuletAllocation, party)
 	if err != nil {
 		return nil, err
 	}
 	var out []ledger.Contract
 	for i := range cs {
-		var p ledger.AllocationPayload
+		var p allocationdata.AllocationPayload
 		if err := json.Unmarshal([]byte(cs[i].Payload), &p); err != nil {
 			return nil, fmt.Errorf("allocation %s: %w", cs[i].ContractID, err)
 		}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/allocationdata"
 	"github.com/ccwallet/ccwallet/ledger/allocations"
 	"github.com/ccwallet/ccwallet/ledger/apiread"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
@@ -15,15 +16,15 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-func allocationSpec(l *ledger.Ledger, sender, receiver, executor coin.PartyID, amount string, now time.Time) ledger.AllocationSpecification {
-	return ledger.AllocationSpecification{
-		Settlement: ledger.SettlementInfo{
-			Executor: executor, SettlementRef: ledger.Reference{ID: "trade-1"},
+func allocationSpec(l *ledger.Ledger, sender, receiver, executor coin.PartyID, amount string, now time.Time) allocationdata.AllocationSpecification {
+	return allocationdata.AllocationSpecification{
+		Settlement: allocationdata.SettlementInfo{
+			Executor: executor, SettlementRef: allocationdata.Reference{ID: "trade-1"},
 			RequestedAt: ledger.FormatTime(now), AllocateBefore: ledger.FormatTime(now.Add(30 * time.Minute)),
 			SettleBefore: ledger.FormatTime(now.Add(time.Hour)),
 		},
 		TransferLegID: "leg0",
-		TransferLeg: ledger.TransferLeg{
+		TransferLeg: allocationdata.TransferLeg{
 			Sender: sender, Receiver: receiver, Amount: coin.MustParse(amount),
 			InstrumentID: ledger.InstrumentRef{Admin: l.DSO(), ID: ledger.InstrumentID},
 		},
@@ -37,7 +38,7 @@ func allocationSpec(l *ledger.Ledger, sender, receiver, executor coin.PartyID, a
 func TestAllocationMoves(t *testing.T) {
 	type step struct {
 		who  string // sender, receiver, executor, stranger, automation
-		move ledger.AllocationMove
+		move allocationdata.AllocationMove
 	}
 	cases := []struct {
 		name         string
@@ -48,22 +49,22 @@ func TestAllocationMoves(t *testing.T) {
 		senderWant   string
 		receiverWant string
 	}{
-		{name: "execute", do: step{"executor", ledger.AllocationExecute}, senderWant: "60", receiverWant: "40"},
-		{name: "withdraw", do: step{"sender", ledger.AllocationWithdraw}, senderWant: "100", receiverWant: "0"},
-		{name: "cancel", do: step{"executor", ledger.AllocationCancel}, senderWant: "100", receiverWant: "0"},
-		{name: "expire", advance: 2 * time.Hour, do: step{"automation", ledger.AllocationExpire}, senderWant: "100", receiverWant: "0"},
-		{name: "withdraw after deadline", advance: 2 * time.Hour, do: step{"sender", ledger.AllocationWithdraw}, senderWant: "100", receiverWant: "0"},
-		{name: "execute after deadline", advance: 2 * time.Hour, do: step{"executor", ledger.AllocationExecute}, wantErr: ledger.ErrExpired},
-		{name: "expire before deadline", do: step{"automation", ledger.AllocationExpire}, wantErr: ledger.ErrConflict},
-		{name: "execute by the sender", do: step{"sender", ledger.AllocationExecute}, wantErr: ledger.ErrForbidden},
-		{name: "execute by the receiver", do: step{"receiver", ledger.AllocationExecute}, wantErr: ledger.ErrForbidden},
-		{name: "withdraw by the executor", do: step{"executor", ledger.AllocationWithdraw}, wantErr: ledger.ErrForbidden},
-		{name: "cancel by the sender", do: step{"sender", ledger.AllocationCancel}, wantErr: ledger.ErrForbidden},
-		{name: "execute by a stranger", do: step{"stranger", ledger.AllocationExecute}, wantErr: ledger.ErrNotFound},
-		{name: "execute twice", before: []step{{"executor", ledger.AllocationExecute}}, do: step{"executor", ledger.AllocationExecute}, wantErr: allocations.ErrAllocationFinished},
-		{name: "withdraw after execute", before: []step{{"executor", ledger.AllocationExecute}}, do: step{"sender", ledger.AllocationWithdraw}, wantErr: allocations.ErrAllocationFinished},
-		{name: "execute after withdraw", before: []step{{"sender", ledger.AllocationWithdraw}}, do: step{"executor", ledger.AllocationExecute}, wantErr: allocations.ErrAllocationFinished},
-		{name: "expire after cancel", advance: 2 * time.Hour, before: []step{{"executor", ledger.AllocationCancel}}, do: step{"automation", ledger.AllocationExpire}, wantErr: allocations.ErrAllocationFinished},
+		{name: "execute", do: step{"executor", allocationdata.AllocationExecute}, senderWant: "60", receiverWant: "40"},
+		{name: "withdraw", do: step{"sender", allocationdata.AllocationWithdraw}, senderWant: "100", receiverWant: "0"},
+		{name: "cancel", do: step{"executor", allocationdata.AllocationCancel}, senderWant: "100", receiverWant: "0"},
+		{name: "expire", advance: 2 * time.Hour, do: step{"automation", allocationdata.AllocationExpire}, senderWant: "100", receiverWant: "0"},
+		{name: "withdraw after deadline", advance: 2 * time.Hour, do: step{"sender", allocationdata.AllocationWithdraw}, senderWant: "100", receiverWant: "0"},
+		{name: "execute after deadline", advance: 2 * time.Hour, do: step{"executor", allocationdata.AllocationExecute}, wantErr: ledger.ErrExpired},
+		{name: "expire before deadline", do: step{"automation", allocationdata.AllocationExpire}, wantErr: ledger.ErrConflict},
+		{name: "execute by the sender", do: step{"sender", allocationdata.AllocationExecute}, wantErr: ledger.ErrForbidden},
+		{name: "execute by the receiver", do: step{"receiver", allocationdata.AllocationExecute}, wantErr: ledger.ErrForbidden},
+		{name: "withdraw by the executor", do: step{"executor", allocationdata.AllocationWithdraw}, wantErr: ledger.ErrForbidden},
+		{name: "cancel by the sender", do: step{"sender", allocationdata.AllocationCancel}, wantErr: ledger.ErrForbidden},
+		{name: "execute by a stranger", do: step{"stranger", allocationdata.AllocationExecute}, wantErr: ledger.ErrNotFound},
+		{name: "execute twice", before: []step{{"executor", allocationdata.AllocationExecute}}, do: step{"executor", allocationdata.AllocationExecute}, wantErr: allocations.ErrAllocationFinished},
+		{name: "withdraw after execute", before: []step{{"executor", allocationdata.AllocationExecute}}, do: step{"sender", allocationdata.AllocationWithdraw}, wantErr: allocations.ErrAllocationFinished},
+		{name: "execute after withdraw", before: []step{{"sender", allocationdata.AllocationWithdraw}}, do: step{"executor", allocationdata.AllocationExecute}, wantErr: allocations.ErrAllocationFinished},
+		{name: "expire after cancel", advance: 2 * time.Hour, before: []step{{"executor", allocationdata.AllocationCancel}}, do: step{"automation", allocationdata.AllocationExpire}, wantErr: allocations.ErrAllocationFinished},
 	}
 	for _, e := range ledgertest.Engines {
 		t.Run(ledgertest.Name(e), func(t *testing.T) {
@@ -143,20 +144,20 @@ func TestAllocateRefusals(t *testing.T) {
 		sender, receiver, executor := ledgertest.Party(t, l), ledgertest.Party(t, l), ledgertest.Party(t, l)
 		ledgertest.Mint(t, l, sender, "100")
 		now := clock.Now()
-		cases := map[string]func(s *ledger.AllocationSpecification){
-			"zero amount":       func(s *ledger.AllocationSpecification) { s.TransferLeg.Amount = coin.Zero },
-			"other instrument":  func(s *ledger.AllocationSpecification) { s.TransferLeg.InstrumentID.ID = "USD" },
-			"allocate too late": func(s *ledger.AllocationSpecification) { s.Settlement.AllocateBefore = ledger.FormatTime(now) },
-			"settle before alloc": func(s *ledger.AllocationSpecification) {
+		cases := map[string]func(s *allocationdata.AllocationSpecification){
+			"zero amount":       func(s *allocationdata.AllocationSpecification) { s.TransferLeg.Amount = coin.Zero },
+			"other instrument":  func(s *allocationdata.AllocationSpecification) { s.TransferLeg.InstrumentID.ID = "USD" },
+			"allocate too late": func(s *allocationdata.AllocationSpecification) { s.Settlement.AllocateBefore = ledger.FormatTime(now) },
+			"settle before alloc": func(s *allocationdata.AllocationSpecification) {
 				s.Settlement.SettleBefore = ledger.FormatTime(now.Add(time.Minute))
 			},
-			"bad time": func(s *ledger.AllocationSpecification) { s.Settlement.SettleBefore = "tomorrow" },
-			"requested in future": func(s *ledger.AllocationSpecification) {
+			"bad time": func(s *allocationdata.AllocationSpecification) { s.Settlement.SettleBefore = "tomorrow" },
+			"requested in future": func(s *allocationdata.AllocationSpecification) {
 				s.Settlement.RequestedAt = ledger.FormatTime(now.Add(time.Hour))
 			},
-			"unknown receiver":     func(s *ledger.AllocationSpecification) { s.TransferLeg.Receiver = "nobody::1220ab" },
-			"more than the sender": func(s *ledger.AllocationSpecification) { s.TransferLeg.Amount = coin.MustParse("1000") },
-			"long leg id":          func(s *ledger.AllocationSpecification) { s.TransferLegID = string(make([]byte, 300)) },
+			"unknown receiver":     func(s *allocationdata.AllocationSpecification) { s.TransferLeg.Receiver = "nobody::1220ab" },
+			"more than the sender": func(s *allocationdata.AllocationSpecification) { s.TransferLeg.Amount = coin.MustParse("1000") },
+			"long leg id":          func(s *allocationdata.AllocationSpecification) { s.TransferLegID = string(make([]byte, 300)) },
 		}
 		for name, mut := range cases {
 			spec := allocationSpec(l, sender, receiver, executor, "40", now)
@@ -231,7 +232,7 @@ func TestAllocationFeaturedExecutor(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if _, err := s.MoveAllocation(ctx, executor, res.AllocationCID, ledger.AllocationExecute, ledger.Command{}); err != nil {
+			if _, err := s.MoveAllocation(ctx, executor, res.AllocationCID, allocationdata.AllocationExecute, ledger.Command{}); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -266,7 +267,7 @@ func TestCompletionsOfAllocations(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		moved, err := s.MoveAllocation(ctx, venue, res.AllocationCID, ledger.AllocationExecute, completing("k-execute", "execute", venue))
+		moved, err := s.MoveAllocation(ctx, venue, res.AllocationCID, allocationdata.AllocationExecute, completing("k-execute", "execute", venue))
 		if err != nil {
 			t.Fatal(err)
 		}

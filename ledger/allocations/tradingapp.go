@@ -10,6 +10,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/allocationdata"
 	"github.com/ccwallet/ccwallet/store"
 	"github.com/uptrace/bun"
 )
@@ -31,7 +32,7 @@ type TradeResult struct {
 }
 
 // tradingParties are the senders and receivers of legs, sorted.
-func tradingParties(legs map[string]ledger.TransferLeg) []coin.PartyID {
+func tradingParties(legs map[string]allocationdata.TransferLeg) []coin.PartyID {
 	var ps []coin.PartyID
 	for _, l := range legs {
 		ps = append(ps, l.Sender, l.Receiver)
@@ -50,9 +51,9 @@ func require(msg string, ok bool) error {
 
 // checkLegs bounds a trade's legs: each moves this registry's coin
 // between known parties.
-func (s *Service) checkLegs(ctx context.Context, legs map[string]ledger.TransferLeg) error {
-	if len(legs) == 0 || len(legs) > ledger.MaxTradeLegs {
-		return ledger.Invalid("transferLegs", "a trade has 1 to %d legs, not %d", ledger.MaxTradeLegs, len(legs))
+func (s *Service) checkLegs(ctx context.Context, legs map[string]allocationdata.TransferLeg) error {
+	if len(legs) == 0 || len(legs) > allocationdata.MaxTradeLegs {
+		return ledger.Invalid("transferLegs", "a trade has 1 to %d legs, not %d", allocationdata.MaxTradeLegs, len(legs))
 	}
 	for id, leg := range legs {
 		field := "transferLegs[" + id + "]"
@@ -83,15 +84,15 @@ func (s *Service) checkLegs(ctx context.Context, legs map[string]ledger.Transfer
 
 // ProposeTrade creates an OTCTradeProposal; its approvers sign it, so all
 // of them must be among actAs.
-func (s *Service) ProposeTrade(ctx context.Context, actAs []coin.PartyID, p ledger.OTCTradeProposal, cmd ledger.Command) (*TradeResult, error) {
+func (s *Service) ProposeTrade(ctx context.Context, actAs []coin.PartyID, p allocationdata.OTCTradeProposal, cmd ledger.Command) (*TradeResult, error) {
 	if err := s.checkLegs(ctx, p.TransferLegs); err != nil {
 		return nil, err
 	}
 	if err := s.l.Users().KnownParty(ctx, p.Venue); err != nil {
 		return nil, err
 	}
-	if len(p.Approvers) == 0 || len(p.Approvers) > 2*ledger.MaxTradeLegs {
-		return nil, ledger.Invalid("approvers", "1 to %d parties", 2*ledger.MaxTradeLegs)
+	if len(p.Approvers) == 0 || len(p.Approvers) > 2*allocationdata.MaxTradeLegs {
+		return nil, ledger.Invalid("approvers", "1 to %d parties", 2*allocationdata.MaxTradeLegs)
 	}
 	if err := ledger.Authorized(actAs, "creating an OTCTradeProposal", p.Approvers...); err != nil {
 		return nil, err
@@ -102,7 +103,7 @@ func (s *Service) ProposeTrade(ctx context.Context, actAs []coin.PartyID, p ledg
 		}
 	}
 	return s.tradeTx(ctx, cmd, "propose-trade", "", "", func(x *ledger.Tx, _ *store.Contract) (*TradeResult, error) {
-		cid := x.Create(ledger.TemplateOTCTradeProposal, p, append([]coin.PartyID{p.Venue}, append(slices.Clone(p.Approvers), tradingParties(p.TransferLegs)...)...)...)
+		cid := x.Create(allocationdata.TemplateOTCTradeProposal, p, append([]coin.PartyID{p.Venue}, append(slices.Clone(p.Approvers), tradingParties(p.TransferLegs)...)...)...)
 		return &TradeResult{Created: cid}, nil
 	})
 }
@@ -113,8 +114,8 @@ func (s *Service) AcceptTradeProposal(ctx context.Context, actAs []coin.PartyID,
 	if err := ledger.Authorized(actAs, "OTCTradeProposal_Accept", approver); err != nil {
 		return nil, err
 	}
-	return s.tradeTx(ctx, cmd, "accept-trade-proposal", cid, ledger.TemplateOTCTradeProposal, func(x *ledger.Tx, c *store.Contract) (*TradeResult, error) {
-		var p ledger.OTCTradeProposal
+	return s.tradeTx(ctx, cmd, "accept-trade-proposal", cid, allocationdata.TemplateOTCTradeProposal, func(x *ledger.Tx, c *store.Contract) (*TradeResult, error) {
+		var p allocationdata.OTCTradeProposal
 		if err := json.Unmarshal([]byte(c.Payload), &p); err != nil {
 			return nil, err
 		}
@@ -129,7 +130,7 @@ func (s *Service) AcceptTradeProposal(ctx context.Context, actAs []coin.PartyID,
 		}
 		p.Approvers = append([]coin.PartyID{approver}, p.Approvers...)
 		x.Archive(cid)
-		return &TradeResult{Created: x.Create(ledger.TemplateOTCTradeProposal, p, ledger.ContractParties(c)...)}, nil
+		return &TradeResult{Created: x.Create(allocationdata.TemplateOTCTradeProposal, p, ledger.ContractParties(c)...)}, nil
 	})
 }
 
@@ -139,8 +140,8 @@ func (s *Service) RejectTradeProposal(ctx context.Context, actAs []coin.PartyID,
 	if err := ledger.Authorized(actAs, "OTCTradeProposal_Reject", trader); err != nil {
 		return nil, err
 	}
-	return s.tradeTx(ctx, cmd, "reject-trade-proposal", cid, ledger.TemplateOTCTradeProposal, func(x *ledger.Tx, c *store.Contract) (*TradeResult, error) {
-		var p ledger.OTCTradeProposal
+	return s.tradeTx(ctx, cmd, "reject-trade-proposal", cid, allocationdata.TemplateOTCTradeProposal, func(x *ledger.Tx, c *store.Contract) (*TradeResult, error) {
+		var p allocationdata.OTCTradeProposal
 		if err := json.Unmarshal([]byte(c.Payload), &p); err != nil {
 			return nil, err
 		}
@@ -164,8 +165,8 @@ func (s *Service) InitiateTradeSettlement(ctx context.Context, actAs []coin.Part
 	if err != nil {
 		return nil, err
 	}
-	return s.tradeTx(ctx, cmd, "initiate-trade-settlement", cid, ledger.TemplateOTCTradeProposal, func(x *ledger.Tx, c *store.Contract) (*TradeResult, error) {
-		var p ledger.OTCTradeProposal
+	return s.tradeTx(ctx, cmd, "initiate-trade-settlement", cid, allocationdata.TemplateOTCTradeProposal, func(x *ledger.Tx, c *store.Contract) (*TradeResult, error) {
+		var p allocationdata.OTCTradeProposal
 		if err := json.Unmarshal([]byte(c.Payload), &p); err != nil {
 			return nil, err
 		}
@@ -188,9 +189,9 @@ func (s *Service) InitiateTradeSettlement(ctx context.Context, actAs []coin.Part
 			tradeCid = *p.TradeCid
 		}
 		x.Archive(cid)
-		trade := ledger.OTCTrade{Venue: p.Venue, TransferLegs: p.TransferLegs, TradeCid: tradeCid, CreatedAt: ledger.FormatTime(x.Now()),
+		trade := allocationdata.OTCTrade{Venue: p.Venue, TransferLegs: p.TransferLegs, TradeCid: tradeCid, CreatedAt: ledger.FormatTime(x.Now()),
 			PrepareUntil: ledger.FormatTime(prep), SettleBefore: ledger.FormatTime(settle)}
-		return &TradeResult{Created: x.Create(ledger.TemplateOTCTrade, trade, append([]coin.PartyID{p.Venue}, tradingParties(p.TransferLegs)...)...)}, nil
+		return &TradeResult{Created: x.Create(allocationdata.TemplateOTCTrade, trade, append([]coin.PartyID{p.Venue}, tradingParties(p.TransferLegs)...)...)}, nil
 	})
 }
 
@@ -198,29 +199,29 @@ func (s *Service) InitiateTradeSettlement(ctx context.Context, actAs []coin.Part
 // allocation of every leg (allocations: leg id -> allocation), each of
 // which must be exactly the allocation the trade asks for.
 func (s *Service) SettleTrade(ctx context.Context, actAs []coin.PartyID, cid coin.ContractID, allocations map[string]coin.ContractID, cmd ledger.Command) (*TradeResult, error) {
-	return s.closeTrade(ctx, actAs, cid, allocations, ledger.AllocationExecute, cmd)
+	return s.closeTrade(ctx, actAs, cid, allocations, allocationdata.AllocationExecute, cmd)
 }
 
 // CancelTrade is OTCTrade_Cancel: the venue cancels, in one update, the
 // allocations given (any legs), each checked as for settlement, and the
 // trade ends; the cancelled allocations' coin returns to their senders.
 func (s *Service) CancelTrade(ctx context.Context, actAs []coin.PartyID, cid coin.ContractID, allocations map[string]coin.ContractID, cmd ledger.Command) (*TradeResult, error) {
-	return s.closeTrade(ctx, actAs, cid, allocations, ledger.AllocationCancel, cmd)
+	return s.closeTrade(ctx, actAs, cid, allocations, allocationdata.AllocationCancel, cmd)
 }
 
 // closeTrade ends the trade cid by making move (execute: every leg, before
 // the deadline; cancel: the legs given) on its allocations.
-func (s *Service) closeTrade(ctx context.Context, actAs []coin.PartyID, cid coin.ContractID, allocations map[string]coin.ContractID, move ledger.AllocationMove, cmd ledger.Command) (*TradeResult, error) {
-	choice := map[ledger.AllocationMove]string{ledger.AllocationExecute: "OTCTrade_Settle", ledger.AllocationCancel: "OTCTrade_Cancel"}[move]
-	return s.tradeTx(ctx, cmd, strings.ToLower(choice), cid, ledger.TemplateOTCTrade, func(x *ledger.Tx, c *store.Contract) (*TradeResult, error) {
-		var tr ledger.OTCTrade
+func (s *Service) closeTrade(ctx context.Context, actAs []coin.PartyID, cid coin.ContractID, allocations map[string]coin.ContractID, move allocationdata.AllocationMove, cmd ledger.Command) (*TradeResult, error) {
+	choice := map[allocationdata.AllocationMove]string{allocationdata.AllocationExecute: "OTCTrade_Settle", allocationdata.AllocationCancel: "OTCTrade_Cancel"}[move]
+	return s.tradeTx(ctx, cmd, strings.ToLower(choice), cid, allocationdata.TemplateOTCTrade, func(x *ledger.Tx, c *store.Contract) (*TradeResult, error) {
+		var tr allocationdata.OTCTrade
 		if err := json.Unmarshal([]byte(c.Payload), &tr); err != nil {
 			return nil, err
 		}
 		if err := ledger.Authorized(actAs, choice, tr.Venue); err != nil {
 			return nil, err
 		}
-		if move == ledger.AllocationExecute {
+		if move == allocationdata.AllocationExecute {
 			settleBefore, err := time.Parse(time.RFC3339Nano, tr.SettleBefore)
 			if err != nil {
 				return nil, err
@@ -242,13 +243,13 @@ func (s *Service) closeTrade(ctx context.Context, actAs []coin.PartyID, cid coin
 		res := &TradeResult{Executed: map[string]*AllocationResult{}}
 		for _, id := range legIDs {
 			acid, ok := allocations[id]
-			if !ok && move == ledger.AllocationExecute {
+			if !ok && move == allocationdata.AllocationExecute {
 				return nil, require("Allocation cid and extra arg is missing for leg "+id, false)
 			}
 			if !ok {
 				continue
 			}
-			ac, p, err := ledger.AllocationContract(ctx, x.DB(), acid)
+			ac, p, err := allocationdata.AllocationContract(ctx, x.DB(), acid)
 			if err == nil && ac.ArchivedOffset != nil {
 				err = fmt.Errorf("allocation %s: %w", acid, ErrAllocationFinished)
 			}
@@ -298,12 +299,12 @@ func (s *Service) RejectAllocationRequest(ctx context.Context, actAs []coin.Part
 	if err := ledger.Authorized(actAs, "AllocationRequest_Reject", actor); err != nil {
 		return nil, err
 	}
-	return s.tradeTx(ctx, cmd, "reject-allocation-request", cid, ledger.TemplateOTCTrade, func(x *ledger.Tx, c *store.Contract) (*TradeResult, error) {
+	return s.tradeTx(ctx, cmd, "reject-allocation-request", cid, allocationdata.TemplateOTCTrade, func(x *ledger.Tx, c *store.Contract) (*TradeResult, error) {
 		if !slices.Contains(ledger.ContractParties(c), actor) {
 			// Not a stakeholder: the trade is invisible to it.
-			return nil, fmt.Errorf("%s %s: %w", ledger.TemplateOTCTrade, cid, ledger.ErrNotFound)
+			return nil, fmt.Errorf("%s %s: %w", allocationdata.TemplateOTCTrade, cid, ledger.ErrNotFound)
 		}
-		var tr ledger.OTCTrade
+		var tr allocationdata.OTCTrade
 		if err := json.Unmarshal([]byte(c.Payload), &tr); err != nil {
 			return nil, err
 		}
@@ -322,8 +323,8 @@ func (s *Service) RejectAllocationRequest(ctx context.Context, actAs []coin.Part
 // WithdrawAllocationRequest is AllocationRequest_Withdraw on an OTCTrade:
 // the venue (its settlement's executor) ends the trade.
 func (s *Service) WithdrawAllocationRequest(ctx context.Context, actAs []coin.PartyID, cid coin.ContractID, cmd ledger.Command) (*TradeResult, error) {
-	return s.tradeTx(ctx, cmd, "withdraw-allocation-request", cid, ledger.TemplateOTCTrade, func(x *ledger.Tx, c *store.Contract) (*TradeResult, error) {
-		var tr ledger.OTCTrade
+	return s.tradeTx(ctx, cmd, "withdraw-allocation-request", cid, allocationdata.TemplateOTCTrade, func(x *ledger.Tx, c *store.Contract) (*TradeResult, error) {
+		var tr allocationdata.OTCTrade
 		if err := json.Unmarshal([]byte(c.Payload), &tr); err != nil {
 			return nil, err
 		}
@@ -338,13 +339,13 @@ func (s *Service) WithdrawAllocationRequest(ctx context.Context, actAs []coin.Pa
 // AllocationRequestsOf lists the active OTC trades party trades in (a
 // sender or receiver of a leg), oldest first.
 func (s *Service) AllocationRequestsOf(ctx context.Context, party coin.PartyID) ([]ledger.Contract, error) {
-	cs, err := store.ActiveContractsByTemplate(ctx, s.l.DB(), ledger.TemplateOTCTrade, party)
+	cs, err := store.ActiveContractsByTemplate(ctx, s.l.DB(), allocationdata.TemplateOTCTrade, party)
 	if err != nil {
 		return nil, err
 	}
 	var out []ledger.Contract
 	for i := range cs {
-		var tr ledger.OTCTrade
+		var tr allocationdata.OTCTrade
 		if err := json.Unmarshal([]byte(cs[i].Payload), &tr); err != nil {
 			return nil, fmt.Errorf("OTC trade %s: %w", cs[i].ContractID, err)
 		}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/allocationdata"
 	"github.com/ccwallet/ccwallet/ledger/allocations"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
 	"github.com/google/go-cmp/cmp"
@@ -28,14 +29,14 @@ func TestTradingAppDvP(t *testing.T) {
 		ledgertest.Mint(t, l, alice, "100")
 		ledgertest.Mint(t, l, bob, "100")
 		cc := ledger.InstrumentRef{Admin: l.DSO(), ID: ledger.InstrumentID}
-		legs := map[string]ledger.TransferLeg{
+		legs := map[string]allocationdata.TransferLeg{
 			"leg0": {Sender: alice, Receiver: bob, Amount: coin.MustParse("30"), InstrumentID: cc},
 			"leg1": {Sender: bob, Receiver: alice, Amount: coin.MustParse("10.5"), InstrumentID: cc},
 		}
-		if _, err := s.ProposeTrade(ctx, []coin.PartyID{venue}, ledger.OTCTradeProposal{Venue: venue, TransferLegs: legs, Approvers: []coin.PartyID{alice}}, ledger.Command{}); !errors.Is(err, ledger.ErrForbidden) {
+		if _, err := s.ProposeTrade(ctx, []coin.PartyID{venue}, allocationdata.OTCTradeProposal{Venue: venue, TransferLegs: legs, Approvers: []coin.PartyID{alice}}, ledger.Command{}); !errors.Is(err, ledger.ErrForbidden) {
 			t.Fatalf("propose without the approver's authority = %v", err)
 		}
-		prop, err := s.ProposeTrade(ctx, []coin.PartyID{alice}, ledger.OTCTradeProposal{Venue: venue, TransferLegs: legs, Approvers: []coin.PartyID{alice}}, ledger.Command{Key: "p1"})
+		prop, err := s.ProposeTrade(ctx, []coin.PartyID{alice}, allocationdata.OTCTradeProposal{Venue: venue, TransferLegs: legs, Approvers: []coin.PartyID{alice}}, ledger.Command{Key: "p1"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -62,13 +63,13 @@ func TestTradingAppDvP(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		raw, err := apiread.New(l).InterfaceView(trade, ledger.InterfaceAllocationRequest)
+		raw, err := apiread.New(l).InterfaceView(trade, allocationdata.InterfaceAllocationRequest)
 		if err != nil {
 			t.Fatal(err)
 		}
 		var req struct {
-			Settlement   ledger.SettlementInfo         `json:"settlement"`
-			TransferLegs map[string]ledger.TransferLeg `json:"transferLegs"`
+			Settlement   allocationdata.SettlementInfo         `json:"settlement"`
+			TransferLegs map[string]allocationdata.TransferLeg `json:"transferLegs"`
 		}
 		if err := json.Unmarshal(raw, &req); err != nil {
 			t.Fatal(err)
@@ -78,7 +79,7 @@ func TestTradingAppDvP(t *testing.T) {
 		}
 		allocs := map[string]coin.ContractID{}
 		for id, leg := range req.TransferLegs {
-			res, err := s.Allocate(ctx, ledger.AllocationSpecification{Settlement: req.Settlement, TransferLegID: id, TransferLeg: leg}, ledger.Command{})
+			res, err := s.Allocate(ctx, allocationdata.AllocationSpecification{Settlement: req.Settlement, TransferLegID: id, TransferLeg: leg}, ledger.Command{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -128,13 +129,13 @@ func TestTradingAppCancelAndWithdraw(t *testing.T) {
 		alice, bob, venue := ledgertest.Party(t, l), ledgertest.Party(t, l), ledgertest.Party(t, l)
 		ledgertest.Mint(t, l, alice, "100")
 		cc := ledger.InstrumentRef{Admin: l.DSO(), ID: ledger.InstrumentID}
-		legs := map[string]ledger.TransferLeg{
+		legs := map[string]allocationdata.TransferLeg{
 			"a": {Sender: alice, Receiver: bob, Amount: coin.MustParse("20"), InstrumentID: cc},
 			"b": {Sender: bob, Receiver: alice, Amount: coin.MustParse("5"), InstrumentID: cc},
 		}
 		trade := func() coin.ContractID {
 			t.Helper()
-			p, err := s.ProposeTrade(ctx, []coin.PartyID{alice, bob}, ledger.OTCTradeProposal{Venue: venue, TransferLegs: legs, Approvers: []coin.PartyID{alice, bob}}, ledger.Command{})
+			p, err := s.ProposeTrade(ctx, []coin.PartyID{alice, bob}, allocationdata.OTCTradeProposal{Venue: venue, TransferLegs: legs, Approvers: []coin.PartyID{alice, bob}}, ledger.Command{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -150,14 +151,14 @@ func TestTradingAppCancelAndWithdraw(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		raw, _ := apiread.New(l).InterfaceView(tc, ledger.InterfaceAllocationRequest)
+		raw, _ := apiread.New(l).InterfaceView(tc, allocationdata.InterfaceAllocationRequest)
 		var req struct {
-			Settlement ledger.SettlementInfo `json:"settlement"`
+			Settlement allocationdata.SettlementInfo `json:"settlement"`
 		}
 		if err := json.Unmarshal(raw, &req); err != nil {
 			t.Fatal(err)
 		}
-		a, err := s.Allocate(ctx, ledger.AllocationSpecification{Settlement: req.Settlement, TransferLegID: "a", TransferLeg: legs["a"]}, ledger.Command{})
+		a, err := s.Allocate(ctx, allocationdata.AllocationSpecification{Settlement: req.Settlement, TransferLegID: "a", TransferLeg: legs["a"]}, ledger.Command{})
 		if err != nil {
 			t.Fatal(err)
 		}

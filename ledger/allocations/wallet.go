@@ -11,6 +11,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/allocationdata"
 	"github.com/ccwallet/ccwallet/ledger/apiread"
 	"github.com/ccwallet/ccwallet/ledger/history"
 	"github.com/ccwallet/ccwallet/store"
@@ -26,7 +27,7 @@ import (
 // RequestLeg is one transfer leg of an allocation request.
 type RequestLeg struct {
 	ID string
-	ledger.TransferLeg
+	allocationdata.TransferLeg
 	// Allocation is the reader's pending allocation of this leg ("" when
 	// it sends none, or has not allocated it).
 	Allocation coin.ContractID
@@ -64,7 +65,7 @@ func (r *AllocationRequest) AwaitsAllocation(party coin.PartyID) bool {
 // AllocationRequestsFor lists the active OTC trades party trades in,
 // oldest first, each leg marked with party's pending allocation of it.
 func (s *Service) AllocationRequestsFor(ctx context.Context, party coin.PartyID) ([]AllocationRequest, error) {
-	cs, err := store.ActiveContractsByTemplate(ctx, s.l.DB(), ledger.TemplateOTCTrade, party)
+	cs, err := store.ActiveContractsByTemplate(ctx, s.l.DB(), allocationdata.TemplateOTCTrade, party)
 	if err != nil {
 		return nil, err
 	}
@@ -74,7 +75,7 @@ func (s *Service) AllocationRequestsFor(ctx context.Context, party coin.PartyID)
 	}
 	out := []AllocationRequest{}
 	for i := range cs {
-		var tr ledger.OTCTrade
+		var tr allocationdata.OTCTrade
 		if err := json.Unmarshal([]byte(cs[i].Payload), &tr); err != nil {
 			return nil, fmt.Errorf("OTC trade %s: %w", cs[i].ContractID, err)
 		}
@@ -116,13 +117,13 @@ func (s *Service) PendingAllocations(ctx context.Context, party coin.PartyID) ([
 
 // pendingAllocationsIn is PendingAllocations read inside db.
 func (s *Service) pendingAllocationsIn(ctx context.Context, db bun.IDB, party coin.PartyID) ([]Allocation, error) {
-	cs, err := store.ActiveContractsByTemplate(ctx, db, ledger.TemplateAmuletAllocation, party)
+	cs, err := store.ActiveContractsByTemplate(ctx, db, allocationdata.TemplateAmuletAllocation, party)
 	if err != nil {
 		return nil, err
 	}
 	out := []Allocation{}
 	for i := range cs {
-		var p ledger.AllocationPayload
+		var p allocationdata.AllocationPayload
 		if err := json.Unmarshal([]byte(cs[i].Payload), &p); err != nil {
 			return nil, fmt.Errorf("allocation %s: %w", cs[i].ContractID, err)
 		}
@@ -194,15 +195,15 @@ func (s *Service) AllocateLeg(ctx context.Context, party coin.PartyID, cid coin.
 		return nil, err
 	}
 	gone := problem(ledger.ErrNotFound, "this allocation request is no longer open (it was settled, rejected or withdrawn meanwhile); reload the page")
-	trade := func(db bun.IDB) (*ledger.OTCTrade, error) {
+	trade := func(db bun.IDB) (*allocationdata.OTCTrade, error) {
 		c, err := store.ContractByID(ctx, db, cid)
-		if err == nil && (c.TemplateID != ledger.TemplateOTCTrade || c.ArchivedOffset != nil || !slices.Contains(ledger.ContractParties(c), party)) {
+		if err == nil && (c.TemplateID != allocationdata.TemplateOTCTrade || c.ArchivedOffset != nil || !slices.Contains(ledger.ContractParties(c), party)) {
 			err = gone
 		}
 		if err != nil {
 			return nil, err
 		}
-		var tr ledger.OTCTrade
+		var tr allocationdata.OTCTrade
 		return &tr, json.Unmarshal([]byte(c.Payload), &tr)
 	}
 	tr, err := trade(s.l.DB())
@@ -263,7 +264,7 @@ func (s *Service) RejectAllocationRequestAs(ctx context.Context, party coin.Part
 // WithdrawAllocationAs is the wallet's Withdraw of party's pending
 // allocation cid: its coin comes back; refused in words.
 func (s *Service) WithdrawAllocationAs(ctx context.Context, party coin.PartyID, cid coin.ContractID) (*AllocationResult, error) {
-	res, err := s.MoveAllocation(ctx, party, cid, ledger.AllocationWithdraw, ledger.Command{})
+	res, err := s.MoveAllocation(ctx, party, cid, allocationdata.AllocationWithdraw, ledger.Command{})
 	switch {
 	case errors.Is(err, ledger.ErrForbidden):
 		return nil, problem(ledger.ErrNotFound, "this allocation is not one you send, so it is not yours to withdraw")

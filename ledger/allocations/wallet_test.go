@@ -9,6 +9,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/allocationdata"
 	"github.com/ccwallet/ccwallet/ledger/allocations"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
 )
@@ -22,9 +23,9 @@ func TestAllocateLegOnce(t *testing.T) {
 		ctx := context.Background()
 		alice, bob, venue := ledgertest.Party(t, l), ledgertest.Party(t, l), ledgertest.Party(t, l)
 		ledgertest.Mint(t, l, alice, "100")
-		legs := map[string]ledger.TransferLeg{"leg0": {Sender: alice, Receiver: bob, Amount: coin.MustParse("40"),
+		legs := map[string]allocationdata.TransferLeg{"leg0": {Sender: alice, Receiver: bob, Amount: coin.MustParse("40"),
 			InstrumentID: ledger.InstrumentRef{Admin: l.DSO(), ID: ledger.InstrumentID}}}
-		p, err := s.ProposeTrade(ctx, []coin.PartyID{alice, bob}, ledger.OTCTradeProposal{Venue: venue, TransferLegs: legs, Approvers: []coin.PartyID{alice, bob}}, ledger.Command{})
+		p, err := s.ProposeTrade(ctx, []coin.PartyID{alice, bob}, allocationdata.OTCTradeProposal{Venue: venue, TransferLegs: legs, Approvers: []coin.PartyID{alice, bob}}, ledger.Command{})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/allocationdata"
 	"github.com/ccwallet/ccwallet/store"
 	"github.com/uptrace/bun"
 )
@@ -19,7 +20,7 @@ import (
 // templates and token-standard interfaces of the coin's contracts.
 
 // Token-standard interfaces the coin's contracts implement, in package-name
-// form (the allocation interfaces are the core's, allocation_types.go).
+// form (the allocation interfaces are ledger/allocationdata's).
 const (
 	InterfaceHolding             = "#splice-api-token-holding-v1:Splice.Api.Token.HoldingV1:Holding"
 	InterfaceTransferInstruction = "#splice-api-token-transfer-instruction-v1:Splice.Api.Token.TransferInstructionV1:TransferInstruction"
@@ -29,12 +30,12 @@ const (
 // interfaceImplementers maps each interface to the templates implementing
 // it on this ledger.
 var interfaceImplementers = map[string][]string{
-	InterfaceHolding:                  {ledger.TemplateAmulet, ledger.TemplateLockedAmulet},
-	InterfaceTransferInstruction:      {ledger.TemplateTransferInstruction},
-	InterfaceTransferFactory:          {ledger.TemplateExternalPartyRule},
-	ledger.InterfaceAllocation:        {ledger.TemplateAmuletAllocation},
-	ledger.InterfaceAllocationFactory: {ledger.TemplateExternalPartyRule},
-	ledger.InterfaceAllocationRequest: {ledger.TemplateOTCTrade},
+	InterfaceHolding:                          {ledger.TemplateAmulet, ledger.TemplateLockedAmulet},
+	InterfaceTransferInstruction:              {ledger.TemplateTransferInstruction},
+	InterfaceTransferFactory:                  {ledger.TemplateExternalPartyRule},
+	allocationdata.InterfaceAllocation:        {allocationdata.TemplateAmuletAllocation},
+	allocationdata.InterfaceAllocationFactory: {ledger.TemplateExternalPartyRule},
+	allocationdata.InterfaceAllocationRequest: {allocationdata.TemplateOTCTrade},
 	// Interfaces of the served packages no template here implements:
 	// a filter on one is valid and matches nothing, as on Canton.
 	InterfaceAllocationInstruction: nil,
@@ -55,7 +56,7 @@ func Templates() []string {
 		ledger.TemplateMintingDelegation, ledger.TemplateExternalPartySetupProposal, ledger.TemplateTransferCommandCounter, ledger.TemplateTransferInstruction,
 		ledger.TemplateMergeDelegation, ledger.TemplateMergeDelegationProposal, ledger.TemplateTransferOffer, ledger.TemplateAcceptedTransferOffer,
 		ledger.TemplateTransferPreapproval, ledger.TemplateTransferCommand, ledger.TemplateBuyTrafficRequest, ledger.TemplateMemberTraffic,
-		ledger.TemplateAmuletAllocation, ledger.TemplateOTCTradeProposal, ledger.TemplateOTCTrade,
+		allocationdata.TemplateAmuletAllocation, allocationdata.TemplateOTCTradeProposal, allocationdata.TemplateOTCTrade,
 		ledger.TemplateAppPaymentRequest, ledger.TemplateAcceptedAppPayment, ledger.TemplateTransferPreapprovalProposal, ledger.TemplateBatchMergeUtility, ledger.TemplateDelegateProxy,
 		ledger.TemplatePing, ledger.TemplatePingBuiltin,
 		ledger.TemplateSubscriptionRequest, ledger.TemplateSubscriptionInitialPayment, ledger.TemplateSubscription,
@@ -104,7 +105,7 @@ func (c LedgerContract) Stakeholders() []coin.PartyID {
 // observers, not signatories; every other stakeholder signs.
 var observerFields = map[string][]string{
 	ledger.TemplateTransferInstruction:         {"transfer", "receiver"},
-	ledger.TemplateAmuletAllocation:            {"allocation", "settlement", "executor"},
+	allocationdata.TemplateAmuletAllocation:    {"allocation", "settlement", "executor"},
 	ledger.TemplateTransferPreapprovalProposal: {"provider"},
 	ledger.TemplateDelegateProxy:               {"delegate"},
 }
@@ -114,8 +115,8 @@ var observerFields = map[string][]string{
 var signatoriesOf = map[string]func(payload []byte) []coin.PartyID{
 	ledger.TemplatePing:        pingInitiator,
 	ledger.TemplatePingBuiltin: pingInitiator,
-	ledger.TemplateOTCTradeProposal: func(b []byte) []coin.PartyID {
-		var p ledger.OTCTradeProposal
+	allocationdata.TemplateOTCTradeProposal: func(b []byte) []coin.PartyID {
+		var p allocationdata.OTCTradeProposal
 		_ = json.Unmarshal(b, &p)
 		return p.Approvers
 	},

@@ -1,6 +1,9 @@
 package apiread
 
-import "github.com/ccwallet/ccwallet/ledger"
+import (
+	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/allocationdata"
+)
 
 // The ledger effects of an update as the Ledger API shows them, from
 // what the update log records: the consuming choice that archived each
@@ -33,20 +36,20 @@ var consumingChoices = map[string]consumingChoice{
 	"accept-transfer-instruction":          {ledger.TemplateTransferInstruction, "TransferInstruction_Accept", InterfaceTransferInstruction},
 	"reject-transfer-instruction":          {ledger.TemplateTransferInstruction, "TransferInstruction_Reject", InterfaceTransferInstruction},
 	"withdraw-transfer-instruction":        {ledger.TemplateTransferInstruction, "TransferInstruction_Withdraw", InterfaceTransferInstruction},
-	"execute-allocation":                   {ledger.TemplateAmuletAllocation, "Allocation_ExecuteTransfer", ledger.InterfaceAllocation},
-	"withdraw-allocation":                  {ledger.TemplateAmuletAllocation, "Allocation_Withdraw", ledger.InterfaceAllocation},
-	"cancel-allocation":                    {ledger.TemplateAmuletAllocation, "Allocation_Cancel", ledger.InterfaceAllocation},
+	"execute-allocation":                   {allocationdata.TemplateAmuletAllocation, "Allocation_ExecuteTransfer", allocationdata.InterfaceAllocation},
+	"withdraw-allocation":                  {allocationdata.TemplateAmuletAllocation, "Allocation_Withdraw", allocationdata.InterfaceAllocation},
+	"cancel-allocation":                    {allocationdata.TemplateAmuletAllocation, "Allocation_Cancel", allocationdata.InterfaceAllocation},
 	"accept-transfer-offer":                {ledger.TemplateTransferOffer, "TransferOffer_Accept", ""},
 	"reject-transfer-offer":                {ledger.TemplateTransferOffer, "TransferOffer_Reject", ""},
 	"withdraw-transfer-offer":              {ledger.TemplateTransferOffer, "TransferOffer_Withdraw", ""},
 	"expire-transfer-offer":                {ledger.TemplateTransferOffer, "TransferOffer_Expire", ""},
-	"accept-trade-proposal":                {ledger.TemplateOTCTradeProposal, "OTCTradeProposal_Accept", ""},
-	"reject-trade-proposal":                {ledger.TemplateOTCTradeProposal, "OTCTradeProposal_Reject", ""},
-	"initiate-trade-settlement":            {ledger.TemplateOTCTradeProposal, "OTCTradeProposal_InitiateSettlement", ""},
-	"otctrade_settle":                      {ledger.TemplateOTCTrade, "OTCTrade_Settle", ""},
-	"otctrade_cancel":                      {ledger.TemplateOTCTrade, "OTCTrade_Cancel", ""},
-	"reject-allocation-request":            {ledger.TemplateOTCTrade, "AllocationRequest_Reject", ledger.InterfaceAllocationRequest},
-	"withdraw-allocation-request":          {ledger.TemplateOTCTrade, "AllocationRequest_Withdraw", ledger.InterfaceAllocationRequest},
+	"accept-trade-proposal":                {allocationdata.TemplateOTCTradeProposal, "OTCTradeProposal_Accept", ""},
+	"reject-trade-proposal":                {allocationdata.TemplateOTCTradeProposal, "OTCTradeProposal_Reject", ""},
+	"initiate-trade-settlement":            {allocationdata.TemplateOTCTradeProposal, "OTCTradeProposal_InitiateSettlement", ""},
+	"otctrade_settle":                      {allocationdata.TemplateOTCTrade, "OTCTrade_Settle", ""},
+	"otctrade_cancel":                      {allocationdata.TemplateOTCTrade, "OTCTrade_Cancel", ""},
+	"reject-allocation-request":            {allocationdata.TemplateOTCTrade, "AllocationRequest_Reject", allocationdata.InterfaceAllocationRequest},
+	"withdraw-allocation-request":          {allocationdata.TemplateOTCTrade, "AllocationRequest_Withdraw", allocationdata.InterfaceAllocationRequest},
 	"renew-transfer-preapproval":           {ledger.TemplateTransferPreapproval, "TransferPreapproval_Renew", ""},
 	"cancel-transfer-preapproval":          {ledger.TemplateTransferPreapproval, "TransferPreapproval_Cancel", ""},
 	"accept-transfer-preapproval-proposal": {ledger.TemplateTransferPreapprovalProposal, "TransferPreapprovalProposal_Accept", ""},

@@ -7,6 +7,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/allocationdata"
 )
 
 // ShapeExercise is the core's Config.ShapeExercise: it sets e's Daml
@@ -299,7 +300,7 @@ func (t *written) coinExerciseResult(e *ledger.Exercise) (any, bool) {
 		return t.preapprovalSendResult(arg.Sender, arg.Description), true
 	case "AllocationFactory_Allocate":
 		out := map[string]any{"tag": "AllocationInstructionResult_Failed", "value": map[string]any{}}
-		if cid := t.createdOf(ledger.TemplateAmuletAllocation); cid != "" {
+		if cid := t.createdOf(allocationdata.TemplateAmuletAllocation); cid != "" {
 			out = map[string]any{"tag": "AllocationInstructionResult_Completed", "value": map[string]any{"allocationCid": cid}}
 		}
 		return map[string]any{"output": out, "senderChangeCids": t.createdHoldings(actor), "meta": metaJSON(nil)}, true

@@ -6,6 +6,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/allocationdata"
 )
 
 // InterfaceView is the view of c through iface, as the coin's
@@ -51,14 +52,14 @@ func interfaceView(c LedgerContract, iface string, dso coin.PartyID) (json.RawMe
 			Transfer: p.Transfer, Status: variant{Tag: "TransferPendingReceiverAcceptance", Value: struct{}{}},
 			Meta: ledger.Metadata{Values: map[string]string{}},
 		})
-	case ledger.TemplateAmuletAllocation:
-		var p ledger.AllocationPayload
+	case allocationdata.TemplateAmuletAllocation:
+		var p allocationdata.AllocationPayload
 		if err := json.Unmarshal(c.Payload, &p); err != nil {
 			return nil, fmt.Errorf("allocation %s: %w", c.ContractID, err)
 		}
 		return json.Marshal(allocationView{Allocation: p.Allocation, HoldingCids: []coin.ContractID{p.LockedAmulet}, Meta: ledger.Metadata{Values: map[string]string{}}})
-	case ledger.TemplateOTCTrade:
-		var tr ledger.OTCTrade
+	case allocationdata.TemplateOTCTrade:
+		var tr allocationdata.OTCTrade
 		if err := json.Unmarshal(c.Payload, &tr); err != nil {
 			return nil, fmt.Errorf("OTC trade %s: %w", c.ContractID, err)
 		}
@@ -106,14 +107,14 @@ type variant struct {
 
 // allocationView is the token standard's AllocationView.
 type allocationView struct {
-	Allocation  ledger.AllocationSpecification `json:"allocation"`
-	HoldingCids []coin.ContractID              `json:"holdingCids"`
-	Meta        ledger.Metadata                `json:"meta"`
+	Allocation  allocationdata.AllocationSpecification `json:"allocation"`
+	HoldingCids []coin.ContractID                      `json:"holdingCids"`
+	Meta        ledger.Metadata                        `json:"meta"`
 }
 
 // allocationRequestView is the token standard's AllocationRequestView.
 type allocationRequestView struct {
-	Settlement   ledger.SettlementInfo         `json:"settlement"`
-	TransferLegs map[string]ledger.TransferLeg `json:"transferLegs"`
-	Meta         ledger.Metadata               `json:"meta"`
+	Settlement   allocationdata.SettlementInfo         `json:"settlement"`
+	TransferLegs map[string]allocationdata.TransferLeg `json:"transferLegs"`
+	Meta         ledger.Metadata                       `json:"meta"`
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/allocationdata"
 	"github.com/ccwallet/ccwallet/store"
 )
 
@@ -73,8 +74,8 @@ type DelegatedMerge struct {
 // BatchMergeUtility; each input must be the owner's live, unlocked
 // holding. It returns the update's offset.
 func (s *Service) MergeByDelegation(ctx context.Context, operator coin.PartyID, utility coin.ContractID, calls []DelegatedMerge, cmd ledger.Command) (int64, error) {
-	if len(calls) == 0 || len(calls) > ledger.MaxTradeLegs {
-		return 0, ledger.Invalid("mergeCalls", "give 1 to %d merges, not %d", ledger.MaxTradeLegs, len(calls))
+	if len(calls) == 0 || len(calls) > allocationdata.MaxTradeLegs {
+		return 0, ledger.Invalid("mergeCalls", "give 1 to %d merges, not %d", allocationdata.MaxTradeLegs, len(calls))
 	}
 	var offset int64
 	err := s.l.Change(ctx, func(ctx context.Context, x *ledger.Tx) error {

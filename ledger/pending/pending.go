@@ -17,6 +17,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/allocationdata"
 	"github.com/ccwallet/ccwallet/store"
 )
 
@@ -78,7 +79,7 @@ func (s *Service) Mark(ctx context.Context, party coin.PartyID) (string, error) 
 }
 
 // markTemplates are the contracts whose coming and going Mark sees.
-var markTemplates = []string{ledger.TemplateOTCTrade, ledger.TemplateAmuletAllocation,
+var markTemplates = []string{allocationdata.TemplateOTCTrade, allocationdata.TemplateAmuletAllocation,
 	ledger.TemplateAppPaymentRequest, ledger.TemplateAcceptedAppPayment,
 	ledger.TemplateSubscriptionRequest, ledger.TemplateSubscriptionInitialPayment, ledger.TemplateSubscription,
 	ledger.TemplateSubscriptionIdleState, ledger.TemplateSubscriptionPayment}

@@ -18,6 +18,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/allocationdata"
 	"github.com/ccwallet/ccwallet/ledger/ttlcache"
 	"github.com/ccwallet/ccwallet/store"
 )
@@ -350,9 +351,9 @@ func (s *Service) AllocationFactory(ctx context.Context) (TransferFactory, error
 // disclosed; execute adds the executor's featured-app right, if any, and
 // withdraw and cancel expire-lock=true. If the lock is already gone,
 // execute is not found and withdraw/cancel get expire-lock=false only.
-func (s *Service) AllocationChoiceContext(ctx context.Context, cid coin.ContractID, move ledger.AllocationMove) (ChoiceContext, error) {
+func (s *Service) AllocationChoiceContext(ctx context.Context, cid coin.ContractID, move allocationdata.AllocationMove) (ChoiceContext, error) {
 	notFound := ledger.NotFoundf("AmuletAllocation '%s' not found.", cid)
-	c, p, err := ledger.AllocationContract(ctx, s.l.DB(), cid)
+	c, p, err := allocationdata.AllocationContract(ctx, s.l.DB(), cid)
 	if errors.Is(err, ledger.ErrNotFound) || err == nil && c.ArchivedOffset != nil {
 		return ChoiceContext{}, notFound
 	} else if err != nil {
@@ -363,7 +364,7 @@ func (s *Service) AllocationChoiceContext(ctx context.Context, cid coin.Contract
 		return ChoiceContext{}, err
 	}
 	if len(hs) == 0 {
-		if move == ledger.AllocationExecute {
+		if move == allocationdata.AllocationExecute {
 			return ChoiceContext{}, ledger.NotFoundf("LockedAmulet '%s' not found for AmuletAllocation '%s', which expires on %s",
 				p.LockedAmulet, cid, p.Allocation.Settlement.SettleBefore)
 		}
@@ -381,7 +382,7 @@ func (s *Service) AllocationChoiceContext(ctx context.Context, cid coin.Contract
 		ContextOpenRound:   cidValue(r.ContractID),
 	}}
 	ids := []coin.ContractID{s.l.RulesContractID(), r.ContractID, p.LockedAmulet}
-	if move == ledger.AllocationExecute {
+	if move == allocationdata.AllocationExecute {
 		if right, err := s.l.FeaturedAppRightID(ctx, p.Allocation.Settlement.Executor); err == nil {
 			cc.Values[ContextFeaturedAppRight] = cidValue(right)
 			ids = append(ids, right)

@@ -1,4 +1,15 @@
-package ledger
+// Package allocationdata owns the token standard's allocation and the
+// example trading app's contracts as data: their templates and
+// interfaces, their payloads in Daml-JSON (AllocationPayload,
+// AllocationSpecification, OTCTradeProposal, OTCTrade), the moves of an
+// allocation, and the read of one allocation contract. The Ledger API's
+// reads (ledger/apiread's interface views), the registry's choice
+// contexts (ledger/registry) and the workflow on them (ledger/allocations:
+// allocate, execute, withdraw, expire, the trading app's choices, the
+// wallet's view) share them. The core keeps the token standard's
+// InstrumentRef and Metadata, which its transfer instructions use, and
+// ErrRequirement.
+package allocationdata
 
 import (
 	"context"
@@ -6,16 +17,10 @@ import (
 	"fmt"
 
 	"github.com/ccwallet/ccwallet/coin"
+	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/store"
 	"github.com/uptrace/bun"
 )
-
-// The token standard's allocation and the example trading app's contracts
-// as data: their templates, payloads and interface views, which the
-// Ledger API's reads (InterfaceView, signatories) and the registry's
-// choice context need. The workflow on them (allocate, execute, withdraw,
-// expire, the trading app's choices, the wallet's view) is
-// ledger/allocations.
 
 // Templates and interfaces of the allocation workflow.
 const (
@@ -31,12 +36,6 @@ const (
 	InterfaceAllocationRequest = "#splice-api-token-allocation-request-v1:Splice.Api.Token.AllocationRequestV1:AllocationRequest"
 )
 
-// InstrumentRef is the token standard's InstrumentId.
-type InstrumentRef = instrumentRef
-
-// Metadata is the token standard's Metadata.
-type Metadata = metadata
-
 // Reference is the token standard's settlement Reference.
 type Reference struct {
 	ID  string           `json:"id"`
@@ -45,21 +44,21 @@ type Reference struct {
 
 // SettlementInfo is the token standard's SettlementInfo, in Daml-JSON.
 type SettlementInfo struct {
-	Executor       coin.PartyID `json:"executor"`
-	SettlementRef  Reference    `json:"settlementRef"`
-	RequestedAt    string       `json:"requestedAt"`
-	AllocateBefore string       `json:"allocateBefore"`
-	SettleBefore   string       `json:"settleBefore"`
-	Meta           Metadata     `json:"meta"`
+	Executor       coin.PartyID    `json:"executor"`
+	SettlementRef  Reference       `json:"settlementRef"`
+	RequestedAt    string          `json:"requestedAt"`
+	AllocateBefore string          `json:"allocateBefore"`
+	SettleBefore   string          `json:"settleBefore"`
+	Meta           ledger.Metadata `json:"meta"`
 }
 
 // TransferLeg is the token standard's TransferLeg, in Daml-JSON.
 type TransferLeg struct {
-	Sender       coin.PartyID  `json:"sender"`
-	Receiver     coin.PartyID  `json:"receiver"`
-	Amount       coin.Amount   `json:"amount"`
-	InstrumentID InstrumentRef `json:"instrumentId"`
-	Meta         Metadata      `json:"meta"`
+	Sender       coin.PartyID         `json:"sender"`
+	Receiver     coin.PartyID         `json:"receiver"`
+	Amount       coin.Amount          `json:"amount"`
+	InstrumentID ledger.InstrumentRef `json:"instrumentId"`
+	Meta         ledger.Metadata      `json:"meta"`
 }
 
 // AllocationSpecification is the token standard's AllocationSpecification:
@@ -92,7 +91,7 @@ const (
 func AllocationContract(ctx context.Context, db bun.IDB, cid coin.ContractID) (*store.Contract, *AllocationPayload, error) {
 	c, err := store.ContractByID(ctx, db, cid)
 	if err == nil && c.TemplateID != TemplateAmuletAllocation {
-		err = ErrNotFound
+		err = ledger.ErrNotFound
 	}
 	if err != nil {
 		return nil, nil, fmt.Errorf("allocation %s: %w", cid, err)
@@ -106,11 +105,6 @@ func AllocationContract(ctx context.Context, db bun.IDB, cid coin.ContractID) (*
 
 // MaxTradeLegs bounds the transfer legs of one trade.
 const MaxTradeLegs = 16
-
-// ErrRequirement is a choice's failed requirement (a Daml assertion: the
-// command is refused as the interpreter would), the trading app's and the
-// coin's own alike.
-var ErrRequirement = fmt.Errorf("%w: requirement not met", ErrConflict)
 
 // tradeRefID is the settlement reference id of a trade: the proposal's
 // template name, as TradingApp's makeTradeRef sets it.
@@ -139,7 +133,7 @@ func (tr *OTCTrade) Settlement() SettlementInfo {
 	ref := tr.TradeCid
 	return SettlementInfo{
 		Executor: tr.Venue, SettlementRef: Reference{ID: tradeRefID, CID: &ref}, RequestedAt: tr.CreatedAt,
-		AllocateBefore: tr.PrepareUntil, SettleBefore: tr.SettleBefore, Meta: Metadata{Values: map[string]string{}},
+		AllocateBefore: tr.PrepareUntil, SettleBefore: tr.SettleBefore, Meta: ledger.Metadata{Values: map[string]string{}},
 	}
 }
 
