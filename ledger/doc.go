@@ -74,9 +74,10 @@
 //     PreparedTransaction protobuf and its V2 hash.
 //   - rewards.go, reward_collection.go: reward coupons and their
 //     collection; delegations.go: minting delegations.
-//   - traffic.go, topup.go: traffic purchases and the top-up automation's
-//     rule; the sweep and auto-accept automations are package
-//     ledger/autotransfer.
+//   - verbs_traffic.go: the traffic templates and the burn a purchase
+//     pays with (Tx.BurnFrom); purchases, the top-up automation and the
+//     meter of a member's traffic use are ledger/traffic's; the sweep and
+//     auto-accept automations are package ledger/autotransfer.
 //   - historykind.go: the kinds of a party's history rows, whose amounts
 //     add up to its available balance's changes (ledger/history reads
 //     them: history.Item); parties.go: onboarding and users;

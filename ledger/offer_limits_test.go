@@ -11,6 +11,7 @@ import (
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
 	"github.com/ccwallet/ccwallet/ledger/pending"
+	"github.com/ccwallet/ccwallet/ledger/traffic"
 )
 
 // TestOfferLimits is issue 38's offer spam at the ledger: an offer below
@@ -41,7 +42,7 @@ func TestOfferLimits(t *testing.T) {
 				t.Errorf("an offer below the floor = %v, want refused with the floor", err)
 			}
 			op := string(l.Operator())
-			before, err := l.TrafficStatusOf(ctx, op)
+			before, err := traffic.StatusOf(ctx, l, op)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -55,7 +56,7 @@ func TestOfferLimits(t *testing.T) {
 					first = o
 				}
 			}
-			after, err := l.TrafficStatusOf(ctx, op)
+			after, err := traffic.StatusOf(ctx, l, op)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -202,14 +202,6 @@ const CollectPage = collectPage
 // RewardTemplate is the template ID of a reward kind's coupon.
 func RewardTemplate(kind string) string { return rewardTemplates[kind] }
 
-// FoldTraffic folds one update's traffic (bytes at at) into a member's
-// carried traffic meter under l's rules (pruning carries what it removes).
-func FoldTraffic(l *Ledger, carried store.PrunedTraffic, at time.Time, bytes int64) store.PrunedTraffic {
-	tm := l.newTrafficMeter(carried)
-	tm.add(at, bytes)
-	return tm.m
-}
-
 // NoteReassignments adds n to the reassignments l's one-step sends check
 // for (ledger/reassign: 1 begun, -1 completed; never below 0, as one
 // begun by another replica may complete here).

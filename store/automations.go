@@ -296,7 +296,7 @@ func SavePrunedTotals(ctx context.Context, db bun.IDB, p *PrunedTotals) error {
 }
 
 // PrunedTraffic is the traffic use of a submitter's pruned updates, as
-// the traffic meter left it (ledger.trafficMeter).
+// the traffic meter left it (ledger/traffic's trafficMeter).
 type PrunedTraffic struct {
 	bun.BaseModel `bun:"table:pruned_traffic"`
 

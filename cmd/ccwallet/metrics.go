@@ -9,6 +9,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/traffic"
 	"github.com/ccwallet/ccwallet/web"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
@@ -165,7 +166,7 @@ func (c *operatorCollector) Collect(ch chan<- prometheus.Metric) {
 	ch <- prometheus.MustNewConstMetric(descUnlocked, prometheus.GaugeValue, approx(b.EffectiveUnlocked))
 	ch <- prometheus.MustNewConstMetric(descLocked, prometheus.GaugeValue, approx(b.EffectiveLocked))
 	ch <- prometheus.MustNewConstMetric(descHoldings, prometheus.GaugeValue, float64(b.Count))
-	ts, err := c.l.TrafficStatusOf(ctx, string(c.l.Operator()))
+	ts, err := traffic.StatusOf(ctx, c.l, string(c.l.Operator()))
 	if err != nil {
 		c.log.Warn("metrics: read operator traffic", "err", err)
 		ch <- prometheus.NewInvalidMetric(descTrafficRemaining, err)

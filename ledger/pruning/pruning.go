@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/traffic"
 	"github.com/ccwallet/ccwallet/store"
 	"github.com/uptrace/bun"
 )
@@ -91,7 +92,7 @@ func (s *Service) Prune(ctx context.Context, retention, maxDuration time.Duratio
 					meters[u.Submitter] = tm
 					submitters = append(submitters, u.Submitter)
 				}
-				*tm = ledger.FoldTraffic(l, *tm, u.RecordTime, u.TrafficBytes)
+				*tm = traffic.Fold(l, *tm, u.RecordTime, u.TrafficBytes)
 			}
 			carry := make([]store.PrunedTraffic, len(submitters))
 			for i, sub := range submitters {

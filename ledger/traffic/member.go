@@ -23,5 +23,5 @@ func (s *Service) MemberTrafficStatus(ctx context.Context, synchronizer, member 
 	if id != l.ParticipantID() && id != string(l.Operator()) {
 		return TrafficStatus{}, fmt.Errorf("%w: member %s on synchronizer %s (its participant is PAR::%s)", ledger.ErrNotFound, member, synchronizer, l.ParticipantID())
 	}
-	return l.TrafficStatusOf(ctx, string(l.Operator()))
+	return StatusOf(ctx, l, string(l.Operator()))
 }

@@ -113,7 +113,7 @@ func (s *Service) Topup(ctx context.Context, c TopupConfig) (TopupResult, error)
 			return res, nil
 		}
 	}
-	st, err := l.TrafficStatusOf(ctx, member)
+	st, err := StatusOf(ctx, l, member)
 	if err != nil {
 		return res, err
 	}

@@ -50,7 +50,7 @@ func TestTopup(t *testing.T) {
 		ctx := context.Background()
 		op := l.Operator()
 		cfg := traffic.TopupConfig{TargetThroughput: 20000, MinInterval: time.Minute, PollInterval: 30 * time.Second}
-		status := func() ledger.TrafficStatus {
+		status := func() traffic.TrafficStatus {
 			t.Helper()
 			s, err := traffic.New(l).TrafficStatus(ctx, op)
 			if err != nil {

@@ -2,8 +2,9 @@
 // extra traffic for the member (validator) hosting it (BuyTraffic, once
 // per tracking id, and its status), the quotes the traffic page shows,
 // scan's member traffic status, and the operator's top-up automation
-// (Topup). The core keeps the templates and the traffic meter
-// (ledger.TrafficStatusOf), which pruning carries over.
+// (Topup); and the meter of a member's traffic use (StatusOf), which
+// pruning carries over (Fold). The core keeps the templates and the burn
+// a purchase pays with (Tx.BurnFrom).
 package traffic
 
 import (
@@ -71,9 +72,6 @@ type Service struct {
 
 // New builds the traffic purchases on l.
 func New(l *ledger.Ledger) *Service { return &Service{l: l} }
-
-// TrafficStatus is a member's traffic balance (the core's meter).
-type TrafficStatus = ledger.TrafficStatus
 
 // memberOf is the member (validator) hosting party. Every party on this
 // ledger is hosted by its validator, the operator, which also submits
@@ -223,7 +221,7 @@ func (s *Service) TrafficStatus(ctx context.Context, party coin.PartyID) (Traffi
 	if err != nil {
 		return TrafficStatus{}, err
 	}
-	return s.l.TrafficStatusOf(ctx, member)
+	return StatusOf(ctx, s.l, member)
 }
 
 // TrafficQuote is the price of a traffic purchase at the current round.

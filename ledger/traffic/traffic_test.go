@@ -22,7 +22,7 @@ func TestBuyTrafficAndStatus(t *testing.T) {
 			t.Fatal(err)
 		}
 		op := string(l.Operator())
-		before, err := l.TrafficStatusOf(ctx, op)
+		before, err := traffic.StatusOf(ctx, l, op)
 		if err != nil {
 			t.Fatal(err)
 		}

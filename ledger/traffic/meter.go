@@ -1,4 +1,4 @@
-package ledger
+package traffic
 
 import (
 	"context"
@@ -6,21 +6,11 @@ import (
 	"time"
 
 	"github.com/ccwallet/ccwallet/coin"
+	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/store"
 )
 
-// What the core keeps of traffic (the purchases and top-ups are in
-// ledger/traffic): the templates the Ledger API's reads know, and the
-// meter of a member's traffic use, which pruning folds into its carried
-// state and TrafficStatusOf goes on from.
-
-// Traffic templates.
-const (
-	TemplateBuyTrafficRequest = "#splice-wallet:Splice.Wallet.BuyTrafficRequest:BuyTrafficRequest"
-	TemplateMemberTraffic     = "#splice-amulet:Splice.DecentralizedSynchronizer:MemberTraffic"
-)
-
-// TrafficStatus is a member's traffic balance.
+// TrafficStatus is a member's traffic balance (StatusOf).
 type TrafficStatus struct {
 	Member string
 	// Purchased is all extra traffic bought; Consumed all traffic used.
@@ -42,7 +32,7 @@ type TrafficStatus struct {
 // up to BaseRateBurstAmountBytes per BaseRateBurstWindow (windows aligned
 // to the Unix epoch), and use beyond it draws on the purchased extra
 // traffic. Its state is store.PrunedTraffic: pruning folds the updates it
-// removes into the carried meter, and TrafficStatusOf goes on from there
+// removes into the carried meter (Fold), and StatusOf goes on from there
 // over the rest of the log, so a pruning run changes no number.
 type trafficMeter struct {
 	window time.Duration
@@ -50,8 +40,17 @@ type trafficMeter struct {
 	m      store.PrunedTraffic
 }
 
-func (l *Ledger) newTrafficMeter(carried store.PrunedTraffic) *trafficMeter {
-	return &trafficMeter{window: l.rules.BaseRateBurstWindow, burst: l.rules.BaseRateBurstAmountBytes, m: carried}
+func newTrafficMeter(l *ledger.Ledger, carried store.PrunedTraffic) *trafficMeter {
+	r := l.Rules()
+	return &trafficMeter{window: r.BaseRateBurstWindow, burst: r.BaseRateBurstAmountBytes, m: carried}
+}
+
+// Fold folds one update's traffic (bytes at at) into a member's carried
+// traffic meter under l's rules (pruning carries what it removes).
+func Fold(l *ledger.Ledger, carried store.PrunedTraffic, at time.Time, bytes int64) store.PrunedTraffic {
+	tm := newTrafficMeter(l, carried)
+	tm.add(at, bytes)
+	return tm.m
 }
 
 func (tm *trafficMeter) windowOf(at time.Time) int64 {
@@ -79,23 +78,23 @@ func (tm *trafficMeter) overBurst() int64 {
 	return 0
 }
 
-// TrafficStatusOf computes member's traffic balance: its purchases, and
+// StatusOf computes member's traffic balance on l: its purchases, and
 // its use from the traffic meter carried over pruning and the update log.
-func (l *Ledger) TrafficStatusOf(ctx context.Context, member string) (TrafficStatus, error) {
+func StatusOf(ctx context.Context, l *ledger.Ledger, member string) (TrafficStatus, error) {
 	s := TrafficStatus{Member: member, CoinSpent: coin.Zero, USDSpent: coin.Zero}
-	mt, err := store.MemberTrafficOf(ctx, l.db, member, l.synchronizerID)
+	mt, err := store.MemberTrafficOf(ctx, l.DB(), member, l.SynchronizerID())
 	switch {
 	case err == nil:
 		s.Purchased, s.NumPurchases, s.CoinSpent, s.USDSpent = mt.TotalPurchased, mt.NumPurchases, mt.CoinSpent, mt.USDSpent
 	case !errors.Is(err, store.ErrNotFound):
 		return s, err
 	}
-	carried, err := store.PrunedTrafficOf(ctx, l.db, member)
+	carried, err := store.PrunedTrafficOf(ctx, l.DB(), member)
 	if err != nil {
 		return s, err
 	}
-	tm := l.newTrafficMeter(*carried)
-	err = store.ScanTrafficOf(ctx, l.db, member, func(at time.Time, bytes int64) error {
+	tm := newTrafficMeter(l, *carried)
+	err = store.ScanTrafficOf(ctx, l.DB(), member, func(at time.Time, bytes int64) error {
 		tm.add(at, bytes)
 		return nil
 	})
@@ -104,15 +103,9 @@ func (l *Ledger) TrafficStatusOf(ctx context.Context, member string) (TrafficSta
 	}
 	s.Consumed, s.ExtraConsumed = tm.m.Consumed, tm.m.ExtraConsumed+tm.overBurst()
 	s.BaseRateRemaining = tm.burst
-	if tm.m.WindowIndex == tm.windowOf(l.now()) {
+	if tm.m.WindowIndex == tm.windowOf(l.Now()) {
 		s.BaseRateRemaining = max(0, tm.burst-tm.m.WindowUsed)
 	}
 	s.Remaining = s.Purchased - s.ExtraConsumed
 	return s, nil
-}
-
-// BurnFrom burns amount of owner's coin inside the update (inputs, holding
-// fees, change), as a purchase paid to the DSO does.
-func (x *Tx) BurnFrom(ctx context.Context, owner coin.PartyID, amount coin.Amount) (*TransferResult, error) {
-	return x.t().burnFrom(ctx, owner, amount)
 }
