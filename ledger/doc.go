@@ -41,9 +41,9 @@
 //     (Postgres: store/pgbatch claims, locks and reads a batch with BEGIN
 //     in one round trip and writes it with COMMIT in another; see
 //     docs/architecture.md).
-//   - payments.go: the payment templates, units and the confirm page's
-//     origin rule the payment workflows share; ansrules.go: the name
-//     service's AnsRules and the rule for a name.
+//   - ansrules.go: the name service's AnsRules and the rule for a name;
+//     the payment templates, units and the confirm page's origin rule the
+//     payment workflows share are ledger/payments'.
 //   - tx.go: Tx, the change type the workflow packages make their changes
 //     with ((*Ledger).Change over change), and ContractCommand;
 //     workflow.go: the core's input rules and reads exported for them.

@@ -18,6 +18,7 @@ import (
 	"github.com/ccwallet/ccwallet/ledger/devnet"
 	"github.com/ccwallet/ccwallet/ledger/history"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
+	"github.com/ccwallet/ccwallet/ledger/payments"
 	"github.com/ccwallet/ccwallet/ledger/pending"
 	"github.com/ccwallet/ccwallet/ledger/traffic"
 )
@@ -207,7 +208,7 @@ func historyAddsUp(t *testing.T, l *ledger.Ledger, clock *ledgertest.Clock, r *r
 			a, b := pair()
 			req, err := pays.RequestAppPayment(ctx, []coin.PartyID{b}, apppayments.AppPaymentRequest{Sender: a, Provider: b, Description: "app",
 				ExpiresAt:       ledger.FormatTime(clock.Now().Add(time.Hour)),
-				ReceiverAmounts: []apppayments.ReceiverAmount{{Receiver: b, Amount: ledger.PaymentAmount{Amount: amount(), Unit: ledger.UnitAmulet}}}}, ledger.Command{})
+				ReceiverAmounts: []apppayments.ReceiverAmount{{Receiver: b, Amount: ledger.PaymentAmount{Amount: amount(), Unit: payments.UnitAmulet}}}}, ledger.Command{})
 			if err != nil || r.IntN(4) == 0 {
 				if err == nil {
 					_, err = pays.RejectAppPayment(ctx, a, req.Created, ledger.Command{})

@@ -77,6 +77,9 @@ func IsFeatured(ctx context.Context, db bun.IDB, provider coin.PartyID) (bool, e
 	return isFeatured(ctx, db, provider)
 }
 
+// PaymentAmount is splice-wallet-payments' PaymentAmount.
+type PaymentAmount = paymentAmount
+
 // InstrumentRef is the token standard's InstrumentId.
 type InstrumentRef = instrumentRef
 

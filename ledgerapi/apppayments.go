@@ -8,6 +8,7 @@ import (
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/apppayments"
+	"github.com/ccwallet/ccwallet/ledger/payments"
 )
 
 // Commands of app payments (splice-wallet-payments' Payment.daml): an
@@ -54,13 +55,13 @@ func (s *Server) appPaymentChoice(r *http.Request, actAs []coin.PartyID, tmpl st
 		return 0, err
 	}
 	switch {
-	case tmpl == ledger.TemplateAppPaymentRequest && choice == "AppPaymentRequest_Accept":
+	case tmpl == payments.TemplateAppPaymentRequest && choice == "AppPaymentRequest_Accept":
 		res, err = s.w.AppPayments.AcceptAppPayment(ctx, actAs[0], cid, cmd)
-	case tmpl == ledger.TemplateAppPaymentRequest && choice == "AppPaymentRequest_Reject":
+	case tmpl == payments.TemplateAppPaymentRequest && choice == "AppPaymentRequest_Reject":
 		res, err = s.w.AppPayments.RejectAppPayment(ctx, actAs[0], cid, cmd)
-	case tmpl == ledger.TemplateAppPaymentRequest && choice == "AppPaymentRequest_Withdraw":
+	case tmpl == payments.TemplateAppPaymentRequest && choice == "AppPaymentRequest_Withdraw":
 		res, err = s.w.AppPayments.WithdrawAppPayment(ctx, actAs, cid, cmd)
-	case tmpl == ledger.TemplateAcceptedAppPayment && acceptedAppPaymentChoices[choice] != "":
+	case tmpl == payments.TemplateAcceptedAppPayment && acceptedAppPaymentChoices[choice] != "":
 		res, err = s.w.AppPayments.MoveAcceptedAppPayment(ctx, actAs, cid, acceptedAppPaymentChoices[choice], cmd)
 	default:
 		return 0, cantonErr(codeUnsupported, "choice %s on %s: this participant runs %s", choice, tmpl, supportedCommands)

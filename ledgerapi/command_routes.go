@@ -11,6 +11,7 @@ import (
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/allocationdata"
 	"github.com/ccwallet/ccwallet/ledger/apiread"
+	"github.com/ccwallet/ccwallet/ledger/payments"
 )
 
 // The Ledger API's command table: what a submission may exercise or
@@ -89,14 +90,14 @@ func init() {
 		{target: allocationdata.TemplateOTCTrade, anyChoice: true, run: trade, choices: []string{"OTCTrade_Settle", "OTCTrade_Cancel"}},
 		{target: allocationdata.InterfaceAllocationRequest, anyChoice: true, run: trade,
 			choices: []string{"AllocationRequest_Reject", "AllocationRequest_Withdraw"}},
-		{target: ledger.TemplateAppPaymentRequest, anyChoice: true, notPrepared: true, run: appPayment,
+		{target: payments.TemplateAppPaymentRequest, anyChoice: true, notPrepared: true, run: appPayment,
 			choices: []string{"AppPaymentRequest_Accept", "AppPaymentRequest_Reject", "AppPaymentRequest_Withdraw"}},
-		{target: ledger.TemplateAcceptedAppPayment, anyChoice: true, notPrepared: true, run: appPayment,
+		{target: payments.TemplateAcceptedAppPayment, anyChoice: true, notPrepared: true, run: appPayment,
 			choices: slices.Sorted(maps.Keys(acceptedAppPaymentChoices))},
 	}
 	createRoutes = map[string]createRoute{
 		allocationdata.TemplateOTCTradeProposal: (*Server).createTradeProposal,
-		ledger.TemplateAppPaymentRequest:        (*Server).createAppPaymentRequest,
+		payments.TemplateAppPaymentRequest:      (*Server).createAppPaymentRequest,
 	}
 	supportedCommands = commandList()
 }

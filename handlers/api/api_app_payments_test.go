@@ -12,6 +12,7 @@ import (
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/apppayments"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
+	"github.com/ccwallet/ccwallet/ledger/payments"
 )
 
 // appPaymentOperations are the operations this test covers.
@@ -58,7 +59,7 @@ func runAppPaymentsContract(t *testing.T, e *contractEnv) {
 		t.Helper()
 		res, err := e.w.AppPayments.RequestAppPayment(ctx, []coin.PartyID{shop}, apppayments.AppPaymentRequest{
 			Sender: alice, Provider: shop, ExpiresAt: ledger.FormatTime(e.clock.Now().Add(expires)), Description: "a coffee",
-			ReceiverAmounts: []apppayments.ReceiverAmount{{Receiver: shop, Amount: ledger.PaymentAmount{Amount: coin.MustParse(amount), Unit: ledger.UnitAmulet}}},
+			ReceiverAmounts: []apppayments.ReceiverAmount{{Receiver: shop, Amount: ledger.PaymentAmount{Amount: coin.MustParse(amount), Unit: payments.UnitAmulet}}},
 		}, ledger.Command{})
 		if err != nil {
 			t.Fatal(err)

@@ -8,6 +8,7 @@ import (
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/history"
+	"github.com/ccwallet/ccwallet/ledger/payments"
 	"github.com/ccwallet/ccwallet/web"
 )
 
@@ -30,19 +31,19 @@ var subtypeChoices = map[string][2]string{
 	"FeaturedAppRightCancelled":    {ledger.TemplateFeaturedAppRight, "FeaturedAppRight_Cancel"},
 	// The subscription steps are reported against their templates, the
 	// choice being the history subtype.
-	"SubscriptionRequest":                      {ledger.TemplateSubscriptionRequest, "SubscriptionRequest"},
-	"SubscriptionRequest_AcceptAndMakePayment": {ledger.TemplateSubscriptionRequest, "SubscriptionRequest_AcceptAndMakePayment"},
-	"SubscriptionRequest_Reject":               {ledger.TemplateSubscriptionRequest, "SubscriptionRequest_Reject"},
-	"SubscriptionRequest_Withdraw":             {ledger.TemplateSubscriptionRequest, "SubscriptionRequest_Withdraw"},
-	"SubscriptionInitialPayment_Collect":       {ledger.TemplateSubscriptionInitialPayment, "SubscriptionInitialPayment_Collect"},
-	"SubscriptionInitialPayment_Reject":        {ledger.TemplateSubscriptionInitialPayment, "SubscriptionInitialPayment_Reject"},
-	"SubscriptionInitialPayment_Expire":        {ledger.TemplateSubscriptionInitialPayment, "SubscriptionInitialPayment_Expire"},
-	"SubscriptionIdleState_MakePayment":        {ledger.TemplateSubscriptionIdleState, "SubscriptionIdleState_MakePayment"},
-	"SubscriptionIdleState_CancelSubscription": {ledger.TemplateSubscriptionIdleState, "SubscriptionIdleState_CancelSubscription"},
-	"SubscriptionIdleState_ExpireSubscription": {ledger.TemplateSubscriptionIdleState, "SubscriptionIdleState_ExpireSubscription"},
-	"SubscriptionPayment_Collect":              {ledger.TemplateSubscriptionPayment, "SubscriptionPayment_Collect"},
-	"SubscriptionPayment_Reject":               {ledger.TemplateSubscriptionPayment, "SubscriptionPayment_Reject"},
-	"SubscriptionPayment_Expire":               {ledger.TemplateSubscriptionPayment, "SubscriptionPayment_Expire"},
+	"SubscriptionRequest":                      {payments.TemplateSubscriptionRequest, "SubscriptionRequest"},
+	"SubscriptionRequest_AcceptAndMakePayment": {payments.TemplateSubscriptionRequest, "SubscriptionRequest_AcceptAndMakePayment"},
+	"SubscriptionRequest_Reject":               {payments.TemplateSubscriptionRequest, "SubscriptionRequest_Reject"},
+	"SubscriptionRequest_Withdraw":             {payments.TemplateSubscriptionRequest, "SubscriptionRequest_Withdraw"},
+	"SubscriptionInitialPayment_Collect":       {payments.TemplateSubscriptionInitialPayment, "SubscriptionInitialPayment_Collect"},
+	"SubscriptionInitialPayment_Reject":        {payments.TemplateSubscriptionInitialPayment, "SubscriptionInitialPayment_Reject"},
+	"SubscriptionInitialPayment_Expire":        {payments.TemplateSubscriptionInitialPayment, "SubscriptionInitialPayment_Expire"},
+	"SubscriptionIdleState_MakePayment":        {payments.TemplateSubscriptionIdleState, "SubscriptionIdleState_MakePayment"},
+	"SubscriptionIdleState_CancelSubscription": {payments.TemplateSubscriptionIdleState, "SubscriptionIdleState_CancelSubscription"},
+	"SubscriptionIdleState_ExpireSubscription": {payments.TemplateSubscriptionIdleState, "SubscriptionIdleState_ExpireSubscription"},
+	"SubscriptionPayment_Collect":              {payments.TemplateSubscriptionPayment, "SubscriptionPayment_Collect"},
+	"SubscriptionPayment_Reject":               {payments.TemplateSubscriptionPayment, "SubscriptionPayment_Reject"},
+	"SubscriptionPayment_Expire":               {payments.TemplateSubscriptionPayment, "SubscriptionPayment_Expire"},
 }
 
 // transactionItem renders a history item in the shape its

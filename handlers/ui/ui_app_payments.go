@@ -9,6 +9,7 @@ import (
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/apppayments"
+	"github.com/ccwallet/ccwallet/ledger/payments"
 	"github.com/ccwallet/ccwallet/views"
 	"github.com/ccwallet/ccwallet/web"
 )
@@ -80,10 +81,10 @@ func (h paymentPages) confirmModel(ctx context.Context, s *web.Session, party co
 		return m, err
 	}
 	m.AmountUSD, m.FeesUSD, m.TotalUSD = usdOf(m.Row.Amount, price), usdOf(m.Row.Fees, price), usdOf(m.Row.Total, price)
-	if len(redirectTo) <= ledger.MaxReturnURL {
+	if len(redirectTo) <= payments.MaxReturnURL {
 		m.Redirect = redirectTo
 	}
-	m.RedirectOK = ledger.RedirectAllowed(a.Origin, m.Redirect)
+	m.RedirectOK = payments.RedirectAllowed(a.Origin, m.Redirect)
 	return m, nil
 }
 
@@ -120,7 +121,7 @@ func allowReturn(w http.ResponseWriter, m views.ConfirmPayment) {
 // uiConfirmPaymentAction serves POST /confirm-payment/{cid}/{action}
 // (accept or reject). On success it sends the user back to the app's
 // return URL when that is of the origin the request names (see
-// ledger.AppOrigin), and nowhere else: otherwise to the confirm page,
+// payments.AppOrigin), and nowhere else: otherwise to the confirm page,
 // which says what happened. A refusal (expired, too little coin, already
 // answered) is shown on the confirm page with 422.
 func (h paymentPages) uiConfirmPaymentAction(w http.ResponseWriter, r *http.Request, s *web.Session) error {

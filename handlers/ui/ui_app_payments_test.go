@@ -13,6 +13,7 @@ import (
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/apppayments"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
+	"github.com/ccwallet/ccwallet/ledger/payments"
 )
 
 // TestUIConfirmPayment drives the Payments and confirm-payment pages as a
@@ -39,7 +40,7 @@ func TestUIConfirmPayment(t *testing.T) {
 			t.Helper()
 			res, err := e.W.AppPayments.RequestAppPayment(ctx, []coin.PartyID{shop}, apppayments.AppPaymentRequest{
 				Sender: alice, Provider: shop, ExpiresAt: ledger.FormatTime(time.Now().Add(time.Hour)), Description: desc,
-				ReceiverAmounts: []apppayments.ReceiverAmount{{Receiver: shop, Amount: ledger.PaymentAmount{Amount: coin.MustParse(amount), Unit: ledger.UnitAmulet}}},
+				ReceiverAmounts: []apppayments.ReceiverAmount{{Receiver: shop, Amount: ledger.PaymentAmount{Amount: coin.MustParse(amount), Unit: payments.UnitAmulet}}},
 			}, ledger.Command{})
 			if err != nil {
 				t.Fatal(err)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/payments"
 	"github.com/ccwallet/ccwallet/ledger/subscriptions"
 	"github.com/ccwallet/ccwallet/views"
 	"github.com/ccwallet/ccwallet/web"
@@ -79,7 +80,7 @@ func (h paymentPages) subscriptionsModel(ctx context.Context, s *web.Session, pa
 	for _, asked := range []struct {
 		tmpl string
 		rows *[]views.SubscriptionRow
-	}{{ledger.TemplateSubscriptionRequest, &m.Requests}, {ledger.TemplateSubscriptionInitialPayment, &m.Waiting}} {
+	}{{payments.TemplateSubscriptionRequest, &m.Requests}, {payments.TemplateSubscriptionInitialPayment, &m.Waiting}} {
 		vs, err := h.w.Subscriptions.SubscriptionsAsked(ctx, asked.tmpl, party)
 		if err != nil {
 			return m, err
@@ -105,7 +106,7 @@ func (h paymentPages) subscriptionsModel(ctx context.Context, s *web.Session, pa
 
 func subscriptionRow(cid string, d subscriptions.SubscriptionData, p subscriptions.SubscriptionPayData) views.SubscriptionRow {
 	unit := "CC"
-	if p.PaymentAmount.Unit == ledger.UnitUSD {
+	if p.PaymentAmount.Unit == payments.UnitUSD {
 		unit = "USD"
 	}
 	return views.SubscriptionRow{
@@ -213,7 +214,7 @@ func (h paymentPages) confirmSubscriptionModel(r *http.Request, s *web.Session, 
 		return m, err
 	}
 	// Each payment in both units at the current price.
-	if amt := v.PayData.PaymentAmount.Amount; v.PayData.PaymentAmount.Unit == ledger.UnitUSD {
+	if amt := v.PayData.PaymentAmount.Amount; v.PayData.PaymentAmount.Unit == payments.UnitUSD {
 		m.CC, m.USD = ledger.USDToCoin(amt, price).String(), amt.String()
 	} else {
 		m.CC, m.USD = amt.String(), ledger.CoinToUSD(amt, price).String()

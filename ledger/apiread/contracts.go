@@ -11,6 +11,7 @@ import (
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/allocationdata"
+	"github.com/ccwallet/ccwallet/ledger/payments"
 	"github.com/ccwallet/ccwallet/store"
 	"github.com/uptrace/bun"
 )
@@ -57,10 +58,10 @@ func Templates() []string {
 		ledger.TemplateMergeDelegation, ledger.TemplateMergeDelegationProposal, ledger.TemplateTransferOffer, ledger.TemplateAcceptedTransferOffer,
 		ledger.TemplateTransferPreapproval, ledger.TemplateTransferCommand, ledger.TemplateBuyTrafficRequest, ledger.TemplateMemberTraffic,
 		allocationdata.TemplateAmuletAllocation, allocationdata.TemplateOTCTradeProposal, allocationdata.TemplateOTCTrade,
-		ledger.TemplateAppPaymentRequest, ledger.TemplateAcceptedAppPayment, ledger.TemplateTransferPreapprovalProposal, ledger.TemplateBatchMergeUtility, ledger.TemplateDelegateProxy,
+		payments.TemplateAppPaymentRequest, payments.TemplateAcceptedAppPayment, ledger.TemplateTransferPreapprovalProposal, ledger.TemplateBatchMergeUtility, ledger.TemplateDelegateProxy,
 		ledger.TemplatePing, ledger.TemplatePingBuiltin,
-		ledger.TemplateSubscriptionRequest, ledger.TemplateSubscriptionInitialPayment, ledger.TemplateSubscription,
-		ledger.TemplateSubscriptionIdleState, ledger.TemplateSubscriptionPayment, ledger.TemplateTerminatedSubscription,
+		payments.TemplateSubscriptionRequest, payments.TemplateSubscriptionInitialPayment, payments.TemplateSubscription,
+		payments.TemplateSubscriptionIdleState, payments.TemplateSubscriptionPayment, payments.TemplateTerminatedSubscription,
 	}
 	ts = append(ts, ledger.RewardTemplates()...)
 	slices.Sort(ts)

@@ -16,6 +16,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/payments"
 	"github.com/ccwallet/ccwallet/store"
 	"github.com/uptrace/bun"
 )
@@ -149,8 +150,8 @@ func (s *Service) checkAppPaymentRequest(ctx context.Context, p *AppPaymentReque
 	total := coin.Zero
 	for i, r := range p.ReceiverAmounts {
 		field := "receiverAmounts[" + strconv.Itoa(i) + "]"
-		if r.Amount.Unit != ledger.UnitAmulet {
-			return ledger.Invalid(field+".amount.unit", "%q is not taken here: app payments are in CC only (unit %q); convert the amount to CC first", r.Amount.Unit, ledger.UnitAmulet)
+		if r.Amount.Unit != payments.UnitAmulet {
+			return ledger.Invalid(field+".amount.unit", "%q is not taken here: app payments are in CC only (unit %q); convert the amount to CC first", r.Amount.Unit, payments.UnitAmulet)
 		}
 		if err := ledger.CheckAmount(field+".amount.amount", r.Amount.Amount); err != nil {
 			return err
@@ -211,7 +212,7 @@ func (s *Service) RequestAppPayment(ctx context.Context, actAs []coin.PartyID, p
 		return nil, err
 	}
 	return s.appPaymentTx(ctx, cmd, "create-app-payment-request", "", "", func(x *ledger.Tx, _ *store.Contract) (*AppPaymentResult, error) {
-		return &AppPaymentResult{Created: x.Create(ledger.TemplateAppPaymentRequest, p, p.stakeholders()...)}, nil
+		return &AppPaymentResult{Created: x.Create(payments.TemplateAppPaymentRequest, p, p.stakeholders()...)}, nil
 	})
 }
 
@@ -259,7 +260,7 @@ func invisible(c *store.Contract) error {
 // (at the open round's price) until the lock's expiry, and replaces the
 // request with the AcceptedAppPayment holding the lock.
 func (s *Service) AcceptAppPayment(ctx context.Context, sender coin.PartyID, cid coin.ContractID, cmd ledger.Command) (*AppPaymentResult, error) {
-	return s.appPaymentTx(ctx, cmd, "accept-app-payment-request", cid, ledger.TemplateAppPaymentRequest, func(x *ledger.Tx, c *store.Contract) (*AppPaymentResult, error) {
+	return s.appPaymentTx(ctx, cmd, "accept-app-payment-request", cid, payments.TemplateAppPaymentRequest, func(x *ledger.Tx, c *store.Contract) (*AppPaymentResult, error) {
 		var p AppPaymentRequest
 		if err := decodePayload(c, &p); err != nil {
 			return nil, err
@@ -288,7 +289,7 @@ func (s *Service) AcceptAppPayment(ctx context.Context, sender coin.PartyID, cid
 			lockUntil = x.Round().TargetClosesAt
 		}
 		accepted := coin.NewContractID()
-		text, _ := ledger.AppOrigin(p.Description)
+		text, _ := payments.AppOrigin(p.Description)
 		tr, err := x.Transfer(ctx, p.Sender, []ledger.Output{{Receiver: p.Sender, Amount: q.Total, Lock: &ledger.Lock{
 			Holder: string(accepted), ExpiresAt: lockUntil, Context: "amulet-payment-request: " + text,
 		}}})
@@ -296,7 +297,7 @@ func (s *Service) AcceptAppPayment(ctx context.Context, sender coin.PartyID, cid
 			return nil, err
 		}
 		x.Archive(c.ContractID)
-		x.CreateWithID(accepted, ledger.TemplateAcceptedAppPayment, AcceptedAppPayment{
+		x.CreateWithID(accepted, payments.TemplateAcceptedAppPayment, AcceptedAppPayment{
 			Sender: p.Sender, AmuletReceiverAmounts: amounts, Provider: p.Provider, DSO: s.l.DSO(),
 			LockedAmulet: tr.Outputs[0], Round: ledger.RoundRefOf(x.Round().Number), Reference: c.ContractID,
 		}, p.stakeholders()...)
@@ -335,7 +336,7 @@ func (s *Service) WithdrawAppPayment(ctx context.Context, actAs []coin.PartyID, 
 // endAppPaymentRequest ends the request cid by choice once allowed says
 // so; the sender's history notes it.
 func (s *Service) endAppPaymentRequest(ctx context.Context, cmd ledger.Command, cid coin.ContractID, choice string, allowed func(p *AppPaymentRequest, now time.Time) error) (*AppPaymentResult, error) {
-	return s.appPaymentTx(ctx, cmd, strings.ToLower(choice), cid, ledger.TemplateAppPaymentRequest, func(x *ledger.Tx, c *store.Contract) (*AppPaymentResult, error) {
+	return s.appPaymentTx(ctx, cmd, strings.ToLower(choice), cid, payments.TemplateAppPaymentRequest, func(x *ledger.Tx, c *store.Contract) (*AppPaymentResult, error) {
 		var p AppPaymentRequest
 		if err := decodePayload(c, &p); err != nil {
 			return nil, err
@@ -344,7 +345,7 @@ func (s *Service) endAppPaymentRequest(ctx context.Context, cmd ledger.Command, 
 			return nil, fmt.Errorf("%s: %w", cid, err)
 		}
 		x.Archive(c.ContractID)
-		text, _ := ledger.AppOrigin(p.Description)
+		text, _ := payments.AppOrigin(p.Description)
 		what := map[string]string{"AppPaymentRequest_Reject": "rejected", "AppPaymentRequest_Withdraw": "withdrawn by the app", "AppPaymentRequest_Expire": "expired"}[choice]
 		x.Record(p.Sender, ledger.HistoryNotification, choice, p.Provider, coin.Zero, coin.Zero, text,
 			ledger.HistoryDetails{Provider: p.Provider, ContractID: c.ContractID, Notification: "app payment request " + what})
@@ -405,7 +406,7 @@ func CheckAppPaymentMove(p *AcceptedAppPayment, move AcceptedAppPaymentMove, act
 // refund and expire give the locked coin back to the sender. A refused
 // move changes nothing.
 func (s *Service) MoveAcceptedAppPayment(ctx context.Context, actAs []coin.PartyID, cid coin.ContractID, move AcceptedAppPaymentMove, cmd ledger.Command) (*AppPaymentResult, error) {
-	return s.appPaymentTx(ctx, cmd, string(move)+"-app-payment", cid, ledger.TemplateAcceptedAppPayment, func(x *ledger.Tx, c *store.Contract) (*AppPaymentResult, error) {
+	return s.appPaymentTx(ctx, cmd, string(move)+"-app-payment", cid, payments.TemplateAcceptedAppPayment, func(x *ledger.Tx, c *store.Contract) (*AppPaymentResult, error) {
 		var p AcceptedAppPayment
 		if err := decodePayload(c, &p); err != nil {
 			return nil, err
@@ -491,7 +492,7 @@ func (s *Service) finishAppPayment(ctx context.Context, x *ledger.Tx, cid coin.C
 // it ended; the expiry automation calls it periodically.
 func (s *Service) ExpireAppPayments(ctx context.Context) (int, error) {
 	now, n := s.l.Now(), 0
-	reqs, err := store.ActiveContractsByTemplate(ctx, s.l.DB(), ledger.TemplateAppPaymentRequest, "")
+	reqs, err := store.ActiveContractsByTemplate(ctx, s.l.DB(), payments.TemplateAppPaymentRequest, "")
 	if err != nil {
 		return 0, err
 	}
@@ -513,7 +514,7 @@ func (s *Service) ExpireAppPayments(ctx context.Context) (int, error) {
 			return n, fmt.Errorf("expire app payment request %s: %w", reqs[i].ContractID, err)
 		}
 	}
-	acc, err := store.ActiveContractsByTemplate(ctx, s.l.DB(), ledger.TemplateAcceptedAppPayment, "")
+	acc, err := store.ActiveContractsByTemplate(ctx, s.l.DB(), payments.TemplateAcceptedAppPayment, "")
 	if err != nil {
 		return n, err
 	}
@@ -557,7 +558,7 @@ type AppPayment struct {
 	Request  *AppPaymentRequest
 	Accepted *AcceptedAppPayment
 	// Description is the request's text without its origin; Origin the
-	// app's web origin it names ("" when none; see ledger.AppOrigin).
+	// app's web origin it names ("" when none; see payments.AppOrigin).
 	Description, Origin string
 	// Quote is what the sender pays: at the open round's price for a
 	// request, as locked for an accepted payment.
@@ -571,15 +572,15 @@ type AppPayment struct {
 func (s *Service) appPaymentOf(ctx context.Context, c *store.Contract, price coin.Amount) (AppPayment, error) {
 	a := AppPayment{Contract: s.l.ContractView(c)}
 	switch c.TemplateID {
-	case ledger.TemplateAppPaymentRequest:
+	case payments.TemplateAppPaymentRequest:
 		a.Request = &AppPaymentRequest{}
 		if err := decodePayload(c, a.Request); err != nil {
 			return a, err
 		}
-		a.Description, a.Origin = ledger.AppOrigin(a.Request.Description)
+		a.Description, a.Origin = payments.AppOrigin(a.Request.Description)
 		a.Quote = quote(s.l.Rules(), a.Request.Sender, a.Request.amuletAmounts(), price)
 		a.ExpiresAt, _ = time.Parse(time.RFC3339Nano, a.Request.ExpiresAt)
-	case ledger.TemplateAcceptedAppPayment:
+	case payments.TemplateAcceptedAppPayment:
 		a.Accepted = &AcceptedAppPayment{}
 		if err := decodePayload(c, a.Accepted); err != nil {
 			return a, err
@@ -598,7 +599,7 @@ func (s *Service) appPaymentOf(ctx context.Context, c *store.Contract, price coi
 		if req, err := store.ContractByID(ctx, s.l.DB(), a.Accepted.Reference); err == nil {
 			var p AppPaymentRequest
 			if decodePayload(req, &p) == nil {
-				a.Description, a.Origin = ledger.AppOrigin(p.Description)
+				a.Description, a.Origin = payments.AppOrigin(p.Description)
 			}
 		}
 	default:
@@ -611,7 +612,7 @@ func (s *Service) appPaymentOf(ctx context.Context, c *store.Contract, price coi
 // ended, to one of its stakeholders (viewer "": anyone).
 func (s *Service) AppPaymentByID(ctx context.Context, viewer coin.PartyID, cid coin.ContractID) (AppPayment, error) {
 	c, err := store.ContractByID(ctx, s.l.DB(), cid)
-	if err == nil && c.TemplateID != ledger.TemplateAppPaymentRequest && c.TemplateID != ledger.TemplateAcceptedAppPayment {
+	if err == nil && c.TemplateID != payments.TemplateAppPaymentRequest && c.TemplateID != payments.TemplateAcceptedAppPayment {
 		err = ledger.ErrNotFound
 	}
 	if err == nil && viewer != "" && !slices.Contains(ledger.ContractParties(c), viewer) {
@@ -630,13 +631,13 @@ func (s *Service) AppPaymentByID(ctx context.Context, viewer coin.PartyID, cid c
 // AppPaymentRequestsOf lists the active payment requests party is asked
 // to pay, oldest first.
 func (s *Service) AppPaymentRequestsOf(ctx context.Context, party coin.PartyID) ([]AppPayment, error) {
-	return s.appPaymentsOf(ctx, party, ledger.TemplateAppPaymentRequest)
+	return s.appPaymentsOf(ctx, party, payments.TemplateAppPaymentRequest)
 }
 
 // AcceptedAppPaymentsOf lists the active accepted payments party pays,
 // oldest first.
 func (s *Service) AcceptedAppPaymentsOf(ctx context.Context, party coin.PartyID) ([]AppPayment, error) {
-	return s.appPaymentsOf(ctx, party, ledger.TemplateAcceptedAppPayment)
+	return s.appPaymentsOf(ctx, party, payments.TemplateAcceptedAppPayment)
 }
 
 // appPaymentsOf lists the active contracts of template whose sender is

@@ -12,6 +12,7 @@ import (
 	"github.com/ccwallet/ccwallet/ledger/apppayments"
 	"github.com/ccwallet/ccwallet/ledger/devnet"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
+	"github.com/ccwallet/ccwallet/ledger/payments"
 	"github.com/ccwallet/ccwallet/ledger/rewards"
 	"github.com/google/go-cmp/cmp"
 )
@@ -22,7 +23,7 @@ func paymentRequest(sender, provider coin.PartyID, now time.Time, amounts ...any
 	p := apppayments.AppPaymentRequest{Sender: sender, Provider: provider, ExpiresAt: ledger.FormatTime(now.Add(time.Hour)), Description: "a coffee"}
 	for i := 0; i < len(amounts); i += 2 {
 		p.ReceiverAmounts = append(p.ReceiverAmounts, apppayments.ReceiverAmount{
-			Receiver: amounts[i].(coin.PartyID), Amount: ledger.PaymentAmount{Amount: coin.MustParse(amounts[i+1].(string)), Unit: ledger.UnitAmulet},
+			Receiver: amounts[i].(coin.PartyID), Amount: ledger.PaymentAmount{Amount: coin.MustParse(amounts[i+1].(string)), Unit: payments.UnitAmulet},
 		})
 	}
 	return p
@@ -363,7 +364,7 @@ func TestAppOriginRedirects(t *testing.T) {
 		"a coffee origin=https://shop.example?q=1":      {"a coffee origin=https://shop.example?q=1", ""},
 		"a coffee origin=https://shop.example#fragment": {"a coffee origin=https://shop.example#fragment", ""},
 	} {
-		text, origin := ledger.AppOrigin(desc)
+		text, origin := payments.AppOrigin(desc)
 		if text != want[0] || origin != want[1] {
 			t.Errorf("AppOrigin(%q) = %q, %q; want %q, %q", desc, text, origin, want[0], want[1])
 		}
@@ -382,11 +383,11 @@ func TestAppOriginRedirects(t *testing.T) {
 		"javascript:alert(1)":                     false,
 		"https://shop.example\\@evil.test/":       false,
 	} {
-		if got := ledger.RedirectAllowed(o, target); got != want {
+		if got := payments.RedirectAllowed(o, target); got != want {
 			t.Errorf("RedirectAllowed(%q, %q) = %v, want %v", o, target, got, want)
 		}
 	}
-	if ledger.RedirectAllowed("", "https://shop.example/") {
+	if payments.RedirectAllowed("", "https://shop.example/") {
 		t.Error("a request naming no origin allowed a redirect")
 	}
 }

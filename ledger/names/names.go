@@ -19,6 +19,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/payments"
 	"github.com/ccwallet/ccwallet/ledger/subscriptions"
 	"github.com/ccwallet/ccwallet/store"
 	"github.com/uptrace/bun"
@@ -226,14 +227,14 @@ func (s *Service) AnsNamesOf(ctx context.Context, party coin.PartyID) ([]AnsName
 // requests whose initial payment waits for collection, by request.
 func (s *Service) openSubscriptionSteps(ctx context.Context, party coin.PartyID) (open, paying map[coin.ContractID]bool, err error) {
 	open, paying = map[coin.ContractID]bool{}, map[coin.ContractID]bool{}
-	rs, err := store.ActiveContractsByTemplate(ctx, s.l.DB(), ledger.TemplateSubscriptionRequest, party)
+	rs, err := store.ActiveContractsByTemplate(ctx, s.l.DB(), payments.TemplateSubscriptionRequest, party)
 	if err != nil {
 		return nil, nil, err
 	}
 	for _, c := range rs {
 		open[c.ContractID] = true
 	}
-	ps, err := store.ActiveContractsByTemplate(ctx, s.l.DB(), ledger.TemplateSubscriptionInitialPayment, party)
+	ps, err := store.ActiveContractsByTemplate(ctx, s.l.DB(), payments.TemplateSubscriptionInitialPayment, party)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/allocationdata"
+	"github.com/ccwallet/ccwallet/ledger/payments"
 	"github.com/ccwallet/ccwallet/store"
 )
 
@@ -80,6 +81,6 @@ func (s *Service) Mark(ctx context.Context, party coin.PartyID) (string, error) 
 
 // markTemplates are the contracts whose coming and going Mark sees.
 var markTemplates = []string{allocationdata.TemplateOTCTrade, allocationdata.TemplateAmuletAllocation,
-	ledger.TemplateAppPaymentRequest, ledger.TemplateAcceptedAppPayment,
-	ledger.TemplateSubscriptionRequest, ledger.TemplateSubscriptionInitialPayment, ledger.TemplateSubscription,
-	ledger.TemplateSubscriptionIdleState, ledger.TemplateSubscriptionPayment}
+	payments.TemplateAppPaymentRequest, payments.TemplateAcceptedAppPayment,
+	payments.TemplateSubscriptionRequest, payments.TemplateSubscriptionInitialPayment, payments.TemplateSubscription,
+	payments.TemplateSubscriptionIdleState, payments.TemplateSubscriptionPayment}

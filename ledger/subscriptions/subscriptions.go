@@ -15,6 +15,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/payments"
 	"github.com/ccwallet/ccwallet/store"
 	"github.com/uptrace/bun"
 )
@@ -154,7 +155,7 @@ var ErrSubscriptionFinished = fmt.Errorf("this subscription step is no longer pe
 // checkOrigin refuses anything but a bare http(s) origin and returns it
 // in the form a URL's origin compares with.
 func checkOrigin(field, o string) (string, error) {
-	origin, ok := ledger.ParseOrigin(strings.TrimSuffix(o, "/"))
+	origin, ok := payments.ParseOrigin(strings.TrimSuffix(o, "/"))
 	if !ok || len(o) > maxOriginLen {
 		return "", ledger.Invalid(field, "want an http(s) origin such as https://app.example.com, not %q", o)
 	}
@@ -205,11 +206,11 @@ func (s *Service) CreateRequest(ctx context.Context, x *ledger.Tx, r Subscriptio
 	if err := s.checkSubscriptionSpec(ctx, x.DB(), &r); err != nil {
 		return "", err
 	}
-	unit := ledger.UnitAmulet
+	unit := payments.UnitAmulet
 	if r.USD {
-		unit = ledger.UnitUSD
+		unit = payments.UnitUSD
 	}
-	cid := x.Create(ledger.TemplateSubscriptionRequest, SubscriptionRequestPayload{
+	cid := x.Create(payments.TemplateSubscriptionRequest, SubscriptionRequestPayload{
 		SubscriptionData: SubscriptionData{Sender: r.Sender, Receiver: r.Receiver, Provider: r.Provider, DSO: s.l.DSO(), Description: r.Description},
 		PayData: SubscriptionPayData{PaymentAmount: ledger.PaymentAmount{Amount: r.Amount, Unit: unit},
 			PaymentInterval: ledger.RelTimeOf(r.Interval), PaymentDuration: ledger.RelTimeOf(r.Duration)},
@@ -299,7 +300,7 @@ func receiverOf(d SubscriptionData) coin.PartyID { return d.Receiver }
 func (s *Service) lockPayment(ctx context.Context, x *ledger.Tx, cid coin.ContractID, d SubscriptionData, pay SubscriptionPayData) (target, lock coin.Amount, tr *ledger.TransferResult, err error) {
 	rules := x.Rules()
 	target = pay.PaymentAmount.Amount
-	if pay.PaymentAmount.Unit == ledger.UnitUSD {
+	if pay.PaymentAmount.Unit == payments.UnitUSD {
 		target = ledger.USDToCoin(target, x.Round().Price)
 	}
 	expires := x.Now().Add(rules.TickDuration)
@@ -338,7 +339,7 @@ func (s *Service) AcceptSubscriptionRequest(ctx context.Context, actor coin.Part
 			return nil
 		}
 		var p SubscriptionRequestPayload
-		d, err := s.subscriptionStep(ctx, x, cid, ledger.TemplateSubscriptionRequest, actor, senderOf, &p)
+		d, err := s.subscriptionStep(ctx, x, cid, payments.TemplateSubscriptionRequest, actor, senderOf, &p)
 		if err != nil {
 			return err
 		}
@@ -354,7 +355,7 @@ func (s *Service) AcceptSubscriptionRequest(ctx context.Context, actor coin.Part
 			return err
 		}
 		x.Archive(cid)
-		x.CreateWithID(paid, ledger.TemplateSubscriptionInitialPayment, subscriptionPayment{
+		x.CreateWithID(paid, payments.TemplateSubscriptionInitialPayment, subscriptionPayment{
 			SubscriptionData: *d, PayData: p.PayData, TargetAmount: target, LockedAmulet: tr.Outputs[0],
 			Round: ledger.RoundRefOf(x.Round().Number), Reference: cid,
 		}, d.Sender, d.Receiver, d.Provider)
@@ -378,7 +379,7 @@ func (s *Service) RejectSubscriptionRequest(ctx context.Context, actor coin.Part
 		if probe, err := s.SubscriptionRequest(ctx, "", cid); err == nil && actor != "" && actor == probe.Data.Receiver {
 			role, choice = receiverOf, "SubscriptionRequest_Withdraw"
 		}
-		d, err := s.subscriptionStep(ctx, x, cid, ledger.TemplateSubscriptionRequest, actor, role, &p)
+		d, err := s.subscriptionStep(ctx, x, cid, payments.TemplateSubscriptionRequest, actor, role, &p)
 		if err != nil {
 			return err
 		}
@@ -386,7 +387,7 @@ func (s *Service) RejectSubscriptionRequest(ctx context.Context, actor coin.Part
 			return err
 		}
 		x.Archive(cid)
-		x.Create(ledger.TemplateTerminatedSubscription, subscriptionPayload{SubscriptionData: *d, Reference: cid}, d.Sender, d.Receiver, d.Provider)
+		x.Create(payments.TemplateTerminatedSubscription, subscriptionPayload{SubscriptionData: *d, Reference: cid}, d.Sender, d.Receiver, d.Provider)
 		x.Record(d.Sender, ledger.HistoryNotification, choice, d.Provider, coin.Zero, coin.Zero, d.Description, ledger.HistoryDetails{
 			ContractID: cid, Notification: fmt.Sprintf("subscription request %s ended", cid),
 		})
@@ -404,7 +405,7 @@ func (s *Service) RejectSubscriptionRequest(ctx context.Context, actor coin.Part
 func (s *Service) CancelSubscription(ctx context.Context, actor coin.PartyID, cid coin.ContractID) error {
 	err := s.l.Change(ctx, func(ctx context.Context, x *ledger.Tx) error {
 		var p SubscriptionIdlePayload
-		d, err := s.subscriptionStep(ctx, x, cid, ledger.TemplateSubscriptionIdleState, actor, senderOf, &p)
+		d, err := s.subscriptionStep(ctx, x, cid, payments.TemplateSubscriptionIdleState, actor, senderOf, &p)
 		if err != nil {
 			return err
 		}
@@ -424,7 +425,7 @@ func (s *Service) CancelSubscription(ctx context.Context, actor coin.PartyID, ci
 // creates the TerminatedSubscription.
 func endSubscription(x *ledger.Tx, cid coin.ContractID, d SubscriptionData, p SubscriptionIdlePayload, choice string) {
 	x.Archive(cid, p.Subscription)
-	x.Create(ledger.TemplateTerminatedSubscription, subscriptionPayload{SubscriptionData: d, Reference: p.Reference}, d.Sender, d.Receiver, d.Provider)
+	x.Create(payments.TemplateTerminatedSubscription, subscriptionPayload{SubscriptionData: d, Reference: p.Reference}, d.Sender, d.Receiver, d.Provider)
 	x.Record(d.Sender, ledger.HistoryNotification, choice, d.Provider, coin.Zero, coin.Zero, d.Description, ledger.HistoryDetails{
 		ContractID: p.Subscription, Notification: fmt.Sprintf("subscription %s ended", p.Subscription),
 	})
@@ -457,21 +458,21 @@ func (s *Service) finishPayment(ctx context.Context, x *ledger.Tx, cid coin.Cont
 		return "", err
 	}
 	x.Archive(cid)
-	initial := tmpl == ledger.TemplateSubscriptionInitialPayment
+	initial := tmpl == payments.TemplateSubscriptionInitialPayment
 	choice := ledger.TemplateName(tmpl) + map[paymentOutcome]string{paymentCollect: "_Collect", paymentRefuse: "_Reject", paymentExpire: "_Expire"}[out]
 	dh := ledger.HistoryDetails{Provider: d.Provider, HoldingFees: holdingFee, ContractID: cid}
 	sub := p.Subscription
 	switch {
 	case out == paymentCollect:
 		if initial {
-			sub = x.Create(ledger.TemplateSubscription, subscriptionPayload{SubscriptionData: d, Reference: p.Reference}, d.Sender, d.Receiver, d.Provider)
+			sub = x.Create(payments.TemplateSubscription, subscriptionPayload{SubscriptionData: d, Reference: p.Reference}, d.Sender, d.Receiver, d.Provider)
 		}
 		next := x.Now().Add(p.PayData.PaymentInterval.Duration())
 		if !initial {
 			due, _ := time.Parse(time.RFC3339Nano, p.ThisPaymentDueAt)
 			next = due.Add(p.PayData.PaymentInterval.Duration())
 		}
-		x.Create(ledger.TemplateSubscriptionIdleState, SubscriptionIdlePayload{
+		x.Create(payments.TemplateSubscriptionIdleState, SubscriptionIdlePayload{
 			Subscription: sub, SubscriptionData: d, PayData: p.PayData, NextPaymentDueAt: ledger.FormatTime(next), Reference: p.Reference,
 		}, d.Sender, d.Receiver, d.Provider)
 		// unlockAndTransfer: the receiver gets the target amount, the
@@ -498,11 +499,11 @@ func (s *Service) finishPayment(ctx context.Context, x *ledger.Tx, cid coin.Cont
 		}
 		if initial {
 			sub = ""
-			x.Create(ledger.TemplateTerminatedSubscription, subscriptionPayload{SubscriptionData: d, Reference: p.Reference}, d.Sender, d.Receiver, d.Provider)
+			x.Create(payments.TemplateTerminatedSubscription, subscriptionPayload{SubscriptionData: d, Reference: p.Reference}, d.Sender, d.Receiver, d.Provider)
 		} else {
 			// The payment is undone: the subscription is idle again,
 			// with the same payment due.
-			x.Create(ledger.TemplateSubscriptionIdleState, SubscriptionIdlePayload{
+			x.Create(payments.TemplateSubscriptionIdleState, SubscriptionIdlePayload{
 				Subscription: sub, SubscriptionData: d, PayData: p.PayData, NextPaymentDueAt: p.ThisPaymentDueAt, Reference: p.Reference,
 			}, d.Sender, d.Receiver, d.Provider)
 		}
@@ -552,7 +553,7 @@ func (s *Service) settlePayment(ctx context.Context, actor coin.PartyID, cid coi
 		if err != nil || app == nil {
 			return err
 		}
-		if tmpl == ledger.TemplateSubscriptionInitialPayment {
+		if tmpl == payments.TemplateSubscriptionInitialPayment {
 			return app.InitialPaid(ctx, x, p.Reference, sub)
 		}
 		return app.RenewalPaid(ctx, x, p.Reference, sub)
@@ -577,7 +578,7 @@ func (s *Service) lockExpired(ctx context.Context, db bun.IDB, cid coin.Contract
 func (s *Service) CollectSubscriptions(ctx context.Context) (int, error) {
 	n := 0
 	var errs []error
-	for _, tmpl := range []string{ledger.TemplateSubscriptionInitialPayment, ledger.TemplateSubscriptionPayment} {
+	for _, tmpl := range []string{payments.TemplateSubscriptionInitialPayment, payments.TemplateSubscriptionPayment} {
 		cs, err := store.ActiveContractsByTemplate(ctx, s.l.DB(), tmpl, "")
 		if err != nil {
 			return n, err
@@ -625,7 +626,7 @@ type SubscriptionPayReport struct {
 // app's hook).
 func (s *Service) PaySubscriptions(ctx context.Context) (SubscriptionPayReport, error) {
 	var rep SubscriptionPayReport
-	cs, err := store.ActiveContractsByTemplate(ctx, s.l.DB(), ledger.TemplateSubscriptionIdleState, "")
+	cs, err := store.ActiveContractsByTemplate(ctx, s.l.DB(), payments.TemplateSubscriptionIdleState, "")
 	if err != nil {
 		return rep, err
 	}
@@ -693,7 +694,7 @@ func (s *Service) noteUnpaid(ctx context.Context, p SubscriptionIdlePayload) err
 		return err
 	}
 	amount, unit := ledger.HumanCC(p.PayData.PaymentAmount.Amount), "CC"
-	if p.PayData.PaymentAmount.Unit == ledger.UnitUSD {
+	if p.PayData.PaymentAmount.Unit == payments.UnitUSD {
 		unit = "USD"
 	}
 	note := fmt.Sprintf("could not pay subscription %s: balance %s CC, payment %s %s plus fees", p.Subscription, ledger.HumanCC(b.EffectiveUnlocked), amount, unit)
@@ -704,7 +705,7 @@ func (s *Service) noteUnpaid(ctx context.Context, p SubscriptionIdlePayload) err
 func (s *Service) makePayment(ctx context.Context, cid coin.ContractID) error {
 	return s.l.Change(ctx, func(ctx context.Context, x *ledger.Tx) error {
 		var p SubscriptionIdlePayload
-		d, err := s.subscriptionStep(ctx, x, cid, ledger.TemplateSubscriptionIdleState, "", senderOf, &p)
+		d, err := s.subscriptionStep(ctx, x, cid, payments.TemplateSubscriptionIdleState, "", senderOf, &p)
 		if err != nil {
 			return err
 		}
@@ -727,7 +728,7 @@ func (s *Service) makePayment(ctx context.Context, cid coin.ContractID) error {
 			return err
 		}
 		x.Archive(cid)
-		x.CreateWithID(paid, ledger.TemplateSubscriptionPayment, subscriptionPayment{
+		x.CreateWithID(paid, payments.TemplateSubscriptionPayment, subscriptionPayment{
 			Subscription: p.Subscription, SubscriptionData: *d, PayData: p.PayData, ThisPaymentDueAt: p.NextPaymentDueAt,
 			TargetAmount: target, LockedAmulet: tr.Outputs[0], Round: ledger.RoundRefOf(x.Round().Number), Reference: p.Reference,
 		}, d.Sender, d.Receiver, d.Provider)
@@ -742,7 +743,7 @@ func (s *Service) makePayment(ctx context.Context, cid coin.ContractID) error {
 func (s *Service) expireSubscription(ctx context.Context, cid coin.ContractID) error {
 	return s.l.Change(ctx, func(ctx context.Context, x *ledger.Tx) error {
 		var p SubscriptionIdlePayload
-		d, err := s.subscriptionStep(ctx, x, cid, ledger.TemplateSubscriptionIdleState, "", senderOf, &p)
+		d, err := s.subscriptionStep(ctx, x, cid, payments.TemplateSubscriptionIdleState, "", senderOf, &p)
 		if err != nil {
 			return err
 		}
@@ -779,7 +780,7 @@ type SubscriptionRequestView struct {
 // ("" for anyone) is one of its parties.
 func (s *Service) SubscriptionRequest(ctx context.Context, viewer coin.PartyID, cid coin.ContractID) (SubscriptionRequestView, error) {
 	var p SubscriptionRequestPayload
-	c, err := subscriptionContract(ctx, s.l.DB(), cid, ledger.TemplateSubscriptionRequest, viewer, &p)
+	c, err := subscriptionContract(ctx, s.l.DB(), cid, payments.TemplateSubscriptionRequest, viewer, &p)
 	if err != nil {
 		return SubscriptionRequestView{}, err
 	}
@@ -816,7 +817,7 @@ func (s *Service) sendersContracts(ctx context.Context, tmpl string, party coin.
 
 // SubscriptionRequests lists the active requests party is asked to pay.
 func (s *Service) SubscriptionRequests(ctx context.Context, party coin.PartyID) ([]ledger.Contract, error) {
-	cs, _, err := s.sendersContracts(ctx, ledger.TemplateSubscriptionRequest, party)
+	cs, _, err := s.sendersContracts(ctx, payments.TemplateSubscriptionRequest, party)
 	return cs, err
 }
 
@@ -824,7 +825,7 @@ func (s *Service) SubscriptionRequests(ctx context.Context, party coin.PartyID) 
 // SubscriptionInitialPayments do (by tmpl), what the requests or initial
 // payments ask of party, for the wallet's page.
 func (s *Service) SubscriptionsAsked(ctx context.Context, tmpl string, party coin.PartyID) ([]SubscriptionRequestView, error) {
-	if tmpl != ledger.TemplateSubscriptionRequest && tmpl != ledger.TemplateSubscriptionInitialPayment {
+	if tmpl != payments.TemplateSubscriptionRequest && tmpl != payments.TemplateSubscriptionInitialPayment {
 		return nil, fmt.Errorf("%s: not a subscription request or initial payment", tmpl)
 	}
 	cs, ps, err := s.sendersContracts(ctx, tmpl, party)
@@ -841,7 +842,7 @@ func (s *Service) SubscriptionsAsked(ctx context.Context, tmpl string, party coi
 // SubscriptionInitialPayments lists party's initial payments not yet
 // collected.
 func (s *Service) SubscriptionInitialPayments(ctx context.Context, party coin.PartyID) ([]ledger.Contract, error) {
-	cs, _, err := s.sendersContracts(ctx, ledger.TemplateSubscriptionInitialPayment, party)
+	cs, _, err := s.sendersContracts(ctx, payments.TemplateSubscriptionInitialPayment, party)
 	return cs, err
 }
 
@@ -864,15 +865,15 @@ type SubscriptionView struct {
 // Subscriptions lists party's running subscriptions as sender, oldest
 // first.
 func (s *Service) Subscriptions(ctx context.Context, party coin.PartyID) ([]SubscriptionView, error) {
-	subs, _, err := s.sendersContracts(ctx, ledger.TemplateSubscription, party)
+	subs, _, err := s.sendersContracts(ctx, payments.TemplateSubscription, party)
 	if err != nil {
 		return nil, err
 	}
-	idle, idleP, err := s.sendersContracts(ctx, ledger.TemplateSubscriptionIdleState, party)
+	idle, idleP, err := s.sendersContracts(ctx, payments.TemplateSubscriptionIdleState, party)
 	if err != nil {
 		return nil, err
 	}
-	pay, _, err := s.sendersContracts(ctx, ledger.TemplateSubscriptionPayment, party)
+	pay, _, err := s.sendersContracts(ctx, payments.TemplateSubscriptionPayment, party)
 	if err != nil {
 		return nil, err
 	}
@@ -919,11 +920,11 @@ func (s *Service) Subscriptions(ctx context.Context, party coin.PartyID) ([]Subs
 // answer: raw, when it is an http(s) URL whose origin the request names
 // (so a link cannot make the wallet an open redirect), else "".
 func (v SubscriptionRequestView) RedirectTo(raw string) string {
-	if len(raw) > ledger.MaxReturnURL {
+	if len(raw) > payments.MaxReturnURL {
 		return ""
 	}
 	for _, o := range v.Origins {
-		if ledger.RedirectAllowed(o, raw) { // the app payments' rule, one for both
+		if payments.RedirectAllowed(o, raw) { // the app payments' rule, one for both
 			return raw
 		}
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/ccwallet/ccwallet/ledger/devnet"
 	"github.com/ccwallet/ccwallet/ledger/history"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
+	"github.com/ccwallet/ccwallet/ledger/payments"
 	"github.com/ccwallet/ccwallet/ledger/subscriptions"
 	"github.com/google/go-cmp/cmp"
 )
@@ -396,14 +397,14 @@ func TestSubscriptionOfAnExternalSender(t *testing.T) {
 func TestSubscriptionRedirectTo(t *testing.T) {
 	v := subscriptions.SubscriptionRequestView{Origins: []string{"https://shop.example.com"}}
 	for raw, want := range map[string]bool{
-		"https://shop.example.com/back?x=1":                                    true,
-		"https://SHOP.example.com:443/back":                                    true,
-		"https://shop.example.com\\@evil.com/":                                 false,
-		"https://shop.example.com.evil.com/":                                   false,
-		"http://shop.example.com/back":                                         false,
-		"https://user@shop.example.com/back":                                   false,
-		"//shop.example.com/back":                                              false,
-		"https://shop.example.com/" + strings.Repeat("a", ledger.MaxReturnURL): false,
+		"https://shop.example.com/back?x=1":                                      true,
+		"https://SHOP.example.com:443/back":                                      true,
+		"https://shop.example.com\\@evil.com/":                                   false,
+		"https://shop.example.com.evil.com/":                                     false,
+		"http://shop.example.com/back":                                           false,
+		"https://user@shop.example.com/back":                                     false,
+		"//shop.example.com/back":                                                false,
+		"https://shop.example.com/" + strings.Repeat("a", payments.MaxReturnURL): false,
 	} {
 		if got := v.RedirectTo(raw) != ""; got != want {
 			t.Errorf("RedirectTo(%.60q) allowed = %v, want %v", raw, got, want)

@@ -1,13 +1,15 @@
-package ledger
+// Package payments owns what the payment workflows (ledger/apppayments,
+// ledger/subscriptions and the name service paid by a subscription)
+// share: their templates, the units of a payment's amount, and the rule
+// for the web origin a confirm page may send its user back to (AppOrigin,
+// RedirectAllowed). It imports nothing of the ledger; the core keeps
+// PaymentAmount, which a transfer offer's payment carries.
+package payments
 
 import (
 	"net/url"
 	"strings"
 )
-
-// What the payment workflows (ledger/apppayments, ledger/subscriptions)
-// share: the units of a payment's amount and the rule for the web origin
-// a confirm page may send its user back to.
 
 // Templates of the subscription workflow.
 const (
@@ -29,11 +31,8 @@ const (
 // this ledger takes for an app payment.
 const UnitAmulet = "AmuletUnit"
 
-// PaymentAmount is splice-wallet-payments' PaymentAmount.
-type PaymentAmount = paymentAmount
-
 // UnitUSD is PaymentAmount's unit for an amount in USD, which a
-// subscription may ask for (UnitAmulet, apppayments.go, is the other).
+// subscription may ask for (UnitAmulet is the other).
 const UnitUSD = "USDUnit"
 
 // The origin convention: the real AppPaymentRequest names no web origin
