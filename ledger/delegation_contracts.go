@@ -2,88 +2,25 @@ package ledger
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"time"
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/store"
-	"github.com/uptrace/bun"
 )
 
-// What the core keeps of the delegations (the workflows are in
-// ledger/delegations): their templates and payloads, which the Ledger
-// API's reads, onboarding and reward collection know, and the one merge
-// of a party's holdings (mergeInputs), which the merge automation, merges
-// by delegation and the airdrop run inside their updates.
+// What the core keeps of the delegations (the workflows, and the minting
+// delegations' payloads and reads, are in ledger/delegations): their
+// templates, which the Ledger API's reads know, the merge delegation's
+// payloads and states, which onboarding's proposal writes, and the one
+// merge of a party's holdings (mergeInputs), which the merge automation,
+// merges by delegation and the airdrop run inside their updates.
 
 // Minting delegation templates (Splice.Wallet.MintingDelegation).
 const (
 	TemplateMintingDelegationProposal = "#splice-wallet:Splice.Wallet.MintingDelegation:MintingDelegationProposal"
 	TemplateMintingDelegation         = "#splice-wallet:Splice.Wallet.MintingDelegation:MintingDelegation"
 )
-
-// mintingDelegationPayload is the payload of both templates: the
-// beneficiary lets the delegate mint its rewards and merge its holdings
-// down to mergeLimit until expiresAt.
-type mintingDelegationPayload struct {
-	DSO         coin.PartyID `json:"dso"`
-	Beneficiary coin.PartyID `json:"beneficiary"`
-	Delegate    coin.PartyID `json:"delegate"`
-	ExpiresAt   string       `json:"expiresAt"`
-	MergeLimit  string       `json:"amuletMergeLimit"`
-}
-
-// MintingDelegation is a proposal or an active delegation as the wallet
-// shows it.
-type MintingDelegation struct {
-	Contract    Contract
-	Beneficiary coin.PartyID
-	Delegate    coin.PartyID
-	ExpiresAt   time.Time
-	MergeLimit  int
-}
-
-// MintingDelegationPayload is the payload of an active MintingDelegation
-// of d's beneficiary to its delegate.
-func MintingDelegationPayload(dso coin.PartyID, d MintingDelegation) any {
-	return mintingDelegationPayload{
-		DSO: dso, Beneficiary: d.Beneficiary, Delegate: d.Delegate, ExpiresAt: FormatTime(d.ExpiresAt), MergeLimit: fmt.Sprint(d.MergeLimit),
-	}
-}
-
-// MintingDelegationView is the minting delegation (or proposal) c.
-func MintingDelegationView(l *Ledger, c *store.Contract) (MintingDelegation, error) {
-	var p mintingDelegationPayload
-	if err := json.Unmarshal([]byte(c.Payload), &p); err != nil {
-		return MintingDelegation{}, fmt.Errorf("decode %s: %w", c.ContractID, err)
-	}
-	exp, _ := time.Parse(time.RFC3339Nano, p.ExpiresAt)
-	var limit int
-	_, _ = fmt.Sscan(p.MergeLimit, &limit)
-	return MintingDelegation{Contract: l.contractView(c), Beneficiary: p.Beneficiary, Delegate: p.Delegate, ExpiresAt: exp, MergeLimit: limit}, nil
-}
-
-// MintingDelegationsIn lists, read through db, the active contracts of
-// template (a minting delegation or its proposal) party is a stakeholder
-// of (any party when empty) that keep accepts.
-func MintingDelegationsIn(ctx context.Context, l *Ledger, db bun.IDB, template string, party coin.PartyID, keep func(MintingDelegation) bool) ([]MintingDelegation, error) {
-	cs, err := store.ActiveContractsByTemplate(ctx, db, template, party)
-	if err != nil {
-		return nil, err
-	}
-	out := []MintingDelegation{}
-	for i := range cs {
-		d, err := MintingDelegationView(l, &cs[i])
-		if err != nil {
-			return nil, err
-		}
-		if keep(d) {
-			out = append(out, d)
-		}
-	}
-	return out, nil
-}
 
 // Merge delegation templates, as in the newer upstream package
 // splice-util-token-standard-wallet.

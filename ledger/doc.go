@@ -72,8 +72,11 @@
 //     NewPreapproval, SendPreapproved, RecordTransfer), their templates
 //     and the cache of party rows; package preparedtx: Canton's
 //     PreparedTransaction protobuf and its V2 hash.
-//   - rewards.go, reward_collection.go: reward coupons and their
-//     collection; delegations.go: minting delegations.
+//   - rewards.go: reward coupons; reward_collection.go: the issuance
+//     caps (Rules.CouponIssuance); collecting them is ledger/rewards'.
+//     delegation_contracts.go: the delegations' templates, the merge
+//     delegation's payloads and the merge itself; minting delegations'
+//     payloads and reads are ledger/delegations'.
 //   - verbs_traffic.go: the traffic templates and the burn a purchase
 //     pays with (Tx.BurnFrom); purchases, the top-up automation and the
 //     meter of a member's traffic use are ledger/traffic's; the sweep and

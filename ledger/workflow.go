@@ -188,19 +188,9 @@ func InstructionWithContract(l *Ledger, ti *store.TransferInstruction, c *store.
 	return l.Instructions().view(ti, c)
 }
 
-// UndelegatedExternalParties lists the external parties whose reward
-// coupons wait for their own signature (no active minting delegation to
-// l's validator): reward collection leaves them alone.
-func UndelegatedExternalParties(ctx context.Context, l *Ledger, db bun.IDB) ([]coin.PartyID, error) {
-	return l.undelegatedExternalParties(ctx, db)
-}
-
 // OtherNamespaces are the participant namespaces of the network's other
 // validators: their automations, not l's, run their parties' wallets.
 func OtherNamespaces(l *Ledger) []string { return l.Validators().otherNamespaces() }
-
-// CollectPage bounds the coupons one reward collection change mints.
-const CollectPage = collectPage
 
 // RewardTemplate is the template ID of a reward kind's coupon.
 func RewardTemplate(kind string) string { return rewardTemplates[kind] }

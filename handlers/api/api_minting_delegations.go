@@ -5,10 +5,11 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/delegations"
 	"github.com/ccwallet/ccwallet/web"
 )
 
-func mintingDelegationDTOs(ds []ledger.MintingDelegation) []mintingDelegationDTO {
+func mintingDelegationDTOs(ds []delegations.MintingDelegation) []mintingDelegationDTO {
 	out := make([]mintingDelegationDTO, len(ds))
 	for i, d := range ds {
 		out[i] = mintingDelegationDTO{Contract: contractDTO(d.Contract), Beneficiary: string(d.Beneficiary), Delegate: string(d.Delegate),

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/ccwallet/ccwallet/coin"
-	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/delegations"
 	"github.com/ccwallet/ccwallet/ledger/history"
 	"github.com/ccwallet/ccwallet/views"
@@ -78,7 +77,7 @@ func (h adminPages) mintingDelegationsModel(ctx context.Context, s *web.Session,
 		return m, err
 	}
 	now := h.l.Now()
-	current := map[coin.PartyID]ledger.MintingDelegation{}
+	current := map[coin.PartyID]delegations.MintingDelegation{}
 	for _, d := range active {
 		current[d.Beneficiary] = d
 		row := mintingRow(d, now)
@@ -111,7 +110,7 @@ func (h adminPages) mintingDelegationsModel(ctx context.Context, s *web.Session,
 	return m, nil
 }
 
-func mintingRow(d ledger.MintingDelegation, now time.Time) views.MintingDelegationRow {
+func mintingRow(d delegations.MintingDelegation, now time.Time) views.MintingDelegationRow {
 	return views.MintingDelegationRow{ContractID: string(d.Contract.ContractID), Beneficiary: views.P(d.Beneficiary),
 		Expires: d.ExpiresAt, Expired: !d.ExpiresAt.After(now), MergeLimit: d.MergeLimit}
 }

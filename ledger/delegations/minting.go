@@ -4,9 +4,11 @@
 // MergeDelegation, proposed at onboarding or through the Ledger API, and
 // the operator's merges by delegation) and the merge automation that
 // brings every party the wallet acts for down to its merge target. The
-// core keeps the templates and payloads, the prepared proposal an
-// external party signs, and the one merge of a party's holdings
-// (ledger.Tx.MergeInputs).
+// minting delegations' payloads and reads are here too
+// (MintingDelegationsIn, and UndelegatedExternalParties, whose coupons
+// reward collection leaves alone). The core keeps the templates, the
+// merge delegation's payloads, which onboarding's proposal writes, and
+// the one merge of a party's holdings (ledger.Tx.MergeInputs).
 package delegations
 
 import (
@@ -37,12 +39,8 @@ func New(l *ledger.Ledger) *Service {
 	return &Service{l: l, history: history.New(l), ext: external.New(l, PreparedKinds(l)...)}
 }
 
-// MintingDelegation is a proposal or an active delegation as the wallet
-// shows it.
-type MintingDelegation = ledger.MintingDelegation
-
 func (s *Service) delegations(ctx context.Context, db bun.IDB, template string, party coin.PartyID, keep func(MintingDelegation) bool) ([]MintingDelegation, error) {
-	return ledger.MintingDelegationsIn(ctx, s.l, db, template, party, keep)
+	return MintingDelegationsIn(ctx, s.l, db, template, party, keep)
 }
 
 // MintingDelegationProposals lists the proposals naming delegate.
@@ -72,7 +70,7 @@ func (s *Service) activeDelegationContract(ctx context.Context, db bun.IDB, temp
 		return MintingDelegation{}, err
 	}
 	if err == nil && c.TemplateID == template && c.ArchivedOffset == nil {
-		d, err := ledger.MintingDelegationView(s.l, c)
+		d, err := MintingDelegationView(s.l, c)
 		if err != nil {
 			return MintingDelegation{}, err
 		}
@@ -124,7 +122,7 @@ func (s *Service) AcceptMintingDelegationProposal(ctx context.Context, delegate 
 		for _, d := range old {
 			x.Archive(d.Contract.ContractID)
 		}
-		out = x.Create(ledger.TemplateMintingDelegation, ledger.MintingDelegationPayload(l.DSO(), MintingDelegation{
+		out = x.Create(ledger.TemplateMintingDelegation, MintingDelegationPayload(l.DSO(), MintingDelegation{
 			Beneficiary: p.Beneficiary, Delegate: delegate, ExpiresAt: p.ExpiresAt, MergeLimit: p.MergeLimit,
 		}), p.Beneficiary, delegate)
 		return nil

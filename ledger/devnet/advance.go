@@ -9,6 +9,8 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/delegations"
+	"github.com/ccwallet/ccwallet/ledger/rewards"
 	"github.com/ccwallet/ccwallet/store"
 	"github.com/uptrace/bun"
 )
@@ -144,12 +146,12 @@ func (s *Service) advanceRounds(ctx context.Context, n int) (ledger.RoundReport,
 // where its round is below the oldest open one, that is round+3, or
 // rep.From+1 for one already due. Within a round it works as the
 // reward collection (ledger/rewards) does: oldest first by beneficiary,
-// round and contract, in pages of ledger.CollectPage, one holding and
+// round and contract, in pages of rewards.CollectPage, one holding and
 // history row per beneficiary per page.
 func (s *Service) collectAcross(ctx context.Context, x *ledger.Tx, rep *ledger.RoundReport) error {
 	l := s.l
 	a, firstOpen := rep.From, rep.To-ledger.OpenRoundsKept+1
-	held, err := ledger.UndelegatedExternalParties(ctx, l, x.DB())
+	held, err := delegations.UndelegatedExternalParties(ctx, l, x.DB())
 	if err != nil {
 		return err
 	}
@@ -190,9 +192,9 @@ func (s *Service) collectAcross(ctx context.Context, x *ledger.Tx, rep *ledger.R
 	rules := x.Rules()
 	var ids []coin.ContractID
 	for i := 0; i < len(ds); {
-		// One page: up to ledger.CollectPage coupons of one step.
+		// One page: up to rewards.CollectPage coupons of one step.
 		j := i
-		for j < len(ds) && j-i < ledger.CollectPage && ds[j].step == ds[i].step {
+		for j < len(ds) && j-i < rewards.CollectPage && ds[j].step == ds[i].step {
 			j++
 		}
 		x.AtRound(ds[i].step)

@@ -121,7 +121,7 @@ func (s *Service) Dump(ctx context.Context) (*Scenario, error) {
 
 // dumpParty fills in what party holds: its available holdings, largest
 // first, its preapproval, delegations and featured right.
-func dumpParty(ctx context.Context, l *ledger.Ledger, dg *delegations.Service, feat *featured.Service, p *ScenarioParty, party coin.PartyID, minting []ledger.MintingDelegation) error {
+func dumpParty(ctx context.Context, l *ledger.Ledger, dg *delegations.Service, feat *featured.Service, p *ScenarioParty, party coin.PartyID, minting []delegations.MintingDelegation) error {
 	hs, _, err := l.Holdings(ctx, party)
 	if err != nil {
 		return err

@@ -6,8 +6,12 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/delegations"
 	"github.com/ccwallet/ccwallet/store"
 )
+
+// CollectPage bounds the coupons one collection change mints.
+const CollectPage = 2000
 
 // Collect mints every uncollected reward coupon of a closed round (one
 // older than the oldest open round, so its issuance is final) into a
@@ -27,7 +31,7 @@ func (s *Service) Collect(ctx context.Context) (int, error) {
 			return total, fmt.Errorf("collect rewards: %w", err)
 		}
 		total += n
-		if n < ledger.CollectPage {
+		if n < CollectPage {
 			return total, nil
 		}
 	}
@@ -41,7 +45,7 @@ func (s *Service) AfterRounds(ctx context.Context, rep *ledger.RoundReport) erro
 	return err
 }
 
-// collectPage mints one page (ledger.CollectPage) of due coupons in one
+// collectPage mints one page (CollectPage) of due coupons in one
 // change and returns how many it collected.
 func (s *Service) collectPage(ctx context.Context) (int, error) {
 	l := s.l
@@ -56,11 +60,11 @@ func (s *Service) collectPage(ctx context.Context) (int, error) {
 		if len(open) == 0 {
 			return nil
 		}
-		held, err := ledger.UndelegatedExternalParties(ctx, l, db)
+		held, err := delegations.UndelegatedExternalParties(ctx, l, db)
 		if err != nil {
 			return err
 		}
-		cs, err := store.DueRewardCouponsOutside(ctx, db, open[0].Number, ledger.CollectPage, held, ledger.OtherNamespaces(l))
+		cs, err := store.DueRewardCouponsOutside(ctx, db, open[0].Number, CollectPage, held, ledger.OtherNamespaces(l))
 		if err != nil || len(cs) == 0 {
 			return err
 		}
