@@ -24,7 +24,7 @@
 //     the rewards across them and run the automations after).
 //   - holdings.go: balances and holdings (UTXOs), which ledger/holdingsview
 //     reads for the web wallet (the home page's overview, the holdings
-//     page's list); transfer.go: the
+//     page's list, the send form's Max); transfer.go: the
 //     transfer core (input selection, fees, change, the parties' locks); dust.go: dust expiry; merge.go: merge
 //     delegations and merging (who is merged, and to how many holdings);
 //     ledger/airdrop: a provider's airdrop that merges in the same

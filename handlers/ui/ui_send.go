@@ -155,7 +155,7 @@ func (h *Handler) uiSend(w http.ResponseWriter, r *http.Request, s *web.Session)
 		// The form's method choice may change, so keep the selection.
 		return h.renderSend(w, r, s, http.StatusOK, f)
 	case "max":
-		max, err := h.l.MaxSend(r.Context(), sender)
+		max, err := h.w.Holdings.MaxSend(r.Context(), sender)
 		if err != nil {
 			return err
 		}

@@ -3,7 +3,7 @@
 // holdings turn dust soon, the fee per round and the few worth listing)
 // and the holdings page's list (BalanceAndHoldings), both from one read
 // of the party's holding rows valued once at the usable round, in coin
-// units while they fit (valuation). What a holding is worth, its fee and
+// units while they fit (valuation); and the send form's Max (MaxSend). What a holding is worth, its fee and
 // when it is dust are the core's rules (ledger.HoldingFee, ledger.IsDust,
 // ledger.HoldingViewWithFee); this package only reads and sorts.
 package holdingsview
@@ -13,6 +13,7 @@ import (
 	"context"
 	"math"
 	"slices"
+	"sort"
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
@@ -101,6 +102,38 @@ func (s *Service) BalanceAndHoldings(ctx context.Context, party coin.PartyID) (l
 		out[k] = v.view(i)
 	}
 	return v.balance, out, nil
+}
+
+// MaxSend is the most sender can transfer to another party in one
+// transfer now (the send form's Max): what its largest MaxNumInputs
+// unlocked holdings are worth at the open round, less that transfer's fee
+// (ledger.Rules.OutputFee, ledger.Rules.MaxOutput). Zero when the fees would take it all.
+func (s *Service) MaxSend(ctx context.Context, sender coin.PartyID) (coin.Amount, error) {
+	l := s.l
+	r, err := l.UsableRound(ctx, l.DB())
+	if err != nil {
+		return coin.Zero, err
+	}
+	hs, err := store.HoldingsByOwner(ctx, l.DB(), sender)
+	if err != nil {
+		return coin.Zero, err
+	}
+	var worth []coin.Amount
+	for _, h := range hs {
+		if e := ledger.EffectiveAmount(h.Amount, h.Rate, h.CreatedRound, r.Number); h.LockHolder == "" && e.IsPositive() {
+			worth = append(worth, e)
+		}
+	}
+	sort.Slice(worth, func(i, j int) bool { return worth[i].Cmp(worth[j]) > 0 })
+	funds := coin.Zero
+	rules := l.Rules()
+	for i, e := range worth {
+		if i == rules.MaxNumInputs {
+			break
+		}
+		funds = funds.Add(e)
+	}
+	return rules.MaxOutput(funds, r.Price), nil
 }
 
 // valuation is a party's holdings valued at one round: each one's fee and
