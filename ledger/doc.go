@@ -84,7 +84,9 @@
 //   - historykind.go: the kinds of a party's history rows, whose amounts
 //     add up to its available balance's changes (ledger/history reads
 //     them: history.Item); parties.go: onboarding and users;
-//     usercache.go: the per-process cache of who a caller is.
+//     usercache.go: the per-process cache of who a caller is; rights.go:
+//     the kinds of a user's right, their defaults and the check of a
+//     grant (ledger/userrights applies a user's rows and changes them).
 //   - change.go: a change's database transaction (docs/architecture.md); txn.go: what a
 //     change records and its commit; commands.go: deduplication keys and
 //     Command, which an entry point that records one is given: its key

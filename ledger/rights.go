@@ -1,7 +1,6 @@
 package ledger
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -16,8 +15,9 @@ import (
 // ParticipantAdmin. An admin grants and revokes rights over these defaults
 // and deactivates users; the changes are rows of user_rights, read on
 // every call, so a revoked right takes effect on the next one. Reading
-// and changing them is ledger/userrights'; the core keeps the kinds,
-// the defaults and the check, which Users().Create and onboarding use.
+// and changing them, and how the rows apply to the defaults, is
+// ledger/userrights'; the core keeps the kinds, the defaults and the
+// check, which Users().Create and onboarding use.
 
 // The kinds of right (Canton's Right.kind cases served).
 const (
@@ -28,16 +28,10 @@ const (
 	// RightCanExecuteAsAnyParty (Canton 3.4) lets a user execute a
 	// prepared transaction that any party signed.
 	RightCanExecuteAsAnyParty = "CanExecuteAsAnyParty"
-	// rightDeactivated marks a deactivated user among its rights rows.
-	rightDeactivated = "Deactivated"
 )
 
-// ErrUserNotFound and ErrPartyNotFound are the ErrNotFound of a user and
-// of a right's party.
-var (
-	ErrUserNotFound  = fmt.Errorf("user: %w", ErrNotFound)
-	ErrPartyNotFound = fmt.Errorf("party: %w", ErrNotFound)
-)
+// ErrPartyNotFound is the ErrNotFound of a right's party.
+var ErrPartyNotFound = fmt.Errorf("party: %w", ErrNotFound)
 
 // MaxUserRights bounds a user's rights, and the rights of one request.
 const MaxUserRights = 1000
@@ -68,31 +62,6 @@ func defaultRights(u UserInfo) []Right {
 		rs = append(rs, Right{Kind: RightParticipantAdmin})
 	}
 	return rs
-}
-
-// effectiveRights applies rows to u's defaults.
-func effectiveRights(u UserInfo, rows []store.UserRight) UserRights {
-	var out UserRights
-	set := map[Right]bool{}
-	for _, r := range defaultRights(u) {
-		set[r] = true
-	}
-	for _, row := range rows {
-		if row.Kind == rightDeactivated {
-			out.Deactivated = row.Granted
-			continue
-		}
-		set[Right{row.Kind, coin.PartyID(row.Party)}] = row.Granted
-	}
-	for r, on := range set {
-		if on {
-			out.Rights = append(out.Rights, r)
-		}
-	}
-	slices.SortFunc(out.Rights, func(a, b Right) int {
-		return cmp.Or(cmp.Compare(a.Kind, b.Kind), cmp.Compare(a.Party, b.Party))
-	})
-	return out
 }
 
 // checkRights bounds and checks rights to grant or revoke: known kinds, a

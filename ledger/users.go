@@ -296,7 +296,7 @@ func (us Users) KnownParty(ctx context.Context, party coin.PartyID) error {
 }
 
 // RightRows are user name's rows of user_rights (its changes over the
-// default rights; EffectiveRights applies them). Every Ledger API call
+// default rights; userrights.EffectiveRights applies them). Every Ledger API call
 // asks for them, so they are cached as the user is (Config.UserCacheTTL):
 // this process forgets them when it changes them (ForgetRights, and on
 // onboarding and offboarding), so here a revoked right takes effect on the

@@ -160,15 +160,9 @@ func FeaturedRightsOf(ctx context.Context, db bun.IDB, provider coin.PartyID) ([
 // (archived once collected).
 func RewardContract(l *Ledger, c store.RewardCoupon) *store.Contract { return rewardContract(l, c) }
 
-// RightDeactivated marks a deactivated user among its rights rows.
-const RightDeactivated = rightDeactivated
-
 // DefaultRights are u's rights before any change (CanActAs its party when
 // onboarded, ParticipantAdmin when an admin).
 func DefaultRights(u UserInfo) []Right { return defaultRights(u) }
-
-// EffectiveRights applies a user's rights rows to u's defaults.
-func EffectiveRights(u UserInfo, rows []store.UserRight) UserRights { return effectiveRights(u, rows) }
 
 // CheckRights bounds and checks rights to grant or revoke.
 func CheckRights(ctx context.Context, l *Ledger, rs []Right) error { return checkRights(ctx, l, rs) }

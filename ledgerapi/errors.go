@@ -10,6 +10,7 @@ import (
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/apiread"
+	"github.com/ccwallet/ccwallet/ledger/userrights"
 	"github.com/ccwallet/ccwallet/web"
 )
 
@@ -154,7 +155,7 @@ func asCanton(err error) *cantonError {
 		return cantonErr(codeAfterLedgerEnd, "%s", err.Error())
 	case errors.Is(err, ledger.ErrForbidden):
 		return permissionDenied("%s", err.Error())
-	case errors.Is(err, ledger.ErrUserNotFound):
+	case errors.Is(err, userrights.ErrUserNotFound):
 		return cantonErr(codeUserNotFound, "%s", err.Error())
 	case errors.Is(err, ledger.ErrPartyNotFound):
 		return cantonErr(codePartyNotKnown, "%s", err.Error())

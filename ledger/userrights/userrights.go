@@ -5,18 +5,53 @@
 // admin is ParticipantAdmin; an admin's changes over these defaults are
 // rows of user_rights, so a revoked right takes effect on the next call
 // (on another replica within the user cache's TTL).
-// The core keeps the kinds of right, the defaults and how rows apply to
-// them (ledger.Right, ledger.EffectiveRights), which onboarding uses.
+// How the rows apply to the defaults is here (EffectiveRights); the core
+// keeps the kinds of right, the defaults and the check of a grant
+// (ledger.Right, ledger.DefaultRights), which onboarding uses.
 package userrights
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
 
+	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/store"
 )
+
+// RightDeactivated marks a deactivated user among its rights rows.
+const RightDeactivated = "Deactivated"
+
+// ErrUserNotFound is the ErrNotFound of a user.
+var ErrUserNotFound = fmt.Errorf("user: %w", ledger.ErrNotFound)
+
+// EffectiveRights applies a user's rights rows to u's defaults
+// (ledger.DefaultRights).
+func EffectiveRights(u ledger.UserInfo, rows []store.UserRight) ledger.UserRights {
+	var out ledger.UserRights
+	set := map[ledger.Right]bool{}
+	for _, r := range ledger.DefaultRights(u) {
+		set[r] = true
+	}
+	for _, row := range rows {
+		if row.Kind == RightDeactivated {
+			out.Deactivated = row.Granted
+			continue
+		}
+		set[ledger.Right{Kind: row.Kind, Party: coin.PartyID(row.Party)}] = row.Granted
+	}
+	for r, on := range set {
+		if on {
+			out.Rights = append(out.Rights, r)
+		}
+	}
+	slices.SortFunc(out.Rights, func(a, b ledger.Right) int {
+		return cmp.Or(cmp.Compare(a.Kind, b.Kind), cmp.Compare(a.Party, b.Party))
+	})
+	return out
+}
 
 // Service is the Ledger API's user management of one ledger.
 type Service struct {
@@ -40,7 +75,7 @@ func (s *Service) RightsOf(ctx context.Context, u ledger.UserInfo) (ledger.UserR
 	if err != nil {
 		return ledger.UserRights{}, err
 	}
-	return ledger.EffectiveRights(u, rows), nil
+	return EffectiveRights(u, rows), nil
 }
 
 // ledgerUser is name as a ledger user: onboarded, or a wallet admin.
@@ -50,7 +85,7 @@ func (s *Service) ledgerUser(ctx context.Context, name string) (ledger.UserInfo,
 		return u, err
 	}
 	if !u.Onboarded && !u.IsAdmin {
-		return u, problem(ledger.ErrUserNotFound, "there is no user %s on this participant", name)
+		return u, problem(ErrUserNotFound, "there is no user %s on this participant", name)
 	}
 	return u, nil
 }
@@ -87,7 +122,7 @@ func (s *Service) changeRights(ctx context.Context, name string, rs []ledger.Rig
 		if err != nil {
 			return err
 		}
-		have := ledger.EffectiveRights(u, rows)
+		have := EffectiveRights(u, rows)
 		defaults := ledger.DefaultRights(u)
 		for _, r := range rs {
 			if have.Has(r) == grant || slices.Contains(changed, r) {
@@ -121,9 +156,9 @@ func (s *Service) SetDeactivated(ctx context.Context, name string, deactivated b
 			return err
 		}
 		if !deactivated {
-			return store.DeleteUserRight(ctx, x.DB(), s.l.Users().Key(name), ledger.RightDeactivated, "")
+			return store.DeleteUserRight(ctx, x.DB(), s.l.Users().Key(name), RightDeactivated, "")
 		}
-		return store.PutUserRight(ctx, x.DB(), &store.UserRight{UserName: s.l.Users().Key(name), Kind: ledger.RightDeactivated, Granted: true})
+		return store.PutUserRight(ctx, x.DB(), &store.UserRight{UserName: s.l.Users().Key(name), Kind: RightDeactivated, Granted: true})
 	})
 }
 
