@@ -46,10 +46,11 @@ test: generate deps lint
 	$(GO) test -count=1 -timeout 40m ./...
 
 ## soak: the HTTP load test at the size issue 35 asks (32 clients x 1000
-## operations); `make test` runs it at 100 per client. CI (.ci/run) runs
-## both
+## operations) and the ledger's concurrent transfers at 32 x 500 per
+## engine; `make test` runs them at 100 per client. CI (.ci/run) runs both
 soak:
-	CCWALLET_LOAD_PER_CLIENT=1000 $(GO) test -count=1 -timeout 40m -run '^TestConcurrentHTTPLoad$$' ./handlers/api
+	CCWALLET_LOAD_PER_CLIENT=1000 CCWALLET_TRANSFERS_PER_CLIENT=500 $(GO) test -count=1 -timeout 40m \
+		-run '^(TestConcurrentHTTPLoad|TestConcurrentTransfers)$$' ./handlers/api ./ledger
 
 ## screenshots: the e2e flows save the main pages at 390 and 1280 px wide
 ## (phone-NAME.png, NAME.png) to docs/img; the crash and rate-limit tests,
