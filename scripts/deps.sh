@@ -2,7 +2,8 @@
 # Installs what `make test` needs, when it is missing:
 #   - PostgreSQL server binaries (Debian package postgresql; store/pgtest runs
 #     a private cluster from /usr/lib/postgresql/*/bin),
-#   - Chromium (/usr/bin/chromium, Debian package chromium) for the e2e tests,
+#   - Chromium's headless shell (Debian package chromium-headless-shell) for
+#     the e2e tests,
 #   - Node.js and npm, only when node is missing,
 #   - the Playwright driver: npm package playwright-core (exactly the version
 #     playwright-go expects) in e2e/node, linked with node into
@@ -95,7 +96,10 @@ npm_needed() {
 # Everything that comes from apt, gathered so that apt runs once.
 apt_pkgs=()
 if [ -z "$(pg_bindir)" ]; then apt_pkgs+=(postgresql); fi
-if [ ! -x /usr/bin/chromium ]; then apt_pkgs+=(chromium); fi
+# The headless shell (as Playwright runs headless tests): the full
+# browser's headless mode also runs its own UI and cost the e2e suite more
+# CPU. The e2e tests fall back to /usr/bin/chromium where it is missing.
+if [ ! -x /usr/bin/chromium-headless-shell ]; then apt_pkgs+=(chromium-headless-shell); fi
 if ! command -v node >/dev/null 2>&1; then
 	apt_pkgs+=(nodejs npm)
 elif ! command -v npm >/dev/null 2>&1 && npm_needed; then
@@ -117,8 +121,8 @@ if ! id postgres >/dev/null 2>&1; then
 	say "warning: no OS user postgres; tests run as root need it (initdb refuses root)" >&2
 fi
 
-[ -x /usr/bin/chromium ] || { say "chromium missing after install" >&2; exit 1; }
-say "chromium: $(/usr/bin/chromium --version 2>/dev/null || echo /usr/bin/chromium)"
+[ -x /usr/bin/chromium-headless-shell ] || { say "chromium-headless-shell missing after install" >&2; exit 1; }
+say "chromium: $(/usr/bin/chromium-headless-shell --version 2>/dev/null || echo /usr/bin/chromium-headless-shell)"
 
 NODE="$(command -v node)"
 say "node: $NODE $(node --version)"
