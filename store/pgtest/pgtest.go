@@ -40,7 +40,9 @@
 //
 // Start finds the binaries (env PG_BINDIR, then `pg_config --bindir`, then
 // the newest /usr/lib/postgresql/*/bin), makes a short temporary directory,
-// runs initdb (trust authentication, user "postgres", no fsync) and starts
+// gives it a data directory made by initdb (trust authentication, user
+// "postgres", no fsync; initdb runs once per machine and binaries, and
+// later clusters copy a pristine copy of its output) and starts
 // postgres on a free TCP port of 127.0.0.1, with its unix socket in the same
 // directory. initdb refuses to run as root, so when the test runs as root the
 // directory is given to the OS user "postgres" and initdb and postgres run as
@@ -417,14 +419,28 @@ func (c *Cluster) CloneDB(ctx context.Context, template string) (dbURL string, d
 
 var errPortInUse = errors.New("port in use")
 
+// initdb gives the cluster a fresh data directory: a copy of the
+// machine's pristine one (pristine.go), made by initdb on first use.
 func (c *Cluster) initdb(ctx context.Context) error {
-	cmd := c.command(ctx, "initdb", "-D", c.dataDir, "-U", "postgres", "-A", "trust",
-		"--no-sync", "-E", "UTF8", "--locale=C")
+	src, err := c.pristine(ctx)
+	if err != nil {
+		return err
+	}
+	return copyTree(src, c.dataDir, c.cred)
+}
+
+// runInitdb runs initdb into dataDir.
+func (c *Cluster) runInitdb(ctx context.Context, dataDir string) error {
+	cmd := c.command(ctx, "initdb", initdbArgs(dataDir)...)
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		return fmt.Errorf("pgtest: initdb: %w\n%s", err, tail(out, 4096))
 	}
 	return nil
+}
+
+func initdbArgs(dataDir string) []string {
+	return []string{"-D", dataDir, "-U", "postgres", "-A", "trust", "--no-sync", "-E", "UTF8", "--locale=C"}
 }
 
 func (c *Cluster) startServer(ctx context.Context) error {

@@ -349,3 +349,40 @@ func exists(t *testing.T, name string) bool {
 	}
 	return ok
 }
+
+// TestClustersStartFromPristineCopies: a second private cluster starts
+// from a copy of the pristine data directory, not from the first
+// cluster's: what the first one created is not in it, and its data
+// directory is private to the server's user, as initdb leaves it.
+func TestClustersStartFromPristineCopies(t *testing.T) {
+	if cluster.external {
+		t.Skip("an existing server (WALLET_TEST_DATABASE_URL) has no private data directory")
+	}
+	ctx := context.Background()
+	if _, err := open(t, cluster.URL("postgres")).ExecContext(ctx, "CREATE DATABASE only_in_the_first"); err != nil {
+		t.Fatal(err)
+	}
+	c2, err := Start(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c2.Stop()
+	var n int
+	if err := open(t, c2.URL("postgres")).QueryRowContext(ctx,
+		"SELECT count(*) FROM pg_database WHERE datname = 'only_in_the_first'").Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	if n != 0 {
+		t.Error("the second cluster has the first one's database")
+	}
+	st, err := os.Stat(c2.DataDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if perm := st.Mode().Perm(); perm&0o077 != 0 {
+		t.Errorf("data directory mode %v, want no access for others", perm)
+	}
+	if _, err := os.Stat(filepath.Join(c2.DataDir(), "PG_VERSION")); err != nil {
+		t.Errorf("no PG_VERSION in the copy: %v", err)
+	}
+}
