@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -377,6 +378,24 @@ func TestUpdatesPaging(t *testing.T) {
 			t.Fatal(err)
 		}
 		wantError(t, "updates from 0 after pruning", http.StatusBadRequest, r.HTTPResponse, r.JSONDefault, "PARTICIPANT_PRUNED_DATA_ACCESSED")
+		// Completions too: below the pruned offset refused, past the end
+		// refused, at and after the pruned offset read (the read skips
+		// the end's second read below the end).
+		for _, c := range []struct {
+			begin      int64
+			status     int
+			code, what string
+		}{
+			{po.JSON200.ParticipantPrunedUpToInclusive - 1, http.StatusBadRequest, "PARTICIPANT_PRUNED_DATA_ACCESSED", "below the pruned offset"},
+			{e.ledgerEnd() + 100, http.StatusBadRequest, "OFFSET_AFTER_LEDGER_END", "after the end"},
+			{po.JSON200.ParticipantPrunedUpToInclusive, http.StatusOK, "", "at the pruned offset"},
+			{e.ledgerEnd(), http.StatusOK, "", "at the end"},
+		} {
+			status, b := e.completionsRaw("alice", map[string]any{"userId": "alice", "parties": []coin.PartyID{alice}, "beginExclusive": c.begin}, 0)
+			if status != c.status || !strings.Contains(string(b), c.code) {
+				t.Errorf("completions from %d (%s) = %d %.300s, want %d %s", c.begin, c.what, status, b, c.status, c.code)
+			}
+		}
 		ups := e.flats("alice", map[string]any{"beginExclusive": po.JSON200.ParticipantPrunedUpToInclusive, "verbose": false, "filter": filter(alice)}, 10)
 		if len(ups) == 0 || ups[0].Update.Transaction == nil {
 			t.Errorf("updates after the pruned offset: %+v", ups)

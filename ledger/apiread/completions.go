@@ -35,7 +35,15 @@ func (s *Service) CompletionsPage(ctx context.Context, user string, parties []co
 		// nor past the end.
 		return nil, upto, nil
 	}
-	if _, err := checkOffset(ctx, db, "beginExclusive", after); err != nil {
+	// Below the stable end it is not after the ledger end, which need not
+	// be read again (a completions stream per transfer, as the wallet SDK
+	// opens, reads twice per transfer).
+	if after < upto && after >= 0 {
+		err = checkPruned(ctx, db, "beginExclusive", after)
+	} else {
+		_, err = checkOffset(ctx, db, "beginExclusive", after)
+	}
+	if err != nil {
 		return nil, 0, err
 	}
 	if limit <= 0 || limit > MaxAPIPage {

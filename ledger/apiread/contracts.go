@@ -191,14 +191,20 @@ func checkOffset(ctx context.Context, db bun.IDB, field string, offset int64) (i
 	if offset > end {
 		return 0, fmt.Errorf("%w: %s %d is after the ledger end %d", ErrAfterLedgerEnd, field, offset, end)
 	}
+	return end, checkPruned(ctx, db, field, offset)
+}
+
+// checkPruned refuses an offset before the pruning offset: what was
+// before it is gone.
+func checkPruned(ctx context.Context, db bun.IDB, field string, offset int64) error {
 	t, err := store.LoadPrunedTotals(ctx, db)
 	if err != nil {
-		return 0, err
+		return err
 	}
 	if offset < t.LastOffset {
-		return 0, fmt.Errorf("%w: %s %d is before the pruning offset %d; read from %d on", ErrPruned, field, offset, t.LastOffset, t.LastOffset)
+		return fmt.Errorf("%w: %s %d is before the pruning offset %d; read from %d on", ErrPruned, field, offset, t.LastOffset, t.LastOffset)
 	}
-	return end, nil
+	return nil
 }
 
 // MaxAPIPage bounds the elements one Ledger API list returns, as
