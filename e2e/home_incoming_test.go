@@ -38,6 +38,30 @@ func apiOffer(t *testing.T, base, token, receiver, amount, desc string, expires 
 	return res.OfferContractID
 }
 
+// aliceAndBob starts a wallet of the test's own, fills alice's wallet
+// from the faucet and logs bob in, each on their Home: the start of the
+// tests where alice offers bob coin.
+func aliceAndBob(t *testing.T) (base string, alice, bob playwright.Page) {
+	t.Helper()
+	base = ownWallet(t)
+	alice, bob = newPage(t, true), newPage(t, true)
+	loginAt(t, alice, base, "alice", false)
+	must(t, alice.Locator("#tap-amount").Fill("100"))
+	must(t, testID(alice, "tap-submit").Click())
+	mustBalance(t, testID(alice, "balance-cc"), "20,000.00 CC")
+	loginAt(t, bob, base, "bob", false)
+	return base, alice, bob
+}
+
+// apiWithdraw withdraws the transfer offer cid through the JSON API.
+func apiWithdraw(t *testing.T, base, token, cid string) {
+	t.Helper()
+	status, out, err := postJSON(http.DefaultClient, base+"/v0/wallet/transfer-offers/"+cid+"/withdraw", token, `{}`)
+	if err != nil || status != http.StatusOK {
+		t.Fatalf("withdraw = %d %s, %v", status, out, err)
+	}
+}
+
 // openLive opens path on p and waits until its live-update stream is
 // connected, so a change made next reaches it.
 func openLive(t *testing.T, p playwright.Page, url string) {
@@ -66,15 +90,9 @@ func mustBeSameDocument(t *testing.T, p playwright.Page, where string) {
 // and a transfer instruction has its card as well (issue 24 point 5).
 func TestIncomingOnHomeLive(t *testing.T) {
 	t.Parallel()
-	base := ownWallet(t)
-	alice, bob := newPage(t, true), newPage(t, true)
-	loginAt(t, alice, base, "alice", false)
-	must(t, alice.Locator("#tap-amount").Fill("100"))
-	must(t, testID(alice, "tap-submit").Click())
-	mustBalance(t, testID(alice, "balance-cc"), "20,000.00 CC")
+	base, alice, bob := aliceAndBob(t)
 	aliceParty, err := testID(alice, "party-id").GetAttribute("title")
 	must(t, err)
-	loginAt(t, bob, base, "bob", false)
 	bobParty, err := testID(bob, "party-id").GetAttribute("title")
 	must(t, err)
 	token := devToken(t, walletBin, "alice")
@@ -165,10 +183,7 @@ func TestIncomingOnHomeLive(t *testing.T) {
 	cid = apiOffer(t, base, token, bobParty, "3", "withdrawn soon", time.Now().Add(time.Hour))
 	card = bob.Locator(`[data-testid="incoming-card"][data-cid="` + cid + `"]`)
 	must(t, expect.Locator(card).ToBeVisible())
-	status, out, err := postJSON(http.DefaultClient, base+"/v0/wallet/transfer-offers/"+cid+"/withdraw", token, `{}`)
-	if err != nil || status != http.StatusOK {
-		t.Fatalf("withdraw = %d %s, %v", status, out, err)
-	}
+	apiWithdraw(t, base, token, cid)
 	must(t, expect.Locator(card).ToHaveCount(0))
 	must(t, expect.Locator(offers.Locator(`[data-cid="`+cid+`"]`)).ToHaveCount(0))
 
@@ -263,4 +278,80 @@ func timeIn(t *testing.T, l playwright.Locator) time.Time {
 	at, err := time.Parse(time.RFC3339, v)
 	must(t, err)
 	return at
+}
+
+// TestLiveReloadNotLostInFlight: an event heard while a live part's
+// reload is on its way reloads the part again once the answer is in.
+// With an outerHTML swap htmx queued the second reload on the element the
+// answer replaced and dropped it, so bob's Home kept the card of an offer
+// alice withdrew while the cards' reload ran (CI saw it under load). Here
+// the first reload's answer (with the card) is read before the withdrawal
+// and held until the page has heard the withdrawal's event.
+func TestLiveReloadNotLostInFlight(t *testing.T) {
+	t.Parallel()
+	base, _, bob := aliceAndBob(t)
+	bobParty, err := testID(bob, "party-id").GetAttribute("title")
+	must(t, err)
+	token := devToken(t, walletBin, "alice")
+
+	// The first reload of the cards is answered as of its asking and held;
+	// the later ones go through.
+	fetched, release := make(chan struct{}), make(chan struct{})
+	routeErr := make(chan error, 1)
+	var once sync.Once
+	must(t, bob.Route("**/home/incoming", func(r playwright.Route) {
+		first := false
+		once.Do(func() { first = true })
+		if !first {
+			_ = r.Continue()
+			return
+		}
+		res, err := r.Fetch()
+		close(fetched)
+		if err != nil {
+			routeErr <- err
+			_ = r.Abort()
+			return
+		}
+		<-release
+		routeErr <- r.Fulfill(playwright.RouteFulfillOptions{Response: res})
+	}))
+	openLive(t, bob, base+"/")
+	// The events the page hears (app.js triggers them on the body).
+	_, err = bob.Evaluate(`() => {
+		window.heardPending = 0;
+		document.body.addEventListener("transfers-changed", () => window.heardPending++);
+	}`)
+	must(t, err)
+
+	cid := apiOffer(t, base, token, bobParty, "2", "withdrawn while reloading", time.Now().Add(time.Hour))
+	select {
+	case <-fetched:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the offer's event did not reload bob's cards")
+	}
+	apiWithdraw(t, base, token, cid)
+	// The withdrawal's event is heard while the first answer is held
+	// (polled with Evaluate: WaitForFunction's predicate is a string to
+	// evaluate, which the pages' CSP refuses).
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		n, err := bob.Evaluate(`() => window.heardPending >= 2 ? "yes" : String(window.heardPending)`)
+		must(t, err)
+		if n == "yes" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("bob's page heard %v pending events, want the withdrawal's too", n)
+		}
+	}
+	close(release)
+	select {
+	case err := <-routeErr:
+		must(t, err)
+	case <-time.After(30 * time.Second):
+		t.Fatal("the held answer was not given")
+	}
+	card := bob.Locator(`[data-testid="incoming-card"][data-cid="` + cid + `"]`)
+	must(t, expect.Locator(card).ToHaveCount(0))
+	must(t, expect.Locator(testID(bob, "incoming-count")).ToHaveCount(0))
 }

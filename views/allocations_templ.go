@@ -142,7 +142,7 @@ func AllocationsLive(m AllocationsList) templ.Component {
 			templ_7745c5c3_Var5 = templ.NopComponent
 		}
 		ctx = templ.ClearChildren(ctx)
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 6, "<div id=\"allocations-live\" hx-get=\"/allocations/live\" hx-trigger=\"transfers-changed from:body, wallet-changed from:body\" hx-swap=\"outerHTML\"><p>Available to allocate:  <strong>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 6, "<div id=\"allocations-live\" hx-get=\"/allocations/live\" hx-trigger=\"transfers-changed from:body, wallet-changed from:body\" hx-swap=\"innerHTML\" hx-select=\"#allocations-live > *\" hx-disinherit=\"*\"><p>Available to allocate:  <strong>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}

@@ -157,7 +157,7 @@ func TransfersLive(m Transfers) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 7, "\" hx-trigger=\"transfers-changed from:body, wallet-changed from:body\" hx-swap=\"outerHTML\"><p>Balance:  <strong>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 7, "\" hx-trigger=\"transfers-changed from:body, wallet-changed from:body\" hx-swap=\"innerHTML\" hx-select=\"#transfers-live > *\" hx-disinherit=\"*\"><p>Balance:  <strong>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
