@@ -16,6 +16,7 @@ import (
 	"github.com/ccwallet/ccwallet/ledger/history"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
 	"github.com/ccwallet/ccwallet/ledger/pending"
+	"github.com/ccwallet/ccwallet/ledger/provider"
 	"github.com/ccwallet/ccwallet/ledger/traffic"
 	"github.com/ccwallet/ccwallet/ledger/workflows"
 	"github.com/google/go-cmp/cmp"
@@ -113,7 +114,7 @@ func TestRenewalJob(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		job := jobs.PreapprovalRenewal(l, jobs.DefaultRenewalInterval)
+		job := jobs.PreapprovalRenewal(provider.New(l), jobs.DefaultRenewalInterval)
 		run := func() ledger.Preapproval {
 			t.Helper()
 			if err := job.Run(ctx); err != nil {

@@ -16,10 +16,9 @@ import (
 // subscriptions. The network's (round clock, pruning, expiry) run once,
 // in Build.
 func validatorJobs(w *workflows.Set, a Automation) []Job {
-	l := w.Ledger
 	return []Job{
 		RewardCollection(w.Rewards, a.RewardCollectionInterval), MergeHoldings(w.Delegations, a.MergeInterval),
-		PreapprovalRenewal(l, a.RenewalInterval), PreapprovalProposals(l, a.PollInterval),
+		PreapprovalRenewal(w.Provider, a.RenewalInterval), PreapprovalProposals(w.Provider, a.PollInterval),
 		Subscriptions(w.Subscriptions, a.PollInterval),
 	}
 }

@@ -35,7 +35,8 @@
 //     nothing; Dump) replace the state.
 //   - offers.go: two-step transfer offers; instructions.go: token-standard
 //     transfer instructions and their locks; preapprovals.go: transfer
-//     preapprovals and one-step sends; sendbatch.go: the core's sender,
+//     preapprovals and one-step sends (their proposals and the renewal
+//     automation are ledger/provider's); sendbatch.go: the core's sender,
 //     concurrent one-step sends grouped into one transaction where the
 //     Writer groups them
 //     (Postgres: store/pgbatch claims, locks and reads a batch with BEGIN

@@ -251,6 +251,14 @@ func (pa Preapprovals) Renew(ctx context.Context, cid coin.ContractID) (coin.Con
 	return pa.renew(ctx, cid, "", time.Time{}, Command{})
 }
 
+// RenewAs is TransferPreapproval_Renew by actor, the preapproval's
+// provider (the Ledger API's choice): the preapproval is extended to
+// until, the provider paying the fee for the extension, once per cmd's
+// key.
+func (pa Preapprovals) RenewAs(ctx context.Context, actor coin.PartyID, cid coin.ContractID, until time.Time, cmd Command) (coin.ContractID, error) {
+	return pa.renew(ctx, cid, actor, until, cmd)
+}
+
 // renew is the one rule renewing a preapproval: to until (zero:
 // its expiry plus PreapprovalLifetime), which must be after its current
 // expiry, the provider paying the fee for the extension. A non-empty actor
@@ -318,36 +326,22 @@ func (pa Preapprovals) renew(ctx context.Context, cid coin.ContractID, actor coi
 	return renewed, nil
 }
 
-// RenewDue renews every preapproval this validator provides
-// that expires within PreapprovalRenewalWindow and has not expired (the
-// real validator's RenewTransferPreapprovalTrigger). It returns how many it
-// renewed.
-func (pa Preapprovals) RenewDue(ctx context.Context) (int, error) {
-	l := pa.l
-	now := l.now()
-	due, err := store.LiveTransferPreapprovals(ctx, l.db, l.operator, now, now.Add(PreapprovalRenewalWindow))
-	if err != nil {
-		return 0, err
-	}
-	n := 0
-	for _, p := range due {
-		_, err := pa.Renew(ctx, p.ContractID)
-		switch {
-		case err == nil:
-			n++
-		case errors.Is(err, ErrConflict), errors.Is(err, ErrExpired):
-			// Cancelled or renewed meanwhile, or expired since the query.
-		default:
-			return n, err
-		}
-	}
-	return n, nil
-}
-
 // Cancel archives receiver's live preapproval (the validator
 // admin's cancelTransferPreapprovalByParty).
 func (pa Preapprovals) Cancel(ctx context.Context, receiver coin.PartyID) error {
 	return pa.cancel(ctx, receiver, "", "", Command{})
+}
+
+// CancelAs is TransferPreapproval_Cancel by actor, the preapproval's
+// receiver or provider (the Ledger API's choice), once per cmd's key.
+func (pa Preapprovals) CancelAs(ctx context.Context, actor coin.PartyID, cid coin.ContractID, cmd Command) error {
+	p, err := store.TransferPreapprovalByID(ctx, pa.l.db, cid)
+	if errors.Is(err, store.ErrNotFound) {
+		return fmt.Errorf("%w: transfer preapproval %s", ErrNotFound, cid)
+	} else if err != nil {
+		return err
+	}
+	return pa.cancel(ctx, p.Receiver, cid, actor, cmd)
 }
 
 // cancel is the one rule cancelling receiver's live

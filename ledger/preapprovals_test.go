@@ -11,6 +11,7 @@ import (
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/history"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
+	"github.com/ccwallet/ccwallet/ledger/provider"
 	"github.com/ccwallet/ccwallet/ledger/rewards"
 	"github.com/ccwallet/ccwallet/store"
 )
@@ -93,11 +94,11 @@ func TestPreapprovalRenewalAndExpiry(t *testing.T) {
 			t.Fatal(err)
 		}
 		first, _ := l.Preapprovals().Of(ctx, receiver)
-		if n, err := l.Preapprovals().RenewDue(ctx); err != nil || n != 0 {
+		if n, err := provider.New(l).RenewDue(ctx); err != nil || n != 0 {
 			t.Errorf("renew a fresh one = %d, %v; want 0", n, err)
 		}
 		clock.Advance(61 * 24 * time.Hour) // 29 days left: inside the window
-		if n, err := l.Preapprovals().RenewDue(ctx); err != nil || n != 1 {
+		if n, err := provider.New(l).RenewDue(ctx); err != nil || n != 1 {
 			t.Fatalf("renew due = %d, %v; want 1", n, err)
 		}
 		renewed, err := l.Preapprovals().Of(ctx, receiver)
@@ -109,7 +110,7 @@ func TestPreapprovalRenewalAndExpiry(t *testing.T) {
 			t.Errorf("renew the archived one = %v, want ErrConflict", err)
 		}
 		clock.Advance(200 * 24 * time.Hour)
-		if n, err := l.Preapprovals().RenewDue(ctx); err != nil || n != 0 {
+		if n, err := provider.New(l).RenewDue(ctx); err != nil || n != 0 {
 			t.Errorf("renew due after expiry = %d, %v; want 0 (never an expired one)", n, err)
 		}
 		if _, err := l.Preapprovals().Renew(ctx, renewed.ContractID); !errors.Is(err, ledger.ErrExpired) {

@@ -2,6 +2,7 @@ package ledger
 
 import (
 	"context"
+	"log/slog"
 	"strconv"
 	"time"
 
@@ -136,6 +137,10 @@ func (l *Ledger) FeaturedAppRightID(ctx context.Context, provider coin.PartyID) 
 func (l *Ledger) ContractsByID(ctx context.Context, db bun.IDB, ids []coin.ContractID) (map[coin.ContractID]*store.Contract, error) {
 	return l.contractsByID(ctx, db, ids)
 }
+
+// Logger is the ledger's logger, for what a workflow's automation reports
+// without failing (a step it tries again later).
+func (l *Ledger) Logger() *slog.Logger { return l.log }
 
 // Namespace is the namespace this node's parties are made in.
 func (l *Ledger) Namespace() string { return l.namespace }

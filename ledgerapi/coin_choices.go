@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/ccwallet/ccwallet/ledger/devnet"
+	"github.com/ccwallet/ccwallet/ledger/provider"
 	"github.com/ccwallet/ccwallet/ledger/traffic"
 
 	"github.com/ccwallet/ccwallet/coin"
@@ -51,12 +52,12 @@ var coinChoices = []coinChoice{
 
 // coinCreates are the coin's templates a CreateCommand may create.
 var coinCreates = map[string]func(s *Server, r *http.Request, actAs []coin.PartyID, raw json.RawMessage, cmd ledger.Command) (int64, error){
-	ledger.TemplateTransferPreapprovalProposal: (*Server).createPreapprovalProposal,
-	ledger.TemplatePing:                        createPing(ledger.TemplatePing),
-	ledger.TemplatePingBuiltin:                 createPing(ledger.TemplatePingBuiltin),
-	ledger.TemplateMergeDelegationProposal:     (*Server).createMergeProposal,
-	ledger.TemplateBatchMergeUtility:           (*Server).createBatchMergeUtility,
-	ledger.TemplateDelegateProxy:               (*Server).createDelegateProxy,
+	provider.TemplateTransferPreapprovalProposal: (*Server).createPreapprovalProposal,
+	ledger.TemplatePing:                          createPing(ledger.TemplatePing),
+	ledger.TemplatePingBuiltin:                   createPing(ledger.TemplatePingBuiltin),
+	ledger.TemplateMergeDelegationProposal:       (*Server).createMergeProposal,
+	ledger.TemplateBatchMergeUtility:             (*Server).createBatchMergeUtility,
+	ledger.TemplateDelegateProxy:                 (*Server).createDelegateProxy,
 }
 
 // coinChoiceOf is the served choice on template, or nil.
@@ -285,7 +286,7 @@ func (s *Server) renewPreapproval(r *http.Request, sb *submission) (int64, error
 	if err != nil {
 		return 0, invalidArgument("choiceArgument.newExpiresAt: want an ISO 8601 timestamp, not %q", arg.NewExpiresAt)
 	}
-	cid, err := s.l.RenewPreapprovalAs(r.Context(), sb.actAs[0], sb.cid, until, sb.cmd)
+	cid, err := s.l.Preapprovals().RenewAs(r.Context(), sb.actAs[0], sb.cid, until, sb.cmd)
 	if errors.Is(err, ledger.ErrForbidden) {
 		return 0, cantonErr(codeAuthorization, "%v", err)
 	} else if err != nil {
@@ -313,7 +314,7 @@ func (s *Server) cancelPreapproval(r *http.Request, sb *submission) (int64, erro
 	if err := requireController("p", p, sb.actAs); err != nil {
 		return 0, err
 	}
-	if err := s.l.CancelPreapprovalAs(r.Context(), p, sb.cid, sb.cmd); errors.Is(err, ledger.ErrForbidden) {
+	if err := s.l.Preapprovals().CancelAs(r.Context(), p, sb.cid, sb.cmd); errors.Is(err, ledger.ErrForbidden) {
 		return 0, cantonErr(codeAuthorization, "%v", err)
 	} else if err != nil {
 		return 0, err
@@ -336,7 +337,7 @@ func (s *Server) createPreapprovalProposal(r *http.Request, actAs []coin.PartyID
 	if err := decodeArg(raw, &arg); err != nil {
 		return 0, err
 	}
-	p := ledger.PreapprovalProposal{}
+	p := provider.Proposal{}
 	var err error
 	if p.Receiver, err = parseParty("createArguments.receiver", arg.Receiver); err != nil {
 		return 0, err
@@ -354,7 +355,7 @@ func (s *Server) createPreapprovalProposal(r *http.Request, actAs []coin.PartyID
 	if err := requireController("the receiver", p.Receiver, actAs); err != nil {
 		return 0, err
 	}
-	cid, err := s.l.ProposePreapproval(r.Context(), p, cmd)
+	cid, err := s.w.Provider.Propose(r.Context(), p, cmd)
 	if err != nil {
 		return 0, err
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/allocationdata"
 	"github.com/ccwallet/ccwallet/ledger/payments"
+	"github.com/ccwallet/ccwallet/ledger/provider"
 	"github.com/ccwallet/ccwallet/store"
 	"github.com/uptrace/bun"
 )
@@ -58,7 +59,7 @@ func Templates() []string {
 		ledger.TemplateMergeDelegation, ledger.TemplateMergeDelegationProposal, ledger.TemplateTransferOffer, ledger.TemplateAcceptedTransferOffer,
 		ledger.TemplateTransferPreapproval, ledger.TemplateTransferCommand, ledger.TemplateBuyTrafficRequest, ledger.TemplateMemberTraffic,
 		allocationdata.TemplateAmuletAllocation, allocationdata.TemplateOTCTradeProposal, allocationdata.TemplateOTCTrade,
-		payments.TemplateAppPaymentRequest, payments.TemplateAcceptedAppPayment, ledger.TemplateTransferPreapprovalProposal, ledger.TemplateBatchMergeUtility, ledger.TemplateDelegateProxy,
+		payments.TemplateAppPaymentRequest, payments.TemplateAcceptedAppPayment, provider.TemplateTransferPreapprovalProposal, ledger.TemplateBatchMergeUtility, ledger.TemplateDelegateProxy,
 		ledger.TemplatePing, ledger.TemplatePingBuiltin,
 		payments.TemplateSubscriptionRequest, payments.TemplateSubscriptionInitialPayment, payments.TemplateSubscription,
 		payments.TemplateSubscriptionIdleState, payments.TemplateSubscriptionPayment, payments.TemplateTerminatedSubscription,
@@ -105,10 +106,10 @@ func (c LedgerContract) Stakeholders() []coin.PartyID {
 // observerFields are, per template, the payload paths of parties that are
 // observers, not signatories; every other stakeholder signs.
 var observerFields = map[string][]string{
-	ledger.TemplateTransferInstruction:         {"transfer", "receiver"},
-	allocationdata.TemplateAmuletAllocation:    {"allocation", "settlement", "executor"},
-	ledger.TemplateTransferPreapprovalProposal: {"provider"},
-	ledger.TemplateDelegateProxy:               {"delegate"},
+	ledger.TemplateTransferInstruction:           {"transfer", "receiver"},
+	allocationdata.TemplateAmuletAllocation:      {"allocation", "settlement", "executor"},
+	provider.TemplateTransferPreapprovalProposal: {"provider"},
+	ledger.TemplateDelegateProxy:                 {"delegate"},
 }
 
 // signatoriesOf are, for templates whose signatories a payload field

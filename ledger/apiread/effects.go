@@ -3,6 +3,7 @@ package apiread
 import (
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/allocationdata"
+	"github.com/ccwallet/ccwallet/ledger/provider"
 )
 
 // The ledger effects of an update as the Ledger API shows them, from
@@ -52,7 +53,7 @@ var consumingChoices = map[string]consumingChoice{
 	"withdraw-allocation-request":          {allocationdata.TemplateOTCTrade, "AllocationRequest_Withdraw", allocationdata.InterfaceAllocationRequest},
 	"renew-transfer-preapproval":           {ledger.TemplateTransferPreapproval, "TransferPreapproval_Renew", ""},
 	"cancel-transfer-preapproval":          {ledger.TemplateTransferPreapproval, "TransferPreapproval_Cancel", ""},
-	"accept-transfer-preapproval-proposal": {ledger.TemplateTransferPreapprovalProposal, "TransferPreapprovalProposal_Accept", ""},
+	"accept-transfer-preapproval-proposal": {provider.TemplateTransferPreapprovalProposal, "TransferPreapprovalProposal_Accept", ""},
 	"merge-delegation-accept":              {ledger.TemplateMergeDelegationProposal, "MergeDelegationProposal_Accept", ""},
 }
 

@@ -26,6 +26,7 @@ import (
 	"github.com/ccwallet/ccwallet/ledger/names"
 	"github.com/ccwallet/ccwallet/ledger/pending"
 	"github.com/ccwallet/ccwallet/ledger/ping"
+	"github.com/ccwallet/ccwallet/ledger/provider"
 	"github.com/ccwallet/ccwallet/ledger/pruning"
 	"github.com/ccwallet/ccwallet/ledger/reassign"
 	"github.com/ccwallet/ccwallet/ledger/registry"
@@ -89,6 +90,10 @@ type Set struct {
 	// Async is the store of the Ledger API's durable asynchronous
 	// submissions.
 	Async *asyncsub.Service
+	// Provider is what the validator's automation does as its parties'
+	// preapprovals' provider: accepting their proposals, renewing those
+	// due (their jobs: jobs.PreapprovalProposals, jobs.PreapprovalRenewal).
+	Provider *provider.Service
 	// Pruning is participant pruning (its job: jobs.Pruning).
 	Pruning *pruning.Service
 	// Reassign is the development network's reassignment of contracts
@@ -159,6 +164,6 @@ func build(l *ledger.Ledger, jump *jumpSteps) *Set {
 		Traffic: traffic.New(l), Featured: featured.New(l), Rewards: rw,
 		UserRights: userrights.New(l), Pending: pending.New(l),
 		History: history.New(l), Holdings: holdingsview.New(l), Async: asyncsub.New(l),
-		Pruning: pruning.New(l), Reassign: reassign.New(l),
+		Provider: provider.New(l), Pruning: pruning.New(l), Reassign: reassign.New(l),
 		Ping: ping.New(l), AutoTransfer: autotransfer.New(l), jump: jump}
 }
