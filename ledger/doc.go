@@ -25,7 +25,9 @@
 //   - holdings.go: balances and holdings (UTXOs), which ledger/holdingsview
 //     reads for the web wallet (the home page's overview, the holdings
 //     page's list, the send form's Max); transfer.go: the
-//     transfer core (input selection, fees, change, the parties' locks); dust.go: dust expiry; merge.go: merge
+//     transfer core (input selection, fees, change, the parties' locks)
+//     and a self-transfer's move (Tx.SelfTransfer; the Ledger API's
+//     self-transfer around it is ledger/selftransfer's); dust.go: dust expiry; merge.go: merge
 //     delegations and merging (who is merged, and to how many holdings);
 //     ledger/airdrop: a provider's airdrop that merges in the same
 //     transaction.

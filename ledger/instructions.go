@@ -95,6 +95,13 @@ var instructionTransitions = map[InstructionStatus]map[InstructionMove]instructi
 // like the real ledger it is not found any more.
 var ErrInstructionFinished = fmt.Errorf("transfer instruction is no longer pending: %w", ErrNotFound)
 
+// TransferCommandKey is the deduplication key of sender's token-standard
+// transfer with trackingID: one key space for the instructions and the
+// self-transfers (ledger/selftransfer) of a sender.
+func TransferCommandKey(sender coin.PartyID, trackingID string) string {
+	return "token-transfer:" + string(sender) + ":" + trackingID
+}
+
 // NextInstructionStatus applies the transition table: it returns the state
 // move leads to from from, made by actor (the sender, the receiver, or ""
 // for the automation) at now, or the error that refuses it.
@@ -286,7 +293,7 @@ func (in Instructions) Create(ctx context.Context, req TransferInstructionReques
 	executeBefore := req.ExecuteBefore.UTC().Truncate(time.Microsecond)
 	var cmd Command // none without a tracking id
 	if req.TrackingID != "" {
-		cmd = Command{Key: "token-transfer:" + string(req.Sender) + ":" + req.TrackingID, Completion: req.Completion}
+		cmd = Command{Key: TransferCommandKey(req.Sender, req.TrackingID), Completion: req.Completion}
 		// The common case first: to a receiver with a valid preapproval
 		// the transfer is a one-step send, and runs as one (grouped with
 		// concurrent sends on Postgres); with none it falls through.

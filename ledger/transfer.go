@@ -143,6 +143,29 @@ func (t *txn) burnFrom(ctx context.Context, owner coin.PartyID, amount coin.Amou
 	return t.spend(ctx, owner, picked, byID, sum, amount, amount, nil)
 }
 
+// SelfTransfer is a self-transfer's move (ledger/selftransfer runs it):
+// owner's holdings hs, read under owner's lock and checked as owner's
+// unlocked ones, are spent at the update's round and owner gets one
+// holding of amount, or of what they are worth when that is less, and the
+// change, with no transfer fee; the inputs' holding fees are burned.
+func (x *Tx) SelfTransfer(ctx context.Context, owner coin.PartyID, hs []store.Holding, amount coin.Amount) (*TransferResult, error) {
+	t := x.t()
+	byID := make(map[coin.ContractID]store.Holding, len(hs))
+	picked := make([]Candidate, len(hs))
+	sum := coin.Zero
+	for i, h := range hs {
+		byID[h.ContractID] = h
+		picked[i] = Candidate{ID: h.ContractID, Effective: EffectiveAmount(h.Amount, h.Rate, h.CreatedRound, t.round.Number)}
+		sum = sum.Add(picked[i].Effective)
+	}
+	amount = coin.Min(amount, sum)
+	var outs []Output
+	if amount.IsPositive() {
+		outs = []Output{{Receiver: owner, Amount: amount}}
+	}
+	return t.spend(ctx, owner, picked, byID, sum, amount, coin.Zero, outs)
+}
+
 // selectInputs values owner's unlocked holdings hs at the transaction's
 // round, leaving out those t spends already, and picks those that pay for
 // need (SelectInputs).

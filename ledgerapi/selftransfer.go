@@ -7,23 +7,24 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/selftransfer"
 )
 
 // Self-transfers: TransferFactory_Transfer whose receiver is its sender
-// (transfer kind self), how the wallet SDK merges holdings. The ledger's
-// SelfTransfer runs it; prepare checks it first (CheckSelfTransfer), so a
-// refusal comes before the party signs.
+// (transfer kind self), how the wallet SDK merges holdings. ledger/selftransfer
+// runs it; prepare checks it first (its Check), so a refusal comes before
+// the party signs.
 
 // selfTransferRequest is the ledger's request for the transfer in arg,
 // sent by owner as command cmd (its key the tracking id; none at
 // prepare).
-func selfTransferRequest(arg *transferArg, owner coin.PartyID, cmd ledger.Command) (ledger.SelfTransferRequest, error) {
+func selfTransferRequest(arg *transferArg, owner coin.PartyID, cmd ledger.Command) (selftransfer.Request, error) {
 	tr := arg.Transfer
 	before, err := time.Parse(time.RFC3339Nano, tr.ExecuteBefore)
 	if err != nil {
-		return ledger.SelfTransferRequest{}, invalidArgument("transfer.executeBefore: want an ISO 8601 timestamp, not %q", tr.ExecuteBefore)
+		return selftransfer.Request{}, invalidArgument("transfer.executeBefore: want an ISO 8601 timestamp, not %q", tr.ExecuteBefore)
 	}
-	req := ledger.SelfTransferRequest{Owner: owner, Amount: tr.Amount, ExecuteBefore: before, TrackingID: cmd.Key, Completion: cmd.Completion,
+	req := selftransfer.Request{Owner: owner, Amount: tr.Amount, ExecuteBefore: before, TrackingID: cmd.Key, Completion: cmd.Completion,
 		Description: tr.Meta.Values[ledger.MetaReason]}
 	for i, s := range tr.InputHoldingCids {
 		cid, err := coin.ParseContractID(s)
@@ -41,7 +42,7 @@ func (s *Server) runSelfTransfer(r *http.Request, sb *submission, arg *transferA
 	if err != nil {
 		return 0, err
 	}
-	res, err := s.l.SelfTransfer(r.Context(), req)
+	res, err := s.w.SelfTransfer.Run(r.Context(), req)
 	if err != nil {
 		return 0, err
 	}
@@ -77,5 +78,5 @@ func (s *Server) precheck(r *http.Request, party coin.PartyID, cmd map[string]js
 	if err != nil {
 		return err
 	}
-	return s.l.CheckSelfTransfer(r.Context(), req)
+	return s.w.SelfTransfer.Check(r.Context(), req)
 }

@@ -32,6 +32,7 @@ import (
 	"github.com/ccwallet/ccwallet/ledger/registry"
 	"github.com/ccwallet/ccwallet/ledger/rewards"
 	"github.com/ccwallet/ccwallet/ledger/scan"
+	"github.com/ccwallet/ccwallet/ledger/selftransfer"
 	"github.com/ccwallet/ccwallet/ledger/subscriptions"
 	"github.com/ccwallet/ccwallet/ledger/traffic"
 	"github.com/ccwallet/ccwallet/ledger/userrights"
@@ -94,6 +95,9 @@ type Set struct {
 	// preapprovals' provider: accepting their proposals, renewing those
 	// due (their jobs: jobs.PreapprovalProposals, jobs.PreapprovalRenewal).
 	Provider *provider.Service
+	// SelfTransfer is the token standard's transfer to oneself, how a
+	// wallet merges or splits its holdings through the Ledger API.
+	SelfTransfer *selftransfer.Service
 	// Pruning is participant pruning (its job: jobs.Pruning).
 	Pruning *pruning.Service
 	// Reassign is the development network's reassignment of contracts
@@ -164,6 +168,6 @@ func build(l *ledger.Ledger, jump *jumpSteps) *Set {
 		Traffic: traffic.New(l), Featured: featured.New(l), Rewards: rw,
 		UserRights: userrights.New(l), Pending: pending.New(l),
 		History: history.New(l), Holdings: holdingsview.New(l), Async: asyncsub.New(l),
-		Provider: provider.New(l), Pruning: pruning.New(l), Reassign: reassign.New(l),
+		Provider: provider.New(l), SelfTransfer: selftransfer.New(l), Pruning: pruning.New(l), Reassign: reassign.New(l),
 		Ping: ping.New(l), AutoTransfer: autotransfer.New(l), jump: jump}
 }
