@@ -139,10 +139,6 @@ type roundRef struct {
 	Number string `json:"number"`
 }
 
-type rateRef struct {
-	Rate coin.Amount `json:"rate"`
-}
-
 type amuletPayload struct {
 	DSO    coin.PartyID   `json:"dso"`
 	Owner  coin.PartyID   `json:"owner"`

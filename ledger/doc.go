@@ -62,13 +62,11 @@
 //     and the registry share), ledger/external
 //     (the Ledger API's interactive submission, an external party's
 //     balance summary).
-//   - registry.go: the token-standard registry's choice contexts, transfer
-//     factory and metadata; contracts.go: template IDs and the contract
-//     read model.
-//   - scanproxy.go: the reads behind the validator's scan proxy (rules,
-//     open rounds, featured app rights, transfer commands);
-//     amuletconfig.go: the AmuletRules and OpenMiningRound payloads in
-//     Splice's Daml shape.
+//   - contracts.go: template IDs and the contract read model (the
+//     registry's and the scan proxy's reads are ledger/registry's and
+//     ledger/scan's); amuletconfig.go: the AmuletRules and
+//     OpenMiningRound payloads filled from the Rules, in Splice's Daml
+//     shapes, which are ledger/damljson's.
 //   - verbs_external.go: what ledger/external (external parties, whose
 //     Ed25519 keys stay off the node: onboarding, prepare, sign, submit)
 //     needs of the core: the rules its prepared kinds run (Tx's

@@ -16,6 +16,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger/blobcache"
+	"github.com/ccwallet/ccwallet/ledger/damljson"
 	"github.com/ccwallet/ccwallet/store"
 )
 
@@ -276,15 +277,15 @@ type rulesPayload struct {
 
 // roundPayload is Splice.Round:OpenMiningRound's payload.
 type roundPayload struct {
-	DSO               coin.PartyID   `json:"dso"`
-	Round             roundRef       `json:"round"`
-	AmuletPrice       coin.Amount    `json:"amuletPrice"`
-	OpensAt           string         `json:"opensAt"`
-	TargetClosesAt    string         `json:"targetClosesAt"`
-	IssuingFor        damlRelTime    `json:"issuingFor"`
-	TransferConfigUSD transferConfig `json:"transferConfigUsd"`
-	IssuanceConfig    issuanceConfig `json:"issuanceConfig"`
-	TickDuration      damlRelTime    `json:"tickDuration"`
+	DSO               coin.PartyID            `json:"dso"`
+	Round             roundRef                `json:"round"`
+	AmuletPrice       coin.Amount             `json:"amuletPrice"`
+	OpensAt           string                  `json:"opensAt"`
+	TargetClosesAt    string                  `json:"targetClosesAt"`
+	IssuingFor        damlRelTime             `json:"issuingFor"`
+	TransferConfigUSD damljson.TransferConfig `json:"transferConfigUsd"`
+	IssuanceConfig    damljson.IssuanceConfig `json:"issuanceConfig"`
+	TickDuration      damlRelTime             `json:"tickDuration"`
 }
 
 func randomKeyFingerprint() (string, error) {

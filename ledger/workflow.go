@@ -3,7 +3,6 @@ package ledger
 import (
 	"context"
 	"log/slog"
-	"strconv"
 	"time"
 
 	"github.com/ccwallet/ccwallet/coin"
@@ -96,14 +95,8 @@ func RoundRefOf(r coin.Round) RoundRef { return roundString(r) }
 // RelTimeOf is d as Daml's RelTime.
 func RelTimeOf(d time.Duration) RelTime { return relTime(d) }
 
-// RelTime is Daml's RelTime in Daml-JSON.
+// RelTime is Daml's RelTime in Daml-JSON (damljson.RelTime).
 type RelTime = damlRelTime
-
-// Duration is the RelTime as a Go duration (0 when malformed).
-func (r damlRelTime) Duration() time.Duration {
-	n, _ := strconv.ParseInt(r.Microseconds, 10, 64)
-	return time.Duration(n) * time.Microsecond
-}
 
 // Cost is what the sender's balance gives for outputs worth outputs: the
 // outputs, the fees and the holding fees of the inputs.

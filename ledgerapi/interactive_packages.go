@@ -4,7 +4,7 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/damljson"
 )
 
 // Preferred packages: every package this ledger knows is vetted for every
@@ -39,7 +39,7 @@ func (s *Server) preferredPackage(c *caller, field, name string, parties []strin
 	if packageNames[id] != name {
 		return packageReference{}, false, nil
 	}
-	return packageReference{PackageID: id, PackageName: name, PackageVersion: ledger.PackageVersion(name)}, true, nil
+	return packageReference{PackageID: id, PackageName: name, PackageVersion: damljson.PackageVersion(name)}, true, nil
 }
 
 // checkSynchronizer refuses a synchronizer id other than the ledger's.
