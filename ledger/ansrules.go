@@ -2,8 +2,6 @@ package ledger
 
 import (
 	"context"
-	"regexp"
-	"strings"
 	"time"
 
 	"github.com/ccwallet/ccwallet/coin"
@@ -11,9 +9,9 @@ import (
 )
 
 // The name service's rules, which the core keeps as it keeps AmuletRules:
-// the network's AnsRules contract (created at genesis) and its config, and
-// the rule for a name. The names themselves, their requests, lookups and
-// subscription hooks are ledger/names'.
+// the network's AnsRules contract (created at genesis) and its config.
+// The rule for a name (names.CheckName), the names themselves, their
+// requests, lookups and subscription hooks are ledger/names'.
 
 // Templates of the name service, in the real network's package.
 const (
@@ -44,40 +42,6 @@ func DefaultAnsConfig() AnsConfig {
 		Acronym: "cns", EntryFeeUSD: coin.MustParse("1"), EntryLifetime: 90 * 24 * time.Hour,
 		RenewalDuration: 30 * 24 * time.Hour, DescriptionPrefix: "ANS entry: ",
 	}
-}
-
-// The bounds of an entry's fields, as the real validator and DSO
-// automation check them (AnsUtil).
-const (
-	MaxAnsNameLen        = 60
-	MaxAnsURLLen         = 255
-	MaxAnsDescriptionLen = 140
-)
-
-// AnsSuffix is what every user's name ends with.
-func (c AnsConfig) AnsSuffix() string { return ".unverified." + c.Acronym }
-
-// DSOName is the DSO's own name, which scan answers without a contract.
-func (c AnsConfig) DSOName() string { return "dso." + c.Acronym }
-
-// ansLabel is the part of a name before the suffix (AnsUtil's regex).
-var ansLabel = regexp.MustCompile(`^[a-z0-9_-]+$`)
-
-// CheckAnsName refuses a name the real DSO automation would reject: 1 to
-// 60 minus the suffix's length of a-z, 0-9, '-' and '_', then the suffix.
-func (c AnsConfig) CheckAnsName(name string) error {
-	suffix := c.AnsSuffix()
-	label, ok := strings.CutSuffix(name, suffix)
-	max := MaxAnsNameLen - len(suffix)
-	switch {
-	case name == "":
-		return invalid("name", "is required")
-	case !ok:
-		return invalid("name", "%q must end with %s", clip(name, MaxAnsNameLen+20), suffix)
-	case label == "" || len(label) > max || !ansLabel.MatchString(label):
-		return invalid("name", "%q: the part before %s must be 1 to %d lower-case letters, digits, '-' or '_'", clip(name, MaxAnsNameLen+20), suffix, max)
-	}
-	return nil
 }
 
 // Daml-JSON payloads of Splice.Ans.

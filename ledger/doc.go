@@ -44,7 +44,8 @@
 //     (Postgres: store/pgbatch claims, locks and reads a batch with BEGIN
 //     in one round trip and writes it with COMMIT in another; see
 //     docs/architecture.md).
-//   - ansrules.go: the name service's AnsRules and the rule for a name;
+//   - ansrules.go: the name service's AnsRules and its config (the rule
+//     for a name, names.CheckName, is ledger/names');
 //     the payment templates, units and the confirm page's origin rule the
 //     payment workflows share are ledger/payments'.
 //   - tx.go: Tx, the change type the workflow packages make their changes

@@ -18,6 +18,7 @@ import (
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/autotransfer"
 	"github.com/ccwallet/ccwallet/ledger/devnet"
+	"github.com/ccwallet/ccwallet/ledger/names"
 	"github.com/ccwallet/ccwallet/ledger/workflows"
 )
 
@@ -310,8 +311,8 @@ func partyOrName(v string) (coin.PartyID, error) {
 	if strings.Contains(v, "::") {
 		return coin.ParsePartyID(v)
 	}
-	if err := ledger.DefaultAnsConfig().CheckAnsName(v); err != nil {
-		return "", fmt.Errorf("%q is neither a party ID (name::1220 followed by 64 hex digits) nor a name such as alice%s", v, ledger.DefaultAnsConfig().AnsSuffix())
+	if err := names.CheckName(ledger.DefaultAnsConfig(), v); err != nil {
+		return "", fmt.Errorf("%q is neither a party ID (name::1220 followed by 64 hex digits) nor a name such as alice%s", v, names.Suffix(ledger.DefaultAnsConfig()))
 	}
 	return coin.PartyID(v), nil
 }

@@ -24,7 +24,7 @@ func (h paymentPages) uiNames(w http.ResponseWriter, r *http.Request, s *web.Ses
 func (h paymentPages) namesModel(ctx context.Context, s *web.Session, party coin.PartyID) (views.Names, error) {
 	c := h.l.AnsConfig()
 	m := views.Names{
-		Page: h.livePage(s, "Names", "names"), FeeUSD: c.EntryFeeUSD.Short(), Suffix: c.AnsSuffix(),
+		Page: h.livePage(s, "Names", "names"), FeeUSD: c.EntryFeeUSD.Short(), Suffix: names.Suffix(c),
 		Lifetime: fmt.Sprintf("%d days", int(c.EntryLifetime.Hours()/24)), Form: views.NameForm{CSRF: s.CSRF},
 	}
 	ns, err := h.w.Names.AnsNamesOf(ctx, party)
@@ -55,7 +55,7 @@ func (h paymentPages) uiRequestName(w http.ResponseWriter, r *http.Request, s *w
 	f := views.NameForm{CSRF: s.CSRF, Name: strings.TrimSpace(r.PostFormValue("name")),
 		URL: strings.TrimSpace(r.PostFormValue("url")), Description: strings.TrimSpace(r.PostFormValue("description"))}
 	name := f.Name
-	if suffix := h.l.AnsConfig().AnsSuffix(); name != "" && !strings.Contains(name, ".") {
+	if suffix := names.Suffix(h.l.AnsConfig()); name != "" && !strings.Contains(name, ".") {
 		name += suffix
 	}
 	_, err := h.w.Names.RequestAnsEntry(r.Context(), names.AnsRequest{User: party, Name: name, URL: f.URL, Description: f.Description})

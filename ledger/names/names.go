@@ -2,8 +2,9 @@
 // a user's requests for names, paid by a subscription (ledger/subscriptions)
 // whose hooks (App) make, renew and end the entry; the ans_names read
 // model, the lookups by name and by party, and ResolveParty for what a
-// user types where a party is wanted. The AnsRules and the rule for a name
-// are the core's (ledger.AnsConfig).
+// user types where a party is wanted; the rule for a name (CheckName,
+// with the bounds of an entry's fields). The AnsRules contract and its
+// config are the core's (ledger.AnsConfig).
 package names
 
 import (
@@ -12,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -41,14 +43,50 @@ const (
 	TemplateAnsEntryContext = "#splice-amulet-name-service:Splice.Ans:AnsEntryContext"
 )
 
+// The bounds of an entry's fields, as the real validator and DSO
+// automation check them (AnsUtil).
+const (
+	MaxNameLen        = 60
+	MaxURLLen         = 255
+	MaxDescriptionLen = 140
+)
+
+// Suffix is what every user's name ends with under c.
+func Suffix(c ledger.AnsConfig) string { return ".unverified." + c.Acronym }
+
+// DSOName is the DSO's own name under c, which scan answers without a
+// contract.
+func DSOName(c ledger.AnsConfig) string { return "dso." + c.Acronym }
+
+// ansLabel is the part of a name before the suffix (AnsUtil's regex).
+var ansLabel = regexp.MustCompile(`^[a-z0-9_-]+$`)
+
+// CheckName refuses a name the real DSO automation would reject under c:
+// 1 to 60 minus the suffix's length of a-z, 0-9, '-' and '_', then the
+// suffix.
+func CheckName(c ledger.AnsConfig, name string) error {
+	suffix := Suffix(c)
+	label, ok := strings.CutSuffix(name, suffix)
+	max := MaxNameLen - len(suffix)
+	switch {
+	case name == "":
+		return ledger.Invalid("name", "is required")
+	case !ok:
+		return ledger.Invalid("name", "%q must end with %s", ledger.Clip(name, MaxNameLen+20), suffix)
+	case label == "" || len(label) > max || !ansLabel.MatchString(label):
+		return ledger.Invalid("name", "%q: the part before %s must be 1 to %d lower-case letters, digits, '-' or '_'", ledger.Clip(name, MaxNameLen+20), suffix, max)
+	}
+	return nil
+}
+
 // checkAnsURL refuses a URL that is neither empty nor an absolute http or
-// https URL of at most ledger.MaxAnsURLLen characters.
+// https URL of at most MaxURLLen characters.
 func checkAnsURL(s string) error {
 	if s == "" {
 		return nil
 	}
-	if len(s) > ledger.MaxAnsURLLen {
-		return ledger.Invalid("url", "must be at most %d characters", ledger.MaxAnsURLLen)
+	if len(s) > MaxURLLen {
+		return ledger.Invalid("url", "must be at most %d characters", MaxURLLen)
 	}
 	u, err := url.Parse(s)
 	if err != nil || !u.IsAbs() || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
@@ -57,11 +95,11 @@ func checkAnsURL(s string) error {
 	return ledger.TextFields("url", s)
 }
 
-// checkAnsDescription refuses a description over ledger.MaxAnsDescriptionLen
+// checkAnsDescription refuses a description over MaxDescriptionLen
 // characters.
 func checkAnsDescription(s string) error {
-	if utf8.RuneCountInString(s) > ledger.MaxAnsDescriptionLen {
-		return ledger.Invalid("description", "must be at most %d characters", ledger.MaxAnsDescriptionLen)
+	if utf8.RuneCountInString(s) > MaxDescriptionLen {
+		return ledger.Invalid("description", "must be at most %d characters", MaxDescriptionLen)
 	}
 	return ledger.TextFields("description", s)
 }
@@ -122,16 +160,16 @@ func ansEntryOf(n *store.AnsName) AnsEntry {
 }
 
 func (s *Service) dsoAnsEntry() AnsEntry {
-	return AnsEntry{User: s.l.DSO(), Name: s.l.AnsConfig().DSOName()}
+	return AnsEntry{User: s.l.DSO(), Name: DSOName(s.l.AnsConfig())}
 }
 
 // AnsEntryByName is the live entry named exactly name.
 func (s *Service) AnsEntryByName(ctx context.Context, name string) (AnsEntry, error) {
-	if name == s.l.AnsConfig().DSOName() {
+	if name == DSOName(s.l.AnsConfig()) {
 		return s.dsoAnsEntry(), nil
 	}
-	if len(name) > ledger.MaxAnsNameLen {
-		return AnsEntry{}, fmt.Errorf("ANS entry %q: %w", ledger.Clip(name, ledger.MaxAnsNameLen+20), ledger.ErrNotFound)
+	if len(name) > MaxNameLen {
+		return AnsEntry{}, fmt.Errorf("ANS entry %q: %w", ledger.Clip(name, MaxNameLen+20), ledger.ErrNotFound)
 	}
 	ns, err := store.LiveAnsEntries(ctx, s.l.DB(), store.AnsQuery{Now: s.l.Now(), Name: name})
 	if err != nil {
@@ -174,7 +212,7 @@ func (s *Service) AnsEntries(ctx context.Context, prefix string, pageSize int) (
 	if pageSize < 1 || pageSize > MaxAnsPageSize {
 		return nil, ledger.Invalid("page_size", "must be between 1 and %d", MaxAnsPageSize)
 	}
-	if len(prefix) > ledger.MaxAnsNameLen {
+	if len(prefix) > MaxNameLen {
 		return []AnsEntry{}, nil // no name is that long
 	}
 	ns, err := store.LiveAnsEntries(ctx, s.l.DB(), store.AnsQuery{Now: s.l.Now(), Prefix: prefix, Limit: pageSize})
@@ -257,7 +295,7 @@ func (s *Service) NamesOf(ctx context.Context, parties []coin.PartyID) (map[coin
 	var ask []coin.PartyID
 	for _, p := range parties {
 		if p == s.l.DSO() {
-			out[p] = s.l.AnsConfig().DSOName()
+			out[p] = DSOName(s.l.AnsConfig())
 		} else if p != "" {
 			ask = append(ask, p)
 		}
@@ -294,10 +332,10 @@ func (s *Service) ResolveParty(ctx context.Context, field, text string) (coin.Pa
 	}
 	e, err := s.AnsEntryByName(ctx, text)
 	if errors.Is(err, ledger.ErrNotFound) {
-		if s.l.AnsConfig().CheckAnsName(text) != nil {
-			return "", ledger.Invalid(field, "no party has the name %s: enter a name such as alice%s or a whole party ID (name::1220 followed by 64 hex digits)", ledger.Clip(text, ledger.MaxAnsNameLen+20), s.l.AnsConfig().AnsSuffix())
+		if CheckName(s.l.AnsConfig(), text) != nil {
+			return "", ledger.Invalid(field, "no party has the name %s: enter a name such as alice%s or a whole party ID (name::1220 followed by 64 hex digits)", ledger.Clip(text, MaxNameLen+20), Suffix(s.l.AnsConfig()))
 		}
-		return "", ledger.Invalid(field, "no party has the name %s", ledger.Clip(text, ledger.MaxAnsNameLen+20))
+		return "", ledger.Invalid(field, "no party has the name %s", ledger.Clip(text, MaxNameLen+20))
 	} else if err != nil {
 		return "", err
 	}
@@ -314,7 +352,7 @@ type AnsRequest struct {
 
 // check bounds r's fields as the real DSO automation does.
 func checkRequest(c ledger.AnsConfig, r AnsRequest) error {
-	if err := c.CheckAnsName(r.Name); err != nil {
+	if err := CheckName(c, r.Name); err != nil {
 		return err
 	}
 	if err := checkAnsURL(r.URL); err != nil {
@@ -408,7 +446,7 @@ func (s *Service) RequestAnsEntry(ctx context.Context, r AnsRequest) (*AnsReques
 		return err
 	})
 	if err != nil {
-		return nil, fmt.Errorf("request name %s: %w", ledger.Clip(r.Name, ledger.MaxAnsNameLen+20), err)
+		return nil, fmt.Errorf("request name %s: %w", ledger.Clip(r.Name, MaxNameLen+20), err)
 	}
 	return res, nil
 }

@@ -19,7 +19,7 @@ import (
 // bounds.
 func TestAnsNameRules(t *testing.T) {
 	c := ledger.DefaultAnsConfig()
-	long := strings.Repeat("a", ledger.MaxAnsNameLen-len(c.AnsSuffix()))
+	long := strings.Repeat("a", names.MaxNameLen-len(names.Suffix(c)))
 	for _, tc := range []struct {
 		name string
 		ok   bool
@@ -36,8 +36,8 @@ func TestAnsNameRules(t *testing.T) {
 		{"alice", false},
 		{"", false},
 	} {
-		if err := c.CheckAnsName(tc.name); (err == nil) != tc.ok {
-			t.Errorf("CheckAnsName(%q) = %v, want ok %v", tc.name, err, tc.ok)
+		if err := names.CheckName(c, tc.name); (err == nil) != tc.ok {
+			t.Errorf("CheckName(%q) = %v, want ok %v", tc.name, err, tc.ok)
 		}
 	}
 }
