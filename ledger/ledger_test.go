@@ -14,6 +14,7 @@ import (
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
+	"github.com/ccwallet/ccwallet/ledger/userrights"
 )
 
 func TestMain(m *testing.M) { ledgertest.Main(m) }
@@ -48,19 +49,19 @@ func TestBootstrapAndOnboarding(t *testing.T) {
 		if err != nil || again != p {
 			t.Errorf("onboarding twice = %s, %v; want the same party", again, err)
 		}
-		if err := l.Users().Offboard(ctx, "alice@example.com"); err != nil {
+		if err := userrights.New(l).Offboard(ctx, "alice@example.com"); err != nil {
 			t.Fatal(err)
 		}
 		if u, _ := l.Users().Get(ctx, "alice@example.com"); u.Onboarded || u.WalletInstalled {
 			t.Errorf("after offboard: %+v", u)
 		}
-		if err := l.Users().Offboard(ctx, "alice@example.com"); !errors.Is(err, ledger.ErrNotFound) {
+		if err := userrights.New(l).Offboard(ctx, "alice@example.com"); !errors.Is(err, ledger.ErrNotFound) {
 			t.Errorf("offboard twice = %v, want ErrNotFound", err)
 		}
 		if back, err := l.Users().Onboard(ctx, "alice@example.com", ""); err != nil || back != p {
 			t.Errorf("re-onboard = %s, %v; want the old party back", back, err)
 		}
-		if err := l.Users().Offboard(ctx, "admin"); !errors.Is(err, ledger.ErrConflict) {
+		if err := userrights.New(l).Offboard(ctx, "admin"); !errors.Is(err, ledger.ErrConflict) {
 			t.Errorf("offboard admin = %v, want ErrConflict", err)
 		}
 		if _, err := l.Users().Onboard(ctx, "bob", coin.PartyID("stranger::"+l.Operator().Namespace())); err == nil {

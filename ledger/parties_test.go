@@ -11,6 +11,7 @@ import (
 	"github.com/ccwallet/ccwallet/ledger/autotransfer"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
 	"github.com/ccwallet/ccwallet/ledger/pending"
+	"github.com/ccwallet/ccwallet/ledger/userrights"
 	"github.com/ccwallet/ccwallet/store"
 )
 
@@ -41,7 +42,7 @@ func TestOffboardEndsAccessAtOnce(t *testing.T) {
 				t.Fatalf("PartyOf = %s, %v; want %s", got, err, p)
 			}
 		}
-		if err := l.Users().Offboard(ctx, "alice"); err != nil {
+		if err := userrights.New(l).Offboard(ctx, "alice"); err != nil {
 			t.Fatal(err)
 		}
 		if got, err := l.Users().PartyOf(ctx, "alice"); !errors.Is(err, ledger.ErrNotFound) {
@@ -87,7 +88,7 @@ func TestUserCacheAcrossReplicas(t *testing.T) {
 				t.Fatalf("B: bob right after onboarding on A = %s, %v; want %s", got, err, p)
 			}
 
-			if err := a.Users().Offboard(ctx, "bob"); err != nil {
+			if err := userrights.New(a).Offboard(ctx, "bob"); err != nil {
 				t.Fatal(err)
 			}
 			if _, err := partyOf(a, "bob"); !errors.Is(err, ledger.ErrNotFound) {
@@ -147,7 +148,7 @@ func TestOffboardClosesTheWallet(t *testing.T) {
 		if n := rights(); n != 1 {
 			t.Fatalf("%d validator rights after onboarding, want 1", n)
 		}
-		if err := l.Users().Offboard(ctx, "carol"); err != nil {
+		if err := userrights.New(l).Offboard(ctx, "carol"); err != nil {
 			t.Fatal(err)
 		}
 		if n := rights(); n != 0 {

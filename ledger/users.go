@@ -12,7 +12,7 @@ import (
 )
 
 // Users are the wallet users of one validator's ledger: onboarded
-// (Onboard, Create) and offboarded, read (Get, PartyOf, All) through a
+// (Onboard, Create; offboarding is ledger/userrights'), read (Get, PartyOf, All) through a
 // short cache (usercache.go), and the keys they are stored under
 // (validator_users.go); also whether a party exists (KnownParty).
 type Users struct{ l *Ledger }
@@ -74,8 +74,7 @@ func (us Users) onboard(ctx context.Context, name string, party coin.PartyID, ri
 		return OnboardResult{}, err
 	}
 	var result OnboardResult
-	defer l.users.Forget(key) // also after an error: the commit may have happened
-	defer l.rights.Forget(key)
+	defer us.Forget(name) // also after an error: the commit may have happened
 	err = l.change(ctx, func(ctx context.Context, c *change) error {
 		tx := c.tx
 		if err := l.db.LockKey(ctx, tx, "user:"+key); err != nil {
@@ -156,56 +155,13 @@ func (us Users) allocateParty(ctx context.Context, tx bun.IDB, name string) (coi
 	return "", fmt.Errorf("%w: no free party hint for %q", ErrConflict, name)
 }
 
-// Offboard archives the contracts that make the user's wallet usable on
-// this validator (WalletAppInstall and ValidatorRight), as the real
-// validator's offboardUser does; nothing else of the user's party is
-// archived: its holdings, offers, preapproval and merge delegation stay.
-// From then on the wallet stops acting for the party: every page and call
-// of the user answers "not onboarded", and the automations that run the
-// user's wallet (merging, auto-accept, sweep) skip it. The user's login is
-// the identity provider's: it stays, so the user may onboard again
-// (POST /v0/register), which restores the same party.
-func (us Users) Offboard(ctx context.Context, name string) error {
-	l := us.l
-	// Forgotten after the commit, so no request of this process acts for
-	// the user once Offboard has returned (usercache.go).
+// Forget drops what this process remembers of user name (usercache.go:
+// the user and its rights rows), after a change of the user's row or
+// rights: also after an error, as the commit may have happened.
+func (us Users) Forget(name string) {
 	key := us.Key(name)
-	defer l.users.Forget(key)
-	defer l.rights.Forget(key)
-	return l.change(ctx, func(ctx context.Context, c *change) error {
-		u, err := store.UserByName(ctx, c.tx, key)
-		if errors.Is(err, store.ErrNotFound) {
-			return problem(ErrNotFound, "there is no user %s on this validator; check the user ID", name)
-		}
-		if err != nil {
-			return err
-		}
-		if !u.OffboardedAt.IsZero() {
-			return problem(ErrNotFound, "the user %s is not onboarded on this validator; there is nothing to offboard", name)
-		}
-		if u.IsAdmin && u.PartyID == l.operator {
-			return problem(ErrConflict, "the user %s is the validator operator's own, whom the validator needs: it cannot be offboarded", name)
-		}
-		t, err := c.begin(ctx, "offboard")
-		if err != nil {
-			return err
-		}
-		if u.InstallCID != "" {
-			t.archive(u.InstallCID)
-		}
-		rights, err := store.ActiveContractsByTemplate(ctx, c.tx, TemplateValidatorRight, u.PartyID)
-		if err != nil {
-			return err
-		}
-		for _, r := range rights {
-			t.archive(r.ContractID)
-		}
-		t.afterCommit(func(ctx context.Context) error {
-			u.InstallCID, u.OffboardedAt = "", bun.NullTime{Time: l.now()}
-			return store.UpdateUser(ctx, c.tx, u)
-		})
-		return nil
-	})
+	us.l.users.Forget(key)
+	us.l.rights.Forget(key)
 }
 
 // UserInfo is a wallet user as the ledger sees it.

@@ -80,7 +80,7 @@ func TestValidatorUsers(t *testing.T) {
 				has(pv, "alice", read), has(l, "alice", read))
 		}
 		// Offboarding the app user's alice leaves the app provider's.
-		if err := l.Users().Offboard(ctx, "alice"); err != nil {
+		if err := userrights.New(l).Offboard(ctx, "alice"); err != nil {
 			t.Fatal(err)
 		}
 		if u, err := pv.Users().Get(ctx, "alice"); err != nil || !u.Onboarded || u.Party != pp {

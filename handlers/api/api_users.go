@@ -85,7 +85,7 @@ func (h validatorAdmin) offboardUser(w http.ResponseWriter, r *http.Request) err
 	if trimmed(name) == "" {
 		return badRequest("username: query parameter is required")
 	}
-	if err := h.l.Users().Offboard(r.Context(), name); err != nil {
+	if err := h.w.UserRights.Offboard(r.Context(), name); err != nil {
 		return err
 	}
 	w.WriteHeader(http.StatusOK)

@@ -125,7 +125,7 @@ func (h adminPages) uiAdminOffboard(w http.ResponseWriter, r *http.Request, s *w
 		h.named(r.Context(), &m)
 		return render(w, r, http.StatusOK, views.AdminPage(m))
 	}
-	if err := h.l.Users().Offboard(r.Context(), name); err != nil {
+	if err := h.w.UserRights.Offboard(r.Context(), name); err != nil {
 		msg, ok := inline(err)
 		if !ok {
 			return err

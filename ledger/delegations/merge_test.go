@@ -14,6 +14,7 @@ import (
 	"github.com/ccwallet/ccwallet/ledger/external"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
 	"github.com/ccwallet/ccwallet/ledger/rewards"
+	"github.com/ccwallet/ccwallet/ledger/userrights"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -67,7 +68,7 @@ func TestMergeHoldingsOfEveryPartyTheWalletActsFor(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := l.Users().Offboard(ctx, "gone-user"); err != nil {
+		if err := userrights.New(l).Offboard(ctx, "gone-user"); err != nil {
 			t.Fatal(err)
 		}
 		mintingDelegation(t, l, ext, key, clock.Now().Add(48*time.Hour), 5)
@@ -225,7 +226,7 @@ func TestMergeDelegationAtOnboarding(t *testing.T) {
 			if _, err := delegations.New(l).MergeHoldings(ctx); err != nil {
 				t.Fatal(err)
 			}
-			if err := l.Users().Offboard(ctx, "carol"); err != nil {
+			if err := userrights.New(l).Offboard(ctx, "carol"); err != nil {
 				t.Fatal(err)
 			}
 			if _, err := l.Users().Onboard(ctx, "carol", ""); err != nil {

@@ -1,8 +1,9 @@
 // Package userrights owns the Ledger API's user management on the core:
 // a user's effective rights (read on every Ledger API call), granting and
-// revoking rights, deactivating and deleting users. A wallet user is a
-// ledger user: by default it acts as its party (CanActAs) and a wallet
-// admin is ParticipantAdmin; an admin's changes over these defaults are
+// revoking rights, deactivating, offboarding (the admin page's and the
+// validator admin API's offboard too) and deleting users. A wallet user
+// is a ledger user: by default it acts as its party (CanActAs) and a
+// wallet admin is ParticipantAdmin; an admin's changes over these defaults are
 // rows of user_rights, so a revoked right takes effect on the next call
 // (on another replica within the user cache's TTL).
 // How the rows apply to the defaults is here (EffectiveRights); the core
@@ -13,12 +14,14 @@ package userrights
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/store"
+	"github.com/uptrace/bun"
 )
 
 // RightDeactivated marks a deactivated user among its rights rows.
@@ -162,6 +165,55 @@ func (s *Service) SetDeactivated(ctx context.Context, name string, deactivated b
 	})
 }
 
+// Offboard archives the contracts that make the user's wallet usable on
+// this validator (WalletAppInstall and ValidatorRight), as the real
+// validator's offboardUser does; nothing else of the user's party is
+// archived: its holdings, offers, preapproval and merge delegation stay.
+// From then on the wallet stops acting for the party: every page and call
+// of the user answers "not onboarded", and the automations that run the
+// user's wallet (merging, auto-accept, sweep) skip it. The user's login is
+// the identity provider's: it stays, so the user may onboard again
+// (POST /v0/register), which restores the same party.
+func (s *Service) Offboard(ctx context.Context, name string) error {
+	l := s.l
+	// Forgotten after the commit, so no request of this process acts for
+	// the user once Offboard has returned.
+	defer l.Users().Forget(name)
+	return l.Change(ctx, func(ctx context.Context, x *ledger.Tx) error {
+		u, err := store.UserByName(ctx, x.DB(), l.Users().Key(name))
+		if errors.Is(err, store.ErrNotFound) {
+			return problem(ledger.ErrNotFound, "there is no user %s on this validator; check the user ID", name)
+		}
+		if err != nil {
+			return err
+		}
+		if !u.OffboardedAt.IsZero() {
+			return problem(ledger.ErrNotFound, "the user %s is not onboarded on this validator; there is nothing to offboard", name)
+		}
+		if u.IsAdmin && u.PartyID == l.Operator() {
+			return problem(ledger.ErrConflict, "the user %s is the validator operator's own, whom the validator needs: it cannot be offboarded", name)
+		}
+		if err := x.Begin(ctx, "offboard"); err != nil {
+			return err
+		}
+		if u.InstallCID != "" {
+			x.Archive(u.InstallCID)
+		}
+		rights, err := store.ActiveContractsByTemplate(ctx, x.DB(), ledger.TemplateValidatorRight, u.PartyID)
+		if err != nil {
+			return err
+		}
+		for _, r := range rights {
+			x.Archive(r.ContractID)
+		}
+		x.AfterCommit(func(ctx context.Context) error {
+			u.InstallCID, u.OffboardedAt = "", bun.NullTime{Time: l.Now()}
+			return store.UpdateUser(ctx, x.DB(), u)
+		})
+		return nil
+	})
+}
+
 // DeleteUser deletes a Ledger API user: the wallet user is offboarded
 // (Offboard) and its rights changes forgotten.
 func (s *Service) DeleteUser(ctx context.Context, name string) error {
@@ -170,7 +222,7 @@ func (s *Service) DeleteUser(ctx context.Context, name string) error {
 		return err
 	}
 	if u.Onboarded {
-		if err := s.l.Users().Offboard(ctx, name); err != nil {
+		if err := s.Offboard(ctx, name); err != nil {
 			return err
 		}
 	}
