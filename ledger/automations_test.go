@@ -10,6 +10,7 @@ import (
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/devnet"
+	"github.com/ccwallet/ccwallet/ledger/holdingsview"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
 	"github.com/ccwallet/ccwallet/ledger/rewards"
 	"github.com/ccwallet/ccwallet/store"
@@ -72,7 +73,7 @@ func TestDustExpiry(t *testing.T) {
 			t.Fatal(err)
 		}
 		count := func() int {
-			hs, _, err := l.Holdings(ctx, p)
+			hs, _, err := holdingsview.New(l).List(ctx, p)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -23,8 +23,9 @@
 //     (AdvanceMany; ledger/devnet's time jumps run it in pieces, collect
 //     the rewards across them and run the automations after).
 //   - holdings.go: balances and holdings (UTXOs), which ledger/holdingsview
-//     reads for the web wallet (the home page's overview, the holdings
-//     page's list, the send form's Max); transfer.go: the
+//     reads for the web wallet and the wallet API (the home page's
+//     overview, the holdings page's list, the send form's Max, the list
+//     with contracts); transfer.go: the
 //     transfer core (input selection, fees, change, the parties' locks)
 //     and a self-transfer's move (Tx.SelfTransfer; the Ledger API's
 //     self-transfer around it is ledger/selftransfer's); dust.go: dust expiry; merge.go: merge

@@ -3,7 +3,6 @@ package ledger
 import (
 	"context"
 	"fmt"
-	"sort"
 	"time"
 
 	"github.com/ccwallet/ccwallet/coin"
@@ -46,45 +45,6 @@ func (l *Ledger) CurrentRound(ctx context.Context) (coin.Round, coin.Amount, err
 		return 0, coin.Zero, err
 	}
 	return r.Number, r.Price, nil
-}
-
-// Holdings lists a party's holdings valued at the latest open round,
-// largest first.
-func (l *Ledger) Holdings(ctx context.Context, party coin.PartyID) ([]HoldingView, coin.Round, error) {
-	r, err := l.Rounds().usableRound(ctx, l.db)
-	if err != nil {
-		return nil, 0, err
-	}
-	hs, err := store.HoldingsByOwner(ctx, l.db, party)
-	if err != nil {
-		return nil, 0, err
-	}
-	var locked []coin.ContractID
-	for _, h := range hs {
-		if h.LockHolder != "" {
-			locked = append(locked, h.ContractID)
-		}
-	}
-	contracts, err := l.contractsByID(ctx, l.db, locked)
-	if err != nil {
-		return nil, 0, err
-	}
-	out := make([]HoldingView, 0, len(hs))
-	for _, h := range hs {
-		v := l.holdingView(h, r.Number)
-		if h.LockHolder == "" {
-			v.Contract = l.contractView(l.holdingContract(h))
-		} else if c, ok := contracts[h.ContractID]; ok {
-			v.Contract = l.contractView(c)
-		}
-		out = append(out, v)
-	}
-	sort.SliceStable(out, func(i, j int) bool { return out[i].Effective.Cmp(out[j].Effective) > 0 })
-	return out, r.Number, nil
-}
-
-func (l *Ledger) holdingView(h store.Holding, at coin.Round) HoldingView {
-	return HoldingViewWithFee(h, HoldingFee(h.Amount, h.Rate, h.CreatedRound, at))
 }
 
 // HoldingViewWithFee is the view of h with fee accrued (HoldingFee at the

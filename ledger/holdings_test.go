@@ -53,7 +53,7 @@ func TestBalanceAndHoldings(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		wantHs, _, err := l.Holdings(ctx, p)
+		wantHs, _, err := holdingsview.New(l).List(ctx, p)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -88,7 +88,7 @@ func TestHoldingContracts(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		hs, _, err := l.Holdings(ctx, bob)
+		hs, _, err := holdingsview.New(l).List(ctx, bob)
 		if err != nil || len(hs) != 1 {
 			t.Fatalf("bob's holdings %v, %v", hs, err)
 		}

@@ -12,6 +12,7 @@ import (
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/devnet"
 	"github.com/ccwallet/ccwallet/ledger/history"
+	"github.com/ccwallet/ccwallet/ledger/holdingsview"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
 	"github.com/ccwallet/ccwallet/ledger/pending"
 )
@@ -132,7 +133,7 @@ func acceptExactly(t *testing.T, l *ledger.Ledger, receiver coin.PartyID, ti led
 	if len(res.ReceiverHoldingCIDs) != 1 {
 		t.Fatalf("accept %s: receiver holdings %v, want one", ti.ContractID, res.ReceiverHoldingCIDs)
 	}
-	hs, _, err := l.Holdings(ctx, receiver)
+	hs, _, err := holdingsview.New(l).List(ctx, receiver)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/holdingsview"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
 	"github.com/ccwallet/ccwallet/ledger/pending"
 	"github.com/ccwallet/ccwallet/ledger/registry"
@@ -226,7 +227,7 @@ func TestTransferInstructionCreate(t *testing.T) {
 		if ti.Contract.TemplateID != ledger.TemplateTransferInstruction || ti.Status != ledger.InstructionPending {
 			t.Errorf("instruction = %+v", ti)
 		}
-		hs, _, err := l.Holdings(ctx, a)
+		hs, _, err := holdingsview.New(l).List(ctx, a)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -11,6 +11,7 @@ import (
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/history"
+	"github.com/ccwallet/ccwallet/ledger/holdingsview"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
 	"github.com/ccwallet/ccwallet/ledger/pending"
 	"github.com/google/go-cmp/cmp"
@@ -220,7 +221,7 @@ func TestOfferStatusAndHistory(t *testing.T) {
 			if err != nil || st.Status != ledger.OfferCompleted || st.CompletedTx == "" || st.AcceptedCID != accepted {
 				t.Fatalf("status for %s = %+v, %v", p, st, err)
 			}
-			hs, _, _ := l.Holdings(ctx, receiver)
+			hs, _, _ := holdingsview.New(l).List(ctx, receiver)
 			if len(hs) != 1 || hs[0].Contract.ContractID != st.CompletedCID {
 				t.Errorf("completed contract %s is not the receiver's new holding %+v", st.CompletedCID, hs)
 			}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/holdingsview"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
 	"github.com/ccwallet/ccwallet/store"
 )
@@ -31,7 +32,7 @@ func TestSendBatchFastOnStaleCache(t *testing.T) {
 	// falls by holding fees once rounds pass).
 	received := func() string {
 		t.Helper()
-		hs, _, err := l.Holdings(ctx, r)
+		hs, _, err := holdingsview.New(l).List(ctx, r)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -80,7 +81,7 @@ func TestSendBatchFastOnStaleCache(t *testing.T) {
 	}
 	rounds := ledgertest.OpenRoundNumbers(t, l)
 	res := mustSend("send after the round advanced")
-	hs, _, err := l.Holdings(ctx, r)
+	hs, _, err := holdingsview.New(l).List(ctx, r)
 	if err != nil {
 		t.Fatal(err)
 	}

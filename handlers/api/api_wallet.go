@@ -47,7 +47,7 @@ func (h *Handler) listHoldings(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	hs, round, err := h.l.Holdings(r.Context(), p)
+	hs, round, err := h.w.Holdings.List(r.Context(), p)
 	if err != nil {
 		return err
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/delegations"
 	"github.com/ccwallet/ccwallet/ledger/external"
+	"github.com/ccwallet/ccwallet/ledger/holdingsview"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
 	"github.com/ccwallet/ccwallet/ledger/rewards"
 	"github.com/ccwallet/ccwallet/ledger/userrights"
@@ -259,7 +260,7 @@ func TestMergeStaysWithinLimit(t *testing.T) {
 		if _, err := delegations.New(l).MergeHoldings(context.Background()); err != nil {
 			t.Fatalf("merge: %v", err)
 		}
-		hs, _, err := l.Holdings(context.Background(), rich)
+		hs, _, err := holdingsview.New(l).List(context.Background(), rich)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -12,6 +12,7 @@ import (
 	"github.com/ccwallet/ccwallet/ledger/apiread"
 	"github.com/ccwallet/ccwallet/ledger/delegations"
 	"github.com/ccwallet/ccwallet/ledger/featured"
+	"github.com/ccwallet/ccwallet/ledger/holdingsview"
 	"github.com/ccwallet/ccwallet/store"
 )
 
@@ -122,7 +123,7 @@ func (s *Service) Dump(ctx context.Context) (*Scenario, error) {
 // dumpParty fills in what party holds: its available holdings, largest
 // first, its preapproval, delegations and featured right.
 func dumpParty(ctx context.Context, l *ledger.Ledger, dg *delegations.Service, feat *featured.Service, p *ScenarioParty, party coin.PartyID, minting []delegations.MintingDelegation) error {
-	hs, _, err := l.Holdings(ctx, party)
+	hs, _, err := holdingsview.New(l).List(ctx, party)
 	if err != nil {
 		return err
 	}

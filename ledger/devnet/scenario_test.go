@@ -17,6 +17,7 @@ import (
 	"github.com/ccwallet/ccwallet/ledger/delegations"
 	"github.com/ccwallet/ccwallet/ledger/devnet"
 	"github.com/ccwallet/ccwallet/ledger/external"
+	"github.com/ccwallet/ccwallet/ledger/holdingsview"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
 	"github.com/ccwallet/ccwallet/ledger/pending"
 )
@@ -203,11 +204,11 @@ func TestScenarioDumpRoundTrip(t *testing.T) {
 					len(dumpA.Users), len(dumpA.Parties), len(dumpA.Offers), len(dumpA.Instructions), text)
 			}
 			for _, name := range []string{"alice", "bob", "dave", "shop", "vault"} {
-				ha, _, err := a.Holdings(ctx, resA.Parties[name])
+				ha, _, err := holdingsview.New(a).List(ctx, resA.Parties[name])
 				if err != nil {
 					t.Fatal(err)
 				}
-				hb, _, err := b.Holdings(ctx, resB.Parties[name])
+				hb, _, err := holdingsview.New(b).List(ctx, resB.Parties[name])
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -217,7 +218,7 @@ func TestScenarioDumpRoundTrip(t *testing.T) {
 			}
 			// The balance is what is available; the instruction's 3 and
 			// its fee reserve for a day are minted and locked besides.
-			ha, _, _ := b.Holdings(ctx, resB.Parties["alice"])
+			ha, _, _ := holdingsview.New(b).List(ctx, resB.Parties["alice"])
 			lock := coin.MustParse("3").Add(b.Rules().TransferLockReserve(coin.MustParse("3"), b.Rules().InitialPriceUSD, 24*time.Hour))
 			if got, want := fmt.Sprint(holdingAmounts(ha)), "[70.0000000000 30.0000000001 "+lock.String()+" locked]"; got != want {
 				t.Errorf("alice's holdings = %s; want %s", got, want)

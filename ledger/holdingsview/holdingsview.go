@@ -3,9 +3,11 @@
 // holdings turn dust soon, the fee per round and the few worth listing)
 // and the holdings page's list (BalanceAndHoldings), both from one read
 // of the party's holding rows valued once at the usable round, in coin
-// units while they fit (valuation); and the send form's Max (MaxSend). What a holding is worth, its fee and
-// when it is dust are the core's rules (ledger.HoldingFee, ledger.IsDust,
-// ledger.HoldingViewWithFee); this package only reads and sorts.
+// units while they fit (valuation); the send form's Max (MaxSend); and
+// the wallet API's list of holdings with their contracts (List). What a
+// holding is worth, its fee and when it is dust are the core's rules
+// (ledger.HoldingFee, ledger.IsDust, ledger.HoldingViewWithFee); this
+// package only reads and sorts.
 package holdingsview
 
 import (
@@ -80,7 +82,44 @@ func (s *Service) Overview(ctx context.Context, party coin.PartyID, riskWithin c
 	return o, nil
 }
 
-// BalanceAndHoldings is the core's Balance and Holdings from one read of
+// List lists party's holdings valued at the usable round, largest first,
+// each with its contract (an unlocked holding's built from its row, a
+// locked one's LockedAmulet read): the wallet API's list of amulets.
+func (s *Service) List(ctx context.Context, party coin.PartyID) ([]ledger.HoldingView, coin.Round, error) {
+	l := s.l
+	r, err := l.UsableRound(ctx, l.DB())
+	if err != nil {
+		return nil, 0, err
+	}
+	hs, err := store.HoldingsByOwner(ctx, l.DB(), party)
+	if err != nil {
+		return nil, 0, err
+	}
+	var locked []coin.ContractID
+	for _, h := range hs {
+		if h.LockHolder != "" {
+			locked = append(locked, h.ContractID)
+		}
+	}
+	contracts, err := l.ContractsByID(ctx, l.DB(), locked)
+	if err != nil {
+		return nil, 0, err
+	}
+	out := make([]ledger.HoldingView, 0, len(hs))
+	for _, h := range hs {
+		v := ledger.HoldingViewWithFee(h, ledger.HoldingFee(h.Amount, h.Rate, h.CreatedRound, r.Number))
+		if h.LockHolder == "" {
+			v.Contract = l.ContractView(l.HoldingContract(h))
+		} else if c, ok := contracts[h.ContractID]; ok {
+			v.Contract = l.ContractView(c)
+		}
+		out = append(out, v)
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Effective.Cmp(out[j].Effective) > 0 })
+	return out, r.Number, nil
+}
+
+// BalanceAndHoldings is the core's Balance and List from one read of
 // the party's holdings, without loading their contracts (each Contract
 // carries only its ID) or lock details (LockExpiresAt is zero): the
 // wallet's holdings page needs neither, and loading a thousand payloads
@@ -95,7 +134,7 @@ func (s *Service) BalanceAndHoldings(ctx context.Context, party coin.PartyID) (l
 	if err != nil {
 		return ledger.Balance{}, nil, err
 	}
-	// Largest first, as Holdings; each (wide) view is built once, in place.
+	// Largest first, as List; each (wide) view is built once, in place.
 	v := valueHoldings(hs, *r)
 	out := make([]ledger.HoldingView, len(hs))
 	for k, i := range v.order {

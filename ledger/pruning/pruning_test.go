@@ -10,6 +10,7 @@ import (
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/devnet"
 	"github.com/ccwallet/ccwallet/ledger/history"
+	"github.com/ccwallet/ccwallet/ledger/holdingsview"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
 	"github.com/ccwallet/ccwallet/ledger/pending"
 	"github.com/ccwallet/ccwallet/ledger/pruning"
@@ -89,7 +90,7 @@ func TestPruneChangesNothingVisible(t *testing.T) {
 					if err != nil {
 						t.Fatal(err)
 					}
-					hs, _, err := l.Holdings(ctx, party)
+					hs, _, err := holdingsview.New(l).List(ctx, party)
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -225,7 +226,7 @@ func TestPruneKeepsConservationAndHistory(t *testing.T) {
 				t.Errorf("balance %+v -> %+v", balBefore, balAfter)
 			}
 			// Holdings still resolve to their (live) contracts.
-			hs, _, err := l.Holdings(ctx, b)
+			hs, _, err := holdingsview.New(l).List(ctx, b)
 			if err != nil {
 				t.Fatal(err)
 			}
