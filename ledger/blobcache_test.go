@@ -8,6 +8,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/store"
 )
 
 // TestKeptBlobs: the blobs the ledger keeps (ledger/blobcache) are the ones it
@@ -17,7 +18,7 @@ import (
 func TestKeptBlobs(t *testing.T) {
 	forEachEngine(t, func(t *testing.T, l *ledger.Ledger) {
 		ctx := context.Background()
-		cs, err := l.ContractsByID(ctx, l.DB(), []coin.ContractID{l.RulesContractID()})
+		cs, err := store.ContractsByIDs(ctx, l.DB(), []coin.ContractID{l.RulesContractID()})
 		if err != nil {
 			t.Fatal(err)
 		}

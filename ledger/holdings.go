@@ -2,7 +2,6 @@ package ledger
 
 import (
 	"context"
-	"fmt"
 	"time"
 
 	"github.com/ccwallet/ccwallet/coin"
@@ -57,21 +56,6 @@ func HoldingViewWithFee(h store.Holding, fee coin.Amount) HoldingView {
 		AccruedFee: fee, Effective: h.Amount.Sub(fee), Locked: h.LockHolder != "", LockHolder: h.LockHolder,
 		LockExpiresAt: h.LockExpiresAt.Time, ExpiresAtRound: exp,
 	}
-}
-
-func (l *Ledger) contractsByID(ctx context.Context, db bun.IDB, ids []coin.ContractID) (map[coin.ContractID]*store.Contract, error) {
-	out := make(map[coin.ContractID]*store.Contract, len(ids))
-	for start := 0; start < len(ids); start += 500 {
-		end := min(start+500, len(ids))
-		var cs []store.Contract
-		if err := db.NewSelect().Model(&cs).Where("contract_id IN (?)", bun.List(ids[start:end])).Scan(ctx); err != nil {
-			return nil, fmt.Errorf("load contracts: %w", store.Normalize(err))
-		}
-		for i := range cs {
-			out[cs[i].ContractID] = &cs[i]
-		}
-	}
-	return out, nil
 }
 
 // Balance sums a party's holdings at the latest open round.

@@ -126,11 +126,6 @@ func (l *Ledger) FeaturedAppRightID(ctx context.Context, provider coin.PartyID) 
 	return featuredAppRightOf(ctx, l.db, provider)
 }
 
-// ContractsByID loads the contracts ids (archived ones too), by id.
-func (l *Ledger) ContractsByID(ctx context.Context, db bun.IDB, ids []coin.ContractID) (map[coin.ContractID]*store.Contract, error) {
-	return l.contractsByID(ctx, db, ids)
-}
-
 // Logger is the ledger's logger, for what a workflow's automation reports
 // without failing (a step it tries again later).
 func (l *Ledger) Logger() *slog.Logger { return l.log }

@@ -127,6 +127,23 @@ func ContractByID(ctx context.Context, db bun.IDB, id coin.ContractID) (*Contrac
 	return c, nil
 }
 
+// ContractsByIDs loads the contracts ids (archived ones too), by id, 500
+// to a query.
+func ContractsByIDs(ctx context.Context, db bun.IDB, ids []coin.ContractID) (map[coin.ContractID]*Contract, error) {
+	out := make(map[coin.ContractID]*Contract, len(ids))
+	for start := 0; start < len(ids); start += 500 {
+		end := min(start+500, len(ids))
+		var cs []Contract
+		if err := db.NewSelect().Model(&cs).Where("contract_id IN (?)", bun.List(ids[start:end])).Scan(ctx); err != nil {
+			return nil, fmt.Errorf("load contracts: %w", Normalize(err))
+		}
+		for i := range cs {
+			out[cs[i].ContractID] = &cs[i]
+		}
+	}
+	return out, nil
+}
+
 // ActiveContractsByTemplate lists active contracts of a template whose
 // stakeholders include party (any party when empty).
 func ActiveContractsByTemplate(ctx context.Context, db bun.IDB, templateID string, party coin.PartyID) ([]Contract, error) {

@@ -101,7 +101,7 @@ func (s *Service) List(ctx context.Context, party coin.PartyID) ([]ledger.Holdin
 			locked = append(locked, h.ContractID)
 		}
 	}
-	contracts, err := l.ContractsByID(ctx, l.DB(), locked)
+	contracts, err := store.ContractsByIDs(ctx, l.DB(), locked)
 	if err != nil {
 		return nil, 0, err
 	}

@@ -49,7 +49,7 @@ func (s *Service) withContracts(ctx context.Context, tis []store.TransferInstruc
 	for i, ti := range tis {
 		ids[i] = ti.ContractID
 	}
-	cs, err := s.l.ContractsByID(ctx, s.l.DB(), ids)
+	cs, err := store.ContractsByIDs(ctx, s.l.DB(), ids)
 	if err != nil {
 		return nil, err
 	}

@@ -247,7 +247,7 @@ func (s *Service) disclose(ctx context.Context, ids ...coin.ContractID) ([]Discl
 
 // disclosed is disclose once ledger.RefuseReassigning has passed.
 func (s *Service) disclosed(ctx context.Context, ids ...coin.ContractID) ([]DisclosedContract, error) {
-	cs, err := s.l.ContractsByID(ctx, s.l.DB(), ids)
+	cs, err := store.ContractsByIDs(ctx, s.l.DB(), ids)
 	if err != nil {
 		return nil, err
 	}
