@@ -18,10 +18,9 @@ const DefaultExpiryInterval = 30 * time.Second
 // to its sender; names past their expiry are freed. Each runs even if
 // another fails.
 func Expiry(w *workflows.Set, every time.Duration) Job {
-	l := w.Ledger
 	return Job{Name: "expire-transfers", Every: every, Run: func(ctx context.Context) error {
-		_, oerr := l.Offers().Expire(ctx)
-		_, ierr := l.Instructions().Expire(ctx)
+		_, oerr := w.Expiry.Offers(ctx)
+		_, ierr := w.Expiry.Instructions(ctx)
 		_, aerr := w.Allocations.ExpireAllocations(ctx)
 		_, perr := w.AppPayments.ExpireAppPayments(ctx)
 		_, nerr := w.Names.ExpireAnsEntries(ctx)

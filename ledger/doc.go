@@ -37,7 +37,8 @@
 //     which ledger/devnet's snapshots and scenarios (Seed, all or
 //     nothing; Dump) replace the state.
 //   - offers.go: two-step transfer offers; instructions.go: token-standard
-//     transfer instructions and their locks; preapprovals.go: transfer
+//     transfer instructions and their locks (the automation that expires
+//     both is ledger/expiry's); preapprovals.go: transfer
 //     preapprovals and one-step sends (their proposals and the renewal
 //     automation are ledger/provider's); sendbatch.go: the core's sender,
 //     concurrent one-step sends grouped into one transaction where the

@@ -16,6 +16,7 @@ import (
 	"github.com/ccwallet/ccwallet/ledger/autotransfer"
 	"github.com/ccwallet/ccwallet/ledger/delegations"
 	"github.com/ccwallet/ccwallet/ledger/devnet"
+	"github.com/ccwallet/ccwallet/ledger/expiry"
 	"github.com/ccwallet/ccwallet/ledger/history"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
 	"github.com/ccwallet/ccwallet/ledger/payments"
@@ -268,13 +269,13 @@ func historyAddsUp(t *testing.T, l *ledger.Ledger, clock *ledgertest.Clock, r *r
 			if _, err := devnet.New(l).AdvanceRounds(ctx, 1+r.IntN(150)); err != nil {
 				return err
 			}
-			if _, err := l.Instructions().Expire(ctx); err != nil {
+			if _, err := expiry.New(l).Instructions(ctx); err != nil {
 				return err
 			}
 			if _, err := pays.ExpireAppPayments(ctx); err != nil {
 				return err
 			}
-			_, err := l.Offers().Expire(ctx)
+			_, err := expiry.New(l).Offers(ctx)
 			return err
 		}},
 		{"small holdings and merge", func() error {

@@ -584,38 +584,6 @@ func (t *txn) finishInstruction(ctx context.Context, ti *store.TransferInstructi
 	return res, nil
 }
 
-// Expire ends every pending instruction past its deadline: the
-// lock is released back to the sender and the status becomes expired. It
-// returns how many it expired; the automation calls it periodically.
-func (in Instructions) Expire(ctx context.Context) (int, error) {
-	l := in.l
-	n := 0
-	for {
-		due, err := store.TransferInstructionsDue(ctx, l.db, string(InstructionPending), l.now(), 100)
-		if err != nil {
-			return n, err
-		}
-		progressed := false
-		for _, ti := range due {
-			_, err := in.Move(ctx, "", ti.ContractID, MoveExpire)
-			switch {
-			case err == nil:
-				n++
-				progressed = true
-			case errors.Is(err, ErrInstructionFinished):
-				// Someone else finished it meanwhile.
-			case errors.Is(err, ErrReassigning):
-				// Expired on a later run, once the reassignment completes.
-			default:
-				return n, fmt.Errorf("expire transfer instruction %s: %w", ti.ContractID, err)
-			}
-		}
-		if len(due) < 100 || !progressed {
-			return n, nil
-		}
-	}
-}
-
 func (in Instructions) view(ti *store.TransferInstruction, c *store.Contract) TransferInstruction {
 	l := in.l
 	v := TransferInstruction{

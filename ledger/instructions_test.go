@@ -10,6 +10,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/expiry"
 	"github.com/ccwallet/ccwallet/ledger/holdingsview"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
 	"github.com/ccwallet/ccwallet/ledger/pending"
@@ -270,11 +271,11 @@ func TestTransferInstructionCreate(t *testing.T) {
 		}
 		// Expiry automation releases the lock back to the sender.
 		clock.Advance(2 * time.Hour)
-		n, err := l.Instructions().Expire(ctx)
+		n, err := expiry.New(l).Instructions(ctx)
 		if err != nil || n != 1 {
 			t.Fatalf("expired %d, %v; want 1", n, err)
 		}
-		if n, _ := l.Instructions().Expire(ctx); n != 0 {
+		if n, _ := expiry.New(l).Instructions(ctx); n != 0 {
 			t.Errorf("expired again: %d", n)
 		}
 		bal, _ := l.Balance(ctx, a)

@@ -424,44 +424,15 @@ func (of Offers) Withdraw(ctx context.Context, actor coin.PartyID, cid coin.Cont
 	return nil
 }
 
-// Expire ends every open offer whose expiry has passed (the real
-// wallet's ExpireTransferOfferTrigger) and returns how many it ended. Each
-// offer ends in its own transaction, so one failure does not hold the rest.
-func (of Offers) Expire(ctx context.Context) (int, error) {
-	l := of.l
-	n := 0
-	seen := map[coin.ContractID]bool{}
-	for {
-		due, err := store.TransferOffersDue(ctx, l.db, OfferCreated, l.now(), 100)
-		if err != nil {
-			return n, err
+// ExpireOne ends sender's open offer cid once its expiry has passed
+// (ledger/expiry's automation runs it on the offers due): ErrConflict
+// before, ErrOfferFinished when it ended meanwhile.
+func (of Offers) ExpireOne(ctx context.Context, sender coin.PartyID, cid coin.ContractID) error {
+	return of.change(ctx, sender, cid, "sender", "expire-transfer-offer", func(t *txn, o *store.TransferOffer) error {
+		if t.now.Before(o.ExpiresAt) {
+			return fmt.Errorf("%w: transfer offer %s has not expired", ErrConflict, o.ContractID)
 		}
-		progressed := false
-		for _, d := range due {
-			if seen[d.ContractID] {
-				continue
-			}
-			seen[d.ContractID] = true
-			err := of.change(ctx, d.Sender, d.ContractID, "sender", "expire-transfer-offer", func(t *txn, o *store.TransferOffer) error {
-				if t.now.Before(o.ExpiresAt) {
-					return fmt.Errorf("%w: transfer offer %s has not expired", ErrConflict, o.ContractID)
-				}
-				o.Status, o.FailureKind = OfferFailed, OfferExpired
-				return nil
-			})
-			switch {
-			case err == nil:
-				n++
-				progressed = true
-			case errors.Is(err, ErrOfferFinished), errors.Is(err, ErrConflict):
-				// Accepted, rejected or withdrawn meanwhile.
-				progressed = true
-			default:
-				return n, fmt.Errorf("expire transfer offer %s: %w", d.ContractID, err)
-			}
-		}
-		if !progressed {
-			return n, nil
-		}
-	}
+		o.Status, o.FailureKind = OfferFailed, OfferExpired
+		return nil
+	})
 }

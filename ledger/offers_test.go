@@ -10,6 +10,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/expiry"
 	"github.com/ccwallet/ccwallet/ledger/history"
 	"github.com/ccwallet/ccwallet/ledger/holdingsview"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
@@ -60,7 +61,7 @@ func historyLens(t *testing.T, l *ledger.Ledger, ps ...coin.PartyID) []int {
 func TestOfferStateChanges(t *testing.T) {
 	type step struct {
 		actor   string // sender, receiver, stranger
-		action  string // accept, reject, withdraw, expire (run Offers().Expire), wait (pass the expiry)
+		action  string // accept, reject, withdraw, expire (run expiry.Offers), wait (pass the expiry)
 		wantErr error  // nil: allowed
 	}
 	cases := []struct {
@@ -157,16 +158,16 @@ func TestOfferStateChanges(t *testing.T) {
 						clock.Advance(2 * time.Hour)
 					case "expire":
 						var n int
-						n, err = l.Offers().Expire(ctx)
+						n, err = expiry.New(l).Offers(ctx)
 						if err == nil && n < 1 {
-							t.Errorf("step %d: Offers().Expire ended %d offers, want at least 1", i, n)
+							t.Errorf("step %d: expiry.Offers ended %d offers, want at least 1", i, n)
 						}
 					case "expire-none":
 						// The offer ended already: the job leaves it as it is.
 						var n int
-						n, err = l.Offers().Expire(ctx)
+						n, err = expiry.New(l).Offers(ctx)
 						if cur, _ := pending.New(l).Offer(ctx, sender, o.ContractID); err == nil && cur.FailureKind == ledger.OfferExpired {
-							t.Errorf("step %d: Offers().Expire (%d) expired an ended offer", i, n)
+							t.Errorf("step %d: expiry.Offers (%d) expired an ended offer", i, n)
 						}
 					}
 					if s.wantErr == nil && err != nil {

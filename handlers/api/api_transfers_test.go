@@ -20,6 +20,7 @@ import (
 	"github.com/ccwallet/ccwallet/handlers"
 	"github.com/ccwallet/ccwallet/handlers/handlerstest"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/expiry"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
 	"github.com/ccwallet/ccwallet/ledger/pending"
 	"github.com/ccwallet/ccwallet/store"
@@ -281,8 +282,8 @@ func TestTransferOfferAPI(t *testing.T) {
 	c4 := out["offer_contract_id"].(string)
 	e.clock.Advance(2 * time.Minute)
 	e.expect("POST", "/v0/wallet/transfer-offers/"+c4+"/accept", "bob", nil, 404)
-	if n, err := e.l.Offers().Expire(context.Background()); err != nil || n != 1 {
-		t.Errorf("Offers().Expire = %d, %v", n, err)
+	if n, err := expiry.New(e.l).Offers(context.Background()); err != nil || n != 1 {
+		t.Errorf("expiry.Offers = %d, %v", n, err)
 	}
 	e.expect("POST", "/v0/wallet/transfer-offers/"+c4+"/accept", "bob", nil, 404)
 	e.expect("POST", "/v0/wallet/transfer-offers/"+c4+"/reject", "bob", nil, 404)

@@ -16,6 +16,7 @@ import (
 	"github.com/ccwallet/ccwallet/handlers"
 	"github.com/ccwallet/ccwallet/handlers/handlerstest"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/expiry"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
 )
 
@@ -427,7 +428,7 @@ func TestVictimProperty(t *testing.T) {
 		victimReads(t, a, "", ext, true)
 		// The expiry job and a restart of time do not trip over what was stored.
 		a.Clock.Advance(24 * time.Hour)
-		if _, err := a.L.Offers().Expire(t.Context()); err != nil {
+		if _, err := expiry.New(a.L).Offers(t.Context()); err != nil {
 			t.Errorf("expire offers: %v", err)
 		}
 		victimReads(t, a, "bob", victim, false)

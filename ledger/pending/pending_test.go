@@ -7,6 +7,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/expiry"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
 	"github.com/ccwallet/ccwallet/ledger/pending"
 )
@@ -94,8 +95,8 @@ func TestPendingMarkAndIncoming(t *testing.T) {
 		offer("4", "fourth")
 		changed("fourth offer created")
 		clock.Advance(2 * time.Hour)
-		if n, err := l.Offers().Expire(ctx); err != nil || n != 1 {
-			t.Fatalf("Offers().Expire = %d, %v", n, err)
+		if n, err := expiry.New(l).Offers(ctx); err != nil || n != 1 {
+			t.Fatalf("expiry.Offers = %d, %v", n, err)
 		}
 		changed("offer expired")
 

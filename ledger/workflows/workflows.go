@@ -19,6 +19,7 @@ import (
 	"github.com/ccwallet/ccwallet/ledger/autotransfer"
 	"github.com/ccwallet/ccwallet/ledger/delegations"
 	"github.com/ccwallet/ccwallet/ledger/devnet"
+	"github.com/ccwallet/ccwallet/ledger/expiry"
 	"github.com/ccwallet/ccwallet/ledger/external"
 	"github.com/ccwallet/ccwallet/ledger/featured"
 	"github.com/ccwallet/ccwallet/ledger/history"
@@ -98,6 +99,9 @@ type Set struct {
 	// SelfTransfer is the token standard's transfer to oneself, how a
 	// wallet merges or splits its holdings through the Ledger API.
 	SelfTransfer *selftransfer.Service
+	// Expiry ends the offers and instructions past their time (its job:
+	// jobs.Expiry).
+	Expiry *expiry.Service
 	// Pruning is participant pruning (its job: jobs.Pruning).
 	Pruning *pruning.Service
 	// Reassign is the development network's reassignment of contracts
@@ -168,6 +172,6 @@ func build(l *ledger.Ledger, jump *jumpSteps) *Set {
 		Traffic: traffic.New(l), Featured: featured.New(l), Rewards: rw,
 		UserRights: userrights.New(l), Pending: pending.New(l),
 		History: history.New(l), Holdings: holdingsview.New(l), Async: asyncsub.New(l),
-		Provider: provider.New(l), SelfTransfer: selftransfer.New(l), Pruning: pruning.New(l), Reassign: reassign.New(l),
+		Provider: provider.New(l), SelfTransfer: selftransfer.New(l), Expiry: expiry.New(l), Pruning: pruning.New(l), Reassign: reassign.New(l),
 		Ping: ping.New(l), AutoTransfer: autotransfer.New(l), jump: jump}
 }
