@@ -99,7 +99,12 @@ if [ -z "$(pg_bindir)" ]; then apt_pkgs+=(postgresql); fi
 # The headless shell (as Playwright runs headless tests): the full
 # browser's headless mode also runs its own UI and cost the e2e suite more
 # CPU. The e2e tests fall back to /usr/bin/chromium where it is missing.
-if [ ! -x /usr/bin/chromium-headless-shell ]; then apt_pkgs+=(chromium-headless-shell); fi
+# Where the full browser is there already, the shell is tried on its own
+# and a failure only warns.
+shell_optional=
+if [ ! -x /usr/bin/chromium-headless-shell ]; then
+	if [ -x /usr/bin/chromium ]; then shell_optional=1; else apt_pkgs+=(chromium-headless-shell); fi
+fi
 if ! command -v node >/dev/null 2>&1; then
 	apt_pkgs+=(nodejs npm)
 elif ! command -v npm >/dev/null 2>&1 && npm_needed; then
@@ -121,8 +126,15 @@ if ! id postgres >/dev/null 2>&1; then
 	say "warning: no OS user postgres; tests run as root need it (initdb refuses root)" >&2
 fi
 
-[ -x /usr/bin/chromium-headless-shell ] || { say "chromium-headless-shell missing after install" >&2; exit 1; }
-say "chromium: $(/usr/bin/chromium-headless-shell --version 2>/dev/null || echo /usr/bin/chromium-headless-shell)"
+if [ -n "$shell_optional" ]; then
+	say "installing with apt: chromium-headless-shell"
+	(apt_install chromium-headless-shell) ||
+		say "warning: chromium-headless-shell not installed; the e2e tests use /usr/bin/chromium (more CPU)" >&2
+fi
+chromium=/usr/bin/chromium-headless-shell
+[ -x "$chromium" ] || chromium=/usr/bin/chromium
+[ -x "$chromium" ] || { say "chromium-headless-shell missing after install" >&2; exit 1; }
+say "chromium: $("$chromium" --version 2>/dev/null || echo "$chromium")"
 
 NODE="$(command -v node)"
 say "node: $NODE $(node --version)"
