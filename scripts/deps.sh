@@ -86,10 +86,9 @@ npm_version() { # npm_version NAME
 		sed -n 's/^[[:space:]]*"version":[[:space:]]*"\([^"]*\)".*/\1/p' "$pkg_json" | head -n1
 	fi
 }
-playwright_version() { npm_version playwright-core; }
 # npm_needed: true when a pinned npm package is missing or at another version.
 npm_needed() {
-	[ "$(playwright_version)" != "$PLAYWRIGHT_CORE_VERSION" ] || [ "$(npm_version axe-core)" != "$AXE_CORE_VERSION" ] ||
+	[ "$(npm_version playwright-core)" != "$PLAYWRIGHT_CORE_VERSION" ] || [ "$(npm_version axe-core)" != "$AXE_CORE_VERSION" ] ||
 		[ "$(npm_version @canton-network/wallet-sdk)" != "$WALLET_SDK_VERSION" ]
 }
 

@@ -45,10 +45,6 @@ func (c *Cluster) pristine(ctx context.Context) (string, error) {
 			return "", fmt.Errorf("pgtest: %w", err)
 		}
 	}
-	if err := os.Chmod(tmp, 0o755); err != nil {
-		os.RemoveAll(tmp)
-		return "", fmt.Errorf("pgtest: %w", err)
-	}
 	if err := c.runInitdb(ctx, filepath.Join(tmp, "data")); err != nil {
 		os.RemoveAll(tmp)
 		return "", err
