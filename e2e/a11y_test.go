@@ -326,6 +326,22 @@ func TestSendAndAcceptByKeyboard(t *testing.T) {
 		t.Cleanup(func() { c.Close() })
 		p, err := c.NewPage()
 		must(t, err)
+		// What the page said (htmx logs a request that failed) is part
+		// of a failure's story.
+		var mu sync.Mutex
+		var said []string
+		p.On("console", func(m playwright.ConsoleMessage) {
+			mu.Lock()
+			defer mu.Unlock()
+			said = append(said, time.Now().Format("15:04:05.000 ")+m.Type()+": "+m.Text())
+		})
+		t.Cleanup(func() {
+			mu.Lock()
+			defer mu.Unlock()
+			if t.Failed() && len(said) > 0 {
+				t.Logf("%s's console:\n%s", p.URL(), strings.Join(said, "\n"))
+			}
+		})
 		return p
 	}
 	alice, bob := page(), page()
@@ -369,7 +385,10 @@ func TestSendAndAcceptByKeyboard(t *testing.T) {
 	tabTo(t, alice, "#send-description")
 	typeKeys(t, alice, "sent by keyboard")
 	must(t, alice.Keyboard().Press("Enter"))
-	must(t, alice.WaitForURL(srv.url+"/send?done=sent-offer"))
+	if err := alice.WaitForURL(srv.url + "/send?done=sent-offer"); err != nil {
+		form, _ := testID(alice, "send-form").InnerText(playwright.LocatorInnerTextOptions{Timeout: playwright.Float(2000)})
+		t.Fatalf("the send did not land (%v); the form says:\n%s", err, form)
+	}
 	must(t, expect.Locator(testID(alice, "flash")).ToContainText("Transfer offer sent"))
 
 	_, err = bob.Goto("/")

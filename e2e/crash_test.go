@@ -46,6 +46,14 @@ func startCrashServerWith(t *testing.T, bin, dbURL, dir, values string) *crashSe
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { logf.Close() })
+	t.Cleanup(func() {
+		// A failed test says what the wallet logged last: a CI run
+		// keeps nothing else of it.
+		if log, err := os.ReadFile(logf.Name()); err == nil && t.Failed() {
+			lines := strings.Split(strings.TrimSpace(string(log)), "\n")
+			t.Logf("the wallet's last log lines:\n%s", strings.Join(lines[max(0, len(lines)-60):], "\n"))
+		}
+	})
 	cmd.Stderr = logf
 	out, err := cmd.StdoutPipe()
 	if err != nil {
