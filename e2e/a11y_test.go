@@ -300,12 +300,12 @@ func keyboardLogin(t *testing.T, p playwright.Page, base, user string) {
 	tabTo(t, p, "#password")
 	typeKeys(t, p, user+"-devnet")
 	must(t, p.Keyboard().Press("Enter"))
-	must(t, p.WaitForURL(base+"/onboard"))
+	waitURL(t, p, base+"/onboard")
 	checkA11yWidths(t, p, user+" /onboard")
 	screenshot(t, p, "onboard") // always a new user here
 	tabTo(t, p, `[data-testid="onboard-submit"]`)
 	must(t, p.Keyboard().Press("Enter"))
-	must(t, p.WaitForURL(regexp.MustCompile(`^`+regexp.QuoteMeta(base)+`/(\?done=onboarded)?$`)))
+	waitURL(t, p, regexp.MustCompile(`^`+regexp.QuoteMeta(base)+`/(\?done=onboarded)?$`))
 }
 
 // TestSendAndAcceptByKeyboard: alice logs in, taps, and sends bob an
@@ -362,7 +362,7 @@ func TestSendAndAcceptByKeyboard(t *testing.T) {
 
 	tabTo(t, alice, `[data-testid="nav-send"]`)
 	must(t, alice.Keyboard().Press("Enter"))
-	must(t, alice.WaitForURL(srv.url+"/send"))
+	waitURL(t, alice, srv.url+"/send")
 	// The first Tab shows the skip link; Enter on it and one Tab more is
 	// the receiver field.
 	tabTo(t, alice, `[data-testid="skip-to-content"]`)
@@ -385,7 +385,7 @@ func TestSendAndAcceptByKeyboard(t *testing.T) {
 	tabTo(t, alice, "#send-description")
 	typeKeys(t, alice, "sent by keyboard")
 	must(t, alice.Keyboard().Press("Enter"))
-	if err := alice.WaitForURL(srv.url + "/send?done=sent-offer"); err != nil {
+	if err := waitURLErr(alice, srv.url+"/send?done=sent-offer", 30*time.Second); err != nil {
 		form, _ := testID(alice, "send-form").InnerText(playwright.LocatorInnerTextOptions{Timeout: playwright.Float(2000)})
 		t.Fatalf("the send did not land (%v); the form says:\n%s", err, form)
 	}
@@ -398,7 +398,7 @@ func TestSendAndAcceptByKeyboard(t *testing.T) {
 	must(t, bob.Keyboard().Press("Enter"))
 	tabTo(t, bob, `[data-testid="nav-offers"]`)
 	must(t, bob.Keyboard().Press("Enter"))
-	must(t, bob.WaitForURL(srv.url+"/offers"))
+	waitURL(t, bob, srv.url+"/offers")
 	tabTo(t, bob, `[data-testid="incoming-offers-row"] [data-testid="accept"]`)
 	must(t, bob.Keyboard().Press("Enter"))
 	must(t, expect.Locator(testID(bob, "flash")).ToContainText("accepted"))

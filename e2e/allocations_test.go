@@ -251,9 +251,9 @@ func TestDvPFromTheAllocationsPage(t *testing.T) {
 	card := bob.Locator(`[data-testid="incoming-card"][data-kind="allocations"][data-cid="` + trade + `"]`)
 	must(t, expect.Locator(card.GetByTestId("incoming-amount")).ToHaveText("12.50 CC"))
 	must(t, card.GetByTestId("incoming-allocations").Click())
-	must(t, bob.WaitForURL(base+"/allocations"))
+	waitURL(t, bob, base+"/allocations")
 	must(t, bob.Locator(`[data-testid="allocation-request"][data-cid="`+trade+`"] [data-leg="leg1"]`).GetByTestId("allocate").Click())
-	must(t, bob.WaitForURL(base+"/allocations?done=allocations-allocate"))
+	waitURL(t, bob, base+"/allocations?done=allocations-allocate")
 	must(t, expect.Locator(testID(bob, "leg-allocated")).ToHaveCount(1))
 	mustBalance(t, testID(bob, "allocations-balance"), "987.50 CC")
 

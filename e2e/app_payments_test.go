@@ -94,7 +94,7 @@ func TestAppPaymentThroughConfirmPage(t *testing.T) {
 	loginAt(t, p, base, "alice", false)
 	must(t, p.Locator("#tap-amount").Fill("1"))
 	must(t, testID(p, "tap-submit").Click())
-	must(t, p.WaitForURL(base+"/?done=tapped"))
+	waitURL(t, p, base+"/?done=tapped")
 	tapped, err := testID(p, "balance-cc").GetAttribute("title")
 	must(t, err)
 	payerParty, err := testID(p, "party-id").GetAttribute("title")
@@ -142,7 +142,7 @@ func TestAppPaymentThroughConfirmPage(t *testing.T) {
 	must(t, expect.Locator(testID(p, "confirm-total-usd")).ToContainText("USD"))
 	checkMinimalConfirm(t, p, "confirm payment")
 	must(t, testID(p, "confirm-accept").Click())
-	must(t, p.WaitForURL(back))
+	waitURL(t, p, back)
 	must(t, expect.Locator(testID(p, "app-thanks")).ToBeVisible())
 
 	// The app collects through the Ledger API.

@@ -53,7 +53,7 @@ func TestMintingDelegationsWithoutJavaScript(t *testing.T) {
 	p := newPage(t, false)
 	login(t, p, "admin", false)
 	navTo(t, p, "delegations")
-	must(t, p.WaitForURL(baseURL+"/delegations"))
+	waitURL(t, p, baseURL+"/delegations")
 	row := func(list, party string) playwright.Locator {
 		return p.Locator(`[data-testid="` + list + `"][data-beneficiary="` + party + `"]`)
 	}
@@ -61,12 +61,12 @@ func TestMintingDelegationsWithoutJavaScript(t *testing.T) {
 	must(t, expect.Locator(row("minting-proposal-row", fred)).ToHaveCount(1))
 
 	must(t, row("minting-proposal-row", erin).GetByTestId("minting-accept").Click())
-	must(t, p.WaitForURL(regexp.MustCompile(`/delegations\?done=delegations-accept$`)))
+	waitURL(t, p, regexp.MustCompile(`/delegations\?done=delegations-accept$`))
 	must(t, expect.Locator(testID(p, "flash")).ToContainText("accepted"))
 	must(t, expect.Locator(row("minting-active-row", erin).GetByTestId("merge-limit")).ToHaveText("5"))
 
 	must(t, row("minting-proposal-row", fred).GetByTestId("minting-reject").Click())
-	must(t, p.WaitForURL(regexp.MustCompile(`/delegations\?done=delegations-reject$`)))
+	waitURL(t, p, regexp.MustCompile(`/delegations\?done=delegations-reject$`))
 	must(t, expect.Locator(testID(p, "flash")).ToContainText("rejected"))
 	must(t, expect.Locator(row("minting-proposal-row", fred)).ToHaveCount(0))
 	must(t, expect.Locator(row("minting-active-row", fred)).ToHaveCount(0))
@@ -97,7 +97,7 @@ func TestMintingDelegationsWithoutJavaScript(t *testing.T) {
 	screenshot(t, p, "delegations")
 
 	must(t, row("minting-active-row", erin).GetByTestId("minting-withdraw").Click())
-	must(t, p.WaitForURL(regexp.MustCompile(`/delegations\?done=delegations-withdraw$`)))
+	waitURL(t, p, regexp.MustCompile(`/delegations\?done=delegations-withdraw$`))
 	must(t, expect.Locator(testID(p, "flash")).ToContainText("withdrawn"))
 	must(t, expect.Locator(row("minting-active-row", erin)).ToHaveCount(0))
 }

@@ -299,6 +299,45 @@ func must(t *testing.T, err error) {
 	}
 }
 
+// waitURL waits until p is at url (a string, the whole URL, or a
+// *regexp.Regexp) and has loaded its document, within the assertions'
+// timeout.
+func waitURL(t *testing.T, p playwright.Page, url any) {
+	t.Helper()
+	must(t, waitURLErr(p, url, 30*time.Second))
+}
+
+// waitURLErr is waitURL's wait, with its error. It is not
+// Page.WaitForURL: playwright-go's looks at the page's URL, then waits
+// for the next navigation (or load) event, and the driver's events are
+// read on another goroutine, so a navigation that lands in between is
+// missed and the wait runs out, long after the wallet served the page
+// (CI under load: TestSendAndAcceptByKeyboard, TestSendReviewByKeyboard).
+// Both checks here poll.
+func waitURLErr(p playwright.Page, url any, timeout time.Duration) error {
+	deadline := time.Now().Add(timeout)
+	if s, ok := url.(string); ok {
+		// Matched whole, as a pattern: the assertion would resolve a
+		// string against the context's base URL, and a whole URL too.
+		url = regexp.MustCompile(`^` + regexp.QuoteMeta(s) + `$`)
+	}
+	err := expect.Page(p).ToHaveURL(url, playwright.PageAssertionsToHaveURLOptions{Timeout: playwright.Float(float64(timeout.Milliseconds()))})
+	if err != nil {
+		return err
+	}
+	for {
+		// An evaluation can meet the document being replaced: try again.
+		state, err := p.Evaluate(`() => document.readyState`)
+		if err == nil && state == "complete" {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("%s not loaded in %s (readyState %v, %v)", p.URL(), timeout, state, err)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
 // mustOn is must for a step on page p: a failure also says where p was
 // and what it showed, so a step that timed out on a page other than the
 // one the test expected (an error page, a login) says so in CI's log.
@@ -392,7 +431,7 @@ func loginAt(t *testing.T, p playwright.Page, baseURL, user string, shots bool) 
 	must(t, p.Locator("#username").Fill(user))
 	must(t, p.Locator("#password").Fill(user+"-devnet"))
 	must(t, testID(p, "dev-login-submit").Click())
-	must(t, p.WaitForURL(regexp.MustCompile(`^`+regexp.QuoteMeta(baseURL)+`/(onboard)?$`)))
+	waitURL(t, p, regexp.MustCompile(`^`+regexp.QuoteMeta(baseURL)+`/(onboard)?$`))
 	if strings.HasSuffix(p.URL(), "/onboard") {
 		if shots {
 			screenshot(t, p, "onboard")
@@ -401,7 +440,7 @@ func loginAt(t *testing.T, p playwright.Page, baseURL, user string, shots bool) 
 		// Another test logging in as the same user may have onboarded it
 		// meanwhile (more likely while screenshots are taken): then the
 		// wallet says nothing new.
-		must(t, p.WaitForURL(regexp.MustCompile(`^`+regexp.QuoteMeta(baseURL)+`/(\?done=onboarded)?$`)))
+		waitURL(t, p, regexp.MustCompile(`^`+regexp.QuoteMeta(baseURL)+`/(\?done=onboarded)?$`))
 	}
 	must(t, expect.Locator(testID(p, "party-id")).ToContainText("::"))
 }
@@ -457,7 +496,7 @@ func TestTwoUsersOnboardTapAndSeeHistory(t *testing.T) {
 		want string
 	}{{alice, "20,000.00 CC"}, {bob, "1,000.00 CC"}} {
 		must(t, testID(u.p, "nav-history").Click())
-		must(t, u.p.WaitForURL(baseURL+"/history"))
+		waitURL(t, u.p, baseURL+"/history")
 		row := u.p.Locator(`[data-testid="history-row"][data-subtype="Tap"]`)
 		must(t, expect.Locator(row).ToHaveCount(1))
 		must(t, expect.Locator(row).ToContainText(u.want))
@@ -470,7 +509,7 @@ func TestAdminOnboardsAUserAndOthersAreRefused(t *testing.T) {
 	admin := newPage(t, true)
 	login(t, admin, "admin", false)
 	navTo(t, admin, "admin")
-	must(t, admin.WaitForURL(baseURL+"/admin"))
+	waitURL(t, admin, baseURL+"/admin")
 	// The automations' status comes from the scheduler.
 	must(t, expect.Locator(testID(admin, "automation-row")).Not().ToHaveCount(0))
 	must(t, admin.Locator("#onboard-name").Fill("carol"))
@@ -497,7 +536,7 @@ func TestLogoutEndsTheSession(t *testing.T) {
 	must(t, err)
 
 	must(t, testID(p, "logout").Click())
-	must(t, p.WaitForURL(baseURL+"/"))
+	waitURL(t, p, baseURL+"/")
 	must(t, expect.Locator(testID(p, "login-link")).ToBeVisible())
 	// A protected page now sends the browser to the login.
 	_, err = p.Goto("/history")
@@ -542,7 +581,7 @@ func TestWorksWithoutJavaScript(t *testing.T) {
 	login(t, p, "admin", false)
 	must(t, p.Locator("#tap-amount").Fill("1"))
 	must(t, testID(p, "tap-submit").Click())
-	must(t, p.WaitForURL(baseURL+"/?done=tapped"))
+	waitURL(t, p, baseURL+"/?done=tapped")
 	must(t, expect.Locator(testID(p, "holding-row")).Not().ToHaveCount(0))
 	must(t, expect.Locator(testID(p, "copy-party")).ToBeHidden())
 	// Filter the history with a plain GET form.
@@ -551,7 +590,7 @@ func TestWorksWithoutJavaScript(t *testing.T) {
 	_, err = p.Locator("#kind").SelectOption(playwright.SelectOptionValues{Values: &[]string{"balance_change"}})
 	must(t, err)
 	must(t, p.GetByRole("button", playwright.PageGetByRoleOptions{Name: "Filter"}).Click())
-	must(t, p.WaitForURL(regexp.MustCompile(`kind=balance_change`)))
+	waitURL(t, p, regexp.MustCompile(`kind=balance_change`))
 	must(t, expect.Locator(p.Locator(`[data-testid="history-row"][data-subtype="Onboarded"]`)).ToHaveCount(0))
 	must(t, expect.Locator(p.Locator(`[data-testid="history-row"][data-subtype="Tap"]`)).Not().ToHaveCount(0))
 	// The send form: the receiver check and errors are plain posts.
@@ -587,7 +626,7 @@ func sendForm(t *testing.T, p playwright.Page, to, amount, method string) {
 func sendFormWith(t *testing.T, p playwright.Page, to, amount, method, description string) {
 	t.Helper()
 	must(t, testID(p, "nav-send").Click())
-	must(t, p.WaitForURL(baseURL+"/send"))
+	waitURL(t, p, baseURL+"/send")
 	must(t, p.Locator("#send-receiver").Fill(to))
 	// The receiver check (htmx, 400 ms after typing) swaps the method
 	// choice; choose once its answer (the direct method, or why there is
@@ -627,7 +666,7 @@ func sendFormWith(t *testing.T, p playwright.Page, to, amount, method, descripti
 			}
 		}
 	}
-	must(t, p.WaitForURL(done))
+	waitURL(t, p, done)
 	must(t, expect.Locator(testID(p, "flash")).ToBeVisible())
 }
 
@@ -642,7 +681,7 @@ func offersPreapprovalInstructionsTraffic(t *testing.T, frank, grace playwright.
 	sendForm(t, frank, graceParty, "100", "offer")
 	screenshot(t, frank, "send")
 	navTo(t, grace, "offers")
-	must(t, grace.WaitForURL(baseURL+"/offers"))
+	waitURL(t, grace, baseURL+"/offers")
 	must(t, expect.Locator(testID(grace, "incoming-offers-row")).ToHaveCount(1))
 	must(t, expect.Locator(testID(grace, "incoming-offers-row")).ToContainText(frankParty))
 	screenshot(t, grace, "offers")
@@ -677,7 +716,7 @@ func offersPreapprovalInstructionsTraffic(t *testing.T, frank, grace playwright.
 	// preapproves: to a receiver with a preapproval it completes at once).
 	sendForm(t, frank, graceParty, "50", "instruction")
 	navTo(t, frank, "offers")
-	must(t, frank.WaitForURL(baseURL+"/offers"))
+	waitURL(t, frank, baseURL+"/offers")
 	must(t, expect.Locator(testID(frank, "outgoing-instructions-row")).ToHaveCount(1))
 	must(t, testID(frank, "outgoing-instructions-row").GetByTestId("withdraw").Click())
 	must(t, expect.Locator(testID(frank, "flash")).ToContainText("withdrawn"))
@@ -685,7 +724,7 @@ func offersPreapprovalInstructionsTraffic(t *testing.T, frank, grace playwright.
 
 	// A preapproval, then a one-step transfer.
 	navTo(t, grace, "approvals")
-	must(t, grace.WaitForURL(baseURL+"/approvals"))
+	waitURL(t, grace, baseURL+"/approvals")
 	must(t, testID(grace, "preapproval-create").Click())
 	must(t, expect.Locator(testID(grace, "preapproval-active")).ToContainText("expires in 90 d"))
 	screenshot(t, grace, "approvals")
@@ -696,7 +735,7 @@ func offersPreapprovalInstructionsTraffic(t *testing.T, frank, grace playwright.
 
 	// Traffic for the validator: price first, then the request's status.
 	navTo(t, frank, "traffic")
-	must(t, frank.WaitForURL(baseURL+"/traffic"))
+	waitURL(t, frank, baseURL+"/traffic")
 	must(t, frank.Locator("#traffic-amount").Fill("200000"))
 	must(t, testID(frank, "traffic-quote-submit").Click())
 	must(t, expect.Locator(testID(frank, "traffic-cost-cc")).ToContainText("CC"))
@@ -750,5 +789,5 @@ func TestUnknownPageHasAWayHome(t *testing.T) {
 	must(t, expect.Locator(testID(p, "error-message")).ToContainText("There is no page at /no-such-page."))
 	must(t, expect.Locator(testID(p, "nav")).ToBeVisible())
 	must(t, testID(p, "error-home").Click())
-	must(t, p.WaitForURL(baseURL+"/"))
+	waitURL(t, p, baseURL+"/")
 }

@@ -15,7 +15,7 @@ func TestAPIExplorerCallsAsTheUser(t *testing.T) {
 	p := newPage(t, true)
 	loginAt(t, p, base, "bob", false)
 	must(t, testID(p, "footer-api").Click())
-	must(t, p.WaitForURL(base+"/api-explorer"))
+	waitURL(t, p, base+"/api-explorer")
 
 	tap := testID(p, "op-wallet-internal-tap")
 	must(t, tap.Locator("summary").Click())

@@ -203,7 +203,7 @@ func TestIncomingOnHomeLive(t *testing.T) {
 	must(t, testID(alice, "method-instruction").Check())
 	must(t, alice.Locator("#send-amount").Fill("4"))
 	must(t, testID(alice, "send-submit").Click())
-	must(t, alice.WaitForURL(base+"/send?done=sent-instruction"))
+	waitURL(t, alice, base+"/send?done=sent-instruction")
 	card = bob.Locator(`[data-testid="incoming-card"][data-kind="instructions"]`)
 	must(t, expect.Locator(card).ToBeVisible())
 	must(t, expect.Locator(card).ToContainText("Transfer instruction from"))
@@ -257,7 +257,7 @@ func TestSendDefaultsAndExpiryChoice(t *testing.T) {
 	must(t, expect.Locator(testID(alice, "method-offer")).ToBeChecked())
 	sent := time.Now().UTC()
 	must(t, testID(alice, "send-submit").Click())
-	must(t, alice.WaitForURL(base+"/send?done=sent-offer"))
+	waitURL(t, alice, base+"/send?done=sent-offer")
 
 	_, err = bob.Goto(base + "/")
 	must(t, err)

@@ -31,7 +31,7 @@ func TestHydraLoginRefusalPages(t *testing.T) {
 		p := newPage(t, true)
 		hydraFillLogin(t, p, w, "mallory")
 		must(t, p.Locator("#idp-submit").Click())
-		must(t, p.WaitForURL(regexp.MustCompile(regexp.QuoteMeta(w.url)+`/auth/callback`)))
+		waitURL(t, p, regexp.MustCompile(regexp.QuoteMeta(w.url)+`/auth/callback`))
 		refusal(t, p, 0, nil, "You did not allow the wallet to use your account")
 	})
 
@@ -59,7 +59,7 @@ func TestHydraLoginRefusalPages(t *testing.T) {
 		// ten minutes; gone, the callback cannot be matched.
 		must(t, p.Context().ClearCookies(playwright.BrowserContextClearCookiesOptions{Name: "ccwallet_login"}))
 		must(t, p.Locator("#idp-submit").Click())
-		must(t, p.WaitForURL(regexp.MustCompile(regexp.QuoteMeta(w.url)+`/auth/callback`)))
+		waitURL(t, p, regexp.MustCompile(regexp.QuoteMeta(w.url)+`/auth/callback`))
 		refusal(t, p, 0, nil, "expired or was already used")
 	})
 

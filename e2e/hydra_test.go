@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/playwright-community/playwright-go"
 )
@@ -46,13 +47,13 @@ func hydraFillLogin(t *testing.T, p playwright.Page, w hydraWallet, user string)
 // hydraHome waits for the wallet's home (onboarding first when new).
 func hydraHome(t *testing.T, p playwright.Page, w hydraWallet) {
 	t.Helper()
-	if err := p.WaitForURL(regexp.MustCompile(`^` + regexp.QuoteMeta(w.url) + `/(onboard)?$`)); err != nil {
+	if err := waitURLErr(p, regexp.MustCompile(`^`+regexp.QuoteMeta(w.url)+`/(onboard)?$`), 30*time.Second); err != nil {
 		c, _ := p.Content()
 		t.Fatalf("not home but %s: %v\n%s", p.URL(), err, c)
 	}
 	if strings.HasSuffix(p.URL(), "/onboard") {
 		must(t, testID(p, "onboard-submit").Click())
-		must(t, p.WaitForURL(regexp.MustCompile(`^`+regexp.QuoteMeta(w.url)+`/(\?done=onboarded)?$`)))
+		waitURL(t, p, regexp.MustCompile(`^`+regexp.QuoteMeta(w.url)+`/(\?done=onboarded)?$`))
 	}
 	must(t, expect.Locator(testID(p, "party-id")).ToContainText("::"))
 }
@@ -85,7 +86,7 @@ func TestHydraBrowserLoginSendLogout(t *testing.T) {
 		must(t, p.Locator("#send-amount").Fill("5"))
 		must(t, p.Locator("#send-description").Fill("via hydra"))
 		must(t, testID(p, "send-submit").Click())
-		must(t, p.WaitForURL(w.url+"/send?done=sent-offer"))
+		waitURL(t, p, w.url+"/send?done=sent-offer")
 		forms := h.forms("hugo")
 
 		// The wallet's session ends (cookie gone), Hydra's lives: the

@@ -23,7 +23,7 @@ func TestHydraUserClaimMissingFromTokens(t *testing.T) {
 	p := newPage(t, true)
 	hydraFillLogin(t, p, w, "nora")
 	must(t, p.Locator("#idp-submit").Click())
-	must(t, p.WaitForURL(regexp.MustCompile(regexp.QuoteMeta(w.url)+`/auth/callback`)))
+	waitURL(t, p, regexp.MustCompile(regexp.QuoteMeta(w.url)+`/auth/callback`))
 	onPage(t, p, expect.Locator(testID(p, "login-error")).ToContainText(`does not carry "employee_number", the claim this wallet names its users by`))
 	onPage(t, p, expect.Locator(testID(p, "login-link")).ToBeVisible())
 	log, err := os.ReadFile(filepath.Join(w.dir, "crash.log"))

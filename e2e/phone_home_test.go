@@ -67,7 +67,7 @@ func TestPhoneHomeBalanceFirst(t *testing.T) {
 	must(t, bob.Locator("#send-receiver").Fill(aliceParty))
 	must(t, bob.Locator("#send-amount").Fill("7"))
 	must(t, testID(bob, "send-submit").Click())
-	must(t, bob.WaitForURL(base+"/send?done=sent-offer"))
+	waitURL(t, bob, base+"/send?done=sent-offer")
 
 	for _, w := range []int{390, 1280} {
 		must(t, bob.SetViewportSize(w, 844))
@@ -174,7 +174,7 @@ func TestPhoneNavTabs(t *testing.T) {
 	// More opens the other pages, and marks itself when one is open.
 	must(t, expect.Locator(testID(alice, "nav-offers")).Not().ToBeVisible())
 	navTo(t, alice, "offers")
-	must(t, alice.WaitForURL(baseURL+"/offers"))
+	waitURL(t, alice, baseURL+"/offers")
 	must(t, expect.Locator(testID(alice, "nav-more")).ToHaveAttribute("aria-current", "true"))
 	must(t, expect.Locator(testID(alice, "nav-group-operator")).ToHaveCount(0))
 	must(t, expect.Locator(testID(alice, "nav-delegations")).ToHaveCount(0))
@@ -198,7 +198,7 @@ func TestPhoneNavTabs(t *testing.T) {
 		}
 	}
 	navTo(t, admin, "delegations")
-	must(t, admin.WaitForURL(baseURL+"/delegations"))
+	waitURL(t, admin, baseURL+"/delegations")
 
 	// At 1280 px the admin's navigation is one line.
 	must(t, admin.SetViewportSize(1280, 800))
@@ -306,14 +306,14 @@ func TestPhoneFirstRunAndMinimalPages(t *testing.T) {
 	must(t, p.Locator("#username").Fill("alice"))
 	must(t, p.Locator("#password").Fill("alice-devnet"))
 	must(t, testID(p, "dev-login-submit").Click())
-	must(t, p.WaitForURL(base+"/onboard"))
+	waitURL(t, p, base+"/onboard")
 	for _, sel := range []string{`nav[data-testid="nav"]`, "footer.foot"} {
 		if n, err := p.Locator(sel).Count(); err != nil || n != 0 {
 			t.Errorf("onboarding has %s (%d), want a minimal layout", sel, n)
 		}
 	}
 	must(t, testID(p, "onboard-submit").Click())
-	must(t, p.WaitForURL(regexp.MustCompile(`/(\?done=onboarded)?$`)))
+	waitURL(t, p, regexp.MustCompile(`/(\?done=onboarded)?$`))
 
 	card := testID(p, "first-coin")
 	must(t, expect.Locator(card).ToContainText("Get your first coin"))

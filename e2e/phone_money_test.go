@@ -214,12 +214,12 @@ func TestReceivePage(t *testing.T) {
 	must(t, expect.Locator(sw).ToHaveAttribute("aria-checked", "false"))
 	must(t, sw.Focus())
 	must(t, bob.Keyboard().Press("Enter"))
-	must(t, bob.WaitForURL(regexp.MustCompile(`/receive\?done=preapproved$`)))
+	waitURL(t, bob, regexp.MustCompile(`/receive\?done=preapproved$`))
 	must(t, expect.Locator(sw).ToHaveAttribute("aria-checked", "true"))
 	must(t, expect.Locator(testID(bob, "receive-preapproval-expires")).ToHaveText(regexp.MustCompile(`^in \d+ (d|h)$`)))
 	checkA11y(t, bob, "receive with direct transfers on")
 	must(t, sw.Click())
-	must(t, bob.WaitForURL(regexp.MustCompile(`/receive\?done=preapproval-revoked$`)))
+	waitURL(t, bob, regexp.MustCompile(`/receive\?done=preapproval-revoked$`))
 	must(t, expect.Locator(sw).ToHaveAttribute("aria-checked", "false"))
 
 	// Without JavaScript: no Copy button, the ID is there to select, the
@@ -232,7 +232,7 @@ func TestReceivePage(t *testing.T) {
 	must(t, expect.Locator(testID(nojs, "receive-party")).ToHaveValue(party))
 	must(t, expect.Locator(testID(nojs, "receive-qr")).ToBeVisible())
 	must(t, testID(nojs, "receive-preapproval-switch").Click())
-	must(t, nojs.WaitForURL(regexp.MustCompile(`/receive\?done=preapproved$`)))
+	waitURL(t, nojs, regexp.MustCompile(`/receive\?done=preapproved$`))
 	must(t, expect.Locator(testID(nojs, "receive-preapproval-on")).ToBeVisible())
 }
 
@@ -303,7 +303,7 @@ func TestSendWithRails(t *testing.T) {
 		must(t, expect.Locator(alice.Locator("#send-description")).ToHaveValue("lunch"))
 		must(t, testID(alice, "send-submit").Click())
 		must(t, testID(alice, "send-confirm").Click())
-		must(t, alice.WaitForURL(regexp.MustCompile(`/send\?done=sent-direct$`)))
+		waitURL(t, alice, regexp.MustCompile(`/send\?done=sent-direct$`))
 	}
 	for _, p := range problems {
 		t.Error(p)
@@ -328,7 +328,7 @@ func TestSendWithRails(t *testing.T) {
 	must(t, testID(nojs, "send-submit").Click())
 	must(t, expect.Locator(testID(nojs, "send-review-usd")).ToHaveText("0.01 USD"))
 	must(t, testID(nojs, "send-confirm").Click())
-	must(t, nojs.WaitForURL(regexp.MustCompile(`/send\?done=sent-direct$`)))
+	waitURL(t, nojs, regexp.MustCompile(`/send\?done=sent-direct$`))
 }
 
 // balanceOnSend reads the send page's available balance, exact.

@@ -26,9 +26,9 @@ func TestFormRateLimitInBrowser(t *testing.T) {
 	must(t, p.Locator("#username").Fill("alice"))
 	must(t, p.Locator("#password").Fill("alice-devnet"))
 	must(t, testID(p, "dev-login-submit").Click())
-	must(t, p.WaitForURL(srv.url+"/onboard"))
+	waitURL(t, p, srv.url+"/onboard")
 	must(t, testID(p, "onboard-submit").Click()) // form post 1
-	must(t, p.WaitForURL(srv.url+"/?done=onboarded"))
+	waitURL(t, p, srv.url+"/?done=onboarded")
 	for range 2 { // posts 2 and 3
 		// The first tap's live update swaps the first-coin card for the
 		// faucet further down; once (CI, 4 e2e tests at once) neither was

@@ -4,8 +4,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
-
-	"github.com/playwright-community/playwright-go"
+	"time"
 )
 
 // TestLoginNextStaysOnOrigin: issue 21's open redirects, judged by the real
@@ -27,7 +26,7 @@ func TestLoginNextStaysOnOrigin(t *testing.T) {
 	must(t, p.Locator("#password").Fill("bob-devnet"))
 	must(t, testID(p, "dev-login-submit").Click())
 	home := regexp.MustCompile(`^` + regexp.QuoteMeta(baseURL) + `/(onboard)?$`)
-	if err := p.WaitForURL(home, playwright.PageWaitForURLOptions{Timeout: playwright.Float(15000)}); err != nil {
+	if err := waitURLErr(p, home, 15*time.Second); err != nil {
 		t.Fatalf("the login did not end on the wallet's home (browser at %s): %v", p.URL(), err)
 	}
 	for _, next := range []string{"/%09/evil.example", "/../%5Cevil.example", "%2F%2Fevil.example", "/%5C%5Cevil.example"} {

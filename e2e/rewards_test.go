@@ -42,7 +42,7 @@ func TestRewardsPageAndCharts(t *testing.T) {
 	must(t, admin.Locator("#username").Fill("admin"))
 	must(t, admin.Locator("#password").Fill("admin-devnet"))
 	must(t, testID(admin, "dev-login-submit").Click())
-	must(t, admin.WaitForURL(srv.url+"/"))
+	waitURL(t, admin, srv.url+"/")
 	for _, usd := range []string{"10", "5"} {
 		must(t, admin.Locator("#tap-amount").Fill(usd))
 		must(t, testID(admin, "tap-submit").Click())
@@ -57,7 +57,7 @@ func TestRewardsPageAndCharts(t *testing.T) {
 	post("/v0/admin/devnet/advance-rounds", "admin", `{"rounds":4}`)
 
 	navTo(t, admin, "rewards")
-	must(t, admin.WaitForURL(srv.url+"/rewards"))
+	waitURL(t, admin, srv.url+"/rewards")
 	collected := admin.Locator(`[data-testid="reward-row"][data-kind="validator"][data-collected="true"]`)
 	must(t, expect.Locator(collected.First()).ToContainText("collected in update 1220…"))
 	pending := admin.Locator(`[data-testid="reward-row"][data-kind="liveness"][data-collected="false"]`)

@@ -29,19 +29,29 @@ func TestWalletSDKFlows(t *testing.T) {
 	})
 }
 
+// sdkWalletValues configure the SDK flows' wallets: no rate limit, and
+// the expiry automation (every 30 s by default) out of the scripts' way.
+// Splice leaves an instruction past its deadline for its sender to
+// withdraw or its receiver to reject, which a flow checks; this wallet's
+// automation ends it itself (jobs tests that), and when its run fell
+// between the deadline and the withdrawal the flow failed (seen under
+// load: "AmuletTransferInstruction ... not found").
+const sdkWalletValues = "rateLimit: {burst: 0}\nautomation: {expiryInterval: 1h}\n"
+
 // forEachSDKEngine runs fn against a fresh wallet on SQLite and one on
 // Postgres, in parallel.
 func forEachSDKEngine(t *testing.T, fn func(t *testing.T, base, ledgerAPI string)) {
 	t.Helper()
 	t.Run("sqlite", func(t *testing.T) {
 		t.Parallel()
-		base, ledgerAPI := ownWalletWithLedgerAPI(t)
-		fn(t, base, ledgerAPI)
+		dir := t.TempDir()
+		srv := startCrashServerWith(t, walletBin, filepath.Join(dir, "wallet.db"), dir, sdkWalletValues)
+		fn(t, srv.url, lastLedgerAPI(t, dir))
 	})
 	t.Run("postgres", func(t *testing.T) {
 		t.Parallel()
 		bin, dbURL, dir := crashEnv(t)
-		srv := startCrashServer(t, bin, dbURL, dir)
+		srv := startCrashServerWith(t, bin, dbURL, dir, sdkWalletValues)
 		fn(t, srv.url, lastLedgerAPI(t, dir))
 	})
 }

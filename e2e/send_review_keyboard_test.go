@@ -52,7 +52,7 @@ func TestSendReviewByKeyboard(t *testing.T) {
 		}
 		tabTo(t, alice, `[data-testid="send-confirm"]`)
 		must(t, alice.Keyboard().Press("Enter"))
-		must(t, alice.WaitForURL(regexp.MustCompile(`/send\?done=sent-direct$`)))
+		waitURL(t, alice, regexp.MustCompile(`/send\?done=sent-direct$`))
 		must(t, expect.Locator(testID(alice, "flash")).ToContainText("Sent."))
 		if match, what, ring := focusedWhenSettled(t, alice, "#flash"); !match || !ring {
 			t.Errorf("%s: after sending the focus is on %s (ring %v), want the message saying it was sent", where, what, ring)

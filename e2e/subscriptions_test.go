@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/playwright-community/playwright-go"
 )
@@ -47,7 +48,7 @@ func TestSubscriptionConfirmAndRenewal(t *testing.T) {
 	loginAt(t, p, srv.url, "alice", false)
 	must(t, p.Locator("#tap-amount").Fill("10"))
 	must(t, testID(p, "tap-submit").Click())
-	must(t, p.WaitForURL(srv.url+"/?done=tapped"))
+	waitURL(t, p, srv.url+"/?done=tapped")
 	alice := partyOf(t, p)
 
 	var shopParty struct {
@@ -72,7 +73,7 @@ func TestSubscriptionConfirmAndRenewal(t *testing.T) {
 	must(t, expect.Locator(card.GetByTestId("subscription-every")).ToHaveText("1 day"))
 	must(t, expect.Locator(testID(p, "confirm-redirect")).ToContainText(shop.URL))
 	must(t, testID(p, "confirm-accept").Click())
-	if err := p.WaitForURL(shop.URL + "/thanks"); err != nil {
+	if err := waitURLErr(p, shop.URL+"/thanks", 30*time.Second); err != nil {
 		html, _ := p.Content()
 		t.Fatalf("after accept: %v at %s\n%.3000s", err, p.URL(), html)
 	}
