@@ -144,6 +144,29 @@ func ContractsByIDs(ctx context.Context, db bun.IDB, ids []coin.ContractID) (map
 	return out, nil
 }
 
+// ActiveSynchronizers is the synchronizer of each of ids that is active
+// (archived and unknown ones are left out): whether contracts whose
+// content a caller already has are still there, without reading it.
+func ActiveSynchronizers(ctx context.Context, db bun.IDB, ids []coin.ContractID) (map[coin.ContractID]string, error) {
+	out := make(map[coin.ContractID]string, len(ids))
+	for start := 0; start < len(ids); start += 500 {
+		end := min(start+500, len(ids))
+		var rows []struct {
+			ContractID     coin.ContractID `bun:"contract_id"`
+			SynchronizerID string          `bun:"synchronizer_id"`
+		}
+		err := db.NewSelect().Table("contracts").Column("contract_id", "synchronizer_id").
+			Where("contract_id IN (?)", bun.List(ids[start:end])).Where("archived_offset IS NULL").Scan(ctx, &rows)
+		if err != nil {
+			return nil, fmt.Errorf("active contracts: %w", Normalize(err))
+		}
+		for _, r := range rows {
+			out[r.ContractID] = r.SynchronizerID
+		}
+	}
+	return out, nil
+}
+
 // ActiveContractsByTemplate lists active contracts of a template whose
 // stakeholders include party (any party when empty).
 func ActiveContractsByTemplate(ctx context.Context, db bun.IDB, templateID string, party coin.PartyID) ([]Contract, error) {

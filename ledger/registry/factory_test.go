@@ -2,14 +2,17 @@ package registry_test
 
 import (
 	"context"
+	"errors"
 	"testing"
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/featured"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
+	"github.com/ccwallet/ccwallet/ledger/reassign"
 	"github.com/ccwallet/ccwallet/ledger/registry"
 	"github.com/ccwallet/ccwallet/store"
+	"github.com/google/go-cmp/cmp"
 )
 
 // TestRememberedFactory: the registry remembers the factory's ID, and
@@ -113,6 +116,53 @@ func TestRememberedRoundAndFeaturedRight(t *testing.T) {
 		last := answer("after a round opened", true)
 		if last.Context.Values[registry.ContextOpenRound] == first.Context.Values[registry.ContextOpenRound] {
 			t.Fatal("the round did not change: the test checks nothing")
+		}
+	})
+}
+
+// TestRememberedViewsFollowTheContracts: the views of disclosed
+// contracts are remembered, but an answer still sees a contract
+// archived or moved to another synchronizer since.
+func TestRememberedViewsFollowTheContracts(t *testing.T) {
+	ledgertest.ForEachEngine(t, func(t *testing.T, l *ledger.Ledger) {
+		ctx := context.Background()
+		s := registry.New(l)
+		bob := ledgertest.Party(t, l)
+		pre, _, err := l.Preapprovals().Create(ctx, bob)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rules := l.RulesContractID()
+		var first []registry.DisclosedContract
+		for i := range 2 { // read, then remembered
+			got, err := registry.Disclosed(ctx, s, rules, pre)
+			if err != nil || len(got) != 2 || got[0].Contract.ContractID != rules || got[1].Contract.ContractID != pre {
+				t.Fatalf("disclosed = %+v, %v", got, err)
+			}
+			if i == 1 && !cmp.Equal(first, got) {
+				t.Fatalf("remembered views differ (-read +remembered):\n%s", cmp.Diff(first, got))
+			}
+			first = got
+		}
+		const target = "global-domain::1220feedfeed"
+		if err := reassign.New(l).Begin(ctx, rules, target); err != nil {
+			t.Fatal(err)
+		}
+		if err := reassign.New(l).Complete(ctx, rules); err != nil {
+			t.Fatal(err)
+		}
+		got, err := registry.Disclosed(ctx, s, rules)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got[0].Contract.SynchronizerID != target {
+			t.Fatalf("after the reassignment: on %s, want synchronizer %s", got[0].Contract.SynchronizerID, target)
+		}
+		if err := l.Preapprovals().Cancel(ctx, bob); err != nil {
+			t.Fatal(err)
+		}
+		if got, err := registry.Disclosed(ctx, s, rules, pre); !errors.Is(err, ledger.ErrNotFound) {
+			t.Fatalf("after the preapproval's cancellation: %+v, %v; want ErrNotFound", got, err)
 		}
 	})
 }

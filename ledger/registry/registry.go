@@ -57,7 +57,20 @@ type Service struct {
 	// is then read afresh (withFactory).
 	round    atomic.Pointer[roundMemo]
 	featured *ttlcache.Cache[coin.PartyID, featuredMemo]
+	// views are the contracts answers disclosed, by id: a contract's
+	// content never changes, so an answer that finds them all here reads
+	// only which are active and on which synchronizer (a reassignment
+	// moves one), not their payloads (the AmuletRules' is kilobytes).
+	views *ttlcache.Cache[coin.ContractID, DisclosedContract]
 }
+
+// viewTTL and maxViews bound the disclosed contracts remembered: the
+// factory's few, the rounds, the preapprovals and featured-app rights
+// of the receivers in use, the locks of instructions being settled.
+const (
+	viewTTL  = time.Hour
+	maxViews = 10000
+)
 
 // memoTTL bounds how long a factory answer trusts a remembered round or
 // featured-app right, on the ledger's clock (the usable round depends on
@@ -83,7 +96,8 @@ type featuredMemo struct {
 
 // New builds l's registry reads.
 func New(l *ledger.Ledger) *Service {
-	s := &Service{l: l, featured: ttlcache.New[coin.PartyID, featuredMemo](memoTTL, memoProviders)}
+	s := &Service{l: l, featured: ttlcache.New[coin.PartyID, featuredMemo](memoTTL, memoProviders),
+		views: ttlcache.New[coin.ContractID, DisclosedContract](viewTTL, maxViews)}
 	l.OnRestore(s.forgetFactory)
 	return s
 }
@@ -93,6 +107,7 @@ func (s *Service) forgetFactory() {
 	s.factory.Store(coin.ContractID(""))
 	s.round.Store(nil)
 	s.featured.Clear()
+	s.views.Clear()
 }
 
 // usableRound is the ledger's usable round's contract, and whether it was
@@ -247,6 +262,10 @@ func (s *Service) disclose(ctx context.Context, ids ...coin.ContractID) ([]Discl
 
 // disclosed is disclose once ledger.RefuseReassigning has passed.
 func (s *Service) disclosed(ctx context.Context, ids ...coin.ContractID) ([]DisclosedContract, error) {
+	if out, ok, err := s.rememberedViews(ctx, ids); ok || err != nil {
+		return out, err
+	}
+	now, gen := s.l.Now(), s.views.Generation()
 	cs, err := store.ContractsByIDs(ctx, s.l.DB(), ids)
 	if err != nil {
 		return nil, err
@@ -257,9 +276,38 @@ func (s *Service) disclosed(ctx context.Context, ids ...coin.ContractID) ([]Disc
 		if !ok || c.ArchivedOffset != nil {
 			return nil, fmt.Errorf("contract %s: %w", id, ledger.ErrNotFound)
 		}
-		out = append(out, DisclosedContract{Contract: s.l.ContractView(c), PackageName: packageName(c.TemplateID)})
+		d := DisclosedContract{Contract: s.l.ContractView(c), PackageName: packageName(c.TemplateID)}
+		s.views.Put(id, d, now, gen)
+		out = append(out, d)
 	}
 	return out, nil
+}
+
+// rememberedViews is disclosed from the views remembered, when there is
+// one of every contract and each is still active on the synchronizer it
+// was on; ok is false when one must be read.
+func (s *Service) rememberedViews(ctx context.Context, ids []coin.ContractID) (out []DisclosedContract, ok bool, err error) {
+	now := s.l.Now()
+	out = make([]DisclosedContract, len(ids))
+	for i, id := range ids {
+		if out[i], ok = s.views.Get(id, now); !ok {
+			return nil, false, nil
+		}
+	}
+	active, err := store.ActiveSynchronizers(ctx, s.l.DB(), ids)
+	if err != nil {
+		return nil, false, err
+	}
+	for i, id := range ids {
+		sync, isActive := active[id]
+		if !isActive {
+			return nil, false, fmt.Errorf("contract %s: %w", id, ledger.ErrNotFound)
+		}
+		if sync != out[i].Contract.SynchronizerID {
+			return nil, false, nil // reassigned since
+		}
+	}
+	return out, true, nil
 }
 
 // TransferFactory is the registry's transfer-factory answer.
