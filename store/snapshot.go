@@ -307,6 +307,11 @@ func (db *DB) RestoreSnapshot(ctx context.Context, dir, name string) error {
 	}
 	// ATTACH holds for the connection, outside any transaction: this one
 	// connection attaches, restores in one transaction and detaches.
+	release, err := db.writerSlot(ctx)
+	if err != nil {
+		return err
+	}
+	defer release()
 	conn, err := db.Conn(ctx)
 	if err != nil {
 		return fmt.Errorf("restore snapshot %s: %w", name, Normalize(err))

@@ -62,6 +62,9 @@ type DB struct {
 	log  *slog.Logger
 	// watch tracks the write transactions running, for StableEnd.
 	watch writeWatch
+	// writer is SQLite's one writer's place in this process (RunInTx);
+	// nil on Postgres.
+	writer chan struct{}
 }
 
 // Open connects to the database described by cfg. It does not migrate.
@@ -115,7 +118,7 @@ func Open(ctx context.Context, cfg Config, log *slog.Logger) (*DB, error) {
 	// One writer at a time is SQLite's model; a small pool still lets reads
 	// proceed beside the writer under WAL.
 	sqldb.SetMaxOpenConns(4)
-	db := &DB{DB: bun.NewDB(sqldb, sqlitedialect.New()), Engine: SQLite, Path: path, log: log}
+	db := &DB{DB: bun.NewDB(sqldb, sqlitedialect.New()), Engine: SQLite, Path: path, log: log, writer: make(chan struct{}, 1)}
 	if err := pingSQLite(ctx, db); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("open sqlite %s: %w", path, err)
@@ -211,6 +214,37 @@ func (db *DB) InSnapshot(ctx context.Context, fn func(ctx context.Context, tx bu
 		opts = &sql.TxOptions{Isolation: sql.LevelRepeatableRead, ReadOnly: true}
 	}
 	return db.RunInTx(ctx, opts, fn)
+}
+
+// RunInTx is bun's RunInTx, but on SQLite the transaction first takes
+// the one writer's place in this process. _txlock=immediate makes every
+// BEGIN take the database's write lock, and a BEGIN waiting for it (up to
+// busy_timeout, 10 s) holds one of the pool's 4 connections: three
+// transactions waiting so left none for the fourth, which held the lock
+// and read through the pool while it ran (a user's rights, a cache
+// filled outside the transaction), and all four stalled for the busy
+// timeout. A transaction waiting here holds no connection.
+func (db *DB) RunInTx(ctx context.Context, opts *sql.TxOptions, fn func(ctx context.Context, tx bun.Tx) error) error {
+	release, err := db.writerSlot(ctx)
+	if err != nil {
+		return err
+	}
+	defer release()
+	return db.DB.RunInTx(ctx, opts, fn)
+}
+
+// writerSlot waits for SQLite's writer's place (see RunInTx); on Postgres
+// it returns at once.
+func (db *DB) writerSlot(ctx context.Context) (release func(), err error) {
+	if db.writer == nil {
+		return func() {}, nil
+	}
+	select {
+	case db.writer <- struct{}{}:
+		return func() { <-db.writer }, nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
 }
 
 // RetryTx runs a transaction until it succeeds, fails for good, or has
