@@ -20,6 +20,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
+	"github.com/ccwallet/ccwallet/ledger/users"
 	"github.com/ccwallet/ccwallet/store/pgtest"
 )
 
@@ -286,7 +287,7 @@ func newSendLoad(b testing.TB, e *httpEnv, parties int) *sendLoad {
 	g := &sendLoad{b: b, e: e}
 	for i := range parties {
 		name := fmt.Sprintf("sender-%03d", i)
-		p, err := e.l.Users().Onboard(ctx, name, "")
+		p, err := users.Of(e.l).Onboard(ctx, name, "")
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -299,7 +300,7 @@ func newSendLoad(b testing.TB, e *httpEnv, parties int) *sendLoad {
 		g.senders = append(g.senders, p)
 		g.tokens = append(g.tokens, e.token(name))
 
-		r, err := e.l.Users().Onboard(ctx, fmt.Sprintf("receiver-%03d", i), "")
+		r, err := users.Of(e.l).Onboard(ctx, fmt.Sprintf("receiver-%03d", i), "")
 		if err != nil {
 			b.Fatal(err)
 		}

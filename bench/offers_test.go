@@ -10,6 +10,7 @@ import (
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
+	"github.com/ccwallet/ccwallet/ledger/users"
 )
 
 // BenchmarkOffersPageUnderSpam: server time to render a receiver's Offers
@@ -21,13 +22,13 @@ import (
 func BenchmarkOffersPageUnderSpam(b *testing.B) {
 	ctx := context.Background()
 	e := newHTTPEnv(b)
-	bob, err := e.l.Users().Onboard(ctx, "bob", "")
+	bob, err := users.Of(e.l).Onboard(ctx, "bob", "")
 	if err != nil {
 		b.Fatal(err)
 	}
 	per := ledger.DefaultOfferLimits.MaxOpenPerReceiver
 	for s := range 3000 / per {
-		sender, err := e.l.Users().Onboard(ctx, fmt.Sprintf("spammer-%d", s), "")
+		sender, err := users.Of(e.l).Onboard(ctx, fmt.Sprintf("spammer-%d", s), "")
 		if err != nil {
 			b.Fatal(err)
 		}

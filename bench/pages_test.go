@@ -14,6 +14,7 @@ import (
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
+	"github.com/ccwallet/ccwallet/ledger/users"
 )
 
 // pageRequests is how many times each page is fetched for its quantiles.
@@ -58,7 +59,7 @@ func BenchmarkHomePage(b *testing.B) {
 	}
 
 	// A fresh user with one holding, for the size of a typical first visit.
-	fresh, err := e.l.Users().Onboard(ctx, "fresh", "")
+	fresh, err := users.Of(e.l).Onboard(ctx, "fresh", "")
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -235,11 +236,11 @@ func BenchmarkHistoryPage(b *testing.B) {
 // row of a real send, the row seedHistory copies.
 func seededUser(b *testing.B, e *httpEnv, user string) coin.PartyID {
 	ctx := context.Background()
-	p, err := e.l.Users().Onboard(ctx, user, "")
+	p, err := users.Of(e.l).Onboard(ctx, user, "")
 	if err != nil {
 		b.Fatal(err)
 	}
-	peer, err := e.l.Users().Onboard(ctx, user+"-peer", "")
+	peer, err := users.Of(e.l).Onboard(ctx, user+"-peer", "")
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -130,7 +130,7 @@ func (a Automation) check(ctx context.Context, w *workflows.Set) error {
 		if len(r.From) == 0 {
 			return fmt.Errorf("%s.fromParties: list at least one sender party", key)
 		}
-		if err := l.Users().KnownParty(ctx, r.Receiver); err != nil {
+		if err := l.KnownParty(ctx, r.Receiver); err != nil {
 			if errors.Is(err, ledger.ErrNotFound) {
 				return fmt.Errorf("%s: receiver %s is not a party of this node", key, r.Receiver)
 			}

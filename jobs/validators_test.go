@@ -10,6 +10,7 @@ import (
 	"github.com/ccwallet/ccwallet/jobs"
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
+	"github.com/ccwallet/ccwallet/ledger/users"
 	"github.com/ccwallet/ccwallet/store"
 )
 
@@ -55,7 +56,7 @@ func TestValidatorJobs(t *testing.T) {
 		}
 
 		// The provider's customer's preapproval, provided by the provider.
-		customer, err := pv.Users().Onboard(ctx, "customer", "")
+		customer, err := users.Of(pv).Onboard(ctx, "customer", "")
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -199,7 +199,7 @@ func TemplateName(tmpl string) string { return templateName(tmpl) }
 // proxy, a ping).
 func (l *Ledger) createContract(ctx context.Context, kind string, cmd Command, template string, payload any, parties ...coin.PartyID) (coin.ContractID, error) {
 	for _, q := range parties {
-		if err := l.Users().KnownParty(ctx, q); err != nil {
+		if err := l.KnownParty(ctx, q); err != nil {
 			return "", err
 		}
 	}

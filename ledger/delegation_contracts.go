@@ -12,7 +12,7 @@ import (
 // What the core keeps of the delegations (the workflows, and the minting
 // delegations' payloads and reads, are in ledger/delegations): their
 // templates, which the Ledger API's reads know, the merge delegation's
-// payloads and states, which onboarding's proposal writes, and the one
+// payloads and states, which onboarding's proposal (ledger/users) writes, and the one
 // merge of a party's holdings (mergeInputs), which the merge automation,
 // merges by delegation and the airdrop run inside their updates.
 
@@ -72,27 +72,6 @@ func MergeDelegationPayload(operator, owner coin.PartyID) any {
 // to operator.
 func MergeProposalPayload(operator, owner coin.PartyID) any {
 	return mergeProposalPayload{Delegation: mergeDelegationPayload{Operator: operator, Owner: owner, Meta: metaValues{Values: map[string]string{}}}}
-}
-
-// onboardMergeProposal adds owner's merge delegation proposal to the
-// onboarding transaction t, when configured and owner has none open.
-func (l *Ledger) onboardMergeProposal(ctx context.Context, t *txn, owner coin.PartyID) error {
-	if !l.cfg.MergeDelegationAtOnboarding || owner == l.operator {
-		return nil
-	}
-	existing, err := store.MergeDelegationsOf(ctx, t.tx, owner, "")
-	if err != nil {
-		return err
-	}
-	for _, m := range existing {
-		if m.Status == MergeActive || m.Status == MergeProposed {
-			return nil
-		}
-	}
-	cid := t.create(TemplateMergeDelegationProposal, MergeProposalPayload(l.operator, owner), owner, l.operator)
-	return store.InsertMergeDelegation(ctx, t.tx, &store.MergeDelegation{
-		ContractID: cid, Owner: owner, Operator: l.operator, Status: MergeProposed, ProposalCID: cid, CreatedAt: t.now, UpdatedAt: t.now,
-	})
 }
 
 // mergeGoal is how far, and on whose authority, the merge automation

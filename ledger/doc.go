@@ -87,8 +87,11 @@
 //     auto-accept automations are package ledger/autotransfer.
 //   - historykind.go: the kinds of a party's history rows, whose amounts
 //     add up to its available balance's changes (ledger/history reads
-//     them: history.Item); parties.go: onboarding and users;
-//     usercache.go: the per-process cache of who a caller is; rights.go:
+//     them: history.Item); parties.go: the participant and whether a
+//     party is known (KnownParty); usercache.go: the per-process cache of
+//     who a caller is, which ledger/users (onboarding, the reads of a
+//     user) keeps through core.go's Core, the seam the workflows that
+//     keep the core's own books are built on; rights.go:
 //     the kinds of a user's right, their defaults and the check of a
 //     grant (ledger/userrights applies a user's rows and changes them).
 //   - change.go: a change's database transaction (docs/architecture.md); txn.go: what a

@@ -284,7 +284,7 @@ func (in Instructions) Create(ctx context.Context, req TransferInstructionReques
 	if err := checkID("tracking_id", req.TrackingID); err != nil {
 		return nil, err
 	}
-	if err := l.Users().KnownParty(ctx, req.Receiver); err != nil {
+	if err := l.KnownParty(ctx, req.Receiver); err != nil {
 		return nil, err
 	}
 	if err := l.checkInputHoldings(ctx, req.Sender, req.InputHoldings); err != nil {

@@ -43,7 +43,7 @@ type Config struct {
 	// PreparedTTL is how long an external party's prepared transaction can
 	// be submitted; zero means ledger/external's DefaultPreparedTTL.
 	PreparedTTL time.Duration
-	// UserCacheTTL is how long an onboarded user read by Users().Get or PartyOf
+	// UserCacheTTL is how long an onboarded user read by ledger/users' Get or PartyOf
 	// is trusted without reading it again; zero means DefaultUserCacheTTL,
 	// negative disables the cache. Measured on the Now clock.
 	UserCacheTTL time.Duration
@@ -75,7 +75,7 @@ type Ledger struct {
 	cfg       Config
 	namespace string
 	operator  coin.PartyID
-	// userSpace prefixes the keys of this validator's users (Users().Key,
+	// userSpace prefixes the keys of this validator's users (Core.UserKey,
 	// validator_users.go); empty for the network's first validator.
 	userSpace string
 	// roundSteps run after the rounds the round clock opens (AfterRounds).
@@ -97,10 +97,10 @@ type core struct {
 	dso            coin.PartyID
 	synchronizerID string
 
-	knownParties sync.Map                                   // coin.PartyID -> struct{}; see Users().KnownParty
+	knownParties sync.Map                                   // coin.PartyID -> struct{}; see KnownParty (parties.go)
 	partyRows    sync.Map                                   // coin.PartyID -> *store.Party; see PartyRow
-	users        *ttlcache.Cache[string, UserInfo]          // onboarded users; see Users().Get (usercache.go)
-	rights       *ttlcache.Cache[string, []store.UserRight] // their rights rows; see Users().RightRows
+	users        *ttlcache.Cache[string, UserInfo]          // onboarded users; see ledger/users' Get (usercache.go)
+	rights       *ttlcache.Cache[string, []store.UserRight] // their rights rows; see ledger/users' RightRows
 	sends        sender                                     // one-step send batching (sendbatch.go)
 
 	// blobs are long-lived contracts' created-event blobs (contracts.go).
@@ -369,7 +369,7 @@ func (l *Ledger) genesis(ctx context.Context, c *change) error {
 // party, so the operator can log in from the first start on.
 func (l *Ledger) ensureAdmins(ctx context.Context) error {
 	for _, name := range l.cfg.AdminUsers {
-		key := l.Users().Key(name)
+		key := l.Core().UserKey(name)
 		err := l.change(ctx, func(ctx context.Context, c *change) error {
 			u, err := store.UserByName(ctx, c.tx, key)
 			if err == nil {
@@ -385,7 +385,7 @@ func (l *Ledger) ensureAdmins(ctx context.Context) error {
 			if err != nil {
 				return err
 			}
-			install := l.Users().install(t, name, l.operator)
+			install := l.Core().install(t, name, l.operator)
 			t.afterCommit(func(ctx context.Context) error {
 				return store.InsertUser(ctx, c.tx, &store.User{Name: key, PartyID: l.operator, IsAdmin: true, InstallCID: install, CreatedAt: l.now()})
 			})

@@ -15,6 +15,7 @@ import (
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
 	"github.com/ccwallet/ccwallet/ledger/userrights"
+	"github.com/ccwallet/ccwallet/ledger/users"
 )
 
 func TestMain(m *testing.M) { ledgertest.Main(m) }
@@ -31,40 +32,40 @@ func forEachEngineClock(t *testing.T, fn func(t *testing.T, l *ledger.Ledger, cl
 func TestBootstrapAndOnboarding(t *testing.T) {
 	forEachEngine(t, func(t *testing.T, l *ledger.Ledger) {
 		ctx := context.Background()
-		admin, err := l.Users().Get(ctx, "admin")
+		admin, err := users.Of(l).Get(ctx, "admin")
 		if err != nil || admin.Party != l.Operator() || !admin.IsAdmin || !admin.WalletInstalled {
 			t.Fatalf("admin = %+v, %v; want bound to operator %s", admin, err, l.Operator())
 		}
 		if _, err := coin.ParsePartyID(string(l.Operator())); err != nil {
 			t.Fatalf("operator party: %v", err)
 		}
-		p, err := l.Users().Onboard(ctx, "alice@example.com", "")
+		p, err := users.Of(l).Onboard(ctx, "alice@example.com", "")
 		if err != nil {
 			t.Fatal(err)
 		}
 		if p.Hint() != "alice_0040example_002ecom" || p.Namespace() != l.Operator().Namespace() {
 			t.Errorf("party = %s", p)
 		}
-		again, err := l.Users().Onboard(ctx, "alice@example.com", "")
+		again, err := users.Of(l).Onboard(ctx, "alice@example.com", "")
 		if err != nil || again != p {
 			t.Errorf("onboarding twice = %s, %v; want the same party", again, err)
 		}
 		if err := userrights.New(l).Offboard(ctx, "alice@example.com"); err != nil {
 			t.Fatal(err)
 		}
-		if u, _ := l.Users().Get(ctx, "alice@example.com"); u.Onboarded || u.WalletInstalled {
+		if u, _ := users.Of(l).Get(ctx, "alice@example.com"); u.Onboarded || u.WalletInstalled {
 			t.Errorf("after offboard: %+v", u)
 		}
 		if err := userrights.New(l).Offboard(ctx, "alice@example.com"); !errors.Is(err, ledger.ErrNotFound) {
 			t.Errorf("offboard twice = %v, want ErrNotFound", err)
 		}
-		if back, err := l.Users().Onboard(ctx, "alice@example.com", ""); err != nil || back != p {
+		if back, err := users.Of(l).Onboard(ctx, "alice@example.com", ""); err != nil || back != p {
 			t.Errorf("re-onboard = %s, %v; want the old party back", back, err)
 		}
 		if err := userrights.New(l).Offboard(ctx, "admin"); !errors.Is(err, ledger.ErrConflict) {
 			t.Errorf("offboard admin = %v, want ErrConflict", err)
 		}
-		if _, err := l.Users().Onboard(ctx, "bob", coin.PartyID("stranger::"+l.Operator().Namespace())); err == nil {
+		if _, err := users.Of(l).Onboard(ctx, "bob", coin.PartyID("stranger::"+l.Operator().Namespace())); err == nil {
 			t.Error("onboarding with an unknown party succeeded")
 		}
 	})

@@ -142,7 +142,7 @@ func (of Offers) validate(ctx context.Context, r *OfferRequest) error {
 	}
 	// The sender's wallet exists (the caller resolved it), so an unknown
 	// receiver is bad input (400), not a missing wallet (404).
-	if err := l.Users().KnownParty(ctx, r.Receiver); err != nil {
+	if err := l.KnownParty(ctx, r.Receiver); err != nil {
 		if errors.Is(err, ErrNotFound) {
 			return invalid("receiver_party_id", "no party %s is known on this network", r.Receiver)
 		}

@@ -13,6 +13,7 @@ import (
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
 	"github.com/ccwallet/ccwallet/ledger/provider"
 	"github.com/ccwallet/ccwallet/ledger/rewards"
+	"github.com/ccwallet/ccwallet/ledger/users"
 	"github.com/ccwallet/ccwallet/store"
 )
 
@@ -146,7 +147,7 @@ func TestPreapprovalFeeOutsideDevNet(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			receiver, err := l.Users().Onboard(ctx, "bob", "")
+			receiver, err := users.Of(l).Onboard(ctx, "bob", "")
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -17,7 +17,7 @@ import (
 // every call, so a revoked right takes effect on the next one. Reading
 // and changing them, and how the rows apply to the defaults, is
 // ledger/userrights'; the core keeps the kinds, the defaults and the
-// check, which Users().Create and onboarding use.
+// check, which ledger/users' Create and onboarding use.
 
 // The kinds of right (Canton's Right.kind cases served).
 const (
@@ -77,7 +77,7 @@ func checkRights(ctx context.Context, l *Ledger, rs []Right) error {
 			if _, err := coin.ParsePartyID(string(r.Party)); err != nil {
 				return invalid(field, "%v", err)
 			}
-			if err := l.Users().KnownParty(ctx, r.Party); err != nil {
+			if err := l.KnownParty(ctx, r.Party); err != nil {
 				if errors.Is(err, store.ErrNotFound) {
 					return problem(ErrPartyNotFound, "%s: party %s is not known to this participant; allocate it first", field, r.Party)
 				}

@@ -265,7 +265,7 @@ type TransferRequest struct {
 
 // Transfer moves amount from sender to receiver in one step.
 func (l *Ledger) Transfer(ctx context.Context, req TransferRequest) (*TransferResult, error) {
-	if err := l.Users().KnownParty(ctx, req.Receiver); err != nil {
+	if err := l.KnownParty(ctx, req.Receiver); err != nil {
 		return nil, err
 	}
 	if req.Kind == "" {

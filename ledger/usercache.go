@@ -1,8 +1,12 @@
 package ledger
 
-import "time"
+import (
+	"time"
 
-// DefaultUserCacheTTL is how long Users().Get and PartyOf trust what they read of
+	"github.com/ccwallet/ccwallet/coin"
+)
+
+// DefaultUserCacheTTL is how long ledger/users' Get and PartyOf trust what they read of
 // an onboarded user (Config.UserCacheTTL).
 //
 // Every authenticated request asks who its caller is, and the answer
@@ -17,3 +21,13 @@ const DefaultUserCacheTTL = time.Second
 // userCacheSize bounds the cached users, and the cached rights. Past it,
 // expired entries go first, then arbitrary ones.
 const userCacheSize = 10_000
+
+// UserInfo is a wallet user as the ledger sees it (ledger/users reads
+// it, through the cache of the onboarded ones).
+type UserInfo struct {
+	Name            string
+	Party           coin.PartyID
+	Onboarded       bool
+	WalletInstalled bool
+	IsAdmin         bool
+}

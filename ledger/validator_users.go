@@ -9,20 +9,20 @@ import (
 // validator and, apart, one of the app provider's, each with its own
 // party and rights. The users table holds them all, a validator's other
 // than the network's first under keys prefixed with its userSpace
-// ("hint/"); the prefix never leaves the ledger.
+// ("hint/"); the prefix never leaves the ledger and ledger/users.
 
 // userSpaceOf is the key prefix of the users of the validator whose
 // operator hint is hint.
 func userSpaceOf(hint string) string { return hint + "/" }
 
-// Key is the key of l's user name in the users and user_rights
+// UserKey is the key of l's user name in the users and user_rights
 // tables.
-func (us Users) Key(name string) string { return us.l.userSpace + name }
+func (c Core) UserKey(name string) string { return c.l.userSpace + name }
 
-// nameOf is the name of l's user stored under key; false when the key
+// UserName is the name of l's user stored under key; false when the key
 // is another validator's user's.
-func (us Users) nameOf(key string) (string, bool) {
-	l := us.l
+func (c Core) UserName(key string) (string, bool) {
+	l := c.l
 	if l.userSpace != "" {
 		return strings.CutPrefix(key, l.userSpace)
 	}
@@ -32,14 +32,4 @@ func (us Users) nameOf(key string) (string, bool) {
 		}
 	}
 	return key, true
-}
-
-// ownKey is Key, refusing on the first validator a name that
-// would be another validator's user's key.
-func (us Users) ownKey(name string) (string, error) {
-	key := us.Key(name)
-	if _, ok := us.nameOf(key); !ok {
-		return "", invalid("name", "user IDs starting with %q are another validator's users'; choose another", key[:strings.Index(key, "/")+1])
-	}
-	return key, nil
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger/apiread"
+	"github.com/ccwallet/ccwallet/ledger/users"
 	"github.com/ccwallet/ccwallet/ledgerapi/internal/client"
 )
 
@@ -243,7 +244,7 @@ func (c completing) RoundTrip(req *http.Request) (*http.Response, error) {
 // at offset at (any when 0).
 func (e *env) wantCompleted(user string, actAs []coin.PartyID, commandID string, after int64, update string, at int64) {
 	e.t.Helper()
-	cs, err := apiread.New(e.l).Completions(context.Background(), e.l.Users().Key(user), actAs, after, 0)
+	cs, err := apiread.New(e.l).Completions(context.Background(), users.Of(e.l).Key(user), actAs, after, 0)
 	if err != nil {
 		e.t.Errorf("completions of %s after %d: %v", commandID, after, err)
 		return

@@ -11,6 +11,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/users"
 )
 
 // Identity: version, parties, participant id, users and their rights. A
@@ -113,7 +114,7 @@ func (s *Server) allocateParty(w http.ResponseWriter, r *http.Request, c *caller
 	if req.IdentityProviderID != "" {
 		return invalidArgument("identityProviderId: only the default identity provider (\"\") is supported")
 	}
-	p, err := s.l.AllocateParty(r.Context(), req.PartyIDHint)
+	p, err := users.Of(s.l).AllocateParty(r.Context(), req.PartyIDHint)
 	if errors.Is(err, ledger.ErrConflict) {
 		return cantonErr(codePartyAlreadyExists, "%s", err.Error())
 	}
@@ -168,7 +169,7 @@ func (s *Server) listUsers(w http.ResponseWriter, r *http.Request, c *caller) er
 	if n == 0 || n > maxUsersPage {
 		n = maxUsersPage
 	}
-	us, err := s.l.Users().All(r.Context())
+	us, err := users.Of(s.l).All(r.Context())
 	if err != nil {
 		return err
 	}
@@ -211,7 +212,7 @@ func (s *Server) lookupUser(r *http.Request, c *caller) (*caller, error) {
 			return nil, err
 		}
 	}
-	u, err := s.l.Users().Get(r.Context(), id)
+	u, err := users.Of(s.l).Get(r.Context(), id)
 	if err != nil {
 		return nil, err
 	}
@@ -295,21 +296,21 @@ func (s *Server) createUser(w http.ResponseWriter, r *http.Request, c *caller) e
 		if p, err = parseParty("user.primaryParty", party); err != nil {
 			return err
 		}
-		if err := s.l.Users().KnownParty(r.Context(), p); err != nil {
+		if err := s.l.KnownParty(r.Context(), p); err != nil {
 			return cantonErr(codePartyNotKnown, "party %s is not known to this participant; allocate it first", p)
 		}
 	}
-	existing, err := s.l.Users().Get(r.Context(), req.User.ID)
+	existing, err := users.Of(s.l).Get(r.Context(), req.User.ID)
 	if err != nil {
 		return err
 	}
 	if existing.Onboarded {
 		return cantonErr(codeUserAlreadyExists, "user %q already exists", req.User.ID)
 	}
-	if _, err := s.l.Users().Create(r.Context(), req.User.ID, p, extra); err != nil {
+	if _, err := users.Of(s.l).Create(r.Context(), req.User.ID, p, extra); err != nil {
 		return err
 	}
-	u, err := s.l.Users().Get(r.Context(), req.User.ID)
+	u, err := users.Of(s.l).Get(r.Context(), req.User.ID)
 	if err != nil {
 		return err
 	}
@@ -337,7 +338,7 @@ func (s *Server) getParty(w http.ResponseWriter, r *http.Request, c *caller) err
 		}
 	}
 	out := []partyDetails{}
-	if err := s.l.Users().KnownParty(r.Context(), p); err == nil {
+	if err := s.l.KnownParty(r.Context(), p); err == nil {
 		out = append(out, partyDetails{Party: p, IsLocal: true, LocalMetadata: emptyMeta})
 	} else if !errors.Is(err, ledger.ErrNotFound) {
 		return err

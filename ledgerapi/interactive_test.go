@@ -17,6 +17,7 @@ import (
 	"github.com/ccwallet/ccwallet/ledger/external"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
 	"github.com/ccwallet/ccwallet/ledger/preparedtx"
+	"github.com/ccwallet/ccwallet/ledger/users"
 	"github.com/ccwallet/ccwallet/ledgerapi/internal/client"
 )
 
@@ -53,7 +54,7 @@ func (e *env) external(user, amount string) extParty {
 	if _, err := e.w.External.SubmitExternalTopology(ctx, hex.EncodeToString(pub), signed); err != nil {
 		e.t.Fatal(err)
 	}
-	if _, err := e.l.Users().Onboard(ctx, user, party); err != nil {
+	if _, err := users.Of(e.l).Onboard(ctx, user, party); err != nil {
 		e.t.Fatal(err)
 	}
 	if amount != "" {

@@ -24,6 +24,7 @@ import (
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
+	"github.com/ccwallet/ccwallet/ledger/users"
 	"github.com/ccwallet/ccwallet/ledger/workflows"
 	"github.com/ccwallet/ccwallet/ledgerapi"
 	"github.com/ccwallet/ccwallet/ledgerapi/internal/client"
@@ -211,7 +212,7 @@ func (e *env) as(user string) *client.ClientWithResponses {
 // user onboards name with amount coin (none when empty).
 func (e *env) user(name, amount string) coin.PartyID {
 	e.t.Helper()
-	p, err := e.l.Users().Onboard(context.Background(), name, "")
+	p, err := users.Of(e.l).Onboard(context.Background(), name, "")
 	if err != nil {
 		e.t.Fatal(err)
 	}

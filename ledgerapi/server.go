@@ -24,6 +24,7 @@ import (
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/devnet"
 	"github.com/ccwallet/ccwallet/ledger/impersonation"
+	"github.com/ccwallet/ccwallet/ledger/users"
 	"github.com/ccwallet/ccwallet/ledger/workflows"
 	"github.com/ccwallet/ccwallet/web"
 )
@@ -280,7 +281,7 @@ func (s *Server) authenticateToken(ctx context.Context, raw string) (*caller, we
 
 // callerFor is the caller the verified claims name, with its rights.
 func (s *Server) callerFor(ctx context.Context, claims web.Claims) (*caller, error) {
-	u, err := s.l.Users().Get(ctx, claims.Subject)
+	u, err := users.Of(s.l).Get(ctx, claims.Subject)
 	if err != nil {
 		return nil, err
 	}

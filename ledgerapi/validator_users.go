@@ -5,6 +5,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/users"
 )
 
 // Each validator of a network (serve --localnet runs two on one ledger)
@@ -16,7 +17,7 @@ import (
 // knows.
 
 // userKey is the stored key of this validator's user name.
-func (s *Server) userKey(name string) string { return s.l.Users().Key(name) }
+func (s *Server) userKey(name string) string { return users.Of(s.l).Key(name) }
 
 // completionsOf are the completions of this validator's user name for
 // parties after offset after, at most limit, each with name as its user,

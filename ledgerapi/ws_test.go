@@ -16,6 +16,7 @@ import (
 	"github.com/ccwallet/ccwallet/ledger/apiread"
 	"github.com/ccwallet/ccwallet/ledger/devnet"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
+	"github.com/ccwallet/ccwallet/ledger/users"
 	"github.com/ccwallet/ccwallet/ledgerapi"
 	"github.com/ccwallet/ccwallet/web"
 	"github.com/coder/websocket"
@@ -519,7 +520,7 @@ func TestWSAuth(t *testing.T) {
 
 func mustUser(t testing.TB, e *env, name string) ledger.UserInfo {
 	t.Helper()
-	u, err := e.l.Users().Get(context.Background(), name)
+	u, err := users.Of(e.l).Get(context.Background(), name)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/ccwallet/ccwallet/ledger/delegations"
 	"github.com/ccwallet/ccwallet/ledger/devnet"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
+	"github.com/ccwallet/ccwallet/ledger/users"
 )
 
 // copyScenario copies docs/scenarios/name into a temporary directory, so
@@ -137,7 +138,7 @@ func TestDevnetSeedOnboardsAsServe(t *testing.T) {
 		t.Fatalf("seed: %v %s", err, errOut.String())
 	}
 	l := ledgertest.Open(t, url, ledgertest.Options{})
-	bob, err := l.Users().PartyOf(t.Context(), "bob")
+	bob, err := users.Of(l).PartyOf(t.Context(), "bob")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/allocationdata"
 	ledgerdevnet "github.com/ccwallet/ccwallet/ledger/devnet"
+	"github.com/ccwallet/ccwallet/ledger/users"
 	"github.com/ccwallet/ccwallet/ledger/workflows"
 	"github.com/ccwallet/ccwallet/web"
 )
@@ -326,7 +327,7 @@ func (h *Handler) callerParty(r *http.Request) (coin.PartyID, error) {
 	if p, ok := shared.Party(r.Context()); ok { // acting as (actingAs)
 		return p, nil
 	}
-	return h.l.Users().PartyOf(r.Context(), subject(r.Context()))
+	return users.Of(h.l).PartyOf(r.Context(), subject(r.Context()))
 }
 
 // readyzDetails lets an admin's authenticated /readyz see the details

@@ -12,6 +12,7 @@ import (
 	"github.com/ccwallet/ccwallet/ledger/airdrop"
 	"github.com/ccwallet/ccwallet/ledger/delegations"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
+	"github.com/ccwallet/ccwallet/ledger/users"
 )
 
 // TestAirdropEndpoint: POST /v0/admin/merge-delegations/airdrop is the
@@ -22,11 +23,11 @@ import (
 func TestAirdropEndpoint(t *testing.T) {
 	l := ledgertest.New(t, ledgertest.Engines[0])
 	ctx := context.Background()
-	alice, err := l.Users().Onboard(ctx, "alice", "")
+	alice, err := users.Of(l).Onboard(ctx, "alice", "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	bob, err := l.Users().Onboard(ctx, "bob", "")
+	bob, err := users.Of(l).Onboard(ctx, "bob", "")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
+	"github.com/ccwallet/ccwallet/ledger/users"
 )
 
 // ansOperations are the operations of ans-external.yaml this test covers.
@@ -34,7 +35,7 @@ func TestContractAns(t *testing.T) {
 
 func runAnsContract(t *testing.T, e *contractEnv) {
 	ctx := context.Background()
-	alice, err := e.l.Users().Onboard(ctx, "alice", "")
+	alice, err := users.Of(e.l).Onboard(ctx, "alice", "")
 	if err != nil {
 		t.Fatal(err)
 	}

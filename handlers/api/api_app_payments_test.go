@@ -13,6 +13,7 @@ import (
 	"github.com/ccwallet/ccwallet/ledger/apppayments"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
 	"github.com/ccwallet/ccwallet/ledger/payments"
+	"github.com/ccwallet/ccwallet/ledger/users"
 )
 
 // appPaymentOperations are the operations this test covers.
@@ -47,7 +48,7 @@ func runAppPaymentsContract(t *testing.T, e *contractEnv) {
 	ctx := context.Background()
 	const stranger = "stranger" // a valid token, no wallet
 	onboard := func(name string) coin.PartyID {
-		p, err := e.l.Users().Onboard(ctx, name, "")
+		p, err := users.Of(e.l).Onboard(ctx, name, "")
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -225,7 +225,7 @@ func (h external) devnetTap(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	if err := h.l.Users().KnownParty(r.Context(), party); err != nil {
+	if err := h.l.KnownParty(r.Context(), party); err != nil {
 		return err
 	}
 	res, err := ledgerdevnet.Tap(r.Context(), h.l, party, amount, req.CommandID)

@@ -20,6 +20,7 @@ import (
 	ledgerdevnet "github.com/ccwallet/ccwallet/ledger/devnet"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
 	"github.com/ccwallet/ccwallet/ledger/scan"
+	"github.com/ccwallet/ccwallet/ledger/users"
 )
 
 // scanProxyOperations are the operations of scan-proxy.yaml we serve.
@@ -85,7 +86,7 @@ func runScanProxyContract(t *testing.T, e *contractEnv) {
 	ctx := context.Background()
 	const sp = "/v0/scan-proxy"
 	const stranger = "stranger" // a valid token, no wallet: enough, as on the real validator
-	bob, err := e.l.Users().Onboard(ctx, "bob", "")
+	bob, err := users.Of(e.l).Onboard(ctx, "bob", "")
 	if err != nil {
 		t.Fatal(err)
 	}

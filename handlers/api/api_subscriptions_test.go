@@ -15,6 +15,7 @@ import (
 	"github.com/ccwallet/ccwallet/ledger/history"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
 	"github.com/ccwallet/ccwallet/ledger/subscriptions"
+	"github.com/ccwallet/ccwallet/ledger/users"
 )
 
 // subscriptionOperations are the operations this test covers.
@@ -43,7 +44,7 @@ func runSubscriptionsContract(t *testing.T, e *contractEnv) {
 	ctx := context.Background()
 	const stranger = "stranger" // a valid token, no wallet
 	onboard := func(name string) coin.PartyID {
-		p, err := e.l.Users().Onboard(ctx, name, "")
+		p, err := users.Of(e.l).Onboard(ctx, name, "")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -203,11 +204,11 @@ func TestDevnetSubscriptionRequests(t *testing.T) {
 			t.Parallel()
 			e := newContractEnv(t, engine)
 			ctx := context.Background()
-			alice, err := e.l.Users().Onboard(ctx, "alice", "")
+			alice, err := users.Of(e.l).Onboard(ctx, "alice", "")
 			if err != nil {
 				t.Fatal(err)
 			}
-			app, err := e.l.Users().Onboard(ctx, "app", "")
+			app, err := users.Of(e.l).Onboard(ctx, "app", "")
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -23,6 +23,7 @@ import (
 	"github.com/ccwallet/ccwallet/ledger/expiry"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
 	"github.com/ccwallet/ccwallet/ledger/pending"
+	"github.com/ccwallet/ccwallet/ledger/users"
 	"github.com/ccwallet/ccwallet/store"
 	"github.com/ccwallet/ccwallet/web"
 )
@@ -61,7 +62,7 @@ func newAPI(t *testing.T) *apiEnv {
 
 func (e *apiEnv) onboard(name string) coin.PartyID {
 	e.t.Helper()
-	p, err := e.l.Users().Onboard(context.Background(), name, "")
+	p, err := users.Of(e.l).Onboard(context.Background(), name, "")
 	if err != nil {
 		e.t.Fatal(err)
 	}

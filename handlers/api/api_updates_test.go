@@ -19,6 +19,7 @@ import (
 	"github.com/ccwallet/ccwallet/handlers/handlerstest"
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
+	"github.com/ccwallet/ccwallet/ledger/users"
 )
 
 // streamedUpdate is the data of an "update" event.
@@ -179,7 +180,7 @@ func TestUpdateStream(t *testing.T) {
 				}
 			}
 
-			dave, err := a.L.Users().Onboard(ctx, "dave", "")
+			dave, err := users.Of(a.L).Onboard(ctx, "dave", "")
 			if err != nil {
 				t.Fatal(err)
 			}

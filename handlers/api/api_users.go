@@ -4,17 +4,18 @@ import (
 	"net/http"
 
 	"github.com/ccwallet/ccwallet/coin"
+	"github.com/ccwallet/ccwallet/ledger/users"
 	"github.com/ccwallet/ccwallet/web"
 )
 
 // getValidatorUserInfo answers GET /v0/validator-user (no auth).
 func (h *Handler) getValidatorUserInfo(w http.ResponseWriter, r *http.Request) error {
 	name := ""
-	users, err := h.l.Users().All(r.Context())
+	all, err := users.Of(h.l).All(r.Context())
 	if err != nil {
 		return err
 	}
-	for _, u := range users {
+	for _, u := range all {
 		if u.Party == h.l.Operator() && u.IsAdmin {
 			name = u.Name
 			break
@@ -35,7 +36,7 @@ func (h *Handler) register(w http.ResponseWriter, r *http.Request) error {
 			return err
 		}
 	}
-	p, err := h.l.Users().Onboard(r.Context(), subject(r.Context()), "")
+	p, err := users.Of(h.l).Onboard(r.Context(), subject(r.Context()), "")
 	if err != nil {
 		return err
 	}
@@ -59,7 +60,7 @@ func (h validatorAdmin) onboardUser(w http.ResponseWriter, r *http.Request) erro
 		}
 		party = p
 	}
-	p, err := h.l.Users().Onboard(r.Context(), req.Name, party)
+	p, err := users.Of(h.l).Onboard(r.Context(), req.Name, party)
 	if err != nil {
 		return err
 	}
@@ -68,12 +69,12 @@ func (h validatorAdmin) onboardUser(w http.ResponseWriter, r *http.Request) erro
 
 // listUsers answers GET /v0/admin/users.
 func (h validatorAdmin) listUsers(w http.ResponseWriter, r *http.Request) error {
-	users, err := h.l.Users().All(r.Context())
+	all, err := users.Of(h.l).All(r.Context())
 	if err != nil {
 		return err
 	}
-	resp := listUsersResponse{Usernames: make([]string, 0, len(users))}
-	for _, u := range users {
+	resp := listUsersResponse{Usernames: make([]string, 0, len(all))}
+	for _, u := range all {
 		resp.Usernames = append(resp.Usernames, u.Name)
 	}
 	return web.WriteJSON(w, http.StatusOK, resp)

@@ -4,13 +4,14 @@ import (
 	"net/http"
 
 	ledgerdevnet "github.com/ccwallet/ccwallet/ledger/devnet"
+	"github.com/ccwallet/ccwallet/ledger/users"
 	"github.com/ccwallet/ccwallet/web"
 )
 
 // userStatus answers GET /v0/wallet/user-status. A caller who has not
 // onboarded gets party_id "" and false flags, not an error.
 func (h *Handler) userStatus(w http.ResponseWriter, r *http.Request) error {
-	u, err := h.l.Users().Get(r.Context(), subject(r.Context()))
+	u, err := users.Of(h.l).Get(r.Context(), subject(r.Context()))
 	if err != nil {
 		return err
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
+	"github.com/ccwallet/ccwallet/ledger/users"
 )
 
 // walletOpsOperations are the operations this test covers.
@@ -42,11 +43,11 @@ func TestContractWalletOps(t *testing.T) {
 func runWalletOpsContract(t *testing.T, e *contractEnv) {
 	ctx := context.Background()
 	const stranger = "stranger" // a valid token, no wallet
-	alice, err := e.l.Users().Onboard(ctx, "alice", "")
+	alice, err := users.Of(e.l).Onboard(ctx, "alice", "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	bob, err := e.l.Users().Onboard(ctx, "bob", "")
+	bob, err := users.Of(e.l).Onboard(ctx, "bob", "")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/handlers/handlerstest"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
+	"github.com/ccwallet/ccwallet/ledger/users"
 	"github.com/ccwallet/ccwallet/store"
 	"github.com/golang-jwt/jwt/v5"
 )
@@ -25,11 +26,11 @@ import (
 func TestAuthBattery(t *testing.T) {
 	e := newFoundationEnv(t, store.Postgres)
 	ctx := context.Background()
-	alice, err := e.l.Users().Onboard(ctx, "alice", "")
+	alice, err := users.Of(e.l).Onboard(ctx, "alice", "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.l.Users().Onboard(ctx, "bob", ""); err != nil {
+	if _, err := users.Of(e.l).Onboard(ctx, "bob", ""); err != nil {
 		t.Fatal(err)
 	}
 	ledgertest.Mint(t, e.l, alice, "100")
@@ -150,8 +151,8 @@ func TestAuthBattery(t *testing.T) {
 	if !after.Minted.Equal(before.Minted) || !after.Live.Equal(before.Live) {
 		t.Errorf("refused requests changed the ledger: minted %s -> %s, live %s -> %s", before.Minted, after.Minted, before.Live, after.Live)
 	}
-	users, _ := e.l.Users().All(ctx)
-	for _, u := range users {
+	all, _ := users.Of(e.l).All(ctx)
+	for _, u := range all {
 		if u.Name == "mallory" {
 			t.Error("a refused request onboarded mallory")
 		}
@@ -159,7 +160,7 @@ func TestAuthBattery(t *testing.T) {
 	if b, _ := e.l.Balance(ctx, alice); !b.EffectiveUnlocked.Equal(coin.MustParse("100")) {
 		t.Errorf("alice's balance changed: %s", b.EffectiveUnlocked)
 	}
-	if u, _ := e.l.Users().Get(ctx, "bob"); !u.Onboarded {
+	if u, _ := users.Of(e.l).Get(ctx, "bob"); !u.Onboarded {
 		t.Error("a refused offboarding offboarded bob")
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/ccwallet/ccwallet/handlers"
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
+	"github.com/ccwallet/ccwallet/ledger/users"
 	"github.com/ccwallet/ccwallet/web"
 )
 
@@ -59,7 +60,7 @@ func (a *api) do(user, method, path, body string, out any) int {
 
 func TestAdvanceRoundsEndpoint(t *testing.T) {
 	l := ledgertest.New(t, ledgertest.Engines[0])
-	if _, err := l.Users().Onboard(context.Background(), "alice", ""); err != nil {
+	if _, err := users.Of(l).Onboard(context.Background(), "alice", ""); err != nil {
 		t.Fatal(err)
 	}
 	a := newJobsAPI(t, l, nil)
@@ -121,7 +122,7 @@ func TestAdvanceRoundsOutsideDevNetIs501(t *testing.T) {
 
 func TestJobsEndpoint(t *testing.T) {
 	l := ledgertest.New(t, ledgertest.Engines[1])
-	if _, err := l.Users().Onboard(context.Background(), "alice", ""); err != nil {
+	if _, err := users.Of(l).Onboard(context.Background(), "alice", ""); err != nil {
 		t.Fatal(err)
 	}
 	last := time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)
@@ -147,11 +148,11 @@ func TestJobsEndpoint(t *testing.T) {
 func TestMergeDelegationEndpoints(t *testing.T) {
 	l := ledgertest.New(t, ledgertest.Engines[0])
 	ctx := context.Background()
-	alice, err := l.Users().Onboard(ctx, "alice", "")
+	alice, err := users.Of(l).Onboard(ctx, "alice", "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := l.Users().Onboard(ctx, "bob", ""); err != nil {
+	if _, err := users.Of(l).Onboard(ctx, "bob", ""); err != nil {
 		t.Fatal(err)
 	}
 	as := make([]coin.Amount, 15)

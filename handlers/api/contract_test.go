@@ -30,6 +30,7 @@ import (
 	"github.com/ccwallet/ccwallet/handlers/handlerstest"
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
+	"github.com/ccwallet/ccwallet/ledger/users"
 	"github.com/ccwallet/ccwallet/ledger/workflows"
 	"github.com/ccwallet/ccwallet/store"
 	"github.com/ccwallet/ccwallet/web"
@@ -354,7 +355,7 @@ func TestContractEveryOperation(t *testing.T) {
 func runContract(t *testing.T, e *contractEnv) {
 	ctx := context.Background()
 	onboard := func(name string) coin.PartyID {
-		p, err := e.l.Users().Onboard(ctx, name, "")
+		p, err := users.Of(e.l).Onboard(ctx, name, "")
 		if err != nil {
 			t.Fatal(err)
 		}

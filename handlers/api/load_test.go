@@ -20,6 +20,7 @@ import (
 	"github.com/ccwallet/ccwallet/handlers/handlerstest"
 	"github.com/ccwallet/ccwallet/ledger/history"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
+	"github.com/ccwallet/ccwallet/ledger/users"
 	"github.com/ccwallet/ccwallet/store"
 	"github.com/ccwallet/ccwallet/web"
 )
@@ -50,7 +51,7 @@ func TestConcurrentHTTPLoad(t *testing.T) {
 	tokens := make([]string, parties)
 	for i := range names {
 		names[i] = fmt.Sprintf("load-%02d", i)
-		p, err := e.l.Users().Onboard(ctx, names[i], "")
+		p, err := users.Of(e.l).Onboard(ctx, names[i], "")
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -14,6 +14,7 @@ import (
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/apiread"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
+	"github.com/ccwallet/ccwallet/ledger/users"
 	"github.com/ccwallet/ccwallet/web"
 )
 
@@ -75,7 +76,7 @@ func (a *API) As(name string) APIClient {
 // user onboards name and gives it amount coin (if not empty).
 func (a *API) User(name, amount string) (APIClient, coin.PartyID) {
 	a.T.Helper()
-	p, err := a.L.Users().Onboard(context.Background(), name, "")
+	p, err := users.Of(a.L).Onboard(context.Background(), name, "")
 	if err != nil {
 		a.T.Fatal(err)
 	}

@@ -27,6 +27,7 @@ import (
 	"github.com/ccwallet/ccwallet/handlers"
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
+	"github.com/ccwallet/ccwallet/ledger/users"
 	"github.com/ccwallet/ccwallet/ledger/workflows"
 	"github.com/ccwallet/ccwallet/web"
 	"github.com/ccwallet/ccwallet/web/devoidc"
@@ -82,7 +83,7 @@ func (e *UIEnv) Wallet(t *testing.T, user, usd string) *Wallet {
 	t.Helper()
 	b := e.Browser(t)
 	csrf := b.Onboarded(user)
-	p, err := e.L.Users().PartyOf(context.Background(), user)
+	p, err := users.Of(e.L).PartyOf(context.Background(), user)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/handlers/shared"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/users"
 	"github.com/ccwallet/ccwallet/static"
 	"github.com/ccwallet/ccwallet/views"
 	"github.com/ccwallet/ccwallet/web"
@@ -249,7 +250,7 @@ func (h *Handler) onboarded(fn uiFunc) uiFunc {
 			}
 			return fn(w, r.WithContext(ctx), s)
 		}
-		p, err := h.l.Users().PartyOf(r.Context(), s.User)
+		p, err := users.Of(h.l).PartyOf(r.Context(), s.User)
 		if errors.Is(err, ledger.ErrNotFound) {
 			redirect(w, r, "/onboard")
 			return nil

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ccwallet/ccwallet/ledger/users"
 	"github.com/ccwallet/ccwallet/views"
 	"github.com/ccwallet/ccwallet/web"
 )
@@ -35,12 +36,12 @@ func (h adminPages) uiAdmin(w http.ResponseWriter, r *http.Request, s *web.Sessi
 }
 
 func (h adminPages) adminModel(ctx context.Context, s *web.Session) (views.Admin, error) {
-	users, err := h.l.Users().All(ctx)
+	all, err := users.Of(h.l).All(ctx)
 	if err != nil {
 		return views.Admin{}, err
 	}
 	m := views.Admin{Page: h.page(s, "Admin", "admin"), Operator: views.P(h.l.Operator()), Form: views.OnboardForm{CSRF: s.CSRF}}
-	for _, u := range users {
+	for _, u := range all {
 		m.Users = append(m.Users, views.UserRow{Name: u.Name, Party: views.P(u.Party), Admin: u.IsAdmin, Offboardable: u.Party != h.l.Operator()})
 	}
 	if h.jobs != nil {
@@ -88,7 +89,7 @@ func timeOf(t *time.Time) time.Time {
 // uiAdminOnboard serves POST /admin/users: onboard a user by name.
 func (h adminPages) uiAdminOnboard(w http.ResponseWriter, r *http.Request, s *web.Session) error {
 	name := strings.TrimSpace(r.PostFormValue("name"))
-	res, perr := h.l.Users().OnboardUser(r.Context(), name, "")
+	res, perr := users.Of(h.l).OnboardUser(r.Context(), name, "")
 	if perr != nil {
 		msg, ok := inline(perr)
 		if !ok {

@@ -14,6 +14,7 @@ import (
 	"github.com/ccwallet/ccwallet/ledger/apppayments"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
 	"github.com/ccwallet/ccwallet/ledger/payments"
+	"github.com/ccwallet/ccwallet/ledger/users"
 )
 
 // TestUIConfirmPayment drives the Payments and confirm-payment pages as a
@@ -24,15 +25,15 @@ import (
 func TestUIConfirmPayment(t *testing.T) {
 	handlerstest.ForEngine(t, func(t *testing.T, e *handlerstest.UIEnv) {
 		ctx := context.Background()
-		alice, err := e.L.Users().Onboard(ctx, "alice", "")
+		alice, err := users.Of(e.L).Onboard(ctx, "alice", "")
 		if err != nil {
 			t.Fatal(err)
 		}
-		shop, err := e.L.Users().Onboard(ctx, "shop", "")
+		shop, err := users.Of(e.L).Onboard(ctx, "shop", "")
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := e.L.Users().Onboard(ctx, "bob", ""); err != nil {
+		if _, err := users.Of(e.L).Onboard(ctx, "bob", ""); err != nil {
 			t.Fatal(err)
 		}
 		ledgertest.Mint(t, e.L, alice, "100")

@@ -8,6 +8,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/handlers/handlerstest"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
+	"github.com/ccwallet/ccwallet/ledger/users"
 	"github.com/ccwallet/ccwallet/views"
 )
 
@@ -26,7 +27,7 @@ func TestUICharts(t *testing.T) {
 		if strings.Contains(b.Get("/").Body, `data-testid="balance-chart"`) {
 			t.Error("a wallet with one change draws a balance line")
 		}
-		u, err := e.L.Users().Get(context.Background(), "alice")
+		u, err := users.Of(e.L).Get(context.Background(), "alice")
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -11,6 +11,7 @@ import (
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/handlers/handlerstest"
 	"github.com/ccwallet/ccwallet/ledger/traffic"
+	"github.com/ccwallet/ccwallet/ledger/users"
 )
 
 // TestUIConcurrentDoubleSubmit posts one rendered send form (and one
@@ -42,7 +43,7 @@ func TestUIConcurrentDoubleSubmit(t *testing.T) {
 			wg.Wait()
 			return out
 		}
-		carol, err := e.L.Users().Onboard(t.Context(), "carol", "") // no preapproval
+		carol, err := users.Of(e.L).Onboard(t.Context(), "carol", "") // no preapproval
 		if err != nil {
 			t.Fatal(err)
 		}

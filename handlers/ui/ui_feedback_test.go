@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/ccwallet/ccwallet/handlers/handlerstest"
+	"github.com/ccwallet/ccwallet/ledger/users"
 )
 
 var flashRE = regexp.MustCompile(`(?s)<div id="flash"[^>]*data-testid="flash"[^>]*>(.*?)</div>`)
@@ -43,7 +44,7 @@ func TestUIActionsSayWhatHappened(t *testing.T) {
 			t.Errorf("onboard says %q", got)
 		}
 		alice := &handlerstest.Wallet{Browser: b, Csrf: csrf}
-		alice.Party, _ = e.L.Users().PartyOf(context.Background(), "alice")
+		alice.Party, _ = users.Of(e.L).PartyOf(context.Background(), "alice")
 		form := func(kv ...string) url.Values {
 			v := url.Values{"csrf_token": {csrf}}
 			for i := 0; i+1 < len(kv); i += 2 {
@@ -144,7 +145,7 @@ func TestUIAdminOnboardOffboard(t *testing.T) {
 		if got := followed(admin, "/admin/users", url.Values{"csrf_token": {csrf}, "name": {"carol"}}); got != "That user was already onboarded; nothing changed." {
 			t.Errorf("onboard again says %q", got)
 		}
-		carol, err := e.L.Users().PartyOf(context.Background(), "carol")
+		carol, err := users.Of(e.L).PartyOf(context.Background(), "carol")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -153,13 +154,13 @@ func TestUIAdminOnboardOffboard(t *testing.T) {
 		// The button asks first; nothing happens until confirmed.
 		ask := admin.Post("/admin/users/offboard", url.Values{"csrf_token": {csrf}, "name": {"carol"}})
 		handlerstest.MustHave(t, ask, http.StatusOK, `data-testid="offboard-confirm"`, "Offboard carol?", `name="confirm" value="yes"`)
-		if _, err := e.L.Users().PartyOf(context.Background(), "carol"); err != nil {
+		if _, err := users.Of(e.L).PartyOf(context.Background(), "carol"); err != nil {
 			t.Fatalf("carol offboarded before the confirmation: %v", err)
 		}
 		if got := followed(admin, "/admin/users/offboard", url.Values{"csrf_token": {csrf}, "name": {"carol"}, "confirm": {"yes"}}); !strings.HasPrefix(got, "User offboarded:") {
 			t.Errorf("offboard says %q", got)
 		}
-		if _, err := e.L.Users().PartyOf(context.Background(), "carol"); err == nil {
+		if _, err := users.Of(e.L).PartyOf(context.Background(), "carol"); err == nil {
 			t.Error("carol is still onboarded")
 		}
 		if strings.Contains(admin.Get("/admin").Body, `data-user="carol"`) {
@@ -170,13 +171,13 @@ func TestUIAdminOnboardOffboard(t *testing.T) {
 		handlerstest.MustHave(t, r, http.StatusUnprocessableEntity, `data-testid="offboard-error"`, "The user carol is not onboarded on this validator; there is nothing to offboard.")
 		r = admin.Post("/admin/users/offboard", url.Values{"csrf_token": {csrf}, "name": {"admin"}, "confirm": {"yes"}})
 		handlerstest.MustHave(t, r, http.StatusUnprocessableEntity, `data-testid="offboard-error"`, "validator operator")
-		if _, err := e.L.Users().PartyOf(context.Background(), "admin"); err != nil {
+		if _, err := users.Of(e.L).PartyOf(context.Background(), "admin"); err != nil {
 			t.Errorf("the operator was offboarded: %v", err)
 		}
 		if got := followed(admin, "/admin/users", url.Values{"csrf_token": {csrf}, "name": {"carol"}}); got != "User onboarded: they can log in and use their wallet." {
 			t.Errorf("onboarding again says %q", got)
 		}
-		if p, err := e.L.Users().PartyOf(context.Background(), "carol"); err != nil || p != carol {
+		if p, err := users.Of(e.L).PartyOf(context.Background(), "carol"); err != nil || p != carol {
 			t.Errorf("carol's party after onboarding again = %s, %v; want %s", p, err, carol)
 		}
 
@@ -185,7 +186,7 @@ func TestUIAdminOnboardOffboard(t *testing.T) {
 		if r := alice.Post("/admin/users/offboard", url.Values{"csrf_token": {alice.Csrf}, "name": {"carol"}, "confirm": {"yes"}}); r.Status != http.StatusForbidden {
 			t.Errorf("a user offboarding = %d, want 403", r.Status)
 		}
-		if _, err := e.L.Users().PartyOf(context.Background(), "carol"); err != nil {
+		if _, err := users.Of(e.L).PartyOf(context.Background(), "carol"); err != nil {
 			t.Errorf("a user offboarded carol: %v", err)
 		}
 	})

@@ -18,6 +18,7 @@ import (
 	"github.com/ccwallet/ccwallet/handlers/handlerstest"
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
+	"github.com/ccwallet/ccwallet/ledger/users"
 	"github.com/ccwallet/ccwallet/web"
 )
 
@@ -46,12 +47,12 @@ func TestHistorySameEverywhere(t *testing.T) {
 			ctx := context.Background()
 			b := e.Browser(t)
 			b.Onboarded("alice")
-			u, err := e.L.Users().Get(ctx, "alice")
+			u, err := users.Of(e.L).Get(ctx, "alice")
 			if err != nil {
 				t.Fatal(err)
 			}
 			alice := u.Party
-			bob, err := e.L.Users().Onboard(ctx, "bob", "")
+			bob, err := users.Of(e.L).Onboard(ctx, "bob", "")
 			if err != nil {
 				t.Fatal(err)
 			}

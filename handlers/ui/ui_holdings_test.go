@@ -14,6 +14,7 @@ import (
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/handlers/handlerstest"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
+	"github.com/ccwallet/ccwallet/ledger/users"
 	"github.com/ccwallet/ccwallet/static"
 	"github.com/ccwallet/ccwallet/store"
 )
@@ -26,7 +27,7 @@ func TestUIHoldingsCap(t *testing.T) {
 		ctx := context.Background()
 		b := e.Browser(t)
 		b.Onboarded("alice")
-		party, err := e.L.Users().PartyOf(ctx, "alice")
+		party, err := users.Of(e.L).PartyOf(ctx, "alice")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -92,7 +93,7 @@ func TestUIHoldingsFew(t *testing.T) {
 	b := e.Browser(t)
 	b.Onboarded("alice")
 	handlerstest.MustHave(t, b.Get("/holdings"), http.StatusOK, `data-testid="no-holdings"`)
-	party, err := e.L.Users().PartyOf(context.Background(), "alice")
+	party, err := users.Of(e.L).PartyOf(context.Background(), "alice")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -20,6 +20,7 @@ import (
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
 	"github.com/ccwallet/ccwallet/ledger/pending"
+	"github.com/ccwallet/ccwallet/ledger/users"
 	"github.com/ccwallet/ccwallet/web"
 )
 
@@ -113,7 +114,7 @@ func TestUIHomeIncomingCapped(t *testing.T) {
 	handlerstest.ForEngine(t, func(t *testing.T, e *handlerstest.UIEnv) {
 		alice := e.Wallet(t, "alice", "100")
 		bob := e.Wallet(t, "bob", "")
-		carol, err := e.L.Users().Onboard(t.Context(), "carol", "")
+		carol, err := users.Of(e.L).Onboard(t.Context(), "carol", "")
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -13,6 +13,7 @@ import (
 	"github.com/ccwallet/ccwallet/handlers/handlerstest"
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
+	"github.com/ccwallet/ccwallet/ledger/users"
 )
 
 var (
@@ -33,11 +34,11 @@ func TestInstructionSpamKeepsPagesSmall(t *testing.T) {
 			ctx := context.Background()
 			b := e.Browser(t)
 			b.Onboarded("bob")
-			u, err := l.Users().Get(ctx, "bob")
+			u, err := users.Of(l).Get(ctx, "bob")
 			if err != nil {
 				t.Fatal(err)
 			}
-			mallory, err := l.Users().Onboard(ctx, "mallory", "")
+			mallory, err := users.Of(l).Onboard(ctx, "mallory", "")
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -13,6 +13,7 @@ import (
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
 	"github.com/ccwallet/ccwallet/ledger/pending"
+	"github.com/ccwallet/ccwallet/ledger/users"
 	"github.com/ccwallet/ccwallet/web"
 )
 
@@ -30,7 +31,7 @@ func TestInstructionSpamKeepsTransfersListBounded(t *testing.T) {
 			e, key := tokenUIEnv(t, l)
 			ctx := context.Background()
 			bob := e.Wallet(t, "bob", "").Party
-			mallory, err := l.Users().Onboard(ctx, "mallory", "")
+			mallory, err := users.Of(l).Onboard(ctx, "mallory", "")
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/users"
 	"github.com/ccwallet/ccwallet/views"
 	"github.com/ccwallet/ccwallet/web"
 )
@@ -141,7 +142,7 @@ func (h *Handler) uiLogout(w http.ResponseWriter, r *http.Request) {
 
 // uiOnboardPage serves GET /onboard.
 func (h *Handler) uiOnboardPage(w http.ResponseWriter, r *http.Request, s *web.Session) error {
-	if _, err := h.l.Users().PartyOf(r.Context(), s.User); err == nil {
+	if _, err := users.Of(h.l).PartyOf(r.Context(), s.User); err == nil {
 		redirect(w, r, "/")
 		return nil
 	} else if !errors.Is(err, ledger.ErrNotFound) {
@@ -152,7 +153,7 @@ func (h *Handler) uiOnboardPage(w http.ResponseWriter, r *http.Request, s *web.S
 
 // uiOnboard serves POST /onboard: the user gets a fresh party.
 func (h *Handler) uiOnboard(w http.ResponseWriter, r *http.Request, s *web.Session) error {
-	if _, err := h.l.Users().Onboard(r.Context(), s.User, ""); err != nil {
+	if _, err := users.Of(h.l).Onboard(r.Context(), s.User, ""); err != nil {
 		msg, ok := inline(err)
 		if !ok {
 			return err

@@ -20,6 +20,7 @@ import (
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
 	"github.com/ccwallet/ccwallet/ledger/pending"
+	"github.com/ccwallet/ccwallet/ledger/users"
 	"github.com/ccwallet/ccwallet/web"
 )
 
@@ -43,12 +44,12 @@ func TestOfferSpamKeepsPagesSmall(t *testing.T) {
 			ctx := context.Background()
 			b := e.Browser(t)
 			b.Onboarded("bob")
-			u, err := l.Users().Get(ctx, "bob")
+			u, err := users.Of(l).Get(ctx, "bob")
 			if err != nil {
 				t.Fatal(err)
 			}
 			bob := u.Party
-			mallory, err := l.Users().Onboard(ctx, "mallory", "")
+			mallory, err := users.Of(l).Onboard(ctx, "mallory", "")
 			if err != nil {
 				t.Fatal(err)
 			}

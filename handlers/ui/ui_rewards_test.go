@@ -12,6 +12,7 @@ import (
 	"github.com/ccwallet/ccwallet/ledger/devnet"
 	"github.com/ccwallet/ccwallet/ledger/history"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
+	"github.com/ccwallet/ccwallet/ledger/users"
 )
 
 // rewardsWallet onboards alice through the UI and gives her two app
@@ -22,7 +23,7 @@ func rewardsWallet(t *testing.T, e *handlerstest.UIEnv, b *handlerstest.Browser)
 	t.Helper()
 	ctx := context.Background()
 	b.Onboarded("alice")
-	u, err := e.L.Users().Get(ctx, "alice")
+	u, err := users.Of(e.L).Get(ctx, "alice")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -111,7 +111,7 @@ func (h *Handler) receiverParty(ctx context.Context, sender coin.PartyID, receiv
 	if p == sender {
 		return "", badRequest("receiver: that is your own party")
 	}
-	if err := h.l.Users().KnownParty(ctx, p); errors.Is(err, ledger.ErrNotFound) {
+	if err := h.l.KnownParty(ctx, p); errors.Is(err, ledger.ErrNotFound) {
 		return "", badRequest("receiver: no party " + string(p) + " is known on this network; check the ID with the receiver")
 	} else if err != nil {
 		return "", err

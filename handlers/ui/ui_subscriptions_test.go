@@ -12,6 +12,7 @@ import (
 	"github.com/ccwallet/ccwallet/handlers/handlerstest"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
 	"github.com/ccwallet/ccwallet/ledger/subscriptions"
+	"github.com/ccwallet/ccwallet/ledger/users"
 )
 
 // TestUISubscriptions drives the Subscriptions and confirm pages as a
@@ -24,11 +25,11 @@ func TestUISubscriptions(t *testing.T) {
 		ctx := context.Background()
 		b := e.Browser(t)
 		csrf := b.Onboarded("alice")
-		alice, err := e.L.Users().PartyOf(ctx, "alice")
+		alice, err := users.Of(e.L).PartyOf(ctx, "alice")
 		if err != nil {
 			t.Fatal(err)
 		}
-		app, err := e.L.Users().Onboard(ctx, "app", "")
+		app, err := users.Of(e.L).Onboard(ctx, "app", "")
 		if err != nil {
 			t.Fatal(err)
 		}

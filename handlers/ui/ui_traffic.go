@@ -120,7 +120,7 @@ func (h *Handler) trafficQuote(ctx context.Context, f views.TrafficForm) (coin.P
 	if err != nil {
 		return "", 0, q, badRequest("member: " + err.Error())
 	}
-	if err := h.l.Users().KnownParty(ctx, member); errors.Is(err, ledger.ErrNotFound) {
+	if err := h.l.KnownParty(ctx, member); errors.Is(err, ledger.ErrNotFound) {
 		return "", 0, q, badRequest("member: no party " + string(member) + " is known on this network; check the ID with the validator")
 	} else if err != nil {
 		return "", 0, q, err

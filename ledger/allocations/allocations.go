@@ -197,7 +197,7 @@ func (s *Service) checkAllocation(ctx context.Context, spec *allocationdata.Allo
 	}
 	st.RequestedAt, st.AllocateBefore, st.SettleBefore = ledger.FormatTime(requested), ledger.FormatTime(allocateBefore), ledger.FormatTime(settleBefore)
 	for _, p := range []coin.PartyID{leg.Receiver, st.Executor} {
-		if err := s.l.Users().KnownParty(ctx, p); err != nil {
+		if err := s.l.KnownParty(ctx, p); err != nil {
 			return time.Time{}, err
 		}
 	}

@@ -74,7 +74,7 @@ func (s *Service) checkLegs(ctx context.Context, legs map[string]allocationdata.
 			legs[id] = leg
 		}
 		for _, p := range []coin.PartyID{leg.Sender, leg.Receiver} {
-			if err := s.l.Users().KnownParty(ctx, p); err != nil {
+			if err := s.l.KnownParty(ctx, p); err != nil {
 				return err
 			}
 		}
@@ -88,7 +88,7 @@ func (s *Service) ProposeTrade(ctx context.Context, actAs []coin.PartyID, p allo
 	if err := s.checkLegs(ctx, p.TransferLegs); err != nil {
 		return nil, err
 	}
-	if err := s.l.Users().KnownParty(ctx, p.Venue); err != nil {
+	if err := s.l.KnownParty(ctx, p.Venue); err != nil {
 		return nil, err
 	}
 	if len(p.Approvers) == 0 || len(p.Approvers) > 2*allocationdata.MaxTradeLegs {

@@ -175,7 +175,7 @@ func (s *Service) checkAppPaymentRequest(ctx context.Context, p *AppPaymentReque
 	ps := append([]coin.PartyID{p.Sender, p.Provider}, p.receivers()...)
 	slices.Sort(ps)
 	for _, party := range slices.Compact(ps) {
-		if err := s.l.Users().KnownParty(ctx, party); err != nil {
+		if err := s.l.KnownParty(ctx, party); err != nil {
 			return err
 		}
 	}

@@ -63,13 +63,13 @@ func (s *Service) CheckSweep(ctx context.Context, c SweepConfig) error {
 	case c.Sender == c.Receiver:
 		return fmt.Errorf("%s.receiver: must differ from the sender", key)
 	}
-	if err := l.Users().KnownParty(ctx, c.Sender); err != nil {
+	if err := l.KnownParty(ctx, c.Sender); err != nil {
 		if errors.Is(err, ledger.ErrNotFound) {
 			return fmt.Errorf("%s: sender %s is not a party of this node", key, c.Sender)
 		}
 		return err
 	}
-	if err := l.Users().KnownParty(ctx, c.Receiver); err != nil {
+	if err := l.KnownParty(ctx, c.Receiver); err != nil {
 		if errors.Is(err, ledger.ErrNotFound) {
 			return fmt.Errorf("%s.receiver: no party %s is known on this network", key, c.Receiver)
 		}

@@ -43,7 +43,7 @@ func (s *Service) ProposeMergeDelegation(ctx context.Context, owner coin.PartyID
 // fails its requirement.
 func (s *Service) proposeMergeDelegation(ctx context.Context, owner coin.PartyID, cmd ledger.Command) (MergeDelegation, error) {
 	l := s.l
-	if err := l.Users().KnownParty(ctx, owner); err != nil {
+	if err := l.KnownParty(ctx, owner); err != nil {
 		return MergeDelegation{}, err
 	}
 	var cid coin.ContractID

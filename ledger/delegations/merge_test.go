@@ -16,6 +16,7 @@ import (
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
 	"github.com/ccwallet/ccwallet/ledger/rewards"
 	"github.com/ccwallet/ccwallet/ledger/userrights"
+	"github.com/ccwallet/ccwallet/ledger/users"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -65,7 +66,7 @@ func TestMergeHoldingsOfEveryPartyTheWalletActsFor(t *testing.T) {
 		ext, key := ledgertest.ExternalParty(t, l, "ext-limited")
 		loose, _ := ledgertest.ExternalParty(t, l, "ext-loose")
 		lapsed, lapsedKey := ledgertest.ExternalParty(t, l, "ext-lapsed")
-		gone, err := l.Users().Onboard(ctx, "gone-user", "")
+		gone, err := users.Of(l).Onboard(ctx, "gone-user", "")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -215,7 +216,7 @@ func TestMergeDelegationAtOnboarding(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			p, err := l.Users().Onboard(ctx, "carol", "")
+			p, err := users.Of(l).Onboard(ctx, "carol", "")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -230,7 +231,7 @@ func TestMergeDelegationAtOnboarding(t *testing.T) {
 			if err := userrights.New(l).Offboard(ctx, "carol"); err != nil {
 				t.Fatal(err)
 			}
-			if _, err := l.Users().Onboard(ctx, "carol", ""); err != nil {
+			if _, err := users.Of(l).Onboard(ctx, "carol", ""); err != nil {
 				t.Fatal(err)
 			}
 			ds, _ = delegations.New(l).MergeDelegations(ctx, p)

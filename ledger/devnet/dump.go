@@ -13,6 +13,7 @@ import (
 	"github.com/ccwallet/ccwallet/ledger/delegations"
 	"github.com/ccwallet/ccwallet/ledger/featured"
 	"github.com/ccwallet/ccwallet/ledger/holdingsview"
+	"github.com/ccwallet/ccwallet/ledger/users"
 	"github.com/ccwallet/ccwallet/store"
 )
 
@@ -37,12 +38,12 @@ func (s *Service) Dump(ctx context.Context) (*Scenario, error) {
 	operator := l.Operator()
 	sc := &Scenario{}
 	names := map[coin.PartyID]string{}
-	users, err := l.Users().All(ctx)
+	all, err := users.Of(l).All(ctx)
 	if err != nil {
 		return nil, err
 	}
 	var dumped []coin.PartyID
-	for _, u := range users {
+	for _, u := range all {
 		names[u.Party] = u.Name
 		if u.Party == operator {
 			continue

@@ -24,7 +24,7 @@ func (s *Service) Impersonate(ctx context.Context, user string, party coin.Party
 	if err != nil {
 		return ledger.Invalid("act_as", "%v", err)
 	}
-	if err := s.l.Users().KnownParty(ctx, p); err != nil {
+	if err := s.l.KnownParty(ctx, p); err != nil {
 		return err
 	}
 	return nil

@@ -52,7 +52,7 @@ func (s *Service) MintBulk(ctx context.Context, party coin.PartyID, amounts []co
 	if err := devOnly(l); err != nil {
 		return err
 	}
-	if err := l.Users().KnownParty(ctx, party); err != nil {
+	if err := l.KnownParty(ctx, party); err != nil {
 		return err
 	}
 	total := coin.Zero

@@ -20,6 +20,7 @@ import (
 	"github.com/ccwallet/ccwallet/ledger/holdingsview"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
 	"github.com/ccwallet/ccwallet/ledger/pending"
+	"github.com/ccwallet/ccwallet/ledger/users"
 )
 
 // seedFile parses and seeds a scenario on l.
@@ -264,10 +265,10 @@ func TestScenarioAllOrNothing(t *testing.T) {
 		if !errors.As(err, &v) || v.Field != "instructions[3].to" || !strings.Contains(v.Msg, `"nobody"`) {
 			t.Fatalf("seed = %v; want instructions[3].to naming nobody", err)
 		}
-		if us, err := l.Users().All(ctx); err != nil || len(us) != 1 {
+		if us, err := users.Of(l).All(ctx); err != nil || len(us) != 1 {
 			t.Errorf("users after a failed seed: %+v, %v; want admin alone", us, err)
 		}
-		if _, err := l.Users().PartyOf(ctx, "alice"); !errors.Is(err, ledger.ErrNotFound) {
+		if _, err := users.Of(l).PartyOf(ctx, "alice"); !errors.Is(err, ledger.ErrNotFound) {
 			t.Errorf("alice after a failed seed: %v", err)
 		}
 		if got := ledgertest.Conserved(t, l); fmt.Sprint(got) != fmt.Sprint(before) {

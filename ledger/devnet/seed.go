@@ -15,6 +15,7 @@ import (
 	"github.com/ccwallet/ccwallet/ledger/delegations"
 	"github.com/ccwallet/ccwallet/ledger/external"
 	"github.com/ccwallet/ccwallet/ledger/featured"
+	"github.com/ccwallet/ccwallet/ledger/users"
 )
 
 // SeedResult is what Seed created: each name's party, and the private
@@ -111,7 +112,7 @@ func (s *seeding) run(ctx context.Context) error {
 	l, sc := s.l, s.sc
 	for i, u := range sc.Users {
 		at := fmt.Sprintf("users[%d]", i)
-		got, err := l.Users().OnboardUser(ctx, u.Name, "")
+		got, err := users.Of(l).OnboardUser(ctx, u.Name, "")
 		if err != nil {
 			return itemErr(at, err)
 		}
@@ -127,7 +128,7 @@ func (s *seeding) run(ctx context.Context) error {
 		if p.External {
 			party, err = createExternalParty(ctx, l, p.Name, s.res.Keys[p.Name])
 		} else {
-			party, err = l.AllocateParty(ctx, p.Name)
+			party, err = users.Of(l).AllocateParty(ctx, p.Name)
 		}
 		if err != nil {
 			return itemErr(at, err)
@@ -251,12 +252,12 @@ func (s *seeding) resolve(ctx context.Context, field, name string) (coin.PartyID
 	}
 	if strings.Contains(name, "::") {
 		p := coin.PartyID(name)
-		if err := s.l.Users().KnownParty(ctx, p); err != nil {
+		if err := s.l.KnownParty(ctx, p); err != nil {
 			return "", ledger.Invalid(field, "no party %s is known on this network", name)
 		}
 		return p, nil
 	}
-	u, err := s.l.Users().Get(ctx, name)
+	u, err := users.Of(s.l).Get(ctx, name)
 	if err != nil {
 		return "", err
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/devnet"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
+	"github.com/ccwallet/ccwallet/ledger/users"
 )
 
 // TestSnapshotRestore: a restore brings back the snapshot's balances,
@@ -36,14 +37,14 @@ func TestSnapshotRestore(t *testing.T) {
 		// After the snapshot: more coin, a new user (read, so cached),
 		// a transfer to it.
 		ledgertest.Mint(t, l, alice, "50")
-		carol, err := l.Users().Onboard(ctx, "carol", "")
+		carol, err := users.Of(l).Onboard(ctx, "carol", "")
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := l.Users().PartyOf(ctx, "carol"); err != nil {
+		if _, err := users.Of(l).PartyOf(ctx, "carol"); err != nil {
 			t.Fatal(err)
 		}
-		if err := l.Users().KnownParty(ctx, carol); err != nil {
+		if err := l.KnownParty(ctx, carol); err != nil {
 			t.Fatal(err)
 		}
 		if _, err := l.Transfer(ctx, ledger.TransferRequest{Sender: alice, Receiver: carol, Amount: coin.MustParse("10")}); err != nil {
@@ -60,10 +61,10 @@ func TestSnapshotRestore(t *testing.T) {
 		if b.Count != 1 || b.EffectiveUnlocked.Cmp(coin.MustParse("100")) > 0 || b.EffectiveUnlocked.Cmp(coin.MustParse("99")) < 0 {
 			t.Errorf("alice after restore = %+v; want the snapshot's one holding of 100", b)
 		}
-		if _, err := l.Users().PartyOf(ctx, "carol"); !errors.Is(err, ledger.ErrNotFound) {
+		if _, err := users.Of(l).PartyOf(ctx, "carol"); !errors.Is(err, ledger.ErrNotFound) {
 			t.Errorf("carol after restore: %v; want not found (the user cache forgotten)", err)
 		}
-		if err := l.Users().KnownParty(ctx, carol); !errors.Is(err, ledger.ErrNotFound) {
+		if err := l.KnownParty(ctx, carol); !errors.Is(err, ledger.ErrNotFound) {
 			t.Errorf("carol's party after restore: %v; want not found (known parties forgotten)", err)
 		}
 		if got := ledgertest.Conserved(t, l); fmt.Sprint(got) != fmt.Sprint(before) {
@@ -71,7 +72,7 @@ func TestSnapshotRestore(t *testing.T) {
 		}
 		// Writes after the restore: onboarding again, minting, a transfer
 		// (offsets drawn after the snapshot's last one).
-		carol2, err := l.Users().Onboard(ctx, "carol", "")
+		carol2, err := users.Of(l).Onboard(ctx, "carol", "")
 		if err != nil {
 			t.Fatalf("onboard after restore: %v", err)
 		}
@@ -92,13 +93,13 @@ func TestSnapshotRestoreTwice(t *testing.T) {
 		alice := ledgertest.Party(t, l)
 		ledgertest.Mint(t, l, alice, "7")
 		restore(t)
-		if err := l.Users().KnownParty(ctx, alice); !errors.Is(err, ledger.ErrNotFound) {
+		if err := l.KnownParty(ctx, alice); !errors.Is(err, ledger.ErrNotFound) {
 			t.Errorf("alice after the first restore: %v; want not found", err)
 		}
 		bob := ledgertest.Party(t, l)
 		ledgertest.Mint(t, l, bob, "3")
 		restore(t)
-		if err := l.Users().KnownParty(ctx, bob); !errors.Is(err, ledger.ErrNotFound) {
+		if err := l.KnownParty(ctx, bob); !errors.Is(err, ledger.ErrNotFound) {
 			t.Errorf("bob after the second restore: %v; want not found", err)
 		}
 		ledgertest.Conserved(t, l)
@@ -183,13 +184,13 @@ func TestReset(t *testing.T) {
 		if l.Operator() != op || l.DSO() != dso {
 			t.Errorf("identity changed: %s %s", l.Operator(), l.DSO())
 		}
-		if err := l.Users().KnownParty(ctx, alice); !errors.Is(err, ledger.ErrNotFound) {
+		if err := l.KnownParty(ctx, alice); !errors.Is(err, ledger.ErrNotFound) {
 			t.Errorf("alice after reset: %v; want not found", err)
 		}
 		if s := ledgertest.Conserved(t, l); !s.Minted.IsZero() {
 			t.Errorf("minted after reset = %s; want 0", s.Minted)
 		}
-		admin, err := l.Users().Get(ctx, "admin")
+		admin, err := users.Of(l).Get(ctx, "admin")
 		if err != nil || admin.Party != op {
 			t.Errorf("admin after reset = %+v, %v", admin, err)
 		}

@@ -63,7 +63,7 @@ func TapCoin(ctx context.Context, l *ledger.Ledger, party coin.PartyID, amount c
 	if err := ledger.CheckAmount("amount", amount); err != nil {
 		return TapResult{}, err
 	}
-	if err := l.Users().KnownParty(ctx, party); err != nil {
+	if err := l.KnownParty(ctx, party); err != nil {
 		return TapResult{}, err
 	}
 	cmd.Key = "tap-coin:" + cmd.Key

@@ -34,7 +34,7 @@ func (b ExternalBalance) Available() coin.Amount { return b.Unlocked.Sub(b.FeesU
 // ExternalPartyBalance summarises party's holdings. Unknown parties are
 // ErrNotFound.
 func (s *Service) ExternalPartyBalance(ctx context.Context, party coin.PartyID) (ExternalBalance, error) {
-	if err := s.l.Users().KnownParty(ctx, party); err != nil {
+	if err := s.l.KnownParty(ctx, party); err != nil {
 		return ExternalBalance{}, err
 	}
 	// The usable round, as the wallet's balance reads it.

@@ -86,7 +86,7 @@ func TestExternalTopology(t *testing.T) {
 			if err == nil || !ledger.IsValidation(err) || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("%s: err = %v, want a validation error containing %q", tc.name, err, tc.want)
 			}
-			if err := l.Users().KnownParty(ctx, party); !errors.Is(err, ledger.ErrNotFound) {
+			if err := l.KnownParty(ctx, party); !errors.Is(err, ledger.ErrNotFound) {
 				t.Fatalf("%s: party exists after a refused submission (%v)", tc.name, err)
 			}
 		}

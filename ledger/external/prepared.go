@@ -30,7 +30,7 @@ func (s *Service) PrepareExternalTransfer(ctx context.Context, sender, receiver 
 	if err := ledger.CheckText("description", description); err != nil {
 		return Prepared{}, err
 	}
-	if err := s.l.Users().KnownParty(ctx, receiver); err != nil {
+	if err := s.l.KnownParty(ctx, receiver); err != nil {
 		return Prepared{}, err
 	}
 	return s.Prepare(ctx, sender, KindExternalTransfer, nil,

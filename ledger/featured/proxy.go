@@ -96,7 +96,7 @@ func (s *Service) CheckProxyUse(ctx context.Context, actor coin.PartyID, proxy, 
 		if !b.Weight.IsPositive() {
 			return p, ledger.Invalid("beneficiaries", "the weight of %s must be positive", b.Party)
 		}
-		if err := s.l.Users().KnownParty(ctx, b.Party); err != nil {
+		if err := s.l.KnownParty(ctx, b.Party); err != nil {
 			return p, err
 		}
 		sum = sum.Add(b.Weight)

@@ -13,6 +13,7 @@ import (
 	"github.com/ccwallet/ccwallet/ledger/history"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
 	"github.com/ccwallet/ccwallet/ledger/rewards"
+	"github.com/ccwallet/ccwallet/ledger/users"
 )
 
 // TestSelfGrantFeaturedAppRight: a party grants itself one right (again
@@ -22,11 +23,11 @@ func TestSelfGrantFeaturedAppRight(t *testing.T) {
 	forEachEngine(t, func(t *testing.T, l *ledger.Ledger) {
 		ctx := context.Background()
 		fs := featured.New(l)
-		alice, err := l.Users().Onboard(ctx, "alice", "")
+		alice, err := users.Of(l).Onboard(ctx, "alice", "")
 		if err != nil {
 			t.Fatal(err)
 		}
-		bob, err := l.Users().Onboard(ctx, "bob", "")
+		bob, err := users.Of(l).Onboard(ctx, "bob", "")
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -16,6 +16,7 @@ import (
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/apiread"
 	"github.com/ccwallet/ccwallet/ledger/devnet"
+	"github.com/ccwallet/ccwallet/ledger/users"
 	"github.com/ccwallet/ccwallet/ledger/workflows"
 	"github.com/ccwallet/ccwallet/store"
 	"github.com/ccwallet/ccwallet/store/pgbatch"
@@ -198,7 +199,7 @@ func New(t testing.TB, engine store.Dialect, opts ...Options) *ledger.Ledger {
 func Party(t testing.TB, l *ledger.Ledger) coin.PartyID {
 	t.Helper()
 	name := "user-" + uuid.NewString()[:8]
-	p, err := l.Users().Onboard(context.Background(), name, "")
+	p, err := users.Of(l).Onboard(context.Background(), name, "")
 	if err != nil {
 		t.Fatalf("onboard %s: %v", name, err)
 	}

@@ -52,7 +52,7 @@ func (s *Service) Propose(ctx context.Context, p Proposal, cmd ledger.Command) (
 		return "", fmt.Errorf("%w: expectedDso %s is not this network's DSO %s", ledger.ErrRequirement, *p.ExpectedDSO, l.DSO())
 	}
 	for _, q := range []coin.PartyID{p.Receiver, p.Provider} {
-		if err := l.Users().KnownParty(ctx, q); err != nil {
+		if err := l.KnownParty(ctx, q); err != nil {
 			return "", err
 		}
 	}

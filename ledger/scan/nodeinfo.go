@@ -6,6 +6,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/users"
 )
 
 // MigrationID is the synchronizer migration this network is on. The
@@ -58,7 +59,7 @@ func (s *Service) DomainDataSnapshot(ctx context.Context, at time.Time, migratio
 	if migrationID != nil && *migrationID != MigrationID {
 		return DomainDataSnapshot{}, ledger.Invalid("migration_id", "this network is on migration %d, not %d", MigrationID, *migrationID)
 	}
-	us, err := s.l.Users().All(ctx)
+	us, err := users.Of(s.l).All(ctx)
 	if err != nil {
 		return DomainDataSnapshot{}, err
 	}

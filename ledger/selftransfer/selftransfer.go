@@ -121,7 +121,7 @@ func (s *Service) plan(ctx context.Context, db bun.IDB, req Request, now time.Ti
 // with no transfer fee; the inputs' holding fees are charged.
 func (s *Service) Run(ctx context.Context, req Request) (*ledger.InstructionResult, error) {
 	l := s.l
-	if err := l.Users().KnownParty(ctx, req.Owner); err != nil {
+	if err := l.KnownParty(ctx, req.Owner); err != nil {
 		return nil, err
 	}
 	var cmd ledger.Command // none without a tracking id

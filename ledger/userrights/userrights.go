@@ -20,6 +20,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/users"
 	"github.com/ccwallet/ccwallet/store"
 	"github.com/uptrace/bun"
 )
@@ -70,11 +71,11 @@ func problem(kind error, format string, args ...any) error {
 }
 
 // RightsOf returns user u's effective rights (u as User returned it),
-// from rows cached as users are (ledger.Users.RightRows: a change made
+// from rows cached as users are (users.Users.RightRows: a change made
 // here takes effect on the next call, one made on another replica within
 // the user cache's TTL).
 func (s *Service) RightsOf(ctx context.Context, u ledger.UserInfo) (ledger.UserRights, error) {
-	rows, err := s.l.Users().RightRows(ctx, u.Name)
+	rows, err := users.Of(s.l).RightRows(ctx, u.Name)
 	if err != nil {
 		return ledger.UserRights{}, err
 	}
@@ -83,7 +84,7 @@ func (s *Service) RightsOf(ctx context.Context, u ledger.UserInfo) (ledger.UserR
 
 // ledgerUser is name as a ledger user: onboarded, or a wallet admin.
 func (s *Service) ledgerUser(ctx context.Context, name string) (ledger.UserInfo, error) {
-	u, err := s.l.Users().Get(ctx, name)
+	u, err := users.Of(s.l).Get(ctx, name)
 	if err != nil {
 		return u, err
 	}
@@ -109,8 +110,8 @@ func (s *Service) changeRights(ctx context.Context, name string, rs []ledger.Rig
 		return nil, err
 	}
 	var changed []ledger.Right
-	key := s.l.Users().Key(name)
-	defer s.l.Users().ForgetRights(name) // also after an error: the commit may have happened
+	key := users.Of(s.l).Key(name)
+	defer users.Of(s.l).ForgetRights(name) // also after an error: the commit may have happened
 	err := s.l.Change(ctx, func(ctx context.Context, x *ledger.Tx) error {
 		changed = nil
 		u, err := s.ledgerUser(ctx, name)
@@ -153,15 +154,15 @@ func (s *Service) changeRights(ctx context.Context, name string, rs []ledger.Rig
 // SetDeactivated deactivates user name (or activates it again): a
 // deactivated user's every Ledger API call is refused.
 func (s *Service) SetDeactivated(ctx context.Context, name string, deactivated bool) error {
-	defer s.l.Users().ForgetRights(name)
+	defer users.Of(s.l).ForgetRights(name)
 	return s.l.Change(ctx, func(ctx context.Context, x *ledger.Tx) error {
 		if _, err := s.ledgerUser(ctx, name); err != nil {
 			return err
 		}
 		if !deactivated {
-			return store.DeleteUserRight(ctx, x.DB(), s.l.Users().Key(name), RightDeactivated, "")
+			return store.DeleteUserRight(ctx, x.DB(), users.Of(s.l).Key(name), RightDeactivated, "")
 		}
-		return store.PutUserRight(ctx, x.DB(), &store.UserRight{UserName: s.l.Users().Key(name), Kind: RightDeactivated, Granted: true})
+		return store.PutUserRight(ctx, x.DB(), &store.UserRight{UserName: users.Of(s.l).Key(name), Kind: RightDeactivated, Granted: true})
 	})
 }
 
@@ -178,9 +179,9 @@ func (s *Service) Offboard(ctx context.Context, name string) error {
 	l := s.l
 	// Forgotten after the commit, so no request of this process acts for
 	// the user once Offboard has returned.
-	defer l.Users().Forget(name)
+	defer users.Of(l).Forget(name)
 	return l.Change(ctx, func(ctx context.Context, x *ledger.Tx) error {
-		u, err := store.UserByName(ctx, x.DB(), l.Users().Key(name))
+		u, err := store.UserByName(ctx, x.DB(), users.Of(l).Key(name))
 		if errors.Is(err, store.ErrNotFound) {
 			return problem(ledger.ErrNotFound, "there is no user %s on this validator; check the user ID", name)
 		}
@@ -226,8 +227,8 @@ func (s *Service) DeleteUser(ctx context.Context, name string) error {
 			return err
 		}
 	}
-	defer s.l.Users().ForgetRights(name)
+	defer users.Of(s.l).ForgetRights(name)
 	return s.l.Change(ctx, func(ctx context.Context, x *ledger.Tx) error {
-		return store.DeleteUserRights(ctx, x.DB(), s.l.Users().Key(name))
+		return store.DeleteUserRights(ctx, x.DB(), users.Of(s.l).Key(name))
 	})
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/ccwallet/ccwallet/ledger/devnet"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
 	"github.com/ccwallet/ccwallet/ledger/subscriptions"
+	"github.com/ccwallet/ccwallet/ledger/users"
 	"github.com/ccwallet/ccwallet/ledger/workflows"
 	"github.com/ccwallet/ccwallet/store"
 )
@@ -31,11 +32,11 @@ func TestTimeJumpCoversEveryValidator(t *testing.T) {
 		}
 		w := workflows.New(l)
 		pw := w.ForValidator(pv)
-		sender, err := pv.Users().Onboard(ctx, "sender", "")
+		sender, err := users.Of(pv).Onboard(ctx, "sender", "")
 		if err != nil {
 			t.Fatal(err)
 		}
-		app, err := pv.Users().Onboard(ctx, "app", "")
+		app, err := users.Of(pv).Onboard(ctx, "app", "")
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,4 +1,4 @@
-package ledger_test
+package users_test
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
 	"github.com/ccwallet/ccwallet/ledger/userrights"
+	"github.com/ccwallet/ccwallet/ledger/users"
 )
 
 // TestValidatorUsers: each validator of a network has its own users, as
@@ -24,11 +25,11 @@ func TestValidatorUsers(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		up, err := l.Users().Onboard(ctx, "alice", "")
+		up, err := users.Of(l).Onboard(ctx, "alice", "")
 		if err != nil {
 			t.Fatal(err)
 		}
-		pp, err := pv.Users().Onboard(ctx, "alice", "")
+		pp, err := users.Of(pv).Onboard(ctx, "alice", "")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -37,7 +38,7 @@ func TestValidatorUsers(t *testing.T) {
 		}
 		names := func(v *ledger.Ledger) []string {
 			t.Helper()
-			us, err := v.Users().All(ctx)
+			us, err := users.Of(v).All(ctx)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -55,7 +56,7 @@ func TestValidatorUsers(t *testing.T) {
 			t.Errorf("the app user's users = %v: want its own alice and none of the app provider's", got)
 		}
 		// Rights are each validator's user's.
-		bob, err := pv.Users().Onboard(ctx, "bob", "")
+		bob, err := users.Of(pv).Onboard(ctx, "bob", "")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -65,7 +66,7 @@ func TestValidatorUsers(t *testing.T) {
 		}
 		has := func(v *ledger.Ledger, name string, r ledger.Right) bool {
 			t.Helper()
-			u, err := v.Users().Get(ctx, name)
+			u, err := users.Of(v).Get(ctx, name)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -83,24 +84,24 @@ func TestValidatorUsers(t *testing.T) {
 		if err := userrights.New(l).Offboard(ctx, "alice"); err != nil {
 			t.Fatal(err)
 		}
-		if u, err := pv.Users().Get(ctx, "alice"); err != nil || !u.Onboarded || u.Party != pp {
+		if u, err := users.Of(pv).Get(ctx, "alice"); err != nil || !u.Onboarded || u.Party != pp {
 			t.Errorf("the app provider's alice after the app user's offboarding = %+v, %v", u, err)
 		}
 		// A user ID under the app provider's prefix is not the app user's.
-		if _, err := l.Users().Onboard(ctx, "app-provider-1/mallory", ""); !ledger.IsValidation(err) {
+		if _, err := users.Of(l).Onboard(ctx, "app-provider-1/mallory", ""); !ledger.IsValidation(err) {
 			t.Errorf("onboarding app-provider-1/mallory on the app user = %v, want refused", err)
 		}
-		if u, err := l.Users().Get(ctx, "app-provider-1/alice"); err != nil || u.Onboarded {
+		if u, err := users.Of(l).Get(ctx, "app-provider-1/alice"); err != nil || u.Onboarded {
 			t.Errorf("the app user sees app-provider-1/alice as %+v, %v; want no such user", u, err)
 		}
 		// After a reset each validator's admin is its own again.
 		if err := ledgertest.Dev(t, l).Reset(ctx); err != nil {
 			t.Fatal(err)
 		}
-		if u, err := pv.Users().Get(ctx, "ledger-api-user"); err != nil || u.Party != pv.Operator() || !u.IsAdmin {
+		if u, err := users.Of(pv).Get(ctx, "ledger-api-user"); err != nil || u.Party != pv.Operator() || !u.IsAdmin {
 			t.Errorf("after a reset the app provider's ledger-api-user = %+v, %v; want its operator's admin", u, err)
 		}
-		if u, err := l.Users().Get(ctx, "ledger-api-user"); err != nil || u.Onboarded {
+		if u, err := users.Of(l).Get(ctx, "ledger-api-user"); err != nil || u.Onboarded {
 			t.Errorf("after a reset the app user has a ledger-api-user %+v, %v; want none (not its admin here)", u, err)
 		}
 	})

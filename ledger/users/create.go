@@ -1,4 +1,4 @@
-package ledger
+package users
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"github.com/uptrace/bun"
 
 	"github.com/ccwallet/ccwallet/coin"
+	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/store"
 )
 
@@ -15,9 +16,8 @@ import (
 // right creates no user and a created user has all of them. rs are
 // checked as a grant's are (CanActAs and CanReadAs of known parties,
 // CanReadAsAnyParty, CanExecuteAsAnyParty, ParticipantAdmin).
-func (us Users) Create(ctx context.Context, name string, party coin.PartyID, rs []Right) (OnboardResult, error) {
-	l := us.l
-	if err := checkRights(ctx, l, rs); err != nil {
+func (us Users) Create(ctx context.Context, name string, party coin.PartyID, rs []ledger.Right) (OnboardResult, error) {
+	if err := ledger.CheckRights(ctx, us.l, rs); err != nil {
 		return OnboardResult{}, err
 	}
 	return us.onboard(ctx, name, party, rs)
@@ -25,11 +25,10 @@ func (us Users) Create(ctx context.Context, name string, party coin.PartyID, rs 
 
 // putNewRights writes the rows of rs that a user name just onboarded
 // with party does not hold by default.
-func (us Users) putNewRights(ctx context.Context, tx bun.IDB, name string, party coin.PartyID, rs []Right) error {
-	l := us.l
-	have := defaultRights(UserInfo{Name: name, Party: party, Onboarded: true, IsAdmin: l.IsAdmin(name)})
+func (us Users) putNewRights(ctx context.Context, tx bun.IDB, name string, party coin.PartyID, rs []ledger.Right) error {
+	have := ledger.DefaultRights(ledger.UserInfo{Name: name, Party: party, Onboarded: true, IsAdmin: us.l.IsAdmin(name)})
 	for _, r := range rs {
-		if (UserRights{Rights: have}).Has(r) {
+		if (ledger.UserRights{Rights: have}).Has(r) {
 			continue
 		}
 		have = append(have, r)
