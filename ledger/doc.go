@@ -91,9 +91,8 @@
 //     party is known (KnownParty); usercache.go: the per-process cache of
 //     who a caller is, which ledger/users (onboarding, the reads of a
 //     user) keeps through core.go's Core, the seam the workflows that
-//     keep the core's own books are built on; rights.go:
-//     the kinds of a user's right, their defaults and the check of a
-//     grant (ledger/userrights applies a user's rows and changes them).
+//     keep the core's own books are built on (the kinds of a user's
+//     right and changing them are ledger/userrights').
 //   - change.go: a change's database transaction (docs/architecture.md); txn.go: what a
 //     change records and its commit; commands.go: deduplication keys and
 //     Command, which an entry point that records one is given: its key

@@ -153,13 +153,6 @@ func FeaturedRightsOf(ctx context.Context, db bun.IDB, provider coin.PartyID) ([
 // (archived once collected).
 func RewardContract(l *Ledger, c store.RewardCoupon) *store.Contract { return rewardContract(l, c) }
 
-// DefaultRights are u's rights before any change (CanActAs its party when
-// onboarded, ParticipantAdmin when an admin).
-func DefaultRights(u UserInfo) []Right { return defaultRights(u) }
-
-// CheckRights bounds and checks rights to grant or revoke.
-func CheckRights(ctx context.Context, l *Ledger, rs []Right) error { return checkRights(ctx, l, rs) }
-
 // InstructionView is a stored transfer instruction as the wallet shows
 // it, without its contract.
 func InstructionView(l *Ledger, ti *store.TransferInstruction) TransferInstruction {

@@ -157,7 +157,7 @@ func asCanton(err error) *cantonError {
 		return permissionDenied("%s", err.Error())
 	case errors.Is(err, userrights.ErrUserNotFound):
 		return cantonErr(codeUserNotFound, "%s", err.Error())
-	case errors.Is(err, ledger.ErrPartyNotFound):
+	case errors.Is(err, userrights.ErrPartyNotFound):
 		return cantonErr(codePartyNotKnown, "%s", err.Error())
 	case errors.Is(err, ledger.ErrNotFound):
 		return cantonErr(codeContractNotFound, "%s", err.Error())

@@ -11,6 +11,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/userrights"
 	"github.com/ccwallet/ccwallet/ledger/users"
 )
 
@@ -44,7 +45,7 @@ func (s *Server) getVersion(w http.ResponseWriter, r *http.Request, _ *caller) e
 	return writeJSON(w, struct {
 		Version  string   `json:"version"`
 		Features features `json:"features"`
-	}{Version, features{userMgmt{true, ledger.MaxUserRights, maxUsersPage}, partyMgmt{apiread.MaxPartiesPage}}})
+	}{Version, features{userMgmt{true, userrights.MaxUserRights, maxUsersPage}, partyMgmt{apiread.MaxPartiesPage}}})
 }
 
 func (s *Server) getParticipantID(w http.ResponseWriter, r *http.Request, _ *caller) error {
@@ -132,7 +133,7 @@ type userDTO struct {
 	IdentityProviderID string       `json:"identityProviderId"`
 }
 
-func userOf(u ledger.UserInfo, rs ledger.UserRights) userDTO {
+func userOf(u ledger.UserInfo, rs userrights.UserRights) userDTO {
 	return userDTO{ID: u.Name, PrimaryParty: u.Party, IsDeactivated: rs.Deactivated, Metadata: emptyMeta}
 }
 
@@ -146,7 +147,7 @@ type rightValue struct {
 	Value map[string]string `json:"value"`
 }
 
-func rightsDTO(rs []ledger.Right) []right {
+func rightsDTO(rs []userrights.Right) []right {
 	out := []right{}
 	for _, r := range rs {
 		v := map[string]string{}
@@ -267,11 +268,11 @@ func (s *Server) createUser(w http.ResponseWriter, r *http.Request, c *caller) e
 	if req.User.IsDeactivated {
 		return invalidArgument("user.isDeactivated: a user is created active")
 	}
-	if len(req.Rights) > ledger.MaxUserRights {
-		return invalidArgument("rights: at most %d at once", ledger.MaxUserRights)
+	if len(req.Rights) > userrights.MaxUserRights {
+		return invalidArgument("rights: at most %d at once", userrights.MaxUserRights)
 	}
 	party := string(req.User.PrimaryParty)
-	var extra []ledger.Right
+	var extra []userrights.Right
 	for i, rt := range req.Rights {
 		if len(rt.Kind) != 1 {
 			return invalidArgument("rights[%d].kind: give exactly one kind of right", i)
@@ -286,7 +287,7 @@ func (s *Server) createUser(w http.ResponseWriter, r *http.Request, c *caller) e
 					return invalidArgument("rights[%d]: a user acts and reads as its primary party %s only, not %s", i, party, v.Value.Party)
 				}
 			default:
-				extra = append(extra, ledger.Right{Kind: kind, Party: coin.PartyID(v.Value.Party)})
+				extra = append(extra, userrights.Right{Kind: kind, Party: coin.PartyID(v.Value.Party)})
 			}
 		}
 	}
@@ -307,14 +308,14 @@ func (s *Server) createUser(w http.ResponseWriter, r *http.Request, c *caller) e
 	if existing.Onboarded {
 		return cantonErr(codeUserAlreadyExists, "user %q already exists", req.User.ID)
 	}
-	if _, err := users.Of(s.l).Create(r.Context(), req.User.ID, p, extra); err != nil {
+	if _, err := s.w.UserRights.Create(r.Context(), req.User.ID, p, extra); err != nil {
 		return err
 	}
 	u, err := users.Of(s.l).Get(r.Context(), req.User.ID)
 	if err != nil {
 		return err
 	}
-	return writeJSON(w, map[string]userDTO{"user": userOf(u, ledger.UserRights{})})
+	return writeJSON(w, map[string]userDTO{"user": userOf(u, userrights.UserRights{})})
 }
 
 // listPackages is GET /v2/packages: the packages of the templates and

@@ -24,6 +24,7 @@ import (
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/devnet"
 	"github.com/ccwallet/ccwallet/ledger/impersonation"
+	"github.com/ccwallet/ccwallet/ledger/userrights"
 	"github.com/ccwallet/ccwallet/ledger/users"
 	"github.com/ccwallet/ccwallet/ledger/workflows"
 	"github.com/ccwallet/ccwallet/web"
@@ -164,7 +165,7 @@ func (s *Server) unsupported(mux *routeTable) apiFunc {
 // caller is the authenticated user and its rights.
 type caller struct {
 	user   ledger.UserInfo
-	rights ledger.UserRights
+	rights userrights.UserRights
 	admin  bool
 	// actAs and readAs are the parties the user may act and read as
 	// (actAs implies readAs); readAny is CanReadAsAnyParty, executeAny
@@ -180,19 +181,19 @@ type caller struct {
 
 // callerOf is user u with its rights (the ledger's: the wallet's defaults
 // and the admins' grants and revocations).
-func callerOf(u ledger.UserInfo, rs ledger.UserRights) *caller {
+func callerOf(u ledger.UserInfo, rs userrights.UserRights) *caller {
 	c := &caller{user: u, rights: rs}
 	for _, r := range rs.Rights {
 		switch r.Kind {
-		case ledger.RightCanActAs:
+		case userrights.RightCanActAs:
 			c.actAs = append(c.actAs, r.Party)
-		case ledger.RightCanReadAs:
+		case userrights.RightCanReadAs:
 			c.readAs = append(c.readAs, r.Party)
-		case ledger.RightCanReadAsAnyParty:
+		case userrights.RightCanReadAsAnyParty:
 			c.readAny = true
-		case ledger.RightParticipantAdmin:
+		case userrights.RightParticipantAdmin:
 			c.admin = true
-		case ledger.RightCanExecuteAsAnyParty:
+		case userrights.RightCanExecuteAsAnyParty:
 			c.executeAny = true
 		}
 	}
@@ -309,7 +310,7 @@ func (s *Server) callerFor(ctx context.Context, claims web.Claims) (*caller, err
 		// The admin's own rights stay home (devnet.IsAdminAs): the token
 		// holds the party's act-as right alone.
 		c.admin = devnet.IsAdminAs(s.l, claims.Subject, claims.ActAs)
-		c.rights.Rights = []ledger.Right{{Kind: ledger.RightCanActAs, Party: party}}
+		c.rights.Rights = []userrights.Right{{Kind: userrights.RightCanActAs, Party: party}}
 	}
 	return c, nil
 }

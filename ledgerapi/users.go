@@ -5,7 +5,7 @@ import (
 	"net/http"
 
 	"github.com/ccwallet/ccwallet/coin"
-	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/userrights"
 )
 
 // User management: grant and revoke rights, update (deactivate) and
@@ -29,7 +29,7 @@ type rightIn struct {
 
 // decodeRights reads a rights request for the user in the path: the body's
 // userId must be the path's, as Canton requires.
-func decodeRights(r *http.Request, c *caller) (string, []ledger.Right, error) {
+func decodeRights(r *http.Request, c *caller) (string, []userrights.Right, error) {
 	if err := c.requireAdmin(); err != nil {
 		return "", nil, err
 	}
@@ -44,16 +44,16 @@ func decodeRights(r *http.Request, c *caller) (string, []ledger.Right, error) {
 	if req.IdentityProviderID != "" {
 		return "", nil, invalidArgument("identityProviderId: only the default identity provider (\"\") is supported")
 	}
-	if len(req.Rights) > ledger.MaxUserRights {
-		return "", nil, invalidArgument("rights: at most %d at once", ledger.MaxUserRights)
+	if len(req.Rights) > userrights.MaxUserRights {
+		return "", nil, invalidArgument("rights: at most %d at once", userrights.MaxUserRights)
 	}
-	rs := make([]ledger.Right, 0, len(req.Rights))
+	rs := make([]userrights.Right, 0, len(req.Rights))
 	for i, rt := range req.Rights {
 		if len(rt.Kind) != 1 {
 			return "", nil, invalidArgument("rights[%d].kind: give exactly one kind of right", i)
 		}
 		for kind, v := range rt.Kind {
-			rs = append(rs, ledger.Right{Kind: kind, Party: coin.PartyID(v.Value.Party)})
+			rs = append(rs, userrights.Right{Kind: kind, Party: coin.PartyID(v.Value.Party)})
 		}
 	}
 	return id, rs, nil
@@ -72,7 +72,7 @@ func (s *Server) revokeRights(w http.ResponseWriter, r *http.Request, c *caller)
 // changeRights runs a grant or a revocation, answering the rights it
 // changed under key.
 func (s *Server) changeRights(w http.ResponseWriter, r *http.Request, c *caller,
-	change func(context.Context, string, []ledger.Right) ([]ledger.Right, error), key string) error {
+	change func(context.Context, string, []userrights.Right) ([]userrights.Right, error), key string) error {
 	id, rs, err := decodeRights(r, c)
 	if err != nil {
 		return err

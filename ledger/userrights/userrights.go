@@ -1,14 +1,16 @@
 // Package userrights owns the Ledger API's user management on the core:
 // a user's effective rights (read on every Ledger API call), granting and
 // revoking rights, deactivating, offboarding (the admin page's and the
-// validator admin API's offboard too) and deleting users. A wallet user
+// validator admin API's offboard too), deleting users and creating them
+// with rights (Create, Canton's CreateUser, on ledger/users'
+// onboarding). A wallet user
 // is a ledger user: by default it acts as its party (CanActAs) and a
 // wallet admin is ParticipantAdmin; an admin's changes over these defaults are
 // rows of user_rights, so a revoked right takes effect on the next call
 // (on another replica within the user cache's TTL).
-// How the rows apply to the defaults is here (EffectiveRights); the core
-// keeps the kinds of right, the defaults and the check of a grant
-// (ledger.Right, ledger.DefaultRights), which onboarding uses.
+// The kinds of right, their defaults and the check of a grant are here
+// (Right, DefaultRights, CheckRights: rights.go), and how the rows apply
+// to the defaults (EffectiveRights).
 package userrights
 
 import (
@@ -32,11 +34,11 @@ const RightDeactivated = "Deactivated"
 var ErrUserNotFound = fmt.Errorf("user: %w", ledger.ErrNotFound)
 
 // EffectiveRights applies a user's rights rows to u's defaults
-// (ledger.DefaultRights).
-func EffectiveRights(u ledger.UserInfo, rows []store.UserRight) ledger.UserRights {
-	var out ledger.UserRights
-	set := map[ledger.Right]bool{}
-	for _, r := range ledger.DefaultRights(u) {
+// (DefaultRights).
+func EffectiveRights(u ledger.UserInfo, rows []store.UserRight) UserRights {
+	var out UserRights
+	set := map[Right]bool{}
+	for _, r := range DefaultRights(u) {
 		set[r] = true
 	}
 	for _, row := range rows {
@@ -44,14 +46,14 @@ func EffectiveRights(u ledger.UserInfo, rows []store.UserRight) ledger.UserRight
 			out.Deactivated = row.Granted
 			continue
 		}
-		set[ledger.Right{Kind: row.Kind, Party: coin.PartyID(row.Party)}] = row.Granted
+		set[Right{Kind: row.Kind, Party: coin.PartyID(row.Party)}] = row.Granted
 	}
 	for r, on := range set {
 		if on {
 			out.Rights = append(out.Rights, r)
 		}
 	}
-	slices.SortFunc(out.Rights, func(a, b ledger.Right) int {
+	slices.SortFunc(out.Rights, func(a, b Right) int {
 		return cmp.Or(cmp.Compare(a.Kind, b.Kind), cmp.Compare(a.Party, b.Party))
 	})
 	return out
@@ -74,10 +76,10 @@ func problem(kind error, format string, args ...any) error {
 // from rows cached as users are (users.Users.RightRows: a change made
 // here takes effect on the next call, one made on another replica within
 // the user cache's TTL).
-func (s *Service) RightsOf(ctx context.Context, u ledger.UserInfo) (ledger.UserRights, error) {
+func (s *Service) RightsOf(ctx context.Context, u ledger.UserInfo) (UserRights, error) {
 	rows, err := users.Of(s.l).RightRows(ctx, u.Name)
 	if err != nil {
-		return ledger.UserRights{}, err
+		return UserRights{}, err
 	}
 	return EffectiveRights(u, rows), nil
 }
@@ -96,20 +98,20 @@ func (s *Service) ledgerUser(ctx context.Context, name string) (ledger.UserInfo,
 
 // GrantRights grants user name rs and returns the rights it did not
 // have before.
-func (s *Service) GrantRights(ctx context.Context, name string, rs []ledger.Right) ([]ledger.Right, error) {
+func (s *Service) GrantRights(ctx context.Context, name string, rs []Right) ([]Right, error) {
 	return s.changeRights(ctx, name, rs, true)
 }
 
 // RevokeRights takes rs from user name and returns the rights it had.
-func (s *Service) RevokeRights(ctx context.Context, name string, rs []ledger.Right) ([]ledger.Right, error) {
+func (s *Service) RevokeRights(ctx context.Context, name string, rs []Right) ([]Right, error) {
 	return s.changeRights(ctx, name, rs, false)
 }
 
-func (s *Service) changeRights(ctx context.Context, name string, rs []ledger.Right, grant bool) ([]ledger.Right, error) {
-	if err := ledger.CheckRights(ctx, s.l, rs); err != nil {
+func (s *Service) changeRights(ctx context.Context, name string, rs []Right, grant bool) ([]Right, error) {
+	if err := CheckRights(ctx, s.l, rs); err != nil {
 		return nil, err
 	}
-	var changed []ledger.Right
+	var changed []Right
 	key := users.Of(s.l).Key(name)
 	defer users.Of(s.l).ForgetRights(name) // also after an error: the commit may have happened
 	err := s.l.Change(ctx, func(ctx context.Context, x *ledger.Tx) error {
@@ -127,13 +129,13 @@ func (s *Service) changeRights(ctx context.Context, name string, rs []ledger.Rig
 			return err
 		}
 		have := EffectiveRights(u, rows)
-		defaults := ledger.DefaultRights(u)
+		defaults := DefaultRights(u)
 		for _, r := range rs {
 			if have.Has(r) == grant || slices.Contains(changed, r) {
 				continue
 			}
-			if len(rows)+len(changed) >= ledger.MaxUserRights && grant {
-				return problem(ledger.ErrConflict, "user %s has %d rights, the most a user may have", name, ledger.MaxUserRights)
+			if len(rows)+len(changed) >= MaxUserRights && grant {
+				return problem(ledger.ErrConflict, "user %s has %d rights, the most a user may have", name, MaxUserRights)
 			}
 			changed = append(changed, r)
 			// Back to the default: no row; otherwise a row saying so.

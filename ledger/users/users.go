@@ -1,11 +1,13 @@
 // Package users owns the wallet users of one validator's ledger:
-// onboarding (Onboard, OnboardUser, and Create, Canton's CreateUser with
-// the rights it grants in the same change), a user's merge delegation
+// onboarding (Onboard, OnboardUser, and OnboardWith, on which
+// userrights.Service.Create, Canton's CreateUser, grants its rights in
+// the same change), a user's merge delegation
 // proposal made at onboarding when configured, allocating a party
 // (AllocateParty), and the reads of who a user is (Get, PartyOf, All)
 // and of its rights rows (RightRows) through the core's short caches,
 // which this package forgets on each change it makes (Forget,
-// ForgetRights). Offboarding and changing rights are ledger/userrights'.
+// ForgetRights). Offboarding, the kinds of right and changing them are
+// ledger/userrights'.
 //
 // The core keeps what it needs at open and on every check of a party
 // (ledger.Core: the caches, which a restore clears; the users' key space
@@ -67,12 +69,14 @@ type OnboardResult struct {
 // OnboardUser is Onboard, also telling whether the user was onboarded
 // already.
 func (us Users) OnboardUser(ctx context.Context, name string, party coin.PartyID) (OnboardResult, error) {
-	return us.onboard(ctx, name, party, nil)
+	return us.OnboardWith(ctx, name, party, nil)
 }
 
-// onboard is OnboardUser; a user it onboards also gets rights (checked
-// by the caller) in the same change (create.go).
-func (us Users) onboard(ctx context.Context, name string, party coin.PartyID, rights []ledger.Right) (OnboardResult, error) {
+// OnboardWith is OnboardUser; when it onboards the user, then (unless
+// nil) runs in the same change once its update commits, with the user's
+// party: e.g. the rights Canton's CreateUser grants
+// (userrights.Service.Create).
+func (us Users) OnboardWith(ctx context.Context, name string, party coin.PartyID, then func(ctx context.Context, tx bun.IDB, party coin.PartyID) error) (OnboardResult, error) {
 	l := us.l
 	name = strings.TrimSpace(name)
 	if name == "" {
@@ -131,8 +135,8 @@ func (us Users) onboard(ctx context.Context, name string, party coin.PartyID, ri
 			}
 			return store.InsertUser(ctx, tx, &store.User{Name: key, PartyID: p, IsAdmin: l.IsAdmin(name), InstallCID: install, CreatedAt: l.Now()})
 		})
-		if len(rights) > 0 {
-			x.AfterCommit(func(ctx context.Context) error { return us.putNewRights(ctx, tx, name, p, rights) })
+		if then != nil {
+			x.AfterCommit(func(ctx context.Context) error { return then(ctx, tx, p) })
 		}
 		result = OnboardResult{Party: p, Created: true}
 		return nil

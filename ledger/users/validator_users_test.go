@@ -60,11 +60,11 @@ func TestValidatorUsers(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		read := ledger.Right{Kind: ledger.RightCanReadAs, Party: bob}
-		if _, err := userrights.New(pv).GrantRights(ctx, "alice", []ledger.Right{read}); err != nil {
+		read := userrights.Right{Kind: userrights.RightCanReadAs, Party: bob}
+		if _, err := userrights.New(pv).GrantRights(ctx, "alice", []userrights.Right{read}); err != nil {
 			t.Fatal(err)
 		}
-		has := func(v *ledger.Ledger, name string, r ledger.Right) bool {
+		has := func(v *ledger.Ledger, name string, r userrights.Right) bool {
 			t.Helper()
 			u, err := users.Of(v).Get(ctx, name)
 			if err != nil {
