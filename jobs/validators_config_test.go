@@ -14,6 +14,7 @@ import (
 	"github.com/ccwallet/ccwallet/ledger/autotransfer"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
 	"github.com/ccwallet/ccwallet/ledger/traffic"
+	"github.com/ccwallet/ccwallet/ledger/validators"
 	"github.com/ccwallet/ccwallet/ledger/workflows"
 	"github.com/google/go-cmp/cmp"
 )
@@ -110,7 +111,7 @@ func TestValidatorsRunTheirConfiguredAutomations(t *testing.T) {
 // returns it with the workflows of both (l's first).
 func appProvider(t *testing.T, l *ledger.Ledger) (*ledger.Ledger, *workflows.Set, *workflows.Set) {
 	t.Helper()
-	pv, err := l.Validators().Add(context.Background(), "app-provider-1", nil)
+	pv, err := validators.Add(context.Background(), l, "app-provider-1", nil)
 	if err != nil {
 		t.Fatal(err)
 	}

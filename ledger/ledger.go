@@ -67,7 +67,7 @@ type Config struct {
 
 // Ledger applies the coin's rules to the store. Safe for concurrent use.
 // It is one validator's view of the network: the network (core) is
-// shared by every validator of one process (Validators().Add, validators.go),
+// shared by every validator of one process (ledger/validators, validators.go),
 // the operator, the participant's namespace and the configuration are
 // the validator's own.
 type Ledger struct {

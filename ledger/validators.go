@@ -2,115 +2,68 @@ package ledger
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"slices"
 	"sync"
 	"sync/atomic"
 
 	"github.com/ccwallet/ccwallet/coin"
-	"github.com/ccwallet/ccwallet/store"
 )
 
-// A second validator on one network, as LocalNet's app provider beside
-// its app user: the network (rounds, rules, DSO, registry, holdings) is
-// the ledger's, shared; the validator has its own participant namespace
-// and operator party, made once and kept in the ledger's meta, and its
-// own users and wallet admins. Parties it allocates get its namespace; its
-// operator provides the preapprovals it accepts and merges by the
-// delegations granted to it.
-
-// metaValidator is the meta key of validator hint's identity: its
-// participant namespace (its operator party is hint::namespace).
-func metaValidator(hint string) string { return "validator_namespace:" + hint }
+// The validators of one network in this process: the ledger opened first
+// and those ledger/validators added (serve --localnet's app provider),
+// each a view of the network (the core) with its own participant
+// namespace, operator party, users and wallet admins. The core keeps the
+// set, which every party check reads (HostedElsewhere), and builds and
+// names the views through Core (NewView, SetIdentity, Join,
+// EnsureAdmins); adding one is ledger/validators'.
 
 // Validators are the validators of the network in this process that
-// l's validator is one of: added (Add), and told apart by their
-// participant namespaces (HostedElsewhere).
+// l's validator is one of, told apart by their participant namespaces
+// (HostedElsewhere).
 type Validators struct{ l *Ledger }
 
 // Validators returns l's network's validators as l sees them.
 func (l *Ledger) Validators() Validators { return Validators{l} }
 
-// Add returns the view of the network of the validator whose
-// operator hint is hint, creating its operator party on first use. Its
-// users are its own (validator_users.go); its wallet admins are
-// adminUsers, bound to its operator party. The hint must not be this ledger's own
-// operator's. After a development network's reset or restore the
-// validator is there again, with the same identity unless the restored
-// state has one for it.
-func (vs Validators) Add(ctx context.Context, hint string, adminUsers []string) (*Ledger, error) {
-	l := vs.l
-	if err := coin.ValidateHint(hint); err != nil {
-		return nil, fmt.Errorf("validator party hint: %w", err)
-	}
-	if hint == l.operator.Hint() {
-		return nil, fmt.Errorf("validator %q: the hint is this ledger's own operator's", hint)
-	}
+// NewView is a view of l's network for the validator whose operator hint
+// is hint, with adminUsers as its wallet admins and its own users' key
+// space: not named yet (SetIdentity) nor in the network's set (Join).
+func (c Core) NewView(hint string, adminUsers []string) *Ledger {
+	l := c.l
 	v := &Ledger{core: l.core, cfg: l.cfg, userSpace: userSpaceOf(hint)}
 	v.cfg.OperatorHint, v.cfg.AdminUsers = hint, adminUsers
-	if err := v.Validators().open(ctx); err != nil {
-		return nil, err
-	}
-	l.validators.add(l, v)
-	l.OnRestore(func() {
-		if err := v.Validators().open(context.Background()); err != nil {
-			l.log.Error("the validator is missing after the restore", "validator", hint, "err", err)
-		}
-	})
-	return v, nil
+	return v
 }
 
-// open reads v's identity from the meta, or writes it there
-// (a new one the first time, v's own after a reset), with its operator
-// party; then binds its admins to its operator.
-func (vs Validators) open(ctx context.Context) error {
-	v := vs.l
-	hint := v.cfg.OperatorHint
-	err := v.change(ctx, func(ctx context.Context, c *change) error {
-		if err := v.db.LockKey(ctx, c.tx, "ccwallet:validator:"+hint); err != nil {
-			return err
-		}
-		ns, err := store.MetaValue(ctx, c.tx, metaValidator(hint))
-		if err == nil {
-			v.namespace = ns
-			v.operator, err = coin.NewPartyID(hint, ns)
-			return err
-		}
-		if !errors.Is(err, store.ErrNotFound) {
-			return err
-		}
-		if v.namespace == "" {
-			if v.namespace, err = randomKeyFingerprint(); err != nil {
-				return err
-			}
-		}
-		if v.operator, err = coin.NewPartyID(hint, v.namespace); err != nil {
-			return err
-		}
-		if err := store.InsertMeta(ctx, c.tx, metaValidator(hint), v.namespace); err != nil {
-			return err
-		}
-		if _, err := store.PartyByID(ctx, c.tx, v.operator); err == nil {
-			return nil
-		}
-		return store.InsertParty(ctx, c.tx, &store.Party{PartyID: v.operator, Hint: hint, Kind: "local", CreatedAt: v.now()})
-	})
+// SetIdentity names l's view: its participant namespace and operator
+// party (its hint::namespace), as the meta keeps them; the network's set
+// reads them again.
+func (c Core) SetIdentity(namespace string) error {
+	l := c.l
+	operator, err := coin.NewPartyID(l.cfg.OperatorHint, namespace)
 	if err != nil {
-		return fmt.Errorf("open validator %q: %w", hint, err)
+		return err
 	}
-	v.validators.refresh()
-	return v.ensureAdmins(ctx)
+	l.namespace, l.operator = namespace, operator
+	l.validators.refresh()
+	return nil
 }
+
+// Join adds v, a view NewView made, and l to the network's set.
+func (c Core) Join(v *Ledger) { c.l.validators.add(c.l, v) }
+
+// EnsureAdmins binds l's wallet admins to its operator party, as Open
+// does for the first validator's.
+func (c Core) EnsureAdmins(ctx context.Context) error { return c.l.ensureAdmins(ctx) }
 
 // validatorSet is the validators of one network in this process: the
-// ledger opened first and those Validators().Add added. With one validator it
+// ledger opened first and those ledger/validators added. With one validator it
 // stays empty and every local party is that validator's.
 type validatorSet struct {
 	mu    sync.Mutex
 	views []*Ledger
 	// spaces is the views' namespaces, rebuilt (under mu) whenever a
-	// view is added or its identity is read again (Validators.open, a
+	// view is added or its identity is read again (Core.SetIdentity, a
 	// restore), so the readers on every party check (HostedElsewhere,
 	// OtherNamespaces) build nothing and take no lock.
 	spaces atomic.Pointer[namespaces]

@@ -8,6 +8,7 @@ import (
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
+	"github.com/ccwallet/ccwallet/ledger/validators"
 )
 
 // TestHostedElsewhereBuildsNothing: each validator of a network sees the
@@ -28,7 +29,7 @@ func hostedElsewhere(t *testing.T, l *ledger.Ledger) {
 	if got := ledger.OtherNamespaces(l); len(got) != 0 {
 		t.Errorf("other namespaces of a lone validator = %v, want none", got)
 	}
-	v, err := l.Validators().Add(ctx, "app-provider-1", nil)
+	v, err := validators.Add(ctx, l, "app-provider-1", nil)
 	if err != nil {
 		t.Fatal(err)
 	}

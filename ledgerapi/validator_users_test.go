@@ -7,6 +7,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
+	"github.com/ccwallet/ccwallet/ledger/validators"
 )
 
 // TestCompletionsPerValidator: the same user id on two validators of one
@@ -20,7 +21,7 @@ func TestCompletionsPerValidator(t *testing.T) {
 		t.Run(ledgertest.Name(engine), func(t *testing.T) {
 			ctx := context.Background()
 			e1 := newEnv(t, i)
-			pv, err := e1.l.Validators().Add(ctx, "app-provider-1", []string{adminUser})
+			pv, err := validators.Add(ctx, e1.l, "app-provider-1", []string{adminUser})
 			if err != nil {
 				t.Fatal(err)
 			}

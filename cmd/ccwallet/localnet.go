@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/ccwallet/ccwallet/ledger/validators"
 	"github.com/ccwallet/ccwallet/web"
 )
 
@@ -122,7 +123,7 @@ func (s *serving) openLocalNet(ctx context.Context) error {
 	if !s.cfg.LocalNet {
 		return nil
 	}
-	pv, err := s.l.Validators().Add(ctx, localNetProviderHint, s.cfg.ValidatorWalletUsers)
+	pv, err := validators.Add(ctx, s.l, localNetProviderHint, s.cfg.ValidatorWalletUsers)
 	if err != nil {
 		return err
 	}

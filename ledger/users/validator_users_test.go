@@ -9,6 +9,7 @@ import (
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
 	"github.com/ccwallet/ccwallet/ledger/userrights"
 	"github.com/ccwallet/ccwallet/ledger/users"
+	"github.com/ccwallet/ccwallet/ledger/validators"
 )
 
 // TestValidatorUsers: each validator of a network has its own users, as
@@ -21,7 +22,7 @@ import (
 func TestValidatorUsers(t *testing.T) {
 	ledgertest.ForEachEngine(t, func(t *testing.T, l *ledger.Ledger) {
 		ctx := context.Background()
-		pv, err := l.Validators().Add(ctx, "app-provider-1", []string{"ledger-api-user"})
+		pv, err := validators.Add(ctx, l, "app-provider-1", []string{"ledger-api-user"})
 		if err != nil {
 			t.Fatal(err)
 		}

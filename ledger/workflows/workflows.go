@@ -124,7 +124,7 @@ type Set struct {
 func New(l *ledger.Ledger) *Set { return build(l, &jumpSteps{}) }
 
 // ForValidator builds the workflow packages of another validator's view
-// of s's network (ledger.Validators.Add): they act as that validator.
+// of s's network (validators.Add): they act as that validator.
 // A time jump, from either, runs the automations of every validator of
 // the network (s's first), as each validator's would have run in the
 // time jumped over.

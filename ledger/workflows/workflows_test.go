@@ -11,6 +11,7 @@ import (
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
 	"github.com/ccwallet/ccwallet/ledger/subscriptions"
 	"github.com/ccwallet/ccwallet/ledger/users"
+	"github.com/ccwallet/ccwallet/ledger/validators"
 	"github.com/ccwallet/ccwallet/ledger/workflows"
 	"github.com/ccwallet/ccwallet/store"
 )
@@ -26,7 +27,7 @@ func TestMain(m *testing.M) { ledgertest.Main(m) }
 func TestTimeJumpCoversEveryValidator(t *testing.T) {
 	ledgertest.ForEachEngineClock(t, func(t *testing.T, l *ledger.Ledger, clock *ledgertest.Clock) {
 		ctx := context.Background()
-		pv, err := l.Validators().Add(ctx, "app-provider-1", nil)
+		pv, err := validators.Add(ctx, l, "app-provider-1", nil)
 		if err != nil {
 			t.Fatal(err)
 		}
