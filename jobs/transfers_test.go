@@ -110,7 +110,7 @@ func TestRenewalJob(t *testing.T) {
 		if _, _, err := l.Preapprovals().Create(ctx, receiver); err != nil {
 			t.Fatal(err)
 		}
-		first, err := l.Preapprovals().Of(ctx, receiver)
+		first, err := provider.New(l).Preapproval(ctx, receiver)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -120,7 +120,7 @@ func TestRenewalJob(t *testing.T) {
 			if err := job.Run(ctx); err != nil {
 				t.Fatal(err)
 			}
-			p, err := l.Preapprovals().Live(ctx, receiver)
+			p, err := provider.New(l).LivePreapproval(ctx, receiver)
 			if err != nil {
 				t.Fatal(err)
 			}

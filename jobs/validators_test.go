@@ -10,6 +10,7 @@ import (
 	"github.com/ccwallet/ccwallet/jobs"
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
+	"github.com/ccwallet/ccwallet/ledger/provider"
 	"github.com/ccwallet/ccwallet/ledger/users"
 	"github.com/ccwallet/ccwallet/store"
 )
@@ -66,7 +67,7 @@ func TestValidatorJobs(t *testing.T) {
 		if _, _, err := pv.Preapprovals().Create(ctx, customer); err != nil {
 			t.Fatal(err)
 		}
-		first, err := pv.Preapprovals().Live(ctx, customer)
+		first, err := provider.New(pv).LivePreapproval(ctx, customer)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -75,11 +76,11 @@ func TestValidatorJobs(t *testing.T) {
 		}
 		clock.Advance(ledger.PreapprovalLifetime - ledger.PreapprovalRenewalWindow + time.Minute) // inside the window
 		runAll(js)
-		if p, _ := pv.Preapprovals().Live(ctx, customer); p.ContractID != first.ContractID {
+		if p, _ := provider.New(pv).LivePreapproval(ctx, customer); p.ContractID != first.ContractID {
 			t.Errorf("the app user's validator renewed the app provider's preapproval: %+v", p)
 		}
 		runAll(pjs)
-		renewed, err := pv.Preapprovals().Live(ctx, customer)
+		renewed, err := provider.New(pv).LivePreapproval(ctx, customer)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -39,8 +39,9 @@
 //   - offers.go: two-step transfer offers; instructions.go: token-standard
 //     transfer instructions and their locks (the automation that expires
 //     both is ledger/expiry's); preapprovals.go: transfer
-//     preapprovals and one-step sends (their proposals and the renewal
-//     automation are ledger/provider's); sendbatch.go: the core's sender,
+//     preapprovals and one-step sends (their proposals, the renewal
+//     automation and the reads the pages show are ledger/provider's);
+//     sendbatch.go: the core's sender,
 //     concurrent one-step sends grouped into one transaction where the
 //     Writer groups them
 //     (Postgres: store/pgbatch claims, locks and reads a batch with BEGIN

@@ -21,6 +21,7 @@ import (
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
 	"github.com/ccwallet/ccwallet/ledger/payments"
 	"github.com/ccwallet/ccwallet/ledger/pending"
+	"github.com/ccwallet/ccwallet/ledger/provider"
 	"github.com/ccwallet/ccwallet/ledger/traffic"
 )
 
@@ -246,7 +247,7 @@ func historyAddsUp(t *testing.T, l *ledger.Ledger, clock *ledgertest.Clock, r *r
 			return err
 		}},
 		{"renew or cancel preapproval", func() error {
-			p, err := l.Preapprovals().Of(ctx, pick())
+			p, err := provider.New(l).Preapproval(ctx, pick())
 			if err != nil {
 				return err
 			}
@@ -300,7 +301,7 @@ func historyAddsUp(t *testing.T, l *ledger.Ledger, clock *ledgertest.Clock, r *r
 			// merging their holdings in the same transaction.
 			var shares []airdrop.Share
 			for _, u := range users[:2] {
-				if _, err := l.Preapprovals().Of(ctx, u); err == nil && r.IntN(3) > 0 {
+				if _, err := provider.New(l).Preapproval(ctx, u); err == nil && r.IntN(3) > 0 {
 					shares = append(shares, airdrop.Share{Party: u, Amount: amount()})
 				}
 			}

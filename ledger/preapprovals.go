@@ -54,18 +54,6 @@ type Preapproval struct {
 	Contract      Contract
 }
 
-func (pa Preapprovals) view(ctx context.Context, db bun.IDB, p *store.TransferPreapproval) (Preapproval, error) {
-	l := pa.l
-	c, err := store.ContractByID(ctx, db, p.ContractID)
-	if err != nil {
-		return Preapproval{}, err
-	}
-	return Preapproval{
-		ContractID: p.ContractID, Receiver: p.Receiver, Provider: p.Provider, ValidFrom: p.ValidFrom,
-		LastRenewedAt: p.LastRenewedAt, ExpiresAt: p.ExpiresAt, Contract: l.contractView(c),
-	}, nil
-}
-
 // Fee is the fee, in coin at price, for a preapproval lasting
 // d: whole and partial days × TransferPreapprovalFeeUSDPerDay ÷ price.
 func (pa Preapprovals) Fee(d time.Duration, price coin.Amount) coin.Amount {
@@ -169,9 +157,10 @@ func preapprovalCreationKey(receiver coin.PartyID) string {
 // ErrInFlight.
 func (pa Preapprovals) Create(ctx context.Context, receiver coin.PartyID) (cid coin.ContractID, exists bool, err error) {
 	l := pa.l
-	if p, err := pa.Of(ctx, receiver); err == nil {
+	// A valid (live, unexpired) one is answered as it is.
+	if p, err := store.LiveTransferPreapproval(ctx, l.db, receiver); err == nil && l.now().Before(p.ExpiresAt) {
 		return p.ContractID, true, nil
-	} else if !errors.Is(err, ErrNotFound) {
+	} else if err != nil && !errors.Is(err, ErrNotFound) {
 		return "", false, err
 	}
 	provider := l.operator
@@ -392,49 +381,6 @@ func (pa Preapprovals) cancel(ctx context.Context, receiver coin.PartyID, cid co
 		return fmt.Errorf("cancel transfer preapproval of %s: %w", receiver, err)
 	}
 	return nil
-}
-
-// Of returns receiver's valid (live, unexpired) preapproval, or
-// ErrNotFound: one-step sends to receiver are possible only with one.
-func (pa Preapprovals) Of(ctx context.Context, receiver coin.PartyID) (Preapproval, error) {
-	l := pa.l
-	p, err := pa.Live(ctx, receiver)
-	if err != nil {
-		return Preapproval{}, err
-	}
-	if !l.now().Before(p.ExpiresAt) {
-		return Preapproval{}, fmt.Errorf("transfer preapproval of %s expired at %s: %w", receiver, FormatTime(p.ExpiresAt), ErrNotFound)
-	}
-	return p, nil
-}
-
-// Live returns receiver's unarchived preapproval, expired or not.
-func (pa Preapprovals) Live(ctx context.Context, receiver coin.PartyID) (Preapproval, error) {
-	l := pa.l
-	p, err := store.LiveTransferPreapproval(ctx, l.db, receiver)
-	if err != nil {
-		return Preapproval{}, err
-	}
-	return pa.view(ctx, l.db, p)
-}
-
-// All lists the live preapprovals this validator's operator
-// provides.
-func (pa Preapprovals) All(ctx context.Context) ([]Preapproval, error) {
-	l := pa.l
-	ps, err := store.LiveTransferPreapprovals(ctx, l.db, l.operator, time.Time{}, time.Time{})
-	if err != nil {
-		return nil, err
-	}
-	out := make([]Preapproval, 0, len(ps))
-	for i := range ps {
-		v, err := pa.view(ctx, l.db, &ps[i])
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, v)
-	}
-	return out, nil
 }
 
 // PreapprovalSend is a one-step transfer to a receiver with a preapproval.

@@ -46,7 +46,7 @@ func TestPreapprovalCreateAndSend(t *testing.T) {
 		if err != nil || !exists || again != cid {
 			t.Errorf("second create = %s, %v, %v; want the existing %s", again, exists, err, cid)
 		}
-		p, err := l.Preapprovals().Of(ctx, receiver)
+		p, err := provider.New(l).Preapproval(ctx, receiver)
 		if err != nil || p.Provider != l.Operator() || !p.ExpiresAt.Equal(clock.Now().Add(ledger.PreapprovalLifetime)) {
 			t.Fatalf("preapproval = %+v, %v", p, err)
 		}
@@ -94,7 +94,7 @@ func TestPreapprovalRenewalAndExpiry(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		first, _ := l.Preapprovals().Of(ctx, receiver)
+		first, _ := provider.New(l).Preapproval(ctx, receiver)
 		if n, err := provider.New(l).RenewDue(ctx); err != nil || n != 0 {
 			t.Errorf("renew a fresh one = %d, %v; want 0", n, err)
 		}
@@ -102,7 +102,7 @@ func TestPreapprovalRenewalAndExpiry(t *testing.T) {
 		if n, err := provider.New(l).RenewDue(ctx); err != nil || n != 1 {
 			t.Fatalf("renew due = %d, %v; want 1", n, err)
 		}
-		renewed, err := l.Preapprovals().Of(ctx, receiver)
+		renewed, err := provider.New(l).Preapproval(ctx, receiver)
 		if err != nil || renewed.ContractID == cid || !renewed.ExpiresAt.Equal(first.ExpiresAt.Add(ledger.PreapprovalLifetime)) ||
 			!renewed.ValidFrom.Equal(first.ValidFrom) || !renewed.LastRenewedAt.Equal(clock.Now()) {
 			t.Fatalf("renewed = %+v, %v", renewed, err)
@@ -117,7 +117,7 @@ func TestPreapprovalRenewalAndExpiry(t *testing.T) {
 		if _, err := l.Preapprovals().Renew(ctx, renewed.ContractID); !errors.Is(err, ledger.ErrExpired) {
 			t.Errorf("renew an expired one = %v, want ErrExpired", err)
 		}
-		if _, err := l.Preapprovals().Of(ctx, receiver); !errors.Is(err, ledger.ErrNotFound) {
+		if _, err := provider.New(l).Preapproval(ctx, receiver); !errors.Is(err, ledger.ErrNotFound) {
 			t.Errorf("Preapprovals().Of an expired one = %v, want ErrNotFound", err)
 		}
 		// A new one replaces the expired one.
@@ -131,7 +131,7 @@ func TestPreapprovalRenewalAndExpiry(t *testing.T) {
 		if err := l.Preapprovals().Cancel(ctx, receiver); !errors.Is(err, ledger.ErrNotFound) {
 			t.Errorf("cancel twice = %v, want ErrNotFound", err)
 		}
-		if ps, err := l.Preapprovals().All(ctx); err != nil || len(ps) != 0 {
+		if ps, err := provider.New(l).Preapprovals(ctx); err != nil || len(ps) != 0 {
 			t.Errorf("preapprovals after cancel = %d, %v", len(ps), err)
 		}
 	})
@@ -191,7 +191,7 @@ func TestPreapprovalCreationInFlight(t *testing.T) {
 	if _, _, err := l.Preapprovals().Create(ctx, receiver); !errors.Is(err, ledger.ErrInFlight) {
 		t.Errorf("while in flight = %v, want ErrInFlight", err)
 	}
-	if _, err := l.Preapprovals().Of(ctx, receiver); !errors.Is(err, ledger.ErrNotFound) {
+	if _, err := provider.New(l).Preapproval(ctx, receiver); !errors.Is(err, ledger.ErrNotFound) {
 		t.Errorf("a refused creation left a preapproval: %v", err)
 	}
 	release()

@@ -11,6 +11,7 @@ import (
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/holdingsview"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
+	"github.com/ccwallet/ccwallet/ledger/provider"
 	"github.com/ccwallet/ccwallet/store"
 )
 
@@ -98,7 +99,7 @@ func TestSendBatchFastOnStaleCache(t *testing.T) {
 	}
 
 	// The receiver's preapproval is renewed (a new contract), then cancelled.
-	p, err := l.Preapprovals().Live(ctx, r)
+	p, err := provider.New(l).LivePreapproval(ctx, r)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -20,6 +20,7 @@ import (
 	"github.com/ccwallet/ccwallet/ledger/delegations"
 	"github.com/ccwallet/ccwallet/ledger/featured"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
+	"github.com/ccwallet/ccwallet/ledger/provider"
 	"github.com/ccwallet/ccwallet/ledger/rewards"
 	"github.com/ccwallet/ccwallet/ledger/traffic"
 	"github.com/ccwallet/ccwallet/web"
@@ -244,12 +245,12 @@ func TestCoinPreapprovals(t *testing.T) {
 		wantCode(t, "bob proposes for xena", code, b, http.StatusBadRequest, "DAML_AUTHORIZATION_ERROR")
 		e.executeRefused(t, x, "p-1", e.proposal(x.party, op, &wrongDSO), nil, http.StatusBadRequest, "DAML_INTERPRETATION_ERROR")
 		e.executeRefused(t, x, "p-2", e.proposal(x.party, bob, &dso), nil, http.StatusBadRequest, "INVALID_ARGUMENT")
-		if _, err := e.l.Preapprovals().Of(ctx, x.party); !errors.Is(err, ledger.ErrNotFound) {
+		if _, err := provider.New(e.l).Preapproval(ctx, x.party); !errors.Is(err, ledger.ErrNotFound) {
 			t.Fatalf("a preapproval after the refusals: %v", err)
 		}
 
 		e.run(x, "p-3", e.proposal(x.party, op, &dso), nil)
-		pre, err := e.l.Preapprovals().Of(ctx, x.party)
+		pre, err := provider.New(e.l).Preapproval(ctx, x.party)
 		if err != nil {
 			t.Fatalf("no preapproval after the proposal: %v", err)
 		}
@@ -278,7 +279,7 @@ func TestCoinPreapprovals(t *testing.T) {
 		before = e.balance(op)
 		until := pre.ExpiresAt.Add(30 * 24 * time.Hour)
 		e.mustCommand("admin", "r-2", op, renew(until), nil)
-		renewed, err := e.l.Preapprovals().Of(ctx, x.party)
+		renewed, err := provider.New(e.l).Preapproval(ctx, x.party)
 		if err != nil || renewed.ContractID == pre.ContractID || !renewed.ExpiresAt.Equal(until) {
 			t.Fatalf("after renewal: %+v %v", renewed, err)
 		}
@@ -294,7 +295,7 @@ func TestCoinPreapprovals(t *testing.T) {
 		code, b = e.command("bob", "c-0", bob, cancel(bob), nil)
 		wantCode(t, "bob cancels", code, b, http.StatusBadRequest, "DAML_AUTHORIZATION_ERROR")
 		e.run(x, "c-1", cancel(x.party), nil)
-		if _, err := e.l.Preapprovals().Of(ctx, x.party); !errors.Is(err, ledger.ErrNotFound) {
+		if _, err := provider.New(e.l).Preapproval(ctx, x.party); !errors.Is(err, ledger.ErrNotFound) {
 			t.Errorf("a preapproval after cancelling: %v", err)
 		}
 		code, b = e.command("admin", "c-2", op, cancel(op), nil)
@@ -302,7 +303,7 @@ func TestCoinPreapprovals(t *testing.T) {
 
 		// A local receiver proposes by submit-and-wait.
 		e.mustCommand("bob", "p-4", bob, e.proposal(bob, op, nil), nil)
-		if p, err := e.l.Preapprovals().Of(ctx, bob); err != nil || p.Provider != op {
+		if p, err := provider.New(e.l).Preapproval(ctx, bob); err != nil || p.Provider != op {
 			t.Errorf("bob's preapproval %+v %v", p, err)
 		}
 	})
@@ -550,7 +551,7 @@ func TestCoinAsyncCompletions(t *testing.T) {
 		if f, _ := featured.New(e.l).IsFeatured(ctx, alice); !f {
 			t.Error("alice is not featured")
 		}
-		if _, err := e.l.Preapprovals().Of(ctx, alice); err != nil {
+		if _, err := provider.New(e.l).Preapproval(ctx, alice); err != nil {
 			t.Errorf("alice's preapproval: %v", err)
 		}
 	})
@@ -760,7 +761,7 @@ func TestCoinScanProxyContext(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := e.l.Preapprovals().Of(ctx, alice)
+	p, err := provider.New(e.l).Preapproval(ctx, alice)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -784,7 +785,7 @@ func TestCoinChoicesLedgerEffects(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := e.l.Preapprovals().Of(ctx, bob)
+	p, err := provider.New(e.l).Preapproval(ctx, bob)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -817,7 +818,7 @@ func TestCoinChoicesLedgerEffects(t *testing.T) {
 	if x := renewed[string(pre)]; x.Choice != "TransferPreapproval_Renew" || !x.Consuming {
 		t.Errorf("the renewal shows %+v", renewed)
 	}
-	p2, err := e.l.Preapprovals().Of(ctx, bob)
+	p2, err := provider.New(e.l).Preapproval(ctx, bob)
 	if err != nil {
 		t.Fatal(err)
 	}

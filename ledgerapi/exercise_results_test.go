@@ -9,6 +9,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
+	"github.com/ccwallet/ccwallet/ledger/provider"
 	"github.com/ccwallet/ccwallet/store"
 )
 
@@ -113,7 +114,7 @@ func TestCoinExerciseResults(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		p, err := e.l.Preapprovals().Of(ctx, bob)
+		p, err := provider.New(e.l).Preapproval(ctx, bob)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -123,7 +124,7 @@ func TestCoinExerciseResults(t *testing.T) {
 				"amuletRules": string(e.l.RulesContractID())},
 			"inputs": []any{}, "newExpiresAt": p.ExpiresAt.Add(30 * 24 * time.Hour).Format(time.RFC3339Nano),
 		}), nil)
-		renewed, err := e.l.Preapprovals().Of(ctx, bob)
+		renewed, err := provider.New(e.l).Preapproval(ctx, bob)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -20,6 +20,7 @@ import (
 	"github.com/ccwallet/ccwallet/ledger/delegations"
 	"github.com/ccwallet/ccwallet/ledger/external"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
+	"github.com/ccwallet/ccwallet/ledger/provider"
 	"github.com/ccwallet/ccwallet/store"
 	"github.com/ccwallet/ccwallet/web"
 )
@@ -134,7 +135,7 @@ func TestExternalPreapprovalCLI(t *testing.T) {
 	if !strings.Contains(out, "transfer_preapproval_contract_id ") {
 		t.Fatalf("setup-preapproval printed %q", out)
 	}
-	if _, err := l.Preapprovals().Of(context.Background(), coin.PartyID(recv)); err != nil {
+	if _, err := provider.New(l).Preapproval(context.Background(), coin.PartyID(recv)); err != nil {
 		t.Fatal(err)
 	}
 	for i := 0; i < 3; i++ {

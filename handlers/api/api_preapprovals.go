@@ -65,7 +65,7 @@ func (h *Handler) transferPreapprovalSend(w http.ResponseWriter, r *http.Request
 // lookupTransferPreapprovalByParty answers GET
 // /v0/admin/transfer-preapprovals/by-party/{receiver-party}.
 func (h validatorAdmin) lookupTransferPreapprovalByParty(w http.ResponseWriter, r *http.Request) error {
-	p, err := h.l.Preapprovals().Live(r.Context(), coin.PartyID(r.PathValue("receiver")))
+	p, err := h.w.Provider.LivePreapproval(r.Context(), coin.PartyID(r.PathValue("receiver")))
 	if err != nil {
 		return err
 	}
@@ -84,7 +84,7 @@ func (h validatorAdmin) cancelTransferPreapprovalByParty(w http.ResponseWriter, 
 // listTransferPreapprovals answers GET /v0/admin/transfer-preapprovals: the
 // preapprovals the validator operator provides.
 func (h validatorAdmin) listTransferPreapprovals(w http.ResponseWriter, r *http.Request) error {
-	ps, err := h.l.Preapprovals().All(r.Context())
+	ps, err := h.w.Provider.Preapprovals(r.Context())
 	if err != nil {
 		return err
 	}

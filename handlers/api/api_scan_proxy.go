@@ -124,7 +124,7 @@ func (h registry) scanLookupTransferPreapprovalByParty(w http.ResponseWriter, r 
 	if err != nil {
 		return err
 	}
-	p, err := h.l.Preapprovals().Live(r.Context(), party)
+	p, err := h.w.Provider.LivePreapproval(r.Context(), party)
 	if errors.Is(err, ledger.ErrNotFound) {
 		return notFound("No TransferPreapproval found for party: " + string(party))
 	} else if err != nil {

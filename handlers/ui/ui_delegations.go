@@ -23,7 +23,7 @@ func (h delegationPages) uiDelegations(w http.ResponseWriter, r *http.Request, s
 
 func (h delegationPages) delegationsModel(ctx context.Context, s *web.Session, party coin.PartyID) (views.Delegations, error) {
 	m := views.Delegations{Page: h.page(s, "Approvals", "approvals")}
-	p, err := h.l.Preapprovals().Of(ctx, party)
+	p, err := h.w.Provider.Preapproval(ctx, party)
 	switch {
 	case err == nil:
 		m.PreapprovalExpires, m.PreapprovalCID = p.ExpiresAt, string(p.ContractID)

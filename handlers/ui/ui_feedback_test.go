@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/ccwallet/ccwallet/handlers/handlerstest"
+	"github.com/ccwallet/ccwallet/ledger/provider"
 	"github.com/ccwallet/ccwallet/ledger/users"
 )
 
@@ -92,7 +93,7 @@ func TestUIActionsSayWhatHappened(t *testing.T) {
 		if got := followed(bob.Browser, "/preapproval/revoke", url.Values{"csrf_token": {bob.Csrf}}); got != "Preapproval revoked: others must send you transfer offers again." {
 			t.Errorf("revoke says %q", got)
 		}
-		if _, err := e.L.Preapprovals().Of(context.Background(), bob.Party); err == nil {
+		if _, err := provider.New(e.L).Preapproval(context.Background(), bob.Party); err == nil {
 			t.Error("the revoked preapproval is still valid")
 		}
 		handlerstest.MustHave(t, bob.Get("/approvals"), http.StatusOK, `data-testid="preapproval-none"`, `data-testid="preapproval-create"`)

@@ -23,7 +23,7 @@ func (h *Handler) uiReceive(w http.ResponseWriter, r *http.Request, s *web.Sessi
 	if m.QR, err = views.NewQRCode(m.Party); err != nil {
 		return err
 	}
-	switch p, err := h.l.Preapprovals().Of(r.Context(), party); {
+	switch p, err := h.w.Provider.Preapproval(r.Context(), party); {
 	case err == nil:
 		m.Preapproved, m.PreapprovalExpires = true, p.ExpiresAt
 	case !errors.Is(err, ledger.ErrNotFound):

@@ -80,7 +80,7 @@ func (h *Handler) checkReceiver(ctx context.Context, sender coin.PartyID, receiv
 			var kind ledger.TransferKind
 			if kind, err = h.w.Registry.TransferKind(ctx, sender, p); err == nil && kind == ledger.TransferDirect {
 				m.Preapproved, m.Default = true, views.SendDirect
-				if pa, perr := h.l.Preapprovals().Of(ctx, p); perr == nil {
+				if pa, perr := h.w.Provider.Preapproval(ctx, p); perr == nil {
 					m.PreapprovalExpires = pa.ExpiresAt
 				}
 			}
@@ -280,7 +280,7 @@ func (h *Handler) send(ctx context.Context, sender coin.PartyID, method views.Se
 	case views.SendDirect:
 		// Re-checked here: the preapproval may have ended since the form
 		// showed the option.
-		if _, err := h.l.Preapprovals().Of(ctx, receiver); errors.Is(err, ledger.ErrNotFound) {
+		if _, err := h.w.Provider.Preapproval(ctx, receiver); errors.Is(err, ledger.ErrNotFound) {
 			return badRequest("receiver: " + string(receiver) + " has not pre-approved direct transfers; send a transfer offer instead")
 		} else if err != nil {
 			return err

@@ -13,6 +13,7 @@ import (
 	"github.com/ccwallet/ccwallet/ledger/delegations"
 	"github.com/ccwallet/ccwallet/ledger/featured"
 	"github.com/ccwallet/ccwallet/ledger/holdingsview"
+	"github.com/ccwallet/ccwallet/ledger/provider"
 	"github.com/ccwallet/ccwallet/ledger/users"
 	"github.com/ccwallet/ccwallet/store"
 )
@@ -136,7 +137,7 @@ func dumpParty(ctx context.Context, l *ledger.Ledger, dg *delegations.Service, f
 	if len(p.Holdings) == 1 {
 		p.Balance, p.Holdings = p.Holdings[0], nil
 	}
-	if _, err := l.Preapprovals().Of(ctx, party); err == nil {
+	if _, err := provider.New(l).Preapproval(ctx, party); err == nil {
 		p.Preapproval = true
 	} else if !errors.Is(err, ledger.ErrNotFound) {
 		return err

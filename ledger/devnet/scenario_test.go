@@ -20,6 +20,7 @@ import (
 	"github.com/ccwallet/ccwallet/ledger/holdingsview"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
 	"github.com/ccwallet/ccwallet/ledger/pending"
+	"github.com/ccwallet/ccwallet/ledger/provider"
 	"github.com/ccwallet/ccwallet/ledger/users"
 )
 
@@ -85,7 +86,7 @@ func TestScenarioExamples(t *testing.T) {
 		if got := available(t, l, bob); !got.Equal(coin.MustParse("250")) {
 			t.Errorf("bob has %s; want 250", got)
 		}
-		if _, err := l.Preapprovals().Of(ctx, bob); err != nil {
+		if _, err := provider.New(l).Preapproval(ctx, bob); err != nil {
 			t.Errorf("bob's preapproval: %v", err)
 		}
 		o, err := pending.New(l).OfferStatus(ctx, alice, "invoice-17")

@@ -12,6 +12,7 @@ import (
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/external"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
+	"github.com/ccwallet/ccwallet/ledger/provider"
 	"github.com/ccwallet/ccwallet/ledger/rewards"
 )
 
@@ -67,7 +68,7 @@ func TestExternalPreapprovalFlow(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		pre, err := l.Preapprovals().Of(ctx, recv)
+		pre, err := provider.New(l).Preapproval(ctx, recv)
 		if err != nil || pre.ContractID != res.ContractID || pre.Provider != l.Operator() || !pre.ExpiresAt.Equal(clock.Now().Add(ledger.PreapprovalLifetime).Truncate(time.Microsecond)) {
 			t.Fatalf("preapproval = %+v, %v; submit = %+v", pre, err, res)
 		}

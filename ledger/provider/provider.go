@@ -4,7 +4,9 @@
 // (Propose) and its acceptance by the operator, at once and by the
 // validator's automation (Accept, AcceptAll: jobs.PreapprovalProposals),
 // and the renewal of the preapprovals due (RenewDue, the real validator's
-// RenewTransferPreapprovalTrigger: jobs.PreapprovalRenewal). The core keeps
+// RenewTransferPreapprovalTrigger: jobs.PreapprovalRenewal), and the
+// reads of the preapprovals as the wallet and the APIs show them
+// (Preapproval, LivePreapproval, Preapprovals: reads.go). The core keeps
 // the preapprovals themselves: creating one and its fee (Tx.NewPreapproval,
 // Preapprovals.FundProvider), renewing and cancelling one (Renew, RenewAs,
 // Cancel, CancelAs) and sending through one.
