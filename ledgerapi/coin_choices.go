@@ -15,6 +15,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/ping"
 )
 
 // The coin's own choices, as the wallet SDK builds them (its amulet
@@ -53,11 +54,11 @@ var coinChoices = []coinChoice{
 // coinCreates are the coin's templates a CreateCommand may create.
 var coinCreates = map[string]func(s *Server, r *http.Request, actAs []coin.PartyID, raw json.RawMessage, cmd ledger.Command) (int64, error){
 	provider.TemplateTransferPreapprovalProposal: (*Server).createPreapprovalProposal,
-	ledger.TemplatePing:                          createPing(ledger.TemplatePing),
-	ledger.TemplatePingBuiltin:                   createPing(ledger.TemplatePingBuiltin),
-	ledger.TemplateMergeDelegationProposal:       (*Server).createMergeProposal,
-	ledger.TemplateBatchMergeUtility:             (*Server).createBatchMergeUtility,
-	ledger.TemplateDelegateProxy:                 (*Server).createDelegateProxy,
+	ping.TemplatePing:                      createPing(ping.TemplatePing),
+	ping.TemplatePingBuiltin:               createPing(ping.TemplatePingBuiltin),
+	ledger.TemplateMergeDelegationProposal: (*Server).createMergeProposal,
+	ledger.TemplateBatchMergeUtility:       (*Server).createBatchMergeUtility,
+	ledger.TemplateDelegateProxy:           (*Server).createDelegateProxy,
 }
 
 // coinChoiceOf is the served choice on template, or nil.
@@ -374,7 +375,7 @@ func createPing(template string) func(s *Server, r *http.Request, actAs []coin.P
 		if err := decodeArg(raw, &arg); err != nil {
 			return 0, err
 		}
-		p := ledger.Ping{ID: arg.ID}
+		p := ping.Ping{ID: arg.ID}
 		var err error
 		if p.Initiator, err = parseParty("createArguments.initiator", arg.Initiator); err != nil {
 			return 0, err

@@ -12,6 +12,7 @@ import (
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/allocationdata"
 	"github.com/ccwallet/ccwallet/ledger/payments"
+	"github.com/ccwallet/ccwallet/ledger/ping"
 	"github.com/ccwallet/ccwallet/ledger/provider"
 	"github.com/ccwallet/ccwallet/store"
 	"github.com/uptrace/bun"
@@ -60,7 +61,7 @@ func Templates() []string {
 		ledger.TemplateTransferPreapproval, ledger.TemplateTransferCommand, ledger.TemplateBuyTrafficRequest, ledger.TemplateMemberTraffic,
 		allocationdata.TemplateAmuletAllocation, allocationdata.TemplateOTCTradeProposal, allocationdata.TemplateOTCTrade,
 		payments.TemplateAppPaymentRequest, payments.TemplateAcceptedAppPayment, provider.TemplateTransferPreapprovalProposal, ledger.TemplateBatchMergeUtility, ledger.TemplateDelegateProxy,
-		ledger.TemplatePing, ledger.TemplatePingBuiltin,
+		ping.TemplatePing, ping.TemplatePingBuiltin,
 		payments.TemplateSubscriptionRequest, payments.TemplateSubscriptionInitialPayment, payments.TemplateSubscription,
 		payments.TemplateSubscriptionIdleState, payments.TemplateSubscriptionPayment, payments.TemplateTerminatedSubscription,
 	}
@@ -115,8 +116,8 @@ var observerFields = map[string][]string{
 // signatoriesOf are, for templates whose signatories a payload field
 // lists, those signatories; their other stakeholders observe.
 var signatoriesOf = map[string]func(payload []byte) []coin.PartyID{
-	ledger.TemplatePing:        pingInitiator,
-	ledger.TemplatePingBuiltin: pingInitiator,
+	ping.TemplatePing:        pingInitiator,
+	ping.TemplatePingBuiltin: pingInitiator,
 	allocationdata.TemplateOTCTradeProposal: func(b []byte) []coin.PartyID {
 		var p allocationdata.OTCTradeProposal
 		_ = json.Unmarshal(b, &p)
@@ -126,7 +127,7 @@ var signatoriesOf = map[string]func(payload []byte) []coin.PartyID{
 
 // pingInitiator is a ping's signatory.
 func pingInitiator(b []byte) []coin.PartyID {
-	var p ledger.Ping
+	var p ping.Ping
 	_ = json.Unmarshal(b, &p)
 	return []coin.PartyID{p.Initiator}
 }

@@ -1,7 +1,9 @@
 // Package ping is Canton's admin-workflow Ping as the Ledger API creates
 // it (the wallet SDK's createPingCommand): a contract the initiator signs
-// and the responder observes. Its templates and payload stay in the core
-// (ledger.Ping), whose reads show it.
+// and the responder observes: its templates and payload (Ping), which
+// the Ledger API's reads (ledger/apiread) show, and its creation. Canton's
+// ping service answers only the pings its own admin API started, so a
+// client's ping stays active.
 package ping
 
 import (
@@ -12,6 +14,19 @@ import (
 	"github.com/ccwallet/ccwallet/ledger"
 )
 
+// Ping templates: Canton 3.3's AdminWorkflows package and 3.4's builtin.
+const (
+	TemplatePing        = "#AdminWorkflows:Canton.Internal.Ping:Ping"
+	TemplatePingBuiltin = "#canton-builtin-admin-workflow-ping:Canton.Internal.Ping:Ping"
+)
+
+// Ping is a ping's payload.
+type Ping struct {
+	ID        string       `json:"id"`
+	Initiator coin.PartyID `json:"initiator"`
+	Responder coin.PartyID `json:"responder"`
+}
+
 // Service creates pings on a ledger.
 type Service struct{ l *ledger.Ledger }
 
@@ -19,10 +34,10 @@ type Service struct{ l *ledger.Ledger }
 func New(l *ledger.Ledger) *Service { return &Service{l: l} }
 
 // Create creates the initiator's ping of the responder as template
-// (ledger.TemplatePing or TemplatePingBuiltin), once per cmd's key, with
+// (TemplatePing or TemplatePingBuiltin), once per cmd's key, with
 // cmd's completion.
-func (s *Service) Create(ctx context.Context, template string, p ledger.Ping, cmd ledger.Command) (coin.ContractID, error) {
-	if template != ledger.TemplatePing && template != ledger.TemplatePingBuiltin {
+func (s *Service) Create(ctx context.Context, template string, p Ping, cmd ledger.Command) (coin.ContractID, error) {
+	if template != TemplatePing && template != TemplatePingBuiltin {
 		return "", ledger.Invalid("templateId", "%s is not a ping template", template)
 	}
 	if err := ledger.CheckID("id", p.ID); err != nil {
