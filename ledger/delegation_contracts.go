@@ -9,37 +9,11 @@ import (
 	"github.com/ccwallet/ccwallet/store"
 )
 
-// What the core keeps of the delegations (the workflows, and the minting
-// delegations' payloads and reads, are in ledger/delegations): their
-// templates, which the Ledger API's reads know, the merge delegation's
-// payloads and states, which onboarding's proposal (ledger/users) writes, and the one
-// merge of a party's holdings (mergeInputs), which the merge automation,
-// merges by delegation and the airdrop run inside their updates.
-
-// Minting delegation templates (Splice.Wallet.MintingDelegation).
-const (
-	TemplateMintingDelegationProposal = "#splice-wallet:Splice.Wallet.MintingDelegation:MintingDelegationProposal"
-	TemplateMintingDelegation         = "#splice-wallet:Splice.Wallet.MintingDelegation:MintingDelegation"
-)
-
-// Merge delegation templates, as in the newer upstream package
-// splice-util-token-standard-wallet.
-const (
-	TemplateMergeDelegation         = "#splice-util-token-standard-wallet:Splice.Util.Token.Wallet.MergeDelegation:MergeDelegation"
-	TemplateMergeDelegationProposal = "#splice-util-token-standard-wallet:Splice.Util.Token.Wallet.MergeDelegation:MergeDelegationProposal"
-)
-
-// TemplateBatchMergeUtility is the operator's contract through which it
-// merges for many owners in one transaction.
-const TemplateBatchMergeUtility = "#splice-util-token-standard-wallet:Splice.Util.Token.Wallet.MergeDelegation:BatchMergeUtility"
-
-// Merge delegation states.
-const (
-	MergeProposed  = "proposed"
-	MergeActive    = "active"
-	MergeAccepted  = "accepted" // a proposal that became a delegation
-	MergeWithdrawn = "withdrawn"
-)
+// What the core keeps of the delegations (the workflows, their templates,
+// payloads and states are in ledger/delegations): how far a merge goes
+// (MergeTarget) and the one merge of a party's holdings (mergeInputs),
+// which the merge automation, merges by delegation and the airdrop run
+// inside their updates.
 
 // MergeTarget is how many holdings a merge leaves at most (the mission's
 // "roughly 10 or fewer"); a party with more is merged.
@@ -47,32 +21,6 @@ const MergeTarget = 10
 
 // MergeHistorySubtype names a merge in history, after the batch choice.
 const MergeHistorySubtype = "BatchMergeUtility_MergeHoldings"
-
-type mergeDelegationPayload struct {
-	Operator coin.PartyID `json:"operator"`
-	Owner    coin.PartyID `json:"owner"`
-	Meta     metaValues   `json:"meta"`
-}
-
-type metaValues struct {
-	Values map[string]string `json:"values"`
-}
-
-type mergeProposalPayload struct {
-	Delegation mergeDelegationPayload `json:"delegation"`
-}
-
-// MergeDelegationPayload is the payload of owner's MergeDelegation to
-// operator.
-func MergeDelegationPayload(operator, owner coin.PartyID) any {
-	return mergeDelegationPayload{Operator: operator, Owner: owner, Meta: metaValues{Values: map[string]string{}}}
-}
-
-// MergeProposalPayload is the payload of owner's MergeDelegationProposal
-// to operator.
-func MergeProposalPayload(operator, owner coin.PartyID) any {
-	return mergeProposalPayload{Delegation: mergeDelegationPayload{Operator: operator, Owner: owner, Meta: metaValues{Values: map[string]string{}}}}
-}
 
 // mergeGoal is how far, and on whose authority, the merge automation
 // merges one party's holdings.

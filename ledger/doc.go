@@ -79,9 +79,9 @@
 //     PreparedTransaction protobuf and its V2 hash.
 //   - rewards.go: reward coupons; reward_collection.go: the issuance
 //     caps (Rules.CouponIssuance); collecting them is ledger/rewards'.
-//     delegation_contracts.go: the delegations' templates, the merge
-//     delegation's payloads and the merge itself; minting delegations'
-//     payloads and reads are ledger/delegations'.
+//     delegation_contracts.go: the merge itself (MergeTarget,
+//     Tx.MergeInputs, Tx.MergeDelegated); the delegations' templates,
+//     states, payloads and reads are ledger/delegations'.
 //   - verbs_traffic.go: the traffic templates and the burn a purchase
 //     pays with (Tx.BurnFrom); purchases, the top-up automation and the
 //     meter of a member's traffic use are ledger/traffic's; the sweep and

@@ -15,6 +15,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/delegations"
 	"github.com/ccwallet/ccwallet/ledger/ping"
 )
 
@@ -42,9 +43,9 @@ var coinChoices = []coinChoice{
 	{ledger.TemplateAmuletRules, "AmuletRules_BuyMemberTraffic", false, (*Server).buyMemberTraffic},
 	{ledger.TemplateTransferPreapproval, "TransferPreapproval_Renew", true, (*Server).renewPreapproval},
 	{ledger.TemplateTransferPreapproval, "TransferPreapproval_Cancel", true, (*Server).cancelPreapproval},
-	{ledger.TemplateMergeDelegationProposal, "MergeDelegationProposal_Accept", true, (*Server).acceptMergeProposal},
-	{ledger.TemplateBatchMergeUtility, "BatchMergeUtility_BatchMerge", false, (*Server).batchMerge},
-	{ledger.TemplateMergeDelegation, "MergeDelegation_Merge", false, (*Server).delegatedMerge},
+	{delegations.TemplateMergeDelegationProposal, "MergeDelegationProposal_Accept", true, (*Server).acceptMergeProposal},
+	{delegations.TemplateBatchMergeUtility, "BatchMergeUtility_BatchMerge", false, (*Server).batchMerge},
+	{delegations.TemplateMergeDelegation, "MergeDelegation_Merge", false, (*Server).delegatedMerge},
 	{ledger.TemplateDelegateProxy, "DelegateProxy_TransferFactory_Transfer", false, (*Server).proxyChoice},
 	{ledger.TemplateDelegateProxy, "DelegateProxy_TransferInstruction_Accept", false, (*Server).proxyChoice},
 	{ledger.TemplateDelegateProxy, "DelegateProxy_TransferInstruction_Reject", false, (*Server).proxyChoice},
@@ -54,11 +55,11 @@ var coinChoices = []coinChoice{
 // coinCreates are the coin's templates a CreateCommand may create.
 var coinCreates = map[string]func(s *Server, r *http.Request, actAs []coin.PartyID, raw json.RawMessage, cmd ledger.Command) (int64, error){
 	provider.TemplateTransferPreapprovalProposal: (*Server).createPreapprovalProposal,
-	ping.TemplatePing:                      createPing(ping.TemplatePing),
-	ping.TemplatePingBuiltin:               createPing(ping.TemplatePingBuiltin),
-	ledger.TemplateMergeDelegationProposal: (*Server).createMergeProposal,
-	ledger.TemplateBatchMergeUtility:       (*Server).createBatchMergeUtility,
-	ledger.TemplateDelegateProxy:           (*Server).createDelegateProxy,
+	ping.TemplatePing:                           createPing(ping.TemplatePing),
+	ping.TemplatePingBuiltin:                    createPing(ping.TemplatePingBuiltin),
+	delegations.TemplateMergeDelegationProposal: (*Server).createMergeProposal,
+	delegations.TemplateBatchMergeUtility:       (*Server).createBatchMergeUtility,
+	ledger.TemplateDelegateProxy:                (*Server).createDelegateProxy,
 }
 
 // coinChoiceOf is the served choice on template, or nil.

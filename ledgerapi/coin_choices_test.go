@@ -503,7 +503,7 @@ func TestCoinMergeDelegation(t *testing.T) {
 		if hs := e.holdingIDs(x.user, x.party); len(hs) != 1 || !e.holds(x.user, x.party).Equal(coin.MustParse("123")) {
 			t.Errorf("xena has %d holdings worth %s, want 1 worth 123", len(hs), e.holds(x.user, x.party))
 		}
-		if ds, err := delegations.New(e.l).MergeDelegations(ctx, x.party); err != nil || len(ds) != 1 || ds[0].Status != ledger.MergeActive {
+		if ds, err := delegations.New(e.l).MergeDelegations(ctx, x.party); err != nil || len(ds) != 1 || ds[0].Status != delegations.MergeActive {
 			t.Errorf("xena's merge delegations %+v %v", ds, err)
 		}
 	})

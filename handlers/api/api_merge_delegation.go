@@ -5,7 +5,6 @@ import (
 	"net/http"
 
 	"github.com/ccwallet/ccwallet/coin"
-	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/airdrop"
 	"github.com/ccwallet/ccwallet/ledger/delegations"
 	"github.com/ccwallet/ccwallet/web"
@@ -51,7 +50,7 @@ func (h *Handler) listMergeDelegations(w http.ResponseWriter, r *http.Request) e
 	}
 	resp := listMergeDelegationsResponse{Proposals: []mergeDelegationDTO{}, Delegations: []mergeDelegationDTO{}}
 	for _, d := range ds {
-		if d.Status == ledger.MergeProposed {
+		if d.Status == delegations.MergeProposed {
 			resp.Proposals = append(resp.Proposals, mergeDTO(d))
 		} else {
 			resp.Delegations = append(resp.Delegations, mergeDTO(d))

@@ -15,6 +15,7 @@ import (
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/handlers"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/delegations"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
 	"github.com/ccwallet/ccwallet/ledger/users"
 	"github.com/ccwallet/ccwallet/web"
@@ -171,7 +172,7 @@ func TestMergeDelegationEndpoints(t *testing.T) {
 		Status string `json:"status"`
 	}
 	var prop dto
-	if code := a.do("alice", "POST", "/v0/wallet/merge-delegation-proposals", `{}`, &prop); code != http.StatusOK || prop.Status != "proposed" || prop.Contract.TemplateID != ledger.TemplateMergeDelegationProposal {
+	if code := a.do("alice", "POST", "/v0/wallet/merge-delegation-proposals", `{}`, &prop); code != http.StatusOK || prop.Status != "proposed" || prop.Contract.TemplateID != delegations.TemplateMergeDelegationProposal {
 		t.Fatalf("propose = %d %+v", code, prop)
 	}
 	if code := a.do("alice", "POST", "/v0/admin/merge-delegation-proposals/"+prop.Contract.ContractID+"/accept", ``, nil); code != http.StatusForbidden {

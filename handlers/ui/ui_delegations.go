@@ -7,6 +7,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/delegations"
 	"github.com/ccwallet/ccwallet/views"
 	"github.com/ccwallet/ccwallet/web"
 )
@@ -44,7 +45,7 @@ func (h delegationPages) delegationsModel(ctx context.Context, s *web.Session, p
 	}
 	for _, d := range ds {
 		// An active delegation outranks an open proposal.
-		if d.Status == ledger.MergeActive || m.MergeStatus == "" {
+		if d.Status == delegations.MergeActive || m.MergeStatus == "" {
 			m.MergeStatus, m.MergeCID = d.Status, string(d.Contract.ContractID)
 		}
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/delegations"
 	"github.com/ccwallet/ccwallet/store"
 )
 
@@ -124,7 +125,7 @@ func (s *Service) Airdrop(ctx context.Context, req Request) (Result, error) {
 		featured := map[coin.PartyID]bool{}
 		outs := make([]ledger.Output, len(shares))
 		for i, s := range shares {
-			active, err := store.MergeDelegationsOf(ctx, tx, s.Party, ledger.MergeActive)
+			active, err := store.MergeDelegationsOf(ctx, tx, s.Party, delegations.MergeActive)
 			if err != nil {
 				return err
 			}

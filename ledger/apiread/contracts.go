@@ -11,6 +11,7 @@ import (
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/allocationdata"
+	"github.com/ccwallet/ccwallet/ledger/delegations"
 	"github.com/ccwallet/ccwallet/ledger/payments"
 	"github.com/ccwallet/ccwallet/ledger/ping"
 	"github.com/ccwallet/ccwallet/ledger/provider"
@@ -55,12 +56,12 @@ const (
 func Templates() []string {
 	ts := []string{
 		ledger.TemplateAmulet, ledger.TemplateLockedAmulet, ledger.TemplateAmuletRules, ledger.TemplateOpenMiningRound, ledger.TemplateWalletAppInstall,
-		ledger.TemplateValidatorRight, ledger.TemplateFeaturedAppRight, ledger.TemplateExternalPartyRule, ledger.TemplateMintingDelegationProposal,
-		ledger.TemplateMintingDelegation, ledger.TemplateExternalPartySetupProposal, ledger.TemplateTransferCommandCounter, ledger.TemplateTransferInstruction,
-		ledger.TemplateMergeDelegation, ledger.TemplateMergeDelegationProposal, ledger.TemplateTransferOffer, ledger.TemplateAcceptedTransferOffer,
+		ledger.TemplateValidatorRight, ledger.TemplateFeaturedAppRight, ledger.TemplateExternalPartyRule, delegations.TemplateMintingDelegationProposal,
+		delegations.TemplateMintingDelegation, ledger.TemplateExternalPartySetupProposal, ledger.TemplateTransferCommandCounter, ledger.TemplateTransferInstruction,
+		delegations.TemplateMergeDelegation, delegations.TemplateMergeDelegationProposal, ledger.TemplateTransferOffer, ledger.TemplateAcceptedTransferOffer,
 		ledger.TemplateTransferPreapproval, ledger.TemplateTransferCommand, ledger.TemplateBuyTrafficRequest, ledger.TemplateMemberTraffic,
 		allocationdata.TemplateAmuletAllocation, allocationdata.TemplateOTCTradeProposal, allocationdata.TemplateOTCTrade,
-		payments.TemplateAppPaymentRequest, payments.TemplateAcceptedAppPayment, provider.TemplateTransferPreapprovalProposal, ledger.TemplateBatchMergeUtility, ledger.TemplateDelegateProxy,
+		payments.TemplateAppPaymentRequest, payments.TemplateAcceptedAppPayment, provider.TemplateTransferPreapprovalProposal, delegations.TemplateBatchMergeUtility, ledger.TemplateDelegateProxy,
 		ping.TemplatePing, ping.TemplatePingBuiltin,
 		payments.TemplateSubscriptionRequest, payments.TemplateSubscriptionInitialPayment, payments.TemplateSubscription,
 		payments.TemplateSubscriptionIdleState, payments.TemplateSubscriptionPayment, payments.TemplateTerminatedSubscription,

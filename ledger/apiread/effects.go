@@ -3,6 +3,7 @@ package apiread
 import (
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/allocationdata"
+	"github.com/ccwallet/ccwallet/ledger/delegations"
 	"github.com/ccwallet/ccwallet/ledger/provider"
 )
 
@@ -54,7 +55,7 @@ var consumingChoices = map[string]consumingChoice{
 	"renew-transfer-preapproval":           {ledger.TemplateTransferPreapproval, "TransferPreapproval_Renew", ""},
 	"cancel-transfer-preapproval":          {ledger.TemplateTransferPreapproval, "TransferPreapproval_Cancel", ""},
 	"accept-transfer-preapproval-proposal": {provider.TemplateTransferPreapprovalProposal, "TransferPreapprovalProposal_Accept", ""},
-	"merge-delegation-accept":              {ledger.TemplateMergeDelegationProposal, "MergeDelegationProposal_Accept", ""},
+	"merge-delegation-accept":              {delegations.TemplateMergeDelegationProposal, "MergeDelegationProposal_Accept", ""},
 }
 
 // ConsumedBy is the choice whose consuming exercise archived a contract

@@ -8,6 +8,7 @@ import (
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/allocationdata"
+	"github.com/ccwallet/ccwallet/ledger/delegations"
 )
 
 // ShapeExercise is the core's Config.ShapeExercise: it sets e's Daml
@@ -317,7 +318,7 @@ func (t *written) coinExerciseResult(e *ledger.Exercise) (any, bool) {
 		}
 		return r, true
 	case "MergeDelegationProposal_Accept":
-		return map[string]any{"mergeDelegationCid": t.createdOf(ledger.TemplateMergeDelegation)}, true
+		return map[string]any{"mergeDelegationCid": t.createdOf(delegations.TemplateMergeDelegation)}, true
 	case "MergeDelegation_Merge":
 		var arg mergeCallArg
 		_ = json.Unmarshal(e.ChoiceArgument, &arg)

@@ -49,7 +49,7 @@ func (s *Service) CreateBatchMergeUtility(ctx context.Context, operator coin.Par
 		if err := x.Begin(ctx, "batch-merge-utility"); err != nil {
 			return err
 		}
-		cid = x.Create(ledger.TemplateBatchMergeUtility, map[string]coin.PartyID{"operator": operator}, operator)
+		cid = x.Create(TemplateBatchMergeUtility, map[string]coin.PartyID{"operator": operator}, operator)
 		if cmd.Key != "" {
 			x.SaveCommand(cmd, operator, "batch-merge-utility", string(cid))
 		}
@@ -84,7 +84,7 @@ func (s *Service) MergeByDelegation(ctx context.Context, operator coin.PartyID, 
 		}
 		if utility != "" {
 			u, err := store.ContractByID(ctx, x.DB(), utility)
-			if errors.Is(err, store.ErrNotFound) || err == nil && (u.TemplateID != ledger.TemplateBatchMergeUtility || u.ArchivedOffset != nil) {
+			if errors.Is(err, store.ErrNotFound) || err == nil && (u.TemplateID != TemplateBatchMergeUtility || u.ArchivedOffset != nil) {
 				return fmt.Errorf("%w: no active batch merge utility %s", ledger.ErrNotFound, utility)
 			} else if err != nil {
 				return err
@@ -109,7 +109,7 @@ func (s *Service) MergeByDelegation(ctx context.Context, operator coin.PartyID, 
 				seen[in] = true
 			}
 			m, err := store.MergeDelegationByID(ctx, x.DB(), call.Delegation)
-			if errors.Is(err, store.ErrNotFound) || err == nil && m.Status != ledger.MergeActive {
+			if errors.Is(err, store.ErrNotFound) || err == nil && m.Status != MergeActive {
 				return fmt.Errorf("%w: no active merge delegation %s", ledger.ErrNotFound, call.Delegation)
 			} else if err != nil {
 				return err

@@ -60,9 +60,9 @@ func (s *Service) proposeMergeDelegation(ctx context.Context, owner coin.PartyID
 		}
 		for _, m := range existing {
 			switch m.Status {
-			case ledger.MergeActive:
+			case MergeActive:
 				return fmt.Errorf("%w: %s already has an active merge delegation %s", ledger.ErrConflict, owner, m.ContractID)
-			case ledger.MergeProposed:
+			case MergeProposed:
 				if cmd.Key != "" {
 					return fmt.Errorf("%w: %s has an open merge delegation proposal %s already", ledger.ErrRequirement, owner, m.ContractID)
 				}
@@ -73,11 +73,11 @@ func (s *Service) proposeMergeDelegation(ctx context.Context, owner coin.PartyID
 		if err := x.Begin(ctx, "merge-delegation-proposal"); err != nil {
 			return err
 		}
-		cid = x.Create(ledger.TemplateMergeDelegationProposal, ledger.MergeProposalPayload(l.Operator(), owner), owner, l.Operator())
+		cid = x.Create(TemplateMergeDelegationProposal, MergeProposalPayload(l.Operator(), owner), owner, l.Operator())
 		now := x.Now()
 		x.AfterCommit(func(ctx context.Context) error {
 			return store.InsertMergeDelegation(ctx, x.DB(), &store.MergeDelegation{
-				ContractID: cid, Owner: owner, Operator: l.Operator(), Status: ledger.MergeProposed, ProposalCID: cid, CreatedAt: now, UpdatedAt: now,
+				ContractID: cid, Owner: owner, Operator: l.Operator(), Status: MergeProposed, ProposalCID: cid, CreatedAt: now, UpdatedAt: now,
 			})
 		})
 		if cmd.Key != "" {
@@ -110,7 +110,7 @@ func (s *Service) acceptMergeDelegation(ctx context.Context, actor coin.PartyID,
 		if err != nil {
 			return err
 		}
-		if m.Status != ledger.MergeProposed {
+		if m.Status != MergeProposed {
 			return fmt.Errorf("%w: merge delegation proposal %s is %s", ledger.ErrConflict, proposal, m.Status)
 		}
 		if actor != "" && actor != m.Operator {
@@ -123,15 +123,15 @@ func (s *Service) acceptMergeDelegation(ctx context.Context, actor coin.PartyID,
 			return err
 		}
 		now := x.Now()
-		if err := store.SetMergeDelegationStatus(ctx, x.DB(), proposal, ledger.MergeProposed, ledger.MergeAccepted, now); err != nil {
+		if err := store.SetMergeDelegationStatus(ctx, x.DB(), proposal, MergeProposed, MergeAccepted, now); err != nil {
 			return err
 		}
 		x.Archive(proposal)
-		cid = x.Create(ledger.TemplateMergeDelegation, ledger.MergeDelegationPayload(m.Operator, m.Owner), m.Owner, m.Operator)
+		cid = x.Create(TemplateMergeDelegation, MergeDelegationPayload(m.Operator, m.Owner), m.Owner, m.Operator)
 		x.Record(m.Owner, ledger.HistoryNotification, "MergeDelegationAccepted", m.Operator, coin.Zero, coin.Zero, "", ledger.HistoryDetails{ContractID: cid, Notification: "merge delegation accepted by the wallet provider"})
 		x.AfterCommit(func(ctx context.Context) error {
 			return store.InsertMergeDelegation(ctx, x.DB(), &store.MergeDelegation{
-				ContractID: cid, Owner: m.Owner, Operator: m.Operator, Status: ledger.MergeActive, ProposalCID: proposal, CreatedAt: now, UpdatedAt: now,
+				ContractID: cid, Owner: m.Owner, Operator: m.Operator, Status: MergeActive, ProposalCID: proposal, CreatedAt: now, UpdatedAt: now,
 			})
 		})
 		if cmd.Key != "" {
@@ -148,7 +148,7 @@ func (s *Service) acceptMergeDelegation(ctx context.Context, actor coin.PartyID,
 // AcceptMergeDelegations accepts every open proposal, as the provider's
 // automation does; it returns how many it accepted.
 func (s *Service) AcceptMergeDelegations(ctx context.Context) (int, error) {
-	ms, err := store.MergeDelegationsOf(ctx, s.l.DB(), "", ledger.MergeProposed)
+	ms, err := store.MergeDelegationsOf(ctx, s.l.DB(), "", MergeProposed)
 	if err != nil {
 		return 0, err
 	}
@@ -176,13 +176,13 @@ func (s *Service) WithdrawMergeDelegation(ctx context.Context, owner coin.PartyI
 		if m.Owner != owner {
 			return fmt.Errorf("merge delegation %s: %w", id, ledger.ErrNotFound)
 		}
-		if m.Status != ledger.MergeActive && m.Status != ledger.MergeProposed {
+		if m.Status != MergeActive && m.Status != MergeProposed {
 			return problem(ledger.ErrConflict, "this merge delegation is %s already; reload the page", m.Status)
 		}
 		if err := x.Begin(ctx, "merge-delegation-withdraw"); err != nil {
 			return err
 		}
-		if err := store.SetMergeDelegationStatus(ctx, x.DB(), id, m.Status, ledger.MergeWithdrawn, x.Now()); err != nil {
+		if err := store.SetMergeDelegationStatus(ctx, x.DB(), id, m.Status, MergeWithdrawn, x.Now()); err != nil {
 			return err
 		}
 		x.Archive(id)
@@ -202,7 +202,7 @@ func (s *Service) MergeDelegations(ctx context.Context, owner coin.PartyID) ([]M
 	}
 	out := []MergeDelegation{}
 	for _, m := range ms {
-		if m.Status != ledger.MergeActive && m.Status != ledger.MergeProposed {
+		if m.Status != MergeActive && m.Status != MergeProposed {
 			continue
 		}
 		d, err := s.mergeDelegation(ctx, m.ContractID)
@@ -244,7 +244,7 @@ type PendingMerge struct {
 // transactions, and an offboarded user's wallet no longer runs.
 func (s *Service) mergeGoalOf(ctx context.Context, db bun.IDB, owner coin.PartyID) (g ledger.MergeGoal, ok bool, err error) {
 	l := s.l
-	active, err := store.MergeDelegationsOf(ctx, db, owner, ledger.MergeActive)
+	active, err := store.MergeDelegationsOf(ctx, db, owner, MergeActive)
 	if err != nil {
 		return g, false, err
 	}
@@ -263,7 +263,7 @@ func (s *Service) mergeGoalOf(ctx context.Context, db bun.IDB, owner coin.PartyI
 		}
 	}
 	now := l.Now()
-	ds, err := s.delegations(ctx, db, ledger.TemplateMintingDelegation, owner, func(d MintingDelegation) bool {
+	ds, err := s.delegations(ctx, db, TemplateMintingDelegation, owner, func(d MintingDelegation) bool {
 		return d.Beneficiary == owner && d.Delegate == l.Operator() && d.ExpiresAt.After(now)
 	})
 	if err != nil {

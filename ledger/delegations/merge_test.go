@@ -221,7 +221,7 @@ func TestMergeDelegationAtOnboarding(t *testing.T) {
 				t.Fatal(err)
 			}
 			ds, err := delegations.New(l).MergeDelegations(ctx, p)
-			if err != nil || len(ds) != 1 || ds[0].Status != ledger.MergeProposed || ds[0].Contract.TemplateID != ledger.TemplateMergeDelegationProposal {
+			if err != nil || len(ds) != 1 || ds[0].Status != delegations.MergeProposed || ds[0].Contract.TemplateID != delegations.TemplateMergeDelegationProposal {
 				t.Fatalf("after onboarding: %+v, %v; want one proposal", ds, err)
 			}
 			// The provider's automation accepts it; re-onboarding adds none.
@@ -235,7 +235,7 @@ func TestMergeDelegationAtOnboarding(t *testing.T) {
 				t.Fatal(err)
 			}
 			ds, _ = delegations.New(l).MergeDelegations(ctx, p)
-			if len(ds) != 1 || ds[0].Status != ledger.MergeActive {
+			if len(ds) != 1 || ds[0].Status != delegations.MergeActive {
 				t.Errorf("after re-onboarding: %+v; want the one active delegation", ds)
 			}
 			// The operator's own party gets none.

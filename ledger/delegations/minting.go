@@ -45,12 +45,12 @@ func (s *Service) delegations(ctx context.Context, db bun.IDB, template string, 
 
 // MintingDelegationProposals lists the proposals naming delegate.
 func (s *Service) MintingDelegationProposals(ctx context.Context, delegate coin.PartyID) ([]MintingDelegation, error) {
-	return s.delegations(ctx, s.l.DB(), ledger.TemplateMintingDelegationProposal, delegate, func(d MintingDelegation) bool { return d.Delegate == delegate })
+	return s.delegations(ctx, s.l.DB(), TemplateMintingDelegationProposal, delegate, func(d MintingDelegation) bool { return d.Delegate == delegate })
 }
 
 // MintingDelegations lists the active delegations naming delegate.
 func (s *Service) MintingDelegations(ctx context.Context, delegate coin.PartyID) ([]MintingDelegation, error) {
-	return s.delegations(ctx, s.l.DB(), ledger.TemplateMintingDelegation, delegate, func(d MintingDelegation) bool { return d.Delegate == delegate })
+	return s.delegations(ctx, s.l.DB(), TemplateMintingDelegation, delegate, func(d MintingDelegation) bool { return d.Delegate == delegate })
 }
 
 // ActiveMintingDelegations lists every unexpired delegation: reward
@@ -58,7 +58,7 @@ func (s *Service) MintingDelegations(ctx context.Context, delegate coin.PartyID)
 // holdings (see the core's undelegatedExternalParties).
 func (s *Service) ActiveMintingDelegations(ctx context.Context) ([]MintingDelegation, error) {
 	now := s.l.Now()
-	return s.delegations(ctx, s.l.DB(), ledger.TemplateMintingDelegation, "", func(d MintingDelegation) bool { return d.ExpiresAt.After(now) })
+	return s.delegations(ctx, s.l.DB(), TemplateMintingDelegation, "", func(d MintingDelegation) bool { return d.ExpiresAt.After(now) })
 }
 
 // activeDelegationContract loads an active contract of template naming
@@ -79,7 +79,7 @@ func (s *Service) activeDelegationContract(ctx context.Context, db bun.IDB, temp
 		}
 	}
 	what := "minting delegation proposal"
-	if template == ledger.TemplateMintingDelegation {
+	if template == TemplateMintingDelegation {
 		what = "minting delegation"
 	}
 	return MintingDelegation{}, problem(ledger.ErrNotFound, "this %s is no longer active (it was accepted, rejected or withdrawn meanwhile); reload the page", what)
@@ -93,7 +93,7 @@ func (s *Service) AcceptMintingDelegationProposal(ctx context.Context, delegate 
 	l := s.l
 	var out coin.ContractID
 	err := l.Change(ctx, func(ctx context.Context, x *ledger.Tx) error {
-		p, err := s.activeDelegationContract(ctx, x.DB(), ledger.TemplateMintingDelegationProposal, cid, delegate)
+		p, err := s.activeDelegationContract(ctx, x.DB(), TemplateMintingDelegationProposal, cid, delegate)
 		if err != nil {
 			return err
 		}
@@ -109,7 +109,7 @@ func (s *Service) AcceptMintingDelegationProposal(ctx context.Context, delegate 
 		if !p.ExpiresAt.After(l.Now()) {
 			return problem(ledger.ErrExpired, "the proposal expired at %s; reject it, and ask the beneficiary for a new one", ledger.FormatTime(p.ExpiresAt))
 		}
-		old, err := s.delegations(ctx, x.DB(), ledger.TemplateMintingDelegation, p.Beneficiary, func(d MintingDelegation) bool {
+		old, err := s.delegations(ctx, x.DB(), TemplateMintingDelegation, p.Beneficiary, func(d MintingDelegation) bool {
 			return d.Beneficiary == p.Beneficiary && d.Delegate == delegate
 		})
 		if err != nil {
@@ -122,7 +122,7 @@ func (s *Service) AcceptMintingDelegationProposal(ctx context.Context, delegate 
 		for _, d := range old {
 			x.Archive(d.Contract.ContractID)
 		}
-		out = x.Create(ledger.TemplateMintingDelegation, MintingDelegationPayload(l.DSO(), MintingDelegation{
+		out = x.Create(TemplateMintingDelegation, MintingDelegationPayload(l.DSO(), MintingDelegation{
 			Beneficiary: p.Beneficiary, Delegate: delegate, ExpiresAt: p.ExpiresAt, MergeLimit: p.MergeLimit,
 		}), p.Beneficiary, delegate)
 		return nil
@@ -135,12 +135,12 @@ func (s *Service) AcceptMintingDelegationProposal(ctx context.Context, delegate 
 
 // RejectMintingDelegationProposal archives a proposal naming delegate.
 func (s *Service) RejectMintingDelegationProposal(ctx context.Context, delegate coin.PartyID, cid coin.ContractID) error {
-	return s.archiveDelegation(ctx, "minting-delegation-reject", ledger.TemplateMintingDelegationProposal, delegate, cid)
+	return s.archiveDelegation(ctx, "minting-delegation-reject", TemplateMintingDelegationProposal, delegate, cid)
 }
 
 // WithdrawMintingDelegation archives an active delegation naming delegate.
 func (s *Service) WithdrawMintingDelegation(ctx context.Context, delegate coin.PartyID, cid coin.ContractID) error {
-	return s.archiveDelegation(ctx, "minting-delegation-withdraw", ledger.TemplateMintingDelegation, delegate, cid)
+	return s.archiveDelegation(ctx, "minting-delegation-withdraw", TemplateMintingDelegation, delegate, cid)
 }
 
 func (s *Service) archiveDelegation(ctx context.Context, kind, template string, delegate coin.PartyID, cid coin.ContractID) error {

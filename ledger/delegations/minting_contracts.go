@@ -89,7 +89,7 @@ func UndelegatedExternalParties(ctx context.Context, l *ledger.Ledger, db bun.ID
 		return nil, err
 	}
 	now := l.Now()
-	ds, err := MintingDelegationsIn(ctx, l, db, ledger.TemplateMintingDelegation, "", func(d MintingDelegation) bool {
+	ds, err := MintingDelegationsIn(ctx, l, db, TemplateMintingDelegation, "", func(d MintingDelegation) bool {
 		return d.Delegate == l.Operator() && d.ExpiresAt.After(now)
 	})
 	if err != nil {

@@ -35,7 +35,7 @@ func PreparedKinds(l *ledger.Ledger) []external.Kind {
 			if err != nil {
 				return "", ledger.Invalid("transaction", "has a malformed expires_at: %v", err)
 			}
-			return x.Create(ledger.TemplateMintingDelegationProposal, MintingDelegationPayload(l.DSO(), MintingDelegation{
+			return x.Create(TemplateMintingDelegationProposal, MintingDelegationPayload(l.DSO(), MintingDelegation{
 				Beneficiary: b.Party, Delegate: a.Delegate, ExpiresAt: expires, MergeLimit: a.MergeLimit,
 			}), b.Party, a.Delegate), nil
 		},

@@ -147,7 +147,7 @@ func dumpParty(ctx context.Context, l *ledger.Ledger, dg *delegations.Service, f
 		if err != nil {
 			return err
 		}
-		p.MergeDelegation = slices.ContainsFunc(ms, func(m delegations.MergeDelegation) bool { return m.Status == ledger.MergeActive })
+		p.MergeDelegation = slices.ContainsFunc(ms, func(m delegations.MergeDelegation) bool { return m.Status == delegations.MergeActive })
 	}
 	for _, m := range minting {
 		if m.Beneficiary == party && m.ExpiresAt.After(l.Now()) {

@@ -94,7 +94,7 @@ func TestScenarioExamples(t *testing.T) {
 			t.Errorf("alice's offer = %+v, %v", o, err)
 		}
 		ms, err := delegations.New(l).MergeDelegations(ctx, alice)
-		if err != nil || len(ms) == 0 || ms[len(ms)-1].Status != ledger.MergeActive {
+		if err != nil || len(ms) == 0 || ms[len(ms)-1].Status != delegations.MergeActive {
 			t.Errorf("alice's merge delegations = %+v, %v", ms, err)
 		}
 

@@ -24,6 +24,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/delegations"
 	"github.com/ccwallet/ccwallet/store"
 	"github.com/uptrace/bun"
 )
@@ -160,13 +161,13 @@ func (us Users) mergeProposal(ctx context.Context, x *ledger.Tx, owner coin.Part
 		return err
 	}
 	for _, m := range existing {
-		if m.Status == ledger.MergeActive || m.Status == ledger.MergeProposed {
+		if m.Status == delegations.MergeActive || m.Status == delegations.MergeProposed {
 			return nil
 		}
 	}
-	cid := x.Create(ledger.TemplateMergeDelegationProposal, ledger.MergeProposalPayload(op, owner), owner, op)
+	cid := x.Create(delegations.TemplateMergeDelegationProposal, delegations.MergeProposalPayload(op, owner), owner, op)
 	return store.InsertMergeDelegation(ctx, x.DB(), &store.MergeDelegation{
-		ContractID: cid, Owner: owner, Operator: op, Status: ledger.MergeProposed, ProposalCID: cid, CreatedAt: x.Now(), UpdatedAt: x.Now(),
+		ContractID: cid, Owner: owner, Operator: op, Status: delegations.MergeProposed, ProposalCID: cid, CreatedAt: x.Now(), UpdatedAt: x.Now(),
 	})
 }
 
