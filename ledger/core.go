@@ -8,11 +8,13 @@ import (
 
 // Core is the seam through which the workflows that keep the core's own
 // books, not money, live in packages of their own (ledger/users: who
-// acts on the ledger, ...): the state of one validator's view that they
-// share with the core (the caches it forgets on a restore, the key space
-// of its users, its configuration), and the core's steps they run inside
-// their changes. Ledger.Core is the one way to it; a money workflow needs
-// none of it (Tx and workflow.go's reads are theirs).
+// acts on the ledger; ledger/validators: the network's other
+// validators): the state of one validator's view that they share with
+// the core (the caches it forgets on a restore, the key space of its
+// users, its configuration, its identity: validators.go), and the
+// core's steps they run inside their changes (Install, EnsureAdmins).
+// Ledger.Core is the one way to it; a money workflow needs none of it
+// (Tx and workflow.go's reads are theirs).
 type Core struct{ l *Ledger }
 
 // Core returns l's books, for the workflow packages that keep them.
