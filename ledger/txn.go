@@ -35,6 +35,11 @@ type changes struct {
 	// by commit's write, guarded (one spent meanwhile fails it with
 	// ErrStale); selectInputs skips them. txn.spendNow moves them at once.
 	inputs []coin.ContractID
+	// touched are the owners of the holdings spendHoldings and
+	// archiveHolding took out before commit's write, which raises their
+	// holding versions with those of every holding it writes or spends
+	// (store.Writes.Touched).
+	touched []coin.PartyID
 	// coupons and commands are inserted by commit's write too.
 	coupons  []store.RewardCoupon
 	commands []store.Command
@@ -100,7 +105,9 @@ func (t *txn) spendHoldings(ctx context.Context, ids []coin.ContractID) error {
 	if err := t.ensureOffset(ctx); err != nil {
 		return err
 	}
-	return store.SpendHoldings(ctx, t.tx, ids, t.offset)
+	owners, err := store.SpendHoldings(ctx, t.tx, ids, t.offset)
+	t.touched = append(t.touched, owners...)
+	return err
 }
 
 // archiveHolding takes h out of the live holdings in t: an unlocked one is
@@ -113,6 +120,7 @@ func (t *txn) archiveHolding(ctx context.Context, h store.Holding) error {
 	if err := store.DeleteHoldings(ctx, t.tx, []coin.ContractID{h.ContractID}, h.LockHolder); err != nil {
 		return err
 	}
+	t.touched = append(t.touched, h.Owner)
 	t.archive(h.ContractID)
 	return nil
 }
@@ -329,6 +337,7 @@ func commitVia(ctx context.Context, w batchWriter, ts []*changes) (err error) {
 		}
 		ws.Completions = append(ws.Completions, t.completions...)
 		ws.Forget = append(ws.Forget, t.forget...)
+		ws.Touched = append(ws.Touched, t.touched...)
 	}
 	return w.write(ctx, &ws)
 }

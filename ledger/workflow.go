@@ -108,6 +108,12 @@ func (l *Ledger) UsableRound(ctx context.Context, db bun.IDB) (*store.Round, err
 	return l.Rounds().usableRound(ctx, db)
 }
 
+// UsableFrom is UsableRound given the latest open round, read already
+// (with a party's holding version, store.RoundAndHoldingVersion).
+func (l *Ledger) UsableFrom(ctx context.Context, db bun.IDB, latest *store.Round) (*store.Round, error) {
+	return l.Rounds().usable(ctx, db, latest)
+}
+
 // UUIDHex is a fresh version 7 UUID (time-ordered) in hex.
 func UUIDHex() string { return uuidHex() }
 

@@ -200,26 +200,29 @@ func ContractsByTemplateSince(ctx context.Context, db bun.IDB, templateID string
 // spent_holdings. Guarded like ArchiveContracts: a locked, missing or
 // already spent holding fails it with ErrStale. Run it inside a
 // transaction: the error is what makes the caller roll back the rows the
-// statements did move.
-func SpendHoldings(ctx context.Context, db bun.IDB, ids []coin.ContractID, offset int64) error {
+// statements did move. It returns the holdings' owners, one per holding,
+// whose versions the transaction's write raises (Writes.Touched).
+func SpendHoldings(ctx context.Context, db bun.IDB, ids []coin.ContractID, offset int64) ([]coin.PartyID, error) {
 	if len(ids) == 0 {
-		return nil
+		return nil, nil
 	}
 	res, err := db.ExecContext(ctx, `INSERT INTO spent_holdings (contract_id, owner, amount, created_round, rate, created_offset, spent_offset)
 		SELECT contract_id, owner, amount, created_round, rate, created_offset, ? FROM holdings WHERE contract_id IN (?) AND lock_holder IS NULL`,
 		offset, bun.List(ids))
+	var owners []coin.PartyID
 	if err == nil {
-		if n, _ := res.RowsAffected(); n == int64(len(ids)) {
-			res, err = db.NewDelete().Table("holdings").Where("contract_id IN (?)", bun.List(ids)).Exec(ctx)
+		if n, _ := res.RowsAffected(); n != int64(len(ids)) {
+			return nil, fmt.Errorf("spend %d holdings, %d were available: %w", len(ids), n, ErrStale)
 		}
+		err = db.NewRaw("DELETE FROM holdings WHERE contract_id IN (?) RETURNING owner", bun.List(ids)).Scan(ctx, &owners)
 	}
 	if err != nil {
-		return fmt.Errorf("spend holdings: %w", Normalize(err))
+		return nil, fmt.Errorf("spend holdings: %w", Normalize(err))
 	}
-	if n, _ := res.RowsAffected(); n != int64(len(ids)) {
-		return fmt.Errorf("spend %d holdings, %d were available: %w", len(ids), n, ErrStale)
+	if len(owners) != len(ids) {
+		return nil, fmt.Errorf("spend %d holdings, %d were available: %w", len(ids), len(owners), ErrStale)
 	}
-	return nil
+	return owners, nil
 }
 
 // DeleteHoldings removes holdings locked by lockedBy, whose archive is

@@ -50,8 +50,10 @@ const snapshotInfoTable = "ccwallet_snapshot_info"
 
 // notNetwork are the tables a snapshot, restore or reset leaves alone: the
 // schema's bookkeeping and what belongs to the running processes (logins
-// and job leases), not to the network.
-var notNetwork = map[string]bool{"schema_migrations": true, "web_sessions": true, "job_leases": true}
+// and job leases), not to the network. The holding versions are raised
+// instead (raiseAllHoldingVersions): put back, a version could return to a
+// value a replica keeps other holdings under.
+var notNetwork = map[string]bool{"schema_migrations": true, "web_sessions": true, "job_leases": true, "holding_versions": true}
 
 // SnapshotInfo describes one stored snapshot.
 type SnapshotInfo struct {
@@ -361,6 +363,9 @@ func (db *DB) restoreTables(ctx context.Context, tx bun.Tx, from string) error {
 			return fmt.Errorf("restore %s: %w", t, Normalize(err))
 		}
 	}
+	if err := raiseAllHoldingVersions(ctx, tx); err != nil {
+		return err
+	}
 	return db.resetSequences(ctx, tx, tables, from)
 }
 
@@ -470,6 +475,9 @@ func (db *DB) ClearNetwork(ctx context.Context, tx bun.Tx) error {
 		return err
 	}
 	if err := db.resetSequences(ctx, tx, tables, ""); err != nil {
+		return err
+	}
+	if err := raiseAllHoldingVersions(ctx, tx); err != nil {
 		return err
 	}
 	// The rows the migrations seed, as a new database has them.

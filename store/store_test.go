@@ -94,7 +94,10 @@ func TestGuardsAndErrors(t *testing.T) {
 				t.Fatalf("holdings = %v, %v", got, err)
 			}
 			spend := func(ids []coin.ContractID) error {
-				return db.InTx(ctx, func(ctx context.Context, tx bun.Tx) error { return store.SpendHoldings(ctx, tx, ids, 5) })
+				return db.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
+					_, err := store.SpendHoldings(ctx, tx, ids, 5)
+					return err
+				})
 			}
 			spent := func() []store.SpentHolding {
 				var ss []store.SpentHolding

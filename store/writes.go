@@ -29,6 +29,11 @@ type Writes struct {
 	Commands []Command
 	// Completions are the Ledger API completions of the commands.
 	Completions []Completion
+	// Touched are parties whose holdings the transactions spent or
+	// deleted before the write (SpendHoldings, DeleteHoldings). The write
+	// raises their holding versions, and those of the owners of Holdings
+	// and Spend, as its last step.
+	Touched []coin.PartyID
 }
 
 // Writer is how the ledger's commits reach the database, chosen once per
@@ -110,23 +115,33 @@ func WriteStatements(ctx context.Context, tx bun.Tx, w *Writes) error {
 	if w.Empty() {
 		return nil
 	}
+	touched := append([]coin.PartyID(nil), w.Touched...)
 	for i := 0; i < len(w.Spend); {
 		j := i + 1
 		for j < len(w.Spend) && w.SpendAt[j] == w.SpendAt[i] {
 			j++
 		}
-		if err := SpendHoldings(ctx, tx, w.Spend[i:j], w.SpendAt[i]); err != nil {
+		owners, err := SpendHoldings(ctx, tx, w.Spend[i:j], w.SpendAt[i])
+		if err != nil {
 			return fmt.Errorf("write: %w", err)
 		}
+		touched = append(touched, owners...)
 		i = j
 	}
-	return execBatch(ctx, tx, w.statements(tx))
+	for _, h := range w.Holdings {
+		touched = append(touched, h.Owner)
+	}
+	batch := w.statements(tx)
+	if q := raiseVersionsQuery(tx, touched); q != nil {
+		batch = append(batch, q)
+	}
+	return execBatch(ctx, tx, batch)
 }
 
 // Empty reports whether w writes nothing.
 func (w *Writes) Empty() bool {
 	return w == nil || len(w.Updates)+len(w.Spend)+len(w.Contracts)+len(w.Holdings)+
-		len(w.History)+len(w.Coupons)+len(w.Forget)+len(w.Commands)+len(w.Completions) == 0
+		len(w.History)+len(w.Coupons)+len(w.Forget)+len(w.Commands)+len(w.Completions)+len(w.Touched) == 0
 }
 
 // statements are w's inserts and deletes as bun statements.

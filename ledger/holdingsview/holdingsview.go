@@ -25,10 +25,15 @@ import (
 // Service is the holdings reads of one ledger.
 type Service struct {
 	l *ledger.Ledger
+	// cache keeps parties' valued holdings by their holding version
+	// (cache.go).
+	cache *valuations
 }
 
 // New builds l's holdings reads.
-func New(l *ledger.Ledger) *Service { return &Service{l: l} }
+func New(l *ledger.Ledger) *Service {
+	return &Service{l: l, cache: newValuations(defaultMaxEntries, defaultMaxBytes)}
+}
 
 // Overview is what a wallet's home page shows of a party's
 // holdings: the balance, their health, and the few worth listing.
@@ -52,18 +57,12 @@ type Overview struct {
 // with a thousand holdings had the home page build a thousand on every
 // visit.
 func (s *Service) Overview(ctx context.Context, party coin.PartyID, riskWithin coin.Round, n int) (Overview, error) {
-	l := s.l
-	r, err := l.UsableRound(ctx, l.DB())
+	v, err := s.valued(ctx, party)
 	if err != nil {
 		return Overview{}, err
 	}
-	hs, err := store.HoldingValuesByOwner(ctx, l.DB(), party)
-	if err != nil {
-		return Overview{}, err
-	}
-	v := valueHoldings(hs, *r)
 	o := Overview{Balance: v.balance, FeePerRound: v.feePerRound}
-	riskAt := r.Number + riskWithin
+	riskAt := v.round + riskWithin
 	var atRisk, others int
 	for _, i := range v.order {
 		risk := v.dust(i, riskAt)
@@ -125,18 +124,12 @@ func (s *Service) List(ctx context.Context, party coin.PartyID) ([]ledger.Holdin
 // wallet's holdings page needs neither, and loading a thousand payloads
 // cost more than the rest of the page.
 func (s *Service) BalanceAndHoldings(ctx context.Context, party coin.PartyID) (ledger.Balance, []ledger.HoldingView, error) {
-	l := s.l
-	r, err := l.UsableRound(ctx, l.DB())
-	if err != nil {
-		return ledger.Balance{}, nil, err
-	}
-	hs, err := store.HoldingValuesByOwner(ctx, l.DB(), party)
+	v, err := s.valued(ctx, party)
 	if err != nil {
 		return ledger.Balance{}, nil, err
 	}
 	// Largest first, as List; each (wide) view is built once, in place.
-	v := valueHoldings(hs, *r)
-	out := make([]ledger.HoldingView, len(hs))
+	out := make([]ledger.HoldingView, len(v.hs))
 	for k, i := range v.order {
 		out[k] = v.view(i)
 	}

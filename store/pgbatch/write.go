@@ -152,11 +152,14 @@ const forgetCommandsSQL = `DELETE FROM commands WHERE dedup_key = ANY($1::text[]
 // spend's guard, which raises ErrStale's code when fewer holdings were
 // spent than asked, failing the whole statement. The spend's ANY is the
 // index condition: the join alone let a generic plan read every holding.
-// Then an insert per table of tables, a parameter per column.
+// Then the raise of the holding versions (store/holdingversions.go) of
+// the parties of $3 (Writes.Touched and the new holdings' owners) and of
+// the spent holdings' owners, in the parties' order, and an insert per
+// table of tables, a parameter per column.
 var writeSQL = buildWriteSQL(false)
 
 // writeParams is how many parameters writeSQL takes.
-var writeParams = 2 + func() (n int) {
+var writeParams = 3 + func() (n int) {
 	for _, t := range tables {
 		n += len(t.cols)
 	}
@@ -193,8 +196,12 @@ func buildWriteSQL(fast bool) string {
 ), ins_spent AS (
 	INSERT INTO %s (%s)
 	SELECT * FROM spent
+), versions AS (
+	INSERT INTO holding_versions AS v (party, version)
+	SELECT p, 1 FROM (SELECT unnest($3::text[]) UNION SELECT owner FROM spent) AS t(p) ORDER BY p
+	ON CONFLICT (party) DO UPDATE SET version = v.version + 1
 )`, at("$2::bigint[]"), strings.Join(returning, ", "), spent.Name, strings.Join(names, ", "))
-	n := 2
+	n := 3
 	for _, t := range tables {
 		names, params := make([]string, len(t.cols)), make([]string, len(t.cols))
 		for i, c := range t.cols {
@@ -227,7 +234,11 @@ func writeArgs(w *store.Writes) []any {
 	if spendAt == nil {
 		spendAt = []int64{}
 	}
-	args = append(args, spend, spendAt)
+	touched := append([]coin.PartyID(nil), w.Touched...)
+	for _, h := range w.Holdings {
+		touched = append(touched, h.Owner)
+	}
+	args = append(args, spend, spendAt, store.SortedParties(touched))
 	for _, t := range tables {
 		rows := t.rows(w)
 		for _, c := range t.cols {
