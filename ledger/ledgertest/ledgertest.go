@@ -176,7 +176,8 @@ type Options struct {
 }
 
 // New returns a devnet ledger on a fresh database of the engine, with the
-// wallet admin user "admin". It checks conservation when the test ends.
+// wallet admin user "admin". It checks conservation and the holding
+// versions (AuditHoldingVersions) when the test ends.
 func New(t testing.TB, engine store.Dialect, opts ...Options) *ledger.Ledger {
 	t.Helper()
 	var o Options
@@ -184,6 +185,7 @@ func New(t testing.TB, engine store.Dialect, opts ...Options) *ledger.Ledger {
 		o = opts[0]
 	}
 	l := Open(t, DBURL(t, engine), o)
+	AuditHoldingVersions(t, l.DB())
 	t.Cleanup(func() {
 		if t.Failed() {
 			return
