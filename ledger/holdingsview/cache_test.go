@@ -2,6 +2,8 @@ package holdingsview_test
 
 import (
 	"context"
+	"fmt"
+	"slices"
 	"testing"
 	"time"
 
@@ -153,4 +155,110 @@ func TestCachedHoldingsAfterEveryKindOfCommit(t *testing.T) {
 			return nil
 		})
 	})
+}
+
+// TestCachedHoldingsAcrossReplicas: two replicas on one Postgres
+// database, each with its own cache, each sending from its own party to
+// a receiver both pay, while readers on both replicas keep reading every
+// party's overview (racing their caches' fills with the commits). Right
+// after each send commits, the other replica's cache shows it: the
+// receiver's holdings include the new one (nobody spends them), and the
+// sender's overview is what an uncached read gives (only its own writer
+// changes it). At the end both caches agree with an uncached read.
+func TestCachedHoldingsAcrossReplicas(t *testing.T) {
+	ctx := context.Background()
+	url := ledgertest.DBURL(t, store.Postgres)
+	clock := ledgertest.NewClock()
+	ls := []*ledger.Ledger{ledgertest.Open(t, url, ledgertest.Options{Clock: clock}), ledgertest.Open(t, url, ledgertest.Options{Clock: clock})}
+	ledgertest.AuditHoldingVersions(t, ls[0].DB())
+	caches := []*holdingsview.Service{holdingsview.New(ls[0]), holdingsview.New(ls[1])}
+	senders := []coin.PartyID{ledgertest.Party(t, ls[0]), ledgertest.Party(t, ls[1])}
+	receiver := ledgertest.Party(t, ls[0])
+	if _, _, err := ls[0].Preapprovals().Create(ctx, receiver); err != nil {
+		t.Fatal(err)
+	}
+	const sends = 25
+	for _, s := range senders {
+		amounts := make([]coin.Amount, sends+5)
+		for i := range amounts {
+			amounts[i] = coin.MustParse("10")
+		}
+		if err := devnet.New(ls[0]).MintBulk(ctx, s, amounts); err != nil {
+			t.Fatal(err)
+		}
+	}
+	all := append([]coin.PartyID{receiver}, senders...)
+
+	done := make(chan struct{})
+	readErr := make(chan error, 2)
+	for _, c := range caches {
+		go func() {
+			for {
+				select {
+				case <-done:
+					readErr <- nil
+					return
+				default:
+				}
+				for _, p := range all {
+					if _, err := c.Overview(ctx, p, 40, 5); err != nil {
+						readErr <- err
+						return
+					}
+				}
+			}
+		}()
+	}
+	writeErr := make(chan error, 2)
+	for w := range ls {
+		go func() {
+			writeErr <- func() error {
+				mine, other := caches[w], caches[1-w]
+				for k := range sends {
+					res, err := ls[w].Preapprovals().Send(ctx, ledger.PreapprovalSend{
+						Sender: senders[w], Receiver: receiver, Amount: coin.MustParse("1"), DeduplicationID: fmt.Sprintf("send-%d-%d", w, k),
+					})
+					if err != nil {
+						return err
+					}
+					for _, c := range []*holdingsview.Service{other, mine} {
+						_, hs, err := c.BalanceAndHoldings(ctx, receiver)
+						if err != nil {
+							return err
+						}
+						if !slices.ContainsFunc(hs, func(h ledger.HoldingView) bool { return h.Contract.ContractID == res.Outputs[0] }) {
+							return fmt.Errorf("send %d of writer %d committed, but a cache does not show the receiver's new holding", k, w)
+						}
+						want, err := holdingsview.New(ls[1-w]).Overview(ctx, senders[w], 40, 5)
+						if err != nil {
+							return err
+						}
+						got, err := c.Overview(ctx, senders[w], 40, 5)
+						if err != nil {
+							return err
+						}
+						if d := cmp.Diff(want, got); d != "" {
+							return fmt.Errorf("send %d of writer %d: a cached overview of the sender is stale (-fresh +cached):\n%s", k, w, d)
+						}
+					}
+				}
+				return nil
+			}()
+		}()
+	}
+	for range ls {
+		if err := <-writeErr; err != nil {
+			t.Error(err)
+		}
+	}
+	close(done)
+	for range caches {
+		if err := <-readErr; err != nil {
+			t.Error(err)
+		}
+	}
+	for _, c := range caches {
+		sameAsFresh(t, "after the sends", c, ls[0], all...)
+	}
+	ledgertest.Conserved(t, ls[0])
 }
