@@ -46,8 +46,6 @@ type valuations struct {
 	bytes      int
 	maxEntries int
 	maxBytes   int
-	hits       atomic.Int64
-	misses     atomic.Int64
 }
 
 // valued is one party's holdings at one version and their latest
@@ -72,10 +70,8 @@ func (c *valuations) get(party coin.PartyID, version int64) *valued {
 	defer c.mu.Unlock()
 	el, ok := c.byParty[party]
 	if !ok || el.Value.(*valued).version != version {
-		c.misses.Add(1)
 		return nil
 	}
-	c.hits.Add(1)
 	c.lru.MoveToFront(el)
 	return el.Value.(*valued)
 }

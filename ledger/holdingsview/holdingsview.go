@@ -7,7 +7,9 @@
 // the wallet API's list of holdings with their contracts (List). What a
 // holding is worth, its fee and when it is dust are the core's rules
 // (ledger.HoldingFee, ledger.IsDust, ledger.HoldingViewWithFee); this
-// package only reads and sorts.
+// package only reads and sorts. The overview and the holdings page keep
+// each party's valued holdings in memory until its holding version moves
+// (cache.go, store/holdingversions.go).
 package holdingsview
 
 import (
