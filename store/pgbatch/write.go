@@ -197,10 +197,10 @@ func buildWriteSQL(fast bool) string {
 	INSERT INTO %s (%s)
 	SELECT * FROM spent
 ), versions AS (
-	INSERT INTO holding_versions AS v (party, version)
-	SELECT p, 1 FROM (SELECT unnest($3::text[]) UNION SELECT owner FROM spent) AS t(p) ORDER BY p
-	ON CONFLICT (party) DO UPDATE SET version = v.version + 1
-)`, at("$2::bigint[]"), strings.Join(returning, ", "), spent.Name, strings.Join(names, ", "))
+	INSERT INTO holding_versions AS v (party, slot, version)
+	SELECT p, %s, 1 FROM (SELECT unnest($3::text[]) UNION SELECT owner FROM spent) AS t(p) ORDER BY p
+	ON CONFLICT (party, slot) DO UPDATE SET version = v.version + 1
+)`, at("$2::bigint[]"), strings.Join(returning, ", "), spent.Name, strings.Join(names, ", "), store.VersionSlotSQL)
 	n := 3
 	for _, t := range tables {
 		names, params := make([]string, len(t.cols)), make([]string, len(t.cols))
