@@ -30,21 +30,9 @@ import (
 // exclusive: slot 0).
 const VersionSlotSQL = "pg_backend_pid() % 8"
 
-// RaiseHoldingVersions raises the versions of parties inside tx, in the
-// parties' order (Plain's write does it in its batch; tests).
-func RaiseHoldingVersions(ctx context.Context, db bun.IDB, parties []coin.PartyID) error {
-	q := raiseVersionsQuery(db, parties)
-	if q == nil {
-		return nil
-	}
-	if _, err := q.Exec(ctx); err != nil {
-		return fmt.Errorf("raise holding versions: %w", Normalize(err))
-	}
-	return nil
-}
-
-// raiseVersionsQuery is the statement that raises parties' versions, nil
-// when there are none.
+// raiseVersionsQuery is the statement that raises parties' versions in
+// their order (Plain's write runs it last in its batch), nil when there
+// are none.
 func raiseVersionsQuery(db bun.IDB, parties []coin.PartyID) *bun.RawQuery {
 	ps := SortedParties(parties)
 	if len(ps) == 0 {
