@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/store"
@@ -37,6 +38,13 @@ const (
 	maxEntryShare     = 8
 )
 
+// maxAge bounds how long an entry is trusted without a read, whatever its
+// version says: a replica of a release before holding versions (a
+// rolling upgrade's old pods) changes holdings without raising them, and
+// its changes then show within maxAge instead of at the party's next
+// raise. A Home revisited sooner, as live updates do, still hits.
+const maxAge = 30 * time.Second
+
 // valuations is the bounded cache of parties' valued holdings, least
 // recently used out first.
 type valuations struct {
@@ -53,6 +61,7 @@ type valuations struct {
 type valued struct {
 	party   coin.PartyID
 	version int64
+	read    time.Time // when hs was read, by this process's clock
 	hs      []store.Holding
 	bytes   int
 	// v is hs valued at the last round asked for; valuations are read
@@ -69,7 +78,7 @@ func (c *valuations) get(party coin.PartyID, version int64) *valued {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	el, ok := c.byParty[party]
-	if !ok || el.Value.(*valued).version != version {
+	if !ok || el.Value.(*valued).version != version || time.Since(el.Value.(*valued).read) >= maxAge {
 		return nil
 	}
 	c.lru.MoveToFront(el)
@@ -145,12 +154,13 @@ func (s *Service) valued(ctx context.Context, party coin.PartyID) (*valuation, e
 		e.v.Store(v)
 		return v, nil
 	}
+	read := time.Now()
 	hs, err := store.HoldingValuesByOwner(ctx, l.DB(), party)
 	if err != nil {
 		return nil, err
 	}
 	v := valueHoldings(hs, *r)
-	e := &valued{party: party, version: version, hs: hs}
+	e := &valued{party: party, version: version, read: read, hs: hs}
 	e.v.Store(v)
 	s.cache.put(e)
 	return v, nil

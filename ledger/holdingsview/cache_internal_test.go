@@ -3,6 +3,7 @@ package holdingsview
 import (
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/store"
@@ -31,7 +32,7 @@ func TestValuationsBounds(t *testing.T) {
 
 	c := newValuations(3, 1<<30)
 	for i := range 5 {
-		c.put(&valued{party: party(i), version: 1, hs: holdings(2)})
+		c.put(&valued{read: time.Now(), party: party(i), version: 1, hs: holdings(2)})
 		if i == 2 && c.get(party(0), 1) == nil { // party 0 used: party 1 goes first
 			t.Fatal("party 0 missing")
 		}
@@ -46,19 +47,35 @@ func TestValuationsBounds(t *testing.T) {
 	one := holdingsBytes(holdings(10))
 	c = newValuations(100, maxEntryShare*one)
 	for i := range maxEntryShare + 2 {
-		c.put(&valued{party: party(i), version: 1, hs: holdings(10)})
+		c.put(&valued{read: time.Now(), party: party(i), version: 1, hs: holdings(10)})
 	}
 	if kept(c) != maxEntryShare || c.bytes > maxEntryShare*one {
 		t.Fatalf("kept %d entries of %d bytes in all; want %d within %d", kept(c), c.bytes, maxEntryShare, maxEntryShare*one)
 	}
-	c.put(&valued{party: party(20), version: 1, hs: holdings(1000)})
+	c.put(&valued{read: time.Now(), party: party(20), version: 1, hs: holdings(1000)})
 	if c.get(party(20), 1) != nil {
 		t.Fatal("an entry larger than its share of the bytes was kept")
 	}
 
-	c.put(&valued{party: party(30), version: 7, hs: holdings(1)})
-	c.put(&valued{party: party(30), version: 6, hs: holdings(1)})
+	c.put(&valued{read: time.Now(), party: party(30), version: 7, hs: holdings(1)})
+	c.put(&valued{read: time.Now(), party: party(30), version: 6, hs: holdings(1)})
 	if c.get(party(30), 7) == nil {
 		t.Fatal("an older version replaced a newer one")
+	}
+}
+
+// TestValuationsAge: an entry older than maxAge is not served, though its
+// version matches (an older release's replica changes holdings without
+// raising the version).
+func TestValuationsAge(t *testing.T) {
+	c := newValuations(10, 1<<30)
+	p := coin.PartyID("p::1220")
+	c.put(&valued{read: time.Now().Add(-maxAge / 2), party: p, version: 1})
+	if c.get(p, 1) == nil {
+		t.Fatal("a fresh entry was not served")
+	}
+	c.put(&valued{read: time.Now().Add(-maxAge - time.Second), party: p, version: 1})
+	if c.get(p, 1) != nil {
+		t.Fatalf("an entry older than %s was served", maxAge)
 	}
 }
