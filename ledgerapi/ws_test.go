@@ -291,7 +291,11 @@ func TestWSCommitWhileStreamsRead(t *testing.T) {
 		})
 		defer e.api.AfterStreamWake(nil)
 		ledgertest.Mint(t, e.l, bob, "5") // wakes the streams
-		<-woken
+		select {
+		case <-woken:
+		case <-time.After(30 * time.Second):
+			t.Fatal("the hub did not wake for bob's mint")
+		}
 		// Alice's stream read after bob's mint: a checkpoint past it.
 		bobs := e.ledgerEnd()
 		for u := nextUpdate(t, c); u.checkpoint < bobs; u = nextUpdate(t, c) {

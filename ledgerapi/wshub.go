@@ -127,7 +127,11 @@ func (h *streamHub) join(user string) error {
 	h.open.Add(1)
 	if !h.running {
 		h.running = true
-		go h.run()
+		// The commit signal is taken here, before the socket reads: taken
+		// in the new goroutine, a commit made before it ran closed no
+		// channel the hub held, and the socket waited for the next
+		// commit or the poll (TestWSCommitWhileStreamsRead hung on it).
+		go h.run(h.l.Committed())
 	}
 	return nil
 }
@@ -179,10 +183,9 @@ func (h *streamHub) stop() {
 	h.open.Wait()
 }
 
-func (h *streamHub) run() {
+func (h *streamHub) run(commit <-chan struct{}) {
 	poll := time.NewTicker(h.cfg.Poll)
 	defer poll.Stop()
-	commit := h.l.Committed()
 	for {
 		h.mu.Lock()
 		if h.n == 0 {
