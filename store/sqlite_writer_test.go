@@ -2,6 +2,7 @@ package store_test
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"sync"
 	"testing"
@@ -57,5 +58,29 @@ func TestSQLiteWritersLeaveConnections(t *testing.T) {
 	var n int
 	if err := db.NewSelect().ColumnExpr("count(*)").TableExpr("w").Scan(context.Background(), &n); err != nil || n != 8 {
 		t.Fatalf("rows = %d, %v; want 8", n, err)
+	}
+}
+
+// TestSQLitePathKeptWhole: a database path with the characters a URI
+// gives a meaning ('#', '?', '%') is opened where it says.
+func TestSQLitePathKeptWhole(t *testing.T) {
+	ctx := context.Background()
+	dir := filepath.Join(t.TempDir(), "a#b?c%41d")
+	path := filepath.Join(dir, "w.db")
+	db, err := store.Open(ctx, store.Config{URL: path}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := db.ExecContext(ctx, "CREATE TABLE w (n INTEGER)"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(path); err != nil {
+		entries, _ := os.ReadDir(filepath.Dir(dir))
+		var names []string
+		for _, e := range entries {
+			names = append(names, e.Name())
+		}
+		t.Fatalf("the database is not at %s (%v); beside its directory: %v", path, err, names)
 	}
 }

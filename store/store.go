@@ -110,7 +110,7 @@ func Open(ctx context.Context, cfg Config, log *slog.Logger) (*DB, error) {
 	// _txlock=immediate takes the write lock at BEGIN, so concurrent
 	// read-modify-write transactions queue instead of failing with
 	// "database is locked" at their first write.
-	dsn := "file:" + path + "?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)&_txlock=immediate"
+	dsn := "file:" + sqliteURIPath.Replace(path) + "?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)&_txlock=immediate"
 	sqldb, err := sql.Open("sqlite", dsn)
 	if err != nil {
 		return nil, fmt.Errorf("open sqlite %s: %w", path, err)
@@ -215,6 +215,12 @@ func (db *DB) InSnapshot(ctx context.Context, fn func(ctx context.Context, tx bu
 	}
 	return db.RunInTx(ctx, opts, fn)
 }
+
+// sqliteURIPath escapes a file path for a SQLite URI, where '?' and '#'
+// would end the path and '%' begin an escape: a test's directory named
+// "sqlite#01" put its database in /tmp/TestWSDeadPeerssqlite, shared by
+// every run.
+var sqliteURIPath = strings.NewReplacer("%", "%25", "?", "%3f", "#", "%23")
 
 // RunInTx is bun's RunInTx, but on SQLite the transaction first takes
 // the one writer's place in this process. _txlock=immediate makes every
