@@ -251,7 +251,15 @@ func focusedWhenSettled(t *testing.T, p playwright.Page, sel string) (match bool
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	return focused(t, p, sel)
+	// An autofocus (the flash of a page just loaded) applies at the
+	// page's next rendering, which can come after its load: look again
+	// for a moment before saying where the focus is.
+	for deadline := time.Now().Add(2 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		match, what, ring = focused(t, p, sel)
+		if match || time.Now().After(deadline) {
+			return match, what, ring
+		}
+	}
 }
 
 // focused reports the focused element as focusJS sees it.
