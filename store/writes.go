@@ -115,7 +115,7 @@ func WriteStatements(ctx context.Context, tx bun.Tx, w *Writes) error {
 	if w.Empty() {
 		return nil
 	}
-	touched := append([]coin.PartyID(nil), w.Touched...)
+	touched := w.RaisedOwners()
 	for i := 0; i < len(w.Spend); {
 		j := i + 1
 		for j < len(w.Spend) && w.SpendAt[j] == w.SpendAt[i] {
@@ -128,14 +128,22 @@ func WriteStatements(ctx context.Context, tx bun.Tx, w *Writes) error {
 		touched = append(touched, owners...)
 		i = j
 	}
-	for _, h := range w.Holdings {
-		touched = append(touched, h.Owner)
-	}
 	batch := w.statements(tx)
 	if q := raiseVersionsQuery(tx, touched); q != nil {
 		batch = append(batch, q)
 	}
 	return execBatch(ctx, tx, batch)
+}
+
+// RaisedOwners are the parties whose holding versions the write raises
+// besides the owners of the holdings it spends: Touched and the owners of
+// the holdings it inserts.
+func (w *Writes) RaisedOwners() []coin.PartyID {
+	out := append(make([]coin.PartyID, 0, len(w.Touched)+len(w.Holdings)), w.Touched...)
+	for _, h := range w.Holdings {
+		out = append(out, h.Owner)
+	}
+	return out
 }
 
 // Empty reports whether w writes nothing.

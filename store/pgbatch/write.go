@@ -234,11 +234,7 @@ func writeArgs(w *store.Writes) []any {
 	if spendAt == nil {
 		spendAt = []int64{}
 	}
-	touched := append([]coin.PartyID(nil), w.Touched...)
-	for _, h := range w.Holdings {
-		touched = append(touched, h.Owner)
-	}
-	args = append(args, spend, spendAt, store.SortedParties(touched))
+	args = append(args, spend, spendAt, store.SortedParties(w.RaisedOwners()))
 	for _, t := range tables {
 		rows := t.rows(w)
 		for _, c := range t.cols {
