@@ -252,7 +252,8 @@ type transferInstructionPayload struct {
 // contracts that must be named before they exist (a lock's holder).
 func (t *changes) createWithID(cid coin.ContractID, templateID string, payload any, stakeholders ...coin.PartyID) {
 	t.created = append(t.created, t.l.contract(cid, templateID, payload, t.now, stakeholders...))
-	if templateID == TemplateOpenMiningRound || templateID == TemplateFeaturedAppRight {
+	switch templateID {
+	case TemplateOpenMiningRound, TemplateFeaturedAppRight, TemplateTransferPreapproval:
 		t.reference = true
 	}
 }

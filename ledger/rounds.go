@@ -278,10 +278,13 @@ func (ro Rounds) roundContract(t *txn, n coin.Round, price coin.Amount, opensAt 
 }
 
 // ReferenceVersion moves (after the commit) with every change of this
-// process that opens or closes rounds or creates a featured-app right,
-// and with a restore. A reader that remembers them (the registry's
-// factory answers) keeps what it read while the version it read at holds,
-// and for at most a second, as another replica's changes do not move it;
-// one archived meanwhile (a right cancelled) it finds gone when it reads
-// the contracts it discloses.
+// process that archives a contract (an unlocked holding spent is not a
+// contract archived), opens a round, or creates a featured-app right or a
+// transfer preapproval; with a reassignment begun or completed; and with a
+// restore. So what a transfer's route and the contracts a factory answer
+// discloses depend on cannot change here without moving it. A reader that
+// remembers them (the registry's factory answers) keeps what it read
+// while the version it read at holds, and for at most a second, as
+// another replica's changes do not move it: an answer then stale is the
+// race every answer runs with the submission that uses it.
 func (l *Ledger) ReferenceVersion() uint64 { return l.referenceVersion.Load() }

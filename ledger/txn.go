@@ -54,9 +54,10 @@ type changes struct {
 	forget []string
 	// after are the steps change runs after commit (afterCommit).
 	after []func(ctx context.Context) error
-	// reference says the change opens or closes rounds or creates a
-	// featured-app right: once it commits, the ledger's ReferenceVersion
-	// moves, for what remembers them.
+	// reference says the change opens rounds or creates a featured-app
+	// right or a transfer preapproval (one that archives a contract moves
+	// the version too, change.go): once it commits, the ledger's
+	// ReferenceVersion moves, for what remembers them.
 	reference bool
 
 	minted  coin.Amount

@@ -188,6 +188,7 @@ func NoteReassignments(l *Ledger, n int64) {
 	if l.reassigning.Add(n) < 0 {
 		l.reassigning.Store(0)
 	}
+	l.referenceVersion.Add(1) // a contract's synchronizer may change
 }
 
 // LockParties takes the parties' locks in tx, in the core's order, until tx ends.

@@ -3,7 +3,9 @@ package registry_test
 import (
 	"context"
 	"errors"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
@@ -13,6 +15,7 @@ import (
 	"github.com/ccwallet/ccwallet/ledger/registry"
 	"github.com/ccwallet/ccwallet/store"
 	"github.com/google/go-cmp/cmp"
+	"github.com/uptrace/bun"
 )
 
 // TestRememberedFactory: the registry remembers the factory's ID, and
@@ -164,5 +167,101 @@ func TestRememberedViewsFollowTheContracts(t *testing.T) {
 		if got, err := registry.Disclosed(ctx, s, rules, pre); !errors.Is(err, ledger.ErrNotFound) {
 			t.Fatalf("after the preapproval's cancellation: %+v, %v; want ErrNotFound", got, err)
 		}
+	})
+}
+
+// statements counts the statements run on a ledger's database handle
+// while on.
+type statements struct{ on, n atomic.Int64 }
+
+func (c *statements) BeforeQuery(ctx context.Context, _ *bun.QueryEvent) context.Context { return ctx }
+
+func (c *statements) AfterQuery(context.Context, *bun.QueryEvent) {
+	if c.on.Load() != 0 {
+		c.n.Add(1)
+	}
+}
+
+// TestRememberedAnswers: a transfer-factory answer is remembered by
+// receiver and then reads nothing, for any sender and across sends that
+// archive no contract; but a change of this process to what it depends
+// on shows in the very next answer (a preapproval cancelled, created or
+// renewed), as do its preapproval's expiry and the passing of a second.
+func TestRememberedAnswers(t *testing.T) {
+	// The test's clock stands still: nothing expires but by Advance.
+	ledgertest.ForEachEngineClock(t, func(t *testing.T, l *ledger.Ledger, clock *ledgertest.Clock) {
+		ctx := context.Background()
+		s := registry.New(l)
+		alice, bob, carol := ledgertest.Party(t, l), ledgertest.Party(t, l), ledgertest.Party(t, l)
+		ledgertest.Mint(t, l, alice, "100")
+		var count statements
+		//lint:ignore SA1019 WithQueryHook returns a copy; the ledger's own handle must count
+		l.DB().AddQueryHook(&count)
+		answer := func(when string, sender coin.PartyID, want ledger.TransferKind, pre coin.ContractID) (reads int64) {
+			t.Helper()
+			count.n.Store(0)
+			count.on.Store(1)
+			f, err := s.TransferFactoryFor(ctx, sender, bob)
+			count.on.Store(0)
+			if err != nil {
+				t.Fatalf("%s: %v", when, err)
+			}
+			got := f.Context.Values[registry.ContextTransferPreapprove].Value
+			if f.Kind != want || (pre != "" && got != string(pre)) || (pre == "" && got != nil) {
+				t.Fatalf("%s: %s through %v; want %s through %q", when, f.Kind, got, want, pre)
+			}
+			return count.n.Load()
+		}
+		remembered := func(when string, sender coin.PartyID, want ledger.TransferKind, pre coin.ContractID) {
+			t.Helper()
+			if n := answer(when, sender, want, pre); n != 0 {
+				t.Fatalf("%s: the remembered answer ran %d statements", when, n)
+			}
+		}
+		read := func(when string, sender coin.PartyID, want ledger.TransferKind, pre coin.ContractID) {
+			t.Helper()
+			if n := answer(when, sender, want, pre); n == 0 {
+				t.Fatalf("%s: the answer was remembered; want it read afresh", when)
+			}
+		}
+		read("at first", alice, ledger.TransferOffer, "")
+		remembered("again", carol, ledger.TransferOffer, "")
+		pre, _, err := l.Preapprovals().Create(ctx, bob)
+		if err != nil {
+			t.Fatal(err)
+		}
+		read("after bob's preapproval was created", alice, ledger.TransferDirect, pre)
+		remembered("for another sender", carol, ledger.TransferDirect, pre)
+		if _, err := l.Preapprovals().Send(ctx, ledger.PreapprovalSend{Sender: alice, Receiver: bob, Amount: coin.MustParse("1"), DeduplicationID: "remembered"}); err != nil {
+			t.Fatal(err)
+		}
+		remembered("after a send to bob", alice, ledger.TransferDirect, pre)
+		renewed, err := l.Preapprovals().Renew(ctx, pre)
+		if err != nil || renewed == pre {
+			t.Fatalf("renew: %s, %v", renewed, err)
+		}
+		read("after the renewal", alice, ledger.TransferDirect, renewed)
+		clock.Advance(time.Second)
+		read("a second later", alice, ledger.TransferDirect, renewed)
+		p, err := store.LiveTransferPreapproval(ctx, l.DB(), bob)
+		if err != nil {
+			t.Fatal(err)
+		}
+		clock.Set(p.ExpiresAt.Add(-time.Millisecond))
+		read("just before the expiry", alice, ledger.TransferDirect, renewed)
+		clock.Advance(time.Millisecond)
+		answer("at the expiry", alice, ledger.TransferOffer, "")
+		clock.Set(p.ExpiresAt.Add(-time.Hour))
+		if _, err := l.Preapprovals().Renew(ctx, renewed); err != nil {
+			t.Fatal(err)
+		}
+		f, _ := s.TransferFactoryFor(ctx, alice, bob)
+		if f.Kind != ledger.TransferDirect {
+			t.Fatalf("after the second renewal: %s", f.Kind)
+		}
+		if err := l.Preapprovals().Cancel(ctx, bob); err != nil {
+			t.Fatal(err)
+		}
+		read("after the cancellation", alice, ledger.TransferOffer, "")
 	})
 }

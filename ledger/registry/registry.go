@@ -13,6 +13,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"sync/atomic"
 	"time"
 
@@ -62,6 +64,23 @@ type Service struct {
 	// only which are active and on which synchronizer (a reassignment
 	// moves one), not their payloads (the AmuletRules' is kilobytes).
 	views *ttlcache.Cache[coin.ContractID, DisclosedContract]
+	// answers are the transfer-factory answers, by receiver (the answer
+	// is the same for every sender but the receiver), each trusted while
+	// the ledger's ReferenceVersion it was read at holds (no contract
+	// archived, no preapproval, round or featured right created here
+	// since), for at most memoTTL, and while the preapproval it routes
+	// through is unexpired: an answer then reads nothing. Another
+	// replica's change shows within memoTTL, as a real scan's answers
+	// lag the ledger too; a stale answer is the race every answer runs
+	// with the submission that uses it, refused there.
+	answers *ttlcache.Cache[coin.PartyID, answerMemo]
+}
+
+// answerMemo is a remembered transfer-factory answer.
+type answerMemo struct {
+	f       TransferFactory
+	version uint64
+	until   time.Time // the preapproval's expiry, for a direct answer
 }
 
 // viewTTL and maxViews bound the disclosed contracts remembered: the
@@ -80,8 +99,12 @@ const (
 const memoTTL = time.Second
 
 // memoProviders bounds the providers whose featured-app right is
-// remembered.
-const memoProviders = 1000
+// remembered, memoReceivers the receivers whose transfer-factory answer
+// is.
+const (
+	memoProviders = 1000
+	memoReceivers = 10000
+)
 
 type roundMemo struct {
 	id      coin.ContractID
@@ -97,7 +120,8 @@ type featuredMemo struct {
 // New builds l's registry reads.
 func New(l *ledger.Ledger) *Service {
 	s := &Service{l: l, featured: ttlcache.New[coin.PartyID, featuredMemo](memoTTL, memoProviders),
-		views: ttlcache.New[coin.ContractID, DisclosedContract](viewTTL, maxViews)}
+		views:   ttlcache.New[coin.ContractID, DisclosedContract](viewTTL, maxViews),
+		answers: ttlcache.New[coin.PartyID, answerMemo](memoTTL, memoReceivers)}
 	l.OnRestore(s.forgetFactory)
 	return s
 }
@@ -108,6 +132,7 @@ func (s *Service) forgetFactory() {
 	s.round.Store(nil)
 	s.featured.Clear()
 	s.views.Clear()
+	s.answers.Clear()
 }
 
 // usableRound is the ledger's usable round's contract, and whether it was
@@ -315,6 +340,7 @@ type TransferFactory struct {
 	FactoryID coin.ContractID
 	Kind      ledger.TransferKind
 	Context   ChoiceContext
+	until     time.Time // a direct transfer's preapproval's expiry
 }
 
 // TransferKind says how a token-standard transfer from sender to receiver
@@ -330,6 +356,36 @@ func (s *Service) TransferKind(ctx context.Context, sender, receiver coin.PartyI
 // receiver's preapproval is disclosed with its provider's featured-app
 // right, if any.
 func (s *Service) TransferFactoryFor(ctx context.Context, sender, receiver coin.PartyID) (TransferFactory, error) {
+	if sender == receiver {
+		return s.transferFactory(ctx, sender, receiver)
+	}
+	now, version := s.l.Now(), s.l.ReferenceVersion()
+	if m, ok := s.answers.Get(receiver, now); ok && m.version == version && (m.until.IsZero() || now.Before(m.until)) {
+		return m.f.clone(), nil
+	}
+	gen := s.answers.Generation()
+	f, err := s.transferFactory(ctx, sender, receiver)
+	if err != nil {
+		return f, err
+	}
+	m := answerMemo{f: f.clone(), version: version}
+	if f.Kind == ledger.TransferDirect {
+		m.until = f.until
+	}
+	s.answers.Put(receiver, m, now, gen)
+	return f, nil
+}
+
+// clone is f with its own map and slice, for a remembered answer that
+// its callers may change.
+func (f TransferFactory) clone() TransferFactory {
+	f.Context.Values = maps.Clone(f.Context.Values)
+	f.Context.Disclosed = slices.Clone(f.Context.Disclosed)
+	return f
+}
+
+// transferFactory is TransferFactoryFor read afresh.
+func (s *Service) transferFactory(ctx context.Context, sender, receiver coin.PartyID) (TransferFactory, error) {
 	return s.withFactory(func() (TransferFactory, bool, error) {
 		f, ids, remembered, err := s.rulesFactory(ctx)
 		if err != nil {
@@ -342,6 +398,7 @@ func (s *Service) TransferFactoryFor(ctx context.Context, sender, receiver coin.
 		f.Kind = kind
 		if kind == ledger.TransferDirect {
 			f.Context.Values[ContextTransferPreapprove] = cidValue(pre.ContractID)
+			f.until = pre.ExpiresAt
 			ids = append(ids, pre.ContractID)
 			right, known, err := s.featuredRight(ctx, pre.Provider)
 			remembered = remembered || known
