@@ -130,5 +130,17 @@ func TestCompletionsRideTheirChanges(t *testing.T) {
 		if _, err := apiread.New(l).Completions(ctx, "u", []coin.PartyID{p}, 0, 0); !errors.Is(err, apiread.ErrPruned) {
 			t.Errorf("completions below the pruned offset: %v", err)
 		}
+		// With a completion after the pruned offset, the page's rows
+		// carry the pruning offset: still refused below it.
+		later, err := l.RecordCompletion(ctx, ledger.Completion{UserID: "u", CommandID: "later", ActAs: []coin.PartyID{p}, Code: 5, Message: "no"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := apiread.New(l).Completions(ctx, "u", []coin.PartyID{p}, pruned-1, 0); !errors.Is(err, apiread.ErrPruned) {
+			t.Errorf("completions below the pruned offset, one after it: %v", err)
+		}
+		if got, err := apiread.New(l).Completions(ctx, "u", []coin.PartyID{p}, pruned, 0); err != nil || len(got) != 1 || got[0].Offset != later.Offset {
+			t.Errorf("completions from the pruned offset: %+v, %v; want the one at %d", got, err, later.Offset)
+		}
 	})
 }

@@ -15,11 +15,23 @@ func InsertCompletion(ctx context.Context, db bun.IDB, c *Completion) error {
 	return nil
 }
 
+// PageCompletion is a completion as a page lists it: without its
+// exercise, which a page does not show, with the pruning offset read in
+// the same statement.
+type PageCompletion struct {
+	Completion `bun:",extend"`
+	Pruned     int64 `bun:"pruned"`
+}
+
 // CompletionsAfter lists user's completions after offset after up to
-// upto, oldest first, at most limit.
-func CompletionsAfter(ctx context.Context, db bun.IDB, user string, after, upto int64, limit int) ([]Completion, error) {
-	var cs []Completion
-	err := db.NewSelect().Model(&cs).Where("user_id = ?", user).Where("offset_id > ?", after).Where("offset_id <= ?", upto).
+// upto, oldest first, at most limit, each with the pruning offset as of
+// the same read, in one statement.
+func CompletionsAfter(ctx context.Context, db bun.IDB, user string, after, upto int64, limit int) ([]PageCompletion, error) {
+	var cs []PageCompletion
+	err := db.NewSelect().Model(&cs).
+		Column("offset_id", "user_id", "command_id", "act_as", "submission_id", "update_id", "status_code", "message", "record_time").
+		ColumnExpr("(SELECT last_offset FROM pruned_totals WHERE id = 1) AS pruned").
+		Where("user_id = ?", user).Where("offset_id > ?", after).Where("offset_id <= ?", upto).
 		Order("offset_id").Limit(int64(limit)).Scan(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("completions of %s: %w", user, Normalize(err))

@@ -20,12 +20,15 @@ import (
 // How: every write transaction of this process holds a ticket from just
 // before it draws its first offset to its end (InTx, TrackWrite), holding
 // the highest offset known issued then, below every offset it can draw.
-// StableEnd reads the sequence's last value D first, then the tickets,
-// then MAX(offset_id) M, and answers min(M, D, lowest ticket). An offset
-// at or below that was drawn before D was read, so by a transaction that
-// took its ticket before the tickets were read: either it has ended (committed,
-// and visible to the later read of M, or rolled back: a gap that stays),
-// or its ticket holds the answer below it. The answer never goes back.
+// StableEnd reads the sequence's last value D and MAX(offset_id) M in one
+// statement, then the tickets, and answers min(M, D, lowest ticket). An
+// offset at or below that was drawn before D was read, so by a
+// transaction that took its ticket before the tickets were read: either
+// it has ended by then (committed, or rolled back: a gap that stays), or
+// its ticket holds the answer below it. So every offset up to the answer
+// is written when it is handed out, though one may have committed after
+// the statement's snapshot (M only caps the answer at what exists). The
+// answer never goes back.
 // Another replica's transactions are not covered: their tickets live in
 // their own process. (Migration 0436 marked every draw with an advisory
 // lock all replicas could see; it cut sends tenfold and 0437 took it out.)
@@ -105,8 +108,9 @@ func (db *DB) StableEnd(ctx context.Context) (int64, error) {
 	if db.Engine != Postgres {
 		return LedgerEnd(ctx, db)
 	}
-	var issued int64
-	err := db.NewRaw("SELECT CASE WHEN is_called THEN last_value ELSE last_value - 1 END FROM "+OffsetSequence).Scan(ctx, &issued)
+	var issued, end int64
+	err := db.QueryRowContext(ctx, "SELECT (SELECT CASE WHEN is_called THEN last_value ELSE last_value - 1 END FROM "+OffsetSequence+
+		"), (SELECT COALESCE(MAX(offset_id), 0) FROM updates)").Scan(&issued, &end)
 	if err != nil {
 		return 0, fmt.Errorf("ledger end: %w", Normalize(err))
 	}
@@ -118,9 +122,5 @@ func (db *DB) StableEnd(ctx context.Context) (int64, error) {
 		lowest = min(lowest, lb)
 	}
 	w.mu.Unlock()
-	end, err := LedgerEnd(ctx, db)
-	if err != nil {
-		return 0, err
-	}
 	return min(end, issued, lowest), nil
 }

@@ -37,14 +37,13 @@ func (s *Service) CompletionsPage(ctx context.Context, user string, parties []co
 	}
 	// Below the stable end it is not after the ledger end, which need not
 	// be read again (a completions stream per transfer, as the wallet SDK
-	// opens, reads twice per transfer).
-	if after < upto && after >= 0 {
-		err = checkPruned(ctx, db, "beginExclusive", after)
-	} else {
-		_, err = checkOffset(ctx, db, "beginExclusive", after)
-	}
-	if err != nil {
-		return nil, 0, err
+	// opens, reads twice per transfer), and the rows come with the
+	// pruning offset: only a read that finds none reads that alone.
+	checked := after > upto || after < 0
+	if checked {
+		if _, err = checkOffset(ctx, db, "beginExclusive", after); err != nil {
+			return nil, 0, err
+		}
 	}
 	if limit <= 0 || limit > MaxAPIPage {
 		limit = MaxAPIPage
@@ -59,6 +58,17 @@ func (s *Service) CompletionsPage(ctx context.Context, user string, parties []co
 		if err != nil {
 			return nil, 0, err
 		}
+		switch {
+		case checked:
+		case len(rows) == 0:
+			err = checkPruned(ctx, db, "beginExclusive", after)
+		case after < rows[0].Pruned:
+			err = prunedBefore("beginExclusive", after, rows[0].Pruned)
+		}
+		if err != nil {
+			return nil, 0, err
+		}
+		checked = true
 		for _, r := range rows {
 			after = r.OffsetID
 			var actAs []coin.PartyID

@@ -205,9 +205,15 @@ func checkPruned(ctx context.Context, db bun.IDB, field string, offset int64) er
 		return err
 	}
 	if offset < t.LastOffset {
-		return fmt.Errorf("%w: %s %d is before the pruning offset %d; read from %d on", ErrPruned, field, offset, t.LastOffset, t.LastOffset)
+		return prunedBefore(field, offset, t.LastOffset)
 	}
 	return nil
+}
+
+// prunedBefore is the ErrPruned of a read from offset, before the pruning
+// offset pruned.
+func prunedBefore(field string, offset, pruned int64) error {
+	return fmt.Errorf("%w: %s %d is before the pruning offset %d; read from %d on", ErrPruned, field, offset, pruned, pruned)
 }
 
 // MaxAPIPage bounds the elements one Ledger API list returns, as
