@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sort"
 	"strconv"
 	"strings"
 	"testing"
@@ -179,12 +180,30 @@ func BenchmarkShipped(b *testing.B) {
 	run := shippedRun()
 	c := ledgertest.Cluster(b)
 	pgURL, _ := pgbenchOn(b, c)
-	pgbench := func(clients int) float64 {
-		out, err := c.Command(ctx, "pgbench", "-c", strconv.Itoa(clients), "-j", "2", "-T", strconv.Itoa(max(1, int(run.Seconds()))), pgURL).CombinedOutput()
+	// pgbenchLat is a pgbench run's tps with its transactions' p50 and p99
+	// latency (its per-transaction log): the database's own on this
+	// machine, beside which a send's are read.
+	pgbenchLat := func(clients int) (tps, p50, p99 float64) {
+		dir, err := os.MkdirTemp("", "pgbench-log")
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer os.RemoveAll(dir)
+		os.Chmod(dir, 0o777) // the cluster's user writes the log
+		out, err := c.Command(ctx, "pgbench", "-c", strconv.Itoa(clients), "-j", "2", "-T", strconv.Itoa(max(1, int(run.Seconds()))),
+			"-l", "--log-prefix", filepath.Join(dir, "tx"), pgURL).CombinedOutput()
 		if err != nil {
 			b.Fatalf("pgbench: %v\n%s", err, out)
 		}
-		return parseTPS(string(out))
+		lat, err := pgbenchLatencies(dir)
+		if err != nil {
+			b.Fatal(err)
+		}
+		return parseTPS(string(out)), quantile(lat, 0.5), quantile(lat, 0.99)
+	}
+	pgbench := func(clients int) float64 {
+		tps, _, _ := pgbenchLat(clients)
+		return tps
 	}
 	wallet, loadgen := shippedBinaries(b)
 
@@ -263,10 +282,11 @@ func BenchmarkShipped(b *testing.B) {
 			}
 			load("send", 8, 2*time.Second) // warm up
 			ours := map[int][]loadResult{}
-			pg := map[int][]float64{}
+			pg, pgP50, pgP99 := map[int][]float64{}, map[int][]float64{}, map[int][]float64{}
 			for range apiRuns {
 				for _, clients := range []int{8, 32} {
-					pg[clients] = append(pg[clients], pgbench(clients))
+					tps, p50, p99 := pgbenchLat(clients)
+					pg[clients], pgP50[clients], pgP99[clients] = append(pg[clients], tps), append(pgP50[clients], p50), append(pgP99[clients], p99)
 					ours[clients] = append(ours[clients], load("send", clients, run))
 				}
 			}
@@ -286,7 +306,8 @@ func BenchmarkShipped(b *testing.B) {
 				b.ReportMetric(o/p, fmt.Sprintf("ratio-%dc-fsync-%v", clients, fsync))
 				row(fmt.Sprintf("Shipped binary: one-step 0.01 CC sends via JSON API from bench/loadgen, %d clients, %s (sends/s, median of %d × %s)", clients, label, apiRuns, run),
 					fmt.Sprintf("%.0f", o), fmt.Sprintf("pgbench TPC-B %d clients, same cluster and settings: %.0f tps", clients, p),
-					fmt.Sprintf("ratio %.2f (%s); p50 / p99 %.2f / %.2f ms; wallet CPU per send %.3f ms; runs %s", o/p, aim, median(p50), median(p99), median(cpu)/1e6, fmtRates(rates)))
+					fmt.Sprintf("ratio %.2f (%s); p50 / p99 %.2f / %.2f ms (pgbench's own transactions %.2f / %.2f ms); wallet CPU per send %.3f ms; runs %s",
+						o/p, aim, median(p50), median(p99), median(pgP50[clients]), median(pgP99[clients]), median(cpu)/1e6, fmtRates(rates)))
 				row(fmt.Sprintf("Shipped binary: where a send's time went (means per send of the median run), %d clients, %s", clients, label), "", "", spans)
 			}
 			var lRates, lPg, lMean, lFactory, lCPU []float64
@@ -446,4 +467,30 @@ func breakdown(before, after sendSpans, clientMean float64) string {
 	httpMs, wait, read, write, batch := per("http"), per("wait"), per("read"), per("write"), per("batch")
 	return fmt.Sprintf("client %.2f ms = outside the handler (loopback, HTTP parsing, client) %.2f + handler %.2f; handler = queue and gather wait %.2f + batch %.2f (read round trip %.2f, rule in memory %.2f, write+COMMIT round trip %.2f) + the rest (auth, JSON, routing) %.2f; %.1f sends per batch",
 		clientMean, clientMean-httpMs, httpMs, wait, batch, read, batch-read-write, write, httpMs-wait-batch, sends/max(1, batches))
+}
+
+// pgbenchLatencies reads the transactions' latencies (ms) from the
+// per-transaction logs pgbench -l wrote in dir (its third field is the
+// latency in microseconds).
+func pgbenchLatencies(dir string) ([]float64, error) {
+	files, err := filepath.Glob(filepath.Join(dir, "tx*"))
+	if err != nil || len(files) == 0 {
+		return nil, fmt.Errorf("pgbench's logs in %s: %d files, %v", dir, len(files), err)
+	}
+	var lat []float64
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			return nil, err
+		}
+		for _, line := range strings.Split(string(b), "\n") {
+			if fs := strings.Fields(line); len(fs) > 2 {
+				if us, err := strconv.ParseFloat(fs[2], 64); err == nil {
+					lat = append(lat, us/1000)
+				}
+			}
+		}
+	}
+	sort.Float64s(lat)
+	return lat, nil
 }

@@ -151,8 +151,8 @@ func (e *httpEnv) timed(path string, n int, fn func() error) ([]time.Duration, e
 	return out, nil
 }
 
-// quantile of sorted durations (q in [0, 1]).
-func quantile(sorted []time.Duration, q float64) time.Duration {
+// quantile of sorted values, durations or milliseconds (q in [0, 1]).
+func quantile[T time.Duration | float64](sorted []T, q float64) T {
 	if len(sorted) == 0 {
 		return 0
 	}
