@@ -11,6 +11,7 @@ import (
 	"github.com/ccwallet/ccwallet/ledger/allocationdata"
 	"github.com/ccwallet/ccwallet/ledger/allocations"
 	"github.com/ccwallet/ccwallet/ledger/apiread"
+	"github.com/ccwallet/ccwallet/ledgerapi/internal/canton"
 )
 
 // Commands of the token standard's DvP: AllocationFactory_Allocate on the
@@ -31,7 +32,7 @@ type extraArgs struct {
 func (s *Server) allocate(r *http.Request, actAs []coin.PartyID, factory coin.ContractID, raw json.RawMessage, cmd ledger.Command) (int64, error) {
 	ct, err := s.w.APIRead.LedgerContractByID(r.Context(), factory)
 	if errors.Is(err, ledger.ErrNotFound) || err == nil && (ct.ArchivedOffset != 0 || !apiread.Implements(ct.TemplateID, allocationdata.InterfaceAllocationFactory)) {
-		return 0, cantonErr(codeContractNotFound, "allocation factory %s not found or not active; get the current one from the registry's allocation-factory endpoint", factory)
+		return 0, canton.Err(canton.CodeContractNotFound, "allocation factory %s not found or not active; get the current one from the registry's allocation-factory endpoint", factory)
 	} else if err != nil {
 		return 0, err
 	}
@@ -46,13 +47,13 @@ func (s *Server) allocate(r *http.Request, actAs []coin.PartyID, factory coin.Co
 		return 0, err
 	}
 	if arg.Allocation == nil {
-		return 0, cantonErr(codeMissingField, "choiceArgument.allocation: the allocation is required")
+		return 0, canton.Err(canton.CodeMissingField, "choiceArgument.allocation: the allocation is required")
 	}
 	if dso := string(s.l.DSO()); arg.ExpectedAdmin != dso {
-		return 0, cantonErr(codeInterpretation, "expectedAdmin %q is not the registry's admin %s", arg.ExpectedAdmin, dso)
+		return 0, canton.Err(canton.CodeInterpretation, "expectedAdmin %q is not the registry's admin %s", arg.ExpectedAdmin, dso)
 	}
 	if sender := arg.Allocation.TransferLeg.Sender; !slices.Contains(actAs, sender) {
-		return 0, cantonErr(codeAuthorization, "the leg's sender %s must be among actAs %v", sender, actAs)
+		return 0, canton.Err(canton.CodeAuthorization, "the leg's sender %s must be among actAs %v", sender, actAs)
 	}
 	inputs, err := parseInputHoldings(arg.InputHoldingCids)
 	if err != nil {
@@ -80,7 +81,7 @@ func (s *Server) allocationMove(r *http.Request, actAs []coin.PartyID, cid coin.
 	}
 	res, err := s.w.Allocations.MoveAllocation(r.Context(), actAs[0], cid, move, cmd)
 	if errors.Is(err, ledger.ErrNotFound) && !errors.Is(err, ledger.ErrDuplicate) {
-		return 0, cantonErr(codeContractNotFound, "allocation %s not found, not visible to %s, or no longer pending", cid, actAs[0])
+		return 0, canton.Err(canton.CodeContractNotFound, "allocation %s not found, not visible to %s, or no longer pending", cid, actAs[0])
 	} else if err != nil {
 		return 0, err
 	}
@@ -96,7 +97,7 @@ func (s *Server) createCommand(r *http.Request, actAs []coin.PartyID, raw json.R
 		CreateArguments json.RawMessage `json:"createArguments"`
 	}
 	if err := json.Unmarshal(raw, &cc); err != nil {
-		return 0, &decodeError{status: http.StatusBadRequest, msg: "commands[0].CreateCommand: " + err.Error()}
+		return 0, &canton.DecodeError{Status: http.StatusBadRequest, Msg: "commands[0].CreateCommand: " + err.Error()}
 	}
 	tmpl, err := resolveID("commands[0].CreateCommand.templateId", cc.TemplateID, kindTemplate)
 	if err != nil {
@@ -108,7 +109,7 @@ func (s *Server) createCommand(r *http.Request, actAs []coin.PartyID, raw json.R
 	if create := coinCreates[tmpl]; create != nil {
 		return create(s, r, actAs, cc.CreateArguments, cmd)
 	}
-	return 0, cantonErr(codeUnsupported, "create of %s: this participant runs %s", tmpl, supportedCommands)
+	return 0, canton.Err(canton.CodeUnsupported, "create of %s: this participant runs %s", tmpl, supportedCommands)
 }
 
 // createTradeProposal is the CreateCommand of an OTCTradeProposal.
@@ -168,7 +169,7 @@ func (s *Server) tradeChoice(r *http.Request, actAs []coin.PartyID, tmpl string,
 			return 0, err
 		}
 		if len(arg.AllocationsWithContext) > allocationdata.MaxTradeLegs {
-			return 0, invalidArgument("allocationsWithContext: at most %d legs", allocationdata.MaxTradeLegs)
+			return 0, canton.InvalidArgument("allocationsWithContext: at most %d legs", allocationdata.MaxTradeLegs)
 		}
 		allocs := map[string]coin.ContractID{}
 		for id, a := range arg.AllocationsWithContext {
@@ -197,10 +198,10 @@ func (s *Server) tradeChoice(r *http.Request, actAs []coin.PartyID, tmpl string,
 		}
 		res, err = s.w.Allocations.WithdrawAllocationRequest(ctx, actAs, cid, cmd)
 	default:
-		return 0, cantonErr(codeUnsupported, "choice %s on %s: this participant runs %s", choice, tmpl, supportedCommands)
+		return 0, canton.Err(canton.CodeUnsupported, "choice %s on %s: this participant runs %s", choice, tmpl, supportedCommands)
 	}
 	if errors.Is(err, ledger.ErrNotFound) && !errors.Is(err, ledger.ErrDuplicate) {
-		return 0, cantonErr(codeContractNotFound, "%s %s not found or not active: %v", tmpl, cid, err)
+		return 0, canton.Err(canton.CodeContractNotFound, "%s %s not found or not active: %v", tmpl, cid, err)
 	} else if err != nil {
 		return 0, err
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/apppayments"
 	"github.com/ccwallet/ccwallet/ledger/payments"
+	"github.com/ccwallet/ccwallet/ledgerapi/internal/canton"
 )
 
 // Commands of app payments (splice-wallet-payments' Payment.daml): an
@@ -64,10 +65,10 @@ func (s *Server) appPaymentChoice(r *http.Request, actAs []coin.PartyID, tmpl st
 	case tmpl == payments.TemplateAcceptedAppPayment && acceptedAppPaymentChoices[choice] != "":
 		res, err = s.w.AppPayments.MoveAcceptedAppPayment(ctx, actAs, cid, acceptedAppPaymentChoices[choice], cmd)
 	default:
-		return 0, cantonErr(codeUnsupported, "choice %s on %s: this participant runs %s", choice, tmpl, supportedCommands)
+		return 0, canton.Err(canton.CodeUnsupported, "choice %s on %s: this participant runs %s", choice, tmpl, supportedCommands)
 	}
 	if errors.Is(err, ledger.ErrNotFound) && !errors.Is(err, ledger.ErrDuplicate) {
-		return 0, cantonErr(codeContractNotFound, "%s %s not found, not visible to %v, or no longer active", tmpl, cid, actAs)
+		return 0, canton.Err(canton.CodeContractNotFound, "%s %s not found, not visible to %v, or no longer active", tmpl, cid, actAs)
 	} else if err != nil {
 		return 0, err
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/delegations"
 	"github.com/ccwallet/ccwallet/ledger/ping"
+	"github.com/ccwallet/ccwallet/ledgerapi/internal/canton"
 )
 
 // The coin's own choices, as the wallet SDK builds them (its amulet
@@ -105,7 +106,7 @@ func supportedCoinCommands() string {
 // among actAs.
 func requireController(field string, party coin.PartyID, actAs []coin.PartyID) error {
 	if !slices.Contains(actAs, party) {
-		return cantonErr(codeAuthorization, "%s %s controls the choice and must be among actAs %v", field, party, actAs)
+		return canton.Err(canton.CodeAuthorization, "%s %s controls the choice and must be among actAs %v", field, party, actAs)
 	}
 	return nil
 }
@@ -114,7 +115,7 @@ func requireController(field string, party coin.PartyID, actAs []coin.PartyID) e
 // as the choice's failed requirement.
 func devnetOnly(err error) error {
 	if errors.Is(err, ledger.ErrDisabled) {
-		return cantonErr(codeInterpretation, "Interpretation error: require \"isDevNet flag is true\" failed: %v", err)
+		return canton.Err(canton.CodeInterpretation, "Interpretation error: require \"isDevNet flag is true\" failed: %v", err)
 	}
 	return err
 }
@@ -122,7 +123,7 @@ func devnetOnly(err error) error {
 // requireRules refuses a contract other than the ledger's AmuletRules.
 func (s *Server) requireRules(cid coin.ContractID) error {
 	if cid != s.l.RulesContractID() {
-		return cantonErr(codeContractNotFound, "AmuletRules %s not found or not active; use the one Scan's amulet-rules returns (%s)", cid, s.l.RulesContractID())
+		return canton.Err(canton.CodeContractNotFound, "AmuletRules %s not found or not active; use the one Scan's amulet-rules returns (%s)", cid, s.l.RulesContractID())
 	}
 	return nil
 }
@@ -132,11 +133,11 @@ func (s *Server) requireRules(cid coin.ContractID) error {
 func (s *Server) requireOpenRound(r *http.Request, field, id string) error {
 	cid, err := coin.ParseContractID(id)
 	if err != nil {
-		return invalidArgument("%s: %v", field, err)
+		return canton.InvalidArgument("%s: %v", field, err)
 	}
 	ct, err := s.w.APIRead.LedgerContractByID(r.Context(), cid)
 	if errors.Is(err, ledger.ErrNotFound) || err == nil && (ct.TemplateID != ledger.TemplateOpenMiningRound || ct.ArchivedOffset != 0) {
-		return cantonErr(codeContractNotFound, "%s: OpenMiningRound %s not found or not active; use Scan's open-and-issuing-mining-rounds", field, cid)
+		return canton.Err(canton.CodeContractNotFound, "%s: OpenMiningRound %s not found or not active; use Scan's open-and-issuing-mining-rounds", field, cid)
 	}
 	return err
 }
@@ -154,7 +155,7 @@ func (s *Server) devnetTap(r *http.Request, sb *submission) (int64, error) {
 	if err := decodeArg(sb.ex.ChoiceArgument, &arg); err != nil {
 		return 0, err
 	}
-	receiver, err := parseParty("choiceArgument.receiver", arg.Receiver)
+	receiver, err := canton.ParseParty("choiceArgument.receiver", arg.Receiver)
 	if err != nil {
 		return 0, err
 	}
@@ -183,7 +184,7 @@ func (s *Server) devnetFeatureApp(r *http.Request, sb *submission) (int64, error
 	if err := decodeArg(sb.ex.ChoiceArgument, &arg); err != nil {
 		return 0, err
 	}
-	provider, err := parseParty("choiceArgument.provider", arg.Provider)
+	provider, err := canton.ParseParty("choiceArgument.provider", arg.Provider)
 	if err != nil {
 		return 0, err
 	}
@@ -230,7 +231,7 @@ func (s *Server) buyMemberTraffic(r *http.Request, sb *submission) (int64, error
 	if err := decodeArg(sb.ex.ChoiceArgument, &arg); err != nil {
 		return 0, err
 	}
-	provider, err := parseParty("choiceArgument.provider", arg.Provider)
+	provider, err := canton.ParseParty("choiceArgument.provider", arg.Provider)
 	if err != nil {
 		return 0, err
 	}
@@ -238,14 +239,14 @@ func (s *Server) buyMemberTraffic(r *http.Request, sb *submission) (int64, error
 		return 0, err
 	}
 	if arg.ExpectedDSO != nil && *arg.ExpectedDSO != string(s.l.DSO()) {
-		return 0, cantonErr(codeInterpretation, "expectedDso %s is not the DSO %s of AmuletRules", *arg.ExpectedDSO, s.l.DSO())
+		return 0, canton.Err(canton.CodeInterpretation, "expectedDso %s is not the DSO %s of AmuletRules", *arg.ExpectedDSO, s.l.DSO())
 	}
 	participant := s.l.ParticipantID()
 	if m := strings.TrimPrefix(arg.MemberID, "PAR::"); m != participant {
-		return 0, invalidArgument("choiceArgument.memberId: %q is not a member of this synchronizer; this participant is PAR::%s", arg.MemberID, participant)
+		return 0, canton.InvalidArgument("choiceArgument.memberId: %q is not a member of this synchronizer; this participant is PAR::%s", arg.MemberID, participant)
 	}
 	if arg.MigrationID != 0 {
-		return 0, invalidArgument("choiceArgument.migrationId: this synchronizer's migration id is 0, not %d", arg.MigrationID)
+		return 0, canton.InvalidArgument("choiceArgument.migrationId: this synchronizer's migration id is 0, not %d", arg.MigrationID)
 	}
 	res, err := s.w.Traffic.BuyTraffic(r.Context(), traffic.BuyTrafficRequest{
 		Payer: provider, Member: provider, SynchronizerID: arg.SynchronizerID, Bytes: int64(arg.TrafficAmount),
@@ -265,7 +266,7 @@ func (s *Server) buyMemberTraffic(r *http.Request, sb *submission) (int64, error
 func (s *Server) preapprovalOf(r *http.Request, cid coin.ContractID) error {
 	ct, err := s.w.APIRead.LedgerContractByID(r.Context(), cid)
 	if errors.Is(err, ledger.ErrNotFound) || err == nil && (ct.ArchivedOffset != 0 || ct.TemplateID != ledger.TemplateTransferPreapproval) {
-		return cantonErr(codeContractNotFound, "transfer preapproval %s not found or not active; look the receiver's current one up", cid)
+		return canton.Err(canton.CodeContractNotFound, "transfer preapproval %s not found or not active; look the receiver's current one up", cid)
 	}
 	return err
 }
@@ -286,11 +287,11 @@ func (s *Server) renewPreapproval(r *http.Request, sb *submission) (int64, error
 	}
 	until, err := time.Parse(time.RFC3339Nano, arg.NewExpiresAt)
 	if err != nil {
-		return 0, invalidArgument("choiceArgument.newExpiresAt: want an ISO 8601 timestamp, not %q", arg.NewExpiresAt)
+		return 0, canton.InvalidArgument("choiceArgument.newExpiresAt: want an ISO 8601 timestamp, not %q", arg.NewExpiresAt)
 	}
 	cid, err := s.l.Preapprovals().RenewAs(r.Context(), sb.actAs[0], sb.cid, until, sb.cmd)
 	if errors.Is(err, ledger.ErrForbidden) {
-		return 0, cantonErr(codeAuthorization, "%v", err)
+		return 0, canton.Err(canton.CodeAuthorization, "%v", err)
 	} else if err != nil {
 		return 0, err
 	}
@@ -309,7 +310,7 @@ func (s *Server) cancelPreapproval(r *http.Request, sb *submission) (int64, erro
 	if err := decodeArg(sb.ex.ChoiceArgument, &arg); err != nil {
 		return 0, err
 	}
-	p, err := parseParty("choiceArgument.p", arg.P)
+	p, err := canton.ParseParty("choiceArgument.p", arg.P)
 	if err != nil {
 		return 0, err
 	}
@@ -317,7 +318,7 @@ func (s *Server) cancelPreapproval(r *http.Request, sb *submission) (int64, erro
 		return 0, err
 	}
 	if err := s.l.Preapprovals().CancelAs(r.Context(), p, sb.cid, sb.cmd); errors.Is(err, ledger.ErrForbidden) {
-		return 0, cantonErr(codeAuthorization, "%v", err)
+		return 0, canton.Err(canton.CodeAuthorization, "%v", err)
 	} else if err != nil {
 		return 0, err
 	}
@@ -341,14 +342,14 @@ func (s *Server) createPreapprovalProposal(r *http.Request, actAs []coin.PartyID
 	}
 	p := provider.Proposal{}
 	var err error
-	if p.Receiver, err = parseParty("createArguments.receiver", arg.Receiver); err != nil {
+	if p.Receiver, err = canton.ParseParty("createArguments.receiver", arg.Receiver); err != nil {
 		return 0, err
 	}
-	if p.Provider, err = parseParty("createArguments.provider", arg.Provider); err != nil {
+	if p.Provider, err = canton.ParseParty("createArguments.provider", arg.Provider); err != nil {
 		return 0, err
 	}
 	if arg.ExpectedDSO != nil {
-		dso, err := parseParty("createArguments.expectedDso", *arg.ExpectedDSO)
+		dso, err := canton.ParseParty("createArguments.expectedDso", *arg.ExpectedDSO)
 		if err != nil {
 			return 0, err
 		}
@@ -378,10 +379,10 @@ func createPing(template string) func(s *Server, r *http.Request, actAs []coin.P
 		}
 		p := ping.Ping{ID: arg.ID}
 		var err error
-		if p.Initiator, err = parseParty("createArguments.initiator", arg.Initiator); err != nil {
+		if p.Initiator, err = canton.ParseParty("createArguments.initiator", arg.Initiator); err != nil {
 			return 0, err
 		}
-		if p.Responder, err = parseParty("createArguments.responder", arg.Responder); err != nil {
+		if p.Responder, err = canton.ParseParty("createArguments.responder", arg.Responder); err != nil {
 			return 0, err
 		}
 		if err := requireController("the initiator", p.Initiator, actAs); err != nil {

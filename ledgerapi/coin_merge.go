@@ -10,6 +10,7 @@ import (
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/apiread"
 	"github.com/ccwallet/ccwallet/ledger/delegations"
+	"github.com/ccwallet/ccwallet/ledgerapi/internal/canton"
 )
 
 // Merge delegations as the wallet SDK drives them: the owner's
@@ -30,13 +31,13 @@ func (s *Server) createMergeProposal(r *http.Request, actAs []coin.PartyID, raw 
 		return 0, err
 	}
 	if arg.Delegation == nil {
-		return 0, cantonErr(codeMissingField, "createArguments.delegation: the delegation is required")
+		return 0, canton.Err(canton.CodeMissingField, "createArguments.delegation: the delegation is required")
 	}
-	owner, err := parseParty("createArguments.delegation.owner", arg.Delegation.Owner)
+	owner, err := canton.ParseParty("createArguments.delegation.owner", arg.Delegation.Owner)
 	if err != nil {
 		return 0, err
 	}
-	operator, err := parseParty("createArguments.delegation.operator", arg.Delegation.Operator)
+	operator, err := canton.ParseParty("createArguments.delegation.operator", arg.Delegation.Operator)
 	if err != nil {
 		return 0, err
 	}
@@ -59,7 +60,7 @@ func (s *Server) createBatchMergeUtility(r *http.Request, actAs []coin.PartyID, 
 	if err := decodeArg(raw, &arg); err != nil {
 		return 0, err
 	}
-	operator, err := parseParty("createArguments.operator", arg.Operator)
+	operator, err := canton.ParseParty("createArguments.operator", arg.Operator)
 	if err != nil {
 		return 0, err
 	}
@@ -82,9 +83,9 @@ func (s *Server) acceptMergeProposal(r *http.Request, sb *submission) (int64, er
 	d, err := s.w.Delegations.AcceptMergeDelegationAs(r.Context(), sb.actAs[0], sb.cid, sb.cmd)
 	switch {
 	case errors.Is(err, ledger.ErrForbidden):
-		return 0, cantonErr(codeAuthorization, "%v", err)
+		return 0, canton.Err(canton.CodeAuthorization, "%v", err)
 	case errors.Is(err, ledger.ErrNotFound) && !errors.Is(err, ledger.ErrDuplicate), errors.Is(err, ledger.ErrConflict) && !errors.Is(err, ledger.ErrRequirement):
-		return 0, cantonErr(codeContractNotFound, "merge delegation proposal %s not found or not active", sb.cid)
+		return 0, canton.Err(canton.CodeContractNotFound, "merge delegation proposal %s not found or not active", sb.cid)
 	case err != nil:
 		return 0, err
 	}
@@ -108,15 +109,15 @@ func (s *Server) delegatedMergeOf(r *http.Request, field string, delegation coin
 		return delegations.DelegatedMerge{}, err
 	}
 	if arg.OptMergeTransfer == nil {
-		return delegations.DelegatedMerge{}, cantonErr(codeMissingField, "%s.optMergeTransfer: this participant merges by a self-transfer; give it", field)
+		return delegations.DelegatedMerge{}, canton.Err(canton.CodeMissingField, "%s.optMergeTransfer: this participant merges by a self-transfer; give it", field)
 	}
 	factory, err := coin.ParseContractID(arg.OptMergeTransfer.FactoryCid)
 	if err != nil {
-		return delegations.DelegatedMerge{}, invalidArgument("%s.optMergeTransfer.factoryCid: %v", field, err)
+		return delegations.DelegatedMerge{}, canton.InvalidArgument("%s.optMergeTransfer.factoryCid: %v", field, err)
 	}
 	ct, err := s.w.APIRead.LedgerContractByID(r.Context(), factory)
 	if errors.Is(err, ledger.ErrNotFound) || err == nil && (ct.ArchivedOffset != 0 || !apiread.Implements(ct.TemplateID, apiread.InterfaceTransferFactory)) {
-		return delegations.DelegatedMerge{}, cantonErr(codeContractNotFound, "%s: transfer factory %s not found or not active", field, factory)
+		return delegations.DelegatedMerge{}, canton.Err(canton.CodeContractNotFound, "%s: transfer factory %s not found or not active", field, factory)
 	} else if err != nil {
 		return delegations.DelegatedMerge{}, err
 	}
@@ -124,20 +125,20 @@ func (s *Server) delegatedMergeOf(r *http.Request, field string, delegation coin
 	// (lock) included: only what the merge needs is read.
 	var tr transferArg
 	if err := json.Unmarshal(arg.OptMergeTransfer.ChoiceArg, &tr); err != nil || tr.Transfer == nil {
-		return delegations.DelegatedMerge{}, invalidArgument("%s.optMergeTransfer.choiceArg: want TransferFactory_Transfer's argument", field)
+		return delegations.DelegatedMerge{}, canton.InvalidArgument("%s.optMergeTransfer.choiceArg: want TransferFactory_Transfer's argument", field)
 	}
 	dso := string(s.l.DSO())
 	if tr.ExpectedAdmin != dso || tr.Transfer.InstrumentID.Admin != dso || tr.Transfer.InstrumentID.ID != ledger.InstrumentID {
-		return delegations.DelegatedMerge{}, cantonErr(codeInterpretation, "%s: the transfer is not of this registry's instrument %s/%s", field, dso, ledger.InstrumentID)
+		return delegations.DelegatedMerge{}, canton.Err(canton.CodeInterpretation, "%s: the transfer is not of this registry's instrument %s/%s", field, dso, ledger.InstrumentID)
 	}
 	if tr.Transfer.Sender != tr.Transfer.Receiver {
-		return delegations.DelegatedMerge{}, cantonErr(codeInterpretation, "%s: a merge is a self-transfer; the sender %s is not the receiver %s", field, tr.Transfer.Sender, tr.Transfer.Receiver)
+		return delegations.DelegatedMerge{}, canton.Err(canton.CodeInterpretation, "%s: a merge is a self-transfer; the sender %s is not the receiver %s", field, tr.Transfer.Sender, tr.Transfer.Receiver)
 	}
 	m := delegations.DelegatedMerge{Delegation: delegation}
 	for i, h := range tr.Transfer.InputHoldingCids {
 		cid, err := coin.ParseContractID(h)
 		if err != nil {
-			return delegations.DelegatedMerge{}, invalidArgument("%s.optMergeTransfer.choiceArg.transfer.inputHoldingCids[%d]: %v", field, i, err)
+			return delegations.DelegatedMerge{}, canton.InvalidArgument("%s.optMergeTransfer.choiceArg.transfer.inputHoldingCids[%d]: %v", field, i, err)
 		}
 		m.Inputs = append(m.Inputs, cid)
 	}
@@ -148,7 +149,7 @@ func (s *Server) delegatedMergeOf(r *http.Request, field string, delegation coin
 func (s *Server) merged(r *http.Request, sb *submission, utility coin.ContractID, calls []delegations.DelegatedMerge) (int64, error) {
 	off, err := s.w.Delegations.MergeByDelegation(r.Context(), sb.actAs[0], utility, calls, sb.cmd)
 	if errors.Is(err, ledger.ErrForbidden) {
-		return 0, cantonErr(codeAuthorization, "%v", err)
+		return 0, canton.Err(canton.CodeAuthorization, "%v", err)
 	}
 	return off, err
 }
@@ -179,7 +180,7 @@ func (s *Server) batchMerge(r *http.Request, sb *submission) (int64, error) {
 		field := "choiceArgument.mergeCalls[" + strconv.Itoa(i) + "]"
 		d, err := coin.ParseContractID(c.DelegationCid)
 		if err != nil {
-			return 0, invalidArgument("%s.delegationCid: %v", field, err)
+			return 0, canton.InvalidArgument("%s.delegationCid: %v", field, err)
 		}
 		m, err := s.delegatedMergeOf(r, field+".choiceArg", d, c.ChoiceArg)
 		if err != nil {

@@ -11,6 +11,7 @@ import (
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/apiread"
 	"github.com/ccwallet/ccwallet/ledger/featured"
+	"github.com/ccwallet/ccwallet/ledgerapi/internal/canton"
 )
 
 // The featured app's DelegateProxy as the wallet SDK's exchange
@@ -28,10 +29,10 @@ func (s *Server) createDelegateProxy(r *http.Request, actAs []coin.PartyID, raw 
 	}
 	var p featured.DelegateProxy
 	var err error
-	if p.Provider, err = parseParty("createArguments.provider", arg.Provider); err != nil {
+	if p.Provider, err = canton.ParseParty("createArguments.provider", arg.Provider); err != nil {
 		return 0, err
 	}
-	if p.Delegate, err = parseParty("createArguments.delegate", arg.Delegate); err != nil {
+	if p.Delegate, err = canton.ParseParty("createArguments.delegate", arg.Delegate); err != nil {
 		return 0, err
 	}
 	if err := requireController("the provider", p.Provider, actAs); err != nil {
@@ -83,26 +84,26 @@ func (s *Server) proxyChoice(r *http.Request, sb *submission) (int64, error) {
 		return 0, err
 	}
 	if arg.ProxyArg == nil {
-		return 0, cantonErr(codeMissingField, "choiceArgument.proxyArg: the wrapped choice's argument is required")
+		return 0, canton.Err(canton.CodeMissingField, "choiceArgument.proxyArg: the wrapped choice's argument is required")
 	}
 	cid, err := coin.ParseContractID(arg.Cid)
 	if err != nil {
-		return 0, invalidArgument("choiceArgument.cid: %v", err)
+		return 0, canton.InvalidArgument("choiceArgument.cid: %v", err)
 	}
 	right, err := coin.ParseContractID(arg.ProxyArg.FeaturedAppRightCid)
 	if err != nil {
-		return 0, invalidArgument("choiceArgument.proxyArg.featuredAppRightCid: %v", err)
+		return 0, canton.InvalidArgument("choiceArgument.proxyArg.featuredAppRightCid: %v", err)
 	}
 	bs := make([]featured.Beneficiary, 0, len(arg.ProxyArg.Beneficiaries))
 	for i, b := range arg.ProxyArg.Beneficiaries {
-		p, err := parseParty("choiceArgument.proxyArg.beneficiaries["+strconv.Itoa(i)+"].beneficiary", b.Beneficiary)
+		p, err := canton.ParseParty("choiceArgument.proxyArg.beneficiaries["+strconv.Itoa(i)+"].beneficiary", b.Beneficiary)
 		if err != nil {
 			return 0, err
 		}
 		bs = append(bs, featured.Beneficiary{Party: p, Weight: coin.Amount(b.Weight)})
 	}
 	if _, err := s.w.Featured.CheckProxyUse(r.Context(), sb.actAs[0], sb.cid, right, bs); errors.Is(err, ledger.ErrForbidden) {
-		return 0, cantonErr(codeAuthorization, "%v", err)
+		return 0, canton.Err(canton.CodeAuthorization, "%v", err)
 	} else if err != nil {
 		return 0, err
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/allocationdata"
 	"github.com/ccwallet/ccwallet/ledger/apiread"
+	"github.com/ccwallet/ccwallet/ledgerapi/internal/canton"
 	"github.com/ccwallet/ccwallet/web"
 )
 
@@ -134,7 +135,7 @@ type submission struct {
 }
 
 // submit checks and runs a submission (submit-and-wait).
-func (s *Server) submit(r *http.Request, c *caller, cmds *jsCommands) (submitted, error) {
+func (s *Server) submit(r *http.Request, c *canton.Caller, cmds *jsCommands) (submitted, error) {
 	if err := s.refuseUnsigned(r, c, cmds.ActAs); err != nil {
 		return submitted{}, err
 	}
@@ -147,87 +148,87 @@ func (s *Server) submit(r *http.Request, c *caller, cmds *jsCommands) (submitted
 }
 
 // check checks a submission: what a submission fails at once.
-func (s *Server) check(c *caller, cmds *jsCommands) (*submission, error) {
+func (s *Server) check(c *canton.Caller, cmds *jsCommands) (*submission, error) {
 	if cmds.CommandID == "" {
-		return nil, cantonErr(codeMissingField, "commandId: every command needs an id, unique per change")
+		return nil, canton.Err(canton.CodeMissingField, "commandId: every command needs an id, unique per change")
 	}
 	if len(cmds.CommandID) > maxCommandIDLength {
-		return nil, invalidArgument("commandId: at most %d bytes", maxCommandIDLength)
+		return nil, canton.InvalidArgument("commandId: at most %d bytes", maxCommandIDLength)
 	}
 	if len(cmds.SubmissionID) > maxCommandIDLength {
-		return nil, invalidArgument("submissionId: at most %d bytes", maxCommandIDLength)
+		return nil, canton.InvalidArgument("submissionId: at most %d bytes", maxCommandIDLength)
 	}
-	if cmds.UserID != "" && cmds.UserID != c.user.Name {
-		return nil, permissionDenied("userId %q is not the token's user %q", cmds.UserID, c.user.Name)
+	if cmds.UserID != "" && cmds.UserID != c.User.Name {
+		return nil, canton.PermissionDenied("userId %q is not the token's user %q", cmds.UserID, c.User.Name)
 	}
 	if len(cmds.ActAs) == 0 {
-		return nil, cantonErr(codeMissingField, "actAs: give the party to act as")
+		return nil, canton.Err(canton.CodeMissingField, "actAs: give the party to act as")
 	}
 	if len(cmds.ActAs) > ledger.MaxCompletionActAs {
-		return nil, invalidArgument("actAs: at most %d parties", ledger.MaxCompletionActAs)
+		return nil, canton.InvalidArgument("actAs: at most %d parties", ledger.MaxCompletionActAs)
 	}
 	sb := &submission{commandID: cmds.CommandID}
 	for _, a := range cmds.ActAs {
-		p, err := parseParty("actAs", a)
+		p, err := canton.ParseParty("actAs", a)
 		if err != nil {
 			return nil, err
 		}
-		if !slices.Contains(c.actAs, p) {
-			return nil, permissionDenied("user %q has no right to act as party %s", c.user.Name, p)
+		if !slices.Contains(c.ActAs, p) {
+			return nil, canton.PermissionDenied("user %q has no right to act as party %s", c.User.Name, p)
 		}
 		sb.actAs = append(sb.actAs, p)
 	}
 	for _, a := range cmds.ReadAs {
-		p, err := parseParty("readAs", a)
+		p, err := canton.ParseParty("readAs", a)
 		if err != nil {
 			return nil, err
 		}
-		if err := c.requireRead(p); err != nil {
+		if err := c.RequireRead(p); err != nil {
 			return nil, err
 		}
 	}
 	if cmds.SynchronizerID != "" && cmds.SynchronizerID != s.l.SynchronizerID() {
-		return nil, invalidArgument("synchronizerId: this participant is connected to %s only", s.l.SynchronizerID())
+		return nil, canton.InvalidArgument("synchronizerId: this participant is connected to %s only", s.l.SynchronizerID())
 	}
 	for i, d := range cmds.DisclosedContracts {
 		cid, _, err := s.l.VerifyBlob(d.CreatedEventBlob)
 		if err != nil || string(cid) != d.ContractID {
-			return nil, invalidArgument("disclosedContracts[%d]: the created event blob of %s was not issued by this ledger; disclose what the registry handed out", i, d.ContractID)
+			return nil, canton.InvalidArgument("disclosedContracts[%d]: the created event blob of %s was not issued by this ledger; disclose what the registry handed out", i, d.ContractID)
 		}
 	}
 	if len(cmds.Commands) != 1 {
-		return nil, cantonErr(codeUnsupported, "commands: %d commands; this participant runs %s", len(cmds.Commands), supportedCommands)
+		return nil, canton.Err(canton.CodeUnsupported, "commands: %d commands; this participant runs %s", len(cmds.Commands), supportedCommands)
 	}
-	sb.user = c.user.Name
-	sb.cmd = ledger.Command{Key: changeID(s.userKey(c.user.Name), sb.actAs, cmds.CommandID)}
-	sb.completion = ledger.Completion{UserID: s.userKey(c.user.Name), CommandID: cmds.CommandID, SubmissionID: cmds.SubmissionID, ActAs: sb.actAs}
+	sb.user = c.User.Name
+	sb.cmd = ledger.Command{Key: changeID(s.userKey(c.User.Name), sb.actAs, cmds.CommandID)}
+	sb.completion = ledger.Completion{UserID: s.userKey(c.User.Name), CommandID: cmds.CommandID, SubmissionID: cmds.SubmissionID, ActAs: sb.actAs}
 	if create, isCreate := cmds.Commands[0]["CreateCommand"]; isCreate && len(cmds.Commands[0]) == 1 {
 		sb.create = create
 		return sb, nil
 	}
 	raw, ok := cmds.Commands[0]["ExerciseCommand"]
 	if !ok || len(cmds.Commands[0]) != 1 {
-		return nil, cantonErr(codeUnsupported, "commands[0]: this participant runs %s", supportedCommands)
+		return nil, canton.Err(canton.CodeUnsupported, "commands[0]: this participant runs %s", supportedCommands)
 	}
 	if err := json.Unmarshal(raw, &sb.ex); err != nil {
-		return nil, &decodeError{status: http.StatusBadRequest, msg: "commands[0].ExerciseCommand: " + err.Error()}
+		return nil, &canton.DecodeError{Status: http.StatusBadRequest, Msg: "commands[0].ExerciseCommand: " + err.Error()}
 	}
 	var err error
 	sb.iface, err = resolveID("commands[0].ExerciseCommand.templateId", sb.ex.TemplateID, kindInterface)
 	if err != nil {
 		// The coin's own choice is exercised on its template.
 		if sb.iface, err = resolveID("commands[0].ExerciseCommand.templateId", sb.ex.TemplateID, kindTemplate); err != nil {
-			return nil, cantonErr(codeUnsupported, "commands[0].ExerciseCommand.templateId %q: this participant runs %s", sb.ex.TemplateID, supportedCommands)
+			return nil, canton.Err(canton.CodeUnsupported, "commands[0].ExerciseCommand.templateId %q: this participant runs %s", sb.ex.TemplateID, supportedCommands)
 		}
 	}
 	if sb.cid, err = coin.ParseContractID(sb.ex.ContractID); err != nil {
-		return nil, invalidArgument("commands[0].ExerciseCommand.contractId: %v", err)
+		return nil, canton.InvalidArgument("commands[0].ExerciseCommand.contractId: %v", err)
 	}
 	iface, choice := sb.iface, sb.ex.Choice
 	if coinChoiceOf(iface, choice) != nil || routeOf(iface, choice) != nil {
 		return sb, nil
 	}
-	return nil, cantonErr(codeUnsupported, "choice %s on %s: this participant runs %s", choice, iface, supportedCommands)
+	return nil, canton.Err(canton.CodeUnsupported, "choice %s on %s: this participant runs %s", choice, iface, supportedCommands)
 }
 
 // execute runs a checked submission on the ledger: its success's
@@ -262,14 +263,14 @@ func (s *Server) execute(r *http.Request, sb *submission) (int64, error) {
 
 // recordRejection stores the failed completion of sb, rejected with err.
 func (s *Server) recordRejection(r *http.Request, sb *submission, err error) {
-	ce := asCanton(err)
+	ce := canton.Of(err)
 	corr := sb.completion.SubmissionID
 	if corr == "" {
 		corr = web.RequestIDFrom(r.Context())
 	}
 	c := sb.completion
-	c.Code = grpcOf[ce.code.cat]
-	c.Message = fmt.Sprintf("%s(%d,%s): %s", ce.code.id, ce.code.cat, corr, ce.cause)
+	c.Code = ce.Code.GRPC()
+	c.Message = fmt.Sprintf("%s(%d,%s): %s", ce.Code.ID, ce.Code.Cat, corr, ce.Cause)
 	// Recorded even when the request is gone: the client reads it later.
 	if _, rerr := s.l.RecordCompletion(context.WithoutCancel(r.Context()), c); rerr != nil {
 		s.log.ErrorContext(r.Context(), "ledger api: recording a rejected command's completion failed", "command_id", c.CommandID, "err", rerr)
@@ -288,14 +289,14 @@ func (s *Server) run(r *http.Request, sb *submission) (int64, error) {
 	if rt := routeOf(sb.iface, sb.ex.Choice); rt != nil {
 		return rt.run(s, r, sb)
 	}
-	return 0, cantonErr(codeUnsupported, "choice %s on %s: this participant runs %s", sb.ex.Choice, sb.iface, supportedCommands)
+	return 0, canton.Err(canton.CodeUnsupported, "choice %s on %s: this participant runs %s", sb.ex.Choice, sb.iface, supportedCommands)
 }
 
 // dedupError is err, as DUPLICATE_COMMAND when the ledger saw the
 // command's change id before.
 func dedupError(err error, commandID, user string, actAs []coin.PartyID) error {
 	if errors.Is(err, ledger.ErrDuplicate) {
-		return cantonErr(codeDuplicateCommand, "command %q of user %q acting as %v was already executed; a new change needs a new commandId",
+		return canton.Err(canton.CodeDuplicateCommand, "command %q of user %q acting as %v was already executed; a new change needs a new commandId",
 			commandID, user, actAs)
 	}
 	return err
@@ -314,7 +315,7 @@ func decodeArg(raw json.RawMessage, dst any) error {
 	dec := json.NewDecoder(bytes.NewReader(withoutNulls(raw)))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(dst); err != nil {
-		return invalidArgument("commands[0].ExerciseCommand.choiceArgument: %v", err)
+		return canton.InvalidArgument("commands[0].ExerciseCommand.choiceArgument: %v", err)
 	}
 	return nil
 }
@@ -326,7 +327,7 @@ func (s *Server) transferFactoryTransfer(r *http.Request, sb *submission) (int64
 	if !s.w.Registry.IsFactory(factory) {
 		ct, err := s.w.APIRead.LedgerContractByID(r.Context(), factory)
 		if errors.Is(err, ledger.ErrNotFound) || err == nil && (ct.ArchivedOffset != 0 || !apiread.Implements(ct.TemplateID, apiread.InterfaceTransferFactory)) {
-			return 0, cantonErr(codeContractNotFound, "transfer factory %s not found or not active; get the current one from the registry's transfer-factory endpoint", factory)
+			return 0, canton.Err(canton.CodeContractNotFound, "transfer factory %s not found or not active; get the current one from the registry's transfer-factory endpoint", factory)
 		} else if err != nil {
 			return 0, err
 		}
@@ -337,36 +338,36 @@ func (s *Server) transferFactoryTransfer(r *http.Request, sb *submission) (int64
 	}
 	tr := arg.Transfer
 	if tr == nil {
-		return 0, cantonErr(codeMissingField, "choiceArgument.transfer: the transfer is required")
+		return 0, canton.Err(canton.CodeMissingField, "choiceArgument.transfer: the transfer is required")
 	}
 	dso := string(s.l.DSO())
 	if arg.ExpectedAdmin != dso {
-		return 0, cantonErr(codeInterpretation, "expectedAdmin %q is not the registry's admin %s", arg.ExpectedAdmin, dso)
+		return 0, canton.Err(canton.CodeInterpretation, "expectedAdmin %q is not the registry's admin %s", arg.ExpectedAdmin, dso)
 	}
 	if tr.InstrumentID.Admin != dso || tr.InstrumentID.ID != ledger.InstrumentID {
-		return 0, cantonErr(codeInterpretation, "instrument %s/%s is not this registry's; it holds %s/%s", tr.InstrumentID.Admin, tr.InstrumentID.ID, dso, ledger.InstrumentID)
+		return 0, canton.Err(canton.CodeInterpretation, "instrument %s/%s is not this registry's; it holds %s/%s", tr.InstrumentID.Admin, tr.InstrumentID.ID, dso, ledger.InstrumentID)
 	}
-	sender, err := parseParty("transfer.sender", tr.Sender)
+	sender, err := canton.ParseParty("transfer.sender", tr.Sender)
 	if err != nil {
 		return 0, err
 	}
 	if !slices.Contains(actAs, sender) {
-		return 0, cantonErr(codeAuthorization, "the transfer's sender %s must be among actAs %v", sender, actAs)
+		return 0, canton.Err(canton.CodeAuthorization, "the transfer's sender %s must be among actAs %v", sender, actAs)
 	}
-	receiver, err := parseParty("transfer.receiver", tr.Receiver)
+	receiver, err := canton.ParseParty("transfer.receiver", tr.Receiver)
 	if err != nil {
 		return 0, err
 	}
 	requested, err := time.Parse(time.RFC3339Nano, tr.RequestedAt)
 	if err != nil {
-		return 0, invalidArgument("transfer.requestedAt: want an ISO 8601 timestamp, not %q", tr.RequestedAt)
+		return 0, canton.InvalidArgument("transfer.requestedAt: want an ISO 8601 timestamp, not %q", tr.RequestedAt)
 	}
 	if requested.After(s.l.Now()) {
-		return 0, cantonErr(codeInterpretation, "transfer.requestedAt %s is in the future", tr.RequestedAt)
+		return 0, canton.Err(canton.CodeInterpretation, "transfer.requestedAt %s is in the future", tr.RequestedAt)
 	}
 	before, err := time.Parse(time.RFC3339Nano, tr.ExecuteBefore)
 	if err != nil {
-		return 0, invalidArgument("transfer.executeBefore: want an ISO 8601 timestamp, not %q", tr.ExecuteBefore)
+		return 0, canton.InvalidArgument("transfer.executeBefore: want an ISO 8601 timestamp, not %q", tr.ExecuteBefore)
 	}
 	if receiver == sender {
 		return s.runSelfTransfer(r, sb, &arg, sender)
@@ -401,7 +402,7 @@ func (s *Server) transferFactoryTransfer(r *http.Request, sb *submission) (int64
 func (s *Server) preapprovalSend(r *http.Request, actAs []coin.PartyID, cid coin.ContractID, raw json.RawMessage, cmd ledger.Command) (int64, error) {
 	ct, err := s.w.APIRead.LedgerContractByID(r.Context(), cid)
 	if errors.Is(err, ledger.ErrNotFound) || err == nil && (ct.ArchivedOffset != 0 || ct.TemplateID != ledger.TemplateTransferPreapproval) {
-		return 0, cantonErr(codeContractNotFound, "transfer preapproval %s not found or not active; look the receiver's current one up", cid)
+		return 0, canton.Err(canton.CodeContractNotFound, "transfer preapproval %s not found or not active; look the receiver's current one up", cid)
 	} else if err != nil {
 		return 0, err
 	}
@@ -415,12 +416,12 @@ func (s *Server) preapprovalSend(r *http.Request, actAs []coin.PartyID, cid coin
 	if err := decodeArg(raw, &arg); err != nil {
 		return 0, err
 	}
-	sender, err := parseParty("choiceArgument.sender", arg.Sender)
+	sender, err := canton.ParseParty("choiceArgument.sender", arg.Sender)
 	if err != nil {
 		return 0, err
 	}
 	if !slices.Contains(actAs, sender) {
-		return 0, cantonErr(codeAuthorization, "the sender %s must be among actAs %v", sender, actAs)
+		return 0, canton.Err(canton.CodeAuthorization, "the sender %s must be among actAs %v", sender, actAs)
 	}
 	var pre struct {
 		Receiver coin.PartyID `json:"receiver"`
@@ -446,7 +447,7 @@ func (s *Server) preapprovalSend(r *http.Request, actAs []coin.PartyID, cid coin
 // receiver) or _Withdraw (by the sender).
 func (s *Server) instructionMove(r *http.Request, actAs []coin.PartyID, cid coin.ContractID, move ledger.InstructionMove, cmd ledger.Command) (int64, error) {
 	if _, err := s.l.Instructions().MoveOnce(r.Context(), actAs[0], cid, move, cmd); errors.Is(err, ledger.ErrNotFound) {
-		return 0, cantonErr(codeContractNotFound, "transfer instruction %s not found, not visible to %s, or no longer pending", cid, actAs[0])
+		return 0, canton.Err(canton.CodeContractNotFound, "transfer instruction %s not found, not visible to %s, or no longer pending", cid, actAs[0])
 	} else if err != nil {
 		return 0, err
 	}
@@ -470,9 +471,9 @@ func (s *Server) offsetOf(r *http.Request, cid coin.ContractID) (int64, error) {
 }
 
 // submitAndWait is POST /v2/commands/submit-and-wait.
-func (s *Server) submitAndWait(w http.ResponseWriter, r *http.Request, c *caller) error {
+func (s *Server) submitAndWait(w http.ResponseWriter, r *http.Request, c *canton.Caller) error {
 	var cmds jsCommands
-	if err := decode(r, &cmds); err != nil {
+	if err := canton.Decode(r, &cmds); err != nil {
 		return err
 	}
 	sub, err := s.submit(r, c, &cmds)
@@ -485,22 +486,22 @@ func (s *Server) submitAndWait(w http.ResponseWriter, r *http.Request, c *caller
 			return err
 		}
 	}
-	return writeJSON(w, map[string]any{"updateId": id, "completionOffset": sub.offset})
+	return canton.WriteJSON(w, map[string]any{"updateId": id, "completionOffset": sub.offset})
 }
 
 // submitAndWaitForTransaction is POST
 // /v2/commands/submit-and-wait-for-transaction: the transaction as the
 // transactionFormat (by default: every event of the actAs parties) sees it.
-func (s *Server) submitAndWaitForTransaction(w http.ResponseWriter, r *http.Request, c *caller) error {
+func (s *Server) submitAndWaitForTransaction(w http.ResponseWriter, r *http.Request, c *canton.Caller) error {
 	var req struct {
 		Commands          *jsCommands            `json:"commands"`
 		TransactionFormat *transactionFormatJSON `json:"transactionFormat"`
 	}
-	if err := decode(r, &req); err != nil {
+	if err := canton.Decode(r, &req); err != nil {
 		return err
 	}
 	if req.Commands == nil {
-		return cantonErr(codeMissingField, "commands: the commands to submit are required")
+		return canton.Err(canton.CodeMissingField, "commands: the commands to submit are required")
 	}
 	var ef *eventFormat
 	if req.TransactionFormat != nil {
@@ -523,7 +524,7 @@ func (s *Server) submitAndWaitForTransaction(w http.ResponseWriter, r *http.Requ
 	for _, u := range ups {
 		if tx, ok := s.transactionOf(u, ef); ok && u.Offset == sub.offset {
 			tx.CommandID = req.Commands.CommandID
-			return writeJSON(w, map[string]jsTransaction{"transaction": tx})
+			return canton.WriteJSON(w, map[string]jsTransaction{"transaction": tx})
 		}
 	}
 	// The format sees nothing of it: an empty transaction, as Canton.
@@ -531,7 +532,7 @@ func (s *Server) submitAndWaitForTransaction(w http.ResponseWriter, r *http.Requ
 	if err != nil {
 		return err
 	}
-	return writeJSON(w, map[string]jsTransaction{"transaction": {
+	return canton.WriteJSON(w, map[string]jsTransaction{"transaction": {
 		UpdateID: id, CommandID: req.Commands.CommandID, EffectiveAt: formatTime(at), Events: []map[string]any{},
 		Offset: sub.offset, SynchronizerID: s.l.SynchronizerID(), RecordTime: formatTime(at),
 	}})

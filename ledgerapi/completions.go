@@ -9,6 +9,7 @@ import (
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/apiread"
+	"github.com/ccwallet/ccwallet/ledgerapi/internal/canton"
 )
 
 // Asynchronous submission and completions: POST /v2/commands/async/submit
@@ -40,9 +41,9 @@ func (s *Server) Wait() {
 }
 
 // asyncSubmit is POST /v2/commands/async/submit.
-func (s *Server) asyncSubmit(w http.ResponseWriter, r *http.Request, c *caller) error {
+func (s *Server) asyncSubmit(w http.ResponseWriter, r *http.Request, c *canton.Caller) error {
 	var cmds jsCommands
-	if err := decode(r, &cmds); err != nil {
+	if err := canton.Decode(r, &cmds); err != nil {
 		return err
 	}
 	if err := s.refuseUnsigned(r, c, cmds.ActAs); err != nil {
@@ -62,7 +63,7 @@ func (s *Server) asyncSubmit(w http.ResponseWriter, r *http.Request, c *caller) 
 	case s.async <- struct{}{}:
 	default:
 		done()
-		return cantonErr(codeBackpressure, "%d asynchronous submissions are running; retry shortly", maxAsync)
+		return canton.Err(canton.CodeBackpressure, "%d asynchronous submissions are running; retry shortly", maxAsync)
 	}
 	// Kept before it is answered, when durable (durable.go).
 	var kept int64
@@ -80,14 +81,14 @@ func (s *Server) asyncSubmit(w http.ResponseWriter, r *http.Request, c *caller) 
 	go func() {
 		defer func() { <-s.async; cancel(); done(); s.running.Done() }()
 		_, err := s.execute(run, sb)
-		if err != nil && asCanton(err).code == codeInternal {
+		if err != nil && canton.Of(err).Code == canton.CodeInternal {
 			s.log.ErrorContext(ctx, "ledger api: asynchronous submission failed", "command_id", sb.commandID, "err", err)
 		}
 		if kept != 0 {
 			s.settle(kept, err)
 		}
 	}()
-	return writeJSON(w, struct{}{})
+	return canton.WriteJSON(w, struct{}{})
 }
 
 // completionsRequest is CompletionStreamRequest.
@@ -100,7 +101,7 @@ type completionsRequest struct {
 // completions is POST /v2/commands/completions: the caller's completions
 // after beginExclusive for the parties, then an OffsetCheckpoint at the
 // ledger end when there is room.
-func (s *Server) completions(w http.ResponseWriter, r *http.Request, c *caller) error {
+func (s *Server) completions(w http.ResponseWriter, r *http.Request, c *canton.Caller) error {
 	limit, err := listLimit(r)
 	if err != nil {
 		return err
@@ -112,19 +113,19 @@ func (s *Server) completions(w http.ResponseWriter, r *http.Request, c *caller) 
 	if v := r.URL.Query().Get("stream_idle_timeout_ms"); v != "" {
 		ms, err := strconv.ParseInt(v, 10, 64)
 		if err != nil || ms < 0 {
-			return &decodeError{status: http.StatusBadRequest, msg: "stream_idle_timeout_ms: want a non-negative whole number, not " + strconv.Quote(v)}
+			return &canton.DecodeError{Status: http.StatusBadRequest, Msg: "stream_idle_timeout_ms: want a non-negative whole number, not " + strconv.Quote(v)}
 		}
 		idle = min(time.Duration(ms)*time.Millisecond, maxIdle)
 	}
 	var req completionsRequest
-	if err := decode(r, &req); err != nil {
+	if err := canton.Decode(r, &req); err != nil {
 		return err
 	}
 	parties, begin, err := req.parse(c)
 	if err != nil {
 		return err
 	}
-	cs, end, err := s.completionsOf(r.Context(), c.user.Name, parties, begin, limit)
+	cs, end, err := s.completionsOf(r.Context(), c.User.Name, parties, begin, limit)
 	// An asynchronous submission still running completes soon: wait for
 	// it a little, as Canton's stream waits its idle timeout.
 	for deadline := time.Now().Add(idle); err == nil && len(cs) == 0 && len(s.async) > 0 && time.Now().Before(deadline); {
@@ -133,7 +134,7 @@ func (s *Server) completions(w http.ResponseWriter, r *http.Request, c *caller) 
 			return r.Context().Err()
 		case <-time.After(20 * time.Millisecond):
 		}
-		cs, end, err = s.completionsOf(r.Context(), c.user.Name, parties, begin, limit)
+		cs, end, err = s.completionsOf(r.Context(), c.User.Name, parties, begin, limit)
 	}
 	if err != nil {
 		return err
@@ -153,27 +154,27 @@ func (s *Server) completions(w http.ResponseWriter, r *http.Request, c *caller) 
 			out = append(out, s.completionCheckpoint(end))
 		}
 	}
-	return writeJSON(w, out)
+	return canton.WriteJSON(w, out)
 }
 
 // parse checks the request for c: whose completions, after which offset.
-func (q *completionsRequest) parse(c *caller) ([]coin.PartyID, int64, error) {
-	if q.UserID != "" && q.UserID != c.user.Name {
-		return nil, 0, permissionDenied("userId %q is not the token's user %q", q.UserID, c.user.Name)
+func (q *completionsRequest) parse(c *canton.Caller) ([]coin.PartyID, int64, error) {
+	if q.UserID != "" && q.UserID != c.User.Name {
+		return nil, 0, canton.PermissionDenied("userId %q is not the token's user %q", q.UserID, c.User.Name)
 	}
 	if len(q.Parties) == 0 {
-		return nil, 0, cantonErr(codeMissingField, "parties: give the parties whose completions to read")
+		return nil, 0, canton.Err(canton.CodeMissingField, "parties: give the parties whose completions to read")
 	}
 	if len(q.Parties) > ledger.MaxCompletionActAs {
-		return nil, 0, invalidArgument("parties: at most %d parties", ledger.MaxCompletionActAs)
+		return nil, 0, canton.InvalidArgument("parties: at most %d parties", ledger.MaxCompletionActAs)
 	}
 	parties := make([]coin.PartyID, len(q.Parties))
 	for i, a := range q.Parties {
-		p, err := parseParty("parties", a)
+		p, err := canton.ParseParty("parties", a)
 		if err != nil {
 			return nil, 0, err
 		}
-		if err := c.requireRead(p); err != nil {
+		if err := c.RequireRead(p); err != nil {
 			return nil, 0, err
 		}
 		parties[i] = p

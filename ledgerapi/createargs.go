@@ -3,6 +3,8 @@ package ledgerapi
 import (
 	"bytes"
 	"encoding/json"
+
+	"github.com/ccwallet/ccwallet/ledgerapi/internal/canton"
 )
 
 // decodeCreateArgs decodes a CreateCommand's createArguments strictly (an
@@ -12,7 +14,7 @@ func decodeCreateArgs(raw json.RawMessage, dst any) error {
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(dst); err != nil {
-		return invalidArgument("commands[0].CreateCommand.createArguments: %v", err)
+		return canton.InvalidArgument("commands[0].CreateCommand.createArguments: %v", err)
 	}
 	return nil
 }

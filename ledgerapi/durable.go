@@ -11,6 +11,7 @@ import (
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/asyncsub"
 	"github.com/ccwallet/ccwallet/ledger/impersonation"
+	"github.com/ccwallet/ccwallet/ledgerapi/internal/canton"
 	"github.com/ccwallet/ccwallet/web"
 	"github.com/google/uuid"
 )
@@ -89,17 +90,17 @@ type keepResult struct {
 
 // keep stores an accepted submission before it is answered: the keeper
 // stores the ones that arrive together in one statement and commit.
-func (s *Server) keep(r *http.Request, c *caller, cmds *jsCommands) (int64, error) {
+func (s *Server) keep(r *http.Request, c *canton.Caller, cmds *jsCommands) (int64, error) {
 	body, err := json.Marshal(cmds)
 	if err != nil {
 		return 0, err
 	}
 	actAsClaim := ""
-	if c.actor != "" && len(c.actAs) == 1 {
-		actAsClaim = string(c.actAs[0])
+	if c.Actor != "" && len(c.ActAs) == 1 {
+		actAsClaim = string(c.ActAs[0])
 	}
 	req := keepRequest{sub: asyncsub.Submission{
-		Owner: s.dur.owner, User: c.user.Name, ActAsClaim: actAsClaim, RequestID: web.RequestIDFrom(r.Context()),
+		Owner: s.dur.owner, User: c.User.Name, ActAsClaim: actAsClaim, RequestID: web.RequestIDFrom(r.Context()),
 		CommandID: cmds.CommandID, Body: body,
 	}, done: make(chan keepResult, 1)}
 	select {
@@ -323,8 +324,8 @@ func (s *Server) recheck(r *http.Request, k asyncsub.Submission, cmds *jsCommand
 	if err != nil {
 		return rejected(err)
 	}
-	if c.actor != "" {
-		*r = *r.WithContext(impersonation.ActingAs(r.Context(), c.actor))
+	if c.Actor != "" {
+		*r = *r.WithContext(impersonation.ActingAs(r.Context(), c.Actor))
 	}
 	if err := s.refuseUnsigned(r, c, cmds.ActAs); err != nil {
 		return rejected(err)
@@ -342,6 +343,6 @@ func retryable(err error) bool {
 	if err == nil {
 		return false
 	}
-	code := asCanton(err).code
-	return code == codeInternal || code == codeUnavailable
+	code := canton.Of(err).Code
+	return code == canton.CodeInternal || code == canton.CodeUnavailable
 }

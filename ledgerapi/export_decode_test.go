@@ -5,6 +5,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledgerapi/internal/canton"
 )
 
 // DecodeTransferSubmission decodes and checks r's submit-and-wait body
@@ -14,10 +15,10 @@ import (
 // argument.
 func (s *Server) DecodeTransferSubmission(r *http.Request, user string, actAs []coin.PartyID) error {
 	var cmds jsCommands
-	if err := decode(r, &cmds); err != nil {
+	if err := canton.Decode(r, &cmds); err != nil {
 		return err
 	}
-	sb, err := s.check(&caller{user: ledger.UserInfo{Name: user}, actAs: actAs}, &cmds)
+	sb, err := s.check(&canton.Caller{User: ledger.UserInfo{Name: user}, ActAs: actAs}, &cmds)
 	if err != nil {
 		return err
 	}

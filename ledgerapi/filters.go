@@ -10,6 +10,7 @@ import (
 	"github.com/ccwallet/ccwallet/ledger/apiread"
 
 	"github.com/ccwallet/ccwallet/coin"
+	"github.com/ccwallet/ccwallet/ledgerapi/internal/canton"
 )
 
 // Event formats: which parties' events, of which templates, with which
@@ -55,13 +56,13 @@ type eventFormat struct {
 func parseFilters(field string, f filtersJSON) (*partyFilter, error) {
 	pf := &partyFilter{templates: map[string]bool{}, interfaces: map[string]ifaceOpts{}}
 	if len(f.Cumulative) > maxFilterEntries {
-		return nil, invalidArgument("%s.cumulative: at most %d filters, got %d", field, maxFilterEntries, len(f.Cumulative))
+		return nil, canton.InvalidArgument("%s.cumulative: at most %d filters, got %d", field, maxFilterEntries, len(f.Cumulative))
 	}
 	empty := true
 	for i, c := range f.Cumulative {
 		at := fmt.Sprintf("%s.cumulative[%d].identifierFilter", field, i)
 		if len(c.IdentifierFilter) != 1 {
-			return nil, invalidArgument("%s: give exactly one of WildcardFilter, TemplateFilter, InterfaceFilter, Empty", at)
+			return nil, canton.InvalidArgument("%s: give exactly one of WildcardFilter, TemplateFilter, InterfaceFilter, Empty", at)
 		}
 		for kind, raw := range c.IdentifierFilter {
 			var v struct {
@@ -74,7 +75,7 @@ func parseFilters(field string, f filtersJSON) (*partyFilter, error) {
 			}
 			if kind != "Empty" {
 				if err := json.Unmarshal(raw, &v); err != nil {
-					return nil, &decodeError{status: 400, msg: at + "." + kind + ": " + err.Error()}
+					return nil, &canton.DecodeError{Status: 400, Msg: at + "." + kind + ": " + err.Error()}
 				}
 			}
 			switch kind {
@@ -97,7 +98,7 @@ func parseFilters(field string, f filtersJSON) (*partyFilter, error) {
 				o := pf.interfaces[id]
 				pf.interfaces[id] = ifaceOpts{view: o.view || v.Value.IncludeInterfaceView, blob: o.blob || v.Value.IncludeCreatedEventBlob}
 			default:
-				return nil, invalidArgument("%s: unknown filter %s; want WildcardFilter, TemplateFilter, InterfaceFilter or Empty", at, kind)
+				return nil, canton.InvalidArgument("%s: unknown filter %s; want WildcardFilter, TemplateFilter, InterfaceFilter or Empty", at, kind)
 			}
 			empty = false
 		}
@@ -110,29 +111,29 @@ func parseFilters(field string, f filtersJSON) (*partyFilter, error) {
 
 // parseEventFormat checks an event format (or legacy filter) and the
 // caller's right to read as each of its parties.
-func parseEventFormat(field string, f *eventFormatJSON, c *caller) (*eventFormat, error) {
+func parseEventFormat(field string, f *eventFormatJSON, c *canton.Caller) (*eventFormat, error) {
 	if f == nil {
-		return nil, cantonErr(codeMissingField, "%s: the event format (or filter) is required", field)
+		return nil, canton.Err(canton.CodeMissingField, "%s: the event format (or filter) is required", field)
 	}
-	if f.FiltersForAnyParty != nil && c.readAny {
-		return nil, cantonErr(codeUnsupported, "%s.filtersForAnyParty is not supported by this participant; filter by party", field)
+	if f.FiltersForAnyParty != nil && c.ReadAny {
+		return nil, canton.Err(canton.CodeUnsupported, "%s.filtersForAnyParty is not supported by this participant; filter by party", field)
 	}
 	if f.FiltersForAnyParty != nil {
-		return nil, permissionDenied("%s.filtersForAnyParty needs the CanReadAsAnyParty right, which user %q lacks; filter by party", field, c.user.Name)
+		return nil, canton.PermissionDenied("%s.filtersForAnyParty needs the CanReadAsAnyParty right, which user %q lacks; filter by party", field, c.User.Name)
 	}
 	if len(f.FiltersByParty) == 0 {
-		return nil, invalidArgument("%s.filtersByParty: give the parties to read as", field)
+		return nil, canton.InvalidArgument("%s.filtersByParty: give the parties to read as", field)
 	}
 	if len(f.FiltersByParty) > maxFilterParties {
-		return nil, invalidArgument("%s.filtersByParty: at most %d parties, got %d", field, maxFilterParties, len(f.FiltersByParty))
+		return nil, canton.InvalidArgument("%s.filtersByParty: at most %d parties, got %d", field, maxFilterParties, len(f.FiltersByParty))
 	}
 	ef := &eventFormat{byParty: map[coin.PartyID]*partyFilter{}}
 	for _, ps := range slices.Sorted(maps.Keys(f.FiltersByParty)) {
-		p, err := parseParty(field+".filtersByParty", ps)
+		p, err := canton.ParseParty(field+".filtersByParty", ps)
 		if err != nil {
 			return nil, err
 		}
-		if err := c.requireRead(p); err != nil {
+		if err := c.RequireRead(p); err != nil {
 			return nil, err
 		}
 		pf, err := parseFilters(field+".filtersByParty["+ps+"]", f.FiltersByParty[ps])

@@ -13,6 +13,7 @@ import (
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/userrights"
 	"github.com/ccwallet/ccwallet/ledger/users"
+	"github.com/ccwallet/ccwallet/ledgerapi/internal/canton"
 )
 
 // Identity: version, parties, participant id, users and their rights. A
@@ -29,7 +30,7 @@ type objectMeta struct {
 
 var emptyMeta = objectMeta{Annotations: map[string]string{}}
 
-func (s *Server) getVersion(w http.ResponseWriter, r *http.Request, _ *caller) error {
+func (s *Server) getVersion(w http.ResponseWriter, r *http.Request, _ *canton.Caller) error {
 	type userMgmt struct {
 		Supported        bool `json:"supported"`
 		MaxRightsPerUser int  `json:"maxRightsPerUser"`
@@ -42,14 +43,14 @@ func (s *Server) getVersion(w http.ResponseWriter, r *http.Request, _ *caller) e
 		UserManagement  userMgmt  `json:"userManagement"`
 		PartyManagement partyMgmt `json:"partyManagement"`
 	}
-	return writeJSON(w, struct {
+	return canton.WriteJSON(w, struct {
 		Version  string   `json:"version"`
 		Features features `json:"features"`
 	}{Version, features{userMgmt{true, userrights.MaxUserRights, maxUsersPage}, partyMgmt{apiread.MaxPartiesPage}}})
 }
 
-func (s *Server) getParticipantID(w http.ResponseWriter, r *http.Request, _ *caller) error {
-	return writeJSON(w, map[string]string{"participantId": s.l.ParticipantID()})
+func (s *Server) getParticipantID(w http.ResponseWriter, r *http.Request, _ *canton.Caller) error {
+	return canton.WriteJSON(w, map[string]string{"participantId": s.l.ParticipantID()})
 }
 
 type partyDetails struct {
@@ -67,13 +68,13 @@ func pageSize(r *http.Request) (int, error) {
 	}
 	n, err := strconv.Atoi(v)
 	if err != nil || n < 0 {
-		return 0, invalidArgument("pageSize: want a non-negative whole number, not %q", v)
+		return 0, canton.InvalidArgument("pageSize: want a non-negative whole number, not %q", v)
 	}
 	return n, nil
 }
 
-func (s *Server) listParties(w http.ResponseWriter, r *http.Request, c *caller) error {
-	if err := c.requireAdmin(); err != nil {
+func (s *Server) listParties(w http.ResponseWriter, r *http.Request, c *canton.Caller) error {
+	if err := c.RequireAdmin(); err != nil {
 		return err
 	}
 	n, err := pageSize(r)
@@ -98,31 +99,31 @@ func (s *Server) listParties(w http.ResponseWriter, r *http.Request, c *caller) 
 	if len(ps) == n {
 		out.NextPageToken = string(ps[len(ps)-1].Party)
 	}
-	return writeJSON(w, out)
+	return canton.WriteJSON(w, out)
 }
 
-func (s *Server) allocateParty(w http.ResponseWriter, r *http.Request, c *caller) error {
-	if err := c.requireAdmin(); err != nil {
+func (s *Server) allocateParty(w http.ResponseWriter, r *http.Request, c *canton.Caller) error {
+	if err := c.RequireAdmin(); err != nil {
 		return err
 	}
 	var req struct {
 		PartyIDHint        string `json:"partyIdHint"`
 		IdentityProviderID string `json:"identityProviderId"`
 	}
-	if err := decode(r, &req); err != nil {
+	if err := canton.Decode(r, &req); err != nil {
 		return err
 	}
 	if req.IdentityProviderID != "" {
-		return invalidArgument("identityProviderId: only the default identity provider (\"\") is supported")
+		return canton.InvalidArgument("identityProviderId: only the default identity provider (\"\") is supported")
 	}
 	p, err := users.Of(s.l).AllocateParty(r.Context(), req.PartyIDHint)
 	if errors.Is(err, ledger.ErrConflict) {
-		return cantonErr(codePartyAlreadyExists, "%s", err.Error())
+		return canton.Err(canton.CodePartyAlreadyExists, "%s", err.Error())
 	}
 	if err != nil {
 		return err
 	}
-	return writeJSON(w, map[string]partyDetails{"partyDetails": {Party: p, IsLocal: true, LocalMetadata: emptyMeta}})
+	return canton.WriteJSON(w, map[string]partyDetails{"partyDetails": {Party: p, IsLocal: true, LocalMetadata: emptyMeta}})
 }
 
 type userDTO struct {
@@ -159,8 +160,8 @@ func rightsDTO(rs []userrights.Right) []right {
 	return out
 }
 
-func (s *Server) listUsers(w http.ResponseWriter, r *http.Request, c *caller) error {
-	if err := c.requireAdmin(); err != nil {
+func (s *Server) listUsers(w http.ResponseWriter, r *http.Request, c *canton.Caller) error {
+	if err := c.RequireAdmin(); err != nil {
 		return err
 	}
 	n, err := pageSize(r)
@@ -193,23 +194,23 @@ func (s *Server) listUsers(w http.ResponseWriter, r *http.Request, c *caller) er
 		}
 		out.Users = append(out.Users, userOf(u, rs))
 	}
-	return writeJSON(w, out)
+	return canton.WriteJSON(w, out)
 }
 
 // lookupUser returns the user named in the path, for an admin or the user
 // itself.
-func (s *Server) lookupUser(r *http.Request, c *caller) (*caller, error) {
+func (s *Server) lookupUser(r *http.Request, c *canton.Caller) (*canton.Caller, error) {
 	id := r.PathValue("userId")
-	if id == c.user.Name && c.actor != "" && len(c.actAs) == 1 {
+	if id == c.User.Name && c.Actor != "" && len(c.ActAs) == 1 {
 		// An impersonation token is its party's user, and only that
 		// (devnet.IsAdminAs): it reads the party as its primary party
 		// and its act-as right alone, never the admin's own record.
 		self := *c
-		self.user.Party = c.actAs[0]
+		self.User.Party = c.ActAs[0]
 		return &self, nil
 	}
-	if id != c.user.Name {
-		if err := c.requireAdmin(); err != nil {
+	if id != c.User.Name {
+		if err := c.RequireAdmin(); err != nil {
 			return nil, err
 		}
 	}
@@ -218,29 +219,29 @@ func (s *Server) lookupUser(r *http.Request, c *caller) (*caller, error) {
 		return nil, err
 	}
 	if !u.Onboarded && !u.IsAdmin {
-		return nil, cantonErr(codeUserNotFound, "user %q not found", id)
+		return nil, canton.Err(canton.CodeUserNotFound, "user %q not found", id)
 	}
 	rs, err := s.w.UserRights.RightsOf(r.Context(), u)
 	if err != nil {
 		return nil, err
 	}
-	return callerOf(u, rs), nil
+	return canton.CallerOf(u, rs), nil
 }
 
-func (s *Server) getUser(w http.ResponseWriter, r *http.Request, c *caller) error {
+func (s *Server) getUser(w http.ResponseWriter, r *http.Request, c *canton.Caller) error {
 	u, err := s.lookupUser(r, c)
 	if err != nil {
 		return err
 	}
-	return writeJSON(w, map[string]userDTO{"user": userOf(u.user, u.rights)})
+	return canton.WriteJSON(w, map[string]userDTO{"user": userOf(u.User, u.Rights)})
 }
 
-func (s *Server) listUserRights(w http.ResponseWriter, r *http.Request, c *caller) error {
+func (s *Server) listUserRights(w http.ResponseWriter, r *http.Request, c *canton.Caller) error {
 	u, err := s.lookupUser(r, c)
 	if err != nil {
 		return err
 	}
-	return writeJSON(w, map[string][]right{"rights": rightsDTO(u.rights.Rights)})
+	return canton.WriteJSON(w, map[string][]right{"rights": rightsDTO(u.Rights.Rights)})
 }
 
 // createUser onboards a wallet user: a ledger user here always acts as one
@@ -248,34 +249,34 @@ func (s *Server) listUserRights(w http.ResponseWriter, r *http.Request, c *calle
 // right names one), and holds the party-less rights the request gives
 // (ParticipantAdmin, CanReadAsAnyParty, CanExecuteAsAnyParty, as the
 // wallet SDK's createUser grants), all in one change.
-func (s *Server) createUser(w http.ResponseWriter, r *http.Request, c *caller) error {
-	if err := c.requireAdmin(); err != nil {
+func (s *Server) createUser(w http.ResponseWriter, r *http.Request, c *canton.Caller) error {
+	if err := c.RequireAdmin(); err != nil {
 		return err
 	}
 	var req struct {
 		User   *userDTO  `json:"user"`
 		Rights []rightIn `json:"rights"`
 	}
-	if err := decode(r, &req); err != nil {
+	if err := canton.Decode(r, &req); err != nil {
 		return err
 	}
 	if req.User == nil || req.User.ID == "" {
-		return cantonErr(codeMissingField, "user.id: the user to create must have an id")
+		return canton.Err(canton.CodeMissingField, "user.id: the user to create must have an id")
 	}
 	if req.User.IdentityProviderID != "" {
-		return invalidArgument("user.identityProviderId: only the default identity provider (\"\") is supported")
+		return canton.InvalidArgument("user.identityProviderId: only the default identity provider (\"\") is supported")
 	}
 	if req.User.IsDeactivated {
-		return invalidArgument("user.isDeactivated: a user is created active")
+		return canton.InvalidArgument("user.isDeactivated: a user is created active")
 	}
 	if len(req.Rights) > userrights.MaxUserRights {
-		return invalidArgument("rights: at most %d at once", userrights.MaxUserRights)
+		return canton.InvalidArgument("rights: at most %d at once", userrights.MaxUserRights)
 	}
 	party := string(req.User.PrimaryParty)
 	var extra []userrights.Right
 	for i, rt := range req.Rights {
 		if len(rt.Kind) != 1 {
-			return invalidArgument("rights[%d].kind: give exactly one kind of right", i)
+			return canton.InvalidArgument("rights[%d].kind: give exactly one kind of right", i)
 		}
 		for kind, v := range rt.Kind {
 			switch kind {
@@ -284,7 +285,7 @@ func (s *Server) createUser(w http.ResponseWriter, r *http.Request, c *caller) e
 					party = v.Value.Party
 				}
 				if v.Value.Party != party {
-					return invalidArgument("rights[%d]: a user acts and reads as its primary party %s only, not %s", i, party, v.Value.Party)
+					return canton.InvalidArgument("rights[%d]: a user acts and reads as its primary party %s only, not %s", i, party, v.Value.Party)
 				}
 			default:
 				extra = append(extra, userrights.Right{Kind: kind, Party: coin.PartyID(v.Value.Party)})
@@ -294,11 +295,11 @@ func (s *Server) createUser(w http.ResponseWriter, r *http.Request, c *caller) e
 	var p coin.PartyID
 	if party != "" {
 		var err error
-		if p, err = parseParty("user.primaryParty", party); err != nil {
+		if p, err = canton.ParseParty("user.primaryParty", party); err != nil {
 			return err
 		}
 		if err := s.l.KnownParty(r.Context(), p); err != nil {
-			return cantonErr(codePartyNotKnown, "party %s is not known to this participant; allocate it first", p)
+			return canton.Err(canton.CodePartyNotKnown, "party %s is not known to this participant; allocate it first", p)
 		}
 	}
 	existing, err := users.Of(s.l).Get(r.Context(), req.User.ID)
@@ -306,7 +307,7 @@ func (s *Server) createUser(w http.ResponseWriter, r *http.Request, c *caller) e
 		return err
 	}
 	if existing.Onboarded {
-		return cantonErr(codeUserAlreadyExists, "user %q already exists", req.User.ID)
+		return canton.Err(canton.CodeUserAlreadyExists, "user %q already exists", req.User.ID)
 	}
 	if _, err := s.w.UserRights.Create(r.Context(), req.User.ID, p, extra); err != nil {
 		return err
@@ -315,26 +316,26 @@ func (s *Server) createUser(w http.ResponseWriter, r *http.Request, c *caller) e
 	if err != nil {
 		return err
 	}
-	return writeJSON(w, map[string]userDTO{"user": userOf(u, userrights.UserRights{})})
+	return canton.WriteJSON(w, map[string]userDTO{"user": userOf(u, userrights.UserRights{})})
 }
 
 // listPackages is GET /v2/packages: the packages of the templates and
 // interfaces this ledger knows, by id.
-func (s *Server) listPackages(w http.ResponseWriter, r *http.Request, _ *caller) error {
+func (s *Server) listPackages(w http.ResponseWriter, r *http.Request, _ *canton.Caller) error {
 	ids := slices.Sorted(maps.Keys(packageNames))
-	return writeJSON(w, map[string][]string{"packageIds": ids})
+	return canton.WriteJSON(w, map[string][]string{"packageIds": ids})
 }
 
 // getParty is GET /v2/parties/{party}: the party's details for an admin
 // or a user that may read as it; a party the ledger does not know is left
 // out, as Canton does.
-func (s *Server) getParty(w http.ResponseWriter, r *http.Request, c *caller) error {
-	p, err := parseParty("party", r.PathValue("party"))
+func (s *Server) getParty(w http.ResponseWriter, r *http.Request, c *canton.Caller) error {
+	p, err := canton.ParseParty("party", r.PathValue("party"))
 	if err != nil {
 		return err
 	}
-	if !c.admin {
-		if err := c.requireRead(p); err != nil {
+	if !c.Admin {
+		if err := c.RequireRead(p); err != nil {
 			return err
 		}
 	}
@@ -344,5 +345,5 @@ func (s *Server) getParty(w http.ResponseWriter, r *http.Request, c *caller) err
 	} else if !errors.Is(err, ledger.ErrNotFound) {
 		return err
 	}
-	return writeJSON(w, map[string][]partyDetails{"partyDetails": out})
+	return canton.WriteJSON(w, map[string][]partyDetails{"partyDetails": out})
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/ccwallet/ccwallet/ledger/apiread"
+	"github.com/ccwallet/ccwallet/ledgerapi/internal/canton"
 )
 
 // packageIDs are the package ids of the token standard's interface
@@ -84,12 +85,12 @@ const (
 func resolveID(field, id string, want identifierKind) (string, error) {
 	parts := strings.Split(id, ":")
 	if len(parts) != 3 || parts[0] == "" || parts[1] == "" || parts[2] == "" {
-		return "", invalidArgument("%s: %q is not an identifier of the form <package>:<Module.Name>:<Entity>, e.g. #splice-amulet:Splice.Amulet:Amulet", field, id)
+		return "", canton.InvalidArgument("%s: %q is not an identifier of the form <package>:<Module.Name>:<Entity>, e.g. #splice-amulet:Splice.Amulet:Amulet", field, id)
 	}
 	name, ok := strings.CutPrefix(parts[0], "#")
 	if !ok {
 		if name, ok = packageNames[parts[0]]; !ok {
-			return "", cantonErr(codePackageNamesNotFound, "package %s of %s is not known to this participant", parts[0], field)
+			return "", canton.Err(canton.CodePackageNamesNotFound, "package %s of %s is not known to this participant", parts[0], field)
 		}
 	}
 	canon := "#" + name + ":" + parts[1] + ":" + parts[2]
@@ -103,7 +104,7 @@ func resolveID(field, id string, want identifierKind) (string, error) {
 		}
 	}
 	if _, ok := packageNames[packageID(name)]; !ok {
-		return "", cantonErr(codePackageNamesNotFound, "package %s of %s is not known to this participant", name, field)
+		return "", canton.Err(canton.CodePackageNamesNotFound, "package %s of %s is not known to this participant", name, field)
 	}
-	return "", cantonErr(codeTemplatesNotFound, "%s %s is not known to this participant; known %ss: %s", what, canon, what, strings.Join(known, ", "))
+	return "", canton.Err(canton.CodeTemplatesNotFound, "%s %s is not known to this participant; known %ss: %s", what, canon, what, strings.Join(known, ", "))
 }

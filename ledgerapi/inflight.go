@@ -3,6 +3,8 @@ package ledgerapi
 import (
 	"net/http"
 	"sync"
+
+	"github.com/ccwallet/ccwallet/ledgerapi/internal/canton"
 )
 
 // inFlight tracks the submissions this server is running, by change id
@@ -43,13 +45,13 @@ func (f *inFlight) release(key string) {
 // inFlightError is SUBMISSION_ALREADY_IN_FLIGHT for sb, whose change runs
 // under the submission id existing, in Canton's words and context.
 func inFlightError(sb *submission, existing string) error {
-	e := cantonErr(codeInFlight, "The command %q of user %q acting as %v is already being processed (submission %q); wait for its completion",
+	e := canton.Err(canton.CodeInFlight, "The command %q of user %q acting as %v is already being processed (submission %q); wait for its completion",
 		sb.commandID, sb.user, sb.actAs, existing)
 	opt := "None"
 	if existing != "" {
 		opt = "Some(" + existing + ")"
 	}
-	e.context = map[string]string{"existingSubmissionId": opt}
+	e.Context = map[string]string{"existingSubmissionId": opt}
 	return e
 }
 

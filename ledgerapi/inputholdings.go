@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/ccwallet/ccwallet/coin"
+	"github.com/ccwallet/ccwallet/ledgerapi/internal/canton"
 )
 
 // parseInputHoldings reads a transfer's inputHoldingCids; the ledger
@@ -13,7 +14,7 @@ func parseInputHoldings(ids []string) ([]coin.ContractID, error) {
 	for i, s := range ids {
 		id, err := coin.ParseContractID(s)
 		if err != nil {
-			return nil, invalidArgument("%s", fmt.Sprintf("transfer.inputHoldingCids[%d]: %v", i, err))
+			return nil, canton.InvalidArgument("%s", fmt.Sprintf("transfer.inputHoldingCids[%d]: %v", i, err))
 		}
 		out = append(out, id)
 	}

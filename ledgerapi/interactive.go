@@ -18,6 +18,7 @@ import (
 	"github.com/ccwallet/ccwallet/ledger/apiread"
 	"github.com/ccwallet/ccwallet/ledger/external"
 	"github.com/ccwallet/ccwallet/ledger/preparedtx"
+	"github.com/ccwallet/ccwallet/ledgerapi/internal/canton"
 	"github.com/google/uuid"
 )
 
@@ -30,15 +31,6 @@ import (
 // same change id (user, actAs, commandId), so its outcome is stored where
 // submit-and-wait's is. Execute answers {} once the command ran; what
 // the ledger refuses is answered at once, as submit-and-wait does.
-
-// Canton's codes for externally signed transactions
-// (TransactionProcessor.scala, RequestValidationErrors.scala).
-var (
-	codeInvalidExternalSignature   = errorCode{"INVALID_EXTERNAL_SIGNATURE", catInvalidIndependent}
-	codeInvalidExternalTransaction = errorCode{"INVALID_EXTERNAL_TRANSACTION", catInvalidIndependent}
-	codeLedgerTimeOutsideBounds    = errorCode{"LEDGER_TIME_OUTSIDE_BOUNDS", catInvalidIndependent}
-	codeCannotActViaParticipant    = errorCode{"SUBMITTER_CANNOT_ACT_VIA_PARTICIPANT", catInsufficientPermission}
-)
 
 const (
 	hashingSchemeV2 = "HASHING_SCHEME_VERSION_V2"
@@ -69,59 +61,59 @@ type prepareRequest struct {
 
 // prepareSubmission is POST /v2/interactive-submission/prepare. Preparing
 // changes nothing on the ledger, so reading as the parties is enough.
-func (s *Server) prepareSubmission(w http.ResponseWriter, r *http.Request, c *caller) error {
+func (s *Server) prepareSubmission(w http.ResponseWriter, r *http.Request, c *canton.Caller) error {
 	var req prepareRequest
-	if err := decode(r, &req); err != nil {
+	if err := canton.Decode(r, &req); err != nil {
 		return err
 	}
-	if req.UserID != "" && req.UserID != c.user.Name {
-		return permissionDenied("userId %q is not the token's user %q", req.UserID, c.user.Name)
+	if req.UserID != "" && req.UserID != c.User.Name {
+		return canton.PermissionDenied("userId %q is not the token's user %q", req.UserID, c.User.Name)
 	}
 	if req.CommandID == "" {
-		return cantonErr(codeMissingField, "commandId: every command needs an id, unique per change")
+		return canton.Err(canton.CodeMissingField, "commandId: every command needs an id, unique per change")
 	}
 	if len(req.CommandID) > maxCommandIDLength {
-		return invalidArgument("commandId: at most %d bytes", maxCommandIDLength)
+		return canton.InvalidArgument("commandId: at most %d bytes", maxCommandIDLength)
 	}
 	if req.SynchronizerID == "" {
-		return cantonErr(codeMissingField, "synchronizerId: name the synchronizer to prepare for (%s)", s.l.SynchronizerID())
+		return canton.Err(canton.CodeMissingField, "synchronizerId: name the synchronizer to prepare for (%s)", s.l.SynchronizerID())
 	}
 	if req.SynchronizerID != s.l.SynchronizerID() {
-		return invalidArgument("synchronizerId: this participant is connected to %s only", s.l.SynchronizerID())
+		return canton.InvalidArgument("synchronizerId: this participant is connected to %s only", s.l.SynchronizerID())
 	}
 	if len(req.ActAs) != 1 {
-		return invalidArgument("actAs: an interactive submission acts as exactly one external party, not %d", len(req.ActAs))
+		return canton.InvalidArgument("actAs: an interactive submission acts as exactly one external party, not %d", len(req.ActAs))
 	}
-	party, err := parseParty("actAs", req.ActAs[0])
+	party, err := canton.ParseParty("actAs", req.ActAs[0])
 	if err != nil {
 		return err
 	}
 	readAs := []coin.PartyID{party}
 	for _, a := range req.ReadAs {
-		p, err := parseParty("readAs", a)
+		p, err := canton.ParseParty("readAs", a)
 		if err != nil {
 			return err
 		}
 		readAs = append(readAs, p)
 	}
-	if err := c.requireRead(readAs...); err != nil {
+	if err := c.RequireRead(readAs...); err != nil {
 		return err
 	}
 	if _, err := s.w.External.ExternalPartyKey(r.Context(), party); errors.Is(err, ledger.ErrNotFound) {
-		return cantonErr(codePartyNotKnown, "party %s is not known to this participant", party)
+		return canton.Err(canton.CodePartyNotKnown, "party %s is not known to this participant", party)
 	} else if err != nil {
-		return invalidArgument("actAs: %s has no registered signing key; prepare only for external parties, and submit for local ones with /v2/commands/submit-and-wait", party)
+		return canton.InvalidArgument("actAs: %s has no registered signing key; prepare only for external parties, and submit for local ones with /v2/commands/submit-and-wait", party)
 	}
 	visible := visibility{readAs: readAs, disclosed: map[coin.ContractID]bool{}}
 	for i, d := range req.DisclosedContracts {
 		cid, _, err := s.l.VerifyBlob(d.CreatedEventBlob)
 		if err != nil || string(cid) != d.ContractID {
-			return invalidArgument("disclosedContracts[%d]: the created event blob of %s was not issued by this ledger; disclose what the registry handed out", i, d.ContractID)
+			return canton.InvalidArgument("disclosedContracts[%d]: the created event blob of %s was not issued by this ledger; disclose what the registry handed out", i, d.ContractID)
 		}
 		visible.disclosed[cid] = true
 	}
 	if len(req.Commands) != 1 || len(req.Commands[0]) != 1 {
-		return cantonErr(codeUnsupported, "commands: this participant runs %s", supportedCommands)
+		return canton.Err(canton.CodeUnsupported, "commands: this participant runs %s", supportedCommands)
 	}
 	now := s.l.Now()
 	expires := now.Add(s.w.External.PreparedTTL())
@@ -162,7 +154,7 @@ func (s *Server) prepareSubmission(w http.ResponseWriter, r *http.Request, c *ca
 		mh, _ := preparedtx.MetadataHash(&p.Metadata)
 		out["hashingDetails"] = fmt.Sprintf("scheme V2: SHA-256(00000030 02 transaction %x metadata %x) = %x", th, mh, hash)
 	}
-	return writeJSON(w, out)
+	return canton.WriteJSON(w, out)
 }
 
 // rootNode is the command as a transaction node, and the contracts it
@@ -175,14 +167,14 @@ func (s *Server) rootNode(r *http.Request, party coin.PartyID, visible visibilit
 			CreateArguments json.RawMessage `json:"createArguments"`
 		}
 		if err := json.Unmarshal(raw, &cc); err != nil {
-			return preparedtx.Node{}, nil, &decodeError{status: http.StatusBadRequest, msg: "commands[0].CreateCommand: " + err.Error()}
+			return preparedtx.Node{}, nil, &canton.DecodeError{Status: http.StatusBadRequest, Msg: "commands[0].CreateCommand: " + err.Error()}
 		}
 		tmpl, err := resolveID("commands[0].CreateCommand.templateId", cc.TemplateID, kindTemplate)
 		if err != nil {
 			return preparedtx.Node{}, nil, err
 		}
 		if tmpl != allocationdata.TemplateOTCTradeProposal && coinCreates[tmpl] == nil {
-			return preparedtx.Node{}, nil, cantonErr(codeUnsupported, "create of %s: this participant runs %s", tmpl, supportedCommands)
+			return preparedtx.Node{}, nil, canton.Err(canton.CodeUnsupported, "create of %s: this participant runs %s", tmpl, supportedCommands)
 		}
 		id := identifier(tmpl)
 		arg, err := damlValue(cc.CreateArguments, "", &id, 0)
@@ -198,28 +190,28 @@ func (s *Server) rootNode(r *http.Request, party coin.PartyID, visible visibilit
 	}
 	raw, ok := cmd["ExerciseCommand"]
 	if !ok {
-		return preparedtx.Node{}, nil, cantonErr(codeUnsupported, "commands[0]: this participant runs %s", supportedCommands)
+		return preparedtx.Node{}, nil, canton.Err(canton.CodeUnsupported, "commands[0]: this participant runs %s", supportedCommands)
 	}
 	var ex exerciseCommand
 	if err := json.Unmarshal(raw, &ex); err != nil {
-		return preparedtx.Node{}, nil, &decodeError{status: http.StatusBadRequest, msg: "commands[0].ExerciseCommand: " + err.Error()}
+		return preparedtx.Node{}, nil, &canton.DecodeError{Status: http.StatusBadRequest, Msg: "commands[0].ExerciseCommand: " + err.Error()}
 	}
 	target, err := resolveID("commands[0].ExerciseCommand.templateId", ex.TemplateID, kindInterface)
 	if err != nil {
 		if target, err = resolveID("commands[0].ExerciseCommand.templateId", ex.TemplateID, kindTemplate); err != nil {
-			return preparedtx.Node{}, nil, cantonErr(codeUnsupported, "commands[0].ExerciseCommand.templateId %q: this participant runs %s", ex.TemplateID, supportedCommands)
+			return preparedtx.Node{}, nil, canton.Err(canton.CodeUnsupported, "commands[0].ExerciseCommand.templateId %q: this participant runs %s", ex.TemplateID, supportedCommands)
 		}
 	}
 	if !servedChoice(target, ex.Choice) {
-		return preparedtx.Node{}, nil, cantonErr(codeUnsupported, "choice %s on %s: this participant runs %s", ex.Choice, target, supportedCommands)
+		return preparedtx.Node{}, nil, canton.Err(canton.CodeUnsupported, "choice %s on %s: this participant runs %s", ex.Choice, target, supportedCommands)
 	}
 	cid, err := coin.ParseContractID(ex.ContractID)
 	if err != nil {
-		return preparedtx.Node{}, nil, invalidArgument("commands[0].ExerciseCommand.contractId: %v", err)
+		return preparedtx.Node{}, nil, canton.InvalidArgument("commands[0].ExerciseCommand.contractId: %v", err)
 	}
 	ct, err := s.w.APIRead.LedgerContractByID(r.Context(), cid)
 	if errors.Is(err, ledger.ErrNotFound) || err == nil && (ct.ArchivedOffset != 0 || ct.TemplateID != target && !apiread.Implements(ct.TemplateID, target) || !visible.sees(ct)) {
-		return preparedtx.Node{}, nil, cantonErr(codeContractNotFound, "%s %s not found, not active, or neither visible to the parties nor disclosed", target, cid)
+		return preparedtx.Node{}, nil, canton.Err(canton.CodeContractNotFound, "%s %s not found, not active, or neither visible to the parties nor disclosed", target, cid)
 	} else if err != nil {
 		return preparedtx.Node{}, nil, err
 	}
@@ -312,57 +304,57 @@ type executeRequest struct {
 }
 
 // executeSubmission is POST /v2/interactive-submission/execute.
-func (s *Server) executeSubmission(w http.ResponseWriter, r *http.Request, c *caller) error {
+func (s *Server) executeSubmission(w http.ResponseWriter, r *http.Request, c *canton.Caller) error {
 	var req executeRequest
-	if err := decode(r, &req); err != nil {
+	if err := canton.Decode(r, &req); err != nil {
 		return err
 	}
 	for field, missing := range map[string]bool{"deduplicationPeriod": len(req.DeduplicationPeriod) == 0, "submissionId": req.SubmissionID == nil,
 		"userId": req.UserID == nil, "hashingSchemeVersion": req.HashingSchemeVersion == nil} {
 		if missing {
-			return &decodeError{status: http.StatusBadRequest, msg: "Missing required field: " + field}
+			return &canton.DecodeError{Status: http.StatusBadRequest, Msg: "Missing required field: " + field}
 		}
 	}
 	if v := *req.HashingSchemeVersion; v != hashingSchemeV2 && v != "HASHING_SCHEME_VERSION_UNSPECIFIED" {
 		// Not a name of the enum: the JSON layer cannot decode it.
-		return &decodeError{status: http.StatusBadRequest, msg: "hashingSchemeVersion: unknown HashingSchemeVersion " + strconv.Quote(v)}
+		return &canton.DecodeError{Status: http.StatusBadRequest, Msg: "hashingSchemeVersion: unknown HashingSchemeVersion " + strconv.Quote(v)}
 	}
 	if *req.HashingSchemeVersion != hashingSchemeV2 {
-		return invalidArgument("hashingSchemeVersion: this participant hashes with %s, not %q", hashingSchemeV2, *req.HashingSchemeVersion)
+		return canton.InvalidArgument("hashingSchemeVersion: this participant hashes with %s, not %q", hashingSchemeV2, *req.HashingSchemeVersion)
 	}
-	if *req.UserID != "" && *req.UserID != c.user.Name {
-		return permissionDenied("userId %q is not the token's user %q", *req.UserID, c.user.Name)
+	if *req.UserID != "" && *req.UserID != c.User.Name {
+		return canton.PermissionDenied("userId %q is not the token's user %q", *req.UserID, c.User.Name)
 	}
 	if req.PreparedTransaction == nil || *req.PreparedTransaction == "" {
-		return cantonErr(codeMissingField, "preparedTransaction: send the preparedTransaction that prepare returned")
+		return canton.Err(canton.CodeMissingField, "preparedTransaction: send the preparedTransaction that prepare returned")
 	}
 	raw, err := base64.StdEncoding.DecodeString(*req.PreparedTransaction)
 	if err != nil {
-		return &decodeError{status: http.StatusBadRequest, msg: "preparedTransaction: not base64: " + err.Error()}
+		return &canton.DecodeError{Status: http.StatusBadRequest, Msg: "preparedTransaction: not base64: " + err.Error()}
 	}
 	p, err := preparedtx.Unmarshal(raw)
 	if err != nil {
-		return &decodeError{status: http.StatusBadRequest, msg: "preparedTransaction: " + err.Error()}
+		return &canton.DecodeError{Status: http.StatusBadRequest, Msg: "preparedTransaction: " + err.Error()}
 	}
 	// Executing needs the right to act as each submitter, or to execute as
 	// any party (the party's own signature is checked below).
 	var actAs []coin.PartyID
 	for _, a := range p.Metadata.ActAs {
-		party, err := parseParty("preparedTransaction.metadata.submitterInfo.actAs", a)
+		party, err := canton.ParseParty("preparedTransaction.metadata.submitterInfo.actAs", a)
 		if err != nil {
 			return err
 		}
-		if !c.executeAny && !slices.Contains(c.actAs, party) {
-			return permissionDenied("user %q has no right to act as party %s", c.user.Name, party)
+		if !c.ExecuteAny && !slices.Contains(c.ActAs, party) {
+			return canton.PermissionDenied("user %q has no right to act as party %s", c.User.Name, party)
 		}
 		actAs = append(actAs, party)
 	}
 	if len(actAs) != 1 {
-		return cantonErr(codeInvalidExternalTransaction, "Provided external transaction is invalid: it acts as %d parties; only single-party submissions are supported", len(actAs))
+		return canton.Err(canton.CodeInvalidExternalTransaction, "Provided external transaction is invalid: it acts as %d parties; only single-party submissions are supported", len(actAs))
 	}
 	hash, err := preparedtx.Hash(p)
 	if err != nil {
-		return cantonErr(codeInvalidExternalTransaction, "Provided external transaction is invalid: %v", err)
+		return canton.Err(canton.CodeInvalidExternalTransaction, "Provided external transaction is invalid: %v", err)
 	}
 	sigs, err := signaturesOf(&req)
 	if err != nil {
@@ -371,21 +363,21 @@ func (s *Server) executeSubmission(w http.ResponseWriter, r *http.Request, c *ca
 	if err := s.w.External.VerifyExternalSignatures(r.Context(), hash, actAs, sigs); err != nil {
 		var se *external.SignatureError
 		if errors.As(err, &se) {
-			return cantonErr(codeInvalidExternalSignature, "Provided external signatures are invalid: %s", se.Error())
+			return canton.Err(canton.CodeInvalidExternalSignature, "Provided external signatures are invalid: %s", se.Error())
 		}
 		return err
 	}
 	if _, err := s.w.External.InteractivePrepared(r.Context(), hash); errors.Is(err, ledger.ErrNotFound) {
-		return cantonErr(codeInvalidExternalTransaction, "Provided external transaction is invalid: %v; execute what prepare returned, unchanged", err)
+		return canton.Err(canton.CodeInvalidExternalTransaction, "Provided external transaction is invalid: %v; execute what prepare returned, unchanged", err)
 	} else if errors.Is(err, ledger.ErrExpired) {
-		return cantonErr(codeLedgerTimeOutsideBounds, "The submitted command with a ledger effective time of %s is outside of the bounds required by the transaction: %v",
+		return canton.Err(canton.CodeLedgerTimeOutsideBounds, "The submitted command with a ledger effective time of %s is outside of the bounds required by the transaction: %v",
 			formatTime(s.l.Now()), err)
 	} else if err != nil {
 		return err
 	}
 	cmd, err := commandOf(p)
 	if err != nil {
-		return cantonErr(codeInvalidExternalTransaction, "Provided external transaction is invalid: %v", err)
+		return canton.Err(canton.CodeInvalidExternalTransaction, "Provided external transaction is invalid: %v", err)
 	}
 	cmds := jsCommands{
 		Commands: []map[string]json.RawMessage{cmd}, CommandID: p.Metadata.CommandID, ActAs: p.Metadata.ActAs,
@@ -394,38 +386,38 @@ func (s *Server) executeSubmission(w http.ResponseWriter, r *http.Request, c *ca
 	// The parties signed it: submit may act as them, also for a user that
 	// may execute as any party without acting as them.
 	sc := *c
-	sc.signed = true
-	if c.executeAny {
-		sc.actAs = append(slices.Clone(c.actAs), actAs...)
+	sc.Signed = true
+	if c.ExecuteAny {
+		sc.ActAs = append(slices.Clone(c.ActAs), actAs...)
 	}
 	c = &sc
 	if _, err := s.submit(r, c, &cmds); err != nil {
 		// Execute is asynchronous in Canton: a change executed before is
 		// reported in the completions (recorded by execute), not here.
-		if ce := asCanton(err); ce.code != codeDuplicateCommand {
+		if ce := canton.Of(err); ce.Code != canton.CodeDuplicateCommand {
 			return err
 		}
 	}
-	return writeJSON(w, struct{}{})
+	return canton.WriteJSON(w, struct{}{})
 }
 
 // refuseUnsigned refuses a submission acting as an external party unless
 // the party signed it (execute): this node hosts an external party to
 // confirm, not to submit for it, as Canton does.
 // Parties the caller may not act as are left to submit's own checks.
-func (s *Server) refuseUnsigned(r *http.Request, c *caller, actAs []string) error {
+func (s *Server) refuseUnsigned(r *http.Request, c *canton.Caller, actAs []string) error {
 	// A development network's admin acting as the party (impersonation,
 	// checked by devnet.Service.Impersonate) needs no key: that is its point.
-	if c.signed || c.actor != "" {
+	if c.Signed || c.Actor != "" {
 		return nil
 	}
 	for _, a := range actAs {
 		p := coin.PartyID(a)
-		if !slices.Contains(c.actAs, p) {
+		if !slices.Contains(c.ActAs, p) {
 			continue
 		}
 		if _, err := s.w.External.ExternalPartyKey(r.Context(), p); err == nil {
-			return cantonErr(codeCannotActViaParticipant, "%s is an external party: this participant cannot submit for it; prepare the command with /v2/interactive-submission/prepare, have the party sign it and execute it", p)
+			return canton.Err(canton.CodeCannotActViaParticipant, "%s is an external party: this participant cannot submit for it; prepare the command with /v2/interactive-submission/prepare, have the party sign it and execute it", p)
 		} else if !ledger.IsValidation(err) && !errors.Is(err, ledger.ErrNotFound) {
 			return err
 		}
@@ -441,17 +433,17 @@ func signaturesOf(req *executeRequest) (map[coin.PartyID][]external.ExternalSign
 	}
 	n := 0
 	for i, ps := range req.PartySignatures.Signatures {
-		party, err := parseParty(fmt.Sprintf("partySignatures.signatures[%d].party", i), ps.Party)
+		party, err := canton.ParseParty(fmt.Sprintf("partySignatures.signatures[%d].party", i), ps.Party)
 		if err != nil {
 			return nil, err
 		}
 		for j, sg := range ps.Signatures {
 			if n++; n > maxSignatures {
-				return nil, invalidArgument("partySignatures: at most %d signatures", maxSignatures)
+				return nil, canton.InvalidArgument("partySignatures: at most %d signatures", maxSignatures)
 			}
 			b, err := base64.StdEncoding.DecodeString(sg.Signature)
 			if err != nil {
-				return nil, invalidArgument("partySignatures.signatures[%d].signatures[%d].signature: not base64: %v", i, j, err)
+				return nil, canton.InvalidArgument("partySignatures.signatures[%d].signatures[%d].signature: not base64: %v", i, j, err)
 			}
 			out[party] = append(out[party], external.ExternalSignature{Format: sg.Format, Signature: b, SignedBy: sg.SignedBy, Algorithm: sg.SigningAlgorithmSpec})
 		}

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/ccwallet/ccwallet/ledger/damljson"
+	"github.com/ccwallet/ccwallet/ledgerapi/internal/canton"
 )
 
 // Preferred packages: every package this ledger knows is vetted for every
@@ -22,18 +23,18 @@ type packageReference struct {
 
 // preferredPackage is the reference of a package name, after checking
 // the caller may read as the parties; false when the name is unknown.
-func (s *Server) preferredPackage(c *caller, field, name string, parties []string) (packageReference, bool, error) {
+func (s *Server) preferredPackage(c *canton.Caller, field, name string, parties []string) (packageReference, bool, error) {
 	for _, p := range parties {
-		party, err := parseParty(field+".parties", p)
+		party, err := canton.ParseParty(field+".parties", p)
 		if err != nil {
 			return packageReference{}, false, err
 		}
-		if err := c.requireRead(party); err != nil {
+		if err := c.RequireRead(party); err != nil {
 			return packageReference{}, false, err
 		}
 	}
 	if name == "" {
-		return packageReference{}, false, cantonErr(codeMissingField, "%s: name the package", field)
+		return packageReference{}, false, canton.Err(canton.CodeMissingField, "%s: name the package", field)
 	}
 	id := packageID(name)
 	if packageNames[id] != name {
@@ -45,21 +46,21 @@ func (s *Server) preferredPackage(c *caller, field, name string, parties []strin
 // checkSynchronizer refuses a synchronizer id other than the ledger's.
 func (s *Server) checkSynchronizer(field, id string) error {
 	if id != "" && id != s.l.SynchronizerID() {
-		return invalidArgument("%s: this participant is connected to %s only", field, s.l.SynchronizerID())
+		return canton.InvalidArgument("%s: this participant is connected to %s only", field, s.l.SynchronizerID())
 	}
 	return nil
 }
 
 // preferredPackageVersion is GET
 // /v2/interactive-submission/preferred-package-version.
-func (s *Server) preferredPackageVersion(w http.ResponseWriter, r *http.Request, c *caller) error {
+func (s *Server) preferredPackageVersion(w http.ResponseWriter, r *http.Request, c *canton.Caller) error {
 	q := r.URL.Query()
 	if err := s.checkSynchronizer("synchronizer-id", q.Get("synchronizer-id")); err != nil {
 		return err
 	}
 	if at := q.Get("vetting_valid_at"); at != "" {
 		if _, err := time.Parse(time.RFC3339Nano, at); err != nil {
-			return &decodeError{status: http.StatusBadRequest, msg: "Invalid value for: query parameter vetting_valid_at"}
+			return &canton.DecodeError{Status: http.StatusBadRequest, Msg: "Invalid value for: query parameter vetting_valid_at"}
 		}
 	}
 	ref, ok, err := s.preferredPackage(c, "package-name", q.Get("package-name"), q["parties"])
@@ -67,13 +68,13 @@ func (s *Server) preferredPackageVersion(w http.ResponseWriter, r *http.Request,
 		return err
 	}
 	if !ok {
-		return writeJSON(w, struct{}{}) // no preferred package: the field is left out
+		return canton.WriteJSON(w, struct{}{}) // no preferred package: the field is left out
 	}
-	return writeJSON(w, map[string]any{"packagePreference": map[string]any{"packageReference": ref, "synchronizerId": s.l.SynchronizerID()}})
+	return canton.WriteJSON(w, map[string]any{"packagePreference": map[string]any{"packageReference": ref, "synchronizerId": s.l.SynchronizerID()}})
 }
 
 // preferredPackages is POST /v2/interactive-submission/preferred-packages.
-func (s *Server) preferredPackages(w http.ResponseWriter, r *http.Request, c *caller) error {
+func (s *Server) preferredPackages(w http.ResponseWriter, r *http.Request, c *canton.Caller) error {
 	var req struct {
 		PackageVettingRequirements []struct {
 			Parties     []string `json:"parties"`
@@ -82,17 +83,17 @@ func (s *Server) preferredPackages(w http.ResponseWriter, r *http.Request, c *ca
 		SynchronizerID string `json:"synchronizerId"`
 		VettingValidAt string `json:"vettingValidAt"`
 	}
-	if err := decode(r, &req); err != nil {
+	if err := canton.Decode(r, &req); err != nil {
 		return err
 	}
 	if err := s.checkSynchronizer("synchronizerId", req.SynchronizerID); err != nil {
 		return err
 	}
 	if len(req.PackageVettingRequirements) == 0 {
-		return cantonErr(codeMissingField, "packageVettingRequirements: name at least one package")
+		return canton.Err(canton.CodeMissingField, "packageVettingRequirements: name at least one package")
 	}
 	if len(req.PackageVettingRequirements) > maxVettingRequirements {
-		return invalidArgument("packageVettingRequirements: at most %d", maxVettingRequirements)
+		return canton.InvalidArgument("packageVettingRequirements: at most %d", maxVettingRequirements)
 	}
 	refs := []packageReference{}
 	for _, v := range req.PackageVettingRequirements {
@@ -101,9 +102,9 @@ func (s *Server) preferredPackages(w http.ResponseWriter, r *http.Request, c *ca
 			return err
 		}
 		if !ok {
-			return cantonErr(codePackageNamesNotFound, "package %s is not known to this participant", v.PackageName)
+			return canton.Err(canton.CodePackageNamesNotFound, "package %s is not known to this participant", v.PackageName)
 		}
 		refs = append(refs, ref)
 	}
-	return writeJSON(w, map[string]any{"packageReferences": refs, "synchronizerId": s.l.SynchronizerID()})
+	return canton.WriteJSON(w, map[string]any{"packageReferences": refs, "synchronizerId": s.l.SynchronizerID()})
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger/preparedtx"
+	"github.com/ccwallet/ccwallet/ledgerapi/internal/canton"
 )
 
 // Daml-JSON to Daml-LF values and back, for the prepared transaction. The
@@ -48,7 +49,7 @@ var decimalRe = regexp.MustCompile(`^-?[0-9]+\.[0-9]+$`)
 // record.
 func damlValue(raw json.RawMessage, field string, id *preparedtx.Identifier, depth int) (preparedtx.Value, error) {
 	if depth > preparedtx.MaxDepth {
-		return preparedtx.Value{}, invalidArgument("%s: values nested deeper than %d", field, preparedtx.MaxDepth)
+		return preparedtx.Value{}, canton.InvalidArgument("%s: values nested deeper than %d", field, preparedtx.MaxDepth)
 	}
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 || string(raw) == "null" {
@@ -58,7 +59,7 @@ func damlValue(raw json.RawMessage, field string, id *preparedtx.Identifier, dep
 	case '{':
 		var obj map[string]json.RawMessage
 		if err := json.Unmarshal(raw, &obj); err != nil {
-			return preparedtx.Value{}, invalidArgument("%s: %v", field, err)
+			return preparedtx.Value{}, canton.InvalidArgument("%s: %v", field, err)
 		}
 		keys := slices.Sorted(maps.Keys(obj))
 		if len(obj) == 2 && obj["tag"] != nil && obj["value"] != nil {
@@ -96,7 +97,7 @@ func damlValue(raw json.RawMessage, field string, id *preparedtx.Identifier, dep
 	case '[':
 		var arr []json.RawMessage
 		if err := json.Unmarshal(raw, &arr); err != nil {
-			return preparedtx.Value{}, invalidArgument("%s: %v", field, err)
+			return preparedtx.Value{}, canton.InvalidArgument("%s: %v", field, err)
 		}
 		v := preparedtx.Value{Kind: preparedtx.KindList, List: []preparedtx.Value{}}
 		for i, e := range arr {
@@ -110,7 +111,7 @@ func damlValue(raw json.RawMessage, field string, id *preparedtx.Identifier, dep
 	case '"':
 		var s string
 		if err := json.Unmarshal(raw, &s); err != nil {
-			return preparedtx.Value{}, invalidArgument("%s: %v", field, err)
+			return preparedtx.Value{}, canton.InvalidArgument("%s: %v", field, err)
 		}
 		if _, err := coin.ParseContractID(s); err == nil {
 			return preparedtx.Value{Kind: preparedtx.KindContractID, Str: s}, nil
@@ -128,13 +129,13 @@ func damlValue(raw json.RawMessage, field string, id *preparedtx.Identifier, dep
 	case 't', 'f':
 		var b bool
 		if err := json.Unmarshal(raw, &b); err != nil {
-			return preparedtx.Value{}, invalidArgument("%s: %v", field, err)
+			return preparedtx.Value{}, canton.InvalidArgument("%s: %v", field, err)
 		}
 		return preparedtx.Value{Kind: preparedtx.KindBool, Bool: b}, nil
 	default:
 		var n json.Number
 		if err := json.Unmarshal(raw, &n); err != nil {
-			return preparedtx.Value{}, invalidArgument("%s: %v", field, err)
+			return preparedtx.Value{}, canton.InvalidArgument("%s: %v", field, err)
 		}
 		return preparedtx.Value{Kind: preparedtx.KindNumeric, Str: n.String()}, nil
 	}

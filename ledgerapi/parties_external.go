@@ -7,6 +7,7 @@ import (
 	"github.com/ccwallet/ccwallet/ledger/external"
 
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledgerapi/internal/canton"
 )
 
 // External-party onboarding (PartyManagementService
@@ -15,8 +16,6 @@ import (
 // three topology transactions in Canton's encoding and their multi-hash;
 // allocate checks every signature and creates the party. The rule is the
 // ledger's, shared with the validator API's topology/generate and submit.
-
-var codeNotConnected = errorCode{"NOT_CONNECTED_TO_SYNCHRONIZER", catInvalidGivenState}
 
 type signingPublicKeyJSON struct {
 	Format  string `json:"format"`
@@ -47,15 +46,15 @@ func topologySigs(ss []signatureJSON) []external.ExternalSignature {
 func externalPartyErr(err error) error {
 	switch {
 	case errors.Is(err, external.ErrNotConnected):
-		return cantonErr(codeNotConnected, "%s", err.Error())
+		return canton.Err(canton.CodeNotConnected, "%s", err.Error())
 	case errors.Is(err, ledger.ErrConflict):
-		return cantonErr(codePartyAlreadyExists, "%s", err.Error())
+		return canton.Err(canton.CodePartyAlreadyExists, "%s", err.Error())
 	}
 	return err
 }
 
-func (s *Server) generateExternalTopology(w http.ResponseWriter, r *http.Request, c *caller) error {
-	if err := c.requireAdmin(); err != nil {
+func (s *Server) generateExternalTopology(w http.ResponseWriter, r *http.Request, c *canton.Caller) error {
+	if err := c.RequireAdmin(); err != nil {
 		return err
 	}
 	var req struct {
@@ -67,26 +66,26 @@ func (s *Server) generateExternalTopology(w http.ResponseWriter, r *http.Request
 		ConfirmationThreshold           int                   `json:"confirmationThreshold"`
 		ObservingParticipantUids        []string              `json:"observingParticipantUids"`
 	}
-	if err := decode(r, &req); err != nil {
+	if err := canton.Decode(r, &req); err != nil {
 		return err
 	}
 	if req.PublicKey == nil {
-		return cantonErr(codeMissingField, "publicKey: the party's Ed25519 public key is required")
+		return canton.Err(canton.CodeMissingField, "publicKey: the party's Ed25519 public key is required")
 	}
 	switch {
 	case req.LocalParticipantObservationOnly:
-		return invalidArgument("localParticipantObservationOnly: this participant hosts external parties with confirmation rights only")
+		return canton.InvalidArgument("localParticipantObservationOnly: this participant hosts external parties with confirmation rights only")
 	case len(req.OtherConfirmingParticipantUids) > 0 || len(req.ObservingParticipantUids) > 0:
-		return invalidArgument("otherConfirmingParticipantUids, observingParticipantUids: multi-hosted parties are not supported; this participant (%s) hosts the party alone", s.l.ParticipantID())
+		return canton.InvalidArgument("otherConfirmingParticipantUids, observingParticipantUids: multi-hosted parties are not supported; this participant (%s) hosts the party alone", s.l.ParticipantID())
 	case req.ConfirmationThreshold < 0 || req.ConfirmationThreshold > 1:
-		return invalidArgument("confirmationThreshold: must be 0 or 1 with one confirming participant, got %d", req.ConfirmationThreshold)
+		return canton.InvalidArgument("confirmationThreshold: must be 0 or 1 with one confirming participant, got %d", req.ConfirmationThreshold)
 	}
 	t, err := s.w.External.GenerateExternalPartyTopology(req.Synchronizer, req.PartyHint,
 		external.SigningPublicKey{Format: req.PublicKey.Format, Data: req.PublicKey.KeyData, Spec: req.PublicKey.KeySpec})
 	if err != nil {
 		return externalPartyErr(err)
 	}
-	return writeJSON(w, struct {
+	return canton.WriteJSON(w, struct {
 		PartyID              string   `json:"partyId"`
 		PublicKeyFingerprint string   `json:"publicKeyFingerprint"`
 		TopologyTransactions [][]byte `json:"topologyTransactions"`
@@ -94,8 +93,8 @@ func (s *Server) generateExternalTopology(w http.ResponseWriter, r *http.Request
 	}{string(t.Party), t.Fingerprint, t.Txs, t.MultiHash})
 }
 
-func (s *Server) allocateExternalParty(w http.ResponseWriter, r *http.Request, c *caller) error {
-	if err := c.requireAdmin(); err != nil {
+func (s *Server) allocateExternalParty(w http.ResponseWriter, r *http.Request, c *canton.Caller) error {
+	if err := c.RequireAdmin(); err != nil {
 		return err
 	}
 	var req struct {
@@ -107,18 +106,18 @@ func (s *Server) allocateExternalParty(w http.ResponseWriter, r *http.Request, c
 		MultiHashSignatures []signatureJSON `json:"multiHashSignatures"`
 		IdentityProviderID  string          `json:"identityProviderId"`
 	}
-	if err := decode(r, &req); err != nil {
+	if err := canton.Decode(r, &req); err != nil {
 		return err
 	}
 	if req.IdentityProviderID != "" {
-		return invalidArgument("identityProviderId: only the default identity provider (\"\") is supported")
+		return canton.InvalidArgument("identityProviderId: only the default identity provider (\"\") is supported")
 	}
 	n := len(req.OnboardingTransactions) + len(req.MultiHashSignatures)
 	for _, t := range req.OnboardingTransactions {
 		n += len(t.Signatures)
 	}
 	if n > maxSignatures {
-		return invalidArgument("onboardingTransactions, multiHashSignatures: at most %d transactions and signatures together", maxSignatures)
+		return canton.InvalidArgument("onboardingTransactions, multiHashSignatures: at most %d transactions and signatures together", maxSignatures)
 	}
 	txs := make([]external.OnboardingTx, len(req.OnboardingTransactions))
 	for i, t := range req.OnboardingTransactions {
@@ -128,5 +127,5 @@ func (s *Server) allocateExternalParty(w http.ResponseWriter, r *http.Request, c
 	if err != nil {
 		return externalPartyErr(err)
 	}
-	return writeJSON(w, map[string]string{"partyId": string(p)})
+	return canton.WriteJSON(w, map[string]string{"partyId": string(p)})
 }

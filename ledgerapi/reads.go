@@ -11,6 +11,7 @@ import (
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/apiread"
+	"github.com/ccwallet/ccwallet/ledgerapi/internal/canton"
 )
 
 // Reads: ledger end, pruned offsets, connected synchronizers, the active
@@ -27,32 +28,32 @@ func formatTime(t time.Time) string {
 // of their own.
 type reads struct{ *Server }
 
-func (s reads) getLedgerEnd(w http.ResponseWriter, r *http.Request, _ *caller) error {
+func (s reads) getLedgerEnd(w http.ResponseWriter, r *http.Request, _ *canton.Caller) error {
 	end, err := s.w.APIRead.LedgerEnd(r.Context())
 	if err != nil {
 		return err
 	}
-	return writeJSON(w, map[string]int64{"offset": end})
+	return canton.WriteJSON(w, map[string]int64{"offset": end})
 }
 
-func (s reads) getPrunedOffsets(w http.ResponseWriter, r *http.Request, _ *caller) error {
+func (s reads) getPrunedOffsets(w http.ResponseWriter, r *http.Request, _ *canton.Caller) error {
 	p, err := s.w.APIRead.PrunedOffset(r.Context())
 	if err != nil {
 		return err
 	}
-	return writeJSON(w, map[string]int64{"participantPrunedUpToInclusive": p, "allDivulgedContractsPrunedUpToInclusive": p})
+	return canton.WriteJSON(w, map[string]int64{"participantPrunedUpToInclusive": p, "allDivulgedContractsPrunedUpToInclusive": p})
 }
 
-func (s reads) getConnectedSynchronizers(w http.ResponseWriter, r *http.Request, c *caller) error {
+func (s reads) getConnectedSynchronizers(w http.ResponseWriter, r *http.Request, c *canton.Caller) error {
 	ps := r.URL.Query().Get("party")
 	if ps == "" {
-		return cantonErr(codeMissingField, "party: the party whose synchronizers to list is required")
+		return canton.Err(canton.CodeMissingField, "party: the party whose synchronizers to list is required")
 	}
-	p, err := parseParty("party", ps)
+	p, err := canton.ParseParty("party", ps)
 	if err != nil {
 		return err
 	}
-	if err := c.requireRead(p); err != nil {
+	if err := c.RequireRead(p); err != nil {
 		return err
 	}
 	type synchronizer struct {
@@ -60,7 +61,7 @@ func (s reads) getConnectedSynchronizers(w http.ResponseWriter, r *http.Request,
 		ID         string `json:"synchronizerId"`
 		Permission string `json:"permission"`
 	}
-	return writeJSON(w, map[string][]synchronizer{"connectedSynchronizers": {{
+	return canton.WriteJSON(w, map[string][]synchronizer{"connectedSynchronizers": {{
 		Alias: "global", ID: s.l.SynchronizerID(), Permission: "PARTICIPANT_PERMISSION_SUBMISSION",
 	}}})
 }
@@ -73,7 +74,7 @@ func listLimit(r *http.Request) (int, error) {
 	}
 	n, err := strconv.ParseInt(v, 10, 64)
 	if err != nil || n < 0 {
-		return 0, &decodeError{status: http.StatusBadRequest, msg: "limit: want a non-negative whole number, not " + strconv.Quote(v)}
+		return 0, &canton.DecodeError{Status: http.StatusBadRequest, Msg: "limit: want a non-negative whole number, not " + strconv.Quote(v)}
 	}
 	return int(min(n, apiread.MaxAPIPage)), nil
 }
@@ -136,7 +137,7 @@ func (s *Server) createdEventOf(c apiread.LedgerContract, m match, nodeID int) c
 		v := interfaceView{InterfaceID: byPackageID(i), ViewStatus: viewStatus{Details: []any{}}}
 		if val, err := s.w.APIRead.InterfaceView(c, i); err != nil {
 			// Canton reports a view that fails to compute in its status.
-			v.ViewStatus.Code, v.ViewStatus.Message = grpcInternal, err.Error()
+			v.ViewStatus.Code, v.ViewStatus.Message = canton.CodeInternal.GRPC(), err.Error()
 		} else {
 			v.ViewValue = val
 		}
@@ -204,13 +205,13 @@ type acsRequest struct {
 }
 
 // parse checks the request for c: which contracts, at which offset.
-func (q *acsRequest) parse(c *caller) (*eventFormat, int64, error) {
+func (q *acsRequest) parse(c *canton.Caller) (*eventFormat, int64, error) {
 	ef, err := eventFormatOf(q.Filter, q.EventFormat, q.Verbose, c)
 	if err != nil {
 		return nil, 0, err
 	}
 	if q.ActiveAtOffset == nil {
-		return nil, 0, cantonErr(codeMissingField, "activeAtOffset: the offset to read the active contracts at is required (GET /v2/state/ledger-end gives the latest)")
+		return nil, 0, canton.Err(canton.CodeMissingField, "activeAtOffset: the offset to read the active contracts at is required (GET /v2/state/ledger-end gives the latest)")
 	}
 	return ef, *q.ActiveAtOffset, nil
 }
@@ -239,13 +240,13 @@ func (s *Server) acsEntryOf(ct apiread.LedgerContract, ef *eventFormat) (acsEntr
 }
 
 // activeContracts is POST /v2/state/active-contracts.
-func (s reads) activeContracts(w http.ResponseWriter, r *http.Request, c *caller) error {
+func (s reads) activeContracts(w http.ResponseWriter, r *http.Request, c *canton.Caller) error {
 	limit, err := listLimit(r)
 	if err != nil {
 		return err
 	}
 	var req acsRequest
-	if err := decode(r, &req); err != nil {
+	if err := canton.Decode(r, &req); err != nil {
 		return err
 	}
 	ef, at, err := req.parse(c)
@@ -262,17 +263,17 @@ func (s reads) activeContracts(w http.ResponseWriter, r *http.Request, c *caller
 			out = append(out, e)
 		}
 	}
-	return writeJSON(w, out)
+	return canton.WriteJSON(w, out)
 }
 
 // eventFormatOf takes the legacy filter (with verbose) or the event
 // format, exactly one of them.
-func eventFormatOf(filter, format *eventFormatJSON, verbose bool, c *caller) (*eventFormat, error) {
+func eventFormatOf(filter, format *eventFormatJSON, verbose bool, c *canton.Caller) (*eventFormat, error) {
 	switch {
 	case filter != nil && format != nil:
-		return nil, invalidArgument("give either filter (with verbose) or eventFormat, not both")
+		return nil, canton.InvalidArgument("give either filter (with verbose) or eventFormat, not both")
 	case format != nil && verbose:
-		return nil, invalidArgument("verbose goes with filter; with eventFormat, set eventFormat.verbose")
+		return nil, canton.InvalidArgument("verbose goes with filter; with eventFormat, set eventFormat.verbose")
 	case format != nil:
 		return parseEventFormat("eventFormat", format, c)
 	}
@@ -281,17 +282,17 @@ func eventFormatOf(filter, format *eventFormatJSON, verbose bool, c *caller) (*e
 
 // requestingFormat is the legacy requestingParties: every template of
 // each party, which the caller must be able to read as.
-func requestingFormat(parties []string, instead string, c *caller) (*eventFormat, error) {
+func requestingFormat(parties []string, instead string, c *canton.Caller) (*eventFormat, error) {
 	if len(parties) == 0 || len(parties) > maxFilterParties {
-		return nil, invalidArgument("requestingParties: give 1 to %d parties (or a %s)", maxFilterParties, instead)
+		return nil, canton.InvalidArgument("requestingParties: give 1 to %d parties (or a %s)", maxFilterParties, instead)
 	}
 	ps := make([]coin.PartyID, len(parties))
 	for i, s := range parties {
 		var err error
-		if ps[i], err = parseParty("requestingParties", s); err != nil {
+		if ps[i], err = canton.ParseParty("requestingParties", s); err != nil {
 			return nil, err
 		}
-		if err := c.requireRead(ps[i]); err != nil {
+		if err := c.RequireRead(ps[i]); err != nil {
 			return nil, err
 		}
 	}
@@ -299,23 +300,23 @@ func requestingFormat(parties []string, instead string, c *caller) (*eventFormat
 }
 
 // eventsByContractID is POST /v2/events/events-by-contract-id.
-func (s reads) eventsByContractID(w http.ResponseWriter, r *http.Request, c *caller) error {
+func (s reads) eventsByContractID(w http.ResponseWriter, r *http.Request, c *canton.Caller) error {
 	var req struct {
 		ContractID        string           `json:"contractId"`
 		RequestingParties []string         `json:"requestingParties"`
 		EventFormat       *eventFormatJSON `json:"eventFormat"`
 	}
-	if err := decode(r, &req); err != nil {
+	if err := canton.Decode(r, &req); err != nil {
 		return err
 	}
 	cid, err := coin.ParseContractID(req.ContractID)
 	if err != nil {
-		return invalidArgument("contractId: %v", err)
+		return canton.InvalidArgument("contractId: %v", err)
 	}
 	var ef *eventFormat
 	switch {
 	case req.EventFormat != nil && len(req.RequestingParties) > 0:
-		return invalidArgument("give either requestingParties or eventFormat, not both")
+		return canton.InvalidArgument("give either requestingParties or eventFormat, not both")
 	case req.EventFormat != nil:
 		if ef, err = parseEventFormat("eventFormat", req.EventFormat, c); err != nil {
 			return err
@@ -325,7 +326,7 @@ func (s reads) eventsByContractID(w http.ResponseWriter, r *http.Request, c *cal
 			return err
 		}
 	}
-	notFound := cantonErr(codeEventsNotFound, "contract events not found, or not visible to the requesting parties: %s", cid)
+	notFound := canton.Err(canton.CodeEventsNotFound, "contract events not found, or not visible to the requesting parties: %s", cid)
 	ct, err := s.w.APIRead.LedgerContractByID(r.Context(), cid)
 	if errors.Is(err, ledger.ErrNotFound) {
 		return notFound
@@ -351,7 +352,7 @@ func (s reads) eventsByContractID(w http.ResponseWriter, r *http.Request, c *cal
 	if ct.ArchivedOffset != 0 {
 		out.Archived = &archived{ArchivedEvent: archivedEventOf(ct, m, 0), SynchronizerID: ct.SynchronizerID}
 	}
-	return writeJSON(w, out)
+	return canton.WriteJSON(w, out)
 }
 
 // jsTransaction is JsTransaction (flat, ACS delta shape).
@@ -426,9 +427,9 @@ type updateFormatJSON struct {
 }
 
 // transactionFormat checks an updateFormat's transactions part.
-func transactionFormat(field string, tf *transactionFormatJSON, c *caller) (*eventFormat, error) {
+func transactionFormat(field string, tf *transactionFormatJSON, c *canton.Caller) (*eventFormat, error) {
 	if tf == nil {
-		return nil, invalidArgument("%s.includeTransactions: only transactions are served here; set it", field)
+		return nil, canton.InvalidArgument("%s.includeTransactions: only transactions are served here; set it", field)
 	}
 	var effects bool
 	switch tf.TransactionShape {
@@ -436,7 +437,7 @@ func transactionFormat(field string, tf *transactionFormatJSON, c *caller) (*eve
 	case "TRANSACTION_SHAPE_LEDGER_EFFECTS":
 		effects = true
 	default:
-		return nil, invalidArgument("%s.includeTransactions.transactionShape: want TRANSACTION_SHAPE_ACS_DELTA or TRANSACTION_SHAPE_LEDGER_EFFECTS, not %q", field, tf.TransactionShape)
+		return nil, canton.InvalidArgument("%s.includeTransactions.transactionShape: want TRANSACTION_SHAPE_ACS_DELTA or TRANSACTION_SHAPE_LEDGER_EFFECTS, not %q", field, tf.TransactionShape)
 	}
 	ef, err := parseEventFormat(field+".includeTransactions.eventFormat", tf.EventFormat, c)
 	if ef != nil {
@@ -449,13 +450,13 @@ func transactionFormat(field string, tf *transactionFormatJSON, c *caller) (*eve
 // beginExclusive up to endInclusive (or the ledger end), at most limit,
 // then an OffsetCheckpoint at the offset read up to, from where the next
 // request goes on.
-func (s reads) updateFlats(w http.ResponseWriter, r *http.Request, c *caller) error {
+func (s reads) updateFlats(w http.ResponseWriter, r *http.Request, c *canton.Caller) error {
 	return s.readUpdates(w, r, c, false)
 }
 
 // updateTrees is POST /v2/updates/trees (legacy): updateFlats in the
 // ledger-effects shape, each transaction as a tree.
-func (s reads) updateTrees(w http.ResponseWriter, r *http.Request, c *caller) error {
+func (s reads) updateTrees(w http.ResponseWriter, r *http.Request, c *canton.Caller) error {
 	return s.readUpdates(w, r, c, true)
 }
 
@@ -471,18 +472,18 @@ type updatesRequest struct {
 
 // parse checks the request for c (trees: the ledger-effects shape
 // always): which events, after which offset, up to which (0: no end).
-func (q *updatesRequest) parse(c *caller, trees bool) (ef *eventFormat, begin, end int64, err error) {
+func (q *updatesRequest) parse(c *canton.Caller, trees bool) (ef *eventFormat, begin, end int64, err error) {
 	switch {
 	case q.Filter != nil && q.UpdateFormat != nil:
-		return nil, 0, 0, invalidArgument("give either filter (with verbose) or updateFormat, not both")
+		return nil, 0, 0, canton.InvalidArgument("give either filter (with verbose) or updateFormat, not both")
 	case q.UpdateFormat != nil && q.Verbose:
-		return nil, 0, 0, invalidArgument("verbose goes with filter; with updateFormat, set the event format's verbose")
+		return nil, 0, 0, canton.InvalidArgument("verbose goes with filter; with updateFormat, set the event format's verbose")
 	case q.UpdateFormat != nil:
 		ef, err = transactionFormat("updateFormat", q.UpdateFormat.IncludeTransactions, c)
 	case q.Filter != nil:
 		ef, err = parseEventFormat("filter", q.Filter, c)
 	default:
-		return nil, 0, 0, invalidArgument("give filter (with verbose) or updateFormat")
+		return nil, 0, 0, canton.InvalidArgument("give filter (with verbose) or updateFormat")
 	}
 	if err != nil {
 		return nil, 0, 0, err
@@ -491,11 +492,11 @@ func (q *updatesRequest) parse(c *caller, trees bool) (ef *eventFormat, begin, e
 		ef.ledgerEffects = true
 	}
 	if q.BeginExclusive == nil {
-		return nil, 0, 0, cantonErr(codeMissingField, "beginExclusive: the offset to read after is required (0 is the ledger's beginning)")
+		return nil, 0, 0, canton.Err(canton.CodeMissingField, "beginExclusive: the offset to read after is required (0 is the ledger's beginning)")
 	}
 	if q.EndInclusive != nil {
 		if end = *q.EndInclusive; end <= 0 {
-			return nil, 0, 0, invalidArgument("endInclusive: must be a positive offset, not %d", end)
+			return nil, 0, 0, canton.InvalidArgument("endInclusive: must be a positive offset, not %d", end)
 		}
 	}
 	return ef, *q.BeginExclusive, end, nil
@@ -521,13 +522,13 @@ func (s *Server) offsetCheckpoint(offset int64) map[string]any {
 }
 
 // readUpdates answers updateFlats, or updateTrees when trees.
-func (s reads) readUpdates(w http.ResponseWriter, r *http.Request, c *caller, trees bool) error {
+func (s reads) readUpdates(w http.ResponseWriter, r *http.Request, c *canton.Caller, trees bool) error {
 	limit, err := listLimit(r)
 	if err != nil {
 		return err
 	}
 	var req updatesRequest
-	if err := decode(r, &req); err != nil {
+	if err := canton.Decode(r, &req); err != nil {
 		return err
 	}
 	ef, begin, end, err := req.parse(c, trees)
@@ -546,7 +547,7 @@ func (s reads) readUpdates(w http.ResponseWriter, r *http.Request, c *caller, tr
 		// A resume point past updates this filter does not see.
 		out = append(out, map[string]any{"update": map[string]any{"OffsetCheckpoint": s.offsetCheckpoint(scanned)}})
 	}
-	return writeJSON(w, out)
+	return canton.WriteJSON(w, out)
 }
 
 // lookupRequest is GetTransactionByIdRequest / ByOffsetRequest.
@@ -558,39 +559,39 @@ type lookupRequest struct {
 	UpdateFormat      *updateFormatJSON      `json:"updateFormat"`
 }
 
-func (s reads) transactionByID(w http.ResponseWriter, r *http.Request, c *caller) error {
+func (s reads) transactionByID(w http.ResponseWriter, r *http.Request, c *canton.Caller) error {
 	return s.lookupTransaction(w, r, c, true, false)
 }
 
-func (s reads) transactionByOffset(w http.ResponseWriter, r *http.Request, c *caller) error {
+func (s reads) transactionByOffset(w http.ResponseWriter, r *http.Request, c *canton.Caller) error {
 	return s.lookupTransaction(w, r, c, false, false)
 }
 
-func (s reads) updateByID(w http.ResponseWriter, r *http.Request, c *caller) error {
+func (s reads) updateByID(w http.ResponseWriter, r *http.Request, c *canton.Caller) error {
 	return s.lookupTransaction(w, r, c, true, true)
 }
 
-func (s reads) updateByOffset(w http.ResponseWriter, r *http.Request, c *caller) error {
+func (s reads) updateByOffset(w http.ResponseWriter, r *http.Request, c *canton.Caller) error {
 	return s.lookupTransaction(w, r, c, false, true)
 }
 
 // lookupTransaction answers the transaction (by id or offset) as
 // {"transaction": tx}, or as {"update": {"Transaction": ...}} for the
 // update-by-* endpoints, which take an updateFormat.
-func (s reads) lookupTransaction(w http.ResponseWriter, r *http.Request, c *caller, byID, asUpdate bool) error {
+func (s reads) lookupTransaction(w http.ResponseWriter, r *http.Request, c *canton.Caller, byID, asUpdate bool) error {
 	var req lookupRequest
-	if err := decode(r, &req); err != nil {
+	if err := canton.Decode(r, &req); err != nil {
 		return err
 	}
 	var ef *eventFormat
 	var err error
 	switch {
 	case asUpdate && req.UpdateFormat == nil:
-		return cantonErr(codeMissingField, "updateFormat: say which events to show")
+		return canton.Err(canton.CodeMissingField, "updateFormat: say which events to show")
 	case asUpdate:
 		ef, err = transactionFormat("updateFormat", req.UpdateFormat.IncludeTransactions, c)
 	case req.TransactionFormat != nil && len(req.RequestingParties) > 0:
-		return invalidArgument("give either requestingParties or transactionFormat, not both")
+		return canton.InvalidArgument("give either requestingParties or transactionFormat, not both")
 	case req.TransactionFormat != nil:
 		ef, err = transactionFormat("transactionFormat", req.TransactionFormat, c)
 	default:
@@ -604,9 +605,9 @@ func (s reads) lookupTransaction(w http.ResponseWriter, r *http.Request, c *call
 		return err
 	}
 	if asUpdate {
-		return writeJSON(w, map[string]any{"update": map[string]any{"Transaction": map[string]any{"value": tx}}})
+		return canton.WriteJSON(w, map[string]any{"update": map[string]any{"Transaction": map[string]any{"value": tx}}})
 	}
-	return writeJSON(w, map[string]jsTransaction{"transaction": tx})
+	return canton.WriteJSON(w, map[string]jsTransaction{"transaction": tx})
 }
 
 // findTransaction is the transaction with updateID (byID) or at offset,
@@ -618,17 +619,17 @@ func (s reads) findTransaction(r *http.Request, ef *eventFormat, byID bool, upda
 	if byID {
 		what = "update " + updateID
 		if updateID == "" {
-			return jsTransaction{}, cantonErr(codeMissingField, "updateId: the id of the transaction is required")
+			return jsTransaction{}, canton.Err(canton.CodeMissingField, "updateId: the id of the transaction is required")
 		}
 		offset, err = s.w.APIRead.UpdateOffset(r.Context(), updateID)
 		if errors.Is(err, ledger.ErrNotFound) {
-			return jsTransaction{}, cantonErr(codeUpdateNotFound, "%s not found, or not visible to the requesting parties", what)
+			return jsTransaction{}, canton.Err(canton.CodeUpdateNotFound, "%s not found, or not visible to the requesting parties", what)
 		} else if err != nil {
 			return jsTransaction{}, err
 		}
 	} else {
 		if offsetp == nil || *offsetp <= 0 {
-			return jsTransaction{}, invalidArgument("offset: give the positive offset of the transaction")
+			return jsTransaction{}, canton.InvalidArgument("offset: give the positive offset of the transaction")
 		}
 		offset, what = *offsetp, "update at offset "+strconv.FormatInt(*offsetp, 10)
 	}
@@ -641,23 +642,23 @@ func (s reads) findTransaction(r *http.Request, ef *eventFormat, byID bool, upda
 			return tx, nil
 		}
 	}
-	return jsTransaction{}, cantonErr(codeUpdateNotFound, "%s not found, or not visible to the requesting parties", what)
+	return jsTransaction{}, canton.Err(canton.CodeUpdateNotFound, "%s not found, or not visible to the requesting parties", what)
 }
 
 // transactionTreeByID is GET /v2/updates/transaction-tree-by-id/{id}.
-func (s reads) transactionTreeByID(w http.ResponseWriter, r *http.Request, c *caller) error {
+func (s reads) transactionTreeByID(w http.ResponseWriter, r *http.Request, c *canton.Caller) error {
 	return s.lookupTree(w, r, c, true)
 }
 
 // transactionTreeByOffset is GET
 // /v2/updates/transaction-tree-by-offset/{offset}.
-func (s reads) transactionTreeByOffset(w http.ResponseWriter, r *http.Request, c *caller) error {
+func (s reads) transactionTreeByOffset(w http.ResponseWriter, r *http.Request, c *canton.Caller) error {
 	return s.lookupTree(w, r, c, false)
 }
 
 // lookupTree answers the transaction tree (legacy) the query's parties
 // see of the update in the path.
-func (s reads) lookupTree(w http.ResponseWriter, r *http.Request, c *caller, byID bool) error {
+func (s reads) lookupTree(w http.ResponseWriter, r *http.Request, c *canton.Caller, byID bool) error {
 	ef, err := requestingFormat(r.URL.Query()["parties"], "parties query parameter", c)
 	if err != nil {
 		return err
@@ -667,7 +668,7 @@ func (s reads) lookupTree(w http.ResponseWriter, r *http.Request, c *caller, byI
 	if !byID {
 		o, err := strconv.ParseInt(r.PathValue("offset"), 10, 64)
 		if err != nil {
-			return &decodeError{status: http.StatusBadRequest, msg: "offset: want a whole number, not " + strconv.Quote(r.PathValue("offset"))}
+			return &canton.DecodeError{Status: http.StatusBadRequest, Msg: "offset: want a whole number, not " + strconv.Quote(r.PathValue("offset"))}
 		}
 		offset = &o
 	}
@@ -675,7 +676,7 @@ func (s reads) lookupTree(w http.ResponseWriter, r *http.Request, c *caller, byI
 	if err != nil {
 		return err
 	}
-	return writeJSON(w, map[string]jsTransactionTree{"transaction": treeOf(tx)})
+	return canton.WriteJSON(w, map[string]jsTransactionTree{"transaction": treeOf(tx)})
 }
 
 // jsTransactionTree is JsTransactionTree: the events by node id.

@@ -8,6 +8,7 @@ import (
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/selftransfer"
+	"github.com/ccwallet/ccwallet/ledgerapi/internal/canton"
 )
 
 // Self-transfers: TransferFactory_Transfer whose receiver is its sender
@@ -22,14 +23,14 @@ func selfTransferRequest(arg *transferArg, owner coin.PartyID, cmd ledger.Comman
 	tr := arg.Transfer
 	before, err := time.Parse(time.RFC3339Nano, tr.ExecuteBefore)
 	if err != nil {
-		return selftransfer.Request{}, invalidArgument("transfer.executeBefore: want an ISO 8601 timestamp, not %q", tr.ExecuteBefore)
+		return selftransfer.Request{}, canton.InvalidArgument("transfer.executeBefore: want an ISO 8601 timestamp, not %q", tr.ExecuteBefore)
 	}
 	req := selftransfer.Request{Owner: owner, Amount: tr.Amount, ExecuteBefore: before, TrackingID: cmd.Key, Completion: cmd.Completion,
 		Description: tr.Meta.Values[ledger.MetaReason]}
 	for i, s := range tr.InputHoldingCids {
 		cid, err := coin.ParseContractID(s)
 		if err != nil {
-			return req, invalidArgument("transfer.inputHoldingCids[%d]: %v", i, err)
+			return req, canton.InvalidArgument("transfer.inputHoldingCids[%d]: %v", i, err)
 		}
 		req.Inputs = append(req.Inputs, cid)
 	}

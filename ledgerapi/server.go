@@ -15,7 +15,6 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
-	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -27,6 +26,7 @@ import (
 	"github.com/ccwallet/ccwallet/ledger/userrights"
 	"github.com/ccwallet/ccwallet/ledger/users"
 	"github.com/ccwallet/ccwallet/ledger/workflows"
+	"github.com/ccwallet/ccwallet/ledgerapi/internal/canton"
 	"github.com/ccwallet/ccwallet/web"
 )
 
@@ -93,7 +93,7 @@ func New(l *ledger.Ledger, cfg Config, log *slog.Logger) *Server {
 }
 
 // apiFunc is a handler; a returned error becomes a JsCantonError.
-type apiFunc func(w http.ResponseWriter, r *http.Request, c *caller) error
+type apiFunc func(w http.ResponseWriter, r *http.Request, c *canton.Caller) error
 
 // Handler returns the Ledger API's routes.
 func (s *Server) Handler() http.Handler {
@@ -151,76 +151,15 @@ func (s *Server) Handler() http.Handler {
 // unsupported answers every other path: 501 for the rest of the Ledger
 // API, with what is supported, and 404 for paths outside it.
 func (s *Server) unsupported(mux *routeTable) apiFunc {
-	return func(w http.ResponseWriter, r *http.Request, _ *caller) error {
+	return func(w http.ResponseWriter, r *http.Request, _ *canton.Caller) error {
 		if _, pattern := mux.Handler(r); pattern != "/" && pattern != "" {
-			return cantonErr(codeInvalidArgument, "%s is not allowed on %s", r.Method, r.URL.Path)
+			return canton.Err(canton.CodeInvalidArgument, "%s is not allowed on %s", r.Method, r.URL.Path)
 		}
 		if strings.HasPrefix(r.URL.Path, "/v2/") {
-			return cantonErr(codeUnsupported, "%s %s is not supported by this participant; supported: %s", r.Method, r.URL.Path, mux.supported())
+			return canton.Err(canton.CodeUnsupported, "%s %s is not supported by this participant; supported: %s", r.Method, r.URL.Path, mux.supported())
 		}
-		return &cantonError{code: errorCode{"NOT_FOUND", catResourceMissing}, cause: "no such path: " + r.URL.Path}
+		return canton.Err(canton.CodeNotFound, "no such path: %s", r.URL.Path)
 	}
-}
-
-// caller is the authenticated user and its rights.
-type caller struct {
-	user   ledger.UserInfo
-	rights userrights.UserRights
-	admin  bool
-	// actAs and readAs are the parties the user may act and read as
-	// (actAs implies readAs); readAny is CanReadAsAnyParty, executeAny
-	// CanExecuteAsAnyParty.
-	actAs, readAs       []coin.PartyID
-	readAny, executeAny bool
-	// actor is the admin acting as actAs's party (impersonation.ActingAs), "".
-	actor string
-	// signed: the parties of the submission the caller executes signed
-	// it (interactive execute), so it may act as external ones.
-	signed bool
-}
-
-// callerOf is user u with its rights (the ledger's: the wallet's defaults
-// and the admins' grants and revocations).
-func callerOf(u ledger.UserInfo, rs userrights.UserRights) *caller {
-	c := &caller{user: u, rights: rs}
-	for _, r := range rs.Rights {
-		switch r.Kind {
-		case userrights.RightCanActAs:
-			c.actAs = append(c.actAs, r.Party)
-		case userrights.RightCanReadAs:
-			c.readAs = append(c.readAs, r.Party)
-		case userrights.RightCanReadAsAnyParty:
-			c.readAny = true
-		case userrights.RightParticipantAdmin:
-			c.admin = true
-		case userrights.RightCanExecuteAsAnyParty:
-			c.executeAny = true
-		}
-	}
-	return c
-}
-
-// canRead reports whether c may read as party.
-func (c *caller) canRead(p coin.PartyID) bool {
-	return c.readAny || slices.Contains(c.actAs, p) || slices.Contains(c.readAs, p)
-}
-
-// requireRead refuses unless c may read as every party.
-func (c *caller) requireRead(parties ...coin.PartyID) error {
-	for _, p := range parties {
-		if !c.canRead(p) {
-			return permissionDenied("user %q has no right to read as party %s", c.user.Name, p)
-		}
-	}
-	return nil
-}
-
-// requireAdmin refuses unless c is ParticipantAdmin.
-func (c *caller) requireAdmin() error {
-	if !c.admin {
-		return permissionDenied("user %q is not a participant admin", c.user.Name)
-	}
-	return nil
 }
 
 // api authenticates the caller (401 without a valid token, 403 for a
@@ -231,63 +170,63 @@ func (s *Server) api(fn apiFunc) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		c, err := s.authenticate(r)
 		if err == nil {
-			if ok, retry := s.lim.Allow("user:" + c.user.Name); !ok {
+			if ok, retry := s.lim.Allow("user:" + c.User.Name); !ok {
 				web.RetryAfter(w, retry)
-				err = cantonErr(codeBackpressure, "user %q sends requests faster than this participant allows; retry in %s", c.user.Name, retry.Round(time.Second))
+				err = canton.Err(canton.CodeBackpressure, "user %q sends requests faster than this participant allows; retry in %s", c.User.Name, retry.Round(time.Second))
 			} else if done, aerr := s.l.Admit(); aerr != nil {
 				err = aerr // a development network being restored: 503, retry
 			} else {
 				defer done()
-				if c.actor != "" {
-					r = r.WithContext(impersonation.ActingAs(r.Context(), c.actor))
+				if c.Actor != "" {
+					r = r.WithContext(impersonation.ActingAs(r.Context(), c.Actor))
 				}
 				err = fn(w, r, c)
 			}
 		}
 		if err != nil {
-			var de *decodeError
+			var de *canton.DecodeError
 			if errors.As(err, &de) {
 				// Canton answers a body it cannot decode with 400 text/plain.
 				w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-				w.WriteHeader(de.status)
-				fmt.Fprintf(w, "Invalid value for: body (%s)", de.msg)
+				w.WriteHeader(de.Status)
+				fmt.Fprintf(w, "Invalid value for: body (%s)", de.Msg)
 				return
 			}
-			writeError(s.log, w, r, err)
+			canton.WriteError(s.log, w, r, err)
 		}
 	})
 }
 
-func (s *Server) authenticate(r *http.Request) (*caller, error) {
+func (s *Server) authenticate(r *http.Request) (*canton.Caller, error) {
 	c, _, err := s.authenticateToken(r.Context(), requestToken(r))
 	return c, err
 }
 
 // authenticateToken is authenticate for a token (requestToken's), with
 // the token's claims.
-func (s *Server) authenticateToken(ctx context.Context, raw string) (*caller, web.Claims, error) {
+func (s *Server) authenticateToken(ctx context.Context, raw string) (*canton.Caller, web.Claims, error) {
 	if raw == "" {
-		return nil, web.Claims{}, cantonErr(codeUnauthenticated, "send a token as Authorization: Bearer <token> (or, on a WebSocket, as the subprotocol jwt.token.<token>)")
+		return nil, web.Claims{}, canton.Err(canton.CodeUnauthenticated, "send a token as Authorization: Bearer <token> (or, on a WebSocket, as the subprotocol jwt.token.<token>)")
 	}
 	if s.auth == nil {
-		return nil, web.Claims{}, cantonErr(codeUnauthenticated, "authentication is not configured")
+		return nil, web.Claims{}, canton.Err(canton.CodeUnauthenticated, "authentication is not configured")
 	}
 	claims, err := s.auth.Verify(ctx, raw)
 	if err != nil {
-		return nil, claims, cantonErr(codeUnauthenticated, "%s", err.Error())
+		return nil, claims, canton.Err(canton.CodeUnauthenticated, "%s", err.Error())
 	}
 	c, err := s.callerFor(ctx, claims)
 	return c, claims, err
 }
 
 // callerFor is the caller the verified claims name, with its rights.
-func (s *Server) callerFor(ctx context.Context, claims web.Claims) (*caller, error) {
+func (s *Server) callerFor(ctx context.Context, claims web.Claims) (*canton.Caller, error) {
 	u, err := users.Of(s.l).Get(ctx, claims.Subject)
 	if err != nil {
 		return nil, err
 	}
 	if !u.Onboarded && !u.IsAdmin {
-		return nil, permissionDenied("user %q is not a user of this participant; onboard it first", claims.Subject)
+		return nil, canton.PermissionDenied("user %q is not a user of this participant; onboard it first", claims.Subject)
 	}
 	// Read on every call, so a revoked right or a deactivation takes
 	// effect on the next one.
@@ -296,58 +235,21 @@ func (s *Server) callerFor(ctx context.Context, claims web.Claims) (*caller, err
 		return nil, err
 	}
 	if rs.Deactivated {
-		return nil, permissionDenied("user %q is deactivated", claims.Subject)
+		return nil, canton.PermissionDenied("user %q is deactivated", claims.Subject)
 	}
-	c := callerOf(u, rs)
+	c := canton.CallerOf(u, rs)
 	if claims.ActAs != "" {
 		// A development network's impersonation: the admin acts (and
 		// reads) as the party the token names, and only as it.
 		party := coin.PartyID(claims.ActAs)
 		if err := s.w.Devnet.Impersonate(ctx, claims.Subject, party); err != nil {
-			return nil, permissionDenied("%s", err.Error())
+			return nil, canton.PermissionDenied("%s", err.Error())
 		}
-		c.actAs, c.readAs, c.readAny, c.executeAny, c.actor = []coin.PartyID{party}, nil, false, false, claims.Subject
+		c.ActAs, c.ReadAs, c.ReadAny, c.ExecuteAny, c.Actor = []coin.PartyID{party}, nil, false, false, claims.Subject
 		// The admin's own rights stay home (devnet.IsAdminAs): the token
 		// holds the party's act-as right alone.
-		c.admin = devnet.IsAdminAs(s.l, claims.Subject, claims.ActAs)
-		c.rights.Rights = []userrights.Right{{Kind: userrights.RightCanActAs, Party: party}}
+		c.Admin = devnet.IsAdminAs(s.l, claims.Subject, claims.ActAs)
+		c.Rights.Rights = []userrights.Right{{Kind: userrights.RightCanActAs, Party: party}}
 	}
 	return c, nil
-}
-
-// decodeError is a request body that does not decode.
-type decodeError struct {
-	status int
-	msg    string
-}
-
-func (e *decodeError) Error() string { return e.msg }
-
-// maxBody bounds request bodies.
-const maxBody = 1 << 20
-
-// decode reads the JSON body into dst.
-func decode(r *http.Request, dst any) error {
-	if err := web.DecodeJSONLimit(r, dst, maxBody); err != nil {
-		var re *web.RequestError
-		if errors.As(err, &re) {
-			return &decodeError{status: re.Status, msg: re.Msg}
-		}
-		return err
-	}
-	return nil
-}
-
-// writeJSON answers v with 200.
-func writeJSON(w http.ResponseWriter, v any) error {
-	return web.WriteJSON(w, http.StatusOK, v)
-}
-
-// parseParty checks a party id the client sent.
-func parseParty(field, s string) (coin.PartyID, error) {
-	p, err := coin.ParsePartyID(s)
-	if err != nil {
-		return "", invalidArgument("%s: %v", field, err)
-	}
-	return p, nil
 }

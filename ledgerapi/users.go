@@ -6,6 +6,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger/userrights"
+	"github.com/ccwallet/ccwallet/ledgerapi/internal/canton"
 )
 
 // User management: grant and revoke rights, update (deactivate) and
@@ -29,28 +30,28 @@ type rightIn struct {
 
 // decodeRights reads a rights request for the user in the path: the body's
 // userId must be the path's, as Canton requires.
-func decodeRights(r *http.Request, c *caller) (string, []userrights.Right, error) {
-	if err := c.requireAdmin(); err != nil {
+func decodeRights(r *http.Request, c *canton.Caller) (string, []userrights.Right, error) {
+	if err := c.RequireAdmin(); err != nil {
 		return "", nil, err
 	}
 	var req rightsRequest
-	if err := decode(r, &req); err != nil {
+	if err := canton.Decode(r, &req); err != nil {
 		return "", nil, err
 	}
 	id := r.PathValue("userId")
 	if req.UserID != id {
-		return "", nil, invalidArgument("userId %q in the body is not the path's user %q", req.UserID, id)
+		return "", nil, canton.InvalidArgument("userId %q in the body is not the path's user %q", req.UserID, id)
 	}
 	if req.IdentityProviderID != "" {
-		return "", nil, invalidArgument("identityProviderId: only the default identity provider (\"\") is supported")
+		return "", nil, canton.InvalidArgument("identityProviderId: only the default identity provider (\"\") is supported")
 	}
 	if len(req.Rights) > userrights.MaxUserRights {
-		return "", nil, invalidArgument("rights: at most %d at once", userrights.MaxUserRights)
+		return "", nil, canton.InvalidArgument("rights: at most %d at once", userrights.MaxUserRights)
 	}
 	rs := make([]userrights.Right, 0, len(req.Rights))
 	for i, rt := range req.Rights {
 		if len(rt.Kind) != 1 {
-			return "", nil, invalidArgument("rights[%d].kind: give exactly one kind of right", i)
+			return "", nil, canton.InvalidArgument("rights[%d].kind: give exactly one kind of right", i)
 		}
 		for kind, v := range rt.Kind {
 			rs = append(rs, userrights.Right{Kind: kind, Party: coin.PartyID(v.Value.Party)})
@@ -60,18 +61,18 @@ func decodeRights(r *http.Request, c *caller) (string, []userrights.Right, error
 }
 
 // grantRights is POST /v2/users/{id}/rights.
-func (s *Server) grantRights(w http.ResponseWriter, r *http.Request, c *caller) error {
+func (s *Server) grantRights(w http.ResponseWriter, r *http.Request, c *canton.Caller) error {
 	return s.changeRights(w, r, c, s.w.UserRights.GrantRights, "newlyGrantedRights")
 }
 
 // revokeRights is PATCH /v2/users/{id}/rights.
-func (s *Server) revokeRights(w http.ResponseWriter, r *http.Request, c *caller) error {
+func (s *Server) revokeRights(w http.ResponseWriter, r *http.Request, c *canton.Caller) error {
 	return s.changeRights(w, r, c, s.w.UserRights.RevokeRights, "newlyRevokedRights")
 }
 
 // changeRights runs a grant or a revocation, answering the rights it
 // changed under key.
-func (s *Server) changeRights(w http.ResponseWriter, r *http.Request, c *caller,
+func (s *Server) changeRights(w http.ResponseWriter, r *http.Request, c *canton.Caller,
 	change func(context.Context, string, []userrights.Right) ([]userrights.Right, error), key string) error {
 	id, rs, err := decodeRights(r, c)
 	if err != nil {
@@ -81,14 +82,14 @@ func (s *Server) changeRights(w http.ResponseWriter, r *http.Request, c *caller,
 	if err != nil {
 		return err
 	}
-	return writeJSON(w, map[string][]right{key: rightsDTO(changed)})
+	return canton.WriteJSON(w, map[string][]right{key: rightsDTO(changed)})
 }
 
 // updateUser is PATCH /v2/users/{id}: isDeactivated (and primaryParty,
 // which a wallet user cannot change: it is its wallet's party), as the
 // update mask says.
-func (s *Server) updateUser(w http.ResponseWriter, r *http.Request, c *caller) error {
-	if err := c.requireAdmin(); err != nil {
+func (s *Server) updateUser(w http.ResponseWriter, r *http.Request, c *canton.Caller) error {
+	if err := c.RequireAdmin(); err != nil {
 		return err
 	}
 	var req struct {
@@ -97,21 +98,21 @@ func (s *Server) updateUser(w http.ResponseWriter, r *http.Request, c *caller) e
 			Paths []string `json:"paths"`
 		} `json:"updateMask"`
 	}
-	if err := decode(r, &req); err != nil {
+	if err := canton.Decode(r, &req); err != nil {
 		return err
 	}
 	id := r.PathValue("userId")
 	if req.User == nil {
-		return cantonErr(codeMissingField, "user: the user to update is required")
+		return canton.Err(canton.CodeMissingField, "user: the user to update is required")
 	}
 	if req.User.ID != id {
-		return invalidArgument("user.id %q in the body is not the path's user %q", req.User.ID, id)
+		return canton.InvalidArgument("user.id %q in the body is not the path's user %q", req.User.ID, id)
 	}
 	if req.UpdateMask == nil || len(req.UpdateMask.Paths) == 0 {
-		return cantonErr(codeMissingField, "updateMask.paths: name the fields to update (is_deactivated, primary_party)")
+		return canton.Err(canton.CodeMissingField, "updateMask.paths: name the fields to update (is_deactivated, primary_party)")
 	}
 	if len(req.UpdateMask.Paths) > 8 {
-		return invalidArgument("updateMask.paths: at most 8 paths")
+		return canton.InvalidArgument("updateMask.paths: at most 8 paths")
 	}
 	u, err := s.lookupUser(r, c)
 	if err != nil {
@@ -120,39 +121,39 @@ func (s *Server) updateUser(w http.ResponseWriter, r *http.Request, c *caller) e
 	for _, path := range req.UpdateMask.Paths {
 		switch path {
 		case "is_deactivated", "isDeactivated":
-			if req.User.IsDeactivated && id == c.user.Name {
-				return invalidArgument("user %q cannot deactivate itself", id)
+			if req.User.IsDeactivated && id == c.User.Name {
+				return canton.InvalidArgument("user %q cannot deactivate itself", id)
 			}
 			if err := s.w.UserRights.SetDeactivated(r.Context(), id, req.User.IsDeactivated); err != nil {
 				return err
 			}
 		case "primary_party", "primaryParty":
-			if req.User.PrimaryParty != u.user.Party {
-				return invalidArgument("user.primaryParty: user %q is the wallet user of party %s, which cannot change", id, u.user.Party)
+			if req.User.PrimaryParty != u.User.Party {
+				return canton.InvalidArgument("user.primaryParty: user %q is the wallet user of party %s, which cannot change", id, u.User.Party)
 			}
 		case "metadata", "metadata.annotations":
 			// Nothing is stored: every user's metadata is empty.
 		default:
-			return invalidArgument("updateMask.paths: %q cannot be updated; give is_deactivated or primary_party", path)
+			return canton.InvalidArgument("updateMask.paths: %q cannot be updated; give is_deactivated or primary_party", path)
 		}
 	}
 	if u, err = s.lookupUser(r, c); err != nil {
 		return err
 	}
-	return writeJSON(w, map[string]userDTO{"user": userOf(u.user, u.rights)})
+	return canton.WriteJSON(w, map[string]userDTO{"user": userOf(u.User, u.Rights)})
 }
 
 // deleteUser is DELETE /v2/users/{id}: the wallet user is offboarded.
-func (s *Server) deleteUser(w http.ResponseWriter, r *http.Request, c *caller) error {
-	if err := c.requireAdmin(); err != nil {
+func (s *Server) deleteUser(w http.ResponseWriter, r *http.Request, c *canton.Caller) error {
+	if err := c.RequireAdmin(); err != nil {
 		return err
 	}
 	id := r.PathValue("userId")
-	if id == c.user.Name {
-		return invalidArgument("user %q cannot delete itself", id)
+	if id == c.User.Name {
+		return canton.InvalidArgument("user %q cannot delete itself", id)
 	}
 	if err := s.w.UserRights.DeleteUser(r.Context(), id); err != nil {
 		return err
 	}
-	return writeJSON(w, struct{}{})
+	return canton.WriteJSON(w, struct{}{})
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledgerapi/internal/canton"
 	"github.com/ccwallet/ccwallet/web"
 	"github.com/coder/websocket"
 )
@@ -42,7 +43,7 @@ import (
 //
 // Bounds: at most StreamConfig.PerUser sockets per user and Total in all
 // (one more gets PARTICIPANT_BACKPRESSURE and close 1013, try again
-// later); messages from the client at most maxBody; the request must come
+// later); messages from the client at most canton.MaxBody; the request must come
 // within wsRequestTimeout; a ping every StreamConfig.Ping drops a peer that
 // does not answer within wsPongTimeout (or the period, if shorter); a write that cannot go out within
 // wsWriteTimeout drops a client that does not read. A socket waiting for
@@ -68,12 +69,6 @@ const (
 	// server answers with; the token rides beside it as jwt.token.<token>.
 	wsSubprotocol = "daml.ws.auth"
 	wsTokenPrefix = "jwt.token."
-)
-
-// More Canton error codes the streams end with.
-var (
-	codeStaleAuthorization = errorCode{"STALE_STREAM_AUTHORIZATION", catContention}
-	codeTokenExpired       = errorCode{"ACCESS_TOKEN_EXPIRED", catContention}
 )
 
 // requestToken is the caller's token: an Authorization: Bearer header or,
@@ -103,7 +98,7 @@ type streamKind interface {
 	// request is where the first message decodes to.
 	request() any
 	// check checks the decoded request for c (again at each recheck).
-	check(c *caller) error
+	check(c *canton.Caller) error
 	// run streams to ws until the stream is done (nil) or fails.
 	run(ws *wsStream) error
 }
@@ -115,7 +110,7 @@ type wsStream struct {
 	ctx    context.Context
 	kind   streamKind
 	claims web.Claims
-	caller *caller
+	caller *canton.Caller
 	// checked is when the rights were last read.
 	checked time.Time
 	// lastCheckpoint is when the last OffsetCheckpoint went out.
@@ -135,13 +130,13 @@ func (s *Server) stream(kind func() streamKind) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		c, claims, err := s.authenticateToken(r.Context(), requestToken(r))
 		if err == nil {
-			if ok, retry := s.lim.Allow("user:" + c.user.Name); !ok {
+			if ok, retry := s.lim.Allow("user:" + c.User.Name); !ok {
 				web.RetryAfter(w, retry)
-				err = cantonErr(codeBackpressure, "user %q sends requests faster than this participant allows; retry in %s", c.user.Name, retry.Round(time.Second))
+				err = canton.Err(canton.CodeBackpressure, "user %q sends requests faster than this participant allows; retry in %s", c.User.Name, retry.Round(time.Second))
 			}
 		}
 		if err != nil {
-			writeError(s.log, w, r, err)
+			canton.WriteError(s.log, w, r, err)
 			return
 		}
 		opts := &websocket.AcceptOptions{
@@ -157,15 +152,15 @@ func (s *Server) stream(kind func() streamKind) http.Handler {
 		}
 		// Counted before the handshake ends, so a client that saw its
 		// socket open holds its place.
-		refused := s.streams.join(c.user.Name)
+		refused := s.streams.join(c.User.Name)
 		if refused == nil {
-			defer s.streams.leave(c.user.Name)
+			defer s.streams.leave(c.User.Name)
 		}
 		conn, err := websocket.Accept(w, r, opts)
 		if err != nil {
 			return // Accept answered the client
 		}
-		conn.SetReadLimit(maxBody)
+		conn.SetReadLimit(canton.MaxBody)
 		ws := &wsStream{s: s, conn: conn, kind: kind(), claims: claims, caller: c, checked: time.Now()}
 		if refused != nil {
 			ws.fail(refused)
@@ -202,10 +197,10 @@ func (ws *wsStream) serve(parent context.Context) {
 	}
 	// Decoded as the POST form decodes its body.
 	body := &http.Request{Header: http.Header{}, Body: io.NopCloser(bytes.NewReader(msg))}
-	if err := decode(body, ws.kind.request()); err != nil {
-		var de *decodeError
+	if err := canton.Decode(body, ws.kind.request()); err != nil {
+		var de *canton.DecodeError
 		if errors.As(err, &de) {
-			ws.fail(invalidArgument("the request message: %s", de.msg))
+			ws.fail(canton.InvalidArgument("the request message: %s", de.Msg))
 			ws.conn.Close(websocket.StatusInternalError, "the request does not decode")
 			return
 		}
@@ -271,7 +266,7 @@ func (ws *wsStream) serve(parent context.Context) {
 	switch {
 	case why != nil:
 		if why.code == websocket.StatusServiceRestart {
-			ws.send(asCanton(ledger.ErrUnavailable).body(""))
+			ws.send(canton.Of(ledger.ErrUnavailable).Body(""))
 		}
 		ws.conn.Close(why.code, why.reason)
 	case ctx.Err() != nil:
@@ -286,11 +281,11 @@ func (ws *wsStream) serve(parent context.Context) {
 
 // fail sends err as a JsCantonError message, logging a server failure.
 func (ws *wsStream) fail(err error) {
-	ce := asCanton(err)
-	if ce.code == codeInternal {
-		ws.s.log.Error("ledger api stream failed", "user", ws.caller.user.Name, "err", err)
+	ce := canton.Of(err)
+	if ce.Code == canton.CodeInternal {
+		ws.s.log.Error("ledger api stream failed", "user", ws.caller.User.Name, "err", err)
 	}
-	ws.send(ce.body(""))
+	ws.send(ce.Body(""))
 }
 
 // send writes one message, within wsWriteTimeout.
@@ -339,7 +334,7 @@ func (ws *wsStream) read(fn func(ctx context.Context) error) error {
 func (ws *wsStream) recheck(force bool) error {
 	now := time.Now()
 	if !ws.claims.Expiry.IsZero() && !now.Before(ws.claims.Expiry) {
-		return cantonErr(codeTokenExpired, "the access token expired; reconnect with a new one")
+		return canton.Err(canton.CodeTokenExpired, "the access token expired; reconnect with a new one")
 	}
 	if !force && now.Sub(ws.checked) < wsRecheck {
 		return nil
@@ -349,10 +344,10 @@ func (ws *wsStream) recheck(force bool) error {
 		err = ws.kind.check(c)
 	}
 	if err != nil {
-		if ce := asCanton(err); ce.code == codeInternal || ce.code == codeUnavailable {
+		if ce := canton.Of(err); ce.Code == canton.CodeInternal || ce.Code == canton.CodeUnavailable {
 			return err
 		}
-		return cantonErr(codeStaleAuthorization, "the stream's authorization changed: %s", asCanton(err).cause)
+		return canton.Err(canton.CodeStaleAuthorization, "the stream's authorization changed: %s", canton.Of(err).Cause)
 	}
 	ws.caller, ws.checked = c, now
 	return nil
@@ -446,7 +441,7 @@ type updatesStream struct {
 
 func (u *updatesStream) request() any { return &u.req }
 
-func (u *updatesStream) check(c *caller) (err error) {
+func (u *updatesStream) check(c *canton.Caller) (err error) {
 	u.ef, u.begin, u.end, err = u.req.parse(c, u.trees)
 	return err
 }
@@ -506,13 +501,13 @@ func (cs *completionsStream) idle(ws *wsStream, user string, pos int64) bool {
 
 func (cs *completionsStream) request() any { return &cs.req }
 
-func (cs *completionsStream) check(c *caller) (err error) {
+func (cs *completionsStream) check(c *canton.Caller) (err error) {
 	cs.parties, cs.begin, err = cs.req.parse(c)
 	return err
 }
 
 func (cs *completionsStream) run(ws *wsStream) error {
-	user := ws.s.userKey(ws.caller.user.Name)
+	user := ws.s.userKey(ws.caller.User.Name)
 	return ws.follow(cs.begin, 0, func(pos int64) (int64, int64, bool, error) {
 		if cs.idle(ws, user, pos) {
 			return pos, pos, false, nil
@@ -522,7 +517,7 @@ func (cs *completionsStream) run(ws *wsStream) error {
 		err := ws.read(func(ctx context.Context) (err error) {
 			// The end the read went up to: every completion up to it is
 			// in it.
-			got, end, err = ws.s.completionsOf(ctx, ws.caller.user.Name, cs.parties, pos, apiread.MaxAPIPage)
+			got, end, err = ws.s.completionsOf(ctx, ws.caller.User.Name, cs.parties, pos, apiread.MaxAPIPage)
 			return err
 		})
 		if err != nil {
@@ -552,7 +547,7 @@ type acsStream struct {
 
 func (a *acsStream) request() any { return &a.req }
 
-func (a *acsStream) check(c *caller) (err error) {
+func (a *acsStream) check(c *canton.Caller) (err error) {
 	a.ef, a.at, err = a.req.parse(c)
 	return err
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/apiread"
+	"github.com/ccwallet/ccwallet/ledgerapi/internal/canton"
 )
 
 // StreamConfig bounds the WebSocket streams (ws.go); zero fields take
@@ -113,14 +114,14 @@ func (h *streamHub) join(user string) error {
 	defer h.mu.Unlock()
 	select {
 	case <-h.shutdown:
-		return cantonErr(codeUnavailable, "the server is shutting down")
+		return canton.Err(canton.CodeUnavailable, "the server is shutting down")
 	default:
 	}
 	switch {
 	case h.byUser[user] >= h.cfg.PerUser:
-		return cantonErr(codeBackpressure, "user %q has %d streams open, the most this participant allows; close one first", user, h.cfg.PerUser)
+		return canton.Err(canton.CodeBackpressure, "user %q has %d streams open, the most this participant allows; close one first", user, h.cfg.PerUser)
 	case h.n >= h.cfg.Total:
-		return cantonErr(codeBackpressure, "this participant has %d streams open, the most it allows; retry later", h.cfg.Total)
+		return canton.Err(canton.CodeBackpressure, "this participant has %d streams open, the most it allows; retry later", h.cfg.Total)
 	}
 	h.byUser[user]++
 	h.n++
