@@ -35,7 +35,7 @@ const (
 // its listener) and waits for the asynchronous submissions running to
 // finish (before the ledger closes), each at most asyncTimeout.
 func (s *Server) Wait() {
-	s.streams.stop()
+	s.streams.Stop()
 	s.stopDurable() // no sweep starts another
 	s.running.Wait()
 }

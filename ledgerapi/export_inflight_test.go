@@ -15,13 +15,7 @@ func (s *Server) HoldInFlight(user string, actAs []coin.PartyID, commandID, subm
 
 // AfterStreamWake has fn run in the stream hub's goroutine after each
 // wake of the sockets by a commit (nil: nothing).
-func (s *Server) AfterStreamWake(fn func()) {
-	if fn == nil {
-		s.streams.afterWake.Store(nil)
-		return
-	}
-	s.streams.afterWake.Store(&fn)
-}
+func (s *Server) AfterStreamWake(fn func()) { s.streams.AfterWake(fn) }
 
 // StreamReads counts the WebSocket streams' reads of the ledger so far.
-func (s *Server) StreamReads() int64 { return s.streams.readsDone.Load() }
+func (s *Server) StreamReads() int64 { return s.streams.Reads() }

@@ -11,7 +11,7 @@ import (
 type routeTable struct {
 	*http.ServeMux
 	patterns []string
-	streams  []string // the WebSocket streams' paths (ws.go)
+	streams  []string // the WebSocket streams' paths (ledgerapi/streams)
 }
 
 // HandleStream registers a WebSocket stream at GET path.

@@ -27,6 +27,7 @@ import (
 	"github.com/ccwallet/ccwallet/ledger/users"
 	"github.com/ccwallet/ccwallet/ledger/workflows"
 	"github.com/ccwallet/ccwallet/ledgerapi/internal/canton"
+	"github.com/ccwallet/ccwallet/ledgerapi/streams"
 	"github.com/ccwallet/ccwallet/web"
 )
 
@@ -46,8 +47,8 @@ type Config struct {
 	// Workflows are the ledger's workflow packages (cmd builds them once);
 	// nil builds them (workflows.New), for tests.
 	Workflows *workflows.Set
-	// Streams bounds the WebSocket streams (ws.go).
-	Streams StreamConfig
+	// Streams bounds the WebSocket streams (ledgerapi/streams).
+	Streams streams.Config
 	// DurableAsync keeps every accepted asynchronous submission in the
 	// database before answering it, so a crash loses none (durable.go).
 	DurableAsync bool
@@ -66,8 +67,9 @@ type Server struct {
 	running sync.WaitGroup
 	// w are the ledger's workflow packages (Config.Workflows).
 	w *workflows.Set
-	// streams counts and wakes the WebSocket streams (wshub.go).
-	streams *streamHub
+	// streams serves the WebSocket streams (ledgerapi/streams; their
+	// kinds are streamkinds.go's).
+	streams *streams.Hub
 	// inflight are the submissions running (inflight.go).
 	inflight inFlight
 	// dur is the state of durable asynchronous submissions, nil when
@@ -84,8 +86,8 @@ func New(l *ledger.Ledger, cfg Config, log *slog.Logger) *Server {
 	if w == nil {
 		w = workflows.New(l)
 	}
-	s := &Server{l: l, log: log, auth: cfg.Auth, obs: cfg.Observe, lim: cfg.Limiter, async: make(chan struct{}, maxAsync), w: w,
-		streams: newStreamHub(l, cfg.Streams)}
+	s := &Server{l: l, log: log, auth: cfg.Auth, obs: cfg.Observe, lim: cfg.Limiter, async: make(chan struct{}, maxAsync), w: w}
+	s.streams = streams.New(l, log, cfg.Limiter, streams.Auth{Token: s.authenticateToken, Claims: s.callerFor}, cfg.Streams)
 	if cfg.DurableAsync {
 		s.startDurable()
 	}
@@ -138,11 +140,11 @@ func (s *Server) Handler() http.Handler {
 	mux.Handle("POST /v2/commands/async/submit", s.api(s.asyncSubmit))
 	mux.Handle("POST /v2/commands/completions", s.api(s.completions))
 	mux.Handle("POST /v2/updates", s.api(rd.updateFlats)) // 3.4's name of the list
-	mux.HandleStream("/v2/updates", s.stream(func() streamKind { return &updatesStream{} }))
-	mux.HandleStream("/v2/updates/flats", s.stream(func() streamKind { return &updatesStream{} }))
-	mux.HandleStream("/v2/updates/trees", s.stream(func() streamKind { return &updatesStream{trees: true} }))
-	mux.HandleStream("/v2/commands/completions", s.stream(func() streamKind { return &completionsStream{} }))
-	mux.HandleStream("/v2/state/active-contracts", s.stream(func() streamKind { return &acsStream{} }))
+	mux.HandleStream("/v2/updates", s.streams.Handler(func() streams.Kind { return &updatesStream{s: s} }))
+	mux.HandleStream("/v2/updates/flats", s.streams.Handler(func() streams.Kind { return &updatesStream{s: s} }))
+	mux.HandleStream("/v2/updates/trees", s.streams.Handler(func() streams.Kind { return &updatesStream{s: s, trees: true} }))
+	mux.HandleStream("/v2/commands/completions", s.streams.Handler(func() streams.Kind { return &completionsStream{s: s} }))
+	mux.HandleStream("/v2/state/active-contracts", s.streams.Handler(func() streams.Kind { return &acsStream{s: s} }))
 	mux.Handle("/", s.api(s.unsupported(mux)))
 	mws := append([]web.Middleware{web.RequestID, web.Logger(s.log)}, s.obs...)
 	return web.Chain(mux.ServeMux, append(mws, web.Recover(s.log), web.SecurityHeaders)...)
@@ -198,11 +200,11 @@ func (s *Server) api(fn apiFunc) http.Handler {
 }
 
 func (s *Server) authenticate(r *http.Request) (*canton.Caller, error) {
-	c, _, err := s.authenticateToken(r.Context(), requestToken(r))
+	c, _, err := s.authenticateToken(r.Context(), canton.RequestToken(r))
 	return c, err
 }
 
-// authenticateToken is authenticate for a token (requestToken's), with
+// authenticateToken is authenticate for a token (canton.RequestToken's), with
 // the token's claims.
 func (s *Server) authenticateToken(ctx context.Context, raw string) (*canton.Caller, web.Claims, error) {
 	if raw == "" {

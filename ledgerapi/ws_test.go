@@ -18,6 +18,7 @@ import (
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
 	"github.com/ccwallet/ccwallet/ledger/users"
 	"github.com/ccwallet/ccwallet/ledgerapi"
+	"github.com/ccwallet/ccwallet/ledgerapi/streams"
 	"github.com/ccwallet/ccwallet/web"
 	"github.com/coder/websocket"
 )
@@ -33,7 +34,7 @@ const wsTimeout = 20 * time.Second
 
 // forEachEngineWS runs fn on a fresh server with streams cfg over each
 // engine.
-func forEachEngineWS(t *testing.T, cfg ledgerapi.StreamConfig, fn func(t *testing.T, e *env)) {
+func forEachEngineWS(t *testing.T, cfg streams.Config, fn func(t *testing.T, e *env)) {
 	for i, engine := range ledgertest.Engines {
 		t.Run(ledgertest.Name(engine), func(t *testing.T) {
 			t.Parallel()
@@ -44,7 +45,7 @@ func forEachEngineWS(t *testing.T, cfg ledgerapi.StreamConfig, fn func(t *testin
 
 // fastCheckpoints lets each stream send its checkpoints as it catches up;
 // the hour-long poll leaves the commit signal alone to wake the streams.
-var fastCheckpoints = ledgerapi.StreamConfig{Checkpoint: time.Millisecond, Poll: time.Hour}
+var fastCheckpoints = streams.Config{Checkpoint: time.Millisecond, Poll: time.Hour}
 
 func (e *env) token(user string) string {
 	e.t.Helper()
@@ -341,7 +342,7 @@ func nextCompletion(t testing.TB, c *websocket.Conn) completion {
 // once per commit, before; the SDK opens a stream per transfer, so each
 // commit read once per client waiting), and alice's own comes at once.
 func TestWSCompletionsIdleOnOthersCommands(t *testing.T) {
-	forEachEngineWS(t, ledgerapi.StreamConfig{Poll: time.Hour}, func(t *testing.T, e *env) {
+	forEachEngineWS(t, streams.Config{Poll: time.Hour}, func(t *testing.T, e *env) {
 		ctx := context.Background()
 		alice, bob := e.user("alice", "100"), e.user("bob", "100")
 		toAlice, _, err := e.l.Preapprovals().Create(ctx, alice)
@@ -388,7 +389,7 @@ func TestWSCompletionsIdleOnOthersCommands(t *testing.T) {
 // TestWSCompletions: /v2/commands/completions sends the completion of a
 // submission as it commits.
 func TestWSCompletions(t *testing.T) {
-	forEachEngineWS(t, ledgerapi.StreamConfig{}, func(t *testing.T, e *env) {
+	forEachEngineWS(t, streams.Config{}, func(t *testing.T, e *env) {
 		ctx := context.Background()
 		alice, bob := e.user("alice", "100"), e.user("bob", "")
 		pre, _, err := e.l.Preapprovals().Create(ctx, bob)
@@ -412,7 +413,7 @@ func TestWSCompletions(t *testing.T) {
 // snapshot at activeAtOffset, past one page (apiread.MaxAPIPage), each
 // contract once, then closes (1000).
 func TestWSActiveContracts(t *testing.T) {
-	forEachEngineWS(t, ledgerapi.StreamConfig{}, func(t *testing.T, e *env) {
+	forEachEngineWS(t, streams.Config{}, func(t *testing.T, e *env) {
 		alice := e.user("alice", "")
 		n := apiread.MaxAPIPage + 5
 		for range n {
@@ -457,7 +458,7 @@ func TestWSActiveContracts(t *testing.T) {
 // the POST form refuses it; a revoked right ends an open stream with
 // STALE_STREAM_AUTHORIZATION.
 func TestWSAuth(t *testing.T) {
-	forEachEngineWS(t, ledgerapi.StreamConfig{Ping: 100 * time.Millisecond}, func(t *testing.T, e *env) {
+	forEachEngineWS(t, streams.Config{Ping: 100 * time.Millisecond}, func(t *testing.T, e *env) {
 		alice, bob := e.user("alice", "1"), e.user("bob", "1")
 		for _, tc := range []struct {
 			user   string
@@ -536,7 +537,7 @@ func mustUser(t testing.TB, e *env, name string) ledger.UserInfo {
 // a socket closed frees its place; the server's end closes the rest with
 // 1001.
 func TestWSLimits(t *testing.T) {
-	forEachEngineWS(t, ledgerapi.StreamConfig{PerUser: 2, Total: 3}, func(t *testing.T, e *env) {
+	forEachEngineWS(t, streams.Config{PerUser: 2, Total: 3}, func(t *testing.T, e *env) {
 		alice, bob := e.user("alice", ""), e.user("bob", "")
 		e.user("carol", "")
 		req := func(p coin.PartyID) map[string]any { return holdingUpdates(p, e.ledgerEnd()) }
@@ -570,7 +571,7 @@ func TestWSLimits(t *testing.T) {
 // same JsCantonError and close 1000; a first message that is not the
 // request's JSON with INVALID_ARGUMENT and close 1011.
 func TestWSErrors(t *testing.T) {
-	forEachEngineWS(t, ledgerapi.StreamConfig{}, func(t *testing.T, e *env) {
+	forEachEngineWS(t, streams.Config{}, func(t *testing.T, e *env) {
 		alice := e.user("alice", "1")
 		end := e.ledgerEnd()
 		for _, tc := range []struct {
@@ -606,7 +607,7 @@ func TestWSErrors(t *testing.T) {
 // ACCESS_TOKEN_EXPIRED; a socket yet to send its request does not hold
 // the server's stop up.
 func TestWSDeadPeers(t *testing.T) {
-	forEachEngineWS(t, ledgerapi.StreamConfig{PerUser: 1, Ping: 50 * time.Millisecond}, func(t *testing.T, e *env) {
+	forEachEngineWS(t, streams.Config{PerUser: 1, Ping: 50 * time.Millisecond}, func(t *testing.T, e *env) {
 		alice := e.user("alice", "1")
 		// This client never reads again, so it answers no ping.
 		e.open("/v2/updates", "alice", holdingUpdates(alice, e.ledgerEnd()))
@@ -625,7 +626,7 @@ func TestWSDeadPeers(t *testing.T) {
 			time.Sleep(50 * time.Millisecond)
 		}
 	})
-	forEachEngineWS(t, ledgerapi.StreamConfig{}, func(t *testing.T, e *env) {
+	forEachEngineWS(t, streams.Config{}, func(t *testing.T, e *env) {
 		alice := e.user("alice", "1")
 		tok, err := web.SignDevToken(e.signer, testKID, "", testAudience, "alice", 2*time.Second)
 		if err != nil {
@@ -672,7 +673,7 @@ func TestWSDeadPeers(t *testing.T) {
 // it ends every open stream: SERVICE_NOT_RUNNING, then close 1012
 // (service restart); an idle stream does not hold the restore up.
 func TestWSRestore(t *testing.T) {
-	forEachEngineWS(t, ledgerapi.StreamConfig{}, func(t *testing.T, e *env) {
+	forEachEngineWS(t, streams.Config{}, func(t *testing.T, e *env) {
 		ctx := context.Background()
 		alice := e.user("alice", "1")
 		d := devnet.New(e.l)

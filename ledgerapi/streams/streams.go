@@ -1,4 +1,11 @@
-package ledgerapi
+// Package streams serves the Ledger API's streams as WebSockets: the
+// handshake and its token, the request message, the pings, the caps on
+// open sockets, the hub that wakes them when the ledger moves, the
+// rechecks of the caller's rights, the offset checkpoints and the close
+// codes. What a stream sends is a Kind, ledgerapi's (updates,
+// completions, active contracts); the server's authentication comes in
+// an Auth when it builds the Hub (New).
+package streams
 
 import (
 	"bytes"
@@ -10,9 +17,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ccwallet/ccwallet/ledger/apiread"
-
-	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledgerapi/internal/canton"
 	"github.com/ccwallet/ccwallet/web"
@@ -30,27 +34,28 @@ import (
 //     bad token is refused there with 401, an unknown user with 403, each a
 //     JsCantonError, before the upgrade.
 //   - The client's first message is the request: the same JSON as the POST
-//     forms take, decoded, checked and answered by the same code (reads.go,
-//     completions.go). Later messages are ignored, as Canton takes one.
+//     forms take, decoded, checked and answered by the same code
+//     (ledgerapi's reads.go and completions.go, through its Kind). Later
+//     messages are ignored, as Canton takes one.
 //   - Updates and completions come as they commit, each a message, with an
 //     OffsetCheckpoint once the stream has caught up past what it sent (at
-//     most one per StreamConfig.Checkpoint); endInclusive, when given, ends
+//     most one per Config.Checkpoint); endInclusive, when given, ends
 //     the stream there; the active contracts end after the snapshot.
 //   - An error, the request's or the ledger's, is a JsCantonError message,
 //     then a normal close (1000): Canton sends its errors so, as elements
 //     of the stream. A first message that is not the request's JSON closes
 //     with 1011 (Canton's stream fails), after its error message.
 //
-// Bounds: at most StreamConfig.PerUser sockets per user and Total in all
+// Bounds: at most Config.PerUser sockets per user and Total in all
 // (one more gets PARTICIPANT_BACKPRESSURE and close 1013, try again
 // later); messages from the client at most canton.MaxBody; the request must come
-// within wsRequestTimeout; a ping every StreamConfig.Ping drops a peer that
+// within wsRequestTimeout; a ping every Config.Ping drops a peer that
 // does not answer within wsPongTimeout (or the period, if shorter); a write that cannot go out within
 // wsWriteTimeout drops a client that does not read. A socket waiting for
-// commits holds no database connection: one hub (streamHub) wakes the
+// commits holds no database connection: one hub (Hub) wakes the
 // sockets when this process commits (ledger.Committed) and, for other
-// replicas' commits, polls the ledger end once per StreamConfig.Poll; a
-// woken socket reads what is new in pages, at most StreamConfig.Reads
+// replicas' commits, polls the ledger end once per Config.Poll; a
+// woken socket reads what is new in pages, at most Config.Reads
 // sockets at a time. The rights are checked again at least every
 // wsRecheck before the stream sends more, and at each ping: a revoked
 // right or a deactivated user ends the stream with
@@ -66,49 +71,39 @@ const (
 	wsPongTimeout    = 15 * time.Second
 	wsRecheck        = 5 * time.Second
 	// wsSubprotocol is the subprotocol Canton's clients offer and its
-	// server answers with; the token rides beside it as jwt.token.<token>.
+	// server answers with; the token rides beside it as jwt.token.<token>
+	// (canton.RequestToken).
 	wsSubprotocol = "daml.ws.auth"
-	wsTokenPrefix = "jwt.token."
 )
 
-// requestToken is the caller's token: an Authorization: Bearer header or,
-// as a browser's WebSocket can send no header, the jwt.token.<token>
-// subprotocol (Canton takes either on every endpoint); "" for none.
-func requestToken(r *http.Request) string {
-	if h := r.Header.Get("Authorization"); h != "" {
-		scheme, raw, _ := strings.Cut(h, " ")
-		if !strings.EqualFold(scheme, "Bearer") {
-			return ""
-		}
-		return strings.TrimSpace(raw)
-	}
-	for _, h := range r.Header.Values("Sec-WebSocket-Protocol") {
-		for p := range strings.SplitSeq(h, ",") {
-			if tok, ok := strings.CutPrefix(strings.TrimSpace(p), wsTokenPrefix); ok {
-				return tok
-			}
-		}
-	}
-	return ""
-}
-
-// streamKind is what one socket streams: it checks the request message
+// Kind is what one socket streams: it checks the request message
 // (decoded into its own type) for the caller and then sends until done.
-type streamKind interface {
-	// request is where the first message decodes to.
-	request() any
-	// check checks the decoded request for c (again at each recheck).
-	check(c *canton.Caller) error
-	// run streams to ws until the stream is done (nil) or fails.
-	run(ws *wsStream) error
+type Kind interface {
+	// Request is where the first message decodes to.
+	Request() any
+	// Check checks the decoded request for c (again at each recheck).
+	Check(c *canton.Caller) error
+	// Run streams to ws until the stream is done (nil) or fails.
+	Run(ws *Stream) error
 }
 
-// wsStream is one open socket.
-type wsStream struct {
-	s      *Server
+// Auth is how the streams know their callers: the Ledger API server's
+// authentication, given to New.
+type Auth struct {
+	// Token is the caller a token names (canton.RequestToken's) with its
+	// verified claims, or the JsCantonError refusing it.
+	Token func(ctx context.Context, raw string) (*canton.Caller, web.Claims, error)
+	// Claims is the caller of claims verified before, its rights read
+	// again (a recheck).
+	Claims func(ctx context.Context, claims web.Claims) (*canton.Caller, error)
+}
+
+// Stream is one open socket.
+type Stream struct {
+	hub    *Hub
 	conn   *websocket.Conn
 	ctx    context.Context
-	kind   streamKind
+	kind   Kind
 	claims web.Claims
 	caller *canton.Caller
 	// checked is when the rights were last read.
@@ -125,18 +120,18 @@ type closeError struct {
 
 func (e *closeError) Error() string { return e.reason }
 
-// stream serves a WebSocket of kind (a new one per request).
-func (s *Server) stream(kind func() streamKind) http.Handler {
+// Handler serves a WebSocket of kind (a new one per request).
+func (h *Hub) Handler(kind func() Kind) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		c, claims, err := s.authenticateToken(r.Context(), requestToken(r))
+		c, claims, err := h.auth.Token(r.Context(), canton.RequestToken(r))
 		if err == nil {
-			if ok, retry := s.lim.Allow("user:" + c.User.Name); !ok {
+			if ok, retry := h.lim.Allow("user:" + c.User.Name); !ok {
 				web.RetryAfter(w, retry)
 				err = canton.Err(canton.CodeBackpressure, "user %q sends requests faster than this participant allows; retry in %s", c.User.Name, retry.Round(time.Second))
 			}
 		}
 		if err != nil {
-			canton.WriteError(s.log, w, r, err)
+			canton.WriteError(h.log, w, r, err)
 			return
 		}
 		opts := &websocket.AcceptOptions{
@@ -145,23 +140,23 @@ func (s *Server) stream(kind func() streamKind) http.Handler {
 			// itself: any origin may connect, as to Canton.
 			InsecureSkipVerify: true,
 		}
-		for _, h := range r.Header.Values("Sec-WebSocket-Protocol") {
-			if strings.Contains(h, wsSubprotocol) {
+		for _, v := range r.Header.Values("Sec-WebSocket-Protocol") {
+			if strings.Contains(v, wsSubprotocol) {
 				opts.Subprotocols = []string{wsSubprotocol}
 			}
 		}
 		// Counted before the handshake ends, so a client that saw its
 		// socket open holds its place.
-		refused := s.streams.join(c.User.Name)
+		refused := h.join(c.User.Name)
 		if refused == nil {
-			defer s.streams.leave(c.User.Name)
+			defer h.leave(c.User.Name)
 		}
 		conn, err := websocket.Accept(w, r, opts)
 		if err != nil {
 			return // Accept answered the client
 		}
 		conn.SetReadLimit(canton.MaxBody)
-		ws := &wsStream{s: s, conn: conn, kind: kind(), claims: claims, caller: c, checked: time.Now()}
+		ws := &Stream{hub: h, conn: conn, kind: kind(), claims: claims, caller: c, checked: time.Now()}
 		if refused != nil {
 			ws.fail(refused)
 			conn.Close(websocket.StatusTryAgainLater, "too many streams")
@@ -172,8 +167,8 @@ func (s *Server) stream(kind func() streamKind) http.Handler {
 }
 
 // serve runs the stream and closes the socket with its outcome.
-func (ws *wsStream) serve(parent context.Context) {
-	hub := ws.s.streams
+func (ws *Stream) serve(parent context.Context) {
+	hub := ws.hub
 	ctx, cancel := context.WithCancel(context.WithoutCancel(parent))
 	defer cancel()
 	ws.ctx = ctx
@@ -197,7 +192,7 @@ func (ws *wsStream) serve(parent context.Context) {
 	}
 	// Decoded as the POST form decodes its body.
 	body := &http.Request{Header: http.Header{}, Body: io.NopCloser(bytes.NewReader(msg))}
-	if err := canton.Decode(body, ws.kind.request()); err != nil {
+	if err := canton.Decode(body, ws.kind.Request()); err != nil {
 		var de *canton.DecodeError
 		if errors.As(err, &de) {
 			ws.fail(canton.InvalidArgument("the request message: %s", de.Msg))
@@ -254,9 +249,9 @@ func (ws *wsStream) serve(parent context.Context) {
 		}
 	}()
 
-	err = ws.kind.check(ws.caller)
+	err = ws.kind.Check(ws.caller)
 	if err == nil {
-		err = ws.kind.run(ws)
+		err = ws.kind.Run(ws)
 	}
 	var why *closeError
 	select {
@@ -266,7 +261,7 @@ func (ws *wsStream) serve(parent context.Context) {
 	switch {
 	case why != nil:
 		if why.code == websocket.StatusServiceRestart {
-			ws.send(canton.Of(ledger.ErrUnavailable).Body(""))
+			ws.Send(canton.Of(ledger.ErrUnavailable).Body(""))
 		}
 		ws.conn.Close(why.code, why.reason)
 	case ctx.Err() != nil:
@@ -280,16 +275,16 @@ func (ws *wsStream) serve(parent context.Context) {
 }
 
 // fail sends err as a JsCantonError message, logging a server failure.
-func (ws *wsStream) fail(err error) {
+func (ws *Stream) fail(err error) {
 	ce := canton.Of(err)
 	if ce.Code == canton.CodeInternal {
-		ws.s.log.Error("ledger api stream failed", "user", ws.caller.User.Name, "err", err)
+		ws.hub.log.Error("ledger api stream failed", "user", ws.caller.User.Name, "err", err)
 	}
-	ws.send(ce.Body(""))
+	ws.Send(ce.Body(""))
 }
 
-// send writes one message, within wsWriteTimeout.
-func (ws *wsStream) send(v any) error {
+// Send writes one message, within wsWriteTimeout.
+func (ws *Stream) Send(v any) error {
 	b, err := json.Marshal(v)
 	if err != nil {
 		return err
@@ -305,14 +300,14 @@ func (ws *wsStream) send(v any) error {
 	return ws.conn.Write(wctx, websocket.MessageText, b)
 }
 
-// read runs fn, a read of the ledger, once the hub lets it (at most Reads
+// Read runs fn, a read of the ledger, once the hub lets it (at most Reads
 // at a time) and the development network is not being restored, after
 // checking the caller's rights again if they are older than wsRecheck.
-func (ws *wsStream) read(fn func(ctx context.Context) error) error {
+func (ws *Stream) Read(fn func(ctx context.Context) error) error {
 	if err := ws.recheck(false); err != nil {
 		return err
 	}
-	hub := ws.s.streams
+	hub := ws.hub
 	select {
 	case hub.reads <- struct{}{}:
 	case <-ws.ctx.Done():
@@ -320,7 +315,7 @@ func (ws *wsStream) read(fn func(ctx context.Context) error) error {
 	}
 	defer func() { <-hub.reads }()
 	hub.readsDone.Add(1)
-	done, err := ws.s.l.Admit()
+	done, err := hub.l.Admit()
 	if err != nil {
 		return err
 	}
@@ -331,7 +326,7 @@ func (ws *wsStream) read(fn func(ctx context.Context) error) error {
 // recheck reads the caller's rights again (when force, or when older than
 // wsRecheck) and checks the request with them; an expired token or a
 // right gone ends the stream.
-func (ws *wsStream) recheck(force bool) error {
+func (ws *Stream) recheck(force bool) error {
 	now := time.Now()
 	if !ws.claims.Expiry.IsZero() && !now.Before(ws.claims.Expiry) {
 		return canton.Err(canton.CodeTokenExpired, "the access token expired; reconnect with a new one")
@@ -339,9 +334,9 @@ func (ws *wsStream) recheck(force bool) error {
 	if !force && now.Sub(ws.checked) < wsRecheck {
 		return nil
 	}
-	c, err := ws.s.callerFor(ws.ctx, ws.claims)
+	c, err := ws.hub.auth.Claims(ws.ctx, ws.claims)
 	if err == nil {
-		err = ws.kind.check(c)
+		err = ws.kind.Check(c)
 	}
 	if err != nil {
 		if ce := canton.Of(err); ce.Code == canton.CodeInternal || ce.Code == canton.CodeUnavailable {
@@ -356,14 +351,14 @@ func (ws *wsStream) recheck(force bool) error {
 // wait waits for the ledger to move past end (the hub's wake, taken
 // before the read that found nothing more), for checkpoint (0: none) to
 // come due, or for a recheck of the rights; false when the stream ends.
-func (ws *wsStream) wait(wake <-chan struct{}, checkpoint time.Duration) bool {
+func (ws *Stream) wait(wake <-chan struct{}, checkpoint time.Duration) bool {
 	var due <-chan time.Time
 	if checkpoint > 0 {
 		t := time.NewTimer(checkpoint)
 		defer t.Stop()
 		due = t.C
 	}
-	recheck := time.NewTimer(ws.s.streams.cfg.Ping)
+	recheck := time.NewTimer(ws.hub.cfg.Ping)
 	defer recheck.Stop()
 	var expiry <-chan time.Time
 	if !ws.claims.Expiry.IsZero() {
@@ -385,20 +380,20 @@ func (ws *wsStream) wait(wake <-chan struct{}, checkpoint time.Duration) bool {
 
 // checkpointDue says whether an OffsetCheckpoint may go out now, or how
 // long until it may.
-func (ws *wsStream) checkpointDue() (bool, time.Duration) {
-	left := ws.s.streams.cfg.Checkpoint - time.Since(ws.lastCheckpoint)
+func (ws *Stream) checkpointDue() (bool, time.Duration) {
+	left := ws.hub.cfg.Checkpoint - time.Since(ws.lastCheckpoint)
 	return left <= 0, left
 }
 
-// follow is the loop of a live stream: read what follows pos (read
+// Follow is the loop of a live stream: read what follows pos (read
 // returns the new position, the offset of the last message sent and
 // whether it read a whole page), and once caught up send a checkpoint
 // past what was sent, then wait for the ledger to move; end (0: none)
 // ends the stream at that offset.
-func (ws *wsStream) follow(pos, end int64, read func(pos int64) (next, last int64, more bool, err error), checkpoint func(offset int64) any) error {
+func (ws *Stream) Follow(pos, end int64, read func(pos int64) (next, last int64, more bool, err error), checkpoint func(offset int64) any) error {
 	sent := pos
 	for {
-		wake := ws.s.streams.moved()
+		wake := ws.hub.moved()
 		next, last, more, err := read(pos)
 		if err != nil {
 			return err
@@ -409,7 +404,7 @@ func (ws *wsStream) follow(pos, end int64, read func(pos int64) (next, last int6
 		}
 		if end > 0 && pos >= end {
 			if pos > sent {
-				return ws.send(checkpoint(pos))
+				return ws.Send(checkpoint(pos))
 			}
 			return nil
 		}
@@ -417,7 +412,7 @@ func (ws *wsStream) follow(pos, end int64, read func(pos int64) (next, last int6
 		if pos > sent {
 			var due bool
 			if due, left = ws.checkpointDue(); due {
-				if err := ws.send(checkpoint(pos)); err != nil {
+				if err := ws.Send(checkpoint(pos)); err != nil {
 					return err
 				}
 				sent, ws.lastCheckpoint, left = pos, time.Now(), 0
@@ -429,151 +424,14 @@ func (ws *wsStream) follow(pos, end int64, read func(pos int64) (next, last int6
 	}
 }
 
-// updatesStream is GET /v2/updates, /v2/updates/flats and
-// /v2/updates/trees.
-type updatesStream struct {
-	req   updatesRequest
-	trees bool
-	ef    *eventFormat
-	begin int64
-	end   int64
-}
+// Caller is the stream's caller, with its rights as last read.
+func (ws *Stream) Caller() *canton.Caller { return ws.caller }
 
-func (u *updatesStream) request() any { return &u.req }
+// Polled counts the hub's polls that saw the ledger end move (another
+// replica's commits): a stream that skips reads on this process's
+// commits reads again when it has moved.
+func (ws *Stream) Polled() uint64 { return ws.hub.polled.Load() }
 
-func (u *updatesStream) check(c *canton.Caller) (err error) {
-	u.ef, u.begin, u.end, err = u.req.parse(c, u.trees)
-	return err
-}
-
-func (u *updatesStream) run(ws *wsStream) error {
-	return ws.follow(u.begin, u.end, func(pos int64) (int64, int64, bool, error) {
-		var ups []apiread.LedgerUpdate
-		var scanned int64
-		err := ws.read(func(ctx context.Context) (err error) {
-			ups, scanned, err = ws.s.w.APIRead.Updates(ctx, u.ef.ledgerFilter(), pos, u.end, apiread.MaxAPIPage)
-			return err
-		})
-		if err != nil {
-			return 0, 0, false, err
-		}
-		last := pos
-		for _, up := range ups {
-			for _, m := range ws.s.updateMessages([]apiread.LedgerUpdate{up}, u.ef, u.trees) {
-				if err := ws.send(m); err != nil {
-					return 0, 0, false, err
-				}
-				last = up.Offset
-			}
-		}
-		return scanned, last, len(ups) == apiread.MaxAPIPage, nil
-	}, func(offset int64) any {
-		return map[string]any{"update": map[string]any{"OffsetCheckpoint": ws.s.offsetCheckpoint(offset)}}
-	})
-}
-
-// completionsStream is GET /v2/commands/completions.
-type completionsStream struct {
-	req     completionsRequest
-	parties []coin.PartyID
-	begin   int64
-	// What the last read knew: the hub's poll count and when it read.
-	read   bool
-	polled uint64
-	readAt time.Time
-}
-
-// idle says whether a read after pos would find nothing: no completion
-// of the user committed here past pos (the ledger's mark) and no poll
-// saw another replica move the ledger since the last read, which was
-// less than a checkpoint period ago (a read now and then moves the
-// position, for the checkpoints). Each commit wakes every stream; with
-// the SDK's stream per transfer, 8 clients read 8 times per commit.
-func (cs *completionsStream) idle(ws *wsStream, user string, pos int64) bool {
-	hub := ws.s.streams
-	polled := hub.polled.Load()
-	if cs.read && ws.s.l.CompletionMark(user) <= pos && polled == cs.polled && time.Since(cs.readAt) < hub.cfg.Checkpoint {
-		return true
-	}
-	cs.read, cs.polled, cs.readAt = true, polled, time.Now()
-	return false
-}
-
-func (cs *completionsStream) request() any { return &cs.req }
-
-func (cs *completionsStream) check(c *canton.Caller) (err error) {
-	cs.parties, cs.begin, err = cs.req.parse(c)
-	return err
-}
-
-func (cs *completionsStream) run(ws *wsStream) error {
-	user := ws.s.userKey(ws.caller.User.Name)
-	return ws.follow(cs.begin, 0, func(pos int64) (int64, int64, bool, error) {
-		if cs.idle(ws, user, pos) {
-			return pos, pos, false, nil
-		}
-		var end int64
-		var got []ledger.Completion
-		err := ws.read(func(ctx context.Context) (err error) {
-			// The end the read went up to: every completion up to it is
-			// in it.
-			got, end, err = ws.s.completionsOf(ctx, ws.caller.User.Name, cs.parties, pos, apiread.MaxAPIPage)
-			return err
-		})
-		if err != nil {
-			return 0, 0, false, err
-		}
-		last := pos
-		for _, c := range got {
-			if err := ws.send(ws.s.completionMessage(c)); err != nil {
-				return 0, 0, false, err
-			}
-			last = c.Offset
-		}
-		if len(got) == apiread.MaxAPIPage {
-			return last, last, true, nil
-		}
-		return max(end, last), last, false, nil
-	}, func(offset int64) any { return ws.s.completionCheckpoint(offset) })
-}
-
-// acsStream is GET /v2/state/active-contracts: the snapshot, page by page,
-// then the close.
-type acsStream struct {
-	req acsRequest
-	ef  *eventFormat
-	at  int64
-}
-
-func (a *acsStream) request() any { return &a.req }
-
-func (a *acsStream) check(c *canton.Caller) (err error) {
-	a.ef, a.at, err = a.req.parse(c)
-	return err
-}
-
-func (a *acsStream) run(ws *wsStream) error {
-	key := apiread.FirstContractKey
-	for {
-		var cs []apiread.LedgerContract
-		err := ws.read(func(ctx context.Context) (err error) {
-			cs, err = ws.s.w.APIRead.ActiveContractsAfter(ctx, a.ef.ledgerFilter(), a.at, key, apiread.MaxAPIPage)
-			return err
-		})
-		if err != nil {
-			return err
-		}
-		for _, ct := range cs {
-			if e, ok := ws.s.acsEntryOf(ct, a.ef); ok {
-				if err := ws.send(e); err != nil {
-					return err
-				}
-			}
-		}
-		if len(cs) < apiread.MaxAPIPage {
-			return nil
-		}
-		last := cs[len(cs)-1]
-		key = apiread.ContractKey{Offset: last.CreatedOffset, ContractID: last.ContractID}
-	}
-}
+// CheckpointPeriod is the least time between two OffsetCheckpoints
+// (Config.Checkpoint).
+func (ws *Stream) CheckpointPeriod() time.Duration { return ws.hub.cfg.Checkpoint }

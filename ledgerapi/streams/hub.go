@@ -1,7 +1,8 @@
-package ledgerapi
+package streams
 
 import (
 	"context"
+	"log/slog"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -9,11 +10,12 @@ import (
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/apiread"
 	"github.com/ccwallet/ccwallet/ledgerapi/internal/canton"
+	"github.com/ccwallet/ccwallet/web"
 )
 
-// StreamConfig bounds the WebSocket streams (ws.go); zero fields take
+// Config bounds the WebSocket streams; zero fields take
 // their defaults.
-type StreamConfig struct {
+type Config struct {
 	// PerUser and Total cap the open sockets of one user and of all.
 	PerUser, Total int
 	// Reads bounds the sockets reading the ledger at once (each holds a
@@ -31,19 +33,19 @@ type StreamConfig struct {
 	Ping time.Duration
 }
 
-// The defaults of StreamConfig. A client (the wallet SDK) holds a few
+// The defaults of Config. A client (the wallet SDK) holds a few
 // sockets per user: updates, completions, the ACS it reads now and then.
 // Canton's offset checkpoint cache updates every 15 s.
 const (
-	DefaultStreamsPerUser   = 16
-	DefaultStreams          = 500
-	DefaultStreamReads      = 4
-	DefaultStreamPoll       = time.Second
+	DefaultPerUser          = 16
+	DefaultTotal            = 500
+	DefaultReads            = 4
+	DefaultPoll             = time.Second
 	DefaultCheckpointPeriod = 15 * time.Second
-	DefaultStreamPing       = 30 * time.Second
+	DefaultPing             = 30 * time.Second
 )
 
-func (c StreamConfig) withDefaults() StreamConfig {
+func (c Config) withDefaults() Config {
 	or := func(v *int, def int) {
 		if *v <= 0 {
 			*v = def
@@ -54,26 +56,29 @@ func (c StreamConfig) withDefaults() StreamConfig {
 			*v = def
 		}
 	}
-	or(&c.PerUser, DefaultStreamsPerUser)
-	or(&c.Total, DefaultStreams)
-	or(&c.Reads, DefaultStreamReads)
-	ord(&c.Poll, DefaultStreamPoll)
+	or(&c.PerUser, DefaultPerUser)
+	or(&c.Total, DefaultTotal)
+	or(&c.Reads, DefaultReads)
+	ord(&c.Poll, DefaultPoll)
 	ord(&c.Checkpoint, DefaultCheckpointPeriod)
-	ord(&c.Ping, DefaultStreamPing)
+	ord(&c.Ping, DefaultPing)
 	return c
 }
 
-// streamHub counts the open sockets against their caps and wakes them
+// Hub counts the open sockets against their caps and wakes them
 // when the ledger moves: one goroutine, running while any is open, waits
 // for this process's next commit (ledger.Committed) or polls the ledger
 // end (other replicas' commits), and closes the current wake channel.
 // Sockets hold no database connection while they wait.
-type streamHub struct {
+type Hub struct {
 	l     *ledger.Ledger
-	cfg   StreamConfig
+	log   *slog.Logger
+	lim   *web.Limiter
+	auth  Auth
+	cfg   Config
 	reads chan struct{} // a token per socket reading the ledger
 
-	// shutdown is closed when the server stops (Server.Wait); open counts
+	// shutdown is closed when the server stops (Stop); open counts
 	// the sockets, for it to wait on.
 	shutdown     chan struct{}
 	shutdownOnce sync.Once
@@ -100,16 +105,18 @@ type streamHub struct {
 	afterWake atomic.Pointer[func()]
 }
 
-func newStreamHub(l *ledger.Ledger, cfg StreamConfig) *streamHub {
+// New builds the hub of the streams of l's Ledger API, which knows its
+// callers by auth; lim bounds each user's handshakes (nil: no limit).
+func New(l *ledger.Ledger, log *slog.Logger, lim *web.Limiter, auth Auth, cfg Config) *Hub {
 	cfg = cfg.withDefaults()
-	h := &streamHub{l: l, cfg: cfg, reads: make(chan struct{}, cfg.Reads), shutdown: make(chan struct{}),
+	h := &Hub{l: l, log: log, lim: lim, auth: auth, cfg: cfg, reads: make(chan struct{}, cfg.Reads), shutdown: make(chan struct{}),
 		byUser: map[string]int{}, wake: make(chan struct{}), restore: make(chan struct{})}
 	l.OnRestore(h.restored)
 	return h
 }
 
 // join counts a socket of user, or refuses it (PARTICIPANT_BACKPRESSURE).
-func (h *streamHub) join(user string) error {
+func (h *Hub) join(user string) error {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	select {
@@ -137,7 +144,7 @@ func (h *streamHub) join(user string) error {
 	return nil
 }
 
-func (h *streamHub) leave(user string) {
+func (h *Hub) leave(user string) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.byUser[user]--; h.byUser[user] <= 0 {
@@ -148,7 +155,7 @@ func (h *streamHub) leave(user string) {
 }
 
 // moved is closed when the ledger may have moved after the call.
-func (h *streamHub) moved() <-chan struct{} {
+func (h *Hub) moved() <-chan struct{} {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	return h.wake
@@ -156,13 +163,13 @@ func (h *streamHub) moved() <-chan struct{} {
 
 // restoredSignal is closed by the next restore or reset of a development
 // network.
-func (h *streamHub) restoredSignal() <-chan struct{} {
+func (h *Hub) restoredSignal() <-chan struct{} {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	return h.restore
 }
 
-func (h *streamHub) restored() {
+func (h *Hub) restored() {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	close(h.restore)
@@ -171,20 +178,20 @@ func (h *streamHub) restored() {
 }
 
 // broadcast wakes the sockets waiting.
-func (h *streamHub) broadcast() {
+func (h *Hub) broadcast() {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	close(h.wake)
 	h.wake = make(chan struct{})
 }
 
-// stop ends every socket (close 1001) and waits for them.
-func (h *streamHub) stop() {
+// Stop ends every socket (close 1001) and waits for them.
+func (h *Hub) Stop() {
 	h.shutdownOnce.Do(func() { close(h.shutdown) })
 	h.open.Wait()
 }
 
-func (h *streamHub) run(commit <-chan struct{}) {
+func (h *Hub) run(commit <-chan struct{}) {
 	poll := time.NewTicker(h.cfg.Poll)
 	defer poll.Stop()
 	for {
@@ -230,3 +237,16 @@ func (h *streamHub) run(commit <-chan struct{}) {
 		}
 	}
 }
+
+// AfterWake has fn run in the hub's goroutine after each wake of the
+// sockets by a commit (nil: nothing); for tests.
+func (h *Hub) AfterWake(fn func()) {
+	if fn == nil {
+		h.afterWake.Store(nil)
+		return
+	}
+	h.afterWake.Store(&fn)
+}
+
+// Reads counts the streams' reads of the ledger so far; for tests.
+func (h *Hub) Reads() int64 { return h.readsDone.Load() }
