@@ -36,9 +36,6 @@ const (
 	hashingSchemeV2 = "HASHING_SCHEME_VERSION_V2"
 	// lfVersion is the Daml-LF version of the nodes (Canton accepts 2.1).
 	lfVersion = "2.1"
-	// maxSignatures bounds the signatures an execute may carry, per party
-	// and in all.
-	maxSignatures = 16
 )
 
 // nonconsuming are the served choices that leave their contract active.
@@ -438,8 +435,8 @@ func signaturesOf(req *executeRequest) (map[coin.PartyID][]external.ExternalSign
 			return nil, err
 		}
 		for j, sg := range ps.Signatures {
-			if n++; n > maxSignatures {
-				return nil, canton.InvalidArgument("partySignatures: at most %d signatures", maxSignatures)
+			if n++; n > canton.MaxSignatures {
+				return nil, canton.InvalidArgument("partySignatures: at most %d signatures", canton.MaxSignatures)
 			}
 			b, err := base64.StdEncoding.DecodeString(sg.Signature)
 			if err != nil {

@@ -14,7 +14,9 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -26,6 +28,7 @@ import (
 	"github.com/ccwallet/ccwallet/ledger/userrights"
 	"github.com/ccwallet/ccwallet/ledger/users"
 	"github.com/ccwallet/ccwallet/ledger/workflows"
+	"github.com/ccwallet/ccwallet/ledgerapi/identity"
 	"github.com/ccwallet/ccwallet/ledgerapi/internal/canton"
 	"github.com/ccwallet/ccwallet/ledgerapi/streams"
 	"github.com/ccwallet/ccwallet/web"
@@ -33,7 +36,7 @@ import (
 
 // Version is the Ledger API version this server answers as (Canton's,
 // as bundled with Splice 0.4.15).
-const Version = "3.3.0"
+const Version = identity.Version
 
 // Config is what the server needs beyond the ledger.
 type Config struct {
@@ -67,6 +70,8 @@ type Server struct {
 	running sync.WaitGroup
 	// w are the ledger's workflow packages (Config.Workflows).
 	w *workflows.Set
+	// identity serves the identity routes (ledgerapi/identity).
+	identity *identity.Service
 	// streams serves the WebSocket streams (ledgerapi/streams; their
 	// kinds are streamkinds.go's).
 	streams *streams.Hub
@@ -87,6 +92,7 @@ func New(l *ledger.Ledger, cfg Config, log *slog.Logger) *Server {
 		w = workflows.New(l)
 	}
 	s := &Server{l: l, log: log, auth: cfg.Auth, obs: cfg.Observe, lim: cfg.Limiter, async: make(chan struct{}, maxAsync), w: w}
+	s.identity = identity.New(l, w, slices.Sorted(maps.Keys(packageNames)))
 	s.streams = streams.New(l, log, cfg.Limiter, streams.Auth{Token: s.authenticateToken, Claims: s.callerFor}, cfg.Streams)
 	if cfg.DurableAsync {
 		s.startDurable()
@@ -100,23 +106,24 @@ type apiFunc func(w http.ResponseWriter, r *http.Request, c *canton.Caller) erro
 // Handler returns the Ledger API's routes.
 func (s *Server) Handler() http.Handler {
 	mux := &routeTable{ServeMux: http.NewServeMux()}
-	rd := reads{s} // the reads' routes (reads.go)
-	mux.Handle("GET /v2/version", s.api(s.getVersion))
-	mux.Handle("GET /v2/parties", s.api(s.listParties))
-	mux.Handle("POST /v2/parties", s.api(s.allocateParty))
-	mux.Handle("GET /v2/parties/participant-id", s.api(s.getParticipantID))
-	mux.Handle("GET /v2/parties/{party}", s.api(s.getParty))
-	mux.Handle("POST /v2/parties/external/generate-topology", s.api(s.generateExternalTopology))
-	mux.Handle("POST /v2/parties/external/allocate", s.api(s.allocateExternalParty))
-	mux.Handle("GET /v2/packages", s.api(s.listPackages))
-	mux.Handle("GET /v2/users", s.api(s.listUsers))
-	mux.Handle("POST /v2/users", s.api(s.createUser))
-	mux.Handle("GET /v2/users/{userId}", s.api(s.getUser))
-	mux.Handle("GET /v2/users/{userId}/rights", s.api(s.listUserRights))
-	mux.Handle("POST /v2/users/{userId}/rights", s.api(s.grantRights))
-	mux.Handle("PATCH /v2/users/{userId}/rights", s.api(s.revokeRights))
-	mux.Handle("PATCH /v2/users/{userId}", s.api(s.updateUser))
-	mux.Handle("DELETE /v2/users/{userId}", s.api(s.deleteUser))
+	rd := reads{s}   // the reads' routes (reads.go)
+	id := s.identity // the identity routes (ledgerapi/identity)
+	mux.Handle("GET /v2/version", s.api(id.GetVersion))
+	mux.Handle("GET /v2/parties", s.api(id.ListParties))
+	mux.Handle("POST /v2/parties", s.api(id.AllocateParty))
+	mux.Handle("GET /v2/parties/participant-id", s.api(id.GetParticipantID))
+	mux.Handle("GET /v2/parties/{party}", s.api(id.GetParty))
+	mux.Handle("POST /v2/parties/external/generate-topology", s.api(id.GenerateExternalTopology))
+	mux.Handle("POST /v2/parties/external/allocate", s.api(id.AllocateExternalParty))
+	mux.Handle("GET /v2/packages", s.api(id.ListPackages))
+	mux.Handle("GET /v2/users", s.api(id.ListUsers))
+	mux.Handle("POST /v2/users", s.api(id.CreateUser))
+	mux.Handle("GET /v2/users/{userId}", s.api(id.GetUser))
+	mux.Handle("GET /v2/users/{userId}/rights", s.api(id.ListUserRights))
+	mux.Handle("POST /v2/users/{userId}/rights", s.api(id.GrantRights))
+	mux.Handle("PATCH /v2/users/{userId}/rights", s.api(id.RevokeRights))
+	mux.Handle("PATCH /v2/users/{userId}", s.api(id.UpdateUser))
+	mux.Handle("DELETE /v2/users/{userId}", s.api(id.DeleteUser))
 	mux.Handle("GET /v2/state/ledger-end", s.api(rd.getLedgerEnd))
 	mux.Handle("GET /v2/state/latest-pruned-offsets", s.api(rd.getPrunedOffsets))
 	mux.Handle("GET /v2/state/connected-synchronizers", s.api(rd.getConnectedSynchronizers))

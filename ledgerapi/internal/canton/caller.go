@@ -80,6 +80,11 @@ type DecodeError struct {
 
 func (e *DecodeError) Error() string { return e.Msg }
 
+// MaxSignatures bounds the signatures a request may carry: an
+// interactive execute's, per party and in all, and an external party's
+// allocation's, with its transactions.
+const MaxSignatures = 16
+
 // MaxBody bounds request bodies (and a WebSocket's messages).
 const MaxBody = 1 << 20
 

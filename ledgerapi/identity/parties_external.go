@@ -1,4 +1,4 @@
-package ledgerapi
+package identity
 
 import (
 	"errors"
@@ -53,7 +53,7 @@ func externalPartyErr(err error) error {
 	return err
 }
 
-func (s *Server) generateExternalTopology(w http.ResponseWriter, r *http.Request, c *canton.Caller) error {
+func (s *Service) GenerateExternalTopology(w http.ResponseWriter, r *http.Request, c *canton.Caller) error {
 	if err := c.RequireAdmin(); err != nil {
 		return err
 	}
@@ -93,7 +93,7 @@ func (s *Server) generateExternalTopology(w http.ResponseWriter, r *http.Request
 	}{string(t.Party), t.Fingerprint, t.Txs, t.MultiHash})
 }
 
-func (s *Server) allocateExternalParty(w http.ResponseWriter, r *http.Request, c *canton.Caller) error {
+func (s *Service) AllocateExternalParty(w http.ResponseWriter, r *http.Request, c *canton.Caller) error {
 	if err := c.RequireAdmin(); err != nil {
 		return err
 	}
@@ -116,8 +116,8 @@ func (s *Server) allocateExternalParty(w http.ResponseWriter, r *http.Request, c
 	for _, t := range req.OnboardingTransactions {
 		n += len(t.Signatures)
 	}
-	if n > maxSignatures {
-		return canton.InvalidArgument("onboardingTransactions, multiHashSignatures: at most %d transactions and signatures together", maxSignatures)
+	if n > canton.MaxSignatures {
+		return canton.InvalidArgument("onboardingTransactions, multiHashSignatures: at most %d transactions and signatures together", canton.MaxSignatures)
 	}
 	txs := make([]external.OnboardingTx, len(req.OnboardingTransactions))
 	for i, t := range req.OnboardingTransactions {

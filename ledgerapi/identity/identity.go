@@ -1,10 +1,15 @@
-package ledgerapi
+// Package identity serves the Ledger API's identity routes: the version,
+// the participant id, the packages, parties (local ones allocated, and
+// external ones by generate-topology and allocate) and users with their
+// rights (created, listed, granted, revoked, deactivated, deleted). It
+// decodes, checks the caller's rights (canton.Caller), calls the ledger's
+// users, rights and external parties, and encodes; ledgerapi's route
+// table names its handlers.
+package identity
 
 import (
 	"errors"
-	"maps"
 	"net/http"
-	"slices"
 	"strconv"
 
 	"github.com/ccwallet/ccwallet/ledger/apiread"
@@ -13,12 +18,31 @@ import (
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/userrights"
 	"github.com/ccwallet/ccwallet/ledger/users"
+	"github.com/ccwallet/ccwallet/ledger/workflows"
 	"github.com/ccwallet/ccwallet/ledgerapi/internal/canton"
 )
 
 // Identity: version, parties, participant id, users and their rights. A
 // ledger user is a wallet user: it acts as its party (CanActAs), and the
 // wallet admins (validatorWalletUsers) are ParticipantAdmin.
+
+// Version is the Ledger API version the server answers as (Canton's,
+// as bundled with Splice 0.4.15).
+const Version = "3.3.0"
+
+// Service serves the identity routes of one ledger's Ledger API.
+type Service struct {
+	l *ledger.Ledger
+	w *workflows.Set
+	// packageIDs are the ids GET /v2/packages lists, sorted.
+	packageIDs []string
+}
+
+// New is the identity routes of l with its workflows w; packageIDs are
+// the packages the server knows.
+func New(l *ledger.Ledger, w *workflows.Set, packageIDs []string) *Service {
+	return &Service{l: l, w: w, packageIDs: packageIDs}
+}
 
 // maxUsersPage bounds a page of users.
 const maxUsersPage = 1000
@@ -30,7 +54,7 @@ type objectMeta struct {
 
 var emptyMeta = objectMeta{Annotations: map[string]string{}}
 
-func (s *Server) getVersion(w http.ResponseWriter, r *http.Request, _ *canton.Caller) error {
+func (s *Service) GetVersion(w http.ResponseWriter, r *http.Request, _ *canton.Caller) error {
 	type userMgmt struct {
 		Supported        bool `json:"supported"`
 		MaxRightsPerUser int  `json:"maxRightsPerUser"`
@@ -49,7 +73,7 @@ func (s *Server) getVersion(w http.ResponseWriter, r *http.Request, _ *canton.Ca
 	}{Version, features{userMgmt{true, userrights.MaxUserRights, maxUsersPage}, partyMgmt{apiread.MaxPartiesPage}}})
 }
 
-func (s *Server) getParticipantID(w http.ResponseWriter, r *http.Request, _ *canton.Caller) error {
+func (s *Service) GetParticipantID(w http.ResponseWriter, r *http.Request, _ *canton.Caller) error {
 	return canton.WriteJSON(w, map[string]string{"participantId": s.l.ParticipantID()})
 }
 
@@ -73,7 +97,7 @@ func pageSize(r *http.Request) (int, error) {
 	return n, nil
 }
 
-func (s *Server) listParties(w http.ResponseWriter, r *http.Request, c *canton.Caller) error {
+func (s *Service) ListParties(w http.ResponseWriter, r *http.Request, c *canton.Caller) error {
 	if err := c.RequireAdmin(); err != nil {
 		return err
 	}
@@ -102,7 +126,7 @@ func (s *Server) listParties(w http.ResponseWriter, r *http.Request, c *canton.C
 	return canton.WriteJSON(w, out)
 }
 
-func (s *Server) allocateParty(w http.ResponseWriter, r *http.Request, c *canton.Caller) error {
+func (s *Service) AllocateParty(w http.ResponseWriter, r *http.Request, c *canton.Caller) error {
 	if err := c.RequireAdmin(); err != nil {
 		return err
 	}
@@ -160,7 +184,7 @@ func rightsDTO(rs []userrights.Right) []right {
 	return out
 }
 
-func (s *Server) listUsers(w http.ResponseWriter, r *http.Request, c *canton.Caller) error {
+func (s *Service) ListUsers(w http.ResponseWriter, r *http.Request, c *canton.Caller) error {
 	if err := c.RequireAdmin(); err != nil {
 		return err
 	}
@@ -199,7 +223,7 @@ func (s *Server) listUsers(w http.ResponseWriter, r *http.Request, c *canton.Cal
 
 // lookupUser returns the user named in the path, for an admin or the user
 // itself.
-func (s *Server) lookupUser(r *http.Request, c *canton.Caller) (*canton.Caller, error) {
+func (s *Service) lookupUser(r *http.Request, c *canton.Caller) (*canton.Caller, error) {
 	id := r.PathValue("userId")
 	if id == c.User.Name && c.Actor != "" && len(c.ActAs) == 1 {
 		// An impersonation token is its party's user, and only that
@@ -228,7 +252,7 @@ func (s *Server) lookupUser(r *http.Request, c *canton.Caller) (*canton.Caller, 
 	return canton.CallerOf(u, rs), nil
 }
 
-func (s *Server) getUser(w http.ResponseWriter, r *http.Request, c *canton.Caller) error {
+func (s *Service) GetUser(w http.ResponseWriter, r *http.Request, c *canton.Caller) error {
 	u, err := s.lookupUser(r, c)
 	if err != nil {
 		return err
@@ -236,7 +260,7 @@ func (s *Server) getUser(w http.ResponseWriter, r *http.Request, c *canton.Calle
 	return canton.WriteJSON(w, map[string]userDTO{"user": userOf(u.User, u.Rights)})
 }
 
-func (s *Server) listUserRights(w http.ResponseWriter, r *http.Request, c *canton.Caller) error {
+func (s *Service) ListUserRights(w http.ResponseWriter, r *http.Request, c *canton.Caller) error {
 	u, err := s.lookupUser(r, c)
 	if err != nil {
 		return err
@@ -244,12 +268,12 @@ func (s *Server) listUserRights(w http.ResponseWriter, r *http.Request, c *canto
 	return canton.WriteJSON(w, map[string][]right{"rights": rightsDTO(u.Rights.Rights)})
 }
 
-// createUser onboards a wallet user: a ledger user here always acts as one
+// CreateUser onboards a wallet user: a ledger user here always acts as one
 // party, its primary party (allocated when neither it nor a CanActAs
 // right names one), and holds the party-less rights the request gives
 // (ParticipantAdmin, CanReadAsAnyParty, CanExecuteAsAnyParty, as the
 // wallet SDK's createUser grants), all in one change.
-func (s *Server) createUser(w http.ResponseWriter, r *http.Request, c *canton.Caller) error {
+func (s *Service) CreateUser(w http.ResponseWriter, r *http.Request, c *canton.Caller) error {
 	if err := c.RequireAdmin(); err != nil {
 		return err
 	}
@@ -319,17 +343,16 @@ func (s *Server) createUser(w http.ResponseWriter, r *http.Request, c *canton.Ca
 	return canton.WriteJSON(w, map[string]userDTO{"user": userOf(u, userrights.UserRights{})})
 }
 
-// listPackages is GET /v2/packages: the packages of the templates and
+// ListPackages is GET /v2/packages: the packages of the templates and
 // interfaces this ledger knows, by id.
-func (s *Server) listPackages(w http.ResponseWriter, r *http.Request, _ *canton.Caller) error {
-	ids := slices.Sorted(maps.Keys(packageNames))
-	return canton.WriteJSON(w, map[string][]string{"packageIds": ids})
+func (s *Service) ListPackages(w http.ResponseWriter, r *http.Request, _ *canton.Caller) error {
+	return canton.WriteJSON(w, map[string][]string{"packageIds": s.packageIDs})
 }
 
-// getParty is GET /v2/parties/{party}: the party's details for an admin
+// GetParty is GET /v2/parties/{party}: the party's details for an admin
 // or a user that may read as it; a party the ledger does not know is left
 // out, as Canton does.
-func (s *Server) getParty(w http.ResponseWriter, r *http.Request, c *canton.Caller) error {
+func (s *Service) GetParty(w http.ResponseWriter, r *http.Request, c *canton.Caller) error {
 	p, err := canton.ParseParty("party", r.PathValue("party"))
 	if err != nil {
 		return err

@@ -1,4 +1,4 @@
-package ledgerapi
+package identity
 
 import (
 	"context"
@@ -60,19 +60,19 @@ func decodeRights(r *http.Request, c *canton.Caller) (string, []userrights.Right
 	return id, rs, nil
 }
 
-// grantRights is POST /v2/users/{id}/rights.
-func (s *Server) grantRights(w http.ResponseWriter, r *http.Request, c *canton.Caller) error {
+// GrantRights is POST /v2/users/{id}/rights.
+func (s *Service) GrantRights(w http.ResponseWriter, r *http.Request, c *canton.Caller) error {
 	return s.changeRights(w, r, c, s.w.UserRights.GrantRights, "newlyGrantedRights")
 }
 
-// revokeRights is PATCH /v2/users/{id}/rights.
-func (s *Server) revokeRights(w http.ResponseWriter, r *http.Request, c *canton.Caller) error {
+// RevokeRights is PATCH /v2/users/{id}/rights.
+func (s *Service) RevokeRights(w http.ResponseWriter, r *http.Request, c *canton.Caller) error {
 	return s.changeRights(w, r, c, s.w.UserRights.RevokeRights, "newlyRevokedRights")
 }
 
 // changeRights runs a grant or a revocation, answering the rights it
 // changed under key.
-func (s *Server) changeRights(w http.ResponseWriter, r *http.Request, c *canton.Caller,
+func (s *Service) changeRights(w http.ResponseWriter, r *http.Request, c *canton.Caller,
 	change func(context.Context, string, []userrights.Right) ([]userrights.Right, error), key string) error {
 	id, rs, err := decodeRights(r, c)
 	if err != nil {
@@ -85,10 +85,10 @@ func (s *Server) changeRights(w http.ResponseWriter, r *http.Request, c *canton.
 	return canton.WriteJSON(w, map[string][]right{key: rightsDTO(changed)})
 }
 
-// updateUser is PATCH /v2/users/{id}: isDeactivated (and primaryParty,
+// UpdateUser is PATCH /v2/users/{id}: isDeactivated (and primaryParty,
 // which a wallet user cannot change: it is its wallet's party), as the
 // update mask says.
-func (s *Server) updateUser(w http.ResponseWriter, r *http.Request, c *canton.Caller) error {
+func (s *Service) UpdateUser(w http.ResponseWriter, r *http.Request, c *canton.Caller) error {
 	if err := c.RequireAdmin(); err != nil {
 		return err
 	}
@@ -143,8 +143,8 @@ func (s *Server) updateUser(w http.ResponseWriter, r *http.Request, c *canton.Ca
 	return canton.WriteJSON(w, map[string]userDTO{"user": userOf(u.User, u.Rights)})
 }
 
-// deleteUser is DELETE /v2/users/{id}: the wallet user is offboarded.
-func (s *Server) deleteUser(w http.ResponseWriter, r *http.Request, c *canton.Caller) error {
+// DeleteUser is DELETE /v2/users/{id}: the wallet user is offboarded.
+func (s *Service) DeleteUser(w http.ResponseWriter, r *http.Request, c *canton.Caller) error {
 	if err := c.RequireAdmin(); err != nil {
 		return err
 	}
