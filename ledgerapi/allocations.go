@@ -12,6 +12,7 @@ import (
 	"github.com/ccwallet/ccwallet/ledger/allocations"
 	"github.com/ccwallet/ccwallet/ledger/apiread"
 	"github.com/ccwallet/ccwallet/ledgerapi/internal/canton"
+	"github.com/ccwallet/ccwallet/ledgerapi/internal/damlid"
 )
 
 // Commands of the token standard's DvP: AllocationFactory_Allocate on the
@@ -99,7 +100,7 @@ func (s *Server) createCommand(r *http.Request, actAs []coin.PartyID, raw json.R
 	if err := json.Unmarshal(raw, &cc); err != nil {
 		return 0, &canton.DecodeError{Status: http.StatusBadRequest, Msg: "commands[0].CreateCommand: " + err.Error()}
 	}
-	tmpl, err := resolveID("commands[0].CreateCommand.templateId", cc.TemplateID, kindTemplate)
+	tmpl, err := damlid.Resolve("commands[0].CreateCommand.templateId", cc.TemplateID, damlid.Template)
 	if err != nil {
 		return 0, err
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/ccwallet/ccwallet/ledger/allocationdata"
 	"github.com/ccwallet/ccwallet/ledger/apiread"
 	"github.com/ccwallet/ccwallet/ledgerapi/internal/canton"
+	"github.com/ccwallet/ccwallet/ledgerapi/internal/damlid"
 	"github.com/ccwallet/ccwallet/web"
 )
 
@@ -214,10 +215,10 @@ func (s *Server) check(c *canton.Caller, cmds *jsCommands) (*submission, error) 
 		return nil, &canton.DecodeError{Status: http.StatusBadRequest, Msg: "commands[0].ExerciseCommand: " + err.Error()}
 	}
 	var err error
-	sb.iface, err = resolveID("commands[0].ExerciseCommand.templateId", sb.ex.TemplateID, kindInterface)
+	sb.iface, err = damlid.Resolve("commands[0].ExerciseCommand.templateId", sb.ex.TemplateID, damlid.Interface)
 	if err != nil {
 		// The coin's own choice is exercised on its template.
-		if sb.iface, err = resolveID("commands[0].ExerciseCommand.templateId", sb.ex.TemplateID, kindTemplate); err != nil {
+		if sb.iface, err = damlid.Resolve("commands[0].ExerciseCommand.templateId", sb.ex.TemplateID, damlid.Template); err != nil {
 			return nil, canton.Err(canton.CodeUnsupported, "commands[0].ExerciseCommand.templateId %q: this participant runs %s", sb.ex.TemplateID, supportedCommands)
 		}
 	}

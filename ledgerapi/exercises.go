@@ -7,6 +7,7 @@ import (
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/apiread"
+	"github.com/ccwallet/ccwallet/ledgerapi/internal/damlid"
 )
 
 // The root exercise of a command submitted here (ledger.Exercise) is
@@ -65,12 +66,12 @@ func rootExercisedEvent(u apiread.LedgerUpdate, e *ledger.Exercise, witnesses []
 		result = struct{}{}
 	}
 	ev := exercisedEvent{
-		Offset: u.Offset, NodeID: 0, ContractID: e.ContractID, TemplateID: byPackageID(e.TemplateID), Choice: e.Choice,
+		Offset: u.Offset, NodeID: 0, ContractID: e.ContractID, TemplateID: damlid.ByPackageID(e.TemplateID), Choice: e.Choice,
 		ChoiceArgument: arg, ActingParties: e.ActingParties, Consuming: e.Consuming, WitnessParties: witnesses,
-		LastDescendantNodeID: last, ExerciseResult: result, PackageName: packageNameOf(e.TemplateID), ImplementedInterfaces: []string{},
+		LastDescendantNodeID: last, ExerciseResult: result, PackageName: damlid.NameOf(e.TemplateID), ImplementedInterfaces: []string{},
 	}
 	if e.InterfaceID != "" {
-		ev.InterfaceID = byPackageID(e.InterfaceID)
+		ev.InterfaceID = damlid.ByPackageID(e.InterfaceID)
 	}
 	return ev
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledgerapi/internal/canton"
+	"github.com/ccwallet/ccwallet/ledgerapi/internal/damlid"
 )
 
 // Event formats: which parties' events, of which templates, with which
@@ -85,13 +86,13 @@ func parseFilters(field string, f filtersJSON) (*partyFilter, error) {
 				pf.wildcard = true
 				pf.wildcardBlob = pf.wildcardBlob || v.Value.IncludeCreatedEventBlob
 			case "TemplateFilter":
-				t, err := resolveID(at+".TemplateFilter.value.templateId", v.Value.TemplateID, kindTemplate)
+				t, err := damlid.Resolve(at+".TemplateFilter.value.templateId", v.Value.TemplateID, damlid.Template)
 				if err != nil {
 					return nil, err
 				}
 				pf.templates[t] = pf.templates[t] || v.Value.IncludeCreatedEventBlob
 			case "InterfaceFilter":
-				id, err := resolveID(at+".InterfaceFilter.value.interfaceId", v.Value.InterfaceID, kindInterface)
+				id, err := damlid.Resolve(at+".InterfaceFilter.value.interfaceId", v.Value.InterfaceID, damlid.Interface)
 				if err != nil {
 					return nil, err
 				}

@@ -19,6 +19,7 @@ import (
 	"github.com/ccwallet/ccwallet/ledger/external"
 	"github.com/ccwallet/ccwallet/ledger/preparedtx"
 	"github.com/ccwallet/ccwallet/ledgerapi/internal/canton"
+	"github.com/ccwallet/ccwallet/ledgerapi/internal/damlid"
 	"github.com/google/uuid"
 )
 
@@ -166,7 +167,7 @@ func (s *Server) rootNode(r *http.Request, party coin.PartyID, visible visibilit
 		if err := json.Unmarshal(raw, &cc); err != nil {
 			return preparedtx.Node{}, nil, &canton.DecodeError{Status: http.StatusBadRequest, Msg: "commands[0].CreateCommand: " + err.Error()}
 		}
-		tmpl, err := resolveID("commands[0].CreateCommand.templateId", cc.TemplateID, kindTemplate)
+		tmpl, err := damlid.Resolve("commands[0].CreateCommand.templateId", cc.TemplateID, damlid.Template)
 		if err != nil {
 			return preparedtx.Node{}, nil, err
 		}
@@ -181,7 +182,7 @@ func (s *Server) rootNode(r *http.Request, party coin.PartyID, visible visibilit
 		local := make([]byte, 32)
 		rand.Read(local)
 		return preparedtx.Node{ID: "0", Create: &preparedtx.Create{
-			LfVersion: lfVersion, ContractID: "00" + hex.EncodeToString(local), PackageName: packageNameOf(tmpl), TemplateID: id,
+			LfVersion: lfVersion, ContractID: "00" + hex.EncodeToString(local), PackageName: damlid.NameOf(tmpl), TemplateID: id,
 			Argument: arg, Signatories: acting, Stakeholders: acting,
 		}}, nil, nil
 	}
@@ -193,9 +194,9 @@ func (s *Server) rootNode(r *http.Request, party coin.PartyID, visible visibilit
 	if err := json.Unmarshal(raw, &ex); err != nil {
 		return preparedtx.Node{}, nil, &canton.DecodeError{Status: http.StatusBadRequest, Msg: "commands[0].ExerciseCommand: " + err.Error()}
 	}
-	target, err := resolveID("commands[0].ExerciseCommand.templateId", ex.TemplateID, kindInterface)
+	target, err := damlid.Resolve("commands[0].ExerciseCommand.templateId", ex.TemplateID, damlid.Interface)
 	if err != nil {
-		if target, err = resolveID("commands[0].ExerciseCommand.templateId", ex.TemplateID, kindTemplate); err != nil {
+		if target, err = damlid.Resolve("commands[0].ExerciseCommand.templateId", ex.TemplateID, damlid.Template); err != nil {
 			return preparedtx.Node{}, nil, canton.Err(canton.CodeUnsupported, "commands[0].ExerciseCommand.templateId %q: this participant runs %s", ex.TemplateID, supportedCommands)
 		}
 	}
@@ -233,11 +234,11 @@ func (s *Server) rootNode(r *http.Request, party coin.PartyID, visible visibilit
 	sigs, holders := sortedParties(ct.Signatories), sortedParties(ct.Stakeholders())
 	blob, _ := base64.StdEncoding.DecodeString(ct.CreatedEventBlob)
 	input := preparedtx.InputContract{CreatedAt: uint64(ct.CreatedAt.UnixMicro()), EventBlob: blob, Create: preparedtx.Create{
-		LfVersion: lfVersion, ContractID: string(cid), PackageName: packageNameOf(ct.TemplateID), TemplateID: tmpl,
+		LfVersion: lfVersion, ContractID: string(cid), PackageName: damlid.NameOf(ct.TemplateID), TemplateID: tmpl,
 		Argument: payload, Signatories: sigs, Stakeholders: holders,
 	}}
 	return preparedtx.Node{ID: "0", Exercise: &preparedtx.Exercise{
-		LfVersion: lfVersion, ContractID: string(cid), PackageName: packageNameOf(ct.TemplateID), TemplateID: tmpl,
+		LfVersion: lfVersion, ContractID: string(cid), PackageName: damlid.NameOf(ct.TemplateID), TemplateID: tmpl,
 		Signatories: sigs, Stakeholders: holders, ActingParties: acting, InterfaceID: iface, ChoiceID: ex.Choice,
 		ChosenValue: arg, Consuming: !nonconsuming[ex.Choice] && !coinNonconsuming(target, ex.Choice),
 	}}, []preparedtx.InputContract{input}, nil
@@ -277,7 +278,7 @@ func sortedParties(ps []coin.PartyID) []string {
 func identifier(id string) preparedtx.Identifier {
 	name, rest, _ := strings.Cut(strings.TrimPrefix(id, "#"), ":")
 	mod, ent, _ := strings.Cut(rest, ":")
-	return preparedtx.Identifier{PackageID: packageID(name), ModuleName: mod, EntityName: ent}
+	return preparedtx.Identifier{PackageID: damlid.PackageID(name), ModuleName: mod, EntityName: ent}
 }
 
 type executeRequest struct {

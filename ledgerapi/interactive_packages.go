@@ -6,6 +6,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/ledger/damljson"
 	"github.com/ccwallet/ccwallet/ledgerapi/internal/canton"
+	"github.com/ccwallet/ccwallet/ledgerapi/internal/damlid"
 )
 
 // Preferred packages: every package this ledger knows is vetted for every
@@ -36,8 +37,8 @@ func (s *Server) preferredPackage(c *canton.Caller, field, name string, parties 
 	if name == "" {
 		return packageReference{}, false, canton.Err(canton.CodeMissingField, "%s: name the package", field)
 	}
-	id := packageID(name)
-	if packageNames[id] != name {
+	id := damlid.PackageID(name)
+	if n, _ := damlid.PackageName(id); n != name {
 		return packageReference{}, false, nil
 	}
 	return packageReference{PackageID: id, PackageName: name, PackageVersion: damljson.PackageVersion(name)}, true, nil

@@ -12,6 +12,7 @@ import (
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/apiread"
 	"github.com/ccwallet/ccwallet/ledgerapi/internal/canton"
+	"github.com/ccwallet/ccwallet/ledgerapi/internal/damlid"
 )
 
 // Reads: ledger end, pruned offsets, connected synchronizers, the active
@@ -120,9 +121,9 @@ type archivedEvent struct {
 
 func (s *Server) createdEventOf(c apiread.LedgerContract, m match, nodeID int) createdEvent {
 	e := createdEvent{
-		Offset: c.CreatedOffset, NodeID: nodeID, ContractID: c.ContractID, TemplateID: byPackageID(c.TemplateID),
+		Offset: c.CreatedOffset, NodeID: nodeID, ContractID: c.ContractID, TemplateID: damlid.ByPackageID(c.TemplateID),
 		InterfaceViews: []interfaceView{}, WitnessParties: m.witnesses, Signatories: c.Signatories,
-		Observers: c.Observers, CreatedAt: formatTime(c.CreatedAt), PackageName: packageNameOf(c.TemplateID),
+		Observers: c.Observers, CreatedAt: formatTime(c.CreatedAt), PackageName: damlid.NameOf(c.TemplateID),
 	}
 	if e.Observers == nil {
 		e.Observers = []coin.PartyID{}
@@ -134,7 +135,7 @@ func (s *Server) createdEventOf(c apiread.LedgerContract, m match, nodeID int) c
 		e.CreatedEventBlob = c.CreatedEventBlob
 	}
 	for _, i := range m.views {
-		v := interfaceView{InterfaceID: byPackageID(i), ViewStatus: viewStatus{Details: []any{}}}
+		v := interfaceView{InterfaceID: damlid.ByPackageID(i), ViewStatus: viewStatus{Details: []any{}}}
 		if val, err := s.w.APIRead.InterfaceView(c, i); err != nil {
 			// Canton reports a view that fails to compute in its status.
 			v.ViewStatus.Code, v.ViewStatus.Message = canton.CodeInternal.GRPC(), err.Error()
@@ -148,11 +149,11 @@ func (s *Server) createdEventOf(c apiread.LedgerContract, m match, nodeID int) c
 
 func archivedEventOf(c apiread.LedgerContract, m match, nodeID int) archivedEvent {
 	e := archivedEvent{
-		Offset: c.ArchivedOffset, NodeID: nodeID, ContractID: c.ContractID, TemplateID: byPackageID(c.TemplateID),
-		WitnessParties: m.witnesses, PackageName: packageNameOf(c.TemplateID), ImplementedInterfaces: []string{},
+		Offset: c.ArchivedOffset, NodeID: nodeID, ContractID: c.ContractID, TemplateID: damlid.ByPackageID(c.TemplateID),
+		WitnessParties: m.witnesses, PackageName: damlid.NameOf(c.TemplateID), ImplementedInterfaces: []string{},
 	}
 	for _, i := range m.views {
-		e.ImplementedInterfaces = append(e.ImplementedInterfaces, byPackageID(i))
+		e.ImplementedInterfaces = append(e.ImplementedInterfaces, damlid.ByPackageID(i))
 	}
 	return e
 }
@@ -190,7 +191,7 @@ func exercisedEventOf(u apiread.LedgerUpdate, c apiread.LedgerContract, m match,
 		PackageName: a.PackageName, ImplementedInterfaces: a.ImplementedInterfaces, ExerciseResult: apiread.ExerciseResult(u, c),
 	}
 	if iface != "" {
-		e.InterfaceID = byPackageID(iface)
+		e.InterfaceID = damlid.ByPackageID(iface)
 	}
 	return e
 }

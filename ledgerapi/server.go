@@ -14,9 +14,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"maps"
 	"net/http"
-	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -92,7 +90,7 @@ func New(l *ledger.Ledger, cfg Config, log *slog.Logger) *Server {
 		w = workflows.New(l)
 	}
 	s := &Server{l: l, log: log, auth: cfg.Auth, obs: cfg.Observe, lim: cfg.Limiter, async: make(chan struct{}, maxAsync), w: w}
-	s.identity = identity.New(l, w, slices.Sorted(maps.Keys(packageNames)))
+	s.identity = identity.New(l, w)
 	s.streams = streams.New(l, log, cfg.Limiter, streams.Auth{Token: s.authenticateToken, Claims: s.callerFor}, cfg.Streams)
 	if cfg.DurableAsync {
 		s.startDurable()

@@ -20,6 +20,7 @@ import (
 	"github.com/ccwallet/ccwallet/ledger/users"
 	"github.com/ccwallet/ccwallet/ledger/workflows"
 	"github.com/ccwallet/ccwallet/ledgerapi/internal/canton"
+	"github.com/ccwallet/ccwallet/ledgerapi/internal/damlid"
 )
 
 // Identity: version, parties, participant id, users and their rights. A
@@ -34,14 +35,11 @@ const Version = "3.3.0"
 type Service struct {
 	l *ledger.Ledger
 	w *workflows.Set
-	// packageIDs are the ids GET /v2/packages lists, sorted.
-	packageIDs []string
 }
 
-// New is the identity routes of l with its workflows w; packageIDs are
-// the packages the server knows.
-func New(l *ledger.Ledger, w *workflows.Set, packageIDs []string) *Service {
-	return &Service{l: l, w: w, packageIDs: packageIDs}
+// New is the identity routes of l with its workflows w.
+func New(l *ledger.Ledger, w *workflows.Set) *Service {
+	return &Service{l: l, w: w}
 }
 
 // maxUsersPage bounds a page of users.
@@ -346,7 +344,7 @@ func (s *Service) CreateUser(w http.ResponseWriter, r *http.Request, c *canton.C
 // ListPackages is GET /v2/packages: the packages of the templates and
 // interfaces this ledger knows, by id.
 func (s *Service) ListPackages(w http.ResponseWriter, r *http.Request, _ *canton.Caller) error {
-	return canton.WriteJSON(w, map[string][]string{"packageIds": s.packageIDs})
+	return canton.WriteJSON(w, map[string][]string{"packageIds": damlid.PackageIDs()})
 }
 
 // GetParty is GET /v2/parties/{party}: the party's details for an admin

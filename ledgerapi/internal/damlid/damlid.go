@@ -1,8 +1,14 @@
-package ledgerapi
+// Package damlid holds the Daml identifiers the Ledger API's packages
+// share: the package ids of the package names ccwallet answers for (the
+// token standard's as released, the coin's own derived from the name),
+// the names back from the ids, the "#name:Module:Entity" form and the
+// resolution of a template or interface id a client sent.
+package damlid
 
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"maps"
 	"slices"
 	"strings"
 
@@ -27,10 +33,10 @@ var packageIDs = map[string]string{
 	"splice-token-test-trading-app":     "e5c9847d5a88d3b8d65436f01765fc5ba142cc58529692e2dacdd865d9939f71",
 }
 
-// packageID is the package id of a package name. The coin's own packages
+// PackageID is the package id of a package name. The coin's own packages
 // (splice-amulet, splice-wallet, ...) have no DAR here: their id is a
 // SHA-256 of the name, stable across nodes and releases of ccwallet.
-func packageID(name string) string {
+func PackageID(name string) string {
 	if id, ok := packageIDs[name]; ok {
 		return id
 	}
@@ -46,12 +52,12 @@ var (
 )
 
 // packageNames maps package ids back to names, for every package of a
-// known template or interface.
+// known template or interface and of packageIDs.
 var packageNames = func() map[string]string {
 	m := map[string]string{}
 	for _, id := range append(slices.Clip(knownTemplates), knownInterfaces...) {
-		name := packageNameOf(id)
-		m[packageID(name)] = name
+		name := NameOf(id)
+		m[PackageID(name)] = name
 	}
 	for name, id := range packageIDs {
 		m[id] = name
@@ -59,30 +65,30 @@ var packageNames = func() map[string]string {
 	return m
 }()
 
-// packageNameOf is the package name of an id in "#name:Module:Entity" form.
-func packageNameOf(id string) string {
+// NameOf is the package name of an id in "#name:Module:Entity" form.
+func NameOf(id string) string {
 	name, _, _ := strings.Cut(strings.TrimPrefix(id, "#"), ":")
 	return name
 }
 
-// byPackageID renders a "#name:Module:Entity" id in the package-id form
+// ByPackageID renders a "#name:Module:Entity" id in the package-id form
 // the API answers with.
-func byPackageID(id string) string {
+func ByPackageID(id string) string {
 	name, rest, _ := strings.Cut(strings.TrimPrefix(id, "#"), ":")
-	return packageID(name) + ":" + rest
+	return PackageID(name) + ":" + rest
 }
 
-// identifierKind says what an identifier names.
-type identifierKind int
+// Kind says what an identifier names.
+type Kind int
 
 const (
-	kindTemplate identifierKind = iota
-	kindInterface
+	Template Kind = iota
+	Interface
 )
 
-// resolveID turns a template or interface id the client sent, by package
+// Resolve turns a template or interface id the client sent, by package
 // name or package id, into the ledger's "#name:Module:Entity" form.
-func resolveID(field, id string, want identifierKind) (string, error) {
+func Resolve(field, id string, want Kind) (string, error) {
 	parts := strings.Split(id, ":")
 	if len(parts) != 3 || parts[0] == "" || parts[1] == "" || parts[2] == "" {
 		return "", canton.InvalidArgument("%s: %q is not an identifier of the form <package>:<Module.Name>:<Entity>, e.g. #splice-amulet:Splice.Amulet:Amulet", field, id)
@@ -95,7 +101,7 @@ func resolveID(field, id string, want identifierKind) (string, error) {
 	}
 	canon := "#" + name + ":" + parts[1] + ":" + parts[2]
 	known, what := knownTemplates, "template"
-	if want == kindInterface {
+	if want == Interface {
 		known, what = knownInterfaces, "interface"
 	}
 	for _, k := range known {
@@ -103,8 +109,19 @@ func resolveID(field, id string, want identifierKind) (string, error) {
 			return canon, nil
 		}
 	}
-	if _, ok := packageNames[packageID(name)]; !ok {
+	if _, ok := packageNames[PackageID(name)]; !ok {
 		return "", canton.Err(canton.CodePackageNamesNotFound, "package %s of %s is not known to this participant", name, field)
 	}
 	return "", canton.Err(canton.CodeTemplatesNotFound, "%s %s is not known to this participant; known %ss: %s", what, canon, what, strings.Join(known, ", "))
 }
+
+// PackageName is the name of the package id, for every package of a
+// known template or interface and of the token standard's; false for
+// another id.
+func PackageName(id string) (string, bool) {
+	name, ok := packageNames[id]
+	return name, ok
+}
+
+// PackageIDs are the ids of every package PackageName knows, sorted.
+func PackageIDs() []string { return slices.Sorted(maps.Keys(packageNames)) }
