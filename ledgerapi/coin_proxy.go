@@ -109,7 +109,7 @@ func (s *Server) proxyChoice(r *http.Request, sb *submission) (int64, error) {
 	}
 	inner := *sb
 	inner.cid = cid
-	inner.ex = exerciseCommand{ContractID: arg.Cid, Choice: strings.TrimPrefix(sb.ex.Choice, "DelegateProxy_"), ChoiceArgument: arg.ProxyArg.ChoiceArg}
+	inner.ex = canton.ExerciseCommand{ContractID: arg.Cid, Choice: strings.TrimPrefix(sb.ex.Choice, "DelegateProxy_"), ChoiceArgument: arg.ProxyArg.ChoiceArg}
 	inner.iface = apiread.InterfaceTransferInstruction
 	if inner.ex.Choice == "TransferFactory_Transfer" {
 		inner.iface = apiread.InterfaceTransferFactory

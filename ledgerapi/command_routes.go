@@ -131,6 +131,12 @@ func servedChoice(target, choice string) bool {
 	return rt != nil && !rt.notPrepared
 }
 
+// preparedCreate reports whether the interactive submission prepares a
+// CreateCommand of tmpl: the trading app's proposal and the coin's own.
+func preparedCreate(tmpl string) bool {
+	return tmpl == allocationdata.TemplateOTCTradeProposal || coinCreates[tmpl] != nil
+}
+
 // commandList is supportedCommands: "one ExerciseCommand of
 // TransferFactory_Transfer on ..., TransferInstruction_Accept, _Reject
 // or _Withdraw on ...; or one CreateCommand of ...; the coin's own: ...".

@@ -17,6 +17,7 @@ import (
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/allocationdata"
 	"github.com/ccwallet/ccwallet/ledger/apiread"
+	"github.com/ccwallet/ccwallet/ledgerapi/interactive"
 	"github.com/ccwallet/ccwallet/ledgerapi/internal/canton"
 	"github.com/ccwallet/ccwallet/ledgerapi/internal/damlid"
 	"github.com/ccwallet/ccwallet/web"
@@ -49,13 +50,6 @@ var allocationChoices = map[string]allocationdata.AllocationMove{
 // id limit, Canton's LedgerString (255).
 const maxCommandIDLength = ledger.MaxIDLength
 
-type disclosedContract struct {
-	TemplateID       string `json:"templateId"`
-	ContractID       string `json:"contractId"`
-	CreatedEventBlob string `json:"createdEventBlob"`
-	SynchronizerID   string `json:"synchronizerId"`
-}
-
 // jsCommands is JsCommands.
 type jsCommands struct {
 	Commands           []map[string]json.RawMessage `json:"commands"`
@@ -66,14 +60,7 @@ type jsCommands struct {
 	WorkflowID         string                       `json:"workflowId"`
 	SubmissionID       string                       `json:"submissionId"`
 	SynchronizerID     string                       `json:"synchronizerId"`
-	DisclosedContracts []disclosedContract          `json:"disclosedContracts"`
-}
-
-type exerciseCommand struct {
-	TemplateID     string          `json:"templateId"`
-	ContractID     string          `json:"contractId"`
-	Choice         string          `json:"choice"`
-	ChoiceArgument json.RawMessage `json:"choiceArgument"`
+	DisclosedContracts []canton.DisclosedContract   `json:"disclosedContracts"`
 }
 
 // damlMeta is the token standard's Metadata.
@@ -128,7 +115,7 @@ type submission struct {
 	// create is a CreateCommand; otherwise ex is an ExerciseCommand of
 	// choice on cid of iface (or the coin's template).
 	create json.RawMessage
-	ex     exerciseCommand
+	ex     canton.ExerciseCommand
 	iface  string
 	cid    coin.ContractID
 	// updateID is set by a run that knows its update's id.
@@ -146,6 +133,41 @@ func (s *Server) submit(r *http.Request, c *canton.Caller, cmds *jsCommands) (su
 	}
 	off, err := s.execute(r, sb)
 	return submitted{offset: off, actAs: sb.actAs, updateID: sb.updateID}, err
+}
+
+// submitExecuted runs the command of an interactive execute
+// (interactive.Commands.Submit) as submit-and-wait does.
+func (s *Server) submitExecuted(r *http.Request, c *canton.Caller, sub interactive.Submission) error {
+	cmds := jsCommands{
+		Commands: []map[string]json.RawMessage{sub.Command}, CommandID: sub.CommandID, ActAs: sub.ActAs,
+		UserID: sub.UserID, SubmissionID: sub.SubmissionID, SynchronizerID: sub.SynchronizerID,
+	}
+	_, err := s.submit(r, c, &cmds)
+	return err
+}
+
+// refuseUnsigned refuses a submission acting as an external party unless
+// the party signed it (execute): this node hosts an external party to
+// confirm, not to submit for it, as Canton does.
+// Parties the caller may not act as are left to submit's own checks.
+func (s *Server) refuseUnsigned(r *http.Request, c *canton.Caller, actAs []string) error {
+	// A development network's admin acting as the party (impersonation,
+	// checked by devnet.Service.Impersonate) needs no key: that is its point.
+	if c.Signed || c.Actor != "" {
+		return nil
+	}
+	for _, a := range actAs {
+		p := coin.PartyID(a)
+		if !slices.Contains(c.ActAs, p) {
+			continue
+		}
+		if _, err := s.w.External.ExternalPartyKey(r.Context(), p); err == nil {
+			return canton.Err(canton.CodeCannotActViaParticipant, "%s is an external party: this participant cannot submit for it; prepare the command with /v2/interactive-submission/prepare, have the party sign it and execute it", p)
+		} else if !ledger.IsValidation(err) && !errors.Is(err, ledger.ErrNotFound) {
+			return err
+		}
+	}
+	return nil
 }
 
 // check checks a submission: what a submission fails at once.
@@ -306,7 +328,7 @@ func dedupError(err error, commandID, user string, actAs []coin.PartyID) error {
 // changeID is the deduplication key of a command: its user, the set of
 // parties it acts as and its id.
 func changeID(user string, actAs []coin.PartyID, commandID string) string {
-	sum := sha256.Sum256([]byte(user + "\x00" + strings.Join(sortedParties(actAs), "\x00") + "\x00" + commandID))
+	sum := sha256.Sum256([]byte(user + "\x00" + strings.Join(canton.SortedParties(actAs), "\x00") + "\x00" + commandID))
 	return hex.EncodeToString(sum[:])
 }
 
@@ -534,7 +556,7 @@ func (s *Server) submitAndWaitForTransaction(w http.ResponseWriter, r *http.Requ
 		return err
 	}
 	return canton.WriteJSON(w, map[string]jsTransaction{"transaction": {
-		UpdateID: id, CommandID: req.Commands.CommandID, EffectiveAt: formatTime(at), Events: []map[string]any{},
-		Offset: sub.offset, SynchronizerID: s.l.SynchronizerID(), RecordTime: formatTime(at),
+		UpdateID: id, CommandID: req.Commands.CommandID, EffectiveAt: canton.FormatTime(at), Events: []map[string]any{},
+		Offset: sub.offset, SynchronizerID: s.l.SynchronizerID(), RecordTime: canton.FormatTime(at),
 	}})
 }

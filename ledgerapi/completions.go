@@ -221,6 +221,6 @@ func (s *Server) completionJSON(c ledger.Completion) map[string]any {
 		"deduplicationPeriod": map[string]any{"DeduplicationDuration": map[string]any{"value": map[string]any{
 			"seconds": ledger.DeduplicationWindow, "nanos": 0, "unknownFields": unknownFields}}},
 		"offset":           c.Offset,
-		"synchronizerTime": syncTime{s.l.SynchronizerID(), formatTime(c.RecordTime)},
+		"synchronizerTime": syncTime{s.l.SynchronizerID(), canton.FormatTime(c.RecordTime)},
 	}
 }

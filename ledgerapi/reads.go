@@ -6,7 +6,6 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
@@ -17,12 +16,6 @@ import (
 
 // Reads: ledger end, pruned offsets, connected synchronizers, the active
 // contract set, events by contract and updates.
-
-// formatTime renders a timestamp as the JSON API does: ISO 8601 UTC,
-// microseconds, trailing zeros trimmed.
-func formatTime(t time.Time) string {
-	return t.UTC().Truncate(time.Microsecond).Format(time.RFC3339Nano)
-}
 
 // reads serves the Ledger API's reads (state, events and updates): the
 // Server under another name, so the routes of each group live on a type
@@ -123,7 +116,7 @@ func (s *Server) createdEventOf(c apiread.LedgerContract, m match, nodeID int) c
 	e := createdEvent{
 		Offset: c.CreatedOffset, NodeID: nodeID, ContractID: c.ContractID, TemplateID: damlid.ByPackageID(c.TemplateID),
 		InterfaceViews: []interfaceView{}, WitnessParties: m.witnesses, Signatories: c.Signatories,
-		Observers: c.Observers, CreatedAt: formatTime(c.CreatedAt), PackageName: damlid.NameOf(c.TemplateID),
+		Observers: c.Observers, CreatedAt: canton.FormatTime(c.CreatedAt), PackageName: damlid.NameOf(c.TemplateID),
 	}
 	if e.Observers == nil {
 		e.Observers = []coin.PartyID{}
@@ -372,8 +365,8 @@ type jsTransaction struct {
 // its events.
 func (s *Server) transactionOf(u apiread.LedgerUpdate, ef *eventFormat) (jsTransaction, bool) {
 	tx := jsTransaction{
-		UpdateID: u.UpdateID, EffectiveAt: formatTime(u.RecordTime), Events: []map[string]any{}, Offset: u.Offset,
-		SynchronizerID: s.l.SynchronizerID(), RecordTime: formatTime(u.RecordTime),
+		UpdateID: u.UpdateID, EffectiveAt: canton.FormatTime(u.RecordTime), Events: []map[string]any{}, Offset: u.Offset,
+		SynchronizerID: s.l.SynchronizerID(), RecordTime: canton.FormatTime(u.RecordTime),
 	}
 	// The command's root exercise, where stored and seen, is node 0.
 	var witnesses []coin.PartyID
@@ -519,7 +512,7 @@ func (s *Server) updateMessages(ups []apiread.LedgerUpdate, ef *eventFormat, tre
 
 // offsetCheckpoint is OffsetCheckpoint's value at offset.
 func (s *Server) offsetCheckpoint(offset int64) map[string]any {
-	return map[string]any{"value": map[string]any{"offset": offset, "synchronizerTimes": []syncTime{{s.l.SynchronizerID(), formatTime(s.l.Now())}}}}
+	return map[string]any{"value": map[string]any{"offset": offset, "synchronizerTimes": []syncTime{{s.l.SynchronizerID(), canton.FormatTime(s.l.Now())}}}}
 }
 
 // readUpdates answers updateFlats, or updateTrees when trees.

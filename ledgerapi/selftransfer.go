@@ -64,7 +64,7 @@ func (s *Server) precheck(r *http.Request, party coin.PartyID, cmd map[string]js
 	if !ok {
 		return nil
 	}
-	var ex exerciseCommand
+	var ex canton.ExerciseCommand
 	if err := json.Unmarshal(raw, &ex); err != nil || ex.Choice != "TransferFactory_Transfer" {
 		return nil
 	}

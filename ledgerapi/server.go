@@ -27,6 +27,7 @@ import (
 	"github.com/ccwallet/ccwallet/ledger/users"
 	"github.com/ccwallet/ccwallet/ledger/workflows"
 	"github.com/ccwallet/ccwallet/ledgerapi/identity"
+	"github.com/ccwallet/ccwallet/ledgerapi/interactive"
 	"github.com/ccwallet/ccwallet/ledgerapi/internal/canton"
 	"github.com/ccwallet/ccwallet/ledgerapi/streams"
 	"github.com/ccwallet/ccwallet/web"
@@ -70,6 +71,9 @@ type Server struct {
 	w *workflows.Set
 	// identity serves the identity routes (ledgerapi/identity).
 	identity *identity.Service
+	// interactive serves the interactive submission
+	// (ledgerapi/interactive).
+	interactive *interactive.Service
 	// streams serves the WebSocket streams (ledgerapi/streams; their
 	// kinds are streamkinds.go's).
 	streams *streams.Hub
@@ -91,6 +95,10 @@ func New(l *ledger.Ledger, cfg Config, log *slog.Logger) *Server {
 	}
 	s := &Server{l: l, log: log, auth: cfg.Auth, obs: cfg.Observe, lim: cfg.Limiter, async: make(chan struct{}, maxAsync), w: w}
 	s.identity = identity.New(l, w)
+	s.interactive = interactive.New(l, w, interactive.Commands{
+		Supported: supportedCommands, Prepares: servedChoice, Creates: preparedCreate, Nonconsuming: coinNonconsuming,
+		Precheck: s.precheck, Submit: s.submitExecuted,
+	})
 	s.streams = streams.New(l, log, cfg.Limiter, streams.Auth{Token: s.authenticateToken, Claims: s.callerFor}, cfg.Streams)
 	if cfg.DurableAsync {
 		s.startDurable()
@@ -104,8 +112,9 @@ type apiFunc func(w http.ResponseWriter, r *http.Request, c *canton.Caller) erro
 // Handler returns the Ledger API's routes.
 func (s *Server) Handler() http.Handler {
 	mux := &routeTable{ServeMux: http.NewServeMux()}
-	rd := reads{s}   // the reads' routes (reads.go)
-	id := s.identity // the identity routes (ledgerapi/identity)
+	rd := reads{s}      // the reads' routes (reads.go)
+	id := s.identity    // the identity routes (ledgerapi/identity)
+	is := s.interactive // the interactive submission (ledgerapi/interactive)
 	mux.Handle("GET /v2/version", s.api(id.GetVersion))
 	mux.Handle("GET /v2/parties", s.api(id.ListParties))
 	mux.Handle("POST /v2/parties", s.api(id.AllocateParty))
@@ -125,10 +134,10 @@ func (s *Server) Handler() http.Handler {
 	mux.Handle("GET /v2/state/ledger-end", s.api(rd.getLedgerEnd))
 	mux.Handle("GET /v2/state/latest-pruned-offsets", s.api(rd.getPrunedOffsets))
 	mux.Handle("GET /v2/state/connected-synchronizers", s.api(rd.getConnectedSynchronizers))
-	mux.Handle("POST /v2/interactive-submission/prepare", s.api(s.prepareSubmission))
-	mux.Handle("POST /v2/interactive-submission/execute", s.api(s.executeSubmission))
-	mux.Handle("GET /v2/interactive-submission/preferred-package-version", s.api(s.preferredPackageVersion))
-	mux.Handle("POST /v2/interactive-submission/preferred-packages", s.api(s.preferredPackages))
+	mux.Handle("POST /v2/interactive-submission/prepare", s.api(is.PrepareSubmission))
+	mux.Handle("POST /v2/interactive-submission/execute", s.api(is.ExecuteSubmission))
+	mux.Handle("GET /v2/interactive-submission/preferred-package-version", s.api(is.PreferredPackageVersion))
+	mux.Handle("POST /v2/interactive-submission/preferred-packages", s.api(is.PreferredPackages))
 	mux.Handle("POST /v2/state/active-contracts", s.api(rd.activeContracts))
 	mux.Handle("POST /v2/events/events-by-contract-id", s.api(rd.eventsByContractID))
 	mux.Handle("POST /v2/updates/flats", s.api(rd.updateFlats))

@@ -1,4 +1,12 @@
-package ledgerapi
+// Package interactive serves the Ledger API's interactive submission:
+// prepare (an external party's command as Canton's PreparedTransaction,
+// its Daml-LF values made from the command's JSON, and the hash the party
+// signs), execute (the signatures verified over the hash recomputed from
+// the submitted bytes, the root node run as the command it was prepared
+// from) and the preferred packages. Which commands it prepares, and how
+// one runs, are the server's command table's and submit's: they come in
+// a Commands when the server builds it (New).
+package interactive
 
 import (
 	"crypto/rand"
@@ -14,30 +22,75 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
-	"github.com/ccwallet/ccwallet/ledger/allocationdata"
 	"github.com/ccwallet/ccwallet/ledger/apiread"
 	"github.com/ccwallet/ccwallet/ledger/external"
 	"github.com/ccwallet/ccwallet/ledger/preparedtx"
+	"github.com/ccwallet/ccwallet/ledger/workflows"
 	"github.com/ccwallet/ccwallet/ledgerapi/internal/canton"
 	"github.com/ccwallet/ccwallet/ledgerapi/internal/damlid"
 	"github.com/google/uuid"
 )
 
-// Interactive submission: an external party's command is prepared as
-// Canton's PreparedTransaction (its one root node is the command's
-// create or exercise, with the choice argument as an enriched Daml
-// value), the party signs the V2 hash off the node, and execute verifies
-// the signatures over the hash recomputed from the submitted bytes and
-// runs the root node as the same command submit-and-wait runs, under the
-// same change id (user, actAs, commandId), so its outcome is stored where
-// submit-and-wait's is. Execute answers {} once the command ran; what
-// the ledger refuses is answered at once, as submit-and-wait does.
+// An external party's command is prepared as Canton's
+// PreparedTransaction (its one root node is the command's create or
+// exercise, with the choice argument as an enriched Daml value), the
+// party signs the V2 hash off the node, and execute verifies the
+// signatures over the hash recomputed from the submitted bytes and runs
+// the root node as the same command submit-and-wait runs, under the same
+// change id (user, actAs, commandId), so its outcome is stored where
+// submit-and-wait's is. Execute answers {} once the command ran; what the
+// ledger refuses is answered at once, as submit-and-wait does.
 
 const (
 	hashingSchemeV2 = "HASHING_SCHEME_VERSION_V2"
 	// lfVersion is the Daml-LF version of the nodes (Canton accepts 2.1).
 	lfVersion = "2.1"
 )
+
+// Service serves the interactive submission of one ledger's Ledger API.
+type Service struct {
+	l    *ledger.Ledger
+	w    *workflows.Set
+	cmds Commands
+}
+
+// Commands is what the interactive submission takes from the server's
+// commands: the command table (what it prepares) and submit (how an
+// executed command runs).
+type Commands struct {
+	// Supported says what a submission may be, for the refusals.
+	Supported string
+	// Prepares reports whether a choice on target (an interface or
+	// template id) is prepared, as submit runs it.
+	Prepares func(target, choice string) bool
+	// Creates reports whether a CreateCommand of template is prepared.
+	Creates func(template string) bool
+	// Nonconsuming reports whether a served choice of the coin's own
+	// leaves its contract active (the token standard's are this
+	// package's).
+	Nonconsuming func(target, choice string) bool
+	// Precheck refuses at prepare what execute would refuse about party's
+	// command's argument.
+	Precheck func(r *http.Request, party coin.PartyID, cmd map[string]json.RawMessage) error
+	// Submit runs an executed command as submit-and-wait does, for c,
+	// under the same change id.
+	Submit func(r *http.Request, c *canton.Caller, sub Submission) error
+}
+
+// Submission is an executed transaction's one command, as
+// submit-and-wait takes it (JsCommands).
+type Submission struct {
+	Command                              map[string]json.RawMessage
+	CommandID                            string
+	ActAs                                []string
+	UserID, SubmissionID, SynchronizerID string
+}
+
+// New is the interactive submission of l with its workflows w, preparing
+// and running commands by cmds.
+func New(l *ledger.Ledger, w *workflows.Set, cmds Commands) *Service {
+	return &Service{l: l, w: w, cmds: cmds}
+}
 
 // nonconsuming are the served choices that leave their contract active.
 var nonconsuming = map[string]bool{
@@ -51,15 +104,15 @@ type prepareRequest struct {
 	MinLedgerTime      json.RawMessage              `json:"minLedgerTime"`
 	ActAs              []string                     `json:"actAs"`
 	ReadAs             []string                     `json:"readAs"`
-	DisclosedContracts []disclosedContract          `json:"disclosedContracts"`
+	DisclosedContracts []canton.DisclosedContract   `json:"disclosedContracts"`
 	SynchronizerID     string                       `json:"synchronizerId"`
 	PackagePreference  []string                     `json:"packageIdSelectionPreference"`
 	VerboseHashing     bool                         `json:"verboseHashing"`
 }
 
-// prepareSubmission is POST /v2/interactive-submission/prepare. Preparing
+// PrepareSubmission is POST /v2/interactive-submission/prepare. Preparing
 // changes nothing on the ledger, so reading as the parties is enough.
-func (s *Server) prepareSubmission(w http.ResponseWriter, r *http.Request, c *canton.Caller) error {
+func (s *Service) PrepareSubmission(w http.ResponseWriter, r *http.Request, c *canton.Caller) error {
 	var req prepareRequest
 	if err := canton.Decode(r, &req); err != nil {
 		return err
@@ -70,8 +123,8 @@ func (s *Server) prepareSubmission(w http.ResponseWriter, r *http.Request, c *ca
 	if req.CommandID == "" {
 		return canton.Err(canton.CodeMissingField, "commandId: every command needs an id, unique per change")
 	}
-	if len(req.CommandID) > maxCommandIDLength {
-		return canton.InvalidArgument("commandId: at most %d bytes", maxCommandIDLength)
+	if len(req.CommandID) > ledger.MaxIDLength {
+		return canton.InvalidArgument("commandId: at most %d bytes", ledger.MaxIDLength)
 	}
 	if req.SynchronizerID == "" {
 		return canton.Err(canton.CodeMissingField, "synchronizerId: name the synchronizer to prepare for (%s)", s.l.SynchronizerID())
@@ -111,7 +164,7 @@ func (s *Server) prepareSubmission(w http.ResponseWriter, r *http.Request, c *ca
 		visible.disclosed[cid] = true
 	}
 	if len(req.Commands) != 1 || len(req.Commands[0]) != 1 {
-		return canton.Err(canton.CodeUnsupported, "commands: this participant runs %s", supportedCommands)
+		return canton.Err(canton.CodeUnsupported, "commands: this participant runs %s", s.cmds.Supported)
 	}
 	now := s.l.Now()
 	expires := now.Add(s.w.External.PreparedTTL())
@@ -121,7 +174,7 @@ func (s *Server) prepareSubmission(w http.ResponseWriter, r *http.Request, c *ca
 	if err != nil {
 		return err
 	}
-	if err := s.precheck(r, party, req.Commands[0]); err != nil {
+	if err := s.cmds.Precheck(r, party, req.Commands[0]); err != nil {
 		return err
 	}
 	maxLET := uint64(expires.UnixMicro())
@@ -157,7 +210,7 @@ func (s *Server) prepareSubmission(w http.ResponseWriter, r *http.Request, c *ca
 
 // rootNode is the command as a transaction node, and the contracts it
 // uses as input contracts.
-func (s *Server) rootNode(r *http.Request, party coin.PartyID, visible visibility, cmd map[string]json.RawMessage) (preparedtx.Node, []preparedtx.InputContract, error) {
+func (s *Service) rootNode(r *http.Request, party coin.PartyID, visible visibility, cmd map[string]json.RawMessage) (preparedtx.Node, []preparedtx.InputContract, error) {
 	acting := []string{string(party)}
 	if raw, ok := cmd["CreateCommand"]; ok {
 		var cc struct {
@@ -171,8 +224,8 @@ func (s *Server) rootNode(r *http.Request, party coin.PartyID, visible visibilit
 		if err != nil {
 			return preparedtx.Node{}, nil, err
 		}
-		if tmpl != allocationdata.TemplateOTCTradeProposal && coinCreates[tmpl] == nil {
-			return preparedtx.Node{}, nil, canton.Err(canton.CodeUnsupported, "create of %s: this participant runs %s", tmpl, supportedCommands)
+		if !s.cmds.Creates(tmpl) {
+			return preparedtx.Node{}, nil, canton.Err(canton.CodeUnsupported, "create of %s: this participant runs %s", tmpl, s.cmds.Supported)
 		}
 		id := identifier(tmpl)
 		arg, err := damlValue(cc.CreateArguments, "", &id, 0)
@@ -188,20 +241,20 @@ func (s *Server) rootNode(r *http.Request, party coin.PartyID, visible visibilit
 	}
 	raw, ok := cmd["ExerciseCommand"]
 	if !ok {
-		return preparedtx.Node{}, nil, canton.Err(canton.CodeUnsupported, "commands[0]: this participant runs %s", supportedCommands)
+		return preparedtx.Node{}, nil, canton.Err(canton.CodeUnsupported, "commands[0]: this participant runs %s", s.cmds.Supported)
 	}
-	var ex exerciseCommand
+	var ex canton.ExerciseCommand
 	if err := json.Unmarshal(raw, &ex); err != nil {
 		return preparedtx.Node{}, nil, &canton.DecodeError{Status: http.StatusBadRequest, Msg: "commands[0].ExerciseCommand: " + err.Error()}
 	}
 	target, err := damlid.Resolve("commands[0].ExerciseCommand.templateId", ex.TemplateID, damlid.Interface)
 	if err != nil {
 		if target, err = damlid.Resolve("commands[0].ExerciseCommand.templateId", ex.TemplateID, damlid.Template); err != nil {
-			return preparedtx.Node{}, nil, canton.Err(canton.CodeUnsupported, "commands[0].ExerciseCommand.templateId %q: this participant runs %s", ex.TemplateID, supportedCommands)
+			return preparedtx.Node{}, nil, canton.Err(canton.CodeUnsupported, "commands[0].ExerciseCommand.templateId %q: this participant runs %s", ex.TemplateID, s.cmds.Supported)
 		}
 	}
-	if !servedChoice(target, ex.Choice) {
-		return preparedtx.Node{}, nil, canton.Err(canton.CodeUnsupported, "choice %s on %s: this participant runs %s", ex.Choice, target, supportedCommands)
+	if !s.cmds.Prepares(target, ex.Choice) {
+		return preparedtx.Node{}, nil, canton.Err(canton.CodeUnsupported, "choice %s on %s: this participant runs %s", ex.Choice, target, s.cmds.Supported)
 	}
 	cid, err := coin.ParseContractID(ex.ContractID)
 	if err != nil {
@@ -231,7 +284,7 @@ func (s *Server) rootNode(r *http.Request, party coin.PartyID, visible visibilit
 	if err != nil {
 		return preparedtx.Node{}, nil, fmt.Errorf("contract %s: %w", cid, err)
 	}
-	sigs, holders := sortedParties(ct.Signatories), sortedParties(ct.Stakeholders())
+	sigs, holders := canton.SortedParties(ct.Signatories), canton.SortedParties(ct.Stakeholders())
 	blob, _ := base64.StdEncoding.DecodeString(ct.CreatedEventBlob)
 	input := preparedtx.InputContract{CreatedAt: uint64(ct.CreatedAt.UnixMicro()), EventBlob: blob, Create: preparedtx.Create{
 		LfVersion: lfVersion, ContractID: string(cid), PackageName: damlid.NameOf(ct.TemplateID), TemplateID: tmpl,
@@ -240,7 +293,7 @@ func (s *Server) rootNode(r *http.Request, party coin.PartyID, visible visibilit
 	return preparedtx.Node{ID: "0", Exercise: &preparedtx.Exercise{
 		LfVersion: lfVersion, ContractID: string(cid), PackageName: damlid.NameOf(ct.TemplateID), TemplateID: tmpl,
 		Signatories: sigs, Stakeholders: holders, ActingParties: acting, InterfaceID: iface, ChoiceID: ex.Choice,
-		ChosenValue: arg, Consuming: !nonconsuming[ex.Choice] && !coinNonconsuming(target, ex.Choice),
+		ChosenValue: arg, Consuming: !nonconsuming[ex.Choice] && !s.cmds.Nonconsuming(target, ex.Choice),
 	}}, []preparedtx.InputContract{input}, nil
 }
 
@@ -263,15 +316,6 @@ func (v visibility) sees(ct apiread.LedgerContract) bool {
 		}
 	}
 	return false
-}
-
-func sortedParties(ps []coin.PartyID) []string {
-	out := make([]string, 0, len(ps))
-	for _, p := range ps {
-		out = append(out, string(p))
-	}
-	slices.Sort(out)
-	return slices.Compact(out)
 }
 
 // identifier is a "#name:Module:Entity" id by package id.
@@ -301,8 +345,8 @@ type executeRequest struct {
 	MinLedgerTime        json.RawMessage `json:"minLedgerTime"`
 }
 
-// executeSubmission is POST /v2/interactive-submission/execute.
-func (s *Server) executeSubmission(w http.ResponseWriter, r *http.Request, c *canton.Caller) error {
+// ExecuteSubmission is POST /v2/interactive-submission/execute.
+func (s *Service) ExecuteSubmission(w http.ResponseWriter, r *http.Request, c *canton.Caller) error {
 	var req executeRequest
 	if err := canton.Decode(r, &req); err != nil {
 		return err
@@ -369,7 +413,7 @@ func (s *Server) executeSubmission(w http.ResponseWriter, r *http.Request, c *ca
 		return canton.Err(canton.CodeInvalidExternalTransaction, "Provided external transaction is invalid: %v; execute what prepare returned, unchanged", err)
 	} else if errors.Is(err, ledger.ErrExpired) {
 		return canton.Err(canton.CodeLedgerTimeOutsideBounds, "The submitted command with a ledger effective time of %s is outside of the bounds required by the transaction: %v",
-			formatTime(s.l.Now()), err)
+			canton.FormatTime(s.l.Now()), err)
 	} else if err != nil {
 		return err
 	}
@@ -377,8 +421,8 @@ func (s *Server) executeSubmission(w http.ResponseWriter, r *http.Request, c *ca
 	if err != nil {
 		return canton.Err(canton.CodeInvalidExternalTransaction, "Provided external transaction is invalid: %v", err)
 	}
-	cmds := jsCommands{
-		Commands: []map[string]json.RawMessage{cmd}, CommandID: p.Metadata.CommandID, ActAs: p.Metadata.ActAs,
+	sub := Submission{
+		Command: cmd, CommandID: p.Metadata.CommandID, ActAs: p.Metadata.ActAs,
 		UserID: *req.UserID, SubmissionID: *req.SubmissionID, SynchronizerID: p.Metadata.SynchronizerID,
 	}
 	// The parties signed it: submit may act as them, also for a user that
@@ -389,7 +433,7 @@ func (s *Server) executeSubmission(w http.ResponseWriter, r *http.Request, c *ca
 		sc.ActAs = append(slices.Clone(c.ActAs), actAs...)
 	}
 	c = &sc
-	if _, err := s.submit(r, c, &cmds); err != nil {
+	if err := s.cmds.Submit(r, c, sub); err != nil {
 		// Execute is asynchronous in Canton: a change executed before is
 		// reported in the completions (recorded by execute), not here.
 		if ce := canton.Of(err); ce.Code != canton.CodeDuplicateCommand {
@@ -397,30 +441,6 @@ func (s *Server) executeSubmission(w http.ResponseWriter, r *http.Request, c *ca
 		}
 	}
 	return canton.WriteJSON(w, struct{}{})
-}
-
-// refuseUnsigned refuses a submission acting as an external party unless
-// the party signed it (execute): this node hosts an external party to
-// confirm, not to submit for it, as Canton does.
-// Parties the caller may not act as are left to submit's own checks.
-func (s *Server) refuseUnsigned(r *http.Request, c *canton.Caller, actAs []string) error {
-	// A development network's admin acting as the party (impersonation,
-	// checked by devnet.Service.Impersonate) needs no key: that is its point.
-	if c.Signed || c.Actor != "" {
-		return nil
-	}
-	for _, a := range actAs {
-		p := coin.PartyID(a)
-		if !slices.Contains(c.ActAs, p) {
-			continue
-		}
-		if _, err := s.w.External.ExternalPartyKey(r.Context(), p); err == nil {
-			return canton.Err(canton.CodeCannotActViaParticipant, "%s is an external party: this participant cannot submit for it; prepare the command with /v2/interactive-submission/prepare, have the party sign it and execute it", p)
-		} else if !ledger.IsValidation(err) && !errors.Is(err, ledger.ErrNotFound) {
-			return err
-		}
-	}
-	return nil
 }
 
 // signaturesOf decodes the request's signatures by party.

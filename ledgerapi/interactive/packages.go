@@ -1,4 +1,4 @@
-package ledgerapi
+package interactive
 
 import (
 	"net/http"
@@ -24,7 +24,7 @@ type packageReference struct {
 
 // preferredPackage is the reference of a package name, after checking
 // the caller may read as the parties; false when the name is unknown.
-func (s *Server) preferredPackage(c *canton.Caller, field, name string, parties []string) (packageReference, bool, error) {
+func (s *Service) preferredPackage(c *canton.Caller, field, name string, parties []string) (packageReference, bool, error) {
 	for _, p := range parties {
 		party, err := canton.ParseParty(field+".parties", p)
 		if err != nil {
@@ -45,16 +45,16 @@ func (s *Server) preferredPackage(c *canton.Caller, field, name string, parties 
 }
 
 // checkSynchronizer refuses a synchronizer id other than the ledger's.
-func (s *Server) checkSynchronizer(field, id string) error {
+func (s *Service) checkSynchronizer(field, id string) error {
 	if id != "" && id != s.l.SynchronizerID() {
 		return canton.InvalidArgument("%s: this participant is connected to %s only", field, s.l.SynchronizerID())
 	}
 	return nil
 }
 
-// preferredPackageVersion is GET
+// PreferredPackageVersion is GET
 // /v2/interactive-submission/preferred-package-version.
-func (s *Server) preferredPackageVersion(w http.ResponseWriter, r *http.Request, c *canton.Caller) error {
+func (s *Service) PreferredPackageVersion(w http.ResponseWriter, r *http.Request, c *canton.Caller) error {
 	q := r.URL.Query()
 	if err := s.checkSynchronizer("synchronizer-id", q.Get("synchronizer-id")); err != nil {
 		return err
@@ -74,8 +74,8 @@ func (s *Server) preferredPackageVersion(w http.ResponseWriter, r *http.Request,
 	return canton.WriteJSON(w, map[string]any{"packagePreference": map[string]any{"packageReference": ref, "synchronizerId": s.l.SynchronizerID()}})
 }
 
-// preferredPackages is POST /v2/interactive-submission/preferred-packages.
-func (s *Server) preferredPackages(w http.ResponseWriter, r *http.Request, c *canton.Caller) error {
+// PreferredPackages is POST /v2/interactive-submission/preferred-packages.
+func (s *Service) PreferredPackages(w http.ResponseWriter, r *http.Request, c *canton.Caller) error {
 	var req struct {
 		PackageVettingRequirements []struct {
 			Parties     []string `json:"parties"`

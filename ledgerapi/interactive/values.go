@@ -1,4 +1,4 @@
-package ledgerapi
+package interactive
 
 import (
 	"bytes"
@@ -153,7 +153,7 @@ func jsonValue(v preparedtx.Value) (any, error) {
 	case preparedtx.KindDate:
 		return time.Unix(v.Int*86400, 0).UTC().Format(time.DateOnly), nil
 	case preparedtx.KindTimestamp:
-		return formatTime(time.UnixMicro(v.Int)), nil
+		return canton.FormatTime(time.UnixMicro(v.Int)), nil
 	case preparedtx.KindNumeric, preparedtx.KindParty, preparedtx.KindText, preparedtx.KindContractID:
 		return v.Str, nil
 	case preparedtx.KindEnum:
