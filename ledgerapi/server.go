@@ -1,12 +1,17 @@
 // Package ledgerapi serves the JSON Ledger API v2 (Canton's, as bundled
 // with Splice; shared/specs/ledger-api-v2.yaml) over the ledger, on its own
-// listener: identity (version, parties, users and rights), reads (ledger
-// end, active contracts with template and interface filters, events by
-// contract, updates), the token standard's transfer commands (submitted
-// and waited for, or asynchronously) and their completions, in
-// Canton's JSON shapes and errors. It decodes,
-// checks the caller's rights, calls the ledger and encodes; the rules live
-// in package ledger.
+// listener. It owns the Server, its one route table (Handler, naming every
+// route), authentication, the reads (ledger end, active contracts with
+// template and interface filters, events by contract, updates), the
+// commands (the command table, command_routes.go: the token standard's
+// transfer commands and the coin's own choices, submitted and waited for,
+// or asynchronously) and their completions, and what each WebSocket stream
+// sends (streamkinds.go). Its sub-packages provide the other routes'
+// handlers: identity (version, parties, users and rights), interactive
+// (the interactive submission) and streams (the WebSockets); they take what
+// they need from the Server when it builds them. It decodes, checks the
+// caller's rights, calls the ledger and encodes, in Canton's JSON shapes
+// and errors (internal/canton); the rules live in package ledger.
 package ledgerapi
 
 import (
