@@ -7,7 +7,11 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"net/http"
+	"reflect"
+	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -19,6 +23,7 @@ import (
 	"github.com/ccwallet/ccwallet/ledger/preparedtx"
 	"github.com/ccwallet/ccwallet/ledger/users"
 	"github.com/ccwallet/ccwallet/ledgerapi/internal/client"
+	"github.com/uptrace/bun"
 )
 
 // extParty is an external party: its key stays with the test (the
@@ -493,4 +498,56 @@ func mustB64(t *testing.T, s string) []byte {
 		t.Fatal(err)
 	}
 	return b
+}
+
+// queriesNaming counts the statements whose text names a string (bun
+// writes the arguments into the statement) while on.
+type queriesNaming struct {
+	s     string
+	on, n atomic.Int64
+}
+
+func (q *queriesNaming) BeforeQuery(ctx context.Context, _ *bun.QueryEvent) context.Context {
+	return ctx
+}
+
+func (q *queriesNaming) AfterQuery(_ context.Context, e *bun.QueryEvent) {
+	if q.on.Load() != 0 && strings.Contains(e.Query, q.s) {
+		q.n.Add(1)
+	}
+}
+
+// TestPrepareRemembersTheFactory: a preparation that exercises the
+// transfer factory the registry handed out reads the factory's contract
+// once, then remembers it (every wallet SDK transfer exercises it), and
+// its prepared transaction is the same.
+func TestPrepareRemembersTheFactory(t *testing.T) {
+	forEachEngine(t, func(t *testing.T, e *env) {
+		alice := e.external("alice-ext", "100")
+		bob := e.user("bob", "")
+		cmd, disclose := e.transferCommand(alice.party, bob, "1.0", []string{})
+		// The server's registry hands the factory out, as it would have
+		// answered the client.
+		f, err := e.w.Registry.TransferFactoryFor(context.Background(), alice.party, bob)
+		if err != nil {
+			t.Fatal(err)
+		}
+		reads := &queriesNaming{s: string(f.FactoryID)}
+		//lint:ignore SA1019 WithQueryHook returns a copy; the ledger's own handle must count
+		e.l.DB().AddQueryHook(reads)
+		var txs []*preparedtx.Prepared
+		for i := range 3 {
+			reads.on.Store(1)
+			p := e.mustPrepare(alice, fmt.Sprint("f", i), cmd, disclose)
+			reads.on.Store(0)
+			if n := reads.n.Swap(0); i > 0 && n != 0 {
+				t.Errorf("preparation %d read the factory's contract %d times; want it remembered", i, n)
+			}
+			txs = append(txs, p.tx)
+		}
+		in0, in2 := txs[0].Metadata.InputContracts, txs[2].Metadata.InputContracts
+		if !reflect.DeepEqual(in0, in2) || !reflect.DeepEqual(txs[0].Transaction.Nodes, txs[2].Transaction.Nodes) {
+			t.Errorf("the remembered factory's transaction differs:\n%+v\n%+v", txs[0].Transaction.Nodes, txs[2].Transaction.Nodes)
+		}
+	})
 }

@@ -19,6 +19,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
@@ -52,6 +53,19 @@ type Service struct {
 	l    *ledger.Ledger
 	w    *workflows.Set
 	cmds Commands
+	// factory is the transfer factory's contract with its payload as a
+	// Daml value, once a preparation read it: every wallet SDK transfer
+	// exercises it, its content never changes, and while the registry
+	// says it is the factory (Registry.IsFactory: forgotten on a restore)
+	// it is active, so a preparation that exercises it reads nothing.
+	factory atomic.Pointer[inputContract]
+}
+
+// inputContract is a contract a preparation exercises: as read, and its
+// payload as the prepared transaction's value.
+type inputContract struct {
+	ct      apiread.LedgerContract
+	payload preparedtx.Value
 }
 
 // Commands is what the interactive submission takes from the server's
@@ -260,7 +274,8 @@ func (s *Service) rootNode(r *http.Request, party coin.PartyID, visible visibili
 	if err != nil {
 		return preparedtx.Node{}, nil, canton.InvalidArgument("commands[0].ExerciseCommand.contractId: %v", err)
 	}
-	ct, err := s.w.APIRead.LedgerContractByID(r.Context(), cid)
+	in, err := s.inputContract(r, cid)
+	ct := in.ct
 	if errors.Is(err, ledger.ErrNotFound) || err == nil && (ct.ArchivedOffset != 0 || ct.TemplateID != target && !apiread.Implements(ct.TemplateID, target) || !visible.sees(ct)) {
 		return preparedtx.Node{}, nil, canton.Err(canton.CodeContractNotFound, "%s %s not found, not active, or neither visible to the parties nor disclosed", target, cid)
 	} else if err != nil {
@@ -280,10 +295,7 @@ func (s *Service) rootNode(r *http.Request, party coin.PartyID, visible visibili
 	if err != nil {
 		return preparedtx.Node{}, nil, err
 	}
-	payload, err := damlValue(ct.Payload, "", &tmpl, 0)
-	if err != nil {
-		return preparedtx.Node{}, nil, fmt.Errorf("contract %s: %w", cid, err)
-	}
+	payload := in.payload
 	sigs, holders := canton.SortedParties(ct.Signatories), canton.SortedParties(ct.Stakeholders())
 	blob, _ := base64.StdEncoding.DecodeString(ct.CreatedEventBlob)
 	input := preparedtx.InputContract{CreatedAt: uint64(ct.CreatedAt.UnixMicro()), EventBlob: blob, Create: preparedtx.Create{
@@ -295,6 +307,30 @@ func (s *Service) rootNode(r *http.Request, party coin.PartyID, visible visibili
 		Signatories: sigs, Stakeholders: holders, ActingParties: acting, InterfaceID: iface, ChoiceID: ex.Choice,
 		ChosenValue: arg, Consuming: !nonconsuming[ex.Choice] && !s.cmds.Nonconsuming(target, ex.Choice),
 	}}, []preparedtx.InputContract{input}, nil
+}
+
+// inputContract is the contract cid a preparation exercises, read (an
+// error wrapping ledger.ErrNotFound when there is none) or, for the
+// transfer factory, remembered.
+func (s *Service) inputContract(r *http.Request, cid coin.ContractID) (inputContract, error) {
+	factory := s.w.Registry.IsFactory(cid)
+	if in := s.factory.Load(); factory && in != nil && in.ct.ContractID == cid {
+		return *in, nil
+	}
+	ct, err := s.w.APIRead.LedgerContractByID(r.Context(), cid)
+	if err != nil {
+		return inputContract{}, err
+	}
+	tmpl := identifier(ct.TemplateID)
+	payload, err := damlValue(ct.Payload, "", &tmpl, 0)
+	if err != nil {
+		return inputContract{}, fmt.Errorf("contract %s: %w", cid, err)
+	}
+	in := inputContract{ct: ct, payload: payload}
+	if factory && ct.ArchivedOffset == 0 {
+		s.factory.Store(&in)
+	}
+	return in, nil
 }
 
 // visibility is what a preparation may use: contracts of which a party
