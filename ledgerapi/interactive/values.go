@@ -46,99 +46,91 @@ const anyValueType = "#splice-api-token-metadata-v1:Splice.Api.Token.MetadataV1:
 var decimalRe = regexp.MustCompile(`^-?[0-9]+\.[0-9]+$`)
 
 // damlValue converts the JSON raw held by field; id, when set, types a
-// record.
+// record. raw is decoded once (its numbers as written), then walked.
 func damlValue(raw json.RawMessage, field string, id *preparedtx.Identifier, depth int) (preparedtx.Value, error) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 {
+		return preparedtx.Value{Kind: preparedtx.KindOptional}, nil
+	}
+	d := json.NewDecoder(bytes.NewReader(raw))
+	d.UseNumber()
+	var v any
+	if err := d.Decode(&v); err != nil {
+		return preparedtx.Value{}, canton.InvalidArgument("%s: %v", field, err)
+	}
+	return damlOf(v, field, id, depth)
+}
+
+// damlOf is damlValue of a decoded JSON value v.
+func damlOf(v any, field string, id *preparedtx.Identifier, depth int) (preparedtx.Value, error) {
 	if depth > preparedtx.MaxDepth {
 		return preparedtx.Value{}, canton.InvalidArgument("%s: values nested deeper than %d", field, preparedtx.MaxDepth)
 	}
-	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 || string(raw) == "null" {
+	switch v := v.(type) {
+	case nil:
 		return preparedtx.Value{Kind: preparedtx.KindOptional}, nil
-	}
-	switch raw[0] {
-	case '{':
-		var obj map[string]json.RawMessage
-		if err := json.Unmarshal(raw, &obj); err != nil {
-			return preparedtx.Value{}, canton.InvalidArgument("%s: %v", field, err)
-		}
-		keys := slices.Sorted(maps.Keys(obj))
-		if len(obj) == 2 && obj["tag"] != nil && obj["value"] != nil {
-			var tag string
-			if err := json.Unmarshal(obj["tag"], &tag); err == nil {
-				inner, err := damlValue(obj["value"], field+".value", nil, depth+1)
-				if err != nil {
-					return preparedtx.Value{}, err
-				}
-				v := preparedtx.Value{Kind: preparedtx.KindVariant, Str: tag, Elem: &inner}
-				if len(tag) > 3 && tag[:3] == "AV_" {
-					t := identifier(anyValueType)
-					v.ID = &t
-				}
-				return v, nil
+	case map[string]any:
+		tag, hasTag := v["tag"]
+		value, hasValue := v["value"]
+		if s, isText := tag.(string); len(v) == 2 && hasTag && hasValue && (isText || tag == nil) {
+			inner, err := damlOf(value, field+".value", nil, depth+1)
+			if err != nil {
+				return preparedtx.Value{}, err
 			}
+			out := preparedtx.Value{Kind: preparedtx.KindVariant, Str: s, Elem: &inner}
+			if len(s) > 3 && s[:3] == "AV_" {
+				t := identifier(anyValueType)
+				out.ID = &t
+			}
+			return out, nil
 		}
-		v := preparedtx.Value{Kind: preparedtx.KindRecord, ID: id}
+		out := preparedtx.Value{Kind: preparedtx.KindRecord, ID: id}
 		if textMaps[field] {
-			v = preparedtx.Value{Kind: preparedtx.KindTextMap}
+			out = preparedtx.Value{Kind: preparedtx.KindTextMap}
 		}
-		for _, k := range keys {
+		for _, k := range slices.Sorted(maps.Keys(v)) {
 			var fid *preparedtx.Identifier
-			if t, ok := recordTypes[k]; ok && v.Kind == preparedtx.KindRecord {
+			if t, ok := recordTypes[k]; ok && out.Kind == preparedtx.KindRecord {
 				i := identifier(t)
 				fid = &i
 			}
-			fv, err := damlValue(obj[k], k, fid, depth+1)
+			fv, err := damlOf(v[k], k, fid, depth+1)
 			if err != nil {
 				return preparedtx.Value{}, err
 			}
-			v.Fields = append(v.Fields, preparedtx.Field{Label: k, Value: fv})
+			out.Fields = append(out.Fields, preparedtx.Field{Label: k, Value: fv})
 		}
-		return v, nil
-	case '[':
-		var arr []json.RawMessage
-		if err := json.Unmarshal(raw, &arr); err != nil {
-			return preparedtx.Value{}, canton.InvalidArgument("%s: %v", field, err)
-		}
-		v := preparedtx.Value{Kind: preparedtx.KindList, List: []preparedtx.Value{}}
-		for i, e := range arr {
-			ev, err := damlValue(e, fmt.Sprintf("%s[%d]", field, i), nil, depth+1)
+		return out, nil
+	case []any:
+		out := preparedtx.Value{Kind: preparedtx.KindList, List: make([]preparedtx.Value, 0, len(v))}
+		for i, e := range v {
+			ev, err := damlOf(e, fmt.Sprintf("%s[%d]", field, i), nil, depth+1)
 			if err != nil {
 				return preparedtx.Value{}, err
 			}
-			v.List = append(v.List, ev)
+			out.List = append(out.List, ev)
 		}
-		return v, nil
-	case '"':
-		var s string
-		if err := json.Unmarshal(raw, &s); err != nil {
-			return preparedtx.Value{}, canton.InvalidArgument("%s: %v", field, err)
+		return out, nil
+	case string:
+		if _, err := coin.ParseContractID(v); err == nil {
+			return preparedtx.Value{Kind: preparedtx.KindContractID, Str: v}, nil
 		}
-		if _, err := coin.ParseContractID(s); err == nil {
-			return preparedtx.Value{Kind: preparedtx.KindContractID, Str: s}, nil
+		if _, err := coin.ParsePartyID(v); err == nil {
+			return preparedtx.Value{Kind: preparedtx.KindParty, Str: v}, nil
 		}
-		if _, err := coin.ParsePartyID(s); err == nil {
-			return preparedtx.Value{Kind: preparedtx.KindParty, Str: s}, nil
-		}
-		if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
+		if t, err := time.Parse(time.RFC3339Nano, v); err == nil {
 			return preparedtx.Value{Kind: preparedtx.KindTimestamp, Int: t.UnixMicro()}, nil
 		}
-		if decimalRe.MatchString(s) {
-			return preparedtx.Value{Kind: preparedtx.KindNumeric, Str: s}, nil
+		if decimalRe.MatchString(v) {
+			return preparedtx.Value{Kind: preparedtx.KindNumeric, Str: v}, nil
 		}
-		return preparedtx.Value{Kind: preparedtx.KindText, Str: s}, nil
-	case 't', 'f':
-		var b bool
-		if err := json.Unmarshal(raw, &b); err != nil {
-			return preparedtx.Value{}, canton.InvalidArgument("%s: %v", field, err)
-		}
-		return preparedtx.Value{Kind: preparedtx.KindBool, Bool: b}, nil
-	default:
-		var n json.Number
-		if err := json.Unmarshal(raw, &n); err != nil {
-			return preparedtx.Value{}, canton.InvalidArgument("%s: %v", field, err)
-		}
-		return preparedtx.Value{Kind: preparedtx.KindNumeric, Str: n.String()}, nil
+		return preparedtx.Value{Kind: preparedtx.KindText, Str: v}, nil
+	case bool:
+		return preparedtx.Value{Kind: preparedtx.KindBool, Bool: v}, nil
+	case json.Number:
+		return preparedtx.Value{Kind: preparedtx.KindNumeric, Str: v.String()}, nil
 	}
+	return preparedtx.Value{}, fmt.Errorf("%s: a JSON value of type %T", field, v)
 }
 
 // jsonValue is a value in the JSON API's encoding.
