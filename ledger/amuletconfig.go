@@ -1,6 +1,8 @@
 package ledger
 
 import (
+	"time"
+
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger/damljson"
 )
@@ -22,11 +24,11 @@ var (
 // maxNumLockHolders is Splice's default; ours locks hold one holder.
 const maxNumLockHolders = 50
 
-// damlRelTime is Daml's RelTime (damljson.RelTime).
-type damlRelTime = damljson.RelTime
+// RelTime is Daml's RelTime (damljson.RelTime).
+type RelTime = damljson.RelTime
 
-// relTime is damljson.RelTimeOf.
-var relTime = damljson.RelTimeOf
+// RelTimeOf is d as Daml's RelTime.
+func RelTimeOf(d time.Duration) RelTime { return damljson.RelTimeOf(d) }
 
 // rateRef is Splice's RatePerRound (damljson.Rate).
 type rateRef = damljson.Rate
@@ -62,13 +64,13 @@ func newAmuletRulesPayload(dso coin.PartyID, r Rules, devNet bool, syncID string
 			RequiredSynchronizers: damljson.SetOf(syncID),
 			ActiveSynchronizer:    syncID,
 			Fees: damljson.SynchronizerFees{
-				BaseRateTrafficLimits:    damljson.BaseRateTrafficLimits{BurstAmount: damljson.Int(r.BaseRateBurstAmountBytes), BurstWindow: relTime(r.BaseRateBurstWindow)},
+				BaseRateTrafficLimits:    damljson.BaseRateTrafficLimits{BurstAmount: damljson.Int(r.BaseRateBurstAmountBytes), BurstWindow: RelTimeOf(r.BaseRateBurstWindow)},
 				ExtraTrafficPrice:        r.ExtraTrafficPriceUSDPerMB,
 				ReadVsWriteScalingFactor: damljson.Int(r.ReadVsWriteScalingFactor),
 				MinTopupAmount:           damljson.Int(r.MinTopupAmountBytes),
 			},
 		},
-		TickDuration:           relTime(r.TickDuration),
+		TickDuration:           RelTimeOf(r.TickDuration),
 		PackageConfig:          damljson.PackageConfigOf(damljson.DamlPackageVersion),
 		TransferPreapprovalFee: &preapprovalFee,
 	}

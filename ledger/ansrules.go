@@ -46,8 +46,8 @@ func DefaultAnsConfig() AnsConfig {
 
 // Daml-JSON payloads of Splice.Ans.
 type ansRulesConfig struct {
-	RenewalDuration   damlRelTime `json:"renewalDuration"`
-	EntryLifetime     damlRelTime `json:"entryLifetime"`
+	RenewalDuration   RelTime     `json:"renewalDuration"`
+	EntryLifetime     RelTime     `json:"entryLifetime"`
 	EntryFee          coin.Amount `json:"entryFee"`
 	DescriptionPrefix string      `json:"descriptionPrefix"`
 }
@@ -60,7 +60,7 @@ type ansRulesPayload struct {
 func (l *Ledger) ansRulesPayload() ansRulesPayload {
 	c := l.ans
 	return ansRulesPayload{DSO: l.dso, Config: ansRulesConfig{
-		RenewalDuration: relTime(c.RenewalDuration), EntryLifetime: relTime(c.EntryLifetime),
+		RenewalDuration: RelTimeOf(c.RenewalDuration), EntryLifetime: RelTimeOf(c.EntryLifetime),
 		EntryFee: c.EntryFeeUSD, DescriptionPrefix: c.DescriptionPrefix,
 	}}
 }

@@ -39,68 +39,68 @@ const MaxIDLength = 255
 // which anyone may add to, now takes millions of purchases to overflow.
 const MaxTrafficBytes = 1 << 40
 
-// checkText refuses a description (or an offer's tracking id) of
+// CheckText refuses a description (or an offer's tracking id) of
 // MaxDescriptionLen characters or more, as the Daml TransferOffer does, or
 // holding NUL or invalid UTF-8. Every description goes through it, so one
 // text is taken or refused alike by every way of sending.
-func checkText(field, s string) error {
+func CheckText(field, s string) error {
 	if utf8.RuneCountInString(s) >= MaxDescriptionLen {
-		return invalid(field, "must be shorter than %d characters", MaxDescriptionLen)
+		return Invalid(field, "must be shorter than %d characters", MaxDescriptionLen)
 	}
-	return textFields(field, s)
+	return TextFields(field, s)
 }
 
-// checkID refuses a client-chosen id longer than MaxIDLength bytes or
+// CheckID refuses a client-chosen id longer than MaxIDLength bytes or
 // holding NUL or invalid UTF-8.
-func checkID(field, id string) error {
+func CheckID(field, id string) error {
 	if len(id) > MaxIDLength {
-		return invalid(field, "must be at most %d bytes", MaxIDLength)
+		return Invalid(field, "must be at most %d bytes", MaxIDLength)
 	}
-	return textFields(field, id)
+	return TextFields(field, id)
 }
 
 // checkTime refuses a time outside [MinTime, MaxTime], naming field.
 func checkTime(field string, t time.Time) error {
 	if t.Before(MinTime) || t.After(MaxTime) {
-		return invalid(field, "must be between %s and %s", FormatTime(MinTime), FormatTime(MaxTime))
+		return Invalid(field, "must be between %s and %s", FormatTime(MinTime), FormatTime(MaxTime))
 	}
 	return nil
 }
 
-// checkExpiry refuses a deadline outside the time range or not after now.
-func checkExpiry(field string, t, now time.Time) error {
+// CheckExpiry refuses a deadline outside the time range or not after now.
+func CheckExpiry(field string, t, now time.Time) error {
 	if err := checkTime(field, t); err != nil {
 		return err
 	}
 	if !t.After(now) {
-		return invalid(field, "must be in the future")
+		return Invalid(field, "must be in the future")
 	}
 	return nil
 }
 
-// checkAmount refuses an amount that is not positive or that no column can
+// CheckAmount refuses an amount that is not positive or that no column can
 // hold (coin.MaxAmount).
-func checkAmount(field string, a coin.Amount) error {
+func CheckAmount(field string, a coin.Amount) error {
 	if !a.IsPositive() {
-		return invalid(field, "enter an amount greater than 0")
+		return Invalid(field, "enter an amount greater than 0")
 	}
-	return checkFits(field, a)
+	return CheckFits(field, a)
 }
 
-// checkFits refuses an amount beyond coin.MaxAmount; a computed amount
+// CheckFits refuses an amount beyond coin.MaxAmount; a computed amount
 // (a conversion, a sum) can get there though every input fits.
-func checkFits(field string, a coin.Amount) error {
+func CheckFits(field string, a coin.Amount) error {
 	if !a.Fits() {
-		return invalid(field, "%s is more than the largest amount the ledger holds (%s)", a.Short(), coin.MaxAmount)
+		return Invalid(field, "%s is more than the largest amount the ledger holds (%s)", a.Short(), coin.MaxAmount)
 	}
 	return nil
 }
 
-// parseTime parses a Daml-JSON timestamp field, bounded.
-func parseTime(field, s string) (time.Time, error) {
+// ParseTime parses a Daml-JSON timestamp field, bounded.
+func ParseTime(field, s string) (time.Time, error) {
 	t, err := time.Parse(time.RFC3339Nano, s)
 	if err != nil {
-		return time.Time{}, invalid(field, "want an ISO 8601 timestamp, not %q", s)
+		return time.Time{}, Invalid(field, "want an ISO 8601 timestamp, not %q", s)
 	}
 	t = t.UTC().Truncate(time.Microsecond)
 	return t, checkTime(field, t)

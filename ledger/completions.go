@@ -54,15 +54,15 @@ const (
 // checkCompletion bounds c and cuts an overlong message.
 func checkCompletion(c *Completion) error {
 	for _, f := range []struct{ name, v string }{{"userId", c.UserID}, {"commandId", c.CommandID}, {"submissionId", c.SubmissionID}} {
-		if err := checkID(f.name, f.v); err != nil {
+		if err := CheckID(f.name, f.v); err != nil {
 			return err
 		}
 	}
 	if c.UserID == "" || c.CommandID == "" {
-		return invalid("commandId", "a completion needs its user and command id")
+		return Invalid("commandId", "a completion needs its user and command id")
 	}
 	if len(c.ActAs) == 0 || len(c.ActAs) > MaxCompletionActAs {
-		return invalid("actAs", "a completion needs 1 to %d parties, not %d", MaxCompletionActAs, len(c.ActAs))
+		return Invalid("actAs", "a completion needs 1 to %d parties, not %d", MaxCompletionActAs, len(c.ActAs))
 	}
 	c.Message = strings.ReplaceAll(strings.ToValidUTF8(c.Message, "\uFFFD"), "\x00", "")
 	if len(c.Message) > MaxCompletionMessage {
@@ -97,7 +97,7 @@ func (l *Ledger) RecordCompletion(ctx context.Context, c Completion) (Completion
 		return c, err
 	}
 	if c.Code == 0 {
-		return c, invalid("code", "a rejection's completion needs a non-zero status code")
+		return c, Invalid("code", "a rejection's completion needs a non-zero status code")
 	}
 	err := l.change(ctx, func(ctx context.Context, ch *change) error {
 		t, err := ch.begin(ctx, "command-rejected")

@@ -115,7 +115,8 @@ func (l *Ledger) VerifyBlob(blob string) (coin.ContractID, string, error) {
 	return e.ContractID, e.TemplateID, nil
 }
 
-func (l *Ledger) contractView(c *store.Contract) Contract {
+// ContractView is a stored contract as the wallet and the APIs show it.
+func (l *Ledger) ContractView(c *store.Contract) Contract {
 	return Contract{
 		ContractID: c.ContractID, TemplateID: c.TemplateID, Payload: json.RawMessage(c.Payload),
 		CreatedAt: c.CreatedAt, SynchronizerID: c.SynchronizerID, CreatedEventBlob: l.blob(c),
@@ -131,11 +132,12 @@ func stakeholderList(parties []coin.PartyID) string { return store.PartyList(par
 // expiringAmount is Splice's ExpiringAmount.
 type expiringAmount struct {
 	InitialAmount coin.Amount `json:"initialAmount"`
-	CreatedAt     roundRef    `json:"createdAt"`
+	CreatedAt     RoundRef    `json:"createdAt"`
 	RatePerRound  rateRef     `json:"ratePerRound"`
 }
 
-type roundRef struct {
+// RoundRef is Splice's Round in Daml-JSON ({"number": "7"}).
+type RoundRef struct {
 	Number string `json:"number"`
 }
 
@@ -156,7 +158,8 @@ type lockedAmuletPayload struct {
 	Lock   timeLock      `json:"lock"`
 }
 
-func roundString(r coin.Round) roundRef { return roundRef{Number: fmt.Sprint(int64(r))} }
+// RoundRefOf is round r in Daml-JSON.
+func RoundRefOf(r coin.Round) RoundRef { return RoundRef{Number: fmt.Sprint(int64(r))} }
 
 func mustJSON(v any) string {
 	if a, ok := v.(jsonAppender); ok {
@@ -170,8 +173,8 @@ func mustJSON(v any) string {
 	return string(b)
 }
 
-// authorized refuses a command unless every party of need is among actAs.
-func authorized(actAs []coin.PartyID, what string, need ...coin.PartyID) error {
+// Authorized refuses a command unless every party of need is among actAs.
+func Authorized(actAs []coin.PartyID, what string, need ...coin.PartyID) error {
 	for _, p := range need {
 		if !slices.Contains(actAs, p) {
 			return fmt.Errorf("%w: %s needs the authority of %s, which is not among actAs %v", ErrForbidden, what, p, actAs)
@@ -180,8 +183,8 @@ func authorized(actAs []coin.PartyID, what string, need ...coin.PartyID) error {
 	return nil
 }
 
-// contractParties are a stored contract's stakeholders.
-func contractParties(c *store.Contract) []coin.PartyID {
+// ContractParties are a stored contract's stakeholders.
+func ContractParties(c *store.Contract) []coin.PartyID {
 	return store.ParsePartyList(c.Stakeholders)
 }
 

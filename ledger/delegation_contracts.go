@@ -115,7 +115,7 @@ func (t *txn) mergeInputs(ctx context.Context, owner coin.PartyID, ids []coin.Co
 		// merge while it holds its FeaturedAppRight (created at bootstrap;
 		// its admin may cancel it), as MergeDelegation_Merge's
 		// optFeaturedAppRight.
-		live, err := isFeatured(ctx, t.tx, l.operator)
+		live, err := IsFeatured(ctx, t.tx, l.operator)
 		if err != nil {
 			return nil, 0, err
 		}

@@ -49,9 +49,9 @@ type Problem struct {
 func (p *Problem) Error() string { return p.Msg }
 func (p *Problem) Unwrap() error { return p.Err }
 
-// humanCC writes a for a person: trailing zeros trimmed, thousands
+// HumanCC writes a for a person: trailing zeros trimmed, thousands
 // separated ("19311.2000000000" -> "19,311.2"), as the pages show amounts.
-func humanCC(a coin.Amount) string {
+func HumanCC(a coin.Amount) string {
 	s := a.Short()
 	neg := strings.HasPrefix(s, "-")
 	whole, frac, _ := strings.Cut(strings.TrimPrefix(s, "-"), ".")
@@ -74,11 +74,11 @@ func humanCC(a coin.Amount) string {
 // notEnough is ErrInsufficientFunds when need is more than have.
 func notEnough(need, have coin.Amount) error {
 	return problem(ErrInsufficientFunds, "insufficient funds: this needs %s CC including fees, and %s CC is available; use a smaller amount, or wait for incoming coin",
-		humanCC(need), humanCC(have))
+		HumanCC(need), HumanCC(have))
 }
 
-// problemWords is the people's words of err: its *Problem's, else its text.
-func problemWords(err error) string {
+// ProblemWords is the people's words of err: its *Problem's, else its text.
+func ProblemWords(err error) string {
 	var p *Problem
 	if errors.As(err, &p) {
 		return p.Msg
@@ -104,23 +104,24 @@ func (e *ValidationError) Error() string {
 	return e.Field + ": " + e.Msg
 }
 
-// textFields refuses the NUL character and invalid UTF-8 in text fields
+// TextFields refuses the NUL character and invalid UTF-8 in text fields
 // (name, value pairs): no field of ours has a use for them and Postgres
 // text cannot hold them, so they would fail the transaction (and a batch
 // of sends) late, and SQLite would keep bytes no page can show.
-func textFields(kv ...string) error {
+func TextFields(kv ...string) error {
 	for i := 0; i+1 < len(kv); i += 2 {
 		if strings.IndexByte(kv[i+1], 0) >= 0 {
-			return invalid(kv[i], "must not contain the NUL character (U+0000)")
+			return Invalid(kv[i], "must not contain the NUL character (U+0000)")
 		}
 		if !utf8.ValidString(kv[i+1]) {
-			return invalid(kv[i], "must be valid UTF-8 text")
+			return Invalid(kv[i], "must be valid UTF-8 text")
 		}
 	}
 	return nil
 }
 
-func invalid(field, format string, args ...any) error {
+// Invalid is the error for a bad input field (a *ValidationError).
+func Invalid(field, format string, args ...any) error {
 	return &ValidationError{Field: field, Msg: fmt.Sprintf(format, args...)}
 }
 
@@ -135,12 +136,13 @@ type notFoundError struct{ msg string }
 func (e *notFoundError) Error() string { return e.msg }
 func (e *notFoundError) Unwrap() error { return ErrNotFound }
 
-func notFoundf(format string, args ...any) error {
+// NotFoundf is an ErrNotFound with its own words.
+func NotFoundf(format string, args ...any) error {
 	return &notFoundError{msg: fmt.Sprintf(format, args...)}
 }
 
-// clip shortens s for an error message.
-func clip(s string, n int) string {
+// Clip shortens s for an error message.
+func Clip(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}

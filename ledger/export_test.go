@@ -168,7 +168,7 @@ func (l *Ledger) ActiveContractsOf(ctx context.Context, templateID string, party
 	}
 	out := make([]Contract, 0, len(cs))
 	for i := range cs {
-		out = append(out, l.contractView(&cs[i]))
+		out = append(out, l.ContractView(&cs[i]))
 	}
 	return out, nil
 }

@@ -34,5 +34,5 @@ func (r Rules) TransferLockReserve(amount, price coin.Amount, d time.Duration) c
 // nothing moves; the sender can withdraw and send again.
 func lockShortfall(worth, amount coin.Amount) error {
 	return problem(ErrInsufficientFunds, "the coin locked for this transfer is now worth %s CC after holding fees, less than the %s CC instructed, so it cannot be accepted; ask the sender to withdraw it and send again",
-		humanCC(worth), humanCC(amount))
+		HumanCC(worth), HumanCC(amount))
 }

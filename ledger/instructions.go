@@ -115,7 +115,7 @@ func NextInstructionStatus(from InstructionStatus, move InstructionMove, actor, 
 		if len(moves) == 0 {
 			return "", &Problem{Err: ErrInstructionFinished, Msg: fmt.Sprintf("this transfer instruction is %s already, so it cannot be %s; reload the list", from, pastTense(move))}
 		}
-		return "", invalid("move", "unknown move %q", move)
+		return "", Invalid("move", "unknown move %q", move)
 	}
 	switch rule.actor {
 	case actorReceiver:
@@ -223,12 +223,14 @@ type TransferInstructionRequest struct {
 	InputHoldings []coin.ContractID
 }
 
-type instrumentRef struct {
+// InstrumentRef is the token standard's InstrumentId.
+type InstrumentRef struct {
 	Admin coin.PartyID `json:"admin"`
 	ID    string       `json:"id"`
 }
 
-type metadata struct {
+// Metadata is the token standard's Metadata.
+type Metadata struct {
 	Values map[string]string `json:"values"`
 }
 
@@ -236,11 +238,11 @@ type transferPayload struct {
 	Sender           coin.PartyID      `json:"sender"`
 	Receiver         coin.PartyID      `json:"receiver"`
 	Amount           coin.Amount       `json:"amount"`
-	InstrumentID     instrumentRef     `json:"instrumentId"`
+	InstrumentID     InstrumentRef     `json:"instrumentId"`
 	RequestedAt      string            `json:"requestedAt"`
 	ExecuteBefore    string            `json:"executeBefore"`
 	InputHoldingCIDs []coin.ContractID `json:"inputHoldingCids"`
-	Meta             metadata          `json:"meta"`
+	Meta             Metadata          `json:"meta"`
 }
 
 type transferInstructionPayload struct {
@@ -270,19 +272,19 @@ func (t *changes) createWithID(cid coin.ContractID, templateID string, payload a
 func (in Instructions) Create(ctx context.Context, req TransferInstructionRequest) (*InstructionResult, error) {
 	l := in.l
 	now := l.now()
-	if err := checkAmount("amount", req.Amount); err != nil {
+	if err := CheckAmount("amount", req.Amount); err != nil {
 		return nil, err
 	}
-	if err := checkExpiry("expires_at", req.ExecuteBefore, now); err != nil {
+	if err := CheckExpiry("expires_at", req.ExecuteBefore, now); err != nil {
 		return nil, err
 	}
 	if req.Receiver == req.Sender {
-		return nil, invalid("receiver_party_id", "must differ from the sender")
+		return nil, Invalid("receiver_party_id", "must differ from the sender")
 	}
-	if err := checkText("description", req.Description); err != nil {
+	if err := CheckText("description", req.Description); err != nil {
 		return nil, err
 	}
-	if err := checkID("tracking_id", req.TrackingID); err != nil {
+	if err := CheckID("tracking_id", req.TrackingID); err != nil {
 		return nil, err
 	}
 	if err := l.KnownParty(ctx, req.Receiver); err != nil {
@@ -321,7 +323,7 @@ func (in Instructions) Create(ctx context.Context, req TransferInstructionReques
 				return fmt.Errorf("%w: tracking id %q was already used for transfer %s", ErrDuplicate, req.TrackingID, prev.Result)
 			}
 		}
-		if err := l.lockParties(ctx, tx, req.Sender); err != nil {
+		if err := l.LockParties(ctx, tx, req.Sender); err != nil {
 			return err
 		}
 		kind, pre, err := l.Instructions().Route(ctx, tx, req.Sender, req.Receiver)
@@ -353,12 +355,12 @@ func (in Instructions) Create(ctx context.Context, req TransferInstructionReques
 			meta[MetaReason] = req.Description
 		}
 		t.createWithID(cid, TemplateTransferInstruction, transferInstructionPayload{LockedAmulet: locked, Transfer: transferPayload{
-			Sender: req.Sender, Receiver: req.Receiver, Amount: req.Amount, InstrumentID: instrumentRef{Admin: l.dso, ID: InstrumentID},
+			Sender: req.Sender, Receiver: req.Receiver, Amount: req.Amount, InstrumentID: InstrumentRef{Admin: l.dso, ID: InstrumentID},
 			RequestedAt: FormatTime(t.now), ExecuteBefore: FormatTime(executeBefore),
-			InputHoldingCIDs: []coin.ContractID{locked}, Meta: metadata{Values: meta},
+			InputHoldingCIDs: []coin.ContractID{locked}, Meta: Metadata{Values: meta},
 		}}, l.dso, req.Sender, req.Receiver)
 		// The locked coin leaves the sender's available balance now.
-		t.record(req.Sender, HistoryTransfer, "CreateTokenStandardTransferInstruction", req.Receiver, tr.cost(lock).Neg(), tr.Fees.Add(tr.HoldingFees), req.Description, HistoryDetails{
+		t.record(req.Sender, HistoryTransfer, "CreateTokenStandardTransferInstruction", req.Receiver, tr.Cost(lock).Neg(), tr.Fees.Add(tr.HoldingFees), req.Description, HistoryDetails{
 			Provider: l.operator, HoldingFees: tr.HoldingFees, Fees: tr.Fees, ContractID: cid, TrackingID: req.TrackingID, Instructed: &req.Amount,
 		})
 		t.afterCommit(func(ctx context.Context) error {
@@ -467,7 +469,7 @@ func (in Instructions) Move(ctx context.Context, actor coin.PartyID, cid coin.Co
 // id): a key used before fails with ErrDuplicate and moves nothing; the
 // key, cmd's completion and the move commit together.
 func (in Instructions) MoveOnce(ctx context.Context, actor coin.PartyID, cid coin.ContractID, move InstructionMove, cmd Command) (*InstructionResult, error) {
-	if err := checkID("commandId", cmd.Key); err != nil {
+	if err := CheckID("commandId", cmd.Key); err != nil {
 		return nil, err
 	}
 	cmd.Key = "instruction-move:" + cmd.Key
@@ -496,7 +498,7 @@ func (in Instructions) move(ctx context.Context, actor coin.PartyID, cid coin.Co
 			// Not a stakeholder: the instruction is invisible to it.
 			return fmt.Errorf("transfer instruction %s: %w", cid, ErrNotFound)
 		}
-		if err := l.lockParties(ctx, tx, ti.Sender, ti.Receiver); err != nil {
+		if err := l.LockParties(ctx, tx, ti.Sender, ti.Receiver); err != nil {
 			return err
 		}
 		// Re-read under the parties' locks: a concurrent move may have won.
@@ -534,7 +536,7 @@ func (t *txn) finishInstruction(ctx context.Context, ti *store.TransferInstructi
 		return nil, err
 	}
 	if !locked && move == MoveAccept {
-		return nil, notFoundf("LockedAmulet '%s' not found for AmuletTransferInstruction '%s', which expires on %s",
+		return nil, NotFoundf("LockedAmulet '%s' not found for AmuletTransferInstruction '%s', which expires on %s",
 			ti.LockedHoldingCID, ti.ContractID, FormatTime(ti.ExecuteBefore))
 	}
 	if err := t.l.Reassignments().refuse(ctx, t.tx, t.l.Instructions().Uses(ti, locked, t.round.ContractID)...); err != nil {
@@ -598,7 +600,7 @@ func (in Instructions) view(ti *store.TransferInstruction, c *store.Contract) Tr
 		}
 	}
 	if c != nil {
-		v.Contract = l.contractView(c)
+		v.Contract = l.ContractView(c)
 	}
 	return v
 }

@@ -278,14 +278,14 @@ type rulesPayload struct {
 // roundPayload is Splice.Round:OpenMiningRound's payload.
 type roundPayload struct {
 	DSO               coin.PartyID            `json:"dso"`
-	Round             roundRef                `json:"round"`
+	Round             RoundRef                `json:"round"`
 	AmuletPrice       coin.Amount             `json:"amuletPrice"`
 	OpensAt           string                  `json:"opensAt"`
 	TargetClosesAt    string                  `json:"targetClosesAt"`
-	IssuingFor        damlRelTime             `json:"issuingFor"`
+	IssuingFor        RelTime                 `json:"issuingFor"`
 	TransferConfigUSD damljson.TransferConfig `json:"transferConfigUsd"`
 	IssuanceConfig    damljson.IssuanceConfig `json:"issuanceConfig"`
-	TickDuration      damlRelTime             `json:"tickDuration"`
+	TickDuration      RelTime                 `json:"tickDuration"`
 }
 
 func randomKeyFingerprint() (string, error) {

@@ -38,7 +38,7 @@ func (of Offers) Limits() OfferLimits {
 // checkFloor refuses an offer below the floor, in words.
 func (of Offers) checkFloor(amount coin.Amount) error {
 	if floor := of.Limits().MinAmount; amount.Cmp(floor) < 0 {
-		return invalid("amount", "a transfer offer must be at least %s CC on this network, not %s CC; send a larger amount", humanCC(floor), humanCC(amount))
+		return Invalid("amount", "a transfer offer must be at least %s CC on this network, not %s CC; send a larger amount", HumanCC(floor), HumanCC(amount))
 	}
 	return nil
 }
@@ -48,7 +48,7 @@ func (of Offers) checkFloor(amount coin.Amount) error {
 // sender's lock, so two offers at once cannot both take the last place.
 func (of Offers) checkCap(ctx context.Context, tx bun.Tx, sender, receiver coin.PartyID) error {
 	l := of.l
-	if err := l.lockParties(ctx, tx, sender); err != nil {
+	if err := l.LockParties(ctx, tx, sender); err != nil {
 		return err
 	}
 	n, err := store.CountOpenOffers(ctx, tx, sender, receiver, OfferCreated)
@@ -56,7 +56,7 @@ func (of Offers) checkCap(ctx context.Context, tx bun.Tx, sender, receiver coin.
 		return err
 	}
 	if most := of.Limits().MaxOpenPerReceiver; n >= most {
-		return invalid("receiver_party_id", "you already have %d open transfer offers to this party, the most one sender may have (%d); wait until they are accepted, rejected or expire, or withdraw some",
+		return Invalid("receiver_party_id", "you already have %d open transfer offers to this party, the most one sender may have (%d); wait until they are accepted, rejected or expire, or withdraw some",
 			n, most)
 	}
 	return nil

@@ -46,8 +46,8 @@ type Offers struct{ l *Ledger }
 // Offers returns l's transfer offers.
 func (l *Ledger) Offers() Offers { return Offers{l} }
 
-// paymentAmount is splice-wallet-payments' PaymentAmount.
-type paymentAmount struct {
+// PaymentAmount is splice-wallet-payments' PaymentAmount.
+type PaymentAmount struct {
 	Amount coin.Amount `json:"amount"`
 	Unit   string      `json:"unit"`
 }
@@ -56,7 +56,7 @@ type transferOfferPayload struct {
 	Sender      coin.PartyID  `json:"sender"`
 	Receiver    coin.PartyID  `json:"receiver"`
 	DSO         coin.PartyID  `json:"dso"`
-	Amount      paymentAmount `json:"amount"`
+	Amount      PaymentAmount `json:"amount"`
 	Description string        `json:"description"`
 	ExpiresAt   string        `json:"expiresAt"`
 	TrackingID  string        `json:"trackingId"`
@@ -66,7 +66,7 @@ type acceptedTransferOfferPayload struct {
 	Sender     coin.PartyID  `json:"sender"`
 	Receiver   coin.PartyID  `json:"receiver"`
 	DSO        coin.PartyID  `json:"dso"`
-	Amount     paymentAmount `json:"amount"`
+	Amount     PaymentAmount `json:"amount"`
 	ExpiresAt  string        `json:"expiresAt"`
 	TrackingID string        `json:"trackingId"`
 }
@@ -103,7 +103,8 @@ type Offer struct {
 	UpdatedAt    time.Time
 }
 
-func offerView(o *store.TransferOffer) Offer {
+// OfferView is a stored transfer offer as the wallet shows it.
+func OfferView(o *store.TransferOffer) Offer {
 	return Offer{
 		ContractID: o.ContractID, TrackingID: o.TrackingID, Sender: o.Sender, Receiver: o.Receiver, Amount: o.Amount,
 		Description: o.Description, ExpiresAt: o.ExpiresAt, Status: o.Status, FailureKind: o.FailureKind,
@@ -120,12 +121,12 @@ func (of Offers) validate(ctx context.Context, r *OfferRequest) error {
 	l := of.l
 	r.TrackingID = strings.TrimSpace(r.TrackingID)
 	if r.TrackingID == "" {
-		return invalid("tracking_id", "must not be empty")
+		return Invalid("tracking_id", "must not be empty")
 	}
-	if err := checkText("tracking_id", r.TrackingID); err != nil {
+	if err := CheckText("tracking_id", r.TrackingID); err != nil {
 		return err
 	}
-	if err := checkAmount("amount", r.Amount); err != nil {
+	if err := CheckAmount("amount", r.Amount); err != nil {
 		return err
 	}
 	if err := of.checkFloor(r.Amount); err != nil {
@@ -134,17 +135,17 @@ func (of Offers) validate(ctx context.Context, r *OfferRequest) error {
 	if err := checkTime("expires_at", r.ExpiresAt); err != nil {
 		return err
 	}
-	if err := checkText("description", r.Description); err != nil {
+	if err := CheckText("description", r.Description); err != nil {
 		return err
 	}
 	if r.Receiver == r.Sender {
-		return invalid("receiver_party_id", "is the sender's own party")
+		return Invalid("receiver_party_id", "is the sender's own party")
 	}
 	// The sender's wallet exists (the caller resolved it), so an unknown
 	// receiver is bad input (400), not a missing wallet (404).
 	if err := l.KnownParty(ctx, r.Receiver); err != nil {
 		if errors.Is(err, ErrNotFound) {
-			return invalid("receiver_party_id", "no party %s is known on this network", r.Receiver)
+			return Invalid("receiver_party_id", "no party %s is known on this network", r.Receiver)
 		}
 		return err
 	}
@@ -191,13 +192,13 @@ func (of Offers) create(ctx context.Context, r OfferRequest, guard func(ctx cont
 			if !r.same(row) {
 				return fmt.Errorf("%w: tracking id %q was used for a different offer %s; check its status", ErrDuplicate, r.TrackingID, row.ContractID)
 			}
-			o = offerView(row)
+			o = OfferView(row)
 			return nil
 		}
 		// Checked after deduplication, so a client retrying a created
 		// offer gets it back even once its expiry has passed.
 		if !r.ExpiresAt.After(l.now()) {
-			return invalid("expires_at", "must be in the future")
+			return Invalid("expires_at", "must be in the future")
 		}
 		if err := of.afford(ctx, tx, r.Sender, r.Amount); err != nil {
 			return err
@@ -218,7 +219,7 @@ func (of Offers) create(ctx context.Context, r OfferRequest, guard func(ctx cont
 		// transaction does on the network.
 		t.traffic += l.rules.TrafficBytes(0)
 		cid := t.create(TemplateTransferOffer, transferOfferPayload{
-			Sender: r.Sender, Receiver: r.Receiver, DSO: l.dso, Amount: paymentAmount{Amount: r.Amount, Unit: "AmuletUnit"},
+			Sender: r.Sender, Receiver: r.Receiver, DSO: l.dso, Amount: PaymentAmount{Amount: r.Amount, Unit: "AmuletUnit"},
 			Description: r.Description, ExpiresAt: FormatTime(r.ExpiresAt), TrackingID: r.TrackingID,
 		}, r.Sender, r.Receiver)
 		row := &store.TransferOffer{
@@ -232,7 +233,7 @@ func (of Offers) create(ctx context.Context, r OfferRequest, guard func(ctx cont
 			}
 			return l.saveCommand(ctx, t, Command{Key: key}, r.Sender, "create-transfer-offer", string(cid))
 		})
-		o, created = offerView(row), true
+		o, created = OfferView(row), true
 		return nil
 	})
 	if err != nil {
@@ -254,7 +255,7 @@ func (of Offers) afford(ctx context.Context, tx bun.Tx, sender coin.PartyID, amo
 	}
 	if avail := b.EffectiveUnlocked; amount.Cmp(avail) > 0 {
 		return problem(ErrInsufficientFunds, "insufficient funds: the offer of %s CC is more than your available %s CC; offer less, or wait for incoming coin",
-			humanCC(amount), humanCC(avail))
+			HumanCC(amount), HumanCC(avail))
 	}
 	return nil
 }
@@ -307,7 +308,7 @@ func (of Offers) change(ctx context.Context, actor coin.PartyID, cid coin.Contra
 		if err := offerRole(o, actor, role); err != nil {
 			return err
 		}
-		if err := l.lockParties(ctx, tx, o.Sender, o.Receiver); err != nil {
+		if err := l.LockParties(ctx, tx, o.Sender, o.Receiver); err != nil {
 			return err
 		}
 		// Re-read under the parties' locks: a concurrent change waits above.
@@ -366,7 +367,7 @@ func (of Offers) Accept(ctx context.Context, actor coin.PartyID, cid coin.Contra
 		if err := t.usingRules(ctx); err != nil {
 			return err
 		}
-		amount := paymentAmount{Amount: o.Amount, Unit: "AmuletUnit"}
+		amount := PaymentAmount{Amount: o.Amount, Unit: "AmuletUnit"}
 		accepted = t.create(TemplateAcceptedTransferOffer, acceptedTransferOfferPayload{
 			Sender: o.Sender, Receiver: o.Receiver, DSO: t.l.dso, Amount: amount, ExpiresAt: FormatTime(o.ExpiresAt), TrackingID: o.TrackingID,
 		}, o.Sender, o.Receiver)

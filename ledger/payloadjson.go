@@ -52,7 +52,7 @@ func (p appRewardPayload) appendJSON(b []byte) []byte {
 	}
 	b = appendJSONString(b, string(p.Provider))
 	b = append(b, `,"round":{"number":`...)
-	b = appendJSONString(b, roundString(p.Round).Number)
+	b = appendJSONString(b, RoundRefOf(p.Round).Number)
 	return append(b, "}}"...)
 }
 

@@ -34,13 +34,13 @@ func TestPayloadJSONMatchesMarshal(t *testing.T) {
 	for range 2000 {
 		round := coin.Round(r.Int64N(1 << 40))
 		am := amuletPayload{DSO: coin.PartyID(str()), Owner: coin.PartyID(str()), Amount: expiringAmount{
-			InitialAmount: amt(), CreatedAt: roundString(round), RatePerRound: rateRef{Rate: amt()},
+			InitialAmount: amt(), CreatedAt: RoundRefOf(round), RatePerRound: rateRef{Rate: amt()},
 		}}
 		check("amulet", am.appendJSON(nil), am)
 
 		ar := appRewardPayload{DSO: coin.PartyID(str()), Provider: coin.PartyID(str()), Featured: r.IntN(2) == 0, Amount: amt(), Round: round}
 		check("app reward", ar.appendJSON(nil), map[string]any{
-			"dso": ar.DSO, "round": roundString(ar.Round), "provider": ar.Provider, "featured": ar.Featured, "amount": ar.Amount, "beneficiary": nil,
+			"dso": ar.DSO, "round": RoundRefOf(ar.Round), "provider": ar.Provider, "featured": ar.Featured, "amount": ar.Amount, "beneficiary": nil,
 		})
 
 		d := HistoryDetails{HoldingFees: amt(), Fees: amt(), Price: amt()}

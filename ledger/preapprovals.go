@@ -65,7 +65,7 @@ func (pa Preapprovals) Fee(d time.Duration, price coin.Amount) coin.Amount {
 // operatorCannotPay is the error of a preapproval fee the operator's
 // wallet lacks missing for.
 func operatorCannotPay(missing coin.Amount) error {
-	return invalid("", "the validator operator cannot pay the preapproval fee (missing %s CC); ask the operator to add coin to their wallet", humanCC(missing))
+	return Invalid("", "the validator operator cannot pay the preapproval fee (missing %s CC); ask the operator to add coin to their wallet", HumanCC(missing))
 }
 
 // FundProvider makes sure provider can pay fee. On a development network
@@ -111,7 +111,7 @@ func (t *txn) chargePreapproval(ctx context.Context, provider, receiver coin.Par
 	if err != nil {
 		return err
 	}
-	t.record(provider, HistoryBalanceChange, subtype, receiver, r.cost(coin.Zero).Neg(), fee.Add(r.HoldingFees), "", HistoryDetails{HoldingFees: r.HoldingFees, Fees: fee})
+	t.record(provider, HistoryBalanceChange, subtype, receiver, r.Cost(coin.Zero).Neg(), fee.Add(r.HoldingFees), "", HistoryDetails{HoldingFees: r.HoldingFees, Fees: fee})
 	// As splitAndBurn does on the real network, the burn earns the payer a
 	// validator reward coupon.
 	t.addRewardCoupon(RewardValidator, provider, fee, false)
@@ -179,7 +179,7 @@ func (pa Preapprovals) Create(ctx context.Context, receiver coin.PartyID) (cid c
 		if !ok {
 			return fmt.Errorf("%w: a transfer preapproval for this party is being created", ErrInFlight)
 		}
-		if err := l.lockParties(ctx, tx, receiver, provider); err != nil {
+		if err := l.LockParties(ctx, tx, receiver, provider); err != nil {
 			return err
 		}
 		t, err := c.begin(ctx, "create-transfer-preapproval")
@@ -266,7 +266,7 @@ func (pa Preapprovals) renew(ctx context.Context, cid coin.ContractID, actor coi
 		until = p.ExpiresAt.Add(PreapprovalLifetime)
 	}
 	if !until.After(p.ExpiresAt) {
-		return "", invalid("newExpiresAt", "%s is not after the preapproval's expiry %s", FormatTime(until), FormatTime(p.ExpiresAt))
+		return "", Invalid("newExpiresAt", "%s is not after the preapproval's expiry %s", FormatTime(until), FormatTime(p.ExpiresAt))
 	}
 	if err := pa.FundProvider(ctx, p.Provider, until.Sub(p.ExpiresAt)); err != nil {
 		return "", fmt.Errorf("renew transfer preapproval %s: %w", cid, err)
@@ -277,7 +277,7 @@ func (pa Preapprovals) renew(ctx context.Context, cid coin.ContractID, actor coi
 		if err := l.claimOnce(ctx, tx, cmd.Key); err != nil {
 			return err
 		}
-		if err := l.lockParties(ctx, tx, p.Receiver, p.Provider); err != nil {
+		if err := l.LockParties(ctx, tx, p.Receiver, p.Provider); err != nil {
 			return err
 		}
 		p, err := store.TransferPreapprovalByID(ctx, tx, cid)
@@ -404,15 +404,15 @@ func (pa Preapprovals) Send(ctx context.Context, s PreapprovalSend) (*TransferRe
 	l := pa.l
 	s.DeduplicationID = strings.TrimSpace(s.DeduplicationID)
 	if s.DeduplicationID == "" {
-		return nil, invalid("deduplication_id", "must not be empty")
+		return nil, Invalid("deduplication_id", "must not be empty")
 	}
-	if err := checkID("deduplication_id", s.DeduplicationID); err != nil {
+	if err := CheckID("deduplication_id", s.DeduplicationID); err != nil {
 		return nil, err
 	}
-	if err := checkAmount("amount", s.Amount); err != nil {
+	if err := CheckAmount("amount", s.Amount); err != nil {
 		return nil, err
 	}
-	if err := checkText("description", s.Description); err != nil {
+	if err := CheckText("description", s.Description); err != nil {
 		return nil, err
 	}
 	if err := l.Reassignments().refuseSend(ctx, s.Receiver); err != nil {
@@ -445,7 +445,7 @@ func (t *changes) sendPreapprovedCommand(c *sendCall, rd *store.PreapprovalSendR
 		if c.token {
 			return nil, errNoPreapproval
 		}
-		return nil, invalid("receiver_party_id", "%s has no valid transfer preapproval", s.Receiver)
+		return nil, Invalid("receiver_party_id", "%s has no valid transfer preapproval", s.Receiver)
 	}
 	r, err := t.transferFrom(rd.Holdings, s.Sender, []Output{{Receiver: p.Receiver, Amount: s.Amount}})
 	if err != nil {
@@ -466,7 +466,7 @@ func (pa Preapprovals) Valid(ctx context.Context, db bun.IDB, receiver coin.Part
 	l := pa.l
 	p, err := store.LiveTransferPreapproval(ctx, db, receiver)
 	if errors.Is(err, store.ErrNotFound) || (err == nil && !l.now().Before(p.ExpiresAt)) {
-		return nil, invalid("receiver_party_id", "%s has no valid transfer preapproval", receiver)
+		return nil, Invalid("receiver_party_id", "%s has no valid transfer preapproval", receiver)
 	}
 	return p, err
 }
@@ -489,7 +489,7 @@ func (t *txn) sendThrough(ctx context.Context, sender coin.PartyID, p *store.Tra
 	if err := t.usingRules(ctx, p.ContractID); err != nil {
 		return nil, err
 	}
-	featured, err := isFeatured(ctx, t.tx, p.Provider)
+	featured, err := IsFeatured(ctx, t.tx, p.Provider)
 	if err != nil {
 		return nil, err
 	}
@@ -518,9 +518,9 @@ func (t *changes) preapprovedSent(sender coin.PartyID, p *store.TransferPreappro
 	}
 }
 
-// isFeatured reports whether provider holds a FeaturedAppRight, which
+// IsFeatured reports whether provider holds a FeaturedAppRight, which
 // earns it an app reward for each send through its preapprovals.
-func isFeatured(ctx context.Context, db bun.IDB, provider coin.PartyID) (bool, error) {
+func IsFeatured(ctx context.Context, db bun.IDB, provider coin.PartyID) (bool, error) {
 	rights, err := store.ActiveContractsByTemplate(ctx, db, TemplateFeaturedAppRight, provider)
 	return len(rights) > 0, err
 }

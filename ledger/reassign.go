@@ -97,7 +97,7 @@ func featuredAppRightOf(ctx context.Context, db bun.IDB, provider coin.PartyID) 
 	if provider == "" {
 		return "", ErrNotFound
 	}
-	ids, err := featuredRightsOf(ctx, db, provider)
+	ids, err := FeaturedRightsOf(ctx, db, provider)
 	if err != nil {
 		return "", err
 	}

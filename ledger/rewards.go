@@ -39,9 +39,9 @@ func (t *changes) addRewardCoupon(kind string, beneficiary coin.PartyID, amount 
 	})
 }
 
-// rewardContract is the contract of a reward coupon, built from its row:
+// RewardContract is the contract of a reward coupon, built from its row:
 // archived once collected.
-func rewardContract(l *Ledger, c store.RewardCoupon) *store.Contract {
+func RewardContract(l *Ledger, c store.RewardCoupon) *store.Contract {
 	var payload any
 	switch c.Kind {
 	case RewardApp:
@@ -58,7 +58,7 @@ func rewardContract(l *Ledger, c store.RewardCoupon) *store.Contract {
 // rewardPayload is the payload of a validator reward coupon or a liveness
 // activity record.
 func rewardPayload(dso coin.PartyID, round coin.Round, kind string, beneficiary coin.PartyID, amount coin.Amount) map[string]any {
-	payload := map[string]any{"dso": dso, "round": roundString(round)}
+	payload := map[string]any{"dso": dso, "round": RoundRefOf(round)}
 	switch kind {
 	case RewardValidator:
 		payload["user"], payload["amount"] = beneficiary, amount
@@ -68,10 +68,10 @@ func rewardPayload(dso coin.PartyID, round coin.Round, kind string, beneficiary 
 	return payload
 }
 
-// featuredRightsOf lists provider's live FeaturedAppRights (the DSO is a
+// FeaturedRightsOf lists provider's live FeaturedAppRights (the DSO is a
 // stakeholder of every right, so the payload's provider decides): a send
 // to a featured provider's user earns it a featured app reward.
-func featuredRightsOf(ctx context.Context, db bun.IDB, provider coin.PartyID) ([]coin.ContractID, error) {
+func FeaturedRightsOf(ctx context.Context, db bun.IDB, provider coin.PartyID) ([]coin.ContractID, error) {
 	cs, err := store.ActiveContractsByTemplate(ctx, db, TemplateFeaturedAppRight, provider)
 	if err != nil {
 		return nil, err

@@ -48,7 +48,7 @@ const roundsLockKey = "ccwallet:rounds"
 func (ro Rounds) TickRounds(ctx context.Context, interval time.Duration) (RoundReport, error) {
 	l := ro.l
 	if interval <= 0 {
-		return RoundReport{}, invalid("interval", "must be positive, not %s", interval)
+		return RoundReport{}, Invalid("interval", "must be positive, not %s", interval)
 	}
 	var rep RoundReport
 	opened := false
@@ -238,7 +238,7 @@ func (ro Rounds) usable(ctx context.Context, db bun.IDB, latest *store.Round) (*
 			return &rs[i], nil
 		}
 	}
-	return nil, notFoundf("No open usable OpenMiningRound found.")
+	return nil, NotFoundf("No open usable OpenMiningRound found.")
 }
 
 // OpenRounds lists the open rounds, oldest first.
@@ -270,9 +270,9 @@ func (ro Rounds) roundContract(t *txn, n coin.Round, price coin.Amount, opensAt 
 	l := ro.l
 	closes := opensAt.Add(2 * l.rules.TickDuration)
 	cid := t.create(TemplateOpenMiningRound, roundPayload{
-		DSO: l.dso, Round: roundString(n), AmuletPrice: price, OpensAt: FormatTime(opensAt),
-		TargetClosesAt: FormatTime(closes), IssuingFor: relTime(time.Duration(n) * l.rules.TickDuration),
-		TransferConfigUSD: transferConfigOf(l.rules), IssuanceConfig: issuanceConfigOf(l.rules), TickDuration: relTime(l.rules.TickDuration),
+		DSO: l.dso, Round: RoundRefOf(n), AmuletPrice: price, OpensAt: FormatTime(opensAt),
+		TargetClosesAt: FormatTime(closes), IssuingFor: RelTimeOf(time.Duration(n) * l.rules.TickDuration),
+		TransferConfigUSD: transferConfigOf(l.rules), IssuanceConfig: issuanceConfigOf(l.rules), TickDuration: RelTimeOf(l.rules.TickDuration),
 	}, l.dso)
 	return store.Round{Number: n, ContractID: cid, Price: price, OpensAt: opensAt, TargetClosesAt: closes}
 }

@@ -51,7 +51,7 @@ func SelectInputs(cands []Candidate, target coin.Amount, maxInputs int) ([]Candi
 	for i, c := range sorted {
 		if i == maxInputs {
 			return nil, coin.Zero, problem(ErrInsufficientFunds, "insufficient funds: this needs %s CC including fees, but one transfer spends at most %d holdings and your largest %d cover %s CC; merge your holdings first (Approvals: let the validator merge them), or use a smaller amount",
-				humanCC(target), maxInputs, maxInputs, humanCC(sum))
+				HumanCC(target), maxInputs, maxInputs, HumanCC(sum))
 		}
 		sum = sum.Add(c.Effective)
 		if sum.Cmp(target) >= 0 && target.IsPositive() {
@@ -107,15 +107,15 @@ func (t *txn) transfer(ctx context.Context, sender coin.PartyID, outs []Output) 
 func (t *changes) transferFrom(hs []store.Holding, sender coin.PartyID, outs []Output) (*TransferResult, error) {
 	rules := t.l.rules
 	if len(outs) == 0 {
-		return nil, invalid("receivers", "at least one output is needed")
+		return nil, Invalid("receivers", "at least one output is needed")
 	}
 	if len(outs) > rules.MaxNumOutputs {
-		return nil, invalid("receivers", "at most %d outputs per transfer", rules.MaxNumOutputs)
+		return nil, Invalid("receivers", "at most %d outputs per transfer", rules.MaxNumOutputs)
 	}
 	need, fees := coin.Zero, coin.Zero
 	for _, o := range outs {
 		if !o.Amount.IsPositive() {
-			return nil, invalid("amount", "must be positive")
+			return nil, Invalid("amount", "must be positive")
 		}
 		fee := rules.OutputFee(o.Amount, t.round.Price, o.Receiver == sender)
 		fees = fees.Add(fee)
@@ -224,9 +224,10 @@ func (t *txn) spendNow(ctx context.Context) error {
 	return t.spendHoldings(ctx, ids)
 }
 
-// lockParties takes the per-party locks an operation needs, in a fixed
-// order so two operations on the same pair cannot deadlock.
-func (l *Ledger) lockParties(ctx context.Context, tx bun.Tx, parties ...coin.PartyID) error {
+// LockParties takes the per-party locks an operation needs in tx, until
+// tx ends, in a fixed order so two operations on the same pair cannot
+// deadlock.
+func (l *Ledger) LockParties(ctx context.Context, tx bun.Tx, parties ...coin.PartyID) error {
 	for _, k := range partyLockKeys(parties) {
 		if err := l.db.LockKey(ctx, tx, k); err != nil {
 			return err
@@ -304,16 +305,16 @@ func (t *changes) recordTransfer(sender, receiver coin.PartyID, amount coin.Amou
 	}
 	if receiver == sender {
 		// A transfer to oneself shows once, as what it cost.
-		t.record(sender, HistoryTransfer, subtype, receiver, r.cost(coin.Zero).Neg(), r.Fees.Add(r.HoldingFees), description, d)
+		t.record(sender, HistoryTransfer, subtype, receiver, r.Cost(coin.Zero).Neg(), r.Fees.Add(r.HoldingFees), description, d)
 		return
 	}
-	t.recordPair(sender, receiver, HistoryTransfer, subtype, r.cost(amount).Neg(), r.Fees.Add(r.HoldingFees), amount, coin.Zero, description, d)
+	t.recordPair(sender, receiver, HistoryTransfer, subtype, r.Cost(amount).Neg(), r.Fees.Add(r.HoldingFees), amount, coin.Zero, description, d)
 }
 
-// cost is what a transfer with outputs worth outputs (those that leave
+// Cost is what a transfer with outputs worth outputs (those that leave
 // the sender's available balance: to others, or locked) takes from that
 // balance: the outputs, the fees, and the holding fees of the inputs,
 // charged now. It is the inputs' initial amounts less the change.
-func (r *TransferResult) cost(outputs coin.Amount) coin.Amount {
+func (r *TransferResult) Cost(outputs coin.Amount) coin.Amount {
 	return outputs.Add(r.Fees).Add(r.HoldingFees)
 }

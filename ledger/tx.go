@@ -56,7 +56,7 @@ func (x *Tx) DB() bun.IDB { return x.c.tx }
 // LockParties takes the parties' locks (the order every change takes
 // them in), so this change queues behind the others on them.
 func (x *Tx) LockParties(ctx context.Context, parties ...coin.PartyID) error {
-	return x.c.l.lockParties(ctx, x.c.tx, parties...)
+	return x.c.l.LockParties(ctx, x.c.tx, parties...)
 }
 
 // LockKey takes the named lock until the change ends (e.g. one name of the
@@ -194,7 +194,7 @@ type CommandResult interface {
 func ContractCommand[R CommandResult](ctx context.Context, l *Ledger, prefix string, cmd Command, kind string, cid coin.ContractID,
 	read func(ctx context.Context, db bun.IDB) (*store.Contract, error), fn func(x *Tx, c *store.Contract) (R, error)) (R, error) {
 	var res R
-	if err := checkID("commandId", cmd.Key); err != nil {
+	if err := CheckID("commandId", cmd.Key); err != nil {
 		return res, err
 	}
 	cmd = cmd.Under(prefix)
@@ -209,7 +209,7 @@ func ContractCommand[R CommandResult](ctx context.Context, l *Ledger, prefix str
 			if c, err = read(ctx, tx); err != nil {
 				return err
 			}
-			if err := l.lockParties(ctx, tx, contractParties(c)...); err != nil {
+			if err := l.LockParties(ctx, tx, ContractParties(c)...); err != nil {
 				return err
 			}
 			if c, err = read(ctx, tx); err != nil {

@@ -78,7 +78,7 @@ type txn struct {
 func (l *Ledger) newChanges(kind string, round *store.Round) changes {
 	// The update id is drawn up front so a command record can name it
 	// before commit (it rides commit's write).
-	return changes{l: l, kind: kind, round: round, now: l.now(), started: time.Now(), update: "1220" + uuidHex()}
+	return changes{l: l, kind: kind, round: round, now: l.now(), started: time.Now(), update: "1220" + UUIDHex()}
 }
 
 // create records a new contract and returns its ID.
@@ -160,7 +160,7 @@ func (t *changes) newHolding(owner coin.PartyID, amount coin.Amount, lock *Lock)
 // amuletOf is the Amulet payload of h, locked or not.
 func (l *Ledger) amuletOf(h store.Holding) amuletPayload {
 	return amuletPayload{DSO: l.dso, Owner: h.Owner, Amount: expiringAmount{
-		InitialAmount: h.Amount, CreatedAt: roundString(h.CreatedRound), RatePerRound: rateRef{Rate: h.Rate},
+		InitialAmount: h.Amount, CreatedAt: RoundRefOf(h.CreatedRound), RatePerRound: rateRef{Rate: h.Rate},
 	}}
 }
 
@@ -289,12 +289,12 @@ func commitVia(ctx context.Context, w batchWriter, ts []*changes) (err error) {
 		// SQLite, breaks the reads that parse it. Entry points check their
 		// inputs; this catches a sum. The update's totals are columns too.
 		for _, h := range t.holdings {
-			if err := checkFits("amount", h.Amount); err != nil {
+			if err := CheckFits("amount", h.Amount); err != nil {
 				return err
 			}
 		}
 		for _, total := range []coin.Amount{t.minted, t.burned} {
-			if err := checkFits("amount", total); err != nil {
+			if err := CheckFits("amount", total); err != nil {
 				return err
 			}
 		}
@@ -384,10 +384,10 @@ func (t *txn) ensureOffset(ctx context.Context) error {
 	return nil
 }
 
-// uuidHex is a fresh update ID's hex: a version 7 UUID, time-ordered, so
+// UUIDHex is a fresh update ID's hex: a version 7 UUID, time-ordered, so
 // that the updates' unique index takes new IDs at its right edge instead
 // of at random leaves.
-func uuidHex() string {
+func UUIDHex() string {
 	u := uuid.Must(uuid.NewV7())
 	return hex.EncodeToString(u[:])
 }
