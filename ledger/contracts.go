@@ -141,7 +141,8 @@ type RoundRef struct {
 	Number string `json:"number"`
 }
 
-type amuletPayload struct {
+// AmuletPayload is Splice's Amulet, an unlocked holding's payload.
+type AmuletPayload struct {
 	DSO    coin.PartyID   `json:"dso"`
 	Owner  coin.PartyID   `json:"owner"`
 	Amount expiringAmount `json:"amount"`
@@ -153,8 +154,9 @@ type timeLock struct {
 	OptContext *string  `json:"optContext"`
 }
 
-type lockedAmuletPayload struct {
-	Amulet amuletPayload `json:"amulet"`
+// LockedAmuletPayload is Splice's LockedAmulet.
+type LockedAmuletPayload struct {
+	Amulet AmuletPayload `json:"amulet"`
 	Lock   timeLock      `json:"lock"`
 }
 
@@ -188,12 +190,9 @@ func ContractParties(c *store.Contract) []coin.PartyID {
 	return store.ParsePartyList(c.Stakeholders)
 }
 
-// templateName is the entity of a template ID.
-func templateName(tmpl string) string { return tmpl[strings.LastIndex(tmpl, ":")+1:] }
-
 // TemplateName is the entity of a template ID ("...:Subscription" ->
 // "Subscription").
-func TemplateName(tmpl string) string { return templateName(tmpl) }
+func TemplateName(tmpl string) string { return tmpl[strings.LastIndex(tmpl, ":")+1:] }
 
 // createContract creates one contract of template with payload, its
 // stakeholders parties (the first owns the command record), as one change

@@ -3,7 +3,6 @@ package ledger
 import (
 	"context"
 	"fmt"
-	"time"
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/store"
@@ -22,14 +21,6 @@ const MergeTarget = 10
 // MergeHistorySubtype names a merge in history, after the batch choice.
 const MergeHistorySubtype = "BatchMergeUtility_MergeHoldings"
 
-// mergeGoal is how far, and on whose authority, the merge automation
-// merges one party's holdings.
-type mergeGoal struct {
-	target   int
-	subtype  string
-	featured bool // a MergeDelegation merge earns the provider an app reward
-}
-
 // MergeGoal is how far (Target holdings), and on whose authority (the
 // history Subtype; Featured: a MergeDelegation merge, which earns the
 // provider an app reward), a merge merges one party's holdings.
@@ -45,16 +36,12 @@ type MergeGoal struct {
 // nothing done, when fewer than two are left). The caller holds owner's
 // lock.
 func (x *Tx) MergeInputs(ctx context.Context, owner coin.PartyID, ids []coin.ContractID, g MergeGoal) (*store.Holding, int, error) {
-	return x.t().mergeInputs(ctx, owner, ids, mergeGoal{target: g.Target, subtype: g.Subtype, featured: g.Featured})
+	return x.t().mergeInputs(ctx, owner, ids, g)
 }
 
 // Drop forgets the update begun: the body found nothing to change after
 // all and recorded nothing, so no update is written.
 func (x *Tx) Drop() { x.c.drop() }
-
-// Now is the ledger's clock, for pages that show whether a delegation
-// has expired.
-func (l *Ledger) Now() time.Time { return l.now() }
 
 // mergeInputs is one merge inside t, the owner's self-transfer of those of
 // ids that are still owner's live, unlocked holdings into one holding
@@ -62,7 +49,7 @@ func (l *Ledger) Now() time.Time { return l.now() }
 // delegated merge, the provider's featured app reward. It returns the
 // merged holding and how many inputs it used (0, and nothing done, when
 // fewer than two are left). The caller holds owner's lock.
-func (t *txn) mergeInputs(ctx context.Context, owner coin.PartyID, ids []coin.ContractID, g mergeGoal) (*store.Holding, int, error) {
+func (t *txn) mergeInputs(ctx context.Context, owner coin.PartyID, ids []coin.ContractID, g MergeGoal) (*store.Holding, int, error) {
 	l := t.l
 	hs, err := store.HoldingsByIDs(ctx, t.tx, ids)
 	if err != nil {
@@ -108,9 +95,9 @@ func (t *txn) mergeInputs(ctx context.Context, owner coin.PartyID, ids []coin.Co
 		out = &h
 	}
 	// The inputs' holding fees are charged now.
-	t.record(owner, HistoryTransfer, g.subtype, l.operator, res.HoldingFees.Neg(), res.HoldingFees,
+	t.record(owner, HistoryTransfer, g.Subtype, l.operator, res.HoldingFees.Neg(), res.HoldingFees,
 		fmt.Sprintf("merged %d holdings", len(res.Inputs)), d)
-	if g.featured {
+	if g.Featured {
 		// The provider earns a featured app reward for each delegated
 		// merge while it holds its FeaturedAppRight (created at bootstrap;
 		// its admin may cancel it), as MergeDelegation_Merge's

@@ -234,7 +234,8 @@ type Metadata struct {
 	Values map[string]string `json:"values"`
 }
 
-type transferPayload struct {
+// TransferPayload is the token standard's Transfer.
+type TransferPayload struct {
 	Sender           coin.PartyID      `json:"sender"`
 	Receiver         coin.PartyID      `json:"receiver"`
 	Amount           coin.Amount       `json:"amount"`
@@ -245,9 +246,10 @@ type transferPayload struct {
 	Meta             Metadata          `json:"meta"`
 }
 
-type transferInstructionPayload struct {
+// TransferInstructionPayload is Splice's AmuletTransferInstruction.
+type TransferInstructionPayload struct {
 	LockedAmulet coin.ContractID `json:"lockedAmulet"`
-	Transfer     transferPayload `json:"transfer"`
+	Transfer     TransferPayload `json:"transfer"`
 }
 
 // createWithID is t.create with a contract ID chosen beforehand, for
@@ -271,7 +273,7 @@ func (t *changes) createWithID(cid coin.ContractID, templateID string, payload a
 // are burned, and an accept gives the unused reserve back.
 func (in Instructions) Create(ctx context.Context, req TransferInstructionRequest) (*InstructionResult, error) {
 	l := in.l
-	now := l.now()
+	now := l.Now()
 	if err := CheckAmount("amount", req.Amount); err != nil {
 		return nil, err
 	}
@@ -354,7 +356,7 @@ func (in Instructions) Create(ctx context.Context, req TransferInstructionReques
 		if req.Description != "" {
 			meta[MetaReason] = req.Description
 		}
-		t.createWithID(cid, TemplateTransferInstruction, transferInstructionPayload{LockedAmulet: locked, Transfer: transferPayload{
+		t.createWithID(cid, TemplateTransferInstruction, TransferInstructionPayload{LockedAmulet: locked, Transfer: TransferPayload{
 			Sender: req.Sender, Receiver: req.Receiver, Amount: req.Amount, InstrumentID: InstrumentRef{Admin: l.dso, ID: InstrumentID},
 			RequestedAt: FormatTime(t.now), ExecuteBefore: FormatTime(executeBefore),
 			InputHoldingCIDs: []coin.ContractID{locked}, Meta: Metadata{Values: meta},

@@ -196,7 +196,9 @@ func Open(ctx context.Context, db *store.DB, cfg Config, log *slog.Logger) (*Led
 	return l, nil
 }
 
-func (l *Ledger) now() time.Time { return l.cfg.Now().UTC() }
+// Now is the ledger's clock (UTC), e.g. for pages that show whether a
+// delegation has expired.
+func (l *Ledger) Now() time.Time { return l.cfg.Now().UTC() }
 
 // Rules returns the network rules.
 func (l *Ledger) Rules() Rules { return l.rules }
@@ -339,7 +341,7 @@ func (l *Ledger) genesis(ctx context.Context, c *change) error {
 		}
 	}
 	dso, operator, syncID, rules := l.dso, l.operator, l.synchronizerID, l.rules
-	now := l.now()
+	now := l.Now()
 	for _, p := range []store.Party{
 		{PartyID: dso, Hint: "DSO", Kind: "dso", CreatedAt: now},
 		{PartyID: operator, Hint: operator.Hint(), Kind: "local", CreatedAt: now},
@@ -387,7 +389,7 @@ func (l *Ledger) ensureAdmins(ctx context.Context) error {
 			}
 			install := l.Core().install(t, name, l.operator)
 			t.afterCommit(func(ctx context.Context) error {
-				return store.InsertUser(ctx, c.tx, &store.User{Name: key, PartyID: l.operator, IsAdmin: true, InstallCID: install, CreatedAt: l.now()})
+				return store.InsertUser(ctx, c.tx, &store.User{Name: key, PartyID: l.operator, IsAdmin: true, InstallCID: install, CreatedAt: l.Now()})
 			})
 			return nil
 		})

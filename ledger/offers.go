@@ -197,7 +197,7 @@ func (of Offers) create(ctx context.Context, r OfferRequest, guard func(ctx cont
 		}
 		// Checked after deduplication, so a client retrying a created
 		// offer gets it back even once its expiry has passed.
-		if !r.ExpiresAt.After(l.now()) {
+		if !r.ExpiresAt.After(l.Now()) {
 			return Invalid("expires_at", "must be in the future")
 		}
 		if err := of.afford(ctx, tx, r.Sender, r.Amount); err != nil {

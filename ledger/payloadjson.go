@@ -17,7 +17,7 @@ import (
 // jsonAppender is a payload that writes its own JSON (mustJSON).
 type jsonAppender interface{ appendJSON(b []byte) []byte }
 
-func (p amuletPayload) appendJSON(b []byte) []byte {
+func (p AmuletPayload) appendJSON(b []byte) []byte {
 	b = append(b, `{"dso":`...)
 	b = appendJSONString(b, string(p.DSO))
 	b = append(b, `,"owner":`...)

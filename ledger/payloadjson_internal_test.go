@@ -33,7 +33,7 @@ func TestPayloadJSONMatchesMarshal(t *testing.T) {
 	}
 	for range 2000 {
 		round := coin.Round(r.Int64N(1 << 40))
-		am := amuletPayload{DSO: coin.PartyID(str()), Owner: coin.PartyID(str()), Amount: expiringAmount{
+		am := AmuletPayload{DSO: coin.PartyID(str()), Owner: coin.PartyID(str()), Amount: expiringAmount{
 			InitialAmount: amt(), CreatedAt: RoundRefOf(round), RatePerRound: rateRef{Rate: amt()},
 		}}
 		check("amulet", am.appendJSON(nil), am)

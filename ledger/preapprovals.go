@@ -158,7 +158,7 @@ func preapprovalCreationKey(receiver coin.PartyID) string {
 func (pa Preapprovals) Create(ctx context.Context, receiver coin.PartyID) (cid coin.ContractID, exists bool, err error) {
 	l := pa.l
 	// A valid (live, unexpired) one is answered as it is.
-	if p, err := store.LiveTransferPreapproval(ctx, l.db, receiver); err == nil && l.now().Before(p.ExpiresAt) {
+	if p, err := store.LiveTransferPreapproval(ctx, l.db, receiver); err == nil && l.Now().Before(p.ExpiresAt) {
 		return p.ContractID, true, nil
 	} else if err != nil && !errors.Is(err, ErrNotFound) {
 		return "", false, err
@@ -465,7 +465,7 @@ func (t *changes) sendPreapprovedCommand(c *sendCall, rd *store.PreapprovalSendR
 func (pa Preapprovals) Valid(ctx context.Context, db bun.IDB, receiver coin.PartyID) (*store.TransferPreapproval, error) {
 	l := pa.l
 	p, err := store.LiveTransferPreapproval(ctx, db, receiver)
-	if errors.Is(err, store.ErrNotFound) || (err == nil && !l.now().Before(p.ExpiresAt)) {
+	if errors.Is(err, store.ErrNotFound) || (err == nil && !l.Now().Before(p.ExpiresAt)) {
 		return nil, Invalid("receiver_party_id", "%s has no valid transfer preapproval", receiver)
 	}
 	return p, err

@@ -65,7 +65,7 @@ func (ro Rounds) TickRounds(ctx context.Context, interval time.Duration) (RoundR
 		if err != nil {
 			return err
 		}
-		if l.now().Before(c.CreatedAt.Add(interval)) {
+		if l.Now().Before(c.CreatedAt.Add(interval)) {
 			return nil
 		}
 		opened = true
@@ -225,7 +225,7 @@ func (ro Rounds) usableRound(ctx context.Context, db bun.IDB) (*store.Round, err
 // replica whose clock lags the one that opened it, say).
 func (ro Rounds) usable(ctx context.Context, db bun.IDB, latest *store.Round) (*store.Round, error) {
 	l := ro.l
-	now := l.now()
+	now := l.Now()
 	if !latest.OpensAt.After(now) {
 		return latest, nil
 	}

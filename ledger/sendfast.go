@@ -152,7 +152,7 @@ func (q *sender) sendFast(ctx context.Context, l *Ledger, calls []*sendCall) (re
 		return nil, false
 	}
 	c := &q.cache
-	now := l.now()
+	now := l.Now()
 	r, reads, ok := c.reads(calls, now)
 	if !ok {
 		return nil, false

@@ -271,7 +271,7 @@ func (x *Tx) PreapprovedSent(sender coin.PartyID, p *store.TransferPreapproval, 
 // merge delegation (a featured merge, MergeHistorySubtype): it returns how
 // many inputs the merge used.
 func (x *Tx) MergeDelegated(ctx context.Context, owner coin.PartyID, ids []coin.ContractID) (int, error) {
-	_, used, err := x.t().mergeInputs(ctx, owner, ids, mergeGoal{target: MergeTarget, subtype: MergeHistorySubtype, featured: true})
+	_, used, err := x.t().mergeInputs(ctx, owner, ids, MergeGoal{Target: MergeTarget, Subtype: MergeHistorySubtype, Featured: true})
 	return used, err
 }
 

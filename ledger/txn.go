@@ -78,7 +78,7 @@ type txn struct {
 func (l *Ledger) newChanges(kind string, round *store.Round) changes {
 	// The update id is drawn up front so a command record can name it
 	// before commit (it rides commit's write).
-	return changes{l: l, kind: kind, round: round, now: l.now(), started: time.Now(), update: "1220" + UUIDHex()}
+	return changes{l: l, kind: kind, round: round, now: l.Now(), started: time.Now(), update: "1220" + UUIDHex()}
 }
 
 // create records a new contract and returns its ID.
@@ -139,7 +139,7 @@ type Lock struct {
 
 // newHolding creates a holding for owner at the current round; lock may be
 // nil. An unlocked holding's contract is its holdings row alone
-// (holdingContract builds it when read); a locked one has a LockedAmulet
+// (HoldingContract builds it when read); a locked one has a LockedAmulet
 // contract as well, which choice contexts disclose.
 func (t *changes) newHolding(owner coin.PartyID, amount coin.Amount, lock *Lock) coin.ContractID {
 	h := store.Holding{Owner: owner, Amount: amount, CreatedRound: t.round.Number, Rate: t.l.rules.HoldingRate(t.round.Price), CreatedAt: t.now}
@@ -147,7 +147,7 @@ func (t *changes) newHolding(owner coin.PartyID, amount coin.Amount, lock *Lock)
 		h.ContractID = coin.NewContractID()
 	} else {
 		ctxText := lock.Context
-		h.ContractID = t.create(TemplateLockedAmulet, lockedAmuletPayload{Amulet: t.l.amuletOf(h), Lock: timeLock{
+		h.ContractID = t.create(TemplateLockedAmulet, LockedAmuletPayload{Amulet: t.l.amuletOf(h), Lock: timeLock{
 			Holders: []string{string(t.l.dso)}, ExpiresAt: FormatTime(lock.ExpiresAt), OptContext: &ctxText,
 		}}, t.l.dso, owner)
 		h.LockHolder, h.LockContext = lock.Holder, lock.Context
@@ -158,15 +158,15 @@ func (t *changes) newHolding(owner coin.PartyID, amount coin.Amount, lock *Lock)
 }
 
 // amuletOf is the Amulet payload of h, locked or not.
-func (l *Ledger) amuletOf(h store.Holding) amuletPayload {
-	return amuletPayload{DSO: l.dso, Owner: h.Owner, Amount: expiringAmount{
+func (l *Ledger) amuletOf(h store.Holding) AmuletPayload {
+	return AmuletPayload{DSO: l.dso, Owner: h.Owner, Amount: expiringAmount{
 		InitialAmount: h.Amount, CreatedAt: RoundRefOf(h.CreatedRound), RatePerRound: rateRef{Rate: h.Rate},
 	}}
 }
 
-// holdingContract is the Amulet contract of an unlocked holding, built from
+// HoldingContract is the Amulet contract of an unlocked holding, built from
 // its row as newHolding would have written it.
-func (l *Ledger) holdingContract(h store.Holding) *store.Contract {
+func (l *Ledger) HoldingContract(h store.Holding) *store.Contract {
 	c := l.contract(h.ContractID, TemplateAmulet, l.amuletOf(h), h.CreatedAt, l.dso, h.Owner)
 	c.CreatedOffset = h.CreatedOffset
 	return &c

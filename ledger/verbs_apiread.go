@@ -7,10 +7,6 @@ import "github.com/ccwallet/ccwallet/store"
 // coupons' templates, and the payloads of the contracts whose
 // token-standard views it shows.
 
-// HoldingContract is the Amulet contract of an unlocked holding, built
-// from its row as the core wrote it.
-func (l *Ledger) HoldingContract(h store.Holding) *store.Contract { return l.holdingContract(h) }
-
 // RewardTemplates are the templates of the reward coupons' contracts.
 func RewardTemplates() []string {
 	out := make([]string, 0, len(rewardTemplates))
@@ -19,18 +15,6 @@ func RewardTemplates() []string {
 	}
 	return out
 }
-
-// AmuletPayload is Splice's Amulet, an unlocked holding's payload.
-type AmuletPayload = amuletPayload
-
-// LockedAmuletPayload is Splice's LockedAmulet.
-type LockedAmuletPayload = lockedAmuletPayload
-
-// TransferInstructionPayload is Splice's AmuletTransferInstruction.
-type TransferInstructionPayload = transferInstructionPayload
-
-// TransferPayload is the token standard's Transfer.
-type TransferPayload = transferPayload
 
 // Written is what one change wrote, as ledger/apiread's ShapeExercise
 // reads it to shape a Ledger API command's exercise: the open round it
