@@ -10,6 +10,7 @@ import (
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/devnet"
+	"github.com/ccwallet/ccwallet/ledger/expiry"
 	"github.com/ccwallet/ccwallet/ledger/holdingsview"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
 	"github.com/ccwallet/ccwallet/ledger/rewards"
@@ -116,11 +117,11 @@ func TestLockedDustExpiresAfterItsLock(t *testing.T) {
 				t.Fatal(err)
 			}
 			clock.Advance(time.Hour) // exactly at the lock's expiry: still locked
-			if n, err := l.Rounds().ExpireDust(ctx); err != nil || n != 0 {
+			if n, err := expiry.New(l).Dust(ctx); err != nil || n != 0 {
 				t.Fatalf("at lock expiry: %d, %v; want 0", n, err)
 			}
 			clock.Advance(time.Microsecond)
-			if n, err := l.Rounds().ExpireDust(ctx); err != nil || n != 1 {
+			if n, err := expiry.New(l).Dust(ctx); err != nil || n != 1 {
 				t.Fatalf("after lock expiry: %d, %v; want 1", n, err)
 			}
 			if !slices.Contains(historySubtypes(t, l, p), "LockedAmuletExpired") {

@@ -28,8 +28,9 @@
 //     with contracts); transfer.go: the
 //     transfer core (input selection, fees, change, the parties' locks)
 //     and a self-transfer's move (Tx.SelfTransfer; the Ledger API's
-//     self-transfer around it is ledger/selftransfer's); dust.go: dust expiry; merge.go: merge
-//     delegations and merging (who is merged, and to how many holdings);
+//     self-transfer around it is ledger/selftransfer's); dust.go: the
+//     rule of dust expiry (Tx.ExpireDust; the automation, run after
+//     every round, is ledger/expiry's); merge.go: merge delegations and merging (who is merged, and to how many holdings);
 //     ledger/airdrop: a provider's airdrop that merges in the same
 //     transaction.
 //   - snapshot.go: a development network's Dev powers (reached by

@@ -31,7 +31,8 @@ type RoundReport struct {
 // Rounds is the core's round clock of one validator's ledger: it opens
 // and closes the mining rounds (TickRounds, AdvanceRound, a development
 // network's AdvanceMany) with their per-round work (validator and
-// liveness rewards, dust expiry, the workflows' AfterRounds steps), and
+// liveness rewards, the workflows' AfterRounds steps: dust expiry,
+// reward collection), and
 // holds the one rule for which open round is in use (usable).
 type Rounds struct{ l *Ledger }
 
@@ -175,17 +176,12 @@ func (ro Rounds) issueValidatorReward(ctx context.Context, t *txn, r store.Round
 	return nil
 }
 
-// afterRounds runs the work every new round triggers: dust expiry, then
-// the workflows' steps (AfterRounds: reward collection).
+// afterRounds runs the work every new round triggers: the workflows'
+// steps (AfterRounds: dust expiry, then reward collection).
 func (ro Rounds) afterRounds(ctx context.Context, rep *RoundReport) error {
 	l := ro.l
 	if rep.Closed == nil {
 		rep.Closed = []coin.Round{}
-	}
-	n, err := ro.ExpireDust(ctx)
-	rep.Expired += n
-	if err != nil {
-		return err
 	}
 	if steps := l.roundSteps.Load(); steps != nil {
 		for _, step := range *steps {

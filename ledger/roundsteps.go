@@ -3,9 +3,9 @@ package ledger
 import "context"
 
 // RoundStep is work the round clock runs after the rounds it opens
-// (AdvanceRound, TickRounds, each piece of a time jump), after dust
-// expiry: a workflow's, such as ledger/rewards' collection, which adds
-// what it did to rep.
+// (AdvanceRound, TickRounds, each piece of a time jump): a workflow's,
+// such as ledger/expiry's dust expiry or ledger/rewards' collection,
+// which adds what it did to rep.
 type RoundStep func(ctx context.Context, rep *RoundReport) error
 
 // AfterRounds sets the steps the round clock runs after the rounds it

@@ -19,8 +19,8 @@ import (
 // liveness coupon per new round. Then within runs in the same change, at
 // round b with the update's offset drawn: the caller's work at those
 // rounds (ledger/devnet's reward collection across them), which adds
-// what it did to rep. After the commit dust expiry and the AfterRounds
-// steps run once, at b: a holding that was dust at an earlier round still
+// what it did to rep. After the commit the AfterRounds steps (dust
+// expiry first) run once, at b: a holding that was dust at an earlier round still
 // is (fees only grow), and nothing spends it meanwhile. Only a
 // development network jumps time.
 func (ro Rounds) AdvanceMany(ctx context.Context, k int, within func(ctx context.Context, x *Tx, rep *RoundReport) error) (RoundReport, error) {

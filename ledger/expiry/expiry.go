@@ -1,12 +1,16 @@
-// Package expiry owns the automations that end the core's transfers past
-// their time, on the core: the open transfer offers past their expiry
-// (Offers, the real wallet's ExpireTransferOfferTrigger) and the pending
-// transfer instructions past their deadline (Instructions, the registry's
+// Package expiry owns the automations that end what is past its time, on
+// the core: the open transfer offers past their expiry (Offers, the real
+// wallet's ExpireTransferOfferTrigger) and the pending transfer
+// instructions past their deadline (Instructions, the registry's
 // expiry), each a page of due rows at a time, each row in a change of its
-// own so one failure does not hold the rest; jobs.Expiry runs them. What
-// an expiry does is the core's rule: an offer's end (Offers.ExpireOne),
-// an instruction's move to expired, which releases its lock back to the
-// sender (Instructions.Move with MoveExpire).
+// own so one failure does not hold the rest (jobs.Expiry runs them); and
+// the holdings that became dust (Dust, the network's
+// ExpiredAmuletTrigger, a page of candidates a change), run after every
+// round as the round clock's first step (AfterRounds, which
+// ledger/workflows passes). What an expiry does is the core's rule: an
+// offer's end (Offers.ExpireOne), an instruction's move to expired, which
+// releases its lock back to the sender (Instructions.Move with
+// MoveExpire), a dust holding's archive and burn (Tx.ExpireDust).
 package expiry
 
 import (

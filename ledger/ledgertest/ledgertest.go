@@ -285,8 +285,8 @@ func ShareOf(p coin.PartyID, sender *ledger.PartyAmount, receivers []ledger.Part
 // store/pgbatch's writer for db, as the wallet process passes;
 // cfg.ShapeExercise, when nil, is ledger/apiread's, as cmd passes; and, as
 // cmd does, it builds the ledger's workflows (workflows.New), which give
-// its round clock the steps it runs after each round (reward
-// collection). A test that needs the Set builds its own; that wires the
+// its round clock the steps it runs after each round (dust expiry,
+// reward collection). A test that needs the Set builds its own; that wires the
 // same steps again.
 func OpenLedger(ctx context.Context, db *store.DB, cfg ledger.Config) (*ledger.Ledger, error) {
 	if cfg.Writer == nil {

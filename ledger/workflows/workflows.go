@@ -100,7 +100,7 @@ type Set struct {
 	// wallet merges or splits its holdings through the Ledger API.
 	SelfTransfer *selftransfer.Service
 	// Expiry ends the offers and instructions past their time (its job:
-	// jobs.Expiry).
+	// jobs.Expiry) and expires dust, run after every round (wired here).
 	Expiry *expiry.Service
 	// Pruning is participant pruning (its job: jobs.Pruning).
 	Pruning *pruning.Service
@@ -120,7 +120,7 @@ type Set struct {
 // New builds l's workflows, each given the others and the hooks it
 // needs (the subscriptions' automations to the development network's
 // time jumps), and gives l the steps its round clock runs after each
-// round (reward collection). Call it once per ledger and share the Set.
+// round (dust expiry, then reward collection). Call it once per ledger and share the Set.
 func New(l *ledger.Ledger) *Set { return build(l, &jumpSteps{}) }
 
 // ForValidator builds the workflow packages of another validator's view
@@ -163,8 +163,8 @@ func (j *jumpSteps) run(ctx context.Context) error {
 func build(l *ledger.Ledger, jump *jumpSteps) *Set {
 	subs := subscriptions.New(l, map[string]subscriptions.App{names.AppName: names.App(l)})
 	jump.add(subs.Automations()...)
-	rw := rewards.New(l)
-	l.Rounds().AfterRounds(rw.AfterRounds)
+	rw, ex := rewards.New(l), expiry.New(l)
+	l.Rounds().AfterRounds(ex.AfterRounds, rw.AfterRounds)
 	return &Set{Ledger: l, Subscriptions: subs, Names: names.New(l, subs), AppPayments: apppayments.New(l),
 		Allocations: allocations.New(l), External: external.New(l, delegations.PreparedKinds(l)...),
 		Registry: registry.New(l), Scan: scan.New(l), APIRead: apiread.New(l),
@@ -172,6 +172,6 @@ func build(l *ledger.Ledger, jump *jumpSteps) *Set {
 		Traffic: traffic.New(l), Featured: featured.New(l), Rewards: rw,
 		UserRights: userrights.New(l), Pending: pending.New(l),
 		History: history.New(l), Holdings: holdingsview.New(l), Async: asyncsub.New(l),
-		Provider: provider.New(l), SelfTransfer: selftransfer.New(l), Expiry: expiry.New(l), Pruning: pruning.New(l), Reassign: reassign.New(l),
+		Provider: provider.New(l), SelfTransfer: selftransfer.New(l), Expiry: ex, Pruning: pruning.New(l), Reassign: reassign.New(l),
 		Ping: ping.New(l), AutoTransfer: autotransfer.New(l), jump: jump}
 }
