@@ -95,9 +95,9 @@
 //     user) keeps through core.go's Core, the seam the workflows that
 //     keep the core's own books are built on (the kinds of a user's
 //     right and changing them are ledger/userrights'); validators.go:
-//     the set of the network's validators in this process, each a view
-//     of the network (adding one, LocalNet's app provider, is
-//     ledger/validators', through Core).
+//     the set of the network's validators in this process (kept in a
+//     ledger/validatorset.Set), each a view of the network (adding one,
+//     LocalNet's app provider, is ledger/validators', through Core).
 //   - change.go: a change's database transaction (docs/architecture.md); txn.go: what a
 //     change records and its commit; commands.go: deduplication keys and
 //     Command, which an entry point that records one is given: its key

@@ -8,7 +8,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/ccwallet/ccwallet/ledger/ttlcache"
 	"log/slog"
 	"sync"
 	"sync/atomic"
@@ -17,6 +16,8 @@ import (
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger/blobcache"
 	"github.com/ccwallet/ccwallet/ledger/damljson"
+	"github.com/ccwallet/ccwallet/ledger/ttlcache"
+	"github.com/ccwallet/ccwallet/ledger/validatorset"
 	"github.com/ccwallet/ccwallet/store"
 )
 
@@ -107,7 +108,7 @@ type core struct {
 	blobs blobcache.Cache
 
 	// validators are the network's validators in this process (validators.go).
-	validators validatorSet
+	validators validatorset.Set[*Ledger]
 
 	// commits wakes live readers at each commit (commits.go).
 	commits commitSignal

@@ -136,7 +136,7 @@ func (d Dev) reload(ctx context.Context) error {
 	if !bytes.Equal(fresh.blobKey, l.blobKey) || fresh.namespace != l.namespace || fresh.dso != l.dso ||
 		fresh.operator != l.operator || fresh.synchronizerID != l.synchronizerID {
 		l.blobKey, l.namespace, l.dso, l.operator, l.synchronizerID = fresh.blobKey, fresh.namespace, fresh.dso, fresh.operator, fresh.synchronizerID
-		l.validators.refresh()
+		l.validators.Refresh()
 	}
 	if fresh.rulesCID != l.rulesCID {
 		l.rulesCID = fresh.rulesCID

@@ -26,7 +26,7 @@ func (c Core) UserName(key string) (string, bool) {
 	if l.userSpace != "" {
 		return strings.CutPrefix(key, l.userSpace)
 	}
-	for _, v := range l.validators.list() {
+	for _, v := range l.validators.List() {
 		if v.userSpace != "" && strings.HasPrefix(key, v.userSpace) {
 			return "", false
 		}

@@ -3,8 +3,6 @@ package ledger
 import (
 	"context"
 	"slices"
-	"sync"
-	"sync/atomic"
 
 	"github.com/ccwallet/ccwallet/coin"
 )
@@ -13,7 +11,8 @@ import (
 // and those ledger/validators added (serve --localnet's app provider),
 // each a view of the network (the core) with its own participant
 // namespace, operator party, users and wallet admins. The core keeps the
-// set, which every party check reads (HostedElsewhere), and builds and
+// set (a validatorset.Set of its views), which every party check reads
+// (HostedElsewhere), and builds and
 // names the views through Core (NewView, SetIdentity, Join,
 // EnsureAdmins); adding one is ledger/validators'.
 
@@ -45,76 +44,16 @@ func (c Core) SetIdentity(namespace string) error {
 		return err
 	}
 	l.namespace, l.operator = namespace, operator
-	l.validators.refresh()
+	l.validators.Refresh()
 	return nil
 }
 
 // Join adds v, a view NewView made, and l to the network's set.
-func (c Core) Join(v *Ledger) { c.l.validators.add(c.l, v) }
+func (c Core) Join(v *Ledger) { c.l.validators.Add(c.l, v) }
 
 // EnsureAdmins binds l's wallet admins to its operator party, as Open
 // does for the first validator's.
 func (c Core) EnsureAdmins(ctx context.Context) error { return c.l.ensureAdmins(ctx) }
-
-// validatorSet is the validators of one network in this process: the
-// ledger opened first and those ledger/validators added. With one validator it
-// stays empty and every local party is that validator's.
-type validatorSet struct {
-	mu    sync.Mutex
-	views []*Ledger
-	// spaces is the views' namespaces, rebuilt (under mu) whenever a
-	// view is added or its identity is read again (Core.SetIdentity, a
-	// restore), so the readers on every party check (HostedElsewhere,
-	// OtherNamespaces) build nothing and take no lock.
-	spaces atomic.Pointer[namespaces]
-}
-
-// namespaces is one immutable reading of a validator set's namespaces.
-type namespaces struct {
-	// others are, per validator namespace, those of the others.
-	others map[string][]string
-}
-
-// add adds the validators not there yet.
-func (s *validatorSet) add(vs ...*Ledger) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for _, v := range vs {
-		if !slices.Contains(s.views, v) {
-			s.views = append(s.views, v)
-		}
-	}
-	s.rebuild()
-}
-
-// refresh reads the views' namespaces again (one changed).
-func (s *validatorSet) refresh() {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.rebuild()
-}
-
-// rebuild stores a new reading of the views' namespaces; s.mu is held.
-func (s *validatorSet) rebuild() {
-	ns := &namespaces{others: map[string][]string{}}
-	for _, v := range s.views {
-		var out []string
-		for _, w := range s.views {
-			if w.namespace != v.namespace {
-				out = append(out, w.namespace)
-			}
-		}
-		ns.others[v.namespace] = out
-	}
-	s.spaces.Store(ns)
-}
-
-// list returns the validators, the first opened first.
-func (s *validatorSet) list() []*Ledger {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return slices.Clone(s.views)
-}
 
 // HostedElsewhere reports whether party is a party of another validator
 // of this network (its namespace is that validator's participant's):
@@ -127,12 +66,7 @@ func (vs Validators) HostedElsewhere(party coin.PartyID) bool {
 // validators other than l, read once when the set last changed: shared,
 // the caller must not change it.
 func (vs Validators) otherNamespaces() []string {
-	l := vs.l
-	ns := l.validators.spaces.Load()
-	if ns == nil {
-		return nil
-	}
-	return ns.others[l.namespace]
+	return vs.l.validators.Others(vs.l.namespace)
 }
 
 // operators are the operator parties of the network's
@@ -140,7 +74,7 @@ func (vs Validators) otherNamespaces() []string {
 // ReceiveFaucetCouponTrigger runs on every validator).
 func (vs Validators) operators() []coin.PartyID {
 	l := vs.l
-	views := l.validators.list()
+	views := l.validators.List()
 	if len(views) == 0 {
 		return []coin.PartyID{l.operator}
 	}
