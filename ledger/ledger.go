@@ -402,13 +402,3 @@ func (l *Ledger) ensureAdmins(ctx context.Context) error {
 	}
 	return nil
 }
-
-// IsAdmin reports whether name is a wallet admin (a validatorWalletUsers entry).
-func (l *Ledger) IsAdmin(name string) bool {
-	for _, a := range l.cfg.AdminUsers {
-		if a == name {
-			return true
-		}
-	}
-	return false
-}

@@ -84,10 +84,10 @@ func (h *Handler) nav(s *web.Session) []views.NavItem {
 		{Key: "traffic", Label: "Traffic", Href: "/traffic", Group: views.NavMore},
 		{Key: "holdings", Label: "Holdings", Href: "/holdings", Group: views.NavMore},
 	}
-	if h.l.IsAdmin(s.User) && s.ActAs == "" {
+	if users.Of(h.l).IsAdmin(s.User) && s.ActAs == "" {
 		items = append(items, views.NavItem{Key: "delegations", Label: "Delegations", Href: "/delegations", Group: views.NavOperator})
 	}
-	if h.l.IsAdmin(s.User) {
+	if users.Of(h.l).IsAdmin(s.User) {
 		items = append(items, views.NavItem{Key: "admin", Label: "Admin", Href: "/admin", Group: views.NavOperator})
 	}
 	return items
@@ -271,7 +271,7 @@ func uiParty(r *http.Request) coin.PartyID {
 // uiAdminOnly runs fn for the validator operator's wallet admins, else 403.
 func (h *Handler) uiAdminOnly(fn uiFunc) uiFunc {
 	return func(w http.ResponseWriter, r *http.Request, s *web.Session) error {
-		if !h.l.IsAdmin(s.User) {
+		if !users.Of(h.l).IsAdmin(s.User) {
 			return forbidden("this page is for the validator operator's wallet admins")
 		}
 		return fn(w, r, s)
@@ -279,10 +279,10 @@ func (h *Handler) uiAdminOnly(fn uiFunc) uiFunc {
 }
 
 // uiOperatorOnly runs fn for the validator operator's party (after
-// onboarded), else 403: the ledger's rule (OperatorOnly).
+// onboarded), else 403: the ledger's rule (delegations' OperatorOnly).
 func (h *Handler) uiOperatorOnly(fn uiFunc) uiFunc {
 	return func(w http.ResponseWriter, r *http.Request, s *web.Session) error {
-		if err := h.l.OperatorOnly(uiParty(r)); err != nil {
+		if err := h.w.Delegations.OperatorOnly(uiParty(r)); err != nil {
 			return err
 		}
 		return fn(w, r, s)

@@ -3,7 +3,8 @@
 // its rewards and merge its holdings), merge delegations (Splice's
 // MergeDelegation, proposed at onboarding or through the Ledger API, and
 // the operator's merges by delegation) and the merge automation that
-// brings every party the wallet acts for down to its merge target. The
+// brings every party the wallet acts for down to its merge target, and
+// the rule that the operator's pages answer only to it (OperatorOnly). The
 // minting delegations' payloads and reads are here too
 // (MintingDelegationsIn, and UndelegatedExternalParties, whose coupons
 // reward collection leaves alone). The core keeps the templates, the
@@ -192,4 +193,15 @@ func (s *Service) DelegateActivity(ctx context.Context, beneficiary coin.PartyID
 // problem is a *ledger.Problem of sentinel kind.
 func problem(kind error, format string, args ...any) error {
 	return &ledger.Problem{Err: kind, Msg: fmt.Sprintf(format, args...)}
+}
+
+// OperatorOnly refuses (ErrForbidden) any party but the validator
+// operator's: the operator's pages (minting delegations, whose proposals
+// always name the operator as delegate) answer only to it, so a user who
+// opens one is told so rather than shown an empty operator page.
+func (s *Service) OperatorOnly(party coin.PartyID) error {
+	if party == s.l.Operator() {
+		return nil
+	}
+	return &ledger.Problem{Err: ledger.ErrForbidden, Msg: "this page is for the validator operator"}
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/users"
 )
 
 // Impersonate checks that user may act as party: only on a development
@@ -17,7 +18,7 @@ func (s *Service) Impersonate(ctx context.Context, user string, party coin.Party
 	if _, err := s.l.Dev(); err != nil {
 		return fmt.Errorf("%w: acting as another party is only available on a development network", ledger.ErrDisabled)
 	}
-	if !s.l.IsAdmin(user) {
+	if !users.Of(s.l).IsAdmin(user) {
 		return fmt.Errorf("%w: only a wallet admin may act as another party", ledger.ErrForbidden)
 	}
 	p, err := coin.ParsePartyID(string(party))
@@ -36,5 +37,5 @@ func (s *Service) Impersonate(ctx context.Context, user string, party coin.Party
 // users, grants no rights and reaches no admin endpoint, on the JSON APIs
 // and the Ledger API alike.
 func IsAdminAs(l *ledger.Ledger, user, actAs string) bool {
-	return actAs == "" && l.IsAdmin(user)
+	return actAs == "" && users.Of(l).IsAdmin(user)
 }

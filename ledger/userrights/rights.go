@@ -113,7 +113,7 @@ func (s *Service) Create(ctx context.Context, name string, party coin.PartyID, r
 // putNewRights writes the rows of rs that a user name just onboarded
 // with party does not hold by default.
 func (s *Service) putNewRights(ctx context.Context, tx bun.IDB, name string, party coin.PartyID, rs []Right) error {
-	have := DefaultRights(ledger.UserInfo{Name: name, Party: party, Onboarded: true, IsAdmin: s.l.IsAdmin(name)})
+	have := DefaultRights(ledger.UserInfo{Name: name, Party: party, Onboarded: true, IsAdmin: users.Of(s.l).IsAdmin(name)})
 	for _, r := range rs {
 		if (UserRights{Rights: have}).Has(r) {
 			continue

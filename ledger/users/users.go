@@ -3,10 +3,10 @@
 // userrights.Service.Create, Canton's CreateUser, grants its rights in
 // the same change), a user's merge delegation
 // proposal made at onboarding when configured, allocating a party
-// (AllocateParty), and the reads of who a user is (Get, PartyOf, All)
-// and of its rights rows (RightRows) through the core's short caches,
-// which this package forgets on each change it makes (Forget,
-// ForgetRights). Offboarding, the kinds of right and changing them are
+// (AllocateParty), and the reads of who a user is (Get, PartyOf, All;
+// whether it is a wallet admin, IsAdmin) and of its rights rows
+// (RightRows) through the core's short caches, which this package
+// forgets on each change it makes (Forget, ForgetRights). Offboarding, the kinds of right and changing them are
 // ledger/userrights'.
 //
 // The core keeps what it needs at open and on every check of a party
@@ -20,6 +20,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/ccwallet/ccwallet/coin"
@@ -37,6 +38,10 @@ type Users struct {
 
 // Of returns l's users.
 func Of(l *ledger.Ledger) Users { return Users{l: l, core: l.Core()} }
+
+// IsAdmin reports whether name is one of l's wallet admins (a
+// validatorWalletUsers entry).
+func (us Users) IsAdmin(name string) bool { return slices.Contains(us.core.Config().AdminUsers, name) }
 
 // Key is the key of l's user name in the users and user_rights tables.
 func (us Users) Key(name string) string { return us.core.UserKey(name) }
@@ -134,7 +139,7 @@ func (us Users) OnboardWith(ctx context.Context, name string, party coin.PartyID
 				u.PartyID, u.InstallCID, u.OffboardedAt = p, install, bun.NullTime{}
 				return store.UpdateUser(ctx, tx, u)
 			}
-			return store.InsertUser(ctx, tx, &store.User{Name: key, PartyID: p, IsAdmin: l.IsAdmin(name), InstallCID: install, CreatedAt: l.Now()})
+			return store.InsertUser(ctx, tx, &store.User{Name: key, PartyID: p, IsAdmin: us.IsAdmin(name), InstallCID: install, CreatedAt: l.Now()})
 		})
 		if then != nil {
 			x.AfterCommit(func(ctx context.Context) error { return then(ctx, tx, p) })
@@ -242,7 +247,7 @@ func (us Users) Get(ctx context.Context, name string) (ledger.UserInfo, error) {
 	gen := cache.Generation()
 	u, err := store.UserByName(ctx, l.DB(), key)
 	if errors.Is(err, store.ErrNotFound) {
-		return ledger.UserInfo{Name: name, IsAdmin: l.IsAdmin(name)}, nil
+		return ledger.UserInfo{Name: name, IsAdmin: us.IsAdmin(name)}, nil
 	}
 	if err != nil {
 		return ledger.UserInfo{}, err
@@ -250,7 +255,7 @@ func (us Users) Get(ctx context.Context, name string) (ledger.UserInfo, error) {
 	on := u.OffboardedAt.IsZero()
 	info := ledger.UserInfo{
 		Name: name, Party: u.PartyID, Onboarded: on, WalletInstalled: on && u.InstallCID != "",
-		IsAdmin: u.IsAdmin || l.IsAdmin(name),
+		IsAdmin: u.IsAdmin || us.IsAdmin(name),
 	}
 	if on {
 		cache.Put(key, info, now, gen)
@@ -284,7 +289,7 @@ func (us Users) All(ctx context.Context) ([]ledger.UserInfo, error) {
 			continue
 		}
 		out = append(out, ledger.UserInfo{Name: name, Party: u.PartyID, Onboarded: true, WalletInstalled: u.InstallCID != "",
-			IsAdmin: u.IsAdmin || l.IsAdmin(name)})
+			IsAdmin: u.IsAdmin || us.IsAdmin(name)})
 	}
 	return out, nil
 }
