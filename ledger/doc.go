@@ -34,9 +34,10 @@
 //     ledger/airdrop: a provider's airdrop that merges in the same
 //     transaction.
 //   - snapshot.go: a development network's Dev powers (reached by
-//     Ledger.Dev): its restore gate and reset, and Dev.Replace, under
-//     which ledger/devnet's snapshots and scenarios (Seed, all or
-//     nothing; Dump) replace the state.
+//     Ledger.Dev): closing and opening its restore gate, reading the
+//     ledger's memory of the state again (Reload) and making the network
+//     anew (Renew), on which ledger/devnet's restore, reset, snapshots
+//     and scenarios (Seed, all or nothing; Dump) replace the state.
 //   - offers.go: two-step transfer offers; instructions.go: token-standard
 //     transfer instructions and their locks (the automation that expires
 //     both is ledger/expiry's); preapprovals.go: transfer

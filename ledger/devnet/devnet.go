@@ -1,5 +1,7 @@
 // Package devnet owns a development network's tools on the core's Dev
-// powers (reset, the restore gate): the faucet (Tap, TapCoin) and
+// powers (the restore gate, the ledger's memory read again, the network
+// made anew): restore and reset, which replace the state with the gate
+// closed (replace.go), the faucet (Tap, TapCoin) and
 // minting outside it (Mint, MintBulk, SeedRewardCoupons), on the core's
 // Tx verbs, time jumps (Advance: so many rounds or until a time, with
 // the workflows' automations after),

@@ -15,8 +15,8 @@ import (
 // Snapshots of a development network: a developer saves the whole network
 // under a name and goes back to it later (as anvil's snapshot and
 // revert). A restore replaces the state with the core's restore gate
-// closed (ledger.Dev.Replace), which reads the ledger's memory again
-// after it; store/snapshot.go says how each engine copies the tables.
+// closed (replace.go), reading the ledger's memory again after it;
+// store/snapshot.go says how each engine copies the tables.
 
 // SnapshotNameMax bounds a snapshot's name (a file name on SQLite, part of
 // a schema name on Postgres, whose identifiers stop at 63 bytes).
@@ -55,7 +55,7 @@ func ValidateSnapshotName(name string) error {
 // Snapshot saves the network's current state as name. It does not stop
 // other work: the copy is of one consistent moment.
 func (s *Service) Snapshot(ctx context.Context, name string) (Snapshot, error) {
-	d, err := s.l.Dev()
+	_, err := s.l.Dev()
 	if err != nil {
 		return Snapshot{}, err
 	}
@@ -73,7 +73,7 @@ func (s *Service) Snapshot(ctx context.Context, name string) (Snapshot, error) {
 	if len(all) >= limit && !slices.ContainsFunc(all, func(s Snapshot) bool { return s.Name == name }) {
 		return Snapshot{}, fmt.Errorf("%w: there are %d snapshots, the most kept; delete some first", ledger.ErrConflict, len(all))
 	}
-	if err := s.l.DB().CreateSnapshot(ctx, d.SnapshotDir(), name); err != nil {
+	if err := s.l.DB().CreateSnapshot(ctx, snapshotDir(s.l), name); err != nil {
 		if errors.Is(err, store.ErrAlreadyExists) {
 			return Snapshot{}, fmt.Errorf("%w: a snapshot called %q exists; delete it first or choose another name", ledger.ErrDuplicate, name)
 		}
@@ -97,11 +97,11 @@ func (s *Service) find(ctx context.Context, name string) (Snapshot, error) {
 
 // Snapshots lists the stored snapshots by name.
 func (s *Service) Snapshots(ctx context.Context) ([]Snapshot, error) {
-	d, err := s.l.Dev()
+	_, err := s.l.Dev()
 	if err != nil {
 		return nil, err
 	}
-	infos, err := s.l.DB().Snapshots(ctx, d.SnapshotDir())
+	infos, err := s.l.DB().Snapshots(ctx, snapshotDir(s.l))
 	if err != nil {
 		return nil, err
 	}
@@ -114,14 +114,14 @@ func (s *Service) Snapshots(ctx context.Context) ([]Snapshot, error) {
 
 // DeleteSnapshot removes snapshot name.
 func (s *Service) DeleteSnapshot(ctx context.Context, name string) error {
-	d, err := s.l.Dev()
+	_, err := s.l.Dev()
 	if err != nil {
 		return err
 	}
 	if err := ValidateSnapshotName(name); err != nil {
 		return err
 	}
-	if err := s.l.DB().DeleteSnapshot(ctx, d.SnapshotDir(), name); err != nil {
+	if err := s.l.DB().DeleteSnapshot(ctx, snapshotDir(s.l), name); err != nil {
 		return notFoundSnapshot(name, err)
 	}
 	return nil
@@ -144,8 +144,8 @@ func (s *Service) Restore(ctx context.Context, name string) error {
 	if err := ValidateSnapshotName(name); err != nil {
 		return err
 	}
-	return d.Replace(ctx, func(ctx context.Context) (bool, error) {
-		err := s.l.DB().RestoreSnapshot(ctx, d.SnapshotDir(), name)
+	return replace(ctx, d, func(ctx context.Context) (bool, error) {
+		err := s.l.DB().RestoreSnapshot(ctx, snapshotDir(s.l), name)
 		if errors.Is(err, store.ErrIncompatible) {
 			return true, fmt.Errorf("%w: snapshot %q cannot be restored: %w", ledger.ErrConflict, name, err)
 		}
@@ -156,14 +156,16 @@ func (s *Service) Restore(ctx context.Context, name string) error {
 // Reset replaces the network with a new one of the same identity (the
 // keys, DSO, operator party and synchronizer stay; every contract, party,
 // user and round goes), as at the first start, in one transaction. The
-// snapshots stay. The core does it (ledger.Dev.Reset); it is here beside
-// the snapshots, where the development tools are.
+// snapshots stay. The core makes the network anew (ledger.Dev.Renew)
+// with the gate closed (replace).
 func (s *Service) Reset(ctx context.Context) error {
 	d, err := s.l.Dev()
 	if err != nil {
 		return err
 	}
-	return d.Reset(ctx)
+	return replace(ctx, d, func(ctx context.Context) (bool, error) {
+		return true, d.Renew(ctx)
+	})
 }
 
 // undoable runs fn (a scenario's seed) as one step: with the restore gate
@@ -174,13 +176,13 @@ func undoable(ctx context.Context, l *ledger.Ledger, d ledger.Dev, fn func(conte
 	undo := "scenario-undo-" + ledger.UUIDHex()[:8]
 	// Only a rollback replaces the state, so only it reloads the ledger's
 	// memory and tells the live streams (fn's updates reach them as any do).
-	return d.Replace(ctx, func(ctx context.Context) (bool, error) {
-		if err := l.DB().CreateSnapshot(ctx, d.SnapshotDir(), undo); err != nil {
+	return replace(ctx, d, func(ctx context.Context) (bool, error) {
+		if err := l.DB().CreateSnapshot(ctx, snapshotDir(l), undo); err != nil {
 			return false, fmt.Errorf("seed: save the state to roll back to: %w", err)
 		}
-		defer func() { _ = l.DB().DeleteSnapshot(context.WithoutCancel(ctx), d.SnapshotDir(), undo) }()
+		defer func() { _ = l.DB().DeleteSnapshot(context.WithoutCancel(ctx), snapshotDir(l), undo) }()
 		if err := fn(ctx); err != nil {
-			if rerr := l.DB().RestoreSnapshot(context.WithoutCancel(ctx), d.SnapshotDir(), undo); rerr != nil {
+			if rerr := l.DB().RestoreSnapshot(context.WithoutCancel(ctx), snapshotDir(l), undo); rerr != nil {
 				err = errors.Join(err, fmt.Errorf("seed: roll back: %w", rerr))
 			}
 			return true, err

@@ -1,5 +1,5 @@
 // Package restoregate is the gate a development network's restore or
-// reset closes (the core's Dev.Replace): it counts the requests and jobs
+// reset closes (ledger/devnet, through the core's Dev.Close): it counts the requests and jobs
 // in flight (Enter, Leave), so a restore can wait for them (Close), and
 // turns new ones away while it runs, until Open; and it keeps the steps
 // to run after each restore (AddHook, Hooks). The core holds one per
