@@ -589,7 +589,9 @@ func (t *txn) finishInstruction(ctx context.Context, ti *store.TransferInstructi
 	return res, nil
 }
 
-func (in Instructions) view(ti *store.TransferInstruction, c *store.Contract) TransferInstruction {
+// View is a stored transfer instruction as the wallet shows it, with its
+// contract c (nil: without).
+func (in Instructions) View(ti *store.TransferInstruction, c *store.Contract) TransferInstruction {
 	l := in.l
 	v := TransferInstruction{
 		ContractID: ti.ContractID, Sender: ti.Sender, Receiver: ti.Receiver, Amount: ti.Amount, Description: ti.Description,

@@ -59,13 +59,14 @@ func (c Core) EnsureAdmins(ctx context.Context) error { return c.l.ensureAdmins(
 // of this network (its namespace is that validator's participant's):
 // that validator's automations, not l's, run its wallet.
 func (vs Validators) HostedElsewhere(party coin.PartyID) bool {
-	return slices.Contains(vs.otherNamespaces(), party.Namespace())
+	return slices.Contains(vs.OtherNamespaces(), party.Namespace())
 }
 
-// otherNamespaces are the participant namespaces of the network's
-// validators other than l, read once when the set last changed: shared,
-// the caller must not change it.
-func (vs Validators) otherNamespaces() []string {
+// OtherNamespaces are the participant namespaces of the network's
+// validators other than l, read once when the set last changed: their
+// automations, not l's, run their parties' wallets. Shared: the caller
+// must not change it.
+func (vs Validators) OtherNamespaces() []string {
 	return vs.l.validators.Others(vs.l.namespace)
 }
 

@@ -26,7 +26,7 @@ func TestHostedElsewhereBuildsNothing(t *testing.T) {
 
 func hostedElsewhere(t *testing.T, l *ledger.Ledger) {
 	ctx := context.Background()
-	if got := ledger.OtherNamespaces(l); len(got) != 0 {
+	if got := l.Validators().OtherNamespaces(); len(got) != 0 {
 		t.Errorf("other namespaces of a lone validator = %v, want none", got)
 	}
 	v, err := validators.Add(ctx, l, "app-provider-1", nil)
@@ -43,16 +43,16 @@ func hostedElsewhere(t *testing.T, l *ledger.Ledger) {
 			t.Errorf("%s: HostedElsewhere(%s) = %v, want %v", c.on.Namespace(), c.party, got, c.want)
 		}
 	}
-	if got := ledger.OtherNamespaces(l); !slices.Equal(got, []string{v.Namespace()}) {
+	if got := l.Validators().OtherNamespaces(); !slices.Equal(got, []string{v.Namespace()}) {
 		t.Errorf("other namespaces of the first = %v, want [%s]", got, v.Namespace())
 	}
-	if got := ledger.OtherNamespaces(v); !slices.Equal(got, []string{l.Namespace()}) {
+	if got := v.Validators().OtherNamespaces(); !slices.Equal(got, []string{l.Namespace()}) {
 		t.Errorf("other namespaces of the second = %v, want [%s]", got, l.Namespace())
 	}
 	if n := testing.AllocsPerRun(100, func() { l.Validators().HostedElsewhere(q) }); n != 0 {
 		t.Errorf("HostedElsewhere allocates %v times a call, want 0", n)
 	}
-	if n := testing.AllocsPerRun(100, func() { ledger.OtherNamespaces(v) }); n != 0 {
+	if n := testing.AllocsPerRun(100, func() { v.Validators().OtherNamespaces() }); n != 0 {
 		t.Errorf("OtherNamespaces allocates %v times a call, want 0", n)
 	}
 }

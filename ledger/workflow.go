@@ -69,22 +69,6 @@ func CreateContract(ctx context.Context, l *Ledger, kind string, cmd Command, te
 	return l.createContract(ctx, kind, cmd, template, payload, parties...)
 }
 
-// InstructionView is a stored transfer instruction as the wallet shows
-// it, without its contract.
-func InstructionView(l *Ledger, ti *store.TransferInstruction) TransferInstruction {
-	return l.Instructions().view(ti, nil)
-}
-
-// InstructionWithContract is a stored transfer instruction as the wallet
-// shows it, with its contract c (nil: without).
-func InstructionWithContract(l *Ledger, ti *store.TransferInstruction, c *store.Contract) TransferInstruction {
-	return l.Instructions().view(ti, c)
-}
-
-// OtherNamespaces are the participant namespaces of the network's other
-// validators: their automations, not l's, run their parties' wallets.
-func OtherNamespaces(l *Ledger) []string { return l.Validators().otherNamespaces() }
-
 // RewardTemplate is the template ID of a reward kind's coupon.
 func RewardTemplate(kind string) string { return rewardTemplates[kind] }
 

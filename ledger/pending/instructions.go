@@ -30,7 +30,7 @@ func (s *Service) TransferInstructionByID(ctx context.Context, viewer coin.Party
 	if err != nil {
 		return ledger.TransferInstruction{}, err
 	}
-	return ledger.InstructionWithContract(s.l, ti, c), nil
+	return s.l.Instructions().View(ti, c), nil
 }
 
 // TransferInstructions lists the pending instructions party sends or
@@ -55,7 +55,7 @@ func (s *Service) withContracts(ctx context.Context, tis []store.TransferInstruc
 	}
 	out := make([]ledger.TransferInstruction, 0, len(tis))
 	for i := range tis {
-		out = append(out, ledger.InstructionWithContract(s.l, &tis[i], cs[tis[i].ContractID]))
+		out = append(out, s.l.Instructions().View(&tis[i], cs[tis[i].ContractID]))
 	}
 	return out, nil
 }

@@ -62,7 +62,7 @@ func (s *Service) Incoming(ctx context.Context, party coin.PartyID) (Incoming, e
 	}
 	for i := range tis {
 		if tis[i].Receiver == party {
-			in.Instructions = append(in.Instructions, ledger.InstructionView(l, &tis[i]))
+			in.Instructions = append(in.Instructions, l.Instructions().View(&tis[i], nil))
 		}
 	}
 	return in, nil

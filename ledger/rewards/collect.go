@@ -64,7 +64,7 @@ func (s *Service) collectPage(ctx context.Context) (int, error) {
 		if err != nil {
 			return err
 		}
-		cs, err := store.DueRewardCouponsOutside(ctx, db, open[0].Number, CollectPage, held, ledger.OtherNamespaces(l))
+		cs, err := store.DueRewardCouponsOutside(ctx, db, open[0].Number, CollectPage, held, l.Validators().OtherNamespaces())
 		if err != nil || len(cs) == 0 {
 			return err
 		}
