@@ -49,7 +49,7 @@ func (l *Ledger) change(ctx context.Context, body func(ctx context.Context, c *c
 		if c.t == nil {
 			return nil
 		}
-		wrote, reference = true, c.t.reference || len(c.t.archived) > 0
+		wrote, reference = true, c.t.reference
 		if err := c.t.commit(ctx); err != nil {
 			return err
 		}

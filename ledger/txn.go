@@ -54,10 +54,10 @@ type changes struct {
 	forget []string
 	// after are the steps change runs after commit (afterCommit).
 	after []func(ctx context.Context) error
-	// reference says the change opens rounds or creates a featured-app
-	// right or a transfer preapproval (one that archives a contract moves
-	// the version too, change.go): once it commits, the ledger's
-	// ReferenceVersion moves, for what remembers them.
+	// reference says the change archives a contract, opens a round, or
+	// creates a featured-app right or a transfer preapproval: once it
+	// commits, the ledger's ReferenceVersion moves, for what remembers
+	// them.
 	reference bool
 
 	minted  coin.Amount
@@ -128,7 +128,10 @@ func (t *txn) archiveHolding(ctx context.Context, h store.Holding) error {
 
 // archive consumes contracts; commit fails (and retries) if any was
 // consumed by someone else meanwhile.
-func (t *changes) archive(ids ...coin.ContractID) { t.archived = append(t.archived, ids...) }
+func (t *changes) archive(ids ...coin.ContractID) {
+	t.archived = append(t.archived, ids...)
+	t.reference = t.reference || len(ids) > 0
+}
 
 // Lock describes a lock on a new holding.
 type Lock struct {

@@ -80,7 +80,6 @@ type Service struct {
 type answerMemo struct {
 	f       TransferFactory
 	version uint64
-	until   time.Time // the preapproval's expiry, for a direct answer
 }
 
 // viewTTL and maxViews bound the disclosed contracts remembered: the
@@ -360,7 +359,7 @@ func (s *Service) TransferFactoryFor(ctx context.Context, sender, receiver coin.
 		return s.transferFactory(ctx, sender, receiver)
 	}
 	now, version := s.l.Now(), s.l.ReferenceVersion()
-	if m, ok := s.answers.Get(receiver, now); ok && m.version == version && (m.until.IsZero() || now.Before(m.until)) {
+	if m, ok := s.answers.Get(receiver, now); ok && m.version == version && (m.f.until.IsZero() || now.Before(m.f.until)) {
 		return m.f.clone(), nil
 	}
 	gen := s.answers.Generation()
@@ -368,11 +367,7 @@ func (s *Service) TransferFactoryFor(ctx context.Context, sender, receiver coin.
 	if err != nil {
 		return f, err
 	}
-	m := answerMemo{f: f.clone(), version: version}
-	if f.Kind == ledger.TransferDirect {
-		m.until = f.until
-	}
-	s.answers.Put(receiver, m, now, gen)
+	s.answers.Put(receiver, answerMemo{f: f.clone(), version: version}, now, gen)
 	return f, nil
 }
 
