@@ -6,6 +6,7 @@ import (
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/base64"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -113,6 +114,22 @@ func (l *Ledger) VerifyBlob(blob string) (coin.ContractID, string, error) {
 		l.blobs.KeepVerified(blob, blobcache.Verified{ID: e.ContractID, Template: e.TemplateID})
 	}
 	return e.ContractID, e.TemplateID, nil
+}
+
+// MAC is HMAC-SHA256, under the key that signs created-event blobs, of
+// parts for purpose: how the ledger later knows as its own something it
+// handed out (an interactive submission's prepared transaction, package
+// ledger/external) without keeping it. Each part is length-prefixed, so
+// no two lists of parts read alike.
+func (l *Ledger) MAC(purpose string, parts ...[]byte) []byte {
+	mac := hmac.New(sha256.New, l.blobKey)
+	var n [8]byte
+	for _, p := range append([][]byte{[]byte(purpose)}, parts...) {
+		binary.BigEndian.PutUint64(n[:], uint64(len(p)))
+		mac.Write(n[:])
+		mac.Write(p)
+	}
+	return mac.Sum(nil)
 }
 
 // ContractView is a stored contract as the wallet and the APIs show it.

@@ -23,6 +23,7 @@ import (
 	"github.com/ccwallet/ccwallet/ledger/preparedtx"
 	"github.com/ccwallet/ccwallet/ledger/users"
 	"github.com/ccwallet/ccwallet/ledgerapi/internal/client"
+	"github.com/ccwallet/ccwallet/store"
 	"github.com/uptrace/bun"
 )
 
@@ -414,6 +415,13 @@ func TestInteractiveRefusals(t *testing.T) {
 		more, moreHash := tampered(func(q *preparedtx.Prepared) {
 			field(t, &q.Transaction.Nodes[0].Exercise.ChosenValue, "transfer", "amount").Str = "90.0"
 		})
+		// The transaction id seals the rest: a longer validity or another
+		// id, re-signed by the party, is no longer what this node prepared.
+		longer, longerHash := tampered(func(q *preparedtx.Prepared) {
+			v := *q.Metadata.MaxLedgerEffectiveTime + uint64(time.Hour.Microseconds())
+			q.Metadata.MaxLedgerEffectiveTime = &v
+		})
+		renamed, renamedHash := tampered(func(q *preparedtx.Prepared) { q.Metadata.TransactionUUID = uuid(t) })
 		_, otherKey, _ := ed25519.GenerateKey(nil)
 		sig := func(mut func(s map[string]any)) map[string]any {
 			s := signatures(alice.party, alice.key, p.hash)
@@ -428,6 +436,8 @@ func TestInteractiveRefusals(t *testing.T) {
 		}{
 			{"a tampered amount", alice.user, more, good, http.StatusBadRequest, "INVALID_EXTERNAL_SIGNATURE"},
 			{"a tampered amount, re-signed", alice.user, more, signatures(alice.party, alice.key, moreHash), http.StatusBadRequest, "INVALID_EXTERNAL_TRANSACTION"},
+			{"a later maximum ledger time, re-signed", alice.user, longer, signatures(alice.party, alice.key, longerHash), http.StatusBadRequest, "INVALID_EXTERNAL_TRANSACTION"},
+			{"another transaction id, re-signed", alice.user, renamed, signatures(alice.party, alice.key, renamedHash), http.StatusBadRequest, "INVALID_EXTERNAL_TRANSACTION"},
 			{"another key", alice.user, p.raw, signatures(alice.party, otherKey, p.hash), http.StatusBadRequest, "INVALID_EXTERNAL_SIGNATURE"},
 			{"another key's fingerprint", alice.user, p.raw, sig(func(s map[string]any) { s["signedBy"] = coin.Fingerprint(otherKey.Public().(ed25519.PublicKey)) }),
 				http.StatusBadRequest, "INVALID_EXTERNAL_SIGNATURE"},
@@ -548,6 +558,71 @@ func TestPrepareRemembersTheFactory(t *testing.T) {
 		in0, in2 := txs[0].Metadata.InputContracts, txs[2].Metadata.InputContracts
 		if !reflect.DeepEqual(in0, in2) || !reflect.DeepEqual(txs[0].Transaction.Nodes, txs[2].Transaction.Nodes) {
 			t.Errorf("the remembered factory's transaction differs:\n%+v\n%+v", txs[0].Transaction.Nodes, txs[2].Transaction.Nodes)
+		}
+	})
+}
+
+// TestExecuteKnowsItsPreparations: execute knows what this node prepared
+// by the transaction id's seal, without reading the prepared
+// transactions' store (a durable write per prepare and a read per
+// execute of every wallet SDK transfer before); a preparation of an
+// earlier release, unsealed and recorded in that store, still executes
+// until its recorded expiry, and only while it is recorded.
+func TestExecuteKnowsItsPreparations(t *testing.T) {
+	forEachEngine(t, func(t *testing.T, e *env) {
+		alice := e.external("alice-ext", "100")
+		bob := e.user("bob", "")
+		cmd, disclose := e.transferCommand(alice.party, bob, "1.0", []string{})
+		reads := &queriesNaming{s: "prepared_transactions"}
+		//lint:ignore SA1019 WithQueryHook returns a copy; the ledger's own handle must count
+		e.l.DB().AddQueryHook(reads)
+		p := e.mustPrepare(alice, "k1", cmd, disclose)
+		reads.on.Store(1)
+		resp := e.execute(alice.user, p.raw, signatures(alice.party, alice.key, p.hash))
+		reads.on.Store(0)
+		if resp.StatusCode() != http.StatusOK {
+			t.Fatalf("execute: %d %s", resp.StatusCode(), resp.Body)
+		}
+		if n := reads.n.Swap(0); n != 0 {
+			t.Errorf("execute read the prepared transactions' store %d times; want the seal to tell", n)
+		}
+
+		// An earlier release's preparation: a random transaction id, and
+		// the record that release wrote.
+		earlier := func(id string, expires time.Time) (string, []byte) {
+			t.Helper()
+			q := e.mustPrepare(alice, id, cmd, disclose).tx
+			q.Metadata.TransactionUUID = uuid(t)
+			h, err := preparedtx.Hash(q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !expires.IsZero() {
+				err = store.InsertPreparedTx(context.Background(), e.l.DB(), &store.PreparedTx{TxHash: hex.EncodeToString(h), Party: alice.party,
+					Kind: external.KindInteractive, Body: "{}", Status: store.PreparedPending, CreatedAt: e.l.Now(), ExpiresAt: expires})
+				if err != nil {
+					t.Fatal(err)
+				}
+			}
+			return base64.StdEncoding.EncodeToString(preparedtx.Marshal(q)), h
+		}
+		raw, h := earlier("k2", e.l.Now().Add(time.Minute))
+		end := e.ledgerEnd()
+		if resp := e.execute(alice.user, raw, signatures(alice.party, alice.key, h)); resp.StatusCode() != http.StatusOK {
+			t.Errorf("an earlier release's preparation: %d %s", resp.StatusCode(), resp.Body)
+		}
+		if e.ledgerEnd() == end {
+			t.Errorf("an earlier release's preparation executed nothing")
+		}
+		end = e.ledgerEnd()
+		raw, h = earlier("k3", e.l.Now())
+		resp = e.execute(alice.user, raw, signatures(alice.party, alice.key, h))
+		wantError(t, "an earlier release's expired preparation", http.StatusBadRequest, resp.HTTPResponse, resp.JSONDefault, "LEDGER_TIME_OUTSIDE_BOUNDS")
+		raw, h = earlier("k4", time.Time{})
+		resp = e.execute(alice.user, raw, signatures(alice.party, alice.key, h))
+		wantError(t, "an unsealed preparation on no record", http.StatusBadRequest, resp.HTTPResponse, resp.JSONDefault, "INVALID_EXTERNAL_TRANSACTION")
+		if e.ledgerEnd() != end {
+			t.Errorf("the refused executes moved the ledger end")
 		}
 	})
 }

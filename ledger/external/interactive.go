@@ -16,6 +16,7 @@ package external
 import (
 	"context"
 	"crypto/ed25519"
+	"crypto/subtle"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -24,7 +25,9 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/preparedtx"
 	"github.com/ccwallet/ccwallet/store"
+	"github.com/google/uuid"
 )
 
 // The Ledger API's interactive submission (ledgerapi/interactive.go):
@@ -69,40 +72,111 @@ func sigErr(format string, args ...any) error {
 	return &SignatureError{msg: fmt.Sprintf(format, args...)}
 }
 
-// RecordInteractive remembers that this node prepared the transaction
-// with hash for party, executable until expires, so execute accepts only
-// transactions this node prepared. The caller has checked that party is
-// an external party (ExternalPartyKey): it prepares only for those.
-func (s *Service) RecordInteractive(ctx context.Context, party coin.PartyID, hash []byte, commandID string, expires time.Time) error {
-	body, err := json.Marshal(map[string]string{"commandId": commandID})
+// PrepareInteractive makes p, which party will sign, this node's own and
+// returns the hash party signs. Its transaction id becomes a MAC, under
+// the ledger's key, of everything else the hash covers (sealOf), so
+// execute knows what this node prepared, and until when (p's maximum
+// ledger time), without a record of it. The caller has checked that party
+// is an external party (ExternalPartyKey): it prepares only for those.
+//
+// A replica still on an earlier release executes only what it finds in
+// the prepared transactions' store, so the preparation is recorded there
+// too until a later release stops writing it (see InteractivePrepared).
+func (s *Service) PrepareInteractive(ctx context.Context, party coin.PartyID, p *preparedtx.Prepared, expires time.Time) ([]byte, error) {
+	exp := uint64(expires.UnixMicro())
+	p.Metadata.MaxLedgerEffectiveTime = &exp
+	th, err := preparedtx.TransactionHash(&p.Transaction)
 	if err != nil {
-		return err
+		return nil, err
+	}
+	seal, err := s.sealOf(th, &p.Metadata)
+	if err != nil {
+		return nil, err
+	}
+	p.Metadata.TransactionUUID = seal
+	mh, err := preparedtx.MetadataHash(&p.Metadata)
+	if err != nil {
+		return nil, err
+	}
+	hash := preparedtx.HashOf(th, mh)
+	body, err := json.Marshal(map[string]string{"commandId": p.Metadata.CommandID})
+	if err != nil {
+		return nil, err
 	}
 	err = store.InsertPreparedTx(ctx, s.l.DB(), &store.PreparedTx{
 		TxHash: hex.EncodeToString(hash), Party: party, Kind: KindInteractive, Body: string(body),
-		Status: store.PreparedPending, CreatedAt: s.l.Now(), ExpiresAt: expires,
+		Status: store.PreparedPending, CreatedAt: s.l.Now(), ExpiresAt: time.UnixMicro(int64(exp)).UTC(),
 	})
 	if err != nil {
-		return fmt.Errorf("record prepared transaction for %s: %w", party, err)
+		return nil, fmt.Errorf("record prepared transaction for %s: %w", party, err)
 	}
-	return nil
+	return hash, nil
 }
 
-// InteractivePrepared is when the transaction with hash, prepared by this
-// node, stops being executable: ErrNotFound when this node did not
-// prepare it, ErrExpired when that time has passed.
-func (s *Service) InteractivePrepared(ctx context.Context, hash []byte) (time.Time, error) {
+// sealPurpose names the interactive submission's MACs (Ledger.MAC).
+const sealPurpose = "ledger-api/interactive-submission/transaction-uuid/v1"
+
+// sealOf is the transaction id that marks a prepared transaction with
+// transaction hash th and metadata m as this node's: 122 bits of the MAC
+// of th and of m's hash without its id, as a version 4 UUID (Canton reads
+// the id as a UUID; a client treats it as opaque).
+func (s *Service) sealOf(th []byte, m *preparedtx.Metadata) (string, error) {
+	bare := *m
+	bare.TransactionUUID = ""
+	mh, err := preparedtx.MetadataHash(&bare)
+	if err != nil {
+		return "", err
+	}
+	var u uuid.UUID
+	copy(u[:], s.l.MAC(sealPurpose, th, mh))
+	u[6] = u[6]&0x0f | 0x40 // version 4
+	u[8] = u[8]&0x3f | 0x80 // RFC 4122 variant
+	return u.String(), nil
+}
+
+// InteractivePrepared is when p, whose hash is hash, stops being
+// executable: ErrNotFound when this node did not prepare it, ErrExpired
+// when that time has passed. A sealed preparation (PrepareInteractive)
+// is known by its seal, with no read; one without is looked up in the
+// prepared transactions' store, where an earlier release recorded what
+// it prepared.
+func (s *Service) InteractivePrepared(ctx context.Context, p *preparedtx.Prepared, hash []byte) (time.Time, error) {
 	h := hex.EncodeToString(hash)
-	p, err := store.PreparedTxByHash(ctx, s.l.DB(), h)
-	if errors.Is(err, store.ErrNotFound) || err == nil && p.Kind != KindInteractive {
-		return time.Time{}, fmt.Errorf("%w: no transaction with hash %s was prepared by this participant", ledger.ErrNotFound, h)
-	} else if err != nil {
+	var expires time.Time
+	if ok, err := s.sealed(p); err != nil {
 		return time.Time{}, err
+	} else if ok {
+		expires = time.UnixMicro(int64(*p.Metadata.MaxLedgerEffectiveTime)).UTC()
+	} else {
+		r, err := store.PreparedTxByHash(ctx, s.l.DB(), h)
+		if errors.Is(err, store.ErrNotFound) || err == nil && r.Kind != KindInteractive {
+			return time.Time{}, fmt.Errorf("%w: no transaction with hash %s was prepared by this participant", ledger.ErrNotFound, h)
+		} else if err != nil {
+			return time.Time{}, err
+		}
+		expires = r.ExpiresAt
 	}
-	if !s.l.Now().Before(p.ExpiresAt) {
-		return p.ExpiresAt, fmt.Errorf("%w: the prepared transaction %s could be executed until %s; prepare it again", ledger.ErrExpired, h, ledger.FormatTime(p.ExpiresAt))
+	if !s.l.Now().Before(expires) {
+		return expires, fmt.Errorf("%w: the prepared transaction %s could be executed until %s; prepare it again", ledger.ErrExpired, h, ledger.FormatTime(expires))
 	}
-	return p.ExpiresAt, nil
+	return expires, nil
+}
+
+// sealed reports whether p's transaction id is the seal this node gives
+// what it prepares.
+func (s *Service) sealed(p *preparedtx.Prepared) (bool, error) {
+	if p.Metadata.MaxLedgerEffectiveTime == nil {
+		return false, nil
+	}
+	th, err := preparedtx.TransactionHash(&p.Transaction)
+	if err != nil {
+		return false, err
+	}
+	want, err := s.sealOf(th, &p.Metadata)
+	if err != nil {
+		return false, err
+	}
+	return subtle.ConstantTimeCompare([]byte(want), []byte(p.Metadata.TransactionUUID)) == 1, nil
 }
 
 // VerifyExternalSignatures checks that every submitting party signed

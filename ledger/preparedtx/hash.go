@@ -352,10 +352,16 @@ func Hash(p *Prepared) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	return HashOf(th, mh), nil
+}
+
+// HashOf is the V2 hash given the transaction's and the metadata's
+// hashes (TransactionHash, MetadataHash).
+func HashOf(transaction, metadata []byte) []byte {
 	b := hb(append([]byte(nil), purpose...))
 	b.byte1(SchemeV2)
-	b.raw(th)
-	b.raw(mh)
+	b.raw(transaction)
+	b.raw(metadata)
 	sum := sha256.Sum256(b)
-	return sum[:], nil
+	return sum[:]
 }

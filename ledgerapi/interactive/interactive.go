@@ -29,7 +29,6 @@ import (
 	"github.com/ccwallet/ccwallet/ledger/workflows"
 	"github.com/ccwallet/ccwallet/ledgerapi/internal/canton"
 	"github.com/ccwallet/ccwallet/ledgerapi/internal/damlid"
-	"github.com/google/uuid"
 )
 
 // An external party's command is prepared as Canton's
@@ -191,24 +190,19 @@ func (s *Service) PrepareSubmission(w http.ResponseWriter, r *http.Request, c *c
 	if err := s.cmds.Precheck(r, party, req.Commands[0]); err != nil {
 		return err
 	}
-	maxLET := uint64(expires.UnixMicro())
 	p := &preparedtx.Prepared{
 		Transaction: preparedtx.Transaction{Version: lfVersion, Roots: []string{"0"}, Nodes: []preparedtx.Node{node},
 			Seeds: []preparedtx.NodeSeed{{NodeID: 0, Seed: seed}}},
 		Metadata: preparedtx.Metadata{
 			ActAs: []string{string(party)}, CommandID: req.CommandID, SynchronizerID: s.l.SynchronizerID(),
-			TransactionUUID: uuid.NewString(), PreparationTime: uint64(now.UnixMicro()), InputContracts: inputs,
-			MaxLedgerEffectiveTime: &maxLET,
+			PreparationTime: uint64(now.UnixMicro()), InputContracts: inputs,
 		},
 	}
-	raw := preparedtx.Marshal(p)
-	hash, err := preparedtx.Hash(p)
+	hash, err := s.w.External.PrepareInteractive(r.Context(), party, p, expires)
 	if err != nil {
-		return fmt.Errorf("hash the prepared transaction: %w", err)
+		return fmt.Errorf("prepare the transaction: %w", err)
 	}
-	if err := s.w.External.RecordInteractive(r.Context(), party, hash, req.CommandID, expires); err != nil {
-		return err
-	}
+	raw := preparedtx.Marshal(p)
 	out := map[string]string{
 		"preparedTransaction":     base64.StdEncoding.EncodeToString(raw),
 		"preparedTransactionHash": base64.StdEncoding.EncodeToString(hash),
@@ -445,7 +439,7 @@ func (s *Service) ExecuteSubmission(w http.ResponseWriter, r *http.Request, c *c
 		}
 		return err
 	}
-	if _, err := s.w.External.InteractivePrepared(r.Context(), hash); errors.Is(err, ledger.ErrNotFound) {
+	if _, err := s.w.External.InteractivePrepared(r.Context(), p, hash); errors.Is(err, ledger.ErrNotFound) {
 		return canton.Err(canton.CodeInvalidExternalTransaction, "Provided external transaction is invalid: %v; execute what prepare returned, unchanged", err)
 	} else if errors.Is(err, ledger.ErrExpired) {
 		return canton.Err(canton.CodeLedgerTimeOutsideBounds, "The submitted command with a ledger effective time of %s is outside of the bounds required by the transaction: %v",
