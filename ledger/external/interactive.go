@@ -103,7 +103,9 @@ func (s *Service) PrepareInteractive(ctx context.Context, party coin.PartyID, p 
 	if err != nil {
 		return nil, err
 	}
-	err = store.InsertPreparedTx(ctx, s.l.DB(), &store.PreparedTx{
+	// No need to wait for the disk: lost in a crash, the record costs an
+	// old replica's client a new preparation, and the seal still holds.
+	err = store.InsertPreparedTxLazily(ctx, s.l.DB(), &store.PreparedTx{
 		TxHash: hex.EncodeToString(hash), Party: party, Kind: KindInteractive, Body: string(body),
 		Status: store.PreparedPending, CreatedAt: s.l.Now(), ExpiresAt: time.UnixMicro(int64(exp)).UTC(),
 	})
