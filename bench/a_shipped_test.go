@@ -165,7 +165,10 @@ type loadResult struct {
 	FactoryMs float64 `json:"factory_ms"`
 	FirstErr  string  `json:"first_error"`
 	cpuPer    time.Duration
-	spans     string // breakdown of a send run
+	// split is the CPU per operation of the wallet, the load generator
+	// and the database's Postgres backends (cpuSplit).
+	split cpuSplit
+	spans string // breakdown of a send run
 }
 
 // BenchmarkShipped: the binary users run. `ccwallet serve` is a child
@@ -238,6 +241,7 @@ func BenchmarkShipped(b *testing.B) {
 	if out, err := c.Command(ctx, "psql", "-q", "-c", "VACUUM ANALYZE", dbURL).CombinedOutput(); err != nil {
 		b.Fatalf("vacuum: %v\n%s", err, out)
 	}
+	dbName := dbNameOf(dbURL)
 	seq := 0
 	load := func(mode string, clients int, d time.Duration) loadResult {
 		seq++
@@ -245,10 +249,11 @@ func BenchmarkShipped(b *testing.B) {
 		if mode == "ledgerapi" || mode == "sdk" {
 			args = append(args, "-ledger-api", "http://"+w.lapi)
 		}
-		cpu0, sp0 := w.cpu(), w.spans()
+		cpu0, sp0, pg0 := w.cpu(), w.spans(), postgresCPU(dbName)
 		prof := w.profile(fmt.Sprintf("%s-%dc-%d.pprof", mode, clients, seq), d-time.Second)
-		out, err := exec.Command(loadgen, args...).Output()
-		cpu, sp1 := w.cpu()-cpu0, w.spans()
+		cmd := exec.Command(loadgen, args...)
+		out, err := cmd.Output()
+		cpu, sp1, pg := w.cpu()-cpu0, w.spans(), postgresCPU(dbName)-pg0
 		prof()
 		var r loadResult
 		if err == nil {
@@ -260,7 +265,9 @@ func BenchmarkShipped(b *testing.B) {
 		if r.Failed > 0 {
 			b.Logf("loadgen %s %d clients: %d failed; first: %s", mode, clients, r.Failed, r.FirstErr)
 		}
-		r.cpuPer = cpu / time.Duration(max(1, r.OK))
+		n := time.Duration(max(1, r.OK))
+		r.cpuPer = cpu / n
+		r.split = cpuSplit{wallet: r.cpuPer, loadgen: (cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()) / n, postgres: pg / n}
 		if mode == "send" {
 			r.spans = breakdown(sp0, sp1, r.MeanMs)
 		}
@@ -292,8 +299,9 @@ func BenchmarkShipped(b *testing.B) {
 			}
 			for _, clients := range []int{8, 32} {
 				rates, p50, p99, cpu := make([]float64, apiRuns), make([]float64, apiRuns), make([]float64, apiRuns), make([]float64, apiRuns)
+				splits := make([]cpuSplit, apiRuns)
 				for i, r := range ours[clients] {
-					rates[i], p50[i], p99[i], cpu[i] = r.Rate, r.P50ms, r.P99ms, float64(r.cpuPer)
+					rates[i], p50[i], p99[i], cpu[i], splits[i] = r.Rate, r.P50ms, r.P99ms, float64(r.cpuPer), r.split
 				}
 				o, p := median(rates), median(pg[clients])
 				spans := ""
@@ -306,23 +314,24 @@ func BenchmarkShipped(b *testing.B) {
 				b.ReportMetric(o/p, fmt.Sprintf("ratio-%dc-fsync-%v", clients, fsync))
 				row(fmt.Sprintf("Shipped binary: one-step 0.01 CC sends via JSON API from bench/loadgen, %d clients, %s (sends/s, median of %d × %s)", clients, label, apiRuns, run),
 					fmt.Sprintf("%.0f", o), fmt.Sprintf("pgbench TPC-B %d clients, same cluster and settings: %.0f tps", clients, p),
-					fmt.Sprintf("ratio %.2f (%s); p50 / p99 %.2f / %.2f ms (pgbench's own transactions %.2f / %.2f ms); wallet CPU per send %.3f ms; runs %s",
-						o/p, aim, median(p50), median(p99), median(pgP50[clients]), median(pgP99[clients]), median(cpu)/1e6, fmtRates(rates)))
+					fmt.Sprintf("ratio %.2f (%s); p50 / p99 %.2f / %.2f ms (pgbench's own transactions %.2f / %.2f ms); CPU per send %s; runs %s",
+						o/p, aim, median(p50), median(p99), median(pgP50[clients]), median(pgP99[clients]), medianSplit(splits), fmtRates(rates)))
 				row(fmt.Sprintf("Shipped binary: where a send's time went (means per send of the median run), %d clients, %s", clients, label), "", "", spans)
 			}
-			var lRates, lPg, lMean, lFactory, lCPU []float64
+			var lRates, lPg, lMean, lFactory []float64
+			var lSplits []cpuSplit
 			load("ledgerapi", 8, 2*time.Second) // warm up
 			for range apiRuns {
 				lPg = append(lPg, pgbench(8))
 				r := load("ledgerapi", 8, run)
-				lRates, lMean, lFactory, lCPU = append(lRates, r.Rate), append(lMean, r.MeanMs), append(lFactory, r.FactoryMs), append(lCPU, float64(r.cpuPer))
+				lRates, lMean, lFactory, lSplits = append(lRates, r.Rate), append(lMean, r.MeanMs), append(lFactory, r.FactoryMs), append(lSplits, r.split)
 			}
 			o, p := median(lRates), median(lPg)
 			b.ReportMetric(o/p, fmt.Sprintf("ratio-ledgerapi-fsync-%v", fsync))
 			row(fmt.Sprintf("Shipped binary: token-standard transfers via the JSON Ledger API from bench/loadgen (transfer factory + submit-and-wait), 8 clients, %s (transfers/s, median of %d × %s)", label, apiRuns, run),
 				fmt.Sprintf("%.0f", o), fmt.Sprintf("pgbench TPC-B 8 clients: %.0f tps", p),
-				fmt.Sprintf("ratio %.2f (aim ≥ 0.5); mean %.2f ms per transfer, of which the transfer factory %.2f; wallet CPU per transfer %.3f ms; runs %s",
-					o/p, median(lMean), median(lFactory), median(lCPU)/1e6, fmtRates(lRates)))
+				fmt.Sprintf("ratio %.2f (aim ≥ 0.5); mean %.2f ms per transfer, of which the transfer factory %.2f; CPU per transfer %s; runs %s",
+					o/p, median(lMean), median(lFactory), medianSplit(lSplits), fmtRates(lRates)))
 			sdkRow(b, fsync, label, run, pgbench, func(d time.Duration) loadResult { return load("sdk", 8, d) })
 		}
 		if err := setDurable(ctx, c, dbURL, false); err != nil {
@@ -494,3 +503,65 @@ func pgbenchLatencies(dir string) ([]float64, error) {
 	sort.Float64s(lat)
 	return lat, nil
 }
+
+// cpuSplit is the CPU one operation of a shipped row cost the wallet,
+// the load generator (its rusage) and the benchmark database's Postgres
+// backends (postgresCPU): on two cores a row's rate is the machine's CPU
+// shared among them, so where it goes says what a faster row needs.
+type cpuSplit struct{ wallet, loadgen, postgres time.Duration }
+
+// medianSplit is each part's median over the runs, as words.
+func medianSplit(ss []cpuSplit) string {
+	part := func(f func(cpuSplit) time.Duration) float64 {
+		v := make([]float64, len(ss))
+		for i, s := range ss {
+			v[i] = float64(f(s))
+		}
+		return median(v) / 1e6
+	}
+	return fmt.Sprintf("wallet %.3f, loadgen %.3f, Postgres %.3f ms",
+		part(func(s cpuSplit) time.Duration { return s.wallet }), part(func(s cpuSplit) time.Duration { return s.loadgen }),
+		part(func(s cpuSplit) time.Duration { return s.postgres }))
+}
+
+// dbNameOf is the database a postgres:// URL names.
+func dbNameOf(url string) string {
+	name := url[strings.LastIndex(url, "/")+1:]
+	name, _, _ = strings.Cut(name, "?")
+	return name
+}
+
+// postgresCPU is the CPU time (user and system) of the Postgres backends
+// connected to database db so far, from /proc: a backend's command line
+// names its database ("postgres: user db host(port) state"). The
+// server's own processes (the WAL writer, the checkpointer) are not
+// counted; their work is the cluster's, not one row's.
+func postgresCPU(db string) time.Duration {
+	ents, _ := os.ReadDir("/proc")
+	var ticks int64
+	for _, e := range ents {
+		stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+		if err != nil {
+			continue
+		}
+		cl, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		if !strings.HasPrefix(string(cl), "postgres: ") || !strings.Contains(string(cl), " "+db+" ") {
+			continue
+		}
+		// Fields after the command's closing parenthesis: utime and stime
+		// are the 12th and 13th (proc(5)'s 14th and 15th).
+		i := strings.LastIndexByte(string(stat), ')')
+		f := strings.Fields(string(stat)[i+1:])
+		if len(f) < 13 {
+			continue
+		}
+		u, _ := strconv.ParseInt(f[11], 10, 64)
+		s, _ := strconv.ParseInt(f[12], 10, 64)
+		ticks += u + s
+	}
+	return time.Duration(ticks) * time.Second / clockTicks
+}
+
+// clockTicks is the kernel's USER_HZ, the unit of /proc's CPU times: 100
+// on every Linux this runs on.
+const clockTicks = 100
