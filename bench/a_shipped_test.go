@@ -163,8 +163,11 @@ type loadResult struct {
 	MeanMs float64 `json:"mean_ms"`
 	// FactoryMs is the transfer factory's share of MeanMs (ledgerapi, sdk).
 	FactoryMs float64 `json:"factory_ms"`
-	FirstErr  string  `json:"first_error"`
-	cpuPer    time.Duration
+	// StepsMs are the means of the sdk mode's later steps (prepare,
+	// execute, completion).
+	StepsMs  map[string]float64 `json:"steps_ms"`
+	FirstErr string             `json:"first_error"`
+	cpuPer   time.Duration
 	// split is the CPU per operation of the wallet, the load generator
 	// and the database's Postgres backends (cpuSplit).
 	split cpuSplit

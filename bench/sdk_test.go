@@ -17,14 +17,21 @@ func sdkRow(b *testing.B, fsync bool, label string, run time.Duration, pgbench f
 	load(2 * time.Second) // warm up
 	var rates, pg, p50, p99 []float64
 	var splits []cpuSplit
+	steps := map[string][]float64{}
 	for range apiRuns {
 		pg = append(pg, pgbench(8))
 		r := load(run)
 		rates, p50, p99, splits = append(rates, r.Rate), append(p50, r.P50ms), append(p99, r.P99ms), append(splits, r.split)
+		steps["factory"] = append(steps["factory"], r.FactoryMs)
+		for k, v := range r.StepsMs {
+			steps[k] = append(steps[k], v)
+		}
 	}
 	o, p := median(rates), median(pg)
 	b.ReportMetric(o/p, fmt.Sprintf("ratio-sdk-fsync-%v", fsync))
 	row(fmt.Sprintf("Shipped binary: the wallet SDK's transfer of an external party from bench/loadgen (transfer factory, prepare, sign, execute, completion), 8 clients, %s (transfers/s, median of %d × %s)", label, apiRuns, run),
 		fmt.Sprintf("%.0f", o), fmt.Sprintf("pgbench TPC-B 8 clients: %.0f tps", p),
-		fmt.Sprintf("ratio %.2f (aim ≥ 0.25); p50 / p99 %.2f / %.2f ms; CPU per transfer %s; runs %s", o/p, median(p50), median(p99), medianSplit(splits), fmtRates(rates)))
+		fmt.Sprintf("ratio %.2f (aim ≥ 0.25); p50 / p99 %.2f / %.2f ms; mean steps: factory %.2f, prepare and sign %.2f, execute %.2f, completion %.2f ms; CPU per transfer %s; runs %s",
+			o/p, median(p50), median(p99), median(steps["factory"]), median(steps["prepare"]), median(steps["execute"]), median(steps["completion"]),
+			medianSplit(splits), fmtRates(rates)))
 }

@@ -81,7 +81,10 @@ type Result struct {
 	// FactoryMs is the mean of the transfer factory's call within MeanMs
 	// (ledgerapi, sdk): the rest is the submission.
 	FactoryMs float64 `json:"factory_ms,omitempty"`
-	FirstErr  string  `json:"first_error,omitempty"`
+	// StepsMs are the means of the sdk mode's other steps (sdkSteps:
+	// prepare with the signature, execute, the completion's wait).
+	StepsMs  map[string]float64 `json:"steps_ms,omitempty"`
+	FirstErr string             `json:"first_error,omitempty"`
 }
 
 func main() {
@@ -263,6 +266,10 @@ type gen struct {
 	failed atomic.Int64
 	// factory sums the transfer factory calls' time and counts them.
 	factory, factories atomic.Int64
+	// steps sums the sdk mode's steps after the factory (sdkSteps), in
+	// nanoseconds, over stepsN transfers.
+	steps  [len(sdkSteps)]atomic.Int64
+	stepsN atomic.Int64
 
 	mu    sync.Mutex
 	first string
@@ -468,6 +475,12 @@ func (g *gen) run(clients int, d time.Duration, op func(cc *clientConns, s, r in
 		MeanMs: float64(sum) / 1e6 / float64(max(1, len(all)))}
 	if n := g.factories.Load(); n > 0 {
 		r.FactoryMs = float64(g.factory.Load()) / 1e6 / float64(n)
+	}
+	if n := g.stepsN.Load(); n > 0 {
+		r.StepsMs = map[string]float64{}
+		for i, name := range sdkSteps {
+			r.StepsMs[name] = float64(g.steps[i].Load()) / 1e6 / float64(n)
+		}
 	}
 	g.mu.Lock()
 	r.FirstErr = g.first

@@ -185,7 +185,7 @@ func onboardExternal(c *http.Client, devKey ed25519.PrivateKey, lapi string, tc 
 	// The faucet through prepare and execute.
 	tap := map[string]any{"ExerciseCommand": map[string]any{"templateId": "#splice-amulet:Splice.AmuletRules:AmuletRules", "contractId": tc.rules,
 		"choice": "AmuletRules_DevNet_Tap", "choiceArgument": map[string]any{"receiver": x.Party, "amount": "100000", "openRound": tc.round}}}
-	return x, prepareExecute(c, nil, lapi, x, "tap-"+hint, tap, tc.disclosed)
+	return x, prepareExecute(c, nil, lapi, x, "tap-"+hint, tap, tc.disclosed, nil)
 }
 
 // factoryContext asks the registry for the transfer factory of a
@@ -232,8 +232,11 @@ func transferOf(st *State, sender, receiver, amount string) map[string]any {
 }
 
 // prepareExecute prepares cmd as x, signs the hash with x's key and
-// executes it, over cc's connection when given (else c).
-func prepareExecute(c *http.Client, cc *conn, lapi string, x External, commandID string, cmd map[string]any, disclosed json.RawMessage) error {
+// executes it, over cc's connection when given (else c); took, when not
+// nil, gets how long the preparation with the signature and the
+// execution took.
+func prepareExecute(c *http.Client, cc *conn, lapi string, x External, commandID string, cmd map[string]any, disclosed json.RawMessage, took func(prepare, execute time.Duration)) error {
+	t0 := time.Now()
 	post := func(path string, body any) ([]byte, error) {
 		bs, _ := json.Marshal(body)
 		if cc != nil {
@@ -278,17 +281,25 @@ func prepareExecute(c *http.Client, cc *conn, lapi string, x External, commandID
 	if err != nil {
 		return err
 	}
+	t1 := time.Now()
 	_, err = post("/v2/interactive-submission/execute", map[string]any{
 		"preparedTransaction": p.PreparedTransaction, "hashingSchemeVersion": "HASHING_SCHEME_VERSION_V2",
 		"partySignatures":     map[string]any{"signatures": []any{map[string]any{"party": x.Party, "signatures": []any{concatSig(x.key(), hash)}}}},
 		"deduplicationPeriod": map[string]any{"Empty": map[string]any{}}, "submissionId": commandID, "userId": x.User,
 	})
+	if err == nil && took != nil {
+		took(t1.Sub(t0), time.Since(t1))
+	}
 	return err
 }
 
+// sdkSteps name the sdk mode's steps after the transfer factory, in
+// Result.StepsMs.
+var sdkSteps = [...]string{"prepare", "execute", "completion"}
+
 // sdkTransfer is one SDK transfer from external party s to receiver r:
 // factory, prepare, sign, execute, and its completion.
-func (g *gen) sdkTransfer(cc *clientConns, s, r int) error {
+func (g *gen) sdkTransfer(cc *clientConns, s, r int) (err error) {
 	if s >= len(g.st.External) {
 		return fmt.Errorf("sender %d has no external party: run sdksetup first", s)
 	}
@@ -296,7 +307,9 @@ func (g *gen) sdkTransfer(cc *clientConns, s, r int) error {
 	transfer := transferOf(&g.st, x.Party, g.st.Receivers[r], g.amount)
 	body, _ := json.Marshal(map[string]any{"choiceArguments": map[string]any{"expectedAdmin": g.st.DSO, "transfer": transfer,
 		"extraArgs": map[string]any{"context": emptyMeta(), "meta": emptyMeta()}}, "excludeDebugFields": true})
+	t0 := time.Now()
 	status, b, err := cc.app.post("/registry/transfer-instruction/v1/transfer-factory", "", body)
+	factory := time.Since(t0)
 	if err == nil && status != http.StatusOK {
 		err = fmt.Errorf("transfer factory: %d %s", status, b)
 	}
@@ -311,9 +324,22 @@ func (g *gen) sdkTransfer(cc *clientConns, s, r int) error {
 	cmd := map[string]any{"ExerciseCommand": map[string]any{"templateId": factoryInterface, "contractId": f.FactoryID, "choice": "TransferFactory_Transfer",
 		"choiceArgument": map[string]any{"expectedAdmin": g.st.DSO, "transfer": transfer,
 			"extraArgs": map[string]any{"context": f.ChoiceContext.ChoiceContextData, "meta": emptyMeta()}}}}
-	if err := prepareExecute(nil, &cc.lapi, g.lapi, x, id, cmd, f.ChoiceContext.DisclosedContracts); err != nil {
+	var prepare, execute time.Duration
+	if err := prepareExecute(nil, &cc.lapi, g.lapi, x, id, cmd, f.ChoiceContext.DisclosedContracts, func(p, e time.Duration) { prepare, execute = p, e }); err != nil {
 		return err
 	}
+	t2 := time.Now()
+	defer func() {
+		// Only a transfer that completed counts, as in MeanMs.
+		if err == nil {
+			g.factory.Add(int64(factory))
+			g.factories.Add(1)
+			for i, d := range [...]time.Duration{prepare, execute, time.Since(t2)} {
+				g.steps[i].Add(int64(d))
+			}
+			g.stepsN.Add(1)
+		}
+	}()
 	// The completion, read after the last one this sender saw.
 	g.mu.Lock()
 	after, ok := g.seen[s]
