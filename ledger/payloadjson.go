@@ -1,18 +1,13 @@
 package ledger
 
-import (
-	"encoding/json"
-
-	"github.com/ccwallet/ccwallet/coin"
-)
+import "encoding/json"
 
 // JSON written by hand for what every one-step send creates: two holdings
-// (the receiver's and the sender's change), the provider's app reward
-// coupon and the history row. Through encoding/json (reflection, and for
-// the coupon's map the sorting of its keys) they were about 6% of the
-// server's CPU per send. Each writes the bytes json.Marshal writes
-// (TestPayloadJSONMatchesMarshal), so stored payloads, created-event blobs
-// and history read the same.
+// (the receiver's and the sender's change) and the history row. Through
+// encoding/json (reflection) these, with the app reward coupon a send
+// wrote then, were about 6% of the server's CPU per send. Each writes the
+// bytes json.Marshal writes (TestPayloadJSONMatchesMarshal), so stored
+// payloads, created-event blobs and history read the same.
 
 // jsonAppender is a payload that writes its own JSON (mustJSON).
 type jsonAppender interface{ appendJSON(b []byte) []byte }
@@ -29,31 +24,6 @@ func (p AmuletPayload) appendJSON(b []byte) []byte {
 	b = append(b, `},"ratePerRound":{"rate":`...)
 	b = p.Amount.RatePerRound.Rate.AppendJSON(b)
 	return append(b, "}}}"...)
-}
-
-// appRewardPayload is an AppRewardCoupon's payload. It was a map, so its
-// members are written in the order json.Marshal gave them: sorted keys.
-type appRewardPayload struct {
-	DSO, Provider coin.PartyID
-	Featured      bool
-	Amount        coin.Amount
-	Round         coin.Round
-}
-
-func (p appRewardPayload) appendJSON(b []byte) []byte {
-	b = append(b, `{"amount":`...)
-	b = p.Amount.AppendJSON(b)
-	b = append(b, `,"beneficiary":null,"dso":`...)
-	b = appendJSONString(b, string(p.DSO))
-	if p.Featured {
-		b = append(b, `,"featured":true,"provider":`...)
-	} else {
-		b = append(b, `,"featured":false,"provider":`...)
-	}
-	b = appendJSONString(b, string(p.Provider))
-	b = append(b, `,"round":{"number":`...)
-	b = appendJSONString(b, RoundRefOf(p.Round).Number)
-	return append(b, "}}"...)
 }
 
 // appendJSON writes d as json.Marshal does, except that no receivers are

@@ -9,9 +9,8 @@ import (
 )
 
 // TestPayloadJSONMatchesMarshal: the hand-written encoders write exactly
-// the bytes encoding/json writes for the same values (for the app reward
-// coupon, for the map it was before), over strings that need escaping and
-// amounts on both sides of Amount's fast path.
+// the bytes encoding/json writes for the same values, over strings that
+// need escaping and amounts on both sides of Amount's fast path.
 func TestPayloadJSONMatchesMarshal(t *testing.T) {
 	strs := []string{
 		"", "alice::1220abc", `quote"back\slash`, "<b>&amp;</b>", "tab\tnew\nline\x01",
@@ -37,11 +36,6 @@ func TestPayloadJSONMatchesMarshal(t *testing.T) {
 			InitialAmount: amt(), CreatedAt: RoundRefOf(round), RatePerRound: rateRef{Rate: amt()},
 		}}
 		check("amulet", am.appendJSON(nil), am)
-
-		ar := appRewardPayload{DSO: coin.PartyID(str()), Provider: coin.PartyID(str()), Featured: r.IntN(2) == 0, Amount: amt(), Round: round}
-		check("app reward", ar.appendJSON(nil), map[string]any{
-			"dso": ar.DSO, "round": RoundRefOf(ar.Round), "provider": ar.Provider, "featured": ar.Featured, "amount": ar.Amount, "beneficiary": nil,
-		})
 
 		d := HistoryDetails{HoldingFees: amt(), Fees: amt(), Price: amt()}
 		if r.IntN(2) == 0 {

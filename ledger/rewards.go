@@ -30,42 +30,13 @@ var rewardTemplates = map[string]string{
 // addRewardCoupon creates a reward coupon for beneficiary in t, to be
 // minted by reward collection after its round closes. amount is the
 // coupon's weight in coin (for liveness records: the issuance per record).
-// The coupon's contract is its row (rewardContract builds it).
+// The coupon's contract is its row (ledger/rewards shows it as one).
 func (t *changes) addRewardCoupon(kind string, beneficiary coin.PartyID, amount coin.Amount, featured bool) {
 	// The coupon row rides commit's batch.
 	t.coupons = append(t.coupons, store.RewardCoupon{
 		ContractID: coin.NewContractID(), Kind: kind, Beneficiary: beneficiary, Amount: amount, Round: t.round.Number,
 		Featured: featured, CreatedAt: t.now,
 	})
-}
-
-// RewardContract is the contract of a reward coupon, built from its row:
-// archived once collected.
-func RewardContract(l *Ledger, c store.RewardCoupon) *store.Contract {
-	var payload any
-	switch c.Kind {
-	case RewardApp:
-		// Every send to a featured provider's user makes one (payloadjson.go).
-		payload = appRewardPayload{DSO: l.dso, Provider: c.Beneficiary, Featured: c.Featured, Amount: c.Amount, Round: c.Round}
-	default:
-		payload = rewardPayload(l.dso, c.Round, c.Kind, c.Beneficiary, c.Amount)
-	}
-	sc := l.contract(c.ContractID, rewardTemplates[c.Kind], payload, c.CreatedAt, l.dso, c.Beneficiary)
-	sc.CreatedOffset, sc.ArchivedOffset = c.CreatedOffset, c.CollectedOffset
-	return &sc
-}
-
-// rewardPayload is the payload of a validator reward coupon or a liveness
-// activity record.
-func rewardPayload(dso coin.PartyID, round coin.Round, kind string, beneficiary coin.PartyID, amount coin.Amount) map[string]any {
-	payload := map[string]any{"dso": dso, "round": RoundRefOf(round)}
-	switch kind {
-	case RewardValidator:
-		payload["user"], payload["amount"] = beneficiary, amount
-	case RewardLiveness:
-		payload["validator"] = beneficiary
-	}
-	return payload
 }
 
 // FeaturedRightsOf lists provider's live FeaturedAppRights (the DSO is a

@@ -3,6 +3,7 @@ package ledger
 import (
 	"context"
 	"log/slog"
+	"time"
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/store"
@@ -67,6 +68,13 @@ const TemplateDelegateProxy = "#splice-util-featured-app-proxies:Splice.Util.Fea
 // deduplicated by cmd's key (none when empty), with cmd's completion.
 func CreateContract(ctx context.Context, l *Ledger, kind string, cmd Command, template string, payload any, parties ...coin.PartyID) (coin.ContractID, error) {
 	return l.createContract(ctx, kind, cmd, template, payload, parties...)
+}
+
+// StoredContract is a contract of l as the core stores its own (the
+// payload's JSON, the stakeholders, l's synchronizer), for a workflow that
+// shows one of its rows as a contract (ledger/rewards' coupons).
+func StoredContract(l *Ledger, id coin.ContractID, templateID string, payload any, at time.Time, stakeholders ...coin.PartyID) store.Contract {
+	return l.contract(id, templateID, payload, at, stakeholders...)
 }
 
 // RewardTemplate is the template ID of a reward kind's coupon.

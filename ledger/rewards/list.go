@@ -39,9 +39,27 @@ func (s *Service) Coupons(ctx context.Context, party coin.PartyID, kind string) 
 	}
 	out := make([]ledger.Contract, 0, len(cs))
 	for _, c := range cs {
-		out = append(out, s.l.ContractView(ledger.RewardContract(s.l, c)))
+		out = append(out, s.l.ContractView(couponContract(s.l, c)))
 	}
 	return out, nil
+}
+
+// couponContract is the contract of a reward coupon, built from its row:
+// archived once collected. Its payload is Splice's coupon of the kind, as
+// a map, so its members are written in sorted order.
+func couponContract(l *ledger.Ledger, c store.RewardCoupon) *store.Contract {
+	payload := map[string]any{"dso": l.DSO(), "round": ledger.RoundRefOf(c.Round)}
+	switch c.Kind {
+	case ledger.RewardApp:
+		payload["provider"], payload["featured"], payload["amount"], payload["beneficiary"] = c.Beneficiary, c.Featured, c.Amount, nil
+	case ledger.RewardValidator:
+		payload["user"], payload["amount"] = c.Beneficiary, c.Amount
+	case ledger.RewardLiveness:
+		payload["validator"] = c.Beneficiary
+	}
+	sc := ledger.StoredContract(l, c.ContractID, ledger.RewardTemplate(c.Kind), payload, c.CreatedAt, l.DSO(), c.Beneficiary)
+	sc.CreatedOffset, sc.ArchivedOffset = c.CreatedOffset, c.CollectedOffset
+	return &sc
 }
 
 // Row is a party's reward coupons of one round and kind that share
