@@ -7,6 +7,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/ccwallet/ccwallet/ledger/fault"
 	"github.com/ccwallet/ccwallet/ledger/traffic"
 
 	"github.com/ccwallet/ccwallet/coin"
@@ -131,7 +132,7 @@ func (a Automation) check(ctx context.Context, w *workflows.Set) error {
 			return fmt.Errorf("%s.fromParties: list at least one sender party", key)
 		}
 		if err := l.KnownParty(ctx, r.Receiver); err != nil {
-			if errors.Is(err, ledger.ErrNotFound) {
+			if errors.Is(err, fault.ErrNotFound) {
 				return fmt.Errorf("%s: receiver %s is not a party of this node", key, r.Receiver)
 			}
 			return err

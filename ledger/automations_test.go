@@ -11,6 +11,7 @@ import (
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/devnet"
 	"github.com/ccwallet/ccwallet/ledger/expiry"
+	"github.com/ccwallet/ccwallet/ledger/fault"
 	"github.com/ccwallet/ccwallet/ledger/holdingsview"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
 	"github.com/ccwallet/ccwallet/ledger/rewards"
@@ -27,7 +28,7 @@ var (
 func TestTickRoundsOpensOnTheInterval(t *testing.T) {
 	forEachEngine(t, func(t *testing.T, l *ledger.Ledger) {
 		ctx := context.Background()
-		if _, err := l.Rounds().TickRounds(ctx, 0); !ledger.IsValidation(err) {
+		if _, err := l.Rounds().TickRounds(ctx, 0); !fault.IsValidation(err) {
 			t.Errorf("interval 0 = %v, want a validation error", err)
 		}
 	})

@@ -5,6 +5,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/ccwallet/ccwallet/coin"
+	"github.com/ccwallet/ccwallet/ledger/fault"
 )
 
 // The bounds every value a request carries is held to before it is
@@ -45,7 +46,7 @@ const MaxTrafficBytes = 1 << 40
 // text is taken or refused alike by every way of sending.
 func CheckText(field, s string) error {
 	if utf8.RuneCountInString(s) >= MaxDescriptionLen {
-		return Invalid(field, "must be shorter than %d characters", MaxDescriptionLen)
+		return fault.Invalid(field, "must be shorter than %d characters", MaxDescriptionLen)
 	}
 	return TextFields(field, s)
 }
@@ -54,7 +55,7 @@ func CheckText(field, s string) error {
 // holding NUL or invalid UTF-8.
 func CheckID(field, id string) error {
 	if len(id) > MaxIDLength {
-		return Invalid(field, "must be at most %d bytes", MaxIDLength)
+		return fault.Invalid(field, "must be at most %d bytes", MaxIDLength)
 	}
 	return TextFields(field, id)
 }
@@ -62,7 +63,7 @@ func CheckID(field, id string) error {
 // checkTime refuses a time outside [MinTime, MaxTime], naming field.
 func checkTime(field string, t time.Time) error {
 	if t.Before(MinTime) || t.After(MaxTime) {
-		return Invalid(field, "must be between %s and %s", FormatTime(MinTime), FormatTime(MaxTime))
+		return fault.Invalid(field, "must be between %s and %s", FormatTime(MinTime), FormatTime(MaxTime))
 	}
 	return nil
 }
@@ -73,7 +74,7 @@ func CheckExpiry(field string, t, now time.Time) error {
 		return err
 	}
 	if !t.After(now) {
-		return Invalid(field, "must be in the future")
+		return fault.Invalid(field, "must be in the future")
 	}
 	return nil
 }
@@ -82,7 +83,7 @@ func CheckExpiry(field string, t, now time.Time) error {
 // hold (coin.MaxAmount).
 func CheckAmount(field string, a coin.Amount) error {
 	if !a.IsPositive() {
-		return Invalid(field, "enter an amount greater than 0")
+		return fault.Invalid(field, "enter an amount greater than 0")
 	}
 	return CheckFits(field, a)
 }
@@ -91,7 +92,7 @@ func CheckAmount(field string, a coin.Amount) error {
 // (a conversion, a sum) can get there though every input fits.
 func CheckFits(field string, a coin.Amount) error {
 	if !a.Fits() {
-		return Invalid(field, "%s is more than the largest amount the ledger holds (%s)", a.Short(), coin.MaxAmount)
+		return fault.Invalid(field, "%s is more than the largest amount the ledger holds (%s)", a.Short(), coin.MaxAmount)
 	}
 	return nil
 }
@@ -100,7 +101,7 @@ func CheckFits(field string, a coin.Amount) error {
 func ParseTime(field, s string) (time.Time, error) {
 	t, err := time.Parse(time.RFC3339Nano, s)
 	if err != nil {
-		return time.Time{}, Invalid(field, "want an ISO 8601 timestamp, not %q", s)
+		return time.Time{}, fault.Invalid(field, "want an ISO 8601 timestamp, not %q", s)
 	}
 	t = t.UTC().Truncate(time.Microsecond)
 	return t, checkTime(field, t)

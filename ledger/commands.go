@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/ccwallet/ccwallet/coin"
+	"github.com/ccwallet/ccwallet/ledger/fault"
 	"github.com/ccwallet/ccwallet/store"
 	"github.com/uptrace/bun"
 )
@@ -49,7 +50,7 @@ func (c Command) Under(prefix string) Command {
 
 // claimCommand reserves key for this transaction. It returns the stored
 // result when the key was used before (the caller answers with it or with
-// ErrDuplicate), and ErrInFlight when another transaction holds the key
+// fault.ErrDuplicate), and fault.ErrInFlight when another transaction holds the key
 // right now, so concurrent duplicates get 429 instead of queuing. A key
 // whose command has committed is a duplicate even while a later duplicate
 // holds its lock for a moment: "in flight" would send a client to wait
@@ -64,7 +65,7 @@ func (l *Ledger) claimCommand(ctx context.Context, tx bun.Tx, key string) (*stor
 		if err == nil {
 			return c, nil
 		}
-		return nil, fmt.Errorf("%w: a command with the same id is being processed", ErrInFlight)
+		return nil, fmt.Errorf("%w: a command with the same id is being processed", fault.ErrInFlight)
 	}
 	if err == nil {
 		return c, nil
@@ -104,7 +105,7 @@ func (t *changes) recordCommand(cmd Command, party coin.PartyID, kind string) {
 }
 
 // claimOnce claims the deduplication key (none when empty) inside tx: a
-// key used before fails with ErrDuplicate.
+// key used before fails with fault.ErrDuplicate.
 func (l *Ledger) claimOnce(ctx context.Context, tx bun.Tx, key string) error {
 	if key == "" {
 		return nil
@@ -114,7 +115,7 @@ func (l *Ledger) claimOnce(ctx context.Context, tx bun.Tx, key string) error {
 		return err
 	}
 	if prev != nil {
-		return fmt.Errorf("%w: the command was already executed (%s)", ErrDuplicate, prev.Result)
+		return fmt.Errorf("%w: the command was already executed (%s)", fault.ErrDuplicate, prev.Result)
 	}
 	return nil
 }

@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/ccwallet/ccwallet/coin"
+	"github.com/ccwallet/ccwallet/ledger/fault"
 	"github.com/ccwallet/ccwallet/store"
 )
 
@@ -59,10 +60,10 @@ func checkCompletion(c *Completion) error {
 		}
 	}
 	if c.UserID == "" || c.CommandID == "" {
-		return Invalid("commandId", "a completion needs its user and command id")
+		return fault.Invalid("commandId", "a completion needs its user and command id")
 	}
 	if len(c.ActAs) == 0 || len(c.ActAs) > MaxCompletionActAs {
-		return Invalid("actAs", "a completion needs 1 to %d parties, not %d", MaxCompletionActAs, len(c.ActAs))
+		return fault.Invalid("actAs", "a completion needs 1 to %d parties, not %d", MaxCompletionActAs, len(c.ActAs))
 	}
 	c.Message = strings.ReplaceAll(strings.ToValidUTF8(c.Message, "\uFFFD"), "\x00", "")
 	if len(c.Message) > MaxCompletionMessage {
@@ -97,7 +98,7 @@ func (l *Ledger) RecordCompletion(ctx context.Context, c Completion) (Completion
 		return c, err
 	}
 	if c.Code == 0 {
-		return c, Invalid("code", "a rejection's completion needs a non-zero status code")
+		return c, fault.Invalid("code", "a rejection's completion needs a non-zero status code")
 	}
 	err := l.change(ctx, func(ctx context.Context, ch *change) error {
 		t, err := ch.begin(ctx, "command-rejected")

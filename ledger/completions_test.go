@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/ccwallet/ccwallet/ledger/apiread"
+	"github.com/ccwallet/ccwallet/ledger/fault"
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
@@ -57,7 +58,7 @@ func TestCompletionsRideTheirChanges(t *testing.T) {
 			t.Fatal(err)
 		}
 		if _, err := l.Instructions().Create(ctx, ledger.TransferInstructionRequest{Sender: p, Receiver: q, Amount: coin.MustParse("5"),
-			ExecuteBefore: clock.Now().Add(time.Hour), TrackingID: "k1", Completion: completing("c3")}); !errors.Is(err, ledger.ErrDuplicate) {
+			ExecuteBefore: clock.Now().Add(time.Hour), TrackingID: "k1", Completion: completing("c3")}); !errors.Is(err, fault.ErrDuplicate) {
 			t.Fatalf("a duplicate: %v", err)
 		}
 		rej, err := l.RecordCompletion(ctx, ledger.Completion{UserID: "u", CommandID: "c3", ActAs: []coin.PartyID{p, q}, Code: 6,
@@ -103,10 +104,10 @@ func TestCompletionsRideTheirChanges(t *testing.T) {
 		for i := range many {
 			many[i] = p
 		}
-		if _, err := ledger.Completing("x", ledger.Completion{UserID: "u", CommandID: "x", ActAs: many}); !ledger.IsValidation(err) {
+		if _, err := ledger.Completing("x", ledger.Completion{UserID: "u", CommandID: "x", ActAs: many}); !fault.IsValidation(err) {
 			t.Errorf("%d parties: %v", len(many), err)
 		}
-		if _, err := l.RecordCompletion(ctx, ledger.Completion{UserID: "u", CommandID: "x", ActAs: []coin.PartyID{p}}); !ledger.IsValidation(err) {
+		if _, err := l.RecordCompletion(ctx, ledger.Completion{UserID: "u", CommandID: "x", ActAs: []coin.PartyID{p}}); !fault.IsValidation(err) {
 			t.Errorf("a rejection without a code: %v", err)
 		}
 

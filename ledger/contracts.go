@@ -16,6 +16,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger/blobcache"
+	"github.com/ccwallet/ccwallet/ledger/fault"
 	"github.com/ccwallet/ccwallet/store"
 )
 
@@ -196,7 +197,7 @@ func mustJSON(v any) string {
 func Authorized(actAs []coin.PartyID, what string, need ...coin.PartyID) error {
 	for _, p := range need {
 		if !slices.Contains(actAs, p) {
-			return fmt.Errorf("%w: %s needs the authority of %s, which is not among actAs %v", ErrForbidden, what, p, actAs)
+			return fmt.Errorf("%w: %s needs the authority of %s, which is not among actAs %v", fault.ErrForbidden, what, p, actAs)
 		}
 	}
 	return nil

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/ccwallet/ccwallet/coin"
+	"github.com/ccwallet/ccwallet/ledger/fault"
 	"github.com/ccwallet/ccwallet/store"
 )
 
@@ -18,7 +19,7 @@ func (l *Ledger) DropLockedHolding(ctx context.Context, cid coin.ContractID) err
 	return l.change(ctx, func(ctx context.Context, c *change) error {
 		hs, err := store.HoldingsByIDs(ctx, c.tx, []coin.ContractID{cid})
 		if err != nil || len(hs) != 1 {
-			return ErrNotFound
+			return fault.ErrNotFound
 		}
 		t, err := c.begin(ctx, "expire-locked-amulet")
 		if err != nil {

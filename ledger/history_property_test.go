@@ -17,6 +17,7 @@ import (
 	"github.com/ccwallet/ccwallet/ledger/delegations"
 	"github.com/ccwallet/ccwallet/ledger/devnet"
 	"github.com/ccwallet/ccwallet/ledger/expiry"
+	"github.com/ccwallet/ccwallet/ledger/fault"
 	"github.com/ccwallet/ccwallet/ledger/history"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
 	"github.com/ccwallet/ccwallet/ledger/payments"
@@ -327,8 +328,8 @@ func historyAddsUp(t *testing.T, l *ledger.Ledger, clock *ledgertest.Clock, r *r
 		switch {
 		case err == nil:
 			log = append(log, op.name)
-		case ledger.IsValidation(err), errors.Is(err, ledger.ErrInsufficientFunds), errors.Is(err, ledger.ErrNotFound),
-			errors.Is(err, ledger.ErrExpired), errors.Is(err, ledger.ErrInstructionFinished), errors.Is(err, ledger.ErrConflict):
+		case fault.IsValidation(err), errors.Is(err, fault.ErrInsufficientFunds), errors.Is(err, fault.ErrNotFound),
+			errors.Is(err, fault.ErrExpired), errors.Is(err, ledger.ErrInstructionFinished), errors.Is(err, fault.ErrConflict):
 			log = append(log, op.name+" (refused)")
 		default:
 			t.Fatalf("%s: %v\nsteps: %s", op.name, err, strings.Join(log, "; "))

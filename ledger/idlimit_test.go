@@ -8,6 +8,7 @@ import (
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/devnet"
+	"github.com/ccwallet/ccwallet/ledger/fault"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
 )
 
@@ -21,7 +22,7 @@ func TestOneIDLimit(t *testing.T) {
 			t.Errorf("255-byte command id refused: %v", err)
 		}
 		_, err := devnet.Tap(t.Context(), l, p, coin.MustParse("1"), strings.Repeat("c", 256))
-		var ve *ledger.ValidationError
+		var ve *fault.ValidationError
 		if !errors.As(err, &ve) || !strings.Contains(err.Error(), "at most 255 bytes") {
 			t.Errorf("256-byte command id: %v, want a refusal saying at most 255 bytes", err)
 		}

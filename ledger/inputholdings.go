@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/ccwallet/ccwallet/coin"
+	"github.com/ccwallet/ccwallet/ledger/fault"
 	"github.com/ccwallet/ccwallet/store"
 )
 
@@ -19,7 +20,7 @@ const MaxInputHoldings = 100
 // left alone, as before, and a replay still answers DUPLICATE_COMMAND.
 func (l *Ledger) checkInputHoldings(ctx context.Context, sender coin.PartyID, ids []coin.ContractID) error {
 	if len(ids) > MaxInputHoldings {
-		return Invalid("inputHoldingCids", "at most %d holdings, not %d", MaxInputHoldings, len(ids))
+		return fault.Invalid("inputHoldingCids", "at most %d holdings, not %d", MaxInputHoldings, len(ids))
 	}
 	owners, err := store.LiveHoldingOwners(ctx, l.db, ids)
 	if err != nil {
@@ -28,7 +29,7 @@ func (l *Ledger) checkInputHoldings(ctx context.Context, sender coin.PartyID, id
 	for i, id := range ids {
 		field := fmt.Sprintf("inputHoldingCids[%d]", i)
 		if owner, ok := owners[id]; ok && owner != sender {
-			return Invalid(field, "%s is another party's holding, not the sender's", id)
+			return fault.Invalid(field, "%s is another party's holding, not the sender's", id)
 		}
 	}
 	return nil

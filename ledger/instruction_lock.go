@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/ccwallet/ccwallet/coin"
+	"github.com/ccwallet/ccwallet/ledger/fault"
 )
 
 // feeReserveMultiplier is how many times the expected fees a two-step
@@ -33,6 +34,6 @@ func (r Rules) TransferLockReserve(amount, price coin.Amount, d time.Duration) c
 // jump makes them): the receiver would get less than was instructed, so
 // nothing moves; the sender can withdraw and send again.
 func lockShortfall(worth, amount coin.Amount) error {
-	return problem(ErrInsufficientFunds, "the coin locked for this transfer is now worth %s CC after holding fees, less than the %s CC instructed, so it cannot be accepted; ask the sender to withdraw it and send again",
+	return problem(fault.ErrInsufficientFunds, "the coin locked for this transfer is now worth %s CC after holding fees, less than the %s CC instructed, so it cannot be accepted; ask the sender to withdraw it and send again",
 		HumanCC(worth), HumanCC(amount))
 }

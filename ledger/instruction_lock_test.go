@@ -11,6 +11,7 @@ import (
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/devnet"
+	"github.com/ccwallet/ccwallet/ledger/fault"
 	"github.com/ccwallet/ccwallet/ledger/history"
 	"github.com/ccwallet/ccwallet/ledger/holdingsview"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
@@ -48,7 +49,7 @@ func TestInstructionAcceptDeliversExactly(t *testing.T) {
 						Sender: sender, Receiver: receiver, Amount: amount, Description: "rent",
 						ExecuteBefore: clock.Now().Add(time.Duration(10+r.IntN(48*60)) * time.Minute),
 					})
-					if err != nil && !errors.Is(err, ledger.ErrInsufficientFunds) {
+					if err != nil && !errors.Is(err, fault.ErrInsufficientFunds) {
 						t.Fatalf("step %d: create: %v", step, err)
 					}
 				case 2:
@@ -115,10 +116,10 @@ func acceptExactly(t *testing.T, l *ledger.Ledger, receiver coin.PartyID, ti led
 	before := balances(t, l, ti.Sender, receiver)
 	res, err := l.Instructions().Accept(ctx, receiver, ti.ContractID)
 	if err != nil {
-		if !errors.Is(err, ledger.ErrInsufficientFunds) && !errors.Is(err, ledger.ErrExpired) {
+		if !errors.Is(err, fault.ErrInsufficientFunds) && !errors.Is(err, fault.ErrExpired) {
 			t.Fatalf("accept %s: %v", ti.ContractID, err)
 		}
-		if errors.Is(err, ledger.ErrInsufficientFunds) && !strings.Contains(err.Error(), "less than the") {
+		if errors.Is(err, fault.ErrInsufficientFunds) && !strings.Contains(err.Error(), "less than the") {
 			t.Errorf("refusal without words: %v", err)
 		}
 		after, err2 := pending.New(l).TransferInstructionByID(ctx, receiver, ti.ContractID)

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/ccwallet/ccwallet/coin"
+	"github.com/ccwallet/ccwallet/ledger/fault"
 	"github.com/ccwallet/ccwallet/store"
 )
 
@@ -93,7 +94,7 @@ var instructionTransitions = map[InstructionStatus]map[InstructionMove]instructi
 // ErrInstructionFinished is returned for a move on an instruction that has
 // already left the pending state: the instruction contract is archived, so
 // like the real ledger it is not found any more.
-var ErrInstructionFinished = fmt.Errorf("transfer instruction is no longer pending: %w", ErrNotFound)
+var ErrInstructionFinished = fmt.Errorf("transfer instruction is no longer pending: %w", fault.ErrNotFound)
 
 // TransferCommandKey is the deduplication key of sender's token-standard
 // transfer with trackingID: one key space for the instructions and the
@@ -113,18 +114,18 @@ func NextInstructionStatus(from InstructionStatus, move InstructionMove, actor, 
 	rule, ok := moves[move]
 	if !ok {
 		if len(moves) == 0 {
-			return "", &Problem{Err: ErrInstructionFinished, Msg: fmt.Sprintf("this transfer instruction is %s already, so it cannot be %s; reload the list", from, pastTense(move))}
+			return "", &fault.Problem{Err: ErrInstructionFinished, Msg: fmt.Sprintf("this transfer instruction is %s already, so it cannot be %s; reload the list", from, pastTense(move))}
 		}
-		return "", Invalid("move", "unknown move %q", move)
+		return "", fault.Invalid("move", "unknown move %q", move)
 	}
 	switch rule.actor {
 	case actorReceiver:
 		if actor != receiver {
-			return "", fmt.Errorf("%w: only the receiver %s may %s a transfer instruction", ErrForbidden, receiver, move)
+			return "", fmt.Errorf("%w: only the receiver %s may %s a transfer instruction", fault.ErrForbidden, receiver, move)
 		}
 	case actorSender:
 		if actor != sender {
-			return "", fmt.Errorf("%w: only the sender %s may %s a transfer instruction", ErrForbidden, sender, move)
+			return "", fmt.Errorf("%w: only the sender %s may %s a transfer instruction", fault.ErrForbidden, sender, move)
 		}
 	}
 	switch rule.deadline {
@@ -132,12 +133,12 @@ func NextInstructionStatus(from InstructionStatus, move InstructionMove, actor, 
 		if !now.Before(executeBefore) {
 			// No longer open for acceptance: not found, as the spec's
 			// only error for accept says.
-			return "", &Problem{Err: fmt.Errorf("%w (%w)", ErrExpired, ErrNotFound),
+			return "", &fault.Problem{Err: fmt.Errorf("%w (%w)", fault.ErrExpired, fault.ErrNotFound),
 				Msg: fmt.Sprintf("this transfer instruction had to be accepted before %s and can no longer be; ask the sender to send again", FormatTime(executeBefore))}
 		}
 	case afterDeadline:
 		if now.Before(executeBefore) {
-			return "", fmt.Errorf("%w: the transfer instruction does not expire before %s", ErrConflict, FormatTime(executeBefore))
+			return "", fmt.Errorf("%w: the transfer instruction does not expire before %s", fault.ErrConflict, FormatTime(executeBefore))
 		}
 	}
 	return rule.to, nil
@@ -210,7 +211,7 @@ type TransferInstructionRequest struct {
 	Description   string
 	ExecuteBefore time.Time
 	// TrackingID, when set, makes the request idempotent: a second request
-	// with the same id fails with ErrDuplicate (or ErrInFlight while the
+	// with the same id fails with fault.ErrDuplicate (or fault.ErrInFlight while the
 	// first runs) and creates nothing.
 	TrackingID string
 	// Completion is the Ledger API's completion of the command the
@@ -281,7 +282,7 @@ func (in Instructions) Create(ctx context.Context, req TransferInstructionReques
 		return nil, err
 	}
 	if req.Receiver == req.Sender {
-		return nil, Invalid("receiver_party_id", "must differ from the sender")
+		return nil, fault.Invalid("receiver_party_id", "must differ from the sender")
 	}
 	if err := CheckText("description", req.Description); err != nil {
 		return nil, err
@@ -302,11 +303,11 @@ func (in Instructions) Create(ctx context.Context, req TransferInstructionReques
 		// The common case first: to a receiver with a valid preapproval
 		// the transfer is a one-step send, and runs as one (grouped with
 		// concurrent sends on Postgres); with none it falls through.
-		// A replay falls through too (ErrDuplicate): the instruction
+		// A replay falls through too (fault.ErrDuplicate): the instruction
 		// path's claim gives every replay of the id the same answer,
 		// whichever path the first request took.
 		res, err := in.transferDirectBatched(ctx, req, cmd)
-		if !errors.Is(err, errNoPreapproval) && !errors.Is(err, ErrDuplicate) {
+		if !errors.Is(err, errNoPreapproval) && !errors.Is(err, fault.ErrDuplicate) {
 			if err != nil {
 				return nil, fmt.Errorf("create transfer instruction from %s to %s: %w", req.Sender, req.Receiver, err)
 			}
@@ -322,7 +323,7 @@ func (in Instructions) Create(ctx context.Context, req TransferInstructionReques
 				return err
 			}
 			if prev != nil {
-				return fmt.Errorf("%w: tracking id %q was already used for transfer %s", ErrDuplicate, req.TrackingID, prev.Result)
+				return fmt.Errorf("%w: tracking id %q was already used for transfer %s", fault.ErrDuplicate, req.TrackingID, prev.Result)
 			}
 		}
 		if err := l.LockParties(ctx, tx, req.Sender); err != nil {
@@ -468,7 +469,7 @@ func (in Instructions) Move(ctx context.Context, actor coin.PartyID, cid coin.Co
 }
 
 // MoveOnce is Move deduplicated by cmd's key (the Ledger API's change
-// id): a key used before fails with ErrDuplicate and moves nothing; the
+// id): a key used before fails with fault.ErrDuplicate and moves nothing; the
 // key, cmd's completion and the move commit together.
 func (in Instructions) MoveOnce(ctx context.Context, actor coin.PartyID, cid coin.ContractID, move InstructionMove, cmd Command) (*InstructionResult, error) {
 	if err := CheckID("commandId", cmd.Key); err != nil {
@@ -489,7 +490,7 @@ func (in Instructions) move(ctx context.Context, actor coin.PartyID, cid coin.Co
 				return err
 			}
 			if prev != nil {
-				return fmt.Errorf("%w: the command was already executed at offset %d", ErrDuplicate, *prev.OffsetID)
+				return fmt.Errorf("%w: the command was already executed at offset %d", fault.ErrDuplicate, *prev.OffsetID)
 			}
 		}
 		ti, err := store.TransferInstructionByID(ctx, tx, cid)
@@ -498,7 +499,7 @@ func (in Instructions) move(ctx context.Context, actor coin.PartyID, cid coin.Co
 		}
 		if actor != "" && actor != ti.Sender && actor != ti.Receiver {
 			// Not a stakeholder: the instruction is invisible to it.
-			return fmt.Errorf("transfer instruction %s: %w", cid, ErrNotFound)
+			return fmt.Errorf("transfer instruction %s: %w", cid, fault.ErrNotFound)
 		}
 		if err := l.LockParties(ctx, tx, ti.Sender, ti.Receiver); err != nil {
 			return err
@@ -538,7 +539,7 @@ func (t *txn) finishInstruction(ctx context.Context, ti *store.TransferInstructi
 		return nil, err
 	}
 	if !locked && move == MoveAccept {
-		return nil, NotFoundf("LockedAmulet '%s' not found for AmuletTransferInstruction '%s', which expires on %s",
+		return nil, fault.NotFoundf("LockedAmulet '%s' not found for AmuletTransferInstruction '%s', which expires on %s",
 			ti.LockedHoldingCID, ti.ContractID, FormatTime(ti.ExecuteBefore))
 	}
 	if err := t.l.Reassignments().refuse(ctx, t.tx, t.l.Instructions().Uses(ti, locked, t.round.ContractID)...); err != nil {

@@ -11,6 +11,7 @@ import (
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/expiry"
+	"github.com/ccwallet/ccwallet/ledger/fault"
 	"github.com/ccwallet/ccwallet/ledger/holdingsview"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
 	"github.com/ccwallet/ccwallet/ledger/pending"
@@ -42,13 +43,13 @@ func TestInstructionTransitionTable(t *testing.T) {
 		// Past the deadline reject and withdraw still give the coin back.
 		{ledger.InstructionPending, ledger.MoveReject, receiver, after, ledger.InstructionRejected, nil},
 		{ledger.InstructionPending, ledger.MoveWithdraw, sender, after, ledger.InstructionWithdrawn, nil},
-		{ledger.InstructionPending, ledger.MoveAccept, receiver, after, "", ledger.ErrExpired},
-		{ledger.InstructionPending, ledger.MoveAccept, receiver, now, "", ledger.ErrExpired},
-		{ledger.InstructionPending, ledger.MoveExpire, "", before, "", ledger.ErrConflict},
-		{ledger.InstructionPending, ledger.MoveAccept, sender, before, "", ledger.ErrForbidden},
-		{ledger.InstructionPending, ledger.MoveAccept, stranger, before, "", ledger.ErrForbidden},
-		{ledger.InstructionPending, ledger.MoveReject, sender, before, "", ledger.ErrForbidden},
-		{ledger.InstructionPending, ledger.MoveWithdraw, receiver, before, "", ledger.ErrForbidden},
+		{ledger.InstructionPending, ledger.MoveAccept, receiver, after, "", fault.ErrExpired},
+		{ledger.InstructionPending, ledger.MoveAccept, receiver, now, "", fault.ErrExpired},
+		{ledger.InstructionPending, ledger.MoveExpire, "", before, "", fault.ErrConflict},
+		{ledger.InstructionPending, ledger.MoveAccept, sender, before, "", fault.ErrForbidden},
+		{ledger.InstructionPending, ledger.MoveAccept, stranger, before, "", fault.ErrForbidden},
+		{ledger.InstructionPending, ledger.MoveReject, sender, before, "", fault.ErrForbidden},
+		{ledger.InstructionPending, ledger.MoveWithdraw, receiver, before, "", fault.ErrForbidden},
 	}
 	for _, f := range finals {
 		for _, m := range []ledger.InstructionMove{ledger.MoveAccept, ledger.MoveReject, ledger.MoveWithdraw, ledger.MoveExpire} {
@@ -103,13 +104,13 @@ func TestTransferInstructionMoves(t *testing.T) {
 		{name: "withdraw after deadline", advance: 2 * time.Hour, do: step{"sender", ledger.MoveWithdraw}, want: ledger.InstructionWithdrawn, senderWant: "100", receiverWant: "0"},
 		{name: "accept after withdraw", before: []step{{"sender", ledger.MoveWithdraw}}, do: step{"receiver", ledger.MoveAccept}, wantErr: ledger.ErrInstructionFinished},
 		{name: "withdraw after accept", before: []step{{"receiver", ledger.MoveAccept}}, do: step{"sender", ledger.MoveWithdraw}, wantErr: ledger.ErrInstructionFinished},
-		{name: "accept by the sender", do: step{"sender", ledger.MoveAccept}, wantErr: ledger.ErrForbidden},
-		{name: "withdraw by the receiver", do: step{"receiver", ledger.MoveWithdraw}, wantErr: ledger.ErrForbidden},
-		{name: "accept by a stranger", do: step{"stranger", ledger.MoveAccept}, wantErr: ledger.ErrNotFound},
-		{name: "accept after expiry", advance: 2 * time.Hour, do: step{"receiver", ledger.MoveAccept}, wantErr: ledger.ErrExpired},
+		{name: "accept by the sender", do: step{"sender", ledger.MoveAccept}, wantErr: fault.ErrForbidden},
+		{name: "withdraw by the receiver", do: step{"receiver", ledger.MoveWithdraw}, wantErr: fault.ErrForbidden},
+		{name: "accept by a stranger", do: step{"stranger", ledger.MoveAccept}, wantErr: fault.ErrNotFound},
+		{name: "accept after expiry", advance: 2 * time.Hour, do: step{"receiver", ledger.MoveAccept}, wantErr: fault.ErrExpired},
 		{name: "accept after expired", advance: 2 * time.Hour, before: []step{{"automation", ledger.MoveExpire}}, do: step{"receiver", ledger.MoveAccept}, wantErr: ledger.ErrInstructionFinished},
 		{name: "reject twice", before: []step{{"receiver", ledger.MoveReject}}, do: step{"receiver", ledger.MoveReject}, wantErr: ledger.ErrInstructionFinished},
-		{name: "expire before the deadline", do: step{"automation", ledger.MoveExpire}, wantErr: ledger.ErrConflict},
+		{name: "expire before the deadline", do: step{"automation", ledger.MoveExpire}, wantErr: fault.ErrConflict},
 		{name: "reject after deadline", advance: 2 * time.Hour, do: step{"receiver", ledger.MoveReject}, want: ledger.InstructionRejected, senderWant: "100", receiverWant: "0"},
 		{name: "accept twice", before: []step{{"receiver", ledger.MoveAccept}}, do: step{"receiver", ledger.MoveAccept}, wantErr: ledger.ErrInstructionFinished},
 		{name: "reject after accept", before: []step{{"receiver", ledger.MoveAccept}}, do: step{"receiver", ledger.MoveReject}, wantErr: ledger.ErrInstructionFinished},
@@ -119,9 +120,9 @@ func TestTransferInstructionMoves(t *testing.T) {
 		{name: "withdraw twice", before: []step{{"sender", ledger.MoveWithdraw}}, do: step{"sender", ledger.MoveWithdraw}, wantErr: ledger.ErrInstructionFinished},
 		{name: "withdraw after expired", advance: 2 * time.Hour, before: []step{{"automation", ledger.MoveExpire}}, do: step{"sender", ledger.MoveWithdraw}, wantErr: ledger.ErrInstructionFinished},
 		{name: "expire after withdraw", advance: 2 * time.Hour, before: []step{{"sender", ledger.MoveWithdraw}}, do: step{"automation", ledger.MoveExpire}, wantErr: ledger.ErrInstructionFinished},
-		{name: "reject by the sender", do: step{"sender", ledger.MoveReject}, wantErr: ledger.ErrForbidden},
-		{name: "reject by a stranger", do: step{"stranger", ledger.MoveReject}, wantErr: ledger.ErrNotFound},
-		{name: "withdraw by a stranger", do: step{"stranger", ledger.MoveWithdraw}, wantErr: ledger.ErrNotFound},
+		{name: "reject by the sender", do: step{"sender", ledger.MoveReject}, wantErr: fault.ErrForbidden},
+		{name: "reject by a stranger", do: step{"stranger", ledger.MoveReject}, wantErr: fault.ErrNotFound},
+		{name: "withdraw by a stranger", do: step{"stranger", ledger.MoveWithdraw}, wantErr: fault.ErrNotFound},
 	}
 	for _, e := range ledgertest.Engines {
 		t.Run(ledgertest.Name(e), func(t *testing.T) {
@@ -245,7 +246,7 @@ func TestTransferInstructionCreate(t *testing.T) {
 		if locked != 1 {
 			t.Errorf("%d locked holdings, want 1", locked)
 		}
-		if _, err := l.Instructions().Create(ctx, req); !errors.Is(err, ledger.ErrDuplicate) {
+		if _, err := l.Instructions().Create(ctx, req); !errors.Is(err, fault.ErrDuplicate) {
 			t.Errorf("reused tracking id = %v, want ErrDuplicate", err)
 		}
 		list, err := pending.New(l).TransferInstructions(ctx, b)
@@ -257,15 +258,15 @@ func TestTransferInstructionCreate(t *testing.T) {
 			req  ledger.TransferInstructionRequest
 			want error
 		}{
-			{"too much", ledger.TransferInstructionRequest{Sender: a, Receiver: b, Amount: coin.MustParse("16"), ExecuteBefore: clock.Now().Add(time.Hour)}, ledger.ErrInsufficientFunds},
+			{"too much", ledger.TransferInstructionRequest{Sender: a, Receiver: b, Amount: coin.MustParse("16"), ExecuteBefore: clock.Now().Add(time.Hour)}, fault.ErrInsufficientFunds},
 			{"past deadline", ledger.TransferInstructionRequest{Sender: a, Receiver: b, Amount: coin.MustParse("1"), ExecuteBefore: clock.Now()}, nil},
 			{"self", ledger.TransferInstructionRequest{Sender: a, Receiver: a, Amount: coin.MustParse("1"), ExecuteBefore: clock.Now().Add(time.Hour)}, nil},
 			{"zero", ledger.TransferInstructionRequest{Sender: a, Receiver: b, Amount: coin.Zero, ExecuteBefore: clock.Now().Add(time.Hour)}, nil},
-			{"unknown receiver", ledger.TransferInstructionRequest{Sender: a, Receiver: coin.PartyID("nobody::" + a.Namespace()), Amount: coin.MustParse("1"), ExecuteBefore: clock.Now().Add(time.Hour)}, ledger.ErrNotFound},
+			{"unknown receiver", ledger.TransferInstructionRequest{Sender: a, Receiver: coin.PartyID("nobody::" + a.Namespace()), Amount: coin.MustParse("1"), ExecuteBefore: clock.Now().Add(time.Hour)}, fault.ErrNotFound},
 		}
 		for _, c := range bad {
 			_, err := l.Instructions().Create(ctx, c.req)
-			if c.want == nil && !ledger.IsValidation(err) || c.want != nil && !errors.Is(err, c.want) {
+			if c.want == nil && !fault.IsValidation(err) || c.want != nil && !errors.Is(err, c.want) {
 				t.Errorf("%s = %v, want %v", c.name, err, c.want)
 			}
 		}
@@ -305,7 +306,7 @@ func TestTransferInstructionConcurrentTracking(t *testing.T) {
 				switch {
 				case err == nil:
 					ok++
-				case errors.Is(err, ledger.ErrDuplicate), errors.Is(err, ledger.ErrInFlight):
+				case errors.Is(err, fault.ErrDuplicate), errors.Is(err, fault.ErrInFlight):
 				default:
 					t.Errorf("create: %v", err)
 				}
@@ -334,7 +335,7 @@ func TestTransferInstructionInFlight(t *testing.T) {
 		t.Fatal(err)
 	}
 	req := ledger.TransferInstructionRequest{Sender: a, Receiver: b, Amount: coin.MustParse("1"), ExecuteBefore: clock.Now().Add(time.Hour), TrackingID: "busy"}
-	if _, err := l.Instructions().Create(ctx, req); !errors.Is(err, ledger.ErrInFlight) {
+	if _, err := l.Instructions().Create(ctx, req); !errors.Is(err, fault.ErrInFlight) {
 		t.Errorf("while in flight = %v, want ErrInFlight", err)
 	}
 	release()
@@ -373,7 +374,7 @@ func TestTransferToPreapprovedReceiverIsDirect(t *testing.T) {
 		if tis, err := pending.New(l).TransferInstructions(ctx, sender); err != nil || len(tis) != 0 {
 			t.Errorf("pending instructions = %d, %v; want none", len(tis), err)
 		}
-		if _, err := send("d1"); !errors.Is(err, ledger.ErrDuplicate) {
+		if _, err := send("d1"); !errors.Is(err, fault.ErrDuplicate) {
 			t.Errorf("same tracking id again: %v; want ErrDuplicate", err)
 		}
 		clock.Advance(ledger.PreapprovalLifetime + time.Hour)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/fault"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
 	"github.com/ccwallet/ccwallet/ledger/userrights"
 	"github.com/ccwallet/ccwallet/ledger/users"
@@ -56,13 +57,13 @@ func TestBootstrapAndOnboarding(t *testing.T) {
 		if u, _ := users.Of(l).Get(ctx, "alice@example.com"); u.Onboarded || u.WalletInstalled {
 			t.Errorf("after offboard: %+v", u)
 		}
-		if err := userrights.New(l).Offboard(ctx, "alice@example.com"); !errors.Is(err, ledger.ErrNotFound) {
+		if err := userrights.New(l).Offboard(ctx, "alice@example.com"); !errors.Is(err, fault.ErrNotFound) {
 			t.Errorf("offboard twice = %v, want ErrNotFound", err)
 		}
 		if back, err := users.Of(l).Onboard(ctx, "alice@example.com", ""); err != nil || back != p {
 			t.Errorf("re-onboard = %s, %v; want the old party back", back, err)
 		}
-		if err := userrights.New(l).Offboard(ctx, "admin"); !errors.Is(err, ledger.ErrConflict) {
+		if err := userrights.New(l).Offboard(ctx, "admin"); !errors.Is(err, fault.ErrConflict) {
 			t.Errorf("offboard admin = %v, want ErrConflict", err)
 		}
 		if _, err := users.Of(l).Onboard(ctx, "bob", coin.PartyID("stranger::"+l.Operator().Namespace())); err == nil {
@@ -92,16 +93,16 @@ func TestTransfer(t *testing.T) {
 		// A failed transfer changes nothing.
 		before := ledgertest.Conserved(t, l)
 		_, err = l.Transfer(ctx, ledger.TransferRequest{Sender: a, Receiver: b, Amount: coin.MustParse("4.0000000001")})
-		if !errors.Is(err, ledger.ErrInsufficientFunds) {
+		if !errors.Is(err, fault.ErrInsufficientFunds) {
 			t.Fatalf("overdraft = %v, want ErrInsufficientFunds", err)
 		}
 		if after := ledgertest.Conserved(t, l); !after.Live.Equal(before.Live) {
 			t.Errorf("failed transfer changed supply: %s -> %s", before.Live, after.Live)
 		}
-		if _, err := l.Transfer(ctx, ledger.TransferRequest{Sender: a, Receiver: coin.PartyID("nobody::" + a.Namespace()), Amount: coin.MustParse("1")}); !errors.Is(err, ledger.ErrNotFound) {
+		if _, err := l.Transfer(ctx, ledger.TransferRequest{Sender: a, Receiver: coin.PartyID("nobody::" + a.Namespace()), Amount: coin.MustParse("1")}); !errors.Is(err, fault.ErrNotFound) {
 			t.Errorf("unknown receiver = %v, want ErrNotFound", err)
 		}
-		if _, err := l.Transfer(ctx, ledger.TransferRequest{Sender: a, Receiver: b, Amount: coin.MustParse("0")}); !ledger.IsValidation(err) {
+		if _, err := l.Transfer(ctx, ledger.TransferRequest{Sender: a, Receiver: b, Amount: coin.MustParse("0")}); !fault.IsValidation(err) {
 			t.Errorf("zero amount = %v, want a validation error", err)
 		}
 	})
@@ -149,7 +150,7 @@ func TestConcurrentTransfers(t *testing.T) {
 						switch {
 						case err == nil:
 							ok.Add(1)
-						case errors.Is(err, ledger.ErrInsufficientFunds):
+						case errors.Is(err, fault.ErrInsufficientFunds):
 							poor.Add(1)
 						default:
 							errc <- fmt.Errorf("transfer %s -> %s: %w", s, r, err)

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/ccwallet/ccwallet/coin"
+	"github.com/ccwallet/ccwallet/ledger/fault"
 	"github.com/ccwallet/ccwallet/store"
 	"github.com/uptrace/bun"
 )
@@ -38,7 +39,7 @@ func (of Offers) Limits() OfferLimits {
 // checkFloor refuses an offer below the floor, in words.
 func (of Offers) checkFloor(amount coin.Amount) error {
 	if floor := of.Limits().MinAmount; amount.Cmp(floor) < 0 {
-		return Invalid("amount", "a transfer offer must be at least %s CC on this network, not %s CC; send a larger amount", HumanCC(floor), HumanCC(amount))
+		return fault.Invalid("amount", "a transfer offer must be at least %s CC on this network, not %s CC; send a larger amount", HumanCC(floor), HumanCC(amount))
 	}
 	return nil
 }
@@ -56,7 +57,7 @@ func (of Offers) checkCap(ctx context.Context, tx bun.Tx, sender, receiver coin.
 		return err
 	}
 	if most := of.Limits().MaxOpenPerReceiver; n >= most {
-		return Invalid("receiver_party_id", "you already have %d open transfer offers to this party, the most one sender may have (%d); wait until they are accepted, rejected or expire, or withdraw some",
+		return fault.Invalid("receiver_party_id", "you already have %d open transfer offers to this party, the most one sender may have (%d); wait until they are accepted, rejected or expire, or withdraw some",
 			n, most)
 	}
 	return nil

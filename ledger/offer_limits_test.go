@@ -9,6 +9,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/fault"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
 	"github.com/ccwallet/ccwallet/ledger/pending"
 	"github.com/ccwallet/ccwallet/ledger/traffic"
@@ -38,7 +39,7 @@ func TestOfferLimits(t *testing.T) {
 				return o, err
 			}
 			_, err := offer(bob, "0.0000000001")
-			if !ledger.IsValidation(err) || !strings.Contains(err.Error(), "at least 0.5 CC") {
+			if !fault.IsValidation(err) || !strings.Contains(err.Error(), "at least 0.5 CC") {
 				t.Errorf("an offer below the floor = %v, want refused with the floor", err)
 			}
 			op := string(l.Operator())
@@ -65,7 +66,7 @@ func TestOfferLimits(t *testing.T) {
 			}
 			hist := historyLens(t, l, sender, bob)
 			_, err = offer(bob, "1")
-			if !ledger.IsValidation(err) || !strings.Contains(err.Error(), "already have 3 open transfer offers") || !strings.Contains(err.Error(), "(3)") {
+			if !fault.IsValidation(err) || !strings.Contains(err.Error(), "already have 3 open transfer offers") || !strings.Contains(err.Error(), "(3)") {
 				t.Errorf("a 4th open offer = %v, want refused with the cap", err)
 			}
 			if got := historyLens(t, l, sender, bob); fmt.Sprint(got) != fmt.Sprint(hist) {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/ccwallet/ccwallet/coin"
+	"github.com/ccwallet/ccwallet/ledger/fault"
 	"github.com/ccwallet/ccwallet/store"
 	"github.com/uptrace/bun"
 )
@@ -121,7 +122,7 @@ func (of Offers) validate(ctx context.Context, r *OfferRequest) error {
 	l := of.l
 	r.TrackingID = strings.TrimSpace(r.TrackingID)
 	if r.TrackingID == "" {
-		return Invalid("tracking_id", "must not be empty")
+		return fault.Invalid("tracking_id", "must not be empty")
 	}
 	if err := CheckText("tracking_id", r.TrackingID); err != nil {
 		return err
@@ -139,13 +140,13 @@ func (of Offers) validate(ctx context.Context, r *OfferRequest) error {
 		return err
 	}
 	if r.Receiver == r.Sender {
-		return Invalid("receiver_party_id", "is the sender's own party")
+		return fault.Invalid("receiver_party_id", "is the sender's own party")
 	}
 	// The sender's wallet exists (the caller resolved it), so an unknown
 	// receiver is bad input (400), not a missing wallet (404).
 	if err := l.KnownParty(ctx, r.Receiver); err != nil {
-		if errors.Is(err, ErrNotFound) {
-			return Invalid("receiver_party_id", "no party %s is known on this network", r.Receiver)
+		if errors.Is(err, fault.ErrNotFound) {
+			return fault.Invalid("receiver_party_id", "no party %s is known on this network", r.Receiver)
 		}
 		return err
 	}
@@ -156,8 +157,8 @@ func (of Offers) validate(ctx context.Context, r *OfferRequest) error {
 // funds: the sender pays only when the receiver accepts, as on the real
 // network. The tracking id makes it idempotent per sender: the same id with
 // the same parameters returns the existing offer and creates nothing
-// (created is false); with other parameters it fails with ErrDuplicate; while
-// another request with the id is in flight it fails with ErrInFlight.
+// (created is false); with other parameters it fails with fault.ErrDuplicate; while
+// another request with the id is in flight it fails with fault.ErrInFlight.
 func (of Offers) Create(ctx context.Context, r OfferRequest) (o Offer, created bool, err error) {
 	return of.create(ctx, r, nil)
 }
@@ -190,7 +191,7 @@ func (of Offers) create(ctx context.Context, r OfferRequest, guard func(ctx cont
 				return err
 			}
 			if !r.same(row) {
-				return fmt.Errorf("%w: tracking id %q was used for a different offer %s; check its status", ErrDuplicate, r.TrackingID, row.ContractID)
+				return fmt.Errorf("%w: tracking id %q was used for a different offer %s; check its status", fault.ErrDuplicate, r.TrackingID, row.ContractID)
 			}
 			o = OfferView(row)
 			return nil
@@ -198,7 +199,7 @@ func (of Offers) create(ctx context.Context, r OfferRequest, guard func(ctx cont
 		// Checked after deduplication, so a client retrying a created
 		// offer gets it back even once its expiry has passed.
 		if !r.ExpiresAt.After(l.Now()) {
-			return Invalid("expires_at", "must be in the future")
+			return fault.Invalid("expires_at", "must be in the future")
 		}
 		if err := of.afford(ctx, tx, r.Sender, r.Amount); err != nil {
 			return err
@@ -254,7 +255,7 @@ func (of Offers) afford(ctx context.Context, tx bun.Tx, sender coin.PartyID, amo
 		return err
 	}
 	if avail := b.EffectiveUnlocked; amount.Cmp(avail) > 0 {
-		return problem(ErrInsufficientFunds, "insufficient funds: the offer of %s CC is more than your available %s CC; offer less, or wait for incoming coin",
+		return problem(fault.ErrInsufficientFunds, "insufficient funds: the offer of %s CC is more than your available %s CC; offer less, or wait for incoming coin",
 			HumanCC(amount), HumanCC(avail))
 	}
 	return nil
@@ -262,7 +263,7 @@ func (of Offers) afford(ctx context.Context, tx bun.Tx, sender coin.PartyID, amo
 
 // offerRole checks that actor may perform an action reserved to role
 // ("sender" or "receiver") on o: a stakeholder in the other role gets
-// ErrForbidden, anyone else ErrNotFound (the offer is not theirs to see).
+// fault.ErrForbidden, anyone else fault.ErrNotFound (the offer is not theirs to see).
 func offerRole(o *store.TransferOffer, actor coin.PartyID, role string) error {
 	want := o.Receiver
 	if role == "sender" {
@@ -272,16 +273,16 @@ func offerRole(o *store.TransferOffer, actor coin.PartyID, role string) error {
 		return nil
 	}
 	if actor == o.Sender || actor == o.Receiver {
-		return fmt.Errorf("%w: only the offer's %s may do this", ErrForbidden, role)
+		return fmt.Errorf("%w: only the offer's %s may do this", fault.ErrForbidden, role)
 	}
-	return fmt.Errorf("transfer offer %s: %w", o.ContractID, ErrNotFound)
+	return fmt.Errorf("transfer offer %s: %w", o.ContractID, fault.ErrNotFound)
 }
 
 // ErrOfferFinished is returned for an action on an offer that is no longer
 // open (completed, rejected, withdrawn or expired): its contract is
 // archived, so like the real wallet we answer that it is not found, the
 // one error the spec declares for accept, reject and withdraw.
-var ErrOfferFinished = fmt.Errorf("transfer offer is no longer open: %w", ErrNotFound)
+var ErrOfferFinished = fmt.Errorf("transfer offer is no longer open: %w", fault.ErrNotFound)
 
 func offerOpen(o *store.TransferOffer) error {
 	if o.Status == OfferCreated {
@@ -291,7 +292,7 @@ func offerOpen(o *store.TransferOffer) error {
 	if o.FailureKind != "" {
 		state = o.FailureKind
 	}
-	return &Problem{Err: ErrOfferFinished, Msg: fmt.Sprintf("this transfer offer is %s already, so there is nothing left to do; reload the list", state)}
+	return &fault.Problem{Err: ErrOfferFinished, Msg: fmt.Sprintf("this transfer offer is %s already, so there is nothing left to do; reload the list", state)}
 }
 
 // change runs fn on an open offer that actor may act on as role, in
@@ -354,13 +355,13 @@ func (t *txn) finishOffer(o *store.TransferOffer) {
 // histories record a P2PPaymentCompleted transfer. If the sender cannot pay,
 // the acceptance stands and the offer fails as "withdrawn" with the reason,
 // as the real sender automation withdraws it. After expires_at it fails with
-// ErrExpired and changes nothing.
+// fault.ErrExpired and changes nothing.
 func (of Offers) Accept(ctx context.Context, actor coin.PartyID, cid coin.ContractID) (coin.ContractID, error) {
 	var accepted coin.ContractID
 	err := of.change(ctx, actor, cid, "receiver", "accept-transfer-offer", func(t *txn, o *store.TransferOffer) error {
 		if !t.now.Before(o.ExpiresAt) {
 			// Not yet expired by the automation, but no longer open all the same.
-			return &Problem{Err: fmt.Errorf("%w (%w)", ErrExpired, ErrOfferFinished),
+			return &fault.Problem{Err: fmt.Errorf("%w (%w)", fault.ErrExpired, ErrOfferFinished),
 				Msg: fmt.Sprintf("this transfer offer expired at %s and can no longer be accepted; ask the sender for a new one", FormatTime(o.ExpiresAt))}
 		}
 		// The payment is a transfer under the rules at the open round.
@@ -379,7 +380,7 @@ func (of Offers) Accept(ctx context.Context, actor coin.PartyID, cid coin.Contra
 		case err == nil:
 			t.recordTransfer(o.Sender, o.Receiver, o.Amount, r, "P2PPaymentCompleted", o.Description)
 			o.Status, o.CompletedCID = OfferCompleted, r.Outputs[0]
-		case errors.Is(err, ErrInsufficientFunds):
+		case errors.Is(err, fault.ErrInsufficientFunds):
 			// transfer fails before it writes anything, so t is still clean.
 			o.Status, o.FailureKind, o.WithdrawnReason = OfferFailed, OfferWithdrawn, err.Error()
 			note := fmt.Sprintf("transfer offer %s of %s withdrawn: %s", o.TrackingID, o.Amount, err)
@@ -426,12 +427,12 @@ func (of Offers) Withdraw(ctx context.Context, actor coin.PartyID, cid coin.Cont
 }
 
 // ExpireOne ends sender's open offer cid once its expiry has passed
-// (ledger/expiry's automation runs it on the offers due): ErrConflict
+// (ledger/expiry's automation runs it on the offers due): fault.ErrConflict
 // before, ErrOfferFinished when it ended meanwhile.
 func (of Offers) ExpireOne(ctx context.Context, sender coin.PartyID, cid coin.ContractID) error {
 	return of.change(ctx, sender, cid, "sender", "expire-transfer-offer", func(t *txn, o *store.TransferOffer) error {
 		if t.now.Before(o.ExpiresAt) {
-			return fmt.Errorf("%w: transfer offer %s has not expired", ErrConflict, o.ContractID)
+			return fmt.Errorf("%w: transfer offer %s has not expired", fault.ErrConflict, o.ContractID)
 		}
 		o.Status, o.FailureKind = OfferFailed, OfferExpired
 		return nil

@@ -11,6 +11,7 @@ import (
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/expiry"
+	"github.com/ccwallet/ccwallet/ledger/fault"
 	"github.com/ccwallet/ccwallet/ledger/history"
 	"github.com/ccwallet/ccwallet/ledger/holdingsview"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
@@ -80,17 +81,17 @@ func TestOfferStateChanges(t *testing.T) {
 			offerState{ledger.OfferFailed, ledger.OfferWithdrawn, "100.0000000000", "0.0000000000", 0}},
 		{"withdraw after accept", "100", []step{{"receiver", "accept", nil}, {"sender", "withdraw", ledger.ErrOfferFinished}},
 			offerState{ledger.OfferCompleted, "", "90.0000000000", "10.0000000000", 0}},
-		{"accept by the sender", "100", []step{{"sender", "accept", ledger.ErrForbidden}},
+		{"accept by the sender", "100", []step{{"sender", "accept", fault.ErrForbidden}},
 			offerState{ledger.OfferCreated, "", "100.0000000000", "0.0000000000", 1}},
-		{"accept by a stranger", "100", []step{{"stranger", "accept", ledger.ErrNotFound}},
+		{"accept by a stranger", "100", []step{{"stranger", "accept", fault.ErrNotFound}},
 			offerState{ledger.OfferCreated, "", "100.0000000000", "0.0000000000", 1}},
-		{"reject by the sender", "100", []step{{"sender", "reject", ledger.ErrForbidden}},
+		{"reject by the sender", "100", []step{{"sender", "reject", fault.ErrForbidden}},
 			offerState{ledger.OfferCreated, "", "100.0000000000", "0.0000000000", 1}},
-		{"withdraw by the receiver", "100", []step{{"receiver", "withdraw", ledger.ErrForbidden}},
+		{"withdraw by the receiver", "100", []step{{"receiver", "withdraw", fault.ErrForbidden}},
 			offerState{ledger.OfferCreated, "", "100.0000000000", "0.0000000000", 1}},
 		{"reject twice", "100", []step{{"receiver", "reject", nil}, {"receiver", "reject", ledger.ErrOfferFinished}},
 			offerState{ledger.OfferFailed, ledger.OfferRejected, "100.0000000000", "0.0000000000", 0}},
-		{"accept after expiry", "100", []step{{"", "wait", nil}, {"receiver", "accept", ledger.ErrExpired}},
+		{"accept after expiry", "100", []step{{"", "wait", nil}, {"receiver", "accept", fault.ErrExpired}},
 			offerState{ledger.OfferCreated, "", "100.0000000000", "0.0000000000", 1}},
 		{"expiry ends it", "100", []step{{"", "wait", nil}, {"", "expire", nil}, {"receiver", "accept", ledger.ErrOfferFinished}, {"sender", "withdraw", ledger.ErrOfferFinished}},
 			offerState{ledger.OfferFailed, ledger.OfferExpired, "100.0000000000", "0.0000000000", 0}},
@@ -111,11 +112,11 @@ func TestOfferStateChanges(t *testing.T) {
 			offerState{ledger.OfferFailed, ledger.OfferWithdrawn, "100.0000000000", "0.0000000000", 0}},
 		{"withdraw twice", "100", []step{{"sender", "withdraw", nil}, {"sender", "withdraw", ledger.ErrOfferFinished}},
 			offerState{ledger.OfferFailed, ledger.OfferWithdrawn, "100.0000000000", "0.0000000000", 0}},
-		{"reject by a stranger", "100", []step{{"stranger", "reject", ledger.ErrNotFound}},
+		{"reject by a stranger", "100", []step{{"stranger", "reject", fault.ErrNotFound}},
 			offerState{ledger.OfferCreated, "", "100.0000000000", "0.0000000000", 1}},
-		{"withdraw by a stranger", "100", []step{{"stranger", "withdraw", ledger.ErrNotFound}},
+		{"withdraw by a stranger", "100", []step{{"stranger", "withdraw", fault.ErrNotFound}},
 			offerState{ledger.OfferCreated, "", "100.0000000000", "0.0000000000", 1}},
-		{"a refused withdraw leaves the offer to accept", "100", []step{{"receiver", "withdraw", ledger.ErrForbidden}, {"receiver", "accept", nil}},
+		{"a refused withdraw leaves the offer to accept", "100", []step{{"receiver", "withdraw", fault.ErrForbidden}, {"receiver", "accept", nil}},
 			offerState{ledger.OfferCompleted, "", "90.0000000000", "10.0000000000", 0}},
 		// Past the expiry, before the expiry job ran: the offer can no longer
 		// be accepted, but either side may still end it.
@@ -210,7 +211,7 @@ func TestOfferStatusAndHistory(t *testing.T) {
 		if err != nil || st.Status != ledger.OfferCreated || st.CreatedTx == "" || st.ContractID != o.ContractID {
 			t.Fatalf("status = %+v, %v; want created", st, err)
 		}
-		if _, err := pending.New(l).OfferStatus(ctx, stranger, "t-1"); !errors.Is(err, ledger.ErrNotFound) {
+		if _, err := pending.New(l).OfferStatus(ctx, stranger, "t-1"); !errors.Is(err, fault.ErrNotFound) {
 			t.Errorf("stranger's status = %v, want ErrNotFound", err)
 		}
 		accepted, err := l.Offers().Accept(ctx, receiver, o.ContractID)
@@ -258,7 +259,7 @@ func TestCreateOfferValidation(t *testing.T) {
 			r := ok
 			tc.edit(&r)
 			_, _, err := l.Offers().Create(ctx, r)
-			var ve *ledger.ValidationError
+			var ve *fault.ValidationError
 			if !errors.As(err, &ve) || ve.Field != tc.field {
 				t.Errorf("%s: err = %v, want a validation error on %s", tc.name, err, tc.field)
 			}
@@ -294,7 +295,7 @@ func TestOfferTrackingIDIsIdempotent(t *testing.T) {
 				mu.Lock()
 				defer mu.Unlock()
 				switch {
-				case errors.Is(err, ledger.ErrInFlight):
+				case errors.Is(err, fault.ErrInFlight):
 					inFlight++
 				case err != nil:
 					t.Errorf("create: %v", err)
@@ -318,7 +319,7 @@ func TestOfferTrackingIDIsIdempotent(t *testing.T) {
 			t.Errorf("replay = %v, created %v, %v; want the same offer", again.ContractID, c, err)
 		}
 		req.Amount = coin.MustParse("4")
-		if _, _, err := l.Offers().Create(ctx, req); !errors.Is(err, ledger.ErrDuplicate) {
+		if _, _, err := l.Offers().Create(ctx, req); !errors.Is(err, fault.ErrDuplicate) {
 			t.Errorf("same tracking id, other amount = %v, want ErrDuplicate", err)
 		}
 		// A retry after the expiry still gets the offer back.
@@ -380,7 +381,7 @@ func TestOfferBeyondBalance(t *testing.T) {
 		req := ledger.OfferRequest{Sender: sender, Receiver: receiver, Amount: coin.MustParse("10.0000000001"),
 			ExpiresAt: clock.Now().Add(time.Hour), TrackingID: uuid.NewString()}
 		_, _, err := l.Offers().Create(ctx, req)
-		if !errors.Is(err, ledger.ErrInsufficientFunds) || !strings.Contains(err.Error(), "available 10 CC") {
+		if !errors.Is(err, fault.ErrInsufficientFunds) || !strings.Contains(err.Error(), "available 10 CC") {
 			t.Fatalf("offer beyond the balance = %v, want ErrInsufficientFunds naming the available amount", err)
 		}
 		if open, _ := pending.New(l).Offers(ctx, sender); len(open) != 0 {

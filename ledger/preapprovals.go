@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/ccwallet/ccwallet/coin"
+	"github.com/ccwallet/ccwallet/ledger/fault"
 	"github.com/ccwallet/ccwallet/store"
 	"github.com/uptrace/bun"
 )
@@ -65,7 +66,7 @@ func (pa Preapprovals) Fee(d time.Duration, price coin.Amount) coin.Amount {
 // operatorCannotPay is the error of a preapproval fee the operator's
 // wallet lacks missing for.
 func operatorCannotPay(missing coin.Amount) error {
-	return Invalid("", "the validator operator cannot pay the preapproval fee (missing %s CC); ask the operator to add coin to their wallet", HumanCC(missing))
+	return fault.Invalid("", "the validator operator cannot pay the preapproval fee (missing %s CC); ask the operator to add coin to their wallet", HumanCC(missing))
 }
 
 // FundProvider makes sure provider can pay fee. On a development network
@@ -101,7 +102,7 @@ func (pa Preapprovals) FundProvider(ctx context.Context, provider coin.PartyID, 
 func (t *txn) chargePreapproval(ctx context.Context, provider, receiver coin.PartyID, d time.Duration, subtype string) error {
 	fee := t.l.Preapprovals().Fee(d, t.round.Price)
 	r, err := t.burnFrom(ctx, provider, fee)
-	if errors.Is(err, ErrInsufficientFunds) {
+	if errors.Is(err, fault.ErrInsufficientFunds) {
 		b, berr := t.l.Preapprovals().unlockedAt(ctx, t, provider)
 		if berr != nil {
 			return berr
@@ -154,13 +155,13 @@ func preapprovalCreationKey(receiver coin.PartyID) string {
 // validator operator, who pays its fee (PreapprovalLifetime's worth). When
 // receiver has a valid one already it returns that one with exists set;
 // while another creation for receiver is in flight it fails with
-// ErrInFlight.
+// fault.ErrInFlight.
 func (pa Preapprovals) Create(ctx context.Context, receiver coin.PartyID) (cid coin.ContractID, exists bool, err error) {
 	l := pa.l
 	// A valid (live, unexpired) one is answered as it is.
 	if p, err := store.LiveTransferPreapproval(ctx, l.db, receiver); err == nil && l.Now().Before(p.ExpiresAt) {
 		return p.ContractID, true, nil
-	} else if err != nil && !errors.Is(err, ErrNotFound) {
+	} else if err != nil && !errors.Is(err, fault.ErrNotFound) {
 		return "", false, err
 	}
 	provider := l.operator
@@ -177,7 +178,7 @@ func (pa Preapprovals) Create(ctx context.Context, receiver coin.PartyID) (cid c
 			return err
 		}
 		if !ok {
-			return fmt.Errorf("%w: a transfer preapproval for this party is being created", ErrInFlight)
+			return fmt.Errorf("%w: a transfer preapproval for this party is being created", fault.ErrInFlight)
 		}
 		if err := l.LockParties(ctx, tx, receiver, provider); err != nil {
 			return err
@@ -218,7 +219,7 @@ func (t *txn) newPreapproval(ctx context.Context, receiver, provider coin.PartyI
 		return "", false, err
 	}
 	if !expires.After(t.now) {
-		return "", false, fmt.Errorf("%w: the preapproval would expire at %s, in the past", ErrExpired, FormatTime(expires))
+		return "", false, fmt.Errorf("%w: the preapproval would expire at %s, in the past", fault.ErrExpired, FormatTime(expires))
 	}
 	if err := t.chargePreapproval(ctx, provider, receiver, expires.Sub(t.now), "TransferPreapprovalCreation"); err != nil {
 		return "", false, err
@@ -235,7 +236,7 @@ func (t *txn) newPreapproval(ctx context.Context, receiver, provider coin.PartyI
 
 // Renew extends a live, unexpired preapproval by
 // PreapprovalLifetime from its current expiry; its provider pays the fee.
-// An expired one is never renewed (ErrExpired).
+// An expired one is never renewed (fault.ErrExpired).
 func (pa Preapprovals) Renew(ctx context.Context, cid coin.ContractID) (coin.ContractID, error) {
 	return pa.renew(ctx, cid, "", time.Time{}, Command{})
 }
@@ -260,13 +261,13 @@ func (pa Preapprovals) renew(ctx context.Context, cid coin.ContractID, actor coi
 		return "", err
 	}
 	if actor != "" && actor != p.Provider {
-		return "", fmt.Errorf("%w: only the provider %s renews transfer preapproval %s, not %s", ErrForbidden, p.Provider, cid, actor)
+		return "", fmt.Errorf("%w: only the provider %s renews transfer preapproval %s, not %s", fault.ErrForbidden, p.Provider, cid, actor)
 	}
 	if until.IsZero() {
 		until = p.ExpiresAt.Add(PreapprovalLifetime)
 	}
 	if !until.After(p.ExpiresAt) {
-		return "", Invalid("newExpiresAt", "%s is not after the preapproval's expiry %s", FormatTime(until), FormatTime(p.ExpiresAt))
+		return "", fault.Invalid("newExpiresAt", "%s is not after the preapproval's expiry %s", FormatTime(until), FormatTime(p.ExpiresAt))
 	}
 	if err := pa.FundProvider(ctx, p.Provider, until.Sub(p.ExpiresAt)); err != nil {
 		return "", fmt.Errorf("renew transfer preapproval %s: %w", cid, err)
@@ -285,14 +286,14 @@ func (pa Preapprovals) renew(ctx context.Context, cid coin.ContractID, actor coi
 			return err
 		}
 		if !p.ArchivedAt.IsZero() {
-			return fmt.Errorf("%w: transfer preapproval %s is archived", ErrConflict, cid)
+			return fmt.Errorf("%w: transfer preapproval %s is archived", fault.ErrConflict, cid)
 		}
 		t, err := c.begin(ctx, "renew-transfer-preapproval")
 		if err != nil {
 			return err
 		}
 		if !t.now.Before(p.ExpiresAt) {
-			return fmt.Errorf("%w: transfer preapproval %s expired at %s", ErrExpired, cid, FormatTime(p.ExpiresAt))
+			return fmt.Errorf("%w: transfer preapproval %s expired at %s", fault.ErrExpired, cid, FormatTime(p.ExpiresAt))
 		}
 		if err := t.chargePreapproval(ctx, p.Provider, p.Receiver, until.Sub(p.ExpiresAt), "TransferPreapprovalRenewal"); err != nil {
 			return err
@@ -326,7 +327,7 @@ func (pa Preapprovals) Cancel(ctx context.Context, receiver coin.PartyID) error 
 func (pa Preapprovals) CancelAs(ctx context.Context, actor coin.PartyID, cid coin.ContractID, cmd Command) error {
 	p, err := store.TransferPreapprovalByID(ctx, pa.l.db, cid)
 	if errors.Is(err, store.ErrNotFound) {
-		return fmt.Errorf("%w: transfer preapproval %s", ErrNotFound, cid)
+		return fmt.Errorf("%w: transfer preapproval %s", fault.ErrNotFound, cid)
 	} else if err != nil {
 		return err
 	}
@@ -346,13 +347,13 @@ func (pa Preapprovals) cancel(ctx context.Context, receiver coin.PartyID, cid co
 		}
 		p, err := store.LiveTransferPreapproval(ctx, tx, receiver)
 		if errors.Is(err, store.ErrNotFound) || err == nil && cid != "" && p.ContractID != cid {
-			return problem(ErrNotFound, "there is no preapproval to revoke: it expired or was revoked already")
+			return problem(fault.ErrNotFound, "there is no preapproval to revoke: it expired or was revoked already")
 		}
 		if err != nil {
 			return err
 		}
 		if actor != "" && actor != p.Receiver && actor != p.Provider {
-			return fmt.Errorf("%w: only the receiver or the provider cancels transfer preapproval %s, not %s", ErrForbidden, p.ContractID, actor)
+			return fmt.Errorf("%w: only the receiver or the provider cancels transfer preapproval %s, not %s", fault.ErrForbidden, p.ContractID, actor)
 		}
 		t, err := c.begin(ctx, "cancel-transfer-preapproval")
 		if err != nil {
@@ -398,13 +399,13 @@ type PreapprovalSend struct {
 // Send transfers in one step to a receiver with a valid
 // preapproval (TransferPreapproval_Send). The deduplication id allows one
 // success per id per sender within DeduplicationWindow; a replay fails with
-// ErrDuplicate. When the preapproval's provider is a featured app provider,
+// fault.ErrDuplicate. When the preapproval's provider is a featured app provider,
 // the transfer earns it an app reward coupon, as on the real network.
 func (pa Preapprovals) Send(ctx context.Context, s PreapprovalSend) (*TransferResult, error) {
 	l := pa.l
 	s.DeduplicationID = strings.TrimSpace(s.DeduplicationID)
 	if s.DeduplicationID == "" {
-		return nil, Invalid("deduplication_id", "must not be empty")
+		return nil, fault.Invalid("deduplication_id", "must not be empty")
 	}
 	if err := CheckID("deduplication_id", s.DeduplicationID); err != nil {
 		return nil, err
@@ -435,7 +436,7 @@ func (t *changes) sendPreapprovedCommand(c *sendCall, rd *store.PreapprovalSendR
 	s := c.s
 	if !rd.CommandAt.IsZero() {
 		if t.now.Sub(rd.CommandAt) < DeduplicationWindow*time.Second {
-			return nil, fmt.Errorf("%w: deduplication id %q was used at %s", ErrDuplicate, s.DeduplicationID, FormatTime(rd.CommandAt))
+			return nil, fmt.Errorf("%w: deduplication id %q was used at %s", fault.ErrDuplicate, s.DeduplicationID, FormatTime(rd.CommandAt))
 		}
 		// The old record goes in the write batch, before the new one.
 		t.forget = append(t.forget, c.cmd.Key)
@@ -445,7 +446,7 @@ func (t *changes) sendPreapprovedCommand(c *sendCall, rd *store.PreapprovalSendR
 		if c.token {
 			return nil, errNoPreapproval
 		}
-		return nil, Invalid("receiver_party_id", "%s has no valid transfer preapproval", s.Receiver)
+		return nil, fault.Invalid("receiver_party_id", "%s has no valid transfer preapproval", s.Receiver)
 	}
 	r, err := t.transferFrom(rd.Holdings, s.Sender, []Output{{Receiver: p.Receiver, Amount: s.Amount}})
 	if err != nil {
@@ -466,7 +467,7 @@ func (pa Preapprovals) Valid(ctx context.Context, db bun.IDB, receiver coin.Part
 	l := pa.l
 	p, err := store.LiveTransferPreapproval(ctx, db, receiver)
 	if errors.Is(err, store.ErrNotFound) || (err == nil && !l.Now().Before(p.ExpiresAt)) {
-		return nil, Invalid("receiver_party_id", "%s has no valid transfer preapproval", receiver)
+		return nil, fault.Invalid("receiver_party_id", "%s has no valid transfer preapproval", receiver)
 	}
 	return p, err
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/fault"
 	"github.com/ccwallet/ccwallet/ledger/history"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
 	"github.com/ccwallet/ccwallet/ledger/provider"
@@ -65,7 +66,7 @@ func TestPreapprovalCreateAndSend(t *testing.T) {
 		if err != nil || len(coupons) != 1 || !strings.Contains(string(coupons[0].Payload), `"featured":true`) {
 			t.Errorf("app reward coupons of the featured provider = %+v, %v; want one", coupons, err)
 		}
-		if _, err := l.Preapprovals().Send(ctx, send); !errors.Is(err, ledger.ErrDuplicate) {
+		if _, err := l.Preapprovals().Send(ctx, send); !errors.Is(err, fault.ErrDuplicate) {
 			t.Errorf("replayed deduplication id = %v, want ErrDuplicate", err)
 		}
 		if got := balance(t, l, receiver); got != "10.0000000000" {
@@ -76,7 +77,7 @@ func TestPreapprovalCreateAndSend(t *testing.T) {
 			t.Errorf("deduplication id after 24 h = %v, want allowed", err)
 		}
 		send.Receiver, send.DeduplicationID = other, "d-2"
-		if _, err := l.Preapprovals().Send(ctx, send); !ledger.IsValidation(err) {
+		if _, err := l.Preapprovals().Send(ctx, send); !fault.IsValidation(err) {
 			t.Errorf("send to a receiver without preapproval = %v, want a validation error", err)
 		}
 		items, err := history.New(l).List(ctx, sender, history.Query{PageSize: 1})
@@ -107,17 +108,17 @@ func TestPreapprovalRenewalAndExpiry(t *testing.T) {
 			!renewed.ValidFrom.Equal(first.ValidFrom) || !renewed.LastRenewedAt.Equal(clock.Now()) {
 			t.Fatalf("renewed = %+v, %v", renewed, err)
 		}
-		if _, err := l.Preapprovals().Renew(ctx, cid); !errors.Is(err, ledger.ErrConflict) {
+		if _, err := l.Preapprovals().Renew(ctx, cid); !errors.Is(err, fault.ErrConflict) {
 			t.Errorf("renew the archived one = %v, want ErrConflict", err)
 		}
 		clock.Advance(200 * 24 * time.Hour)
 		if n, err := provider.New(l).RenewDue(ctx); err != nil || n != 0 {
 			t.Errorf("renew due after expiry = %d, %v; want 0 (never an expired one)", n, err)
 		}
-		if _, err := l.Preapprovals().Renew(ctx, renewed.ContractID); !errors.Is(err, ledger.ErrExpired) {
+		if _, err := l.Preapprovals().Renew(ctx, renewed.ContractID); !errors.Is(err, fault.ErrExpired) {
 			t.Errorf("renew an expired one = %v, want ErrExpired", err)
 		}
-		if _, err := provider.New(l).Preapproval(ctx, receiver); !errors.Is(err, ledger.ErrNotFound) {
+		if _, err := provider.New(l).Preapproval(ctx, receiver); !errors.Is(err, fault.ErrNotFound) {
 			t.Errorf("Preapprovals().Of an expired one = %v, want ErrNotFound", err)
 		}
 		// A new one replaces the expired one.
@@ -128,7 +129,7 @@ func TestPreapprovalRenewalAndExpiry(t *testing.T) {
 		if err := l.Preapprovals().Cancel(ctx, receiver); err != nil {
 			t.Fatal(err)
 		}
-		if err := l.Preapprovals().Cancel(ctx, receiver); !errors.Is(err, ledger.ErrNotFound) {
+		if err := l.Preapprovals().Cancel(ctx, receiver); !errors.Is(err, fault.ErrNotFound) {
 			t.Errorf("cancel twice = %v, want ErrNotFound", err)
 		}
 		if ps, err := provider.New(l).Preapprovals(ctx); err != nil || len(ps) != 0 {
@@ -152,12 +153,12 @@ func TestPreapprovalFeeOutsideDevNet(t *testing.T) {
 				t.Fatal(err)
 			}
 			_, _, err = l.Preapprovals().Create(ctx, receiver)
-			if !ledger.IsValidation(err) || !strings.Contains(err.Error(), "the validator operator cannot pay the preapproval fee (missing 49.32 CC)") {
+			if !fault.IsValidation(err) || !strings.Contains(err.Error(), "the validator operator cannot pay the preapproval fee (missing 49.32 CC)") {
 				t.Fatalf("create without operator funds = %v", err)
 			}
 			// A production ledger cannot mint; the coin comes from a
 			// development replica of the same database, as a test seeds it.
-			if _, err := l.Dev(); !errors.Is(err, ledger.ErrDisabled) {
+			if _, err := l.Dev(); !errors.Is(err, fault.ErrDisabled) {
 				t.Fatalf("Dev on a production ledger = %v, want ErrDisabled", err)
 			}
 			// The replica keeps the network's (wall) time: with the test
@@ -188,10 +189,10 @@ func TestPreapprovalCreationInFlight(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := l.Preapprovals().Create(ctx, receiver); !errors.Is(err, ledger.ErrInFlight) {
+	if _, _, err := l.Preapprovals().Create(ctx, receiver); !errors.Is(err, fault.ErrInFlight) {
 		t.Errorf("while in flight = %v, want ErrInFlight", err)
 	}
-	if _, err := provider.New(l).Preapproval(ctx, receiver); !errors.Is(err, ledger.ErrNotFound) {
+	if _, err := provider.New(l).Preapproval(ctx, receiver); !errors.Is(err, fault.ErrNotFound) {
 		t.Errorf("a refused creation left a preapproval: %v", err)
 	}
 	release()

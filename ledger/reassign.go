@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/ccwallet/ccwallet/coin"
+	"github.com/ccwallet/ccwallet/ledger/fault"
 	"github.com/ccwallet/ccwallet/store"
 	"github.com/uptrace/bun"
 )
@@ -16,7 +17,7 @@ import (
 
 // ErrReassigning is returned when a contract that must be disclosed is
 // being reassigned between synchronizers; the client retries later.
-var ErrReassigning = fmt.Errorf("%w: contract is being reassigned", ErrConflict)
+var ErrReassigning = fmt.Errorf("%w: contract is being reassigned", fault.ErrConflict)
 
 // Uses lists the contracts a move on the instruction ti uses, for the
 // registry's choice context and the wallet's move alike: the instruction
@@ -83,7 +84,7 @@ func (in Instructions) Route(ctx context.Context, db bun.IDB, sender, receiver c
 	}
 	p, err := in.l.Preapprovals().Valid(ctx, db, receiver)
 	switch {
-	case IsValidation(err):
+	case fault.IsValidation(err):
 		return TransferOffer, nil, nil
 	case err != nil:
 		return "", nil, err
@@ -92,17 +93,17 @@ func (in Instructions) Route(ctx context.Context, db bun.IDB, sender, receiver c
 }
 
 // featuredAppRightOf is provider's FeaturedAppRight contract id read in
-// db; ErrNotFound when provider is not featured.
+// db; fault.ErrNotFound when provider is not featured.
 func featuredAppRightOf(ctx context.Context, db bun.IDB, provider coin.PartyID) (coin.ContractID, error) {
 	if provider == "" {
-		return "", ErrNotFound
+		return "", fault.ErrNotFound
 	}
 	ids, err := FeaturedRightsOf(ctx, db, provider)
 	if err != nil {
 		return "", err
 	}
 	if len(ids) == 0 {
-		return "", fmt.Errorf("featured app right of %s: %w", provider, ErrNotFound)
+		return "", fmt.Errorf("featured app right of %s: %w", provider, fault.ErrNotFound)
 	}
 	return ids[0], nil
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/fault"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
 	"github.com/ccwallet/ccwallet/ledger/pending"
 	"github.com/ccwallet/ccwallet/ledger/registry"
@@ -38,7 +39,7 @@ func TestChoiceContextMissingLock(t *testing.T) {
 		}
 		_, err = reg.InstructionChoiceContext(ctx, ti.ContractID, ledger.MoveAccept)
 		want := "LockedAmulet '" + string(ti.LockedHoldingCID) + "' not found for AmuletTransferInstruction '" + string(ti.ContractID) + "', which expires on " + ledger.FormatTime(ti.ExecuteBefore)
-		if !errors.Is(err, ledger.ErrNotFound) || err.Error() != want {
+		if !errors.Is(err, fault.ErrNotFound) || err.Error() != want {
 			t.Errorf("accept context = %v, want %q", err, want)
 		}
 		for _, m := range []ledger.InstructionMove{ledger.MoveReject, ledger.MoveWithdraw} {
@@ -47,7 +48,7 @@ func TestChoiceContextMissingLock(t *testing.T) {
 				t.Errorf("%s context = %+v, %v; want only expire-lock=false", m, cc, err)
 			}
 		}
-		if _, err := l.Instructions().Accept(ctx, b, ti.ContractID); !errors.Is(err, ledger.ErrNotFound) || !strings.Contains(err.Error(), "LockedAmulet") {
+		if _, err := l.Instructions().Accept(ctx, b, ti.ContractID); !errors.Is(err, fault.ErrNotFound) || !strings.Contains(err.Error(), "LockedAmulet") {
 			t.Errorf("accept without lock = %v", err)
 		}
 		r, err := l.Instructions().Withdraw(ctx, a, ti.ContractID)

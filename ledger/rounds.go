@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/ccwallet/ccwallet/coin"
+	"github.com/ccwallet/ccwallet/ledger/fault"
 	"github.com/ccwallet/ccwallet/store"
 	"github.com/uptrace/bun"
 )
@@ -49,7 +50,7 @@ const roundsLockKey = "ccwallet:rounds"
 func (ro Rounds) TickRounds(ctx context.Context, interval time.Duration) (RoundReport, error) {
 	l := ro.l
 	if interval <= 0 {
-		return RoundReport{}, Invalid("interval", "must be positive, not %s", interval)
+		return RoundReport{}, fault.Invalid("interval", "must be positive, not %s", interval)
 	}
 	var rep RoundReport
 	opened := false
@@ -234,7 +235,7 @@ func (ro Rounds) usable(ctx context.Context, db bun.IDB, latest *store.Round) (*
 			return &rs[i], nil
 		}
 	}
-	return nil, NotFoundf("No open usable OpenMiningRound found.")
+	return nil, fault.NotFoundf("No open usable OpenMiningRound found.")
 }
 
 // OpenRounds lists the open rounds, oldest first.

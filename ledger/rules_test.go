@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/ccwallet/ccwallet/coin"
+	"github.com/ccwallet/ccwallet/ledger/fault"
 )
 
 func TestHoldingFeeAndDust(t *testing.T) {
@@ -129,8 +130,8 @@ func TestSelectInputs(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			got, sum, err := SelectInputs(tt.cands, coin.MustParse(tt.target), tt.max)
 			if tt.wantErr {
-				if !errors.Is(err, ErrInsufficientFunds) {
-					t.Fatalf("err = %v, want ErrInsufficientFunds", err)
+				if !errors.Is(err, fault.ErrInsufficientFunds) {
+					t.Fatalf("err = %v, want fault.ErrInsufficientFunds", err)
 				}
 				return
 			}

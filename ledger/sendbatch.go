@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/ccwallet/ccwallet/coin"
+	"github.com/ccwallet/ccwallet/ledger/fault"
 	"github.com/ccwallet/ccwallet/ledger/impersonation"
 	"github.com/ccwallet/ccwallet/store"
 )
@@ -338,7 +339,7 @@ type sendResult struct {
 }
 
 // sendMany is the database transaction of a batch: one round trip claims
-// the keys (a key in flight elsewhere answers ErrInFlight at once), locks
+// the keys (a key in flight elsewhere answers fault.ErrInFlight at once), locks
 // the senders, draws the offsets and reads every send's command record,
 // preapproval, featured right and holdings; each send then runs its rule
 // in memory, and the writes of those that succeeded ride one commit
@@ -368,7 +369,7 @@ func (q *sender) sendMany(ctx context.Context, l *Ledger, db store.SendTx, calls
 		if offsets[i] == 0 {
 			// Its read is of rows another transaction may be changing
 			// (no lock was taken for it), and goes unused.
-			results[i].err = fmt.Errorf("%w: a command with the same id is being processed", ErrInFlight)
+			results[i].err = fmt.Errorf("%w: a command with the same id is being processed", fault.ErrInFlight)
 			continue
 		}
 		t := l.newChanges("transfer-preapproval-send", r)

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/ccwallet/ccwallet/ledger/apiread"
+	"github.com/ccwallet/ccwallet/ledger/fault"
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
@@ -94,17 +95,17 @@ func TestSendBatches(t *testing.T) {
 			s := o.send
 			switch {
 			case s.DeduplicationID == "poor":
-				if !errors.Is(o.err, ledger.ErrInsufficientFunds) {
+				if !errors.Is(o.err, fault.ErrInsufficientFunds) {
 					t.Errorf("send beyond the balance = %v, want ErrInsufficientFunds", o.err)
 				}
 				continue
 			case s.DeduplicationID == "nobody":
-				if !ledger.IsValidation(o.err) {
+				if !fault.IsValidation(o.err) {
 					t.Errorf("send without preapproval = %v, want a validation error", o.err)
 				}
 				continue
 			case s.DeduplicationID == "dup" && o.err != nil:
-				if !errors.Is(o.err, ledger.ErrDuplicate) && !errors.Is(o.err, ledger.ErrInFlight) {
+				if !errors.Is(o.err, fault.ErrDuplicate) && !errors.Is(o.err, fault.ErrInFlight) {
 					t.Errorf("second send of one id = %v, want ErrDuplicate or ErrInFlight", o.err)
 				}
 				continue
@@ -355,14 +356,14 @@ func TestTokenTransfersRunAsSends(t *testing.T) {
 				t.Errorf("receiver balance = %s, want %s", got, want)
 			}
 		}
-		if _, err := l.Instructions().Create(ctx, req(senders[0], receivers[0], "t-0")); !errors.Is(err, ledger.ErrDuplicate) {
+		if _, err := l.Instructions().Create(ctx, req(senders[0], receivers[0], "t-0")); !errors.Is(err, fault.ErrDuplicate) {
 			t.Errorf("replayed tracking id = %v, want ErrDuplicate", err)
 		}
 		res, err := l.Instructions().Create(ctx, req(senders[0], nobody, "t-nobody"))
 		if err != nil || res.Status != ledger.InstructionPending || res.InstructionCID == "" || res.UpdateID != "" {
 			t.Errorf("transfer to a receiver without preapproval = %+v, %v; want a pending instruction", res, err)
 		}
-		if _, err := l.Instructions().Create(ctx, req(senders[0], receivers[1], "t-nobody")); !errors.Is(err, ledger.ErrDuplicate) {
+		if _, err := l.Instructions().Create(ctx, req(senders[0], receivers[1], "t-nobody")); !errors.Is(err, fault.ErrDuplicate) {
 			t.Errorf("the pending instruction's tracking id again, now direct = %v, want ErrDuplicate", err)
 		}
 		if ledger.OnPostgres(l) && ledger.SendsBatched(l) == 0 {

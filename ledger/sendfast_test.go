@@ -9,6 +9,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/fault"
 	"github.com/ccwallet/ccwallet/ledger/holdingsview"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
 	"github.com/ccwallet/ccwallet/ledger/provider"
@@ -94,7 +95,7 @@ func TestSendBatchFastOnStaleCache(t *testing.T) {
 
 	// The deduplication id of a send the cache knows is refused.
 	fast("send before a replay", true)
-	if _, err := send(fmt.Sprintf("send-%d", n)); !errors.Is(err, ledger.ErrDuplicate) {
+	if _, err := send(fmt.Sprintf("send-%d", n)); !errors.Is(err, fault.ErrDuplicate) {
 		t.Errorf("replayed deduplication id = %v, want ErrDuplicate", err)
 	}
 
@@ -111,7 +112,7 @@ func TestSendBatchFastOnStaleCache(t *testing.T) {
 	if err := l.Preapprovals().Cancel(ctx, r); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := send("after-cancel"); !ledger.IsValidation(err) {
+	if _, err := send("after-cancel"); !fault.IsValidation(err) {
 		t.Errorf("send after the preapproval was cancelled = %v, want a validation error", err)
 	}
 	if got, want := received(), coin.MustParse("1").MulInt(int64(n)).String(); got != want {

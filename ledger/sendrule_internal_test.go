@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/ccwallet/ccwallet/coin"
+	"github.com/ccwallet/ccwallet/ledger/fault"
 	"github.com/ccwallet/ccwallet/store"
 	"github.com/uptrace/bun"
 )
@@ -79,18 +80,18 @@ func TestSendRuleWithoutDatabase(t *testing.T) {
 
 	expired := *preapproval
 	expired.ExpiresAt = at
-	var invalid *ValidationError
+	var invalid *fault.ValidationError
 	for _, tt := range []struct {
 		name string
 		rd   store.PreapprovalSendReads
 		is   func(error) bool
 	}{
 		{"duplicate", store.PreapprovalSendReads{CommandAt: at.Add(-time.Minute), Preapproval: preapproval, Holdings: holdings},
-			func(err error) bool { return errors.Is(err, ErrDuplicate) }},
+			func(err error) bool { return errors.Is(err, fault.ErrDuplicate) }},
 		{"no preapproval", store.PreapprovalSendReads{Holdings: holdings}, func(err error) bool { return errors.As(err, &invalid) }},
 		{"expired preapproval", store.PreapprovalSendReads{Preapproval: &expired, Holdings: holdings}, func(err error) bool { return errors.As(err, &invalid) }},
 		{"locked coin only", store.PreapprovalSendReads{Preapproval: preapproval, Holdings: holdings[1:2]},
-			func(err error) bool { return errors.Is(err, ErrInsufficientFunds) }},
+			func(err error) bool { return errors.Is(err, fault.ErrInsufficientFunds) }},
 	} {
 		c, r, err := run(tt.rd)
 		if !tt.is(err) || r != nil {

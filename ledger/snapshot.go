@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"time"
 
+	"github.com/ccwallet/ccwallet/ledger/fault"
 	"github.com/ccwallet/ccwallet/ledger/restoregate"
 	"github.com/ccwallet/ccwallet/store"
 )
@@ -28,24 +29,24 @@ import (
 // reset and minting outside the faucet are ledger/devnet's.
 type Dev struct{ l *Ledger }
 
-// Dev returns the development network's powers, or ErrDisabled unless
+// Dev returns the development network's powers, or fault.ErrDisabled unless
 // the ledger runs a development network.
 func (l *Ledger) Dev() (Dev, error) {
 	if !l.cfg.DevNet {
-		return Dev{}, fmt.Errorf("%w: minting outside the faucet is only available on a development network", ErrDisabled)
+		return Dev{}, fmt.Errorf("%w: minting outside the faucet is only available on a development network", fault.ErrDisabled)
 	}
 	return Dev{l: l}, nil
 }
 
 // ErrRestoring: a restore or reset is replacing the development network's
 // state; the request may be sent again in a moment.
-var ErrRestoring = fmt.Errorf("%w: the development network is being restored or reset; retry in a moment", ErrUnavailable)
+var ErrRestoring = fmt.Errorf("%w: the development network is being restored or reset; retry in a moment", fault.ErrUnavailable)
 
 // Close closes the restore gate: it waits up to drain for the requests
-// and jobs in flight to finish (else ErrConflict) and turns new ones
+// and jobs in flight to finish (else fault.ErrConflict) and turns new ones
 // away with ErrRestoring until Open.
 func (d Dev) Close(ctx context.Context, drain time.Duration) error {
-	return d.l.gate.Close(ctx, drain, ErrConflict)
+	return d.l.gate.Close(ctx, drain, fault.ErrConflict)
 }
 
 // Open opens the restore gate Close closed.

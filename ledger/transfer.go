@@ -13,6 +13,7 @@ import (
 	"sort"
 
 	"github.com/ccwallet/ccwallet/coin"
+	"github.com/ccwallet/ccwallet/ledger/fault"
 	"github.com/ccwallet/ccwallet/store"
 	"github.com/uptrace/bun"
 )
@@ -26,7 +27,7 @@ type Candidate struct {
 // SelectInputs picks the holdings that pay for target. It prefers few,
 // large inputs: candidates are taken largest first (ties by contract ID, so
 // the choice is deterministic) until they cover target. Holdings worth
-// nothing are skipped. It fails with ErrInsufficientFunds when all
+// nothing are skipped. It fails with fault.ErrInsufficientFunds when all
 // candidates together fall short, and also when covering target would
 // need more than maxInputs holdings, saying that merging would help.
 func SelectInputs(cands []Candidate, target coin.Amount, maxInputs int) ([]Candidate, coin.Amount, error) {
@@ -50,7 +51,7 @@ func SelectInputs(cands []Candidate, target coin.Amount, maxInputs int) ([]Candi
 	sum := coin.Zero
 	for i, c := range sorted {
 		if i == maxInputs {
-			return nil, coin.Zero, problem(ErrInsufficientFunds, "insufficient funds: this needs %s CC including fees, but one transfer spends at most %d holdings and your largest %d cover %s CC; merge your holdings first (Approvals: let the validator merge them), or use a smaller amount",
+			return nil, coin.Zero, problem(fault.ErrInsufficientFunds, "insufficient funds: this needs %s CC including fees, but one transfer spends at most %d holdings and your largest %d cover %s CC; merge your holdings first (Approvals: let the validator merge them), or use a smaller amount",
 				HumanCC(target), maxInputs, maxInputs, HumanCC(sum))
 		}
 		sum = sum.Add(c.Effective)
@@ -107,15 +108,15 @@ func (t *txn) transfer(ctx context.Context, sender coin.PartyID, outs []Output) 
 func (t *changes) transferFrom(hs []store.Holding, sender coin.PartyID, outs []Output) (*TransferResult, error) {
 	rules := t.l.rules
 	if len(outs) == 0 {
-		return nil, Invalid("receivers", "at least one output is needed")
+		return nil, fault.Invalid("receivers", "at least one output is needed")
 	}
 	if len(outs) > rules.MaxNumOutputs {
-		return nil, Invalid("receivers", "at most %d outputs per transfer", rules.MaxNumOutputs)
+		return nil, fault.Invalid("receivers", "at most %d outputs per transfer", rules.MaxNumOutputs)
 	}
 	need, fees := coin.Zero, coin.Zero
 	for _, o := range outs {
 		if !o.Amount.IsPositive() {
-			return nil, Invalid("amount", "must be positive")
+			return nil, fault.Invalid("amount", "must be positive")
 		}
 		fee := rules.OutputFee(o.Amount, t.round.Price, o.Receiver == sender)
 		fees = fees.Add(fee)

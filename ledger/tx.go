@@ -67,7 +67,7 @@ func (x *Tx) LockKey(ctx context.Context, key string) error {
 
 // ClaimCommand reserves the deduplication key: it returns the stored
 // record when the key was used before (the caller answers with it), and
-// ErrInFlight when another change holds it right now.
+// fault.ErrInFlight when another change holds it right now.
 func (x *Tx) ClaimCommand(ctx context.Context, key string) (*store.Command, error) {
 	return x.c.l.claimCommand(ctx, x.c.tx, key)
 }
@@ -241,7 +241,7 @@ func ContractCommand[R CommandResult](ctx context.Context, l *Ledger, prefix str
 }
 
 // ClaimOnce reserves the deduplication key of a command that runs once: a
-// key used before is ErrDuplicate, one held right now ErrInFlight.
+// key used before is fault.ErrDuplicate, one held right now fault.ErrInFlight.
 func (x *Tx) ClaimOnce(ctx context.Context, key string) error {
 	return x.c.l.claimOnce(ctx, x.c.tx, key)
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/ccwallet/ccwallet/coin"
+	"github.com/ccwallet/ccwallet/ledger/fault"
 	"github.com/ccwallet/ccwallet/store"
 	"github.com/uptrace/bun"
 )
@@ -26,7 +27,7 @@ import (
 func (ro Rounds) AdvanceMany(ctx context.Context, k int, within func(ctx context.Context, x *Tx, rep *RoundReport) error) (RoundReport, error) {
 	l := ro.l
 	if !l.cfg.DevNet {
-		return RoundReport{}, fmt.Errorf("%w: advancing rounds is only available on a development network", ErrDisabled)
+		return RoundReport{}, fmt.Errorf("%w: advancing rounds is only available on a development network", fault.ErrDisabled)
 	}
 	var rep RoundReport
 	err := l.change(ctx, func(ctx context.Context, c *change) error {

@@ -34,7 +34,7 @@ const (
 const PartyKindExternal = "external"
 
 // PartyRow is party's row (its kind and, for an external party, its
-// key); a party the ledger does not know is ErrNotFound. The Ledger API
+// key); a party the ledger does not know is fault.ErrNotFound. The Ledger API
 // asks it on every external submission, so a known party's row is
 // remembered: a party's row is only ever inserted, never changed or
 // deleted (a restore, which replaces the table, clears the memory).

@@ -47,7 +47,7 @@ func RefuseReassigning(ctx context.Context, l *Ledger, db bun.IDB, ids ...coin.C
 }
 
 // FeaturedAppRightID is provider's FeaturedAppRight contract id;
-// ErrNotFound when provider is not featured.
+// fault.ErrNotFound when provider is not featured.
 func (l *Ledger) FeaturedAppRightID(ctx context.Context, provider coin.PartyID) (coin.ContractID, error) {
 	return featuredAppRightOf(ctx, l.db, provider)
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/ccwallet/ccwallet/ledger/allocationdata"
 	"github.com/ccwallet/ccwallet/ledger/allocations"
 	"github.com/ccwallet/ccwallet/ledger/apiread"
+	"github.com/ccwallet/ccwallet/ledger/fault"
 	"github.com/ccwallet/ccwallet/ledgerapi/internal/canton"
 	"github.com/ccwallet/ccwallet/ledgerapi/internal/damlid"
 )
@@ -32,7 +33,7 @@ type extraArgs struct {
 // party) locks the leg's amount for the settlement.
 func (s *Server) allocate(r *http.Request, actAs []coin.PartyID, factory coin.ContractID, raw json.RawMessage, cmd ledger.Command) (int64, error) {
 	ct, err := s.w.APIRead.LedgerContractByID(r.Context(), factory)
-	if errors.Is(err, ledger.ErrNotFound) || err == nil && (ct.ArchivedOffset != 0 || !apiread.Implements(ct.TemplateID, allocationdata.InterfaceAllocationFactory)) {
+	if errors.Is(err, fault.ErrNotFound) || err == nil && (ct.ArchivedOffset != 0 || !apiread.Implements(ct.TemplateID, allocationdata.InterfaceAllocationFactory)) {
 		return 0, canton.Err(canton.CodeContractNotFound, "allocation factory %s not found or not active; get the current one from the registry's allocation-factory endpoint", factory)
 	} else if err != nil {
 		return 0, err
@@ -81,7 +82,7 @@ func (s *Server) allocationMove(r *http.Request, actAs []coin.PartyID, cid coin.
 		return 0, err
 	}
 	res, err := s.w.Allocations.MoveAllocation(r.Context(), actAs[0], cid, move, cmd)
-	if errors.Is(err, ledger.ErrNotFound) && !errors.Is(err, ledger.ErrDuplicate) {
+	if errors.Is(err, fault.ErrNotFound) && !errors.Is(err, fault.ErrDuplicate) {
 		return 0, canton.Err(canton.CodeContractNotFound, "allocation %s not found, not visible to %s, or no longer pending", cid, actAs[0])
 	} else if err != nil {
 		return 0, err
@@ -201,7 +202,7 @@ func (s *Server) tradeChoice(r *http.Request, actAs []coin.PartyID, tmpl string,
 	default:
 		return 0, canton.Err(canton.CodeUnsupported, "choice %s on %s: this participant runs %s", choice, tmpl, supportedCommands)
 	}
-	if errors.Is(err, ledger.ErrNotFound) && !errors.Is(err, ledger.ErrDuplicate) {
+	if errors.Is(err, fault.ErrNotFound) && !errors.Is(err, fault.ErrDuplicate) {
 		return 0, canton.Err(canton.CodeContractNotFound, "%s %s not found or not active: %v", tmpl, cid, err)
 	} else if err != nil {
 		return 0, err

@@ -8,6 +8,7 @@ import (
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/apppayments"
+	"github.com/ccwallet/ccwallet/ledger/fault"
 	"github.com/ccwallet/ccwallet/ledger/payments"
 	"github.com/ccwallet/ccwallet/ledgerapi/internal/canton"
 )
@@ -67,7 +68,7 @@ func (s *Server) appPaymentChoice(r *http.Request, actAs []coin.PartyID, tmpl st
 	default:
 		return 0, canton.Err(canton.CodeUnsupported, "choice %s on %s: this participant runs %s", choice, tmpl, supportedCommands)
 	}
-	if errors.Is(err, ledger.ErrNotFound) && !errors.Is(err, ledger.ErrDuplicate) {
+	if errors.Is(err, fault.ErrNotFound) && !errors.Is(err, fault.ErrDuplicate) {
 		return 0, canton.Err(canton.CodeContractNotFound, "%s %s not found, not visible to %v, or no longer active", tmpl, cid, actAs)
 	} else if err != nil {
 		return 0, err

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/ccwallet/ccwallet/ledger/devnet"
+	"github.com/ccwallet/ccwallet/ledger/fault"
 	"github.com/ccwallet/ccwallet/ledger/provider"
 	"github.com/ccwallet/ccwallet/ledger/traffic"
 
@@ -114,7 +115,7 @@ func requireController(field string, party coin.PartyID, actAs []coin.PartyID) e
 // devnetOnly renders the ledger's refusal outside a development network
 // as the choice's failed requirement.
 func devnetOnly(err error) error {
-	if errors.Is(err, ledger.ErrDisabled) {
+	if errors.Is(err, fault.ErrDisabled) {
 		return canton.Err(canton.CodeInterpretation, "Interpretation error: require \"isDevNet flag is true\" failed: %v", err)
 	}
 	return err
@@ -136,7 +137,7 @@ func (s *Server) requireOpenRound(r *http.Request, field, id string) error {
 		return canton.InvalidArgument("%s: %v", field, err)
 	}
 	ct, err := s.w.APIRead.LedgerContractByID(r.Context(), cid)
-	if errors.Is(err, ledger.ErrNotFound) || err == nil && (ct.TemplateID != ledger.TemplateOpenMiningRound || ct.ArchivedOffset != 0) {
+	if errors.Is(err, fault.ErrNotFound) || err == nil && (ct.TemplateID != ledger.TemplateOpenMiningRound || ct.ArchivedOffset != 0) {
 		return canton.Err(canton.CodeContractNotFound, "%s: OpenMiningRound %s not found or not active; use Scan's open-and-issuing-mining-rounds", field, cid)
 	}
 	return err
@@ -265,7 +266,7 @@ func (s *Server) buyMemberTraffic(r *http.Request, sb *submission) (int64, error
 // preapprovalOf loads the active TransferPreapproval a choice names.
 func (s *Server) preapprovalOf(r *http.Request, cid coin.ContractID) error {
 	ct, err := s.w.APIRead.LedgerContractByID(r.Context(), cid)
-	if errors.Is(err, ledger.ErrNotFound) || err == nil && (ct.ArchivedOffset != 0 || ct.TemplateID != ledger.TemplateTransferPreapproval) {
+	if errors.Is(err, fault.ErrNotFound) || err == nil && (ct.ArchivedOffset != 0 || ct.TemplateID != ledger.TemplateTransferPreapproval) {
 		return canton.Err(canton.CodeContractNotFound, "transfer preapproval %s not found or not active; look the receiver's current one up", cid)
 	}
 	return err
@@ -290,7 +291,7 @@ func (s *Server) renewPreapproval(r *http.Request, sb *submission) (int64, error
 		return 0, canton.InvalidArgument("choiceArgument.newExpiresAt: want an ISO 8601 timestamp, not %q", arg.NewExpiresAt)
 	}
 	cid, err := s.l.Preapprovals().RenewAs(r.Context(), sb.actAs[0], sb.cid, until, sb.cmd)
-	if errors.Is(err, ledger.ErrForbidden) {
+	if errors.Is(err, fault.ErrForbidden) {
 		return 0, canton.Err(canton.CodeAuthorization, "%v", err)
 	} else if err != nil {
 		return 0, err
@@ -317,7 +318,7 @@ func (s *Server) cancelPreapproval(r *http.Request, sb *submission) (int64, erro
 	if err := requireController("p", p, sb.actAs); err != nil {
 		return 0, err
 	}
-	if err := s.l.Preapprovals().CancelAs(r.Context(), p, sb.cid, sb.cmd); errors.Is(err, ledger.ErrForbidden) {
+	if err := s.l.Preapprovals().CancelAs(r.Context(), p, sb.cid, sb.cmd); errors.Is(err, fault.ErrForbidden) {
 		return 0, canton.Err(canton.CodeAuthorization, "%v", err)
 	} else if err != nil {
 		return 0, err

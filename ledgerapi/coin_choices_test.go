@@ -18,6 +18,7 @@ import (
 	"github.com/ccwallet/ccwallet/handlers"
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/delegations"
+	"github.com/ccwallet/ccwallet/ledger/fault"
 	"github.com/ccwallet/ccwallet/ledger/featured"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
 	"github.com/ccwallet/ccwallet/ledger/provider"
@@ -245,7 +246,7 @@ func TestCoinPreapprovals(t *testing.T) {
 		wantCode(t, "bob proposes for xena", code, b, http.StatusBadRequest, "DAML_AUTHORIZATION_ERROR")
 		e.executeRefused(t, x, "p-1", e.proposal(x.party, op, &wrongDSO), nil, http.StatusBadRequest, "DAML_INTERPRETATION_ERROR")
 		e.executeRefused(t, x, "p-2", e.proposal(x.party, bob, &dso), nil, http.StatusBadRequest, "INVALID_ARGUMENT")
-		if _, err := provider.New(e.l).Preapproval(ctx, x.party); !errors.Is(err, ledger.ErrNotFound) {
+		if _, err := provider.New(e.l).Preapproval(ctx, x.party); !errors.Is(err, fault.ErrNotFound) {
 			t.Fatalf("a preapproval after the refusals: %v", err)
 		}
 
@@ -295,7 +296,7 @@ func TestCoinPreapprovals(t *testing.T) {
 		code, b = e.command("bob", "c-0", bob, cancel(bob), nil)
 		wantCode(t, "bob cancels", code, b, http.StatusBadRequest, "DAML_AUTHORIZATION_ERROR")
 		e.run(x, "c-1", cancel(x.party), nil)
-		if _, err := provider.New(e.l).Preapproval(ctx, x.party); !errors.Is(err, ledger.ErrNotFound) {
+		if _, err := provider.New(e.l).Preapproval(ctx, x.party); !errors.Is(err, fault.ErrNotFound) {
 			t.Errorf("a preapproval after cancelling: %v", err)
 		}
 		code, b = e.command("admin", "c-2", op, cancel(op), nil)

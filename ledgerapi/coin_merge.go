@@ -10,6 +10,7 @@ import (
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/apiread"
 	"github.com/ccwallet/ccwallet/ledger/delegations"
+	"github.com/ccwallet/ccwallet/ledger/fault"
 	"github.com/ccwallet/ccwallet/ledgerapi/internal/canton"
 )
 
@@ -82,9 +83,9 @@ func (s *Server) acceptMergeProposal(r *http.Request, sb *submission) (int64, er
 	}
 	d, err := s.w.Delegations.AcceptMergeDelegationAs(r.Context(), sb.actAs[0], sb.cid, sb.cmd)
 	switch {
-	case errors.Is(err, ledger.ErrForbidden):
+	case errors.Is(err, fault.ErrForbidden):
 		return 0, canton.Err(canton.CodeAuthorization, "%v", err)
-	case errors.Is(err, ledger.ErrNotFound) && !errors.Is(err, ledger.ErrDuplicate), errors.Is(err, ledger.ErrConflict) && !errors.Is(err, ledger.ErrRequirement):
+	case errors.Is(err, fault.ErrNotFound) && !errors.Is(err, fault.ErrDuplicate), errors.Is(err, fault.ErrConflict) && !errors.Is(err, fault.ErrRequirement):
 		return 0, canton.Err(canton.CodeContractNotFound, "merge delegation proposal %s not found or not active", sb.cid)
 	case err != nil:
 		return 0, err
@@ -116,7 +117,7 @@ func (s *Server) delegatedMergeOf(r *http.Request, field string, delegation coin
 		return delegations.DelegatedMerge{}, canton.InvalidArgument("%s.optMergeTransfer.factoryCid: %v", field, err)
 	}
 	ct, err := s.w.APIRead.LedgerContractByID(r.Context(), factory)
-	if errors.Is(err, ledger.ErrNotFound) || err == nil && (ct.ArchivedOffset != 0 || !apiread.Implements(ct.TemplateID, apiread.InterfaceTransferFactory)) {
+	if errors.Is(err, fault.ErrNotFound) || err == nil && (ct.ArchivedOffset != 0 || !apiread.Implements(ct.TemplateID, apiread.InterfaceTransferFactory)) {
 		return delegations.DelegatedMerge{}, canton.Err(canton.CodeContractNotFound, "%s: transfer factory %s not found or not active", field, factory)
 	} else if err != nil {
 		return delegations.DelegatedMerge{}, err
@@ -148,7 +149,7 @@ func (s *Server) delegatedMergeOf(r *http.Request, field string, delegation coin
 // merged runs delegated merges by the operator (the first actAs party).
 func (s *Server) merged(r *http.Request, sb *submission, utility coin.ContractID, calls []delegations.DelegatedMerge) (int64, error) {
 	off, err := s.w.Delegations.MergeByDelegation(r.Context(), sb.actAs[0], utility, calls, sb.cmd)
-	if errors.Is(err, ledger.ErrForbidden) {
+	if errors.Is(err, fault.ErrForbidden) {
 		return 0, canton.Err(canton.CodeAuthorization, "%v", err)
 	}
 	return off, err

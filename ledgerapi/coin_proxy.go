@@ -10,6 +10,7 @@ import (
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/apiread"
+	"github.com/ccwallet/ccwallet/ledger/fault"
 	"github.com/ccwallet/ccwallet/ledger/featured"
 	"github.com/ccwallet/ccwallet/ledgerapi/internal/canton"
 )
@@ -102,7 +103,7 @@ func (s *Server) proxyChoice(r *http.Request, sb *submission) (int64, error) {
 		}
 		bs = append(bs, featured.Beneficiary{Party: p, Weight: coin.Amount(b.Weight)})
 	}
-	if _, err := s.w.Featured.CheckProxyUse(r.Context(), sb.actAs[0], sb.cid, right, bs); errors.Is(err, ledger.ErrForbidden) {
+	if _, err := s.w.Featured.CheckProxyUse(r.Context(), sb.actAs[0], sb.cid, right, bs); errors.Is(err, fault.ErrForbidden) {
 		return 0, canton.Err(canton.CodeAuthorization, "%v", err)
 	} else if err != nil {
 		return 0, err

@@ -17,6 +17,7 @@ import (
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/allocationdata"
 	"github.com/ccwallet/ccwallet/ledger/apiread"
+	"github.com/ccwallet/ccwallet/ledger/fault"
 	"github.com/ccwallet/ccwallet/ledgerapi/interactive"
 	"github.com/ccwallet/ccwallet/ledgerapi/internal/canton"
 	"github.com/ccwallet/ccwallet/ledgerapi/internal/damlid"
@@ -163,7 +164,7 @@ func (s *Server) refuseUnsigned(r *http.Request, c *canton.Caller, actAs []strin
 		}
 		if _, err := s.w.External.ExternalPartyKey(r.Context(), p); err == nil {
 			return canton.Err(canton.CodeCannotActViaParticipant, "%s is an external party: this participant cannot submit for it; prepare the command with /v2/interactive-submission/prepare, have the party sign it and execute it", p)
-		} else if !ledger.IsValidation(err) && !errors.Is(err, ledger.ErrNotFound) {
+		} else if !fault.IsValidation(err) && !errors.Is(err, fault.ErrNotFound) {
 			return err
 		}
 	}
@@ -318,7 +319,7 @@ func (s *Server) run(r *http.Request, sb *submission) (int64, error) {
 // dedupError is err, as DUPLICATE_COMMAND when the ledger saw the
 // command's change id before.
 func dedupError(err error, commandID, user string, actAs []coin.PartyID) error {
-	if errors.Is(err, ledger.ErrDuplicate) {
+	if errors.Is(err, fault.ErrDuplicate) {
 		return canton.Err(canton.CodeDuplicateCommand, "command %q of user %q acting as %v was already executed; a new change needs a new commandId",
 			commandID, user, actAs)
 	}
@@ -349,7 +350,7 @@ func (s *Server) transferFactoryTransfer(r *http.Request, sb *submission) (int64
 	actAs, factory, raw, cmd := sb.actAs, sb.cid, sb.ex.ChoiceArgument, sb.cmd
 	if !s.w.Registry.IsFactory(factory) {
 		ct, err := s.w.APIRead.LedgerContractByID(r.Context(), factory)
-		if errors.Is(err, ledger.ErrNotFound) || err == nil && (ct.ArchivedOffset != 0 || !apiread.Implements(ct.TemplateID, apiread.InterfaceTransferFactory)) {
+		if errors.Is(err, fault.ErrNotFound) || err == nil && (ct.ArchivedOffset != 0 || !apiread.Implements(ct.TemplateID, apiread.InterfaceTransferFactory)) {
 			return 0, canton.Err(canton.CodeContractNotFound, "transfer factory %s not found or not active; get the current one from the registry's transfer-factory endpoint", factory)
 		} else if err != nil {
 			return 0, err
@@ -424,7 +425,7 @@ func (s *Server) transferFactoryTransfer(r *http.Request, sb *submission) (int64
 // party) sends to the preapproval's receiver in one step.
 func (s *Server) preapprovalSend(r *http.Request, actAs []coin.PartyID, cid coin.ContractID, raw json.RawMessage, cmd ledger.Command) (int64, error) {
 	ct, err := s.w.APIRead.LedgerContractByID(r.Context(), cid)
-	if errors.Is(err, ledger.ErrNotFound) || err == nil && (ct.ArchivedOffset != 0 || ct.TemplateID != ledger.TemplateTransferPreapproval) {
+	if errors.Is(err, fault.ErrNotFound) || err == nil && (ct.ArchivedOffset != 0 || ct.TemplateID != ledger.TemplateTransferPreapproval) {
 		return 0, canton.Err(canton.CodeContractNotFound, "transfer preapproval %s not found or not active; look the receiver's current one up", cid)
 	} else if err != nil {
 		return 0, err
@@ -469,7 +470,7 @@ func (s *Server) preapprovalSend(r *http.Request, actAs []coin.PartyID, cid coin
 // instructionMove is TransferInstruction_Accept or _Reject (by the
 // receiver) or _Withdraw (by the sender).
 func (s *Server) instructionMove(r *http.Request, actAs []coin.PartyID, cid coin.ContractID, move ledger.InstructionMove, cmd ledger.Command) (int64, error) {
-	if _, err := s.l.Instructions().MoveOnce(r.Context(), actAs[0], cid, move, cmd); errors.Is(err, ledger.ErrNotFound) {
+	if _, err := s.l.Instructions().MoveOnce(r.Context(), actAs[0], cid, move, cmd); errors.Is(err, fault.ErrNotFound) {
 		return 0, canton.Err(canton.CodeContractNotFound, "transfer instruction %s not found, not visible to %s, or no longer pending", cid, actAs[0])
 	} else if err != nil {
 		return 0, err

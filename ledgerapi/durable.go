@@ -10,6 +10,7 @@ import (
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/asyncsub"
+	"github.com/ccwallet/ccwallet/ledger/fault"
 	"github.com/ccwallet/ccwallet/ledger/impersonation"
 	"github.com/ccwallet/ccwallet/ledgerapi/internal/canton"
 	"github.com/ccwallet/ccwallet/web"
@@ -106,7 +107,7 @@ func (s *Server) keep(r *http.Request, c *canton.Caller, cmds *jsCommands) (int6
 	select {
 	case s.dur.keeps <- req:
 	case <-s.dur.stop:
-		return 0, ledger.ErrUnavailable
+		return 0, fault.ErrUnavailable
 	}
 	res := <-req.done // kept or not, whatever the client does meanwhile
 	if res.err != nil {

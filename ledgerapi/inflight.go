@@ -14,7 +14,7 @@ import (
 // one's submission id in the error's context (existingSubmissionId,
 // "Some(id)"), whose completion the wallet SDK then waits for. Another
 // replica's submissions are caught by the ledger's own key lock
-// (ledger.ErrInFlight), without the id.
+// (fault.ErrInFlight), without the id.
 type inFlight struct {
 	mu sync.Mutex
 	m  map[string]string

@@ -8,8 +8,8 @@ import (
 	"strings"
 
 	"github.com/ccwallet/ccwallet/coin"
-	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/apiread"
+	"github.com/ccwallet/ccwallet/ledger/fault"
 	"github.com/ccwallet/ccwallet/ledgerapi/internal/canton"
 	"github.com/ccwallet/ccwallet/ledgerapi/internal/damlid"
 )
@@ -322,7 +322,7 @@ func (s reads) eventsByContractID(w http.ResponseWriter, r *http.Request, c *can
 	}
 	notFound := canton.Err(canton.CodeEventsNotFound, "contract events not found, or not visible to the requesting parties: %s", cid)
 	ct, err := s.w.APIRead.LedgerContractByID(r.Context(), cid)
-	if errors.Is(err, ledger.ErrNotFound) {
+	if errors.Is(err, fault.ErrNotFound) {
 		return notFound
 	} else if err != nil {
 		return err
@@ -616,7 +616,7 @@ func (s reads) findTransaction(r *http.Request, ef *eventFormat, byID bool, upda
 			return jsTransaction{}, canton.Err(canton.CodeMissingField, "updateId: the id of the transaction is required")
 		}
 		offset, err = s.w.APIRead.UpdateOffset(r.Context(), updateID)
-		if errors.Is(err, ledger.ErrNotFound) {
+		if errors.Is(err, fault.ErrNotFound) {
 			return jsTransaction{}, canton.Err(canton.CodeUpdateNotFound, "%s not found, or not visible to the requesting parties", what)
 		} else if err != nil {
 			return jsTransaction{}, err

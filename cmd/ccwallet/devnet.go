@@ -10,8 +10,8 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/devnet"
+	"github.com/ccwallet/ccwallet/ledger/fault"
 )
 
 const devnetUsage = `Usage:
@@ -127,7 +127,7 @@ func devnetCmd(ctx context.Context, args []string, env envVars, stdout, stderr i
 
 // devnetErr words a ledger error for the terminal.
 func devnetErr(sub string, err error) error {
-	var v *ledger.ValidationError
+	var v *fault.ValidationError
 	if errors.As(err, &v) {
 		return fmt.Errorf("devnet %s: snapshot %s", sub, v.Error())
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/allocationdata"
+	"github.com/ccwallet/ccwallet/ledger/fault"
 	"github.com/ccwallet/ccwallet/web"
 )
 
@@ -159,7 +160,7 @@ func (h *Handler) withdrawAllocation(w http.ResponseWriter, r *http.Request) err
 		return err
 	}
 	res, err := h.w.Allocations.MoveAllocation(r.Context(), p, cid, allocationdata.AllocationWithdraw, ledger.Command{})
-	if errors.Is(err, ledger.ErrForbidden) {
+	if errors.Is(err, fault.ErrForbidden) {
 		// As the real wallet, which looks the allocation up among those
 		// the caller sends: another party's allocation is not found.
 		return notFound(fmt.Sprintf("allocation %s not found among the allocations %s sends; only its sender may withdraw it", cid, p))
@@ -181,7 +182,7 @@ func (h *Handler) rejectAllocationRequest(w http.ResponseWriter, r *http.Request
 		return err
 	}
 	_, err = h.w.Allocations.RejectAllocationRequest(r.Context(), []coin.PartyID{p}, cid, p, ledger.Command{})
-	if errors.Is(err, ledger.ErrRequirement) {
+	if errors.Is(err, fault.ErrRequirement) {
 		// The spec declares no conflict status: the request is not one
 		// this party can reject.
 		return notFound(fmt.Sprintf("allocation request %s has no leg %s sends; only a sender of one of its legs may reject it", cid, p))

@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/fault"
 	"github.com/ccwallet/ccwallet/ledger/names"
 	"github.com/ccwallet/ccwallet/web"
 )
@@ -67,7 +68,7 @@ func (h nameService) lookupAnsEntryByParty(w http.ResponseWriter, r *http.Reques
 		return err
 	}
 	e, err := h.w.Names.AnsEntryByParty(r.Context(), party)
-	if errors.Is(err, ledger.ErrNotFound) {
+	if errors.Is(err, fault.ErrNotFound) {
 		return notFound(fmt.Sprintf("No ANS entry found for party: %s", party))
 	} else if err != nil {
 		return err
@@ -82,7 +83,7 @@ func (h nameService) lookupAnsEntryByName(w http.ResponseWriter, r *http.Request
 		return badRequest(fmt.Sprintf("name: must be at most %d characters", maxANSNameLen))
 	}
 	e, err := h.w.Names.AnsEntryByName(r.Context(), name)
-	if errors.Is(err, ledger.ErrNotFound) {
+	if errors.Is(err, fault.ErrNotFound) {
 		return notFound(fmt.Sprintf("No ANS entry found for name: %s", name))
 	} else if err != nil {
 		return err

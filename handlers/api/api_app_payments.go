@@ -7,6 +7,7 @@ import (
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/apppayments"
+	"github.com/ccwallet/ccwallet/ledger/fault"
 	"github.com/ccwallet/ccwallet/web"
 )
 
@@ -127,13 +128,13 @@ func (h *Handler) rejectAppPaymentRequest(w http.ResponseWriter, r *http.Request
 // the spec declares (no 403, no 409): a request that expired meanwhile is
 // a bad request, with the ledger's words.
 func paymentAnswerError(err error) error {
-	var p *ledger.Problem
+	var p *fault.Problem
 	switch {
 	case err == nil:
 		return nil
-	case errors.As(err, &p) && errors.Is(err, ledger.ErrExpired):
+	case errors.As(err, &p) && errors.Is(err, fault.ErrExpired):
 		return badRequest(p.Msg)
-	case errors.Is(err, ledger.ErrForbidden):
+	case errors.Is(err, fault.ErrForbidden):
 		return notFound("this app payment request is not yours to answer")
 	}
 	return err

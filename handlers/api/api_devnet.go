@@ -10,8 +10,8 @@ import (
 	"time"
 
 	ledgerdevnet "github.com/ccwallet/ccwallet/ledger/devnet"
+	"github.com/ccwallet/ccwallet/ledger/fault"
 
-	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/web"
 )
 
@@ -36,7 +36,7 @@ type advanceRoundsResponse struct {
 // round's opening and at most as many rounds ahead.
 func (h devnet) advanceRounds(w http.ResponseWriter, r *http.Request) error {
 	if !h.l.DevNet() {
-		return ledger.ErrDisabled
+		return fault.ErrDisabled
 	}
 	var req advanceRoundsRequest
 	if err := web.DecodeJSON(r, &req); err != nil {

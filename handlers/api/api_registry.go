@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strconv"
 
+	"github.com/ccwallet/ccwallet/ledger/fault"
 	ledgerregistry "github.com/ccwallet/ccwallet/ledger/registry"
 
 	"github.com/ccwallet/ccwallet/coin"
@@ -317,7 +318,7 @@ type reassignmentResponse struct {
 
 func (h devnet) requireDevNet() error {
 	if !h.l.DevNet() {
-		return fmt.Errorf("%w: reassignment control is only available on a development network", ledger.ErrDisabled)
+		return fmt.Errorf("%w: reassignment control is only available on a development network", fault.ErrDisabled)
 	}
 	return nil
 }

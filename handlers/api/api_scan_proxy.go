@@ -6,7 +6,7 @@ import (
 	"net/http"
 	"strconv"
 
-	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/fault"
 	"github.com/ccwallet/ccwallet/web"
 )
 
@@ -81,7 +81,7 @@ func (h registry) lookupFeaturedAppRight(w http.ResponseWriter, r *http.Request)
 		return err
 	}
 	c, err := h.w.Featured.Right(r.Context(), provider)
-	if errors.Is(err, ledger.ErrNotFound) {
+	if errors.Is(err, fault.ErrNotFound) {
 		return web.WriteJSON(w, http.StatusOK, lookupFeaturedAppRightResponse{})
 	} else if err != nil {
 		return err
@@ -125,7 +125,7 @@ func (h registry) scanLookupTransferPreapprovalByParty(w http.ResponseWriter, r 
 		return err
 	}
 	p, err := h.w.Provider.LivePreapproval(r.Context(), party)
-	if errors.Is(err, ledger.ErrNotFound) {
+	if errors.Is(err, fault.ErrNotFound) {
 		return notFound("No TransferPreapproval found for party: " + string(party))
 	} else if err != nil {
 		return err

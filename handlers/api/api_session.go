@@ -7,7 +7,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/handlers/shared"
-	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/fault"
 	"github.com/ccwallet/ccwallet/web"
 )
 
@@ -61,7 +61,7 @@ func (h *Handler) impersonated(next http.Handler) http.Handler {
 		}
 		ctx, err := h.actingAs(r.Context(), c.Subject, coin.PartyID(c.ActAs))
 		if err != nil {
-			if errors.Is(err, ledger.ErrDisabled) {
+			if errors.Is(err, fault.ErrDisabled) {
 				err = forbidden(err.Error())
 			}
 			writeError(h.log, w, r, err)

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/ccwallet/ccwallet/coin"
-	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/fault"
 	"github.com/ccwallet/ccwallet/ledger/subscriptions"
 	"github.com/ccwallet/ccwallet/web"
 )
@@ -67,7 +67,7 @@ func (h subscriptionRoutes) getSubscriptionRequest(w http.ResponseWriter, r *htt
 		return err
 	}
 	if v.Contract.Archived || v.Data.Sender != p {
-		return fmt.Errorf("%w: subscription request %s is no longer pending", ledger.ErrNotFound, v.Contract.ContractID)
+		return fmt.Errorf("%w: subscription request %s is no longer pending", fault.ErrNotFound, v.Contract.ContractID)
 	}
 	return web.WriteJSON(w, http.StatusOK, contractDTO(v.Contract))
 }
@@ -174,7 +174,7 @@ type devnetSubscriptionRequest struct {
 // 501 outside devnet.
 func (h subscriptionRoutes) createDevnetSubscriptionRequest(w http.ResponseWriter, r *http.Request) error {
 	if !h.l.DevNet() {
-		return ledger.ErrDisabled
+		return fault.ErrDisabled
 	}
 	var req devnetSubscriptionRequest
 	if err := web.DecodeJSON(r, &req); err != nil {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/fault"
 	"github.com/ccwallet/ccwallet/web"
 )
 
@@ -53,7 +54,7 @@ func (h *Handler) createTransferOffer(w http.ResponseWriter, r *http.Request) er
 		// The spec rejects every later use of a tracking id with 409, so a
 		// client retrying after a lost answer learns the offer exists
 		// without creating another; the message names it.
-		return fmt.Errorf("%w: tracking id %q was already used for transfer offer %s; check its status", ledger.ErrDuplicate, *req.TrackingID, o.ContractID)
+		return fmt.Errorf("%w: tracking id %q was already used for transfer offer %s; check its status", fault.ErrDuplicate, *req.TrackingID, o.ContractID)
 	}
 	return web.WriteJSON(w, http.StatusOK, createTransferOfferResponse{OfferContractID: string(o.ContractID)})
 }

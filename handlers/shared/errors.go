@@ -9,6 +9,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/fault"
 	"github.com/ccwallet/ccwallet/web"
 )
 
@@ -39,20 +40,20 @@ var errorStatuses = []struct {
 	err    error
 	status int
 }{
-	{ledger.ErrNotFound, http.StatusNotFound},
-	{ledger.ErrForbidden, http.StatusForbidden},
-	{ledger.ErrInFlight, http.StatusTooManyRequests},
-	{ledger.ErrDuplicate, http.StatusConflict},
-	{ledger.ErrConflict, http.StatusConflict},
-	{ledger.ErrExpired, http.StatusConflict},
+	{fault.ErrNotFound, http.StatusNotFound},
+	{fault.ErrForbidden, http.StatusForbidden},
+	{fault.ErrInFlight, http.StatusTooManyRequests},
+	{fault.ErrDuplicate, http.StatusConflict},
+	{fault.ErrConflict, http.StatusConflict},
+	{fault.ErrExpired, http.StatusConflict},
 	// The real wallet answers 400 for a transfer it cannot fund.
-	{ledger.ErrInsufficientFunds, http.StatusBadRequest},
-	{ledger.ErrDisabled, http.StatusNotImplemented},
+	{fault.ErrInsufficientFunds, http.StatusBadRequest},
+	{fault.ErrDisabled, http.StatusNotImplemented},
 	{ledger.ErrForgedBlob, http.StatusBadRequest},
 	{coin.ErrInvalidAmount, http.StatusBadRequest},
 	{coin.ErrInvalidPartyID, http.StatusBadRequest},
 	{coin.ErrInvalidContractID, http.StatusBadRequest},
-	{ledger.ErrUnavailable, http.StatusServiceUnavailable},
+	{fault.ErrUnavailable, http.StatusServiceUnavailable},
 	{context.DeadlineExceeded, http.StatusServiceUnavailable},
 }
 
@@ -67,10 +68,10 @@ func Status(err error) (int, string) {
 	if errors.As(err, &re) {
 		return re.Status, re.Msg
 	}
-	if ledger.IsValidation(err) {
+	if fault.IsValidation(err) {
 		return http.StatusBadRequest, err.Error()
 	}
-	var p *ledger.Problem
+	var p *fault.Problem
 	if errors.As(err, &p) {
 		status, _ := Status(p.Err)
 		return status, p.Msg
@@ -118,8 +119,8 @@ func ClientGone(log *slog.Logger, r *http.Request, err error) bool {
 // NotYours turns the ledger's "only the sender may" into 404: to the
 // caller's wallet, a subscription it does not pay does not exist.
 func NotYours(err error) error {
-	if errors.Is(err, ledger.ErrForbidden) {
-		return fmt.Errorf("%w: no subscription request or subscription of yours has this contract id", ledger.ErrNotFound)
+	if errors.Is(err, fault.ErrForbidden) {
+		return fmt.Errorf("%w: no subscription request or subscription of yours has this contract id", fault.ErrNotFound)
 	}
 	return err
 }

@@ -14,7 +14,7 @@ import (
 	"github.com/a-h/templ"
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/handlers/shared"
-	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/fault"
 	"github.com/ccwallet/ccwallet/ledger/users"
 	"github.com/ccwallet/ccwallet/static"
 	"github.com/ccwallet/ccwallet/views"
@@ -251,7 +251,7 @@ func (h *Handler) onboarded(fn uiFunc) uiFunc {
 			return fn(w, r.WithContext(ctx), s)
 		}
 		p, err := users.Of(h.l).PartyOf(r.Context(), s.User)
-		if errors.Is(err, ledger.ErrNotFound) {
+		if errors.Is(err, fault.ErrNotFound) {
 			redirect(w, r, "/onboard")
 			return nil
 		}
@@ -404,7 +404,7 @@ func settled(ctx context.Context, fn func() error) error {
 	delay := 5 * time.Millisecond
 	for deadline := time.Now().Add(5 * time.Second); ; delay = min(2*delay, 200*time.Millisecond) {
 		err := fn()
-		if !errors.Is(err, ledger.ErrInFlight) || time.Now().After(deadline) {
+		if !errors.Is(err, fault.ErrInFlight) || time.Now().After(deadline) {
 			return err
 		}
 		select {

@@ -9,6 +9,7 @@ import (
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/apppayments"
+	"github.com/ccwallet/ccwallet/ledger/fault"
 	"github.com/ccwallet/ccwallet/ledger/payments"
 	"github.com/ccwallet/ccwallet/views"
 	"github.com/ccwallet/ccwallet/web"
@@ -70,7 +71,7 @@ func (h paymentPages) confirmModel(ctx context.Context, s *web.Session, party co
 		return m, notFound("there is no such payment request; check the link the app gave you")
 	}
 	a, err := h.w.AppPayments.AppPaymentByID(ctx, party, cid)
-	if errors.Is(err, ledger.ErrNotFound) || err == nil && (a.Request == nil || a.Request.Sender != party) {
+	if errors.Is(err, fault.ErrNotFound) || err == nil && (a.Request == nil || a.Request.Sender != party) {
 		return m, notFound("there is no such payment request for you; check the link the app gave you")
 	} else if err != nil {
 		return m, err
@@ -152,7 +153,7 @@ func (h paymentPages) uiConfirmPaymentAction(w http.ResponseWriter, r *http.Requ
 	if !ok {
 		return err
 	}
-	if errors.Is(err, ledger.ErrNotFound) {
+	if errors.Is(err, fault.ErrNotFound) {
 		msg = paymentGone
 	}
 	// Read again: the request may have ended meanwhile.

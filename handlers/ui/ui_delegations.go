@@ -6,8 +6,8 @@ import (
 	"net/http"
 
 	"github.com/ccwallet/ccwallet/coin"
-	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/delegations"
+	"github.com/ccwallet/ccwallet/ledger/fault"
 	"github.com/ccwallet/ccwallet/views"
 	"github.com/ccwallet/ccwallet/web"
 )
@@ -28,7 +28,7 @@ func (h delegationPages) delegationsModel(ctx context.Context, s *web.Session, p
 	switch {
 	case err == nil:
 		m.PreapprovalExpires, m.PreapprovalCID = p.ExpiresAt, string(p.ContractID)
-	case !errors.Is(err, ledger.ErrNotFound):
+	case !errors.Is(err, fault.ErrNotFound):
 		return m, err
 	}
 	m.FeaturedGrantable = h.l.DevNet()
@@ -36,7 +36,7 @@ func (h delegationPages) delegationsModel(ctx context.Context, s *web.Session, p
 	switch {
 	case err == nil:
 		m.FeaturedCID = string(right.ContractID)
-	case !errors.Is(err, ledger.ErrNotFound):
+	case !errors.Is(err, fault.ErrNotFound):
 		return m, err
 	}
 	ds, err := h.w.Delegations.MergeDelegations(ctx, party)

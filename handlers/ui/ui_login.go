@@ -7,7 +7,7 @@ import (
 	"net/url"
 	"strings"
 
-	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/fault"
 	"github.com/ccwallet/ccwallet/ledger/users"
 	"github.com/ccwallet/ccwallet/views"
 	"github.com/ccwallet/ccwallet/web"
@@ -145,7 +145,7 @@ func (h *Handler) uiOnboardPage(w http.ResponseWriter, r *http.Request, s *web.S
 	if _, err := users.Of(h.l).PartyOf(r.Context(), s.User); err == nil {
 		redirect(w, r, "/")
 		return nil
-	} else if !errors.Is(err, ledger.ErrNotFound) {
+	} else if !errors.Is(err, fault.ErrNotFound) {
 		return err
 	}
 	return render(w, r, http.StatusOK, views.OnboardPage(views.Onboard{Page: h.minimalPage(s, "Welcome")}))

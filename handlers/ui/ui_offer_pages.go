@@ -5,7 +5,7 @@ import (
 	"net/url"
 
 	"github.com/ccwallet/ccwallet/coin"
-	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/fault"
 	"github.com/ccwallet/ccwallet/ledger/pending"
 	"github.com/ccwallet/ccwallet/views"
 )
@@ -23,7 +23,7 @@ func (h *Handler) offerPages(ctx context.Context, m *views.Transfers, party coin
 	}{{true, "in", &m.IncomingOffers, &m.IncomingPager}, {false, "out", &m.OutgoingOffers, &m.OutgoingPager}} {
 		token := q.Get(side.key)
 		p, err := h.w.Pending.OffersPage(ctx, party, side.incoming, token, pending.OfferPageSize)
-		if ledger.IsValidation(err) {
+		if fault.IsValidation(err) {
 			// A stale or mangled link: show the newest page.
 			token = ""
 			p, err = h.w.Pending.OffersPage(ctx, party, side.incoming, "", pending.OfferPageSize)
@@ -70,7 +70,7 @@ func (h *Handler) instructionPages(ctx context.Context, m *views.Transfers, part
 	}{{pending.In, "ti-in", &m.IncomingInstructions, &m.IncomingInstructionPager}, {pending.Out, "ti-out", &m.OutgoingInstructions, &m.OutgoingInstructionPager}} {
 		token := q.Get(side.key)
 		p, err := h.w.Pending.InstructionsPage(ctx, party, side.dir, token, pending.OfferPageSize)
-		if ledger.IsValidation(err) {
+		if fault.IsValidation(err) {
 			token = "" // a stale or mangled link: the newest page
 			p, err = h.w.Pending.InstructionsPage(ctx, party, side.dir, "", pending.OfferPageSize)
 		}

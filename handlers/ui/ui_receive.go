@@ -5,7 +5,7 @@ import (
 	"net/http"
 
 	"github.com/ccwallet/ccwallet/coin"
-	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/fault"
 	"github.com/ccwallet/ccwallet/views"
 	"github.com/ccwallet/ccwallet/web"
 )
@@ -26,7 +26,7 @@ func (h *Handler) uiReceive(w http.ResponseWriter, r *http.Request, s *web.Sessi
 	switch p, err := h.w.Provider.Preapproval(r.Context(), party); {
 	case err == nil:
 		m.Preapproved, m.PreapprovalExpires = true, p.ExpiresAt
-	case !errors.Is(err, ledger.ErrNotFound):
+	case !errors.Is(err, fault.ErrNotFound):
 		return err
 	}
 	return render(w, r, http.StatusOK, views.ReceivePage(m))

@@ -10,6 +10,7 @@ import (
 	"github.com/a-h/templ"
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/fault"
 	"github.com/ccwallet/ccwallet/views"
 	"github.com/ccwallet/ccwallet/web"
 	"github.com/google/uuid"
@@ -111,7 +112,7 @@ func (h *Handler) receiverParty(ctx context.Context, sender coin.PartyID, receiv
 	if p == sender {
 		return "", badRequest("receiver: that is your own party")
 	}
-	if err := h.l.KnownParty(ctx, p); errors.Is(err, ledger.ErrNotFound) {
+	if err := h.l.KnownParty(ctx, p); errors.Is(err, fault.ErrNotFound) {
 		return "", badRequest("receiver: no party " + string(p) + " is known on this network; check the ID with the receiver")
 	} else if err != nil {
 		return "", err
@@ -179,7 +180,7 @@ func (h *Handler) uiSend(w http.ResponseWriter, r *http.Request, s *web.Session)
 	}
 	sent := method
 	err := settled(r.Context(), func() error { return h.send(r.Context(), sender, method, &sent, f) })
-	if errors.Is(err, ledger.ErrDuplicate) {
+	if errors.Is(err, fault.ErrDuplicate) {
 		// A double submit of the same form: the first one sent.
 		err = nil
 	}
@@ -214,7 +215,7 @@ func (h *Handler) sendError(w http.ResponseWriter, r *http.Request, s *web.Sessi
 // its message starts with ("amount: ..."), the amount for too little
 // money, else none.
 func sendErrorField(err error) string {
-	if errors.Is(err, ledger.ErrInsufficientFunds) {
+	if errors.Is(err, fault.ErrInsufficientFunds) {
 		return "amount"
 	}
 	_, msg := statusOf(err)
@@ -280,7 +281,7 @@ func (h *Handler) send(ctx context.Context, sender coin.PartyID, method views.Se
 	case views.SendDirect:
 		// Re-checked here: the preapproval may have ended since the form
 		// showed the option.
-		if _, err := h.w.Provider.Preapproval(ctx, receiver); errors.Is(err, ledger.ErrNotFound) {
+		if _, err := h.w.Provider.Preapproval(ctx, receiver); errors.Is(err, fault.ErrNotFound) {
 			return badRequest("receiver: " + string(receiver) + " has not pre-approved direct transfers; send a transfer offer instead")
 		} else if err != nil {
 			return err

@@ -9,10 +9,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ccwallet/ccwallet/ledger/fault"
 	"github.com/ccwallet/ccwallet/ledger/traffic"
 
 	"github.com/ccwallet/ccwallet/coin"
-	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/views"
 	"github.com/ccwallet/ccwallet/web"
 	"github.com/google/uuid"
@@ -35,7 +35,7 @@ func (h *Handler) uiTraffic(w http.ResponseWriter, r *http.Request, s *web.Sessi
 		switch {
 		case err == nil:
 			m.Request = &views.TrafficRequest{TrackingID: id, Status: st.Status, TransactionID: st.TransactionID}
-		case errors.Is(err, ledger.ErrNotFound):
+		case errors.Is(err, fault.ErrNotFound):
 			m.Request = &views.TrafficRequest{TrackingID: id, Status: "unknown"}
 		default:
 			return err
@@ -83,7 +83,7 @@ func (h *Handler) uiBuyTraffic(w http.ResponseWriter, r *http.Request, s *web.Se
 					SynchronizerID: h.l.SynchronizerID(), Bytes: bytes, ExpiresAt: time.Now().Add(trafficRequestLifetime), TrackingID: f.TrackingID})
 				return err
 			})
-			if errors.Is(perr, ledger.ErrDuplicate) {
+			if errors.Is(perr, fault.ErrDuplicate) {
 				perr = nil // a double submit of the confirm step: bought once
 			}
 			if perr == nil {
@@ -120,7 +120,7 @@ func (h *Handler) trafficQuote(ctx context.Context, f views.TrafficForm) (coin.P
 	if err != nil {
 		return "", 0, q, badRequest("member: " + err.Error())
 	}
-	if err := h.l.KnownParty(ctx, member); errors.Is(err, ledger.ErrNotFound) {
+	if err := h.l.KnownParty(ctx, member); errors.Is(err, fault.ErrNotFound) {
 		return "", 0, q, badRequest("member: no party " + string(member) + " is known on this network; check the ID with the validator")
 	} else if err != nil {
 		return "", 0, q, err

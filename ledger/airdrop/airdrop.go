@@ -13,6 +13,7 @@ import (
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/delegations"
+	"github.com/ccwallet/ccwallet/ledger/fault"
 	"github.com/ccwallet/ccwallet/store"
 )
 
@@ -75,9 +76,9 @@ func (s *Service) Airdrop(ctx context.Context, req Request) (Result, error) {
 	limit := min(MaxRecipients, rules.MaxNumOutputs)
 	switch {
 	case len(shares) == 0:
-		return res, ledger.Invalid("recipients", "at least one recipient is needed")
+		return res, fault.Invalid("recipients", "at least one recipient is needed")
 	case len(shares) > limit:
-		return res, ledger.Invalid("recipients", "at most %d recipients per airdrop", limit)
+		return res, fault.Invalid("recipients", "at most %d recipients per airdrop", limit)
 	}
 	if err := ledger.CheckText("description", description); err != nil {
 		return res, err
@@ -91,11 +92,11 @@ func (s *Service) Airdrop(ctx context.Context, req Request) (Result, error) {
 		field := fmt.Sprintf("recipients[%d]", i)
 		switch {
 		case s.Party == "":
-			return res, ledger.Invalid(field+".party_id", "is required")
+			return res, fault.Invalid(field+".party_id", "is required")
 		case s.Party == operator:
-			return res, ledger.Invalid(field+".party_id", "the operator cannot airdrop to itself")
+			return res, fault.Invalid(field+".party_id", "the operator cannot airdrop to itself")
 		case seen[s.Party]:
-			return res, ledger.Invalid(field+".party_id", "%s is listed twice", s.Party)
+			return res, fault.Invalid(field+".party_id", "%s is listed twice", s.Party)
 		}
 		if err := ledger.CheckAmount(field+".amount", s.Amount); err != nil {
 			return res, err
@@ -130,11 +131,11 @@ func (s *Service) Airdrop(ctx context.Context, req Request) (Result, error) {
 				return err
 			}
 			if len(active) == 0 {
-				return fmt.Errorf("%w: %s has no active merge delegation; an airdrop goes only to parties that let the provider merge their holdings", ledger.ErrConflict, s.Party)
+				return fmt.Errorf("%w: %s has no active merge delegation; an airdrop goes only to parties that let the provider merge their holdings", fault.ErrConflict, s.Party)
 			}
 			if pas[i], err = x.ValidPreapproval(ctx, s.Party); err != nil {
-				if ledger.IsValidation(err) {
-					return ledger.Invalid(fmt.Sprintf("recipients[%d].party_id", i), "%s has no valid transfer preapproval, which the airdrop is sent through", s.Party)
+				if fault.IsValidation(err) {
+					return fault.Invalid(fmt.Sprintf("recipients[%d].party_id", i), "%s has no valid transfer preapproval, which the airdrop is sent through", s.Party)
 				}
 				return err
 			}
@@ -197,9 +198,9 @@ func (s *Service) Airdrop(ctx context.Context, req Request) (Result, error) {
 		return nil
 	})
 	if err != nil {
-		if errors.Is(err, ledger.ErrInsufficientFunds) {
-			return Result{}, &ledger.Problem{Err: err, Msg: fmt.Sprintf("the operator's wallet cannot pay the airdrop of %s CC to %d parties and its fees (%s)",
-				ledger.HumanCC(res.Total), len(shares), ledger.ProblemWords(err))}
+		if errors.Is(err, fault.ErrInsufficientFunds) {
+			return Result{}, &fault.Problem{Err: err, Msg: fmt.Sprintf("the operator's wallet cannot pay the airdrop of %s CC to %d parties and its fees (%s)",
+				ledger.HumanCC(res.Total), len(shares), fault.ProblemWords(err))}
 		}
 		return Result{}, fmt.Errorf("airdrop to %d parties: %w", len(shares), err)
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/airdrop"
+	"github.com/ccwallet/ccwallet/ledger/fault"
 	"github.com/ccwallet/ccwallet/ledger/featured"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
 	"github.com/ccwallet/ccwallet/ledger/rewards"
@@ -77,14 +78,14 @@ func TestAirdropWithAutoMerge(t *testing.T) {
 			shares []airdrop.Share
 			check  func(error) bool
 		}{
-			{"no merge delegation", []airdrop.Share{share(a, "1"), share(noDelegation, "1")}, func(err error) bool { return errors.Is(err, ledger.ErrConflict) }},
-			{"no preapproval", []airdrop.Share{share(a, "1"), share(noPreapproval, "1")}, ledger.IsValidation},
-			{"too little coin", []airdrop.Share{share(a, "1"), share(b, "5000")}, func(err error) bool { return errors.Is(err, ledger.ErrInsufficientFunds) }},
-			{"twice", []airdrop.Share{share(a, "1"), share(a, "1")}, ledger.IsValidation},
-			{"zero", []airdrop.Share{share(a, "0")}, ledger.IsValidation},
-			{"to the operator", []airdrop.Share{share(op, "1")}, ledger.IsValidation},
-			{"nobody", nil, ledger.IsValidation},
-			{"too many", make([]airdrop.Share, airdrop.MaxRecipients+1), ledger.IsValidation},
+			{"no merge delegation", []airdrop.Share{share(a, "1"), share(noDelegation, "1")}, func(err error) bool { return errors.Is(err, fault.ErrConflict) }},
+			{"no preapproval", []airdrop.Share{share(a, "1"), share(noPreapproval, "1")}, fault.IsValidation},
+			{"too little coin", []airdrop.Share{share(a, "1"), share(b, "5000")}, func(err error) bool { return errors.Is(err, fault.ErrInsufficientFunds) }},
+			{"twice", []airdrop.Share{share(a, "1"), share(a, "1")}, fault.IsValidation},
+			{"zero", []airdrop.Share{share(a, "0")}, fault.IsValidation},
+			{"to the operator", []airdrop.Share{share(op, "1")}, fault.IsValidation},
+			{"nobody", nil, fault.IsValidation},
+			{"too many", make([]airdrop.Share, airdrop.MaxRecipients+1), fault.IsValidation},
 		}
 		for _, r := range refusals {
 			if _, err := airdrop.New(l).Airdrop(ctx, airdrop.Request{Shares: r.shares, Description: "drop"}); !r.check(err) {

@@ -7,8 +7,8 @@
 // contexts (ledger/registry) and the workflow on them (ledger/allocations:
 // allocate, execute, withdraw, expire, the trading app's choices, the
 // wallet's view) share them. The core keeps the token standard's
-// InstrumentRef and Metadata, which its transfer instructions use, and
-// ErrRequirement.
+// InstrumentRef and Metadata, which its transfer instructions use; a
+// failed requirement is fault.ErrRequirement.
 package allocationdata
 
 import (
@@ -18,6 +18,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/fault"
 	"github.com/ccwallet/ccwallet/store"
 	"github.com/uptrace/bun"
 )
@@ -91,7 +92,7 @@ const (
 func AllocationContract(ctx context.Context, db bun.IDB, cid coin.ContractID) (*store.Contract, *AllocationPayload, error) {
 	c, err := store.ContractByID(ctx, db, cid)
 	if err == nil && c.TemplateID != TemplateAmuletAllocation {
-		err = ledger.ErrNotFound
+		err = fault.ErrNotFound
 	}
 	if err != nil {
 		return nil, nil, fmt.Errorf("allocation %s: %w", cid, err)

@@ -5,8 +5,8 @@ import (
 
 	"github.com/uptrace/bun"
 
-	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/allocationdata"
+	"github.com/ccwallet/ccwallet/ledger/fault"
 )
 
 // refuseSecondAllocation refuses to allocate a trade leg its sender has a
@@ -23,7 +23,7 @@ func (s *Service) refuseSecondAllocation(ctx context.Context, tx bun.IDB, spec a
 	}
 	for _, a := range mine {
 		if sameLeg(a.Spec, spec) {
-			return problem(ledger.ErrConflict, "leg %q of settlement %q is allocated already (allocation %s); one leg is allocated at most once, nothing changed",
+			return problem(fault.ErrConflict, "leg %q of settlement %q is allocated already (allocation %s); one leg is allocated at most once, nothing changed",
 				spec.TransferLegID, spec.Settlement.SettlementRef.ID, a.Contract.ContractID)
 		}
 	}

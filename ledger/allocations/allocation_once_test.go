@@ -9,6 +9,7 @@ import (
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/allocations"
+	"github.com/ccwallet/ccwallet/ledger/fault"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
 )
 
@@ -33,7 +34,7 @@ func TestLegAllocatedOnce(t *testing.T) {
 			switch {
 			case err == nil:
 				ok++
-			case !errors.Is(err, ledger.ErrConflict):
+			case !errors.Is(err, fault.ErrConflict):
 				t.Errorf("a second allocation: %v, want a conflict", err)
 			}
 		}

@@ -18,6 +18,7 @@ import (
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/allocationdata"
 	"github.com/ccwallet/ccwallet/ledger/apiread"
+	"github.com/ccwallet/ccwallet/ledger/fault"
 	"github.com/ccwallet/ccwallet/ledger/history"
 	"github.com/ccwallet/ccwallet/store"
 	"github.com/uptrace/bun"
@@ -81,23 +82,23 @@ var allocationRules = map[allocationdata.AllocationMove]struct {
 
 // ErrAllocationFinished is returned for a move on an allocation that has
 // already ended: its contract is archived, so it is not found any more.
-var ErrAllocationFinished = fmt.Errorf("allocation is no longer pending: %w", ledger.ErrNotFound)
+var ErrAllocationFinished = fmt.Errorf("allocation is no longer pending: %w", fault.ErrNotFound)
 
 // CheckAllocationMove applies the rules: whether actor ("" for the expiry
 // automation) may make move on an allocation of spec at now.
 func CheckAllocationMove(spec allocationdata.AllocationSpecification, move allocationdata.AllocationMove, actor coin.PartyID, now time.Time) error {
 	rule, ok := allocationRules[move]
 	if !ok {
-		return ledger.Invalid("move", "unknown allocation move %q", move)
+		return fault.Invalid("move", "unknown allocation move %q", move)
 	}
 	switch rule.actor {
 	case byExecutor:
 		if actor != spec.Settlement.Executor {
-			return fmt.Errorf("%w: only the settlement's executor %s may %s an allocation", ledger.ErrForbidden, spec.Settlement.Executor, move)
+			return fmt.Errorf("%w: only the settlement's executor %s may %s an allocation", fault.ErrForbidden, spec.Settlement.Executor, move)
 		}
 	case bySender:
 		if actor != spec.TransferLeg.Sender {
-			return fmt.Errorf("%w: only the sender %s may %s an allocation", ledger.ErrForbidden, spec.TransferLeg.Sender, move)
+			return fmt.Errorf("%w: only the sender %s may %s an allocation", fault.ErrForbidden, spec.TransferLeg.Sender, move)
 		}
 	}
 	settleBefore, err := time.Parse(time.RFC3339Nano, spec.Settlement.SettleBefore)
@@ -107,11 +108,11 @@ func CheckAllocationMove(spec allocationdata.AllocationSpecification, move alloc
 	switch rule.deadline {
 	case beforeDeadline:
 		if !now.Before(settleBefore) {
-			return fmt.Errorf("%w: the allocation had to be settled before %s", ledger.ErrExpired, spec.Settlement.SettleBefore)
+			return fmt.Errorf("%w: the allocation had to be settled before %s", fault.ErrExpired, spec.Settlement.SettleBefore)
 		}
 	case afterDeadline:
 		if now.Before(settleBefore) {
-			return fmt.Errorf("%w: the allocation does not expire before %s", ledger.ErrConflict, spec.Settlement.SettleBefore)
+			return fmt.Errorf("%w: the allocation does not expire before %s", fault.ErrConflict, spec.Settlement.SettleBefore)
 		}
 	}
 	return nil
@@ -137,7 +138,7 @@ type Allocation struct {
 // checkMeta bounds a request's metadata.
 func checkMeta(field string, m ledger.Metadata) error {
 	if len(m.Values) > MaxMetaEntries {
-		return ledger.Invalid(field, "at most %d entries", MaxMetaEntries)
+		return fault.Invalid(field, "at most %d entries", MaxMetaEntries)
 	}
 	for k, v := range m.Values {
 		if err := ledger.CheckID(field+" key", k); err != nil {
@@ -154,7 +155,7 @@ func checkMeta(field string, m ledger.Metadata) error {
 func (s *Service) checkAllocation(ctx context.Context, spec *allocationdata.AllocationSpecification, now time.Time) (settleBefore time.Time, err error) {
 	leg, st := &spec.TransferLeg, &spec.Settlement
 	if dso := s.l.DSO(); leg.InstrumentID.Admin != dso || leg.InstrumentID.ID != ledger.InstrumentID {
-		return time.Time{}, ledger.Invalid("transferLeg.instrumentId", "%s/%s is not this registry's instrument; it holds %s/%s", leg.InstrumentID.Admin, leg.InstrumentID.ID, dso, ledger.InstrumentID)
+		return time.Time{}, fault.Invalid("transferLeg.instrumentId", "%s/%s is not this registry's instrument; it holds %s/%s", leg.InstrumentID.Admin, leg.InstrumentID.ID, dso, ledger.InstrumentID)
 	}
 	if err := ledger.CheckAmount("transferLeg.amount", leg.Amount); err != nil {
 		return time.Time{}, err
@@ -166,7 +167,7 @@ func (s *Service) checkAllocation(ctx context.Context, spec *allocationdata.Allo
 	}
 	if st.SettlementRef.CID != nil {
 		if _, err := coin.ParseContractID(string(*st.SettlementRef.CID)); err != nil {
-			return time.Time{}, ledger.Invalid("settlement.settlementRef.cid", "%v", err)
+			return time.Time{}, fault.Invalid("settlement.settlementRef.cid", "%v", err)
 		}
 	}
 	if err := checkMeta("settlement.meta", st.Meta); err != nil {
@@ -187,13 +188,13 @@ func (s *Service) checkAllocation(ctx context.Context, spec *allocationdata.Allo
 		return time.Time{}, err
 	}
 	if requested.After(now) {
-		return time.Time{}, ledger.Invalid("settlement.requestedAt", "%s is in the future", st.RequestedAt)
+		return time.Time{}, fault.Invalid("settlement.requestedAt", "%s is in the future", st.RequestedAt)
 	}
 	if !now.Before(allocateBefore) {
-		return time.Time{}, fmt.Errorf("%w: the settlement had to be allocated before %s", ledger.ErrExpired, st.AllocateBefore)
+		return time.Time{}, fmt.Errorf("%w: the settlement had to be allocated before %s", fault.ErrExpired, st.AllocateBefore)
 	}
 	if settleBefore.Before(allocateBefore) {
-		return time.Time{}, ledger.Invalid("settlement.settleBefore", "must not be before allocateBefore")
+		return time.Time{}, fault.Invalid("settlement.settleBefore", "must not be before allocateBefore")
 	}
 	st.RequestedAt, st.AllocateBefore, st.SettleBefore = ledger.FormatTime(requested), ledger.FormatTime(allocateBefore), ledger.FormatTime(settleBefore)
 	for _, p := range []coin.PartyID{leg.Receiver, st.Executor} {
@@ -329,7 +330,7 @@ func (s *Service) moveAllocationIn(ctx context.Context, x *ledger.Tx, actor coin
 	spec := p.Allocation
 	if actor != "" && actor != spec.TransferLeg.Sender && actor != spec.TransferLeg.Receiver && actor != spec.Settlement.Executor {
 		// Not a controller: the allocation is invisible to it.
-		return nil, fmt.Errorf("allocation %s: %w", cid, ledger.ErrNotFound)
+		return nil, fmt.Errorf("allocation %s: %w", cid, fault.ErrNotFound)
 	}
 	if err := x.LockParties(ctx, spec.TransferLeg.Sender, spec.TransferLeg.Receiver); err != nil {
 		return nil, err
@@ -371,7 +372,7 @@ func (s *Service) finishAllocation(ctx context.Context, x *ledger.Tx, cid coin.C
 		return nil, err
 	}
 	if !locked && move == allocationdata.AllocationExecute {
-		return nil, ledger.NotFoundf("LockedAmulet '%s' not found for AmuletAllocation '%s'", p.LockedAmulet, cid)
+		return nil, fault.NotFoundf("LockedAmulet '%s' not found for AmuletAllocation '%s'", p.LockedAmulet, cid)
 	}
 	// The allocation, and when the coin is still locked the holding, the
 	// rules and the open round it moves through.
@@ -453,7 +454,7 @@ func (s *Service) AllocationByID(ctx context.Context, viewer coin.PartyID, cid c
 	}
 	leg := p.Allocation.TransferLeg
 	if viewer != "" && viewer != leg.Sender && viewer != leg.Receiver && viewer != p.Allocation.Settlement.Executor {
-		return Allocation{}, fmt.Errorf("allocation %s: %w", cid, ledger.ErrNotFound)
+		return Allocation{}, fmt.Errorf("allocation %s: %w", cid, fault.ErrNotFound)
 	}
 	return Allocation{Spec: p.Allocation, LockedHoldingCID: p.LockedAmulet, Contract: apiread.LedgerContractOf(s.l, c)}, nil
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/ccwallet/ccwallet/ledger/allocationdata"
 	"github.com/ccwallet/ccwallet/ledger/allocations"
 	"github.com/ccwallet/ccwallet/ledger/apiread"
+	"github.com/ccwallet/ccwallet/ledger/fault"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
 	"github.com/ccwallet/ccwallet/ledger/rewards"
 	"github.com/google/go-cmp/cmp"
@@ -54,13 +55,13 @@ func TestAllocationMoves(t *testing.T) {
 		{name: "cancel", do: step{"executor", allocationdata.AllocationCancel}, senderWant: "100", receiverWant: "0"},
 		{name: "expire", advance: 2 * time.Hour, do: step{"automation", allocationdata.AllocationExpire}, senderWant: "100", receiverWant: "0"},
 		{name: "withdraw after deadline", advance: 2 * time.Hour, do: step{"sender", allocationdata.AllocationWithdraw}, senderWant: "100", receiverWant: "0"},
-		{name: "execute after deadline", advance: 2 * time.Hour, do: step{"executor", allocationdata.AllocationExecute}, wantErr: ledger.ErrExpired},
-		{name: "expire before deadline", do: step{"automation", allocationdata.AllocationExpire}, wantErr: ledger.ErrConflict},
-		{name: "execute by the sender", do: step{"sender", allocationdata.AllocationExecute}, wantErr: ledger.ErrForbidden},
-		{name: "execute by the receiver", do: step{"receiver", allocationdata.AllocationExecute}, wantErr: ledger.ErrForbidden},
-		{name: "withdraw by the executor", do: step{"executor", allocationdata.AllocationWithdraw}, wantErr: ledger.ErrForbidden},
-		{name: "cancel by the sender", do: step{"sender", allocationdata.AllocationCancel}, wantErr: ledger.ErrForbidden},
-		{name: "execute by a stranger", do: step{"stranger", allocationdata.AllocationExecute}, wantErr: ledger.ErrNotFound},
+		{name: "execute after deadline", advance: 2 * time.Hour, do: step{"executor", allocationdata.AllocationExecute}, wantErr: fault.ErrExpired},
+		{name: "expire before deadline", do: step{"automation", allocationdata.AllocationExpire}, wantErr: fault.ErrConflict},
+		{name: "execute by the sender", do: step{"sender", allocationdata.AllocationExecute}, wantErr: fault.ErrForbidden},
+		{name: "execute by the receiver", do: step{"receiver", allocationdata.AllocationExecute}, wantErr: fault.ErrForbidden},
+		{name: "withdraw by the executor", do: step{"executor", allocationdata.AllocationWithdraw}, wantErr: fault.ErrForbidden},
+		{name: "cancel by the sender", do: step{"sender", allocationdata.AllocationCancel}, wantErr: fault.ErrForbidden},
+		{name: "execute by a stranger", do: step{"stranger", allocationdata.AllocationExecute}, wantErr: fault.ErrNotFound},
 		{name: "execute twice", before: []step{{"executor", allocationdata.AllocationExecute}}, do: step{"executor", allocationdata.AllocationExecute}, wantErr: allocations.ErrAllocationFinished},
 		{name: "withdraw after execute", before: []step{{"executor", allocationdata.AllocationExecute}}, do: step{"sender", allocationdata.AllocationWithdraw}, wantErr: allocations.ErrAllocationFinished},
 		{name: "execute after withdraw", before: []step{{"sender", allocationdata.AllocationWithdraw}}, do: step{"executor", allocationdata.AllocationExecute}, wantErr: allocations.ErrAllocationFinished},
@@ -189,7 +190,7 @@ func TestExpireAllocations(t *testing.T) {
 		if _, err := s.Allocate(ctx, early, ledger.Command{Key: "cmd-1"}); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := s.Allocate(ctx, early, ledger.Command{Key: "cmd-1"}); !errors.Is(err, ledger.ErrDuplicate) {
+		if _, err := s.Allocate(ctx, early, ledger.Command{Key: "cmd-1"}); !errors.Is(err, fault.ErrDuplicate) {
 			t.Fatalf("second allocate with the same key = %v, want ErrDuplicate", err)
 		}
 		if _, err := s.Allocate(ctx, late, ledger.Command{}); err != nil {

@@ -11,6 +11,7 @@ import (
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/allocationdata"
+	"github.com/ccwallet/ccwallet/ledger/fault"
 	"github.com/ccwallet/ccwallet/store"
 	"github.com/uptrace/bun"
 )
@@ -46,14 +47,14 @@ func require(msg string, ok bool) error {
 	if ok {
 		return nil
 	}
-	return fmt.Errorf("%w: the requirement '%s' was not met", ledger.ErrRequirement, msg)
+	return fmt.Errorf("%w: the requirement '%s' was not met", fault.ErrRequirement, msg)
 }
 
 // checkLegs bounds a trade's legs: each moves this registry's coin
 // between known parties.
 func (s *Service) checkLegs(ctx context.Context, legs map[string]allocationdata.TransferLeg) error {
 	if len(legs) == 0 || len(legs) > allocationdata.MaxTradeLegs {
-		return ledger.Invalid("transferLegs", "a trade has 1 to %d legs, not %d", allocationdata.MaxTradeLegs, len(legs))
+		return fault.Invalid("transferLegs", "a trade has 1 to %d legs, not %d", allocationdata.MaxTradeLegs, len(legs))
 	}
 	for id, leg := range legs {
 		field := "transferLegs[" + id + "]"
@@ -61,7 +62,7 @@ func (s *Service) checkLegs(ctx context.Context, legs map[string]allocationdata.
 			return err
 		}
 		if dso := s.l.DSO(); leg.InstrumentID.Admin != dso || leg.InstrumentID.ID != ledger.InstrumentID {
-			return ledger.Invalid(field+".instrumentId", "%s/%s is not an instrument of this ledger; it holds %s/%s", leg.InstrumentID.Admin, leg.InstrumentID.ID, dso, ledger.InstrumentID)
+			return fault.Invalid(field+".instrumentId", "%s/%s is not an instrument of this ledger; it holds %s/%s", leg.InstrumentID.Admin, leg.InstrumentID.ID, dso, ledger.InstrumentID)
 		}
 		if err := ledger.CheckAmount(field+".amount", leg.Amount); err != nil {
 			return err
@@ -92,14 +93,14 @@ func (s *Service) ProposeTrade(ctx context.Context, actAs []coin.PartyID, p allo
 		return nil, err
 	}
 	if len(p.Approvers) == 0 || len(p.Approvers) > 2*allocationdata.MaxTradeLegs {
-		return nil, ledger.Invalid("approvers", "1 to %d parties", 2*allocationdata.MaxTradeLegs)
+		return nil, fault.Invalid("approvers", "1 to %d parties", 2*allocationdata.MaxTradeLegs)
 	}
 	if err := ledger.Authorized(actAs, "creating an OTCTradeProposal", p.Approvers...); err != nil {
 		return nil, err
 	}
 	if p.TradeCid != nil {
 		if _, err := coin.ParseContractID(string(*p.TradeCid)); err != nil {
-			return nil, ledger.Invalid("tradeCid", "%v", err)
+			return nil, fault.Invalid("tradeCid", "%v", err)
 		}
 	}
 	return s.tradeTx(ctx, cmd, "propose-trade", "", "", func(x *ledger.Tx, _ *store.Contract) (*TradeResult, error) {
@@ -277,7 +278,7 @@ func (s *Service) tradeTx(ctx context.Context, cmd ledger.Command, kind string, 
 	return ledger.ContractCommand(ctx, s.l, "trading-app:", cmd, kind, cid, func(ctx context.Context, tx bun.IDB) (*store.Contract, error) {
 		c, err := store.ContractByID(ctx, tx, cid)
 		if err == nil && (c.TemplateID != template || c.ArchivedOffset != nil) {
-			err = ledger.ErrNotFound
+			err = fault.ErrNotFound
 		}
 		if err != nil {
 			return nil, fmt.Errorf("%s %s is not active: %w", template, cid, err)
@@ -302,7 +303,7 @@ func (s *Service) RejectAllocationRequest(ctx context.Context, actAs []coin.Part
 	return s.tradeTx(ctx, cmd, "reject-allocation-request", cid, allocationdata.TemplateOTCTrade, func(x *ledger.Tx, c *store.Contract) (*TradeResult, error) {
 		if !slices.Contains(ledger.ContractParties(c), actor) {
 			// Not a stakeholder: the trade is invisible to it.
-			return nil, fmt.Errorf("%s %s: %w", allocationdata.TemplateOTCTrade, cid, ledger.ErrNotFound)
+			return nil, fmt.Errorf("%s %s: %w", allocationdata.TemplateOTCTrade, cid, fault.ErrNotFound)
 		}
 		var tr allocationdata.OTCTrade
 		if err := json.Unmarshal([]byte(c.Payload), &tr); err != nil {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/ccwallet/ccwallet/ledger/apiread"
+	"github.com/ccwallet/ccwallet/ledger/fault"
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
@@ -33,7 +34,7 @@ func TestTradingAppDvP(t *testing.T) {
 			"leg0": {Sender: alice, Receiver: bob, Amount: coin.MustParse("30"), InstrumentID: cc},
 			"leg1": {Sender: bob, Receiver: alice, Amount: coin.MustParse("10.5"), InstrumentID: cc},
 		}
-		if _, err := s.ProposeTrade(ctx, []coin.PartyID{venue}, allocationdata.OTCTradeProposal{Venue: venue, TransferLegs: legs, Approvers: []coin.PartyID{alice}}, ledger.Command{}); !errors.Is(err, ledger.ErrForbidden) {
+		if _, err := s.ProposeTrade(ctx, []coin.PartyID{venue}, allocationdata.OTCTradeProposal{Venue: venue, TransferLegs: legs, Approvers: []coin.PartyID{alice}}, ledger.Command{}); !errors.Is(err, fault.ErrForbidden) {
 			t.Fatalf("propose without the approver's authority = %v", err)
 		}
 		prop, err := s.ProposeTrade(ctx, []coin.PartyID{alice}, allocationdata.OTCTradeProposal{Venue: venue, TransferLegs: legs, Approvers: []coin.PartyID{alice}}, ledger.Command{Key: "p1"})
@@ -42,17 +43,17 @@ func TestTradingAppDvP(t *testing.T) {
 		}
 		now := clock.Now()
 		prepare, settle := ledger.FormatTime(now.Add(time.Hour)), ledger.FormatTime(now.Add(2*time.Hour))
-		if _, err := s.InitiateTradeSettlement(ctx, []coin.PartyID{venue}, prop.Created, prepare, settle, ledger.Command{}); !errors.Is(err, ledger.ErrConflict) {
+		if _, err := s.InitiateTradeSettlement(ctx, []coin.PartyID{venue}, prop.Created, prepare, settle, ledger.Command{}); !errors.Is(err, fault.ErrConflict) {
 			t.Fatalf("initiate before bob approved = %v", err)
 		}
-		if _, err := s.AcceptTradeProposal(ctx, []coin.PartyID{alice}, prop.Created, alice, ledger.Command{}); !errors.Is(err, ledger.ErrConflict) {
+		if _, err := s.AcceptTradeProposal(ctx, []coin.PartyID{alice}, prop.Created, alice, ledger.Command{}); !errors.Is(err, fault.ErrConflict) {
 			t.Fatalf("alice approving twice = %v", err)
 		}
 		acc, err := s.AcceptTradeProposal(ctx, []coin.PartyID{bob}, prop.Created, bob, ledger.Command{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := s.AcceptTradeProposal(ctx, []coin.PartyID{bob}, prop.Created, bob, ledger.Command{}); !errors.Is(err, ledger.ErrNotFound) {
+		if _, err := s.AcceptTradeProposal(ctx, []coin.PartyID{bob}, prop.Created, bob, ledger.Command{}); !errors.Is(err, fault.ErrNotFound) {
 			t.Fatalf("accepting the archived proposal = %v", err)
 		}
 		init, err := s.InitiateTradeSettlement(ctx, []coin.PartyID{venue}, acc.Created, prepare, settle, ledger.Command{})
@@ -85,14 +86,14 @@ func TestTradingAppDvP(t *testing.T) {
 			}
 			allocs[id] = res.AllocationCID
 		}
-		if _, err := s.SettleTrade(ctx, []coin.PartyID{alice}, init.Created, allocs, ledger.Command{}); !errors.Is(err, ledger.ErrForbidden) {
+		if _, err := s.SettleTrade(ctx, []coin.PartyID{alice}, init.Created, allocs, ledger.Command{}); !errors.Is(err, fault.ErrForbidden) {
 			t.Fatalf("settle by alice = %v", err)
 		}
 		swapped := map[string]coin.ContractID{"leg0": allocs["leg1"], "leg1": allocs["leg0"]}
-		if _, err := s.SettleTrade(ctx, []coin.PartyID{venue}, init.Created, swapped, ledger.Command{}); !errors.Is(err, ledger.ErrConflict) {
+		if _, err := s.SettleTrade(ctx, []coin.PartyID{venue}, init.Created, swapped, ledger.Command{}); !errors.Is(err, fault.ErrConflict) {
 			t.Fatalf("settle with swapped allocations = %v", err)
 		}
-		if _, err := s.SettleTrade(ctx, []coin.PartyID{venue}, init.Created, map[string]coin.ContractID{"leg0": allocs["leg0"]}, ledger.Command{}); !errors.Is(err, ledger.ErrConflict) {
+		if _, err := s.SettleTrade(ctx, []coin.PartyID{venue}, init.Created, map[string]coin.ContractID{"leg0": allocs["leg0"]}, ledger.Command{}); !errors.Is(err, fault.ErrConflict) {
 			t.Fatalf("settle with a leg missing = %v", err)
 		}
 		if diff := cmp.Diff([]string{"unlocked=70.0000000000 locked=30.0000000000", "unlocked=89.5000000000 locked=10.5000000000"}, ledgertest.Balances(t, l, alice, bob)); diff != "" {
@@ -113,7 +114,7 @@ func TestTradingAppDvP(t *testing.T) {
 				t.Errorf("%s archived at %d, %v; want the settlement's offset %d", cid, c.ArchivedOffset, err, res.Offset)
 			}
 		}
-		if _, err := s.SettleTrade(ctx, []coin.PartyID{venue}, init.Created, allocs, ledger.Command{}); !errors.Is(err, ledger.ErrNotFound) {
+		if _, err := s.SettleTrade(ctx, []coin.PartyID{venue}, init.Created, allocs, ledger.Command{}); !errors.Is(err, fault.ErrNotFound) {
 			t.Errorf("settling twice = %v", err)
 		}
 		ledgertest.Conserved(t, l)
@@ -162,7 +163,7 @@ func TestTradingAppCancelAndWithdraw(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := s.CancelTrade(ctx, []coin.PartyID{alice}, first, map[string]coin.ContractID{"a": a.AllocationCID}, ledger.Command{}); !errors.Is(err, ledger.ErrForbidden) {
+		if _, err := s.CancelTrade(ctx, []coin.PartyID{alice}, first, map[string]coin.ContractID{"a": a.AllocationCID}, ledger.Command{}); !errors.Is(err, fault.ErrForbidden) {
 			t.Fatalf("cancel by alice = %v", err)
 		}
 		if _, err := s.CancelTrade(ctx, []coin.PartyID{venue}, first, map[string]coin.ContractID{"a": a.AllocationCID}, ledger.Command{}); err != nil {
@@ -172,7 +173,7 @@ func TestTradingAppCancelAndWithdraw(t *testing.T) {
 			t.Errorf("after cancel (-want +got):\n%s", diff)
 		}
 		second := trade()
-		if _, err := s.WithdrawAllocationRequest(ctx, []coin.PartyID{alice}, second, ledger.Command{}); !errors.Is(err, ledger.ErrForbidden) {
+		if _, err := s.WithdrawAllocationRequest(ctx, []coin.PartyID{alice}, second, ledger.Command{}); !errors.Is(err, fault.ErrForbidden) {
 			t.Fatalf("withdraw by alice = %v", err)
 		}
 		if _, err := s.WithdrawAllocationRequest(ctx, []coin.PartyID{venue}, second, ledger.Command{}); err != nil {

@@ -13,6 +13,7 @@ import (
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/allocationdata"
 	"github.com/ccwallet/ccwallet/ledger/apiread"
+	"github.com/ccwallet/ccwallet/ledger/fault"
 	"github.com/ccwallet/ccwallet/ledger/history"
 	"github.com/ccwallet/ccwallet/store"
 	"github.com/uptrace/bun"
@@ -173,7 +174,7 @@ func (s *Service) FinishedAllocations(ctx context.Context, party coin.PartyID, l
 			continue
 		}
 		a, err := s.AllocationByID(ctx, party, it.Details.ContractID)
-		if errors.Is(err, ledger.ErrNotFound) {
+		if errors.Is(err, fault.ErrNotFound) {
 			continue // pruned
 		} else if err != nil {
 			return nil, err
@@ -194,7 +195,7 @@ func (s *Service) AllocateLeg(ctx context.Context, party coin.PartyID, cid coin.
 	if err := ledger.CheckID("leg", legID); err != nil {
 		return nil, err
 	}
-	gone := problem(ledger.ErrNotFound, "this allocation request is no longer open (it was settled, rejected or withdrawn meanwhile); reload the page")
+	gone := problem(fault.ErrNotFound, "this allocation request is no longer open (it was settled, rejected or withdrawn meanwhile); reload the page")
 	trade := func(db bun.IDB) (*allocationdata.OTCTrade, error) {
 		c, err := store.ContractByID(ctx, db, cid)
 		if err == nil && (c.TemplateID != allocationdata.TemplateOTCTrade || c.ArchivedOffset != nil || !slices.Contains(ledger.ContractParties(c), party)) {
@@ -212,14 +213,14 @@ func (s *Service) AllocateLeg(ctx context.Context, party coin.PartyID, cid coin.
 	}
 	leg, ok := tr.TransferLegs[legID]
 	if !ok || leg.Sender != party {
-		return nil, problem(ledger.ErrNotFound, "this allocation request has no leg %q that you send; reload the page", legID)
+		return nil, problem(fault.ErrNotFound, "this allocation request has no leg %q that you send; reload the page", legID)
 	}
 	prep, err := time.Parse(time.RFC3339Nano, tr.PrepareUntil)
 	if err != nil {
 		return nil, err
 	}
 	if allocationClosed(prep, s.l.Now()) {
-		return nil, problem(ledger.ErrExpired, "the time to allocate for this trade ended at %s; reject it, or ask the venue for a new trade", wallClock(prep))
+		return nil, problem(fault.ErrExpired, "the time to allocate for this trade ended at %s; reject it, or ask the venue for a new trade", wallClock(prep))
 	}
 	settle, err := time.Parse(time.RFC3339Nano, tr.SettleBefore)
 	if err != nil {
@@ -237,7 +238,7 @@ func (s *Service) AllocateLeg(ctx context.Context, party coin.PartyID, cid coin.
 		}
 		for _, a := range mine {
 			if tr.AllocatedBy(legID, a.Spec) {
-				return problem(ledger.ErrConflict, "you already allocated this leg: its %s CC are locked until %s; nothing changed",
+				return problem(fault.ErrConflict, "you already allocated this leg: its %s CC are locked until %s; nothing changed",
 					ledger.HumanCC(leg.Amount), wallClock(settle))
 			}
 		}
@@ -253,10 +254,10 @@ func wallClock(t time.Time) string { return t.UTC().Format("2006-01-02 15:04 UTC
 func (s *Service) RejectAllocationRequestAs(ctx context.Context, party coin.PartyID, cid coin.ContractID) error {
 	_, err := s.RejectAllocationRequest(ctx, []coin.PartyID{party}, cid, party, ledger.Command{})
 	switch {
-	case errors.Is(err, ledger.ErrRequirement):
-		return problem(ledger.ErrConflict, "you send no leg of this trade, so it is not yours to reject; only a sender can")
-	case errors.Is(err, ledger.ErrNotFound):
-		return problem(ledger.ErrNotFound, "this allocation request is no longer open (it was settled, rejected or withdrawn meanwhile); reload the page")
+	case errors.Is(err, fault.ErrRequirement):
+		return problem(fault.ErrConflict, "you send no leg of this trade, so it is not yours to reject; only a sender can")
+	case errors.Is(err, fault.ErrNotFound):
+		return problem(fault.ErrNotFound, "this allocation request is no longer open (it was settled, rejected or withdrawn meanwhile); reload the page")
 	}
 	return err
 }
@@ -266,10 +267,10 @@ func (s *Service) RejectAllocationRequestAs(ctx context.Context, party coin.Part
 func (s *Service) WithdrawAllocationAs(ctx context.Context, party coin.PartyID, cid coin.ContractID) (*AllocationResult, error) {
 	res, err := s.MoveAllocation(ctx, party, cid, allocationdata.AllocationWithdraw, ledger.Command{})
 	switch {
-	case errors.Is(err, ledger.ErrForbidden):
-		return nil, problem(ledger.ErrNotFound, "this allocation is not one you send, so it is not yours to withdraw")
-	case errors.Is(err, ledger.ErrNotFound):
-		return nil, problem(ledger.ErrNotFound, "this allocation is no longer pending (it was settled, cancelled, withdrawn or expired meanwhile); reload the page")
+	case errors.Is(err, fault.ErrForbidden):
+		return nil, problem(fault.ErrNotFound, "this allocation is not one you send, so it is not yours to withdraw")
+	case errors.Is(err, fault.ErrNotFound):
+		return nil, problem(fault.ErrNotFound, "this allocation is no longer pending (it was settled, cancelled, withdrawn or expired meanwhile); reload the page")
 	}
 	return res, err
 }
@@ -291,7 +292,7 @@ func (s *Service) Awaiting(ctx context.Context, party coin.PartyID) ([]Allocatio
 	return out, nil
 }
 
-// problem is a *ledger.Problem of sentinel kind: the words a person reads.
+// problem is a *fault.Problem of sentinel kind: the words a person reads.
 func problem(kind error, format string, args ...any) error {
-	return &ledger.Problem{Err: kind, Msg: fmt.Sprintf(format, args...)}
+	return &fault.Problem{Err: kind, Msg: fmt.Sprintf(format, args...)}
 }

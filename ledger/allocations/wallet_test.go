@@ -11,6 +11,7 @@ import (
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/allocationdata"
 	"github.com/ccwallet/ccwallet/ledger/allocations"
+	"github.com/ccwallet/ccwallet/ledger/fault"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
 )
 
@@ -54,7 +55,7 @@ func TestAllocateLegOnce(t *testing.T) {
 			switch {
 			case err == nil:
 				ok++
-			case !errors.Is(err, ledger.ErrConflict):
+			case !errors.Is(err, fault.ErrConflict):
 				t.Errorf("a concurrent allocate failed otherwise: %v", err)
 			}
 		}

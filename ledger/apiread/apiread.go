@@ -31,6 +31,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/fault"
 	"github.com/ccwallet/ccwallet/store"
 	"github.com/uptrace/bun"
 )
@@ -136,7 +137,7 @@ func sortContracts(cs []LedgerContract) {
 }
 
 // ContractByID returns a contract, active or archived, with the parties
-// that may see it, or ledger.ErrNotFound.
+// that may see it, or fault.ErrNotFound.
 func (s *Service) LedgerContractByID(ctx context.Context, cid coin.ContractID) (LedgerContract, error) {
 	c, err := store.ContractByID(ctx, s.l.DB(), cid)
 	if err == nil {
@@ -177,7 +178,7 @@ func (s *Service) Updates(ctx context.Context, f ContractFilter, after, upto int
 		} else if _, err := checkOffset(ctx, tx, "endInclusive", upto); err != nil {
 			return err
 		} else if upto < after {
-			return ledger.Invalid("endInclusive", "must not be before beginExclusive")
+			return fault.Invalid("endInclusive", "must not be before beginExclusive")
 		}
 		scanned = upto
 		q := store.ContractQuery{Parties: f.Parties, Templates: f.Templates, After: after, Upto: upto, Limit: limit}
@@ -295,7 +296,7 @@ func (s *Service) UpdateAt(ctx context.Context, offset int64) (string, time.Time
 		return "", time.Time{}, err
 	}
 	if len(us) == 0 {
-		return "", time.Time{}, fmt.Errorf("update at offset %d: %w", offset, ledger.ErrNotFound)
+		return "", time.Time{}, fmt.Errorf("update at offset %d: %w", offset, fault.ErrNotFound)
 	}
 	return us[0].UpdateID, us[0].RecordTime, nil
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/allocationdata"
 	"github.com/ccwallet/ccwallet/ledger/delegations"
+	"github.com/ccwallet/ccwallet/ledger/fault"
 	"github.com/ccwallet/ccwallet/ledger/payments"
 	"github.com/ccwallet/ccwallet/ledger/ping"
 	"github.com/ccwallet/ccwallet/ledger/provider"
@@ -185,7 +186,7 @@ var ErrAfterLedgerEnd = errors.New("offset after ledger end")
 // ledger end (ErrPruned, ErrAfterLedgerEnd), which it returns.
 func checkOffset(ctx context.Context, db bun.IDB, field string, offset int64) (int64, error) {
 	if offset < 0 {
-		return 0, ledger.Invalid(field, "must not be negative, got %d", offset)
+		return 0, fault.Invalid(field, "must not be negative, got %d", offset)
 	}
 	end, err := store.LedgerEnd(ctx, db)
 	if err != nil {

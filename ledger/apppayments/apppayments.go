@@ -16,6 +16,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/fault"
 	"github.com/ccwallet/ccwallet/ledger/payments"
 	"github.com/ccwallet/ccwallet/store"
 	"github.com/uptrace/bun"
@@ -139,19 +140,19 @@ func (p *AppPaymentRequest) amuletAmounts() []ReceiverAmuletAmount {
 // ledger's form.
 func (s *Service) checkAppPaymentRequest(ctx context.Context, p *AppPaymentRequest, now time.Time) error {
 	if n := len(p.ReceiverAmounts); n == 0 || n > MaxAppPaymentReceivers {
-		return ledger.Invalid("receiverAmounts", "a payment request has 1 to %d receivers, not %d", MaxAppPaymentReceivers, n)
+		return fault.Invalid("receiverAmounts", "a payment request has 1 to %d receivers, not %d", MaxAppPaymentReceivers, n)
 	}
 	if p.DSO == "" {
 		p.DSO = s.l.DSO()
 	}
 	if p.DSO != s.l.DSO() {
-		return ledger.Invalid("dso", "%s is not this network's DSO party %s", p.DSO, s.l.DSO())
+		return fault.Invalid("dso", "%s is not this network's DSO party %s", p.DSO, s.l.DSO())
 	}
 	total := coin.Zero
 	for i, r := range p.ReceiverAmounts {
 		field := "receiverAmounts[" + strconv.Itoa(i) + "]"
 		if r.Amount.Unit != payments.UnitAmulet {
-			return ledger.Invalid(field+".amount.unit", "%q is not taken here: app payments are in CC only (unit %q); convert the amount to CC first", r.Amount.Unit, payments.UnitAmulet)
+			return fault.Invalid(field+".amount.unit", "%q is not taken here: app payments are in CC only (unit %q); convert the amount to CC first", r.Amount.Unit, payments.UnitAmulet)
 		}
 		if err := ledger.CheckAmount(field+".amount.amount", r.Amount.Amount); err != nil {
 			return err
@@ -227,7 +228,7 @@ func (s *Service) appPaymentTx(ctx context.Context, cmd ledger.Command, kind str
 
 // ErrAppPaymentFinished is returned for a move on a request or accepted
 // payment that has ended already (or never existed).
-var ErrAppPaymentFinished = fmt.Errorf("the app payment is no longer pending: %w", ledger.ErrNotFound)
+var ErrAppPaymentFinished = fmt.Errorf("the app payment is no longer pending: %w", fault.ErrNotFound)
 
 // activeContractOf reads the active contract cid of template inside db.
 func activeContractOf(ctx context.Context, db bun.IDB, cid coin.ContractID, template string) (*store.Contract, error) {
@@ -269,14 +270,14 @@ func (s *Service) AcceptAppPayment(ctx context.Context, sender coin.PartyID, cid
 			return nil, invisible(c)
 		}
 		if sender != p.Sender {
-			return nil, fmt.Errorf("%w: only the sender %s may accept this payment request", ledger.ErrForbidden, p.Sender)
+			return nil, fmt.Errorf("%w: only the sender %s may accept this payment request", fault.ErrForbidden, p.Sender)
 		}
 		expires, err := time.Parse(time.RFC3339Nano, p.ExpiresAt)
 		if err != nil {
 			return nil, err
 		}
 		if !x.Now().Before(expires) {
-			return nil, &ledger.Problem{Err: ledger.ErrExpired, Msg: fmt.Sprintf("this payment request expired at %s and can no longer be accepted; ask the app for a new one", p.ExpiresAt)}
+			return nil, &fault.Problem{Err: fault.ErrExpired, Msg: fmt.Sprintf("this payment request expired at %s and can no longer be accepted; ask the app for a new one", p.ExpiresAt)}
 		}
 		if err := x.UsingRules(ctx); err != nil {
 			return nil, err
@@ -319,7 +320,7 @@ func (s *Service) RejectAppPayment(ctx context.Context, sender coin.PartyID, cid
 			if !slices.Contains(p.stakeholders(), sender) {
 				return ErrAppPaymentFinished
 			}
-			return fmt.Errorf("%w: only the sender %s may reject this payment request", ledger.ErrForbidden, p.Sender)
+			return fmt.Errorf("%w: only the sender %s may reject this payment request", fault.ErrForbidden, p.Sender)
 		}
 		return nil
 	})
@@ -376,14 +377,14 @@ func CheckAppPaymentMove(p *AcceptedAppPayment, move AcceptedAppPaymentMove, act
 			return err
 		}
 		if got := ledger.RoundRefOf(round).Number; got != p.Round.Number {
-			return &ledger.Problem{Err: ledger.ErrExpired, Msg: fmt.Sprintf("this payment was accepted in round %s and can only be collected in that round (the open round is %s); it expires and its coin returns to the sender", p.Round.Number, got)}
+			return &fault.Problem{Err: fault.ErrExpired, Msg: fmt.Sprintf("this payment was accepted in round %s and can only be collected in that round (the open round is %s); it expires and its coin returns to the sender", p.Round.Number, got)}
 		}
 		if !now.Before(lockUntil) {
-			return &ledger.Problem{Err: ledger.ErrExpired, Msg: fmt.Sprintf("this payment had to be collected before %s; it expires and its coin returns to the sender", ledger.FormatTime(lockUntil))}
+			return &fault.Problem{Err: fault.ErrExpired, Msg: fmt.Sprintf("this payment had to be collected before %s; it expires and its coin returns to the sender", ledger.FormatTime(lockUntil))}
 		}
 	case AppPaymentRefund:
 		if ledger.Authorized(actAs, "", p.Provider) != nil && ledger.Authorized(actAs, "", p.receivers()...) != nil {
-			return fmt.Errorf("%w: only the provider %s or the receivers may refund an accepted app payment", ledger.ErrForbidden, p.Provider)
+			return fmt.Errorf("%w: only the provider %s or the receivers may refund an accepted app payment", fault.ErrForbidden, p.Provider)
 		}
 	case AppPaymentExpire:
 		if actAs != nil {
@@ -392,10 +393,10 @@ func CheckAppPaymentMove(p *AcceptedAppPayment, move AcceptedAppPaymentMove, act
 			}
 		}
 		if now.Before(lockUntil) {
-			return fmt.Errorf("%w: the accepted payment does not expire before %s", ledger.ErrConflict, ledger.FormatTime(lockUntil))
+			return fmt.Errorf("%w: the accepted payment does not expire before %s", fault.ErrConflict, ledger.FormatTime(lockUntil))
 		}
 	default:
-		return ledger.Invalid("move", "unknown app payment move %q", move)
+		return fault.Invalid("move", "unknown app payment move %q", move)
 	}
 	return nil
 }
@@ -423,7 +424,7 @@ func (s *Service) MoveAcceptedAppPayment(ctx context.Context, actAs []coin.Party
 			lockUntil = hs[0].LockExpiresAt.Time
 		} else if move == AppPaymentCollect {
 			// Its lock expired and the coin went (dust expiry): nothing to collect.
-			return nil, &ledger.Problem{Err: ledger.ErrExpired, Msg: "this payment's locked coin is gone (its lock expired); it can no longer be collected"}
+			return nil, &fault.Problem{Err: fault.ErrExpired, Msg: "this payment's locked coin is gone (its lock expired); it can no longer be collected"}
 		}
 		if err := CheckAppPaymentMove(&p, move, actAs, x.Round().Number, lockUntil, x.Now()); err != nil {
 			return nil, fmt.Errorf("%s: %w", cid, err)
@@ -440,7 +441,7 @@ func (s *Service) finishAppPayment(ctx context.Context, x *ledger.Tx, cid coin.C
 		return nil, err
 	}
 	if !locked && move == AppPaymentCollect {
-		return nil, ledger.NotFoundf("LockedAmulet '%s' not found for AcceptedAppPayment '%s'", p.LockedAmulet, cid)
+		return nil, fault.NotFoundf("LockedAmulet '%s' not found for AcceptedAppPayment '%s'", p.LockedAmulet, cid)
 	}
 	if err := x.UsingRules(ctx, cid); err != nil {
 		return nil, err
@@ -458,7 +459,7 @@ func (s *Service) finishAppPayment(ctx context.Context, x *ledger.Tx, cid coin.C
 	q := quote(x.Rules(), p.Sender, p.AmuletReceiverAmounts, x.Round().Price)
 	change := value.Sub(q.Total)
 	if change.IsNegative() {
-		return nil, fmt.Errorf("%w: the locked %s CC do not cover the payment's %s CC", ledger.ErrConflict, value, q.Total)
+		return nil, fmt.Errorf("%w: the locked %s CC do not cover the payment's %s CC", fault.ErrConflict, value, q.Total)
 	}
 	for _, a := range p.AmuletReceiverAmounts {
 		res.ReceiverHoldingCIDs = append(res.ReceiverHoldingCIDs, x.NewHolding(a.Receiver, a.AmuletAmount, nil))
@@ -506,7 +507,7 @@ func (s *Service) ExpireAppPayments(ctx context.Context) (int, error) {
 		}
 		_, err := s.endAppPaymentRequest(ctx, ledger.Command{}, reqs[i].ContractID, "AppPaymentRequest_Expire", func(p *AppPaymentRequest, now time.Time) error {
 			if exp, _ := time.Parse(time.RFC3339Nano, p.ExpiresAt); now.Before(exp) {
-				return fmt.Errorf("%w: the request does not expire before %s", ledger.ErrConflict, p.ExpiresAt)
+				return fmt.Errorf("%w: the request does not expire before %s", fault.ErrConflict, p.ExpiresAt)
 			}
 			return nil
 		})
@@ -544,7 +545,7 @@ func countExpired(n int, err error) (int, error) {
 	switch {
 	case err == nil:
 		return n + 1, nil
-	case errors.Is(err, ErrAppPaymentFinished), errors.Is(err, ledger.ErrReassigning), errors.Is(err, ledger.ErrConflict):
+	case errors.Is(err, ErrAppPaymentFinished), errors.Is(err, ledger.ErrReassigning), errors.Is(err, fault.ErrConflict):
 		return n, nil
 	}
 	return n, err
@@ -603,7 +604,7 @@ func (s *Service) appPaymentOf(ctx context.Context, c *store.Contract, price coi
 			}
 		}
 	default:
-		return a, fmt.Errorf("%s: %w", c.ContractID, ledger.ErrNotFound)
+		return a, fmt.Errorf("%s: %w", c.ContractID, fault.ErrNotFound)
 	}
 	return a, nil
 }
@@ -613,10 +614,10 @@ func (s *Service) appPaymentOf(ctx context.Context, c *store.Contract, price coi
 func (s *Service) AppPaymentByID(ctx context.Context, viewer coin.PartyID, cid coin.ContractID) (AppPayment, error) {
 	c, err := store.ContractByID(ctx, s.l.DB(), cid)
 	if err == nil && c.TemplateID != payments.TemplateAppPaymentRequest && c.TemplateID != payments.TemplateAcceptedAppPayment {
-		err = ledger.ErrNotFound
+		err = fault.ErrNotFound
 	}
 	if err == nil && viewer != "" && !slices.Contains(ledger.ContractParties(c), viewer) {
-		err = ledger.ErrNotFound
+		err = fault.ErrNotFound
 	}
 	if err != nil {
 		return AppPayment{}, fmt.Errorf("app payment %s: %w", cid, err)

@@ -11,6 +11,7 @@ import (
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/apppayments"
 	"github.com/ccwallet/ccwallet/ledger/devnet"
+	"github.com/ccwallet/ccwallet/ledger/fault"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
 	"github.com/ccwallet/ccwallet/ledger/payments"
 	"github.com/ccwallet/ccwallet/ledger/rewards"
@@ -153,7 +154,7 @@ func TestAppPaymentMoves(t *testing.T) {
 		{name: "reject by the provider", do: func(l *ledger.Ledger, p map[who]coin.PartyID, cid coin.ContractID) error {
 			_, err := pays(l).RejectAppPayment(context.Background(), p["provider"], cid, ledger.Command{})
 			return err
-		}, wantErr: ledger.ErrForbidden},
+		}, wantErr: fault.ErrForbidden},
 		{name: "withdraw by the receiver", do: func(l *ledger.Ledger, p map[who]coin.PartyID, cid coin.ContractID) error {
 			_, err := pays(l).WithdrawAppPayment(context.Background(), []coin.PartyID{p["provider"]}, cid, ledger.Command{})
 			return err
@@ -161,15 +162,15 @@ func TestAppPaymentMoves(t *testing.T) {
 		{name: "accept by the provider", do: func(l *ledger.Ledger, p map[who]coin.PartyID, cid coin.ContractID) error {
 			_, err := pays(l).AcceptAppPayment(context.Background(), p["provider"], cid, ledger.Command{})
 			return err
-		}, wantErr: ledger.ErrForbidden},
+		}, wantErr: fault.ErrForbidden},
 		{name: "accept by a stranger", do: func(l *ledger.Ledger, p map[who]coin.PartyID, cid coin.ContractID) error {
 			_, err := pays(l).AcceptAppPayment(context.Background(), p["stranger"], cid, ledger.Command{})
 			return err
-		}, wantErr: ledger.ErrNotFound},
+		}, wantErr: fault.ErrNotFound},
 		{name: "accept after expiry", advance: 2 * time.Hour, do: func(l *ledger.Ledger, p map[who]coin.PartyID, cid coin.ContractID) error {
 			_, err := pays(l).AcceptAppPayment(context.Background(), p["sender"], cid, ledger.Command{})
 			return err
-		}, wantErr: ledger.ErrExpired},
+		}, wantErr: fault.ErrExpired},
 		{name: "accept twice", accept: true, do: func(l *ledger.Ledger, p map[who]coin.PartyID, cid coin.ContractID) error {
 			_, err := pays(l).AcceptAppPayment(context.Background(), p["sender"], cid, ledger.Command{})
 			return err
@@ -179,22 +180,22 @@ func TestAppPaymentMoves(t *testing.T) {
 		}, want: "unlocked=100.0000000000 locked=0.0000000000"},
 		{name: "refund by the sender", accept: true, do: func(l *ledger.Ledger, p map[who]coin.PartyID, cid coin.ContractID) error {
 			return move(l, p["sender"], cid, apppayments.AppPaymentRefund)
-		}, wantErr: ledger.ErrForbidden},
+		}, wantErr: fault.ErrForbidden},
 		{name: "collect by the sender", accept: true, do: func(l *ledger.Ledger, p map[who]coin.PartyID, cid coin.ContractID) error {
 			return move(l, p["sender"], cid, apppayments.AppPaymentCollect)
-		}, wantErr: ledger.ErrForbidden},
+		}, wantErr: fault.ErrForbidden},
 		{name: "collect by a stranger", accept: true, do: func(l *ledger.Ledger, p map[who]coin.PartyID, cid coin.ContractID) error {
 			return move(l, p["stranger"], cid, apppayments.AppPaymentCollect)
-		}, wantErr: ledger.ErrNotFound},
+		}, wantErr: fault.ErrNotFound},
 		{name: "collect after the lock expired", accept: true, advance: time.Hour, do: func(l *ledger.Ledger, p map[who]coin.PartyID, cid coin.ContractID) error {
 			return move(l, p["provider"], cid, apppayments.AppPaymentCollect)
-		}, wantErr: ledger.ErrExpired},
+		}, wantErr: fault.ErrExpired},
 		{name: "collect in a later round", accept: true, rounds: 1, do: func(l *ledger.Ledger, p map[who]coin.PartyID, cid coin.ContractID) error {
 			return move(l, p["provider"], cid, apppayments.AppPaymentCollect)
-		}, wantErr: ledger.ErrExpired},
+		}, wantErr: fault.ErrExpired},
 		{name: "expire before the lock expired", accept: true, do: func(l *ledger.Ledger, p map[who]coin.PartyID, cid coin.ContractID) error {
 			return move(l, p["sender"], cid, apppayments.AppPaymentExpire)
-		}, wantErr: ledger.ErrConflict},
+		}, wantErr: fault.ErrConflict},
 		{name: "expire by the sender", accept: true, advance: time.Hour, do: func(l *ledger.Ledger, p map[who]coin.PartyID, cid coin.ContractID) error {
 			return move(l, p["sender"], cid, apppayments.AppPaymentExpire)
 		}, want: "unlocked=100.0000000000 locked=0.0000000000"},
@@ -315,7 +316,7 @@ func TestExpireAppPayments(t *testing.T) {
 		if _, err := pays(l).RequestAppPayment(ctx, []coin.PartyID{provider}, open, ledger.Command{Key: "cmd-1"}); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := pays(l).RequestAppPayment(ctx, []coin.PartyID{provider}, open, ledger.Command{Key: "cmd-1"}); !errors.Is(err, ledger.ErrDuplicate) {
+		if _, err := pays(l).RequestAppPayment(ctx, []coin.PartyID{provider}, open, ledger.Command{Key: "cmd-1"}); !errors.Is(err, fault.ErrDuplicate) {
 			t.Fatalf("second request with the same key = %v, want ErrDuplicate", err)
 		}
 		long := open
@@ -463,7 +464,7 @@ func TestAppPaymentLockGone(t *testing.T) {
 			t.Fatalf("the dust lock is still there: %+v, %v", b, err)
 		}
 		_, err = pays(l).MoveAcceptedAppPayment(ctx, []coin.PartyID{provider}, acc.Created, apppayments.AppPaymentCollect, ledger.Command{})
-		if !errors.Is(err, ledger.ErrExpired) || !strings.Contains(err.Error(), "locked coin is gone") {
+		if !errors.Is(err, fault.ErrExpired) || !strings.Contains(err.Error(), "locked coin is gone") {
 			t.Fatalf("collect = %v, want ErrExpired saying the coin is gone", err)
 		}
 		if n, err := pays(l).ExpireAppPayments(ctx); err != nil || n != 1 {

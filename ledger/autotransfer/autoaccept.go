@@ -16,6 +16,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/fault"
 	"github.com/ccwallet/ccwallet/store"
 )
 
@@ -58,7 +59,7 @@ func (s *Service) AutoAccept(ctx context.Context, receiver coin.PartyID, fromPar
 		switch {
 		case err == nil:
 			res.Offers++
-		case errors.Is(err, ledger.ErrOfferFinished), errors.Is(err, ledger.ErrConflict), errors.Is(err, ledger.ErrExpired):
+		case errors.Is(err, ledger.ErrOfferFinished), errors.Is(err, fault.ErrConflict), errors.Is(err, fault.ErrExpired):
 		default:
 			return res, fmt.Errorf("auto-accept for %s: %w", receiver, err)
 		}
@@ -75,7 +76,7 @@ func (s *Service) AutoAccept(ctx context.Context, receiver coin.PartyID, fromPar
 		switch {
 		case err == nil:
 			res.Instructions++
-		case errors.Is(err, ledger.ErrInstructionFinished), errors.Is(err, ledger.ErrExpired), errors.Is(err, ledger.ErrConflict):
+		case errors.Is(err, ledger.ErrInstructionFinished), errors.Is(err, fault.ErrExpired), errors.Is(err, fault.ErrConflict):
 		default:
 			return res, fmt.Errorf("auto-accept for %s: %w", receiver, err)
 		}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/fault"
 	"github.com/ccwallet/ccwallet/store"
 	"github.com/google/uuid"
 	"github.com/uptrace/bun"
@@ -64,13 +65,13 @@ func (s *Service) CheckSweep(ctx context.Context, c SweepConfig) error {
 		return fmt.Errorf("%s.receiver: must differ from the sender", key)
 	}
 	if err := l.KnownParty(ctx, c.Sender); err != nil {
-		if errors.Is(err, ledger.ErrNotFound) {
+		if errors.Is(err, fault.ErrNotFound) {
 			return fmt.Errorf("%s: sender %s is not a party of this node", key, c.Sender)
 		}
 		return err
 	}
 	if err := l.KnownParty(ctx, c.Receiver); err != nil {
-		if errors.Is(err, ledger.ErrNotFound) {
+		if errors.Is(err, fault.ErrNotFound) {
 			return fmt.Errorf("%s.receiver: no party %s is known on this network", key, c.Receiver)
 		}
 		return err
@@ -127,7 +128,7 @@ func (s *Service) Sweep(ctx context.Context, c SweepConfig) (SweepResult, error)
 			Sender: c.Sender, Receiver: c.Receiver, Amount: amount,
 			DeduplicationID: "sweep-" + uuid.NewString(), Description: SweepDescription(c.Receiver),
 		})
-		if errors.Is(err, ledger.ErrInsufficientFunds) {
+		if errors.Is(err, fault.ErrInsufficientFunds) {
 			// Another run swept first (the balance was read outside the
 			// sender's lock); the next run recomputes.
 			return res, nil

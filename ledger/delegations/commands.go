@@ -9,6 +9,7 @@ import (
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/allocationdata"
+	"github.com/ccwallet/ccwallet/ledger/fault"
 	"github.com/ccwallet/ccwallet/store"
 )
 
@@ -24,7 +25,7 @@ import (
 // which must be this validator's operator, once per cmd's key.
 func (s *Service) ProposeMergeDelegationTo(ctx context.Context, owner, operator coin.PartyID, cmd ledger.Command) (MergeDelegation, error) {
 	if operator != s.l.Operator() {
-		return MergeDelegation{}, ledger.Invalid("operator", "%s is not this validator's operator %s, who merges by delegation", operator, s.l.Operator())
+		return MergeDelegation{}, fault.Invalid("operator", "%s is not this validator's operator %s, who merges by delegation", operator, s.l.Operator())
 	}
 	return s.proposeMergeDelegation(ctx, owner, cmd)
 }
@@ -39,7 +40,7 @@ func (s *Service) AcceptMergeDelegationAs(ctx context.Context, actor coin.PartyI
 // key; operator must be this validator's operator.
 func (s *Service) CreateBatchMergeUtility(ctx context.Context, operator coin.PartyID, cmd ledger.Command) (coin.ContractID, error) {
 	if operator != s.l.Operator() {
-		return "", ledger.Invalid("operator", "%s is not this validator's operator %s, who merges by delegation", operator, s.l.Operator())
+		return "", fault.Invalid("operator", "%s is not this validator's operator %s, who merges by delegation", operator, s.l.Operator())
 	}
 	var cid coin.ContractID
 	err := s.l.Change(ctx, func(ctx context.Context, x *ledger.Tx) error {
@@ -75,7 +76,7 @@ type DelegatedMerge struct {
 // holding. It returns the update's offset.
 func (s *Service) MergeByDelegation(ctx context.Context, operator coin.PartyID, utility coin.ContractID, calls []DelegatedMerge, cmd ledger.Command) (int64, error) {
 	if len(calls) == 0 || len(calls) > allocationdata.MaxTradeLegs {
-		return 0, ledger.Invalid("mergeCalls", "give 1 to %d merges, not %d", allocationdata.MaxTradeLegs, len(calls))
+		return 0, fault.Invalid("mergeCalls", "give 1 to %d merges, not %d", allocationdata.MaxTradeLegs, len(calls))
 	}
 	var offset int64
 	err := s.l.Change(ctx, func(ctx context.Context, x *ledger.Tx) error {
@@ -85,7 +86,7 @@ func (s *Service) MergeByDelegation(ctx context.Context, operator coin.PartyID, 
 		if utility != "" {
 			u, err := store.ContractByID(ctx, x.DB(), utility)
 			if errors.Is(err, store.ErrNotFound) || err == nil && (u.TemplateID != TemplateBatchMergeUtility || u.ArchivedOffset != nil) {
-				return fmt.Errorf("%w: no active batch merge utility %s", ledger.ErrNotFound, utility)
+				return fmt.Errorf("%w: no active batch merge utility %s", fault.ErrNotFound, utility)
 			} else if err != nil {
 				return err
 			}
@@ -96,7 +97,7 @@ func (s *Service) MergeByDelegation(ctx context.Context, operator coin.PartyID, 
 				return fmt.Errorf("decode %s: %w", utility, err)
 			}
 			if p.Operator != operator {
-				return fmt.Errorf("%w: batch merge utility %s is %s's, not %s's", ledger.ErrForbidden, utility, p.Operator, operator)
+				return fmt.Errorf("%w: batch merge utility %s is %s's, not %s's", fault.ErrForbidden, utility, p.Operator, operator)
 			}
 		}
 		owners := make([]coin.PartyID, len(calls))
@@ -104,18 +105,18 @@ func (s *Service) MergeByDelegation(ctx context.Context, operator coin.PartyID, 
 		for i, call := range calls {
 			for _, in := range call.Inputs {
 				if seen[in] {
-					return ledger.Invalid("mergeCalls", "holding %s is an input twice", in)
+					return fault.Invalid("mergeCalls", "holding %s is an input twice", in)
 				}
 				seen[in] = true
 			}
 			m, err := store.MergeDelegationByID(ctx, x.DB(), call.Delegation)
 			if errors.Is(err, store.ErrNotFound) || err == nil && m.Status != MergeActive {
-				return fmt.Errorf("%w: no active merge delegation %s", ledger.ErrNotFound, call.Delegation)
+				return fmt.Errorf("%w: no active merge delegation %s", fault.ErrNotFound, call.Delegation)
 			} else if err != nil {
 				return err
 			}
 			if m.Operator != operator {
-				return fmt.Errorf("%w: merge delegation %s is to %s, not %s", ledger.ErrForbidden, call.Delegation, m.Operator, operator)
+				return fmt.Errorf("%w: merge delegation %s is to %s, not %s", fault.ErrForbidden, call.Delegation, m.Operator, operator)
 			}
 			owners[i] = m.Owner
 		}
@@ -131,14 +132,14 @@ func (s *Service) MergeByDelegation(ctx context.Context, operator coin.PartyID, 
 				return err
 			}
 			if !ok {
-				return fmt.Errorf("%w: %s's holdings are not merged by delegation", ledger.ErrRequirement, owners[i])
+				return fmt.Errorf("%w: %s's holdings are not merged by delegation", fault.ErrRequirement, owners[i])
 			}
 			_, used, err := x.MergeInputs(ctx, owners[i], call.Inputs, g)
 			if err != nil {
 				return err
 			}
 			if used != len(call.Inputs) {
-				return fmt.Errorf("%w: mergeCalls[%d]: %d of the %d inputs are %s's live, unlocked holdings; merge two or more of them", ledger.ErrRequirement, i, used, len(call.Inputs), owners[i])
+				return fmt.Errorf("%w: mergeCalls[%d]: %d of the %d inputs are %s's live, unlocked holdings; merge two or more of them", fault.ErrRequirement, i, used, len(call.Inputs), owners[i])
 			}
 		}
 		x.AfterCommit(func(ctx context.Context) error {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/fault"
 	"github.com/ccwallet/ccwallet/store"
 	"github.com/uptrace/bun"
 )
@@ -61,10 +62,10 @@ func (s *Service) proposeMergeDelegation(ctx context.Context, owner coin.PartyID
 		for _, m := range existing {
 			switch m.Status {
 			case MergeActive:
-				return fmt.Errorf("%w: %s already has an active merge delegation %s", ledger.ErrConflict, owner, m.ContractID)
+				return fmt.Errorf("%w: %s already has an active merge delegation %s", fault.ErrConflict, owner, m.ContractID)
 			case MergeProposed:
 				if cmd.Key != "" {
-					return fmt.Errorf("%w: %s has an open merge delegation proposal %s already", ledger.ErrRequirement, owner, m.ContractID)
+					return fmt.Errorf("%w: %s has an open merge delegation proposal %s already", fault.ErrRequirement, owner, m.ContractID)
 				}
 				cid = m.ContractID
 				return nil
@@ -111,10 +112,10 @@ func (s *Service) acceptMergeDelegation(ctx context.Context, actor coin.PartyID,
 			return err
 		}
 		if m.Status != MergeProposed {
-			return fmt.Errorf("%w: merge delegation proposal %s is %s", ledger.ErrConflict, proposal, m.Status)
+			return fmt.Errorf("%w: merge delegation proposal %s is %s", fault.ErrConflict, proposal, m.Status)
 		}
 		if actor != "" && actor != m.Operator {
-			return fmt.Errorf("%w: only the operator %s accepts merge delegation proposal %s, not %s", ledger.ErrForbidden, m.Operator, proposal, actor)
+			return fmt.Errorf("%w: only the operator %s accepts merge delegation proposal %s, not %s", fault.ErrForbidden, m.Operator, proposal, actor)
 		}
 		if err := x.LockParties(ctx, m.Owner); err != nil {
 			return err
@@ -155,7 +156,7 @@ func (s *Service) AcceptMergeDelegations(ctx context.Context) (int, error) {
 	n := 0
 	for _, m := range ms {
 		if _, err := s.AcceptMergeDelegation(ctx, m.ContractID); err != nil {
-			if errors.Is(err, ledger.ErrConflict) || errors.Is(err, store.ErrStale) {
+			if errors.Is(err, fault.ErrConflict) || errors.Is(err, store.ErrStale) {
 				continue // accepted or withdrawn meanwhile
 			}
 			return n, err
@@ -174,10 +175,10 @@ func (s *Service) WithdrawMergeDelegation(ctx context.Context, owner coin.PartyI
 			return err
 		}
 		if m.Owner != owner {
-			return fmt.Errorf("merge delegation %s: %w", id, ledger.ErrNotFound)
+			return fmt.Errorf("merge delegation %s: %w", id, fault.ErrNotFound)
 		}
 		if m.Status != MergeActive && m.Status != MergeProposed {
-			return problem(ledger.ErrConflict, "this merge delegation is %s already; reload the page", m.Status)
+			return problem(fault.ErrConflict, "this merge delegation is %s already; reload the page", m.Status)
 		}
 		if err := x.Begin(ctx, "merge-delegation-withdraw"); err != nil {
 			return err

@@ -12,6 +12,7 @@ import (
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/delegations"
 	"github.com/ccwallet/ccwallet/ledger/external"
+	"github.com/ccwallet/ccwallet/ledger/fault"
 	"github.com/ccwallet/ccwallet/ledger/holdingsview"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
 	"github.com/ccwallet/ccwallet/ledger/rewards"
@@ -139,7 +140,7 @@ func TestMergeHoldingsBoundaries(t *testing.T) {
 		if err := delegations.New(l).WithdrawMergeDelegation(ctx, withdrawn, d.Contract.ContractID); err != nil {
 			t.Fatal(err)
 		}
-		if err := delegations.New(l).WithdrawMergeDelegation(ctx, above, d.Contract.ContractID); !errors.Is(err, ledger.ErrNotFound) {
+		if err := delegations.New(l).WithdrawMergeDelegation(ctx, above, d.Contract.ContractID); !errors.Is(err, fault.ErrNotFound) {
 			t.Errorf("withdrawing another party's delegation = %v, want ErrNotFound", err)
 		}
 		pending, err := delegations.New(l).PendingMerges(ctx)
@@ -169,7 +170,7 @@ func TestMergeHoldingsBoundaries(t *testing.T) {
 		if err != nil || len(cs) != 1 {
 			t.Errorf("app reward coupons = %d, %v; want 1", len(cs), err)
 		}
-		if _, err := delegations.New(l).ProposeMergeDelegation(ctx, above); !errors.Is(err, ledger.ErrConflict) {
+		if _, err := delegations.New(l).ProposeMergeDelegation(ctx, above); !errors.Is(err, fault.ErrConflict) {
 			t.Errorf("second delegation = %v, want ErrConflict", err)
 		}
 	})

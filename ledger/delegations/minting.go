@@ -22,6 +22,7 @@ import (
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/external"
+	"github.com/ccwallet/ccwallet/ledger/fault"
 	"github.com/ccwallet/ccwallet/ledger/history"
 	"github.com/ccwallet/ccwallet/store"
 	"github.com/uptrace/bun"
@@ -83,7 +84,7 @@ func (s *Service) activeDelegationContract(ctx context.Context, db bun.IDB, temp
 	if template == TemplateMintingDelegation {
 		what = "minting delegation"
 	}
-	return MintingDelegation{}, problem(ledger.ErrNotFound, "this %s is no longer active (it was accepted, rejected or withdrawn meanwhile); reload the page", what)
+	return MintingDelegation{}, problem(fault.ErrNotFound, "this %s is no longer active (it was accepted, rejected or withdrawn meanwhile); reload the page", what)
 }
 
 // AcceptMintingDelegationProposal accepts a proposal naming delegate: it
@@ -103,12 +104,12 @@ func (s *Service) AcceptMintingDelegationProposal(ctx context.Context, delegate 
 		}
 		if _, err := store.PartyByID(ctx, x.DB(), p.Beneficiary); err != nil {
 			if errors.Is(err, store.ErrNotFound) {
-				return problem(ledger.ErrConflict, "the beneficiary %s is not a party of this network, so the proposal cannot be accepted; reject it", p.Beneficiary)
+				return problem(fault.ErrConflict, "the beneficiary %s is not a party of this network, so the proposal cannot be accepted; reject it", p.Beneficiary)
 			}
 			return err
 		}
 		if !p.ExpiresAt.After(l.Now()) {
-			return problem(ledger.ErrExpired, "the proposal expired at %s; reject it, and ask the beneficiary for a new one", ledger.FormatTime(p.ExpiresAt))
+			return problem(fault.ErrExpired, "the proposal expired at %s; reject it, and ask the beneficiary for a new one", ledger.FormatTime(p.ExpiresAt))
 		}
 		old, err := s.delegations(ctx, x.DB(), TemplateMintingDelegation, p.Beneficiary, func(d MintingDelegation) bool {
 			return d.Beneficiary == p.Beneficiary && d.Delegate == delegate
@@ -190,9 +191,9 @@ func (s *Service) DelegateActivity(ctx context.Context, beneficiary coin.PartyID
 	return out[:min(n, len(out))], nil
 }
 
-// problem is a *ledger.Problem of sentinel kind.
+// problem is a *fault.Problem of sentinel kind.
 func problem(kind error, format string, args ...any) error {
-	return &ledger.Problem{Err: kind, Msg: fmt.Sprintf(format, args...)}
+	return &fault.Problem{Err: kind, Msg: fmt.Sprintf(format, args...)}
 }
 
 // OperatorOnly refuses (ErrForbidden) any party but the validator
@@ -203,5 +204,5 @@ func (s *Service) OperatorOnly(party coin.PartyID) error {
 	if party == s.l.Operator() {
 		return nil
 	}
-	return &ledger.Problem{Err: ledger.ErrForbidden, Msg: "this page is for the validator operator"}
+	return &fault.Problem{Err: fault.ErrForbidden, Msg: "this page is for the validator operator"}
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/delegations"
 	"github.com/ccwallet/ccwallet/ledger/external"
+	"github.com/ccwallet/ccwallet/ledger/fault"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
 )
 
@@ -39,17 +40,17 @@ func TestMintingDelegations(t *testing.T) {
 		if ps, _ := delegations.New(l).MintingDelegationProposals(ctx, stranger); len(ps) != 0 {
 			t.Errorf("a stranger sees proposals: %+v", ps)
 		}
-		if _, err := delegations.New(l).AcceptMintingDelegationProposal(ctx, stranger, p1); !errors.Is(err, ledger.ErrNotFound) {
+		if _, err := delegations.New(l).AcceptMintingDelegationProposal(ctx, stranger, p1); !errors.Is(err, fault.ErrNotFound) {
 			t.Errorf("stranger accepts = %v, want ErrNotFound", err)
 		}
 		d1, err := delegations.New(l).AcceptMintingDelegationProposal(ctx, op, p1)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := delegations.New(l).AcceptMintingDelegationProposal(ctx, op, p1); !errors.Is(err, ledger.ErrNotFound) {
+		if _, err := delegations.New(l).AcceptMintingDelegationProposal(ctx, op, p1); !errors.Is(err, fault.ErrNotFound) {
 			t.Errorf("accepting twice = %v, want ErrNotFound", err)
 		}
-		if err := delegations.New(l).RejectMintingDelegationProposal(ctx, op, p1); !errors.Is(err, ledger.ErrNotFound) {
+		if err := delegations.New(l).RejectMintingDelegationProposal(ctx, op, p1); !errors.Is(err, fault.ErrNotFound) {
 			t.Errorf("rejecting an accepted proposal = %v, want ErrNotFound", err)
 		}
 		// A new accepted proposal replaces the delegation.
@@ -62,7 +63,7 @@ func TestMintingDelegations(t *testing.T) {
 		if err != nil || len(ds) != 1 || ds[0].Contract.ContractID != d2 || ds[0].MergeLimit != 20 {
 			t.Fatalf("delegations = %+v, %v; want only %s", ds, err, d2)
 		}
-		if err := delegations.New(l).WithdrawMintingDelegation(ctx, op, d1); !errors.Is(err, ledger.ErrNotFound) {
+		if err := delegations.New(l).WithdrawMintingDelegation(ctx, op, d1); !errors.Is(err, fault.ErrNotFound) {
 			t.Errorf("withdrawing the replaced delegation = %v, want ErrNotFound", err)
 		}
 		active, err := delegations.New(l).ActiveMintingDelegations(ctx)
@@ -71,25 +72,25 @@ func TestMintingDelegations(t *testing.T) {
 		}
 		// Reject, withdraw, and the illegal repeats.
 		p3 := propose(5, time.Hour)
-		if err := delegations.New(l).RejectMintingDelegationProposal(ctx, stranger, p3); !errors.Is(err, ledger.ErrNotFound) {
+		if err := delegations.New(l).RejectMintingDelegationProposal(ctx, stranger, p3); !errors.Is(err, fault.ErrNotFound) {
 			t.Errorf("stranger rejects = %v", err)
 		}
 		if err := delegations.New(l).RejectMintingDelegationProposal(ctx, op, p3); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := delegations.New(l).AcceptMintingDelegationProposal(ctx, op, p3); !errors.Is(err, ledger.ErrNotFound) {
+		if _, err := delegations.New(l).AcceptMintingDelegationProposal(ctx, op, p3); !errors.Is(err, fault.ErrNotFound) {
 			t.Errorf("accepting a rejected proposal = %v", err)
 		}
-		if err := delegations.New(l).WithdrawMintingDelegation(ctx, stranger, d2); !errors.Is(err, ledger.ErrNotFound) {
+		if err := delegations.New(l).WithdrawMintingDelegation(ctx, stranger, d2); !errors.Is(err, fault.ErrNotFound) {
 			t.Errorf("stranger withdraws = %v", err)
 		}
-		if err := delegations.New(l).WithdrawMintingDelegation(ctx, op, p3); !errors.Is(err, ledger.ErrNotFound) {
+		if err := delegations.New(l).WithdrawMintingDelegation(ctx, op, p3); !errors.Is(err, fault.ErrNotFound) {
 			t.Errorf("withdrawing a proposal as a delegation = %v", err)
 		}
 		if err := delegations.New(l).WithdrawMintingDelegation(ctx, op, d2); err != nil {
 			t.Fatal(err)
 		}
-		if err := delegations.New(l).WithdrawMintingDelegation(ctx, op, d2); !errors.Is(err, ledger.ErrNotFound) {
+		if err := delegations.New(l).WithdrawMintingDelegation(ctx, op, d2); !errors.Is(err, fault.ErrNotFound) {
 			t.Errorf("withdrawing twice = %v", err)
 		}
 		if active, _ := delegations.New(l).ActiveMintingDelegations(ctx); len(active) != 0 {
@@ -98,17 +99,17 @@ func TestMintingDelegations(t *testing.T) {
 		// An expired proposal cannot be accepted.
 		p4 := propose(5, time.Minute)
 		clock.Advance(2 * time.Minute)
-		if _, err := delegations.New(l).AcceptMintingDelegationProposal(ctx, op, p4); !errors.Is(err, ledger.ErrExpired) {
+		if _, err := delegations.New(l).AcceptMintingDelegationProposal(ctx, op, p4); !errors.Is(err, fault.ErrExpired) {
 			t.Errorf("accepting an expired proposal = %v, want ErrExpired", err)
 		}
 		// Bad proposals are refused at preparation.
-		if _, err := delegations.New(l).PrepareMintingDelegationProposal(ctx, ext, clock.Now().Add(-time.Hour), 5); !ledger.IsValidation(err) {
+		if _, err := delegations.New(l).PrepareMintingDelegationProposal(ctx, ext, clock.Now().Add(-time.Hour), 5); !fault.IsValidation(err) {
 			t.Errorf("past expiry = %v", err)
 		}
-		if _, err := delegations.New(l).PrepareMintingDelegationProposal(ctx, ext, clock.Now().Add(time.Hour), 0); !ledger.IsValidation(err) {
+		if _, err := delegations.New(l).PrepareMintingDelegationProposal(ctx, ext, clock.Now().Add(time.Hour), 0); !fault.IsValidation(err) {
 			t.Errorf("zero merge limit = %v", err)
 		}
-		if _, err := delegations.New(l).PrepareMintingDelegationProposal(ctx, stranger, clock.Now().Add(time.Hour), 5); !ledger.IsValidation(err) {
+		if _, err := delegations.New(l).PrepareMintingDelegationProposal(ctx, stranger, clock.Now().Add(time.Hour), 5); !fault.IsValidation(err) {
 			t.Errorf("local party proposes = %v", err)
 		}
 	})

@@ -7,6 +7,7 @@ import (
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/external"
+	"github.com/ccwallet/ccwallet/ledger/fault"
 )
 
 // KindMintingDelegationPropose is the prepared kind (ledger/external) by
@@ -33,7 +34,7 @@ func PreparedKinds(l *ledger.Ledger) []external.Kind {
 			}
 			expires, err := time.Parse(time.RFC3339Nano, a.ExpiresAt)
 			if err != nil {
-				return "", ledger.Invalid("transaction", "has a malformed expires_at: %v", err)
+				return "", fault.Invalid("transaction", "has a malformed expires_at: %v", err)
 			}
 			return x.Create(TemplateMintingDelegationProposal, MintingDelegationPayload(l.DSO(), MintingDelegation{
 				Beneficiary: b.Party, Delegate: a.Delegate, ExpiresAt: expires, MergeLimit: a.MergeLimit,
@@ -54,7 +55,7 @@ func (s *Service) PrepareMintingDelegationProposal(ctx context.Context, benefici
 		return external.Prepared{}, err
 	}
 	if mergeLimit < 1 || mergeLimit > MaxMergeLimit {
-		return external.Prepared{}, ledger.Invalid("merge_limit", "must be between 1 and %d", MaxMergeLimit)
+		return external.Prepared{}, fault.Invalid("merge_limit", "must be between 1 and %d", MaxMergeLimit)
 	}
 	return s.ext.Prepare(ctx, beneficiary, KindMintingDelegationPropose, nil,
 		mintingDelegationArgs{Delegate: s.l.Operator(), ExpiresAt: ledger.FormatTime(expiresAt), MergeLimit: mergeLimit}, time.Time{})

@@ -10,6 +10,7 @@ import (
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/delegations"
+	"github.com/ccwallet/ccwallet/ledger/fault"
 	"github.com/ccwallet/ccwallet/ledger/rewards"
 	"github.com/ccwallet/ccwallet/store"
 	"github.com/uptrace/bun"
@@ -46,17 +47,17 @@ type AdvanceRequest struct {
 func (s *Service) Advance(ctx context.Context, req AdvanceRequest) (ledger.RoundReport, error) {
 	l := s.l
 	if !l.DevNet() {
-		return ledger.RoundReport{}, fmt.Errorf("%w: advancing rounds is only available on a development network", ledger.ErrDisabled)
+		return ledger.RoundReport{}, fmt.Errorf("%w: advancing rounds is only available on a development network", fault.ErrDisabled)
 	}
 	if (req.Rounds != 0) == (req.Until != "") {
-		return ledger.RoundReport{}, ledger.Invalid("rounds", "give either rounds (1 to %d) or until (an RFC 3339 time), not both or neither", MaxAdvanceRounds)
+		return ledger.RoundReport{}, fault.Invalid("rounds", "give either rounds (1 to %d) or until (an RFC 3339 time), not both or neither", MaxAdvanceRounds)
 	}
 	if req.Until == "" {
 		return s.AdvanceRounds(ctx, req.Rounds)
 	}
 	until, err := time.Parse(time.RFC3339, req.Until)
 	if err != nil {
-		return ledger.RoundReport{}, ledger.Invalid("until", "must be an RFC 3339 time such as 2030-01-31T12:00:00Z, not %q", ledger.Clip(req.Until, 40))
+		return ledger.RoundReport{}, fault.Invalid("until", "must be an RFC 3339 time such as 2030-01-31T12:00:00Z, not %q", ledger.Clip(req.Until, 40))
 	}
 	latest, err := store.LatestRound(ctx, l.DB())
 	if err != nil {
@@ -64,7 +65,7 @@ func (s *Service) Advance(ctx context.Context, req AdvanceRequest) (ledger.Round
 	}
 	ahead := until.Sub(latest.OpensAt)
 	if ahead <= 0 {
-		return ledger.RoundReport{}, ledger.Invalid("until", "must be after the latest round's opening (%s)", ledger.FormatTime(latest.OpensAt))
+		return ledger.RoundReport{}, fault.Invalid("until", "must be after the latest round's opening (%s)", ledger.FormatTime(latest.OpensAt))
 	}
 	// Rounded up: the round open afterwards would have opened at or after until.
 	// Integer ceiling, exact (no float in the ledger), and without the
@@ -75,7 +76,7 @@ func (s *Service) Advance(ctx context.Context, req AdvanceRequest) (ledger.Round
 		ticks++
 	}
 	if ticks > MaxAdvanceRounds {
-		return ledger.RoundReport{}, ledger.Invalid("until", "is %d rounds ahead; at most %d rounds at once", int64(ticks), MaxAdvanceRounds)
+		return ledger.RoundReport{}, fault.Invalid("until", "is %d rounds ahead; at most %d rounds at once", int64(ticks), MaxAdvanceRounds)
 	}
 	return s.AdvanceRounds(ctx, int(ticks))
 }
@@ -112,10 +113,10 @@ func (s *Service) AdvanceRounds(ctx context.Context, n int) (ledger.RoundReport,
 func (s *Service) advanceRounds(ctx context.Context, n int) (ledger.RoundReport, error) {
 	l := s.l
 	if !l.DevNet() {
-		return ledger.RoundReport{}, fmt.Errorf("%w: advancing rounds is only available on a development network", ledger.ErrDisabled)
+		return ledger.RoundReport{}, fmt.Errorf("%w: advancing rounds is only available on a development network", fault.ErrDisabled)
 	}
 	if n < 1 || n > MaxAdvanceRounds {
-		return ledger.RoundReport{}, ledger.Invalid("rounds", "must be between 1 and %d, not %d", MaxAdvanceRounds, n)
+		return ledger.RoundReport{}, fault.Invalid("rounds", "must be between 1 and %d, not %d", MaxAdvanceRounds, n)
 	}
 	total := ledger.RoundReport{Closed: []coin.Round{}}
 	for done := 0; done < n; {

@@ -9,6 +9,7 @@ import (
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/devnet"
+	"github.com/ccwallet/ccwallet/ledger/fault"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
 	"github.com/google/go-cmp/cmp"
 )
@@ -40,7 +41,7 @@ func TestAdvanceUntil(t *testing.T) {
 			{Until: "tomorrow"}, {Until: opened.Format(time.RFC3339)}, {Until: opened.Add(-time.Hour).Format(time.RFC3339)},
 			{Until: opened.Add(time.Duration(devnet.MaxAdvanceRounds+1) * tick).Format(time.RFC3339)},
 		} {
-			if _, err := devnet.New(l).Advance(ctx, req); !ledger.IsValidation(err) {
+			if _, err := devnet.New(l).Advance(ctx, req); !fault.IsValidation(err) {
 				t.Errorf("Advance(%+v) = %v, want a validation error", req, err)
 			}
 		}
@@ -92,7 +93,7 @@ func TestAdvanceRoundsRefusesBadInput(t *testing.T) {
 	ledgertest.ForEachEngine(t, func(t *testing.T, l *ledger.Ledger) {
 		ctx := context.Background()
 		for _, n := range []int{0, -1, devnet.MaxAdvanceRounds + 1} {
-			if _, err := devnet.New(l).AdvanceRounds(ctx, n); !ledger.IsValidation(err) {
+			if _, err := devnet.New(l).AdvanceRounds(ctx, n); !fault.IsValidation(err) {
 				t.Errorf("AdvanceRounds(%d) = %v, want a validation error", n, err)
 			}
 		}
@@ -109,7 +110,7 @@ func TestAdvanceRoundsOutsideDevNet(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if _, err := devnet.New(l).AdvanceRounds(context.Background(), 1); !errors.Is(err, ledger.ErrDisabled) {
+			if _, err := devnet.New(l).AdvanceRounds(context.Background(), 1); !errors.Is(err, fault.ErrDisabled) {
 				t.Errorf("AdvanceRounds on production = %v, want ErrDisabled", err)
 			}
 		})

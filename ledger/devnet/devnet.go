@@ -9,7 +9,7 @@
 // scenarios (a network's state as a file that Seed creates all of or
 // nothing of and Dump writes), and the rule of impersonation (which admin
 // may act as which party; the core records it with impersonation.ActingAs).
-// Every Service method refuses (ledger.ErrDisabled) unless the ledger
+// Every Service method refuses (fault.ErrDisabled) unless the ledger
 // runs a development network.
 package devnet
 

@@ -11,6 +11,7 @@ import (
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/apiread"
 	"github.com/ccwallet/ccwallet/ledger/delegations"
+	"github.com/ccwallet/ccwallet/ledger/fault"
 	"github.com/ccwallet/ccwallet/ledger/featured"
 	"github.com/ccwallet/ccwallet/ledger/holdingsview"
 	"github.com/ccwallet/ccwallet/ledger/provider"
@@ -72,7 +73,7 @@ func (s *Service) Dump(ctx context.Context) (*Scenario, error) {
 		after = ps[len(ps)-1].PartyID
 	}
 	if len(sc.Users) > MaxScenarioItems || len(sc.Parties) > MaxScenarioItems {
-		return nil, fmt.Errorf("%w: the network has %d users and %d parties; a scenario holds at most %d of each", ledger.ErrConflict, len(sc.Users), len(sc.Parties), MaxScenarioItems)
+		return nil, fmt.Errorf("%w: the network has %d users and %d parties; a scenario holds at most %d of each", fault.ErrConflict, len(sc.Users), len(sc.Parties), MaxScenarioItems)
 	}
 	minting, err := s.dg.MintingDelegations(ctx, operator)
 	if err != nil {
@@ -104,7 +105,7 @@ func (s *Service) Dump(ctx context.Context) (*Scenario, error) {
 		return nil, err
 	}
 	if len(offers) > MaxScenarioItems || len(instructions) > MaxScenarioItems {
-		return nil, fmt.Errorf("%w: the network has more than %d open offers or pending instructions, more than a scenario holds", ledger.ErrConflict, MaxScenarioItems)
+		return nil, fmt.Errorf("%w: the network has more than %d open offers or pending instructions, more than a scenario holds", fault.ErrConflict, MaxScenarioItems)
 	}
 	for _, o := range offers {
 		sc.Offers = append(sc.Offers, ScenarioTransfer{From: nameOf(o.Sender), To: nameOf(o.Receiver), Amount: o.Amount.String(),
@@ -139,7 +140,7 @@ func dumpParty(ctx context.Context, l *ledger.Ledger, dg *delegations.Service, f
 	}
 	if _, err := provider.New(l).Preapproval(ctx, party); err == nil {
 		p.Preapproval = true
-	} else if !errors.Is(err, ledger.ErrNotFound) {
+	} else if !errors.Is(err, fault.ErrNotFound) {
 		return err
 	}
 	if !p.External {

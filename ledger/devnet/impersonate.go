@@ -6,6 +6,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/fault"
 	"github.com/ccwallet/ccwallet/ledger/users"
 )
 
@@ -16,14 +17,14 @@ import (
 // with impersonation.ActingAs, which the core records in acted_by.
 func (s *Service) Impersonate(ctx context.Context, user string, party coin.PartyID) error {
 	if _, err := s.l.Dev(); err != nil {
-		return fmt.Errorf("%w: acting as another party is only available on a development network", ledger.ErrDisabled)
+		return fmt.Errorf("%w: acting as another party is only available on a development network", fault.ErrDisabled)
 	}
 	if !users.Of(s.l).IsAdmin(user) {
-		return fmt.Errorf("%w: only a wallet admin may act as another party", ledger.ErrForbidden)
+		return fmt.Errorf("%w: only a wallet admin may act as another party", fault.ErrForbidden)
 	}
 	p, err := coin.ParsePartyID(string(party))
 	if err != nil {
-		return ledger.Invalid("act_as", "%v", err)
+		return fault.Invalid("act_as", "%v", err)
 	}
 	if err := s.l.KnownParty(ctx, p); err != nil {
 		return err

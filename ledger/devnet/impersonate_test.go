@@ -9,6 +9,7 @@ import (
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/devnet"
+	"github.com/ccwallet/ccwallet/ledger/fault"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
 )
 
@@ -21,13 +22,13 @@ func TestImpersonateRule(t *testing.T) {
 		if err := devnet.New(l).Impersonate(ctx, "admin", l.Operator()); err != nil {
 			t.Errorf("admin as the validator's party: %v", err)
 		}
-		if err := devnet.New(l).Impersonate(ctx, "alice", alice); !errors.Is(err, ledger.ErrForbidden) {
+		if err := devnet.New(l).Impersonate(ctx, "alice", alice); !errors.Is(err, fault.ErrForbidden) {
 			t.Errorf("a user impersonating = %v, want ErrForbidden", err)
 		}
-		if err := devnet.New(l).Impersonate(ctx, "admin", coin.PartyID("nobody::1220"+strings.Repeat("ab", 32))); !errors.Is(err, ledger.ErrNotFound) {
+		if err := devnet.New(l).Impersonate(ctx, "admin", coin.PartyID("nobody::1220"+strings.Repeat("ab", 32))); !errors.Is(err, fault.ErrNotFound) {
 			t.Errorf("unknown party = %v, want ErrNotFound", err)
 		}
-		if err := devnet.New(l).Impersonate(ctx, "admin", "not a party"); !errors.As(err, new(*ledger.ValidationError)) {
+		if err := devnet.New(l).Impersonate(ctx, "admin", "not a party"); !errors.As(err, new(*fault.ValidationError)) {
 			t.Errorf("malformed party = %v, want a validation error", err)
 		}
 	})
@@ -36,7 +37,7 @@ func TestImpersonateRule(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := devnet.New(prod).Impersonate(context.Background(), "admin", prod.Operator()); !errors.Is(err, ledger.ErrDisabled) {
+		if err := devnet.New(prod).Impersonate(context.Background(), "admin", prod.Operator()); !errors.Is(err, fault.ErrDisabled) {
 			t.Errorf("%s: impersonating on a production ledger = %v, want ErrDisabled", ledgertest.Name(e), err)
 		}
 	}

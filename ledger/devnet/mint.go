@@ -6,18 +6,19 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/fault"
 )
 
 // What only a development network may do beside its faucet: mint coin
 // outside it and seed reward coupons, for demos, benchmarks and tests,
 // each one ledger change on the core's Tx verbs. Each refuses
-// (ledger.ErrDisabled) unless the ledger runs a development network, so
+// (fault.ErrDisabled) unless the ledger runs a development network, so
 // no production path mints.
 
 // devOnly refuses unless l runs a development network.
 func devOnly(l *ledger.Ledger) error {
 	if !l.DevNet() {
-		return fmt.Errorf("%w: minting outside the faucet is only available on a development network", ledger.ErrDisabled)
+		return fmt.Errorf("%w: minting outside the faucet is only available on a development network", fault.ErrDisabled)
 	}
 	return nil
 }
@@ -58,7 +59,7 @@ func (s *Service) MintBulk(ctx context.Context, party coin.PartyID, amounts []co
 	total := coin.Zero
 	for _, a := range amounts {
 		if !a.IsPositive() {
-			return ledger.Invalid("amount", "must be positive")
+			return fault.Invalid("amount", "must be positive")
 		}
 		total = total.Add(a)
 	}
@@ -84,7 +85,7 @@ func (s *Service) SeedRewardCoupons(ctx context.Context, kind string, beneficiar
 		return err
 	}
 	if ledger.RewardTemplate(kind) == "" {
-		return ledger.Invalid("kind", "unknown reward kind %q", kind)
+		return fault.Invalid("kind", "unknown reward kind %q", kind)
 	}
 	return l.Change(ctx, func(ctx context.Context, x *ledger.Tx) error {
 		if err := x.Begin(ctx, "seed-rewards"); err != nil {

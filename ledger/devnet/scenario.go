@@ -11,6 +11,7 @@ import (
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/delegations"
+	"github.com/ccwallet/ccwallet/ledger/fault"
 	"gopkg.in/yaml.v3"
 )
 
@@ -105,20 +106,20 @@ type ScenarioTransfer struct {
 // bounds is an error naming where it is.
 func ParseScenario(b []byte) (*Scenario, error) {
 	if len(b) > MaxScenarioBytes {
-		return nil, ledger.Invalid("scenario", "is %d bytes; at most %d are read", len(b), MaxScenarioBytes)
+		return nil, fault.Invalid("scenario", "is %d bytes; at most %d are read", len(b), MaxScenarioBytes)
 	}
 	dec := yaml.NewDecoder(bytes.NewReader(b))
 	dec.KnownFields(true)
 	var sc Scenario
 	if err := dec.Decode(&sc); err != nil {
 		if errors.Is(err, io.EOF) {
-			return nil, ledger.Invalid("scenario", "is empty")
+			return nil, fault.Invalid("scenario", "is empty")
 		}
-		return nil, ledger.Invalid("scenario", "%s", yamlWords(err))
+		return nil, fault.Invalid("scenario", "%s", yamlWords(err))
 	}
 	var more yaml.Node
 	if err := dec.Decode(&more); !errors.Is(err, io.EOF) {
-		return nil, ledger.Invalid("scenario", "holds more than one YAML document; put everything in one")
+		return nil, fault.Invalid("scenario", "holds more than one YAML document; put everything in one")
 	}
 	if err := sc.Validate(); err != nil {
 		return nil, err
@@ -155,14 +156,14 @@ func (sc *Scenario) Marshal() ([]byte, error) {
 func (sc *Scenario) Validate() error {
 	for list, n := range map[string]int{"users": len(sc.Users), "parties": len(sc.Parties), "offers": len(sc.Offers), "instructions": len(sc.Instructions)} {
 		if n > MaxScenarioItems {
-			return ledger.Invalid(list, "has %d items; at most %d", n, MaxScenarioItems)
+			return fault.Invalid(list, "has %d items; at most %d", n, MaxScenarioItems)
 		}
 	}
 	if len(sc.Users)+len(sc.Parties)+len(sc.Offers)+len(sc.Instructions) == 0 {
-		return ledger.Invalid("scenario", "has nothing to create: list users, parties, offers or instructions")
+		return fault.Invalid("scenario", "has nothing to create: list users, parties, offers or instructions")
 	}
 	if len(sc.KeysDir) > 255 {
-		return ledger.Invalid("keys_dir", "has more than 255 characters")
+		return fault.Invalid("keys_dir", "has more than 255 characters")
 	}
 	if err := ledger.TextFields("keys_dir", sc.KeysDir); err != nil {
 		return err
@@ -195,29 +196,29 @@ func (p *ScenarioParty) validate(at string, user bool, names map[string]string) 
 	field := func(f string) string { return at + "." + f }
 	switch {
 	case p.Name == "":
-		return ledger.Invalid(field("name"), "is required")
+		return fault.Invalid(field("name"), "is required")
 	case len(p.Name) > MaxScenarioName:
-		return ledger.Invalid(field("name"), "has %d characters; at most %d", len(p.Name), MaxScenarioName)
+		return fault.Invalid(field("name"), "has %d characters; at most %d", len(p.Name), MaxScenarioName)
 	case strings.TrimSpace(p.Name) != p.Name:
-		return ledger.Invalid(field("name"), "must not begin or end with spaces")
+		return fault.Invalid(field("name"), "must not begin or end with spaces")
 	}
 	if err := ledger.TextFields(field("name"), p.Name); err != nil {
 		return err
 	}
 	if !user {
 		if err := coin.ValidateHint(p.Name); err != nil {
-			return ledger.Invalid(field("name"), "%v", err)
+			return fault.Invalid(field("name"), "%v", err)
 		}
 	}
 	if prev, ok := names[p.Name]; ok {
-		return ledger.Invalid(field("name"), "%q is also %s's name; names must be unique", p.Name, prev)
+		return fault.Invalid(field("name"), "%q is also %s's name; names must be unique", p.Name, prev)
 	}
 	names[p.Name] = at
 	if user && p.External {
-		return ledger.Invalid(field("external"), "a user's party is local; list external parties under parties")
+		return fault.Invalid(field("external"), "a user's party is local; list external parties under parties")
 	}
 	if p.Balance != "" && len(p.Holdings) > 0 {
-		return ledger.Invalid(field("holdings"), "give a balance or holdings, not both")
+		return fault.Invalid(field("holdings"), "give a balance or holdings, not both")
 	}
 	if p.Balance != "" {
 		if _, err := parseScenarioAmount(field("balance"), p.Balance); err != nil {
@@ -225,7 +226,7 @@ func (p *ScenarioParty) validate(at string, user bool, names map[string]string) 
 		}
 	}
 	if len(p.Holdings) > MaxScenarioHoldings {
-		return ledger.Invalid(field("holdings"), "has %d holdings; at most %d", len(p.Holdings), MaxScenarioHoldings)
+		return fault.Invalid(field("holdings"), "has %d holdings; at most %d", len(p.Holdings), MaxScenarioHoldings)
 	}
 	for j, h := range p.Holdings {
 		if _, err := parseScenarioAmount(fmt.Sprintf("%s[%d]", field("holdings"), j), h); err != nil {
@@ -233,14 +234,14 @@ func (p *ScenarioParty) validate(at string, user bool, names map[string]string) 
 		}
 	}
 	if p.MergeDelegation && p.External {
-		return ledger.Invalid(field("merge_delegation"), "an external party signs its own merges; only local parties delegate them here")
+		return fault.Invalid(field("merge_delegation"), "an external party signs its own merges; only local parties delegate them here")
 	}
 	if d := p.MintingDelegation; d != nil {
 		if !p.External {
-			return ledger.Invalid(field("minting_delegation"), "only an external party delegates its minting to the validator")
+			return fault.Invalid(field("minting_delegation"), "only an external party delegates its minting to the validator")
 		}
 		if d.MergeLimit != 0 && (d.MergeLimit < 1 || d.MergeLimit > delegations.MaxMergeLimit) {
-			return ledger.Invalid(field("minting_delegation.merge_limit"), "must be between 1 and %d", delegations.MaxMergeLimit)
+			return fault.Invalid(field("minting_delegation.merge_limit"), "must be between 1 and %d", delegations.MaxMergeLimit)
 		}
 		if _, err := scenarioExpiry(field("minting_delegation"), d.ExpiresAt, d.ExpiresIn, time.Time{}, 0); err != nil {
 			return err
@@ -253,15 +254,15 @@ func (o ScenarioTransfer) validate(at string) error {
 	field := func(f string) string { return at + "." + f }
 	switch {
 	case o.From == "":
-		return ledger.Invalid(field("from"), "is required: a user or party name")
+		return fault.Invalid(field("from"), "is required: a user or party name")
 	case o.To == "":
-		return ledger.Invalid(field("to"), "is required: a user or party name")
+		return fault.Invalid(field("to"), "is required: a user or party name")
 	case o.From == o.To:
-		return ledger.Invalid(field("to"), "is the sender itself")
+		return fault.Invalid(field("to"), "is the sender itself")
 	case len(o.From) > 255:
-		return ledger.Invalid(field("from"), "has more than 255 characters")
+		return fault.Invalid(field("from"), "has more than 255 characters")
 	case len(o.To) > 255:
-		return ledger.Invalid(field("to"), "has more than 255 characters")
+		return fault.Invalid(field("to"), "has more than 255 characters")
 	}
 	if _, err := parseScenarioAmount(field("amount"), o.Amount); err != nil {
 		return err
@@ -281,11 +282,11 @@ func (o ScenarioTransfer) validate(at string) error {
 
 func parseScenarioAmount(field, s string) (coin.Amount, error) {
 	if s == "" {
-		return coin.Zero, ledger.Invalid(field, "is required")
+		return coin.Zero, fault.Invalid(field, "is required")
 	}
 	a, err := coin.ParseAmount(s)
 	if err != nil {
-		return coin.Zero, ledger.Invalid(field, "%q is not an amount of coin (e.g. 10.5): %v", s, err)
+		return coin.Zero, fault.Invalid(field, "%q is not an amount of coin (e.g. 10.5): %v", s, err)
 	}
 	if err := ledger.CheckAmount(field, a); err != nil {
 		return coin.Zero, err
@@ -299,26 +300,26 @@ func parseScenarioAmount(field, s string) (coin.Amount, error) {
 func scenarioExpiry(at, expiresAt, expiresIn string, now time.Time, def time.Duration) (time.Time, error) {
 	switch {
 	case expiresAt != "" && expiresIn != "":
-		return time.Time{}, ledger.Invalid(at+".expires_in", "give expires_at or expires_in, not both")
+		return time.Time{}, fault.Invalid(at+".expires_in", "give expires_at or expires_in, not both")
 	case expiresAt != "":
 		t, err := time.Parse(time.RFC3339Nano, expiresAt)
 		if err != nil {
-			return time.Time{}, ledger.Invalid(at+".expires_at", "%q is not an RFC 3339 time such as 2026-12-01T12:00:00Z", expiresAt)
+			return time.Time{}, fault.Invalid(at+".expires_at", "%q is not an RFC 3339 time such as 2026-12-01T12:00:00Z", expiresAt)
 		}
 		if now.IsZero() {
 			return t, nil
 		}
 		if !t.After(now) {
-			return time.Time{}, ledger.Invalid(at+".expires_at", "%s is not in the future (the network's time is %s)", expiresAt, ledger.FormatTime(now))
+			return time.Time{}, fault.Invalid(at+".expires_at", "%s is not in the future (the network's time is %s)", expiresAt, ledger.FormatTime(now))
 		}
 		if t.Sub(now) > MaxScenarioExpiry {
-			return time.Time{}, ledger.Invalid(at+".expires_at", "is more than %d days ahead", MaxScenarioExpiry/(24*time.Hour))
+			return time.Time{}, fault.Invalid(at+".expires_at", "is more than %d days ahead", MaxScenarioExpiry/(24*time.Hour))
 		}
 		return t, nil
 	case expiresIn != "":
 		d, err := time.ParseDuration(expiresIn)
 		if err != nil || d <= 0 || d > MaxScenarioExpiry {
-			return time.Time{}, ledger.Invalid(at+".expires_in", "%q is not a duration such as 24h, up to %d days", expiresIn, MaxScenarioExpiry/(24*time.Hour))
+			return time.Time{}, fault.Invalid(at+".expires_in", "%q is not a duration such as 24h, up to %d days", expiresIn, MaxScenarioExpiry/(24*time.Hour))
 		}
 		return now.Add(d), nil
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/ccwallet/ccwallet/ledger/delegations"
 	"github.com/ccwallet/ccwallet/ledger/devnet"
 	"github.com/ccwallet/ccwallet/ledger/external"
+	"github.com/ccwallet/ccwallet/ledger/fault"
 	"github.com/ccwallet/ccwallet/ledger/holdingsview"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
 	"github.com/ccwallet/ccwallet/ledger/pending"
@@ -262,14 +263,14 @@ func TestScenarioAllOrNothing(t *testing.T) {
 			t.Fatal(err)
 		}
 		_, err = devnet.New(l).Seed(ctx, sc, nil)
-		var v *ledger.ValidationError
+		var v *fault.ValidationError
 		if !errors.As(err, &v) || v.Field != "instructions[3].to" || !strings.Contains(v.Msg, `"nobody"`) {
 			t.Fatalf("seed = %v; want instructions[3].to naming nobody", err)
 		}
 		if us, err := users.Of(l).All(ctx); err != nil || len(us) != 1 {
 			t.Errorf("users after a failed seed: %+v, %v; want admin alone", us, err)
 		}
-		if _, err := users.Of(l).PartyOf(ctx, "alice"); !errors.Is(err, ledger.ErrNotFound) {
+		if _, err := users.Of(l).PartyOf(ctx, "alice"); !errors.Is(err, fault.ErrNotFound) {
 			t.Errorf("alice after a failed seed: %v", err)
 		}
 		if got := ledgertest.Conserved(t, l); fmt.Sprint(got) != fmt.Sprint(before) {
@@ -334,7 +335,7 @@ func TestParseScenario(t *testing.T) {
 		{`{"users": [{"name": "a", "balance": 5, "extra": 1}]}`, "field extra not found"},
 	} {
 		_, err := devnet.ParseScenario([]byte(c.in))
-		if err == nil || !strings.Contains(err.Error(), c.want) || !ledger.IsValidation(err) {
+		if err == nil || !strings.Contains(err.Error(), c.want) || !fault.IsValidation(err) {
 			t.Errorf("ParseScenario(%.60q) = %v; want a validation error with %q", c.in, err, c.want)
 		}
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/delegations"
 	"github.com/ccwallet/ccwallet/ledger/external"
+	"github.com/ccwallet/ccwallet/ledger/fault"
 	"github.com/ccwallet/ccwallet/ledger/featured"
 	"github.com/ccwallet/ccwallet/ledger/users"
 )
@@ -98,12 +99,12 @@ type seeding struct {
 // itemErr names the item an error is about: a validation error stays one
 // (400), others keep their kind.
 func itemErr(at string, err error) error {
-	var v *ledger.ValidationError
+	var v *fault.ValidationError
 	switch {
 	case errors.As(err, &v) && strings.HasPrefix(v.Field, at):
 		return err // named already
 	case v != nil:
-		return &ledger.ValidationError{Field: at, Msg: v.Error()}
+		return &fault.ValidationError{Field: at, Msg: v.Error()}
 	}
 	return fmt.Errorf("%s: %w", at, err)
 }
@@ -117,7 +118,7 @@ func (s *seeding) run(ctx context.Context) error {
 			return itemErr(at, err)
 		}
 		if !got.Created {
-			return ledger.Invalid(at+".name", "a user %q is on the network already (seeded before? reset the network first: ccwallet devnet reset)", u.Name)
+			return fault.Invalid(at+".name", "a user %q is on the network already (seeded before? reset the network first: ccwallet devnet reset)", u.Name)
 		}
 		s.res.Parties[u.Name] = got.Party
 	}
@@ -253,7 +254,7 @@ func (s *seeding) resolve(ctx context.Context, field, name string) (coin.PartyID
 	if strings.Contains(name, "::") {
 		p := coin.PartyID(name)
 		if err := s.l.KnownParty(ctx, p); err != nil {
-			return "", ledger.Invalid(field, "no party %s is known on this network", name)
+			return "", fault.Invalid(field, "no party %s is known on this network", name)
 		}
 		return p, nil
 	}
@@ -262,7 +263,7 @@ func (s *seeding) resolve(ctx context.Context, field, name string) (coin.PartyID
 		return "", err
 	}
 	if !u.Onboarded {
-		return "", ledger.Invalid(field, "%q is no user or party of the scenario, nor a user of the network", name)
+		return "", fault.Invalid(field, "%q is no user or party of the scenario, nor a user of the network", name)
 	}
 	return u.Party, nil
 }
@@ -282,7 +283,7 @@ func (s *seeding) transfer(ctx context.Context, at string, o ScenarioTransfer) (
 		return tr, err
 	}
 	if tr.from == tr.to {
-		return tr, ledger.Invalid(at+".to", "is the sender's own party")
+		return tr, fault.Invalid(at+".to", "is the sender's own party")
 	}
 	if tr.amount, err = parseScenarioAmount(at+".amount", o.Amount); err != nil {
 		return tr, err
@@ -312,7 +313,7 @@ func (s *seeding) instruction(ctx context.Context, at string, o ScenarioTransfer
 		return itemErr(at, err)
 	}
 	if r.Status != ledger.InstructionPending {
-		return ledger.Invalid(at+".to", "%s has a transfer preapproval, so the transfer completed at once instead of waiting; give the receiver a balance instead", o.To)
+		return fault.Invalid(at+".to", "%s has a transfer preapproval, so the transfer completed at once instead of waiting; give the receiver a balance instead", o.To)
 	}
 	return nil
 }

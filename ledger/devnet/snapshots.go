@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/fault"
 	"github.com/ccwallet/ccwallet/store"
 )
 
@@ -41,13 +42,13 @@ type Snapshot struct {
 // the SQL.
 func ValidateSnapshotName(name string) error {
 	if name == "" {
-		return ledger.Invalid("name", "a snapshot needs a name")
+		return fault.Invalid("name", "a snapshot needs a name")
 	}
 	if len(name) > SnapshotNameMax {
-		return ledger.Invalid("name", "at most %d characters", SnapshotNameMax)
+		return fault.Invalid("name", "at most %d characters", SnapshotNameMax)
 	}
 	if !snapshotNameRE.MatchString(name) {
-		return ledger.Invalid("name", "use lower-case letters, digits, '-' and '_', starting with a letter or digit")
+		return fault.Invalid("name", "use lower-case letters, digits, '-' and '_', starting with a letter or digit")
 	}
 	return nil
 }
@@ -71,11 +72,11 @@ func (s *Service) Snapshot(ctx context.Context, name string) (Snapshot, error) {
 		limit = s.maxSnapshots
 	}
 	if len(all) >= limit && !slices.ContainsFunc(all, func(s Snapshot) bool { return s.Name == name }) {
-		return Snapshot{}, fmt.Errorf("%w: there are %d snapshots, the most kept; delete some first", ledger.ErrConflict, len(all))
+		return Snapshot{}, fmt.Errorf("%w: there are %d snapshots, the most kept; delete some first", fault.ErrConflict, len(all))
 	}
 	if err := s.l.DB().CreateSnapshot(ctx, snapshotDir(s.l), name); err != nil {
 		if errors.Is(err, store.ErrAlreadyExists) {
-			return Snapshot{}, fmt.Errorf("%w: a snapshot called %q exists; delete it first or choose another name", ledger.ErrDuplicate, name)
+			return Snapshot{}, fmt.Errorf("%w: a snapshot called %q exists; delete it first or choose another name", fault.ErrDuplicate, name)
 		}
 		return Snapshot{}, err
 	}
@@ -92,7 +93,7 @@ func (s *Service) find(ctx context.Context, name string) (Snapshot, error) {
 			return s, nil
 		}
 	}
-	return Snapshot{}, fmt.Errorf("snapshot %q: %w", name, ledger.ErrNotFound)
+	return Snapshot{}, fmt.Errorf("snapshot %q: %w", name, fault.ErrNotFound)
 }
 
 // Snapshots lists the stored snapshots by name.
@@ -129,7 +130,7 @@ func (s *Service) DeleteSnapshot(ctx context.Context, name string) error {
 
 func notFoundSnapshot(name string, err error) error {
 	if errors.Is(err, store.ErrNotFound) {
-		return fmt.Errorf("%w: there is no snapshot called %q", ledger.ErrNotFound, name)
+		return fmt.Errorf("%w: there is no snapshot called %q", fault.ErrNotFound, name)
 	}
 	return err
 }
@@ -147,7 +148,7 @@ func (s *Service) Restore(ctx context.Context, name string) error {
 	return replace(ctx, d, func(ctx context.Context) (bool, error) {
 		err := s.l.DB().RestoreSnapshot(ctx, snapshotDir(s.l), name)
 		if errors.Is(err, store.ErrIncompatible) {
-			return true, fmt.Errorf("%w: snapshot %q cannot be restored: %w", ledger.ErrConflict, name, err)
+			return true, fmt.Errorf("%w: snapshot %q cannot be restored: %w", fault.ErrConflict, name, err)
 		}
 		return true, notFoundSnapshot(name, err)
 	})

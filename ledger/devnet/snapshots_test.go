@@ -12,6 +12,7 @@ import (
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/devnet"
+	"github.com/ccwallet/ccwallet/ledger/fault"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
 	"github.com/ccwallet/ccwallet/ledger/users"
 )
@@ -61,10 +62,10 @@ func TestSnapshotRestore(t *testing.T) {
 		if b.Count != 1 || b.EffectiveUnlocked.Cmp(coin.MustParse("100")) > 0 || b.EffectiveUnlocked.Cmp(coin.MustParse("99")) < 0 {
 			t.Errorf("alice after restore = %+v; want the snapshot's one holding of 100", b)
 		}
-		if _, err := users.Of(l).PartyOf(ctx, "carol"); !errors.Is(err, ledger.ErrNotFound) {
+		if _, err := users.Of(l).PartyOf(ctx, "carol"); !errors.Is(err, fault.ErrNotFound) {
 			t.Errorf("carol after restore: %v; want not found (the user cache forgotten)", err)
 		}
-		if err := l.KnownParty(ctx, carol); !errors.Is(err, ledger.ErrNotFound) {
+		if err := l.KnownParty(ctx, carol); !errors.Is(err, fault.ErrNotFound) {
 			t.Errorf("carol's party after restore: %v; want not found (known parties forgotten)", err)
 		}
 		if got := ledgertest.Conserved(t, l); fmt.Sprint(got) != fmt.Sprint(before) {
@@ -93,13 +94,13 @@ func TestSnapshotRestoreTwice(t *testing.T) {
 		alice := ledgertest.Party(t, l)
 		ledgertest.Mint(t, l, alice, "7")
 		restore(t)
-		if err := l.KnownParty(ctx, alice); !errors.Is(err, ledger.ErrNotFound) {
+		if err := l.KnownParty(ctx, alice); !errors.Is(err, fault.ErrNotFound) {
 			t.Errorf("alice after the first restore: %v; want not found", err)
 		}
 		bob := ledgertest.Party(t, l)
 		ledgertest.Mint(t, l, bob, "3")
 		restore(t)
-		if err := l.KnownParty(ctx, bob); !errors.Is(err, ledger.ErrNotFound) {
+		if err := l.KnownParty(ctx, bob); !errors.Is(err, fault.ErrNotFound) {
 			t.Errorf("bob after the second restore: %v; want not found", err)
 		}
 		ledgertest.Conserved(t, l)
@@ -111,13 +112,13 @@ func TestSnapshotNames(t *testing.T) {
 		ctx := context.Background()
 		dev := devnet.New(l)
 		for _, name := range []string{"", "../x", "a/b", "..", ".hidden", "UPPER", "a b", "a.db", `a"b`, "x;drop", strings.Repeat("a", devnet.SnapshotNameMax+1), "é"} {
-			if _, err := dev.Snapshot(ctx, name); !ledger.IsValidation(err) {
+			if _, err := dev.Snapshot(ctx, name); !fault.IsValidation(err) {
 				t.Errorf("snapshot %q: %v; want a validation error", name, err)
 			}
-			if err := dev.Restore(ctx, name); !ledger.IsValidation(err) {
+			if err := dev.Restore(ctx, name); !fault.IsValidation(err) {
 				t.Errorf("restore %q: %v; want a validation error", name, err)
 			}
-			if err := dev.DeleteSnapshot(ctx, name); !ledger.IsValidation(err) {
+			if err := dev.DeleteSnapshot(ctx, name); !fault.IsValidation(err) {
 				t.Errorf("delete %q: %v; want a validation error", name, err)
 			}
 		}
@@ -127,10 +128,10 @@ func TestSnapshotNames(t *testing.T) {
 		if _, err := dev.Snapshot(ctx, "s-1_x"); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := dev.Snapshot(ctx, "s-1_x"); !errors.Is(err, ledger.ErrDuplicate) {
+		if _, err := dev.Snapshot(ctx, "s-1_x"); !errors.Is(err, fault.ErrDuplicate) {
 			t.Errorf("same name again: %v; want ErrDuplicate", err)
 		}
-		if err := dev.Restore(ctx, "missing"); !errors.Is(err, ledger.ErrNotFound) {
+		if err := dev.Restore(ctx, "missing"); !errors.Is(err, fault.ErrNotFound) {
 			t.Errorf("restore missing: %v; want not found", err)
 		}
 		all, err := dev.Snapshots(ctx)
@@ -140,7 +141,7 @@ func TestSnapshotNames(t *testing.T) {
 		if err := dev.DeleteSnapshot(ctx, "s-1_x"); err != nil {
 			t.Fatal(err)
 		}
-		if err := dev.DeleteSnapshot(ctx, "s-1_x"); !errors.Is(err, ledger.ErrNotFound) {
+		if err := dev.DeleteSnapshot(ctx, "s-1_x"); !errors.Is(err, fault.ErrNotFound) {
 			t.Errorf("delete twice: %v; want not found", err)
 		}
 		if all, _ := dev.Snapshots(ctx); len(all) != 1 {
@@ -158,7 +159,7 @@ func TestSnapshotProductionRefused(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if _, err := l.Dev(); !errors.Is(err, ledger.ErrDisabled) {
+			if _, err := l.Dev(); !errors.Is(err, fault.ErrDisabled) {
 				t.Fatalf("Dev on production = %v; want ErrDisabled", err)
 			}
 			done, err := l.Admit()
@@ -184,7 +185,7 @@ func TestReset(t *testing.T) {
 		if l.Operator() != op || l.DSO() != dso {
 			t.Errorf("identity changed: %s %s", l.Operator(), l.DSO())
 		}
-		if err := l.KnownParty(ctx, alice); !errors.Is(err, ledger.ErrNotFound) {
+		if err := l.KnownParty(ctx, alice); !errors.Is(err, fault.ErrNotFound) {
 			t.Errorf("alice after reset: %v; want not found", err)
 		}
 		if s := ledgertest.Conserved(t, l); !s.Minted.IsZero() {
@@ -244,7 +245,7 @@ func TestRestoreWhileBusy(t *testing.T) {
 					done()
 					mu.Lock()
 					ran++
-					if err != nil && !errors.Is(err, ledger.ErrInsufficientFunds) {
+					if err != nil && !errors.Is(err, fault.ErrInsufficientFunds) {
 						bad = append(bad, err)
 					}
 					mu.Unlock()
@@ -294,7 +295,7 @@ func TestRestoreWaitsForRequests(t *testing.T) {
 			d()
 			time.Sleep(time.Millisecond)
 		}
-		if err := dev.Restore(ctx, "base"); !errors.Is(err, ledger.ErrConflict) {
+		if err := dev.Restore(ctx, "base"); !errors.Is(err, fault.ErrConflict) {
 			t.Errorf("second restore at once: %v; want a conflict", err)
 		}
 		select {
@@ -326,10 +327,10 @@ func TestSnapshotLimit(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		if _, err := dev.Snapshot(ctx, "c"); !errors.Is(err, ledger.ErrConflict) || !strings.Contains(err.Error(), "delete some") {
+		if _, err := dev.Snapshot(ctx, "c"); !errors.Is(err, fault.ErrConflict) || !strings.Contains(err.Error(), "delete some") {
 			t.Fatalf("third snapshot: %v; want a conflict saying to delete some", err)
 		}
-		if _, err := dev.Snapshot(ctx, "a"); !errors.Is(err, ledger.ErrDuplicate) {
+		if _, err := dev.Snapshot(ctx, "a"); !errors.Is(err, fault.ErrDuplicate) {
 			t.Errorf("an existing name at the limit: %v; want ErrDuplicate", err)
 		}
 		if err := dev.DeleteSnapshot(ctx, "a"); err != nil {

@@ -6,13 +6,14 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/fault"
 	"github.com/google/uuid"
 )
 
 // The development network's faucet: Tap (the wallet's and the admin's tap,
 // in USD) and TapCoin (the Ledger API's AmuletRules_DevNet_Tap, in coin),
 // each one ledger change on the core's Tx verbs. Both refuse
-// (ledger.ErrDisabled) unless the ledger runs a development network.
+// (fault.ErrDisabled) unless the ledger runs a development network.
 
 // TapResult is the holding a tap created.
 type TapResult struct {
@@ -26,7 +27,7 @@ type TapResult struct {
 // first tap's holding and mints nothing more.
 func Tap(ctx context.Context, l *ledger.Ledger, party coin.PartyID, amountUSD coin.Amount, commandID string) (TapResult, error) {
 	if !l.DevNet() {
-		return TapResult{}, fmt.Errorf("%w: tap is only available on a development network", ledger.ErrDisabled)
+		return TapResult{}, fmt.Errorf("%w: tap is only available on a development network", fault.ErrDisabled)
 	}
 	if err := ledger.CheckAmount("amount", amountUSD); err != nil {
 		return TapResult{}, err
@@ -41,12 +42,12 @@ func Tap(ctx context.Context, l *ledger.Ledger, party coin.PartyID, amountUSD co
 	return tap(ctx, l, party, cmd, func(price coin.Amount) (coin.Amount, error) {
 		cc := ledger.USDToCoin(amountUSD, price)
 		if !cc.IsPositive() {
-			return cc, ledger.Invalid("amount", "is worth less than 0.0000000001 coin")
+			return cc, fault.Invalid("amount", "is worth less than 0.0000000001 coin")
 		}
 		// The conversion multiplies: 28 digits of USD at a price below 1
 		// are more coin than a holding can hold.
 		if !cc.Fits() {
-			return cc, ledger.Invalid("amount", "%s USD is worth %s coin at the current price, more than the largest amount the ledger holds (%s)",
+			return cc, fault.Invalid("amount", "%s USD is worth %s coin at the current price, more than the largest amount the ledger holds (%s)",
 				amountUSD.Short(), cc.Short(), coin.MaxAmount)
 		}
 		return cc, nil
@@ -58,7 +59,7 @@ func Tap(ctx context.Context, l *ledger.Ledger, party coin.PartyID, amountUSD co
 // cmd's completion; a key used before is ErrDuplicate.
 func TapCoin(ctx context.Context, l *ledger.Ledger, party coin.PartyID, amount coin.Amount, cmd ledger.Command) (TapResult, error) {
 	if !l.DevNet() {
-		return TapResult{}, fmt.Errorf("%w: the faucet (AmuletRules_DevNet_Tap) is only available on a development network", ledger.ErrDisabled)
+		return TapResult{}, fmt.Errorf("%w: the faucet (AmuletRules_DevNet_Tap) is only available on a development network", fault.ErrDisabled)
 	}
 	if err := ledger.CheckAmount("amount", amount); err != nil {
 		return TapResult{}, err
@@ -69,7 +70,7 @@ func TapCoin(ctx context.Context, l *ledger.Ledger, party coin.PartyID, amount c
 	cmd.Key = "tap-coin:" + cmd.Key
 	res, err := tap(ctx, l, party, cmd, func(coin.Amount) (coin.Amount, error) { return amount, nil })
 	if err == nil && res.Amount.IsZero() {
-		return TapResult{}, fmt.Errorf("%w: the tap was already made (%s)", ledger.ErrDuplicate, res.ContractID)
+		return TapResult{}, fmt.Errorf("%w: the tap was already made (%s)", fault.ErrDuplicate, res.ContractID)
 	}
 	return res, err
 }
@@ -102,7 +103,7 @@ func tap(ctx context.Context, l *ledger.Ledger, party coin.PartyID, cmd ledger.C
 		x.SaveCommand(cmd, party, "tap", string(cid))
 		return nil
 	})
-	if ledger.IsValidation(err) {
+	if fault.IsValidation(err) {
 		return TapResult{}, err // the message names the field
 	}
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/devnet"
+	"github.com/ccwallet/ccwallet/ledger/fault"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
 )
 
@@ -30,7 +31,7 @@ func TestTapIsIdempotentAndPricedInUSD(t *testing.T) {
 		if !b.EffectiveUnlocked.Equal(coin.MustParse("2000")) {
 			t.Errorf("balance = %s, want 2000", b.EffectiveUnlocked)
 		}
-		if _, err := devnet.Tap(ctx, l, p, coin.MustParse("-1"), ""); !ledger.IsValidation(err) {
+		if _, err := devnet.Tap(ctx, l, p, coin.MustParse("-1"), ""); !fault.IsValidation(err) {
 			t.Errorf("negative tap = %v, want a validation error", err)
 		}
 		s := ledgertest.Conserved(t, l)

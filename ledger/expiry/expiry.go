@@ -20,6 +20,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/fault"
 	"github.com/ccwallet/ccwallet/store"
 )
 
@@ -56,7 +57,7 @@ func (s *Service) Offers(ctx context.Context) (int, error) {
 			case err == nil:
 				n++
 				progressed = true
-			case errors.Is(err, ledger.ErrOfferFinished), errors.Is(err, ledger.ErrConflict):
+			case errors.Is(err, ledger.ErrOfferFinished), errors.Is(err, fault.ErrConflict):
 				// Accepted, rejected or withdrawn meanwhile.
 				progressed = true
 			default:

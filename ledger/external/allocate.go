@@ -8,7 +8,7 @@ import (
 	"fmt"
 
 	"github.com/ccwallet/ccwallet/coin"
-	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/fault"
 	"github.com/ccwallet/ccwallet/ledger/topologytx"
 )
 
@@ -39,7 +39,7 @@ type SigningPublicKey struct {
 // else is a validation error naming what was sent.
 func (k SigningPublicKey) Ed25519() (ed25519.PublicKey, error) {
 	if k.Spec != KeySpecCurve25519 {
-		return nil, ledger.Invalid("publicKey.keySpec", "must be %s (Ed25519), the only key type external parties may use here; got %q", KeySpecCurve25519, k.Spec)
+		return nil, fault.Invalid("publicKey.keySpec", "must be %s (Ed25519), the only key type external parties may use here; got %q", KeySpecCurve25519, k.Spec)
 	}
 	switch k.Format {
 	case KeyFormatRaw:
@@ -47,11 +47,11 @@ func (k SigningPublicKey) Ed25519() (ed25519.PublicKey, error) {
 	case KeyFormatDerSPKI:
 		pub, ok := ed25519FromSPKI(k.Data)
 		if !ok {
-			return nil, ledger.Invalid("publicKey.keyData", "is not a DER SubjectPublicKeyInfo of an Ed25519 key (%d bytes)", len(k.Data))
+			return nil, fault.Invalid("publicKey.keyData", "is not a DER SubjectPublicKeyInfo of an Ed25519 key (%d bytes)", len(k.Data))
 		}
 		return pub, nil
 	}
-	return nil, ledger.Invalid("publicKey.format", "must be %s or %s, got %q", KeyFormatRaw, KeyFormatDerSPKI, k.Format)
+	return nil, fault.Invalid("publicKey.format", "must be %s or %s, got %q", KeyFormatRaw, KeyFormatDerSPKI, k.Format)
 }
 
 // ExternalTopology is what generate-topology answers.
@@ -86,7 +86,7 @@ var ErrNotConnected = errors.New("this participant is not connected to synchroni
 
 func (s *Service) checkSynchronizer(synchronizer string) error {
 	if synchronizer == "" {
-		return ledger.Invalid("synchronizer", "is required (this participant is connected to %s)", s.l.SynchronizerID())
+		return fault.Invalid("synchronizer", "is required (this participant is connected to %s)", s.l.SynchronizerID())
 	}
 	if synchronizer != s.l.SynchronizerID() {
 		return fmt.Errorf("%w %s; it is connected to %s only", ErrNotConnected, synchronizer, s.l.SynchronizerID())
@@ -112,7 +112,7 @@ func (s *Service) AllocateExternalParty(ctx context.Context, synchronizer string
 		return "", err
 	}
 	if len(txs) == 0 {
-		return "", ledger.Invalid("onboardingTransactions", "is required: the transactions generate-topology returned")
+		return "", fault.Invalid("onboardingTransactions", "is required: the transactions generate-topology returned")
 	}
 	raws := make([][]byte, len(txs))
 	var party coin.PartyID
@@ -120,7 +120,7 @@ func (s *Service) AllocateExternalParty(ctx context.Context, synchronizer string
 	for i, t := range txs {
 		tx, err := topologytx.Decode(t.Tx)
 		if err != nil {
-			return "", ledger.Invalid(fmt.Sprintf("onboardingTransactions[%d].transaction", i), "is not a topology transaction: %v", err)
+			return "", fault.Invalid(fmt.Sprintf("onboardingTransactions[%d].transaction", i), "is not a topology transaction: %v", err)
 		}
 		if tx.Kind == topologytx.PartyToParticipant {
 			party = coin.PartyID(tx.Party)
@@ -131,27 +131,27 @@ func (s *Service) AllocateExternalParty(ctx context.Context, synchronizer string
 		raws[i] = t.Tx
 	}
 	if party == "" {
-		return "", ledger.Invalid("onboardingTransactions", "the PartyToParticipant transaction is missing")
+		return "", fault.Invalid("onboardingTransactions", "the PartyToParticipant transaction is missing")
 	}
 	if pub == nil {
-		return "", ledger.Invalid("onboardingTransactions", "the PartyToKeyMapping transaction with the party's Ed25519 key is missing")
+		return "", fault.Invalid("onboardingTransactions", "the PartyToKeyMapping transaction with the party's Ed25519 key is missing")
 	}
 	if _, err := coin.ParsePartyID(string(party)); err != nil {
-		return "", ledger.Invalid("onboardingTransactions", "%v", err)
+		return "", fault.Invalid("onboardingTransactions", "%v", err)
 	}
 	fp := coin.Fingerprint(pub)
 	if party.Namespace() != fp {
-		return "", ledger.Invalid("onboardingTransactions", "party %s is not in the namespace of its key (%s)", party, fp)
+		return "", fault.Invalid("onboardingTransactions", "party %s is not in the namespace of its key (%s)", party, fp)
 	}
 	check := func(field string, s ExternalSignature, hash []byte) error {
 		if s.SignedBy != fp {
-			return ledger.Invalid(field+".signedBy", "must be the party's key fingerprint %s, got %q", fp, s.SignedBy)
+			return fault.Invalid(field+".signedBy", "must be the party's key fingerprint %s, got %q", fp, s.SignedBy)
 		}
 		if s.Format != SignatureFormatConcat && s.Format != SignatureFormatRaw {
-			return ledger.Invalid(field+".format", "must be %s or %s for an Ed25519 signature, got %q", SignatureFormatConcat, SignatureFormatRaw, s.Format)
+			return fault.Invalid(field+".format", "must be %s or %s for an Ed25519 signature, got %q", SignatureFormatConcat, SignatureFormatRaw, s.Format)
 		}
 		if s.Algorithm != SigningAlgorithmEd25519 {
-			return ledger.Invalid(field+".signingAlgorithmSpec", "must be %s, got %q", SigningAlgorithmEd25519, s.Algorithm)
+			return fault.Invalid(field+".signingAlgorithmSpec", "must be %s, got %q", SigningAlgorithmEd25519, s.Algorithm)
 		}
 		return VerifySignature(field+".signature", pub, hash, hex.EncodeToString(s.Signature))
 	}
@@ -168,7 +168,7 @@ func (s *Service) AllocateExternalParty(ctx context.Context, synchronizer string
 			}
 		}
 		if len(multi) == 0 && len(txs[i].Signatures) == 0 {
-			return ledger.Invalid(fmt.Sprintf("onboardingTransactions[%d]", i), "is not signed: sign it or the multi-hash with the party's key")
+			return fault.Invalid(fmt.Sprintf("onboardingTransactions[%d]", i), "is not signed: sign it or the multi-hash with the party's key")
 		}
 		return nil
 	})

@@ -9,6 +9,7 @@ import (
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/external"
+	"github.com/ccwallet/ccwallet/ledger/fault"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
 )
 
@@ -30,7 +31,7 @@ func TestExternalPartyBalance(t *testing.T) {
 		if !b.Unlocked.Equal(coin.MustParse("123.5")) || !b.Locked.IsZero() || !b.Available().Equal(b.Unlocked.Sub(b.FeesUnlocked)) || b.HoldingsCount != 2 {
 			t.Errorf("balance = %+v", b)
 		}
-		if _, err := x.ExternalPartyBalance(ctx, coin.PartyID("nobody::1220"+strings.Repeat("0", 64))); !errors.Is(err, ledger.ErrNotFound) {
+		if _, err := x.ExternalPartyBalance(ctx, coin.PartyID("nobody::1220"+strings.Repeat("0", 64))); !errors.Is(err, fault.ErrNotFound) {
 			t.Errorf("unknown party = %v, want ErrNotFound", err)
 		}
 	})

@@ -25,6 +25,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/fault"
 	"github.com/ccwallet/ccwallet/ledger/preparedtx"
 	"github.com/ccwallet/ccwallet/store"
 	"github.com/google/uuid"
@@ -152,14 +153,14 @@ func (s *Service) InteractivePrepared(ctx context.Context, p *preparedtx.Prepare
 	} else {
 		r, err := store.PreparedTxByHash(ctx, s.l.DB(), h)
 		if errors.Is(err, store.ErrNotFound) || err == nil && r.Kind != KindInteractive {
-			return time.Time{}, fmt.Errorf("%w: no transaction with hash %s was prepared by this participant", ledger.ErrNotFound, h)
+			return time.Time{}, fmt.Errorf("%w: no transaction with hash %s was prepared by this participant", fault.ErrNotFound, h)
 		} else if err != nil {
 			return time.Time{}, err
 		}
 		expires = r.ExpiresAt
 	}
 	if !s.l.Now().Before(expires) {
-		return expires, fmt.Errorf("%w: the prepared transaction %s could be executed until %s; prepare it again", ledger.ErrExpired, h, ledger.FormatTime(expires))
+		return expires, fmt.Errorf("%w: the prepared transaction %s could be executed until %s; prepare it again", fault.ErrExpired, h, ledger.FormatTime(expires))
 	}
 	return expires, nil
 }
@@ -189,7 +190,7 @@ func (s *Service) sealed(p *preparedtx.Prepared) (bool, error) {
 func (s *Service) VerifyExternalSignatures(ctx context.Context, hash []byte, parties []coin.PartyID, sigs map[coin.PartyID][]ExternalSignature) error {
 	for _, p := range parties {
 		key, err := s.ExternalPartyKey(ctx, p)
-		if ledger.IsValidation(err) || errors.Is(err, ledger.ErrNotFound) {
+		if fault.IsValidation(err) || errors.Is(err, fault.ErrNotFound) {
 			return sigErr("%s has no registered signing key: only external parties sign their transactions", p)
 		} else if err != nil {
 			return err

@@ -13,6 +13,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/fault"
 	"github.com/ccwallet/ccwallet/store"
 )
 
@@ -187,16 +188,16 @@ func (s *Service) Prepare(ctx context.Context, party coin.PartyID, kind string, 
 func DecodePrepared(transaction string) ([]byte, *PreparedBody, error) {
 	raw, err := base64.StdEncoding.DecodeString(strings.TrimSpace(transaction))
 	if err != nil {
-		return nil, nil, ledger.Invalid("transaction", "must be base64: %v", err)
+		return nil, nil, fault.Invalid("transaction", "must be base64: %v", err)
 	}
 	var b PreparedBody
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&b); err != nil {
-		return nil, nil, ledger.Invalid("transaction", "is not a prepared transaction: %v", err)
+		return nil, nil, fault.Invalid("transaction", "is not a prepared transaction: %v", err)
 	}
 	if b.Version != preparedVersion {
-		return nil, nil, ledger.Invalid("transaction", "has version %d, want %d", b.Version, preparedVersion)
+		return nil, nil, fault.Invalid("transaction", "has version %d, want %d", b.Version, preparedVersion)
 	}
 	return raw, &b, nil
 }
@@ -206,7 +207,7 @@ func DecodeArgs(b *PreparedBody, v any) error {
 	dec := json.NewDecoder(bytes.NewReader(b.Args))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
-		return ledger.Invalid("transaction", "has malformed %s args: %v", b.Kind, err)
+		return fault.Invalid("transaction", "has malformed %s args: %v", b.Kind, err)
 	}
 	return nil
 }

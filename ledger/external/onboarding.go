@@ -12,6 +12,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/fault"
 	"github.com/ccwallet/ccwallet/ledger/topologytx"
 	"github.com/ccwallet/ccwallet/store"
 )
@@ -44,11 +45,11 @@ func (s *Service) GenerateExternalTopology(hint, publicKey string) (coin.PartyID
 		return "", nil, err
 	}
 	if err := coin.ValidateHint(hint); err != nil {
-		return "", nil, ledger.Invalid("party_hint", "%v", err)
+		return "", nil, fault.Invalid("party_hint", "%v", err)
 	}
 	party, err := coin.NewPartyID(hint, coin.Fingerprint(pub))
 	if err != nil {
-		return "", nil, ledger.Invalid("party_hint", "%v", err)
+		return "", nil, fault.Invalid("party_hint", "%v", err)
 	}
 	txs := s.topologyTxs(party, pub)
 	out := make([]TopologyTx, len(txs))
@@ -68,7 +69,7 @@ func (s *Service) SubmitExternalTopology(ctx context.Context, publicKey string, 
 		return "", err
 	}
 	if len(signed) == 0 {
-		return "", ledger.Invalid("signed_topology_txs", "is required")
+		return "", fault.Invalid("signed_topology_txs", "is required")
 	}
 	raws := make([][]byte, len(signed))
 	var party coin.PartyID
@@ -76,11 +77,11 @@ func (s *Service) SubmitExternalTopology(ctx context.Context, publicKey string, 
 		field := fmt.Sprintf("signed_topology_txs[%d]", i)
 		b, err := base64.StdEncoding.DecodeString(strings.TrimSpace(s.Tx))
 		if err != nil {
-			return "", ledger.Invalid(field+".topology_tx", "must be base64: %v", err)
+			return "", fault.Invalid(field+".topology_tx", "must be base64: %v", err)
 		}
 		tx, err := topologytx.Decode(b)
 		if err != nil {
-			return "", ledger.Invalid(field+".topology_tx", "is not a topology transaction: %v", err)
+			return "", fault.Invalid(field+".topology_tx", "is not a topology transaction: %v", err)
 		}
 		if tx.Kind == topologytx.PartyToParticipant {
 			party = coin.PartyID(tx.Party)
@@ -88,13 +89,13 @@ func (s *Service) SubmitExternalTopology(ctx context.Context, publicKey string, 
 		raws[i] = b
 	}
 	if party == "" {
-		return "", ledger.Invalid("signed_topology_txs", "the PartyToParticipant transaction is missing")
+		return "", fault.Invalid("signed_topology_txs", "the PartyToParticipant transaction is missing")
 	}
 	if _, err := coin.ParsePartyID(string(party)); err != nil {
-		return "", ledger.Invalid("signed_topology_txs", "%v", err)
+		return "", fault.Invalid("signed_topology_txs", "%v", err)
 	}
 	if party.Namespace() != coin.Fingerprint(pub) {
-		return "", ledger.Invalid("public_key", "is not the key the topology transactions were generated for (party %s has namespace %s, the key's fingerprint is %s)",
+		return "", fault.Invalid("public_key", "is not the key the topology transactions were generated for (party %s has namespace %s, the key's fingerprint is %s)",
 			party, party.Namespace(), coin.Fingerprint(pub))
 	}
 	sigs := make([]string, len(signed))
@@ -118,17 +119,17 @@ func (s *Service) SubmitExternalTopology(ctx context.Context, publicKey string, 
 func (s *Service) checkOnboarding(party coin.PartyID, pub ed25519.PublicKey, raws [][]byte, verify func(i int, hash []byte) error) error {
 	want := s.topologyTxs(party, pub)
 	if len(raws) != len(want) {
-		return ledger.Invalid("signed_topology_txs", "must hold the %d transactions topology/generate returned, got %d", len(want), len(raws))
+		return fault.Invalid("signed_topology_txs", "must hold the %d transactions topology/generate returned, got %d", len(want), len(raws))
 	}
 	seen := make([]bool, len(want))
 	for i, b := range raws {
 		field := fmt.Sprintf("signed_topology_txs[%d]", i)
 		j := indexOf(want, b)
 		if j < 0 {
-			return ledger.Invalid(field+".topology_tx", "is not one of the transactions topology/generate returned for this party and key (changed?)")
+			return fault.Invalid(field+".topology_tx", "is not one of the transactions topology/generate returned for this party and key (changed?)")
 		}
 		if seen[j] {
-			return ledger.Invalid(field+".topology_tx", "is given twice")
+			return fault.Invalid(field+".topology_tx", "is given twice")
 		}
 		seen[j] = true
 		if err := verify(i, TopologyTxHash(b)); err != nil {
@@ -146,7 +147,7 @@ func (s *Service) storeExternalParty(ctx context.Context, party coin.PartyID, pu
 			return err
 		}
 		if _, err := store.PartyByID(ctx, x.DB(), party); err == nil {
-			return fmt.Errorf("%w: party %s already exists", ledger.ErrConflict, party)
+			return fmt.Errorf("%w: party %s already exists", fault.ErrConflict, party)
 		} else if !errors.Is(err, store.ErrNotFound) {
 			return err
 		}

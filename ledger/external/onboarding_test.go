@@ -12,6 +12,7 @@ import (
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/external"
+	"github.com/ccwallet/ccwallet/ledger/fault"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
 )
 
@@ -83,16 +84,16 @@ func TestExternalTopology(t *testing.T) {
 		}
 		for _, tc := range refused {
 			_, err := x.SubmitExternalTopology(ctx, tc.key, tc.txs)
-			if err == nil || !ledger.IsValidation(err) || !strings.Contains(err.Error(), tc.want) {
+			if err == nil || !fault.IsValidation(err) || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("%s: err = %v, want a validation error containing %q", tc.name, err, tc.want)
 			}
-			if err := l.KnownParty(ctx, party); !errors.Is(err, ledger.ErrNotFound) {
+			if err := l.KnownParty(ctx, party); !errors.Is(err, fault.ErrNotFound) {
 				t.Fatalf("%s: party exists after a refused submission (%v)", tc.name, err)
 			}
 		}
 		// Asked before the party exists, the key is not found; the answer
 		// must not be remembered past the party's creation.
-		if _, err := x.ExternalPartyKey(ctx, party); !errors.Is(err, ledger.ErrNotFound) {
+		if _, err := x.ExternalPartyKey(ctx, party); !errors.Is(err, fault.ErrNotFound) {
 			t.Errorf("key of a party not yet submitted = %v, want ErrNotFound", err)
 		}
 		got, err := x.SubmitExternalTopology(ctx, pubHex, good)
@@ -104,11 +105,11 @@ func TestExternalTopology(t *testing.T) {
 			if k, err := x.ExternalPartyKey(ctx, party); err != nil || !k.Equal(pub) {
 				t.Errorf("key of the external party = %x, %v; want %x", k, err, pub)
 			}
-			if _, err := x.ExternalPartyKey(ctx, local); !ledger.IsValidation(err) {
+			if _, err := x.ExternalPartyKey(ctx, local); !fault.IsValidation(err) {
 				t.Errorf("key of a local party = %v, want a validation error", err)
 			}
 		}
-		if _, err := x.SubmitExternalTopology(ctx, pubHex, good); !errors.Is(err, ledger.ErrConflict) {
+		if _, err := x.SubmitExternalTopology(ctx, pubHex, good); !errors.Is(err, fault.ErrConflict) {
 			t.Errorf("replayed submission = %v, want ErrConflict", err)
 		}
 	})

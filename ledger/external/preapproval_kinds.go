@@ -12,6 +12,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/fault"
 	"github.com/ccwallet/ccwallet/store"
 	"github.com/uptrace/bun"
 )
@@ -48,13 +49,13 @@ func setupProposal(ctx context.Context, db bun.IDB, cid coin.ContractID, user co
 		return p, fmt.Errorf("setup proposal %s: %w", cid, err)
 	}
 	if c.TemplateID != ledger.TemplateExternalPartySetupProposal || c.ArchivedOffset != nil {
-		return p, fmt.Errorf("%w: no pending setup proposal %s", ledger.ErrNotFound, cid)
+		return p, fmt.Errorf("%w: no pending setup proposal %s", fault.ErrNotFound, cid)
 	}
 	if err := json.Unmarshal([]byte(c.Payload), &p); err != nil {
 		return p, fmt.Errorf("decode %s: %w", cid, err)
 	}
 	if p.User != user {
-		return p, ledger.Invalid("contract_id", "%s is not a setup proposal for %s", cid, user)
+		return p, fault.Invalid("contract_id", "%s is not a setup proposal for %s", cid, user)
 	}
 	return p, nil
 }
@@ -71,7 +72,7 @@ func runSetupProposalAccept(ctx context.Context, x *ledger.Tx, b *PreparedBody) 
 		return "", err
 	}
 	if len(b.ContractIDs) != 1 {
-		return "", ledger.Invalid("transaction", "must name exactly one setup proposal")
+		return "", fault.Invalid("transaction", "must name exactly one setup proposal")
 	}
 	cid := b.ContractIDs[0]
 	p, err := setupProposal(ctx, x.DB(), cid, b.Party)
@@ -88,7 +89,7 @@ func runSetupProposalAccept(ctx context.Context, x *ledger.Tx, b *PreparedBody) 
 		return "", err
 	}
 	if exists {
-		return "", fmt.Errorf("%w: %s has a transfer preapproval already (%s)", ledger.ErrConflict, b.Party, pre)
+		return "", fmt.Errorf("%w: %s has a transfer preapproval already (%s)", fault.ErrConflict, b.Party, pre)
 	}
 	return pre, nil
 }
@@ -113,7 +114,7 @@ func counter(ctx context.Context, db bun.IDB, sender coin.PartyID) (*store.Contr
 			return &cs[i], n, nil
 		}
 	}
-	return nil, 0, fmt.Errorf("%w: %s has no TransferCommandCounter: its next nonce is 0", ledger.ErrNotFound, sender)
+	return nil, 0, fmt.Errorf("%w: %s has no TransferCommandCounter: its next nonce is 0", fault.ErrNotFound, sender)
 }
 
 // preapprovalSendArgs are the args of KindTransferPreapprovalSend.
@@ -129,7 +130,7 @@ type preapprovalSendArgs struct {
 // not sender's next, want.
 func nonceConflict(sender coin.PartyID, got, want int64) error {
 	return fmt.Errorf("%w: nonce %d is not the next nonce of %s, which is %d (read it from GET /v0/transfer-command-counter/%s)",
-		ledger.ErrConflict, got, sender, want, sender)
+		fault.ErrConflict, got, sender, want, sender)
 }
 
 // runTransferPreapprovalSend checks the nonce and expiry again, sends
@@ -141,13 +142,13 @@ func (s *Service) runTransferPreapprovalSend(ctx context.Context, x *ledger.Tx, 
 	}
 	exp, err := time.Parse(time.RFC3339Nano, a.ExpiresAt)
 	if err != nil {
-		return "", ledger.Invalid("transaction", "has a malformed expires_at: %v", err)
+		return "", fault.Invalid("transaction", "has a malformed expires_at: %v", err)
 	}
 	if !x.Now().Before(exp) {
-		return "", fmt.Errorf("%w: the transfer expired at %s", ledger.ErrExpired, a.ExpiresAt)
+		return "", fmt.Errorf("%w: the transfer expired at %s", fault.ErrExpired, a.ExpiresAt)
 	}
 	c, next, err := counter(ctx, x.DB(), b.Party)
-	if err != nil && !errors.Is(err, ledger.ErrNotFound) {
+	if err != nil && !errors.Is(err, fault.ErrNotFound) {
 		return "", err
 	}
 	if a.Nonce != next {

@@ -32,7 +32,7 @@ type TransferCommandCounter struct {
 	NextNonce int64
 }
 
-// TransferCommandCounter returns sender's counter; ledger.ErrNotFound
+// TransferCommandCounter returns sender's counter; fault.ErrNotFound
 // means sender has never sent through a preapproval and its next nonce
 // is 0.
 func (s *Service) TransferCommandCounter(ctx context.Context, sender coin.PartyID) (TransferCommandCounter, error) {

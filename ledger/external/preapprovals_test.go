@@ -11,6 +11,7 @@ import (
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/external"
+	"github.com/ccwallet/ccwallet/ledger/fault"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
 	"github.com/ccwallet/ccwallet/ledger/provider"
 	"github.com/ccwallet/ccwallet/ledger/rewards"
@@ -31,27 +32,27 @@ func TestExternalPreapprovalFlow(t *testing.T) {
 		ledgertest.Mint(t, l, sender, "1000")
 
 		// Proposal: one at a time, for external parties only.
-		if _, err := x.CreateSetupProposal(ctx, local); !ledger.IsValidation(err) {
+		if _, err := x.CreateSetupProposal(ctx, local); !fault.IsValidation(err) {
 			t.Errorf("proposal for a local party = %v, want a validation error", err)
 		}
-		if _, err := x.CreateSetupProposal(ctx, coin.PartyID("ghost::1220"+hex.EncodeToString(make([]byte, 32)))); !errors.Is(err, ledger.ErrNotFound) {
+		if _, err := x.CreateSetupProposal(ctx, coin.PartyID("ghost::1220"+hex.EncodeToString(make([]byte, 32)))); !errors.Is(err, fault.ErrNotFound) {
 			t.Errorf("proposal for an unknown party = %v, want ErrNotFound", err)
 		}
 		prop, err := x.CreateSetupProposal(ctx, recv)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := x.CreateSetupProposal(ctx, recv); !errors.Is(err, ledger.ErrConflict) {
+		if _, err := x.CreateSetupProposal(ctx, recv); !errors.Is(err, fault.ErrConflict) {
 			t.Errorf("second proposal = %v, want ErrConflict", err)
 		}
 		ps, err := external.New(l).SetupProposals(ctx)
 		if err != nil || len(ps) != 1 || ps[0].ContractID != prop || ps[0].TemplateID != ledger.TemplateExternalPartySetupProposal {
 			t.Fatalf("proposals = %+v, %v", ps, err)
 		}
-		if _, err := x.PrepareAcceptSetupProposal(ctx, prop, sender); !ledger.IsValidation(err) {
+		if _, err := x.PrepareAcceptSetupProposal(ctx, prop, sender); !fault.IsValidation(err) {
 			t.Errorf("accept by another party = %v, want a validation error", err)
 		}
-		if _, err := x.PrepareAcceptSetupProposal(ctx, coin.NewContractID(), recv); !errors.Is(err, ledger.ErrNotFound) {
+		if _, err := x.PrepareAcceptSetupProposal(ctx, coin.NewContractID(), recv); !errors.Is(err, fault.ErrNotFound) {
 			t.Errorf("accept of no proposal = %v, want ErrNotFound", err)
 		}
 		acc, err := x.PrepareAcceptSetupProposal(ctx, prop, recv)
@@ -60,7 +61,7 @@ func TestExternalPreapprovalFlow(t *testing.T) {
 		}
 		accSub := ledgertest.Sign(t, recv, recvKey, acc)
 		accSub.Kind = external.KindTransferPreapprovalSend
-		if _, err := x.Submit(ctx, accSub); !ledger.IsValidation(err) {
+		if _, err := x.Submit(ctx, accSub); !fault.IsValidation(err) {
 			t.Errorf("accept submitted as a send = %v, want a validation error", err)
 		}
 		accSub.Kind = external.KindSetupProposalAccept
@@ -78,12 +79,12 @@ func TestExternalPreapprovalFlow(t *testing.T) {
 		if again, err := x.Submit(ctx, accSub); err != nil || !again.Replayed || again.ContractID != res.ContractID {
 			t.Errorf("replayed accept = %+v, %v", again, err)
 		}
-		if _, err := x.CreateSetupProposal(ctx, recv); !errors.Is(err, ledger.ErrConflict) {
+		if _, err := x.CreateSetupProposal(ctx, recv); !errors.Is(err, fault.ErrConflict) {
 			t.Errorf("proposal with a preapproval = %v, want ErrConflict", err)
 		}
 
 		// Three sends, nonces 0, 1, 2.
-		if _, err := external.New(l).TransferCommandCounter(ctx, sender); !errors.Is(err, ledger.ErrNotFound) {
+		if _, err := external.New(l).TransferCommandCounter(ctx, sender); !errors.Is(err, fault.ErrNotFound) {
 			t.Errorf("counter before any send = %v, want ErrNotFound", err)
 		}
 		send := func(nonce int64, amount string) external.PreapprovalSendRequest {
@@ -141,14 +142,14 @@ func TestExternalPreapprovalFlow(t *testing.T) {
 
 		// Wrong nonces are refused at preparation.
 		for _, n := range []int64{0, 2, 4} {
-			if _, err := x.PrepareTransferPreapprovalSend(ctx, send(n, "1")); !errors.Is(err, ledger.ErrConflict) {
+			if _, err := x.PrepareTransferPreapprovalSend(ctx, send(n, "1")); !errors.Is(err, fault.ErrConflict) {
 				t.Errorf("prepare with nonce %d = %v, want ErrConflict", n, err)
 			}
 		}
 		// No preapproval: 400.
 		noPre := send(3, "1")
 		noPre.Receiver = local
-		if _, err := x.PrepareTransferPreapprovalSend(ctx, noPre); !ledger.IsValidation(err) {
+		if _, err := x.PrepareTransferPreapprovalSend(ctx, noPre); !fault.IsValidation(err) {
 			t.Errorf("prepare to a party without preapproval = %v, want a validation error", err)
 		}
 
@@ -185,7 +186,7 @@ func TestExternalPreapprovalFlow(t *testing.T) {
 			},
 			"submitted as an acceptance": func(s external.Submission) external.Submission { s.Kind = external.KindSetupProposalAccept; return s },
 		} {
-			if _, err := x.Submit(ctx, mod(good)); !ledger.IsValidation(err) {
+			if _, err := x.Submit(ctx, mod(good)); !fault.IsValidation(err) {
 				t.Errorf("%s: %v, want a validation error", name, err)
 			}
 		}
@@ -205,7 +206,7 @@ func TestExternalPreapprovalFlow(t *testing.T) {
 			t.Fatal(err)
 		}
 		twinSub := ledgertest.Sign(t, sender, key, twin)
-		if _, err := x.Submit(ctx, twinSub); !errors.Is(err, ledger.ErrConflict) {
+		if _, err := x.Submit(ctx, twinSub); !errors.Is(err, fault.ErrConflict) {
 			t.Errorf("second use of nonce 3 = %v, want ErrConflict", err)
 		}
 		recvBal, senderBal = balances()
@@ -224,11 +225,11 @@ func TestExternalPreapprovalFlow(t *testing.T) {
 			t.Fatal(err)
 		}
 		clock.Advance(2 * time.Minute)
-		if _, err := x.Submit(ctx, ledgertest.Sign(t, sender, key, ps1)); !errors.Is(err, ledger.ErrExpired) {
+		if _, err := x.Submit(ctx, ledgertest.Sign(t, sender, key, ps1)); !errors.Is(err, fault.ErrExpired) {
 			t.Errorf("submit past expires_at = %v, want ErrExpired", err)
 		}
 		clock.Advance(external.DefaultPreparedTTL)
-		if _, err := x.Submit(ctx, ledgertest.Sign(t, sender, key, ps2)); !errors.Is(err, ledger.ErrExpired) {
+		if _, err := x.Submit(ctx, ledgertest.Sign(t, sender, key, ps2)); !errors.Is(err, fault.ErrExpired) {
 			t.Errorf("submit of an expired preparation = %v, want ErrExpired", err)
 		}
 		if r, s := balances(); !r.Equal(recvBal) || !s.Equal(senderBal) {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/fault"
 	"github.com/ccwallet/ccwallet/store"
 	"github.com/uptrace/bun"
 )
@@ -84,13 +85,13 @@ func (s *Service) setupConflict(ctx context.Context, db bun.IDB, user coin.Party
 	if ps, err := s.setupProposals(ctx, db, user); err != nil {
 		return err
 	} else if len(ps) > 0 {
-		return fmt.Errorf("%w: %s has a setup proposal already (%s)", ledger.ErrConflict, user, ps[0].ContractID)
+		return fmt.Errorf("%w: %s has a setup proposal already (%s)", fault.ErrConflict, user, ps[0].ContractID)
 	}
 	p, err := store.LiveTransferPreapproval(ctx, db, user)
 	if err == nil && s.l.Now().Before(p.ExpiresAt) {
-		return fmt.Errorf("%w: %s has a transfer preapproval already (%s)", ledger.ErrConflict, user, p.ContractID)
+		return fmt.Errorf("%w: %s has a transfer preapproval already (%s)", fault.ErrConflict, user, p.ContractID)
 	}
-	if err != nil && !errors.Is(err, ledger.ErrNotFound) {
+	if err != nil && !errors.Is(err, fault.ErrNotFound) {
 		return err
 	}
 	return nil
@@ -111,7 +112,7 @@ func (s *Service) PrepareAcceptSetupProposal(ctx context.Context, cid coin.Contr
 // NextNonce is the nonce sender's next preapproval send must carry.
 func (s *Service) NextNonce(ctx context.Context, db bun.IDB, sender coin.PartyID) (int64, error) {
 	_, n, err := counter(ctx, db, sender)
-	if errors.Is(err, ledger.ErrNotFound) {
+	if errors.Is(err, fault.ErrNotFound) {
 		return 0, nil
 	}
 	return n, err
@@ -140,7 +141,7 @@ func (s *Service) PrepareTransferPreapprovalSend(ctx context.Context, r Preappro
 		return Prepared{}, err
 	}
 	if r.Nonce < 0 {
-		return Prepared{}, ledger.Invalid("nonce", "must not be negative")
+		return Prepared{}, fault.Invalid("nonce", "must not be negative")
 	}
 	if err := ledger.CheckExpiry("expires_at", r.ExpiresAt, s.l.Now()); err != nil {
 		return Prepared{}, err
@@ -182,7 +183,7 @@ func (s *Service) ExternalPartyKey(ctx context.Context, party coin.PartyID) (ed2
 		return nil, err
 	}
 	if p.Kind != ledger.PartyKindExternal || p.PublicKey == "" {
-		return nil, ledger.Invalid("party_id", "%s is not an external party", p.PartyID)
+		return nil, fault.Invalid("party_id", "%s is not an external party", p.PartyID)
 	}
 	return ParsePublicKey("public_key", p.PublicKey)
 }
@@ -197,21 +198,21 @@ func (s *Service) Submit(ctx context.Context, sub Submission) (SubmitResult, err
 	l := s.l
 	party, err := coin.ParsePartyID(strings.TrimSpace(string(sub.Party)))
 	if err != nil {
-		return SubmitResult{}, ledger.Invalid("party_id", "%v", err)
+		return SubmitResult{}, fault.Invalid("party_id", "%v", err)
 	}
 	raw, body, err := DecodePrepared(sub.Transaction)
 	if err != nil {
 		return SubmitResult{}, err
 	}
 	if body.Party != party {
-		return SubmitResult{}, ledger.Invalid("transaction", "was prepared for %s, not for %s", body.Party, party)
+		return SubmitResult{}, fault.Invalid("transaction", "was prepared for %s, not for %s", body.Party, party)
 	}
 	if sub.Kind != "" && body.Kind != sub.Kind {
-		return SubmitResult{}, ledger.Invalid("transaction", "is a %s transaction, not %s", body.Kind, sub.Kind)
+		return SubmitResult{}, fault.Invalid("transaction", "is a %s transaction, not %s", body.Kind, sub.Kind)
 	}
 	exec, ok := s.kinds[body.Kind]
 	if !ok {
-		return SubmitResult{}, ledger.Invalid("transaction", "has unknown kind %q", body.Kind)
+		return SubmitResult{}, fault.Invalid("transaction", "has unknown kind %q", body.Kind)
 	}
 	pub, err := ParsePublicKey("public_key", sub.PublicKey)
 	if err != nil {
@@ -222,7 +223,7 @@ func (s *Service) Submit(ctx context.Context, sub Submission) (SubmitResult, err
 		return SubmitResult{}, err
 	}
 	if !known.Equal(pub) {
-		return SubmitResult{}, ledger.Invalid("public_key", "is not the signing key of %s", party)
+		return SubmitResult{}, fault.Invalid("public_key", "is not the signing key of %s", party)
 	}
 	hash := PreparedTxHash(raw)
 	if err := VerifySignature("signed_tx_hash", pub, hash, sub.SignedTxHash); err != nil {
@@ -246,7 +247,7 @@ func (s *Service) Submit(ctx context.Context, sub Submission) (SubmitResult, err
 		}
 		p, err := store.PreparedTxByHash(ctx, tx, hashHex)
 		if errors.Is(err, store.ErrNotFound) || (err == nil && p.Party != party) {
-			return fmt.Errorf("%w: no transaction with hash %s was prepared for %s", ledger.ErrNotFound, hashHex, party)
+			return fmt.Errorf("%w: no transaction with hash %s was prepared for %s", fault.ErrNotFound, hashHex, party)
 		} else if err != nil {
 			return err
 		}
@@ -258,7 +259,7 @@ func (s *Service) Submit(ctx context.Context, sub Submission) (SubmitResult, err
 			return nil
 		}
 		if !l.Now().Before(p.ExpiresAt) {
-			return fmt.Errorf("%w: the prepared transaction %s expired at %s; prepare it again", ledger.ErrExpired, hashHex, ledger.FormatTime(p.ExpiresAt))
+			return fmt.Errorf("%w: the prepared transaction %s expired at %s; prepare it again", fault.ErrExpired, hashHex, ledger.FormatTime(p.ExpiresAt))
 		}
 		if err := x.Begin(ctx, body.Kind); err != nil {
 			return err

@@ -38,7 +38,7 @@ import (
 	"encoding/hex"
 	"strings"
 
-	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/fault"
 	"github.com/ccwallet/ccwallet/ledger/topologytx"
 )
 
@@ -75,14 +75,14 @@ func beInt32(n uint32) []byte {
 func ParsePublicKey(field, s string) (ed25519.PublicKey, error) {
 	s = strings.TrimSpace(s)
 	if s == "" {
-		return nil, ledger.Invalid(field, "is required (hex of a raw 32-byte Ed25519 public key)")
+		return nil, fault.Invalid(field, "is required (hex of a raw 32-byte Ed25519 public key)")
 	}
 	b, err := hex.DecodeString(s)
 	if err != nil {
-		return nil, ledger.Invalid(field, "must be hex: %v", err)
+		return nil, fault.Invalid(field, "must be hex: %v", err)
 	}
 	if len(b) != ed25519.PublicKeySize {
-		return nil, ledger.Invalid(field, "must be a raw Ed25519 public key of 32 bytes, got %d bytes%s; only Ed25519 keys are supported", len(b), keyKind(b))
+		return nil, fault.Invalid(field, "must be a raw Ed25519 public key of 32 bytes, got %d bytes%s; only Ed25519 keys are supported", len(b), keyKind(b))
 	}
 	return ed25519.PublicKey(b), nil
 }
@@ -120,16 +120,16 @@ func keyKind(b []byte) string {
 func VerifySignature(field string, pub ed25519.PublicKey, msg []byte, sigHex string) error {
 	sig, err := hex.DecodeString(strings.TrimSpace(sigHex))
 	if err != nil {
-		return ledger.Invalid(field, "must be hex: %v", err)
+		return fault.Invalid(field, "must be hex: %v", err)
 	}
 	if len(sig) != ed25519.SignatureSize {
-		return ledger.Invalid(field, "must be a 64-byte Ed25519 signature (r||s), got %d bytes", len(sig))
+		return fault.Invalid(field, "must be a 64-byte Ed25519 signature (r||s), got %d bytes", len(sig))
 	}
 	if len(pub) != ed25519.PublicKeySize {
-		return ledger.Invalid("public_key", "must be a raw Ed25519 public key of 32 bytes")
+		return fault.Invalid("public_key", "must be a raw Ed25519 public key of 32 bytes")
 	}
 	if !ed25519.Verify(pub, msg, sig) {
-		return ledger.Invalid(field, "signature does not verify against the public key for hash %s", hex.EncodeToString(msg))
+		return fault.Invalid(field, "signature does not verify against the public key for hash %s", hex.EncodeToString(msg))
 	}
 	return nil
 }
@@ -139,10 +139,10 @@ func VerifySignature(field string, pub ed25519.PublicKey, msg []byte, sigHex str
 func SignHash(key ed25519.PrivateKey, hashHex string) (string, error) {
 	msg, err := hex.DecodeString(strings.TrimSpace(hashHex))
 	if err != nil {
-		return "", ledger.Invalid("hash", "must be hex: %v", err)
+		return "", fault.Invalid("hash", "must be hex: %v", err)
 	}
 	if len(msg) != 32 && len(msg) != 34 {
-		return "", ledger.Invalid("hash", "must be a 32-byte transaction hash or a 34-byte topology multihash, got %d bytes", len(msg))
+		return "", fault.Invalid("hash", "must be a 32-byte transaction hash or a 34-byte topology multihash, got %d bytes", len(msg))
 	}
 	return hex.EncodeToString(ed25519.Sign(key, msg)), nil
 }

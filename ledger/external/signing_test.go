@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/external"
+	"github.com/ccwallet/ccwallet/ledger/fault"
 )
 
 func TestHashFormats(t *testing.T) {
@@ -112,7 +112,7 @@ func checkErr(t *testing.T, err error, want string) {
 		t.Errorf("err = %v, want nil", err)
 	case want != "" && (err == nil || !strings.Contains(err.Error(), want)):
 		t.Errorf("err = %v, want one containing %q", err, want)
-	case want != "" && !ledger.IsValidation(err):
+	case want != "" && !fault.IsValidation(err):
 		t.Errorf("err = %v is not a validation error", err)
 	}
 }

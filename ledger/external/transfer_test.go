@@ -13,6 +13,7 @@ import (
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/delegations"
 	"github.com/ccwallet/ccwallet/ledger/external"
+	"github.com/ccwallet/ccwallet/ledger/fault"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
 )
 
@@ -100,7 +101,7 @@ func TestExternalTransferFlow(t *testing.T) {
 		}
 		for _, tc := range cases {
 			_, err := x.Submit(ctx, tc.mod(good))
-			if err == nil || !ledger.IsValidation(err) {
+			if err == nil || !fault.IsValidation(err) {
 				t.Errorf("%s: err = %v, want a validation error", tc.name, err)
 			}
 		}
@@ -118,17 +119,17 @@ func TestExternalTransferFlow(t *testing.T) {
 		}
 		// Expired preparations are refused.
 		clock.Advance(external.DefaultPreparedTTL + time.Second)
-		if _, err := x.Submit(ctx, good); !errors.Is(err, ledger.ErrExpired) {
+		if _, err := x.Submit(ctx, good); !errors.Is(err, fault.ErrExpired) {
 			t.Errorf("expired submission = %v, want ErrExpired", err)
 		}
 		if got := balanceOf(receiver); !got.Equal(before) {
 			t.Fatalf("expired submission moved coin: %s", got)
 		}
 		// Not an external party, or nothing to prepare.
-		if _, err := x.PrepareExternalTransfer(ctx, receiver, ext, coin.MustParse("1"), ""); !ledger.IsValidation(err) {
+		if _, err := x.PrepareExternalTransfer(ctx, receiver, ext, coin.MustParse("1"), ""); !fault.IsValidation(err) {
 			t.Errorf("prepare for a local party = %v, want a validation error", err)
 		}
-		if _, err := x.PrepareExternalTransfer(ctx, ext, receiver, coin.Zero, ""); !ledger.IsValidation(err) {
+		if _, err := x.PrepareExternalTransfer(ctx, ext, receiver, coin.Zero, ""); !fault.IsValidation(err) {
 			t.Errorf("prepare of zero = %v, want a validation error", err)
 		}
 		ledgertest.Conserved(t, l)

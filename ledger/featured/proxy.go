@@ -18,6 +18,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/fault"
 	"github.com/ccwallet/ccwallet/store"
 )
 
@@ -71,7 +72,7 @@ func (s *Service) CheckProxyUse(ctx context.Context, actor coin.PartyID, proxy, 
 	var p DelegateProxy
 	c, err := store.ContractByID(ctx, s.l.DB(), proxy)
 	if errors.Is(err, store.ErrNotFound) || err == nil && (c.TemplateID != ledger.TemplateDelegateProxy || c.ArchivedOffset != nil) {
-		return p, fmt.Errorf("%w: no active delegate proxy %s", ledger.ErrNotFound, proxy)
+		return p, fmt.Errorf("%w: no active delegate proxy %s", fault.ErrNotFound, proxy)
 	} else if err != nil {
 		return p, err
 	}
@@ -79,22 +80,22 @@ func (s *Service) CheckProxyUse(ctx context.Context, actor coin.PartyID, proxy, 
 		return p, fmt.Errorf("decode %s: %w", proxy, err)
 	}
 	if p.Delegate != actor {
-		return p, fmt.Errorf("%w: only the delegate %s uses delegate proxy %s, not %s", ledger.ErrForbidden, p.Delegate, proxy, actor)
+		return p, fmt.Errorf("%w: only the delegate %s uses delegate proxy %s, not %s", fault.ErrForbidden, p.Delegate, proxy, actor)
 	}
 	rights, err := ledger.FeaturedRightsOf(ctx, s.l.DB(), p.Provider)
 	if err != nil {
 		return p, err
 	}
 	if !slices.Contains(rights, right) {
-		return p, fmt.Errorf("%w: %s is not an active featured app right of the provider %s", ledger.ErrNotFound, right, p.Provider)
+		return p, fmt.Errorf("%w: %s is not an active featured app right of the provider %s", fault.ErrNotFound, right, p.Provider)
 	}
 	if len(bs) == 0 || len(bs) > MaxBeneficiaries {
-		return p, ledger.Invalid("beneficiaries", "give 1 to %d beneficiaries, not %d", MaxBeneficiaries, len(bs))
+		return p, fault.Invalid("beneficiaries", "give 1 to %d beneficiaries, not %d", MaxBeneficiaries, len(bs))
 	}
 	sum := coin.Zero
 	for _, b := range bs {
 		if !b.Weight.IsPositive() {
-			return p, ledger.Invalid("beneficiaries", "the weight of %s must be positive", b.Party)
+			return p, fault.Invalid("beneficiaries", "the weight of %s must be positive", b.Party)
 		}
 		if err := s.l.KnownParty(ctx, b.Party); err != nil {
 			return p, err
@@ -102,7 +103,7 @@ func (s *Service) CheckProxyUse(ctx context.Context, actor coin.PartyID, proxy, 
 		sum = sum.Add(b.Weight)
 	}
 	if sum.Cmp(coin.MustParse("1")) > 0 {
-		return p, fmt.Errorf("%w: the beneficiaries' weights sum to %s, more than 1", ledger.ErrRequirement, sum.Short())
+		return p, fmt.Errorf("%w: the beneficiaries' weights sum to %s, more than 1", fault.ErrRequirement, sum.Short())
 	}
 	return p, nil
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/fault"
 )
 
 // History subtypes of a party's own featured app right.
@@ -32,7 +33,7 @@ func (s *Service) SelfGrant(ctx context.Context, party coin.PartyID) (coin.Contr
 
 // SelfGrantOnce is AmuletRules_DevNet_FeatureApp: party grants itself a
 // featured app right, once per cmd's key, with cmd's completion; a party
-// featured already fails its requirement (ledger.ErrRequirement).
+// featured already fails its requirement (fault.ErrRequirement).
 func (s *Service) SelfGrantOnce(ctx context.Context, party coin.PartyID, cmd ledger.Command) (coin.ContractID, error) {
 	return s.selfGrant(ctx, party, cmd)
 }
@@ -41,7 +42,7 @@ func (s *Service) SelfGrantOnce(ctx context.Context, party coin.PartyID, cmd led
 func (s *Service) selfGrant(ctx context.Context, party coin.PartyID, cmd ledger.Command) (coin.ContractID, error) {
 	l := s.l
 	if !l.DevNet() {
-		return "", fmt.Errorf("%w: a featured app right can only be self-granted on a development network", ledger.ErrDisabled)
+		return "", fmt.Errorf("%w: a featured app right can only be self-granted on a development network", fault.ErrDisabled)
 	}
 	var out coin.ContractID
 	err := l.Change(ctx, func(ctx context.Context, x *ledger.Tx) error {
@@ -54,7 +55,7 @@ func (s *Service) selfGrant(ctx context.Context, party coin.PartyID, cmd ledger.
 		have, err := ledger.FeaturedRightsOf(ctx, x.DB(), party)
 		if err == nil && len(have) > 0 && cmd.Key != "" {
 			// A command must change something: say what is there.
-			return fmt.Errorf("%w: %s holds featured app right %s already", ledger.ErrRequirement, party, have[0])
+			return fmt.Errorf("%w: %s holds featured app right %s already", fault.ErrRequirement, party, have[0])
 		}
 		if err != nil || len(have) > 0 {
 			if len(have) > 0 {

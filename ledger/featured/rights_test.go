@@ -9,6 +9,7 @@ import (
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/delegations"
+	"github.com/ccwallet/ccwallet/ledger/fault"
 	"github.com/ccwallet/ccwallet/ledger/featured"
 	"github.com/ccwallet/ccwallet/ledger/history"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
@@ -73,7 +74,7 @@ func TestSelfGrantFeaturedAppRight(t *testing.T) {
 		if n, err := fs.Cancel(ctx, alice); err != nil || n != 1 {
 			t.Fatalf("alice cancels = %d, %v", n, err)
 		}
-		if _, err := featured.New(l).Right(ctx, alice); !errors.Is(err, ledger.ErrNotFound) {
+		if _, err := featured.New(l).Right(ctx, alice); !errors.Is(err, fault.ErrNotFound) {
 			t.Fatalf("lookup after cancel = %v, want ErrNotFound", err)
 		}
 		wantHistory(t, l, alice, featured.RightCancelled, 1)
@@ -96,7 +97,7 @@ func TestSelfGrantFeaturedAppRightOutsideDevNet(t *testing.T) {
 				t.Fatal(err)
 			}
 			fs := featured.New(l)
-			if _, err := fs.SelfGrant(ctx, l.Operator()); !errors.Is(err, ledger.ErrDisabled) {
+			if _, err := fs.SelfGrant(ctx, l.Operator()); !errors.Is(err, fault.ErrDisabled) {
 				t.Fatalf("self-grant on production = %v, want ErrDisabled", err)
 			}
 		})

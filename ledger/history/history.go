@@ -13,6 +13,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/fault"
 	"github.com/ccwallet/ccwallet/store"
 )
 
@@ -26,7 +27,7 @@ func New(l *ledger.Ledger) *Service { return &Service{l: l} }
 // by entry id, so they stay stable while new transactions arrive.
 func (s *Service) List(ctx context.Context, party coin.PartyID, q Query) ([]Item, error) {
 	if q.PageSize <= 0 {
-		return nil, ledger.Invalid("page_size", "must be positive")
+		return nil, fault.Invalid("page_size", "must be positive")
 	}
 	if q.PageSize > MaxPage {
 		q.PageSize = MaxPage

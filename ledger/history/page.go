@@ -6,6 +6,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/fault"
 	"github.com/ccwallet/ccwallet/store"
 )
 
@@ -28,7 +29,7 @@ type Page struct {
 // Amount is zero and the reward's own amount is in Reward).
 func (s *Service) Page(ctx context.Context, party coin.PartyID, q Query) (Page, error) {
 	if q.PageSize <= 0 || q.PageSize >= MaxPage {
-		return Page{}, ledger.Invalid("page_size", "must be from 1 to %d", MaxPage-1)
+		return Page{}, fault.Invalid("page_size", "must be from 1 to %d", MaxPage-1)
 	}
 	size := q.PageSize
 	q.PageSize++

@@ -7,6 +7,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/fault"
 	"github.com/ccwallet/ccwallet/ledger/holdingsview"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
 )
@@ -33,7 +34,7 @@ func TestMaxSendIsWhatOneTransferCanSend(t *testing.T) {
 		}
 		more := max.Add(coin.MustParse("0.0000000001"))
 		_, err = l.Preapprovals().Send(ctx, ledger.PreapprovalSend{Sender: sender, Receiver: receiver, Amount: more, DeduplicationID: "over"})
-		if !errors.Is(err, ledger.ErrInsufficientFunds) {
+		if !errors.Is(err, fault.ErrInsufficientFunds) {
 			t.Errorf("sending MaxSend + 1e-10 = %v, want insufficient funds", err)
 		}
 		if _, err := l.Preapprovals().Send(ctx, ledger.PreapprovalSend{Sender: sender, Receiver: receiver, Amount: max, DeduplicationID: "max"}); err != nil {

@@ -21,6 +21,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/fault"
 	"github.com/ccwallet/ccwallet/ledger/payments"
 	"github.com/ccwallet/ccwallet/ledger/subscriptions"
 	"github.com/ccwallet/ccwallet/store"
@@ -70,11 +71,11 @@ func CheckName(c ledger.AnsConfig, name string) error {
 	max := MaxNameLen - len(suffix)
 	switch {
 	case name == "":
-		return ledger.Invalid("name", "is required")
+		return fault.Invalid("name", "is required")
 	case !ok:
-		return ledger.Invalid("name", "%q must end with %s", ledger.Clip(name, MaxNameLen+20), suffix)
+		return fault.Invalid("name", "%q must end with %s", ledger.Clip(name, MaxNameLen+20), suffix)
 	case label == "" || len(label) > max || !ansLabel.MatchString(label):
-		return ledger.Invalid("name", "%q: the part before %s must be 1 to %d lower-case letters, digits, '-' or '_'", ledger.Clip(name, MaxNameLen+20), suffix, max)
+		return fault.Invalid("name", "%q: the part before %s must be 1 to %d lower-case letters, digits, '-' or '_'", ledger.Clip(name, MaxNameLen+20), suffix, max)
 	}
 	return nil
 }
@@ -86,11 +87,11 @@ func checkAnsURL(s string) error {
 		return nil
 	}
 	if len(s) > MaxURLLen {
-		return ledger.Invalid("url", "must be at most %d characters", MaxURLLen)
+		return fault.Invalid("url", "must be at most %d characters", MaxURLLen)
 	}
 	u, err := url.Parse(s)
 	if err != nil || !u.IsAbs() || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return ledger.Invalid("url", "must be empty or an http or https URL such as https://example.com")
+		return fault.Invalid("url", "must be empty or an http or https URL such as https://example.com")
 	}
 	return ledger.TextFields("url", s)
 }
@@ -99,7 +100,7 @@ func checkAnsURL(s string) error {
 // characters.
 func checkAnsDescription(s string) error {
 	if utf8.RuneCountInString(s) > MaxDescriptionLen {
-		return ledger.Invalid("description", "must be at most %d characters", MaxDescriptionLen)
+		return fault.Invalid("description", "must be at most %d characters", MaxDescriptionLen)
 	}
 	return ledger.TextFields("description", s)
 }
@@ -169,14 +170,14 @@ func (s *Service) AnsEntryByName(ctx context.Context, name string) (AnsEntry, er
 		return s.dsoAnsEntry(), nil
 	}
 	if len(name) > MaxNameLen {
-		return AnsEntry{}, fmt.Errorf("ANS entry %q: %w", ledger.Clip(name, MaxNameLen+20), ledger.ErrNotFound)
+		return AnsEntry{}, fmt.Errorf("ANS entry %q: %w", ledger.Clip(name, MaxNameLen+20), fault.ErrNotFound)
 	}
 	ns, err := store.LiveAnsEntries(ctx, s.l.DB(), store.AnsQuery{Now: s.l.Now(), Name: name})
 	if err != nil {
 		return AnsEntry{}, err
 	}
 	if len(ns) == 0 {
-		return AnsEntry{}, fmt.Errorf("ANS entry %q: %w", name, ledger.ErrNotFound)
+		return AnsEntry{}, fmt.Errorf("ANS entry %q: %w", name, fault.ErrNotFound)
 	}
 	return ansEntryOf(&ns[0]), nil
 }
@@ -192,7 +193,7 @@ func (s *Service) AnsEntryByParty(ctx context.Context, party coin.PartyID) (AnsE
 		return AnsEntry{}, err
 	}
 	if len(es) == 0 {
-		return AnsEntry{}, fmt.Errorf("ANS entry of %s: %w", party, ledger.ErrNotFound)
+		return AnsEntry{}, fmt.Errorf("ANS entry of %s: %w", party, fault.ErrNotFound)
 	}
 	first := es[0]
 	for _, e := range es[1:] {
@@ -210,7 +211,7 @@ const MaxAnsPageSize = 1000
 // prefix, oldest first, as scan's ans-entries.
 func (s *Service) AnsEntries(ctx context.Context, prefix string, pageSize int) ([]AnsEntry, error) {
 	if pageSize < 1 || pageSize > MaxAnsPageSize {
-		return nil, ledger.Invalid("page_size", "must be between 1 and %d", MaxAnsPageSize)
+		return nil, fault.Invalid("page_size", "must be between 1 and %d", MaxAnsPageSize)
 	}
 	if len(prefix) > MaxNameLen {
 		return []AnsEntry{}, nil // no name is that long
@@ -321,21 +322,21 @@ func (s *Service) NamesOf(ctx context.Context, parties []coin.PartyID) (map[coin
 func (s *Service) ResolveParty(ctx context.Context, field, text string) (coin.PartyID, error) {
 	text = strings.TrimSpace(text)
 	if text == "" {
-		return "", ledger.Invalid(field, "is required")
+		return "", fault.Invalid(field, "is required")
 	}
 	if strings.Contains(text, "::") {
 		p, err := coin.ParsePartyID(text)
 		if err != nil {
-			return "", ledger.Invalid(field, "%v", err)
+			return "", fault.Invalid(field, "%v", err)
 		}
 		return p, nil
 	}
 	e, err := s.AnsEntryByName(ctx, text)
-	if errors.Is(err, ledger.ErrNotFound) {
+	if errors.Is(err, fault.ErrNotFound) {
 		if CheckName(s.l.AnsConfig(), text) != nil {
-			return "", ledger.Invalid(field, "no party has the name %s: enter a name such as alice%s or a whole party ID (name::1220 followed by 64 hex digits)", ledger.Clip(text, MaxNameLen+20), Suffix(s.l.AnsConfig()))
+			return "", fault.Invalid(field, "no party has the name %s: enter a name such as alice%s or a whole party ID (name::1220 followed by 64 hex digits)", ledger.Clip(text, MaxNameLen+20), Suffix(s.l.AnsConfig()))
 		}
-		return "", ledger.Invalid(field, "no party has the name %s", ledger.Clip(text, MaxNameLen+20))
+		return "", fault.Invalid(field, "no party has the name %s", ledger.Clip(text, MaxNameLen+20))
 	} else if err != nil {
 		return "", err
 	}
@@ -404,9 +405,9 @@ func (s *Service) checkAnsRequest(ctx context.Context, db bun.IDB, r AnsRequest)
 	}
 	if n.ExpiresAt.Time.After(s.l.Now()) {
 		if n.Owner == r.User {
-			return ledger.Invalid("name", "%s is already yours", r.Name)
+			return fault.Invalid("name", "%s is already yours", r.Name)
 		}
-		return ledger.Invalid("name", "%s is taken", r.Name)
+		return fault.Invalid("name", "%s is taken", r.Name)
 	}
 	return nil
 }

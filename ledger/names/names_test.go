@@ -9,6 +9,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/fault"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
 	"github.com/ccwallet/ccwallet/ledger/names"
 	"github.com/ccwallet/ccwallet/ledger/subscriptions"
@@ -59,7 +60,7 @@ func TestAnsEntryLifecycle(t *testing.T) {
 		if _, err := set(l).Names.RequestAnsContext(ctx, names.AnsRequest{User: alice, Name: name, URL: "https://alice.example", Description: "Alice"}, ref); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := set(l).Names.AnsEntryByName(ctx, name); !errors.Is(err, ledger.ErrNotFound) {
+		if _, err := set(l).Names.AnsEntryByName(ctx, name); !errors.Is(err, fault.ErrNotFound) {
 			t.Fatalf("before payment: %v, want not found", err)
 		}
 		if err := set(l).Names.RunAnsHook(ctx, names.AnsInitialPaid, ref); err != nil {
@@ -86,7 +87,7 @@ func TestAnsEntryLifecycle(t *testing.T) {
 			t.Errorf("list al_ = %v, %v; '_' must match itself only", es, err)
 		}
 		// Taken: another request for it is refused, and so is its payment.
-		if _, err := set(l).Names.RequestAnsContext(ctx, names.AnsRequest{User: bob, Name: name}, ansRef()); !ledger.IsValidation(err) {
+		if _, err := set(l).Names.RequestAnsContext(ctx, names.AnsRequest{User: bob, Name: name}, ansRef()); !fault.IsValidation(err) {
 			t.Errorf("request of a taken name: %v", err)
 		}
 		if err := set(l).Names.RunAnsHook(ctx, names.AnsRenewalPaid, ref); err != nil {
@@ -97,7 +98,7 @@ func TestAnsEntryLifecycle(t *testing.T) {
 			t.Fatalf("renewed = %+v, %v", r, err)
 		}
 		clock.Advance(2*lifetime + time.Second)
-		if _, err := set(l).Names.AnsEntryByName(ctx, name); !errors.Is(err, ledger.ErrNotFound) {
+		if _, err := set(l).Names.AnsEntryByName(ctx, name); !errors.Is(err, fault.ErrNotFound) {
 			t.Errorf("after expiry: %v, want not found", err)
 		}
 		if _, err := set(l).Names.ResolveParty(ctx, "receiver", name); err == nil || !strings.Contains(err.Error(), "no party has the name "+name) {
@@ -155,7 +156,7 @@ func TestAnsInitialPaymentOfTakenName(t *testing.T) {
 		if e, err := set(l).Names.AnsEntryByName(ctx, name); err != nil || e.User != alice {
 			t.Errorf("entry = %+v, %v", e, err)
 		}
-		if e, err := set(l).Names.AnsEntryByParty(ctx, bob); !errors.Is(err, ledger.ErrNotFound) {
+		if e, err := set(l).Names.AnsEntryByParty(ctx, bob); !errors.Is(err, fault.ErrNotFound) {
 			t.Errorf("bob's entry = %+v, %v; want none", e, err)
 		}
 		ledgertest.Conserved(t, l)
@@ -174,7 +175,7 @@ func TestAnsRequestBounds(t *testing.T) {
 			{User: alice, Name: "alice.unverified.cns", URL: "https://" + strings.Repeat("x", 250)},
 			{User: alice, Name: "alice.unverified.cns", Description: strings.Repeat("d", 141)},
 		} {
-			if _, err := set(l).Names.RequestAnsContext(ctx, r, ansRef()); !ledger.IsValidation(err) {
+			if _, err := set(l).Names.RequestAnsContext(ctx, r, ansRef()); !fault.IsValidation(err) {
 				t.Errorf("request %+v: %v, want a validation error", r, err)
 			}
 		}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/fault"
 	"github.com/ccwallet/ccwallet/store"
 )
 
@@ -15,7 +16,7 @@ func (s *Service) AnsRules(ctx context.Context) (ledger.Contract, error) {
 		return ledger.Contract{}, err
 	}
 	if len(cs) == 0 {
-		return ledger.Contract{}, fmt.Errorf("AnsRules: %w", ledger.ErrNotFound)
+		return ledger.Contract{}, fmt.Errorf("AnsRules: %w", fault.ErrNotFound)
 	}
 	return s.l.ContractView(&cs[0]), nil
 }

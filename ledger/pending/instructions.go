@@ -7,6 +7,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/fault"
 	"github.com/ccwallet/ccwallet/store"
 )
 
@@ -19,7 +20,7 @@ func (s *Service) TransferInstructionByID(ctx context.Context, viewer coin.Party
 		return ledger.TransferInstruction{}, fmt.Errorf("transfer instruction %s: %w", cid, err)
 	}
 	if viewer != "" && viewer != ti.Sender && viewer != ti.Receiver {
-		return ledger.TransferInstruction{}, fmt.Errorf("transfer instruction %s: %w", cid, ledger.ErrNotFound)
+		return ledger.TransferInstruction{}, fmt.Errorf("transfer instruction %s: %w", cid, fault.ErrNotFound)
 	}
 	c, err := store.ContractByID(ctx, db, cid)
 	if errors.Is(err, store.ErrNotFound) {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/fault"
 	"github.com/ccwallet/ccwallet/store"
 )
 
@@ -94,7 +95,7 @@ func pageToken(at int64, cid coin.ContractID) string {
 }
 
 func parsePageToken(token string) (int64, coin.ContractID, error) {
-	bad := ledger.Invalid("page_token", "%q is not a page token of this list; start again without one", ledger.Clip(token, 40))
+	bad := fault.Invalid("page_token", "%q is not a page token of this list; start again without one", ledger.Clip(token, 40))
 	b, err := base64.RawURLEncoding.DecodeString(token)
 	if err != nil {
 		return 0, "", bad
@@ -114,7 +115,7 @@ func parsePageToken(token string) (int64, coin.ContractID, error) {
 // CheckOfferPageSize bounds an API page size.
 func CheckOfferPageSize(n int64) error {
 	if n < 1 || n > MaxOfferPageSize {
-		return ledger.Invalid("page_size", "must be between 1 and %d, not %s", MaxOfferPageSize, fmt.Sprint(n))
+		return fault.Invalid("page_size", "must be between 1 and %d, not %s", MaxOfferPageSize, fmt.Sprint(n))
 	}
 	return nil
 }

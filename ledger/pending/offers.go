@@ -6,6 +6,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/fault"
 	"github.com/ccwallet/ccwallet/store"
 )
 
@@ -25,7 +26,7 @@ func (s *Service) Offer(ctx context.Context, party coin.PartyID, cid coin.Contra
 		return ledger.Offer{}, err
 	}
 	if party != o.Sender && party != o.Receiver {
-		return ledger.Offer{}, fmt.Errorf("transfer offer %s: %w", cid, ledger.ErrNotFound)
+		return ledger.Offer{}, fmt.Errorf("transfer offer %s: %w", cid, fault.ErrNotFound)
 	}
 	return ledger.OfferView(o), nil
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/fault"
 )
 
 // Ping templates: Canton 3.3's AdminWorkflows package and 3.4's builtin.
@@ -38,7 +39,7 @@ func New(l *ledger.Ledger) *Service { return &Service{l: l} }
 // cmd's completion.
 func (s *Service) Create(ctx context.Context, template string, p Ping, cmd ledger.Command) (coin.ContractID, error) {
 	if template != TemplatePing && template != TemplatePingBuiltin {
-		return "", ledger.Invalid("templateId", "%s is not a ping template", template)
+		return "", fault.Invalid("templateId", "%s is not a ping template", template)
 	}
 	if err := ledger.CheckID("id", p.ID); err != nil {
 		return "", err

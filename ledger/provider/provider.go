@@ -20,6 +20,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/fault"
 	"github.com/ccwallet/ccwallet/store"
 )
 
@@ -51,7 +52,7 @@ type Proposal struct {
 func (s *Service) Propose(ctx context.Context, p Proposal, cmd ledger.Command) (coin.ContractID, error) {
 	l := s.l
 	if p.ExpectedDSO != nil && *p.ExpectedDSO != l.DSO() {
-		return "", fmt.Errorf("%w: expectedDso %s is not this network's DSO %s", ledger.ErrRequirement, *p.ExpectedDSO, l.DSO())
+		return "", fmt.Errorf("%w: expectedDso %s is not this network's DSO %s", fault.ErrRequirement, *p.ExpectedDSO, l.DSO())
 	}
 	for _, q := range []coin.PartyID{p.Receiver, p.Provider} {
 		if err := l.KnownParty(ctx, q); err != nil {
@@ -59,7 +60,7 @@ func (s *Service) Propose(ctx context.Context, p Proposal, cmd ledger.Command) (
 		}
 	}
 	if p.Provider != l.Operator() {
-		return "", ledger.Invalid("provider", "%s is not this validator's operator %s, whose automation accepts preapproval proposals", p.Provider, l.Operator())
+		return "", fault.Invalid("provider", "%s is not this validator's operator %s, whose automation accepts preapproval proposals", p.Provider, l.Operator())
 	}
 	var cid coin.ContractID
 	err := l.Change(ctx, func(ctx context.Context, x *ledger.Tx) error {
@@ -102,7 +103,7 @@ func (s *Service) Accept(ctx context.Context, cid coin.ContractID) (coin.Contrac
 	err := l.Change(ctx, func(ctx context.Context, x *ledger.Tx) error {
 		ct, err := store.ContractByID(ctx, x.DB(), cid)
 		if errors.Is(err, store.ErrNotFound) || err == nil && (ct.TemplateID != TemplateTransferPreapprovalProposal || ct.ArchivedOffset != nil) {
-			return fmt.Errorf("%w: no pending transfer preapproval proposal %s", ledger.ErrNotFound, cid)
+			return fmt.Errorf("%w: no pending transfer preapproval proposal %s", fault.ErrNotFound, cid)
 		} else if err != nil {
 			return err
 		}
@@ -111,7 +112,7 @@ func (s *Service) Accept(ctx context.Context, cid coin.ContractID) (coin.Contrac
 			return fmt.Errorf("decode %s: %w", cid, err)
 		}
 		if p.Provider != l.Operator() {
-			return fmt.Errorf("%w: proposal %s names provider %s, not this validator's operator", ledger.ErrForbidden, cid, p.Provider)
+			return fmt.Errorf("%w: proposal %s names provider %s, not this validator's operator", fault.ErrForbidden, cid, p.Provider)
 		}
 		if err := x.LockParties(ctx, p.Receiver, p.Provider); err != nil {
 			return err
@@ -143,7 +144,7 @@ func (s *Service) AcceptAll(ctx context.Context) (int, error) {
 		switch {
 		case err == nil:
 			n++
-		case errors.Is(err, ledger.ErrNotFound), errors.Is(err, ledger.ErrForbidden), errors.Is(err, store.ErrStale):
+		case errors.Is(err, fault.ErrNotFound), errors.Is(err, fault.ErrForbidden), errors.Is(err, store.ErrStale):
 		default:
 			return n, err
 		}
@@ -168,7 +169,7 @@ func (s *Service) RenewDue(ctx context.Context) (int, error) {
 		switch {
 		case err == nil:
 			n++
-		case errors.Is(err, ledger.ErrConflict), errors.Is(err, ledger.ErrExpired):
+		case errors.Is(err, fault.ErrConflict), errors.Is(err, fault.ErrExpired):
 			// Cancelled or renewed meanwhile, or expired since the query.
 		default:
 			return n, err

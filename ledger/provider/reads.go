@@ -7,6 +7,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/fault"
 	"github.com/ccwallet/ccwallet/store"
 	"github.com/uptrace/bun"
 )
@@ -31,7 +32,7 @@ func (s *Service) Preapproval(ctx context.Context, receiver coin.PartyID) (ledge
 		return ledger.Preapproval{}, err
 	}
 	if !s.l.Now().Before(p.ExpiresAt) {
-		return ledger.Preapproval{}, fmt.Errorf("transfer preapproval of %s expired at %s: %w", receiver, ledger.FormatTime(p.ExpiresAt), ledger.ErrNotFound)
+		return ledger.Preapproval{}, fmt.Errorf("transfer preapproval of %s expired at %s: %w", receiver, ledger.FormatTime(p.ExpiresAt), fault.ErrNotFound)
 	}
 	return p, nil
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/fault"
 	"github.com/ccwallet/ccwallet/ledger/traffic"
 	"github.com/ccwallet/ccwallet/store"
 	"github.com/uptrace/bun"
@@ -47,10 +48,10 @@ func (s *Service) Prune(ctx context.Context, retention, maxDuration time.Duratio
 	l := s.l
 	var rep Report
 	if retention <= 0 {
-		return rep, ledger.Invalid("retention", "must be positive, not %s", retention)
+		return rep, fault.Invalid("retention", "must be positive, not %s", retention)
 	}
 	if maxDuration < 0 {
-		return rep, ledger.Invalid("maxDuration", "must not be negative, not %s", maxDuration)
+		return rep, fault.Invalid("maxDuration", "must not be negative, not %s", maxDuration)
 	}
 	wall := s.wall
 	if wall == nil {

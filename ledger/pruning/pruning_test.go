@@ -9,6 +9,7 @@ import (
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/devnet"
+	"github.com/ccwallet/ccwallet/ledger/fault"
 	"github.com/ccwallet/ccwallet/ledger/history"
 	"github.com/ccwallet/ccwallet/ledger/holdingsview"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
@@ -201,7 +202,7 @@ func TestPruneKeepsConservationAndHistory(t *testing.T) {
 				t.Fatalf("%d spent holdings recorded before pruning, want the transfer's input", n)
 			}
 
-			if _, err := pruning.New(l).Prune(ctx, 0, 0); !ledger.IsValidation(err) {
+			if _, err := pruning.New(l).Prune(ctx, 0, 0); !fault.IsValidation(err) {
 				t.Errorf("retention 0 = %v, want a validation error", err)
 			}
 			rep, err := pruning.New(l).Prune(ctx, 30*24*time.Hour, time.Minute)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/fault"
 	"github.com/ccwallet/ccwallet/store"
 )
 
@@ -23,7 +24,7 @@ func New(l *ledger.Ledger) *Service { return &Service{l: l} }
 // synchronizer. Until Complete it cannot be disclosed.
 func (s *Service) Begin(ctx context.Context, cid coin.ContractID, target string) error {
 	if target == "" {
-		return ledger.Invalid("target_synchronizer_id", "must not be empty")
+		return fault.Invalid("target_synchronizer_id", "must not be empty")
 	}
 	// It becomes the contract's synchronizer, which every reader shows.
 	if err := ledger.CheckID("target_synchronizer_id", target); err != nil {
@@ -36,14 +37,14 @@ func (s *Service) Begin(ctx context.Context, cid coin.ContractID, target string)
 			return err
 		}
 		if c.ArchivedOffset != nil {
-			return fmt.Errorf("contract %s is archived: %w", cid, ledger.ErrNotFound)
+			return fmt.Errorf("contract %s is archived: %w", cid, fault.ErrNotFound)
 		}
 		if c.SynchronizerID == target {
-			return ledger.Invalid("target_synchronizer_id", "contract %s is already assigned to %s", cid, target)
+			return fault.Invalid("target_synchronizer_id", "contract %s is already assigned to %s", cid, target)
 		}
 		err = store.InsertReassignment(ctx, tx, &store.Reassignment{ContractID: cid, Source: c.SynchronizerID, Target: target, StartedAt: s.l.Now()})
 		if errors.Is(err, store.ErrAlreadyExists) {
-			return fmt.Errorf("%w: contract %s is already being reassigned", ledger.ErrConflict, cid)
+			return fmt.Errorf("%w: contract %s is already being reassigned", fault.ErrConflict, cid)
 		}
 		return err
 	})

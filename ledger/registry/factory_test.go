@@ -9,6 +9,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/fault"
 	"github.com/ccwallet/ccwallet/ledger/featured"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
 	"github.com/ccwallet/ccwallet/ledger/reassign"
@@ -164,7 +165,7 @@ func TestRememberedViewsFollowTheContracts(t *testing.T) {
 		if err := l.Preapprovals().Cancel(ctx, bob); err != nil {
 			t.Fatal(err)
 		}
-		if got, err := registry.Disclosed(ctx, s, rules, pre); !errors.Is(err, ledger.ErrNotFound) {
+		if got, err := registry.Disclosed(ctx, s, rules, pre); !errors.Is(err, fault.ErrNotFound) {
 			t.Fatalf("after the preapproval's cancellation: %+v, %v; want ErrNotFound", got, err)
 		}
 	})

@@ -21,6 +21,7 @@ import (
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/allocationdata"
+	"github.com/ccwallet/ccwallet/ledger/fault"
 	"github.com/ccwallet/ccwallet/ledger/ttlcache"
 	"github.com/ccwallet/ccwallet/store"
 )
@@ -158,7 +159,7 @@ func (s *Service) featuredRight(ctx context.Context, provider coin.PartyID) (coi
 	}
 	gen := s.featured.Generation()
 	id, err := s.l.FeaturedAppRightID(ctx, provider)
-	if err != nil && !errors.Is(err, ledger.ErrNotFound) {
+	if err != nil && !errors.Is(err, fault.ErrNotFound) {
 		return "", false, err
 	}
 	s.featured.Put(provider, featuredMemo{id: id, version: version}, now, gen)
@@ -176,7 +177,7 @@ func (s *Service) factoryID(ctx context.Context) (coin.ContractID, bool, error) 
 		return "", false, err
 	}
 	if len(factories) == 0 {
-		return "", false, fmt.Errorf("ExternalPartyAmuletRules contract: %w", ledger.ErrNotFound)
+		return "", false, fmt.Errorf("ExternalPartyAmuletRules contract: %w", fault.ErrNotFound)
 	}
 	s.factory.Store(factories[0].ContractID)
 	return factories[0].ContractID, false, nil
@@ -195,7 +196,7 @@ func (s *Service) IsFactory(cid coin.ContractID) bool {
 // finds a remembered factory gone.
 func (s *Service) withFactory(read func() (TransferFactory, bool, error)) (TransferFactory, error) {
 	f, remembered, err := read()
-	if remembered && errors.Is(err, ledger.ErrNotFound) {
+	if remembered && errors.Is(err, fault.ErrNotFound) {
 		s.forgetFactory()
 		f, _, err = read()
 	}
@@ -226,7 +227,7 @@ func cidValue(c coin.ContractID) ContextValue {
 // the rules, round and locked holding disclosed. If the lock is already
 // gone, accept is not found and reject/withdraw get expire-lock=false only.
 func (s *Service) InstructionChoiceContext(ctx context.Context, cid coin.ContractID, move ledger.InstructionMove) (ChoiceContext, error) {
-	notFound := ledger.NotFoundf("AmuletTransferInstruction '%s' not found.", cid)
+	notFound := fault.NotFoundf("AmuletTransferInstruction '%s' not found.", cid)
 	ti, err := store.TransferInstructionByID(ctx, s.l.DB(), cid)
 	if errors.Is(err, store.ErrNotFound) {
 		return ChoiceContext{}, notFound
@@ -242,7 +243,7 @@ func (s *Service) InstructionChoiceContext(ctx context.Context, cid coin.Contrac
 	}
 	if len(hs) == 0 {
 		if move == ledger.MoveAccept {
-			return ChoiceContext{}, ledger.NotFoundf("LockedAmulet '%s' not found for AmuletTransferInstruction '%s', which expires on %s",
+			return ChoiceContext{}, fault.NotFoundf("LockedAmulet '%s' not found for AmuletTransferInstruction '%s', which expires on %s",
 				ti.LockedHoldingCID, cid, ledger.FormatTime(ti.ExecuteBefore))
 		}
 		return ChoiceContext{Values: map[string]ContextValue{ContextExpireLock: {Tag: "AV_Bool", Value: false}}, Disclosed: []DisclosedContract{}}, nil
@@ -276,7 +277,7 @@ func packageName(templateID string) string {
 }
 
 // disclose loads contracts for disclosure, refusing with ErrReassigning if
-// any is being reassigned and ledger.ErrNotFound if any is archived.
+// any is being reassigned and fault.ErrNotFound if any is archived.
 func (s *Service) disclose(ctx context.Context, ids ...coin.ContractID) ([]DisclosedContract, error) {
 	if err := ledger.RefuseReassigning(ctx, s.l, s.l.DB(), ids...); err != nil {
 		return nil, err
@@ -298,7 +299,7 @@ func (s *Service) disclosed(ctx context.Context, ids ...coin.ContractID) ([]Disc
 	for _, id := range ids {
 		c, ok := cs[id]
 		if !ok || c.ArchivedOffset != nil {
-			return nil, fmt.Errorf("contract %s: %w", id, ledger.ErrNotFound)
+			return nil, fmt.Errorf("contract %s: %w", id, fault.ErrNotFound)
 		}
 		d := DisclosedContract{Contract: s.l.ContractView(c), PackageName: packageName(c.TemplateID)}
 		s.views.Put(id, d, now, gen)
@@ -325,7 +326,7 @@ func (s *Service) rememberedViews(ctx context.Context, ids []coin.ContractID) (o
 	for i, id := range ids {
 		sync, isActive := active[id]
 		if !isActive {
-			return nil, false, fmt.Errorf("contract %s: %w", id, ledger.ErrNotFound)
+			return nil, false, fmt.Errorf("contract %s: %w", id, fault.ErrNotFound)
 		}
 		if sync != out[i].Contract.SynchronizerID {
 			return nil, false, nil // reassigned since
@@ -452,9 +453,9 @@ func (s *Service) AllocationFactory(ctx context.Context) (TransferFactory, error
 // withdraw and cancel expire-lock=true. If the lock is already gone,
 // execute is not found and withdraw/cancel get expire-lock=false only.
 func (s *Service) AllocationChoiceContext(ctx context.Context, cid coin.ContractID, move allocationdata.AllocationMove) (ChoiceContext, error) {
-	notFound := ledger.NotFoundf("AmuletAllocation '%s' not found.", cid)
+	notFound := fault.NotFoundf("AmuletAllocation '%s' not found.", cid)
 	c, p, err := allocationdata.AllocationContract(ctx, s.l.DB(), cid)
-	if errors.Is(err, ledger.ErrNotFound) || err == nil && c.ArchivedOffset != nil {
+	if errors.Is(err, fault.ErrNotFound) || err == nil && c.ArchivedOffset != nil {
 		return ChoiceContext{}, notFound
 	} else if err != nil {
 		return ChoiceContext{}, err
@@ -465,7 +466,7 @@ func (s *Service) AllocationChoiceContext(ctx context.Context, cid coin.Contract
 	}
 	if len(hs) == 0 {
 		if move == allocationdata.AllocationExecute {
-			return ChoiceContext{}, ledger.NotFoundf("LockedAmulet '%s' not found for AmuletAllocation '%s', which expires on %s",
+			return ChoiceContext{}, fault.NotFoundf("LockedAmulet '%s' not found for AmuletAllocation '%s', which expires on %s",
 				p.LockedAmulet, cid, p.Allocation.Settlement.SettleBefore)
 		}
 		return ChoiceContext{Values: map[string]ContextValue{ContextExpireLock: {Tag: "AV_Bool", Value: false}}, Disclosed: []DisclosedContract{}}, nil
@@ -486,7 +487,7 @@ func (s *Service) AllocationChoiceContext(ctx context.Context, cid coin.Contract
 		if right, err := s.l.FeaturedAppRightID(ctx, p.Allocation.Settlement.Executor); err == nil {
 			cc.Values[ContextFeaturedAppRight] = cidValue(right)
 			ids = append(ids, right)
-		} else if !errors.Is(err, ledger.ErrNotFound) {
+		} else if !errors.Is(err, fault.ErrNotFound) {
 			return ChoiceContext{}, err
 		}
 	} else {

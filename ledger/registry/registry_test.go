@@ -11,6 +11,7 @@ import (
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/devnet"
 	"github.com/ccwallet/ccwallet/ledger/external"
+	"github.com/ccwallet/ccwallet/ledger/fault"
 	"github.com/ccwallet/ccwallet/ledger/history"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
 	"github.com/ccwallet/ccwallet/ledger/pending"
@@ -116,10 +117,10 @@ func TestWalletAndRegistryAgreeOnTheRound(t *testing.T) {
 			t.Errorf("choice context = %+v, %v; want round 2 (%s)", cc.Values, err, want)
 		}
 		clock.Advance(-3 * time.Minute) // before any open round opened
-		if _, _, err := l.CurrentRound(ctx); !errors.Is(err, ledger.ErrNotFound) {
+		if _, _, err := l.CurrentRound(ctx); !errors.Is(err, fault.ErrNotFound) {
 			t.Errorf("wallet's round with none opened: %v; want not found", err)
 		}
-		if _, err := reg.TransferFactoryFor(ctx, a, b); !errors.Is(err, ledger.ErrNotFound) || err.Error() != "No open usable OpenMiningRound found." {
+		if _, err := reg.TransferFactoryFor(ctx, a, b); !errors.Is(err, fault.ErrNotFound) || err.Error() != "No open usable OpenMiningRound found." {
 			t.Errorf("factory with none opened: %v; want scan's not found", err)
 		}
 	})

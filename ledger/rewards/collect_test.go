@@ -12,6 +12,7 @@ import (
 	"github.com/ccwallet/ccwallet/ledger/delegations"
 	"github.com/ccwallet/ccwallet/ledger/devnet"
 	"github.com/ccwallet/ccwallet/ledger/external"
+	"github.com/ccwallet/ccwallet/ledger/fault"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
 	"github.com/ccwallet/ccwallet/ledger/rewards"
 )
@@ -83,7 +84,7 @@ func TestCollectRewardsForManyParties(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		if err := ledgertest.Dev(t, l).SeedRewardCoupons(ctx, "bogus", ps, coin.MustParse("1")); !ledger.IsValidation(err) {
+		if err := ledgertest.Dev(t, l).SeedRewardCoupons(ctx, "bogus", ps, coin.MustParse("1")); !fault.IsValidation(err) {
 			t.Errorf("unknown kind = %v, want a validation error", err)
 		}
 		if _, err := devnet.New(l).AdvanceRounds(ctx, 2); err != nil {

@@ -18,6 +18,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/fault"
 	"github.com/ccwallet/ccwallet/store"
 )
 
@@ -102,7 +103,7 @@ const (
 func (s *Service) Page(ctx context.Context, party coin.PartyID, before coin.Round, rounds int) (Page, error) {
 	l := s.l
 	if rounds <= 0 {
-		return Page{}, ledger.Invalid("rounds", "must be positive")
+		return Page{}, fault.Invalid("rounds", "must be positive")
 	}
 	rounds = min(rounds, MaxRounds)
 	rs, err := store.RewardRounds(ctx, l.DB(), party, before, rounds+1)

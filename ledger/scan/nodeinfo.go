@@ -6,6 +6,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/fault"
 	"github.com/ccwallet/ccwallet/ledger/users"
 )
 
@@ -54,10 +55,10 @@ type DomainDataSnapshot struct {
 func (s *Service) DomainDataSnapshot(ctx context.Context, at time.Time, migrationID *int64) (DomainDataSnapshot, error) {
 	now := s.l.Now()
 	if at.After(now) {
-		return DomainDataSnapshot{}, ledger.Invalid("timestamp", "%s is in the future (now is %s)", ledger.FormatTime(at), ledger.FormatTime(now))
+		return DomainDataSnapshot{}, fault.Invalid("timestamp", "%s is in the future (now is %s)", ledger.FormatTime(at), ledger.FormatTime(now))
 	}
 	if migrationID != nil && *migrationID != MigrationID {
-		return DomainDataSnapshot{}, ledger.Invalid("migration_id", "this network is on migration %d, not %d", MigrationID, *migrationID)
+		return DomainDataSnapshot{}, fault.Invalid("migration_id", "this network is on migration %d, not %d", MigrationID, *migrationID)
 	}
 	us, err := users.Of(s.l).All(ctx)
 	if err != nil {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/fault"
 	"github.com/ccwallet/ccwallet/store"
 )
 
@@ -69,10 +70,10 @@ type TransferCommandStatus struct {
 }
 
 // TransferCommands lists sender's TransferCommands with nonce created in
-// the last TransferCommandWindow; ledger.ErrNotFound when there are none.
+// the last TransferCommandWindow; fault.ErrNotFound when there are none.
 func (s *Service) TransferCommands(ctx context.Context, sender coin.PartyID, nonce int64) ([]TransferCommandStatus, error) {
 	if nonce < 0 {
-		return nil, ledger.Invalid("nonce", "must not be negative")
+		return nil, fault.Invalid("nonce", "must not be negative")
 	}
 	want := strconv.FormatInt(nonce, 10)
 	// The nonce pre-filter keeps the rows read to this nonce's commands.
@@ -99,7 +100,7 @@ func (s *Service) TransferCommands(ctx context.Context, sender coin.PartyID, non
 		out = append(out, TransferCommandStatus{Contract: s.l.ContractView(&cs[i]), Status: st})
 	}
 	if len(out) == 0 {
-		return nil, fmt.Errorf("%w: couldn't find transfer command for sender %s with nonce %d created in the last 24h", ledger.ErrNotFound, sender, nonce)
+		return nil, fmt.Errorf("%w: couldn't find transfer command for sender %s with nonce %d created in the last 24h", fault.ErrNotFound, sender, nonce)
 	}
 	return out, nil
 }

@@ -17,6 +17,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/fault"
 	"github.com/ccwallet/ccwallet/store"
 	"github.com/uptrace/bun"
 )
@@ -71,7 +72,7 @@ func (s *Service) plan(ctx context.Context, db bun.IDB, req Request, now time.Ti
 		return nil, err
 	}
 	if len(req.Inputs) > rules.MaxNumInputs {
-		return nil, ledger.Invalid("inputHoldingCids", "at most %d inputs a transfer, got %d", rules.MaxNumInputs, len(req.Inputs))
+		return nil, fault.Invalid("inputHoldingCids", "at most %d inputs a transfer, got %d", rules.MaxNumInputs, len(req.Inputs))
 	}
 	r, err := store.LatestRound(ctx, db)
 	if err != nil {
@@ -87,7 +88,7 @@ func (s *Service) plan(ctx context.Context, db bun.IDB, req Request, now time.Ti
 		return nil, err
 	}
 	if len(req.Inputs) > 0 && len(hs) != len(req.Inputs) {
-		return nil, fmt.Errorf("%w: an input holding is not active (spent or never existed)", ledger.ErrRequirement)
+		return nil, fmt.Errorf("%w: an input holding is not active (spent or never existed)", fault.ErrRequirement)
 	}
 	var picked []store.Holding
 	sum, initial := coin.Zero, coin.Zero
@@ -96,7 +97,7 @@ func (s *Service) plan(ctx context.Context, db bun.IDB, req Request, now time.Ti
 			if len(req.Inputs) == 0 {
 				continue
 			}
-			return nil, fmt.Errorf("%w: input %s is not an unlocked holding of %s", ledger.ErrRequirement, h.ContractID, req.Owner)
+			return nil, fmt.Errorf("%w: input %s is not an unlocked holding of %s", fault.ErrRequirement, h.ContractID, req.Owner)
 		}
 		if len(picked) == rules.MaxNumInputs {
 			break
@@ -110,7 +111,7 @@ func (s *Service) plan(ctx context.Context, db bun.IDB, req Request, now time.Ti
 	// initial amounts (the Holding views' amounts, as the SDK's merge
 	// sums them) moves all of it.
 	if len(picked) == 0 || req.Amount.Cmp(initial) > 0 {
-		return nil, fmt.Errorf("%w: the inputs hold %s (worth %s after holding fees), less than %s", ledger.ErrInsufficientFunds, initial, sum, req.Amount)
+		return nil, fmt.Errorf("%w: the inputs hold %s (worth %s after holding fees), less than %s", fault.ErrInsufficientFunds, initial, sum, req.Amount)
 	}
 	return picked, nil
 }
@@ -136,7 +137,7 @@ func (s *Service) Run(ctx context.Context, req Request) (*ledger.InstructionResu
 				return err
 			}
 			if prev != nil {
-				return fmt.Errorf("%w: tracking id %q was already used for transfer %s", ledger.ErrDuplicate, req.TrackingID, prev.Result)
+				return fmt.Errorf("%w: tracking id %q was already used for transfer %s", fault.ErrDuplicate, req.TrackingID, prev.Result)
 			}
 		}
 		if err := x.LockParties(ctx, req.Owner); err != nil {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/fault"
 	"github.com/ccwallet/ccwallet/ledger/payments"
 	"github.com/ccwallet/ccwallet/store"
 	"github.com/uptrace/bun"
@@ -150,14 +151,14 @@ func (s *Service) Automations() []func(context.Context) error {
 
 // ErrSubscriptionFinished is returned for a step on a subscription
 // contract that was archived meanwhile.
-var ErrSubscriptionFinished = fmt.Errorf("this subscription step is no longer pending: %w", ledger.ErrNotFound)
+var ErrSubscriptionFinished = fmt.Errorf("this subscription step is no longer pending: %w", fault.ErrNotFound)
 
 // checkOrigin refuses anything but a bare http(s) origin and returns it
 // in the form a URL's origin compares with.
 func checkOrigin(field, o string) (string, error) {
 	origin, ok := payments.ParseOrigin(strings.TrimSuffix(o, "/"))
 	if !ok || len(o) > maxOriginLen {
-		return "", ledger.Invalid(field, "want an http(s) origin such as https://app.example.com, not %q", o)
+		return "", fault.Invalid(field, "want an http(s) origin such as https://app.example.com, not %q", o)
 	}
 	return origin, nil
 }
@@ -174,14 +175,14 @@ func (s *Service) checkSubscriptionSpec(ctx context.Context, db bun.IDB, r *Subs
 		return err
 	}
 	if r.Interval < MinSubscriptionInterval || r.Interval > MaxSubscriptionInterval {
-		return ledger.Invalid("paymentInterval", "must be between %s and %s", MinSubscriptionInterval, MaxSubscriptionInterval)
+		return fault.Invalid("paymentInterval", "must be between %s and %s", MinSubscriptionInterval, MaxSubscriptionInterval)
 	}
 	if r.Duration < MinSubscriptionInterval || r.Duration > r.Interval {
-		return ledger.Invalid("paymentDuration", "must be at least %s and at most the payment interval", MinSubscriptionInterval)
+		return fault.Invalid("paymentDuration", "must be at least %s and at most the payment interval", MinSubscriptionInterval)
 	}
 	r.Interval, r.Duration = r.Interval.Truncate(time.Microsecond), r.Duration.Truncate(time.Microsecond)
 	if len(r.Origins) > MaxSubscriptionOrigins {
-		return ledger.Invalid("origins", "at most %d", MaxSubscriptionOrigins)
+		return fault.Invalid("origins", "at most %d", MaxSubscriptionOrigins)
 	}
 	for i, o := range r.Origins {
 		var err error
@@ -190,7 +191,7 @@ func (s *Service) checkSubscriptionSpec(ctx context.Context, db bun.IDB, r *Subs
 		}
 	}
 	if r.Sender == r.Receiver {
-		return ledger.Invalid("sender", "the sender must differ from the receiver")
+		return fault.Invalid("sender", "the sender must differ from the receiver")
 	}
 	for _, p := range []coin.PartyID{r.Sender, r.Receiver, r.Provider} {
 		if _, err := store.PartyByID(ctx, db, p); err != nil {
@@ -248,7 +249,7 @@ func (s *Service) RequestSubscription(ctx context.Context, r SubscriptionRequest
 func subscriptionContract(ctx context.Context, db bun.IDB, cid coin.ContractID, tmpl string, viewer coin.PartyID, p any) (*store.Contract, error) {
 	c, err := store.ContractByID(ctx, db, cid)
 	if err == nil && (c.TemplateID != tmpl || viewer != "" && !store.PartyListHas(c.Stakeholders, viewer)) {
-		err = ledger.ErrNotFound
+		err = fault.ErrNotFound
 	}
 	if err != nil {
 		return nil, fmt.Errorf("%s %s: %w", ledger.TemplateName(tmpl), cid, err)
@@ -272,7 +273,7 @@ func (s *Service) subscriptionStep(ctx context.Context, x *ledger.Tx, cid coin.C
 	}
 	d := probe.SubscriptionData
 	if actor != "" && actor != role(d) {
-		return nil, fmt.Errorf("%w: only %s may do this on %s %s", ledger.ErrForbidden, role(d), ledger.TemplateName(tmpl), cid)
+		return nil, fmt.Errorf("%w: only %s may do this on %s %s", fault.ErrForbidden, role(d), ledger.TemplateName(tmpl), cid)
 	}
 	if err := x.LockParties(ctx, d.Sender, d.Receiver); err != nil {
 		return nil, err
@@ -325,7 +326,7 @@ func (s *Service) lockPayment(ctx context.Context, x *ledger.Tx, cid coin.Contra
 // the sender locks the first payment; it returns the
 // SubscriptionInitialPayment. A repeated accept (a confirm page submitted
 // twice) answers the first one's payment, within the deduplication
-// window; one still running answers ledger.ErrInFlight.
+// window; one still running answers fault.ErrInFlight.
 func (s *Service) AcceptSubscriptionRequest(ctx context.Context, actor coin.PartyID, cid coin.ContractID) (coin.ContractID, error) {
 	var paid coin.ContractID
 	key := "subscription-accept:" + string(cid)
@@ -452,7 +453,7 @@ func (s *Service) finishPayment(ctx context.Context, x *ledger.Tx, cid coin.Cont
 		return "", err
 	}
 	if !locked {
-		return "", ledger.NotFoundf("LockedAmulet '%s' of %s '%s' is gone", p.LockedAmulet, ledger.TemplateName(tmpl), cid)
+		return "", fault.NotFoundf("LockedAmulet '%s' of %s '%s' is gone", p.LockedAmulet, ledger.TemplateName(tmpl), cid)
 	}
 	if err := x.UsingRules(ctx, cid, p.LockedAmulet); err != nil {
 		return "", err
@@ -543,7 +544,7 @@ func (s *Service) settlePayment(ctx context.Context, actor coin.PartyID, cid coi
 			return err
 		}
 		if out == paymentExpire && !s.lockExpired(ctx, x.DB(), p.LockedAmulet, x.Now()) {
-			return fmt.Errorf("%w: the payment's lock has not expired", ledger.ErrConflict)
+			return fmt.Errorf("%w: the payment's lock has not expired", fault.ErrConflict)
 		}
 		sub, err := s.finishPayment(ctx, x, cid, tmpl, p, out)
 		if err != nil || out != paymentCollect {
@@ -665,7 +666,7 @@ func (s *Service) PaySubscriptions(ctx context.Context) (SubscriptionPayReport, 
 			continue
 		case errors.Is(err, ErrSubscriptionFinished), errors.Is(err, ledger.ErrReassigning):
 			continue
-		case errors.Is(err, ledger.ErrInsufficientFunds):
+		case errors.Is(err, fault.ErrInsufficientFunds):
 			rep.Unpaid++
 			if err := s.noteUnpaid(ctx, p); err != nil {
 				errs = append(errs, err)
@@ -717,7 +718,7 @@ func (s *Service) makePayment(ctx context.Context, cid coin.ContractID) error {
 			return err
 		}
 		if x.Now().Add(p.PayData.PaymentDuration.Duration()).Before(due) {
-			return fmt.Errorf("%w: the next payment can be made from %s", ledger.ErrConflict, ledger.FormatTime(due.Add(-p.PayData.PaymentDuration.Duration())))
+			return fmt.Errorf("%w: the next payment can be made from %s", fault.ErrConflict, ledger.FormatTime(due.Add(-p.PayData.PaymentDuration.Duration())))
 		}
 		if err := x.UsingRules(ctx, cid); err != nil {
 			return err
@@ -755,7 +756,7 @@ func (s *Service) expireSubscription(ctx context.Context, cid coin.ContractID) e
 			return err
 		}
 		if !due.Before(x.Now()) {
-			return fmt.Errorf("%w: the payment due at %s is not missed yet", ledger.ErrConflict, p.NextPaymentDueAt)
+			return fmt.Errorf("%w: the payment due at %s is not missed yet", fault.ErrConflict, p.NextPaymentDueAt)
 		}
 		endSubscription(x, cid, *d, p, "SubscriptionIdleState_ExpireSubscription")
 		app, err := s.appOf(ctx, x.DB(), p.Reference)

@@ -11,6 +11,7 @@ import (
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/devnet"
+	"github.com/ccwallet/ccwallet/ledger/fault"
 	"github.com/ccwallet/ccwallet/ledger/history"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
 	"github.com/ccwallet/ccwallet/ledger/payments"
@@ -98,10 +99,10 @@ func TestSubscriptionLifecycle(t *testing.T) {
 		if err != nil || v.Data.Provider != f.provider || v.PayData.PaymentInterval.Duration() != time.Hour || !cmp.Equal(v.Origins, []string{"https://app.example.com"}) {
 			t.Fatalf("SubscriptionRequest = %+v, %v", v, err)
 		}
-		if _, err := f.s.AcceptSubscriptionRequest(ctx, f.stranger, req); !errors.Is(err, ledger.ErrNotFound) {
+		if _, err := f.s.AcceptSubscriptionRequest(ctx, f.stranger, req); !errors.Is(err, fault.ErrNotFound) {
 			t.Fatalf("accept by a stranger = %v, want not found", err)
 		}
-		if _, err := f.s.AcceptSubscriptionRequest(ctx, f.provider, req); !errors.Is(err, ledger.ErrForbidden) {
+		if _, err := f.s.AcceptSubscriptionRequest(ctx, f.provider, req); !errors.Is(err, fault.ErrForbidden) {
 			t.Fatalf("accept by the provider = %v, want forbidden", err)
 		}
 		ip, err := f.s.AcceptSubscriptionRequest(ctx, f.sender, req)
@@ -152,7 +153,7 @@ func TestSubscriptionLifecycle(t *testing.T) {
 		if subs := f.subs(t); len(subs) != 1 || subs[0].Payment == nil || subs[0].Idle != nil {
 			t.Fatalf("Subscriptions with a payment in flight = %+v", subs)
 		}
-		if err := f.s.CancelSubscription(ctx, f.sender, subs[0].Subscription.ContractID); !errors.Is(err, ledger.ErrNotFound) {
+		if err := f.s.CancelSubscription(ctx, f.sender, subs[0].Subscription.ContractID); !errors.Is(err, fault.ErrNotFound) {
 			t.Fatalf("cancel with a payment in flight = %v, want not found", err)
 		}
 		ledgertest.Conserved(t, l)
@@ -180,7 +181,7 @@ func TestSubscriptionLifecycle(t *testing.T) {
 		}
 
 		// The sender cancels; no more payments are made.
-		if err := f.s.CancelSubscription(ctx, f.stranger, subs[0].Idle.ContractID); !errors.Is(err, ledger.ErrNotFound) {
+		if err := f.s.CancelSubscription(ctx, f.stranger, subs[0].Idle.ContractID); !errors.Is(err, fault.ErrNotFound) {
 			t.Fatalf("cancel by a stranger = %v, want not found", err)
 		}
 		if err := f.s.CancelSubscription(ctx, f.sender, subs[0].Idle.ContractID); err != nil {
@@ -251,7 +252,7 @@ func TestSubscriptionPaymentsEnd(t *testing.T) {
 		full := []string{"unlocked=" + cc("100") + " locked=" + cc("0"), "unlocked=" + cc("0") + " locked=" + cc("0")}
 
 		req := f.request(t, "")
-		if err := f.s.RejectSubscriptionRequest(ctx, f.stranger, req); !errors.Is(err, ledger.ErrNotFound) {
+		if err := f.s.RejectSubscriptionRequest(ctx, f.stranger, req); !errors.Is(err, fault.ErrNotFound) {
 			t.Fatalf("reject by a stranger = %v", err)
 		}
 		if err := f.s.RejectSubscriptionRequest(ctx, f.sender, req); err != nil {
@@ -314,7 +315,7 @@ func TestSubscriptionRequestRefusals(t *testing.T) {
 			s := ok
 			mod(&s)
 			_, err := f.s.RequestSubscription(f.ctx, s)
-			var ve *ledger.ValidationError
+			var ve *fault.ValidationError
 			if !errors.As(err, &ve) || ve.Field != name {
 				t.Errorf("%s: err = %v, want a validation error of %s", name, err, name)
 			}

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/fault"
 )
 
 // MemberTrafficStatus is scan's traffic status of a synchronizer member
@@ -17,11 +17,11 @@ import (
 func (s *Service) MemberTrafficStatus(ctx context.Context, synchronizer, member string) (TrafficStatus, error) {
 	l := s.l
 	if synchronizer != l.SynchronizerID() {
-		return TrafficStatus{}, fmt.Errorf("%w: synchronizer %s (this network's is %s)", ledger.ErrNotFound, synchronizer, l.SynchronizerID())
+		return TrafficStatus{}, fmt.Errorf("%w: synchronizer %s (this network's is %s)", fault.ErrNotFound, synchronizer, l.SynchronizerID())
 	}
 	id := strings.TrimPrefix(member, "PAR::")
 	if id != l.ParticipantID() && id != string(l.Operator()) {
-		return TrafficStatus{}, fmt.Errorf("%w: member %s on synchronizer %s (its participant is PAR::%s)", ledger.ErrNotFound, member, synchronizer, l.ParticipantID())
+		return TrafficStatus{}, fmt.Errorf("%w: member %s on synchronizer %s (its participant is PAR::%s)", fault.ErrNotFound, member, synchronizer, l.ParticipantID())
 	}
 	return StatusOf(ctx, l, string(l.Operator()))
 }

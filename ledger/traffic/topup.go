@@ -10,6 +10,7 @@ import (
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/devnet"
+	"github.com/ccwallet/ccwallet/ledger/fault"
 	"github.com/ccwallet/ccwallet/store"
 )
 
@@ -129,12 +130,12 @@ func (s *Service) Topup(ctx context.Context, c TopupConfig) (TopupResult, error)
 	cost := l.Rules().TrafficCost(amount, b.Price)
 	if short := cost.Sub(b.EffectiveUnlocked); short.IsPositive() {
 		if !l.DevNet() {
-			return res, fmt.Errorf("%w: traffic top-up of %d bytes costs %s coin, the operator has %s unlocked", ledger.ErrInsufficientFunds, amount, cost, b.EffectiveUnlocked)
+			return res, fmt.Errorf("%w: traffic top-up of %d bytes costs %s coin, the operator has %s unlocked", fault.ErrInsufficientFunds, amount, cost, b.EffectiveUnlocked)
 		}
 		// Tap twice the shortfall (in USD at the same price), so holding
 		// fees and rounding cannot leave it short.
 		tap, err := devnet.Tap(ctx, l, l.Operator(), ledger.CoinToUSD(short.Add(short), b.Price), tracking)
-		if errors.Is(err, ledger.ErrInFlight) {
+		if errors.Is(err, fault.ErrInFlight) {
 			res.Reason = "another run is buying this top-up"
 			return res, nil
 		}
@@ -148,7 +149,7 @@ func (s *Service) Topup(ctx context.Context, c TopupConfig) (TopupResult, error)
 		ExpiresAt: now.Add(time.Hour), TrackingID: tracking,
 	})
 	switch {
-	case errors.Is(err, ledger.ErrDuplicate), errors.Is(err, ledger.ErrInFlight):
+	case errors.Is(err, fault.ErrDuplicate), errors.Is(err, fault.ErrInFlight):
 		res.Reason = "another run bought this top-up"
 		return res, nil
 	case err != nil:

@@ -11,6 +11,7 @@ import (
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/autotransfer"
+	"github.com/ccwallet/ccwallet/ledger/fault"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
 	"github.com/ccwallet/ccwallet/ledger/pending"
 	"github.com/ccwallet/ccwallet/ledger/traffic"
@@ -109,7 +110,7 @@ func TestTopupWithoutFunds(t *testing.T) {
 				t.Fatal(err)
 			}
 			_, err = traffic.New(l).Topup(ctx, traffic.TopupConfig{TargetThroughput: 20000, MinInterval: time.Minute, PollInterval: time.Second})
-			if !errors.Is(err, ledger.ErrInsufficientFunds) || !strings.Contains(err.Error(), "traffic top-up") {
+			if !errors.Is(err, fault.ErrInsufficientFunds) || !strings.Contains(err.Error(), "traffic top-up") {
 				t.Errorf("err = %v, want ErrInsufficientFunds", err)
 			}
 			if s, err := traffic.New(l).TrafficStatus(ctx, l.Operator()); err != nil || s.NumPurchases != 0 {

@@ -16,6 +16,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/fault"
 	"github.com/ccwallet/ccwallet/store"
 )
 
@@ -79,7 +80,7 @@ func New(l *ledger.Ledger) *Service { return &Service{l: l} }
 // under the operator's party ID.
 func (s *Service) memberOf(ctx context.Context, party coin.PartyID) (string, error) {
 	if _, err := store.PartyByID(ctx, s.l.DB(), party); errors.Is(err, store.ErrNotFound) {
-		return "", ledger.Invalid("receiving_validator_party_id", "party %s is not hosted on synchronizer %s", party, s.l.SynchronizerID())
+		return "", fault.Invalid("receiving_validator_party_id", "party %s is not hosted on synchronizer %s", party, s.l.SynchronizerID())
 	} else if err != nil {
 		return "", err
 	}
@@ -102,7 +103,7 @@ func (s *Service) BuyTraffic(ctx context.Context, req BuyTrafficRequest) (*BuyTr
 	}
 	switch {
 	case req.TrackingID == "":
-		return nil, ledger.Invalid("tracking_id", "must not be empty")
+		return nil, fault.Invalid("tracking_id", "must not be empty")
 	case req.Bytes < l.Rules().MinTopupAmountBytes || req.Bytes > ledger.MaxTrafficBytes:
 		_, price, err := l.CurrentRound(ctx)
 		if err != nil {
@@ -110,7 +111,7 @@ func (s *Service) BuyTraffic(ctx context.Context, req BuyTrafficRequest) (*BuyTr
 		}
 		return nil, s.checkTrafficBytes("traffic_amount", req.Bytes, price)
 	case req.SynchronizerID != l.SynchronizerID():
-		return nil, ledger.Invalid("domain_id", "unknown synchronizer %q; this network's is %s", req.SynchronizerID, l.SynchronizerID())
+		return nil, fault.Invalid("domain_id", "unknown synchronizer %q; this network's is %s", req.SynchronizerID, l.SynchronizerID())
 	}
 	if err := ledger.CheckExpiry("expires_at", req.ExpiresAt, l.Now()); err != nil {
 		return nil, err
@@ -128,7 +129,7 @@ func (s *Service) BuyTraffic(ctx context.Context, req BuyTrafficRequest) (*BuyTr
 			return err
 		}
 		if prev != nil {
-			return fmt.Errorf("%w: tracking id %q was already used for a traffic purchase", ledger.ErrDuplicate, req.TrackingID)
+			return fmt.Errorf("%w: tracking id %q was already used for a traffic purchase", fault.ErrDuplicate, req.TrackingID)
 		}
 		if err := x.LockParties(ctx, req.Payer); err != nil {
 			return err
@@ -246,7 +247,7 @@ func (s *Service) QuoteTraffic(ctx context.Context, bytes int64) (TrafficQuote, 
 // round's price (the cost stays within cc).
 func (s *Service) QuoteTrafficForCoin(ctx context.Context, cc coin.Amount) (TrafficQuote, error) {
 	if !cc.IsPositive() {
-		return TrafficQuote{}, ledger.Invalid("amount", "enter a positive amount of CC")
+		return TrafficQuote{}, fault.Invalid("amount", "enter a positive amount of CC")
 	}
 	_, price, err := s.l.CurrentRound(ctx)
 	if err != nil {
@@ -256,7 +257,7 @@ func (s *Service) QuoteTrafficForCoin(ctx context.Context, cc coin.Amount) (Traf
 	// Past the most one purchase buys, the byte count below would not fit
 	// an int64.
 	if most := r.TrafficCost(ledger.MaxTrafficBytes, price); cc.Cmp(most) > 0 {
-		return TrafficQuote{}, ledger.Invalid("amount", "one purchase buys at most %s bytes, for about %s CC",
+		return TrafficQuote{}, fault.Invalid("amount", "one purchase buys at most %s bytes, for about %s CC",
 			groupThousands(ledger.MaxTrafficBytes), groupThousands(most.DivCeil(coin.FromInt(1))))
 	}
 	// bytes = cc × price ÷ (USD per MB) × 1e6, then down until the cost,
@@ -281,14 +282,14 @@ func (s *Service) quoteTraffic(bytes int64, price coin.Amount) (TrafficQuote, er
 // (MaxTrafficBytes).
 func (s *Service) checkTrafficBytes(field string, bytes int64, price coin.Amount) error {
 	if bytes > ledger.MaxTrafficBytes {
-		return ledger.Invalid(field, "one purchase buys at most %s bytes", groupThousands(ledger.MaxTrafficBytes))
+		return fault.Invalid(field, "one purchase buys at most %s bytes", groupThousands(ledger.MaxTrafficBytes))
 	}
 	min := s.l.Rules().MinTopupAmountBytes
 	if bytes >= min {
 		return nil
 	}
 	minCC := s.l.Rules().TrafficCost(min, price)
-	return ledger.Invalid(field, "the minimum traffic purchase is %s bytes (about %s CC)", groupThousands(min), groupThousands(minCC.DivCeil(coin.FromInt(1))))
+	return fault.Invalid(field, "the minimum traffic purchase is %s bytes (about %s CC)", groupThousands(min), groupThousands(minCC.DivCeil(coin.FromInt(1))))
 }
 
 // groupThousands writes n with commas between groups of three digits.

@@ -9,6 +9,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/fault"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
 	"github.com/ccwallet/ccwallet/ledger/traffic"
 )
@@ -38,11 +39,11 @@ func TestBuyTrafficAndStatus(t *testing.T) {
 		if !res.Cost.Equal(coin.MustParse("1333.6")) {
 			t.Errorf("cost = %s", res.Cost)
 		}
-		if _, err := traffic.New(l).BuyTraffic(ctx, req); !errors.Is(err, ledger.ErrDuplicate) {
+		if _, err := traffic.New(l).BuyTraffic(ctx, req); !errors.Is(err, fault.ErrDuplicate) {
 			t.Errorf("replay = %v, want ErrDuplicate", err)
 		}
 		req.TrackingID = "y"
-		if _, err := traffic.New(l).BuyTraffic(ctx, req); !errors.Is(err, ledger.ErrInsufficientFunds) {
+		if _, err := traffic.New(l).BuyTraffic(ctx, req); !errors.Is(err, fault.ErrInsufficientFunds) {
 			t.Errorf("second purchase = %v, want ErrInsufficientFunds", err)
 		}
 		s, err := traffic.New(l).TrafficStatus(ctx, p)
@@ -90,13 +91,13 @@ func TestTrafficQuote(t *testing.T) {
 			t.Errorf("quote for just under 1333.6 CC = %+v, %v", q3, err)
 		}
 		const want = "the minimum traffic purchase is 200,000 bytes (about 667 CC)"
-		if _, err := traffic.New(l).QuoteTraffic(ctx, 199_999); !ledger.IsValidation(err) || !strings.Contains(err.Error(), want) {
+		if _, err := traffic.New(l).QuoteTraffic(ctx, 199_999); !fault.IsValidation(err) || !strings.Contains(err.Error(), want) {
 			t.Errorf("quote under the minimum = %v, want %q", err, want)
 		}
 		p := ledgertest.Party(t, l)
 		ledgertest.Mint(t, l, p, "2000")
 		_, err = traffic.New(l).BuyTraffic(ctx, traffic.BuyTrafficRequest{Payer: p, Member: p, SynchronizerID: l.SynchronizerID(), Bytes: 299, ExpiresAt: clock.Now().Add(time.Hour), TrackingID: "small"})
-		if !ledger.IsValidation(err) || !strings.Contains(err.Error(), want) {
+		if !fault.IsValidation(err) || !strings.Contains(err.Error(), want) {
 			t.Errorf("purchase under the minimum = %v, want %q", err, want)
 		}
 	})

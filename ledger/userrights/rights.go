@@ -8,6 +8,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/fault"
 	"github.com/ccwallet/ccwallet/ledger/users"
 	"github.com/ccwallet/ccwallet/store"
 	"github.com/uptrace/bun"
@@ -28,7 +29,7 @@ const (
 )
 
 // ErrPartyNotFound is the ErrNotFound of a right's party.
-var ErrPartyNotFound = fmt.Errorf("party: %w", ledger.ErrNotFound)
+var ErrPartyNotFound = fmt.Errorf("party: %w", fault.ErrNotFound)
 
 // MaxUserRights bounds a user's rights, and the rights of one request.
 const MaxUserRights = 1000
@@ -65,14 +66,14 @@ func DefaultRights(u ledger.UserInfo) []Right {
 // known party for the party kinds and none for the others.
 func CheckRights(ctx context.Context, l *ledger.Ledger, rs []Right) error {
 	if len(rs) > MaxUserRights {
-		return ledger.Invalid("rights", "at most %d rights at once, not %d", MaxUserRights, len(rs))
+		return fault.Invalid("rights", "at most %d rights at once, not %d", MaxUserRights, len(rs))
 	}
 	for i, r := range rs {
 		field := fmt.Sprintf("rights[%d]", i)
 		switch r.Kind {
 		case RightCanActAs, RightCanReadAs:
 			if _, err := coin.ParsePartyID(string(r.Party)); err != nil {
-				return ledger.Invalid(field, "%v", err)
+				return fault.Invalid(field, "%v", err)
 			}
 			if err := l.KnownParty(ctx, r.Party); err != nil {
 				if errors.Is(err, store.ErrNotFound) {
@@ -82,10 +83,10 @@ func CheckRights(ctx context.Context, l *ledger.Ledger, rs []Right) error {
 			}
 		case RightCanReadAsAnyParty, RightParticipantAdmin, RightCanExecuteAsAnyParty:
 			if r.Party != "" {
-				return ledger.Invalid(field, "%s takes no party", r.Kind)
+				return fault.Invalid(field, "%s takes no party", r.Kind)
 			}
 		default:
-			return ledger.Invalid(field, "%q cannot be granted here: give CanActAs, CanReadAs, CanReadAsAnyParty, CanExecuteAsAnyParty or ParticipantAdmin", r.Kind)
+			return fault.Invalid(field, "%q cannot be granted here: give CanActAs, CanReadAs, CanReadAsAnyParty, CanExecuteAsAnyParty or ParticipantAdmin", r.Kind)
 		}
 	}
 	return nil

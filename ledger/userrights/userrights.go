@@ -22,6 +22,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/fault"
 	"github.com/ccwallet/ccwallet/ledger/users"
 	"github.com/ccwallet/ccwallet/store"
 	"github.com/uptrace/bun"
@@ -31,7 +32,7 @@ import (
 const RightDeactivated = "Deactivated"
 
 // ErrUserNotFound is the ErrNotFound of a user.
-var ErrUserNotFound = fmt.Errorf("user: %w", ledger.ErrNotFound)
+var ErrUserNotFound = fmt.Errorf("user: %w", fault.ErrNotFound)
 
 // EffectiveRights applies a user's rights rows to u's defaults
 // (DefaultRights).
@@ -67,9 +68,9 @@ type Service struct {
 // New builds l's user management.
 func New(l *ledger.Ledger) *Service { return &Service{l: l} }
 
-// problem is a *ledger.Problem of sentinel kind.
+// problem is a *fault.Problem of sentinel kind.
 func problem(kind error, format string, args ...any) error {
-	return &ledger.Problem{Err: kind, Msg: fmt.Sprintf(format, args...)}
+	return &fault.Problem{Err: kind, Msg: fmt.Sprintf(format, args...)}
 }
 
 // RightsOf returns user u's effective rights (u as User returned it),
@@ -135,7 +136,7 @@ func (s *Service) changeRights(ctx context.Context, name string, rs []Right, gra
 				continue
 			}
 			if len(rows)+len(changed) >= MaxUserRights && grant {
-				return problem(ledger.ErrConflict, "user %s has %d rights, the most a user may have", name, MaxUserRights)
+				return problem(fault.ErrConflict, "user %s has %d rights, the most a user may have", name, MaxUserRights)
 			}
 			changed = append(changed, r)
 			// Back to the default: no row; otherwise a row saying so.
@@ -185,16 +186,16 @@ func (s *Service) Offboard(ctx context.Context, name string) error {
 	return l.Change(ctx, func(ctx context.Context, x *ledger.Tx) error {
 		u, err := store.UserByName(ctx, x.DB(), users.Of(l).Key(name))
 		if errors.Is(err, store.ErrNotFound) {
-			return problem(ledger.ErrNotFound, "there is no user %s on this validator; check the user ID", name)
+			return problem(fault.ErrNotFound, "there is no user %s on this validator; check the user ID", name)
 		}
 		if err != nil {
 			return err
 		}
 		if !u.OffboardedAt.IsZero() {
-			return problem(ledger.ErrNotFound, "the user %s is not onboarded on this validator; there is nothing to offboard", name)
+			return problem(fault.ErrNotFound, "the user %s is not onboarded on this validator; there is nothing to offboard", name)
 		}
 		if u.IsAdmin && u.PartyID == l.Operator() {
-			return problem(ledger.ErrConflict, "the user %s is the validator operator's own, whom the validator needs: it cannot be offboarded", name)
+			return problem(fault.ErrConflict, "the user %s is the validator operator's own, whom the validator needs: it cannot be offboarded", name)
 		}
 		if err := x.Begin(ctx, "offboard"); err != nil {
 			return err

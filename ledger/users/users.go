@@ -26,6 +26,7 @@ import (
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/delegations"
+	"github.com/ccwallet/ccwallet/ledger/fault"
 	"github.com/ccwallet/ccwallet/store"
 	"github.com/uptrace/bun"
 )
@@ -51,7 +52,7 @@ func (us Users) Key(name string) string { return us.core.UserKey(name) }
 func (us Users) ownKey(name string) (string, error) {
 	key := us.Key(name)
 	if _, ok := us.core.UserName(key); !ok {
-		return "", ledger.Invalid("name", "user IDs starting with %q are another validator's users'; choose another", key[:strings.Index(key, "/")+1])
+		return "", fault.Invalid("name", "user IDs starting with %q are another validator's users'; choose another", key[:strings.Index(key, "/")+1])
 	}
 	return key, nil
 }
@@ -86,10 +87,10 @@ func (us Users) OnboardWith(ctx context.Context, name string, party coin.PartyID
 	l := us.l
 	name = strings.TrimSpace(name)
 	if name == "" {
-		return OnboardResult{}, ledger.Invalid("name", "enter the user's ID")
+		return OnboardResult{}, fault.Invalid("name", "enter the user's ID")
 	}
 	if len(name) > 255 {
-		return OnboardResult{}, ledger.Invalid("name", "a user ID has at most 255 characters")
+		return OnboardResult{}, fault.Invalid("name", "a user ID has at most 255 characters")
 	}
 	key, err := us.ownKey(name)
 	if err != nil {
@@ -106,7 +107,7 @@ func (us Users) OnboardWith(ctx context.Context, name string, party coin.PartyID
 		switch {
 		case err == nil && u.OffboardedAt.IsZero():
 			if party != "" && party != u.PartyID {
-				return fmt.Errorf("%w: user %q is already onboarded with party %s", ledger.ErrConflict, name, u.PartyID)
+				return fmt.Errorf("%w: user %q is already onboarded with party %s", fault.ErrConflict, name, u.PartyID)
 			}
 			result = OnboardResult{Party: u.PartyID}
 			return nil
@@ -188,7 +189,7 @@ func (us Users) allocateParty(ctx context.Context, tx bun.IDB, name string) (coi
 		}
 		p, err := coin.NewPartyID(hint, l.Namespace())
 		if err != nil {
-			return "", ledger.Invalid("name", "cannot derive a party hint: %v", err)
+			return "", fault.Invalid("name", "cannot derive a party hint: %v", err)
 		}
 		if _, err := store.PartyByID(ctx, tx, p); errors.Is(err, store.ErrNotFound) {
 			return p, store.InsertParty(ctx, tx, &store.Party{PartyID: p, Hint: hint, Kind: "local", CreatedAt: l.Now()})
@@ -196,7 +197,7 @@ func (us Users) allocateParty(ctx context.Context, tx bun.IDB, name string) (coi
 			return "", err
 		}
 	}
-	return "", fmt.Errorf("%w: no free party hint for %q", ledger.ErrConflict, name)
+	return "", fmt.Errorf("%w: no free party hint for %q", fault.ErrConflict, name)
 }
 
 // AllocateParty creates a local party with hint (a fresh one when empty)
@@ -207,15 +208,15 @@ func (us Users) AllocateParty(ctx context.Context, hint string) (coin.PartyID, e
 		hint = "party-" + ledger.UUIDHex()[:12]
 	}
 	if err := coin.ValidateHint(hint); err != nil {
-		return "", ledger.Invalid("partyIdHint", "%v", err)
+		return "", fault.Invalid("partyIdHint", "%v", err)
 	}
 	p, err := coin.NewPartyID(hint, l.Namespace())
 	if err != nil {
-		return "", ledger.Invalid("partyIdHint", "%v", err)
+		return "", fault.Invalid("partyIdHint", "%v", err)
 	}
 	err = store.InsertParty(ctx, l.DB(), &store.Party{PartyID: p, Hint: hint, Kind: "local", CreatedAt: l.Now()})
 	if errors.Is(err, store.ErrAlreadyExists) {
-		return "", fmt.Errorf("%w: party %s already exists", ledger.ErrConflict, p)
+		return "", fmt.Errorf("%w: party %s already exists", fault.ErrConflict, p)
 	}
 	return p, err
 }
@@ -270,7 +271,7 @@ func (us Users) PartyOf(ctx context.Context, name string) (coin.PartyID, error) 
 		return "", err
 	}
 	if !u.Onboarded {
-		return "", fmt.Errorf("user %q is not onboarded: %w", name, ledger.ErrNotFound)
+		return "", fmt.Errorf("user %q is not onboarded: %w", name, fault.ErrNotFound)
 	}
 	return u.Party, nil
 }

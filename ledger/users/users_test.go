@@ -8,6 +8,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/fault"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
 	"github.com/ccwallet/ccwallet/ledger/userrights"
 	"github.com/ccwallet/ccwallet/ledger/users"
@@ -44,7 +45,7 @@ func TestOffboardEndsAccessAtOnce(t *testing.T) {
 		if err := userrights.New(l).Offboard(ctx, "alice"); err != nil {
 			t.Fatal(err)
 		}
-		if got, err := users.Of(l).PartyOf(ctx, "alice"); !errors.Is(err, ledger.ErrNotFound) {
+		if got, err := users.Of(l).PartyOf(ctx, "alice"); !errors.Is(err, fault.ErrNotFound) {
 			t.Fatalf("PartyOf after offboarding = %s, %v; want ErrNotFound", got, err)
 		}
 		if u, err := users.Of(l).Get(ctx, "alice"); err != nil || u.Onboarded || u.WalletInstalled {
@@ -76,7 +77,7 @@ func TestUserCacheAcrossReplicas(t *testing.T) {
 				return users.Of(l).PartyOf(ctx, name)
 			}
 
-			if _, err := partyOf(b, "bob"); !errors.Is(err, ledger.ErrNotFound) {
+			if _, err := partyOf(b, "bob"); !errors.Is(err, fault.ErrNotFound) {
 				t.Fatalf("B: bob before onboarding: %v, want ErrNotFound", err)
 			}
 			p, err := users.Of(a).Onboard(ctx, "bob", "")
@@ -90,7 +91,7 @@ func TestUserCacheAcrossReplicas(t *testing.T) {
 			if err := userrights.New(a).Offboard(ctx, "bob"); err != nil {
 				t.Fatal(err)
 			}
-			if _, err := partyOf(a, "bob"); !errors.Is(err, ledger.ErrNotFound) {
+			if _, err := partyOf(a, "bob"); !errors.Is(err, fault.ErrNotFound) {
 				t.Errorf("A: bob right after offboarding on A: %v, want ErrNotFound", err)
 			}
 			// Within the TTL, B may still answer from its cache: the bound.
@@ -99,7 +100,7 @@ func TestUserCacheAcrossReplicas(t *testing.T) {
 				t.Errorf("B: bob within the TTL = %s, %v; want the cached %s", got, err, p)
 			}
 			clock.Advance(time.Millisecond)
-			if _, err := partyOf(b, "bob"); !errors.Is(err, ledger.ErrNotFound) {
+			if _, err := partyOf(b, "bob"); !errors.Is(err, fault.ErrNotFound) {
 				t.Errorf("B: bob after the TTL: %v, want ErrNotFound", err)
 			}
 

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/fault"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
 	"github.com/ccwallet/ccwallet/ledger/userrights"
 	"github.com/ccwallet/ccwallet/ledger/users"
@@ -89,7 +90,7 @@ func TestValidatorUsers(t *testing.T) {
 			t.Errorf("the app provider's alice after the app user's offboarding = %+v, %v", u, err)
 		}
 		// A user ID under the app provider's prefix is not the app user's.
-		if _, err := users.Of(l).Onboard(ctx, "app-provider-1/mallory", ""); !ledger.IsValidation(err) {
+		if _, err := users.Of(l).Onboard(ctx, "app-provider-1/mallory", ""); !fault.IsValidation(err) {
 			t.Errorf("onboarding app-provider-1/mallory on the app user = %v, want refused", err)
 		}
 		if u, err := users.Of(l).Get(ctx, "app-provider-1/alice"); err != nil || u.Onboarded {

@@ -13,6 +13,7 @@ import (
 	"strconv"
 
 	"github.com/ccwallet/ccwallet/ledger/apiread"
+	"github.com/ccwallet/ccwallet/ledger/fault"
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
@@ -139,7 +140,7 @@ func (s *Service) AllocateParty(w http.ResponseWriter, r *http.Request, c *canto
 		return canton.InvalidArgument("identityProviderId: only the default identity provider (\"\") is supported")
 	}
 	p, err := users.Of(s.l).AllocateParty(r.Context(), req.PartyIDHint)
-	if errors.Is(err, ledger.ErrConflict) {
+	if errors.Is(err, fault.ErrConflict) {
 		return canton.Err(canton.CodePartyAlreadyExists, "%s", err.Error())
 	}
 	if err != nil {
@@ -363,7 +364,7 @@ func (s *Service) GetParty(w http.ResponseWriter, r *http.Request, c *canton.Cal
 	out := []partyDetails{}
 	if err := s.l.KnownParty(r.Context(), p); err == nil {
 		out = append(out, partyDetails{Party: p, IsLocal: true, LocalMetadata: emptyMeta})
-	} else if !errors.Is(err, ledger.ErrNotFound) {
+	} else if !errors.Is(err, fault.ErrNotFound) {
 		return err
 	}
 	return canton.WriteJSON(w, map[string][]partyDetails{"partyDetails": out})

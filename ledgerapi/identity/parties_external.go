@@ -5,8 +5,8 @@ import (
 	"net/http"
 
 	"github.com/ccwallet/ccwallet/ledger/external"
+	"github.com/ccwallet/ccwallet/ledger/fault"
 
-	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledgerapi/internal/canton"
 )
 
@@ -47,7 +47,7 @@ func externalPartyErr(err error) error {
 	switch {
 	case errors.Is(err, external.ErrNotConnected):
 		return canton.Err(canton.CodeNotConnected, "%s", err.Error())
-	case errors.Is(err, ledger.ErrConflict):
+	case errors.Is(err, fault.ErrConflict):
 		return canton.Err(canton.CodePartyAlreadyExists, "%s", err.Error())
 	}
 	return err

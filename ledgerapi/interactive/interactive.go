@@ -25,6 +25,7 @@ import (
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/apiread"
 	"github.com/ccwallet/ccwallet/ledger/external"
+	"github.com/ccwallet/ccwallet/ledger/fault"
 	"github.com/ccwallet/ccwallet/ledger/preparedtx"
 	"github.com/ccwallet/ccwallet/ledger/workflows"
 	"github.com/ccwallet/ccwallet/ledgerapi/internal/canton"
@@ -163,7 +164,7 @@ func (s *Service) PrepareSubmission(w http.ResponseWriter, r *http.Request, c *c
 	if err := c.RequireRead(readAs...); err != nil {
 		return err
 	}
-	if _, err := s.w.External.ExternalPartyKey(r.Context(), party); errors.Is(err, ledger.ErrNotFound) {
+	if _, err := s.w.External.ExternalPartyKey(r.Context(), party); errors.Is(err, fault.ErrNotFound) {
 		return canton.Err(canton.CodePartyNotKnown, "party %s is not known to this participant", party)
 	} else if err != nil {
 		return canton.InvalidArgument("actAs: %s has no registered signing key; prepare only for external parties, and submit for local ones with /v2/commands/submit-and-wait", party)
@@ -270,7 +271,7 @@ func (s *Service) rootNode(r *http.Request, party coin.PartyID, visible visibili
 	}
 	in, err := s.inputContract(r, cid)
 	ct := in.ct
-	if errors.Is(err, ledger.ErrNotFound) || err == nil && (ct.ArchivedOffset != 0 || ct.TemplateID != target && !apiread.Implements(ct.TemplateID, target) || !visible.sees(ct)) {
+	if errors.Is(err, fault.ErrNotFound) || err == nil && (ct.ArchivedOffset != 0 || ct.TemplateID != target && !apiread.Implements(ct.TemplateID, target) || !visible.sees(ct)) {
 		return preparedtx.Node{}, nil, canton.Err(canton.CodeContractNotFound, "%s %s not found, not active, or neither visible to the parties nor disclosed", target, cid)
 	} else if err != nil {
 		return preparedtx.Node{}, nil, err
@@ -304,7 +305,7 @@ func (s *Service) rootNode(r *http.Request, party coin.PartyID, visible visibili
 }
 
 // inputContract is the contract cid a preparation exercises, read (an
-// error wrapping ledger.ErrNotFound when there is none) or, for the
+// error wrapping fault.ErrNotFound when there is none) or, for the
 // transfer factory, remembered.
 func (s *Service) inputContract(r *http.Request, cid coin.ContractID) (inputContract, error) {
 	factory := s.w.Registry.IsFactory(cid)
@@ -439,9 +440,9 @@ func (s *Service) ExecuteSubmission(w http.ResponseWriter, r *http.Request, c *c
 		}
 		return err
 	}
-	if _, err := s.w.External.InteractivePrepared(r.Context(), p, hash); errors.Is(err, ledger.ErrNotFound) {
+	if _, err := s.w.External.InteractivePrepared(r.Context(), p, hash); errors.Is(err, fault.ErrNotFound) {
 		return canton.Err(canton.CodeInvalidExternalTransaction, "Provided external transaction is invalid: %v; execute what prepare returned, unchanged", err)
-	} else if errors.Is(err, ledger.ErrExpired) {
+	} else if errors.Is(err, fault.ErrExpired) {
 		return canton.Err(canton.CodeLedgerTimeOutsideBounds, "The submitted command with a ledger effective time of %s is outside of the bounds required by the transaction: %v",
 			canton.FormatTime(s.l.Now()), err)
 	} else if err != nil {

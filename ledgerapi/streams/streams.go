@@ -17,7 +17,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/fault"
 	"github.com/ccwallet/ccwallet/ledgerapi/internal/canton"
 	"github.com/ccwallet/ccwallet/web"
 	"github.com/coder/websocket"
@@ -261,7 +261,7 @@ func (ws *Stream) serve(parent context.Context) {
 	switch {
 	case why != nil:
 		if why.code == websocket.StatusServiceRestart {
-			ws.Send(canton.Of(ledger.ErrUnavailable).Body(""))
+			ws.Send(canton.Of(fault.ErrUnavailable).Body(""))
 		}
 		ws.conn.Close(why.code, why.reason)
 	case ctx.Err() != nil:

@@ -15,6 +15,7 @@ import (
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/apiread"
+	"github.com/ccwallet/ccwallet/ledger/fault"
 	"github.com/ccwallet/ccwallet/ledger/userrights"
 	"github.com/ccwallet/ccwallet/web"
 )
@@ -168,32 +169,32 @@ func Of(err error) *Error {
 		return ce
 	}
 	switch {
-	case ledger.IsValidation(err), errors.Is(err, coin.ErrInvalidPartyID), errors.Is(err, coin.ErrInvalidContractID),
+	case fault.IsValidation(err), errors.Is(err, coin.ErrInvalidPartyID), errors.Is(err, coin.ErrInvalidContractID),
 		errors.Is(err, coin.ErrInvalidAmount), errors.Is(err, ledger.ErrForgedBlob):
 		return InvalidArgument("%s", err.Error())
 	case errors.Is(err, apiread.ErrPruned):
 		return Err(CodePruned, "%s", err.Error())
 	case errors.Is(err, apiread.ErrAfterLedgerEnd):
 		return Err(CodeAfterLedgerEnd, "%s", err.Error())
-	case errors.Is(err, ledger.ErrForbidden):
+	case errors.Is(err, fault.ErrForbidden):
 		return PermissionDenied("%s", err.Error())
 	case errors.Is(err, userrights.ErrUserNotFound):
 		return Err(CodeUserNotFound, "%s", err.Error())
 	case errors.Is(err, userrights.ErrPartyNotFound):
 		return Err(CodePartyNotKnown, "%s", err.Error())
-	case errors.Is(err, ledger.ErrNotFound):
+	case errors.Is(err, fault.ErrNotFound):
 		return Err(CodeContractNotFound, "%s", err.Error())
-	case errors.Is(err, ledger.ErrDuplicate):
+	case errors.Is(err, fault.ErrDuplicate):
 		return Err(CodeDuplicateCommand, "%s", err.Error())
-	case errors.Is(err, ledger.ErrInFlight):
+	case errors.Is(err, fault.ErrInFlight):
 		return Err(CodeInFlight, "%s", err.Error())
 	case errors.Is(err, ledger.ErrReassigning):
 		return Err(CodeContention, "%s", err.Error())
-	case errors.Is(err, ledger.ErrInsufficientFunds), errors.Is(err, ledger.ErrExpired), errors.Is(err, ledger.ErrRequirement):
+	case errors.Is(err, fault.ErrInsufficientFunds), errors.Is(err, fault.ErrExpired), errors.Is(err, fault.ErrRequirement):
 		return Err(CodeInterpretation, "%s", err.Error())
-	case errors.Is(err, ledger.ErrConflict):
+	case errors.Is(err, fault.ErrConflict):
 		return Err(CodeNotActive, "%s", err.Error())
-	case errors.Is(err, ledger.ErrUnavailable):
+	case errors.Is(err, fault.ErrUnavailable):
 		return Err(CodeUnavailable, "the ledger is temporarily unavailable; retry shortly")
 	}
 	return Err(CodeInternal, "an unexpected error occurred")
