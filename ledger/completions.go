@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/ccwallet/ccwallet/coin"
+	"github.com/ccwallet/ccwallet/ledger/bounds"
 	"github.com/ccwallet/ccwallet/ledger/fault"
 	"github.com/ccwallet/ccwallet/store"
 )
@@ -55,7 +56,7 @@ const (
 // checkCompletion bounds c and cuts an overlong message.
 func checkCompletion(c *Completion) error {
 	for _, f := range []struct{ name, v string }{{"userId", c.UserID}, {"commandId", c.CommandID}, {"submissionId", c.SubmissionID}} {
-		if err := CheckID(f.name, f.v); err != nil {
+		if err := bounds.CheckID(f.name, f.v); err != nil {
 			return err
 		}
 	}

@@ -3,7 +3,6 @@ package ledger
 import (
 	"fmt"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger/fault"
@@ -43,28 +42,4 @@ func notEnough(need, have coin.Amount) error {
 // problem is a *fault.Problem of sentinel kind.
 func problem(kind error, format string, args ...any) error {
 	return &fault.Problem{Err: kind, Msg: fmt.Sprintf(format, args...)}
-}
-
-// TextFields refuses the NUL character and invalid UTF-8 in text fields
-// (name, value pairs): no field of ours has a use for them and Postgres
-// text cannot hold them, so they would fail the transaction (and a batch
-// of sends) late, and SQLite would keep bytes no page can show.
-func TextFields(kv ...string) error {
-	for i := 0; i+1 < len(kv); i += 2 {
-		if strings.IndexByte(kv[i+1], 0) >= 0 {
-			return fault.Invalid(kv[i], "must not contain the NUL character (U+0000)")
-		}
-		if !utf8.ValidString(kv[i+1]) {
-			return fault.Invalid(kv[i], "must be valid UTF-8 text")
-		}
-	}
-	return nil
-}
-
-// Clip shortens s for an error message.
-func Clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return strings.ToValidUTF8(s[:n], "") + "…"
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/ccwallet/ccwallet/coin"
+	"github.com/ccwallet/ccwallet/ledger/bounds"
 	"github.com/ccwallet/ccwallet/ledger/fault"
 	"github.com/ccwallet/ccwallet/store"
 )
@@ -275,19 +276,19 @@ func (t *changes) createWithID(cid coin.ContractID, templateID string, payload a
 func (in Instructions) Create(ctx context.Context, req TransferInstructionRequest) (*InstructionResult, error) {
 	l := in.l
 	now := l.Now()
-	if err := CheckAmount("amount", req.Amount); err != nil {
+	if err := bounds.CheckAmount("amount", req.Amount); err != nil {
 		return nil, err
 	}
-	if err := CheckExpiry("expires_at", req.ExecuteBefore, now); err != nil {
+	if err := bounds.CheckExpiry("expires_at", req.ExecuteBefore, now); err != nil {
 		return nil, err
 	}
 	if req.Receiver == req.Sender {
 		return nil, fault.Invalid("receiver_party_id", "must differ from the sender")
 	}
-	if err := CheckText("description", req.Description); err != nil {
+	if err := bounds.CheckText("description", req.Description); err != nil {
 		return nil, err
 	}
-	if err := CheckID("tracking_id", req.TrackingID); err != nil {
+	if err := bounds.CheckID("tracking_id", req.TrackingID); err != nil {
 		return nil, err
 	}
 	if err := l.KnownParty(ctx, req.Receiver); err != nil {
@@ -472,7 +473,7 @@ func (in Instructions) Move(ctx context.Context, actor coin.PartyID, cid coin.Co
 // id): a key used before fails with fault.ErrDuplicate and moves nothing; the
 // key, cmd's completion and the move commit together.
 func (in Instructions) MoveOnce(ctx context.Context, actor coin.PartyID, cid coin.ContractID, move InstructionMove, cmd Command) (*InstructionResult, error) {
-	if err := CheckID("commandId", cmd.Key); err != nil {
+	if err := bounds.CheckID("commandId", cmd.Key); err != nil {
 		return nil, err
 	}
 	cmd.Key = "instruction-move:" + cmd.Key

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/ccwallet/ccwallet/coin"
+	"github.com/ccwallet/ccwallet/ledger/bounds"
 	"github.com/ccwallet/ccwallet/ledger/fault"
 	"github.com/ccwallet/ccwallet/store"
 	"github.com/uptrace/bun"
@@ -124,19 +125,19 @@ func (of Offers) validate(ctx context.Context, r *OfferRequest) error {
 	if r.TrackingID == "" {
 		return fault.Invalid("tracking_id", "must not be empty")
 	}
-	if err := CheckText("tracking_id", r.TrackingID); err != nil {
+	if err := bounds.CheckText("tracking_id", r.TrackingID); err != nil {
 		return err
 	}
-	if err := CheckAmount("amount", r.Amount); err != nil {
+	if err := bounds.CheckAmount("amount", r.Amount); err != nil {
 		return err
 	}
 	if err := of.checkFloor(r.Amount); err != nil {
 		return err
 	}
-	if err := checkTime("expires_at", r.ExpiresAt); err != nil {
+	if err := bounds.CheckTime("expires_at", r.ExpiresAt); err != nil {
 		return err
 	}
-	if err := CheckText("description", r.Description); err != nil {
+	if err := bounds.CheckText("description", r.Description); err != nil {
 		return err
 	}
 	if r.Receiver == r.Sender {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/ccwallet/ccwallet/coin"
+	"github.com/ccwallet/ccwallet/ledger/bounds"
 	"github.com/ccwallet/ccwallet/ledger/fault"
 	"github.com/ccwallet/ccwallet/store"
 	"github.com/uptrace/bun"
@@ -407,13 +408,13 @@ func (pa Preapprovals) Send(ctx context.Context, s PreapprovalSend) (*TransferRe
 	if s.DeduplicationID == "" {
 		return nil, fault.Invalid("deduplication_id", "must not be empty")
 	}
-	if err := CheckID("deduplication_id", s.DeduplicationID); err != nil {
+	if err := bounds.CheckID("deduplication_id", s.DeduplicationID); err != nil {
 		return nil, err
 	}
-	if err := CheckAmount("amount", s.Amount); err != nil {
+	if err := bounds.CheckAmount("amount", s.Amount); err != nil {
 		return nil, err
 	}
-	if err := CheckText("description", s.Description); err != nil {
+	if err := bounds.CheckText("description", s.Description); err != nil {
 		return nil, err
 	}
 	if err := l.Reassignments().refuseSend(ctx, s.Receiver); err != nil {

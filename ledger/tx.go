@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/ccwallet/ccwallet/coin"
+	"github.com/ccwallet/ccwallet/ledger/bounds"
 	"github.com/ccwallet/ccwallet/store"
 	"github.com/uptrace/bun"
 )
@@ -194,7 +195,7 @@ type CommandResult interface {
 func ContractCommand[R CommandResult](ctx context.Context, l *Ledger, prefix string, cmd Command, kind string, cid coin.ContractID,
 	read func(ctx context.Context, db bun.IDB) (*store.Contract, error), fn func(x *Tx, c *store.Contract) (R, error)) (R, error) {
 	var res R
-	if err := CheckID("commandId", cmd.Key); err != nil {
+	if err := bounds.CheckID("commandId", cmd.Key); err != nil {
 		return res, err
 	}
 	cmd = cmd.Under(prefix)

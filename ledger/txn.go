@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/ccwallet/ccwallet/coin"
+	"github.com/ccwallet/ccwallet/ledger/bounds"
 	"github.com/ccwallet/ccwallet/store"
 	"github.com/google/uuid"
 	"github.com/uptrace/bun"
@@ -292,12 +293,12 @@ func commitVia(ctx context.Context, w batchWriter, ts []*changes) (err error) {
 		// SQLite, breaks the reads that parse it. Entry points check their
 		// inputs; this catches a sum. The update's totals are columns too.
 		for _, h := range t.holdings {
-			if err := CheckFits("amount", h.Amount); err != nil {
+			if err := bounds.CheckFits("amount", h.Amount); err != nil {
 				return err
 			}
 		}
 		for _, total := range []coin.Amount{t.minted, t.burned} {
-			if err := CheckFits("amount", total); err != nil {
+			if err := bounds.CheckFits("amount", total); err != nil {
 				return err
 			}
 		}

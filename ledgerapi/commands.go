@@ -17,6 +17,7 @@ import (
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/allocationdata"
 	"github.com/ccwallet/ccwallet/ledger/apiread"
+	"github.com/ccwallet/ccwallet/ledger/bounds"
 	"github.com/ccwallet/ccwallet/ledger/fault"
 	"github.com/ccwallet/ccwallet/ledgerapi/interactive"
 	"github.com/ccwallet/ccwallet/ledgerapi/internal/canton"
@@ -49,7 +50,7 @@ var allocationChoices = map[string]allocationdata.AllocationMove{
 
 // maxCommandIDLength bounds commandId and submissionId: the ledger's one
 // id limit, Canton's LedgerString (255).
-const maxCommandIDLength = ledger.MaxIDLength
+const maxCommandIDLength = bounds.MaxIDLength
 
 // jsCommands is JsCommands.
 type jsCommands struct {

@@ -12,6 +12,7 @@ import (
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/apiread"
+	"github.com/ccwallet/ccwallet/ledger/bounds"
 	ledgerdevnet "github.com/ccwallet/ccwallet/ledger/devnet"
 )
 
@@ -66,8 +67,8 @@ func (h *Handler) updateStream(w http.ResponseWriter, r *http.Request) error {
 		party = p
 	}
 	template := q.Get("template")
-	if len(template) > ledger.MaxIDLength {
-		return badRequest(fmt.Sprintf("template is at most %d characters", ledger.MaxIDLength))
+	if len(template) > bounds.MaxIDLength {
+		return badRequest(fmt.Sprintf("template is at most %d characters", bounds.MaxIDLength))
 	}
 	user := subject(r.Context())
 	if !ledgerdevnet.IsAdminAs(h.l, user, actAsClaim(r.Context())) {

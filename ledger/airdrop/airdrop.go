@@ -12,6 +12,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/bounds"
 	"github.com/ccwallet/ccwallet/ledger/delegations"
 	"github.com/ccwallet/ccwallet/ledger/fault"
 	"github.com/ccwallet/ccwallet/store"
@@ -80,10 +81,10 @@ func (s *Service) Airdrop(ctx context.Context, req Request) (Result, error) {
 	case len(shares) > limit:
 		return res, fault.Invalid("recipients", "at most %d recipients per airdrop", limit)
 	}
-	if err := ledger.CheckText("description", description); err != nil {
+	if err := bounds.CheckText("description", description); err != nil {
 		return res, err
 	}
-	if err := ledger.CheckID("command_id", req.CommandID); err != nil {
+	if err := bounds.CheckID("command_id", req.CommandID); err != nil {
 		return res, err
 	}
 	parties := make([]coin.PartyID, 0, len(shares)+1)
@@ -98,7 +99,7 @@ func (s *Service) Airdrop(ctx context.Context, req Request) (Result, error) {
 		case seen[s.Party]:
 			return res, fault.Invalid(field+".party_id", "%s is listed twice", s.Party)
 		}
-		if err := ledger.CheckAmount(field+".amount", s.Amount); err != nil {
+		if err := bounds.CheckAmount(field+".amount", s.Amount); err != nil {
 			return res, err
 		}
 		seen[s.Party] = true

@@ -18,6 +18,7 @@ import (
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/allocationdata"
 	"github.com/ccwallet/ccwallet/ledger/apiread"
+	"github.com/ccwallet/ccwallet/ledger/bounds"
 	"github.com/ccwallet/ccwallet/ledger/fault"
 	"github.com/ccwallet/ccwallet/ledger/history"
 	"github.com/ccwallet/ccwallet/store"
@@ -141,10 +142,10 @@ func checkMeta(field string, m ledger.Metadata) error {
 		return fault.Invalid(field, "at most %d entries", MaxMetaEntries)
 	}
 	for k, v := range m.Values {
-		if err := ledger.CheckID(field+" key", k); err != nil {
+		if err := bounds.CheckID(field+" key", k); err != nil {
 			return err
 		}
-		if err := ledger.CheckText(field+"["+k+"]", v); err != nil {
+		if err := bounds.CheckText(field+"["+k+"]", v); err != nil {
 			return err
 		}
 	}
@@ -157,11 +158,11 @@ func (s *Service) checkAllocation(ctx context.Context, spec *allocationdata.Allo
 	if dso := s.l.DSO(); leg.InstrumentID.Admin != dso || leg.InstrumentID.ID != ledger.InstrumentID {
 		return time.Time{}, fault.Invalid("transferLeg.instrumentId", "%s/%s is not this registry's instrument; it holds %s/%s", leg.InstrumentID.Admin, leg.InstrumentID.ID, dso, ledger.InstrumentID)
 	}
-	if err := ledger.CheckAmount("transferLeg.amount", leg.Amount); err != nil {
+	if err := bounds.CheckAmount("transferLeg.amount", leg.Amount); err != nil {
 		return time.Time{}, err
 	}
 	for _, f := range []struct{ name, v string }{{"transferLegId", spec.TransferLegID}, {"settlement.settlementRef.id", st.SettlementRef.ID}} {
-		if err := ledger.CheckText(f.name, f.v); err != nil {
+		if err := bounds.CheckText(f.name, f.v); err != nil {
 			return time.Time{}, err
 		}
 	}
@@ -176,15 +177,15 @@ func (s *Service) checkAllocation(ctx context.Context, spec *allocationdata.Allo
 	if err := checkMeta("transferLeg.meta", leg.Meta); err != nil {
 		return time.Time{}, err
 	}
-	requested, err := ledger.ParseTime("settlement.requestedAt", st.RequestedAt)
+	requested, err := bounds.ParseTime("settlement.requestedAt", st.RequestedAt)
 	if err != nil {
 		return time.Time{}, err
 	}
-	allocateBefore, err := ledger.ParseTime("settlement.allocateBefore", st.AllocateBefore)
+	allocateBefore, err := bounds.ParseTime("settlement.allocateBefore", st.AllocateBefore)
 	if err != nil {
 		return time.Time{}, err
 	}
-	if settleBefore, err = ledger.ParseTime("settlement.settleBefore", st.SettleBefore); err != nil {
+	if settleBefore, err = bounds.ParseTime("settlement.settleBefore", st.SettleBefore); err != nil {
 		return time.Time{}, err
 	}
 	if requested.After(now) {
@@ -228,7 +229,7 @@ func (s *Service) Allocate(ctx context.Context, spec allocationdata.AllocationSp
 func (s *Service) allocate(ctx context.Context, spec allocationdata.AllocationSpecification, cmd ledger.Command, guard func(ctx context.Context, tx bun.IDB) error) (*AllocationResult, error) {
 	l := s.l
 	now := l.Now()
-	if err := ledger.CheckID("commandId", cmd.Key); err != nil {
+	if err := bounds.CheckID("commandId", cmd.Key); err != nil {
 		return nil, err
 	}
 	settleBefore, err := s.checkAllocation(ctx, &spec, now)
@@ -298,7 +299,7 @@ func (s *Service) allocate(ctx context.Context, spec allocationdata.AllocationSp
 // key, when set, deduplicates the command, and its completion is written
 // with it. A refused move changes nothing.
 func (s *Service) MoveAllocation(ctx context.Context, actor coin.PartyID, cid coin.ContractID, move allocationdata.AllocationMove, cmd ledger.Command) (*AllocationResult, error) {
-	if err := ledger.CheckID("commandId", cmd.Key); err != nil {
+	if err := bounds.CheckID("commandId", cmd.Key); err != nil {
 		return nil, err
 	}
 	cmd = cmd.Under("allocation-move:")

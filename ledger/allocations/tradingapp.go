@@ -11,6 +11,7 @@ import (
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/allocationdata"
+	"github.com/ccwallet/ccwallet/ledger/bounds"
 	"github.com/ccwallet/ccwallet/ledger/fault"
 	"github.com/ccwallet/ccwallet/store"
 	"github.com/uptrace/bun"
@@ -58,13 +59,13 @@ func (s *Service) checkLegs(ctx context.Context, legs map[string]allocationdata.
 	}
 	for id, leg := range legs {
 		field := "transferLegs[" + id + "]"
-		if err := ledger.CheckID(field, id); err != nil {
+		if err := bounds.CheckID(field, id); err != nil {
 			return err
 		}
 		if dso := s.l.DSO(); leg.InstrumentID.Admin != dso || leg.InstrumentID.ID != ledger.InstrumentID {
 			return fault.Invalid(field+".instrumentId", "%s/%s is not an instrument of this ledger; it holds %s/%s", leg.InstrumentID.Admin, leg.InstrumentID.ID, dso, ledger.InstrumentID)
 		}
-		if err := ledger.CheckAmount(field+".amount", leg.Amount); err != nil {
+		if err := bounds.CheckAmount(field+".amount", leg.Amount); err != nil {
 			return err
 		}
 		if err := checkMeta(field+".meta", leg.Meta); err != nil {
@@ -158,11 +159,11 @@ func (s *Service) RejectTradeProposal(ctx context.Context, actAs []coin.PartyID,
 // every trading party approved, the venue turns the proposal into an
 // OTCTrade the traders allocate for until prepareUntil.
 func (s *Service) InitiateTradeSettlement(ctx context.Context, actAs []coin.PartyID, cid coin.ContractID, prepareUntil, settleBefore string, cmd ledger.Command) (*TradeResult, error) {
-	prep, err := ledger.ParseTime("prepareUntil", prepareUntil)
+	prep, err := bounds.ParseTime("prepareUntil", prepareUntil)
 	if err != nil {
 		return nil, err
 	}
-	settle, err := ledger.ParseTime("settleBefore", settleBefore)
+	settle, err := bounds.ParseTime("settleBefore", settleBefore)
 	if err != nil {
 		return nil, err
 	}

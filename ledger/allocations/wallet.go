@@ -13,6 +13,7 @@ import (
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/allocationdata"
 	"github.com/ccwallet/ccwallet/ledger/apiread"
+	"github.com/ccwallet/ccwallet/ledger/bounds"
 	"github.com/ccwallet/ccwallet/ledger/fault"
 	"github.com/ccwallet/ccwallet/ledger/history"
 	"github.com/ccwallet/ccwallet/store"
@@ -192,7 +193,7 @@ func (s *Service) FinishedAllocations(ctx context.Context, party coin.PartyID, l
 // allocated already. key, when set, deduplicates the command.
 func (s *Service) AllocateLeg(ctx context.Context, party coin.PartyID, cid coin.ContractID, legID, key string) (*AllocationResult, error) {
 	// Bounded before any words repeat it.
-	if err := ledger.CheckID("leg", legID); err != nil {
+	if err := bounds.CheckID("leg", legID); err != nil {
 		return nil, err
 	}
 	gone := problem(fault.ErrNotFound, "this allocation request is no longer open (it was settled, rejected or withdrawn meanwhile); reload the page")

@@ -31,6 +31,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/bounds"
 	"github.com/ccwallet/ccwallet/ledger/fault"
 	"github.com/ccwallet/ccwallet/store"
 	"github.com/uptrace/bun"
@@ -303,7 +304,7 @@ func (s *Service) UpdateAt(ctx context.Context, offset int64) (string, time.Time
 
 // UpdateOffset returns the offset of the update with id updateID.
 func (s *Service) UpdateOffset(ctx context.Context, updateID string) (int64, error) {
-	if err := ledger.CheckID("updateId", updateID); err != nil {
+	if err := bounds.CheckID("updateId", updateID); err != nil {
 		return 0, err
 	}
 	u, err := store.UpdateByID(ctx, s.l.DB(), updateID)

@@ -16,6 +16,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/bounds"
 	"github.com/ccwallet/ccwallet/ledger/fault"
 	"github.com/ccwallet/ccwallet/ledger/payments"
 	"github.com/ccwallet/ccwallet/store"
@@ -154,22 +155,22 @@ func (s *Service) checkAppPaymentRequest(ctx context.Context, p *AppPaymentReque
 		if r.Amount.Unit != payments.UnitAmulet {
 			return fault.Invalid(field+".amount.unit", "%q is not taken here: app payments are in CC only (unit %q); convert the amount to CC first", r.Amount.Unit, payments.UnitAmulet)
 		}
-		if err := ledger.CheckAmount(field+".amount.amount", r.Amount.Amount); err != nil {
+		if err := bounds.CheckAmount(field+".amount.amount", r.Amount.Amount); err != nil {
 			return err
 		}
 		total = total.Add(r.Amount.Amount)
 	}
-	if err := ledger.CheckFits("receiverAmounts", total); err != nil {
+	if err := bounds.CheckFits("receiverAmounts", total); err != nil {
 		return err
 	}
-	if err := ledger.CheckText("description", p.Description); err != nil {
+	if err := bounds.CheckText("description", p.Description); err != nil {
 		return err
 	}
-	expires, err := ledger.ParseTime("expiresAt", p.ExpiresAt)
+	expires, err := bounds.ParseTime("expiresAt", p.ExpiresAt)
 	if err != nil {
 		return err
 	}
-	if err := ledger.CheckExpiry("expiresAt", expires, now); err != nil {
+	if err := bounds.CheckExpiry("expiresAt", expires, now); err != nil {
 		return err
 	}
 	p.ExpiresAt = ledger.FormatTime(expires)

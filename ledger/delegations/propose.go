@@ -6,6 +6,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/bounds"
 	"github.com/ccwallet/ccwallet/ledger/external"
 	"github.com/ccwallet/ccwallet/ledger/fault"
 )
@@ -51,7 +52,7 @@ const MaxMergeLimit = 1000
 // this validator's operator as delegate (ledger/external's Submit executes
 // it, given PreparedKinds).
 func (s *Service) PrepareMintingDelegationProposal(ctx context.Context, beneficiary coin.PartyID, expiresAt time.Time, mergeLimit int) (external.Prepared, error) {
-	if err := ledger.CheckExpiry("expires_at", expiresAt, s.l.Now()); err != nil {
+	if err := bounds.CheckExpiry("expires_at", expiresAt, s.l.Now()); err != nil {
 		return external.Prepared{}, err
 	}
 	if mergeLimit < 1 || mergeLimit > MaxMergeLimit {

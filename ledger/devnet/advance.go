@@ -9,6 +9,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/bounds"
 	"github.com/ccwallet/ccwallet/ledger/delegations"
 	"github.com/ccwallet/ccwallet/ledger/fault"
 	"github.com/ccwallet/ccwallet/ledger/rewards"
@@ -57,7 +58,7 @@ func (s *Service) Advance(ctx context.Context, req AdvanceRequest) (ledger.Round
 	}
 	until, err := time.Parse(time.RFC3339, req.Until)
 	if err != nil {
-		return ledger.RoundReport{}, fault.Invalid("until", "must be an RFC 3339 time such as 2030-01-31T12:00:00Z, not %q", ledger.Clip(req.Until, 40))
+		return ledger.RoundReport{}, fault.Invalid("until", "must be an RFC 3339 time such as 2030-01-31T12:00:00Z, not %q", bounds.Clip(req.Until, 40))
 	}
 	latest, err := store.LatestRound(ctx, l.DB())
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/apiread"
+	"github.com/ccwallet/ccwallet/ledger/bounds"
 	"github.com/ccwallet/ccwallet/ledger/delegations"
 	"github.com/ccwallet/ccwallet/ledger/fault"
 	"github.com/ccwallet/ccwallet/ledger/featured"
@@ -96,11 +97,11 @@ func (s *Service) Dump(ctx context.Context) (*Scenario, error) {
 		}
 		return string(p)
 	}
-	offers, err := store.TransferOffersDue(ctx, l.DB(), ledger.OfferCreated, ledger.MaxTime, MaxScenarioItems+1)
+	offers, err := store.TransferOffersDue(ctx, l.DB(), ledger.OfferCreated, bounds.MaxTime, MaxScenarioItems+1)
 	if err != nil {
 		return nil, err
 	}
-	instructions, err := store.TransferInstructionsDue(ctx, l.DB(), string(ledger.InstructionPending), ledger.MaxTime, MaxScenarioItems+1)
+	instructions, err := store.TransferInstructionsDue(ctx, l.DB(), string(ledger.InstructionPending), bounds.MaxTime, MaxScenarioItems+1)
 	if err != nil {
 		return nil, err
 	}

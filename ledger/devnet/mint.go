@@ -6,6 +6,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/bounds"
 	"github.com/ccwallet/ccwallet/ledger/fault"
 )
 
@@ -30,7 +31,7 @@ func (s *Service) Mint(ctx context.Context, party coin.PartyID, amount coin.Amou
 	if err := devOnly(l); err != nil {
 		return "", err
 	}
-	if err := ledger.CheckAmount("amount", amount); err != nil {
+	if err := bounds.CheckAmount("amount", amount); err != nil {
 		return "", err
 	}
 	var cid coin.ContractID

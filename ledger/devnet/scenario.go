@@ -10,6 +10,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/bounds"
 	"github.com/ccwallet/ccwallet/ledger/delegations"
 	"github.com/ccwallet/ccwallet/ledger/fault"
 	"gopkg.in/yaml.v3"
@@ -165,7 +166,7 @@ func (sc *Scenario) Validate() error {
 	if len(sc.KeysDir) > 255 {
 		return fault.Invalid("keys_dir", "has more than 255 characters")
 	}
-	if err := ledger.TextFields("keys_dir", sc.KeysDir); err != nil {
+	if err := bounds.TextFields("keys_dir", sc.KeysDir); err != nil {
 		return err
 	}
 	names := map[string]string{}
@@ -202,7 +203,7 @@ func (p *ScenarioParty) validate(at string, user bool, names map[string]string) 
 	case strings.TrimSpace(p.Name) != p.Name:
 		return fault.Invalid(field("name"), "must not begin or end with spaces")
 	}
-	if err := ledger.TextFields(field("name"), p.Name); err != nil {
+	if err := bounds.TextFields(field("name"), p.Name); err != nil {
 		return err
 	}
 	if !user {
@@ -267,13 +268,13 @@ func (o ScenarioTransfer) validate(at string) error {
 	if _, err := parseScenarioAmount(field("amount"), o.Amount); err != nil {
 		return err
 	}
-	if err := ledger.CheckText(field("description"), o.Description); err != nil {
+	if err := bounds.CheckText(field("description"), o.Description); err != nil {
 		return err
 	}
-	if err := ledger.CheckID(field("tracking_id"), o.TrackingID); err != nil {
+	if err := bounds.CheckID(field("tracking_id"), o.TrackingID); err != nil {
 		return err
 	}
-	if err := ledger.TextFields(field("from"), o.From, field("to"), o.To); err != nil {
+	if err := bounds.TextFields(field("from"), o.From, field("to"), o.To); err != nil {
 		return err
 	}
 	_, err := scenarioExpiry(at, o.ExpiresAt, o.ExpiresIn, time.Time{}, 0)
@@ -288,7 +289,7 @@ func parseScenarioAmount(field, s string) (coin.Amount, error) {
 	if err != nil {
 		return coin.Zero, fault.Invalid(field, "%q is not an amount of coin (e.g. 10.5): %v", s, err)
 	}
-	if err := ledger.CheckAmount(field, a); err != nil {
+	if err := bounds.CheckAmount(field, a); err != nil {
 		return coin.Zero, err
 	}
 	return a, nil

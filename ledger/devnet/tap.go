@@ -6,6 +6,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/bounds"
 	"github.com/ccwallet/ccwallet/ledger/fault"
 	"github.com/google/uuid"
 )
@@ -29,10 +30,10 @@ func Tap(ctx context.Context, l *ledger.Ledger, party coin.PartyID, amountUSD co
 	if !l.DevNet() {
 		return TapResult{}, fmt.Errorf("%w: tap is only available on a development network", fault.ErrDisabled)
 	}
-	if err := ledger.CheckAmount("amount", amountUSD); err != nil {
+	if err := bounds.CheckAmount("amount", amountUSD); err != nil {
 		return TapResult{}, err
 	}
-	if err := ledger.CheckID("command_id", commandID); err != nil {
+	if err := bounds.CheckID("command_id", commandID); err != nil {
 		return TapResult{}, err
 	}
 	if commandID == "" {
@@ -61,7 +62,7 @@ func TapCoin(ctx context.Context, l *ledger.Ledger, party coin.PartyID, amount c
 	if !l.DevNet() {
 		return TapResult{}, fmt.Errorf("%w: the faucet (AmuletRules_DevNet_Tap) is only available on a development network", fault.ErrDisabled)
 	}
-	if err := ledger.CheckAmount("amount", amount); err != nil {
+	if err := bounds.CheckAmount("amount", amount); err != nil {
 		return TapResult{}, err
 	}
 	if err := l.KnownParty(ctx, party); err != nil {

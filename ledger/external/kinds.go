@@ -13,6 +13,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/bounds"
 	"github.com/ccwallet/ccwallet/ledger/fault"
 	"github.com/ccwallet/ccwallet/store"
 )
@@ -147,7 +148,7 @@ func (s *Service) Prepare(ctx context.Context, party coin.PartyID, kind string, 
 	now := l.Now()
 	exp := now.Add(s.PreparedTTL())
 	if !expiresAt.IsZero() {
-		if err := ledger.CheckExpiry("expires_at", expiresAt, now); err != nil {
+		if err := bounds.CheckExpiry("expires_at", expiresAt, now); err != nil {
 			return Prepared{}, err
 		}
 		if expiresAt.Before(exp) {

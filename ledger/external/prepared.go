@@ -12,6 +12,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/bounds"
 	"github.com/ccwallet/ccwallet/ledger/fault"
 	"github.com/ccwallet/ccwallet/store"
 	"github.com/uptrace/bun"
@@ -25,10 +26,10 @@ import (
 // PrepareExternalTransfer prepares a one-step transfer of amount from the
 // external party sender to receiver, for sender to sign.
 func (s *Service) PrepareExternalTransfer(ctx context.Context, sender, receiver coin.PartyID, amount coin.Amount, description string) (Prepared, error) {
-	if err := ledger.CheckAmount("amount", amount); err != nil {
+	if err := bounds.CheckAmount("amount", amount); err != nil {
 		return Prepared{}, err
 	}
-	if err := ledger.CheckText("description", description); err != nil {
+	if err := bounds.CheckText("description", description); err != nil {
 		return Prepared{}, err
 	}
 	if err := s.l.KnownParty(ctx, receiver); err != nil {
@@ -134,16 +135,16 @@ type PreapprovalSendRequest struct {
 // be the sender's next (else ErrConflict). The preparation expires at
 // ExpiresAt at the latest.
 func (s *Service) PrepareTransferPreapprovalSend(ctx context.Context, r PreapprovalSendRequest) (Prepared, error) {
-	if err := ledger.CheckAmount("amount", r.Amount); err != nil {
+	if err := bounds.CheckAmount("amount", r.Amount); err != nil {
 		return Prepared{}, err
 	}
-	if err := ledger.CheckText("description", r.Description); err != nil {
+	if err := bounds.CheckText("description", r.Description); err != nil {
 		return Prepared{}, err
 	}
 	if r.Nonce < 0 {
 		return Prepared{}, fault.Invalid("nonce", "must not be negative")
 	}
-	if err := ledger.CheckExpiry("expires_at", r.ExpiresAt, s.l.Now()); err != nil {
+	if err := bounds.CheckExpiry("expires_at", r.ExpiresAt, s.l.Now()); err != nil {
 		return Prepared{}, err
 	}
 	if _, err := s.ExternalPartyKey(ctx, r.Sender); err != nil {

@@ -21,6 +21,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/bounds"
 	"github.com/ccwallet/ccwallet/ledger/fault"
 	"github.com/ccwallet/ccwallet/ledger/payments"
 	"github.com/ccwallet/ccwallet/ledger/subscriptions"
@@ -73,9 +74,9 @@ func CheckName(c ledger.AnsConfig, name string) error {
 	case name == "":
 		return fault.Invalid("name", "is required")
 	case !ok:
-		return fault.Invalid("name", "%q must end with %s", ledger.Clip(name, MaxNameLen+20), suffix)
+		return fault.Invalid("name", "%q must end with %s", bounds.Clip(name, MaxNameLen+20), suffix)
 	case label == "" || len(label) > max || !ansLabel.MatchString(label):
-		return fault.Invalid("name", "%q: the part before %s must be 1 to %d lower-case letters, digits, '-' or '_'", ledger.Clip(name, MaxNameLen+20), suffix, max)
+		return fault.Invalid("name", "%q: the part before %s must be 1 to %d lower-case letters, digits, '-' or '_'", bounds.Clip(name, MaxNameLen+20), suffix, max)
 	}
 	return nil
 }
@@ -93,7 +94,7 @@ func checkAnsURL(s string) error {
 	if err != nil || !u.IsAbs() || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return fault.Invalid("url", "must be empty or an http or https URL such as https://example.com")
 	}
-	return ledger.TextFields("url", s)
+	return bounds.TextFields("url", s)
 }
 
 // checkAnsDescription refuses a description over MaxDescriptionLen
@@ -102,7 +103,7 @@ func checkAnsDescription(s string) error {
 	if utf8.RuneCountInString(s) > MaxDescriptionLen {
 		return fault.Invalid("description", "must be at most %d characters", MaxDescriptionLen)
 	}
-	return ledger.TextFields("description", s)
+	return bounds.TextFields("description", s)
 }
 
 type ansEntryContextPayload struct {
@@ -170,7 +171,7 @@ func (s *Service) AnsEntryByName(ctx context.Context, name string) (AnsEntry, er
 		return s.dsoAnsEntry(), nil
 	}
 	if len(name) > MaxNameLen {
-		return AnsEntry{}, fmt.Errorf("ANS entry %q: %w", ledger.Clip(name, MaxNameLen+20), fault.ErrNotFound)
+		return AnsEntry{}, fmt.Errorf("ANS entry %q: %w", bounds.Clip(name, MaxNameLen+20), fault.ErrNotFound)
 	}
 	ns, err := store.LiveAnsEntries(ctx, s.l.DB(), store.AnsQuery{Now: s.l.Now(), Name: name})
 	if err != nil {
@@ -334,9 +335,9 @@ func (s *Service) ResolveParty(ctx context.Context, field, text string) (coin.Pa
 	e, err := s.AnsEntryByName(ctx, text)
 	if errors.Is(err, fault.ErrNotFound) {
 		if CheckName(s.l.AnsConfig(), text) != nil {
-			return "", fault.Invalid(field, "no party has the name %s: enter a name such as alice%s or a whole party ID (name::1220 followed by 64 hex digits)", ledger.Clip(text, MaxNameLen+20), Suffix(s.l.AnsConfig()))
+			return "", fault.Invalid(field, "no party has the name %s: enter a name such as alice%s or a whole party ID (name::1220 followed by 64 hex digits)", bounds.Clip(text, MaxNameLen+20), Suffix(s.l.AnsConfig()))
 		}
-		return "", fault.Invalid(field, "no party has the name %s", ledger.Clip(text, MaxNameLen+20))
+		return "", fault.Invalid(field, "no party has the name %s", bounds.Clip(text, MaxNameLen+20))
 	} else if err != nil {
 		return "", err
 	}
@@ -447,7 +448,7 @@ func (s *Service) RequestAnsEntry(ctx context.Context, r AnsRequest) (*AnsReques
 		return err
 	})
 	if err != nil {
-		return nil, fmt.Errorf("request name %s: %w", ledger.Clip(r.Name, MaxNameLen+20), err)
+		return nil, fmt.Errorf("request name %s: %w", bounds.Clip(r.Name, MaxNameLen+20), err)
 	}
 	return res, nil
 }

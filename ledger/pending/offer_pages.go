@@ -10,6 +10,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/bounds"
 	"github.com/ccwallet/ccwallet/ledger/fault"
 	"github.com/ccwallet/ccwallet/store"
 )
@@ -95,7 +96,7 @@ func pageToken(at int64, cid coin.ContractID) string {
 }
 
 func parsePageToken(token string) (int64, coin.ContractID, error) {
-	bad := fault.Invalid("page_token", "%q is not a page token of this list; start again without one", ledger.Clip(token, 40))
+	bad := fault.Invalid("page_token", "%q is not a page token of this list; start again without one", bounds.Clip(token, 40))
 	b, err := base64.RawURLEncoding.DecodeString(token)
 	if err != nil {
 		return 0, "", bad

@@ -12,6 +12,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/bounds"
 	"github.com/ccwallet/ccwallet/ledger/fault"
 )
 
@@ -41,7 +42,7 @@ func (s *Service) Create(ctx context.Context, template string, p Ping, cmd ledge
 	if template != TemplatePing && template != TemplatePingBuiltin {
 		return "", fault.Invalid("templateId", "%s is not a ping template", template)
 	}
-	if err := ledger.CheckID("id", p.ID); err != nil {
+	if err := bounds.CheckID("id", p.ID); err != nil {
 		return "", err
 	}
 	cid, err := ledger.CreateContract(ctx, s.l, "ping", cmd, template, p, p.Initiator, p.Responder)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/bounds"
 	"github.com/ccwallet/ccwallet/ledger/fault"
 	"github.com/ccwallet/ccwallet/store"
 )
@@ -27,7 +28,7 @@ func (s *Service) Begin(ctx context.Context, cid coin.ContractID, target string)
 		return fault.Invalid("target_synchronizer_id", "must not be empty")
 	}
 	// It becomes the contract's synchronizer, which every reader shows.
-	if err := ledger.CheckID("target_synchronizer_id", target); err != nil {
+	if err := bounds.CheckID("target_synchronizer_id", target); err != nil {
 		return err
 	}
 	err := s.l.Change(ctx, func(ctx context.Context, x *ledger.Tx) error {

@@ -17,6 +17,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/bounds"
 	"github.com/ccwallet/ccwallet/ledger/fault"
 	"github.com/ccwallet/ccwallet/store"
 	"github.com/uptrace/bun"
@@ -59,16 +60,16 @@ func (s *Service) Check(ctx context.Context, req Request) error {
 // plan checks req and picks its inputs at time now.
 func (s *Service) plan(ctx context.Context, db bun.IDB, req Request, now time.Time) ([]store.Holding, error) {
 	rules := s.l.Rules()
-	if err := ledger.CheckAmount("amount", req.Amount); err != nil {
+	if err := bounds.CheckAmount("amount", req.Amount); err != nil {
 		return nil, err
 	}
-	if err := ledger.CheckExpiry("executeBefore", req.ExecuteBefore, now); err != nil {
+	if err := bounds.CheckExpiry("executeBefore", req.ExecuteBefore, now); err != nil {
 		return nil, err
 	}
-	if err := ledger.CheckText("description", req.Description); err != nil {
+	if err := bounds.CheckText("description", req.Description); err != nil {
 		return nil, err
 	}
-	if err := ledger.CheckID("tracking_id", req.TrackingID); err != nil {
+	if err := bounds.CheckID("tracking_id", req.TrackingID); err != nil {
 		return nil, err
 	}
 	if len(req.Inputs) > rules.MaxNumInputs {

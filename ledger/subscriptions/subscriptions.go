@@ -15,6 +15,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/bounds"
 	"github.com/ccwallet/ccwallet/ledger/fault"
 	"github.com/ccwallet/ccwallet/ledger/payments"
 	"github.com/ccwallet/ccwallet/store"
@@ -165,13 +166,13 @@ func checkOrigin(field, o string) (string, error) {
 
 // checkSubscriptionSpec bounds r and checks its parties.
 func (s *Service) checkSubscriptionSpec(ctx context.Context, db bun.IDB, r *SubscriptionRequestSpec) error {
-	if err := ledger.CheckAmount("amount", r.Amount); err != nil {
+	if err := bounds.CheckAmount("amount", r.Amount); err != nil {
 		return err
 	}
-	if err := ledger.CheckText("description", r.Description); err != nil {
+	if err := bounds.CheckText("description", r.Description); err != nil {
 		return err
 	}
-	if err := ledger.CheckID("app", r.App); err != nil {
+	if err := bounds.CheckID("app", r.App); err != nil {
 		return err
 	}
 	if r.Interval < MinSubscriptionInterval || r.Interval > MaxSubscriptionInterval {
@@ -310,7 +311,7 @@ func (s *Service) lockPayment(ctx context.Context, x *ledger.Tx, cid coin.Contra
 	}
 	rounds := int64(expires.Sub(x.Now())/rules.TickDuration) + 2
 	lock = target.Add(rules.OutputFee(target, x.Round().Price, false)).Add(rules.HoldingRate(x.Round().Price).MulInt(rounds))
-	if err := ledger.CheckFits("paymentAmount", lock); err != nil {
+	if err := bounds.CheckFits("paymentAmount", lock); err != nil {
 		return coin.Zero, coin.Zero, nil, err
 	}
 	tr, err = x.Transfer(ctx, d.Sender, []ledger.Output{{Receiver: d.Sender, Amount: lock, Lock: &ledger.Lock{

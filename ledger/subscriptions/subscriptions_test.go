@@ -10,6 +10,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/bounds"
 	"github.com/ccwallet/ccwallet/ledger/devnet"
 	"github.com/ccwallet/ccwallet/ledger/fault"
 	"github.com/ccwallet/ccwallet/ledger/history"
@@ -309,7 +310,7 @@ func TestSubscriptionRequestRefusals(t *testing.T) {
 			"origins":         func(s *subscriptions.SubscriptionRequestSpec) { s.Origins = []string{"javascript:alert(1)"} },
 			"sender":          func(s *subscriptions.SubscriptionRequestSpec) { s.Receiver = s.Sender },
 			"description": func(s *subscriptions.SubscriptionRequestSpec) {
-				s.Description = strings.Repeat("x", ledger.MaxDescriptionLen)
+				s.Description = strings.Repeat("x", bounds.MaxDescriptionLen)
 			},
 		} {
 			s := ok

@@ -16,6 +16,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/bounds"
 	"github.com/ccwallet/ccwallet/ledger/fault"
 	"github.com/ccwallet/ccwallet/store"
 )
@@ -98,13 +99,13 @@ func buyTrafficKey(payer coin.PartyID, trackingID string) string {
 // calls it too.
 func (s *Service) BuyTraffic(ctx context.Context, req BuyTrafficRequest) (*BuyTrafficResult, error) {
 	l := s.l
-	if err := ledger.CheckID("tracking_id", req.TrackingID); err != nil {
+	if err := bounds.CheckID("tracking_id", req.TrackingID); err != nil {
 		return nil, err
 	}
 	switch {
 	case req.TrackingID == "":
 		return nil, fault.Invalid("tracking_id", "must not be empty")
-	case req.Bytes < l.Rules().MinTopupAmountBytes || req.Bytes > ledger.MaxTrafficBytes:
+	case req.Bytes < l.Rules().MinTopupAmountBytes || req.Bytes > bounds.MaxTrafficBytes:
 		_, price, err := l.CurrentRound(ctx)
 		if err != nil {
 			return nil, err
@@ -113,7 +114,7 @@ func (s *Service) BuyTraffic(ctx context.Context, req BuyTrafficRequest) (*BuyTr
 	case req.SynchronizerID != l.SynchronizerID():
 		return nil, fault.Invalid("domain_id", "unknown synchronizer %q; this network's is %s", req.SynchronizerID, l.SynchronizerID())
 	}
-	if err := ledger.CheckExpiry("expires_at", req.ExpiresAt, l.Now()); err != nil {
+	if err := bounds.CheckExpiry("expires_at", req.ExpiresAt, l.Now()); err != nil {
 		return nil, err
 	}
 	member, err := s.memberOf(ctx, req.Member)
@@ -256,9 +257,9 @@ func (s *Service) QuoteTrafficForCoin(ctx context.Context, cc coin.Amount) (Traf
 	r := s.l.Rules()
 	// Past the most one purchase buys, the byte count below would not fit
 	// an int64.
-	if most := r.TrafficCost(ledger.MaxTrafficBytes, price); cc.Cmp(most) > 0 {
+	if most := r.TrafficCost(bounds.MaxTrafficBytes, price); cc.Cmp(most) > 0 {
 		return TrafficQuote{}, fault.Invalid("amount", "one purchase buys at most %s bytes, for about %s CC",
-			groupThousands(ledger.MaxTrafficBytes), groupThousands(most.DivCeil(coin.FromInt(1))))
+			groupThousands(bounds.MaxTrafficBytes), groupThousands(most.DivCeil(coin.FromInt(1))))
 	}
 	// bytes = cc × price ÷ (USD per MB) × 1e6, then down until the cost,
 	// rounded as TrafficCost rounds it, is within cc.
@@ -281,8 +282,8 @@ func (s *Service) quoteTraffic(bytes int64, price coin.Amount) (TrafficQuote, er
 // price, so the buyer knows what to enter, and the maximum
 // (MaxTrafficBytes).
 func (s *Service) checkTrafficBytes(field string, bytes int64, price coin.Amount) error {
-	if bytes > ledger.MaxTrafficBytes {
-		return fault.Invalid(field, "one purchase buys at most %s bytes", groupThousands(ledger.MaxTrafficBytes))
+	if bytes > bounds.MaxTrafficBytes {
+		return fault.Invalid(field, "one purchase buys at most %s bytes", groupThousands(bounds.MaxTrafficBytes))
 	}
 	min := s.l.Rules().MinTopupAmountBytes
 	if bytes >= min {

@@ -24,6 +24,7 @@ import (
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/apiread"
+	"github.com/ccwallet/ccwallet/ledger/bounds"
 	"github.com/ccwallet/ccwallet/ledger/external"
 	"github.com/ccwallet/ccwallet/ledger/fault"
 	"github.com/ccwallet/ccwallet/ledger/preparedtx"
@@ -137,8 +138,8 @@ func (s *Service) PrepareSubmission(w http.ResponseWriter, r *http.Request, c *c
 	if req.CommandID == "" {
 		return canton.Err(canton.CodeMissingField, "commandId: every command needs an id, unique per change")
 	}
-	if len(req.CommandID) > ledger.MaxIDLength {
-		return canton.InvalidArgument("commandId: at most %d bytes", ledger.MaxIDLength)
+	if len(req.CommandID) > bounds.MaxIDLength {
+		return canton.InvalidArgument("commandId: at most %d bytes", bounds.MaxIDLength)
 	}
 	if req.SynchronizerID == "" {
 		return canton.Err(canton.CodeMissingField, "synchronizerId: name the synchronizer to prepare for (%s)", s.l.SynchronizerID())

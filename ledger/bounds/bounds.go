@@ -1,18 +1,20 @@
-package ledger
+// Package bounds owns the bounds every value a request carries is held
+// to before it is stored, whichever surface it came through (JSON API,
+// web forms, external parties' prepare and submit, the registry,
+// automations): a row one party can write must stay readable for every
+// other party it concerns, on both engines. A value out of bounds is a
+// fault.ValidationError naming its field. Of the ledger it imports only
+// ledger/fault.
+package bounds
 
 import (
+	"strings"
 	"time"
 	"unicode/utf8"
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger/fault"
 )
-
-// The bounds every value a request carries is held to before it is
-// stored, whichever surface it came through (JSON API, web forms, external
-// parties' prepare and submit, the registry, automations): a row one party
-// can write must stay readable for every other party it concerns, on both
-// engines.
 
 // MinTime and MaxTime bound every time a request carries (expiries,
 // deadlines). SQLite keeps times as text with a four-digit year, so a time
@@ -23,6 +25,10 @@ var (
 	MinTime = time.Date(1970, 1, 1, 0, 0, 0, 0, time.UTC)
 	MaxTime = time.Date(9999, 12, 31, 23, 59, 59, 999999000, time.UTC)
 )
+
+// timeLayout is ledger.FormatTime's, the contracts' times, so the range
+// reads in a refusal as the times it bounds do.
+const timeLayout = "2006-01-02T15:04:05.000000Z"
 
 // MaxDescriptionLen bounds descriptions and offers' tracking ids: the Daml
 // TransferOffer requires fewer than 280 characters (TransferOffer.daml).
@@ -60,17 +66,33 @@ func CheckID(field, id string) error {
 	return TextFields(field, id)
 }
 
-// checkTime refuses a time outside [MinTime, MaxTime], naming field.
-func checkTime(field string, t time.Time) error {
+// TextFields refuses the NUL character and invalid UTF-8 in text fields
+// (name, value pairs): no field of ours has a use for them and Postgres
+// text cannot hold them, so they would fail the transaction (and a batch
+// of sends) late, and SQLite would keep bytes no page can show.
+func TextFields(kv ...string) error {
+	for i := 0; i+1 < len(kv); i += 2 {
+		if strings.IndexByte(kv[i+1], 0) >= 0 {
+			return fault.Invalid(kv[i], "must not contain the NUL character (U+0000)")
+		}
+		if !utf8.ValidString(kv[i+1]) {
+			return fault.Invalid(kv[i], "must be valid UTF-8 text")
+		}
+	}
+	return nil
+}
+
+// CheckTime refuses a time outside [MinTime, MaxTime], naming field.
+func CheckTime(field string, t time.Time) error {
 	if t.Before(MinTime) || t.After(MaxTime) {
-		return fault.Invalid(field, "must be between %s and %s", FormatTime(MinTime), FormatTime(MaxTime))
+		return fault.Invalid(field, "must be between %s and %s", MinTime.Format(timeLayout), MaxTime.Format(timeLayout))
 	}
 	return nil
 }
 
 // CheckExpiry refuses a deadline outside the time range or not after now.
 func CheckExpiry(field string, t, now time.Time) error {
-	if err := checkTime(field, t); err != nil {
+	if err := CheckTime(field, t); err != nil {
 		return err
 	}
 	if !t.After(now) {
@@ -104,5 +126,13 @@ func ParseTime(field, s string) (time.Time, error) {
 		return time.Time{}, fault.Invalid(field, "want an ISO 8601 timestamp, not %q", s)
 	}
 	t = t.UTC().Truncate(time.Microsecond)
-	return t, checkTime(field, t)
+	return t, CheckTime(field, t)
+}
+
+// Clip shortens s for an error message.
+func Clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return strings.ToValidUTF8(s[:n], "") + "…"
 }
