@@ -604,7 +604,7 @@ func (db *DB) BeginUpdate(ctx context.Context, tx bun.IDB, lockKeys ...string) (
 	if err != nil {
 		return nil, 0, fmt.Errorf("begin update: %w", Normalize(err))
 	}
-	db.noteIssued(row.Next)
+	db.Drew(ctx, row.Next)
 	return &row.Round, row.Next, nil
 }
 
@@ -659,9 +659,7 @@ func (db *DB) BeginClaims(ctx context.Context, tx bun.Tx, claims []Claim) (*Roun
 	if err != nil {
 		return nil, nil, fmt.Errorf("begin update: %w", Normalize(err))
 	}
-	if len(offsets) > 0 {
-		db.noteIssued(slices.Max(offsets))
-	}
+	db.Drew(ctx, offsets...)
 	return r, offsets, nil
 }
 

@@ -28,7 +28,8 @@ import (
 // its ticket holds the answer below it. So every offset up to the answer
 // is written when it is handed out, though one may have committed after
 // the statement's snapshot (M only caps the answer at what exists). The
-// answer never goes back.
+// answer never goes back. Once a transaction's own offsets come back its
+// ticket rises to just below the lowest (Drew): it can draw none lower.
 // Another replica's transactions are not covered: their tickets live in
 // their own process. (Migration 0436 marked every draw with an advisory
 // lock all replicas could see; it cut sends tenfold and 0437 took it out.)
@@ -93,11 +94,36 @@ func (db *DB) Drawing(ctx context.Context) {
 	w.mu.Unlock()
 }
 
-// noteIssued raises the floor to offset, which the sequence has issued.
-func (db *DB) noteIssued(offset int64) {
+// Drew notes the offsets ctx's transaction drew (0s, claims not taken,
+// left out): the floor rises to the highest, and the transaction's
+// ticket to just below the lowest. The sequence hands out increasing
+// values, so whatever the transaction draws later is above that too, and
+// an offset below it is another transaction's, held back by that one's
+// own ticket. So a transaction whose ticket was taken while another's
+// offsets were being drawn (the floor did not know them yet) stops
+// holding those back once its own come: a reader need not wait for its
+// commit to see the other's.
+func (db *DB) Drew(ctx context.Context, offsets ...int64) {
+	if db.Engine != Postgres {
+		return
+	}
+	lo, hi := int64(math.MaxInt64), int64(0)
+	for _, o := range offsets {
+		if o > 0 {
+			lo, hi = min(lo, o), max(hi, o)
+		}
+	}
+	if hi == 0 {
+		return
+	}
 	w := &db.watch
 	w.mu.Lock()
-	w.floor = max(w.floor, offset)
+	w.floor = max(w.floor, hi)
+	if slot, _ := ctx.Value(writeSlotKey{}).(*writeSlot); slot != nil && slot.set {
+		if t, ok := w.live[slot.id]; ok {
+			w.live[slot.id] = max(t, lo-1)
+		}
+	}
 	w.mu.Unlock()
 }
 

@@ -109,3 +109,54 @@ func runningUpdate(t *testing.T, db *store.DB) (offset int64, release func()) {
 		}
 	}
 }
+
+// TestStableEndRisesWithOwnOffsets: a transaction whose ticket was taken
+// before another's offset was drawn holds that offset back only until it
+// draws its own: its ticket then rises to just below its own offset, and
+// the other's commit is readable while it still runs (a send batch that
+// began beside another no longer hides the other's completions).
+func TestStableEndRisesWithOwnOffsets(t *testing.T) {
+	ctx := context.Background()
+	db := ledgertest.DB(t, store.Postgres)
+	if err := store.InsertRound(ctx, db, &store.Round{Number: 1, Price: coin.MustParse("0.005")}); err != nil {
+		t.Fatal(err)
+	}
+	end := func() int64 {
+		got, err := db.StableEnd(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return got
+	}
+	first := commitUpdate(t, db)
+	entered, proceed, finish := make(chan struct{}), make(chan struct{}), make(chan struct{})
+	drawn, done := make(chan int64, 1), make(chan error, 1)
+	go func() {
+		done <- db.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
+			db.Drawing(ctx) // the ticket, taken before anything is drawn
+			close(entered)
+			<-proceed
+			off, err := writeUpdate(ctx, db, tx)
+			drawn <- off
+			<-finish
+			return err
+		})
+	}()
+	<-entered
+	other := commitUpdate(t, db)
+	if got := end(); got != first {
+		t.Fatalf("ledger end %d with a ticket taken at %d and %d committed above it, want %d", got, first, other, first)
+	}
+	close(proceed)
+	own := <-drawn
+	if got := end(); got != other {
+		t.Errorf("ledger end %d once the running transaction drew %d, want %d: its ticket no longer holds back the offsets below its own", got, own, other)
+	}
+	close(finish)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if got := end(); got != own {
+		t.Errorf("ledger end %d once both committed, want %d", got, own)
+	}
+}

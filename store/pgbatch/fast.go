@@ -120,8 +120,10 @@ func (p *PipeTx) sendFast(ctx context.Context, claims []store.Claim, f store.Fas
 	if err != nil {
 		return nil, fastErr(err)
 	}
-	// The COMMIT was answered: the transaction is over either way.
+	// The COMMIT was answered: the transaction is over either way; its
+	// offsets raise the floor of the transactions that begin after.
 	p.open = false
+	p.db.Drew(ctx, offsets...)
 	if tag.String() != "COMMIT" {
 		return nil, fmt.Errorf("fast send: transaction ended with %s, not COMMIT", tag)
 	}

@@ -163,6 +163,7 @@ func (p *PipeTx) Begin(ctx context.Context, claims []store.Claim, sends []store.
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("begin update: %w", store.Normalize(err))
 	}
+	p.db.Drew(ctx, offsets...)
 	return r, offsets, reads, nil
 }
 
