@@ -16,6 +16,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger/blobcache"
+	"github.com/ccwallet/ccwallet/ledger/bounds"
 	"github.com/ccwallet/ccwallet/ledger/fault"
 	"github.com/ccwallet/ccwallet/store"
 )
@@ -59,7 +60,7 @@ type blobEnvelope struct {
 }
 
 // FormatTime renders ledger times as the real APIs do: UTC, microseconds.
-func FormatTime(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000000Z") }
+func FormatTime(t time.Time) string { return t.UTC().Format(bounds.TimeLayout) }
 
 // blob builds the created-event blob of a contract: base64 of
 // "ccw1" || envelope JSON || HMAC-SHA256(ledger key, envelope JSON). The MAC

@@ -26,9 +26,10 @@ var (
 	MaxTime = time.Date(9999, 12, 31, 23, 59, 59, 999999000, time.UTC)
 )
 
-// timeLayout is ledger.FormatTime's, the contracts' times, so the range
-// reads in a refusal as the times it bounds do.
-const timeLayout = "2006-01-02T15:04:05.000000Z"
+// TimeLayout is how the ledger writes a time (ledger.FormatTime, the
+// contracts' times), so the range reads in a refusal as the times it
+// bounds do.
+const TimeLayout = "2006-01-02T15:04:05.000000Z"
 
 // MaxDescriptionLen bounds descriptions and offers' tracking ids: the Daml
 // TransferOffer requires fewer than 280 characters (TransferOffer.daml).
@@ -85,7 +86,7 @@ func TextFields(kv ...string) error {
 // CheckTime refuses a time outside [MinTime, MaxTime], naming field.
 func CheckTime(field string, t time.Time) error {
 	if t.Before(MinTime) || t.After(MaxTime) {
-		return fault.Invalid(field, "must be between %s and %s", MinTime.Format(timeLayout), MaxTime.Format(timeLayout))
+		return fault.Invalid(field, "must be between %s and %s", MinTime.Format(TimeLayout), MaxTime.Format(TimeLayout))
 	}
 	return nil
 }

@@ -137,16 +137,17 @@ func (s *Service) sealOf(th []byte, m *preparedtx.Metadata) (string, error) {
 	return u.String(), nil
 }
 
-// InteractivePrepared is when p, whose hash is hash, stops being
+// InteractivePrepared is when p, whose hash is hash and transaction hash
+// th (preparedtx.Hashes), stops being
 // executable: ErrNotFound when this node did not prepare it, ErrExpired
 // when that time has passed. A sealed preparation (PrepareInteractive)
 // is known by its seal, with no read; one without is looked up in the
 // prepared transactions' store, where an earlier release recorded what
 // it prepared.
-func (s *Service) InteractivePrepared(ctx context.Context, p *preparedtx.Prepared, hash []byte) (time.Time, error) {
+func (s *Service) InteractivePrepared(ctx context.Context, p *preparedtx.Prepared, th, hash []byte) (time.Time, error) {
 	h := hex.EncodeToString(hash)
 	var expires time.Time
-	if ok, err := s.sealed(p); err != nil {
+	if ok, err := s.sealed(p, th); err != nil {
 		return time.Time{}, err
 	} else if ok {
 		expires = time.UnixMicro(int64(*p.Metadata.MaxLedgerEffectiveTime)).UTC()
@@ -165,15 +166,11 @@ func (s *Service) InteractivePrepared(ctx context.Context, p *preparedtx.Prepare
 	return expires, nil
 }
 
-// sealed reports whether p's transaction id is the seal this node gives
-// what it prepares.
-func (s *Service) sealed(p *preparedtx.Prepared) (bool, error) {
+// sealed reports whether p's transaction id, with th its transaction
+// hash, is the seal this node gives what it prepares.
+func (s *Service) sealed(p *preparedtx.Prepared, th []byte) (bool, error) {
 	if p.Metadata.MaxLedgerEffectiveTime == nil {
 		return false, nil
-	}
-	th, err := preparedtx.TransactionHash(&p.Transaction)
-	if err != nil {
-		return false, err
 	}
 	want, err := s.sealOf(th, &p.Metadata)
 	if err != nil {

@@ -344,15 +344,22 @@ func MetadataHash(m *Metadata) ([]byte, error) {
 // Hash is the V2 hash of a prepared transaction: the 32 bytes its
 // submitters sign.
 func Hash(p *Prepared) ([]byte, error) {
+	hash, _, err := Hashes(p)
+	return hash, err
+}
+
+// Hashes is Hash with the transaction's own hash (TransactionHash), for
+// a caller that needs both.
+func Hashes(p *Prepared) (hash, transaction []byte, err error) {
 	th, err := TransactionHash(&p.Transaction)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	mh, err := MetadataHash(&p.Metadata)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return HashOf(th, mh), nil
+	return HashOf(th, mh), th, nil
 }
 
 // HashOf is the V2 hash given the transaction's and the metadata's

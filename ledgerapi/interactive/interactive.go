@@ -426,7 +426,7 @@ func (s *Service) ExecuteSubmission(w http.ResponseWriter, r *http.Request, c *c
 	if len(actAs) != 1 {
 		return canton.Err(canton.CodeInvalidExternalTransaction, "Provided external transaction is invalid: it acts as %d parties; only single-party submissions are supported", len(actAs))
 	}
-	hash, err := preparedtx.Hash(p)
+	hash, th, err := preparedtx.Hashes(p)
 	if err != nil {
 		return canton.Err(canton.CodeInvalidExternalTransaction, "Provided external transaction is invalid: %v", err)
 	}
@@ -441,7 +441,7 @@ func (s *Service) ExecuteSubmission(w http.ResponseWriter, r *http.Request, c *c
 		}
 		return err
 	}
-	if _, err := s.w.External.InteractivePrepared(r.Context(), p, hash); errors.Is(err, fault.ErrNotFound) {
+	if _, err := s.w.External.InteractivePrepared(r.Context(), p, th, hash); errors.Is(err, fault.ErrNotFound) {
 		return canton.Err(canton.CodeInvalidExternalTransaction, "Provided external transaction is invalid: %v; execute what prepare returned, unchanged", err)
 	} else if errors.Is(err, fault.ErrExpired) {
 		return canton.Err(canton.CodeLedgerTimeOutsideBounds, "The submitted command with a ledger effective time of %s is outside of the bounds required by the transaction: %v",
