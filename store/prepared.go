@@ -39,30 +39,6 @@ func InsertPreparedTx(ctx context.Context, db bun.IDB, p *PreparedTx) error {
 	return nil
 }
 
-// InsertPreparedTxLazily stores a preparation whose loss in a crash costs
-// no more than a client's retry (ledger/external's record for replicas of
-// an earlier release). On Postgres its commit does not wait for the WAL
-// to reach the disk: the row is seen by every connection at once and is
-// lost only if the server crashes within a fraction of a second of it.
-func InsertPreparedTxLazily(ctx context.Context, db *DB, p *PreparedTx) error {
-	if db.Engine != Postgres {
-		return InsertPreparedTx(ctx, db, p)
-	}
-	insert, err := db.NewInsert().Model(p).AppendQuery(db.QueryGen(), nil)
-	if err != nil {
-		return fmt.Errorf("insert prepared transaction: %w", err)
-	}
-	// One query without arguments, which pgx sends as a simple query: its
-	// two statements run as one implicit transaction, which SET LOCAL
-	// covers and an error rolls back whole, leaving the session as it was.
-	// It goes to database/sql itself, as bun would read the values' text
-	// for placeholders.
-	if _, err := db.DB.DB.ExecContext(ctx, "SET LOCAL synchronous_commit TO OFF; "+string(insert)); err != nil {
-		return fmt.Errorf("insert prepared transaction: %w", Normalize(err))
-	}
-	return nil
-}
-
 // PreparedTxByHash loads a preparation by its hash.
 func PreparedTxByHash(ctx context.Context, db bun.IDB, hash string) (*PreparedTx, error) {
 	p := new(PreparedTx)

@@ -18,7 +18,6 @@ import (
 	"crypto/ed25519"
 	"crypto/subtle"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -77,13 +76,10 @@ func sigErr(format string, args ...any) error {
 // returns the hash party signs. Its transaction id becomes a MAC, under
 // the ledger's key, of everything else the hash covers (sealOf), so
 // execute knows what this node prepared, and until when (p's maximum
-// ledger time), without a record of it. The caller has checked that party
-// is an external party (ExternalPartyKey): it prepares only for those.
-//
-// A replica still on an earlier release executes only what it finds in
-// the prepared transactions' store, so the preparation is recorded there
-// too until a later release stops writing it (see InteractivePrepared).
-func (s *Service) PrepareInteractive(ctx context.Context, party coin.PartyID, p *preparedtx.Prepared, expires time.Time) ([]byte, error) {
+// ledger time), without a record of it: preparing writes nothing. The
+// caller has checked that the signing party is an external party
+// (ExternalPartyKey): it prepares only for those.
+func (s *Service) PrepareInteractive(p *preparedtx.Prepared, expires time.Time) ([]byte, error) {
 	exp := uint64(expires.UnixMicro())
 	p.Metadata.MaxLedgerEffectiveTime = &exp
 	th, err := preparedtx.TransactionHash(&p.Transaction)
@@ -100,19 +96,6 @@ func (s *Service) PrepareInteractive(ctx context.Context, party coin.PartyID, p 
 		return nil, err
 	}
 	hash := preparedtx.HashOf(th, mh)
-	body, err := json.Marshal(map[string]string{"commandId": p.Metadata.CommandID})
-	if err != nil {
-		return nil, err
-	}
-	// No need to wait for the disk: lost in a crash, the record costs an
-	// old replica's client a new preparation, and the seal still holds.
-	err = store.InsertPreparedTxLazily(ctx, s.l.DB(), &store.PreparedTx{
-		TxHash: hex.EncodeToString(hash), Party: party, Kind: KindInteractive, Body: string(body),
-		Status: store.PreparedPending, CreatedAt: s.l.Now(), ExpiresAt: time.UnixMicro(int64(exp)).UTC(),
-	})
-	if err != nil {
-		return nil, fmt.Errorf("record prepared transaction for %s: %w", party, err)
-	}
 	return hash, nil
 }
 

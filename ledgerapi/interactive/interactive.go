@@ -200,7 +200,7 @@ func (s *Service) PrepareSubmission(w http.ResponseWriter, r *http.Request, c *c
 			PreparationTime: uint64(now.UnixMicro()), InputContracts: inputs,
 		},
 	}
-	hash, err := s.w.External.PrepareInteractive(r.Context(), party, p, expires)
+	hash, err := s.w.External.PrepareInteractive(p, expires)
 	if err != nil {
 		return fmt.Errorf("prepare the transaction: %w", err)
 	}
