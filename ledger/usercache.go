@@ -13,10 +13,12 @@ import (
 // changes only on onboarding and offboarding. This process forgets a user
 // the moment it onboards or offboards them, so here an offboarding takes
 // effect at once. Another replica on the same database may still let an
-// offboarded user act for up to the TTL after the offboarding committed.
+// offboarded user act for up to the TTL after the offboarding committed,
+// as Canton's participants may (their user management cache keeps an
+// entry 5 s after it was read: cache-expiry-after-write-in-seconds).
 // Unknown and offboarded users are never cached: a user onboarded on one
 // replica can act through every replica at once.
-const DefaultUserCacheTTL = time.Second
+const DefaultUserCacheTTL = 5 * time.Second
 
 // userCacheSize bounds the cached users, and the cached rights. Past it,
 // expired entries go first, then arbitrary ones.

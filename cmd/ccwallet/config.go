@@ -122,6 +122,11 @@ type Config struct {
 	// ExternalPartyPreparedTTL is how long an external party may submit a
 	// prepared transaction (default 10m).
 	ExternalPartyPreparedTTL time.Duration `yaml:"externalPartyPreparedTtl"`
+	// UserCacheTTL is how long an onboarded user and their rights, once
+	// read, are trusted on this replica (default 5s, Canton's user
+	// management cache-expiry-after-write): the longest another replica's
+	// offboarding or revoked right may go unseen here.
+	UserCacheTTL Duration `yaml:"userCacheTtl"`
 	// Offers bounds transfer offers (offers.go).
 	Offers OffersConfig `yaml:"offers"`
 }

@@ -149,6 +149,7 @@ func TestConfigFiles(t *testing.T) {
 			`tls.minimum-server-protocol-version: must be TLSv1.2 or TLSv1.3, not "TLSv1.0"`},
 		{"negative throughput", "topup:\n  targetThroughput: -1\n", nil, "topup.targetThroughput: must not be negative"},
 		{"negative write stall", "web:\n  writeStallTimeout: -5s\n", nil, `web.writeStallTimeout (line 2): bad duration "-5s": must not be negative`},
+		{"negative user cache", "userCacheTtl: -1s\n", nil, `userCacheTtl (line 1): bad duration "-1s": must not be negative`},
 		{"bad log format", "logFormat: xml\n", nil, `logFormat: must be text or json, not "xml"`},
 		{"env MIGRATION_ID not a number", "", []string{"MIGRATION_ID=x"}, `MIGRATION_ID: want a whole number, not "x"`},
 		{"env bad throughput", "", []string{"TARGET_TRAFFIC_THROUGHPUT=fast"}, "TARGET_TRAFFIC_THROUGHPUT: want bytes per second"},

@@ -17,6 +17,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/handlers"
+	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/delegations"
 	"github.com/ccwallet/ccwallet/ledger/external"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
@@ -166,6 +167,28 @@ func TestPreparedTTLConfig(t *testing.T) {
 	cfg, err := loadConfig(path, envVars{}, time.Now())
 	if err != nil || cfg.ExternalPartyPreparedTTL != 90*time.Second {
 		t.Errorf("externalPartyPreparedTtl = %v, %v; want 1m30s", cfg.ExternalPartyPreparedTTL, err)
+	}
+}
+
+// TestUserCacheTTLConfig: userCacheTtl reaches the ledger; left out, the
+// ledger's default (Canton's 5 s) applies.
+func TestUserCacheTTLConfig(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "values.yaml")
+	if err := os.WriteFile(path, []byte("userCacheTtl: 250ms\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := loadConfig(path, envVars{}, time.Now())
+	if err != nil || cfg.ledgerConfig().UserCacheTTL != 250*time.Millisecond {
+		t.Errorf("userCacheTtl 250ms: the ledger's UserCacheTTL = %v, %v", cfg.ledgerConfig().UserCacheTTL, err)
+	}
+	if err := os.WriteFile(path, []byte("network: devnet\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if cfg, err = loadConfig(path, envVars{}, time.Now()); err != nil || cfg.ledgerConfig().UserCacheTTL != 0 {
+		t.Errorf("no userCacheTtl: the ledger's UserCacheTTL = %v, %v; want 0 (the ledger's default)", cfg.ledgerConfig().UserCacheTTL, err)
+	}
+	if ledger.DefaultUserCacheTTL != 5*time.Second {
+		t.Errorf("DefaultUserCacheTTL = %v; Canton's user management cache keeps an entry 5s", ledger.DefaultUserCacheTTL)
 	}
 }
 

@@ -213,6 +213,7 @@ func (c Config) ledgerConfig() ledger.Config {
 		OperatorHint: c.ValidatorPartyHint, AdminUsers: c.ValidatorWalletUsers, DevNet: c.DevNet(),
 		MergeDelegationAtOnboarding: c.mergeAtOnboarding(),
 		PreparedTTL:                 c.ExternalPartyPreparedTTL,
+		UserCacheTTL:                time.Duration(c.UserCacheTTL),
 		SnapshotDir:                 c.SnapshotDir,
 		Offers:                      c.Offers.limits(),
 		ShapeExercise:               apiread.ShapeExercise,
