@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 
 	"github.com/uptrace/bun"
@@ -25,19 +26,36 @@ type PageCompletion struct {
 
 // CompletionsAfter lists user's completions after offset after up to
 // upto, oldest first, at most limit, each with the pruning offset as of
-// the same read, in one statement.
+// the same read, in one statement. On Postgres, through db itself, that
+// statement is prepared once per connection (CachedStatement): a client
+// waiting for its command's completion reads it once or twice per
+// command, and its parsing and planning cost more than its run.
 func CompletionsAfter(ctx context.Context, db bun.IDB, user string, after, upto int64, limit int) ([]PageCompletion, error) {
 	var cs []PageCompletion
-	err := db.NewSelect().Model(&cs).
-		Column("offset_id", "user_id", "command_id", "act_as", "submission_id", "update_id", "status_code", "message", "record_time").
-		ColumnExpr("(SELECT last_offset FROM pruned_totals WHERE id = 1) AS pruned").
-		Where("user_id = ?", user).Where("offset_id > ?", after).Where("offset_id <= ?", upto).
-		Order("offset_id").Limit(int64(limit)).Scan(ctx)
+	var err error
+	if d, ok := db.(*DB); ok && d.Engine == Postgres {
+		var rows *sql.Rows
+		if rows, err = d.DB.DB.QueryContext(ctx, completionsAfterSQL, CachedStatement(user, after, upto, limit)...); err == nil {
+			err = d.ScanRows(ctx, rows, &cs)
+		}
+	} else {
+		err = db.NewSelect().Model(&cs).
+			Column("offset_id", "user_id", "command_id", "act_as", "submission_id", "update_id", "status_code", "message", "record_time").
+			ColumnExpr("(SELECT last_offset FROM pruned_totals WHERE id = 1) AS pruned").
+			Where("user_id = ?", user).Where("offset_id > ?", after).Where("offset_id <= ?", upto).
+			Order("offset_id").Limit(int64(limit)).Scan(ctx)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("completions of %s: %w", user, Normalize(err))
 	}
 	return cs, nil
 }
+
+// completionsAfterSQL is CompletionsAfter's statement on Postgres, the
+// same as the one bun builds elsewhere.
+const completionsAfterSQL = `SELECT offset_id, user_id, command_id, act_as, submission_id, update_id, status_code, message, record_time,
+	(SELECT last_offset FROM pruned_totals WHERE id = 1) AS pruned
+FROM completions WHERE user_id = $1 AND offset_id > $2 AND offset_id <= $3 ORDER BY offset_id LIMIT $4`
 
 // DeleteCompletionsUpTo removes the completions at or before offset (the
 // update log pruned up to it).

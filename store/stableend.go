@@ -127,6 +127,10 @@ func (db *DB) Drew(ctx context.Context, offsets ...int64) {
 	w.mu.Unlock()
 }
 
+// stableEndSQL reads the highest offset drawn and the highest committed.
+const stableEndSQL = "SELECT (SELECT CASE WHEN is_called THEN last_value ELSE last_value - 1 END FROM " + OffsetSequence +
+	"), (SELECT COALESCE(MAX(offset_id), 0) FROM updates)"
+
 // StableEnd is the ledger end a reader may start from: the highest offset
 // at or below which every update of this process is committed (or rolled
 // back for good). On SQLite it is LedgerEnd.
@@ -135,8 +139,9 @@ func (db *DB) StableEnd(ctx context.Context) (int64, error) {
 		return LedgerEnd(ctx, db)
 	}
 	var issued, end int64
-	err := db.QueryRowContext(ctx, "SELECT (SELECT CASE WHEN is_called THEN last_value ELSE last_value - 1 END FROM "+OffsetSequence+
-		"), (SELECT COALESCE(MAX(offset_id), 0) FROM updates)").Scan(&issued, &end)
+	// Prepared once per connection: every Ledger API read and completions
+	// stream asks for it, and planning it costs more than running it.
+	err := db.DB.DB.QueryRowContext(ctx, stableEndSQL, CachedStatement()...).Scan(&issued, &end)
 	if err != nil {
 		return 0, fmt.Errorf("ledger end: %w", Normalize(err))
 	}

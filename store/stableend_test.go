@@ -160,3 +160,53 @@ func TestStableEndRisesWithOwnOffsets(t *testing.T) {
 		t.Errorf("ledger end %d once both committed, want %d", got, own)
 	}
 }
+
+// TestHotReadsArePrepared: the reads a client waiting for its command's
+// completion makes (the stable end, then its completions after an
+// offset) run on Postgres as statements prepared once per connection,
+// on a generic plan, and read what they did as plain statements.
+func TestHotReadsArePrepared(t *testing.T) {
+	ctx := context.Background()
+	db := ledgertest.DB(t, store.Postgres)
+	db.DB.DB.SetMaxOpenConns(1) // one session, whose prepared statements the check lists
+	if err := store.InsertRound(ctx, db, &store.Round{Number: 1, Price: coin.MustParse("0.005")}); err != nil {
+		t.Fatal(err)
+	}
+	off := commitUpdate(t, db)
+	at := time.Date(2026, 11, 30, 1, 2, 3, 456789000, time.UTC)
+	c := &store.Completion{OffsetID: off, UserID: "alice", CommandID: "c1", ActAs: ",alice::1,", SubmissionID: "s1",
+		UpdateID: "u1", StatusCode: 0, Message: "it's $1 and ?", RecordTime: at}
+	if err := store.InsertCompletion(ctx, db, c); err != nil {
+		t.Fatal(err)
+	}
+	for range 3 {
+		end, err := db.StableEnd(ctx)
+		if err != nil || end != off {
+			t.Fatalf("stable end = %d, %v; want %d", end, err, off)
+		}
+		got, err := store.CompletionsAfter(ctx, db, "alice", 0, end, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := store.PageCompletion{Completion: *c}
+		if len(got) != 1 || !got[0].RecordTime.Equal(at) {
+			t.Fatalf("completions = %+v, want %+v", got, want)
+		}
+		got[0].RecordTime = at
+		if got[0] != want {
+			t.Fatalf("completion = %+v, want %+v", got[0], want)
+		}
+		if got, err := store.CompletionsAfter(ctx, db, "alice", off, end, 10); err != nil || len(got) != 0 {
+			t.Fatalf("completions after the last = %+v, %v; want none", got, err)
+		}
+	}
+	for _, q := range []string{"%updates_offset_id_seq%", "%FROM completions WHERE user_id = $1%"} {
+		var generic int64
+		err := db.NewRaw("SELECT generic_plans FROM pg_prepared_statements WHERE statement LIKE ?", q).Scan(ctx, &generic)
+		if err != nil {
+			t.Errorf("no prepared statement like %s: %v", q, err)
+		} else if generic < 3 {
+			t.Errorf("statement like %s ran %d times on a generic plan, want every time (3+)", q, generic)
+		}
+	}
+}
