@@ -43,10 +43,15 @@ func TestRewardsPageAndCharts(t *testing.T) {
 	must(t, admin.Locator("#password").Fill("admin-devnet"))
 	must(t, testID(admin, "dev-login-submit").Click())
 	waitURL(t, admin, srv.url+"/")
-	for _, usd := range []string{"10", "5"} {
-		must(t, admin.Locator("#tap-amount").Fill(usd))
+	for _, tap := range []struct{ usd, total string }{{"10", "2,000.00 CC"}, {"5", "3,000.00 CC"}} {
+		must(t, admin.Locator("#tap-amount").Fill(tap.usd))
 		must(t, testID(admin, "tap-submit").Click())
-		must(t, expect.Locator(testID(admin, "flash")).ToContainText(tappedFlash)) // not an earlier flash
+		must(t, expect.Locator(testID(admin, "flash")).ToContainText(tappedFlash))
+		// The balance, reloaded live, says the tap landed: the second
+		// tap's flash reads as the first's, and under load its click once
+		// went out while the first's swaps were still in flight and was
+		// lost, leaving the chart a single point.
+		mustBalance(t, testID(admin, "balance-cc"), tap.total)
 	}
 	// Two taps at least: a line, reloaded live.
 	chart := admin.Locator(`[data-testid="balance-chart"] svg[role="img"]`)
