@@ -2,51 +2,23 @@ package ledger
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 
 	"github.com/ccwallet/ccwallet/coin"
+	"github.com/ccwallet/ccwallet/ledger/commands"
 	"github.com/ccwallet/ccwallet/ledger/fault"
 	"github.com/ccwallet/ccwallet/store"
 	"github.com/uptrace/bun"
 )
 
-// DeduplicationWindow is how long a command, tracking or deduplication id
-// is remembered (the real wallet's deduplicationDuration).
-const DeduplicationWindow = 24 * 60 * 60 // seconds; see PruneCommands
-
-// Command is what an entry point that records a command is given: the
-// key the command is deduplicated by and, for a Ledger API submission,
-// its completion (Completing; nil for the wallet API, the web wallet and
-// the automations). The two travel together to the change that records
-// the key (saveCommand, Tx.SaveCommand, a one-step send's record), which
-// writes the completion as a success with the command's effects, at its
-// update's offset. Passing a Command is how a caller says where its
-// completion goes: no context carries one.
-type Command struct {
-	Key        string
-	Completion *Completion
-}
-
-// Completing is the Ledger API's command under key whose success writes
-// completion c: c is checked (its ids and actAs bounded) and made a
-// success's.
-func Completing(key string, c Completion) (Command, error) {
-	if err := checkCompletion(&c); err != nil {
-		return Command{}, err
-	}
-	c.Code, c.Message = 0, ""
-	return Command{Key: key, Completion: &c}, nil
-}
-
-// Under is c with its key under prefix (an entry point's own key space;
-// none when c has no key), and its completion.
-func (c Command) Under(prefix string) Command {
-	if c.Key != "" {
-		c.Key = prefix + c.Key
-	}
-	return c
-}
+// A command's record inside its change: claiming its deduplication key
+// (claimCommand, claimOnce), recording the key with the command's effects
+// and its Ledger API completion as a success (saveCommand,
+// recordCommand) and a rejection's completion in a change of its own
+// (RecordCompletion). What a command, a completion and an exercise are is
+// ledger/commands'.
 
 // claimCommand reserves key for this transaction. It returns the stored
 // result when the key was used before (the caller answers with it or with
@@ -79,13 +51,13 @@ func (l *Ledger) claimCommand(ctx context.Context, tx bun.Tx, key string) (*stor
 // saveCommand records cmd's key with its result in the same transaction
 // as its effect and, for a Ledger API command, its completion as a
 // success at t's offset.
-func (l *Ledger) saveCommand(ctx context.Context, t *txn, cmd Command, party coin.PartyID, kind, result string) error {
+func (l *Ledger) saveCommand(ctx context.Context, t *txn, cmd commands.Command, party coin.PartyID, kind, result string) error {
 	off := t.offset
 	if err := store.InsertCommand(ctx, t.tx, &store.Command{DedupKey: cmd.Key, Party: party, Kind: kind, OffsetID: &off, Result: result, CreatedAt: t.now}); err != nil {
 		return err
 	}
 	if c := cmd.Completion; c != nil {
-		row := completionRow(c, off, t.update, t.now, t.exerciseJSON(c))
+		row := c.Row(off, t.update, t.now, t.exerciseJSON(c))
 		t.completedBy = append(t.completedBy, c.UserID)
 		return store.InsertCompletion(ctx, t.tx, &row)
 	}
@@ -96,10 +68,10 @@ func (l *Ledger) saveCommand(ctx context.Context, t *txn, cmd Command, party coi
 // result is this transaction's update id, and its completion, if any, is
 // written with it. The insert fails the commit (rolling the effect back)
 // if the key was used meanwhile.
-func (t *changes) recordCommand(cmd Command, party coin.PartyID, kind string) {
+func (t *changes) recordCommand(cmd commands.Command, party coin.PartyID, kind string) {
 	t.commands = append(t.commands, store.Command{DedupKey: cmd.Key, Party: party, Kind: kind, Result: t.update, CreatedAt: t.now})
 	if c := cmd.Completion; c != nil {
-		t.completions = append(t.completions, completionRow(c, 0, t.update, t.now, t.exerciseJSON(c)))
+		t.completions = append(t.completions, c.Row(0, t.update, t.now, t.exerciseJSON(c)))
 		t.completedBy = append(t.completedBy, c.UserID)
 	}
 }
@@ -118,4 +90,54 @@ func (l *Ledger) claimOnce(ctx context.Context, tx bun.Tx, key string) error {
 		return fmt.Errorf("%w: the command was already executed (%s)", fault.ErrDuplicate, prev.Result)
 	}
 	return nil
+}
+
+// exerciseJSON is c's exercise as stored with the completion, shaped by
+// Config.ShapeExercise from what t wrote; "" for none.
+func (t *changes) exerciseJSON(c *commands.Completion) string {
+	if c == nil || c.Exercise == nil {
+		return ""
+	}
+	e := *c.Exercise
+	if len(e.ChoiceArgument) == 0 {
+		e.ChoiceArgument = json.RawMessage("{}")
+	}
+	if e.ActingParties == nil {
+		e.ActingParties = []coin.PartyID{}
+	}
+	if shape := t.l.cfg.ShapeExercise; shape != nil {
+		shape(Written{Round: t.round, Created: t.created, Holdings: t.holdings, History: t.history}, &e)
+	} else {
+		e.ExerciseResult = json.RawMessage("{}")
+	}
+	out, err := json.Marshal(&e)
+	if err != nil {
+		return ""
+	}
+	return string(out)
+}
+
+// RecordCompletion stores a rejected command's completion (Code set) in
+// a change of its own and returns it with its offset. A success is never
+// recorded here: it is written with the command's effects
+// (commands.Command).
+func (l *Ledger) RecordCompletion(ctx context.Context, c commands.Completion) (commands.Completion, error) {
+	c, err := commands.Rejecting(c)
+	if err != nil {
+		return c, err
+	}
+	err = l.change(ctx, func(ctx context.Context, ch *change) error {
+		t, err := ch.begin(ctx, "command-rejected")
+		if err != nil {
+			return err
+		}
+		t.afterCommit(func(ctx context.Context) error {
+			c.Offset, c.RecordTime = t.offset, t.now
+			row := c.Row(t.offset, "", t.now, "")
+			t.completedBy = append(t.completedBy, c.UserID)
+			return store.InsertCompletion(ctx, t.tx, &row)
+		})
+		return nil
+	})
+	return c, err
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/ccwallet/ccwallet/ledger/apiread"
+	"github.com/ccwallet/ccwallet/ledger/commands"
 	"github.com/ccwallet/ccwallet/ledger/fault"
 
 	"github.com/ccwallet/ccwallet/coin"
@@ -18,7 +19,7 @@ import (
 )
 
 // TestCompletionsRideTheirChanges: a command run with a completion
-// (ledger.Completing, passed in its request) writes the completion with its effects,
+// (commands.Completing, passed in its request) writes the completion with its effects,
 // at its update's offset and with its update id, on both commit paths (a
 // change's saveCommand, the one-step sends' batch); a command that fails
 // writes none; RecordCompletion writes a rejection at an offset of its
@@ -29,9 +30,9 @@ func TestCompletionsRideTheirChanges(t *testing.T) {
 		ctx := context.Background()
 		p, q := ledgertest.Party(t, l), ledgertest.Party(t, l)
 		ledgertest.Mint(t, l, p, "100")
-		completing := func(id string) *ledger.Completion {
+		completing := func(id string) *commands.Completion {
 			t.Helper()
-			c, err := ledger.Completing(id, ledger.Completion{UserID: "u", CommandID: id, SubmissionID: "s-" + id, ActAs: []coin.PartyID{p}})
+			c, err := commands.Completing(id, commands.Completion{UserID: "u", CommandID: id, SubmissionID: "s-" + id, ActAs: []coin.PartyID{p}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -61,12 +62,12 @@ func TestCompletionsRideTheirChanges(t *testing.T) {
 			ExecuteBefore: clock.Now().Add(time.Hour), TrackingID: "k1", Completion: completing("c3")}); !errors.Is(err, fault.ErrDuplicate) {
 			t.Fatalf("a duplicate: %v", err)
 		}
-		rej, err := l.RecordCompletion(ctx, ledger.Completion{UserID: "u", CommandID: "c3", ActAs: []coin.PartyID{p, q}, Code: 6,
-			Message: "DUPLICATE_COMMAND(10,x): " + strings.Repeat("é", ledger.MaxCompletionMessage)})
+		rej, err := l.RecordCompletion(ctx, commands.Completion{UserID: "u", CommandID: "c3", ActAs: []coin.PartyID{p, q}, Code: 6,
+			Message: "DUPLICATE_COMMAND(10,x): " + strings.Repeat("é", commands.MaxCompletionMessage)})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if end, _ := apiread.New(l).LedgerEnd(ctx); rej.Offset != end || len(rej.Message) > ledger.MaxCompletionMessage {
+		if end, _ := apiread.New(l).LedgerEnd(ctx); rej.Offset != end || len(rej.Message) > commands.MaxCompletionMessage {
 			t.Errorf("the rejection at %d (ledger end %d), message of %d bytes", rej.Offset, end, len(rej.Message))
 		}
 
@@ -100,14 +101,14 @@ func TestCompletionsRideTheirChanges(t *testing.T) {
 			t.Errorf("after the first, one: %+v", cs)
 		}
 		// Bounds.
-		many := make([]coin.PartyID, ledger.MaxCompletionActAs+1)
+		many := make([]coin.PartyID, commands.MaxCompletionActAs+1)
 		for i := range many {
 			many[i] = p
 		}
-		if _, err := ledger.Completing("x", ledger.Completion{UserID: "u", CommandID: "x", ActAs: many}); !fault.IsValidation(err) {
+		if _, err := commands.Completing("x", commands.Completion{UserID: "u", CommandID: "x", ActAs: many}); !fault.IsValidation(err) {
 			t.Errorf("%d parties: %v", len(many), err)
 		}
-		if _, err := l.RecordCompletion(ctx, ledger.Completion{UserID: "u", CommandID: "x", ActAs: []coin.PartyID{p}}); !fault.IsValidation(err) {
+		if _, err := l.RecordCompletion(ctx, commands.Completion{UserID: "u", CommandID: "x", ActAs: []coin.PartyID{p}}); !fault.IsValidation(err) {
 			t.Errorf("a rejection without a code: %v", err)
 		}
 
@@ -133,7 +134,7 @@ func TestCompletionsRideTheirChanges(t *testing.T) {
 		}
 		// With a completion after the pruned offset, the page's rows
 		// carry the pruning offset: still refused below it.
-		later, err := l.RecordCompletion(ctx, ledger.Completion{UserID: "u", CommandID: "later", ActAs: []coin.PartyID{p}, Code: 5, Message: "no"})
+		later, err := l.RecordCompletion(ctx, commands.Completion{UserID: "u", CommandID: "later", ActAs: []coin.PartyID{p}, Code: 5, Message: "no"})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -17,6 +17,7 @@ import (
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger/blobcache"
 	"github.com/ccwallet/ccwallet/ledger/bounds"
+	"github.com/ccwallet/ccwallet/ledger/commands"
 	"github.com/ccwallet/ccwallet/ledger/fault"
 	"github.com/ccwallet/ccwallet/store"
 )
@@ -218,7 +219,7 @@ func TemplateName(tmpl string) string { return tmpl[strings.LastIndex(tmpl, ":")
 // deduplicated by cmd's key (none when empty), with cmd's completion: the
 // Ledger API's create commands that only make a contract (a delegate
 // proxy, a ping).
-func (l *Ledger) createContract(ctx context.Context, kind string, cmd Command, template string, payload any, parties ...coin.PartyID) (coin.ContractID, error) {
+func (l *Ledger) createContract(ctx context.Context, kind string, cmd commands.Command, template string, payload any, parties ...coin.PartyID) (coin.ContractID, error) {
 	for _, q := range parties {
 		if err := l.KnownParty(ctx, q); err != nil {
 			return "", err

@@ -14,6 +14,7 @@ import (
 	"github.com/ccwallet/ccwallet/ledger/airdrop"
 	"github.com/ccwallet/ccwallet/ledger/apppayments"
 	"github.com/ccwallet/ccwallet/ledger/autotransfer"
+	"github.com/ccwallet/ccwallet/ledger/commands"
 	"github.com/ccwallet/ccwallet/ledger/delegations"
 	"github.com/ccwallet/ccwallet/ledger/devnet"
 	"github.com/ccwallet/ccwallet/ledger/expiry"
@@ -211,14 +212,14 @@ func historyAddsUp(t *testing.T, l *ledger.Ledger, clock *ledgertest.Clock, r *r
 			a, b := pair()
 			req, err := pays.RequestAppPayment(ctx, []coin.PartyID{b}, apppayments.AppPaymentRequest{Sender: a, Provider: b, Description: "app",
 				ExpiresAt:       ledger.FormatTime(clock.Now().Add(time.Hour)),
-				ReceiverAmounts: []apppayments.ReceiverAmount{{Receiver: b, Amount: ledger.PaymentAmount{Amount: amount(), Unit: payments.UnitAmulet}}}}, ledger.Command{})
+				ReceiverAmounts: []apppayments.ReceiverAmount{{Receiver: b, Amount: ledger.PaymentAmount{Amount: amount(), Unit: payments.UnitAmulet}}}}, commands.Command{})
 			if err != nil || r.IntN(4) == 0 {
 				if err == nil {
-					_, err = pays.RejectAppPayment(ctx, a, req.Created, ledger.Command{})
+					_, err = pays.RejectAppPayment(ctx, a, req.Created, commands.Command{})
 				}
 				return err
 			}
-			acc, err := pays.AcceptAppPayment(ctx, a, req.Created, ledger.Command{})
+			acc, err := pays.AcceptAppPayment(ctx, a, req.Created, commands.Command{})
 			if err == nil {
 				appPayments = append(appPayments, acc.Created)
 				appProvider[acc.Created] = b
@@ -234,7 +235,7 @@ func historyAddsUp(t *testing.T, l *ledger.Ledger, clock *ledgertest.Clock, r *r
 			if r.IntN(3) == 0 {
 				move = apppayments.AppPaymentRefund
 			}
-			_, err := pays.MoveAcceptedAppPayment(ctx, []coin.PartyID{appProvider[cid]}, cid, move, ledger.Command{})
+			_, err := pays.MoveAcceptedAppPayment(ctx, []coin.PartyID{appProvider[cid]}, cid, move, commands.Command{})
 			return err
 		}},
 		{"preapproval", func() error {

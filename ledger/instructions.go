@@ -9,6 +9,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger/bounds"
+	"github.com/ccwallet/ccwallet/ledger/commands"
 	"github.com/ccwallet/ccwallet/ledger/fault"
 	"github.com/ccwallet/ccwallet/store"
 )
@@ -216,9 +217,9 @@ type TransferInstructionRequest struct {
 	// first runs) and creates nothing.
 	TrackingID string
 	// Completion is the Ledger API's completion of the command the
-	// request runs for (Completing; TrackingID is its key), written with
-	// its success; nil elsewhere.
-	Completion *Completion
+	// request runs for (commands.Completing; TrackingID is its key),
+	// written with its success; nil elsewhere.
+	Completion *commands.Completion
 	// InputHoldings are the holdings the sender names as inputs (the
 	// token standard's inputHoldingCids): each must be the sender's live
 	// holding (checkInputHoldings).
@@ -298,9 +299,9 @@ func (in Instructions) Create(ctx context.Context, req TransferInstructionReques
 		return nil, err
 	}
 	executeBefore := req.ExecuteBefore.UTC().Truncate(time.Microsecond)
-	var cmd Command // none without a tracking id
+	var cmd commands.Command // none without a tracking id
 	if req.TrackingID != "" {
-		cmd = Command{Key: TransferCommandKey(req.Sender, req.TrackingID), Completion: req.Completion}
+		cmd = commands.Command{Key: TransferCommandKey(req.Sender, req.TrackingID), Completion: req.Completion}
 		// The common case first: to a receiver with a valid preapproval
 		// the transfer is a one-step send, and runs as one (grouped with
 		// concurrent sends on Postgres); with none it falls through.
@@ -393,7 +394,7 @@ func (in Instructions) Create(ctx context.Context, req TransferInstructionReques
 // change c: the transfer through the receiver's preapproval p, completed
 // at once. cmd, when it has a key, records the tracking id with the
 // receiver's new holding, and its completion.
-func (in Instructions) transferDirect(ctx context.Context, c *change, req TransferInstructionRequest, p *store.TransferPreapproval, cmd Command) (*InstructionResult, error) {
+func (in Instructions) transferDirect(ctx context.Context, c *change, req TransferInstructionRequest, p *store.TransferPreapproval, cmd commands.Command) (*InstructionResult, error) {
 	l := in.l
 	t, err := c.begin(ctx, "transfer-preapproval-send")
 	if err != nil {
@@ -425,7 +426,7 @@ var errNoPreapproval = errors.New("the receiver has no valid transfer preapprova
 // for the whole batch's claims, locks and reads and one for its writes.
 // It fails with errNoPreapproval, having changed nothing, when the
 // receiver has no valid preapproval.
-func (in Instructions) transferDirectBatched(ctx context.Context, req TransferInstructionRequest, cmd Command) (*InstructionResult, error) {
+func (in Instructions) transferDirectBatched(ctx context.Context, req TransferInstructionRequest, cmd commands.Command) (*InstructionResult, error) {
 	l := in.l
 	if err := l.Reassignments().refuseSend(ctx, req.Receiver); err != nil {
 		return nil, err
@@ -466,13 +467,13 @@ func (in Instructions) Withdraw(ctx context.Context, actor coin.PartyID, cid coi
 // actor ("" for the expiry automation), following the transition table.
 // A refused move changes nothing.
 func (in Instructions) Move(ctx context.Context, actor coin.PartyID, cid coin.ContractID, move InstructionMove) (*InstructionResult, error) {
-	return in.move(ctx, actor, cid, move, Command{})
+	return in.move(ctx, actor, cid, move, commands.Command{})
 }
 
 // MoveOnce is Move deduplicated by cmd's key (the Ledger API's change
 // id): a key used before fails with fault.ErrDuplicate and moves nothing; the
 // key, cmd's completion and the move commit together.
-func (in Instructions) MoveOnce(ctx context.Context, actor coin.PartyID, cid coin.ContractID, move InstructionMove, cmd Command) (*InstructionResult, error) {
+func (in Instructions) MoveOnce(ctx context.Context, actor coin.PartyID, cid coin.ContractID, move InstructionMove, cmd commands.Command) (*InstructionResult, error) {
 	if err := bounds.CheckID("commandId", cmd.Key); err != nil {
 		return nil, err
 	}
@@ -480,7 +481,7 @@ func (in Instructions) MoveOnce(ctx context.Context, actor coin.PartyID, cid coi
 	return in.move(ctx, actor, cid, move, cmd)
 }
 
-func (in Instructions) move(ctx context.Context, actor coin.PartyID, cid coin.ContractID, move InstructionMove, cmd Command) (*InstructionResult, error) {
+func (in Instructions) move(ctx context.Context, actor coin.PartyID, cid coin.ContractID, move InstructionMove, cmd commands.Command) (*InstructionResult, error) {
 	l := in.l
 	var res *InstructionResult
 	err := l.change(ctx, func(ctx context.Context, c *change) error {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger/blobcache"
+	"github.com/ccwallet/ccwallet/ledger/commands"
 	"github.com/ccwallet/ccwallet/ledger/damljson"
 	"github.com/ccwallet/ccwallet/ledger/ttlcache"
 	"github.com/ccwallet/ccwallet/ledger/validatorset"
@@ -63,7 +64,7 @@ type Config struct {
 	// else witnesses it) from what its change wrote, before the exercise
 	// is stored with the completion: cmd passes ledger/apiread's
 	// ShapeExercise; nil stores a Unit result ({}).
-	ShapeExercise func(w Written, e *Exercise)
+	ShapeExercise func(w Written, e *commands.Exercise)
 }
 
 // Ledger applies the coin's rules to the store. Safe for concurrent use.

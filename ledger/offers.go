@@ -9,6 +9,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger/bounds"
+	"github.com/ccwallet/ccwallet/ledger/commands"
 	"github.com/ccwallet/ccwallet/ledger/fault"
 	"github.com/ccwallet/ccwallet/store"
 	"github.com/uptrace/bun"
@@ -233,7 +234,7 @@ func (of Offers) create(ctx context.Context, r OfferRequest, guard func(ctx cont
 			if err := store.InsertTransferOffer(ctx, tx, row); err != nil {
 				return err
 			}
-			return l.saveCommand(ctx, t, Command{Key: key}, r.Sender, "create-transfer-offer", string(cid))
+			return l.saveCommand(ctx, t, commands.Command{Key: key}, r.Sender, "create-transfer-offer", string(cid))
 		})
 		o, created = OfferView(row), true
 		return nil

@@ -9,6 +9,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger/bounds"
+	"github.com/ccwallet/ccwallet/ledger/commands"
 	"github.com/ccwallet/ccwallet/ledger/fault"
 	"github.com/ccwallet/ccwallet/store"
 	"github.com/uptrace/bun"
@@ -239,14 +240,14 @@ func (t *txn) newPreapproval(ctx context.Context, receiver, provider coin.PartyI
 // PreapprovalLifetime from its current expiry; its provider pays the fee.
 // An expired one is never renewed (fault.ErrExpired).
 func (pa Preapprovals) Renew(ctx context.Context, cid coin.ContractID) (coin.ContractID, error) {
-	return pa.renew(ctx, cid, "", time.Time{}, Command{})
+	return pa.renew(ctx, cid, "", time.Time{}, commands.Command{})
 }
 
 // RenewAs is TransferPreapproval_Renew by actor, the preapproval's
 // provider (the Ledger API's choice): the preapproval is extended to
 // until, the provider paying the fee for the extension, once per cmd's
 // key.
-func (pa Preapprovals) RenewAs(ctx context.Context, actor coin.PartyID, cid coin.ContractID, until time.Time, cmd Command) (coin.ContractID, error) {
+func (pa Preapprovals) RenewAs(ctx context.Context, actor coin.PartyID, cid coin.ContractID, until time.Time, cmd commands.Command) (coin.ContractID, error) {
 	return pa.renew(ctx, cid, actor, until, cmd)
 }
 
@@ -255,7 +256,7 @@ func (pa Preapprovals) RenewAs(ctx context.Context, actor coin.PartyID, cid coin
 // expiry, the provider paying the fee for the extension. A non-empty actor
 // must be the provider (TransferPreapproval_Renew's controller); a
 // command with a key deduplicates it.
-func (pa Preapprovals) renew(ctx context.Context, cid coin.ContractID, actor coin.PartyID, until time.Time, cmd Command) (coin.ContractID, error) {
+func (pa Preapprovals) renew(ctx context.Context, cid coin.ContractID, actor coin.PartyID, until time.Time, cmd commands.Command) (coin.ContractID, error) {
 	l := pa.l
 	p, err := store.TransferPreapprovalByID(ctx, l.db, cid)
 	if err != nil {
@@ -320,12 +321,12 @@ func (pa Preapprovals) renew(ctx context.Context, cid coin.ContractID, actor coi
 // Cancel archives receiver's live preapproval (the validator
 // admin's cancelTransferPreapprovalByParty).
 func (pa Preapprovals) Cancel(ctx context.Context, receiver coin.PartyID) error {
-	return pa.cancel(ctx, receiver, "", "", Command{})
+	return pa.cancel(ctx, receiver, "", "", commands.Command{})
 }
 
 // CancelAs is TransferPreapproval_Cancel by actor, the preapproval's
 // receiver or provider (the Ledger API's choice), once per cmd's key.
-func (pa Preapprovals) CancelAs(ctx context.Context, actor coin.PartyID, cid coin.ContractID, cmd Command) error {
+func (pa Preapprovals) CancelAs(ctx context.Context, actor coin.PartyID, cid coin.ContractID, cmd commands.Command) error {
 	p, err := store.TransferPreapprovalByID(ctx, pa.l.db, cid)
 	if errors.Is(err, store.ErrNotFound) {
 		return fmt.Errorf("%w: transfer preapproval %s", fault.ErrNotFound, cid)
@@ -339,7 +340,7 @@ func (pa Preapprovals) CancelAs(ctx context.Context, actor coin.PartyID, cid coi
 // preapproval. A non-empty cid must be that preapproval and actor its
 // receiver or provider (TransferPreapproval_Cancel); a command with a key
 // deduplicates it.
-func (pa Preapprovals) cancel(ctx context.Context, receiver coin.PartyID, cid coin.ContractID, actor coin.PartyID, cmd Command) error {
+func (pa Preapprovals) cancel(ctx context.Context, receiver coin.PartyID, cid coin.ContractID, actor coin.PartyID, cmd commands.Command) error {
 	l := pa.l
 	err := l.change(ctx, func(ctx context.Context, c *change) error {
 		tx := c.tx
@@ -393,15 +394,17 @@ type PreapprovalSend struct {
 	DeduplicationID string
 	Description     string
 	// Completion is the Ledger API's completion of the command the send
-	// runs for (Completing), written with its success; nil elsewhere.
-	Completion *Completion
+	// runs for (commands.Completing), written with its success; nil
+	// elsewhere.
+	Completion *commands.Completion
 }
 
 // Send transfers in one step to a receiver with a valid
 // preapproval (TransferPreapproval_Send). The deduplication id allows one
-// success per id per sender within DeduplicationWindow; a replay fails with
-// fault.ErrDuplicate. When the preapproval's provider is a featured app provider,
-// the transfer earns it an app reward coupon, as on the real network.
+// success per id per sender within commands.DeduplicationWindow; a replay
+// fails with fault.ErrDuplicate. When the preapproval's provider is a
+// featured app provider, the transfer earns it an app reward coupon, as on
+// the real network.
 func (pa Preapprovals) Send(ctx context.Context, s PreapprovalSend) (*TransferResult, error) {
 	l := pa.l
 	s.DeduplicationID = strings.TrimSpace(s.DeduplicationID)
@@ -420,7 +423,7 @@ func (pa Preapprovals) Send(ctx context.Context, s PreapprovalSend) (*TransferRe
 	if err := l.Reassignments().refuseSend(ctx, s.Receiver); err != nil {
 		return nil, fmt.Errorf("send %s to %s by preapproval: %w", s.Amount, s.Receiver, err)
 	}
-	c := &sendCall{ctx: ctx, s: s, cmd: Command{Key: "preapproval-send:" + string(s.Sender) + ":" + s.DeduplicationID, Completion: s.Completion}}
+	c := &sendCall{ctx: ctx, s: s, cmd: commands.Command{Key: "preapproval-send:" + string(s.Sender) + ":" + s.DeduplicationID, Completion: s.Completion}}
 	r := l.sends.sendOne(l, c)
 	if r.err != nil {
 		return nil, fmt.Errorf("send %s to %s by preapproval: %w", s.Amount, s.Receiver, r.err)
@@ -436,7 +439,7 @@ func (pa Preapprovals) Send(ctx context.Context, s PreapprovalSend) (*TransferRe
 func (t *changes) sendPreapprovedCommand(c *sendCall, rd *store.PreapprovalSendReads) (*TransferResult, error) {
 	s := c.s
 	if !rd.CommandAt.IsZero() {
-		if t.now.Sub(rd.CommandAt) < DeduplicationWindow*time.Second {
+		if t.now.Sub(rd.CommandAt) < commands.DeduplicationWindow*time.Second {
 			return nil, fmt.Errorf("%w: deduplication id %q was used at %s", fault.ErrDuplicate, s.DeduplicationID, FormatTime(rd.CommandAt))
 		}
 		// The old record goes in the write batch, before the new one.

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/ccwallet/ccwallet/coin"
+	"github.com/ccwallet/ccwallet/ledger/commands"
 	"github.com/ccwallet/ccwallet/ledger/fault"
 	"github.com/ccwallet/ccwallet/ledger/impersonation"
 	"github.com/ccwallet/ccwallet/store"
@@ -88,7 +89,7 @@ type sendCall struct {
 	s   PreapprovalSend
 	// cmd is the command the send records: its deduplication key and
 	// the Ledger API completion written with it, if any.
-	cmd    Command
+	cmd    commands.Command
 	done   chan sendResult
 	queued time.Time
 	// token is set for a token-standard transfer (transferDirectBatched):

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/ccwallet/ccwallet/coin"
+	"github.com/ccwallet/ccwallet/ledger/commands"
 	"github.com/ccwallet/ccwallet/ledger/fault"
 	"github.com/ccwallet/ccwallet/store"
 	"github.com/uptrace/bun"
@@ -33,7 +34,7 @@ func TestSendRuleWithoutDatabase(t *testing.T) {
 		{ContractID: "00c", Owner: "s::1", Amount: coin.MustParse("3"), CreatedRound: 9, Rate: rate},
 	}
 	preapproval := &store.TransferPreapproval{ContractID: "00p", Receiver: "r::1", Provider: "op::1", ExpiresAt: at.Add(time.Hour)}
-	call := &sendCall{s: PreapprovalSend{Sender: "s::1", Receiver: "r::1", Amount: coin.MustParse("25"), DeduplicationID: "d1"}, cmd: Command{Key: "preapproval-send:s::1:d1"}}
+	call := &sendCall{s: PreapprovalSend{Sender: "s::1", Receiver: "r::1", Amount: coin.MustParse("25"), DeduplicationID: "d1"}, cmd: commands.Command{Key: "preapproval-send:s::1:d1"}}
 	run := func(rd store.PreapprovalSendReads) (*changes, *TransferResult, error) {
 		c := l.newChanges("transfer-preapproval-send", round)
 		c.offset = 7
@@ -72,7 +73,7 @@ func TestSendRuleWithoutDatabase(t *testing.T) {
 
 	// A key used past the deduplication window is used again: its old
 	// record is forgotten in the same write.
-	old := at.Add(-(DeduplicationWindow + 1) * time.Second)
+	old := at.Add(-(commands.DeduplicationWindow + 1) * time.Second)
 	if c, _, err := run(store.PreapprovalSendReads{CommandAt: old, Preapproval: preapproval, Holdings: holdings}); err != nil ||
 		!slices.Equal(c.forget, []string{call.cmd.Key}) || len(c.coupons) != 0 {
 		t.Errorf("a key past its window: %v, forget %v, coupons %d (not featured: none)", err, c.forget, len(c.coupons))

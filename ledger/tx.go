@@ -7,6 +7,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger/bounds"
+	"github.com/ccwallet/ccwallet/ledger/commands"
 	"github.com/ccwallet/ccwallet/store"
 	"github.com/uptrace/bun"
 )
@@ -76,7 +77,7 @@ func (x *Tx) ClaimCommand(ctx context.Context, key string) (*store.Command, erro
 // SaveCommand records cmd's key with its result (and cmd's Ledger API
 // completion, if any, as a success) after the update commits, in the
 // same change.
-func (x *Tx) SaveCommand(cmd Command, party coin.PartyID, kind, result string) {
+func (x *Tx) SaveCommand(cmd commands.Command, party coin.PartyID, kind, result string) {
 	t := x.t()
 	t.afterCommit(func(ctx context.Context) error { return t.l.saveCommand(ctx, t, cmd, party, kind, result) })
 }
@@ -192,7 +193,7 @@ type CommandResult interface {
 // command may move) and reads it again under the locks, then begins an
 // update of kind, runs fn and commits; the key's record names the
 // contract created, and cmd's completion is written with it.
-func ContractCommand[R CommandResult](ctx context.Context, l *Ledger, prefix string, cmd Command, kind string, cid coin.ContractID,
+func ContractCommand[R CommandResult](ctx context.Context, l *Ledger, prefix string, cmd commands.Command, kind string, cid coin.ContractID,
 	read func(ctx context.Context, db bun.IDB) (*store.Contract, error), fn func(x *Tx, c *store.Contract) (R, error)) (R, error) {
 	var res R
 	if err := bounds.CheckID("commandId", cmd.Key); err != nil {

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/ccwallet/ccwallet/coin"
+	"github.com/ccwallet/ccwallet/ledger/commands"
 	"github.com/ccwallet/ccwallet/store"
 	"github.com/uptrace/bun"
 )
@@ -66,7 +67,7 @@ const TemplateDelegateProxy = "#splice-util-featured-app-proxies:Splice.Util.Fea
 // CreateContract creates one contract of template with payload on l, its
 // stakeholders parties (the first owns the command record), as one change
 // deduplicated by cmd's key (none when empty), with cmd's completion.
-func CreateContract(ctx context.Context, l *Ledger, kind string, cmd Command, template string, payload any, parties ...coin.PartyID) (coin.ContractID, error) {
+func CreateContract(ctx context.Context, l *Ledger, kind string, cmd commands.Command, template string, payload any, parties ...coin.PartyID) (coin.ContractID, error) {
 	return l.createContract(ctx, kind, cmd, template, payload, parties...)
 }
 

@@ -7,10 +7,10 @@ import (
 	"slices"
 
 	"github.com/ccwallet/ccwallet/coin"
-	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/allocationdata"
 	"github.com/ccwallet/ccwallet/ledger/allocations"
 	"github.com/ccwallet/ccwallet/ledger/apiread"
+	"github.com/ccwallet/ccwallet/ledger/commands"
 	"github.com/ccwallet/ccwallet/ledger/fault"
 	"github.com/ccwallet/ccwallet/ledgerapi/internal/canton"
 	"github.com/ccwallet/ccwallet/ledgerapi/internal/damlid"
@@ -31,7 +31,7 @@ type extraArgs struct {
 
 // allocate is AllocationFactory_Allocate: the leg's sender (an actAs
 // party) locks the leg's amount for the settlement.
-func (s *Server) allocate(r *http.Request, actAs []coin.PartyID, factory coin.ContractID, raw json.RawMessage, cmd ledger.Command) (int64, error) {
+func (s *Server) allocate(r *http.Request, actAs []coin.PartyID, factory coin.ContractID, raw json.RawMessage, cmd commands.Command) (int64, error) {
 	ct, err := s.w.APIRead.LedgerContractByID(r.Context(), factory)
 	if errors.Is(err, fault.ErrNotFound) || err == nil && (ct.ArchivedOffset != 0 || !apiread.Implements(ct.TemplateID, allocationdata.InterfaceAllocationFactory)) {
 		return 0, canton.Err(canton.CodeContractNotFound, "allocation factory %s not found or not active; get the current one from the registry's allocation-factory endpoint", factory)
@@ -74,7 +74,7 @@ func (s *Server) allocate(r *http.Request, actAs []coin.PartyID, factory coin.Co
 // allocationMove is Allocation_ExecuteTransfer or _Cancel (by the
 // settlement's executor) or _Withdraw (by the sender), made by the first
 // actAs party.
-func (s *Server) allocationMove(r *http.Request, actAs []coin.PartyID, cid coin.ContractID, move allocationdata.AllocationMove, raw json.RawMessage, cmd ledger.Command) (int64, error) {
+func (s *Server) allocationMove(r *http.Request, actAs []coin.PartyID, cid coin.ContractID, move allocationdata.AllocationMove, raw json.RawMessage, cmd commands.Command) (int64, error) {
 	var arg struct {
 		ExtraArgs extraArgs `json:"extraArgs"`
 	}
@@ -93,7 +93,7 @@ func (s *Server) allocationMove(r *http.Request, actAs []coin.PartyID, cid coin.
 // createCommand is a CreateCommand: only the templates of the command
 // table (createRoutes: the trading app's OTCTradeProposal and an app's
 // AppPaymentRequest) and the coin's own (coinCreates) may be created.
-func (s *Server) createCommand(r *http.Request, actAs []coin.PartyID, raw json.RawMessage, cmd ledger.Command) (int64, error) {
+func (s *Server) createCommand(r *http.Request, actAs []coin.PartyID, raw json.RawMessage, cmd commands.Command) (int64, error) {
 	var cc struct {
 		TemplateID      string          `json:"templateId"`
 		CreateArguments json.RawMessage `json:"createArguments"`
@@ -115,7 +115,7 @@ func (s *Server) createCommand(r *http.Request, actAs []coin.PartyID, raw json.R
 }
 
 // createTradeProposal is the CreateCommand of an OTCTradeProposal.
-func (s *Server) createTradeProposal(r *http.Request, actAs []coin.PartyID, raw json.RawMessage, cmd ledger.Command) (int64, error) {
+func (s *Server) createTradeProposal(r *http.Request, actAs []coin.PartyID, raw json.RawMessage, cmd commands.Command) (int64, error) {
 	var p allocationdata.OTCTradeProposal
 	if err := decodeCreateArgs(raw, &p); err != nil {
 		return 0, err
@@ -128,7 +128,7 @@ func (s *Server) createTradeProposal(r *http.Request, actAs []coin.PartyID, raw 
 }
 
 // tradeChoice exercises a choice of the trading app's templates.
-func (s *Server) tradeChoice(r *http.Request, actAs []coin.PartyID, tmpl string, cid coin.ContractID, choice string, raw json.RawMessage, cmd ledger.Command) (int64, error) {
+func (s *Server) tradeChoice(r *http.Request, actAs []coin.PartyID, tmpl string, cid coin.ContractID, choice string, raw json.RawMessage, cmd commands.Command) (int64, error) {
 	ctx := r.Context()
 	var res *allocations.TradeResult
 	var err error

@@ -6,8 +6,8 @@ import (
 	"net/http"
 
 	"github.com/ccwallet/ccwallet/coin"
-	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/apppayments"
+	"github.com/ccwallet/ccwallet/ledger/commands"
 	"github.com/ccwallet/ccwallet/ledger/fault"
 	"github.com/ccwallet/ccwallet/ledger/payments"
 	"github.com/ccwallet/ccwallet/ledgerapi/internal/canton"
@@ -28,7 +28,7 @@ var acceptedAppPaymentChoices = map[string]apppayments.AcceptedAppPaymentMove{
 }
 
 // createAppPaymentRequest is the CreateCommand of an AppPaymentRequest.
-func (s *Server) createAppPaymentRequest(r *http.Request, actAs []coin.PartyID, raw json.RawMessage, cmd ledger.Command) (int64, error) {
+func (s *Server) createAppPaymentRequest(r *http.Request, actAs []coin.PartyID, raw json.RawMessage, cmd commands.Command) (int64, error) {
 	var p apppayments.AppPaymentRequest
 	if err := decodeCreateArgs(raw, &p); err != nil {
 		return 0, err
@@ -42,7 +42,7 @@ func (s *Server) createAppPaymentRequest(r *http.Request, actAs []coin.PartyID, 
 
 // appPaymentChoice exercises a choice of AppPaymentRequest or
 // AcceptedAppPayment, made by the first actAs party where one party acts.
-func (s *Server) appPaymentChoice(r *http.Request, actAs []coin.PartyID, tmpl string, cid coin.ContractID, choice string, raw json.RawMessage, cmd ledger.Command) (int64, error) {
+func (s *Server) appPaymentChoice(r *http.Request, actAs []coin.PartyID, tmpl string, cid coin.ContractID, choice string, raw json.RawMessage, cmd commands.Command) (int64, error) {
 	ctx := r.Context()
 	var res *apppayments.AppPaymentResult
 	var err error

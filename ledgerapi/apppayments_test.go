@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/ccwallet/ccwallet/coin"
-	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/commands"
 )
 
 const (
@@ -56,7 +56,7 @@ func TestAppPaymentFlow(t *testing.T) {
 		// A second payment, refunded by the app.
 		e.mustCommand("shop", "request-2", shop, request("20", "AmuletUnit"), nil)
 		req = only(t, "alice's payment requests", e.acs("alice", filter(alice, templateFilter(paymentRequestTemplate, false)), e.ledgerEnd()))
-		if _, err := e.w.AppPayments.AcceptAppPayment(context.Background(), alice, coin.ContractID(req.ContractID), ledger.Command{}); err != nil {
+		if _, err := e.w.AppPayments.AcceptAppPayment(context.Background(), alice, coin.ContractID(req.ContractID), commands.Command{}); err != nil {
 			t.Fatal(err)
 		}
 		wantBalance(t, e, alice, "67.5000000000", "20.0000000000")

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ccwallet/ccwallet/ledger/commands"
 	"github.com/ccwallet/ccwallet/ledger/devnet"
 	"github.com/ccwallet/ccwallet/ledger/fault"
 	"github.com/ccwallet/ccwallet/ledger/provider"
@@ -55,7 +56,7 @@ var coinChoices = []coinChoice{
 }
 
 // coinCreates are the coin's templates a CreateCommand may create.
-var coinCreates = map[string]func(s *Server, r *http.Request, actAs []coin.PartyID, raw json.RawMessage, cmd ledger.Command) (int64, error){
+var coinCreates = map[string]func(s *Server, r *http.Request, actAs []coin.PartyID, raw json.RawMessage, cmd commands.Command) (int64, error){
 	provider.TemplateTransferPreapprovalProposal: (*Server).createPreapprovalProposal,
 	ping.TemplatePing:                           createPing(ping.TemplatePing),
 	ping.TemplatePingBuiltin:                    createPing(ping.TemplatePingBuiltin),
@@ -332,7 +333,7 @@ func (s *Server) cancelPreapproval(r *http.Request, sb *submission) (int64, erro
 
 // createPreapprovalProposal is the CreateCommand of a
 // TransferPreapprovalProposal, signed by its receiver.
-func (s *Server) createPreapprovalProposal(r *http.Request, actAs []coin.PartyID, raw json.RawMessage, cmd ledger.Command) (int64, error) {
+func (s *Server) createPreapprovalProposal(r *http.Request, actAs []coin.PartyID, raw json.RawMessage, cmd commands.Command) (int64, error) {
 	var arg struct {
 		Receiver    string  `json:"receiver"`
 		Provider    string  `json:"provider"`
@@ -368,8 +369,8 @@ func (s *Server) createPreapprovalProposal(r *http.Request, actAs []coin.PartyID
 
 // createPing is the CreateCommand of Canton's Ping as template, signed by
 // its initiator.
-func createPing(template string) func(s *Server, r *http.Request, actAs []coin.PartyID, raw json.RawMessage, cmd ledger.Command) (int64, error) {
-	return func(s *Server, r *http.Request, actAs []coin.PartyID, raw json.RawMessage, cmd ledger.Command) (int64, error) {
+func createPing(template string) func(s *Server, r *http.Request, actAs []coin.PartyID, raw json.RawMessage, cmd commands.Command) (int64, error) {
+	return func(s *Server, r *http.Request, actAs []coin.PartyID, raw json.RawMessage, cmd commands.Command) (int64, error) {
 		var arg struct {
 			ID        string `json:"id"`
 			Initiator string `json:"initiator"`

@@ -9,6 +9,7 @@ import (
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/apiread"
+	"github.com/ccwallet/ccwallet/ledger/commands"
 	"github.com/ccwallet/ccwallet/ledger/delegations"
 	"github.com/ccwallet/ccwallet/ledger/fault"
 	"github.com/ccwallet/ccwallet/ledgerapi/internal/canton"
@@ -20,7 +21,7 @@ import (
 
 // createMergeProposal is the CreateCommand of a MergeDelegationProposal,
 // signed by the delegation's owner.
-func (s *Server) createMergeProposal(r *http.Request, actAs []coin.PartyID, raw json.RawMessage, cmd ledger.Command) (int64, error) {
+func (s *Server) createMergeProposal(r *http.Request, actAs []coin.PartyID, raw json.RawMessage, cmd commands.Command) (int64, error) {
 	var arg struct {
 		Delegation *struct {
 			Operator string          `json:"operator"`
@@ -54,7 +55,7 @@ func (s *Server) createMergeProposal(r *http.Request, actAs []coin.PartyID, raw 
 
 // createBatchMergeUtility is the CreateCommand of the operator's
 // BatchMergeUtility.
-func (s *Server) createBatchMergeUtility(r *http.Request, actAs []coin.PartyID, raw json.RawMessage, cmd ledger.Command) (int64, error) {
+func (s *Server) createBatchMergeUtility(r *http.Request, actAs []coin.PartyID, raw json.RawMessage, cmd commands.Command) (int64, error) {
 	var arg struct {
 		Operator string `json:"operator"`
 	}

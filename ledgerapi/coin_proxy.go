@@ -8,8 +8,8 @@ import (
 	"strings"
 
 	"github.com/ccwallet/ccwallet/coin"
-	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/apiread"
+	"github.com/ccwallet/ccwallet/ledger/commands"
 	"github.com/ccwallet/ccwallet/ledger/fault"
 	"github.com/ccwallet/ccwallet/ledger/featured"
 	"github.com/ccwallet/ccwallet/ledgerapi/internal/canton"
@@ -20,7 +20,7 @@ import (
 
 // createDelegateProxy is the CreateCommand of a DelegateProxy, signed by
 // its provider.
-func (s *Server) createDelegateProxy(r *http.Request, actAs []coin.PartyID, raw json.RawMessage, cmd ledger.Command) (int64, error) {
+func (s *Server) createDelegateProxy(r *http.Request, actAs []coin.PartyID, raw json.RawMessage, cmd commands.Command) (int64, error) {
 	var arg struct {
 		Provider string `json:"provider"`
 		Delegate string `json:"delegate"`

@@ -11,6 +11,7 @@ import (
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/allocationdata"
 	"github.com/ccwallet/ccwallet/ledger/apiread"
+	"github.com/ccwallet/ccwallet/ledger/commands"
 	"github.com/ccwallet/ccwallet/ledger/payments"
 )
 
@@ -38,7 +39,7 @@ type commandRoute struct {
 
 // createRoute is a template a CreateCommand may create besides the
 // coin's own (coinCreates).
-type createRoute = func(s *Server, r *http.Request, actAs []coin.PartyID, raw json.RawMessage, cmd ledger.Command) (int64, error)
+type createRoute = func(s *Server, r *http.Request, actAs []coin.PartyID, raw json.RawMessage, cmd commands.Command) (int64, error)
 
 var (
 	// commandRoutes are the exercised choices, besides the coin's own.

@@ -18,6 +18,7 @@ import (
 	"github.com/ccwallet/ccwallet/ledger/allocationdata"
 	"github.com/ccwallet/ccwallet/ledger/apiread"
 	"github.com/ccwallet/ccwallet/ledger/bounds"
+	"github.com/ccwallet/ccwallet/ledger/commands"
 	"github.com/ccwallet/ccwallet/ledger/fault"
 	"github.com/ccwallet/ccwallet/ledgerapi/interactive"
 	"github.com/ccwallet/ccwallet/ledgerapi/internal/canton"
@@ -107,13 +108,13 @@ type submission struct {
 	// A route passes it whole to the ledger entry point it runs, so the
 	// completion is written with the command's effects; the submission
 	// keeps no key apart from it.
-	cmd       ledger.Command
+	cmd       commands.Command
 	commandID string
 	// user is the submitting user's name; completion.UserID its stored
 	// key (validator_users.go). completion is what a rejection records;
 	// a success's rides cmd.
 	user       string
-	completion ledger.Completion
+	completion commands.Completion
 	// create is a CreateCommand; otherwise ex is an ExerciseCommand of
 	// choice on cid of iface (or the coin's template).
 	create json.RawMessage
@@ -189,8 +190,8 @@ func (s *Server) check(c *canton.Caller, cmds *jsCommands) (*submission, error) 
 	if len(cmds.ActAs) == 0 {
 		return nil, canton.Err(canton.CodeMissingField, "actAs: give the party to act as")
 	}
-	if len(cmds.ActAs) > ledger.MaxCompletionActAs {
-		return nil, canton.InvalidArgument("actAs: at most %d parties", ledger.MaxCompletionActAs)
+	if len(cmds.ActAs) > commands.MaxCompletionActAs {
+		return nil, canton.InvalidArgument("actAs: at most %d parties", commands.MaxCompletionActAs)
 	}
 	sb := &submission{commandID: cmds.CommandID}
 	for _, a := range cmds.ActAs {
@@ -225,8 +226,8 @@ func (s *Server) check(c *canton.Caller, cmds *jsCommands) (*submission, error) 
 		return nil, canton.Err(canton.CodeUnsupported, "commands: %d commands; this participant runs %s", len(cmds.Commands), supportedCommands)
 	}
 	sb.user = c.User.Name
-	sb.cmd = ledger.Command{Key: changeID(s.userKey(c.User.Name), sb.actAs, cmds.CommandID)}
-	sb.completion = ledger.Completion{UserID: s.userKey(c.User.Name), CommandID: cmds.CommandID, SubmissionID: cmds.SubmissionID, ActAs: sb.actAs}
+	sb.cmd = commands.Command{Key: changeID(s.userKey(c.User.Name), sb.actAs, cmds.CommandID)}
+	sb.completion = commands.Completion{UserID: s.userKey(c.User.Name), CommandID: cmds.CommandID, SubmissionID: cmds.SubmissionID, ActAs: sb.actAs}
 	if create, isCreate := cmds.Commands[0]["CreateCommand"]; isCreate && len(cmds.Commands[0]) == 1 {
 		sb.create = create
 		return sb, nil
@@ -257,13 +258,13 @@ func (s *Server) check(c *canton.Caller, cmds *jsCommands) (*submission, error) 
 }
 
 // execute runs a checked submission on the ledger: its success's
-// completion rides its command (sb.cmd, ledger.Completing) to the entry
+// completion rides its command (sb.cmd, commands.Completing) to the entry
 // point its route runs, which writes it with its effects; a rejection's
 // is written in a change of its own, so completions report every
 // submission that got this far, as Canton's.
 func (s *Server) execute(r *http.Request, sb *submission) (int64, error) {
 	sb.completion.Exercise = exerciseOf(sb) // stored with its success
-	cmd, err := ledger.Completing(sb.cmd.Key, sb.completion)
+	cmd, err := commands.Completing(sb.cmd.Key, sb.completion)
 	if err != nil {
 		return 0, err
 	}
@@ -424,7 +425,7 @@ func (s *Server) transferFactoryTransfer(r *http.Request, sb *submission) (int64
 
 // preapprovalSend is TransferPreapproval_Send: the sender (an actAs
 // party) sends to the preapproval's receiver in one step.
-func (s *Server) preapprovalSend(r *http.Request, actAs []coin.PartyID, cid coin.ContractID, raw json.RawMessage, cmd ledger.Command) (int64, error) {
+func (s *Server) preapprovalSend(r *http.Request, actAs []coin.PartyID, cid coin.ContractID, raw json.RawMessage, cmd commands.Command) (int64, error) {
 	ct, err := s.w.APIRead.LedgerContractByID(r.Context(), cid)
 	if errors.Is(err, fault.ErrNotFound) || err == nil && (ct.ArchivedOffset != 0 || ct.TemplateID != ledger.TemplateTransferPreapproval) {
 		return 0, canton.Err(canton.CodeContractNotFound, "transfer preapproval %s not found or not active; look the receiver's current one up", cid)
@@ -470,7 +471,7 @@ func (s *Server) preapprovalSend(r *http.Request, actAs []coin.PartyID, cid coin
 
 // instructionMove is TransferInstruction_Accept or _Reject (by the
 // receiver) or _Withdraw (by the sender).
-func (s *Server) instructionMove(r *http.Request, actAs []coin.PartyID, cid coin.ContractID, move ledger.InstructionMove, cmd ledger.Command) (int64, error) {
+func (s *Server) instructionMove(r *http.Request, actAs []coin.PartyID, cid coin.ContractID, move ledger.InstructionMove, cmd commands.Command) (int64, error) {
 	if _, err := s.l.Instructions().MoveOnce(r.Context(), actAs[0], cid, move, cmd); errors.Is(err, fault.ErrNotFound) {
 		return 0, canton.Err(canton.CodeContractNotFound, "transfer instruction %s not found, not visible to %s, or no longer pending", cid, actAs[0])
 	} else if err != nil {

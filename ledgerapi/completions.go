@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"github.com/ccwallet/ccwallet/coin"
-	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/apiread"
+	"github.com/ccwallet/ccwallet/ledger/commands"
 	"github.com/ccwallet/ccwallet/ledgerapi/internal/canton"
 )
 
@@ -16,7 +16,7 @@ import (
 // answers {} once the submission passed its checks and runs the command
 // on its own; POST /v2/commands/completions reads the outcomes, of these
 // and of the submit-and-wait commands alike, which the ledger stores with
-// each command (ledger.Completion).
+// each command (commands.Completion).
 
 const (
 	// maxAsync bounds the asynchronous submissions running at once; more
@@ -165,8 +165,8 @@ func (q *completionsRequest) parse(c *canton.Caller) ([]coin.PartyID, int64, err
 	if len(q.Parties) == 0 {
 		return nil, 0, canton.Err(canton.CodeMissingField, "parties: give the parties whose completions to read")
 	}
-	if len(q.Parties) > ledger.MaxCompletionActAs {
-		return nil, 0, canton.InvalidArgument("parties: at most %d parties", ledger.MaxCompletionActAs)
+	if len(q.Parties) > commands.MaxCompletionActAs {
+		return nil, 0, canton.InvalidArgument("parties: at most %d parties", commands.MaxCompletionActAs)
 	}
 	parties := make([]coin.PartyID, len(q.Parties))
 	for i, a := range q.Parties {
@@ -187,7 +187,7 @@ func (q *completionsRequest) parse(c *canton.Caller) ([]coin.PartyID, int64, err
 }
 
 // completionMessage is a CompletionStreamResponse with cp.
-func (s *Server) completionMessage(cp ledger.Completion) map[string]any {
+func (s *Server) completionMessage(cp commands.Completion) map[string]any {
 	return map[string]any{"completionResponse": map[string]any{"Completion": map[string]any{"value": s.completionJSON(cp)}}}
 }
 
@@ -207,7 +207,7 @@ type syncTime struct {
 var unknownFields = map[string]any{"fields": map[string]any{}}
 
 // completionJSON is Completion's value.
-func (s *Server) completionJSON(c ledger.Completion) map[string]any {
+func (s *Server) completionJSON(c commands.Completion) map[string]any {
 	actAs := make([]string, len(c.ActAs))
 	for i, p := range c.ActAs {
 		actAs[i] = string(p)
@@ -219,7 +219,7 @@ func (s *Server) completionJSON(c ledger.Completion) map[string]any {
 		// The period applied: the ledger deduplicates every command over
 		// its window.
 		"deduplicationPeriod": map[string]any{"DeduplicationDuration": map[string]any{"value": map[string]any{
-			"seconds": ledger.DeduplicationWindow, "nanos": 0, "unknownFields": unknownFields}}},
+			"seconds": commands.DeduplicationWindow, "nanos": 0, "unknownFields": unknownFields}}},
 		"offset":           c.Offset,
 		"synchronizerTime": syncTime{s.l.SynchronizerID(), canton.FormatTime(c.RecordTime)},
 	}

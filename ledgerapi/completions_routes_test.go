@@ -8,6 +8,7 @@ import (
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/allocationdata"
+	"github.com/ccwallet/ccwallet/ledger/commands"
 )
 
 // TestCompletionsOfEveryRoute runs, through submit-and-wait, the routes of
@@ -57,7 +58,7 @@ func TestCompletionsOfEveryRoute(t *testing.T) {
 				RequestedAt: ledger.FormatTime(now), AllocateBefore: ledger.FormatTime(now.Add(30 * time.Minute)), SettleBefore: ledger.FormatTime(now.Add(time.Hour))},
 			TransferLegID: "leg0",
 			TransferLeg:   allocationdata.TransferLeg{Sender: alice, Receiver: bob, Amount: coin.MustParse("10"), InstrumentID: ledger.InstrumentRef{Admin: dso, ID: ledger.InstrumentID}},
-		}, ledger.Command{})
+		}, commands.Command{})
 		if err != nil {
 			t.Fatal(err)
 		}

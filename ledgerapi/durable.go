@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/ccwallet/ccwallet/coin"
-	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/asyncsub"
+	"github.com/ccwallet/ccwallet/ledger/commands"
 	"github.com/ccwallet/ccwallet/ledger/fault"
 	"github.com/ccwallet/ccwallet/ledger/impersonation"
 	"github.com/ccwallet/ccwallet/ledgerapi/internal/canton"
@@ -315,7 +315,7 @@ func (s *Server) recheck(r *http.Request, k asyncsub.Submission, cmds *jsCommand
 				sb.actAs = append(sb.actAs, p)
 			}
 		}
-		sb.completion = ledger.Completion{UserID: s.userKey(k.User), CommandID: k.CommandID, SubmissionID: cmds.SubmissionID, ActAs: sb.actAs}
+		sb.completion = commands.Completion{UserID: s.userKey(k.User), CommandID: k.CommandID, SubmissionID: cmds.SubmissionID, ActAs: sb.actAs}
 		if len(sb.actAs) == 0 {
 			return nil, err
 		}

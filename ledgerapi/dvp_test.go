@@ -12,6 +12,7 @@ import (
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/allocationdata"
 	"github.com/ccwallet/ccwallet/ledger/apiread"
+	"github.com/ccwallet/ccwallet/ledger/commands"
 )
 
 const (
@@ -230,12 +231,12 @@ func TestTradeEndings(t *testing.T) {
 		legs := map[string]allocationdata.TransferLeg{"leg0": {Sender: alice, Receiver: bob, Amount: coin.MustParse("20"), InstrumentID: cc}}
 		trade := func() coin.ContractID {
 			t.Helper()
-			p, err := e.w.Allocations.ProposeTrade(ctx, []coin.PartyID{alice, bob}, allocationdata.OTCTradeProposal{Venue: venue, TransferLegs: legs, Approvers: []coin.PartyID{alice, bob}}, ledger.Command{})
+			p, err := e.w.Allocations.ProposeTrade(ctx, []coin.PartyID{alice, bob}, allocationdata.OTCTradeProposal{Venue: venue, TransferLegs: legs, Approvers: []coin.PartyID{alice, bob}}, commands.Command{})
 			if err != nil {
 				t.Fatal(err)
 			}
 			now := e.clock.Now()
-			tr, err := e.w.Allocations.InitiateTradeSettlement(ctx, []coin.PartyID{venue}, p.Created, ledger.FormatTime(now.Add(time.Hour)), ledger.FormatTime(now.Add(2*time.Hour)), ledger.Command{})
+			tr, err := e.w.Allocations.InitiateTradeSettlement(ctx, []coin.PartyID{venue}, p.Created, ledger.FormatTime(now.Add(time.Hour)), ledger.FormatTime(now.Add(2*time.Hour)), commands.Command{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -269,7 +270,7 @@ func TestTradeEndings(t *testing.T) {
 		if err := json.Unmarshal(raw, &req); err != nil {
 			t.Fatal(err)
 		}
-		a, err := e.w.Allocations.Allocate(ctx, allocationdata.AllocationSpecification{Settlement: req.Settlement, TransferLegID: "leg0", TransferLeg: legs["leg0"]}, ledger.Command{})
+		a, err := e.w.Allocations.Allocate(ctx, allocationdata.AllocationSpecification{Settlement: req.Settlement, TransferLegID: "leg0", TransferLeg: legs["leg0"]}, commands.Command{})
 		if err != nil {
 			t.Fatal(err)
 		}

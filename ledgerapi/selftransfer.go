@@ -7,6 +7,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/commands"
 	"github.com/ccwallet/ccwallet/ledger/selftransfer"
 	"github.com/ccwallet/ccwallet/ledgerapi/internal/canton"
 )
@@ -19,7 +20,7 @@ import (
 // selfTransferRequest is the ledger's request for the transfer in arg,
 // sent by owner as command cmd (its key the tracking id; none at
 // prepare).
-func selfTransferRequest(arg *transferArg, owner coin.PartyID, cmd ledger.Command) (selftransfer.Request, error) {
+func selfTransferRequest(arg *transferArg, owner coin.PartyID, cmd commands.Command) (selftransfer.Request, error) {
 	tr := arg.Transfer
 	before, err := time.Parse(time.RFC3339Nano, tr.ExecuteBefore)
 	if err != nil {
@@ -75,7 +76,7 @@ func (s *Server) precheck(r *http.Request, party coin.PartyID, cmd map[string]js
 	if arg.Transfer == nil || arg.Transfer.Sender != arg.Transfer.Receiver || arg.Transfer.Sender != string(party) {
 		return nil
 	}
-	req, err := selfTransferRequest(&arg, party, ledger.Command{})
+	req, err := selfTransferRequest(&arg, party, commands.Command{})
 	if err != nil {
 		return err
 	}

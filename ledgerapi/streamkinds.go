@@ -5,8 +5,8 @@ import (
 	"time"
 
 	"github.com/ccwallet/ccwallet/coin"
-	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/apiread"
+	"github.com/ccwallet/ccwallet/ledger/commands"
 	"github.com/ccwallet/ccwallet/ledgerapi/internal/canton"
 	"github.com/ccwallet/ccwallet/ledgerapi/streams"
 )
@@ -102,7 +102,7 @@ func (cs *completionsStream) Run(ws *streams.Stream) error {
 			return pos, pos, false, nil
 		}
 		var end int64
-		var got []ledger.Completion
+		var got []commands.Completion
 		err := ws.Read(func(ctx context.Context) (err error) {
 			// The end the read went up to: every completion up to it is
 			// in it.

@@ -11,6 +11,7 @@ import (
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/apiread"
+	"github.com/ccwallet/ccwallet/ledger/commands"
 	"github.com/ccwallet/ccwallet/store"
 )
 
@@ -96,7 +97,7 @@ func BenchmarkShapeTransferExercise(b *testing.B) {
 	template := apiread.Implementers(apiread.InterfaceTransferFactory)[0]
 	b.ReportAllocs()
 	for b.Loop() {
-		e := ledger.Exercise{ContractID: ex.ContractID, TemplateID: template, InterfaceID: apiread.InterfaceTransferFactory, Choice: ex.Choice,
+		e := commands.Exercise{ContractID: ex.ContractID, TemplateID: template, InterfaceID: apiread.InterfaceTransferFactory, Choice: ex.Choice,
 			ChoiceArgument: ex.ChoiceArgument, ActingParties: actAs, Consuming: true}
 		apiread.ShapeExercise(w, &e)
 		if e.Nested == nil {

@@ -4,7 +4,7 @@ import (
 	"context"
 
 	"github.com/ccwallet/ccwallet/coin"
-	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/commands"
 	"github.com/ccwallet/ccwallet/ledger/users"
 )
 
@@ -22,7 +22,7 @@ func (s *Server) userKey(name string) string { return users.Of(s.l).Key(name) }
 // completionsOf are the completions of this validator's user name for
 // parties after offset after, at most limit, each with name as its user,
 // and the ledger end they were read up to.
-func (s *Server) completionsOf(ctx context.Context, name string, parties []coin.PartyID, after int64, limit int) ([]ledger.Completion, int64, error) {
+func (s *Server) completionsOf(ctx context.Context, name string, parties []coin.PartyID, after int64, limit int) ([]commands.Completion, int64, error) {
 	cs, end, err := s.w.APIRead.CompletionsPage(ctx, s.userKey(name), parties, after, limit)
 	for i := range cs {
 		cs[i].UserID = name

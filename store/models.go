@@ -155,7 +155,7 @@ type Completion struct {
 	StatusCode   int64     `bun:"status_code"`
 	Message      string    `bun:"message"`
 	RecordTime   time.Time `bun:"record_time"`
-	// Exercise is the command's root exercise as JSON (ledger.Exercise),
+	// Exercise is the command's root exercise as JSON (commands.Exercise),
 	// "" for none.
 	Exercise string `bun:"exercise"`
 }

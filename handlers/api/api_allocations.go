@@ -8,6 +8,7 @@ import (
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/allocationdata"
+	"github.com/ccwallet/ccwallet/ledger/commands"
 	"github.com/ccwallet/ccwallet/ledger/fault"
 	"github.com/ccwallet/ccwallet/web"
 )
@@ -103,7 +104,7 @@ func (h *Handler) allocateAmulet(w http.ResponseWriter, r *http.Request) error {
 		TransferLeg: allocationdata.TransferLeg{Sender: sender, Receiver: receiver, Amount: amount,
 			InstrumentID: ledger.InstrumentRef{Admin: h.l.DSO(), ID: ledger.InstrumentID}, Meta: ledger.Metadata{Values: leg.Meta}},
 	}
-	res, err := h.w.Allocations.Allocate(r.Context(), spec, ledger.Command{})
+	res, err := h.w.Allocations.Allocate(r.Context(), spec, commands.Command{})
 	if err != nil {
 		return err
 	}
@@ -159,7 +160,7 @@ func (h *Handler) withdrawAllocation(w http.ResponseWriter, r *http.Request) err
 	if err != nil {
 		return err
 	}
-	res, err := h.w.Allocations.MoveAllocation(r.Context(), p, cid, allocationdata.AllocationWithdraw, ledger.Command{})
+	res, err := h.w.Allocations.MoveAllocation(r.Context(), p, cid, allocationdata.AllocationWithdraw, commands.Command{})
 	if errors.Is(err, fault.ErrForbidden) {
 		// As the real wallet, which looks the allocation up among those
 		// the caller sends: another party's allocation is not found.
@@ -181,7 +182,7 @@ func (h *Handler) rejectAllocationRequest(w http.ResponseWriter, r *http.Request
 	if err != nil {
 		return err
 	}
-	_, err = h.w.Allocations.RejectAllocationRequest(r.Context(), []coin.PartyID{p}, cid, p, ledger.Command{})
+	_, err = h.w.Allocations.RejectAllocationRequest(r.Context(), []coin.PartyID{p}, cid, p, commands.Command{})
 	if errors.Is(err, fault.ErrRequirement) {
 		// The spec declares no conflict status: the request is not one
 		// this party can reject.

@@ -11,6 +11,7 @@ import (
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/allocationdata"
 	"github.com/ccwallet/ccwallet/ledger/allocations"
+	"github.com/ccwallet/ccwallet/ledger/commands"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -68,7 +69,7 @@ func testRegistryAllocations(t *testing.T, a *handlerstest.API) {
 		}
 	}
 
-	res, err := allocations.New(a.L).Allocate(t.Context(), spec, ledger.Command{})
+	res, err := allocations.New(a.L).Allocate(t.Context(), spec, commands.Command{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,7 +103,7 @@ func testRegistryAllocations(t *testing.T, a *handlerstest.API) {
 	if r := anon.Do(http.MethodPost, "/registry/allocations/v1/nope/choice-contexts/withdraw", map[string]any{}); r.Status != http.StatusBadRequest {
 		t.Errorf("malformed id = %d %s, want 400", r.Status, r.Body)
 	}
-	if _, err := allocations.New(a.L).MoveAllocation(t.Context(), alicePID, res.AllocationCID, allocationdata.AllocationWithdraw, ledger.Command{}); err != nil {
+	if _, err := allocations.New(a.L).MoveAllocation(t.Context(), alicePID, res.AllocationCID, allocationdata.AllocationWithdraw, commands.Command{}); err != nil {
 		t.Fatal(err)
 	}
 	if r := anon.Do(http.MethodPost, base+"execute-transfer", map[string]any{}); r.Status != http.StatusNotFound {
@@ -187,12 +188,12 @@ func testWalletAllocations(t *testing.T, a *handlerstest.API) {
 	// a sender.
 	cc := ledger.InstrumentRef{Admin: a.L.DSO(), ID: ledger.InstrumentID}
 	legs := map[string]allocationdata.TransferLeg{"leg0": {Sender: alicePID, Receiver: bobPID, Amount: coin.MustParse("5"), InstrumentID: cc}}
-	prop, err := allocations.New(a.L).ProposeTrade(t.Context(), []coin.PartyID{alicePID, bobPID}, allocationdata.OTCTradeProposal{Venue: venuePID, TransferLegs: legs, Approvers: []coin.PartyID{alicePID, bobPID}}, ledger.Command{})
+	prop, err := allocations.New(a.L).ProposeTrade(t.Context(), []coin.PartyID{alicePID, bobPID}, allocationdata.OTCTradeProposal{Venue: venuePID, TransferLegs: legs, Approvers: []coin.PartyID{alicePID, bobPID}}, commands.Command{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	trade, err := allocations.New(a.L).InitiateTradeSettlement(t.Context(), []coin.PartyID{venuePID}, prop.Created,
-		ledger.FormatTime(now.Add(time.Hour)), ledger.FormatTime(now.Add(2*time.Hour)), ledger.Command{})
+		ledger.FormatTime(now.Add(time.Hour)), ledger.FormatTime(now.Add(2*time.Hour)), commands.Command{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,8 +5,8 @@ import (
 	"net/http"
 
 	"github.com/ccwallet/ccwallet/coin"
-	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/apppayments"
+	"github.com/ccwallet/ccwallet/ledger/commands"
 	"github.com/ccwallet/ccwallet/ledger/fault"
 	"github.com/ccwallet/ccwallet/web"
 )
@@ -103,7 +103,7 @@ func (h *Handler) acceptAppPaymentRequest(w http.ResponseWriter, r *http.Request
 	if err != nil {
 		return err
 	}
-	res, err := h.w.AppPayments.AcceptAppPayment(r.Context(), p, a.Contract.ContractID, ledger.Command{})
+	res, err := h.w.AppPayments.AcceptAppPayment(r.Context(), p, a.Contract.ContractID, commands.Command{})
 	if err = paymentAnswerError(err); err != nil {
 		return err
 	}
@@ -117,7 +117,7 @@ func (h *Handler) rejectAppPaymentRequest(w http.ResponseWriter, r *http.Request
 	if err != nil {
 		return err
 	}
-	_, err = h.w.AppPayments.RejectAppPayment(r.Context(), p, a.Contract.ContractID, ledger.Command{})
+	_, err = h.w.AppPayments.RejectAppPayment(r.Context(), p, a.Contract.ContractID, commands.Command{})
 	if err = paymentAnswerError(err); err != nil {
 		return err
 	}

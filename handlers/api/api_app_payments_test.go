@@ -11,6 +11,7 @@ import (
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/apppayments"
+	"github.com/ccwallet/ccwallet/ledger/commands"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
 	"github.com/ccwallet/ccwallet/ledger/payments"
 	"github.com/ccwallet/ccwallet/ledger/users"
@@ -61,7 +62,7 @@ func runAppPaymentsContract(t *testing.T, e *contractEnv) {
 		res, err := e.w.AppPayments.RequestAppPayment(ctx, []coin.PartyID{shop}, apppayments.AppPaymentRequest{
 			Sender: alice, Provider: shop, ExpiresAt: ledger.FormatTime(e.clock.Now().Add(expires)), Description: "a coffee",
 			ReceiverAmounts: []apppayments.ReceiverAmount{{Receiver: shop, Amount: ledger.PaymentAmount{Amount: coin.MustParse(amount), Unit: payments.UnitAmulet}}},
-		}, ledger.Command{})
+		}, commands.Command{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -137,7 +138,7 @@ func runAppPaymentsContract(t *testing.T, e *contractEnv) {
 	e.expect("alice", "GET", reqs+"/"+drop, nil, 404)
 
 	// The provider collects through the ledger; the list empties.
-	if _, err := e.w.AppPayments.MoveAcceptedAppPayment(ctx, []coin.PartyID{shop}, coin.ContractID(acc), apppayments.AppPaymentCollect, ledger.Command{}); err != nil {
+	if _, err := e.w.AppPayments.MoveAcceptedAppPayment(ctx, []coin.PartyID{shop}, coin.ContractID(acc), apppayments.AppPaymentCollect, commands.Command{}); err != nil {
 		t.Fatal(err)
 	}
 	if n := listLen(t, e.expect("alice", "GET", "/v0/wallet/accepted-app-payments", nil, 200), "accepted_app_payments"); n != 0 {

@@ -29,6 +29,7 @@ import (
 	"github.com/ccwallet/ccwallet/handlers"
 	"github.com/ccwallet/ccwallet/handlers/handlerstest"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/commands"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
 	"github.com/ccwallet/ccwallet/ledger/users"
 	"github.com/ccwallet/ccwallet/ledger/workflows"
@@ -722,7 +723,7 @@ func runContract(t *testing.T, e *contractEnv) {
 	}
 
 	// A deduplication id is free again after the 24 hours.
-	e.clock.Advance(ledger.DeduplicationWindow*time.Second + time.Minute)
+	e.clock.Advance(commands.DeduplicationWindow*time.Second + time.Minute)
 	e.expect("alice", "POST", pre+"/send", send(bob, "1", "d1"), 200)
 	e.expect("alice", "POST", pre+"/send", send(bob, "1", "d1"), 409)
 }

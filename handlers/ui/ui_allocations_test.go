@@ -13,6 +13,7 @@ import (
 	"github.com/ccwallet/ccwallet/handlers/handlerstest"
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/allocationdata"
+	"github.com/ccwallet/ccwallet/ledger/commands"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
 	"github.com/ccwallet/ccwallet/ledger/pending"
 )
@@ -49,12 +50,12 @@ func (e *tradeEnv) trade(t *testing.T, legs map[string][3]string) coin.ContractI
 			InstrumentID: ledger.InstrumentRef{Admin: e.L.DSO(), ID: ledger.InstrumentID}}
 		traders = append(traders, coin.PartyID(l[0]), coin.PartyID(l[1]))
 	}
-	p, err := e.W.Allocations.ProposeTrade(ctx, traders, allocationdata.OTCTradeProposal{Venue: e.venue, TransferLegs: tl, Approvers: traders}, ledger.Command{})
+	p, err := e.W.Allocations.ProposeTrade(ctx, traders, allocationdata.OTCTradeProposal{Venue: e.venue, TransferLegs: tl, Approvers: traders}, commands.Command{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	now := e.clock.Now()
-	tr, err := e.W.Allocations.InitiateTradeSettlement(ctx, []coin.PartyID{e.venue}, p.Created, ledger.FormatTime(now.Add(time.Hour)), ledger.FormatTime(now.Add(2*time.Hour)), ledger.Command{})
+	tr, err := e.W.Allocations.InitiateTradeSettlement(ctx, []coin.PartyID{e.venue}, p.Created, ledger.FormatTime(now.Add(time.Hour)), ledger.FormatTime(now.Add(2*time.Hour)), commands.Command{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -155,7 +156,7 @@ func TestUIAllocations(t *testing.T) {
 			}
 			ids[as[0].Spec.TransferLegID] = as[0].Contract.ContractID
 		}
-		if _, err := e.W.Allocations.SettleTrade(ctx, []coin.PartyID{e.venue}, trade, ids, ledger.Command{}); err != nil {
+		if _, err := e.W.Allocations.SettleTrade(ctx, []coin.PartyID{e.venue}, trade, ids, commands.Command{}); err != nil {
 			t.Fatal(err)
 		}
 		for _, c := range []struct {

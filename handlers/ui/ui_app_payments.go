@@ -9,6 +9,7 @@ import (
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/apppayments"
+	"github.com/ccwallet/ccwallet/ledger/commands"
 	"github.com/ccwallet/ccwallet/ledger/fault"
 	"github.com/ccwallet/ccwallet/ledger/payments"
 	"github.com/ccwallet/ccwallet/views"
@@ -137,9 +138,9 @@ func (h paymentPages) uiConfirmPaymentAction(w http.ResponseWriter, r *http.Requ
 	}
 	cid := coin.ContractID(m.Row.ContractID)
 	if action == "accept" {
-		_, err = h.w.AppPayments.AcceptAppPayment(r.Context(), party, cid, ledger.Command{})
+		_, err = h.w.AppPayments.AcceptAppPayment(r.Context(), party, cid, commands.Command{})
 	} else {
-		_, err = h.w.AppPayments.RejectAppPayment(r.Context(), party, cid, ledger.Command{})
+		_, err = h.w.AppPayments.RejectAppPayment(r.Context(), party, cid, commands.Command{})
 	}
 	if err == nil {
 		if m.RedirectOK {

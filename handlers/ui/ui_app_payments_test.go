@@ -12,6 +12,7 @@ import (
 	"github.com/ccwallet/ccwallet/handlers/handlerstest"
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/apppayments"
+	"github.com/ccwallet/ccwallet/ledger/commands"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
 	"github.com/ccwallet/ccwallet/ledger/payments"
 	"github.com/ccwallet/ccwallet/ledger/users"
@@ -42,7 +43,7 @@ func TestUIConfirmPayment(t *testing.T) {
 			res, err := e.W.AppPayments.RequestAppPayment(ctx, []coin.PartyID{shop}, apppayments.AppPaymentRequest{
 				Sender: alice, Provider: shop, ExpiresAt: ledger.FormatTime(time.Now().Add(time.Hour)), Description: desc,
 				ReceiverAmounts: []apppayments.ReceiverAmount{{Receiver: shop, Amount: ledger.PaymentAmount{Amount: coin.MustParse(amount), Unit: payments.UnitAmulet}}},
-			}, ledger.Command{})
+			}, commands.Command{})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -13,6 +13,7 @@ import (
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/bounds"
+	"github.com/ccwallet/ccwallet/ledger/commands"
 	"github.com/ccwallet/ccwallet/ledger/delegations"
 	"github.com/ccwallet/ccwallet/ledger/fault"
 	"github.com/ccwallet/ccwallet/store"
@@ -194,7 +195,7 @@ func (s *Service) Airdrop(ctx context.Context, req Request) (Result, error) {
 			if err != nil {
 				return err
 			}
-			x.SaveCommand(ledger.Command{Key: key}, operator, "airdrop", string(stored))
+			x.SaveCommand(commands.Command{Key: key}, operator, "airdrop", string(stored))
 		}
 		return nil
 	})

@@ -9,6 +9,7 @@ import (
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/allocations"
+	"github.com/ccwallet/ccwallet/ledger/commands"
 	"github.com/ccwallet/ccwallet/ledger/fault"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
 )
@@ -26,7 +27,7 @@ func TestLegAllocatedOnce(t *testing.T) {
 		var wg sync.WaitGroup
 		errs := make([]error, 8)
 		for i := range errs {
-			wg.Go(func() { _, errs[i] = s.Allocate(ctx, spec, ledger.Command{}) })
+			wg.Go(func() { _, errs[i] = s.Allocate(ctx, spec, commands.Command{}) })
 		}
 		wg.Wait()
 		ok := 0
@@ -48,7 +49,7 @@ func TestLegAllocatedOnce(t *testing.T) {
 		// Another leg of the same trade is its own.
 		other := spec
 		other.TransferLegID = "leg1"
-		if _, err := s.Allocate(ctx, other, ledger.Command{}); err != nil {
+		if _, err := s.Allocate(ctx, other, commands.Command{}); err != nil {
 			t.Errorf("another leg: %v", err)
 		}
 		ledgertest.Conserved(t, l)

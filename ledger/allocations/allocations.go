@@ -19,6 +19,7 @@ import (
 	"github.com/ccwallet/ccwallet/ledger/allocationdata"
 	"github.com/ccwallet/ccwallet/ledger/apiread"
 	"github.com/ccwallet/ccwallet/ledger/bounds"
+	"github.com/ccwallet/ccwallet/ledger/commands"
 	"github.com/ccwallet/ccwallet/ledger/fault"
 	"github.com/ccwallet/ccwallet/ledger/history"
 	"github.com/ccwallet/ccwallet/store"
@@ -219,14 +220,14 @@ func (s *Service) checkAllocation(ctx context.Context, spec *allocationdata.Allo
 // the spent inputs are burned. cmd's key, when set, deduplicates the
 // command (the Ledger API's change id), and its completion is written
 // with it.
-func (s *Service) Allocate(ctx context.Context, spec allocationdata.AllocationSpecification, cmd ledger.Command) (*AllocationResult, error) {
+func (s *Service) Allocate(ctx context.Context, spec allocationdata.AllocationSpecification, cmd commands.Command) (*AllocationResult, error) {
 	return s.allocate(ctx, spec, cmd, nil)
 }
 
 // allocate is Allocate; guard, when set, runs in the change's transaction
 // under the sender's lock before anything is written (the wallet's own
 // checks of AllocateLeg), so no concurrent allocation slips past it.
-func (s *Service) allocate(ctx context.Context, spec allocationdata.AllocationSpecification, cmd ledger.Command, guard func(ctx context.Context, tx bun.IDB) error) (*AllocationResult, error) {
+func (s *Service) allocate(ctx context.Context, spec allocationdata.AllocationSpecification, cmd commands.Command, guard func(ctx context.Context, tx bun.IDB) error) (*AllocationResult, error) {
 	l := s.l
 	now := l.Now()
 	if err := bounds.CheckID("commandId", cmd.Key); err != nil {
@@ -298,7 +299,7 @@ func (s *Service) allocate(ctx context.Context, spec allocationdata.AllocationSp
 // receiver; withdraw, cancel and expire give it back to the sender. cmd's
 // key, when set, deduplicates the command, and its completion is written
 // with it. A refused move changes nothing.
-func (s *Service) MoveAllocation(ctx context.Context, actor coin.PartyID, cid coin.ContractID, move allocationdata.AllocationMove, cmd ledger.Command) (*AllocationResult, error) {
+func (s *Service) MoveAllocation(ctx context.Context, actor coin.PartyID, cid coin.ContractID, move allocationdata.AllocationMove, cmd commands.Command) (*AllocationResult, error) {
 	if err := bounds.CheckID("commandId", cmd.Key); err != nil {
 		return nil, err
 	}
@@ -433,7 +434,7 @@ func (s *Service) ExpireAllocations(ctx context.Context) (int, error) {
 		if CheckAllocationMove(p.Allocation, allocationdata.AllocationExpire, "", now) != nil {
 			continue
 		}
-		_, err := s.MoveAllocation(ctx, "", c.ContractID, allocationdata.AllocationExpire, ledger.Command{})
+		_, err := s.MoveAllocation(ctx, "", c.ContractID, allocationdata.AllocationExpire, commands.Command{})
 		switch {
 		case err == nil:
 			n++

@@ -11,6 +11,7 @@ import (
 	"github.com/ccwallet/ccwallet/ledger/allocationdata"
 	"github.com/ccwallet/ccwallet/ledger/allocations"
 	"github.com/ccwallet/ccwallet/ledger/apiread"
+	"github.com/ccwallet/ccwallet/ledger/commands"
 	"github.com/ccwallet/ccwallet/ledger/fault"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
 	"github.com/ccwallet/ccwallet/ledger/rewards"
@@ -78,7 +79,7 @@ func TestAllocationMoves(t *testing.T) {
 				t.Run(c.name, func(t *testing.T) {
 					sender, receiver, executor, stranger := ledgertest.Party(t, l), ledgertest.Party(t, l), ledgertest.Party(t, l), ledgertest.Party(t, l)
 					ledgertest.Mint(t, l, sender, "100")
-					res, err := al.Allocate(ctx, allocationSpec(l, sender, receiver, executor, "40", clock.Now()), ledger.Command{})
+					res, err := al.Allocate(ctx, allocationSpec(l, sender, receiver, executor, "40", clock.Now()), commands.Command{})
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -93,14 +94,14 @@ func TestAllocationMoves(t *testing.T) {
 					party := map[string]coin.PartyID{"sender": sender, "receiver": receiver, "executor": executor, "stranger": stranger, "automation": ""}
 					clock.Advance(c.advance)
 					for _, s := range c.before {
-						if _, err := al.MoveAllocation(ctx, party[s.who], cid, s.move, ledger.Command{}); err != nil {
+						if _, err := al.MoveAllocation(ctx, party[s.who], cid, s.move, commands.Command{}); err != nil {
 							t.Fatalf("%s by %s: %v", s.move, s.who, err)
 						}
 					}
 					before := ledgertest.Balances(t, l, sender, receiver)
 					hist0 := ledgertest.HistoryLens(t, l, sender, receiver)
 					supply0 := ledgertest.Conserved(t, l)
-					_, err = al.MoveAllocation(ctx, party[c.do.who], cid, c.do.move, ledger.Command{})
+					_, err = al.MoveAllocation(ctx, party[c.do.who], cid, c.do.move, commands.Command{})
 					if c.wantErr != nil {
 						if !errors.Is(err, c.wantErr) {
 							t.Fatalf("%s by %s = %v, want %v", c.do.move, c.do.who, err, c.wantErr)
@@ -163,7 +164,7 @@ func TestAllocateRefusals(t *testing.T) {
 		for name, mut := range cases {
 			spec := allocationSpec(l, sender, receiver, executor, "40", now)
 			mut(&spec)
-			if _, err := s.Allocate(ctx, spec, ledger.Command{}); err == nil {
+			if _, err := s.Allocate(ctx, spec, commands.Command{}); err == nil {
 				t.Errorf("%s: allocated", name)
 			} else {
 				t.Logf("%s: %v", name, err)
@@ -187,13 +188,13 @@ func TestExpireAllocations(t *testing.T) {
 		late := allocationSpec(l, sender, receiver, executor, "20", clock.Now())
 		late.Settlement.SettleBefore = ledger.FormatTime(clock.Now().Add(3 * time.Hour))
 		late.TransferLegID = "leg1" // one leg is allocated at most once
-		if _, err := s.Allocate(ctx, early, ledger.Command{Key: "cmd-1"}); err != nil {
+		if _, err := s.Allocate(ctx, early, commands.Command{Key: "cmd-1"}); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := s.Allocate(ctx, early, ledger.Command{Key: "cmd-1"}); !errors.Is(err, fault.ErrDuplicate) {
+		if _, err := s.Allocate(ctx, early, commands.Command{Key: "cmd-1"}); !errors.Is(err, fault.ErrDuplicate) {
 			t.Fatalf("second allocate with the same key = %v, want ErrDuplicate", err)
 		}
-		if _, err := s.Allocate(ctx, late, ledger.Command{}); err != nil {
+		if _, err := s.Allocate(ctx, late, commands.Command{}); err != nil {
 			t.Fatal(err)
 		}
 		if n, err := s.ExpireAllocations(ctx); err != nil || n != 0 {
@@ -229,11 +230,11 @@ func TestAllocationFeaturedExecutor(t *testing.T) {
 		}
 		before := coupons(l.Operator())
 		for _, executor := range []coin.PartyID{l.Operator(), venue} {
-			res, err := s.Allocate(ctx, allocationSpec(l, sender, receiver, executor, "10", clock.Now()), ledger.Command{})
+			res, err := s.Allocate(ctx, allocationSpec(l, sender, receiver, executor, "10", clock.Now()), commands.Command{})
 			if err != nil {
 				t.Fatal(err)
 			}
-			if _, err := s.MoveAllocation(ctx, executor, res.AllocationCID, allocationdata.AllocationExecute, ledger.Command{}); err != nil {
+			if _, err := s.MoveAllocation(ctx, executor, res.AllocationCID, allocationdata.AllocationExecute, commands.Command{}); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -256,9 +257,9 @@ func TestCompletionsOfAllocations(t *testing.T) {
 		ctx := context.Background()
 		sender, receiver, venue := ledgertest.Party(t, l), ledgertest.Party(t, l), ledgertest.Party(t, l)
 		ledgertest.Mint(t, l, sender, "100")
-		completing := func(key, id string, p coin.PartyID) ledger.Command {
+		completing := func(key, id string, p coin.PartyID) commands.Command {
 			t.Helper()
-			c, err := ledger.Completing(key, ledger.Completion{UserID: "u", CommandID: id, ActAs: []coin.PartyID{p}})
+			c, err := commands.Completing(key, commands.Completion{UserID: "u", CommandID: id, ActAs: []coin.PartyID{p}})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -12,6 +12,7 @@ import (
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/allocationdata"
 	"github.com/ccwallet/ccwallet/ledger/bounds"
+	"github.com/ccwallet/ccwallet/ledger/commands"
 	"github.com/ccwallet/ccwallet/ledger/fault"
 	"github.com/ccwallet/ccwallet/store"
 	"github.com/uptrace/bun"
@@ -86,7 +87,7 @@ func (s *Service) checkLegs(ctx context.Context, legs map[string]allocationdata.
 
 // ProposeTrade creates an OTCTradeProposal; its approvers sign it, so all
 // of them must be among actAs.
-func (s *Service) ProposeTrade(ctx context.Context, actAs []coin.PartyID, p allocationdata.OTCTradeProposal, cmd ledger.Command) (*TradeResult, error) {
+func (s *Service) ProposeTrade(ctx context.Context, actAs []coin.PartyID, p allocationdata.OTCTradeProposal, cmd commands.Command) (*TradeResult, error) {
 	if err := s.checkLegs(ctx, p.TransferLegs); err != nil {
 		return nil, err
 	}
@@ -112,7 +113,7 @@ func (s *Service) ProposeTrade(ctx context.Context, actAs []coin.PartyID, p allo
 
 // AcceptTradeProposal is OTCTradeProposal_Accept: a trading party that has
 // not approved yet approves; the proposal is recreated with it.
-func (s *Service) AcceptTradeProposal(ctx context.Context, actAs []coin.PartyID, cid coin.ContractID, approver coin.PartyID, cmd ledger.Command) (*TradeResult, error) {
+func (s *Service) AcceptTradeProposal(ctx context.Context, actAs []coin.PartyID, cid coin.ContractID, approver coin.PartyID, cmd commands.Command) (*TradeResult, error) {
 	if err := ledger.Authorized(actAs, "OTCTradeProposal_Accept", approver); err != nil {
 		return nil, err
 	}
@@ -138,7 +139,7 @@ func (s *Service) AcceptTradeProposal(ctx context.Context, actAs []coin.PartyID,
 
 // RejectTradeProposal is OTCTradeProposal_Reject: a trading party ends the
 // proposal.
-func (s *Service) RejectTradeProposal(ctx context.Context, actAs []coin.PartyID, cid coin.ContractID, trader coin.PartyID, cmd ledger.Command) (*TradeResult, error) {
+func (s *Service) RejectTradeProposal(ctx context.Context, actAs []coin.PartyID, cid coin.ContractID, trader coin.PartyID, cmd commands.Command) (*TradeResult, error) {
 	if err := ledger.Authorized(actAs, "OTCTradeProposal_Reject", trader); err != nil {
 		return nil, err
 	}
@@ -158,7 +159,7 @@ func (s *Service) RejectTradeProposal(ctx context.Context, actAs []coin.PartyID,
 // InitiateTradeSettlement is OTCTradeProposal_InitiateSettlement: once
 // every trading party approved, the venue turns the proposal into an
 // OTCTrade the traders allocate for until prepareUntil.
-func (s *Service) InitiateTradeSettlement(ctx context.Context, actAs []coin.PartyID, cid coin.ContractID, prepareUntil, settleBefore string, cmd ledger.Command) (*TradeResult, error) {
+func (s *Service) InitiateTradeSettlement(ctx context.Context, actAs []coin.PartyID, cid coin.ContractID, prepareUntil, settleBefore string, cmd commands.Command) (*TradeResult, error) {
 	prep, err := bounds.ParseTime("prepareUntil", prepareUntil)
 	if err != nil {
 		return nil, err
@@ -200,20 +201,20 @@ func (s *Service) InitiateTradeSettlement(ctx context.Context, actAs []coin.Part
 // SettleTrade is OTCTrade_Settle: the venue executes, in one update, the
 // allocation of every leg (allocations: leg id -> allocation), each of
 // which must be exactly the allocation the trade asks for.
-func (s *Service) SettleTrade(ctx context.Context, actAs []coin.PartyID, cid coin.ContractID, allocations map[string]coin.ContractID, cmd ledger.Command) (*TradeResult, error) {
+func (s *Service) SettleTrade(ctx context.Context, actAs []coin.PartyID, cid coin.ContractID, allocations map[string]coin.ContractID, cmd commands.Command) (*TradeResult, error) {
 	return s.closeTrade(ctx, actAs, cid, allocations, allocationdata.AllocationExecute, cmd)
 }
 
 // CancelTrade is OTCTrade_Cancel: the venue cancels, in one update, the
 // allocations given (any legs), each checked as for settlement, and the
 // trade ends; the cancelled allocations' coin returns to their senders.
-func (s *Service) CancelTrade(ctx context.Context, actAs []coin.PartyID, cid coin.ContractID, allocations map[string]coin.ContractID, cmd ledger.Command) (*TradeResult, error) {
+func (s *Service) CancelTrade(ctx context.Context, actAs []coin.PartyID, cid coin.ContractID, allocations map[string]coin.ContractID, cmd commands.Command) (*TradeResult, error) {
 	return s.closeTrade(ctx, actAs, cid, allocations, allocationdata.AllocationCancel, cmd)
 }
 
 // closeTrade ends the trade cid by making move (execute: every leg, before
 // the deadline; cancel: the legs given) on its allocations.
-func (s *Service) closeTrade(ctx context.Context, actAs []coin.PartyID, cid coin.ContractID, allocations map[string]coin.ContractID, move allocationdata.AllocationMove, cmd ledger.Command) (*TradeResult, error) {
+func (s *Service) closeTrade(ctx context.Context, actAs []coin.PartyID, cid coin.ContractID, allocations map[string]coin.ContractID, move allocationdata.AllocationMove, cmd commands.Command) (*TradeResult, error) {
 	choice := map[allocationdata.AllocationMove]string{allocationdata.AllocationExecute: "OTCTrade_Settle", allocationdata.AllocationCancel: "OTCTrade_Cancel"}[move]
 	return s.tradeTx(ctx, cmd, strings.ToLower(choice), cid, allocationdata.TemplateOTCTrade, func(x *ledger.Tx, c *store.Contract) (*TradeResult, error) {
 		var tr allocationdata.OTCTrade
@@ -275,7 +276,7 @@ func (s *Service) closeTrade(ctx context.Context, actAs []coin.PartyID, cid coin
 
 // tradeTx runs one trading-app command as one ledger update
 // (ledger.ContractCommand), recording cmd.
-func (s *Service) tradeTx(ctx context.Context, cmd ledger.Command, kind string, cid coin.ContractID, template string, fn func(x *ledger.Tx, c *store.Contract) (*TradeResult, error)) (*TradeResult, error) {
+func (s *Service) tradeTx(ctx context.Context, cmd commands.Command, kind string, cid coin.ContractID, template string, fn func(x *ledger.Tx, c *store.Contract) (*TradeResult, error)) (*TradeResult, error) {
 	return ledger.ContractCommand(ctx, s.l, "trading-app:", cmd, kind, cid, func(ctx context.Context, tx bun.IDB) (*store.Contract, error) {
 		c, err := store.ContractByID(ctx, tx, cid)
 		if err == nil && (c.TemplateID != template || c.ArchivedOffset != nil) {
@@ -297,7 +298,7 @@ func (r *TradeResult) Committed(offset int64) coin.ContractID {
 // RejectAllocationRequest is AllocationRequest_Reject on an OTCTrade: a
 // sender of one of its legs (actor, among actAs) declines to allocate, and
 // the trade ends.
-func (s *Service) RejectAllocationRequest(ctx context.Context, actAs []coin.PartyID, cid coin.ContractID, actor coin.PartyID, cmd ledger.Command) (*TradeResult, error) {
+func (s *Service) RejectAllocationRequest(ctx context.Context, actAs []coin.PartyID, cid coin.ContractID, actor coin.PartyID, cmd commands.Command) (*TradeResult, error) {
 	if err := ledger.Authorized(actAs, "AllocationRequest_Reject", actor); err != nil {
 		return nil, err
 	}
@@ -324,7 +325,7 @@ func (s *Service) RejectAllocationRequest(ctx context.Context, actAs []coin.Part
 
 // WithdrawAllocationRequest is AllocationRequest_Withdraw on an OTCTrade:
 // the venue (its settlement's executor) ends the trade.
-func (s *Service) WithdrawAllocationRequest(ctx context.Context, actAs []coin.PartyID, cid coin.ContractID, cmd ledger.Command) (*TradeResult, error) {
+func (s *Service) WithdrawAllocationRequest(ctx context.Context, actAs []coin.PartyID, cid coin.ContractID, cmd commands.Command) (*TradeResult, error) {
 	return s.tradeTx(ctx, cmd, "withdraw-allocation-request", cid, allocationdata.TemplateOTCTrade, func(x *ledger.Tx, c *store.Contract) (*TradeResult, error) {
 		var tr allocationdata.OTCTrade
 		if err := json.Unmarshal([]byte(c.Payload), &tr); err != nil {

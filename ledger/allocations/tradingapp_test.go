@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/ccwallet/ccwallet/ledger/apiread"
+	"github.com/ccwallet/ccwallet/ledger/commands"
 	"github.com/ccwallet/ccwallet/ledger/fault"
 
 	"github.com/ccwallet/ccwallet/coin"
@@ -34,29 +35,29 @@ func TestTradingAppDvP(t *testing.T) {
 			"leg0": {Sender: alice, Receiver: bob, Amount: coin.MustParse("30"), InstrumentID: cc},
 			"leg1": {Sender: bob, Receiver: alice, Amount: coin.MustParse("10.5"), InstrumentID: cc},
 		}
-		if _, err := s.ProposeTrade(ctx, []coin.PartyID{venue}, allocationdata.OTCTradeProposal{Venue: venue, TransferLegs: legs, Approvers: []coin.PartyID{alice}}, ledger.Command{}); !errors.Is(err, fault.ErrForbidden) {
+		if _, err := s.ProposeTrade(ctx, []coin.PartyID{venue}, allocationdata.OTCTradeProposal{Venue: venue, TransferLegs: legs, Approvers: []coin.PartyID{alice}}, commands.Command{}); !errors.Is(err, fault.ErrForbidden) {
 			t.Fatalf("propose without the approver's authority = %v", err)
 		}
-		prop, err := s.ProposeTrade(ctx, []coin.PartyID{alice}, allocationdata.OTCTradeProposal{Venue: venue, TransferLegs: legs, Approvers: []coin.PartyID{alice}}, ledger.Command{Key: "p1"})
+		prop, err := s.ProposeTrade(ctx, []coin.PartyID{alice}, allocationdata.OTCTradeProposal{Venue: venue, TransferLegs: legs, Approvers: []coin.PartyID{alice}}, commands.Command{Key: "p1"})
 		if err != nil {
 			t.Fatal(err)
 		}
 		now := clock.Now()
 		prepare, settle := ledger.FormatTime(now.Add(time.Hour)), ledger.FormatTime(now.Add(2*time.Hour))
-		if _, err := s.InitiateTradeSettlement(ctx, []coin.PartyID{venue}, prop.Created, prepare, settle, ledger.Command{}); !errors.Is(err, fault.ErrConflict) {
+		if _, err := s.InitiateTradeSettlement(ctx, []coin.PartyID{venue}, prop.Created, prepare, settle, commands.Command{}); !errors.Is(err, fault.ErrConflict) {
 			t.Fatalf("initiate before bob approved = %v", err)
 		}
-		if _, err := s.AcceptTradeProposal(ctx, []coin.PartyID{alice}, prop.Created, alice, ledger.Command{}); !errors.Is(err, fault.ErrConflict) {
+		if _, err := s.AcceptTradeProposal(ctx, []coin.PartyID{alice}, prop.Created, alice, commands.Command{}); !errors.Is(err, fault.ErrConflict) {
 			t.Fatalf("alice approving twice = %v", err)
 		}
-		acc, err := s.AcceptTradeProposal(ctx, []coin.PartyID{bob}, prop.Created, bob, ledger.Command{})
+		acc, err := s.AcceptTradeProposal(ctx, []coin.PartyID{bob}, prop.Created, bob, commands.Command{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := s.AcceptTradeProposal(ctx, []coin.PartyID{bob}, prop.Created, bob, ledger.Command{}); !errors.Is(err, fault.ErrNotFound) {
+		if _, err := s.AcceptTradeProposal(ctx, []coin.PartyID{bob}, prop.Created, bob, commands.Command{}); !errors.Is(err, fault.ErrNotFound) {
 			t.Fatalf("accepting the archived proposal = %v", err)
 		}
-		init, err := s.InitiateTradeSettlement(ctx, []coin.PartyID{venue}, acc.Created, prepare, settle, ledger.Command{})
+		init, err := s.InitiateTradeSettlement(ctx, []coin.PartyID{venue}, acc.Created, prepare, settle, commands.Command{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -80,26 +81,26 @@ func TestTradingAppDvP(t *testing.T) {
 		}
 		allocs := map[string]coin.ContractID{}
 		for id, leg := range req.TransferLegs {
-			res, err := s.Allocate(ctx, allocationdata.AllocationSpecification{Settlement: req.Settlement, TransferLegID: id, TransferLeg: leg}, ledger.Command{})
+			res, err := s.Allocate(ctx, allocationdata.AllocationSpecification{Settlement: req.Settlement, TransferLegID: id, TransferLeg: leg}, commands.Command{})
 			if err != nil {
 				t.Fatal(err)
 			}
 			allocs[id] = res.AllocationCID
 		}
-		if _, err := s.SettleTrade(ctx, []coin.PartyID{alice}, init.Created, allocs, ledger.Command{}); !errors.Is(err, fault.ErrForbidden) {
+		if _, err := s.SettleTrade(ctx, []coin.PartyID{alice}, init.Created, allocs, commands.Command{}); !errors.Is(err, fault.ErrForbidden) {
 			t.Fatalf("settle by alice = %v", err)
 		}
 		swapped := map[string]coin.ContractID{"leg0": allocs["leg1"], "leg1": allocs["leg0"]}
-		if _, err := s.SettleTrade(ctx, []coin.PartyID{venue}, init.Created, swapped, ledger.Command{}); !errors.Is(err, fault.ErrConflict) {
+		if _, err := s.SettleTrade(ctx, []coin.PartyID{venue}, init.Created, swapped, commands.Command{}); !errors.Is(err, fault.ErrConflict) {
 			t.Fatalf("settle with swapped allocations = %v", err)
 		}
-		if _, err := s.SettleTrade(ctx, []coin.PartyID{venue}, init.Created, map[string]coin.ContractID{"leg0": allocs["leg0"]}, ledger.Command{}); !errors.Is(err, fault.ErrConflict) {
+		if _, err := s.SettleTrade(ctx, []coin.PartyID{venue}, init.Created, map[string]coin.ContractID{"leg0": allocs["leg0"]}, commands.Command{}); !errors.Is(err, fault.ErrConflict) {
 			t.Fatalf("settle with a leg missing = %v", err)
 		}
 		if diff := cmp.Diff([]string{"unlocked=70.0000000000 locked=30.0000000000", "unlocked=89.5000000000 locked=10.5000000000"}, ledgertest.Balances(t, l, alice, bob)); diff != "" {
 			t.Fatalf("after allocating (-want +got):\n%s", diff)
 		}
-		res, err := s.SettleTrade(ctx, []coin.PartyID{venue}, init.Created, allocs, ledger.Command{})
+		res, err := s.SettleTrade(ctx, []coin.PartyID{venue}, init.Created, allocs, commands.Command{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -114,7 +115,7 @@ func TestTradingAppDvP(t *testing.T) {
 				t.Errorf("%s archived at %d, %v; want the settlement's offset %d", cid, c.ArchivedOffset, err, res.Offset)
 			}
 		}
-		if _, err := s.SettleTrade(ctx, []coin.PartyID{venue}, init.Created, allocs, ledger.Command{}); !errors.Is(err, fault.ErrNotFound) {
+		if _, err := s.SettleTrade(ctx, []coin.PartyID{venue}, init.Created, allocs, commands.Command{}); !errors.Is(err, fault.ErrNotFound) {
 			t.Errorf("settling twice = %v", err)
 		}
 		ledgertest.Conserved(t, l)
@@ -136,12 +137,12 @@ func TestTradingAppCancelAndWithdraw(t *testing.T) {
 		}
 		trade := func() coin.ContractID {
 			t.Helper()
-			p, err := s.ProposeTrade(ctx, []coin.PartyID{alice, bob}, allocationdata.OTCTradeProposal{Venue: venue, TransferLegs: legs, Approvers: []coin.PartyID{alice, bob}}, ledger.Command{})
+			p, err := s.ProposeTrade(ctx, []coin.PartyID{alice, bob}, allocationdata.OTCTradeProposal{Venue: venue, TransferLegs: legs, Approvers: []coin.PartyID{alice, bob}}, commands.Command{})
 			if err != nil {
 				t.Fatal(err)
 			}
 			now := clock.Now()
-			tr, err := s.InitiateTradeSettlement(ctx, []coin.PartyID{venue}, p.Created, ledger.FormatTime(now.Add(time.Hour)), ledger.FormatTime(now.Add(2*time.Hour)), ledger.Command{})
+			tr, err := s.InitiateTradeSettlement(ctx, []coin.PartyID{venue}, p.Created, ledger.FormatTime(now.Add(time.Hour)), ledger.FormatTime(now.Add(2*time.Hour)), commands.Command{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -159,24 +160,24 @@ func TestTradingAppCancelAndWithdraw(t *testing.T) {
 		if err := json.Unmarshal(raw, &req); err != nil {
 			t.Fatal(err)
 		}
-		a, err := s.Allocate(ctx, allocationdata.AllocationSpecification{Settlement: req.Settlement, TransferLegID: "a", TransferLeg: legs["a"]}, ledger.Command{})
+		a, err := s.Allocate(ctx, allocationdata.AllocationSpecification{Settlement: req.Settlement, TransferLegID: "a", TransferLeg: legs["a"]}, commands.Command{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := s.CancelTrade(ctx, []coin.PartyID{alice}, first, map[string]coin.ContractID{"a": a.AllocationCID}, ledger.Command{}); !errors.Is(err, fault.ErrForbidden) {
+		if _, err := s.CancelTrade(ctx, []coin.PartyID{alice}, first, map[string]coin.ContractID{"a": a.AllocationCID}, commands.Command{}); !errors.Is(err, fault.ErrForbidden) {
 			t.Fatalf("cancel by alice = %v", err)
 		}
-		if _, err := s.CancelTrade(ctx, []coin.PartyID{venue}, first, map[string]coin.ContractID{"a": a.AllocationCID}, ledger.Command{}); err != nil {
+		if _, err := s.CancelTrade(ctx, []coin.PartyID{venue}, first, map[string]coin.ContractID{"a": a.AllocationCID}, commands.Command{}); err != nil {
 			t.Fatal(err)
 		}
 		if diff := cmp.Diff([]string{"unlocked=100.0000000000 locked=0.0000000000"}, ledgertest.Balances(t, l, alice)); diff != "" {
 			t.Errorf("after cancel (-want +got):\n%s", diff)
 		}
 		second := trade()
-		if _, err := s.WithdrawAllocationRequest(ctx, []coin.PartyID{alice}, second, ledger.Command{}); !errors.Is(err, fault.ErrForbidden) {
+		if _, err := s.WithdrawAllocationRequest(ctx, []coin.PartyID{alice}, second, commands.Command{}); !errors.Is(err, fault.ErrForbidden) {
 			t.Fatalf("withdraw by alice = %v", err)
 		}
-		if _, err := s.WithdrawAllocationRequest(ctx, []coin.PartyID{venue}, second, ledger.Command{}); err != nil {
+		if _, err := s.WithdrawAllocationRequest(ctx, []coin.PartyID{venue}, second, commands.Command{}); err != nil {
 			t.Fatal(err)
 		}
 		for _, cid := range []coin.ContractID{first, second, a.AllocationCID} {

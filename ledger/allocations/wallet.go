@@ -14,6 +14,7 @@ import (
 	"github.com/ccwallet/ccwallet/ledger/allocationdata"
 	"github.com/ccwallet/ccwallet/ledger/apiread"
 	"github.com/ccwallet/ccwallet/ledger/bounds"
+	"github.com/ccwallet/ccwallet/ledger/commands"
 	"github.com/ccwallet/ccwallet/ledger/fault"
 	"github.com/ccwallet/ccwallet/ledger/history"
 	"github.com/ccwallet/ccwallet/store"
@@ -227,7 +228,7 @@ func (s *Service) AllocateLeg(ctx context.Context, party coin.PartyID, cid coin.
 	if err != nil {
 		return nil, err
 	}
-	return s.allocate(ctx, tr.AllocationSpec(legID), ledger.Command{Key: key}, func(ctx context.Context, tx bun.IDB) error {
+	return s.allocate(ctx, tr.AllocationSpec(legID), commands.Command{Key: key}, func(ctx context.Context, tx bun.IDB) error {
 		// Under the sender's lock: the trade is still open and this leg
 		// not allocated yet, so a double click locks the coin once.
 		if _, err := trade(tx); err != nil {
@@ -253,7 +254,7 @@ func wallClock(t time.Time) string { return t.UTC().Format("2006-01-02 15:04 UTC
 // RejectAllocationRequestAs is the wallet's Reject of an allocation
 // request: RejectAllocationRequest by party, refused in words.
 func (s *Service) RejectAllocationRequestAs(ctx context.Context, party coin.PartyID, cid coin.ContractID) error {
-	_, err := s.RejectAllocationRequest(ctx, []coin.PartyID{party}, cid, party, ledger.Command{})
+	_, err := s.RejectAllocationRequest(ctx, []coin.PartyID{party}, cid, party, commands.Command{})
 	switch {
 	case errors.Is(err, fault.ErrRequirement):
 		return problem(fault.ErrConflict, "you send no leg of this trade, so it is not yours to reject; only a sender can")
@@ -266,7 +267,7 @@ func (s *Service) RejectAllocationRequestAs(ctx context.Context, party coin.Part
 // WithdrawAllocationAs is the wallet's Withdraw of party's pending
 // allocation cid: its coin comes back; refused in words.
 func (s *Service) WithdrawAllocationAs(ctx context.Context, party coin.PartyID, cid coin.ContractID) (*AllocationResult, error) {
-	res, err := s.MoveAllocation(ctx, party, cid, allocationdata.AllocationWithdraw, ledger.Command{})
+	res, err := s.MoveAllocation(ctx, party, cid, allocationdata.AllocationWithdraw, commands.Command{})
 	switch {
 	case errors.Is(err, fault.ErrForbidden):
 		return nil, problem(fault.ErrNotFound, "this allocation is not one you send, so it is not yours to withdraw")

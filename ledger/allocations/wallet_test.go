@@ -11,6 +11,7 @@ import (
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/allocationdata"
 	"github.com/ccwallet/ccwallet/ledger/allocations"
+	"github.com/ccwallet/ccwallet/ledger/commands"
 	"github.com/ccwallet/ccwallet/ledger/fault"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
 )
@@ -26,12 +27,12 @@ func TestAllocateLegOnce(t *testing.T) {
 		ledgertest.Mint(t, l, alice, "100")
 		legs := map[string]allocationdata.TransferLeg{"leg0": {Sender: alice, Receiver: bob, Amount: coin.MustParse("40"),
 			InstrumentID: ledger.InstrumentRef{Admin: l.DSO(), ID: ledger.InstrumentID}}}
-		p, err := s.ProposeTrade(ctx, []coin.PartyID{alice, bob}, allocationdata.OTCTradeProposal{Venue: venue, TransferLegs: legs, Approvers: []coin.PartyID{alice, bob}}, ledger.Command{})
+		p, err := s.ProposeTrade(ctx, []coin.PartyID{alice, bob}, allocationdata.OTCTradeProposal{Venue: venue, TransferLegs: legs, Approvers: []coin.PartyID{alice, bob}}, commands.Command{})
 		if err != nil {
 			t.Fatal(err)
 		}
 		now := clock.Now()
-		tr, err := s.InitiateTradeSettlement(ctx, []coin.PartyID{venue}, p.Created, ledger.FormatTime(now.Add(time.Hour)), ledger.FormatTime(now.Add(2*time.Hour)), ledger.Command{})
+		tr, err := s.InitiateTradeSettlement(ctx, []coin.PartyID{venue}, p.Created, ledger.FormatTime(now.Add(time.Hour)), ledger.FormatTime(now.Add(2*time.Hour)), commands.Command{})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -17,7 +17,7 @@
 // exercise (ShapeExercise, exercise_results.go: the core's
 // Config.ShapeExercise, run as the command's change is written). The
 // core keeps what its changes write: the contracts and their payloads,
-// the exercise a command records with its completion (ledger.Exercise)
+// the exercise a command records with its completion (commands.Exercise)
 // and the completions themselves.
 package apiread
 

@@ -4,7 +4,7 @@ import (
 	"context"
 
 	"github.com/ccwallet/ccwallet/coin"
-	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/commands"
 	"github.com/ccwallet/ccwallet/store"
 )
 
@@ -13,7 +13,7 @@ import (
 // MaxAPIPage), each with its actAs cut to those parties. An offset
 // below the pruned one is ErrPruned; past the ledger end,
 // ErrAfterLedgerEnd.
-func (s *Service) Completions(ctx context.Context, user string, parties []coin.PartyID, after int64, limit int) ([]ledger.Completion, error) {
+func (s *Service) Completions(ctx context.Context, user string, parties []coin.PartyID, after int64, limit int) ([]commands.Completion, error) {
 	cs, _, err := s.CompletionsPage(ctx, user, parties, after, limit)
 	return cs, err
 }
@@ -22,7 +22,7 @@ func (s *Service) Completions(ctx context.Context, user string, parties []coin.P
 // to (the stable end), for the caller's checkpoint. A reader already at
 // the end, as a client waiting for its command's completion mostly is,
 // costs one read of the end.
-func (s *Service) CompletionsPage(ctx context.Context, user string, parties []coin.PartyID, after int64, limit int) ([]ledger.Completion, int64, error) {
+func (s *Service) CompletionsPage(ctx context.Context, user string, parties []coin.PartyID, after int64, limit int) ([]commands.Completion, int64, error) {
 	db := s.l.DB()
 	// Only up to the stable end: a reader that moves past a completion
 	// must not skip one of a lower offset that commits later.
@@ -52,7 +52,7 @@ func (s *Service) CompletionsPage(ctx context.Context, user string, parties []co
 	for _, p := range parties {
 		want[p] = true
 	}
-	var out []ledger.Completion
+	var out []commands.Completion
 	for len(out) < limit {
 		rows, err := store.CompletionsAfter(ctx, db, user, after, upto, MaxAPIPage)
 		if err != nil {
@@ -80,7 +80,7 @@ func (s *Service) CompletionsPage(ctx context.Context, user string, parties []co
 			if len(actAs) == 0 {
 				continue
 			}
-			out = append(out, ledger.Completion{
+			out = append(out, commands.Completion{
 				UserID: r.UserID, CommandID: r.CommandID, SubmissionID: r.SubmissionID, ActAs: actAs, Code: int(r.StatusCode),
 				Message: r.Message, Offset: r.OffsetID, UpdateID: r.UpdateID, RecordTime: r.RecordTime,
 			})

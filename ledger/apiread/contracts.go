@@ -11,6 +11,7 @@ import (
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/allocationdata"
+	"github.com/ccwallet/ccwallet/ledger/commands"
 	"github.com/ccwallet/ccwallet/ledger/delegations"
 	"github.com/ccwallet/ccwallet/ledger/fault"
 	"github.com/ccwallet/ccwallet/ledger/payments"
@@ -242,5 +243,5 @@ type LedgerUpdate struct {
 	Events     []LedgerEvent
 	// Exercise is the root exercise of the Ledger API command that made
 	// the update, nil when none is stored (the core's exercises.go).
-	Exercise *ledger.Exercise
+	Exercise *commands.Exercise
 }

@@ -11,7 +11,7 @@ import (
 )
 
 // addDescendants gives each update whose stored root exercise (its
-// command's, ledger.Exercise) a party of f acted in every event of the
+// command's, commands.Exercise) a party of f acted in every event of the
 // update of f's templates, its stakeholders or not: in Canton an
 // exercise's informees see its whole subtree, so the sender of a
 // transfer sees the receiver's new holding under its

@@ -13,7 +13,7 @@ import (
 // exercise derived for updates no Ledger API command made
 // (DerivedExercise, DeriveResult), and who witnesses an exercise
 // (Informees). The core keeps the exercises it records itself
-// (ledger.Exercise).
+// (commands.Exercise).
 
 // The Ledger API's ledger-effects shape shows an archive as the consuming
 // exercise that made it. The ledger records per update its kind and the

@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 
 	"github.com/ccwallet/ccwallet/coin"
-	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/commands"
 )
 
 // DerivedExercise is the root exercise of an update that no Ledger API
@@ -16,7 +16,7 @@ import (
 // the instruction it consumed (DeriveResult's). The token-standard CLI
 // reads an instruction's holdings changes under that exercise, never at
 // the root.
-func DerivedExercise(u LedgerUpdate) (*ledger.Exercise, *LedgerContract) {
+func DerivedExercise(u LedgerUpdate) (*commands.Exercise, *LedgerContract) {
 	c, ok := consumingChoices[u.Kind]
 	if !ok || c.iface != InterfaceTransferInstruction {
 		return nil, nil
@@ -38,7 +38,7 @@ func DerivedExercise(u LedgerUpdate) (*ledger.Exercise, *LedgerContract) {
 		if c.choice == "TransferInstruction_Withdraw" {
 			actor = p.Transfer.Sender
 		}
-		return &ledger.Exercise{
+		return &commands.Exercise{
 			ContractID: ev.Contract.ContractID, TemplateID: c.template, InterfaceID: c.iface, Choice: c.choice,
 			ChoiceArgument: json.RawMessage(`{"extraArgs":{"context":{"values":{}},"meta":{"values":{}}}}`),
 			ActingParties:  []coin.PartyID{actor}, Consuming: true,

@@ -4,7 +4,7 @@ import (
 	"slices"
 
 	"github.com/ccwallet/ccwallet/coin"
-	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/commands"
 )
 
 // Informees are the parties who witness e, the root exercise of u (or the
@@ -14,7 +14,7 @@ import (
 // instruction a receiver accepts see the accept, with everything under
 // it). The consumed contract is known from u's events, when the reader's
 // filter selected its archive.
-func Informees(u LedgerUpdate, e *ledger.Exercise) []coin.PartyID {
+func Informees(u LedgerUpdate, e *commands.Exercise) []coin.PartyID {
 	out := slices.Concat(e.ActingParties, e.Observers)
 	if e.Consuming {
 		for _, ev := range u.Events {

@@ -8,6 +8,7 @@ import (
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/allocationdata"
+	"github.com/ccwallet/ccwallet/ledger/commands"
 	"github.com/ccwallet/ccwallet/ledger/delegations"
 )
 
@@ -16,7 +17,7 @@ import (
 // wrote, and what the receiver of a one-step transfer witnesses
 // (receiverView), before the core stores e with the command's
 // completion.
-func ShapeExercise(w ledger.Written, e *ledger.Exercise) {
+func ShapeExercise(w ledger.Written, e *commands.Exercise) {
 	t := &written{Written: w}
 	if e.Choice == "TransferFactory_Transfer" {
 		// One decode serves the result and the receiver's view; an
@@ -144,7 +145,7 @@ type preapprovalSendArg struct {
 // token standard's choices built from the holdings and instructions t
 // created (TransferInstructionResult with its output variant); Unit ({})
 // for the choices whose result is not derived.
-func (t *written) exerciseResultOf(e *ledger.Exercise) any {
+func (t *written) exerciseResultOf(e *commands.Exercise) any {
 	failed := map[string]any{"tag": "TransferInstructionResult_Failed", "value": map[string]any{}}
 	var arg struct {
 		Transfer struct {
@@ -245,7 +246,7 @@ const (
 
 // coinExerciseResult is e's result for the coin's own choices; false for
 // a choice it does not know.
-func (t *written) coinExerciseResult(e *ledger.Exercise) (any, bool) {
+func (t *written) coinExerciseResult(e *commands.Exercise) (any, bool) {
 	actor := coin.PartyID("")
 	if len(e.ActingParties) > 0 {
 		actor = e.ActingParties[0]
@@ -498,7 +499,7 @@ func metaJSON(values map[string]string) map[string]any {
 // command's root, the exercise nested under a TransferFactory_Transfer
 // that completed through the receiver's preapproval otherwise), whose
 // result carries the transfer's metadata (tx-kind, sender, reason).
-func (t *written) receiverView(e *ledger.Exercise) {
+func (t *written) receiverView(e *commands.Exercise) {
 	switch e.Choice {
 	case "TransferPreapproval_Send":
 		var arg struct {
@@ -536,7 +537,7 @@ func (t *written) receiverView(e *ledger.Exercise) {
 		if err != nil {
 			return
 		}
-		e.Nested = &ledger.Exercise{
+		e.Nested = &commands.Exercise{
 			ContractID: coin.ContractID(pre), TemplateID: ledger.TemplateTransferPreapproval, Choice: "TransferPreapproval_Send",
 			ChoiceArgument: argJSON, ActingParties: []coin.PartyID{tr.Sender}, ExerciseResult: result,
 			Observers: []coin.PartyID{tr.Receiver},

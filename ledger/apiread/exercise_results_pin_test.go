@@ -8,6 +8,7 @@ import (
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/apiread"
+	"github.com/ccwallet/ccwallet/ledger/commands"
 	"github.com/ccwallet/ccwallet/store"
 )
 
@@ -82,7 +83,7 @@ func TestShapeExerciseBytes(t *testing.T) {
 	}
 	got := map[string]string{}
 	for _, c := range cases {
-		e := ledger.Exercise{ContractID: "00factory", TemplateID: "#t:M:T", InterfaceID: "#i:M:I", Choice: c.choice,
+		e := commands.Exercise{ContractID: "00factory", TemplateID: "#t:M:T", InterfaceID: "#i:M:I", Choice: c.choice,
 			ChoiceArgument: json.RawMessage(c.arg), ActingParties: c.actors, Consuming: true}
 		apiread.ShapeExercise(c.w, &e)
 		b, err := json.Marshal(&e)

@@ -3,11 +3,11 @@ package apiread
 import (
 	"encoding/json"
 
-	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/commands"
 )
 
 // The root exercise of a Ledger API command as the Ledger API builds it
-// for the core to store with the completion (ledger.Exercise) and reads
+// for the core to store with the completion (commands.Exercise) and reads
 // it back.
 
 // consumingExercises are the served choices that archive the contract
@@ -23,11 +23,11 @@ func ConsumingExercise(choice string) bool { return consumingExercises[choice] }
 
 // ParseExercise reads a stored exercise; nil for "" or one that does not
 // parse.
-func ParseExercise(stored string) *ledger.Exercise {
+func ParseExercise(stored string) *commands.Exercise {
 	if stored == "" {
 		return nil
 	}
-	var e ledger.Exercise
+	var e commands.Exercise
 	if json.Unmarshal([]byte(stored), &e) != nil {
 		return nil
 	}

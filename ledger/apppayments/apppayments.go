@@ -17,6 +17,7 @@ import (
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/bounds"
+	"github.com/ccwallet/ccwallet/ledger/commands"
 	"github.com/ccwallet/ccwallet/ledger/fault"
 	"github.com/ccwallet/ccwallet/ledger/payments"
 	"github.com/ccwallet/ccwallet/store"
@@ -206,7 +207,7 @@ func (r *AppPaymentResult) Committed(offset int64) coin.ContractID {
 // (they must be among actAs); the sender consents when it accepts, which
 // is the only step that moves its coin. cmd's key, when set, deduplicates
 // the command, and its completion is written with it.
-func (s *Service) RequestAppPayment(ctx context.Context, actAs []coin.PartyID, p AppPaymentRequest, cmd ledger.Command) (*AppPaymentResult, error) {
+func (s *Service) RequestAppPayment(ctx context.Context, actAs []coin.PartyID, p AppPaymentRequest, cmd commands.Command) (*AppPaymentResult, error) {
 	if err := s.checkAppPaymentRequest(ctx, &p, s.l.Now()); err != nil {
 		return nil, fmt.Errorf("app payment request: %w", err)
 	}
@@ -221,7 +222,7 @@ func (s *Service) RequestAppPayment(ctx context.Context, actAs []coin.PartyID, p
 // appPaymentTx runs one app payment command as one ledger update
 // (ledger.ContractCommand) on the active contract cid of template, if set,
 // recording cmd.
-func (s *Service) appPaymentTx(ctx context.Context, cmd ledger.Command, kind string, cid coin.ContractID, template string, fn func(x *ledger.Tx, c *store.Contract) (*AppPaymentResult, error)) (*AppPaymentResult, error) {
+func (s *Service) appPaymentTx(ctx context.Context, cmd commands.Command, kind string, cid coin.ContractID, template string, fn func(x *ledger.Tx, c *store.Contract) (*AppPaymentResult, error)) (*AppPaymentResult, error) {
 	return ledger.ContractCommand(ctx, s.l, "app-payment:", cmd, kind, cid, func(ctx context.Context, tx bun.IDB) (*store.Contract, error) {
 		return activeContractOf(ctx, tx, cid, template)
 	}, fn)
@@ -261,7 +262,7 @@ func invisible(c *store.Contract) error {
 // change it locks the receivers' amounts plus their transfer fees
 // (at the open round's price) until the lock's expiry, and replaces the
 // request with the AcceptedAppPayment holding the lock.
-func (s *Service) AcceptAppPayment(ctx context.Context, sender coin.PartyID, cid coin.ContractID, cmd ledger.Command) (*AppPaymentResult, error) {
+func (s *Service) AcceptAppPayment(ctx context.Context, sender coin.PartyID, cid coin.ContractID, cmd commands.Command) (*AppPaymentResult, error) {
 	return s.appPaymentTx(ctx, cmd, "accept-app-payment-request", cid, payments.TemplateAppPaymentRequest, func(x *ledger.Tx, c *store.Contract) (*AppPaymentResult, error) {
 		var p AppPaymentRequest
 		if err := decodePayload(c, &p); err != nil {
@@ -315,7 +316,7 @@ func (s *Service) AcceptAppPayment(ctx context.Context, sender coin.PartyID, cid
 
 // RejectAppPayment is AppPaymentRequest_Reject by the sender: the request
 // ends and nothing moves.
-func (s *Service) RejectAppPayment(ctx context.Context, sender coin.PartyID, cid coin.ContractID, cmd ledger.Command) (*AppPaymentResult, error) {
+func (s *Service) RejectAppPayment(ctx context.Context, sender coin.PartyID, cid coin.ContractID, cmd commands.Command) (*AppPaymentResult, error) {
 	return s.endAppPaymentRequest(ctx, cmd, cid, "AppPaymentRequest_Reject", func(p *AppPaymentRequest, now time.Time) error {
 		if sender != p.Sender {
 			if !slices.Contains(p.stakeholders(), sender) {
@@ -329,7 +330,7 @@ func (s *Service) RejectAppPayment(ctx context.Context, sender coin.PartyID, cid
 
 // WithdrawAppPayment is AppPaymentRequest_Withdraw: the receivers (all
 // among actAs) take their request back.
-func (s *Service) WithdrawAppPayment(ctx context.Context, actAs []coin.PartyID, cid coin.ContractID, cmd ledger.Command) (*AppPaymentResult, error) {
+func (s *Service) WithdrawAppPayment(ctx context.Context, actAs []coin.PartyID, cid coin.ContractID, cmd commands.Command) (*AppPaymentResult, error) {
 	return s.endAppPaymentRequest(ctx, cmd, cid, "AppPaymentRequest_Withdraw", func(p *AppPaymentRequest, now time.Time) error {
 		return ledger.Authorized(actAs, "AppPaymentRequest_Withdraw", p.receivers()...)
 	})
@@ -337,7 +338,7 @@ func (s *Service) WithdrawAppPayment(ctx context.Context, actAs []coin.PartyID, 
 
 // endAppPaymentRequest ends the request cid by choice once allowed says
 // so; the sender's history notes it.
-func (s *Service) endAppPaymentRequest(ctx context.Context, cmd ledger.Command, cid coin.ContractID, choice string, allowed func(p *AppPaymentRequest, now time.Time) error) (*AppPaymentResult, error) {
+func (s *Service) endAppPaymentRequest(ctx context.Context, cmd commands.Command, cid coin.ContractID, choice string, allowed func(p *AppPaymentRequest, now time.Time) error) (*AppPaymentResult, error) {
 	return s.appPaymentTx(ctx, cmd, strings.ToLower(choice), cid, payments.TemplateAppPaymentRequest, func(x *ledger.Tx, c *store.Contract) (*AppPaymentResult, error) {
 		var p AppPaymentRequest
 		if err := decodePayload(c, &p); err != nil {
@@ -407,7 +408,7 @@ func CheckAppPaymentMove(p *AcceptedAppPayment, move AcceptedAppPaymentMove, act
 // burns the fees (a featured provider earns the featured app reward);
 // refund and expire give the locked coin back to the sender. A refused
 // move changes nothing.
-func (s *Service) MoveAcceptedAppPayment(ctx context.Context, actAs []coin.PartyID, cid coin.ContractID, move AcceptedAppPaymentMove, cmd ledger.Command) (*AppPaymentResult, error) {
+func (s *Service) MoveAcceptedAppPayment(ctx context.Context, actAs []coin.PartyID, cid coin.ContractID, move AcceptedAppPaymentMove, cmd commands.Command) (*AppPaymentResult, error) {
 	return s.appPaymentTx(ctx, cmd, string(move)+"-app-payment", cid, payments.TemplateAcceptedAppPayment, func(x *ledger.Tx, c *store.Contract) (*AppPaymentResult, error) {
 		var p AcceptedAppPayment
 		if err := decodePayload(c, &p); err != nil {
@@ -506,7 +507,7 @@ func (s *Service) ExpireAppPayments(ctx context.Context) (int, error) {
 		if exp, err := time.Parse(time.RFC3339Nano, p.ExpiresAt); err != nil || now.Before(exp) {
 			continue
 		}
-		_, err := s.endAppPaymentRequest(ctx, ledger.Command{}, reqs[i].ContractID, "AppPaymentRequest_Expire", func(p *AppPaymentRequest, now time.Time) error {
+		_, err := s.endAppPaymentRequest(ctx, commands.Command{}, reqs[i].ContractID, "AppPaymentRequest_Expire", func(p *AppPaymentRequest, now time.Time) error {
 			if exp, _ := time.Parse(time.RFC3339Nano, p.ExpiresAt); now.Before(exp) {
 				return fmt.Errorf("%w: the request does not expire before %s", fault.ErrConflict, p.ExpiresAt)
 			}
@@ -532,7 +533,7 @@ func (s *Service) ExpireAppPayments(ctx context.Context) (int, error) {
 		if len(hs) == 1 && now.Before(hs[0].LockExpiresAt.Time) {
 			continue
 		}
-		_, err = s.MoveAcceptedAppPayment(ctx, nil, acc[i].ContractID, AppPaymentExpire, ledger.Command{})
+		_, err = s.MoveAcceptedAppPayment(ctx, nil, acc[i].ContractID, AppPaymentExpire, commands.Command{})
 		if n, err = countExpired(n, err); err != nil {
 			return n, fmt.Errorf("expire accepted app payment %s: %w", acc[i].ContractID, err)
 		}

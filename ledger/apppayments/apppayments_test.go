@@ -10,6 +10,7 @@ import (
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/apppayments"
+	"github.com/ccwallet/ccwallet/ledger/commands"
 	"github.com/ccwallet/ccwallet/ledger/devnet"
 	"github.com/ccwallet/ccwallet/ledger/fault"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
@@ -68,7 +69,7 @@ func TestAppPaymentCollect(t *testing.T) {
 			coupons0 := appCoupons(t, l, provider)
 			operator0 := ledgertest.Balances(t, l, provider)
 			amounts := []any{provider, "10", other, "5"}
-			req, err := pays(l).RequestAppPayment(ctx, []coin.PartyID{provider, other}, paymentRequest(sender, provider, clock.Now(), amounts...), ledger.Command{})
+			req, err := pays(l).RequestAppPayment(ctx, []coin.PartyID{provider, other}, paymentRequest(sender, provider, clock.Now(), amounts...), commands.Command{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -84,7 +85,7 @@ func TestAppPaymentCollect(t *testing.T) {
 			if !got[0].Quote.Total.Equal(total) || !got[0].Quote.Fees.Equal(fees) {
 				t.Errorf("quote = %+v, want total %s fees %s", got[0].Quote, total, fees)
 			}
-			acc, err := pays(l).AcceptAppPayment(ctx, sender, req.Created, ledger.Command{})
+			acc, err := pays(l).AcceptAppPayment(ctx, sender, req.Created, commands.Command{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -98,7 +99,7 @@ func TestAppPaymentCollect(t *testing.T) {
 			if ps, err := pays(l).AcceptedAppPaymentsOf(ctx, sender); err != nil || len(ps) != 1 || !ps[0].Quote.Total.Equal(total) {
 				t.Fatalf("accepted payments = %+v, %v", ps, err)
 			}
-			if _, err := pays(l).MoveAcceptedAppPayment(ctx, []coin.PartyID{provider}, acc.Created, apppayments.AppPaymentCollect, ledger.Command{}); err != nil {
+			if _, err := pays(l).MoveAcceptedAppPayment(ctx, []coin.PartyID{provider}, acc.Created, apppayments.AppPaymentCollect, commands.Command{}); err != nil {
 				t.Fatal(err)
 			}
 			wantP := coin.MustParse(strings.TrimPrefix(strings.Fields(operator0[0])[0], "unlocked=")).Add(coin.MustParse("10"))
@@ -148,31 +149,31 @@ func TestAppPaymentMoves(t *testing.T) {
 		want    string // the sender's balance after
 	}{
 		{name: "reject", do: func(l *ledger.Ledger, p map[who]coin.PartyID, cid coin.ContractID) error {
-			_, err := pays(l).RejectAppPayment(context.Background(), p["sender"], cid, ledger.Command{})
+			_, err := pays(l).RejectAppPayment(context.Background(), p["sender"], cid, commands.Command{})
 			return err
 		}, want: "unlocked=100.0000000000 locked=0.0000000000"},
 		{name: "reject by the provider", do: func(l *ledger.Ledger, p map[who]coin.PartyID, cid coin.ContractID) error {
-			_, err := pays(l).RejectAppPayment(context.Background(), p["provider"], cid, ledger.Command{})
+			_, err := pays(l).RejectAppPayment(context.Background(), p["provider"], cid, commands.Command{})
 			return err
 		}, wantErr: fault.ErrForbidden},
 		{name: "withdraw by the receiver", do: func(l *ledger.Ledger, p map[who]coin.PartyID, cid coin.ContractID) error {
-			_, err := pays(l).WithdrawAppPayment(context.Background(), []coin.PartyID{p["provider"]}, cid, ledger.Command{})
+			_, err := pays(l).WithdrawAppPayment(context.Background(), []coin.PartyID{p["provider"]}, cid, commands.Command{})
 			return err
 		}, want: "unlocked=100.0000000000 locked=0.0000000000"},
 		{name: "accept by the provider", do: func(l *ledger.Ledger, p map[who]coin.PartyID, cid coin.ContractID) error {
-			_, err := pays(l).AcceptAppPayment(context.Background(), p["provider"], cid, ledger.Command{})
+			_, err := pays(l).AcceptAppPayment(context.Background(), p["provider"], cid, commands.Command{})
 			return err
 		}, wantErr: fault.ErrForbidden},
 		{name: "accept by a stranger", do: func(l *ledger.Ledger, p map[who]coin.PartyID, cid coin.ContractID) error {
-			_, err := pays(l).AcceptAppPayment(context.Background(), p["stranger"], cid, ledger.Command{})
+			_, err := pays(l).AcceptAppPayment(context.Background(), p["stranger"], cid, commands.Command{})
 			return err
 		}, wantErr: fault.ErrNotFound},
 		{name: "accept after expiry", advance: 2 * time.Hour, do: func(l *ledger.Ledger, p map[who]coin.PartyID, cid coin.ContractID) error {
-			_, err := pays(l).AcceptAppPayment(context.Background(), p["sender"], cid, ledger.Command{})
+			_, err := pays(l).AcceptAppPayment(context.Background(), p["sender"], cid, commands.Command{})
 			return err
 		}, wantErr: fault.ErrExpired},
 		{name: "accept twice", accept: true, do: func(l *ledger.Ledger, p map[who]coin.PartyID, cid coin.ContractID) error {
-			_, err := pays(l).AcceptAppPayment(context.Background(), p["sender"], cid, ledger.Command{})
+			_, err := pays(l).AcceptAppPayment(context.Background(), p["sender"], cid, commands.Command{})
 			return err
 		}, wantErr: apppayments.ErrAppPaymentFinished},
 		{name: "refund by the provider", accept: true, do: func(l *ledger.Ledger, p map[who]coin.PartyID, cid coin.ContractID) error {
@@ -206,13 +207,13 @@ func TestAppPaymentMoves(t *testing.T) {
 			t.Run(c.name, func(t *testing.T) {
 				p := map[who]coin.PartyID{"sender": ledgertest.Party(t, l), "provider": ledgertest.Party(t, l), "stranger": ledgertest.Party(t, l)}
 				ledgertest.Mint(t, l, p["sender"], "100")
-				req, err := pays(l).RequestAppPayment(ctx, []coin.PartyID{p["provider"]}, paymentRequest(p["sender"], p["provider"], clock.Now(), p["provider"], "10"), ledger.Command{})
+				req, err := pays(l).RequestAppPayment(ctx, []coin.PartyID{p["provider"]}, paymentRequest(p["sender"], p["provider"], clock.Now(), p["provider"], "10"), commands.Command{})
 				if err != nil {
 					t.Fatal(err)
 				}
 				cid := req.Created
 				if c.accept {
-					acc, err := pays(l).AcceptAppPayment(ctx, p["sender"], cid, ledger.Command{})
+					acc, err := pays(l).AcceptAppPayment(ctx, p["sender"], cid, commands.Command{})
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -259,7 +260,7 @@ func TestAppPaymentMoves(t *testing.T) {
 }
 
 func move(l *ledger.Ledger, actor coin.PartyID, cid coin.ContractID, m apppayments.AcceptedAppPaymentMove) error {
-	_, err := pays(l).MoveAcceptedAppPayment(context.Background(), []coin.PartyID{actor}, cid, m, ledger.Command{})
+	_, err := pays(l).MoveAcceptedAppPayment(context.Background(), []coin.PartyID{actor}, cid, m, commands.Command{})
 	return err
 }
 
@@ -292,7 +293,7 @@ func TestAppPaymentRequestRefusals(t *testing.T) {
 		for name, c := range cases {
 			req := paymentRequest(sender, provider, now, provider, "10")
 			c.mut(&req)
-			_, err := pays(l).RequestAppPayment(ctx, []coin.PartyID{provider}, req, ledger.Command{})
+			_, err := pays(l).RequestAppPayment(ctx, []coin.PartyID{provider}, req, commands.Command{})
 			if err == nil || !strings.Contains(err.Error(), c.want) {
 				t.Errorf("%s: err = %v, want one saying %q", name, err, c.want)
 			}
@@ -313,22 +314,22 @@ func TestExpireAppPayments(t *testing.T) {
 		sender, provider := ledgertest.Party(t, l), ledgertest.Party(t, l)
 		ledgertest.Mint(t, l, sender, "100")
 		open := paymentRequest(sender, provider, clock.Now(), provider, "10")
-		if _, err := pays(l).RequestAppPayment(ctx, []coin.PartyID{provider}, open, ledger.Command{Key: "cmd-1"}); err != nil {
+		if _, err := pays(l).RequestAppPayment(ctx, []coin.PartyID{provider}, open, commands.Command{Key: "cmd-1"}); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := pays(l).RequestAppPayment(ctx, []coin.PartyID{provider}, open, ledger.Command{Key: "cmd-1"}); !errors.Is(err, fault.ErrDuplicate) {
+		if _, err := pays(l).RequestAppPayment(ctx, []coin.PartyID{provider}, open, commands.Command{Key: "cmd-1"}); !errors.Is(err, fault.ErrDuplicate) {
 			t.Fatalf("second request with the same key = %v, want ErrDuplicate", err)
 		}
 		long := open
 		long.ExpiresAt = ledger.FormatTime(clock.Now().Add(5 * time.Hour))
-		toAccept, err := pays(l).RequestAppPayment(ctx, []coin.PartyID{provider}, long, ledger.Command{})
+		toAccept, err := pays(l).RequestAppPayment(ctx, []coin.PartyID{provider}, long, commands.Command{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := pays(l).RequestAppPayment(ctx, []coin.PartyID{provider}, long, ledger.Command{}); err != nil {
+		if _, err := pays(l).RequestAppPayment(ctx, []coin.PartyID{provider}, long, commands.Command{}); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := pays(l).AcceptAppPayment(ctx, sender, toAccept.Created, ledger.Command{}); err != nil {
+		if _, err := pays(l).AcceptAppPayment(ctx, sender, toAccept.Created, commands.Command{}); err != nil {
 			t.Fatal(err)
 		}
 		if n, err := pays(l).ExpireAppPayments(ctx); err != nil || n != 0 {
@@ -401,7 +402,7 @@ func TestAppPaymentConcurrentAnswers(t *testing.T) {
 		ctx := context.Background()
 		sender, provider := ledgertest.Party(t, l), ledgertest.Party(t, l)
 		ledgertest.Mint(t, l, sender, "100")
-		req, err := pays(l).RequestAppPayment(ctx, []coin.PartyID{provider}, paymentRequest(sender, provider, clock.Now(), provider, "10"), ledger.Command{})
+		req, err := pays(l).RequestAppPayment(ctx, []coin.PartyID{provider}, paymentRequest(sender, provider, clock.Now(), provider, "10"), commands.Command{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -410,9 +411,9 @@ func TestAppPaymentConcurrentAnswers(t *testing.T) {
 			go func() {
 				var err error
 				if i == 5 {
-					_, err = pays(l).RejectAppPayment(ctx, sender, req.Created, ledger.Command{})
+					_, err = pays(l).RejectAppPayment(ctx, sender, req.Created, commands.Command{})
 				} else {
-					_, err = pays(l).AcceptAppPayment(ctx, sender, req.Created, ledger.Command{})
+					_, err = pays(l).AcceptAppPayment(ctx, sender, req.Created, commands.Command{})
 				}
 				errs <- err
 			}()
@@ -448,11 +449,11 @@ func TestAppPaymentLockGone(t *testing.T) {
 		ctx := context.Background()
 		sender, provider := ledgertest.Party(t, l), ledgertest.Party(t, l)
 		ledgertest.Mint(t, l, sender, "100")
-		req, err := pays(l).RequestAppPayment(ctx, []coin.PartyID{provider}, paymentRequest(sender, provider, clock.Now(), provider, "0.0000001"), ledger.Command{})
+		req, err := pays(l).RequestAppPayment(ctx, []coin.PartyID{provider}, paymentRequest(sender, provider, clock.Now(), provider, "0.0000001"), commands.Command{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		acc, err := pays(l).AcceptAppPayment(ctx, sender, req.Created, ledger.Command{})
+		acc, err := pays(l).AcceptAppPayment(ctx, sender, req.Created, commands.Command{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -463,7 +464,7 @@ func TestAppPaymentLockGone(t *testing.T) {
 		if b, err := l.Balance(ctx, sender); err != nil || !b.EffectiveLocked.IsZero() {
 			t.Fatalf("the dust lock is still there: %+v, %v", b, err)
 		}
-		_, err = pays(l).MoveAcceptedAppPayment(ctx, []coin.PartyID{provider}, acc.Created, apppayments.AppPaymentCollect, ledger.Command{})
+		_, err = pays(l).MoveAcceptedAppPayment(ctx, []coin.PartyID{provider}, acc.Created, apppayments.AppPaymentCollect, commands.Command{})
 		if !errors.Is(err, fault.ErrExpired) || !strings.Contains(err.Error(), "locked coin is gone") {
 			t.Fatalf("collect = %v, want ErrExpired saying the coin is gone", err)
 		}

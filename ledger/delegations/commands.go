@@ -9,6 +9,7 @@ import (
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/allocationdata"
+	"github.com/ccwallet/ccwallet/ledger/commands"
 	"github.com/ccwallet/ccwallet/ledger/fault"
 	"github.com/ccwallet/ccwallet/store"
 )
@@ -23,7 +24,7 @@ import (
 
 // ProposeMergeDelegationTo is owner's MergeDelegationProposal to operator,
 // which must be this validator's operator, once per cmd's key.
-func (s *Service) ProposeMergeDelegationTo(ctx context.Context, owner, operator coin.PartyID, cmd ledger.Command) (MergeDelegation, error) {
+func (s *Service) ProposeMergeDelegationTo(ctx context.Context, owner, operator coin.PartyID, cmd commands.Command) (MergeDelegation, error) {
 	if operator != s.l.Operator() {
 		return MergeDelegation{}, fault.Invalid("operator", "%s is not this validator's operator %s, who merges by delegation", operator, s.l.Operator())
 	}
@@ -32,13 +33,13 @@ func (s *Service) ProposeMergeDelegationTo(ctx context.Context, owner, operator 
 
 // AcceptMergeDelegationAs is MergeDelegationProposal_Accept by actor, the
 // proposal's operator, once per cmd's key.
-func (s *Service) AcceptMergeDelegationAs(ctx context.Context, actor coin.PartyID, proposal coin.ContractID, cmd ledger.Command) (MergeDelegation, error) {
+func (s *Service) AcceptMergeDelegationAs(ctx context.Context, actor coin.PartyID, proposal coin.ContractID, cmd commands.Command) (MergeDelegation, error) {
 	return s.acceptMergeDelegation(ctx, actor, proposal, cmd)
 }
 
 // CreateBatchMergeUtility creates operator's BatchMergeUtility, once per
 // key; operator must be this validator's operator.
-func (s *Service) CreateBatchMergeUtility(ctx context.Context, operator coin.PartyID, cmd ledger.Command) (coin.ContractID, error) {
+func (s *Service) CreateBatchMergeUtility(ctx context.Context, operator coin.PartyID, cmd commands.Command) (coin.ContractID, error) {
 	if operator != s.l.Operator() {
 		return "", fault.Invalid("operator", "%s is not this validator's operator %s, who merges by delegation", operator, s.l.Operator())
 	}
@@ -74,7 +75,7 @@ type DelegatedMerge struct {
 // each delegation's operator and, when utility is set, own that active
 // BatchMergeUtility; each input must be the owner's live, unlocked
 // holding. It returns the update's offset.
-func (s *Service) MergeByDelegation(ctx context.Context, operator coin.PartyID, utility coin.ContractID, calls []DelegatedMerge, cmd ledger.Command) (int64, error) {
+func (s *Service) MergeByDelegation(ctx context.Context, operator coin.PartyID, utility coin.ContractID, calls []DelegatedMerge, cmd commands.Command) (int64, error) {
 	if len(calls) == 0 || len(calls) > allocationdata.MaxTradeLegs {
 		return 0, fault.Invalid("mergeCalls", "give 1 to %d merges, not %d", allocationdata.MaxTradeLegs, len(calls))
 	}

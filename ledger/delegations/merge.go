@@ -8,6 +8,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/commands"
 	"github.com/ccwallet/ccwallet/ledger/fault"
 	"github.com/ccwallet/ccwallet/store"
 	"github.com/uptrace/bun"
@@ -36,13 +37,13 @@ type MergeDelegation struct {
 // wallet provider (the operator), as the user signs at onboarding. An open
 // proposal is returned again; an active delegation is ErrConflict.
 func (s *Service) ProposeMergeDelegation(ctx context.Context, owner coin.PartyID) (MergeDelegation, error) {
-	return s.proposeMergeDelegation(ctx, owner, ledger.Command{})
+	return s.proposeMergeDelegation(ctx, owner, commands.Command{})
 }
 
 // proposeMergeDelegation is ProposeMergeDelegation's rule; a command with a key
 // deduplicates the command, which must create a proposal: an open one
 // fails its requirement.
-func (s *Service) proposeMergeDelegation(ctx context.Context, owner coin.PartyID, cmd ledger.Command) (MergeDelegation, error) {
+func (s *Service) proposeMergeDelegation(ctx context.Context, owner coin.PartyID, cmd commands.Command) (MergeDelegation, error) {
 	l := s.l
 	if err := l.KnownParty(ctx, owner); err != nil {
 		return MergeDelegation{}, err
@@ -95,13 +96,13 @@ func (s *Service) proposeMergeDelegation(ctx context.Context, owner coin.PartyID
 // AcceptMergeDelegation is the wallet provider accepting a proposal: the
 // proposal is archived and an active MergeDelegation created.
 func (s *Service) AcceptMergeDelegation(ctx context.Context, proposal coin.ContractID) (MergeDelegation, error) {
-	return s.acceptMergeDelegation(ctx, "", proposal, ledger.Command{})
+	return s.acceptMergeDelegation(ctx, "", proposal, commands.Command{})
 }
 
 // acceptMergeDelegation is AcceptMergeDelegation's rule; a non-empty
 // actor must be the proposal's operator, and a command with a key deduplicates
 // the command.
-func (s *Service) acceptMergeDelegation(ctx context.Context, actor coin.PartyID, proposal coin.ContractID, cmd ledger.Command) (MergeDelegation, error) {
+func (s *Service) acceptMergeDelegation(ctx context.Context, actor coin.PartyID, proposal coin.ContractID, cmd commands.Command) (MergeDelegation, error) {
 	var cid coin.ContractID
 	err := s.l.Change(ctx, func(ctx context.Context, x *ledger.Tx) error {
 		if err := x.ClaimOnce(ctx, cmd.Key); err != nil {

@@ -7,6 +7,7 @@ import (
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/bounds"
+	"github.com/ccwallet/ccwallet/ledger/commands"
 	"github.com/ccwallet/ccwallet/ledger/fault"
 	"github.com/google/uuid"
 )
@@ -39,7 +40,7 @@ func Tap(ctx context.Context, l *ledger.Ledger, party coin.PartyID, amountUSD co
 	if commandID == "" {
 		commandID = uuid.NewString()
 	}
-	cmd := ledger.Command{Key: "tap:" + string(party) + ":" + commandID}
+	cmd := commands.Command{Key: "tap:" + string(party) + ":" + commandID}
 	return tap(ctx, l, party, cmd, func(price coin.Amount) (coin.Amount, error) {
 		cc := ledger.USDToCoin(amountUSD, price)
 		if !cc.IsPositive() {
@@ -58,7 +59,7 @@ func Tap(ctx context.Context, l *ledger.Ledger, party coin.PartyID, amountUSD co
 // TapCoin is AmuletRules_DevNet_Tap: it mints amount coin (not USD) to
 // party from l's development network faucet, once per cmd's key, with
 // cmd's completion; a key used before is ErrDuplicate.
-func TapCoin(ctx context.Context, l *ledger.Ledger, party coin.PartyID, amount coin.Amount, cmd ledger.Command) (TapResult, error) {
+func TapCoin(ctx context.Context, l *ledger.Ledger, party coin.PartyID, amount coin.Amount, cmd commands.Command) (TapResult, error) {
 	if !l.DevNet() {
 		return TapResult{}, fmt.Errorf("%w: the faucet (AmuletRules_DevNet_Tap) is only available on a development network", fault.ErrDisabled)
 	}
@@ -80,7 +81,7 @@ func TapCoin(ctx context.Context, l *ledger.Ledger, party coin.PartyID, amount c
 // party the coin amount gives at the current round's price, recording
 // cmd. A key used before returns the first tap's holding with a zero
 // Amount and mints nothing more.
-func tap(ctx context.Context, l *ledger.Ledger, party coin.PartyID, cmd ledger.Command, amount func(price coin.Amount) (coin.Amount, error)) (TapResult, error) {
+func tap(ctx context.Context, l *ledger.Ledger, party coin.PartyID, cmd commands.Command, amount func(price coin.Amount) (coin.Amount, error)) (TapResult, error) {
 	var res TapResult
 	err := l.Change(ctx, func(ctx context.Context, x *ledger.Tx) error {
 		prev, err := x.ClaimCommand(ctx, cmd.Key)

@@ -18,6 +18,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/commands"
 	"github.com/ccwallet/ccwallet/ledger/fault"
 	"github.com/ccwallet/ccwallet/store"
 )
@@ -56,7 +57,7 @@ type Beneficiary struct {
 
 // CreateDelegateProxy creates provider's proxy for delegate, once per
 // cmd's key, with cmd's completion.
-func (s *Service) CreateDelegateProxy(ctx context.Context, p DelegateProxy, cmd ledger.Command) (coin.ContractID, error) {
+func (s *Service) CreateDelegateProxy(ctx context.Context, p DelegateProxy, cmd commands.Command) (coin.ContractID, error) {
 	cid, err := ledger.CreateContract(ctx, s.l, "delegate-proxy", cmd, ledger.TemplateDelegateProxy, p, p.Provider, p.Delegate)
 	if err != nil {
 		return "", fmt.Errorf("create delegate proxy for %s: %w", p.Delegate, err)

@@ -6,6 +6,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/commands"
 	"github.com/ccwallet/ccwallet/ledger/fault"
 )
 
@@ -28,18 +29,18 @@ func (s *Service) IsFeatured(ctx context.Context, party coin.PartyID) (bool, err
 // is featured already gets its right back, not a second one (the party's
 // lock serialises concurrent grants).
 func (s *Service) SelfGrant(ctx context.Context, party coin.PartyID) (coin.ContractID, error) {
-	return s.selfGrant(ctx, party, ledger.Command{})
+	return s.selfGrant(ctx, party, commands.Command{})
 }
 
 // SelfGrantOnce is AmuletRules_DevNet_FeatureApp: party grants itself a
 // featured app right, once per cmd's key, with cmd's completion; a party
 // featured already fails its requirement (fault.ErrRequirement).
-func (s *Service) SelfGrantOnce(ctx context.Context, party coin.PartyID, cmd ledger.Command) (coin.ContractID, error) {
+func (s *Service) SelfGrantOnce(ctx context.Context, party coin.PartyID, cmd commands.Command) (coin.ContractID, error) {
 	return s.selfGrant(ctx, party, cmd)
 }
 
 // selfGrant is SelfGrant's rule; a command with a key deduplicates it.
-func (s *Service) selfGrant(ctx context.Context, party coin.PartyID, cmd ledger.Command) (coin.ContractID, error) {
+func (s *Service) selfGrant(ctx context.Context, party coin.PartyID, cmd commands.Command) (coin.ContractID, error) {
 	l := s.l
 	if !l.DevNet() {
 		return "", fmt.Errorf("%w: a featured app right can only be self-granted on a development network", fault.ErrDisabled)

@@ -13,6 +13,7 @@ import (
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/bounds"
+	"github.com/ccwallet/ccwallet/ledger/commands"
 	"github.com/ccwallet/ccwallet/ledger/fault"
 )
 
@@ -38,7 +39,7 @@ func New(l *ledger.Ledger) *Service { return &Service{l: l} }
 // Create creates the initiator's ping of the responder as template
 // (TemplatePing or TemplatePingBuiltin), once per cmd's key, with
 // cmd's completion.
-func (s *Service) Create(ctx context.Context, template string, p Ping, cmd ledger.Command) (coin.ContractID, error) {
+func (s *Service) Create(ctx context.Context, template string, p Ping, cmd commands.Command) (coin.ContractID, error) {
 	if template != TemplatePing && template != TemplatePingBuiltin {
 		return "", fault.Invalid("templateId", "%s is not a ping template", template)
 	}

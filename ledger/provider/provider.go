@@ -20,6 +20,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/commands"
 	"github.com/ccwallet/ccwallet/ledger/fault"
 	"github.com/ccwallet/ccwallet/store"
 )
@@ -49,7 +50,7 @@ type Proposal struct {
 // automation does: at once (and by AcceptAll if that fails); a receiver
 // with a valid preapproval keeps it. A proposal naming another DSO, or a
 // provider other than this validator's operator, is refused.
-func (s *Service) Propose(ctx context.Context, p Proposal, cmd ledger.Command) (coin.ContractID, error) {
+func (s *Service) Propose(ctx context.Context, p Proposal, cmd commands.Command) (coin.ContractID, error) {
 	l := s.l
 	if p.ExpectedDSO != nil && *p.ExpectedDSO != l.DSO() {
 		return "", fmt.Errorf("%w: expectedDso %s is not this network's DSO %s", fault.ErrRequirement, *p.ExpectedDSO, l.DSO())

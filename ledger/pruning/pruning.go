@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/ccwallet/ccwallet/ledger"
+	"github.com/ccwallet/ccwallet/ledger/commands"
 	"github.com/ccwallet/ccwallet/ledger/fault"
 	"github.com/ccwallet/ccwallet/ledger/traffic"
 	"github.com/ccwallet/ccwallet/store"
@@ -129,7 +130,7 @@ func (s *Service) Prune(ctx context.Context, retention, maxDuration time.Duratio
 			rep.Complete = true
 			// And none holds more than its share of the completions.
 			err := l.Change(ctx, func(ctx context.Context, x *ledger.Tx) error {
-				_, err := store.CapCompletions(ctx, x.DB(), ledger.MaxCompletionsPerUser)
+				_, err := store.CapCompletions(ctx, x.DB(), commands.MaxCompletionsPerUser)
 				return err
 			})
 			if err != nil {

@@ -18,6 +18,7 @@ import (
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/bounds"
+	"github.com/ccwallet/ccwallet/ledger/commands"
 	"github.com/ccwallet/ccwallet/ledger/fault"
 	"github.com/ccwallet/ccwallet/store"
 	"github.com/uptrace/bun"
@@ -44,9 +45,9 @@ type Request struct {
 	// Instructions().Create.
 	TrackingID string
 	// Completion is the Ledger API's completion of the command the
-	// request runs for (ledger.Completing; TrackingID is its key),
+	// request runs for (commands.Completing; TrackingID is its key),
 	// written with its success; nil elsewhere.
-	Completion *ledger.Completion
+	Completion *commands.Completion
 }
 
 // Check is Run's rule without the change: the refusal Run would give
@@ -126,9 +127,9 @@ func (s *Service) Run(ctx context.Context, req Request) (*ledger.InstructionResu
 	if err := l.KnownParty(ctx, req.Owner); err != nil {
 		return nil, err
 	}
-	var cmd ledger.Command // none without a tracking id
+	var cmd commands.Command // none without a tracking id
 	if req.TrackingID != "" {
-		cmd = ledger.Command{Key: ledger.TransferCommandKey(req.Owner, req.TrackingID), Completion: req.Completion}
+		cmd = commands.Command{Key: ledger.TransferCommandKey(req.Owner, req.TrackingID), Completion: req.Completion}
 	}
 	var res *ledger.InstructionResult
 	err := l.Change(ctx, func(ctx context.Context, x *ledger.Tx) error {

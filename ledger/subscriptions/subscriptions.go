@@ -16,6 +16,7 @@ import (
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/bounds"
+	"github.com/ccwallet/ccwallet/ledger/commands"
 	"github.com/ccwallet/ccwallet/ledger/fault"
 	"github.com/ccwallet/ccwallet/ledger/payments"
 	"github.com/ccwallet/ccwallet/store"
@@ -363,7 +364,7 @@ func (s *Service) AcceptSubscriptionRequest(ctx context.Context, actor coin.Part
 		}, d.Sender, d.Receiver, d.Provider)
 		x.Record(d.Sender, ledger.HistoryTransfer, "SubscriptionRequest_AcceptAndMakePayment", d.Receiver, tr.Cost(lock).Neg(),
 			tr.Fees.Add(tr.HoldingFees), d.Description, ledger.HistoryDetails{Provider: d.Provider, HoldingFees: tr.HoldingFees, Fees: tr.Fees, ContractID: paid})
-		x.SaveCommand(ledger.Command{Key: key}, actor, "accept-subscription-request", string(paid))
+		x.SaveCommand(commands.Command{Key: key}, actor, "accept-subscription-request", string(paid))
 		return nil
 	})
 	if err != nil {

@@ -17,6 +17,7 @@ import (
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/bounds"
+	"github.com/ccwallet/ccwallet/ledger/commands"
 	"github.com/ccwallet/ccwallet/ledger/fault"
 	"github.com/ccwallet/ccwallet/store"
 )
@@ -33,9 +34,9 @@ type BuyTrafficRequest struct {
 	// TrackingID makes the request idempotent (409 reused, 429 in flight).
 	TrackingID string
 	// Completion is the Ledger API's completion of the command the
-	// request runs for (ledger.Completing; TrackingID is its key),
+	// request runs for (commands.Completing; TrackingID is its key),
 	// written with its success; nil elsewhere.
-	Completion *ledger.Completion
+	Completion *commands.Completion
 }
 
 // BuyTrafficResult says what a purchase created.
@@ -121,7 +122,7 @@ func (s *Service) BuyTraffic(ctx context.Context, req BuyTrafficRequest) (*BuyTr
 	if err != nil {
 		return nil, err
 	}
-	cmd := ledger.Command{Key: buyTrafficKey(req.Payer, req.TrackingID), Completion: req.Completion}
+	cmd := commands.Command{Key: buyTrafficKey(req.Payer, req.TrackingID), Completion: req.Completion}
 	var res *BuyTrafficResult
 	err = l.Change(ctx, func(ctx context.Context, x *ledger.Tx) error {
 		tx := x.DB()

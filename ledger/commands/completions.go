@@ -1,7 +1,6 @@
-package ledger
+package commands
 
 import (
-	"context"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -53,8 +52,8 @@ const (
 	MaxCompletionsPerUser = 10000
 )
 
-// checkCompletion bounds c and cuts an overlong message.
-func checkCompletion(c *Completion) error {
+// Check bounds c and cuts an overlong message.
+func (c *Completion) Check() error {
 	for _, f := range []struct{ name, v string }{{"userId", c.UserID}, {"commandId", c.CommandID}, {"submissionId", c.SubmissionID}} {
 		if err := bounds.CheckID(f.name, f.v); err != nil {
 			return err
@@ -77,9 +76,23 @@ func checkCompletion(c *Completion) error {
 	return nil
 }
 
-// completionRow is c's row at offset, with update (empty on failure) and
-// exercise (exerciseJSON).
-func completionRow(c *Completion, offset int64, update string, at time.Time, exercise string) store.Completion {
+// Rejecting is c checked as a rejected command's completion (Code set),
+// for the core's RecordCompletion to store in a change of its own. A
+// success is never recorded so: it is written with the command's effects
+// (Command).
+func Rejecting(c Completion) (Completion, error) {
+	if err := c.Check(); err != nil {
+		return c, err
+	}
+	if c.Code == 0 {
+		return c, fault.Invalid("code", "a rejection's completion needs a non-zero status code")
+	}
+	return c, nil
+}
+
+// Row is c's row at offset, with update (empty on failure) and exercise
+// (the exercise as stored, JSON).
+func (c *Completion) Row(offset int64, update string, at time.Time, exercise string) store.Completion {
 	ps := make([]string, len(c.ActAs))
 	for i, p := range c.ActAs {
 		ps[i] = string(p)
@@ -89,30 +102,4 @@ func completionRow(c *Completion, offset int64, update string, at time.Time, exe
 		SubmissionID: c.SubmissionID, UpdateID: update, StatusCode: int64(c.Code), Message: c.Message, RecordTime: at,
 		Exercise: exercise,
 	}
-}
-
-// RecordCompletion stores a rejected command's completion (Code set) in
-// a change of its own and returns it with its offset. A success is never
-// recorded here: it is written with the command's effects (Command).
-func (l *Ledger) RecordCompletion(ctx context.Context, c Completion) (Completion, error) {
-	if err := checkCompletion(&c); err != nil {
-		return c, err
-	}
-	if c.Code == 0 {
-		return c, fault.Invalid("code", "a rejection's completion needs a non-zero status code")
-	}
-	err := l.change(ctx, func(ctx context.Context, ch *change) error {
-		t, err := ch.begin(ctx, "command-rejected")
-		if err != nil {
-			return err
-		}
-		t.afterCommit(func(ctx context.Context) error {
-			c.Offset, c.RecordTime = t.offset, t.now
-			row := completionRow(&c, t.offset, "", t.now, "")
-			t.completedBy = append(t.completedBy, c.UserID)
-			return store.InsertCompletion(ctx, t.tx, &row)
-		})
-		return nil
-	})
-	return c, err
 }

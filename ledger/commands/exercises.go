@@ -1,4 +1,4 @@
-package ledger
+package commands
 
 import (
 	"encoding/json"
@@ -23,36 +23,11 @@ type Exercise struct {
 	ActingParties  []coin.PartyID  `json:"actingParties"`
 	Consuming      bool            `json:"consuming"`
 	// ExerciseResult is set when the change is written
-	// (Config.ShapeExercise), from what the change created.
+	// (ledger.Config.ShapeExercise), from what the change created.
 	ExerciseResult json.RawMessage `json:"exerciseResult"`
 	// Observers and Nested are set then too (apiread's receiverView): the
 	// parties besides the actors who witness this exercise, and the
 	// exercise nested under it that parties who do not witness it see.
 	Observers []coin.PartyID `json:"observers,omitempty"`
 	Nested    *Exercise      `json:"nested,omitempty"`
-}
-
-// exerciseJSON is c's exercise as stored with the completion, shaped by
-// Config.ShapeExercise from what t wrote; "" for none.
-func (t *changes) exerciseJSON(c *Completion) string {
-	if c == nil || c.Exercise == nil {
-		return ""
-	}
-	e := *c.Exercise
-	if len(e.ChoiceArgument) == 0 {
-		e.ChoiceArgument = json.RawMessage("{}")
-	}
-	if e.ActingParties == nil {
-		e.ActingParties = []coin.PartyID{}
-	}
-	if shape := t.l.cfg.ShapeExercise; shape != nil {
-		shape(Written{Round: t.round, Created: t.created, Holdings: t.holdings, History: t.history}, &e)
-	} else {
-		e.ExerciseResult = json.RawMessage("{}")
-	}
-	out, err := json.Marshal(&e)
-	if err != nil {
-		return ""
-	}
-	return string(out)
 }
