@@ -92,22 +92,6 @@ func (in Instructions) Route(ctx context.Context, db bun.IDB, sender, receiver c
 	return TransferDirect, p, nil
 }
 
-// featuredAppRightOf is provider's FeaturedAppRight contract id read in
-// db; fault.ErrNotFound when provider is not featured.
-func featuredAppRightOf(ctx context.Context, db bun.IDB, provider coin.PartyID) (coin.ContractID, error) {
-	if provider == "" {
-		return "", fault.ErrNotFound
-	}
-	ids, err := FeaturedRightsOf(ctx, db, provider)
-	if err != nil {
-		return "", err
-	}
-	if len(ids) == 0 {
-		return "", fmt.Errorf("featured app right of %s: %w", provider, fault.ErrNotFound)
-	}
-	return ids[0], nil
-}
-
 // refuseSend is the reassignment check of a one-step send to
 // receiver: its preapproval, AmuletRules and the round in use. It reads
 // only while a reassignment may be running (Ledger.reassigning).

@@ -47,12 +47,6 @@ func RefuseReassigning(ctx context.Context, l *Ledger, db bun.IDB, ids ...coin.C
 	return l.Reassignments().refuse(ctx, db, ids...)
 }
 
-// FeaturedAppRightID is provider's FeaturedAppRight contract id;
-// fault.ErrNotFound when provider is not featured.
-func (l *Ledger) FeaturedAppRightID(ctx context.Context, provider coin.PartyID) (coin.ContractID, error) {
-	return featuredAppRightOf(ctx, l.db, provider)
-}
-
 // Logger is the ledger's logger, for what a workflow's automation reports
 // without failing (a step it tries again later).
 func (l *Ledger) Logger() *slog.Logger { return l.log }

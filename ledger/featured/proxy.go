@@ -3,10 +3,11 @@
 // is-featured) and a featured app's delegate proxy
 // (splice-util-featured-app-proxies), through which the provider's
 // delegate runs token standard choices that leave featured app activity
-// markers, and their conversion into featured app reward coupons. The core
-// keeps the FeaturedAppRight template and its reader
-// (ledger.FeaturedRightsOf, which reassignment and the featured rewards
-// use); ledger/rewards reads the rewards.
+// markers, and their conversion into featured app reward coupons; and
+// the id of a provider's right (RightID), which the registry's choice
+// contexts name. The core keeps the FeaturedAppRight template and its
+// reader (ledger.FeaturedRightsOf, which reassignment and the featured
+// rewards use); ledger/rewards reads the rewards.
 package featured
 
 import (

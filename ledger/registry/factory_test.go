@@ -93,7 +93,7 @@ func TestRememberedRoundAndFeaturedRight(t *testing.T) {
 				if got := f.Context.Values[registry.ContextOpenRound].Value; got != string(r.ContractID) {
 					t.Fatalf("%s: open round %v, want the usable %s", when, got, r.ContractID)
 				}
-				right, err := l.FeaturedAppRightID(ctx, l.Operator())
+				right, err := featured.RightID(ctx, l.DB(), l.Operator())
 				v, has := f.Context.Values[registry.ContextFeaturedAppRight]
 				switch {
 				case wantRight && (err != nil || !has || v.Value != string(right)):

@@ -22,6 +22,7 @@ import (
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/allocationdata"
 	"github.com/ccwallet/ccwallet/ledger/fault"
+	"github.com/ccwallet/ccwallet/ledger/featured"
 	"github.com/ccwallet/ccwallet/ledger/ttlcache"
 	"github.com/ccwallet/ccwallet/store"
 )
@@ -158,7 +159,7 @@ func (s *Service) featuredRight(ctx context.Context, provider coin.PartyID) (coi
 		return m.id, true, nil
 	}
 	gen := s.featured.Generation()
-	id, err := s.l.FeaturedAppRightID(ctx, provider)
+	id, err := featured.RightID(ctx, s.l.DB(), provider)
 	if err != nil && !errors.Is(err, fault.ErrNotFound) {
 		return "", false, err
 	}
@@ -484,7 +485,7 @@ func (s *Service) AllocationChoiceContext(ctx context.Context, cid coin.Contract
 	}}
 	ids := []coin.ContractID{s.l.RulesContractID(), r.ContractID, p.LockedAmulet}
 	if move == allocationdata.AllocationExecute {
-		if right, err := s.l.FeaturedAppRightID(ctx, p.Allocation.Settlement.Executor); err == nil {
+		if right, err := featured.RightID(ctx, s.l.DB(), p.Allocation.Settlement.Executor); err == nil {
 			cc.Values[ContextFeaturedAppRight] = cidValue(right)
 			ids = append(ids, right)
 		} else if !errors.Is(err, fault.ErrNotFound) {
