@@ -39,10 +39,6 @@ func (x *Tx) MergeInputs(ctx context.Context, owner coin.PartyID, ids []coin.Con
 	return x.t().mergeInputs(ctx, owner, ids, g)
 }
 
-// Drop forgets the update begun: the body found nothing to change after
-// all and recorded nothing, so no update is written.
-func (x *Tx) Drop() { x.c.drop() }
-
 // mergeInputs is one merge inside t, the owner's self-transfer of those of
 // ids that are still owner's live, unlocked holdings into one holding
 // (none when they are all worth nothing), with its history row and, for a

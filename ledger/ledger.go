@@ -205,6 +205,9 @@ func (l *Ledger) Now() time.Time { return l.cfg.Now().UTC() }
 // Rules returns the network rules.
 func (l *Ledger) Rules() Rules { return l.rules }
 
+// RulesContractID returns the AmuletRules contract's ID.
+func (l *Ledger) RulesContractID() coin.ContractID { return l.rulesCID }
+
 // DSO returns the network's DSO party, the coin's registry admin.
 func (l *Ledger) DSO() coin.PartyID { return l.dso }
 

@@ -109,6 +109,3 @@ func (re Reassignments) refuseSend(ctx context.Context, receiver coin.PartyID) e
 	}
 	return re.refuse(ctx, l.db, ids...)
 }
-
-// RulesContractID returns the AmuletRules contract's ID.
-func (l *Ledger) RulesContractID() coin.ContractID { return l.rulesCID }

@@ -43,6 +43,10 @@ func (x *Tx) Begin(ctx context.Context, kind string, parties ...coin.PartyID) er
 // Begun reports whether the change has begun its update.
 func (x *Tx) Begun() bool { return x.c.t != nil }
 
+// Drop forgets the update begun: the body found nothing to change after
+// all and recorded nothing, so no update is written.
+func (x *Tx) Drop() { x.c.drop() }
+
 // t is the begun update; a verb called before Begin is a bug.
 func (x *Tx) t() *txn {
 	if x.c.t == nil {
