@@ -2,6 +2,7 @@ package store_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -200,13 +201,27 @@ func TestHotReadsArePrepared(t *testing.T) {
 			t.Fatalf("completions after the last = %+v, %v; want none", got, err)
 		}
 	}
-	for _, q := range []string{"%updates_offset_id_seq%", "%FROM completions WHERE user_id = $1%"} {
+	// Each plan was made on these near-empty tables, the worst case for a
+	// generic plan, and must still find its rows by an index.
+	for _, c := range []struct{ like, args, index string }{
+		{"%updates_offset_id_seq%", "", "Index Only Scan Backward using updates_pkey"},
+		{"%FROM completions WHERE user_id = $1%", "('alice', 0, 100, 10)", "Index Scan using completions_user"},
+	} {
+		var name string
 		var generic int64
-		err := db.NewRaw("SELECT generic_plans FROM pg_prepared_statements WHERE statement LIKE ?", q).Scan(ctx, &generic)
+		err := db.NewRaw("SELECT name, generic_plans FROM pg_prepared_statements WHERE statement LIKE ?", c.like).Scan(ctx, &name, &generic)
 		if err != nil {
-			t.Errorf("no prepared statement like %s: %v", q, err)
+			t.Errorf("no prepared statement like %s: %v", c.like, err)
+			continue
 		} else if generic < 3 {
-			t.Errorf("statement like %s ran %d times on a generic plan, want every time (3+)", q, generic)
+			t.Errorf("statement like %s ran %d times on a generic plan, want every time (3+)", c.like, generic)
+		}
+		var plan []string
+		if err := db.NewRaw("EXPLAIN EXECUTE "+name+c.args).Scan(ctx, &plan); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(strings.Join(plan, "\n"), c.index) {
+			t.Errorf("statement like %s: plan\n%s\nwant %s", c.like, strings.Join(plan, "\n"), c.index)
 		}
 	}
 }
