@@ -72,13 +72,13 @@ func sigErr(format string, args ...any) error {
 	return &SignatureError{msg: fmt.Sprintf(format, args...)}
 }
 
-// PrepareInteractive makes p, which party will sign, this node's own and
-// returns the hash party signs. Its transaction id becomes a MAC, under
-// the ledger's key, of everything else the hash covers (sealOf), so
-// execute knows what this node prepared, and until when (p's maximum
-// ledger time), without a record of it: preparing writes nothing. The
-// caller has checked that the signing party is an external party
-// (ExternalPartyKey): it prepares only for those.
+// PrepareInteractive makes p, which its acting party will sign, this
+// node's own and returns the hash that party signs. Its transaction id
+// becomes a MAC, under the ledger's key, of everything else the hash
+// covers (sealOf), so execute knows what this node prepared, and until
+// when (p's maximum ledger time), without a record of it: preparing
+// writes nothing. The caller has checked that the acting party is an
+// external party (ExternalPartyKey): it prepares only for those.
 func (s *Service) PrepareInteractive(p *preparedtx.Prepared, expires time.Time) ([]byte, error) {
 	exp := uint64(expires.UnixMicro())
 	p.Metadata.MaxLedgerEffectiveTime = &exp
