@@ -26,17 +26,17 @@ type PageCompletion struct {
 
 // CompletionsAfter lists user's completions after offset after up to
 // upto, oldest first, at most limit, each with the pruning offset as of
-// the same read, in one statement. On Postgres, through db itself, that
-// statement is prepared once per connection (CachedStatement): a client
-// waiting for its command's completion reads it once or twice per
-// command, and its parsing and planning cost more than its run.
-func CompletionsAfter(ctx context.Context, db bun.IDB, user string, after, upto int64, limit int) ([]PageCompletion, error) {
+// the same read, in one statement. On Postgres that statement is
+// prepared once per connection (CachedStatement): a client waiting for
+// its command's completion reads it once or twice per command, and its
+// parsing and planning cost more than its run.
+func CompletionsAfter(ctx context.Context, db *DB, user string, after, upto int64, limit int) ([]PageCompletion, error) {
 	var cs []PageCompletion
 	var err error
-	if d, ok := db.(*DB); ok && d.Engine == Postgres {
+	if db.Engine == Postgres {
 		var rows *sql.Rows
-		if rows, err = d.DB.DB.QueryContext(ctx, completionsAfterSQL, CachedStatement(user, after, upto, limit)...); err == nil {
-			err = d.ScanRows(ctx, rows, &cs)
+		if rows, err = db.DB.DB.QueryContext(ctx, completionsAfterSQL, CachedStatement(user, after, upto, limit)...); err == nil {
+			err = db.ScanRows(ctx, rows, &cs)
 		}
 	} else {
 		err = db.NewSelect().Model(&cs).
@@ -52,7 +52,7 @@ func CompletionsAfter(ctx context.Context, db bun.IDB, user string, after, upto 
 }
 
 // completionsAfterSQL is CompletionsAfter's statement on Postgres, the
-// same as the one bun builds elsewhere.
+// one bun builds for SQLite.
 const completionsAfterSQL = `SELECT offset_id, user_id, command_id, act_as, submission_id, update_id, status_code, message, record_time,
 	(SELECT last_offset FROM pruned_totals WHERE id = 1) AS pruned
 FROM completions WHERE user_id = $1 AND offset_id > $2 AND offset_id <= $3 ORDER BY offset_id LIMIT $4`
