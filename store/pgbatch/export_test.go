@@ -11,6 +11,7 @@ var (
 	ReadSendsQuery = readSendsQuery
 	ClaimSendsSQL  = claimSendsSQL
 	WriteSQL       = writeSQL
+	FastWriteSQL   = fastWriteSQL
 	WriteParams    = writeParams
 )
 

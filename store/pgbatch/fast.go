@@ -21,10 +21,14 @@ SELECT ccwallet_claim_fast($1::text[], $2::text[], $3::bigint[], $4::bigint, $5:
 // fastGuardsSQL ends fastWriteSQL (its parameters' numbers filled in):
 // every preapproval the batch sent through is live and expires when it did
 // ($1, $2), and every provider ($3) is featured exactly as assumed ($4),
-// by the test of readSendsQuery (featured template $5).
+// by the test of readSendsQuery (featured template $5). Each preapproval
+// is looked up by its id, a LATERAL subquery kept apart by OFFSET 0: as a
+// join, the generic plan read every live preapproval of the wallet (the
+// receivers' index, whole) on every batch.
 const fastGuardsSQL = `,
 	ccwallet_fresh((SELECT count(*) FROM unnest($%[1]d::text[], $%[2]d::timestamptz[]) AS g(id, expires)
-		JOIN transfer_preapprovals AS t ON t.contract_id = g.id AND t.archived_at IS NULL AND t.expires_at = g.expires)
+		CROSS JOIN LATERAL (SELECT 1 FROM transfer_preapprovals AS t
+			WHERE t.contract_id = g.id AND t.archived_at IS NULL AND t.expires_at = g.expires OFFSET 0) AS t)
 		= cardinality($%[1]d::text[]), 'a receiver''s transfer preapproval'),
 	ccwallet_fresh(NOT EXISTS (SELECT 1 FROM unnest($%[3]d::text[], $%[4]d::boolean[]) AS g(provider, featured)
 		WHERE g.featured <> EXISTS (SELECT 1 FROM contracts AS f WHERE f.template_id = $%[5]d::text AND f.archived_offset IS NULL

@@ -308,6 +308,10 @@ func TestArrayStatementPlansUseIndexes(t *testing.T) {
 		{"write", "INSERT INTO holdings SELECT 'h' || i, 'o' || i % 100, 1, 0, 0 FROM generate_series(1, 1000) i",
 			pgbatch.WriteSQL, "'{h}', '{1}'" + strings.Repeat(", '{}'", pgbatch.WriteParams-2),
 			[]string{"holdings_pkey"}},
+		{"fastwrite", "INSERT INTO transfer_preapprovals (contract_id, receiver, provider, valid_from, last_renewed_at, expires_at) " +
+			"SELECT 'p' || i, 'r' || i, 'v', now(), now(), now() FROM generate_series(1, 1000) i",
+			pgbatch.FastWriteSQL, "'{h}', '{1}'" + strings.Repeat(", '{}'", pgbatch.WriteParams-2) + ", '{p1}', '{now}', '{}', '{}', 'T:Featured'",
+			[]string{"holdings_pkey", "transfer_preapprovals_pkey", "contracts_active_template"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
