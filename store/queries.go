@@ -570,25 +570,6 @@ func RewardCouponsOf(ctx context.Context, db bun.IDB, beneficiary coin.PartyID, 
 // the catalog (pg_get_serial_sequence did, on every one).
 const OffsetSequence = "updates_offset_id_seq"
 
-// IndexScanSettings are the planner settings of a send batch's
-// transaction, for it only, applied with its claim (ClaimsSQL). Its claim,
-// read and write run on generic plans (the session's plan_cache_mode,
-// withSessionDefaults), made once per connection and kept until an
-// analyze of their tables, and these keep those plans on indexes:
-//   - No sequential scans: a generic plan made while a table is small
-//     (commands is empty at first) scans it whole, and keeps doing so once
-//     it has grown, until an analyze of the table; and for the featured
-//     template, a parameter, it guesses a large share of contracts and
-//     scans them all. Every statement of the batch finds its rows by an
-//     index, so none loses by this.
-//   - No bitmap scans: a sender's spent holdings stay in the owner index
-//     until a vacuum, and a bitmap scan visits every one of them on every
-//     read, so the read grew slower by the second under load (29, then
-//     55, then 95 entries per sender with 3 live holdings, within 15 s); a
-//     plain index scan marks the dead entries it meets and skips them from
-//     then on.
-const IndexScanSettings = `SELECT set_config('enable_seqscan', 'off', true), set_config('enable_bitmapscan', 'off', true)`
-
 // BeginUpdate reads the latest open round and reserves the offset of a new
 // update-log row in one round trip. Postgres draws the offset from the
 // sequence (a rolled-back transaction leaves a gap, which is harmless);
@@ -669,7 +650,7 @@ func (db *DB) BeginClaims(ctx context.Context, tx bun.Tx, claims []Claim) (*Roun
 		return r, offsets, nil
 	}
 	db.Drawing(ctx)
-	rows, err := tx.Tx.QueryContext(ctx, ClaimsSQL, CachedStatement(ClaimsArgs(claims)...)...)
+	rows, err := tx.Tx.QueryContext(ctx, claimsSQL, CachedStatement(ClaimsArgs(claims)...)...)
 	if err != nil {
 		return nil, nil, fmt.Errorf("begin update: %w", Normalize(err))
 	}
@@ -682,8 +663,8 @@ func (db *DB) BeginClaims(ctx context.Context, tx bun.Tx, claims []Claim) (*Roun
 	return r, offsets, nil
 }
 
-// ClaimsArgs are the arguments of ClaimsSQL (BeginClaims on Postgres, and
-// a send batch's claim): the keys, and the claimed commands' lock keys sorted,
+// ClaimsArgs are the arguments of claimsSQL (BeginClaims on Postgres) and
+// of claimSendsSQL: the keys, and the claimed commands' lock keys sorted,
 // each with the (1-based) claim it belongs to.
 func ClaimsArgs(claims []Claim) []any {
 	keys := make([]string, len(claims))
@@ -706,14 +687,9 @@ func ClaimsArgs(claims []Claim) []any {
 	return []any{keys, lockKeys, lockClaims}
 }
 
-// ClaimsSQL calls the function ccwallet_claim (migrations 0015, 0017), its
-// text the same for any batch, after IndexScanSettings, its one-time
-// filter, so they are in force for the claim and what follows. As a
-// statement of their own (unnamed, so parsed and planned every time) they
-// cost a send batch about 4% of the 8-client send rate (scratch runs,
-// alternated).
-const ClaimsSQL = `WITH settings AS MATERIALIZED (` + IndexScanSettings + `)
-SELECT c.* FROM ccwallet_claim($1::text[], $2::text[], $3::bigint[]) AS c WHERE (SELECT count(*) FROM settings) = 1`
+// claimsSQL calls the function ccwallet_claim (migrations 0015, 0017); its
+// text is the same for any batch.
+const claimsSQL = `SELECT * FROM ccwallet_claim($1::text[], $2::text[], $3::bigint[])`
 
 // RowScanner is what database/sql's rows and pgx's have in common, so
 // one hand-written scan serves both (bun's reflection was a tenth of the
@@ -724,7 +700,7 @@ type RowScanner interface {
 	Err() error
 }
 
-// ScanClaims reads ClaimsSQL's answer for n claims: the open round and
+// ScanClaims reads claimsSQL's answer for n claims: the open round and
 // each claim's offset, 0 for a key held elsewhere.
 func ScanClaims(rows RowScanner, n int) (*Round, []int64, error) {
 	var r Round

@@ -12,10 +12,10 @@ import (
 )
 
 // claimFastSQL is the claim of a fast batch (store.FastSender): the send
-// batch's settings (store.IndexScanSettings), then ccwallet_claim_fast (migration 0410), which claims
+// batch's settings, then ccwallet_claim_fast (migration 0410), which claims
 // as claimSendsSQL does, checks the round and keeps the offsets for the
 // write's fastOffsetsSQL.
-const claimFastSQL = `WITH settings AS MATERIALIZED (` + store.IndexScanSettings + `)
+const claimFastSQL = `WITH settings AS MATERIALIZED (` + sendBatchSettings + `)
 SELECT ccwallet_claim_fast($1::text[], $2::text[], $3::bigint[], $4::bigint, $5::timestamptz) WHERE (SELECT count(*) FROM settings) = 1`
 
 // fastGuardsSQL ends fastWriteSQL (its parameters' numbers filled in):

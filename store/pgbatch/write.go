@@ -251,8 +251,8 @@ func writeArgs(w *store.Writes) []any {
 // hundred rows, scanned all 137,000 of them 40 s of sends later (75 ms a
 // write, autovacuum not having come by yet), and made on a near-empty
 // table it may take the owner index for the spend, the contract id its
-// second column (the whole index). Under store.IndexScanSettings, as a
-// send batch's, a whole change ran slower (reward collection for 1,000
+// second column (the whole index). Under sendBatchSettings, as a send
+// batch's, a whole change ran slower (reward collection for 1,000
 // parties 3 times, a time jump of 1,000 rounds twice) and the write still
 // took that owner index. A change's write is not the hot path: a send
 // batch's is, and keeps its generic plans.
