@@ -164,7 +164,7 @@ func (q *sender) sendFast(ctx context.Context, l *Ledger, calls []*sendCall) (re
 	for i, call := range calls {
 		claims[i] = store.Claim{Key: "cmd:" + call.cmd.Key, Locks: partyLockKeys([]coin.PartyID{call.s.Sender})}
 		t := l.newChanges("transfer-preapproval-send", r)
-		t.offset = -int64(i + 1) // a placeholder: the claim draws it (pgbatch.fastOffsetsSQL)
+		t.offset = -int64(i + 1) // a placeholder: the claim draws it (pgbatch.fastOffsetSQL)
 		t.actedBy = impersonation.ActorOf(call.ctx)
 		res, err := t.sendPreapprovedCommand(call, &reads[i])
 		if err != nil || len(t.forget) > 0 {

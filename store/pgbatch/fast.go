@@ -14,7 +14,7 @@ import (
 // claimFastSQL is the claim of a fast batch (store.FastSender): the send
 // batch's settings, then ccwallet_claim_fast (migration 0410), which claims
 // as claimSendsSQL does, checks the round and keeps the offsets for the
-// write's fastOffsetsSQL.
+// write's fastOffsetSQL.
 const claimFastSQL = `WITH settings AS MATERIALIZED (` + sendBatchSettings + `)
 SELECT ccwallet_claim_fast($1::text[], $2::text[], $3::bigint[], $4::bigint, $5::timestamptz) WHERE (SELECT count(*) FROM settings) = 1`
 
@@ -26,21 +26,20 @@ SELECT ccwallet_claim_fast($1::text[], $2::text[], $3::bigint[], $4::bigint, $5:
 // join, the generic plan read every live preapproval of the wallet (the
 // receivers' index, whole) on every batch.
 const fastGuardsSQL = `,
-	ccwallet_fresh((SELECT count(*) FROM unnest($%[1]d::text[], $%[2]d::timestamptz[]) AS g(id, expires)
+	ccwallet_fresh((SELECT count(*) FROM (SELECT unnest($%[1]d::text[]) AS id, unnest($%[2]d::timestamptz[]) AS expires) AS g
 		CROSS JOIN LATERAL (SELECT 1 FROM transfer_preapprovals AS t
 			WHERE t.contract_id = g.id AND t.archived_at IS NULL AND t.expires_at = g.expires OFFSET 0) AS t)
 		= cardinality($%[1]d::text[]), 'a receiver''s transfer preapproval'),
-	ccwallet_fresh(NOT EXISTS (SELECT 1 FROM unnest($%[3]d::text[], $%[4]d::boolean[]) AS g(provider, featured)
+	ccwallet_fresh(NOT EXISTS (SELECT 1 FROM (SELECT unnest($%[3]d::text[]) AS provider, unnest($%[4]d::boolean[]) AS featured) AS g
 		WHERE g.featured <> EXISTS (SELECT 1 FROM contracts AS f WHERE f.template_id = $%[5]d::text AND f.archived_offset IS NULL
 			AND strpos(f.stakeholders, ',' || g.provider || ',') > 0)), 'a provider''s featured app right')`
 
-// fastOffsetsSQL is the array parameter %s with each placeholder -k
-// replaced by the k-th offset ccwallet_claim_fast drew (outside its
-// transaction it fails: no offsets). It is written out in the statement,
-// planned with it once per connection: as a SQL function it was parsed and
-// planned again on every call, ten times a batch.
-const fastOffsetsSQL = `(SELECT coalesce(array_agg(CASE WHEN u.x < 0 THEN (current_setting('ccwallet.fast_offsets')::bigint[])[-u.x] ELSE u.x END ORDER BY u.i), '{}')
-	FROM unnest(%s) WITH ORDINALITY AS u(x, i))`
+// fastOffsetSQL is the offset %s, or, for a placeholder -k, the k-th
+// offset ccwallet_claim_fast drew (outside its transaction it fails: no
+// offsets). It is written out in the statement, planned with it once per
+// connection: as a SQL function it was parsed and planned again on every
+// call, ten times a batch.
+const fastOffsetSQL = `CASE WHEN %[1]s < 0 THEN (current_setting('ccwallet.fast_offsets')::bigint[])[-%[1]s] ELSE %[1]s END`
 
 // fastWriteSQL is writeSQL with the offsets drawn in the same round trip
 // and the guards of a store.FastSend.

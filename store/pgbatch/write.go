@@ -170,27 +170,32 @@ var writeParams = 3 + func() (n int) {
 var spentModel = reflect.TypeFor[store.SpentHolding]()
 
 // buildWriteSQL is writeSQL's text. With fast (fastWriteSQL), every
-// offset column's array and the spend's offsets go through
-// fastOffsetsSQL, which puts the offsets the batch's claim drew in place
-// of their placeholders, and fastGuardsSQL ends it.
+// offset column and the spend's offsets go through fastOffsetSQL, which
+// puts the offsets the batch's claim drew in place of their placeholders,
+// and fastGuardsSQL ends it.
+//
+// Its arrays are unnested in select lists (rowsOf), never in FROM: there
+// Postgres gathers a function's rows in a tuplestore first, whose 16 KB
+// array glibc hands back to the kernel when the statement ends and faults
+// in anew on the next, some 20 times a statement (bench/NOTES.md).
 func buildWriteSQL(fast bool) string {
-	at := func(param string) string { return param }
+	at := func(expr string) string { return expr }
 	if fast {
-		at = func(param string) string { return fmt.Sprintf(fastOffsetsSQL, param) }
+		at = func(expr string) string { return fmt.Sprintf(fastOffsetSQL, expr) }
 	}
 	spent := models.Get(spentModel)
 	var names, returning []string
 	for _, f := range spent.Fields {
 		names = append(names, f.Name)
 		if f.Name == "spent_offset" {
-			returning = append(returning, "s.at")
+			returning = append(returning, at("s.at"))
 		} else {
 			returning = append(returning, "h."+f.Name)
 		}
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, `WITH spent AS (
-	DELETE FROM holdings AS h USING unnest($1::text[], %s) AS s(id, at)
+	DELETE FROM holdings AS h USING %s AS s
 	WHERE h.contract_id = ANY($1::text[]) AND h.contract_id = s.id AND h.lock_holder IS NULL
 	RETURNING %s
 ), ins_spent AS (
@@ -200,27 +205,42 @@ func buildWriteSQL(fast bool) string {
 	INSERT INTO holding_versions AS v (party, slot, version)
 	SELECT p, %s, 1 FROM (SELECT unnest($3::text[]) UNION SELECT owner FROM spent) AS t(p) ORDER BY p
 	ON CONFLICT (party, slot) DO UPDATE SET version = v.version + 1
-)`, at("$2::bigint[]"), strings.Join(returning, ", "), spent.Name, strings.Join(names, ", "), store.VersionSlotSQL)
+)`, rowsOf([]string{"$1::text[]", "$2::bigint[]"}, []string{"id", "at"}), strings.Join(returning, ", "), spent.Name, strings.Join(names, ", "), store.VersionSlotSQL)
 	n := 3
 	for _, t := range tables {
-		names, params := make([]string, len(t.cols)), make([]string, len(t.cols))
+		names, params, values := make([]string, len(t.cols)), make([]string, len(t.cols)), make([]string, len(t.cols))
+		aliases := make([]string, len(t.cols))
 		for i, c := range t.cols {
 			n++
 			names[i], params[i] = c.name, fmt.Sprintf("$%d::%s", n, c.cast)
+			aliases[i] = fmt.Sprintf("c%d", i+1)
+			values[i] = "u." + aliases[i]
 			if c.cast == "bigint[]" && (c.name == "offset_id" || strings.HasSuffix(c.name, "_offset")) {
-				params[i] = at(params[i])
+				values[i] = at(values[i])
 			}
 		}
 		fmt.Fprintf(&b, `, ins_%s AS (
 	INSERT INTO %s (%s)
-	SELECT * FROM unnest(%s)
-)`, t.name, t.name, strings.Join(names, ", "), strings.Join(params, ", "))
+	SELECT %s FROM %s AS u
+)`, t.name, t.name, strings.Join(names, ", "), strings.Join(values, ", "), rowsOf(params, aliases))
 	}
 	b.WriteString("\nSELECT ccwallet_spent((SELECT count(*) FROM spent), cardinality($1::text[]))")
 	if fast {
 		fmt.Fprintf(&b, fastGuardsSQL, n+1, n+2, n+3, n+4, n+5)
 	}
 	return b.String()
+}
+
+// rowsOf is a subquery of one row per element of the equally long arrays
+// params, its columns named aliases: unnest in the select list, which
+// runs the arrays in step as unnest(a, b, ...) in FROM does, without
+// gathering them in a tuplestore first.
+func rowsOf(params, aliases []string) string {
+	cols := make([]string, len(params))
+	for i, p := range params {
+		cols[i] = fmt.Sprintf("unnest(%s) AS %s", p, aliases[i])
+	}
+	return "(SELECT " + strings.Join(cols, ", ") + ")"
 }
 
 // writeArgs are writeSQL's arguments for w, in its parameters' order.
