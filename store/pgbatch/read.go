@@ -34,11 +34,12 @@ SELECT c.* FROM ccwallet_claim($1::text[], $2::text[], $3::bigint[]) AS c WHERE 
 // by index (a plain join lets the planner scan whole tables). A receiver
 // has at most one unarchived preapproval (unique index) and a key at most
 // one command; the sender's holdings repeat the send's row, one each.
+// Its arrays are unnested in the select list, as the write's (rowsOf).
 const readSendsQuery = `SELECT r.i - 1 AS i, c.created_at AS command_at, p.contract_id, p.receiver, p.provider, p.valid_from,
 	p.last_renewed_at, p.expires_at, COALESCE(p.featured, false) AS featured,
 	h.contract_id AS h_contract_id, h.amount AS h_amount, h.created_round AS h_created_round,
 	h.rate AS h_rate, h.lock_holder AS h_lock_holder, h.lock_expires_at AS h_lock_expires_at, h.lock_context AS h_lock_context
-FROM unnest($1::text[], $2::text[], $3::text[]) WITH ORDINALITY AS r(k, s, rc, i)
+FROM (SELECT unnest($1::text[]) AS k, unnest($2::text[]) AS s, unnest($3::text[]) AS rc, generate_subscripts($1::text[], 1) AS i) AS r
 LEFT JOIN LATERAL (SELECT created_at FROM commands WHERE dedup_key = r.k OFFSET 0) AS c ON true
 LEFT JOIN LATERAL (SELECT t.*, EXISTS (SELECT 1 FROM contracts AS f WHERE f.template_id = $4 AND f.archived_offset IS NULL
 		AND strpos(f.stakeholders, ',' || t.provider || ',') > 0) AS featured
