@@ -43,12 +43,30 @@ func (e *RequestError) Unwrap() error { return e.err }
 // the caller can log it. Errors writing to the client are returned too; they
 // usually mean the client went away and can be ignored.
 func WriteJSON(w http.ResponseWriter, status int, v any) error {
+	body, err := MarshalJSONBody(v)
+	if err != nil {
+		WriteJSONBody(w, http.StatusInternalServerError, []byte(`{"error":"`+internalErrorMsg+`"}`+"\n"))
+		return err
+	}
+	return WriteJSONBody(w, status, body)
+}
+
+// MarshalJSONBody is v as WriteJSON sends it, for a handler that sends
+// the same answer again (WriteJSONBody) without encoding it each time.
+func MarshalJSONBody(v any) ([]byte, error) {
 	body, err := json.Marshal(v)
 	if err != nil {
-		writeJSONBytes(w, http.StatusInternalServerError, []byte(`{"error":"`+internalErrorMsg+`"}`))
-		return fmt.Errorf("marshal %T response: %w", v, err)
+		return nil, fmt.Errorf("marshal %T response: %w", v, err)
 	}
-	return writeJSONBytes(w, status, body)
+	return append(body, '\n'), nil
+}
+
+// WriteJSONBody writes body, made by MarshalJSONBody, as WriteJSON does;
+// body is not changed, so it may be shared.
+func WriteJSONBody(w http.ResponseWriter, status int, body []byte) error {
+	setJSONHeaders(w, status)
+	_, err := w.Write(body)
+	return err
 }
 
 // WriteError writes {"error": msg} with the given status. It is the only
@@ -62,7 +80,7 @@ type errorBody struct {
 	Error string `json:"error"`
 }
 
-func writeJSONBytes(w http.ResponseWriter, status int, body []byte) error {
+func setJSONHeaders(w http.ResponseWriter, status int) {
 	h := w.Header()
 	h.Set("Content-Type", "application/json; charset=utf-8")
 	// Answers carry balances and party data: never let a shared cache keep
@@ -71,8 +89,6 @@ func writeJSONBytes(w http.ResponseWriter, status int, body []byte) error {
 		h.Set("Cache-Control", "no-store")
 	}
 	w.WriteHeader(status)
-	_, err := w.Write(append(body, '\n'))
-	return err
 }
 
 // DecodeJSON decodes the JSON request body into dst, reading at most

@@ -19,6 +19,7 @@ import (
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/allocationdata"
 	ledgerdevnet "github.com/ccwallet/ccwallet/ledger/devnet"
+	"github.com/ccwallet/ccwallet/ledger/ttlcache"
 	"github.com/ccwallet/ccwallet/ledger/users"
 	"github.com/ccwallet/ccwallet/ledger/workflows"
 	"github.com/ccwallet/ccwallet/web"
@@ -66,6 +67,9 @@ type Handler struct {
 	shutdown <-chan struct{}
 	// w are the ledger's workflow packages (Config.Workflows).
 	w *workflows.Set
+	// factoryJSON is the JSON of remembered transfer-factory answers
+	// (getTransferFactory).
+	factoryJSON *ttlcache.Cache[factoryJSONKey, []byte]
 }
 
 // New builds the JSON APIs' handlers.
@@ -74,7 +78,8 @@ func New(l *ledger.Ledger, cfg Config, log *slog.Logger) *Handler {
 		log = slog.New(slog.DiscardHandler)
 	}
 	h := &Handler{l: l, log: log, auth: cfg.Auth, sessions: cfg.Sessions, jobs: cfg.Jobs, lim: cfg.Limiter,
-		changed: cfg.Changed, shutdown: cfg.Shutdown, w: cfg.Workflows}
+		changed: cfg.Changed, shutdown: cfg.Shutdown, w: cfg.Workflows,
+		factoryJSON: ttlcache.New[factoryJSONKey, []byte](factoryJSONTTL, maxFactoryJSON)}
 	h.updates = newUpdateHub(l, h.w.APIRead, cfg)
 	return h
 }

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"sort"
 	"strconv"
+	"time"
 
 	"github.com/ccwallet/ccwallet/ledger/fault"
 	ledgerregistry "github.com/ccwallet/ccwallet/ledger/registry"
@@ -139,10 +140,40 @@ func (h registry) getTransferFactory(w http.ResponseWriter, r *http.Request) err
 	if err != nil {
 		return err
 	}
-	return web.WriteJSON(w, http.StatusOK, transferFactoryWithChoiceContext{
+	key, now := factoryJSONKey{f.Answer, req.ExcludeDebugFields}, time.Now()
+	if f.Answer != 0 {
+		if body, ok := h.factoryJSON.Get(key, now); ok {
+			return web.WriteJSONBody(w, http.StatusOK, body)
+		}
+	}
+	body, err := web.MarshalJSONBody(transferFactoryWithChoiceContext{
 		FactoryID: string(f.FactoryID), TransferKind: string(f.Kind), ChoiceContext: choiceContextResponse(f.Context, req.ExcludeDebugFields),
 	})
+	if err != nil {
+		return err
+	}
+	if f.Answer != 0 {
+		h.factoryJSON.Put(key, body, now, h.factoryJSON.Generation())
+	}
+	return web.WriteJSONBody(w, http.StatusOK, body)
 }
+
+// factoryJSONKey names a transfer-factory answer's JSON: the registry's
+// remembered answer, with or without the debug fields.
+type factoryJSONKey struct {
+	answer       uint64
+	excludeDebug bool
+}
+
+// factoryJSONTTL and maxFactoryJSON bound the answers' JSON kept: an
+// answer is remembered for a second at most (registry.memoTTL), and the
+// JSON of the answers to the receivers most in use is what saves the
+// encoding (8-13 KB each, about a tenth of the wallet's CPU per Ledger API
+// transfer, bench/NOTES.md).
+const (
+	factoryJSONTTL = 2 * time.Second
+	maxFactoryJSON = 256
+)
 
 // allocation-instruction-v1.yaml and allocation-v1.yaml
 

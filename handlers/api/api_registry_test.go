@@ -207,6 +207,36 @@ func testRegistryTransferFactory(t *testing.T, a *handlerstest.API) {
 			}
 		})
 	}
+	// A remembered answer's JSON is kept (getTransferFactory), each with
+	// or without the debug fields as asked, and none outlives its answer:
+	// once bob has a preapproval the kind is direct.
+	t.Run("kept", func(t *testing.T) {
+		ask := func(exclude bool) string {
+			r := anon.Do(http.MethodPost, path, map[string]any{"choiceArguments": args(alicePID, bobPID, dso), "excludeDebugFields": exclude})
+			if r.Status != http.StatusOK {
+				t.Fatalf("= %d %s", r.Status, r.Body)
+			}
+			return string(r.Body)
+		}
+		debug, plain := ask(false), ask(true)
+		if !strings.Contains(debug, `"debugPayload"`) || strings.Contains(plain, `"debugPayload"`) {
+			t.Fatalf("with debug fields:\n%s\nwithout:\n%s", debug, plain)
+		}
+		if again := ask(false); again != debug {
+			t.Errorf("asked again with debug fields:\n%s\nfirst:\n%s", again, debug)
+		}
+		if again := ask(true); again != plain {
+			t.Errorf("asked again without debug fields:\n%s\nfirst:\n%s", again, plain)
+		}
+		if _, _, err := a.L.Preapprovals().Create(t.Context(), bobPID); err != nil {
+			t.Fatal(err)
+		}
+		for _, exclude := range []bool{true, false} {
+			if got := ask(exclude); !strings.Contains(got, `"transferKind":"direct"`) {
+				t.Errorf("after bob's preapproval (excludeDebugFields %v): %s", exclude, got)
+			}
+		}
+	})
 	for _, c := range []struct {
 		name string
 		body any

@@ -341,8 +341,16 @@ type TransferFactory struct {
 	FactoryID coin.ContractID
 	Kind      ledger.TransferKind
 	Context   ChoiceContext
-	until     time.Time // a direct transfer's preapproval's expiry
+	// Answer is not zero for an answer remembered (TransferFactoryFor):
+	// answers with the same Answer are the same, so a caller may keep
+	// what it made of one (the registry API its JSON) by it. No two
+	// remembered answers of a process share one.
+	Answer uint64
+	until  time.Time // a direct transfer's preapproval's expiry
 }
+
+// answers numbers the remembered transfer-factory answers (Answer).
+var answers atomic.Uint64
 
 // TransferKind says how a token-standard transfer from sender to receiver
 // would settle now (ledger.Instructions.Route).
@@ -369,6 +377,7 @@ func (s *Service) TransferFactoryFor(ctx context.Context, sender, receiver coin.
 	if err != nil {
 		return f, err
 	}
+	f.Answer = answers.Add(1)
 	s.answers.Put(receiver, answerMemo{f: f.clone(), version: version}, now, gen)
 	return f, nil
 }
