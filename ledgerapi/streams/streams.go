@@ -169,6 +169,11 @@ func (h *Hub) Handler(kind func() Kind) http.Handler {
 // serve runs the stream and closes the socket with its outcome.
 func (ws *Stream) serve(parent context.Context) {
 	hub := ws.hub
+	// Taken once, first: a restore replaces the hub's signal, so one
+	// taken anew in the pinger's loop missed a restore that came before
+	// the pinger first waited, or during a ping, and the stream went on
+	// (TestWSRestore, 1 run in 40 on a loaded machine).
+	restored := hub.restoredSignal()
 	ctx, cancel := context.WithCancel(context.WithoutCancel(parent))
 	defer cancel()
 	ws.ctx = ctx
@@ -233,7 +238,7 @@ func (ws *Stream) serve(parent context.Context) {
 				whyc <- &closeError{websocket.StatusGoingAway, "the server is shutting down"}
 				cancel()
 				return
-			case <-hub.restoredSignal():
+			case <-restored:
 				whyc <- &closeError{websocket.StatusServiceRestart, "the network was restored; reconnect"}
 				cancel()
 				return
