@@ -148,7 +148,7 @@ func pingSQLite(ctx context.Context, db *DB) error {
 	}
 }
 
-// withSessionDefaults sets two defaults of every Postgres connection,
+// withSessionDefaults sets three defaults of every Postgres connection,
 // unless url sets them:
 //   - pgx sends each statement in one round trip (the simple protocol).
 //     bun interpolates arguments into the SQL text itself, so every
@@ -161,8 +161,13 @@ func pingSQLite(ctx context.Context, db *DB) error {
 //     but Postgres would plan them again for each call for as long as
 //     the generic plan seemed dearer, and planning the write costs more
 //     than running it.
+//   - No JIT compilation. Every statement here finds a few rows by an
+//     index, but a generic plan's estimates grow with the tables: once
+//     holdings held 190,000 rows, the send batch's read was costed at
+//     6 million and compiled on every call, 175 ms of CPU for a read of
+//     0.1 ms, and the SDK's transfers fell tenfold (bench/NOTES.md).
 func withSessionDefaults(url string) string {
-	for _, kv := range [][2]string{{"default_query_exec_mode", "simple_protocol"}, {"plan_cache_mode", "force_generic_plan"}} {
+	for _, kv := range [][2]string{{"default_query_exec_mode", "simple_protocol"}, {"plan_cache_mode", "force_generic_plan"}, {"jit", "off"}} {
 		if strings.Contains(url, kv[0]+"=") {
 			continue
 		}

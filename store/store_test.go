@@ -197,20 +197,26 @@ func TestBeginClaim(t *testing.T) {
 // TestSessionDefaults: every Postgres connection runs the store's prepared
 // statements on generic plans (left to choose, Postgres planned the write
 // again on every call, and the transfer primitive lost a third of its
-// rate), and a URL's own choice is kept.
+// rate) and compiles none (JIT compiled the send batch's read, costed by
+// its generic plan over a large holdings table, on every call: 175 ms),
+// and a URL's own choice is kept.
 func TestSessionDefaults(t *testing.T) {
 	ctx := context.Background()
-	show := func(db *store.DB) string {
-		var mode string
-		if err := db.NewRaw("SHOW plan_cache_mode").Scan(ctx, &mode); err != nil {
+	showSetting := func(db *store.DB, name string) string {
+		var v string
+		if err := db.NewRaw("SHOW "+name).Scan(ctx, &v); err != nil {
 			t.Fatal(err)
 		}
-		return mode
+		return v
 	}
+	show := func(db *store.DB) string { return showSetting(db, "plan_cache_mode") }
 	url := ledgertest.DBURL(t, store.Postgres)
 	db := ledgertest.DB(t, store.Postgres)
 	if got := show(db); got != "force_generic_plan" {
 		t.Errorf("plan_cache_mode = %q, want force_generic_plan", got)
+	}
+	if got := showSetting(db, "jit"); got != "off" {
+		t.Errorf("jit = %q, want off", got)
 	}
 	sep := "?"
 	if strings.Contains(url, "?") {
