@@ -349,8 +349,9 @@ type TransferFactory struct {
 	until  time.Time // a direct transfer's preapproval's expiry
 }
 
-// answers numbers the remembered transfer-factory answers (Answer).
-var answers atomic.Uint64
+// answerNumbers numbers the remembered transfer-factory answers
+// (TransferFactory.Answer) across a process's services.
+var answerNumbers atomic.Uint64
 
 // TransferKind says how a token-standard transfer from sender to receiver
 // would settle now (ledger.Instructions.Route).
@@ -377,7 +378,7 @@ func (s *Service) TransferFactoryFor(ctx context.Context, sender, receiver coin.
 	if err != nil {
 		return f, err
 	}
-	f.Answer = answers.Add(1)
+	f.Answer = answerNumbers.Add(1)
 	s.answers.Put(receiver, answerMemo{f: f.clone(), version: version}, now, gen)
 	return f, nil
 }
