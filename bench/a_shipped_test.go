@@ -187,28 +187,34 @@ func BenchmarkShipped(b *testing.B) {
 	c := ledgertest.Cluster(b)
 	pgURL, _ := pgbenchOn(b, c)
 	// pgbenchLat is a pgbench run's tps with its transactions' p50 and p99
-	// latency (its per-transaction log): the database's own on this
-	// machine, beside which a send's are read.
-	pgbenchLat := func(clients int) (tps, p50, p99 float64) {
+	// latency (its per-transaction log), the database's own on this
+	// machine, beside which a send's are read, and its CPU per
+	// transaction: pgbench's own and the cluster's (pgbenchCPU).
+	pgbenchLat := func(clients int) (tps, p50, p99 float64, cpu pgbenchCPU) {
 		dir, err := os.MkdirTemp("", "pgbench-log")
 		if err != nil {
 			b.Fatal(err)
 		}
 		defer os.RemoveAll(dir)
 		os.Chmod(dir, 0o777) // the cluster's user writes the log
-		out, err := c.Command(ctx, "pgbench", "-c", strconv.Itoa(clients), "-j", "2", "-T", strconv.Itoa(max(1, int(run.Seconds()))),
-			"-l", "--log-prefix", filepath.Join(dir, "tx"), pgURL).CombinedOutput()
+		pg0 := clusterCPU(c.DataDir())
+		cmd := c.Command(ctx, "pgbench", "-c", strconv.Itoa(clients), "-j", "2", "-T", strconv.Itoa(max(1, int(run.Seconds()))),
+			"-l", "--log-prefix", filepath.Join(dir, "tx"), pgURL)
+		out, err := cmd.CombinedOutput()
 		if err != nil {
 			b.Fatalf("pgbench: %v\n%s", err, out)
 		}
+		pg := clusterCPU(c.DataDir()) - pg0
 		lat, err := pgbenchLatencies(dir)
 		if err != nil {
 			b.Fatal(err)
 		}
-		return parseTPS(string(out)), quantile(lat, 0.5), quantile(lat, 0.99)
+		n := time.Duration(max(1, len(lat)))
+		cpu = pgbenchCPU{client: (cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()) / n, postgres: pg / n}
+		return parseTPS(string(out)), quantile(lat, 0.5), quantile(lat, 0.99), cpu
 	}
 	pgbench := func(clients int) float64 {
-		tps, _, _ := pgbenchLat(clients)
+		tps, _, _, _ := pgbenchLat(clients)
 		return tps
 	}
 	wallet, loadgen := shippedBinaries(b)
@@ -293,10 +299,12 @@ func BenchmarkShipped(b *testing.B) {
 			load("send", 8, 2*time.Second) // warm up
 			ours := map[int][]loadResult{}
 			pg, pgP50, pgP99 := map[int][]float64{}, map[int][]float64{}, map[int][]float64{}
+			pgCPU := map[int][]pgbenchCPU{}
 			for range apiRuns {
 				for _, clients := range []int{8, 32} {
-					tps, p50, p99 := pgbenchLat(clients)
+					tps, p50, p99, cpu := pgbenchLat(clients)
 					pg[clients], pgP50[clients], pgP99[clients] = append(pg[clients], tps), append(pgP50[clients], p50), append(pgP99[clients], p99)
+					pgCPU[clients] = append(pgCPU[clients], cpu)
 					ours[clients] = append(ours[clients], load("send", clients, run))
 				}
 			}
@@ -316,7 +324,7 @@ func BenchmarkShipped(b *testing.B) {
 				aim := map[int]string{8: "aim ratio ≥ 1.0, p99 ≤ 10 ms", 32: "aim ratio ≥ 1.5"}[clients]
 				b.ReportMetric(o/p, fmt.Sprintf("ratio-%dc-fsync-%v", clients, fsync))
 				row(fmt.Sprintf("Shipped binary: one-step 0.01 CC sends via JSON API from bench/loadgen, %d clients, %s (sends/s, median of %d × %s)", clients, label, apiRuns, run),
-					fmt.Sprintf("%.0f", o), fmt.Sprintf("pgbench TPC-B %d clients, same cluster and settings: %.0f tps", clients, p),
+					fmt.Sprintf("%.0f", o), fmt.Sprintf("pgbench TPC-B %d clients, same cluster and settings: %.0f tps (CPU per transaction %s)", clients, p, medianPgbenchCPU(pgCPU[clients])),
 					fmt.Sprintf("ratio %.2f (%s); p50 / p99 %.2f / %.2f ms (pgbench's own transactions %.2f / %.2f ms); CPU per send %s; runs %s",
 						o/p, aim, median(p50), median(p99), median(pgP50[clients]), median(pgP99[clients]), medianSplit(splits), fmtRates(rates)))
 				row(fmt.Sprintf("Shipped binary: where a send's time went (means per send of the median run), %d clients, %s", clients, label), "", "", spans)
@@ -525,6 +533,72 @@ func medianSplit(ss []cpuSplit) string {
 	return fmt.Sprintf("wallet %.3f, loadgen %.3f, Postgres %.3f ms",
 		part(func(s cpuSplit) time.Duration { return s.wallet }), part(func(s cpuSplit) time.Duration { return s.loadgen }),
 		part(func(s cpuSplit) time.Duration { return s.postgres }))
+}
+
+// pgbenchCPU is the CPU one pgbench transaction cost: pgbench's own (its
+// rusage) and the cluster's (clusterCPU). Beside a row's cpuSplit it says
+// how much more work one of ours is than one of pgbench's, which the
+// ratio of rates reads through the machine: on two cores both share it.
+type pgbenchCPU struct{ client, postgres time.Duration }
+
+// medianPgbenchCPU is each part's median over the runs, as words ("" if
+// the cluster's CPU could not be read).
+func medianPgbenchCPU(cs []pgbenchCPU) string {
+	cl, pg := make([]float64, len(cs)), make([]float64, len(cs))
+	for i, c := range cs {
+		cl[i], pg[i] = float64(c.client), float64(c.postgres)
+	}
+	return fmt.Sprintf("pgbench %.3f, Postgres %.3f ms", median(cl)/1e6, median(pg)/1e6)
+}
+
+// clusterCPU is the CPU time so far of the cluster whose data directory
+// is dataDir: its postmaster's own and its children's, those that ended
+// (the postmaster waits for each backend; the kernel adds theirs to its
+// cutime and cstime) and those still running. pgbench's backends end with
+// it, so postgresCPU, which reads the running ones, cannot count them.
+func clusterCPU(dataDir string) time.Duration {
+	pidFile, err := os.ReadFile(filepath.Join(dataDir, "postmaster.pid"))
+	if err != nil {
+		return 0
+	}
+	pid, _, _ := strings.Cut(string(pidFile), "\n")
+	ticks := procTicks(pid, true)
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		st, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+		if err != nil {
+			continue
+		}
+		s := string(st)
+		if f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:]); len(f) > 1 && f[1] == pid {
+			ticks += procTicks(e.Name(), false)
+		}
+	}
+	return time.Duration(ticks) * time.Second / clockTicks
+}
+
+// procTicks is process pid's utime and stime in clock ticks, with its
+// ended children's (cutime, cstime) when children is true.
+func procTicks(pid string, children bool) int64 {
+	st, err := os.ReadFile(filepath.Join("/proc", pid, "stat"))
+	if err != nil {
+		return 0
+	}
+	s := string(st)
+	f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+	if len(f) < 15 {
+		return 0
+	}
+	var t int64
+	fields := []int{11, 12}
+	if children {
+		fields = append(fields, 13, 14)
+	}
+	for _, i := range fields {
+		v, _ := strconv.ParseInt(f[i], 10, 64)
+		t += v
+	}
+	return t
 }
 
 // dbNameOf is the database a postgres:// URL names.

@@ -30,7 +30,19 @@ func BenchmarkZWriteResults(b *testing.B) {
 	}
 }
 
+// hostInfo is the machine's cores and CPU model: the ratios to pgbench
+// move with the machine (bench/NOTES.md, 2026-11-30: one build's 8-client
+// ratio 1.03 on one model and 0.48 on another), so a table says where it
+// was measured.
 func hostInfo() string {
 	out, _ := exec.Command("nproc").Output()
-	return strings.TrimSpace(string(out)) + " cores"
+	s := strings.TrimSpace(string(out)) + " cores"
+	if b, err := os.ReadFile("/proc/cpuinfo"); err == nil {
+		for _, l := range strings.Split(string(b), "\n") {
+			if k, v, ok := strings.Cut(l, ":"); ok && strings.TrimSpace(k) == "model name" {
+				return s + " of " + strings.Join(strings.Fields(v), " ")
+			}
+		}
+	}
+	return s
 }
