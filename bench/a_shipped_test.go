@@ -139,18 +139,7 @@ func (w *walletProc) stop(b *testing.B) {
 
 // cpu is the CPU time (user and system) the process has used so far.
 func (w *walletProc) cpu() time.Duration {
-	bs, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", w.cmd.Process.Pid))
-	if err != nil {
-		return 0
-	}
-	s := string(bs)
-	f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
-	if len(f) < 13 {
-		return 0
-	}
-	u, _ := strconv.ParseInt(f[11], 10, 64)
-	st, _ := strconv.ParseInt(f[12], 10, 64)
-	return time.Duration(u+st) * 10 * time.Millisecond
+	return time.Duration(procTicks(strconv.Itoa(w.cmd.Process.Pid), false)) * time.Second / clockTicks
 }
 
 // loadResult is loadgen's line.
