@@ -43,10 +43,13 @@ const fastOffsetSQL = `CASE WHEN %[1]s < 0 THEN (current_setting('ccwallet.fast_
 
 // fastWriteSQL is writeSQL with the offsets drawn in the same round trip
 // and the guards of a store.FastSend.
-var fastWriteSQL = buildWriteSQL(true)
+var fastWriteSQL = buildWriteSQL(true, allTables)
 
-// fastWriteArgs are fastWriteSQL's arguments: writeArgs', then f's.
-func fastWriteArgs(w *store.Writes, f store.FastSend) []any {
+// fastWrite is the name and text of the fast write of the tables of mask.
+func fastWrite(mask tableMask) (name, sql string) { return writeOf(true, mask) }
+
+// fastWriteArgs are fastWrite(mask)'s arguments: writeArgsOf's, then f's.
+func fastWriteArgs(w *store.Writes, f store.FastSend, mask tableMask) []any {
 	ids, providers := make([]string, len(f.Preapprovals)), make([]string, len(f.Providers))
 	for i, id := range f.Preapprovals {
 		ids[i] = string(id)
@@ -61,7 +64,7 @@ func fastWriteArgs(w *store.Writes, f store.FastSend) []any {
 	if featured == nil {
 		featured = []bool{}
 	}
-	return append(writeArgs(w), ids, expires, providers, featured, f.FeaturedTemplate)
+	return append(writeArgs(w, mask), ids, expires, providers, featured, f.FeaturedTemplate)
 }
 
 // SendFast is store.FastSender's: BEGIN, the claim, the write and COMMIT
@@ -92,7 +95,9 @@ func (p *PipeTx) sendFast(ctx context.Context, claims []store.Claim, f store.Fas
 	if err := p.queuePrepared(ctx, b, "ccwallet_claim_fast", claimFastSQL, append(store.ClaimsArgs(claims), f.Round, f.Now)...); err != nil {
 		return nil, fmt.Errorf("fast send: %w: %w", store.ErrFastMiss, err)
 	}
-	if err := p.queuePrepared(ctx, b, "ccwallet_write_fast", fastWriteSQL, fastWriteArgs(w, f)...); err != nil {
+	mask := filledTables(w)
+	name, sql := fastWrite(mask)
+	if err := p.queuePrepared(ctx, b, name, sql, fastWriteArgs(w, f, mask)...); err != nil {
 		return nil, fmt.Errorf("fast send: %w: %w", store.ErrFastMiss, err)
 	}
 	b.ExecParams("COMMIT", nil, nil, nil, nil)

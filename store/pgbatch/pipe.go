@@ -186,7 +186,9 @@ func (p *PipeTx) Write(ctx context.Context, w *store.Writes) error {
 		}
 	}
 	if !w.Empty() {
-		if err := p.queuePrepared(ctx, b, "ccwallet_write", writeSQL, writeArgs(w)...); err != nil {
+		mask := filledTables(w)
+		name, sql := writeOf(false, mask)
+		if err := p.queuePrepared(ctx, b, name, sql, writeArgs(w, mask)...); err != nil {
 			return fmt.Errorf("write: %w", err)
 		}
 	}

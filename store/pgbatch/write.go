@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"reflect"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/ccwallet/ccwallet/coin"
@@ -156,7 +157,7 @@ const forgetCommandsSQL = `DELETE FROM commands WHERE dedup_key = ANY($1::text[]
 // the parties of $3 (Writes.Touched and the new holdings' owners) and of
 // the spent holdings' owners, in the parties' order, and an insert per
 // table of tables, a parameter per column.
-var writeSQL = buildWriteSQL(false)
+var writeSQL = buildWriteSQL(false, allTables)
 
 // writeParams is how many parameters writeSQL takes.
 var writeParams = 3 + func() (n int) {
@@ -178,7 +179,12 @@ var spentModel = reflect.TypeFor[store.SpentHolding]()
 // Postgres gathers a function's rows in a tuplestore first, whose 16 KB
 // array glibc hands back to the kernel when the statement ends and faults
 // in anew on the next, some 20 times a statement (bench/NOTES.md).
-func buildWriteSQL(fast bool) string {
+//
+// Only the tables of mask get an insert (filledTables): Postgres opens
+// every table and index a statement names each time it runs the plan,
+// whether or not rows come, and a one-step send fills neither contracts
+// nor completions.
+func buildWriteSQL(fast bool, mask tableMask) string {
 	at := func(expr string) string { return expr }
 	if fast {
 		at = func(expr string) string { return fmt.Sprintf(fastOffsetSQL, expr) }
@@ -207,7 +213,10 @@ func buildWriteSQL(fast bool) string {
 	ON CONFLICT (party, slot) DO UPDATE SET version = v.version + 1
 )`, rowsOf([]string{"$1::text[]", "$2::bigint[]"}, []string{"id", "at"}), strings.Join(returning, ", "), spent.Name, strings.Join(names, ", "), store.VersionSlotSQL)
 	n := 3
-	for _, t := range tables {
+	for ti, t := range tables {
+		if !mask.has(ti) {
+			continue
+		}
 		names, params, values := make([]string, len(t.cols)), make([]string, len(t.cols)), make([]string, len(t.cols))
 		aliases := make([]string, len(t.cols))
 		for i, c := range t.cols {
@@ -243,8 +252,51 @@ func rowsOf(params, aliases []string) string {
 	return "(SELECT " + strings.Join(cols, ", ") + ")"
 }
 
-// writeArgs are writeSQL's arguments for w, in its parameters' order.
-func writeArgs(w *store.Writes) []any {
+// tableMask is a set of tables, by their index in tables.
+type tableMask uint16
+
+// allTables holds every table.
+var allTables = tableMask(1)<<len(tables) - 1
+
+func (m tableMask) has(i int) bool { return m&(1<<i) != 0 }
+
+// filledTables are the tables w has rows for.
+func filledTables(w *store.Writes) tableMask {
+	var m tableMask
+	for i, t := range tables {
+		if t.rows(w).Len() > 0 {
+			m |= 1 << i
+		}
+	}
+	return m
+}
+
+// writes are the write's variants by the tables a batch fills
+// (buildWriteSQL), plain and fast, each a prepared statement of its own:
+// the batches of one kind fill the same few tables every time.
+var writes = [2][]writeVariant{make([]writeVariant, allTables+1), make([]writeVariant, allTables+1)}
+
+// writeVariant is one of writes, made on first use.
+type writeVariant struct {
+	once      sync.Once
+	name, sql string
+}
+
+// writeOf is the name and text of the write of the tables of mask, the
+// fast one (fastWriteSQL's variant) or the plain (writeSQL's).
+func writeOf(fast bool, mask tableMask) (name, sql string) {
+	kind, prefix := 0, "ccwallet_write"
+	if fast {
+		kind, prefix = 1, "ccwallet_write_fast"
+	}
+	v := &writes[kind][mask]
+	v.once.Do(func() { v.name, v.sql = fmt.Sprintf("%s_%x", prefix, uint16(mask)), buildWriteSQL(fast, mask) })
+	return v.name, v.sql
+}
+
+// writeArgs are the arguments of writeOf's statement for mask, in its
+// parameters' order.
+func writeArgs(w *store.Writes, mask tableMask) []any {
 	args := make([]any, 0, writeParams)
 	spend := make([]string, len(w.Spend))
 	for i, id := range w.Spend {
@@ -255,7 +307,10 @@ func writeArgs(w *store.Writes) []any {
 		spendAt = []int64{}
 	}
 	args = append(args, spend, spendAt, store.SortedParties(w.RaisedOwners()))
-	for _, t := range tables {
+	for ti, t := range tables {
+		if !mask.has(ti) {
+			continue
+		}
 		rows := t.rows(w)
 		for _, c := range t.cols {
 			args = append(args, c.gather(rows))
@@ -294,7 +349,9 @@ func (x *Writer) WriteTx(ctx context.Context, tx bun.Tx, w *store.Writes) error 
 	if err == nil {
 		// Prepared once per connection: the connection's default is the
 		// simple protocol, which would parse and plan it every time.
-		_, err = tx.Tx.ExecContext(ctx, writeSQL, store.CachedStatement(writeArgs(w)...)...)
+		mask := filledTables(w)
+		_, sql := writeOf(false, mask)
+		_, err = tx.Tx.ExecContext(ctx, sql, store.CachedStatement(writeArgs(w, mask)...)...)
 	}
 	if err != nil {
 		return fmt.Errorf("write: %w", store.Normalize(err))
