@@ -139,7 +139,7 @@ func (w *walletProc) stop(b *testing.B) {
 
 // cpu is the CPU time (user and system) the process has used so far.
 func (w *walletProc) cpu() time.Duration {
-	return time.Duration(procTicks(strconv.Itoa(w.cmd.Process.Pid), false)) * time.Second / clockTicks
+	return time.Duration(procTicks(procStat(strconv.Itoa(w.cmd.Process.Pid)), false)) * time.Second / clockTicks
 }
 
 // loadResult is loadgen's line.
@@ -530,8 +530,8 @@ func medianSplit(ss []cpuSplit) string {
 // ratio of rates reads through the machine: on two cores both share it.
 type pgbenchCPU struct{ client, postgres time.Duration }
 
-// medianPgbenchCPU is each part's median over the runs, as words ("" if
-// the cluster's CPU could not be read).
+// medianPgbenchCPU is each part's median over the runs, as words
+// (Postgres 0 when the cluster's CPU could not be read: clusterCPU).
 func medianPgbenchCPU(cs []pgbenchCPU) string {
 	cl, pg := make([]float64, len(cs)), make([]float64, len(cs))
 	for i, c := range cs {
@@ -551,30 +551,31 @@ func clusterCPU(dataDir string) time.Duration {
 		return 0
 	}
 	pid, _, _ := strings.Cut(string(pidFile), "\n")
-	ticks := procTicks(pid, true)
+	ticks := procTicks(procStat(pid), true)
 	ents, _ := os.ReadDir("/proc")
 	for _, e := range ents {
-		st, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
-		if err != nil {
-			continue
-		}
-		s := string(st)
-		if f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:]); len(f) > 1 && f[1] == pid {
-			ticks += procTicks(e.Name(), false)
+		if f := procStat(e.Name()); len(f) > 1 && f[1] == pid {
+			ticks += procTicks(f, false)
 		}
 	}
 	return time.Duration(ticks) * time.Second / clockTicks
 }
 
-// procTicks is process pid's utime and stime in clock ticks, with its
-// ended children's (cutime, cstime) when children is true.
-func procTicks(pid string, children bool) int64 {
+// procStat is process pid's /proc stat fields after its command's closing
+// parenthesis (proc(5)'s third field on), or nil.
+func procStat(pid string) []string {
 	st, err := os.ReadFile(filepath.Join("/proc", pid, "stat"))
 	if err != nil {
-		return 0
+		return nil
 	}
 	s := string(st)
-	f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+	return strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+}
+
+// procTicks is the utime and stime in clock ticks of a process's stat
+// fields (procStat), with its ended children's (cutime, cstime) when
+// children is true; 0 when they are missing.
+func procTicks(f []string, children bool) int64 {
 	if len(f) < 15 {
 		return 0
 	}
@@ -606,24 +607,11 @@ func postgresCPU(db string) time.Duration {
 	ents, _ := os.ReadDir("/proc")
 	var ticks int64
 	for _, e := range ents {
-		stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
-		if err != nil {
-			continue
-		}
 		cl, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
 		if !strings.HasPrefix(string(cl), "postgres: ") || !strings.Contains(string(cl), " "+db+" ") {
 			continue
 		}
-		// Fields after the command's closing parenthesis: utime and stime
-		// are the 12th and 13th (proc(5)'s 14th and 15th).
-		i := strings.LastIndexByte(string(stat), ')')
-		f := strings.Fields(string(stat)[i+1:])
-		if len(f) < 13 {
-			continue
-		}
-		u, _ := strconv.ParseInt(f[11], 10, 64)
-		s, _ := strconv.ParseInt(f[12], 10, 64)
-		ticks += u + s
+		ticks += procTicks(procStat(e.Name()), false)
 	}
 	return time.Duration(ticks) * time.Second / clockTicks
 }

@@ -48,7 +48,7 @@ var fastWriteSQL = buildWriteSQL(true, allTables)
 // fastWrite is the name and text of the fast write of the tables of mask.
 func fastWrite(mask tableMask) (name, sql string) { return writeOf(true, mask) }
 
-// fastWriteArgs are fastWrite(mask)'s arguments: writeArgsOf's, then f's.
+// fastWriteArgs are fastWrite(mask)'s arguments: writeArgs', then f's.
 func fastWriteArgs(w *store.Writes, f store.FastSend, mask tableMask) []any {
 	ids, providers := make([]string, len(f.Preapprovals)), make([]string, len(f.Providers))
 	for i, id := range f.Preapprovals {
