@@ -88,7 +88,8 @@ func (x *Writer) SendFast(ctx context.Context, claims []store.Claim, f store.Fas
 }
 
 func (p *PipeTx) sendFast(ctx context.Context, claims []store.Claim, f store.FastSend, w *store.Writes) ([]int64, error) {
-	b := &pgconn.Batch{}
+	b := newBatch()
+	defer releaseBatch(b)
 	b.ExecParams("BEGIN", nil, nil, nil, nil)
 	const claimResult, commitResult = 1, 3
 	// Before the batch goes, nothing has begun: any failure is a miss.

@@ -120,7 +120,8 @@ func (p *PipeTx) Begin(ctx context.Context, claims []store.Claim, sends []store.
 	if p.open {
 		return nil, nil, nil, errors.New("begin update: the pipelined transaction has begun already")
 	}
-	b := &pgconn.Batch{}
+	b := newBatch()
+	defer releaseBatch(b)
 	b.ExecParams("BEGIN", nil, nil, nil, nil)
 	// Result 0 is the BEGIN's.
 	const claimResult, readResult = 1, 2
@@ -179,7 +180,8 @@ func (p *PipeTx) Write(ctx context.Context, w *store.Writes) error {
 	if !p.open {
 		return errors.New("write: the pipelined transaction is not open")
 	}
-	b := &pgconn.Batch{}
+	b := newBatch()
+	defer releaseBatch(b)
 	if len(w.Forget) > 0 {
 		if err := p.queuePrepared(ctx, b, "ccwallet_forget", forgetCommandsSQL, w.Forget); err != nil {
 			return fmt.Errorf("write: %w", err)
