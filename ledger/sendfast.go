@@ -124,9 +124,11 @@ func (c *sendCache) learn(calls []*sendCall, claimed []bool, reads []store.Preap
 					next = append(next, h)
 				}
 			}
-			hs = next
+			hs = next // the cache's own already
+		} else {
+			hs = slices.Clone(hs)
 		}
-		c.senders[call.s.Sender] = cachedHoldings{hs: slices.Clone(hs), at: now}
+		c.senders[call.s.Sender] = cachedHoldings{hs: hs, at: now}
 	}
 }
 
@@ -157,7 +159,9 @@ func (q *sender) sendFast(ctx context.Context, l *Ledger, calls []*sendCall) (re
 	if !ok {
 		return nil, false
 	}
-	f := store.FastSend{Round: int64(r.Number), Now: now, FeaturedTemplate: TemplateFeaturedAppRight}
+	f := store.FastSend{Round: int64(r.Number), Now: now, FeaturedTemplate: TemplateFeaturedAppRight,
+		Preapprovals: make([]coin.ContractID, 0, len(calls)), Expires: make([]time.Time, 0, len(calls)),
+		Providers: make([]coin.PartyID, 0, len(calls)), Featured: make([]bool, 0, len(calls))}
 	claims := make([]store.Claim, len(calls))
 	results = make([]sendResult, len(calls))
 	ts := make([]*changes, len(calls))
