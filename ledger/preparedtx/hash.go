@@ -22,6 +22,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // SchemeV2 is the scheme's version byte and HashingSchemeVersion number.
@@ -36,12 +37,42 @@ var ErrUnhashable = errors.New("the transaction cannot be hashed")
 
 type hb []byte
 
+// hbs are the buffers node and value encodings are built in, then hashed:
+// grown by append from empty, an SDK transfer's encodings (the input
+// contracts' payloads among them) allocated some 32 KB each time.
+var hbs = sync.Pool{New: func() any { b := make(hb, 0, 8<<10); return &b }}
+
+// maxPooledHB bounds a buffer kept in hbs.
+const maxPooledHB = 1 << 20
+
+// sumOf is SHA-256 of what fill appends to an empty pooled buffer.
+func sumOf(fill func(b *hb) error) ([]byte, error) {
+	b := hbs.Get().(*hb)
+	*b = (*b)[:0]
+	defer func() {
+		if cap(*b) <= maxPooledHB {
+			hbs.Put(b)
+		}
+	}()
+	if err := fill(b); err != nil {
+		return nil, err
+	}
+	sum := sha256.Sum256(*b)
+	return sum[:], nil
+}
+
 func (b *hb) byte1(v byte) { *b = append(*b, v) }
 func (b *hb) i32(v int32)  { *b = binary.BigEndian.AppendUint32(*b, uint32(v)) }
 func (b *hb) i64(v int64)  { *b = binary.BigEndian.AppendUint64(*b, uint64(v)) }
 func (b *hb) raw(v []byte) { *b = append(*b, v...) }
 func (b *hb) str(s string) { b.i32(int32(len(s))); *b = append(*b, s...) }
-func (b *hb) bool1(v bool) { b.byte1(map[bool]byte{false: 0, true: 1}[v]) }
+func (b *hb) bool1(v bool) {
+	if v {
+		b.byte1(1)
+	} else {
+		b.byte1(0)
+	}
+}
 func (b *hb) strs(ss []string) {
 	b.i32(int32(len(ss)))
 	for _, s := range ss {
@@ -61,8 +92,21 @@ func (b *hb) cid(s string) error {
 
 func (b *hb) identifier(id Identifier) {
 	b.str(id.PackageID)
-	b.strs(strings.Split(id.ModuleName, "."))
-	b.strs(strings.Split(id.EntityName, "."))
+	b.dotted(id.ModuleName)
+	b.dotted(id.EntityName)
+}
+
+// dotted is strs of name's dot-separated parts, without splitting it.
+func (b *hb) dotted(name string) {
+	b.i32(int32(strings.Count(name, ".") + 1))
+	for {
+		part, rest, found := strings.Cut(name, ".")
+		b.str(part)
+		if !found {
+			return
+		}
+		name = rest
+	}
 }
 
 func (b *hb) optID(id *Identifier) {
@@ -172,12 +216,7 @@ func (b *hb) value(v Value) error {
 // ValueHash is SHA-256 of a value's encoding, as Canton's value tests
 // state them.
 func ValueHash(v Value) ([]byte, error) {
-	var b hb
-	if err := b.value(v); err != nil {
-		return nil, err
-	}
-	sum := sha256.Sum256(b)
-	return sum[:], nil
+	return sumOf(func(b *hb) error { return b.value(v) })
 }
 
 // hasher hashes the nodes of one transaction.
@@ -187,8 +226,7 @@ type hasher struct {
 	depth int
 }
 
-func (h *hasher) createEncoding(c *Create, seed []byte) ([]byte, error) {
-	var b hb
+func (h *hasher) createEncoding(b *hb, c *Create, seed []byte) error {
 	b.byte1(0x01) // node encoding version
 	b.str(c.LfVersion)
 	b.byte1(0x00) // create
@@ -199,16 +237,16 @@ func (h *hasher) createEncoding(c *Create, seed []byte) ([]byte, error) {
 		b.raw(seed)
 	}
 	if err := b.cid(c.ContractID); err != nil {
-		return nil, err
+		return err
 	}
 	b.str(c.PackageName)
 	b.identifier(c.TemplateID)
 	if err := b.value(c.Argument); err != nil {
-		return nil, err
+		return err
 	}
 	b.strs(c.Signatories)
 	b.strs(c.Stakeholders)
-	return b, nil
+	return nil
 }
 
 func (h *hasher) nodeHash(id string) ([]byte, error) {
@@ -220,35 +258,28 @@ func (h *hasher) nodeHash(id string) ([]byte, error) {
 		return nil, fmt.Errorf("%w: nodes nested deeper than %d", ErrUnhashable, MaxDepth)
 	}
 	defer func() { h.depth-- }()
-	var enc []byte
-	var err error
-	switch {
-	case n.Create != nil:
-		enc, err = h.createEncoding(n.Create, h.seeds[id])
-	case n.Exercise != nil:
-		enc, err = h.exerciseEncoding(id, n.Exercise)
-	default:
-		err = fmt.Errorf("%w: node %q is neither a create nor an exercise", ErrUnhashable, id)
-	}
-	if err != nil {
-		return nil, err
-	}
-	sum := sha256.Sum256(enc)
-	return sum[:], nil
+	return sumOf(func(b *hb) error {
+		switch {
+		case n.Create != nil:
+			return h.createEncoding(b, n.Create, h.seeds[id])
+		case n.Exercise != nil:
+			return h.exerciseEncoding(b, id, n.Exercise)
+		}
+		return fmt.Errorf("%w: node %q is neither a create nor an exercise", ErrUnhashable, id)
+	})
 }
 
-func (h *hasher) exerciseEncoding(id string, x *Exercise) ([]byte, error) {
+func (h *hasher) exerciseEncoding(b *hb, id string, x *Exercise) error {
 	seed, ok := h.seeds[id]
 	if !ok {
-		return nil, fmt.Errorf("%w: exercise node %q has no seed", ErrUnhashable, id)
+		return fmt.Errorf("%w: exercise node %q has no seed", ErrUnhashable, id)
 	}
-	var b hb
 	b.byte1(0x01)
 	b.str(x.LfVersion)
 	b.byte1(0x01) // exercise
 	b.raw(seed)
 	if err := b.cid(x.ContractID); err != nil {
-		return nil, err
+		return err
 	}
 	b.str(x.PackageName)
 	b.identifier(x.TemplateID)
@@ -258,7 +289,7 @@ func (h *hasher) exerciseEncoding(id string, x *Exercise) ([]byte, error) {
 	b.optID(x.InterfaceID)
 	b.str(x.ChoiceID)
 	if err := b.value(x.ChosenValue); err != nil {
-		return nil, err
+		return err
 	}
 	b.bool1(x.Consuming)
 	if x.ExerciseResult == nil {
@@ -266,7 +297,7 @@ func (h *hasher) exerciseEncoding(id string, x *Exercise) ([]byte, error) {
 	} else {
 		b.byte1(1)
 		if err := b.value(*x.ExerciseResult); err != nil {
-			return nil, err
+			return err
 		}
 	}
 	b.strs(x.ChoiceObservers)
@@ -274,11 +305,11 @@ func (h *hasher) exerciseEncoding(id string, x *Exercise) ([]byte, error) {
 	for _, c := range x.Children {
 		ch, err := h.nodeHash(c)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		b.raw(ch)
 	}
-	return b, nil
+	return nil
 }
 
 // TransactionHash is the V2 hash of the transaction part.
@@ -330,12 +361,11 @@ func MetadataHash(m *Metadata) ([]byte, error) {
 	for i := range m.InputContracts {
 		ic := &m.InputContracts[i]
 		b.i64(int64(ic.CreatedAt))
-		enc, err := h.createEncoding(&ic.Create, nil)
+		sum, err := sumOf(func(e *hb) error { return h.createEncoding(e, &ic.Create, nil) })
 		if err != nil {
 			return nil, err
 		}
-		sum := sha256.Sum256(enc)
-		b.raw(sum[:])
+		b.raw(sum)
 	}
 	sum := sha256.Sum256(b)
 	return sum[:], nil

@@ -193,186 +193,211 @@ func (b *enc) varint(num protowire.Number, v uint64) {
 	*b = protowire.AppendVarint(*b, v)
 }
 
-func encIdentifier(id Identifier) []byte {
-	var b enc
+// begin starts a sub-message of field num in b itself, its length a
+// byte to be set by end. Each message built in a buffer of its own and
+// copied into its parent's allocated the bytes again at every level of
+// nesting: 63 KB for an SDK transfer's prepared transaction.
+func (b *enc) begin(num protowire.Number) (start int) {
+	*b = protowire.AppendTag(*b, num, protowire.BytesType)
+	*b = append(*b, 0)
+	return len(*b)
+}
+
+// end sets the length of the sub-message begun at start, moving its bytes
+// along when the length takes more than the byte begin kept.
+func (b *enc) end(start int) {
+	size := len(*b) - start
+	n := protowire.SizeVarint(uint64(size))
+	if n > 1 {
+		*b = append(*b, make([]byte, n-1)...)
+		copy((*b)[start-1+n:], (*b)[start:start+size])
+	}
+	protowire.AppendVarint((*b)[:start-1], uint64(size))
+}
+
+func (b *enc) identifier(num protowire.Number, id Identifier) {
+	s := b.begin(num)
 	b.str(1, id.PackageID)
 	b.str(2, id.ModuleName)
 	b.str(3, id.EntityName)
-	return b
+	b.end(s)
 }
 
-func encValue(v Value) []byte {
-	var b enc
+// optID is identifier's field when id is set.
+func (b *enc) optID(num protowire.Number, id *Identifier) {
+	if id != nil {
+		b.identifier(num, *id)
+	}
+}
+
+// value appends v as the Value message of field num.
+func (b *enc) value(num protowire.Number, v Value) {
+	s := b.begin(num)
 	switch v.Kind {
 	case KindUnit:
 		b.msg(1, nil)
 	case KindBool:
-		b = protowire.AppendTag(b, 2, protowire.VarintType)
-		b = protowire.AppendVarint(b, protowire.EncodeBool(v.Bool))
+		*b = protowire.AppendTag(*b, 2, protowire.VarintType)
+		*b = protowire.AppendVarint(*b, protowire.EncodeBool(v.Bool))
 	case KindInt64:
-		b = protowire.AppendTag(b, 3, protowire.VarintType)
-		b = protowire.AppendVarint(b, protowire.EncodeZigZag(v.Int))
+		*b = protowire.AppendTag(*b, 3, protowire.VarintType)
+		*b = protowire.AppendVarint(*b, protowire.EncodeZigZag(v.Int))
 	case KindDate:
-		b = protowire.AppendTag(b, 4, protowire.VarintType)
-		b = protowire.AppendVarint(b, uint64(int32(v.Int)))
+		*b = protowire.AppendTag(*b, 4, protowire.VarintType)
+		*b = protowire.AppendVarint(*b, uint64(int32(v.Int)))
 	case KindTimestamp:
-		b = protowire.AppendTag(b, 5, protowire.Fixed64Type)
-		b = protowire.AppendFixed64(b, uint64(v.Int))
+		*b = protowire.AppendTag(*b, 5, protowire.Fixed64Type)
+		*b = protowire.AppendFixed64(*b, uint64(v.Int))
 	case KindNumeric, KindParty, KindText, KindContractID:
-		b = protowire.AppendTag(b, protowire.Number(v.Kind), protowire.BytesType)
-		b = protowire.AppendString(b, v.Str)
+		*b = protowire.AppendTag(*b, protowire.Number(v.Kind), protowire.BytesType)
+		*b = protowire.AppendString(*b, v.Str)
 	case KindOptional:
-		var o enc
+		o := b.begin(10)
 		if v.Elem != nil {
-			o.msg(1, encValue(*v.Elem))
+			b.value(1, *v.Elem)
 		}
-		b.msg(10, o)
+		b.end(o)
 	case KindList:
-		var l enc
+		l := b.begin(11)
 		for _, e := range v.List {
-			l.msg(1, encValue(e))
+			b.value(1, e)
 		}
-		b.msg(11, l)
+		b.end(l)
 	case KindTextMap:
-		var m enc
+		m := b.begin(12)
 		for _, f := range v.Fields {
-			var e enc
-			e.str(1, f.Label)
-			e.msg(2, encValue(f.Value))
-			m.msg(1, e)
+			e := b.begin(1)
+			b.str(1, f.Label)
+			b.value(2, f.Value)
+			b.end(e)
 		}
-		b.msg(12, m)
+		b.end(m)
 	case KindGenMap:
-		var m enc
+		m := b.begin(13)
 		for _, kv := range v.Entries {
-			var e enc
-			e.msg(1, encValue(kv[0]))
-			e.msg(2, encValue(kv[1]))
-			m.msg(1, e)
+			e := b.begin(1)
+			b.value(1, kv[0])
+			b.value(2, kv[1])
+			b.end(e)
 		}
-		b.msg(13, m)
+		b.end(m)
 	case KindRecord:
-		var r enc
-		if v.ID != nil {
-			r.msg(1, encIdentifier(*v.ID))
-		}
+		r := b.begin(14)
+		b.optID(1, v.ID)
 		for _, f := range v.Fields {
-			var e enc
-			e.str(1, f.Label)
-			e.msg(2, encValue(f.Value))
-			r.msg(2, e)
+			e := b.begin(2)
+			b.str(1, f.Label)
+			b.value(2, f.Value)
+			b.end(e)
 		}
-		b.msg(14, r)
+		b.end(r)
 	case KindVariant:
-		var r enc
-		if v.ID != nil {
-			r.msg(1, encIdentifier(*v.ID))
-		}
-		r.str(2, v.Str)
+		r := b.begin(15)
+		b.optID(1, v.ID)
+		b.str(2, v.Str)
 		if v.Elem != nil {
-			r.msg(3, encValue(*v.Elem))
+			b.value(3, *v.Elem)
 		}
-		b.msg(15, r)
+		b.end(r)
 	case KindEnum:
-		var r enc
-		if v.ID != nil {
-			r.msg(1, encIdentifier(*v.ID))
-		}
-		r.str(2, v.Str)
-		b.msg(16, r)
+		r := b.begin(16)
+		b.optID(1, v.ID)
+		b.str(2, v.Str)
+		b.end(r)
 	}
-	return b
+	b.end(s)
 }
 
-func encCreate(c Create) []byte {
-	var b enc
+func (b *enc) create(num protowire.Number, c *Create) {
+	s := b.begin(num)
 	b.str(1, c.LfVersion)
 	b.str(2, c.ContractID)
 	b.str(3, c.PackageName)
-	b.msg(4, encIdentifier(c.TemplateID))
-	b.msg(5, encValue(c.Argument))
+	b.identifier(4, c.TemplateID)
+	b.value(5, c.Argument)
 	b.strs(6, c.Signatories)
 	b.strs(7, c.Stakeholders)
-	return b
+	b.end(s)
 }
 
-func encExercise(x Exercise) []byte {
-	var b enc
+func (b *enc) exercise(num protowire.Number, x *Exercise) {
+	s := b.begin(num)
 	b.str(1, x.LfVersion)
 	b.str(2, x.ContractID)
 	b.str(3, x.PackageName)
-	b.msg(4, encIdentifier(x.TemplateID))
+	b.identifier(4, x.TemplateID)
 	b.strs(5, x.Signatories)
 	b.strs(6, x.Stakeholders)
 	b.strs(7, x.ActingParties)
-	if x.InterfaceID != nil {
-		b.msg(8, encIdentifier(*x.InterfaceID))
-	}
+	b.optID(8, x.InterfaceID)
 	b.str(9, x.ChoiceID)
-	b.msg(10, encValue(x.ChosenValue))
+	b.value(10, x.ChosenValue)
 	if x.Consuming {
 		b.varint(11, 1)
 	}
 	b.strs(12, x.Children)
 	if x.ExerciseResult != nil {
-		b.msg(13, encValue(*x.ExerciseResult))
+		b.value(13, *x.ExerciseResult)
 	}
 	b.strs(14, x.ChoiceObservers)
-	return b
+	b.end(s)
 }
 
-// Marshal encodes p as the PreparedTransaction protobuf.
+// Marshal encodes p as the PreparedTransaction protobuf, in one buffer.
 func Marshal(p *Prepared) []byte {
-	var tx enc
-	tx.str(1, p.Transaction.Version)
-	tx.strs(2, p.Transaction.Roots)
-	for _, n := range p.Transaction.Nodes {
-		var v1 enc
+	out := make(enc, 0, 4<<10)
+	b := &out
+	tx := b.begin(1)
+	b.str(1, p.Transaction.Version)
+	b.strs(2, p.Transaction.Roots)
+	for i := range p.Transaction.Nodes {
+		n := &p.Transaction.Nodes[i]
+		node := b.begin(3)
+		b.str(1, n.ID)
+		v1 := b.begin(1000)
 		switch {
 		case n.Create != nil:
-			v1.msg(1, encCreate(*n.Create))
+			b.create(1, n.Create)
 		case n.Exercise != nil:
-			v1.msg(3, encExercise(*n.Exercise))
+			b.exercise(3, n.Exercise)
 		}
-		var node enc
-		node.str(1, n.ID)
-		node.msg(1000, v1)
-		tx.msg(3, node)
+		b.end(v1)
+		b.end(node)
 	}
 	for _, s := range p.Transaction.Seeds {
-		var seed enc
-		seed.varint(1, uint64(s.NodeID))
-		seed.bytes(2, s.Seed)
-		tx.msg(4, seed)
+		seed := b.begin(4)
+		b.varint(1, uint64(s.NodeID))
+		b.bytes(2, s.Seed)
+		b.end(seed)
 	}
-	m := p.Metadata
-	var md enc
-	var si enc
-	si.strs(1, m.ActAs)
-	si.str(2, m.CommandID)
-	md.msg(2, si)
-	md.str(3, m.SynchronizerID)
-	md.varint(4, uint64(m.MediatorGroup))
-	md.str(5, m.TransactionUUID)
-	md.varint(6, m.PreparationTime)
-	for _, ic := range m.InputContracts {
-		var c enc
-		c.msg(1, encCreate(ic.Create))
-		c.varint(1000, ic.CreatedAt)
-		c.bytes(1002, ic.EventBlob)
-		md.msg(7, c)
+	b.end(tx)
+	m := &p.Metadata
+	md := b.begin(2)
+	si := b.begin(2)
+	b.strs(1, m.ActAs)
+	b.str(2, m.CommandID)
+	b.end(si)
+	b.str(3, m.SynchronizerID)
+	b.varint(4, uint64(m.MediatorGroup))
+	b.str(5, m.TransactionUUID)
+	b.varint(6, m.PreparationTime)
+	for i := range m.InputContracts {
+		ic := &m.InputContracts[i]
+		c := b.begin(7)
+		b.create(1, &ic.Create)
+		b.varint(1000, ic.CreatedAt)
+		b.bytes(1002, ic.EventBlob)
+		b.end(c)
 	}
 	if m.MinLedgerEffectiveTime != nil {
-		md = protowire.AppendTag(md, 9, protowire.VarintType)
-		md = protowire.AppendVarint(md, *m.MinLedgerEffectiveTime)
+		*b = protowire.AppendTag(*b, 9, protowire.VarintType)
+		*b = protowire.AppendVarint(*b, *m.MinLedgerEffectiveTime)
 	}
 	if m.MaxLedgerEffectiveTime != nil {
-		md = protowire.AppendTag(md, 10, protowire.VarintType)
-		md = protowire.AppendVarint(md, *m.MaxLedgerEffectiveTime)
+		*b = protowire.AppendTag(*b, 10, protowire.VarintType)
+		*b = protowire.AppendVarint(*b, *m.MaxLedgerEffectiveTime)
 	}
-	var out enc
-	out.msg(1, tx)
-	out.msg(2, md)
+	b.end(md)
 	return out
 }
 

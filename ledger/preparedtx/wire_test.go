@@ -2,6 +2,7 @@ package preparedtx
 
 import (
 	"reflect"
+	"strings"
 	"testing"
 
 	"google.golang.org/protobuf/proto"
@@ -200,5 +201,27 @@ func TestWireFormat(t *testing.T) {
 	}
 	if !reflect.DeepEqual(back, p) {
 		t.Errorf("through the protobuf library and back:\n got %+v\nwant %+v", back, p)
+	}
+}
+
+// TestWireFormatLongMessages: sub-messages whose lengths take two and
+// three bytes (Marshal moves their bytes along once it knows the length)
+// decode in the protobuf library and back to the same transaction.
+func TestWireFormatLongMessages(t *testing.T) {
+	for _, n := range []int{100, 200, 20_000} {
+		p := sample()
+		x := p.Transaction.Nodes[0].Exercise
+		x.ChosenValue.Fields = append(x.ChosenValue.Fields, Field{"long", Value{Kind: KindText, Str: strings.Repeat("x", n)}})
+		raw := Marshal(p)
+		if err := proto.Unmarshal(raw, dynamicpb.NewMessage(wireDescriptor(t))); err != nil {
+			t.Fatalf("a %d-byte text: the protobuf library cannot decode it: %v", n, err)
+		}
+		back, err := Unmarshal(raw)
+		if err != nil {
+			t.Fatalf("a %d-byte text: %v", n, err)
+		}
+		if !reflect.DeepEqual(back, p) {
+			t.Errorf("a %d-byte text: round trip differs", n)
+		}
 	}
 }
