@@ -48,14 +48,23 @@ type Contract struct {
 	Archived         bool
 }
 
-// blobMagic versions the created-event blob format.
-var blobMagic = []byte("ccw1")
+// blobMagic versions the created-event blob format: "ccw2" blobs name the
+// contract, "ccw1" ones (issued before, still accepted) carried its
+// payload too. The ledger holds every contract it discloses, so a blob
+// only has to prove it was issued here: the payload made an SDK
+// transfer's transfer factory answer and prepare request four times as
+// long, and the wallet and its client read and wrote it each time.
+var (
+	blobMagic   = []byte("ccw2")
+	blobMagicV1 = []byte("ccw1")
+)
 
-// blobEnvelope is what a created-event blob carries, before its MAC.
+// blobEnvelope is what a created-event blob carries, before its MAC
+// (Payload only in ccw1 blobs).
 type blobEnvelope struct {
 	ContractID     coin.ContractID `json:"contractId"`
 	TemplateID     string          `json:"templateId"`
-	Payload        json.RawMessage `json:"payload"`
+	Payload        json.RawMessage `json:"payload,omitempty"`
 	CreatedAt      string          `json:"createdAt"`
 	SynchronizerID string          `json:"synchronizerId"`
 }
@@ -64,7 +73,7 @@ type blobEnvelope struct {
 func FormatTime(t time.Time) string { return t.UTC().Format(bounds.TimeLayout) }
 
 // blob builds the created-event blob of a contract: base64 of
-// "ccw1" || envelope JSON || HMAC-SHA256(ledger key, envelope JSON). The MAC
+// "ccw2" || envelope JSON || HMAC-SHA256(ledger key, envelope JSON). The MAC
 // lets the ledger refuse a blob it did not issue.
 func (l *Ledger) blob(c *store.Contract) string {
 	keep := keepsBlob(c.TemplateID)
@@ -74,7 +83,7 @@ func (l *Ledger) blob(c *store.Contract) string {
 		}
 	}
 	env, _ := json.Marshal(blobEnvelope{
-		ContractID: c.ContractID, TemplateID: c.TemplateID, Payload: json.RawMessage(c.Payload),
+		ContractID: c.ContractID, TemplateID: c.TemplateID,
 		CreatedAt: FormatTime(c.CreatedAt), SynchronizerID: c.SynchronizerID,
 	})
 	mac := hmac.New(sha256.New, l.blobKey)
@@ -100,7 +109,7 @@ func (l *Ledger) VerifyBlob(blob string) (coin.ContractID, string, error) {
 		return v.ID, v.Template, nil
 	}
 	raw, err := base64.StdEncoding.DecodeString(blob)
-	if err != nil || len(raw) < len(blobMagic)+sha256.Size+2 || !bytes.HasPrefix(raw, blobMagic) {
+	if err != nil || len(raw) < len(blobMagic)+sha256.Size+2 || !bytes.HasPrefix(raw, blobMagic) && !bytes.HasPrefix(raw, blobMagicV1) {
 		return "", "", ErrForgedBlob
 	}
 	env := raw[len(blobMagic) : len(raw)-sha256.Size]

@@ -2,6 +2,10 @@ package ledger
 
 import (
 	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/json"
 	"errors"
 	"sync"
 	"sync/atomic"
@@ -179,4 +183,14 @@ func (l *Ledger) ActiveContractsOf(ctx context.Context, templateID string, party
 func FreshBlob(l *Ledger, c *store.Contract) string {
 	l.blobs.Clear()
 	return l.blob(c)
+}
+
+// BlobV1 is c's created-event blob in the format issued before ccw2:
+// "ccw1", the envelope with the payload, its MAC.
+func BlobV1(l *Ledger, c *store.Contract) string {
+	env, _ := json.Marshal(blobEnvelope{ContractID: c.ContractID, TemplateID: c.TemplateID, Payload: json.RawMessage(c.Payload),
+		CreatedAt: FormatTime(c.CreatedAt), SynchronizerID: c.SynchronizerID})
+	mac := hmac.New(sha256.New, l.blobKey)
+	mac.Write(env)
+	return base64.StdEncoding.EncodeToString(append(append(append([]byte(nil), blobMagicV1...), env...), mac.Sum(nil)...))
 }
