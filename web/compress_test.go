@@ -125,3 +125,33 @@ func TestCompressStreamsEvents(t *testing.T) {
 		})
 	}
 }
+
+// TestCompressSkipsAPICalls: a request with an Authorization header (an
+// API call) reaches its handler unwrapped, so even HTML goes plain and no
+// Vary is added; the same request by cookie is compressed.
+func TestCompressSkipsAPICalls(t *testing.T) {
+	page := "<!DOCTYPE html><p>" + strings.Repeat("holding row ", 500) + "</p>"
+	var wrapped bool
+	h := Compress(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, plain := w.(*httptest.ResponseRecorder)
+		wrapped = !plain
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		_, _ = io.WriteString(w, page)
+	}))
+	for _, auth := range []string{"Bearer x.y.z", ""} {
+		r := httptest.NewRequest(http.MethodGet, "/", nil)
+		r.Header.Set("Accept-Encoding", "gzip")
+		if auth != "" {
+			r.Header.Set("Authorization", auth)
+		}
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, r)
+		enc, vary := rec.Header().Get("Content-Encoding"), rec.Header().Get("Vary")
+		if auth != "" && (wrapped || enc != "" || vary != "" || rec.Body.String() != page) {
+			t.Errorf("with Authorization: wrapped %v, Content-Encoding %q, Vary %q; want it untouched", wrapped, enc, vary)
+		}
+		if auth == "" && (!wrapped || enc != "gzip") {
+			t.Errorf("by cookie: wrapped %v, Content-Encoding %q; want gzip", wrapped, enc)
+		}
+	}
+}
