@@ -90,6 +90,15 @@ func TestFeesAndTraffic(t *testing.T) {
 	if got := r.OutputFee(coin.MustParse("100"), price, true); !got.IsZero() {
 		t.Errorf("self-transfer OutputFee = %s, want 0", got)
 	}
+	// Either fee alone (OutputFee skips the other's arithmetic).
+	r.TransferFeeRate = coin.Zero
+	if got := r.OutputFee(coin.MustParse("100"), price, false); !got.Equal(coin.MustParse("6")) {
+		t.Errorf("OutputFee without a transfer fee rate = %s, want 6", got)
+	}
+	r.CreateFeeUSD, r.TransferFeeRate = coin.Zero, coin.MustParse("0.01")
+	if got := r.OutputFee(coin.MustParse("100"), price, false); !got.Equal(coin.MustParse("1")) {
+		t.Errorf("OutputFee without a create fee = %s, want 1", got)
+	}
 	if r.TrafficBytes(10) <= r.TrafficBytes(1) {
 		t.Error("more inputs must cost more traffic")
 	}
