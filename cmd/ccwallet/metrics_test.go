@@ -1,9 +1,13 @@
 package main
 
 import (
+	"errors"
 	"net/http"
 	"testing"
+	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/testutil"
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 )
@@ -113,5 +117,34 @@ func TestServeMetrics(t *testing.T) {
 				t.Errorf("histogram native=%v classic buckets=%v, want native=%v", isNative, classic, tt.native)
 			}
 		})
+	}
+}
+
+// TestLedgerOpSeries: LedgerOp counts each kind and outcome in its own
+// series, looked up once and kept (metrics.ledgerSeries), and times every
+// operation of a kind in one histogram.
+func TestLedgerOpSeries(t *testing.T) {
+	m := newMetrics(false)
+	fail := errors.New("refused")
+	for _, op := range []struct {
+		kind string
+		err  error
+	}{{"transfer", nil}, {"transfer", nil}, {"transfer", fail}, {"tap", nil}} {
+		m.LedgerOp(op.kind, time.Millisecond, op.err)
+	}
+	for _, c := range []struct {
+		kind, outcome string
+		want          float64
+	}{{"transfer", "ok", 2}, {"transfer", "error", 1}, {"tap", "ok", 1}} {
+		if got := testutil.ToFloat64(m.ledgerOps.WithLabelValues(c.kind, c.outcome)); got != c.want {
+			t.Errorf("%s %s: %v operations, want %v", c.kind, c.outcome, got, c.want)
+		}
+	}
+	if n := testutil.CollectAndCount(m.ledgerDuration); n != 2 {
+		t.Errorf("%d duration series, want 2 (transfer, tap)", n)
+	}
+	var dm dto.Metric
+	if err := m.ledgerDuration.WithLabelValues("transfer").(prometheus.Histogram).Write(&dm); err != nil || dm.GetHistogram().GetSampleCount() != 3 {
+		t.Errorf("transfer's duration: %v samples, %v; want 3", dm.GetHistogram().GetSampleCount(), err)
 	}
 }
