@@ -3,6 +3,7 @@ package web
 import (
 	"net/http"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -36,7 +37,10 @@ func HistogramOpts(opts prometheus.HistogramOpts, native bool) prometheus.Histog
 // Metrics counts and times HTTP requests by method, route pattern and
 // status. The label is the ServeMux pattern (r.Pattern), never the raw
 // path, so that IDs in paths cannot blow up the number of series; requests
-// no route matched are labelled "unmatched". Like Logger, it must sit
+// no route matched are labelled "unmatched". Likewise a method outside
+// HTTP's own (methodLabel) is "other": net/http serves any token as a
+// method, and each one a client made up was a counter and a histogram
+// kept for the life of the process. Like Logger, it must sit
 // inside RequestID and with no request-copying middleware between it and
 // the mux.
 func Metrics(reg prometheus.Registerer, native bool) Middleware {
@@ -49,6 +53,10 @@ func Metrics(reg prometheus.Registerer, native bool) Middleware {
 		Help: "Time to serve HTTP requests, by method and route pattern.",
 	}, native), []string{"method", "route"})
 	reg.MustRegister(requests, duration)
+	// The series by their labels, looked up once: WithLabelValues hashes
+	// the labels and takes the vector's lock on every request. Bounded as
+	// the labels are: methods, the mux's patterns, status codes.
+	var series sync.Map
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			start := time.Now()
@@ -58,10 +66,42 @@ func Metrics(reg prometheus.Registerer, native bool) Middleware {
 			if route == "" {
 				route = "unmatched"
 			}
-			requests.WithLabelValues(r.Method, route, strconv.Itoa(rec.Status())).Inc()
-			duration.WithLabelValues(r.Method, route).Observe(time.Since(start).Seconds())
+			k := requestKey{methodLabel(r.Method), route, rec.Status()}
+			v, ok := series.Load(k)
+			if !ok {
+				v, _ = series.LoadOrStore(k, requestSeries{
+					count:    requests.WithLabelValues(k.method, route, strconv.Itoa(k.code)),
+					duration: duration.WithLabelValues(k.method, route),
+				})
+			}
+			s := v.(requestSeries)
+			s.count.Inc()
+			s.duration.Observe(time.Since(start).Seconds())
 		})
 	}
+}
+
+// requestKey and requestSeries are Metrics' series by their labels.
+type (
+	requestKey struct {
+		method, route string
+		code          int
+	}
+	requestSeries struct {
+		count    prometheus.Counter
+		duration prometheus.Observer
+	}
+)
+
+// methodLabel is method when it is one of HTTP's (RFC 9110 and PATCH),
+// else "other".
+func methodLabel(method string) string {
+	switch method {
+	case http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch,
+		http.MethodDelete, http.MethodConnect, http.MethodOptions, http.MethodTrace:
+		return method
+	}
+	return "other"
 }
 
 // MetricsHandler serves the registry's metrics at /metrics, in the text

@@ -22,6 +22,8 @@ func TestMetricsByRoutePattern(t *testing.T) {
 		httptest.NewRequest("GET", "/v0/things/2", nil),
 		httptest.NewRequest("POST", "/v0/things", nil),
 		httptest.NewRequest("GET", "/nowhere/3", nil),
+		httptest.NewRequest("FOOBAR1", "/v0/things", nil),
+		httptest.NewRequest("FOOBAR2", "/v0/things", nil),
 	} {
 		h.ServeHTTP(httptest.NewRecorder(), req)
 	}
@@ -47,12 +49,14 @@ func TestMetricsByRoutePattern(t *testing.T) {
 		{"GET", "GET /v0/things/{id}", "200"}: 2,
 		{"POST", "POST /v0/things", "409"}:    1,
 		{"GET", "unmatched", "404"}:           1,
+		// Methods a client made up share one label.
+		{"other", "unmatched", "405"}: 2,
 	}
 	if diff := cmp.Diff(want, got, cmp.AllowUnexported(key{})); diff != "" {
 		t.Errorf("request counts (-want +got):\n%s", diff)
 	}
-	if n := testutil.CollectAndCount(reg, "ccwallet_http_request_duration_seconds"); n != 3 {
-		t.Errorf("%d duration series, want 3", n)
+	if n := testutil.CollectAndCount(reg, "ccwallet_http_request_duration_seconds"); n != 4 {
+		t.Errorf("%d duration series, want 4", n)
 	}
 }
 
