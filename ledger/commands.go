@@ -110,6 +110,9 @@ func (t *changes) exerciseJSON(c *commands.Completion) string {
 	} else {
 		e.ExerciseResult = json.RawMessage("{}")
 	}
+	if out, ok := e.AppendJSON(make([]byte, 0, 4096)); ok {
+		return string(out)
+	}
 	out, err := json.Marshal(&e)
 	if err != nil {
 		return ""
