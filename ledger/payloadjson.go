@@ -1,6 +1,6 @@
 package ledger
 
-import "encoding/json"
+import "github.com/ccwallet/ccwallet/ledger/commands"
 
 // JSON written by hand for what every one-step send creates: two holdings
 // (the receiver's and the sender's change) and the history row. Through
@@ -14,13 +14,13 @@ type jsonAppender interface{ appendJSON(b []byte) []byte }
 
 func (p AmuletPayload) appendJSON(b []byte) []byte {
 	b = append(b, `{"dso":`...)
-	b = appendJSONString(b, string(p.DSO))
+	b = commands.AppendJSONString(b, string(p.DSO))
 	b = append(b, `,"owner":`...)
-	b = appendJSONString(b, string(p.Owner))
+	b = commands.AppendJSONString(b, string(p.Owner))
 	b = append(b, `,"amount":{"initialAmount":`...)
 	b = p.Amount.InitialAmount.AppendJSON(b)
 	b = append(b, `,"createdAt":{"number":`...)
-	b = appendJSONString(b, p.Amount.CreatedAt.Number)
+	b = commands.AppendJSONString(b, p.Amount.CreatedAt.Number)
 	b = append(b, `},"ratePerRound":{"rate":`...)
 	b = p.Amount.RatePerRound.Rate.AppendJSON(b)
 	return append(b, "}}}"...)
@@ -32,7 +32,7 @@ func (d HistoryDetails) appendJSON(b []byte) []byte {
 	b = append(b, '{')
 	if d.Provider != "" {
 		b = append(b, `"provider":`...)
-		b = appendJSONString(b, string(d.Provider))
+		b = commands.AppendJSONString(b, string(d.Provider))
 		b = append(b, ',')
 	}
 	b = append(b, `"holding_fees":`...)
@@ -43,35 +43,19 @@ func (d HistoryDetails) appendJSON(b []byte) []byte {
 	b = d.Price.AppendJSON(b)
 	if d.ContractID != "" {
 		b = append(b, `,"contract_id":`...)
-		b = appendJSONString(b, string(d.ContractID))
+		b = commands.AppendJSONString(b, string(d.ContractID))
 	}
 	if d.TrackingID != "" {
 		b = append(b, `,"tracking_id":`...)
-		b = appendJSONString(b, d.TrackingID)
+		b = commands.AppendJSONString(b, d.TrackingID)
 	}
 	if d.Notification != "" {
 		b = append(b, `,"details":`...)
-		b = appendJSONString(b, d.Notification)
+		b = commands.AppendJSONString(b, d.Notification)
 	}
 	if d.Instructed != nil {
 		b = append(b, `,"instructed":`...)
 		b = d.Instructed.AppendJSON(b)
 	}
 	return append(b, '}')
-}
-
-// appendJSONString writes s as a JSON string. Party and contract IDs and
-// numbers never need escaping; anything that might (quotes, backslashes,
-// control characters, non-ASCII, and the <, > and & that encoding/json
-// escapes for HTML) goes through encoding/json, so the bytes stay its own.
-func appendJSONString(b []byte, s string) []byte {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
-			q, _ := json.Marshal(s)
-			return append(b, q...)
-		}
-	}
-	b = append(b, '"')
-	b = append(b, s...)
-	return append(b, '"')
 }

@@ -49,15 +49,15 @@ func (e *Exercise) AppendJSON(dst []byte) (out []byte, ok bool) {
 
 func (e *Exercise) appendJSON(b []byte) ([]byte, bool) {
 	b = append(b, `{"contractId":`...)
-	b = appendString(b, string(e.ContractID))
+	b = AppendJSONString(b, string(e.ContractID))
 	b = append(b, `,"templateId":`...)
-	b = appendString(b, e.TemplateID)
+	b = AppendJSONString(b, e.TemplateID)
 	if e.InterfaceID != "" {
 		b = append(b, `,"interfaceId":`...)
-		b = appendString(b, e.InterfaceID)
+		b = AppendJSONString(b, e.InterfaceID)
 	}
 	b = append(b, `,"choice":`...)
-	b = appendString(b, e.Choice)
+	b = AppendJSONString(b, e.Choice)
 	b = append(b, `,"choiceArgument":`...)
 	var ok bool
 	if b, ok = appendRaw(b, e.ChoiceArgument); !ok {
@@ -111,15 +111,17 @@ func appendParties(b []byte, ps []coin.PartyID, nilIsNull bool) []byte {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = appendString(b, string(p))
+		b = AppendJSONString(b, string(p))
 	}
 	return append(b, ']')
 }
 
-// appendString appends s as a JSON string: as it is between quotes when
-// it is printable ASCII with nothing to escape (IDs and names, the usual
-// case), else as json.Marshal writes it.
-func appendString(b []byte, s string) []byte {
+// AppendJSONString appends s as encoding/json writes a string. Party and
+// contract IDs, names and numbers never need escaping and go between
+// quotes as they are; anything that might (quotes, backslashes, control
+// characters, non-ASCII, and the <, > and & that encoding/json escapes
+// for HTML) goes through encoding/json, so the bytes stay its own.
+func AppendJSONString(b []byte, s string) []byte {
 	for i := 0; i < len(s); i++ {
 		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
 			q, _ := json.Marshal(s)
