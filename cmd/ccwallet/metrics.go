@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"log/slog"
 	"strconv"
-	"sync"
 	"time"
 
 	"github.com/ccwallet/ccwallet/coin"
@@ -31,21 +30,13 @@ type metrics struct {
 	jobLastFailure *prometheus.GaugeVec
 
 	// ledgerSeries are ledgerOps' and ledgerDuration's series by kind and
-	// outcome (ledgerKey), looked up once: WithLabelValues hashes the
-	// labels and takes the vector's lock on every call, three times per
-	// one-step send, 2% of the wallet's CPU there. Kinds are the ledger's
-	// own names, so the map is as bounded as the series.
-	ledgerSeries sync.Map
+	// outcome, looked up once (three times per one-step send); kinds are
+	// the ledger's own names.
+	ledgerSeries web.Series[ledgerKey]
 }
 
 // ledgerKey is a key of metrics.ledgerSeries.
 type ledgerKey struct{ kind, outcome string }
-
-// ledgerSeries is the counter and histogram of one ledgerKey.
-type ledgerSeries struct {
-	ops      prometheus.Counter
-	duration prometheus.Observer
-}
 
 func newMetrics(native bool) *metrics {
 	m := &metrics{reg: prometheus.NewRegistry(), native: native}
@@ -91,14 +82,9 @@ func (m *metrics) LedgerOp(kind string, d time.Duration, err error) {
 	if err != nil {
 		outcome = "error"
 	}
-	k := ledgerKey{kind, outcome}
-	v, ok := m.ledgerSeries.Load(k)
-	if !ok {
-		v, _ = m.ledgerSeries.LoadOrStore(k, ledgerSeries{ops: m.ledgerOps.WithLabelValues(kind, outcome), duration: m.ledgerDuration.WithLabelValues(kind)})
-	}
-	s := v.(ledgerSeries)
-	s.ops.Inc()
-	s.duration.Observe(d.Seconds())
+	m.ledgerSeries.Of(ledgerKey{kind, outcome}, func() (prometheus.Counter, prometheus.Observer) {
+		return m.ledgerOps.WithLabelValues(kind, outcome), m.ledgerDuration.WithLabelValues(kind)
+	}).Record(d)
 }
 
 // JobRun records one automation run. The jobs package takes it as a plain
