@@ -6,6 +6,13 @@ import (
 	"github.com/uptrace/bun/schema"
 )
 
+// The writes of every table, built afresh (writeOf keeps the variants
+// the writers use).
+var (
+	writeSQL     = buildWriteSQL(false, allTables)
+	fastWriteSQL = buildWriteSQL(true, allTables)
+)
+
 // Internals that the tests of package pgbatch_test check.
 var (
 	ReadSendsQuery = readSendsQuery

@@ -18,7 +18,7 @@ import (
 const claimFastSQL = `WITH settings AS MATERIALIZED (` + sendBatchSettings + `)
 SELECT ccwallet_claim_fast($1::text[], $2::text[], $3::bigint[], $4::bigint, $5::timestamptz) WHERE (SELECT count(*) FROM settings) = 1`
 
-// fastGuardsSQL ends fastWriteSQL (its parameters' numbers filled in):
+// fastGuardsSQL ends the fast write (its parameters' numbers filled in):
 // every preapproval the batch sent through is live and expires when it did
 // ($1, $2), and every provider ($3) is featured exactly as assumed ($4),
 // by the test of readSendsQuery (featured template $5). Each preapproval
@@ -41,11 +41,9 @@ const fastGuardsSQL = `,
 // call, ten times a batch.
 const fastOffsetSQL = `CASE WHEN %[1]s < 0 THEN (current_setting('ccwallet.fast_offsets')::bigint[])[-%[1]s] ELSE %[1]s END`
 
-// fastWriteSQL is writeSQL with the offsets drawn in the same round trip
-// and the guards of a store.FastSend.
-var fastWriteSQL = buildWriteSQL(true, allTables)
-
-// fastWrite is the name and text of the fast write of the tables of mask.
+// fastWrite is the name and text of the fast write of the tables of mask:
+// the write with the offsets drawn in the same round trip and the guards
+// of a store.FastSend.
 func fastWrite(mask tableMask) (name, sql string) { return writeOf(true, mask) }
 
 // fastWriteArgs are fastWrite(mask)'s arguments: writeArgs', then f's.

@@ -140,11 +140,11 @@ func gather[T any](idx []int, val func(reflect.Value) T) func(rows reflect.Value
 }
 
 // forgetCommandsSQL deletes the commands of Writes.Forget. It runs before
-// writeSQL, not inside it: the sub-statements of one statement run in no
+// the write, not inside it: the sub-statements of one statement run in no
 // set order, and the insert of a reused key must come after its delete.
 const forgetCommandsSQL = `DELETE FROM commands WHERE dedup_key = ANY($1::text[])`
 
-// writeSQL writes a Writes on Postgres as one statement with an array per
+// The write puts a Writes on Postgres as one statement with an array per
 // column, so its text is the same for any number of rows: each connection
 // prepares and plans it once, where a statement per table with the values
 // inlined was parsed and planned on every commit (a third of Postgres's
@@ -156,10 +156,10 @@ const forgetCommandsSQL = `DELETE FROM commands WHERE dedup_key = ANY($1::text[]
 // Then the raise of the holding versions (store/holdingversions.go) of
 // the parties of $3 (Writes.Touched and the new holdings' owners) and of
 // the spent holdings' owners, in the parties' order, and an insert per
-// table of tables, a parameter per column.
-var writeSQL = buildWriteSQL(false, allTables)
+// table of tables, a parameter per column. buildWriteSQL builds it, and
+// writeOf keeps each variant.
 
-// writeParams is how many parameters writeSQL takes.
+// writeParams is how many parameters the write of every table takes.
 var writeParams = 3 + func() (n int) {
 	for _, t := range tables {
 		n += len(t.cols)
@@ -170,7 +170,7 @@ var writeParams = 3 + func() (n int) {
 // spentModel is the model of the spend's rows.
 var spentModel = reflect.TypeFor[store.SpentHolding]()
 
-// buildWriteSQL is writeSQL's text. With fast (fastWriteSQL), every
+// buildWriteSQL is the write's text. With fast (the fast write), every
 // offset column and the spend's offsets go through fastOffsetSQL, which
 // puts the offsets the batch's claim drew in place of their placeholders,
 // and fastGuardsSQL ends it.
@@ -283,7 +283,7 @@ type writeVariant struct {
 }
 
 // writeOf is the name and text of the write of the tables of mask, the
-// fast one (fastWriteSQL's variant) or the plain (writeSQL's).
+// fast one or the plain.
 func writeOf(fast bool, mask tableMask) (name, sql string) {
 	kind, prefix := 0, "ccwallet_write"
 	if fast {
