@@ -1,7 +1,6 @@
 package ledgerapi
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -14,6 +13,7 @@ import (
 	"time"
 
 	"github.com/ccwallet/ccwallet/coin"
+	"github.com/ccwallet/ccwallet/internal/jsonv1"
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/allocationdata"
 	"github.com/ccwallet/ccwallet/ledger/apiread"
@@ -236,7 +236,7 @@ func (s *Server) check(c *canton.Caller, cmds *jsCommands) (*submission, error) 
 	if !ok || len(cmds.Commands[0]) != 1 {
 		return nil, canton.Err(canton.CodeUnsupported, "commands[0]: this participant runs %s", supportedCommands)
 	}
-	if err := json.Unmarshal(raw, &sb.ex); err != nil {
+	if err := jsonv1.Unmarshal(raw, &sb.ex); err != nil {
 		return nil, &canton.DecodeError{Status: http.StatusBadRequest, Msg: "commands[0].ExerciseCommand: " + err.Error()}
 	}
 	var err error
@@ -338,9 +338,7 @@ func changeID(user string, actAs []coin.PartyID, commandID string) string {
 // decodeArg decodes a choice argument strictly: an unknown field is an
 // error, as Canton refuses it; a null one is left out (withoutNulls).
 func decodeArg(raw json.RawMessage, dst any) error {
-	dec := json.NewDecoder(bytes.NewReader(withoutNulls(raw)))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(dst); err != nil {
+	if err := jsonv1.DecodeStrict(withoutNulls(raw), dst); err != nil {
 		return canton.InvalidArgument("commands[0].ExerciseCommand.choiceArgument: %v", err)
 	}
 	return nil

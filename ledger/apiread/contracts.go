@@ -2,13 +2,13 @@ package apiread
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
 	"time"
 
 	"github.com/ccwallet/ccwallet/coin"
+	"github.com/ccwallet/ccwallet/internal/jsonv1"
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/allocationdata"
 	"github.com/ccwallet/ccwallet/ledger/commands"
@@ -123,7 +123,7 @@ var signatoriesOf = map[string]func(payload []byte) []coin.PartyID{
 	ping.TemplatePingBuiltin: pingInitiator,
 	allocationdata.TemplateOTCTradeProposal: func(b []byte) []coin.PartyID {
 		var p allocationdata.OTCTradeProposal
-		_ = json.Unmarshal(b, &p)
+		_ = jsonv1.Unmarshal(b, &p)
 		return p.Approvers
 	},
 }
@@ -131,7 +131,7 @@ var signatoriesOf = map[string]func(payload []byte) []coin.PartyID{
 // pingInitiator is a ping's signatory.
 func pingInitiator(b []byte) []coin.PartyID {
 	var p ping.Ping
-	_ = json.Unmarshal(b, &p)
+	_ = jsonv1.Unmarshal(b, &p)
 	return []coin.PartyID{p.Initiator}
 }
 
@@ -145,7 +145,7 @@ func LedgerContractOf(l *ledger.Ledger, c *store.Contract) LedgerContract {
 	var observer coin.PartyID
 	if path, ok := observerFields[c.TemplateID]; ok {
 		var v any
-		if json.Unmarshal([]byte(c.Payload), &v) == nil {
+		if jsonv1.Unmarshal([]byte(c.Payload), &v) == nil {
 			for _, k := range path {
 				m, _ := v.(map[string]any)
 				v = m[k]

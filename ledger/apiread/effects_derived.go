@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 
 	"github.com/ccwallet/ccwallet/coin"
+	"github.com/ccwallet/ccwallet/internal/jsonv1"
 	"github.com/ccwallet/ccwallet/ledger/commands"
 )
 
@@ -31,7 +32,7 @@ func DerivedExercise(u LedgerUpdate) (*commands.Exercise, *LedgerContract) {
 				Receiver coin.PartyID `json:"receiver"`
 			} `json:"transfer"`
 		}
-		if json.Unmarshal(ev.Contract.Payload, &p) != nil {
+		if jsonv1.Unmarshal(ev.Contract.Payload, &p) != nil {
 			return nil, nil
 		}
 		actor := p.Transfer.Receiver

@@ -1,9 +1,8 @@
 package apiread
 
 import (
-	"encoding/json"
-
 	"github.com/ccwallet/ccwallet/coin"
+	"github.com/ccwallet/ccwallet/internal/jsonv1"
 	"github.com/ccwallet/ccwallet/ledger"
 )
 
@@ -26,7 +25,7 @@ func ExerciseResult(u LedgerUpdate, c LedgerContract) any {
 				Receiver coin.PartyID `json:"receiver"`
 			} `json:"transfer"`
 		}
-		_ = json.Unmarshal(c.Payload, &p)
+		_ = jsonv1.Unmarshal(c.Payload, &p)
 		out := map[string]any{"tag": "TransferInstructionResult_Failed", "value": map[string]any{}}
 		if choice == "TransferInstruction_Accept" {
 			out = map[string]any{"tag": "TransferInstructionResult_Completed",
@@ -42,7 +41,7 @@ func ExerciseResult(u LedgerUpdate, c LedgerContract) any {
 				} `json:"transferLeg"`
 			} `json:"allocation"`
 		}
-		_ = json.Unmarshal(c.Payload, &p)
+		_ = jsonv1.Unmarshal(c.Payload, &p)
 		r := map[string]any{"senderHoldingCids": createdHoldingsOf(u, p.Allocation.TransferLeg.Sender), "meta": meta}
 		if choice == "Allocation_ExecuteTransfer" {
 			r["receiverHoldingCids"] = createdHoldingsOf(u, p.Allocation.TransferLeg.Receiver)
@@ -62,7 +61,7 @@ func createdHoldingsOf(u LedgerUpdate, owner coin.PartyID) []coin.ContractID {
 		var h struct {
 			Owner coin.PartyID `json:"owner"`
 		}
-		if json.Unmarshal(e.Contract.Payload, &h) == nil && h.Owner == owner && owner != "" {
+		if jsonv1.Unmarshal(e.Contract.Payload, &h) == nil && h.Owner == owner && owner != "" {
 			out = append(out, e.Contract.ContractID)
 		}
 	}

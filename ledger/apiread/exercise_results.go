@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"github.com/ccwallet/ccwallet/coin"
+	"github.com/ccwallet/ccwallet/internal/jsonv1"
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/allocationdata"
 	"github.com/ccwallet/ccwallet/ledger/commands"
@@ -23,7 +24,7 @@ func ShapeExercise(w ledger.Written, e *commands.Exercise) {
 		// One decode serves the result and the receiver's view; an
 		// argument that does not decode whole is read by each as before.
 		var arg factoryTransferArg
-		if json.Unmarshal(e.ChoiceArgument, &arg) == nil {
+		if jsonv1.Unmarshal(e.ChoiceArgument, &arg) == nil {
 			t.factoryArg = &arg
 		}
 	}
@@ -158,7 +159,7 @@ func (t *written) exerciseResultOf(e *commands.Exercise) any {
 		if t.factoryArg != nil {
 			arg.Transfer.Sender, arg.Transfer.Receiver = t.factoryArg.Transfer.Sender, t.factoryArg.Transfer.Receiver
 		} else {
-			_ = json.Unmarshal(e.ChoiceArgument, &arg)
+			_ = jsonv1.Unmarshal(e.ChoiceArgument, &arg)
 		}
 		sender, receiver := arg.Transfer.Sender, arg.Transfer.Receiver
 		out := completed(t.createdHoldings(receiver))
@@ -256,7 +257,7 @@ func (t *written) coinExerciseResult(e *commands.Exercise) (any, bool) {
 		var arg struct {
 			Receiver coin.PartyID `json:"receiver"`
 		}
-		_ = json.Unmarshal(e.ChoiceArgument, &arg)
+		_ = jsonv1.Unmarshal(e.ChoiceArgument, &arg)
 		cid := any(nil)
 		if hs := t.createdHoldings(arg.Receiver); len(hs) > 0 {
 			cid = hs[0]
@@ -283,7 +284,7 @@ func (t *written) coinExerciseResult(e *commands.Exercise) (any, bool) {
 		cid := t.createdOf(ledger.TemplateTransferPreapproval)
 		for _, c := range t.Created {
 			if c.ContractID == cid {
-				_ = json.Unmarshal([]byte(c.Payload), &p)
+				_ = jsonv1.Unmarshal([]byte(c.Payload), &p)
 			}
 		}
 		return map[string]any{
@@ -298,7 +299,7 @@ func (t *written) coinExerciseResult(e *commands.Exercise) (any, bool) {
 			Sender      coin.PartyID `json:"sender"`
 			Description *string      `json:"description"`
 		}
-		_ = json.Unmarshal(e.ChoiceArgument, &arg)
+		_ = jsonv1.Unmarshal(e.ChoiceArgument, &arg)
 		return t.preapprovalSendResult(arg.Sender, arg.Description), true
 	case "AllocationFactory_Allocate":
 		out := map[string]any{"tag": "AllocationInstructionResult_Failed", "value": map[string]any{}}
@@ -322,7 +323,7 @@ func (t *written) coinExerciseResult(e *commands.Exercise) (any, bool) {
 		return map[string]any{"mergeDelegationCid": t.createdOf(delegations.TemplateMergeDelegation)}, true
 	case "MergeDelegation_Merge":
 		var arg mergeCallArg
-		_ = json.Unmarshal(e.ChoiceArgument, &arg)
+		_ = jsonv1.Unmarshal(e.ChoiceArgument, &arg)
 		return t.mergeResult(arg.owner()), true
 	case "BatchMergeUtility_BatchMerge":
 		var arg struct {
@@ -330,7 +331,7 @@ func (t *written) coinExerciseResult(e *commands.Exercise) (any, bool) {
 				ChoiceArg mergeCallArg `json:"choiceArg"`
 			} `json:"mergeCalls"`
 		}
-		_ = json.Unmarshal(e.ChoiceArgument, &arg)
+		_ = jsonv1.Unmarshal(e.ChoiceArgument, &arg)
 		results := []any{}
 		for _, c := range arg.MergeCalls {
 			results = append(results, t.mergeResult(c.ChoiceArg.owner()))
@@ -461,7 +462,7 @@ func (t *written) decodeHistoryOf(party coin.PartyID) (ledger.HistoryDetails, bo
 			continue
 		}
 		var d ledger.HistoryDetails
-		if json.Unmarshal([]byte(h.Details), &d) != nil {
+		if jsonv1.Unmarshal([]byte(h.Details), &d) != nil {
 			return ledger.HistoryDetails{}, false
 		}
 		return d, true
@@ -505,13 +506,13 @@ func (t *written) receiverView(e *commands.Exercise) {
 		var arg struct {
 			Sender coin.PartyID `json:"sender"`
 		}
-		_ = json.Unmarshal(e.ChoiceArgument, &arg)
+		_ = jsonv1.Unmarshal(e.ChoiceArgument, &arg)
 		e.Observers = t.ownersBesides(arg.Sender)
 	case "TransferFactory_Transfer":
 		arg := t.factoryArg
 		if arg == nil {
 			arg = new(factoryTransferArg)
-			_ = json.Unmarshal(e.ChoiceArgument, arg)
+			_ = jsonv1.Unmarshal(e.ChoiceArgument, arg)
 		}
 		tr := arg.Transfer
 		pre, _ := arg.ExtraArgs.Context.Values["transfer-preapproval"].Value.(string)

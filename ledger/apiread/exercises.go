@@ -1,8 +1,7 @@
 package apiread
 
 import (
-	"encoding/json"
-
+	"github.com/ccwallet/ccwallet/internal/jsonv1"
 	"github.com/ccwallet/ccwallet/ledger/commands"
 )
 
@@ -28,7 +27,7 @@ func ParseExercise(stored string) *commands.Exercise {
 		return nil
 	}
 	var e commands.Exercise
-	if json.Unmarshal([]byte(stored), &e) != nil {
+	if jsonv1.Unmarshal([]byte(stored), &e) != nil {
 		return nil
 	}
 	return &e

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/ccwallet/ccwallet/coin"
+	"github.com/ccwallet/ccwallet/internal/jsonv1"
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/allocationdata"
 )
@@ -27,13 +28,13 @@ func interfaceView(c LedgerContract, iface string, dso coin.PartyID) (json.RawMe
 		var lock *holdingLock
 		if c.TemplateID == ledger.TemplateLockedAmulet {
 			var p ledger.LockedAmuletPayload
-			if err := json.Unmarshal(c.Payload, &p); err != nil {
+			if err := jsonv1.Unmarshal(c.Payload, &p); err != nil {
 				return nil, fmt.Errorf("locked amulet %s: %w", c.ContractID, err)
 			}
 			a = p.Amulet
 			exp := p.Lock.ExpiresAt
 			lock = &holdingLock{Holders: p.Lock.Holders, ExpiresAt: &exp, Context: p.Lock.OptContext}
-		} else if err := json.Unmarshal(c.Payload, &a); err != nil {
+		} else if err := jsonv1.Unmarshal(c.Payload, &a); err != nil {
 			return nil, fmt.Errorf("amulet %s: %w", c.ContractID, err)
 		}
 		return json.Marshal(holdingView{
@@ -45,7 +46,7 @@ func interfaceView(c LedgerContract, iface string, dso coin.PartyID) (json.RawMe
 		})
 	case ledger.TemplateTransferInstruction:
 		var p ledger.TransferInstructionPayload
-		if err := json.Unmarshal(c.Payload, &p); err != nil {
+		if err := jsonv1.Unmarshal(c.Payload, &p); err != nil {
 			return nil, fmt.Errorf("transfer instruction %s: %w", c.ContractID, err)
 		}
 		return json.Marshal(transferInstructionView{
@@ -54,13 +55,13 @@ func interfaceView(c LedgerContract, iface string, dso coin.PartyID) (json.RawMe
 		})
 	case allocationdata.TemplateAmuletAllocation:
 		var p allocationdata.AllocationPayload
-		if err := json.Unmarshal(c.Payload, &p); err != nil {
+		if err := jsonv1.Unmarshal(c.Payload, &p); err != nil {
 			return nil, fmt.Errorf("allocation %s: %w", c.ContractID, err)
 		}
 		return json.Marshal(allocationView{Allocation: p.Allocation, HoldingCids: []coin.ContractID{p.LockedAmulet}, Meta: ledger.Metadata{Values: map[string]string{}}})
 	case allocationdata.TemplateOTCTrade:
 		var tr allocationdata.OTCTrade
-		if err := json.Unmarshal(c.Payload, &tr); err != nil {
+		if err := jsonv1.Unmarshal(c.Payload, &tr); err != nil {
 			return nil, fmt.Errorf("OTC trade %s: %w", c.ContractID, err)
 		}
 		return json.Marshal(allocationRequestView{Settlement: tr.Settlement(), TransferLegs: tr.TransferLegs, Meta: ledger.Metadata{Values: map[string]string{}}})

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 
 	"github.com/ccwallet/ccwallet/coin"
+	"github.com/ccwallet/ccwallet/internal/jsonv1"
 )
 
 // Exercise is what a Ledger API command exercised, its root exercise: the
@@ -94,7 +95,7 @@ func appendRaw(b []byte, raw json.RawMessage) ([]byte, bool) {
 	if len(raw) == 0 {
 		return append(b, "null"...), true
 	}
-	if !json.Valid(raw) {
+	if !jsonv1.Valid(raw) {
 		return b, false
 	}
 	return append(b, raw...), true

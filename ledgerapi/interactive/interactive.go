@@ -22,6 +22,7 @@ import (
 	"sync/atomic"
 
 	"github.com/ccwallet/ccwallet/coin"
+	"github.com/ccwallet/ccwallet/internal/jsonv1"
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/apiread"
 	"github.com/ccwallet/ccwallet/ledger/bounds"
@@ -227,7 +228,7 @@ func (s *Service) rootNode(r *http.Request, party coin.PartyID, visible visibili
 			TemplateID      string          `json:"templateId"`
 			CreateArguments json.RawMessage `json:"createArguments"`
 		}
-		if err := json.Unmarshal(raw, &cc); err != nil {
+		if err := jsonv1.Unmarshal(raw, &cc); err != nil {
 			return preparedtx.Node{}, nil, &canton.DecodeError{Status: http.StatusBadRequest, Msg: "commands[0].CreateCommand: " + err.Error()}
 		}
 		tmpl, err := damlid.Resolve("commands[0].CreateCommand.templateId", cc.TemplateID, damlid.Template)
@@ -254,7 +255,7 @@ func (s *Service) rootNode(r *http.Request, party coin.PartyID, visible visibili
 		return preparedtx.Node{}, nil, canton.Err(canton.CodeUnsupported, "commands[0]: this participant runs %s", s.cmds.Supported)
 	}
 	var ex canton.ExerciseCommand
-	if err := json.Unmarshal(raw, &ex); err != nil {
+	if err := jsonv1.Unmarshal(raw, &ex); err != nil {
 		return preparedtx.Node{}, nil, &canton.DecodeError{Status: http.StatusBadRequest, Msg: "commands[0].ExerciseCommand: " + err.Error()}
 	}
 	target, err := damlid.Resolve("commands[0].ExerciseCommand.templateId", ex.TemplateID, damlid.Interface)
@@ -541,5 +542,5 @@ func commandOf(p *preparedtx.Prepared) (map[string]json.RawMessage, error) {
 		return nil, err
 	}
 	var out map[string]json.RawMessage
-	return out, json.Unmarshal(b, &out)
+	return out, jsonv1.Unmarshal(b, &out)
 }
