@@ -36,12 +36,16 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"runtime/pprof"
 	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/ccwallet/ccwallet/web"
+
+	"github.com/ccwallet/ccwallet/internal/jsonv1"
+	jsonv2 "github.com/go-json-experiment/json"
 )
 
 // The development network's signing key: public knowledge, derived as
@@ -103,7 +107,19 @@ func main() {
 	amount := fs.String("amount", "0.01", "amount of each send, CC")
 	prefix := fs.String("prefix", "lg", "deduplication and command id prefix (unique per run)")
 	wait := fs.String("completions", "ws", "sdk: how a transfer waits for its completion: ws (a WebSocket per transfer, as the wallet SDK's waitForCompletion since 0.20.0) or poll (POST /v2/commands/completions every 2 ms)")
+	cpuProfile := fs.String("cpuprofile", "", "write the run's CPU profile here (bench/NOTES.md: the client's share of the machine)")
 	_ = fs.Parse(os.Args[2:])
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err == nil {
+			err = pprof.StartCPUProfile(f)
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "loadgen:", err)
+			os.Exit(1)
+		}
+		defer pprof.StopCPUProfile()
+	}
 
 	seed := sha256.Sum256([]byte(devKeySeedText))
 	key := ed25519.NewKeyFromSeed(seed[:])
@@ -115,7 +131,7 @@ func main() {
 		var st State
 		b, rerr := os.ReadFile(*statePath)
 		if rerr == nil {
-			rerr = json.Unmarshal(b, &st)
+			rerr = jsonv1.Unmarshal(b, &st)
 		}
 		if rerr != nil {
 			err = rerr
@@ -128,6 +144,7 @@ func main() {
 			}
 			break
 		}
+		withKeys(&st)
 		g := &gen{st: st, tokens: st.Tokens, amount: *amount, prefix: *prefix, lapi: *lapi, seen: map[int]int64{}, pollCompletions: *wait == "poll"}
 		var r Result
 		switch os.Args[1] {
@@ -146,6 +163,7 @@ func main() {
 		err = fmt.Errorf("unknown command %q", os.Args[1])
 	}
 	if err != nil {
+		pprof.StopCPUProfile()
 		fmt.Fprintln(os.Stderr, "loadgen:", err)
 		os.Exit(1)
 	}
@@ -162,7 +180,7 @@ func setup(key ed25519.PrivateKey, app string, n int, out string) error {
 		}
 		var rd io.Reader
 		if body != nil {
-			bs, _ := json.Marshal(body)
+			bs, _ := marshal(body)
 			rd = bytes.NewReader(bs)
 		}
 		req, _ := http.NewRequest(method, app+path, rd)
@@ -178,7 +196,7 @@ func setup(key ed25519.PrivateKey, app string, n int, out string) error {
 			return fmt.Errorf("%s %s as %s: %d %s", method, path, user, resp.StatusCode, rb)
 		}
 		if into != nil {
-			return json.Unmarshal(rb, into)
+			return jsonv1.Unmarshal(rb, into)
 		}
 		return nil
 	}
@@ -380,7 +398,7 @@ func (g *gen) tokenTransfer(cc *clientConns, s, r int) error {
 		"executeBefore":    now.Add(time.Hour).UTC().Format(time.RFC3339Nano),
 		"inputHoldingCids": []string{}, "meta": empty,
 	}
-	body, _ := json.Marshal(map[string]any{
+	body, _ := marshal(map[string]any{
 		"choiceArguments":    map[string]any{"expectedAdmin": g.st.DSO, "transfer": transfer, "extraArgs": map[string]any{"context": empty, "meta": empty}},
 		"excludeDebugFields": true,
 	})
@@ -401,10 +419,10 @@ func (g *gen) tokenTransfer(cc *clientConns, s, r int) error {
 			DisclosedContracts json.RawMessage `json:"disclosedContracts"`
 		} `json:"choiceContext"`
 	}
-	if err := json.Unmarshal(b, &factory); err != nil {
+	if err := jsonv1.Unmarshal(b, &factory); err != nil {
 		return err
 	}
-	body, _ = json.Marshal(map[string]any{
+	body, _ = marshal(map[string]any{
 		"commands": []any{map[string]any{"ExerciseCommand": map[string]any{
 			"templateId": factoryInterface, "contractId": factory.FactoryID, "choice": "TransferFactory_Transfer",
 			"choiceArgument": map[string]any{"expectedAdmin": g.st.DSO, "transfer": transfer,
@@ -486,4 +504,14 @@ func (g *gen) run(clients int, d time.Duration, op func(cc *clientConns, s, r in
 	r.FirstErr = g.first
 	g.mu.Unlock()
 	return r
+}
+
+// marshal encodes a request body by the JSON v2 implementation, as a
+// client library would without encoding/json's sorting of map keys and
+// its compaction, again, of the raw parts a body carries (the registry's
+// choice context and disclosed contracts): with encoding/json (and its
+// Unmarshal) they were half this process's CPU per Ledger API transfer,
+// taken from the cores the server shares with it (bench/NOTES.md).
+func marshal(v any) ([]byte, error) {
+	return jsonv2.Marshal(v)
 }

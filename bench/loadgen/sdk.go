@@ -18,6 +18,8 @@ import (
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/web"
 	"github.com/coder/websocket"
+
+	"github.com/ccwallet/ccwallet/internal/jsonv1"
 )
 
 // The wallet SDK's transfer as an exchange's code runs it for an external
@@ -44,12 +46,25 @@ type External struct {
 	Seed  string `json:"seed"` // the Ed25519 key's seed, hex
 	Token string `json:"token"`
 	Sync  string `json:"synchronizer"`
+	// priv is the key, derived once from Seed when the state is read
+	// (withKeys): deriving it takes as long as a signature.
+	priv ed25519.PrivateKey
 }
 
 // key is x's signing key.
 func (x External) key() ed25519.PrivateKey {
+	if x.priv != nil {
+		return x.priv
+	}
 	seed, _ := hex.DecodeString(x.Seed)
 	return ed25519.NewKeyFromSeed(seed)
+}
+
+// withKeys derives each external party's key of st once.
+func withKeys(st *State) {
+	for i := range st.External {
+		st.External[i].priv = st.External[i].key()
+	}
 }
 
 // concatSig is a CONCAT Ed25519 signature of hash by key, in the JSON
@@ -65,7 +80,7 @@ func lapiCall(c *http.Client, key ed25519.PrivateKey, base, user, path string, b
 	if err != nil {
 		return err
 	}
-	bs, _ := json.Marshal(body)
+	bs, _ := marshal(body)
 	req, _ := http.NewRequest(http.MethodPost, base+path, bytes.NewReader(bs))
 	req.Header.Set("Authorization", "Bearer "+tok)
 	req.Header.Set("Content-Type", "application/json")
@@ -79,7 +94,7 @@ func lapiCall(c *http.Client, key ed25519.PrivateKey, base, user, path string, b
 		return fmt.Errorf("%s as %s: %d %s", path, user, resp.StatusCode, rb)
 	}
 	if into != nil {
-		return json.Unmarshal(rb, into)
+		return jsonv1.Unmarshal(rb, into)
 	}
 	return nil
 }
@@ -98,7 +113,7 @@ func sdkSetup(devKey ed25519.PrivateKey, st *State, lapi string) error {
 		ContractID     string `json:"contractId"`
 		SynchronizerID string `json:"synchronizerId"`
 	}
-	if err := json.Unmarshal(disclosed, &ds); err != nil || len(ds) == 0 {
+	if err := jsonv1.Unmarshal(disclosed, &ds); err != nil || len(ds) == 0 {
 		return fmt.Errorf("the transfer factory discloses %s: %v", disclosed, err)
 	}
 	tc := tapContext{sync: ds[0].SynchronizerID, disclosed: disclosed}
@@ -192,7 +207,7 @@ func onboardExternal(c *http.Client, devKey ed25519.PrivateKey, lapi string, tc 
 // transfer of amount from sender to receiver: the choice context data,
 // the disclosed contracts and the factory's id.
 func factoryContext(c *http.Client, st *State, sender, receiver, amount string) (json.RawMessage, json.RawMessage, string, error) {
-	body, _ := json.Marshal(map[string]any{"choiceArguments": map[string]any{"expectedAdmin": st.DSO, "transfer": transferOf(st, sender, receiver, amount),
+	body, _ := marshal(map[string]any{"choiceArguments": map[string]any{"expectedAdmin": st.DSO, "transfer": transferOf(st, sender, receiver, amount),
 		"extraArgs": map[string]any{"context": emptyMeta(), "meta": emptyMeta()}}, "excludeDebugFields": true})
 	resp, err := c.Post(st.App+"/registry/transfer-instruction/v1/transfer-factory", "application/json", bytes.NewReader(body))
 	if err != nil {
@@ -204,7 +219,7 @@ func factoryContext(c *http.Client, st *State, sender, receiver, amount string) 
 		return nil, nil, "", fmt.Errorf("transfer factory: %d %s", resp.StatusCode, b)
 	}
 	var f factoryAnswer
-	if err := json.Unmarshal(b, &f); err != nil {
+	if err := jsonv1.Unmarshal(b, &f); err != nil {
 		return nil, nil, "", err
 	}
 	return f.ChoiceContext.ChoiceContextData, f.ChoiceContext.DisclosedContracts, f.FactoryID, nil
@@ -238,7 +253,7 @@ func transferOf(st *State, sender, receiver, amount string) map[string]any {
 func prepareExecute(c *http.Client, cc *conn, lapi string, x External, commandID string, cmd map[string]any, disclosed json.RawMessage, took func(prepare, execute time.Duration)) error {
 	t0 := time.Now()
 	post := func(path string, body any) ([]byte, error) {
-		bs, _ := json.Marshal(body)
+		bs, _ := marshal(body)
 		if cc != nil {
 			status, b, err := cc.post(path, x.Token, bs)
 			if err == nil && status != http.StatusOK {
@@ -274,7 +289,7 @@ func prepareExecute(c *http.Client, cc *conn, lapi string, x External, commandID
 		PreparedTransaction     string `json:"preparedTransaction"`
 		PreparedTransactionHash string `json:"preparedTransactionHash"`
 	}
-	if err := json.Unmarshal(b, &p); err != nil {
+	if err := jsonv1.Unmarshal(b, &p); err != nil {
 		return err
 	}
 	hash, err := base64.StdEncoding.DecodeString(p.PreparedTransactionHash)
@@ -305,7 +320,7 @@ func (g *gen) sdkTransfer(cc *clientConns, s, r int) (err error) {
 	}
 	x := g.st.External[s]
 	transfer := transferOf(&g.st, x.Party, g.st.Receivers[r], g.amount)
-	body, _ := json.Marshal(map[string]any{"choiceArguments": map[string]any{"expectedAdmin": g.st.DSO, "transfer": transfer,
+	body, _ := marshal(map[string]any{"choiceArguments": map[string]any{"expectedAdmin": g.st.DSO, "transfer": transfer,
 		"extraArgs": map[string]any{"context": emptyMeta(), "meta": emptyMeta()}}, "excludeDebugFields": true})
 	t0 := time.Now()
 	status, b, err := cc.app.post("/registry/transfer-instruction/v1/transfer-factory", "", body)
@@ -317,7 +332,7 @@ func (g *gen) sdkTransfer(cc *clientConns, s, r int) (err error) {
 		return err
 	}
 	var f factoryAnswer
-	if err := json.Unmarshal(b, &f); err != nil {
+	if err := jsonv1.Unmarshal(b, &f); err != nil {
 		return err
 	}
 	id := fmt.Sprintf("%s-%d", g.prefix, g.seq.Add(1))
@@ -379,7 +394,7 @@ func (g *gen) completionWS(x External, s int, id string, after int64) error {
 		return fmt.Errorf("completions stream: %w", err)
 	}
 	defer c.CloseNow()
-	req, _ := json.Marshal(map[string]any{"userId": x.User, "parties": []string{x.Party}, "beginExclusive": after})
+	req, _ := marshal(map[string]any{"userId": x.User, "parties": []string{x.Party}, "beginExclusive": after})
 	if err := c.Write(ctx, websocket.MessageText, req); err != nil {
 		return fmt.Errorf("completions stream: %w", err)
 	}
@@ -389,7 +404,7 @@ func (g *gen) completionWS(x External, s int, id string, after int64) error {
 			return fmt.Errorf("no completion of %s after offset %d: %w", id, after, err)
 		}
 		var m completionMessage
-		if err := json.Unmarshal(b, &m); err != nil {
+		if err := jsonv1.Unmarshal(b, &m); err != nil {
 			return err
 		}
 		if v := m.CompletionResponse.Completion; v != nil && v.Value.CommandID == id {
@@ -425,7 +440,7 @@ type completionMessage struct {
 // completionOf reads x's completions after offset after and reports
 // whether command id's is among them, failing if it failed.
 func (g *gen) completionOf(cc *clientConns, x External, s int, id string, after int64) (bool, error) {
-	body, _ := json.Marshal(map[string]any{"userId": x.User, "parties": []string{x.Party}, "beginExclusive": after})
+	body, _ := marshal(map[string]any{"userId": x.User, "parties": []string{x.Party}, "beginExclusive": after})
 	status, b, err := cc.lapi.post("/v2/commands/completions?limit=100&stream_idle_timeout_ms=0", x.Token, body)
 	if err == nil && status != http.StatusOK {
 		err = fmt.Errorf("completions: %d %s", status, b)
@@ -434,7 +449,7 @@ func (g *gen) completionOf(cc *clientConns, x External, s int, id string, after 
 		return false, err
 	}
 	var cs []completionMessage
-	if err := json.Unmarshal(b, &cs); err != nil {
+	if err := jsonv1.Unmarshal(b, &cs); err != nil {
 		return false, err
 	}
 	for _, c := range cs {
