@@ -10,8 +10,10 @@ package jsonv1
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 
 	jsonv2 "github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
 	v1 "github.com/go-json-experiment/json/v1"
 )
 
@@ -43,4 +45,70 @@ func DecodeStrict(b []byte, v any) error {
 // Valid is encoding/json.Valid(b).
 func Valid(b []byte) bool {
 	return v1.Valid(b)
+}
+
+// DecodeAnyUseNumber is encoding/json's Decoder with UseNumber decoding
+// the first value of b into an any: objects as map[string]any (the last
+// of a repeated name wins), arrays as []any, numbers as json.Number.
+func DecodeAnyUseNumber(b []byte) (any, error) {
+	// Invalid UTF-8 is an error here, which encoding/json then answers
+	// (replacing the bad bytes), rather than a string kept as it came.
+	d := jsontext.NewDecoder(bytes.NewReader(b), jsontext.AllowDuplicateNames(true))
+	if v, err := readAny(d); err == nil {
+		return v, nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	var v any
+	err := dec.Decode(&v)
+	return v, err
+}
+
+var errToken = errors.New("jsonv1: unexpected token")
+
+func readAny(d *jsontext.Decoder) (any, error) {
+	tok, err := d.ReadToken()
+	if err != nil {
+		return nil, err
+	}
+	switch tok.Kind() {
+	case '{':
+		m := map[string]any{}
+		for d.PeekKind() != '}' {
+			tok, err := d.ReadToken()
+			if err != nil {
+				return nil, err
+			}
+			name := tok.String() // before the next read voids tok
+			v, err := readAny(d)
+			if err != nil {
+				return nil, err
+			}
+			m[name] = v
+		}
+		_, err := d.ReadToken()
+		return m, err
+	case '[':
+		a := []any{}
+		for d.PeekKind() != ']' {
+			v, err := readAny(d)
+			if err != nil {
+				return nil, err
+			}
+			a = append(a, v)
+		}
+		_, err := d.ReadToken()
+		return a, err
+	case '"':
+		return tok.String(), nil
+	case '0':
+		return json.Number(tok.String()), nil
+	case 't':
+		return true, nil
+	case 'f':
+		return false, nil
+	case 'n':
+		return nil, nil
+	}
+	return nil, errToken
 }

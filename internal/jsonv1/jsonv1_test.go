@@ -73,6 +73,10 @@ var inputs = []string{
 	`{"name":"\ud800"}`, // a lone surrogate
 	`{"-":"dash","Skipped":"no"}`,
 	`{"any":[1,"2",{"3":[4]}],"values":null,"tags":null}`,
+	`[1.50,-0,2e-3,"x",true,false,null,[],{}]`, // numbers as written
+	`{"a":1,"a":{"b":[null]}}`,
+	`"just a string"`,
+	`12 trailing`,
 }
 
 // check decodes in into fresh targets with encoding/json and with jsonv1
@@ -95,8 +99,30 @@ func stdStrict(in []byte, v any) error {
 	return dec.Decode(v)
 }
 
+func stdAny(in []byte) (any, error) {
+	dec := json.NewDecoder(bytes.NewReader(in))
+	dec.UseNumber()
+	var v any
+	err := dec.Decode(&v)
+	return v, err
+}
+
+// checkAny holds DecodeAnyUseNumber to the same value and error as
+// encoding/json's Decoder with UseNumber.
+func checkAny(t *testing.T, in []byte) {
+	a, errA := stdAny(in)
+	b, errB := jsonv1.DecodeAnyUseNumber(in)
+	if (errA == nil) != (errB == nil) || errA != nil && errA.Error() != errB.Error() {
+		t.Fatalf("%q: encoding/json says %v, jsonv1 %v", in, errA, errB)
+	}
+	if errA == nil && !reflect.DeepEqual(a, b) {
+		t.Fatalf("%q: encoding/json decodes %#v, jsonv1 %#v", in, a, b)
+	}
+}
+
 func TestSameAsEncodingJSON(t *testing.T) {
 	for _, in := range inputs {
+		checkAny(t, []byte(in))
 		check(t, []byte(in), json.Unmarshal, jsonv1.Unmarshal)
 		check(t, []byte(in), stdStrict, jsonv1.DecodeStrict)
 		if got, want := jsonv1.Valid([]byte(in)), json.Valid([]byte(in)); got != want {
@@ -113,6 +139,7 @@ func FuzzSameAsEncodingJSON(f *testing.F) {
 	f.Fuzz(func(t *testing.T, in []byte) {
 		check(t, in, json.Unmarshal, jsonv1.Unmarshal)
 		check(t, in, stdStrict, jsonv1.DecodeStrict)
+		checkAny(t, in)
 		if jsonv1.Valid(in) != json.Valid(in) {
 			t.Fatalf("%q: Valid differs", in)
 		}

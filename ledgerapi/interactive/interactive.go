@@ -32,6 +32,7 @@ import (
 	"github.com/ccwallet/ccwallet/ledger/workflows"
 	"github.com/ccwallet/ccwallet/ledgerapi/internal/canton"
 	"github.com/ccwallet/ccwallet/ledgerapi/internal/damlid"
+	"github.com/ccwallet/ccwallet/web"
 )
 
 // An external party's command is prepared as Canton's
@@ -206,6 +207,9 @@ func (s *Service) PrepareSubmission(w http.ResponseWriter, r *http.Request, c *c
 		return fmt.Errorf("prepare the transaction: %w", err)
 	}
 	raw := preparedtx.Marshal(p)
+	if !req.VerboseHashing {
+		return web.WriteJSONBody(w, http.StatusOK, prepareAnswer(raw, hash))
+	}
 	out := map[string]string{
 		"preparedTransaction":     base64.StdEncoding.EncodeToString(raw),
 		"preparedTransactionHash": base64.StdEncoding.EncodeToString(hash),
@@ -217,6 +221,18 @@ func (s *Service) PrepareSubmission(w http.ResponseWriter, r *http.Request, c *c
 		out["hashingDetails"] = fmt.Sprintf("scheme V2: SHA-256(00000030 02 transaction %x metadata %x) = %x", th, mh, hash)
 	}
 	return canton.WriteJSON(w, out)
+}
+
+// prepareAnswer is prepare's answer without hashing details: the bytes
+// json.Marshal writes for its map (keys sorted; base64 needs no escaping),
+// appended without the encoded transaction's copy and scan.
+func prepareAnswer(raw, hash []byte) []byte {
+	b := make([]byte, 0, 128+base64.StdEncoding.EncodedLen(len(raw)+len(hash)))
+	b = append(b, `{"hashingSchemeVersion":"`+hashingSchemeV2+`","preparedTransaction":"`...)
+	b = base64.StdEncoding.AppendEncode(b, raw)
+	b = append(b, `","preparedTransactionHash":"`...)
+	b = base64.StdEncoding.AppendEncode(b, hash)
+	return append(b, "\"}\n"...)
 }
 
 // rootNode is the command as a transaction node, and the contracts it

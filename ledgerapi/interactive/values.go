@@ -8,9 +8,11 @@ import (
 	"regexp"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/ccwallet/ccwallet/coin"
+	"github.com/ccwallet/ccwallet/internal/jsonv1"
 	"github.com/ccwallet/ccwallet/ledger/preparedtx"
 	"github.com/ccwallet/ccwallet/ledgerapi/internal/canton"
 )
@@ -52,10 +54,8 @@ func damlValue(raw json.RawMessage, field string, id *preparedtx.Identifier, dep
 	if len(raw) == 0 {
 		return preparedtx.Value{Kind: preparedtx.KindOptional}, nil
 	}
-	d := json.NewDecoder(bytes.NewReader(raw))
-	d.UseNumber()
-	var v any
-	if err := d.Decode(&v); err != nil {
+	v, err := jsonv1.DecodeAnyUseNumber(raw)
+	if err != nil {
 		return preparedtx.Value{}, canton.InvalidArgument("%s: %v", field, err)
 	}
 	return damlOf(v, field, id, depth)
@@ -112,14 +112,22 @@ func damlOf(v any, field string, id *preparedtx.Identifier, depth int) (prepared
 		}
 		return out, nil
 	case string:
-		if _, err := coin.ParseContractID(v); err == nil {
-			return preparedtx.Value{Kind: preparedtx.KindContractID, Str: v}, nil
+		// Each parse is tried only where the string could pass it: a
+		// failed one builds an error, and most strings fail all three.
+		if len(v) == 138 {
+			if _, err := coin.ParseContractID(v); err == nil {
+				return preparedtx.Value{Kind: preparedtx.KindContractID, Str: v}, nil
+			}
 		}
-		if _, err := coin.ParsePartyID(v); err == nil {
-			return preparedtx.Value{Kind: preparedtx.KindParty, Str: v}, nil
+		if strings.Contains(v, "::") {
+			if _, err := coin.ParsePartyID(v); err == nil {
+				return preparedtx.Value{Kind: preparedtx.KindParty, Str: v}, nil
+			}
 		}
-		if t, err := time.Parse(time.RFC3339Nano, v); err == nil {
-			return preparedtx.Value{Kind: preparedtx.KindTimestamp, Int: t.UnixMicro()}, nil
+		if len(v) >= len("2006-01-02T15:04:05Z") && v[4] == '-' {
+			if t, err := time.Parse(time.RFC3339Nano, v); err == nil {
+				return preparedtx.Value{Kind: preparedtx.KindTimestamp, Int: t.UnixMicro()}, nil
+			}
 		}
 		if decimalRe.MatchString(v) {
 			return preparedtx.Value{Kind: preparedtx.KindNumeric, Str: v}, nil
