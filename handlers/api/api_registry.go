@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/ccwallet/ccwallet/internal/jsonv1"
 	"github.com/ccwallet/ccwallet/ledger/fault"
 	ledgerregistry "github.com/ccwallet/ccwallet/ledger/registry"
 
@@ -124,7 +125,7 @@ func (h registry) getTransferFactory(w http.ResponseWriter, r *http.Request) err
 		return badRequest("choiceArguments: is required")
 	}
 	var args transferFactoryArgs
-	if err := json.Unmarshal(*req.ChoiceArguments, &args); err != nil || args.Transfer == nil {
+	if err := jsonv1.Unmarshal(*req.ChoiceArguments, &args); err != nil || args.Transfer == nil {
 		return badRequest(invalidArgs)
 	}
 	sender, err1 := coin.ParsePartyID(args.Transfer.Sender)
@@ -208,7 +209,7 @@ func (h registry) getAllocationFactory(w http.ResponseWriter, r *http.Request) e
 		return badRequest("choiceArguments: is required")
 	}
 	var args allocationFactoryArgs
-	if err := json.Unmarshal(*req.ChoiceArguments, &args); err != nil || args.Allocation == nil || args.Allocation.TransferLeg == nil {
+	if err := jsonv1.Unmarshal(*req.ChoiceArguments, &args); err != nil || args.Allocation == nil || args.Allocation.TransferLeg == nil {
 		return badRequest(invalidArgs)
 	}
 	leg := args.Allocation.TransferLeg
