@@ -159,10 +159,26 @@ func NewContractID() ContractID {
 
 // ParseContractID checks that s has the shape NewContractID produces.
 func ParseContractID(s string) (ContractID, error) {
-	if len(s) != 138 || !strings.HasPrefix(s, "00") || !isLowerHex(s) {
+	if !IsContractID(s) {
 		return "", fmt.Errorf("%w: %q", ErrInvalidContractID, truncate(s, 80))
 	}
 	return ContractID(s), nil
+}
+
+// IsContractID says whether ParseContractID accepts s, without building
+// its error: for code that tries a string as several kinds of value.
+func IsContractID(s string) bool {
+	return len(s) == 138 && strings.HasPrefix(s, "00") && isLowerHex(s)
+}
+
+// IsPartyID says whether ParsePartyID accepts s; a string without "::"
+// is refused without building ParsePartyID's error.
+func IsPartyID(s string) bool {
+	if !strings.Contains(s, "::") {
+		return false
+	}
+	_, err := ParsePartyID(s)
+	return err == nil
 }
 
 // String returns the contract ID.

@@ -127,11 +127,10 @@ func DecodeJSONLimit(r *http.Request, dst any, limit int64) error {
 	// The body is read whole into a pooled buffer and, when it is one
 	// JSON value, decoded in one go (by jsonv1: encoding/json, faster):
 	// the stream decoder grows a buffer of its own by copying, about four
-	// times the body's bytes. Any other
-	// body, or one whose read failed, goes through the stream decoder
-	// (decodeStream), which then reads the same bytes and the same read
-	// error and so answers as it always did. A syntax error leaves dst
-	// untouched (Unmarshal checks the whole value first).
+	// times the body's bytes. Any other body, or one whose read failed,
+	// goes through the stream decoder (decodeStream), which then reads the
+	// same bytes and the same read error and so answers as it always did.
+	// After an error dst holds what the decodes set; callers discard it.
 	buf := bodyBuffers.Get().(*bytes.Buffer)
 	defer putBodyBuffer(buf)
 	buf.Reset()

@@ -43,9 +43,8 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/ccwallet/ccwallet/web"
-
 	"github.com/ccwallet/ccwallet/internal/jsonv1"
+	"github.com/ccwallet/ccwallet/web"
 	jsonv2 "github.com/go-json-experiment/json"
 )
 

@@ -16,10 +16,9 @@ import (
 	"time"
 
 	"github.com/ccwallet/ccwallet/coin"
+	"github.com/ccwallet/ccwallet/internal/jsonv1"
 	"github.com/ccwallet/ccwallet/web"
 	"github.com/coder/websocket"
-
-	"github.com/ccwallet/ccwallet/internal/jsonv1"
 )
 
 // The wallet SDK's transfer as an exchange's code runs it for an external

@@ -26,6 +26,7 @@ import (
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/apiread"
 	"github.com/ccwallet/ccwallet/ledger/bounds"
+	"github.com/ccwallet/ccwallet/ledger/commands"
 	"github.com/ccwallet/ccwallet/ledger/external"
 	"github.com/ccwallet/ccwallet/ledger/fault"
 	"github.com/ccwallet/ccwallet/ledger/preparedtx"
@@ -207,28 +208,28 @@ func (s *Service) PrepareSubmission(w http.ResponseWriter, r *http.Request, c *c
 		return fmt.Errorf("prepare the transaction: %w", err)
 	}
 	raw := preparedtx.Marshal(p)
-	if !req.VerboseHashing {
-		return web.WriteJSONBody(w, http.StatusOK, prepareAnswer(raw, hash))
-	}
-	out := map[string]string{
-		"preparedTransaction":     base64.StdEncoding.EncodeToString(raw),
-		"preparedTransactionHash": base64.StdEncoding.EncodeToString(hash),
-		"hashingSchemeVersion":    hashingSchemeV2,
-	}
+	details := ""
 	if req.VerboseHashing {
 		th, _ := preparedtx.TransactionHash(&p.Transaction)
 		mh, _ := preparedtx.MetadataHash(&p.Metadata)
-		out["hashingDetails"] = fmt.Sprintf("scheme V2: SHA-256(00000030 02 transaction %x metadata %x) = %x", th, mh, hash)
+		details = fmt.Sprintf("scheme V2: SHA-256(00000030 02 transaction %x metadata %x) = %x", th, mh, hash)
 	}
-	return canton.WriteJSON(w, out)
+	return web.WriteJSONBody(w, http.StatusOK, prepareAnswer(raw, hash, details))
 }
 
-// prepareAnswer is prepare's answer without hashing details: the bytes
-// json.Marshal writes for its map (keys sorted; base64 needs no escaping),
-// appended without the encoded transaction's copy and scan.
-func prepareAnswer(raw, hash []byte) []byte {
-	b := make([]byte, 0, 128+base64.StdEncoding.EncodedLen(len(raw)+len(hash)))
-	b = append(b, `{"hashingSchemeVersion":"`+hashingSchemeV2+`","preparedTransaction":"`...)
+// prepareAnswer is prepare's answer, with hashingDetails when details is
+// not empty: the bytes json.Marshal writes for it as a map (keys sorted;
+// base64 needs no escaping), appended without the encoded transaction's
+// copy and scan.
+func prepareAnswer(raw, hash []byte, details string) []byte {
+	b := make([]byte, 0, 128+len(details)+base64.StdEncoding.EncodedLen(len(raw)+len(hash)))
+	b = append(b, '{')
+	if details != "" {
+		b = append(b, `"hashingDetails":`...)
+		b = commands.AppendJSONString(b, details)
+		b = append(b, ',')
+	}
+	b = append(b, `"hashingSchemeVersion":"`+hashingSchemeV2+`","preparedTransaction":"`...)
 	b = base64.StdEncoding.AppendEncode(b, raw)
 	b = append(b, `","preparedTransactionHash":"`...)
 	b = base64.StdEncoding.AppendEncode(b, hash)

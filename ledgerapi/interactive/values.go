@@ -8,7 +8,6 @@ import (
 	"regexp"
 	"slices"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/ccwallet/ccwallet/coin"
@@ -112,17 +111,13 @@ func damlOf(v any, field string, id *preparedtx.Identifier, depth int) (prepared
 		}
 		return out, nil
 	case string:
-		// Each parse is tried only where the string could pass it: a
-		// failed one builds an error, and most strings fail all three.
-		if len(v) == 138 {
-			if _, err := coin.ParseContractID(v); err == nil {
-				return preparedtx.Value{Kind: preparedtx.KindContractID, Str: v}, nil
-			}
+		// Most strings are none of these: each is tried without building
+		// the error of a failed parse where it can be.
+		if coin.IsContractID(v) {
+			return preparedtx.Value{Kind: preparedtx.KindContractID, Str: v}, nil
 		}
-		if strings.Contains(v, "::") {
-			if _, err := coin.ParsePartyID(v); err == nil {
-				return preparedtx.Value{Kind: preparedtx.KindParty, Str: v}, nil
-			}
+		if coin.IsPartyID(v) {
+			return preparedtx.Value{Kind: preparedtx.KindParty, Str: v}, nil
 		}
 		if len(v) >= len("2006-01-02T15:04:05Z") && v[4] == '-' {
 			if t, err := time.Parse(time.RFC3339Nano, v); err == nil {
