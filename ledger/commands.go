@@ -92,8 +92,8 @@ func (l *Ledger) claimOnce(ctx context.Context, tx bun.Tx, key string) error {
 	return nil
 }
 
-// exerciseJSON is c's exercise as stored with the completion, shaped by
-// Config.ShapeExercise from what t wrote; "" for none.
+// exerciseJSON is c's exercise as stored with the completion, with the
+// facts of what t wrote that Config.ExerciseFacts records; "" for none.
 func (t *changes) exerciseJSON(c *commands.Completion) string {
 	if c == nil || c.Exercise == nil {
 		return ""
@@ -105,8 +105,8 @@ func (t *changes) exerciseJSON(c *commands.Completion) string {
 	if e.ActingParties == nil {
 		e.ActingParties = []coin.PartyID{}
 	}
-	if shape := t.l.cfg.ShapeExercise; shape != nil {
-		shape(Written{Round: t.round, Created: t.created, Holdings: t.holdings, History: t.history}, &e)
+	if facts := t.l.cfg.ExerciseFacts; facts != nil {
+		facts(Written{Round: t.round, Created: t.created, Holdings: t.holdings, History: t.history}, &e)
 	} else {
 		e.ExerciseResult = json.RawMessage("{}")
 	}

@@ -60,11 +60,12 @@ type Config struct {
 	// For(db) (on Postgres the one-statement write and the grouped sends);
 	// nil means the database's plain writer (db.Plain()).
 	Writer store.Writer
-	// ShapeExercise sets a Ledger API command's exercise's result (and who
-	// else witnesses it) from what its change wrote, before the exercise
-	// is stored with the completion: cmd passes ledger/apiread's
-	// ShapeExercise; nil stores a Unit result ({}).
-	ShapeExercise func(w Written, e *commands.Exercise)
+	// ExerciseFacts records on a Ledger API command's exercise what its
+	// change wrote that the exercise's result (and who else witnesses it)
+	// is shaped from when the Ledger API reads it (e.Facts), before the
+	// exercise is stored with the completion: cmd passes ledger/apiread's
+	// ExerciseFacts; nil stores a Unit result ({}).
+	ExerciseFacts func(w Written, e *commands.Exercise)
 }
 
 // Ledger applies the coin's rules to the store. Safe for concurrent use.

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/ccwallet/ccwallet/coin"
+	"github.com/ccwallet/ccwallet/ledger/apiread"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
 	"github.com/ccwallet/ccwallet/ledger/provider"
 	"github.com/ccwallet/ccwallet/store"
@@ -167,7 +168,8 @@ func TestCoinExerciseResults(t *testing.T) {
 		cmd, disc := e.transferCommand(bob, x.party, "1", nil)
 		factory := cmd["ExerciseCommand"].(map[string]any)["contractId"].(string)
 		// The operator sees no event of the merge (only xena's holdings
-		// change), so its stored root exercise is read from the store.
+		// change), so its stored root exercise is read from the store and
+		// shaped as the Ledger API reads it.
 		e.mustCommand("admin", "merge", op, exercise(batchMergeTemplate, utility, "BatchMergeUtility_BatchMerge", map[string]any{"mergeCalls": []any{map[string]any{
 			"delegationCid": delegation, "choiceArg": map[string]any{"optMergeTransfer": map[string]any{"factoryCid": factory,
 				"choiceArg": e.selfTransferArg(x.party, x.party, "30", e.holdingIDs(x.user, x.party))}}}}}), disc)
@@ -176,14 +178,14 @@ func TestCoinExerciseResults(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var ex struct {
-			Choice         string         `json:"choice"`
-			ExerciseResult map[string]any `json:"exerciseResult"`
+		ex := apiread.ParseExercise(stored[end])
+		if ex == nil || ex.Choice != "BatchMergeUtility_BatchMerge" {
+			t.Fatalf("the batch merge's stored exercise %q", stored[end])
 		}
-		if err := json.Unmarshal([]byte(stored[end]), &ex); err != nil || ex.Choice != "BatchMergeUtility_BatchMerge" {
-			t.Fatalf("the batch merge's stored exercise %q: %v", stored[end], err)
+		r = nil
+		if err := json.Unmarshal(ex.ExerciseResult, &r); err != nil {
+			t.Fatalf("the batch merge's result %s: %v", ex.ExerciseResult, err)
 		}
-		r = ex.ExerciseResult
 		merged := e.holdingIDs(x.user, x.party)
 		results, _ := resultAt(r, "results").([]any)
 		if len(merged) != 1 || len(results) != 1 ||

@@ -52,9 +52,10 @@ func BenchmarkDecodeTransferSubmission(b *testing.B) {
 }
 
 // BenchmarkShapeTransferExercise is the exercise a direct Ledger API
-// transfer stores with its completion: its Daml result and the receiver's
-// nested TransferPreapproval_Send (apiread.ShapeExercise), encoded as the
-// ledger stores it.
+// transfer stores with its completion, the facts its result is shaped
+// from (apiread.ExerciseFacts) encoded as the ledger stores it ("store"),
+// and what reading it back costs: its Daml result and the receiver's
+// nested TransferPreapproval_Send shaped (apiread.ParseExercise, "read").
 func BenchmarkShapeTransferExercise(b *testing.B) {
 	_, body, actAs := transferSubmission(b)
 	var sub struct {
@@ -96,16 +97,29 @@ func BenchmarkShapeTransferExercise(b *testing.B) {
 	}
 	template := apiread.Implementers(apiread.InterfaceTransferFactory)[0]
 	buf := make([]byte, 0, 8<<10)
-	b.ReportAllocs()
-	for b.Loop() {
+	store := func() []byte {
 		e := commands.Exercise{ContractID: ex.ContractID, TemplateID: template, InterfaceID: apiread.InterfaceTransferFactory, Choice: ex.Choice,
 			ChoiceArgument: ex.ChoiceArgument, ActingParties: actAs, Consuming: true}
-		apiread.ShapeExercise(w, &e)
-		if e.Nested == nil {
-			b.Fatal("no nested TransferPreapproval_Send")
-		}
-		if _, ok := e.AppendJSON(buf[:0]); !ok {
+		apiread.ExerciseFacts(w, &e)
+		out, ok := e.AppendJSON(buf[:0])
+		if !ok {
 			b.Fatal("the exercise does not append as JSON")
 		}
+		return out
 	}
+	b.Run("store", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			store()
+		}
+	})
+	stored := string(store())
+	b.Run("read", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if e := apiread.ParseExercise(stored); e == nil || e.Nested == nil {
+				b.Fatal("no nested TransferPreapproval_Send")
+			}
+		}
+	})
 }

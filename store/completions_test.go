@@ -13,7 +13,7 @@ import (
 	"github.com/ccwallet/ccwallet/store"
 )
 
-// TestCompletionExerciseStaysInRow: a completion's exercise (4-5 KB of
+// TestCompletionExerciseStaysInRow: a completion's exercise (3-5 KB of
 // JSON for a token-standard transfer) is stored compressed in its row,
 // never out of line in the TOAST table, which cost two more rows and
 // index entries per completion (migration 0439), and reads back exactly.

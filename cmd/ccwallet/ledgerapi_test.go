@@ -39,10 +39,10 @@ func TestServeLedgerAPI(t *testing.T) {
 
 // TestLedgerConfigShapesExercises: the server and the devnet commands
 // open the ledger with the Ledger API's shaping of a command's exercise
-// (apiread.ShapeExercise), so a completion stores its exercise's result
-// and not a Unit one.
+// (apiread.ExerciseFacts), so a completion stores what its exercise's
+// result is shaped from and not a Unit result.
 func TestLedgerConfigShapesExercises(t *testing.T) {
-	if (Config{}).ledgerConfig().ShapeExercise == nil {
-		t.Error("ledgerConfig: no ShapeExercise")
+	if (Config{}).ledgerConfig().ExerciseFacts == nil {
+		t.Error("ledgerConfig: no ExerciseFacts")
 	}
 }

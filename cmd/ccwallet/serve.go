@@ -216,7 +216,7 @@ func (c Config) ledgerConfig() ledger.Config {
 		UserCacheTTL:                time.Duration(c.UserCacheTTL),
 		SnapshotDir:                 c.SnapshotDir,
 		Offers:                      c.Offers.limits(),
-		ShapeExercise:               apiread.ShapeExercise,
+		ExerciseFacts:               apiread.ExerciseFacts,
 	}
 }
 

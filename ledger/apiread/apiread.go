@@ -14,8 +14,9 @@
 // update's ledger effects (effects.go: the consuming choice that
 // archived each contract and its result, the derived root exercise, an
 // exercise's informees), and the Daml result of a Ledger API command's
-// exercise (ShapeExercise, exercise_results.go: the core's
-// Config.ShapeExercise, run as the command's change is written). The
+// exercise (exercise_results.go: ExerciseFacts, the core's
+// Config.ExerciseFacts, records what it is shaped from as the command's
+// change is written; ShapeExercise shapes it when it is read). The
 // core keeps what its changes write: the contracts and their payloads,
 // the exercise a command records with its completion (commands.Exercise)
 // and the completions themselves.

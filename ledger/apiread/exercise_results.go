@@ -13,13 +13,54 @@ import (
 	"github.com/ccwallet/ccwallet/ledger/delegations"
 )
 
-// ShapeExercise is the core's Config.ShapeExercise: it sets e's Daml
-// result (exerciseResultOf) from what the change that ran the command
-// wrote, and what the receiver of a one-step transfer witnesses
-// (receiverView), before the core stores e with the command's
-// completion.
-func ShapeExercise(w ledger.Written, e *commands.Exercise) {
-	t := &written{Written: w}
+// ExerciseFacts is the core's Config.ExerciseFacts: it records on e
+// what the change that ran the command wrote and the shaping below reads
+// (commands.Facts), which the core stores with the command's completion
+// in place of the result. Of the contracts created, only a
+// TransferPreapproval's payload is read (TransferPreapproval_Renew's
+// result).
+func ExerciseFacts(w ledger.Written, e *commands.Exercise) {
+	f := &commands.Facts{}
+	if w.Round != nil {
+		f.Round = &commands.RoundFact{Number: w.Round.Number, Price: w.Round.Price}
+	}
+	for _, c := range w.Created {
+		cf := commands.CreatedFact{ContractID: c.ContractID, TemplateID: c.TemplateID}
+		if c.TemplateID == ledger.TemplateTransferPreapproval {
+			cf.Payload = c.Payload
+		}
+		f.Created = append(f.Created, cf)
+	}
+	if len(w.Holdings) > 0 {
+		f.Holdings = make([]commands.HoldingFact, len(w.Holdings))
+		for i, h := range w.Holdings {
+			f.Holdings[i] = commands.HoldingFact{ContractID: h.ContractID, Owner: h.Owner, Amount: h.Amount, LockHolder: h.LockHolder}
+		}
+	}
+	if len(w.History) > 0 {
+		f.History = make([]commands.HistoryFact, len(w.History))
+		for i, h := range w.History {
+			// Details that do not decode read as no fees, as they did when
+			// the result was shaped as the change was written.
+			var d ledger.HistoryDetails
+			_ = jsonv1.Unmarshal([]byte(h.Details), &d)
+			f.History[i] = commands.HistoryFact{Party: h.Party, Counterparty: coin.PartyID(h.Counterparty), Fees: d.Fees, HoldingFees: d.HoldingFees}
+		}
+	}
+	e.Facts = f
+}
+
+// ShapeExercise sets e's Daml result (exerciseResultOf) and what the
+// receiver of a one-step transfer witnesses (receiverView) from the
+// facts of what the command's change wrote (e.Facts, ExerciseFacts),
+// and drops the facts; e without facts (none recorded, or stored shaped)
+// is left as it is.
+func ShapeExercise(e *commands.Exercise) {
+	if e.Facts == nil {
+		return
+	}
+	t := &written{Facts: e.Facts}
+	e.Facts = nil
 	if e.Choice == "TransferFactory_Transfer" {
 		// One decode serves the result and the receiver's view; an
 		// argument that does not decode whole is read by each as before.
@@ -36,21 +77,13 @@ func ShapeExercise(w ledger.Written, e *commands.Exercise) {
 	t.receiverView(e)
 }
 
-// written is what one change wrote (ledger.Written), which the results
+// written is what one change wrote (commands.Facts), which the results
 // below are built from.
 type written struct {
-	ledger.Written
+	*commands.Facts
 	// factoryArg is a TransferFactory_Transfer's argument, decoded once
 	// (nil: decode it where it is read).
 	factoryArg *factoryTransferArg
-	// details are historyOf's answers so far, by party.
-	details []partyDetails
-}
-
-type partyDetails struct {
-	party coin.PartyID
-	d     ledger.HistoryDetails
-	ok    bool
 }
 
 // factoryTransferArg is what the results read of TransferFactory_Transfer's
@@ -390,7 +423,7 @@ func (t *written) preapprovalSendResult(sender coin.PartyID, description *string
 // burnResult is a burn's (splitAndBurn's) payer's amount paid and its
 // TransferResult: the payer's change, the fees its history row records.
 func (t *written) burnResult(payer coin.PartyID) (coin.Amount, transferResultJSON) {
-	d, _ := t.historyOf(payer)
+	d := t.historyOf(payer)
 	tr, _ := t.transferResult(payer, nil, &d.Fees)
 	return d.Fees, tr
 }
@@ -427,7 +460,7 @@ func (t *written) transferResult(sender coin.PartyID, outputs []coin.ContractID,
 			changeAmount = changeAmount.Add(h.Amount)
 		}
 	}
-	d, _ := t.historyOf(sender)
+	d := t.historyOf(sender)
 	fees := d.Fees
 	if paid != nil {
 		fees = coin.Zero // the amount paid is the output burned
@@ -444,30 +477,14 @@ func (t *written) transferResult(sender coin.PartyID, outputs []coin.ContractID,
 	}, fees.Add(d.HoldingFees)
 }
 
-// historyOf is the details of party's first history row in t.
-func (t *written) historyOf(party coin.PartyID) (ledger.HistoryDetails, bool) {
-	for _, p := range t.details {
-		if p.party == party {
-			return p.d, p.ok
-		}
-	}
-	d, ok := t.decodeHistoryOf(party)
-	t.details = append(t.details, partyDetails{party, d, ok})
-	return d, ok
-}
-
-func (t *written) decodeHistoryOf(party coin.PartyID) (ledger.HistoryDetails, bool) {
+// historyOf is party's first history row in t; zero fees for none.
+func (t *written) historyOf(party coin.PartyID) commands.HistoryFact {
 	for _, h := range t.History {
-		if h.Party != party {
-			continue
+		if h.Party == party {
+			return h
 		}
-		var d ledger.HistoryDetails
-		if jsonv1.Unmarshal([]byte(h.Details), &d) != nil {
-			return ledger.HistoryDetails{}, false
-		}
-		return d, true
 	}
-	return ledger.HistoryDetails{}, false
+	return commands.HistoryFact{}
 }
 
 // createdOf is the first contract of template t created; "" for none.
@@ -566,7 +583,7 @@ func (t *written) ownersBesides(party coin.PartyID) []coin.PartyID {
 // change and this burn, so without it a transfer of coin that paid
 // holding fees reads as a negative mint.
 func (t *written) burnedMeta(party coin.PartyID) map[string]any {
-	d, _ := t.historyOf(party)
+	d := t.historyOf(party)
 	if burned := d.Fees.Add(d.HoldingFees); !burned.IsZero() {
 		return metaJSON(map[string]string{MetaBurned: burned.String()})
 	}

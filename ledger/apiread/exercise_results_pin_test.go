@@ -12,11 +12,14 @@ import (
 	"github.com/ccwallet/ccwallet/store"
 )
 
-// TestShapeExerciseBytes pins the exercise the ledger stores with a
-// command's completion (ShapeExercise, then encoded as the core encodes
-// it) byte for byte, for the token standard's transfer choices and the
+// TestShapeExerciseBytes pins the exercise the Ledger API reads from a
+// command's completion byte for byte: its facts recorded
+// (ExerciseFacts), encoded as the core stores them, read back and shaped
+// (ParseExercise), for the token standard's transfer choices and the
 // coin's choices whose results share their shapes: what the Ledger API's
-// transactions and completions show.
+// transactions show. The pins were made when the result was shaped as
+// the change was written and stored whole, so they also hold the facts
+// to what they stand for.
 func TestShapeExerciseBytes(t *testing.T) {
 	const (
 		alice = coin.PartyID("alice::1220aa")
@@ -85,8 +88,16 @@ func TestShapeExerciseBytes(t *testing.T) {
 	for _, c := range cases {
 		e := commands.Exercise{ContractID: "00factory", TemplateID: "#t:M:T", InterfaceID: "#i:M:I", Choice: c.choice,
 			ChoiceArgument: json.RawMessage(c.arg), ActingParties: c.actors, Consuming: true}
-		apiread.ShapeExercise(c.w, &e)
-		b, err := json.Marshal(&e)
+		apiread.ExerciseFacts(c.w, &e)
+		stored, ok := e.AppendJSON(nil)
+		if !ok {
+			t.Fatalf("%s: the exercise does not append as JSON", c.name)
+		}
+		read := apiread.ParseExercise(string(stored))
+		if read == nil || read.Facts != nil {
+			t.Fatalf("%s: %s read back as %+v", c.name, stored, read)
+		}
+		b, err := json.Marshal(read)
 		if err != nil {
 			t.Fatalf("%s: %v", c.name, err)
 		}
@@ -110,6 +121,12 @@ func TestShapeExerciseBytes(t *testing.T) {
 	for _, c := range cases {
 		if got[c.name] != want[c.name] {
 			t.Errorf("%s:\n got %s\nwant %s", c.name, got[c.name], want[c.name])
+		}
+		// The pins are what earlier versions stored, shaped: such an
+		// exercise reads as it was stored.
+		read := apiread.ParseExercise(want[c.name])
+		if b, err := json.Marshal(read); err != nil || string(b) != want[c.name] {
+			t.Errorf("%s stored shaped reads as\n%s (%v)", c.name, b, err)
 		}
 	}
 }

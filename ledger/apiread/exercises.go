@@ -20,8 +20,8 @@ var consumingExercises = map[string]bool{
 // ConsumingExercise reports whether choice archives its contract.
 func ConsumingExercise(choice string) bool { return consumingExercises[choice] }
 
-// ParseExercise reads a stored exercise; nil for "" or one that does not
-// parse.
+// ParseExercise reads a stored exercise, shaped from its facts
+// (ShapeExercise); nil for "" or one that does not parse.
 func ParseExercise(stored string) *commands.Exercise {
 	if stored == "" {
 		return nil
@@ -30,5 +30,6 @@ func ParseExercise(stored string) *commands.Exercise {
 	if jsonv1.Unmarshal([]byte(stored), &e) != nil {
 		return nil
 	}
+	ShapeExercise(&e)
 	return &e
 }

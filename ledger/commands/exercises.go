@@ -23,14 +23,19 @@ type Exercise struct {
 	ChoiceArgument json.RawMessage `json:"choiceArgument"`
 	ActingParties  []coin.PartyID  `json:"actingParties"`
 	Consuming      bool            `json:"consuming"`
-	// ExerciseResult is set when the change is written
-	// (ledger.Config.ShapeExercise), from what the change created.
+	// ExerciseResult is the exercise's Daml result, shaped from Facts
+	// when the Ledger API reads the exercise (ledger/apiread's
+	// ShapeExercise); exercises stored before Facts carry it as stored.
 	ExerciseResult json.RawMessage `json:"exerciseResult"`
-	// Observers and Nested are set then too (apiread's receiverView): the
-	// parties besides the actors who witness this exercise, and the
+	// Observers and Nested are shaped with it (apiread's receiverView):
+	// the parties besides the actors who witness this exercise, and the
 	// exercise nested under it that parties who do not witness it see.
 	Observers []coin.PartyID `json:"observers,omitempty"`
 	Nested    *Exercise      `json:"nested,omitempty"`
+	// Facts are what the command's change wrote that the three above are
+	// shaped from, stored in their place (ledger.Config.ExerciseFacts);
+	// nil once shaped.
+	Facts *Facts `json:"facts,omitempty"`
 }
 
 // AppendJSON appends e as json.Marshal encodes it, without re-encoding
@@ -85,6 +90,10 @@ func (e *Exercise) appendJSON(b []byte) ([]byte, bool) {
 		if b, ok = e.Nested.appendJSON(b); !ok {
 			return b, false
 		}
+	}
+	if e.Facts != nil {
+		b = append(b, `,"facts":`...)
+		b = e.Facts.appendJSON(b)
 	}
 	return append(b, '}'), true
 }

@@ -27,6 +27,19 @@ func TestExerciseAppendJSON(t *testing.T) {
 		"empty parts": {Exercise{ContractID: "00cd", Choice: "C"}, true},
 		"empty parties": {Exercise{ContractID: "00cd", Choice: "C", ActingParties: []coin.PartyID{}, Observers: []coin.PartyID{},
 			ChoiceArgument: json.RawMessage(`{}`), ExerciseResult: json.RawMessage(`{}`)}, true},
+		"facts": {Exercise{ContractID: "00cd", Choice: "C", Facts: &Facts{
+			Round:   &RoundFact{Number: 12, Price: coin.MustParse("0.005")},
+			Created: []CreatedFact{{ContractID: "00e1", TemplateID: "#pkg:M:P", Payload: `{"receiver":"b::1220","memo":"<\"é\">"}`}, {ContractID: "00e2", TemplateID: "#pkg:M:I"}},
+			Holdings: []HoldingFact{{ContractID: "00h1", Owner: "b::1220", Amount: coin.MustParse("1.5")},
+				{ContractID: "00h2", Owner: "a::1220", Amount: coin.MustParse("3"), LockHolder: "b::1220"}},
+			History: []HistoryFact{{Party: "a::1220", Counterparty: "b::1220", Fees: coin.MustParse("0.1"), HoldingFees: coin.MustParse("0.0012")},
+				{Party: "b::1220"}},
+		}}, true},
+		"facts without a round": {Exercise{ContractID: "00cd", Choice: "C", Facts: &Facts{
+			History: []HistoryFact{{Party: "a::1220", Fees: coin.MustParse("0.1")}}}}, true},
+		"facts of holdings alone": {Exercise{ContractID: "00cd", Choice: "C", Facts: &Facts{
+			Holdings: []HoldingFact{{ContractID: "00h1", Owner: "b::1220", Amount: coin.MustParse("1.5")}}}}, true},
+		"no facts": {Exercise{ContractID: "00cd", Choice: "C", Facts: &Facts{}}, true},
 		"escapes and spaces": {Exercise{ContractID: "00cd", TemplateID: "t\"<&>\u2028é\x01", Choice: "C\\",
 			ChoiceArgument: json.RawMessage(" {\"memo\" : \"<b>&amp;\u2028\" ,\n \"n\": 1 } "), ActingParties: []coin.PartyID{"x<y::1"},
 			ExerciseResult: json.RawMessage(`[ "é" ]`)}, false},

@@ -283,7 +283,7 @@ func ShareOf(p coin.PartyID, sender *ledger.PartyAmount, receivers []ledger.Part
 
 // OpenLedger is ledger.Open as cmd calls it: cfg.Writer, when nil, is
 // store/pgbatch's writer for db, as the wallet process passes;
-// cfg.ShapeExercise, when nil, is ledger/apiread's, as cmd passes; and, as
+// cfg.ExerciseFacts, when nil, is ledger/apiread's, as cmd passes; and, as
 // cmd does, it builds the ledger's workflows (workflows.New), which give
 // its round clock the steps it runs after each round (dust expiry,
 // reward collection). A test that needs the Set builds its own; that wires the
@@ -292,8 +292,8 @@ func OpenLedger(ctx context.Context, db *store.DB, cfg ledger.Config) (*ledger.L
 	if cfg.Writer == nil {
 		cfg.Writer = pgbatch.For(db)
 	}
-	if cfg.ShapeExercise == nil {
-		cfg.ShapeExercise = apiread.ShapeExercise
+	if cfg.ExerciseFacts == nil {
+		cfg.ExerciseFacts = apiread.ExerciseFacts
 	}
 	l, err := ledger.Open(ctx, db, cfg, nil)
 	if err != nil {
