@@ -43,7 +43,9 @@ func ExerciseFacts(w ledger.Written, e *commands.Exercise) {
 			// Details that do not decode read as no fees, as they did when
 			// the result was shaped as the change was written.
 			var d ledger.HistoryDetails
-			_ = jsonv1.Unmarshal([]byte(h.Details), &d)
+			if jsonv1.Unmarshal([]byte(h.Details), &d) != nil {
+				d = ledger.HistoryDetails{}
+			}
 			f.History[i] = commands.HistoryFact{Party: h.Party, Counterparty: coin.PartyID(h.Counterparty), Fees: d.Fees, HoldingFees: d.HoldingFees}
 		}
 	}

@@ -130,3 +130,19 @@ func TestShapeExerciseBytes(t *testing.T) {
 		}
 	}
 }
+
+// TestExerciseFactsMalformedDetails: a history row whose details do not
+// decode whole records no fees, as the result shaped from it showed when
+// it was shaped as the change was written, not the fees decoded before
+// the error.
+func TestExerciseFactsMalformedDetails(t *testing.T) {
+	w := ledger.Written{History: []store.HistoryEntry{{Party: "alice::1220aa", Counterparty: "bob::1220bb", Details: `{"fees":"0.1000000000","holding_fees":"x"}`}}}
+	var e commands.Exercise
+	apiread.ExerciseFacts(w, &e)
+	if e.Facts == nil || len(e.Facts.History) != 1 {
+		t.Fatalf("facts %+v", e.Facts)
+	}
+	if h := e.Facts.History[0]; !h.Fees.IsZero() || !h.HoldingFees.IsZero() || h.Party != "alice::1220aa" || h.Counterparty != "bob::1220bb" {
+		t.Errorf("history fact %+v; want alice's row with no fees", h)
+	}
+}
