@@ -55,11 +55,7 @@ type HistoryFact struct {
 // appendJSON appends f as json.Marshal encodes it.
 func (f *Facts) appendJSON(b []byte) []byte {
 	b = append(b, '{')
-	sep := func() {
-		if b[len(b)-1] != '{' {
-			b = append(b, ',')
-		}
-	}
+	start := len(b)
 	if f.Round != nil {
 		b = append(b, `"round":{"number":`...)
 		b = strconv.AppendInt(b, int64(f.Round.Number), 10)
@@ -67,66 +63,64 @@ func (f *Facts) appendJSON(b []byte) []byte {
 		b = f.Round.Price.AppendJSON(b)
 		b = append(b, '}')
 	}
-	if len(f.Created) > 0 {
-		sep()
-		b = append(b, `"created":[`...)
-		for i, c := range f.Created {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = append(b, `{"contractId":`...)
-			b = AppendJSONString(b, string(c.ContractID))
-			b = append(b, `,"templateId":`...)
-			b = AppendJSONString(b, c.TemplateID)
-			if c.Payload != "" {
-				b = append(b, `,"payload":`...)
-				b = AppendJSONString(b, c.Payload)
-			}
-			b = append(b, '}')
+	b = appendList(b, start, "created", f.Created, func(b []byte, c CreatedFact) []byte {
+		b = append(b, `{"contractId":`...)
+		b = AppendJSONString(b, string(c.ContractID))
+		b = append(b, `,"templateId":`...)
+		b = AppendJSONString(b, c.TemplateID)
+		if c.Payload != "" {
+			b = append(b, `,"payload":`...)
+			b = AppendJSONString(b, c.Payload)
 		}
-		b = append(b, ']')
-	}
-	if len(f.Holdings) > 0 {
-		sep()
-		b = append(b, `"holdings":[`...)
-		for i, h := range f.Holdings {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = append(b, `{"contractId":`...)
-			b = AppendJSONString(b, string(h.ContractID))
-			b = append(b, `,"owner":`...)
-			b = AppendJSONString(b, string(h.Owner))
-			b = append(b, `,"amount":`...)
-			b = h.Amount.AppendJSON(b)
-			if h.LockHolder != "" {
-				b = append(b, `,"lockHolder":`...)
-				b = AppendJSONString(b, h.LockHolder)
-			}
-			b = append(b, '}')
+		return append(b, '}')
+	})
+	b = appendList(b, start, "holdings", f.Holdings, func(b []byte, h HoldingFact) []byte {
+		b = append(b, `{"contractId":`...)
+		b = AppendJSONString(b, string(h.ContractID))
+		b = append(b, `,"owner":`...)
+		b = AppendJSONString(b, string(h.Owner))
+		b = append(b, `,"amount":`...)
+		b = h.Amount.AppendJSON(b)
+		if h.LockHolder != "" {
+			b = append(b, `,"lockHolder":`...)
+			b = AppendJSONString(b, h.LockHolder)
 		}
-		b = append(b, ']')
-	}
-	if len(f.History) > 0 {
-		sep()
-		b = append(b, `"history":[`...)
-		for i, h := range f.History {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = append(b, `{"party":`...)
-			b = AppendJSONString(b, string(h.Party))
-			if h.Counterparty != "" {
-				b = append(b, `,"counterparty":`...)
-				b = AppendJSONString(b, string(h.Counterparty))
-			}
-			b = append(b, `,"fees":`...)
-			b = h.Fees.AppendJSON(b)
-			b = append(b, `,"holdingFees":`...)
-			b = h.HoldingFees.AppendJSON(b)
-			b = append(b, '}')
+		return append(b, '}')
+	})
+	b = appendList(b, start, "history", f.History, func(b []byte, h HistoryFact) []byte {
+		b = append(b, `{"party":`...)
+		b = AppendJSONString(b, string(h.Party))
+		if h.Counterparty != "" {
+			b = append(b, `,"counterparty":`...)
+			b = AppendJSONString(b, string(h.Counterparty))
 		}
-		b = append(b, ']')
-	}
+		b = append(b, `,"fees":`...)
+		b = h.Fees.AppendJSON(b)
+		b = append(b, `,"holdingFees":`...)
+		b = h.HoldingFees.AppendJSON(b)
+		return append(b, '}')
+	})
 	return append(b, '}')
+}
+
+// appendList appends an omitempty list member of an object whose members
+// begin at b[start]: nothing for no items, else its name and its items,
+// each appended by one, after a comma unless it is the first member.
+func appendList[T any](b []byte, start int, name string, items []T, one func([]byte, T) []byte) []byte {
+	if len(items) == 0 {
+		return b
+	}
+	if len(b) > start {
+		b = append(b, ',')
+	}
+	b = append(b, '"')
+	b = append(b, name...)
+	b = append(b, `":[`...)
+	for i, it := range items {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = one(b, it)
+	}
+	return append(b, ']')
 }
