@@ -34,14 +34,29 @@ func InsertTransferPreapproval(ctx context.Context, db bun.IDB, p *TransferPreap
 }
 
 // LiveTransferPreapproval loads the receiver's unarchived preapproval
-// (expired or not).
+// (expired or not). On Postgres its statement is prepared once per
+// connection (preparedOn): the registry's transfer factory and a
+// preapproved send read it for their receiver, and bun's text, with the
+// receiver written in, was parsed and planned on every call.
 func LiveTransferPreapproval(ctx context.Context, db bun.IDB, receiver coin.PartyID) (*TransferPreapproval, error) {
 	p := new(TransferPreapproval)
-	if err := db.NewSelect().Model(p).Where("receiver = ?", receiver).Where("archived_at IS NULL").Scan(ctx); err != nil {
+	var err error
+	if q, ok := preparedOn(db); ok {
+		err = q.QueryRowContext(ctx, liveTransferPreapprovalSQL, CachedStatement(string(receiver))...).
+			Scan(&p.ContractID, &p.Receiver, &p.Provider, &p.ValidFrom, &p.LastRenewedAt, &p.ExpiresAt, &p.ArchivedAt)
+	} else {
+		err = db.NewSelect().Model(p).Where("receiver = ?", receiver).Where("archived_at IS NULL").Limit(1).Scan(ctx)
+	}
+	if err != nil {
 		return nil, fmt.Errorf("transfer preapproval of %s: %w", receiver, Normalize(err))
 	}
 	return p, nil
 }
+
+// liveTransferPreapprovalSQL is LiveTransferPreapproval's statement on
+// Postgres, the one bun builds for SQLite.
+const liveTransferPreapprovalSQL = `SELECT contract_id, receiver, provider, valid_from, last_renewed_at, expires_at, archived_at
+FROM transfer_preapprovals WHERE receiver = $1 AND archived_at IS NULL LIMIT 1`
 
 // TransferPreapprovalByID loads a preapproval, archived or not.
 func TransferPreapprovalByID(ctx context.Context, db bun.IDB, id coin.ContractID) (*TransferPreapproval, error) {

@@ -149,6 +149,31 @@ func ContractsByIDs(ctx context.Context, db bun.IDB, ids []coin.ContractID) (map
 // content a caller already has are still there, without reading it.
 func ActiveSynchronizers(ctx context.Context, db bun.IDB, ids []coin.ContractID) (map[coin.ContractID]string, error) {
 	out := make(map[coin.ContractID]string, len(ids))
+	if q, ok := preparedOn(db); ok {
+		// The registry's transfer factory asks this of the contracts it
+		// discloses (bun's text was parsed and planned on every call).
+		strs := make([]string, len(ids))
+		for i, id := range ids {
+			strs[i] = string(id)
+		}
+		rows, err := q.QueryContext(ctx, activeSynchronizersSQL, CachedStatement(strs)...)
+		if err != nil {
+			return nil, fmt.Errorf("active contracts: %w", Normalize(err))
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var id coin.ContractID
+			var sync string
+			if err := rows.Scan(&id, &sync); err != nil {
+				return nil, fmt.Errorf("active contracts: %w", Normalize(err))
+			}
+			out[id] = sync
+		}
+		if err := rows.Err(); err != nil {
+			return nil, fmt.Errorf("active contracts: %w", Normalize(err))
+		}
+		return out, nil
+	}
 	for start := 0; start < len(ids); start += 500 {
 		end := min(start+500, len(ids))
 		var rows []struct {
@@ -166,6 +191,10 @@ func ActiveSynchronizers(ctx context.Context, db bun.IDB, ids []coin.ContractID)
 	}
 	return out, nil
 }
+
+// activeSynchronizersSQL is ActiveSynchronizers' statement on Postgres:
+// one array for any number of ids, so one prepared statement.
+const activeSynchronizersSQL = `SELECT contract_id, synchronizer_id FROM contracts WHERE contract_id = ANY($1::text[]) AND archived_offset IS NULL`
 
 // ActiveContractsByTemplate lists active contracts of a template whose
 // stakeholders include party (any party when empty).
@@ -256,6 +285,27 @@ const staleCode = "CWST1"
 // simple protocol (withSessionDefaults): the store's array statements.
 func CachedStatement(args ...any) []any {
 	return append([]any{pgx.QueryExecModeCacheStatement}, args...)
+}
+
+// sqlQuerier is a pool or a transaction of database/sql.
+type sqlQuerier interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+// preparedOn is where a read with Postgres's placeholders runs as a
+// CachedStatement: db's pool or transaction, when db is on Postgres. bun
+// writes a query's values into its text, so Postgres parses and plans
+// each call anew; a read on a hot path (a transfer's) goes this way
+// instead, and its bun query stays for SQLite.
+func preparedOn(db bun.IDB) (sqlQuerier, bool) {
+	switch d := db.(type) {
+	case *DB:
+		return d.DB.DB, d.Engine == Postgres
+	case bun.Tx:
+		return d.Tx, d.Dialect().Name() == dialect.PG
+	}
+	return nil, false
 }
 
 // HoldingsByOwner lists an owner's live holdings, locked ones included.
