@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"maps"
+	"slices"
 	"testing"
 	"time"
 
@@ -15,9 +16,11 @@ import (
 
 // TestPreparedReads: the reads a transfer makes through statements
 // prepared per connection on Postgres (ActiveSynchronizers,
-// LiveTransferPreapproval) answer as their bun queries do on SQLite, from
-// the pool and inside a transaction: archived rows left out, unknown ids
-// absent, a receiver without a live preapproval not found.
+// LiveTransferPreapproval, UserByName, UserRightsOf) answer as their bun
+// queries do on SQLite, from the pool and inside a transaction: archived
+// rows left out, unknown ids absent, a receiver without a live
+// preapproval and an unknown user not found, a user's empty install id
+// and rights in their order.
 func TestPreparedReads(t *testing.T) {
 	for _, e := range ledgertest.Engines {
 		t.Run(ledgertest.Name(e), func(t *testing.T) {
@@ -46,7 +49,44 @@ func TestPreparedReads(t *testing.T) {
 			if err := store.InsertTransferPreapproval(ctx, db, live); err != nil {
 				t.Fatal(err)
 			}
+			for _, p := range []coin.PartyID{"alice::1", "bob::1"} {
+				if err := store.InsertParty(ctx, db, &store.Party{PartyID: p, Hint: "h", Kind: "local", CreatedAt: now}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			alice := &store.User{Name: "alice", PartyID: "alice::1", CreatedAt: now}
+			bob := &store.User{Name: "bob", PartyID: "bob::1", IsAdmin: true, InstallCID: "00install", CreatedAt: now,
+				OffboardedAt: bun.NullTime{Time: now.Add(time.Hour)}}
+			for _, u := range []*store.User{alice, bob} {
+				if err := store.InsertUser(ctx, db, u); err != nil {
+					t.Fatal(err)
+				}
+			}
+			rights := []store.UserRight{{UserName: "alice", Kind: "CanReadAs", Party: "bob::1", Granted: true},
+				{UserName: "alice", Kind: "CanActAs", Party: "alice::1", Granted: false}}
+			for i := range rights {
+				if err := store.PutUserRight(ctx, db, &rights[i]); err != nil {
+					t.Fatal(err)
+				}
+			}
 			check := func(t *testing.T, q bun.IDB) {
+				for _, want := range []*store.User{alice, bob} {
+					u, err := store.UserByName(ctx, q, want.Name)
+					if err != nil || u.Name != want.Name || u.PartyID != want.PartyID || u.IsAdmin != want.IsAdmin ||
+						u.InstallCID != want.InstallCID || !u.CreatedAt.Equal(want.CreatedAt) || !u.OffboardedAt.Time.Equal(want.OffboardedAt.Time) {
+						t.Errorf("UserByName(%s) = %+v, %v; want %+v", want.Name, u, err, want)
+					}
+				}
+				if _, err := store.UserByName(ctx, q, "carol"); !errors.Is(err, store.ErrNotFound) {
+					t.Errorf("UserByName of an unknown user: %v; want ErrNotFound", err)
+				}
+				rs, err := store.UserRightsOf(ctx, q, "alice")
+				if want := []store.UserRight{rights[1], rights[0]}; err != nil || !slices.Equal(rs, want) {
+					t.Errorf("UserRightsOf(alice) = %+v, %v; want %+v", rs, err, want)
+				}
+				if rs, err := store.UserRightsOf(ctx, q, "bob"); err != nil || len(rs) != 0 {
+					t.Errorf("UserRightsOf(bob) = %+v, %v; want none", rs, err)
+				}
 				got, err := store.ActiveSynchronizers(ctx, q, []coin.ContractID{"00live", "00gone", "00unknown", "00other"})
 				want := map[coin.ContractID]string{"00live": "sync::a", "00other": "sync::b"}
 				if err != nil || !maps.Equal(got, want) {
@@ -78,9 +118,10 @@ func TestPreparedReads(t *testing.T) {
 					// Both went as statements prepared on this connection.
 					var n int
 					err := tx.NewRaw(`SELECT count(*) FROM pg_prepared_statements WHERE statement LIKE '%transfer_preapprovals WHERE receiver = $1%'
-						OR statement LIKE '%contract_id = ANY($1::text[]) AND archived_offset IS NULL%'`).Scan(ctx, &n)
-					if err != nil || n != 2 {
-						t.Errorf("%d of the two reads prepared on the transaction's connection (%v)", n, err)
+						OR statement LIKE '%contract_id = ANY($1::text[]) AND archived_offset IS NULL%'
+						OR statement LIKE '%FROM users WHERE name = $1%' OR statement LIKE '%FROM user_rights WHERE user_name = $1%'`).Scan(ctx, &n)
+					if err != nil || n != 4 {
+						t.Errorf("%d of the four reads prepared on the transaction's connection (%v)", n, err)
 					}
 					return nil
 				}); err != nil {

@@ -78,14 +78,29 @@ func UpdateUser(ctx context.Context, db bun.IDB, u *User) error {
 	return nil
 }
 
-// UserByName loads a user.
+// UserByName loads a user. On Postgres its statement is prepared once
+// per connection (preparedOn): every API call whose user is not cached
+// reads it.
 func UserByName(ctx context.Context, db bun.IDB, name string) (*User, error) {
 	u := new(User)
-	if err := db.NewSelect().Model(u).Where("name = ?", name).Scan(ctx); err != nil {
+	var err error
+	if q, ok := preparedOn(db); ok {
+		var install sql.NullString
+		err = q.QueryRowContext(ctx, userByNameSQL, CachedStatement(name)...).
+			Scan(&u.Name, &u.PartyID, &u.IsAdmin, &install, &u.CreatedAt, &u.OffboardedAt)
+		u.InstallCID = coin.ContractID(install.String)
+	} else {
+		err = db.NewSelect().Model(u).Where("name = ?", name).Scan(ctx)
+	}
+	if err != nil {
 		return nil, fmt.Errorf("user %s: %w", name, Normalize(err))
 	}
 	return u, nil
 }
+
+// userByNameSQL is UserByName's statement on Postgres, the one bun
+// builds for SQLite.
+const userByNameSQL = `SELECT name, party_id, is_admin, install_cid, created_at, offboarded_at FROM users WHERE name = $1`
 
 // Users lists users, onboarded ones only unless all is set.
 func Users(ctx context.Context, db bun.IDB, all bool) ([]User, error) {

@@ -18,14 +18,39 @@ type UserRight struct {
 	Granted  bool   `bun:"granted"`
 }
 
-// UserRightsOf lists user's rights rows.
+// UserRightsOf lists user's rights rows. On Postgres its statement is
+// prepared once per connection (preparedOn): a Ledger API call whose
+// user's rights are not cached reads them.
 func UserRightsOf(ctx context.Context, db bun.IDB, user string) ([]UserRight, error) {
 	var rs []UserRight
-	if err := db.NewSelect().Model(&rs).Where("user_name = ?", user).Order("kind", "party").Scan(ctx); err != nil {
+	q, ok := preparedOn(db)
+	if !ok {
+		if err := db.NewSelect().Model(&rs).Where("user_name = ?", user).Order("kind", "party").Scan(ctx); err != nil {
+			return nil, fmt.Errorf("rights of %s: %w", user, Normalize(err))
+		}
+		return rs, nil
+	}
+	rows, err := q.QueryContext(ctx, userRightsOfSQL, CachedStatement(user)...)
+	if err != nil {
+		return nil, fmt.Errorf("rights of %s: %w", user, Normalize(err))
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var r UserRight
+		if err := rows.Scan(&r.UserName, &r.Kind, &r.Party, &r.Granted); err != nil {
+			return nil, fmt.Errorf("rights of %s: %w", user, Normalize(err))
+		}
+		rs = append(rs, r)
+	}
+	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("rights of %s: %w", user, Normalize(err))
 	}
 	return rs, nil
 }
+
+// userRightsOfSQL is UserRightsOf's statement on Postgres, the one bun
+// builds for SQLite.
+const userRightsOfSQL = `SELECT user_name, kind, party, granted FROM user_rights WHERE user_name = $1 ORDER BY kind, party`
 
 // PutUserRight inserts r or sets its Granted.
 func PutUserRight(ctx context.Context, db bun.IDB, r *UserRight) error {
