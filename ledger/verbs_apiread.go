@@ -19,7 +19,8 @@ func RewardTemplates() []string {
 // Written is what one change wrote, from which ledger/apiread's
 // ExerciseFacts records what a Ledger API command's exercise is shaped
 // from: the open round it ran in, the contracts it created, the holdings
-// and the history rows it wrote. Its slices are the change's own: read them, never keep them.
+// and the history rows it wrote. Its slices are the change's own: read
+// them, never keep them.
 type Written struct {
 	Round    *store.Round
 	Created  []store.Contract

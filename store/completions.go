@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 
 	"github.com/uptrace/bun"
@@ -27,18 +26,13 @@ type PageCompletion struct {
 // CompletionsAfter lists user's completions after offset after up to
 // upto, oldest first, at most limit, each with the pruning offset as of
 // the same read, in one statement. On Postgres that statement is
-// prepared once per connection (CachedStatement): a client waiting for
+// prepared once per connection (queryPrepared): a client waiting for
 // its command's completion reads it once or twice per command, and its
 // parsing and planning cost more than its run.
 func CompletionsAfter(ctx context.Context, db *DB, user string, after, upto int64, limit int) ([]PageCompletion, error) {
 	var cs []PageCompletion
-	var err error
-	if db.Engine == Postgres {
-		var rows *sql.Rows
-		if rows, err = db.DB.DB.QueryContext(ctx, completionsAfterSQL, CachedStatement(user, after, upto, limit)...); err == nil {
-			err = db.ScanRows(ctx, rows, &cs)
-		}
-	} else {
+	ok, err := queryPrepared(ctx, db, &cs, completionsAfterSQL, user, after, upto, limit)
+	if !ok {
 		err = db.NewSelect().Model(&cs).
 			Column("offset_id", "user_id", "command_id", "act_as", "submission_id", "update_id", "status_code", "message", "record_time").
 			ColumnExpr("(SELECT last_offset FROM pruned_totals WHERE id = 1) AS pruned").

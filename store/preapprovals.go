@@ -35,16 +35,12 @@ func InsertTransferPreapproval(ctx context.Context, db bun.IDB, p *TransferPreap
 
 // LiveTransferPreapproval loads the receiver's unarchived preapproval
 // (expired or not). On Postgres its statement is prepared once per
-// connection (preparedOn): the registry's transfer factory and a
-// preapproved send read it for their receiver, and bun's text, with the
-// receiver written in, was parsed and planned on every call.
+// connection (queryPreparedRow): the registry's transfer factory and a
+// preapproved send read it for their receiver.
 func LiveTransferPreapproval(ctx context.Context, db bun.IDB, receiver coin.PartyID) (*TransferPreapproval, error) {
 	p := new(TransferPreapproval)
-	var err error
-	if q, ok := preparedOn(db); ok {
-		err = q.QueryRowContext(ctx, liveTransferPreapprovalSQL, CachedStatement(string(receiver))...).
-			Scan(&p.ContractID, &p.Receiver, &p.Provider, &p.ValidFrom, &p.LastRenewedAt, &p.ExpiresAt, &p.ArchivedAt)
-	} else {
+	ok, err := queryPreparedRow(ctx, db, p, liveTransferPreapprovalSQL, string(receiver))
+	if !ok {
 		err = db.NewSelect().Model(p).Where("receiver = ?", receiver).Where("archived_at IS NULL").Limit(1).Scan(ctx)
 	}
 	if err != nil {

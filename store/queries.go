@@ -79,17 +79,12 @@ func UpdateUser(ctx context.Context, db bun.IDB, u *User) error {
 }
 
 // UserByName loads a user. On Postgres its statement is prepared once
-// per connection (preparedOn): every API call whose user is not cached
-// reads it.
+// per connection (queryPreparedRow): every API call whose user is not
+// cached reads it.
 func UserByName(ctx context.Context, db bun.IDB, name string) (*User, error) {
 	u := new(User)
-	var err error
-	if q, ok := preparedOn(db); ok {
-		var install sql.NullString
-		err = q.QueryRowContext(ctx, userByNameSQL, CachedStatement(name)...).
-			Scan(&u.Name, &u.PartyID, &u.IsAdmin, &install, &u.CreatedAt, &u.OffboardedAt)
-		u.InstallCID = coin.ContractID(install.String)
-	} else {
+	ok, err := queryPreparedRow(ctx, db, u, userByNameSQL, name)
+	if !ok {
 		err = db.NewSelect().Model(u).Where("name = ?", name).Scan(ctx)
 	}
 	if err != nil {
@@ -164,44 +159,35 @@ func ContractsByIDs(ctx context.Context, db bun.IDB, ids []coin.ContractID) (map
 // content a caller already has are still there, without reading it.
 func ActiveSynchronizers(ctx context.Context, db bun.IDB, ids []coin.ContractID) (map[coin.ContractID]string, error) {
 	out := make(map[coin.ContractID]string, len(ids))
-	if q, ok := preparedOn(db); ok {
-		// The registry's transfer factory asks this of the contracts it
-		// discloses (bun's text was parsed and planned on every call).
-		strs := make([]string, len(ids))
-		for i, id := range ids {
-			strs[i] = string(id)
-		}
-		rows, err := q.QueryContext(ctx, activeSynchronizersSQL, CachedStatement(strs)...)
-		if err != nil {
-			return nil, fmt.Errorf("active contracts: %w", Normalize(err))
-		}
-		defer rows.Close()
-		for rows.Next() {
-			var id coin.ContractID
-			var sync string
-			if err := rows.Scan(&id, &sync); err != nil {
-				return nil, fmt.Errorf("active contracts: %w", Normalize(err))
-			}
-			out[id] = sync
-		}
-		if err := rows.Err(); err != nil {
-			return nil, fmt.Errorf("active contracts: %w", Normalize(err))
-		}
-		return out, nil
+	var rows []struct {
+		ContractID     coin.ContractID `bun:"contract_id"`
+		SynchronizerID string          `bun:"synchronizer_id"`
 	}
-	for start := 0; start < len(ids); start += 500 {
-		end := min(start+500, len(ids))
-		var rows []struct {
-			ContractID     coin.ContractID `bun:"contract_id"`
-			SynchronizerID string          `bun:"synchronizer_id"`
-		}
-		err := db.NewSelect().Table("contracts").Column("contract_id", "synchronizer_id").
-			Where("contract_id IN (?)", bun.List(ids[start:end])).Where("archived_offset IS NULL").Scan(ctx, &rows)
+	collect := func(err error) error {
 		if err != nil {
-			return nil, fmt.Errorf("active contracts: %w", Normalize(err))
+			return fmt.Errorf("active contracts: %w", Normalize(err))
 		}
 		for _, r := range rows {
 			out[r.ContractID] = r.SynchronizerID
+		}
+		return nil
+	}
+	// The registry's transfer factory asks this of the contracts it
+	// discloses: on Postgres one prepared statement for any number of ids.
+	strs := make([]string, len(ids))
+	for i, id := range ids {
+		strs[i] = string(id)
+	}
+	if ok, err := queryPrepared(ctx, db, &rows, activeSynchronizersSQL, strs); ok {
+		return out, collect(err)
+	}
+	for start := 0; start < len(ids); start += 500 {
+		end := min(start+500, len(ids))
+		rows = rows[:0]
+		err := db.NewSelect().Table("contracts").Column("contract_id", "synchronizer_id").
+			Where("contract_id IN (?)", bun.List(ids[start:end])).Where("archived_offset IS NULL").Scan(ctx, &rows)
+		if err := collect(err); err != nil {
+			return nil, err
 		}
 	}
 	return out, nil
@@ -302,25 +288,60 @@ func CachedStatement(args ...any) []any {
 	return append([]any{pgx.QueryExecModeCacheStatement}, args...)
 }
 
-// sqlQuerier is a pool or a transaction of database/sql.
-type sqlQuerier interface {
-	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
-	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+// queryPrepared runs query, with Postgres's placeholders, as a
+// CachedStatement on db's pool or transaction and scans its rows into the
+// slice dest as bun scans a model; ok is false, and nothing runs, where db
+// is not on Postgres, for the caller's bun query. bun writes a query's
+// values into its text, so Postgres parses and plans each call; a read on
+// a hot path (a transfer's, an API call's) goes this way instead.
+func queryPrepared(ctx context.Context, db bun.IDB, dest any, query string, args ...any) (ok bool, err error) {
+	rows, scanner, ok, err := prepared(ctx, db, query, args)
+	if !ok || err != nil {
+		return ok, err
+	}
+	return true, scanner.ScanRows(ctx, rows, dest)
 }
 
-// preparedOn is where a read with Postgres's placeholders runs as a
-// CachedStatement: db's pool or transaction, when db is on Postgres. bun
-// writes a query's values into its text, so Postgres parses and plans
-// each call anew; a read on a hot path (a transfer's) goes this way
-// instead, and its bun query stays for SQLite.
-func preparedOn(db bun.IDB) (sqlQuerier, bool) {
+// queryPreparedRow is queryPrepared of one row into the struct dest:
+// sql.ErrNoRows when there is none, as bun's Scan answers.
+func queryPreparedRow(ctx context.Context, db bun.IDB, dest any, query string, args ...any) (ok bool, err error) {
+	rows, scanner, ok, err := prepared(ctx, db, query, args)
+	if !ok || err != nil {
+		return ok, err
+	}
+	defer rows.Close()
+	if !rows.Next() {
+		if err := rows.Err(); err != nil {
+			return true, err
+		}
+		return true, sql.ErrNoRows
+	}
+	return true, scanner.ScanRow(ctx, rows, dest)
+}
+
+// prepared runs query for queryPrepared and queryPreparedRow, with the
+// bun.DB that scans its rows.
+func prepared(ctx context.Context, db bun.IDB, query string, args []any) (*sql.Rows, *bun.DB, bool, error) {
+	var q interface {
+		QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	}
+	var scanner *bun.DB
 	switch d := db.(type) {
 	case *DB:
-		return d.DB.DB, d.Engine == Postgres
+		if d.Engine != Postgres {
+			return nil, nil, false, nil
+		}
+		q, scanner = d.DB.DB, d.DB
 	case bun.Tx:
-		return d.Tx, d.Dialect().Name() == dialect.PG
+		if d.Dialect().Name() != dialect.PG {
+			return nil, nil, false, nil
+		}
+		q, scanner = d.Tx, d.NewSelect().DB()
+	default:
+		return nil, nil, false, nil
 	}
-	return nil, false
+	rows, err := q.QueryContext(ctx, query, CachedStatement(args...)...)
+	return rows, scanner, true, err
 }
 
 // HoldingsByOwner lists an owner's live holdings, locked ones included.

@@ -19,30 +19,15 @@ type UserRight struct {
 }
 
 // UserRightsOf lists user's rights rows. On Postgres its statement is
-// prepared once per connection (preparedOn): a Ledger API call whose
+// prepared once per connection (queryPrepared): a Ledger API call whose
 // user's rights are not cached reads them.
 func UserRightsOf(ctx context.Context, db bun.IDB, user string) ([]UserRight, error) {
 	var rs []UserRight
-	q, ok := preparedOn(db)
+	ok, err := queryPrepared(ctx, db, &rs, userRightsOfSQL, user)
 	if !ok {
-		if err := db.NewSelect().Model(&rs).Where("user_name = ?", user).Order("kind", "party").Scan(ctx); err != nil {
-			return nil, fmt.Errorf("rights of %s: %w", user, Normalize(err))
-		}
-		return rs, nil
+		err = db.NewSelect().Model(&rs).Where("user_name = ?", user).Order("kind", "party").Scan(ctx)
 	}
-	rows, err := q.QueryContext(ctx, userRightsOfSQL, CachedStatement(user)...)
 	if err != nil {
-		return nil, fmt.Errorf("rights of %s: %w", user, Normalize(err))
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var r UserRight
-		if err := rows.Scan(&r.UserName, &r.Kind, &r.Party, &r.Granted); err != nil {
-			return nil, fmt.Errorf("rights of %s: %w", user, Normalize(err))
-		}
-		rs = append(rs, r)
-	}
-	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("rights of %s: %w", user, Normalize(err))
 	}
 	return rs, nil
