@@ -535,29 +535,35 @@ func commandOf(p *preparedtx.Prepared) (map[string]json.RawMessage, error) {
 		return nil, fmt.Errorf("root node %q is missing", p.Transaction.Roots[0])
 	}
 	ref := func(id preparedtx.Identifier) string { return id.PackageID + ":" + id.ModuleName + ":" + id.EntityName }
-	var cmd any
+	// The command's object, its names in encoding/json's (sorted) order.
+	var b []byte
+	var err error
 	if c := root.Create; c != nil {
-		arg, err := jsonValue(c.Argument)
-		if err != nil {
+		b = append(b, `{"createArguments":`...)
+		if b, err = appendJSONValue(b, c.Argument); err != nil {
 			return nil, err
 		}
-		cmd = map[string]any{"CreateCommand": map[string]any{"templateId": ref(c.TemplateID), "createArguments": arg}}
-	} else {
-		x := root.Exercise
-		arg, err := jsonValue(x.ChosenValue)
-		if err != nil {
-			return nil, err
-		}
-		target := x.TemplateID
-		if x.InterfaceID != nil {
-			target = *x.InterfaceID
-		}
-		cmd = map[string]any{"ExerciseCommand": map[string]any{"templateId": ref(target), "contractId": x.ContractID, "choice": x.ChoiceID, "choiceArgument": arg}}
+		b = append(b, `,"templateId":`...)
+		b = append(commands.AppendJSONString(b, ref(c.TemplateID)), '}')
+		return map[string]json.RawMessage{"CreateCommand": b}, nil
 	}
-	b, err := json.Marshal(cmd)
-	if err != nil {
+	x := root.Exercise
+	if x == nil {
+		return nil, fmt.Errorf("root node %q is neither a create nor an exercise", root.ID)
+	}
+	target := x.TemplateID
+	if x.InterfaceID != nil {
+		target = *x.InterfaceID
+	}
+	b = append(b, `{"choice":`...)
+	b = commands.AppendJSONString(b, x.ChoiceID)
+	b = append(b, `,"choiceArgument":`...)
+	if b, err = appendJSONValue(b, x.ChosenValue); err != nil {
 		return nil, err
 	}
-	var out map[string]json.RawMessage
-	return out, jsonv1.Unmarshal(b, &out)
+	b = append(b, `,"contractId":`...)
+	b = commands.AppendJSONString(b, x.ContractID)
+	b = append(b, `,"templateId":`...)
+	b = append(commands.AppendJSONString(b, ref(target)), '}')
+	return map[string]json.RawMessage{"ExerciseCommand": b}, nil
 }
