@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/ccwallet/ccwallet/coin"
+	"github.com/ccwallet/ccwallet/internal/jsonv1"
 	"github.com/ccwallet/ccwallet/ledger/allocationdata"
 	"github.com/ccwallet/ccwallet/ledger/allocations"
 	"github.com/ccwallet/ccwallet/ledger/apiread"
@@ -98,7 +99,7 @@ func (s *Server) createCommand(r *http.Request, actAs []coin.PartyID, raw json.R
 		TemplateID      string          `json:"templateId"`
 		CreateArguments json.RawMessage `json:"createArguments"`
 	}
-	if err := json.Unmarshal(raw, &cc); err != nil {
+	if err := jsonv1.Unmarshal(raw, &cc); err != nil {
 		return 0, &canton.DecodeError{Status: http.StatusBadRequest, Msg: "commands[0].CreateCommand: " + err.Error()}
 	}
 	tmpl, err := damlid.Resolve("commands[0].CreateCommand.templateId", cc.TemplateID, damlid.Template)

@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	"github.com/ccwallet/ccwallet/coin"
+	"github.com/ccwallet/ccwallet/internal/jsonv1"
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/apiread"
 	"github.com/ccwallet/ccwallet/ledger/commands"
@@ -126,7 +127,7 @@ func (s *Server) delegatedMergeOf(r *http.Request, field string, delegation coin
 	// The transfer's argument is the token standard's, optional fields
 	// (lock) included: only what the merge needs is read.
 	var tr transferArg
-	if err := json.Unmarshal(arg.OptMergeTransfer.ChoiceArg, &tr); err != nil || tr.Transfer == nil {
+	if err := jsonv1.Unmarshal(arg.OptMergeTransfer.ChoiceArg, &tr); err != nil || tr.Transfer == nil {
 		return delegations.DelegatedMerge{}, canton.InvalidArgument("%s.optMergeTransfer.choiceArg: want TransferFactory_Transfer's argument", field)
 	}
 	dso := string(s.l.DSO())

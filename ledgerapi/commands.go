@@ -450,7 +450,7 @@ func (s *Server) preapprovalSend(r *http.Request, actAs []coin.PartyID, cid coin
 	var pre struct {
 		Receiver coin.PartyID `json:"receiver"`
 	}
-	if err := json.Unmarshal(ct.Payload, &pre); err != nil {
+	if err := jsonv1.Unmarshal(ct.Payload, &pre); err != nil {
 		return 0, fmt.Errorf("preapproval %s: %w", cid, err)
 	}
 	send := ledger.PreapprovalSend{Sender: sender, Receiver: pre.Receiver, Amount: arg.Amount, DeduplicationID: cmd.Key, Completion: cmd.Completion}

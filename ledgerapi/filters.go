@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sort"
 
+	"github.com/ccwallet/ccwallet/internal/jsonv1"
 	"github.com/ccwallet/ccwallet/ledger/apiread"
 
 	"github.com/ccwallet/ccwallet/coin"
@@ -75,7 +76,7 @@ func parseFilters(field string, f filtersJSON) (*partyFilter, error) {
 				} `json:"value"`
 			}
 			if kind != "Empty" {
-				if err := json.Unmarshal(raw, &v); err != nil {
+				if err := jsonv1.Unmarshal(raw, &v); err != nil {
 					return nil, &canton.DecodeError{Status: 400, Msg: at + "." + kind + ": " + err.Error()}
 				}
 			}

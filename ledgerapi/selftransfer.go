@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/ccwallet/ccwallet/coin"
+	"github.com/ccwallet/ccwallet/internal/jsonv1"
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/commands"
 	"github.com/ccwallet/ccwallet/ledger/selftransfer"
@@ -66,7 +67,7 @@ func (s *Server) precheck(r *http.Request, party coin.PartyID, cmd map[string]js
 		return nil
 	}
 	var ex canton.ExerciseCommand
-	if err := json.Unmarshal(raw, &ex); err != nil || ex.Choice != "TransferFactory_Transfer" {
+	if err := jsonv1.Unmarshal(raw, &ex); err != nil || ex.Choice != "TransferFactory_Transfer" {
 		return nil
 	}
 	var arg transferArg
