@@ -217,8 +217,8 @@ var unknownFields = map[string]any{"fields": map[string]any{}}
 
 // completionValue is Completion's value. Its fields are in the order of
 // their names, the order encoding/json wrote them in when it was a map:
-// as a struct its encoding reflects on no map or interface (a tenth of
-// the wallet's CPU per completion stream, bench/NOTES.md).
+// as a struct its encoding reflects on no map or interface (a message
+// 13.9 -> 3.4 us, 87 -> 10 allocations; bench/NOTES.md).
 type completionValue struct {
 	ActAs               []string         `json:"actAs"`
 	CommandID           string           `json:"commandId"`
