@@ -490,16 +490,27 @@ func (g *sendLoad) openLoop(rate float64, d time.Duration) ([]time.Duration, int
 // ALTER SYSTEM cannot override. The wallet's pool loses its connections
 // and makes new ones; the warm-up run after it absorbs that.
 func durable(ctx context.Context, c *pgtest.Cluster, e *httpEnv, on bool) error {
-	return restartDurable(ctx, c, on, func() (string, error) {
+	return restartDurable(ctx, c, on, func(q string) (string, error) {
+		rows, err := e.db.QueryContext(ctx, q)
+		if err != nil {
+			return "", err
+		}
+		defer rows.Close()
 		var got string
-		err := e.db.QueryRowContext(ctx, "SHOW fsync").Scan(&got)
+		if rows.Next() {
+			err = rows.Scan(&got)
+		}
+		if err == nil {
+			err = rows.Err()
+		}
 		return got, err
 	})
 }
 
-// restartDurable restarts c with durability on or off and waits until
-// show (SHOW fsync on the database under test) reads it back.
-func restartDurable(ctx context.Context, c *pgtest.Cluster, on bool, show func() (string, error)) error {
+// restartDurable restarts c with durability on or off, waits until SHOW
+// fsync on the database under test (run answers a statement's first
+// column) reads it back, and warms the cluster's WAL (warmWAL).
+func restartDurable(ctx context.Context, c *pgtest.Cluster, on bool, run func(q string) (string, error)) error {
 	if err := c.StopServer(); err != nil {
 		return err
 	}
@@ -509,10 +520,33 @@ func restartDurable(ctx context.Context, c *pgtest.Cluster, on bool, show func()
 	}
 	want := map[bool]string{true: "on", false: "off"}[on]
 	for range 100 {
-		if got, err := show(); err == nil && got == want {
-			return nil
+		if got, err := run("SHOW fsync"); err == nil && got == want {
+			return warmWAL(run)
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
 	return fmt.Errorf("fsync did not become %s after the restart", want)
+}
+
+// warmWAL leaves the cluster the WAL segments a server that has run a
+// while has. A fresh cluster creates each 16 MB segment when its WAL first
+// reaches it, zero-filled and synced inside the commit that got there; a
+// running one renames segments a checkpoint has passed and writes over
+// them. A one-step send writes about 7 KB of WAL, so at 3,000 sends/s a
+// fresh cluster stalled every commit for 15-38 ms every 0.7 s (p99 10.7-
+// 12.3 ms against 6.8-8.2 with the segments reused; bench/NOTES.md).
+// 1 GB of WAL messages and a checkpoint leave up to max_wal_size (1 GB)
+// of segments to reuse, for pgbench and the wallet alike, as a server in
+// steady state has. BENCH_COLD_WAL=1 skips it, to measure the difference.
+func warmWAL(run func(q string) (string, error)) error {
+	if os.Getenv("BENCH_COLD_WAL") != "" {
+		return nil
+	}
+	if _, err := run(`SELECT count(pg_logical_emit_message(false, 'bench-warm-wal', repeat('x', 1048576))) FROM generate_series(1, 1024)`); err != nil {
+		return fmt.Errorf("warm the WAL: %w", err)
+	}
+	if _, err := run("CHECKPOINT"); err != nil {
+		return fmt.Errorf("warm the WAL: %w", err)
+	}
+	return nil
 }
