@@ -343,8 +343,8 @@ func BenchmarkShipped(b *testing.B) {
 // setDurable restarts the cluster with production durability on or off
 // (see durable) and waits until fsync reads back as asked.
 func setDurable(ctx context.Context, c *pgtest.Cluster, dbURL string, on bool) error {
-	return restartDurable(ctx, c, on, func(q string) (string, error) {
-		out, err := c.Command(ctx, "psql", "-tA", "-c", q, dbURL).Output()
+	return restartDurable(ctx, c, on, func() (string, error) {
+		out, err := c.Command(ctx, "psql", "-tA", "-c", "SHOW fsync", dbURL).Output()
 		return strings.TrimSpace(string(out)), err
 	})
 }

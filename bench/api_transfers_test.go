@@ -490,27 +490,17 @@ func (g *sendLoad) openLoop(rate float64, d time.Duration) ([]time.Duration, int
 // ALTER SYSTEM cannot override. The wallet's pool loses its connections
 // and makes new ones; the warm-up run after it absorbs that.
 func durable(ctx context.Context, c *pgtest.Cluster, e *httpEnv, on bool) error {
-	return restartDurable(ctx, c, on, func(q string) (string, error) {
-		rows, err := e.db.QueryContext(ctx, q)
-		if err != nil {
-			return "", err
-		}
-		defer rows.Close()
+	return restartDurable(ctx, c, on, func() (string, error) {
 		var got string
-		if rows.Next() {
-			err = rows.Scan(&got)
-		}
-		if err == nil {
-			err = rows.Err()
-		}
+		err := e.db.QueryRowContext(ctx, "SHOW fsync").Scan(&got)
 		return got, err
 	})
 }
 
-// restartDurable restarts c with durability on or off, waits until SHOW
-// fsync on the database under test (run answers a statement's first
-// column) reads it back, and warms the cluster's WAL (warmWAL).
-func restartDurable(ctx context.Context, c *pgtest.Cluster, on bool, run func(q string) (string, error)) error {
+// restartDurable restarts c with durability on or off, waits until
+// show (SHOW fsync on the database under test) reads it back, and warms
+// the cluster's WAL (warmWAL).
+func restartDurable(ctx context.Context, c *pgtest.Cluster, on bool, show func() (string, error)) error {
 	if err := c.StopServer(); err != nil {
 		return err
 	}
@@ -520,8 +510,8 @@ func restartDurable(ctx context.Context, c *pgtest.Cluster, on bool, run func(q 
 	}
 	want := map[bool]string{true: "on", false: "off"}[on]
 	for range 100 {
-		if got, err := run("SHOW fsync"); err == nil && got == want {
-			return warmWAL(run)
+		if got, err := show(); err == nil && got == want {
+			return warmWAL(ctx, c)
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
@@ -532,21 +522,22 @@ func restartDurable(ctx context.Context, c *pgtest.Cluster, on bool, run func(q 
 // while has. A fresh cluster creates each 16 MB segment when its WAL first
 // reaches it, zero-filled and synced inside the commit that got there; a
 // running one renames segments a checkpoint has passed and writes over
-// them. A one-step send writes about 7 KB of WAL, so at 3,000 sends/s a
-// fresh cluster stalled every commit for 15-38 ms every 0.7 s (p99 10.7-
-// 12.3 ms against 6.8-8.2 with the segments reused; bench/NOTES.md).
-// 1 GB of WAL messages and a checkpoint leave up to max_wal_size (1 GB)
-// of segments to reuse, for pgbench and the wallet alike, as a server in
-// steady state has. BENCH_COLD_WAL=1 skips it, to measure the difference.
-func warmWAL(run func(q string) (string, error)) error {
+// them. A one-step send writes about 6.65 KB of WAL, so at 3,500 sends/s
+// a fresh cluster held every commit for 23-31 ms every 0.7 s (scratch
+// rows: p99 10.1-11.5 ms cold against 6.8-9.4 warm; bench/NOTES.md).
+// 1 GB of WAL messages and a checkpoint, on the cluster's own database
+// (the WAL is the cluster's), leave segments to reuse for pgbench and the
+// wallet alike, as a server in steady state has. BENCH_COLD_WAL=1 skips
+// it, to measure the difference.
+func warmWAL(ctx context.Context, c *pgtest.Cluster) error {
 	if os.Getenv("BENCH_COLD_WAL") != "" {
 		return nil
 	}
-	if _, err := run(`SELECT count(pg_logical_emit_message(false, 'bench-warm-wal', repeat('x', 1048576))) FROM generate_series(1, 1024)`); err != nil {
-		return fmt.Errorf("warm the WAL: %w", err)
-	}
-	if _, err := run("CHECKPOINT"); err != nil {
-		return fmt.Errorf("warm the WAL: %w", err)
+	out, err := c.Command(ctx, "psql", "-q", "-v", "ON_ERROR_STOP=1",
+		"-c", `SELECT count(pg_logical_emit_message(false, 'bench-warm-wal', repeat('x', 1048576))) FROM generate_series(1, 1024)`,
+		"-c", "CHECKPOINT", c.URL("postgres")).CombinedOutput()
+	if err != nil {
+		return fmt.Errorf("warm the WAL: %w\n%s", err, out)
 	}
 	return nil
 }
