@@ -214,7 +214,9 @@ type loadResult struct {
 // sends of 0.01 CC at 8 and 32 clients, token-standard transfers through
 // the JSON Ledger API at 8) alternated with pgbench TPC-B of as many
 // clients on the same cluster, with the cluster's fsync off (the test
-// default) and on (production durability). Medians of 3 alternated runs.
+// default) and on (production durability). Medians of 3 alternated runs;
+// a ratio is the median of each run's ratio to the pgbench run before it
+// (pairRatios).
 func BenchmarkShipped(b *testing.B) {
 	ctx := context.Background()
 	run := shippedRun()
