@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -32,22 +33,23 @@ func shippedRun() time.Duration {
 // from this tree, or CCWALLET_BIN / LOADGEN_BIN (prebuilt binaries, for
 // alternated before/after runs of two commits).
 func shippedBinaries(b *testing.B) (wallet, loadgen string) {
-	dir := b.TempDir()
-	wallet, loadgen = os.Getenv("CCWALLET_BIN"), os.Getenv("LOADGEN_BIN")
-	build := func(out, pkg string) string {
-		path := filepath.Join(dir, out)
-		if o, err := exec.Command("go", "build", "-o", path, pkg).CombinedOutput(); err != nil {
-			b.Fatalf("build %s: %v\n%s", pkg, err, o)
-		}
+	return walletBinary(b), binary(b, "LOADGEN_BIN", "./loadgen")
+}
+
+// walletBinary is the wallet under test: CCWALLET_BIN (what make bench
+// builds) or built from this tree.
+func walletBinary(b *testing.B) string { return binary(b, "CCWALLET_BIN", "../cmd/ccwallet") }
+
+// binary is the prebuilt binary env names, or pkg built from this tree.
+func binary(b *testing.B, env, pkg string) string {
+	if path := os.Getenv(env); path != "" {
 		return path
 	}
-	if wallet == "" {
-		wallet = build("ccwallet", "../cmd/ccwallet")
+	path := filepath.Join(b.TempDir(), filepath.Base(pkg))
+	if o, err := exec.Command("go", "build", "-o", path, pkg).CombinedOutput(); err != nil {
+		b.Fatalf("build %s: %v\n%s", pkg, err, o)
 	}
-	if loadgen == "" {
-		loadgen = build("loadgen", "./loadgen")
-	}
-	return wallet, loadgen
+	return path
 }
 
 // walletProc is `ccwallet serve` running as a child process.
@@ -585,21 +587,18 @@ func medianPgbenchCPU(cs []pgbenchCPU) string {
 // ratio of rates follows its inverse, moved by what each leaves idle
 // waiting on its WAL flushes.
 func cpuAgainst(ss []cpuSplit, ps []pgbenchCPU, op string) string {
-	ours, theirs, pairs := make([]float64, len(ss)), make([]float64, len(ps)), make([]float64, 0, len(ss))
+	ours, theirs := make([]float64, len(ss)), make([]float64, len(ps))
 	for i, s := range ss {
 		ours[i] = float64(s.wallet+s.loadgen+s.cluster) / 1e6
 	}
 	for i, p := range ps {
 		theirs[i] = float64(p.client+p.postgres) / 1e6
-		if i < len(ours) && theirs[i] > 0 {
-			pairs = append(pairs, ours[i]/theirs[i])
-		}
 	}
-	if median(ours) == 0 || len(pairs) == 0 {
+	if median(ours) == 0 || slices.Contains(theirs, 0) {
 		return "CPU in all not read"
 	}
 	return fmt.Sprintf("CPU in all (wallet, loadgen, cluster) %.3f ms a %s against pgbench's %.3f a transaction (%.2f×, the median of the pairs' ratios)",
-		median(ours), op, median(theirs), median(pairs))
+		median(ours), op, median(theirs), median(ratios(ours, theirs)))
 }
 
 // pairRatios is the median of ours[i]/ref[i], each run of ours against
@@ -609,13 +608,21 @@ func cpuAgainst(ss []cpuSplit, ps []pgbenchCPU, op string) string {
 // series' medians can set a fast phase's pgbench against a slow phase's
 // run, and is shown beside it.
 func pairRatios(ours, ref []float64) (float64, string) {
-	rs := make([]float64, len(ours))
-	s := make([]string, len(ours))
-	for i := range ours {
-		rs[i] = ours[i] / ref[i]
-		s[i] = fmt.Sprintf("%.2f", rs[i])
+	rs := ratios(ours, ref)
+	s := make([]string, len(rs))
+	for i, r := range rs {
+		s[i] = fmt.Sprintf("%.2f", r)
 	}
 	return median(rs), fmt.Sprintf("median of the alternated pairs' ratios %s; the medians' ratio %.2f", strings.Join(s, ", "), median(ours)/median(ref))
+}
+
+// ratios is ours[i]/ref[i] for each run.
+func ratios(ours, ref []float64) []float64 {
+	rs := make([]float64, len(ours))
+	for i := range ours {
+		rs[i] = ours[i] / ref[i]
+	}
+	return rs
 }
 
 // clusterCPU is the CPU time so far of the cluster whose data directory

@@ -129,34 +129,23 @@ func parseTPS(out string) float64 {
 // BenchmarkStartup: time from starting `ccwallet serve` on a fresh SQLite
 // file to /readyz answering 200, and the idle resident memory after.
 func BenchmarkStartup(b *testing.B) {
-	bin := filepath.Join(b.TempDir(), "ccwallet")
-	if out, err := exec.Command("go", "build", "-o", bin, "../cmd/ccwallet").CombinedOutput(); err != nil {
-		b.Fatalf("build: %v\n%s", err, out)
-	}
+	bin := walletBinary(b)
 	var starts []time.Duration
 	var rss []int
 	for i := range 5 {
-		dir := b.TempDir()
-		app, health, metrics := freePort(b), freePort(b), freePort(b)
-		cmd := exec.Command(bin, "serve", "--db", filepath.Join(dir, "w.db"), "--listen", app, "--health-listen", health, "--metrics-listen", metrics, "--ledger-api-listen", "off")
-		cmd.Dir = dir
-		var stderr strings.Builder
-		cmd.Stderr = &stderr
-		t0 := time.Now()
-		if err := cmd.Start(); err != nil {
-			b.Fatal(err)
-		}
-		if err := waitReady("http://" + health + "/readyz"); err != nil {
-			cmd.Process.Kill()
-			b.Fatalf("%v\n%s", err, stderr.String())
-		}
-		starts = append(starts, time.Since(t0))
+		w, took := startRetrying(b, "serve", func() *walletProc {
+			dir := b.TempDir()
+			w := &walletProc{app: freePort(b), health: freePort(b), metric: freePort(b), logPath: filepath.Join(dir, "ccwallet.log")}
+			w.cmd = exec.Command(bin, "serve", "--db", filepath.Join(dir, "w.db"), "--listen", w.app, "--health-listen", w.health, "--metrics-listen", w.metric, "--ledger-api-listen", "off")
+			w.cmd.Dir = dir
+			return w
+		}, func(w *walletProc) []string { return []string{w.health} })
+		starts = append(starts, took)
 		if i == 0 {
 			time.Sleep(2 * time.Second) // idle
 		}
-		rss = append(rss, rssKiB(cmd.Process.Pid))
-		cmd.Process.Signal(os.Interrupt)
-		cmd.Wait()
+		rss = append(rss, rssKiB(w.cmd.Process.Pid))
+		w.stop(b)
 	}
 	sort.Slice(starts, func(i, j int) bool { return starts[i] < starts[j] })
 	sort.Ints(rss)
