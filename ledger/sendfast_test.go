@@ -171,3 +171,30 @@ func sendAtOnce(l *ledger.Ledger, n, each int, send func(i, k int) ledger.Preapp
 	wg.Wait()
 	return errs
 }
+
+// TestSendBatchesNoteTheirCommits: a send batch's commit, in two round
+// trips or in one, is known to the process without reading the ledger
+// end (store.DB.KnownEnd), so the completions stream the wallet SDK opens
+// after its command committed reads no end of its own.
+func TestSendBatchesNoteTheirCommits(t *testing.T) {
+	l := ledgertest.New(t, store.Postgres)
+	ctx := context.Background()
+	senders, receivers := sendPairs(t, l, 1)
+	for i, fast := range []bool{false, true} {
+		before := ledger.SendsFast(l)
+		if _, err := l.Preapprovals().Send(ctx, ledger.PreapprovalSend{Sender: senders[0], Receiver: receivers[0], Amount: coin.MustParse("1"),
+			DeduplicationID: fmt.Sprintf("noted-%d", i)}); err != nil {
+			t.Fatal(err)
+		}
+		if got := ledger.SendsFast(l) > before; got != fast {
+			t.Fatalf("send %d ran in one round trip %v, want %v", i, got, fast)
+		}
+		last, err := store.LedgerEnd(ctx, l.DB())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if known := l.DB().KnownEnd(); known != last {
+			t.Errorf("send %d (one round trip %v): known end %d, want the offset it committed, %d", i, fast, known, last)
+		}
+	}
+}

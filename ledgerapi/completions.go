@@ -125,7 +125,7 @@ func (s *Server) completions(w http.ResponseWriter, r *http.Request, c *canton.C
 	if err != nil {
 		return err
 	}
-	cs, end, err := s.completionsOf(r.Context(), c.User.Name, parties, begin, limit)
+	cs, end, err := s.completionsOf(r.Context(), c.User.Name, parties, begin, limit, false)
 	// An asynchronous submission still running completes soon: wait for
 	// it a little, as Canton's stream waits its idle timeout.
 	for deadline := time.Now().Add(idle); err == nil && len(cs) == 0 && len(s.async) > 0 && time.Now().Before(deadline); {
@@ -134,7 +134,7 @@ func (s *Server) completions(w http.ResponseWriter, r *http.Request, c *canton.C
 			return r.Context().Err()
 		case <-time.After(20 * time.Millisecond):
 		}
-		cs, end, err = s.completionsOf(r.Context(), c.User.Name, parties, begin, limit)
+		cs, end, err = s.completionsOf(r.Context(), c.User.Name, parties, begin, limit, false)
 	}
 	if err != nil {
 		return err

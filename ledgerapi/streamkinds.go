@@ -106,7 +106,7 @@ func (cs *completionsStream) Run(ws *streams.Stream) error {
 		err := ws.Read(func(ctx context.Context) (err error) {
 			// The end the read went up to: every completion up to it is
 			// in it.
-			got, end, err = s.completionsOf(ctx, ws.Caller().User.Name, cs.parties, pos, apiread.MaxAPIPage)
+			got, end, err = s.completionsOf(ctx, ws.Caller().User.Name, cs.parties, pos, apiread.MaxAPIPage, true)
 			return err
 		})
 		if err != nil {

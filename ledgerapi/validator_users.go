@@ -22,8 +22,15 @@ func (s *Server) userKey(name string) string { return users.Of(s.l).Key(name) }
 // completionsOf are the completions of this validator's user name for
 // parties after offset after, at most limit, each with name as its user,
 // and the ledger end they were read up to.
-func (s *Server) completionsOf(ctx context.Context, name string, parties []coin.PartyID, after int64, limit int) ([]commands.Completion, int64, error) {
-	cs, end, err := s.w.APIRead.CompletionsPage(ctx, s.userKey(name), parties, after, limit)
+// With known, the read may stop at the end this process knows
+// (apiread's CompletionsPageKnown): for the completions stream, whose hub
+// polls the end.
+func (s *Server) completionsOf(ctx context.Context, name string, parties []coin.PartyID, after int64, limit int, known bool) ([]commands.Completion, int64, error) {
+	page := s.w.APIRead.CompletionsPage
+	if known {
+		page = s.w.APIRead.CompletionsPageKnown
+	}
+	cs, end, err := page(ctx, s.userKey(name), parties, after, limit)
 	for i := range cs {
 		cs[i].UserID = name
 	}

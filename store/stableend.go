@@ -43,6 +43,9 @@ type writeWatch struct {
 	live map[uint64]int64
 	// floor is the highest offset known to be issued.
 	floor int64
+	// committed is the highest offset known committed: by a transaction
+	// of this process (Committed), or read as MAX(offset_id) (StableEnd).
+	committed int64
 }
 
 // writeSlot is a transaction's place in the watch: its ticket, once it
@@ -148,10 +151,55 @@ func (db *DB) StableEnd(ctx context.Context) (int64, error) {
 	w := &db.watch
 	w.mu.Lock()
 	w.floor = max(w.floor, issued)
+	w.committed = max(w.committed, min(end, issued))
+	lowest := w.lowestLocked()
+	w.mu.Unlock()
+	return min(end, issued, lowest), nil
+}
+
+// lowestLocked is the lowest bound of the running write transactions,
+// MaxInt64 with none; w.mu is held.
+func (w *writeWatch) lowestLocked() int64 {
 	lowest := int64(math.MaxInt64)
 	for _, lb := range w.live {
 		lowest = min(lowest, lb)
 	}
+	return lowest
+}
+
+// Committed notes offsets of a transaction of this process that has
+// committed (its COMMIT answered), for KnownEnd. A caller that does not
+// note its commits only keeps KnownEnd lower.
+func (db *DB) Committed(offsets ...int64) {
+	if db.Engine != Postgres {
+		return
+	}
+	hi := int64(0)
+	for _, o := range offsets {
+		hi = max(hi, o)
+	}
+	w := &db.watch
+	w.mu.Lock()
+	w.committed = max(w.committed, hi)
 	w.mu.Unlock()
-	return min(end, issued, lowest), nil
+}
+
+// KnownEnd is a stable ledger end known without reading the database, 0
+// when none is (and always on SQLite): the highest offset known
+// committed (Committed, and StableEnd's reads of MAX(offset_id)), held
+// below every running write transaction of this process as StableEnd
+// holds its answer. What it knows committed was committed before the
+// tickets are read here, so it is never above what StableEnd would
+// answer now, and an end below a true one is true. What it lacks is what
+// other replicas committed since this process last read the end, so a
+// reader takes it only where a poll of StableEnd catches up on those
+// (the completions stream: ledger/apiread's CompletionsPageKnown).
+func (db *DB) KnownEnd() int64 {
+	if db.Engine != Postgres {
+		return 0
+	}
+	w := &db.watch
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return min(w.committed, w.lowestLocked())
 }

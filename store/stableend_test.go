@@ -20,19 +20,9 @@ import (
 func TestStableEnd(t *testing.T) {
 	for _, e := range ledgertest.Engines {
 		t.Run(ledgertest.Name(e), func(t *testing.T) {
-			ctx := context.Background()
-			db := ledgertest.DB(t, e)
-			if err := store.InsertRound(ctx, db, &store.Round{Number: 1, Price: coin.MustParse("0.005")}); err != nil {
-				t.Fatal(err)
-			}
+			db := roundOneDB(t, e)
 			commit := func() int64 { return commitUpdate(t, db) }
-			end := func() int64 {
-				got, err := db.StableEnd(ctx)
-				if err != nil {
-					t.Fatal(err)
-				}
-				return got
-			}
+			end := func() int64 { return stableEnd(t, db) }
 			first := commit()
 			if got := end(); got != first {
 				t.Fatalf("ledger end %d after offset %d committed, want it", got, first)
@@ -54,6 +44,71 @@ func TestStableEnd(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestKnownEnd: the end this process knows without a read is never above
+// the stable end and, like it, stays below an offset a transaction of
+// this process still runs while a later one commits (a completions stream
+// that took it would skip that offset for good); it rises with the
+// commits noted (store.DB.Committed, as the send batches note theirs)
+// and with the stable end's reads. SQLite has none (0).
+func TestKnownEnd(t *testing.T) {
+	for _, e := range ledgertest.Engines {
+		t.Run(ledgertest.Name(e), func(t *testing.T) {
+			db := roundOneDB(t, e)
+			end := func() int64 { return stableEnd(t, db) }
+			first := commitUpdate(t, db)
+			if e != store.Postgres {
+				db.Committed(first)
+				if got := db.KnownEnd(); got != 0 {
+					t.Fatalf("known end %d on SQLite, want 0 (none)", got)
+				}
+				return
+			}
+			if got := db.KnownEnd(); got != 0 {
+				t.Fatalf("known end %d before any commit was noted or the end read, want 0", got)
+			}
+			if got, want := end(), first; got != want {
+				t.Fatalf("stable end %d, want %d", got, want)
+			}
+			if got := db.KnownEnd(); got != first {
+				t.Fatalf("known end %d after the stable end read %d, want it", got, first)
+			}
+			slow, release := runningUpdate(t, db)
+			fast := commitUpdate(t, db)
+			db.Committed(fast)
+			if got := db.KnownEnd(); got >= slow {
+				t.Errorf("known end %d while offset %d runs and %d committed: a reader from it would miss %d", got, slow, fast, slow)
+			}
+			if got, stable := db.KnownEnd(), end(); got > stable {
+				t.Errorf("known end %d above the stable end %d", got, stable)
+			}
+			release()
+			if got := db.KnownEnd(); got != fast {
+				t.Errorf("known end %d once both committed, want %d", got, fast)
+			}
+		})
+	}
+}
+
+// roundOneDB is a database of engine e with round 1 in it.
+func roundOneDB(t *testing.T, e store.Dialect) *store.DB {
+	t.Helper()
+	db := ledgertest.DB(t, e)
+	if err := store.InsertRound(context.Background(), db, &store.Round{Number: 1, Price: coin.MustParse("0.005")}); err != nil {
+		t.Fatal(err)
+	}
+	return db
+}
+
+// stableEnd is db's stable end.
+func stableEnd(t *testing.T, db *store.DB) int64 {
+	t.Helper()
+	got, err := db.StableEnd(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return got
 }
 
 // writeUpdate draws an offset in tx and writes its update row.
@@ -118,17 +173,8 @@ func runningUpdate(t *testing.T, db *store.DB) (offset int64, release func()) {
 // began beside another no longer hides the other's completions).
 func TestStableEndRisesWithOwnOffsets(t *testing.T) {
 	ctx := context.Background()
-	db := ledgertest.DB(t, store.Postgres)
-	if err := store.InsertRound(ctx, db, &store.Round{Number: 1, Price: coin.MustParse("0.005")}); err != nil {
-		t.Fatal(err)
-	}
-	end := func() int64 {
-		got, err := db.StableEnd(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return got
-	}
+	db := roundOneDB(t, store.Postgres)
+	end := func() int64 { return stableEnd(t, db) }
 	first := commitUpdate(t, db)
 	entered, proceed, finish := make(chan struct{}), make(chan struct{}), make(chan struct{})
 	drawn, done := make(chan int64, 1), make(chan error, 1)

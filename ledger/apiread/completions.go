@@ -23,13 +23,34 @@ func (s *Service) Completions(ctx context.Context, user string, parties []coin.P
 // the end, as a client waiting for its command's completion mostly is,
 // costs one read of the end.
 func (s *Service) CompletionsPage(ctx context.Context, user string, parties []coin.PartyID, after int64, limit int) ([]commands.Completion, int64, error) {
-	db := s.l.DB()
 	// Only up to the stable end: a reader that moves past a completion
 	// must not skip one of a lower offset that commits later.
 	upto, err := s.LedgerEnd(ctx)
 	if err != nil {
 		return nil, 0, err
 	}
+	return s.completionsUpTo(ctx, user, parties, after, limit, upto)
+}
+
+// CompletionsPageKnown is CompletionsPage for a reader that polls the
+// ledger end meanwhile (the completions stream, whose hub reads it every
+// poll period, and reads again when it moved): it reads up to the end
+// this process knows without a read of its own (store.DB.KnownEnd) when
+// that covers after and every completion of user this process
+// committed, which is the stream a wallet SDK opens per transfer after
+// its command committed here. What another replica committed since the
+// last poll comes with the next.
+func (s *Service) CompletionsPageKnown(ctx context.Context, user string, parties []coin.PartyID, after int64, limit int) ([]commands.Completion, int64, error) {
+	if known := s.l.DB().KnownEnd(); known > 0 && after <= known && s.l.CompletionMark(user) <= known {
+		return s.completionsUpTo(ctx, user, parties, after, limit, known)
+	}
+	return s.CompletionsPage(ctx, user, parties, after, limit)
+}
+
+// completionsUpTo is CompletionsPage up to the stable end upto.
+func (s *Service) completionsUpTo(ctx context.Context, user string, parties []coin.PartyID, after int64, limit int, upto int64) ([]commands.Completion, int64, error) {
+	db := s.l.DB()
+	var err error
 	if after == upto {
 		// Nothing after it, and an offset at the end is neither pruned
 		// nor past the end.

@@ -134,6 +134,7 @@ func (p *PipeTx) sendFast(ctx context.Context, claims []store.Claim, f store.Fas
 	if tag.String() != "COMMIT" {
 		return nil, fmt.Errorf("fast send: transaction ended with %s, not COMMIT", tag)
 	}
+	p.db.Committed(offsets...)
 	if len(offsets) != len(claims) {
 		// Committed, but not as asked: not a miss to run again.
 		return nil, fmt.Errorf("fast send: %d offsets for %d claims", len(offsets), len(claims))

@@ -32,6 +32,9 @@ type PipeTx struct {
 	conn *pgx.Conn
 	// open is true from the BEGIN until the COMMIT or ROLLBACK.
 	open bool
+	// drew are the offsets Begin drew, noted as committed once the
+	// COMMIT is (store.DB.Committed).
+	drew []int64
 }
 
 // pipeRollbackTimeout bounds the ROLLBACK after a failure; past it the
@@ -165,6 +168,7 @@ func (p *PipeTx) Begin(ctx context.Context, claims []store.Claim, sends []store.
 		return nil, nil, nil, fmt.Errorf("begin update: %w", store.Normalize(err))
 	}
 	p.db.Drew(ctx, offsets...)
+	p.drew = offsets
 	return r, offsets, reads, nil
 }
 
@@ -210,6 +214,7 @@ func (p *PipeTx) Write(ctx context.Context, w *store.Writes) error {
 	if tag.String() != "COMMIT" {
 		return fmt.Errorf("write: transaction ended with %s, not COMMIT", tag)
 	}
+	p.db.Committed(p.drew...)
 	return nil
 }
 
