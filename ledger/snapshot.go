@@ -86,6 +86,7 @@ func (l *Ledger) OnRestore(fn func()) { l.gate.AddHook(fn) }
 // reload forgets what the ledger remembers of the state and reads it again.
 func (d Dev) reload(ctx context.Context) error {
 	l := d.l
+	l.db.ForgetEnds()
 	l.users.Clear()
 	l.referenceVersion.Add(1)
 	l.rights.Clear()

@@ -184,6 +184,19 @@ func (db *DB) Committed(offsets ...int64) {
 	w.mu.Unlock()
 }
 
+// ForgetEnds forgets the offsets known issued and committed, for a
+// restore or reset of a development network, which moves the offsets
+// back: a floor or known end from the old network would hold no new
+// transaction back (StableEnd) or answer past the restored end
+// (KnownEnd), and a reader would skip what commits below it. The
+// network's gate is closed meanwhile, so no write transaction runs.
+func (db *DB) ForgetEnds() {
+	w := &db.watch
+	w.mu.Lock()
+	w.floor, w.committed = 0, 0
+	w.mu.Unlock()
+}
+
 // KnownEnd is a stable ledger end known without reading the database, 0
 // when none is (and always on SQLite): the highest offset known
 // committed (Committed, and StableEnd's reads of MAX(offset_id)), held

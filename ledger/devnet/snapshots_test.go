@@ -15,6 +15,7 @@ import (
 	"github.com/ccwallet/ccwallet/ledger/fault"
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
 	"github.com/ccwallet/ccwallet/ledger/users"
+	"github.com/ccwallet/ccwallet/store"
 )
 
 // TestSnapshotRestore: a restore brings back the snapshot's balances,
@@ -52,8 +53,19 @@ func TestSnapshotRestore(t *testing.T) {
 			t.Fatal(err)
 		}
 
+		if _, err := l.DB().StableEnd(ctx); err != nil { // the process now knows the later end
+			t.Fatal(err)
+		}
 		if err := dev.Restore(ctx, "base"); err != nil {
 			t.Fatalf("restore: %v", err)
+		}
+		// The end known without a read is the restored network's, not
+		// the later one: a completions stream from it would skip what
+		// commits below it.
+		if end, err := store.LedgerEnd(ctx, l.DB()); err != nil {
+			t.Fatal(err)
+		} else if known := l.DB().KnownEnd(); known > end {
+			t.Errorf("known end %d after the restore, past the restored end %d", known, end)
 		}
 		b, err := l.Balance(ctx, alice)
 		if err != nil {
