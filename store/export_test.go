@@ -15,6 +15,16 @@ var (
 	MigrationLockKey = migrationLockKey
 )
 
+// SetAfterEndRead makes StableEnd run fn between its read and what it
+// learns from it, until the test ends (nil: nothing).
+func SetAfterEndRead(fn func(db *DB)) {
+	if fn == nil {
+		afterEndRead.Store(nil)
+		return
+	}
+	afterEndRead.Store(&fn)
+}
+
 // MigrateUpTo applies the migrations up to and including version.
 func (db *DB) MigrateUpTo(ctx context.Context, version string) ([]string, error) {
 	return db.migrate(ctx, version)

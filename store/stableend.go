@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"sync"
+	"sync/atomic"
 )
 
 // The stable ledger end. On Postgres a transaction draws its offset from
@@ -46,6 +47,9 @@ type writeWatch struct {
 	// committed is the highest offset known committed: by a transaction
 	// of this process (Committed), or read as MAX(offset_id) (StableEnd).
 	committed int64
+	// epoch counts ForgetEnds: a StableEnd whose read began before one
+	// read the old network and keeps what it learned to itself.
+	epoch uint64
 }
 
 // writeSlot is a transaction's place in the watch: its ticket, once it
@@ -130,6 +134,10 @@ func (db *DB) Drew(ctx context.Context, offsets ...int64) {
 	w.mu.Unlock()
 }
 
+// afterEndRead, set by tests only, runs in StableEnd between its read and
+// what it learns from it.
+var afterEndRead atomic.Pointer[func(db *DB)]
+
 // stableEndSQL reads the highest offset drawn and the highest committed.
 const stableEndSQL = "SELECT (SELECT CASE WHEN is_called THEN last_value ELSE last_value - 1 END FROM " + OffsetSequence +
 	"), (SELECT COALESCE(MAX(offset_id), 0) FROM updates)"
@@ -142,16 +150,24 @@ func (db *DB) StableEnd(ctx context.Context) (int64, error) {
 		return LedgerEnd(ctx, db)
 	}
 	var issued, end int64
+	w := &db.watch
+	w.mu.Lock()
+	epoch := w.epoch
+	w.mu.Unlock()
 	// Prepared once per connection: every Ledger API read and completions
 	// stream asks for it, and planning it costs more than running it.
 	err := db.DB.DB.QueryRowContext(ctx, stableEndSQL, CachedStatement()...).Scan(&issued, &end)
 	if err != nil {
 		return 0, fmt.Errorf("ledger end: %w", Normalize(err))
 	}
-	w := &db.watch
+	if hook := afterEndRead.Load(); hook != nil {
+		(*hook)(db)
+	}
 	w.mu.Lock()
-	w.floor = max(w.floor, issued)
-	w.committed = max(w.committed, min(end, issued))
+	if w.epoch == epoch {
+		w.floor = max(w.floor, issued)
+		w.committed = max(w.committed, min(end, issued))
+	}
 	lowest := w.lowestLocked()
 	w.mu.Unlock()
 	return min(end, issued, lowest), nil
@@ -189,11 +205,14 @@ func (db *DB) Committed(offsets ...int64) {
 // back: a floor or known end from the old network would hold no new
 // transaction back (StableEnd) or answer past the restored end
 // (KnownEnd), and a reader would skip what commits below it. The
-// network's gate is closed meanwhile, so no write transaction runs.
+// network's gate is closed meanwhile, so no write transaction runs; a
+// read of the end may (the streams' hub polls), and what one that began
+// before is not kept.
 func (db *DB) ForgetEnds() {
 	w := &db.watch
 	w.mu.Lock()
 	w.floor, w.committed = 0, 0
+	w.epoch++
 	w.mu.Unlock()
 }
 

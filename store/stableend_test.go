@@ -91,6 +91,21 @@ func TestKnownEnd(t *testing.T) {
 	}
 }
 
+// TestForgetEndsDuringARead: a read of the end that began before a
+// restore forgot the offsets (store.DB.ForgetEnds) read the old network:
+// what it learned is not kept, or the known end would answer past the
+// restored network's end.
+func TestForgetEndsDuringARead(t *testing.T) {
+	db := roundOneDB(t, store.Postgres)
+	commitUpdate(t, db)
+	store.SetAfterEndRead(func(db *store.DB) { db.ForgetEnds() })
+	t.Cleanup(func() { store.SetAfterEndRead(nil) })
+	stableEnd(t, db)
+	if got := db.KnownEnd(); got != 0 {
+		t.Errorf("known end %d after a read that began before the offsets were forgotten, want 0", got)
+	}
+}
+
 // roundOneDB is a database of engine e with round 1 in it.
 func roundOneDB(t *testing.T, e store.Dialect) *store.DB {
 	t.Helper()
