@@ -48,8 +48,9 @@ type writeWatch struct {
 	// of this process (Committed), or read as MAX(offset_id) (StableEnd).
 	committed int64
 	// epoch counts ForgetEnds: a StableEnd whose read began before one
-	// read the old network and keeps what it learned to itself.
-	epoch uint64
+	// read the old network and keeps what it learned to itself. Written
+	// under mu, read before the read without it (no second lock a read).
+	epoch atomic.Uint64
 }
 
 // writeSlot is a transaction's place in the watch: its ticket, once it
@@ -151,9 +152,7 @@ func (db *DB) StableEnd(ctx context.Context) (int64, error) {
 	}
 	var issued, end int64
 	w := &db.watch
-	w.mu.Lock()
-	epoch := w.epoch
-	w.mu.Unlock()
+	epoch := w.epoch.Load()
 	// Prepared once per connection: every Ledger API read and completions
 	// stream asks for it, and planning it costs more than running it.
 	err := db.DB.DB.QueryRowContext(ctx, stableEndSQL, CachedStatement()...).Scan(&issued, &end)
@@ -164,7 +163,7 @@ func (db *DB) StableEnd(ctx context.Context) (int64, error) {
 		(*hook)(db)
 	}
 	w.mu.Lock()
-	if w.epoch == epoch {
+	if w.epoch.Load() == epoch {
 		w.floor = max(w.floor, issued)
 		w.committed = max(w.committed, min(end, issued))
 	}
@@ -212,7 +211,7 @@ func (db *DB) ForgetEnds() {
 	w := &db.watch
 	w.mu.Lock()
 	w.floor, w.committed = 0, 0
-	w.epoch++
+	w.epoch.Add(1)
 	w.mu.Unlock()
 }
 
