@@ -82,12 +82,26 @@ func hydraBinary(t *testing.T) string {
 // freePort returns a loopback port nobody listens on right now.
 func freePort(t *testing.T) int {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
+	return freePorts(t, 1)[0]
+}
+
+// freePorts returns n distinct loopback ports nobody listens on right now:
+// each listener stays open until all are chosen, since the kernel may hand
+// a port just closed to the next bind (Hydra once got the same port for
+// its public and its admin API that way). Another process can still take
+// one before its user binds it; startHydra retries on fresh ports then.
+func freePorts(t *testing.T, n int) []int {
+	t.Helper()
+	var ports []int
+	for range n {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer ln.Close()
+		ports = append(ports, ln.Addr().(*net.TCPAddr).Port)
 	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port
+	return ports
 }
 
 // hydra is one running Hydra with the tests' login-and-consent app.
@@ -117,51 +131,16 @@ func startHydra(t *testing.T) *hydra {
 	h := &hydra{t: t, passwordForms: map[string]int{}, deny: map[string]bool{"mallory": true}}
 	h.app = httptest.NewServer(h.appHandler())
 	t.Cleanup(h.app.Close)
-	pub, adm := freePort(t), freePort(t)
-	h.public = fmt.Sprintf("http://127.0.0.1:%d", pub)
-	h.admin = fmt.Sprintf("http://127.0.0.1:%d", adm)
-	h.issuer = h.public + "/"
 	dir := t.TempDir()
-	cmd := exec.Command(bin, "serve", "all", "--dev", "--sqa-opt-out")
-	cmd.Env = append(os.Environ(),
-		"DSN=memory",
-		"SERVE_PUBLIC_HOST=127.0.0.1", fmt.Sprintf("SERVE_PUBLIC_PORT=%d", pub),
-		"SERVE_ADMIN_HOST=127.0.0.1", fmt.Sprintf("SERVE_ADMIN_PORT=%d", adm),
-		"URLS_SELF_ISSUER="+h.issuer,
-		"URLS_LOGIN="+h.app.URL+"/login", "URLS_CONSENT="+h.app.URL+"/consent", "URLS_LOGOUT="+h.app.URL+"/logout",
-		"SECRETS_SYSTEM=ccwallet-e2e-hydra-system-secret-0123456789",
-		"STRATEGIES_ACCESS_TOKEN=jwt",
-		"LOG_LEVEL=warn",
-	)
-	h.log = filepath.Join(dir, "hydra.log")
-	logf, err := os.Create(h.log)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd.Stdout, cmd.Stderr = logf, logf
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan struct{})
-	go func() { _ = cmd.Wait(); close(exited) }()
-	t.Cleanup(func() { _ = cmd.Process.Kill(); <-exited; logf.Close() })
-	for deadline := time.Now().Add(60 * time.Second); ; {
-		res, err := http.Get(h.admin + "/health/ready")
+	for attempt := 1; ; attempt++ {
+		err := h.serve(t, bin, filepath.Join(dir, fmt.Sprintf("hydra-%d.log", attempt)), freePorts(t, 2))
 		if err == nil {
-			res.Body.Close()
-			if res.StatusCode == http.StatusOK {
-				break
-			}
+			break
 		}
-		select {
-		case <-exited:
-			deadline = time.Time{}
-		case <-time.After(100 * time.Millisecond):
+		if attempt == 3 {
+			t.Fatal(err)
 		}
-		if time.Now().After(deadline) {
-			log, _ := os.ReadFile(filepath.Join(dir, "hydra.log"))
-			t.Fatalf("hydra did not start:\n%s", log)
-		}
+		t.Logf("hydra's attempt %d: %v; again on fresh ports", attempt, err)
 	}
 	// Hydra would make its signing keys (RSA 4096, a few CPU seconds each
 	// and one Hydra at a time) at the first discovery or JWKS request. The
@@ -217,6 +196,72 @@ func startHydra(t *testing.T) *hydra {
 		t.Fatalf("hydra publishes keys %v, want the imported %v", published, kids)
 	}
 	return h
+}
+
+// serve starts Hydra on the given public and admin ports, its log at
+// logPath (h.log), and waits until both its APIs answer as Hydra's. It
+// returns an error, with Hydra stopped, when Hydra exits first (another
+// process took a port between freePorts and Hydra's bind), or when it is
+// not ready in a minute.
+func (h *hydra) serve(t *testing.T, bin, logPath string, ports []int) error {
+	t.Helper()
+	h.public = fmt.Sprintf("http://127.0.0.1:%d", ports[0])
+	h.admin = fmt.Sprintf("http://127.0.0.1:%d", ports[1])
+	h.issuer = h.public + "/"
+	cmd := exec.Command(bin, "serve", "all", "--dev", "--sqa-opt-out")
+	cmd.Env = append(os.Environ(),
+		"DSN=memory",
+		"SERVE_PUBLIC_HOST=127.0.0.1", fmt.Sprintf("SERVE_PUBLIC_PORT=%d", ports[0]),
+		"SERVE_ADMIN_HOST=127.0.0.1", fmt.Sprintf("SERVE_ADMIN_PORT=%d", ports[1]),
+		"URLS_SELF_ISSUER="+h.issuer,
+		"URLS_LOGIN="+h.app.URL+"/login", "URLS_CONSENT="+h.app.URL+"/consent", "URLS_LOGOUT="+h.app.URL+"/logout",
+		"SECRETS_SYSTEM=ccwallet-e2e-hydra-system-secret-0123456789",
+		"STRATEGIES_ACCESS_TOKEN=jwt",
+		"LOG_LEVEL=warn",
+	)
+	logf, err := os.Create(logPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.log = logPath
+	cmd.Stdout, cmd.Stderr = logf, logf
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(exited) }()
+	stop := func() { _ = cmd.Process.Kill(); <-exited; logf.Close() }
+	// ready: the admin API lists clients (Hydra's public API, or any
+	// other server, answers 404 there) and the public API is ready.
+	ready := func() bool {
+		for _, u := range []string{h.admin + "/admin/clients", h.public + "/health/ready"} {
+			res, err := http.Get(u)
+			if err != nil {
+				return false
+			}
+			res.Body.Close()
+			if res.StatusCode != http.StatusOK {
+				return false
+			}
+		}
+		return true
+	}
+	for deadline := time.Now().Add(60 * time.Second); !ready(); {
+		select {
+		case <-exited:
+			log, _ := os.ReadFile(logPath)
+			logf.Close()
+			return fmt.Errorf("hydra exited before it was ready:\n%s", log)
+		case <-time.After(100 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			stop()
+			log, _ := os.ReadFile(logPath)
+			return fmt.Errorf("hydra was not ready in 60 s:\n%s", log)
+		}
+	}
+	t.Cleanup(stop)
+	return nil
 }
 
 // hydraKeygen lets one Hydra at a time make RSA 4096 keys (its first

@@ -1,0 +1,51 @@
+package e2e
+
+import (
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestHydraPortTaken: when another server holds the port chosen for
+// Hydra's admin API, one answering /health/ready as another Hydra's public
+// API does, starting Hydra fails with Hydra's own words instead of taking
+// that server for Hydra (a CI run once sent the key import to such a
+// server and failed on its 404). freePorts hands distinct ports.
+func TestHydraPortTaken(t *testing.T) {
+	t.Parallel()
+	ports := freePorts(t, 8)
+	seen := map[int]bool{}
+	for _, p := range ports {
+		if seen[p] {
+			t.Fatalf("freePorts handed port %d twice: %v", p, ports)
+		}
+		seen[p] = true
+	}
+
+	other := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/health/ready" {
+			w.Write([]byte(`{"status":"ok"}`))
+			return
+		}
+		http.NotFound(w, r)
+	}))
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	must(t, err)
+	other.Listener = ln
+	other.Start()
+	t.Cleanup(other.Close)
+
+	h := &hydra{t: t, passwordForms: map[string]int{}}
+	h.app = httptest.NewServer(h.appHandler())
+	t.Cleanup(h.app.Close)
+	err = h.serve(t, hydraBinary(t), filepath.Join(t.TempDir(), "hydra.log"), []int{freePort(t), ln.Addr().(*net.TCPAddr).Port})
+	if err == nil {
+		t.Fatal("hydra started with its admin port held by another server")
+	}
+	if !strings.Contains(err.Error(), "exited") {
+		t.Fatalf("hydra's start failed, not by its exit: %v", err)
+	}
+}
