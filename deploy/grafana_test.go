@@ -80,7 +80,8 @@ func TestDashboardMetricsExported(t *testing.T) {
 		t.Fatalf("only %d metrics found in the dashboard: %v", len(want), want)
 	}
 	dir := t.TempDir()
-	app, health, metrics := freePort(t), freePort(t), freePort(t)
+	addrs := freeAddrs(t, 3)
+	app, health, metrics := addrs[0], addrs[1], addrs[2]
 	cfg := filepath.Join(dir, "values.yaml")
 	if err := os.WriteFile(cfg, []byte("metrics: {enable: true}\nautomation: {pollInterval: 1s, mergeInterval: 1s, expiryInterval: 1s, renewalInterval: 1s, rewardCollectionInterval: 1s, roundInterval: 2s}\n"), 0o644); err != nil {
 		t.Fatal(err)
@@ -177,12 +178,19 @@ func scrape(url string) map[string]bool {
 	return names
 }
 
-func freePort(t *testing.T) string {
+// freeAddrs returns n distinct loopback addresses nobody listens on right
+// now: each listener stays open until all are chosen, since the kernel may
+// hand a port just closed to the next bind.
+func freeAddrs(t *testing.T, n int) []string {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
+	var addrs []string
+	for range n {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer l.Close()
+		addrs = append(addrs, fmt.Sprintf("127.0.0.1:%d", l.Addr().(*net.TCPAddr).Port))
 	}
-	defer l.Close()
-	return fmt.Sprintf("127.0.0.1:%d", l.Addr().(*net.TCPAddr).Port)
+	return addrs
 }
