@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/ccwallet/ccwallet/internal/testnet"
 )
 
 // TestHydraConfigCheck: `ccwallet config check` fetches Hydra's discovery
@@ -40,7 +42,7 @@ oidc:
 	if out, err := check(h.issuer, ""); err != nil || !strings.Contains(out, "identity provider OK") {
 		t.Fatalf("config check of a fitting configuration: %v\n%s", err, out)
 	}
-	down := fmt.Sprintf("http://127.0.0.1:%d/", freePort(t))
+	down := "http://" + testnet.RefusingAddr(t) + "/"
 	cases := []struct {
 		name, issuer, extra string
 		want                []string

@@ -3,7 +3,6 @@ package ui_test
 import (
 	"bytes"
 	"log/slog"
-	"net"
 	"net/http"
 	"net/url"
 	"strings"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/ccwallet/ccwallet/handlers"
 	"github.com/ccwallet/ccwallet/handlers/handlerstest"
+	"github.com/ccwallet/ccwallet/internal/testnet"
 	"github.com/ccwallet/ccwallet/store"
 	"github.com/ccwallet/ccwallet/web"
 )
@@ -56,16 +56,11 @@ func (s *syncBuffer) Write(p []byte) (int, error) {
 func (s *syncBuffer) String() string { s.mu.Lock(); defer s.mu.Unlock(); return s.b.String() }
 
 // TestUILoginProviderUnreachable: issue 21 point 6. With the identity
-// provider down (its issuer on a closed port) /login answers 503 with a
+// provider down (its issuer on a port that refuses) /login answers 503 with a
 // page in the layout that says so, and the outage is logged once as a
 // warning, not once per attempt.
 func TestUILoginProviderUnreachable(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	closed := "http://" + ln.Addr().String()
-	ln.Close()
+	closed := "http://" + testnet.RefusingAddr(t)
 	var logs syncBuffer
 	e := handlerstest.NewUIEnvWith(t, store.SQLite, func(cfg *handlers.Config) {
 		login, err := web.NewOIDCLogin(web.OIDCConfig{Issuer: closed, ClientID: "wallet", ClientSecret: "secret",
