@@ -260,7 +260,53 @@ func (h *hydra) serve(t *testing.T, bin, logPath string, ports []int) error {
 			return fmt.Errorf("hydra was not ready in 60 s:\n%s", log)
 		}
 	}
+	// Both APIs answered, but another Hydra may hold a port and answer
+	// on it while this one, failing to bind it, is about to exit.
+	if err := listensOn(cmd.Process.Pid, ports); err != nil {
+		stop()
+		log, _ := os.ReadFile(logPath)
+		return fmt.Errorf("%w:\n%s", err, log)
+	}
 	t.Cleanup(stop)
+	return nil
+}
+
+// listensOn checks that process pid holds the listening TCP sockets of
+// ports: each port's listening socket in /proc/net/tcp (by its inode) is
+// among the process's open files.
+func listensOn(pid int, ports []int) error {
+	fds, err := os.ReadDir(fmt.Sprintf("/proc/%d/fd", pid))
+	if err != nil {
+		return err
+	}
+	own := map[string]bool{}
+	for _, fd := range fds {
+		if link, err := os.Readlink(fmt.Sprintf("/proc/%d/fd/%s", pid, fd.Name())); err == nil {
+			if inode, ok := strings.CutPrefix(link, "socket:["); ok {
+				own[strings.TrimSuffix(inode, "]")] = true
+			}
+		}
+	}
+	table, err := os.ReadFile("/proc/net/tcp")
+	if err != nil {
+		return err
+	}
+	for _, port := range ports {
+		local := fmt.Sprintf(":%04X", port)
+		found := false
+		for _, line := range strings.Split(string(table), "\n")[1:] {
+			// sl local_address rem_address st ... inode (the 10th field);
+			// st 0A is LISTEN.
+			f := strings.Fields(line)
+			if len(f) > 9 && strings.HasSuffix(f[1], local) && f[3] == "0A" && own[f[9]] {
+				found = true
+				break
+			}
+		}
+		if !found {
+			return fmt.Errorf("hydra (pid %d) does not listen on port %d", pid, port)
+		}
+	}
 	return nil
 }
 

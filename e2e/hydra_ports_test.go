@@ -4,9 +4,13 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/ccwallet/ccwallet/internal/testnet"
 )
 
 // TestHydraPortTaken: when another server holds the port chosen for
@@ -47,5 +51,27 @@ func TestHydraPortTaken(t *testing.T) {
 	}
 	if !strings.Contains(err.Error(), "exited") {
 		t.Fatalf("hydra's start failed, not by its exit: %v", err)
+	}
+}
+
+// TestListensOn: a port counts as a process's only when that process
+// holds its listening socket.
+func TestListensOn(t *testing.T) {
+	t.Parallel()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	must(t, err)
+	defer ln.Close()
+	port := ln.Addr().(*net.TCPAddr).Port
+	if err := listensOn(os.Getpid(), []int{port}); err != nil {
+		t.Fatalf("this process's own listener: %v", err)
+	}
+	if err := listensOn(1, []int{port}); err == nil {
+		t.Fatal("process 1 taken for the listener of this process")
+	}
+	_, refusing, _ := strings.Cut(testnet.RefusingAddr(t), ":")
+	p, err := strconv.Atoi(refusing)
+	must(t, err)
+	if err := listensOn(os.Getpid(), []int{port, p}); err == nil {
+		t.Fatal("a port bound without a listen taken for a listener")
 	}
 }
