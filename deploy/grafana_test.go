@@ -4,9 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -80,29 +78,45 @@ func TestDashboardMetricsExported(t *testing.T) {
 		t.Fatalf("only %d metrics found in the dashboard: %v", len(want), want)
 	}
 	dir := t.TempDir()
-	addrs := freeAddrs(t, 3)
-	app, health, metrics := addrs[0], addrs[1], addrs[2]
 	cfg := filepath.Join(dir, "values.yaml")
 	if err := os.WriteFile(cfg, []byte("metrics: {enable: true}\nautomation: {pollInterval: 1s, mergeInterval: 1s, expiryInterval: 1s, renewalInterval: 1s, rewardCollectionInterval: 1s, roundInterval: 2s}\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
+	// Port 0 for each listener: the wallet binds them and names them in
+	// its ready line, so no other process can take one in between.
 	cmd := exec.CommandContext(ctx, wallet, "serve", "--config", cfg, "--db", filepath.Join(dir, "wallet.db"),
-		"--listen", app, "--health-listen", health, "--metrics-listen", metrics, "--ledger-api-listen", "off")
+		"--listen", "127.0.0.1:0", "--health-listen", "127.0.0.1:0", "--metrics-listen", "127.0.0.1:0", "--ledger-api-listen", "off")
 	cmd.Dir = dir
-	var log bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &log, &log
+	logPath := filepath.Join(dir, "wallet.log")
+	logf, err := os.Create(logPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stdout, cmd.Stderr = logf, logf
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
 		cancel()
 		_ = cmd.Wait()
+		logf.Close()
 		if t.Failed() {
-			t.Logf("wallet log:\n%s", log.String())
+			log, _ := os.ReadFile(logPath)
+			t.Logf("wallet log:\n%s", log)
 		}
 	})
-
+	var app, metrics string
+	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+		log, _ := os.ReadFile(logPath)
+		if m := readyRE.FindStringSubmatch(string(log)); m != nil {
+			app, metrics = strings.TrimSuffix(strings.TrimPrefix(m[1], "http://"), "/"), m[2]
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the wallet did not log its ready line in 60 s")
+		}
+	}
 	var missing []string
 	deadline := time.Now().Add(60 * time.Second)
 	for {
@@ -178,19 +192,5 @@ func scrape(url string) map[string]bool {
 	return names
 }
 
-// freeAddrs returns n distinct loopback addresses nobody listens on right
-// now: each listener stays open until all are chosen, since the kernel may
-// hand a port just closed to the next bind.
-func freeAddrs(t *testing.T, n int) []string {
-	t.Helper()
-	var addrs []string
-	for range n {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer l.Close()
-		addrs = append(addrs, fmt.Sprintf("127.0.0.1:%d", l.Addr().(*net.TCPAddr).Port))
-	}
-	return addrs
-}
+// readyRE finds the web and metrics addresses in the wallet's ready line.
+var readyRE = regexp.MustCompile(`msg="ccwallet ready" url=(\S+) health=\S+ metrics=(\S+)`)
