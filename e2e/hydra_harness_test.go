@@ -79,12 +79,6 @@ func hydraBinary(t *testing.T) string {
 	return hydraPath
 }
 
-// freePort returns a loopback port nobody listens on right now.
-func freePort(t *testing.T) int {
-	t.Helper()
-	return freePorts(t, 1)[0]
-}
-
 // freePorts returns n distinct loopback ports nobody listens on right now:
 // each listener stays open until all are chosen, since the kernel may hand
 // a port just closed to the next bind (Hydra once got the same port for

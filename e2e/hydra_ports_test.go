@@ -29,23 +29,19 @@ func TestHydraPortTaken(t *testing.T) {
 		seen[p] = true
 	}
 
-	other := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/health/ready" {
 			w.Write([]byte(`{"status":"ok"}`))
 			return
 		}
 		http.NotFound(w, r)
 	}))
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	must(t, err)
-	other.Listener = ln
-	other.Start()
 	t.Cleanup(other.Close)
 
 	h := &hydra{t: t, passwordForms: map[string]int{}}
 	h.app = httptest.NewServer(h.appHandler())
 	t.Cleanup(h.app.Close)
-	err = h.serve(t, hydraBinary(t), filepath.Join(t.TempDir(), "hydra.log"), []int{freePort(t), ln.Addr().(*net.TCPAddr).Port})
+	err := h.serve(t, hydraBinary(t), filepath.Join(t.TempDir(), "hydra.log"), []int{freePorts(t, 1)[0], other.Listener.Addr().(*net.TCPAddr).Port})
 	if err == nil {
 		t.Fatal("hydra started with its admin port held by another server")
 	}
@@ -68,7 +64,8 @@ func TestListensOn(t *testing.T) {
 	if err := listensOn(1, []int{port}); err == nil {
 		t.Fatal("process 1 taken for the listener of this process")
 	}
-	_, refusing, _ := strings.Cut(testnet.RefusingAddr(t), ":")
+	_, refusing, err := net.SplitHostPort(testnet.RefusingAddr(t))
+	must(t, err)
 	p, err := strconv.Atoi(refusing)
 	must(t, err)
 	if err := listensOn(os.Getpid(), []int{port, p}); err == nil {
