@@ -1,0 +1,217 @@
+package bench
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ccwallet/ccwallet/ledger/ledgertest"
+)
+
+// BenchmarkCompare measures a change before it lands: it alternates
+// prebuilt wallet binaries on one cluster, each serving a database of its
+// own, and runs every run of each right after a pgbench run of as many
+// clients, so each run is read against the machine's phase of that
+// moment (bench/NOTES.md: the phase moves every rate by up to a factor of
+// two, and every process's CPU an operation with it). It runs only when
+// COMPARE_BINS names the binaries:
+//
+//	COMPARE_BINS=/tmp/before,/tmp/after  ccwallet binaries, in that order
+//	COMPARE_MODE=send|ledgerapi|sdk      bench/loadgen's load (send)
+//	COMPARE_CLIENTS=8                    closed-loop clients
+//	COMPARE_RUNS=4 COMPARE_RUN=6s        alternated rounds, each run's length
+//	COMPARE_DURABLE=1                    production durability (fsync off without)
+//	LOADGEN_BIN, BENCH_PPROF             a prebuilt loadgen; a CPU profile of each run
+//
+// It prints a line per run and, at the end, each binary's medians: the
+// ratio to the pgbench run before each of its runs, the p99, the CPU an
+// operation of the wallet, the load generator and the database's
+// backends, the wallet's CPU over Postgres's (steadier than either across
+// phases), and for sends the batches' size and time and a send's wait.
+func BenchmarkCompare(b *testing.B) {
+	bins := strings.Split(os.Getenv("COMPARE_BINS"), ",")
+	if bins[0] == "" {
+		b.Skip("COMPARE_BINS names no binaries to compare")
+	}
+	mode := envOr("COMPARE_MODE", "send")
+	if mode != "send" && mode != "ledgerapi" && mode != "sdk" {
+		b.Fatalf("COMPARE_MODE %q: want send, ledgerapi or sdk", mode)
+	}
+	clients, err := strconv.Atoi(envOr("COMPARE_CLIENTS", "8"))
+	if err != nil || clients < 1 {
+		b.Fatalf("COMPARE_CLIENTS %q: want a positive number", os.Getenv("COMPARE_CLIENTS"))
+	}
+	rounds, err := strconv.Atoi(envOr("COMPARE_RUNS", "4"))
+	if err != nil || rounds < 1 {
+		b.Fatalf("COMPARE_RUNS %q: want a positive number", os.Getenv("COMPARE_RUNS"))
+	}
+	run, err := time.ParseDuration(envOr("COMPARE_RUN", "6s"))
+	if err != nil || run < 2*time.Second {
+		b.Fatalf("COMPARE_RUN %q: want a duration of 2s or more", os.Getenv("COMPARE_RUN"))
+	}
+	durable := os.Getenv("COMPARE_DURABLE") == "1"
+	loadgen := binary(b, "LOADGEN_BIN", "./loadgen")
+
+	ctx := context.Background()
+	c := ledgertest.Cluster(b)
+	pgURL, _ := pgbenchOn(b, c)
+	type served struct {
+		w     *walletProc
+		state string
+		db    string
+	}
+	var ws []served
+	for i, bin := range bins {
+		dbURL, drop, err := c.CloneDB(ctx, "template1")
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(func() { drop() })
+		w, _ := startWallet(b, bin, dbURL)
+		defer w.stop(b)
+		state := filepath.Join(b.TempDir(), "state.json")
+		setup := [][]string{{"setup", "-app", "http://" + w.app, "-parties", strconv.Itoa(apiParties), "-out", state}}
+		if mode == "sdk" {
+			setup = append(setup, []string{"sdksetup", "-state", state, "-ledger-api", "http://" + w.lapi})
+		}
+		for _, args := range setup {
+			if out, err := exec.Command(loadgen, args...).CombinedOutput(); err != nil {
+				b.Fatalf("loadgen %s for %s: %v\n%s\n%s", args[0], bin, err, out, w.logTail())
+			}
+		}
+		if out, err := c.Command(ctx, "psql", "-q", "-c", "VACUUM ANALYZE", dbURL).CombinedOutput(); err != nil {
+			b.Fatalf("vacuum: %v\n%s", err, out)
+		}
+		ws = append(ws, served{w, state, dbURL})
+		fmt.Printf("binary %d: %s (database %s)\n", i, bin, dbNameOf(dbURL))
+	}
+	if err := setDurable(ctx, c, pgURL, durable); err != nil {
+		b.Fatal(err)
+	}
+
+	seq := 0
+	load := func(s served, d time.Duration, tag string) (loadResult, batchStats) {
+		seq++
+		args := []string{mode, "-state", s.state, "-clients", strconv.Itoa(clients), "-duration", d.String(), "-prefix", fmt.Sprintf("c%d", seq)}
+		if mode != "send" {
+			args = append(args, "-ledger-api", "http://"+s.w.lapi)
+		}
+		sp0, cpu0, pg0, cl0 := s.w.spans(), s.w.cpu(), postgresCPU(dbNameOf(s.db)), clusterCPU(c.DataDir())
+		prof := s.w.profile(fmt.Sprintf("%s-%d.pprof", tag, seq), d-time.Second)
+		cmd := exec.Command(loadgen, args...)
+		out, err := cmd.Output()
+		cpu, pg, cl, sp1 := s.w.cpu()-cpu0, postgresCPU(dbNameOf(s.db))-pg0, clusterCPU(c.DataDir())-cl0, s.w.spans()
+		prof()
+		var r loadResult
+		if err == nil {
+			err = json.Unmarshal(out, &r)
+		}
+		if err != nil {
+			b.Fatalf("loadgen %s: %v\n%s\n%s", mode, err, out, s.w.logTail())
+		}
+		n := time.Duration(max(1, r.OK))
+		r.split = cpuSplit{wallet: cpu / n, loadgen: (cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()) / n, postgres: pg / n, cluster: cl / n}
+		return r, batchesBetween(sp0, sp1)
+	}
+	pgbench := func() float64 {
+		out, err := c.Command(ctx, "pgbench", "-c", strconv.Itoa(clients), "-j", "2", "-T", strconv.Itoa(int(run.Seconds())), pgURL).CombinedOutput()
+		if err != nil {
+			b.Fatalf("pgbench: %v\n%s", err, out)
+		}
+		return parseTPS(string(out))
+	}
+
+	// Warm up connections, prepared statements and caches.
+	for i, s := range ws {
+		load(s, 2*time.Second, fmt.Sprintf("warm%d", i))
+	}
+	b.ResetTimer()
+	results := make([][]compareRun, len(ws))
+	for round := range rounds {
+		for i, s := range ws {
+			tps := pgbench()
+			r, bs := load(s, run, fmt.Sprintf("bin%d", i))
+			cr := compareRun{r: r, tps: tps, batches: bs}
+			results[i] = append(results[i], cr)
+			fmt.Printf("round %d binary %d: %s\n", round, i, cr)
+		}
+	}
+	b.StopTimer()
+	for i := range ws {
+		fmt.Printf("binary %d, medians of %d runs: %s\n", i, rounds, summarize(results[i]))
+	}
+}
+
+func envOr(name, def string) string {
+	if v := os.Getenv(name); v != "" {
+		return v
+	}
+	return def
+}
+
+// batchStats are a run's send batches from the wallet's /metrics: how
+// many, the sends they held, their mean time and a send's mean wait for
+// a worker (ledger/sendspans.go). All zero where no send was batched.
+type batchStats struct {
+	batches, sends, batchMs, waitMs float64
+}
+
+func batchesBetween(before, after sendSpans) batchStats {
+	d := func(name string) (sum, count float64) {
+		return after[name][0] - before[name][0], after[name][1] - before[name][1]
+	}
+	bSum, batches := d("batch")
+	wSum, sends := d("wait")
+	if batches == 0 || sends == 0 {
+		return batchStats{}
+	}
+	return batchStats{batches: batches, sends: sends, batchMs: bSum / batches * 1000, waitMs: wSum / sends * 1000}
+}
+
+// compareRun is one run of a binary and the pgbench run before it.
+type compareRun struct {
+	r       loadResult
+	tps     float64
+	batches batchStats
+}
+
+func (c compareRun) ratio() float64 { return c.r.Rate / c.tps }
+
+func (c compareRun) String() string {
+	s := fmt.Sprintf("%.0f/s against pgbench's %.0f: ratio %.3f, p99 %.2f ms, CPU an operation wallet %.3f, loadgen %.3f, Postgres %.3f ms, failed %d",
+		c.r.Rate, c.tps, c.ratio(), c.r.P99ms, msOf(c.r.split.wallet), msOf(c.r.split.loadgen), msOf(c.r.split.postgres), c.r.Failed)
+	if bs := c.batches; bs.batches > 0 {
+		s += fmt.Sprintf("; %.2f sends a batch, batch %.2f ms, wait %.2f ms", bs.sends/bs.batches, bs.batchMs, bs.waitMs)
+	}
+	return s
+}
+
+func summarize(runs []compareRun) string {
+	var ratio, p99, wallet, loadgen, pg, walletOverPG, perBatch []float64
+	for _, c := range runs {
+		ratio = append(ratio, c.ratio())
+		p99 = append(p99, c.r.P99ms)
+		wallet = append(wallet, msOf(c.r.split.wallet))
+		loadgen = append(loadgen, msOf(c.r.split.loadgen))
+		pg = append(pg, msOf(c.r.split.postgres))
+		walletOverPG = append(walletOverPG, float64(c.r.split.wallet)/float64(max(1, c.r.split.postgres)))
+		if c.batches.batches > 0 {
+			perBatch = append(perBatch, c.batches.sends/c.batches.batches)
+		}
+	}
+	s := fmt.Sprintf("ratio %.3f, p99 %.2f ms, CPU an operation wallet %.3f, loadgen %.3f, Postgres %.3f ms, wallet over Postgres %.3f",
+		median(ratio), median(p99), median(wallet), median(loadgen), median(pg), median(walletOverPG))
+	if len(perBatch) > 0 {
+		s += fmt.Sprintf(", %.2f sends a batch", median(perBatch))
+	}
+	return s
+}
+
+func msOf(d time.Duration) float64 { return float64(d) / 1e6 }
