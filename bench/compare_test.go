@@ -36,9 +36,14 @@ import (
 // backends, the wallet's CPU over Postgres's (steadier than either across
 // phases), and for sends the batches' size and time and a send's wait.
 func BenchmarkCompare(b *testing.B) {
-	bins := strings.Split(os.Getenv("COMPARE_BINS"), ",")
-	if bins[0] == "" {
+	if os.Getenv("COMPARE_BINS") == "" {
 		b.Skip("COMPARE_BINS names no binaries to compare")
+	}
+	bins := strings.Split(os.Getenv("COMPARE_BINS"), ",")
+	for _, bin := range bins {
+		if st, err := os.Stat(bin); err != nil || st.IsDir() {
+			b.Fatalf("COMPARE_BINS: %q is not a ccwallet binary", bin)
+		}
 	}
 	mode := envOr("COMPARE_MODE", "send")
 	if mode != "send" && mode != "ledgerapi" && mode != "sdk" {
@@ -62,6 +67,10 @@ func BenchmarkCompare(b *testing.B) {
 	ctx := context.Background()
 	c := ledgertest.Cluster(b)
 	pgURL, _ := pgbenchOn(b, c)
+	// Durability is the cluster's: set before the wallets connect.
+	if err := setDurable(ctx, c, pgURL, durable); err != nil {
+		b.Fatal(err)
+	}
 	type served struct {
 		w     *walletProc
 		state string
@@ -91,9 +100,6 @@ func BenchmarkCompare(b *testing.B) {
 		}
 		ws = append(ws, served{w, state, dbURL})
 		fmt.Printf("binary %d: %s (database %s)\n", i, bin, dbNameOf(dbURL))
-	}
-	if err := setDurable(ctx, c, pgURL, durable); err != nil {
-		b.Fatal(err)
 	}
 
 	seq := 0
