@@ -221,3 +221,37 @@ func summarize(runs []compareRun) string {
 }
 
 func msOf(d time.Duration) float64 { return float64(d) / 1e6 }
+
+// TestCompareSummary checks the figures BenchmarkCompare prints from two
+// /metrics snapshots and a binary's runs: a batch's size, time and wait
+// per run, and the medians across runs (the upper middle of an even
+// count, as median takes it).
+func TestCompareSummary(t *testing.T) {
+	before := sendSpans{"batch": {1.0, 100}, "wait": {0.5, 300}}
+	after := sendSpans{"batch": {1.5, 300}, "wait": {0.8, 900}}
+	bs := batchesBetween(before, after)
+	if want := (batchStats{batches: 200, sends: 600, batchMs: 2.5, waitMs: 0.5}); !near(bs, want) {
+		t.Fatalf("batchesBetween = %+v, want %+v", bs, want)
+	}
+	if bs := batchesBetween(after, after); bs != (batchStats{}) {
+		t.Fatalf("no batches between equal snapshots: got %+v", bs)
+	}
+	run := func(rate, tps float64, wallet, pg time.Duration, b batchStats) compareRun {
+		return compareRun{r: loadResult{Rate: rate, P99ms: rate / 100, split: cpuSplit{wallet: wallet, postgres: pg}}, tps: tps, batches: b}
+	}
+	runs := []compareRun{
+		run(1000, 2000, 300*time.Microsecond, 600*time.Microsecond, batchStats{batches: 10, sends: 30}),
+		run(3000, 2000, 200*time.Microsecond, 500*time.Microsecond, batchStats{batches: 10, sends: 20}),
+		run(2000, 2000, 400*time.Microsecond, 400*time.Microsecond, batchStats{}),
+	}
+	got := summarize(runs)
+	want := "ratio 1.000, p99 20.00 ms, CPU an operation wallet 0.300, loadgen 0.000, Postgres 0.500 ms, wallet over Postgres 0.500, 3.00 sends a batch"
+	if got != want {
+		t.Fatalf("summarize:\n got %s\nwant %s", got, want)
+	}
+}
+
+func near(a, b batchStats) bool {
+	eq := func(x, y float64) bool { return x-y < 1e-9 && y-x < 1e-9 }
+	return eq(a.batches, b.batches) && eq(a.sends, b.sends) && eq(a.batchMs, b.batchMs) && eq(a.waitMs, b.waitMs)
+}
