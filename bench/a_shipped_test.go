@@ -203,11 +203,43 @@ type loadResult struct {
 	// execute, completion).
 	StepsMs  map[string]float64 `json:"steps_ms"`
 	FirstErr string             `json:"first_error"`
-	cpuPer   time.Duration
 	// split is the CPU per operation of the wallet, the load generator,
 	// the database's Postgres backends and the whole cluster (cpuSplit).
 	split cpuSplit
 	spans string // breakdown of a send run
+}
+
+// runLoad runs bench/loadgen with args (its mode first) against w, whose
+// database is db on c, for d, with a CPU profile of w saved as profile
+// (BENCH_PPROF), and returns loadgen's result with each process's CPU an
+// operation, and w's send spans before and after the run.
+func runLoad(b *testing.B, loadgen string, w *walletProc, c *pgtest.Cluster, db string, args []string, profile string, d time.Duration) (r loadResult, before, after sendSpans) {
+	cpu0, before, pg0, cl0 := w.cpu(), w.spans(), postgresCPU(db), clusterCPU(c.DataDir())
+	prof := w.profile(profile, d-time.Second)
+	cmd := exec.Command(loadgen, args...)
+	out, err := cmd.Output()
+	cpu, after, pg, cl := w.cpu()-cpu0, w.spans(), postgresCPU(db)-pg0, clusterCPU(c.DataDir())-cl0
+	prof()
+	if err == nil {
+		err = json.Unmarshal(out, &r)
+	}
+	if err != nil {
+		b.Fatalf("loadgen %s: %v\n%s\n%s", args[0], err, out, w.logTail())
+	}
+	if r.Failed > 0 {
+		b.Logf("loadgen %s %s clients: %d failed; first: %s", args[0], argAfter(args, "-clients"), r.Failed, r.FirstErr)
+	}
+	n := time.Duration(max(1, r.OK))
+	r.split = cpuSplit{wallet: cpu / n, loadgen: (cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()) / n, postgres: pg / n, cluster: cl / n}
+	return r, before, after
+}
+
+// argAfter is the argument that follows flag in args, "" if none does.
+func argAfter(args []string, flag string) string {
+	if i := slices.Index(args, flag); i >= 0 && i+1 < len(args) {
+		return args[i+1]
+	}
+	return ""
 }
 
 // BenchmarkShipped: the binary users run. `ccwallet serve` is a child
@@ -296,25 +328,7 @@ func BenchmarkShipped(b *testing.B) {
 		if mode == "ledgerapi" || mode == "sdk" {
 			args = append(args, "-ledger-api", "http://"+w.lapi)
 		}
-		cpu0, sp0, pg0, cl0 := w.cpu(), w.spans(), postgresCPU(dbName), clusterCPU(c.DataDir())
-		prof := w.profile(fmt.Sprintf("%s-%dc-%d.pprof", mode, clients, seq), d-time.Second)
-		cmd := exec.Command(loadgen, args...)
-		out, err := cmd.Output()
-		cpu, sp1, pg, cl := w.cpu()-cpu0, w.spans(), postgresCPU(dbName)-pg0, clusterCPU(c.DataDir())-cl0
-		prof()
-		var r loadResult
-		if err == nil {
-			err = json.Unmarshal(out, &r)
-		}
-		if err != nil {
-			b.Fatalf("loadgen %s: %v\n%s", mode, err, out)
-		}
-		if r.Failed > 0 {
-			b.Logf("loadgen %s %d clients: %d failed; first: %s", mode, clients, r.Failed, r.FirstErr)
-		}
-		n := time.Duration(max(1, r.OK))
-		r.cpuPer = cpu / n
-		r.split = cpuSplit{wallet: r.cpuPer, loadgen: (cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()) / n, postgres: pg / n, cluster: cl / n}
+		r, sp0, sp1 := runLoad(b, loadgen, w, c, dbName, args, fmt.Sprintf("%s-%dc-%d.pprof", mode, clients, seq), d)
 		if mode == "send" {
 			r.spans = breakdown(sp0, sp1, r.MeanMs)
 		}
@@ -350,7 +364,7 @@ func BenchmarkShipped(b *testing.B) {
 				rates, p50, p99, cpu := make([]float64, apiRuns), make([]float64, apiRuns), make([]float64, apiRuns), make([]float64, apiRuns)
 				splits := make([]cpuSplit, apiRuns)
 				for i, r := range ours[clients] {
-					rates[i], p50[i], p99[i], cpu[i], splits[i] = r.Rate, r.P50ms, r.P99ms, float64(r.cpuPer), r.split
+					rates[i], p50[i], p99[i], cpu[i], splits[i] = r.Rate, r.P50ms, r.P99ms, float64(r.split.wallet), r.split
 				}
 				o, p := median(rates), median(pg[clients])
 				ratio, pairs := pairRatios(rates, pg[clients])
@@ -492,13 +506,16 @@ func (w *walletProc) spans() sendSpans {
 	return out
 }
 
+// since is the sum and count the series name gained from before to s.
+func (s sendSpans) since(before sendSpans, name string) (sum, count float64) {
+	return s[name][0] - before[name][0], s[name][1] - before[name][1]
+}
+
 // breakdown is where a send's time went between two snapshots, as the
 // client saw it (clientMean, loadgen's mean latency): mean milliseconds
 // per send of each stage, and the sends per batch.
 func breakdown(before, after sendSpans, clientMean float64) string {
-	d := func(name string) (sum, count float64) {
-		return after[name][0] - before[name][0], after[name][1] - before[name][1]
-	}
+	d := func(name string) (sum, count float64) { return after.since(before, name) }
 	per := func(name string) float64 {
 		s, n := d(name)
 		if n == 0 {

@@ -2,7 +2,6 @@ package bench
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -109,21 +108,7 @@ func BenchmarkCompare(b *testing.B) {
 		if mode != "send" {
 			args = append(args, "-ledger-api", "http://"+s.w.lapi)
 		}
-		sp0, cpu0, pg0, cl0 := s.w.spans(), s.w.cpu(), postgresCPU(dbNameOf(s.db)), clusterCPU(c.DataDir())
-		prof := s.w.profile(fmt.Sprintf("%s-%d.pprof", tag, seq), d-time.Second)
-		cmd := exec.Command(loadgen, args...)
-		out, err := cmd.Output()
-		cpu, pg, cl, sp1 := s.w.cpu()-cpu0, postgresCPU(dbNameOf(s.db))-pg0, clusterCPU(c.DataDir())-cl0, s.w.spans()
-		prof()
-		var r loadResult
-		if err == nil {
-			err = json.Unmarshal(out, &r)
-		}
-		if err != nil {
-			b.Fatalf("loadgen %s: %v\n%s\n%s", mode, err, out, s.w.logTail())
-		}
-		n := time.Duration(max(1, r.OK))
-		r.split = cpuSplit{wallet: cpu / n, loadgen: (cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()) / n, postgres: pg / n, cluster: cl / n}
+		r, sp0, sp1 := runLoad(b, loadgen, s.w, c, dbNameOf(s.db), args, fmt.Sprintf("%s-%d.pprof", tag, seq), d)
 		return r, batchesBetween(sp0, sp1)
 	}
 	pgbench := func() float64 {
@@ -170,11 +155,8 @@ type batchStats struct {
 }
 
 func batchesBetween(before, after sendSpans) batchStats {
-	d := func(name string) (sum, count float64) {
-		return after[name][0] - before[name][0], after[name][1] - before[name][1]
-	}
-	bSum, batches := d("batch")
-	wSum, sends := d("wait")
+	bSum, batches := after.since(before, "batch")
+	wSum, sends := after.since(before, "wait")
 	if batches == 0 || sends == 0 {
 		return batchStats{}
 	}
