@@ -256,6 +256,10 @@ func BenchmarkShipped(b *testing.B) {
 	run := shippedRun()
 	c := ledgertest.Cluster(b)
 	pgURL, _ := pgbenchOn(b, c)
+	// steady holds every 8-client pgbench run of the shipped rows, by
+	// durability (durableNow): the same work each time (steadinessRow).
+	steady := map[bool][]pgbenchRun{}
+	durableNow := false
 	// pgbenchLat is a pgbench run's tps with its transactions' p50 and p99
 	// latency (its per-transaction log), the database's own on this
 	// machine, beside which a send's are read, and its CPU per
@@ -281,7 +285,11 @@ func BenchmarkShipped(b *testing.B) {
 		}
 		n := time.Duration(max(1, len(lat)))
 		cpu = pgbenchCPU{client: (cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()) / n, postgres: pg / n}
-		return parseTPS(string(out)), quantile(lat, 0.5), quantile(lat, 0.99), cpu
+		tps = parseTPS(string(out))
+		if clients == 8 {
+			steady[durableNow] = append(steady[durableNow], pgbenchRun{tps, cpu})
+		}
+		return tps, quantile(lat, 0.5), quantile(lat, 0.99), cpu
 	}
 	pgbench := func(clients int) (float64, pgbenchCPU) {
 		tps, _, _, cpu := pgbenchLat(clients)
@@ -345,6 +353,7 @@ func BenchmarkShipped(b *testing.B) {
 			if err := setDurable(ctx, c, dbURL, fsync); err != nil {
 				b.Fatal(err)
 			}
+			durableNow = fsync
 			if err := waitReady("http://" + w.health + "/readyz"); err != nil {
 				b.Fatal(err)
 			}
@@ -404,7 +413,49 @@ func BenchmarkShipped(b *testing.B) {
 		if err := setDurable(ctx, c, dbURL, false); err != nil {
 			b.Fatal(err)
 		}
+		row(steadinessRow(steady[false], steady[true]))
 	}
+}
+
+// pgbenchRun is one pgbench run: its rate and its CPU a transaction.
+type pgbenchRun struct {
+	tps float64
+	cpu pgbenchCPU
+}
+
+// steadinessRow is results.md's row on how quiet the machine was during
+// the shipped rows: the range of pgbench's 8-client runs among them (each
+// row's ratios are read against them), fsync off and durable. Each run
+// is the same work, so where the CPU a transaction moves, the machine's
+// phase moved it (bench/NOTES.md: on the 2-core EPYC by up to a factor of
+// two within minutes), and every row's runs with it.
+func steadinessRow(off, durable []pgbenchRun) (metric, ours, ref, note string) {
+	span := func(rs []pgbenchRun) (tps, cpu, spread string) {
+		if len(rs) == 0 {
+			return "-", "-", "-"
+		}
+		lo, hi := rs[0].tps, rs[0].tps
+		cmin, cmax := rs[0].cpu.client+rs[0].cpu.postgres, rs[0].cpu.client+rs[0].cpu.postgres
+		read := true // the cluster's CPU, which clusterCPU may not read
+		for _, r := range rs {
+			lo, hi = min(lo, r.tps), max(hi, r.tps)
+			c := r.cpu.client + r.cpu.postgres
+			cmin, cmax = min(cmin, c), max(cmax, c)
+			read = read && r.cpu.postgres > 0
+		}
+		if read {
+			cpu, spread = fmt.Sprintf("%.3f-%.3f ms", float64(cmin)/1e6, float64(cmax)/1e6), fmt.Sprintf("×%.2f", float64(cmax)/float64(cmin))
+		} else {
+			cpu, spread = "not read", "-"
+		}
+		return fmt.Sprintf("%.0f-%.0f tps", lo, hi), cpu, spread
+	}
+	tOff, cOff, sOff := span(off)
+	tOn, cOn, sOn := span(durable)
+	return fmt.Sprintf("The machine's steadiness during the shipped rows: pgbench TPC-B at 8 clients, the same work in each run, fsync off / production durability (%d / %d runs)", len(off), len(durable)),
+		sOff + " / " + sOn,
+		fmt.Sprintf("%s / %s; CPU a transaction (pgbench and the cluster) %s / %s", tOff, tOn, cOff, cOn),
+		"the most CPU a run's transaction cost over the least, for the same work: what the machine's phase did to every row's runs, whose ratios hold it only as far as a pair shares its phase"
 }
 
 // setDurable restarts the cluster with production durability on or off
@@ -721,3 +772,21 @@ func postgresCPU(db string) time.Duration {
 // clockTicks is the kernel's USER_HZ, the unit of /proc's CPU times: 100
 // on every Linux this runs on.
 const clockTicks = 100
+
+func TestSteadinessRow(t *testing.T) {
+	run := func(tps float64, client, pg time.Duration) pgbenchRun {
+		return pgbenchRun{tps, pgbenchCPU{client: client, postgres: pg}}
+	}
+	off := []pgbenchRun{run(3000, 100*time.Microsecond, 500*time.Microsecond), run(2500, 100*time.Microsecond, 650*time.Microsecond)}
+	durable := []pgbenchRun{run(1800, 150*time.Microsecond, 750*time.Microsecond), run(900, 200*time.Microsecond, 0)}
+	_, ours, ref, _ := steadinessRow(off, durable)
+	if want := "×1.25 / -"; ours != want {
+		t.Errorf("spreads %q, want %q", ours, want)
+	}
+	if want := "2500-3000 tps / 900-1800 tps; CPU a transaction (pgbench and the cluster) 0.600-0.750 ms / not read"; ref != want {
+		t.Errorf("ranges:\n got %s\nwant %s", ref, want)
+	}
+	if m, ours, ref, _ := steadinessRow(nil, nil); ours != "- / -" || ref != "- / -; CPU a transaction (pgbench and the cluster) - / -" || !strings.Contains(m, "(0 / 0 runs)") {
+		t.Errorf("no runs: %q %q %q", m, ours, ref)
+	}
+}
