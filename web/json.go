@@ -139,7 +139,12 @@ func DecodeJSONLimit(r *http.Request, dst any, limit int64) error {
 		var syntaxErr *json.SyntaxError
 		switch err := jsonv1.Unmarshal(buf.Bytes(), dst); {
 		case err == nil:
-			if hasNUL(reflect.ValueOf(dst)) {
+			// JSON spells a NUL only as the escape \u0000 (a raw one is
+			// not JSON), so the walk over every field of dst (1.6% of the
+			// wallet's CPU in the send row's profile) runs only for a body
+			// that holds the escape, as RejectNUL parses only a query with
+			// %00.
+			if bytes.Contains(buf.Bytes(), nulEscape) && hasNUL(reflect.ValueOf(dst)) {
 				return &RequestError{Status: http.StatusBadRequest, Msg: nulMessage}
 			}
 			return nil
@@ -149,6 +154,9 @@ func DecodeJSONLimit(r *http.Request, dst any, limit int64) error {
 	}
 	return decodeStream(io.MultiReader(bytes.NewReader(buf.Bytes()), errReader{rerr}), dst, limit)
 }
+
+// nulEscape is how a JSON text writes the NUL character.
+var nulEscape = []byte(`\u0000`)
 
 // decodeStream decodes the one JSON value body holds into dst with the
 // stream decoder, which tells an empty body, trailing data and a body

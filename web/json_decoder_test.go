@@ -28,7 +28,7 @@ func TestDecodeJSONAsTheDecoder(t *testing.T) {
 		`{"a":"x","n":1,"r":{"k": [1, 2]},"m":{"b":null},"l":[1,2]}`, ` {"a":"x"} `, "{\"a\":\"x\"}\n\t",
 		``, ` `, `{`, `{"a":}`, `{"a":"x"}{"a":"y"}`, `{"a":"x"} x`, `{"a":"x"} 1`, `[1]`, `"s"`, `12`, `null`,
 		`{"n":"x"}`, `{"n":"x"} trailing`, `{"n":1.5,"a":"y"}`, `{"a":"\u0000"}`, `{"a":"x\u0000"} `, `{"A":"case"}`,
-		`{"a":"x","a":"y"}`, `{"l":[1,"x",3]}`, "{\"a\":\"\xff\"}",
+		`{"a":"x","a":"y"}`, `{"l":[1,"x",3]}`, "{\"a\":\"\xff\"}", `{"a":"\\u0000"}`, `{"m":{"k":["\u0000"]}}`, `{"m":{"\u0000":1}}`,
 		`{"a":"` + strings.Repeat("x", 80) + `"}`, `{"a":"x"}` + strings.Repeat(" ", 80), `{"a":"x"}` + strings.Repeat(" ", 40) + "garbage" + strings.Repeat(" ", 40),
 	}
 	for _, body := range bodies {
