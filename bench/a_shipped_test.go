@@ -435,12 +435,11 @@ func steadinessRow(off, durable []pgbenchRun) (metric, ours, ref, note string) {
 			return "-", "-", "-"
 		}
 		lo, hi := rs[0].tps, rs[0].tps
-		cmin, cmax := rs[0].cpu.client+rs[0].cpu.postgres, rs[0].cpu.client+rs[0].cpu.postgres
+		cmin, cmax := rs[0].cpu.total(), rs[0].cpu.total()
 		read := true // the cluster's CPU, which clusterCPU may not read
 		for _, r := range rs {
 			lo, hi = min(lo, r.tps), max(hi, r.tps)
-			c := r.cpu.client + r.cpu.postgres
-			cmin, cmax = min(cmin, c), max(cmax, c)
+			cmin, cmax = min(cmin, r.cpu.total()), max(cmax, r.cpu.total())
 			read = read && r.cpu.postgres > 0
 		}
 		if read {
@@ -566,16 +565,15 @@ func (s sendSpans) since(before sendSpans, name string) (sum, count float64) {
 // client saw it (clientMean, loadgen's mean latency): mean milliseconds
 // per send of each stage, and the sends per batch.
 func breakdown(before, after sendSpans, clientMean float64) string {
-	d := func(name string) (sum, count float64) { return after.since(before, name) }
 	per := func(name string) float64 {
-		s, n := d(name)
+		s, n := after.since(before, name)
 		if n == 0 {
 			return 0
 		}
 		return s / n * 1000
 	}
-	_, sends := d("wait")
-	_, batches := d("batch")
+	_, sends := after.since(before, "wait")
+	_, batches := after.since(before, "batch")
 	httpMs, wait, read, write, batch := per("http"), per("wait"), per("read"), per("write"), per("batch")
 	return fmt.Sprintf("client %.2f ms = outside the handler (loopback, HTTP parsing, client) %.2f + handler %.2f; handler = queue and gather wait %.2f + batch %.2f (read round trip %.2f, rule in memory %.2f, write+COMMIT round trip %.2f) + the rest (auth, JSON, routing) %.2f; %.1f sends per batch",
 		clientMean, clientMean-httpMs, httpMs, wait, batch, read, batch-read-write, write, httpMs-wait-batch, sends/max(1, batches))
@@ -636,6 +634,9 @@ func medianSplit(ss []cpuSplit) string {
 // ratio of rates reads through the machine: on two cores both share it.
 type pgbenchCPU struct{ client, postgres time.Duration }
 
+// total is what the transaction cost pgbench and the cluster together.
+func (p pgbenchCPU) total() time.Duration { return p.client + p.postgres }
+
 // medianPgbenchCPU is each part's median over the runs, as words
 // (Postgres 0 when the cluster's CPU could not be read: clusterCPU).
 func medianPgbenchCPU(cs []pgbenchCPU) string {
@@ -660,7 +661,7 @@ func cpuAgainst(ss []cpuSplit, ps []pgbenchCPU, op string) string {
 		ours[i] = float64(s.wallet+s.loadgen+s.cluster) / 1e6
 	}
 	for i, p := range ps {
-		theirs[i] = float64(p.client+p.postgres) / 1e6
+		theirs[i] = float64(p.total()) / 1e6
 	}
 	if median(ours) == 0 || slices.Contains(theirs, 0) {
 		return "CPU in all not read"
