@@ -16,10 +16,12 @@ import (
 	"github.com/ccwallet/ccwallet/ledger/traffic"
 
 	"github.com/ccwallet/ccwallet/coin"
+	"github.com/ccwallet/ccwallet/internal/jsonv1"
 	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/delegations"
 	"github.com/ccwallet/ccwallet/ledger/ping"
 	"github.com/ccwallet/ccwallet/ledgerapi/internal/canton"
+	"github.com/ccwallet/ccwallet/ledgerapi/internal/damlid"
 )
 
 // The coin's own choices, as the wallet SDK builds them (its amulet
@@ -396,4 +398,25 @@ func createPing(template string) func(s *Server, r *http.Request, actAs []coin.P
 		}
 		return s.offsetOf(r, cid)
 	}
+}
+
+// runsBeforeAnswer reports whether an executed sb runs before execute
+// answers: a command whose route follows its change (which writes the
+// completion) with another, which a client waiting for the completion
+// would otherwise not find done: the operator's automation accepting a
+// TransferPreapprovalProposal at once (the wallet SDK reads the
+// preapproval as soon as the proposal's completion comes), and a
+// DelegateProxy choice's activity marker turned into reward coupons.
+func runsBeforeAnswer(sb *submission) bool {
+	if sb.create == nil {
+		return sb.iface == ledger.TemplateDelegateProxy
+	}
+	var cc struct {
+		TemplateID string `json:"templateId"`
+	}
+	if jsonv1.Unmarshal(sb.create, &cc) != nil {
+		return true // its refusal, at once
+	}
+	tmpl, err := damlid.Resolve("commands[0].CreateCommand.templateId", cc.TemplateID, damlid.Template)
+	return err != nil || tmpl == provider.TemplateTransferPreapprovalProposal
 }

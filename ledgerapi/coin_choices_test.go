@@ -96,13 +96,24 @@ func wantCode(t *testing.T, what string, code int, b []byte, status int, id stri
 	}
 }
 
-// prepareRefused prepares and executes cmd as x, wanting the execute
-// refused with status and id.
+// executeRefused prepares and executes cmd as x, wanting it refused with
+// id: as Canton's execute is asynchronous, by the failed completion that
+// follows execute's {}, or, for a command that runs before execute
+// answers (a preapproval proposal, a DelegateProxy choice), by execute
+// with status.
 func (e *env) executeRefused(t *testing.T, x extParty, commandID string, cmd map[string]any, disclose []map[string]any, status int, id string) {
 	t.Helper()
 	p := e.mustPrepare(x, commandID, cmd, disclose)
+	before := e.ledgerEnd()
 	resp := e.execute(x.user, p.raw, signatures(x.party, x.key, p.hash))
-	wantCode(t, commandID, resp.StatusCode(), resp.Body, status, id)
+	if resp.StatusCode() != http.StatusOK {
+		wantCode(t, commandID, resp.StatusCode(), resp.Body, status, id)
+		return
+	}
+	c, ok := e.awaitCompletion(x.user, []coin.PartyID{x.party}, commandID, before)
+	if !ok || c.Code == 0 || !strings.HasPrefix(c.Message, id+"(") {
+		t.Errorf("%s: completion %+v (found %v), want a failure %s", commandID, c, ok, id)
+	}
 }
 
 // TestCoinTap: AmuletRules_DevNet_Tap mints exactly the amount in coin,

@@ -127,10 +127,7 @@ type submission struct {
 
 // submit checks and runs a submission (submit-and-wait).
 func (s *Server) submit(r *http.Request, c *canton.Caller, cmds *jsCommands) (submitted, error) {
-	if err := s.refuseUnsigned(r, c, cmds.ActAs); err != nil {
-		return submitted{}, err
-	}
-	sb, err := s.check(c, cmds)
+	sb, err := s.checked(r, c, cmds)
 	if err != nil {
 		return submitted{}, err
 	}
@@ -138,14 +135,55 @@ func (s *Server) submit(r *http.Request, c *canton.Caller, cmds *jsCommands) (su
 	return submitted{offset: off, actAs: sb.actAs, updateID: sb.updateID}, err
 }
 
+// checked is cmds checked for c, as every submission is before it runs.
+func (s *Server) checked(r *http.Request, c *canton.Caller, cmds *jsCommands) (*submission, error) {
+	if err := s.refuseUnsigned(r, c, cmds.ActAs); err != nil {
+		return nil, err
+	}
+	return s.check(c, cmds)
+}
+
 // submitExecuted runs the command of an interactive execute
-// (interactive.Commands.Submit) as submit-and-wait does.
+// (interactive.Commands.Submit). As Canton's execute, it answers once
+// the submission is checked and its change claimed (another submission
+// of it still running is SUBMISSION_ALREADY_IN_FLIGHT at once, which the
+// wallet SDK reads from execute), and the command runs on its own, its
+// outcome going to the completions, where the SDK waits for it. With
+// durable asynchronous submissions the command runs before the answer
+// instead: nothing answered is lost in a crash. So it does while every
+// asynchronous slot is taken (a wait, not a refusal), and for a command
+// whose completion is not all of its outcome (runsBeforeAnswer).
 func (s *Server) submitExecuted(r *http.Request, c *canton.Caller, sub interactive.Submission) error {
 	cmds := jsCommands{
 		Commands: []map[string]json.RawMessage{sub.Command}, CommandID: sub.CommandID, ActAs: sub.ActAs,
 		UserID: sub.UserID, SubmissionID: sub.SubmissionID, SynchronizerID: sub.SynchronizerID,
 	}
-	_, err := s.submit(r, c, &cmds)
+	sb, err := s.checked(r, c, &cmds)
+	if err != nil {
+		return err
+	}
+	if s.dur != nil || runsBeforeAnswer(sb) {
+		_, err := s.execute(r, sb)
+		return err
+	}
+	release, err := s.claim(r, sb)
+	if err != nil {
+		return err
+	}
+	started, err := s.detach(r, nil, func(run *http.Request) {
+		defer release()
+		if _, err := s.runRecorded(run, sb); err != nil && canton.Of(err).Code == canton.CodeInternal {
+			s.log.ErrorContext(run.Context(), "ledger api: executed submission failed", "command_id", sb.commandID, "err", err)
+		}
+	})
+	if started || err != nil {
+		if err != nil {
+			release()
+		}
+		return err
+	}
+	defer release()
+	_, err = s.runRecorded(r, sb)
 	return err
 }
 
@@ -263,21 +301,40 @@ func (s *Server) check(c *canton.Caller, cmds *jsCommands) (*submission, error) 
 // is written in a change of its own, so completions report every
 // submission that got this far, as Canton's.
 func (s *Server) execute(r *http.Request, sb *submission) (int64, error) {
+	release, err := s.claim(r, sb)
+	if err != nil {
+		return 0, err
+	}
+	defer release()
+	return s.runRecorded(r, sb)
+}
+
+// claim readies sb's completion and claims its change as running
+// (inflight.go); release ends the claim. Another submission of the
+// change still running is its rejection, recorded.
+func (s *Server) claim(r *http.Request, sb *submission) (release func(), err error) {
 	sb.completion.Exercise = exerciseOf(sb) // stored with its success
 	cmd, err := commands.Completing(sb.cmd.Key, sb.completion)
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
 	sb.cmd = cmd
 	if existing, ok := s.inflight.claim(sb.cmd.Key, sb.completion.SubmissionID); !ok {
 		if err := s.stillInFlight(r, sb, existing); err != nil {
 			s.recordRejection(r, sb, err) // an asynchronous submission learns it here
-			return 0, err
+			return nil, err
 		}
 		// The running one has completed: the ledger answers this one
 		// as any later submission (a duplicate of a committed command).
-	} else {
-		defer s.inflight.release(sb.cmd.Key)
+		return func() {}, nil
+	}
+	return func() { s.inflight.release(sb.cmd.Key) }, nil
+}
+
+// runRecorded runs claimed submission sb, recording its rejection.
+func (s *Server) runRecorded(r *http.Request, sb *submission) (int64, error) {
+	if fn := s.beforeRun.Load(); fn != nil {
+		(*fn)()
 	}
 	off, err := s.run(r, sb)
 	if err != nil {

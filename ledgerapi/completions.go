@@ -46,49 +46,66 @@ func (s *Server) asyncSubmit(w http.ResponseWriter, r *http.Request, c *canton.C
 	if err := canton.Decode(r, &cmds); err != nil {
 		return err
 	}
-	if err := s.refuseUnsigned(r, c, cmds.ActAs); err != nil {
-		return err
-	}
-	sb, err := s.check(c, &cmds)
+	sb, err := s.checked(r, c, &cmds)
 	if err != nil {
 		return err
 	}
-	// The command outlives the request, so it holds its own place past
-	// the restore gate.
+	var kept int64
+	keep := func() (err error) {
+		if s.dur != nil { // kept before it is answered (durable.go)
+			kept, err = s.keep(r, c, &cmds)
+		}
+		return err
+	}
+	started, err := s.detach(r, keep, func(run *http.Request) {
+		_, err := s.execute(run, sb)
+		if err != nil && canton.Of(err).Code == canton.CodeInternal {
+			s.log.ErrorContext(run.Context(), "ledger api: asynchronous submission failed", "command_id", sb.commandID, "err", err)
+		}
+		if kept != 0 {
+			s.settle(kept, err)
+		}
+	})
+	if err != nil {
+		return err
+	}
+	if !started {
+		return canton.Err(canton.CodeBackpressure, "%d asynchronous submissions are running; retry shortly", maxAsync)
+	}
+	return canton.WriteJSON(w, struct{}{})
+}
+
+// detach runs fn on its own, past the answer to r: a command that
+// outlives its request, holding its own place past the restore gate and
+// one of maxAsync slots (Wait waits for it), its outcome going to the
+// completions. before, when not nil, runs once both are held, and its
+// error ends it. It reports false, running nothing, when every slot is
+// taken.
+func (s *Server) detach(r *http.Request, before func() error, fn func(run *http.Request)) (bool, error) {
 	done, err := s.l.Admit()
 	if err != nil {
-		return err
+		return false, err
 	}
 	select {
 	case s.async <- struct{}{}:
 	default:
 		done()
-		return canton.Err(canton.CodeBackpressure, "%d asynchronous submissions are running; retry shortly", maxAsync)
+		return false, nil
 	}
-	// Kept before it is answered, when durable (durable.go).
-	var kept int64
-	if s.dur != nil {
-		if kept, err = s.keep(r, c, &cmds); err != nil {
+	if before != nil {
+		if err := before(); err != nil {
 			<-s.async
 			done()
-			return err
+			return false, err
 		}
 	}
-	// The command outlives the request; its outcome goes to completions.
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(r.Context()), asyncTimeout)
-	run := r.WithContext(ctx)
 	s.running.Add(1)
 	go func() {
 		defer func() { <-s.async; cancel(); done(); s.running.Done() }()
-		_, err := s.execute(run, sb)
-		if err != nil && canton.Of(err).Code == canton.CodeInternal {
-			s.log.ErrorContext(ctx, "ledger api: asynchronous submission failed", "command_id", sb.commandID, "err", err)
-		}
-		if kept != 0 {
-			s.settle(kept, err)
-		}
+		fn(r.WithContext(ctx))
 	}()
-	return canton.WriteJSON(w, struct{}{})
+	return true, nil
 }
 
 // completionsRequest is CompletionStreamRequest.
@@ -125,15 +142,23 @@ func (s *Server) completions(w http.ResponseWriter, r *http.Request, c *canton.C
 	if err != nil {
 		return err
 	}
+	moved := s.l.Committed() // taken before the read: a commit after it wakes the wait
 	cs, end, err := s.completionsOf(r.Context(), c.User.Name, parties, begin, limit, false)
 	// An asynchronous submission still running completes soon: wait for
-	// it a little, as Canton's stream waits its idle timeout.
+	// it a little, as Canton's stream waits its idle timeout, reading
+	// again on each commit (or every 20 ms: a rejection's completion
+	// may be stored without one).
 	for deadline := time.Now().Add(idle); err == nil && len(cs) == 0 && len(s.async) > 0 && time.Now().Before(deadline); {
+		t := time.NewTimer(20 * time.Millisecond)
 		select {
 		case <-r.Context().Done():
+			t.Stop()
 			return r.Context().Err()
-		case <-time.After(20 * time.Millisecond):
+		case <-moved:
+		case <-t.C:
 		}
+		t.Stop()
+		moved = s.l.Committed()
 		cs, end, err = s.completionsOf(r.Context(), c.User.Name, parties, begin, limit, false)
 	}
 	if err != nil {

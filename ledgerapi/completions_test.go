@@ -8,9 +8,11 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledger/apiread"
+	"github.com/ccwallet/ccwallet/ledger/commands"
 	"github.com/ccwallet/ccwallet/ledger/users"
 	"github.com/ccwallet/ccwallet/ledgerapi/internal/client"
 )
@@ -244,19 +246,39 @@ func (c completing) RoundTrip(req *http.Request) (*http.Response, error) {
 // at offset at (any when 0).
 func (e *env) wantCompleted(user string, actAs []coin.PartyID, commandID string, after int64, update string, at int64) {
 	e.t.Helper()
-	cs, err := apiread.New(e.l).Completions(context.Background(), users.Of(e.l).Key(user), actAs, after, 0)
-	if err != nil {
-		e.t.Errorf("completions of %s after %d: %v", commandID, after, err)
+	c, ok := e.awaitCompletion(user, actAs, commandID, after)
+	if !ok {
+		e.t.Errorf("command %s by %s acting as %v succeeded, but no completion after %d was written with it", commandID, user, actAs, after)
 		return
 	}
-	for _, c := range cs {
-		if c.CommandID != commandID {
-			continue
-		}
-		if c.Code != 0 || c.UpdateID == "" || update != "" && c.UpdateID != update || at != 0 && c.Offset != at {
-			e.t.Errorf("command %s by %s: completion %+v, want a success with update %q at %d", commandID, user, c, update, at)
-		}
-		return
+	if c.Code != 0 || c.UpdateID == "" || update != "" && c.UpdateID != update || at != 0 && c.Offset != at {
+		e.t.Errorf("command %s by %s: completion %+v, want a success with update %q at %d", commandID, user, c, update, at)
 	}
-	e.t.Errorf("command %s by %s acting as %v succeeded, but no completion after %d was written with it", commandID, user, actAs, after)
+}
+
+// awaitCompletion waits up to 10 s for the completion of user's command
+// commandID acting as actAs after offset after: an executed command runs
+// after execute answered, as Canton's.
+func (e *env) awaitCompletion(user string, actAs []coin.PartyID, commandID string, after int64) (commands.Completion, bool) {
+	e.t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); ; {
+		moved := e.l.Committed()
+		cs, err := apiread.New(e.l).Completions(context.Background(), users.Of(e.l).Key(user), actAs, after, 0)
+		if err != nil {
+			e.t.Errorf("completions of %s after %d: %v", commandID, after, err)
+			return commands.Completion{}, false
+		}
+		for _, c := range cs {
+			if c.CommandID == commandID {
+				return c, true
+			}
+		}
+		if time.Now().After(deadline) {
+			return commands.Completion{}, false
+		}
+		select {
+		case <-moved:
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
 }

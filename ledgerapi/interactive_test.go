@@ -253,9 +253,11 @@ func TestInteractiveTransferFlow(t *testing.T) {
 		if len(p.tx.Metadata.InputContracts) != 1 || p.tx.Metadata.InputContracts[0].Create.ContractID != x.ContractID {
 			t.Errorf("input contracts %+v", p.tx.Metadata.InputContracts)
 		}
+		before = e.ledgerEnd()
 		if resp := e.execute(alice.user, p.raw, signatures(alice.party, alice.key, p.hash)); resp.StatusCode() != http.StatusOK || resp.JSON200 == nil {
 			t.Fatalf("execute: %d %s", resp.StatusCode(), resp.Body)
 		}
+		e.wantCompleted(alice.user, []coin.PartyID{alice.party}, p.tx.Metadata.CommandID, before, "", 0)
 		// Executing it again is the same change: a duplicate, reported in
 		// the completions as Canton's asynchronous execute does.
 		e.wantDuplicateExecute(alice, p)
@@ -487,9 +489,11 @@ func TestInteractiveRefusals(t *testing.T) {
 
 		// The untouched transaction executes; a later one, left until it
 		// expires, does not.
+		before := e.ledgerEnd()
 		if resp := e.execute(alice.user, p.raw, good); resp.StatusCode() != http.StatusOK {
 			t.Fatalf("execute: %d %s", resp.StatusCode(), resp.Body)
 		}
+		e.wantCompleted(alice.user, []coin.PartyID{alice.party}, p.tx.Metadata.CommandID, before, "", 0)
 		late := e.mustPrepare(alice, "x2", cmd, disclose)
 		e.clock.Advance(e.w.External.PreparedTTL() + time.Second)
 		end := e.ledgerEnd()
@@ -621,6 +625,7 @@ func TestExecuteKnowsItsPreparations(t *testing.T) {
 		if resp := e.execute(alice.user, raw, signatures(alice.party, alice.key, h)); resp.StatusCode() != http.StatusOK {
 			t.Errorf("an earlier release's preparation: %d %s", resp.StatusCode(), resp.Body)
 		}
+		e.wantCompleted(alice.user, []coin.PartyID{alice.party}, "k2", end, "", 0)
 		if e.ledgerEnd() == end {
 			t.Errorf("an earlier release's preparation executed nothing")
 		}

@@ -22,6 +22,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/ccwallet/ccwallet/coin"
@@ -84,6 +85,8 @@ type Server struct {
 	streams *streams.Hub
 	// inflight are the submissions running (inflight.go).
 	inflight inFlight
+	// beforeRun, set by tests, runs before each submission's command.
+	beforeRun atomic.Pointer[func()]
 	// dur is the state of durable asynchronous submissions, nil when
 	// they are off (durable.go).
 	dur *durable
