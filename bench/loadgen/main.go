@@ -106,9 +106,13 @@ func main() {
 	d := fs.Duration("duration", 5*time.Second, "how long the run lasts")
 	amount := fs.String("amount", "0.01", "amount of each send, CC")
 	prefix := fs.String("prefix", "lg", "deduplication and command id prefix (unique per run)")
-	wait := fs.String("completions", "ws", "sdk: how a transfer waits for its completion: ws (a WebSocket per transfer, as the wallet SDK's waitForCompletion since 0.20.0) or poll (POST /v2/commands/completions every 2 ms)")
+	wait := fs.String("completions", "ws", "sdk: how a transfer waits for its completion: ws (a WebSocket per transfer, from the last completion seen), sdk (as the wallet SDK 0.20.0's executeSubmissionAndWaitFor: the ledger end read before execute, then POST /v2/commands/completions from it with limit 100 and stream_idle_timeout_ms 1000 until the command's comes) or poll (that POST every 2 ms, without the idle wait)")
 	cpuProfile := fs.String("cpuprofile", "", "write the run's CPU profile here (bench/NOTES.md: the client's share of the machine)")
 	_ = fs.Parse(os.Args[2:])
+	if *wait != "ws" && *wait != "sdk" && *wait != "poll" {
+		fmt.Fprintf(os.Stderr, "loadgen: -completions %q: want ws, sdk or poll\n", *wait)
+		os.Exit(2)
+	}
 	if *cpuProfile != "" {
 		f, err := os.Create(*cpuProfile)
 		if err == nil {
@@ -153,7 +157,7 @@ func main() {
 			break
 		}
 		withKeys(&st)
-		g := &gen{st: st, tokens: st.Tokens, amount: *amount, prefix: *prefix, lapi: *lapi, seen: map[int]int64{}, pollCompletions: *wait == "poll"}
+		g := &gen{st: st, tokens: st.Tokens, amount: *amount, prefix: *prefix, lapi: *lapi, seen: map[int]int64{}, completions: *wait}
 		var r Result
 		switch os.Args[1] {
 		case "send":
@@ -303,9 +307,9 @@ type gen struct {
 	// the ledger end when the run began (sdk).
 	seen  map[int]int64
 	start int64
-	// pollCompletions: sdk's transfers poll for their completion instead
-	// of waiting on a WebSocket.
-	pollCompletions bool
+	// completions is how sdk's transfers wait for their completion: ws,
+	// sdk or poll (the -completions flag).
+	completions string
 }
 
 func (g *gen) fail(err error) {
@@ -337,6 +341,15 @@ func (c *conn) close() {
 
 // post sends body to path with token and returns the status and answer.
 func (c *conn) post(path, token string, body []byte) (int, []byte, error) {
+	return c.do(http.MethodPost, path, token, body)
+}
+
+// get fetches path with token.
+func (c *conn) get(path, token string) (int, []byte, error) {
+	return c.do(http.MethodGet, path, token, nil)
+}
+
+func (c *conn) do(method, path, token string, body []byte) (int, []byte, error) {
 	if c.c == nil {
 		nc, err := net.Dial("tcp", c.addr)
 		if err != nil {
@@ -345,12 +358,16 @@ func (c *conn) post(path, token string, body []byte) (int, []byte, error) {
 		c.c, c.br = nc, bufio.NewReaderSize(nc, 16<<10)
 	}
 	// The headers http.Client sends, so the server's work is the same.
-	c.buf = fmt.Appendf(c.buf[:0], "POST %s HTTP/1.1\r\nHost: %s\r\nUser-Agent: Go-http-client/1.1\r\nAccept-Encoding: gzip\r\n", path, c.addr)
+	c.buf = fmt.Appendf(c.buf[:0], "%s %s HTTP/1.1\r\nHost: %s\r\nUser-Agent: Go-http-client/1.1\r\nAccept-Encoding: gzip\r\n", method, path, c.addr)
 	if token != "" {
 		c.buf = fmt.Appendf(c.buf, "Authorization: Bearer %s\r\n", token)
 	}
-	c.buf = fmt.Appendf(c.buf, "Content-Type: application/json\r\nContent-Length: %d\r\n\r\n", len(body))
-	c.buf = append(c.buf, body...)
+	if method == http.MethodGet {
+		c.buf = append(c.buf, "\r\n"...)
+	} else {
+		c.buf = fmt.Appendf(c.buf, "Content-Type: application/json\r\nContent-Length: %d\r\n\r\n", len(body))
+		c.buf = append(c.buf, body...)
+	}
 	if _, err := c.c.Write(c.buf); err != nil {
 		c.close()
 		return 0, nil, err

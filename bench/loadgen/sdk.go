@@ -338,6 +338,25 @@ func (g *gen) sdkTransfer(cc *clientConns, s, r int) (err error) {
 	cmd := map[string]any{"ExerciseCommand": map[string]any{"templateId": factoryInterface, "contractId": f.FactoryID, "choice": "TransferFactory_Transfer",
 		"choiceArgument": map[string]any{"expectedAdmin": g.st.DSO, "transfer": transfer,
 			"extraArgs": map[string]any{"context": f.ChoiceContext.ChoiceContextData, "meta": emptyMeta()}}}}
+	// The SDK reads the ledger end before it executes, and waits for the
+	// completion after it (read here before prepare, which moves nothing).
+	var end int64
+	if g.completions == "sdk" {
+		status, b, err := cc.lapi.get("/v2/state/ledger-end", x.Token)
+		if err == nil && status != http.StatusOK {
+			err = fmt.Errorf("ledger end: %d %s", status, b)
+		}
+		var e struct {
+			Offset int64 `json:"offset"`
+		}
+		if err == nil {
+			err = jsonv1.Unmarshal(b, &e)
+		}
+		if err != nil {
+			return err
+		}
+		end = e.Offset
+	}
 	var prepare, execute time.Duration
 	if err := prepareExecute(nil, &cc.lapi, g.lapi, x, id, cmd, f.ChoiceContext.DisclosedContracts, func(p, e time.Duration) { prepare, execute = p, e }); err != nil {
 		return err
@@ -361,8 +380,11 @@ func (g *gen) sdkTransfer(cc *clientConns, s, r int) (err error) {
 		after = g.start
 	}
 	g.mu.Unlock()
-	if !g.pollCompletions {
+	switch g.completions {
+	case "ws":
 		return g.completionWS(x, s, id, after)
+	case "sdk":
+		return g.completionSDK(cc, x, id, end)
 	}
 	// Completions are served up to the stable end, which a concurrent
 	// commit at a lower offset may hold back a moment: read again until
@@ -415,6 +437,45 @@ func (g *gen) completionWS(x External, s int, id string, after int64) error {
 				return fmt.Errorf("completion of %s: %s", id, v.Value.Status.Message)
 			}
 			return nil
+		}
+	}
+}
+
+// completionSDK waits for command id's completion as the wallet SDK
+// 0.20.0's waitForCompletion does (core-ledger-client's awaitCompletion):
+// POST /v2/commands/completions from the ledger end read before execute,
+// with limit 100 and stream_idle_timeout_ms 1000, again from the last
+// completion answered until the command's is among them.
+func (g *gen) completionSDK(cc *clientConns, x External, id string, after int64) error {
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		body, _ := marshal(map[string]any{"userId": x.User, "parties": []string{x.Party}, "beginExclusive": after})
+		status, b, err := cc.lapi.post("/v2/commands/completions?limit=100&stream_idle_timeout_ms=1000", x.Token, body)
+		if err == nil && status != http.StatusOK {
+			err = fmt.Errorf("completions: %d %s", status, b)
+		}
+		if err != nil {
+			return err
+		}
+		var cs []completionMessage
+		if err := jsonv1.Unmarshal(b, &cs); err != nil {
+			return err
+		}
+		for _, c := range cs {
+			v := c.CompletionResponse.Completion
+			if v == nil {
+				continue
+			}
+			if v.Value.CommandID == id {
+				if v.Value.Status.Code != 0 {
+					return fmt.Errorf("completion of %s: %s", id, v.Value.Status.Message)
+				}
+				return nil
+			}
+			after = v.Value.Offset
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("no completion of %s after offset %d", id, after)
 		}
 	}
 }
