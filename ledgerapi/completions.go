@@ -144,22 +144,33 @@ func (s *Server) completions(w http.ResponseWriter, r *http.Request, c *canton.C
 	}
 	moved := s.l.Committed() // taken before the read: a commit after it wakes the wait
 	cs, end, err := s.completionsOf(r.Context(), c.User.Name, parties, begin, limit, false)
-	// An asynchronous submission still running completes soon: wait for
-	// it a little, as Canton's stream waits its idle timeout, reading
-	// again on each commit (or every 20 ms: a rejection's completion
-	// may be stored without one).
-	for deadline := time.Now().Add(idle); err == nil && len(cs) == 0 && len(s.async) > 0 && time.Now().Before(deadline); {
-		t := time.NewTimer(20 * time.Millisecond)
-		select {
-		case <-r.Context().Done():
-			t.Stop()
-			return r.Context().Err()
-		case <-moved:
-		case <-t.C:
+	// An asynchronous submission still running (an executed command, as
+	// the wallet SDK waits for its completion this way) completes soon,
+	// and one of the user's committed here past the end read (the
+	// ledger's mark) is read once the writes below it end: wait for
+	// them a little, as Canton's stream waits its idle timeout. A commit
+	// wakes the wait, which reads again only if the user's mark is past
+	// what was read, as the completions stream reads; every 20 ms it
+	// reads anyway, for another replica's.
+	user := s.userKey(c.User.Name)
+	pending := func() bool { return len(s.async) > 0 || s.l.CompletionMark(user) > max(end, begin) }
+	if err == nil && len(cs) == 0 && pending() {
+		tick := time.NewTicker(20 * time.Millisecond)
+		defer tick.Stop()
+		for deadline := time.Now().Add(idle); err == nil && len(cs) == 0 && pending() && time.Now().Before(deadline); {
+			select {
+			case <-r.Context().Done():
+				return r.Context().Err()
+			case <-moved:
+				moved = s.l.Committed()
+				if s.l.CompletionMark(user) <= max(end, begin) {
+					continue
+				}
+			case <-tick.C:
+				moved = s.l.Committed()
+			}
+			cs, end, err = s.completionsOf(r.Context(), c.User.Name, parties, begin, limit, false)
 		}
-		t.Stop()
-		moved = s.l.Committed()
-		cs, end, err = s.completionsOf(r.Context(), c.User.Name, parties, begin, limit, false)
 	}
 	if err != nil {
 		return err

@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/ccwallet/ccwallet/coin"
 	"github.com/ccwallet/ccwallet/ledgerapi/internal/client"
@@ -22,7 +24,11 @@ func (e *env) wantDuplicateExecute(x extParty, p prepared) {
 	if resp.StatusCode() != http.StatusOK || string(bytes.TrimSpace(resp.Body)) != "{}" {
 		e.t.Fatalf("the same execute again: %d %s, want 200 {}", resp.StatusCode(), resp.Body)
 	}
-	cs := e.completions(x.user, []coin.PartyID{x.party}, begin, 0)
+	// The duplicate's run follows the answer: its completion comes soon.
+	var cs []completion
+	for deadline := time.Now().Add(10 * time.Second); len(cs) == 0 && time.Now().Before(deadline); {
+		cs = e.completions(x.user, []coin.PartyID{x.party}, begin, 0)
+	}
 	if len(cs) != 1 || cs[0].Status.Code != 6 || !strings.HasPrefix(cs[0].Status.Message, "DUPLICATE_COMMAND") ||
 		cs[0].CommandID != p.tx.Metadata.CommandID || cs[0].SubmissionID != "s-"+x.user {
 		e.t.Errorf("completions after the same execute again: %+v, want one DUPLICATE_COMMAND", cs)
@@ -87,8 +93,16 @@ func TestConcurrentExecutes(t *testing.T) {
 				t.Errorf("execute %d: %d %s", i, a.code, a.body)
 			}
 		}
+		// The submission that runs completes after the answers.
+		var cs []completion
+		for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+			cs = e.completions(x.user, []coin.PartyID{x.party}, begin, 0)
+			if slices.ContainsFunc(cs, func(c completion) bool { return c.Status.Code == 0 }) {
+				break
+			}
+		}
 		ok := 0
-		for _, c := range e.completions(x.user, []coin.PartyID{x.party}, begin, 0) {
+		for _, c := range cs {
 			switch {
 			case c.Status.Code == 0:
 				ok++
