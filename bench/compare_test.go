@@ -28,6 +28,9 @@ import (
 //	COMPARE_RUNS=4 COMPARE_RUN=6s        alternated rounds, each run's length
 //	COMPARE_DURABLE=1                    production durability (fsync off without)
 //	LOADGEN_BIN, BENCH_PPROF             a prebuilt loadgen; a CPU profile of each run
+//	COMPARE_LOADGEN_ARGS=";-completions ws"   more loadgen arguments for each
+//	                                     binary's runs, by ";" in COMPARE_BINS' order
+//	                                     (the same binary twice compares two loads)
 //
 // It prints a line per run and, at the end, each binary's medians: the
 // ratio to the pgbench run before each of its runs, the p99, the CPU an
@@ -61,6 +64,15 @@ func BenchmarkCompare(b *testing.B) {
 		b.Fatalf("COMPARE_RUN %q: want a duration of 2s or more", os.Getenv("COMPARE_RUN"))
 	}
 	durable := os.Getenv("COMPARE_DURABLE") == "1"
+	extra := make([][]string, len(bins))
+	if v := os.Getenv("COMPARE_LOADGEN_ARGS"); v != "" {
+		for i, a := range strings.Split(v, ";") {
+			if i >= len(bins) {
+				b.Fatalf("COMPARE_LOADGEN_ARGS %q: more than COMPARE_BINS' %d binaries", v, len(bins))
+			}
+			extra[i] = strings.Fields(a)
+		}
+	}
 	loadgen := binary(b, "LOADGEN_BIN", "./loadgen")
 
 	ctx := context.Background()
@@ -74,6 +86,7 @@ func BenchmarkCompare(b *testing.B) {
 		w     *walletProc
 		state string
 		db    string
+		extra []string
 	}
 	var ws []served
 	for i, bin := range bins {
@@ -97,8 +110,8 @@ func BenchmarkCompare(b *testing.B) {
 		if out, err := c.Command(ctx, "psql", "-q", "-c", "VACUUM ANALYZE", dbURL).CombinedOutput(); err != nil {
 			b.Fatalf("vacuum: %v\n%s", err, out)
 		}
-		ws = append(ws, served{w, state, dbURL})
-		fmt.Printf("binary %d: %s (database %s)\n", i, bin, dbNameOf(dbURL))
+		ws = append(ws, served{w, state, dbURL, extra[i]})
+		fmt.Printf("binary %d: %s %s(database %s)\n", i, bin, strings.Join(append(extra[i], ""), " "), dbNameOf(dbURL))
 	}
 
 	seq := 0
@@ -108,6 +121,7 @@ func BenchmarkCompare(b *testing.B) {
 		if mode != "send" {
 			args = append(args, "-ledger-api", "http://"+s.w.lapi)
 		}
+		args = append(args, s.extra...)
 		r, sp0, sp1 := runLoad(b, loadgen, s.w, c, dbNameOf(s.db), args, fmt.Sprintf("%s-%d.pprof", tag, seq), d)
 		return r, batchesBetween(sp0, sp1)
 	}

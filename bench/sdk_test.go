@@ -10,8 +10,9 @@ import (
 // an exchange's code runs it (its prepareSignExecuteAndWaitFor), driven
 // by bench/loadgen's sdk mode from a process of its own: the registry's
 // transfer factory, prepare of TransferFactory_Transfer on the JSON
-// Ledger API, an Ed25519 signature by the party's key, execute, and the
-// command's completion; 8 clients, each for its own external parties,
+// Ledger API, an Ed25519 signature by the party's key, the ledger end,
+// execute, and the command's completion, waited for by POST as the SDK
+// 0.20.0 does (loadgen's -completions sdk); 8 clients, each for its own external parties,
 // to preapproved receivers; alternated with pgbench TPC-B of 8 clients.
 func sdkRow(b *testing.B, fsync bool, label string, run time.Duration, pgbench func(int) (float64, pgbenchCPU), load func(time.Duration) loadResult) {
 	load(2 * time.Second) // warm up
@@ -32,7 +33,7 @@ func sdkRow(b *testing.B, fsync bool, label string, run time.Duration, pgbench f
 	o, p := median(rates), median(pg)
 	ratio, pairs := pairRatios(rates, pg)
 	b.ReportMetric(ratio, fmt.Sprintf("ratio-sdk-fsync-%v", fsync))
-	row(fmt.Sprintf("Shipped binary: the wallet SDK's transfer of an external party from bench/loadgen (transfer factory, prepare, sign, execute, completion), 8 clients, %s (transfers/s, median of %d × %s)", label, apiRuns, run),
+	row(fmt.Sprintf("Shipped binary: the wallet SDK's transfer of an external party from bench/loadgen (transfer factory, prepare, sign, ledger end, execute, completion), 8 clients, %s (transfers/s, median of %d × %s)", label, apiRuns, run),
 		fmt.Sprintf("%.0f", o), fmt.Sprintf("pgbench TPC-B 8 clients: %.0f tps (runs %s)", p, fmtRates(pg)),
 		fmt.Sprintf("ratio %.2f (%s; aim ≥ 0.25); p50 / p99 %.2f / %.2f ms; mean steps: factory %.2f, prepare and sign %.2f, execute %.2f, completion %.2f ms; CPU per transfer %s; %s; runs %s",
 			ratio, pairs, median(p50), median(p99), median(steps["factory"]), median(steps["prepare"]), median(steps["execute"]), median(steps["completion"]),

@@ -158,6 +158,7 @@ func (s *Server) completions(w http.ResponseWriter, r *http.Request, c *canton.C
 		tick := time.NewTicker(20 * time.Millisecond)
 		defer tick.Stop()
 		for deadline := time.Now().Add(idle); err == nil && len(cs) == 0 && pending() && time.Now().Before(deadline); {
+			known := false
 			select {
 			case <-r.Context().Done():
 				return r.Context().Err()
@@ -166,10 +167,14 @@ func (s *Server) completions(w http.ResponseWriter, r *http.Request, c *canton.C
 				if s.l.CompletionMark(user) <= max(end, begin) {
 					continue
 				}
+				// A commit of the user's here: read up to the end this
+				// process knows, when that covers it, without reading
+				// the end (the tick's read asks the database).
+				known = true
 			case <-tick.C:
 				moved = s.l.Committed()
 			}
-			cs, end, err = s.completionsOf(r.Context(), c.User.Name, parties, begin, limit, false)
+			cs, end, err = s.completionsOf(r.Context(), c.User.Name, parties, begin, limit, known)
 		}
 	}
 	if err != nil {

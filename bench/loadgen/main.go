@@ -106,7 +106,7 @@ func main() {
 	d := fs.Duration("duration", 5*time.Second, "how long the run lasts")
 	amount := fs.String("amount", "0.01", "amount of each send, CC")
 	prefix := fs.String("prefix", "lg", "deduplication and command id prefix (unique per run)")
-	wait := fs.String("completions", "ws", "sdk: how a transfer waits for its completion: ws (a WebSocket per transfer, from the last completion seen), sdk (as the wallet SDK 0.20.0's executeSubmissionAndWaitFor: the ledger end read before execute, then POST /v2/commands/completions from it with limit 100 and stream_idle_timeout_ms 1000 until the command's comes) or poll (that POST every 2 ms, without the idle wait)")
+	wait := fs.String("completions", "sdk", "sdk: how a transfer waits for its completion: sdk (as the wallet SDK 0.20.0's executeSubmissionAndWaitFor: the ledger end read before execute, then POST /v2/commands/completions from it with limit 100 and stream_idle_timeout_ms 1000 until the command's comes), ws (a WebSocket per transfer from the last completion seen, as an app that subscribes to completions) or poll (that POST every 2 ms, without the idle wait)")
 	cpuProfile := fs.String("cpuprofile", "", "write the run's CPU profile here (bench/NOTES.md: the client's share of the machine)")
 	_ = fs.Parse(os.Args[2:])
 	if *wait != "ws" && *wait != "sdk" && *wait != "poll" {

@@ -26,8 +26,10 @@ import (
 // the registry's transfer factory with its choice context, prepare of
 // TransferFactory_Transfer on the JSON Ledger API, an Ed25519 signature
 // of the prepared transaction's hash by the party's own key, execute,
-// then the command's completion, from a WebSocket on /v2/commands/completions
-// as the SDK waits for it (-completions poll: POST every 2 ms).
+// then the command's completion as the SDK 0.20.0 waits for it: the
+// ledger end read before execute, then POST /v2/commands/completions
+// from it (-completions ws: a WebSocket per transfer instead; poll: the
+// POST every 2 ms).
 //
 //	loadgen sdksetup -state state.json -ledger-api URL
 //	loadgen sdk -state state.json -ledger-api URL -clients 8 -duration 5s
@@ -402,10 +404,10 @@ func (g *gen) sdkTransfer(cc *clientConns, s, r int) (err error) {
 	}
 }
 
-// completionWS waits for command id's completion as the wallet SDK's
-// waitForCompletion does (0.20.0 on): a WebSocket on
-// /v2/commands/completions from offset after, read until the command's
-// completion comes, then closed.
+// completionWS waits for command id's completion on a WebSocket on
+// /v2/commands/completions from offset after, as an app subscribed to
+// completions reads them, until the command's completion comes, then
+// closes it.
 func (g *gen) completionWS(x External, s int, id string, after int64) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
