@@ -176,11 +176,12 @@ func (s *Server) submitExecuted(r *http.Request, c *canton.Caller, sub interacti
 			s.log.ErrorContext(run.Context(), "ledger api: executed submission failed", "command_id", sb.commandID, "err", err)
 		}
 	})
-	if started || err != nil {
-		if err != nil {
-			release()
-		}
+	if err != nil {
+		release()
 		return err
+	}
+	if started {
+		return nil
 	}
 	defer release()
 	_, err = s.runRecorded(r, sb)

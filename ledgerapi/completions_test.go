@@ -261,15 +261,22 @@ func (e *env) wantCompleted(user string, actAs []coin.PartyID, commandID string,
 // after execute answered, as Canton's.
 func (e *env) awaitCompletion(user string, actAs []coin.PartyID, commandID string, after int64) (commands.Completion, bool) {
 	e.t.Helper()
+	return e.awaitCompletionWhere(user, actAs, after, func(c commands.Completion) bool { return c.CommandID == commandID })
+}
+
+// awaitCompletionWhere waits up to 10 s for a completion of user's acting
+// as actAs after offset after for which match holds.
+func (e *env) awaitCompletionWhere(user string, actAs []coin.PartyID, after int64, match func(commands.Completion) bool) (commands.Completion, bool) {
+	e.t.Helper()
 	for deadline := time.Now().Add(10 * time.Second); ; {
 		moved := e.l.Committed()
 		cs, err := apiread.New(e.l).Completions(context.Background(), users.Of(e.l).Key(user), actAs, after, 0)
 		if err != nil {
-			e.t.Errorf("completions of %s after %d: %v", commandID, after, err)
+			e.t.Errorf("completions of %s after %d: %v", user, after, err)
 			return commands.Completion{}, false
 		}
 		for _, c := range cs {
-			if c.CommandID == commandID {
+			if match(c) {
 				return c, true
 			}
 		}

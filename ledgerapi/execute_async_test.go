@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
-	"slices"
 	"testing"
 	"time"
 
@@ -26,8 +25,7 @@ import (
 func TestExecuteAnswersBeforeItRuns(t *testing.T) {
 	forEachEngine(t, func(t *testing.T, e *env) {
 		x := e.external("xena", "")
-		ping := map[string]any{"CreateCommand": map[string]any{"templateId": "#canton-builtin-admin-workflow-ping:Canton.Internal.Ping:Ping",
-			"createArguments": map[string]any{"id": "ping-held", "initiator": x.party, "responder": x.party}}}
+		ping := selfPing("ping-held", x.party)
 		p := e.mustPrepare(x, "ping-held", ping, nil)
 		sigs := signatures(x.party, x.key, p.hash)
 		before := e.ledgerEnd()
@@ -64,20 +62,12 @@ func TestExecuteAnswersBeforeItRuns(t *testing.T) {
 		released = true
 		// The held submission's success (the refused one's completion
 		// says it was in flight).
-		for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
-			cs, err := apiread.New(e.l).Completions(context.Background(), users.Of(e.l).Key(x.user), []coin.PartyID{x.party}, before, 0)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if i := slices.IndexFunc(cs, func(c commands.Completion) bool { return c.SubmissionID == "s-"+x.user }); i >= 0 {
-				if cs[i].Code != 0 || cs[i].UpdateID == "" {
-					t.Errorf("the held submission's completion %+v, want a success", cs[i])
-				}
-				break
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("no completion of the held submission once it ran: %+v", cs)
-			}
+		c, ok := e.awaitCompletionWhere(x.user, []coin.PartyID{x.party}, before, func(c commands.Completion) bool { return c.SubmissionID == "s-"+x.user })
+		if !ok {
+			t.Fatal("no completion of the held submission once it ran")
+		}
+		if c.Code != 0 || c.UpdateID == "" {
+			t.Errorf("the held submission's completion %+v, want a success", c)
 		}
 	})
 }

@@ -18,8 +18,7 @@ import (
 func TestInFlightOnlyWhileRunning(t *testing.T) {
 	forEachEngine(t, func(t *testing.T, e *env) {
 		x := e.external("ivy", "")
-		ping := map[string]any{"CreateCommand": map[string]any{"templateId": "#canton-builtin-admin-workflow-ping:Canton.Internal.Ping:Ping",
-			"createArguments": map[string]any{"id": "ping-done", "initiator": x.party, "responder": x.party}}}
+		ping := selfPing("ping-done", x.party)
 		p := e.mustPrepare(x, "ping-done", ping, nil)
 		begin := e.ledgerEnd()
 		if resp := e.execute(x.user, p.raw, signatures(x.party, x.key, p.hash)); resp.StatusCode() != http.StatusOK {

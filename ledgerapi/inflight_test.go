@@ -14,6 +14,12 @@ import (
 	"github.com/ccwallet/ccwallet/ledgerapi/internal/client"
 )
 
+// selfPing is the CreateCommand of Canton's Ping id from party to itself.
+func selfPing(id string, party coin.PartyID) map[string]any {
+	return map[string]any{"CreateCommand": map[string]any{"templateId": "#canton-builtin-admin-workflow-ping:Canton.Internal.Ping:Ping",
+		"createArguments": map[string]any{"id": id, "initiator": party, "responder": party}}}
+}
+
 // wantDuplicateExecute executes p, which x executed before, again: as
 // Canton's execute is asynchronous, it answers {} and the duplicate is a
 // failed completion (DUPLICATE_COMMAND, gRPC 6) of the new submission.
@@ -45,8 +51,7 @@ func (e *env) wantDuplicateExecute(x extParty, p prepared) {
 func TestConcurrentExecutes(t *testing.T) {
 	forEachEngine(t, func(t *testing.T, e *env) {
 		x := e.external("xena", "")
-		ping := map[string]any{"CreateCommand": map[string]any{"templateId": "#canton-builtin-admin-workflow-ping:Canton.Internal.Ping:Ping",
-			"createArguments": map[string]any{"id": "ping-1", "initiator": x.party, "responder": x.party}}}
+		ping := selfPing("ping-1", x.party)
 		p := e.mustPrepare(x, "ping-1", ping, nil)
 		sigs := signatures(x.party, x.key, p.hash)
 		begin := e.ledgerEnd()

@@ -451,16 +451,8 @@ func (g *gen) completionWS(x External, s int, id string, after int64) error {
 func (g *gen) completionSDK(cc *clientConns, x External, id string, after int64) error {
 	deadline := time.Now().Add(10 * time.Second)
 	for {
-		body, _ := marshal(map[string]any{"userId": x.User, "parties": []string{x.Party}, "beginExclusive": after})
-		status, b, err := cc.lapi.post("/v2/commands/completions?limit=100&stream_idle_timeout_ms=1000", x.Token, body)
-		if err == nil && status != http.StatusOK {
-			err = fmt.Errorf("completions: %d %s", status, b)
-		}
+		cs, err := completionsPage(cc, x, after, "limit=100&stream_idle_timeout_ms=1000")
 		if err != nil {
-			return err
-		}
-		var cs []completionMessage
-		if err := jsonv1.Unmarshal(b, &cs); err != nil {
 			return err
 		}
 		for _, c := range cs {
@@ -480,6 +472,21 @@ func (g *gen) completionSDK(cc *clientConns, x External, id string, after int64)
 			return fmt.Errorf("no completion of %s after offset %d", id, after)
 		}
 	}
+}
+
+// completionsPage is x's completions after offset after, by POST
+// /v2/commands/completions with query.
+func completionsPage(cc *clientConns, x External, after int64, query string) ([]completionMessage, error) {
+	body, _ := marshal(map[string]any{"userId": x.User, "parties": []string{x.Party}, "beginExclusive": after})
+	status, b, err := cc.lapi.post("/v2/commands/completions?"+query, x.Token, body)
+	if err == nil && status != http.StatusOK {
+		err = fmt.Errorf("completions: %d %s", status, b)
+	}
+	if err != nil {
+		return nil, err
+	}
+	var cs []completionMessage
+	return cs, jsonv1.Unmarshal(b, &cs)
 }
 
 // completionMessage is one message of the completions stream, an
@@ -502,16 +509,8 @@ type completionMessage struct {
 // completionOf reads x's completions after offset after and reports
 // whether command id's is among them, failing if it failed.
 func (g *gen) completionOf(cc *clientConns, x External, s int, id string, after int64) (bool, error) {
-	body, _ := marshal(map[string]any{"userId": x.User, "parties": []string{x.Party}, "beginExclusive": after})
-	status, b, err := cc.lapi.post("/v2/commands/completions?limit=100&stream_idle_timeout_ms=0", x.Token, body)
-	if err == nil && status != http.StatusOK {
-		err = fmt.Errorf("completions: %d %s", status, b)
-	}
+	cs, err := completionsPage(cc, x, after, "limit=100&stream_idle_timeout_ms=0")
 	if err != nil {
-		return false, err
-	}
-	var cs []completionMessage
-	if err := jsonv1.Unmarshal(b, &cs); err != nil {
 		return false, err
 	}
 	for _, c := range cs {
