@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/ccwallet/ccwallet/ledger/ledgertest"
+	"github.com/ccwallet/ccwallet/store/pgtest"
 )
 
 // BenchmarkCompare measures a change before it lands: it alternates
@@ -31,6 +32,9 @@ import (
 //	COMPARE_LOADGEN_ARGS=";-completions ws"   more loadgen arguments for each
 //	                                     binary's runs, by ";" in COMPARE_BINS' order
 //	                                     (the same binary twice compares two loads)
+//	COMPARE_PGSS=12                      after each run, that many statements that
+//	                                     took Postgres the most time, a operation each
+//	                                     (pg_stat_statements, loaded for the run)
 //
 // It prints a line per run and, at the end, each binary's medians: the
 // ratio to the pgbench run before each of its runs, the p99, the CPU an
@@ -78,6 +82,14 @@ func BenchmarkCompare(b *testing.B) {
 	ctx := context.Background()
 	c := ledgertest.Cluster(b)
 	pgURL, _ := pgbenchOn(b, c)
+	pgss, _ := strconv.Atoi(os.Getenv("COMPARE_PGSS"))
+	if pgss > 0 {
+		// Loaded at the restart setDurable makes; the cluster's data
+		// directory is a copy of its own, so nothing outlives the run.
+		if out, err := c.Command(ctx, "psql", "-q", "-c", "ALTER SYSTEM SET shared_preload_libraries = 'pg_stat_statements'", pgURL).CombinedOutput(); err != nil {
+			b.Fatalf("pg_stat_statements: %v\n%s", err, out)
+		}
+	}
 	// Durability is the cluster's: set before the wallets connect.
 	if err := setDurable(ctx, c, pgURL, durable); err != nil {
 		b.Fatal(err)
@@ -110,6 +122,11 @@ func BenchmarkCompare(b *testing.B) {
 		if out, err := c.Command(ctx, "psql", "-q", "-c", "VACUUM ANALYZE", dbURL).CombinedOutput(); err != nil {
 			b.Fatalf("vacuum: %v\n%s", err, out)
 		}
+		if pgss > 0 {
+			if out, err := c.Command(ctx, "psql", "-q", "-c", "CREATE EXTENSION IF NOT EXISTS pg_stat_statements", dbURL).CombinedOutput(); err != nil {
+				b.Fatalf("pg_stat_statements: %v\n%s", err, out)
+			}
+		}
 		ws = append(ws, served{w, state, dbURL, extra[i]})
 		fmt.Printf("binary %d: %s %s(database %s)\n", i, bin, strings.Join(append(extra[i], ""), " "), dbNameOf(dbURL))
 	}
@@ -122,7 +139,13 @@ func BenchmarkCompare(b *testing.B) {
 			args = append(args, "-ledger-api", "http://"+s.w.lapi)
 		}
 		args = append(args, s.extra...)
+		if pgss > 0 {
+			c.Command(ctx, "psql", "-q", "-c", "SELECT pg_stat_statements_reset()", s.db).Run()
+		}
 		r, sp0, sp1 := runLoad(b, loadgen, s.w, c, dbNameOf(s.db), args, fmt.Sprintf("%s-%d.pprof", tag, seq), d)
+		if pgss > 0 {
+			printStatements(ctx, b, c, s.db, pgss, max(1, r.OK))
+		}
 		return r, batchesBetween(sp0, sp1)
 	}
 	pgbench := func() float64 {
@@ -152,6 +175,21 @@ func BenchmarkCompare(b *testing.B) {
 	for i := range ws {
 		fmt.Printf("binary %d, medians of %d runs: %s\n", i, rounds, summarize(results[i]))
 	}
+}
+
+// printStatements prints the n statements of db that took Postgres the
+// most time since the last reset, with their calls and time an operation
+// (ops operations ran).
+func printStatements(ctx context.Context, b *testing.B, c *pgtest.Cluster, db string, n int, ops int64) {
+	q := fmt.Sprintf(`SELECT to_char(total_exec_time * 1000 / %[1]d, 'FM999990.0') || ' us/op, ' || to_char(calls::numeric / %[1]d, 'FM9990.00') || ' calls/op, ' ||
+  rows || ' rows: ' || left(regexp_replace(query, '\s+', ' ', 'g'), 160)
+FROM pg_stat_statements WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())
+ORDER BY total_exec_time DESC LIMIT %[2]d`, ops, n)
+	out, err := c.Command(ctx, "psql", "-tA", "-c", q, db).CombinedOutput()
+	if err != nil {
+		b.Fatalf("pg_stat_statements: %v\n%s", err, out)
+	}
+	fmt.Printf("statements by Postgres's time, an operation:\n%s", out)
 }
 
 func envOr(name, def string) string {

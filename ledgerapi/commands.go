@@ -320,7 +320,7 @@ func (s *Server) claim(r *http.Request, sb *submission) (release func(), err err
 		return nil, err
 	}
 	sb.cmd = cmd
-	if existing, ok := s.inflight.claim(sb.cmd.Key, sb.completion.SubmissionID); !ok {
+	if existing, ok := s.inflight.claim(sb.cmd.Key, s.userKey(sb.user), sb.completion.SubmissionID); !ok {
 		if err := s.stillInFlight(r, sb, existing); err != nil {
 			s.recordRejection(r, sb, err) // an asynchronous submission learns it here
 			return nil, err

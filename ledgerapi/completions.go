@@ -143,7 +143,17 @@ func (s *Server) completions(w http.ResponseWriter, r *http.Request, c *canton.C
 		return err
 	}
 	moved := s.l.Committed() // taken before the read: a commit after it wakes the wait
-	cs, end, err := s.completionsOf(r.Context(), c.User.Name, parties, begin, limit, false)
+	user := s.userKey(c.User.Name)
+	// A caller whose own submission runs here, and who waits (the wallet
+	// SDK's wait for its executed command's completion), is answered
+	// once that commits, or by the wait's reads below: the first read,
+	// of the end and an empty page, is left out.
+	read := idle == 0 || !s.inflight.runs(user)
+	var cs []commands.Completion
+	end := begin
+	if read {
+		cs, end, err = s.completionsOf(r.Context(), c.User.Name, parties, begin, limit, false)
+	}
 	// An asynchronous submission still running (an executed command, as
 	// the wallet SDK waits for its completion this way) completes soon,
 	// and one of the user's committed here past the end read (the
@@ -152,7 +162,6 @@ func (s *Server) completions(w http.ResponseWriter, r *http.Request, c *canton.C
 	// wakes the wait, which reads again only if the user's mark is past
 	// what was read, as the completions stream reads; every 20 ms it
 	// reads anyway, for another replica's.
-	user := s.userKey(c.User.Name)
 	pending := func() bool { return len(s.async) > 0 || s.l.CompletionMark(user) > max(end, begin) }
 	if err == nil && len(cs) == 0 && pending() {
 		tick := time.NewTicker(20 * time.Millisecond)
@@ -175,7 +184,13 @@ func (s *Server) completions(w http.ResponseWriter, r *http.Request, c *canton.C
 				moved = s.l.Committed()
 			}
 			cs, end, err = s.completionsOf(r.Context(), c.User.Name, parties, begin, limit, known)
+			read = true
 		}
+	}
+	if err == nil && !read {
+		// The wait ended without a read (the submission ended with no
+		// commit, or the idle timeout passed first): read once.
+		cs, end, err = s.completionsOf(r.Context(), c.User.Name, parties, begin, limit, false)
 	}
 	if err != nil {
 		return err

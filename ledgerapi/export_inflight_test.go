@@ -14,7 +14,7 @@ import (
 func (s *Server) HoldInFlight(user string, actAs []coin.PartyID, commandID, submissionID string) (release func()) {
 	key := changeID(user, actAs, commandID)
 	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(time.Millisecond) {
-		if _, ok := s.inflight.claim(key, submissionID); ok {
+		if _, ok := s.inflight.claim(key, s.userKey(user), submissionID); ok {
 			break
 		}
 		if time.Now().After(deadline) {

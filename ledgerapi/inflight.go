@@ -17,29 +17,53 @@ import (
 // (fault.ErrInFlight), without the id.
 type inFlight struct {
 	mu sync.Mutex
-	m  map[string]string
+	m  map[string]running
+	// users counts each user's running submissions (by userKey), for a
+	// completions read that waits for its caller's (completions.go).
+	users map[string]int
 }
 
-// claim registers key as running under submissionID; when it runs
-// already, it returns false and the running one's submission id.
-func (f *inFlight) claim(key, submissionID string) (existing string, ok bool) {
+// running is a claimed change: its submission id and its user.
+type running struct {
+	submissionID, user string
+}
+
+// claim registers key, a change of user's, as running under
+// submissionID; when it runs already, it returns false and the running
+// one's submission id.
+func (f *inFlight) claim(key, user, submissionID string) (existing string, ok bool) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if id, running := f.m[key]; running {
-		return id, false
+	if r, ok := f.m[key]; ok {
+		return r.submissionID, false
 	}
 	if f.m == nil {
-		f.m = map[string]string{}
+		f.m, f.users = map[string]running{}, map[string]int{}
 	}
-	f.m[key] = submissionID
+	f.m[key] = running{submissionID, user}
+	f.users[user]++
 	return "", true
 }
 
 // release ends key's run.
 func (f *inFlight) release(key string) {
 	f.mu.Lock()
+	defer f.mu.Unlock()
+	r, ok := f.m[key]
+	if !ok {
+		return
+	}
 	delete(f.m, key)
-	f.mu.Unlock()
+	if f.users[r.user]--; f.users[r.user] <= 0 {
+		delete(f.users, r.user)
+	}
+}
+
+// runs reports whether a submission of user runs here.
+func (f *inFlight) runs(user string) bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.users[user] > 0
 }
 
 // inFlightError is SUBMISSION_ALREADY_IN_FLIGHT for sb, whose change runs

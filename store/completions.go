@@ -16,22 +16,30 @@ func InsertCompletion(ctx context.Context, db bun.IDB, c *Completion) error {
 }
 
 // PageCompletion is a completion as a page lists it: without its
-// exercise, which a page does not show, with the pruning offset read in
-// the same statement.
+// exercise, which a page does not show.
 type PageCompletion struct {
 	Completion `bun:",extend"`
-	Pruned     int64 `bun:"pruned"`
+	// Pruned is the pruning offset, read with the rows.
+	Pruned int64 `bun:"pruned"`
 }
 
 // CompletionsAfter lists user's completions after offset after up to
-// upto, oldest first, at most limit, each with the pruning offset as of
-// the same read, in one statement. On Postgres that statement is
-// prepared once per connection (queryPrepared): a client waiting for
-// its command's completion reads it once or twice per command, and its
+// upto, oldest first, at most limit, and the pruning offset as of the
+// same read. On Postgres that is one statement, an empty page's too,
+// prepared once per connection (queryPrepared): a client waiting for its
+// command's completion reads it once or twice per command, and its
 // parsing and planning cost more than its run.
-func CompletionsAfter(ctx context.Context, db *DB, user string, after, upto int64, limit int) ([]PageCompletion, error) {
-	var cs []PageCompletion
+func CompletionsAfter(ctx context.Context, db *DB, user string, after, upto int64, limit int) (cs []PageCompletion, pruned int64, err error) {
 	ok, err := queryPrepared(ctx, db, &cs, completionsAfterSQL, user, after, upto, limit)
+	if ok && err == nil && len(cs) > 0 {
+		// The pruning offset's row, with a completion or without one
+		// (the join's NULLs, scanned as zeros; no offset is 0).
+		pruned = cs[0].Pruned
+		if cs[0].OffsetID == 0 {
+			cs = cs[:0]
+		}
+		return cs, pruned, nil
+	}
 	if !ok {
 		err = db.NewSelect().Model(&cs).
 			Column("offset_id", "user_id", "command_id", "act_as", "submission_id", "update_id", "status_code", "message", "record_time").
@@ -40,16 +48,27 @@ func CompletionsAfter(ctx context.Context, db *DB, user string, after, upto int6
 			Order("offset_id").Limit(int64(limit)).Scan(ctx)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("completions of %s: %w", user, Normalize(err))
+		return nil, 0, fmt.Errorf("completions of %s: %w", user, Normalize(err))
 	}
-	return cs, nil
+	if len(cs) > 0 {
+		return cs, cs[0].Pruned, nil
+	}
+	t, err := LoadPrunedTotals(ctx, db)
+	if err != nil {
+		return nil, 0, err
+	}
+	return cs, t.LastOffset, nil
 }
 
-// completionsAfterSQL is CompletionsAfter's statement on Postgres, the
-// one bun builds for SQLite.
-const completionsAfterSQL = `SELECT offset_id, user_id, command_id, act_as, submission_id, update_id, status_code, message, record_time,
-	(SELECT last_offset FROM pruned_totals WHERE id = 1) AS pruned
-FROM completions WHERE user_id = $1 AND offset_id > $2 AND offset_id <= $3 ORDER BY offset_id LIMIT $4`
+// completionsAfterSQL is CompletionsAfter's statement on Postgres: the
+// page bun builds for SQLite, joined to the pruning offset's row so that
+// an empty page still brings it.
+const completionsAfterSQL = `SELECT c.offset_id, c.user_id, c.command_id, c.act_as, c.submission_id, c.update_id, c.status_code, c.message, c.record_time,
+	p.last_offset AS pruned
+FROM pruned_totals AS p LEFT JOIN LATERAL (
+	SELECT offset_id, user_id, command_id, act_as, submission_id, update_id, status_code, message, record_time
+	FROM completions WHERE user_id = $1 AND offset_id > $2 AND offset_id <= $3 ORDER BY offset_id LIMIT $4) AS c ON true
+WHERE p.id = 1 ORDER BY c.offset_id`
 
 // DeleteCompletionsUpTo removes the completions at or before offset (the
 // update log pruned up to it).

@@ -246,9 +246,9 @@ func TestHotReadsArePrepared(t *testing.T) {
 		if err != nil || end != off {
 			t.Fatalf("stable end = %d, %v; want %d", end, err, off)
 		}
-		got, err := store.CompletionsAfter(ctx, db, "alice", 0, end, 10)
-		if err != nil {
-			t.Fatal(err)
+		got, pruned, err := store.CompletionsAfter(ctx, db, "alice", 0, end, 10)
+		if err != nil || pruned != 0 {
+			t.Fatalf("completions: pruned %d, %v; want 0", pruned, err)
 		}
 		want := store.PageCompletion{Completion: *c}
 		if len(got) != 1 || !got[0].RecordTime.Equal(at) {
@@ -258,8 +258,8 @@ func TestHotReadsArePrepared(t *testing.T) {
 		if got[0] != want {
 			t.Fatalf("completion = %+v, want %+v", got[0], want)
 		}
-		if got, err := store.CompletionsAfter(ctx, db, "alice", off, end, 10); err != nil || len(got) != 0 {
-			t.Fatalf("completions after the last = %+v, %v; want none", got, err)
+		if got, pruned, err := store.CompletionsAfter(ctx, db, "alice", off, end, 10); err != nil || len(got) != 0 || pruned != 0 {
+			t.Fatalf("completions after the last = %+v, pruned %d, %v; want none", got, pruned, err)
 		}
 	}
 	// Each plan was made on these near-empty tables, the worst case for a

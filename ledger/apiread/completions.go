@@ -59,7 +59,7 @@ func (s *Service) completionsUpTo(ctx context.Context, user string, parties []co
 	// Below the stable end it is not after the ledger end, which need not
 	// be read again (a completions stream per transfer, as the wallet SDK
 	// opens, reads twice per transfer), and the rows come with the
-	// pruning offset: only a read that finds none reads that alone.
+	// pruning offset.
 	checked := after > upto || after < 0
 	if checked {
 		if _, err = checkOffset(ctx, db, "beginExclusive", after); err != nil {
@@ -75,19 +75,12 @@ func (s *Service) completionsUpTo(ctx context.Context, user string, parties []co
 	}
 	var out []commands.Completion
 	for len(out) < limit {
-		rows, err := store.CompletionsAfter(ctx, db, user, after, upto, MaxAPIPage)
+		rows, pruned, err := store.CompletionsAfter(ctx, db, user, after, upto, MaxAPIPage)
 		if err != nil {
 			return nil, 0, err
 		}
-		switch {
-		case checked:
-		case len(rows) == 0:
-			err = checkPruned(ctx, db, "beginExclusive", after)
-		case after < rows[0].Pruned:
-			err = prunedBefore("beginExclusive", after, rows[0].Pruned)
-		}
-		if err != nil {
-			return nil, 0, err
+		if !checked && after < pruned {
+			return nil, 0, prunedBefore("beginExclusive", after, pruned)
 		}
 		checked = true
 		for _, r := range rows {
