@@ -39,6 +39,12 @@ func (e *env) completions(user string, parties []coin.PartyID, begin int64, limi
 	if code != http.StatusOK {
 		e.t.Fatalf("completions of %s: %d %s", user, code, b)
 	}
+	return decodeCompletions(e.t, b)
+}
+
+// decodeCompletions is the completions of a completions page b.
+func decodeCompletions(t testing.TB, b []byte) []completion {
+	t.Helper()
 	var out []struct {
 		CompletionResponse struct {
 			Completion *struct {
@@ -47,7 +53,7 @@ func (e *env) completions(user string, parties []coin.PartyID, begin int64, limi
 		} `json:"completionResponse"`
 	}
 	if err := json.Unmarshal(b, &out); err != nil {
-		e.t.Fatal(err)
+		t.Fatal(err)
 	}
 	var cs []completion
 	for _, o := range out {

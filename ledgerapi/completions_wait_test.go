@@ -2,7 +2,6 @@ package ledgerapi_test
 
 import (
 	"context"
-	"encoding/json"
 	"net/http"
 	"testing"
 	"time"
@@ -42,23 +41,7 @@ func TestCompletionsWhileOwnSubmissionRuns(t *testing.T) {
 			if err != nil || resp.StatusCode() != http.StatusOK {
 				t.Fatalf("completions after %d: %v %s", after, err, resp.Body)
 			}
-			var out []struct {
-				CompletionResponse struct {
-					Completion *struct {
-						Value completion `json:"value"`
-					} `json:"Completion"`
-				} `json:"completionResponse"`
-			}
-			if err := json.Unmarshal(resp.Body, &out); err != nil {
-				t.Fatal(err)
-			}
-			var cs []completion
-			for _, o := range out {
-				if o.CompletionResponse.Completion != nil {
-					cs = append(cs, o.CompletionResponse.Completion.Value)
-				}
-			}
-			return cs, took
+			return decodeCompletions(t, resp.Body), took
 		}
 		// The earlier completion comes long before the idle timeout.
 		if cs, took := read(begin, 5000); len(cs) != 1 || cs[0].CommandID != "ping-1" || took > 4*time.Second {
