@@ -32,8 +32,9 @@ import (
 //	COMPARE_LOADGEN_ARGS=";-completions ws"   more loadgen arguments for each
 //	                                     binary's runs, by ";" in COMPARE_BINS' order
 //	                                     (the same binary twice compares two loads)
-//	COMPARE_PGSS=12                      after each run, that many statements that
-//	                                     took Postgres the most time, a operation each
+//	COMPARE_PGSS=12                      after each run, the WAL an operation wrote
+//	                                     and that many statements that took Postgres
+//	                                     the most time, an operation each
 //	                                     (pg_stat_statements, loaded for the run)
 //
 // It prints a line per run and, at the end, each binary's medians: the
@@ -140,7 +141,7 @@ func BenchmarkCompare(b *testing.B) {
 		}
 		args = append(args, s.extra...)
 		if pgss > 0 {
-			c.Command(ctx, "psql", "-q", "-c", "SELECT pg_stat_statements_reset()", s.db).Run()
+			c.Command(ctx, "psql", "-q", "-c", "SELECT pg_stat_statements_reset(), pg_stat_reset_shared('wal')", s.db).Run()
 		}
 		r, sp0, sp1 := runLoad(b, loadgen, s.w, c, dbNameOf(s.db), args, fmt.Sprintf("%s-%d.pprof", tag, seq), d)
 		if pgss > 0 {
@@ -189,7 +190,11 @@ ORDER BY total_exec_time DESC LIMIT %[2]d`, ops, n)
 	if err != nil {
 		b.Fatalf("pg_stat_statements: %v\n%s", err, out)
 	}
-	fmt.Printf("statements by Postgres's time, an operation:\n%s", out)
+	wal, err := c.Command(ctx, "psql", "-tA", "-c", fmt.Sprintf("SELECT wal_records / %[1]d || ' records, ' || round(wal_bytes / %[1]d) || ' bytes, ' || to_char(wal_fpi::numeric / %[1]d, 'FM990.00') || ' full pages' FROM pg_stat_wal", ops), db).CombinedOutput()
+	if err != nil {
+		b.Fatalf("pg_stat_wal: %v\n%s", err, wal)
+	}
+	fmt.Printf("WAL an operation (the cluster's): %sstatements by Postgres's time, an operation:\n%s", wal, out)
 }
 
 func envOr(name, def string) string {
