@@ -214,11 +214,13 @@ type loadResult struct {
 // (BENCH_PPROF), and returns loadgen's result with each process's CPU an
 // operation, and w's send spans before and after the run.
 func runLoad(b *testing.B, loadgen string, w *walletProc, c *pgtest.Cluster, db string, args []string, profile string, d time.Duration) (r loadResult, before, after sendSpans) {
+	wal0 := walStat(context.Background(), c, c.URL(db))
 	cpu0, before, pg0, cl0 := w.cpu(), w.spans(), postgresCPU(db), clusterCPU(c.DataDir())
 	prof := w.profile(profile, d-time.Second)
 	cmd := exec.Command(loadgen, args...)
 	out, err := cmd.Output()
 	cpu, after, pg, cl := w.cpu()-cpu0, w.spans(), postgresCPU(db)-pg0, clusterCPU(c.DataDir())-cl0
+	wal := walStat(context.Background(), c, c.URL(db))
 	prof()
 	if err == nil {
 		err = json.Unmarshal(out, &r)
@@ -230,7 +232,8 @@ func runLoad(b *testing.B, loadgen string, w *walletProc, c *pgtest.Cluster, db 
 		b.Logf("loadgen %s %s clients: %d failed; first: %s", args[0], argAfter(args, "-clients"), r.Failed, r.FirstErr)
 	}
 	n := time.Duration(max(1, r.OK))
-	r.split = cpuSplit{wallet: cpu / n, loadgen: (cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()) / n, postgres: pg / n, cluster: cl / n}
+	r.split = cpuSplit{wallet: cpu / n, loadgen: (cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()) / n, postgres: pg / n, cluster: cl / n,
+		wal: wal.per(wal0, int64(n))}
 	return r, before, after
 }
 
@@ -271,7 +274,7 @@ func BenchmarkShipped(b *testing.B) {
 		}
 		defer os.RemoveAll(dir)
 		os.Chmod(dir, 0o777) // the cluster's user writes the log
-		pg0 := clusterCPU(c.DataDir())
+		pg0, wal0 := clusterCPU(c.DataDir()), walStat(ctx, c, pgURL)
 		cmd := c.Command(ctx, "pgbench", "-c", strconv.Itoa(clients), "-j", "2", "-T", strconv.Itoa(max(1, int(run.Seconds()))),
 			"-l", "--log-prefix", filepath.Join(dir, "tx"), pgURL)
 		out, err := cmd.CombinedOutput()
@@ -284,7 +287,8 @@ func BenchmarkShipped(b *testing.B) {
 			b.Fatal(err)
 		}
 		n := time.Duration(max(1, len(lat)))
-		cpu = pgbenchCPU{client: (cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()) / n, postgres: pg / n}
+		cpu = pgbenchCPU{client: (cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()) / n, postgres: pg / n,
+			wal: walStat(ctx, c, pgURL).per(wal0, int64(n))}
 		tps = parseTPS(string(out))
 		if clients == 8 {
 			steady[durableNow] = append(steady[durableNow], pgbenchRun{tps, cpu})
@@ -612,7 +616,32 @@ func pgbenchLatencies(dir string) ([]float64, error) {
 // cluster is the whole cluster's (clusterCPU: those backends and the
 // server's own processes, the WAL writer's among them), counted as
 // pgbenchCPU counts pgbench's.
-type cpuSplit struct{ wallet, loadgen, postgres, cluster time.Duration }
+type cpuSplit struct {
+	wallet, loadgen, postgres, cluster time.Duration
+	wal                                walUse
+}
+
+// walUse is the WAL one operation wrote, the cluster's (pg_stat_wal):
+// its bytes and the full-page images among them. Durable, a page's first
+// change after a checkpoint writes the whole page (full_page_writes), so
+// a row that changes many pages pays for them in the runs after one.
+type walUse struct{ bytes, fpi float64 }
+
+// walStat reads the cluster's WAL counters (pg_stat_wal) through url:
+// bytes and full-page images so far; zeros where they cannot be read.
+func walStat(ctx context.Context, c *pgtest.Cluster, url string) walUse {
+	out, err := c.Command(ctx, "psql", "-tA", "-F", " ", "-c", "SELECT wal_bytes, wal_fpi FROM pg_stat_wal", url).Output()
+	var w walUse
+	if err == nil {
+		fmt.Sscan(string(out), &w.bytes, &w.fpi)
+	}
+	return w
+}
+
+// per is the WAL used since before, over n operations.
+func (w walUse) per(before walUse, n int64) walUse {
+	return walUse{(w.bytes - before.bytes) / float64(n), (w.fpi - before.fpi) / float64(n)}
+}
 
 // medianSplit is each part's median over the runs, as words.
 func medianSplit(ss []cpuSplit) string {
@@ -632,7 +661,10 @@ func medianSplit(ss []cpuSplit) string {
 // rusage) and the cluster's (clusterCPU). Beside a row's cpuSplit it says
 // how much more work one of ours is than one of pgbench's, which the
 // ratio of rates reads through the machine: on two cores both share it.
-type pgbenchCPU struct{ client, postgres time.Duration }
+type pgbenchCPU struct {
+	client, postgres time.Duration
+	wal              walUse
+}
 
 // total is what the transaction cost pgbench and the cluster together.
 func (p pgbenchCPU) total() time.Duration { return p.client + p.postgres }
@@ -666,8 +698,30 @@ func cpuAgainst(ss []cpuSplit, ps []pgbenchCPU, op string) string {
 	if median(ours) == 0 || slices.Contains(theirs, 0) {
 		return "CPU in all not read"
 	}
-	return fmt.Sprintf("CPU in all (wallet, loadgen, cluster) %.3f ms a %s against pgbench's %.3f a transaction (%.2f×, the median of the pairs' ratios)",
+	s := fmt.Sprintf("CPU in all (wallet, loadgen, cluster) %.3f ms a %s against pgbench's %.3f a transaction (%.2f×, the median of the pairs' ratios)",
 		median(ours), op, median(theirs), median(ratios(ours, theirs)))
+	var wb, wf []float64
+	for _, s := range ss {
+		wb, wf = append(wb, s.wal.bytes), append(wf, s.wal.fpi)
+	}
+	var pb, pf []float64
+	for _, p := range ps {
+		pb, pf = append(pb, p.wal.bytes), append(pf, p.wal.fpi)
+	}
+	if median(wb) > 0 && median(pb) > 0 {
+		s += fmt.Sprintf("; WAL a %s %.2f KB, %.3f full-page images (the runs' %s), against pgbench's %.2f KB, %.3f (%s)",
+			op, median(wb)/1024, median(wf), fmtFloats(wf, 3), median(pb)/1024, median(pf), fmtFloats(pf, 3))
+	}
+	return s
+}
+
+// fmtFloats is vs as words, with prec decimals.
+func fmtFloats(vs []float64, prec int) string {
+	s := make([]string, len(vs))
+	for i, v := range vs {
+		s[i] = strconv.FormatFloat(v, 'f', prec, 64)
+	}
+	return strings.Join(s, ", ")
 }
 
 // pairRatios is the median of ours[i]/ref[i], each run of ours against
