@@ -147,12 +147,18 @@ func (s *Server) completions(w http.ResponseWriter, r *http.Request, c *canton.C
 	// A caller whose own submission runs here, and who waits (the wallet
 	// SDK's wait for its executed command's completion), is answered
 	// once that commits, or by the wait's reads below: the first read,
-	// of the end and an empty page, is left out.
-	read := idle == 0 || !s.inflight.runs(user)
+	// of the end and an empty page, is left out. When a completion of the
+	// caller's committed here after begin already, the first read is up
+	// to the end this process knows, as the wait's are.
 	var cs []commands.Completion
-	end := begin
-	if read {
+	end, read := begin, true
+	switch {
+	case idle == 0 || !s.inflight.runs(user):
 		cs, end, err = s.completionsOf(r.Context(), c.User.Name, parties, begin, limit, false)
+	case s.l.CompletionMark(user) > begin:
+		cs, end, err = s.completionsOf(r.Context(), c.User.Name, parties, begin, limit, true)
+	default:
+		read = false
 	}
 	// An asynchronous submission still running (an executed command, as
 	// the wallet SDK waits for its completion this way) completes soon,
