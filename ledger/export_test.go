@@ -141,6 +141,10 @@ func HoldSendBatches(l *Ledger) (held <-chan int, release func()) {
 // another runs.
 func SetSendGather(l *Ledger, d time.Duration) { l.sends.gather.Store(int64(d)) }
 
+// SetSendGatherDetached sets how long a batch of l waits for more sends
+// while another runs and every queued send is detached.
+func SetSendGatherDetached(l *Ledger, d time.Duration) { l.sends.gatherDetached.Store(int64(d)) }
+
 // SendGatherMin is how many queued sends end a batch's wait.
 const SendGatherMin = sendGatherMin
 

@@ -51,6 +51,30 @@ const sendGather = 700 * time.Microsecond
 
 const sendGatherMin = 4
 
+// sendGatherDetached replaces sendGather while every queued send is
+// detached (Detached): no request's answer waits on their batch, and
+// under load a batch's fixed cost in Postgres is most of a small one's
+// (the wallet SDK's executed transfers, 1.5 to a batch at 700 µs: 5 ms
+// made it 1.8, Postgres's CPU a transfer a fifth lower and the SDK row's
+// rate higher in 3 of 4 alternated pairs, bench/NOTES.md). A send that is
+// not detached ends such a wait at once.
+const sendGatherDetached = 5 * time.Millisecond
+
+type detachedKey struct{}
+
+// Detached marks ctx as a command's run that no request's answer waits
+// for (the Ledger API's asynchronous submissions and executed commands,
+// whose outcome goes to the completions): its send may wait longer to
+// share a batch (sendGatherDetached).
+func Detached(ctx context.Context) context.Context {
+	return context.WithValue(ctx, detachedKey{}, true)
+}
+
+func isDetached(ctx context.Context) bool {
+	d, _ := ctx.Value(detachedKey{}).(bool)
+	return d
+}
+
 // sender is the core's send batching: it owns the sends waiting for a
 // worker, the workers, and what the batches read and wrote (sendCache).
 // The core, and so its sender, is shared by a process's validators: a
@@ -65,17 +89,20 @@ type sender struct {
 	// wait there for the sender's lock, and hold up that whole batch.
 	busy map[coin.PartyID]bool
 	// gathered, while a worker waits for sends to join its batch, is
-	// closed once sendGatherMin wait.
-	gathered chan struct{}
+	// closed once sendGatherMin wait, or a send that is not detached
+	// comes while gatherLong (the wait is sendGatherDetached's).
+	gathered   chan struct{}
+	gatherLong bool
 	// batched counts the sends that ran in batches of two or more, for
 	// tests that must know the grouping happened.
 	batched int64
-	// gather, in nanoseconds, replaces sendGather when not zero; fault,
+	// gather and gatherDetached, in nanoseconds, replace sendGather and
+	// sendGatherDetached when not zero; fault,
 	// when set, runs before a batch's writes: it can fail the batch as the
 	// database would refuse it, panic, or hold it running. Both are set by
 	// tests (export_test.go), atomic as workers may be running.
-	gather atomic.Int64
-	fault  atomic.Pointer[func(sends int) error]
+	gather, gatherDetached atomic.Int64
+	fault                  atomic.Pointer[func(sends int) error]
 	// cache is what the batches read and wrote, for the next ones to
 	// run in one round trip (sendfast.go).
 	cache sendCache
@@ -92,6 +119,8 @@ type sendCall struct {
 	cmd    commands.Command
 	done   chan sendResult
 	queued time.Time
+	// detached: no request's answer waits for it (Detached).
+	detached bool
 	// token is set for a token-standard transfer (transferDirectBatched):
 	// its command record is create-transfer-instruction's, and with no
 	// valid preapproval it fails with errNoPreapproval, for its caller to
@@ -116,9 +145,10 @@ func (q *sender) sendOne(l *Ledger, c *sendCall) sendResult {
 func (q *sender) sendBatched(l *Ledger, c *sendCall) sendResult {
 	c.done = make(chan sendResult, 1)
 	c.queued = time.Now()
+	c.detached = isDetached(c.ctx)
 	q.mu.Lock()
 	q.queue = append(q.queue, c)
-	if q.gathered != nil && len(q.queue) >= sendGatherMin {
+	if q.gathered != nil && (len(q.queue) >= sendGatherMin || q.gatherLong && !c.detached) {
 		close(q.gathered)
 		q.gathered = nil
 	}
@@ -172,9 +202,19 @@ func (q *sender) gatherSends() {
 		q.mu.Unlock()
 		return
 	}
+	long := true
+	for _, c := range q.queue {
+		long = long && c.detached
+	}
 	gather := time.Duration(q.gather.Load())
 	if gather == 0 {
 		gather = sendGather
+	}
+	if long {
+		gather = time.Duration(q.gatherDetached.Load())
+		if gather == 0 {
+			gather = sendGatherDetached
+		}
 	}
 	wait := gather - time.Since(q.queue[0].queued)
 	if wait <= 0 {
@@ -182,7 +222,7 @@ func (q *sender) gatherSends() {
 		return
 	}
 	gathered := make(chan struct{})
-	q.gathered = gathered
+	q.gathered, q.gatherLong = gathered, long
 	q.mu.Unlock()
 	t := time.NewTimer(wait)
 	select {

@@ -308,6 +308,56 @@ func TestSendGather(t *testing.T) {
 	}
 }
 
+// TestSendGatherDetached: while a batch runs, detached sends (whose
+// outcome no request's answer waits for: the Ledger API's executed
+// commands) wait the detached gather for more to join their batch, and a
+// send that is not detached ends that wait at once. (The normal gather is
+// shortened to nothing and the detached one lengthened, so the grouping
+// shows the difference on any machine.)
+func TestSendGatherDetached(t *testing.T) {
+	l := ledgertest.New(t, store.Postgres)
+	ctx := context.Background()
+	ledger.SetSendGather(l, time.Nanosecond)
+	ledger.SetSendGatherDetached(l, time.Minute)
+	senders, receivers := sendPairs(t, l, 4)
+	held, release := ledger.HoldSendBatches(l)
+	defer release()
+	errs := make(chan error, 4)
+	send := func(ctx context.Context, i int) {
+		_, err := l.Preapprovals().Send(ctx, ledger.PreapprovalSend{Sender: senders[i], Receiver: receivers[i],
+			Amount: coin.MustParse("1"), DeduplicationID: fmt.Sprintf("detached-%d", i)})
+		errs <- err
+	}
+	go send(ctx, 0)
+	if k := <-held; k != 1 {
+		t.Fatalf("first batch holds %d sends, want 1 (none was running)", k)
+	}
+	for i := 1; i <= 2; i++ {
+		go send(ledger.Detached(ctx), i)
+		time.Sleep(50 * time.Millisecond)
+	}
+	select {
+	case k := <-held:
+		t.Fatalf("a batch of %d detached sends started while the first ran: want them gathering", k)
+	case <-time.After(200 * time.Millisecond):
+	}
+	go send(ctx, 3)
+	select {
+	case k := <-held:
+		if k != 3 {
+			t.Errorf("the batch the send that is not detached started holds %d sends, want 3", k)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("a send that is not detached did not end the detached gather")
+	}
+	release()
+	for range 4 {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+}
+
 // TestTokenTransfersRunAsSends: token-standard transfers with a tracking id
 // to receivers with a preapproval run as one-step sends, grouped with
 // concurrent ones on Postgres, and answer their update; a replayed

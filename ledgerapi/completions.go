@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/ccwallet/ccwallet/coin"
+	"github.com/ccwallet/ccwallet/ledger"
 	"github.com/ccwallet/ccwallet/ledger/apiread"
 	"github.com/ccwallet/ccwallet/ledger/commands"
 	"github.com/ccwallet/ccwallet/ledgerapi/internal/canton"
@@ -99,7 +100,8 @@ func (s *Server) detach(r *http.Request, before func() error, fn func(run *http.
 			return false, err
 		}
 	}
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(r.Context()), asyncTimeout)
+	// Detached: its send may wait a little longer to share a batch.
+	ctx, cancel := context.WithTimeout(ledger.Detached(context.WithoutCancel(r.Context())), asyncTimeout)
 	s.running.Add(1)
 	go func() {
 		defer func() { <-s.async; cancel(); done(); s.running.Done() }()
