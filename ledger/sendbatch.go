@@ -54,10 +54,10 @@ const sendGatherMin = 4
 // sendGatherDetached replaces sendGather while every queued send is
 // detached (Detached): no request's answer waits on their batch, and
 // under load a batch's fixed cost in Postgres is most of a small one's
-// (the wallet SDK's executed transfers, 1.5 to a batch at 700 µs: 5 ms
-// made it 1.8, Postgres's CPU a transfer a fifth lower and the SDK row's
-// rate higher in 3 of 4 alternated pairs, bench/NOTES.md). A send that is
-// not detached ends such a wait at once.
+// (the wallet SDK's executed transfers, 1.46 to a batch at 700 µs: 5 ms
+// made it 1.73, Postgres's CPU a transfer a tenth lower and the SDK row's
+// ratio higher in 4 of 5 alternated pairs, bench/NOTES.md). A send that
+// is not detached ends such a wait at once.
 const sendGatherDetached = 5 * time.Millisecond
 
 type detachedKey struct{}
@@ -97,10 +97,10 @@ type sender struct {
 	// tests that must know the grouping happened.
 	batched int64
 	// gather and gatherDetached, in nanoseconds, replace sendGather and
-	// sendGatherDetached when not zero; fault,
-	// when set, runs before a batch's writes: it can fail the batch as the
-	// database would refuse it, panic, or hold it running. Both are set by
-	// tests (export_test.go), atomic as workers may be running.
+	// sendGatherDetached when not zero; fault, when set, runs before a
+	// batch's writes: it can fail the batch as the database would refuse
+	// it, panic, or hold it running. Tests set them (export_test.go),
+	// atomic as workers may be running.
 	gather, gatherDetached atomic.Int64
 	fault                  atomic.Pointer[func(sends int) error]
 	// cache is what the batches read and wrote, for the next ones to
