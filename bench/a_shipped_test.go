@@ -274,7 +274,8 @@ func BenchmarkShipped(b *testing.B) {
 		}
 		defer os.RemoveAll(dir)
 		os.Chmod(dir, 0o777) // the cluster's user writes the log
-		pg0, wal0 := clusterCPU(c.DataDir()), walStat(ctx, c, pgURL)
+		wal0 := walStat(ctx, c, pgURL) // its psql before the CPU is read
+		pg0 := clusterCPU(c.DataDir())
 		cmd := c.Command(ctx, "pgbench", "-c", strconv.Itoa(clients), "-j", "2", "-T", strconv.Itoa(max(1, int(run.Seconds()))),
 			"-l", "--log-prefix", filepath.Join(dir, "tx"), pgURL)
 		out, err := cmd.CombinedOutput()
