@@ -145,6 +145,13 @@ func SetSendGather(l *Ledger, d time.Duration) { l.sends.gather.Store(int64(d)) 
 // while another runs and every queued send is detached.
 func SetSendGatherDetached(l *Ledger, d time.Duration) { l.sends.gatherDetached.Store(int64(d)) }
 
+// QueuedSends is how many sends of l wait for a batch.
+func QueuedSends(l *Ledger) int {
+	l.sends.mu.Lock()
+	defer l.sends.mu.Unlock()
+	return len(l.sends.queue)
+}
+
 // SendGatherMin is how many queued sends end a batch's wait.
 const SendGatherMin = sendGatherMin
 

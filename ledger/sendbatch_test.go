@@ -334,7 +334,11 @@ func TestSendGatherDetached(t *testing.T) {
 	}
 	for i := 1; i <= 2; i++ {
 		go send(ledger.Detached(ctx), i)
-		time.Sleep(50 * time.Millisecond)
+	}
+	for deadline := time.Now().Add(30 * time.Second); ledger.QueuedSends(l) < 2; time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d detached sends queued, want 2", ledger.QueuedSends(l))
+		}
 	}
 	select {
 	case k := <-held:

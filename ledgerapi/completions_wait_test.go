@@ -13,8 +13,8 @@ import (
 // TestCompletionsWhileOwnSubmissionRuns: a completions read that waits
 // (stream_idle_timeout_ms) while one of its caller's own submissions runs
 // here leaves out its first read and waits for that submission's commit;
-// what was committed before it still comes, from the wait's own reads,
-// and a read with nothing to find still ends with an empty page.
+// a completion of the caller's committed before still comes at once, and
+// a read with nothing to find still ends with an empty page.
 func TestCompletionsWhileOwnSubmissionRuns(t *testing.T) {
 	forEachEngine(t, func(t *testing.T, e *env) {
 		x := e.external("ivy", "")
