@@ -273,7 +273,7 @@ func BenchmarkShipped(b *testing.B) {
 			b.Fatal(err)
 		}
 		defer os.RemoveAll(dir)
-		os.Chmod(dir, 0o777) // the cluster's user writes the log
+		os.Chmod(dir, 0o777)           // the cluster's user writes the log
 		wal0 := walStat(ctx, c, pgURL) // its psql before the CPU is read
 		pg0 := clusterCPU(c.DataDir())
 		cmd := c.Command(ctx, "pgbench", "-c", strconv.Itoa(clients), "-j", "2", "-T", strconv.Itoa(max(1, int(run.Seconds()))),
