@@ -19,14 +19,8 @@ func TestCompletionsWhileOwnSubmissionRuns(t *testing.T) {
 	forEachEngine(t, func(t *testing.T, e *env) {
 		x := e.external("ivy", "")
 		begin := e.ledgerEnd()
-		p := e.mustPrepare(x, "ping-1", selfPing("ping-1", x.party), nil)
-		if resp := e.execute(x.user, p.raw, signatures(x.party, x.key, p.hash)); resp.StatusCode() != http.StatusOK {
-			t.Fatalf("execute: %d %s", resp.StatusCode(), resp.Body)
-		}
-		first, ok := e.awaitCompletion(x.user, []coin.PartyID{x.party}, "ping-1", begin)
-		if !ok {
-			t.Fatal("no completion of ping-1")
-		}
+		e.run(x, "ping-1", selfPing("ping-1", x.party), nil)
+		first, _ := e.awaitCompletion(x.user, []coin.PartyID{x.party}, "ping-1", begin)
 
 		// Another command of the user's runs (held).
 		release := e.api.HoldInFlight(x.user, []coin.PartyID{x.party}, "ping-2", "s-2")

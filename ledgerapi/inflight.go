@@ -18,9 +18,6 @@ import (
 type inFlight struct {
 	mu sync.Mutex
 	m  map[string]running
-	// users counts each user's running submissions (by userKey), for a
-	// completions read that waits for its caller's (completions.go).
-	users map[string]int
 }
 
 // running is a claimed change: its submission id and its user.
@@ -38,32 +35,31 @@ func (f *inFlight) claim(key, user, submissionID string) (existing string, ok bo
 		return r.submissionID, false
 	}
 	if f.m == nil {
-		f.m, f.users = map[string]running{}, map[string]int{}
+		f.m = map[string]running{}
 	}
 	f.m[key] = running{submissionID, user}
-	f.users[user]++
 	return "", true
 }
 
 // release ends key's run.
 func (f *inFlight) release(key string) {
 	f.mu.Lock()
-	defer f.mu.Unlock()
-	r, ok := f.m[key]
-	if !ok {
-		return
-	}
 	delete(f.m, key)
-	if f.users[r.user]--; f.users[r.user] <= 0 {
-		delete(f.users, r.user)
-	}
+	f.mu.Unlock()
 }
 
-// runs reports whether a submission of user runs here.
+// runs reports whether a submission of user (by userKey) runs here, for
+// a completions read that waits for its caller's (completions.go). The
+// running submissions are few (the asynchronous ones at most maxAsync).
 func (f *inFlight) runs(user string) bool {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return f.users[user] > 0
+	for _, r := range f.m {
+		if r.user == user {
+			return true
+		}
+	}
+	return false
 }
 
 // inFlightError is SUBMISSION_ALREADY_IN_FLIGHT for sb, whose change runs
