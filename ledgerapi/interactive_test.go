@@ -629,6 +629,7 @@ func TestExecuteKnowsItsPreparations(t *testing.T) {
 		if e.ledgerEnd() == end {
 			t.Errorf("an earlier release's preparation executed nothing")
 		}
+		e.api.Wait() // k2's run has ended, all of it, before the end is read
 		end = e.ledgerEnd()
 		raw, h = earlier("k3", e.l.Now())
 		resp = e.execute(alice.user, raw, signatures(alice.party, alice.key, h))
