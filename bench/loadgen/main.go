@@ -414,21 +414,9 @@ const factoryInterface = "#splice-api-token-transfer-instruction-v1:Splice.Api.T
 // context, then submit-and-wait of TransferFactory_Transfer with the
 // disclosed contracts (transferKind "direct" to a preapproved receiver).
 func (g *gen) tokenTransfer(cc *clientConns, s, r int) error {
-	now := time.Now()
-	empty := map[string]any{"values": map[string]any{}}
-	transfer := map[string]any{
-		"sender": g.st.SenderIDs[s], "receiver": g.st.Receivers[r], "amount": g.amount,
-		"instrumentId":     map[string]any{"admin": g.st.DSO, "id": "Amulet"},
-		"requestedAt":      now.Add(-time.Second).UTC().Format(time.RFC3339Nano),
-		"executeBefore":    now.Add(time.Hour).UTC().Format(time.RFC3339Nano),
-		"inputHoldingCids": []string{}, "meta": empty,
-	}
-	body, _ := marshal(map[string]any{
-		"choiceArguments":    map[string]any{"expectedAdmin": g.st.DSO, "transfer": transfer, "extraArgs": map[string]any{"context": empty, "meta": empty}},
-		"excludeDebugFields": true,
-	})
+	transfer := appendTransfer(nil, g.st.DSO, g.st.SenderIDs[s], g.st.Receivers[r], g.amount, time.Now())
 	t0 := time.Now()
-	status, b, err := cc.app.post("/registry/transfer-instruction/v1/transfer-factory", "", body)
+	status, b, err := cc.app.post("/registry/transfer-instruction/v1/transfer-factory", "", factoryBody(g.st.DSO, transfer))
 	g.factory.Add(int64(time.Since(t0)))
 	g.factories.Add(1)
 	if err == nil && status != http.StatusOK {
@@ -437,25 +425,12 @@ func (g *gen) tokenTransfer(cc *clientConns, s, r int) error {
 	if err != nil {
 		return err
 	}
-	var factory struct {
-		FactoryID     string `json:"factoryId"`
-		ChoiceContext struct {
-			ChoiceContextData  json.RawMessage `json:"choiceContextData"`
-			DisclosedContracts json.RawMessage `json:"disclosedContracts"`
-		} `json:"choiceContext"`
-	}
-	if err := jsonv1.Unmarshal(b, &factory); err != nil {
+	var f factoryAnswer
+	if err := decode(b, &f); err != nil {
 		return err
 	}
-	body, _ = marshal(map[string]any{
-		"commands": []any{map[string]any{"ExerciseCommand": map[string]any{
-			"templateId": factoryInterface, "contractId": factory.FactoryID, "choice": "TransferFactory_Transfer",
-			"choiceArgument": map[string]any{"expectedAdmin": g.st.DSO, "transfer": transfer,
-				"extraArgs": map[string]any{"context": factory.ChoiceContext.ChoiceContextData, "meta": empty}},
-		}}},
-		"commandId": fmt.Sprintf("%s-%d", g.prefix, g.seq.Add(1)), "actAs": []any{g.st.SenderIDs[s]},
-		"disclosedContracts": factory.ChoiceContext.DisclosedContracts,
-	})
+	cmd := transferCommand(g.st.DSO, f.FactoryID, transfer, f.ChoiceContext.ChoiceContextData)
+	body := submitBody(cmd, fmt.Sprintf("%s-%d", g.prefix, g.seq.Add(1)), g.st.SenderIDs[s], f.ChoiceContext.DisclosedContracts)
 	status, b, err = cc.lapi.post("/v2/commands/submit-and-wait", g.tokens[s], body)
 	if err == nil && status != http.StatusOK {
 		err = fmt.Errorf("submit-and-wait: %d %s", status, b)

@@ -48,8 +48,10 @@ type External struct {
 	Token string `json:"token"`
 	Sync  string `json:"synchronizer"`
 	// priv is the key, derived once from Seed when the state is read
-	// (withKeys): deriving it takes as long as a signature.
+	// (withKeys): deriving it takes as long as a signature; fp is its
+	// public key's fingerprint, a hash, likewise.
 	priv ed25519.PrivateKey
+	fp   string
 }
 
 // key is x's signing key.
@@ -61,10 +63,21 @@ func (x External) key() ed25519.PrivateKey {
 	return ed25519.NewKeyFromSeed(seed)
 }
 
-// withKeys derives each external party's key of st once.
+// fingerprint is x's public key's fingerprint, signedBy of its
+// signatures.
+func (x External) fingerprint() string {
+	if x.fp != "" {
+		return x.fp
+	}
+	return coin.Fingerprint(x.key().Public().(ed25519.PublicKey))
+}
+
+// withKeys derives each external party's key of st and its fingerprint
+// once.
 func withKeys(st *State) {
 	for i := range st.External {
 		st.External[i].priv = st.External[i].key()
+		st.External[i].fp = st.External[i].fingerprint()
 	}
 }
 
@@ -199,8 +212,8 @@ func onboardExternal(c *http.Client, devKey ed25519.PrivateKey, lapi string, tc 
 	}
 	x := External{User: hint, Party: g.PartyID, Seed: hex.EncodeToString(seed), Token: tok, Sync: syncID}
 	// The faucet through prepare and execute.
-	tap := map[string]any{"ExerciseCommand": map[string]any{"templateId": "#splice-amulet:Splice.AmuletRules:AmuletRules", "contractId": tc.rules,
-		"choice": "AmuletRules_DevNet_Tap", "choiceArgument": map[string]any{"receiver": x.Party, "amount": "100000", "openRound": tc.round}}}
+	tap, _ := marshal(map[string]any{"ExerciseCommand": map[string]any{"templateId": "#splice-amulet:Splice.AmuletRules:AmuletRules", "contractId": tc.rules,
+		"choice": "AmuletRules_DevNet_Tap", "choiceArgument": map[string]any{"receiver": x.Party, "amount": "100000", "openRound": tc.round}}})
 	return x, prepareExecute(c, nil, lapi, x, "tap-"+hint, tap, tc.disclosed, nil)
 }
 
@@ -208,8 +221,7 @@ func onboardExternal(c *http.Client, devKey ed25519.PrivateKey, lapi string, tc 
 // transfer of amount from sender to receiver: the choice context data,
 // the disclosed contracts and the factory's id.
 func factoryContext(c *http.Client, st *State, sender, receiver, amount string) (json.RawMessage, json.RawMessage, string, error) {
-	body, _ := marshal(map[string]any{"choiceArguments": map[string]any{"expectedAdmin": st.DSO, "transfer": transferOf(st, sender, receiver, amount),
-		"extraArgs": map[string]any{"context": emptyMeta(), "meta": emptyMeta()}}, "excludeDebugFields": true})
+	body := factoryBody(st.DSO, appendTransfer(nil, st.DSO, sender, receiver, amount, time.Now()))
 	resp, err := c.Post(st.App+"/registry/transfer-instruction/v1/transfer-factory", "application/json", bytes.NewReader(body))
 	if err != nil {
 		return nil, nil, "", err
@@ -220,41 +232,19 @@ func factoryContext(c *http.Client, st *State, sender, receiver, amount string) 
 		return nil, nil, "", fmt.Errorf("transfer factory: %d %s", resp.StatusCode, b)
 	}
 	var f factoryAnswer
-	if err := jsonv1.Unmarshal(b, &f); err != nil {
+	if err := decode(b, &f); err != nil {
 		return nil, nil, "", err
 	}
-	return f.ChoiceContext.ChoiceContextData, f.ChoiceContext.DisclosedContracts, f.FactoryID, nil
-}
-
-type factoryAnswer struct {
-	FactoryID     string `json:"factoryId"`
-	ChoiceContext struct {
-		ChoiceContextData  json.RawMessage `json:"choiceContextData"`
-		DisclosedContracts json.RawMessage `json:"disclosedContracts"`
-	} `json:"choiceContext"`
-}
-
-func emptyMeta() map[string]any { return map[string]any{"values": map[string]any{}} }
-
-// transferOf is the token standard's Transfer of amount from sender to
-// receiver, requested now.
-func transferOf(st *State, sender, receiver, amount string) map[string]any {
-	now := time.Now()
-	return map[string]any{
-		"sender": sender, "receiver": receiver, "amount": amount, "instrumentId": map[string]any{"admin": st.DSO, "id": "Amulet"},
-		"requestedAt": now.Add(-time.Second).UTC().Format(time.RFC3339Nano), "executeBefore": now.Add(time.Hour).UTC().Format(time.RFC3339Nano),
-		"inputHoldingCids": []string{}, "meta": emptyMeta(),
-	}
+	return json.RawMessage(f.ChoiceContext.ChoiceContextData), json.RawMessage(f.ChoiceContext.DisclosedContracts), f.FactoryID, nil
 }
 
 // prepareExecute prepares cmd as x, signs the hash with x's key and
 // executes it, over cc's connection when given (else c); took, when not
 // nil, gets how long the preparation with the signature and the
 // execution took.
-func prepareExecute(c *http.Client, cc *conn, lapi string, x External, commandID string, cmd map[string]any, disclosed json.RawMessage, took func(prepare, execute time.Duration)) error {
+func prepareExecute(c *http.Client, cc *conn, lapi string, x External, commandID string, cmd, disclosed []byte, took func(prepare, execute time.Duration)) error {
 	t0 := time.Now()
-	post := func(path string, body any) ([]byte, error) {
-		bs, _ := marshal(body)
+	post := func(path string, bs []byte) ([]byte, error) {
 		if cc != nil {
 			status, b, err := cc.post(path, x.Token, bs)
 			if err == nil && status != http.StatusOK {
@@ -277,12 +267,9 @@ func prepareExecute(c *http.Client, cc *conn, lapi string, x External, commandID
 		return b, nil
 	}
 	if len(disclosed) == 0 {
-		disclosed = json.RawMessage("[]")
+		disclosed = []byte("[]")
 	}
-	b, err := post("/v2/interactive-submission/prepare", map[string]any{
-		"userId": x.User, "commandId": commandID, "commands": []any{cmd}, "actAs": []string{x.Party}, "readAs": []string{},
-		"disclosedContracts": disclosed, "synchronizerId": x.Sync, "packageIdSelectionPreference": []string{}, "verboseHashing": false,
-	})
+	b, err := post("/v2/interactive-submission/prepare", prepareBody(x, commandID, cmd, disclosed))
 	if err != nil {
 		return err
 	}
@@ -290,7 +277,7 @@ func prepareExecute(c *http.Client, cc *conn, lapi string, x External, commandID
 		PreparedTransaction     string `json:"preparedTransaction"`
 		PreparedTransactionHash string `json:"preparedTransactionHash"`
 	}
-	if err := jsonv1.Unmarshal(b, &p); err != nil {
+	if err := decode(b, &p); err != nil {
 		return err
 	}
 	hash, err := base64.StdEncoding.DecodeString(p.PreparedTransactionHash)
@@ -298,11 +285,7 @@ func prepareExecute(c *http.Client, cc *conn, lapi string, x External, commandID
 		return err
 	}
 	t1 := time.Now()
-	_, err = post("/v2/interactive-submission/execute", map[string]any{
-		"preparedTransaction": p.PreparedTransaction, "hashingSchemeVersion": "HASHING_SCHEME_VERSION_V2",
-		"partySignatures":     map[string]any{"signatures": []any{map[string]any{"party": x.Party, "signatures": []any{concatSig(x.key(), hash)}}}},
-		"deduplicationPeriod": map[string]any{"Empty": map[string]any{}}, "submissionId": commandID, "userId": x.User,
-	})
+	_, err = post("/v2/interactive-submission/execute", executeBody(x, commandID, p.PreparedTransaction, ed25519.Sign(x.key(), hash)))
 	if err == nil && took != nil {
 		took(t1.Sub(t0), time.Since(t1))
 	}
@@ -320,11 +303,9 @@ func (g *gen) sdkTransfer(cc *clientConns, s, r int) (err error) {
 		return fmt.Errorf("sender %d has no external party: run sdksetup first", s)
 	}
 	x := g.st.External[s]
-	transfer := transferOf(&g.st, x.Party, g.st.Receivers[r], g.amount)
-	body, _ := marshal(map[string]any{"choiceArguments": map[string]any{"expectedAdmin": g.st.DSO, "transfer": transfer,
-		"extraArgs": map[string]any{"context": emptyMeta(), "meta": emptyMeta()}}, "excludeDebugFields": true})
+	transfer := appendTransfer(nil, g.st.DSO, x.Party, g.st.Receivers[r], g.amount, time.Now())
 	t0 := time.Now()
-	status, b, err := cc.app.post("/registry/transfer-instruction/v1/transfer-factory", "", body)
+	status, b, err := cc.app.post("/registry/transfer-instruction/v1/transfer-factory", "", factoryBody(g.st.DSO, transfer))
 	factory := time.Since(t0)
 	if err == nil && status != http.StatusOK {
 		err = fmt.Errorf("transfer factory: %d %s", status, b)
@@ -333,13 +314,11 @@ func (g *gen) sdkTransfer(cc *clientConns, s, r int) (err error) {
 		return err
 	}
 	var f factoryAnswer
-	if err := jsonv1.Unmarshal(b, &f); err != nil {
+	if err := decode(b, &f); err != nil {
 		return err
 	}
 	id := fmt.Sprintf("%s-%d", g.prefix, g.seq.Add(1))
-	cmd := map[string]any{"ExerciseCommand": map[string]any{"templateId": factoryInterface, "contractId": f.FactoryID, "choice": "TransferFactory_Transfer",
-		"choiceArgument": map[string]any{"expectedAdmin": g.st.DSO, "transfer": transfer,
-			"extraArgs": map[string]any{"context": f.ChoiceContext.ChoiceContextData, "meta": emptyMeta()}}}}
+	cmd := transferCommand(g.st.DSO, f.FactoryID, transfer, f.ChoiceContext.ChoiceContextData)
 	// The SDK reads the ledger end before it executes, and waits for the
 	// completion after it (read here before prepare, which moves nothing).
 	var end int64
@@ -352,7 +331,7 @@ func (g *gen) sdkTransfer(cc *clientConns, s, r int) (err error) {
 			Offset int64 `json:"offset"`
 		}
 		if err == nil {
-			err = jsonv1.Unmarshal(b, &e)
+			err = decode(b, &e)
 		}
 		if err != nil {
 			return err
@@ -417,8 +396,7 @@ func (g *gen) completionWS(x External, s int, id string, after int64) error {
 		return fmt.Errorf("completions stream: %w", err)
 	}
 	defer c.CloseNow()
-	req, _ := marshal(map[string]any{"userId": x.User, "parties": []string{x.Party}, "beginExclusive": after})
-	if err := c.Write(ctx, websocket.MessageText, req); err != nil {
+	if err := c.Write(ctx, websocket.MessageText, completionsBody(x, after)); err != nil {
 		return fmt.Errorf("completions stream: %w", err)
 	}
 	for {
@@ -427,7 +405,7 @@ func (g *gen) completionWS(x External, s int, id string, after int64) error {
 			return fmt.Errorf("no completion of %s after offset %d: %w", id, after, err)
 		}
 		var m completionMessage
-		if err := jsonv1.Unmarshal(b, &m); err != nil {
+		if err := decode(b, &m); err != nil {
 			return err
 		}
 		if v := m.CompletionResponse.Completion; v != nil && v.Value.CommandID == id {
@@ -477,8 +455,7 @@ func (g *gen) completionSDK(cc *clientConns, x External, id string, after int64)
 // completionsPage is x's completions after offset after, by POST
 // /v2/commands/completions with query.
 func completionsPage(cc *clientConns, x External, after int64, query string) ([]completionMessage, error) {
-	body, _ := marshal(map[string]any{"userId": x.User, "parties": []string{x.Party}, "beginExclusive": after})
-	status, b, err := cc.lapi.post("/v2/commands/completions?"+query, x.Token, body)
+	status, b, err := cc.lapi.post("/v2/commands/completions?"+query, x.Token, completionsBody(x, after))
 	if err == nil && status != http.StatusOK {
 		err = fmt.Errorf("completions: %d %s", status, b)
 	}
@@ -486,7 +463,7 @@ func completionsPage(cc *clientConns, x External, after int64, query string) ([]
 		return nil, err
 	}
 	var cs []completionMessage
-	return cs, jsonv1.Unmarshal(b, &cs)
+	return cs, decode(b, &cs)
 }
 
 // completionMessage is one message of the completions stream, an
