@@ -72,6 +72,30 @@ func TestCompress(t *testing.T) {
 	}
 }
 
+// TestCompressLeavesAPICallsAlone: a call with a token or a JSON body
+// (the registry's transfer factory) is an API call, answered in JSON,
+// and never goes through the compressing writer (its Vary header marks
+// one that did).
+func TestCompressLeavesAPICallsAlone(t *testing.T) {
+	h := Compress(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.WriteString(w, `{"factoryId":"`+strings.Repeat("x", 4000)+`"}`)
+	}))
+	for name, header := range map[string][2]string{
+		"token":     {"Authorization", "Bearer t"},
+		"JSON body": {"Content-Type", "application/json; charset=utf-8"},
+	} {
+		r := httptest.NewRequest(http.MethodPost, "/registry/transfer-instruction/v1/transfer-factory", strings.NewReader("{}"))
+		r.Header.Set("Accept-Encoding", "gzip")
+		r.Header.Set(header[0], header[1])
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, r)
+		if v := rec.Header().Get("Vary"); v != "" {
+			t.Errorf("%s: Vary %q: the call went through the compressing writer", name, v)
+		}
+	}
+}
+
 // TestCompressStreamsEvents: a server-sent events stream behind Compress
 // reaches the client event by event, uncompressed, whether or not the
 // client says it wants an event stream.
