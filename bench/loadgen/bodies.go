@@ -5,15 +5,15 @@ import (
 	"strconv"
 	"time"
 
-	jsonv2 "github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
 )
 
 // The bodies of the runs' requests are appended here and their answers
-// decoded into the few fields read, not built as maps and encoded: the
-// load generator is a client on the cores it measures, and the maps' JSON
-// was a quarter of its CPU in the Ledger API and SDK rows (bench/NOTES.md).
-// The bytes on the wire mean what the maps' did.
+// decoded into the few fields read (jsonv2.Unmarshal into structs), not
+// built as maps and encoded: the load generator is a client on the cores
+// it measures, and the maps' JSON was a quarter of its CPU in the Ledger
+// API and SDK rows (bench/NOTES.md). The bytes on the wire mean what the
+// maps' did.
 
 // appendStr appends s as a JSON string.
 func appendStr(b []byte, s string) []byte {
@@ -108,15 +108,23 @@ func executeBody(x External, commandID, prepared string, sig []byte) []byte {
 	b = appendStr(b, prepared)
 	b = append(b, `,"hashingSchemeVersion":"HASHING_SCHEME_VERSION_V2","partySignatures":{"signatures":[{"party":`...)
 	b = appendStr(b, x.Party)
-	b = append(b, `,"signatures":[{"format":"SIGNATURE_FORMAT_CONCAT","signature":"`...)
-	b = base64.StdEncoding.AppendEncode(b, sig)
-	b = append(b, `","signedBy":`...)
-	b = appendStr(b, x.fingerprint())
-	b = append(b, `,"signingAlgorithmSpec":"SIGNING_ALGORITHM_SPEC_ED25519"}]}]},"deduplicationPeriod":{"Empty":{}},"submissionId":`...)
+	b = append(b, `,"signatures":[`...)
+	b = appendSig(b, sig, x.fingerprint())
+	b = append(b, `]}]},"deduplicationPeriod":{"Empty":{}},"submissionId":`...)
 	b = appendStr(b, commandID)
 	b = append(b, `,"userId":`...)
 	b = appendStr(b, x.User)
 	return append(b, '}')
+}
+
+// appendSig appends a CONCAT Ed25519 signature sig by the key whose
+// fingerprint is fp, in the JSON Ledger API's shape.
+func appendSig(b, sig []byte, fp string) []byte {
+	b = append(b, `{"format":"SIGNATURE_FORMAT_CONCAT","signature":"`...)
+	b = base64.StdEncoding.AppendEncode(b, sig)
+	b = append(b, `","signedBy":`...)
+	b = appendStr(b, fp)
+	return append(b, `,"signingAlgorithmSpec":"SIGNING_ALGORITHM_SPEC_ED25519"}`...)
 }
 
 // completionsBody is POST /v2/commands/completions' request of x's
@@ -139,10 +147,4 @@ type factoryAnswer struct {
 		ChoiceContextData  jsontext.Value `json:"choiceContextData"`
 		DisclosedContracts jsontext.Value `json:"disclosedContracts"`
 	} `json:"choiceContext"`
-}
-
-// decode decodes an answer's JSON into v: the fields v names, others
-// skipped.
-func decode(b []byte, v any) error {
-	return jsonv2.Unmarshal(b, v)
 }

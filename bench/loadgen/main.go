@@ -426,7 +426,7 @@ func (g *gen) tokenTransfer(cc *clientConns, s, r int) error {
 		return err
 	}
 	var f factoryAnswer
-	if err := decode(b, &f); err != nil {
+	if err := jsonv2.Unmarshal(b, &f); err != nil {
 		return err
 	}
 	cmd := transferCommand(g.st.DSO, f.FactoryID, transfer, f.ChoiceContext.ChoiceContextData)

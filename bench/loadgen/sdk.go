@@ -19,6 +19,8 @@ import (
 	"github.com/ccwallet/ccwallet/internal/jsonv1"
 	"github.com/ccwallet/ccwallet/web"
 	"github.com/coder/websocket"
+	jsonv2 "github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
 )
 
 // The wallet SDK's transfer as an exchange's code runs it for an external
@@ -83,9 +85,8 @@ func withKeys(st *State) {
 
 // concatSig is a CONCAT Ed25519 signature of hash by key, in the JSON
 // Ledger API's shape.
-func concatSig(key ed25519.PrivateKey, hash []byte) map[string]any {
-	return map[string]any{"format": "SIGNATURE_FORMAT_CONCAT", "signature": base64.StdEncoding.EncodeToString(ed25519.Sign(key, hash)),
-		"signedBy": coin.Fingerprint(key.Public().(ed25519.PublicKey)), "signingAlgorithmSpec": "SIGNING_ALGORITHM_SPEC_ED25519"}
+func concatSig(key ed25519.PrivateKey, hash []byte) jsontext.Value {
+	return appendSig(nil, ed25519.Sign(key, hash), coin.Fingerprint(key.Public().(ed25519.PublicKey)))
 }
 
 // lapiCall is one JSON request to the Ledger API as user.
@@ -232,7 +233,7 @@ func factoryContext(c *http.Client, st *State, sender, receiver, amount string) 
 		return nil, nil, "", fmt.Errorf("transfer factory: %d %s", resp.StatusCode, b)
 	}
 	var f factoryAnswer
-	if err := decode(b, &f); err != nil {
+	if err := jsonv2.Unmarshal(b, &f); err != nil {
 		return nil, nil, "", err
 	}
 	return json.RawMessage(f.ChoiceContext.ChoiceContextData), json.RawMessage(f.ChoiceContext.DisclosedContracts), f.FactoryID, nil
@@ -277,7 +278,7 @@ func prepareExecute(c *http.Client, cc *conn, lapi string, x External, commandID
 		PreparedTransaction     string `json:"preparedTransaction"`
 		PreparedTransactionHash string `json:"preparedTransactionHash"`
 	}
-	if err := decode(b, &p); err != nil {
+	if err := jsonv2.Unmarshal(b, &p); err != nil {
 		return err
 	}
 	hash, err := base64.StdEncoding.DecodeString(p.PreparedTransactionHash)
@@ -314,7 +315,7 @@ func (g *gen) sdkTransfer(cc *clientConns, s, r int) (err error) {
 		return err
 	}
 	var f factoryAnswer
-	if err := decode(b, &f); err != nil {
+	if err := jsonv2.Unmarshal(b, &f); err != nil {
 		return err
 	}
 	id := fmt.Sprintf("%s-%d", g.prefix, g.seq.Add(1))
@@ -331,7 +332,7 @@ func (g *gen) sdkTransfer(cc *clientConns, s, r int) (err error) {
 			Offset int64 `json:"offset"`
 		}
 		if err == nil {
-			err = decode(b, &e)
+			err = jsonv2.Unmarshal(b, &e)
 		}
 		if err != nil {
 			return err
@@ -405,7 +406,7 @@ func (g *gen) completionWS(x External, s int, id string, after int64) error {
 			return fmt.Errorf("no completion of %s after offset %d: %w", id, after, err)
 		}
 		var m completionMessage
-		if err := decode(b, &m); err != nil {
+		if err := jsonv2.Unmarshal(b, &m); err != nil {
 			return err
 		}
 		if v := m.CompletionResponse.Completion; v != nil && v.Value.CommandID == id {
@@ -463,7 +464,7 @@ func completionsPage(cc *clientConns, x External, after int64, query string) ([]
 		return nil, err
 	}
 	var cs []completionMessage
-	return cs, decode(b, &cs)
+	return cs, jsonv2.Unmarshal(b, &cs)
 }
 
 // completionMessage is one message of the completions stream, an
