@@ -20,6 +20,7 @@ func BenchmarkZWriteResults(b *testing.B) {
 	fmt.Fprintf(&sb, "Run %s on %s (`make bench`). Same-run references; medians where repeated. "+
 		"The rows \"Shipped binary\" measure `ccwallet serve` as users run it, driven by bench/loadgen from a process of its own; "+
 		"the other rows run handlers and client in one process and stay as a breakdown.\n\n", time.Now().UTC().Format(time.RFC3339), hostInfo())
+	sb.WriteString(aimsTable())
 	sb.WriteString("| metric | ccwallet | reference (same run) | note |\n|---|---|---|---|\n")
 	for _, r := range results.rows {
 		fmt.Fprintf(&sb, "| %s | %s | %s | %s |\n", r[0], r[1], r[2], r[3])
