@@ -416,7 +416,8 @@ func (s *serving) announceReady() {
 	gogc, gogcFrom := tuneGC()
 	s.log.Info("ccwallet ready", "url", s.url, "health", s.ready.Health, "metrics", s.ready.Metrics, "ledger_api", s.ready.LedgerAPI, "engine", s.db.Engine,
 		"network", s.cfg.Network, "operator", s.l.Operator(), "wallet", s.cfg.WalletEnabled(),
-		"startup", time.Since(s.start).Round(time.Millisecond), "gogc", gogc, "gogc_from", gogcFrom)
+		"startup", time.Since(s.start).Round(time.Millisecond), "gogc", gogc, "gogc_from", gogcFrom,
+		"timer_slack", time.Duration(slackNow())) // a thread's; every thread's after main's applyTimerSlack
 	fmt.Fprintf(s.stdout, "ccwallet is ready: open %s\n", s.url)
 	if s.opts.ready != nil {
 		s.opts.ready(s.ready)
