@@ -13,13 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-func TestMain(m *testing.M) {
-	if os.Getenv(envSlackHelper) != "" {
-		slackHelper() // a process TestTimerSlackAppliesToEveryThread starts
-		return
-	}
-	ledgertest.Main(m)
-}
+func TestMain(m *testing.M) { ledgertest.Main(m) }
 
 const (
 	alice = "alice-1::1220aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"

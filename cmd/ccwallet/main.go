@@ -18,6 +18,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/ccwallet/ccwallet/cmd/ccwallet/internal/timerslack"
 	"github.com/ccwallet/ccwallet/store"
 	"github.com/ccwallet/ccwallet/web"
 )
@@ -26,13 +27,13 @@ import (
 var version = "dev"
 
 func main() {
-	if cmd, _ := command(os.Args[1:]); cmd == "serve" {
-		d, err := timerSlack(os.Getenv)
-		if err != nil {
+	// timerslack's init has run serve again with its slack; a setting it
+	// could not read is refused here, before anything starts.
+	if cmd, _ := timerslack.Command(os.Args[1:]); cmd == "serve" {
+		if _, err := timerslack.Setting(os.Getenv); err != nil {
 			fmt.Fprintln(os.Stderr, "ccwallet:", err)
 			os.Exit(1)
 		}
-		applyTimerSlack(d, os.Stderr)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -66,21 +67,9 @@ Run "ccwallet COMMAND --help" for the flags of a command.
 // run is main without the process: arguments, environment (KEY=VALUE
 // pairs, as os.Environ) and output streams are passed in, so tests run
 // the real commands in-process.
-// command is the command args name and the arguments after it: serve
-// when they begin with a flag or are empty.
-func command(args []string) (string, []string) {
-	if len(args) > 0 && (args[0] == "-h" || args[0] == "-help" || args[0] == "--help") {
-		args = append([]string{"help"}, args[1:]...) // every command, not only serve's flags
-	}
-	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
-		return args[0], args[1:]
-	}
-	return "serve", args
-}
-
 func run(ctx context.Context, args []string, environ []string, stdout, stderr io.Writer) error {
 	env := newEnv(environ)
-	cmd, args := command(args)
+	cmd, args := timerslack.Command(args)
 	switch cmd {
 	case "serve":
 		return serve(ctx, args, env, stdout, stderr, serveOptions{})

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ccwallet/ccwallet/cmd/ccwallet/internal/timerslack"
 	"github.com/ccwallet/ccwallet/cmd/ccwallet/replicas"
 	"github.com/ccwallet/ccwallet/handlers"
 	"github.com/ccwallet/ccwallet/ledger"
@@ -417,7 +418,7 @@ func (s *serving) announceReady() {
 	s.log.Info("ccwallet ready", "url", s.url, "health", s.ready.Health, "metrics", s.ready.Metrics, "ledger_api", s.ready.LedgerAPI, "engine", s.db.Engine,
 		"network", s.cfg.Network, "operator", s.l.Operator(), "wallet", s.cfg.WalletEnabled(),
 		"startup", time.Since(s.start).Round(time.Millisecond), "gogc", gogc, "gogc_from", gogcFrom,
-		"timer_slack", time.Duration(slackNow())) // a thread's; every thread's after main's applyTimerSlack
+		"timer_slack", timerslack.Now()) // a thread's: every thread's once timerslack applied it
 	fmt.Fprintf(s.stdout, "ccwallet is ready: open %s\n", s.url)
 	if s.opts.ready != nil {
 		s.opts.ready(s.ready)
