@@ -477,14 +477,12 @@ func steadinessRow(off, durable []pgbenchRun) (metric, ours, ref, note string) {
 		}
 		lo, hi := rs[0].tps, rs[0].tps
 		cmin, cmax := rs[0].cpu.total(), rs[0].cpu.total()
-		read := true // the cluster's CPU, which clusterCPU may not read
 		for _, r := range rs {
 			lo, hi = min(lo, r.tps), max(hi, r.tps)
 			cmin, cmax = min(cmin, r.cpu.total()), max(cmax, r.cpu.total())
-			read = read && r.cpu.postgres > 0
 		}
-		if read {
-			cpu, spread = fmt.Sprintf("%.3f-%.3f ms", float64(cmin)/1e6, float64(cmax)/1e6), fmt.Sprintf("×%.2f", spreadOf(rs))
+		if sp := spreadOf(rs); sp > 0 { // 0: the cluster's CPU, which clusterCPU may not read
+			cpu, spread = fmt.Sprintf("%.3f-%.3f ms", float64(cmin)/1e6, float64(cmax)/1e6), fmt.Sprintf("×%.2f", sp)
 		} else {
 			cpu, spread = "not read", "-"
 		}

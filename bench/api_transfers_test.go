@@ -116,11 +116,7 @@ func BenchmarkAPITransfers(b *testing.B) {
 				strings.Join(p99runs, ", "), sent, failed, strings.Join(served, ", ")))
 		setAim(func() {
 			for _, clients := range []int{8, 32} {
-				fs := make([]float64, len(cpu[clients]))
-				for i, x := range cpu[clients] {
-					fs[i] = float64(x.goCPU)
-				}
-				aims.inProcess[clients] = time.Duration(median(fs))
+				aims.inProcess[clients] = medianCPUOf(cpu[clients], false)
 			}
 		})
 		row("CPU per one-step send: 8 clients / 32 clients closed loop / open loop at half the max rate (median of 3 runs each)",
@@ -217,6 +213,15 @@ func (m cpuMark) perSend() sendCPU {
 }
 
 func medianCPU(xs []sendCPU, pg bool) string {
+	if len(xs) == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.2f ms", float64(medianCPUOf(xs, pg))/1e6)
+}
+
+// medianCPUOf is the median of xs' Go process CPU per send, or Postgres's
+// when pg; xs holds at least one run.
+func medianCPUOf(xs []sendCPU, pg bool) time.Duration {
 	fs := make([]float64, len(xs))
 	for i, x := range xs {
 		fs[i] = float64(x.goCPU)
@@ -224,10 +229,7 @@ func medianCPU(xs []sendCPU, pg bool) string {
 			fs[i] = float64(x.pgCPU)
 		}
 	}
-	if len(fs) == 0 {
-		return "-"
-	}
-	return fmt.Sprintf("%.2f ms", median(fs)/1e6)
+	return time.Duration(median(fs))
 }
 
 // cpuNow is the CPU time (user and system) used so far by this process

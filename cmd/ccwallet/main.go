@@ -27,14 +27,6 @@ import (
 var version = "dev"
 
 func main() {
-	// timerslack's init has run serve again with its slack; a setting it
-	// could not read is refused here, before anything starts.
-	if cmd, _ := timerslack.Command(os.Args[1:]); cmd == "serve" {
-		if _, err := timerslack.Setting(os.Getenv); err != nil {
-			fmt.Fprintln(os.Stderr, "ccwallet:", err)
-			os.Exit(1)
-		}
-	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if err := run(ctx, os.Args[1:], os.Environ(), os.Stdout, os.Stderr); err != nil {

@@ -38,9 +38,12 @@ func init() {
 	if cmd, _ := Command(os.Args[1:]); cmd != "serve" || testing.Testing() {
 		return // a test binary's flags would read as serve's
 	}
-	if d, err := Setting(os.Getenv); err == nil { // main reports an error
-		Apply(d, os.Stderr)
+	d, err := Setting(os.Getenv)
+	if err != nil { // refused before anything starts
+		fmt.Fprintln(os.Stderr, "ccwallet:", err)
+		os.Exit(1)
 	}
+	Apply(d, os.Stderr)
 }
 
 // Command is the ccwallet command args name and the arguments after it:
