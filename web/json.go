@@ -84,11 +84,11 @@ type errorBody struct {
 
 func setJSONHeaders(w http.ResponseWriter, status int) {
 	h := w.Header()
-	h.Set("Content-Type", "application/json; charset=utf-8")
+	h["Content-Type"] = headerJSON // shared, as SecurityHeaders' values
 	// Answers carry balances and party data: never let a shared cache keep
 	// them unless a handler explicitly says otherwise.
 	if h.Get("Cache-Control") == "" {
-		h.Set("Cache-Control", "no-store")
+		h["Cache-Control"] = headerNoStore
 	}
 	w.WriteHeader(status)
 }

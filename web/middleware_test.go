@@ -154,6 +154,71 @@ func TestSecurityHeaders(t *testing.T) {
 	}
 }
 
+// TestSharedHeaderValuesStayPut: the header values every response
+// shares (SecurityHeaders, WriteJSON) must come out of one response as
+// they went in, whatever its handler did to its own headers.
+func TestSharedHeaderValuesStayPut(t *testing.T) {
+	h := SecurityHeaders(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/meddle" {
+			h := w.Header()
+			h.Add("X-Frame-Options", "SAMEORIGIN")
+			h.Add("X-Content-Type-Options", "other")
+			h.Add("Content-Security-Policy", "default-src *")
+			AllowFormAction(w, "https://idp.example")
+			h.Add("Cache-Control", "private")
+		}
+		WriteError(w, http.StatusTeapot, "no")
+		if r.URL.Path == "/meddle" {
+			w.Header().Add("Content-Type", "text/plain")
+		}
+	}))
+	for _, path := range []string{"/meddle", "/plain"} {
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, path, nil))
+		if path == "/meddle" {
+			continue
+		}
+		want := http.Header{
+			"X-Content-Type-Options":  {"nosniff"},
+			"Referrer-Policy":         {"same-origin"},
+			"X-Frame-Options":         {"DENY"},
+			"Content-Security-Policy": {contentSecurityPolicy},
+			"Content-Type":            {"application/json; charset=utf-8"},
+			"Cache-Control":           {"no-store"},
+		}
+		if diff := cmp.Diff(want, rec.Header()); diff != "" {
+			t.Errorf("after a handler changed its own headers, the next response's (-want +got):\n%s", diff)
+		}
+	}
+}
+
+// TestRecorderShared: Logger, Metrics and Recover next to each other
+// share one recorder, and Logger still logs the status Recover wrote.
+func TestRecorderShared(t *testing.T) {
+	var seen []*statusRecorder
+	spy := func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if rec, ok := w.(*statusRecorder); ok {
+				seen = append(seen, rec)
+			}
+			next.ServeHTTP(w, r)
+		})
+	}
+	var buf bytes.Buffer
+	log := slog.New(slog.NewJSONHandler(&buf, nil))
+	h := Chain(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		spy(http.NotFoundHandler()).ServeHTTP(w, r)
+		panic("boom")
+	}), Logger(log), spy, Recover(log))
+	h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest(http.MethodGet, "/", nil))
+	if len(seen) != 2 || seen[0] != seen[1] {
+		t.Errorf("recorders seen inside Logger and inside Recover: %p, want one shared", seen)
+	}
+	if !strings.Contains(buf.String(), `"status":404`) {
+		t.Errorf("the request line lacks the status written before the panic:\n%s", buf.String())
+	}
+}
+
 // TestMiddlewareKeepsFlusher: server-sent events need http.Flusher (and
 // ResponseController) through every wrapper.
 func TestMiddlewareKeepsFlusher(t *testing.T) {

@@ -62,7 +62,7 @@ func fastWriteArgs(w *store.Writes, f store.FastSend, mask tableMask) []any {
 	if featured == nil {
 		featured = []bool{}
 	}
-	return append(writeArgs(w, mask), ids, expires, providers, featured, f.FeaturedTemplate)
+	return append(pipeWriteArgs(w, mask), ids, expires, providers, featured, f.FeaturedTemplate)
 }
 
 // SendFast is store.FastSender's: BEGIN, the claim, the write and COMMIT

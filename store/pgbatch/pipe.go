@@ -194,7 +194,7 @@ func (p *PipeTx) Write(ctx context.Context, w *store.Writes) error {
 	if !w.Empty() {
 		mask := filledTables(w)
 		name, sql := writeOf(false, mask)
-		if err := p.queuePrepared(ctx, b, name, sql, writeArgs(w, mask)...); err != nil {
+		if err := p.queuePrepared(ctx, b, name, sql, pipeWriteArgs(w, mask)...); err != nil {
 			return fmt.Errorf("write: %w", err)
 		}
 	}
@@ -267,6 +267,14 @@ func (p *PipeTx) queuePrepared(ctx context.Context, b *pgconn.Batch, name, sql s
 	}()
 	for i, a := range args {
 		start := len(buf)
+		if ca, ok := a.(*columnArg); ok {
+			if sd.ParamOIDs[i] == ca.c.oid {
+				buf = ca.c.appendTo(buf, ca.rows)
+				formats[i], params[i] = pgx.BinaryFormatCode, buf[start:len(buf):len(buf)]
+				continue
+			}
+			a = ca.c.gather(ca.rows) // a type Postgres chose otherwise: pgx's to encode
+		}
 		var ok bool
 		if buf, ok = appendArray(buf, sd.ParamOIDs[i], a); ok {
 			formats[i], params[i] = pgx.BinaryFormatCode, buf[start:len(buf):len(buf)]
