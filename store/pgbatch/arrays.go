@@ -65,26 +65,34 @@ func appendArray(buf []byte, oid uint32, a any) ([]byte, bool) {
 
 // appendElems appends the array of vs, each element written by put.
 func appendElems[T any](buf []byte, elem uint32, vs []T, put func([]byte, T) []byte) []byte {
-	buf = arrayHeader(buf, elem, len(vs), false)
-	for _, v := range vs {
-		buf = put(buf, v)
-	}
-	return buf
+	return appendArrayOf(buf, elem, len(vs), func(i int) (T, bool) { return vs[i], true }, put)
 }
 
 // appendNullables appends the array of vs, nil ones as NULL.
 func appendNullables[T any](buf []byte, elem uint32, vs []*T, put func([]byte, T) []byte) []byte {
-	nulls := false
-	for _, v := range vs {
-		nulls = nulls || v == nil
-	}
-	buf = arrayHeader(buf, elem, len(vs), nulls)
-	for _, v := range vs {
-		if v == nil {
+	return appendArrayOf(buf, elem, len(vs), func(i int) (v T, ok bool) {
+		if vs[i] != nil {
+			v, ok = *vs[i], true
+		}
+		return v, ok
+	}, put)
+}
+
+// appendArrayOf appends the array of n elements whose i-th is at(i),
+// NULL when at says false, each other written by put: the one place the
+// arrays' wire form is written, for a slice (appendElems,
+// appendNullables) as for a column read from its rows (column.appendTo).
+func appendArrayOf[T any](buf []byte, elem uint32, n int, at func(i int) (T, bool), put func([]byte, T) []byte) []byte {
+	start := len(buf)
+	buf = arrayHeader(buf, elem, n, false)
+	for i := range n {
+		v, ok := at(i)
+		if !ok {
+			binary.BigEndian.PutUint32(buf[start+4:], 1)         // the header's has-NULLs flag
 			buf = binary.BigEndian.AppendUint32(buf, 0xFFFFFFFF) // length -1
 			continue
 		}
-		buf = put(buf, *v)
+		buf = put(buf, v)
 	}
 	return buf
 }

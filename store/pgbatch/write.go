@@ -2,7 +2,6 @@ package pgbatch
 
 import (
 	"context"
-	"encoding/binary"
 	"fmt"
 	"reflect"
 	"strings"
@@ -182,18 +181,7 @@ func kind[T any](c *column, idx []int, array, elem uint32, nullable bool, val fu
 		}
 	}
 	c.appendTo = func(buf []byte, rows reflect.Value) []byte {
-		start, n := len(buf), rows.Len()
-		buf = arrayHeader(buf, elem, n, false)
-		for i := range n {
-			v, ok := val(rows.Index(i).FieldByIndex(idx))
-			if !ok {
-				binary.BigEndian.PutUint32(buf[start+4:], 1)         // the header's has-NULLs flag
-				buf = binary.BigEndian.AppendUint32(buf, 0xFFFFFFFF) // length -1
-				continue
-			}
-			buf = put(buf, v)
-		}
-		return buf
+		return appendArrayOf(buf, elem, rows.Len(), func(i int) (T, bool) { return val(rows.Index(i).FieldByIndex(idx)) }, put)
 	}
 }
 
