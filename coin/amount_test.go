@@ -3,6 +3,8 @@ package coin
 import (
 	"encoding/json"
 	"errors"
+	"math"
+	"math/big"
 	"math/rand/v2"
 	"slices"
 	"strconv"
@@ -227,10 +229,10 @@ func TestStringMatchesDecimal(t *testing.T) {
 		as = append(as, a, a.Neg(), a.Mul(b), a.Div(b), a.Sub(b), a.MulInt(3), FromInt(rng.Int64()), FromInt(-rng.Int64()))
 	}
 	for _, a := range as {
-		if got, want := a.String(), a.d.StringFixed(Scale); got != want {
-			t.Errorf("String() = %s, StringFixed = %s (exponent %d)", got, want, a.d.Exponent())
+		if got, want := a.String(), a.dec().StringFixed(Scale); got != want {
+			t.Errorf("String() = %s, StringFixed = %s (exponent %d)", got, want, a.dec().Exponent())
 		}
-		if b, _ := a.MarshalJSON(); string(b) != `"`+a.d.StringFixed(Scale)+`"` {
+		if b, _ := a.MarshalJSON(); string(b) != `"`+a.dec().StringFixed(Scale)+`"` {
 			t.Errorf("MarshalJSON = %s", b)
 		}
 	}
@@ -245,7 +247,7 @@ func FuzzParseAmount(f *testing.F) {
 		if err != nil {
 			return
 		}
-		if got, want := a.String(), a.d.StringFixed(Scale); got != want {
+		if got, want := a.String(), a.dec().StringFixed(Scale); got != want {
 			t.Fatalf("String of %q = %s, the decimal library writes %s", s, got, want)
 		}
 		back, err := ParseAmount(a.String())
@@ -289,8 +291,8 @@ func TestFits(t *testing.T) {
 	}
 }
 
-// TestScanMatchesNewFromString: the scan's fast path builds exactly the
-// decimal (coefficient and exponent) decimal.NewFromString builds, and
+// TestScanMatchesNewFromString: the scan's fast path reads exactly the
+// value decimal.NewFromString reads, and
 // leaves to it what it does not read: signs, exponents, stray dots, more
 // than 18 digits.
 func TestScanMatchesNewFromString(t *testing.T) {
@@ -309,14 +311,14 @@ func TestScanMatchesNewFromString(t *testing.T) {
 			t.Errorf("Scan(%q) error %v, NewFromString error %v", s, gotErr, wantErr)
 			continue
 		}
-		if gotErr == nil && (got.d.Exponent() != want.Exponent() || got.d.Coefficient().Cmp(want.Coefficient()) != 0) {
-			t.Errorf("Scan(%q) = %s×10^%d, NewFromString %s×10^%d", s, got.d.Coefficient(), got.d.Exponent(), want.Coefficient(), want.Exponent())
+		if gotErr == nil && !got.dec().Equal(want) {
+			t.Errorf("Scan(%q) = %s, NewFromString %s", s, got.dec(), want)
 		}
 	}
 }
 
 // TestUnits: Units is the amount times 10^Scale wherever it says it fits,
-// says so for every amount below 100,000,000 coins, and FromUnits undoes it.
+// says so for every amount an int64 of units holds, and FromUnits undoes it.
 func TestUnits(t *testing.T) {
 	for _, c := range []struct {
 		in   string
@@ -325,7 +327,9 @@ func TestUnits(t *testing.T) {
 	}{
 		{"0", 0, true}, {"1", 1e10, true}, {"-1.5", -15e9, true}, {"0.0000000001", 1, true},
 		{"99999999.9999999999", 999999999999999999, true}, {"-99999999.9999999999", -999999999999999999, true},
-		{"100000000", 0, false}, {"922337203.6854775807", 0, false},
+		{"100000000", 1e18, true}, {"922337203.6854775807", math.MaxInt64, true},
+		{"-922337203.6854775807", -math.MaxInt64, true}, {"922337203.6854775808", 0, false},
+		{"-922337203.6854775808", 0, false}, {"1000000000", 0, false},
 	} {
 		a := MustParse(c.in)
 		got, ok := a.Units()
@@ -378,5 +382,113 @@ func TestUnmarshalJSONFastPath(t *testing.T) {
 		case gotErr == nil && (!got.Equal(want) || got.String() != want.String()):
 			t.Errorf("UnmarshalJSON(%s) = %s, full path %s", in, got, want)
 		}
+	}
+}
+
+// TestIntegerPathAsDecimal holds every operation on amounts held as
+// integers to the same operation in exact rational arithmetic, and to
+// the decimal form's, on both sides of the int64 boundary and across it:
+// the same value whichever form computes it, and a result that fits held
+// as an integer (one value, one form).
+func TestIntegerPathAsDecimal(t *testing.T) {
+	edges := []string{"0", "0.0000000001", "0.5", "1", "2", "3", "7", "0.0000000003", "0.0038051800", "12.5",
+		"922337203.6854775807", "922337203.6854775806", "461168601.8427387903", "461168601.8427387904",
+		"3037000499.9760496", "96038388.3490271598", "1000000000", "9999999999999999999999999999.9999999999"}
+	var as []Amount
+	for _, s := range edges {
+		as = append(as, MustParse(s), MustParse(s).Neg())
+	}
+	rng := rand.New(rand.NewPCG(11, 12))
+	for range 300 {
+		digits := 1 + rng.IntN(19)
+		s := strconv.FormatUint(rng.Uint64()%pow10[min(digits, 18)], 10)
+		a := FromUnits(int64(rng.Uint64() >> uint(rng.IntN(64))))
+		if rng.IntN(2) == 0 {
+			a = MustParse(s + "." + strconv.Itoa(rng.IntN(1e9)))
+		}
+		if rng.IntN(2) == 0 {
+			a = a.Neg()
+		}
+		as = append(as, a)
+	}
+	ten := new(big.Int).Exp(big.NewInt(10), big.NewInt(Scale), nil)
+	rat := func(a Amount) *big.Rat { r, _ := new(big.Rat).SetString(a.String()); return r }
+	// halfEven is x rounded half-to-even at the Scale-th digit.
+	halfEven := func(x *big.Rat) *big.Rat {
+		n := new(big.Int).Mul(x.Num(), ten)
+		q, r := new(big.Int).QuoRem(n, x.Denom(), new(big.Int))
+		c := new(big.Int).Abs(r)
+		c.Lsh(c, 1)
+		if cmp := c.Cmp(x.Denom()); cmp > 0 || cmp == 0 && q.Bit(0) == 1 {
+			q.Add(q, big.NewInt(int64(x.Sign())))
+		}
+		return new(big.Rat).SetFrac(q, ten)
+	}
+	check := func(op string, a, b Amount, got Amount, want *big.Rat) {
+		t.Helper()
+		if rat(got).Cmp(want) != 0 {
+			t.Fatalf("%s %s %s = %s, want %s", a, op, b, got, want.FloatString(Scale))
+		}
+		if _, ok := bigUnits(got.dec()); ok != (got.big == nil) {
+			t.Fatalf("%s %s %s = %s held as a decimal (%v) though it fits an integer, or the reverse", a, op, b, got, got.big != nil)
+		}
+	}
+	for _, a := range as {
+		ra := rat(a)
+		check("neg", a, Zero, a.Neg(), new(big.Rat).Neg(ra))
+		if got, want := a.Short(), a.dec().String(); got != want {
+			t.Fatalf("Short() = %s, the decimal's String %s", got, want)
+		}
+		for _, n := range []int64{0, 1, -1, 3, 52560, math.MaxInt64, math.MinInt64} {
+			check("×int", a, FromInt(n), a.MulInt(n), new(big.Rat).Mul(ra, new(big.Rat).SetInt64(n)))
+		}
+		for _, b := range as {
+			rb := rat(b)
+			check("+", a, b, a.Add(b), new(big.Rat).Add(ra, rb))
+			check("-", a, b, a.Sub(b), new(big.Rat).Sub(ra, rb))
+			check("×", a, b, a.Mul(b), halfEven(new(big.Rat).Mul(ra, rb)))
+			if got, want := a.Mul(b), fromDecimal(a.dec().Mul(b.dec()).RoundBank(Scale)); !got.Equal(want) {
+				t.Fatalf("%s × %s = %s, the decimal form's %s", a, b, got, want)
+			}
+			if c := a.Cmp(b); c != ra.Cmp(rb) || a.Equal(b) != (c == 0) {
+				t.Fatalf("Cmp(%s, %s) = %d", a, b, c)
+			}
+			if b.IsZero() {
+				continue
+			}
+			q := new(big.Rat).Quo(ra, rb)
+			check("÷", a, b, a.Div(b), halfEven(q))
+			if got, want := a.Div(b), fromDecimal(divDecimal(a.dec(), b.dec())); !got.Equal(want) {
+				t.Fatalf("%s ÷ %s = %s, the decimal form's %s", a, b, got, want)
+			}
+			trunc := new(big.Int).Quo(q.Num(), q.Denom())
+			if trunc.IsInt64() {
+				if got := a.Quo(b); got != trunc.Int64() {
+					t.Fatalf("%s.Quo(%s) = %d, want %s", a, b, got, trunc)
+				}
+				ceil := new(big.Int).Set(trunc)
+				if !q.IsInt() && q.Sign() > 0 {
+					ceil.Add(ceil, big.NewInt(1))
+				}
+				if got := a.DivCeil(b); ceil.IsInt64() && got != ceil.Int64() {
+					t.Fatalf("%s.DivCeil(%s) = %d, want %s", a, b, got, ceil)
+				}
+			}
+		}
+	}
+}
+
+// TestAmountFormsAllocateNothing: the arithmetic and formatting of
+// amounts held as integers allocate nothing.
+func TestAmountFormsAllocateNothing(t *testing.T) {
+	a, b := MustParse("1234.5678901234"), MustParse("0.0038051800")
+	var buf [40]byte
+	var sink Amount
+	if n := testing.AllocsPerRun(100, func() {
+		sink = a.Add(b).Sub(b).MulInt(7).Mul(b).Div(a).Neg()
+		_ = sink.AppendFixed(buf[:0])
+		_ = a.Cmp(b) + int(a.Quo(b)+a.DivCeil(b))
+	}); n != 0 {
+		t.Errorf("%v allocations an operation", n)
 	}
 }
