@@ -19,7 +19,8 @@ import (
 // through pgx itself rather than database/sql, so that BEGIN travels with
 // the transaction's first statement and COMMIT with its last: a batch of
 // one-step sends, the wallet's hot path, takes two round trips instead
-// of five (its claims and read share the first). Every round trip costs
+// of five (its claims and read share the first), or one when it needs no
+// read (SendFast, which needs no BEGIN or COMMIT either). Every round trip costs
 // both processes a wake-up and a system call or two, and under load each
 // is a chance to wait for a CPU, so the saving shows in the tail latency
 // as well as in CPU per send.
