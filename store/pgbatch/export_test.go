@@ -17,6 +17,7 @@ var (
 var (
 	ReadSendsQuery = readSendsQuery
 	ClaimSendsSQL  = claimSendsSQL
+	ClaimFastSQL   = claimFastSQL
 	WriteSQL       = writeSQL
 	FastWriteSQL   = fastWriteSQL
 	WriteParams    = writeParams

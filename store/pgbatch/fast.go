@@ -11,12 +11,12 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 )
 
-// claimFastSQL is the claim of a fast batch (store.FastSender): the send
-// batch's settings, then ccwallet_claim_fast (migration 0410), which claims
-// as claimSendsSQL does, checks the round and keeps the offsets for the
+// claimFastSQL is the claim of a fast batch (store.FastSender):
+// ccwallet_claim_fast (migrations 0410, 0442), which applies the send
+// batch's settings (sendBatchSettings) for the transaction, claims as
+// claimSendsSQL does, checks the round and keeps the offsets for the
 // write's fastOffsetSQL.
-const claimFastSQL = `WITH settings AS MATERIALIZED (` + sendBatchSettings + `)
-SELECT ccwallet_claim_fast($1::text[], $2::text[], $3::bigint[], $4::bigint, $5::timestamptz) WHERE (SELECT count(*) FROM settings) = 1`
+const claimFastSQL = `SELECT ccwallet_claim_fast($1::text[], $2::text[], $3::bigint[], $4::bigint, $5::timestamptz)`
 
 // fastGuardsSQL ends the fast write (its parameters' numbers filled in):
 // every preapproval the batch sent through is live and expires when it did

@@ -299,18 +299,23 @@ func TestReadPreapprovalSends(t *testing.T) {
 func TestArrayStatementPlansUseIndexes(t *testing.T) {
 	ctx := context.Background()
 	db := ledgertest.DB(t, store.Postgres)
+	// Each batch's claim brings its settings, even when it claims
+	// nothing; the fast batch's claim checks the round too.
+	claim := strings.NewReplacer("$1", "'{}'", "$2", "'{}'", "$3", "'{}'").Replace(pgbatch.ClaimSendsSQL)
+	fastClaim := strings.NewReplacer("$1", "'{}'", "$2", "'{}'", "$3", "'{}'", "$4", "1", "$5", "now()").Replace(pgbatch.ClaimFastSQL)
 	tests := []struct {
-		name, seed, query, args string
-		indexes                 []string
+		name, seed, claim, query, args string
+		indexes                        []string
 	}{
-		{"read", "", pgbatch.ReadSendsQuery, "'{k}', '{s}', '{r}', 'T:Featured'",
+		{"read", "", claim, pgbatch.ReadSendsQuery, "'{k}', '{s}', '{r}', 'T:Featured'",
 			[]string{"commands_pkey", "transfer_preapprovals_live", "contracts_active_template", "holdings_owner_contract"}},
-		{"write", "INSERT INTO holdings SELECT 'h' || i, 'o' || i % 100, 1, 0, 0 FROM generate_series(1, 1000) i",
+		{"write", "INSERT INTO holdings SELECT 'h' || i, 'o' || i % 100, 1, 0, 0 FROM generate_series(1, 1000) i", claim,
 			pgbatch.WriteSQL, "'{h}', '{1}'" + strings.Repeat(", '{}'", pgbatch.WriteParams-2),
 			[]string{"holdings_pkey"}},
 		{"fastwrite", "INSERT INTO transfer_preapprovals (contract_id, receiver, provider, valid_from, last_renewed_at, expires_at) " +
-			"SELECT 'p' || i, 'r' || i, 'v', now(), now(), now() FROM generate_series(1, 1000) i",
-			pgbatch.FastWriteSQL, "'{h}', '{1}'" + strings.Repeat(", '{}'", pgbatch.WriteParams-2) + ", '{p1}', '{now}', '{}', '{}', 'T:Featured'",
+			"SELECT 'p' || i, 'r' || i, 'v', now(), now(), now() FROM generate_series(1, 1000) i; " +
+			"INSERT INTO rounds (number, contract_id, price, opens_at, target_closes_at) VALUES (1, 'r1', 1, now() - interval '1 minute', now() + interval '10 minutes')",
+			fastClaim, pgbatch.FastWriteSQL, "'{h}', '{1}'" + strings.Repeat(", '{}'", pgbatch.WriteParams-2) + ", '{p1}', '{now}', '{}', '{}', 'T:Featured'",
 			[]string{"holdings_pkey", "transfer_preapprovals_pkey", "contracts_active_template"}},
 	}
 	for _, tt := range tests {
@@ -329,10 +334,7 @@ func TestArrayStatementPlansUseIndexes(t *testing.T) {
 				}
 			}
 			defer conn.ExecContext(ctx, "ROLLBACK")
-			// The batch's claim brings its settings, even when it
-			// claims nothing.
-			claim := strings.NewReplacer("$1", "'{}'", "$2", "'{}'", "$3", "'{}'").Replace(pgbatch.ClaimSendsSQL)
-			if _, err := conn.ExecContext(ctx, claim); err != nil {
+			if _, err := conn.ExecContext(ctx, tt.claim); err != nil {
 				t.Fatal(err)
 			}
 			var seq, bitmap string
