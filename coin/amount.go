@@ -333,9 +333,6 @@ func (a Amount) Div(b Amount) Amount {
 			if 2*r > bu || 2*r == bu && q&1 == 1 {
 				q++
 			}
-			if q == 0 {
-				return Zero
-			}
 			if u, ok := signed(q, (a.u < 0) != (b.u < 0), true); ok {
 				return Amount{u: u}
 			}
