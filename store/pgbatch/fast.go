@@ -146,7 +146,7 @@ func (p *PipeTx) sendFast(ctx context.Context, claims []store.Claim, f store.Fas
 }
 
 // fastErr is err of a fast batch: wrapping store.ErrFastMiss when the
-// server refused a statement, which it answers before any COMMIT runs.
+// server refused a statement, after which it rolled the batch back.
 func fastErr(err error) error {
 	var pgErr *pgconn.PgError
 	if errors.As(err, &pgErr) {
