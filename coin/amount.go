@@ -153,14 +153,11 @@ func unitsOf(c int64, exp int32) (int64, bool) {
 		hi, lo := bits.Mul64(absU(c), pow10[p])
 		return signed(lo, c < 0, hi == 0)
 	case exp >= -Scale-18:
-		p := uint64(1)
-		for range -Scale - exp {
-			p *= 10
-		}
-		if c%int64(p) != 0 {
+		p := int64(pow10[-Scale-exp])
+		if c%p != 0 {
 			return 0, false
 		}
-		return c / int64(p), true
+		return c / p, true
 	}
 	return 0, c == 0
 }
@@ -186,15 +183,10 @@ func signed(m uint64, neg, ok bool) (int64, bool) {
 }
 
 // fromDecimal is d as an Amount: an integer one when it fits (one value,
-// one form), else d itself.
+// one form), else d itself. Only the decimal form's results and the
+// rare text parsePlain leaves come here, so it need not be quick.
 func fromDecimal(d decimal.Decimal) Amount {
-	if exp := d.Exponent(); exp <= 0 && d.NumDigits() <= 18 {
-		if u, ok := unitsOf(d.CoefficientInt64(), exp); ok {
-			return Amount{u: u}
-		}
-	} else if d.IsZero() {
-		return Zero
-	} else if u, ok := bigUnits(d); ok {
+	if u, ok := bigUnits(d); ok {
 		return Amount{u: u}
 	}
 	return Amount{big: &d}
@@ -371,7 +363,7 @@ func (a Amount) DivCeil(b Amount) int64 {
 		return q
 	}
 	q, r := a.dec().QuoRem(b.dec(), 0)
-	if !r.IsZero() && r.Sign() == b.dec().Sign() {
+	if !r.IsZero() && r.Sign() == b.Sign() {
 		q = q.Add(decimal.New(1, 0))
 	}
 	return q.IntPart()
