@@ -53,6 +53,31 @@ func dashboardMetrics(t *testing.T) []string {
 	return slices.Compact(names)
 }
 
+// TestDashboardSendKinds: the send batch panels query the stages a batch
+// of one-step sends reports (ledger/sendspans.go; TestSendSpans in
+// package ledger holds the ledger to the same names), and no other: a
+// kind the ledger does not report is a panel with no data.
+func TestDashboardSendKinds(t *testing.T) {
+	b, err := os.ReadFile(dashboardFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var queried []string
+	for _, m := range regexp.MustCompile(`kind=\\"(send\.[a-z]+)\\"`).FindAllStringSubmatch(string(b), -1) {
+		queried = append(queried, m[1])
+	}
+	for _, m := range regexp.MustCompile(`send\[\.\]\(([a-z|]+)\)`).FindAllStringSubmatch(string(b), -1) {
+		for _, k := range strings.Split(m[1], "|") {
+			queried = append(queried, "send."+k)
+		}
+	}
+	slices.Sort(queried)
+	queried = slices.Compact(queried)
+	if want := []string{"send.batch", "send.wait", "send.write"}; !slices.Equal(queried, want) {
+		t.Errorf("the dashboard queries the send kinds %v, want %v", queried, want)
+	}
+}
+
 // TestDashboardIsGenerated: the committed JSON is what the generator
 // writes now.
 func TestDashboardIsGenerated(t *testing.T) {

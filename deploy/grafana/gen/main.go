@@ -113,6 +113,11 @@ func Dashboard() ([]byte, error) {
 		WithPanel(series("Conflicts", "ops", "Ledger transactions that failed (a retried serialisation conflict counts once per attempt) and requests answered 409 Conflict.", 8,
 			query(`sum by (kind) (rate(ccwallet_ledger_operations_total{outcome="error"}[$__rate_interval]))`, "failed {{kind}}"),
 			query(`sum by (route) (rate(ccwallet_http_requests_total{code="409"}[$__rate_interval]))`, "409 {{route}}"))).
+		WithPanel(series("Sends a batch", "short", "One-step sends that arrive together (the wallet API's, the Ledger API's preapproved and direct token-standard transfers) share one database transaction and one WAL flush (Postgres only). Few a batch under load means each pays more of the batch's fixed cost.", 12,
+			t(query(`sum (rate(ccwallet_ledger_operations_total{kind="send.wait"}[$__rate_interval])) / sum (rate(ccwallet_ledger_operations_total{kind="send.batch"}[$__rate_interval]))`, "sends a batch"))...)).
+		WithPanel(series("Send batch stages (p50, p99)", "s", "send.wait: a send's wait for its batch (the batch ahead and the gather); send.write: a batch's write and commit, the WAL flush included; send.batch: the whole batch. A send.write near send.batch with few sends a batch points at the database's flush latency.", 12,
+			append(quantile("0.5", "ccwallet_ledger_operation_duration_seconds", "kind", `{kind=~"send[.](wait|write|batch)"}`, "p50 {{kind}}"),
+				quantile("0.99", "ccwallet_ledger_operation_duration_seconds", "kind", `{kind=~"send[.](wait|write|batch)"}`, "p99 {{kind}}")...)...)).
 
 		// --- HTTP
 		WithRow(dashboard.NewRowBuilder("HTTP")).
