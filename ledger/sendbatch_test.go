@@ -34,6 +34,35 @@ func sendPairs(t *testing.T, l *ledger.Ledger, n int) (senders, receivers []coin
 	return senders, receivers
 }
 
+// eachSenderAtOnce runs fn(i, s, k) for k < each, in order, for every
+// sender s (the i-th) in a goroutine of its own, all started together,
+// and returns the errors fn returned.
+func eachSenderAtOnce(senders []coin.PartyID, each int, fn func(i int, s coin.PartyID, k int) error) []error {
+	var (
+		wg   sync.WaitGroup
+		mu   sync.Mutex
+		errs []error
+	)
+	start := make(chan struct{})
+	for i, s := range senders {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-start
+			for k := range each {
+				if err := fn(i, s, k); err != nil {
+					mu.Lock()
+					errs = append(errs, err)
+					mu.Unlock()
+				}
+			}
+		}()
+	}
+	close(start)
+	wg.Wait()
+	return errs
+}
+
 // TestSendBatches starts many one-step sends at once, so that on Postgres
 // they run in batches, and mixes in sends that must fail on their own
 // (a replayed deduplication id, too little coin, no preapproval): every
@@ -377,32 +406,20 @@ func TestTokenTransfersRunAsSends(t *testing.T) {
 		req := func(s, r coin.PartyID, id string) ledger.TransferInstructionRequest {
 			return ledger.TransferInstructionRequest{Sender: s, Receiver: r, Amount: amount, ExecuteBefore: l.Now().Add(time.Hour), TrackingID: id}
 		}
-		var wg sync.WaitGroup
-		errs := make(chan error, n*each)
-		for i, s := range senders {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				for k := range each {
-					res, err := l.Instructions().Create(ctx, req(s, receivers[(i+k)%n], fmt.Sprintf("t-%d", k)))
-					if err != nil {
-						errs <- err
-						continue
-					}
-					if res.Status != ledger.InstructionCompleted || len(res.ReceiverHoldingCIDs) != 1 {
-						errs <- fmt.Errorf("sender %d transfer %d: %+v, want completed with one holding", i, k, res)
-						continue
-					}
-					id, _, err := apiread.New(l).UpdateAt(ctx, res.Offset)
-					if err != nil || id == "" || id != res.UpdateID {
-						errs <- fmt.Errorf("sender %d transfer %d: update %q at offset %d, the ledger has %q (%v)", i, k, res.UpdateID, res.Offset, id, err)
-					}
-				}
-			}()
-		}
-		wg.Wait()
-		close(errs)
-		for err := range errs {
+		for _, err := range eachSenderAtOnce(senders, each, func(i int, s coin.PartyID, k int) error {
+			res, err := l.Instructions().Create(ctx, req(s, receivers[(i+k)%n], fmt.Sprintf("t-%d", k)))
+			if err != nil {
+				return err
+			}
+			if res.Status != ledger.InstructionCompleted || len(res.ReceiverHoldingCIDs) != 1 {
+				return fmt.Errorf("sender %d transfer %d: %+v, want completed with one holding", i, k, res)
+			}
+			id, _, err := apiread.New(l).UpdateAt(ctx, res.Offset)
+			if err != nil || id == "" || id != res.UpdateID {
+				return fmt.Errorf("sender %d transfer %d: update %q at offset %d, the ledger has %q (%v)", i, k, res.UpdateID, res.Offset, id, err)
+			}
+			return nil
+		}) {
 			t.Error(err)
 		}
 		for _, r := range receivers {

@@ -49,28 +49,12 @@ func TestSendSpans(t *testing.T) {
 	clear(spans.n) // the set-up's own ledger changes
 	clear(spans.failed)
 	spans.mu.Unlock()
-	start := make(chan struct{})
-	var wg sync.WaitGroup
-	errs := make(chan error, n*each)
-	for i, s := range senders {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			<-start
-			for k := range each {
-				_, err := l.Preapprovals().Send(ctx, ledger.PreapprovalSend{
-					Sender: s, Receiver: receivers[(i+k)%n], Amount: coin.MustParse("1"), DeduplicationID: fmt.Sprintf("spans-%d-%d", i, k),
-				})
-				if err != nil {
-					errs <- err
-				}
-			}
-		}()
-	}
-	close(start)
-	wg.Wait()
-	close(errs)
-	for err := range errs {
+	for _, err := range eachSenderAtOnce(senders, each, func(i int, s coin.PartyID, k int) error {
+		_, err := l.Preapprovals().Send(ctx, ledger.PreapprovalSend{
+			Sender: s, Receiver: receivers[(i+k)%n], Amount: coin.MustParse("1"), DeduplicationID: fmt.Sprintf("spans-%d-%d", i, k),
+		})
+		return err
+	}) {
 		t.Error(err)
 	}
 	spans.mu.Lock()

@@ -671,7 +671,10 @@ func (db *DB) BeginUpdate(ctx context.Context, tx bun.IDB, lockKeys ...string) (
 	}
 	next := "(SELECT COALESCE(MAX(offset_id), 0) + 1 FROM updates)"
 	if db.Engine == Postgres {
-		next = "ccwallet_draw_offset()" // nextval, under its floor's lock (stableend.go)
+		// Plain nextval since migration 0437; the fast batch's claim
+		// (ccwallet_claim_fast, 0442) calls nextval on the same sequence
+		// itself, so a change to how offsets are drawn changes both.
+		next = "ccwallet_draw_offset()"
 	}
 	var args []any
 	if db.Engine == Postgres && len(lockKeys) > 0 {
