@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -117,6 +118,69 @@ func schemaOf(t *testing.T, db *store.DB) []string {
 	}
 	slices.Sort(out)
 	return out
+}
+
+// TestMigrationsApplyAllOrNothing: an upgrade whose last migration fails
+// leaves the database at the version it had, the migrations before the
+// failing one not applied either, so the release before still runs on it;
+// once mended, the same upgrade applies them all.
+func TestMigrationsApplyAllOrNothing(t *testing.T) {
+	for _, e := range ledgertest.Engines {
+		t.Run(ledgertest.Name(e), func(t *testing.T) {
+			ctx := context.Background()
+			db := emptyDB(t, e)
+			dir := t.TempDir()
+			write := func(name, sql string) {
+				t.Helper()
+				if err := os.WriteFile(filepath.Join(dir, name), []byte(sql), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			versions := func() []string {
+				t.Helper()
+				var vs []string
+				if err := db.NewSelect().Table("schema_migrations").Column("version").Order("version").Scan(ctx, &vs); err != nil {
+					t.Fatal(err)
+				}
+				return vs
+			}
+			write("0001_first.up.sql", "CREATE TABLE first_table (x INTEGER);\n")
+			if applied, err := db.MigrateDir(ctx, dir); err != nil || !slices.Equal(applied, []string{"0001"}) {
+				t.Fatalf("first release: applied %v, %v", applied, err)
+			}
+
+			write("0002_second.up.sql", "CREATE TABLE second_table (y INTEGER);\nINSERT INTO first_table (x) VALUES (1);\n")
+			write("0003_broken.up.sql", "INSERT INTO no_such_table (z) VALUES (1);\n")
+			applied, err := db.MigrateDir(ctx, dir)
+			if err == nil || !strings.Contains(err.Error(), "0003_broken.up.sql") {
+				t.Fatalf("upgrade with a broken migration: %v, want an error naming 0003_broken.up.sql", err)
+			}
+			if len(applied) != 0 {
+				t.Errorf("a failed upgrade reports %v applied", applied)
+			}
+			if got := versions(); !slices.Equal(got, []string{"0001"}) {
+				t.Errorf("after the failed upgrade schema_migrations holds %v, want [0001]", got)
+			}
+			var n int
+			if err := db.QueryRowContext(ctx, "SELECT count(*) FROM first_table").Scan(&n); err != nil || n != 0 {
+				t.Errorf("0002's row in first_table: %d, %v; want none", n, err)
+			}
+			if _, err := db.ExecContext(ctx, "SELECT y FROM second_table"); err == nil {
+				t.Error("0002's table exists after the failed upgrade")
+			}
+
+			write("0003_broken.up.sql", "CREATE TABLE third_table (z INTEGER);\n")
+			if applied, err := db.MigrateDir(ctx, dir); err != nil || !slices.Equal(applied, []string{"0002", "0003"}) {
+				t.Fatalf("mended upgrade: applied %v, %v; want [0002 0003]", applied, err)
+			}
+			if got := versions(); !slices.Equal(got, []string{"0001", "0002", "0003"}) {
+				t.Errorf("after the mended upgrade schema_migrations holds %v", got)
+			}
+			if applied, err := db.MigrateDir(ctx, dir); err != nil || len(applied) != 0 {
+				t.Errorf("a second start applied %v, %v; want nothing", applied, err)
+			}
+		})
+	}
 }
 
 // TestSplitStatementsKeepsFunctionBodies: a dollar-quoted body spanning
