@@ -93,10 +93,7 @@ func New(cfg Config, log *slog.Logger) (*Provider, error) {
 		cfg.Now = time.Now
 	}
 	issuer := strings.TrimSuffix(cfg.BaseURL, "/") + Prefix
-	st, err := newStorage(cfg)
-	if err != nil {
-		return nil, err
-	}
+	st := newStorage(cfg)
 	var key [32]byte
 	_, _ = rand.Read(key[:])
 	provider, err := op.NewProvider(&op.Config{

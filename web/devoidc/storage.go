@@ -24,7 +24,7 @@ type storage struct {
 	now    func() time.Time
 	users  map[string]User
 	client devClient
-	key    signingKey
+	key    *signingKey
 
 	mu       sync.Mutex
 	requests map[string]*authRequest // by ID, while pending
@@ -49,21 +49,17 @@ var (
 	_ op.CanSetUserinfoFromRequest = (*storage)(nil)
 )
 
-func newStorage(cfg Config) (*storage, error) {
-	key, err := rsa.GenerateKey(rand.Reader, 2048)
-	if err != nil {
-		return nil, fmt.Errorf("development openid provider: signing key: %w", err)
-	}
+func newStorage(cfg Config) *storage {
 	users := make(map[string]User, len(cfg.Users))
 	for _, u := range cfg.Users {
 		users[u.Name] = u
 	}
 	return &storage{
-		now: cfg.Now, users: users, key: signingKey{id: rand.Text(), key: key},
+		now: cfg.Now, users: users, key: newSigningKey(),
 		client:   devClient{id: cfg.ClientID, secret: cfg.ClientSecret, redirect: cfg.RedirectURL, postLogout: cfg.PostLogoutURL},
 		requests: map[string]*authRequest{}, codes: map[string]string{}, tokens: map[string]accessToken{},
 		pending: newPending(cfg.PendingTTL, cfg.MaxPending, cfg.Now), access: newPending(accessTokenTTL, maxTokens, cfg.Now),
-	}, nil
+	}
 }
 
 var errNotFound = errors.New("not found")
@@ -275,14 +271,22 @@ func (s *storage) RevokeToken(_ context.Context, id, _, clientID string) *oidc.E
 	return nil
 }
 
-func (s *storage) SigningKey(context.Context) (op.SigningKey, error) { return &s.key, nil }
+func (s *storage) SigningKey(ctx context.Context) (op.SigningKey, error) {
+	if err := s.key.wait(ctx); err != nil {
+		return nil, err
+	}
+	return s.key, nil
+}
 
 func (s *storage) SignatureAlgorithms(context.Context) ([]jose.SignatureAlgorithm, error) {
 	return []jose.SignatureAlgorithm{jose.RS256}, nil
 }
 
-func (s *storage) KeySet(context.Context) ([]op.Key, error) {
-	return []op.Key{publicKey{&s.key}}, nil
+func (s *storage) KeySet(ctx context.Context) ([]op.Key, error) {
+	if err := s.key.wait(ctx); err != nil {
+		return nil, err
+	}
+	return []op.Key{publicKey{s.key}}, nil
 }
 
 func (s *storage) GetClientByClientID(_ context.Context, id string) (op.Client, error) {
@@ -358,10 +362,38 @@ func (s *storage) ValidateJWTProfileScopes(context.Context, string, []string) ([
 func (s *storage) Health(context.Context) error { return nil }
 
 // signingKey signs ID tokens; it lives as long as the process, so a
-// restart logs everyone out of the provider.
+// restart logs everyone out of the provider. It is made in the background
+// (newSigningKey) and waited for where it is first used (wait): an RSA key
+// takes 20-220 ms to find on a 2-core Xeon, once per provider, which the
+// start of `serve --localnet` (two providers) spent before it was ready.
 type signingKey struct {
-	id  string
-	key *rsa.PrivateKey
+	id    string
+	ready chan struct{} // closed once key or err is set
+	key   *rsa.PrivateKey
+	err   error
+}
+
+// newSigningKey starts making a signing key.
+func newSigningKey() *signingKey {
+	k := &signingKey{id: rand.Text(), ready: make(chan struct{})}
+	go func() {
+		defer close(k.ready)
+		if k.key, k.err = rsa.GenerateKey(rand.Reader, 2048); k.err != nil {
+			k.err = fmt.Errorf("development openid provider: signing key: %w", k.err)
+		}
+	}()
+	return k
+}
+
+// wait returns once the key is made (its error, if making it failed), or
+// ctx's error first.
+func (k *signingKey) wait(ctx context.Context) error {
+	select {
+	case <-k.ready:
+		return k.err
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }
 
 func (k *signingKey) SignatureAlgorithm() jose.SignatureAlgorithm { return jose.RS256 }
