@@ -309,11 +309,7 @@ func BenchmarkShipped(b *testing.B) {
 
 	// Start to ready: a fresh database (the first start migrates it),
 	// then the same database again (a restart).
-	dbURL, drop, err := c.CloneDB(ctx, "template1")
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(drop)
+	dbURL := freshDB(b, c)()
 	w, first := startWallet(b, wallet, dbURL)
 	w.stop(b)
 	var restarts []float64

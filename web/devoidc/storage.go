@@ -271,8 +271,8 @@ func (s *storage) RevokeToken(_ context.Context, id, _, clientID string) *oidc.E
 	return nil
 }
 
-func (s *storage) SigningKey(ctx context.Context) (op.SigningKey, error) {
-	if err := s.key.wait(ctx); err != nil {
+func (s *storage) SigningKey(context.Context) (op.SigningKey, error) {
+	if _, err := s.key.get(); err != nil {
 		return nil, err
 	}
 	return s.key, nil
@@ -282,8 +282,8 @@ func (s *storage) SignatureAlgorithms(context.Context) ([]jose.SignatureAlgorith
 	return []jose.SignatureAlgorithm{jose.RS256}, nil
 }
 
-func (s *storage) KeySet(ctx context.Context) ([]op.Key, error) {
-	if err := s.key.wait(ctx); err != nil {
+func (s *storage) KeySet(context.Context) ([]op.Key, error) {
+	if _, err := s.key.get(); err != nil {
 		return nil, err
 	}
 	return []op.Key{publicKey{s.key}}, nil
@@ -363,41 +363,29 @@ func (s *storage) Health(context.Context) error { return nil }
 
 // signingKey signs ID tokens; it lives as long as the process, so a
 // restart logs everyone out of the provider. It is made in the background
-// (newSigningKey) and waited for where it is first used (wait): an RSA key
+// (newSigningKey) and waited for where it is first used (get): an RSA key
 // takes 20-220 ms to find on a 2-core Xeon, once per provider, which the
 // start of `serve --localnet` (two providers) spent before it was ready.
 type signingKey struct {
-	id    string
-	ready chan struct{} // closed once key or err is set
-	key   *rsa.PrivateKey
-	err   error
+	id  string
+	get func() (*rsa.PrivateKey, error) // the key, once made; callers wait
 }
 
 // newSigningKey starts making a signing key.
 func newSigningKey() *signingKey {
-	k := &signingKey{id: rand.Text(), ready: make(chan struct{})}
-	go func() {
-		defer close(k.ready)
-		if k.key, k.err = rsa.GenerateKey(rand.Reader, 2048); k.err != nil {
-			k.err = fmt.Errorf("development openid provider: signing key: %w", k.err)
+	k := &signingKey{id: rand.Text(), get: sync.OnceValues(func() (*rsa.PrivateKey, error) {
+		key, err := rsa.GenerateKey(rand.Reader, 2048)
+		if err != nil {
+			return nil, fmt.Errorf("development openid provider: signing key: %w", err)
 		}
-	}()
+		return key, nil
+	})}
+	go k.get()
 	return k
 }
 
-// wait returns once the key is made (its error, if making it failed), or
-// ctx's error first.
-func (k *signingKey) wait(ctx context.Context) error {
-	select {
-	case <-k.ready:
-		return k.err
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-}
-
 func (k *signingKey) SignatureAlgorithm() jose.SignatureAlgorithm { return jose.RS256 }
-func (k *signingKey) Key() any                                    { return k.key }
+func (k *signingKey) Key() any                                    { key, _ := k.get(); return key }
 func (k *signingKey) ID() string                                  { return k.id }
 
 // publicKey is the signing key as the keys endpoint publishes it.
@@ -406,7 +394,7 @@ type publicKey struct{ k *signingKey }
 func (p publicKey) ID() string                         { return p.k.id }
 func (p publicKey) Algorithm() jose.SignatureAlgorithm { return jose.RS256 }
 func (p publicKey) Use() string                        { return "sig" }
-func (p publicKey) Key() any                           { return &p.k.key.PublicKey }
+func (p publicKey) Key() any                           { key, _ := p.k.get(); return &key.PublicKey }
 
 // devClient is the wallet: a confidential web client of the code flow,
 // with our login page and post-logout address. DevMode lets its redirect
