@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"net/http"
 	"os"
 	"os/exec"
@@ -683,25 +684,31 @@ type cpuSplit struct {
 }
 
 // walUse is the WAL one operation wrote, the cluster's (pg_stat_wal):
-// its bytes and the full-page images among them. Durable, a page's first
-// change after a checkpoint writes the whole page (full_page_writes), so
-// a row that changes many pages pays for them in the runs after one.
-type walUse struct{ bytes, fpi float64 }
+// its bytes and the full-page images among them, and the bytes its
+// database grew by. Durable, a page's first change after a checkpoint
+// writes the whole page (full_page_writes), so a row that changes many
+// pages pays for them in the runs after one. Every new page a database
+// grows by is a file's extension, which costs a virtual machine that
+// hands free memory back to its host far more than a write to a page it
+// holds (bench/NOTES.md, 2026-12-03 07:07).
+type walUse struct{ bytes, fpi, grown float64 }
 
-// walStat reads the cluster's WAL counters (pg_stat_wal) through url:
-// bytes and full-page images so far; zeros where they cannot be read.
+// walStat reads the cluster's WAL counters (pg_stat_wal) and the size of
+// url's database: bytes and full-page images so far, and the database's
+// bytes; zeros where they cannot be read.
 func walStat(ctx context.Context, c *pgtest.Cluster, url string) walUse {
-	out, err := c.Command(ctx, "psql", "-tA", "-F", " ", "-c", "SELECT wal_bytes, wal_fpi FROM pg_stat_wal", url).Output()
+	out, err := c.Command(ctx, "psql", "-tA", "-F", " ", "-c", "SELECT wal_bytes, wal_fpi, pg_database_size(current_database()) FROM pg_stat_wal", url).Output()
 	var w walUse
 	if err == nil {
-		fmt.Sscan(string(out), &w.bytes, &w.fpi)
+		fmt.Sscan(string(out), &w.bytes, &w.fpi, &w.grown)
 	}
 	return w
 }
 
-// per is the WAL used since before, over n operations.
+// per is the WAL used and the database's growth since before, over n
+// operations.
 func (w walUse) per(before walUse, n int64) walUse {
-	return walUse{(w.bytes - before.bytes) / float64(n), (w.fpi - before.fpi) / float64(n)}
+	return walUse{(w.bytes - before.bytes) / float64(n), (w.fpi - before.fpi) / float64(n), (w.grown - before.grown) / float64(n)}
 }
 
 // medianSplit is each part's median over the runs, as words.
@@ -761,17 +768,39 @@ func cpuAgainst(ss []cpuSplit, ps []pgbenchCPU, op string) string {
 	}
 	s := fmt.Sprintf("CPU in all (wallet, loadgen, cluster) %.3f ms a %s against pgbench's %.3f a transaction (%.2f×, the median of the pairs' ratios)",
 		median(ours), op, median(theirs), median(ratios(ours, theirs)))
-	var wb, wf []float64
+	return s + walAgainst(ss, ps, op)
+}
+
+// walAgainst is the WAL an operation of ours wrote and the bytes its
+// database grew by, against a pgbench transaction's, as words ("" when
+// the WAL could not be read).
+func walAgainst(ss []cpuSplit, ps []pgbenchCPU, op string) string {
+	if len(ss) == 0 || len(ps) == 0 {
+		return ""
+	}
+	var wb, wf, wg []float64
 	for _, s := range ss {
-		wb, wf = append(wb, s.wal.bytes), append(wf, s.wal.fpi)
+		wb, wf, wg = append(wb, s.wal.bytes), append(wf, s.wal.fpi), append(wg, s.wal.grown)
 	}
-	var pb, pf []float64
+	var pb, pf, pg []float64
 	for _, p := range ps {
-		pb, pf = append(pb, p.wal.bytes), append(pf, p.wal.fpi)
+		pb, pf, pg = append(pb, p.wal.bytes), append(pf, p.wal.fpi), append(pg, p.wal.grown)
 	}
-	if median(wb) > 0 && median(pb) > 0 {
-		s += fmt.Sprintf("; WAL a %s %.2f KB, %.3f full-page images (the runs' %s), against pgbench's %.2f KB, %.3f (%s)",
-			op, median(wb)/1024, median(wf), fmtFloats(wf, 3), median(pb)/1024, median(pf), fmtFloats(pf, 3))
+	if median(wb) <= 0 || median(pb) <= 0 {
+		return ""
+	}
+	s := fmt.Sprintf("; WAL a %s %.2f KB, %.3f full-page images (the runs' %s), against pgbench's %.2f KB, %.3f (%s)",
+		op, median(wb)/1024, median(wf), fmtFloats(wf, 3), median(pb)/1024, median(pf), fmtFloats(pf, 3))
+	if median(wg) > 0 {
+		// Rounded before printing: a vacuum that truncates a table can
+		// shrink pgbench's database by a few bytes, never "-0.00".
+		kb := func(v float64) float64 {
+			if v = math.Round(v/1024*100) / 100; v == 0 {
+				return 0 // not -0
+			}
+			return v
+		}
+		s += fmt.Sprintf("; its database grew %.2f KB a %s, pgbench's %.2f KB a transaction", kb(median(wg)), op, kb(median(pg)))
 	}
 	return s
 }
@@ -904,5 +933,29 @@ func TestSteadinessRow(t *testing.T) {
 	}
 	if m, ours, ref, _ := steadinessRow(nil, nil); ours != "- / -" || ref != "- / -; CPU a transaction (pgbench and the cluster) - / -" || !strings.Contains(m, "(0 / 0 runs)") {
 		t.Errorf("no runs: %q %q %q", m, ours, ref)
+	}
+}
+
+func TestWALAgainst(t *testing.T) {
+	ours := []cpuSplit{{wal: walUse{7 * 1024, 0.1, 5 * 1024}}, {wal: walUse{8 * 1024, 0.3, 4.5 * 1024}}, {wal: walUse{9 * 1024, 0.2, 4 * 1024}}}
+	theirs := []pgbenchCPU{{wal: walUse{512, 0.4, 100}}, {wal: walUse{1024, 0.5, 110}}, {wal: walUse{768, 0.6, 90}}}
+	shrunk := []pgbenchCPU{{wal: walUse{512, 0.4, -3}}, {wal: walUse{1024, 0.5, -2}}, {wal: walUse{768, 0.6, 0}}}
+	if got := walAgainst(ours, shrunk, "send"); !strings.HasSuffix(got, "pgbench's 0.00 KB a transaction") {
+		t.Errorf("walAgainst, pgbench's database a few bytes smaller: %s", got)
+	}
+	wal := "; WAL a send 8.00 KB, 0.200 full-page images (the runs' 0.100, 0.300, 0.200), against pgbench's 0.75 KB, 0.500 (0.400, 0.500, 0.600)"
+	want := wal + "; its database grew 4.50 KB a send, pgbench's 0.10 KB a transaction"
+	if got := walAgainst(ours, theirs, "send"); got != want {
+		t.Errorf("walAgainst:\n got %s\nwant %s", got, want)
+	}
+	// A size that could not be read leaves the growth out, the WAL in.
+	for i := range ours {
+		ours[i].wal.grown = 0
+	}
+	if got := walAgainst(ours, theirs, "send"); got != wal {
+		t.Errorf("walAgainst without sizes:\n got %s\nwant %s", got, wal)
+	}
+	if got := walAgainst(nil, theirs, "send"); got != "" {
+		t.Errorf("walAgainst without our WAL: %q, want none", got)
 	}
 }
