@@ -948,7 +948,8 @@ func TestWALAgainst(t *testing.T) {
 	if got := walAgainst(ours, theirs, "send"); got != want {
 		t.Errorf("walAgainst:\n got %s\nwant %s", got, want)
 	}
-	// A size that could not be read leaves the growth out, the WAL in.
+	// A database that did not grow (or whose size was not read) leaves
+	// the growth out, the WAL in.
 	for i := range ours {
 		ours[i].wal.grown = 0
 	}
