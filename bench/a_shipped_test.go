@@ -224,7 +224,9 @@ func runLoad(b *testing.B, loadgen string, w *walletProc, c *pgtest.Cluster, db 
 	cpu0, before, pg0, cl0 := w.cpu(), w.spans(), postgresCPU(db), clusterCPU(c.DataDir())
 	prof := w.profile(profile, d-time.Second)
 	cmd := exec.Command(loadgen, args...)
+	m0 := readMachine()
 	out, err := cmd.Output()
+	busy := readMachine().busySince(m0)
 	cpu, after, pg, cl := w.cpu()-cpu0, w.spans(), postgresCPU(db)-pg0, clusterCPU(c.DataDir())-cl0
 	wal := walStat(context.Background(), c, c.URL(db))
 	prof()
@@ -239,7 +241,7 @@ func runLoad(b *testing.B, loadgen string, w *walletProc, c *pgtest.Cluster, db 
 	}
 	n := time.Duration(max(1, r.OK))
 	r.split = cpuSplit{wallet: cpu / n, loadgen: (cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()) / n, postgres: pg / n, cluster: cl / n,
-		wal: wal.per(wal0, int64(n))}
+		wal: wal.per(wal0, int64(n)), busy: busy}
 	return r, before, after
 }
 
@@ -284,7 +286,9 @@ func BenchmarkShipped(b *testing.B) {
 		pg0 := clusterCPU(c.DataDir())
 		cmd := c.Command(ctx, "pgbench", "-c", strconv.Itoa(clients), "-j", "2", "-T", strconv.Itoa(max(1, int(run.Seconds()))),
 			"-l", "--log-prefix", filepath.Join(dir, "tx"), pgURL)
+		m0 := readMachine()
 		out, err := cmd.CombinedOutput()
+		busy := readMachine().busySince(m0)
 		if err != nil {
 			b.Fatalf("pgbench: %v\n%s", err, out)
 		}
@@ -295,7 +299,7 @@ func BenchmarkShipped(b *testing.B) {
 		}
 		n := time.Duration(max(1, len(lat)))
 		cpu = pgbenchCPU{client: (cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()) / n, postgres: pg / n,
-			wal: walStat(ctx, c, pgURL).per(wal0, int64(n))}
+			wal: walStat(ctx, c, pgURL).per(wal0, int64(n)), busy: busy}
 		tps = parseTPS(string(out))
 		if clients == 8 {
 			steady[durableNow] = append(steady[durableNow], pgbenchRun{tps, cpu})
@@ -681,6 +685,7 @@ func pgbenchLatencies(dir string) ([]float64, error) {
 type cpuSplit struct {
 	wallet, loadgen, postgres, cluster time.Duration
 	wal                                walUse
+	busy                               float64 // the machine's busy share (machineTicks)
 }
 
 // walUse is the WAL one operation wrote, the cluster's (pg_stat_wal):
@@ -732,6 +737,7 @@ func medianSplit(ss []cpuSplit) string {
 type pgbenchCPU struct {
 	client, postgres time.Duration
 	wal              walUse
+	busy             float64 // the machine's busy share (machineTicks)
 }
 
 // total is what the transaction cost pgbench and the cluster together.
@@ -768,7 +774,82 @@ func cpuAgainst(ss []cpuSplit, ps []pgbenchCPU, op string) string {
 	}
 	s := fmt.Sprintf("CPU in all (wallet, loadgen, cluster) %.3f ms a %s against pgbench's %.3f a transaction (%.2f×, the median of the pairs' ratios)",
 		median(ours), op, median(theirs), median(ratios(ours, theirs)))
-	return s + walAgainst(ss, ps, op)
+	return s + busyAgainst(ss, ps) + walAgainst(ss, ps, op)
+}
+
+// busyAgainst is the share of the machine's two cores our runs kept busy
+// against pgbench's runs, as words ("" when /proc/stat could not be
+// read). A ratio of rates is the inverse of the CPU an operation costs
+// only where both keep the machine as busy; a row bound by its
+// operations' latency (a batch waiting on its WAL flush) leaves a part
+// of it idle, and this says how much.
+func busyAgainst(ss []cpuSplit, ps []pgbenchCPU) string {
+	var ours, theirs []float64
+	for _, s := range ss {
+		ours = append(ours, s.busy)
+	}
+	for _, p := range ps {
+		theirs = append(theirs, p.busy)
+	}
+	if len(ours) == 0 || len(theirs) == 0 || slices.Contains(ours, 0) || slices.Contains(theirs, 0) {
+		return ""
+	}
+	return fmt.Sprintf("; the machine busy %.0f%% of our runs, %.0f%% of pgbench's (medians; the runs' %s against %s)",
+		100*median(ours), 100*median(theirs), fmtPercents(ours), fmtPercents(theirs))
+}
+
+// fmtPercents is shares (0 to 1) as whole percents, as words.
+func fmtPercents(vs []float64) string {
+	s := make([]string, len(vs))
+	for i, v := range vs {
+		s[i] = strconv.FormatFloat(100*v, 'f', 0, 64) + "%"
+	}
+	return strings.Join(s, ", ")
+}
+
+// machineTicks is the machine's CPU time so far, all its cores together,
+// in clock ticks: busy (everything but idle and I/O wait) and in all,
+// from /proc/stat's first line. Zeros where it cannot be read.
+type machineTicks struct{ busy, all int64 }
+
+func readMachine() machineTicks {
+	st, err := os.ReadFile("/proc/stat")
+	if err != nil {
+		return machineTicks{}
+	}
+	return parseMachine(string(st))
+}
+
+// parseMachine reads the "cpu" line of /proc/stat's text: user, nice,
+// system, idle, iowait, irq, softirq and steal. Guest time is counted in
+// user already (proc(5)) and is left out.
+func parseMachine(stat string) machineTicks {
+	line, _, _ := strings.Cut(stat, "\n")
+	f := strings.Fields(line)
+	if len(f) < 9 || f[0] != "cpu" {
+		return machineTicks{}
+	}
+	var m machineTicks
+	for i, s := range f[1:9] {
+		v, err := strconv.ParseInt(s, 10, 64)
+		if err != nil {
+			return machineTicks{}
+		}
+		m.all += v
+		if i != 3 && i != 4 { // idle, iowait
+			m.busy += v
+		}
+	}
+	return m
+}
+
+// busySince is the share of the machine's CPU time busy since before,
+// 0 when either reading failed or no time passed.
+func (m machineTicks) busySince(before machineTicks) float64 {
+	if m.all == 0 || before.all == 0 || m.all <= before.all {
+		return 0
+	}
+	return float64(m.busy-before.busy) / float64(m.all-before.all)
 }
 
 // walAgainst is the WAL an operation of ours wrote and the bytes its
@@ -958,5 +1039,41 @@ func TestWALAgainst(t *testing.T) {
 	}
 	if got := walAgainst(nil, theirs, "send"); got != "" {
 		t.Errorf("walAgainst without our WAL: %q, want none", got)
+	}
+}
+
+func TestMachineBusy(t *testing.T) {
+	// /proc/stat's first line: user nice system idle iowait irq softirq
+	// steal guest guest_nice; guest is in user already.
+	before := parseMachine("cpu  100 0 50 800 50 0 0 0 40 0\ncpu0 50 0 25 400 25 0 0 0 20 0\n")
+	after := parseMachine("cpu  250 10 100 900 70 5 5 10 90 0\ncpu0 1 2 3 4 5 6 7 8 9 0\n")
+	if want := (machineTicks{busy: 150, all: 1000}); before != want {
+		t.Fatalf("parseMachine = %+v, want %+v", before, want)
+	}
+	// busy 380-150 = 230 of 1350-1000 = 350 ticks.
+	if got := after.busySince(before); got < 0.657 || got > 0.658 {
+		t.Errorf("busySince = %.4f, want 230/350", got)
+	}
+	for _, bad := range []string{"", "intr 1 2 3\n", "cpu 1 2 3\n", "cpu 1 2 x 4 5 6 7 8\n"} {
+		if m := parseMachine(bad); m != (machineTicks{}) {
+			t.Errorf("parseMachine(%q) = %+v, want zeros", bad, m)
+		}
+	}
+	if got := before.busySince(machineTicks{}); got != 0 {
+		t.Errorf("busySince an unread start = %v, want 0", got)
+	}
+	if got := before.busySince(before); got != 0 {
+		t.Errorf("busySince no time = %v, want 0", got)
+	}
+
+	ours := []cpuSplit{{busy: 0.79}, {busy: 0.75}, {busy: 0.81}}
+	theirs := []pgbenchCPU{{busy: 0.91}, {busy: 0.9}, {busy: 0.926}}
+	want := "; the machine busy 79% of our runs, 91% of pgbench's (medians; the runs' 79%, 75%, 81% against 91%, 90%, 93%)"
+	if got := busyAgainst(ours, theirs); got != want {
+		t.Errorf("busyAgainst:\n got %s\nwant %s", got, want)
+	}
+	theirs[1].busy = 0 // not read: no figure rather than a wrong one
+	if got := busyAgainst(ours, theirs); got != "" {
+		t.Errorf("busyAgainst with a share unread: %q, want none", got)
 	}
 }

@@ -149,12 +149,14 @@ func BenchmarkCompare(b *testing.B) {
 		}
 		return r, batchesBetween(sp0, sp1)
 	}
-	pgbench := func() float64 {
+	pgbench := func() (tps, busy float64) {
+		m0 := readMachine()
 		out, err := c.Command(ctx, "pgbench", "-c", strconv.Itoa(clients), "-j", "2", "-T", strconv.Itoa(int(run.Seconds())), pgURL).CombinedOutput()
+		busy = readMachine().busySince(m0)
 		if err != nil {
 			b.Fatalf("pgbench: %v\n%s", err, out)
 		}
-		return parseTPS(string(out))
+		return parseTPS(string(out)), busy
 	}
 
 	// Warm up connections, prepared statements and caches.
@@ -165,9 +167,9 @@ func BenchmarkCompare(b *testing.B) {
 	results := make([][]compareRun, len(ws))
 	for round := range rounds {
 		for i, s := range ws {
-			tps := pgbench()
+			tps, pgBusy := pgbench()
 			r, bs := load(s, run, fmt.Sprintf("bin%d", i))
-			cr := compareRun{r: r, tps: tps, batches: bs}
+			cr := compareRun{r: r, tps: tps, pgBusy: pgBusy, batches: bs}
 			results[i] = append(results[i], cr)
 			fmt.Printf("round %d binary %d: %s\n", round, i, cr)
 		}
@@ -224,6 +226,7 @@ func batchesBetween(before, after sendSpans) batchStats {
 type compareRun struct {
 	r       loadResult
 	tps     float64
+	pgBusy  float64 // the machine's busy share during the pgbench run
 	batches batchStats
 }
 
@@ -232,6 +235,9 @@ func (c compareRun) ratio() float64 { return c.r.Rate / c.tps }
 func (c compareRun) String() string {
 	s := fmt.Sprintf("%.0f/s against pgbench's %.0f: ratio %.3f, p99 %.2f ms, CPU an operation wallet %.3f, loadgen %.3f, Postgres %.3f ms, failed %d",
 		c.r.Rate, c.tps, c.ratio(), c.r.P99ms, msOf(c.r.split.wallet), msOf(c.r.split.loadgen), msOf(c.r.split.postgres), c.r.Failed)
+	if c.r.split.busy > 0 && c.pgBusy > 0 {
+		s += fmt.Sprintf("; machine busy %.0f%% (pgbench's %.0f%%)", 100*c.r.split.busy, 100*c.pgBusy)
+	}
 	if bs := c.batches; bs.batches > 0 {
 		s += fmt.Sprintf("; %.2f sends a batch, batch %.2f ms, wait %.2f ms", bs.sends/bs.batches, bs.batchMs, bs.waitMs)
 	}
@@ -239,8 +245,11 @@ func (c compareRun) String() string {
 }
 
 func summarize(runs []compareRun) string {
-	var ratio, p99, wallet, loadgen, pg, walletOverPG, perBatch []float64
+	var ratio, p99, wallet, loadgen, pg, walletOverPG, perBatch, busy, pgBusy []float64
 	for _, c := range runs {
+		if c.r.split.busy > 0 && c.pgBusy > 0 {
+			busy, pgBusy = append(busy, c.r.split.busy), append(pgBusy, c.pgBusy)
+		}
 		ratio = append(ratio, c.ratio())
 		p99 = append(p99, c.r.P99ms)
 		wallet = append(wallet, msOf(c.r.split.wallet))
@@ -255,6 +264,9 @@ func summarize(runs []compareRun) string {
 		median(ratio), median(p99), median(wallet), median(loadgen), median(pg), median(walletOverPG))
 	if len(perBatch) > 0 {
 		s += fmt.Sprintf(", %.2f sends a batch", median(perBatch))
+	}
+	if len(busy) > 0 {
+		s += fmt.Sprintf(", machine busy %.0f%% (pgbench's %.0f%%)", 100*median(busy), 100*median(pgBusy))
 	}
 	return s
 }
@@ -275,18 +287,25 @@ func TestCompareSummary(t *testing.T) {
 	if bs := batchesBetween(after, after); bs != (batchStats{}) {
 		t.Fatalf("no batches between equal snapshots: got %+v", bs)
 	}
-	run := func(rate, tps float64, wallet, pg time.Duration, b batchStats) compareRun {
-		return compareRun{r: loadResult{Rate: rate, P99ms: rate / 100, split: cpuSplit{wallet: wallet, postgres: pg}}, tps: tps, batches: b}
+	run := func(rate, tps float64, wallet, pg time.Duration, b batchStats, busy, pgBusy float64) compareRun {
+		return compareRun{r: loadResult{Rate: rate, P99ms: rate / 100, split: cpuSplit{wallet: wallet, postgres: pg, busy: busy}}, tps: tps, pgBusy: pgBusy, batches: b}
 	}
 	runs := []compareRun{
-		run(1000, 2000, 300*time.Microsecond, 600*time.Microsecond, batchStats{batches: 10, sends: 30}),
-		run(3000, 2000, 200*time.Microsecond, 500*time.Microsecond, batchStats{batches: 10, sends: 20}),
-		run(2000, 2000, 400*time.Microsecond, 400*time.Microsecond, batchStats{}),
+		run(1000, 2000, 300*time.Microsecond, 600*time.Microsecond, batchStats{batches: 10, sends: 30}, 0.70, 0.90),
+		run(3000, 2000, 200*time.Microsecond, 500*time.Microsecond, batchStats{batches: 10, sends: 20}, 0.80, 0.92),
+		run(2000, 2000, 400*time.Microsecond, 400*time.Microsecond, batchStats{}, 0.75, 0),
 	}
 	got := summarize(runs)
-	want := "ratio 1.000, p99 20.00 ms, CPU an operation wallet 0.300, loadgen 0.000, Postgres 0.500 ms, wallet over Postgres 0.500, 3.00 sends a batch"
+	want := "ratio 1.000, p99 20.00 ms, CPU an operation wallet 0.300, loadgen 0.000, Postgres 0.500 ms, wallet over Postgres 0.500, 3.00 sends a batch, machine busy 80% (pgbench's 92%)"
 	if got != want {
 		t.Fatalf("summarize:\n got %s\nwant %s", got, want)
+	}
+	// A run whose pgbench's share was not read is left out of both.
+	if got := runs[2].String(); strings.Contains(got, "machine busy") {
+		t.Errorf("a run without pgbench's share prints one: %s", got)
+	}
+	if got := runs[0].String(); !strings.HasSuffix(got, "; machine busy 70% (pgbench's 90%); 3.00 sends a batch, batch 0.00 ms, wait 0.00 ms") {
+		t.Errorf("a run's line: %s", got)
 	}
 }
 
