@@ -777,9 +777,9 @@ func cpuAgainst(ss []cpuSplit, ps []pgbenchCPU, op string) string {
 	return s + busyAgainst(ss, ps) + walAgainst(ss, ps, op)
 }
 
-// busyAgainst is the share of the machine's two cores our runs kept busy
-// against pgbench's runs, as words ("" when /proc/stat could not be
-// read). A ratio of rates is the inverse of the CPU an operation costs
+// busyAgainst is the share of the machine's CPU time (all its cores) our
+// runs kept busy against pgbench's runs, as words ("" when /proc/stat
+// could not be read). A ratio of rates is the inverse of the CPU an operation costs
 // only where both keep the machine as busy; a row bound by its
 // operations' latency (a batch waiting on its WAL flush) leaves a part
 // of it idle, and this says how much.
