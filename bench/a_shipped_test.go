@@ -779,10 +779,10 @@ func cpuAgainst(ss []cpuSplit, ps []pgbenchCPU, op string) string {
 
 // busyAgainst is the share of the machine's CPU time (all its cores) our
 // runs kept busy against pgbench's runs, as words ("" when /proc/stat
-// could not be read). A ratio of rates is the inverse of the CPU an operation costs
-// only where both keep the machine as busy; a row bound by its
-// operations' latency (a batch waiting on its WAL flush) leaves a part
-// of it idle, and this says how much.
+// could not be read). A ratio of rates is the inverse of the CPU an
+// operation costs only where both keep the machine as busy; a row bound
+// by its operations' latency (a batch waiting on its WAL flush) leaves a
+// part of it idle, and this says how much.
 func busyAgainst(ss []cpuSplit, ps []pgbenchCPU) string {
 	var ours, theirs []float64
 	for _, s := range ss {
@@ -846,7 +846,7 @@ func parseMachine(stat string) machineTicks {
 // busySince is the share of the machine's CPU time busy since before,
 // 0 when either reading failed or no time passed.
 func (m machineTicks) busySince(before machineTicks) float64 {
-	if m.all == 0 || before.all == 0 || m.all <= before.all {
+	if before.all == 0 || m.all <= before.all {
 		return 0
 	}
 	return float64(m.busy-before.busy) / float64(m.all-before.all)

@@ -232,10 +232,13 @@ type compareRun struct {
 
 func (c compareRun) ratio() float64 { return c.r.Rate / c.tps }
 
+// busyRead says both runs' busy shares were read (busySince: 0 if not).
+func (c compareRun) busyRead() bool { return c.r.split.busy > 0 && c.pgBusy > 0 }
+
 func (c compareRun) String() string {
 	s := fmt.Sprintf("%.0f/s against pgbench's %.0f: ratio %.3f, p99 %.2f ms, CPU an operation wallet %.3f, loadgen %.3f, Postgres %.3f ms, failed %d",
 		c.r.Rate, c.tps, c.ratio(), c.r.P99ms, msOf(c.r.split.wallet), msOf(c.r.split.loadgen), msOf(c.r.split.postgres), c.r.Failed)
-	if c.r.split.busy > 0 && c.pgBusy > 0 {
+	if c.busyRead() {
 		s += fmt.Sprintf("; machine busy %.0f%% (pgbench's %.0f%%)", 100*c.r.split.busy, 100*c.pgBusy)
 	}
 	if bs := c.batches; bs.batches > 0 {
@@ -247,7 +250,7 @@ func (c compareRun) String() string {
 func summarize(runs []compareRun) string {
 	var ratio, p99, wallet, loadgen, pg, walletOverPG, perBatch, busy, pgBusy []float64
 	for _, c := range runs {
-		if c.r.split.busy > 0 && c.pgBusy > 0 {
+		if c.busyRead() {
 			busy, pgBusy = append(busy, c.r.split.busy), append(pgBusy, c.pgBusy)
 		}
 		ratio = append(ratio, c.ratio())
